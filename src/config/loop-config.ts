@@ -1,0 +1,157 @@
+/**
+ * The loop config (`.github/loop.yml`): one zod schema, strict keys. The JSON Schema in
+ * `schema/loop-config.schema.json` is generated from this same schema (`npm run schema`).
+ */
+import { z } from 'zod'
+import { CHECK_KINDS, STAGES, STRATEGIES } from '../domain/stages.js'
+
+/** Seconds as a number, or a duration string such as `90s`, `5m`, `1h`. Parsed to seconds. */
+export const durationSeconds = z
+  .union([
+    z.number().positive(),
+    z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30s, 5m or 1h'),
+  ])
+  .transform((value) => {
+    if (typeof value === 'number') return value
+    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(value)
+    const amount = Number(match?.[1])
+    const unit = match?.[2]
+    return unit === 'ms' ? amount / 1000 : unit === 'm' ? amount * 60 : unit === 'h' ? amount * 3600 : amount
+  })
+
+/** A command from the config: a shell line (trusted, it comes from the config) or an argv array. */
+export const commandSchema = z.union([
+  z.string().trim().min(1, 'a command must not be empty'),
+  z.array(z.string()).min(1, 'a command must not be empty'),
+])
+export type Command = z.infer<typeof commandSchema>
+
+const envSchema = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())
+
+export const checkSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore'),
+  run: commandSchema,
+  kind: z.enum(CHECK_KINDS).default('custom'),
+  needs: z.array(z.string()).default([]),
+  timeout: durationSeconds.default(600),
+  fix: commandSchema.optional(),
+  required: z.boolean().default(true),
+  junit: z.string().min(1).optional(),
+  pre: z.boolean().default(false),
+  env: envSchema.default({}),
+})
+export type CheckConfig = z.infer<typeof checkSchema>
+
+const signalSchema = z.string().min(1)
+
+/** A failure pattern as users write it (DESIGN.md section 4). Users add patterns or override by `id`. */
+export const patternSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+  description: z.string().optional(),
+  signals: z.array(signalSchema).min(1),
+  anchors: z.array(signalSchema).default([]),
+  kinds: z.array(z.enum(CHECK_KINDS)).default([]),
+  strategy: z.enum(STRATEGIES),
+  alternates: z.array(z.enum(STRATEGIES)).default([]),
+  max_auto_retries: z.number().int().min(0).max(20).optional(),
+  retryable: z.boolean().default(true),
+  locations: z.array(z.string().min(1)).default([]),
+  hint: z.string().optional(),
+})
+export type PatternConfig = z.infer<typeof patternSchema>
+
+export const gateSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+  paths: z.array(z.string()).default([]),
+  'at-stage': z.enum(STAGES).optional(),
+  approvers: z.array(z.string()).default([]),
+  required: z.boolean().default(true),
+})
+
+const stageSettingsSchema = z.strictObject({
+  'required-checks': z.array(z.string()).optional(),
+  tasks: z
+    .array(z.strictObject({ name: z.string().min(1), run: commandSchema, timeout: durationSeconds.default(600) }))
+    .default([]),
+  prompt: z.string().optional(),
+})
+
+export const pipelineSchema = z.union([
+  z.enum(['iterate', 'full']),
+  z
+    .array(z.enum(STAGES))
+    .min(1)
+    .refine((stages) => new Set(stages).size === stages.length, 'each stage at most once')
+    .refine(
+      (stages) => stages.every((s, i) => i === 0 || STAGES.indexOf(stages[i - 1] as never) < STAGES.indexOf(s)),
+      'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE',
+    ),
+])
+
+export const loopConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  version: z.literal(1).default(1),
+  goal: z.string().min(1).default('Make every check in the verification matrix pass.'),
+  pipeline: pipelineSchema.default('iterate'),
+  'max-iterations': z.number().int().min(1).max(1000).default(10),
+  'cap-reason': z.string().min(1).optional(),
+  budget: z
+    .strictObject({
+      minutes: z.number().positive().optional(),
+      tokens: z.number().int().positive().optional(),
+      'cost-usd': z.number().positive().optional(),
+    })
+    .default({}),
+  work: z.strictObject({
+    run: commandSchema,
+    timeout: durationSeconds.default(1800),
+    env: envSchema.default({}),
+    /** Names of environment variables from the controller's environment to hand to commands. */
+    'pass-env': z.array(z.string()).default([]),
+  }),
+  checks: z.array(checkSchema).min(1, 'at least one check'),
+  matrix: z
+    .strictObject({
+      'max-parallel': z.number().int().min(1).max(64).optional(),
+      'fail-fast': z.boolean().default(false),
+    })
+    .default({ 'fail-fast': false }),
+  retry: z
+    .strictObject({
+      'per-failure': z.number().int().min(0).max(20).default(3),
+      'same-error': z.number().int().min(0).max(20).default(2),
+      total: z.number().int().min(1).max(100).default(10),
+      'backoff-seconds': z.number().min(0).max(600).default(5),
+    })
+    .default({ 'per-failure': 3, 'same-error': 2, total: 10, 'backoff-seconds': 5 }),
+  'flake-check': z
+    .strictObject({ enabled: z.boolean().default(true), reruns: z.number().int().min(0).max(3).default(1) })
+    .default({ enabled: true, reruns: 1 }),
+  install: commandSchema.optional(),
+  complexity: z.enum(['low', 'medium', 'high']).default('medium'),
+  regression: z.enum(['auto', 'on', 'off']).default('auto'),
+  capabilities: z
+    .array(z.union([z.string().min(1), z.strictObject({ name: z.string().min(1), description: z.string().optional() })]))
+    .default([]),
+  stages: z.partialRecord(z.enum(STAGES), stageSettingsSchema).default({}),
+  gates: z.array(gateSchema).default([]),
+  protect: z
+    .strictObject({
+      paths: z.array(z.string()).default([]),
+      'on-change': z.enum(['gate', 'fail']).default('gate'),
+      'test-files': z.array(z.string()).default([]),
+    })
+    .default({ paths: [], 'on-change': 'gate', 'test-files': [] }),
+  patterns: z.union([z.string().min(1), z.array(patternSchema)]).optional(),
+  stop: z.boolean().default(false),
+  commit: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      'message-prefix': z.string().default('loop'),
+    })
+    .default({ enabled: true, 'message-prefix': 'loop' }),
+  'allow-untrusted': z.boolean().default(false),
+})
+
+export type LoopConfigInput = z.input<typeof loopConfigSchema>
+export type LoopConfig = z.output<typeof loopConfigSchema>

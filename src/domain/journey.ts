@@ -1,0 +1,30 @@
+/** One line of `journey-log.jsonl`: what happened, when, in which iteration. */
+export interface JourneyEvent {
+  at: string
+  iteration: number
+  type:
+    | 'loop-started'
+    | 'iteration-started'
+    | 'decision'
+    | 'work'
+    | 'check'
+    | 'analysis'
+    | 'auto-fix'
+    | 'flaky'
+    | 'regression'
+    | 'transition'
+    | 'gate'
+    | 'approval'
+    | 'task-skipped'
+    | 'checkpoint'
+    | 'escalated'
+    | 'capped'
+    | 'completed'
+    | 'aborted'
+    | 'resumed'
+    | 'superseded'
+    | 'dead-letter'
+    | 'guard'
+  message: string
+  data?: Record<string, unknown>
+}

@@ -1,0 +1,35 @@
+/** Running commands as real child processes. Implemented by `adapters/process-runner.ts`. */
+
+export interface RunRequest {
+  /** A shell line from the trusted config (run with `bash -c`) or an argv array (no shell at all). */
+  command: string | readonly string[]
+  cwd: string
+  /** The whole environment the command sees (already filtered: the controller's secrets left out). */
+  env: Record<string, string>
+  timeoutMs: number
+  /** Full output is written here; only head and tail are kept in memory. */
+  logFile?: string
+  /** Bytes of head and of tail kept in memory (default 64 KiB each). */
+  keepBytes?: number
+  /** Called with each chunk of output as it arrives (for live progress and streaming analysis). */
+  onOutput?: (chunk: Buffer) => void
+  signal?: AbortSignal
+}
+
+export interface RunResult {
+  exitCode: number | null
+  signal: string | null
+  timedOut: boolean
+  durationMs: number
+  /** Head and tail of the combined stdout+stderr, with a marker where the middle was dropped. */
+  output: string
+  totalBytes: number
+  truncated: boolean
+  logFile?: string
+  /** Set when the command could not be started at all (e.g. ENOENT). */
+  spawnError?: string
+}
+
+export interface ProcessRunner {
+  run(request: RunRequest): Promise<RunResult>
+}

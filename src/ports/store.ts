@@ -1,0 +1,52 @@
+import type { LoopState } from '../domain/state.js'
+
+/** An opaque version token for compare-and-swap; `null` means "no state yet". */
+export type StoreVersion = string
+
+export interface Loaded {
+  state: LoopState
+  version: StoreVersion
+}
+
+/** Thrown by `save` when another writer saved first (compare-and-swap failed). */
+export class StoreConflictError extends Error {
+  override name = 'StoreConflictError'
+}
+
+/**
+ * Thrown by `load` when the stored state fails validation. The bad state has been moved aside to
+ * `quarantinedAt` (never overwritten); a later `save` needs an explicit `reset` first.
+ */
+export class StateQuarantinedError extends Error {
+  override name = 'StateQuarantinedError'
+  constructor(
+    message: string,
+    readonly quarantinedAt: string,
+  ) {
+    super(message)
+  }
+}
+
+/** Thrown when a state was written by a newer schema than this code understands. */
+export class StateFromTheFutureError extends Error {
+  override name = 'StateFromTheFutureError'
+}
+
+/**
+ * Where loop state lives between iterations (DESIGN.md section 6). One contract for every store,
+ * checked by one shared test suite (`test/integration/store-contract.ts`).
+ */
+export interface Store {
+  readonly kind: 'file' | 'cache' | 'artifact' | 'git' | 'auto'
+  /** The newest state and its version, or null when the loop has none. */
+  load(loopId: string): Promise<Loaded | null>
+  /**
+   * Saves when the stored version still equals `expectedVersion` (null: nothing stored yet) and returns
+   * the new version; otherwise throws `StoreConflictError`. Never reports success that did not happen.
+   */
+  save(loopId: string, state: LoopState, expectedVersion: StoreVersion | null): Promise<StoreVersion>
+  /** Clears a quarantine so that a fresh state may be saved; the quarantined file is kept. */
+  reset(loopId: string): Promise<void>
+  /** A place a person can look at (a folder, a cache key, an artifact name, a ref). */
+  describe(loopId: string): string
+}
