@@ -6,7 +6,10 @@ import { join } from 'node:path'
 
 const home = mkdtempSync(join(tmpdir(), 'loop-test-home-'))
 const gitConfig = join(home, 'gitconfig')
-writeFileSync(gitConfig, '[user]\n\tname = Loop Test\n\temail = loop-test@example.invalid\n[gc]\n\tauto = 0\n[init]\n\tdefaultBranch = main\n')
+writeFileSync(
+  gitConfig,
+  '[user]\n\tname = Loop Test\n\temail = loop-test@example.invalid\n[gc]\n\tauto = 0\n[init]\n\tdefaultBranch = main\n',
+)
 process.env.GIT_CONFIG_GLOBAL = gitConfig
 process.env.GIT_CONFIG_NOSYSTEM = '1'
 process.env.GIT_TERMINAL_PROMPT = '0'

@@ -7,10 +7,7 @@ import { CHECK_KINDS, STAGES, STRATEGIES } from '../domain/stages.js'
 
 /** Seconds as a number, or a duration string such as `90s`, `5m`, `1h`. Parsed to seconds. */
 export const durationSeconds = z
-  .union([
-    z.number().positive(),
-    z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30s, 5m or 1h'),
-  ])
+  .union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30s, 5m or 1h')])
   .transform((value) => {
     if (typeof value === 'number') return value
     const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(value)
@@ -131,7 +128,9 @@ export const loopConfigSchema = z.strictObject({
   complexity: z.enum(['low', 'medium', 'high']).default('medium'),
   regression: z.enum(['auto', 'on', 'off']).default('auto'),
   capabilities: z
-    .array(z.union([z.string().min(1), z.strictObject({ name: z.string().min(1), description: z.string().optional() })]))
+    .array(
+      z.union([z.string().min(1), z.strictObject({ name: z.string().min(1), description: z.string().optional() })]),
+    )
     .default([]),
   stages: z.partialRecord(z.enum(STAGES), stageSettingsSchema).default({}),
   gates: z.array(gateSchema).default([]),

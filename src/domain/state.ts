@@ -87,7 +87,10 @@ export const metricsSchema = z.strictObject({
   attempts: z.array(attemptMetricSchema).default([]),
   /** Aggregates survive compaction of `attempts`. */
   byPattern: z
-    .record(z.string(), z.strictObject({ attempts: z.number().int(), resolved: z.number().int(), escalated: z.number().int() }))
+    .record(
+      z.string(),
+      z.strictObject({ attempts: z.number().int(), resolved: z.number().int(), escalated: z.number().int() }),
+    )
     .default({}),
   strategiesUsed: z.record(z.string(), z.number().int()).default({}),
   flakes: z.number().int().nonnegative().default(0),

@@ -59,7 +59,11 @@ export function isSameError(a: readonly string[], b: readonly string[]): boolean
  * Error signature `{pattern}:{ext}:{hash}`: the pattern id (or `unknown`), the extension of the first
  * file the failure points at (or `none`), and 8 hex digits of a hash of the normalised tokens.
  */
-export function errorSignature(pattern: string | null, firstFile: string | undefined, tokens: readonly string[]): string {
+export function errorSignature(
+  pattern: string | null,
+  firstFile: string | undefined,
+  tokens: readonly string[],
+): string {
   const ext = firstFile ? (/\.([A-Za-z0-9]+)$/.exec(firstFile)?.[1]?.toLowerCase() ?? 'none') : 'none'
   const hash = createHash('sha256').update(tokens.join(' ')).digest('hex').slice(0, 8)
   return `${pattern ?? 'unknown'}:${ext}:${hash}`
