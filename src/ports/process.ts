@@ -11,6 +11,8 @@ export interface RunRequest {
   logFile?: string
   /** Bytes of head and of tail kept in memory (default 64 KiB each). */
   keepBytes?: number
+  /** The log file stops growing at this size, with a note that it was truncated (default 256 MiB). */
+  maxLogBytes?: number
   /** Called with each chunk of output as it arrives (for live progress and streaming analysis). */
   onOutput?: (chunk: Buffer) => void
   signal?: AbortSignal

@@ -1,0 +1,43 @@
+// Shared helpers for the local adapter integration tests: temp folders and process liveness.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll } from 'vitest'
+
+/** A fresh temp folder, removed when the test file ends. */
+export function tempDir(prefix = 'loop-local-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/**
+ * True while `pid` runs. A zombie counts as gone: in a container whose init does not reap, a killed
+ * orphan may linger as a zombie that holds no resources.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+    return state !== 'Z' && state !== 'X'
+  } catch {
+    return false
+  }
+}
+
+/** Waits until `predicate` holds or `timeoutMs` passes; returns whether it held. */
+export async function eventually(predicate: () => boolean, timeoutMs = 2000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (predicate()) return true
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  return predicate()
+}
+
+/** The environment a test command runs with: enough to find bash and the usual tools. */
+export const baseEnv: Record<string, string> = {
+  PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+  HOME: process.env.HOME ?? '/tmp',
+  LANG: 'C.UTF-8',
+}
