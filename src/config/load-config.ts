@@ -1,0 +1,211 @@
+/**
+ * Reading the loop config: YAML → zod, with messages that name the file, the line, the key, the bad
+ * value and what is expected. Pure parsing here; the caller reads the file.
+ */
+import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml'
+import { z } from 'zod'
+import { ConfigError } from './errors.js'
+import { type LoopConfig, type LoopConfigInput, loopConfigSchema } from './loop-config.js'
+import { planMatrix } from '../domain/matrix-plan.js'
+
+/** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
+export function parseLoopConfig(text: string, fileName: string): LoopConfig {
+  const lineCounter = new LineCounter()
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  if (document.errors.length > 0) {
+    const problems = document.errors.map((error) => {
+      const position = error.linePos?.[0]
+      const where = position ? `${fileName}:${position.line}:${position.col}` : fileName
+      return `${where}: invalid YAML: ${error.message.split('\n')[0]}`
+    })
+    throw new ConfigError(problems.join('\n'))
+  }
+  const raw = document.toJS({ maxAliasCount: 100 }) as unknown
+  if (raw === null || raw === undefined) {
+    throw new ConfigError(`${fileName}: the file is empty; expected a mapping with at least 'work' and 'checks'.`)
+  }
+  return validateLoopConfig(raw, fileName, (path) => lineOf(document, lineCounter, path))
+}
+
+/** Validates a config object (from YAML or built from CLI flags). */
+export function validateLoopConfig(
+  raw: unknown,
+  source: string,
+  lineOfPath: (path: readonly PropertyKey[]) => number | undefined = () => undefined,
+): LoopConfig {
+  const result = loopConfigSchema.safeParse(raw)
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => describeIssue(issue, raw, source, lineOfPath))
+    throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  }
+  const config = result.data
+  const problems: string[] = []
+  if (config['max-iterations'] > 25 && !config['cap-reason']) {
+    problems.push(
+      `max-iterations: ${config['max-iterations']} is above 25, which needs a recorded reason; add 'cap-reason: "..."' or lower it to 25 or less.`,
+    )
+  }
+  const names = new Set<string>()
+  for (const check of config.checks) {
+    if (names.has(check.name)) problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`)
+    names.add(check.name)
+  }
+  try {
+    planMatrix(config.checks)
+  } catch (error) {
+    problems.push(`checks: ${(error as Error).message}`)
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  }
+  return config
+}
+
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  raw: unknown,
+  source: string,
+  lineOfPath: (path: readonly PropertyKey[]) => number | undefined,
+): string {
+  const path = issue.path
+  const key = formatPath(path)
+  const line = lineOfPath(path)
+  const where = line ? `line ${line}, ` : ''
+  if (issue.code === 'unrecognized_keys') {
+    const known = knownKeysAt(path)
+    return `${where}${key || '(top level)'}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`
+  }
+  const value = valueAt(raw, path)
+  const got = value === undefined ? 'nothing' : JSON.stringify(value)
+  return `${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`
+}
+
+function expectation(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `expected ${issue.expected}`
+    case 'too_small':
+      return issue.origin === 'array'
+        ? `expected at least ${issue.minimum} item(s)`
+        : issue.origin === 'string'
+          ? 'expected a non-empty string'
+          : `expected a number ${issue.inclusive ? '>=' : '>'} ${issue.minimum}`
+    case 'too_big':
+      return `expected a number ${issue.inclusive ? '<=' : '<'} ${issue.maximum}`
+    case 'invalid_value':
+      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`
+    case 'invalid_union':
+      return unionExpectation(issue)
+    default:
+      return issue.message
+  }
+}
+
+function unionExpectation(issue: z.core.$ZodIssueInvalidUnion): string {
+  const messages = new Set<string>()
+  for (const branch of issue.errors) for (const inner of branch) messages.add(expectation(inner))
+  return messages.size > 0 ? `expected ${[...messages].map((m) => m.replace(/^expected /, '')).join(' or ')}` : issue.message
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((text, part) => {
+    if (typeof part === 'number') return `${text}[${part}]`
+    return text ? `${text}.${String(part)}` : String(part)
+  }, '')
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = raw
+  for (const part of path) {
+    if (current === null || typeof current !== 'object') return undefined
+    current = (current as Record<PropertyKey, unknown>)[part as string]
+  }
+  return current
+}
+
+function knownKeysAt(path: readonly PropertyKey[]): string | undefined {
+  let schema: z.ZodType = loopConfigSchema
+  for (const part of path) {
+    const next = childSchema(schema, part)
+    if (!next) return undefined
+    schema = next
+  }
+  const shape = objectShape(schema)
+  return shape ? Object.keys(shape).join(', ') : undefined
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current: z.ZodType = schema
+  for (let i = 0; i < 10; i++) {
+    const def = (current as unknown as { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } }).def
+    if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType) current = def.innerType
+    else if (def.type === 'pipe' && def.in) current = def.in
+    else break
+  }
+  return current
+}
+
+function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  const inner = unwrap(schema) as unknown as { def: { type: string; shape?: Record<string, z.ZodType> } }
+  return inner.def.type === 'object' ? inner.def.shape : undefined
+}
+
+function childSchema(schema: z.ZodType, part: PropertyKey): z.ZodType | undefined {
+  const inner = unwrap(schema) as unknown as {
+    def: { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType; options?: z.ZodType[] }
+  }
+  if (inner.def.type === 'object') return inner.def.shape?.[String(part)]
+  if (inner.def.type === 'array') return inner.def.element
+  if (inner.def.type === 'union') {
+    for (const option of inner.def.options ?? []) {
+      const child = childSchema(option, part)
+      if (child) return child
+    }
+  }
+  return undefined
+}
+
+function lineOf(document: Document, lineCounter: LineCounter, path: readonly PropertyKey[]): number | undefined {
+  // The issue may point below the last node that exists (a missing key): walk up to the nearest one.
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node = document.getIn(path.slice(0, depth) as (string | number)[], true) as
+      | { range?: [number, number, number] }
+      | undefined
+    const start = node && (isMap(node) || isSeq(node) || 'range' in node) ? node.range?.[0] : undefined
+    if (start !== undefined) return lineCounter.linePos(start).line
+  }
+  return undefined
+}
+
+/** Options of the simple mode (no config file): `--work CMD --verify CMD... --max-iterations N`. */
+export interface SimpleModeOptions {
+  work: string
+  verify: string[]
+  maxIterations?: number
+  capReason?: string
+  goal?: string
+}
+
+/** Builds a config for the simple mode; each `--verify` command becomes a required check. */
+export function simpleModeConfig(options: SimpleModeOptions): LoopConfig {
+  const input: LoopConfigInput = {
+    goal: options.goal ?? 'Make every verify command pass.',
+    work: { run: options.work },
+    checks: options.verify.map((run, index) => ({ name: `verify-${index + 1}`, run, kind: guessKind(run) })),
+    ...(options.maxIterations !== undefined ? { 'max-iterations': options.maxIterations } : {}),
+    ...(options.capReason ? { 'cap-reason': options.capReason } : {}),
+  }
+  return validateLoopConfig(input, '(from the command line)', () => undefined)
+}
+
+/** A guess at a simple-mode check's kind from its command, so analysis gets the right prior. */
+export function guessKind(command: string): LoopConfig['checks'][number]['kind'] {
+  const text = command.toLowerCase()
+  if (/\b(tsc|mypy|pyright|typecheck|type-check)\b/.test(text)) return 'typecheck'
+  if (/\b(eslint|ruff|flake8|clippy|lint|shellcheck)\b/.test(text) && !/format/.test(text)) return 'lint'
+  if (/\b(prettier|black|rustfmt|gofmt|format)\b/.test(text)) return 'format'
+  if (/\b(test|jest|vitest|mocha|pytest|spec)\b/.test(text)) return 'test'
+  if (/\b(build|compile|make|cargo build|go build|javac|mvn)\b/.test(text)) return 'build'
+  if (/\b(audit|gitleaks|trufflehog|semgrep)\b/.test(text)) return 'security'
+  return 'custom'
+}
