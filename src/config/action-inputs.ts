@@ -1,0 +1,379 @@
+/**
+ * The action's inputs, parsed once into one typed settings object before any side effect
+ * (STYLE.md point 4). Every bad value is named with the input, the value and what is expected.
+ * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
+ * parser is testable without `process.env`.
+ */
+import { z } from 'zod'
+import { InputDefaults, Inputs } from '../constants.js'
+import type { CheckKind } from '../domain/stages.js'
+import type { LoopConfigInput } from './loop-config.js'
+
+export const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'] as const
+export type StoreKind = (typeof STORE_KINDS)[number]
+
+export const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'] as const
+export type ActionCommand = (typeof ACTION_COMMANDS)[number]
+
+/** Iterations above this need a recorded `cap-reason` (DESIGN.md section 3). */
+export const CAP_REASON_THRESHOLD = 25
+export const MAX_ITERATIONS_LIMIT = 1000
+export const LOOP_ID_MAX_LENGTH = 100
+
+/** What the parser needs to know about the triggering event to derive a default loop id. */
+export interface EventContext {
+  eventName: string
+  payload: Record<string, unknown>
+  runId: number
+}
+
+/** The action's settings, typed and validated. Optional inputs left empty are `undefined`. */
+export interface ActionSettings {
+  /** The work command for simple mode (a trusted shell line from the workflow file). */
+  work: string | undefined
+  /** Verify commands for simple mode, one per non-empty line. */
+  verify: string[]
+  /** Path of the loop config, relative to `workingDirectory`. */
+  config: string
+  /** True when `config` was left at its default (a missing default file is fine in simple mode). */
+  configIsDefault: boolean
+  loopId: string
+  /** Where `loopId` came from, for the log. */
+  loopIdSource: 'input' | 'issue' | 'pull-request' | 'run'
+  maxIterations: number | undefined
+  capReason: string | undefined
+  store: StoreKind
+  stateBranch: string
+  githubToken: string
+  /** The token used for `git push`; the `github-token` when `push-token` is empty. */
+  pushToken: string
+  /** The iteration a re-dispatch asks for; `undefined` on a fresh start. */
+  iteration: number | undefined
+  command: ActionCommand
+  gate: string | undefined
+  task: string | undefined
+  reason: string | undefined
+  dispatch: boolean
+  budgetMinutes: number | undefined
+  allowUntrusted: boolean
+  /** Secret environment variables handed to commands (and redacted from everything posted). */
+  secrets: Record<string, string>
+  /** Names listed in `secrets` that had no value in the environment. */
+  missingSecrets: string[]
+  workingDirectory: string
+}
+
+/** A user's mistake in the workflow file: said plainly, never an internal fault. */
+export class ActionInputError extends Error {
+  override name = 'ActionInputError'
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'))
+  }
+}
+
+type GetInput = (name: string) => string
+
+const MAX_QUOTED = 120
+
+function quote(value: string): string {
+  const shown = value.length > MAX_QUOTED ? `${value.slice(0, MAX_QUOTED)}…` : value
+  return `'${shown.replace(/\r?\n/g, '\\n')}'`
+}
+
+/** Each input: the zod schema that turns its raw string into the typed value, and what it expects. */
+interface Field<T> {
+  schema: z.ZodType<T, string>
+  expected: string
+  /** Secrets are never quoted back in a message. */
+  secret?: boolean
+}
+
+const wholeNumber = (min: number, max: number) =>
+  z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max))
+
+const trueValues = ['true', 'True', 'TRUE']
+const falseValues = ['false', 'False', 'FALSE']
+const booleanString = z.enum([...trueValues, ...falseValues]).transform((value) => trueValues.includes(value))
+
+const gateName = /^[a-z0-9][a-z0-9-]*$/
+const taskName = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/
+
+const fields = {
+  maxIterations: {
+    schema: wholeNumber(1, MAX_ITERATIONS_LIMIT),
+    expected: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
+  },
+  iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
+  budgetMinutes: {
+    schema: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .positive()
+          .max(60 * 24 * 30),
+      ),
+    expected: 'a positive number of minutes (at most 43200)',
+  },
+  store: { schema: z.enum(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
+  command: { schema: z.enum(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
+  boolean: { schema: booleanString, expected: 'true or false' },
+  gate: { schema: z.string().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
+  task: {
+    schema: z.string().regex(taskName).max(200),
+    expected: 'a task name (letters, digits, dot, dash, underscore, colon, slash)',
+  },
+  stateBranch: {
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/)
+      .max(200)
+      .refine((value) => !value.includes('..') && !value.endsWith('/') && !value.endsWith('.lock')),
+    expected: 'a branch name (letters, digits, dot, dash, underscore and slash)',
+  },
+  path: {
+    schema: z
+      .string()
+      .min(1)
+      .refine((value) => !value.includes('\0')),
+    expected: 'a path',
+  },
+  token: { schema: z.string().min(1), expected: 'a token (e.g. ${{ github.token }})', secret: true },
+} satisfies Record<string, Field<unknown>>
+
+/**
+ * Parses every input at once and reports every problem at once.
+ *
+ * @param getInput returns the raw input value ('' when unset), like `core.getInput`.
+ * @param event the triggering event, for the default loop id.
+ * @param env the environment, for `secrets` lines that name a variable without a value.
+ * @throws ActionInputError listing every bad input.
+ */
+export function parseActionInputs(
+  getInput: GetInput,
+  event: EventContext,
+  env: Readonly<Record<string, string | undefined>> = {},
+): ActionSettings {
+  const problems: string[] = []
+  const raw = (name: string): string => getInput(name).trim()
+
+  function parse<T>(name: string, field: Field<T>, fallback: T): T
+  function parse<T>(name: string, field: Field<T>): T | undefined
+  function parse<T>(name: string, field: Field<T>, fallback?: T): T | undefined {
+    const value = raw(name)
+    if (value === '') return fallback
+    const result = field.schema.safeParse(value)
+    if (result.success) return result.data
+    problems.push(
+      `Input '${name}' must be ${field.expected}; got ${field.secret ? 'a value that is not' : quote(value)}.`,
+    )
+    return fallback
+  }
+
+  const work = raw(Inputs.Work) || undefined
+  const verify = parseVerifyLines(getInput(Inputs.Verify))
+  const configInput = raw(Inputs.Config)
+  const config = parse(Inputs.Config, fields.path, InputDefaults.config)
+  const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations)
+  const capReason = raw(Inputs.CapReason) || undefined
+  if (maxIterations !== undefined && maxIterations > CAP_REASON_THRESHOLD && !capReason) {
+    problems.push(
+      `Input 'max-iterations' is ${maxIterations}, above ${CAP_REASON_THRESHOLD}; set 'cap-reason' to say why so many iterations are needed.`,
+    )
+  }
+  const store = parse(Inputs.Store, fields.store, InputDefaults.store)
+  const stateBranch = parse(Inputs.StateBranch, fields.stateBranch, InputDefaults.stateBranch)
+  const githubToken = parse(Inputs.GitHubToken, fields.token, '')
+  if (githubToken === '' && raw(Inputs.GitHubToken) === '') {
+    problems.push(`Input 'github-token' must be a token; got ''. The default is \${{ github.token }}.`)
+  }
+  const pushToken = raw(Inputs.PushToken) || githubToken
+  const iteration = parse(Inputs.Iteration, fields.iteration)
+  const command = parse(Inputs.Command, fields.command, InputDefaults.command)
+  const gate = parse(Inputs.Gate, fields.gate)
+  const task = parse(Inputs.Task, fields.task)
+  const reason = raw(Inputs.Reason) || undefined
+  if (command === 'approve' && gate === undefined && raw(Inputs.Gate) === '') {
+    problems.push(`Input 'gate' is required when 'command' is 'approve'; name the gate to approve, e.g. 'security'.`)
+  }
+  if (command === 'skip') {
+    if (task === undefined && raw(Inputs.Task) === '')
+      problems.push(`Input 'task' is required when 'command' is 'skip'.`)
+    if (!reason)
+      problems.push(`Input 'reason' is required when 'command' is 'skip'; a skipped task needs a recorded reason.`)
+  }
+  const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch)
+  const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes)
+  const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted)
+  const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory)
+
+  const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env)
+  problems.push(...secretsResult.problems)
+
+  let loopId = ''
+  let loopIdSource: ActionSettings['loopIdSource'] = 'input'
+  const loopIdInput = raw(Inputs.LoopId)
+  if (loopIdInput !== '') {
+    loopId = sanitiseLoopId(loopIdInput)
+    if (loopId === '') {
+      problems.push(
+        `Input 'loop-id' must contain letters or digits (it is used in branch names and paths); got ${quote(loopIdInput)}.`,
+      )
+    }
+  } else {
+    const derived = deriveLoopId(event)
+    loopId = derived.loopId
+    loopIdSource = derived.source
+  }
+
+  if (problems.length > 0) throw new ActionInputError(problems)
+  return {
+    work,
+    verify,
+    config,
+    configIsDefault: configInput === '',
+    loopId,
+    loopIdSource,
+    maxIterations,
+    capReason,
+    store,
+    stateBranch,
+    githubToken,
+    pushToken,
+    iteration,
+    command,
+    gate,
+    task,
+    reason,
+    dispatch,
+    budgetMinutes,
+    allowUntrusted,
+    secrets: secretsResult.secrets,
+    missingSecrets: secretsResult.missing,
+    workingDirectory,
+  }
+}
+
+/** One command per line; blank lines and `#` comment lines are ignored. */
+export function parseVerifyLines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+}
+
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/**
+ * `secrets` lines: `NAME=VALUE` passes VALUE as NAME; a bare `NAME` passes the variable of that name
+ * from the controller's environment (e.g. set with `env:` from `${{ secrets.NAME }}`).
+ */
+export function parseSecretLines(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+): { secrets: Record<string, string>; missing: string[]; problems: string[] } {
+  const secrets: Record<string, string> = {}
+  const missing: string[] = []
+  const problems: string[] = []
+  text.split(/\r?\n/).forEach((line, index) => {
+    const trimmed = line.trim()
+    if (trimmed === '' || trimmed.startsWith('#')) return
+    const eq = trimmed.indexOf('=')
+    const name = (eq === -1 ? trimmed : trimmed.slice(0, eq)).trim()
+    if (!envName.test(name)) {
+      // The line may hold a secret value: never quote it back.
+      problems.push(
+        `Input 'secrets' line ${index + 1} must be NAME or NAME=VALUE with NAME an environment variable name (letters, digits, underscore); the line is not shown because it may hold a secret.`,
+      )
+      return
+    }
+    if (eq !== -1) {
+      secrets[name] = line.slice(line.indexOf('=') + 1)
+      return
+    }
+    const value = env[name]
+    if (value === undefined || value === '') missing.push(name)
+    else secrets[name] = value
+  })
+  return { secrets, missing, problems }
+}
+
+/** Keeps [A-Za-z0-9._-], turns anything else into '-', and trims to 100 characters. Never `.` or `..`. */
+export function sanitiseLoopId(value: string): string {
+  return value
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[.-]+/, '')
+    .slice(0, LOOP_ID_MAX_LENGTH)
+    .replace(/[.-]+$/, '')
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
+}
+
+/**
+ * The default loop id: `issue-<n>` or `pr-<n>` from the event; a pull request on a loop's own branch
+ * (`loop/<id>`) belongs to that loop; otherwise `run-<runId>`.
+ */
+export function deriveLoopId(event: EventContext): { loopId: string; source: ActionSettings['loopIdSource'] } {
+  const payload = event.payload
+  const pull = record(payload.pull_request)
+  if (pull && typeof pull.number === 'number') {
+    const headRef = record(pull.head)?.ref
+    if (typeof headRef === 'string' && headRef.startsWith('loop/')) {
+      const fromBranch = sanitiseLoopId(headRef.slice('loop/'.length))
+      if (fromBranch !== '') return { loopId: fromBranch, source: 'pull-request' }
+    }
+    return { loopId: `pr-${pull.number}`, source: 'pull-request' }
+  }
+  const issue = record(payload.issue)
+  if (issue && typeof issue.number === 'number') {
+    if (record(issue.pull_request)) return { loopId: `pr-${issue.number}`, source: 'pull-request' }
+    return { loopId: `issue-${issue.number}`, source: 'issue' }
+  }
+  return { loopId: `run-${event.runId}`, source: 'run' }
+}
+
+/** How simple mode guesses a check's kind from its command: data, not an if-chain (STYLE.md point 10). */
+const KIND_HINTS: ReadonlyArray<{ kind: CheckKind; pattern: RegExp }> = [
+  { kind: 'typecheck', pattern: /\b(tsc|typecheck|type-check|mypy|pyright)\b/i },
+  { kind: 'lint', pattern: /\b(lint|eslint|ruff|flake8|clippy|shellcheck|biome (check|lint))\b/i },
+  { kind: 'format', pattern: /\b(prettier|rustfmt|black|gofmt|format)\b/i },
+  { kind: 'test', pattern: /\b(test|tests|vitest|jest|mocha|pytest|spec)\b/i },
+  { kind: 'build', pattern: /\b(build|compile|make|tsc -b|cargo build|go build)\b/i },
+  { kind: 'security', pattern: /\b(audit|gitleaks|trivy|semgrep)\b/i },
+]
+
+/** The check kind simple mode gives a verify command. */
+export function guessCheckKind(command: string): CheckKind {
+  return KIND_HINTS.find((hint) => hint.pattern.test(command))?.kind ?? 'custom'
+}
+
+/**
+ * The loop config simple mode builds from `work` and `verify` (the `iterate` preset), or null when
+ * the inputs do not describe simple mode. Check names are `verify-1`, `verify-2`, ... in line order.
+ */
+export function simpleModeConfig(settings: ActionSettings): LoopConfigInput | null {
+  if (settings.work === undefined || settings.verify.length === 0) return null
+  return {
+    pipeline: 'iterate',
+    ...(settings.maxIterations !== undefined ? { 'max-iterations': settings.maxIterations } : {}),
+    ...(settings.capReason !== undefined ? { 'cap-reason': settings.capReason } : {}),
+    ...(settings.budgetMinutes !== undefined ? { budget: { minutes: settings.budgetMinutes } } : {}),
+    work: { run: settings.work, 'pass-env': Object.keys(settings.secrets) },
+    checks: settings.verify.map((command, index) => ({
+      name: `verify-${index + 1}`,
+      run: command,
+      kind: guessCheckKind(command),
+    })),
+    'allow-untrusted': settings.allowUntrusted,
+  }
+}
+
+/** Values that must be redacted from everything the action posts. */
+export function secretValues(settings: ActionSettings): string[] {
+  return [settings.githubToken, settings.pushToken, ...Object.values(settings.secrets)].filter((value) => value !== '')
+}
