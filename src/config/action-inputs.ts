@@ -6,8 +6,8 @@
  */
 import { z } from 'zod'
 import { InputDefaults, Inputs } from '../constants.js'
-import type { CheckKind } from '../domain/stages.js'
-import type { LoopConfigInput } from './loop-config.js'
+import { ConfigError } from './errors.js'
+import type { SimpleModeOptions } from './load-config.js'
 
 export const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'] as const
 export type StoreKind = (typeof STORE_KINDS)[number]
@@ -64,7 +64,7 @@ export interface ActionSettings {
 }
 
 /** A user's mistake in the workflow file: said plainly, never an internal fault. */
-export class ActionInputError extends Error {
+export class ActionInputError extends ConfigError {
   override name = 'ActionInputError'
   constructor(readonly problems: readonly string[]) {
     super(problems.join('\n'))
@@ -140,7 +140,7 @@ const fields = {
       .refine((value) => !value.includes('\0')),
     expected: 'a path',
   },
-  token: { schema: z.string().min(1), expected: 'a token (e.g. ${{ github.token }})', secret: true },
+  token: { schema: z.string().min(1), expected: 'a non-empty token', secret: true },
 } satisfies Record<string, Field<unknown>>
 
 /**
@@ -337,39 +337,17 @@ export function deriveLoopId(event: EventContext): { loopId: string; source: Act
   return { loopId: `run-${event.runId}`, source: 'run' }
 }
 
-/** How simple mode guesses a check's kind from its command: data, not an if-chain (STYLE.md point 10). */
-const KIND_HINTS: ReadonlyArray<{ kind: CheckKind; pattern: RegExp }> = [
-  { kind: 'typecheck', pattern: /\b(tsc|typecheck|type-check|mypy|pyright)\b/i },
-  { kind: 'lint', pattern: /\b(lint|eslint|ruff|flake8|clippy|shellcheck|biome (check|lint))\b/i },
-  { kind: 'format', pattern: /\b(prettier|rustfmt|black|gofmt|format)\b/i },
-  { kind: 'test', pattern: /\b(test|tests|vitest|jest|mocha|pytest|spec)\b/i },
-  { kind: 'build', pattern: /\b(build|compile|make|tsc -b|cargo build|go build)\b/i },
-  { kind: 'security', pattern: /\b(audit|gitleaks|trivy|semgrep)\b/i },
-]
-
-/** The check kind simple mode gives a verify command. */
-export function guessCheckKind(command: string): CheckKind {
-  return KIND_HINTS.find((hint) => hint.pattern.test(command))?.kind ?? 'custom'
-}
-
 /**
- * The loop config simple mode builds from `work` and `verify` (the `iterate` preset), or null when
- * the inputs do not describe simple mode. Check names are `verify-1`, `verify-2`, ... in line order.
+ * The options for `simpleModeConfig` (in `load-config.ts`) when `work` and `verify` describe simple
+ * mode, or null when they do not. The action's `budget-minutes` and `secrets` are applied by the caller.
  */
-export function simpleModeConfig(settings: ActionSettings): LoopConfigInput | null {
+export function simpleModeOptions(settings: ActionSettings): SimpleModeOptions | null {
   if (settings.work === undefined || settings.verify.length === 0) return null
   return {
-    pipeline: 'iterate',
-    ...(settings.maxIterations !== undefined ? { 'max-iterations': settings.maxIterations } : {}),
-    ...(settings.capReason !== undefined ? { 'cap-reason': settings.capReason } : {}),
-    ...(settings.budgetMinutes !== undefined ? { budget: { minutes: settings.budgetMinutes } } : {}),
-    work: { run: settings.work, 'pass-env': Object.keys(settings.secrets) },
-    checks: settings.verify.map((command, index) => ({
-      name: `verify-${index + 1}`,
-      run: command,
-      kind: guessCheckKind(command),
-    })),
-    'allow-untrusted': settings.allowUntrusted,
+    work: settings.work,
+    verify: settings.verify,
+    ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
+    ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
   }
 }
 

