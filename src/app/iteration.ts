@@ -1,0 +1,763 @@
+/**
+ * One controller iteration, shared by both front doors (the CLI and the action):
+ * restore → decide → act → verify → analyze → transition → checkpoint → persist → audit.
+ * Effects go through ports; the decisions are the pure engine's.
+ */
+import { join, relative, resolve, isAbsolute } from 'node:path'
+import type { LoopConfig, CheckConfig } from '../config/loop-config.js'
+import {
+  type Analysis,
+  type PatternLibrary,
+  StreamingAnalyzer,
+  buildDeadLetter,
+  detectRegressions,
+  inspectProtectedChanges,
+  parseJUnit,
+  regressionEnabled,
+} from '../domain/analysis/index.js'
+import {
+  type Decision,
+  type FailureInput,
+  type IterationOutcome,
+  applyOutcome,
+  beginIteration,
+  compactState,
+  decide,
+  initialState,
+  markBlocked,
+  markCapped,
+  markComplete,
+  markWaiting,
+  abort as abortLoop,
+  summarizeNextAction,
+} from '../domain/engine/index.js'
+import type { JourneyEvent } from '../domain/journey.js'
+import { type Policy, policyFromConfig } from '../domain/policy.js'
+import type { Strategy } from '../domain/stages.js'
+import type { CheckResult, LoopState } from '../domain/state.js'
+import {
+  type CodeSnippet,
+  type FailureForAgent,
+  buildWorkContext,
+  contextWindows,
+  renderPrompt,
+} from '../domain/work-context.js'
+import { renderIterationMarkdown, renderFinalMarkdown } from '../domain/audit-markdown.js'
+import type { AuditTrail } from '../adapters/audit-trail.js'
+import { buildCommandEnv } from '../adapters/command-env.js'
+import { type MatrixCheckOutcome, runMatrix } from '../adapters/matrix.js'
+import type { Clock } from '../ports/clock.js'
+import type { Git, Identity } from '../ports/git.js'
+import type { Logger } from '../ports/logger.js'
+import type { ProcessRunner, RunResult } from '../ports/process.js'
+import { type Store, StoreConflictError, type StoreVersion } from '../ports/store.js'
+import type { Workspace } from '../ports/workspace.js'
+
+/** Progress callbacks for a live view (the CLI's progress line); all optional. */
+export interface ProgressSink {
+  iterationStarted?(iteration: number, decision: Decision): void
+  phase?(iteration: number, stage: string, text: string): void
+  checkStarted?(iteration: number, check: CheckConfig): void
+  checkFinished?(iteration: number, result: CheckResult): void
+  analysis?(iteration: number, result: CheckResult): void
+}
+
+export interface IterationDeps {
+  store: Store
+  runner: ProcessRunner
+  git: Git | null
+  clock: Clock
+  logger: Logger
+  workspace: Workspace
+  audit: AuditTrail
+  redact: (text: string) => string
+  progress?: ProgressSink
+  /** Asked only in SHIP: has the loop's pull request been merged? */
+  pullRequestMerged?: () => Promise<boolean>
+}
+
+export interface IterationInput {
+  config: LoopConfig
+  library: PatternLibrary
+  loopId: string
+  /** The repository root the commands run in. */
+  cwd: string
+  /** The loop's own folder for logs and prompt files (`.loop/<loop-id>` for the CLI). */
+  loopDir: string
+  /** Paths (relative to cwd) never committed as the loop's work, e.g. `.loop`. */
+  excludeFromCommits: string[]
+  /** The iteration this job was dispatched to run (GitHub); older or equal to what ran → superseded. */
+  dispatchedIteration?: number
+  commit: boolean
+  identity: Identity
+  /** The controller's environment; commands get a filtered copy. */
+  env: NodeJS.ProcessEnv
+  maxParallel: number
+  stopRequested?: boolean
+  /** The version of this tool, named when a newer state is refused. */
+  toolVersion: string
+  /** The loop config's path relative to cwd (protected from the work command), if it came from a file. */
+  configPathRelative?: string
+}
+
+export type IterationOutcomeKind =
+  | 'continue'
+  | 'complete'
+  | 'blocked'
+  | 'waiting'
+  | 'capped'
+  | 'aborted'
+  | 'superseded'
+
+export interface IterationResult {
+  outcome: IterationOutcomeKind
+  state: LoopState
+  /** The decision that drove this iteration (or ended the loop). */
+  decision: Decision
+  /** The decision for the next iteration, after this one's outcome. */
+  next: Decision
+  nextAction: string
+  checks: CheckResult[]
+  commit: string | null
+  /** Where this iteration's markdown record was written, if any. */
+  record: string | null
+  version: StoreVersion | null
+}
+
+interface LiveCheck {
+  check: CheckConfig
+  outcome: MatrixCheckOutcome
+  result: CheckResult
+  analysis: Analysis | null
+  log: string
+}
+
+const EXCERPT_BYTES = 3000
+
+/** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
+export async function runOneIteration(input: IterationInput, deps: IterationDeps): Promise<IterationResult> {
+  const { config, loopId } = input
+  const policy = policyFromConfig(config)
+  const now = deps.clock.now()
+  const loaded = await deps.store.load(loopId)
+  let version: StoreVersion | null = loaded?.version ?? null
+  let state: LoopState
+  const events: JourneyEvent[] = []
+  if (loaded) {
+    state = loaded.state
+  } else {
+    state = initialState({ loopId, goal: config.goal, policy, now })
+    // The cap is structural: a lost state restarts counting from the dispatched iteration, never from 0.
+    if (input.dispatchedIteration && input.dispatchedIteration > 1) {
+      state = { ...state, iteration: input.dispatchedIteration - 1, claimedIteration: input.dispatchedIteration - 1 }
+    }
+    events.push(event(now, state.iteration, 'loop-started', `loop ${loopId} started: ${config.goal}`))
+  }
+
+  if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
+    const decision: Decision = {
+      kind: 'WAIT_FOR_HUMAN',
+      reason: `iteration ${input.dispatchedIteration} already ran (state is at ${state.iteration})`,
+    }
+    await deps.audit.appendEvents([
+      event(now, state.iteration, 'superseded', `a dispatch of iteration ${input.dispatchedIteration} was superseded`),
+    ])
+    return finish('superseded', state, decision, decision, [], null, null, version)
+  }
+
+  const decision = decide(state, { now, stopRequested: input.stopRequested || config.stop, pullRequestMerged: await merged(state, deps) }, policy)
+  events.push(event(now, state.iteration, 'decision', `${decision.kind}: ${decision.reason}`, { decision }))
+
+  if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
+    return settle(decision)
+  }
+
+  // ---- an iteration runs ----
+  state = beginIteration(state, decision, now)
+  const iteration = state.iteration
+  deps.progress?.iterationStarted?.(iteration, decision)
+  const stage = decision.stage
+  const strategy: Strategy | null = decision.kind === 'RETRY' ? decision.strategy : null
+  events.push(event(now, iteration, 'iteration-started', `iteration ${iteration}: ${stage}${strategy ? ` (${strategy})` : ''}`))
+  const startedAt = Date.now()
+  const iterationDir = join(input.loopDir, 'runs', String(iteration))
+  await deps.workspace.makeDir(iterationDir)
+  const commandEnv = buildCommandEnv(input.env, { passEnv: config.work['pass-env'], extra: {} })
+  const headBefore = deps.git ? await deps.git.head() : null
+
+  // A baseline of the matrix before the first work: regressions are judged against it, and the agent's
+  // first prompt already carries the failure analysis instead of a blind first attempt.
+  let previous = lastFailures(state)
+  if (!state.baseline) {
+    deps.progress?.phase?.(iteration, 'BASELINE', 'measuring the baseline')
+    const baseline = await verify(input, deps, join(iterationDir, 'baseline'), commandEnv, iteration, false)
+    state = {
+      ...state,
+      baseline: {
+        takenAt: now.toISOString(),
+        checks: Object.fromEntries(baseline.map((c) => [c.check.name, c.result.verdict === 'pass' ? 'pass' : 'fail'])),
+        tests: await junitResults(input, deps),
+      },
+    }
+    previous = baseline.filter((c) => isFailing(c.result)).map(toAgentFailure)
+    events.push(event(now, iteration, 'check', `baseline: ${summarizeVerdicts(baseline.map((c) => c.result))}`))
+  }
+
+  // ---- act ----
+  let work: IterationOutcome['work']
+  const tasksCompleted: string[] = []
+  const autoFixed: string[] = []
+  if (decision.kind === 'EXECUTE_STAGE') {
+    for (const task of config.stages[stage]?.tasks ?? []) {
+      if (state.tasks.completed.includes(task.name) || state.tasks.skipped.some((s) => s.task === task.name)) continue
+      deps.progress?.phase?.(iteration, stage, `task ${task.name}`)
+      const result = await deps.runner.run({
+        command: task.run,
+        cwd: input.cwd,
+        env: commandEnv,
+        timeoutMs: task.timeout * 1000,
+        logFile: join(iterationDir, `task-${safeName(task.name)}.log`),
+      })
+      if (result.exitCode === 0) tasksCompleted.push(task.name)
+      usage(state, iteration, `task ${task.name}`, 'stage task', result)
+    }
+  }
+  if (strategy === 'retry_with_backoff' && decision.kind === 'RETRY') {
+    deps.progress?.phase?.(iteration, stage, `waiting ${Math.round(decision.backoffMs / 1000)} s before re-running the checks`)
+    await deps.clock.sleep(decision.backoffMs)
+  } else if (strategy === 'auto_fix') {
+    for (const failure of previous) {
+      const check = config.checks.find((c) => c.name === failure.check)
+      if (!check?.fix) continue
+      deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`)
+      const result = await deps.runner.run({ command: check.fix, cwd: input.cwd, env: commandEnv, timeoutMs: check.timeout * 1000, logFile: join(iterationDir, `fix-${check.name}.log`) })
+      usage(state, iteration, `fix ${check.name}`, 'auto_fix strategy', result)
+    }
+  } else if (strategy === 'dependency_check' && config.install) {
+    deps.progress?.phase?.(iteration, stage, 'installing dependencies')
+    const result = await deps.runner.run({ command: config.install, cwd: input.cwd, env: commandEnv, timeoutMs: 900_000, logFile: join(iterationDir, 'install.log') })
+    usage(state, iteration, 'install', 'dependency_check strategy', result)
+  } else {
+    work = await runWork(input, deps, state, stage, decision.kind === 'EXECUTE_STAGE' ? decision.capability : decision.capability, strategy, previous, iterationDir, commandEnv)
+    events.push(event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }))
+  }
+
+  // ---- the verifier-gaming guard ----
+  const gatesRaised: { gate: string; reason: string }[] = []
+  const guardFailures: FailureInput[] = []
+  if (deps.git && headBefore) {
+    const changes = await deps.git.changesSince(headBefore)
+    const protectedGlobs = [
+      ...(input.configPathRelative ? [input.configPathRelative] : []),
+      ...(typeof config.patterns === 'string' ? [config.patterns] : []),
+      '.github/**',
+      ...config.protect.paths,
+    ]
+    const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : DEFAULT_TEST_GLOBS
+    const findings = inspectProtectedChanges(changes, { protectedGlobs, testGlobs })
+    if (findings.length > 0) {
+      const reason = findings.map((f) => `${f.path}: ${f.reason}`).join('; ')
+      events.push(event(deps.clock.now(), iteration, 'guard', `protected changes: ${reason}`, { findings }))
+      if (config.protect['on-change'] === 'gate') gatesRaised.push({ gate: 'verifier', reason })
+      else guardFailures.push(guardFailure(reason))
+    }
+  }
+
+  // ---- verify ----
+  deps.progress?.phase?.(iteration, 'VERIFY', 'verification matrix')
+  const checks = await verify(input, deps, iterationDir, commandEnv, iteration, true)
+  const flaky: string[] = []
+  for (const live of checks) {
+    if (!isFailing(live.result)) continue
+    // Flake check: re-run once before anyone is woken; a pass costs no retry.
+    if (config['flake-check'].enabled && live.result.verdict !== 'timeout') {
+      let passed = false
+      for (let attempt = 0; attempt < config['flake-check'].reruns && !passed; attempt++) {
+        const rerun = await rerunCheck(input, deps, live.check, iterationDir, commandEnv, `${live.check.name}.rerun-${attempt + 1}`)
+        passed = rerun.exitCode === 0 && !rerun.timedOut
+      }
+      if (passed) {
+        live.result = { ...live.result, verdict: 'flaky' }
+        flaky.push(live.check.name)
+        events.push(event(deps.clock.now(), iteration, 'flaky', `${live.check.name} failed, then passed when re-run: recorded as flaky`))
+        continue
+      }
+    }
+    // Auto-fix inline: the check's own fix command, then the check again, without waking the agent.
+    if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !autoFixed.includes(live.check.name)) {
+      const fix = await deps.runner.run({ command: live.check.fix, cwd: input.cwd, env: commandEnv, timeoutMs: live.check.timeout * 1000, logFile: join(iterationDir, `${live.check.name}.fix.log`) })
+      usage(state, iteration, `fix ${live.check.name}`, `auto_fix for ${live.analysis.pattern}`, fix)
+      const rerun = await rerunCheck(input, deps, live.check, iterationDir, commandEnv, `${live.check.name}.after-fix`)
+      if (rerun.exitCode === 0 && !rerun.timedOut) {
+        live.result = { ...live.result, verdict: 'pass', autoFixed: true }
+        autoFixed.push(live.check.name)
+        events.push(event(deps.clock.now(), iteration, 'auto-fix', `${live.check.name}: ${live.analysis.pattern} fixed by its fix command`))
+        continue
+      }
+    }
+    // dependency_check inline when an install command is configured.
+    if (live.analysis?.strategy === 'dependency_check' && config.install) {
+      const install = await deps.runner.run({ command: config.install, cwd: input.cwd, env: commandEnv, timeoutMs: 900_000, logFile: join(iterationDir, 'install.log') })
+      usage(state, iteration, 'install', `dependency_check for ${live.check.name}`, install)
+      const rerun = await rerunCheck(input, deps, live.check, iterationDir, commandEnv, `${live.check.name}.after-install`)
+      if (rerun.exitCode === 0 && !rerun.timedOut) {
+        live.result = { ...live.result, verdict: 'pass' }
+        continue
+      }
+    }
+    if (live.analysis) deps.progress?.analysis?.(iteration, live.result)
+  }
+
+  // Regressions: a check (or a JUnit test) that passed in the baseline and fails now.
+  const regressionOn = regressionEnabled(config.complexity, config.regression)
+  const current = {
+    checks: Object.fromEntries(checks.map((c) => [c.check.name, isFailing(c.result) ? 'fail' : 'pass'] as const)),
+    tests: await junitResults(input, deps),
+  }
+  const regressions = regressionOn && state.baseline ? detectRegressions(state.baseline, current) : { checks: [], tests: [] }
+  if (regressions.checks.length + regressions.tests.length > 0) {
+    events.push(event(deps.clock.now(), iteration, 'regression', `regressions: ${[...regressions.checks, ...regressions.tests].join(', ')}`))
+  }
+
+  const failures: FailureInput[] = [...guardFailures]
+  for (const live of checks) {
+    if (!isFailing(live.result) || !live.check.required || !live.analysis) continue
+    const regression = regressions.checks.includes(live.check.name)
+    const analysis = live.analysis
+    failures.push({
+      check: live.check.name,
+      kind: live.check.kind,
+      pattern: regression && !analysis.pattern ? 'regression-detected' : analysis.pattern,
+      confidence: analysis.confidence,
+      strategy: regression && !analysis.pattern ? 'context_expand' : analysis.strategy,
+      alternates: analysis.alternates,
+      retryable: analysis.retryable,
+      ...(analysis.maxAutoRetries !== undefined ? { maxAutoRetries: analysis.maxAutoRetries } : {}),
+      signature: analysis.signature,
+      tokens: analysis.tokens,
+      error: analysis.excerpt.slice(0, 2000),
+      regression,
+      security: analysis.pattern === 'security-finding',
+    })
+    events.push(
+      event(deps.clock.now(), iteration, 'analysis', `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)}) → ${analysis.strategy}`, {
+        signature: analysis.signature,
+        locations: analysis.locations.slice(0, 5),
+      }),
+    )
+  }
+
+  const outcome: IterationOutcome = {
+    now: deps.clock.now(),
+    stage,
+    ...(work ? { work } : {}),
+    checks: checks.map((c) => c.result),
+    failures,
+    flaky,
+    autoFixed,
+    gatesRaised,
+    tasksCompleted,
+    ...(strategy ? { strategyUsed: strategy } : {}),
+    wallMs: Date.now() - startedAt,
+  }
+  const applied = applyOutcome(state, outcome, policy)
+  state = applied.state
+  events.push(...applied.events)
+
+  // ---- checkpoint: the iteration's changes, committed on the current branch ----
+  let commit: string | null = null
+  if (input.commit && deps.git) {
+    const verdict = summarizeVerdicts(outcome.checks)
+    const message = `${config.commit['message-prefix']}(${loopId}): iteration ${iteration} ${stage}${strategy ? ` [${strategy}]` : ''}\n\n${verdict}\n\nLoop-Id: ${loopId}\nLoop-Iteration: ${iteration}`
+    commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits)
+    if (commit) {
+      state = {
+        ...state,
+        checkpoints: [...state.checkpoints, { iteration, commit, message: message.split('\n')[0] ?? '', at: deps.clock.now().toISOString() }].slice(-50),
+      }
+      events.push(event(deps.clock.now(), iteration, 'checkpoint', `committed ${commit.slice(0, 12)}`))
+    }
+  }
+
+  const next = decide(state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await merged(state, deps) }, policy)
+  const record = renderIterationMarkdown({
+    state,
+    decision,
+    next,
+    checks: checks.map((c) => ({ result: c.result, output: c.outcome.result?.output ?? '', analysis: c.analysis })),
+    work: work ?? null,
+    diffStat: deps.git && headBefore ? await deps.git.diffStat(headBefore) : '',
+    commit,
+  })
+  const recordPath = await deps.audit.writeIteration(iteration, record).then(() => join('iterations', `${iteration}.md`))
+  const settled = await settle(next, { checks: outcome.checks, commit, record: recordPath, iterationDecision: decision })
+  return settled
+
+  // ---- helpers that close over this iteration ----
+
+  async function settle(
+    final: Decision,
+    ran?: { checks: CheckResult[]; commit: string | null; record: string | null; iterationDecision: Decision },
+  ): Promise<IterationResult> {
+    const at = deps.clock.now()
+    let kind: IterationOutcomeKind = ran ? 'continue' : 'blocked'
+    switch (final.kind) {
+      case 'COMPLETE':
+        state = markComplete(state, at)
+        kind = 'complete'
+        events.push(event(at, state.iteration, 'completed', final.reason))
+        break
+      case 'CAP_REACHED':
+        state = markCapped(state, final, at)
+        kind = 'capped'
+        events.push(event(at, state.iteration, 'capped', final.reason, { limit: final.limit }))
+        break
+      case 'ESCALATE':
+        state = markBlocked(state, final.reason, at)
+        kind = 'blocked'
+        events.push(event(at, state.iteration, 'escalated', final.reason))
+        break
+      case 'WAIT_FOR_HUMAN':
+        kind = 'blocked'
+        break
+      case 'WAIT_FOR_APPROVAL':
+        state = markWaiting(state, final.gate, final.reason, at)
+        kind = 'waiting'
+        events.push(event(at, state.iteration, 'gate', final.reason, { gate: final.gate }))
+        break
+      case 'ABORTED':
+        if (state.status !== 'aborted') state = abortLoop(state, 'stop', at).state
+        kind = 'aborted'
+        events.push(event(at, state.iteration, 'aborted', final.reason))
+        break
+      default:
+        kind = 'continue'
+    }
+    state = compactState(state)
+    const terminal = kind !== 'continue'
+    // Nothing changed and nothing ran: a repeated look at a waiting or blocked loop writes nothing.
+    const changed = Boolean(ran) || events.some((e) => e.type !== 'decision') || !loaded
+    if (changed) {
+      try {
+        version = await deps.store.save(loopId, state, version)
+      } catch (error) {
+        if (error instanceof StoreConflictError) {
+          await deps.audit.appendEvents([event(at, state.iteration, 'superseded', 'another controller saved this iteration first')])
+          return finish('superseded', state, ran?.iterationDecision ?? final, final, ran?.checks ?? [], null, null, version)
+        }
+        throw error
+      }
+      await deps.audit.appendEvents(events.map((e) => redactEvent(e, deps.redact)))
+    }
+    if (terminal && changed && (kind === 'complete' || kind === 'blocked' || kind === 'capped' || kind === 'aborted')) {
+      let deadLetter: string | undefined
+      if (kind === 'blocked' && state.failures.current) {
+        const letter = buildDeadLetter({ loopId, failure: state.failures.current, history: state.failures.history, tried: state.failures.tried })
+        await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined)
+        deadLetter = letter.signature
+      }
+      await deps.audit.writeFinal(renderFinalMarkdown({ state, decision: final, deadLetter }))
+    }
+    return finish(kind, state, ran?.iterationDecision ?? final, final, ran?.checks ?? [], ran?.commit ?? null, ran?.record ?? null, version)
+  }
+}
+
+function finish(
+  outcome: IterationOutcomeKind,
+  state: LoopState,
+  decision: Decision,
+  next: Decision,
+  checks: CheckResult[],
+  commit: string | null,
+  record: string | null,
+  version: StoreVersion | null,
+): IterationResult {
+  return { outcome, state, decision, next, nextAction: summarizeNextAction(state, next), checks, commit, record, version }
+}
+
+const DEFAULT_TEST_GLOBS = ['**/*.test.*', '**/*.spec.*', '**/test/**', '**/tests/**', '**/__tests__/**', '**/test_*.py', '**/*_test.py', '**/*_test.go']
+
+async function merged(state: LoopState, deps: IterationDeps): Promise<boolean | undefined> {
+  if (state.stage !== 'SHIP' || !deps.pullRequestMerged) return undefined
+  return deps.pullRequestMerged()
+}
+
+function event(at: Date, iteration: number, type: JourneyEvent['type'], message: string, data?: Record<string, unknown>): JourneyEvent {
+  return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) }
+}
+
+function redactEvent(e: JourneyEvent, redact: (text: string) => string): JourneyEvent {
+  return JSON.parse(redact(JSON.stringify(e))) as JourneyEvent
+}
+
+function isFailing(result: CheckResult): boolean {
+  return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error'
+}
+
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_')
+}
+
+function summarizeVerdicts(results: CheckResult[]): string {
+  return results.map((r) => `${r.name} ${r.verdict}`).join(', ')
+}
+
+function lastFailures(state: LoopState): FailureForAgent[] {
+  return (state.lastVerification?.results ?? [])
+    .filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error')
+    .map((r) => ({
+      check: r.name,
+      kind: r.kind,
+      pattern: r.pattern,
+      confidence: r.confidence,
+      strategy: r.strategy ?? 'analyze_then_fix',
+      locations: r.locations,
+      excerpt: r.excerpt,
+    }))
+}
+
+function toAgentFailure(live: LiveCheck): FailureForAgent {
+  return {
+    check: live.check.name,
+    kind: live.check.kind,
+    pattern: live.result.pattern,
+    confidence: live.result.confidence,
+    strategy: live.result.strategy ?? 'analyze_then_fix',
+    locations: live.result.locations,
+    excerpt: live.result.excerpt,
+    ...(live.analysis?.hint ? { hint: live.analysis.hint } : {}),
+  }
+}
+
+function guardFailure(reason: string): FailureInput {
+  return {
+    check: 'verifier-guard',
+    kind: 'custom',
+    pattern: null,
+    confidence: null,
+    strategy: 'escalate',
+    alternates: [],
+    retryable: false,
+    signature: 'verifier-guard:none:00000000',
+    tokens: [],
+    error: `The work changed protected paths: ${reason}`,
+  }
+}
+
+function candidateYaml(pattern: unknown): string {
+  return `${JSON.stringify(pattern, null, 2)}\n`
+}
+
+function usage(state: LoopState, iteration: number, what: string, why: string, result: RunResult): void {
+  state.usage.log.push({
+    iteration,
+    what,
+    why,
+    at: new Date(Date.now() - result.durationMs).toISOString(),
+    durationMs: result.durationMs,
+    status: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
+    outputs: {},
+  })
+}
+
+/** Runs the verification matrix with streaming analysis of each failing check's output. */
+async function verify(
+  input: IterationInput,
+  deps: IterationDeps,
+  logDir: string,
+  env: Record<string, string>,
+  iteration: number,
+  live: boolean,
+): Promise<LiveCheck[]> {
+  await deps.workspace.makeDir(logDir)
+  const analyzers = new Map<string, StreamingAnalyzer>()
+  const outcomes = await runMatrix({
+    checks: input.config.checks,
+    cwd: input.cwd,
+    env,
+    maxParallel: input.config.matrix['max-parallel'] ?? input.maxParallel,
+    failFast: input.config.matrix['fail-fast'],
+    runner: deps.runner,
+    logDir,
+    onCheckStart: (check) => {
+      analyzers.set(check.name, new StreamingAnalyzer(input.library, { kind: check.kind }))
+      if (live) deps.progress?.checkStarted?.(iteration, check)
+    },
+    onOutput: (name, chunk) => analyzers.get(name)?.push(chunk),
+  })
+  return outcomes.map((outcome) => {
+    const analyzer = analyzers.get(outcome.check.name)
+    const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error'
+    const analysis =
+      failing && analyzer
+        ? relativeLocations(
+            analyzer.finish({
+              timedOut: outcome.verdict === 'timeout',
+              exitCode: outcome.result?.exitCode ?? null,
+              ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
+            }),
+            input.cwd,
+          )
+        : null
+    const result: CheckResult = {
+      name: outcome.check.name,
+      kind: outcome.check.kind,
+      verdict: outcome.verdict,
+      required: outcome.check.required,
+      durationMs: outcome.result?.durationMs ?? 0,
+      exitCode: outcome.result?.exitCode ?? null,
+      ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
+      pattern: analysis?.pattern ?? null,
+      confidence: analysis ? round2(analysis.confidence) : null,
+      strategy: analysis?.strategy ?? null,
+      signature: analysis?.signature ?? null,
+      locations: analysis?.locations.slice(0, 20) ?? [],
+      excerpt: failing ? deps.redact(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)).slice(0, 4000) : '',
+      autoFixed: false,
+    }
+    if (live) deps.progress?.checkFinished?.(iteration, result)
+    return { check: outcome.check, outcome, result, analysis, log: outcome.result?.logFile ?? '' }
+  })
+}
+
+async function rerunCheck(
+  input: IterationInput,
+  deps: IterationDeps,
+  check: CheckConfig,
+  logDir: string,
+  env: Record<string, string>,
+  label: string,
+): Promise<RunResult> {
+  return deps.runner.run({
+    command: check.run,
+    cwd: input.cwd,
+    env: { ...env, ...check.env },
+    timeoutMs: check.timeout * 1000,
+    logFile: join(logDir, `${safeName(label)}.log`),
+  })
+}
+
+/** Runs the work command under the work command contract (README, "Work command contract"). */
+async function runWork(
+  input: IterationInput,
+  deps: IterationDeps,
+  state: LoopState,
+  stage: LoopState['stage'],
+  capability: string | null,
+  strategy: Strategy | null,
+  failures: FailureForAgent[],
+  iterationDir: string,
+  env: Record<string, string>,
+): Promise<NonNullable<IterationOutcome['work']>> {
+  const codeContext = await readCodeContext(input.cwd, deps, failures)
+  const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext })
+  const promptFile = join(iterationDir, 'prompt.md')
+  const contextFile = join(iterationDir, 'context.json')
+  const outputFile = join(iterationDir, 'work-output.json')
+  await deps.workspace.writeText(promptFile, renderPrompt(context))
+  await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`)
+  await deps.workspace.remove(outputFile)
+  deps.progress?.phase?.(state.iteration, stage, 'work')
+  const result = await deps.runner.run({
+    command: input.config.work.run,
+    cwd: input.cwd,
+    env: {
+      ...env,
+      ...input.config.work.env,
+      LOOP_ID: state.loopId,
+      LOOP_PROMPT_FILE: promptFile,
+      LOOP_CONTEXT_FILE: contextFile,
+      LOOP_OUTPUT_FILE: outputFile,
+      LOOP_ITERATION: String(state.iteration),
+      LOOP_MAX_ITERATIONS: String(state.maxIterations),
+      LOOP_STAGE: stage,
+      LOOP_CAPABILITY: capability ?? '',
+      LOOP_STRATEGY: strategy ?? '',
+      LOOP_SESSION: state.session ?? '',
+    },
+    timeoutMs: input.config.work.timeout * 1000,
+    logFile: join(iterationDir, 'work.log'),
+  })
+  const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output)
+  const blocked = result.exitCode === 3 || blockedLine !== null
+  const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger)
+  usage(state, state.iteration, 'work', strategy ?? stage, result)
+  return {
+    exitCode: result.exitCode,
+    blocked,
+    ...(blocked ? { blockedReason: deps.redact(blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`) } : {}),
+    durationMs: result.durationMs,
+    ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
+    ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
+    ...(reported.session !== undefined ? { session: reported.session } : {}),
+  }
+}
+
+/** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
+export function parseWorkOutput(text: string | null, logger?: Logger): { tokens?: number; costUsd?: number; session?: string } {
+  if (!text || !text.trim()) return {}
+  try {
+    const data = JSON.parse(text) as { usage?: { tokens?: unknown; costUsd?: unknown }; session?: unknown }
+    const tokens = data.usage?.tokens
+    const cost = data.usage?.costUsd
+    return {
+      ...(typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? { tokens } : {}),
+      ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
+      ...(typeof data.session === 'string' && data.session.length <= 2000 ? { session: data.session } : {}),
+    }
+  } catch {
+    logger?.warning('LOOP_OUTPUT_FILE is not valid JSON; its usage and session are ignored.')
+    return {}
+  }
+}
+
+async function readCodeContext(cwd: string, deps: IterationDeps, failures: FailureForAgent[]): Promise<CodeSnippet[]> {
+  const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0]
+  if (!primary) return []
+  const snippets: CodeSnippet[] = []
+  for (const window of contextWindows(primary.locations)) {
+    const path = resolve(cwd, window.file)
+    if (relative(cwd, path).startsWith('..')) continue
+    const text = await deps.workspace.readText(path, 2 * 1024 * 1024)
+    if (text === null) continue
+    const lines = text.split('\n')
+    const end = Math.min(window.endLine, lines.length)
+    snippets.push({ file: window.file, startLine: window.startLine, endLine: end, text: lines.slice(window.startLine - 1, end).join('\n') })
+  }
+  return snippets
+}
+
+async function junitResults(input: IterationInput, deps: IterationDeps): Promise<Record<string, 'pass' | 'fail'>> {
+  const tests: Record<string, 'pass' | 'fail'> = {}
+  for (const check of input.config.checks) {
+    if (!check.junit) continue
+    const xml = await deps.workspace.readText(resolve(input.cwd, check.junit), 32 * 1024 * 1024)
+    if (!xml) continue
+    for (const test of parseJUnit(xml)) {
+      if (test.status !== 'skipped') tests[`${check.name}:${test.id}`] = test.status
+    }
+  }
+  return tests
+}
+
+function relativeLocations(analysis: Analysis, cwd: string): Analysis {
+  return {
+    ...analysis,
+    locations: analysis.locations.map((location) => {
+      let file = location.file.replace(/^file:\/\//, '')
+      if (isAbsolute(file)) {
+        const rel = relative(cwd, file)
+        if (!rel.startsWith('..')) file = rel
+      }
+      return { ...location, file }
+    }),
+  }
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100
+}
+
+function tail(text: string, bytes: number): string {
+  return text.length > bytes ? text.slice(text.length - bytes) : text
+}

@@ -1,0 +1,54 @@
+/**
+ * What people ask of a loop outside an iteration: resume, skip a task, approve or reject a gate, abort.
+ * Shared by the CLI and the action: load, apply the engine's pure command, save with compare-and-swap,
+ * record the events.
+ */
+import type { AuditTrail } from '../adapters/audit-trail.js'
+import { abort, approveGate, rejectGate, resume, skipTask } from '../domain/engine/index.js'
+import type { JourneyEvent } from '../domain/journey.js'
+import type { LoopState } from '../domain/state.js'
+import type { Clock } from '../ports/clock.js'
+import type { Store } from '../ports/store.js'
+
+export type PeopleCommand =
+  | { kind: 'resume' }
+  | { kind: 'abort' }
+  | { kind: 'approve'; gate: string }
+  | { kind: 'reject'; gate: string }
+  | { kind: 'skip'; task: string; reason: string }
+
+export class NoLoopError extends Error {
+  override name = 'NoLoopError'
+}
+
+/** Applies a person's command to the stored loop; throws NoLoopError when there is none. */
+export async function applyPeopleCommand(
+  command: PeopleCommand,
+  input: { loopId: string; by: string },
+  deps: { store: Store; clock: Clock; audit: AuditTrail },
+): Promise<LoopState> {
+  const loaded = await deps.store.load(input.loopId)
+  if (!loaded) throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`)
+  const now = deps.clock.now()
+  let applied: { state: LoopState; events: JourneyEvent[] }
+  switch (command.kind) {
+    case 'resume':
+      applied = resume(loaded.state, input.by, now)
+      break
+    case 'abort':
+      applied = abort(loaded.state, input.by, now)
+      break
+    case 'approve':
+      applied = approveGate(loaded.state, command.gate, input.by, now)
+      break
+    case 'reject':
+      applied = rejectGate(loaded.state, command.gate, input.by, now)
+      break
+    case 'skip':
+      applied = skipTask(loaded.state, command.task, command.reason, input.by, now)
+      break
+  }
+  await deps.store.save(input.loopId, applied.state, loaded.version)
+  await deps.audit.appendEvents(applied.events)
+  return applied.state
+}

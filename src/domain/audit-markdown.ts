@@ -1,0 +1,94 @@
+/**
+ * The audit trail's markdown (DESIGN.md section 7): `iterations/<n>.md` and `final.md`. Pure; the
+ * adapter redacts and writes.
+ */
+import type { Analysis } from './analysis/index.js'
+import type { Decision } from './engine/index.js'
+import type { CheckResult, LoopState } from './state.js'
+import { formatLocation } from './work-context.js'
+
+const OUTPUT_LIMIT = 6000
+
+export interface IterationRecordInput {
+  state: LoopState
+  decision: Decision
+  next: Decision
+  checks: { result: CheckResult; output: string; analysis: Analysis | null }[]
+  work: { exitCode: number | null; blocked: boolean; blockedReason?: string; durationMs: number } | null
+  diffStat: string
+  commit: string | null
+}
+
+export function renderIterationMarkdown(input: IterationRecordInput): string {
+  const { state, decision } = input
+  const lines: string[] = [
+    `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
+    '',
+    `- **Decision:** ${decision.kind}: ${decision.reason}`,
+    `- **Stage now:** ${state.stage} · status ${state.status}`,
+    `- **Next:** ${input.next.kind}: ${input.next.reason}`,
+  ]
+  if (input.work) {
+    lines.push(
+      `- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`,
+    )
+  } else {
+    lines.push('- **Work command:** not run (the strategy needed no agent)')
+  }
+  if (input.commit) lines.push(`- **Checkpoint:** \`${input.commit}\``)
+  lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '')
+  lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |')
+  for (const { result } of input.checks) {
+    lines.push(
+      `| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`,
+    )
+  }
+  lines.push('')
+  for (const { result, output, analysis } of input.checks) {
+    if (!analysis) continue
+    lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '')
+    lines.push(`- signature \`${analysis.signature}\` · strategy \`${analysis.strategy}\``)
+    for (const location of analysis.locations.slice(0, 10)) lines.push(`- ${formatLocation(location)}`)
+    lines.push('', '```text', trimOutput(output), '```', '')
+  }
+  return `${lines.join('\n')}\n`
+}
+
+export function renderFinalMarkdown(input: { state: LoopState; decision: Decision; deadLetter?: string | undefined }): string {
+  const { state } = input
+  const lines = [
+    `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
+    '',
+    `- **Goal:** ${state.goal}`,
+    `- **Why it ended:** ${input.decision.reason}`,
+    `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
+    `- **Stage:** ${state.stage}`,
+    `- **Failures:** ${state.failures.total} in total`,
+    `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
+    `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
+  ]
+  if (input.deadLetter) lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``)
+  if (state.failures.current) {
+    const f = state.failures.current
+    lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```')
+  }
+  if (state.failures.tried.length > 0) {
+    lines.push('', '## What was tried', '')
+    state.failures.tried.forEach((t, i) => lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`))
+  }
+  if (state.checkpoints.length > 0) {
+    lines.push('', '## Checkpoints', '')
+    for (const c of state.checkpoints) lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`)
+  }
+  return `${lines.join('\n')}\n`
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}
+
+function trimOutput(output: string): string {
+  const text = output.replace(/```/g, '`\u200b``')
+  if (text.length <= OUTPUT_LIMIT) return text
+  return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`
+}

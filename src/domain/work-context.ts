@@ -1,0 +1,171 @@
+/**
+ * What the work command is told (the work command contract, README "Work command contract"):
+ * the same content as markdown (`LOOP_PROMPT_FILE`) and JSON (`LOOP_CONTEXT_FILE`). Pure.
+ */
+import type { Stage, Strategy } from './stages.js'
+import type { LoopState, Location } from './state.js'
+
+export interface FailureForAgent {
+  check: string
+  kind: string
+  pattern: string | null
+  confidence: number | null
+  strategy: Strategy
+  locations: Location[]
+  excerpt: string
+  hint?: string
+  regression?: boolean
+}
+
+export interface CodeSnippet {
+  file: string
+  startLine: number
+  endLine: number
+  text: string
+}
+
+export interface WorkContext {
+  loopId: string
+  goal: string
+  iteration: number
+  maxIterations: number
+  stage: Stage
+  capability: string | null
+  strategy: Strategy | null
+  hint: string
+  /** The failure this iteration should address first (the first failing required check). */
+  failure: FailureForAgent | null
+  /** Every failing check of the last verification. */
+  failures: FailureForAgent[]
+  tried: { iteration: number; strategy: Strategy; outcome: string }[]
+  codeContext: CodeSnippet[]
+  session: string | null
+}
+
+const STRATEGY_HINTS: Record<Strategy, string> = {
+  auto_fix: 'The failure has an automatic fix; it was applied by the controller.',
+  context_expand:
+    'Read the code around each location below before changing anything; the failure is about how this code fits with the code it calls or is called by.',
+  analyze_then_fix:
+    'Find the root cause first: read the failure and the code around it, say what is wrong, then make the smallest change that fixes it. Do not weaken or skip tests.',
+  dependency_check:
+    'A module or command is missing. Check the import path or package name; install or declare the dependency, or fix the path.',
+  retry_with_backoff: 'The failure looked transient; the checks are re-run unchanged.',
+  escalate: 'This failure needs a person.',
+}
+
+/** The hint for a strategy, with the pattern's own hint when it has one. */
+export function strategyHint(strategy: Strategy | null, patternHint?: string): string {
+  const base = strategy ? STRATEGY_HINTS[strategy] : 'Work toward the goal; the checks below judge the result.'
+  return patternHint ? `${base} ${patternHint}` : base
+}
+
+export function buildWorkContext(input: {
+  state: LoopState
+  stage: Stage
+  capability: string | null
+  strategy: Strategy | null
+  failures: FailureForAgent[]
+  codeContext: CodeSnippet[]
+}): WorkContext {
+  const { state, failures } = input
+  const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0] ?? null
+  return {
+    loopId: state.loopId,
+    goal: state.goal,
+    iteration: state.iteration,
+    maxIterations: state.maxIterations,
+    stage: input.stage,
+    capability: input.capability,
+    strategy: input.strategy,
+    hint: strategyHint(input.strategy, primary?.hint),
+    failure: primary,
+    failures,
+    tried: state.failures.tried.map((t) => ({ ...t })),
+    codeContext: input.codeContext,
+    session: state.session ?? null,
+  }
+}
+
+/** The markdown prompt: goal, stage, capability, the failure analysis, the hint, what was tried, code. */
+export function renderPrompt(context: WorkContext): string {
+  const lines: string[] = []
+  lines.push(`# Goal`, '', context.goal, '')
+  lines.push(
+    `Loop \`${context.loopId}\` · iteration ${context.iteration} of ${context.maxIterations} · stage ${context.stage}` +
+      (context.capability ? ` · capability \`${context.capability}\`` : ''),
+    '',
+  )
+  if (context.strategy) lines.push(`## Strategy: \`${context.strategy}\``, '', context.hint, '')
+  if (context.failure) {
+    const f = context.failure
+    lines.push('## What failed', '')
+    lines.push(
+      `The check \`${f.check}\` (${f.kind}) failed: ${f.pattern ? `\`${f.pattern}\` (confidence ${(f.confidence ?? 0).toFixed(2)})` : 'no known pattern'}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`,
+      '',
+    )
+    for (const location of f.locations.slice(0, 20)) lines.push(`- ${formatLocation(location)}`)
+    if (f.locations.length > 0) lines.push('')
+    if (f.excerpt) lines.push('```text', fence(f.excerpt), '```', '')
+    const others = context.failures.filter((other) => other !== f)
+    if (others.length > 0) {
+      lines.push('Other failing checks:', '')
+      for (const other of others) {
+        lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${formatLocation(other.locations[0])}` : ''}`)
+      }
+      lines.push('')
+    }
+  } else {
+    lines.push('## Status', '', 'No check is failing right now. Work toward the goal.', '')
+  }
+  if (context.tried.length > 0) {
+    lines.push('## Already tried (do not repeat)', '')
+    context.tried.forEach((t, i) => lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`))
+    lines.push('')
+  }
+  if (context.codeContext.length > 0) {
+    lines.push('## Code around the failure', '')
+    for (const snippet of context.codeContext) {
+      lines.push(`\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}:`, '', '```', fence(snippet.text), '```', '')
+    }
+  }
+  lines.push(
+    '## Rules',
+    '',
+    '- The verification matrix decides when the work is done, not you. Do not edit the loop config, the pattern file, workflows, or weaken tests.',
+    '- If you need a person (a decision, access, an unclear requirement), print a line starting with `BLOCKED:` and the question, and exit 3.',
+    '',
+  )
+  return lines.join('\n')
+}
+
+export function formatLocation(location: Location): string {
+  const position = location.line ? `:${location.line}${location.column ? `:${location.column}` : ''}` : ''
+  return `${location.file}${position}${location.message ? ` ${location.message}` : ''}`
+}
+
+function fence(text: string): string {
+  return text.replace(/```/g, '`\u200b``')
+}
+
+/** Which lines to show around each location: ±50 lines, merged per file, at most `maxSnippets`. */
+export function contextWindows(
+  locations: readonly Location[],
+  radius = 50,
+  maxSnippets = 4,
+): { file: string; startLine: number; endLine: number }[] {
+  const windows: { file: string; startLine: number; endLine: number }[] = []
+  for (const location of locations) {
+    if (!location.line) continue
+    const start = Math.max(1, location.line - radius)
+    const end = location.line + radius
+    const overlapping = windows.find((w) => w.file === location.file && start <= w.endLine && end >= w.startLine)
+    if (overlapping) {
+      overlapping.startLine = Math.min(overlapping.startLine, start)
+      overlapping.endLine = Math.max(overlapping.endLine, end)
+    } else if (windows.length < maxSnippets) {
+      windows.push({ file: location.file, startLine: start, endLine: end })
+    }
+  }
+  return windows
+}
