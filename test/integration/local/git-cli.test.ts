@@ -1,0 +1,218 @@
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { GitCli, GitCommandError } from '../../../src/adapters/git-cli.js'
+import { tempDir } from './helpers.js'
+
+const root = tempDir('loop-git-')
+const bot = { name: 'Loop Bot', email: 'loop-bot@example.invalid' }
+let counter = 0
+
+/** Plain git for setting scenes up (the wrapper under test is not used for that). */
+const sh = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
+const write = (dir: string, path: string, content: string | Buffer) => {
+  mkdirSync(join(dir, path, '..'), { recursive: true })
+  writeFileSync(join(dir, path), content)
+}
+
+function freshRepo(): { dir: string; git: GitCli } {
+  const dir = join(root, `repo-${++counter}`)
+  mkdirSync(dir)
+  sh(dir, 'init', '-q')
+  return { dir, git: new GitCli(dir) }
+}
+
+describe('GitCli in a local repository', () => {
+  let dir: string
+  let git: GitCli
+  beforeEach(() => {
+    ;({ dir, git } = freshRepo())
+  })
+
+  it('knows a repository, an unborn head and the branch', async () => {
+    expect(await git.isRepository()).toBe(true)
+    expect(await new GitCli(root).isRepository()).toBe(false)
+    expect(await git.head()).toBeNull()
+    expect(await git.currentBranch()).toBe('main')
+  })
+
+  it('commits everything but the state folder with the given identity, without changing config', async () => {
+    write(dir, 'src/a.ts', 'export const a = 1\n')
+    write(dir, '.loop/demo/loop-state.json', '{}')
+    const commit = await git.commitAll('loop: iteration 1', bot)
+    expect(commit).toMatch(/^[0-9a-f]{40}$/)
+    expect(await git.head()).toBe(commit)
+    expect(sh(dir, 'ls-tree', '-r', '--name-only', 'HEAD')).toBe('src/a.ts')
+    expect(sh(dir, 'log', '-1', '--format=%an <%ae>|%cn|%s')).toBe(
+      'Loop Bot <loop-bot@example.invalid>|Loop Bot|loop: iteration 1',
+    )
+    expect(await git.tryGetConfig('user.name')).toBe('Loop Test')
+    expect(sh(dir, 'config', '--local', '--list')).not.toContain('user.')
+  })
+
+  it('returns null when nothing but excluded paths changed', async () => {
+    write(dir, 'a.txt', 'a\n')
+    await git.commitAll('first', bot)
+    expect(await git.commitAll('again', bot)).toBeNull()
+    write(dir, '.loop/x.json', '{}')
+    write(dir, 'scratch/tmp.txt', 'x')
+    expect(await git.commitAll('only excluded', bot, ['scratch'])).toBeNull()
+  })
+
+  it('lists changes since a ref, untracked included, without touching the real index', async () => {
+    write(dir, 'keep.txt', 'keep\n')
+    write(dir, 'edit.txt', 'one\n')
+    write(dir, 'gone.txt', 'bye\n')
+    const base = (await git.commitAll('base', bot))!
+    write(dir, 'edit.txt', 'two\n')
+    rmSync(join(dir, 'gone.txt'))
+    write(dir, 'new dir/new file.txt', 'hello\n')
+    write(dir, '.loop/state.json', '{}')
+    expect((await git.changedPaths(base)).sort()).toEqual(['edit.txt', 'gone.txt', 'new dir/new file.txt'])
+    expect((await git.changedPaths(null)).sort()).toEqual(['edit.txt', 'gone.txt', 'new dir/new file.txt'])
+    const stat = await git.diffStat(base)
+    expect(stat).toContain('new dir/new file.txt')
+    expect(stat).toContain('3 files changed')
+    const diff = await git.diff(base, ['edit.txt'])
+    expect(diff).toContain('-one\n+two')
+    expect(diff).not.toContain('new file')
+    expect(sh(dir, 'diff', '--cached', '--name-only')).toBe('')
+    expect(sh(dir, 'status', '--porcelain')).toContain('?? "new dir/"')
+  })
+
+  it('sees changes in a repository with no commit yet', async () => {
+    write(dir, 'first.txt', 'x\n')
+    expect(await git.changedPaths(null)).toEqual(['first.txt'])
+  })
+
+  it('gives text contents before and after, leaving out binary and oversized files', async () => {
+    write(dir, 'edit.txt', 'before\n')
+    write(dir, 'gone.txt', 'was here\n')
+    write(dir, 'bin.dat', Buffer.from([0, 1, 2, 3]))
+    write(dir, 'big.txt', 'x'.repeat(2000))
+    const base = (await git.commitAll('base', bot))!
+    write(dir, 'edit.txt', 'after\n')
+    rmSync(join(dir, 'gone.txt'))
+    write(dir, 'added.txt', 'new\n')
+    write(dir, 'bin.dat', Buffer.from([0, 9, 9]))
+    write(dir, 'big.txt', 'y'.repeat(2000))
+    await git.commitAll('some of it committed', bot)
+    write(dir, 'edit.txt', 'after, uncommitted\n')
+    const changes = await git.changesSince(base, { maxBytes: 1000 })
+    expect(changes.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: 'added.txt', before: null, after: 'new\n' },
+      { path: 'edit.txt', before: 'before\n', after: 'after, uncommitted\n' },
+      { path: 'gone.txt', before: 'was here\n', after: null },
+    ])
+    expect((await git.changedPaths(base)).sort()).toEqual(['added.txt', 'big.txt', 'bin.dat', 'edit.txt', 'gone.txt'])
+  })
+
+  it('reads a file at a ref and config values', async () => {
+    write(dir, 'a.txt', 'v1\n')
+    const first = (await git.commitAll('one', bot))!
+    write(dir, 'a.txt', 'v2\n')
+    await git.commitAll('two', bot)
+    expect(await git.fileAt(first, 'a.txt')).toBe('v1\n')
+    expect(await git.fileAt('HEAD', 'a.txt')).toBe('v2\n')
+    expect(await git.fileAt('HEAD', 'missing.txt')).toBeNull()
+    expect(await git.tryGetConfig('loop.nothing')).toBeNull()
+  })
+
+  it('throws a GitCommandError that quotes the command and git, unless failure is allowed', async () => {
+    await expect(git.exec(['rev-parse', 'no-such-ref'])).rejects.toThrow(GitCommandError)
+    await expect(git.exec(['rev-parse', 'no-such-ref'])).rejects.toThrow(
+      /git rev-parse no-such-ref failed with exit code 128/,
+    )
+    const result = await git.exec(['rev-parse', 'no-such-ref'], { allowFailure: true })
+    expect(result.exitCode).toBe(128)
+    expect(result.stderr).toMatch(/unknown revision/)
+  })
+
+  it('checks out a new branch at a start point', async () => {
+    write(dir, 'a.txt', 'a\n')
+    const first = (await git.commitAll('one', bot))!
+    write(dir, 'a.txt', 'b\n')
+    await git.commitAll('two', bot)
+    await git.checkoutBranch('loop/demo', first)
+    expect(await git.currentBranch()).toBe('loop/demo')
+    expect(await git.head()).toBe(first)
+  })
+})
+
+describe('GitCli with a bare remote', () => {
+  /** A bare remote and two clones of it with one shared commit. */
+  function scene() {
+    const base = join(root, `remote-${++counter}`)
+    const remote = join(base, 'remote.git')
+    mkdirSync(base)
+    sh(base, 'init', '-q', '--bare', remote)
+    const ours = join(base, 'ours')
+    const theirs = join(base, 'theirs')
+    sh(base, 'clone', '-q', remote, ours)
+    write(ours, 'shared.txt', 'line 1\n')
+    sh(ours, 'add', '.')
+    sh(ours, 'commit', '-q', '-m', 'shared')
+    sh(ours, 'push', '-q', 'origin', 'main')
+    sh(base, 'clone', '-q', remote, theirs)
+    return { remote, ours, theirs, git: new GitCli(ours), other: new GitCli(theirs) }
+  }
+
+  it('pushes, sees a non-fast-forward, fetches, rebases and pushes again', async () => {
+    const { git, other } = scene()
+    write(other.cwd, 'theirs.txt', 'theirs\n')
+    await other.commitAll('their work', bot)
+    expect(await other.push('origin', 'HEAD:refs/heads/main')).toMatchObject({ ok: true, nonFastForward: false })
+
+    write(git.cwd, 'ours.txt', 'ours\n')
+    await git.commitAll('our work', bot)
+    const rejected = await git.push('origin', 'HEAD:refs/heads/main')
+    expect(rejected.ok).toBe(false)
+    expect(rejected.nonFastForward).toBe(true)
+
+    expect((await git.fetch('origin', 'main')).ok).toBe(true)
+    const rebased = await git.rebase('origin/main', bot)
+    expect(rebased).toMatchObject({ ok: true, conflict: false, conflictPaths: [] })
+    expect(await git.push('origin', 'HEAD:refs/heads/main')).toMatchObject({ ok: true, nonFastForward: false })
+    expect(sh(git.cwd, 'log', '--format=%s', 'origin/main')).toBe('our work\ntheir work\nshared')
+  })
+
+  it('reports a rebase conflict with its paths and leaves the branch as it was', async () => {
+    const { git, other } = scene()
+    write(other.cwd, 'shared.txt', 'their line\n')
+    await other.commitAll('theirs', bot)
+    await other.push('origin', 'HEAD:refs/heads/main')
+    write(git.cwd, 'shared.txt', 'our line\n')
+    const ours = await git.commitAll('ours', bot)
+    await git.fetch('origin', 'main')
+    const result = await git.rebase('origin/main', bot)
+    expect(result.ok).toBe(false)
+    expect(result.conflict).toBe(true)
+    expect(result.conflictPaths).toEqual(['shared.txt'])
+    expect(await git.head()).toBe(ours)
+    expect(await git.currentBranch()).toBe('main')
+    expect(sh(git.cwd, 'status', '--porcelain')).toBe('')
+  })
+
+  it('force-pushes with a lease only while the remote is where we expect it', async () => {
+    const { git, other } = scene()
+    const start = (await git.head())!
+    await git.checkoutBranch('loop/demo', start)
+    expect((await git.push('origin', 'loop/demo:refs/heads/loop/demo', { forceWithLease: '' })).ok).toBe(true)
+    // A second "must not exist yet" push is refused: the branch exists now.
+    write(git.cwd, 'x.txt', 'x\n')
+    await git.commitAll('x', bot)
+    const stale = await git.push('origin', 'loop/demo:refs/heads/loop/demo', { forceWithLease: '' })
+    expect(stale).toMatchObject({ ok: false, nonFastForward: true })
+
+    await other.fetch('origin', 'loop/demo')
+    await other.checkoutBranch('loop/demo', 'FETCH_HEAD')
+    write(other.cwd, 'y.txt', 'y\n')
+    await other.commitAll('y', bot)
+    await other.push('origin', 'loop/demo:refs/heads/loop/demo')
+    const lease = await git.push('origin', '+loop/demo:refs/heads/loop/demo', { forceWithLease: start })
+    expect(lease).toMatchObject({ ok: false, nonFastForward: true })
+    expect(lease.stderr).toMatch(/stale info|rejected/)
+  })
+})
