@@ -115,7 +115,7 @@ export class GitCli implements Git {
       const out: Buffer[] = []
       let outBytes = 0
       const err: Buffer[] = []
-      child.stdout.on('data', (chunk: Buffer) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
         outBytes += chunk.length
         if (outBytes > MAX_GIT_OUTPUT_BYTES) {
           child.kill('SIGKILL')
@@ -123,7 +123,7 @@ export class GitCli implements Git {
         }
         out.push(chunk)
       })
-      child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+      child.stderr?.on('data', (chunk: Buffer) => err.push(chunk))
       child.once('error', reject)
       child.once('close', (code, signal) => {
         const stderr = Buffer.concat(err).toString('utf8')
