@@ -51,6 +51,8 @@ export const failureRecordSchema = z.strictObject({
   /** Normalised token fingerprint for the same-error rule (bounded). */
   tokens: z.array(z.string()).max(400).default([]),
   resolution: z.enum(['open', 'resolved', 'flaky', 'escalated', 'auto-fixed']).default('open'),
+  /** The retry budget for this failure (the pattern's `max_auto_retries`, else `retry.per-failure`). */
+  maxAttempts: z.number().int().nonnegative().optional(),
   at: isoTime,
 })
 export type FailureRecord = z.infer<typeof failureRecordSchema>

@@ -1,0 +1,50 @@
+/**
+ * The loop engine (DESIGN.md sections 3 and 4): pure functions from state, observations and policy to
+ * decisions and new states. No I/O, no clock.
+ */
+
+export {
+  CAP_WITHOUT_REASON,
+  type PatternPolicy,
+  type Policy,
+  type PolicyCheck,
+  PolicyError,
+  type PolicyGate,
+  policyFromConfig,
+  resolvePipeline,
+} from '../policy.js'
+export {
+  abort,
+  approveGate,
+  type CommandResult,
+  markBlocked,
+  markCapped,
+  markComplete,
+  markWaiting,
+  rejectGate,
+  resume,
+  skipTask,
+} from './commands.js'
+export { COMPACTION_LIMITS, compactState } from './compact.js'
+export { backoffMs, type CapLimit, capReached, type Decision, decide, type Observations } from './decide.js'
+export { CapExceededError, EngineError } from './errors.js'
+export { initialState } from './initial.js'
+export { advance, applyOutcome, beginIteration, decisionRecord, type IterationOutcome } from './outcome.js'
+export {
+  type ExitEvaluation,
+  evaluateExit,
+  isVerificationStage,
+  matrixIsGreen,
+  pendingRequiredGates,
+  requiredChecksFor,
+  VERIFICATION_STAGES,
+} from './pipeline.js'
+export {
+  chooseStrategy,
+  detectCircularFailure,
+  type FailureInput,
+  isRepeatedError,
+  isSameFailure,
+  type StrategyChoice,
+} from './retry.js'
+export { summarizeNextAction } from './summary.js'
