@@ -7,7 +7,9 @@ import { spawn } from 'node:child_process'
 import { copyFile, lstat, mkdtemp, readFile, readlink, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
-import type { Git, GitResult, Identity } from '../ports/git.js'
+import type { FileChange, Git, GitResult, Identity, PushResult, RebaseResult } from '../ports/git.js'
+
+export type { FileChange, PushResult, RebaseResult }
 
 /** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
 export const BENIGN_GIT_MESSAGES = {
@@ -41,29 +43,6 @@ export class GitCommandError extends Error {
       `git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`,
     )
   }
-}
-
-export interface PushResult {
-  ok: boolean
-  /** The remote has commits this push would drop (or the lease was stale): fetch, rebase, retry. */
-  nonFastForward: boolean
-  stderr: string
-}
-
-export interface RebaseResult {
-  ok: boolean
-  conflict: boolean
-  /** Files with conflicts. The rebase has been aborted, so the work tree is as it was before. */
-  conflictPaths: string[]
-  stderr: string
-}
-
-export interface FileChange {
-  path: string
-  /** The text at the base ref, or null when the file did not exist there. */
-  before: string | null
-  /** The text in the work tree now, or null when the file was deleted. */
-  after: string | null
 }
 
 export interface GitCliOptions {

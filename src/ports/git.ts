@@ -11,6 +11,31 @@ export interface Identity {
   email: string
 }
 
+export interface PushResult {
+  ok: boolean
+  /** The remote has commits this push would drop (or the lease was stale): fetch, rebase, retry. */
+  nonFastForward: boolean
+  /** git's stderr, with the per-ref rejection lines in front. */
+  stderr: string
+}
+
+export interface RebaseResult {
+  ok: boolean
+  conflict: boolean
+  /** Files with conflicts. The rebase has been aborted, so the branch is as it was before. */
+  conflictPaths: string[]
+  stderr: string
+}
+
+/** A text file changed since a ref (for the verifier-gaming guard). */
+export interface FileChange {
+  path: string
+  /** The text at the base ref, or null when the file did not exist there. */
+  before: string | null
+  /** The text in the work tree now, or null when the file was deleted. */
+  after: string | null
+}
+
 export interface Git {
   readonly cwd: string
   exec(args: readonly string[], options?: { allowFailure?: boolean; env?: Record<string, string> }): Promise<GitResult>
@@ -23,4 +48,18 @@ export interface Git {
   diff(since: string | null, paths?: readonly string[]): Promise<string>
   /** Stages everything but `exclude` and commits; returns the new commit or null when nothing changed. */
   commitAll(message: string, identity: Identity, exclude?: readonly string[]): Promise<string | null>
+  /** Fetches `ref` from `remote` (no tags); never throws for a failed fetch. */
+  fetch(remote: string, ref: string): Promise<GitResult & { ok: boolean }>
+  /** Pushes `refspec`; with `forceWithLease` (the expected remote commit, '' for "must not exist") only if still there. */
+  push(remote: string, refspec: string, options?: { forceWithLease?: string }): Promise<PushResult>
+  /** Rebases the current branch onto `onto`; a conflict is aborted and reported with its paths. */
+  rebase(onto: string, identity?: Identity): Promise<RebaseResult>
+  /** Creates (or resets) branch `name` at `startPoint` and checks it out. */
+  checkoutBranch(name: string, startPoint: string): Promise<void>
+  /** The value of a config key, or null when unset. */
+  tryGetConfig(key: string): Promise<string | null>
+  /** The text of `path` at `ref`, or null when it does not exist there. */
+  fileAt(ref: string, path: string): Promise<string | null>
+  /** Text files changed in the work tree since `ref` (untracked included), before and after; binary and oversized left out. */
+  changesSince(ref: string, options?: { maxBytes?: number }): Promise<FileChange[]>
 }
