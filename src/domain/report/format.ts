@@ -1,0 +1,69 @@
+/** Small formatters shared by the summary and the comment. Pure. */
+import type { CheckResult } from '../state.js'
+
+/** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return ''
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  const seconds = ms / 1000
+  if (seconds < 60) return `${seconds.toFixed(1)} s`
+  const wholeSeconds = Math.round(seconds)
+  const minutes = Math.floor(wholeSeconds / 60)
+  if (minutes < 60) return `${minutes} min ${wholeSeconds % 60} s`
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`
+}
+
+const VERDICT_ICONS: Record<CheckResult['verdict'], string> = {
+  pass: '✅',
+  fail: '❌',
+  timeout: '⏱️ timed out',
+  skipped: '⏭️ skipped',
+  flaky: '⚠️ flaky (passed on re-run)',
+  error: '💥 could not run',
+}
+
+/** The verdict cell: an icon, and a word where the icon alone is ambiguous. */
+export function verdictLabel(verdict: CheckResult['verdict']): string {
+  return VERDICT_ICONS[verdict]
+}
+
+/** True for verdicts that count against the iteration. */
+export function isFailing(check: CheckResult): boolean {
+  return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error'
+}
+
+/** `✅ all 4 checks passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
+export function verdictLine(checks: readonly CheckResult[]): string {
+  if (checks.length === 0) return 'no checks ran'
+  const failing = checks.filter(isFailing).length
+  const noun = checks.length === 1 ? 'check' : 'checks'
+  if (failing === 0) {
+    const skipped = checks.filter((c) => c.verdict === 'skipped').length
+    return skipped > 0
+      ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
+      : `✅ all ${checks.length} ${noun} passed`
+  }
+  return `❌ ${failing} of ${checks.length} ${noun} failed`
+}
+
+/** The single-word verdict for the `verdict` output: pass, fail or none. */
+export function overallVerdict(checks: readonly CheckResult[]): 'pass' | 'fail' | 'none' {
+  if (checks.length === 0) return 'none'
+  return checks.some(isFailing) ? 'fail' : 'pass'
+}
+
+/** `$1.84`. */
+export function formatUsd(value: number): string {
+  return `$${value.toFixed(2)}`
+}
+
+/** `location` as `file:line:column`. */
+export function formatLocation(location: {
+  file: string
+  line?: number | undefined
+  column?: number | undefined
+}): string {
+  return [location.file, location.line, location.line !== undefined ? location.column : undefined]
+    .filter((part) => part !== undefined)
+    .join(':')
+}

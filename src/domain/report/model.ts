@@ -1,0 +1,124 @@
+/**
+ * What the job summary and the sticky comment show, in one plain object built from the loop's state,
+ * the iteration's checks and the latest decision. Pure data; the renderers take nothing else.
+ */
+import type { Decision } from '../engine/decide.js'
+import type { LoopStatus, Stage } from '../stages.js'
+import type { CheckResult, GateState, LoopState } from '../state.js'
+
+/** What happened in the iteration this report is about. */
+export type ReportOutcome = 'continue' | 'complete' | 'blocked' | 'waiting' | 'capped' | 'aborted' | 'superseded'
+
+export interface ReportLinks {
+  /** The artifact (or folder) holding the audit trail: full logs, every iteration's record. */
+  auditTrail?: string
+  pullRequest?: { number: number; url: string }
+  /** This workflow run. */
+  run?: string
+  /** The loop's branch. */
+  branch?: { name: string; url?: string }
+  /** The issue the loop works on. */
+  issue?: { number: number; url: string }
+}
+
+/** The BLOCKED handoff's parts the engine cannot know from state alone. */
+export interface Handoff {
+  reason: string
+  /** The specific ask of a person. */
+  humanAction: string
+  /** A suggested next step (e.g. from the dead letter's smart suggestions). */
+  suggestion?: string
+}
+
+export interface ReportModel {
+  loopId: string
+  /** Iterations run so far (this one included). */
+  iteration: number
+  maxIterations: number
+  pipeline: readonly Stage[]
+  stage: Stage
+  status: LoopStatus
+  statusReason: string
+  outcome: ReportOutcome
+  capabilities: { total: number; completed: number; current: string | null }
+  /** This iteration's checks, in matrix order. */
+  checks: readonly CheckResult[]
+  /** Longer output per failing check (already redacted and bounded), by check name; else its excerpt. */
+  outputs: Readonly<Record<string, string>>
+  /** The decision for what comes next. */
+  next: Decision | null
+  /** One sentence: what the loop does next (the `next-action` output). */
+  nextAction: string
+  failures: {
+    total: number
+    totalLimit: number
+    consecutive: number
+    perFailureLimit: number
+    current: LoopState['failures']['current']
+    tried: LoopState['failures']['tried']
+  }
+  gates: Readonly<Record<string, GateState>>
+  budget: {
+    minutesUsed: number
+    minutesLimit?: number
+    costUsd: number
+    costLimit?: number
+    tokens: number
+    tokensLimit?: number
+  }
+  handoff?: Handoff
+  links: ReportLinks
+}
+
+/** The parts of a report that do not come from state. */
+export interface ReportExtras {
+  checks: readonly CheckResult[]
+  outputs?: Readonly<Record<string, string>>
+  next: Decision | null
+  nextAction: string
+  outcome: ReportOutcome
+  handoff?: Handoff
+  links?: ReportLinks
+}
+
+/** Builds the report model from the loop's state plus what the iteration returned. */
+export function buildReportModel(state: LoopState, extras: ReportExtras): ReportModel {
+  return {
+    loopId: state.loopId,
+    iteration: state.iteration,
+    maxIterations: state.maxIterations,
+    pipeline: state.pipeline,
+    stage: state.stage,
+    status: state.status,
+    statusReason: state.statusReason,
+    outcome: extras.outcome,
+    capabilities: {
+      total: state.capabilities.total,
+      completed: state.capabilities.completed.length,
+      current: state.capabilities.current,
+    },
+    checks: extras.checks,
+    outputs: extras.outputs ?? {},
+    next: extras.next,
+    nextAction: extras.nextAction,
+    failures: {
+      total: state.failures.total,
+      totalLimit: state.failures.limits.total,
+      consecutive: state.failures.consecutive,
+      perFailureLimit: state.failures.limits.perFailure,
+      current: state.failures.current,
+      tried: state.failures.tried,
+    },
+    gates: state.gates,
+    budget: {
+      minutesUsed: state.usage.wallMs / 60_000,
+      ...(state.budget.minutes !== undefined ? { minutesLimit: state.budget.minutes } : {}),
+      costUsd: state.usage.costUsd,
+      ...(state.budget.costUsd !== undefined ? { costLimit: state.budget.costUsd } : {}),
+      tokens: state.usage.tokens,
+      ...(state.budget.tokens !== undefined ? { tokensLimit: state.budget.tokens } : {}),
+    },
+    ...(extras.handoff ? { handoff: extras.handoff } : {}),
+    links: extras.links ?? {},
+  }
+}
