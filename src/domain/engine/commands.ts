@@ -163,7 +163,7 @@ export function resume(state: LoopState, by: string, now: Date): CommandResult {
         tried: [],
         history: current
           ? state.failures.history.map((r) =>
-              r.resolution === 'open' && r.iteration === current.iteration && r.signature === current.signature
+              r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
                 ? { ...r, resolution: 'escalated' as const }
                 : r,
             )
@@ -261,7 +261,7 @@ export function markBlocked(state: LoopState, reason: string, now: Date): Comman
         history:
           current && escalated !== current
             ? state.failures.history.map((r) =>
-                r.iteration === current.iteration && r.signature === current.signature && r.resolution === 'open'
+                r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
                   ? { ...r, resolution: 'escalated' as const }
                   : r,
               )

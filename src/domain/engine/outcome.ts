@@ -442,22 +442,18 @@ function openFailure(
   return record
 }
 
-/** Sets a failure's resolution on the current record and on its history entry. */
+/**
+ * Sets a failure's resolution on the current record and on its history entries: every still-open record
+ * of the same failure (same check and pattern), since a failure retried three times has three records.
+ */
 function setResolution(next: LoopState, record: FailureRecord, resolution: FailureRecord['resolution']): void {
-  for (let i = next.failures.history.length - 1; i >= 0; i--) {
-    const entry = next.failures.history[i]
-    if (
-      entry &&
-      entry.iteration === record.iteration &&
-      entry.signature === record.signature &&
-      entry.check === record.check
-    ) {
+  for (const entry of next.failures.history) {
+    if (entry.resolution === 'open' && entry.check === record.check && entry.pattern === record.pattern) {
       entry.resolution = resolution
-      break
     }
   }
   const current = next.failures.current
-  if (current && current.iteration === record.iteration && current.signature === record.signature) {
+  if (current && current.check === record.check && current.pattern === record.pattern) {
     current.resolution = resolution
   }
 }
