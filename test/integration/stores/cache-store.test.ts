@@ -9,29 +9,8 @@ import { encodeLoopId, STATE_FILE, StoreUnavailableError } from '../../../src/ad
 import { StoreConflictError } from '../../../src/ports/store.js'
 import { type JobIdentity, ResultsServer } from '../../sandbox/results-server.js'
 import { makeState } from './fixtures.js'
+import { cacheJobs } from './jobs.js'
 import { freshLoopId, runStoreContract, type StoreHarness } from './store-contract.js'
-
-/** Jobs of one repository: each writer is its own run, on `ref`. */
-export function cacheJobs(server: ResultsServer, base: string) {
-  const root = join(base, 'state')
-  let run = 100
-  const env = (job: JobIdentity) => {
-    const workspace = join(base, `workspace-${job.runId}`)
-    mkdirSync(workspace, { recursive: true })
-    return {
-      ...server.jobEnv(job),
-      GITHUB_WORKSPACE: workspace,
-      RUNNER_TEMP: join(base, `temp-${job.runId}`),
-    }
-  }
-  return {
-    root,
-    store(ref = 'refs/heads/main', runId = ++run): CacheStore {
-      return new CacheStore({ root, env: env({ repository: 'octo/loop', runId, ref }), echoLog: false })
-    },
-    env,
-  }
-}
 
 let server: ResultsServer
 let base: string
@@ -45,43 +24,11 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true })
 })
 
-/** Plants raw text as a new revision through the real `@actions/cache`, as a foreign writer would. */
-async function plantCacheText(
-  store: CacheStore,
-  jobEnv: Record<string, string>,
-  root: string,
-  loopId: string,
-  text: string,
-) {
-  const prefix = store.keyPrefix(loopId)
-  const folder = join(root, encodeLoopId(loopId))
-  const saved = { ...process.env }
-  Object.assign(process.env, jobEnv)
-  try {
-    const newest = await cache.restoreCache([folder], `${prefix}newest`, [prefix], { lookupOnly: true })
-    const next = newest ? Number(newest.slice(prefix.length)) + 1 : 1
-    await rm(folder, { recursive: true, force: true })
-    await mkdir(folder, { recursive: true })
-    await writeFile(join(folder, STATE_FILE), text)
-    const id = await cache.saveCache([folder], `${prefix}${next}`)
-    expect(id).not.toBe(-1)
-  } finally {
-    process.env = saved
-  }
-}
-
 runStoreContract('cache', async (): Promise<StoreHarness> => {
   const jobs = cacheJobs(server, join(base, 'contract'))
   return {
     store: async () => jobs.store(),
-    plant: async (loopId, text) =>
-      plantCacheText(
-        jobs.store(),
-        jobs.env({ repository: 'octo/loop', runId: 1, ref: 'refs/heads/main' }),
-        jobs.root,
-        loopId,
-        text,
-      ),
+    plant: (loopId, text) => jobs.plant(loopId, text),
     readQuarantined: (at) => readFile(join(at, STATE_FILE), 'utf8'),
   }
 })

@@ -1,0 +1,106 @@
+import { mkdtempSync } from 'node:fs'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { STATE_FILE, withActionsEnv } from '../../../src/adapters/stores/shared.js'
+import { StoreConflictError } from '../../../src/ports/store.js'
+import { startArtifactsRest } from '../../sandbox/artifacts-rest.js'
+import { ResultsServer } from '../../sandbox/results-server.js'
+import { makeState } from './fixtures.js'
+import { jobEnv, newRunId, REPOSITORY } from './jobs.js'
+import { freshLoopId, runStoreContract } from './store-contract.js'
+
+// `@actions/artifact` downloads through `@actions/github`, whose Octokit takes GITHUB_API_URL when the
+// module loads, as on a runner: so the stand-ins start first and the stores are imported after.
+const REST_TOKEN = 'ghs_loopback_rest_token'
+const server = await ResultsServer.start()
+const rest = await startArtifactsRest(server, { token: REST_TOKEN })
+process.env.GITHUB_API_URL = rest.url
+const { ArtifactStore } = await import('../../../src/adapters/stores/artifact-store.js')
+const base = mkdtempSync(join(tmpdir(), 'artifact-store-'))
+
+afterAll(async () => {
+  await rest.close()
+  await server.close()
+  await rm(base, { recursive: true, force: true })
+})
+
+/** An artifact store acting as a job of a new run. */
+function artifactJob(auditDir?: string, runId = newRunId()) {
+  return new ArtifactStore({
+    token: REST_TOKEN,
+    repository: REPOSITORY,
+    runId,
+    apiUrl: rest.url,
+    workDir: join(base, `work-${runId}`),
+    env: jobEnv(server, base, { repository: REPOSITORY, runId, ref: 'refs/heads/main' }),
+    echoLog: false,
+    ...(auditDir ? { auditDir: () => auditDir } : {}),
+  })
+}
+
+/** Uploads raw text as a new snapshot through the real `@actions/artifact`, as a foreign job would. */
+async function plantSnapshot(loopId: string, text: string) {
+  const runId = newRunId()
+  const folder = join(base, `plant-${runId}`)
+  await mkdir(folder, { recursive: true })
+  await writeFile(join(folder, STATE_FILE), text)
+  const { DefaultArtifactClient } = await import('@actions/artifact')
+  const name = artifactJob().artifactName(loopId)
+  await withActionsEnv(jobEnv(server, base, { repository: REPOSITORY, runId, ref: 'refs/heads/main' }), () =>
+    new DefaultArtifactClient().uploadArtifact(name, [join(folder, STATE_FILE)], folder),
+  )
+}
+
+runStoreContract('artifact', async () => ({
+  store: async () => artifactJob(),
+  plant: plantSnapshot,
+  readQuarantined: (at) => readFile(join(at, STATE_FILE), 'utf8'),
+}))
+
+describe('artifact store: snapshots, expiry and runs', () => {
+  it('uploads the audit trail with each snapshot and reads across runs', async () => {
+    const audit = join(base, 'audit-trail')
+    await mkdir(join(audit, 'iterations'), { recursive: true })
+    await writeFile(join(audit, 'iterations', '1.md'), '# iteration 1\n')
+    const loopId = freshLoopId('audit')
+    const version = await artifactJob(audit).save(loopId, makeState(loopId, 1), null)
+    const record = server.artifacts.find((a) => String(a.id) === version)
+    expect(record?.name).toBe(`loop-state-${loopId}`)
+    expect(record?.size).toBeGreaterThan(0)
+    expect((await artifactJob().load(loopId))?.version).toBe(version)
+  })
+
+  it('skips expired snapshots with a note and falls back to nothing when all expired', async () => {
+    const loopId = freshLoopId('expiry')
+    const store = artifactJob()
+    const v1 = await store.save(loopId, makeState(loopId, 1), null)
+    const v2 = await artifactJob().save(loopId, makeState(loopId, 2), v1)
+    const newest = server.artifacts.find((a) => String(a.id) === v2)!
+    newest.expired = true
+    const reader = artifactJob()
+    const loaded = await reader.load(loopId)
+    expect(loaded?.version).toBe(v1)
+    expect(reader.notes.join('\n')).toMatch(/skipped 1 expired snapshot/)
+    server.expireArtifacts(`loop-state-${loopId}`)
+    const late = artifactJob()
+    expect(await late.load(loopId)).toBeNull()
+    expect(late.notes.join('\n')).toMatch(/expired/)
+    await expect(artifactJob().save(loopId, makeState(loopId, 3), v1)).rejects.toBeInstanceOf(StoreConflictError)
+  })
+
+  it('replaces its own earlier snapshot when it saves twice in one run', async () => {
+    const loopId = freshLoopId('same-run')
+    const store = artifactJob()
+    const v1 = await store.save(loopId, makeState(loopId, 1), null)
+    const v2 = await store.save(loopId, makeState(loopId, 2), v1)
+    expect(server.artifacts.filter((a) => a.name === `loop-state-${loopId}`).map((a) => String(a.id))).toEqual([v2])
+    expect((await artifactJob().load(loopId))?.state.iteration).toBe(2)
+  })
+
+  it('answers 401 to REST calls without the token', async () => {
+    const response = await fetch(`${rest.url}/repos/${REPOSITORY}/actions/artifacts`)
+    expect(response.status).toBe(401)
+  })
+})
