@@ -1,0 +1,161 @@
+/**
+ * The audit trail of one loop (DESIGN.md section 7), in the loop's folder: `iterations/<n>.md`,
+ * `journey-log.jsonl` (one event a line), `final.md`, `dead-letters/<signature>.md` and copies of check
+ * logs under `logs/<iteration>/`. Everything written passes through `redact` first.
+ */
+import { once } from 'node:events'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
+import type { JourneyEvent } from '../domain/journey.js'
+import { writeAtomically } from './file-store.js'
+
+export const JOURNEY_LOG = 'journey-log.jsonl'
+
+/** Writes and reads one loop's audit trail. */
+export class AuditTrail {
+  constructor(
+    readonly dir: string,
+    private readonly redact: (text: string) => string,
+  ) {}
+
+  /**
+   * Appends events as JSON lines in one write with O_APPEND, so a crash cannot leave a torn record in
+   * the middle of the log; a torn last line from an earlier crash is closed off with a newline first.
+   */
+  async appendEvents(events: readonly JourneyEvent[]): Promise<void> {
+    if (events.length === 0) return
+    await mkdir(this.dir, { recursive: true })
+    const lines = events.map((event) => `${JSON.stringify(redactDeep(event, this.redact))}\n`).join('')
+    const handle = await open(join(this.dir, JOURNEY_LOG), 'a+')
+    try {
+      const { size } = await handle.stat()
+      let prefix = ''
+      if (size > 0) {
+        const last = Buffer.alloc(1)
+        await handle.read(last, 0, 1, size - 1)
+        if (last[0] !== 0x0a) prefix = '\n'
+      }
+      const bytes = Buffer.from(prefix + lines)
+      const { bytesWritten } = await handle.write(bytes)
+      if (bytesWritten !== bytes.length) {
+        throw new Error(`${join(this.dir, JOURNEY_LOG)}: wrote ${bytesWritten} of ${bytes.length} bytes (disk full?)`)
+      }
+      await handle.datasync()
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /**
+   * The events recorded so far, oldest first. Lines that do not parse (a record torn by a crash) are
+   * left out rather than failing the whole read.
+   */
+  async readEvents(): Promise<JourneyEvent[]> {
+    let text: string
+    try {
+      text = await readFile(join(this.dir, JOURNEY_LOG), 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+      throw error
+    }
+    const events: JourneyEvent[] = []
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue
+      try {
+        const event = JSON.parse(line) as JourneyEvent
+        if (event && typeof event === 'object' && typeof event.type === 'string') events.push(event)
+      } catch {
+        // A torn record: skipped.
+      }
+    }
+    return events
+  }
+
+  /** Writes `iterations/<n>.md` atomically. */
+  async writeIteration(n: number, markdown: string): Promise<void> {
+    if (!Number.isInteger(n) || n < 0) throw new Error(`iteration must be a whole number of at least 0; got ${n}`)
+    await this.writeFile(['iterations'], `${n}.md`, markdown)
+  }
+
+  /** Writes `final.md` atomically. */
+  async writeFinal(markdown: string): Promise<void> {
+    await this.writeFile([], 'final.md', markdown)
+  }
+
+  /**
+   * Writes `dead-letters/<signature>.md` (and `<signature>.pattern.yml` when a candidate pattern is
+   * proposed). The signature's characters that are not safe in a file name become `_`.
+   */
+  async writeDeadLetter(signature: string, markdown: string, candidatePatternYaml?: string): Promise<void> {
+    const name = safeFileName(signature)
+    await this.writeFile(['dead-letters'], `${name}.md`, markdown)
+    if (candidatePatternYaml !== undefined) {
+      await this.writeFile(['dead-letters'], `${name}.pattern.yml`, candidatePatternYaml)
+    }
+  }
+
+  /**
+   * Copies a check's log into `logs/<iteration>/<check>.log`, redacted line by line as it streams (memory
+   * stays bounded whatever the log's size). Returns the copy's path.
+   */
+  async copyLog(check: string, iteration: number, logFile: string): Promise<string> {
+    const folder = join(this.dir, 'logs', String(iteration))
+    await mkdir(folder, { recursive: true })
+    const target = join(folder, `${safeFileName(check)}.log`)
+    const temporary = `${target}.${process.pid}.tmp`
+    const output = createWriteStream(temporary)
+    const decoder = new StringDecoder('utf8')
+    let pending = ''
+    const emit = async (text: string) => {
+      if (!output.write(this.redact(text))) await once(output, 'drain')
+    }
+    try {
+      for await (const chunk of createReadStream(logFile)) {
+        pending += decoder.write(chunk as Buffer)
+        const cut = pending.lastIndexOf('\n')
+        // Redact whole lines only, so a secret split across two chunks is still found; a line with no end
+        // is flushed once it grows past 1 MiB to keep memory bounded.
+        if (cut >= 0) {
+          await emit(pending.slice(0, cut + 1))
+          pending = pending.slice(cut + 1)
+        } else if (pending.length > 1024 * 1024) {
+          await emit(pending)
+          pending = ''
+        }
+      }
+      pending += decoder.end()
+      if (pending) await emit(pending)
+      output.end()
+      await once(output, 'finish')
+      await rename(temporary, target)
+    } catch (error) {
+      output.destroy()
+      await rm(temporary, { force: true })
+      throw error
+    }
+    return target
+  }
+
+  private async writeFile(folders: string[], name: string, text: string): Promise<void> {
+    const folder = join(this.dir, ...folders)
+    await mkdir(folder, { recursive: true })
+    await writeAtomically(folder, name, this.redact(text))
+  }
+}
+
+/** Applies `redact` to every string in a JSON-like value (keys are kept; they are ours). */
+function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === 'string') return redact(value) as T
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact)) as T
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)])) as T
+  }
+  return value
+}
+
+function safeFileName(text: string): string {
+  const safe = text.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_')
+  return safe.slice(0, 180) || '_'
+}
