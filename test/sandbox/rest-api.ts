@@ -368,6 +368,8 @@ export interface RestApi {
   inject(rule: FaultRule): () => void
   /** Registers a token. */
   addToken(token: string, grant: TokenGrant): void
+  /** Revokes a token (GitHub revokes a job's GITHUB_TOKEN when the job ends). */
+  removeToken(token: string): void
   /** Sets what a `workflow_dispatch` does (the workflow engine). */
   onDispatch(handler: DispatchHandler): void
   /** Sets the web/git server root used in links. */
@@ -965,6 +967,9 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     addToken(token, grant) {
       tokens.set(token, grant)
       if (!model.users.has(grant.actor.toLowerCase())) model.addUser(grant.actor, 'none')
+    },
+    removeToken(token) {
+      tokens.delete(token)
     },
     onDispatch(handler) {
       dispatchHandler = handler
