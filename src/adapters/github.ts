@@ -1,0 +1,409 @@
+/**
+ * The GitHub port with Octokit: `@actions/github`'s client plus the retry and throttling plugins
+ * (bounded), pointed at `GITHUB_API_URL` (or any base URL, e.g. a loopback stand-in in tests).
+ * A 403 becomes a `GitHubPermissionError` that names the permission the workflow must grant.
+ */
+import { getOctokit } from '@actions/github'
+import { retry } from '@octokit/plugin-retry'
+import { throttling } from '@octokit/plugin-throttling'
+import {
+  type CommentRef,
+  type DispatchedRun,
+  type GitHubPermission,
+  GitHubPermissionError,
+  type GitHubPort,
+  type PullRequestInfo,
+  type Review,
+  type WorkflowDispatch,
+} from '../ports/github.js'
+import type { Logger } from '../ports/logger.js'
+
+export interface GitHubClientOptions {
+  token: string
+  owner: string
+  repo: string
+  /** The REST API root; `GITHUB_API_URL` on a runner. */
+  baseUrl: string
+  logger?: Pick<Logger, 'warning' | 'debug'>
+  /** Retries of a failed request (5xx, network); 403/404/422 are never retried. Default 3. */
+  retries?: number
+  /** Base of the retry back-off in ms (the wait is base x attempt²). Default 1000. */
+  retryBaseMs?: number
+  /** Retries after a primary or secondary rate limit before giving up. Default 2. */
+  rateLimitRetries?: number
+  /** The throttling plugin (on by default); off only for tests of other behaviour. */
+  throttle?: boolean
+  /** Milliseconds per second of a rate limit's `retry-after`. Default 1000 (tests shorten it). */
+  rateLimitUnitMs?: number
+}
+
+/** The REST client the adapter uses (exported for the composition root's own calls). */
+export type OctokitClient = ReturnType<typeof getOctokit>
+
+/** Creates an Octokit with the retry and throttling plugins, bounded as `options` says. */
+export function createOctokit(options: GitHubClientOptions): OctokitClient {
+  const rateLimitRetries = options.rateLimitRetries ?? 2
+  const onLimit =
+    (kind: string) =>
+    (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number): boolean => {
+      const again = retryCount < rateLimitRetries
+      options.logger?.warning(
+        `GitHub ${kind} rate limit on ${request.method} ${request.url}; ${again ? `retrying after ${retryAfter} s` : 'giving up'}.`,
+      )
+      return again
+    }
+  return getOctokit(
+    options.token,
+    {
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      userAgent: 'loop-controller',
+      retry: { retries: options.retries ?? 3, retryAfterBaseValue: options.retryBaseMs ?? 1000 },
+      throttle:
+        options.throttle === false
+          ? { enabled: false }
+          : {
+              onRateLimit: onLimit('primary'),
+              onSecondaryRateLimit: onLimit('secondary'),
+              retryAfterBaseValue: options.rateLimitUnitMs ?? 1000,
+            },
+    },
+    retry,
+    throttling,
+  )
+}
+
+interface RequestErrorLike {
+  status: number
+  message: string
+  response?: { headers?: Record<string, string | number | undefined>; data?: unknown }
+}
+
+function isRequestError(error: unknown): error is RequestErrorLike {
+  return typeof error === 'object' && error !== null && typeof (error as { status?: unknown }).status === 'number'
+}
+
+/** Which permission an endpoint needs (data, not an if-chain). First match wins. */
+const PERMISSION_BY_ROUTE: ReadonlyArray<{ pattern: RegExp; write: GitHubPermission; read: GitHubPermission }> = [
+  { pattern: /\/actions\//, write: 'actions: write', read: 'actions: write' },
+  { pattern: /\/pulls(\/|$)/, write: 'pull-requests: write', read: 'pull-requests: read' },
+  { pattern: /\/issues\//, write: 'issues: write', read: 'issues: read' },
+  { pattern: /\/collaborators\//, write: 'metadata: read', read: 'metadata: read' },
+  { pattern: /\/(git|contents)\//, write: 'contents: write', read: 'contents: read' },
+]
+
+/** The permission a request needs, from its method and route. */
+export function permissionFor(method: string, route: string): GitHubPermission {
+  const entry = PERMISSION_BY_ROUTE.find((candidate) => candidate.pattern.test(route))
+  const writes = method.toUpperCase() !== 'GET'
+  if (!entry) return writes ? 'contents: write' : 'contents: read'
+  return writes ? entry.write : entry.read
+}
+
+function isRateLimit(error: RequestErrorLike): boolean {
+  const remaining = error.response?.headers?.['x-ratelimit-remaining']
+  return String(remaining) === '0' || /rate limit/i.test(error.message)
+}
+
+/** Turns a 403 (not a rate limit) into an error naming the missing permission; rethrows the rest. */
+function explain(error: unknown, method: string, route: string): never {
+  if (isRequestError(error) && error.status === 403 && !isRateLimit(error)) {
+    const permission = permissionFor(method, route)
+    throw new GitHubPermissionError(
+      `GitHub refused ${method} ${route} (403: ${error.message.split('\n')[0]}). The token needs '${permission}': add it under 'permissions:' of the job that runs loop-controller (or use a token that has it).`,
+      permission,
+      403,
+    )
+  }
+  if (isRequestError(error)) {
+    const wrapped = new Error(`GitHub ${method} ${route} failed (${error.status}): ${error.message.split('\n')[0]}`, {
+      cause: error,
+    })
+    throw Object.assign(wrapped, { status: error.status })
+  }
+  throw error
+}
+
+function statusOf(error: unknown): number | undefined {
+  return isRequestError(error) ? error.status : undefined
+}
+
+interface RawPull {
+  number: number
+  html_url: string
+  state: string
+  merged?: boolean | null
+  merged_at?: string | null
+  draft?: boolean
+  head: { ref: string; repo: { full_name: string } | null }
+  base: { ref: string }
+}
+
+function toPullRequest(pull: RawPull): PullRequestInfo {
+  return {
+    number: pull.number,
+    url: pull.html_url,
+    state: pull.state === 'closed' ? 'closed' : 'open',
+    merged: pull.merged === true || Boolean(pull.merged_at),
+    draft: pull.draft === true,
+    headRef: pull.head.ref,
+    headRepo: pull.head.repo?.full_name ?? null,
+    baseRef: pull.base.ref,
+  }
+}
+
+/** The GitHub port over Octokit. */
+export class OctokitGitHub implements GitHubPort {
+  readonly owner: string
+  readonly repo: string
+  private readonly octokit: OctokitClient
+  private readonly logger: Pick<Logger, 'warning' | 'debug'> | undefined
+
+  constructor(options: GitHubClientOptions, octokit: OctokitClient = createOctokit(options)) {
+    this.owner = options.owner
+    this.repo = options.repo
+    this.octokit = octokit
+    this.logger = options.logger
+  }
+
+  private get repoPath(): string {
+    return `/repos/${this.owner}/${this.repo}`
+  }
+
+  private async call<T>(method: string, route: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await body()
+    } catch (error) {
+      explain(error, method, route)
+    }
+  }
+
+  async dispatchWorkflow(request: WorkflowDispatch): Promise<DispatchedRun> {
+    const route = `${this.repoPath}/actions/workflows/${request.workflow}/dispatches`
+    const response = await this.call('POST', route, () =>
+      this.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+        owner: this.owner,
+        repo: this.repo,
+        workflow_id: request.workflow,
+        ref: request.ref,
+        inputs: request.inputs,
+        return_run_details: true,
+      } as never),
+    )
+    // 204 (older GitHub, or no run details) has no body; 200 carries the new run.
+    const data = (response as { status: number; data?: unknown }).data
+    if (typeof data !== 'object' || data === null) return {}
+    const run = data as { workflow_run_id?: number; run_url?: string; html_url?: string }
+    return {
+      ...(typeof run.workflow_run_id === 'number' ? { runId: run.workflow_run_id } : {}),
+      ...(typeof run.run_url === 'string' ? { runUrl: run.run_url } : {}),
+      ...(typeof run.html_url === 'string' ? { htmlUrl: run.html_url } : {}),
+    }
+  }
+
+  private async findOpenPullRequest(head: string, base: string): Promise<PullRequestInfo | null> {
+    const route = `${this.repoPath}/pulls`
+    const response = await this.call('GET', route, () =>
+      this.octokit.rest.pulls.list({
+        owner: this.owner,
+        repo: this.repo,
+        head: `${this.owner}:${head}`,
+        base,
+        state: 'open',
+        per_page: 10,
+      }),
+    )
+    const pull = (response.data as RawPull[]).find((candidate) => candidate.head.ref === head)
+    return pull ? toPullRequest(pull) : null
+  }
+
+  async findOrCreatePullRequest(request: {
+    head: string
+    base: string
+    title: string
+    body: string
+    draft: boolean
+  }): Promise<PullRequestInfo & { created: boolean }> {
+    const existing = await this.findOpenPullRequest(request.head, request.base)
+    if (existing) return { ...existing, created: false }
+    const route = `${this.repoPath}/pulls`
+    const create = (draft: boolean) =>
+      this.octokit.rest.pulls.create({
+        owner: this.owner,
+        repo: this.repo,
+        head: request.head,
+        base: request.base,
+        title: request.title,
+        body: request.body,
+        draft,
+      })
+    try {
+      const response = await create(request.draft)
+      return { ...toPullRequest(response.data as RawPull), created: true }
+    } catch (error) {
+      if (statusOf(error) === 422) {
+        const message = isRequestError(error) ? error.message : ''
+        // Created meanwhile (a retried request, or a concurrent job): use that one.
+        const again = await this.findOpenPullRequest(request.head, request.base)
+        if (again) return { ...again, created: false }
+        if (request.draft && /draft/i.test(message)) {
+          this.logger?.warning('Draft pull requests are not available in this repository; opening a ready one.')
+          const response = await this.call('POST', route, () => create(false))
+          return { ...toPullRequest(response.data as RawPull), created: true }
+        }
+      }
+      explain(error, 'POST', route)
+    }
+  }
+
+  async updatePullRequest(number: number, changes: { title?: string; body?: string }): Promise<void> {
+    await this.call('PATCH', `${this.repoPath}/pulls/${number}`, () =>
+      this.octokit.rest.pulls.update({ owner: this.owner, repo: this.repo, pull_number: number, ...changes }),
+    )
+  }
+
+  async getPullRequest(number: number): Promise<PullRequestInfo> {
+    const response = await this.call('GET', `${this.repoPath}/pulls/${number}`, () =>
+      this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number }),
+    )
+    return toPullRequest(response.data as RawPull)
+  }
+
+  async isPullRequestMerged(number: number): Promise<boolean> {
+    return (await this.getPullRequest(number)).merged
+  }
+
+  private async findStickyComment(issueNumber: number, marker: string): Promise<{ id: number; url: string } | null> {
+    const route = `${this.repoPath}/issues/${issueNumber}/comments`
+    const comments = await this.call('GET', route, () =>
+      this.octokit.paginate(this.octokit.rest.issues.listComments, {
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: issueNumber,
+        per_page: 100,
+      }),
+    )
+    // The marker must open the body: a person quoting the comment does not own it.
+    const found = comments.find((comment) => (comment.body ?? '').trimStart().startsWith(marker))
+    return found ? { id: found.id, url: found.html_url } : null
+  }
+
+  private async updateComment(id: number, body: string): Promise<string> {
+    const response = await this.call('PATCH', `${this.repoPath}/issues/comments/${id}`, () =>
+      this.octokit.rest.issues.updateComment({ owner: this.owner, repo: this.repo, comment_id: id, body }),
+    )
+    return response.data.html_url
+  }
+
+  async upsertStickyComment(request: { issueNumber: number; marker: string; body: string }): Promise<CommentRef> {
+    const { issueNumber, marker } = request
+    const body = request.body.trimStart().startsWith(marker) ? request.body : `${marker}\n${request.body}`
+    const existing = await this.findStickyComment(issueNumber, marker)
+    if (existing) return { id: existing.id, url: await this.updateComment(existing.id, body), created: false }
+    const route = `${this.repoPath}/issues/${issueNumber}/comments`
+    try {
+      // No automatic retry of the create: a retry after a lost response would post a second comment.
+      const response = await this.octokit.rest.issues.createComment({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: issueNumber,
+        body,
+        request: { retries: 0 },
+      } as Parameters<OctokitClient['rest']['issues']['createComment']>[0])
+      return { id: response.data.id, url: response.data.html_url, created: true }
+    } catch (error) {
+      if (statusOf(error) === 403) explain(error, 'POST', route)
+      this.logger?.debug(`Creating the sticky comment failed (${statusOf(error) ?? 'no status'}); searching again.`)
+      const again = await this.findStickyComment(issueNumber, marker)
+      if (again) return { id: again.id, url: await this.updateComment(again.id, body), created: false }
+      const response = await this.call('POST', route, () =>
+        this.octokit.rest.issues.createComment({ owner: this.owner, repo: this.repo, issue_number: issueNumber, body }),
+      )
+      return { id: response.data.id, url: response.data.html_url, created: true }
+    }
+  }
+
+  async getPermission(user: string): Promise<string> {
+    const route = `${this.repoPath}/collaborators/${user}/permission`
+    try {
+      const response = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
+        owner: this.owner,
+        repo: this.repo,
+        username: user,
+      })
+      const data = response.data as { permission?: string; role_name?: string }
+      return (data.role_name || data.permission || 'none').toLowerCase()
+    } catch (error) {
+      if (statusOf(error) === 404) return 'none'
+      explain(error, 'GET', route)
+    }
+  }
+
+  async listReviews(pullNumber: number): Promise<Review[]> {
+    const reviews = await this.call('GET', `${this.repoPath}/pulls/${pullNumber}/reviews`, () =>
+      this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
+        owner: this.owner,
+        repo: this.repo,
+        pull_number: pullNumber,
+        per_page: 100,
+      }),
+    )
+    return reviews.map((review) => ({
+      id: review.id,
+      user: review.user?.login ?? '',
+      userType: review.user?.type ?? 'User',
+      state: review.state,
+      commitId: review.commit_id ?? null,
+      submittedAt: review.submitted_at ?? null,
+    }))
+  }
+
+  async listLabels(issueNumber: number): Promise<string[]> {
+    const labels = await this.call('GET', `${this.repoPath}/issues/${issueNumber}/labels`, () =>
+      this.octokit.paginate(this.octokit.rest.issues.listLabelsOnIssue, {
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: issueNumber,
+        per_page: 100,
+      }),
+    )
+    return labels.map((label) => label.name)
+  }
+
+  async addLabels(issueNumber: number, labels: readonly string[]): Promise<void> {
+    if (labels.length === 0) return
+    await this.call('POST', `${this.repoPath}/issues/${issueNumber}/labels`, () =>
+      this.octokit.rest.issues.addLabels({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: issueNumber,
+        labels: [...labels],
+      }),
+    )
+  }
+
+  async removeLabel(issueNumber: number, label: string): Promise<void> {
+    const route = `${this.repoPath}/issues/${issueNumber}/labels/${label}`
+    try {
+      await this.octokit.rest.issues.removeLabel({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: issueNumber,
+        name: label,
+      })
+    } catch (error) {
+      if (statusOf(error) === 404) return
+      explain(error, 'DELETE', route)
+    }
+  }
+
+  async getAuthenticatedLogin(fallback: string): Promise<string> {
+    try {
+      const response = await this.octokit.rest.users.getAuthenticated()
+      return response.data.login
+    } catch (error) {
+      // An installation token (GITHUB_TOKEN) may not ask who it is; it posts as the app's bot.
+      if (statusOf(error) === 401 || statusOf(error) === 403 || statusOf(error) === 404) return fallback
+      throw error
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * What the controller asks of GitHub's API (DESIGN.md sections 5, 8, 9). Implemented with Octokit in
+ * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
+ */
+
+export interface WorkflowDispatch {
+  /** The workflow file name (`loop.yml`) or its numeric id. */
+  workflow: string | number
+  ref: string
+  /** Workflow inputs; GitHub takes strings only. */
+  inputs: Record<string, string>
+}
+
+/** What GitHub says about the run a dispatch started (only when it answers 200 with run details). */
+export interface DispatchedRun {
+  runId?: number
+  runUrl?: string
+  htmlUrl?: string
+}
+
+export interface PullRequestInfo {
+  number: number
+  url: string
+  state: 'open' | 'closed'
+  merged: boolean
+  draft: boolean
+  headRef: string
+  /** `owner/name` of the head repository (null when the fork was deleted). */
+  headRepo: string | null
+  baseRef: string
+}
+
+export interface Review {
+  id: number
+  user: string
+  userType: string
+  /** APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING. */
+  state: string
+  commitId: string | null
+  submittedAt: string | null
+}
+
+export interface CommentRef {
+  id: number
+  url: string
+  /** True when this call created the comment, false when it updated one in place. */
+  created: boolean
+}
+
+export interface GitHubPort {
+  readonly owner: string
+  readonly repo: string
+  /** Starts the workflow again (`return_run_details`); accepts GitHub's 200 and its older 204. */
+  dispatchWorkflow(request: WorkflowDispatch): Promise<DispatchedRun>
+  /** The open pull request from `head` into `base`, or a new one; never a second one. */
+  findOrCreatePullRequest(request: {
+    head: string
+    base: string
+    title: string
+    body: string
+    draft: boolean
+  }): Promise<PullRequestInfo & { created: boolean }>
+  updatePullRequest(number: number, changes: { title?: string; body?: string }): Promise<void>
+  getPullRequest(number: number): Promise<PullRequestInfo>
+  isPullRequestMerged(number: number): Promise<boolean>
+  /**
+   * Updates the comment that holds `marker` on the issue or pull request, or creates it. A retried
+   * request never posts twice: before creating, and after a failed create, it searches again.
+   */
+  upsertStickyComment(request: { issueNumber: number; marker: string; body: string }): Promise<CommentRef>
+  /** The user's permission on the repository: admin, maintain, write, triage, read or none. */
+  getPermission(user: string): Promise<string>
+  listReviews(pullNumber: number): Promise<Review[]>
+  listLabels(issueNumber: number): Promise<string[]>
+  addLabels(issueNumber: number, labels: readonly string[]): Promise<void>
+  /** Removes a label; a label that is not there is not an error. */
+  removeLabel(issueNumber: number, label: string): Promise<void>
+  /** The login the token acts as; for a GITHUB_TOKEN (which cannot ask), `fallback`. */
+  getAuthenticatedLogin(fallback: string): Promise<string>
+}
+
+/** The permission an endpoint needs, named so a 403 says exactly what to add to `permissions:`. */
+export type GitHubPermission =
+  | 'contents: write'
+  | 'contents: read'
+  | 'actions: write'
+  | 'pull-requests: write'
+  | 'pull-requests: read'
+  | 'issues: write'
+  | 'issues: read'
+  | 'metadata: read'
+
+/** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
+export class GitHubPermissionError extends Error {
+  override name = 'GitHubPermissionError'
+  constructor(
+    message: string,
+    readonly permission: GitHubPermission,
+    readonly status: number,
+  ) {
+    super(message)
+  }
+}

@@ -1,0 +1,336 @@
+// The Octokit adapter against a tiny REST stand-in on 127.0.0.1 (only the routes these tests need).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { OctokitGitHub, permissionFor } from '../../../src/adapters/github.js'
+import { GitHubPermissionError } from '../../../src/ports/github.js'
+
+interface Recorded {
+  method: string
+  path: string
+  body: unknown
+  auth: string | undefined
+}
+type Handler = (req: Recorded, res: ServerResponse) => void
+
+let server: Server
+let baseUrl = ''
+let routes: Array<{ method: string; pattern: RegExp; handler: Handler }> = []
+let requests: Recorded[] = []
+
+function route(method: string, pattern: RegExp, handler: Handler): void {
+  routes.push({ method, pattern, handler })
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers })
+  res.end(body === undefined ? '' : JSON.stringify(body))
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  const text = Buffer.concat(chunks).toString('utf8')
+  return text ? JSON.parse(text) : undefined
+}
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const recorded: Recorded = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      body: await readBody(req),
+      auth: req.headers.authorization,
+    }
+    requests.push(recorded)
+    const match = routes.find((r) => r.method === recorded.method && r.pattern.test(recorded.path))
+    if (match) match.handler(recorded, res)
+    else json(res, 404, { message: 'Not Found' })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve))
+})
+
+beforeEach(() => {
+  routes = []
+  requests = []
+})
+
+function client(throttle = false): OctokitGitHub {
+  return new OctokitGitHub({
+    token: 'test-token',
+    owner: 'o',
+    repo: 'r',
+    baseUrl,
+    retryBaseMs: 1,
+    throttle,
+    rateLimitUnitMs: 10,
+  })
+}
+
+function comment(id: number, body: string) {
+  return { id, body, html_url: `https://github.test/o/r/issues/1#issuecomment-${id}`, user: { login: 'x' } }
+}
+
+describe('dispatchWorkflow', () => {
+  it('asks for run details and returns them (200)', async () => {
+    route('POST', /\/actions\/workflows\/loop\.yml\/dispatches$/, (_req, res) =>
+      json(res, 200, { workflow_run_id: 99, run_url: 'https://api/run/99', html_url: 'https://gh/run/99' }),
+    )
+    const run = await client().dispatchWorkflow({ workflow: 'loop.yml', ref: 'main', inputs: { iteration: '3' } })
+    expect(run).toEqual({ runId: 99, runUrl: 'https://api/run/99', htmlUrl: 'https://gh/run/99' })
+    expect(requests[0]).toMatchObject({
+      path: '/repos/o/r/actions/workflows/loop.yml/dispatches',
+      body: { ref: 'main', inputs: { iteration: '3' }, return_run_details: true },
+      auth: 'token test-token',
+    })
+  })
+
+  it('accepts 204', async () => {
+    route('POST', /dispatches$/, (_req, res) => {
+      res.writeHead(204)
+      res.end()
+    })
+    expect(await client().dispatchWorkflow({ workflow: 1234, ref: 'main', inputs: {} })).toEqual({})
+  })
+
+  it('names the missing permission on 403', async () => {
+    route('POST', /dispatches$/, (_req, res) => json(res, 403, { message: 'Resource not accessible by integration' }))
+    const error = await client()
+      .dispatchWorkflow({ workflow: 'loop.yml', ref: 'main', inputs: {} })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(GitHubPermissionError)
+    expect((error as GitHubPermissionError).permission).toBe('actions: write')
+    expect((error as Error).message).toContain("The token needs 'actions: write'")
+    expect(requests).toHaveLength(1)
+  })
+
+  it('retries a server error a bounded number of times', async () => {
+    let calls = 0
+    route('POST', /dispatches$/, (_req, res) => {
+      calls++
+      if (calls < 3) json(res, 502, { message: 'Bad Gateway' })
+      else json(res, 200, { workflow_run_id: 5 })
+    })
+    expect(await client().dispatchWorkflow({ workflow: 'loop.yml', ref: 'main', inputs: {} })).toEqual({ runId: 5 })
+    expect(calls).toBe(3)
+  })
+
+  it('gives up after the retries with the status in the message', async () => {
+    route('POST', /dispatches$/, (_req, res) => json(res, 500, { message: 'boom' }))
+    await expect(client().dispatchWorkflow({ workflow: 'loop.yml', ref: 'main', inputs: {} })).rejects.toThrow(
+      /GitHub POST \/repos\/o\/r\/actions\/workflows\/loop.yml\/dispatches failed \(500\)/,
+    )
+    expect(requests).toHaveLength(4)
+  })
+})
+
+describe('upsertStickyComment', () => {
+  const marker = '<!-- loop-controller:issue-1 -->'
+  let stored: ReturnType<typeof comment>[] = []
+  let failCreate = false
+  let nextId = 100
+
+  beforeEach(() => {
+    stored = []
+    failCreate = false
+    route('GET', /\/issues\/1\/comments/, (req, res) => {
+      const page = Number(new URL(req.path, baseUrl).searchParams.get('page') ?? '1')
+      const pageSize = 2
+      const slice = stored.slice((page - 1) * pageSize, page * pageSize)
+      const headers: Record<string, string> =
+        page * pageSize < stored.length
+          ? { link: `<${baseUrl}/repos/o/r/issues/1/comments?per_page=100&page=${page + 1}>; rel="next"` }
+          : {}
+      json(res, 200, slice, headers)
+    })
+    route('POST', /\/issues\/1\/comments$/, (req, res) => {
+      const created = comment(nextId++, (req.body as { body: string }).body)
+      stored.push(created)
+      // The comment is stored, but the answer is lost on the way back.
+      if (failCreate) json(res, 502, { message: 'Bad Gateway' })
+      else json(res, 201, created)
+    })
+    route('PATCH', /\/issues\/comments\/\d+$/, (req, res) => {
+      const id = Number(req.path.split('/').pop())
+      const target = stored.find((c) => c.id === id)
+      if (!target) return json(res, 404, { message: 'Not Found' })
+      target.body = (req.body as { body: string }).body
+      json(res, 200, target)
+    })
+  })
+
+  it('creates the comment when there is none', async () => {
+    const ref = await client().upsertStickyComment({ issueNumber: 1, marker, body: `${marker}\nhello` })
+    expect(ref.created).toBe(true)
+    expect(stored).toHaveLength(1)
+    expect(stored[0]?.body).toBe(`${marker}\nhello`)
+  })
+
+  it('puts the marker first when the body lacks it', async () => {
+    await client().upsertStickyComment({ issueNumber: 1, marker, body: 'hello' })
+    expect(stored[0]?.body).toBe(`${marker}\nhello`)
+  })
+
+  it('finds the comment on a later page and updates it in place', async () => {
+    stored = [
+      comment(1, 'first'),
+      comment(2, `> ${marker}\nsomeone quoting it`),
+      comment(3, 'third'),
+      comment(4, `${marker}\nold`),
+    ]
+    const ref = await client().upsertStickyComment({ issueNumber: 1, marker, body: `${marker}\nnew` })
+    expect(ref).toMatchObject({ id: 4, created: false })
+    expect(stored.map((c) => c.body)).toEqual(['first', `> ${marker}\nsomeone quoting it`, 'third', `${marker}\nnew`])
+    expect(requests.filter((r) => r.method === 'POST')).toHaveLength(0)
+  })
+
+  it('never posts twice when the create answer is lost', async () => {
+    failCreate = true
+    const ref = await client().upsertStickyComment({ issueNumber: 1, marker, body: `${marker}\nv1` })
+    expect(ref.created).toBe(false)
+    expect(stored).toHaveLength(1)
+    expect(requests.filter((r) => r.method === 'POST')).toHaveLength(1)
+  })
+
+  it('names issues: write when commenting is refused', async () => {
+    routes = routes.filter((r) => r.method !== 'POST')
+    route('POST', /\/issues\/1\/comments$/, (_req, res) =>
+      json(res, 403, { message: 'Resource not accessible by integration' }),
+    )
+    await expect(client().upsertStickyComment({ issueNumber: 1, marker, body: 'x' })).rejects.toThrow(
+      "The token needs 'issues: write'",
+    )
+  })
+})
+
+describe('pull requests', () => {
+  const pull = (number: number, ref = 'loop/issue-1') => ({
+    number,
+    html_url: `https://github.test/o/r/pull/${number}`,
+    state: 'open',
+    draft: true,
+    merged: false,
+    head: { ref, repo: { full_name: 'o/r' } },
+    base: { ref: 'main' },
+  })
+  const request = { head: 'loop/issue-1', base: 'main', title: 't', body: 'b', draft: true }
+
+  it('returns the open pull request instead of opening another', async () => {
+    route('GET', /\/pulls\?/, (_req, res) => json(res, 200, [pull(7)]))
+    const found = await client().findOrCreatePullRequest(request)
+    expect(found).toMatchObject({ number: 7, created: false, draft: true, headRef: 'loop/issue-1' })
+    expect(decodeURIComponent(requests[0]?.path ?? '')).toContain('head=o:loop/issue-1')
+  })
+
+  it('opens a draft pull request when there is none', async () => {
+    route('GET', /\/pulls\?/, (_req, res) => json(res, 200, []))
+    route('POST', /\/pulls$/, (_req, res) => json(res, 201, pull(8)))
+    expect(await client().findOrCreatePullRequest(request)).toMatchObject({ number: 8, created: true })
+    expect(requests[1]?.body).toMatchObject({ head: 'loop/issue-1', base: 'main', draft: true })
+  })
+
+  it('uses the pull request that appeared meanwhile on 422', async () => {
+    let lists = 0
+    route('GET', /\/pulls\?/, (_req, res) => json(res, 200, lists++ === 0 ? [] : [pull(9)]))
+    route('POST', /\/pulls$/, (_req, res) =>
+      json(res, 422, { message: 'A pull request already exists for o:loop/issue-1.' }),
+    )
+    expect(await client().findOrCreatePullRequest(request)).toMatchObject({ number: 9, created: false })
+  })
+
+  it('falls back to a ready pull request where drafts are not supported', async () => {
+    route('GET', /\/pulls\?/, (_req, res) => json(res, 200, []))
+    route('POST', /\/pulls$/, (req, res) =>
+      (req.body as { draft: boolean }).draft
+        ? json(res, 422, { message: 'Draft pull requests are not supported in this repository.' })
+        : json(res, 201, { ...pull(10), draft: false }),
+    )
+    expect(await client().findOrCreatePullRequest(request)).toMatchObject({ number: 10, created: true, draft: false })
+  })
+
+  it('reads merged state, updates, and lists reviews', async () => {
+    route('GET', /\/pulls\/7$/, (_req, res) => json(res, 200, { ...pull(7), merged: true, state: 'closed' }))
+    route('PATCH', /\/pulls\/7$/, (_req, res) => json(res, 200, pull(7)))
+    route('GET', /\/pulls\/7\/reviews/, (_req, res) =>
+      json(res, 200, [
+        { id: 1, user: { login: 'alice', type: 'User' }, state: 'APPROVED', commit_id: 'abc', submitted_at: 'now' },
+      ]),
+    )
+    const github = client()
+    expect(await github.isPullRequestMerged(7)).toBe(true)
+    await github.updatePullRequest(7, { body: 'new body' })
+    expect(requests.find((r) => r.method === 'PATCH')?.body).toEqual({ body: 'new body' })
+    expect(await github.listReviews(7)).toEqual([
+      { id: 1, user: 'alice', userType: 'User', state: 'APPROVED', commitId: 'abc', submittedAt: 'now' },
+    ])
+  })
+
+  it('names pull-requests: write when opening is refused', async () => {
+    route('GET', /\/pulls\?/, (_req, res) => json(res, 200, []))
+    route('POST', /\/pulls$/, (_req, res) => json(res, 403, { message: 'Resource not accessible by integration' }))
+    await expect(client().findOrCreatePullRequest(request)).rejects.toThrow("The token needs 'pull-requests: write'")
+  })
+})
+
+describe('people and labels', () => {
+  it.each([
+    { data: { permission: 'write', role_name: 'maintain' }, expected: 'maintain' },
+    { data: { permission: 'admin' }, expected: 'admin' },
+    { data: { permission: 'read', role_name: 'triage' }, expected: 'triage' },
+  ])('reads the permission $expected', async ({ data, expected }) => {
+    route('GET', /\/collaborators\/alice\/permission$/, (_req, res) => json(res, 200, data))
+    expect(await client().getPermission('alice')).toBe(expected)
+  })
+
+  it('treats an unknown user as none', async () => {
+    expect(await client().getPermission('nobody')).toBe('none')
+  })
+
+  it('adds, lists and removes labels; a missing label is fine', async () => {
+    route('POST', /\/issues\/3\/labels$/, (_req, res) => json(res, 200, []))
+    route('GET', /\/issues\/3\/labels/, (_req, res) => json(res, 200, [{ name: 'loop' }, { name: 'loop/stop' }]))
+    const github = client()
+    await github.addLabels(3, ['loop/approved:security'])
+    expect(requests[0]?.body).toEqual({ labels: ['loop/approved:security'] })
+    expect(await github.listLabels(3)).toEqual(['loop', 'loop/stop'])
+    await expect(github.removeLabel(3, 'loop/stop')).resolves.toBeUndefined()
+  })
+
+  it('falls back to the bot login for a token that cannot ask who it is', async () => {
+    route('GET', /^\/user$/, (_req, res) => json(res, 403, { message: 'Resource not accessible by integration' }))
+    expect(await client().getAuthenticatedLogin('github-actions[bot]')).toBe('github-actions[bot]')
+    routes = []
+    route('GET', /^\/user$/, (_req, res) => json(res, 200, { login: 'loop-bot' }))
+    expect(await client().getAuthenticatedLogin('github-actions[bot]')).toBe('loop-bot')
+  })
+})
+
+describe('throttling', () => {
+  it('waits out a secondary rate limit and retries', async () => {
+    let calls = 0
+    route('GET', /\/issues\/5\/labels/, (_req, res) => {
+      calls++
+      if (calls === 1) json(res, 403, { message: 'You have exceeded a secondary rate limit.' }, { 'retry-after': '1' })
+      else json(res, 200, [{ name: 'ok' }])
+    })
+    expect(await client(true).listLabels(5)).toEqual(['ok'])
+    expect(calls).toBe(2)
+  })
+})
+
+describe('permissionFor', () => {
+  it.each([
+    { method: 'POST', route: '/repos/o/r/actions/workflows/x/dispatches', expected: 'actions: write' },
+    { method: 'PATCH', route: '/repos/o/r/pulls/1', expected: 'pull-requests: write' },
+    { method: 'GET', route: '/repos/o/r/pulls/1/reviews', expected: 'pull-requests: read' },
+    { method: 'POST', route: '/repos/o/r/issues/1/comments', expected: 'issues: write' },
+    { method: 'PUT', route: '/repos/o/r/contents/a.txt', expected: 'contents: write' },
+  ])('$method $route needs $expected', ({ method, route: path, expected }) => {
+    expect(permissionFor(method, path)).toBe(expected)
+  })
+})
