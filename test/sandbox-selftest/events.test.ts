@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs'
+import { afterEach, describe, expect, it } from 'vitest'
+import { OpenApiSubset } from '../sandbox/openapi.js'
+import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
+import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
+
+const openapi = new OpenApiSubset()
+const schemaProblems = (name: string, value: unknown, path: string) =>
+  openapi.validate({ $ref: `#/components/schemas/${name}` }, value, path)
+
+let sandbox: Sandbox | undefined
+afterEach(async () => {
+  await sandbox?.stop()
+  sandbox = undefined
+})
+
+const start = () =>
+  startSandbox({
+    actionDir: TEST_ACTION_DIR,
+    repoFiles: REPO_FILES,
+    users: { alice: 'write', bob: 'read', mallory: 'none' },
+    workflow: { file: 'loop.yml' },
+  })
+
+async function openLoopPull(s: Sandbox): Promise<number> {
+  await s.git.commit('loop/issue-1', { 'src/step.ts': 'export const step = 2\n' }, 'work', 'acme')
+  const response = await fetch(`${s.api.url}/repos/acme/demo/pulls`, {
+    method: 'POST',
+    headers: { authorization: `token ${s.tokenOf('acme')}` },
+    body: JSON.stringify({ head: 'loop/issue-1', base: 'main', title: 'loop: issue-1' }),
+  })
+  expect(response.status).toBe(201)
+  return ((await response.json()) as { number: number }).number
+}
+
+describe('events people cause', () => {
+  it('delivers issue_comment with the comment posted through the API and an on-schema payload', async () => {
+    sandbox = await start()
+    const pull = await openLoopPull(sandbox)
+    const { commentId, job } = await sandbox.comment('alice', '/loop approve deploy')
+    await sandbox.waitForIdle(20_000)
+
+    expect(sandbox.api.model.comments.map((c) => [c.id, c.user.login, c.body])).toEqual([
+      [commentId, 'alice', '/loop approve deploy'],
+    ])
+    expect(job?.event).toBe('issue_comment')
+    expect(job?.conclusion).toBe('success')
+    expect(job?.ref).toBe('refs/heads/main')
+    const payload = JSON.parse(readFileSync(job?.env.GITHUB_EVENT_PATH ?? '', 'utf8'))
+    expect(payload).toMatchObject({
+      action: 'created',
+      issue: { number: pull, pull_request: { url: expect.stringContaining(`/pulls/${pull}`) } },
+      comment: {
+        id: commentId,
+        body: '/loop approve deploy',
+        user: { login: 'alice' },
+        author_association: 'COLLABORATOR',
+      },
+      sender: { login: 'alice' },
+      repository: { full_name: 'acme/demo' },
+    })
+    expect([
+      ...schemaProblems('issue', payload.issue, 'issue'),
+      ...schemaProblems('issue-comment', payload.comment, 'comment'),
+      ...schemaProblems('full-repository', payload.repository, 'repository'),
+      ...schemaProblems('simple-user', payload.sender, 'sender'),
+    ]).toEqual([])
+    expect(sandbox.api.violations).toEqual([])
+  })
+
+  it('delivers pull_request_review on the pull request head with a lower-case review state', async () => {
+    sandbox = await start()
+    const pull = await openLoopPull(sandbox)
+    const job = await sandbox.review('alice', pull, 'APPROVED', 'ship it')
+    await sandbox.waitForIdle(20_000)
+
+    expect(job?.ref).toBe('refs/heads/loop/issue-1')
+    expect(job?.env.GITHUB_HEAD_REF).toBe('loop/issue-1')
+    expect(job?.env.GITHUB_BASE_REF).toBe('main')
+    expect(job?.eventPayload).toMatchObject({ action: 'submitted', review: { state: 'approved', body: 'ship it' } })
+    expect(schemaProblems('pull-request', job?.eventPayload.pull_request, 'pull_request')).toEqual([])
+  })
+
+  it('applies a label through the API and starts no job when the workflow does not listen', async () => {
+    sandbox = await start()
+    const pull = await openLoopPull(sandbox)
+    expect(await sandbox.label('alice', pull, 'loop/approved:deploy')).toBeUndefined()
+    expect(sandbox.api.model.issue(pull).labels.map((l) => l.name)).toEqual(['loop/approved:deploy'])
+    await expect(sandbox.label('bob', pull, 'loop/stop')).rejects.toThrow(/403/)
+  })
+
+  it('delivers pull_request_target from a fork on the base branch, with the fork head kept as refs/pull/N/head', async () => {
+    sandbox = await start()
+    const { number, job } = await sandbox.openForkPullRequest('mallory', {
+      branch: 'patch-1',
+      files: { 'src/step.ts': 'process.exit(1)\n' },
+      title: 'innocent change',
+    })
+    await sandbox.waitForIdle(20_000)
+
+    expect(job?.event).toBe('pull_request_target')
+    expect(job?.ref).toBe('refs/heads/main')
+    expect(job?.sha).toBe(sandbox.git.resolveRef('refs/heads/main'))
+    expect(sandbox.git.resolveRef(`refs/pull/${number}/head`)).toMatch(/^[0-9a-f]{40}$/)
+    expect(sandbox.git.resolveRef('refs/heads/fork-mallory-patch-1')).toBeUndefined()
+    expect(job?.eventPayload).toMatchObject({
+      action: 'opened',
+      number,
+      pull_request: {
+        head: { ref: 'patch-1', repo: { fork: true, full_name: 'mallory/demo' } },
+        base: { ref: 'main' },
+      },
+      sender: { login: 'mallory' },
+    })
+    expect(schemaProblems('pull-request', job?.eventPayload.pull_request, 'pull_request')).toEqual([])
+  })
+})

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest'
+import { parseFileCommands, parseWorkflowCommands } from '../sandbox/runner-files.js'
+import { evaluateExpression, interpolate, parseWorkflow } from '../sandbox/workflow-file.js'
+import { LOOP_WORKFLOW } from './fixtures.js'
+
+describe('file commands', () => {
+  it('reads name=value lines and heredocs as the runner does', () => {
+    const text = 'a=1\nmulti<<EOF_1\nline 1\n\nline=3\nEOF_1\nb=x=y\n'
+    expect(parseFileCommands(text, 'GITHUB_OUTPUT')).toEqual({ a: '1', multi: 'line 1\n\nline=3', b: 'x=y' })
+  })
+
+  it('fails naming the file and delimiter when a heredoc never closes', () => {
+    expect(() => parseFileCommands('x<<END\nvalue\n', 'GITHUB_STATE')).toThrow(
+      "GITHUB_STATE: matching delimiter 'END' not found for 'x'",
+    )
+    expect(() => parseFileCommands('just text\n', 'GITHUB_ENV')).toThrow("GITHUB_ENV: line 1 is neither 'name=value'")
+  })
+})
+
+describe('workflow commands on stdout', () => {
+  it('parses annotations with escaped properties and messages, masks, and honours stop-commands', () => {
+    const stdout = [
+      '::error file=src/a%2Cb.ts,line=4,endLine=5,col=1,title=T%3A x::first%0Asecond 100%25',
+      '::add-mask::hunter2',
+      '::stop-commands::pause-token',
+      '::error::ignored while stopped',
+      '::pause-token::',
+      '::notice::back',
+      '::eror::typo',
+    ].join('\n')
+    expect(parseWorkflowCommands(stdout)).toEqual({
+      annotations: [
+        {
+          level: 'error',
+          message: 'first\nsecond 100%',
+          file: 'src/a,b.ts',
+          line: 4,
+          endLine: 5,
+          col: 1,
+          title: 'T: x',
+        },
+        { level: 'notice', message: 'back' },
+      ],
+      masks: ['hunter2'],
+      unknown: ['::eror::typo'],
+    })
+  })
+})
+
+describe('workflow files and expressions', () => {
+  it('reads triggers, dispatch inputs, concurrency, permissions and the action step', () => {
+    const spec = parseWorkflow('loop.yml', LOOP_WORKFLOW)
+    expect(spec).toMatchObject({
+      file: 'loop.yml',
+      name: 'loop',
+      on: ['workflow_dispatch', 'issue_comment', 'pull_request_review', 'pull_request_target'],
+      inputs: { step: { required: true, default: '1' }, 'chain-length': { required: false, default: '3' } },
+      concurrency: 'loop-${{ github.ref }}',
+      cancelInProgress: false,
+      permissions: { contents: 'write', actions: 'write', issues: 'write', 'pull-requests': 'write' },
+      job: 'loop',
+      fetchDepth: 0,
+    })
+    expect(spec.with).toEqual({
+      step: "${{ inputs.step || '1' }}",
+      'chain length': "${{ inputs.chain-length || '1' }}",
+      'delay-ms': '${{ vars.DELAY_MS }}',
+    })
+  })
+
+  it('evaluates the expressions such workflows use', () => {
+    const context = { github: { ref: 'refs/heads/main', event: { issue: { number: 7 } } }, inputs: { step: '' } }
+    expect(interpolate('loop-${{ github.ref }}', context)).toBe('loop-refs/heads/main')
+    expect(interpolate("${{ inputs.step || 'one' }}", context)).toBe('one')
+    expect(interpolate('#${{ github.event.issue.number }}${{ vars.NOPE }}', context)).toBe('#7')
+    expect(evaluateExpression("github.ref == 'REFS/heads/main' && 'yes'", context)).toBe('yes')
+    expect(() => evaluateExpression("format('{0}', 1)", context)).toThrow(/beyond what the workflow engine evaluates/)
+  })
+})
