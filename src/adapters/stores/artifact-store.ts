@@ -128,6 +128,22 @@ export class ArtifactStore implements Store {
     checkLoopId(loopId)
     const head = await this.downloadNewest(loopId)
     if (!head || head.meta?.tombstone) return null
+    return this.read(loopId, head)
+  }
+
+  /**
+   * Writes `state` (or, with null, a tombstone: "no state from here on") on top of whatever snapshot is
+   * newest, for the `auto` store, whose cache has already decided the compare-and-swap.
+   */
+  async mirror(loopId: string, state: LoopState | null): Promise<StoreVersion> {
+    checkLoopId(loopId)
+    const head = (await this.listSnapshots(this.artifactName(loopId)))[0] ?? null
+    if (state === null) return this.upload(loopId, head, null, undefined)
+    const valid = checkStateToSave(loopId, state)
+    return this.upload(loopId, head, JSON.stringify(valid, null, 2), valid.iteration)
+  }
+
+  private async read(loopId: string, head: Downloaded): Promise<Loaded> {
     const parsed = parseStoredState(head.stateText ?? '', `artifact ${head.snapshot.name} #${head.snapshot.id}`)
     if (parsed.kind === 'future') throw parsed.error
     if (parsed.kind === 'invalid') throw await this.quarantine(loopId, head, parsed.reason)

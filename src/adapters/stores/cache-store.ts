@@ -110,13 +110,23 @@ export class CacheStore implements Store {
   }
 
   async load(loopId: string): Promise<Loaded | null> {
+    const found = await this.inspect(loopId)
+    return found.kind === 'state' ? found.loaded : null
+  }
+
+  /**
+   * Like `load`, but tells an empty cache (nothing under the prefix: never saved, evicted, or another
+   * scope) from a reset one (a tombstone), which the `auto` store needs to decide whether to fall back.
+   */
+  async inspect(loopId: string): Promise<{ kind: 'empty' } | { kind: 'reset' } | { kind: 'state'; loaded: Loaded }> {
     checkLoopId(loopId)
     const head = await this.restoreNewest(loopId)
-    if (!head || head.meta?.tombstone) return null
+    if (!head) return { kind: 'empty' }
+    if (head.meta?.tombstone) return { kind: 'reset' }
     const parsed = parseStoredState(head.stateText ?? '', `cache entry ${head.key}`)
     if (parsed.kind === 'future') throw parsed.error
     if (parsed.kind === 'invalid') throw await this.quarantine(loopId, head, parsed.reason)
-    return { state: parsed.state, version: String(head.revision) }
+    return { kind: 'state', loaded: { state: parsed.state, version: String(head.revision) } }
   }
 
   async save(loopId: string, state: LoopState, expectedVersion: StoreVersion | null): Promise<StoreVersion> {
