@@ -13,7 +13,8 @@ import { constants } from 'node:fs'
 import { mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { type LoopState, loopStateSchema, STATE_SCHEMA_VERSION } from '../domain/state.js'
+import { migrateState, type StateValidationError } from '../domain/migrations.js'
+import { type LoopState, loopStateSchema } from '../domain/state.js'
 import {
   type Loaded,
   StateFromTheFutureError,
@@ -148,17 +149,20 @@ export class FileStore implements Store {
     } catch (error) {
       return { ok: false, problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` }
     }
-    const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion
-    if (typeof version === 'number' && version > STATE_SCHEMA_VERSION) {
-      throw new StateFromTheFutureError(
-        `The loop state ${file} has schemaVersion ${version}: it was written by a newer release of loop-controller ` +
-          `than this one${this.toolVersion ? ` (${this.toolVersion})` : ''}, which understands schemaVersion ` +
-          `${STATE_SCHEMA_VERSION}. It was left untouched; upgrade loop-controller to continue this loop.`,
-      )
+    try {
+      // Older schema versions are migrated; a newer one throws StateFromTheFutureError, left untouched.
+      return { ok: true, state: migrateState(raw, this.toolVersion ?? 'in use', file).state }
+    } catch (error) {
+      // Not `instanceof`: zod's error classes answer true for any Error (they pass `Error` as the parent).
+      if (
+        error instanceof StateFromTheFutureError ||
+        !(error instanceof Error) ||
+        error.name !== 'StateValidationError'
+      ) {
+        throw error
+      }
+      return { ok: false, problem: describeIssues((error as StateValidationError).issues) }
     }
-    const parsed = loopStateSchema.safeParse(raw)
-    if (parsed.success) return { ok: true, state: parsed.data }
-    return { ok: false, problem: describeIssues(parsed.error.issues) }
   }
 
   private async refuseIfQuarantined(loopId: string): Promise<void> {
