@@ -141,7 +141,7 @@ export function applyOutcome(
   const emit: Emit = (type, message, data) => {
     events.push({ at, iteration, type, message, ...(data ? { data } : {}) })
   }
-  const next = structuredClone(state)
+  const next = copyForUpdate(state)
   next.updatedAt = at
   next.failures.limits = {
     perFailure: policy.retry.perFailure,
@@ -205,7 +205,7 @@ export function applyOutcome(
   }
 
   // Walk forward from the executed stage while exit requirements are met.
-  const beforeWalk = structuredClone(next)
+  const beforeWalk = copyForUpdate(next)
   const { stop, transitions } = walkStages(next, outcome.stage, outcome.checks, policy, at, emit)
 
   if (stop.kind === 'failed') {
@@ -321,13 +321,42 @@ export function advance(state: LoopState, policy: Policy, now: Date): { state: L
   const emit: Emit = (type, message, data) => {
     events.push({ at, iteration: state.iteration, type, message, ...(data ? { data } : {}) })
   }
-  const next = structuredClone(state)
+  const next = copyForUpdate(state)
   const { stop, transitions } = walkStages(next, state.stage, verification.results, policy, at, emit)
   if (stop.kind === 'failed' || (transitions.length === 0 && stop.kind === 'tasks')) return unchanged
   next.updatedAt = at
   for (const transition of transitions) emit('transition', transition)
   settleStatus(next, stop, emit)
   return { state: next, events }
+}
+
+/**
+ * A copy whose mutable parts (the ones the engine updates in place) are fresh, sharing what it never
+ * mutates (token arrays, check results, log entries): far cheaper than a deep clone on a large state.
+ */
+function copyForUpdate(state: LoopState): LoopState {
+  const { capabilities, failures, metrics, usage, tasks } = state
+  return {
+    ...state,
+    capabilities: { ...capabilities, completed: [...capabilities.completed], remaining: [...capabilities.remaining] },
+    stages: Object.fromEntries(Object.entries(state.stages).map(([k, v]) => [k, { ...v }])),
+    failures: {
+      ...failures,
+      limits: { ...failures.limits },
+      current: failures.current ? { ...failures.current } : null,
+      tried: [...failures.tried],
+      history: failures.history.map((r) => ({ ...r })),
+    },
+    gates: { ...state.gates },
+    tasks: { completed: [...tasks.completed], skipped: [...tasks.skipped] },
+    usage: { ...usage, log: [...usage.log] },
+    metrics: {
+      ...metrics,
+      attempts: [...metrics.attempts],
+      byPattern: Object.fromEntries(Object.entries(metrics.byPattern).map(([k, v]) => [k, { ...v }])),
+      strategiesUsed: { ...metrics.strategiesUsed },
+    },
+  }
 }
 
 type Emit = (type: JourneyEvent['type'], message: string, data?: Record<string, unknown>) => void

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chooseStrategy, decide, detectCircularFailure } from '../../../src/domain/engine/index.js'
+import { chooseStrategy, decide, detectCircularFailure, type FailureInput } from '../../../src/domain/engine/index.js'
 import type { FailureRecord, LoopState } from '../../../src/domain/state.js'
 import { at, failure, iterate, policyOf, startState, T0 } from './helpers.js'
 
@@ -201,7 +201,7 @@ describe('chooseStrategy', () => {
     ],
     ['an escalating pattern escalates', { ...same(), strategy: 'escalate' as const }, null, [], null, false],
   ] as const)('%s', (_name, f, prev, t, strategy, sameError) => {
-    expect(chooseStrategy(f, prev, [...t], policy)).toMatchObject({ strategy, sameError })
+    expect(chooseStrategy(f as FailureInput, prev, [...t], policy)).toMatchObject({ strategy, sameError })
   })
 })
 
