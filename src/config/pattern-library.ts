@@ -34,7 +34,9 @@ export function parsePatternFile(text: string, source: string): PatternConfig[] 
     list = (document as { patterns?: unknown }).patterns
   }
   if (!Array.isArray(list)) {
-    throw new PatternError(`Pattern file ${source} must be a list of patterns or {patterns: [...]}; got ${describe(list)}.`)
+    throw new PatternError(
+      `Pattern file ${source} must be a list of patterns or {patterns: [...]}; got ${describe(list)}.`,
+    )
   }
   return validatePatternList(list, source)
 }

@@ -85,8 +85,32 @@ const TRIGGERS = [
   '\u2715',
   '\u2716',
   '\u00d7',
-  ...['js', 'ts', 'jsx', 'tsx', 'mjs', 'cjs', 'mts', 'cts', 'py', 'rs', 'go', 'java', 'c', 'h', 'cc', 'cpp', 'sh', 'env', 'json', 'yml', 'yaml', 'vue', 'svelte', 'css']
-    .flatMap((ext) => [`.${ext}\n`, `.${ext}:`, `.${ext}(`]),
+  ...[
+    'js',
+    'ts',
+    'jsx',
+    'tsx',
+    'mjs',
+    'cjs',
+    'mts',
+    'cts',
+    'py',
+    'rs',
+    'go',
+    'java',
+    'c',
+    'h',
+    'cc',
+    'cpp',
+    'sh',
+    'env',
+    'json',
+    'yml',
+    'yaml',
+    'vue',
+    'svelte',
+    'css',
+  ].flatMap((ext) => [`.${ext}\n`, `.${ext}:`, `.${ext}(`]),
 ]
 
 interface Matcher {
@@ -361,7 +385,9 @@ export class StreamingAnalyzer {
   }
 
   private extractLocations(text: string, trimmed: string): void {
-    if (!/[:(\[,] ?\d|line \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in/.test(text)) {
+    if (
+      !/[:([,] ?\d|line \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in/.test(text)
+    ) {
       return
     }
     const { locations } = this.table
@@ -408,8 +434,9 @@ export class StreamingAnalyzer {
     const confidence = best === -1 ? 0 : (scores[best] as PatternScore).confidence
     const matchedPattern = winner && confidence >= NO_MATCH_BELOW ? winner : undefined
     const locations = this.pickLocations(matchedPattern ? best : -1)
-    const excerptSource =
-      (matchedPattern ? this.excerptLines[best] : undefined)?.length ? (this.excerptLines[best] as string[]) : this.genericLines
+    const excerptSource = (matchedPattern ? this.excerptLines[best] : undefined)?.length
+      ? (this.excerptLines[best] as string[])
+      : this.genericLines
     const excerptLines = excerptSource.length > 0 ? excerptSource : this.tailLines()
     const excerpt = excerptLines.join('\n').slice(0, MAX_EXCERPT_CHARS)
     const tokenText = [...excerptLines, ...locations.map((l) => l.message ?? '')].join('\n').slice(0, TOKEN_TEXT_CHARS)
@@ -544,7 +571,8 @@ function cleanFile(file: string | undefined): string | undefined {
   let cleaned = file.trim().replace(/^file:\/\//, '')
   if (cleaned.startsWith('./')) cleaned = cleaned.slice(2)
   if (cleaned.length === 0 || cleaned.length > 1024) return undefined
-  if (cleaned.startsWith('node:') || cleaned.includes('/node_modules/') || cleaned.startsWith('/rustc/')) return undefined
+  if (cleaned.startsWith('node:') || cleaned.includes('/node_modules/') || cleaned.startsWith('/rustc/'))
+    return undefined
   if (cleaned.includes('<') || cleaned === '[eval]') return undefined
   return cleaned
 }

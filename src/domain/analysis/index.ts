@@ -3,21 +3,34 @@ export {
   type Analysis,
   type AnalysisExtras,
   type AnalyzerOptions,
+  analyzeText,
   type ConfidenceTier,
   NO_MATCH_BELOW,
   StreamingAnalyzer,
-  analyzeText,
   tierOf,
 } from './analyzer.js'
 export {
+  buildDeadLetter,
+  CANDIDATE_THRESHOLD,
+  countTokens,
+  type DeadLetter,
+  type DeadLetterInput,
+  type DeadLetterSuggestions,
+  MAX_SUGGESTION_TOKENS,
+} from './dead-letter.js'
+export { type FileChange, type GuardFinding, type GuardRules, inspectProtectedChanges, matchGlob } from './guard.js'
+export { type JUnitCase, MAX_JUNIT_CASES, parseJUnit } from './junit.js'
+export {
+  buildLibrary,
   type CompiledLocation,
   type CompiledPattern,
   type CompiledSignal,
-  type PatternLibrary,
-  PatternError,
-  buildLibrary,
   compilePattern,
   libraryOf,
+  PatternError,
+  type PatternLibrary,
   requiredLiteral,
 } from './library.js'
+export { type AggregatedMetrics, aggregateMetrics } from './metrics.js'
+export { detectRegressions, regressionEnabled, type Verdicts } from './regression.js'
 export { errorSignature, isSameError, normaliseText, normaliseTokens, tokenOverlap } from './similarity.js'

@@ -4,8 +4,8 @@
  * stall the controller; backreferences and lookaround are refused with a message naming the pattern.
  */
 import { RE2JS } from 're2js'
-import { PatternError, defaultPatternConfigs, validatePatternList } from '../../config/pattern-library.js'
 import type { PatternConfig } from '../../config/loop-config.js'
+import { defaultPatternConfigs, PatternError, validatePatternList } from '../../config/pattern-library.js'
 import type { CheckKind, Strategy } from '../stages.js'
 
 export { PatternError }
@@ -137,7 +137,9 @@ function compileRegex(patternId: string, role: string, body: string, flags: numb
     const unsupported = /\\[1-9]|\(\?[=!]|\(\?<[=!]/.test(body)
       ? ' Backreferences and lookaround are not supported: patterns run on re2js, a linear-time engine.'
       : ''
-    throw new PatternError(`Pattern '${patternId}': ${role} regex ${JSON.stringify(body)} is invalid: ${reason}.${unsupported}`)
+    throw new PatternError(
+      `Pattern '${patternId}': ${role} regex ${JSON.stringify(body)} is invalid: ${reason}.${unsupported}`,
+    )
   }
 }
 

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+// @ts-expect-error: a plain ESM script without types
+import { renderDefaultPatternsModule } from '../../../scripts/embed-patterns.mjs'
+import { DEFAULT_PATTERNS_YAML } from '../../../src/config/default-patterns.js'
+import { parsePatternFile } from '../../../src/config/pattern-library.js'
+import { analyzeText, buildLibrary, PatternError, requiredLiteral } from '../../../src/domain/analysis/index.js'
+
+const repo = join(import.meta.dirname, '../../..')
+
+describe('the default library', () => {
+  it('is embedded verbatim from src/config/patterns.yml (run node scripts/embed-patterns.mjs)', () => {
+    const yaml = readFileSync(join(repo, 'src/config/patterns.yml'), 'utf8')
+    expect(DEFAULT_PATTERNS_YAML).toBe(yaml)
+    expect(renderDefaultPatternsModule(yaml)).toContain(JSON.stringify(yaml))
+  })
+
+  it('has every id of DESIGN.md with its strategy', () => {
+    const strategies = Object.fromEntries(buildLibrary().patterns.map((p) => [p.id, p.strategy]))
+    expect(strategies).toEqual({
+      'security-finding': 'escalate',
+      'merge-conflict': 'escalate',
+      'git-error': 'escalate',
+      'permission-error': 'escalate',
+      'out-of-memory': 'escalate',
+      timeout: 'retry_with_backoff',
+      'network-error': 'retry_with_backoff',
+      'command-not-found': 'dependency_check',
+      'dependency-conflict': 'escalate',
+      'import-not-found': 'dependency_check',
+      'syntax-error': 'analyze_then_fix',
+      'type-error': 'context_expand',
+      'lint-error': 'auto_fix',
+      'format-error': 'auto_fix',
+      'test-failure': 'analyze_then_fix',
+      'build-error': 'analyze_then_fix',
+      'regression-detected': 'context_expand',
+    })
+    const library = buildLibrary()
+    for (const id of ['permission-error', 'merge-conflict', 'git-error', 'security-finding']) {
+      expect(library.byId(id)?.retryable, id).toBe(false)
+    }
+  })
+})
+
+describe('user patterns', () => {
+  it('override a default by id and add new ones first', () => {
+    const library = buildLibrary([
+      {
+        id: 'network-error',
+        signals: ['flaky-net'],
+        anchors: [],
+        kinds: [],
+        strategy: 'escalate',
+        alternates: [],
+        retryable: false,
+        locations: [],
+      },
+      {
+        id: 'db-locked',
+        signals: ['/database is locked/i'],
+        anchors: [],
+        kinds: [],
+        strategy: 'retry_with_backoff',
+        alternates: [],
+        retryable: true,
+        locations: [],
+      },
+    ])
+    expect(library.patterns[0]?.id).toBe('db-locked')
+    expect(library.byId('network-error')?.strategy).toBe('escalate')
+    expect(analyzeText('Error: Database IS LOCKED\n', library).pattern).toBe('db-locked')
+  })
+
+  it.each([
+    ['(a)\\1', /Backreferences and lookaround are not supported/],
+    ['(?=a)b', /Backreferences and lookaround/],
+    ['(?<!a)b', /Backreferences and lookaround/],
+    ['[unclosed', /missing closing \]/],
+  ])('rejects the regex %s with a message naming the pattern', (regex, message) => {
+    const build = () => parsePatternFile(`- id: mine\n  signals: ['/${regex}/']\n  strategy: auto_fix\n`, 'loop.yml')
+    expect(() => buildLibrary(build())).toThrow(PatternError)
+    expect(() => buildLibrary(build())).toThrow(/Pattern 'mine': signal regex/)
+    expect(() => buildLibrary(build())).toThrow(message)
+  })
+
+  it('runs a catastrophic regex in linear time', () => {
+    const library = buildLibrary(
+      parsePatternFile("- id: evil\n  signals: ['/(a+)+$/']\n  strategy: auto_fix\n", 'p.yml'),
+    )
+    const started = performance.now()
+    analyzeText(`error ${'a'.repeat(4000)}!\n`.repeat(200), library)
+    expect(performance.now() - started).toBeLessThan(5000)
+  })
+
+  it.each([
+    ['patterns: 3', /must be a list of patterns/],
+    ['other: []', /unknown top-level key\(s\) 'other'/],
+    ['- id: Bad Id\n  signals: [x]\n  strategy: auto_fix', /Pattern #1 'Bad Id' in f.yml is invalid: id:/],
+    ['- id: a\n  signals: []\n  strategy: auto_fix', /signals:/],
+    ['- id: a\n  signals: [x]\n  strategy: hope', /strategy:/],
+    ['- id: a\n  signals: [x]\n  strategy: auto_fix\n- id: a\n  signals: [y]\n  strategy: auto_fix', /appears twice/],
+    ['[: bad yaml', /not valid YAML/],
+  ])('rejects the file %j', (text, message) => {
+    expect(() => parsePatternFile(text, 'f.yml')).toThrow(message)
+  })
+
+  it('reads {patterns: [...]} and ignores x- keys', () => {
+    const list = parsePatternFile(
+      "x-shared: &s ['boom']\npatterns:\n  - id: boom\n    signals: *s\n    strategy: escalate\n",
+      'p.yml',
+    )
+    expect(list.map((p) => [p.id, p.signals])).toEqual([['boom', ['boom']]])
+  })
+})
+
+describe('requiredLiteral', () => {
+  it.each([
+    ['error TS2\\d{3}:', 'error TS2'],
+    ['^Tests:\\s+\\d+ failed', ' failed'],
+    ['a|b', undefined],
+    ['(foo|bar)baz', 'baz'],
+    ['colou?r done', 'r done'],
+    ['\\bspawn \\S+ ENOENT\\b', ' ENOENT'],
+    ['x+yzw', 'yzw'],
+    ['ab', undefined],
+  ])('%s -> %s', (source, expected) => {
+    expect(requiredLiteral(source)).toBe(expected)
+  })
+})
