@@ -35,6 +35,7 @@ describe('action.yml', () => {
     expect(action.inputs.dispatch?.default).toBe(String(InputDefaults.dispatch))
     expect(action.inputs['allow-untrusted']?.default).toBe(String(InputDefaults.allowUntrusted))
     expect(action.inputs['working-directory']?.default).toBe(InputDefaults.workingDirectory)
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
     expect(action.inputs['github-token']?.default).toBe('${{ github.token }}')
   })
 
