@@ -4,7 +4,9 @@
  * several jobs (those packages read their settings from `process.env` at call time).
  */
 import { createHash } from 'node:crypto'
-import { type LoopState, loopStateSchema, STATE_SCHEMA_VERSION } from '../../domain/state.js'
+import { z } from 'zod'
+import { migrateState, StateValidationError } from '../../domain/migrations.js'
+import { type LoopState, loopStateSchema } from '../../domain/state.js'
 import { StateFromTheFutureError } from '../../ports/store.js'
 
 /** The state file's name inside every store's folder (cache path, artifact, git folder). */
@@ -72,34 +74,30 @@ export type ParsedState =
   | { kind: 'future'; error: StateFromTheFutureError }
 
 /**
- * Validates stored text as a loop state. A `schemaVersion` above this code's is reported as `future`
- * (refused, never quarantined: a newer action can read it); anything else that fails is `invalid`.
+ * Validates stored text as a loop state through `migrateState` (older schema versions are migrated).
+ * A `schemaVersion` above this code's is reported as `future` (refused, never quarantined: a newer
+ * release can read it); anything else that fails is `invalid`.
  */
-export function parseStoredState(text: string, where: string): ParsedState {
+export function parseStoredState(text: string, where: string, toolVersion = 'this release'): ParsedState {
   let raw: unknown
   try {
     raw = JSON.parse(text)
   } catch (error) {
     return { kind: 'invalid', reason: `${where} is not JSON: ${(error as Error).message}` }
   }
-  const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion
-  if (typeof version === 'number' && version > STATE_SCHEMA_VERSION) {
-    return {
-      kind: 'future',
-      error: new StateFromTheFutureError(
-        `${where} has schemaVersion ${version}, but this loop-controller understands up to ${STATE_SCHEMA_VERSION}: run a newer release of loop-controller (one whose state schema is ${version}) to continue this loop`,
-      ),
+  try {
+    return { kind: 'valid', state: migrateState(raw, toolVersion, where).state }
+  } catch (error) {
+    if (error instanceof StateFromTheFutureError) return { kind: 'future', error }
+    if (error instanceof StateValidationError || error instanceof z.ZodError) {
+      const issues = error.issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+        .join('; ')
+      return { kind: 'invalid', reason: `${where} is not a valid loop state (${issues})` }
     }
+    throw error
   }
-  const result = loopStateSchema.safeParse(raw)
-  if (!result.success) {
-    const issues = result.error.issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-      .join('; ')
-    return { kind: 'invalid', reason: `${where} is not a valid loop state (${issues})` }
-  }
-  return { kind: 'valid', state: result.data }
 }
 
 /** Validates a state before it is written: a store never writes what it could not read back. */
