@@ -21,6 +21,8 @@ export const DEFAULT_KILL_GRACE_MS = 3000
  */
 export const DEFAULT_PIPE_GRACE_MS = 500
 
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 export interface ProcessRunnerOptions {
   killGraceMs?: number
   pipeGraceMs?: number
@@ -250,12 +252,18 @@ export class ChildProcessRunner implements ProcessRunner {
       const onAbort = (): void => stop()
       request.signal?.addEventListener('abort', onAbort, { once: true })
 
-      timers.push(
-        setTimeout(() => {
-          timedOut = true
-          stop()
-        }, request.timeoutMs),
-      )
+      // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
+      if (Number.isFinite(request.timeoutMs) && request.timeoutMs <= MAX_TIMER_MS) {
+        timers.push(
+          setTimeout(
+            () => {
+              timedOut = true
+              stop()
+            },
+            Math.max(0, request.timeoutMs),
+          ),
+        )
+      }
 
       const onChunk = (chunk: Buffer): void => {
         capture.push(chunk)

@@ -84,6 +84,11 @@ describe('ChildProcessRunner', () => {
     expect(await eventually(() => !isAlive(grandchild!))).toBe(true)
   })
 
+  it('treats a timeout too long for a timer as no timeout at all', async () => {
+    const result = await run('sleep 0.1; echo fine', { timeoutMs: Number.POSITIVE_INFINITY })
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, output: 'fine\n' })
+  })
+
   it('stops the tree when the caller aborts', async () => {
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 200)
