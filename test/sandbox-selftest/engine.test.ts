@@ -1,3 +1,4 @@
+import { getOctokit } from '@actions/github'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
 import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
@@ -157,5 +158,27 @@ describe('workflow engine', () => {
     expect(sandbox.engine.problems).toEqual([
       'sandbox: job limit of 2 reached; refusing workflow_dispatch on refs/heads/main (a loop that never ends?)',
     ])
+  })
+})
+
+describe('results service through the sandbox', () => {
+  it('lets the action upload an artifact and save a cache entry, and lists both through the REST API', async () => {
+    sandbox = await start({ STORE: 'true' })
+    await sandbox.dispatch({ step: '1', 'chain-length': '1' })
+    const [job] = await sandbox.waitForIdle(30_000)
+    expect(job?.stderr).toBe('')
+    expect(job?.conclusion).toBe('success')
+    expect(Number(job?.outputs['artifact-id'])).toBeGreaterThan(0)
+    expect(Number(job?.outputs['cache-id'])).toBeGreaterThan(0)
+
+    const octokit = getOctokit(sandbox.tokenOf('acme'), { baseUrl: sandbox.api.url })
+    const repo = { owner: 'acme', repo: 'demo' }
+    const artifacts = await octokit.rest.actions.listWorkflowRunArtifacts({ ...repo, run_id: job?.runId ?? 0 })
+    expect(artifacts.data.artifacts.map((a) => a.name)).toEqual(['state-1'])
+    const caches = await octokit.rest.actions.getActionsCacheList({ ...repo, key: 'loop-state-' })
+    expect(caches.data.actions_caches.map((c) => [c.key, c.ref])).toEqual([['loop-state-1', 'refs/heads/main']])
+    await octokit.rest.actions.deleteActionsCacheByKey({ ...repo, key: 'loop-state-1' })
+    expect(sandbox.results.cacheKeys()).toEqual([])
+    expect(sandbox.api.violations).toEqual([])
   })
 })

@@ -39,6 +39,7 @@ jobs:
           step: \${{ inputs.step || '1' }}
           chain length: \${{ inputs.chain-length || '1' }}
           delay-ms: \${{ vars.DELAY_MS }}
+          store: \${{ vars.STORE }}
 `
 
 /** The repository's files. */

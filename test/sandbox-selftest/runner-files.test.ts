@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are GitHub `${{ }}` expressions, not templates
 import { describe, expect, it } from 'vitest'
 import { parseFileCommands, parseWorkflowCommands } from '../sandbox/runner-files.js'
 import { evaluateExpression, interpolate, parseWorkflow } from '../sandbox/workflow-file.js'
@@ -65,6 +66,7 @@ describe('workflow files and expressions', () => {
       step: "${{ inputs.step || '1' }}",
       'chain length': "${{ inputs.chain-length || '1' }}",
       'delay-ms': '${{ vars.DELAY_MS }}',
+      store: '${{ vars.STORE }}',
     })
   })
 

@@ -1,11 +1,12 @@
 // The whole GitHub sandbox on loopback: the REST API stand-in, the results service (cache and
 // artifacts), a git remote, and the workflow engine that runs the action's bundle job after job.
 import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import { artifactsRestHandler } from './artifacts-rest.js'
 import * as gh from './github-objects.js'
 import { type CacheEntry, type CacheIndex, type MountedHandler, type RestApi, startRestApi } from './rest-api.js'
 import { ResultsServer } from './results-server.js'
@@ -13,7 +14,9 @@ import { type GitRemote, type JobRecord, WorkflowEngine } from './workflow-engin
 import { parseWorkflow, type WorkflowSpec } from './workflow-file.js'
 
 const run = promisify(execFile)
-const here = dirname(fileURLToPath(import.meta.url))
+
+/** Links point where they do on GitHub (nothing connects there; see WorkflowEngineOptions.serverUrl). */
+const SERVER_URL = 'https://github.com'
 
 /** Options of {@link startSandbox}. */
 export interface SandboxOptions {
@@ -148,18 +151,17 @@ interface RawCacheEntry {
   sizeBytes: number
 }
 
-/** Loads the artifact REST handlers from artifacts-rest.ts when that file exists. */
-async function loadArtifactsHandler(results: ResultsServer): Promise<MountedHandler | undefined> {
-  const file = join(here, 'artifacts-rest.ts')
-  if (!existsSync(file)) return undefined
-  const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>
-  for (const value of Object.values(module)) {
-    if (typeof value === 'function' && /artifact/i.test(value.name) && value.length === 1) {
-      const handler = (value as (r: ResultsServer) => unknown)(results)
-      if (typeof handler === 'function') return handler as MountedHandler
-    }
+/**
+ * The artifact REST handlers (artifacts-rest.ts) check one token of their own; the REST stand-in has
+ * already authenticated the caller and checked its `actions` permission, so it hands them that token.
+ */
+function mountArtifacts(results: ResultsServer): MountedHandler {
+  const internalToken = `sandbox-internal-${randomBytes(12).toString('hex')}`
+  const handler = artifactsRestHandler(results, { token: internalToken })
+  return (req, res, url) => {
+    req.headers.authorization = `token ${internalToken}`
+    return handler(req, res, url)
   }
-  return undefined
 }
 
 /** Starts everything on 127.0.0.1 and seeds the remote; stop it with `stop()`. */
@@ -196,7 +198,6 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const workflow: WorkflowSpec = { ...fromFile, ...options.workflow }
 
   const results = await ResultsServer.start({ defaultRef: `refs/heads/${defaultBranch}` })
-  const artifacts = await loadArtifactsHandler(results)
   const users = options.users ?? {}
   const api = await startRestApi({
     owner,
@@ -204,7 +205,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     defaultBranch,
     users,
     caches: cacheIndexOf(results),
-    ...(artifacts ? { artifacts } : {}),
+    artifacts: mountArtifacts(results),
+    serverUrl: SERVER_URL,
     resolveRef: (ref) => remoteGit.resolveRef(ref.startsWith('refs/') ? ref : `refs/heads/${ref}`),
   })
   const tokenOf = (login: string) => `ghp_${login.replace(/[^A-Za-z0-9]/g, '')}`
@@ -270,7 +272,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   })
 
   const model = api.model
-  const ctx = (): gh.UrlContext => ({ apiUrl: api.url, serverUrl: api.url })
+  const ctx = (): gh.UrlContext => ({ apiUrl: api.url, serverUrl: SERVER_URL })
   const repositoryJson = () => gh.repository(ctx(), model.repo, model.now())
   const issueJson = (i: gh.IssueModel) => gh.issue(ctx(), model.repo, i, model.commentCount(i.number))
   const pullJson = (i: gh.IssueModel) =>

@@ -94,6 +94,12 @@ export interface WorkflowEngineOptions {
   vars?: Record<string, string>
   /** Sets RUNNER_DEBUG=1 (as re-running with debug logging does). */
   debug?: boolean
+  /**
+   * GITHUB_SERVER_URL (default `https://github.com`, as on GitHub: `@actions/cache` and
+   * `@actions/artifact` treat any other host but `*.ghe.com` and `*.localhost` as GHES and refuse to work).
+   * Nothing connects to it: jobs clone and push through the checkout's `origin`.
+   */
+  serverUrl?: string
   /** Extra environment for every job (e.g. a fake agent on PATH). */
   extraEnv?: Record<string, string>
 }
@@ -279,8 +285,7 @@ export class WorkflowEngine {
   }
 
   private serverUrl(): string {
-    const clone = this.options.remote.cloneUrl
-    return /^https?:/.test(clone) ? new URL(clone).origin : this.options.api.url
+    return this.options.serverUrl ?? 'https://github.com'
   }
 
   private fullRef(ref: string): string | undefined {

@@ -43,6 +43,17 @@ console.log(`::add-mask::secret-of-step-${step}`)
 console.log(`the secret is secret-of-step-${step}`)
 console.log(`::warning file=src/step.ts,line=${step},col=2,title=step%3A ${step}::step ${step}%0Asecond line`)
 
+if (getInput('store') === 'true') {
+  // The same clients the loop's artifact and cache stores use, against the sandbox's results service.
+  const { DefaultArtifactClient } = await import('@actions/artifact')
+  const cache = await import('@actions/cache')
+  const file = join(process.env.RUNNER_TEMP, `state-${step}.json`)
+  writeFileSync(file, JSON.stringify({ step }))
+  const uploaded = await new DefaultArtifactClient().uploadArtifact(`state-${step}`, [file], process.env.RUNNER_TEMP)
+  const cacheId = await cache.saveCache([file], `loop-state-${step}`)
+  appendFileSync(process.env.GITHUB_OUTPUT, `artifact-id=${uploaded.id}\ncache-id=${cacheId}\n`)
+}
+
 if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
 
 if (step < chainLength) {
