@@ -1,27 +1,17 @@
 import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { FileStore, InvalidStateError, versionOf } from '../../../src/adapters/file-store.js'
 import { StateQuarantinedError } from '../../../src/ports/store.js'
 import { makeState } from '../stores/fixtures.js'
-import { runStoreContract } from '../stores/store-contract.js'
 import { tempDir } from './helpers.js'
 
 const root = tempDir('loop-file-store-')
 const here = dirname(fileURLToPath(import.meta.url))
 
-runStoreContract('file', async () => ({
-  store: async () => new FileStore({ root }),
-  plant: async (loopId, text) => {
-    await mkdir(join(root, loopId), { recursive: true })
-    await writeFile(join(root, loopId, 'loop-state.json'), text)
-  },
-  readQuarantined: async (path) => readFileSync(path, 'utf8'),
-}))
-
+// The shared store contract runs against this store in test/integration/stores/file-store-contract.test.ts.
 describe('FileStore', () => {
   it('keeps the state at <root>/<loopId>/loop-state.json with the sha256 of its bytes as version', async () => {
     const store = new FileStore({ root })
