@@ -17,7 +17,8 @@ export function renderDefaultPatternsModule(yamlText) {
     '// edit the YAML and run `node scripts/embed-patterns.mjs`.',
     '',
     '/** The default pattern library, as YAML text (src/config/patterns.yml). */',
-    `export const DEFAULT_PATTERNS_YAML: string = ${JSON.stringify(yamlText)}`,
+    'export const DEFAULT_PATTERNS_YAML: string =',
+    `  ${JSON.stringify(yamlText)}`,
     '',
   ].join('\n')
 }

@@ -5,11 +5,17 @@
 
 /** Finds many literal byte strings in a stream of chunks; the state carries across chunk boundaries. */
 export class LiteralScanner {
-  /** `delta[(state << 8) | byte]` is the next state. */
+  /**
+   * `delta[state * classes + byteClass[byte]]` is the next state. Bytes that occur in no literal share
+   * class 0, which keeps the table small enough to stay in cache (the scan is memory-bound).
+   */
   private readonly delta: Int32Array
+  /** Indexed by a pre-multiplied state: 1 where some literal ends. */
+  private readonly flagged: Uint8Array
+  private readonly byteClass: Uint8Array
+  private readonly classes: number
   /** For each state, the ids of the literals that end there (empty for most states). */
   readonly outputs: readonly (readonly number[])[]
-  private readonly hasOutput: Uint8Array
 
   /** Literals longer than this many bytes in total make the table too large (states x 1 KiB). */
   static readonly MAX_TOTAL_BYTES = 64 * 1024
@@ -39,7 +45,11 @@ export class LiteralScanner {
       out[state]?.push(id)
     })
     const states = goto.length
-    const delta = new Int32Array(states * 256)
+    const byteClass = new Uint8Array(256)
+    let classes = 1
+    for (const literal of literals) for (const byte of literal) if (byteClass[byte] === 0) byteClass[byte] = classes++
+    const wide = new Int32Array(states * 256)
+    const delta = wide
     const fail = new Int32Array(states)
     const queue: number[] = []
     for (let byte = 0; byte < 256; byte++) {
@@ -62,9 +72,20 @@ export class LiteralScanner {
         }
       }
     }
-    this.delta = delta
+    // Rows are stored pre-multiplied by the class count, so the hot loop needs no multiplication.
+    const narrow = new Int32Array(states * classes)
+    const flagged = new Uint8Array(states * classes)
+    for (let state = 0; state < states; state++) {
+      if ((out[state]?.length ?? 0) > 0) flagged[state * classes] = 1
+      for (let byte = 0; byte < 256; byte++) {
+        narrow[state * classes + (byteClass[byte] as number)] = (wide[(state << 8) | byte] as number) * classes
+      }
+    }
+    this.delta = narrow
+    this.flagged = flagged
+    this.byteClass = byteClass
+    this.classes = classes
     this.outputs = out
-    this.hasOutput = Uint8Array.from(out, (ids) => (ids.length > 0 ? 1 : 0))
   }
 
   /**
@@ -74,14 +95,17 @@ export class LiteralScanner {
    */
   scan(bytes: Uint8Array, state: number, positions: number[], states: number[]): number {
     const delta = this.delta
-    const hasOutput = this.hasOutput
+    const flagged = this.flagged
+    const byteClass = this.byteClass
+    const classes = this.classes
+    let row = state * classes
     for (let i = 0; i < bytes.length; i++) {
-      state = delta[(state << 8) | (bytes[i] as number)] as number
-      if (hasOutput[state] === 1) {
+      row = delta[row + (byteClass[bytes[i] as number] as number)] as number
+      if (flagged[row] === 1) {
         positions.push(i)
-        states.push(state)
+        states.push(row / classes)
       }
     }
-    return state
+    return row / classes
   }
 }

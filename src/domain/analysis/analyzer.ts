@@ -364,7 +364,8 @@ export class StreamingAnalyzer {
       const { prefilter, prefilterLowerCase, regex } = matcher.signal
       if (this.matched[index] === 1 && this.excerptLines[matcher.pattern]?.length === EXCERPT_LINES) continue
       if (prefilter !== undefined) {
-        const haystack = prefilterLowerCase ? (lower ??= text.toLowerCase()) : text
+        if (prefilterLowerCase && lower === undefined) lower = text.toLowerCase()
+        const haystack = prefilterLowerCase ? (lower as string) : text
         if (!haystack.includes(prefilter)) continue
       }
       if (regex?.test(text)) {
