@@ -110,9 +110,20 @@ class CappedLog {
     private readonly maxBytes: number,
   ) {
     this.stream = createWriteStream(path)
+    this.stream.on('drain', () => this.wake())
     this.stream.on('error', (error) => {
       this.failed = error.message
+      // A failed log must not leave the producer paused for ever.
+      this.wake()
     })
+  }
+
+  private waiters: Array<() => void> = []
+
+  private wake(): void {
+    const waiters = this.waiters
+    this.waiters = []
+    for (const waiter of waiters) waiter()
   }
 
   /** Returns false when the caller should wait for `drain`. */
@@ -130,7 +141,8 @@ class CappedLog {
   }
 
   onDrain(listener: () => void): void {
-    this.stream.once('drain', listener)
+    if (this.failed) listener()
+    else this.waiters.push(listener)
   }
 
   close(): Promise<string | undefined> {
@@ -189,7 +201,11 @@ export class ChildProcessRunner implements ProcessRunner {
 
     let log: CappedLog | undefined
     if (request.logFile) {
-      await mkdir(dirname(request.logFile), { recursive: true })
+      try {
+        await mkdir(dirname(request.logFile), { recursive: true })
+      } catch (error) {
+        return failEarly(`could not create the folder of log file '${request.logFile}': ${(error as Error).message}`)
+      }
       log = new CappedLog(request.logFile, request.maxLogBytes ?? this.maxLogBytes)
     }
 

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs'
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ChildProcessRunner, HeadTailBuffer } from '../../../src/adapters/process-runner.js'
@@ -51,6 +51,10 @@ describe('ChildProcessRunner', () => {
     expect(missing.spawnError).toBe(`working directory '${join(dir, 'nope')}' does not exist`)
     const empty = await run([])
     expect(empty.spawnError).toMatch(/empty/)
+    const file = join(dir, 'a-file')
+    writeFileSync(file, '')
+    const badLog = await run('true', { logFile: join(file, 'x.log') })
+    expect(badLog.spawnError).toMatch(/could not create the folder of log file/)
   })
 
   it('stops a command that hangs at its timeout, with its whole tree', async () => {
@@ -113,6 +117,15 @@ describe('ChildProcessRunner', () => {
     expect(result.output).toBe(`${'A'.repeat(1000)}\n… [198000 bytes omitted] …\n${'B'.repeat(1000)}`)
     expect(statSync(logFile).size).toBe(200_000)
     expect(result.logFile).toBe(logFile)
+  })
+
+  it('still captures output when the log file cannot be written', async () => {
+    const folder = join(dir, 'a-folder')
+    mkdirSync(folder)
+    const result = await run('head -c 3000000 /dev/zero; echo end', { logFile: folder, keepBytes: 10 })
+    expect(result.exitCode).toBe(0)
+    expect(result.totalBytes).toBe(3_000_004)
+    expect(result.output).toMatch(/could not write the log file: EISDIR/)
   })
 
   it('stores output as UTF-8 with invalid bytes replaced', async () => {
