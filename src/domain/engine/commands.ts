@@ -147,13 +147,14 @@ export function resume(state: LoopState, by: string, now: Date): CommandResult {
   const at = now.toISOString()
   const current = state.failures.current
   const gates = Object.fromEntries(Object.entries(state.gates).filter(([, g]) => g.status !== 'rejected'))
-  const waitingOnGates = Object.values(gates).some((g) => g.status === 'pending')
+  const pendingGates = Object.keys(gates).filter((name) => gates[name]?.status === 'pending')
+  const waitingOnGates = pendingGates.length > 0
   return {
     state: {
       ...state,
       updatedAt: at,
       status: waitingOnGates ? 'waiting' : 'running',
-      statusReason: waitingOnGates ? state.statusReason : '',
+      statusReason: waitingOnGates ? `waiting for approval: ${pendingGates.map((g) => `'${g}'`).join(', ')}` : '',
       gates,
       failures: {
         ...state.failures,
