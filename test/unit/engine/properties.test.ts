@@ -53,7 +53,7 @@ const failureArb: fc.Arbitrary<FailureInput> = fc.oneof(
 
 const stepArb = fc.record({
   failures: fc.oneof(
-    { weight: 1, arbitrary: fc.constant([]) },
+    { weight: 1, arbitrary: fc.constant<FailureInput[]>([]) },
     { weight: 6, arbitrary: fc.array(failureArb, { minLength: 1, maxLength: 2 }) },
   ),
   gate: fc.option(fc.constantFrom('database', 'verifier'), { nil: undefined, freq: 8 }),
