@@ -52,6 +52,23 @@ describe('GitCli in a local repository', () => {
     expect(sh(dir, 'config', '--local', '--list')).not.toContain('user.')
   })
 
+  it('commits and diffs when the state folder is also ignored by git', async () => {
+    // `:(exclude)` pathspecs make `git add` fail on a path that is ignored too; this is the CLI's setup.
+    write(dir, '.git/info/exclude', '.loop/\n')
+    write(dir, '.gitignore', 'dist/\n')
+    write(dir, '.loop/demo/loop-state.json', '{}')
+    write(dir, 'dist/out.js', 'built')
+    write(dir, 'a.txt', 'a\n')
+    expect(await git.changedPaths(null)).toEqual(['.gitignore', 'a.txt'])
+    const first = await git.commitAll('first', bot)
+    expect(sh(dir, 'ls-tree', '-r', '--name-only', 'HEAD')).toBe('.gitignore\na.txt')
+    write(dir, '.loop/demo/loop-state.json', '{"changed":true}')
+    write(dir, 'a.txt', 'b\n')
+    expect(await git.changedPaths(first)).toEqual(['a.txt'])
+    expect(await git.commitAll('second', bot)).toMatch(/^[0-9a-f]{40}$/)
+    expect(sh(dir, 'ls-tree', '-r', '--name-only', 'HEAD')).toBe('.gitignore\na.txt')
+  })
+
   it('returns null when nothing but excluded paths changed', async () => {
     write(dir, 'a.txt', 'a\n')
     await git.commitAll('first', bot)
