@@ -19,9 +19,8 @@ import { ConfigError, messageOf } from './config/errors.js'
 import { parseLoopConfig, simpleModeConfig } from './config/load-config.js'
 import type { LoopConfig } from './config/loop-config.js'
 import { loadUserPatterns } from './config/user-patterns.js'
-import { buildLibrary, PatternError } from './domain/analysis/index.js'
-import { aggregateMetrics } from './domain/analysis/index.js'
-import { EngineError, summarizeNextAction, decide } from './domain/engine/index.js'
+import { aggregateMetrics, buildLibrary, PatternError } from './domain/analysis/index.js'
+import { decide, EngineError, summarizeNextAction } from './domain/engine/index.js'
 import { PolicyError, policyFromConfig } from './domain/policy.js'
 import { createRedactor } from './domain/redact.js'
 import type { CheckResult, LoopState } from './domain/state.js'
@@ -187,7 +186,9 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
   const audit = new AuditTrail(join(stateDir, loopId), redact)
   const expectPositionals = (count: number, what: string) => {
     if (positionals.length !== count) {
-      throw new UsageError(`'${command}' takes ${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'nothing'}.`)
+      throw new UsageError(
+        `'${command}' takes ${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'nothing'}.`,
+      )
     }
   }
 
@@ -200,7 +201,9 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
       expectPositionals(0, 'no arguments')
       const loaded = await store.load(loopId)
       if (!loaded) {
-        io.stdout(`No loop '${loopId}' yet in ${relative(io.cwd, stateDir) || '.'}. Start one with 'loop-controller run'.\n`)
+        io.stdout(
+          `No loop '${loopId}' yet in ${relative(io.cwd, stateDir) || '.'}. Start one with 'loop-controller run'.\n`,
+        )
         return EXIT.complete
       }
       if (command === 'status') {
@@ -221,7 +224,8 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
         people = { kind: 'approve', gate: positionals[0] as string }
       } else if (command === 'skip') {
         expectPositionals(1, 'one task name and --reason "why"')
-        if (!values.reason?.trim()) throw new UsageError(`'skip ${positionals[0]}' needs --reason "why it is skipped"; the reason is recorded.`)
+        if (!values.reason?.trim())
+          throw new UsageError(`'skip ${positionals[0]}' needs --reason "why it is skipped"; the reason is recorded.`)
         people = { kind: 'skip', task: positionals[0] as string, reason: values.reason.trim() }
       } else {
         expectPositionals(0, 'no arguments')
@@ -245,10 +249,11 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
       const progress = io.isTTY ? ttyProgress(io) : plainProgress(io)
       const logger = cliLogger(io)
       const started = Date.now()
-      let iterations = 0
       let last: IterationResult | null = null
       const header = await store.load(loopId)
-      io.stdout(`loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`)
+      io.stdout(
+        `loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`,
+      )
       for (;;) {
         last = await runOneIteration(
           {
@@ -265,23 +270,39 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
             toolVersion: VERSION,
             ...(configPath ? { configPathRelative: relative(root, configPath) } : {}),
           },
-          { store, runner: new ChildProcessRunner(), git, clock: systemClock, logger, workspace: nodeWorkspace, audit, redact, progress },
+          {
+            store,
+            runner: new ChildProcessRunner(),
+            git,
+            clock: systemClock,
+            logger,
+            workspace: nodeWorkspace,
+            audit,
+            redact,
+            progress,
+          },
         )
-        iterations++
         if (last.outcome !== 'continue' || command === 'next') break
       }
       io.stdout(`${closingLine(last, Date.now() - started, relative(io.cwd, join(stateDir, loopId)) || '.')}\n`)
       if (command === 'next' && last.outcome === 'continue') return EXIT.complete
       return exitForOutcome(last.outcome)
     }
+    case 'analyze':
+      // Handled before option parsing: it has options of its own.
+      return EXIT.usage
   }
 }
 
-async function loadConfig(root: string, values: Values, io: CliIo): Promise<{ config: LoopConfig; configPath: string | null }> {
+async function loadConfig(
+  root: string,
+  values: Values,
+  io: CliIo,
+): Promise<{ config: LoopConfig; configPath: string | null }> {
   const maxIterations = values['max-iterations'] !== undefined ? parseCap(values['max-iterations']) : undefined
   if (values.work !== undefined || values.verify !== undefined) {
     if (values.config) throw new UsageError('Use either --config or --work/--verify (simple mode), not both.')
-    if (!values.work?.trim()) throw new UsageError("Simple mode needs --work CMD (the work command); got nothing.")
+    if (!values.work?.trim()) throw new UsageError('Simple mode needs --work CMD (the work command); got nothing.')
     if (!values.verify?.length) throw new UsageError('Simple mode needs at least one --verify CMD; got none.')
     return {
       config: simpleModeConfig({
@@ -323,7 +344,9 @@ function parseCap(value: string): number {
 
 function validLoopId(value: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(value)) {
-    throw new UsageError(`--loop-id must be 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit; got '${value}'.`)
+    throw new UsageError(
+      `--loop-id must be 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit; got '${value}'.`,
+    )
   }
   return value
 }
@@ -331,7 +354,10 @@ function validLoopId(value: string): string {
 async function defaultLoopId(root: string): Promise<string> {
   const git = new GitCli(root)
   const branch = (await isGitRepository(root)) ? await git.currentBranch() : null
-  const id = (branch ?? 'default').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 100)
+  const id = (branch ?? 'default')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 100)
   return id || 'default'
 }
 
@@ -366,7 +392,10 @@ async function init(root: string, values: Values, io: CliIo): Promise<number> {
   const work = values.work ?? 'claude -p "$(cat "$LOOP_PROMPT_FILE")"'
   const verify = values.verify?.length ? values.verify : ['npm test']
   const checks = verify
-    .map((run, i) => `  - name: check-${i + 1}\n    run: ${JSON.stringify(run)}\n    kind: ${simpleModeConfig({ work, verify: [run] }).checks[0]?.kind ?? 'custom'}`)
+    .map(
+      (run, i) =>
+        `  - name: check-${i + 1}\n    run: ${JSON.stringify(run)}\n    kind: ${simpleModeConfig({ work, verify: [run] }).checks[0]?.kind ?? 'custom'}`,
+    )
     .join('\n')
   const text = `# yaml-language-server: $schema=https://raw.githubusercontent.com/loop-controller/loop-controller/v1/schema/loop-config.schema.json
 goal: Make every check below pass.
@@ -382,7 +411,9 @@ ${checks}
   await mkdir(join(root, '.github'), { recursive: true })
   await writeFile(target, text)
   await keepStateOutOfGit(root, join(root, '.loop'))
-  io.stdout(`wrote ${relative(io.cwd, target)}; state will live in .loop/ (kept out of git). Next: loop-controller run\n`)
+  io.stdout(
+    `wrote ${relative(io.cwd, target)}; state will live in .loop/ (kept out of git). Next: loop-controller run\n`,
+  )
   return EXIT.complete
 }
 
@@ -439,7 +470,9 @@ function reportError(error: unknown, io: CliIo): number {
     io.stderr(`loop-controller: another controller changed this loop at the same time: ${messageOf(error)}\n`)
     return EXIT.internal
   }
-  io.stderr(`loop-controller: internal error: ${messageOf(error)}\n${error instanceof Error && error.stack ? `${error.stack}\n` : ''}`)
+  io.stderr(
+    `loop-controller: internal error: ${messageOf(error)}\n${error instanceof Error && error.stack ? `${error.stack}\n` : ''}`,
+  )
   return EXIT.internal
 }
 
@@ -457,7 +490,14 @@ function cliLogger(io: CliIo): Logger {
 
 // ---- rendering for people ----
 
-const MARK: Record<CheckResult['verdict'], string> = { pass: '✓', fail: '✗', timeout: '⏱', skipped: '–', flaky: '~', error: '!' }
+const MARK: Record<CheckResult['verdict'], string> = {
+  pass: '✓',
+  fail: '✗',
+  timeout: '⏱',
+  skipped: '–',
+  flaky: '~',
+  error: '!',
+}
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`
@@ -469,7 +509,9 @@ function checkCell(result: CheckResult): string {
 }
 
 function analysisLine(result: CheckResult): string {
-  const where = result.locations[0] ? ` at ${result.locations[0].file}${result.locations[0].line ? `:${result.locations[0].line}` : ''}` : ''
+  const where = result.locations[0]
+    ? ` at ${result.locations[0].file}${result.locations[0].line ? `:${result.locations[0].line}` : ''}`
+    : ''
   return `${result.pattern ?? 'unclassified'} (${(result.confidence ?? 0).toFixed(2)})${where} → ${result.strategy ?? 'analyze_then_fix'}`
 }
 
@@ -516,7 +558,10 @@ function ttyProgress(io: CliIo): ProgressSink {
 
 function closingLine(result: IterationResult, elapsedMs: number, trail: string): string {
   const state = result.state
-  const took = elapsedMs >= 60_000 ? `${Math.floor(elapsedMs / 60_000)} min ${Math.round((elapsedMs % 60_000) / 1000)} s` : seconds(elapsedMs)
+  const took =
+    elapsedMs >= 60_000
+      ? `${Math.floor(elapsedMs / 60_000)} min ${Math.round((elapsedMs % 60_000) / 1000)} s`
+      : seconds(elapsedMs)
   const head = {
     complete: `COMPLETE in ${state.iteration} iteration${state.iteration === 1 ? '' : 's'}, ${took}`,
     blocked: `BLOCKED at iteration ${state.iteration}: ${state.statusReason || result.next.reason}`,
@@ -548,13 +593,23 @@ function renderStatus(state: LoopState): string {
   const budget = [
     `iteration ${state.iteration} of ${state.maxIterations}`,
     state.budget.minutes ? `${minutes} min of ${state.budget.minutes}` : `${minutes} min`,
-    state.budget.costUsd ? `$${state.usage.costUsd.toFixed(2)} of $${state.budget.costUsd.toFixed(2)}` : state.usage.costUsd > 0 ? `$${state.usage.costUsd.toFixed(2)}` : '',
-    state.budget.tokens ? `${state.usage.tokens} of ${state.budget.tokens} tokens` : state.usage.tokens > 0 ? `${state.usage.tokens} tokens` : '',
+    state.budget.costUsd
+      ? `$${state.usage.costUsd.toFixed(2)} of $${state.budget.costUsd.toFixed(2)}`
+      : state.usage.costUsd > 0
+        ? `$${state.usage.costUsd.toFixed(2)}`
+        : '',
+    state.budget.tokens
+      ? `${state.usage.tokens} of ${state.budget.tokens} tokens`
+      : state.usage.tokens > 0
+        ? `${state.usage.tokens} tokens`
+        : '',
   ].filter(Boolean)
   const lines = [`${state.loopId} · ${state.stage} · ${state.status} · ${budget.join(' · ')}`]
   if (state.statusReason) lines.push(`reason        ${state.statusReason}`)
   if (state.capabilities.total > 0) {
-    lines.push(`capabilities  ${state.capabilities.completed.length} of ${state.capabilities.total} done${state.capabilities.current ? ` (current: ${state.capabilities.current})` : ''}`)
+    lines.push(
+      `capabilities  ${state.capabilities.completed.length} of ${state.capabilities.total} done${state.capabilities.current ? ` (current: ${state.capabilities.current})` : ''}`,
+    )
   }
   const current = state.failures.current
   const resolved = state.failures.history.filter((f) => f.resolution !== 'open').length
@@ -563,11 +618,15 @@ function renderStatus(state: LoopState): string {
   )
   const gates = Object.entries(state.gates)
   if (gates.length > 0) {
-    lines.push(`gates         ${gates.map(([name, g]) => `${name} ${g.status === 'approved' ? `✓ approved by @${g.decidedBy}` : g.status}`).join(' · ')}`)
+    lines.push(
+      `gates         ${gates.map(([name, g]) => `${name} ${g.status === 'approved' ? `✓ approved by @${g.decidedBy}` : g.status}`).join(' · ')}`,
+    )
   }
   const m = state.metrics
   const aggregate = aggregateMetrics(m)
-  lines.push(`metrics       ${m.workCalls} agent calls · ${m.autoFixes} auto-fixes · ${m.flakes} flakes · ${m.regressions} regressions · escalation rate ${(aggregate.escalationRate * 100).toFixed(0)}%`)
+  lines.push(
+    `metrics       ${m.workCalls} agent calls · ${m.autoFixes} auto-fixes · ${m.flakes} flakes · ${m.regressions} regressions · escalation rate ${(aggregate.escalationRate * 100).toFixed(0)}%`,
+  )
   if (state.lastDecision) lines.push(`last          ${state.lastDecision.kind}: ${state.lastDecision.reason}`)
   try {
     const next = decide(state, { now: new Date() }, policyFromState(state))
@@ -591,7 +650,8 @@ function renderHistory(state: LoopState, events: { iteration: number; type: stri
   const lines = [`${state.loopId} · ${state.iteration} iteration${state.iteration === 1 ? '' : 's'} · ${state.status}`]
   let current = -1
   for (const e of events) {
-    if (e.type === 'decision' && e.message.startsWith('EXECUTE') === false && e.message.startsWith('RETRY') === false) continue
+    if (e.type === 'decision' && e.message.startsWith('EXECUTE') === false && e.message.startsWith('RETRY') === false)
+      continue
     if (e.iteration !== current) {
       current = e.iteration
       lines.push(`#${e.iteration}`)

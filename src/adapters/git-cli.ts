@@ -179,7 +179,7 @@ export class GitCli implements Git {
   }
 
   async commitAll(message: string, identity: Identity, exclude: readonly string[] = []): Promise<string | null> {
-    await this.exec(['add', '-A', '--', ...this.pathspecs(exclude)])
+    await this.stageAllExcept(exclude)
     const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true })
     if (staged.exitCode === 0) return null
     if (staged.exitCode !== 1) throw new GitCommandError(['diff', '--cached', '--quiet'], staged)
@@ -334,8 +334,19 @@ export class GitCli implements Git {
     }
   }
 
-  private pathspecs(extra: readonly string[] = []): string[] {
-    return [':/', ...[...this.exclude, ...extra].map((path) => `:(top,exclude)${path}`)]
+  /**
+   * Stages every change but the excluded paths. Excluding with `:(exclude)` pathspecs is not enough:
+   * git refuses (exit 1) when such a pathspec names a path that is also ignored, which is exactly the
+   * case for `.loop/` once it is in `.git/info/exclude`. So stage everything, then put the excluded
+   * paths back as they are in HEAD (or drop them from a first commit's index).
+   */
+  private async stageAllExcept(extra: readonly string[], env?: Record<string, string>): Promise<void> {
+    const options = env ? { env } : undefined
+    await this.exec(['add', '-A', '--', ':/'], options)
+    const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`)
+    if (excluded.length === 0) return
+    const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...(env ? { env } : {}) })).exitCode === 0
+    await this.exec(hasHead ? ['reset', '-q', 'HEAD', '--', ...excluded] : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options)
   }
 
   /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
@@ -358,7 +369,7 @@ export class GitCli implements Git {
       const temporary = join(folder, 'index')
       await copyFile(isAbsolute(indexPath) ? indexPath : join(this.cwd, indexPath), temporary).catch(() => {})
       const env = { GIT_INDEX_FILE: temporary }
-      await this.exec(['add', '-A', '--', ...this.pathspecs()], { env })
+      await this.stageAllExcept([], env)
       return await body(env)
     } finally {
       await rm(folder, { recursive: true, force: true })

@@ -3,49 +3,49 @@
  * restore → decide → act → verify → analyze → transition → checkpoint → persist → audit.
  * Effects go through ports; the decisions are the pure engine's.
  */
-import { join, relative, resolve, isAbsolute } from 'node:path'
-import type { LoopConfig, CheckConfig } from '../config/loop-config.js'
+import { isAbsolute, join, relative, resolve } from 'node:path'
+import type { AuditTrail } from '../adapters/audit-trail.js'
+import { buildCommandEnv } from '../adapters/command-env.js'
+import { type MatrixCheckOutcome, runMatrix } from '../adapters/matrix.js'
+import type { CheckConfig, LoopConfig } from '../config/loop-config.js'
 import {
   type Analysis,
-  type PatternLibrary,
-  StreamingAnalyzer,
   buildDeadLetter,
   detectRegressions,
   inspectProtectedChanges,
+  type PatternLibrary,
   parseJUnit,
   regressionEnabled,
+  StreamingAnalyzer,
 } from '../domain/analysis/index.js'
+import { renderFinalMarkdown, renderIterationMarkdown } from '../domain/audit-markdown.js'
 import {
-  type Decision,
-  type FailureInput,
-  type IterationOutcome,
+  abort as abortLoop,
   applyOutcome,
   beginIteration,
   compactState,
+  type Decision,
   decide,
+  type FailureInput,
+  type IterationOutcome,
   initialState,
   markBlocked,
   markCapped,
   markComplete,
   markWaiting,
-  abort as abortLoop,
   summarizeNextAction,
 } from '../domain/engine/index.js'
 import type { JourneyEvent } from '../domain/journey.js'
-import { type Policy, policyFromConfig } from '../domain/policy.js'
+import { policyFromConfig } from '../domain/policy.js'
 import type { Strategy } from '../domain/stages.js'
 import type { CheckResult, LoopState } from '../domain/state.js'
 import {
-  type CodeSnippet,
-  type FailureForAgent,
   buildWorkContext,
+  type CodeSnippet,
   contextWindows,
+  type FailureForAgent,
   renderPrompt,
 } from '../domain/work-context.js'
-import { renderIterationMarkdown, renderFinalMarkdown } from '../domain/audit-markdown.js'
-import type { AuditTrail } from '../adapters/audit-trail.js'
-import { buildCommandEnv } from '../adapters/command-env.js'
-import { type MatrixCheckOutcome, runMatrix } from '../adapters/matrix.js'
 import type { Clock } from '../ports/clock.js'
 import type { Git, Identity } from '../ports/git.js'
 import type { Logger } from '../ports/logger.js'
@@ -100,14 +100,7 @@ export interface IterationInput {
   configPathRelative?: string
 }
 
-export type IterationOutcomeKind =
-  | 'continue'
-  | 'complete'
-  | 'blocked'
-  | 'waiting'
-  | 'capped'
-  | 'aborted'
-  | 'superseded'
+export type IterationOutcomeKind = 'continue' | 'complete' | 'blocked' | 'waiting' | 'capped' | 'aborted' | 'superseded'
 
 export interface IterationResult {
   outcome: IterationOutcomeKind
@@ -165,7 +158,11 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     return finish('superseded', state, decision, decision, [], null, null, version)
   }
 
-  const decision = decide(state, { now, stopRequested: input.stopRequested || config.stop, pullRequestMerged: await merged(state, deps) }, policy)
+  const decision = decide(
+    state,
+    { now, stopRequested: input.stopRequested || config.stop, pullRequestMerged: await merged(state, deps) },
+    policy,
+  )
   events.push(event(now, state.iteration, 'decision', `${decision.kind}: ${decision.reason}`, { decision }))
 
   if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
@@ -178,7 +175,9 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
   deps.progress?.iterationStarted?.(iteration, decision)
   const stage = decision.stage
   const strategy: Strategy | null = decision.kind === 'RETRY' ? decision.strategy : null
-  events.push(event(now, iteration, 'iteration-started', `iteration ${iteration}: ${stage}${strategy ? ` (${strategy})` : ''}`))
+  events.push(
+    event(now, iteration, 'iteration-started', `iteration ${iteration}: ${stage}${strategy ? ` (${strategy})` : ''}`),
+  )
   const startedAt = Date.now()
   const iterationDir = join(input.loopDir, 'runs', String(iteration))
   await deps.workspace.makeDir(iterationDir)
@@ -223,23 +222,57 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     }
   }
   if (strategy === 'retry_with_backoff' && decision.kind === 'RETRY') {
-    deps.progress?.phase?.(iteration, stage, `waiting ${Math.round(decision.backoffMs / 1000)} s before re-running the checks`)
+    deps.progress?.phase?.(
+      iteration,
+      stage,
+      `waiting ${Math.round(decision.backoffMs / 1000)} s before re-running the checks`,
+    )
     await deps.clock.sleep(decision.backoffMs)
   } else if (strategy === 'auto_fix') {
     for (const failure of previous) {
       const check = config.checks.find((c) => c.name === failure.check)
       if (!check?.fix) continue
       deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`)
-      const result = await deps.runner.run({ command: check.fix, cwd: input.cwd, env: commandEnv, timeoutMs: check.timeout * 1000, logFile: join(iterationDir, `fix-${check.name}.log`) })
+      const result = await deps.runner.run({
+        command: check.fix,
+        cwd: input.cwd,
+        env: commandEnv,
+        timeoutMs: check.timeout * 1000,
+        logFile: join(iterationDir, `fix-${check.name}.log`),
+      })
       usage(state, iteration, `fix ${check.name}`, 'auto_fix strategy', result)
     }
   } else if (strategy === 'dependency_check' && config.install) {
     deps.progress?.phase?.(iteration, stage, 'installing dependencies')
-    const result = await deps.runner.run({ command: config.install, cwd: input.cwd, env: commandEnv, timeoutMs: 900_000, logFile: join(iterationDir, 'install.log') })
+    const result = await deps.runner.run({
+      command: config.install,
+      cwd: input.cwd,
+      env: commandEnv,
+      timeoutMs: 900_000,
+      logFile: join(iterationDir, 'install.log'),
+    })
     usage(state, iteration, 'install', 'dependency_check strategy', result)
   } else {
-    work = await runWork(input, deps, state, stage, decision.kind === 'EXECUTE_STAGE' ? decision.capability : decision.capability, strategy, previous, iterationDir, commandEnv)
-    events.push(event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }))
+    work = await runWork(
+      input,
+      deps,
+      state,
+      stage,
+      decision.kind === 'EXECUTE_STAGE' ? decision.capability : decision.capability,
+      strategy,
+      previous,
+      iterationDir,
+      commandEnv,
+    )
+    events.push(
+      event(
+        deps.clock.now(),
+        iteration,
+        'work',
+        `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`,
+        { durationMs: work.durationMs },
+      ),
+    )
   }
 
   // ---- the verifier-gaming guard ----
@@ -273,33 +306,83 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     if (config['flake-check'].enabled && live.result.verdict !== 'timeout') {
       let passed = false
       for (let attempt = 0; attempt < config['flake-check'].reruns && !passed; attempt++) {
-        const rerun = await rerunCheck(input, deps, live.check, iterationDir, commandEnv, `${live.check.name}.rerun-${attempt + 1}`)
+        const rerun = await rerunCheck(
+          input,
+          deps,
+          live.check,
+          iterationDir,
+          commandEnv,
+          `${live.check.name}.rerun-${attempt + 1}`,
+        )
         passed = rerun.exitCode === 0 && !rerun.timedOut
       }
       if (passed) {
         live.result = { ...live.result, verdict: 'flaky' }
         flaky.push(live.check.name)
-        events.push(event(deps.clock.now(), iteration, 'flaky', `${live.check.name} failed, then passed when re-run: recorded as flaky`))
+        deps.progress?.phase?.(
+          iteration,
+          'VERIFY',
+          `${live.check.name}: failed, then passed when re-run (flaky, no retry spent)`,
+        )
+        events.push(
+          event(
+            deps.clock.now(),
+            iteration,
+            'flaky',
+            `${live.check.name} failed, then passed when re-run: recorded as flaky`,
+          ),
+        )
         continue
       }
     }
     // Auto-fix inline: the check's own fix command, then the check again, without waking the agent.
     if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !autoFixed.includes(live.check.name)) {
-      const fix = await deps.runner.run({ command: live.check.fix, cwd: input.cwd, env: commandEnv, timeoutMs: live.check.timeout * 1000, logFile: join(iterationDir, `${live.check.name}.fix.log`) })
+      const fix = await deps.runner.run({
+        command: live.check.fix,
+        cwd: input.cwd,
+        env: commandEnv,
+        timeoutMs: live.check.timeout * 1000,
+        logFile: join(iterationDir, `${live.check.name}.fix.log`),
+      })
       usage(state, iteration, `fix ${live.check.name}`, `auto_fix for ${live.analysis.pattern}`, fix)
       const rerun = await rerunCheck(input, deps, live.check, iterationDir, commandEnv, `${live.check.name}.after-fix`)
       if (rerun.exitCode === 0 && !rerun.timedOut) {
         live.result = { ...live.result, verdict: 'pass', autoFixed: true }
         autoFixed.push(live.check.name)
-        events.push(event(deps.clock.now(), iteration, 'auto-fix', `${live.check.name}: ${live.analysis.pattern} fixed by its fix command`))
+        deps.progress?.phase?.(
+          iteration,
+          'VERIFY',
+          `${live.check.name}: ${live.analysis.pattern} fixed by its fix command (no agent call)`,
+        )
+        events.push(
+          event(
+            deps.clock.now(),
+            iteration,
+            'auto-fix',
+            `${live.check.name}: ${live.analysis.pattern} fixed by its fix command`,
+          ),
+        )
         continue
       }
     }
     // dependency_check inline when an install command is configured.
     if (live.analysis?.strategy === 'dependency_check' && config.install) {
-      const install = await deps.runner.run({ command: config.install, cwd: input.cwd, env: commandEnv, timeoutMs: 900_000, logFile: join(iterationDir, 'install.log') })
+      const install = await deps.runner.run({
+        command: config.install,
+        cwd: input.cwd,
+        env: commandEnv,
+        timeoutMs: 900_000,
+        logFile: join(iterationDir, 'install.log'),
+      })
       usage(state, iteration, 'install', `dependency_check for ${live.check.name}`, install)
-      const rerun = await rerunCheck(input, deps, live.check, iterationDir, commandEnv, `${live.check.name}.after-install`)
+      const rerun = await rerunCheck(
+        input,
+        deps,
+        live.check,
+        iterationDir,
+        commandEnv,
+        `${live.check.name}.after-install`,
+      )
       if (rerun.exitCode === 0 && !rerun.timedOut) {
         live.result = { ...live.result, verdict: 'pass' }
         continue
@@ -314,9 +397,17 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     checks: Object.fromEntries(checks.map((c) => [c.check.name, isFailing(c.result) ? 'fail' : 'pass'] as const)),
     tests: await junitResults(input, deps),
   }
-  const regressions = regressionOn && state.baseline ? detectRegressions(state.baseline, current) : { checks: [], tests: [] }
+  const regressions =
+    regressionOn && state.baseline ? detectRegressions(state.baseline, current) : { checks: [], tests: [] }
   if (regressions.checks.length + regressions.tests.length > 0) {
-    events.push(event(deps.clock.now(), iteration, 'regression', `regressions: ${[...regressions.checks, ...regressions.tests].join(', ')}`))
+    events.push(
+      event(
+        deps.clock.now(),
+        iteration,
+        'regression',
+        `regressions: ${[...regressions.checks, ...regressions.tests].join(', ')}`,
+      ),
+    )
   }
 
   const failures: FailureInput[] = [...guardFailures]
@@ -340,10 +431,16 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
       security: analysis.pattern === 'security-finding',
     })
     events.push(
-      event(deps.clock.now(), iteration, 'analysis', `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)}) → ${analysis.strategy}`, {
-        signature: analysis.signature,
-        locations: analysis.locations.slice(0, 5),
-      }),
+      event(
+        deps.clock.now(),
+        iteration,
+        'analysis',
+        `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)}) → ${analysis.strategy}`,
+        {
+          signature: analysis.signature,
+          locations: analysis.locations.slice(0, 5),
+        },
+      ),
     )
   }
 
@@ -373,13 +470,20 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     if (commit) {
       state = {
         ...state,
-        checkpoints: [...state.checkpoints, { iteration, commit, message: message.split('\n')[0] ?? '', at: deps.clock.now().toISOString() }].slice(-50),
+        checkpoints: [
+          ...state.checkpoints,
+          { iteration, commit, message: message.split('\n')[0] ?? '', at: deps.clock.now().toISOString() },
+        ].slice(-50),
       }
       events.push(event(deps.clock.now(), iteration, 'checkpoint', `committed ${commit.slice(0, 12)}`))
     }
   }
 
-  const next = decide(state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await merged(state, deps) }, policy)
+  const next = decide(
+    state,
+    { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await merged(state, deps) },
+    policy,
+  )
   const record = renderIterationMarkdown({
     state,
     decision,
@@ -389,8 +493,15 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     diffStat: deps.git && headBefore ? await deps.git.diffStat(headBefore) : '',
     commit,
   })
-  const recordPath = await deps.audit.writeIteration(iteration, record).then(() => join('iterations', `${iteration}.md`))
-  const settled = await settle(next, { checks: outcome.checks, commit, record: recordPath, iterationDecision: decision })
+  const recordPath = await deps.audit
+    .writeIteration(iteration, record)
+    .then(() => join('iterations', `${iteration}.md`))
+  const settled = await settle(next, {
+    checks: outcome.checks,
+    commit,
+    record: recordPath,
+    iterationDecision: decision,
+  })
   return settled
 
   // ---- helpers that close over this iteration ----
@@ -400,35 +511,35 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     ran?: { checks: CheckResult[]; commit: string | null; record: string | null; iterationDecision: Decision },
   ): Promise<IterationResult> {
     const at = deps.clock.now()
+    const record = (applied: { state: LoopState; events: JourneyEvent[] }) => {
+      state = applied.state
+      events.push(...applied.events)
+    }
     let kind: IterationOutcomeKind = ran ? 'continue' : 'blocked'
     switch (final.kind) {
       case 'COMPLETE':
-        state = markComplete(state, at)
         kind = 'complete'
-        events.push(event(at, state.iteration, 'completed', final.reason))
+        record(markComplete(state, at))
         break
       case 'CAP_REACHED':
-        state = markCapped(state, final, at)
         kind = 'capped'
-        events.push(event(at, state.iteration, 'capped', final.reason, { limit: final.limit }))
+        record(markCapped(state, final, at))
         break
       case 'ESCALATE':
-        state = markBlocked(state, final.reason, at)
         kind = 'blocked'
-        events.push(event(at, state.iteration, 'escalated', final.reason))
+        record(markBlocked(state, final.reason, at))
         break
       case 'WAIT_FOR_HUMAN':
         kind = 'blocked'
         break
       case 'WAIT_FOR_APPROVAL':
-        state = markWaiting(state, final.gate, final.reason, at)
         kind = 'waiting'
-        events.push(event(at, state.iteration, 'gate', final.reason, { gate: final.gate }))
+        if (state.status !== 'waiting' || state.statusReason !== final.reason)
+          record(markWaiting(state, final.gate, final.reason, at))
         break
       case 'ABORTED':
-        if (state.status !== 'aborted') state = abortLoop(state, 'stop', at).state
         kind = 'aborted'
-        events.push(event(at, state.iteration, 'aborted', final.reason))
+        if (state.status !== 'aborted') record(abortLoop(state, 'the kill switch (loop/stop label or stop: true)', at))
         break
       default:
         kind = 'continue'
@@ -442,8 +553,19 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
         version = await deps.store.save(loopId, state, version)
       } catch (error) {
         if (error instanceof StoreConflictError) {
-          await deps.audit.appendEvents([event(at, state.iteration, 'superseded', 'another controller saved this iteration first')])
-          return finish('superseded', state, ran?.iterationDecision ?? final, final, ran?.checks ?? [], null, null, version)
+          await deps.audit.appendEvents([
+            event(at, state.iteration, 'superseded', 'another controller saved this iteration first'),
+          ])
+          return finish(
+            'superseded',
+            state,
+            ran?.iterationDecision ?? final,
+            final,
+            ran?.checks ?? [],
+            null,
+            null,
+            version,
+          )
         }
         throw error
       }
@@ -452,13 +574,31 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     if (terminal && changed && (kind === 'complete' || kind === 'blocked' || kind === 'capped' || kind === 'aborted')) {
       let deadLetter: string | undefined
       if (kind === 'blocked' && state.failures.current) {
-        const letter = buildDeadLetter({ loopId, failure: state.failures.current, history: state.failures.history, tried: state.failures.tried })
-        await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined)
+        const letter = buildDeadLetter({
+          loopId,
+          failure: state.failures.current,
+          history: state.failures.history,
+          tried: state.failures.tried,
+        })
+        await deps.audit.writeDeadLetter(
+          letter.signature,
+          letter.markdown,
+          letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined,
+        )
         deadLetter = letter.signature
       }
       await deps.audit.writeFinal(renderFinalMarkdown({ state, decision: final, deadLetter }))
     }
-    return finish(kind, state, ran?.iterationDecision ?? final, final, ran?.checks ?? [], ran?.commit ?? null, ran?.record ?? null, version)
+    return finish(
+      kind,
+      state,
+      ran?.iterationDecision ?? final,
+      final,
+      ran?.checks ?? [],
+      ran?.commit ?? null,
+      ran?.record ?? null,
+      version,
+    )
   }
 }
 
@@ -472,17 +612,42 @@ function finish(
   record: string | null,
   version: StoreVersion | null,
 ): IterationResult {
-  return { outcome, state, decision, next, nextAction: summarizeNextAction(state, next), checks, commit, record, version }
+  return {
+    outcome,
+    state,
+    decision,
+    next,
+    nextAction: summarizeNextAction(state, next),
+    checks,
+    commit,
+    record,
+    version,
+  }
 }
 
-const DEFAULT_TEST_GLOBS = ['**/*.test.*', '**/*.spec.*', '**/test/**', '**/tests/**', '**/__tests__/**', '**/test_*.py', '**/*_test.py', '**/*_test.go']
+const DEFAULT_TEST_GLOBS = [
+  '**/*.test.*',
+  '**/*.spec.*',
+  '**/test/**',
+  '**/tests/**',
+  '**/__tests__/**',
+  '**/test_*.py',
+  '**/*_test.py',
+  '**/*_test.go',
+]
 
 async function merged(state: LoopState, deps: IterationDeps): Promise<boolean | undefined> {
   if (state.stage !== 'SHIP' || !deps.pullRequestMerged) return undefined
   return deps.pullRequestMerged()
 }
 
-function event(at: Date, iteration: number, type: JourneyEvent['type'], message: string, data?: Record<string, unknown>): JourneyEvent {
+function event(
+  at: Date,
+  iteration: number,
+  type: JourneyEvent['type'],
+  message: string,
+  data?: Record<string, unknown>,
+): JourneyEvent {
   return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) }
 }
 
@@ -555,7 +720,11 @@ function usage(state: LoopState, iteration: number, what: string, why: string, r
     why,
     at: new Date(Date.now() - result.durationMs).toISOString(),
     durationMs: result.durationMs,
-    status: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
+    status: result.timedOut
+      ? 'timeout'
+      : result.exitCode === 0
+        ? 'ok'
+        : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
     outputs: {},
   })
 }
@@ -612,7 +781,9 @@ async function verify(
       strategy: analysis?.strategy ?? null,
       signature: analysis?.signature ?? null,
       locations: analysis?.locations.slice(0, 20) ?? [],
-      excerpt: failing ? deps.redact(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)).slice(0, 4000) : '',
+      excerpt: failing
+        ? deps.redact(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)).slice(0, 4000)
+        : '',
       autoFixed: false,
     }
     if (live) deps.progress?.checkFinished?.(iteration, result)
@@ -685,7 +856,13 @@ async function runWork(
   return {
     exitCode: result.exitCode,
     blocked,
-    ...(blocked ? { blockedReason: deps.redact(blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`) } : {}),
+    ...(blocked
+      ? {
+          blockedReason: deps.redact(
+            blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`,
+          ),
+        }
+      : {}),
     durationMs: result.durationMs,
     ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
     ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
@@ -694,8 +871,11 @@ async function runWork(
 }
 
 /** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
-export function parseWorkOutput(text: string | null, logger?: Logger): { tokens?: number; costUsd?: number; session?: string } {
-  if (!text || !text.trim()) return {}
+export function parseWorkOutput(
+  text: string | null,
+  logger?: Logger,
+): { tokens?: number; costUsd?: number; session?: string } {
+  if (!text?.trim()) return {}
   try {
     const data = JSON.parse(text) as { usage?: { tokens?: unknown; costUsd?: unknown }; session?: unknown }
     const tokens = data.usage?.tokens
@@ -722,7 +902,12 @@ async function readCodeContext(cwd: string, deps: IterationDeps, failures: Failu
     if (text === null) continue
     const lines = text.split('\n')
     const end = Math.min(window.endLine, lines.length)
-    snippets.push({ file: window.file, startLine: window.startLine, endLine: end, text: lines.slice(window.startLine - 1, end).join('\n') })
+    snippets.push({
+      file: window.file,
+      startLine: window.startLine,
+      endLine: end,
+      text: lines.slice(window.startLine - 1, end).join('\n'),
+    })
   }
   return snippets
 }

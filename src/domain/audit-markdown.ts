@@ -37,7 +37,12 @@ export function renderIterationMarkdown(input: IterationRecordInput): string {
   }
   if (input.commit) lines.push(`- **Checkpoint:** \`${input.commit}\``)
   lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '')
-  lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |')
+  lines.push(
+    '## Checks',
+    '',
+    '| check | kind | verdict | time | pattern | confidence | strategy |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  )
   for (const { result } of input.checks) {
     lines.push(
       `| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`,
@@ -54,7 +59,11 @@ export function renderIterationMarkdown(input: IterationRecordInput): string {
   return `${lines.join('\n')}\n`
 }
 
-export function renderFinalMarkdown(input: { state: LoopState; decision: Decision; deadLetter?: string | undefined }): string {
+export function renderFinalMarkdown(input: {
+  state: LoopState
+  decision: Decision
+  deadLetter?: string | undefined
+}): string {
   const { state } = input
   const lines = [
     `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
@@ -70,15 +79,26 @@ export function renderFinalMarkdown(input: { state: LoopState; decision: Decisio
   if (input.deadLetter) lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``)
   if (state.failures.current) {
     const f = state.failures.current
-    lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```')
+    lines.push(
+      '',
+      '## Last failure',
+      '',
+      `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``,
+      '',
+      '```text',
+      f.error,
+      '```',
+    )
   }
   if (state.failures.tried.length > 0) {
     lines.push('', '## What was tried', '')
-    state.failures.tried.forEach((t, i) => lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`))
+    for (const [i, t] of state.failures.tried.entries())
+      lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`)
   }
   if (state.checkpoints.length > 0) {
     lines.push('', '## Checkpoints', '')
-    for (const c of state.checkpoints) lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`)
+    for (const c of state.checkpoints)
+      lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`)
   }
   return `${lines.join('\n')}\n`
 }

@@ -72,5 +72,6 @@ export const DECISION_KINDS = [
   'ESCALATE',
   'EXECUTE_STAGE',
   'COMPLETE',
+  'ABORTED',
 ] as const
 export type DecisionKind = (typeof DECISION_KINDS)[number]

@@ -3,7 +3,7 @@
  * the same content as markdown (`LOOP_PROMPT_FILE`) and JSON (`LOOP_CONTEXT_FILE`). Pure.
  */
 import type { Stage, Strategy } from './stages.js'
-import type { LoopState, Location } from './state.js'
+import type { Location, LoopState } from './state.js'
 
 export interface FailureForAgent {
   check: string
@@ -111,7 +111,9 @@ export function renderPrompt(context: WorkContext): string {
     if (others.length > 0) {
       lines.push('Other failing checks:', '')
       for (const other of others) {
-        lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${formatLocation(other.locations[0])}` : ''}`)
+        lines.push(
+          `- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${formatLocation(other.locations[0])}` : ''}`,
+        )
       }
       lines.push('')
     }
@@ -120,13 +122,21 @@ export function renderPrompt(context: WorkContext): string {
   }
   if (context.tried.length > 0) {
     lines.push('## Already tried (do not repeat)', '')
-    context.tried.forEach((t, i) => lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`))
+    for (const [i, t] of context.tried.entries())
+      lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`)
     lines.push('')
   }
   if (context.codeContext.length > 0) {
     lines.push('## Code around the failure', '')
     for (const snippet of context.codeContext) {
-      lines.push(`\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}:`, '', '```', fence(snippet.text), '```', '')
+      lines.push(
+        `\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}:`,
+        '',
+        '```',
+        fence(snippet.text),
+        '```',
+        '',
+      )
     }
   }
   lines.push(
