@@ -345,8 +345,15 @@ export class GitCli implements Git {
     await this.exec(['add', '-A', '--', ':/'], options)
     const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`)
     if (excluded.length === 0) return
-    const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...(env ? { env } : {}) })).exitCode === 0
-    await this.exec(hasHead ? ['reset', '-q', 'HEAD', '--', ...excluded] : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options)
+    const hasHead =
+      (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...(env ? { env } : {}) }))
+        .exitCode === 0
+    await this.exec(
+      hasHead
+        ? ['reset', '-q', 'HEAD', '--', ...excluded]
+        : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded],
+      options,
+    )
   }
 
   /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
