@@ -126,14 +126,20 @@ async function runAction(env: NodeJS.ProcessEnv): Promise<void> {
   setOutput(Outputs.StatePath, store.describe(loopId))
 
   // People's commands: from the `command` input (a dispatch, which needs write access) or the event.
-  const controllerLogin = await github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN)
+  // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
+  const controllerLogin = () => github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN)
   const proceed = await applyCommands(settings, loopId, { github, store, audit, logger, controllerLogin })
   if (!proceed) return
 
   const git = new GitCli(root)
   const branch = loopBranch(loopId)
   const useGit = config.commit.enabled && (await git.isRepository())
-  if (useGit) await core.group(`Check out ${branch}`, async () => void (await checkoutLoopBranch(git, branch)))
+  if (useGit) {
+    await core.group(`Check out ${branch}`, async () => {
+      const checkout = await checkoutLoopBranch(git, branch)
+      core.info(`${checkout.created ? 'Started' : 'Continuing'} ${branch} at ${checkout.head ?? 'an empty history'}.`)
+    })
+  }
 
   const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   const iterationConfig: LoopConfig = {
@@ -180,7 +186,9 @@ async function runAction(env: NodeJS.ProcessEnv): Promise<void> {
 
   let state = result.state
   let outcome: ReportOutcome = result.outcome
-  if (useGit && result.commit !== null) {
+  const hasRemote = useGit && (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0
+  if (useGit && !hasRemote) logger.info(`No remote 'origin': the work stays on the local branch ${branch}.`)
+  if (hasRemote && result.commit !== null) {
     const published = await publish({ settings, env, git, github, store, loopId, branch, result, logger })
     state = published.state
     if (published.blocked) outcome = 'blocked'
@@ -267,7 +275,13 @@ function toPeopleCommand(command: LoopCommand): PeopleCommand {
 async function applyCommands(
   settings: ActionSettings,
   loopId: string,
-  deps: { github: GitHubPort; store: Store; audit: AuditTrail; logger: Logger; controllerLogin: string },
+  deps: {
+    github: GitHubPort
+    store: Store
+    audit: AuditTrail
+    logger: Logger
+    controllerLogin: () => Promise<string>
+  },
 ): Promise<boolean> {
   const { logger } = deps
   const apply = async (command: PeopleCommand, by: string): Promise<LoopState | null> => {
@@ -308,7 +322,7 @@ async function applyCommands(
     permission,
     actorType: intent.actorType,
     actor: intent.actor,
-    controllerLogin: deps.controllerLogin,
+    controllerLogin: await deps.controllerLogin(),
   })
   logger.info(`Command from @${intent.actor}: ${authorization.reason}`)
   if (!authorization.allowed) return false
@@ -416,7 +430,9 @@ async function report(input: {
       ...(a.column !== undefined ? { startColumn: a.column } : {}),
     })
   }
-  await core.summary.addRaw(renderSummary(model, { redact, overflowLocations: overflow })).write()
+  if (env.GITHUB_STEP_SUMMARY)
+    await core.summary.addRaw(renderSummary(model, { redact, overflowLocations: overflow })).write()
+  else core.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
   const commentOn = input.subjectNumber ?? state.pullRequest?.number
   if (commentOn !== undefined) {
     const comment = await github.upsertStickyComment({

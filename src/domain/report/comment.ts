@@ -44,7 +44,7 @@ function compactTable(model: ReportModel): string {
     .map((check) =>
       [
         code(check.name),
-        verdictLabel(check.verdict),
+        verdictLabel(check.verdict, check.autoFixed),
         check.verdict === 'skipped' ? '' : formatDuration(check.durationMs),
         check.pattern ? code(check.pattern) : '',
         check.strategy ? code(check.strategy) : '',

@@ -22,9 +22,9 @@ const VERDICT_ICONS: Record<CheckResult['verdict'], string> = {
   error: '💥 could not run',
 }
 
-/** The verdict cell: an icon, and a word where the icon alone is ambiguous. */
-export function verdictLabel(verdict: CheckResult['verdict']): string {
-  return VERDICT_ICONS[verdict]
+/** The verdict cell: an icon, and a word where the icon alone is ambiguous (or the fix was automatic). */
+export function verdictLabel(verdict: CheckResult['verdict'], autoFixed = false): string {
+  return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict]
 }
 
 /** True for verdicts that count against the iteration. */

@@ -49,7 +49,7 @@ export function renderCheckTable(checks: readonly CheckResult[], redact: (text: 
     const verdict =
       check.verdict === 'skipped' && check.skippedReason
         ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
-        : verdictLabel(check.verdict)
+        : verdictLabel(check.verdict, check.autoFixed)
     return [
       code(check.name),
       check.kind,

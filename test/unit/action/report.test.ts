@@ -104,6 +104,14 @@ const checks: CheckResult[] = [
   }),
   check({ name: 'unit', kind: 'test', verdict: 'skipped', skippedReason: 'needs types' }),
   check({ name: 'lint', kind: 'lint', durationMs: 3_000 }),
+  check({
+    name: 'format',
+    kind: 'format',
+    durationMs: 500,
+    autoFixed: true,
+    pattern: 'format-error',
+    strategy: 'auto_fix',
+  }),
 ]
 
 function model(overrides: Partial<ReportModel> = {}, stateOverrides: Partial<LoopState> = {}): ReportModel {
@@ -128,7 +136,7 @@ describe('renderSummary', () => {
   it('has the header, stage, verdict and next action', () => {
     expect(summary).toContain('## 🔁 loop-controller · `issue-42` · iteration 4 of 10')
     expect(summary).toContain('**Stage:** VERIFY (capability 2 of 3: `retry-on-timeout`)')
-    expect(summary).toContain('**Verdict:** ❌ 1 of 4 checks failed')
+    expect(summary).toContain('**Verdict:** ❌ 1 of 5 checks failed')
     expect(summary).toContain('**Next:** retry IMPLEMENT with strategy \\`context\\_expand\\` (attempt 2 of 3)')
   })
 
@@ -137,6 +145,7 @@ describe('renderSummary', () => {
     expect(summary).toContain('| `build` | build | ✅ | 12.1 s |  |  |  |')
     expect(summary).toContain('| `types` | typecheck | ❌ | 8.4 s | `type-error` | 0.86 | `context_expand` |')
     expect(summary).toContain('| `unit` | test | ⏭️ skipped (needs types) |  |  |  |  |')
+    expect(summary).toContain('| `format` | format | ✅ auto-fixed | 500 ms | `format-error` |  | `auto_fix` |')
   })
 
   it('has a collapsible output per failing check', () => {
