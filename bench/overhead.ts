@@ -1,0 +1,333 @@
+/**
+ * Figure 1: the controller's own time per iteration on a state with 1,000 iterations of history,
+ * everything but the user's commands and the network. Measured two ways, both against `node -e 0`
+ * started in the same run:
+ *   a. step by step: store.load, decide, beginIteration, a StreamingAnalyzer over a 200 KB failing log,
+ *      applyOutcome, compactState, store.save, and rendering the report (summary, comment, iteration record);
+ *   b. a real iteration (`runOneIteration`) whose work and checks are `true`, one check printing the same
+ *      200 KB failing log, minus the wall time during which a child process was running.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { AuditTrail } from '../src/adapters/audit-trail.js'
+import { FileStore } from '../src/adapters/file-store.js'
+import { nodeWorkspace } from '../src/adapters/node-workspace.js'
+import { ChildProcessRunner } from '../src/adapters/process-runner.js'
+import { runOneIteration } from '../src/app/iteration.js'
+import type { LoopConfig } from '../src/config/loop-config.js'
+import { buildLibrary, normaliseTokens, StreamingAnalyzer } from '../src/domain/analysis/index.js'
+import { renderIterationMarkdown } from '../src/domain/audit-markdown.js'
+import { applyOutcome, beginIteration, compactState, decide, type FailureInput } from '../src/domain/engine/index.js'
+import { buildReportModel, renderComment, renderSummary } from '../src/domain/report/index.js'
+import type { CheckResult, LoopState } from '../src/domain/state.js'
+import type { Logger } from '../src/ports/logger.js'
+import type { ProcessRunner, RunRequest, RunResult } from '../src/ports/process.js'
+import { type BenchRow, median, medianProcessMs, ms, syntheticConfig, syntheticState, times } from './lib.js'
+
+const BUDGET_MS = 200
+const NOISE = [
+  '[2026-01-01T00:00:00.000Z] info  worker 7 processed job 123456 in 42 ms (queue depth 3)',
+  '  PASS  packages/core/src/utils/string.spec.ts (12 tests) 18ms',
+  'compiling module graph: 1532 modules, 12 chunks, cache hit ratio 0.93',
+]
+
+/** A realistic failing type-check log of about `size` bytes: build noise with tsc errors spread through. */
+export function failingLog(size: number): string {
+  const lines: string[] = []
+  let length = 0
+  for (let i = 0; length < size; i++) {
+    const line =
+      i % 40 === 39
+        ? `src/app/service-${i % 7}.ts(${(i % 300) + 1},7): error TS2322: Type 'string' is not assignable to type 'number'.`
+        : (NOISE[i % NOISE.length] as string)
+    lines.push(line)
+    length += line.length + 1
+  }
+  return `${lines.join('\n')}\n`
+}
+
+const quietLogger: Logger = {
+  info() {},
+  warning() {},
+  error() {},
+  debug() {},
+  group: (_name, body) => body(),
+}
+
+/** A runner that records when each child process ran, to subtract the union of those intervals. */
+class TimedRunner implements ProcessRunner {
+  readonly intervals: [number, number][] = []
+  private readonly inner = new ChildProcessRunner()
+  async run(request: RunRequest): Promise<RunResult> {
+    const started = performance.now()
+    const result = await this.inner.run(request)
+    this.intervals.push([started, started + result.durationMs])
+    return result
+  }
+  /** Wall time (ms) during which at least one child was running. */
+  busyMs(): number {
+    const sorted = [...this.intervals].sort((a, b) => a[0] - b[0])
+    let total = 0
+    let end = Number.NEGATIVE_INFINITY
+    for (const [from, to] of sorted) {
+      if (to <= end) continue
+      total += to - Math.max(from, end)
+      end = to
+    }
+    return total
+  }
+}
+
+interface StepTimes {
+  load: number
+  decide: number
+  begin: number
+  analyze: number
+  apply: number
+  compact: number
+  save: number
+  report: number
+}
+
+async function stepByStep(
+  store: FileStore,
+  loopId: string,
+  config: LoopConfig,
+  log: string,
+  runs: number,
+): Promise<StepTimes> {
+  const { policy } = syntheticState(0, config)
+  const library = buildLibrary()
+  const samples: StepTimes[] = []
+  for (let run = 0; run <= runs; run++) {
+    const t: Partial<StepTimes> = {}
+    let mark = performance.now()
+    const lap = (step: keyof StepTimes) => {
+      const now = performance.now()
+      t[step] = now - mark
+      mark = now
+    }
+    const loaded = await store.load(loopId)
+    if (!loaded) throw new Error(`the benchmark state '${loopId}' is missing`)
+    lap('load')
+    const now = new Date(Date.parse(loaded.state.updatedAt) + 60_000)
+    const decision = decide(loaded.state, { now }, policy)
+    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
+      throw new Error(`expected an iteration on the benchmark state, got ${decision.kind}: ${decision.reason}`)
+    }
+    lap('decide')
+    const started = beginIteration(loaded.state, decision, now)
+    lap('begin')
+    const analyzer = new StreamingAnalyzer(library, { kind: 'typecheck' })
+    const buffer = Buffer.from(log)
+    for (let offset = 0; offset < buffer.length; offset += 64 * 1024)
+      analyzer.push(buffer.subarray(offset, offset + 64 * 1024))
+    const analysis = analyzer.finish()
+    lap('analyze')
+    const error = analysis.excerpt || 'type error'
+    const failure: FailureInput = {
+      check: 'types',
+      kind: 'typecheck',
+      pattern: analysis.pattern,
+      confidence: analysis.confidence,
+      strategy: analysis.strategy,
+      alternates: [],
+      retryable: true,
+      signature: analysis.signature ?? 'type-error:ts:0',
+      tokens: normaliseTokens(error),
+      error,
+    }
+    const checks: CheckResult[] = config.checks.map((c) => ({
+      name: c.name,
+      kind: c.kind,
+      verdict: c.name === 'types' ? 'fail' : 'pass',
+      required: true,
+      durationMs: 1000,
+      exitCode: c.name === 'types' ? 1 : 0,
+      pattern: c.name === 'types' ? analysis.pattern : null,
+      confidence: c.name === 'types' ? analysis.confidence : null,
+      strategy: c.name === 'types' ? analysis.strategy : null,
+      signature: c.name === 'types' ? (analysis.signature ?? null) : null,
+      locations: c.name === 'types' ? analysis.locations : [],
+      excerpt: c.name === 'types' ? analysis.excerpt : '',
+      autoFixed: false,
+    }))
+    const applied = applyOutcome(
+      started,
+      {
+        now,
+        stage: started.stage,
+        work: { exitCode: 0, blocked: false, durationMs: 30_000 },
+        checks,
+        failures: [failure],
+        flaky: [],
+        autoFixed: [],
+        gatesRaised: [],
+        tasksCompleted: [],
+        wallMs: 45_000,
+        ...(decision.kind === 'RETRY' ? { strategyUsed: decision.strategy } : {}),
+      },
+      policy,
+    )
+    lap('apply')
+    const compacted: LoopState = compactState(applied.state)
+    lap('compact')
+    await store.save(loopId, compacted, loaded.version)
+    lap('save')
+    const next = decide(compacted, { now }, policy)
+    const model = buildReportModel(compacted, {
+      checks,
+      outputs: { types: log.slice(-6000) },
+      next,
+      nextAction: next.reason,
+      outcome: 'continue',
+    })
+    renderSummary(model)
+    renderComment(model)
+    renderIterationMarkdown({
+      state: compacted,
+      decision,
+      next,
+      checks: checks.map((result) => ({ result, output: result.verdict === 'fail' ? log : '', analysis: null })),
+      work: { exitCode: 0, blocked: false, durationMs: 30_000 },
+      diffStat: ' src/app/service-1.ts | 2 +-',
+      commit: null,
+    })
+    lap('report')
+    // Put the 1,000-iteration state back so that every run starts from the same history.
+    const current = await store.load(loopId)
+    await store.save(loopId, loaded.state, current?.version ?? null)
+    if (run > 0) samples.push(t as StepTimes)
+  }
+  const pick = (step: keyof StepTimes) => median(samples.map((s) => s[step]))
+  return {
+    load: pick('load'),
+    decide: pick('decide'),
+    begin: pick('begin'),
+    analyze: pick('analyze'),
+    apply: pick('apply'),
+    compact: pick('compact'),
+    save: pick('save'),
+    report: pick('report'),
+  }
+}
+
+async function realIteration(
+  dir: string,
+  history: LoopState,
+  config: LoopConfig,
+  runs: number,
+  label: string,
+): Promise<{ total: number; children: number; controller: number }> {
+  const samples: { total: number; children: number; controller: number }[] = []
+  for (let run = 0; run <= runs; run++) {
+    const runDir = join(dir, `${label}-${run}`)
+    const store = new FileStore({ root: join(runDir, 'state') })
+    await store.save('bench', history, null)
+    const runner = new TimedRunner()
+    const started = performance.now()
+    const result = await runOneIteration(
+      {
+        config,
+        library: buildLibrary(),
+        loopId: 'bench',
+        cwd: dir,
+        loopDir: join(runDir, 'state', 'bench'),
+        excludeFromCommits: [],
+        commit: false,
+        identity: { name: 'bench', email: 'bench@example.invalid' },
+        env: { PATH: process.env.PATH ?? '' },
+        maxParallel: 2,
+        toolVersion: 'bench',
+      },
+      {
+        store,
+        runner,
+        git: null,
+        clock: { now: () => new Date(), sleep: (delay: number) => new Promise((r) => setTimeout(r, delay)) },
+        logger: quietLogger,
+        workspace: nodeWorkspace,
+        audit: new AuditTrail(join(runDir, 'state', 'bench'), (text) => text),
+        redact: (text) => text,
+      },
+    )
+    const total = performance.now() - started
+    if (result.state.iteration !== history.iteration + 1) {
+      throw new Error(`the real iteration did not run: ${result.outcome}, ${result.decision.reason}`)
+    }
+    const children = runner.busyMs()
+    if (run > 0) samples.push({ total, children, controller: total - children })
+  }
+  return {
+    total: median(samples.map((s) => s.total)),
+    children: median(samples.map((s) => s.children)),
+    controller: median(samples.map((s) => s.controller)),
+  }
+}
+
+export async function controllerOverhead(): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'loop-bench-overhead-'))
+  try {
+    const log = failingLog(200 * 1024)
+    const logFile = join(dir, 'failing-types.log')
+    writeFileSync(logFile, log)
+    const config = syntheticConfig()
+    const { state } = syntheticState(999, config)
+    // The history's matrix was measured once, as a real loop's would have been.
+    const history: LoopState = {
+      ...state,
+      baseline: { takenAt: state.startedAt, checks: { types: 'fail', lint: 'fail', unit: 'pass' }, tests: {} },
+    }
+    const store = new FileStore({ root: join(dir, 'steps') })
+    await store.save('bench', history, null)
+    const nodeStart = await medianProcessMs(9, process.execPath, ['-e', '0'])
+
+    const steps = await stepByStep(store, 'bench', config, log, 15)
+    const stepTotal = Object.values(steps).reduce((sum, value) => sum + value, 0)
+    const breakdown = (Object.entries(steps) as [string, number][])
+      .map(([step, value]) => `${step} ${value.toFixed(1)}`)
+      .join(', ')
+
+    const failingConfig = syntheticConfig({
+      checks: [
+        { name: 'types', run: `cat '${logFile}'; exit 1`, kind: 'typecheck' },
+        { name: 'lint', run: 'true', kind: 'lint' },
+        { name: 'unit', run: 'true', kind: 'test' },
+      ],
+    })
+    const green = await realIteration(dir, history, config, 7, 'green')
+    const failing = await realIteration(dir, history, failingConfig, 7, 'failing')
+    const row = (figure: string, value: number, note: string): BenchRow => ({
+      figure,
+      value: `${ms(value)}${note}`,
+      baseline: `node -e 0 ${ms(nodeStart)}`,
+      ratio: times(value / nodeStart),
+      budget: `< ${BUDGET_MS} ms`,
+      met: value < BUDGET_MS ? 'yes' : 'no',
+    })
+    return [
+      row('1a. controller overhead, steps (1,000-iteration state)', stepTotal, ''),
+      row(
+        '1b. runOneIteration, all `true`, minus children',
+        green.controller,
+        ` (${ms(green.total)} total − ${ms(green.children)} children)`,
+      ),
+      row(
+        '1c. runOneIteration, 200 KB failing check, minus children',
+        failing.controller,
+        ` (${ms(failing.total)} total − ${ms(failing.children)} children)`,
+      ),
+      {
+        figure: '1a. steps (ms)',
+        value: breakdown,
+        baseline: '',
+        ratio: '',
+        budget: '',
+        met: 'n/a',
+      },
+    ]
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
