@@ -4,7 +4,7 @@
  * memory (maxRSS of a child process) for both sizes. Run: `npx tsx bench/analysis.ts`.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { createReadStream, createWriteStream, rmSync } from 'node:fs'
+import { createReadStream, createWriteStream, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -59,38 +59,63 @@ function childPeakMemory(path: string): number {
   return Number(child.stdout.trim()) / 1024
 }
 
+/** One measured log size: throughput of the analyzer and of `grep -c`, and the analyzer's peak memory. */
+export interface AnalysisMeasurement {
+  megabytes: number
+  analyzerMBps: number
+  grepMBps: number
+  peakRssMiB: number
+  pattern: string | null
+}
+
+/** Measures the analyzer on generated 10 MB and 100 MB logs (deleted afterwards). */
+export async function measureAnalysis(sizes: readonly number[] = [10, 100]): Promise<AnalysisMeasurement[]> {
+  const measurements: AnalysisMeasurement[] = []
+  const patternFile = join(tmpdir(), `loop-bench-signals-${process.pid}.txt`)
+  writeFileSync(patternFile, `${literalSignals().join('\n')}\n`)
+  try {
+    for (const megabytes of sizes) {
+      const path = join(tmpdir(), `loop-bench-${megabytes}mb-${process.pid}.log`)
+      await generateLog(path, megabytes * 1024 * 1024)
+      try {
+        let started = performance.now()
+        const analysis = await analyzeFile(path)
+        const analyzerSeconds = (performance.now() - started) / 1000
+        started = performance.now()
+        try {
+          execFileSync('grep', ['-c', '-F', '-f', patternFile, path], { stdio: 'pipe' })
+        } catch {}
+        const grepSeconds = (performance.now() - started) / 1000
+        measurements.push({
+          megabytes,
+          analyzerMBps: megabytes / analyzerSeconds,
+          grepMBps: megabytes / grepSeconds,
+          peakRssMiB: childPeakMemory(path),
+          pattern: analysis.pattern,
+        })
+      } finally {
+        rmSync(path, { force: true })
+      }
+    }
+  } finally {
+    rmSync(patternFile, { force: true })
+  }
+  return measurements
+}
+
+/** Prints the measurements as a small table (the standalone `npx tsx bench/analysis.ts`). */
 export async function main(): Promise<void> {
   const rows: string[][] = [['log', 'analyzer MB/s', 'grep -c MB/s', 'ratio', 'peak RSS MiB', 'pattern']]
-  const patternFile = join(tmpdir(), `loop-bench-signals-${process.pid}.txt`)
-  const { writeFileSync } = await import('node:fs')
-  writeFileSync(patternFile, `${literalSignals().join('\n')}\n`)
-  for (const megabytes of [10, 100]) {
-    const path = join(tmpdir(), `loop-bench-${megabytes}mb-${process.pid}.log`)
-    await generateLog(path, megabytes * 1024 * 1024)
-    try {
-      let started = performance.now()
-      const analysis = await analyzeFile(path)
-      const analyzerSeconds = (performance.now() - started) / 1000
-      started = performance.now()
-      try {
-        execFileSync('grep', ['-c', '-F', '-f', patternFile, path], { stdio: 'pipe' })
-      } catch {}
-      const grepSeconds = (performance.now() - started) / 1000
-      const analyzerRate = megabytes / analyzerSeconds
-      const grepRate = megabytes / grepSeconds
-      rows.push([
-        `${megabytes} MB`,
-        analyzerRate.toFixed(0),
-        grepRate.toFixed(0),
-        `${(analyzerRate / grepRate).toFixed(2)}x grep`,
-        childPeakMemory(path).toFixed(0),
-        String(analysis.pattern),
-      ])
-    } finally {
-      rmSync(path, { force: true })
-    }
+  for (const m of await measureAnalysis()) {
+    rows.push([
+      `${m.megabytes} MB`,
+      m.analyzerMBps.toFixed(0),
+      m.grepMBps.toFixed(0),
+      `${(m.analyzerMBps / m.grepMBps).toFixed(2)}x grep`,
+      m.peakRssMiB.toFixed(0),
+      String(m.pattern),
+    ])
   }
-  rmSync(patternFile, { force: true })
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? []
   for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  '))
 }
