@@ -1,9 +1,13 @@
-import { readFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { OpenApiSubset } from '../sandbox/openapi.js'
 import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
 import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
 
+const execGit = promisify(execFile)
 const openapi = new OpenApiSubset()
 const schemaProblems = (name: string, value: unknown, path: string) =>
   openapi.validate({ $ref: `#/components/schemas/${name}` }, value, path)
@@ -113,5 +117,30 @@ describe('events people cause', () => {
       sender: { login: 'mallory' },
     })
     expect(schemaProblems('pull-request', job?.eventPayload.pull_request, 'pull_request')).toEqual([])
+  })
+})
+
+describe('git remote', () => {
+  it('takes the tokens the API takes: writers push, readers only fetch, unknown tokens are refused', async () => {
+    sandbox = await start()
+    const s = sandbox
+    const work = mkdtempSync(join(s.root, 'clone-'))
+    const repo = join(work, 'repo')
+    // Asynchronous on purpose: the servers run in this process, a synchronous git call would deadlock.
+    const gitAs = async (login: string, ...args: string[]) => {
+      const basic = Buffer.from(`x-access-token:${login === 'nobody' ? 'ghp_forged' : s.tokenOf(login)}`).toString(
+        'base64',
+      )
+      const { stdout } = await execGit('git', ['-c', `http.extraheader=AUTHORIZATION: basic ${basic}`, ...args], {
+        cwd: work,
+      })
+      return stdout.trim()
+    }
+    await expect(gitAs('nobody', 'clone', '--quiet', s.git.cloneUrl, 'repo')).rejects.toThrow(/could not read Username/)
+    await gitAs('bob', 'clone', '--quiet', s.git.cloneUrl, 'repo')
+    await execGit('git', ['-C', repo, 'commit', '--quiet', '--allow-empty', '-m', 'by bob'])
+    await expect(gitAs('bob', '-C', repo, 'push', '--quiet', 'origin', 'HEAD:refs/heads/bob')).rejects.toThrow(/403/)
+    await gitAs('alice', '-C', repo, 'push', '--quiet', 'origin', 'HEAD:refs/heads/alice')
+    expect(s.git.resolveRef('refs/heads/alice')).toBe(await gitAs('alice', '-C', repo, 'rev-parse', 'HEAD'))
   })
 })

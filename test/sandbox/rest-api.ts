@@ -370,6 +370,8 @@ export interface RestApi {
   addToken(token: string, grant: TokenGrant): void
   /** Revokes a token (GitHub revokes a job's GITHUB_TOKEN when the job ends). */
   removeToken(token: string): void
+  /** What a token may do, or undefined for an unknown or revoked token (the git remote asks this too). */
+  grantOf(token: string): TokenGrant | undefined
   /** Sets what a `workflow_dispatch` does (the workflow engine). */
   onDispatch(handler: DispatchHandler): void
   /** Sets the web/git server root used in links. */
@@ -971,6 +973,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     removeToken(token) {
       tokens.delete(token)
     },
+    grantOf: (token) => tokens.get(token),
     onDispatch(handler) {
       dispatchHandler = handler
     },

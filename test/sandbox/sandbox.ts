@@ -3,10 +3,13 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { artifactsRestHandler } from './artifacts-rest.js'
+import { GitServer } from './git-server.js'
 import * as gh from './github-objects.js'
 import { type CacheEntry, type CacheIndex, type MountedHandler, type RestApi, startRestApi } from './rest-api.js'
 import { ResultsServer } from './results-server.js'
@@ -164,6 +167,60 @@ function mountArtifacts(results: ResultsServer): MountedHandler {
   }
 }
 
+/**
+ * The git remote as GitHub serves it: `git http-backend` (git-server.ts) behind a front that takes the
+ * same tokens as the API (`x-access-token:<token>` basic auth): a job's GITHUB_TOKEN while the job runs,
+ * or a person's token; fetching needs `contents: read`, pushing `contents: write`.
+ */
+async function startGitFront(
+  api: RestApi,
+  backend: GitServer,
+  backendToken: string,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const backendAuth = `Basic ${Buffer.from(`x-access-token:${backendToken}`).toString('base64')}`
+  const server = createServer((req, res) => {
+    const basic = /^basic\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]
+    const password = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') : ''
+    const grant = api.grantOf(password)
+    const pushing = (req.url ?? '').includes('git-receive-pack')
+    const level = grant?.permissions.contents
+    const allowed = grant !== undefined && (pushing ? level === 'write' : level === 'read' || level === 'write')
+    if (!allowed) {
+      // GitHub answers an unknown token with 401 and a token without contents permission with 403.
+      res.writeHead(grant ? 403 : 401, {
+        'content-type': 'text/plain',
+        ...(grant ? {} : { 'www-authenticate': 'Basic realm="GitHub"' }),
+      })
+      res.end(grant ? 'Permission to the repository denied.\n' : 'Invalid username or token.\n')
+      req.resume()
+      return
+    }
+    const target = new URL(req.url ?? '/', backend.url)
+    const forward = httpRequest(
+      target,
+      { method: req.method, headers: { ...req.headers, authorization: backendAuth } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      },
+    )
+    forward.on('error', () => {
+      if (!res.headersSent) res.writeHead(502)
+      res.end()
+    })
+    req.pipe(forward)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
 /** Starts everything on 127.0.0.1 and seeds the remote; stop it with `stop()`. */
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const owner = options.owner ?? 'acme'
@@ -172,10 +229,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'loop-sandbox-'))
   mkdirSync(root, { recursive: true })
 
-  // The remote: a bare repository seeded with the project's files.
-  const bareDir = join(root, 'remote', owner, `${repoName}.git`)
-  mkdirSync(bareDir, { recursive: true })
-  await git(bareDir, ['init', '--quiet', '--bare', `--initial-branch=${defaultBranch}`])
+  // The remote: a bare repository behind `git http-backend`, seeded with the project's files.
+  const backendToken = randomBytes(16).toString('hex')
+  const gitServer = await GitServer.start({ token: backendToken })
+  const repoPathOnServer = `${owner}/${repoName}.git`
+  await gitServer.createRepository(repoPathOnServer)
+  const bareDir = gitServer.repositoryPath(repoPathOnServer)
+  await git(bareDir, ['symbolic-ref', 'HEAD', `refs/heads/${defaultBranch}`])
   const seed = join(root, 'seed')
   mkdirSync(seed, { recursive: true })
   await git(seed, ['init', '--quiet', `--initial-branch=${defaultBranch}`])
@@ -226,8 +286,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     })
   }
 
+  const gitFront = await startGitFront(api, gitServer, backendToken)
   const remoteGit: SandboxGit = {
-    cloneUrl: bareDir,
+    cloneUrl: `${gitFront.url}/${repoPathOnServer}`,
     bareDir,
     resolveRef: (ref) => engine.resolveRef(ref),
     async commit(branch, files, message, author = owner) {
@@ -447,6 +508,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     async stop() {
       await engine.stop()
       await api.stop()
+      await gitFront.stop()
+      await gitServer.close()
       await results.close()
       if (!options.keep) rmSync(root, { recursive: true, force: true })
     },
