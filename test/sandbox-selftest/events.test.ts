@@ -5,7 +5,7 @@ import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { OpenApiSubset } from '../sandbox/openapi.js'
 import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
-import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
+import { LOOP_WORKFLOW, REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
 
 const execGit = promisify(execFile)
 const openapi = new OpenApiSubset()
@@ -142,5 +142,28 @@ describe('git remote', () => {
     await expect(gitAs('bob', '-C', repo, 'push', '--quiet', 'origin', 'HEAD:refs/heads/bob')).rejects.toThrow(/403/)
     await gitAs('alice', '-C', repo, 'push', '--quiet', 'origin', 'HEAD:refs/heads/alice')
     expect(s.git.resolveRef('refs/heads/alice')).toBe(await gitAs('alice', '-C', repo, 'rev-parse', 'HEAD'))
+  })
+})
+
+describe("the job's if: condition", () => {
+  it('skips jobs whose condition is false, as GitHub does, and runs the others', async () => {
+    const workflow = LOOP_WORKFLOW.replace(
+      '    runs-on: ubuntu-latest',
+      "    if: github.event_name != 'issue_comment' || contains(github.event.comment.body, '/loop')\n    runs-on: ubuntu-latest",
+    )
+    sandbox = await startSandbox({
+      actionDir: TEST_ACTION_DIR,
+      repoFiles: { ...REPO_FILES, '.github/workflows/loop.yml': workflow },
+      users: { alice: 'write' },
+      workflow: { file: 'loop.yml' },
+    })
+    await sandbox.openIssue('alice', 'a loop')
+    const chatter = await sandbox.comment('alice', 'thanks!')
+    const command = await sandbox.comment('alice', '/loop resume')
+    await sandbox.waitForIdle(20_000)
+    expect(chatter.job?.conclusion).toBe('skipped')
+    expect(chatter.job?.workspace).toBe('')
+    expect(command.job?.conclusion).toBe('success')
+    expect(sandbox.api.model.runs.get(chatter.job?.runId ?? 0)?.conclusion).toBe('skipped')
   })
 })

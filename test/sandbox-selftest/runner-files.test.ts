@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are GitHub `${{ }}` expressions, not templates
 import { describe, expect, it } from 'vitest'
 import { parseFileCommands, parseWorkflowCommands } from '../sandbox/runner-files.js'
-import { evaluateExpression, interpolate, parseWorkflow } from '../sandbox/workflow-file.js'
+import { evaluateCondition, evaluateExpression, interpolate, parseWorkflow } from '../sandbox/workflow-file.js'
 import { LOOP_WORKFLOW } from './fixtures.js'
 
 describe('file commands', () => {
@@ -49,6 +49,32 @@ describe('workflow commands on stdout', () => {
 })
 
 describe('workflow files and expressions', () => {
+  it('evaluates job conditions like the example workflows use', () => {
+    const condition = `\${{
+      github.event_name == 'workflow_dispatch' ||
+      (github.event_name == 'issue_comment' && github.event.issue.pull_request && contains(github.event.comment.body, '/LOOP') && github.event.comment.user.type != 'Bot')
+    }}`
+    const comment = (body: string, type: string, pull: unknown) => ({
+      github: {
+        event_name: 'issue_comment',
+        event: { issue: { pull_request: pull }, comment: { body, user: { type } } },
+      },
+    })
+    expect(evaluateCondition(condition, { github: { event_name: 'workflow_dispatch' } })).toBe(true)
+    expect(evaluateCondition(condition, comment('/loop resume', 'User', { url: 'u' }))).toBe(true)
+    expect(evaluateCondition(condition, comment('/loop resume', 'Bot', { url: 'u' }))).toBe(false)
+    expect(evaluateCondition(condition, comment('/loop resume', 'User', undefined))).toBe(false)
+    expect(evaluateCondition(condition, comment('thanks!', 'User', { url: 'u' }))).toBe(false)
+    expect(
+      evaluateCondition("startsWith(github.head_ref, 'loop/') && !endsWith(github.head_ref, '-x')", {
+        github: { head_ref: 'loop/a' },
+      }),
+    ).toBe(true)
+    expect(
+      evaluateCondition('contains(fromJSON(\'["a","b"]\'), inputs[\'loop-id\'])', { inputs: { 'loop-id': 'B' } }),
+    ).toBe(true)
+  })
+
   it('reads triggers, dispatch inputs, concurrency, permissions and the action step', () => {
     const spec = parseWorkflow('loop.yml', LOOP_WORKFLOW)
     expect(spec).toMatchObject({
@@ -76,6 +102,9 @@ describe('workflow files and expressions', () => {
     expect(interpolate("${{ inputs.step || 'one' }}", context)).toBe('one')
     expect(interpolate('#${{ github.event.issue.number }}${{ vars.NOPE }}', context)).toBe('#7')
     expect(evaluateExpression("github.ref == 'REFS/heads/main' && 'yes'", context)).toBe('yes')
-    expect(() => evaluateExpression("format('{0}', 1)", context)).toThrow(/beyond what the workflow engine evaluates/)
+    expect(evaluateExpression("format('{0}-{1}', github.ref, 2)", context)).toBe('refs/heads/main-2')
+    expect(() => evaluateExpression("hashFiles('**/x')", context)).toThrow(
+      /'hashFiles' .* beyond what the workflow engine evaluates/,
+    )
   })
 })

@@ -102,7 +102,7 @@ export interface RunModel {
   headSha: string
   actor: UserModel
   status: 'queued' | 'in_progress' | 'completed'
-  conclusion: 'success' | 'failure' | 'cancelled' | 'timed_out' | null
+  conclusion: 'success' | 'failure' | 'cancelled' | 'timed_out' | 'skipped' | null
   createdAt: string
   updatedAt: string
   startedAt: string | null

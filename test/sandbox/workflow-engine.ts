@@ -13,7 +13,7 @@ import { parse } from 'yaml'
 import * as gh from './github-objects.js'
 import { ApiError, type DispatchRequest, type RestApi, type TokenGrant } from './rest-api.js'
 import { type Annotation, parseFileCommands, parseWorkflowCommands } from './runner-files.js'
-import { type ExpressionContext, interpolate, type WorkflowSpec } from './workflow-file.js'
+import { type ExpressionContext, evaluateCondition, interpolate, type WorkflowSpec } from './workflow-file.js'
 
 const run = promisify(execFile)
 
@@ -50,7 +50,7 @@ export interface JobRecord {
   actionInputs: Record<string, string>
   concurrencyGroup: string | undefined
   status: 'queued' | 'pending' | 'running' | 'completed'
-  conclusion: 'success' | 'failure' | 'cancelled' | 'timed_out' | null
+  conclusion: 'success' | 'failure' | 'cancelled' | 'timed_out' | 'skipped' | null
   /** Why a job was cancelled or failed before the action ran. */
   reason: string | undefined
   exitCode: number | null
@@ -360,6 +360,10 @@ export class WorkflowEngine {
       startedAt: null,
     })
     const context = this.expressionContext(job)
+    if (this.workflow.if !== undefined && !evaluateCondition(this.workflow.if, context)) {
+      this.finish(job, 'skipped', `the job's condition is false: ${this.workflow.if.trim()}`)
+      return job
+    }
     job.concurrencyGroup = this.workflow.concurrency ? interpolate(this.workflow.concurrency, context) : undefined
     this.schedule(job)
     return job

@@ -36,6 +36,8 @@ export interface WorkflowSpec {
   job?: string
   /** actions/checkout's `fetch-depth` (0 = full history, GitHub's default is 1). Default 0. */
   fetchDepth?: number
+  /** The job's `if:`; a false condition makes the run `skipped`. */
+  if?: string
   /** `timeout-minutes` of the job, as milliseconds. */
   timeoutMs?: number
 }
@@ -97,6 +99,7 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
     const level = permissions === 'read-all' ? 'read' : 'write'
     spec.permissions = { actions: level, contents: level, issues: level, 'pull-requests': level, checks: level }
   }
+  if (typeof job.if === 'string' || typeof job.if === 'boolean') spec.if = String(job.if)
   if (typeof job['timeout-minutes'] === 'number') spec.timeoutMs = job['timeout-minutes'] * 60_000
   const checkout = steps.find((s) => typeof s.uses === 'string' && s.uses.startsWith('actions/checkout'))
   const depth = asRecord(checkout?.with)['fetch-depth']
@@ -107,72 +110,194 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
 /** The contexts expressions read: `github`, `inputs`, `secrets`, `env`, `vars`. */
 export type ExpressionContext = Record<string, unknown>
 
-const lookup = (context: ExpressionContext, path: string): unknown => {
-  let node: unknown = context
-  for (const part of path.split('.')) {
-    if (node === null || typeof node !== 'object') return undefined
-    node = (node as Record<string, unknown>)[part]
+type Token = { kind: 'num' | 'str' | 'ident' | 'op'; text: string; value?: unknown }
+
+function tokenize(source: string): Token[] {
+  const tokens: Token[] = []
+  let i = 0
+  while (i < source.length) {
+    const rest = source.slice(i)
+    const space = /^\s+/.exec(rest)
+    if (space) {
+      i += space[0].length
+      continue
+    }
+    const quoted = /^'((?:[^']|'')*)'/.exec(rest)
+    const number = /^-?\d+(\.\d+)?/.exec(rest)
+    const ident = /^[A-Za-z_][\w-]*/.exec(rest)
+    const op = /^(==|!=|<=|>=|&&|\|\||[!<>().,[\]*])/.exec(rest)
+    if (quoted) tokens.push({ kind: 'str', text: quoted[0], value: quoted[1]?.replaceAll("''", "'") })
+    else if (number) tokens.push({ kind: 'num', text: number[0], value: Number(number[0]) })
+    else if (ident) tokens.push({ kind: 'ident', text: ident[0] })
+    else if (op) tokens.push({ kind: 'op', text: op[0] })
+    else throw new Error(`sandbox: cannot read the expression '${source}' at '${rest}'`)
+    i += (quoted ?? number ?? ident ?? op)?.[0].length ?? 1
   }
-  return node
+  return tokens
 }
 
-function evaluateOperand(operand: string, context: ExpressionContext): unknown {
-  const text = operand.trim()
-  if (/^'.*'$/s.test(text)) return text.slice(1, -1).replaceAll("''", "'")
-  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text)
-  if (text === 'true' || text === 'false') return text === 'true'
-  if (text === 'null') return null
-  if (/^[A-Za-z_][\w-]*(\.[\w-]+)*$/.test(text)) return lookup(context, text)
-  throw new Error(
-    `sandbox: the expression '${text}' is beyond what the workflow engine evaluates (literals, context paths, ||, &&, ==, !=)`,
-  )
+/** GitHub's truthiness: false, 0, '', null and NaN are false; objects and arrays are true. */
+const truthy = (value: unknown): boolean =>
+  !(value === false || value === 0 || value === '' || value === null || value === undefined || Number.isNaN(value))
+
+/** GitHub's loose equality: strings compare case-insensitively; mixed types compare as numbers. */
+function looseEquals(left: unknown, right: unknown): boolean {
+  if (typeof left === 'string' && typeof right === 'string') return left.toLowerCase() === right.toLowerCase()
+  if (typeof left === 'object' && left !== null) return left === right
+  if (typeof right === 'object' && right !== null) return false
+  const asNumber = (v: unknown) => (v === null || v === undefined ? 0 : v === '' ? 0 : Number(v))
+  return asNumber(left) === asNumber(right)
 }
 
-/** Evaluates one expression (the text inside `${{ }}`): `a || b`, `a && b`, `a == b`, `a != b`, paths, literals. */
+const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
+  contains: (search, item) =>
+    Array.isArray(search)
+      ? search.some((element) => looseEquals(element, item))
+      : String(search ?? '')
+          .toLowerCase()
+          .includes(String(item ?? '').toLowerCase()),
+  startswith: (text, prefix) =>
+    String(text ?? '')
+      .toLowerCase()
+      .startsWith(String(prefix ?? '').toLowerCase()),
+  endswith: (text, suffix) =>
+    String(text ?? '')
+      .toLowerCase()
+      .endsWith(String(suffix ?? '').toLowerCase()),
+  format: (template, ...args) =>
+    String(template).replace(/\{(\d+)\}/g, (_, index: string) => String(args[Number(index)] ?? '')),
+  join: (items, separator = ',') => (Array.isArray(items) ? items.join(String(separator)) : String(items ?? '')),
+  tojson: (value) => JSON.stringify(value, null, 2),
+  fromjson: (text) => JSON.parse(String(text)),
+  // The engine runs one job: nothing before it failed or was cancelled.
+  success: () => true,
+  always: () => true,
+  failure: () => false,
+  cancelled: () => false,
+}
+
+/**
+ * Evaluates one expression (the text inside `${{ }}`) as GitHub does: literals, context paths
+ * (`github.event.issue.number`, `inputs['loop-id']`), `!`, `==`, `!=`, `<`, `>`, `<=`, `>=`, `&&`, `||`,
+ * parentheses, and the functions contains, startsWith, endsWith, format, join, toJSON, fromJSON,
+ * success, always, failure, cancelled.
+ */
 export function evaluateExpression(expression: string, context: ExpressionContext): unknown {
-  const or = splitTopLevel(expression, '||')
-  if (or.length > 1) {
-    let value: unknown
-    for (const part of or) {
-      value = evaluateExpression(part, context)
-      if (value) return value
+  const tokens = tokenize(expression)
+  let position = 0
+  const peek = () => tokens[position]
+  const take = (text?: string): Token => {
+    const token = tokens[position]
+    if (!token || (text !== undefined && token.text !== text)) {
+      throw new Error(`sandbox: expected '${text ?? 'more'}' in the expression '${expression}'`)
+    }
+    position++
+    return token
+  }
+  const orExpression = (): unknown => {
+    let value = andExpression()
+    while (peek()?.text === '||') {
+      take()
+      const right = andExpression()
+      value = truthy(value) ? value : right
     }
     return value
   }
-  const and = splitTopLevel(expression, '&&')
-  if (and.length > 1) {
-    let value: unknown
-    for (const part of and) {
-      value = evaluateExpression(part, context)
-      if (!value) return value
+  const andExpression = (): unknown => {
+    let value = comparison()
+    while (peek()?.text === '&&') {
+      take()
+      const right = comparison()
+      value = truthy(value) ? right : value
     }
     return value
   }
-  for (const operator of ['==', '!='] as const) {
-    const sides = splitTopLevel(expression, operator)
-    if (sides.length === 2) {
-      const [left, right] = sides.map((side) => evaluateOperand(side, context))
-      const equal = String(left ?? '').toLowerCase() === String(right ?? '').toLowerCase()
-      return operator === '==' ? equal : !equal
+  const comparison = (): unknown => {
+    const left = unary()
+    const operator = peek()?.text
+    if (
+      operator === '==' ||
+      operator === '!=' ||
+      operator === '<' ||
+      operator === '>' ||
+      operator === '<=' ||
+      operator === '>='
+    ) {
+      take()
+      const right = unary()
+      if (operator === '==') return looseEquals(left, right)
+      if (operator === '!=') return !looseEquals(left, right)
+      const [a, b] = [Number(left), Number(right)]
+      return operator === '<' ? a < b : operator === '>' ? a > b : operator === '<=' ? a <= b : a >= b
+    }
+    return left
+  }
+  const unary = (): unknown => {
+    if (peek()?.text === '!') {
+      take()
+      return !truthy(unary())
+    }
+    return primary()
+  }
+  const primary = (): unknown => {
+    const token = take()
+    if (token.text === '(') {
+      const value = orExpression()
+      take(')')
+      return value
+    }
+    if (token.kind === 'str' || token.kind === 'num') return token.value
+    if (token.kind !== 'ident') throw new Error(`sandbox: unexpected '${token.text}' in the expression '${expression}'`)
+    const word = token.text
+    if (word === 'true' || word === 'false') return word === 'true'
+    if (word === 'null') return null
+    if (peek()?.text === '(') {
+      const fn = FUNCTIONS[word.toLowerCase()]
+      if (!fn) {
+        throw new Error(
+          `sandbox: the function '${word}' in '${expression}' is beyond what the workflow engine evaluates`,
+        )
+      }
+      take('(')
+      const args: unknown[] = []
+      while (peek()?.text !== ')') {
+        args.push(orExpression())
+        if (peek()?.text === ',') take(',')
+      }
+      take(')')
+      return fn(...args)
+    }
+    let value: unknown = context[word]
+    for (;;) {
+      const next = peek()?.text
+      if (next === '.') {
+        take('.')
+        const property = take().text
+        value = property === '*' ? value : member(value, property)
+      } else if (next === '[') {
+        take('[')
+        const key = orExpression()
+        take(']')
+        value = member(value, String(key))
+      } else {
+        return value
+      }
     }
   }
-  return evaluateOperand(expression, context)
+  const member = (value: unknown, property: string): unknown =>
+    value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[property] : undefined
+  const result = orExpression()
+  if (position < tokens.length) {
+    throw new Error(`sandbox: unexpected '${tokens[position]?.text}' in the expression '${expression}'`)
+  }
+  return result
 }
 
-function splitTopLevel(text: string, operator: string): string[] {
-  const parts: string[] = []
-  let quoted = false
-  let start = 0
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === "'") quoted = !quoted
-    if (!quoted && text.startsWith(operator, i)) {
-      parts.push(text.slice(start, i))
-      start = i + operator.length
-      i += operator.length - 1
-    }
-  }
-  parts.push(text.slice(start))
-  return parts
+/** Evaluates a job's `if:` (with or without `${{ }}`) to a boolean, as GitHub does. */
+export function evaluateCondition(condition: string, context: ExpressionContext): boolean {
+  const trimmed = condition.trim()
+  const inner = /^\$\{\{([\s\S]*)\}\}$/.exec(trimmed)?.[1] ?? trimmed
+  return truthy(evaluateExpression(inner, context))
 }
 
 /** Replaces every `${{ expression }}` in `template`; null and undefined become empty strings, as on GitHub. */
