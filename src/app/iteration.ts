@@ -182,6 +182,9 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
   const iterationDir = join(input.loopDir, 'runs', String(iteration))
   await deps.workspace.makeDir(iterationDir)
   const commandEnv = buildCommandEnv(input.env, { passEnv: config.work['pass-env'], extra: {} })
+  // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
+  // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
+  if (input.commit && deps.git) await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger)
   const headBefore = deps.git ? await deps.git.head() : null
 
   // A baseline of the matrix before the first work: regressions are judged against it, and the agent's
@@ -623,6 +626,28 @@ function finish(
     record,
     version,
   }
+}
+
+/**
+ * When HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
+ * between the commit and the state save), soft-resets it so that its changes stay staged and the rerun
+ * commits the iteration once. Left alone when the commit was pushed: history others may have is never
+ * rewritten.
+ */
+async function undoUnsavedCheckpoint(git: Git, state: LoopState, iteration: number, logger: Logger): Promise<void> {
+  if (state.checkpoints.some((c) => c.iteration === iteration)) return
+  const body = await git.exec(['log', '-1', '--format=%B'], { allowFailure: true })
+  const loopIdLine = new RegExp(`^Loop-Id: ${state.loopId.replace(/[.]/g, '\\.')}$`, 'm')
+  if (body.exitCode !== 0 || !loopIdLine.test(body.stdout)) return
+  if (!new RegExp(`^Loop-Iteration: ${iteration}$`, 'm').test(body.stdout)) return
+  const pushed = await git.exec(['branch', '-r', '--contains', 'HEAD'], { allowFailure: true })
+  if (pushed.exitCode !== 0 || pushed.stdout.trim() !== '') return
+  const parent = await git.exec(['rev-parse', '--verify', '-q', 'HEAD~1'], { allowFailure: true })
+  if (parent.exitCode !== 0) return
+  await git.exec(['reset', '-q', '--soft', 'HEAD~1'])
+  logger.info(
+    `iteration ${iteration}: its checkpoint commit was made but the state was never saved (a crash); the commit is undone (soft) and the iteration runs again`,
+  )
 }
 
 const DEFAULT_TEST_GLOBS = [
