@@ -182,3 +182,20 @@ describe('results service through the sandbox', () => {
     expect(sandbox.api.violations).toEqual([])
   })
 })
+
+describe('cancel-in-progress', () => {
+  it('cancels the running job when a newer one joins the group', async () => {
+    sandbox = await startSandbox({
+      actionDir: TEST_ACTION_DIR,
+      repoFiles: REPO_FILES,
+      workflow: { file: 'loop.yml', cancelInProgress: true },
+      vars: { DELAY_MS: '2000' },
+    })
+    await sandbox.dispatch({ step: '1', 'chain-length': '1' })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await sandbox.dispatch({ step: '2', 'chain-length': '2' })
+    const jobs = await sandbox.waitForIdle(20_000)
+    expect(jobs.map((j) => j.conclusion)).toEqual(['cancelled', 'success'])
+    expect(jobs[0]?.reason).toMatch(/^Canceling since a higher priority waiting request/)
+  })
+})

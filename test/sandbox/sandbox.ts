@@ -57,6 +57,10 @@ export interface Sandbox {
   engine: WorkflowEngine
   results: ResultsServer
   git: SandboxGit
+  /** The `git http-backend` server behind the remote (e.g. `rejectPushes(name, reason)`). */
+  gitServer: GitServer
+  /** The repository's name on the git server (`owner/repo.git`). */
+  gitRepositoryName: string
   /** Every job so far (live array). */
   jobs: JobRecord[]
   /** The owner's personal token, and each user's (`ghp_<login>`), for a test's own API calls. */
@@ -371,6 +375,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     engine,
     results,
     git: remoteGit,
+    gitServer,
+    gitRepositoryName: repoPathOnServer,
     jobs: engine.jobs,
     tokenOf,
     async dispatch(inputs = {}, dispatchOptions = {}) {

@@ -145,6 +145,8 @@ export class WorkflowEngine {
   private readonly action: ActionMetadata
   private readonly groups = new Map<string, { running?: JobRecord; pending?: JobRecord }>()
   private readonly children = new Map<number, ReturnType<typeof spawn>>()
+  /** Runs cancelled by `cancel-in-progress` (killed now, or before their action starts). */
+  private readonly cancelling = new Set<number>()
   private readonly finishedListeners: ((job: JobRecord) => void)[] = []
   private readonly idleWaiters: (() => void)[] = []
   private nextRunId = BASE_RUN_ID
@@ -386,6 +388,7 @@ export class WorkflowEngine {
     if (this.workflow.cancelInProgress) {
       const running = group.running
       running.reason = `Canceling since a higher priority waiting request for '${groupName}' exists`
+      this.cancelling.add(running.runId)
       this.children.get(running.runId)?.kill('SIGTERM')
     }
     if (group.pending) {
@@ -658,6 +661,8 @@ export class WorkflowEngine {
 
     const timeoutMs = this.options.jobTimeoutMs ?? this.workflow.timeoutMs ?? 120_000
     const deadline = Date.now() + timeoutMs
+    if (this.cancelling.has(job.runId))
+      return { conclusion: 'cancelled', reason: job.reason ?? 'The job was cancelled' }
     const main = await this.runNode(job, join(this.options.actionDir, this.action.main), env, workspace, deadline)
     let exitCode = main.exitCode
     let exported: Record<string, string> = {}
@@ -716,6 +721,7 @@ export class WorkflowEngine {
       // The runner runs `node <main>` with the workspace as the working directory.
       const child = spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
       this.children.set(job.runId, child)
+      if (this.cancelling.has(job.runId)) child.kill('SIGTERM')
       let stdout = ''
       let stderr = ''
       const keepTail = (text: string) => (text.length > OUTPUT_CAP ? text.slice(text.length - OUTPUT_CAP) : text)
