@@ -146,52 +146,71 @@ async function runAction(env: NodeJS.ProcessEnv): Promise<void> {
     ...config,
     work: { ...config.work, 'pass-env': [...new Set([...config.work['pass-env'], ...Object.keys(settings.secrets)])] },
   }
-  const result = await runOneIteration(
-    {
-      config: iterationConfig,
-      library,
-      loopId,
-      cwd: root,
-      loopDir,
-      excludeFromCommits: [],
-      ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
-      commit: useGit,
-      identity: COMMIT_IDENTITY,
-      env: { ...env, ...settings.secrets },
-      maxParallel: availableParallelism(),
-      stopRequested: hasStopLabel(subject.labels),
-      toolVersion: VERSION,
-      ...(configPathRelative ? { configPathRelative } : {}),
-    },
-    {
-      store,
-      runner: new ChildProcessRunner(),
-      git: useGit ? git : null,
-      clock: systemClock,
-      logger,
-      workspace: nodeWorkspace,
-      audit,
-      redact,
-      pullRequestMerged: async () => {
-        const number = (await store.load(loopId))?.state.pullRequest?.number
-        return number !== undefined && (await github.isPullRequestMerged(number))
+  // One iteration per job, or several while `budget-minutes` allows (each costs no runner start-up).
+  const jobStarted = Date.now()
+  const jobBudgetMs = (settings.budgetMinutes ?? 0) * 60_000
+  let slowestIterationMs = 0
+  let dispatchedIteration = settings.iteration
+  let result: IterationResult
+  let state: LoopState
+  let outcome: ReportOutcome
+  for (;;) {
+    const iterationStarted = Date.now()
+    result = await runOneIteration(
+      {
+        config: iterationConfig,
+        library,
+        loopId,
+        cwd: root,
+        loopDir,
+        excludeFromCommits: [],
+        ...(dispatchedIteration !== undefined ? { dispatchedIteration } : {}),
+        commit: useGit,
+        identity: COMMIT_IDENTITY,
+        env: { ...env, ...settings.secrets },
+        maxParallel: availableParallelism(),
+        stopRequested: hasStopLabel(subject.labels),
+        toolVersion: VERSION,
+        ...(configPathRelative ? { configPathRelative } : {}),
       },
-    },
-  )
-  if (result.outcome === 'superseded') {
-    logger.info(`Iteration ${settings.iteration} was already claimed by another job: superseded, nothing to do.`)
-    setOutput(Outputs.Status, 'superseded')
-    return
-  }
+      {
+        store,
+        runner: new ChildProcessRunner(),
+        git: useGit ? git : null,
+        clock: systemClock,
+        logger,
+        workspace: nodeWorkspace,
+        audit,
+        redact,
+        pullRequestMerged: async () => {
+          const number = (await store.load(loopId))?.state.pullRequest?.number
+          return number !== undefined && (await github.isPullRequestMerged(number))
+        },
+      },
+    )
+    if (result.outcome === 'superseded') {
+      logger.info(
+        `Iteration ${dispatchedIteration ?? 'next'} was already claimed by another job: superseded, nothing to do.`,
+      )
+      setOutput(Outputs.Status, 'superseded')
+      return
+    }
 
-  let state = result.state
-  let outcome: ReportOutcome = result.outcome
-  const hasRemote = useGit && (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0
-  if (useGit && !hasRemote) logger.info(`No remote 'origin': the work stays on the local branch ${branch}.`)
-  if (hasRemote && result.commit !== null) {
-    const published = await publish({ settings, env, git, github, store, loopId, branch, result, logger })
-    state = published.state
-    if (published.blocked) outcome = 'blocked'
+    state = result.state
+    outcome = result.outcome
+    const hasRemote = useGit && (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0
+    if (useGit && !hasRemote) logger.info(`No remote 'origin': the work stays on the local branch ${branch}.`)
+    if (hasRemote && result.commit !== null) {
+      const published = await publish({ settings, env, git, github, store, loopId, branch, result, logger })
+      state = published.state
+      if (published.blocked) outcome = 'blocked'
+    }
+    slowestIterationMs = Math.max(slowestIterationMs, Date.now() - iterationStarted)
+    const elapsedMs = Date.now() - jobStarted
+    // Continue here only when another iteration like the slowest one so far still fits the job's budget.
+    if (outcome !== 'continue' || elapsedMs + slowestIterationMs > jobBudgetMs) break
+    logger.info(`Continuing in this job: ${Math.round(elapsedMs / 1000)} s of ${settings.budgetMinutes} min used.`)
+    dispatchedIteration = state.iteration + 1
   }
 
   await report({ settings, github, state, outcome, result, loopId, redact, root, env, subjectNumber: subject.number })
@@ -224,7 +243,6 @@ async function loadConfig(
     ...config,
     ...(settings.maxIterations !== undefined ? { 'max-iterations': settings.maxIterations } : {}),
     ...(settings.capReason !== undefined ? { 'cap-reason': settings.capReason } : {}),
-    ...(settings.budgetMinutes !== undefined ? { budget: { ...config.budget, minutes: settings.budgetMinutes } } : {}),
   }
   // A bad cap or pipeline is the user's to fix, before anything runs.
   policyFromConfig(config)
