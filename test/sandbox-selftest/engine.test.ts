@@ -51,7 +51,12 @@ describe('workflow engine', () => {
     expect(jobs[1]?.stdout).not.toContain('secret-of-step-2')
     const octokit = getOctokit(sandbox.tokenOf('acme'), { baseUrl: sandbox.api.url })
     const run = await octokit.rest.actions.getWorkflowRun({ owner: 'acme', repo: 'demo', run_id: jobs[2]?.runId ?? 0 })
-    expect(run.data).toMatchObject({ status: 'completed', conclusion: 'success', run_number: 3, event: 'workflow_dispatch' })
+    expect(run.data).toMatchObject({
+      status: 'completed',
+      conclusion: 'success',
+      run_number: 3,
+      event: 'workflow_dispatch',
+    })
     expect(sandbox.api.violations).toEqual([])
     expect(sandbox.engine.problems).toEqual([])
   })
