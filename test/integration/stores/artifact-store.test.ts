@@ -65,7 +65,13 @@ describe('artifact store: snapshots, expiry and runs', () => {
     await mkdir(join(audit, 'iterations'), { recursive: true })
     await writeFile(join(audit, 'iterations', '1.md'), '# iteration 1\n')
     const loopId = freshLoopId('audit')
+    const before = server.requests.length
     const version = await artifactJob(audit).save(loopId, makeState(loopId, 1), null)
+    // What @actions/artifact really sends: staged blocks and a block list, then a finalize.
+    const operations = server.requests.slice(before).map((r) => r.operation)
+    expect(operations).toEqual(
+      expect.arrayContaining(['CreateArtifact', 'PutBlock', 'PutBlockList', 'FinalizeArtifact']),
+    )
     const record = server.artifacts.find((a) => String(a.id) === version)
     expect(record?.name).toBe(`loop-state-${loopId}`)
     expect(record?.size).toBeGreaterThan(0)
