@@ -253,6 +253,15 @@ export class GitCli implements Git {
   }
 
   /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
+  /**
+   * The work tree as it is now (untracked files included, excluded paths left out), written as a git
+   * tree object. Compare against it later with `changesSince(tree)` to see what one step changed,
+   * whatever was already uncommitted before it.
+   */
+  async snapshot(): Promise<string> {
+    return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim())
+  }
+
   async fileAt(ref: string, path: string): Promise<string | null> {
     const result = await this.raw(['cat-file', 'blob', `${ref}:${path}`])
     return result.exitCode === 0 ? result.stdout.toString('utf8') : null

@@ -205,6 +205,9 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     events.push(event(now, iteration, 'check', `baseline: ${summarizeVerdicts(baseline.map((c) => c.result))}`))
   }
 
+  // What the work tree is before the work, so the guard judges only what the work changed.
+  const treeBeforeWork = deps.git && headBefore ? await deps.git.snapshot() : null
+
   // ---- act ----
   let work: IterationOutcome['work']
   const tasksCompleted: string[] = []
@@ -281,8 +284,8 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
   // ---- the verifier-gaming guard ----
   const gatesRaised: { gate: string; reason: string }[] = []
   const guardFailures: FailureInput[] = []
-  if (deps.git && headBefore) {
-    const changes = await deps.git.changesSince(headBefore)
+  if (deps.git && treeBeforeWork) {
+    const changes = await deps.git.changesSince(treeBeforeWork)
     const protectedGlobs = [
       ...(input.configPathRelative ? [input.configPathRelative] : []),
       ...(typeof config.patterns === 'string' ? [config.patterns] : []),

@@ -2,16 +2,16 @@
  * Reading the loop config: YAML → zod, with messages that name the file, the line, the key, the bad
  * value and what is expected. Pure parsing here; the caller reads the file.
  */
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml'
-import { z } from 'zod'
+import { type Document, isMap, isSeq, LineCounter, parseDocument } from 'yaml'
+import type { z } from 'zod'
+import { planMatrix } from '../domain/matrix-plan.js'
 import { ConfigError } from './errors.js'
 import { type LoopConfig, type LoopConfigInput, loopConfigSchema } from './loop-config.js'
-import { planMatrix } from '../domain/matrix-plan.js'
 
 /** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
 export function parseLoopConfig(text: string, fileName: string): LoopConfig {
   const lineCounter = new LineCounter()
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true })
   if (document.errors.length > 0) {
     const problems = document.errors.map((error) => {
       const position = error.linePos?.[0]
@@ -47,7 +47,8 @@ export function validateLoopConfig(
   }
   const names = new Set<string>()
   for (const check of config.checks) {
-    if (names.has(check.name)) problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`)
+    if (names.has(check.name))
+      problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`)
     names.add(check.name)
   }
   try {
@@ -104,7 +105,9 @@ function expectation(issue: z.core.$ZodIssue): string {
 function unionExpectation(issue: z.core.$ZodIssueInvalidUnion): string {
   const messages = new Set<string>()
   for (const branch of issue.errors) for (const inner of branch) messages.add(expectation(inner))
-  return messages.size > 0 ? `expected ${[...messages].map((m) => m.replace(/^expected /, '')).join(' or ')}` : issue.message
+  return messages.size > 0
+    ? `expected ${[...messages].map((m) => m.replace(/^expected /, '')).join(' or ')}`
+    : issue.message
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
@@ -138,7 +141,8 @@ function unwrap(schema: z.ZodType): z.ZodType {
   let current: z.ZodType = schema
   for (let i = 0; i < 10; i++) {
     const def = (current as unknown as { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } }).def
-    if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType) current = def.innerType
+    if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType)
+      current = def.innerType
     else if (def.type === 'pipe' && def.in) current = def.in
     else break
   }

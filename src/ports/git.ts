@@ -46,6 +46,8 @@ export interface Git {
   changedPaths(since: string | null): Promise<string[]>
   diffStat(since: string | null): Promise<string>
   diff(since: string | null, paths?: readonly string[]): Promise<string>
+  /** The work tree now, as a tree object id, for `changesSince` (what one step changed). */
+  snapshot(): Promise<string>
   /** Stages everything but `exclude` and commits; returns the new commit or null when nothing changed. */
   commitAll(message: string, identity: Identity, exclude?: readonly string[]): Promise<string | null>
   /** Fetches `ref` from `remote` (no tags); never throws for a failed fetch. */
