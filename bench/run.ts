@@ -1,0 +1,82 @@
+/**
+ * `npm run bench`: every performance figure of issue 8 (DESIGN.md section 10), each against a baseline
+ * measured in the same run, printed as one table and written to bench/results/latest.md with the machine
+ * it ran on. A figure that throws is reported as not measured, with the reason, and the others still run.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { join, resolve } from 'node:path'
+import { agentCalls } from './agent-calls.js'
+import { analysisThroughput } from './analysis-row.js'
+import { outputCapture } from './capture.js'
+import { jobsPerLoop } from './jobs.js'
+import { type BenchRow, renderTable } from './lib.js'
+import { matrixParallelism } from './matrix.js'
+import { controllerOverhead } from './overhead.js'
+import { bundleStartup } from './startup.js'
+import { stateGrowth } from './state-growth.js'
+
+const ROOT = resolve(import.meta.dirname, '..')
+
+const FIGURES: { name: string; run: () => Promise<BenchRow[]> }[] = [
+  { name: '1. controller overhead per iteration', run: controllerOverhead },
+  { name: '2. bundle start-up', run: bundleStartup },
+  { name: '3. analysis throughput and memory', run: analysisThroughput },
+  { name: '4. output capture', run: outputCapture },
+  { name: '5. matrix parallelism', run: matrixParallelism },
+  { name: '6. state growth', run: stateGrowth },
+  { name: '7. jobs per loop', run: jobsPerLoop },
+  { name: '8. agent calls saved', run: agentCalls },
+]
+
+/** The machine, as docs/performance.md shows it: CPU model, cores, node version. */
+export function machine(): string {
+  let cpu = 'unknown CPU'
+  try {
+    const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))
+    if (model?.[1]) cpu = model[1].trim()
+  } catch {}
+  return `${cpu}, ${availableParallelism()} cores, node ${process.version}, ${process.platform}`
+}
+
+async function main(): Promise<void> {
+  const started = performance.now()
+  const only = process.argv.slice(2)
+  const rows: BenchRow[] = []
+  for (const figure of FIGURES) {
+    if (only.length > 0 && !only.some((prefix) => figure.name.startsWith(prefix))) continue
+    const figureStarted = performance.now()
+    process.stderr.write(`${figure.name} ...`)
+    try {
+      rows.push(...(await figure.run()))
+    } catch (error) {
+      rows.push({
+        figure: figure.name,
+        value: '',
+        baseline: '',
+        ratio: '',
+        budget: '',
+        met: 'not measured',
+        note: `${figure.name}: failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      })
+    }
+    process.stderr.write(` ${((performance.now() - figureStarted) / 1000).toFixed(1)} s\n`)
+  }
+  const table = renderTable(rows)
+  const notes = rows.flatMap((row) => (row.note ? [`- ${row.figure}: ${row.note}`] : []))
+  const seconds = (performance.now() - started) / 1000
+  const text = [
+    table,
+    '',
+    ...notes,
+    ...(notes.length > 0 ? [''] : []),
+    `Machine: ${machine()}. Whole run: ${seconds.toFixed(0)} s.`,
+  ].join('\n')
+  console.log(text)
+  const results = join(ROOT, 'bench', 'results')
+  mkdirSync(results, { recursive: true })
+  writeFileSync(join(results, 'latest.md'), `# Benchmarks (${new Date().toISOString()})\n\n${text}\n`)
+  console.log(`\nwritten to ${join('bench', 'results', 'latest.md')}`)
+}
+
+await main()
