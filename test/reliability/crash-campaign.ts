@@ -241,6 +241,22 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
   const trial = async (index: number): Promise<void> => {
     const dir = createQuickLoop()
     const problem = (text: string) => figures.problems.push(`trial ${index} (${dir}): ${text}`)
+    /** A lock left by a killed writer that a run does not clear itself: do what its message says (delete it). */
+    const clearStaleLock = (stderr: string): boolean => {
+      const gitLock = join(dir, '.git', 'index.lock')
+      const stateLock = join(dir, '.loop', LOOP_ID, 'loop-state.lock')
+      if (/index\.lock': File exists/.test(stderr) && existsSync(gitLock)) {
+        figures.manualUnlocks.git++
+        rmSync(gitLock)
+        return true
+      }
+      if (/Could not lock .*loop-state\.lock/.test(stderr) && existsSync(stateLock)) {
+        figures.manualUnlocks.state++
+        rmSync(stateLock)
+        return true
+      }
+      return false
+    }
     try {
       let killsHere = 0
       let completedEarly = false
@@ -260,7 +276,8 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
             completedEarly = true
             break
           }
-          problem(`a run exited ${result.status} before its kill: ${result.stderr.slice(0, 600)}`)
+          if (clearStaleLock(result.stderr)) continue
+          problem(`a run exited ${result.status} before its kill: ${result.stderr.slice(-800)}`)
           continue
         }
         await killEverything(dir, run.pid)
@@ -286,16 +303,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
         : runCliSync(dir, ['run', '--loop-id', LOOP_ID])
       // A lock left by a killed writer that the resumed run does not clear itself: do what its message
       // says (delete the lock file), count it, and resume again.
-      for (let unlock = 0; unlock < 3 && final.status !== 0; unlock++) {
-        const gitLock = join(dir, '.git', 'index.lock')
-        const stateLock = join(dir, '.loop', LOOP_ID, 'loop-state.lock')
-        if (/index\.lock': File exists/.test(final.stderr) && existsSync(gitLock)) {
-          figures.manualUnlocks.git++
-          rmSync(gitLock)
-        } else if (/Could not lock .*loop-state\.lock/.test(final.stderr) && existsSync(stateLock)) {
-          figures.manualUnlocks.state++
-          rmSync(stateLock)
-        } else break
+      for (let unlock = 0; unlock < 3 && final.status !== 0 && clearStaleLock(final.stderr); unlock++) {
         final = runCliSync(dir, ['run', '--loop-id', LOOP_ID])
       }
       if (!completedEarly) figures.resumed += killsHere > 0 ? 1 : 0

@@ -57,7 +57,7 @@ for (const name of readdirSync('src/parts').sort()) {
   if (readFileSync('src/parts/' + name, 'utf8').includes('broken')) {
     console.log('not ok 1 - part ' + name)
     console.log('AssertionError [ERR_ASSERTION]: expected src/parts/' + name + ' to be fixed')
-    console.log('    at test/parts.test.js:3:5')
+    console.log('    at test/' + name.replace('.txt', '') + '.test.js:3:5')
     process.exit(1)
   }
 }
@@ -74,7 +74,22 @@ export function createQuickLoop(options: QuickLoopOptions = {}): string {
   const defects = options.defects ?? 3
   mkdirSync(join(dir, 'src', 'parts'), { recursive: true })
   mkdirSync(join(dir, '.github'), { recursive: true })
-  for (let i = 1; i <= defects; i++) writeFileSync(join(dir, 'src', 'parts', `p${i}.txt`), 'broken\n')
+  // Letters, not digits: failure signatures normalise numbers, and each part must fail differently.
+  const names = [
+    'alpha',
+    'bravo',
+    'charlie',
+    'delta',
+    'echo',
+    'foxtrot',
+    'golf',
+    'hotel',
+    'india',
+    'juliet',
+    'kilo',
+    'lima',
+  ]
+  for (let i = 0; i < defects; i++) writeFileSync(join(dir, 'src', 'parts', `${names[i]}.txt`), 'broken\n')
   writeFileSync(join(dir, 'agent.mjs'), AGENT)
   writeFileSync(join(dir, 'check.mjs'), CHECK)
   writeFileSync(join(dir, 'lint.mjs'), LINT)
