@@ -56,7 +56,7 @@ function findOrBuildBundle(): { dir: string; built: boolean } {
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
 
 /** Bytes of generated code per source file, from a source map's `mappings` (VLQ segments). */
-function bytesPerSource(generated: string, map: { sources: string[]; mappings: string }): Map<string, number> {
+export function bytesPerSource(generated: string, map: { sources: string[]; mappings: string }): Map<string, number> {
   const totals = new Map<string, number>()
   const lines = generated.split('\n')
   const mappingLines = map.mappings.split(';')
@@ -96,7 +96,7 @@ function bytesPerSource(generated: string, map: { sources: string[]; mappings: s
 }
 
 /** `node_modules/@scope/name/...` -> `@scope/name`; the project's own files -> `loop-controller (src)`. */
-function packageOf(source: string): string {
+export function packageOf(source: string): string {
   const parts = source.split('node_modules/')
   if (parts.length < 2) return source.includes('/src/') ? 'loop-controller (src)' : source
   const rest = (parts[parts.length - 1] as string).split('/')
