@@ -286,7 +286,7 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
       }
       io.stdout(`${closingLine(last, Date.now() - started, relative(io.cwd, join(stateDir, loopId)) || '.')}\n`)
       if (command === 'next' && last.outcome === 'continue') return EXIT.complete
-      return exitForOutcome(last.outcome)
+      return exitFor(last.outcome)
     }
     case 'analyze':
       // Handled before option parsing: it has options of its own.
@@ -417,38 +417,20 @@ ${checks}
   return EXIT.complete
 }
 
-function exitFor(status: LoopState['status']): number {
-  switch (status) {
-    case 'complete':
-      return EXIT.complete
-    case 'blocked':
-      return EXIT.blocked
-    case 'waiting':
-      return EXIT.waiting
-    case 'capped':
-      return EXIT.capped
-    case 'aborted':
-      return EXIT.aborted
-    default:
-      return EXIT.complete
-  }
+/** The exit code for where a loop is (or what an iteration ended with). */
+const EXIT_FOR: Record<LoopState['status'] | IterationResult['outcome'], number> = {
+  running: EXIT.complete,
+  continue: EXIT.complete,
+  superseded: EXIT.complete,
+  complete: EXIT.complete,
+  blocked: EXIT.blocked,
+  waiting: EXIT.waiting,
+  capped: EXIT.capped,
+  aborted: EXIT.aborted,
 }
 
-function exitForOutcome(outcome: IterationResult['outcome']): number {
-  switch (outcome) {
-    case 'complete':
-    case 'continue':
-    case 'superseded':
-      return EXIT.complete
-    case 'blocked':
-      return EXIT.blocked
-    case 'waiting':
-      return EXIT.waiting
-    case 'capped':
-      return EXIT.capped
-    case 'aborted':
-      return EXIT.aborted
-  }
+function exitFor(status: LoopState['status'] | IterationResult['outcome']): number {
+  return EXIT_FOR[status]
 }
 
 function reportError(error: unknown, io: CliIo): number {
