@@ -90,6 +90,7 @@ describe('authorization', () => {
       defects: 1,
       work: "node -e \"require('fs').writeFileSync('argv.json', JSON.stringify({argv: process.argv, env: process.env}))\" && node agent.mjs",
     })
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, deliberately (not a JS template)
     const branch = 'loop/$(touch${IFS}PWNED-branch)`touch${IFS}PWNED-branch2`;x'
     execFileSync('git', ['checkout', '-q', '-b', branch], { cwd: dir })
     const title = SHELL_TEXT.join(' ')
