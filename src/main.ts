@@ -18,6 +18,7 @@ import { ChildProcessRunner } from './adapters/process-runner.js'
 import { ArtifactStore } from './adapters/stores/artifact-store.js'
 import { AutoStore } from './adapters/stores/auto-store.js'
 import { CacheStore } from './adapters/stores/cache-store.js'
+import { GitStore } from './adapters/stores/git-store.js'
 import { type IterationResult, runOneIteration } from './app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv, pushLoopBranch } from './app/loop-branch.js'
 import { applyPeopleCommand, NoLoopError, type PeopleCommand } from './app/people-commands.js'
@@ -122,13 +123,36 @@ async function runAction(env: NodeJS.ProcessEnv): Promise<void> {
   const runnerTemp = env.RUNNER_TEMP || join(root, '..', '_loop-temp')
   const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
   const audit = new AuditTrail(loopDir, redact)
-  const store = createStore(settings, env, runnerTemp, loopDir, logger)
+  const { store, artifactStore } = createStore({ settings, env, runnerTemp, root, loopDir, logger })
   setOutput(Outputs.StatePath, store.describe(loopId))
+  // The audit trail lives on the runner, which starts empty: bring back the trail the newest snapshot
+  // carries, so it accumulates across jobs and the last snapshot holds all of it. Done once, lazily:
+  // a job with nothing for the loop downloads nothing.
+  let auditRestored: Promise<void> | null = null
+  const restoreAudit = (): Promise<void> => {
+    auditRestored ??= (async () => {
+      if (!artifactStore) return
+      try {
+        const restored = await artifactStore.restoreAudit(loopId, loopDir)
+        if (restored > 0) logger.info(`Audit trail: ${restored} file(s) restored from the newest snapshot.`)
+      } catch (error) {
+        logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${messageOf(error)}`)
+      }
+    })()
+    return auditRestored
+  }
 
   // People's commands: from the `command` input (a dispatch, which needs write access) or the event.
   // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
   const controllerLogin = () => github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN)
-  const proceed = await applyCommands(settings, loopId, { github, store, audit, logger, controllerLogin })
+  const proceed = await applyCommands(settings, loopId, {
+    github,
+    store,
+    audit,
+    logger,
+    controllerLogin,
+    restoreAudit,
+  })
   if (!proceed) return
 
   const git = new GitCli(root)
@@ -141,6 +165,7 @@ async function runAction(env: NodeJS.ProcessEnv): Promise<void> {
     })
   }
 
+  await restoreAudit()
   const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   const iterationConfig: LoopConfig = {
     ...config,
@@ -249,13 +274,15 @@ async function loadConfig(
   return { config, configPathRelative }
 }
 
-function createStore(
-  settings: ActionSettings,
-  env: NodeJS.ProcessEnv,
-  runnerTemp: string,
-  loopDir: string,
-  logger: Logger,
-): Store {
+function createStore(input: {
+  settings: ActionSettings
+  env: NodeJS.ProcessEnv
+  runnerTemp: string
+  root: string
+  loopDir: string
+  logger: Logger
+}): { store: Store; artifactStore: ArtifactStore | null } {
+  const { settings, env, runnerTemp, root, loopDir, logger } = input
   const cache = () => new CacheStore({ root: join(runnerTemp, 'loop-controller', 'state'), env })
   const artifact = () =>
     new ArtifactStore({
@@ -270,15 +297,30 @@ function createStore(
     })
   switch (settings.store) {
     case 'cache':
-      return cache()
-    case 'artifact':
-      return artifact()
+      return { store: cache(), artifactStore: null }
+    case 'artifact': {
+      const store = artifact()
+      return { store, artifactStore: store }
+    }
     case 'git':
-      throw new ConfigError(
-        `Input 'store' is 'git', which this release does not provide yet; use 'auto' (the default), 'cache' or 'artifact'.`,
-      )
-    default:
-      return new AutoStore(cache(), artifact(), { onNote: (note) => logger.info(note) })
+      // The states (and the audit trail, committed with each save) on a branch of the checkout's remote.
+      return {
+        store: new GitStore({
+          repoDir: root,
+          remote: 'origin',
+          branch: settings.stateBranch,
+          identity: COMMIT_IDENTITY,
+          token: settings.pushToken,
+          workDir: join(runnerTemp, 'loop-controller', 'git-state'),
+          auditDir: () => loopDir,
+          toolVersion: VERSION,
+        }),
+        artifactStore: null,
+      }
+    default: {
+      const mirror = artifact()
+      return { store: new AutoStore(cache(), mirror, { onNote: (note) => logger.info(note) }), artifactStore: mirror }
+    }
   }
 }
 
@@ -299,10 +341,12 @@ async function applyCommands(
     audit: AuditTrail
     logger: Logger
     controllerLogin: () => Promise<string>
+    restoreAudit: () => Promise<void>
   },
 ): Promise<boolean> {
   const { logger } = deps
   const apply = async (command: PeopleCommand, by: string): Promise<LoopState | null> => {
+    await deps.restoreAudit()
     try {
       return await applyPeopleCommand(
         command,

@@ -132,6 +132,26 @@ export class ArtifactStore implements Store {
   }
 
   /**
+   * Copies the audit trail of the loop's newest snapshot into `dir` when `dir` holds no file yet (a
+   * fresh runner), so the trail accumulates across jobs and each new snapshot carries all of it.
+   * Returns how many files were restored (0 when `dir` already has files or no snapshot has a trail).
+   */
+  async restoreAudit(loopId: string, dir: string): Promise<number> {
+    checkLoopId(loopId)
+    if ((await isDirectory(dir)) && (await listFiles(dir)).length > 0) return 0
+    const head = await this.downloadNewest(loopId)
+    const source = head ? join(head.folder, 'audit') : null
+    if (!source || !(await isDirectory(source))) return 0
+    const files = await listFiles(source)
+    for (const file of files) {
+      const target = join(dir, relative(source, file))
+      await mkdir(join(target, '..'), { recursive: true })
+      await writeFile(target, await readFile(file))
+    }
+    return files.length
+  }
+
+  /**
    * Writes `state` (or, with null, a tombstone: "no state from here on") on top of whatever snapshot is
    * newest, for the `auto` store, whose cache has already decided the compare-and-swap.
    */

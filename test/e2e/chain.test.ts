@@ -1,0 +1,188 @@
+// End to end: the built action (dist/index.js) run job after job by the GitHub sandbox on loopback.
+// The chain: COMPLETE across jobs, a duplicate dispatch superseded, budget-minutes, the cap, BLOCKED
+// then `/loop resume`, and the audit trail carried across jobs.
+import { afterEach, describe, expect, it } from 'vitest'
+import { botComments, commitSubjects, describeJobs, pullRequests, type Scenario, startScenario } from './fixtures.js'
+
+const MINUTE = 60_000
+let scenario: Scenario | undefined
+afterEach(async () => {
+  await scenario?.stop()
+  scenario = undefined
+})
+
+function expectFaithful(s: Scenario): void {
+  expect(s.sandbox.api.violations).toEqual([])
+  expect(s.sandbox.engine.problems).toEqual([])
+}
+
+describe('the action bundle in the sandbox: a chain of jobs', () => {
+  it(
+    'runs a loop to COMPLETE, one job per iteration, with one draft pull request and one sticky comment; a duplicate dispatch is superseded',
+    async () => {
+      scenario = await startScenario({ steps: 3 })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'stairs' })
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+
+      expect(
+        jobs.map((job) => job.conclusion),
+        why,
+      ).toEqual(['success', 'success', 'success'])
+      expect(jobs.map((job) => job.outputs.iteration)).toEqual(['1', '2', '3'])
+      expect(jobs.map((job) => job.outputs.status)).toEqual(['running', 'running', 'complete'])
+      // Each job after the first was dispatched by the one before, with the next iteration number.
+      expect(jobs.map((job) => job.inputs.iteration ?? '')).toEqual(['', '2', '3'])
+      expect(jobs.every((job) => job.outputs['loop-id'] === 'stairs')).toBe(true)
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2', 'work-3'])
+
+      // One draft pull request from loop/stairs, opened by the first job and reused after.
+      const pulls = pullRequests(sandbox)
+      expect(pulls).toHaveLength(1)
+      const pull = pulls[0]!
+      expect(pull.draft).toBe(true)
+      expect(pull.head).toBe('loop/stairs')
+      expect(jobs.map((job) => job.outputs['pr-number'])).toEqual([
+        String(pull.number),
+        String(pull.number),
+        String(pull.number),
+      ])
+
+      // One sticky comment, updated in place to the final state.
+      const comments = botComments(sandbox)
+      expect(comments).toHaveLength(1)
+      expect(comments[0]!.issueNumber).toBe(pull.number)
+      expect(comments[0]!.body).toContain('<!-- loop-controller:stairs -->')
+      expect(comments[0]!.body).toMatch(/COMPLETE: `stairs` after 3 iterations/)
+
+      // The summaries: the stage diagram, the checks, the next action.
+      expect(jobs[0]!.summary).toContain('stateDiagram-v2')
+      expect(jobs[0]!.summary).toMatch(/iteration 1 of 8/)
+      expect(jobs[0]!.summary).toContain('`step-2`')
+      expect(jobs[2]!.summary).toMatch(/COMPLETE/)
+
+      // The work is on loop/stairs: one commit per iteration on top of main, progress at 3.
+      expect(await sandbox.git.show('loop/stairs', 'progress.txt')).toBe('3\n')
+      const subjects = await commitSubjects(sandbox, 'loop/stairs')
+      const mainSubjects = await commitSubjects(sandbox, 'main')
+      expect(subjects.length - mainSubjects.length).toBe(3)
+
+      // The audit trail accumulated across jobs: each job after the first restored the trail so far.
+      expect(jobs[0]!.stdout).not.toMatch(/Audit trail: \d+ file\(s\) restored/)
+      const restored = jobs.slice(1).map((job) => Number(/Audit trail: (\d+) file\(s\) restored/.exec(job.stdout)?.[1]))
+      expect(restored[0]).toBeGreaterThan(0)
+      expect(restored[1]).toBeGreaterThan(restored[0]!)
+
+      // A duplicate dispatch of iteration 2, which already ran: superseded, no work, no push, no comment.
+      const tip = sandbox.git.resolveRef('refs/heads/loop/stairs')
+      const commentBody = comments[0]!.body
+      await sandbox.dispatch({ 'loop-id': 'stairs', iteration: '2' })
+      const after = await sandbox.waitForIdle(MINUTE)
+      const duplicate = after.at(-1)!
+      expect(after).toHaveLength(4)
+      expect(duplicate.conclusion, describeJobs([duplicate])).toBe('success')
+      expect(duplicate.outputs.status).toBe('superseded')
+      expect(scenario.workRuns()).toHaveLength(3)
+      expect(sandbox.git.resolveRef('refs/heads/loop/stairs')).toBe(tip)
+      expect(botComments(sandbox)).toEqual([{ ...comments[0]!, body: commentBody }])
+      expect(pullRequests(sandbox)).toHaveLength(1)
+      expectFaithful(scenario)
+    },
+    4 * MINUTE,
+  )
+
+  it(
+    'with budget-minutes, runs several iterations in one job: fewer jobs than one per iteration',
+    async () => {
+      scenario = await startScenario({ steps: 4, workflowWith: { 'budget-minutes': '10' } })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'budget' })
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      expect(jobs.at(-1)?.outputs.status, why).toBe('complete')
+      expect(jobs.at(-1)?.outputs.iteration).toBe('4')
+      // Four iterations without budget-minutes take four jobs; with it they fit in fewer.
+      expect(jobs.length, why).toBeLessThan(4)
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2', 'work-3', 'work-4'])
+      expect(botComments(scenario.sandbox)).toHaveLength(1)
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    'stops at the cap with a clear final report',
+    async () => {
+      scenario = await startScenario({ stuck: true, workflowWith: { 'max-iterations': '2' } })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'capped' })
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      expect(
+        jobs.map((job) => job.outputs.iteration),
+        why,
+      ).toEqual(['1', '2'])
+      const last = jobs.at(-1)!
+      expect(last.outputs.status, why).toBe('capped')
+      expect(last.summary).toMatch(/cap|CAPPED/i)
+      expect(last.summary).toMatch(/2 of 2 iterations/)
+      const comments = botComments(sandbox)
+      expect(comments).toHaveLength(1)
+      expect(comments[0]!.body).toMatch(/cap/i)
+      expect(comments[0]!.body).toContain('step-1')
+      // No third job: the chain ended.
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    'ends BLOCKED with the handoff comment; a writer fixes the branch and `/loop resume` continues the chain',
+    async () => {
+      scenario = await startScenario({ stuck: true, steps: 1 })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'stuck' })
+      const jobs = await sandbox.waitForIdle(3 * MINUTE)
+      const why = describeJobs(jobs)
+      const blockedJob = jobs.at(-1)!
+      expect(blockedJob.outputs.status, why).toBe('blocked')
+      expect(blockedJob.conclusion).toBe('failure')
+      const handoff = botComments(sandbox)
+      expect(handoff).toHaveLength(1)
+      const body = handoff[0]!.body
+      expect(body).toMatch(/BLOCKED/)
+      expect(body).toContain('step-1') // the last failure
+      expect(body).toMatch(/attempt|iterations/i) // attempts used of the maximum
+      expect(body).toMatch(/\/loop resume/) // how to resume
+      const blockedIterations = Number(blockedJob.outputs.iteration)
+      expect(scenario.workRuns()).toHaveLength(blockedIterations)
+
+      // A reader's resume is refused; a writer fixes the branch and resumes.
+      await sandbox.comment('bob', '/loop resume')
+      await sandbox.waitForIdle(MINUTE)
+      expect(scenario.workRuns()).toHaveLength(blockedIterations)
+      await sandbox.git.commit(
+        'loop/stuck',
+        { 'unblocked.txt': 'a person did what the agent could not\n' },
+        'Unblock',
+        'alice',
+      )
+      await sandbox.comment('alice', '/loop resume')
+      const all = await sandbox.waitForIdle(2 * MINUTE)
+      const resumed = all.at(-1)!
+      expect(resumed.event, describeJobs(all)).toBe('issue_comment')
+      expect(resumed.outputs.status, describeJobs(all)).toBe('complete')
+      expect(Number(resumed.outputs.iteration)).toBe(blockedIterations + 1)
+      // The sticky comment was updated in place, not posted again.
+      const after = botComments(sandbox).filter((comment) => comment.body.includes('loop-controller:stuck'))
+      expect(after).toHaveLength(1)
+      expect(after[0]!.body).toMatch(/COMPLETE/)
+      // The person's commit is in the branch's history (no force push over it).
+      expect(await commitSubjects(sandbox, 'loop/stuck')).toContain('Unblock')
+      expectFaithful(scenario)
+    },
+    5 * MINUTE,
+  )
+})

@@ -1,0 +1,223 @@
+// The project and workflow the end-to-end scenarios run the built action (dist/index.js) on: a
+// "staircase" whose work command climbs one step per iteration and whose checks pass once the step
+// they name is reached, so a loop needs exactly `steps` iterations and each iteration fails a
+// different check (no retry of the same failure). Everything is plain Node: jobs stay fast.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js'
+import type { JobRecord } from '../sandbox/workflow-engine.js'
+
+/** The repository root: action.yml and the bundle under test. */
+export const ACTION_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const BUNDLE = join(ACTION_DIR, 'dist', 'index.js')
+
+/** The workflow: the action as a step, started by a dispatch, a comment, a review or a fork's pull request. */
+export function loopWorkflow(options: { with?: Record<string, string> } = {}): string {
+  const extra = Object.entries(options.with ?? {})
+    .map(([name, value]) => `          ${name}: ${JSON.stringify(value)}\n`)
+    .join('')
+  return `name: loop
+on:
+  workflow_dispatch:
+    inputs:
+      loop-id:
+        type: string
+        required: true
+      iteration:
+        type: string
+        default: ''
+  issue_comment:
+    types: [created]
+  pull_request_review:
+    types: [submitted]
+  pull_request_target:
+    types: [opened]
+permissions: {}
+jobs:
+  loop:
+    runs-on: ubuntu-latest
+    timeout-minutes: 5
+    permissions:
+      contents: write
+      actions: write
+      pull-requests: write
+      issues: write
+    concurrency:
+      group: loop-controller-\${{ inputs.loop-id || github.event.issue.number || github.event.pull_request.number }}
+      cancel-in-progress: false
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+      - uses: ./
+        with:
+          loop-id: \${{ inputs.loop-id }}
+          iteration: \${{ inputs.iteration }}
+          config: .github/loop.yml
+${extra}`
+}
+
+/**
+ * The work command: climbs one step (progress.txt), optionally also touches `docs/` (to raise a gate),
+ * and leaves a marker per run in E2E_SIGNAL_DIR. When `$E2E_SIGNAL_DIR/hold` exists it waits for
+ * `$E2E_SIGNAL_DIR/go-<iteration>` after its edit, so a test can act while the job is mid-iteration.
+ */
+const WORK = `import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+const signals = process.env.E2E_SIGNAL_DIR
+const context = process.env.LOOP_CONTEXT_FILE ? JSON.parse(readFileSync(process.env.LOOP_CONTEXT_FILE, 'utf8')) : {}
+const iteration = context.iteration ?? 0
+const step = Number(existsSync('progress.txt') ? readFileSync('progress.txt', 'utf8').trim() || 0 : 0)
+if (!existsSync('tools/stuck')) writeFileSync('progress.txt', String(step + 1) + '\\n')
+else writeFileSync('attempts.txt', 'tried again in iteration ' + iteration + '\\n', { flag: 'a' })
+if (existsSync('tools/touch-docs')) {
+  mkdirSync('docs', { recursive: true })
+  writeFileSync('docs/notes.md', 'notes of iteration ' + iteration + '\\n')
+}
+console.log('work: iteration ' + iteration + ', step ' + step + ' -> ' + (existsSync('tools/stuck') ? step : step + 1))
+if (signals) {
+  writeFileSync(join(signals, 'work-' + iteration), String(Date.now()))
+  if (existsSync(join(signals, 'hold'))) {
+    const until = Date.now() + 30000
+    while (!existsSync(join(signals, 'go-' + iteration)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
+  }
+}
+`
+
+/** A check: passes once progress.txt has reached the step it is given. */
+const CHECK = `import { existsSync, readFileSync } from 'node:fs'
+const want = Number(process.argv[2])
+const have = Number(existsSync('progress.txt') ? readFileSync('progress.txt', 'utf8').trim() || 0 : 0)
+if (existsSync('unblocked.txt') || have >= want) {
+  console.log('step ' + want + ' reached (progress ' + have + ')')
+} else {
+  console.error('AssertionError [ERR_ASSERTION]: step ' + want + ' not reached: expected progress >= ' + want + ', got ' + have)
+  console.error('    at test/steps.test.js:' + want + ':5')
+  process.exit(1)
+}
+`
+
+/** What the project's loop looks like. */
+export interface ProjectOptions {
+  /** Steps to climb: the loop needs this many iterations (default 3). */
+  steps?: number
+  maxIterations?: number
+  /** The work makes no progress: the checks can only pass once someone adds unblocked.txt. */
+  stuck?: boolean
+  /** The work also writes docs/notes.md, which the `docs` gate guards. */
+  docsGate?: boolean
+  workflowWith?: Record<string, string>
+}
+
+/** The repository's files for a scenario. */
+export function projectFiles(options: ProjectOptions = {}): Record<string, string> {
+  const steps = options.steps ?? 3
+  const checks = Array.from(
+    { length: steps },
+    (_, index) =>
+      `  - name: step-${index + 1}\n    kind: test\n    run: node tools/check.mjs ${index + 1}\n    timeout: 30s\n`,
+  ).join('')
+  const gates = options.docsGate ? 'gates:\n  - name: docs\n    paths: ["docs/**"]\n' : ''
+  const files: Record<string, string> = {
+    'README.md': '# staircase\n\nA project the end-to-end tests run loop-controller on.\n',
+    'progress.txt': '0\n',
+    'tools/work.mjs': WORK,
+    'tools/check.mjs': CHECK,
+    '.github/loop.yml': `goal: Climb the staircase to step ${steps}.
+pipeline: iterate
+max-iterations: ${options.maxIterations ?? 8}
+work:
+  run: node tools/work.mjs
+  timeout: 1m
+  pass-env: [E2E_SIGNAL_DIR]
+checks:
+${checks}${gates}`,
+    '.github/workflows/loop.yml': loopWorkflow(options.workflowWith ? { with: options.workflowWith } : {}),
+  }
+  if (options.stuck) files['tools/stuck'] = 'the work makes no progress\n'
+  if (options.docsGate) files['tools/touch-docs'] = 'the work writes docs/notes.md\n'
+  return files
+}
+
+/** A running scenario: the sandbox, the folder the work command signals in, and clean-up. */
+export interface Scenario {
+  sandbox: Sandbox
+  signals: string
+  /** The work command's runs so far (`work-<iteration>` markers). */
+  workRuns(): string[]
+  stop(): Promise<void>
+}
+
+/** Starts a sandbox on the staircase project with users alice (write) and bob (read). */
+export async function startScenario(
+  options: ProjectOptions & { sandbox?: Partial<SandboxOptions> } = {},
+): Promise<Scenario> {
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run bundle\` before the e2e tests`)
+  const signals = mkdtempSync(join(tmpdir(), 'loop-e2e-signals-'))
+  const sandbox = await startSandbox({
+    actionDir: ACTION_DIR,
+    repoFiles: projectFiles(options),
+    users: { alice: 'write', bob: 'read', mallory: 'read' },
+    workflow: { file: 'loop.yml' },
+    maxJobs: 30,
+    jobTimeoutMs: 90_000,
+    extraEnv: { E2E_SIGNAL_DIR: signals },
+    ...options.sandbox,
+  })
+  return {
+    sandbox,
+    signals,
+    workRuns: () =>
+      readdirSync(signals)
+        .filter((name) => name.startsWith('work-'))
+        .sort(),
+    stop: async () => {
+      await sandbox.stop()
+      rmSync(signals, { recursive: true, force: true })
+    },
+  }
+}
+
+/** The loop's comments (posted by the job token, a Bot). */
+export function botComments(sandbox: Sandbox): { id: number; body: string; issueNumber: number }[] {
+  return sandbox.api.model.comments
+    .filter((comment) => comment.user.type === 'Bot')
+    .map((comment) => ({ id: comment.id, body: comment.body, issueNumber: comment.issueNumber }))
+}
+
+/** A short account of the jobs, for failure messages. */
+export function describeJobs(jobs: readonly JobRecord[]): string {
+  return jobs
+    .map(
+      (job) =>
+        `run ${job.runId} ${job.event} ${job.conclusion} status=${job.outputs.status ?? '-'} iteration=${job.outputs.iteration ?? '-'}${job.reason ? ` (${job.reason})` : ''}\n${job.stderr.trim().split('\n').slice(-6).join('\n')}`,
+    )
+    .join('\n')
+}
+
+/** The commit subjects of `ref` on the remote, newest first. */
+export async function commitSubjects(sandbox: Sandbox, ref: string): Promise<string[]> {
+  const { execFile } = await import('node:child_process')
+  const { promisify } = await import('node:util')
+  const { stdout } = await promisify(execFile)('git', ['log', '--format=%s', ref], { cwd: sandbox.git.bareDir })
+  return stdout.trim().split('\n').filter(Boolean)
+}
+
+/** Reads a text file, or undefined. */
+export function readText(path: string): string | undefined {
+  return existsSync(path) ? readFileSync(path, 'utf8') : undefined
+}
+
+/** The repository's pull requests: number, head branch, draft. */
+export function pullRequests(sandbox: Sandbox): { number: number; head: string; draft: boolean; title: string }[] {
+  return [...sandbox.api.model.issues.values()]
+    .filter((issue) => issue.pull !== undefined)
+    .map((issue) => ({
+      number: issue.number,
+      head: issue.pull?.head.ref ?? '',
+      draft: issue.pull?.draft ?? false,
+      title: issue.title,
+    }))
+}
