@@ -4,7 +4,7 @@
  * it ran on. A figure that throws is reported as not measured, with the reason, and the others still run.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, loadavg } from 'node:os'
 import { join, resolve } from 'node:path'
 import { agentCalls } from './agent-calls.js'
 import { analysisThroughput } from './analysis-row.js'
@@ -39,8 +39,14 @@ export function machine(): string {
   return `${cpu}, ${availableParallelism()} cores, node ${process.version}, ${process.platform}`
 }
 
+/** The 1-minute load average: these machines are shared, and absolute figures move with it. */
+function load(): string {
+  return loadavg()[0]?.toFixed(1) ?? '?'
+}
+
 async function main(): Promise<void> {
   const started = performance.now()
+  const loadBefore = load()
   const only = process.argv.slice(2)
   const rows: BenchRow[] = []
   for (const figure of FIGURES) {
@@ -70,7 +76,7 @@ async function main(): Promise<void> {
     '',
     ...notes,
     ...(notes.length > 0 ? [''] : []),
-    `Machine: ${machine()}. Whole run: ${seconds.toFixed(0)} s.`,
+    `Machine: ${machine()}; load average ${loadBefore} at the start, ${load()} at the end. Whole run: ${seconds.toFixed(0)} s.`,
   ].join('\n')
   console.log(text)
   const results = join(ROOT, 'bench', 'results')

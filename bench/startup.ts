@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { type BenchRow, bytes, medianProcessMs, ms, times } from './lib.js'
+import { type BenchRow, bytes, median, ms, timeProcess, times } from './lib.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 /** The action bundle may not load slower than this multiple of loading `@actions/core` alone. */
@@ -132,8 +132,18 @@ export async function bundleStartup(): Promise<BenchRow[]> {
   const env = { PATH: process.env.PATH ?? '', RUNNER_TEMP: join(ROOT, 'bench', 'results') }
   const probe = spawnSync(process.execPath, [bundle], { env, encoding: 'utf8', cwd: ROOT })
   const firstLine = `${probe.stdout}${probe.stderr}`.split('\n').find((line) => line.trim()) ?? '(no output)'
-  const startMs = await medianProcessMs(9, process.execPath, [bundle], { env, cwd: ROOT })
-  const coreMs = await medianProcessMs(9, process.execPath, ['-e', "import('@actions/core')"], { env, cwd: ROOT })
+  // Interleaved samples, so that both see the same load from whatever else runs on the machine.
+  const bundleSamples: number[] = []
+  const coreSamples: number[] = []
+  const coreArgs = ['-e', "import('@actions/core')"]
+  await timeProcess(process.execPath, [bundle], { env, cwd: ROOT })
+  await timeProcess(process.execPath, coreArgs, { env, cwd: ROOT })
+  for (let i = 0; i < 11; i++) {
+    bundleSamples.push((await timeProcess(process.execPath, [bundle], { env, cwd: ROOT })).ms)
+    coreSamples.push((await timeProcess(process.execPath, coreArgs, { env, cwd: ROOT })).ms)
+  }
+  const startMs = median(bundleSamples)
+  const coreMs = median(coreSamples)
   const { total, packages } = bundleComposition(dir)
   const top = packages
     .slice(0, 6)
