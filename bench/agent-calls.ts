@@ -7,6 +7,7 @@
  * metrics.workCalls, cross-checked with the agent's own call counter) and the wall time to COMPLETE.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
@@ -116,6 +117,9 @@ function runLoop(example: string, variant: Variant): LoopRun {
   } finally {
     rmSync(work, { recursive: true, force: true })
     rmSync(counter, { force: true })
+    // The flaky test's run counter (examples/lint-only/test/cache.test.js), keyed on the project's path.
+    const key = createHash('sha256').update(work).digest('hex').slice(0, 16)
+    rmSync(join(tmpdir(), `loop-lint-only-flaky-${key}`), { force: true })
   }
 }
 
