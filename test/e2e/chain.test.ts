@@ -161,7 +161,10 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
 
       // A reader's resume is refused; a writer fixes the branch and resumes.
       await sandbox.comment('bob', '/loop resume')
-      await sandbox.waitForIdle(MINUTE)
+      const refused = (await sandbox.waitForIdle(MINUTE)).at(-1)!
+      expect(refused.event).toBe('issue_comment')
+      expect(refused.stdout).toMatch(/Command from @bob: .*write, maintain or admin is needed/)
+      expect(refused.outputs.status).toBeUndefined()
       expect(scenario.workRuns()).toHaveLength(blockedIterations)
       await sandbox.git.commit(
         'loop/stuck',

@@ -60,11 +60,12 @@ ${extra}`
 }
 
 /**
- * The work command: climbs one step (progress.txt), optionally also touches `docs/` (to raise a gate),
+ * The work command: climbs one step (progress.txt), optionally also edits the loop config in its first
+ * iteration (a protected path: that raises the `verifier` gate),
  * and leaves a marker per run in E2E_SIGNAL_DIR. When `$E2E_SIGNAL_DIR/hold` exists it waits for
  * `$E2E_SIGNAL_DIR/go-<iteration>` after its edit, so a test can act while the job is mid-iteration.
  */
-const WORK = `import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+const WORK = `import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 const signals = process.env.E2E_SIGNAL_DIR
 const context = process.env.LOOP_CONTEXT_FILE ? JSON.parse(readFileSync(process.env.LOOP_CONTEXT_FILE, 'utf8')) : {}
@@ -72,9 +73,8 @@ const iteration = context.iteration ?? 0
 const step = Number(existsSync('progress.txt') ? readFileSync('progress.txt', 'utf8').trim() || 0 : 0)
 if (!existsSync('tools/stuck')) writeFileSync('progress.txt', String(step + 1) + '\\n')
 else writeFileSync('attempts.txt', 'tried again in iteration ' + iteration + '\\n', { flag: 'a' })
-if (existsSync('tools/touch-docs')) {
-  mkdirSync('docs', { recursive: true })
-  writeFileSync('docs/notes.md', 'notes of iteration ' + iteration + '\\n')
+if (existsSync('tools/touch-config') && step === 0) {
+  writeFileSync('.github/loop.yml', readFileSync('.github/loop.yml', 'utf8') + '# tuned by the work in iteration ' + iteration + '\\n')
 }
 console.log('work: iteration ' + iteration + ', step ' + step + ' -> ' + (existsSync('tools/stuck') ? step : step + 1))
 if (signals) {
@@ -106,8 +106,8 @@ export interface ProjectOptions {
   maxIterations?: number
   /** The work makes no progress: the checks can only pass once someone adds unblocked.txt. */
   stuck?: boolean
-  /** The work also writes docs/notes.md, which the `docs` gate guards. */
-  docsGate?: boolean
+  /** The work also edits .github/loop.yml in its first iteration, which raises the `verifier` gate. */
+  editsConfig?: boolean
   workflowWith?: Record<string, string>
 }
 
@@ -119,7 +119,6 @@ export function projectFiles(options: ProjectOptions = {}): Record<string, strin
     (_, index) =>
       `  - name: step-${index + 1}\n    kind: test\n    run: node tools/check.mjs ${index + 1}\n    timeout: 30s\n`,
   ).join('')
-  const gates = options.docsGate ? 'gates:\n  - name: docs\n    paths: ["docs/**"]\n' : ''
   const files: Record<string, string> = {
     'README.md': '# staircase\n\nA project the end-to-end tests run loop-controller on.\n',
     'progress.txt': '0\n',
@@ -133,11 +132,11 @@ work:
   timeout: 1m
   pass-env: [E2E_SIGNAL_DIR]
 checks:
-${checks}${gates}`,
+${checks}`,
     '.github/workflows/loop.yml': loopWorkflow(options.workflowWith ? { with: options.workflowWith } : {}),
   }
   if (options.stuck) files['tools/stuck'] = 'the work makes no progress\n'
-  if (options.docsGate) files['tools/touch-docs'] = 'the work writes docs/notes.md\n'
+  if (options.editsConfig) files['tools/touch-config'] = 'the work edits the loop config once\n'
   return files
 }
 
@@ -150,7 +149,7 @@ export interface Scenario {
   stop(): Promise<void>
 }
 
-/** Starts a sandbox on the staircase project with users alice (write) and bob (read). */
+/** Starts a sandbox on the staircase project with users alice (write), bob (triage: reported as read) and mallory (read). */
 export async function startScenario(
   options: ProjectOptions & { sandbox?: Partial<SandboxOptions> } = {},
 ): Promise<Scenario> {
@@ -159,7 +158,8 @@ export async function startScenario(
   const sandbox = await startSandbox({
     actionDir: ACTION_DIR,
     repoFiles: projectFiles(options),
-    users: { alice: 'write', bob: 'read', mallory: 'read' },
+    // bob can comment but may not push: the API reports his permission as read (triage folds into read).
+    users: { alice: 'write', bob: 'triage', mallory: 'read' },
     workflow: { file: 'loop.yml' },
     maxJobs: 30,
     jobTimeoutMs: 90_000,
