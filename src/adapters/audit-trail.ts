@@ -3,15 +3,34 @@
  * `journey-log.jsonl` (one event a line), `final.md`, `dead-letters/<signature>.md` and copies of check
  * logs under `logs/<iteration>/`. Everything written passes through `redact` first.
  */
+import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { JourneyEvent } from '../domain/journey.js'
 import { writeAtomically } from './file-store.js'
 
 export const JOURNEY_LOG = 'journey-log.jsonl'
+const PENDING_PREFIX = 'journey-pending-'
+/** A staged file younger than this may belong to a save still in flight in another process. */
+const PENDING_IN_FLIGHT_MS = 60_000
+
+function pendingName(marker: string): string {
+  return `${PENDING_PREFIX}${createHash('sha256').update(marker).digest('hex').slice(0, 16)}.json`
+}
+
+async function readPending(path: string): Promise<{ marker: string; events: JourneyEvent[] } | null> {
+  try {
+    const parsed = JSON.parse(await readFile(path, 'utf8')) as { marker?: unknown; events?: unknown }
+    return typeof parsed.marker === 'string' && Array.isArray(parsed.events)
+      ? { marker: parsed.marker, events: parsed.events as JourneyEvent[] }
+      : null
+  } catch {
+    return null
+  }
+}
 
 /** Writes and reads one loop's audit trail. */
 export class AuditTrail {
@@ -45,6 +64,59 @@ export class AuditTrail {
       await handle.datasync()
     } finally {
       await handle.close()
+    }
+  }
+
+  /**
+   * Stages events that belong to a state about to be saved, under `marker` (which names that state).
+   * They reach the journey log only with `commitPending` once the save landed, or with
+   * `recoverPending` on the next load if the process died in between; a save that lost a race drops
+   * them with `discardPending`. So the log never misses an iteration that was saved, and never records
+   * one that was not.
+   */
+  async stagePending(marker: string, events: readonly JourneyEvent[]): Promise<void> {
+    if (events.length === 0) return
+    const record = { marker, events: events.map((event) => redactDeep(event, this.redact)) }
+    await mkdir(this.dir, { recursive: true })
+    await writeAtomically(this.dir, pendingName(marker), Buffer.from(`${JSON.stringify(record)}\n`))
+  }
+
+  /** Moves the staged events of `marker` into the journey log. */
+  async commitPending(marker: string): Promise<void> {
+    const path = join(this.dir, pendingName(marker))
+    const staged = await readPending(path)
+    if (staged) await this.appendEvents(staged.events)
+    await rm(path, { force: true })
+  }
+
+  async discardPending(marker: string): Promise<void> {
+    await rm(join(this.dir, pendingName(marker)), { force: true })
+  }
+
+  /**
+   * After a load: events staged for the state that is now stored (`currentMarker`) are committed; others
+   * were for a save that never landed and are dropped once they are old enough not to be in flight.
+   */
+  async recoverPending(currentMarker: string | null, now = Date.now()): Promise<void> {
+    let names: string[]
+    try {
+      names = (await readdir(this.dir)).filter((name) => name.startsWith(PENDING_PREFIX))
+    } catch {
+      return
+    }
+    for (const name of names) {
+      const path = join(this.dir, name)
+      const staged = await readPending(path)
+      if (staged && staged.marker === currentMarker) {
+        await this.appendEvents(staged.events)
+        await rm(path, { force: true })
+      } else {
+        const age = await stat(path).then(
+          (info) => now - info.mtimeMs,
+          () => 0,
+        )
+        if (!staged || age > PENDING_IN_FLIGHT_MS) await rm(path, { force: true })
+      }
     }
   }
 

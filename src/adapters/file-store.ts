@@ -26,6 +26,7 @@ import {
 
 export const STATE_FILE = 'loop-state.json'
 const LOCK_FILE = 'loop-state.lock'
+const EMPTY_LOCK_STALE_MS = 1000
 const QUARANTINE_MARKER = 'loop-state.quarantined.json'
 
 /** `save` was handed a state that does not pass the schema; nothing was written. */
@@ -245,8 +246,13 @@ export class FileStore implements Store {
   private async isStale(path: string): Promise<boolean> {
     try {
       const info = await stat(path)
-      if (Date.now() - info.mtimeMs > this.lockStaleMs) return true
-      const [host, pid] = (await readFile(path, 'utf8')).split(' ')
+      const age = Date.now() - info.mtimeMs
+      if (age > this.lockStaleMs) return true
+      const text = await readFile(path, 'utf8')
+      // A writer writes its token right after creating the lock; one that is still empty a second later
+      // was left by a process killed in between.
+      if (text === '') return age > EMPTY_LOCK_STALE_MS
+      const [host, pid] = text.split(' ')
       if (host !== hostname() || !pid) return false
       try {
         process.kill(Number(pid), 0)

@@ -134,6 +134,8 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
   const now = deps.clock.now()
   const loaded = await deps.store.load(loopId)
   let version: StoreVersion | null = loaded?.version ?? null
+  // Events staged by a run that died between its save and its journey append are recovered here.
+  await deps.audit.recoverPending(loaded ? savedMarker(loaded.state) : null)
   let state: LoopState
   const events: JourneyEvent[] = []
   if (loaded) {
@@ -234,7 +236,7 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
       `waiting ${Math.round(decision.backoffMs / 1000)} s before re-running the checks`,
     )
     await deps.clock.sleep(decision.backoffMs)
-  } else if (strategy === 'auto_fix') {
+  } else if (strategy === 'auto_fix' && hasFixCommand(config, previous)) {
     for (const failure of previous) {
       const check = config.checks.find((c) => c.name === failure.check)
       if (!check?.fix) continue
@@ -555,9 +557,13 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     // Nothing changed and nothing ran: a repeated look at a waiting or blocked loop writes nothing.
     const changed = Boolean(ran) || events.some((e) => e.type !== 'decision') || !loaded
     if (changed) {
+      const marker = savedMarker(state)
+      const redacted = events.map((e) => redactEvent(e, deps.redact))
+      await deps.audit.stagePending(marker, redacted)
       try {
         version = await deps.store.save(loopId, state, version)
       } catch (error) {
+        await deps.audit.discardPending(marker)
         if (error instanceof StoreConflictError) {
           await deps.audit.appendEvents([
             event(at, state.iteration, 'superseded', 'another controller saved this iteration first'),
@@ -575,7 +581,7 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
         }
         throw error
       }
-      await deps.audit.appendEvents(events.map((e) => redactEvent(e, deps.redact)))
+      await deps.audit.commitPending(marker)
     }
     if (terminal && changed && (kind === 'complete' || kind === 'blocked' || kind === 'capped' || kind === 'aborted')) {
       let deadLetter: string | undefined
@@ -606,6 +612,16 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
       version,
     )
   }
+}
+
+/** Names one saved state, so staged journey events can be matched with the save they belong to. */
+function savedMarker(state: LoopState): string {
+  return `${state.loopId}:${state.iteration}:${state.updatedAt}`
+}
+
+/** Whether any failing check has a `fix` command; without one, `auto_fix` falls to the agent. */
+function hasFixCommand(config: LoopConfig, failures: FailureForAgent[]): boolean {
+  return failures.some((failure) => config.checks.some((check) => check.name === failure.check && check.fix))
 }
 
 function finish(

@@ -16,15 +16,26 @@ export function parseLoopConfig(text: string, fileName: string): LoopConfig {
     const problems = document.errors.map((error) => {
       const position = error.linePos?.[0]
       const where = position ? `${fileName}:${position.line}:${position.col}` : fileName
-      return `${where}: invalid YAML: ${error.message.split('\n')[0]}`
+      const key = error.code === 'DUPLICATE_KEY' && position ? keyOnLine(text, position.line) : null
+      return `${where}: invalid YAML: ${error.message.split('\n')[0]}${key ? `: the key '${key}' appears twice` : ''}`
     })
     throw new ConfigError(problems.join('\n'))
   }
-  const raw = document.toJS({ maxAliasCount: 100 }) as unknown
+  let raw: unknown
+  try {
+    raw = document.toJS({ maxAliasCount: 100 }) as unknown
+  } catch (error) {
+    // Unresolved aliases and alias bombs surface only when the document is turned into values.
+    throw new ConfigError(`${fileName}: invalid YAML: ${(error as Error).message.split('\n')[0]}`)
+  }
   if (raw === null || raw === undefined) {
     throw new ConfigError(`${fileName}: the file is empty; expected a mapping with at least 'work' and 'checks'.`)
   }
   return validateLoopConfig(raw, fileName, (path) => lineOf(document, lineCounter, path))
+}
+
+function keyOnLine(text: string, line: number): string | null {
+  return /^\s*-?\s*([^:#\s][^:#]*?)\s*:/.exec(text.split('\n')[line - 1] ?? '')?.[1] ?? null
 }
 
 /** Validates a config object (from YAML or built from CLI flags). */
