@@ -187,7 +187,8 @@ async function runAction(env: NodeJS.ProcessEnv): Promise<void> {
         library,
         loopId,
         cwd: root,
-        loopDir,
+        // Raw logs and prompt files stay outside the uploaded audit trail: only redacted text leaves the runner.
+        loopDir: join(runnerTemp, 'loop-controller', 'runs', loopId),
         excludeFromCommits: [],
         ...(dispatchedIteration !== undefined ? { dispatchedIteration } : {}),
         commit: useGit,
