@@ -15,10 +15,7 @@ import { GitCli } from './adapters/git-cli.js'
 import { OctokitGitHub } from './adapters/github.js'
 import { nodeWorkspace } from './adapters/node-workspace.js'
 import { ChildProcessRunner } from './adapters/process-runner.js'
-import { ArtifactStore } from './adapters/stores/artifact-store.js'
-import { AutoStore } from './adapters/stores/auto-store.js'
-import { CacheStore } from './adapters/stores/cache-store.js'
-import { GitStore } from './adapters/stores/git-store.js'
+import type { ArtifactStore } from './adapters/stores/artifact-store.js'
 import { type IterationResult, runOneIteration } from './app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv, pushLoopBranch } from './app/loop-branch.js'
 import { applyPeopleCommand, NoLoopError, type PeopleCommand } from './app/people-commands.js'
@@ -123,7 +120,7 @@ async function runAction(env: NodeJS.ProcessEnv): Promise<void> {
   const runnerTemp = env.RUNNER_TEMP || join(root, '..', '_loop-temp')
   const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
   const audit = new AuditTrail(loopDir, redact)
-  const { store, artifactStore } = createStore({ settings, env, runnerTemp, root, loopDir, logger })
+  const { store, artifactStore } = await createStore({ settings, env, runnerTemp, root, loopDir, logger })
   setOutput(Outputs.StatePath, store.describe(loopId))
   // The audit trail lives on the runner, which starts empty: bring back the trail the newest snapshot
   // carries, so it accumulates across jobs and the last snapshot holds all of it. Done once, lazily:
@@ -275,15 +272,21 @@ async function loadConfig(
   return { config, configPathRelative }
 }
 
-function createStore(input: {
+/**
+ * The store the `store` input names. The stores' modules (the cache and artifact clients and the Azure
+ * blob SDK under them are most of the bundle) are loaded only here, when one is needed, so a job that
+ * stops early (a bad input, an ignored event) starts fast.
+ */
+async function createStore(input: {
   settings: ActionSettings
   env: NodeJS.ProcessEnv
   runnerTemp: string
   root: string
   loopDir: string
   logger: Logger
-}): { store: Store; artifactStore: ArtifactStore | null } {
+}): Promise<{ store: Store; artifactStore: ArtifactStore | null }> {
   const { settings, env, runnerTemp, root, loopDir, logger } = input
+  const { ArtifactStore, AutoStore, CacheStore, GitStore } = await import('./adapters/stores/index.js')
   const cache = () => new CacheStore({ root: join(runnerTemp, 'loop-controller', 'state'), env })
   const artifact = () =>
     new ArtifactStore({
