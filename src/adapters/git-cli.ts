@@ -184,16 +184,14 @@ export class GitCli implements Git {
     if (staged.exitCode === 0) return null
     if (staged.exitCode !== 1) throw new GitCommandError(['diff', '--cached', '--quiet'], staged)
     // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
-    await this.exec([
-      ...identityArgs(identity),
-      '-c',
-      'commit.gpgsign=false',
-      'commit',
-      '--no-verify',
-      '-q',
-      '-m',
-      message,
-    ])
+    const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message]
+    const result = await this.exec(args, { allowFailure: true })
+    if (result.exitCode !== 0) {
+      // Another process in the same work tree (a second controller) committed these changes between our
+      // staging and our commit: nothing is left for us to commit.
+      if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr)) return null
+      throw new GitCommandError(args, result)
+    }
     return this.head()
   }
 
