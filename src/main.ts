@@ -15,7 +15,6 @@ import { GitCli } from './adapters/git-cli.js'
 import { OctokitGitHub } from './adapters/github.js'
 import { nodeWorkspace } from './adapters/node-workspace.js'
 import { ChildProcessRunner } from './adapters/process-runner.js'
-import type { ArtifactStore } from './adapters/stores/artifact-store.js'
 import { type IterationResult, runOneIteration } from './app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv, pushLoopBranch } from './app/loop-branch.js'
 import { applyPeopleCommand, NoLoopError, type PeopleCommand } from './app/people-commands.js'
@@ -120,7 +119,7 @@ async function runAction(env: NodeJS.ProcessEnv): Promise<void> {
   const runnerTemp = env.RUNNER_TEMP || join(root, '..', '_loop-temp')
   const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
   const audit = new AuditTrail(loopDir, redact)
-  const { store, artifactStore } = await createStore({ settings, env, runnerTemp, root, loopDir, logger })
+  const { store, auditSource } = await createStore({ settings, env, runnerTemp, root, loopDir, logger })
   setOutput(Outputs.StatePath, store.describe(loopId))
   // The audit trail lives on the runner, which starts empty: bring back the trail the newest snapshot
   // carries, so it accumulates across jobs and the last snapshot holds all of it. Done once, lazily:
@@ -128,9 +127,9 @@ async function runAction(env: NodeJS.ProcessEnv): Promise<void> {
   let auditRestored: Promise<void> | null = null
   const restoreAudit = (): Promise<void> => {
     auditRestored ??= (async () => {
-      if (!artifactStore) return
+      if (!auditSource) return
       try {
-        const restored = await artifactStore.restoreAudit(loopId, loopDir)
+        const restored = await auditSource.restoreAudit(loopId, loopDir)
         if (restored > 0) logger.info(`Audit trail: ${restored} file(s) restored from the newest snapshot.`)
       } catch (error) {
         logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${messageOf(error)}`)
@@ -277,6 +276,11 @@ async function loadConfig(
  * blob SDK under them are most of the bundle) are loaded only here, when one is needed, so a job that
  * stops early (a bad input, an ignored event) starts fast.
  */
+/** A store that carries the audit trail and can bring it back onto a fresh runner. */
+interface AuditSource {
+  restoreAudit(loopId: string, dir: string): Promise<number>
+}
+
 async function createStore(input: {
   settings: ActionSettings
   env: NodeJS.ProcessEnv
@@ -284,7 +288,7 @@ async function createStore(input: {
   root: string
   loopDir: string
   logger: Logger
-}): Promise<{ store: Store; artifactStore: ArtifactStore | null }> {
+}): Promise<{ store: Store; auditSource: AuditSource | null }> {
   const { settings, env, runnerTemp, root, loopDir, logger } = input
   const { ArtifactStore, AutoStore, CacheStore, GitStore } = await import('./adapters/stores/index.js')
   const cache = () => new CacheStore({ root: join(runnerTemp, 'loop-controller', 'state'), env })
@@ -301,29 +305,28 @@ async function createStore(input: {
     })
   switch (settings.store) {
     case 'cache':
-      return { store: cache(), artifactStore: null }
+      return { store: cache(), auditSource: null }
     case 'artifact': {
       const store = artifact()
-      return { store, artifactStore: store }
+      return { store, auditSource: store }
     }
-    case 'git':
+    case 'git': {
       // The states (and the audit trail, committed with each save) on a branch of the checkout's remote.
-      return {
-        store: new GitStore({
-          repoDir: root,
-          remote: 'origin',
-          branch: settings.stateBranch,
-          identity: COMMIT_IDENTITY,
-          token: settings.pushToken,
-          workDir: join(runnerTemp, 'loop-controller', 'git-state'),
-          auditDir: () => loopDir,
-          toolVersion: VERSION,
-        }),
-        artifactStore: null,
-      }
+      const store = new GitStore({
+        repoDir: root,
+        remote: 'origin',
+        branch: settings.stateBranch,
+        identity: COMMIT_IDENTITY,
+        token: settings.pushToken,
+        workDir: join(runnerTemp, 'loop-controller', 'git-state'),
+        auditDir: () => loopDir,
+        toolVersion: VERSION,
+      })
+      return { store, auditSource: store }
+    }
     default: {
       const mirror = artifact()
-      return { store: new AutoStore(cache(), mirror, { onNote: (note) => logger.info(note) }), artifactStore: mirror }
+      return { store: new AutoStore(cache(), mirror, { onNote: (note) => logger.info(note) }), auditSource: mirror }
     }
   }
 }

@@ -112,6 +112,31 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
   )
 
   it(
+    'keeps the state on a branch with `store: git`, and runs the chain to COMPLETE',
+    async () => {
+      scenario = await startScenario({ steps: 2, workflowWith: { store: 'git', 'state-branch': 'loop-state' } })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'on-git' })
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      expect(
+        jobs.map((job) => job.outputs.status),
+        why,
+      ).toEqual(['running', 'complete'])
+      expect(jobs[0]!.outputs['state-path']).toMatch(/git branch loop-state/)
+      const state = JSON.parse((await sandbox.git.show('loop-state', 'on-git/loop-state.json')) ?? '{}')
+      expect(state).toMatchObject({ loopId: 'on-git', iteration: 2, status: 'complete' })
+      // The audit trail is committed with the state, and the second job's save kept the first's part.
+      expect(await sandbox.git.show('loop-state', 'on-git/audit/iterations/1.md')).toBeDefined()
+      expect(await sandbox.git.show('loop-state', 'on-git/audit/iterations/2.md')).toBeDefined()
+      expect(jobs[1]!.stdout).toMatch(/Audit trail: \d+ file\(s\) restored/)
+      expect(await sandbox.git.show('loop/on-git', 'progress.txt')).toBe('2\n')
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+
+  it(
     'stops at the cap with a clear final report',
     async () => {
       scenario = await startScenario({ stuck: true, workflowWith: { 'max-iterations': '2' } })

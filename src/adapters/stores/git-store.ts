@@ -18,7 +18,7 @@
  */
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import type { LoopState } from '../../domain/state.js'
@@ -178,6 +178,29 @@ export class GitStore implements Store {
       // The branch moved: another loop (retry on the new tip) or this loop (conflict, found above).
     }
     throw new StoreConflictError(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`)
+  }
+
+  /**
+   * Copies the audit trail committed with the loop's state into `dir` when `dir` holds no file yet (a
+   * fresh runner): each save replaces `<loop>/audit/` with the local folder, so without this the trail
+   * would hold only the last job's part. Returns how many files were restored.
+   */
+  async restoreAudit(loopId: string, dir: string): Promise<number> {
+    checkLoopId(loopId)
+    if ((await isDirectory(dir)) && (await listFiles(dir)).length > 0) return 0
+    const tip = await this.fetch()
+    if (!tip.commit) return 0
+    const prefix = `${this.folder(loopId)}/audit/`
+    const listing = await this.must(['ls-tree', '-r', '--name-only', tip.commit, '--', prefix])
+    const paths = listing.split('\n').filter((path) => path.startsWith(prefix))
+    for (const path of paths) {
+      const text = await this.readFile(tip.commit, path)
+      if (text === null) continue
+      const target = join(dir, path.slice(prefix.length))
+      await mkdir(join(target, '..'), { recursive: true })
+      await writeFile(target, text)
+    }
+    return paths.length
   }
 
   async reset(loopId: string): Promise<void> {
