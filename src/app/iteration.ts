@@ -753,8 +753,9 @@ function guardFailure(reason: string): FailureInput {
   }
 }
 
+/** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
 function candidateYaml(pattern: unknown): string {
-  return `${JSON.stringify(pattern, null, 2)}\n`
+  return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${stringifyYaml({ patterns: [pattern] })}`
 }
 
 function usage(state: LoopState, iteration: number, what: string, why: string, result: RunResult): void {
