@@ -4,6 +4,7 @@
  * Effects go through ports; the decisions are the pure engine's.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path'
+import { stringify as stringifyYaml } from 'yaml'
 import type { AuditTrail } from '../adapters/audit-trail.js'
 import { buildCommandEnv } from '../adapters/command-env.js'
 import { type MatrixCheckOutcome, runMatrix } from '../adapters/matrix.js'
