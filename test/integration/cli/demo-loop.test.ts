@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loopStateSchema } from '../../../src/domain/state.js'
@@ -135,5 +135,25 @@ describe('simple mode', () => {
     expect(state.session).toBe('s-1')
     await cli(repo, 'next', '--work', work, '--verify', 'test -f never', '--loop-id', 'contract', '--no-commit')
     expect(JSON.parse(readFileSync(join(repo, 'seen.json'), 'utf8')).session).toBe('s-1')
+  }, 60_000)
+})
+
+describe('a failure that never changes', () => {
+  it('switches strategy instead of retrying identically, then is BLOCKED with a dead letter and a handoff', async () => {
+    const repo = tempRepo()
+    const verify = `node -e "console.error('AssertionError [ERR_ASSERTION]: expected 1 to equal 2'); process.exit(1)"`
+    const run = await cli(repo, 'run', '--work', 'true', '--verify', verify, '--loop-id', 'stuck', '--no-commit')
+    expect(run.code).toBe(3)
+    expect(run.stdout).toMatch(/BLOCKED at iteration \d+/)
+    const state = JSON.parse(readFileSync(join(repo, '.loop', 'stuck', 'loop-state.json'), 'utf8'))
+    expect(state.status).toBe('blocked')
+    const strategies = state.failures.tried.map((t: { strategy: string }) => t.strategy)
+    // Never the same strategy twice in a row on the same error.
+    for (let i = 1; i < strategies.length; i++) expect(strategies[i]).not.toBe(strategies[i - 1])
+    const letters = readdirSync(join(repo, '.loop', 'stuck', 'dead-letters'))
+    expect(letters.some((name) => name.startsWith('test-failure_'))).toBe(true)
+    const final = readFileSync(join(repo, '.loop', 'stuck', 'final.md'), 'utf8')
+    expect(final).toContain('BLOCKED')
+    expect(final).toContain('What was tried')
   }, 60_000)
 })
