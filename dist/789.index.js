@@ -1052,6 +1052,31 @@ class GitStore {
         }
         throw new store/* StoreConflictError */.yn(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`);
     }
+    /**
+     * Copies the audit trail committed with the loop's state into `dir` when `dir` holds no file yet (a
+     * fresh runner): each save replaces `<loop>/audit/` with the local folder, so without this the trail
+     * would hold only the last job's part. Returns how many files were restored.
+     */
+    async restoreAudit(loopId, dir) {
+        checkLoopId(loopId);
+        if ((await git_store_isDirectory(dir)) && (await git_store_listFiles(dir)).length > 0)
+            return 0;
+        const tip = await this.fetch();
+        if (!tip.commit)
+            return 0;
+        const prefix = `${this.folder(loopId)}/audit/`;
+        const listing = await this.must(['ls-tree', '-r', '--name-only', tip.commit, '--', prefix]);
+        const paths = listing.split('\n').filter((path) => path.startsWith(prefix));
+        for (const path of paths) {
+            const text = await this.readFile(tip.commit, path);
+            if (text === null)
+                continue;
+            const target = (0,external_node_path_.join)(dir, path.slice(prefix.length));
+            await (0,promises_.mkdir)((0,external_node_path_.join)(target, '..'), { recursive: true });
+            await (0,promises_.writeFile)(target, text);
+        }
+        return paths.length;
+    }
     async reset(loopId) {
         checkLoopId(loopId);
         for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
