@@ -83,10 +83,38 @@ export class AuditTrail {
 
   /** Moves the staged events of `marker` into the journey log. */
   async commitPending(marker: string): Promise<void> {
-    const path = join(this.dir, pendingName(marker))
+    await this.flushPending(join(this.dir, pendingName(marker)))
+  }
+
+  /**
+   * Appends a staged batch once: each of its lines carries the batch's marker, so a process killed
+   * between the append and the removal of the staged file does not append the batch again when the
+   * next run recovers it.
+   */
+  private async flushPending(path: string): Promise<void> {
     const staged = await readPending(path)
-    if (staged) await this.appendEvents(staged.events)
+    if (staged && !(await this.logEndsWithBatch(staged.marker))) {
+      await this.appendEvents(staged.events.map((event) => ({ ...event, batch: staged.marker })))
+    }
     await rm(path, { force: true })
+  }
+
+  private async logEndsWithBatch(marker: string): Promise<boolean> {
+    const needle = `"batch":${JSON.stringify(marker)}`
+    try {
+      const handle = await open(join(this.dir, JOURNEY_LOG), 'r')
+      try {
+        const { size } = await handle.stat()
+        const length = Math.min(size, 256 * 1024)
+        const tail = Buffer.alloc(length)
+        await handle.read(tail, 0, length, size - length)
+        return tail.toString('utf8').includes(needle)
+      } finally {
+        await handle.close()
+      }
+    } catch {
+      return false
+    }
   }
 
   async discardPending(marker: string): Promise<void> {
@@ -108,8 +136,7 @@ export class AuditTrail {
       const path = join(this.dir, name)
       const staged = await readPending(path)
       if (staged && staged.marker === currentMarker) {
-        await this.appendEvents(staged.events)
-        await rm(path, { force: true })
+        await this.flushPending(path)
       } else {
         const age = await stat(path).then(
           (info) => now - info.mtimeMs,

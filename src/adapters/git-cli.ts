@@ -4,7 +4,7 @@
  * `GitCommandError` unless asked not to; only the named, known-benign messages below are tolerated.
  */
 import { spawn } from 'node:child_process'
-import { copyFile, lstat, mkdtemp, readFile, readlink, rm } from 'node:fs/promises'
+import { copyFile, lstat, mkdtemp, readFile, readlink, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import type { FileChange, Git, GitResult, Identity, PushResult, RebaseResult } from '../ports/git.js'
@@ -50,6 +50,8 @@ export interface GitCliOptions {
   exclude?: readonly string[]
   /** The git executable. Default `git` on the PATH. */
   gitPath?: string
+  /** An `index.lock` unchanged this long is taken to be left by a killed git. Default 10 s. */
+  staleIndexLockMs?: number
 }
 
 interface RawResult {
@@ -64,10 +66,19 @@ export const DEFAULT_CHANGE_MAX_BYTES = 1024 * 1024
 const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024
 
 /** The `Git` port over the git command line. */
+async function mtimeOf(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).mtimeMs
+  } catch {
+    return null
+  }
+}
+
 export class GitCli implements Git {
   readonly exclude: readonly string[]
   private readonly gitPath: string
   private emptyTree: string | undefined
+  private readonly staleIndexLockMs: number
 
   constructor(
     readonly cwd: string,
@@ -75,6 +86,7 @@ export class GitCli implements Git {
   ) {
     this.exclude = options.exclude ?? ['.loop']
     this.gitPath = options.gitPath ?? 'git'
+    this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000
   }
 
   private raw(args: readonly string[], options: { env?: Record<string, string>; input?: Buffer } = {}) {
@@ -349,6 +361,7 @@ export class GitCli implements Git {
    */
   private async stageAllExcept(extra: readonly string[], env?: Record<string, string>): Promise<void> {
     const options = env ? { env } : undefined
+    if (!env) await this.clearStaleIndexLock()
     await this.exec(['add', '-A', '--', ':/'], options)
     const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`)
     if (excluded.length === 0) return
@@ -361,6 +374,30 @@ export class GitCli implements Git {
         : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded],
       options,
     )
+  }
+
+  /**
+   * A git process killed mid-write (a runner that died, a SIGKILL) leaves `index.lock` behind, and every
+   * later git command that writes the index refuses to run. A live git holds the lock briefly and keeps
+   * touching it; one that has not changed for `staleIndexLockMs` is taken to be left by a dead process
+   * and removed, with a note, so a resumed loop can go on.
+   */
+  private async clearStaleIndexLock(): Promise<void> {
+    const gitPath = (await this.exec(['rev-parse', '--git-path', 'index.lock'])).stdout.trim()
+    const path = isAbsolute(gitPath) ? gitPath : join(this.cwd, gitPath)
+    let seen = await mtimeOf(path)
+    let unchangedSince = Date.now()
+    while (seen !== null) {
+      if (Date.now() - unchangedSince >= this.staleIndexLockMs) {
+        await rm(path, { force: true })
+        process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`)
+        return
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const now = await mtimeOf(path)
+      if (now !== seen) unchangedSince = Date.now()
+      seen = now
+    }
   }
 
   /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */

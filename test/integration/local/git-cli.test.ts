@@ -233,3 +233,21 @@ describe('GitCli with a bare remote', () => {
     expect(lease.stderr).toMatch(/stale info|rejected/)
   })
 })
+
+describe('a git killed mid-write', () => {
+  it('leaves index.lock behind; the next commit waits, takes it as stale, removes it and commits', async () => {
+    const { mkdtempSync, writeFileSync, existsSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { execFileSync } = await import('node:child_process')
+    const { GitCli } = await import('../../../src/adapters/git-cli.js')
+    const dir = mkdtempSync(join(tmpdir(), 'git-lock-'))
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir })
+    writeFileSync(join(dir, 'a.txt'), 'a\n')
+    writeFileSync(join(dir, '.git', 'index.lock'), '')
+    const git = new GitCli(dir, { staleIndexLockMs: 300 })
+    const commit = await git.commitAll('first', { name: 't', email: 't@example.invalid' })
+    expect(commit).toMatch(/^[0-9a-f]{40}$/)
+    expect(existsSync(join(dir, '.git', 'index.lock'))).toBe(false)
+  })
+})
