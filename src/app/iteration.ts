@@ -14,6 +14,7 @@ import {
   buildDeadLetter,
   detectRegressions,
   inspectProtectedChanges,
+  matchGlob,
   type PatternLibrary,
   parseJUnit,
   regressionEnabled,
@@ -297,6 +298,18 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     ]
     const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : DEFAULT_TEST_GLOBS
     const findings = inspectProtectedChanges(changes, { protectedGlobs, testGlobs })
+    // Gates triggered by paths: raised when the work changed a path they watch, until approved.
+    const changedPaths = await deps.git.changedPaths(treeBeforeWork)
+    for (const gate of config.gates) {
+      if (gate.paths.length === 0 || state.gates[gate.name]?.status === 'approved') continue
+      const touched = changedPaths.filter((path) => gate.paths.some((glob) => matchGlob(glob, path)))
+      if (touched.length > 0) {
+        gatesRaised.push({
+          gate: gate.name,
+          reason: `the work changed ${touched.slice(0, 5).join(', ')}${touched.length > 5 ? ` and ${touched.length - 5} more` : ''}`,
+        })
+      }
+    }
     if (findings.length > 0) {
       const reason = findings.map((f) => `${f.path}: ${f.reason}`).join('; ')
       events.push(event(deps.clock.now(), iteration, 'guard', `protected changes: ${reason}`, { findings }))

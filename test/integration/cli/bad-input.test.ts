@@ -183,3 +183,29 @@ describe('the verifier-gaming guard', () => {
     expect(run.code).toBe(0)
   })
 })
+
+describe('gates triggered by paths', () => {
+  it('waits at the gate when the work changes a watched path, and goes on once approved', async () => {
+    const config = [
+      'work:',
+      '  run: mkdir -p src/auth && echo "export const x = 1" > src/auth/login.js && touch ok',
+      'checks:',
+      '  - name: unit',
+      '    run: test -f ok',
+      'gates:',
+      '  - name: security',
+      '    paths: ["src/auth/**"]',
+      '',
+    ].join('\n')
+    const repo = tempRepo({ files: { '.github/loop.yml': config } })
+    const run = await cli(repo, 'run', '--loop-id', 'gated', '--no-commit')
+    expect(run.code).toBe(4)
+    const state = JSON.parse(readFileSync(join(repo, '.loop', 'gated', 'loop-state.json'), 'utf8'))
+    expect(state.gates.security.status).toBe('pending')
+    expect(state.gates.security.reason).toContain('src/auth/login.js')
+    expect((await cli(repo, 'approve', 'security', '--loop-id', 'gated')).code).toBe(0)
+    const after = await cli(repo, 'run', '--loop-id', 'gated', '--no-commit')
+    expect(after.code).toBe(0)
+    expect(after.stdout).toContain('COMPLETE')
+  })
+})
