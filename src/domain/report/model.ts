@@ -2,6 +2,7 @@
  * What the job summary and the sticky comment show, in one plain object built from the loop's state,
  * the iteration's checks and the latest decision. Pure data; the renderers take nothing else.
  */
+import { type AggregatedMetrics, aggregateMetrics } from '../analysis/metrics.js'
 import type { Decision } from '../engine/decide.js'
 import type { LoopStatus, Stage } from '../stages.js'
 import type { CheckResult, GateState, LoopState } from '../state.js'
@@ -68,6 +69,15 @@ export interface ReportModel {
   }
   handoff?: Handoff
   links: ReportLinks
+  /** The loop's metrics so far (DESIGN.md section 4): counts and the aggregates over patterns. */
+  metrics?: {
+    workCalls: number
+    autoFixes: number
+    flakes: number
+    regressions: number
+    deadLetters: number
+    aggregate: AggregatedMetrics
+  }
 }
 
 /** The parts of a report that do not come from state. */
@@ -120,5 +130,13 @@ export function buildReportModel(state: LoopState, extras: ReportExtras): Report
     },
     ...(extras.handoff ? { handoff: extras.handoff } : {}),
     links: extras.links ?? {},
+    metrics: {
+      workCalls: state.metrics.workCalls,
+      autoFixes: state.metrics.autoFixes,
+      flakes: state.metrics.flakes,
+      regressions: state.metrics.regressions,
+      deadLetters: state.metrics.deadLetters,
+      aggregate: aggregateMetrics(state.metrics),
+    },
   }
 }

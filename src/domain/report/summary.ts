@@ -180,9 +180,30 @@ export function renderSummary(model: ReportModel, options: RenderOptions = {}): 
   ]
   const footer = [
     renderOverflow(options.overflowLocations ?? [], redact),
+    metricsLine(model),
     [`Budget: ${budgetLine(model)}`, linksLine(model)].filter(Boolean).join(' · '),
   ]
   const render = (outputBudget: number): string =>
     `${[...fixed, renderFailureOutputs(model, outputBudget, redact), ...footer].filter(Boolean).join('\n\n')}\n`
   return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model))
+}
+
+/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
+export function metricsLine(model: ReportModel): string {
+  const m = model.metrics
+  if (!m) return ''
+  const counts = [
+    `${m.workCalls} agent call${m.workCalls === 1 ? '' : 's'}`,
+    `${m.autoFixes} auto-fix${m.autoFixes === 1 ? '' : 'es'}`,
+    `${m.flakes} flak${m.flakes === 1 ? 'e' : 'es'}`,
+    `${m.regressions} regression${m.regressions === 1 ? '' : 's'}`,
+    `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
+  ]
+  const patterns = Object.entries(m.aggregate.successRateByPattern)
+    .slice(0, 8)
+    .map(
+      ([id, rate]) =>
+        `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`,
+    )
+  return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`
 }

@@ -427,3 +427,28 @@ describe('escaping and trimming', () => {
     expect(trimmed).toMatch(/… \d+ lines \(\d+ characters\) trimmed; the full output is in the audit trail …/)
   })
 })
+
+describe('the metrics line in the summary', () => {
+  const metrics = (m: Partial<LoopState['metrics']>): LoopState['metrics'] => ({ ...state().metrics, ...m })
+  it.each([
+    {
+      name: 'a fresh loop',
+      metrics: metrics({}),
+      expected: ['**Metrics:** 0 agent calls · 0 auto-fixes · 0 flakes · 0 regressions · escalation rate 0%'],
+    },
+    {
+      name: 'a loop with work done and patterns met',
+      metrics: metrics({
+        workCalls: 3,
+        autoFixes: 1,
+        flakes: 1,
+        regressions: 2,
+        byPattern: { 'type-error': { attempts: 2, resolved: 1, escalated: 0 } },
+      }),
+      expected: ['3 agent calls · 1 auto-fix · 1 flake · 2 regressions', '`type-error`'],
+    },
+  ])('$name', ({ metrics: m, expected }) => {
+    const summary = renderSummary(model({}, { metrics: m }))
+    for (const text of expected) expect(summary).toContain(text)
+  })
+})
