@@ -44,6 +44,8 @@ for (const name of Object.keys(biome.optionalDependencies ?? {})) {
   }
   added.push(name)
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)))
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+)
 writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`)
 console.log(`complete-lockfile: ${added.length ? `added ${added.join(', ')}` : 'already complete'}`)
