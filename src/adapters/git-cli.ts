@@ -50,7 +50,7 @@ export interface GitCliOptions {
   exclude?: readonly string[]
   /** The git executable. Default `git` on the PATH. */
   gitPath?: string
-  /** An `index.lock` unchanged this long is taken to be left by a killed git. Default 10 s. */
+  /** A git lock file (index, HEAD, branch) unchanged this long is taken to be left by a killed git. Default 10 s. */
   staleIndexLockMs?: number
 }
 
@@ -361,7 +361,7 @@ export class GitCli implements Git {
    */
   private async stageAllExcept(extra: readonly string[], env?: Record<string, string>): Promise<void> {
     const options = env ? { env } : undefined
-    if (!env) await this.clearStaleIndexLock()
+    if (!env) await this.clearStaleLocks()
     await this.exec(['add', '-A', '--', ':/'], options)
     const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`)
     if (excluded.length === 0) return
@@ -377,14 +377,21 @@ export class GitCli implements Git {
   }
 
   /**
-   * A git process killed mid-write (a runner that died, a SIGKILL) leaves `index.lock` behind, and every
-   * later git command that writes the index refuses to run. A live git holds the lock briefly and keeps
-   * touching it; one that has not changed for `staleIndexLockMs` is taken to be left by a dead process
-   * and removed, with a note, so a resumed loop can go on.
+   * A git process killed mid-write (a runner that died, a SIGKILL) leaves `index.lock`, `HEAD.lock` or a
+   * branch's ref lock behind, and every later git command that writes them refuses to run. A live git
+   * holds such a lock briefly; one unchanged for `staleIndexLockMs` is taken to be left by a dead
+   * process and removed, with a warning, so a resumed loop can go on.
    */
-  private async clearStaleIndexLock(): Promise<void> {
-    const gitPath = (await this.exec(['rev-parse', '--git-path', 'index.lock'])).stdout.trim()
-    const path = isAbsolute(gitPath) ? gitPath : join(this.cwd, gitPath)
+  private async clearStaleLocks(): Promise<void> {
+    const branch = await this.currentBranch()
+    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])]
+    for (const name of names) {
+      const gitPath = (await this.exec(['rev-parse', '--git-path', name])).stdout.trim()
+      await this.removeIfStale(isAbsolute(gitPath) ? gitPath : join(this.cwd, gitPath))
+    }
+  }
+
+  private async removeIfStale(path: string): Promise<void> {
     let seen = await mtimeOf(path)
     let unchangedSince = Date.now()
     while (seen !== null) {

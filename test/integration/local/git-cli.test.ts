@@ -235,7 +235,7 @@ describe('GitCli with a bare remote', () => {
 })
 
 describe('a git killed mid-write', () => {
-  it('leaves index.lock behind; the next commit waits, takes it as stale, removes it and commits', async () => {
+  it('leaves index.lock and HEAD.lock behind; the next commit waits, takes them as stale, removes them and commits', async () => {
     const { mkdtempSync, writeFileSync, existsSync } = await import('node:fs')
     const { tmpdir } = await import('node:os')
     const { join } = await import('node:path')
@@ -245,9 +245,11 @@ describe('a git killed mid-write', () => {
     execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir })
     writeFileSync(join(dir, 'a.txt'), 'a\n')
     writeFileSync(join(dir, '.git', 'index.lock'), '')
+    writeFileSync(join(dir, '.git', 'HEAD.lock'), '')
     const git = new GitCli(dir, { staleIndexLockMs: 300 })
     const commit = await git.commitAll('first', { name: 't', email: 't@example.invalid' })
     expect(commit).toMatch(/^[0-9a-f]{40}$/)
     expect(existsSync(join(dir, '.git', 'index.lock'))).toBe(false)
+    expect(existsSync(join(dir, '.git', 'HEAD.lock'))).toBe(false)
   })
 })
