@@ -1,7 +1,7 @@
 import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 12827:
+/***/ 89659:
 /***/ (function(__unused_webpack_module, exports, __nccwpck_require__) {
 
 
@@ -54,9 +54,9 @@ exports.getProxyUrl = getProxyUrl;
 exports.isHttps = isHttps;
 const http = __importStar(__nccwpck_require__(58611));
 const https = __importStar(__nccwpck_require__(65692));
-const pm = __importStar(__nccwpck_require__(38503));
-const tunnel = __importStar(__nccwpck_require__(68258));
-const undici_1 = __nccwpck_require__(40576);
+const pm = __importStar(__nccwpck_require__(83335));
+const tunnel = __importStar(__nccwpck_require__(20770));
+const undici_1 = __nccwpck_require__(46752);
 var HttpCodes;
 (function (HttpCodes) {
     HttpCodes[HttpCodes["OK"] = 200] = "OK";
@@ -744,7 +744,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 
 /***/ }),
 
-/***/ 38503:
+/***/ 83335:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -844,7 +844,7 @@ class DecodedURL extends URL {
 
 /***/ }),
 
-/***/ 44915:
+/***/ 63251:
 /***/ (function(module) {
 
 /**
@@ -2374,15 +2374,15 @@ class DecodedURL extends URL {
 
 /***/ }),
 
-/***/ 68258:
+/***/ 20770:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(15258);
+module.exports = __nccwpck_require__(20218);
 
 
 /***/ }),
 
-/***/ 15258:
+/***/ 20218:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -2653,33 +2653,33 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 40576:
+/***/ 46752:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Client = __nccwpck_require__(15061)
-const Dispatcher = __nccwpck_require__(2243)
-const Pool = __nccwpck_require__(90020)
-const BalancedPool = __nccwpck_require__(9989)
-const Agent = __nccwpck_require__(43389)
-const ProxyAgent = __nccwpck_require__(37408)
-const EnvHttpProxyAgent = __nccwpck_require__(72785)
-const RetryAgent = __nccwpck_require__(28610)
-const errors = __nccwpck_require__(41059)
-const util = __nccwpck_require__(12272)
+const Client = __nccwpck_require__(23701)
+const Dispatcher = __nccwpck_require__(30883)
+const Pool = __nccwpck_require__(30628)
+const BalancedPool = __nccwpck_require__(837)
+const Agent = __nccwpck_require__(57405)
+const ProxyAgent = __nccwpck_require__(76672)
+const EnvHttpProxyAgent = __nccwpck_require__(53137)
+const RetryAgent = __nccwpck_require__(30050)
+const errors = __nccwpck_require__(68707)
+const util = __nccwpck_require__(3440)
 const { InvalidArgumentError } = errors
-const api = __nccwpck_require__(36135)
-const buildConnector = __nccwpck_require__(81952)
-const MockClient = __nccwpck_require__(16197)
-const MockAgent = __nccwpck_require__(12781)
-const MockPool = __nccwpck_require__(69396)
-const mockErrors = __nccwpck_require__(9037)
-const RetryHandler = __nccwpck_require__(41131)
-const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(98085)
-const DecoratorHandler = __nccwpck_require__(45579)
-const RedirectHandler = __nccwpck_require__(9714)
-const createRedirectInterceptor = __nccwpck_require__(82276)
+const api = __nccwpck_require__(56615)
+const buildConnector = __nccwpck_require__(59136)
+const MockClient = __nccwpck_require__(47365)
+const MockAgent = __nccwpck_require__(47501)
+const MockPool = __nccwpck_require__(94004)
+const mockErrors = __nccwpck_require__(52429)
+const RetryHandler = __nccwpck_require__(17816)
+const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(32581)
+const DecoratorHandler = __nccwpck_require__(58155)
+const RedirectHandler = __nccwpck_require__(8754)
+const createRedirectInterceptor = __nccwpck_require__(25092)
 
 Object.assign(Dispatcher.prototype, api)
 
@@ -2697,10 +2697,10 @@ module.exports.DecoratorHandler = DecoratorHandler
 module.exports.RedirectHandler = RedirectHandler
 module.exports.createRedirectInterceptor = createRedirectInterceptor
 module.exports.interceptors = {
-  redirect: __nccwpck_require__(51530),
-  retry: __nccwpck_require__(57114),
-  dump: __nccwpck_require__(85596),
-  dns: __nccwpck_require__(41643)
+  redirect: __nccwpck_require__(21514),
+  retry: __nccwpck_require__(92026),
+  dump: __nccwpck_require__(88060),
+  dns: __nccwpck_require__(70379)
 }
 
 module.exports.buildConnector = buildConnector
@@ -2762,7 +2762,7 @@ function makeDispatcher (fn) {
 module.exports.setGlobalDispatcher = setGlobalDispatcher
 module.exports.getGlobalDispatcher = getGlobalDispatcher
 
-const fetchImpl = (__nccwpck_require__(65726).fetch)
+const fetchImpl = (__nccwpck_require__(54398).fetch)
 module.exports.fetch = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
@@ -2774,39 +2774,39 @@ module.exports.fetch = async function fetch (init, options = undefined) {
     throw err
   }
 }
-module.exports.Headers = __nccwpck_require__(30548).Headers
-module.exports.Response = __nccwpck_require__(71627).Response
-module.exports.Request = __nccwpck_require__(7887).Request
-module.exports.FormData = __nccwpck_require__(92134).FormData
+module.exports.Headers = __nccwpck_require__(60660).Headers
+module.exports.Response = __nccwpck_require__(99051).Response
+module.exports.Request = __nccwpck_require__(9967).Request
+module.exports.FormData = __nccwpck_require__(35910).FormData
 module.exports.File = globalThis.File ?? (__nccwpck_require__(4573).File)
-module.exports.FileReader = __nccwpck_require__(98755).FileReader
+module.exports.FileReader = __nccwpck_require__(48355).FileReader
 
-const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(25779)
+const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(51059)
 
 module.exports.setGlobalOrigin = setGlobalOrigin
 module.exports.getGlobalOrigin = getGlobalOrigin
 
-const { CacheStorage } = __nccwpck_require__(4045)
-const { kConstruct } = __nccwpck_require__(13165)
+const { CacheStorage } = __nccwpck_require__(3245)
+const { kConstruct } = __nccwpck_require__(20109)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
 module.exports.caches = new CacheStorage(kConstruct)
 
-const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(76693)
+const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(79061)
 
 module.exports.deleteCookie = deleteCookie
 module.exports.getCookies = getCookies
 module.exports.getSetCookies = getSetCookies
 module.exports.setCookie = setCookie
 
-const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(30428)
+const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(51900)
 
 module.exports.parseMIMEType = parseMIMEType
 module.exports.serializeAMimeType = serializeAMimeType
 
-const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(95924)
-module.exports.WebSocket = __nccwpck_require__(95358).WebSocket
+const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(15188)
+module.exports.WebSocket = __nccwpck_require__(13726).WebSocket
 module.exports.CloseEvent = CloseEvent
 module.exports.ErrorEvent = ErrorEvent
 module.exports.MessageEvent = MessageEvent
@@ -2822,18 +2822,18 @@ module.exports.MockPool = MockPool
 module.exports.MockAgent = MockAgent
 module.exports.mockErrors = mockErrors
 
-const { EventSource } = __nccwpck_require__(58742)
+const { EventSource } = __nccwpck_require__(21238)
 
 module.exports.EventSource = EventSource
 
 
 /***/ }),
 
-/***/ 23134:
+/***/ 80158:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { addAbortListener } = __nccwpck_require__(12272)
-const { RequestAbortedError } = __nccwpck_require__(41059)
+const { addAbortListener } = __nccwpck_require__(3440)
+const { RequestAbortedError } = __nccwpck_require__(68707)
 
 const kListener = Symbol('kListener')
 const kSignal = Symbol('kSignal')
@@ -2893,16 +2893,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 16900:
+/***/ 34660:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(34589)
 const { AsyncResource } = __nccwpck_require__(16698)
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(41059)
-const util = __nccwpck_require__(12272)
-const { addSignal, removeSignal } = __nccwpck_require__(23134)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(68707)
+const util = __nccwpck_require__(3440)
+const { addSignal, removeSignal } = __nccwpck_require__(80158)
 
 class ConnectHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -3008,7 +3008,7 @@ module.exports = connect
 
 /***/ }),
 
-/***/ 19294:
+/***/ 76862:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -3022,10 +3022,10 @@ const {
   InvalidArgumentError,
   InvalidReturnValueError,
   RequestAbortedError
-} = __nccwpck_require__(41059)
-const util = __nccwpck_require__(12272)
+} = __nccwpck_require__(68707)
+const util = __nccwpck_require__(3440)
 const { AsyncResource } = __nccwpck_require__(16698)
-const { addSignal, removeSignal } = __nccwpck_require__(23134)
+const { addSignal, removeSignal } = __nccwpck_require__(80158)
 const assert = __nccwpck_require__(34589)
 
 const kResume = Symbol('resume')
@@ -3266,16 +3266,16 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 95259:
+/***/ 14043:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(34589)
-const { Readable } = __nccwpck_require__(92519)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(41059)
-const util = __nccwpck_require__(12272)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(17863)
+const { Readable } = __nccwpck_require__(49927)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(68707)
+const util = __nccwpck_require__(3440)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(87655)
 const { AsyncResource } = __nccwpck_require__(16698)
 
 class RequestHandler extends AsyncResource {
@@ -3487,18 +3487,18 @@ module.exports.RequestHandler = RequestHandler
 
 /***/ }),
 
-/***/ 50792:
+/***/ 3560:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(34589)
 const { finished, PassThrough } = __nccwpck_require__(57075)
-const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(41059)
-const util = __nccwpck_require__(12272)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(17863)
+const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(68707)
+const util = __nccwpck_require__(3440)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(87655)
 const { AsyncResource } = __nccwpck_require__(16698)
-const { addSignal, removeSignal } = __nccwpck_require__(23134)
+const { addSignal, removeSignal } = __nccwpck_require__(80158)
 
 class StreamHandler extends AsyncResource {
   constructor (opts, factory, callback) {
@@ -3714,15 +3714,15 @@ module.exports = stream
 
 /***/ }),
 
-/***/ 11098:
+/***/ 61882:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(41059)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(68707)
 const { AsyncResource } = __nccwpck_require__(16698)
-const util = __nccwpck_require__(12272)
-const { addSignal, removeSignal } = __nccwpck_require__(23134)
+const util = __nccwpck_require__(3440)
+const { addSignal, removeSignal } = __nccwpck_require__(80158)
 const assert = __nccwpck_require__(34589)
 
 class UpgradeHandler extends AsyncResource {
@@ -3829,21 +3829,21 @@ module.exports = upgrade
 
 /***/ }),
 
-/***/ 36135:
+/***/ 56615:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-module.exports.request = __nccwpck_require__(95259)
-module.exports.stream = __nccwpck_require__(50792)
-module.exports.pipeline = __nccwpck_require__(19294)
-module.exports.upgrade = __nccwpck_require__(11098)
-module.exports.connect = __nccwpck_require__(16900)
+module.exports.request = __nccwpck_require__(14043)
+module.exports.stream = __nccwpck_require__(3560)
+module.exports.pipeline = __nccwpck_require__(76862)
+module.exports.upgrade = __nccwpck_require__(61882)
+module.exports.connect = __nccwpck_require__(34660)
 
 
 /***/ }),
 
-/***/ 92519:
+/***/ 49927:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Ported from https://github.com/nodejs/undici/pull/907
@@ -3852,9 +3852,9 @@ module.exports.connect = __nccwpck_require__(16900)
 
 const assert = __nccwpck_require__(34589)
 const { Readable } = __nccwpck_require__(57075)
-const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(41059)
-const util = __nccwpck_require__(12272)
-const { ReadableStreamFrom } = __nccwpck_require__(12272)
+const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(68707)
+const util = __nccwpck_require__(3440)
+const { ReadableStreamFrom } = __nccwpck_require__(3440)
 
 const kConsume = Symbol('kConsume')
 const kReading = Symbol('kReading')
@@ -4235,15 +4235,15 @@ module.exports = { Readable: BodyReadable, chunksDecode }
 
 /***/ }),
 
-/***/ 17863:
+/***/ 87655:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 const assert = __nccwpck_require__(34589)
 const {
   ResponseStatusCodeError
-} = __nccwpck_require__(41059)
+} = __nccwpck_require__(68707)
 
-const { chunksDecode } = __nccwpck_require__(92519)
+const { chunksDecode } = __nccwpck_require__(49927)
 const CHUNK_LIMIT = 128 * 1024
 
 async function getResolveErrorBodyCallback ({ callback, body, contentType, statusCode, statusMessage, headers }) {
@@ -4335,16 +4335,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 81952:
+/***/ 59136:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const net = __nccwpck_require__(77030)
 const assert = __nccwpck_require__(34589)
-const util = __nccwpck_require__(12272)
-const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(41059)
-const timers = __nccwpck_require__(77787)
+const util = __nccwpck_require__(3440)
+const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(68707)
+const timers = __nccwpck_require__(96603)
 
 function noop () {}
 
@@ -4582,7 +4582,7 @@ module.exports = buildConnector
 
 /***/ }),
 
-/***/ 87887:
+/***/ 10735:
 /***/ ((module) => {
 
 
@@ -4707,7 +4707,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 15726:
+/***/ 42414:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -4916,7 +4916,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 41059:
+/***/ 68707:
 /***/ ((module) => {
 
 
@@ -5348,7 +5348,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 42543:
+/***/ 44655:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -5356,7 +5356,7 @@ module.exports = {
 const {
   InvalidArgumentError,
   NotSupportedError
-} = __nccwpck_require__(41059)
+} = __nccwpck_require__(68707)
 const assert = __nccwpck_require__(34589)
 const {
   isValidHTTPToken,
@@ -5371,9 +5371,9 @@ const {
   validateHandler,
   getServerName,
   normalizedMethodRecords
-} = __nccwpck_require__(12272)
-const { channels } = __nccwpck_require__(15726)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(87887)
+} = __nccwpck_require__(3440)
+const { channels } = __nccwpck_require__(42414)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(10735)
 
 // Verifies that a given path is valid does not contain control chars \x00 to \x20
 const invalidPathRegex = /[^\u0021-\u00ff]/
@@ -5837,7 +5837,7 @@ module.exports = Request
 
 /***/ }),
 
-/***/ 51003:
+/***/ 36443:
 /***/ ((module) => {
 
 module.exports = {
@@ -5911,7 +5911,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 19112:
+/***/ 67752:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -5919,7 +5919,7 @@ module.exports = {
 const {
   wellknownHeaderNames,
   headerNameLowerCasedRecord
-} = __nccwpck_require__(87887)
+} = __nccwpck_require__(10735)
 
 class TstNode {
   /** @type {any} */
@@ -6070,13 +6070,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 12272:
+/***/ 3440:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(34589)
-const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(51003)
+const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(36443)
 const { IncomingMessage } = __nccwpck_require__(37067)
 const stream = __nccwpck_require__(57075)
 const net = __nccwpck_require__(77030)
@@ -6084,9 +6084,9 @@ const { Blob } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(57975)
 const { stringify } = __nccwpck_require__(41792)
 const { EventEmitter: EE } = __nccwpck_require__(78474)
-const { InvalidArgumentError } = __nccwpck_require__(41059)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(87887)
-const { tree } = __nccwpck_require__(19112)
+const { InvalidArgumentError } = __nccwpck_require__(68707)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(10735)
+const { tree } = __nccwpck_require__(67752)
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(v => Number(v))
 
@@ -6796,18 +6796,18 @@ module.exports = {
 
 /***/ }),
 
-/***/ 43389:
+/***/ 57405:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError } = __nccwpck_require__(41059)
-const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(51003)
-const DispatcherBase = __nccwpck_require__(18641)
-const Pool = __nccwpck_require__(90020)
-const Client = __nccwpck_require__(15061)
-const util = __nccwpck_require__(12272)
-const createRedirectInterceptor = __nccwpck_require__(82276)
+const { InvalidArgumentError } = __nccwpck_require__(68707)
+const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(36443)
+const DispatcherBase = __nccwpck_require__(21841)
+const Pool = __nccwpck_require__(30628)
+const Client = __nccwpck_require__(23701)
+const util = __nccwpck_require__(3440)
+const createRedirectInterceptor = __nccwpck_require__(25092)
 
 const kOnConnect = Symbol('onConnect')
 const kOnDisconnect = Symbol('onDisconnect')
@@ -6936,7 +6936,7 @@ module.exports = Agent
 
 /***/ }),
 
-/***/ 9989:
+/***/ 837:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -6944,7 +6944,7 @@ module.exports = Agent
 const {
   BalancedPoolMissingUpstreamError,
   InvalidArgumentError
-} = __nccwpck_require__(41059)
+} = __nccwpck_require__(68707)
 const {
   PoolBase,
   kClients,
@@ -6952,10 +6952,10 @@ const {
   kAddClient,
   kRemoveClient,
   kGetDispatcher
-} = __nccwpck_require__(7632)
-const Pool = __nccwpck_require__(90020)
-const { kUrl, kInterceptors } = __nccwpck_require__(51003)
-const { parseOrigin } = __nccwpck_require__(12272)
+} = __nccwpck_require__(42128)
+const Pool = __nccwpck_require__(30628)
+const { kUrl, kInterceptors } = __nccwpck_require__(36443)
+const { parseOrigin } = __nccwpck_require__(3440)
 const kFactory = Symbol('factory')
 
 const kOptions = Symbol('options')
@@ -7152,7 +7152,7 @@ module.exports = BalancedPool
 
 /***/ }),
 
-/***/ 41021:
+/***/ 637:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -7160,9 +7160,9 @@ module.exports = BalancedPool
 /* global WebAssembly */
 
 const assert = __nccwpck_require__(34589)
-const util = __nccwpck_require__(12272)
-const { channels } = __nccwpck_require__(15726)
-const timers = __nccwpck_require__(77787)
+const util = __nccwpck_require__(3440)
+const { channels } = __nccwpck_require__(42414)
+const timers = __nccwpck_require__(96603)
 const {
   RequestContentLengthMismatchError,
   ResponseContentLengthMismatchError,
@@ -7175,7 +7175,7 @@ const {
   BodyTimeoutError,
   HTTPParserError,
   ResponseExceededMaxSizeError
-} = __nccwpck_require__(41059)
+} = __nccwpck_require__(68707)
 const {
   kUrl,
   kReset,
@@ -7208,9 +7208,9 @@ const {
   kOnError,
   kResume,
   kHTTPContext
-} = __nccwpck_require__(51003)
+} = __nccwpck_require__(36443)
 
-const constants = __nccwpck_require__(63512)
+const constants = __nccwpck_require__(52824)
 const EMPTY_BUF = Buffer.alloc(0)
 const FastBuffer = Buffer[Symbol.species]
 const addListener = util.addListener
@@ -7222,11 +7222,11 @@ const kSocketUsed = Symbol('kSocketUsed')
 let extractBody
 
 async function lazyllhttp () {
-  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(41630) : undefined
+  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(63870) : undefined
 
   let mod
   try {
-    mod = await WebAssembly.compile(__nccwpck_require__(64826))
+    mod = await WebAssembly.compile(__nccwpck_require__(53434))
   } catch (e) {
     /* istanbul ignore next */
 
@@ -7234,7 +7234,7 @@ async function lazyllhttp () {
     // being enabled, but the occurring of this other error
     // * https://github.com/emscripten-core/emscripten/issues/11495
     // got me to remove that check to avoid breaking Node 12.
-    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(41630))
+    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(63870))
   }
 
   return await WebAssembly.instantiate(mod, {
@@ -8149,7 +8149,7 @@ function writeH1 (client, request) {
 
   if (util.isFormDataLike(body)) {
     if (!extractBody) {
-      extractBody = (__nccwpck_require__(99852).extractBody)
+      extractBody = (__nccwpck_require__(84492).extractBody)
     }
 
     const [bodyStream, contentType] = extractBody(body)
@@ -8672,7 +8672,7 @@ module.exports = connectH1
 
 /***/ }),
 
-/***/ 12820:
+/***/ 88788:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8680,13 +8680,13 @@ module.exports = connectH1
 const assert = __nccwpck_require__(34589)
 const { errorMonitor } = __nccwpck_require__(78474)
 const { pipeline } = __nccwpck_require__(57075)
-const util = __nccwpck_require__(12272)
+const util = __nccwpck_require__(3440)
 const {
   RequestContentLengthMismatchError,
   RequestAbortedError,
   SocketError,
   InformationalError
-} = __nccwpck_require__(41059)
+} = __nccwpck_require__(68707)
 const {
   kUrl,
   kReset,
@@ -8705,7 +8705,7 @@ const {
   kResume,
   kSize,
   kHTTPContext
-} = __nccwpck_require__(51003)
+} = __nccwpck_require__(36443)
 
 const kOpenStreams = Symbol('open streams')
 
@@ -9111,7 +9111,7 @@ function writeH2 (client, request) {
   let contentLength = util.bodyLength(body)
 
   if (util.isFormDataLike(body)) {
-    extractBody ??= (__nccwpck_require__(99852).extractBody)
+    extractBody ??= (__nccwpck_require__(84492).extractBody)
 
     const [bodyStream, contentType] = extractBody(body)
     headers['content-type'] = contentType
@@ -9471,7 +9471,7 @@ module.exports = connectH2
 
 /***/ }),
 
-/***/ 15061:
+/***/ 23701:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // @ts-check
@@ -9481,16 +9481,16 @@ module.exports = connectH2
 const assert = __nccwpck_require__(34589)
 const net = __nccwpck_require__(77030)
 const http = __nccwpck_require__(37067)
-const util = __nccwpck_require__(12272)
-const { channels } = __nccwpck_require__(15726)
-const Request = __nccwpck_require__(42543)
-const DispatcherBase = __nccwpck_require__(18641)
+const util = __nccwpck_require__(3440)
+const { channels } = __nccwpck_require__(42414)
+const Request = __nccwpck_require__(44655)
+const DispatcherBase = __nccwpck_require__(21841)
 const {
   InvalidArgumentError,
   InformationalError,
   ClientDestroyedError
-} = __nccwpck_require__(41059)
-const buildConnector = __nccwpck_require__(81952)
+} = __nccwpck_require__(68707)
+const buildConnector = __nccwpck_require__(59136)
 const {
   kUrl,
   kServerName,
@@ -9532,9 +9532,9 @@ const {
   kHTTPContext,
   kMaxConcurrentStreams,
   kResume
-} = __nccwpck_require__(51003)
-const connectH1 = __nccwpck_require__(41021)
-const connectH2 = __nccwpck_require__(12820)
+} = __nccwpck_require__(36443)
+const connectH1 = __nccwpck_require__(637)
+const connectH2 = __nccwpck_require__(88788)
 let deprecatedInterceptorWarned = false
 
 const kClosedResolve = Symbol('kClosedResolve')
@@ -9842,7 +9842,7 @@ class Client extends DispatcherBase {
   }
 }
 
-const createRedirectInterceptor = __nccwpck_require__(82276)
+const createRedirectInterceptor = __nccwpck_require__(25092)
 
 function onError (client, err) {
   if (
@@ -10102,19 +10102,19 @@ module.exports = Client
 
 /***/ }),
 
-/***/ 18641:
+/***/ 21841:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const buffer = __nccwpck_require__(4573)
-const Dispatcher = __nccwpck_require__(2243)
+const Dispatcher = __nccwpck_require__(30883)
 const {
   ClientDestroyedError,
   ClientClosedError,
   InvalidArgumentError
-} = __nccwpck_require__(41059)
-const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(51003)
+} = __nccwpck_require__(68707)
+const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(36443)
 
 const kOnDestroyed = Symbol('onDestroyed')
 const kOnClosed = Symbol('onClosed')
@@ -10317,7 +10317,7 @@ module.exports = DispatcherBase
 
 /***/ }),
 
-/***/ 2243:
+/***/ 30883:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -10389,15 +10389,15 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 72785:
+/***/ 53137:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(18641)
-const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(51003)
-const ProxyAgent = __nccwpck_require__(37408)
-const Agent = __nccwpck_require__(43389)
+const DispatcherBase = __nccwpck_require__(21841)
+const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(36443)
+const ProxyAgent = __nccwpck_require__(76672)
+const Agent = __nccwpck_require__(57405)
 
 const DEFAULT_PORTS = {
   'http:': 80,
@@ -10556,7 +10556,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 59220:
+/***/ 64660:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -10680,15 +10680,15 @@ module.exports = class FixedQueue {
 
 /***/ }),
 
-/***/ 7632:
+/***/ 42128:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(18641)
-const FixedQueue = __nccwpck_require__(59220)
-const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(51003)
-const PoolStats = __nccwpck_require__(60398)
+const DispatcherBase = __nccwpck_require__(21841)
+const FixedQueue = __nccwpck_require__(64660)
+const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(36443)
+const PoolStats = __nccwpck_require__(43246)
 
 const kClients = Symbol('clients')
 const kNeedDrain = Symbol('needDrain')
@@ -10881,10 +10881,10 @@ module.exports = {
 
 /***/ }),
 
-/***/ 60398:
+/***/ 43246:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(51003)
+const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(36443)
 const kPool = Symbol('pool')
 
 class PoolStats {
@@ -10922,7 +10922,7 @@ module.exports = PoolStats
 
 /***/ }),
 
-/***/ 90020:
+/***/ 30628:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -10933,14 +10933,14 @@ const {
   kNeedDrain,
   kAddClient,
   kGetDispatcher
-} = __nccwpck_require__(7632)
-const Client = __nccwpck_require__(15061)
+} = __nccwpck_require__(42128)
+const Client = __nccwpck_require__(23701)
 const {
   InvalidArgumentError
-} = __nccwpck_require__(41059)
-const util = __nccwpck_require__(12272)
-const { kUrl, kInterceptors } = __nccwpck_require__(51003)
-const buildConnector = __nccwpck_require__(81952)
+} = __nccwpck_require__(68707)
+const util = __nccwpck_require__(3440)
+const { kUrl, kInterceptors } = __nccwpck_require__(36443)
+const buildConnector = __nccwpck_require__(59136)
 
 const kOptions = Symbol('options')
 const kConnections = Symbol('connections')
@@ -11036,19 +11036,19 @@ module.exports = Pool
 
 /***/ }),
 
-/***/ 37408:
+/***/ 76672:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(51003)
+const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(36443)
 const { URL } = __nccwpck_require__(73136)
-const Agent = __nccwpck_require__(43389)
-const Pool = __nccwpck_require__(90020)
-const DispatcherBase = __nccwpck_require__(18641)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(41059)
-const buildConnector = __nccwpck_require__(81952)
-const Client = __nccwpck_require__(15061)
+const Agent = __nccwpck_require__(57405)
+const Pool = __nccwpck_require__(30628)
+const DispatcherBase = __nccwpck_require__(21841)
+const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(68707)
+const buildConnector = __nccwpck_require__(59136)
+const Client = __nccwpck_require__(23701)
 
 const kAgent = Symbol('proxy agent')
 const kClient = Symbol('proxy client')
@@ -11317,13 +11317,13 @@ module.exports = ProxyAgent
 
 /***/ }),
 
-/***/ 28610:
+/***/ 30050:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Dispatcher = __nccwpck_require__(2243)
-const RetryHandler = __nccwpck_require__(41131)
+const Dispatcher = __nccwpck_require__(30883)
+const RetryHandler = __nccwpck_require__(17816)
 
 class RetryAgent extends Dispatcher {
   #agent = null
@@ -11359,7 +11359,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 98085:
+/***/ 32581:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -11367,8 +11367,8 @@ module.exports = RetryAgent
 // We include a version number for the Dispatcher API. In case of breaking changes,
 // this version number must be increased to avoid conflicts.
 const globalDispatcher = Symbol.for('undici.globalDispatcher.1')
-const { InvalidArgumentError } = __nccwpck_require__(41059)
-const Agent = __nccwpck_require__(43389)
+const { InvalidArgumentError } = __nccwpck_require__(68707)
+const Agent = __nccwpck_require__(57405)
 
 if (getGlobalDispatcher() === undefined) {
   setGlobalDispatcher(new Agent())
@@ -11398,7 +11398,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 45579:
+/***/ 58155:
 /***/ ((module) => {
 
 
@@ -11449,15 +11449,15 @@ module.exports = class DecoratorHandler {
 
 /***/ }),
 
-/***/ 9714:
+/***/ 8754:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(12272)
-const { kBodyUsed } = __nccwpck_require__(51003)
+const util = __nccwpck_require__(3440)
+const { kBodyUsed } = __nccwpck_require__(36443)
 const assert = __nccwpck_require__(34589)
-const { InvalidArgumentError } = __nccwpck_require__(41059)
+const { InvalidArgumentError } = __nccwpck_require__(68707)
 const EE = __nccwpck_require__(78474)
 
 const redirectableStatusCodes = [300, 301, 302, 303, 307, 308]
@@ -11688,20 +11688,20 @@ module.exports = RedirectHandler
 
 /***/ }),
 
-/***/ 41131:
+/***/ 17816:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const assert = __nccwpck_require__(34589)
 
-const { kRetryHandlerDefaultRetry } = __nccwpck_require__(51003)
-const { RequestRetryError } = __nccwpck_require__(41059)
+const { kRetryHandlerDefaultRetry } = __nccwpck_require__(36443)
+const { RequestRetryError } = __nccwpck_require__(68707)
 const {
   isDisturbed,
   parseHeaders,
   parseRangeHeader,
   wrapRequestBody
-} = __nccwpck_require__(12272)
+} = __nccwpck_require__(3440)
 
 function calculateRetryAfterHeader (retryAfter) {
   const current = Date.now()
@@ -12132,14 +12132,14 @@ module.exports = RetryHandler
 
 /***/ }),
 
-/***/ 41643:
+/***/ 70379:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const { isIP } = __nccwpck_require__(77030)
 const { lookup } = __nccwpck_require__(40610)
-const DecoratorHandler = __nccwpck_require__(45579)
-const { InvalidArgumentError, InformationalError } = __nccwpck_require__(41059)
+const DecoratorHandler = __nccwpck_require__(58155)
+const { InvalidArgumentError, InformationalError } = __nccwpck_require__(68707)
 const maxInt = Math.pow(2, 31) - 1
 
 class DNSInstance {
@@ -12514,14 +12514,14 @@ module.exports = interceptorOpts => {
 
 /***/ }),
 
-/***/ 85596:
+/***/ 88060:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(12272)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(41059)
-const DecoratorHandler = __nccwpck_require__(45579)
+const util = __nccwpck_require__(3440)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(68707)
+const DecoratorHandler = __nccwpck_require__(58155)
 
 class DumpHandler extends DecoratorHandler {
   #maxSize = 1024 * 1024
@@ -12644,12 +12644,12 @@ module.exports = createDumpInterceptor
 
 /***/ }),
 
-/***/ 82276:
+/***/ 25092:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const RedirectHandler = __nccwpck_require__(9714)
+const RedirectHandler = __nccwpck_require__(8754)
 
 function createRedirectInterceptor ({ maxRedirections: defaultMaxRedirections }) {
   return (dispatch) => {
@@ -12672,11 +12672,11 @@ module.exports = createRedirectInterceptor
 
 /***/ }),
 
-/***/ 51530:
+/***/ 21514:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RedirectHandler = __nccwpck_require__(9714)
+const RedirectHandler = __nccwpck_require__(8754)
 
 module.exports = opts => {
   const globalMaxRedirections = opts?.maxRedirections
@@ -12703,11 +12703,11 @@ module.exports = opts => {
 
 /***/ }),
 
-/***/ 57114:
+/***/ 92026:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RetryHandler = __nccwpck_require__(41131)
+const RetryHandler = __nccwpck_require__(17816)
 
 module.exports = globalOpts => {
   return dispatch => {
@@ -12729,13 +12729,13 @@ module.exports = globalOpts => {
 
 /***/ }),
 
-/***/ 63512:
+/***/ 52824:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.SPECIAL_HEADERS = exports.HEADER_STATE = exports.MINOR = exports.MAJOR = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.STRICT_TOKEN = exports.HEX = exports.URL_CHAR = exports.STRICT_URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.FINISH = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-const utils_1 = __nccwpck_require__(26972);
+const utils_1 = __nccwpck_require__(50172);
 // C headers
 var ERROR;
 (function (ERROR) {
@@ -13013,7 +13013,7 @@ exports.SPECIAL_HEADERS = {
 
 /***/ }),
 
-/***/ 41630:
+/***/ 63870:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13025,7 +13025,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 64826:
+/***/ 53434:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13037,7 +13037,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 26972:
+/***/ 50172:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -13058,13 +13058,13 @@ exports.enumToMap = enumToMap;
 
 /***/ }),
 
-/***/ 12781:
+/***/ 47501:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kClients } = __nccwpck_require__(51003)
-const Agent = __nccwpck_require__(43389)
+const { kClients } = __nccwpck_require__(36443)
+const Agent = __nccwpck_require__(57405)
 const {
   kAgent,
   kMockAgentSet,
@@ -13075,14 +13075,14 @@ const {
   kGetNetConnect,
   kOptions,
   kFactory
-} = __nccwpck_require__(91501)
-const MockClient = __nccwpck_require__(16197)
-const MockPool = __nccwpck_require__(69396)
-const { matchValue, buildMockOptions } = __nccwpck_require__(1205)
-const { InvalidArgumentError, UndiciError } = __nccwpck_require__(41059)
-const Dispatcher = __nccwpck_require__(2243)
-const Pluralizer = __nccwpck_require__(8233)
-const PendingInterceptorsFormatter = __nccwpck_require__(16110)
+} = __nccwpck_require__(91117)
+const MockClient = __nccwpck_require__(47365)
+const MockPool = __nccwpck_require__(94004)
+const { matchValue, buildMockOptions } = __nccwpck_require__(53397)
+const { InvalidArgumentError, UndiciError } = __nccwpck_require__(68707)
+const Dispatcher = __nccwpck_require__(30883)
+const Pluralizer = __nccwpck_require__(91529)
+const PendingInterceptorsFormatter = __nccwpck_require__(56142)
 
 class MockAgent extends Dispatcher {
   constructor (opts) {
@@ -13225,14 +13225,14 @@ module.exports = MockAgent
 
 /***/ }),
 
-/***/ 16197:
+/***/ 47365:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(57975)
-const Client = __nccwpck_require__(15061)
-const { buildMockDispatch } = __nccwpck_require__(1205)
+const Client = __nccwpck_require__(23701)
+const { buildMockDispatch } = __nccwpck_require__(53397)
 const {
   kDispatches,
   kMockAgent,
@@ -13241,10 +13241,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(91501)
-const { MockInterceptor } = __nccwpck_require__(43319)
-const Symbols = __nccwpck_require__(51003)
-const { InvalidArgumentError } = __nccwpck_require__(41059)
+} = __nccwpck_require__(91117)
+const { MockInterceptor } = __nccwpck_require__(31511)
+const Symbols = __nccwpck_require__(36443)
+const { InvalidArgumentError } = __nccwpck_require__(68707)
 
 /**
  * MockClient provides an API that extends the Client to influence the mockDispatches.
@@ -13291,12 +13291,12 @@ module.exports = MockClient
 
 /***/ }),
 
-/***/ 9037:
+/***/ 52429:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { UndiciError } = __nccwpck_require__(41059)
+const { UndiciError } = __nccwpck_require__(68707)
 
 const kMockNotMatchedError = Symbol.for('undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED')
 
@@ -13326,12 +13326,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 43319:
+/***/ 31511:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(1205)
+const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(53397)
 const {
   kDispatches,
   kDispatchKey,
@@ -13339,9 +13339,9 @@ const {
   kDefaultTrailers,
   kContentLength,
   kMockDispatch
-} = __nccwpck_require__(91501)
-const { InvalidArgumentError } = __nccwpck_require__(41059)
-const { buildURL } = __nccwpck_require__(12272)
+} = __nccwpck_require__(91117)
+const { InvalidArgumentError } = __nccwpck_require__(68707)
+const { buildURL } = __nccwpck_require__(3440)
 
 /**
  * Defines the scope API for an interceptor reply
@@ -13540,14 +13540,14 @@ module.exports.MockScope = MockScope
 
 /***/ }),
 
-/***/ 69396:
+/***/ 94004:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(57975)
-const Pool = __nccwpck_require__(90020)
-const { buildMockDispatch } = __nccwpck_require__(1205)
+const Pool = __nccwpck_require__(30628)
+const { buildMockDispatch } = __nccwpck_require__(53397)
 const {
   kDispatches,
   kMockAgent,
@@ -13556,10 +13556,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(91501)
-const { MockInterceptor } = __nccwpck_require__(43319)
-const Symbols = __nccwpck_require__(51003)
-const { InvalidArgumentError } = __nccwpck_require__(41059)
+} = __nccwpck_require__(91117)
+const { MockInterceptor } = __nccwpck_require__(31511)
+const Symbols = __nccwpck_require__(36443)
+const { InvalidArgumentError } = __nccwpck_require__(68707)
 
 /**
  * MockPool provides an API that extends the Pool to influence the mockDispatches.
@@ -13606,7 +13606,7 @@ module.exports = MockPool
 
 /***/ }),
 
-/***/ 91501:
+/***/ 91117:
 /***/ ((module) => {
 
 
@@ -13636,20 +13636,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1205:
+/***/ 53397:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { MockNotMatchedError } = __nccwpck_require__(9037)
+const { MockNotMatchedError } = __nccwpck_require__(52429)
 const {
   kDispatches,
   kMockAgent,
   kOriginalDispatch,
   kOrigin,
   kGetNetConnect
-} = __nccwpck_require__(91501)
-const { buildURL } = __nccwpck_require__(12272)
+} = __nccwpck_require__(91117)
+const { buildURL } = __nccwpck_require__(3440)
 const { STATUS_CODES } = __nccwpck_require__(37067)
 const {
   types: {
@@ -14010,7 +14010,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 16110:
+/***/ 56142:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -14060,7 +14060,7 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 8233:
+/***/ 91529:
 /***/ ((module) => {
 
 
@@ -14096,7 +14096,7 @@ module.exports = class Pluralizer {
 
 /***/ }),
 
-/***/ 77787:
+/***/ 96603:
 /***/ ((module) => {
 
 
@@ -14526,20 +14526,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 13186:
+/***/ 89634:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(13165)
-const { urlEquals, getFieldValues } = __nccwpck_require__(17406)
-const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(12272)
-const { webidl } = __nccwpck_require__(61861)
-const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(71627)
-const { Request, fromInnerRequest } = __nccwpck_require__(7887)
-const { kState } = __nccwpck_require__(50907)
-const { fetching } = __nccwpck_require__(65726)
-const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(81168)
+const { kConstruct } = __nccwpck_require__(20109)
+const { urlEquals, getFieldValues } = __nccwpck_require__(76798)
+const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(3440)
+const { webidl } = __nccwpck_require__(45893)
+const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(99051)
+const { Request, fromInnerRequest } = __nccwpck_require__(9967)
+const { kState } = __nccwpck_require__(93627)
+const { fetching } = __nccwpck_require__(54398)
+const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(73168)
 const assert = __nccwpck_require__(34589)
 
 /**
@@ -15392,15 +15392,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4045:
+/***/ 3245:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(13165)
-const { Cache } = __nccwpck_require__(13186)
-const { webidl } = __nccwpck_require__(61861)
-const { kEnumerableProperty } = __nccwpck_require__(12272)
+const { kConstruct } = __nccwpck_require__(20109)
+const { Cache } = __nccwpck_require__(89634)
+const { webidl } = __nccwpck_require__(45893)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
 
 class CacheStorage {
   /**
@@ -15551,26 +15551,26 @@ module.exports = {
 
 /***/ }),
 
-/***/ 13165:
+/***/ 20109:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 module.exports = {
-  kConstruct: (__nccwpck_require__(51003).kConstruct)
+  kConstruct: (__nccwpck_require__(36443).kConstruct)
 }
 
 
 /***/ }),
 
-/***/ 17406:
+/***/ 76798:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(34589)
-const { URLSerializer } = __nccwpck_require__(30428)
-const { isValidHeaderName } = __nccwpck_require__(81168)
+const { URLSerializer } = __nccwpck_require__(51900)
+const { isValidHeaderName } = __nccwpck_require__(73168)
 
 /**
  * @see https://url.spec.whatwg.org/#concept-url-equals
@@ -15615,7 +15615,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 32044:
+/***/ 71276:
 /***/ ((module) => {
 
 
@@ -15634,15 +15634,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 76693:
+/***/ 79061:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { parseSetCookie } = __nccwpck_require__(27818)
-const { stringify } = __nccwpck_require__(61061)
-const { webidl } = __nccwpck_require__(61861)
-const { Headers } = __nccwpck_require__(30548)
+const { parseSetCookie } = __nccwpck_require__(11978)
+const { stringify } = __nccwpck_require__(57797)
+const { webidl } = __nccwpck_require__(45893)
+const { Headers } = __nccwpck_require__(60660)
 
 /**
  * @typedef {Object} Cookie
@@ -15825,14 +15825,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 27818:
+/***/ 11978:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(32044)
-const { isCTLExcludingHtab } = __nccwpck_require__(61061)
-const { collectASequenceOfCodePointsFast } = __nccwpck_require__(30428)
+const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(71276)
+const { isCTLExcludingHtab } = __nccwpck_require__(57797)
+const { collectASequenceOfCodePointsFast } = __nccwpck_require__(51900)
 const assert = __nccwpck_require__(34589)
 
 /**
@@ -16142,7 +16142,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 61061:
+/***/ 57797:
 /***/ ((module) => {
 
 
@@ -16501,13 +16501,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 13535:
+/***/ 24031:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const buffer = __nccwpck_require__(4573)
 const { Transform } = __nccwpck_require__(57075)
-const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(79003)
+const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(94811)
 
 /**
  * @type {number[]} BOM
@@ -17082,23 +17082,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 58742:
+/***/ 21238:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { pipeline } = __nccwpck_require__(57075)
-const { fetching } = __nccwpck_require__(65726)
-const { makeRequest } = __nccwpck_require__(7887)
-const { webidl } = __nccwpck_require__(61861)
-const { EventSourceStream } = __nccwpck_require__(13535)
-const { parseMIMEType } = __nccwpck_require__(30428)
-const { createFastMessageEvent } = __nccwpck_require__(95924)
-const { isNetworkError } = __nccwpck_require__(71627)
-const { delay } = __nccwpck_require__(79003)
-const { kEnumerableProperty } = __nccwpck_require__(12272)
-const { environmentSettingsObject } = __nccwpck_require__(81168)
-const { getGlobalDispatcher } = __nccwpck_require__(98085)
+const { fetching } = __nccwpck_require__(54398)
+const { makeRequest } = __nccwpck_require__(9967)
+const { webidl } = __nccwpck_require__(45893)
+const { EventSourceStream } = __nccwpck_require__(24031)
+const { parseMIMEType } = __nccwpck_require__(51900)
+const { createFastMessageEvent } = __nccwpck_require__(15188)
+const { isNetworkError } = __nccwpck_require__(99051)
+const { delay } = __nccwpck_require__(94811)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { environmentSettingsObject } = __nccwpck_require__(73168)
+const { getGlobalDispatcher } = __nccwpck_require__(32581)
 
 let experimentalWarned = false
 
@@ -17572,7 +17572,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 79003:
+/***/ 94811:
 /***/ ((module) => {
 
 
@@ -17616,12 +17616,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 99852:
+/***/ 84492:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(12272)
+const util = __nccwpck_require__(3440)
 const {
   ReadableStreamFrom,
   isBlobLike,
@@ -17631,16 +17631,16 @@ const {
   fullyReadBody,
   extractMimeType,
   utf8DecodeBytes
-} = __nccwpck_require__(81168)
-const { FormData } = __nccwpck_require__(92134)
-const { kState } = __nccwpck_require__(50907)
-const { webidl } = __nccwpck_require__(61861)
+} = __nccwpck_require__(73168)
+const { FormData } = __nccwpck_require__(35910)
+const { kState } = __nccwpck_require__(93627)
+const { webidl } = __nccwpck_require__(45893)
 const { Blob } = __nccwpck_require__(4573)
 const assert = __nccwpck_require__(34589)
 const { isErrored, isDisturbed } = __nccwpck_require__(57075)
 const { isArrayBuffer } = __nccwpck_require__(73429)
-const { serializeAMimeType } = __nccwpck_require__(30428)
-const { multipartFormDataParser } = __nccwpck_require__(70948)
+const { serializeAMimeType } = __nccwpck_require__(51900)
+const { multipartFormDataParser } = __nccwpck_require__(50116)
 let random
 
 try {
@@ -18152,7 +18152,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 15055:
+/***/ 4495:
 /***/ ((module) => {
 
 
@@ -18283,7 +18283,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 30428:
+/***/ 51900:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -19034,12 +19034,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8701:
+/***/ 66653:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConnected, kSize } = __nccwpck_require__(51003)
+const { kConnected, kSize } = __nccwpck_require__(36443)
 
 class CompatWeakRef {
   constructor (value) {
@@ -19087,14 +19087,14 @@ module.exports = function () {
 
 /***/ }),
 
-/***/ 35114:
+/***/ 27114:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Blob, File } = __nccwpck_require__(4573)
-const { kState } = __nccwpck_require__(50907)
-const { webidl } = __nccwpck_require__(61861)
+const { kState } = __nccwpck_require__(93627)
+const { webidl } = __nccwpck_require__(45893)
 
 // TODO(@KhafraDev): remove
 class FileLike {
@@ -19220,16 +19220,16 @@ module.exports = { FileLike, isFileLike }
 
 /***/ }),
 
-/***/ 70948:
+/***/ 50116:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(12272)
-const { utf8DecodeBytes } = __nccwpck_require__(81168)
-const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(30428)
-const { isFileLike } = __nccwpck_require__(35114)
-const { makeEntry } = __nccwpck_require__(92134)
+const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
+const { utf8DecodeBytes } = __nccwpck_require__(73168)
+const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(51900)
+const { isFileLike } = __nccwpck_require__(27114)
+const { makeEntry } = __nccwpck_require__(35910)
 const assert = __nccwpck_require__(34589)
 const { File: NodeFile } = __nccwpck_require__(4573)
 
@@ -19701,16 +19701,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 92134:
+/***/ 35910:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isBlobLike, iteratorMixin } = __nccwpck_require__(81168)
-const { kState } = __nccwpck_require__(50907)
-const { kEnumerableProperty } = __nccwpck_require__(12272)
-const { FileLike, isFileLike } = __nccwpck_require__(35114)
-const { webidl } = __nccwpck_require__(61861)
+const { isBlobLike, iteratorMixin } = __nccwpck_require__(73168)
+const { kState } = __nccwpck_require__(93627)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { FileLike, isFileLike } = __nccwpck_require__(27114)
+const { webidl } = __nccwpck_require__(45893)
 const { File: NativeFile } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(57975)
 
@@ -19960,7 +19960,7 @@ module.exports = { FormData, makeEntry }
 
 /***/ }),
 
-/***/ 25779:
+/***/ 51059:
 /***/ ((module) => {
 
 
@@ -20007,21 +20007,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 30548:
+/***/ 60660:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
 
 
 
-const { kConstruct } = __nccwpck_require__(51003)
-const { kEnumerableProperty } = __nccwpck_require__(12272)
+const { kConstruct } = __nccwpck_require__(36443)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
 const {
   iteratorMixin,
   isValidHeaderName,
   isValidHeaderValue
-} = __nccwpck_require__(81168)
-const { webidl } = __nccwpck_require__(61861)
+} = __nccwpck_require__(73168)
+const { webidl } = __nccwpck_require__(45893)
 const assert = __nccwpck_require__(34589)
 const util = __nccwpck_require__(57975)
 
@@ -20701,7 +20701,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 65726:
+/***/ 54398:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
@@ -20714,9 +20714,9 @@ const {
   filterResponse,
   makeResponse,
   fromInnerResponse
-} = __nccwpck_require__(71627)
-const { HeadersList } = __nccwpck_require__(30548)
-const { Request, cloneRequest } = __nccwpck_require__(7887)
+} = __nccwpck_require__(99051)
+const { HeadersList } = __nccwpck_require__(60660)
+const { Request, cloneRequest } = __nccwpck_require__(9967)
 const zlib = __nccwpck_require__(38522)
 const {
   bytesMatch,
@@ -20752,23 +20752,23 @@ const {
   buildContentRange,
   createInflate,
   extractMimeType
-} = __nccwpck_require__(81168)
-const { kState, kDispatcher } = __nccwpck_require__(50907)
+} = __nccwpck_require__(73168)
+const { kState, kDispatcher } = __nccwpck_require__(93627)
 const assert = __nccwpck_require__(34589)
-const { safelyExtractBody, extractBody } = __nccwpck_require__(99852)
+const { safelyExtractBody, extractBody } = __nccwpck_require__(84492)
 const {
   redirectStatusSet,
   nullBodyStatus,
   safeMethodsSet,
   requestBodyHeader,
   subresourceSet
-} = __nccwpck_require__(15055)
+} = __nccwpck_require__(4495)
 const EE = __nccwpck_require__(78474)
 const { Readable, pipeline, finished } = __nccwpck_require__(57075)
-const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(12272)
-const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(30428)
-const { getGlobalDispatcher } = __nccwpck_require__(98085)
-const { webidl } = __nccwpck_require__(61861)
+const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
+const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(51900)
+const { getGlobalDispatcher } = __nccwpck_require__(32581)
+const { webidl } = __nccwpck_require__(45893)
 const { STATUS_CODES } = __nccwpck_require__(37067)
 const GET_OR_HEAD = ['GET', 'HEAD']
 
@@ -22978,23 +22978,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7887:
+/***/ 9967:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /* globals AbortController */
 
 
 
-const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(99852)
-const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(30548)
-const { FinalizationRegistry } = __nccwpck_require__(8701)()
-const util = __nccwpck_require__(12272)
+const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(84492)
+const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(60660)
+const { FinalizationRegistry } = __nccwpck_require__(66653)()
+const util = __nccwpck_require__(3440)
 const nodeUtil = __nccwpck_require__(57975)
 const {
   isValidHTTPToken,
   sameOrigin,
   environmentSettingsObject
-} = __nccwpck_require__(81168)
+} = __nccwpck_require__(73168)
 const {
   forbiddenMethodsSet,
   corsSafeListedMethodsSet,
@@ -23004,12 +23004,12 @@ const {
   requestCredentials,
   requestCache,
   requestDuplex
-} = __nccwpck_require__(15055)
+} = __nccwpck_require__(4495)
 const { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util
-const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(50907)
-const { webidl } = __nccwpck_require__(61861)
-const { URLSerializer } = __nccwpck_require__(30428)
-const { kConstruct } = __nccwpck_require__(51003)
+const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(93627)
+const { webidl } = __nccwpck_require__(45893)
+const { URLSerializer } = __nccwpck_require__(51900)
+const { kConstruct } = __nccwpck_require__(36443)
 const assert = __nccwpck_require__(34589)
 const { getMaxListeners, setMaxListeners, getEventListeners, defaultMaxListeners } = __nccwpck_require__(78474)
 
@@ -24022,14 +24022,14 @@ module.exports = { Request, makeRequest, fromInnerRequest, cloneRequest }
 
 /***/ }),
 
-/***/ 71627:
+/***/ 99051:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(30548)
-const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(99852)
-const util = __nccwpck_require__(12272)
+const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(60660)
+const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(84492)
+const util = __nccwpck_require__(3440)
 const nodeUtil = __nccwpck_require__(57975)
 const { kEnumerableProperty } = util
 const {
@@ -24041,16 +24041,16 @@ const {
   isErrorLike,
   isomorphicEncode,
   environmentSettingsObject: relevantRealm
-} = __nccwpck_require__(81168)
+} = __nccwpck_require__(73168)
 const {
   redirectStatusSet,
   nullBodyStatus
-} = __nccwpck_require__(15055)
-const { kState, kHeaders } = __nccwpck_require__(50907)
-const { webidl } = __nccwpck_require__(61861)
-const { FormData } = __nccwpck_require__(92134)
-const { URLSerializer } = __nccwpck_require__(30428)
-const { kConstruct } = __nccwpck_require__(51003)
+} = __nccwpck_require__(4495)
+const { kState, kHeaders } = __nccwpck_require__(93627)
+const { webidl } = __nccwpck_require__(45893)
+const { FormData } = __nccwpck_require__(35910)
+const { URLSerializer } = __nccwpck_require__(51900)
+const { kConstruct } = __nccwpck_require__(36443)
 const assert = __nccwpck_require__(34589)
 const { types } = __nccwpck_require__(57975)
 
@@ -24639,7 +24639,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 50907:
+/***/ 93627:
 /***/ ((module) => {
 
 
@@ -24655,21 +24655,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 81168:
+/***/ 73168:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Transform } = __nccwpck_require__(57075)
 const zlib = __nccwpck_require__(38522)
-const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(15055)
-const { getGlobalOrigin } = __nccwpck_require__(25779)
-const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(30428)
+const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(4495)
+const { getGlobalOrigin } = __nccwpck_require__(51059)
+const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(51900)
 const { performance } = __nccwpck_require__(643)
-const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(12272)
+const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(3440)
 const assert = __nccwpck_require__(34589)
 const { isUint8Array } = __nccwpck_require__(73429)
-const { webidl } = __nccwpck_require__(61861)
+const { webidl } = __nccwpck_require__(45893)
 
 let supportedHashes = []
 
@@ -26294,14 +26294,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 61861:
+/***/ 45893:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { types, inspect } = __nccwpck_require__(57975)
 const { markAsUncloneable } = __nccwpck_require__(75919)
-const { toUSVString } = __nccwpck_require__(12272)
+const { toUSVString } = __nccwpck_require__(3440)
 
 /** @type {import('../../../types/webidl').Webidl} */
 const webidl = {}
@@ -26996,7 +26996,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 91727:
+/***/ 22607:
 /***/ ((module) => {
 
 
@@ -27293,7 +27293,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 98755:
+/***/ 48355:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -27302,16 +27302,16 @@ const {
   staticPropertyDescriptors,
   readOperation,
   fireAProgressEvent
-} = __nccwpck_require__(60234)
+} = __nccwpck_require__(53610)
 const {
   kState,
   kError,
   kResult,
   kEvents,
   kAborted
-} = __nccwpck_require__(79521)
-const { webidl } = __nccwpck_require__(61861)
-const { kEnumerableProperty } = __nccwpck_require__(12272)
+} = __nccwpck_require__(20961)
+const { webidl } = __nccwpck_require__(45893)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
 
 class FileReader extends EventTarget {
   constructor () {
@@ -27644,12 +27644,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 37309:
+/***/ 88573:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(61861)
+const { webidl } = __nccwpck_require__(45893)
 
 const kState = Symbol('ProgressEvent state')
 
@@ -27729,7 +27729,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 79521:
+/***/ 20961:
 /***/ ((module) => {
 
 
@@ -27746,7 +27746,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 60234:
+/***/ 53610:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -27757,10 +27757,10 @@ const {
   kResult,
   kAborted,
   kLastProgressEventFired
-} = __nccwpck_require__(79521)
-const { ProgressEvent } = __nccwpck_require__(37309)
-const { getEncoding } = __nccwpck_require__(91727)
-const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(30428)
+} = __nccwpck_require__(20961)
+const { ProgressEvent } = __nccwpck_require__(88573)
+const { getEncoding } = __nccwpck_require__(22607)
+const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(51900)
 const { types } = __nccwpck_require__(57975)
 const { StringDecoder } = __nccwpck_require__(13193)
 const { btoa } = __nccwpck_require__(4573)
@@ -28144,27 +28144,27 @@ module.exports = {
 
 /***/ }),
 
-/***/ 93969:
+/***/ 86897:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(26976)
+const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(20736)
 const {
   kReadyState,
   kSentClose,
   kByteParser,
   kReceivedClose,
   kResponse
-} = __nccwpck_require__(4896)
-const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(23105)
-const { channels } = __nccwpck_require__(15726)
-const { CloseEvent } = __nccwpck_require__(95924)
-const { makeRequest } = __nccwpck_require__(7887)
-const { fetching } = __nccwpck_require__(65726)
-const { Headers, getHeadersList } = __nccwpck_require__(30548)
-const { getDecodeSplit } = __nccwpck_require__(81168)
-const { WebsocketFrameSend } = __nccwpck_require__(19104)
+} = __nccwpck_require__(61216)
+const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(98625)
+const { channels } = __nccwpck_require__(42414)
+const { CloseEvent } = __nccwpck_require__(15188)
+const { makeRequest } = __nccwpck_require__(9967)
+const { fetching } = __nccwpck_require__(54398)
+const { Headers, getHeadersList } = __nccwpck_require__(60660)
+const { getDecodeSplit } = __nccwpck_require__(73168)
+const { WebsocketFrameSend } = __nccwpck_require__(3264)
 
 /** @type {import('crypto')} */
 let crypto
@@ -28522,7 +28522,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 26976:
+/***/ 20736:
 /***/ ((module) => {
 
 
@@ -28595,14 +28595,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 95924:
+/***/ 15188:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(61861)
-const { kEnumerableProperty } = __nccwpck_require__(12272)
-const { kConstruct } = __nccwpck_require__(51003)
+const { webidl } = __nccwpck_require__(45893)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { kConstruct } = __nccwpck_require__(36443)
 const { MessagePort } = __nccwpck_require__(75919)
 
 /**
@@ -28931,12 +28931,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 19104:
+/***/ 3264:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxUnsigned16Bit } = __nccwpck_require__(26976)
+const { maxUnsigned16Bit } = __nccwpck_require__(20736)
 
 const BUFFER_SIZE = 16386
 
@@ -29034,14 +29034,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 38029:
+/***/ 19469:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __nccwpck_require__(38522)
-const { isValidClientWindowBits } = __nccwpck_require__(23105)
-const { MessageSizeExceededError } = __nccwpck_require__(41059)
+const { isValidClientWindowBits } = __nccwpck_require__(98625)
+const { MessageSizeExceededError } = __nccwpck_require__(68707)
 
 const tail = Buffer.from([0x00, 0x00, 0xff, 0xff])
 const kBuffer = Symbol('kBuffer')
@@ -29146,16 +29146,16 @@ module.exports = { PerMessageDeflate }
 
 /***/ }),
 
-/***/ 20276:
+/***/ 81652:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Writable } = __nccwpck_require__(57075)
 const assert = __nccwpck_require__(34589)
-const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(26976)
-const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(4896)
-const { channels } = __nccwpck_require__(15726)
+const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(20736)
+const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(61216)
+const { channels } = __nccwpck_require__(42414)
 const {
   isValidStatusCode,
   isValidOpcode,
@@ -29165,11 +29165,11 @@ const {
   isControlFrame,
   isTextBinaryFrame,
   isContinuationFrame
-} = __nccwpck_require__(23105)
-const { WebsocketFrameSend } = __nccwpck_require__(19104)
-const { closeWebSocketConnection } = __nccwpck_require__(93969)
-const { PerMessageDeflate } = __nccwpck_require__(38029)
-const { MessageSizeExceededError } = __nccwpck_require__(41059)
+} = __nccwpck_require__(98625)
+const { WebsocketFrameSend } = __nccwpck_require__(3264)
+const { closeWebSocketConnection } = __nccwpck_require__(86897)
+const { PerMessageDeflate } = __nccwpck_require__(19469)
+const { MessageSizeExceededError } = __nccwpck_require__(68707)
 
 function failWebsocketConnectionWithCode (ws, code, reason) {
   closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason))
@@ -29680,14 +29680,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 25388:
+/***/ 13900:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { WebsocketFrameSend } = __nccwpck_require__(19104)
-const { opcodes, sendHints } = __nccwpck_require__(26976)
-const FixedQueue = __nccwpck_require__(59220)
+const { WebsocketFrameSend } = __nccwpck_require__(3264)
+const { opcodes, sendHints } = __nccwpck_require__(20736)
+const FixedQueue = __nccwpck_require__(64660)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -29791,7 +29791,7 @@ module.exports = { SendQueue }
 
 /***/ }),
 
-/***/ 4896:
+/***/ 61216:
 /***/ ((module) => {
 
 
@@ -29810,16 +29810,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 23105:
+/***/ 98625:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(4896)
-const { states, opcodes } = __nccwpck_require__(26976)
-const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(95924)
+const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(61216)
+const { states, opcodes } = __nccwpck_require__(20736)
+const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(15188)
 const { isUtf8 } = __nccwpck_require__(4573)
-const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(30428)
+const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(51900)
 
 /* globals Blob */
 
@@ -30139,15 +30139,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 95358:
+/***/ 13726:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(61861)
-const { URLSerializer } = __nccwpck_require__(30428)
-const { environmentSettingsObject } = __nccwpck_require__(81168)
-const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(26976)
+const { webidl } = __nccwpck_require__(45893)
+const { URLSerializer } = __nccwpck_require__(51900)
+const { environmentSettingsObject } = __nccwpck_require__(73168)
+const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(20736)
 const {
   kWebSocketURL,
   kReadyState,
@@ -30156,21 +30156,21 @@ const {
   kResponse,
   kSentClose,
   kByteParser
-} = __nccwpck_require__(4896)
+} = __nccwpck_require__(61216)
 const {
   isConnecting,
   isEstablished,
   isClosing,
   isValidSubprotocol,
   fireEvent
-} = __nccwpck_require__(23105)
-const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(93969)
-const { ByteParser } = __nccwpck_require__(20276)
-const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(12272)
-const { getGlobalDispatcher } = __nccwpck_require__(98085)
+} = __nccwpck_require__(98625)
+const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(86897)
+const { ByteParser } = __nccwpck_require__(81652)
+const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(3440)
+const { getGlobalDispatcher } = __nccwpck_require__(32581)
 const { types } = __nccwpck_require__(57975)
-const { ErrorEvent, CloseEvent } = __nccwpck_require__(95924)
-const { SendQueue } = __nccwpck_require__(25388)
+const { ErrorEvent, CloseEvent } = __nccwpck_require__(15188)
+const { SendQueue } = __nccwpck_require__(13900)
 
 // https://websockets.spec.whatwg.org/#interface-definition
 class WebSocket extends EventTarget {
@@ -30741,7 +30741,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 24930:
+/***/ 46419:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -30749,10 +30749,10 @@ module.exports = {
 /* harmony export */   P: () => (/* binding */ migrateState)
 /* harmony export */ });
 /* unused harmony export MIGRATIONS */
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(23129);
-/* harmony import */ var _ports_store_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2872);
-/* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(98700);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(23878);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(961);
+/* harmony import */ var _ports_store_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(93433);
+/* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(75757);
+/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(10781);
 /**
  * Reading `loop-state.json` written by any schema version (DESIGN.md section 6): older versions are
  * migrated step by step through a registry, a newer one is refused, and the result is validated with
@@ -30990,7 +30990,7 @@ function migrateV0ToV1(raw) {
 
 /***/ }),
 
-/***/ 98700:
+/***/ 75757:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -31069,7 +31069,7 @@ const DECISION_KINDS = [
 
 /***/ }),
 
-/***/ 23878:
+/***/ 10781:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -31077,8 +31077,8 @@ const DECISION_KINDS = [
 /* harmony export */   lF: () => (/* binding */ loopStateSchema)
 /* harmony export */ });
 /* unused harmony exports locationSchema, checkResultSchema, failureRecordSchema, gateStateSchema, usageEntrySchema, attemptMetricSchema, metricsSchema, decisionRecordSchema */
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8027);
-/* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(98700);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(55491);
+/* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(75757);
 /**
  * `loop-state.json`: the loop's state, validated with zod on every read and write (DESIGN.md section 6).
  * Older schema versions are migrated in `migrations.ts`; a newer one is refused.
@@ -31250,11 +31250,11 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej
 
 /***/ }),
 
-/***/ 7890:
+/***/ 79407:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(53456);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(17312);
 // The action's entry point: nothing but `run()` (STYLE.md point 2).
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31264,7 +31264,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 53456:
+/***/ 17312:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31277,10 +31277,10 @@ __nccwpck_require__.d(__webpack_exports__, {
 var external_node_os_ = __nccwpck_require__(48161);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
-// EXTERNAL MODULE: ../../work/main/node_modules/@actions/core/lib/core.js + 7 modules
-var core = __nccwpck_require__(96310);
-// EXTERNAL MODULE: ../../work/main/node_modules/@actions/github/lib/github.js
-var lib_github = __nccwpck_require__(31951);
+// EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 7 modules
+var core = __nccwpck_require__(33838);
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
+var lib_github = __nccwpck_require__(61351);
 ;// CONCATENATED MODULE: ./src/domain/redact.ts
 /**
  * Redaction of secrets from every line that leaves the runner (DESIGN.md section 7), and defusing of
@@ -31440,11 +31440,11 @@ var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:string_decoder"
 var external_node_string_decoder_ = __nccwpck_require__(46193);
 // EXTERNAL MODULE: ./src/domain/migrations.ts
-var migrations = __nccwpck_require__(24930);
+var migrations = __nccwpck_require__(46419);
 // EXTERNAL MODULE: ./src/domain/state.ts
-var state = __nccwpck_require__(23878);
+var state = __nccwpck_require__(10781);
 // EXTERNAL MODULE: ./src/ports/store.ts
-var store = __nccwpck_require__(2872);
+var store = __nccwpck_require__(93433);
 ;// CONCATENATED MODULE: ./src/adapters/file-store.ts
 /**
  * The `file` store (DESIGN.md section 6): `<root>/<loopId>/loop-state.json`, written atomically (temp
@@ -31809,11 +31809,38 @@ class AuditTrail {
     }
     /** Moves the staged events of `marker` into the journey log. */
     async commitPending(marker) {
-        const path = (0,external_node_path_.join)(this.dir, pendingName(marker));
+        await this.flushPending((0,external_node_path_.join)(this.dir, pendingName(marker)));
+    }
+    /**
+     * Appends a staged batch once: each of its lines carries the batch's marker, so a process killed
+     * between the append and the removal of the staged file does not append the batch again when the
+     * next run recovers it.
+     */
+    async flushPending(path) {
         const staged = await readPending(path);
-        if (staged)
-            await this.appendEvents(staged.events);
+        if (staged && !(await this.logEndsWithBatch(staged.marker))) {
+            await this.appendEvents(staged.events.map((event) => ({ ...event, batch: staged.marker })));
+        }
         await (0,promises_.rm)(path, { force: true });
+    }
+    async logEndsWithBatch(marker) {
+        const needle = `"batch":${JSON.stringify(marker)}`;
+        try {
+            const handle = await (0,promises_.open)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'r');
+            try {
+                const { size } = await handle.stat();
+                const length = Math.min(size, 256 * 1024);
+                const tail = Buffer.alloc(length);
+                await handle.read(tail, 0, length, size - length);
+                return tail.toString('utf8').includes(needle);
+            }
+            finally {
+                await handle.close();
+            }
+        }
+        catch {
+            return false;
+        }
     }
     async discardPending(marker) {
         await (0,promises_.rm)((0,external_node_path_.join)(this.dir, pendingName(marker)), { force: true });
@@ -31834,8 +31861,7 @@ class AuditTrail {
             const path = (0,external_node_path_.join)(this.dir, name);
             const staged = await readPending(path);
             if (staged && staged.marker === currentMarker) {
-                await this.appendEvents(staged.events);
-                await (0,promises_.rm)(path, { force: true });
+                await this.flushPending(path);
             }
             else {
                 const age = await (0,promises_.stat)(path).then((info) => now - info.mtimeMs, () => 0);
@@ -32007,15 +32033,25 @@ const DEFAULT_CHANGE_MAX_BYTES = 1024 * 1024;
 /** Output beyond this from one git command is an error rather than a memory blow-up. */
 const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
 /** The `Git` port over the git command line. */
+async function mtimeOf(path) {
+    try {
+        return (await (0,promises_.stat)(path)).mtimeMs;
+    }
+    catch {
+        return null;
+    }
+}
 class GitCli {
     cwd;
     exclude;
     gitPath;
     emptyTree;
+    staleIndexLockMs;
     constructor(cwd, options = {}) {
         this.cwd = cwd;
         this.exclude = options.exclude ?? ['.loop'];
         this.gitPath = options.gitPath ?? 'git';
+        this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
     }
     raw(args, options = {}) {
         return new Promise((resolve, reject) => {
@@ -32278,6 +32314,8 @@ class GitCli {
      */
     async stageAllExcept(extra, env) {
         const options = env ? { env } : undefined;
+        if (!env)
+            await this.clearStaleLocks();
         await this.exec(['add', '-A', '--', ':/'], options);
         const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`);
         if (excluded.length === 0)
@@ -32287,6 +32325,36 @@ class GitCli {
         await this.exec(hasHead
             ? ['reset', '-q', 'HEAD', '--', ...excluded]
             : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options);
+    }
+    /**
+     * A git process killed mid-write (a runner that died, a SIGKILL) leaves `index.lock`, `HEAD.lock` or a
+     * branch's ref lock behind, and every later git command that writes them refuses to run. A live git
+     * holds such a lock briefly; one unchanged for `staleIndexLockMs` is taken to be left by a dead
+     * process and removed, with a warning, so a resumed loop can go on.
+     */
+    async clearStaleLocks() {
+        const branch = await this.currentBranch();
+        const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
+        for (const name of names) {
+            const gitPath = (await this.exec(['rev-parse', '--git-path', name])).stdout.trim();
+            await this.removeIfStale((0,external_node_path_.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_.join)(this.cwd, gitPath));
+        }
+    }
+    async removeIfStale(path) {
+        let seen = await mtimeOf(path);
+        let unchangedSince = Date.now();
+        while (seen !== null) {
+            if (Date.now() - unchangedSince >= this.staleIndexLockMs) {
+                await (0,promises_.rm)(path, { force: true });
+                process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`);
+                return;
+            }
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            const now = await mtimeOf(path);
+            if (now !== seen)
+                unchangedSince = Date.now();
+            seen = now;
+        }
     }
     /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
     async baseOf(since) {
@@ -32347,11 +32415,11 @@ async function readWorkTreeFile(path, maxBytes) {
     }
 }
 
-// EXTERNAL MODULE: ../../work/main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
-var dist_bundle = __nccwpck_require__(5935);
-// EXTERNAL MODULE: ../../work/main/node_modules/bottleneck/light.js
-var light = __nccwpck_require__(44915);
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// EXTERNAL MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
+var dist_bundle = __nccwpck_require__(49735);
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __nccwpck_require__(63251);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -33274,8 +33342,8 @@ class ChildProcessRunner {
     }
 }
 
-// EXTERNAL MODULE: ../../work/main/node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(7207);
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(38815);
 ;// CONCATENATED MODULE: ./src/adapters/command-env.ts
 /**
  * The environment handed to work commands and checks: the controller's own environment minus its
@@ -34589,7 +34657,7 @@ function decodeEntities(text) {
     });
 }
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/re2js/build/index.js
+;// CONCATENATED MODULE: ./node_modules/re2js/build/index.js
 /*!
 * re2js
 * RE2JS is the JavaScript port of RE2, a regular expression engine that provides linear time matching
@@ -41409,10 +41477,10 @@ function re(stringsOrFlags, ...values) {
 /** The default pattern library, as YAML text (src/config/patterns.yml). */
 const DEFAULT_PATTERNS_YAML = "# The default failure-pattern library (DESIGN.md section 4). This file is the source of truth;\n# `node scripts/embed-patterns.mjs` embeds it into src/config/default-patterns.ts for the bundle, and a\n# test fails when the two drift.\n#\n# A signal or anchor is a literal string (matched case-sensitively anywhere in the output) or\n# `/regex/flags` (flags: i, m, s; matched per line, after ANSI escapes are removed, by re2js, a\n# linear-time engine). Anchors are decisive signals: one anchor weighs as much as three signals.\n# Location regexes use the named groups file, line, column, message; a location regex without a\n# `file` group takes the file from the last line that was only a path (eslint's stylish format), and\n# one without `message` takes the last error line before it (rustc's `-->` lines).\n#\n# Keys starting with `x-` are ignored by the loader: they hold shared YAML anchors.\n\nx-locations:\n  colon: &loc-colon '^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]''\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$'\n  tsc-paren: &loc-tsc-paren '^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$'\n  tsc-pretty: &loc-tsc-pretty '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$'\n  rust-arrow: &loc-rust-arrow '^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)'\n  eslint-stylish: &loc-eslint-stylish '^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$'\n  shellcheck: &loc-shellcheck '^In (?P<file>\\S+) line (?P<line>\\d+):'\n  python-frame: &loc-python-frame '^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)'\n  node-frame: &loc-node-frame '\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$'\n  node-bare-frame: &loc-node-bare-frame '^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$'\n  node-esm-header: &loc-node-esm-header '^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$'\n  node-test: &loc-node-test '^\\s*location: ''(?P<file>[^'']+):(?P<line>\\d+):(?P<column>\\d+)'''\n  vitest: &loc-vitest '^\\s*❯ (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)'\n  pytest-failed: &loc-pytest-failed '^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$'\n  cargo-panic: &loc-cargo-panic 'panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)'\n  maven: &loc-maven '^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$'\n  biome: &loc-biome '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)'\n\npatterns:\n  - id: security-finding\n    description: A vulnerability audit or a secret scanner found something.\n    kinds: [security, lint, custom]\n    signals:\n      - 'npm audit'\n      - 'vulnerabilities'\n      - '/\\b(high|critical)\\b.*vulnerabilit/i'\n      - 'secretlint'\n      - 'found AWS'\n      - 'Secret'\n      - 'gitleaks'\n      - 'leaks found'\n    anchors:\n      - '/\\d+ (high|critical) severity vulnerabilit/'\n      - '/Severity: (high|critical)/i'\n      - '@secretlint/secretlint-rule'\n      - '/\\bleaks? found: [1-9]/'\n      - 'PRIVATE KEY'\n    strategy: escalate\n    retryable: false\n    locations: [*loc-colon, *loc-eslint-stylish]\n    hint: A security finding needs a human; never let the agent silence the scanner.\n\n  - id: merge-conflict\n    description: git stopped on conflicting changes.\n    signals:\n      - 'CONFLICT ('\n      - 'Automatic merge failed'\n      - 'Merge conflict in'\n      - 'could not apply'\n      - 'fix conflicts'\n    anchors:\n      - 'CONFLICT (content)'\n      - 'Automatic merge failed'\n      - '/^CONFLICT \\([a-z/]+\\):/'\n    strategy: escalate\n    retryable: false\n    locations: ['^CONFLICT \\([^)]+\\): Merge conflict in (?P<file>\\S+)$']\n    hint: Resolve the conflict by hand (or rebase the loop branch), then resume the loop.\n\n  - id: git-error\n    description: git failed (rejected push, not a repository, unknown ref).\n    signals:\n      - 'fatal: '\n      - '! [rejected]'\n      - 'failed to push some refs'\n      - 'non-fast-forward'\n      - 'Updates were rejected'\n      - 'error: pathspec'\n      - 'not a git repository'\n    anchors:\n      - '! [rejected]'\n      - 'fatal: not a git repository'\n      - '/^error: pathspec .* did not match/'\n      - '/^fatal: (bad revision|ambiguous argument|couldn''t find remote ref|refusing to merge)/'\n    strategy: escalate\n    retryable: false\n    hint: Check the branch and remote state; the loop never force-pushes over others' work.\n\n  - id: permission-error\n    description: The operating system or the GitHub API refused access.\n    signals:\n      - 'EACCES'\n      - 'EPERM'\n      - 'Permission denied'\n      - 'permission denied'\n      - 'Resource not accessible by integration'\n      - '403'\n    anchors:\n      - '/\\bEACCES\\b/'\n      - '/: Permission denied$/'\n      - 'Resource not accessible by integration'\n      - '/\\bEPERM\\b: operation not permitted/'\n    strategy: escalate\n    retryable: false\n    locations: [*loc-node-frame]\n    hint: Grant the missing permission (file mode, token scope or the workflow's permissions block).\n\n  - id: out-of-memory\n    description: The process ran out of memory (or was killed with exit 137).\n    signals:\n      - 'JavaScript heap out of memory'\n      - 'FATAL ERROR'\n      - 'Allocation failed'\n      - 'MemoryError'\n      - 'out of memory'\n      - 'Cannot allocate memory'\n      - 'Killed'\n      - 'OOMErrorHandler'\n    anchors:\n      - 'JavaScript heap out of memory'\n      - '/^MemoryError\\b/'\n      - '/fatal error: (runtime: )?out of memory/'\n      - 'memory allocation of'\n    strategy: escalate\n    alternates: [retry_with_backoff]\n    max_auto_retries: 1\n    locations: [*loc-python-frame]\n    hint: Raise the memory limit (NODE_OPTIONS=--max-old-space-size, a larger runner) or reduce the work.\n\n  - id: timeout\n    description: The check ran past its own time limit; the controller knows this, the output only hints.\n    signals:\n      - 'timed out'\n      - 'Timeout'\n      - 'exceeded timeout'\n    anchors:\n      - '/\\bcheck timed out after \\d+/'\n    strategy: retry_with_backoff\n    alternates: [analyze_then_fix]\n    max_auto_retries: 2\n    hint: A check that hangs is retried once with backoff, then handed to the agent.\n\n  - id: network-error\n    description: A network call failed (refused, reset, unresolvable host, gateway errors).\n    signals:\n      - 'ECONNREFUSED'\n      - 'ECONNRESET'\n      - 'ETIMEDOUT'\n      - 'ENOTFOUND'\n      - 'EAI_AGAIN'\n      - 'socket hang up'\n      - 'fetch failed'\n      - 'Could not resolve host'\n      - 'Failed to connect'\n      - 'getaddrinfo'\n      - '/\\b(502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\\b/'\n      - 'Network is unreachable'\n    anchors:\n      - '/\\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN)\\b/'\n      - 'socket hang up'\n      - 'Could not resolve host'\n      - '/Failed to connect to \\S+ port \\d+/'\n      - '/\\b(502|503|504) (Bad Gateway|Service Unavailable|Gateway Time-?out)\\b/'\n    strategy: retry_with_backoff\n    alternates: [escalate]\n    max_auto_retries: 3\n    hint: Transient network failures are retried with backoff; a persistent one is an unavailable dependency.\n\n  - id: command-not-found\n    description: A program the check runs is not installed.\n    signals:\n      - 'command not found'\n      - ': not found'\n      - 'ENOENT'\n      - 'spawn '\n      - 'is not recognized as an internal or external command'\n      - 'No such file or directory'\n    anchors:\n      - '/: command not found$/'\n      - '/^(sh|bash|zsh|/bin/sh): (line )?\\d+: .+: not found$/'\n      - '/\\bspawn \\S+ ENOENT\\b/'\n      - 'is not recognized as an internal or external command'\n    strategy: dependency_check\n    alternates: [escalate]\n    max_auto_retries: 1\n    hint: Install the missing tool (the loop config's `install` command) or fix the check's command.\n\n  - id: dependency-conflict\n    description: The package manager cannot satisfy the declared versions.\n    kinds: [build, custom]\n    signals:\n      - 'ERESOLVE'\n      - 'Could not resolve dependency'\n      - 'Conflicting peer dependency'\n      - 'ResolutionImpossible'\n      - 'conflicting dependencies'\n      - 'failed to select a version'\n      - 'versions conflict'\n      - 'version solving failed'\n    anchors:\n      - 'ERESOLVE'\n      - 'ResolutionImpossible'\n      - 'failed to select a version for'\n      - 'version solving failed'\n    strategy: escalate\n    alternates: [dependency_check]\n    retryable: true\n    max_auto_retries: 1\n    hint: Versions conflict; pick compatible versions (a human decision more often than not).\n\n  - id: import-not-found\n    description: A module, package, crate or header cannot be found.\n    kinds: [build, typecheck, test]\n    signals:\n      - 'Cannot find module'\n      - 'ERR_MODULE_NOT_FOUND'\n      - 'MODULE_NOT_FOUND'\n      - 'ModuleNotFoundError'\n      - 'No module named'\n      - 'unresolved import'\n      - 'No such file or directory'\n      - 'no required module provides package'\n      - 'could not be resolved'\n      - 'Module not found'\n      - 'Failed to resolve import'\n      - '/package \\S+ is not in (GOROOT|std)/'\n    anchors:\n      - 'Cannot find module'\n      - 'ERR_MODULE_NOT_FOUND'\n      - 'ModuleNotFoundError'\n      - '/error\\[E0432\\]/'\n      - '/error TS2307:/'\n      - '/fatal error: \\S+\\.(h|hpp|hh): No such file or directory/'\n      - 'no required module provides package'\n      - '/artifacts? could not be resolved/'\n      - 'Failed to resolve import'\n    strategy: dependency_check\n    alternates: [context_expand]\n    locations:\n      - *loc-tsc-paren\n      - *loc-rust-arrow\n      - *loc-colon\n      - *loc-python-frame\n      - *loc-node-frame\n      - *loc-node-esm-header\n    hint: Install the missing dependency, or fix the import path.\n\n  - id: syntax-error\n    description: The code does not parse.\n    kinds: [build, typecheck, test, lint]\n    signals:\n      - 'SyntaxError'\n      - 'expected'\n      - 'Unexpected token'\n      - 'invalid syntax'\n      - 'error TS1'\n      - 'ParseError'\n      - 'Parsing error'\n    anchors:\n      - '/^SyntaxError: /'\n      - '/error TS1\\d{3}:/'\n      - '/error: expected .(;|,|\\)|\\}|]).* (before|at end of)/'\n      - '/error: expected .*;.* before/'\n      - '/Parsing error: /'\n      - '/^\\S+: error: (invalid syntax|unexpected EOF)/'\n      - '/error: expected one of /'\n      - '/^IndentationError: /'\n    strategy: analyze_then_fix\n    alternates: [context_expand]\n    locations:\n      - *loc-tsc-paren\n      - *loc-colon\n      - *loc-python-frame\n      - *loc-node-esm-header\n      - *loc-rust-arrow\n    hint: Fix the syntax at the reported location before anything else.\n\n  - id: type-error\n    description: The type checker rejects the code.\n    kinds: [typecheck, build]\n    signals:\n      - 'error TS'\n      - 'is not assignable to type'\n      - 'does not exist on type'\n      - 'Incompatible types'\n      - 'incompatible type'\n      - 'mismatched types'\n      - 'cannot use'\n      - 'incompatible types'\n      - 'error: Argument'\n      - 'reportGeneralTypeIssues'\n    anchors:\n      - '/error TS2\\d{3}:/'\n      - '/error\\[E0308\\]/'\n      - '/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/'\n      - '/^\\S+:\\d+:\\d+: cannot use .* as .* value/'\n      - '/error: incompatible types: /'\n      - '/ - error: .* is not assignable to/'\n    strategy: context_expand\n    alternates: [analyze_then_fix]\n    locations:\n      - *loc-tsc-paren\n      - *loc-tsc-pretty\n      - *loc-rust-arrow\n      - *loc-colon\n    hint: Read the types around the location; widen the context before changing signatures.\n\n  - id: lint-error\n    description: A linter reports rule violations.\n    kinds: [lint]\n    signals:\n      - ' problems ('\n      - ' problem ('\n      - 'lint/'\n      - 'clippy::'\n      - '/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/'\n      - '/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /'\n      - '/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /'\n      - '/\\bSC\\d{4}\\b/'\n      - '/^[A-Z]{1,4}\\d{3,4} /'\n      - 'fixable with the `--fix` option'\n      - ' [*] '\n      - 'Found 1 error'\n      - 'shellcheck'\n      - '************* Module'\n    anchors:\n      - '/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/'\n      - '/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/'\n      - '/\\bSC\\d{4}\\b/'\n      - '/^\\S+:\\d+:\\d+: [EFW]\\d{3} /'\n      - '/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /'\n      - '/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/'\n      - '/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/'\n      - '/^\\[\\*\\] \\d+ fixable with the `--fix` option/'\n    strategy: auto_fix\n    alternates: [analyze_then_fix, context_expand]\n    locations:\n      - *loc-eslint-stylish\n      - *loc-biome\n      - *loc-rust-arrow\n      - *loc-shellcheck\n      - *loc-colon\n    hint: Run the check's fix command first; fix the rest by hand.\n\n  - id: format-error\n    description: A formatter would change files.\n    kinds: [format, lint]\n    signals:\n      - 'Code style issues'\n      - 'Run Prettier with --write'\n      - '[warn] '\n      - 'would reformat'\n      - 'would be reformatted'\n      - 'Formatter would have printed'\n      - 'Diff in '\n      - '--- '\n      - '+++ '\n      - '.orig'\n    anchors:\n      - 'Code style issues found'\n      - 'would reformat'\n      - 'Formatter would have printed'\n      - '/^Diff in \\S+:\\d+:/'\n      - '/^diff \\S+\\.orig \\S+$/'\n      - '/^\\S+ format ━/'\n    strategy: auto_fix\n    alternates: [analyze_then_fix]\n    max_auto_retries: 1\n    locations:\n      - '^\\[warn\\] (?P<file>\\S+\\.[A-Za-z0-9]+)$'\n      - '^would reformat (?P<file>\\S+)$'\n      - '^Diff in (?P<file>\\S+?):(?P<line>\\d+):'\n      - '^diff \\S+\\.orig (?P<file>\\S+)$'\n      - '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+) format ━'\n    hint: Run the formatter (the check's fix command); never hand-format.\n\n  - id: test-failure\n    description: Tests ran and some failed.\n    kinds: [test]\n    signals:\n      - 'FAIL'\n      - 'failed'\n      - 'failing'\n      - 'AssertionError'\n      - 'assert'\n      - 'Expected'\n      - 'expected'\n      - 'Tests:'\n      - 'Test Files'\n      - 'not ok '\n      - '# fail '\n      - '--- FAIL:'\n      - 'test result: FAILED'\n      - 'panicked at'\n      - 'short test summary info'\n      - 'Tests run:'\n    anchors:\n      - '/^\\s*FAIL\\s+\\S/'\n      - '/^Tests:\\s+\\d+ failed/'\n      - '/Test Files\\s+\\d+ failed/'\n      - '/^\\s*\\d+ failing$/'\n      - '/^not ok \\d+ /'\n      - '/^# fail [1-9]/'\n      - '/^--- FAIL: /'\n      - 'test result: FAILED'\n      - '/^FAILED \\S+::/'\n      - '/^=+ .*\\d+ failed/'\n      - '/Tests run: \\d+, Failures: [1-9]/'\n    strategy: analyze_then_fix\n    alternates: [context_expand]\n    locations:\n      - *loc-vitest\n      - *loc-node-test\n      - *loc-cargo-panic\n      - *loc-pytest-failed\n      - *loc-node-frame\n      - *loc-node-bare-frame\n      - *loc-python-frame\n      - *loc-colon\n    hint: Read the failing assertion and the code under test; do not change the test to pass.\n\n  - id: build-error\n    description: The build failed for a reason that is none of the above (linker, bundler, compiler).\n    kinds: [build]\n    signals:\n      - 'undefined reference to'\n      - 'ld returned'\n      - 'linker command failed'\n      - 'cannot find symbol'\n      - 'undefined: '\n      - 'could not compile'\n      - 'BUILD FAILURE'\n      - 'Build failed'\n      - 'Module build failed'\n      - 'ERROR in '\n      - '✘ [ERROR]'\n      - 'error: '\n      - 'error['\n      - 'compilation terminated'\n    anchors:\n      - 'undefined reference to'\n      - '/collect2: error: ld returned|linker command failed/'\n      - '/error: cannot find symbol/'\n      - '/^\\S+:\\d+:\\d+: undefined: /'\n      - '/error\\[E0(425|433|599)\\]/'\n      - 'BUILD FAILURE'\n      - 'Module build failed'\n      - '✘ [ERROR]'\n    strategy: analyze_then_fix\n    alternates: [context_expand]\n    locations:\n      - *loc-rust-arrow\n      - *loc-maven\n      - *loc-colon\n      - '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$'\n    hint: Read the first error; later ones often follow from it.\n\n  - id: regression-detected\n    description: A check (or a single test) that passed in the baseline fails now. Set by the controller.\n    signals:\n      - 'regression-detected'\n    anchors:\n      - '/^regression-detected: /'\n    strategy: context_expand\n    alternates: [analyze_then_fix]\n    hint: Something that worked before the loop's changes broke; diff against the baseline.\n";
 
-// EXTERNAL MODULE: ../../work/main/node_modules/zod/v4/classic/schemas.js + 13 modules
-var schemas = __nccwpck_require__(8027);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 13 modules
+var schemas = __nccwpck_require__(55491);
 // EXTERNAL MODULE: ./src/domain/stages.ts
-var domain_stages = __nccwpck_require__(98700);
+var domain_stages = __nccwpck_require__(75757);
 ;// CONCATENATED MODULE: ./src/config/loop-config.ts
 /**
  * The loop config (`.github/loop.yml`): one zod schema, strict keys. The JSON Schema in
@@ -43600,6 +43668,19 @@ async function runOneIteration(input, deps) {
         ];
         const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : DEFAULT_TEST_GLOBS;
         const findings = inspectProtectedChanges(changes, { protectedGlobs, testGlobs });
+        // Gates triggered by paths: raised when the work changed a path they watch, until approved.
+        const changedPaths = await deps.git.changedPaths(treeBeforeWork);
+        for (const gate of config.gates) {
+            if (gate.paths.length === 0 || state.gates[gate.name]?.status === 'approved')
+                continue;
+            const touched = changedPaths.filter((path) => gate.paths.some((glob) => matchGlob(glob, path)));
+            if (touched.length > 0) {
+                gatesRaised.push({
+                    gate: gate.name,
+                    reason: `the work changed ${touched.slice(0, 5).join(', ')}${touched.length > 5 ? ` and ${touched.length - 5} more` : ''}`,
+                });
+            }
+        }
         if (findings.length > 0) {
             const reason = findings.map((f) => `${f.path}: ${f.reason}`).join('; ');
             events.push(iteration_event(deps.clock.now(), iteration, 'guard', `protected changes: ${reason}`, { findings }));
@@ -45626,10 +45707,28 @@ function renderSummary(model, options = {}) {
     ];
     const footer = [
         renderOverflow(options.overflowLocations ?? [], redact),
+        metricsLine(model),
         [`Budget: ${budgetLine(model)}`, linksLine(model)].filter(Boolean).join(' · '),
     ];
     const render = (outputBudget) => `${[...fixed, renderFailureOutputs(model, outputBudget, redact), ...footer].filter(Boolean).join('\n\n')}\n`;
     return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
+}
+/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
+function metricsLine(model) {
+    const m = model.metrics;
+    if (!m)
+        return '';
+    const counts = [
+        `${m.workCalls} agent call${m.workCalls === 1 ? '' : 's'}`,
+        `${m.autoFixes} auto-fix${m.autoFixes === 1 ? '' : 'es'}`,
+        `${m.flakes} flak${m.flakes === 1 ? 'e' : 'es'}`,
+        `${m.regressions} regression${m.regressions === 1 ? '' : 's'}`,
+        `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
+    ];
+    const patterns = Object.entries(m.aggregate.successRateByPattern)
+        .slice(0, 8)
+        .map(([id, rate]) => `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`);
+    return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/comment.ts
@@ -45786,7 +45885,41 @@ function renderComment(model, options = {}) {
     return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
 }
 
+;// CONCATENATED MODULE: ./src/domain/analysis/metrics.ts
+/** Aggregates from `metrics.byPattern` (which survives compaction of the attempt list). */
+function aggregateMetrics(metrics) {
+    const successRateByPattern = {};
+    const averageAttemptsByPattern = {};
+    let attempts = 0;
+    let escalated = 0;
+    let episodes = 0;
+    for (const [pattern, counts] of Object.entries(metrics.byPattern).sort(([a], [b]) => a.localeCompare(b))) {
+        if (counts.attempts <= 0)
+            continue;
+        attempts += counts.attempts;
+        escalated += counts.escalated;
+        const ended = counts.resolved + counts.escalated;
+        episodes += ended;
+        successRateByPattern[pattern] = metrics_round(counts.resolved / counts.attempts);
+        averageAttemptsByPattern[pattern] = metrics_round(counts.attempts / Math.max(1, ended));
+    }
+    return {
+        successRateByPattern,
+        averageAttemptsByPattern,
+        escalationRate: attempts === 0 ? 0 : metrics_round(escalated / attempts),
+        deadLetterRate: episodes === 0 ? 0 : metrics_round(Math.min(1, metrics.deadLetters / episodes)),
+    };
+}
+function metrics_round(value) {
+    return Math.round(value * 1000) / 1000;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/report/model.ts
+/**
+ * What the job summary and the sticky comment show, in one plain object built from the loop's state,
+ * the iteration's checks and the latest decision. Pure data; the renderers take nothing else.
+ */
+
 /** Builds the report model from the loop's state plus what the iteration returned. */
 function buildReportModel(state, extras) {
     return {
@@ -45826,6 +45959,14 @@ function buildReportModel(state, extras) {
         },
         ...(extras.handoff ? { handoff: extras.handoff } : {}),
         links: extras.links ?? {},
+        metrics: {
+            workCalls: state.metrics.workCalls,
+            autoFixes: state.metrics.autoFixes,
+            flakes: state.metrics.flakes,
+            regressions: state.metrics.regressions,
+            deadLetters: state.metrics.deadLetters,
+            aggregate: aggregateMetrics(state.metrics),
+        },
     };
 }
 
@@ -46094,7 +46235,7 @@ async function loadConfig(settings, root) {
 }
 async function createStore(input) {
     const { settings, env, runnerTemp, root, loopDir, logger } = input;
-    const { ArtifactStore, AutoStore, CacheStore, GitStore } = await Promise.all(/* import() */[__nccwpck_require__.e(976), __nccwpck_require__.e(789)]).then(__nccwpck_require__.bind(__nccwpck_require__, 76789));
+    const { ArtifactStore, AutoStore, CacheStore, GitStore } = await Promise.all(/* import() */[__nccwpck_require__.e(664), __nccwpck_require__.e(455)]).then(__nccwpck_require__.bind(__nccwpck_require__, 15455));
     const cache = () => new CacheStore({ root: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'state'), env });
     const artifact = () => new ArtifactStore({
         token: settings.githubToken,
@@ -46299,7 +46440,7 @@ async function redispatch(github, env, loopId, state, logger) {
 
 /***/ }),
 
-/***/ 2872:
+/***/ 93433:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -46667,18 +46808,18 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ }),
 
-/***/ 43053:
+/***/ 57349:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var Scalar = __nccwpck_require__(22765);
-var YAMLMap = __nccwpck_require__(91950);
-var YAMLSeq = __nccwpck_require__(37495);
-var resolveBlockMap = __nccwpck_require__(66519);
-var resolveBlockSeq = __nccwpck_require__(62662);
-var resolveFlowCollection = __nccwpck_require__(44206);
+var identity = __nccwpck_require__(41127);
+var Scalar = __nccwpck_require__(63301);
+var YAMLMap = __nccwpck_require__(84454);
+var YAMLSeq = __nccwpck_require__(92223);
+var resolveBlockMap = __nccwpck_require__(87103);
+var resolveBlockSeq = __nccwpck_require__(90334);
+var resolveFlowCollection = __nccwpck_require__(13142);
 
 function resolveCollection(CN, ctx, token, onError, tagName, tag) {
     const coll = token.type === 'block-map'
@@ -46764,15 +46905,15 @@ exports.composeCollection = composeCollection;
 
 /***/ }),
 
-/***/ 45899:
+/***/ 23683:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Document = __nccwpck_require__(66885);
-var composeNode = __nccwpck_require__(54873);
-var resolveEnd = __nccwpck_require__(50644);
-var resolveProps = __nccwpck_require__(82207);
+var Document = __nccwpck_require__(3021);
+var composeNode = __nccwpck_require__(45937);
+var resolveEnd = __nccwpck_require__(17788);
+var resolveProps = __nccwpck_require__(34631);
 
 function composeDoc(options, directives, { offset, start, value, end }, onError) {
     const opts = Object.assign({ _directives: directives }, options);
@@ -46816,17 +46957,17 @@ exports.composeDoc = composeDoc;
 
 /***/ }),
 
-/***/ 54873:
+/***/ 45937:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(57641);
-var identity = __nccwpck_require__(80415);
-var composeCollection = __nccwpck_require__(43053);
-var composeScalar = __nccwpck_require__(83293);
-var resolveEnd = __nccwpck_require__(50644);
-var utilEmptyScalarPosition = __nccwpck_require__(64831);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(41127);
+var composeCollection = __nccwpck_require__(57349);
+var composeScalar = __nccwpck_require__(5413);
+var resolveEnd = __nccwpck_require__(17788);
+var utilEmptyScalarPosition = __nccwpck_require__(22599);
 
 const CN = { composeNode, composeEmptyNode };
 function composeNode(ctx, token, props, onError) {
@@ -46935,15 +47076,15 @@ exports.composeNode = composeNode;
 
 /***/ }),
 
-/***/ 83293:
+/***/ 5413:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var Scalar = __nccwpck_require__(22765);
-var resolveBlockScalar = __nccwpck_require__(90809);
-var resolveFlowScalar = __nccwpck_require__(38066);
+var identity = __nccwpck_require__(41127);
+var Scalar = __nccwpck_require__(63301);
+var resolveBlockScalar = __nccwpck_require__(48913);
+var resolveFlowScalar = __nccwpck_require__(76842);
 
 function composeScalar(ctx, token, tagToken, onError) {
     const { value, type, comment, range } = token.type === 'block-scalar'
@@ -47030,18 +47171,18 @@ exports.composeScalar = composeScalar;
 
 /***/ }),
 
-/***/ 23480:
+/***/ 89984:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var directives = __nccwpck_require__(42342);
-var Document = __nccwpck_require__(66885);
-var errors = __nccwpck_require__(13376);
-var identity = __nccwpck_require__(80415);
-var composeDoc = __nccwpck_require__(45899);
-var resolveEnd = __nccwpck_require__(50644);
+var directives = __nccwpck_require__(61342);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(91464);
+var identity = __nccwpck_require__(41127);
+var composeDoc = __nccwpck_require__(23683);
+var resolveEnd = __nccwpck_require__(17788);
 
 function getErrorPos(src) {
     if (typeof src === 'number')
@@ -47261,17 +47402,17 @@ exports.Composer = Composer;
 
 /***/ }),
 
-/***/ 66519:
+/***/ 87103:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Pair = __nccwpck_require__(64245);
-var YAMLMap = __nccwpck_require__(91950);
-var resolveProps = __nccwpck_require__(82207);
-var utilContainsNewline = __nccwpck_require__(59699);
-var utilFlowIndentCheck = __nccwpck_require__(67723);
-var utilMapIncludes = __nccwpck_require__(8539);
+var Pair = __nccwpck_require__(57165);
+var YAMLMap = __nccwpck_require__(84454);
+var resolveProps = __nccwpck_require__(34631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilFlowIndentCheck = __nccwpck_require__(74051);
+var utilMapIncludes = __nccwpck_require__(81187);
 
 const startColMsg = 'All mapping items must start at the same column';
 function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
@@ -47385,12 +47526,12 @@ exports.resolveBlockMap = resolveBlockMap;
 
 /***/ }),
 
-/***/ 90809:
+/***/ 48913:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(22765);
+var Scalar = __nccwpck_require__(63301);
 
 function resolveBlockScalar(ctx, scalar, onError) {
     const start = scalar.offset;
@@ -47592,14 +47733,14 @@ exports.resolveBlockScalar = resolveBlockScalar;
 
 /***/ }),
 
-/***/ 62662:
+/***/ 90334:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var YAMLSeq = __nccwpck_require__(37495);
-var resolveProps = __nccwpck_require__(82207);
-var utilFlowIndentCheck = __nccwpck_require__(67723);
+var YAMLSeq = __nccwpck_require__(92223);
+var resolveProps = __nccwpck_require__(34631);
+var utilFlowIndentCheck = __nccwpck_require__(74051);
 
 function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
     const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
@@ -47650,7 +47791,7 @@ exports.resolveBlockSeq = resolveBlockSeq;
 
 /***/ }),
 
-/***/ 50644:
+/***/ 17788:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -47696,19 +47837,19 @@ exports.resolveEnd = resolveEnd;
 
 /***/ }),
 
-/***/ 44206:
+/***/ 13142:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var Pair = __nccwpck_require__(64245);
-var YAMLMap = __nccwpck_require__(91950);
-var YAMLSeq = __nccwpck_require__(37495);
-var resolveEnd = __nccwpck_require__(50644);
-var resolveProps = __nccwpck_require__(82207);
-var utilContainsNewline = __nccwpck_require__(59699);
-var utilMapIncludes = __nccwpck_require__(8539);
+var identity = __nccwpck_require__(41127);
+var Pair = __nccwpck_require__(57165);
+var YAMLMap = __nccwpck_require__(84454);
+var YAMLSeq = __nccwpck_require__(92223);
+var resolveEnd = __nccwpck_require__(17788);
+var resolveProps = __nccwpck_require__(34631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilMapIncludes = __nccwpck_require__(81187);
 
 const blockMsg = 'Block collections are not allowed within flow collections';
 const isBlock = (token) => token && (token.type === 'block-map' || token.type === 'block-seq');
@@ -47912,13 +48053,13 @@ exports.resolveFlowCollection = resolveFlowCollection;
 
 /***/ }),
 
-/***/ 38066:
+/***/ 76842:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(22765);
-var resolveEnd = __nccwpck_require__(50644);
+var Scalar = __nccwpck_require__(63301);
+var resolveEnd = __nccwpck_require__(17788);
 
 function resolveFlowScalar(scalar, strict, onError) {
     const { offset, type, source, end } = scalar;
@@ -48147,7 +48288,7 @@ exports.resolveFlowScalar = resolveFlowScalar;
 
 /***/ }),
 
-/***/ 82207:
+/***/ 34631:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48302,7 +48443,7 @@ exports.resolveProps = resolveProps;
 
 /***/ }),
 
-/***/ 59699:
+/***/ 9499:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48345,7 +48486,7 @@ exports.containsNewline = containsNewline;
 
 /***/ }),
 
-/***/ 64831:
+/***/ 22599:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48380,12 +48521,12 @@ exports.emptyScalarPosition = emptyScalarPosition;
 
 /***/ }),
 
-/***/ 67723:
+/***/ 74051:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var utilContainsNewline = __nccwpck_require__(59699);
+var utilContainsNewline = __nccwpck_require__(9499);
 
 function flowIndentCheck(indent, fc, onError) {
     if (fc?.type === 'flow-collection') {
@@ -48404,12 +48545,12 @@ exports.flowIndentCheck = flowIndentCheck;
 
 /***/ }),
 
-/***/ 8539:
+/***/ 81187:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
+var identity = __nccwpck_require__(41127);
 
 function mapIncludes(ctx, items, search) {
     const { uniqueKeys } = ctx.options;
@@ -48426,22 +48567,22 @@ exports.mapIncludes = mapIncludes;
 
 /***/ }),
 
-/***/ 66885:
+/***/ 3021:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(57641);
-var Collection = __nccwpck_require__(13469);
-var identity = __nccwpck_require__(80415);
-var Pair = __nccwpck_require__(64245);
-var toJS = __nccwpck_require__(915);
-var Schema = __nccwpck_require__(38296);
-var stringifyDocument = __nccwpck_require__(67653);
-var anchors = __nccwpck_require__(45236);
-var applyReviver = __nccwpck_require__(45797);
-var createNode = __nccwpck_require__(92076);
-var directives = __nccwpck_require__(42342);
+var Alias = __nccwpck_require__(4065);
+var Collection = __nccwpck_require__(40101);
+var identity = __nccwpck_require__(41127);
+var Pair = __nccwpck_require__(57165);
+var toJS = __nccwpck_require__(74043);
+var Schema = __nccwpck_require__(45840);
+var stringifyDocument = __nccwpck_require__(6829);
+var anchors = __nccwpck_require__(71596);
+var applyReviver = __nccwpck_require__(83661);
+var createNode = __nccwpck_require__(42404);
+var directives = __nccwpck_require__(61342);
 
 class Document {
     constructor(value, replacer, options) {
@@ -48770,13 +48911,13 @@ exports.Document = Document;
 
 /***/ }),
 
-/***/ 45236:
+/***/ 71596:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var visit = __nccwpck_require__(50292);
+var identity = __nccwpck_require__(41127);
+var visit = __nccwpck_require__(10204);
 
 /**
  * Verify that the input string is a valid anchor.
@@ -48853,7 +48994,7 @@ exports.findNewAnchor = findNewAnchor;
 
 /***/ }),
 
-/***/ 45797:
+/***/ 83661:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48917,14 +49058,14 @@ exports.applyReviver = applyReviver;
 
 /***/ }),
 
-/***/ 92076:
+/***/ 42404:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(57641);
-var identity = __nccwpck_require__(80415);
-var Scalar = __nccwpck_require__(22765);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(41127);
+var Scalar = __nccwpck_require__(63301);
 
 const defaultTagPrefix = 'tag:yaml.org,2002:';
 function findTagObject(value, tagName, tags) {
@@ -49014,13 +49155,13 @@ exports.createNode = createNode;
 
 /***/ }),
 
-/***/ 42342:
+/***/ 61342:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var visit = __nccwpck_require__(50292);
+var identity = __nccwpck_require__(41127);
+var visit = __nccwpck_require__(10204);
 
 const escapeChars = {
     '!': '%21',
@@ -49199,7 +49340,7 @@ exports.Directives = Directives;
 
 /***/ }),
 
-/***/ 13376:
+/***/ 91464:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -49268,28 +49409,28 @@ exports.prettifyError = prettifyError;
 
 /***/ }),
 
-/***/ 7207:
+/***/ 38815:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
 
 
-var composer = __nccwpck_require__(23480);
-var Document = __nccwpck_require__(66885);
-var Schema = __nccwpck_require__(38296);
-var errors = __nccwpck_require__(13376);
-var Alias = __nccwpck_require__(57641);
-var identity = __nccwpck_require__(80415);
-var Pair = __nccwpck_require__(64245);
-var Scalar = __nccwpck_require__(22765);
-var YAMLMap = __nccwpck_require__(91950);
-var YAMLSeq = __nccwpck_require__(37495);
-var cst = __nccwpck_require__(85421);
-var lexer = __nccwpck_require__(12081);
-var lineCounter = __nccwpck_require__(34588);
-var parser = __nccwpck_require__(99032);
-var publicApi = __nccwpck_require__(68759);
-var visit = __nccwpck_require__(50292);
+var composer = __nccwpck_require__(89984);
+var Document = __nccwpck_require__(3021);
+var Schema = __nccwpck_require__(45840);
+var errors = __nccwpck_require__(91464);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(41127);
+var Pair = __nccwpck_require__(57165);
+var Scalar = __nccwpck_require__(63301);
+var YAMLMap = __nccwpck_require__(84454);
+var YAMLSeq = __nccwpck_require__(92223);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(40361);
+var lineCounter = __nccwpck_require__(66628);
+var parser = __nccwpck_require__(3456);
+var publicApi = __nccwpck_require__(84047);
+var visit = __nccwpck_require__(10204);
 
 
 
@@ -49326,7 +49467,7 @@ __webpack_unused_export__ = visit.visitAsync;
 
 /***/ }),
 
-/***/ 62745:
+/***/ 57249:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -49352,16 +49493,16 @@ exports.warn = warn;
 
 /***/ }),
 
-/***/ 57641:
+/***/ 4065:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(45236);
-var visit = __nccwpck_require__(50292);
-var identity = __nccwpck_require__(80415);
-var Node = __nccwpck_require__(96617);
-var toJS = __nccwpck_require__(915);
+var anchors = __nccwpck_require__(71596);
+var visit = __nccwpck_require__(10204);
+var identity = __nccwpck_require__(41127);
+var Node = __nccwpck_require__(66673);
+var toJS = __nccwpck_require__(74043);
 
 class Alias extends Node.NodeBase {
     constructor(source) {
@@ -49479,14 +49620,14 @@ exports.Alias = Alias;
 
 /***/ }),
 
-/***/ 13469:
+/***/ 40101:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(92076);
-var identity = __nccwpck_require__(80415);
-var Node = __nccwpck_require__(96617);
+var createNode = __nccwpck_require__(42404);
+var identity = __nccwpck_require__(41127);
+var Node = __nccwpck_require__(66673);
 
 function collectionFromPath(schema, path, value) {
     let v = value;
@@ -49637,14 +49778,14 @@ exports.isEmptyPath = isEmptyPath;
 
 /***/ }),
 
-/***/ 96617:
+/***/ 66673:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var applyReviver = __nccwpck_require__(45797);
-var identity = __nccwpck_require__(80415);
-var toJS = __nccwpck_require__(915);
+var applyReviver = __nccwpck_require__(83661);
+var identity = __nccwpck_require__(41127);
+var toJS = __nccwpck_require__(74043);
 
 class NodeBase {
     constructor(type) {
@@ -49684,15 +49825,15 @@ exports.NodeBase = NodeBase;
 
 /***/ }),
 
-/***/ 64245:
+/***/ 57165:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(92076);
-var stringifyPair = __nccwpck_require__(95004);
-var addPairToJSMap = __nccwpck_require__(49256);
-var identity = __nccwpck_require__(80415);
+var createNode = __nccwpck_require__(42404);
+var stringifyPair = __nccwpck_require__(59748);
+var addPairToJSMap = __nccwpck_require__(97104);
+var identity = __nccwpck_require__(41127);
 
 function createPair(key, value, ctx) {
     const k = createNode.createNode(key, undefined, ctx);
@@ -49730,14 +49871,14 @@ exports.createPair = createPair;
 
 /***/ }),
 
-/***/ 22765:
+/***/ 63301:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var Node = __nccwpck_require__(96617);
-var toJS = __nccwpck_require__(915);
+var identity = __nccwpck_require__(41127);
+var Node = __nccwpck_require__(66673);
+var toJS = __nccwpck_require__(74043);
 
 const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
 class Scalar extends Node.NodeBase {
@@ -49764,17 +49905,17 @@ exports.isScalarValue = isScalarValue;
 
 /***/ }),
 
-/***/ 91950:
+/***/ 84454:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyCollection = __nccwpck_require__(86340);
-var addPairToJSMap = __nccwpck_require__(49256);
-var Collection = __nccwpck_require__(13469);
-var identity = __nccwpck_require__(80415);
-var Pair = __nccwpck_require__(64245);
-var Scalar = __nccwpck_require__(22765);
+var stringifyCollection = __nccwpck_require__(61212);
+var addPairToJSMap = __nccwpck_require__(97104);
+var Collection = __nccwpck_require__(40101);
+var identity = __nccwpck_require__(41127);
+var Pair = __nccwpck_require__(57165);
+var Scalar = __nccwpck_require__(63301);
 
 function findPair(items, key) {
     const k = identity.isScalar(key) ? key.value : key;
@@ -49918,17 +50059,17 @@ exports.findPair = findPair;
 
 /***/ }),
 
-/***/ 37495:
+/***/ 92223:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(92076);
-var stringifyCollection = __nccwpck_require__(86340);
-var Collection = __nccwpck_require__(13469);
-var identity = __nccwpck_require__(80415);
-var Scalar = __nccwpck_require__(22765);
-var toJS = __nccwpck_require__(915);
+var createNode = __nccwpck_require__(42404);
+var stringifyCollection = __nccwpck_require__(61212);
+var Collection = __nccwpck_require__(40101);
+var identity = __nccwpck_require__(41127);
+var Scalar = __nccwpck_require__(63301);
+var toJS = __nccwpck_require__(74043);
 
 class YAMLSeq extends Collection.Collection {
     static get tagName() {
@@ -50040,16 +50181,16 @@ exports.YAMLSeq = YAMLSeq;
 
 /***/ }),
 
-/***/ 49256:
+/***/ 97104:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var log = __nccwpck_require__(62745);
-var merge = __nccwpck_require__(6220);
-var stringify = __nccwpck_require__(30732);
-var identity = __nccwpck_require__(80415);
-var toJS = __nccwpck_require__(915);
+var log = __nccwpck_require__(57249);
+var merge = __nccwpck_require__(90452);
+var stringify = __nccwpck_require__(2148);
+var identity = __nccwpck_require__(41127);
+var toJS = __nccwpck_require__(74043);
 
 function addPairToJSMap(ctx, map, { key, value }) {
     if (identity.isNode(key) && key.addToJSMap)
@@ -50112,7 +50253,7 @@ exports.addPairToJSMap = addPairToJSMap;
 
 /***/ }),
 
-/***/ 80415:
+/***/ 41127:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -50172,12 +50313,12 @@ exports.isSeq = isSeq;
 
 /***/ }),
 
-/***/ 915:
+/***/ 74043:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
+var identity = __nccwpck_require__(41127);
 
 /**
  * Recursively convert any node or its contents to native JavaScript
@@ -50218,15 +50359,15 @@ exports.toJS = toJS;
 
 /***/ }),
 
-/***/ 31366:
+/***/ 60110:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var resolveBlockScalar = __nccwpck_require__(90809);
-var resolveFlowScalar = __nccwpck_require__(38066);
-var errors = __nccwpck_require__(13376);
-var stringifyString = __nccwpck_require__(90501);
+var resolveBlockScalar = __nccwpck_require__(48913);
+var resolveFlowScalar = __nccwpck_require__(76842);
+var errors = __nccwpck_require__(91464);
+var stringifyString = __nccwpck_require__(83069);
 
 function resolveAsScalar(token, strict = true, onError) {
     if (token) {
@@ -50443,7 +50584,7 @@ exports.setScalarValue = setScalarValue;
 
 /***/ }),
 
-/***/ 48013:
+/***/ 91733:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -50513,7 +50654,7 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 84555:
+/***/ 97715:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -50619,14 +50760,14 @@ exports.visit = visit;
 
 /***/ }),
 
-/***/ 85421:
+/***/ 3461:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cstScalar = __nccwpck_require__(31366);
-var cstStringify = __nccwpck_require__(48013);
-var cstVisit = __nccwpck_require__(84555);
+var cstScalar = __nccwpck_require__(60110);
+var cstStringify = __nccwpck_require__(91733);
+var cstVisit = __nccwpck_require__(97715);
 
 /** The byte order mark */
 const BOM = '\u{FEFF}';
@@ -50738,12 +50879,12 @@ exports.tokenType = tokenType;
 
 /***/ }),
 
-/***/ 12081:
+/***/ 40361:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cst = __nccwpck_require__(85421);
+var cst = __nccwpck_require__(3461);
 
 /*
 START -> stream
@@ -51468,7 +51609,7 @@ exports.Lexer = Lexer;
 
 /***/ }),
 
-/***/ 34588:
+/***/ 66628:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -51516,14 +51657,14 @@ exports.LineCounter = LineCounter;
 
 /***/ }),
 
-/***/ 99032:
+/***/ 3456:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var cst = __nccwpck_require__(85421);
-var lexer = __nccwpck_require__(12081);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(40361);
 
 function includesToken(list, type) {
     for (let i = 0; i < list.length; ++i)
@@ -52503,18 +52644,18 @@ exports.Parser = Parser;
 
 /***/ }),
 
-/***/ 68759:
+/***/ 84047:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var composer = __nccwpck_require__(23480);
-var Document = __nccwpck_require__(66885);
-var errors = __nccwpck_require__(13376);
-var log = __nccwpck_require__(62745);
-var identity = __nccwpck_require__(80415);
-var lineCounter = __nccwpck_require__(34588);
-var parser = __nccwpck_require__(99032);
+var composer = __nccwpck_require__(89984);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(91464);
+var log = __nccwpck_require__(57249);
+var identity = __nccwpck_require__(41127);
+var lineCounter = __nccwpck_require__(66628);
+var parser = __nccwpck_require__(3456);
 
 function parseOptions(options) {
     const prettyErrors = options.prettyErrors !== false;
@@ -52617,16 +52758,16 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 38296:
+/***/ 45840:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var map = __nccwpck_require__(97683);
-var seq = __nccwpck_require__(54066);
-var string = __nccwpck_require__(4088);
-var tags = __nccwpck_require__(33578);
+var identity = __nccwpck_require__(41127);
+var map = __nccwpck_require__(47451);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(66464);
+var tags = __nccwpck_require__(90018);
 
 const sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 class Schema {
@@ -52663,13 +52804,13 @@ exports.Schema = Schema;
 
 /***/ }),
 
-/***/ 97683:
+/***/ 47451:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var YAMLMap = __nccwpck_require__(91950);
+var identity = __nccwpck_require__(41127);
+var YAMLMap = __nccwpck_require__(84454);
 
 const map = {
     collection: 'map',
@@ -52689,12 +52830,12 @@ exports.map = map;
 
 /***/ }),
 
-/***/ 11528:
+/***/ 73632:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(22765);
+var Scalar = __nccwpck_require__(63301);
 
 const nullTag = {
     identify: value => value == null,
@@ -52713,13 +52854,13 @@ exports.nullTag = nullTag;
 
 /***/ }),
 
-/***/ 54066:
+/***/ 1706:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var YAMLSeq = __nccwpck_require__(37495);
+var identity = __nccwpck_require__(41127);
+var YAMLSeq = __nccwpck_require__(92223);
 
 const seq = {
     collection: 'seq',
@@ -52739,12 +52880,12 @@ exports.seq = seq;
 
 /***/ }),
 
-/***/ 4088:
+/***/ 66464:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyString = __nccwpck_require__(90501);
+var stringifyString = __nccwpck_require__(83069);
 
 const string = {
     identify: value => typeof value === 'string',
@@ -52762,12 +52903,12 @@ exports.string = string;
 
 /***/ }),
 
-/***/ 47247:
+/***/ 73959:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(22765);
+var Scalar = __nccwpck_require__(63301);
 
 const boolTag = {
     identify: value => typeof value === 'boolean',
@@ -52790,13 +52931,13 @@ exports.boolTag = boolTag;
 
 /***/ }),
 
-/***/ 27661:
+/***/ 38405:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(22765);
-var stringifyNumber = __nccwpck_require__(72729);
+var Scalar = __nccwpck_require__(63301);
+var stringifyNumber = __nccwpck_require__(28689);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -52844,12 +52985,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 9546:
+/***/ 59874:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(72729);
+var stringifyNumber = __nccwpck_require__(28689);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 const intResolve = (str, offset, radix, { intAsBigInt }) => (intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix));
@@ -52893,18 +53034,18 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 49032:
+/***/ 70896:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(97683);
-var _null = __nccwpck_require__(11528);
-var seq = __nccwpck_require__(54066);
-var string = __nccwpck_require__(4088);
-var bool = __nccwpck_require__(47247);
-var float = __nccwpck_require__(27661);
-var int = __nccwpck_require__(9546);
+var map = __nccwpck_require__(47451);
+var _null = __nccwpck_require__(73632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(66464);
+var bool = __nccwpck_require__(73959);
+var float = __nccwpck_require__(38405);
+var int = __nccwpck_require__(59874);
 
 const schema = [
     map.map,
@@ -52925,14 +53066,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 77519:
+/***/ 33559:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(22765);
-var map = __nccwpck_require__(97683);
-var seq = __nccwpck_require__(54066);
+var Scalar = __nccwpck_require__(63301);
+var map = __nccwpck_require__(47451);
+var seq = __nccwpck_require__(1706);
 
 function intIdentify(value) {
     return typeof value === 'bigint' || Number.isInteger(value);
@@ -52996,27 +53137,27 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 33578:
+/***/ 90018:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(97683);
-var _null = __nccwpck_require__(11528);
-var seq = __nccwpck_require__(54066);
-var string = __nccwpck_require__(4088);
-var bool = __nccwpck_require__(47247);
-var float = __nccwpck_require__(27661);
-var int = __nccwpck_require__(9546);
-var schema = __nccwpck_require__(49032);
-var schema$1 = __nccwpck_require__(77519);
-var binary = __nccwpck_require__(34011);
-var merge = __nccwpck_require__(6220);
-var omap = __nccwpck_require__(62775);
-var pairs = __nccwpck_require__(21705);
-var schema$2 = __nccwpck_require__(1921);
-var set = __nccwpck_require__(20832);
-var timestamp = __nccwpck_require__(90168);
+var map = __nccwpck_require__(47451);
+var _null = __nccwpck_require__(73632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(66464);
+var bool = __nccwpck_require__(73959);
+var float = __nccwpck_require__(38405);
+var int = __nccwpck_require__(59874);
+var schema = __nccwpck_require__(70896);
+var schema$1 = __nccwpck_require__(33559);
+var binary = __nccwpck_require__(56083);
+var merge = __nccwpck_require__(90452);
+var omap = __nccwpck_require__(50303);
+var pairs = __nccwpck_require__(18385);
+var schema$2 = __nccwpck_require__(35913);
+var set = __nccwpck_require__(81528);
+var timestamp = __nccwpck_require__(24371);
 
 const schemas = new Map([
     ['core', schema.schema],
@@ -53102,14 +53243,14 @@ exports.getTags = getTags;
 
 /***/ }),
 
-/***/ 34011:
+/***/ 56083:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_buffer = __nccwpck_require__(20181);
-var Scalar = __nccwpck_require__(22765);
-var stringifyString = __nccwpck_require__(90501);
+var Scalar = __nccwpck_require__(63301);
+var stringifyString = __nccwpck_require__(83069);
 
 const binary = {
     identify: value => value instanceof Uint8Array, // Buffer inherits from Uint8Array
@@ -53179,12 +53320,12 @@ exports.binary = binary;
 
 /***/ }),
 
-/***/ 92214:
+/***/ 88398:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(22765);
+var Scalar = __nccwpck_require__(63301);
 
 function boolStringify({ value, source }, ctx) {
     const boolObj = value ? trueTag : falseTag;
@@ -53215,13 +53356,13 @@ exports.trueTag = trueTag;
 
 /***/ }),
 
-/***/ 9614:
+/***/ 35782:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(22765);
-var stringifyNumber = __nccwpck_require__(72729);
+var Scalar = __nccwpck_require__(63301);
+var stringifyNumber = __nccwpck_require__(28689);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -53272,12 +53413,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 36257:
+/***/ 10873:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(72729);
+var stringifyNumber = __nccwpck_require__(28689);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 function intResolve(str, offset, radix, { intAsBigInt }) {
@@ -53355,13 +53496,13 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 6220:
+/***/ 90452:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var Scalar = __nccwpck_require__(22765);
+var identity = __nccwpck_require__(41127);
+var Scalar = __nccwpck_require__(63301);
 
 // If the value associated with a merge key is a single mapping node, each of
 // its key/value pairs is inserted into the current mapping, unless the key
@@ -53433,16 +53574,16 @@ exports.merge = merge;
 
 /***/ }),
 
-/***/ 62775:
+/***/ 50303:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var toJS = __nccwpck_require__(915);
-var YAMLMap = __nccwpck_require__(91950);
-var YAMLSeq = __nccwpck_require__(37495);
-var pairs = __nccwpck_require__(21705);
+var identity = __nccwpck_require__(41127);
+var toJS = __nccwpck_require__(74043);
+var YAMLMap = __nccwpck_require__(84454);
+var YAMLSeq = __nccwpck_require__(92223);
+var pairs = __nccwpck_require__(18385);
 
 class YAMLOMap extends YAMLSeq.YAMLSeq {
     constructor() {
@@ -53517,15 +53658,15 @@ exports.omap = omap;
 
 /***/ }),
 
-/***/ 21705:
+/***/ 18385:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var Pair = __nccwpck_require__(64245);
-var Scalar = __nccwpck_require__(22765);
-var YAMLSeq = __nccwpck_require__(37495);
+var identity = __nccwpck_require__(41127);
+var Pair = __nccwpck_require__(57165);
+var Scalar = __nccwpck_require__(63301);
+var YAMLSeq = __nccwpck_require__(92223);
 
 function resolvePairs(seq, onError) {
     if (identity.isSeq(seq)) {
@@ -53606,24 +53747,24 @@ exports.resolvePairs = resolvePairs;
 
 /***/ }),
 
-/***/ 1921:
+/***/ 35913:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(97683);
-var _null = __nccwpck_require__(11528);
-var seq = __nccwpck_require__(54066);
-var string = __nccwpck_require__(4088);
-var binary = __nccwpck_require__(34011);
-var bool = __nccwpck_require__(92214);
-var float = __nccwpck_require__(9614);
-var int = __nccwpck_require__(36257);
-var merge = __nccwpck_require__(6220);
-var omap = __nccwpck_require__(62775);
-var pairs = __nccwpck_require__(21705);
-var set = __nccwpck_require__(20832);
-var timestamp = __nccwpck_require__(90168);
+var map = __nccwpck_require__(47451);
+var _null = __nccwpck_require__(73632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(66464);
+var binary = __nccwpck_require__(56083);
+var bool = __nccwpck_require__(88398);
+var float = __nccwpck_require__(35782);
+var int = __nccwpck_require__(10873);
+var merge = __nccwpck_require__(90452);
+var omap = __nccwpck_require__(50303);
+var pairs = __nccwpck_require__(18385);
+var set = __nccwpck_require__(81528);
+var timestamp = __nccwpck_require__(24371);
 
 const schema = [
     map.map,
@@ -53654,14 +53795,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 20832:
+/***/ 81528:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var Pair = __nccwpck_require__(64245);
-var YAMLMap = __nccwpck_require__(91950);
+var identity = __nccwpck_require__(41127);
+var Pair = __nccwpck_require__(57165);
+var YAMLMap = __nccwpck_require__(84454);
 
 class YAMLSet extends YAMLMap.YAMLMap {
     constructor(schema) {
@@ -53757,12 +53898,12 @@ exports.set = set;
 
 /***/ }),
 
-/***/ 90168:
+/***/ 24371:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(72729);
+var stringifyNumber = __nccwpck_require__(28689);
 
 /** Internal types handle bigint as number, because TS can't figure it out. */
 function parseSexagesimal(str, asBigInt) {
@@ -53869,7 +54010,7 @@ exports.timestamp = timestamp;
 
 /***/ }),
 
-/***/ 93699:
+/***/ 34475:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -54027,15 +54168,15 @@ exports.foldFlowLines = foldFlowLines;
 
 /***/ }),
 
-/***/ 30732:
+/***/ 2148:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(45236);
-var identity = __nccwpck_require__(80415);
-var stringifyComment = __nccwpck_require__(18927);
-var stringifyString = __nccwpck_require__(90501);
+var anchors = __nccwpck_require__(71596);
+var identity = __nccwpck_require__(41127);
+var stringifyComment = __nccwpck_require__(59799);
+var stringifyString = __nccwpck_require__(83069);
 
 function createStringifyContext(doc, options) {
     const opt = Object.assign({
@@ -54166,14 +54307,14 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 86340:
+/***/ 61212:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var stringify = __nccwpck_require__(30732);
-var stringifyComment = __nccwpck_require__(18927);
+var identity = __nccwpck_require__(41127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(59799);
 
 function stringifyCollection(collection, ctx, options) {
     const flow = ctx.inFlow ?? collection.flow;
@@ -54328,7 +54469,7 @@ exports.stringifyCollection = stringifyCollection;
 
 /***/ }),
 
-/***/ 18927:
+/***/ 59799:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -54359,14 +54500,14 @@ exports.stringifyComment = stringifyComment;
 
 /***/ }),
 
-/***/ 67653:
+/***/ 6829:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var stringify = __nccwpck_require__(30732);
-var stringifyComment = __nccwpck_require__(18927);
+var identity = __nccwpck_require__(41127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(59799);
 
 function stringifyDocument(doc, options) {
     const lines = [];
@@ -54453,7 +54594,7 @@ exports.stringifyDocument = stringifyDocument;
 
 /***/ }),
 
-/***/ 72729:
+/***/ 28689:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -54487,15 +54628,15 @@ exports.stringifyNumber = stringifyNumber;
 
 /***/ }),
 
-/***/ 95004:
+/***/ 59748:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
-var Scalar = __nccwpck_require__(22765);
-var stringify = __nccwpck_require__(30732);
-var stringifyComment = __nccwpck_require__(18927);
+var identity = __nccwpck_require__(41127);
+var Scalar = __nccwpck_require__(63301);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(59799);
 
 function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
     const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -54646,13 +54787,13 @@ exports.stringifyPair = stringifyPair;
 
 /***/ }),
 
-/***/ 90501:
+/***/ 83069:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(22765);
-var foldFlowLines = __nccwpck_require__(93699);
+var Scalar = __nccwpck_require__(63301);
+var foldFlowLines = __nccwpck_require__(34475);
 
 const getFoldOptions = (ctx, isBlock) => ({
     indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
@@ -54991,12 +55132,12 @@ exports.stringifyString = stringifyString;
 
 /***/ }),
 
-/***/ 50292:
+/***/ 10204:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(80415);
+var identity = __nccwpck_require__(41127);
 
 const BREAK = Symbol('break visit');
 const SKIP = Symbol('skip children');
@@ -55234,7 +55375,7 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
-/***/ 96310:
+/***/ 33838:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -55257,7 +55398,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(70857);
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -55293,7 +55434,7 @@ function utils_toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -55389,7 +55530,7 @@ function escapeProperty(s) {
 var external_crypto_ = __nccwpck_require__(76982);
 // EXTERNAL MODULE: external "fs"
 var external_fs_ = __nccwpck_require__(79896);
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -55426,11 +55567,11 @@ function file_command_prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 // EXTERNAL MODULE: external "path"
 var external_path_ = __nccwpck_require__(16928);
-// EXTERNAL MODULE: ../../work/main/node_modules/@actions/http-client/lib/index.js + 1 modules
-var lib = __nccwpck_require__(55078);
-// EXTERNAL MODULE: ../../work/main/node_modules/@actions/http-client/lib/auth.js
-var auth = __nccwpck_require__(4745);
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/core/lib/oidc-utils.js
+// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/index.js + 1 modules
+var lib = __nccwpck_require__(44942);
+// EXTERNAL MODULE: ./node_modules/@actions/http-client/lib/auth.js
+var auth = __nccwpck_require__(92145);
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -55504,7 +55645,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -55785,7 +55926,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = _summary;
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -55819,9 +55960,9 @@ function toPlatformPath(pth) {
     return pth.replace(/[/\\]/g, path.sep);
 }
 //# sourceMappingURL=path-utils.js.map
-// EXTERNAL MODULE: ../../work/main/node_modules/@actions/exec/lib/exec.js + 3 modules
-var lib_exec = __nccwpck_require__(73083);
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/core/lib/platform.js
+// EXTERNAL MODULE: ./node_modules/@actions/exec/lib/exec.js + 3 modules
+var lib_exec = __nccwpck_require__(27187);
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -55886,7 +56027,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -56207,7 +56348,7 @@ function getIDToken(aud) {
 
 /***/ }),
 
-/***/ 73083:
+/***/ 27187:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -56228,13 +56369,13 @@ var external_events_ = __nccwpck_require__(24434);
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "path"
 var external_path_ = __nccwpck_require__(16928);
-// EXTERNAL MODULE: ../../work/main/node_modules/@actions/io/lib/io.js
-var io = __nccwpck_require__(68005);
-// EXTERNAL MODULE: ../../work/main/node_modules/@actions/io/lib/io-util.js
-var io_util = __nccwpck_require__(50082);
+// EXTERNAL MODULE: ./node_modules/@actions/io/lib/io.js
+var io = __nccwpck_require__(88701);
+// EXTERNAL MODULE: ./node_modules/@actions/io/lib/io-util.js
+var io_util = __nccwpck_require__(90);
 ;// CONCATENATED MODULE: external "timers"
 const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/exec/lib/toolrunner.js
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -56822,7 +56963,7 @@ class ExecState extends external_events_.EventEmitter {
     }
 }
 //# sourceMappingURL=toolrunner.js.map
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/exec/lib/exec.js
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
 var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -56905,7 +57046,7 @@ function getExecOutput(commandLine, args, options) {
 
 /***/ }),
 
-/***/ 28621:
+/***/ 37157:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -56968,15 +57109,15 @@ class Context {
 
 /***/ }),
 
-/***/ 31951:
+/***/ 61351:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Q: () => (/* binding */ getOctokit),
 /* harmony export */   _: () => (/* binding */ context)
 /* harmony export */ });
-/* harmony import */ var _context_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(28621);
-/* harmony import */ var _utils_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(74363);
+/* harmony import */ var _context_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(37157);
+/* harmony import */ var _utils_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(85555);
 
 
 const context = new _context_js__WEBPACK_IMPORTED_MODULE_0__/* .Context */ .o();
@@ -56994,7 +57135,7 @@ function getOctokit(token, options, ...additionalPlugins) {
 
 /***/ }),
 
-/***/ 74363:
+/***/ 85555:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -57007,13 +57148,13 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: context, getUserAgentWithOrchestrationId
 
-// EXTERNAL MODULE: ../../work/main/node_modules/@actions/github/lib/context.js
-var context = __nccwpck_require__(28621);
-// EXTERNAL MODULE: ../../work/main/node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
-var lib = __nccwpck_require__(12827);
-// EXTERNAL MODULE: ../../work/main/node_modules/undici/index.js
-var undici = __nccwpck_require__(40576);
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/github/lib/internal/utils.js
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/context.js
+var context = __nccwpck_require__(37157);
+// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
+var lib = __nccwpck_require__(89659);
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(46752);
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -57066,7 +57207,7 @@ function getUserAgentWithOrchestrationId(baseUserAgent) {
     return baseUserAgent;
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../../work/main/node_modules/universal-user-agent/index.js
+;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -57081,7 +57222,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/before-after-hook/lib/register.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
 // @ts-check
 
 function register(state, name, method, options) {
@@ -57110,7 +57251,7 @@ function register(state, name, method, options) {
   });
 }
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/before-after-hook/lib/add.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
 // @ts-check
 
 function addHook(state, kind, name, hook) {
@@ -57158,7 +57299,7 @@ function addHook(state, kind, name, hook) {
   });
 }
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/before-after-hook/lib/remove.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
 // @ts-check
 
 function removeHook(state, name, method) {
@@ -57179,7 +57320,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index, 1);
 }
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/before-after-hook/index.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
 // @ts-check
 
 
@@ -57226,7 +57367,7 @@ function Collection() {
 
 /* harmony default export */ const before_after_hook = ({ Singular, Collection });
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/endpoint/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
 // pkg/dist-src/defaults.js
 
 
@@ -57572,7 +57713,7 @@ function withDefaults(oldDefaults, newDefaults) {
 var endpoint = withDefaults(null, DEFAULTS);
 
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/content-type/dist/index.js
+;// CONCATENATED MODULE: ./node_modules/content-type/dist/index.js
 /*!
  * content-type
  * Copyright(c) 2015 Douglas Christopher Wilson
@@ -57864,7 +58005,7 @@ function unescapeQuotedPairs(str, start, end) {
     return result + str.slice(start, end);
 }
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ../../work/main/node_modules/json-with-bigint/json-with-bigint.js
+;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
 const intRegex = /^-?\d+$/;
 const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
 const originalStringify = JSON.stringify;
@@ -58465,9 +58606,9 @@ const JSONParse = (text, reviver) => {
 
 
 
-// EXTERNAL MODULE: ../../work/main/node_modules/@octokit/request-error/dist-src/index.js
-var dist_src = __nccwpck_require__(99615);
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/request/dist-bundle/index.js
+// EXTERNAL MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
+var dist_src = __nccwpck_require__(31015);
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -58674,7 +58815,7 @@ var request = dist_bundle_withDefaults(endpoint, defaults_default);
 /* v8 ignore next -- @preserve */
 /* v8 ignore else -- @preserve */
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/graphql/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -58805,7 +58946,7 @@ function withCustomRequest(customRequest) {
 
 /* v8 ignore if -- @preserve */
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/auth-token/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
 // pkg/dist-src/is-jwt.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
@@ -58860,11 +59001,11 @@ var createTokenAuth = function createTokenAuth2(token) {
 };
 
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/core/dist-src/version.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
 const version_VERSION = "7.0.8";
 
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/core/dist-src/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
 
 
 
@@ -59005,12 +59146,12 @@ class Octokit {
 }
 
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 const dist_src_version_VERSION = "17.0.0";
 
 //# sourceMappingURL=version.js.map
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 const Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -61304,7 +61445,7 @@ var endpoints_default = Endpoints;
 
 //# sourceMappingURL=endpoints.js.map
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 
 const endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
@@ -61430,7 +61571,7 @@ function decorate(octokit, scope, methodName, defaults, decorations) {
 
 //# sourceMappingURL=endpoints-to-methods.js.map
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 
 
 function restEndpointMethods(octokit) {
@@ -61451,7 +61592,7 @@ legacyRestEndpointMethods.VERSION = dist_src_version_VERSION;
 
 //# sourceMappingURL=index.js.map
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 // pkg/dist-src/version.js
 var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
 
@@ -61863,7 +62004,7 @@ function paginateRest(octokit) {
 paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
 
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/github/lib/utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/utils.js
 
 
 // octokit + plugins
@@ -61905,7 +62046,7 @@ function getOctokitOptions(token, options) {
 
 /***/ }),
 
-/***/ 4745:
+/***/ 92145:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -61990,7 +62131,7 @@ class PersonalAccessTokenCredentialHandler {
 
 /***/ }),
 
-/***/ 55078:
+/***/ 44942:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -62009,7 +62150,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(65692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -62100,11 +62241,11 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ../../work/main/node_modules/tunnel/index.js
-var tunnel = __nccwpck_require__(68258);
-// EXTERNAL MODULE: ../../work/main/node_modules/undici/index.js
-var undici = __nccwpck_require__(40576);
-;// CONCATENATED MODULE: ../../work/main/node_modules/@actions/http-client/lib/index.js
+// EXTERNAL MODULE: ./node_modules/tunnel/index.js
+var tunnel = __nccwpck_require__(20770);
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(46752);
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -62804,7 +62945,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 
 /***/ }),
 
-/***/ 50082:
+/***/ 90:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -63000,7 +63141,7 @@ function getCmdPath() {
 
 /***/ }),
 
-/***/ 68005:
+/***/ 88701:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -63011,7 +63152,7 @@ function getCmdPath() {
 /* unused harmony exports cp, mv, findInPath */
 /* harmony import */ var assert__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(42613);
 /* harmony import */ var path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(16928);
-/* harmony import */ var _io_util_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(50082);
+/* harmony import */ var _io_util_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(90);
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -63286,15 +63427,15 @@ function copyFile(srcFile, destFile, force) {
 
 /***/ }),
 
-/***/ 5935:
+/***/ 49735:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   L: () => (/* binding */ retry)
 /* harmony export */ });
 /* unused harmony export VERSION */
-/* harmony import */ var bottleneck_light_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(44915);
-/* harmony import */ var _octokit_request_error__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(99615);
+/* harmony import */ var bottleneck_light_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(63251);
+/* harmony import */ var _octokit_request_error__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(31015);
 // pkg/dist-src/version.js
 var VERSION = "0.0.0-development";
 
@@ -63380,7 +63521,7 @@ retry.VERSION = VERSION;
 
 /***/ }),
 
-/***/ 99615:
+/***/ 31015:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -63429,16 +63570,16 @@ class RequestError extends Error {
 
 /***/ }),
 
-/***/ 23129:
+/***/ 961:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   G: () => (/* binding */ ZodError),
 /* harmony export */   g: () => (/* binding */ ZodRealError)
 /* harmony export */ });
-/* harmony import */ var _core_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(19148);
-/* harmony import */ var _core_index_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(64556);
-/* harmony import */ var _core_util_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(97227);
+/* harmony import */ var _core_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(37428);
+/* harmony import */ var _core_index_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(88532);
+/* harmony import */ var _core_util_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(54723);
 
 
 
@@ -63500,7 +63641,7 @@ const ZodRealError = /*@__PURE__*/ _core_index_js__WEBPACK_IMPORTED_MODULE_2__/*
 
 /***/ }),
 
-/***/ 8027:
+/***/ 55491:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -63521,11 +63662,11 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, object, optional, pipe, prefault, preprocess, promise, readonly, refine, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
-// EXTERNAL MODULE: ../../work/main/node_modules/zod/v4/core/core.js
-var core_core = __nccwpck_require__(64556);
-// EXTERNAL MODULE: ../../work/main/node_modules/zod/v4/core/util.js
-var core_util = __nccwpck_require__(97227);
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/memoizer.js
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
+var core_core = __nccwpck_require__(88532);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/util.js
+var core_util = __nccwpck_require__(54723);
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
 
 class $ZodCyclicError extends Error {
     constructor() {
@@ -63838,7 +63979,7 @@ function isBackEdge(ctx, value) {
     return backEdges !== undefined && isRef(value) && backEdges.has(value);
 }
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/regexes.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/regexes.js
 
 /**
  * @deprecated CUID v1 is deprecated by its authors due to information leakage
@@ -63996,7 +64137,7 @@ const sha512_hex = /^[0-9a-fA-F]{128}$/;
 const sha512_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(86, "==")));
 const sha512_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(86)));
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/checks.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/checks.js
 // import { $ZodType } from "./schemas.js";
 
 
@@ -64514,7 +64655,7 @@ const $ZodCheckOverwrite = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodChe
     };
 });
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/doc.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/doc.js
 class Doc {
     constructor(args = [], closed = {}) {
         this.content = [];
@@ -64554,14 +64695,14 @@ class Doc {
     }
 }
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/versions.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/versions.js
 const version = {
     major: 4,
     minor: 6,
     patch: 7,
 };
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/schemas.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/schemas.js
 
 
 
@@ -67199,7 +67340,7 @@ function handleRefineResult(result, payload, input, inst) {
     }
 }
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/registries.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/registries.js
 var _a;
 const $output = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodOutput")));
 const $input = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodInput")));
@@ -67252,7 +67393,7 @@ function registry() {
 (_a = globalThis).__zod_globalRegistry ?? (_a.__zod_globalRegistry = registry());
 const globalRegistry = globalThis.__zod_globalRegistry;
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/api.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/api.js
 
 
 
@@ -68357,7 +68498,7 @@ function _stringFormat(Class, format, fnOrRegex, _params = {}) {
     return inst;
 }
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/to-json-schema.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/to-json-schema.js
 
 
 function assignProps(target, ...sources) {
@@ -69010,7 +69151,7 @@ const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params)
     return to_json_schema_finalize(ctx, schema);
 };
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/json-schema-processors.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/json-schema-processors.js
 
 
 
@@ -69855,7 +69996,7 @@ function toJSONSchema(input, params) {
     return finalize(ctx, input);
 }
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/locales/en.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/locales/en.js
 
 const error = () => {
     const Sizable = {
@@ -69982,9 +70123,9 @@ const error = () => {
     };
 }
 
-// EXTERNAL MODULE: ../../work/main/node_modules/zod/v4/core/errors.js
-var errors = __nccwpck_require__(19148);
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/core/parse.js
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/errors.js
+var errors = __nccwpck_require__(37428);
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
 
 
 
@@ -70161,9 +70302,9 @@ const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync(errors/* $ZodRealError */.Kd);
 
-// EXTERNAL MODULE: ../../work/main/node_modules/zod/v4/classic/errors.js
-var classic_errors = __nccwpck_require__(23129);
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/classic/parse.js
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/errors.js
+var classic_errors = __nccwpck_require__(961);
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
 
 
 const classic_parse_parse = /* @__PURE__ */ _parse(classic_errors/* ZodRealError */.g);
@@ -70181,7 +70322,7 @@ const parse_safeDecode = /* @__PURE__ */ _safeDecode(classic_errors/* ZodRealErr
 const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(classic_errors/* ZodRealError */.g);
 const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(classic_errors/* ZodRealError */.g);
 
-;// CONCATENATED MODULE: ../../work/main/node_modules/zod/v4/classic/schemas.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/schemas.js
 
 
 
@@ -71721,7 +71862,7 @@ function preprocess(fn, schema) {
 
 /***/ }),
 
-/***/ 64556:
+/***/ 88532:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -71732,7 +71873,7 @@ function preprocess(fn, schema) {
 /* harmony export */   xI: () => (/* binding */ $constructor)
 /* harmony export */ });
 /* unused harmony exports NEVER, $brand */
-/* harmony import */ var _util_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(97227);
+/* harmony import */ var _util_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(54723);
 var _a;
 
 /** A special constant with type `never` */
@@ -71878,7 +72019,7 @@ function config(newConfig) {
 
 /***/ }),
 
-/***/ 19148:
+/***/ 37428:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -71888,8 +72029,8 @@ function config(newConfig) {
 /* harmony export */   a$: () => (/* binding */ $ZodError)
 /* harmony export */ });
 /* unused harmony exports treeifyError, toDotPath, prettifyError */
-/* harmony import */ var _core_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(64556);
-/* harmony import */ var _util_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(97227);
+/* harmony import */ var _core_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(88532);
+/* harmony import */ var _util_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(54723);
 
 
 /* Computing the message eagerly is expensive (pretty-printed JSON of all
@@ -72161,7 +72302,7 @@ function prettifyError(error) {
 
 /***/ }),
 
-/***/ 97227:
+/***/ 54723:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -72216,7 +72357,7 @@ function prettifyError(error) {
 /* harmony export */   zM: () => (/* binding */ mergeDefs)
 /* harmony export */ });
 /* unused harmony exports assertEqual, assertNotEqual, toZod, assertIs, assertNever, assert, defineLazy, objectClone, cloneDef, getElementAtPath, promiseAllObject, randomString, numKeys, getParsedType, primitiveTypes, createTransparentProxy, unwrapMessage, getSizableOrigin, cleanEnum, base64ToUint8Array, uint8ArrayToBase64, base64urlToUint8Array, uint8ArrayToBase64url, hexToUint8Array, uint8ArrayToHex, Class, CONSTANT_CATCH */
-/* harmony import */ var _core_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(64556);
+/* harmony import */ var _core_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(88532);
 
 // functions
 function assertEqual(val) {
@@ -73362,7 +73503,7 @@ function constantCatch(value) {
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(7890);
+/******/ var __webpack_exports__ = __nccwpck_require__(79407);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
 
