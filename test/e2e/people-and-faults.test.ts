@@ -84,9 +84,9 @@ describe('the action bundle in the sandbox: people and faults', () => {
       expect(jobs.at(-1)!.outputs.status).toBe('complete')
       // Job 2 found no cache entry and read the newest artifact snapshot.
       expect(jobs[1]!.stdout).toContain('the cache holds no state for loop evicted (evicted or another branch')
-      // Not asserted: that job 3 reads the cache again. @actions/cache keys its entries by a version hashed
-      // from the absolute cache paths, and each sandbox job has its own RUNNER_TEMP, so in the sandbox
-      // every job misses the cache and reads the artifact (on GitHub RUNNER_TEMP is the same path).
+      // Job 2 saved to the cache again, so job 3 reads its state from the cache (the same RUNNER_TEMP
+      // path in every job, as on a runner, keeps the cache version the same).
+      expect(jobs[2]!.stdout).toContain('Cache hit for restore-key: loop-state-evicted.')
       expect(scenario.workRuns()).toEqual(['work-1', 'work-2', 'work-3'])
       expect(await sandbox.git.show('loop/evicted', 'progress.txt')).toBe('3\n')
       expectFaithful(scenario)

@@ -4,8 +4,8 @@
 // honours concurrency groups (one running, one pending; a newer pending cancels the older), and
 // records every job: inputs, exit code, outputs, state, summary, annotations, duration.
 import { execFile, execFileSync, spawn } from 'node:child_process'
-import { randomBytes, randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { arch } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -536,7 +536,18 @@ export class WorkflowEngine {
     const repoFull = `${repo.owner.login}/${repo.name}`
     const runDir = join(this.options.root, 'runs', `${job.runId}-${job.runAttempt}`)
     const workspace = join(runDir, 'work', repo.name, repo.name)
-    const temp = join(runDir, 'temp')
+    // RUNNER_TEMP is one fixed path on a runner (`/home/runner/work/_temp`), the same in every job, and
+    // tools rely on it (the cache version includes the absolute paths saved). Jobs of one concurrency
+    // group never overlap, so they share one temp folder, emptied at the start of each job as a fresh
+    // runner's would be; a job outside any group gets its own.
+    const temp = job.concurrencyGroup
+      ? join(
+          this.options.root,
+          'runner-temp',
+          createHash('sha256').update(job.concurrencyGroup).digest('hex').slice(0, 12),
+        )
+      : join(runDir, 'temp')
+    rmSync(temp, { recursive: true, force: true })
     const commandsDir = join(temp, '_runner_file_commands')
     mkdirSync(commandsDir, { recursive: true })
     mkdirSync(join(temp, '_github_workflow'), { recursive: true })
