@@ -43694,56 +43694,52 @@ async function runOneIteration(input, deps) {
     deps.progress?.phase?.(iteration, 'VERIFY', 'verification matrix');
     const checks = await verify(input, deps, iterationDir, commandEnv, iteration, true);
     const flaky = [];
+    const passes = (result) => result.exitCode === 0 && !result.timedOut;
+    const recheck = async (check, label) => passes(await rerunCheck(input, deps, check, iterationDir, commandEnv, `${check.name}.${label}`));
+    const remedy = async (command, log, what, why, timeoutMs) => usage(state, iteration, what, why, await deps.runner.run({ command, cwd: input.cwd, env: commandEnv, timeoutMs, logFile: (0,external_node_path_.join)(iterationDir, log) }));
+    const note = (type, message) => {
+        deps.progress?.phase?.(iteration, 'VERIFY', message);
+        events.push(iteration_event(deps.clock.now(), iteration, type, message));
+    };
+    let installed = false;
+    // Cheaper remedies before anyone is woken: each ends with the check passing, or leaves the failure
+    // for the analysis and the retry rules.
     for (const live of checks) {
         if (!isFailing(live.result))
             continue;
-        // Flake check: re-run once before anyone is woken; a pass costs no retry.
+        const name = live.check.name;
+        // Flake check: re-run unchanged; a pass is recorded as flaky and costs no retry.
         if (config['flake-check'].enabled && live.result.verdict !== 'timeout') {
             let passed = false;
-            for (let attempt = 0; attempt < config['flake-check'].reruns && !passed; attempt++) {
-                const rerun = await rerunCheck(input, deps, live.check, iterationDir, commandEnv, `${live.check.name}.rerun-${attempt + 1}`);
-                passed = rerun.exitCode === 0 && !rerun.timedOut;
+            for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
+                passed = await recheck(live.check, `rerun-${attempt}`);
             }
             if (passed) {
                 live.result = { ...live.result, verdict: 'flaky' };
-                flaky.push(live.check.name);
-                deps.progress?.phase?.(iteration, 'VERIFY', `${live.check.name}: failed, then passed when re-run (flaky, no retry spent)`);
-                events.push(iteration_event(deps.clock.now(), iteration, 'flaky', `${live.check.name} failed, then passed when re-run: recorded as flaky`));
+                flaky.push(name);
+                note('flaky', `${name}: failed, then passed when re-run (flaky, no retry spent)`);
                 continue;
             }
         }
-        // Auto-fix inline: the check's own fix command, then the check again, without waking the agent.
-        if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !autoFixed.includes(live.check.name)) {
-            const fix = await deps.runner.run({
-                command: live.check.fix,
-                cwd: input.cwd,
-                env: commandEnv,
-                timeoutMs: live.check.timeout * 1000,
-                logFile: (0,external_node_path_.join)(iterationDir, `${live.check.name}.fix.log`),
-            });
-            usage(state, iteration, `fix ${live.check.name}`, `auto_fix for ${live.analysis.pattern}`, fix);
-            const rerun = await rerunCheck(input, deps, live.check, iterationDir, commandEnv, `${live.check.name}.after-fix`);
-            if (rerun.exitCode === 0 && !rerun.timedOut) {
+        const pattern = live.analysis?.pattern;
+        // auto_fix: the check's own fix command, then the check again, without the agent.
+        if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !autoFixed.includes(name)) {
+            await remedy(live.check.fix, `${name}.fix.log`, `fix ${name}`, `auto_fix for ${pattern}`, live.check.timeout * 1000);
+            if (await recheck(live.check, 'after-fix')) {
                 live.result = { ...live.result, verdict: 'pass', autoFixed: true };
-                autoFixed.push(live.check.name);
-                deps.progress?.phase?.(iteration, 'VERIFY', `${live.check.name}: ${live.analysis.pattern} fixed by its fix command (no agent call)`);
-                events.push(iteration_event(deps.clock.now(), iteration, 'auto-fix', `${live.check.name}: ${live.analysis.pattern} fixed by its fix command`));
+                autoFixed.push(name);
+                note('auto-fix', `${name}: ${pattern} fixed by its fix command (no agent call)`);
                 continue;
             }
         }
-        // dependency_check inline when an install command is configured.
+        // dependency_check: the configured install command (once an iteration), then the check again.
         if (live.analysis?.strategy === 'dependency_check' && config.install) {
-            const install = await deps.runner.run({
-                command: config.install,
-                cwd: input.cwd,
-                env: commandEnv,
-                timeoutMs: 900_000,
-                logFile: (0,external_node_path_.join)(iterationDir, 'install.log'),
-            });
-            usage(state, iteration, 'install', `dependency_check for ${live.check.name}`, install);
-            const rerun = await rerunCheck(input, deps, live.check, iterationDir, commandEnv, `${live.check.name}.after-install`);
-            if (rerun.exitCode === 0 && !rerun.timedOut) {
+            if (!installed)
+                await remedy(config.install, 'install.log', 'install', `dependency_check for ${name}`, 900_000);
+            installed = true;
+            if (await recheck(live.check, 'after-install')) {
                 live.result = { ...live.result, verdict: 'pass' };
+                note('auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`);
                 continue;
             }
         }
@@ -46385,6 +46381,7 @@ async function report(input) {
         next: result.next,
         nextAction: result.nextAction,
         outcome,
+        ...(outcome === 'blocked' ? { handoff: handoffOf(state, loopId) } : {}),
         links: {
             run: runUrl,
             auditTrail: `${runUrl}#artifacts`,
@@ -46435,6 +46432,26 @@ async function redispatch(github, env, loopId, state, logger) {
         inputs: { 'loop-id': loopId, iteration: String(next) },
     });
     logger.info(`Dispatched iteration ${next} of loop ${loopId}${run.htmlUrl ? `: ${run.htmlUrl}` : ''}.`);
+}
+/**
+ * The BLOCKED handoff's ask of a person, from the dead letter's suggestions (likely root cause, where to
+ * look, an alternative approach) when a failure is open; otherwise the report's default for the reason.
+ */
+function handoffOf(state, loopId) {
+    const failure = state.failures.current;
+    if (!failure)
+        return undefined;
+    const { suggestions } = buildDeadLetter({
+        loopId,
+        failure,
+        history: state.failures.history,
+        tried: state.failures.tried,
+    });
+    return {
+        reason: state.statusReason,
+        humanAction: `${suggestions.rootCause} Fix the cause on \`${loopBranch(loopId)}\` or clarify the goal.`,
+        suggestion: `${suggestions.whereToLook} ${suggestions.alternative}`.trim(),
+    };
 }
 
 

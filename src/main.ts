@@ -31,13 +31,14 @@ import type { LoopConfig } from './config/loop-config.js'
 import { loadUserPatterns } from './config/user-patterns.js'
 import { GITHUB_ACTIONS_BOT_LOGIN, loopBranch, Outputs, stickyCommentMarker } from './constants.js'
 import { interpretEvent, parseWorkflowRef, subjectOf } from './domain/action-event.js'
-import { buildLibrary } from './domain/analysis/index.js'
+import { buildDeadLetter, buildLibrary } from './domain/analysis/index.js'
 import { authorizeActor, hasStopLabel, isUntrustedTrigger, type LoopCommand } from './domain/commands.js'
 import { markBlocked } from './domain/engine/index.js'
 import { policyFromConfig } from './domain/policy.js'
 import { createRedactor } from './domain/redact.js'
 import {
   buildReportModel,
+  type Handoff,
   locationsOf,
   overallVerdict,
   type ReportOutcome,
@@ -483,6 +484,7 @@ async function report(input: {
     next: result.next,
     nextAction: result.nextAction,
     outcome,
+    ...(outcome === 'blocked' ? { handoff: handoffOf(state, loopId) } : {}),
     links: {
       run: runUrl,
       auditTrail: `${runUrl}#artifacts`,
@@ -539,4 +541,24 @@ async function redispatch(
     inputs: { 'loop-id': loopId, iteration: String(next) },
   })
   logger.info(`Dispatched iteration ${next} of loop ${loopId}${run.htmlUrl ? `: ${run.htmlUrl}` : ''}.`)
+}
+
+/**
+ * The BLOCKED handoff's ask of a person, from the dead letter's suggestions (likely root cause, where to
+ * look, an alternative approach) when a failure is open; otherwise the report's default for the reason.
+ */
+function handoffOf(state: LoopState, loopId: string): Handoff | undefined {
+  const failure = state.failures.current
+  if (!failure) return undefined
+  const { suggestions } = buildDeadLetter({
+    loopId,
+    failure,
+    history: state.failures.history,
+    tried: state.failures.tried,
+  })
+  return {
+    reason: state.statusReason,
+    humanAction: `${suggestions.rootCause} Fix the cause on \`${loopBranch(loopId)}\` or clarify the goal.`,
+    suggestion: `${suggestions.whereToLook} ${suggestions.alternative}`.trim(),
+  }
 }
