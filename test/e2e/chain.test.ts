@@ -181,6 +181,11 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
       expect(body).toContain('step-1') // the last failure
       expect(body).toMatch(/attempt|iterations/i) // attempts used of the maximum
       expect(body).toMatch(/\/loop resume/) // how to resume
+      expect(body).toContain('**What was tried**')
+      // The ask and the next step come from the dead letter's suggestions, not a generic line.
+      expect(body).toMatch(/\*\*Human action needed:\*\* \S/)
+      expect(body).not.toContain('read the last failure and what was tried')
+      expect(body).toMatch(/Suggested next step|Where to look|look at/i)
       const blockedIterations = Number(blockedJob.outputs.iteration)
       expect(scenario.workRuns()).toHaveLength(blockedIterations)
 
