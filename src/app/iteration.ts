@@ -3,22 +3,18 @@
  * restore → decide → act → verify → analyze → transition → checkpoint → persist → audit.
  * Effects go through ports; the decisions are the pure engine's.
  */
-import { isAbsolute, join, relative, resolve } from 'node:path'
+import { join } from 'node:path'
 import { stringify as stringifyYaml } from 'yaml'
 import type { AuditTrail } from '../adapters/audit-trail.js'
 import { buildCommandEnv } from '../adapters/command-env.js'
-import { type MatrixCheckOutcome, runMatrix } from '../adapters/matrix.js'
 import type { CheckConfig, LoopConfig } from '../config/loop-config.js'
 import {
-  type Analysis,
   buildDeadLetter,
   detectRegressions,
   inspectProtectedChanges,
   matchGlob,
   type PatternLibrary,
-  parseJUnit,
   regressionEnabled,
-  StreamingAnalyzer,
 } from '../domain/analysis/index.js'
 import { renderFinalMarkdown, renderIterationMarkdown } from '../domain/audit-markdown.js'
 import {
@@ -41,19 +37,16 @@ import type { JourneyEvent } from '../domain/journey.js'
 import { policyFromConfig } from '../domain/policy.js'
 import type { Strategy } from '../domain/stages.js'
 import type { CheckResult, LoopState } from '../domain/state.js'
-import {
-  buildWorkContext,
-  type CodeSnippet,
-  contextWindows,
-  type FailureForAgent,
-  renderPrompt,
-} from '../domain/work-context.js'
+import type { FailureForAgent } from '../domain/work-context.js'
 import type { Clock } from '../ports/clock.js'
 import type { Git, Identity } from '../ports/git.js'
 import type { Logger } from '../ports/logger.js'
 import type { ProcessRunner, RunResult } from '../ports/process.js'
 import { type Store, StoreConflictError, type StoreVersion } from '../ports/store.js'
 import type { Workspace } from '../ports/workspace.js'
+import { isFailing, safeName, usage } from './step-support.js'
+import { junitResults, type LiveCheck, rerunCheck, verify } from './verification.js'
+import { runWork } from './work-command.js'
 
 /** Progress callbacks for a live view (the CLI's progress line); all optional. */
 export interface ProgressSink {
@@ -118,16 +111,6 @@ export interface IterationResult {
   record: string | null
   version: StoreVersion | null
 }
-
-interface LiveCheck {
-  check: CheckConfig
-  outcome: MatrixCheckOutcome
-  result: CheckResult
-  analysis: Analysis | null
-  log: string
-}
-
-const EXCERPT_BYTES = 3000
 
 /** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
 export async function runOneIteration(input: IterationInput, deps: IterationDeps): Promise<IterationResult> {
@@ -692,14 +675,6 @@ function redactEvent(e: JourneyEvent, redact: (text: string) => string): Journey
   return JSON.parse(redact(JSON.stringify(e))) as JourneyEvent
 }
 
-function isFailing(result: CheckResult): boolean {
-  return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error'
-}
-
-function safeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]/g, '_')
-}
-
 function summarizeVerdicts(results: CheckResult[]): string {
   return results.map((r) => `${r.name} ${r.verdict}`).join(', ')
 }
@@ -749,238 +724,4 @@ function guardFailure(reason: string): FailureInput {
 /** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
 function candidateYaml(pattern: unknown): string {
   return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${stringifyYaml({ patterns: [pattern] })}`
-}
-
-function usage(state: LoopState, iteration: number, what: string, why: string, result: RunResult): void {
-  state.usage.log.push({
-    iteration,
-    what,
-    why,
-    at: new Date(Date.now() - result.durationMs).toISOString(),
-    durationMs: result.durationMs,
-    status: result.timedOut
-      ? 'timeout'
-      : result.exitCode === 0
-        ? 'ok'
-        : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
-    outputs: {},
-  })
-}
-
-/** Runs the verification matrix with streaming analysis of each failing check's output. */
-async function verify(
-  input: IterationInput,
-  deps: IterationDeps,
-  logDir: string,
-  env: Record<string, string>,
-  iteration: number,
-  live: boolean,
-): Promise<LiveCheck[]> {
-  await deps.workspace.makeDir(logDir)
-  const analyzers = new Map<string, StreamingAnalyzer>()
-  const outcomes = await runMatrix({
-    checks: input.config.checks,
-    cwd: input.cwd,
-    env,
-    maxParallel: input.config.matrix['max-parallel'] ?? input.maxParallel,
-    failFast: input.config.matrix['fail-fast'],
-    runner: deps.runner,
-    logDir,
-    onCheckStart: (check) => {
-      analyzers.set(check.name, new StreamingAnalyzer(input.library, { kind: check.kind }))
-      if (live) deps.progress?.checkStarted?.(iteration, check)
-    },
-    onOutput: (name, chunk) => analyzers.get(name)?.push(chunk),
-  })
-  return outcomes.map((outcome) => {
-    const analyzer = analyzers.get(outcome.check.name)
-    const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error'
-    const analysis =
-      failing && analyzer
-        ? relativeLocations(
-            analyzer.finish({
-              timedOut: outcome.verdict === 'timeout',
-              exitCode: outcome.result?.exitCode ?? null,
-              ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
-            }),
-            input.cwd,
-          )
-        : null
-    const result: CheckResult = {
-      name: outcome.check.name,
-      kind: outcome.check.kind,
-      verdict: outcome.verdict,
-      required: outcome.check.required,
-      durationMs: outcome.result?.durationMs ?? 0,
-      exitCode: outcome.result?.exitCode ?? null,
-      ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
-      pattern: analysis?.pattern ?? null,
-      confidence: analysis ? round2(analysis.confidence) : null,
-      strategy: analysis?.strategy ?? null,
-      signature: analysis?.signature ?? null,
-      locations: analysis?.locations.slice(0, 20) ?? [],
-      excerpt: failing
-        ? deps.redact(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)).slice(0, 4000)
-        : '',
-      autoFixed: false,
-    }
-    if (live) deps.progress?.checkFinished?.(iteration, result)
-    return { check: outcome.check, outcome, result, analysis, log: outcome.result?.logFile ?? '' }
-  })
-}
-
-async function rerunCheck(
-  input: IterationInput,
-  deps: IterationDeps,
-  check: CheckConfig,
-  logDir: string,
-  env: Record<string, string>,
-  label: string,
-): Promise<RunResult> {
-  return deps.runner.run({
-    command: check.run,
-    cwd: input.cwd,
-    env: { ...env, ...check.env },
-    timeoutMs: check.timeout * 1000,
-    logFile: join(logDir, `${safeName(label)}.log`),
-  })
-}
-
-/** Runs the work command under the work command contract (README, "Work command contract"). */
-async function runWork(
-  input: IterationInput,
-  deps: IterationDeps,
-  state: LoopState,
-  stage: LoopState['stage'],
-  capability: string | null,
-  strategy: Strategy | null,
-  failures: FailureForAgent[],
-  iterationDir: string,
-  env: Record<string, string>,
-): Promise<NonNullable<IterationOutcome['work']>> {
-  const codeContext = await readCodeContext(input.cwd, deps, failures)
-  const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext })
-  const promptFile = join(iterationDir, 'prompt.md')
-  const contextFile = join(iterationDir, 'context.json')
-  const outputFile = join(iterationDir, 'work-output.json')
-  await deps.workspace.writeText(promptFile, renderPrompt(context))
-  await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`)
-  await deps.workspace.remove(outputFile)
-  deps.progress?.phase?.(state.iteration, stage, 'work')
-  const result = await deps.runner.run({
-    command: input.config.work.run,
-    cwd: input.cwd,
-    env: {
-      ...env,
-      ...input.config.work.env,
-      LOOP_ID: state.loopId,
-      LOOP_PROMPT_FILE: promptFile,
-      LOOP_CONTEXT_FILE: contextFile,
-      LOOP_OUTPUT_FILE: outputFile,
-      LOOP_ITERATION: String(state.iteration),
-      LOOP_MAX_ITERATIONS: String(state.maxIterations),
-      LOOP_STAGE: stage,
-      LOOP_CAPABILITY: capability ?? '',
-      LOOP_STRATEGY: strategy ?? '',
-      LOOP_SESSION: state.session ?? '',
-    },
-    timeoutMs: input.config.work.timeout * 1000,
-    logFile: join(iterationDir, 'work.log'),
-  })
-  const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output)
-  const blocked = result.exitCode === 3 || blockedLine !== null
-  const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger)
-  usage(state, state.iteration, 'work', strategy ?? stage, result)
-  return {
-    exitCode: result.exitCode,
-    blocked,
-    ...(blocked
-      ? {
-          blockedReason: deps.redact(
-            blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`,
-          ),
-        }
-      : {}),
-    durationMs: result.durationMs,
-    ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
-    ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
-    ...(reported.session !== undefined ? { session: reported.session } : {}),
-  }
-}
-
-/** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
-export function parseWorkOutput(
-  text: string | null,
-  logger?: Logger,
-): { tokens?: number; costUsd?: number; session?: string } {
-  if (!text?.trim()) return {}
-  try {
-    const data = JSON.parse(text) as { usage?: { tokens?: unknown; costUsd?: unknown }; session?: unknown }
-    const tokens = data.usage?.tokens
-    const cost = data.usage?.costUsd
-    return {
-      ...(typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? { tokens } : {}),
-      ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
-      ...(typeof data.session === 'string' && data.session.length <= 2000 ? { session: data.session } : {}),
-    }
-  } catch {
-    logger?.warning('LOOP_OUTPUT_FILE is not valid JSON; its usage and session are ignored.')
-    return {}
-  }
-}
-
-async function readCodeContext(cwd: string, deps: IterationDeps, failures: FailureForAgent[]): Promise<CodeSnippet[]> {
-  const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0]
-  if (!primary) return []
-  const snippets: CodeSnippet[] = []
-  for (const window of contextWindows(primary.locations)) {
-    const path = resolve(cwd, window.file)
-    if (relative(cwd, path).startsWith('..')) continue
-    const text = await deps.workspace.readText(path, 2 * 1024 * 1024)
-    if (text === null) continue
-    const lines = text.split('\n')
-    const end = Math.min(window.endLine, lines.length)
-    snippets.push({
-      file: window.file,
-      startLine: window.startLine,
-      endLine: end,
-      text: lines.slice(window.startLine - 1, end).join('\n'),
-    })
-  }
-  return snippets
-}
-
-async function junitResults(input: IterationInput, deps: IterationDeps): Promise<Record<string, 'pass' | 'fail'>> {
-  const tests: Record<string, 'pass' | 'fail'> = {}
-  for (const check of input.config.checks) {
-    if (!check.junit) continue
-    const xml = await deps.workspace.readText(resolve(input.cwd, check.junit), 32 * 1024 * 1024)
-    if (!xml) continue
-    for (const test of parseJUnit(xml)) {
-      if (test.status !== 'skipped') tests[`${check.name}:${test.id}`] = test.status
-    }
-  }
-  return tests
-}
-
-function relativeLocations(analysis: Analysis, cwd: string): Analysis {
-  return {
-    ...analysis,
-    locations: analysis.locations.map((location) => {
-      let file = location.file.replace(/^file:\/\//, '')
-      if (isAbsolute(file)) {
-        const rel = relative(cwd, file)
-        if (!rel.startsWith('..')) file = rel
-      }
-      return { ...location, file }
-    }),
-  }
-}
-
-function round2(value: number): number {
-  return Math.round(value * 100) / 100
-}
-
-function tail(text: string, bytes: number): string {
-  return text.length > bytes ? text.slice(text.length - bytes) : text
 }

@@ -1,0 +1,32 @@
+/**
+ * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
+ */
+
+import type { CheckResult, LoopState } from '../domain/state.js'
+import type { RunResult } from '../ports/process.js'
+
+/** Records a command the controller ran (what, why, when, how long, how it ended) in the usage log. */
+export function usage(state: LoopState, iteration: number, what: string, why: string, result: RunResult): void {
+  state.usage.log.push({
+    iteration,
+    what,
+    why,
+    at: new Date(Date.now() - result.durationMs).toISOString(),
+    durationMs: result.durationMs,
+    status: result.timedOut
+      ? 'timeout'
+      : result.exitCode === 0
+        ? 'ok'
+        : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
+    outputs: {},
+  })
+}
+
+/** A check or task name as a file name. */
+export function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_')
+}
+
+export function isFailing(result: CheckResult): boolean {
+  return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error'
+}

@@ -1,0 +1,122 @@
+/**
+ * The work command contract (README, "Work command contract"): the prompt and context files, the
+ * environment, `LOOP_OUTPUT_FILE` read back, exit 3 or a `BLOCKED:` line as a call for a person.
+ */
+import { join, relative, resolve } from 'node:path'
+import type { IterationOutcome } from '../domain/engine/index.js'
+import type { Strategy } from '../domain/stages.js'
+import type { LoopState } from '../domain/state.js'
+import {
+  buildWorkContext,
+  type CodeSnippet,
+  contextWindows,
+  type FailureForAgent,
+  renderPrompt,
+} from '../domain/work-context.js'
+import type { Logger } from '../ports/logger.js'
+import type { IterationDeps, IterationInput } from './iteration.js'
+import { usage } from './step-support.js'
+
+/** Runs the work command under the work command contract (README, "Work command contract"). */
+export async function runWork(
+  input: IterationInput,
+  deps: IterationDeps,
+  state: LoopState,
+  stage: LoopState['stage'],
+  capability: string | null,
+  strategy: Strategy | null,
+  failures: FailureForAgent[],
+  iterationDir: string,
+  env: Record<string, string>,
+): Promise<NonNullable<IterationOutcome['work']>> {
+  const codeContext = await readCodeContext(input.cwd, deps, failures)
+  const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext })
+  const promptFile = join(iterationDir, 'prompt.md')
+  const contextFile = join(iterationDir, 'context.json')
+  const outputFile = join(iterationDir, 'work-output.json')
+  await deps.workspace.writeText(promptFile, renderPrompt(context))
+  await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`)
+  await deps.workspace.remove(outputFile)
+  deps.progress?.phase?.(state.iteration, stage, 'work')
+  const result = await deps.runner.run({
+    command: input.config.work.run,
+    cwd: input.cwd,
+    env: {
+      ...env,
+      ...input.config.work.env,
+      LOOP_ID: state.loopId,
+      LOOP_PROMPT_FILE: promptFile,
+      LOOP_CONTEXT_FILE: contextFile,
+      LOOP_OUTPUT_FILE: outputFile,
+      LOOP_ITERATION: String(state.iteration),
+      LOOP_MAX_ITERATIONS: String(state.maxIterations),
+      LOOP_STAGE: stage,
+      LOOP_CAPABILITY: capability ?? '',
+      LOOP_STRATEGY: strategy ?? '',
+      LOOP_SESSION: state.session ?? '',
+    },
+    timeoutMs: input.config.work.timeout * 1000,
+    logFile: join(iterationDir, 'work.log'),
+  })
+  const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output)
+  const blocked = result.exitCode === 3 || blockedLine !== null
+  const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger)
+  usage(state, state.iteration, 'work', strategy ?? stage, result)
+  return {
+    exitCode: result.exitCode,
+    blocked,
+    ...(blocked
+      ? {
+          blockedReason: deps.redact(
+            blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`,
+          ),
+        }
+      : {}),
+    durationMs: result.durationMs,
+    ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
+    ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
+    ...(reported.session !== undefined ? { session: reported.session } : {}),
+  }
+}
+
+/** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
+export function parseWorkOutput(
+  text: string | null,
+  logger?: Logger,
+): { tokens?: number; costUsd?: number; session?: string } {
+  if (!text?.trim()) return {}
+  try {
+    const data = JSON.parse(text) as { usage?: { tokens?: unknown; costUsd?: unknown }; session?: unknown }
+    const tokens = data.usage?.tokens
+    const cost = data.usage?.costUsd
+    return {
+      ...(typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? { tokens } : {}),
+      ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
+      ...(typeof data.session === 'string' && data.session.length <= 2000 ? { session: data.session } : {}),
+    }
+  } catch {
+    logger?.warning('LOOP_OUTPUT_FILE is not valid JSON; its usage and session are ignored.')
+    return {}
+  }
+}
+
+async function readCodeContext(cwd: string, deps: IterationDeps, failures: FailureForAgent[]): Promise<CodeSnippet[]> {
+  const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0]
+  if (!primary) return []
+  const snippets: CodeSnippet[] = []
+  for (const window of contextWindows(primary.locations)) {
+    const path = resolve(cwd, window.file)
+    if (relative(cwd, path).startsWith('..')) continue
+    const text = await deps.workspace.readText(path, 2 * 1024 * 1024)
+    if (text === null) continue
+    const lines = text.split('\n')
+    const end = Math.min(window.endLine, lines.length)
+    snippets.push({
+      file: window.file,
+      startLine: window.startLine,
+      endLine: end,
+      text: lines.slice(window.startLine - 1, end).join('\n'),
+    })
+  }
+  return snippets
+}
