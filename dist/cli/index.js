@@ -28512,193 +28512,6 @@ function buildCommandEnv(base, options) {
     return { ...env, ...options.extra };
 }
 
-;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
-/** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
-class MatrixPlanError extends Error {
-    name = 'MatrixPlanError';
-}
-/**
- * Plans the matrix. Throws `MatrixPlanError` for a duplicate name, an unknown `needs` name, a pre check
- * that needs a non-pre one, or a cycle (named as `a -> b -> a`).
- */
-function planMatrix(checks) {
-    const byName = new Map();
-    for (const check of checks) {
-        if (byName.has(check.name)) {
-            throw new MatrixPlanError(`checks: the name '${check.name}' is used twice; each check needs its own name`);
-        }
-        byName.set(check.name, check);
-    }
-    for (const check of checks) {
-        for (const need of check.needs) {
-            const needed = byName.get(need);
-            if (!needed) {
-                const known = [...byName.keys()].map((n) => `'${n}'`).join(', ');
-                throw new MatrixPlanError(`checks.${check.name}.needs: unknown check '${need}'; expected the name of another check (${known})`);
-            }
-            if (check.pre && !needed.pre) {
-                throw new MatrixPlanError(`checks.${check.name}.needs: the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
-                    `pre checks run first, so they may only need other pre checks`);
-            }
-        }
-    }
-    const cycle = findCycle(checks, byName);
-    if (cycle) {
-        throw new MatrixPlanError(`checks: the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`);
-    }
-    const depth = new Map();
-    const depthOf = (check) => {
-        const known = depth.get(check.name);
-        if (known !== undefined)
-            return known;
-        let value = 0;
-        for (const need of check.needs)
-            value = Math.max(value, depthOf(byName.get(need)) + 1);
-        depth.set(check.name, value);
-        return value;
-    };
-    const levels = [];
-    for (const group of [checks.filter((c) => c.pre), checks.filter((c) => !c.pre)]) {
-        const waves = [];
-        for (const check of group) {
-            const wave = depthOf(check);
-            while (waves.length <= wave)
-                waves.push([]);
-            waves[wave].push(check.name);
-        }
-        levels.push(...waves.filter((w) => w.length > 0));
-    }
-    return { order: levels.flat(), levels };
-}
-/** The first cycle found by a depth-first walk, as names with the first repeated at the end. */
-function findCycle(checks, byName) {
-    const done = new Set();
-    const path = [];
-    const onPath = new Set();
-    const visit = (name) => {
-        if (onPath.has(name))
-            return [...path.slice(path.indexOf(name)), name];
-        if (done.has(name))
-            return null;
-        onPath.add(name);
-        path.push(name);
-        for (const need of byName.get(name)?.needs ?? []) {
-            const cycle = visit(need);
-            if (cycle)
-                return cycle;
-        }
-        path.pop();
-        onPath.delete(name);
-        done.add(name);
-        return null;
-    };
-    for (const check of checks) {
-        const cycle = visit(check.name);
-        if (cycle)
-            return cycle;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/adapters/matrix.ts
-/**
- * The verification matrix: runs the checks of the loop config as real processes, independent ones in
- * parallel up to `maxParallel`, pre checks first, honouring `needs` and `fail-fast`.
- */
-
-
-/** The verdict of a finished run: a start failure is an `error`, not a failing check. */
-function verdictOf(result) {
-    if (result.spawnError !== undefined)
-        return 'error';
-    if (result.timedOut)
-        return 'timeout';
-    return result.exitCode === 0 ? 'pass' : 'fail';
-}
-/**
- * Runs the matrix and returns one outcome per selected check, in plan order. Throws `MatrixPlanError`
- * for an unplannable matrix and a plain Error for an unknown name in `only`; a failing check never throws.
- */
-async function runMatrix(input) {
-    const plan = planMatrix(input.checks);
-    const byName = new Map(input.checks.map((check) => [check.name, check]));
-    if (input.only) {
-        const unknown = input.only.filter((name) => !byName.has(name));
-        if (unknown.length > 0) {
-            throw new Error(`only: unknown check(s) ${unknown.map((n) => `'${n}'`).join(', ')}; expected names from the matrix (${plan.order.join(', ')})`);
-        }
-    }
-    if (!Number.isInteger(input.maxParallel) || input.maxParallel < 1) {
-        throw new Error(`maxParallel must be a whole number of at least 1; got ${input.maxParallel}`);
-    }
-    const selected = new Set(input.only ?? plan.order);
-    const order = plan.order.filter((name) => selected.has(name));
-    const outcomes = new Map();
-    const running = new Set();
-    let stopReason = null;
-    const isFailure = (outcome) => outcome.verdict !== 'pass' && outcome.verdict !== 'skipped';
-    const record = (outcome) => {
-        outcomes.set(outcome.check.name, outcome);
-        if (isFailure(outcome) && outcome.check.required && !stopReason) {
-            if (outcome.check.pre)
-                stopReason = `pre-check ${outcome.check.name} failed`;
-            else if (input.failFast)
-                stopReason = `fail-fast: ${outcome.check.name} failed`;
-        }
-        input.onCheckEnd?.(outcome);
-    };
-    const skip = (check, reason) => record({ check, verdict: 'skipped', skippedReason: reason });
-    const runCheck = async (check) => {
-        input.onCheckStart?.(check);
-        const result = await input.runner.run({
-            command: check.run,
-            cwd: input.cwd,
-            env: { ...input.env, ...check.env },
-            timeoutMs: Math.round(check.timeout * 1000),
-            logFile: (0,external_node_path_namespaceObject.join)(input.logDir, `${check.name}.log`),
-            onOutput: input.onOutput ? (chunk) => input.onOutput?.(check.name, chunk) : undefined,
-            signal: input.signal,
-        });
-        record({ check, verdict: verdictOf(result), result });
-    };
-    await new Promise((resolve, reject) => {
-        const pump = () => {
-            for (const name of order) {
-                if (outcomes.has(name) || running.has(name))
-                    continue;
-                const check = byName.get(name);
-                // Pre checks all finish before any other check starts.
-                if (!check.pre && order.some((n) => byName.get(n).pre && !outcomes.has(n)))
-                    break;
-                if (stopReason || input.signal?.aborted) {
-                    skip(check, stopReason ?? 'aborted');
-                    continue;
-                }
-                const failedNeed = check.needs.find((need) => {
-                    const outcome = outcomes.get(need);
-                    return outcome !== undefined && outcome.verdict !== 'pass';
-                });
-                if (failedNeed) {
-                    skip(check, `needs ${failedNeed}`);
-                    continue;
-                }
-                const waiting = check.needs.some((need) => selected.has(need) && !outcomes.has(need));
-                if (waiting || running.size >= input.maxParallel)
-                    continue;
-                running.add(name);
-                runCheck(check).then(() => {
-                    running.delete(name);
-                    pump();
-                }, (error) => reject(error));
-            }
-            if (running.size === 0 && order.every((name) => outcomes.has(name)))
-                resolve();
-        };
-        pump();
-    });
-    return order.map((name) => outcomes.get(name));
-}
-
 ;// CONCATENATED MODULE: ./src/domain/work-context.ts
 const STRATEGY_HINTS = {
     auto_fix: 'The failure has an automatic fix; it was applied by the controller.',
@@ -30299,6 +30112,428 @@ function summarizeNextAction(state, decision) {
 
 
 
+;// CONCATENATED MODULE: ./src/app/step-support.ts
+/**
+ * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
+ */
+/** Records a command the controller ran (what, why, when, how long, how it ended) in the usage log. */
+function usage(state, iteration, what, why, result) {
+    state.usage.log.push({
+        iteration,
+        what,
+        why,
+        at: new Date(Date.now() - result.durationMs).toISOString(),
+        durationMs: result.durationMs,
+        status: result.timedOut
+            ? 'timeout'
+            : result.exitCode === 0
+                ? 'ok'
+                : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
+        outputs: {},
+    });
+}
+/** A check or task name as a file name. */
+function safeName(name) {
+    return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+function isFailing(result) {
+    return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
+}
+
+;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
+/** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
+class MatrixPlanError extends Error {
+    name = 'MatrixPlanError';
+}
+/**
+ * Plans the matrix. Throws `MatrixPlanError` for a duplicate name, an unknown `needs` name, a pre check
+ * that needs a non-pre one, or a cycle (named as `a -> b -> a`).
+ */
+function planMatrix(checks) {
+    const byName = new Map();
+    for (const check of checks) {
+        if (byName.has(check.name)) {
+            throw new MatrixPlanError(`checks: the name '${check.name}' is used twice; each check needs its own name`);
+        }
+        byName.set(check.name, check);
+    }
+    for (const check of checks) {
+        for (const need of check.needs) {
+            const needed = byName.get(need);
+            if (!needed) {
+                const known = [...byName.keys()].map((n) => `'${n}'`).join(', ');
+                throw new MatrixPlanError(`checks.${check.name}.needs: unknown check '${need}'; expected the name of another check (${known})`);
+            }
+            if (check.pre && !needed.pre) {
+                throw new MatrixPlanError(`checks.${check.name}.needs: the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
+                    `pre checks run first, so they may only need other pre checks`);
+            }
+        }
+    }
+    const cycle = findCycle(checks, byName);
+    if (cycle) {
+        throw new MatrixPlanError(`checks: the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`);
+    }
+    const depth = new Map();
+    const depthOf = (check) => {
+        const known = depth.get(check.name);
+        if (known !== undefined)
+            return known;
+        let value = 0;
+        for (const need of check.needs)
+            value = Math.max(value, depthOf(byName.get(need)) + 1);
+        depth.set(check.name, value);
+        return value;
+    };
+    const levels = [];
+    for (const group of [checks.filter((c) => c.pre), checks.filter((c) => !c.pre)]) {
+        const waves = [];
+        for (const check of group) {
+            const wave = depthOf(check);
+            while (waves.length <= wave)
+                waves.push([]);
+            waves[wave].push(check.name);
+        }
+        levels.push(...waves.filter((w) => w.length > 0));
+    }
+    return { order: levels.flat(), levels };
+}
+/** The first cycle found by a depth-first walk, as names with the first repeated at the end. */
+function findCycle(checks, byName) {
+    const done = new Set();
+    const path = [];
+    const onPath = new Set();
+    const visit = (name) => {
+        if (onPath.has(name))
+            return [...path.slice(path.indexOf(name)), name];
+        if (done.has(name))
+            return null;
+        onPath.add(name);
+        path.push(name);
+        for (const need of byName.get(name)?.needs ?? []) {
+            const cycle = visit(need);
+            if (cycle)
+                return cycle;
+        }
+        path.pop();
+        onPath.delete(name);
+        done.add(name);
+        return null;
+    };
+    for (const check of checks) {
+        const cycle = visit(check.name);
+        if (cycle)
+            return cycle;
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/adapters/matrix.ts
+/**
+ * The verification matrix: runs the checks of the loop config as real processes, independent ones in
+ * parallel up to `maxParallel`, pre checks first, honouring `needs` and `fail-fast`.
+ */
+
+
+/** The verdict of a finished run: a start failure is an `error`, not a failing check. */
+function verdictOf(result) {
+    if (result.spawnError !== undefined)
+        return 'error';
+    if (result.timedOut)
+        return 'timeout';
+    return result.exitCode === 0 ? 'pass' : 'fail';
+}
+/**
+ * Runs the matrix and returns one outcome per selected check, in plan order. Throws `MatrixPlanError`
+ * for an unplannable matrix and a plain Error for an unknown name in `only`; a failing check never throws.
+ */
+async function runMatrix(input) {
+    const plan = planMatrix(input.checks);
+    const byName = new Map(input.checks.map((check) => [check.name, check]));
+    if (input.only) {
+        const unknown = input.only.filter((name) => !byName.has(name));
+        if (unknown.length > 0) {
+            throw new Error(`only: unknown check(s) ${unknown.map((n) => `'${n}'`).join(', ')}; expected names from the matrix (${plan.order.join(', ')})`);
+        }
+    }
+    if (!Number.isInteger(input.maxParallel) || input.maxParallel < 1) {
+        throw new Error(`maxParallel must be a whole number of at least 1; got ${input.maxParallel}`);
+    }
+    const selected = new Set(input.only ?? plan.order);
+    const order = plan.order.filter((name) => selected.has(name));
+    const outcomes = new Map();
+    const running = new Set();
+    let stopReason = null;
+    const isFailure = (outcome) => outcome.verdict !== 'pass' && outcome.verdict !== 'skipped';
+    const record = (outcome) => {
+        outcomes.set(outcome.check.name, outcome);
+        if (isFailure(outcome) && outcome.check.required && !stopReason) {
+            if (outcome.check.pre)
+                stopReason = `pre-check ${outcome.check.name} failed`;
+            else if (input.failFast)
+                stopReason = `fail-fast: ${outcome.check.name} failed`;
+        }
+        input.onCheckEnd?.(outcome);
+    };
+    const skip = (check, reason) => record({ check, verdict: 'skipped', skippedReason: reason });
+    const runCheck = async (check) => {
+        input.onCheckStart?.(check);
+        const result = await input.runner.run({
+            command: check.run,
+            cwd: input.cwd,
+            env: { ...input.env, ...check.env },
+            timeoutMs: Math.round(check.timeout * 1000),
+            logFile: (0,external_node_path_namespaceObject.join)(input.logDir, `${check.name}.log`),
+            onOutput: input.onOutput ? (chunk) => input.onOutput?.(check.name, chunk) : undefined,
+            signal: input.signal,
+        });
+        record({ check, verdict: verdictOf(result), result });
+    };
+    await new Promise((resolve, reject) => {
+        const pump = () => {
+            for (const name of order) {
+                if (outcomes.has(name) || running.has(name))
+                    continue;
+                const check = byName.get(name);
+                // Pre checks all finish before any other check starts.
+                if (!check.pre && order.some((n) => byName.get(n).pre && !outcomes.has(n)))
+                    break;
+                if (stopReason || input.signal?.aborted) {
+                    skip(check, stopReason ?? 'aborted');
+                    continue;
+                }
+                const failedNeed = check.needs.find((need) => {
+                    const outcome = outcomes.get(need);
+                    return outcome !== undefined && outcome.verdict !== 'pass';
+                });
+                if (failedNeed) {
+                    skip(check, `needs ${failedNeed}`);
+                    continue;
+                }
+                const waiting = check.needs.some((need) => selected.has(need) && !outcomes.has(need));
+                if (waiting || running.size >= input.maxParallel)
+                    continue;
+                running.add(name);
+                runCheck(check).then(() => {
+                    running.delete(name);
+                    pump();
+                }, (error) => reject(error));
+            }
+            if (running.size === 0 && order.every((name) => outcomes.has(name)))
+                resolve();
+        };
+        pump();
+    });
+    return order.map((name) => outcomes.get(name));
+}
+
+;// CONCATENATED MODULE: ./src/app/verification.ts
+/**
+ * The verification matrix as one iteration runs it: every check a real process, its output streamed
+ * through the analyzer, and the results as the state records them.
+ */
+
+
+
+
+const EXCERPT_BYTES = 3000;
+/** Runs the verification matrix with streaming analysis of each failing check's output. */
+async function verify(input, deps, logDir, env, iteration, live) {
+    await deps.workspace.makeDir(logDir);
+    const analyzers = new Map();
+    const outcomes = await runMatrix({
+        checks: input.config.checks,
+        cwd: input.cwd,
+        env,
+        maxParallel: input.config.matrix['max-parallel'] ?? input.maxParallel,
+        failFast: input.config.matrix['fail-fast'],
+        runner: deps.runner,
+        logDir,
+        onCheckStart: (check) => {
+            analyzers.set(check.name, new StreamingAnalyzer(input.library, { kind: check.kind }));
+            if (live)
+                deps.progress?.checkStarted?.(iteration, check);
+        },
+        onOutput: (name, chunk) => analyzers.get(name)?.push(chunk),
+    });
+    return outcomes.map((outcome) => {
+        const analyzer = analyzers.get(outcome.check.name);
+        const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error';
+        const analysis = failing && analyzer
+            ? relativeLocations(analyzer.finish({
+                timedOut: outcome.verdict === 'timeout',
+                exitCode: outcome.result?.exitCode ?? null,
+                ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
+            }), input.cwd)
+            : null;
+        const result = {
+            name: outcome.check.name,
+            kind: outcome.check.kind,
+            verdict: outcome.verdict,
+            required: outcome.check.required,
+            durationMs: outcome.result?.durationMs ?? 0,
+            exitCode: outcome.result?.exitCode ?? null,
+            ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
+            pattern: analysis?.pattern ?? null,
+            confidence: analysis ? round2(analysis.confidence) : null,
+            strategy: analysis?.strategy ?? null,
+            signature: analysis?.signature ?? null,
+            locations: analysis?.locations.slice(0, 20) ?? [],
+            excerpt: failing
+                ? deps.redact(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)).slice(0, 4000)
+                : '',
+            autoFixed: false,
+        };
+        if (live)
+            deps.progress?.checkFinished?.(iteration, result);
+        return { check: outcome.check, outcome, result, analysis, log: outcome.result?.logFile ?? '' };
+    });
+}
+async function rerunCheck(input, deps, check, logDir, env, label) {
+    return deps.runner.run({
+        command: check.run,
+        cwd: input.cwd,
+        env: { ...env, ...check.env },
+        timeoutMs: check.timeout * 1000,
+        logFile: (0,external_node_path_namespaceObject.join)(logDir, `${safeName(label)}.log`),
+    });
+}
+async function junitResults(input, deps) {
+    const tests = {};
+    for (const check of input.config.checks) {
+        if (!check.junit)
+            continue;
+        const xml = await deps.workspace.readText((0,external_node_path_namespaceObject.resolve)(input.cwd, check.junit), 32 * 1024 * 1024);
+        if (!xml)
+            continue;
+        for (const test of parseJUnit(xml)) {
+            if (test.status !== 'skipped')
+                tests[`${check.name}:${test.id}`] = test.status;
+        }
+    }
+    return tests;
+}
+function relativeLocations(analysis, cwd) {
+    return {
+        ...analysis,
+        locations: analysis.locations.map((location) => {
+            let file = location.file.replace(/^file:\/\//, '');
+            if ((0,external_node_path_namespaceObject.isAbsolute)(file)) {
+                const rel = (0,external_node_path_namespaceObject.relative)(cwd, file);
+                if (!rel.startsWith('..'))
+                    file = rel;
+            }
+            return { ...location, file };
+        }),
+    };
+}
+function round2(value) {
+    return Math.round(value * 100) / 100;
+}
+function tail(text, bytes) {
+    return text.length > bytes ? text.slice(text.length - bytes) : text;
+}
+
+;// CONCATENATED MODULE: ./src/app/work-command.ts
+/**
+ * The work command contract (README, "Work command contract"): the prompt and context files, the
+ * environment, `LOOP_OUTPUT_FILE` read back, exit 3 or a `BLOCKED:` line as a call for a person.
+ */
+
+
+
+/** Runs the work command under the work command contract (README, "Work command contract"). */
+async function runWork(input, deps, state, stage, capability, strategy, failures, iterationDir, env) {
+    const codeContext = await readCodeContext(input.cwd, deps, failures);
+    const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext });
+    const promptFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'prompt.md');
+    const contextFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'context.json');
+    const outputFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'work-output.json');
+    await deps.workspace.writeText(promptFile, renderPrompt(context));
+    await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`);
+    await deps.workspace.remove(outputFile);
+    deps.progress?.phase?.(state.iteration, stage, 'work');
+    const result = await deps.runner.run({
+        command: input.config.work.run,
+        cwd: input.cwd,
+        env: {
+            ...env,
+            ...input.config.work.env,
+            LOOP_ID: state.loopId,
+            LOOP_PROMPT_FILE: promptFile,
+            LOOP_CONTEXT_FILE: contextFile,
+            LOOP_OUTPUT_FILE: outputFile,
+            LOOP_ITERATION: String(state.iteration),
+            LOOP_MAX_ITERATIONS: String(state.maxIterations),
+            LOOP_STAGE: stage,
+            LOOP_CAPABILITY: capability ?? '',
+            LOOP_STRATEGY: strategy ?? '',
+            LOOP_SESSION: state.session ?? '',
+        },
+        timeoutMs: input.config.work.timeout * 1000,
+        logFile: (0,external_node_path_namespaceObject.join)(iterationDir, 'work.log'),
+    });
+    const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output);
+    const blocked = result.exitCode === 3 || blockedLine !== null;
+    const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger);
+    usage(state, state.iteration, 'work', strategy ?? stage, result);
+    return {
+        exitCode: result.exitCode,
+        blocked,
+        ...(blocked
+            ? {
+                blockedReason: deps.redact(blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`),
+            }
+            : {}),
+        durationMs: result.durationMs,
+        ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
+        ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
+        ...(reported.session !== undefined ? { session: reported.session } : {}),
+    };
+}
+/** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
+function parseWorkOutput(text, logger) {
+    if (!text?.trim())
+        return {};
+    try {
+        const data = JSON.parse(text);
+        const tokens = data.usage?.tokens;
+        const cost = data.usage?.costUsd;
+        return {
+            ...(typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? { tokens } : {}),
+            ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
+            ...(typeof data.session === 'string' && data.session.length <= 2000 ? { session: data.session } : {}),
+        };
+    }
+    catch {
+        logger?.warning('LOOP_OUTPUT_FILE is not valid JSON; its usage and session are ignored.');
+        return {};
+    }
+}
+async function readCodeContext(cwd, deps, failures) {
+    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0];
+    if (!primary)
+        return [];
+    const snippets = [];
+    for (const window of contextWindows(primary.locations)) {
+        const path = (0,external_node_path_namespaceObject.resolve)(cwd, window.file);
+        if ((0,external_node_path_namespaceObject.relative)(cwd, path).startsWith('..'))
+            continue;
+        const text = await deps.workspace.readText(path, 2 * 1024 * 1024);
+        if (text === null)
+            continue;
+        const lines = text.split('\n');
+        const end = Math.min(window.endLine, lines.length);
+        snippets.push({
+            file: window.file,
+            startLine: window.startLine,
+            endLine: end,
+            text: lines.slice(window.startLine - 1, end).join('\n'),
+        });
+    }
+    return snippets;
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration.ts
 /**
  * One controller iteration, shared by both front doors (the CLI and the action):
@@ -30315,7 +30550,7 @@ function summarizeNextAction(state, decision) {
 
 
 
-const EXCERPT_BYTES = 3000;
+
 /** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
 async function runOneIteration(input, deps) {
     const { config, loopId } = input;
@@ -30767,12 +31002,6 @@ function iteration_event(at, iteration, type, message, data) {
 function redactEvent(e, redact) {
     return JSON.parse(redact(JSON.stringify(e)));
 }
-function isFailing(result) {
-    return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
-}
-function safeName(name) {
-    return name.replace(/[^A-Za-z0-9._-]/g, '_');
-}
 function summarizeVerdicts(results) {
     return results.map((r) => `${r.name} ${r.verdict}`).join(', ');
 }
@@ -30818,208 +31047,6 @@ function guardFailure(reason) {
 /** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
 function candidateYaml(pattern) {
     return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
-}
-function usage(state, iteration, what, why, result) {
-    state.usage.log.push({
-        iteration,
-        what,
-        why,
-        at: new Date(Date.now() - result.durationMs).toISOString(),
-        durationMs: result.durationMs,
-        status: result.timedOut
-            ? 'timeout'
-            : result.exitCode === 0
-                ? 'ok'
-                : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
-        outputs: {},
-    });
-}
-/** Runs the verification matrix with streaming analysis of each failing check's output. */
-async function verify(input, deps, logDir, env, iteration, live) {
-    await deps.workspace.makeDir(logDir);
-    const analyzers = new Map();
-    const outcomes = await runMatrix({
-        checks: input.config.checks,
-        cwd: input.cwd,
-        env,
-        maxParallel: input.config.matrix['max-parallel'] ?? input.maxParallel,
-        failFast: input.config.matrix['fail-fast'],
-        runner: deps.runner,
-        logDir,
-        onCheckStart: (check) => {
-            analyzers.set(check.name, new StreamingAnalyzer(input.library, { kind: check.kind }));
-            if (live)
-                deps.progress?.checkStarted?.(iteration, check);
-        },
-        onOutput: (name, chunk) => analyzers.get(name)?.push(chunk),
-    });
-    return outcomes.map((outcome) => {
-        const analyzer = analyzers.get(outcome.check.name);
-        const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error';
-        const analysis = failing && analyzer
-            ? relativeLocations(analyzer.finish({
-                timedOut: outcome.verdict === 'timeout',
-                exitCode: outcome.result?.exitCode ?? null,
-                ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
-            }), input.cwd)
-            : null;
-        const result = {
-            name: outcome.check.name,
-            kind: outcome.check.kind,
-            verdict: outcome.verdict,
-            required: outcome.check.required,
-            durationMs: outcome.result?.durationMs ?? 0,
-            exitCode: outcome.result?.exitCode ?? null,
-            ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
-            pattern: analysis?.pattern ?? null,
-            confidence: analysis ? round2(analysis.confidence) : null,
-            strategy: analysis?.strategy ?? null,
-            signature: analysis?.signature ?? null,
-            locations: analysis?.locations.slice(0, 20) ?? [],
-            excerpt: failing
-                ? deps.redact(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)).slice(0, 4000)
-                : '',
-            autoFixed: false,
-        };
-        if (live)
-            deps.progress?.checkFinished?.(iteration, result);
-        return { check: outcome.check, outcome, result, analysis, log: outcome.result?.logFile ?? '' };
-    });
-}
-async function rerunCheck(input, deps, check, logDir, env, label) {
-    return deps.runner.run({
-        command: check.run,
-        cwd: input.cwd,
-        env: { ...env, ...check.env },
-        timeoutMs: check.timeout * 1000,
-        logFile: (0,external_node_path_namespaceObject.join)(logDir, `${safeName(label)}.log`),
-    });
-}
-/** Runs the work command under the work command contract (README, "Work command contract"). */
-async function runWork(input, deps, state, stage, capability, strategy, failures, iterationDir, env) {
-    const codeContext = await readCodeContext(input.cwd, deps, failures);
-    const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext });
-    const promptFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'prompt.md');
-    const contextFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'context.json');
-    const outputFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'work-output.json');
-    await deps.workspace.writeText(promptFile, renderPrompt(context));
-    await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`);
-    await deps.workspace.remove(outputFile);
-    deps.progress?.phase?.(state.iteration, stage, 'work');
-    const result = await deps.runner.run({
-        command: input.config.work.run,
-        cwd: input.cwd,
-        env: {
-            ...env,
-            ...input.config.work.env,
-            LOOP_ID: state.loopId,
-            LOOP_PROMPT_FILE: promptFile,
-            LOOP_CONTEXT_FILE: contextFile,
-            LOOP_OUTPUT_FILE: outputFile,
-            LOOP_ITERATION: String(state.iteration),
-            LOOP_MAX_ITERATIONS: String(state.maxIterations),
-            LOOP_STAGE: stage,
-            LOOP_CAPABILITY: capability ?? '',
-            LOOP_STRATEGY: strategy ?? '',
-            LOOP_SESSION: state.session ?? '',
-        },
-        timeoutMs: input.config.work.timeout * 1000,
-        logFile: (0,external_node_path_namespaceObject.join)(iterationDir, 'work.log'),
-    });
-    const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output);
-    const blocked = result.exitCode === 3 || blockedLine !== null;
-    const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger);
-    usage(state, state.iteration, 'work', strategy ?? stage, result);
-    return {
-        exitCode: result.exitCode,
-        blocked,
-        ...(blocked
-            ? {
-                blockedReason: deps.redact(blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`),
-            }
-            : {}),
-        durationMs: result.durationMs,
-        ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
-        ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
-        ...(reported.session !== undefined ? { session: reported.session } : {}),
-    };
-}
-/** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
-function parseWorkOutput(text, logger) {
-    if (!text?.trim())
-        return {};
-    try {
-        const data = JSON.parse(text);
-        const tokens = data.usage?.tokens;
-        const cost = data.usage?.costUsd;
-        return {
-            ...(typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? { tokens } : {}),
-            ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
-            ...(typeof data.session === 'string' && data.session.length <= 2000 ? { session: data.session } : {}),
-        };
-    }
-    catch {
-        logger?.warning('LOOP_OUTPUT_FILE is not valid JSON; its usage and session are ignored.');
-        return {};
-    }
-}
-async function readCodeContext(cwd, deps, failures) {
-    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0];
-    if (!primary)
-        return [];
-    const snippets = [];
-    for (const window of contextWindows(primary.locations)) {
-        const path = (0,external_node_path_namespaceObject.resolve)(cwd, window.file);
-        if ((0,external_node_path_namespaceObject.relative)(cwd, path).startsWith('..'))
-            continue;
-        const text = await deps.workspace.readText(path, 2 * 1024 * 1024);
-        if (text === null)
-            continue;
-        const lines = text.split('\n');
-        const end = Math.min(window.endLine, lines.length);
-        snippets.push({
-            file: window.file,
-            startLine: window.startLine,
-            endLine: end,
-            text: lines.slice(window.startLine - 1, end).join('\n'),
-        });
-    }
-    return snippets;
-}
-async function junitResults(input, deps) {
-    const tests = {};
-    for (const check of input.config.checks) {
-        if (!check.junit)
-            continue;
-        const xml = await deps.workspace.readText((0,external_node_path_namespaceObject.resolve)(input.cwd, check.junit), 32 * 1024 * 1024);
-        if (!xml)
-            continue;
-        for (const test of parseJUnit(xml)) {
-            if (test.status !== 'skipped')
-                tests[`${check.name}:${test.id}`] = test.status;
-        }
-    }
-    return tests;
-}
-function relativeLocations(analysis, cwd) {
-    return {
-        ...analysis,
-        locations: analysis.locations.map((location) => {
-            let file = location.file.replace(/^file:\/\//, '');
-            if ((0,external_node_path_namespaceObject.isAbsolute)(file)) {
-                const rel = (0,external_node_path_namespaceObject.relative)(cwd, file);
-                if (!rel.startsWith('..'))
-                    file = rel;
-            }
-            return { ...location, file };
-        }),
-    };
-}
-function round2(value) {
-    return Math.round(value * 100) / 100;
-}
-function tail(text, bytes) {
-    return text.length > bytes ? text.slice(text.length - bytes) : text;
 }
 
 ;// CONCATENATED MODULE: ./src/app/people-commands.ts
