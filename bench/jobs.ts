@@ -9,6 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { DEMO_WORKFLOW, runGitHubDemo } from '../scripts/demo-github.js'
+import { loopWorkflow } from '../test/sandbox/loop-workflow.js'
 import type { BenchRow } from './lib.js'
 import { bundleFolder } from './startup.js'
 
@@ -90,13 +91,7 @@ async function sandboxLoop(
   const workflow =
     budgetMinutes === undefined
       ? DEMO_WORKFLOW
-      : DEMO_WORKFLOW.replace(
-          'config: .github/loop.yml',
-          `config: .github/loop.yml\n          budget-minutes: ${budgetMinutes}`,
-        )
-  if (workflow === DEMO_WORKFLOW && budgetMinutes !== undefined) {
-    throw new Error("the demo workflow has no 'config: .github/loop.yml' line to add budget-minutes after")
-  }
+      : loopWorkflow({ name: 'loop (demo)', with: { 'budget-minutes': String(budgetMinutes) } })
   const started = performance.now()
   const result = await runGitHubDemo({
     actionDir,

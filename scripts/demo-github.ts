@@ -8,47 +8,12 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { loopWorkflow } from '../test/sandbox/loop-workflow.js'
 import { startSandbox } from '../test/sandbox/sandbox.js'
 import type { JobRecord } from '../test/sandbox/workflow-engine.js'
 
 /** The workflow the demo runs: the action as a step (examples/workflows/loop-step.yml), on the demo project. */
-export const DEMO_WORKFLOW = `name: loop (demo)
-on:
-  workflow_dispatch:
-    inputs:
-      loop-id:
-        type: string
-        required: true
-      iteration:
-        type: string
-        default: ''
-  issue_comment:
-    types: [created]
-  pull_request_review:
-    types: [submitted]
-permissions: {}
-jobs:
-  loop:
-    runs-on: ubuntu-latest
-    timeout-minutes: 10
-    permissions:
-      contents: write
-      actions: write
-      pull-requests: write
-      issues: write
-    concurrency:
-      group: loop-controller-\${{ inputs.loop-id }}
-      cancel-in-progress: false
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          fetch-depth: 0
-      - uses: loop-controller/loop-controller@v1
-        with:
-          loop-id: \${{ inputs.loop-id }}
-          iteration: \${{ inputs.iteration }}
-          config: .github/loop.yml
-`
+export const DEMO_WORKFLOW = loopWorkflow({ name: 'loop (demo)' })
 
 /** What to run through the sandbox. */
 export interface GitHubDemoOptions {

@@ -6,58 +6,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { loopWorkflow } from '../sandbox/loop-workflow.js'
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+
+export { loopWorkflow }
 
 /** The repository root: action.yml and the bundle under test. */
 export const ACTION_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const BUNDLE = join(ACTION_DIR, 'dist', 'index.js')
-
-/** The workflow: the action as a step, started by a dispatch, a comment, a review or a fork's pull request. */
-export function loopWorkflow(options: { with?: Record<string, string> } = {}): string {
-  const extra = Object.entries(options.with ?? {})
-    .map(([name, value]) => `          ${name}: ${JSON.stringify(value)}\n`)
-    .join('')
-  return `name: loop
-on:
-  workflow_dispatch:
-    inputs:
-      loop-id:
-        type: string
-        required: true
-      iteration:
-        type: string
-        default: ''
-  issue_comment:
-    types: [created]
-  pull_request_review:
-    types: [submitted]
-  pull_request_target:
-    types: [opened]
-permissions: {}
-jobs:
-  loop:
-    runs-on: ubuntu-latest
-    timeout-minutes: 5
-    permissions:
-      contents: write
-      actions: write
-      pull-requests: write
-      issues: write
-    concurrency:
-      group: loop-controller-\${{ inputs.loop-id || github.event.issue.number || github.event.pull_request.number }}
-      cancel-in-progress: false
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          fetch-depth: 0
-      - uses: ./
-        with:
-          loop-id: \${{ inputs.loop-id }}
-          iteration: \${{ inputs.iteration }}
-          config: .github/loop.yml
-${extra}`
-}
 
 /**
  * The work command: climbs one step (progress.txt), optionally also edits the loop config in its first

@@ -1,0 +1,50 @@
+/**
+ * The caller workflow the sandbox runs the action with: the action as a step (as
+ * examples/workflows/loop-step.yml shows users), started by a dispatch, a comment, a review or a fork's
+ * pull request, one concurrency group per loop. One template for the demo, the end-to-end scenarios
+ * and the benchmarks, so they all run the same workflow.
+ */
+export function loopWorkflow(options: { name?: string; with?: Record<string, string> } = {}): string {
+  const extra = Object.entries(options.with ?? {})
+    .map(([name, value]) => `          ${name}: ${JSON.stringify(value)}\n`)
+    .join('')
+  return `name: ${options.name ?? 'loop'}
+on:
+  workflow_dispatch:
+    inputs:
+      loop-id:
+        type: string
+        required: true
+      iteration:
+        type: string
+        default: ''
+  issue_comment:
+    types: [created]
+  pull_request_review:
+    types: [submitted]
+  pull_request_target:
+    types: [opened]
+permissions: {}
+jobs:
+  loop:
+    runs-on: ubuntu-latest
+    timeout-minutes: 10
+    permissions:
+      contents: write
+      actions: write
+      pull-requests: write
+      issues: write
+    concurrency:
+      group: loop-controller-\${{ inputs.loop-id || github.event.issue.number || github.event.pull_request.number }}
+      cancel-in-progress: false
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+      - uses: ./
+        with:
+          loop-id: \${{ inputs.loop-id }}
+          iteration: \${{ inputs.iteration }}
+          config: .github/loop.yml
+${extra}`
+}
