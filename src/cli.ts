@@ -21,7 +21,7 @@ import type { LoopConfig } from './config/loop-config.js'
 import { loadUserPatterns } from './config/user-patterns.js'
 import { aggregateMetrics, buildLibrary, PatternError } from './domain/analysis/index.js'
 import { decide, EngineError, summarizeNextAction } from './domain/engine/index.js'
-import { PolicyError, policyFromConfig } from './domain/policy.js'
+import { type Policy, PolicyError, policyFromConfig } from './domain/policy.js'
 import { createRedactor } from './domain/redact.js'
 import type { CheckResult, LoopState } from './domain/state.js'
 import { systemClock } from './ports/clock.js'
@@ -207,7 +207,11 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
         return EXIT.complete
       }
       if (command === 'status') {
-        io.stdout(values.json ? `${JSON.stringify(statusJson(loaded.state), null, 2)}\n` : renderStatus(loaded.state))
+        io.stdout(
+          values.json
+            ? `${JSON.stringify(statusJson(loaded.state), null, 2)}\n`
+            : renderStatus(loaded.state, await policyIfConfigured(root, values, io)),
+        )
       } else {
         const events = await audit.readEvents()
         io.stdout(values.json ? `${JSON.stringify(events, null, 2)}\n` : renderHistory(loaded.state, events))
@@ -233,7 +237,7 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
       }
       const by = io.env.USER ?? io.env.USERNAME ?? 'cli'
       const state = await applyPeopleCommand(people, { loopId, by }, { store, clock: systemClock, audit })
-      io.stdout(renderStatus(state))
+      io.stdout(renderStatus(state, await policyIfConfigured(root, values, io)))
       return EXIT.complete
     }
     case 'next':
@@ -333,6 +337,15 @@ async function loadConfig(
     }
   }
   return { config, configPath }
+}
+
+/** The loop's policy when its config (file or simple-mode flags) is at hand and valid; else null. */
+async function policyIfConfigured(root: string, values: Values, io: CliIo): Promise<Policy | null> {
+  try {
+    return policyFromConfig((await loadConfig(root, values, io)).config)
+  } catch {
+    return null
+  }
 }
 
 function parseCap(value: string): number {
@@ -570,7 +583,7 @@ function statusJson(state: LoopState) {
   }
 }
 
-function renderStatus(state: LoopState): string {
+function renderStatus(state: LoopState, policy: Policy | null): string {
   const minutes = Math.round(state.usage.wallMs / 60_000)
   const budget = [
     `iteration ${state.iteration} of ${state.maxIterations}`,
@@ -610,22 +623,9 @@ function renderStatus(state: LoopState): string {
     `metrics       ${m.workCalls} agent calls · ${m.autoFixes} auto-fixes · ${m.flakes} flakes · ${m.regressions} regressions · escalation rate ${(aggregate.escalationRate * 100).toFixed(0)}%`,
   )
   if (state.lastDecision) lines.push(`last          ${state.lastDecision.kind}: ${state.lastDecision.reason}`)
-  try {
-    const next = decide(state, { now: new Date() }, policyFromState(state))
-    lines.push(`next          ${summarizeNextAction(state, next)}`)
-  } catch {
-    // The policy lives in the config; without it the next action is what the state last said.
-  }
+  // The next action needs the loop's policy, which lives in its config (not in state).
+  if (policy) lines.push(`next          ${summarizeNextAction(state, decide(state, { now: new Date() }, policy))}`)
   return `${lines.join('\n')}\n`
-}
-
-function policyFromState(state: LoopState) {
-  return policyFromConfig({
-    ...simpleModeConfig({ work: 'true', verify: ['true'], maxIterations: Math.min(state.maxIterations, 25) }),
-    'max-iterations': state.maxIterations,
-    'cap-reason': state.capReason ?? 'recorded in state',
-    pipeline: state.pipeline,
-  })
 }
 
 function renderHistory(state: LoopState, events: { iteration: number; type: string; message: string }[]): string {

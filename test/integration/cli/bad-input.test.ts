@@ -203,6 +203,9 @@ describe('gates triggered by paths', () => {
     const state = JSON.parse(readFileSync(join(repo, '.loop', 'gated', 'loop-state.json'), 'utf8'))
     expect(state.gates.security.status).toBe('pending')
     expect(state.gates.security.reason).toContain('src/auth/login.js')
+    // Status reads the loop's policy from its config to say what comes next.
+    const status = await cli(repo, 'status', '--loop-id', 'gated')
+    expect(status.stdout).toMatch(/^next {10}.*security/m)
     expect((await cli(repo, 'approve', 'security', '--loop-id', 'gated')).code).toBe(0)
     const after = await cli(repo, 'run', '--loop-id', 'gated', '--no-commit')
     expect(after.code).toBe(0)
