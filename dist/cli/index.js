@@ -31650,7 +31650,9 @@ async function dispatch(command, values, positionals, io) {
                 return EXIT.complete;
             }
             if (command === 'status') {
-                io.stdout(values.json ? `${JSON.stringify(statusJson(loaded.state), null, 2)}\n` : renderStatus(loaded.state));
+                io.stdout(values.json
+                    ? `${JSON.stringify(statusJson(loaded.state), null, 2)}\n`
+                    : renderStatus(loaded.state, await policyIfConfigured(root, values, io)));
             }
             else {
                 const events = await audit.readEvents();
@@ -31679,7 +31681,7 @@ async function dispatch(command, values, positionals, io) {
             }
             const by = io.env.USER ?? io.env.USERNAME ?? 'cli';
             const state = await applyPeopleCommand(people, { loopId, by }, { store, clock: systemClock, audit });
-            io.stdout(renderStatus(state));
+            io.stdout(renderStatus(state, await policyIfConfigured(root, values, io)));
             return EXIT.complete;
         }
         case 'next':
@@ -31772,6 +31774,15 @@ async function loadConfig(root, values, io) {
         }
     }
     return { config, configPath };
+}
+/** The loop's policy when its config (file or simple-mode flags) is at hand and valid; else null. */
+async function policyIfConfigured(root, values, io) {
+    try {
+        return policyFromConfig((await loadConfig(root, values, io)).config);
+    }
+    catch {
+        return null;
+    }
 }
 function parseCap(value) {
     if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 1000) {
@@ -31980,7 +31991,7 @@ function statusJson(state) {
         usage: { wallMs: state.usage.wallMs, tokens: state.usage.tokens, costUsd: state.usage.costUsd },
     };
 }
-function renderStatus(state) {
+function renderStatus(state, policy) {
     const minutes = Math.round(state.usage.wallMs / 60_000);
     const budget = [
         `iteration ${state.iteration} of ${state.maxIterations}`,
@@ -32014,22 +32025,10 @@ function renderStatus(state) {
     lines.push(`metrics       ${m.workCalls} agent calls · ${m.autoFixes} auto-fixes · ${m.flakes} flakes · ${m.regressions} regressions · escalation rate ${(aggregate.escalationRate * 100).toFixed(0)}%`);
     if (state.lastDecision)
         lines.push(`last          ${state.lastDecision.kind}: ${state.lastDecision.reason}`);
-    try {
-        const next = decide(state, { now: new Date() }, policyFromState(state));
-        lines.push(`next          ${summarizeNextAction(state, next)}`);
-    }
-    catch {
-        // The policy lives in the config; without it the next action is what the state last said.
-    }
+    // The next action needs the loop's policy, which lives in its config (not in state).
+    if (policy)
+        lines.push(`next          ${summarizeNextAction(state, decide(state, { now: new Date() }, policy))}`);
     return `${lines.join('\n')}\n`;
-}
-function policyFromState(state) {
-    return policyFromConfig({
-        ...simpleModeConfig({ work: 'true', verify: ['true'], maxIterations: Math.min(state.maxIterations, 25) }),
-        'max-iterations': state.maxIterations,
-        'cap-reason': state.capReason ?? 'recorded in state',
-        pipeline: state.pipeline,
-    });
 }
 function renderHistory(state, events) {
     const lines = [`${state.loopId} · ${state.iteration} iteration${state.iteration === 1 ? '' : 's'} · ${state.status}`];
