@@ -4,10 +4,18 @@
  * `GitCommandError` unless asked not to; only the named, known-benign messages below are tolerated.
  */
 import { spawn } from 'node:child_process'
-import { copyFile, lstat, mkdtemp, readFile, readlink, rm, stat } from 'node:fs/promises'
+import { copyFile, lstat, mkdtemp, readFile, readlink, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
-import type { FileChange, Git, GitResult, Identity, PushResult, RebaseResult } from '../ports/git.js'
+import {
+  ConcurrentCommitError,
+  type FileChange,
+  type Git,
+  type GitResult,
+  type Identity,
+  type PushResult,
+  type RebaseResult,
+} from '../ports/git.js'
 
 export type { FileChange, PushResult, RebaseResult }
 
@@ -31,6 +39,9 @@ export const NON_FAST_FORWARD_SIGNS: readonly RegExp[] = [
 
 /** Signs of a rebase stopped by conflicting changes. */
 export const CONFLICT_SIGNS: readonly RegExp[] = [/^CONFLICT \(/m, /could not apply/]
+
+/** Git's answer when another process moved HEAD between our read and our commit. */
+export const CONCURRENT_UPDATE_SIGNS: readonly RegExp[] = [/cannot lock ref '[^']+': is at \S+ but expected/]
 
 /** A git command that failed; the message quotes the command, its exit code and git's own words. */
 export class GitCommandError extends Error {
@@ -202,6 +213,11 @@ export class GitCli implements Git {
       // Another process in the same work tree (a second controller) committed these changes between our
       // staging and our commit: nothing is left for us to commit.
       if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr)) return null
+      if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
+        throw new ConcurrentCommitError(
+          `another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`,
+        )
+      }
       throw new GitCommandError(args, result)
     }
     return this.head()
@@ -425,7 +441,16 @@ export class GitCli implements Git {
     try {
       const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim()
       const temporary = join(folder, 'index')
-      await copyFile(isAbsolute(indexPath) ? indexPath : join(this.cwd, indexPath), temporary).catch(() => {})
+      const source = isAbsolute(indexPath) ? indexPath : join(this.cwd, indexPath)
+      await copyFile(source, temporary).then(
+        // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
+        // older than the index, so a newer copy would hide a same-size edit made right after staging.
+        async () => {
+          const { atime, mtime } = await stat(source)
+          await utimes(temporary, atime, mtime)
+        },
+        () => {},
+      )
       const env = { GIT_INDEX_FILE: temporary }
       await this.stageAllExcept([], env)
       return await body(env)

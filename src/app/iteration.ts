@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { stringify as stringifyYaml } from 'yaml'
 import type { AuditTrail } from '../adapters/audit-trail.js'
 import { buildCommandEnv } from '../adapters/command-env.js'
+import { messageOf } from '../config/errors.js'
 import type { CheckConfig, LoopConfig } from '../config/loop-config.js'
 import {
   buildDeadLetter,
@@ -39,7 +40,7 @@ import type { Strategy } from '../domain/stages.js'
 import type { CheckResult, LoopState } from '../domain/state.js'
 import type { FailureForAgent } from '../domain/work-context.js'
 import type { Clock } from '../ports/clock.js'
-import type { Git, Identity } from '../ports/git.js'
+import { ConcurrentCommitError, type Git, type Identity } from '../ports/git.js'
 import type { Logger } from '../ports/logger.js'
 import type { ProcessRunner, RunResult } from '../ports/process.js'
 import { type Store, StoreConflictError, type StoreVersion } from '../ports/store.js'
@@ -450,7 +451,14 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
   if (input.commit && deps.git) {
     const verdict = summarizeVerdicts(outcome.checks)
     const message = `${config.commit['message-prefix']}(${loopId}): iteration ${iteration} ${stage}${strategy ? ` [${strategy}]` : ''}\n\n${verdict}\n\nLoop-Id: ${loopId}\nLoop-Iteration: ${iteration}`
-    commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits)
+    try {
+      commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits)
+    } catch (error) {
+      // A second controller in this work tree committed first: it owns this iteration.
+      if (!(error instanceof ConcurrentCommitError)) throw error
+      await deps.audit.appendEvents([event(deps.clock.now(), iteration, 'superseded', messageOf(error))])
+      return finish('superseded', state, decision, decision, outcome.checks, null, null, version)
+    }
     if (commit) {
       state = {
         ...state,

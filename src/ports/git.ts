@@ -65,3 +65,8 @@ export interface Git {
   /** Text files changed in the work tree since `ref` (untracked included), before and after; binary and oversized left out. */
   changesSince(ref: string, options?: { maxBytes?: number }): Promise<FileChange[]>
 }
+
+/** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
+export class ConcurrentCommitError extends Error {
+  override name = 'ConcurrentCommitError'
+}
