@@ -31254,7 +31254,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(31681);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(18687);
 // The action's entry point: nothing but `run()` (STYLE.md point 2).
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31264,7 +31264,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 31681:
+/***/ 18687:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31989,12 +31989,20 @@ function safeFileName(text) {
 
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __nccwpck_require__(31421);
+;// CONCATENATED MODULE: ./src/ports/git.ts
+/** One git wrapper: non-interactive, identity per command, `try*` methods that return a boolean. */
+/** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
+class ConcurrentCommitError extends Error {
+    name = 'ConcurrentCommitError';
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
 /**
  * The one git wrapper (STYLE.md 6-7): the git command line, non-interactive, with identity passed per
  * command (`-c user.name=...`) so the user's config is never changed. Failing commands throw
  * `GitCommandError` unless asked not to; only the named, known-benign messages below are tolerated.
  */
+
 
 
 
@@ -32017,6 +32025,8 @@ const NON_FAST_FORWARD_SIGNS = [
 ];
 /** Signs of a rebase stopped by conflicting changes. */
 const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
+/** Git's answer when another process moved HEAD between our read and our commit. */
+const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
 /** A git command that failed; the message quotes the command, its exit code and git's own words. */
 class GitCommandError extends Error {
     args;
@@ -32154,6 +32164,9 @@ class GitCli {
             // staging and our commit: nothing is left for us to commit.
             if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
                 return null;
+            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
+                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
+            }
             throw new GitCommandError(args, result);
         }
         return this.head();
@@ -32375,7 +32388,14 @@ class GitCli {
         try {
             const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim();
             const temporary = (0,external_node_path_.join)(folder, 'index');
-            await (0,promises_.copyFile)((0,external_node_path_.isAbsolute)(indexPath) ? indexPath : (0,external_node_path_.join)(this.cwd, indexPath), temporary).catch(() => { });
+            const source = (0,external_node_path_.isAbsolute)(indexPath) ? indexPath : (0,external_node_path_.join)(this.cwd, indexPath);
+            await (0,promises_.copyFile)(source, temporary).then(
+            // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
+            // older than the index, so a newer copy would hide a same-size edit made right after staging.
+            async () => {
+                const { atime, mtime } = await (0,promises_.stat)(source);
+                await (0,promises_.utimes)(temporary, atime, mtime);
+            }, () => { });
             const env = { GIT_INDEX_FILE: temporary };
             await this.stageAllExcept([], env);
             return await body(env);
@@ -33386,6 +33406,28 @@ function buildCommandEnv(base, options) {
             env[name] = value;
     }
     return { ...env, ...options.extra };
+}
+
+;// CONCATENATED MODULE: ./src/config/errors.ts
+/**
+ * Errors that are the user's to fix (a configuration or usage mistake), kept apart from internal
+ * faults so that both front doors can say them plainly and exit 2 (CLI) or fail the step with the fix.
+ */
+class ConfigError extends Error {
+    name = 'ConfigError';
+}
+/** The message of anything thrown, including values that are not `Error`s. */
+function messageOf(error) {
+    if (error instanceof Error)
+        return error.message;
+    if (typeof error === 'string')
+        return error;
+    try {
+        return JSON.stringify(error);
+    }
+    catch {
+        return String(error);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/aho-corasick.ts
@@ -43762,6 +43804,8 @@ async function readCodeContext(cwd, deps, failures) {
 
 
 
+
+
 /** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
 async function runOneIteration(input, deps) {
     const { config, loopId } = input;
@@ -44038,7 +44082,16 @@ async function runOneIteration(input, deps) {
     if (input.commit && deps.git) {
         const verdict = summarizeVerdicts(outcome.checks);
         const message = `${config.commit['message-prefix']}(${loopId}): iteration ${iteration} ${stage}${strategy ? ` [${strategy}]` : ''}\n\n${verdict}\n\nLoop-Id: ${loopId}\nLoop-Iteration: ${iteration}`;
-        commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits);
+        try {
+            commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits);
+        }
+        catch (error) {
+            // A second controller in this work tree committed first: it owns this iteration.
+            if (!(error instanceof ConcurrentCommitError))
+                throw error;
+            await deps.audit.appendEvents([iteration_event(deps.clock.now(), iteration, 'superseded', messageOf(error))]);
+            return finish('superseded', state, decision, decision, outcome.checks, null, null, version);
+        }
         if (commit) {
             state = {
                 ...state,
@@ -44455,28 +44508,6 @@ function loopBranch(loopId) {
 }
 /** The login GitHub gives the `GITHUB_TOKEN` when it writes comments. */
 const GITHUB_ACTIONS_BOT_LOGIN = 'github-actions[bot]';
-
-;// CONCATENATED MODULE: ./src/config/errors.ts
-/**
- * Errors that are the user's to fix (a configuration or usage mistake), kept apart from internal
- * faults so that both front doors can say them plainly and exit 2 (CLI) or fail the step with the fix.
- */
-class ConfigError extends Error {
-    name = 'ConfigError';
-}
-/** The message of anything thrown, including values that are not `Error`s. */
-function messageOf(error) {
-    if (error instanceof Error)
-        return error.message;
-    if (typeof error === 'string')
-        return error;
-    try {
-        return JSON.stringify(error);
-    }
-    catch {
-        return String(error);
-    }
-}
 
 ;// CONCATENATED MODULE: ./src/config/action-inputs.ts
 /**

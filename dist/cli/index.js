@@ -19204,12 +19204,20 @@ function safeFileName(text) {
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/ports/git.ts
+/** One git wrapper: non-interactive, identity per command, `try*` methods that return a boolean. */
+/** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
+class ConcurrentCommitError extends Error {
+    name = 'ConcurrentCommitError';
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
 /**
  * The one git wrapper (STYLE.md 6-7): the git command line, non-interactive, with identity passed per
  * command (`-c user.name=...`) so the user's config is never changed. Failing commands throw
  * `GitCommandError` unless asked not to; only the named, known-benign messages below are tolerated.
  */
+
 
 
 
@@ -19232,6 +19240,8 @@ const NON_FAST_FORWARD_SIGNS = [
 ];
 /** Signs of a rebase stopped by conflicting changes. */
 const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
+/** Git's answer when another process moved HEAD between our read and our commit. */
+const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
 /** A git command that failed; the message quotes the command, its exit code and git's own words. */
 class GitCommandError extends Error {
     args;
@@ -19369,6 +19379,9 @@ class GitCli {
             // staging and our commit: nothing is left for us to commit.
             if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
                 return null;
+            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
+                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
+            }
             throw new GitCommandError(args, result);
         }
         return this.head();
@@ -19590,7 +19603,14 @@ class GitCli {
         try {
             const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim();
             const temporary = (0,external_node_path_namespaceObject.join)(folder, 'index');
-            await (0,promises_namespaceObject.copyFile)((0,external_node_path_namespaceObject.isAbsolute)(indexPath) ? indexPath : (0,external_node_path_namespaceObject.join)(this.cwd, indexPath), temporary).catch(() => { });
+            const source = (0,external_node_path_namespaceObject.isAbsolute)(indexPath) ? indexPath : (0,external_node_path_namespaceObject.join)(this.cwd, indexPath);
+            await (0,promises_namespaceObject.copyFile)(source, temporary).then(
+            // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
+            // older than the index, so a newer copy would hide a same-size edit made right after staging.
+            async () => {
+                const { atime, mtime } = await (0,promises_namespaceObject.stat)(source);
+                await (0,promises_namespaceObject.utimes)(temporary, atime, mtime);
+            }, () => { });
             const env = { GIT_INDEX_FILE: temporary };
             await this.stageAllExcept([], env);
             return await body(env);
@@ -28512,6 +28532,28 @@ function buildCommandEnv(base, options) {
     return { ...env, ...options.extra };
 }
 
+;// CONCATENATED MODULE: ./src/config/errors.ts
+/**
+ * Errors that are the user's to fix (a configuration or usage mistake), kept apart from internal
+ * faults so that both front doors can say them plainly and exit 2 (CLI) or fail the step with the fix.
+ */
+class ConfigError extends Error {
+    name = 'ConfigError';
+}
+/** The message of anything thrown, including values that are not `Error`s. */
+function messageOf(error) {
+    if (error instanceof Error)
+        return error.message;
+    if (typeof error === 'string')
+        return error;
+    try {
+        return JSON.stringify(error);
+    }
+    catch {
+        return String(error);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/domain/work-context.ts
 const STRATEGY_HINTS = {
     auto_fix: 'The failure has an automatic fix; it was applied by the controller.',
@@ -30551,6 +30593,8 @@ async function readCodeContext(cwd, deps, failures) {
 
 
 
+
+
 /** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
 async function runOneIteration(input, deps) {
     const { config, loopId } = input;
@@ -30827,7 +30871,16 @@ async function runOneIteration(input, deps) {
     if (input.commit && deps.git) {
         const verdict = summarizeVerdicts(outcome.checks);
         const message = `${config.commit['message-prefix']}(${loopId}): iteration ${iteration} ${stage}${strategy ? ` [${strategy}]` : ''}\n\n${verdict}\n\nLoop-Id: ${loopId}\nLoop-Iteration: ${iteration}`;
-        commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits);
+        try {
+            commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits);
+        }
+        catch (error) {
+            // A second controller in this work tree committed first: it owns this iteration.
+            if (!(error instanceof ConcurrentCommitError))
+                throw error;
+            await deps.audit.appendEvents([iteration_event(deps.clock.now(), iteration, 'superseded', messageOf(error))]);
+            return finish('superseded', state, decision, decision, outcome.checks, null, null, version);
+        }
         if (commit) {
             state = {
                 ...state,
@@ -31081,28 +31134,6 @@ async function applyPeopleCommand(command, input, deps) {
     await deps.store.save(input.loopId, applied.state, loaded.version);
     await deps.audit.appendEvents(applied.events);
     return applied.state;
-}
-
-;// CONCATENATED MODULE: ./src/config/errors.ts
-/**
- * Errors that are the user's to fix (a configuration or usage mistake), kept apart from internal
- * faults so that both front doors can say them plainly and exit 2 (CLI) or fail the step with the fix.
- */
-class ConfigError extends Error {
-    name = 'ConfigError';
-}
-/** The message of anything thrown, including values that are not `Error`s. */
-function messageOf(error) {
-    if (error instanceof Error)
-        return error.message;
-    if (typeof error === 'string')
-        return error;
-    try {
-        return JSON.stringify(error);
-    }
-    catch {
-        return String(error);
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/config/load-config.ts
