@@ -23,6 +23,15 @@ export const DEFAULT_PIPE_GRACE_MS = 500
 
 const MAX_TIMER_MS = 2 ** 31 - 1
 
+/**
+ * Node hands a child's stdout and stderr over as sockets, and opening `/dev/stdout` or `/dev/stderr` on a
+ * socket fails with ENXIO ("No such device or address"), so a CI idiom such as `gofmt -l . | tee
+ * /dev/stderr` would break only inside the loop. The shell therefore first points both at one real pipe
+ * (read by a `cat` in the same process group). Kept on the command's first line so bash's own messages
+ * ("line 1: ...") keep their line numbers.
+ */
+export const REAL_PIPE_PREFIX = 'exec > >(exec cat) 2>&1; '
+
 export interface ProcessRunnerOptions {
   killGraceMs?: number
   pipeGraceMs?: number
@@ -189,7 +198,8 @@ export class ChildProcessRunner implements ProcessRunner {
       ...(request.logFile ? { logFile: request.logFile } : {}),
     })
 
-    const argv = typeof request.command === 'string' ? ['bash', '-c', request.command] : [...request.command]
+    const argv =
+      typeof request.command === 'string' ? ['bash', '-c', REAL_PIPE_PREFIX + request.command] : [...request.command]
     const [file, ...args] = argv
     if (!file) return failEarly('the command is empty: expected a shell line or a non-empty argv array')
     try {

@@ -25,6 +25,15 @@ describe('ChildProcessRunner', () => {
     expect(result.spawnError).toBeUndefined()
   })
 
+  it('gives a shell line real pipes, so /dev/stdout and /dev/stderr can be opened (tee /dev/stderr)', async () => {
+    const result = await run('echo hi | tee /dev/stderr; echo direct > /dev/stdout; loop-no-such-xyz; exit 4')
+    expect(result.output).not.toMatch(/No such device or address/)
+    expect(result.output.match(/^hi$/gm)).toHaveLength(2)
+    expect(result.output).toContain('direct\n')
+    expect(result.output).toContain('bash: line 1: loop-no-such-xyz: command not found')
+    expect(result.exitCode).toBe(4)
+  })
+
   it('spawns an argv array with no shell: metacharacters stay literal', async () => {
     const result = await run(['echo', '$(id -u); rm -rf /', '`whoami`'])
     expect(result.exitCode).toBe(0)
