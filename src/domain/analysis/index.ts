@@ -1,4 +1,4 @@
-/** Failure-pattern analysis (DESIGN.md section 4): the public surface the engine and the CLI use. */
+/** Failure-pattern analysis: the public surface the engine and the CLI use. */
 export {
   type Analysis,
   type AnalysisExtras,
@@ -27,10 +27,10 @@ export {
   type CompiledSignal,
   compilePattern,
   libraryOf,
-  PatternError,
   type PatternLibrary,
   requiredLiteral,
 } from './library.js'
 export { type AggregatedMetrics, aggregateMetrics } from './metrics.js'
+export { type PatternConfig, PatternError } from './pattern-config.js'
 export { detectRegressions, regressionEnabled, type Verdicts } from './regression.js'
 export { errorSignature, isSameError, normaliseText, normaliseTokens, tokenOverlap } from './similarity.js'

@@ -1,6 +1,6 @@
 /**
- * The loop engine (DESIGN.md sections 3 and 4): pure functions from state, observations and policy to
- * decisions and new states. No I/O, no clock.
+ * The loop engine: pure functions from state, observations and policy to decisions and new states.
+ * No I/O, no clock.
  */
 
 export {
