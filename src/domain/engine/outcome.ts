@@ -7,6 +7,7 @@ import type { Policy } from '../policy.js'
 import type { Stage, Strategy } from '../stages.js'
 import type { CheckResult, DecisionRecord, FailureRecord, LoopState } from '../state.js'
 import { compactState } from './compact.js'
+import { copyForUpdate } from './copy-state.js'
 import type { Decision } from './decide.js'
 import { CapExceededError, EngineError } from './errors.js'
 import { evaluateExit, isVerificationStage, matrixIsGreen, stepFrom } from './pipeline.js'
@@ -328,35 +329,6 @@ export function advance(state: LoopState, policy: Policy, now: Date): { state: L
   for (const transition of transitions) emit('transition', transition)
   settleStatus(next, stop, emit)
   return { state: next, events }
-}
-
-/**
- * A copy whose mutable parts (the ones the engine updates in place) are fresh, sharing what it never
- * mutates (token arrays, check results, log entries): far cheaper than a deep clone on a large state.
- */
-function copyForUpdate(state: LoopState): LoopState {
-  const { capabilities, failures, metrics, usage, tasks } = state
-  return {
-    ...state,
-    capabilities: { ...capabilities, completed: [...capabilities.completed], remaining: [...capabilities.remaining] },
-    stages: Object.fromEntries(Object.entries(state.stages).map(([k, v]) => [k, { ...v }])),
-    failures: {
-      ...failures,
-      limits: { ...failures.limits },
-      current: failures.current ? { ...failures.current } : null,
-      tried: [...failures.tried],
-      history: failures.history.map((r) => ({ ...r })),
-    },
-    gates: { ...state.gates },
-    tasks: { completed: [...tasks.completed], skipped: [...tasks.skipped] },
-    usage: { ...usage, log: [...usage.log] },
-    metrics: {
-      ...metrics,
-      attempts: [...metrics.attempts],
-      byPattern: Object.fromEntries(Object.entries(metrics.byPattern).map(([k, v]) => [k, { ...v }])),
-      strategiesUsed: { ...metrics.strategiesUsed },
-    },
-  }
 }
 
 type Emit = (type: JourneyEvent['type'], message: string, data?: Record<string, unknown>) => void
