@@ -1,14 +1,5 @@
 /** Failure-pattern analysis: the public surface the engine and the CLI use. */
-export {
-  type Analysis,
-  type AnalysisExtras,
-  type AnalyzerOptions,
-  analyzeText,
-  type ConfidenceTier,
-  NO_MATCH_BELOW,
-  StreamingAnalyzer,
-  tierOf,
-} from './analyzer.js'
+export { type Analysis, type AnalyzerOptions, analyzeText, StreamingAnalyzer } from './analyzer.js'
 export {
   buildDeadLetter,
   CANDIDATE_THRESHOLD,
@@ -33,4 +24,5 @@ export {
 export { type AggregatedMetrics, aggregateMetrics } from './metrics.js'
 export { type PatternConfig, PatternError } from './pattern-config.js'
 export { detectRegressions, regressionEnabled, type Verdicts } from './regression.js'
+export { type AnalysisExtras, type ConfidenceTier, NO_MATCH_BELOW, tierOf } from './scoring.js'
 export { errorSignature, isSameError, normaliseText, normaliseTokens, tokenOverlap } from './similarity.js'

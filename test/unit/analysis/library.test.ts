@@ -73,6 +73,15 @@ describe('user patterns', () => {
     expect(analyzeText('Error: Database IS LOCKED\n', library).pattern).toBe('db-locked')
   })
 
+  it('refuse an id given twice in the loop config', () => {
+    const twice = parsePatternFile('- id: mine\n  signals: [x]\n  strategy: auto_fix\n', 'loop.yml').flatMap((p) => [
+      p,
+      p,
+    ])
+    expect(() => buildLibrary(twice)).toThrow(PatternError)
+    expect(() => buildLibrary(twice)).toThrow("Pattern 'mine' appears twice in the loop config patterns")
+  })
+
   it.each([
     ['(a)\\1', /Backreferences and lookaround are not supported/],
     ['(?=a)b', /Backreferences and lookaround/],
