@@ -3,7 +3,12 @@
  * `schema/loop-config.schema.json` is generated from this same schema (`npm run schema`).
  */
 import { z } from 'zod'
+import type { PatternConfig } from '../domain/analysis/pattern-config.js'
+import type { CheckConfig, Command, LoopConfig } from '../domain/loop-config.js'
 import { CHECK_KINDS, STAGES, STRATEGIES } from '../domain/stages.js'
+
+export type { PatternConfig } from '../domain/analysis/pattern-config.js'
+export type { CheckConfig, Command, LoopConfig } from '../domain/loop-config.js'
 
 /** Seconds as a number, or a duration string such as `90s`, `5m`, `1h`. Parsed to seconds. */
 export const durationSeconds = z
@@ -21,7 +26,6 @@ export const commandSchema = z.union([
   z.string().trim().min(1, 'a command must not be empty'),
   z.array(z.string()).min(1, 'a command must not be empty'),
 ])
-export type Command = z.infer<typeof commandSchema>
 
 const envSchema = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())
 
@@ -37,11 +41,10 @@ export const checkSchema = z.strictObject({
   pre: z.boolean().default(false),
   env: envSchema.default({}),
 })
-export type CheckConfig = z.infer<typeof checkSchema>
 
 const signalSchema = z.string().min(1)
 
-/** A failure pattern as users write it (DESIGN.md section 4). Users add patterns or override by `id`. */
+/** A failure pattern as users write it. Users add patterns or override a default by `id`. */
 export const patternSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
   description: z.string().optional(),
@@ -55,7 +58,6 @@ export const patternSchema = z.strictObject({
   locations: z.array(z.string().min(1)).default([]),
   hint: z.string().optional(),
 })
-export type PatternConfig = z.infer<typeof patternSchema>
 
 export const gateSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
@@ -153,4 +155,14 @@ export const loopConfigSchema = z.strictObject({
 })
 
 export type LoopConfigInput = z.input<typeof loopConfigSchema>
-export type LoopConfig = z.output<typeof loopConfigSchema>
+
+/** True when A and B are assignable both ways. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+type Holds<T extends true> = T
+/** Compile-time proof that the schemas parse into exactly the domain's types, so the two cannot drift. */
+export type _SchemasMatchDomainTypes = [
+  Holds<Same<z.output<typeof commandSchema>, Command>>,
+  Holds<Same<z.output<typeof checkSchema>, CheckConfig>>,
+  Holds<Same<z.output<typeof patternSchema>, PatternConfig>>,
+  Holds<Same<z.output<typeof loopConfigSchema>, LoopConfig>>,
+]

@@ -1,15 +1,11 @@
 /**
- * Loads failure patterns from YAML: the embedded default library and users' pattern files. Pure (the
- * caller reads files); every pattern is validated with the loop config's `patternSchema`.
+ * Loads failure patterns from YAML: users' pattern files and the loop config's inline list (and, at
+ * build time, the default library). Pure (the caller reads files); every pattern is validated with the
+ * loop config's `patternSchema`.
  */
 import { parse } from 'yaml'
-import { DEFAULT_PATTERNS_YAML } from './default-patterns.js'
-import { type PatternConfig, patternSchema } from './loop-config.js'
-
-/** A pattern file or list that is not valid, with the source and the offending entry named. */
-export class PatternError extends Error {
-  override name = 'PatternError'
-}
+import { duplicatePatternError, type PatternConfig, PatternError } from '../domain/analysis/pattern-config.js'
+import { patternSchema } from './loop-config.js'
 
 /**
  * Parses a pattern file: a YAML list of patterns, or a mapping `{patterns: [...]}` (keys starting with
@@ -53,20 +49,10 @@ export function validatePatternList(list: readonly unknown[], source: string): P
         .join('; ')
       throw new PatternError(`Pattern #${index + 1}${id ? ` '${id}'` : ''} in ${source} is invalid: ${problems}.`)
     }
-    if (seen.has(result.data.id)) {
-      throw new PatternError(`Pattern '${result.data.id}' appears twice in ${source}; each id at most once.`)
-    }
+    if (seen.has(result.data.id)) throw duplicatePatternError(result.data.id, source)
     seen.add(result.data.id)
     return result.data
   })
-}
-
-let defaults: PatternConfig[] | undefined
-
-/** The default library (src/config/patterns.yml, embedded at build time), parsed once. */
-export function defaultPatternConfigs(): PatternConfig[] {
-  defaults ??= parsePatternFile(DEFAULT_PATTERNS_YAML, 'the default pattern library')
-  return defaults
 }
 
 function describe(value: unknown): string {

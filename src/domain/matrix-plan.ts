@@ -2,7 +2,7 @@
  * The verification matrix's plan: the `needs` graph of the checks, checked for unknown names and
  * cycles, put in an order that runs `pre: true` checks first. Pure: no I/O.
  */
-import type { CheckConfig } from '../config/loop-config.js'
+import type { CheckConfig } from './loop-config.js'
 
 /** The part of a check the plan looks at. */
 export type PlannedCheck = Pick<CheckConfig, 'name' | 'needs' | 'pre'>

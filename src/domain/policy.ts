@@ -1,8 +1,7 @@
 /**
- * The policy: everything the engine needs from the loop config, resolved once and checked
- * (DESIGN.md sections 3 and 4). Pure: no I/O.
+ * The policy: everything the engine needs from the loop config, resolved once and checked. Pure: no I/O.
  */
-import type { LoopConfig } from '../config/loop-config.js'
+import type { LoopConfig } from './loop-config.js'
 import {
   CHECK_KINDS,
   type CheckKind,

@@ -1,11 +1,12 @@
 /**
- * The dead letter (DESIGN.md section 4): written when the retry budget is spent. It names the error
+ * The dead letter: written when the retry budget is spent. It names the error
  * signature, the similar failures in the loop's history, short suggestions, and, when three or more
  * similar failures had no confident match, a candidate pattern for a human to review. Pure.
  */
-import type { PatternConfig } from '../../config/loop-config.js'
+
 import type { Strategy } from '../stages.js'
 import type { FailureRecord } from '../state.js'
+import type { PatternConfig } from './pattern-config.js'
 import { isSameError, normaliseText } from './similarity.js'
 
 export interface DeadLetterInput {

@@ -1,14 +1,5 @@
-/** Failure-pattern analysis (DESIGN.md section 4): the public surface the engine and the CLI use. */
-export {
-  type Analysis,
-  type AnalysisExtras,
-  type AnalyzerOptions,
-  analyzeText,
-  type ConfidenceTier,
-  NO_MATCH_BELOW,
-  StreamingAnalyzer,
-  tierOf,
-} from './analyzer.js'
+/** Failure-pattern analysis: the public surface the engine and the CLI use. */
+export { type Analysis, type AnalyzerOptions, analyzeText, StreamingAnalyzer } from './analyzer.js'
 export {
   buildDeadLetter,
   CANDIDATE_THRESHOLD,
@@ -27,10 +18,11 @@ export {
   type CompiledSignal,
   compilePattern,
   libraryOf,
-  PatternError,
   type PatternLibrary,
   requiredLiteral,
 } from './library.js'
 export { type AggregatedMetrics, aggregateMetrics } from './metrics.js'
+export { type PatternConfig, PatternError } from './pattern-config.js'
 export { detectRegressions, regressionEnabled, type Verdicts } from './regression.js'
+export { type AnalysisExtras, type ConfidenceTier, NO_MATCH_BELOW, tierOf } from './scoring.js'
 export { errorSignature, isSameError, normaliseText, normaliseTokens, tokenOverlap } from './similarity.js'

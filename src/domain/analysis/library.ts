@@ -1,14 +1,12 @@
 /**
- * Compiles failure patterns (DESIGN.md section 4) into a library the streaming analyzer can run.
+ * Compiles failure patterns into a library the streaming analyzer can run.
  * Every regex, default or user-written, is compiled by re2js, a linear-time engine, so no pattern can
  * stall the controller; backreferences and lookaround are refused with a message naming the pattern.
  */
 import { RE2JS } from 're2js'
-import type { PatternConfig } from '../../config/loop-config.js'
-import { defaultPatternConfigs, PatternError, validatePatternList } from '../../config/pattern-library.js'
 import type { CheckKind, Strategy } from '../stages.js'
-
-export { PatternError }
+import { DEFAULT_PATTERNS } from './default-patterns.js'
+import { assertUniquePatternIds, type PatternConfig, PatternError } from './pattern-config.js'
 
 /** A signal or anchor, ready to run: a literal (found by the byte scanner) or a re2js regex (per line). */
 export interface CompiledSignal {
@@ -56,14 +54,15 @@ const REGEX_SIGNAL = /^\/(.+)\/([ims]*)$/s
 const MIN_PREFILTER = 3
 
 /**
- * The default library plus the user's patterns: a user pattern with a default's id replaces it in place;
- * a new id is added before the defaults (users' patterns are more specific). Throws `PatternError`.
+ * The default library plus the user's patterns (validated by the config layer): a user pattern with a
+ * default's id replaces it in place; a new id is added before the defaults (users' patterns are more
+ * specific). Throws `PatternError`.
  */
 export function buildLibrary(user: readonly PatternConfig[] = []): PatternLibrary {
-  const validated = validatePatternList(user, 'the loop config patterns')
-  const userById = new Map(validated.map((p) => [p.id, p]))
-  const merged: PatternConfig[] = validated.filter((p) => !defaultPatternConfigs().some((d) => d.id === p.id))
-  for (const pattern of defaultPatternConfigs()) merged.push(userById.get(pattern.id) ?? pattern)
+  assertUniquePatternIds(user, 'the loop config patterns')
+  const userById = new Map(user.map((p) => [p.id, p]))
+  const merged: PatternConfig[] = user.filter((p) => !DEFAULT_PATTERNS.some((d) => d.id === p.id))
+  for (const pattern of DEFAULT_PATTERNS) merged.push(userById.get(pattern.id) ?? pattern)
   return libraryOf(merged.map(compilePattern))
 }
 

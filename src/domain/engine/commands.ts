@@ -7,7 +7,7 @@ import type { JourneyEvent } from '../journey.js'
 import type { LoopState } from '../state.js'
 import type { Decision } from './decide.js'
 import { EngineError } from './errors.js'
-import { decisionRecord } from './outcome.js'
+import { decisionRecord } from './iteration.js'
 
 export interface CommandResult {
   state: LoopState

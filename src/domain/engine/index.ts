@@ -1,6 +1,6 @@
 /**
- * The loop engine (DESIGN.md sections 3 and 4): pure functions from state, observations and policy to
- * decisions and new states. No I/O, no clock.
+ * The loop engine: pure functions from state, observations and policy to decisions and new states.
+ * No I/O, no clock.
  */
 
 export {
@@ -29,7 +29,8 @@ export { COMPACTION_LIMITS, compactState } from './compact.js'
 export { backoffMs, type CapLimit, capReached, type Decision, decide, type Observations } from './decide.js'
 export { CapExceededError, EngineError } from './errors.js'
 export { initialState } from './initial.js'
-export { advance, applyOutcome, beginIteration, decisionRecord, type IterationOutcome } from './outcome.js'
+export { beginIteration, decisionRecord } from './iteration.js'
+export { applyOutcome, type IterationOutcome } from './outcome.js'
 export {
   type ExitEvaluation,
   evaluateExit,
@@ -47,4 +48,5 @@ export {
   isSameFailure,
   type StrategyChoice,
 } from './retry.js'
+export { advance } from './stage-walk.js'
 export { summarizeNextAction } from './summary.js'

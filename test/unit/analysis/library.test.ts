@@ -1,19 +1,19 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain ESM script without types
-import { renderDefaultPatternsModule } from '../../../scripts/embed-patterns.mjs'
-import { DEFAULT_PATTERNS_YAML } from '../../../src/config/default-patterns.js'
+import { renderDefaultPatternsModule } from '../../../scripts/embed-patterns.js'
 import { parsePatternFile } from '../../../src/config/pattern-library.js'
+import { DEFAULT_PATTERNS } from '../../../src/domain/analysis/default-patterns.js'
 import { analyzeText, buildLibrary, PatternError, requiredLiteral } from '../../../src/domain/analysis/index.js'
 
 const repo = join(import.meta.dirname, '../../..')
 
 describe('the default library', () => {
-  it('is embedded verbatim from src/config/patterns.yml (run node scripts/embed-patterns.mjs)', () => {
+  it('is embedded from src/config/patterns.yml (run npx tsx scripts/embed-patterns.ts)', () => {
     const yaml = readFileSync(join(repo, 'src/config/patterns.yml'), 'utf8')
-    expect(DEFAULT_PATTERNS_YAML).toBe(yaml)
-    expect(renderDefaultPatternsModule(yaml)).toContain(JSON.stringify(yaml))
+    const embedded = readFileSync(join(repo, 'src/domain/analysis/default-patterns.ts'), 'utf8')
+    expect(embedded).toBe(renderDefaultPatternsModule(yaml))
+    expect(DEFAULT_PATTERNS).toEqual(parsePatternFile(yaml, 'patterns.yml'))
   })
 
   it('has every id of DESIGN.md with its strategy', () => {
@@ -71,6 +71,15 @@ describe('user patterns', () => {
     expect(library.patterns[0]?.id).toBe('db-locked')
     expect(library.byId('network-error')?.strategy).toBe('escalate')
     expect(analyzeText('Error: Database IS LOCKED\n', library).pattern).toBe('db-locked')
+  })
+
+  it('refuse an id given twice in the loop config', () => {
+    const twice = parsePatternFile('- id: mine\n  signals: [x]\n  strategy: auto_fix\n', 'loop.yml').flatMap((p) => [
+      p,
+      p,
+    ])
+    expect(() => buildLibrary(twice)).toThrow(PatternError)
+    expect(() => buildLibrary(twice)).toThrow("Pattern 'mine' appears twice in the loop config patterns")
   })
 
   it.each([

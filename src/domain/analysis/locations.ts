@@ -1,0 +1,94 @@
+/**
+ * Locations (file, line, column, message) found in a check's output by the patterns' location regexes:
+ * collected line by line in bounded memory, then deduplicated and ordered for the report. Pure.
+ */
+import type { Location } from '../state.js'
+import type { CompiledLocation } from './library.js'
+
+/** Locations kept (the first ones in the output). */
+export const MAX_LOCATIONS = 50
+const MAX_HITS_PER_LOCATION = 50
+
+interface LocationHit {
+  order: number
+  location: Location
+}
+
+/** Collects what each location regex finds, line by line, and picks the locations to report. */
+export class LocationCollector {
+  private readonly hits: LocationHit[][]
+  private order = 0
+
+  constructor(
+    private readonly locations: readonly CompiledLocation[],
+    /** pattern index -> indexes into `locations`. */
+    private readonly patternLocations: readonly (readonly number[])[],
+  ) {
+    this.hits = locations.map(() => [])
+  }
+
+  /**
+   * Runs the location regexes over a candidate line. `lastPathLine` and `lastErrorLine` stand in for a
+   * regex's missing `file` or `message` group (eslint's stylish format, rustc's `-->` lines).
+   */
+  collect(text: string, trimmed: string, lastPathLine: string | undefined, lastErrorLine: string | undefined): void {
+    if (
+      !/[:([,] ?\d|line \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in/.test(text)
+    ) {
+      return
+    }
+    const { locations } = this
+    for (let index = 0; index < locations.length; index++) {
+      const hits = this.hits[index] as LocationHit[]
+      if (hits.length >= MAX_HITS_PER_LOCATION) continue
+      const location = locations[index] as CompiledLocation
+      if (location.prefilter !== undefined && !text.includes(location.prefilter)) continue
+      const match = location.regex.exec(text)
+      if (!match) continue
+      const groups = (match as unknown as { groups?: Record<string, string | undefined> }).groups ?? {}
+      const file = cleanFile(location.hasFile ? groups.file : lastPathLine)
+      if (file === undefined) continue
+      const found: Location = { file }
+      const line = Number(groups.line)
+      const column = Number(groups.column)
+      if (groups.line !== undefined && Number.isSafeInteger(line)) found.line = line
+      if (groups.column !== undefined && Number.isSafeInteger(column)) found.column = column
+      const message = (location.hasMessage ? groups.message : lastErrorLine)?.trim()
+      if (message) found.message = message.length > 500 ? `${message.slice(0, 500)}…` : message
+      else if (location.hasMessage === false && trimmed !== lastErrorLine && lastErrorLine) {
+        found.message = lastErrorLine
+      }
+      hits.push({ order: this.order++, location: found })
+    }
+  }
+
+  /** The locations to report: the winning pattern's own (any pattern's when it has none), in output order. */
+  pick(patternIndex: number): Location[] {
+    const own = patternIndex >= 0 ? (this.patternLocations[patternIndex] ?? []) : []
+    const pools = own.length > 0 ? own.map((i) => this.hits[i] ?? []) : []
+    let hits = pools.flat()
+    if (hits.length === 0) hits = this.hits.flat()
+    hits.sort((a, b) => a.order - b.order)
+    const seen = new Set<string>()
+    const result: Location[] = []
+    for (const { location } of hits) {
+      const key = `${location.file}:${location.line ?? ''}:${location.column ?? ''}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      result.push(location)
+      if (result.length >= MAX_LOCATIONS) break
+    }
+    return result
+  }
+}
+
+function cleanFile(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined
+  let cleaned = file.trim().replace(/^file:\/\//, '')
+  if (cleaned.startsWith('./')) cleaned = cleaned.slice(2)
+  if (cleaned.length === 0 || cleaned.length > 1024) return undefined
+  if (cleaned.startsWith('node:') || cleaned.includes('/node_modules/') || cleaned.startsWith('/rustc/'))
+    return undefined
+  if (cleaned.includes('<') || cleaned === '[eval]') return undefined
+  return cleaned
+}

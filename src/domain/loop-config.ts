@@ -1,0 +1,79 @@
+/**
+ * The loop config (`.github/loop.yml`) as the domain reads it: plain types, with every default
+ * filled in. The config layer parses and validates the YAML into exactly these types (its zod schemas
+ * are checked against them at compile time), so the domain never depends on how the file is parsed.
+ */
+import type { PatternConfig } from './analysis/pattern-config.js'
+import type { CheckKind, Stage } from './stages.js'
+
+/** A command from the config: a shell line (trusted, it comes from the config) or an argv array. */
+export type Command = string | string[]
+
+/** One check of the verification matrix. `timeout` is in seconds. */
+export interface CheckConfig {
+  name: string
+  run: Command
+  kind: CheckKind
+  needs: string[]
+  timeout: number
+  fix?: Command | undefined
+  required: boolean
+  junit?: string | undefined
+  pre: boolean
+  env: Record<string, string>
+}
+
+/** A gate: a person approves before the loop goes on (on changed paths, or on leaving a stage). */
+export interface GateConfig {
+  name: string
+  paths: string[]
+  'at-stage'?: Stage | undefined
+  approvers: string[]
+  required: boolean
+}
+
+/** A stage's own settings: the checks that must pass to leave it, its tasks, its prompt. */
+export interface StageSettings {
+  'required-checks'?: string[] | undefined
+  tasks: { name: string; run: Command; timeout: number }[]
+  prompt?: string | undefined
+}
+
+/** A preset name, or the stages in pipeline order (each at most once). */
+export type PipelineConfig = 'iterate' | 'full' | Stage[]
+
+/** A capability of the `full` pipeline: a name, or a name with a description. */
+export type CapabilityConfig = string | { name: string; description?: string | undefined }
+
+export interface LoopConfig {
+  $schema?: string | undefined
+  version: 1
+  goal: string
+  pipeline: PipelineConfig
+  'max-iterations': number
+  'cap-reason'?: string | undefined
+  budget: { minutes?: number | undefined; tokens?: number | undefined; 'cost-usd'?: number | undefined }
+  work: {
+    run: Command
+    timeout: number
+    env: Record<string, string>
+    /** Names of environment variables from the controller's environment to hand to commands. */
+    'pass-env': string[]
+  }
+  checks: CheckConfig[]
+  matrix: { 'max-parallel'?: number | undefined; 'fail-fast': boolean }
+  retry: { 'per-failure': number; 'same-error': number; total: number; 'backoff-seconds': number }
+  'flake-check': { enabled: boolean; reruns: number }
+  install?: Command | undefined
+  complexity: 'low' | 'medium' | 'high'
+  regression: 'auto' | 'on' | 'off'
+  capabilities: CapabilityConfig[]
+  stages: Partial<Record<Stage, StageSettings>>
+  gates: GateConfig[]
+  protect: { paths: string[]; 'on-change': 'gate' | 'fail'; 'test-files': string[] }
+  /** A pattern file's path (read by the config layer), or the patterns inline. */
+  patterns?: string | PatternConfig[] | undefined
+  stop: boolean
+  commit: { enabled: boolean; 'message-prefix': string }
+  'allow-untrusted': boolean
+}
