@@ -9,6 +9,7 @@ export interface JourneyEvent {
     | 'work'
     | 'check'
     | 'analysis'
+    | 'progress'
     | 'auto-fix'
     | 'flaky'
     | 'regression'

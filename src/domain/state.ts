@@ -50,6 +50,8 @@ export const failureRecordSchema = z.strictObject({
   signature: z.string(),
   /** Normalised token fingerprint for the same-error rule (bounded). */
   tokens: z.array(z.string()).max(400).default([]),
+  /** The failing tests the check named (current failure only), to tell progress from a repeat. */
+  failingTests: z.array(z.string()).max(500).optional(),
   resolution: z.enum(['open', 'resolved', 'flaky', 'escalated', 'auto-fixed']).default('open'),
   /** The retry budget for this failure (the pattern's `max_auto_retries`, else `retry.per-failure`). */
   maxAttempts: z.number().int().nonnegative().optional(),

@@ -2,6 +2,7 @@
  * A failed iteration: which failure counts, how it is recorded in the history and the metrics, and
  * whether the loop retries (with which strategy) or goes BLOCKED. Pure; mutates the state copy it is given.
  */
+import { MAX_FAILING_TESTS } from '../analysis/failing-tests.js'
 import { normaliseTokens } from '../analysis/similarity.js'
 import type { JourneyEvent } from '../journey.js'
 import type { Policy } from '../policy.js'
@@ -9,7 +10,8 @@ import type { Stage, Strategy } from '../stages.js'
 import type { CheckResult, FailureRecord, LoopState } from '../state.js'
 import { compactState } from './compact.js'
 import type { IterationOutcome } from './outcome.js'
-import { chooseStrategy, detectCircularFailure, type FailureInput, isRepeatedError, isSameFailure } from './retry.js'
+import { judgeProgress } from './progress.js'
+import { chooseStrategy, detectCircularFailure, type FailureInput, isSameFailure } from './retry.js'
 import type { Emit } from './stage-walk.js'
 
 export function handleFailure(
@@ -30,22 +32,26 @@ export function handleFailure(
   )
   const primary = relevant.find((f) => f.check === previous?.check) ?? (relevant[0] as FailureInput)
   const sameFailure = isSameFailure(previous, primary)
-  const repeated = sameFailure && isRepeatedError(previous, primary)
-  const tried = sameFailure ? [...state.failures.tried] : []
-  if (sameFailure && outcome.strategyUsed) {
-    tried.push({ strategy: outcome.strategyUsed, iteration, outcome: repeated ? 'same error' : 'changed error' })
-  }
+  // Progress (fewer or other failing tests, another message) is a fresh start on the same failure: it
+  // resets the counters and the strategy ladder. Only an attempt that changed nothing counts as "the same".
+  const progress = judgeProgress(previous, primary)
+  const stuck = sameFailure && !progress.progress
+  const tried = stuck ? [...state.failures.tried] : []
+  if (stuck && outcome.strategyUsed) tried.push({ strategy: outcome.strategyUsed, iteration, outcome: 'same error' })
   if (previous && !sameFailure) {
     // The failure retried last time is gone; a different one took its place.
     setResolution(next, previous, 'resolved')
     patternMetric(next, previous.pattern).resolved += 1
     recordAttempt(next, previous, outcome, 'resolved')
   }
+  if (previous && sameFailure && progress.progress) {
+    emit('progress', progress.detail, { check: primary.check, kind: progress.kind })
+  }
   const maxAttempts = primary.maxAutoRetries ?? policy.retry.perFailure
-  const choice = chooseStrategy(primary, sameFailure ? previous : null, tried, policy)
+  const choice = chooseStrategy(primary, stuck ? previous : null, tried, policy)
   next.failures.total = state.failures.total + 1
-  next.failures.consecutive = sameFailure ? state.failures.consecutive + 1 : 1
-  next.failures.sameError = repeated ? state.failures.sameError + 1 : 0
+  next.failures.consecutive = stuck ? state.failures.consecutive + 1 : 1
+  next.failures.sameError = stuck ? state.failures.sameError + 1 : 0
   next.failures.tried = tried
   const circular = detectCircularFailure(next.failures.history, iteration, [primary.signature])
   const record = openFailure(next, primary, choice.strategy ?? 'escalate', outcome, at, failedAt, maxAttempts)
@@ -71,9 +77,9 @@ export function handleFailure(
   } else if (next.failures.total >= policy.retry.total) {
     blockedReason = `${next.failures.total} failures in total reached the limit of ${policy.retry.total} (retry.total)`
   } else if (next.failures.consecutive > maxAttempts) {
-    blockedReason = `${label} in '${primary.check}' is still failing after ${maxAttempts} ${maxAttempts === 1 ? 'retry' : 'retries'}`
+    blockedReason = `${label} in '${primary.check}' is still failing, unchanged, after ${maxAttempts} ${maxAttempts === 1 ? 'retry' : 'retries'}`
   } else if (next.failures.sameError >= policy.retry.sameError) {
-    blockedReason = `the same ${label} in '${primary.check}' came back ${next.failures.sameError} time${next.failures.sameError === 1 ? '' : 's'} after ${tried.map((t) => t.strategy).join(', ') || 'no change'} (retry.same-error is ${policy.retry.sameError})`
+    blockedReason = `${progress.detail} came back unchanged ${next.failures.sameError} time${next.failures.sameError === 1 ? '' : 's'} after ${tried.map((t) => t.strategy).join(', ') || 'no change'} (retry.same-error is ${policy.retry.sameError})`
   } else if (choice.strategy === null) blockedReason = choice.reason
 
   if (blockedReason !== null) {
@@ -113,12 +119,15 @@ export function openFailure(
     strategy,
     signature: failure.signature,
     tokens: failure.tokens.slice(0, 400),
+    ...(failure.failingTests ? { failingTests: failure.failingTests.slice(0, MAX_FAILING_TESTS) } : {}),
     resolution: 'open',
     ...(maxAttempts !== undefined ? { maxAttempts } : {}),
     at,
   }
   next.failures.current = record
-  next.failures.history.push({ ...record, tokens: [...record.tokens] })
+  // The history keeps no test lists: only the current failure is compared with the next attempt.
+  const { failingTests: _tests, ...kept } = record
+  next.failures.history.push({ ...kept, tokens: [...record.tokens] })
   return record
 }
 

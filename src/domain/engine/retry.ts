@@ -18,6 +18,8 @@ export interface FailureInput {
   maxAutoRetries?: number
   signature: string
   tokens: string[]
+  /** The failing tests the check's JUnit report or output names (null: none named); judges progress. */
+  failingTests?: string[] | null
   /** A short excerpt of the failure. */
   error: string
   regression?: boolean

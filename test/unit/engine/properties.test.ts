@@ -132,7 +132,9 @@ function drive(policy: Policy, steps: Step[], trace: Trace) {
       } else if (step.person !== 'nothing') after(resume(state, '@p', at(state.iteration)).state, 'resume')
       continue
     }
-    if (step.person === 'skip' && policy.stageTasks[state.stage] && !state.tasks.skipped.length) {
+    // A person skips only a task that is still open (the engine refuses to skip a completed one).
+    const open = !state.tasks.skipped.length && !state.tasks.completed.includes('docs')
+    if (step.person === 'skip' && policy.stageTasks[state.stage] && open) {
       after(skipTask(state, 'docs', 'not needed', '@p', at(state.iteration)).state, 'skip')
       continue
     }

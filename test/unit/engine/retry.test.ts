@@ -27,8 +27,37 @@ const same = () =>
   failure('types', { text: "src/a.ts(4,2): error TS2322: Type 'string' is not assignable to type 'number'." })
 
 describe('the retry budget', () => {
-  it('allows 3 retries per failure, then BLOCKED', () => {
+  it('progress is not a retry: another message each time keeps the pattern strategy and fresh counters', () => {
     const { state, decisions } = run([0, 1, 2, 3, 4].map(changing))
+    expect(decisions.map((d) => (d.kind === 'RETRY' ? `retry ${d.attempt}/${d.maxAttempts}` : d.kind))).toEqual([
+      'EXECUTE_STAGE',
+      'retry 1/3',
+      'retry 1/3',
+      'retry 1/3',
+      'retry 1/3',
+    ])
+    expect(state.status).toBe('running')
+    expect(state.failures).toMatchObject({ consecutive: 1, sameError: 0, total: 5, tried: [] })
+    expect(state.failures.current?.strategy).toBe('context_expand')
+  })
+
+  it('allows 3 retries per failure that does not change, then BLOCKED', () => {
+    const patient = policyOf({
+      'max-iterations': 25,
+      retry: { 'per-failure': 3, 'same-error': 9, total: 10, 'backoff-seconds': 5 },
+    })
+    // A long strategy ladder, so that the per-failure budget is what stops it.
+    const stubborn = () => ({
+      ...same(),
+      alternates: ['analyze_then_fix', 'dependency_check', 'retry_with_backoff'] as const,
+    })
+    const { state, decisions } = run(
+      [stubborn(), stubborn(), stubborn(), stubborn(), stubborn()].map((f) => ({
+        ...f,
+        alternates: [...f.alternates],
+      })),
+      patient,
+    )
     expect(decisions.map((d) => (d.kind === 'RETRY' ? `retry ${d.attempt}/${d.maxAttempts}` : d.kind))).toEqual([
       'EXECUTE_STAGE',
       'retry 1/3',
@@ -36,7 +65,7 @@ describe('the retry budget', () => {
       'retry 3/3',
     ])
     expect(state.status).toBe('blocked')
-    expect(state.statusReason).toBe("type-error in 'types' is still failing after 3 retries")
+    expect(state.statusReason).toBe("type-error in 'types' is still failing, unchanged, after 3 retries")
     expect(state.failures.current?.resolution).toBe('escalated')
     expect(state.metrics.deadLetters).toBe(1)
     expect(decide(state, { now: at(9) }, policy).kind).toBe('WAIT_FOR_HUMAN')
@@ -52,7 +81,7 @@ describe('the retry budget', () => {
     ])
     expect(state.status).toBe('blocked')
     expect(state.statusReason).toMatch(
-      /the same type-error in 'types' came back 2 times after context_expand, analyze_then_fix/,
+      /the same type-error in 'types' came back unchanged 2 times after context_expand, analyze_then_fix/,
     )
   })
 
@@ -94,11 +123,11 @@ describe('the retry budget', () => {
   })
 
   it("lets a pattern's max_auto_retries override per-failure", () => {
-    const once = (n: number) => ({ ...changing(n), maxAutoRetries: 1 })
-    const { state, decisions } = run([once(0), once(1), once(2)])
+    const once = () => ({ ...same(), maxAutoRetries: 1 })
+    const { state, decisions } = run([once(), once(), once()])
     expect(decisions.at(-1)).toMatchObject({ kind: 'RETRY', attempt: 1, maxAttempts: 1 })
     expect(state.status).toBe('blocked')
-    expect(state.statusReason).toMatch(/still failing after 1 retry$/)
+    expect(state.statusReason).toMatch(/still failing, unchanged, after 1 retry$/)
   })
 
   it('blocks at once on a non-retryable pattern', () => {
