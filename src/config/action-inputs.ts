@@ -6,6 +6,7 @@
  */
 import { z } from 'zod'
 import { InputDefaults, Inputs } from '../constants.js'
+import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ConfigError } from './errors.js'
 import type { SimpleModeOptions } from './load-config.js'
 
@@ -15,9 +16,9 @@ export type StoreKind = (typeof STORE_KINDS)[number]
 export const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'] as const
 export type ActionCommand = (typeof ACTION_COMMANDS)[number]
 
-/** Iterations above this need a recorded `cap-reason` (DESIGN.md section 3). */
-export const CAP_REASON_THRESHOLD = 25
 export const MAX_ITERATIONS_LIMIT = 1000
+/** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
+const INPUT_CAP_NAMES: CapSettingNames = { cap: "Input 'max-iterations'", reason: "'cap-reason'" }
 export const LOOP_ID_MAX_LENGTH = 100
 
 /** What the parser needs to know about the triggering event to derive a default loop id. */
@@ -178,11 +179,8 @@ export function parseActionInputs(
   const config = parse(Inputs.Config, fields.path, InputDefaults.config)
   const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations)
   const capReason = raw(Inputs.CapReason) || undefined
-  if (maxIterations !== undefined && maxIterations > CAP_REASON_THRESHOLD && !capReason) {
-    problems.push(
-      `Input 'max-iterations' is ${maxIterations}, above ${CAP_REASON_THRESHOLD}; set 'cap-reason' to say why so many iterations are needed.`,
-    )
-  }
+  const capProblem = maxIterations === undefined ? undefined : capNeedsReason(maxIterations, capReason, INPUT_CAP_NAMES)
+  if (capProblem) problems.push(capProblem)
   const store = parse(Inputs.Store, fields.store, InputDefaults.store)
   const stateBranch = parse(Inputs.StateBranch, fields.stateBranch, InputDefaults.stateBranch)
   const githubToken = parse(Inputs.GitHubToken, fields.token, '')

@@ -4,6 +4,7 @@
  */
 import { type Document, isMap, isSeq, LineCounter, parseDocument } from 'yaml'
 import type { z } from 'zod'
+import { capNeedsReason } from '../domain/caps.js'
 import { planMatrix } from '../domain/matrix-plan.js'
 import { ConfigError } from './errors.js'
 import { type LoopConfig, type LoopConfigInput, loopConfigSchema } from './loop-config.js'
@@ -51,11 +52,8 @@ export function validateLoopConfig(
   }
   const config = result.data
   const problems: string[] = []
-  if (config['max-iterations'] > 25 && !config['cap-reason']) {
-    problems.push(
-      `max-iterations: ${config['max-iterations']} is above 25, which needs a recorded reason; add 'cap-reason: "..."' or lower it to 25 or less.`,
-    )
-  }
+  const capProblem = capNeedsReason(config['max-iterations'], config['cap-reason'])
+  if (capProblem) problems.push(capProblem)
   const names = new Set<string>()
   for (const check of config.checks) {
     if (names.has(check.name))

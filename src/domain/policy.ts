@@ -68,8 +68,10 @@ export class PolicyError extends Error {
   override name = 'PolicyError'
 }
 
-/** Above this many iterations a loop needs a recorded `cap-reason`. */
-export const CAP_WITHOUT_REASON = 25
+// The cap rule lives in caps.ts; the constant is re-exported here for the engine's index.
+import { CAP_WITHOUT_REASON } from './caps.js'
+
+export { CAP_WITHOUT_REASON }
 
 /** Kinds whose requirement falls back to "every required check passes" when no check has that kind. */
 const FALLBACK_KINDS: readonly string[] = ['build', 'test']
