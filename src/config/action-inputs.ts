@@ -4,11 +4,12 @@
  * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
  * parser is testable without `process.env`.
  */
+import { resolve } from 'node:path'
 import { z } from 'zod'
 import { InputDefaults, Inputs } from '../constants.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ConfigError } from './errors.js'
-import type { SimpleModeOptions } from './load-config.js'
+import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 
 export const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'] as const
 export type StoreKind = (typeof STORE_KINDS)[number]
@@ -346,6 +347,20 @@ export function simpleModeOptions(settings: ActionSettings): SimpleModeOptions |
     verify: settings.verify,
     ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
     ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
+  }
+}
+
+/**
+ * What `loadLoopConfig` loads for the action: the `config` file under `root`, or simple mode when
+ * `work` and `verify` are given and `config` was left at its default; the cap inputs over the file's.
+ */
+export function actionConfigRequest(settings: ActionSettings, root: string): LoopConfigRequest {
+  return {
+    file: { path: resolve(root, settings.config), name: settings.config },
+    fileNamed: !settings.configIsDefault,
+    simple: simpleModeOptions(settings),
+    cap: { maxIterations: settings.maxIterations, capReason: settings.capReason, names: INPUT_CAP_NAMES },
+    missing: `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
   }
 }
 
