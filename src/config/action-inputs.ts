@@ -1,6 +1,7 @@
 /**
- * The action's inputs, parsed once into one typed settings object before any side effect
- * (STYLE.md point 4). Every bad value is named with the input, the value and what is expected.
+ * The action's inputs, parsed once into one typed settings object before any side effect, so a bad
+ * value fails the job before it touches anything. Every bad value is named with the input, the value
+ * and what is expected.
  * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
  * parser is testable without `process.env`.
  */

@@ -1,6 +1,6 @@
 /**
- * The sticky comment of a loop on its issue or pull request (DESIGN.md section 8; MOCKUPS.md), found
- * again by its hidden marker and updated in place. BLOCKED carries the handoff. Pure: returns Markdown.
+ * The sticky comment of a loop on its issue or pull request, found again by its hidden marker and
+ * updated in place. BLOCKED carries the handoff. Pure: returns Markdown.
  */
 import { Labels, loopBranch, stickyCommentMarker } from '../../constants.js'
 import { CAP_WITHOUT_REASON } from '../caps.js'
