@@ -1,5 +1,5 @@
 // The CLI's entry point (bundled to dist/cli/index.js): runs the CLI and exits with its code.
-import { runCli } from './cli.js'
+import { runCli } from './cli/main.js'
 
 runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),

@@ -20,13 +20,13 @@ import { checkoutLoopBranch, pushAuthEnv, pushLoopBranch } from './app/loop-bran
 import { applyPeopleCommand, NoLoopError, type PeopleCommand } from './app/people-commands.js'
 import {
   type ActionSettings,
+  actionConfigRequest,
   parseActionInputs,
   sanitiseLoopId,
   secretValues,
-  simpleModeOptions,
 } from './config/action-inputs.js'
 import { ConfigError, messageOf } from './config/errors.js'
-import { parseLoopConfig, simpleModeConfig } from './config/load-config.js'
+import { loadLoopConfig } from './config/load-config.js'
 import type { LoopConfig } from './config/loop-config.js'
 import { loadUserPatterns } from './config/user-patterns.js'
 import { GITHUB_ACTIONS_BOT_LOGIN, loopBranch, Outputs, stickyCommentMarker } from './constants.js'
@@ -34,7 +34,6 @@ import { interpretEvent, parseWorkflowRef, subjectOf } from './domain/action-eve
 import { buildDeadLetter, buildLibrary } from './domain/analysis/index.js'
 import { authorizeActor, hasStopLabel, isUntrustedTrigger, type LoopCommand } from './domain/commands.js'
 import { markBlocked } from './domain/engine/index.js'
-import { policyFromConfig } from './domain/policy.js'
 import { createRedactor } from './domain/redact.js'
 import {
   buildReportModel,
@@ -247,29 +246,9 @@ async function loadConfig(
   settings: ActionSettings,
   root: string,
 ): Promise<{ config: LoopConfig; configPathRelative: string | null }> {
-  const simple = simpleModeOptions(settings)
-  const configPath = resolve(root, settings.config)
-  const text = await nodeWorkspace.readText(configPath)
-  let config: LoopConfig
-  let configPathRelative: string | null = null
-  if (text !== null && !(simple && settings.configIsDefault)) {
-    config = parseLoopConfig(text, settings.config)
-    configPathRelative = relative(root, configPath)
-  } else if (simple) {
-    config = simpleModeConfig(simple)
-  } else {
-    throw new ConfigError(
-      `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
-    )
-  }
-  config = {
-    ...config,
-    ...(settings.maxIterations !== undefined ? { 'max-iterations': settings.maxIterations } : {}),
-    ...(settings.capReason !== undefined ? { 'cap-reason': settings.capReason } : {}),
-  }
-  // A bad cap or pipeline is the user's to fix, before anything runs.
-  policyFromConfig(config)
-  return { config, configPathRelative }
+  // A bad config, cap or pipeline is the user's to fix, before anything runs.
+  const loaded = await loadLoopConfig(actionConfigRequest(settings, root), (path) => nodeWorkspace.readText(path))
+  return { config: loaded.config, configPathRelative: loaded.configPath && relative(root, loaded.configPath) }
 }
 
 /**

@@ -1,13 +1,16 @@
 /**
- * The action's inputs, parsed once into one typed settings object before any side effect
- * (STYLE.md point 4). Every bad value is named with the input, the value and what is expected.
+ * The action's inputs, parsed once into one typed settings object before any side effect, so a bad
+ * value fails the job before it touches anything. Every bad value is named with the input, the value
+ * and what is expected.
  * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
  * parser is testable without `process.env`.
  */
+import { resolve } from 'node:path'
 import { z } from 'zod'
 import { InputDefaults, Inputs } from '../constants.js'
+import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ConfigError } from './errors.js'
-import type { SimpleModeOptions } from './load-config.js'
+import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 
 export const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'] as const
 export type StoreKind = (typeof STORE_KINDS)[number]
@@ -15,9 +18,9 @@ export type StoreKind = (typeof STORE_KINDS)[number]
 export const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'] as const
 export type ActionCommand = (typeof ACTION_COMMANDS)[number]
 
-/** Iterations above this need a recorded `cap-reason` (DESIGN.md section 3). */
-export const CAP_REASON_THRESHOLD = 25
 export const MAX_ITERATIONS_LIMIT = 1000
+/** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
+const INPUT_CAP_NAMES: CapSettingNames = { cap: "Input 'max-iterations'", reason: "'cap-reason'" }
 export const LOOP_ID_MAX_LENGTH = 100
 
 /** What the parser needs to know about the triggering event to derive a default loop id. */
@@ -178,11 +181,8 @@ export function parseActionInputs(
   const config = parse(Inputs.Config, fields.path, InputDefaults.config)
   const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations)
   const capReason = raw(Inputs.CapReason) || undefined
-  if (maxIterations !== undefined && maxIterations > CAP_REASON_THRESHOLD && !capReason) {
-    problems.push(
-      `Input 'max-iterations' is ${maxIterations}, above ${CAP_REASON_THRESHOLD}; set 'cap-reason' to say why so many iterations are needed.`,
-    )
-  }
+  const capProblem = maxIterations === undefined ? undefined : capNeedsReason(maxIterations, capReason, INPUT_CAP_NAMES)
+  if (capProblem) problems.push(capProblem)
   const store = parse(Inputs.Store, fields.store, InputDefaults.store)
   const stateBranch = parse(Inputs.StateBranch, fields.stateBranch, InputDefaults.stateBranch)
   const githubToken = parse(Inputs.GitHubToken, fields.token, '')
@@ -348,6 +348,20 @@ export function simpleModeOptions(settings: ActionSettings): SimpleModeOptions |
     verify: settings.verify,
     ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
     ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
+  }
+}
+
+/**
+ * What `loadLoopConfig` loads for the action: the `config` file under `root`, or simple mode when
+ * `work` and `verify` are given and `config` was left at its default; the cap inputs over the file's.
+ */
+export function actionConfigRequest(settings: ActionSettings, root: string): LoopConfigRequest {
+  return {
+    file: { path: resolve(root, settings.config), name: settings.config },
+    fileNamed: !settings.configIsDefault,
+    simple: simpleModeOptions(settings),
+    cap: { maxIterations: settings.maxIterations, capReason: settings.capReason, names: INPUT_CAP_NAMES },
+    missing: `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
   }
 }
 

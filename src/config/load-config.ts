@@ -1,12 +1,77 @@
 /**
- * Reading the loop config: YAML → zod, with messages that name the file, the line, the key, the bad
- * value and what is expected. Pure parsing here; the caller reads the file.
+ * Loading the loop config, the one way for both front doors (the action and the CLI): a config file
+ * (YAML → zod, with messages that name the file, the line, the key, the bad value and what is expected)
+ * or simple mode's commands, then a cap set outside the file, then the policy check. Pure except for
+ * reading the file, which goes through the `readText` the caller passes.
  */
 import { type Document, isMap, isSeq, LineCounter, parseDocument } from 'yaml'
 import type { z } from 'zod'
+import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { planMatrix } from '../domain/matrix-plan.js'
+import { type Policy, policyFromConfig } from '../domain/policy.js'
 import { ConfigError } from './errors.js'
 import { type LoopConfig, type LoopConfigInput, loopConfigSchema } from './loop-config.js'
+
+/** Where a loop's config may come from, and what the front door calls things in its messages. */
+export interface LoopConfigRequest {
+  /** The config file: its absolute path, and its name in messages. */
+  file: { path: string; name: string }
+  /** True when the person named the file; a named file wins over simple mode, the default path does not. */
+  fileNamed: boolean
+  /** Simple mode's commands when they were given (then no config file is needed). */
+  simple: SimpleModeOptions | null
+  /** A cap and its reason set outside the config (flags or inputs), over the config's own. */
+  cap: { maxIterations?: number | undefined; capReason?: string | undefined; names: CapSettingNames }
+  /** What to say when there is neither a config file nor simple mode. */
+  missing: string
+}
+
+export interface LoadedConfig {
+  config: LoopConfig
+  /** The loop's policy, already checked: a bad combination is the user's to fix before anything runs. */
+  policy: Policy
+  /** The absolute path of the config file used, or null in simple mode. */
+  configPath: string | null
+}
+
+/**
+ * Loads the loop config for a request: the file when there is one (read through `readText`, which
+ * answers null for a missing file) unless simple mode was asked for and the file was not named.
+ * Throws ConfigError or PolicyError with a message for the person.
+ */
+export async function loadLoopConfig(
+  request: LoopConfigRequest,
+  readText: (path: string) => Promise<string | null>,
+): Promise<LoadedConfig> {
+  const simpleWins = request.simple !== null && !request.fileNamed
+  return resolveLoopConfig(request, simpleWins ? null : await readText(request.file.path))
+}
+
+/** {@link loadLoopConfig} once the file's text (null: no such file) is at hand. Pure. */
+export function resolveLoopConfig(request: LoopConfigRequest, fileText: string | null): LoadedConfig {
+  const simpleWins = request.simple !== null && !request.fileNamed
+  let config: LoopConfig
+  let configPath: string | null = null
+  if (fileText !== null && !simpleWins) {
+    config = parseLoopConfig(fileText, request.file.name)
+    configPath = request.file.path
+  } else if (request.simple) {
+    config = simpleModeConfig(request.simple)
+  } else {
+    throw new ConfigError(request.missing)
+  }
+  const { maxIterations, capReason, names } = request.cap
+  if (maxIterations !== undefined || capReason) {
+    config = {
+      ...config,
+      ...(maxIterations !== undefined ? { 'max-iterations': maxIterations } : {}),
+      ...(capReason ? { 'cap-reason': capReason } : {}),
+    }
+    const problem = capNeedsReason(config['max-iterations'], config['cap-reason'], names)
+    if (problem) throw new ConfigError(problem)
+  }
+  return { config, policy: policyFromConfig(config), configPath }
+}
 
 /** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
 export function parseLoopConfig(text: string, fileName: string): LoopConfig {
@@ -51,11 +116,8 @@ export function validateLoopConfig(
   }
   const config = result.data
   const problems: string[] = []
-  if (config['max-iterations'] > 25 && !config['cap-reason']) {
-    problems.push(
-      `max-iterations: ${config['max-iterations']} is above 25, which needs a recorded reason; add 'cap-reason: "..."' or lower it to 25 or less.`,
-    )
-  }
+  const capProblem = capNeedsReason(config['max-iterations'], config['cap-reason'])
+  if (capProblem) problems.push(capProblem)
   const names = new Set<string>()
   for (const check of config.checks) {
     if (names.has(check.name))

@@ -67,8 +67,10 @@ export class PolicyError extends Error {
   override name = 'PolicyError'
 }
 
-/** Above this many iterations a loop needs a recorded `cap-reason`. */
-export const CAP_WITHOUT_REASON = 25
+// The cap rule lives in caps.ts; the constant is re-exported here for the engine's index.
+import { CAP_WITHOUT_REASON, capNeedsReason } from './caps.js'
+
+export { CAP_WITHOUT_REASON }
 
 /** Kinds whose requirement falls back to "every required check passes" when no check has that kind. */
 const FALLBACK_KINDS: readonly string[] = ['build', 'test']
@@ -80,13 +82,8 @@ export const APPROVED_REQUIREMENT = 'approved'
 export function policyFromConfig(config: LoopConfig): Policy {
   const maxIterations = config['max-iterations']
   const capReason = config['cap-reason']?.trim()
-  if (maxIterations > CAP_WITHOUT_REASON && !capReason) {
-    throw new PolicyError(
-      `max-iterations is ${maxIterations}, above ${CAP_WITHOUT_REASON}: set cap-reason to say why this loop needs ` +
-        `more than ${CAP_WITHOUT_REASON} iterations (it is recorded in the loop's state), or lower max-iterations ` +
-        `to ${CAP_WITHOUT_REASON} or less.`,
-    )
-  }
+  const capProblem = capNeedsReason(maxIterations, capReason)
+  if (capProblem) throw new PolicyError(capProblem)
 
   const pipeline = resolvePipeline(config.pipeline)
   const checks: PolicyCheck[] = config.checks.map((c) => ({ name: c.name, kind: c.kind, required: c.required }))

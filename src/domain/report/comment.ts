@@ -1,8 +1,9 @@
 /**
- * The sticky comment of a loop on its issue or pull request (DESIGN.md section 8; MOCKUPS.md), found
- * again by its hidden marker and updated in place. BLOCKED carries the handoff. Pure: returns Markdown.
+ * The sticky comment of a loop on its issue or pull request, found again by its hidden marker and
+ * updated in place. BLOCKED carries the handoff. Pure: returns Markdown.
  */
 import { Labels, loopBranch, stickyCommentMarker } from '../../constants.js'
+import { CAP_WITHOUT_REASON } from '../caps.js'
 import { code, codeBlock, escapeHtml, inlineText } from './escape.js'
 import { formatDuration, formatLocation, isFailing, verdictLabel, verdictLine } from './format.js'
 import { COMMENT_MAX_CHARS, fitToLimit, REPORT_CAPS, trimOutput } from './limits.js'
@@ -160,7 +161,7 @@ export function renderComment(model: ReportModel, options: RenderOptions = {}): 
     if (model.status === 'waiting') parts.push(waitingSection(model))
     if (model.status === 'capped') {
       parts.push(
-        `**To continue:** raise \`max-iterations\` (above 25 it needs a \`cap-reason\`) and comment \`/loop resume\`.`,
+        `**To continue:** raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`.`,
       )
     }
     parts.push(compactTable(model))

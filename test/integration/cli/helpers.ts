@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join, resolve } from 'node:path'
 import { PassThrough } from 'node:stream'
-import { runCli } from '../../../src/cli.js'
+import { runCli } from '../../../src/cli/main.js'
 
 export const projectRoot = resolve(import.meta.dirname, '..', '..', '..')
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   ActionInputError,
+  actionConfigRequest,
   deriveLoopId,
   type EventContext,
   parseActionInputs,
@@ -250,5 +251,23 @@ describe('secrets and simple mode', () => {
         parseActionInputs(inputs({ work: 'agent', verify: 'npm test', 'max-iterations': '5' }), noEvent),
       ),
     ).toEqual({ work: 'agent', verify: ['npm test'], maxIterations: 5 })
+  })
+  it.each<{ name: string; values: Record<string, string>; fileNamed: boolean; simple: boolean }>([
+    { name: 'the default config path', values: {}, fileNamed: false, simple: false },
+    { name: 'a named config path', values: { config: 'ci/loop.yml' }, fileNamed: true, simple: false },
+    { name: 'simple mode', values: { work: 'agent', verify: 'npm test' }, fileNamed: false, simple: true },
+  ])('asks the config loader for $name', ({ values, fileNamed, simple }) => {
+    const request = actionConfigRequest(parseActionInputs(inputs(values), noEvent), '/work/repo')
+    const name = values.config ?? '.github/loop.yml'
+    expect(request.file).toEqual({ path: `/work/repo/${name}`, name })
+    expect(request.fileNamed).toBe(fileNamed)
+    expect(request.simple !== null).toBe(simple)
+    expect(request.missing).toContain(`No loop config at '${name}'`)
+  })
+
+  it('hands the cap inputs to the config loader, named as inputs', () => {
+    const settings = parseActionInputs(inputs({ 'max-iterations': '30', 'cap-reason': 'migration' }), noEvent)
+    expect(actionConfigRequest(settings, '/r').cap).toMatchObject({ maxIterations: 30, capReason: 'migration' })
+    expect(actionConfigRequest(settings, '/r').cap.names.cap).toBe("Input 'max-iterations'")
   })
 })

@@ -1,0 +1,80 @@
+/** The CLI's commands and their help texts. */
+import { CAP_WITHOUT_REASON } from '../domain/caps.js'
+import { VERSION } from '../version.js'
+
+export const COMMANDS = [
+  'init',
+  'next',
+  'run',
+  'status',
+  'history',
+  'resume',
+  'skip',
+  'approve',
+  'abort',
+  'analyze',
+] as const
+export type CommandName = (typeof COMMANDS)[number]
+
+export const HELP: Record<CommandName | 'main', string> = {
+  main: `loop-controller ${VERSION}: run a coding agent in a closed, machine-checked loop.
+
+Usage: loop-controller <command> [options]     (alias: loop)
+
+Commands:
+  init      write a starter .github/loop.yml and keep .loop/ out of git
+  run       run iterations until COMPLETE, BLOCKED, a gate, or a cap (starts a loop if none)
+  next      run exactly one iteration
+  status    show where the loop is
+  history   list the iterations and what happened in each
+  resume    continue a BLOCKED or waiting loop after a person stepped in
+  skip      skip a required stage task:  skip TASK --reason "why"
+  approve   approve a gate:              approve GATE
+  abort     stop the loop for good
+  analyze   classify one check's output: analyze [FILE|-] [--kind KIND] [--json]
+
+Common options:
+  --config FILE        the loop config (default: .github/loop.yml at the repository root)
+  --work CMD           simple mode, no config file: the work command
+  --verify CMD         simple mode: a verify command (repeat for several)
+  --max-iterations N   the hard iteration cap (default 10; above ${CAP_WITHOUT_REASON} needs --cap-reason)
+  --cap-reason TEXT    why the cap is above ${CAP_WITHOUT_REASON} (recorded)
+  --loop-id ID         which loop (default: from the current branch)
+  --state-dir DIR      where state lives (default: .loop at the repository root)
+  --no-commit          do not commit each iteration's changes as a checkpoint
+  -h, --help           help for a command
+
+Exit codes: 0 COMPLETE (for next: the iteration ran), 1 internal error, 2 usage or configuration error,
+3 BLOCKED, 4 waiting for approval, 5 a cap or budget reached, 6 aborted.`,
+  init: `loop-controller init [--work CMD] [--verify CMD]... [--force]
+
+Writes a starter .github/loop.yml (from --work/--verify when given) and adds .loop/ to .git/info/exclude.`,
+  run: `loop-controller run [--config FILE | --work CMD --verify CMD...] [--max-iterations N] [--no-commit]
+
+Runs iterations until the loop is COMPLETE, BLOCKED, waits at a gate, or reaches a cap. Starts a loop when
+none exists. Prints a live progress line per check on a terminal, plain lines otherwise.`,
+  next: `loop-controller next [--config FILE | --work CMD --verify CMD...] [--no-commit]
+
+Runs exactly one iteration: decide, work, verify, analyze, persist.`,
+  status: `loop-controller status [--loop-id ID] [--json]
+
+Shows the stage, status, iteration, budget, failures, gates and the next action.`,
+  history: `loop-controller history [--loop-id ID] [--json]
+
+Lists each iteration: decision, checks, verdicts, patterns and strategies.`,
+  resume: `loop-controller resume [--loop-id ID]
+
+Clears BLOCKED (or a wait) after a person stepped in; the total failure count is kept.`,
+  skip: `loop-controller skip TASK --reason "why" [--loop-id ID]
+
+Marks a required stage task as skipped, with the reason recorded.`,
+  approve: `loop-controller approve GATE [--loop-id ID]
+
+Approves a pending gate (architecture, security, database, external, deploy, verifier, or your own).`,
+  abort: `loop-controller abort [--loop-id ID]
+
+Stops the loop for good; its state and audit trail are kept.`,
+  analyze: `loop-controller analyze [FILE|-] [--kind KIND] [--patterns FILE] [--json]
+
+Reads one check's output and prints the pattern, confidence, strategy, locations and signature.`,
+}

@@ -1,0 +1,44 @@
+/** `loop-controller init`: a starter `.github/loop.yml` (checked by the loader before it is written). */
+import { existsSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join, relative } from 'node:path'
+import { parseLoopConfig, simpleModeConfig } from '../config/load-config.js'
+import { EXIT } from './exit-codes.js'
+import type { CliIo } from './io.js'
+import type { Values } from './options.js'
+import { keepStateOutOfGit } from './repository.js'
+
+/** Writes the starter config from `--work`/`--verify` (or a Claude Code default) and keeps `.loop/` out of git. */
+export async function init(root: string, values: Values, io: CliIo): Promise<number> {
+  const target = join(root, '.github', 'loop.yml')
+  if (existsSync(target) && !values.force) {
+    io.stderr(`${relative(io.cwd, target)} already exists; use --force to overwrite it.\n`)
+    return EXIT.usage
+  }
+  const work = values.work ?? 'claude -p "$(cat "$LOOP_PROMPT_FILE")"'
+  const verify = values.verify?.length ? values.verify : ['npm test']
+  const checks = verify
+    .map(
+      (run, i) =>
+        `  - name: check-${i + 1}\n    run: ${JSON.stringify(run)}\n    kind: ${simpleModeConfig({ work, verify: [run] }).checks[0]?.kind ?? 'custom'}`,
+    )
+    .join('\n')
+  const text = `# yaml-language-server: $schema=https://raw.githubusercontent.com/loop-controller/loop-controller/v1/schema/loop-config.schema.json
+goal: Make every check below pass.
+pipeline: iterate
+max-iterations: 10
+work:
+  run: ${JSON.stringify(work)}
+  timeout: 30m
+checks:
+${checks}
+`
+  parseLoopConfig(text, '.github/loop.yml')
+  await mkdir(join(root, '.github'), { recursive: true })
+  await writeFile(target, text)
+  await keepStateOutOfGit(root, join(root, '.loop'))
+  io.stdout(
+    `wrote ${relative(io.cwd, target)}; state will live in .loop/ (kept out of git). Next: loop-controller run\n`,
+  )
+  return EXIT.complete
+}

@@ -1,0 +1,50 @@
+/** The CLI's options, and the checks of the values that are more than a string. */
+import type { parseArgs } from 'node:util'
+import { UsageError } from './exit-codes.js'
+
+export const OPTIONS = {
+  config: { type: 'string' },
+  work: { type: 'string' },
+  verify: { type: 'string', multiple: true },
+  'max-iterations': { type: 'string' },
+  'cap-reason': { type: 'string' },
+  'loop-id': { type: 'string' },
+  'state-dir': { type: 'string' },
+  'no-commit': { type: 'boolean' },
+  reason: { type: 'string' },
+  json: { type: 'boolean' },
+  force: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  kind: { type: 'string' },
+  patterns: { type: 'string' },
+  version: { type: 'boolean' },
+} as const
+
+export type Values = ReturnType<
+  typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>
+>['values']
+
+export function parseCap(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 1000) {
+    throw new UsageError(`--max-iterations must be a whole number from 1 to 1000; got '${value}'.`)
+  }
+  return Number(value)
+}
+
+export function validLoopId(value: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(value)) {
+    throw new UsageError(
+      `--loop-id must be 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit; got '${value}'.`,
+    )
+  }
+  return value
+}
+
+/** Refuses a command called with the wrong number of arguments, saying what it takes. */
+export function expectPositionals(command: string, positionals: string[], count: number, what: string): void {
+  if (positionals.length !== count) {
+    throw new UsageError(
+      `'${command}' takes ${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'nothing'}.`,
+    )
+  }
+}

@@ -1,0 +1,126 @@
+/** What the CLI prints for people: a check's cell, an analysis line, the closing line, status and history. */
+import type { IterationResult } from '../app/iteration.js'
+import { aggregateMetrics } from '../domain/analysis/index.js'
+import { decide, summarizeNextAction } from '../domain/engine/index.js'
+import type { Policy } from '../domain/policy.js'
+import type { CheckResult, LoopState } from '../domain/state.js'
+
+const MARK: Record<CheckResult['verdict'], string> = {
+  pass: '✓',
+  fail: '✗',
+  timeout: '⏱',
+  skipped: '–',
+  flaky: '~',
+  error: '!',
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}
+
+export function checkCell(result: CheckResult): string {
+  const mark = result.autoFixed ? '✓ (auto-fixed)' : MARK[result.verdict]
+  return `${result.name} ${mark}${result.verdict === 'skipped' ? '' : ` ${seconds(result.durationMs)}`}`
+}
+
+export function analysisLine(result: CheckResult): string {
+  const where = result.locations[0]
+    ? ` at ${result.locations[0].file}${result.locations[0].line ? `:${result.locations[0].line}` : ''}`
+    : ''
+  return `${result.pattern ?? 'unclassified'} (${(result.confidence ?? 0).toFixed(2)})${where} → ${result.strategy ?? 'analyze_then_fix'}`
+}
+
+export function closingLine(result: IterationResult, elapsedMs: number, trail: string): string {
+  const state = result.state
+  const took =
+    elapsedMs >= 60_000
+      ? `${Math.floor(elapsedMs / 60_000)} min ${Math.round((elapsedMs % 60_000) / 1000)} s`
+      : seconds(elapsedMs)
+  const head = {
+    complete: `COMPLETE in ${state.iteration} iteration${state.iteration === 1 ? '' : 's'}, ${took}`,
+    blocked: `BLOCKED at iteration ${state.iteration}: ${state.statusReason || result.next.reason}`,
+    waiting: `WAITING for approval: ${result.next.reason}`,
+    capped: `CAP REACHED at iteration ${state.iteration}: ${result.next.reason}`,
+    aborted: `ABORTED: ${state.statusReason || result.next.reason}`,
+    superseded: 'SUPERSEDED: another controller ran this iteration',
+    continue: `iteration ${state.iteration} done · next: ${result.nextAction}`,
+  }[result.outcome]
+  return `${head} · audit trail: ${trail}/`
+}
+
+export function statusJson(state: LoopState) {
+  return {
+    loopId: state.loopId,
+    stage: state.stage,
+    status: state.status,
+    iteration: state.iteration,
+    maxIterations: state.maxIterations,
+    failures: state.failures.total,
+    gates: state.gates,
+    metrics: { ...state.metrics, attempts: undefined, aggregate: aggregateMetrics(state.metrics) },
+    usage: { wallMs: state.usage.wallMs, tokens: state.usage.tokens, costUsd: state.usage.costUsd },
+  }
+}
+
+export function renderStatus(state: LoopState, policy: Policy | null): string {
+  const minutes = Math.round(state.usage.wallMs / 60_000)
+  const budget = [
+    `iteration ${state.iteration} of ${state.maxIterations}`,
+    state.budget.minutes ? `${minutes} min of ${state.budget.minutes}` : `${minutes} min`,
+    state.budget.costUsd
+      ? `$${state.usage.costUsd.toFixed(2)} of $${state.budget.costUsd.toFixed(2)}`
+      : state.usage.costUsd > 0
+        ? `$${state.usage.costUsd.toFixed(2)}`
+        : '',
+    state.budget.tokens
+      ? `${state.usage.tokens} of ${state.budget.tokens} tokens`
+      : state.usage.tokens > 0
+        ? `${state.usage.tokens} tokens`
+        : '',
+  ].filter(Boolean)
+  const lines = [`${state.loopId} · ${state.stage} · ${state.status} · ${budget.join(' · ')}`]
+  if (state.statusReason) lines.push(`reason        ${state.statusReason}`)
+  if (state.capabilities.total > 0) {
+    lines.push(
+      `capabilities  ${state.capabilities.completed.length} of ${state.capabilities.total} done${state.capabilities.current ? ` (current: ${state.capabilities.current})` : ''}`,
+    )
+  }
+  const current = state.failures.current
+  const resolved = state.failures.history.filter((f) => f.resolution !== 'open').length
+  lines.push(
+    `failures      ${state.failures.total} (${resolved} resolved)${current ? ` · last: ${current.pattern ?? 'unclassified'} in ${current.check}` : ''}`,
+  )
+  const gates = Object.entries(state.gates)
+  if (gates.length > 0) {
+    lines.push(
+      `gates         ${gates.map(([name, g]) => `${name} ${g.status === 'approved' ? `✓ approved by @${g.decidedBy}` : g.status}`).join(' · ')}`,
+    )
+  }
+  const m = state.metrics
+  const aggregate = aggregateMetrics(m)
+  lines.push(
+    `metrics       ${m.workCalls} agent calls · ${m.autoFixes} auto-fixes · ${m.flakes} flakes · ${m.regressions} regressions · escalation rate ${(aggregate.escalationRate * 100).toFixed(0)}%`,
+  )
+  if (state.lastDecision) lines.push(`last          ${state.lastDecision.kind}: ${state.lastDecision.reason}`)
+  // The next action needs the loop's policy, which lives in its config (not in state).
+  if (policy) lines.push(`next          ${summarizeNextAction(state, decide(state, { now: new Date() }, policy))}`)
+  return `${lines.join('\n')}\n`
+}
+
+export function renderHistory(
+  state: LoopState,
+  events: { iteration: number; type: string; message: string }[],
+): string {
+  const lines = [`${state.loopId} · ${state.iteration} iteration${state.iteration === 1 ? '' : 's'} · ${state.status}`]
+  let current = -1
+  for (const e of events) {
+    if (e.type === 'decision' && e.message.startsWith('EXECUTE') === false && e.message.startsWith('RETRY') === false)
+      continue
+    if (e.iteration !== current) {
+      current = e.iteration
+      lines.push(`#${e.iteration}`)
+    }
+    lines.push(`  ${e.type.padEnd(16)} ${e.message}`)
+  }
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../../../src/config/errors.js'
+import { type LoopConfigRequest, loadLoopConfig, resolveLoopConfig } from '../../../src/config/load-config.js'
+import { CONFIG_CAP_NAMES } from '../../../src/domain/caps.js'
+import { PolicyError } from '../../../src/domain/policy.js'
+
+const FILE = 'goal: from the file\nwork:\n  run: file-agent\nchecks:\n  - name: unit\n    run: npm test\n'
+const SIMPLE = { work: 'simple-agent', verify: ['npx tsc --noEmit'] }
+
+function request(overrides: Partial<LoopConfigRequest> = {}): LoopConfigRequest {
+  return {
+    file: { path: '/repo/.github/loop.yml', name: '.github/loop.yml' },
+    fileNamed: false,
+    simple: null,
+    cap: { names: { cap: '--max-iterations', reason: '--cap-reason' } },
+    missing: 'No loop config here.',
+    ...overrides,
+  }
+}
+
+describe('resolveLoopConfig: which source wins', () => {
+  it.each([
+    { name: 'the file, when there is one', over: {}, text: FILE, source: 'file' },
+    { name: 'simple mode over the default file', over: { simple: SIMPLE }, text: FILE, source: 'simple' },
+    { name: 'a named file over simple mode', over: { simple: SIMPLE, fileNamed: true }, text: FILE, source: 'file' },
+    {
+      name: 'simple mode when the named file is missing',
+      over: { simple: SIMPLE, fileNamed: true },
+      text: null,
+      source: 'simple',
+    },
+    { name: 'simple mode when there is no file', over: { simple: SIMPLE }, text: null, source: 'simple' },
+  ])('$name', ({ over, text, source }) => {
+    const loaded = resolveLoopConfig(request(over), text)
+    if (source === 'file') {
+      expect(loaded.config.goal).toBe('from the file')
+      expect(loaded.configPath).toBe('/repo/.github/loop.yml')
+    } else {
+      expect(loaded.config.work.run).toBe('simple-agent')
+      expect(loaded.config.checks[0]?.kind).toBe('typecheck')
+      expect(loaded.configPath).toBeNull()
+    }
+    expect(loaded.policy.maxIterations).toBe(loaded.config['max-iterations'])
+  })
+
+  it('says the missing message when there is neither a file nor simple mode', () => {
+    expect(() => resolveLoopConfig(request(), null)).toThrow(new ConfigError('No loop config here.'))
+  })
+})
+
+describe('resolveLoopConfig: a cap set outside the config', () => {
+  const flags = { cap: '--max-iterations', reason: '--cap-reason' }
+  it.each([
+    { name: 'no override keeps the file cap', cap: {}, max: 10, reason: undefined },
+    { name: 'the flag cap wins', cap: { maxIterations: 20 }, max: 20, reason: undefined },
+    { name: 'a high cap with a reason', cap: { maxIterations: 40, capReason: 'big' }, max: 40, reason: 'big' },
+    { name: 'a reason alone is kept', cap: { capReason: 'noted' }, max: 10, reason: 'noted' },
+    { name: 'an empty reason is not applied', cap: { capReason: '' }, max: 10, reason: undefined },
+  ])('$name', ({ cap, max, reason }) => {
+    const { config, policy } = resolveLoopConfig(request({ cap: { ...cap, names: flags } }), FILE)
+    expect(config['max-iterations']).toBe(max)
+    expect(config['cap-reason']).toBe(reason)
+    expect(policy.maxIterations).toBe(max)
+  })
+
+  it.each([
+    {
+      name: 'flags, over a file',
+      simple: null,
+      names: flags,
+      message: /^--max-iterations is 40, above 25: set --cap-reason/,
+    },
+    {
+      name: 'flags, in simple mode',
+      simple: SIMPLE,
+      names: flags,
+      message: /^--max-iterations is 40, above 25: set --cap-reason/,
+    },
+    {
+      name: 'config keys',
+      simple: null,
+      names: CONFIG_CAP_NAMES,
+      message: /^max-iterations is 40, above 25: set cap-reason/,
+    },
+  ])('refuses a high cap without a reason, named as set ($name)', ({ simple, names, message }) => {
+    const run = () => resolveLoopConfig(request({ simple, cap: { maxIterations: 40, names } }), FILE)
+    expect(run).toThrow(ConfigError)
+    expect(run).toThrow(message)
+  })
+
+  it('refuses a high cap in the file without a reason, naming the file', () => {
+    expect(() => resolveLoopConfig(request(), `${FILE}max-iterations: 40\n`)).toThrow(
+      /Invalid loop config \.github\/loop\.yml:\n {2}- max-iterations is 40, above 25: set cap-reason/,
+    )
+  })
+
+  it('checks the policy before anything runs', () => {
+    const gate = `${FILE}gates:\n  - name: g\n`
+    expect(() => resolveLoopConfig(request(), gate)).toThrow(PolicyError)
+  })
+})
+
+describe('loadLoopConfig reads the file only when it can matter', () => {
+  it.each([
+    { name: 'default file, no simple mode', over: {}, reads: 1 },
+    { name: 'default file, simple mode', over: { simple: SIMPLE }, reads: 0 },
+    { name: 'named file, simple mode', over: { simple: SIMPLE, fileNamed: true }, reads: 1 },
+  ])('$name', async ({ over, reads }) => {
+    const paths: string[] = []
+    await loadLoopConfig(request(over), async (path) => {
+      paths.push(path)
+      return FILE
+    })
+    expect(paths).toHaveLength(reads)
+    if (reads) expect(paths[0]).toBe('/repo/.github/loop.yml')
+  })
+})
