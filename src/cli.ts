@@ -23,6 +23,7 @@ import { aggregateMetrics, buildLibrary, PatternError } from './domain/analysis/
 import { decide, EngineError, summarizeNextAction } from './domain/engine/index.js'
 import { type Policy, PolicyError, policyFromConfig } from './domain/policy.js'
 import { createRedactor } from './domain/redact.js'
+import { secretValuesInEnv } from './domain/secret-names.js'
 import type { CheckResult, LoopState } from './domain/state.js'
 import { systemClock } from './ports/clock.js'
 import type { Logger } from './ports/logger.js'
@@ -178,10 +179,7 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
   const root = await repositoryRoot(io.cwd)
   const stateDir = resolve(root, values['state-dir'] ?? '.loop')
   const loopId = values['loop-id'] ? validLoopId(values['loop-id']) : await defaultLoopId(root)
-  const secrets = Object.entries(io.env)
-    .filter(([name, value]) => value && /TOKEN|SECRET|PASSWORD|API_?KEY|PRIVATE/i.test(name))
-    .map(([, value]) => value as string)
-  const redact = createRedactor(secrets)
+  const redact = createRedactor(secretValuesInEnv(io.env))
   const store = new FileStore({ root: stateDir })
   const audit = new AuditTrail(join(stateDir, loopId), redact)
   const expectPositionals = (count: number, what: string) => {

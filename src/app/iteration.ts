@@ -6,7 +6,6 @@
 import { join } from 'node:path'
 import { stringify as stringifyYaml } from 'yaml'
 import type { AuditTrail } from '../adapters/audit-trail.js'
-import { buildCommandEnv } from '../adapters/command-env.js'
 import { messageOf } from '../config/errors.js'
 import type { CheckConfig, LoopConfig } from '../config/loop-config.js'
 import {
@@ -18,6 +17,7 @@ import {
   regressionEnabled,
 } from '../domain/analysis/index.js'
 import { renderFinalMarkdown, renderIterationMarkdown } from '../domain/audit-markdown.js'
+import { buildCommandEnv } from '../domain/command-env.js'
 import {
   abort as abortLoop,
   applyOutcome,
