@@ -5,7 +5,6 @@
  */
 import { join } from 'node:path'
 import { stringify as stringifyYaml } from 'yaml'
-import type { AuditTrail } from '../adapters/audit-trail.js'
 import { messageOf } from '../config/errors.js'
 import type { CheckConfig, LoopConfig } from '../config/loop-config.js'
 import {
@@ -39,6 +38,7 @@ import { policyFromConfig } from '../domain/policy.js'
 import type { Strategy } from '../domain/stages.js'
 import type { CheckResult, LoopState } from '../domain/state.js'
 import type { FailureForAgent } from '../domain/work-context.js'
+import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
 import { ConcurrentCommitError, type Git, type Identity } from '../ports/git.js'
 import type { Logger } from '../ports/logger.js'
@@ -65,7 +65,7 @@ export interface IterationDeps {
   clock: Clock
   logger: Logger
   workspace: Workspace
-  audit: AuditTrail
+  audit: AuditLog
   redact: (text: string) => string
   progress?: ProgressSink
   /** Asked only in SHIP: has the loop's pull request been merged? */
