@@ -7,7 +7,7 @@ import type { CheckConfig } from '../config/loop-config.js'
 import { type Analysis, parseJUnit, StreamingAnalyzer } from '../domain/analysis/index.js'
 import type { CheckResult } from '../domain/state.js'
 import type { RunResult } from '../ports/process.js'
-import type { IterationDeps, IterationInput } from './iteration.js'
+import type { IterationDeps, IterationInput } from './iteration/types.js'
 import { type MatrixCheckOutcome, runMatrix } from './matrix.js'
 import { safeName } from './step-support.js'
 
