@@ -1,7 +1,8 @@
 /**
  * Cheaper remedies before anyone is woken, for each failing check: a re-run (flake check), the check's
  * own fix command (auto_fix), the install command (dependency_check). Each ends with the check passing,
- * or leaves the failure for the analysis and the retry rules.
+ * or leaves the failure for the analysis and the retry rules. No remedy command runs twice in one
+ * iteration: one the act step already ran was measured by the matrix that followed it.
  */
 import type { CheckConfig } from '../../config/loop-config.js'
 import type { JourneyEvent } from '../../domain/journey.js'
@@ -14,8 +15,9 @@ import { event, type IterationRecord, type IterationRun, withEvents } from './re
 export async function remedies(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
   const { input, deps, iteration } = run
   const { config } = input
-  let installed = false
-  const fixes: string[] = []
+  const installedBeforeVerify = record.remediesRun.install
+  let installed = installedBeforeVerify
+  const fixes = [...record.remediesRun.fixes]
   const flaky = [...record.flaky]
   const autoFixed = [...record.autoFixed]
   const events: JourneyEvent[] = []
@@ -54,7 +56,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
       }
     }
     // dependency_check: the configured install command (once an iteration), then the check again.
-    if (live.analysis?.strategy === 'dependency_check' && config.install) {
+    if (live.analysis?.strategy === 'dependency_check' && config.install && !installedBeforeVerify) {
       if (!installed) {
         const install = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS))
         usage(record.state, iteration, 'install', `dependency_check for ${name}`, install)
@@ -69,7 +71,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
     if (live.analysis) deps.progress?.analysis?.(iteration, live.result)
     checks.push(live)
   }
-  return withEvents({ ...record, checks, flaky, autoFixed }, ...events)
+  return withEvents({ ...record, checks, flaky, autoFixed, remediesRun: { install: installed, fixes } }, ...events)
 }
 
 /** A remedy's result, shown on the progress line and recorded in the journey. */
