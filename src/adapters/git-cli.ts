@@ -1,5 +1,5 @@
 /**
- * The one git wrapper (STYLE.md 6-7): the git command line, non-interactive, with identity passed per
+ * The one git wrapper: the git command line, non-interactive, with identity passed per
  * command (`-c user.name=...`) so the user's config is never changed. Failing commands throw
  * `GitCommandError` unless asked not to; only the named, known-benign messages below are tolerated.
  */
