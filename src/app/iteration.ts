@@ -5,8 +5,7 @@
  * checkpoint → audit → conclude → persist → audit of the ending.
  * Effects go through ports; the decisions are the pure engine's.
  */
-import type { Decision } from '../domain/engine/index.js'
-import { decide } from '../domain/engine/index.js'
+import { type Decision, decide } from '../domain/engine/index.js'
 import { policyFromConfig } from '../domain/policy.js'
 import { act } from './iteration/act.js'
 import { analyze } from './iteration/analyze.js'
