@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { runMatrix } from '../src/adapters/matrix.js'
 import { ChildProcessRunner } from '../src/adapters/process-runner.js'
+import { runMatrix } from '../src/app/matrix.js'
 import { checkSchema } from '../src/config/loop-config.js'
 import { type BenchRow, ms, times } from './lib.js'
 

@@ -1,5 +1,5 @@
 /**
- * The audit trail of one loop (DESIGN.md section 7), in the loop's folder: `iterations/<n>.md`,
+ * The audit trail of one loop, in the loop's folder: `iterations/<n>.md`,
  * `journey-log.jsonl` (one event a line), `final.md`, `dead-letters/<signature>.md` and copies of check
  * logs under `logs/<iteration>/`. Everything written passes through `redact` first.
  */
@@ -10,6 +10,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promis
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { JourneyEvent } from '../domain/journey.js'
+import type { AuditLog } from '../ports/audit.js'
 import { writeAtomically } from './file-store.js'
 
 export const JOURNEY_LOG = 'journey-log.jsonl'
@@ -33,7 +34,7 @@ async function readPending(path: string): Promise<{ marker: string; events: Jour
 }
 
 /** Writes and reads one loop's audit trail. */
-export class AuditTrail {
+export class AuditTrail implements AuditLog {
   constructor(
     readonly dir: string,
     private readonly redact: (text: string) => string,

@@ -1,5 +1,5 @@
 /**
- * The one git wrapper (STYLE.md 6-7): the git command line, non-interactive, with identity passed per
+ * The one git wrapper: the git command line, non-interactive, with identity passed per
  * command (`-c user.name=...`) so the user's config is never changed. Failing commands throw
  * `GitCommandError` unless asked not to; only the named, known-benign messages below are tolerated.
  */
@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process'
 import { copyFile, lstat, mkdtemp, readFile, readlink, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
+import { CONCURRENT_UPDATE_SIGNS, CONFLICT_SIGNS, NON_FAST_FORWARD_SIGNS } from '../domain/git-errors.js'
 import {
   ConcurrentCommitError,
   type FileChange,
@@ -28,20 +29,6 @@ export const BENIGN_GIT_MESSAGES = {
   switchedToNewBranch: /Switched to (a new )?branch/,
   resetBranch: /Switched to and reset branch/,
 } as const
-
-/** Signs in git's output that a push was refused because the remote moved on. */
-export const NON_FAST_FORWARD_SIGNS: readonly RegExp[] = [
-  /\(non-fast-forward\)/,
-  /\(fetch first\)/,
-  /\(stale info\)/,
-  /Updates were rejected because the (tip|remote)/,
-]
-
-/** Signs of a rebase stopped by conflicting changes. */
-export const CONFLICT_SIGNS: readonly RegExp[] = [/^CONFLICT \(/m, /could not apply/]
-
-/** Git's answer when another process moved HEAD between our read and our commit. */
-export const CONCURRENT_UPDATE_SIGNS: readonly RegExp[] = [/cannot lock ref '[^']+': is at \S+ but expected/]
 
 /** A git command that failed; the message quotes the command, its exit code and git's own words. */
 export class GitCommandError extends Error {

@@ -1,9 +1,9 @@
 /**
- * The loop's branch (`loop/<loop-id>`, DESIGN.md section 8): checked out at the start of a job, pushed
+ * The loop's branch (`loop/<loop-id>`): checked out at the start of a job, pushed
  * at the end. A push the remote refuses as non-fast-forward is fetched, rebased and retried; a rebase
  * conflict is reported as `merge-conflict` for the loop to go BLOCKED. Never a force push.
  */
-import { CONFLICT_SIGNS, NON_FAST_FORWARD_SIGNS } from '../adapters/git-cli.js'
+import { CONFLICT_SIGNS, NON_FAST_FORWARD_SIGNS } from '../domain/git-errors.js'
 import type { Git, Identity } from '../ports/git.js'
 
 export interface CheckoutResult {

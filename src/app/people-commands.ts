@@ -3,10 +3,10 @@
  * Shared by the CLI and the action: load, apply the engine's pure command, save with compare-and-swap,
  * record the events.
  */
-import type { AuditTrail } from '../adapters/audit-trail.js'
 import { abort, approveGate, rejectGate, resume, skipTask } from '../domain/engine/index.js'
 import type { JourneyEvent } from '../domain/journey.js'
 import type { LoopState } from '../domain/state.js'
+import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
 import type { Store } from '../ports/store.js'
 
@@ -25,7 +25,7 @@ export class NoLoopError extends Error {
 export async function applyPeopleCommand(
   command: PeopleCommand,
   input: { loopId: string; by: string },
-  deps: { store: Store; clock: Clock; audit: AuditTrail },
+  deps: { store: Store; clock: Clock; audit: AuditLog },
 ): Promise<LoopState> {
   const loaded = await deps.store.load(input.loopId)
   if (!loaded) throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`)

@@ -3,12 +3,12 @@
  * through the analyzer, and the results as the state records them.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path'
-import { type MatrixCheckOutcome, runMatrix } from '../adapters/matrix.js'
 import type { CheckConfig } from '../config/loop-config.js'
 import { type Analysis, parseJUnit, StreamingAnalyzer } from '../domain/analysis/index.js'
 import type { CheckResult } from '../domain/state.js'
 import type { RunResult } from '../ports/process.js'
-import type { IterationDeps, IterationInput } from './iteration.js'
+import type { IterationDeps, IterationInput } from './iteration/types.js'
+import { type MatrixCheckOutcome, runMatrix } from './matrix.js'
 import { safeName } from './step-support.js'
 
 /** A check of this iteration: its config, how the run ended, its recorded result and its analysis. */

@@ -14,7 +14,7 @@ import {
   renderPrompt,
 } from '../domain/work-context.js'
 import type { Logger } from '../ports/logger.js'
-import type { IterationDeps, IterationInput } from './iteration.js'
+import type { IterationDeps, IterationInput } from './iteration/types.js'
 import { usage } from './step-support.js'
 
 /** Runs the work command under the work command contract (README, "Work command contract"). */

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { AuditTrail } from '../adapters/audit-trail.js'
 import { FileStore } from '../adapters/file-store.js'
 import { createRedactor } from '../domain/redact.js'
+import { secretValuesInEnv } from '../domain/secret-names.js'
 import type { CliIo } from './io.js'
 import { type Values, validLoopId } from './options.js'
 import { defaultLoopId, repositoryRoot } from './repository.js'
@@ -22,10 +23,7 @@ export async function loopPlace(values: Values, io: CliIo): Promise<LoopPlace> {
   const root = await repositoryRoot(io.cwd)
   const stateDir = resolve(root, values['state-dir'] ?? '.loop')
   const loopId = values['loop-id'] ? validLoopId(values['loop-id']) : await defaultLoopId(root)
-  const secrets = Object.entries(io.env)
-    .filter(([name, value]) => value && /TOKEN|SECRET|PASSWORD|API_?KEY|PRIVATE/i.test(name))
-    .map(([, value]) => value as string)
-  const redact = createRedactor(secrets)
+  const redact = createRedactor(secretValuesInEnv(io.env))
   return {
     root,
     stateDir,

@@ -1,6 +1,7 @@
 /**
- * The verification matrix: runs the checks of the loop config as real processes, independent ones in
- * parallel up to `maxParallel`, pre checks first, honouring `needs` and `fail-fast`.
+ * The verification matrix: schedules the checks of the loop config, independent ones in parallel up to
+ * `maxParallel`, pre checks first, honouring `needs` and `fail-fast`; each check runs through the
+ * process port.
  */
 import { join } from 'node:path'
 import type { CheckConfig } from '../config/loop-config.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildCommandEnv, isControllerSecret } from '../../../src/adapters/command-env.js'
+import { buildCommandEnv } from '../../../src/domain/command-env.js'
 
 const base: NodeJS.ProcessEnv = {
   PATH: '/usr/bin:/bin',
@@ -65,12 +65,5 @@ describe('buildCommandEnv', () => {
     const env = buildCommandEnv(base, { passEnv: [], extra: { LOOP_ITERATION: '3', CI: 'loop' } })
     expect(env.LOOP_ITERATION).toBe('3')
     expect(env.CI).toBe('loop')
-  })
-
-  it('names secrets case-insensitively by shape', () => {
-    expect(isControllerSecret('github_token')).toBe(true)
-    expect(isControllerSecret('Api_Key')).toBe(true)
-    expect(isControllerSecret('KEYBOARD_LAYOUT')).toBe(true)
-    expect(isControllerSecret('TERM')).toBe(false)
   })
 })

@@ -1,0 +1,103 @@
+/**
+ * Act: the stage's tasks on a first attempt, then what the retry strategy asks for: wait and re-run
+ * the checks, the checks' own fix commands, the install command, or (by default) the work command.
+ */
+import { join } from 'node:path'
+import type { LoopConfig } from '../../config/loop-config.js'
+import type { FailureForAgent } from '../../domain/work-context.js'
+import type { RunRequest } from '../../ports/process.js'
+import { safeName, usage } from '../step-support.js'
+import { runWork } from '../work-command.js'
+import { event, type IterationRecord, type IterationRun, withEvents } from './record.js'
+
+/** How long the install command may take. */
+export const INSTALL_TIMEOUT_MS = 900_000
+
+export async function act(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
+  const withTasks = await runStageTasks(run, record)
+  const { input, deps, decision, strategy, stage, iteration } = run
+  const { config } = input
+  if (decision.kind === 'RETRY' && strategy === 'retry_with_backoff') {
+    deps.progress?.phase?.(
+      iteration,
+      stage,
+      `waiting ${Math.round(decision.backoffMs / 1000)} s before re-running the checks`,
+    )
+    await deps.clock.sleep(decision.backoffMs)
+    return withTasks
+  }
+  if (strategy === 'auto_fix' && hasFixCommand(config, withTasks.previous)) return runFixCommands(run, withTasks)
+  if (strategy === 'dependency_check' && config.install) {
+    deps.progress?.phase?.(iteration, stage, 'installing dependencies')
+    const result = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS))
+    usage(withTasks.state, iteration, 'install', 'dependency_check strategy', result)
+    return { ...withTasks, remediesRun: { ...withTasks.remediesRun, install: true } }
+  }
+  const work = await runWork(
+    input,
+    deps,
+    withTasks.state,
+    stage,
+    decision.capability,
+    strategy,
+    withTasks.previous,
+    run.iterationDir,
+    run.commandEnv,
+  )
+  return withEvents(
+    { ...withTasks, work },
+    event(
+      deps.clock.now(),
+      iteration,
+      'work',
+      `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`,
+      { durationMs: work.durationMs },
+    ),
+  )
+}
+
+/** A first attempt at a stage runs its tasks not yet completed or skipped. */
+async function runStageTasks(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
+  if (run.decision.kind !== 'EXECUTE_STAGE') return record
+  const { deps, stage, iteration } = run
+  const { tasks } = record.state
+  const completed: string[] = []
+  for (const task of run.input.config.stages[stage]?.tasks ?? []) {
+    if (tasks.completed.includes(task.name) || tasks.skipped.some((s) => s.task === task.name)) continue
+    deps.progress?.phase?.(iteration, stage, `task ${task.name}`)
+    const result = await deps.runner.run(command(run, task.run, `task-${safeName(task.name)}.log`, task.timeout * 1000))
+    if (result.exitCode === 0) completed.push(task.name)
+    usage(record.state, iteration, `task ${task.name}`, 'stage task', result)
+  }
+  return { ...record, tasksCompleted: [...record.tasksCompleted, ...completed] }
+}
+
+/** The auto_fix strategy: each failing check's own fix command, without the agent. */
+async function runFixCommands(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
+  const { input, deps, stage, iteration } = run
+  const fixed: string[] = []
+  for (const failure of record.previous) {
+    const check = input.config.checks.find((c) => c.name === failure.check)
+    if (!check?.fix || fixed.includes(check.name) || record.remediesRun.fixes.includes(check.name)) continue
+    deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`)
+    const result = await deps.runner.run(command(run, check.fix, `fix-${check.name}.log`, check.timeout * 1000))
+    usage(record.state, iteration, `fix ${check.name}`, 'auto_fix strategy', result)
+    fixed.push(check.name)
+  }
+  return { ...record, remediesRun: { ...record.remediesRun, fixes: [...record.remediesRun.fixes, ...fixed] } }
+}
+
+/** Whether any failing check has a `fix` command; without one, `auto_fix` falls to the agent. */
+function hasFixCommand(config: LoopConfig, failures: FailureForAgent[]): boolean {
+  return failures.some((failure) => config.checks.some((check) => check.name === failure.check && check.fix))
+}
+
+/** A command of this iteration: in the repository, with the filtered environment, logged in its folder. */
+export function command(
+  run: IterationRun,
+  line: RunRequest['command'],
+  logName: string,
+  timeoutMs: number,
+): RunRequest {
+  return { command: line, cwd: run.input.cwd, env: run.commandEnv, timeoutMs, logFile: join(run.iterationDir, logName) }
+}

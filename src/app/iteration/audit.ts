@@ -1,0 +1,70 @@
+/**
+ * Audit: the iteration's markdown record, and for a loop that ended, `final.md` (with a dead letter
+ * for a loop that went BLOCKED on a failure).
+ */
+import { join } from 'node:path'
+import { stringify as stringifyYaml } from 'yaml'
+import { buildDeadLetter } from '../../domain/analysis/index.js'
+import { renderFinalMarkdown, renderIterationMarkdown } from '../../domain/audit-markdown.js'
+import type { Decision } from '../../domain/engine/index.js'
+import type { LoopState } from '../../domain/state.js'
+import type { IterationRecord, IterationRun } from './record.js'
+import type { IterationDeps, IterationOutcomeKind } from './types.js'
+
+/** Writes `iterations/<n>.md` and returns its path in the audit trail. */
+export async function writeIterationRecord(
+  run: IterationRun,
+  record: IterationRecord,
+  next: Decision,
+): Promise<string> {
+  const { deps, iteration } = run
+  const markdown = renderIterationMarkdown({
+    state: record.state,
+    decision: run.decision,
+    next,
+    checks: record.checks.map((c) => ({
+      result: c.result,
+      output: c.outcome.result?.output ?? '',
+      analysis: c.analysis,
+    })),
+    work: record.work,
+    diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
+    commit: record.commit,
+  })
+  await deps.audit.writeIteration(iteration, markdown)
+  return join('iterations', `${iteration}.md`)
+}
+
+const ENDINGS: readonly IterationOutcomeKind[] = ['complete', 'blocked', 'capped', 'aborted']
+
+/** For a loop that has just ended: `final.md`, and a dead letter when it went BLOCKED on a failure. */
+export async function writeEnding(
+  loopId: string,
+  deps: IterationDeps,
+  kind: IterationOutcomeKind,
+  state: LoopState,
+  final: Decision,
+): Promise<void> {
+  if (!ENDINGS.includes(kind)) return
+  let deadLetter: string | undefined
+  if (kind === 'blocked' && state.failures.current) {
+    const letter = buildDeadLetter({
+      loopId,
+      failure: state.failures.current,
+      history: state.failures.history,
+      tried: state.failures.tried,
+    })
+    await deps.audit.writeDeadLetter(
+      letter.signature,
+      letter.markdown,
+      letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined,
+    )
+    deadLetter = letter.signature
+  }
+  await deps.audit.writeFinal(renderFinalMarkdown({ state, decision: final, deadLetter }))
+}
+
+/** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
+function candidateYaml(pattern: unknown): string {
+  return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${stringifyYaml({ patterns: [pattern] })}`
+}

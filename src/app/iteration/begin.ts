@@ -1,0 +1,166 @@
+/**
+ * An iteration begins: the state counts it, its folder and command environment are made, a checkpoint
+ * left by a crash is folded back, and (once per loop) the matrix's baseline is measured.
+ */
+import { join } from 'node:path'
+import { buildCommandEnv } from '../../domain/command-env.js'
+import { beginIteration } from '../../domain/engine/index.js'
+import type { Policy } from '../../domain/policy.js'
+import type { LoopState } from '../../domain/state.js'
+import type { FailureForAgent } from '../../domain/work-context.js'
+import type { Git } from '../../ports/git.js'
+import type { Logger } from '../../ports/logger.js'
+import { isFailing } from '../step-support.js'
+import { junitResults, type LiveCheck, verify } from '../verification.js'
+import {
+  event,
+  type IterationRecord,
+  type IterationRun,
+  type LoopRecord,
+  type RunningDecision,
+  summarizeVerdicts,
+  withEvents,
+} from './record.js'
+import type { IterationDeps, IterationInput } from './types.js'
+
+/** Starts the iteration `decision` runs: its fixed facts and an empty record. */
+export async function beginRun(
+  input: IterationInput,
+  deps: IterationDeps,
+  policy: Policy,
+  decision: RunningDecision,
+  loop: LoopRecord,
+  now: Date,
+): Promise<{ run: IterationRun; record: IterationRecord }> {
+  const state = beginIteration(loop.state, decision, now)
+  const iteration = state.iteration
+  deps.progress?.iterationStarted?.(iteration, decision)
+  const stage = decision.stage
+  const strategy = decision.kind === 'RETRY' ? decision.strategy : null
+  const started = event(
+    now,
+    iteration,
+    'iteration-started',
+    `iteration ${iteration}: ${stage}${strategy ? ` (${strategy})` : ''}`,
+  )
+  const startedAt = Date.now()
+  const iterationDir = join(input.loopDir, 'runs', String(iteration))
+  await deps.workspace.makeDir(iterationDir)
+  const commandEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} })
+  // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
+  // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
+  if (input.commit && deps.git) await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger)
+  const headBefore = deps.git ? await deps.git.head() : null
+  return {
+    run: {
+      input,
+      deps,
+      policy,
+      decision,
+      now,
+      iteration,
+      stage,
+      strategy,
+      iterationDir,
+      commandEnv,
+      startedAt,
+      headBefore,
+    },
+    record: {
+      ...withEvents(loop, started),
+      state,
+      previous: lastFailures(state),
+      treeBeforeWork: null,
+      work: null,
+      tasksCompleted: [],
+      remediesRun: { install: false, fixes: [] },
+      gatesRaised: [],
+      guardFailures: [],
+      checks: [],
+      flaky: [],
+      autoFixed: [],
+      failures: [],
+      outcome: null,
+      commit: null,
+    },
+  }
+}
+
+/**
+ * A baseline of the matrix before the first work: regressions are judged against it, and the agent's
+ * first prompt already carries the failure analysis instead of a blind first attempt. Then the work
+ * tree is noted, so the guard judges only what the work changed.
+ */
+export async function baseline(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
+  const { input, deps, iteration } = run
+  let next = record
+  if (!record.state.baseline) {
+    deps.progress?.phase?.(iteration, 'BASELINE', 'measuring the baseline')
+    const { now } = run
+    const checks = await verify(input, deps, join(run.iterationDir, 'baseline'), run.commandEnv, iteration, false)
+    const state: LoopState = {
+      ...record.state,
+      baseline: {
+        takenAt: now.toISOString(),
+        checks: Object.fromEntries(checks.map((c) => [c.check.name, c.result.verdict === 'pass' ? 'pass' : 'fail'])),
+        tests: await junitResults(input, deps),
+      },
+    }
+    next = withEvents(
+      { ...record, state, previous: checks.filter((c) => isFailing(c.result)).map(toAgentFailure) },
+      event(now, iteration, 'check', `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`),
+    )
+  }
+  const treeBeforeWork = deps.git && run.headBefore ? await deps.git.snapshot() : null
+  return { ...next, treeBeforeWork }
+}
+
+/**
+ * When HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
+ * between the commit and the state save), soft-resets it so that its changes stay staged and the rerun
+ * commits the iteration once. Left alone when the commit was pushed: history others may have is never
+ * rewritten.
+ */
+async function undoUnsavedCheckpoint(git: Git, state: LoopState, iteration: number, logger: Logger): Promise<void> {
+  if (state.checkpoints.some((c) => c.iteration === iteration)) return
+  const body = await git.exec(['log', '-1', '--format=%B'], { allowFailure: true })
+  const loopIdLine = new RegExp(`^Loop-Id: ${state.loopId.replace(/[.]/g, '\\.')}$`, 'm')
+  if (body.exitCode !== 0 || !loopIdLine.test(body.stdout)) return
+  if (!new RegExp(`^Loop-Iteration: ${iteration}$`, 'm').test(body.stdout)) return
+  const pushed = await git.exec(['branch', '-r', '--contains', 'HEAD'], { allowFailure: true })
+  if (pushed.exitCode !== 0 || pushed.stdout.trim() !== '') return
+  const parent = await git.exec(['rev-parse', '--verify', '-q', 'HEAD~1'], { allowFailure: true })
+  if (parent.exitCode !== 0) return
+  await git.exec(['reset', '-q', '--soft', 'HEAD~1'])
+  logger.info(
+    `iteration ${iteration}: its checkpoint commit was made but the state was never saved (a crash); the commit is undone (soft) and the iteration runs again`,
+  )
+}
+
+/** The failing checks of the last verification, as the work command is told about them. */
+function lastFailures(state: LoopState): FailureForAgent[] {
+  return (state.lastVerification?.results ?? [])
+    .filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error')
+    .map((r) => ({
+      check: r.name,
+      kind: r.kind,
+      pattern: r.pattern,
+      confidence: r.confidence,
+      strategy: r.strategy ?? 'analyze_then_fix',
+      locations: r.locations,
+      excerpt: r.excerpt,
+    }))
+}
+
+function toAgentFailure(live: LiveCheck): FailureForAgent {
+  return {
+    check: live.check.name,
+    kind: live.check.kind,
+    pattern: live.result.pattern,
+    confidence: live.result.confidence,
+    strategy: live.result.strategy ?? 'analyze_then_fix',
+    locations: live.result.locations,
+    excerpt: live.result.excerpt,
+    ...(live.analysis?.hint ? { hint: live.analysis.hint } : {}),
+  }
+}

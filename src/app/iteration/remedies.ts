@@ -1,0 +1,98 @@
+/**
+ * Cheaper remedies before anyone is woken, for each failing check: a re-run (flake check), the check's
+ * own fix command (auto_fix), the install command (dependency_check). Each ends with the check passing,
+ * or leaves the failure for the analysis and the retry rules. No remedy command runs twice in one
+ * iteration: one the act step already ran was measured by the matrix that followed it.
+ */
+import type { CheckConfig } from '../../config/loop-config.js'
+import type { JourneyEvent } from '../../domain/journey.js'
+import type { RunResult } from '../../ports/process.js'
+import { isFailing, usage } from '../step-support.js'
+import { type LiveCheck, rerunCheck } from '../verification.js'
+import { command, INSTALL_TIMEOUT_MS } from './act.js'
+import { event, type IterationRecord, type IterationRun, withEvents } from './record.js'
+
+export async function remedies(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
+  const { input, deps, iteration } = run
+  const { config } = input
+  const installedBeforeVerify = record.remediesRun.install
+  let installed = installedBeforeVerify
+  const fixes = [...record.remediesRun.fixes]
+  const flaky = [...record.flaky]
+  const autoFixed = [...record.autoFixed]
+  const events: JourneyEvent[] = []
+  const checks: LiveCheck[] = []
+
+  for (const live of record.checks) {
+    if (!isFailing(live.result)) {
+      checks.push(live)
+      continue
+    }
+    const name = live.check.name
+    // Flake check: re-run unchanged; a pass is recorded as flaky and costs no retry.
+    if (config['flake-check'].enabled && live.result.verdict !== 'timeout') {
+      let passed = false
+      for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
+        passed = await recheck(run, live.check, `rerun-${attempt}`)
+      }
+      if (passed) {
+        checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } })
+        flaky.push(name)
+        events.push(noted(run, 'flaky', `${name}: failed, then passed when re-run (flaky, no retry spent)`))
+        continue
+      }
+    }
+    const pattern = live.analysis?.pattern
+    // auto_fix: the check's own fix command, then the check again, without the agent.
+    if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !fixes.includes(name)) {
+      const fix = await deps.runner.run(command(run, live.check.fix, `${name}.fix.log`, live.check.timeout * 1000))
+      usage(record.state, iteration, `fix ${name}`, `auto_fix for ${pattern}`, fix)
+      fixes.push(name)
+      if (await recheck(run, live.check, 'after-fix')) {
+        checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } })
+        autoFixed.push(name)
+        events.push(noted(run, 'auto-fix', `${name}: ${pattern} fixed by its fix command (no agent call)`))
+        continue
+      }
+    }
+    // dependency_check: the configured install command (once an iteration), then the check again.
+    if (live.analysis?.strategy === 'dependency_check' && config.install && !installedBeforeVerify) {
+      if (!installed) {
+        const install = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS))
+        usage(record.state, iteration, 'install', `dependency_check for ${name}`, install)
+        installed = true
+      }
+      if (await recheck(run, live.check, 'after-install')) {
+        checks.push({ ...live, result: { ...live.result, verdict: 'pass' } })
+        events.push(noted(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`))
+        continue
+      }
+    }
+    if (live.analysis) deps.progress?.analysis?.(iteration, live.result)
+    checks.push(live)
+  }
+  return withEvents({ ...record, checks, flaky, autoFixed, remediesRun: { install: installed, fixes } }, ...events)
+}
+
+/** A remedy's result, shown on the progress line and recorded in the journey. */
+function noted(run: IterationRun, type: JourneyEvent['type'], message: string): JourneyEvent {
+  run.deps.progress?.phase?.(run.iteration, 'VERIFY', message)
+  return event(run.deps.clock.now(), run.iteration, type, message)
+}
+
+/** Runs the check once more, unchanged; true when it passes. */
+async function recheck(run: IterationRun, check: CheckConfig, label: string): Promise<boolean> {
+  const result = await rerunCheck(
+    run.input,
+    run.deps,
+    check,
+    run.iterationDir,
+    run.commandEnv,
+    `${check.name}.${label}`,
+  )
+  return passes(result)
+}
+
+function passes(result: RunResult): boolean {
+  return result.exitCode === 0 && !result.timedOut
+}

@@ -1,0 +1,70 @@
+/**
+ * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
+ */
+import { type Decision, decide, initialState } from '../../domain/engine/index.js'
+import type { Policy } from '../../domain/policy.js'
+import type { LoopState } from '../../domain/state.js'
+import { event, finish, type LoopRecord, savedMarker, withEvents } from './record.js'
+import type { IterationDeps, IterationInput, IterationResult } from './types.js'
+
+export type Restored =
+  | { kind: 'decided'; record: LoopRecord; decision: Decision; now: Date }
+  /** A dispatch for an iteration that already ran: nothing is decided or saved. */
+  | { kind: 'superseded'; result: IterationResult }
+
+/** Loads (or starts) the loop's state and decides this run. */
+export async function restoreAndDecide(input: IterationInput, deps: IterationDeps, policy: Policy): Promise<Restored> {
+  const { config, loopId } = input
+  const now = deps.clock.now()
+  const loaded = await deps.store.load(loopId)
+  // Events staged by a run that died between its save and its journey append are recovered here.
+  await deps.audit.recoverPending(loaded ? savedMarker(loaded.state) : null)
+  let record: LoopRecord
+  if (loaded) {
+    record = { state: loaded.state, events: [], loaded: true, version: loaded.version }
+  } else {
+    const fresh = initialState({ loopId, goal: config.goal, policy, now })
+    // The cap is structural: a lost state restarts counting from the dispatched iteration, never from 0.
+    const restarted = input.dispatchedIteration ?? 0
+    const state = restarted > 1 ? { ...fresh, iteration: restarted - 1, claimedIteration: restarted - 1 } : fresh
+    record = {
+      state,
+      events: [event(now, state.iteration, 'loop-started', `loop ${loopId} started: ${config.goal}`)],
+      loaded: false,
+      version: null,
+    }
+  }
+
+  const { state } = record
+  if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
+    const decision: Decision = {
+      kind: 'WAIT_FOR_HUMAN',
+      reason: `iteration ${input.dispatchedIteration} already ran (state is at ${state.iteration})`,
+    }
+    await deps.audit.appendEvents([
+      event(now, state.iteration, 'superseded', `a dispatch of iteration ${input.dispatchedIteration} was superseded`),
+    ])
+    return { kind: 'superseded', result: finish('superseded', state, decision, decision, {}, record.version) }
+  }
+
+  const decision = decide(
+    state,
+    { now, stopRequested: input.stopRequested || config.stop, pullRequestMerged: await pullRequestMerged(state, deps) },
+    policy,
+  )
+  return {
+    kind: 'decided',
+    record: withEvents(
+      record,
+      event(now, state.iteration, 'decision', `${decision.kind}: ${decision.reason}`, { decision }),
+    ),
+    decision,
+    now,
+  }
+}
+
+/** Whether the loop's pull request is merged; asked only in SHIP, and only where it can be known. */
+export async function pullRequestMerged(state: LoopState, deps: IterationDeps): Promise<boolean | undefined> {
+  if (state.stage !== 'SHIP' || !deps.pullRequestMerged) return undefined
+  return deps.pullRequestMerged()
+}

@@ -1,0 +1,79 @@
+/**
+ * What one iteration is given and what it returns: shared by the pipeline (`../iteration.ts`), its
+ * steps, the verification matrix and the work command, and by both front doors.
+ */
+import type { CheckConfig, LoopConfig } from '../../config/loop-config.js'
+import type { PatternLibrary } from '../../domain/analysis/index.js'
+import type { Decision } from '../../domain/engine/index.js'
+import type { CheckResult, LoopState } from '../../domain/state.js'
+import type { AuditLog } from '../../ports/audit.js'
+import type { Clock } from '../../ports/clock.js'
+import type { Git, Identity } from '../../ports/git.js'
+import type { Logger } from '../../ports/logger.js'
+import type { ProcessRunner } from '../../ports/process.js'
+import type { Store, StoreVersion } from '../../ports/store.js'
+import type { Workspace } from '../../ports/workspace.js'
+
+/** Progress callbacks for a live view (the CLI's progress line); all optional. */
+export interface ProgressSink {
+  iterationStarted?(iteration: number, decision: Decision): void
+  phase?(iteration: number, stage: string, text: string): void
+  checkStarted?(iteration: number, check: CheckConfig): void
+  checkFinished?(iteration: number, result: CheckResult): void
+  analysis?(iteration: number, result: CheckResult): void
+}
+
+export interface IterationDeps {
+  store: Store
+  runner: ProcessRunner
+  git: Git | null
+  clock: Clock
+  logger: Logger
+  workspace: Workspace
+  audit: AuditLog
+  redact: (text: string) => string
+  progress?: ProgressSink
+  /** Asked only in SHIP: has the loop's pull request been merged? */
+  pullRequestMerged?: () => Promise<boolean>
+}
+
+export interface IterationInput {
+  config: LoopConfig
+  library: PatternLibrary
+  loopId: string
+  /** The repository root the commands run in. */
+  cwd: string
+  /** The loop's own folder for logs and prompt files (`.loop/<loop-id>` for the CLI). */
+  loopDir: string
+  /** Paths (relative to cwd) never committed as the loop's work, e.g. `.loop`. */
+  excludeFromCommits: string[]
+  /** The iteration this job was dispatched to run (GitHub); older or equal to what ran → superseded. */
+  dispatchedIteration?: number
+  commit: boolean
+  identity: Identity
+  /** The controller's environment; commands get a filtered copy. */
+  env: NodeJS.ProcessEnv
+  maxParallel: number
+  stopRequested?: boolean
+  /** The version of this tool, named when a newer state is refused. */
+  toolVersion: string
+  /** The loop config's path relative to cwd (protected from the work command), if it came from a file. */
+  configPathRelative?: string
+}
+
+export type IterationOutcomeKind = 'continue' | 'complete' | 'blocked' | 'waiting' | 'capped' | 'aborted' | 'superseded'
+
+export interface IterationResult {
+  outcome: IterationOutcomeKind
+  state: LoopState
+  /** The decision that drove this iteration (or ended the loop). */
+  decision: Decision
+  /** The decision for the next iteration, after this one's outcome. */
+  next: Decision
+  nextAction: string
+  checks: CheckResult[]
+  commit: string | null
+  /** Where this iteration's markdown record was written, if any. */
+  record: string | null
+  version: StoreVersion | null
+}

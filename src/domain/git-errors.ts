@@ -1,0 +1,18 @@
+/**
+ * What git's output says happened, as data: shared by the git adapter (which runs git) and the loop
+ * branch logic in app/ (which decides what to do next). Pure.
+ */
+
+/** Signs in git's output that a push was refused because the remote moved on. */
+export const NON_FAST_FORWARD_SIGNS: readonly RegExp[] = [
+  /\(non-fast-forward\)/,
+  /\(fetch first\)/,
+  /\(stale info\)/,
+  /Updates were rejected because the (tip|remote)/,
+]
+
+/** Signs of a rebase stopped by conflicting changes. */
+export const CONFLICT_SIGNS: readonly RegExp[] = [/^CONFLICT \(/m, /could not apply/]
+
+/** Git's answer when another process moved HEAD between our read and our commit. */
+export const CONCURRENT_UPDATE_SIGNS: readonly RegExp[] = [/cannot lock ref '[^']+': is at \S+ but expected/]

@@ -1,0 +1,21 @@
+import type { JourneyEvent } from '../domain/journey.js'
+
+/**
+ * One loop's audit trail as the iterations write it: the journey log (with staged batches that reach
+ * it only once the state they belong to is saved), the iteration records, `final.md` and dead letters.
+ * Implemented by `adapters/audit-trail.ts`.
+ */
+export interface AuditLog {
+  appendEvents(events: readonly JourneyEvent[]): Promise<void>
+  /** Stages events for the state about to be saved, named by `marker`; see `commitPending`. */
+  stagePending(marker: string, events: readonly JourneyEvent[]): Promise<void>
+  /** Moves the staged events of `marker` into the journey log, once its state is saved. */
+  commitPending(marker: string): Promise<void>
+  /** Drops the staged events of a save that lost a race. */
+  discardPending(marker: string): Promise<void>
+  /** After a load: commits the batch staged for the stored state (`currentMarker`), drops stale others. */
+  recoverPending(currentMarker: string | null): Promise<void>
+  writeIteration(n: number, markdown: string): Promise<void>
+  writeFinal(markdown: string): Promise<void>
+  writeDeadLetter(signature: string, markdown: string, candidatePatternYaml?: string): Promise<void>
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import { runOneIteration } from '../../../src/app/iteration.js'
+import { fakeLoop, fixture } from './iteration-fakes.js'
+
+const MISSING_MODULE = fixture('import-not-found/node-esm.txt')
+const UNFORMATTED = fixture('format-error/prettier.txt')
+
+describe('runOneIteration', () => {
+  it('runs the install command once in an iteration whose retry strategy is dependency_check', async () => {
+    const loop = fakeLoop(
+      {
+        install: 'npm ci',
+        'flake-check': { enabled: false },
+        checks: [{ name: 'unit', run: 'npm test', kind: 'test' }],
+      },
+      (command) => (command === 'npm test' ? { exitCode: 1, output: MISSING_MODULE } : { exitCode: 0 }),
+    )
+    const first = await runOneIteration(loop.input, loop.deps)
+    expect(first.decision.kind).toBe('EXECUTE_STAGE')
+    expect(first.next).toMatchObject({ kind: 'RETRY', strategy: 'dependency_check' })
+    expect(loop.runner.count('npm ci', 1)).toBe(1)
+
+    const second = await runOneIteration(loop.input, loop.deps)
+    expect(second.decision).toMatchObject({ kind: 'RETRY', strategy: 'dependency_check' })
+    // The act step installed and the matrix ran after it: installing again cannot change the verdict.
+    expect(loop.runner.count('npm ci', 2)).toBe(1)
+    expect(loop.runner.count('agent', 2)).toBe(0)
+  })
+
+  it("runs a check's fix command once in an iteration whose retry strategy is auto_fix", async () => {
+    const loop = fakeLoop(
+      {
+        'flake-check': { enabled: false },
+        checks: [{ name: 'format', run: 'npm run format:check', kind: 'format', fix: 'npm run format' }],
+      },
+      (command) => (command === 'npm run format:check' ? { exitCode: 1, output: UNFORMATTED } : { exitCode: 0 }),
+    )
+    const first = await runOneIteration(loop.input, loop.deps)
+    expect(first.next).toMatchObject({ kind: 'RETRY', strategy: 'auto_fix' })
+    expect(loop.runner.count('npm run format', 1)).toBe(1)
+
+    const second = await runOneIteration(loop.input, loop.deps)
+    expect(second.decision).toMatchObject({ kind: 'RETRY', strategy: 'auto_fix' })
+    expect(loop.runner.count('npm run format', 2)).toBe(1)
+  })
+
+  it('hands the current capability to the work command on a retry as on a first run', async () => {
+    let unitRuns = 0
+    const loop = fakeLoop(
+      {
+        'flake-check': { enabled: false },
+        capabilities: ['login'],
+        checks: [{ name: 'unit', run: 'npm test', kind: 'test' }],
+      },
+      // Fails in the baseline and after the first work, passes after the retry.
+      (command) => (command === 'npm test' && ++unitRuns <= 2 ? { exitCode: 1, output: 'boom' } : { exitCode: 0 }),
+    )
+    const first = await runOneIteration(loop.input, loop.deps)
+    expect(first.decision).toMatchObject({ kind: 'EXECUTE_STAGE', capability: 'login' })
+    const second = await runOneIteration(loop.input, loop.deps)
+    expect(second.decision).toMatchObject({ kind: 'RETRY', capability: 'login' })
+    const work = loop.runner.runs.filter((run) => run.command === 'agent')
+    expect(work.map((run) => run.env.LOOP_CAPABILITY)).toEqual(['login', 'login'])
+  })
+})
