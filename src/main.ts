@@ -48,36 +48,36 @@ export async function run(io: ActionIO = actionsIO): Promise<void> {
 }
 
 async function runAction(io: ActionIO): Promise<void> {
-  const run = readRunContext(io.getInput)
-  const { settings } = run
+  const runContext = readRunContext(io.getInput)
+  const { settings } = runContext
   const secrets = secretValues(settings)
   for (const secret of secrets) io.setSecret(secret)
   const redact = createRedactor(secrets)
   const logger = actionsLogger(redact)
   for (const name of settings.missingSecrets) logger.warning(`Secret ${name} is listed in 'secrets' but has no value.`)
 
-  const { owner, repo } = requireRepository(run)
-  const github = new OctokitGitHub({ token: settings.githubToken, owner, repo, baseUrl: run.apiUrl, logger })
-  const root = resolve(run.workspace, settings.workingDirectory)
-  const loopId = await loopIdOf(run, github)
+  const { owner, repo } = requireRepository(runContext)
+  const github = new OctokitGitHub({ token: settings.githubToken, owner, repo, baseUrl: runContext.apiUrl, logger })
+  const root = resolve(runContext.workspace, settings.workingDirectory)
+  const loopId = await loopIdOf(runContext, github)
   io.setOutput(Outputs.LoopId, loopId)
 
   // The loop config comes from the trusted ref that was checked out, before the loop's branch is.
   const { config, configPathRelative } = await loadActionConfig(settings, root, nodeWorkspace)
   const allowUntrusted = settings.allowUntrusted || config['allow-untrusted']
-  const trigger = isUntrustedTrigger(run.event.name, run.event.payload, allowUntrusted)
+  const trigger = isUntrustedTrigger(runContext.event.name, runContext.event.payload, allowUntrusted)
   if (trigger.refuse) throw new ConfigError(trigger.reason)
   if (trigger.untrusted) logger.warning(trigger.reason)
 
-  const runnerTemp = run.runnerTemp ?? join(root, '..', '_loop-temp')
+  const runnerTemp = runContext.runnerTemp ?? join(root, '..', '_loop-temp')
   const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
   const audit = new AuditTrail(loopDir, redact)
-  const { store, auditSource } = await createStore({ run, runnerTemp, root, loopDir, logger })
+  const { store, auditSource } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger })
   io.setOutput(Outputs.StatePath, store.describe(loopId))
   const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger)
 
   const commandDeps = { github, store, audit, logger, clock: systemClock, restoreAudit }
-  if (!(await applyCommands(run, loopId, commandDeps))) return
+  if (!(await applyCommands(runContext, loopId, commandDeps))) return
 
   const git = new GitCli(root)
   const branch = loopBranch(loopId)
@@ -102,9 +102,9 @@ async function runAction(io: ActionIO): Promise<void> {
       excludeFromCommits: [],
       commit: useGit,
       identity: COMMIT_IDENTITY,
-      env: { ...run.env, ...settings.secrets },
+      env: { ...runContext.env, ...settings.secrets },
       maxParallel: availableParallelism(),
-      stopRequested: hasStopLabel(run.event.subject.labels),
+      stopRequested: hasStopLabel(runContext.event.subject.labels),
       toolVersion: VERSION,
       ...(configPathRelative ? { configPathRelative } : {}),
     },
@@ -120,7 +120,7 @@ async function runAction(io: ActionIO): Promise<void> {
     { firstIteration: settings.iteration, budgetMinutes: settings.budgetMinutes },
     {
       iterate,
-      publish: (result) => publishIteration(run, { loopId, branch, result }, publishDeps),
+      publish: (result) => publishIteration(runContext, { loopId, branch, result }, publishDeps),
       now: () => Date.now(),
       logger,
     },
@@ -131,16 +131,16 @@ async function runAction(io: ActionIO): Promise<void> {
   }
 
   const { state, outcome, result } = job
-  await report(run, { loopId, state, outcome, result, root }, { github, io, redact })
-  if (outcome === 'continue' && settings.dispatch) await redispatch(run, { loopId, state }, { github, logger })
+  await report(runContext, { loopId, state, outcome, result, root }, { github, io, redact })
+  if (outcome === 'continue' && settings.dispatch) await redispatch(runContext, { loopId, state }, { github, logger })
   if (outcome === 'blocked')
     io.setFailed(`The loop is BLOCKED: ${redact(state.statusReason)}. See the handoff in the comment or summary.`)
 }
 
 /** The loop's id; a comment on a pull request only carries the number, and the loop's branch names the loop. */
-async function loopIdOf(run: RunContext, github: GitHubPort): Promise<string> {
-  const { settings } = run
-  const subject = run.event.subject
+async function loopIdOf(runContext: RunContext, github: GitHubPort): Promise<string> {
+  const { settings } = runContext
+  const subject = runContext.event.subject
   if (settings.loopIdSource !== 'pull-request' || subject.number === null || subject.headRef !== null) {
     return settings.loopId
   }
