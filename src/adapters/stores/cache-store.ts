@@ -67,7 +67,7 @@ export interface CacheStoreOptions {
    * GITHUB_RUN_ID, ...), applied while the store calls it. Omitted: the process environment as it is.
    */
   env?: Record<string, string | undefined>
-  /** Recorded in each revision's sidecar. Default: `env`/process GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT. */
+  /** Recorded in each revision's sidecar. Default: `env`'s GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT, or `local`. */
   runId?: string
   runAttempt?: string
   /** Pass `@actions/cache`'s log lines through to stdout (the job log). Default true. */
@@ -95,8 +95,8 @@ export class CacheStore implements Store {
     if (!options.root) throw new Error('CacheStore: `root` is required (a folder path that is the same in every job)')
     this.root = options.root
     this.env = options.env ?? {}
-    this.runId = options.runId ?? this.env.GITHUB_RUN_ID ?? process.env.GITHUB_RUN_ID ?? 'local'
-    this.runAttempt = options.runAttempt ?? this.env.GITHUB_RUN_ATTEMPT ?? process.env.GITHUB_RUN_ATTEMPT ?? '1'
+    this.runId = options.runId ?? this.env.GITHUB_RUN_ID ?? 'local'
+    this.runAttempt = options.runAttempt ?? this.env.GITHUB_RUN_ATTEMPT ?? '1'
     this.echoLog = options.echoLog ?? true
   }
 

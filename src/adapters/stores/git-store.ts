@@ -62,7 +62,7 @@ export interface GitStoreOptions {
   auditDir?: (loopId: string) => string | undefined
   /** Shown when a state from a newer schema is refused. */
   toolVersion?: string
-  /** Recorded in each save's sidecar. Default: GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT, or `local`. */
+  /** Recorded in each save's sidecar (the caller passes the run's GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT). Default: `local`, attempt 1. */
   runId?: string
   runAttempt?: string
 }
@@ -88,8 +88,8 @@ export class GitStore implements Store {
 
   constructor(private readonly options: GitStoreOptions) {
     this.branch = options.branch ?? 'loop-state'
-    this.runId = options.runId ?? process.env.GITHUB_RUN_ID ?? 'local'
-    this.runAttempt = options.runAttempt ?? process.env.GITHUB_RUN_ATTEMPT ?? '1'
+    this.runId = options.runId ?? 'local'
+    this.runAttempt = options.runAttempt ?? '1'
     this.remote = options.remote ?? 'origin'
     if (!/^[A-Za-z0-9._/-]+$/.test(this.branch) || this.branch.includes('..')) {
       throw new Error(`GitStore: branch ${JSON.stringify(this.branch)} is invalid: expected a plain branch name`)

@@ -1,0 +1,110 @@
+/**
+ * People's commands to the loop, from the `command` input (a dispatch or the workflow file, which need
+ * write access already) or from the event (a `/loop` comment, a label, an approving review), each
+ * authorized before it is applied.
+ */
+import type { AuditTrail } from '../adapters/audit-trail.js'
+import { applyPeopleCommand, NoLoopError, type PeopleCommand } from '../app/people-commands.js'
+import { GITHUB_ACTIONS_BOT_LOGIN } from '../constants.js'
+import { interpretEvent } from '../domain/action-event.js'
+import { authorizeActor, type LoopCommand } from '../domain/commands.js'
+import type { LoopState } from '../domain/state.js'
+import type { Clock } from '../ports/clock.js'
+import type { GitHubPort } from '../ports/github.js'
+import type { Logger } from '../ports/logger.js'
+import type { Store } from '../ports/store.js'
+import type { RunContext } from './run-context.js'
+
+export interface PeopleCommandDeps {
+  github: Pick<GitHubPort, 'getPermission' | 'getAuthenticatedLogin'>
+  store: Store
+  audit: AuditTrail
+  logger: Logger
+  clock: Clock
+  /** Brings back the loop's audit trail before a command adds to it. */
+  restoreAudit: () => Promise<void>
+}
+
+function toPeopleCommand(command: LoopCommand): PeopleCommand {
+  return command.kind === 'abort' ? { kind: 'abort' } : command
+}
+
+/** The command the `command` input names (never `run`). */
+function commandFromInputs(settings: RunContext['settings']): PeopleCommand {
+  switch (settings.command) {
+    case 'approve':
+      return { kind: 'approve', gate: settings.gate ?? '' }
+    case 'skip':
+      return { kind: 'skip', task: settings.task ?? '', reason: settings.reason ?? '' }
+    case 'resume':
+    case 'abort':
+      return { kind: settings.command }
+    case 'run':
+      throw new Error("commandFromInputs: 'run' is not a person's command")
+  }
+}
+
+/**
+ * Applies people's commands. Returns false when the job should stop here (nothing for the loop,
+ * an unauthorized actor, or an abort).
+ */
+export async function applyCommands(
+  run: Pick<RunContext, 'settings' | 'event' | 'actor'>,
+  loopId: string,
+  deps: PeopleCommandDeps,
+): Promise<boolean> {
+  const { logger } = deps
+  const apply = async (command: PeopleCommand, by: string): Promise<LoopState | null> => {
+    await deps.restoreAudit()
+    try {
+      return await applyPeopleCommand(
+        command,
+        { loopId, by },
+        { store: deps.store, clock: deps.clock, audit: deps.audit },
+      )
+    } catch (error) {
+      if (error instanceof NoLoopError) {
+        logger.warning(`'${command.kind}' for loop ${loopId}, which has not started: ${error.message}`)
+        return null
+      }
+      throw error
+    }
+  }
+  if (run.settings.command !== 'run') {
+    const command = commandFromInputs(run.settings)
+    const state = await apply(command, run.actor ?? 'workflow')
+    return state !== null && command.kind !== 'abort'
+  }
+  const intent = interpretEvent(run.event.name, run.event.payload)
+  if (intent.kind === 'run') return true
+  if (intent.kind === 'none') {
+    logger.info(`Nothing for the loop in this ${run.event.name} event: ${intent.why}.`)
+    return false
+  }
+  // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
+  const permission = await deps.github.getPermission(intent.actor)
+  const authorization = authorizeActor({
+    permission,
+    actorType: intent.actorType,
+    actor: intent.actor,
+    controllerLogin: await deps.github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN),
+  })
+  logger.info(`Command from @${intent.actor}: ${authorization.reason}`)
+  if (!authorization.allowed) return false
+  if (intent.kind === 'problem') {
+    logger.warning(intent.problem)
+    return false
+  }
+  if (intent.kind === 'review-approval') {
+    const loaded = await deps.store.load(loopId)
+    const pending = Object.entries(loaded?.state.gates ?? {}).filter(([, gate]) => gate.status === 'pending')
+    if (pending.length === 0) {
+      logger.info('The review approves no pending gate.')
+      return false
+    }
+    for (const [gate] of pending) await apply({ kind: 'approve', gate }, intent.actor)
+    return true
+  }
+  const state = await apply(toPeopleCommand(intent.command), intent.actor)
+  return state !== null && intent.command.kind !== 'abort'
+}

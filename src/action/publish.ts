@@ -1,0 +1,92 @@
+/**
+ * Publishing an iteration's commit: push the loop's branch (fetch, rebase and retry on a moved remote)
+ * and open its draft pull request once. A push that cannot land blocks the loop, since a person must
+ * sort out the branch.
+ */
+import type { IterationResult } from '../app/iteration.js'
+import { pushAuthEnv, pushLoopBranch } from '../app/loop-branch.js'
+import { markBlocked } from '../domain/engine/index.js'
+import type { LoopState } from '../domain/state.js'
+import type { Clock } from '../ports/clock.js'
+import type { Git } from '../ports/git.js'
+import type { GitHubPort } from '../ports/github.js'
+import type { Logger } from '../ports/logger.js'
+import type { Store } from '../ports/store.js'
+import type { ActionIO } from './actions-io.js'
+import { COMMIT_IDENTITY } from './commit-identity.js'
+import type { RunContext } from './run-context.js'
+
+export interface PublishDeps {
+  /** The checkout's git, or null when the loop does not commit. */
+  git: Git | null
+  github: Pick<GitHubPort, 'findOrCreatePullRequest'>
+  store: Store
+  logger: Logger
+  io: Pick<ActionIO, 'group'>
+  clock: Clock
+}
+
+export interface Published {
+  state: LoopState
+  /** True when the push failed and the loop is now BLOCKED. */
+  blocked: boolean
+}
+
+/**
+ * Publishes the iteration's commit when there is one and a remote `origin` to push to; without a
+ * remote the work stays on the local branch.
+ */
+export async function publishIteration(
+  run: Pick<RunContext, 'settings' | 'event' | 'serverUrl'>,
+  input: { loopId: string; branch: string; result: IterationResult },
+  deps: PublishDeps,
+): Promise<Published> {
+  const { git, logger } = deps
+  if (!git) return { state: input.result.state, blocked: false }
+  const hasRemote = (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0
+  if (!hasRemote) logger.info(`No remote 'origin': the work stays on the local branch ${input.branch}.`)
+  if (!hasRemote || input.result.commit === null) return { state: input.result.state, blocked: false }
+  return publish(run, input, { ...deps, git })
+}
+
+async function publish(
+  run: Pick<RunContext, 'settings' | 'event' | 'serverUrl'>,
+  input: { loopId: string; branch: string; result: IterationResult },
+  deps: PublishDeps & { git: Git },
+): Promise<Published> {
+  const { settings } = run
+  const { git, github, store, logger } = deps
+  const { loopId, branch, result } = input
+  let state = result.state
+  let version = result.version
+  const pushEnv =
+    settings.pushToken !== settings.githubToken ? pushAuthEnv(run.serverUrl, settings.pushToken) : undefined
+  const pushed = await deps.io.group(`Push ${branch}`, () =>
+    pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY, ...(pushEnv ? { env: pushEnv } : {}) }),
+  )
+  if (pushed.kind !== 'pushed') {
+    const reason =
+      pushed.kind === 'conflict'
+        ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
+        : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}`
+    logger.error(pushed.message)
+    const blocked = markBlocked(state, reason, deps.clock.now())
+    version = await store.save(loopId, blocked.state, version)
+    return { state: blocked.state, blocked: true }
+  }
+  if (!state.pullRequest) {
+    const issue = run.event.issueToClose
+    const closes = issue !== null ? `\n\nCloses #${issue}.` : ''
+    const pull = await github.findOrCreatePullRequest({
+      head: branch,
+      base: run.event.defaultBranch,
+      title: `loop: ${state.goal.split('\n')[0]?.slice(0, 200) ?? loopId}`,
+      body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
+      draft: true,
+    })
+    logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`)
+    state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged } }
+    version = await store.save(loopId, state, version)
+  }
+  return { state, blocked: false }
+}

@@ -1,0 +1,100 @@
+/**
+ * What a job tells people when it is done: error annotations at the failing locations, the job
+ * summary, the sticky status comment on the issue or pull request, and the step's outputs. A BLOCKED
+ * loop's report carries the handoff: what a person should do.
+ */
+import type { IterationResult } from '../app/iteration.js'
+import { loopBranch, Outputs, stickyCommentMarker } from '../constants.js'
+import { buildDeadLetter } from '../domain/analysis/index.js'
+import {
+  buildReportModel,
+  type Handoff,
+  locationsOf,
+  MAX_ANNOTATIONS,
+  overallVerdict,
+  type ReportOutcome,
+  renderComment,
+  renderSummary,
+  selectAnnotations,
+} from '../domain/report/index.js'
+import type { LoopState } from '../domain/state.js'
+import type { GitHubPort } from '../ports/github.js'
+import type { ActionIO } from './actions-io.js'
+import type { RunContext } from './run-context.js'
+
+export async function report(
+  run: Pick<RunContext, 'event' | 'serverUrl' | 'repository' | 'runId' | 'hasStepSummary'>,
+  input: {
+    loopId: string
+    state: LoopState
+    outcome: ReportOutcome
+    result: IterationResult
+    /** The workspace root, which annotation paths are made relative to. */
+    root: string
+  },
+  deps: {
+    github: Pick<GitHubPort, 'upsertStickyComment'>
+    io: Pick<ActionIO, 'annotateError' | 'writeSummary' | 'info' | 'setOutput'>
+    redact: (text: string) => string
+  },
+): Promise<void> {
+  const { loopId, state, outcome, result } = input
+  const { github, io, redact } = deps
+  const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`
+  const branch = loopBranch(loopId)
+  const model = buildReportModel(state, {
+    checks: result.checks,
+    next: result.next,
+    nextAction: result.nextAction,
+    outcome,
+    ...(outcome === 'blocked' ? { handoff: handoffOf(state, loopId) } : {}),
+    links: {
+      run: runUrl,
+      auditTrail: `${runUrl}#artifacts`,
+      branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` },
+      ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
+    },
+  })
+  const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS, input.root)
+  for (const a of annotations) {
+    io.annotateError(redact(a.message), a)
+  }
+  if (run.hasStepSummary) await io.writeSummary(renderSummary(model, { redact, overflowLocations: overflow }))
+  else io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
+  const commentOn = run.event.subject.number ?? state.pullRequest?.number
+  if (commentOn !== undefined) {
+    const comment = await github.upsertStickyComment({
+      issueNumber: commentOn,
+      marker: stickyCommentMarker(loopId),
+      body: renderComment(model, { redact }),
+    })
+    io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
+  }
+  io.setOutput(Outputs.Iteration, state.iteration)
+  io.setOutput(Outputs.Stage, state.stage)
+  io.setOutput(Outputs.Verdict, overallVerdict(result.checks))
+  io.setOutput(Outputs.Status, state.status)
+  io.setOutput(Outputs.Pattern, result.checks.find((check) => check.pattern)?.pattern ?? '')
+  io.setOutput(Outputs.NextAction, redact(result.nextAction))
+  io.setOutput(Outputs.PrNumber, state.pullRequest?.number ?? '')
+}
+
+/**
+ * The BLOCKED handoff's ask of a person, from the dead letter's suggestions (likely root cause, where to
+ * look, an alternative approach) when a failure is open; otherwise the report's default for the reason.
+ */
+export function handoffOf(state: LoopState, loopId: string): Handoff | undefined {
+  const failure = state.failures.current
+  if (!failure) return undefined
+  const { suggestions } = buildDeadLetter({
+    loopId,
+    failure,
+    history: state.failures.history,
+    tried: state.failures.tried,
+  })
+  return {
+    reason: state.statusReason,
+    humanAction: `${suggestions.rootCause} Fix the cause on \`${loopBranch(loopId)}\` or clarify the goal.`,
+    suggestion: `${suggestions.whereToLook} ${suggestions.alternative}`.trim(),
+  }
+}

@@ -1,0 +1,123 @@
+// People's commands in the action: from the `command` input or the event, authorized, then applied.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { applyCommands } from '../../../src/action/people-commands.js'
+import { buildRunContext, type RunContext } from '../../../src/action/run-context.js'
+import { AuditTrail } from '../../../src/adapters/audit-trail.js'
+import type { LoopState } from '../../../src/domain/state.js'
+import { fixedClock, loopState, memoryStore, NOW, recordingLogger } from './fakes.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function runOf(eventName: string, payload: Record<string, unknown>, inputs: Record<string, string> = {}): RunContext {
+  const all: Record<string, string> = { 'github-token': 'tok', 'loop-id': 'l1', ...inputs }
+  return buildRunContext({
+    env: { GITHUB_ACTOR: 'ada' },
+    event: { eventName, payload, runId: 1 },
+    getInput: (name) => all[name] ?? '',
+    cwd: '/',
+  })
+}
+
+function setup(states: Record<string, LoopState> = {}, permission = 'write') {
+  const dir = mkdtempSync(join(tmpdir(), 'action-commands-'))
+  dirs.push(dir)
+  const calls: string[] = []
+  const logger = recordingLogger()
+  const store = memoryStore(states)
+  let restored = 0
+  const deps = {
+    github: {
+      getPermission: async (user: string) => {
+        calls.push(`permission ${user}`)
+        return permission
+      },
+      getAuthenticatedLogin: async (fallback: string) => {
+        calls.push('login')
+        return fallback
+      },
+    },
+    store,
+    audit: new AuditTrail(dir, (text) => text),
+    logger,
+    clock: fixedClock,
+    restoreAudit: async () => {
+      restored++
+    },
+  }
+  return { deps, calls, logger, store, restored: () => restored }
+}
+
+const comment = (body: string, login = 'bob') => ({
+  action: 'created',
+  issue: { number: 3 },
+  comment: { body, user: { login, type: 'User' } },
+})
+
+describe('applyCommands', () => {
+  it('lets a plain dispatch run, asking GitHub nothing', async () => {
+    const { deps, calls } = setup()
+    expect(await applyCommands(runOf('workflow_dispatch', {}), 'l1', deps)).toBe(true)
+    expect(calls).toEqual([])
+  })
+
+  it('stops on an event with nothing for the loop', async () => {
+    const { deps, logger, calls } = setup()
+    expect(await applyCommands(runOf('issue_comment', comment('nice work')), 'l1', deps)).toBe(false)
+    expect(logger.lines).toEqual([
+      'info: Nothing for the loop in this issue_comment event: the comment holds no /loop command.',
+    ])
+    expect(calls).toEqual([])
+  })
+
+  it('applies the `command` input as the run actor, and an abort stops the job', async () => {
+    const { deps, store, restored } = setup({ l1: loopState() })
+    expect(await applyCommands(runOf('workflow_dispatch', {}, { command: 'abort' }), 'l1', deps)).toBe(false)
+    expect(store.saved.at(-1)?.statusReason).toBe('aborted by ada')
+    expect(restored()).toBe(1)
+  })
+
+  it('warns when the `command` input names a loop that has not started', async () => {
+    const { deps, logger } = setup()
+    expect(await applyCommands(runOf('workflow_dispatch', {}, { command: 'resume' }), 'l1', deps)).toBe(false)
+    expect(logger.lines[0]).toMatch(/^warning: 'resume' for loop l1, which has not started: There is no loop 'l1'/)
+  })
+
+  it('refuses a comment command from someone without write access', async () => {
+    const { deps, logger, store, calls } = setup({ l1: loopState() }, 'read')
+    expect(await applyCommands(runOf('issue_comment', comment('/loop abort')), 'l1', deps)).toBe(false)
+    expect(calls).toEqual(['permission bob', 'login'])
+    expect(logger.lines).toEqual([
+      'info: Command from @bob: @bob has read permission; write, maintain or admin is needed to command a loop.',
+    ])
+    expect(store.saved).toEqual([])
+  })
+
+  it('applies an authorized comment command as its author', async () => {
+    const { deps, store } = setup({ l1: loopState() })
+    expect(await applyCommands(runOf('issue_comment', comment('/loop abort')), 'l1', deps)).toBe(false)
+    expect(store.saved.at(-1)?.statusReason).toBe('aborted by bob')
+  })
+
+  it('approves every pending gate on an approving review', async () => {
+    const pending = { status: 'pending' as const, reason: 'needs a look', requestedAt: NOW.toISOString() }
+    const { deps, store } = setup({ l1: loopState({ gates: { security: pending, docs: pending } }) })
+    const review = { review: { state: 'approved', body: '', user: { login: 'bob', type: 'User' } } }
+    expect(await applyCommands(runOf('pull_request_review', review), 'l1', deps)).toBe(true)
+    const gates = store.saved.at(-1)?.gates ?? {}
+    expect([gates.security?.status, gates.docs?.status]).toEqual(['approved', 'approved'])
+    expect(gates.docs?.decidedBy).toBe('bob')
+  })
+
+  it('stops on an approving review when no gate is pending', async () => {
+    const { deps, logger } = setup({ l1: loopState() })
+    const review = { review: { state: 'approved', body: '', user: { login: 'bob', type: 'User' } } }
+    expect(await applyCommands(runOf('pull_request_review', review), 'l1', deps)).toBe(false)
+    expect(logger.lines.at(-1)).toBe('info: The review approves no pending gate.')
+  })
+})
