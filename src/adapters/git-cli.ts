@@ -1,10 +1,11 @@
 /**
- * The one git wrapper: the git command line, non-interactive, with identity passed per
- * command (`-c user.name=...`) so the user's config is never changed. Failing commands throw
- * `GitCommandError` unless asked not to; only the named, known-benign messages below are tolerated.
+ * The one git wrapper: the git command line, non-interactive, with identity passed per command
+ * (`-c user.name=...`) so the user's config is never changed. Failing commands throw `GitCommandError`
+ * unless asked not to; only the named, known-benign messages below are tolerated. Running a command is
+ * `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
+ * `git-file-changes.ts`; this file is the operations the loop asks of a work tree.
  */
-import { spawn } from 'node:child_process'
-import { copyFile, lstat, mkdtemp, readFile, readlink, rm, stat, utimes } from 'node:fs/promises'
+import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import { CONCURRENT_UPDATE_SIGNS, CONFLICT_SIGNS, NON_FAST_FORWARD_SIGNS } from '../domain/git-errors.js'
@@ -17,8 +18,12 @@ import {
   type PushResult,
   type RebaseResult,
 } from '../ports/git.js'
+import { DEFAULT_CHANGE_MAX_BYTES, textChanges } from './git-file-changes.js'
+import { clearStaleLocks } from './git-locks.js'
+import { GitCommandError, GitProcess, splitZ } from './git-process.js'
 
 export type { FileChange, PushResult, RebaseResult }
+export { DEFAULT_CHANGE_MAX_BYTES, GitCommandError }
 
 /** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
 export const BENIGN_GIT_MESSAGES = {
@@ -30,19 +35,6 @@ export const BENIGN_GIT_MESSAGES = {
   resetBranch: /Switched to and reset branch/,
 } as const
 
-/** A git command that failed; the message quotes the command, its exit code and git's own words. */
-export class GitCommandError extends Error {
-  override name = 'GitCommandError'
-  constructor(
-    readonly args: readonly string[],
-    readonly result: GitResult,
-  ) {
-    super(
-      `git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`,
-    )
-  }
-}
-
 export interface GitCliOptions {
   /** Paths never committed nor counted as changes (the state folder). Default `['.loop']`. */
   exclude?: readonly string[]
@@ -52,29 +44,10 @@ export interface GitCliOptions {
   staleIndexLockMs?: number
 }
 
-interface RawResult {
-  exitCode: number
-  stdout: Buffer
-  stderr: string
-}
-
-/** Files larger than this are left out of `changesSince` (and so are binary files). */
-export const DEFAULT_CHANGE_MAX_BYTES = 1024 * 1024
-/** Output beyond this from one git command is an error rather than a memory blow-up. */
-const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024
-
 /** The `Git` port over the git command line. */
-async function mtimeOf(path: string): Promise<number | null> {
-  try {
-    return (await stat(path)).mtimeMs
-  } catch {
-    return null
-  }
-}
-
 export class GitCli implements Git {
   readonly exclude: readonly string[]
-  private readonly gitPath: string
+  private readonly git: GitProcess
   private emptyTree: string | undefined
   private readonly staleIndexLockMs: number
 
@@ -83,60 +56,15 @@ export class GitCli implements Git {
     options: GitCliOptions = {},
   ) {
     this.exclude = options.exclude ?? ['.loop']
-    this.gitPath = options.gitPath ?? 'git'
+    this.git = new GitProcess(cwd, options.gitPath ?? 'git')
     this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000
   }
 
-  private raw(args: readonly string[], options: { env?: Record<string, string>; input?: Buffer } = {}) {
-    return new Promise<RawResult>((resolve, reject) => {
-      const child = spawn(this.gitPath, args, {
-        cwd: this.cwd,
-        env: {
-          ...process.env,
-          ...options.env,
-          GIT_TERMINAL_PROMPT: '0',
-          GCM_INTERACTIVE: 'never',
-          // Stable English messages, so the benign and conflict signs above match.
-          LC_ALL: 'C',
-        },
-        stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      })
-      const out: Buffer[] = []
-      let outBytes = 0
-      const err: Buffer[] = []
-      child.stdout?.on('data', (chunk: Buffer) => {
-        outBytes += chunk.length
-        if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-          child.kill('SIGKILL')
-          return
-        }
-        out.push(chunk)
-      })
-      child.stderr?.on('data', (chunk: Buffer) => err.push(chunk))
-      child.once('error', reject)
-      child.once('close', (code, signal) => {
-        const stderr = Buffer.concat(err).toString('utf8')
-        if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-          reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`))
-          return
-        }
-        resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr })
-      })
-      if (options.input) {
-        child.stdin?.on('error', () => {})
-        child.stdin?.end(options.input)
-      }
-    })
-  }
-
-  async exec(
+  exec(
     args: readonly string[],
     options: { allowFailure?: boolean; env?: Record<string, string> } = {},
   ): Promise<GitResult> {
-    const raw = await this.raw(args, options.env ? { env: options.env } : {})
-    const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr }
-    if (result.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, result)
-    return result
+    return this.git.exec(args, options)
   }
 
   async isRepository(): Promise<boolean> {
@@ -166,8 +94,8 @@ export class GitCli implements Git {
   async changedPaths(since: string | null): Promise<string[]> {
     const base = await this.baseOf(since)
     return this.withWorkTreeIndex(async (env) => {
-      const result = await this.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', base], { env })
-      this.check(['diff', '--cached', '--name-only', base], result)
+      const result = await this.git.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', base], { env })
+      this.git.check(['diff', '--cached', '--name-only', base], result)
       return splitZ(result.stdout)
     })
   }
@@ -245,7 +173,7 @@ export class GitCli implements Git {
       allowFailure: true,
     })
     if (result.exitCode === 0) return { ok: true, conflict: false, conflictPaths: [], stderr: result.stderr }
-    const unmerged = await this.raw(['diff', '--name-only', '--diff-filter=U', '-z'])
+    const unmerged = await this.git.raw(['diff', '--name-only', '--diff-filter=U', '-z'])
     const conflictPaths = unmerged.exitCode === 0 ? splitZ(unmerged.stdout) : []
     const text = `${result.stdout}\n${result.stderr}`
     const conflict = conflictPaths.length > 0 || CONFLICT_SIGNS.some((sign) => sign.test(text))
@@ -265,7 +193,6 @@ export class GitCli implements Git {
     return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : null
   }
 
-  /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
   /**
    * The work tree as it is now (untracked files included, excluded paths left out), written as a git
    * tree object. Compare against it later with `changesSince(tree)` to see what one step changed,
@@ -275,8 +202,9 @@ export class GitCli implements Git {
     return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim())
   }
 
+  /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
   async fileAt(ref: string, path: string): Promise<string | null> {
-    const result = await this.raw(['cat-file', 'blob', `${ref}:${path}`])
+    const result = await this.git.raw(['cat-file', 'blob', `${ref}:${path}`])
     return result.exitCode === 0 ? result.stdout.toString('utf8') : null
   }
 
@@ -289,71 +217,7 @@ export class GitCli implements Git {
     const maxBytes = options.maxBytes ?? DEFAULT_CHANGE_MAX_BYTES
     const paths = await this.changedPaths(ref)
     if (paths.length === 0) return []
-    const top = await this.topLevel()
-    const before = await this.blobsAt(ref, paths, maxBytes)
-    const changes: FileChange[] = []
-    for (const path of paths) {
-      const old = before.get(path)
-      if (old === 'omitted') continue
-      const now = await readWorkTreeFile(join(top, path), maxBytes)
-      if (now === 'omitted') continue
-      if (old !== undefined && isBinary(old)) continue
-      if (now !== null && isBinary(now)) continue
-      changes.push({ path, before: old?.toString('utf8') ?? null, after: now?.toString('utf8') ?? null })
-    }
-    return changes
-  }
-
-  /** Blobs of `paths` at `ref`: a Buffer, `omitted` when over `maxBytes` or not a file, absent when missing. */
-  private async blobsAt(ref: string, paths: readonly string[], maxBytes: number) {
-    const blobs = new Map<string, Buffer | 'omitted'>()
-    const wanted = new Map<string, string>()
-    for (let start = 0; start < paths.length; start += 500) {
-      const batch = paths.slice(start, start + 500)
-      const listing = await this.raw([
-        '--literal-pathspecs',
-        'ls-tree',
-        '--full-tree',
-        '-r',
-        '-z',
-        '-l',
-        ref,
-        '--',
-        ...batch,
-      ])
-      this.check(['ls-tree', '-r', '-z', '-l', ref], listing)
-      for (const entry of splitZ(listing.stdout)) {
-        const match = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(entry)
-        if (!match) continue
-        const [, mode, type, object, size, path] = match as unknown as [string, string, string, string, string, string]
-        if (type !== 'blob' || size === '-' || Number(size) > maxBytes || mode === '160000') blobs.set(path, 'omitted')
-        else wanted.set(object, path)
-      }
-    }
-    if (wanted.size === 0) return blobs
-    const objects = [...wanted.keys()]
-    const result = await this.raw(['cat-file', '--batch'], {
-      input: Buffer.from(objects.map((o) => `${o}\n`).join('')),
-    })
-    this.check(['cat-file', '--batch'], result)
-    let offset = 0
-    const out = result.stdout
-    while (offset < out.length) {
-      const headerEnd = out.indexOf(10, offset)
-      const [object = '', , size = '0'] = out.subarray(offset, headerEnd).toString('utf8').split(' ')
-      const length = Number(size)
-      const content = out.subarray(headerEnd + 1, headerEnd + 1 + length)
-      const path = wanted.get(object)
-      if (path !== undefined) blobs.set(path, content)
-      offset = headerEnd + 1 + length + 1
-    }
-    return blobs
-  }
-
-  private check(args: readonly string[], result: RawResult): void {
-    if (result.exitCode !== 0) {
-      throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr })
-    }
+    return textChanges(this.git, ref, paths, await this.topLevel(), maxBytes)
   }
 
   /**
@@ -364,7 +228,7 @@ export class GitCli implements Git {
    */
   private async stageAllExcept(extra: readonly string[], env?: Record<string, string>): Promise<void> {
     const options = env ? { env } : undefined
-    if (!env) await this.clearStaleLocks()
+    if (!env) await clearStaleLocks(this.git, await this.currentBranch(), this.staleIndexLockMs)
     await this.exec(['add', '-A', '--', ':/'], options)
     const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`)
     if (excluded.length === 0) return
@@ -377,37 +241,6 @@ export class GitCli implements Git {
         : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded],
       options,
     )
-  }
-
-  /**
-   * A git process killed mid-write (a runner that died, a SIGKILL) leaves `index.lock`, `HEAD.lock` or a
-   * branch's ref lock behind, and every later git command that writes them refuses to run. A live git
-   * holds such a lock briefly; one unchanged for `staleIndexLockMs` is taken to be left by a dead
-   * process and removed, with a warning, so a resumed loop can go on.
-   */
-  private async clearStaleLocks(): Promise<void> {
-    const branch = await this.currentBranch()
-    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])]
-    for (const name of names) {
-      const gitPath = (await this.exec(['rev-parse', '--git-path', name])).stdout.trim()
-      await this.removeIfStale(isAbsolute(gitPath) ? gitPath : join(this.cwd, gitPath))
-    }
-  }
-
-  private async removeIfStale(path: string): Promise<void> {
-    let seen = await mtimeOf(path)
-    let unchangedSince = Date.now()
-    while (seen !== null) {
-      if (Date.now() - unchangedSince >= this.staleIndexLockMs) {
-        await rm(path, { force: true })
-        process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`)
-        return
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      const now = await mtimeOf(path)
-      if (now !== seen) unchangedSince = Date.now()
-      seen = now
-    }
   }
 
   /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
@@ -449,30 +282,4 @@ export class GitCli implements Git {
 
 function identityArgs(identity: Identity): string[] {
   return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`]
-}
-
-function splitZ(buffer: Buffer): string[] {
-  return buffer
-    .toString('utf8')
-    .split('\0')
-    .filter((part) => part.length > 0)
-}
-
-/** Git's own test: a NUL byte in the first 8000 bytes means binary. */
-function isBinary(content: Buffer): boolean {
-  return content.subarray(0, 8000).includes(0)
-}
-
-/** A work-tree file's bytes (a symlink's target, as git stores it), null when gone, `omitted` when too big. */
-async function readWorkTreeFile(path: string, maxBytes: number): Promise<Buffer | null | 'omitted'> {
-  try {
-    const stat = await lstat(path)
-    if (stat.isSymbolicLink()) return Buffer.from(await readlink(path))
-    if (!stat.isFile() || stat.size > maxBytes) return 'omitted'
-    return await readFile(path)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
-      return null
-    throw error
-  }
 }

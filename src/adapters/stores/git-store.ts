@@ -3,9 +3,8 @@
  * (`loop-state` by default), one folder per loop: `<loop>/loop-state.json`, `<loop>/loop-state.meta.json`,
  * `<loop>/audit/...`.
  *
- * The user's repository and work tree are never touched: the store keeps a private bare repository
- * (`workDir`) and builds commits with plumbing (`hash-object`, a temporary index, `write-tree`,
- * `commit-tree`), then pushes with `--force-with-lease=refs/heads/<branch>:<tip it read>`.
+ * The user's repository and work tree are never touched: the branch is read and written through a
+ * private bare repository (`workDir`) with plumbing and leased pushes (`remote-branch.ts`).
  *
  * Version: the last commit that changed the loop's folder. A save whose lease fails because the branch
  * moved is retried on the new tip when the loop's own folder is unchanged (another loop saved); when
@@ -16,9 +15,8 @@
  * commit, with a marker `<loop>/QUARANTINED.json` that makes `load` and `save` refuse until `reset`
  * removes the marker (the invalid file stays in the branch).
  */
-import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import type { LoopState } from '../../domain/state.js'
@@ -30,6 +28,7 @@ import {
   StoreConflictError,
   type StoreVersion,
 } from '../../ports/store.js'
+import { GitPushRejectedError, RemoteBranch } from './remote-branch.js'
 import {
   checkLoopId,
   checkStateToSave,
@@ -41,8 +40,9 @@ import {
   shortHash,
 } from './shared.js'
 
+export { GitPushRejectedError }
+
 const MARKER = 'QUARANTINED.json'
-const TIP_REF = 'refs/loop-controller/tip'
 const ATTEMPTS = 5
 
 export interface GitStoreOptions {
@@ -67,22 +67,12 @@ export interface GitStoreOptions {
   runAttempt?: string
 }
 
-/** Thrown for a push the remote declined for a reason other than a stale lease. */
-export class GitPushRejectedError extends Error {
-  override name = 'GitPushRejectedError'
-}
-
-interface Tip {
-  commit: string | null
-}
-
 /** The `git` store (see the module comment). */
 export class GitStore implements Store {
   readonly kind = 'git' as const
   private readonly branch: string
   private readonly remote: string
-  private readonly workDir: string
-  private ready: Promise<{ url: string }> | null = null
+  private readonly stateBranch: RemoteBranch
   private readonly runId: string
   private readonly runAttempt: string
 
@@ -94,8 +84,15 @@ export class GitStore implements Store {
     if (!/^[A-Za-z0-9._/-]+$/.test(this.branch) || this.branch.includes('..')) {
       throw new Error(`GitStore: branch ${JSON.stringify(this.branch)} is invalid: expected a plain branch name`)
     }
-    this.workDir =
-      options.workDir ?? join(tmpdir(), 'loop-controller-git-store', shortHash(`${options.repoDir}\n${this.remote}`))
+    this.stateBranch = new RemoteBranch({
+      repoDir: options.repoDir,
+      remote: this.remote,
+      branch: this.branch,
+      identity: options.identity,
+      token: options.token,
+      workDir:
+        options.workDir ?? join(tmpdir(), 'loop-controller-git-store', shortHash(`${options.repoDir}\n${this.remote}`)),
+    })
   }
 
   describe(loopId: string): string {
@@ -105,10 +102,10 @@ export class GitStore implements Store {
   async load(loopId: string): Promise<Loaded | null> {
     checkLoopId(loopId)
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const tip = await this.fetch()
+      const tip = await this.stateBranch.fetch()
       if (!tip.commit) return null
       await this.refuseIfQuarantined(loopId, tip.commit)
-      const text = await this.readFile(tip.commit, `${this.folder(loopId)}/${STATE_FILE}`)
+      const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${STATE_FILE}`)
       if (text === null) return null
       const parsed = parseStoredState(
         text,
@@ -128,11 +125,11 @@ export class GitStore implements Store {
     const valid = checkStateToSave(loopId, state)
     const folder = this.folder(loopId)
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const tip = await this.fetch()
+      const tip = await this.stateBranch.fetch()
       let current: string | null = null
       if (tip.commit) {
         await this.refuseIfQuarantined(loopId, tip.commit)
-        const text = await this.readFile(tip.commit, `${folder}/${STATE_FILE}`)
+        const text = await this.stateBranch.readFile(tip.commit, `${folder}/${STATE_FILE}`)
         if (text !== null) {
           current = await this.folderVersion(loopId, tip.commit)
           if (expectedVersion === null) {
@@ -168,13 +165,13 @@ export class GitStore implements Store {
       const audit = this.options.auditDir?.(loopId)
       const auditFiles = audit && (await isDirectory(audit)) ? await listFiles(audit) : []
       for (const file of auditFiles) files.set(`${folder}/audit/${relative(audit!, file)}`, await readFile(file))
-      const commit = await this.commit(
+      const commit = await this.stateBranch.commit(
         tip.commit,
         files,
         auditFiles.length ? [`${folder}/audit/`] : [],
         `loop ${loopId}: iteration ${valid.iteration}, stage ${valid.stage}, ${valid.status}`,
       )
-      if (await this.push(commit, tip.commit)) return commit
+      if (await this.stateBranch.push(commit, tip.commit)) return commit
       // The branch moved: another loop (retry on the new tip) or this loop (conflict, found above).
     }
     throw new StoreConflictError(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`)
@@ -188,13 +185,12 @@ export class GitStore implements Store {
   async restoreAudit(loopId: string, dir: string): Promise<number> {
     checkLoopId(loopId)
     if ((await isDirectory(dir)) && (await listFiles(dir)).length > 0) return 0
-    const tip = await this.fetch()
+    const tip = await this.stateBranch.fetch()
     if (!tip.commit) return 0
     const prefix = `${this.folder(loopId)}/audit/`
-    const listing = await this.must(['ls-tree', '-r', '--name-only', tip.commit, '--', prefix])
-    const paths = listing.split('\n').filter((path) => path.startsWith(prefix))
+    const paths = await this.stateBranch.filesUnder(tip.commit, prefix)
     for (const path of paths) {
-      const text = await this.readFile(tip.commit, path)
+      const text = await this.stateBranch.readFile(tip.commit, path)
       if (text === null) continue
       const target = join(dir, path.slice(prefix.length))
       await mkdir(join(target, '..'), { recursive: true })
@@ -206,25 +202,25 @@ export class GitStore implements Store {
   async reset(loopId: string): Promise<void> {
     checkLoopId(loopId)
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const tip = await this.fetch()
+      const tip = await this.stateBranch.fetch()
       if (!tip.commit) return
-      const marker = await this.readFile(tip.commit, `${this.folder(loopId)}/${MARKER}`)
+      const marker = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${MARKER}`)
       if (marker === null) {
         // An invalid state nobody loaded yet: quarantine it first, so the reset moves past it.
-        const text = await this.readFile(tip.commit, `${this.folder(loopId)}/${STATE_FILE}`)
+        const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${STATE_FILE}`)
         if (text === null) return
         const parsed = parseStoredState(text, 'state', this.options.toolVersion)
         if (parsed.kind !== 'invalid') return
         await this.quarantine(loopId, tip.commit, text, parsed.reason)
         continue
       }
-      const commit = await this.commit(
+      const commit = await this.stateBranch.commit(
         tip.commit,
         new Map(),
         [`${this.folder(loopId)}/${MARKER}`],
         `loop ${loopId}: reset after quarantine`,
       )
-      if (await this.push(commit, tip.commit)) return
+      if (await this.stateBranch.push(commit, tip.commit)) return
     }
     throw new Error(`loop ${loopId}: the ${this.branch} branch kept moving during reset; try again`)
   }
@@ -234,8 +230,13 @@ export class GitStore implements Store {
     return encoded.length <= 200 ? encoded : `~${shortHash(loopId)}`
   }
 
+  /** The loop's version: the last commit that changed its folder. */
+  private async folderVersion(loopId: string, commit: string): Promise<string> {
+    return this.stateBranch.lastChange(commit, `${this.folder(loopId)}/`)
+  }
+
   private async refuseIfQuarantined(loopId: string, commit: string): Promise<void> {
-    const marker = await this.readFile(commit, `${this.folder(loopId)}/${MARKER}`)
+    const marker = await this.stateBranch.readFile(commit, `${this.folder(loopId)}/${MARKER}`)
     if (marker === null) return
     let kept = `${this.branch}:${this.folder(loopId)}/`
     let reason = 'it failed validation'
@@ -262,7 +263,7 @@ export class GitStore implements Store {
     const folder = this.folder(loopId)
     const stamp = new Date().toISOString().replace(/[:.]/g, '-')
     const kept = `${folder}/loop-state.invalid-${stamp}.json`
-    const commit = await this.commit(
+    const commit = await this.stateBranch.commit(
       tip,
       new Map([
         [kept, text],
@@ -274,175 +275,12 @@ export class GitStore implements Store {
       [`${folder}/${STATE_FILE}`],
       `loop ${loopId}: quarantine an invalid state`,
     )
-    if (!(await this.push(commit, tip))) return null
+    if (!(await this.stateBranch.push(commit, tip))) return null
     return new StateQuarantinedError(
       `loop ${loopId}: ${reason}. It was moved to ${this.branch}:${kept} (kept, never overwritten); fix or discard it, then reset the loop's state before saving`,
       `${this.branch}:${kept}`,
     )
   }
-
-  private async git(args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}) {
-    const auth: Record<string, string> = this.options.token
-      ? {
-          GIT_CONFIG_COUNT: '1',
-          GIT_CONFIG_KEY_0: 'http.extraHeader',
-          GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${this.options.token}`).toString('base64')}`,
-        }
-      : {}
-    return new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = execFile(
-        'git',
-        ['--git-dir', this.workDir, ...args],
-        {
-          env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
-          maxBuffer: 64 * 1024 * 1024,
-          encoding: 'utf8',
-        },
-        (error, stdout, stderr) => {
-          if (error && typeof (error as { code?: unknown }).code !== 'number') reject(error)
-          else resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr })
-        },
-      )
-      if (options.input !== undefined) child.stdin?.end(options.input)
-      else child.stdin?.end()
-    })
-  }
-
-  private async must(args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}) {
-    const result = await this.git(args, options)
-    if (result.code !== 0) {
-      throw new Error(`git ${args[0]} failed (exit ${result.code}): ${result.stderr.trim() || result.stdout.trim()}`)
-    }
-    return result.stdout
-  }
-
-  private async prepare(): Promise<{ url: string }> {
-    this.ready ??= (async () => {
-      await mkdir(this.workDir, { recursive: true })
-      const initialised = await stat(join(this.workDir, 'HEAD')).then(
-        () => true,
-        () => false,
-      )
-      if (!initialised) await this.must(['init', '--bare', '--quiet'])
-      await this.must(['config', 'gc.auto', '0'])
-      let url = this.remote
-      if (!/[/:\\]/.test(this.remote)) {
-        const resolved = await new Promise<string>((resolve, reject) =>
-          execFile('git', ['-C', this.options.repoDir, 'remote', 'get-url', this.remote], (error, stdout, stderr) =>
-            error
-              ? reject(
-                  new Error(`GitStore: remote ${this.remote} of ${this.options.repoDir} is unknown: ${stderr.trim()}`),
-                )
-              : resolve(stdout.trim()),
-          ),
-        )
-        url = resolved
-      }
-      return { url }
-    })()
-    try {
-      return await this.ready
-    } catch (error) {
-      this.ready = null
-      throw error
-    }
-  }
-
-  private async fetch(): Promise<Tip> {
-    const { url } = await this.prepare()
-    const result = await this.git(['fetch', '--quiet', '--no-tags', url, `+refs/heads/${this.branch}:${TIP_REF}`])
-    if (result.code !== 0) {
-      if (/couldn't find remote ref|could not find remote ref/i.test(result.stderr)) {
-        await this.git(['update-ref', '-d', TIP_REF])
-        return { commit: null }
-      }
-      throw new Error(`git fetch of ${this.branch} from ${redact(url)} failed: ${result.stderr.trim()}`)
-    }
-    return { commit: (await this.must(['rev-parse', TIP_REF])).trim() }
-  }
-
-  private async readFile(commit: string, path: string): Promise<string | null> {
-    const result = await this.git(['cat-file', 'blob', `${commit}:${path}`])
-    return result.code === 0 ? result.stdout : null
-  }
-
-  private async folderVersion(loopId: string, commit: string): Promise<string> {
-    return (await this.must(['log', '-1', '--format=%H', commit, '--', `${this.folder(loopId)}/`])).trim()
-  }
-
-  /** A commit on top of `parent` with `files` written and `remove` (paths, or folders ending in /) gone. */
-  private async commit(
-    parent: string | null,
-    files: Map<string, string | Buffer>,
-    remove: string[],
-    message: string,
-  ): Promise<string> {
-    const index = join(this.workDir, `index-${randomUUID()}`)
-    const env = { GIT_INDEX_FILE: index }
-    try {
-      if (parent) await this.must(['read-tree', parent], { env })
-      else await this.must(['read-tree', '--empty'], { env })
-      // `update-index --index-info` works without a work tree (the store's repository is bare): mode 0
-      // removes an entry.
-      const entries: string[] = []
-      for (const path of remove) {
-        const listed = (await this.must(['ls-files', '-z', '--', path], { env })).split('\0').filter(Boolean)
-        for (const file of listed) entries.push(`0 ${'0'.repeat(40)}\t${file}`)
-      }
-      for (const [path, content] of files) {
-        const blob = (await this.must(['hash-object', '-w', '--stdin'], { input: content })).trim()
-        entries.push(`100644 ${blob}\t${path}`)
-      }
-      if (entries.length > 0) {
-        await this.must(['update-index', '-z', '--index-info'], { env, input: `${entries.join('\0')}\0` })
-      }
-      const tree = (await this.must(['write-tree'], { env })).trim()
-      const { name, email } = this.options.identity
-      return (
-        await this.must(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], {
-          env: {
-            GIT_AUTHOR_NAME: name,
-            GIT_AUTHOR_EMAIL: email,
-            GIT_COMMITTER_NAME: name,
-            GIT_COMMITTER_EMAIL: email,
-          },
-        })
-      ).trim()
-    } finally {
-      await rm(index, { force: true })
-    }
-  }
-
-  /** Pushes `commit` to the branch if it still points at `expected`; false when the lease failed. */
-  private async push(commit: string, expected: string | null): Promise<boolean> {
-    const { url } = await this.prepare()
-    const ref = `refs/heads/${this.branch}`
-    const result = await this.git([
-      'push',
-      '--porcelain',
-      `--force-with-lease=${ref}:${expected ?? ''}`,
-      url,
-      `${commit}:${ref}`,
-    ])
-    if (result.code === 0) return true
-    const said = `${result.stdout}\n${result.stderr}`
-    // A lease the client saw fail (`stale info`), or one the remote refused while updating the ref
-    // because another push moved it in between (`failed to update ref`, `cannot lock ref`).
-    if (
-      /stale info|fetch first|non-fast-forward|failed to update ref|cannot lock ref|incorrect old value|already exists/i.test(
-        said,
-      )
-    ) {
-      return false
-    }
-    throw new GitPushRejectedError(
-      `git push to ${this.branch} of ${redact(url)} was declined; nothing was saved: ${result.stderr.trim() || result.stdout.trim()}`,
-    )
-  }
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@')
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -1,0 +1,106 @@
+/**
+ * Running one git command: non-interactive, in stable English (so the message signs in `git-cli.ts`
+ * match), with a cap on output so a runaway command fails instead of exhausting memory.
+ */
+import { spawn } from 'node:child_process'
+import type { GitResult } from '../ports/git.js'
+
+/** A command's exit code, raw stdout (file contents may be binary) and stderr text. */
+export interface RawResult {
+  exitCode: number
+  stdout: Buffer
+  stderr: string
+}
+
+/** A git command that failed; the message quotes the command, its exit code and git's own words. */
+export class GitCommandError extends Error {
+  override name = 'GitCommandError'
+  constructor(
+    readonly args: readonly string[],
+    readonly result: GitResult,
+  ) {
+    super(
+      `git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`,
+    )
+  }
+}
+
+/** Output beyond this from one git command is an error rather than a memory blow-up. */
+const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024
+
+/** Runs git commands in one folder with one git executable. */
+export class GitProcess {
+  constructor(
+    readonly cwd: string,
+    private readonly gitPath: string,
+  ) {}
+
+  /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
+  raw(args: readonly string[], options: { env?: Record<string, string>; input?: Buffer } = {}): Promise<RawResult> {
+    return new Promise<RawResult>((resolve, reject) => {
+      const child = spawn(this.gitPath, args, {
+        cwd: this.cwd,
+        env: {
+          ...process.env,
+          ...options.env,
+          GIT_TERMINAL_PROMPT: '0',
+          GCM_INTERACTIVE: 'never',
+          // Stable English messages, so the benign and conflict signs match.
+          LC_ALL: 'C',
+        },
+        stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      })
+      const out: Buffer[] = []
+      let outBytes = 0
+      const err: Buffer[] = []
+      child.stdout?.on('data', (chunk: Buffer) => {
+        outBytes += chunk.length
+        if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+          child.kill('SIGKILL')
+          return
+        }
+        out.push(chunk)
+      })
+      child.stderr?.on('data', (chunk: Buffer) => err.push(chunk))
+      child.once('error', reject)
+      child.once('close', (code, signal) => {
+        const stderr = Buffer.concat(err).toString('utf8')
+        if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+          reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`))
+          return
+        }
+        resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr })
+      })
+      if (options.input) {
+        child.stdin?.on('error', () => {})
+        child.stdin?.end(options.input)
+      }
+    })
+  }
+
+  /** Runs git with text output; a failure throws `GitCommandError` unless `allowFailure`. */
+  async exec(
+    args: readonly string[],
+    options: { allowFailure?: boolean; env?: Record<string, string> } = {},
+  ): Promise<GitResult> {
+    const raw = await this.raw(args, options.env ? { env: options.env } : {})
+    const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr }
+    if (result.exitCode !== 0 && !options.allowFailure) throw new GitCommandError(args, result)
+    return result
+  }
+
+  /** Throws `GitCommandError` (quoting `args`) when a raw run failed. */
+  check(args: readonly string[], result: RawResult): void {
+    if (result.exitCode !== 0) {
+      throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr })
+    }
+  }
+}
+
+/** The parts of git's NUL-separated output (`-z`). */
+export function splitZ(buffer: Buffer): string[] {
+  return buffer
+    .toString('utf8')
+    .split('\0')
+    .filter((part) => part.length > 0)
+}
