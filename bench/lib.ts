@@ -243,7 +243,9 @@ export function syntheticState(iterations: number, config = syntheticConfig()): 
 /** Renders rows as a Markdown table (also readable as plain text). */
 export function renderTable(rows: readonly BenchRow[]): string {
   const header = ['figure', 'value', 'baseline', 'ratio', 'budget', 'met?']
-  const cells = rows.map((r) => [r.figure, r.value, r.baseline, r.ratio, r.budget, r.met])
+  const cells = rows.map((r) =>
+    [r.figure, r.value, r.baseline, r.ratio, r.budget, r.met].map((cell) => cell.replaceAll('|', '\\|')),
+  )
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => (row[c] ?? '').length)))
   const line = (row: readonly string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n')
