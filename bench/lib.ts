@@ -51,6 +51,30 @@ export function bytes(value: number): string {
   return `${(value / 1024).toFixed(1)} KiB`
 }
 
+/** One timed run of a real iteration: its wall time and the part of it during which a child ran (ms). */
+export interface IterationSample {
+  total: number
+  children: number
+}
+
+/** Rounds to the one decimal the table prints. */
+const tenth = (value: number): number => Math.round(value * 10) / 10
+
+/**
+ * The controller's share of a real iteration, as printed: the run whose own time (total minus children)
+ * is the median, with its total and children rounded to the printed decimal first and its own time their
+ * difference, so `controller = total - children` holds for the printed figures. (Medians taken column by
+ * column do not add up: the run with the median total is rarely the run with the median children.)
+ */
+export function controllerShare(samples: readonly IterationSample[]): IterationSample & { controller: number } {
+  if (samples.length === 0) throw new Error('no iteration samples')
+  const byOwnTime = [...samples].sort((a, b) => a.total - a.children - (b.total - b.children))
+  const middle = byOwnTime[Math.floor((byOwnTime.length - 1) / 2)] as IterationSample
+  const total = tenth(middle.total)
+  const children = tenth(middle.children)
+  return { total, children, controller: tenth(total - children) }
+}
+
 /** Runs `body` once to warm up, then `runs` times, and returns the median wall time in ms. */
 export async function timeMedian(runs: number, body: () => Promise<unknown> | unknown): Promise<number> {
   await body()
@@ -219,7 +243,9 @@ export function syntheticState(iterations: number, config = syntheticConfig()): 
 /** Renders rows as a Markdown table (also readable as plain text). */
 export function renderTable(rows: readonly BenchRow[]): string {
   const header = ['figure', 'value', 'baseline', 'ratio', 'budget', 'met?']
-  const cells = rows.map((r) => [r.figure, r.value, r.baseline, r.ratio, r.budget, r.met])
+  const cells = rows.map((r) =>
+    [r.figure, r.value, r.baseline, r.ratio, r.budget, r.met].map((cell) => cell.replaceAll('|', '\\|')),
+  )
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => (row[c] ?? '').length)))
   const line = (row: readonly string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n')

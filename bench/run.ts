@@ -1,7 +1,10 @@
 /**
- * `npm run bench`: every performance figure of issue 8 (DESIGN.md section 10), each against a baseline
- * measured in the same run, printed as one table and written to bench/results/latest.md with the machine
- * it ran on. A figure that throws is reported as not measured, with the reason, and the others still run.
+ * `npm run bench`: every performance figure of issue 8, each against a baseline measured in the same run,
+ * printed as one table and written to bench/results/latest.md, with the rows, the machine, the load
+ * average and the run time in bench/results/latest.json (committed: scripts/perf-tables.mjs makes the
+ * tables of README.md and docs/performance.md from it). A run of some figures only
+ * (`npm run bench -- 1. 3.`) writes partial.md and partial.json instead, so the committed results stay
+ * whole. A figure that throws is reported as not measured, with the reason, and the others still run.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
@@ -40,8 +43,8 @@ export function machine(): string {
 }
 
 /** The 1-minute load average: these machines are shared, and absolute figures move with it. */
-function load(): string {
-  return loadavg()[0]?.toFixed(1) ?? '?'
+function load(): number {
+  return Number((loadavg()[0] ?? 0).toFixed(1))
 }
 
 async function main(): Promise<void> {
@@ -70,19 +73,24 @@ async function main(): Promise<void> {
   }
   const table = renderTable(rows)
   const notes = rows.flatMap((row) => (row.note ? [`- ${row.figure}: ${row.note}`] : []))
-  const seconds = (performance.now() - started) / 1000
+  const seconds = Math.round((performance.now() - started) / 1000)
+  const loadAverage = { start: loadBefore, end: load(), cores: availableParallelism() }
   const text = [
     table,
     '',
     ...notes,
     ...(notes.length > 0 ? [''] : []),
-    `Machine: ${machine()}; load average ${loadBefore} at the start, ${load()} at the end. Whole run: ${seconds.toFixed(0)} s.`,
+    `Machine: ${machine()}; load average ${loadAverage.start} at the start, ${loadAverage.end} at the end. Whole run: ${seconds} s.`,
   ].join('\n')
   console.log(text)
   const results = join(ROOT, 'bench', 'results')
   mkdirSync(results, { recursive: true })
-  writeFileSync(join(results, 'latest.md'), `# Benchmarks (${new Date().toISOString()})\n\n${text}\n`)
-  console.log(`\nwritten to ${join('bench', 'results', 'latest.md')}`)
+  const name = only.length > 0 ? 'partial' : 'latest'
+  const date = new Date().toISOString()
+  writeFileSync(join(results, `${name}.md`), `# Benchmarks (${date})\n\n${text}\n`)
+  const json = { date, machine: machine(), loadAverage, seconds, figures: only.length > 0 ? only : 'all', rows }
+  writeFileSync(join(results, `${name}.json`), `${JSON.stringify(json, null, 2)}\n`)
+  console.log(`\nwritten to ${join('bench', 'results', `${name}.md`)} and ${name}.json`)
 }
 
 await main()
