@@ -1,5 +1,6 @@
 /**
- * Every input, output and saved-state name of the action, in one place (STYLE.md point 3).
+ * Every input, output and saved-state name of the action, in one place (the loop's own names, its
+ * labels, branch and comment marker, live in `domain/loop-names.ts`).
  * `action.yml` and `.github/workflows/loop.yml` must use exactly these names; a unit test checks that.
  */
 
@@ -28,7 +29,7 @@ export const Inputs = {
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 
-/** Names of the action's outputs (DESIGN.md section 8). */
+/** Names of the action's outputs. */
 export const Outputs = {
   LoopId: 'loop-id',
   Iteration: 'iteration',
@@ -60,23 +61,7 @@ export const InputDefaults = {
   workingDirectory: '.',
 } as const
 
-/** Labels people put on an issue or pull request (DESIGN.md section 5). */
-export const Labels = {
-  /** Starts a loop from an issue (used by the example workflow). */
-  Start: 'loop',
-  Stop: 'loop/stop',
-  ApprovedPrefix: 'loop/approved:',
-} as const
-
-/** The hidden marker that finds a loop's sticky comment. */
-export function stickyCommentMarker(loopId: string): string {
-  return `<!-- loop-controller:${loopId} -->`
-}
-
-/** The branch a loop commits its work to (DESIGN.md section 8). */
-export function loopBranch(loopId: string): string {
-  return `loop/${loopId}`
-}
+export { Labels, loopBranch, stickyCommentMarker } from './domain/loop-names.js'
 
 /** The login GitHub gives the `GITHUB_TOKEN` when it writes comments. */
 export const GITHUB_ACTIONS_BOT_LOGIN = 'github-actions[bot]'

@@ -5,7 +5,7 @@
 import { relative } from 'node:path'
 import { type ActionSettings, actionConfigRequest } from '../config/action-inputs.js'
 import { loadLoopConfig } from '../config/load-config.js'
-import type { LoopConfig } from '../config/loop-config.js'
+import type { LoopConfig } from '../domain/loop-config.js'
 import type { Workspace } from '../ports/workspace.js'
 
 export async function loadActionConfig(

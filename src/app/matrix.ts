@@ -4,7 +4,7 @@
  * process port.
  */
 import { join } from 'node:path'
-import type { CheckConfig } from '../config/loop-config.js'
+import type { CheckConfig } from '../domain/loop-config.js'
 import { planMatrix } from '../domain/matrix-plan.js'
 import type { ProcessRunner, RunResult } from '../ports/process.js'
 

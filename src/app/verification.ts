@@ -3,8 +3,8 @@
  * through the analyzer, and the results as the state records them.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path'
-import type { CheckConfig } from '../config/loop-config.js'
 import { type Analysis, parseJUnit, StreamingAnalyzer } from '../domain/analysis/index.js'
+import type { CheckConfig } from '../domain/loop-config.js'
 import type { CheckResult } from '../domain/state.js'
 import type { RunResult } from '../ports/process.js'
 import type { IterationDeps, IterationInput } from './iteration/types.js'

@@ -4,8 +4,8 @@
  * State lives in `.loop/` at the repository root, kept out of commits.
  */
 import { parseArgs } from 'node:util'
-import { runAnalyzeCommand } from '../app/analyze-command.js'
 import { VERSION } from '../version.js'
+import { runAnalyzeCommand } from './analyze.js'
 import { EXIT, reportError } from './exit-codes.js'
 import { COMMANDS, type CommandName, HELP } from './help.js'
 import { init } from './init.js'

@@ -2,8 +2,9 @@
  * What a GitHub event asks of the controller, read from its payload (pure: the payload is data).
  * Comments, labels and reviews are people's commands; they still need `authorizeActor`.
  */
-import { Labels } from '../constants.js'
+
 import { type LoopCommand, parseCommentCommand, parseLabel } from './commands.js'
+import { Labels } from './loop-names.js'
 
 export type EventIntent =
   /** Nothing here is for the controller (an unrelated comment, label or review). */

@@ -3,7 +3,7 @@
  * typed data: a gate or task name restricted to a safe alphabet, a reason as plain text. Nothing here
  * is ever meant for a shell; a reason reaches commands only as a file or an environment variable.
  */
-import { Labels } from '../constants.js'
+import { Labels } from './loop-names.js'
 
 /** A command a person gave, from a comment, a label, a review or the `command` input. */
 export type LoopCommand =

@@ -4,7 +4,6 @@
  * `loopStateSchema`. Pure: the caller reads the file and handles the errors (quarantine, exit code 2).
  */
 import { z } from 'zod'
-import { StateFromTheFutureError } from '../ports/store.js'
 import { STAGES, type Stage } from './stages.js'
 import { type LoopState, loopStateSchema, STATE_SCHEMA_VERSION } from './state.js'
 
@@ -30,6 +29,11 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], source: string): st
 }
 
 /** One step: a raw state of version `from` to a raw state of version `from + 1`. */
+/** Thrown when a state was written by a newer schema than this code understands. */
+export class StateFromTheFutureError extends Error {
+  override name = 'StateFromTheFutureError'
+}
+
 export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>
 
 /** Migrations by the version they start from. Version 0 is the pre-release shape with no schemaVersion. */

@@ -27,10 +27,7 @@ export class StateQuarantinedError extends Error {
   }
 }
 
-/** Thrown when a state was written by a newer schema than this code understands. */
-export class StateFromTheFutureError extends Error {
-  override name = 'StateFromTheFutureError'
-}
+export { StateFromTheFutureError } from '../domain/migrations.js'
 
 /**
  * Where loop state lives between iterations (DESIGN.md section 6). One contract for every store,

@@ -191,6 +191,18 @@ describe('checkArchitecture', () => {
       message: /src\/cli\/status\.ts, composition root/,
     },
     {
+      title: 'app reading files itself',
+      files: { 'src/app/x.ts': "import { readFile } from 'node:fs/promises'" },
+      rule: /^app reaches the world only through ports/,
+      message: /a Node built-in not among the pure ones: node:path, node:crypto/,
+    },
+    {
+      title: 'app starting a process itself (bare built-in name)',
+      files: { 'src/app/x.ts': "import { spawn } from 'child_process'" },
+      rule: /^app reaches the world only through ports/,
+      message: /a Node built-in not among the pure ones/,
+    },
+    {
       title: 'ports importing an adapter',
       files: { 'src/ports/git.ts': "export { GitCli } from '../adapters/git-cli.js'" },
       rule: /^ports import no adapters/,

@@ -4,8 +4,8 @@
  *
  * - `src/domain/` imports only `src/domain/`, the pure Node built-ins and the pure packages listed
  *   below: the domain decides, it never reads the world nor knows how it is configured or stored.
- * - `src/app/` reaches the world through `src/ports/`: no import from `src/adapters/` nor from a
- *   composition root.
+ * - `src/app/` reaches the world through `src/ports/`: no import from `src/adapters/`, a composition
+ *   root, or a Node built-in that does I/O.
  * - `src/ports/` describes what the app needs, not how it is done: no import from `src/adapters/`,
  *   `src/app/` nor a composition root.
  * - No source file is longer than `MAX_LINES`.
@@ -21,6 +21,9 @@ export const MAX_LINES = 450
  * failure-similarity fingerprints.
  */
 export const DOMAIN_PURE_BUILTINS: readonly string[] = ['node:crypto']
+
+/** Node built-ins the app may use: path arithmetic and hashing; files, processes and the network go through ports. */
+export const APP_PURE_BUILTINS: readonly string[] = ['node:path', 'node:crypto']
 
 /** npm packages the domain may use: pure libraries (schemas, a linear-time regex engine). */
 export const DOMAIN_PURE_PACKAGES: readonly string[] = ['zod', 're2js']
@@ -166,11 +169,17 @@ function brokenRule(
         ? null
         : { rule, detail: `a package not among the pure ones: ${DOMAIN_PURE_PACKAGES.join(', ')}` }
     }
-    case 'app':
-      if (targetLayer === 'adapters' || targetLayer === 'composition root') {
-        return { rule: 'app reaches the world only through ports: no adapters, no composition root', detail: detail! }
+    case 'app': {
+      const rule = 'app reaches the world only through ports: no adapters, no composition root, no Node I/O'
+      if (targetLayer === 'adapters' || targetLayer === 'composition root') return { rule, detail: detail! }
+      if (!target && (specifier.startsWith('node:') || isBuiltin(specifier))) {
+        const name = specifier.startsWith('node:') ? specifier : `node:${specifier}`
+        return APP_PURE_BUILTINS.includes(name)
+          ? null
+          : { rule, detail: `a Node built-in not among the pure ones: ${APP_PURE_BUILTINS.join(', ')}` }
       }
       return null
+    }
     case 'ports':
       if (targetLayer === 'adapters' || targetLayer === 'app' || targetLayer === 'composition root') {
         return { rule: 'ports import no adapters, no app and no composition root', detail: detail! }

@@ -3,7 +3,7 @@
  * the checks, the checks' own fix commands, the install command, or (by default) the work command.
  */
 import { join } from 'node:path'
-import type { LoopConfig } from '../../config/loop-config.js'
+import type { LoopConfig } from '../../domain/loop-config.js'
 import type { FailureForAgent } from '../../domain/work-context.js'
 import type { RunRequest } from '../../ports/process.js'
 import { safeName, usage } from '../step-support.js'

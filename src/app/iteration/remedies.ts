@@ -4,8 +4,9 @@
  * or leaves the failure for the analysis and the retry rules. No remedy command runs twice in one
  * iteration: one the act step already ran was measured by the matrix that followed it.
  */
-import type { CheckConfig } from '../../config/loop-config.js'
+
 import type { JourneyEvent } from '../../domain/journey.js'
+import type { CheckConfig } from '../../domain/loop-config.js'
 import type { RunResult } from '../../ports/process.js'
 import { isFailing, usage } from '../step-support.js'
 import { type LiveCheck, rerunCheck } from '../verification.js'

@@ -2,9 +2,10 @@
  * What one iteration is given and what it returns: shared by the pipeline (`../iteration.ts`), its
  * steps, the verification matrix and the work command, and by both front doors.
  */
-import type { CheckConfig, LoopConfig } from '../../config/loop-config.js'
+
 import type { PatternLibrary } from '../../domain/analysis/index.js'
 import type { Decision } from '../../domain/engine/index.js'
+import type { CheckConfig, LoopConfig } from '../../domain/loop-config.js'
 import type { CheckResult, LoopState } from '../../domain/state.js'
 import type { AuditLog } from '../../ports/audit.js'
 import type { Clock } from '../../ports/clock.js'

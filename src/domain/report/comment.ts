@@ -2,8 +2,9 @@
  * The sticky comment of a loop on its issue or pull request, found again by its hidden marker and
  * updated in place. BLOCKED carries the handoff. Pure: returns Markdown.
  */
-import { Labels, loopBranch, stickyCommentMarker } from '../../constants.js'
+
 import { CAP_WITHOUT_REASON } from '../caps.js'
+import { Labels, loopBranch, stickyCommentMarker } from '../loop-names.js'
 import { code, codeBlock, escapeHtml, inlineText } from './escape.js'
 import { formatDuration, formatLocation, isFailing, verdictLabel, verdictLine } from './format.js'
 import { COMMENT_MAX_CHARS, fitToLimit, REPORT_CAPS, trimOutput } from './limits.js'

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { runAnalyzeCommand } from '../../../src/app/analyze-command.js'
+import { runAnalyzeCommand } from '../../../src/cli/analyze.js'
 
 const fixtures = join(import.meta.dirname, '../../fixtures')
 
