@@ -2,6 +2,7 @@
  * Analyze: regressions against the baseline, then each failing required check as a failure the retry
  * rules can weigh (its pattern, confidence, strategy and signature).
  */
+import { failingTestsFromVerdicts, failingTestsIn } from '../../domain/analysis/failing-tests.js'
 import { detectRegressions, regressionEnabled } from '../../domain/analysis/index.js'
 import type { FailureInput } from '../../domain/engine/index.js'
 import type { JourneyEvent } from '../../domain/journey.js'
@@ -44,6 +45,9 @@ export async function analyze(run: IterationRun, record: IterationRecord): Promi
       ...(analysis.maxAutoRetries !== undefined ? { maxAutoRetries: analysis.maxAutoRetries } : {}),
       signature: analysis.signature,
       tokens: analysis.tokens,
+      // Progress is judged on the failing tests: the JUnit report's when the check has one, else the runner's own lines.
+      failingTests:
+        failingTestsFromVerdicts(live.check.name, current.tests) ?? failingTestsIn(live.outcome.result?.output ?? ''),
       error: analysis.excerpt.slice(0, 2000),
       regression,
       security: analysis.pattern === 'security-finding',
