@@ -30746,13 +30746,13 @@ module.exports = {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   NY: () => (/* binding */ StateValidationError),
-/* harmony export */   P: () => (/* binding */ migrateState)
+/* harmony export */   P: () => (/* binding */ migrateState),
+/* harmony export */   UX: () => (/* binding */ StateFromTheFutureError)
 /* harmony export */ });
 /* unused harmony export MIGRATIONS */
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(961);
-/* harmony import */ var _ports_store_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(93433);
-/* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(75757);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(10781);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(961);
+/* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(75757);
+/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(10781);
 /**
  * Reading `loop-state.json` written by any schema version (DESIGN.md section 6): older versions are
  * migrated step by step through a registry, a newer one is refused, and the result is validated with
@@ -30761,12 +30761,11 @@ module.exports = {
 
 
 
-
 /**
  * A state that does not match the schema. It is a `ZodError` (its `issues` are zod's) whose message
  * names each bad field, the problem and, where zod knows it, what was expected.
  */
-class StateValidationError extends zod__WEBPACK_IMPORTED_MODULE_3__/* .ZodRealError */ .g {
+class StateValidationError extends zod__WEBPACK_IMPORTED_MODULE_2__/* .ZodRealError */ .g {
     constructor(issues, source = 'loop-state.json') {
         super(issues);
         this.name = 'StateValidationError';
@@ -30780,6 +30779,11 @@ function describeIssues(issues, source) {
     });
     const more = issues.length > shown.length ? `\n  ... and ${issues.length - shown.length} more` : '';
     return `${source} is not a valid loop state:\n${shown.join('\n')}${more}`;
+}
+/** One step: a raw state of version `from` to a raw state of version `from + 1`. */
+/** Thrown when a state was written by a newer schema than this code understands. */
+class StateFromTheFutureError extends Error {
+    name = 'StateFromTheFutureError';
 }
 /** Migrations by the version they start from. Version 0 is the pre-release shape with no schemaVersion. */
 const MIGRATIONS = {
@@ -30802,19 +30806,19 @@ function migrateState(raw, packageVersion, source = 'loop-state.json', migration
             {
                 code: 'custom',
                 path: ['schemaVersion'],
-                message: `expected a whole number from 1 to ${_state_js__WEBPACK_IMPORTED_MODULE_2__/* .STATE_SCHEMA_VERSION */ .b8}, got ${JSON.stringify(declared)}`,
+                message: `expected a whole number from 1 to ${_state_js__WEBPACK_IMPORTED_MODULE_1__/* .STATE_SCHEMA_VERSION */ .b8}, got ${JSON.stringify(declared)}`,
                 input: declared,
             },
         ], source);
     }
     const version = declared ?? 0;
-    if (version > _state_js__WEBPACK_IMPORTED_MODULE_2__/* .STATE_SCHEMA_VERSION */ .b8) {
-        throw new _ports_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StateFromTheFutureError */ .UX(`${source} has schemaVersion ${version}, but loop-controller ${packageVersion} reads schemaVersion ` +
-            `${_state_js__WEBPACK_IMPORTED_MODULE_2__/* .STATE_SCHEMA_VERSION */ .b8} at most: it was written by a newer loop-controller. Run this loop with that ` +
+    if (version > _state_js__WEBPACK_IMPORTED_MODULE_1__/* .STATE_SCHEMA_VERSION */ .b8) {
+        throw new StateFromTheFutureError(`${source} has schemaVersion ${version}, but loop-controller ${packageVersion} reads schemaVersion ` +
+            `${_state_js__WEBPACK_IMPORTED_MODULE_1__/* .STATE_SCHEMA_VERSION */ .b8} at most: it was written by a newer loop-controller. Run this loop with that ` +
             `newer release (the action ref or the CLI version that wrote it, e.g. \`npx loop-controller@latest\`); ` +
             `the state was left untouched.`);
     }
-    for (let from = version; from < _state_js__WEBPACK_IMPORTED_MODULE_2__/* .STATE_SCHEMA_VERSION */ .b8; from++) {
+    for (let from = version; from < _state_js__WEBPACK_IMPORTED_MODULE_1__/* .STATE_SCHEMA_VERSION */ .b8; from++) {
         const migration = migrations[from];
         if (!migration) {
             throw new StateValidationError([
@@ -30828,16 +30832,16 @@ function migrateState(raw, packageVersion, source = 'loop-state.json', migration
         }
         current = { ...migration(current), schemaVersion: from + 1 };
     }
-    const parsed = _state_js__WEBPACK_IMPORTED_MODULE_2__/* .loopStateSchema */ .lF.safeParse(current);
+    const parsed = _state_js__WEBPACK_IMPORTED_MODULE_1__/* .loopStateSchema */ .lF.safeParse(current);
     if (!parsed.success)
         throw new StateValidationError(parsed.error.issues, source);
-    return { state: parsed.data, migratedFrom: version === _state_js__WEBPACK_IMPORTED_MODULE_2__/* .STATE_SCHEMA_VERSION */ .b8 ? null : version };
+    return { state: parsed.data, migratedFrom: version === _state_js__WEBPACK_IMPORTED_MODULE_1__/* .STATE_SCHEMA_VERSION */ .b8 ? null : version };
 }
 const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const asArray = (value) => (Array.isArray(value) ? value : []);
 const asString = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
 const asNumber = (value) => typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-const isStage = (value) => typeof value === 'string' && _stages_js__WEBPACK_IMPORTED_MODULE_1__/* .STAGES */ .an.includes(value);
+const isStage = (value) => typeof value === 'string' && _stages_js__WEBPACK_IMPORTED_MODULE_0__/* .STAGES */ .an.includes(value);
 const V0_STAGE_STATUS = {
     pending: 'pending',
     'in-progress': 'active',
@@ -30875,8 +30879,8 @@ function migrateV0ToV1(raw) {
     const pipeline = Array.isArray(raw.pipeline)
         ? raw.pipeline
         : stageNames.length > 0
-            ? _stages_js__WEBPACK_IMPORTED_MODULE_1__/* .STAGES */ .an.filter((s) => stageNames.includes(s))
-            : [..._stages_js__WEBPACK_IMPORTED_MODULE_1__/* .STAGES */ .an];
+            ? _stages_js__WEBPACK_IMPORTED_MODULE_0__/* .STAGES */ .an.filter((s) => stageNames.includes(s))
+            : [..._stages_js__WEBPACK_IMPORTED_MODULE_0__/* .STAGES */ .an];
     const rawState = raw.stage ?? raw.state;
     const activeStage = stageNames.find((s) => stages[s].status === 'active');
     const firstPending = stageNames.find((s) => stages[s].status === 'pending');
@@ -31124,6 +31128,8 @@ const failureRecordSchema = zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ 
     signature: zod__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
     /** Normalised token fingerprint for the same-error rule (bounded). */
     tokens: zod__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()).max(400).default([]),
+    /** The failing tests the check named (current failure only), to tell progress from a repeat. */
+    failingTests: zod__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(zod__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()).max(500).optional(),
     resolution: zod__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(['open', 'resolved', 'flaky', 'escalated', 'auto-fixed']).default('open'),
     /** The retry budget for this failure (the pattern's `max_auto_retries`, else `retry.per-failure`). */
     maxAttempts: zod__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().int().nonnegative().optional(),
@@ -31254,8 +31260,8 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(18687);
-// The action's entry point: nothing but `run()` (STYLE.md point 2).
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(23650);
+// The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -31264,7 +31270,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 18687:
+/***/ 23650:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31279,2133 +31285,476 @@ var external_node_os_ = __nccwpck_require__(48161);
 var external_node_path_ = __nccwpck_require__(76760);
 // EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 7 modules
 var core = __nccwpck_require__(33838);
-// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
-var lib_github = __nccwpck_require__(61351);
-;// CONCATENATED MODULE: ./src/domain/redact.ts
+;// CONCATENATED MODULE: ./src/action/actions-io.ts
 /**
- * Redaction of secrets from every line that leaves the runner (DESIGN.md section 7), and defusing of
- * workflow commands in text that is echoed to the log. Pure: no I/O.
+ * The action's one door to `@actions/core` for what is not logging (the Logger port has its own
+ * adapter): inputs, secrets to mask, outputs, the job summary, error annotations, step groups and the
+ * step's failure. The modules in this folder take an `ActionIO`, so tests hand them a fake.
  */
-/** What a token-shaped string is replaced with: the kind is kept so a reader knows what was there. */
-function redactionLabel(kind) {
-    return `[redacted:${kind}]`;
-}
-/** What a known secret is replaced with (the same mask GitHub uses). */
-const SECRET_MASK = '***';
-/** Secrets shorter than this are not redacted by value: masking `1` or `true` would wreck every text. */
-const MIN_SECRET_LENGTH = 4;
-/**
- * Token shapes as data (STYLE.md point 10). `keep` is the number of leading capture groups kept
- * verbatim (a prefix such as `Authorization: Bearer `). Every regex is linear: no nested quantifiers.
- */
-const TOKEN_SHAPES = [
-    {
-        kind: 'private-key',
-        regex: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g,
+
+const actionsIO = {
+    getInput: (name) => core/* getInput */.V4(name),
+    setSecret: (value) => core/* setSecret */.Pq(value),
+    setOutput: (name, value) => {
+        core/* info */.pq(`${name} = ${value}`);
+        core/* setOutput */.uH(name, value);
     },
-    // A key block cut short (e.g. by output trimming): everything after its start is withheld.
-    { kind: 'private-key', regex: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*$/g },
-    { kind: 'github-token', regex: /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g },
-    { kind: 'github-token', regex: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
-    { kind: 'npm-token', regex: /\bnpm_[A-Za-z0-9]{36}\b/g },
-    { kind: 'aws-access-key-id', regex: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
-    {
-        kind: 'aws-secret-access-key',
-        regex: /(aws_secret_access_key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi,
-        keep: 1,
+    info: (message) => core/* info */.pq(message),
+    group: (name, body) => core/* group */.Os(name, body),
+    annotateError: (message, where) => core/* error */.z3(message, {
+        title: where.title,
+        file: where.file,
+        ...(where.line !== undefined ? { startLine: where.line } : {}),
+        ...(where.column !== undefined ? { startColumn: where.column } : {}),
+    }),
+    writeSummary: async (markdown) => {
+        await core/* summary */.z.addRaw(markdown).write();
     },
-    { kind: 'anthropic-key', regex: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
-    { kind: 'openai-key', regex: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
-    { kind: 'slack-token', regex: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g },
-    { kind: 'jwt', regex: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
-    { kind: 'authorization', regex: /(\bAuthorization\s*:\s*(?:Bearer|token|Basic)\s+)[^\s'"]+/gi, keep: 1 },
-    { kind: 'bearer-token', regex: /(\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g, keep: 1 },
-    // Credentials in a URL: https://user:password@host
-    { kind: 'url-credentials', regex: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi, keep: 1 },
-];
-function escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    setFailed: (message) => core/* setFailed */.C1(message),
+};
+
+;// CONCATENATED MODULE: ./src/action/commit-identity.ts
+/** The identity of the loop's commits (passed per command, never written to git config). */
+const COMMIT_IDENTITY = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com',
+};
+
+;// CONCATENATED MODULE: ./src/domain/loop-names.ts
+/** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
+/** Labels people put on an issue or pull request. */
+const Labels = {
+    /** Starts a loop from an issue (used by the example workflow). */
+    Start: 'loop',
+    Stop: 'loop/stop',
+    ApprovedPrefix: 'loop/approved:',
+};
+/** The hidden marker that finds a loop's sticky comment. */
+function stickyCommentMarker(loopId) {
+    return `<!-- loop-controller:${loopId} -->`;
 }
-/** The forms a secret may take in output: as is, base64 (three alignments), URL-encoded, JSON-escaped. */
-function secretForms(secret) {
-    const forms = new Set([secret]);
-    const bytes = new TextEncoder().encode(secret);
-    // A secret inside a longer base64 text starts at one of three byte offsets within a 3-byte group.
-    // The groups made only of the secret's bytes encode the same way whatever surrounds them, so that
-    // middle part identifies the secret: skip the first group (shared with the bytes before) and the
-    // last partial one (shared with the bytes after).
-    for (let offset = 0; offset < 3; offset++) {
-        const padded = new Uint8Array(offset + bytes.length);
-        padded.set(bytes, offset);
-        const encoded = toBase64(padded);
-        const start = offset === 0 ? 0 : 4;
-        const end = Math.floor((offset + bytes.length) / 3) * 4;
-        const core = encoded.slice(start, end);
-        if (core.length >= 8)
-            forms.add(core);
-    }
-    forms.add(toBase64(bytes).replace(/=+$/, ''));
-    forms.add(encodeURIComponent(secret));
-    forms.add(JSON.stringify(secret).slice(1, -1));
-    return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH);
-}
-const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-function toBase64(bytes) {
-    let out = '';
-    for (let i = 0; i < bytes.length; i += 3) {
-        const a = bytes[i] ?? 0;
-        const b = bytes[i + 1] ?? 0;
-        const c = bytes[i + 2] ?? 0;
-        const triple = (a << 16) | (b << 8) | c;
-        out += BASE64_ALPHABET[(triple >> 18) & 63];
-        out += BASE64_ALPHABET[(triple >> 12) & 63];
-        out += i + 1 < bytes.length ? BASE64_ALPHABET[(triple >> 6) & 63] : '=';
-        out += i + 2 < bytes.length ? BASE64_ALPHABET[triple & 63] : '=';
-    }
-    return out;
-}
-/**
- * Returns a function that removes the known `secrets` (in every form `secretForms` lists) and every
- * token-shaped string from a text. Known secrets go first, so a secret that also has a token shape is
- * masked as a secret.
- */
-function createRedactor(secrets) {
-    const forms = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(secretForms))]
-        // Longest first, so a secret that contains another is masked whole.
-        .sort((a, b) => b.length - a.length);
-    const secretRegex = forms.length > 0 ? new RegExp(forms.map(escapeRegExp).join('|'), 'g') : null;
-    return (text) => {
-        let out = secretRegex ? text.replace(secretRegex, SECRET_MASK) : text;
-        for (const shape of TOKEN_SHAPES) {
-            const label = redactionLabel(shape.kind);
-            out = out.replace(shape.regex, (...args) => {
-                const kept = shape.keep ? args.slice(1, 1 + shape.keep).join('') : '';
-                return kept + label;
-            });
-        }
-        return out;
-    };
-}
-/** The zero-width space that breaks a workflow command without changing how the line reads. */
-const ZERO_WIDTH_SPACE = '\u200b';
-/**
- * Defuses workflow commands (`::set-output`, `::add-mask::`, `::stop-commands::`, the old `##[...]`
- * form) at the start of any line, so text from a check or an agent cannot steer the runner when it is
- * echoed to the log.
- */
-function neutraliseWorkflowCommands(text) {
-    return text
-        .replace(/^([ \t]*):(?=:)/gm, `$1:${ZERO_WIDTH_SPACE}`)
-        .replace(/^([ \t]*)#(?=#\[)/gm, `$1#${ZERO_WIDTH_SPACE}`);
+/** The branch a loop commits its work to. */
+function loopBranch(loopId) {
+    return `loop/${loopId}`;
 }
 
-;// CONCATENATED MODULE: ./src/adapters/actions-logger.ts
+;// CONCATENATED MODULE: ./src/domain/commands.ts
 /**
- * The Logger port over `@actions/core`: groups per phase, annotations for locations. Every message is
- * redacted and has workflow commands defused before it reaches the log, because it may quote a
- * check's or an agent's output.
+ * Commands from people (DESIGN.md section 5): `/loop ...` lines in comments, and labels. The result is
+ * typed data: a gate or task name restricted to a safe alphabet, a reason as plain text. Nothing here
+ * is ever meant for a shell; a reason reaches commands only as a file or an environment variable.
  */
 
-
-function annotation(location) {
-    if (!location)
-        return {};
-    return {
-        ...(location.title ? { title: location.title } : {}),
-        ...(location.file ? { file: location.file } : {}),
-        ...(location.line !== undefined ? { startLine: location.line } : {}),
-        ...(location.column !== undefined ? { startColumn: location.column } : {}),
-    };
-}
-/** A Logger for the action: `redact` is applied to every message first. */
-function actionsLogger(redact) {
-    const clean = (message) => neutraliseWorkflowCommands(redact(message));
-    return {
-        info: (message) => core/* info */.pq(clean(message)),
-        debug: (message) => core/* debug */.Yz(clean(message)),
-        warning: (message, location) => core/* warning */.$e(clean(message), annotation(location)),
-        error: (message, location) => core/* error */.z3(clean(message), annotation(location)),
-        group: (name, body) => core/* group */.Os(clean(name), body),
-    };
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(77598);
-// EXTERNAL MODULE: external "node:events"
-var external_node_events_ = __nccwpck_require__(78474);
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(73024);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(51455);
-// EXTERNAL MODULE: external "node:string_decoder"
-var external_node_string_decoder_ = __nccwpck_require__(46193);
-// EXTERNAL MODULE: ./src/domain/migrations.ts
-var migrations = __nccwpck_require__(46419);
-// EXTERNAL MODULE: ./src/domain/state.ts
-var state = __nccwpck_require__(10781);
-// EXTERNAL MODULE: ./src/ports/store.ts
-var store = __nccwpck_require__(93433);
-;// CONCATENATED MODULE: ./src/adapters/file-store.ts
+const GATE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
+const MAX_REASON_LENGTH = 500;
+const USAGE = 'Commands: `/loop approve GATE`, `/loop resume`, `/loop abort`, `/loop skip TASK --reason "why"`.';
 /**
- * The `file` store (DESIGN.md section 6): `<root>/<loopId>/loop-state.json`, written atomically (temp
- * file in the same folder, fsync, rename, fsync the folder). The version for compare-and-swap is the
- * sha256 of the file's bytes; an exclusive lock file (`open(..., 'wx')`) around compare-and-rename makes
- * two processes racing on the same version end with exactly one winner.
+ * Reads the first `/loop` command in a comment body. Lines inside code fences and quoted lines
+ * (`> ...`, as in a reply) are ignored, so quoting a command never runs it.
  *
- * A state that is not JSON or fails validation is moved aside to `loop-state.invalid-<time>.json`
- * (never overwritten) and a marker makes `save` refuse until `reset`. A state from a newer schema is
- * refused and left where it is.
+ * @returns the command, a problem for a malformed `/loop` line, or null when the body has none.
  */
-
-
-
-
-
-
-
-
-const STATE_FILE = 'loop-state.json';
-const LOCK_FILE = 'loop-state.lock';
-const EMPTY_LOCK_STALE_MS = 1000;
-const QUARANTINE_MARKER = 'loop-state.quarantined.json';
-/** `save` was handed a state that does not pass the schema; nothing was written. */
-class InvalidStateError extends (/* unused pure expression or super */ null && (Error)) {
-    name = 'InvalidStateError';
+function parseCommentCommand(body) {
+    let fence = null;
+    for (const rawLine of body.split(/\r?\n/)) {
+        const line = rawLine.trim();
+        const fenceMatch = /^(`{3,}|~{3,})/.exec(line);
+        if (fenceMatch) {
+            const marker = fenceMatch[1];
+            if (fence === null)
+                fence = marker;
+            else if (marker[0] === fence[0] && marker.length >= fence.length)
+                fence = null;
+            continue;
+        }
+        if (fence !== null || line.startsWith('>'))
+            continue;
+        if (!/^\/loop(\s|$)/.test(line))
+            continue;
+        return parseCommandLine(line.slice('/loop'.length).trim());
+    }
+    return null;
 }
-const LOOP_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
-/** The `Store` port over a folder. */
-class FileStore {
-    kind = 'file';
-    root;
-    toolVersion;
-    lockStaleMs;
-    lockWaitMs;
-    now;
-    constructor(options) {
-        this.root = options.root;
-        this.toolVersion = options.toolVersion;
-        this.lockStaleMs = options.lockStaleMs ?? 30_000;
-        this.lockWaitMs = options.lockWaitMs ?? 10_000;
-        this.now = options.now ?? (() => new Date());
-    }
-    describe(loopId) {
-        return this.dir(loopId);
-    }
-    /** The path of a loop's state file. */
-    stateFile(loopId) {
-        return join(this.dir(loopId), STATE_FILE);
-    }
-    async load(loopId) {
-        const dir = this.dir(loopId);
-        const file = join(dir, STATE_FILE);
-        // A concurrent save may replace the file between our read and the quarantine; then we read again.
-        for (let attempt = 0;; attempt++) {
-            await this.refuseIfQuarantined(loopId);
-            const bytes = await readIfExists(file);
-            if (bytes === null)
-                return null;
-            const checked = this.validate(bytes, file);
-            if (checked.ok)
-                return { state: checked.state, version: versionOf(bytes) };
-            const moved = await this.quarantine(loopId, bytes, checked.problem);
-            if (moved === 'changed' && attempt < 3)
-                continue;
-            if (moved === 'changed')
-                throw new Error(`${file} keeps changing while it is being read; is another writer busy?`);
-            throw new StateQuarantinedError(`The loop state ${file} is not valid: ${checked.problem}. It was moved aside to ${moved} (kept, never ` +
-                `overwritten). Fix it and move it back, or run 'loop-controller abort' / reset the loop to start afresh.`, moved);
+function parseCommandLine(rest) {
+    const [verb = '', ...words] = rest.split(/\s+/);
+    const argument = rest.slice(verb.length).trim();
+    switch (verb.toLowerCase()) {
+        case 'resume':
+            return { command: { kind: 'resume' } };
+        case 'abort': {
+            const reason = argument === '' ? undefined : readReason(argument);
+            if (reason !== undefined && 'problem' in reason)
+                return reason;
+            return { command: reason ? { kind: 'abort', reason: reason.text } : { kind: 'abort' } };
         }
-    }
-    async save(loopId, state, expectedVersion) {
-        const dir = this.dir(loopId);
-        const file = join(dir, STATE_FILE);
-        if (state?.loopId !== loopId) {
-            throw new InvalidStateError(`Refusing to save to loop '${loopId}': the state belongs to loop '${state?.loopId}'. Expected the same loop id.`);
-        }
-        const parsed = loopStateSchema.safeParse(state);
-        if (!parsed.success) {
-            throw new InvalidStateError(`Refusing to save an invalid state for loop '${loopId}' to ${file}: ${describeIssues(parsed.error.issues)}.`);
-        }
-        const bytes = Buffer.from(`${JSON.stringify(parsed.data, null, 2)}\n`);
-        await mkdir(dir, { recursive: true });
-        const release = await this.lock(dir);
-        try {
-            await this.refuseIfQuarantined(loopId);
-            const current = await readIfExists(file);
-            const currentVersion = current === null ? null : versionOf(current);
-            if (currentVersion !== expectedVersion) {
-                throw new StoreConflictError(`Another writer saved loop '${loopId}' first (${file}): expected version ${expectedVersion ?? 'none (a new loop)'}, ` +
-                    `found ${currentVersion ?? 'none'}. Load it again and retry.`);
+        case 'approve': {
+            const gate = (words[0] ?? '').toLowerCase();
+            if (gate === '')
+                return { problem: `\`/loop approve\` needs a gate name, e.g. \`/loop approve security\`. ${USAGE}` };
+            if (!GATE_NAME.test(gate) || words.length > 1) {
+                return { problem: `\`/loop approve\` takes one gate name (lower-case letters, digits and dashes). ${USAGE}` };
             }
-            await writeAtomically(dir, STATE_FILE, bytes);
+            return { command: { kind: 'approve', gate } };
         }
-        finally {
-            await release();
-        }
-        return versionOf(bytes);
-    }
-    async reset(loopId) {
-        await rm(join(this.dir(loopId), QUARANTINE_MARKER), { force: true });
-    }
-    dir(loopId) {
-        if (!LOOP_ID.test(loopId)) {
-            throw new Error(`Loop id '${loopId}' is not usable as a folder name: expected letters, digits, dot, dash and underscore, starting with a letter or digit (at most 200).`);
-        }
-        return join(this.root, loopId);
-    }
-    validate(bytes, file) {
-        let raw;
-        try {
-            raw = JSON.parse(bytes.toString('utf8'));
-        }
-        catch (error) {
-            return { ok: false, problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
-        }
-        try {
-            // Older schema versions are migrated; a newer one throws StateFromTheFutureError, left untouched.
-            return { ok: true, state: migrateState(raw, this.toolVersion ?? 'in use', file).state };
-        }
-        catch (error) {
-            // Not `instanceof`: zod's error classes answer true for any Error (they pass `Error` as the parent).
-            if (error instanceof StateFromTheFutureError ||
-                !(error instanceof Error) ||
-                error.name !== 'StateValidationError') {
-                throw error;
-            }
-            return { ok: false, problem: describeIssues(error.issues) };
-        }
-    }
-    async refuseIfQuarantined(loopId) {
-        const marker = await readIfExists(join(this.dir(loopId), QUARANTINE_MARKER));
-        if (marker === null)
-            return;
-        let info = {};
-        try {
-            info = JSON.parse(marker.toString('utf8'));
-        }
-        catch {
-            // A torn marker still means quarantined.
-        }
-        const where = info.file ?? join(this.dir(loopId), 'loop-state.invalid-*.json');
-        throw new StateQuarantinedError(`The state of loop '${loopId}' is quarantined: ${info.problem ?? 'it failed validation'}. The bad state is kept ` +
-            `at ${where}. Nothing is saved until the loop is reset (FileStore.reset, or 'loop-controller abort').`, where);
-    }
-    /** Moves the bad bytes aside under the lock; 'changed' when the file is no longer the bytes we judged. */
-    async quarantine(loopId, bytes, problem) {
-        const dir = this.dir(loopId);
-        const file = join(dir, STATE_FILE);
-        const release = await this.lock(dir);
-        try {
-            const current = await readIfExists(file);
-            if (current === null || !current.equals(bytes))
-                return 'changed';
-            const stamp = this.now().toISOString().replace(/:/g, '-');
-            let target = join(dir, `loop-state.invalid-${stamp}.json`);
-            for (let n = 2; await exists(target); n++)
-                target = join(dir, `loop-state.invalid-${stamp}-${n}.json`);
-            await rename(file, target);
-            await writeAtomically(dir, QUARANTINE_MARKER, Buffer.from(`${JSON.stringify({ file: target, problem }, null, 2)}\n`));
-            return target;
-        }
-        finally {
-            await release();
-        }
-    }
-    /** Takes the folder's exclusive lock; returns its release. */
-    async lock(dir) {
-        const path = join(dir, LOCK_FILE);
-        const token = `${hostname()} ${process.pid} ${randomBytes(6).toString('hex')}`;
-        const deadline = Date.now() + this.lockWaitMs;
-        for (;;) {
-            try {
-                const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-                await handle.writeFile(token);
-                await handle.close();
-                return async () => {
-                    // Only remove our own lock: a lock broken as stale may have been taken by someone else since.
-                    const held = await readIfExists(path);
-                    if (held?.toString('utf8') === token)
-                        await unlink(path).catch(() => { });
+        case 'skip': {
+            const task = words[0] ?? '';
+            if (!TASK_NAME.test(task)) {
+                return {
+                    problem: `\`/loop skip\` needs a task name (letters, digits, dot, dash, underscore, colon, slash). ${USAGE}`,
                 };
             }
-            catch (error) {
-                if (error.code !== 'EEXIST')
-                    throw error;
+            const afterTask = argument.slice(task.length).trim();
+            const reasonMatch = /^--reason(?:=|\s+)([\s\S]*)$/.exec(afterTask);
+            if (!reasonMatch)
+                return { problem: `\`/loop skip ${task}\` needs \`--reason "why"\`: a skip is recorded with its reason.` };
+            const reason = readReason((reasonMatch[1] ?? '').trim());
+            if ('problem' in reason)
+                return reason;
+            return { command: { kind: 'skip', task, reason: reason.text } };
+        }
+        default:
+            return { problem: `Unknown \`/loop\` command${verb ? ` '${verb.slice(0, 40)}'` : ''}. ${USAGE}` };
+    }
+}
+/** A reason: "double quoted" (with \" escapes), 'single quoted', or the rest of the line. */
+function readReason(text) {
+    let reason = text;
+    const quote = text[0];
+    if (quote === '"' || quote === "'") {
+        let out = '';
+        let closed = false;
+        for (let i = 1; i < text.length; i++) {
+            const char = text[i];
+            if (char === '\\' && i + 1 < text.length && (text[i + 1] === quote || text[i + 1] === '\\')) {
+                out += text[i + 1];
+                i++;
             }
-            if (await this.isStale(path)) {
-                // Rename first so that only one breaker wins; then remove the renamed copy.
-                const aside = `${path}.stale-${randomBytes(6).toString('hex')}`;
-                await rename(path, aside).then(() => unlink(aside).catch(() => { }), () => { });
-                continue;
+            else if (char === quote) {
+                closed = true;
+                break;
             }
-            if (Date.now() > deadline) {
-                throw new Error(`Could not lock ${path} within ${this.lockWaitMs} ms: another loop-controller is saving this loop. ` +
-                    `If none is running, delete the lock file.`);
-            }
-            await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 8));
+            else
+                out += char;
         }
+        if (!closed)
+            return { problem: `The reason starts with ${quote} but has no closing ${quote}.` };
+        reason = out;
     }
-    async isStale(path) {
-        try {
-            const info = await stat(path);
-            const age = Date.now() - info.mtimeMs;
-            if (age > this.lockStaleMs)
-                return true;
-            const text = await readFile(path, 'utf8');
-            // A writer writes its token right after creating the lock; one that is still empty a second later
-            // was left by a process killed in between.
-            if (text === '')
-                return age > EMPTY_LOCK_STALE_MS;
-            const [host, pid] = text.split(' ');
-            if (host !== hostname() || !pid)
-                return false;
-            try {
-                process.kill(Number(pid), 0);
-                return false;
-            }
-            catch (error) {
-                return error.code === 'ESRCH';
-            }
-        }
-        catch {
-            return false;
-        }
-    }
+    reason = reason.trim();
+    if (reason === '')
+        return { problem: 'The reason must not be empty.' };
+    if (reason.length > MAX_REASON_LENGTH)
+        return { problem: `The reason must be at most ${MAX_REASON_LENGTH} characters.` };
+    return { text: reason };
 }
-/** The version token of a state file's bytes. */
-function versionOf(bytes) {
-    return createHash('sha256').update(bytes).digest('hex');
+/** What a label means: `loop/approved:GATE` approves, `loop/stop` is the kill switch. */
+function parseLabel(name) {
+    if (name === Labels.Stop)
+        return { kind: 'abort', reason: `label ${Labels.Stop}` };
+    if (name.startsWith(Labels.ApprovedPrefix)) {
+        const gate = name.slice(Labels.ApprovedPrefix.length).trim().toLowerCase();
+        return GATE_NAME.test(gate) ? { kind: 'approve', gate } : null;
+    }
+    return null;
 }
-/** zod issues as `path: message` (at most five), e.g. `iteration: Invalid input: expected number, received string`. */
-function describeIssues(issues) {
-    const shown = issues
-        .slice(0, 5)
-        .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(the whole state)'}: ${issue.message}`);
-    const more = issues.length > 5 ? `; and ${issues.length - 5} more` : '';
-    return shown.join('; ') + more;
+/** True when the kill-switch label is among `labels`. */
+function hasStopLabel(labels) {
+    return labels.includes(Labels.Stop);
 }
-async function readIfExists(path) {
-    try {
-        return await readFile(path);
-    }
-    catch (error) {
-        if (error.code === 'ENOENT')
-            return null;
-        throw error;
-    }
-}
-async function exists(path) {
-    return stat(path).then(() => true, () => false);
-}
-/** Temp file in the same folder, fsync, rename over `name`, fsync the folder. */
-async function writeAtomically(dir, name, bytes) {
-    const temporary = (0,external_node_path_.join)(dir, `.${name}.${process.pid}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`);
-    const handle = await (0,promises_.open)(temporary, 'w', 0o644);
-    try {
-        await handle.writeFile(bytes);
-        await handle.sync();
-    }
-    finally {
-        await handle.close();
-    }
-    try {
-        await (0,promises_.rename)(temporary, (0,external_node_path_.join)(dir, name));
-    }
-    catch (error) {
-        await (0,promises_.rm)(temporary, { force: true });
-        throw error;
-    }
-    const folder = await (0,promises_.open)(dir, 'r');
-    try {
-        await folder.sync();
-    }
-    finally {
-        await folder.close();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/adapters/audit-trail.ts
-/**
- * The audit trail of one loop (DESIGN.md section 7), in the loop's folder: `iterations/<n>.md`,
- * `journey-log.jsonl` (one event a line), `final.md`, `dead-letters/<signature>.md` and copies of check
- * logs under `logs/<iteration>/`. Everything written passes through `redact` first.
- */
-
-
-
-
-
-
-
-const JOURNEY_LOG = 'journey-log.jsonl';
-const PENDING_PREFIX = 'journey-pending-';
-/** A staged file younger than this may belong to a save still in flight in another process. */
-const PENDING_IN_FLIGHT_MS = 60_000;
-function pendingName(marker) {
-    return `${PENDING_PREFIX}${(0,external_node_crypto_.createHash)('sha256').update(marker).digest('hex').slice(0, 16)}.json`;
-}
-async function readPending(path) {
-    try {
-        const parsed = JSON.parse(await (0,promises_.readFile)(path, 'utf8'));
-        return typeof parsed.marker === 'string' && Array.isArray(parsed.events)
-            ? { marker: parsed.marker, events: parsed.events }
-            : null;
-    }
-    catch {
-        return null;
-    }
-}
-/** Writes and reads one loop's audit trail. */
-class AuditTrail {
-    dir;
-    redact;
-    constructor(dir, redact) {
-        this.dir = dir;
-        this.redact = redact;
-    }
-    /**
-     * Appends events as JSON lines in one write with O_APPEND, so a crash cannot leave a torn record in
-     * the middle of the log; a torn last line from an earlier crash is closed off with a newline first.
-     */
-    async appendEvents(events) {
-        if (events.length === 0)
-            return;
-        await (0,promises_.mkdir)(this.dir, { recursive: true });
-        const lines = events.map((event) => `${JSON.stringify(redactDeep(event, this.redact))}\n`).join('');
-        const handle = await (0,promises_.open)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'a+');
-        try {
-            const { size } = await handle.stat();
-            let prefix = '';
-            if (size > 0) {
-                const last = Buffer.alloc(1);
-                await handle.read(last, 0, 1, size - 1);
-                if (last[0] !== 0x0a)
-                    prefix = '\n';
-            }
-            const bytes = Buffer.from(prefix + lines);
-            const { bytesWritten } = await handle.write(bytes);
-            if (bytesWritten !== bytes.length) {
-                throw new Error(`${(0,external_node_path_.join)(this.dir, JOURNEY_LOG)}: wrote ${bytesWritten} of ${bytes.length} bytes (disk full?)`);
-            }
-            await handle.datasync();
-        }
-        finally {
-            await handle.close();
-        }
-    }
-    /**
-     * Stages events that belong to a state about to be saved, under `marker` (which names that state).
-     * They reach the journey log only with `commitPending` once the save landed, or with
-     * `recoverPending` on the next load if the process died in between; a save that lost a race drops
-     * them with `discardPending`. So the log never misses an iteration that was saved, and never records
-     * one that was not.
-     */
-    async stagePending(marker, events) {
-        if (events.length === 0)
-            return;
-        const record = { marker, events: events.map((event) => redactDeep(event, this.redact)) };
-        await (0,promises_.mkdir)(this.dir, { recursive: true });
-        await writeAtomically(this.dir, pendingName(marker), Buffer.from(`${JSON.stringify(record)}\n`));
-    }
-    /** Moves the staged events of `marker` into the journey log. */
-    async commitPending(marker) {
-        await this.flushPending((0,external_node_path_.join)(this.dir, pendingName(marker)));
-    }
-    /**
-     * Appends a staged batch once: each of its lines carries the batch's marker, so a process killed
-     * between the append and the removal of the staged file does not append the batch again when the
-     * next run recovers it.
-     */
-    async flushPending(path) {
-        const staged = await readPending(path);
-        if (staged && !(await this.logEndsWithBatch(staged.marker))) {
-            await this.appendEvents(staged.events.map((event) => ({ ...event, batch: staged.marker })));
-        }
-        await (0,promises_.rm)(path, { force: true });
-    }
-    async logEndsWithBatch(marker) {
-        const needle = `"batch":${JSON.stringify(marker)}`;
-        try {
-            const handle = await (0,promises_.open)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'r');
-            try {
-                const { size } = await handle.stat();
-                const length = Math.min(size, 256 * 1024);
-                const tail = Buffer.alloc(length);
-                await handle.read(tail, 0, length, size - length);
-                return tail.toString('utf8').includes(needle);
-            }
-            finally {
-                await handle.close();
-            }
-        }
-        catch {
-            return false;
-        }
-    }
-    async discardPending(marker) {
-        await (0,promises_.rm)((0,external_node_path_.join)(this.dir, pendingName(marker)), { force: true });
-    }
-    /**
-     * After a load: events staged for the state that is now stored (`currentMarker`) are committed; others
-     * were for a save that never landed and are dropped once they are old enough not to be in flight.
-     */
-    async recoverPending(currentMarker, now = Date.now()) {
-        let names;
-        try {
-            names = (await (0,promises_.readdir)(this.dir)).filter((name) => name.startsWith(PENDING_PREFIX));
-        }
-        catch {
-            return;
-        }
-        for (const name of names) {
-            const path = (0,external_node_path_.join)(this.dir, name);
-            const staged = await readPending(path);
-            if (staged && staged.marker === currentMarker) {
-                await this.flushPending(path);
-            }
-            else {
-                const age = await (0,promises_.stat)(path).then((info) => now - info.mtimeMs, () => 0);
-                if (!staged || age > PENDING_IN_FLIGHT_MS)
-                    await (0,promises_.rm)(path, { force: true });
-            }
-        }
-    }
-    /**
-     * The events recorded so far, oldest first. Lines that do not parse (a record torn by a crash) are
-     * left out rather than failing the whole read.
-     */
-    async readEvents() {
-        let text;
-        try {
-            text = await (0,promises_.readFile)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'utf8');
-        }
-        catch (error) {
-            if (error.code === 'ENOENT')
-                return [];
-            throw error;
-        }
-        const events = [];
-        for (const line of text.split('\n')) {
-            if (line.trim() === '')
-                continue;
-            try {
-                const event = JSON.parse(line);
-                if (event && typeof event === 'object' && typeof event.type === 'string')
-                    events.push(event);
-            }
-            catch {
-                // A torn record: skipped.
-            }
-        }
-        return events;
-    }
-    /** Writes `iterations/<n>.md` atomically. */
-    async writeIteration(n, markdown) {
-        if (!Number.isInteger(n) || n < 0)
-            throw new Error(`iteration must be a whole number of at least 0; got ${n}`);
-        await this.writeFile(['iterations'], `${n}.md`, markdown);
-    }
-    /** Writes `final.md` atomically. */
-    async writeFinal(markdown) {
-        await this.writeFile([], 'final.md', markdown);
-    }
-    /**
-     * Writes `dead-letters/<signature>.md` (and `<signature>.pattern.yml` when a candidate pattern is
-     * proposed). The signature's characters that are not safe in a file name become `_`.
-     */
-    async writeDeadLetter(signature, markdown, candidatePatternYaml) {
-        const name = safeFileName(signature);
-        await this.writeFile(['dead-letters'], `${name}.md`, markdown);
-        if (candidatePatternYaml !== undefined) {
-            await this.writeFile(['dead-letters'], `${name}.pattern.yml`, candidatePatternYaml);
-        }
-    }
-    /**
-     * Copies a check's log into `logs/<iteration>/<check>.log`, redacted line by line as it streams (memory
-     * stays bounded whatever the log's size). Returns the copy's path.
-     */
-    async copyLog(check, iteration, logFile) {
-        const folder = (0,external_node_path_.join)(this.dir, 'logs', String(iteration));
-        await (0,promises_.mkdir)(folder, { recursive: true });
-        const target = (0,external_node_path_.join)(folder, `${safeFileName(check)}.log`);
-        const temporary = `${target}.${process.pid}.tmp`;
-        const output = (0,external_node_fs_.createWriteStream)(temporary);
-        const decoder = new external_node_string_decoder_.StringDecoder('utf8');
-        let pending = '';
-        const emit = async (text) => {
-            if (!output.write(this.redact(text)))
-                await (0,external_node_events_.once)(output, 'drain');
-        };
-        try {
-            for await (const chunk of (0,external_node_fs_.createReadStream)(logFile)) {
-                pending += decoder.write(chunk);
-                const cut = pending.lastIndexOf('\n');
-                // Redact whole lines only, so a secret split across two chunks is still found; a line with no end
-                // is flushed once it grows past 1 MiB to keep memory bounded.
-                if (cut >= 0) {
-                    await emit(pending.slice(0, cut + 1));
-                    pending = pending.slice(cut + 1);
-                }
-                else if (pending.length > 1024 * 1024) {
-                    await emit(pending);
-                    pending = '';
-                }
-            }
-            pending += decoder.end();
-            if (pending)
-                await emit(pending);
-            output.end();
-            await (0,external_node_events_.once)(output, 'finish');
-            await (0,promises_.rename)(temporary, target);
-        }
-        catch (error) {
-            output.destroy();
-            await (0,promises_.rm)(temporary, { force: true });
-            throw error;
-        }
-        return target;
-    }
-    async writeFile(folders, name, text) {
-        const folder = (0,external_node_path_.join)(this.dir, ...folders);
-        await (0,promises_.mkdir)(folder, { recursive: true });
-        await writeAtomically(folder, name, this.redact(text));
-    }
-}
-/** Applies `redact` to every string in a JSON-like value (keys are kept; they are ours). */
-function redactDeep(value, redact) {
-    if (typeof value === 'string')
-        return redact(value);
-    if (Array.isArray(value))
-        return value.map((item) => redactDeep(item, redact));
-    if (value && typeof value === 'object') {
-        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
-    }
-    return value;
-}
-function safeFileName(text) {
-    const safe = text.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
-    return safe.slice(0, 180) || '_';
-}
-
-// EXTERNAL MODULE: external "node:child_process"
-var external_node_child_process_ = __nccwpck_require__(31421);
-;// CONCATENATED MODULE: ./src/ports/git.ts
-/** One git wrapper: non-interactive, identity per command, `try*` methods that return a boolean. */
-/** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
-class ConcurrentCommitError extends Error {
-    name = 'ConcurrentCommitError';
-}
-
-;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
-/**
- * The one git wrapper (STYLE.md 6-7): the git command line, non-interactive, with identity passed per
- * command (`-c user.name=...`) so the user's config is never changed. Failing commands throw
- * `GitCommandError` unless asked not to; only the named, known-benign messages below are tolerated.
- */
-
-
-
-
-
-/** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
-const BENIGN_GIT_MESSAGES = {
-    nothingToCommit: /nothing to commit|no changes added to commit/,
-    everythingUpToDate: /Everything up-to-date/,
-    currentBranchUpToDate: /Current branch \S+ is up to date/,
-    alreadyOnBranch: /Already on '[^']+'/,
-    switchedToNewBranch: /Switched to (a new )?branch/,
-    resetBranch: /Switched to and reset branch/,
-};
-/** Signs in git's output that a push was refused because the remote moved on. */
-const NON_FAST_FORWARD_SIGNS = [
-    /\(non-fast-forward\)/,
-    /\(fetch first\)/,
-    /\(stale info\)/,
-    /Updates were rejected because the (tip|remote)/,
-];
-/** Signs of a rebase stopped by conflicting changes. */
-const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
-/** Git's answer when another process moved HEAD between our read and our commit. */
-const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
-/** A git command that failed; the message quotes the command, its exit code and git's own words. */
-class GitCommandError extends Error {
-    args;
-    result;
-    name = 'GitCommandError';
-    constructor(args, result) {
-        super(`git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
-        this.args = args;
-        this.result = result;
-    }
-}
-/** Files larger than this are left out of `changesSince` (and so are binary files). */
-const DEFAULT_CHANGE_MAX_BYTES = 1024 * 1024;
-/** Output beyond this from one git command is an error rather than a memory blow-up. */
-const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
-/** The `Git` port over the git command line. */
-async function mtimeOf(path) {
-    try {
-        return (await (0,promises_.stat)(path)).mtimeMs;
-    }
-    catch {
-        return null;
-    }
-}
-class GitCli {
-    cwd;
-    exclude;
-    gitPath;
-    emptyTree;
-    staleIndexLockMs;
-    constructor(cwd, options = {}) {
-        this.cwd = cwd;
-        this.exclude = options.exclude ?? ['.loop'];
-        this.gitPath = options.gitPath ?? 'git';
-        this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
-    }
-    raw(args, options = {}) {
-        return new Promise((resolve, reject) => {
-            const child = (0,external_node_child_process_.spawn)(this.gitPath, args, {
-                cwd: this.cwd,
-                env: {
-                    ...process.env,
-                    ...options.env,
-                    GIT_TERMINAL_PROMPT: '0',
-                    GCM_INTERACTIVE: 'never',
-                    // Stable English messages, so the benign and conflict signs above match.
-                    LC_ALL: 'C',
-                },
-                stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-            });
-            const out = [];
-            let outBytes = 0;
-            const err = [];
-            child.stdout?.on('data', (chunk) => {
-                outBytes += chunk.length;
-                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-                    child.kill('SIGKILL');
-                    return;
-                }
-                out.push(chunk);
-            });
-            child.stderr?.on('data', (chunk) => err.push(chunk));
-            child.once('error', reject);
-            child.once('close', (code, signal) => {
-                const stderr = Buffer.concat(err).toString('utf8');
-                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-                    reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`));
-                    return;
-                }
-                resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr });
-            });
-            if (options.input) {
-                child.stdin?.on('error', () => { });
-                child.stdin?.end(options.input);
-            }
-        });
-    }
-    async exec(args, options = {}) {
-        const raw = await this.raw(args, options.env ? { env: options.env } : {});
-        const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr };
-        if (result.exitCode !== 0 && !options.allowFailure)
-            throw new GitCommandError(args, result);
-        return result;
-    }
-    async isRepository() {
-        try {
-            const result = await this.exec(['rev-parse', '--is-inside-work-tree'], { allowFailure: true });
-            return result.exitCode === 0 && result.stdout.trim() === 'true';
-        }
-        catch {
-            return false;
-        }
-    }
-    async head() {
-        const result = await this.exec(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allowFailure: true });
-        return result.exitCode === 0 ? result.stdout.trim() : null;
-    }
-    async currentBranch() {
-        const result = await this.exec(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true });
-        return result.exitCode === 0 ? result.stdout.trim() : null;
-    }
-    /** The repository's top folder (absolute). */
-    async topLevel() {
-        return (await this.exec(['rev-parse', '--show-toplevel'])).stdout.trim();
-    }
-    async changedPaths(since) {
-        const base = await this.baseOf(since);
-        return this.withWorkTreeIndex(async (env) => {
-            const result = await this.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', base], { env });
-            this.check(['diff', '--cached', '--name-only', base], result);
-            return splitZ(result.stdout);
-        });
-    }
-    async diffStat(since) {
-        const base = await this.baseOf(since);
-        return this.withWorkTreeIndex(async (env) => (await this.exec(['diff', '--cached', '--stat', base], { env })).stdout);
-    }
-    async diff(since, paths = []) {
-        const base = await this.baseOf(since);
-        const pathArgs = paths.length > 0 ? ['--', ...paths] : [];
-        return this.withWorkTreeIndex(async (env) => (await this.exec(['--literal-pathspecs', 'diff', '--cached', '--no-color', base, ...pathArgs], { env })).stdout);
-    }
-    async commitAll(message, identity, exclude = []) {
-        await this.stageAllExcept(exclude);
-        const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true });
-        if (staged.exitCode === 0)
-            return null;
-        if (staged.exitCode !== 1)
-            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
-        // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
-        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
-        const result = await this.exec(args, { allowFailure: true });
-        if (result.exitCode !== 0) {
-            // Another process in the same work tree (a second controller) committed these changes between our
-            // staging and our commit: nothing is left for us to commit.
-            if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
-                return null;
-            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
-                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
-            }
-            throw new GitCommandError(args, result);
-        }
-        return this.head();
-    }
-    /** Fetches `ref` from `remote` (no tags). Returns the result rather than throwing: the caller decides. */
-    async fetch(remote, ref) {
-        const result = await this.exec(['fetch', '--no-tags', remote, ref], { allowFailure: true });
-        return { ...result, ok: result.exitCode === 0 };
-    }
-    /**
-     * Pushes `refspec`; with `forceWithLease` (the commit the remote ref is expected at, or '' for "must
-     * not exist yet") only when the remote is still there. Never a plain force push.
-     */
-    async push(remote, refspec, options = {}) {
-        const args = ['push', '--porcelain', remote, refspec];
-        if (options.forceWithLease !== undefined) {
-            // A `+` on the refspec would force past the lease (git documents this), so the lease alone decides.
-            const spec = refspec.replace(/^\+/, '');
-            const destination = spec.includes(':') ? spec.slice(spec.indexOf(':') + 1) : spec;
-            args.splice(2, 2, `--force-with-lease=${destination}:${options.forceWithLease}`, remote, spec);
-        }
-        const result = await this.exec(args, { allowFailure: true });
-        const text = `${result.stdout}\n${result.stderr}`;
-        const nonFastForward = result.exitCode !== 0 && NON_FAST_FORWARD_SIGNS.some((sign) => sign.test(text));
-        // Porcelain puts the per-ref reason (`!  ... [rejected] (stale info)`) on stdout; keep it with stderr.
-        const rejections = result.stdout.split('\n').filter((line) => line.startsWith('!'));
-        return { ok: result.exitCode === 0, nonFastForward, stderr: [...rejections, result.stderr].join('\n').trim() };
-    }
-    /**
-     * Rebases the current branch onto `onto`. A conflict aborts the rebase (the branch is left as it was)
-     * and reports the conflicting paths. Identity is needed because rebased commits get a new committer.
-     */
-    async rebase(onto, identity) {
-        const result = await this.exec([...(identity ? identityArgs(identity) : []), 'rebase', onto], {
-            allowFailure: true,
-        });
-        if (result.exitCode === 0)
-            return { ok: true, conflict: false, conflictPaths: [], stderr: result.stderr };
-        const unmerged = await this.raw(['diff', '--name-only', '--diff-filter=U', '-z']);
-        const conflictPaths = unmerged.exitCode === 0 ? splitZ(unmerged.stdout) : [];
-        const text = `${result.stdout}\n${result.stderr}`;
-        const conflict = conflictPaths.length > 0 || CONFLICT_SIGNS.some((sign) => sign.test(text));
-        const inProgress = await this.exec(['rev-parse', '--verify', '-q', 'REBASE_HEAD'], { allowFailure: true });
-        if (inProgress.exitCode === 0 || conflict)
-            await this.exec(['rebase', '--abort'], { allowFailure: true });
-        return { ok: false, conflict, conflictPaths, stderr: result.stderr };
-    }
-    /** Creates (or resets) branch `name` at `startPoint` and checks it out. */
-    async checkoutBranch(name, startPoint) {
-        await this.exec(['checkout', '-q', '-B', name, startPoint]);
-    }
-    /** The value of a config key, or null when it is not set. */
-    async tryGetConfig(key) {
-        const result = await this.exec(['config', '--get', key], { allowFailure: true });
-        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : null;
-    }
-    /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
-    /**
-     * The work tree as it is now (untracked files included, excluded paths left out), written as a git
-     * tree object. Compare against it later with `changesSince(tree)` to see what one step changed,
-     * whatever was already uncommitted before it.
-     */
-    async snapshot() {
-        return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim());
-    }
-    async fileAt(ref, path) {
-        const result = await this.raw(['cat-file', 'blob', `${ref}:${path}`]);
-        return result.exitCode === 0 ? result.stdout.toString('utf8') : null;
-    }
-    /**
-     * Text files changed in the work tree since `ref` (committed or not, untracked included), with their
-     * contents before and after. Binary files and files over `maxBytes` on either side are left out:
-     * `changedPaths` lists every changed path.
-     */
-    async changesSince(ref, options = {}) {
-        const maxBytes = options.maxBytes ?? DEFAULT_CHANGE_MAX_BYTES;
-        const paths = await this.changedPaths(ref);
-        if (paths.length === 0)
-            return [];
-        const top = await this.topLevel();
-        const before = await this.blobsAt(ref, paths, maxBytes);
-        const changes = [];
-        for (const path of paths) {
-            const old = before.get(path);
-            if (old === 'omitted')
-                continue;
-            const now = await readWorkTreeFile((0,external_node_path_.join)(top, path), maxBytes);
-            if (now === 'omitted')
-                continue;
-            if (old !== undefined && isBinary(old))
-                continue;
-            if (now !== null && isBinary(now))
-                continue;
-            changes.push({ path, before: old?.toString('utf8') ?? null, after: now?.toString('utf8') ?? null });
-        }
-        return changes;
-    }
-    /** Blobs of `paths` at `ref`: a Buffer, `omitted` when over `maxBytes` or not a file, absent when missing. */
-    async blobsAt(ref, paths, maxBytes) {
-        const blobs = new Map();
-        const wanted = new Map();
-        for (let start = 0; start < paths.length; start += 500) {
-            const batch = paths.slice(start, start + 500);
-            const listing = await this.raw([
-                '--literal-pathspecs',
-                'ls-tree',
-                '--full-tree',
-                '-r',
-                '-z',
-                '-l',
-                ref,
-                '--',
-                ...batch,
-            ]);
-            this.check(['ls-tree', '-r', '-z', '-l', ref], listing);
-            for (const entry of splitZ(listing.stdout)) {
-                const match = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(entry);
-                if (!match)
-                    continue;
-                const [, mode, type, object, size, path] = match;
-                if (type !== 'blob' || size === '-' || Number(size) > maxBytes || mode === '160000')
-                    blobs.set(path, 'omitted');
-                else
-                    wanted.set(object, path);
-            }
-        }
-        if (wanted.size === 0)
-            return blobs;
-        const objects = [...wanted.keys()];
-        const result = await this.raw(['cat-file', '--batch'], {
-            input: Buffer.from(objects.map((o) => `${o}\n`).join('')),
-        });
-        this.check(['cat-file', '--batch'], result);
-        let offset = 0;
-        const out = result.stdout;
-        while (offset < out.length) {
-            const headerEnd = out.indexOf(10, offset);
-            const [object = '', , size = '0'] = out.subarray(offset, headerEnd).toString('utf8').split(' ');
-            const length = Number(size);
-            const content = out.subarray(headerEnd + 1, headerEnd + 1 + length);
-            const path = wanted.get(object);
-            if (path !== undefined)
-                blobs.set(path, content);
-            offset = headerEnd + 1 + length + 1;
-        }
-        return blobs;
-    }
-    check(args, result) {
-        if (result.exitCode !== 0) {
-            throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr });
-        }
-    }
-    /**
-     * Stages every change but the excluded paths. Excluding with `:(exclude)` pathspecs is not enough:
-     * git refuses (exit 1) when such a pathspec names a path that is also ignored, which is exactly the
-     * case for `.loop/` once it is in `.git/info/exclude`. So stage everything, then put the excluded
-     * paths back as they are in HEAD (or drop them from a first commit's index).
-     */
-    async stageAllExcept(extra, env) {
-        const options = env ? { env } : undefined;
-        if (!env)
-            await this.clearStaleLocks();
-        await this.exec(['add', '-A', '--', ':/'], options);
-        const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`);
-        if (excluded.length === 0)
-            return;
-        const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...(env ? { env } : {}) }))
-            .exitCode === 0;
-        await this.exec(hasHead
-            ? ['reset', '-q', 'HEAD', '--', ...excluded]
-            : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options);
-    }
-    /**
-     * A git process killed mid-write (a runner that died, a SIGKILL) leaves `index.lock`, `HEAD.lock` or a
-     * branch's ref lock behind, and every later git command that writes them refuses to run. A live git
-     * holds such a lock briefly; one unchanged for `staleIndexLockMs` is taken to be left by a dead
-     * process and removed, with a warning, so a resumed loop can go on.
-     */
-    async clearStaleLocks() {
-        const branch = await this.currentBranch();
-        const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
-        for (const name of names) {
-            const gitPath = (await this.exec(['rev-parse', '--git-path', name])).stdout.trim();
-            await this.removeIfStale((0,external_node_path_.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_.join)(this.cwd, gitPath));
-        }
-    }
-    async removeIfStale(path) {
-        let seen = await mtimeOf(path);
-        let unchangedSince = Date.now();
-        while (seen !== null) {
-            if (Date.now() - unchangedSince >= this.staleIndexLockMs) {
-                await (0,promises_.rm)(path, { force: true });
-                process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`);
-                return;
-            }
-            await new Promise((resolve) => setTimeout(resolve, 200));
-            const now = await mtimeOf(path);
-            if (now !== seen)
-                unchangedSince = Date.now();
-            seen = now;
-        }
-    }
-    /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
-    async baseOf(since) {
-        if (since)
-            return since;
-        const head = await this.head();
-        if (head)
-            return head;
-        this.emptyTree ??= (await this.exec(['hash-object', '-t', 'tree', '/dev/null'])).stdout.trim();
-        return this.emptyTree;
-    }
-    /**
-     * Runs `body` with a throw-away copy of the index that has every work-tree change staged, so diffs
-     * include untracked files without touching the user's real index.
-     */
-    async withWorkTreeIndex(body) {
-        const folder = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-git-index-'));
-        try {
-            const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim();
-            const temporary = (0,external_node_path_.join)(folder, 'index');
-            const source = (0,external_node_path_.isAbsolute)(indexPath) ? indexPath : (0,external_node_path_.join)(this.cwd, indexPath);
-            await (0,promises_.copyFile)(source, temporary).then(
-            // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
-            // older than the index, so a newer copy would hide a same-size edit made right after staging.
-            async () => {
-                const { atime, mtime } = await (0,promises_.stat)(source);
-                await (0,promises_.utimes)(temporary, atime, mtime);
-            }, () => { });
-            const env = { GIT_INDEX_FILE: temporary };
-            await this.stageAllExcept([], env);
-            return await body(env);
-        }
-        finally {
-            await (0,promises_.rm)(folder, { recursive: true, force: true });
-        }
-    }
-}
-function identityArgs(identity) {
-    return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
-}
-function splitZ(buffer) {
-    return buffer
-        .toString('utf8')
-        .split('\0')
-        .filter((part) => part.length > 0);
-}
-/** Git's own test: a NUL byte in the first 8000 bytes means binary. */
-function isBinary(content) {
-    return content.subarray(0, 8000).includes(0);
-}
-/** A work-tree file's bytes (a symlink's target, as git stores it), null when gone, `omitted` when too big. */
-async function readWorkTreeFile(path, maxBytes) {
-    try {
-        const stat = await (0,promises_.lstat)(path);
-        if (stat.isSymbolicLink())
-            return Buffer.from(await (0,promises_.readlink)(path));
-        if (!stat.isFile() || stat.size > maxBytes)
-            return 'omitted';
-        return await (0,promises_.readFile)(path);
-    }
-    catch (error) {
-        if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
-            return null;
-        throw error;
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
-var dist_bundle = __nccwpck_require__(49735);
-// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
-var light = __nccwpck_require__(63251);
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
-// pkg/dist-src/index.js
-
-
-// pkg/dist-src/version.js
-var VERSION = "0.0.0-development";
-
-// pkg/dist-src/wrap-request.js
-var noop = () => Promise.resolve();
-function wrapRequest(state, request, options) {
-  return state.retryLimiter.schedule(doRequest, state, request, options);
-}
-async function doRequest(state, request, options) {
-  const { pathname } = new URL(options.url, "http://github.test");
-  const isAuth = isAuthRequest(options.method, pathname);
-  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
-  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
-  const isGraphQL = pathname.startsWith("/graphql");
-  const retryCount = ~~request.retryCount;
-  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
-  if (state.clustering) {
-    jobOptions.expiration = 1e3 * 60;
-  }
-  if (isWrite || isGraphQL) {
-    await state.write.key(state.id).schedule(jobOptions, noop);
-  }
-  if (isWrite && state.triggersNotification(pathname)) {
-    await state.notifications.key(state.id).schedule(jobOptions, noop);
-  }
-  if (isSearch) {
-    await state.search.key(state.id).schedule(jobOptions, noop);
-  }
-  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
-  if (isGraphQL) {
-    const res = await req;
-    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
-      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
-        response: res,
-        data: res.data
-      });
-      throw error;
-    }
-  }
-  return req;
-}
-function isAuthRequest(method, pathname) {
-  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
-  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
-  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
-  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
-  pathname === "/login/oauth/access_token");
-}
-
-// pkg/dist-src/generated/triggers-notification-paths.js
-var triggers_notification_paths_default = [
-  "/orgs/{org}/invitations",
-  "/orgs/{org}/invitations/{invitation_id}",
-  "/orgs/{org}/teams/{team_slug}/discussions",
-  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
-  "/repos/{owner}/{repo}/collaborators/{username}",
-  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
-  "/repos/{owner}/{repo}/issues",
-  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
-  "/repos/{owner}/{repo}/pulls",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-  "/repos/{owner}/{repo}/releases",
-  "/teams/{team_id}/discussions",
-  "/teams/{team_id}/discussions/{discussion_number}/comments"
-];
-
-// pkg/dist-src/route-matcher.js
-function routeMatcher(paths) {
-  const regexes = paths.map(
-    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
-  );
-  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
-  return new RegExp(regex2, "i");
-}
-
-// pkg/dist-src/index.js
-var regex = routeMatcher(triggers_notification_paths_default);
-var triggersNotification = regex.test.bind(regex);
-var groups = {};
-var createGroups = function(Bottleneck, common) {
-  groups.global = new Bottleneck.Group({
-    id: "octokit-global",
-    maxConcurrent: 10,
-    ...common
-  });
-  groups.auth = new Bottleneck.Group({
-    id: "octokit-auth",
-    maxConcurrent: 1,
-    ...common
-  });
-  groups.search = new Bottleneck.Group({
-    id: "octokit-search",
-    maxConcurrent: 1,
-    minTime: 2e3,
-    ...common
-  });
-  groups.write = new Bottleneck.Group({
-    id: "octokit-write",
-    maxConcurrent: 1,
-    minTime: 1e3,
-    ...common
-  });
-  groups.notifications = new Bottleneck.Group({
-    id: "octokit-notifications",
-    maxConcurrent: 1,
-    minTime: 3e3,
-    ...common
-  });
-};
-function throttling(octokit, octokitOptions) {
-  const {
-    enabled = true,
-    Bottleneck = light,
-    id = "no-id",
-    timeout = 1e3 * 60 * 2,
-    // Redis TTL: 2 minutes
-    connection
-  } = octokitOptions.throttle || {};
-  if (!enabled) {
-    return {};
-  }
-  const common = { timeout };
-  if (typeof connection !== "undefined") {
-    common.connection = connection;
-  }
-  const state = Object.assign(
-    {
-      clustering: connection != null,
-      triggersNotification,
-      fallbackSecondaryRateRetryAfter: 60,
-      retryAfterBaseValue: 1e3,
-      id
-    },
-    octokitOptions.throttle
-  );
-  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
-    throw new Error(`octokit/plugin-throttling error:
-        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
-        See https://octokit.github.io/rest.js/#throttling
-
-        const octokit = new Octokit({
-          throttle: {
-            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
-            onRateLimit: (retryAfter, options) => {/* ... */}
-          }
-        })
-    `);
-  }
-  let initialized = false;
-  const initializeBottleneck = () => {
-    if (initialized) {
-      return;
-    }
-    initialized = true;
-    if (groups.global == null) {
-      createGroups(Bottleneck, common);
-    }
-    state.global = state.global ?? groups.global;
-    state.auth = state.auth ?? groups.auth;
-    state.search = state.search ?? groups.search;
-    state.write = state.write ?? groups.write;
-    state.notifications = state.notifications ?? groups.notifications;
-    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
-    const events = {};
-    const emitter = new Bottleneck.Events(events);
-    events.on("secondary-limit", state.onSecondaryRateLimit);
-    events.on("rate-limit", state.onRateLimit);
-    events.on(
-      "error",
-      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
-    );
-    state.retryLimiter.on("failed", async function(error, info) {
-      const [state2, request, options] = info.args;
-      const { pathname } = new URL(options.url, "http://github.test");
-      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
-      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
-        return;
-      }
-      const retryCount = ~~request.retryCount;
-      request.retryCount = retryCount;
-      options.request.retryCount = retryCount;
-      const { wantRetry, retryAfter = 0 } = await (async function() {
-        if (/\bsecondary rate\b/i.test(error.message)) {
-          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
-          const wantRetry2 = await emitter.trigger(
-            "secondary-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
-          (error2) => error2.type === "RATE_LIMITED"
-        )) {
-          const rateLimitReset = new Date(
-            ~~error.response.headers["x-ratelimit-reset"] * 1e3
-          ).getTime();
-          const retryAfter2 = Math.max(
-            // Add one second so we retry _after_ the reset time
-            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
-            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
-            0
-          );
-          const wantRetry2 = await emitter.trigger(
-            "rate-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        return {};
-      })();
-      if (wantRetry) {
-        request.retryCount++;
-        return retryAfter * state2.retryAfterBaseValue;
-      }
+/** Gates approved by labels among `labels`. */
+function gatesApprovedByLabels(labels) {
+    return labels.flatMap((label) => {
+        const command = parseLabel(label);
+        return command?.kind === 'approve' ? [command.gate] : [];
     });
-  };
-  octokit.hook.wrap("request", (request, options) => {
-    initializeBottleneck();
-    return wrapRequest(state, request, options);
-  });
-  return {};
 }
-throttling.VERSION = VERSION;
-throttling.triggersNotification = triggersNotification;
-
-
-;// CONCATENATED MODULE: ./src/ports/github.ts
+const AUTHORIZED_PERMISSIONS = ['admin', 'maintain', 'write'];
 /**
- * What the controller asks of GitHub's API (DESIGN.md sections 5, 8, 9). Implemented with Octokit in
- * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
+ * Whether a person's command counts: only users with write, maintain or admin permission. Bots and the
+ * controller itself are ignored, so the controller's own comments never trigger it.
  */
-/** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
-class GitHubPermissionError extends Error {
-    permission;
-    status;
-    name = 'GitHubPermissionError';
-    constructor(message, permission, status) {
-        super(message);
-        this.permission = permission;
-        this.status = status;
+function authorizeActor(facts) {
+    const who = `@${facts.actor}`;
+    if (facts.actor.toLowerCase() === facts.controllerLogin.toLowerCase()) {
+        return { allowed: false, reason: `${who} is the controller itself; its own comments are ignored.` };
     }
-}
-
-;// CONCATENATED MODULE: ./src/adapters/github.ts
-/**
- * The GitHub port with Octokit: `@actions/github`'s client plus the retry and throttling plugins
- * (bounded), pointed at `GITHUB_API_URL` (or any base URL, e.g. a loopback stand-in in tests).
- * A 403 becomes a `GitHubPermissionError` that names the permission the workflow must grant.
- */
-
-
-
-
-/** Creates an Octokit with the retry and throttling plugins, bounded as `options` says. */
-function createOctokit(options) {
-    const rateLimitRetries = options.rateLimitRetries ?? 2;
-    const onLimit = (kind) => (retryAfter, request, _octokit, retryCount) => {
-        const again = retryCount < rateLimitRetries;
-        options.logger?.warning(`GitHub ${kind} rate limit on ${request.method} ${request.url}; ${again ? `retrying after ${retryAfter} s` : 'giving up'}.`);
-        return again;
-    };
-    return (0,lib_github/* getOctokit */.Q)(options.token, {
-        baseUrl: options.baseUrl.replace(/\/+$/, ''),
-        userAgent: 'loop-controller',
-        retry: { retries: options.retries ?? 3, retryAfterBaseValue: options.retryBaseMs ?? 1000 },
-        throttle: options.throttle === false
-            ? { enabled: false }
-            : {
-                onRateLimit: onLimit('primary'),
-                onSecondaryRateLimit: onLimit('secondary'),
-                retryAfterBaseValue: options.rateLimitUnitMs ?? 1000,
-            },
-    }, dist_bundle/* retry */.L, throttling);
-}
-function isRequestError(error) {
-    return typeof error === 'object' && error !== null && typeof error.status === 'number';
-}
-/** Which permission an endpoint needs (data, not an if-chain). First match wins. */
-const PERMISSION_BY_ROUTE = [
-    { pattern: /\/actions\//, write: 'actions: write', read: 'actions: write' },
-    { pattern: /\/pulls(\/|$)/, write: 'pull-requests: write', read: 'pull-requests: read' },
-    { pattern: /\/issues\//, write: 'issues: write', read: 'issues: read' },
-    { pattern: /\/collaborators\//, write: 'metadata: read', read: 'metadata: read' },
-    { pattern: /\/(git|contents)\//, write: 'contents: write', read: 'contents: read' },
-];
-/** The permission a request needs, from its method and route. */
-function permissionFor(method, route) {
-    const entry = PERMISSION_BY_ROUTE.find((candidate) => candidate.pattern.test(route));
-    const writes = method.toUpperCase() !== 'GET';
-    if (!entry)
-        return writes ? 'contents: write' : 'contents: read';
-    return writes ? entry.write : entry.read;
-}
-function isRateLimit(error) {
-    const remaining = error.response?.headers?.['x-ratelimit-remaining'];
-    return String(remaining) === '0' || /rate limit/i.test(error.message);
-}
-/** Turns a 403 (not a rate limit) into an error naming the missing permission; rethrows the rest. */
-function explain(error, method, route) {
-    if (isRequestError(error) && error.status === 403 && !isRateLimit(error)) {
-        const permission = permissionFor(method, route);
-        throw new GitHubPermissionError(`GitHub refused ${method} ${route} (403: ${error.message.split('\n')[0]}). The token needs '${permission}': add it under 'permissions:' of the job that runs loop-controller (or use a token that has it).`, permission, 403);
+    if (facts.actorType === 'Bot' || facts.actor.endsWith('[bot]')) {
+        return { allowed: false, reason: `${who} is a bot; only people with write access can command a loop.` };
     }
-    if (isRequestError(error)) {
-        const wrapped = new Error(`GitHub ${method} ${route} failed (${error.status}): ${error.message.split('\n')[0]}`, {
-            cause: error,
-        });
-        throw Object.assign(wrapped, { status: error.status });
+    const permission = facts.permission.toLowerCase();
+    if (AUTHORIZED_PERMISSIONS.includes(permission)) {
+        return { allowed: true, reason: `${who} has ${permission} permission.` };
     }
-    throw error;
-}
-function statusOf(error) {
-    return isRequestError(error) ? error.status : undefined;
-}
-function toPullRequest(pull) {
     return {
-        number: pull.number,
-        url: pull.html_url,
-        state: pull.state === 'closed' ? 'closed' : 'open',
-        merged: pull.merged === true || Boolean(pull.merged_at),
-        draft: pull.draft === true,
-        headRef: pull.head.ref,
-        headRepo: pull.head.repo?.full_name ?? null,
-        baseRef: pull.base.ref,
+        allowed: false,
+        reason: `${who} has ${permission || 'no'} permission; write, maintain or admin is needed to command a loop.`,
     };
 }
-/** The GitHub port over Octokit. */
-class OctokitGitHub {
-    owner;
-    repo;
-    octokit;
-    logger;
-    constructor(options, octokit = createOctokit(options)) {
-        this.owner = options.owner;
-        this.repo = options.repo;
-        this.octokit = octokit;
-        this.logger = options.logger;
+function record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
+}
+function fullName(repository) {
+    const name = record(repository)?.full_name;
+    return typeof name === 'string' ? name.toLowerCase() : undefined;
+}
+/**
+ * `pull_request_target` and `workflow_run` run with the base repository's secrets; when the code they
+ * would act on comes from a fork, running work commands on it hands those secrets to a stranger
+ * (DESIGN.md section 9). Refused unless `allowUntrusted` (the config's explicit opt-in).
+ */
+function isUntrustedTrigger(eventName, payload, allowUntrusted) {
+    const base = fullName(payload.repository);
+    let untrusted = false;
+    let why = '';
+    if (eventName === 'pull_request_target') {
+        const head = fullName(record(record(payload.pull_request)?.head)?.repo);
+        untrusted = head === undefined || head !== base;
+        why = head === undefined ? 'its head repository is unknown (deleted fork?)' : `its head is the fork ${head}`;
     }
-    get repoPath() {
-        return `/repos/${this.owner}/${this.repo}`;
+    else if (eventName === 'workflow_run') {
+        const run = record(payload.workflow_run);
+        const head = fullName(run?.head_repository);
+        untrusted = head === undefined || head !== base;
+        why = head === undefined ? 'the head repository of the run is unknown' : `the run's code comes from ${head}`;
     }
-    async call(method, route, body) {
-        try {
-            return await body();
-        }
-        catch (error) {
-            explain(error, method, route);
-        }
-    }
-    async dispatchWorkflow(request) {
-        const route = `${this.repoPath}/actions/workflows/${request.workflow}/dispatches`;
-        const response = await this.call('POST', route, () => this.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
-            owner: this.owner,
-            repo: this.repo,
-            workflow_id: request.workflow,
-            ref: request.ref,
-            inputs: request.inputs,
-            return_run_details: true,
-        }));
-        // 204 (older GitHub, or no run details) has no body; 200 carries the new run.
-        const data = response.data;
-        if (typeof data !== 'object' || data === null)
-            return {};
-        const run = data;
+    if (!untrusted)
+        return { untrusted: false, refuse: false, reason: `${eventName} on trusted code.` };
+    if (allowUntrusted) {
         return {
-            ...(typeof run.workflow_run_id === 'number' ? { runId: run.workflow_run_id } : {}),
-            ...(typeof run.run_url === 'string' ? { runUrl: run.run_url } : {}),
-            ...(typeof run.html_url === 'string' ? { htmlUrl: run.html_url } : {}),
+            untrusted: true,
+            refuse: false,
+            reason: `${eventName}: ${why}; running anyway because allow-untrusted is set.`,
         };
     }
-    async findOpenPullRequest(head, base) {
-        const route = `${this.repoPath}/pulls`;
-        const response = await this.call('GET', route, () => this.octokit.rest.pulls.list({
-            owner: this.owner,
-            repo: this.repo,
-            head: `${this.owner}:${head}`,
-            base,
-            state: 'open',
-            per_page: 10,
-        }));
-        const pull = response.data.find((candidate) => candidate.head.ref === head);
-        return pull ? toPullRequest(pull) : null;
-    }
-    async findOrCreatePullRequest(request) {
-        const existing = await this.findOpenPullRequest(request.head, request.base);
-        if (existing)
-            return { ...existing, created: false };
-        const route = `${this.repoPath}/pulls`;
-        const create = (draft) => this.octokit.rest.pulls.create({
-            owner: this.owner,
-            repo: this.repo,
-            head: request.head,
-            base: request.base,
-            title: request.title,
-            body: request.body,
-            draft,
-        });
-        try {
-            const response = await create(request.draft);
-            return { ...toPullRequest(response.data), created: true };
+    return {
+        untrusted: true,
+        refuse: true,
+        reason: `Refusing to run work commands under ${eventName}: ${why}. Untrusted code would run with this repository's secrets. Set 'allow-untrusted: true' in the loop config only if you accept that.`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/action-event.ts
+/**
+ * What a GitHub event asks of the controller, read from its payload (pure: the payload is data).
+ * Comments, labels and reviews are people's commands; they still need `authorizeActor`.
+ */
+
+
+function action_event_record(value) {
+    return typeof value === 'object' && value !== null ? value : {};
+}
+function action_event_text(value) {
+    return typeof value === 'string' ? value : '';
+}
+function userOf(value) {
+    const user = action_event_record(value);
+    return { actor: action_event_text(user.login), actorType: action_event_text(user.type) || 'User' };
+}
+/** Reads the intent of `eventName` with `payload`. */
+function interpretEvent(eventName, payload) {
+    switch (eventName) {
+        case 'issue_comment': {
+            if (action_event_text(payload.action) !== 'created')
+                return { kind: 'none', why: `comment ${action_event_text(payload.action)}` };
+            const comment = action_event_record(payload.comment);
+            const who = userOf(comment.user);
+            const parsed = parseCommentCommand(action_event_text(comment.body));
+            if (!parsed)
+                return { kind: 'none', why: 'the comment holds no /loop command' };
+            if ('problem' in parsed)
+                return { kind: 'problem', problem: parsed.problem, ...who };
+            return { kind: 'command', command: parsed.command, via: 'comment', ...who };
         }
-        catch (error) {
-            if (statusOf(error) === 422) {
-                const message = isRequestError(error) ? error.message : '';
-                // Created meanwhile (a retried request, or a concurrent job): use that one.
-                const again = await this.findOpenPullRequest(request.head, request.base);
-                if (again)
-                    return { ...again, created: false };
-                if (request.draft && /draft/i.test(message)) {
-                    this.logger?.warning('Draft pull requests are not available in this repository; opening a ready one.');
-                    const response = await this.call('POST', route, () => create(false));
-                    return { ...toPullRequest(response.data), created: true };
-                }
-            }
-            explain(error, 'POST', route);
+        case 'issues':
+        case 'pull_request':
+        case 'pull_request_target': {
+            // Only labels speak to the loop here: a pull request that is opened or updated (often by the loop's
+            // own push) must not start an iteration outside the dispatch chain.
+            if (action_event_text(payload.action) !== 'labeled')
+                return { kind: 'none', why: `${eventName} ${action_event_text(payload.action)}` };
+            const label = action_event_text(action_event_record(payload.label).name);
+            const who = userOf(payload.sender);
+            if (label === Labels.Start)
+                return { kind: 'run' };
+            const command = parseLabel(label);
+            if (!command)
+                return { kind: 'none', why: `label '${label}' is not for the loop` };
+            return { kind: 'command', command, via: 'label', ...who };
         }
-    }
-    async updatePullRequest(number, changes) {
-        await this.call('PATCH', `${this.repoPath}/pulls/${number}`, () => this.octokit.rest.pulls.update({ owner: this.owner, repo: this.repo, pull_number: number, ...changes }));
-    }
-    async getPullRequest(number) {
-        const response = await this.call('GET', `${this.repoPath}/pulls/${number}`, () => this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number }));
-        return toPullRequest(response.data);
-    }
-    async isPullRequestMerged(number) {
-        return (await this.getPullRequest(number)).merged;
-    }
-    async findStickyComment(issueNumber, marker) {
-        const route = `${this.repoPath}/issues/${issueNumber}/comments`;
-        const comments = await this.call('GET', route, () => this.octokit.paginate(this.octokit.rest.issues.listComments, {
-            owner: this.owner,
-            repo: this.repo,
-            issue_number: issueNumber,
-            per_page: 100,
-        }));
-        // The marker must open the body: a person quoting the comment does not own it.
-        const found = comments.find((comment) => (comment.body ?? '').trimStart().startsWith(marker));
-        return found ? { id: found.id, url: found.html_url } : null;
-    }
-    async updateComment(id, body) {
-        const response = await this.call('PATCH', `${this.repoPath}/issues/comments/${id}`, () => this.octokit.rest.issues.updateComment({ owner: this.owner, repo: this.repo, comment_id: id, body }));
-        return response.data.html_url;
-    }
-    async upsertStickyComment(request) {
-        const { issueNumber, marker } = request;
-        const body = request.body.trimStart().startsWith(marker) ? request.body : `${marker}\n${request.body}`;
-        const existing = await this.findStickyComment(issueNumber, marker);
-        if (existing)
-            return { id: existing.id, url: await this.updateComment(existing.id, body), created: false };
-        const route = `${this.repoPath}/issues/${issueNumber}/comments`;
-        try {
-            // No automatic retry of the create: a retry after a lost response would post a second comment.
-            const response = await this.octokit.rest.issues.createComment({
-                owner: this.owner,
-                repo: this.repo,
-                issue_number: issueNumber,
-                body,
-                request: { retries: 0 },
-            });
-            return { id: response.data.id, url: response.data.html_url, created: true };
+        case 'pull_request_review': {
+            const review = action_event_record(payload.review);
+            const who = userOf(review.user);
+            const parsed = parseCommentCommand(action_event_text(review.body));
+            if (parsed && 'problem' in parsed)
+                return { kind: 'problem', problem: parsed.problem, ...who };
+            if (parsed)
+                return { kind: 'command', command: parsed.command, via: 'review', ...who };
+            if (action_event_text(review.state).toLowerCase() === 'approved')
+                return { kind: 'review-approval', ...who };
+            return { kind: 'none', why: `a review that does not approve (${action_event_text(review.state)})` };
         }
-        catch (error) {
-            if (statusOf(error) === 403)
-                explain(error, 'POST', route);
-            this.logger?.debug(`Creating the sticky comment failed (${statusOf(error) ?? 'no status'}); searching again.`);
-            const again = await this.findStickyComment(issueNumber, marker);
-            if (again)
-                return { id: again.id, url: await this.updateComment(again.id, body), created: false };
-            const response = await this.call('POST', route, () => this.octokit.rest.issues.createComment({ owner: this.owner, repo: this.repo, issue_number: issueNumber, body }));
-            return { id: response.data.id, url: response.data.html_url, created: true };
-        }
+        default:
+            return { kind: 'run' };
     }
-    async getPermission(user) {
-        const route = `${this.repoPath}/collaborators/${user}/permission`;
-        try {
-            const response = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
-                owner: this.owner,
-                repo: this.repo,
-                username: user,
-            });
-            const data = response.data;
-            return (data.role_name || data.permission || 'none').toLowerCase();
-        }
-        catch (error) {
-            if (statusOf(error) === 404)
-                return 'none';
-            explain(error, 'GET', route);
-        }
+}
+/** The issue or pull request an event is about, and its labels. */
+function subjectOf(payload) {
+    const pull = action_event_record(payload.pull_request);
+    const issue = action_event_record(payload.issue);
+    const source = typeof pull.number === 'number' ? pull : issue;
+    const labels = Array.isArray(source.labels) ? source.labels.map((label) => action_event_text(action_event_record(label).name)) : [];
+    return {
+        number: typeof source.number === 'number' ? source.number : null,
+        isPullRequest: source === pull || Object.keys(action_event_record(issue.pull_request)).length > 0,
+        labels: labels.filter(Boolean),
+        headRef: action_event_text(action_event_record(pull.head).ref) || null,
+    };
+}
+/**
+ * The workflow file and ref to re-dispatch, from `GITHUB_WORKFLOW_REF`
+ * (`owner/repo/.github/workflows/loop.yml@refs/heads/main`). For a reusable workflow this names the
+ * caller, which is the one that accepts `workflow_dispatch`.
+ */
+function parseWorkflowRef(workflowRef) {
+    const match = /^[^/]+\/[^/]+\/\.github\/workflows\/([^@/]+\.ya?ml)@(.+)$/.exec(workflowRef.trim());
+    if (!match)
+        return null;
+    return { file: match[1], ref: match[2] };
+}
+
+;// CONCATENATED MODULE: ./src/action/dispatch.ts
+/**
+ * Re-dispatch: while the loop continues, the job starts the next iteration by dispatching its own
+ * workflow (`workflow_dispatch` with the loop id and the next iteration), so each iteration is a job.
+ */
+
+async function redispatch(run, input, deps) {
+    const { loopId, state } = input;
+    const target = parseWorkflowRef(run.workflowRef ?? '');
+    if (!target) {
+        deps.logger.warning(`Cannot tell which workflow to re-dispatch from GITHUB_WORKFLOW_REF '${run.workflowRef}'.`);
+        return;
     }
-    async listReviews(pullNumber) {
-        const reviews = await this.call('GET', `${this.repoPath}/pulls/${pullNumber}/reviews`, () => this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
-            owner: this.owner,
-            repo: this.repo,
-            pull_number: pullNumber,
-            per_page: 100,
-        }));
-        return reviews.map((review) => ({
-            id: review.id,
-            user: review.user?.login ?? '',
-            userType: review.user?.type ?? 'User',
-            state: review.state,
-            commitId: review.commit_id ?? null,
-            submittedAt: review.submitted_at ?? null,
-        }));
-    }
-    async listLabels(issueNumber) {
-        const labels = await this.call('GET', `${this.repoPath}/issues/${issueNumber}/labels`, () => this.octokit.paginate(this.octokit.rest.issues.listLabelsOnIssue, {
-            owner: this.owner,
-            repo: this.repo,
-            issue_number: issueNumber,
-            per_page: 100,
-        }));
-        return labels.map((label) => label.name);
-    }
-    async addLabels(issueNumber, labels) {
-        if (labels.length === 0)
-            return;
-        await this.call('POST', `${this.repoPath}/issues/${issueNumber}/labels`, () => this.octokit.rest.issues.addLabels({
-            owner: this.owner,
-            repo: this.repo,
-            issue_number: issueNumber,
-            labels: [...labels],
-        }));
-    }
-    async removeLabel(issueNumber, label) {
-        const route = `${this.repoPath}/issues/${issueNumber}/labels/${label}`;
-        try {
-            await this.octokit.rest.issues.removeLabel({
-                owner: this.owner,
-                repo: this.repo,
-                issue_number: issueNumber,
-                name: label,
-            });
+    const next = state.iteration + 1;
+    const dispatched = await deps.github.dispatchWorkflow({
+        workflow: target.file,
+        ref: target.ref,
+        inputs: { 'loop-id': loopId, iteration: String(next) },
+    });
+    deps.logger.info(`Dispatched iteration ${next} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`);
+}
+
+;// CONCATENATED MODULE: ./src/action/job-iterations.ts
+async function runJobIterations(input, deps) {
+    const jobStarted = deps.now();
+    const jobBudgetMs = (input.budgetMinutes ?? 0) * 60_000;
+    let slowestIterationMs = 0;
+    let dispatchedIteration = input.firstIteration;
+    for (;;) {
+        const iterationStarted = deps.now();
+        const result = await deps.iterate(dispatchedIteration);
+        if (result.outcome === 'superseded') {
+            deps.logger.info(`Iteration ${dispatchedIteration ?? 'next'} was already claimed by another job: superseded, nothing to do.`);
+            return { kind: 'superseded' };
         }
-        catch (error) {
-            if (statusOf(error) === 404)
-                return;
-            explain(error, 'DELETE', route);
+        const published = await deps.publish(result);
+        const state = published.state;
+        const outcome = published.blocked ? 'blocked' : result.outcome;
+        slowestIterationMs = Math.max(slowestIterationMs, deps.now() - iterationStarted);
+        const elapsedMs = deps.now() - jobStarted;
+        // Continue here only when another iteration like the slowest one so far still fits the job's budget.
+        if (outcome !== 'continue' || elapsedMs + slowestIterationMs > jobBudgetMs) {
+            return { kind: 'done', result, state, outcome };
         }
-    }
-    async getAuthenticatedLogin(fallback) {
-        try {
-            const response = await this.octokit.rest.users.getAuthenticated();
-            return response.data.login;
-        }
-        catch (error) {
-            // An installation token (GITHUB_TOKEN) may not ask who it is; it posts as the app's bot.
-            if (statusOf(error) === 401 || statusOf(error) === 403 || statusOf(error) === 404)
-                return fallback;
-            throw error;
-        }
+        deps.logger.info(`Continuing in this job: ${Math.round(elapsedMs / 1000)} s of ${input.budgetMinutes} min used.`);
+        dispatchedIteration = state.iteration + 1;
     }
 }
 
-;// CONCATENATED MODULE: ./src/adapters/node-workspace.ts
-
-
-/** The `Workspace` port on the local file system. */
-const nodeWorkspace = {
-    async readText(path, maxBytes = 1024 * 1024) {
-        try {
-            const info = await (0,promises_.stat)(path);
-            if (!info.isFile())
-                return null;
-            const handle = await (0,promises_.open)(path, 'r');
-            try {
-                const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
-                const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-                return buffer.subarray(0, bytesRead).toString('utf8');
-            }
-            finally {
-                await handle.close();
-            }
-        }
-        catch {
-            return null;
-        }
-    },
-    async writeText(path, text) {
-        await (0,promises_.mkdir)((0,external_node_path_.dirname)(path), { recursive: true });
-        await (0,promises_.writeFile)(path, text);
-    },
-    async makeDir(path) {
-        await (0,promises_.mkdir)(path, { recursive: true });
-    },
-    async remove(path) {
-        await (0,promises_.rm)(path, { recursive: true, force: true });
-    },
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 13 modules
+var schemas = __nccwpck_require__(55491);
+;// CONCATENATED MODULE: ./src/constants.ts
+/**
+ * Every input, output and saved-state name of the action, in one place (the loop's own names, its
+ * labels, branch and comment marker, live in `domain/loop-names.ts`).
+ * `action.yml` and `.github/workflows/loop.yml` must use exactly these names; a unit test checks that.
+ */
+/** Names of the action's inputs, as written in `action.yml`. */
+const Inputs = {
+    Work: 'work',
+    Verify: 'verify',
+    Config: 'config',
+    LoopId: 'loop-id',
+    MaxIterations: 'max-iterations',
+    CapReason: 'cap-reason',
+    Store: 'store',
+    StateBranch: 'state-branch',
+    GitHubToken: 'github-token',
+    PushToken: 'push-token',
+    Iteration: 'iteration',
+    Command: 'command',
+    Gate: 'gate',
+    Task: 'task',
+    Reason: 'reason',
+    Dispatch: 'dispatch',
+    BudgetMinutes: 'budget-minutes',
+    AllowUntrusted: 'allow-untrusted',
+    Secrets: 'secrets',
+    WorkingDirectory: 'working-directory',
+};
+/** Names of the action's outputs. */
+const Outputs = {
+    LoopId: 'loop-id',
+    Iteration: 'iteration',
+    Stage: 'stage',
+    Verdict: 'verdict',
+    Status: 'status',
+    Pattern: 'pattern',
+    NextAction: 'next-action',
+    PrNumber: 'pr-number',
+    StatePath: 'state-path',
+};
+/** Names saved with `core.saveState` for a later phase of the same job. */
+const SavedState = {
+    LoopId: 'loop-id',
+    Iteration: 'iteration',
+    StateVersion: 'state-version',
+};
+/** Defaults that `action.yml` documents; the parser applies the same ones when an input is empty. */
+const InputDefaults = {
+    config: '.github/loop.yml',
+    store: 'auto',
+    stateBranch: 'loop-state',
+    command: 'run',
+    dispatch: true,
+    allowUntrusted: false,
+    workingDirectory: '.',
 };
 
-;// CONCATENATED MODULE: ./src/adapters/process-runner.ts
-/**
- * The process runner: every command is a real child process in its own process group, so that a timeout
- * (or an abort) stops the whole tree, grandchildren included. Output is captured bounded: head and tail in
- * memory, the full stream on disk up to a cap.
- */
+/** The login GitHub gives the `GITHUB_TOKEN` when it writes comments. */
+const GITHUB_ACTIONS_BOT_LOGIN = 'github-actions[bot]';
 
-
-
-
-/** Bytes of head and of tail kept in memory by default. */
-const DEFAULT_KEEP_BYTES = 64 * 1024;
-/** The log file stops growing here; a check that prints gigabytes must not fill the disk. */
-const DEFAULT_MAX_LOG_BYTES = 256 * 1024 * 1024;
-/** Time between SIGTERM and SIGKILL for a process group that overran its time. */
-const DEFAULT_KILL_GRACE_MS = 3000;
+;// CONCATENATED MODULE: ./src/domain/caps.ts
 /**
- * After the main child exits, how long its pipes may stay open (a grandchild still holding them) before
- * the group is killed and the run resolves.
+ * The iteration cap's one rule: a loop may run up to {@link CAP_WITHOUT_REASON} iterations on the cap
+ * alone; above that, a person must say why (the reason is recorded in the loop's state), so a runaway
+ * cap is a decision someone made, not a typo.
  */
-const DEFAULT_PIPE_GRACE_MS = 500;
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Above this many iterations a loop needs a recorded `cap-reason`. */
+const CAP_WITHOUT_REASON = 25;
+/** The names in the loop config (`.github/loop.yml`). */
+const CONFIG_CAP_NAMES = { cap: 'max-iterations', reason: 'cap-reason' };
 /**
- * Keeps the first `keep` bytes and the last `keep` bytes of a stream; memory stays under about
- * `2 * keep` plus one chunk whatever the stream's size.
+ * What is wrong with a cap and its reason, named the way the person set them; undefined when the cap
+ * is fine. A reason of only spaces is no reason.
  */
-class HeadTailBuffer {
-    keep;
-    head = [];
-    headBytes = 0;
-    tail = [];
-    tailBytes = 0;
-    total = 0;
-    constructor(keep) {
-        this.keep = keep;
-    }
-    push(chunk) {
-        this.total += chunk.length;
-        let rest = chunk;
-        if (this.headBytes < this.keep) {
-            const take = Math.min(this.keep - this.headBytes, rest.length);
-            this.head.push(rest.subarray(0, take));
-            this.headBytes += take;
-            rest = rest.subarray(take);
-        }
-        if (rest.length === 0)
-            return;
-        // Copy: the tail may outlive the chunk's backing buffer, and a subarray would pin all of it.
-        this.tail.push(Buffer.from(rest));
-        this.tailBytes += rest.length;
-        while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= this.keep) {
-            this.tailBytes -= this.tail.shift()?.length ?? 0;
-        }
-    }
-    get truncated() {
-        return this.total > this.headBytes + Math.min(this.tailBytes, this.keep);
-    }
-    /** Head and tail as UTF-8 (invalid bytes replaced), with a marker where the middle was dropped. */
-    text() {
-        const head = Buffer.concat(this.head);
-        let tail = Buffer.concat(this.tail);
-        if (tail.length > this.keep)
-            tail = tail.subarray(tail.length - this.keep);
-        const omitted = this.total - head.length - tail.length;
-        if (omitted <= 0)
-            return Buffer.concat([head, tail]).toString('utf8');
-        return (head.subarray(0, utf8End(head)).toString('utf8') +
-            `\n… [${omitted} bytes omitted] …\n` +
-            tail.subarray(utf8Start(tail)).toString('utf8'));
-    }
-}
-/** Index after the last complete UTF-8 sequence (drops a character cut in half at the end). */
-function utf8End(buffer) {
-    for (let back = 1; back <= Math.min(3, buffer.length); back++) {
-        const byte = buffer[buffer.length - back] ?? 0;
-        if ((byte & 0xc0) === 0x80)
-            continue;
-        if (byte < 0x80)
-            return buffer.length;
-        const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
-        return length > back ? buffer.length - back : buffer.length;
-    }
-    return buffer.length;
-}
-/** Index of the first byte that starts a UTF-8 sequence (skips a character cut in half at the start). */
-function utf8Start(buffer) {
-    let index = 0;
-    while (index < 3 && index < buffer.length && ((buffer[index] ?? 0) & 0xc0) === 0x80)
-        index++;
-    return index;
-}
-/** A log file that stops at `maxBytes` with a note, and pauses the producer while the disk catches up. */
-class CappedLog {
-    maxBytes;
-    written = 0;
-    capped = false;
-    stream;
-    failed;
-    constructor(path, maxBytes) {
-        this.maxBytes = maxBytes;
-        this.stream = (0,external_node_fs_.createWriteStream)(path);
-        this.stream.on('drain', () => this.wake());
-        this.stream.on('error', (error) => {
-            this.failed = error.message;
-            // A failed log must not leave the producer paused for ever.
-            this.wake();
-        });
-    }
-    waiters = [];
-    wake() {
-        const waiters = this.waiters;
-        this.waiters = [];
-        for (const waiter of waiters)
-            waiter();
-    }
-    /** Returns false when the caller should wait for `drain`. */
-    write(chunk) {
-        if (this.capped || this.failed)
-            return true;
-        const room = this.maxBytes - this.written;
-        if (chunk.length <= room) {
-            this.written += chunk.length;
-            return this.stream.write(chunk);
-        }
-        this.capped = true;
-        this.written = this.maxBytes;
-        this.stream.write(chunk.subarray(0, room));
-        return this.stream.write(`\n… [log truncated at ${this.maxBytes} bytes; later output was not written] …\n`);
-    }
-    onDrain(listener) {
-        if (this.failed)
-            listener();
-        else
-            this.waiters.push(listener);
-    }
-    close() {
-        return new Promise((resolve) => {
-            if (this.failed)
-                return resolve(this.failed);
-            this.stream.end(() => resolve(this.failed));
-        });
-    }
-}
-/** Sends `signal` to every process in the group led by `pid`; a group that is gone already is fine. */
-function killGroup(pid, signal) {
-    try {
-        process.kill(-pid, signal);
-    }
-    catch {
-        // ESRCH: nothing left in the group.
-    }
-}
-/** Real child processes (see the module comment). */
-class ChildProcessRunner {
-    killGraceMs;
-    pipeGraceMs;
-    maxLogBytes;
-    constructor(options = {}) {
-        this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-        this.pipeGraceMs = options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS;
-        this.maxLogBytes = options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
-    }
-    async run(request) {
-        const started = performance.now();
-        const capture = new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES);
-        const failEarly = (spawnError) => ({
-            exitCode: null,
-            signal: null,
-            timedOut: false,
-            durationMs: performance.now() - started,
-            output: '',
-            totalBytes: 0,
-            truncated: false,
-            spawnError,
-            ...(request.logFile ? { logFile: request.logFile } : {}),
-        });
-        const argv = typeof request.command === 'string' ? ['bash', '-c', request.command] : [...request.command];
-        const [file, ...args] = argv;
-        if (!file)
-            return failEarly('the command is empty: expected a shell line or a non-empty argv array');
-        try {
-            if (!(0,external_node_fs_.statSync)(request.cwd).isDirectory())
-                return failEarly(`working directory '${request.cwd}' is not a folder`);
-        }
-        catch {
-            return failEarly(`working directory '${request.cwd}' does not exist`);
-        }
-        if (request.signal?.aborted)
-            return failEarly('aborted before it started');
-        let log;
-        if (request.logFile) {
-            try {
-                await (0,promises_.mkdir)((0,external_node_path_.dirname)(request.logFile), { recursive: true });
-            }
-            catch (error) {
-                return failEarly(`could not create the folder of log file '${request.logFile}': ${error.message}`);
-            }
-            log = new CappedLog(request.logFile, request.maxLogBytes ?? this.maxLogBytes);
-        }
-        return new Promise((resolve) => {
-            let child;
-            try {
-                child = (0,external_node_child_process_.spawn)(file, args, {
-                    cwd: request.cwd,
-                    env: request.env,
-                    detached: true,
-                    stdio: ['ignore', 'pipe', 'pipe'],
-                });
-            }
-            catch (error) {
-                void log?.close();
-                resolve(failEarly(error instanceof Error ? error.message : String(error)));
-                return;
-            }
-            let timedOut = false;
-            let settled = false;
-            let exitCode = null;
-            let exitSignal = null;
-            let exited = false;
-            let openPipes = 2;
-            let spawnError;
-            const timers = [];
-            const pid = child.pid;
-            const stop = () => {
-                if (pid === undefined)
-                    return;
-                killGroup(pid, 'SIGTERM');
-                timers.push(setTimeout(() => killGroup(pid, 'SIGKILL'), this.killGraceMs));
-            };
-            const finish = async () => {
-                if (settled)
-                    return;
-                settled = true;
-                for (const timer of timers)
-                    clearTimeout(timer);
-                request.signal?.removeEventListener('abort', onAbort);
-                // Whatever is left of the tree (background jobs, a grandchild holding the pipes) goes with it.
-                if (pid !== undefined)
-                    killGroup(pid, 'SIGKILL');
-                child.stdout?.destroy();
-                child.stderr?.destroy();
-                const logError = await log?.close();
-                let output = capture.text();
-                if (logError)
-                    output += `\n… [could not write the log file: ${logError}] …\n`;
-                resolve({
-                    exitCode,
-                    signal: exitSignal,
-                    timedOut,
-                    durationMs: performance.now() - started,
-                    output,
-                    totalBytes: capture.total,
-                    truncated: capture.truncated,
-                    ...(request.logFile ? { logFile: request.logFile } : {}),
-                    ...(spawnError ? { spawnError } : {}),
-                });
-            };
-            const onAbort = () => stop();
-            request.signal?.addEventListener('abort', onAbort, { once: true });
-            // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
-            if (Number.isFinite(request.timeoutMs) && request.timeoutMs <= MAX_TIMER_MS) {
-                timers.push(setTimeout(() => {
-                    timedOut = true;
-                    stop();
-                }, Math.max(0, request.timeoutMs)));
-            }
-            const onChunk = (chunk) => {
-                capture.push(chunk);
-                request.onOutput?.(chunk);
-                if (log && !log.write(chunk)) {
-                    // Back-pressure: stop reading until the disk catches up, so memory stays bounded.
-                    child.stdout?.pause();
-                    child.stderr?.pause();
-                    log.onDrain(() => {
-                        child.stdout?.resume();
-                        child.stderr?.resume();
-                    });
-                }
-            };
-            const onPipeClosed = () => {
-                openPipes--;
-                if (openPipes === 0 && exited)
-                    void finish();
-            };
-            for (const pipe of [child.stdout, child.stderr]) {
-                pipe?.on('data', onChunk);
-                pipe?.once('close', onPipeClosed);
-                pipe?.once('error', onPipeClosed);
-            }
-            child.once('error', (error) => {
-                // Only a failure to start lands here with no pid; a failed kill of a running child is not fatal.
-                if (pid !== undefined)
-                    return;
-                spawnError = error.message;
-                exited = true;
-                void finish();
-            });
-            child.once('exit', (code, signal) => {
-                exited = true;
-                exitCode = code;
-                exitSignal = signal;
-                if (openPipes === 0) {
-                    void finish();
-                    return;
-                }
-                // A grandchild may hold the pipes open forever: give them a moment, then kill the group (which
-                // closes them) and give the last bytes a moment to arrive; a process that left the group is cut off.
-                timers.push(setTimeout(() => {
-                    if (pid !== undefined)
-                        killGroup(pid, 'SIGKILL');
-                    timers.push(setTimeout(() => void finish(), this.pipeGraceMs));
-                }, this.pipeGraceMs));
-            });
-        });
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(38815);
-;// CONCATENATED MODULE: ./src/adapters/command-env.ts
-/**
- * The environment handed to work commands and checks: the controller's own environment minus its
- * secrets (the action's inputs, the job's tokens, anything token-shaped), unless the config passes them
- * by name.
- */
-/** Variables the controller holds for itself, by exact name. */
-const CONTROLLER_SECRET_NAMES = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'ACTIONS_RUNTIME_TOKEN',
-    'ACTIONS_RESULTS_URL',
-    'ACTIONS_CACHE_URL',
-    'ACTIONS_RUNTIME_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
-];
-/** Variables left out by the shape of their name. */
-const CONTROLLER_SECRET_PATTERNS = [
-    // The action's inputs: `INPUT_GITHUB-TOKEN` and friends.
-    /^INPUT_/i,
-    /^ACTIONS_ID_TOKEN_REQUEST_/i,
-    /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL/i,
-];
-/** True when `name` is one of the controller's own secrets (see the module comment). */
-function isControllerSecret(name) {
-    return CONTROLLER_SECRET_NAMES.includes(name.toUpperCase()) || CONTROLLER_SECRET_PATTERNS.some((p) => p.test(name));
-}
-/**
- * Builds the environment for a command: everything in `base` that is not a controller secret, plus the
- * names in `passEnv`, then `extra` on top. Undefined values are dropped.
- */
-function buildCommandEnv(base, options) {
-    const passed = new Set(options.passEnv);
-    const env = {};
-    for (const [name, value] of Object.entries(base)) {
-        if (value === undefined)
-            continue;
-        if (passed.has(name) || !isControllerSecret(name))
-            env[name] = value;
-    }
-    return { ...env, ...options.extra };
+function capNeedsReason(maxIterations, capReason, names = CONFIG_CAP_NAMES) {
+    if (maxIterations <= CAP_WITHOUT_REASON || capReason?.trim())
+        return undefined;
+    return (`${names.cap} is ${maxIterations}, above ${CAP_WITHOUT_REASON}: set ${names.reason} to say why this loop ` +
+        `needs more than ${CAP_WITHOUT_REASON} iterations (it is recorded in the loop's state), or lower the cap ` +
+        `to ${CAP_WITHOUT_REASON} or less.`);
 }
 
 ;// CONCATENATED MODULE: ./src/config/errors.ts
@@ -33428,6 +31777,2774 @@ function messageOf(error) {
     catch {
         return String(error);
     }
+}
+
+;// CONCATENATED MODULE: ./src/config/action-inputs.ts
+/**
+ * The action's inputs, parsed once into one typed settings object before any side effect, so a bad
+ * value fails the job before it touches anything. Every bad value is named with the input, the value
+ * and what is expected.
+ * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
+ * parser is testable without `process.env`.
+ */
+
+
+
+
+
+const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
+const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'];
+const MAX_ITERATIONS_LIMIT = 1000;
+/** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
+const INPUT_CAP_NAMES = { cap: "Input 'max-iterations'", reason: "'cap-reason'" };
+const LOOP_ID_MAX_LENGTH = 100;
+/** A user's mistake in the workflow file: said plainly, never an internal fault. */
+class ActionInputError extends ConfigError {
+    problems;
+    name = 'ActionInputError';
+    constructor(problems) {
+        super(problems.join('\n'));
+        this.problems = problems;
+    }
+}
+const MAX_QUOTED = 120;
+function quote(value) {
+    const shown = value.length > MAX_QUOTED ? `${value.slice(0, MAX_QUOTED)}…` : value;
+    return `'${shown.replace(/\r?\n/g, '\\n')}'`;
+}
+const wholeNumber = (min, max) => schemas/* string */.YjP().regex(/^\d+$/).transform(Number).pipe(schemas/* number */.aig().int().min(min).max(max));
+const trueValues = ['true', 'True', 'TRUE'];
+const falseValues = ['false', 'False', 'FALSE'];
+const booleanString = schemas/* enum */.k5n([...trueValues, ...falseValues]).transform((value) => trueValues.includes(value));
+const gateName = /^[a-z0-9][a-z0-9-]*$/;
+const taskName = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
+const fields = {
+    maxIterations: {
+        schema: wholeNumber(1, MAX_ITERATIONS_LIMIT),
+        expected: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
+    },
+    iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
+    budgetMinutes: {
+        schema: schemas/* string */.YjP()
+            .regex(/^\d+(\.\d+)?$/)
+            .transform(Number)
+            .pipe(schemas/* number */.aig()
+            .positive()
+            .max(60 * 24 * 30)),
+        expected: 'a positive number of minutes (at most 43200)',
+    },
+    store: { schema: schemas/* enum */.k5n(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
+    command: { schema: schemas/* enum */.k5n(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
+    boolean: { schema: booleanString, expected: 'true or false' },
+    gate: { schema: schemas/* string */.YjP().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
+    task: {
+        schema: schemas/* string */.YjP().regex(taskName).max(200),
+        expected: 'a task name (letters, digits, dot, dash, underscore, colon, slash)',
+    },
+    stateBranch: {
+        schema: schemas/* string */.YjP()
+            .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/)
+            .max(200)
+            .refine((value) => !value.includes('..') && !value.endsWith('/') && !value.endsWith('.lock')),
+        expected: 'a branch name (letters, digits, dot, dash, underscore and slash)',
+    },
+    path: {
+        schema: schemas/* string */.YjP()
+            .min(1)
+            .refine((value) => !value.includes('\0')),
+        expected: 'a path',
+    },
+    token: { schema: schemas/* string */.YjP().min(1), expected: 'a non-empty token', secret: true },
+};
+/**
+ * Parses every input at once and reports every problem at once.
+ *
+ * @param getInput returns the raw input value ('' when unset), like `core.getInput`.
+ * @param event the triggering event, for the default loop id.
+ * @param env the environment, for `secrets` lines that name a variable without a value.
+ * @throws ActionInputError listing every bad input.
+ */
+function parseActionInputs(getInput, event, env = {}) {
+    const problems = [];
+    const raw = (name) => getInput(name).trim();
+    function parse(name, field, fallback) {
+        const value = raw(name);
+        if (value === '')
+            return fallback;
+        const result = field.schema.safeParse(value);
+        if (result.success)
+            return result.data;
+        problems.push(`Input '${name}' must be ${field.expected}; got ${field.secret ? 'a value that is not' : quote(value)}.`);
+        return fallback;
+    }
+    const work = raw(Inputs.Work) || undefined;
+    const verify = parseVerifyLines(getInput(Inputs.Verify));
+    const configInput = raw(Inputs.Config);
+    const config = parse(Inputs.Config, fields.path, InputDefaults.config);
+    const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations);
+    const capReason = raw(Inputs.CapReason) || undefined;
+    const capProblem = maxIterations === undefined ? undefined : capNeedsReason(maxIterations, capReason, INPUT_CAP_NAMES);
+    if (capProblem)
+        problems.push(capProblem);
+    const store = parse(Inputs.Store, fields.store, InputDefaults.store);
+    const stateBranch = parse(Inputs.StateBranch, fields.stateBranch, InputDefaults.stateBranch);
+    const githubToken = parse(Inputs.GitHubToken, fields.token, '');
+    if (githubToken === '' && raw(Inputs.GitHubToken) === '') {
+        problems.push(`Input 'github-token' must be a token; got ''. The default is \${{ github.token }}.`);
+    }
+    const pushToken = raw(Inputs.PushToken) || githubToken;
+    const iteration = parse(Inputs.Iteration, fields.iteration);
+    const command = parse(Inputs.Command, fields.command, InputDefaults.command);
+    const gate = parse(Inputs.Gate, fields.gate);
+    const task = parse(Inputs.Task, fields.task);
+    const reason = raw(Inputs.Reason) || undefined;
+    if (command === 'approve' && gate === undefined && raw(Inputs.Gate) === '') {
+        problems.push(`Input 'gate' is required when 'command' is 'approve'; name the gate to approve, e.g. 'security'.`);
+    }
+    if (command === 'skip') {
+        if (task === undefined && raw(Inputs.Task) === '')
+            problems.push(`Input 'task' is required when 'command' is 'skip'.`);
+        if (!reason)
+            problems.push(`Input 'reason' is required when 'command' is 'skip'; a skipped task needs a recorded reason.`);
+    }
+    const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch);
+    const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes);
+    const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
+    const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory);
+    const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env);
+    problems.push(...secretsResult.problems);
+    let loopId = '';
+    let loopIdSource = 'input';
+    const loopIdInput = raw(Inputs.LoopId);
+    if (loopIdInput !== '') {
+        loopId = sanitiseLoopId(loopIdInput);
+        if (loopId === '') {
+            problems.push(`Input 'loop-id' must contain letters or digits (it is used in branch names and paths); got ${quote(loopIdInput)}.`);
+        }
+    }
+    else {
+        const derived = deriveLoopId(event);
+        loopId = derived.loopId;
+        loopIdSource = derived.source;
+    }
+    if (problems.length > 0)
+        throw new ActionInputError(problems);
+    return {
+        work,
+        verify,
+        config,
+        configIsDefault: configInput === '',
+        loopId,
+        loopIdSource,
+        maxIterations,
+        capReason,
+        store,
+        stateBranch,
+        githubToken,
+        pushToken,
+        iteration,
+        command,
+        gate,
+        task,
+        reason,
+        dispatch,
+        budgetMinutes,
+        allowUntrusted,
+        secrets: secretsResult.secrets,
+        missingSecrets: secretsResult.missing,
+        workingDirectory,
+    };
+}
+/** One command per line; blank lines and `#` comment lines are ignored. */
+function parseVerifyLines(text) {
+    return text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter((line) => line !== '' && !line.startsWith('#'));
+}
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/**
+ * `secrets` lines: `NAME=VALUE` passes VALUE as NAME; a bare `NAME` passes the variable of that name
+ * from the controller's environment (e.g. set with `env:` from `${{ secrets.NAME }}`).
+ */
+function parseSecretLines(text, env) {
+    const secrets = {};
+    const missing = [];
+    const problems = [];
+    text.split(/\r?\n/).forEach((line, index) => {
+        const trimmed = line.trim();
+        if (trimmed === '' || trimmed.startsWith('#'))
+            return;
+        const eq = trimmed.indexOf('=');
+        const name = (eq === -1 ? trimmed : trimmed.slice(0, eq)).trim();
+        if (!envName.test(name)) {
+            // The line may hold a secret value: never quote it back.
+            problems.push(`Input 'secrets' line ${index + 1} must be NAME or NAME=VALUE with NAME an environment variable name (letters, digits, underscore); the line is not shown because it may hold a secret.`);
+            return;
+        }
+        if (eq !== -1) {
+            secrets[name] = line.slice(line.indexOf('=') + 1);
+            return;
+        }
+        const value = env[name];
+        if (value === undefined || value === '')
+            missing.push(name);
+        else
+            secrets[name] = value;
+    });
+    return { secrets, missing, problems };
+}
+/** Keeps [A-Za-z0-9._-], turns anything else into '-', and trims to 100 characters. Never `.` or `..`. */
+function sanitiseLoopId(value) {
+    return value
+        .replace(/[^A-Za-z0-9._-]+/g, '-')
+        .replace(/-{2,}/g, '-')
+        .replace(/^[.-]+/, '')
+        .slice(0, LOOP_ID_MAX_LENGTH)
+        .replace(/[.-]+$/, '');
+}
+function action_inputs_record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
+}
+/**
+ * The default loop id: `issue-<n>` or `pr-<n>` from the event; a pull request on a loop's own branch
+ * (`loop/<id>`) belongs to that loop; otherwise `run-<runId>`.
+ */
+function deriveLoopId(event) {
+    const payload = event.payload;
+    const pull = action_inputs_record(payload.pull_request);
+    if (pull && typeof pull.number === 'number') {
+        const headRef = action_inputs_record(pull.head)?.ref;
+        if (typeof headRef === 'string' && headRef.startsWith('loop/')) {
+            const fromBranch = sanitiseLoopId(headRef.slice('loop/'.length));
+            if (fromBranch !== '')
+                return { loopId: fromBranch, source: 'pull-request' };
+        }
+        return { loopId: `pr-${pull.number}`, source: 'pull-request' };
+    }
+    const issue = action_inputs_record(payload.issue);
+    if (issue && typeof issue.number === 'number') {
+        if (action_inputs_record(issue.pull_request))
+            return { loopId: `pr-${issue.number}`, source: 'pull-request' };
+        return { loopId: `issue-${issue.number}`, source: 'issue' };
+    }
+    return { loopId: `run-${event.runId}`, source: 'run' };
+}
+/**
+ * The options for `simpleModeConfig` (in `load-config.ts`) when `work` and `verify` describe simple
+ * mode, or null when they do not. The action's `budget-minutes` and `secrets` are applied by the caller.
+ */
+function simpleModeOptions(settings) {
+    if (settings.work === undefined || settings.verify.length === 0)
+        return null;
+    return {
+        work: settings.work,
+        verify: settings.verify,
+        ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
+        ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
+    };
+}
+/**
+ * What `loadLoopConfig` loads for the action: the `config` file under `root`, or simple mode when
+ * `work` and `verify` are given and `config` was left at its default; the cap inputs over the file's.
+ */
+function actionConfigRequest(settings, root) {
+    return {
+        file: { path: (0,external_node_path_.resolve)(root, settings.config), name: settings.config },
+        fileNamed: !settings.configIsDefault,
+        simple: simpleModeOptions(settings),
+        cap: { maxIterations: settings.maxIterations, capReason: settings.capReason, names: INPUT_CAP_NAMES },
+        missing: `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
+    };
+}
+/** Values that must be redacted from everything the action posts. */
+function secretValues(settings) {
+    return [settings.githubToken, settings.pushToken, ...Object.values(settings.secrets)].filter((value) => value !== '');
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(38815);
+;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
+/** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
+class MatrixPlanError extends Error {
+    name = 'MatrixPlanError';
+}
+/**
+ * Plans the matrix. Throws `MatrixPlanError` for a duplicate name, an unknown `needs` name, a pre check
+ * that needs a non-pre one, or a cycle (named as `a -> b -> a`).
+ */
+function planMatrix(checks) {
+    const byName = new Map();
+    for (const check of checks) {
+        if (byName.has(check.name)) {
+            throw new MatrixPlanError(`checks: the name '${check.name}' is used twice; each check needs its own name`);
+        }
+        byName.set(check.name, check);
+    }
+    for (const check of checks) {
+        for (const need of check.needs) {
+            const needed = byName.get(need);
+            if (!needed) {
+                const known = [...byName.keys()].map((n) => `'${n}'`).join(', ');
+                throw new MatrixPlanError(`checks.${check.name}.needs: unknown check '${need}'; expected the name of another check (${known})`);
+            }
+            if (check.pre && !needed.pre) {
+                throw new MatrixPlanError(`checks.${check.name}.needs: the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
+                    `pre checks run first, so they may only need other pre checks`);
+            }
+        }
+    }
+    const cycle = findCycle(checks, byName);
+    if (cycle) {
+        throw new MatrixPlanError(`checks: the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`);
+    }
+    const depth = new Map();
+    const depthOf = (check) => {
+        const known = depth.get(check.name);
+        if (known !== undefined)
+            return known;
+        let value = 0;
+        for (const need of check.needs)
+            value = Math.max(value, depthOf(byName.get(need)) + 1);
+        depth.set(check.name, value);
+        return value;
+    };
+    const levels = [];
+    for (const group of [checks.filter((c) => c.pre), checks.filter((c) => !c.pre)]) {
+        const waves = [];
+        for (const check of group) {
+            const wave = depthOf(check);
+            while (waves.length <= wave)
+                waves.push([]);
+            waves[wave].push(check.name);
+        }
+        levels.push(...waves.filter((w) => w.length > 0));
+    }
+    return { order: levels.flat(), levels };
+}
+/** The first cycle found by a depth-first walk, as names with the first repeated at the end. */
+function findCycle(checks, byName) {
+    const done = new Set();
+    const path = [];
+    const onPath = new Set();
+    const visit = (name) => {
+        if (onPath.has(name))
+            return [...path.slice(path.indexOf(name)), name];
+        if (done.has(name))
+            return null;
+        onPath.add(name);
+        path.push(name);
+        for (const need of byName.get(name)?.needs ?? []) {
+            const cycle = visit(need);
+            if (cycle)
+                return cycle;
+        }
+        path.pop();
+        onPath.delete(name);
+        done.add(name);
+        return null;
+    };
+    for (const check of checks) {
+        const cycle = visit(check.name);
+        if (cycle)
+            return cycle;
+    }
+    return null;
+}
+
+// EXTERNAL MODULE: ./src/domain/stages.ts
+var domain_stages = __nccwpck_require__(75757);
+;// CONCATENATED MODULE: ./src/domain/policy.ts
+
+/** A policy the config cannot express safely. The message names the key, the value and what is expected. */
+class PolicyError extends Error {
+    name = 'PolicyError';
+}
+// The cap rule lives in caps.ts; the constant is re-exported here for the engine's index.
+
+
+/** Kinds whose requirement falls back to "every required check passes" when no check has that kind. */
+const FALLBACK_KINDS = ['build', 'test'];
+/** The requirement that means "the stage's gates are approved". */
+const APPROVED_REQUIREMENT = 'approved';
+/** Resolves and checks the policy from a parsed loop config. Throws {@link PolicyError} on a bad combination. */
+function policyFromConfig(config) {
+    const maxIterations = config['max-iterations'];
+    const capReason = config['cap-reason']?.trim();
+    const capProblem = capNeedsReason(maxIterations, capReason);
+    if (capProblem)
+        throw new PolicyError(capProblem);
+    const pipeline = resolvePipeline(config.pipeline);
+    const checks = config.checks.map((c) => ({ name: c.name, kind: c.kind, required: c.required }));
+    const checkNames = new Set(checks.map((c) => c.name));
+    if (checkNames.size !== checks.length) {
+        const duplicate = checks.find((c, i) => checks.findIndex((d) => d.name === c.name) !== i)?.name;
+        throw new PolicyError(`checks: the name '${duplicate}' is used twice; each check needs a unique name.`);
+    }
+    const requiredKinds = new Set(checks.filter((c) => c.required).map((c) => c.kind));
+    const exitRequirements = {};
+    for (const stage of pipeline) {
+        const override = config.stages[stage]?.['required-checks'];
+        if (override) {
+            for (const requirement of override) {
+                const key = `stages.${stage}.required-checks`;
+                const known = requirement === APPROVED_REQUIREMENT ||
+                    checkNames.has(requirement) ||
+                    domain_stages/* CHECK_KINDS */.FZ.includes(requirement);
+                if (!known) {
+                    throw new PolicyError(`${key}: '${requirement}' is neither a check kind (${domain_stages/* CHECK_KINDS */.FZ.join(', ')}), a check name ` +
+                        `(${[...checkNames].join(', ')}), nor '${APPROVED_REQUIREMENT}'.`);
+                }
+                const isKind = domain_stages/* CHECK_KINDS */.FZ.includes(requirement) && !checkNames.has(requirement);
+                if (isKind && !requiredKinds.has(requirement) && !FALLBACK_KINDS.includes(requirement)) {
+                    throw new PolicyError(`${key}: '${requirement}' is required, but no required check has kind '${requirement}'; add such a ` +
+                        `check or remove '${requirement}' from ${key}.`);
+                }
+            }
+            exitRequirements[stage] = [...new Set(override)];
+            continue;
+        }
+        const defaults = domain_stages/* DEFAULT_EXIT_REQUIREMENTS */.sx[stage];
+        if (!defaults)
+            continue;
+        // A default kind that no required check provides is not required (typecheck, lint, ...); build and
+        // test are kept and fall back to the whole matrix.
+        exitRequirements[stage] = defaults.filter((r) => r === APPROVED_REQUIREMENT || FALLBACK_KINDS.includes(r) || requiredKinds.has(r));
+    }
+    const stageTasks = {};
+    const taskOwner = new Map();
+    for (const stage of domain_stages/* STAGES */.an) {
+        const tasks = config.stages[stage]?.tasks ?? [];
+        if (tasks.length === 0)
+            continue;
+        if (!pipeline.includes(stage)) {
+            throw new PolicyError(`stages.${stage}.tasks: the stage ${stage} is not in the pipeline (${pipeline.join(' -> ')}), so its ` +
+                `tasks would never run; add ${stage} to pipeline or remove the tasks.`);
+        }
+        for (const task of tasks) {
+            const owner = taskOwner.get(task.name);
+            if (owner) {
+                throw new PolicyError(`stages.${stage}.tasks: the task name '${task.name}' is already used in stages.${owner}.tasks; ` +
+                    `task names must be unique so that 'loop skip ${task.name}' is unambiguous.`);
+            }
+            taskOwner.set(task.name, stage);
+        }
+        stageTasks[stage] = tasks.map((t) => t.name);
+    }
+    const gates = config.gates.map((g) => ({
+        name: g.name,
+        paths: g.paths,
+        required: g.required,
+        ...(g['at-stage'] ? { atStage: g['at-stage'] } : {}),
+    }));
+    const gateNames = new Set();
+    for (const gate of gates) {
+        if (gateNames.has(gate.name)) {
+            throw new PolicyError(`gates: the name '${gate.name}' is used twice; each gate needs a unique name.`);
+        }
+        gateNames.add(gate.name);
+        if (gate.paths.length === 0 && !gate.atStage) {
+            throw new PolicyError(`gates: the gate '${gate.name}' has neither paths nor at-stage, so nothing would ever raise it; ` +
+                `give it changed-path globs (paths) or a stage (at-stage).`);
+        }
+        if (gate.atStage && !pipeline.includes(gate.atStage)) {
+            throw new PolicyError(`gates: the gate '${gate.name}' has at-stage ${gate.atStage}, which is not in the pipeline ` +
+                `(${pipeline.join(' -> ')}).`);
+        }
+    }
+    // `approved` with no gate at that stage means a gate named after the stage (REVIEW -> `review`).
+    for (const stage of pipeline) {
+        if (!exitRequirements[stage]?.includes(APPROVED_REQUIREMENT))
+            continue;
+        if (gates.some((g) => g.atStage === stage && g.required))
+            continue;
+        const name = stage.toLowerCase();
+        if (gateNames.has(name)) {
+            throw new PolicyError(`gates: stage ${stage} requires approval, and the gate '${name}' exists but is not required at ` +
+                `${stage}; set its at-stage to ${stage} and required to true, or rename it.`);
+        }
+        gates.push({ name, paths: [], atStage: stage, required: true });
+        gateNames.add(name);
+    }
+    const capabilities = config.capabilities.map((c) => (typeof c === 'string' ? c : c.name));
+    const seen = new Set();
+    for (const capability of capabilities) {
+        if (seen.has(capability)) {
+            throw new PolicyError(`capabilities: '${capability}' is listed twice; each capability needs a unique name.`);
+        }
+        seen.add(capability);
+    }
+    const budget = {};
+    if (config.budget.minutes !== undefined)
+        budget.minutes = config.budget.minutes;
+    if (config.budget.tokens !== undefined)
+        budget.tokens = config.budget.tokens;
+    if (config.budget['cost-usd'] !== undefined)
+        budget.costUsd = config.budget['cost-usd'];
+    return {
+        pipeline,
+        maxIterations,
+        ...(capReason ? { capReason } : {}),
+        retry: {
+            perFailure: config.retry['per-failure'],
+            sameError: config.retry['same-error'],
+            total: config.retry.total,
+            backoffSeconds: config.retry['backoff-seconds'],
+        },
+        budget,
+        exitRequirements,
+        stageTasks,
+        gates,
+        capabilities,
+        checks,
+        stop: config.stop,
+    };
+}
+/** The ordered stages of a preset or a custom subset, always ending in COMPLETE. */
+function resolvePipeline(pipeline) {
+    const stages = typeof pipeline === 'string' ? [...domain_stages/* PIPELINE_PRESETS */.kv[pipeline]] : [...pipeline];
+    if (stages[stages.length - 1] !== 'COMPLETE')
+        stages.push('COMPLETE');
+    return stages;
+}
+
+;// CONCATENATED MODULE: ./src/config/loop-config.ts
+/**
+ * The loop config (`.github/loop.yml`): one zod schema, strict keys. The JSON Schema in
+ * `schema/loop-config.schema.json` is generated from this same schema (`npm run schema`).
+ */
+
+
+/** Seconds as a number, or a duration string such as `90s`, `5m`, `1h`. Parsed to seconds. */
+const durationSeconds = schemas/* union */.KCZ([schemas/* number */.aig().positive(), schemas/* string */.YjP().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30s, 5m or 1h')])
+    .transform((value) => {
+    if (typeof value === 'number')
+        return value;
+    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(value);
+    const amount = Number(match?.[1]);
+    const unit = match?.[2];
+    return unit === 'ms' ? amount / 1000 : unit === 'm' ? amount * 60 : unit === 'h' ? amount * 3600 : amount;
+});
+/** A command from the config: a shell line (trusted, it comes from the config) or an argv array. */
+const commandSchema = schemas/* union */.KCZ([
+    schemas/* string */.YjP().trim().min(1, 'a command must not be empty'),
+    schemas/* array */.YOg(schemas/* string */.YjP()).min(1, 'a command must not be empty'),
+]);
+const envSchema = schemas/* record */.g1P(schemas/* string */.YjP().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), schemas/* string */.YjP());
+const checkSchema = schemas/* strictObject */.rej({
+    name: schemas/* string */.YjP().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore'),
+    run: commandSchema,
+    kind: schemas/* enum */.k5n(domain_stages/* CHECK_KINDS */.FZ).default('custom'),
+    needs: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    timeout: durationSeconds.default(600),
+    fix: commandSchema.optional(),
+    required: schemas/* boolean */.zMY().default(true),
+    junit: schemas/* string */.YjP().min(1).optional(),
+    pre: schemas/* boolean */.zMY().default(false),
+    env: envSchema.default({}),
+});
+const signalSchema = schemas/* string */.YjP().min(1);
+/** A failure pattern as users write it. Users add patterns or override a default by `id`. */
+const patternSchema = schemas/* strictObject */.rej({
+    id: schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+    description: schemas/* string */.YjP().optional(),
+    signals: schemas/* array */.YOg(signalSchema).min(1),
+    anchors: schemas/* array */.YOg(signalSchema).default([]),
+    kinds: schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* CHECK_KINDS */.FZ)).default([]),
+    strategy: schemas/* enum */.k5n(domain_stages/* STRATEGIES */.YL),
+    alternates: schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* STRATEGIES */.YL)).default([]),
+    max_auto_retries: schemas/* number */.aig().int().min(0).max(20).optional(),
+    retryable: schemas/* boolean */.zMY().default(true),
+    locations: schemas/* array */.YOg(schemas/* string */.YjP().min(1)).default([]),
+    hint: schemas/* string */.YjP().optional(),
+});
+const gateSchema = schemas/* strictObject */.rej({
+    name: schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+    paths: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    'at-stage': schemas/* enum */.k5n(domain_stages/* STAGES */.an).optional(),
+    approvers: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    required: schemas/* boolean */.zMY().default(true),
+});
+const stageSettingsSchema = schemas/* strictObject */.rej({
+    'required-checks': schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
+    tasks: schemas/* array */.YOg(schemas/* strictObject */.rej({ name: schemas/* string */.YjP().min(1), run: commandSchema, timeout: durationSeconds.default(600) }))
+        .default([]),
+    prompt: schemas/* string */.YjP().optional(),
+});
+const pipelineSchema = schemas/* union */.KCZ([
+    schemas/* enum */.k5n(['iterate', 'full']),
+    schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* STAGES */.an))
+        .min(1)
+        .refine((stages) => new Set(stages).size === stages.length, 'each stage at most once')
+        .refine((stages) => stages.every((s, i) => i === 0 || domain_stages/* STAGES */.an.indexOf(stages[i - 1]) < domain_stages/* STAGES */.an.indexOf(s)), 'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE'),
+]);
+const loopConfigSchema = schemas/* strictObject */.rej({
+    $schema: schemas/* string */.YjP().optional(),
+    version: schemas/* literal */.euz(1).default(1),
+    goal: schemas/* string */.YjP().min(1).default('Make every check in the verification matrix pass.'),
+    pipeline: pipelineSchema.default('iterate'),
+    'max-iterations': schemas/* number */.aig().int().min(1).max(1000).default(10),
+    'cap-reason': schemas/* string */.YjP().min(1).optional(),
+    budget: schemas/* strictObject */.rej({
+        minutes: schemas/* number */.aig().positive().optional(),
+        tokens: schemas/* number */.aig().int().positive().optional(),
+        'cost-usd': schemas/* number */.aig().positive().optional(),
+    })
+        .default({}),
+    work: schemas/* strictObject */.rej({
+        run: commandSchema,
+        timeout: durationSeconds.default(1800),
+        env: envSchema.default({}),
+        /** Names of environment variables from the controller's environment to hand to commands. */
+        'pass-env': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    }),
+    checks: schemas/* array */.YOg(checkSchema).min(1, 'at least one check'),
+    matrix: schemas/* strictObject */.rej({
+        'max-parallel': schemas/* number */.aig().int().min(1).max(64).optional(),
+        'fail-fast': schemas/* boolean */.zMY().default(false),
+    })
+        .default({ 'fail-fast': false }),
+    retry: schemas/* strictObject */.rej({
+        'per-failure': schemas/* number */.aig().int().min(0).max(20).default(3),
+        'same-error': schemas/* number */.aig().int().min(0).max(20).default(2),
+        total: schemas/* number */.aig().int().min(1).max(100).default(10),
+        'backoff-seconds': schemas/* number */.aig().min(0).max(600).default(5),
+    })
+        .default({ 'per-failure': 3, 'same-error': 2, total: 10, 'backoff-seconds': 5 }),
+    'flake-check': schemas/* strictObject */.rej({ enabled: schemas/* boolean */.zMY().default(true), reruns: schemas/* number */.aig().int().min(0).max(3).default(1) })
+        .default({ enabled: true, reruns: 1 }),
+    install: commandSchema.optional(),
+    complexity: schemas/* enum */.k5n(['low', 'medium', 'high']).default('medium'),
+    regression: schemas/* enum */.k5n(['auto', 'on', 'off']).default('auto'),
+    capabilities: schemas/* array */.YOg(schemas/* union */.KCZ([schemas/* string */.YjP().min(1), schemas/* strictObject */.rej({ name: schemas/* string */.YjP().min(1), description: schemas/* string */.YjP().optional() })]))
+        .default([]),
+    stages: schemas/* partialRecord */.jgl(schemas/* enum */.k5n(domain_stages/* STAGES */.an), stageSettingsSchema).default({}),
+    gates: schemas/* array */.YOg(gateSchema).default([]),
+    protect: schemas/* strictObject */.rej({
+        paths: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+        'on-change': schemas/* enum */.k5n(['gate', 'fail']).default('gate'),
+        'test-files': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    })
+        .default({ paths: [], 'on-change': 'gate', 'test-files': [] }),
+    patterns: schemas/* union */.KCZ([schemas/* string */.YjP().min(1), schemas/* array */.YOg(patternSchema)]).optional(),
+    stop: schemas/* boolean */.zMY().default(false),
+    commit: schemas/* strictObject */.rej({
+        enabled: schemas/* boolean */.zMY().default(true),
+        'message-prefix': schemas/* string */.YjP().default('loop'),
+    })
+        .default({ enabled: true, 'message-prefix': 'loop' }),
+    'allow-untrusted': schemas/* boolean */.zMY().default(false),
+});
+
+;// CONCATENATED MODULE: ./src/config/load-config.ts
+/**
+ * Loading the loop config, the one way for both front doors (the action and the CLI): a config file
+ * (YAML → zod, with messages that name the file, the line, the key, the bad value and what is expected)
+ * or simple mode's commands, then a cap set outside the file, then the policy check. Pure except for
+ * reading the file, which goes through the `readText` the caller passes.
+ */
+
+
+
+
+
+
+/**
+ * Loads the loop config for a request: the file when there is one (read through `readText`, which
+ * answers null for a missing file) unless simple mode was asked for and the file was not named.
+ * Throws ConfigError or PolicyError with a message for the person.
+ */
+async function loadLoopConfig(request, readText) {
+    const simpleWins = request.simple !== null && !request.fileNamed;
+    return resolveLoopConfig(request, simpleWins ? null : await readText(request.file.path));
+}
+/** {@link loadLoopConfig} once the file's text (null: no such file) is at hand. Pure. */
+function resolveLoopConfig(request, fileText) {
+    const simpleWins = request.simple !== null && !request.fileNamed;
+    let config;
+    let configPath = null;
+    if (fileText !== null && !simpleWins) {
+        config = parseLoopConfig(fileText, request.file.name);
+        configPath = request.file.path;
+    }
+    else if (request.simple) {
+        config = simpleModeConfig(request.simple);
+    }
+    else {
+        throw new ConfigError(request.missing);
+    }
+    const { maxIterations, capReason, names } = request.cap;
+    if (maxIterations !== undefined || capReason) {
+        config = {
+            ...config,
+            ...(maxIterations !== undefined ? { 'max-iterations': maxIterations } : {}),
+            ...(capReason ? { 'cap-reason': capReason } : {}),
+        };
+        const problem = capNeedsReason(config['max-iterations'], config['cap-reason'], names);
+        if (problem)
+            throw new ConfigError(problem);
+    }
+    return { config, policy: policyFromConfig(config), configPath };
+}
+/** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
+function parseLoopConfig(text, fileName) {
+    const lineCounter = new dist/* LineCounter */.HN();
+    const document = (0,dist/* parseDocument */.Tp)(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+    if (document.errors.length > 0) {
+        const problems = document.errors.map((error) => {
+            const position = error.linePos?.[0];
+            const where = position ? `${fileName}:${position.line}:${position.col}` : fileName;
+            const key = error.code === 'DUPLICATE_KEY' && position ? keyOnLine(text, position.line) : null;
+            return `${where}: invalid YAML: ${error.message.split('\n')[0]}${key ? `: the key '${key}' appears twice` : ''}`;
+        });
+        throw new ConfigError(problems.join('\n'));
+    }
+    let raw;
+    try {
+        raw = document.toJS({ maxAliasCount: 100 });
+    }
+    catch (error) {
+        // Unresolved aliases and alias bombs surface only when the document is turned into values.
+        throw new ConfigError(`${fileName}: invalid YAML: ${error.message.split('\n')[0]}`);
+    }
+    if (raw === null || raw === undefined) {
+        throw new ConfigError(`${fileName}: the file is empty; expected a mapping with at least 'work' and 'checks'.`);
+    }
+    return validateLoopConfig(raw, fileName, (path) => lineOf(document, lineCounter, path));
+}
+function keyOnLine(text, line) {
+    return /^\s*-?\s*([^:#\s][^:#]*?)\s*:/.exec(text.split('\n')[line - 1] ?? '')?.[1] ?? null;
+}
+/** Validates a config object (from YAML or built from CLI flags). */
+function validateLoopConfig(raw, source, lineOfPath = () => undefined) {
+    const result = loopConfigSchema.safeParse(raw);
+    if (!result.success) {
+        const problems = result.error.issues.map((issue) => describeIssue(issue, raw, source, lineOfPath));
+        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    }
+    const config = result.data;
+    const problems = [];
+    const capProblem = capNeedsReason(config['max-iterations'], config['cap-reason']);
+    if (capProblem)
+        problems.push(capProblem);
+    const names = new Set();
+    for (const check of config.checks) {
+        if (names.has(check.name))
+            problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`);
+        names.add(check.name);
+    }
+    try {
+        planMatrix(config.checks);
+    }
+    catch (error) {
+        problems.push(`checks: ${error.message}`);
+    }
+    if (problems.length > 0) {
+        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    }
+    return config;
+}
+function describeIssue(issue, raw, source, lineOfPath) {
+    const path = issue.path;
+    const key = formatPath(path);
+    const line = lineOfPath(path);
+    const where = line ? `line ${line}, ` : '';
+    if (issue.code === 'unrecognized_keys') {
+        const known = knownKeysAt(path);
+        return `${where}${key || '(top level)'}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`;
+    }
+    const value = valueAt(raw, path);
+    const got = value === undefined ? 'nothing' : JSON.stringify(value);
+    return `${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`;
+}
+function expectation(issue) {
+    switch (issue.code) {
+        case 'invalid_type':
+            return `expected ${issue.expected}`;
+        case 'too_small':
+            return issue.origin === 'array'
+                ? `expected at least ${issue.minimum} item(s)`
+                : issue.origin === 'string'
+                    ? 'expected a non-empty string'
+                    : `expected a number ${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
+        case 'too_big':
+            return `expected a number ${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
+        case 'invalid_value':
+            return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+        case 'invalid_union':
+            return unionExpectation(issue);
+        default:
+            return issue.message;
+    }
+}
+function unionExpectation(issue) {
+    const messages = new Set();
+    for (const branch of issue.errors)
+        for (const inner of branch)
+            messages.add(expectation(inner));
+    return messages.size > 0
+        ? `expected ${[...messages].map((m) => m.replace(/^expected /, '')).join(' or ')}`
+        : issue.message;
+}
+function formatPath(path) {
+    return path.reduce((text, part) => {
+        if (typeof part === 'number')
+            return `${text}[${part}]`;
+        return text ? `${text}.${String(part)}` : String(part);
+    }, '');
+}
+function valueAt(raw, path) {
+    let current = raw;
+    for (const part of path) {
+        if (current === null || typeof current !== 'object')
+            return undefined;
+        current = current[part];
+    }
+    return current;
+}
+function knownKeysAt(path) {
+    let schema = loopConfigSchema;
+    for (const part of path) {
+        const next = childSchema(schema, part);
+        if (!next)
+            return undefined;
+        schema = next;
+    }
+    const shape = objectShape(schema);
+    return shape ? Object.keys(shape).join(', ') : undefined;
+}
+function unwrap(schema) {
+    let current = schema;
+    for (let i = 0; i < 10; i++) {
+        const def = current.def;
+        if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType)
+            current = def.innerType;
+        else if (def.type === 'pipe' && def.in)
+            current = def.in;
+        else
+            break;
+    }
+    return current;
+}
+function objectShape(schema) {
+    const inner = unwrap(schema);
+    return inner.def.type === 'object' ? inner.def.shape : undefined;
+}
+function childSchema(schema, part) {
+    const inner = unwrap(schema);
+    if (inner.def.type === 'object')
+        return inner.def.shape?.[String(part)];
+    if (inner.def.type === 'array')
+        return inner.def.element;
+    if (inner.def.type === 'union') {
+        for (const option of inner.def.options ?? []) {
+            const child = childSchema(option, part);
+            if (child)
+                return child;
+        }
+    }
+    return undefined;
+}
+function lineOf(document, lineCounter, path) {
+    // The issue may point below the last node that exists (a missing key): walk up to the nearest one.
+    for (let depth = path.length; depth >= 0; depth--) {
+        const node = document.getIn(path.slice(0, depth), true);
+        const start = node && ((0,dist/* isMap */.jh)(node) || (0,dist/* isSeq */.oP)(node) || 'range' in node) ? node.range?.[0] : undefined;
+        if (start !== undefined)
+            return lineCounter.linePos(start).line;
+    }
+    return undefined;
+}
+/** Builds a config for the simple mode; each `--verify` command becomes a required check. */
+function simpleModeConfig(options) {
+    const input = {
+        goal: options.goal ?? 'Make every verify command pass.',
+        work: { run: options.work },
+        checks: options.verify.map((run, index) => ({ name: `verify-${index + 1}`, run, kind: guessKind(run) })),
+        ...(options.maxIterations !== undefined ? { 'max-iterations': options.maxIterations } : {}),
+        ...(options.capReason ? { 'cap-reason': options.capReason } : {}),
+    };
+    return validateLoopConfig(input, '(from the command line)', () => undefined);
+}
+/** A guess at a simple-mode check's kind from its command, so analysis gets the right prior. */
+function guessKind(command) {
+    const text = command.toLowerCase();
+    if (/\b(tsc|mypy|pyright|typecheck|type-check)\b/.test(text))
+        return 'typecheck';
+    if (/\b(eslint|ruff|flake8|clippy|lint|shellcheck)\b/.test(text) && !/format/.test(text))
+        return 'lint';
+    if (/\b(prettier|black|rustfmt|gofmt|format)\b/.test(text))
+        return 'format';
+    if (/\b(test|jest|vitest|mocha|pytest|spec)\b/.test(text))
+        return 'test';
+    if (/\b(build|compile|make|cargo build|go build|javac|mvn)\b/.test(text))
+        return 'build';
+    if (/\b(audit|gitleaks|trufflehog|semgrep)\b/.test(text))
+        return 'security';
+    return 'custom';
+}
+
+;// CONCATENATED MODULE: ./src/action/loop-config.ts
+/**
+ * The loop's config for the action: the config file from the trusted ref that was checked out, or
+ * simple mode from the `work` and `verify` inputs, with the inputs' caps applied over either.
+ */
+
+
+
+async function loadActionConfig(settings, root, workspace) {
+    // A bad config, cap or pipeline is the user's to fix, before anything runs.
+    const loaded = await loadLoopConfig(actionConfigRequest(settings, root), (path) => workspace.readText(path));
+    return { config: loaded.config, configPathRelative: loaded.configPath && (0,external_node_path_.relative)(root, loaded.configPath) };
+}
+/** The config the iterations run with: the `secrets` inputs reach the loop's commands too. */
+function withSecretsPassed(config, secrets) {
+    return {
+        ...config,
+        work: { ...config.work, 'pass-env': [...new Set([...config.work['pass-env'], ...Object.keys(secrets)])] },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/errors.ts
+/** A request the engine refuses (a command that does not fit the loop's state). The message says why. */
+class EngineError extends Error {
+    name = 'EngineError';
+}
+/**
+ * Thrown by `beginIteration` when the loop has already run its last allowed iteration. The cap is
+ * structural: no decision, state edit or retry can run iteration `maxIterations + 1`.
+ */
+class CapExceededError extends EngineError {
+    name = 'CapExceededError';
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/iteration.ts
+
+/**
+ * Called when an iteration starts: the next iteration number (above both `iteration` and
+ * `claimedIteration`, so a lost write can never hand out a number twice), `claimedIteration`, the
+ * decision. Throws {@link CapExceededError} past the cap: the cap is structural.
+ */
+function beginIteration(state, decision, now) {
+    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
+        throw new EngineError(`an iteration runs only on an EXECUTE_STAGE or RETRY decision; got ${decision.kind}.`);
+    }
+    if (state.status !== 'running' && state.status !== 'waiting') {
+        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot start an iteration.`);
+    }
+    if (decision.stage !== state.stage) {
+        throw new EngineError(`the decision is for stage ${decision.stage}, but loop '${state.loopId}' is at ${state.stage}.`);
+    }
+    const iteration = Math.max(state.iteration, state.claimedIteration) + 1;
+    if (iteration > state.maxIterations) {
+        throw new CapExceededError(`loop '${state.loopId}' has run ${Math.max(state.iteration, state.claimedIteration)} of ` +
+            `${state.maxIterations} iterations (max-iterations); iteration ${iteration} would pass the cap.`);
+    }
+    return {
+        ...state,
+        iteration,
+        claimedIteration: iteration,
+        status: 'running',
+        statusReason: '',
+        updatedAt: now.toISOString(),
+        lastDecision: decisionRecord(decision),
+    };
+}
+/** A decision as recorded in state. ABORTED is not a recorded kind; callers record it as a status. */
+function decisionRecord(decision) {
+    const kind = decision.kind === 'ABORTED' ? 'ESCALATE' : decision.kind;
+    const record = { kind, reason: decision.reason };
+    if (decision.kind === 'EXECUTE_STAGE' || decision.kind === 'RETRY') {
+        record.stage = decision.stage;
+        record.capability = decision.capability;
+    }
+    if (decision.kind === 'RETRY')
+        record.strategy = decision.strategy;
+    if (decision.kind === 'WAIT_FOR_APPROVAL')
+        record.gate = decision.gate;
+    if (decision.kind === 'CAP_REACHED')
+        record.limit = decision.limit;
+    return record;
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/commands.ts
+
+
+const TERMINAL = ['complete', 'aborted'];
+function commands_event(state, at, type, message, data) {
+    return { at, iteration: state.iteration, type, message, ...(data ? { data } : {}) };
+}
+function requireText(value, what) {
+    const trimmed = value.trim();
+    if (trimmed === '')
+        throw new EngineError(`${what} must not be empty.`);
+    return trimmed;
+}
+function refuseTerminal(state, action) {
+    if (TERMINAL.includes(state.status)) {
+        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot ${action}.`);
+    }
+}
+/** After a gate changes: a loop that waited only on gates runs again once none is pending. */
+function settleAfterGates(state) {
+    const pending = Object.entries(state.gates).filter(([, g]) => g.status === 'pending');
+    if (state.status !== 'waiting' || pending.length > 0)
+        return state;
+    // SHIP waits for its merge, not for a gate.
+    if (state.stage === 'SHIP' && state.statusReason.startsWith('waiting for the pull request'))
+        return state;
+    return { ...state, status: 'running', statusReason: '' };
+}
+/** Approves a pending (or rejected) gate. Call `advance` afterwards to move on without an iteration. */
+function approveGate(state, gate, by, now) {
+    refuseTerminal(state, `approve gate '${gate}'`);
+    const approver = requireText(by, 'the approver');
+    const current = state.gates[gate];
+    if (!current) {
+        const pending = Object.keys(state.gates).filter((g) => state.gates[g]?.status === 'pending');
+        throw new EngineError(`loop '${state.loopId}' has no gate '${gate}' to approve; pending gates: ${pending.length > 0 ? pending.join(', ') : 'none'}.`);
+    }
+    if (current.status === 'approved') {
+        throw new EngineError(`gate '${gate}' is already approved (by ${current.decidedBy ?? 'someone'}).`);
+    }
+    const at = now.toISOString();
+    const next = settleAfterGates({
+        ...state,
+        updatedAt: at,
+        gates: { ...state.gates, [gate]: { ...current, status: 'approved', decidedBy: approver, decidedAt: at } },
+    });
+    return {
+        state: next,
+        events: [commands_event(state, at, 'approval', `gate '${gate}' approved by ${approver}`, { gate, by: approver })],
+    };
+}
+/** Rejects a pending gate: the loop goes BLOCKED until a person resumes it. */
+function rejectGate(state, gate, by, now) {
+    refuseTerminal(state, `reject gate '${gate}'`);
+    const rejecter = requireText(by, 'the person rejecting');
+    const current = state.gates[gate];
+    if (current?.status !== 'pending') {
+        throw new EngineError(`gate '${gate}' is ${current ? current.status : 'not raised'} in loop '${state.loopId}'; only a pending gate can be rejected.`);
+    }
+    const at = now.toISOString();
+    const reason = `gate '${gate}' was rejected by ${rejecter}`;
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'blocked',
+            statusReason: reason,
+            gates: { ...state.gates, [gate]: { ...current, status: 'rejected', decidedBy: rejecter, decidedAt: at } },
+        },
+        events: [commands_event(state, at, 'approval', reason, { gate, by: rejecter, rejected: true })],
+    };
+}
+/**
+ * Skips a required task with a recorded reason. `knownTasks`, when given (the policy's task names),
+ * refuses a name that is no task of this loop.
+ */
+function skipTask(state, task, reason, by, now, knownTasks) {
+    refuseTerminal(state, `skip task '${task}'`);
+    const name = requireText(task, 'the task name');
+    const why = requireText(reason, `the reason for skipping '${name}' (--reason)`);
+    const who = requireText(by, 'who skips the task');
+    if (knownTasks && !knownTasks.includes(name)) {
+        throw new EngineError(`'${name}' is not a task of this loop; tasks: ${knownTasks.length > 0 ? knownTasks.join(', ') : 'none'}.`);
+    }
+    if (state.tasks.completed.includes(name))
+        throw new EngineError(`task '${name}' is already completed.`);
+    const skipped = state.tasks.skipped.find((s) => s.task === name);
+    if (skipped)
+        throw new EngineError(`task '${name}' is already skipped (by ${skipped.by}: ${skipped.reason}).`);
+    const at = now.toISOString();
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            tasks: { ...state.tasks, skipped: [...state.tasks.skipped, { task: name, reason: why, by: who, at }] },
+        },
+        events: [commands_event(state, at, 'task-skipped', `task '${name}' skipped by ${who}: ${why}`, { task: name, by: who })],
+    };
+}
+/**
+ * Resumes a blocked, waiting or capped loop. The open failure is closed (a person has acted on it), the
+ * per-failure counters start over and the strategies tried are forgotten; the total failure count is
+ * kept. Rejected gates are cleared, so they are raised again when their trigger fires. A capped loop
+ * stays capped unless its limits were raised: `decide` checks them again.
+ */
+function resume(state, by, now) {
+    refuseTerminal(state, 'resume');
+    const who = requireText(by, 'who resumes the loop');
+    if (state.status === 'running') {
+        throw new EngineError(`loop '${state.loopId}' is already running; there is nothing to resume.`);
+    }
+    const at = now.toISOString();
+    const current = state.failures.current;
+    const gates = Object.fromEntries(Object.entries(state.gates).filter(([, g]) => g.status !== 'rejected'));
+    const pendingGates = Object.keys(gates).filter((name) => gates[name]?.status === 'pending');
+    const waitingOnGates = pendingGates.length > 0;
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: waitingOnGates ? 'waiting' : 'running',
+            statusReason: waitingOnGates ? `waiting for approval: ${pendingGates.map((g) => `'${g}'`).join(', ')}` : '',
+            gates,
+            failures: {
+                ...state.failures,
+                current: null,
+                consecutive: 0,
+                sameError: 0,
+                tried: [],
+                history: current
+                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
+                        ? { ...r, resolution: 'escalated' }
+                        : r)
+                    : state.failures.history,
+            },
+        },
+        events: [
+            commands_event(state, at, 'resumed', `resumed by ${who} (was ${state.status}: ${state.statusReason || 'no reason recorded'})`, { by: who }),
+        ],
+    };
+}
+/** Aborts the loop for good. */
+function abort(state, by, now) {
+    refuseTerminal(state, 'be aborted');
+    const who = requireText(by, 'who aborts the loop');
+    const at = now.toISOString();
+    return {
+        state: { ...state, updatedAt: at, status: 'aborted', statusReason: `aborted by ${who}` },
+        events: [commands_event(state, at, 'aborted', `aborted by ${who}`, { by: who })],
+    };
+}
+/** Records a CAP_REACHED decision: the loop stops as `capped`, naming the limit. */
+function markCapped(state, decision, now) {
+    if (decision.kind !== 'CAP_REACHED')
+        throw new EngineError(`markCapped needs a CAP_REACHED decision; got ${decision.kind}.`);
+    refuseTerminal(state, 'be capped');
+    const at = now.toISOString();
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'capped',
+            statusReason: decision.reason,
+            lastDecision: decisionRecord(decision),
+        },
+        events: [
+            commands_event(state, at, 'capped', `CAP_REACHED (${decision.limit}): ${decision.reason}`, { limit: decision.limit }),
+        ],
+    };
+}
+/** Records completion: SHIP's pull request merged, or a COMPLETE decision. */
+function markComplete(state, now) {
+    if (state.status === 'aborted')
+        throw new EngineError(`loop '${state.loopId}' is aborted; it cannot complete.`);
+    if (state.status === 'complete')
+        return { state, events: [] };
+    const at = now.toISOString();
+    const stages = { ...state.stages };
+    for (const stage of state.pipeline) {
+        const entry = stages[stage];
+        if (entry?.status !== 'skipped')
+            stages[stage] = { ...entry, status: 'done', completedAt: entry?.completedAt ?? at };
+    }
+    const reason = state.stage === 'SHIP' ? 'the pull request is merged' : 'every stage is done';
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            stage: 'COMPLETE',
+            stageEnteredAt: state.stage === 'COMPLETE' ? state.stageEnteredAt : at,
+            stages,
+            status: 'complete',
+            statusReason: reason,
+            pullRequest: state.pullRequest && state.stage === 'SHIP' ? { ...state.pullRequest, merged: true } : state.pullRequest,
+            lastDecision: { kind: 'COMPLETE', reason },
+        },
+        events: [commands_event(state, at, 'completed', `COMPLETE: ${reason}`)],
+    };
+}
+/** Records an escalation: the loop goes BLOCKED with the reason; the open failure is escalated. */
+function markBlocked(state, reason, now) {
+    refuseTerminal(state, 'be blocked');
+    const why = requireText(reason, 'the reason for blocking');
+    const at = now.toISOString();
+    const current = state.failures.current;
+    const escalated = current?.resolution === 'open' ? { ...current, resolution: 'escalated' } : current;
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'blocked',
+            statusReason: why,
+            lastDecision: { kind: 'ESCALATE', reason: why },
+            failures: {
+                ...state.failures,
+                current: escalated,
+                history: current && escalated !== current
+                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
+                        ? { ...r, resolution: 'escalated' }
+                        : r)
+                    : state.failures.history,
+            },
+        },
+        events: [commands_event(state, at, 'escalated', `BLOCKED: ${why}`, { reason: why })],
+    };
+}
+/** Raises (or keeps) a pending gate and makes the loop wait for it. */
+function markWaiting(state, gate, reason, now) {
+    refuseTerminal(state, `wait for gate '${gate}'`);
+    const name = requireText(gate, 'the gate name');
+    const at = now.toISOString();
+    const existing = state.gates[name];
+    const pending = existing?.status === 'pending' ? existing : { status: 'pending', reason: reason.trim(), requestedAt: at };
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'waiting',
+            statusReason: `waiting for approval: '${name}'${reason.trim() ? ` (${reason.trim()})` : ''}`,
+            gates: { ...state.gates, [name]: pending },
+            lastDecision: { kind: 'WAIT_FOR_APPROVAL', gate: name, reason: reason.trim() || `gate '${name}' needs approval` },
+        },
+        events: existing?.status === 'pending'
+            ? []
+            : [commands_event(state, at, 'gate', `gate '${name}' raised: ${reason.trim()}`, { gate: name })],
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
+/** How many entries each list keeps. */
+const COMPACTION_LIMITS = {
+    usageLog: 100,
+    failureHistory: 50,
+    attempts: 100,
+    checkpoints: 100,
+    /** Tokens kept per failure record once it is closed (open ones keep all, for the same-error rule). */
+    closedFailureTokens: 40,
+};
+/** Returns a state with its lists trimmed to {@link COMPACTION_LIMITS}; the input is not changed. */
+function compactState(state) {
+    const { usageLog, failureHistory, attempts, checkpoints, closedFailureTokens } = COMPACTION_LIMITS;
+    const usageDropped = Math.max(0, state.usage.log.length - usageLog);
+    const historyDropped = Math.max(0, state.failures.history.length - failureHistory);
+    const needsWork = usageDropped > 0 ||
+        historyDropped > 0 ||
+        state.metrics.attempts.length > attempts ||
+        state.checkpoints.length > checkpoints ||
+        state.failures.history.some((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens);
+    if (!needsWork)
+        return state;
+    return {
+        ...state,
+        usage: {
+            ...state.usage,
+            log: state.usage.log.slice(usageDropped),
+            compacted: state.usage.compacted + usageDropped,
+        },
+        failures: {
+            ...state.failures,
+            // Keep the tail: circular-failure detection and the handoff read the most recent records.
+            history: state.failures.history
+                .slice(historyDropped)
+                .map((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens
+                ? { ...r, tokens: r.tokens.slice(0, closedFailureTokens) }
+                : r),
+            compacted: state.failures.compacted + historyDropped,
+        },
+        metrics: { ...state.metrics, attempts: state.metrics.attempts.slice(-attempts) },
+        checkpoints: state.checkpoints.slice(-checkpoints),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/pipeline.ts
+/**
+ * Where the loop goes next and what leaving a stage requires (DESIGN.md section 3). Pure.
+ */
+
+
+/**
+ * Stages with no work of their own: their job is the verification matrix that the iteration reaching
+ * them has just run, so the engine evaluates them in that same iteration. A failure there is retried in
+ * the stage whose work was done (IMPLEMENT in the `iterate` preset).
+ */
+const VERIFICATION_STAGES = ['VERIFY'];
+/** Verdicts that satisfy a requirement: a pass, or a flaky check (failed, then passed on re-run). */
+const PASSING_VERDICTS = ['pass', 'flaky'];
+function isVerificationStage(stage) {
+    return VERIFICATION_STAGES.includes(stage);
+}
+/** The stage after `stage` in the pipeline, ignoring capabilities; COMPLETE after the last. */
+function followingStage(pipeline, stage) {
+    const index = pipeline.indexOf(stage);
+    return pipeline[index + 1] ?? 'COMPLETE';
+}
+/** The capability loop's first and last stage in this pipeline, or null when it has none of them. */
+function capabilityLoopBounds(pipeline) {
+    const inLoop = pipeline.filter((s) => domain_stages/* CAPABILITY_LOOP */.y3.includes(s));
+    const first = inLoop[0];
+    const last = inLoop[inLoop.length - 1];
+    return first && last ? { first, last } : null;
+}
+/**
+ * Leaving `stage`: the next stage, or, at the end of the capability loop with capabilities remaining,
+ * back to the loop's first stage with the next capability.
+ */
+function stepFrom(state, stage) {
+    const bounds = capabilityLoopBounds(state.pipeline);
+    const { current, remaining } = state.capabilities;
+    if (bounds && stage === bounds.last && current !== null) {
+        const next = remaining[0];
+        if (next !== undefined)
+            return { to: bounds.first, capabilityDone: current, nextCapability: next };
+        return { to: followingStage(state.pipeline, stage), capabilityDone: current, nextCapability: null };
+    }
+    return { to: followingStage(state.pipeline, stage) };
+}
+/** The checks a stage's requirements name (see {@link Policy.exitRequirements} for the fallback rule). */
+function requiredChecksFor(stage, policy) {
+    const requirements = policy.exitRequirements[stage] ?? [];
+    const required = policy.checks.filter((c) => c.required);
+    const selected = new Map();
+    for (const requirement of requirements) {
+        if (requirement === APPROVED_REQUIREMENT)
+            continue;
+        const byName = policy.checks.find((c) => c.name === requirement);
+        if (byName) {
+            selected.set(byName.name, byName);
+            continue;
+        }
+        const ofKind = required.filter((c) => c.kind === requirement);
+        // `build` and `test` with no check of that kind mean the whole matrix: never a transition on nothing.
+        const chosen = ofKind.length > 0 ? ofKind : requirement === 'build' || requirement === 'test' ? required : [];
+        for (const check of chosen)
+            selected.set(check.name, check);
+    }
+    return [...selected.values()];
+}
+/** Whether a gate must be approved before the loop may go on (unknown gates, e.g. `verifier`, are). */
+function isRequiredGate(name, policy) {
+    return policy.gates.find((g) => g.name === name)?.required ?? true;
+}
+/** The required gates currently pending, in name order. */
+function pendingRequiredGates(state, policy) {
+    return Object.entries(state.gates)
+        .filter(([name, gate]) => gate.status === 'pending' && isRequiredGate(name, policy))
+        .map(([name]) => name)
+        .sort();
+}
+/** What is still missing to leave `stage`, given this iteration's matrix. */
+function evaluateExit(stage, results, state, policy) {
+    const byName = new Map(results.map((r) => [r.name, r]));
+    const failingChecks = requiredChecksFor(stage, policy)
+        .filter((check) => {
+        const result = byName.get(check.name);
+        return !result || !PASSING_VERDICTS.includes(result.verdict);
+    })
+        .map((c) => c.name);
+    const done = new Set([...state.tasks.completed, ...state.tasks.skipped.map((s) => s.task)]);
+    const pendingTasks = (policy.stageTasks[stage] ?? []).filter((t) => !done.has(t));
+    const needsApproval = (policy.exitRequirements[stage] ?? []).includes(APPROVED_REQUIREMENT);
+    const gatesToApprove = policy.gates.filter((g) => g.atStage === stage && (g.required || needsApproval) && state.gates[g.name]?.status !== 'approved');
+    return { failingChecks, pendingTasks, gatesToApprove, pendingGates: pendingRequiredGates(state, policy) };
+}
+/** Every check in the matrix that is required and passing: the matrix is green. */
+function matrixIsGreen(results, policy) {
+    const byName = new Map(results.map((r) => [r.name, r]));
+    return policy.checks
+        .filter((c) => c.required)
+        .every((c) => {
+        const verdict = byName.get(c.name)?.verdict;
+        return verdict !== undefined && PASSING_VERDICTS.includes(verdict);
+    });
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/decide.ts
+
+/**
+ * Decides the next step. The order (first match wins):
+ * 1. a loop already complete (status or stage COMPLETE) -> COMPLETE: nothing left to run;
+ * 2. aborted, or a stop requested (observation or `stop: true` in the policy) -> ABORTED;
+ * 3. BLOCKED -> WAIT_FOR_HUMAN;
+ * 4. SHIP with its pull request merged -> COMPLETE (it costs no iteration, so it precedes gates and caps);
+ * 5. a pending required gate -> WAIT_FOR_APPROVAL; SHIP done and waiting for the merge -> WAIT_FOR_HUMAN;
+ * 6. the iteration cap or a budget -> CAP_REACHED (naming the limit);
+ * 7. an open failure -> RETRY (within budget) or ESCALATE;
+ * 8. otherwise EXECUTE_STAGE with the current stage and capability.
+ *
+ * The minutes budget counts `usage.wallMs`, the time iterations actually spent (controller and
+ * commands), not the calendar time since `startedAt`: time queued between dispatches or spent waiting
+ * for a person's approval does not use up the budget.
+ */
+function decide(state, observations, policy) {
+    if (state.status === 'complete' || state.stage === 'COMPLETE') {
+        return { kind: 'COMPLETE', reason: `the loop is complete after ${plural(state.iteration, 'iteration')}` };
+    }
+    if (state.status === 'aborted') {
+        return { kind: 'ABORTED', reason: state.statusReason || 'the loop was aborted' };
+    }
+    if (observations.stopRequested || policy.stop) {
+        const source = observations.stopRequested
+            ? 'a stop was requested (loop/stop label or abort)'
+            : 'stop: true in config';
+        return { kind: 'ABORTED', reason: `${source}; the loop stops before iteration ${state.iteration + 1}` };
+    }
+    if (state.status === 'blocked') {
+        return { kind: 'WAIT_FOR_HUMAN', reason: state.statusReason || 'the loop is blocked and needs a person' };
+    }
+    const merged = observations.pullRequestMerged === true || state.pullRequest?.merged === true;
+    if (state.stage === 'SHIP' && merged) {
+        const pr = state.pullRequest ? ` #${state.pullRequest.number}` : '';
+        return { kind: 'COMPLETE', reason: `the pull request${pr} is merged` };
+    }
+    const pending = pendingRequiredGates(state, policy);
+    const gate = pending[0];
+    if (gate !== undefined) {
+        const detail = state.gates[gate]?.reason;
+        return {
+            kind: 'WAIT_FOR_APPROVAL',
+            gate,
+            reason: `gate '${gate}' needs approval${detail ? `: ${detail}` : ''}`,
+        };
+    }
+    if (state.stage === 'SHIP' && state.status === 'waiting') {
+        return { kind: 'WAIT_FOR_HUMAN', reason: state.statusReason || 'waiting for the pull request to be merged' };
+    }
+    const cap = capReached(state, policy);
+    if (cap)
+        return cap;
+    const failure = state.failures.current;
+    if (failure && failure.resolution === 'open') {
+        const maxAttempts = failure.maxAttempts ?? state.failures.limits.perFailure;
+        const attempt = state.failures.consecutive;
+        const label = failure.pattern ?? 'unclassified failure';
+        if (failure.strategy === 'escalate') {
+            return { kind: 'ESCALATE', reason: `${label} in '${failure.check}': its strategy is to escalate` };
+        }
+        if (attempt > maxAttempts) {
+            return {
+                kind: 'ESCALATE',
+                reason: `${label} in '${failure.check}' is still failing after ${plural(maxAttempts, 'retry', 'retries')}`,
+            };
+        }
+        if (state.failures.sameError >= state.failures.limits.sameError) {
+            return {
+                kind: 'ESCALATE',
+                reason: `the same ${label} came back ${plural(state.failures.sameError + 1, 'time')} in '${failure.check}'`,
+            };
+        }
+        if (state.failures.total >= state.failures.limits.total) {
+            return {
+                kind: 'ESCALATE',
+                reason: `${state.failures.total} failures in total reached the limit of ${state.failures.limits.total}`,
+            };
+        }
+        return {
+            kind: 'RETRY',
+            stage: state.stage,
+            capability: state.capabilities.current,
+            strategy: failure.strategy,
+            attempt,
+            maxAttempts,
+            backoffMs: backoffMs(failure.strategy, state, policy),
+            reason: `${label} in '${failure.check}'${failure.confidence !== null ? ` (${failure.confidence.toFixed(2)})` : ''}`,
+        };
+    }
+    const capability = state.capabilities.current;
+    return {
+        kind: 'EXECUTE_STAGE',
+        stage: state.stage,
+        capability,
+        reason: capability
+            ? `${state.stage} for capability '${capability}' (${state.capabilities.completed.length + 1} of ${state.capabilities.total})`
+            : `${state.stage}`,
+    };
+}
+/** The first cap or budget reached, or null. The iteration cap is the lower of state's and policy's. */
+function capReached(state, policy) {
+    const maxIterations = Math.min(state.maxIterations, policy.maxIterations);
+    if (state.iteration >= maxIterations) {
+        return {
+            kind: 'CAP_REACHED',
+            limit: 'iterations',
+            reason: `the iteration cap is reached: ${state.iteration} of ${maxIterations} iterations (max-iterations)`,
+        };
+    }
+    const budget = { ...state.budget, ...policy.budget };
+    const minutes = state.usage.wallMs / 60_000;
+    if (budget.minutes !== undefined && minutes >= budget.minutes) {
+        return {
+            kind: 'CAP_REACHED',
+            limit: 'minutes',
+            reason: `the time budget is spent: ${round(minutes)} of ${budget.minutes} minutes (budget.minutes)`,
+        };
+    }
+    if (budget.tokens !== undefined && state.usage.tokens >= budget.tokens) {
+        return {
+            kind: 'CAP_REACHED',
+            limit: 'tokens',
+            reason: `the token budget is spent: ${state.usage.tokens} of ${budget.tokens} tokens (budget.tokens)`,
+        };
+    }
+    if (budget.costUsd !== undefined && state.usage.costUsd >= budget.costUsd) {
+        return {
+            kind: 'CAP_REACHED',
+            limit: 'cost',
+            reason: `the cost budget is spent: $${state.usage.costUsd.toFixed(2)} of $${budget.costUsd.toFixed(2)} (budget.cost-usd)`,
+        };
+    }
+    return null;
+}
+/** `retry_with_backoff` waits backoff x 2^(n-1) before its n-th use on this failure; others do not wait. */
+function backoffMs(strategy, state, policy) {
+    if (strategy !== 'retry_with_backoff')
+        return 0;
+    const used = state.failures.tried.filter((t) => t.strategy === 'retry_with_backoff').length;
+    return policy.retry.backoffSeconds * 1000 * 2 ** used;
+}
+function round(value) {
+    return Math.round(value * 10) / 10;
+}
+function plural(count, word, many = `${word}s`) {
+    return `${count} ${count === 1 ? word : many}`;
+}
+
+// EXTERNAL MODULE: ./src/domain/state.ts
+var state = __nccwpck_require__(10781);
+;// CONCATENATED MODULE: ./src/domain/engine/initial.ts
+
+
+/** A fresh loop at the first stage of its pipeline, iteration 0, with the policy's limits recorded. */
+function initialState(input) {
+    const { loopId, goal, policy, now } = input;
+    if (loopId.trim() === '' || loopId.length > 200) {
+        throw new EngineError(`loop id must be 1 to 200 characters; got '${loopId.slice(0, 60)}'.`);
+    }
+    const first = policy.pipeline[0];
+    if (!first)
+        throw new EngineError('the pipeline is empty; it needs at least one stage.');
+    const at = now.toISOString();
+    const stages = {};
+    for (const stage of policy.pipeline)
+        stages[stage] = { status: 'pending' };
+    stages[first] = { status: 'active', enteredAt: at };
+    const [current = null, ...remaining] = policy.capabilities;
+    return {
+        schemaVersion: state/* STATE_SCHEMA_VERSION */.b8,
+        loopId,
+        iteration: 0,
+        stage: first,
+        status: first === 'COMPLETE' ? 'complete' : 'running',
+        statusReason: '',
+        goal,
+        pipeline: [...policy.pipeline],
+        maxIterations: policy.maxIterations,
+        ...(policy.capReason ? { capReason: policy.capReason } : {}),
+        startedAt: at,
+        updatedAt: at,
+        stageEnteredAt: at,
+        capabilities: { total: policy.capabilities.length, completed: [], current, remaining },
+        stages,
+        failures: {
+            total: 0,
+            consecutive: 0,
+            sameError: 0,
+            limits: { perFailure: policy.retry.perFailure, sameError: policy.retry.sameError, total: policy.retry.total },
+            current: null,
+            tried: [],
+            history: [],
+            compacted: 0,
+        },
+        gates: {},
+        checkpoints: [],
+        tasks: { completed: [], skipped: [] },
+        usage: { log: [], compacted: 0, wallMs: 0, tokens: 0, costUsd: 0 },
+        budget: { ...policy.budget },
+        claimedIteration: 0,
+        metrics: {
+            attempts: [],
+            byPattern: {},
+            strategiesUsed: {},
+            flakes: 0,
+            regressions: 0,
+            autoFixes: 0,
+            workCalls: 0,
+            deadLetters: 0,
+            timeToGreenMs: null,
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/copy-state.ts
+/**
+ * A deep copy of the state for the engine to update in place. It copies by structure, not by a list
+ * of fields, so a field added to the state later can never be shared with (and mutated through) the
+ * state the caller still holds. The state is plain data, and compaction keeps it small.
+ */
+function copy_state_copyForUpdate(state) {
+    return structuredClone(state);
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/failing-tests.ts
+/**
+ * The failing tests a runner names in its output. Progress between two attempts on the same check is
+ * judged on this set (fewer or other failing tests is progress), so it must come from what the runners
+ * really print, not from a count: vitest, jest, pytest, go test, cargo test, node's test runner (TAP)
+ * and mocha.
+ * Pure; bounded by the number of lines it reads.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+const RULES = [
+    // vitest: ` FAIL  test/math.test.ts > sum > adds` (a whole file failing to import has no ` > `).
+    {
+        runner: 'vitest',
+        line: /^\s*(?:×|✗|FAIL)\s+(\S+\.[cm]?[jt]sx?)\s+>\s+(.+?)\s*(?:\d+ms)?$/,
+        id: (m) => `${m[1]} > ${m[2]}`,
+    },
+    // jest: `  ● sum › adds two numbers`
+    { runner: 'jest', line: /^\s*● (?!Test suite failed to run)(.+›.+|[^›]+)$/, id: (m) => (m[1] ?? '').trim() },
+    // pytest: `FAILED tests/test_math.py::test_add - assert 3 == 4`
+    { runner: 'pytest', line: /^(?:FAILED|ERROR) (\S+::\S+)/, id: (m) => m[1] ?? '' },
+    // go test: `--- FAIL: TestAdd (0.00s)` (subtests are indented: `    --- FAIL: TestAdd/negative`)
+    { runner: 'go', line: /^\s*--- FAIL: (\S+)/, id: (m) => m[1] ?? '' },
+    // node --test and other TAP producers: `not ok 3 - adds`
+    { runner: 'tap', line: /^\s*not ok \d+ (?:- )?(.+?)(?:\s+#\s.*)?$/, id: (m) => m[1] ?? '' },
+    // cargo test: `test tests::adds ... FAILED` (older releases: `tests::adds --- FAILED`)
+    { runner: 'cargo', line: /^(?:test )?(\S+) (?:\.\.\.|---) FAILED$/, id: (m) => m[1] ?? '' },
+    // mocha: `    1) adds` in the list and `  1) math` over the failure; both are stable across runs.
+    { runner: 'mocha', line: /^\s+\d+\) (.+?):?$/, id: (m) => (m[1] ?? '').trim() },
+];
+/** At most this many distinct failing tests are kept (a suite failing wholesale is still one set). */
+const MAX_FAILING_TESTS = 500;
+/**
+ * The failing tests the output names, sorted and distinct, or null when no runner line was recognised
+ * (then progress falls back to the failure's text).
+ */
+function failingTestsIn(output) {
+    const found = new Set();
+    for (const raw of output.split('\n')) {
+        const line = raw.replace(ANSI, '').replace(/\r$/, '');
+        for (const rule of RULES) {
+            const match = rule.line.exec(line);
+            if (!match)
+                continue;
+            const id = rule.id(match).trim();
+            if (id)
+                found.add(id);
+            break;
+        }
+        if (found.size >= MAX_FAILING_TESTS)
+            break;
+    }
+    return found.size === 0 ? null : [...found].sort();
+}
+/** The failing tests of one check from its JUnit verdicts (`check:test` keys), or null when it has none. */
+function failingTestsFromVerdicts(check, tests) {
+    const prefix = `${check}:`;
+    const names = Object.keys(tests).filter((key) => key.startsWith(prefix));
+    if (names.length === 0)
+        return null;
+    return names
+        .filter((key) => tests[key] === 'fail')
+        .map((key) => key.slice(prefix.length))
+        .sort()
+        .slice(0, MAX_FAILING_TESTS);
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(77598);
+;// CONCATENATED MODULE: ./src/domain/analysis/similarity.ts
+/**
+ * Normalisation and similarity of failure output, for the same-error rule and error signatures
+ * (DESIGN.md section 4). Pure.
+ */
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
+const similarity_ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/g;
+const ISO_TIME = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?\b/g;
+const CLOCK_TIME = /\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b/g;
+const DURATION = /\b\d+(\.\d+)?\s?(ms|s|sec|seconds|m|min)\b/g;
+const HASH = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b/gi;
+const PATH = /(?:[A-Za-z]:)?(?:[\w.@~-]*[\\/])+[\w.@-]+/g;
+const NUMBER = /\b\d+(\.\d+)?\b/g;
+const MAX_TOKENS = 400;
+/** Text with times, hashes, paths and numbers replaced by placeholders, ANSI escapes removed. */
+function normaliseText(text) {
+    return text
+        .replace(similarity_ANSI, '')
+        .replace(ISO_TIME, ' <time> ')
+        .replace(CLOCK_TIME, ' <time> ')
+        .replace(DURATION, ' <duration> ')
+        .replace(HASH, ' <hash> ')
+        .replace(PATH, ' <path> ')
+        .replace(NUMBER, ' <n> ')
+        .toLowerCase();
+}
+/** The distinct normalised tokens of a failure's text, in first-seen order, at most 400. */
+function normaliseTokens(text) {
+    const seen = new Set();
+    for (const token of normaliseText(text).split(/[^a-z0-9<>_]+/)) {
+        if (token.length < 2)
+            continue;
+        seen.add(token);
+        if (seen.size >= MAX_TOKENS)
+            break;
+    }
+    return [...seen];
+}
+/** Jaccard overlap of two token sets, in [0, 1]. Two empty sets overlap fully. */
+function tokenOverlap(a, b) {
+    if (a.length === 0 && b.length === 0)
+        return 1;
+    const left = new Set(a);
+    const right = new Set(b);
+    let shared = 0;
+    for (const token of left)
+        if (right.has(token))
+            shared++;
+    return shared / (left.size + right.size - shared);
+}
+/** The same-error threshold of DESIGN.md: more than 80% token overlap. */
+const SAME_ERROR_OVERLAP = 0.8;
+function isSameError(a, b) {
+    return tokenOverlap(a, b) > SAME_ERROR_OVERLAP;
+}
+/**
+ * Error signature `{pattern}:{ext}:{hash}`: the pattern id (or `unknown`), the extension of the first
+ * file the failure points at (or `none`), and 8 hex digits of a hash of the normalised tokens.
+ */
+function errorSignature(pattern, firstFile, tokens) {
+    const ext = firstFile ? (/\.([A-Za-z0-9]+)$/.exec(firstFile)?.[1]?.toLowerCase() ?? 'none') : 'none';
+    const hash = (0,external_node_crypto_.createHash)('sha256').update(tokens.join(' ')).digest('hex').slice(0, 8);
+    return `${pattern ?? 'unknown'}:${ext}:${hash}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/progress.ts
+/**
+ * Progress between two attempts: the heart of an iterate-until loop. An agent that fixes one failing
+ * test per iteration is making progress and must not be stopped as if it were stuck; one that hands
+ * back the same failures with the same output is stuck and must be stopped early. docs/architecture.md
+ * ("Progress") states the rule; this is its one implementation. Pure.
+ */
+
+/**
+ * Compares the failure an attempt left with the one before it. Progress, in this order: a different
+ * failing check (another failing step), a different failure pattern, a different set of failing tests
+ * (fewer, or other ones), or a different message (the normalised text no longer > 80% the same). No
+ * progress: the same check, pattern and failing tests, with nearly the same text.
+ */
+function judgeProgress(previous, current) {
+    if (previous === null)
+        return { progress: true, kind: 'first', detail: `'${current.check}' fails` };
+    if (previous.check !== current.check) {
+        return { progress: true, kind: 'other-check', detail: `'${previous.check}' passes now; '${current.check}' fails` };
+    }
+    const label = current.pattern ?? 'unclassified failure';
+    if (previous.pattern !== current.pattern) {
+        return {
+            progress: true,
+            kind: 'other-pattern',
+            detail: `'${current.check}' fails differently: ${previous.pattern ?? 'unclassified failure'} became ${label}`,
+        };
+    }
+    const before = previous.failingTests ?? null;
+    const now = current.failingTests ?? null;
+    if (before !== null && now !== null && !sameSet(before, now)) {
+        const fixed = before.filter((test) => !now.includes(test)).length;
+        const added = now.filter((test) => !before.includes(test)).length;
+        if (added === 0) {
+            return {
+                progress: true,
+                kind: 'fewer-tests',
+                detail: `'${current.check}': ${now.length} failing test${progress_plural(now.length)}, down from ${before.length}`,
+            };
+        }
+        return {
+            progress: true,
+            kind: 'other-tests',
+            detail: `'${current.check}': ${fixed} failing test${progress_plural(fixed)} fixed, ${added} other${added === 1 ? '' : 's'} failing`,
+        };
+    }
+    if (!isSameError(previous.tokens, current.tokens)) {
+        return { progress: true, kind: 'other-output', detail: `'${current.check}' fails with another message` };
+    }
+    const tests = now === null ? '' : ` (the same ${now.length} failing test${progress_plural(now.length)})`;
+    return { progress: false, kind: 'none', detail: `the same ${label} in '${current.check}'${tests}` };
+}
+function sameSet(a, b) {
+    if (a.length !== b.length)
+        return false;
+    const left = new Set(a);
+    return b.every((item) => left.has(item));
+}
+function progress_plural(count) {
+    return count === 1 ? '' : 's';
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/retry.ts
+/**
+ * The retry rules (DESIGN.md section 4): which strategy comes next, and when the budget is spent. Pure.
+ */
+
+
+/**
+ * Whether two failures are the same *failure* for the per-failure counter: the same check failing with
+ * the same pattern. Its output may change from attempt to attempt (that is progress); a different check
+ * or pattern is a different error and resets the counter.
+ */
+function isSameFailure(previous, failure) {
+    return previous !== null && previous.check === failure.check && previous.pattern === failure.pattern;
+}
+/** The same failure with nearly the same output (> 80% token overlap after normalising): no progress. */
+function isRepeatedError(previous, failure) {
+    return previous !== null && previous.pattern === failure.pattern && isSameError(previous.tokens, failure.tokens);
+}
+/**
+ * The next strategy for a failure: the pattern's own; on the same error, the first strategy not tried
+ * yet on this failure among the pattern's alternates and then the universal fallbacks (never the one
+ * that just produced the same error); null when the pattern escalates, is not retryable, or nothing
+ * untried is left.
+ */
+function chooseStrategy(failure, previous, tried, _policy) {
+    const label = failure.pattern ?? 'unclassified failure';
+    const sameError = isRepeatedError(previous, failure);
+    if (!failure.retryable) {
+        return { strategy: null, sameError, reason: `${label} is not retryable: a person has to act` };
+    }
+    if (failure.strategy === 'escalate') {
+        return { strategy: null, sameError, reason: `${label} escalates by its pattern's strategy` };
+    }
+    if (!sameError) {
+        return { strategy: failure.strategy, sameError, reason: `${label}: the pattern's strategy ${failure.strategy}` };
+    }
+    const used = new Set(tried.map((t) => t.strategy));
+    if (previous)
+        used.add(previous.strategy);
+    const candidates = unique([failure.strategy, ...failure.alternates, ...domain_stages/* UNIVERSAL_FALLBACKS */.Wf]).filter((s) => s !== 'escalate');
+    const next = candidates.find((s) => !used.has(s));
+    if (next === undefined) {
+        return {
+            strategy: null,
+            sameError,
+            reason: `the same ${label} came back after ${[...used].join(', ')}; no untried strategy is left`,
+        };
+    }
+    return {
+        strategy: next,
+        sameError,
+        reason: `the same ${label} came back after ${[...used].join(', ')}; switching to ${next}`,
+    };
+}
+/**
+ * Circular failure: fixing A broke B and fixing B broke A. Seen in the last three consecutive failed
+ * iterations as signature sets S(n-2), S(n-1), S(n) where S(n) and S(n-2) share a signature and S(n-1)
+ * shares none with either. Returns the two signatures, or null.
+ */
+function detectCircularFailure(history, iteration, current) {
+    const setAt = (n) => new Set(history.filter((record) => record.iteration === n).map((record) => record.signature));
+    const previous = setAt(iteration - 1);
+    const before = setAt(iteration - 2);
+    if (previous.size === 0 || before.size === 0)
+        return null;
+    const a = current.find((s) => before.has(s));
+    if (a === undefined)
+        return null;
+    const overlaps = [...previous].some((s) => before.has(s) || current.includes(s));
+    if (overlaps)
+        return null;
+    const b = [...previous][0];
+    return b === undefined ? null : { a, b };
+}
+function unique(values) {
+    return [...new Set(values)];
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/failure-handling.ts
+/**
+ * A failed iteration: which failure counts, how it is recorded in the history and the metrics, and
+ * whether the loop retries (with which strategy) or goes BLOCKED. Pure; mutates the state copy it is given.
+ */
+
+
+
+
+
+function handleFailure(next, state, outcome, policy, failedAt, failingChecks, previous, at, emit, events) {
+    const iteration = state.iteration;
+    const relevant = failingChecks.map((name) => outcome.failures.find((f) => f.check === name) ?? synthesizeFailure(name, outcome.checks));
+    const primary = relevant.find((f) => f.check === previous?.check) ?? relevant[0];
+    const sameFailure = isSameFailure(previous, primary);
+    // Progress (fewer or other failing tests, another message) is a fresh start on the same failure: it
+    // resets the counters and the strategy ladder. Only an attempt that changed nothing counts as "the same".
+    const progress = judgeProgress(previous, primary);
+    const stuck = sameFailure && !progress.progress;
+    const tried = stuck ? [...state.failures.tried] : [];
+    if (stuck && outcome.strategyUsed)
+        tried.push({ strategy: outcome.strategyUsed, iteration, outcome: 'same error' });
+    if (previous && !sameFailure) {
+        // The failure retried last time is gone; a different one took its place.
+        setResolution(next, previous, 'resolved');
+        patternMetric(next, previous.pattern).resolved += 1;
+        recordAttempt(next, previous, outcome, 'resolved');
+    }
+    if (previous && sameFailure && progress.progress) {
+        emit('progress', progress.detail, { check: primary.check, kind: progress.kind });
+    }
+    const maxAttempts = primary.maxAutoRetries ?? policy.retry.perFailure;
+    const choice = chooseStrategy(primary, stuck ? previous : null, tried, policy);
+    next.failures.total = state.failures.total + 1;
+    next.failures.consecutive = stuck ? state.failures.consecutive + 1 : 1;
+    next.failures.sameError = stuck ? state.failures.sameError + 1 : 0;
+    next.failures.tried = tried;
+    const circular = detectCircularFailure(next.failures.history, iteration, [primary.signature]);
+    const record = openFailure(next, primary, choice.strategy ?? 'escalate', outcome, at, failedAt, maxAttempts);
+    const label = primary.pattern ?? 'unclassified failure';
+    const others = relevant.length > 1 ? ` (and ${relevant.length - 1} more failing check${relevant.length > 2 ? 's' : ''})` : '';
+    emit('analysis', `'${primary.check}' failed at ${failedAt}: ${label}${others} -> ${choice.reason}`, {
+        check: primary.check,
+        pattern: primary.pattern,
+        confidence: primary.confidence,
+        strategy: choice.strategy,
+        attempt: next.failures.consecutive,
+        maxAttempts,
+        sameError: choice.sameError,
+        signature: primary.signature,
+    });
+    let blockedReason = null;
+    if (choice.strategy === null && !choice.sameError)
+        blockedReason = choice.reason;
+    else if (circular) {
+        blockedReason = `circular failure: fixing one failure brings back the other (${circular.a} and ${circular.b})`;
+    }
+    else if (next.failures.total >= policy.retry.total) {
+        blockedReason = `${next.failures.total} failures in total reached the limit of ${policy.retry.total} (retry.total)`;
+    }
+    else if (next.failures.consecutive > maxAttempts) {
+        blockedReason = `${label} in '${primary.check}' is still failing, unchanged, after ${maxAttempts} ${maxAttempts === 1 ? 'retry' : 'retries'}`;
+    }
+    else if (next.failures.sameError >= policy.retry.sameError) {
+        blockedReason = `${progress.detail} came back unchanged ${next.failures.sameError} time${next.failures.sameError === 1 ? '' : 's'} after ${tried.map((t) => t.strategy).join(', ') || 'no change'} (retry.same-error is ${policy.retry.sameError})`;
+    }
+    else if (choice.strategy === null)
+        blockedReason = choice.reason;
+    if (blockedReason !== null) {
+        next.status = 'blocked';
+        next.statusReason = blockedReason;
+        setResolution(next, record, 'escalated');
+        patternMetric(next, record.pattern).escalated += 1;
+        next.metrics.deadLetters += 1;
+        if (sameFailure)
+            recordAttempt(next, previous, outcome, 'escalated');
+        emit('escalated', `BLOCKED: ${blockedReason}`, { reason: blockedReason, check: primary.check });
+        return { state: compactState(next), events };
+    }
+    if (sameFailure)
+        recordAttempt(next, previous, outcome, 'failed');
+    next.status = 'running';
+    next.statusReason = `${label} in '${primary.check}'; next: ${choice.strategy} (attempt ${next.failures.consecutive} of ${maxAttempts})`;
+    return { state: compactState(next), events };
+}
+/** Makes `failure` the current open failure and appends it to the history. */
+function openFailure(next, failure, strategy, outcome, at, stage = outcome.stage, maxAttempts) {
+    const record = {
+        iteration: next.iteration,
+        stage,
+        capability: next.capabilities.current,
+        check: failure.check,
+        error: failure.error.slice(0, 2000),
+        pattern: failure.pattern,
+        confidence: failure.confidence === null ? null : Math.min(1, Math.max(0, failure.confidence)),
+        strategy,
+        signature: failure.signature,
+        tokens: failure.tokens.slice(0, 400),
+        ...(failure.failingTests ? { failingTests: failure.failingTests.slice(0, MAX_FAILING_TESTS) } : {}),
+        resolution: 'open',
+        ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+        at,
+    };
+    next.failures.current = record;
+    // The history keeps no test lists: only the current failure is compared with the next attempt.
+    const { failingTests: _tests, ...kept } = record;
+    next.failures.history.push({ ...kept, tokens: [...record.tokens] });
+    return record;
+}
+/**
+ * Sets a failure's resolution on the current record and on its history entries: every still-open record
+ * of the same failure (same check and pattern), since a failure retried three times has three records.
+ */
+function setResolution(next, record, resolution) {
+    for (const entry of next.failures.history) {
+        if (entry.resolution === 'open' && entry.check === record.check && entry.pattern === record.pattern) {
+            entry.resolution = resolution;
+        }
+    }
+    const current = next.failures.current;
+    if (current && current.check === record.check && current.pattern === record.pattern) {
+        current.resolution = resolution;
+    }
+}
+function patternMetric(next, pattern) {
+    const key = pattern ?? 'unclassified';
+    const existing = next.metrics.byPattern[key];
+    if (existing)
+        return existing;
+    const created = { attempts: 0, resolved: 0, escalated: 0 };
+    next.metrics.byPattern[key] = created;
+    return created;
+}
+/** One attempt (a retry carried out with a strategy) and how it ended. */
+function recordAttempt(next, previous, outcome, verdict) {
+    if (!outcome.strategyUsed || !previous)
+        return;
+    next.metrics.attempts.push({
+        iteration: next.iteration,
+        pattern: previous.pattern,
+        strategy: outcome.strategyUsed,
+        durationMs: Math.max(0, outcome.wallMs),
+        verdict,
+    });
+}
+/** A failing check with no analysis from the runner (a timeout, a skipped dependency): a generic failure. */
+function synthesizeFailure(name, results) {
+    const result = results.find((r) => r.name === name);
+    const excerpt = result?.excerpt || (result ? `'${name}' ended with verdict ${result.verdict}` : `'${name}' did not run`);
+    const tokens = normaliseTokens(excerpt);
+    return {
+        check: name,
+        kind: result?.kind ?? 'custom',
+        pattern: result?.pattern ?? null,
+        confidence: result?.confidence ?? null,
+        strategy: result?.strategy ?? 'analyze_then_fix',
+        alternates: [],
+        retryable: true,
+        signature: result?.signature ?? `${result?.pattern ?? 'unknown'}:none:${name}`,
+        tokens,
+        error: excerpt,
+    };
+}
+function firstLine(text) {
+    return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim().slice(0, 200);
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/stage-walk.ts
+
+
+/**
+ * Moves `next` forward from `start` while the stages' exit requirements are met by `results`; raises the
+ * gates a stage needs on its way out. Mutates `next`; the caller decides whether to keep the result.
+ */
+function walkStages(next, start, results, policy, at, emit) {
+    const transitions = [];
+    let stage = start;
+    for (;;) {
+        const exit = evaluateExit(stage, results, next, policy);
+        if (exit.failingChecks.length > 0)
+            return { stop: { kind: 'failed', stage, failingChecks: exit.failingChecks }, transitions };
+        if (exit.pendingTasks.length > 0)
+            return { stop: { kind: 'tasks', stage, pendingTasks: exit.pendingTasks }, transitions };
+        if (exit.gatesToApprove.length > 0 || exit.pendingGates.length > 0) {
+            for (const gate of exit.gatesToApprove) {
+                if (next.gates[gate.name]?.status === 'pending')
+                    continue;
+                next.gates[gate.name] = { status: 'pending', reason: `leaving ${stage} needs approval`, requestedAt: at };
+                emit('gate', `gate '${gate.name}' raised: leaving ${stage} needs approval`, { gate: gate.name });
+            }
+            const gates = [...new Set([...exit.pendingGates, ...exit.gatesToApprove.map((g) => g.name)])];
+            return { stop: { kind: 'gates', stage, gates }, transitions };
+        }
+        if (stage === 'SHIP')
+            return { stop: { kind: 'merge' }, transitions };
+        const step = stepFrom(next, stage);
+        enterStage(next, stage, step, at);
+        transitions.push(step.capabilityDone !== undefined
+            ? `${stage} -> ${step.to} (capability '${step.capabilityDone}' done${step.nextCapability ? `; next: '${step.nextCapability}'` : ''})`
+            : `${stage} -> ${step.to}`);
+        stage = step.to;
+        if (stage === 'COMPLETE')
+            return { stop: { kind: 'complete' }, transitions };
+        if (!isVerificationStage(stage))
+            return { stop: { kind: 'work' }, transitions };
+    }
+}
+/** The status after a walk that did not fail. */
+function settleStatus(next, stop, emit) {
+    const iteration = next.iteration;
+    switch (stop.kind) {
+        case 'complete':
+            next.status = 'complete';
+            next.statusReason = `complete after ${iteration} iteration${iteration === 1 ? '' : 's'}`;
+            emit('completed', `COMPLETE after ${iteration} iteration${iteration === 1 ? '' : 's'}`);
+            return;
+        case 'merge': {
+            const pr = next.pullRequest ? ` #${next.pullRequest.number}` : '';
+            next.status = 'waiting';
+            next.statusReason = `waiting for the pull request${pr} to be merged`;
+            return;
+        }
+        case 'gates':
+            next.status = 'waiting';
+            next.statusReason = `waiting for approval: ${stop.gates.map((g) => `'${g}'`).join(', ')}`;
+            return;
+        case 'tasks':
+            next.status = 'running';
+            next.statusReason = `${stop.stage} has tasks left: ${stop.pendingTasks.join(', ')} (complete them, or skip with a reason)`;
+            return;
+        case 'work':
+            next.status = 'running';
+            next.statusReason = '';
+            return;
+    }
+}
+/**
+ * Re-judges the current stage against the last verification matrix without running anything. Call it
+ * after an approval or a skip: when that was the last missing requirement, the loop moves on at once
+ * (for example to COMPLETE) instead of spending an iteration. Leaves the state as it is when the matrix
+ * is older than the last iteration, a failure is open, or something is still missing.
+ */
+function advance(state, policy, now) {
+    const unchanged = { state, events: [] };
+    const verification = state.lastVerification;
+    if (state.status !== 'running' && state.status !== 'waiting')
+        return unchanged;
+    if (!verification || verification.iteration !== state.iteration)
+        return unchanged;
+    if (state.failures.current?.resolution === 'open')
+        return unchanged;
+    if (state.stage === 'SHIP' || state.stage === 'COMPLETE')
+        return unchanged;
+    const at = now.toISOString();
+    const events = [];
+    const emit = (type, message, data) => {
+        events.push({ at, iteration: state.iteration, type, message, ...(data ? { data } : {}) });
+    };
+    const next = copyForUpdate(state);
+    const { stop, transitions } = walkStages(next, state.stage, verification.results, policy, at, emit);
+    if (stop.kind === 'failed' || (transitions.length === 0 && stop.kind === 'tasks'))
+        return unchanged;
+    next.updatedAt = at;
+    for (const transition of transitions)
+        emit('transition', transition);
+    settleStatus(next, stop, emit);
+    return { state: next, events };
+}
+/** Enters the next stage: marks the old one done, starts the next capability when the loop wraps. */
+function enterStage(next, from, step, at) {
+    next.stages[from] = { ...next.stages[from], status: 'done', completedAt: at };
+    if (step.capabilityDone !== undefined) {
+        next.capabilities.completed.push(step.capabilityDone);
+        next.capabilities.current = step.nextCapability ?? null;
+        if (step.nextCapability) {
+            next.capabilities.remaining = next.capabilities.remaining.slice(1);
+            // A new pass of the capability loop: its stages start over.
+            const loopStart = next.pipeline.indexOf(step.to);
+            const loopEnd = next.pipeline.indexOf(from);
+            for (const s of next.pipeline.slice(loopStart, loopEnd + 1))
+                next.stages[s] = { status: 'pending' };
+        }
+    }
+    next.stages[step.to] = { status: step.to === 'COMPLETE' ? 'done' : 'active', enteredAt: at };
+    if (step.to === 'COMPLETE')
+        next.stages[step.to] = { status: 'done', enteredAt: at, completedAt: at };
+    next.stage = step.to;
+    next.stageEnteredAt = at;
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/outcome.ts
+
+
+
+
+
+
+/**
+ * Folds an iteration's outcome into the state and returns the journey events it implies (analysis,
+ * flaky, auto-fix, regression, transition, gate, escalated, completed; the runner logs the work and
+ * each check itself).
+ *
+ * Stages advance while their exit requirements are met: the stage's required checks pass, its tasks are
+ * completed or skipped, its gates approved. A verification stage (VERIFY) reached this way is judged by
+ * the same matrix in the same iteration; when it fails, the loop stays in the stage whose work it did.
+ * In the capability loop, leaving the loop's last stage starts the next capability at its first stage.
+ * SHIP, once its requirements are met, waits for its pull request to be merged.
+ *
+ * A failure (the first failing check that blocks the exit, preferring the check that failed before)
+ * counts against the retry budget: `consecutive` counts attempts on the same failure (same check and
+ * pattern) and resets on a different one; `sameError` counts returns of the same error (> 80% token
+ * overlap); `total` counts failed iterations. The loop goes BLOCKED on: the work command asking for a
+ * person, an unavailable external dependency, a security finding, a non-retryable or escalating
+ * pattern, a circular failure, `total` reaching `retry.total`, more retries than the failure's budget
+ * (the pattern's `max_auto_retries`, else `retry.per-failure`), the same error `retry.same-error`
+ * times, or no untried strategy left for a repeated error.
+ */
+function applyOutcome(state, outcome, policy) {
+    if (state.iteration === 0) {
+        throw new EngineError('applyOutcome needs a started iteration; call beginIteration first.');
+    }
+    if (state.status !== 'running') {
+        throw new EngineError(`loop '${state.loopId}' is ${state.status}; an iteration outcome cannot be applied.`);
+    }
+    if (outcome.stage !== state.stage) {
+        throw new EngineError(`the outcome is for stage ${outcome.stage}, but loop '${state.loopId}' is at ${state.stage}.`);
+    }
+    const at = outcome.now.toISOString();
+    const iteration = state.iteration;
+    const events = [];
+    const emit = (type, message, data) => {
+        events.push({ at, iteration, type, message, ...(data ? { data } : {}) });
+    };
+    const next = copy_state_copyForUpdate(state);
+    next.updatedAt = at;
+    next.failures.limits = {
+        perFailure: policy.retry.perFailure,
+        sameError: policy.retry.sameError,
+        total: policy.retry.total,
+    };
+    recordUsage(next, outcome, at);
+    next.lastVerification = { iteration, at, results: outcome.checks };
+    for (const check of outcome.flaky)
+        emit('flaky', `'${check}' failed, then passed on re-run: marked flaky`);
+    for (const check of outcome.autoFixed)
+        emit('auto-fix', `'${check}' was fixed by its fix command`);
+    next.metrics.flakes += outcome.flaky.length;
+    next.metrics.autoFixes += outcome.autoFixed.length;
+    for (const failure of outcome.failures.filter((f) => f.regression)) {
+        next.metrics.regressions += 1;
+        emit('regression', `'${failure.check}' passed in the baseline and fails now`, { signature: failure.signature });
+    }
+    for (const task of outcome.tasksCompleted) {
+        if (!next.tasks.completed.includes(task))
+            next.tasks.completed.push(task);
+    }
+    for (const raised of outcome.gatesRaised) {
+        next.gates[raised.gate] = { status: 'pending', reason: raised.reason, requestedAt: at };
+        emit('gate', `gate '${raised.gate}' raised: ${raised.reason}`, { gate: raised.gate });
+    }
+    if (next.metrics.timeToGreenMs === null && matrixIsGreen(outcome.checks, policy)) {
+        next.metrics.timeToGreenMs = Math.max(0, outcome.now.getTime() - Date.parse(state.startedAt));
+    }
+    const previous = state.failures.current?.resolution === 'open' ? state.failures.current : null;
+    if (outcome.strategyUsed) {
+        next.metrics.strategiesUsed[outcome.strategyUsed] = (next.metrics.strategiesUsed[outcome.strategyUsed] ?? 0) + 1;
+        if (previous)
+            patternMetric(next, previous.pattern).attempts += 1;
+    }
+    const block = (reason, deadLetter) => {
+        next.status = 'blocked';
+        next.statusReason = reason;
+        if (next.failures.current?.resolution === 'open') {
+            setResolution(next, next.failures.current, 'escalated');
+            patternMetric(next, next.failures.current.pattern).escalated += 1;
+        }
+        if (deadLetter)
+            next.metrics.deadLetters += 1;
+        recordAttempt(next, previous, outcome, 'escalated');
+        emit('escalated', `BLOCKED: ${reason}`, { reason });
+        return { state: compactState(next), events };
+    };
+    if (outcome.work?.blocked) {
+        const why = outcome.work.blockedReason?.trim() || `it exited with code ${outcome.work.exitCode ?? 'none'}`;
+        return block(`the work command asked for a person: ${why}`, false);
+    }
+    if (outcome.externalDependencyDown) {
+        return block('an external dependency is unavailable; retrying cannot help until it is back', false);
+    }
+    const security = outcome.failures.find((f) => f.security);
+    if (security) {
+        const where = security.pattern ? `${security.pattern} in '${security.check}'` : `'${security.check}'`;
+        if (previous)
+            setResolution(next, previous, 'escalated');
+        openFailure(next, security, security.strategy, outcome, at);
+        return block(`a security finding (${where}) needs a person: ${firstLine(security.error)}`, true);
+    }
+    // Walk forward from the executed stage while exit requirements are met.
+    const beforeWalk = copy_state_copyForUpdate(next);
+    const { stop, transitions } = walkStages(next, outcome.stage, outcome.checks, policy, at, emit);
+    if (stop.kind === 'failed') {
+        // A verification stage reached in this walk failed: stay in the stage whose work was done.
+        const failedAt = stop.stage;
+        const walked = next;
+        const reverted = failedAt !== outcome.stage ? beforeWalk : walked;
+        return handleFailure(reverted, state, outcome, policy, failedAt, stop.failingChecks, previous, at, emit, events);
+    }
+    if (previous) {
+        setResolution(next, previous, 'resolved');
+        patternMetric(next, previous.pattern).resolved += 1;
+        recordAttempt(next, previous, outcome, 'resolved');
+        next.failures.current = null;
+        next.failures.consecutive = 0;
+        next.failures.sameError = 0;
+        next.failures.tried = [];
+    }
+    for (const transition of transitions)
+        emit('transition', transition);
+    settleStatus(next, stop, emit);
+    return { state: compactState(next), events };
+}
+function recordUsage(next, outcome, at) {
+    next.usage.wallMs += Math.max(0, outcome.wallMs);
+    const why = next.lastDecision?.reason ?? '';
+    if (outcome.work) {
+        const work = outcome.work;
+        next.usage.tokens += Math.max(0, work.tokens ?? 0);
+        next.usage.costUsd += Math.max(0, work.costUsd ?? 0);
+        next.metrics.workCalls += 1;
+        if (work.session)
+            next.session = work.session.slice(0, 2000);
+        const outputs = { exitCode: work.exitCode };
+        if (work.tokens !== undefined)
+            outputs.tokens = work.tokens;
+        if (work.costUsd !== undefined)
+            outputs.costUsd = work.costUsd;
+        if (outcome.strategyUsed)
+            outputs.strategy = outcome.strategyUsed;
+        next.usage.log.push({
+            iteration: next.iteration,
+            what: `work ${outcome.stage}`,
+            why,
+            at,
+            durationMs: Math.max(0, work.durationMs),
+            status: work.blocked ? 'blocked' : work.exitCode === 0 ? 'done' : `exit ${work.exitCode ?? 'none'}`,
+            outputs,
+        });
+    }
+    if (outcome.checks.length > 0) {
+        const failed = outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'timeout' || c.verdict === 'error');
+        next.usage.log.push({
+            iteration: next.iteration,
+            what: 'verify',
+            why: `verification matrix after ${outcome.stage}`,
+            at,
+            durationMs: outcome.checks.reduce((sum, c) => Math.max(sum, c.durationMs), 0),
+            status: failed.length === 0 ? 'pass' : 'fail',
+            outputs: { checks: outcome.checks.length, failed: failed.map((c) => c.name) },
+        });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/summary.ts
+/**
+ * One line a person reads as "next" (job summary, sticky comment, `loop status`), e.g.
+ * `retry IMPLEMENT with strategy context_expand (attempt 2 of 3)`.
+ */
+function summarizeNextAction(state, decision) {
+    switch (decision.kind) {
+        case 'EXECUTE_STAGE': {
+            const capability = decision.capability
+                ? ` for capability '${decision.capability}' (${state.capabilities.completed.length + 1} of ${state.capabilities.total})`
+                : '';
+            return `run ${decision.stage}${capability} (iteration ${state.iteration + 1} of ${state.maxIterations})`;
+        }
+        case 'RETRY': {
+            const wait = decision.backoffMs > 0 ? ` after ${Math.round(decision.backoffMs / 1000)} s` : '';
+            return `retry ${decision.stage} with strategy ${decision.strategy} (attempt ${decision.attempt} of ${decision.maxAttempts})${wait}`;
+        }
+        case 'WAIT_FOR_APPROVAL':
+            return `wait for approval of gate '${decision.gate}': comment \`/loop approve ${decision.gate}\` or \`loop approve ${decision.gate}\``;
+        case 'WAIT_FOR_HUMAN':
+            return `a person is needed: ${decision.reason}; then \`/loop resume\` or \`loop resume\``;
+        case 'CAP_REACHED':
+            return `stopped: ${decision.reason}`;
+        case 'ESCALATE':
+            return `escalate to a person: ${decision.reason}`;
+        case 'COMPLETE':
+            return `none: complete (${decision.reason})`;
+        case 'ABORTED':
+            return `none: aborted (${decision.reason})`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/index.ts
+/**
+ * The loop engine: pure functions from state, observations and policy to decisions and new states.
+ * No I/O, no clock.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/app/people-commands.ts
+/**
+ * What people ask of a loop outside an iteration: resume, skip a task, approve or reject a gate, abort.
+ * Shared by the CLI and the action: load, apply the engine's pure command, save with compare-and-swap,
+ * record the events.
+ */
+
+class NoLoopError extends Error {
+    name = 'NoLoopError';
+}
+/** Applies a person's command to the stored loop; throws NoLoopError when there is none. */
+async function applyPeopleCommand(command, input, deps) {
+    const loaded = await deps.store.load(input.loopId);
+    if (!loaded)
+        throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`);
+    const now = deps.clock.now();
+    let applied;
+    switch (command.kind) {
+        case 'resume':
+            applied = resume(loaded.state, input.by, now);
+            break;
+        case 'abort':
+            applied = abort(loaded.state, input.by, now);
+            break;
+        case 'approve':
+            applied = approveGate(loaded.state, command.gate, input.by, now);
+            break;
+        case 'reject':
+            applied = rejectGate(loaded.state, command.gate, input.by, now);
+            break;
+        case 'skip':
+            applied = skipTask(loaded.state, command.task, command.reason, input.by, now);
+            break;
+    }
+    await deps.store.save(input.loopId, applied.state, loaded.version);
+    await deps.audit.appendEvents(applied.events);
+    return applied.state;
+}
+
+;// CONCATENATED MODULE: ./src/action/people-commands.ts
+
+
+
+
+function toPeopleCommand(command) {
+    return command.kind === 'abort' ? { kind: 'abort' } : command;
+}
+/** The command the `command` input names (never `run`). */
+function commandFromInputs(settings) {
+    switch (settings.command) {
+        case 'approve':
+            return { kind: 'approve', gate: settings.gate ?? '' };
+        case 'skip':
+            return { kind: 'skip', task: settings.task ?? '', reason: settings.reason ?? '' };
+        case 'resume':
+        case 'abort':
+            return { kind: settings.command };
+        case 'run':
+            throw new Error("commandFromInputs: 'run' is not a person's command");
+    }
+}
+/**
+ * Applies people's commands. Returns false when the job should stop here (nothing for the loop,
+ * an unauthorized actor, or an abort).
+ */
+async function applyCommands(run, loopId, deps) {
+    const { logger } = deps;
+    const apply = async (command, by) => {
+        await deps.restoreAudit();
+        try {
+            return await applyPeopleCommand(command, { loopId, by }, { store: deps.store, clock: deps.clock, audit: deps.audit });
+        }
+        catch (error) {
+            if (error instanceof NoLoopError) {
+                logger.warning(`'${command.kind}' for loop ${loopId}, which has not started: ${error.message}`);
+                return null;
+            }
+            throw error;
+        }
+    };
+    if (run.settings.command !== 'run') {
+        const command = commandFromInputs(run.settings);
+        const state = await apply(command, run.actor ?? 'workflow');
+        return state !== null && command.kind !== 'abort';
+    }
+    const intent = interpretEvent(run.event.name, run.event.payload);
+    if (intent.kind === 'run')
+        return true;
+    if (intent.kind === 'none') {
+        logger.info(`Nothing for the loop in this ${run.event.name} event: ${intent.why}.`);
+        return false;
+    }
+    // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
+    const permission = await deps.github.getPermission(intent.actor);
+    const authorization = authorizeActor({
+        permission,
+        actorType: intent.actorType,
+        actor: intent.actor,
+        controllerLogin: await deps.github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN),
+    });
+    logger.info(`Command from @${intent.actor}: ${authorization.reason}`);
+    if (!authorization.allowed)
+        return false;
+    if (intent.kind === 'problem') {
+        logger.warning(intent.problem);
+        return false;
+    }
+    if (intent.kind === 'review-approval') {
+        const loaded = await deps.store.load(loopId);
+        const pending = Object.entries(loaded?.state.gates ?? {}).filter(([, gate]) => gate.status === 'pending');
+        if (pending.length === 0) {
+            logger.info('The review approves no pending gate.');
+            return false;
+        }
+        for (const [gate] of pending)
+            await apply({ kind: 'approve', gate }, intent.actor);
+        return true;
+    }
+    const state = await apply(toPeopleCommand(intent.command), intent.actor);
+    return state !== null && intent.command.kind !== 'abort';
+}
+
+;// CONCATENATED MODULE: ./src/domain/git-errors.ts
+/**
+ * What git's output says happened, as data: shared by the git adapter (which runs git) and the loop
+ * branch logic in app/ (which decides what to do next). Pure.
+ */
+/** Signs in git's output that a push was refused because the remote moved on. */
+const NON_FAST_FORWARD_SIGNS = [
+    /\(non-fast-forward\)/,
+    /\(fetch first\)/,
+    /\(stale info\)/,
+    /Updates were rejected because the (tip|remote)/,
+];
+/** Signs of a rebase stopped by conflicting changes. */
+const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
+/** Git's answer when another process moved HEAD between our read and our commit. */
+const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
+
+;// CONCATENATED MODULE: ./src/app/loop-branch.ts
+/**
+ * The loop's branch (`loop/<loop-id>`): checked out at the start of a job, pushed
+ * at the end. A push the remote refuses as non-fast-forward is fetched, rebased and retried; a rebase
+ * conflict is reported as `merge-conflict` for the loop to go BLOCKED. Never a force push.
+ */
+
+function remoteRef(remote, branch) {
+    return `refs/remotes/${remote}/${branch}`;
+}
+/**
+ * Checks out `branch`: at the remote's tip when it exists there (the loop's earlier work), else a new
+ * branch at the current commit.
+ */
+async function checkoutLoopBranch(git, branch, remote = 'origin') {
+    const fetched = await git.fetch(remote, `+refs/heads/${branch}:${remoteRef(remote, branch)}`);
+    if (fetched.ok) {
+        await git.checkoutBranch(branch, remoteRef(remote, branch));
+        return { created: false, head: await git.head() };
+    }
+    await git.checkoutBranch(branch, 'HEAD');
+    return { created: true, head: await git.head() };
+}
+/**
+ * Pushes HEAD to `branch`. On a non-fast-forward rejection: fetch, rebase onto the remote branch, push
+ * again, up to `attempts` times. A rebase conflict is aborted (the branch stays as it was) and returned
+ * as `conflict` with the conflicting paths and git's words (which the `merge-conflict` pattern knows).
+ */
+async function pushLoopBranch(git, options) {
+    const remote = options.remote ?? 'origin';
+    const attempts = options.attempts ?? 3;
+    const refspec = `HEAD:refs/heads/${options.branch}`;
+    let lastMessage = '';
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+        const result = await git.exec(['push', '--porcelain', remote, refspec], {
+            allowFailure: true,
+            ...(options.env ? { env: options.env } : {}),
+        });
+        if (result.exitCode === 0)
+            return { kind: 'pushed', attempts: attempt, head: await git.head() };
+        const text = `${result.stdout}\n${result.stderr}`;
+        lastMessage = text.trim();
+        if (!NON_FAST_FORWARD_SIGNS.some((sign) => sign.test(text))) {
+            return { kind: 'failed', attempts: attempt, message: lastMessage };
+        }
+        const fetched = await git.fetch(remote, `+refs/heads/${options.branch}:${remoteRef(remote, options.branch)}`);
+        if (!fetched.ok)
+            return { kind: 'failed', attempts: attempt, message: fetched.stderr.trim() || lastMessage };
+        const rebased = await git.rebase(remoteRef(remote, options.branch), options.identity);
+        if (!rebased.ok) {
+            if (rebased.conflict || CONFLICT_SIGNS.some((sign) => sign.test(rebased.stderr))) {
+                const paths = rebased.conflictPaths;
+                const lines = paths.map((path) => `CONFLICT (content): Merge conflict in ${path}`);
+                return {
+                    kind: 'conflict',
+                    attempts: attempt,
+                    paths,
+                    message: [...lines, `Automatic merge failed; ${options.branch} changed on the remote.`, rebased.stderr.trim()]
+                        .filter(Boolean)
+                        .join('\n'),
+                };
+            }
+            return { kind: 'failed', attempts: attempt, message: rebased.stderr.trim() };
+        }
+    }
+    return {
+        kind: 'failed',
+        attempts,
+        message: `The remote branch ${options.branch} kept moving; gave up after ${attempts} pushes. ${lastMessage}`,
+    };
+}
+/**
+ * Git configuration, as environment variables, that makes a push use `token` on `serverUrl`
+ * (`https://github.com`). The empty first value clears the header `actions/checkout` persisted, so
+ * only this token is sent.
+ */
+function pushAuthEnv(serverUrl, token) {
+    const key = `http.${serverUrl.replace(/\/+$/, '')}/.extraheader`;
+    const basic = Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64');
+    return {
+        GIT_CONFIG_COUNT: '2',
+        GIT_CONFIG_KEY_0: key,
+        GIT_CONFIG_VALUE_0: '',
+        GIT_CONFIG_KEY_1: key,
+        GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${basic}`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/publish.ts
+
+
+
+/**
+ * Publishes the iteration's commit when there is one and a remote `origin` to push to; without a
+ * remote the work stays on the local branch.
+ */
+async function publishIteration(run, input, deps) {
+    const { git, logger } = deps;
+    if (!git)
+        return { state: input.result.state, blocked: false };
+    const hasRemote = (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0;
+    if (!hasRemote)
+        logger.info(`No remote 'origin': the work stays on the local branch ${input.branch}.`);
+    if (!hasRemote || input.result.commit === null)
+        return { state: input.result.state, blocked: false };
+    return publish(run, input, { ...deps, git });
+}
+async function publish(run, input, deps) {
+    const { settings } = run;
+    const { git, github, store, logger } = deps;
+    const { loopId, branch, result } = input;
+    let state = result.state;
+    let version = result.version;
+    const pushEnv = settings.pushToken !== settings.githubToken ? pushAuthEnv(run.serverUrl, settings.pushToken) : undefined;
+    const pushed = await deps.io.group(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY, ...(pushEnv ? { env: pushEnv } : {}) }));
+    if (pushed.kind !== 'pushed') {
+        const reason = pushed.kind === 'conflict'
+            ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
+            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}`;
+        logger.error(pushed.message);
+        const blocked = markBlocked(state, reason, deps.clock.now());
+        version = await store.save(loopId, blocked.state, version);
+        return { state: blocked.state, blocked: true };
+    }
+    if (!state.pullRequest) {
+        const issue = run.event.issueToClose;
+        const closes = issue !== null ? `\n\nCloses #${issue}.` : '';
+        const pull = await github.findOrCreatePullRequest({
+            head: branch,
+            base: run.event.defaultBranch,
+            title: `loop: ${state.goal.split('\n')[0]?.slice(0, 200) ?? loopId}`,
+            body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
+            draft: true,
+        });
+        logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`);
+        state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged } };
+        version = await store.save(loopId, state, version);
+    }
+    return { state, blocked: false };
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/locations.ts
+/** Locations kept (the first ones in the output). */
+const MAX_LOCATIONS = 50;
+const MAX_HITS_PER_LOCATION = 50;
+/** Collects what each location regex finds, line by line, and picks the locations to report. */
+class LocationCollector {
+    locations;
+    patternLocations;
+    hits;
+    order = 0;
+    constructor(locations, 
+    /** pattern index -> indexes into `locations`. */
+    patternLocations) {
+        this.locations = locations;
+        this.patternLocations = patternLocations;
+        this.hits = locations.map(() => []);
+    }
+    /**
+     * Runs the location regexes over a candidate line. `lastPathLine` and `lastErrorLine` stand in for a
+     * regex's missing `file` or `message` group (eslint's stylish format, rustc's `-->` lines).
+     */
+    collect(text, trimmed, lastPathLine, lastErrorLine) {
+        if (!/[:([,] ?\d|line \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in/.test(text)) {
+            return;
+        }
+        const { locations } = this;
+        for (let index = 0; index < locations.length; index++) {
+            const hits = this.hits[index];
+            if (hits.length >= MAX_HITS_PER_LOCATION)
+                continue;
+            const location = locations[index];
+            if (location.prefilter !== undefined && !text.includes(location.prefilter))
+                continue;
+            const match = location.regex.exec(text);
+            if (!match)
+                continue;
+            const groups = match.groups ?? {};
+            const file = cleanFile(location.hasFile ? groups.file : lastPathLine);
+            if (file === undefined)
+                continue;
+            const found = { file };
+            const line = Number(groups.line);
+            const column = Number(groups.column);
+            if (groups.line !== undefined && Number.isSafeInteger(line))
+                found.line = line;
+            if (groups.column !== undefined && Number.isSafeInteger(column))
+                found.column = column;
+            const message = (location.hasMessage ? groups.message : lastErrorLine)?.trim();
+            if (message)
+                found.message = message.length > 500 ? `${message.slice(0, 500)}…` : message;
+            else if (location.hasMessage === false && trimmed !== lastErrorLine && lastErrorLine) {
+                found.message = lastErrorLine;
+            }
+            hits.push({ order: this.order++, location: found });
+        }
+    }
+    /** The locations to report: the winning pattern's own (any pattern's when it has none), in output order. */
+    pick(patternIndex) {
+        const own = patternIndex >= 0 ? (this.patternLocations[patternIndex] ?? []) : [];
+        const pools = own.length > 0 ? own.map((i) => this.hits[i] ?? []) : [];
+        let hits = pools.flat();
+        if (hits.length === 0)
+            hits = this.hits.flat();
+        hits.sort((a, b) => a.order - b.order);
+        const seen = new Set();
+        const result = [];
+        for (const { location } of hits) {
+            const key = `${location.file}:${location.line ?? ''}:${location.column ?? ''}`;
+            if (seen.has(key))
+                continue;
+            seen.add(key);
+            result.push(location);
+            if (result.length >= MAX_LOCATIONS)
+                break;
+        }
+        return result;
+    }
+}
+function cleanFile(file) {
+    if (file === undefined)
+        return undefined;
+    let cleaned = file.trim().replace(/^file:\/\//, '');
+    if (cleaned.startsWith('./'))
+        cleaned = cleaned.slice(2);
+    if (cleaned.length === 0 || cleaned.length > 1024)
+        return undefined;
+    if (cleaned.startsWith('node:') || cleaned.includes('/node_modules/') || cleaned.startsWith('/rustc/'))
+        return undefined;
+    if (cleaned.includes('<') || cleaned === '[eval]')
+        return undefined;
+    return cleaned;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/aho-corasick.ts
@@ -33544,94 +34661,12 @@ class LiteralScanner {
     }
 }
 
-;// CONCATENATED MODULE: ./src/domain/analysis/similarity.ts
+;// CONCATENATED MODULE: ./src/domain/analysis/scan-tables.ts
 /**
- * Normalisation and similarity of failure output, for the same-error rule and error signatures
- * (DESIGN.md section 4). Pure.
+ * The tables the streaming analyzer runs on, built once per pattern library: one Aho-Corasick automaton
+ * over every literal signal and a few trigger words, and the location regexes without duplicates.
  */
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/g;
-const ISO_TIME = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?\b/g;
-const CLOCK_TIME = /\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b/g;
-const DURATION = /\b\d+(\.\d+)?\s?(ms|s|sec|seconds|m|min)\b/g;
-const HASH = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b/gi;
-const PATH = /(?:[A-Za-z]:)?(?:[\w.@~-]*[\\/])+[\w.@-]+/g;
-const NUMBER = /\b\d+(\.\d+)?\b/g;
-const MAX_TOKENS = 400;
-/** Text with times, hashes, paths and numbers replaced by placeholders, ANSI escapes removed. */
-function normaliseText(text) {
-    return text
-        .replace(ANSI, '')
-        .replace(ISO_TIME, ' <time> ')
-        .replace(CLOCK_TIME, ' <time> ')
-        .replace(DURATION, ' <duration> ')
-        .replace(HASH, ' <hash> ')
-        .replace(PATH, ' <path> ')
-        .replace(NUMBER, ' <n> ')
-        .toLowerCase();
-}
-/** The distinct normalised tokens of a failure's text, in first-seen order, at most 400. */
-function normaliseTokens(text) {
-    const seen = new Set();
-    for (const token of normaliseText(text).split(/[^a-z0-9<>_]+/)) {
-        if (token.length < 2)
-            continue;
-        seen.add(token);
-        if (seen.size >= MAX_TOKENS)
-            break;
-    }
-    return [...seen];
-}
-/** Jaccard overlap of two token sets, in [0, 1]. Two empty sets overlap fully. */
-function tokenOverlap(a, b) {
-    if (a.length === 0 && b.length === 0)
-        return 1;
-    const left = new Set(a);
-    const right = new Set(b);
-    let shared = 0;
-    for (const token of left)
-        if (right.has(token))
-            shared++;
-    return shared / (left.size + right.size - shared);
-}
-/** The same-error threshold of DESIGN.md: more than 80% token overlap. */
-const SAME_ERROR_OVERLAP = 0.8;
-function isSameError(a, b) {
-    return tokenOverlap(a, b) > SAME_ERROR_OVERLAP;
-}
-/**
- * Error signature `{pattern}:{ext}:{hash}`: the pattern id (or `unknown`), the extension of the first
- * file the failure points at (or `none`), and 8 hex digits of a hash of the normalised tokens.
- */
-function errorSignature(pattern, firstFile, tokens) {
-    const ext = firstFile ? (/\.([A-Za-z0-9]+)$/.exec(firstFile)?.[1]?.toLowerCase() ?? 'none') : 'none';
-    const hash = (0,external_node_crypto_.createHash)('sha256').update(tokens.join(' ')).digest('hex').slice(0, 8);
-    return `${pattern ?? 'unknown'}:${ext}:${hash}`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/analysis/analyzer.ts
-
-
-/** Below this confidence there is no match and the strategy is `analyze_then_fix`. */
-const NO_MATCH_BELOW = 0.3;
-/** How much one matched signal adds to the evidence; an anchor weighs three signals. */
-const ANCHOR_WEIGHT = 3;
-/** confidence = 1 - EVIDENCE_BASE ^ evidence (one signal 0.4, two 0.64, an anchor 0.78). */
-const EVIDENCE_BASE = 0.6;
-/** Locations kept (the first ones in the output). */
-const MAX_LOCATIONS = 50;
-const MAX_LINE_BYTES = 64 * 1024;
-const LINE_DECODE_CHARS = 4096;
-const MAX_CANDIDATE_LINES = 20_000;
-const MAX_HITS_PER_LOCATION = 50;
-const EXCERPT_LINES = 12;
-const EXCERPT_LINE_CHARS = 300;
-const MAX_EXCERPT_CHARS = 4000;
-const TAIL_BYTES = 8 * 1024;
-const TOKEN_TEXT_CHARS = 8000;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
-const analyzer_ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()][A-Z0-9]/g;
 /**
  * Words that make a line worth decoding even when no pattern's literal is on it: error words, and
  * line endings of a path alone on its line (eslint's stylish format names the file on its own line).
@@ -33680,10 +34715,11 @@ const TRIGGERS = [
         'css',
     ].flatMap((ext) => [`.${ext}\n`, `.${ext}:`, `.${ext}(`]),
 ];
-const prepared = new WeakMap();
+const tables = new WeakMap();
 const encoder = new TextEncoder();
-function prepare(library) {
-    const cached = prepared.get(library);
+/** The scan tables of a library: every literal in one Aho-Corasick automaton, locations deduplicated. */
+function scanTablesFor(library) {
+    const cached = tables.get(library);
     if (cached)
         return cached;
     const matchers = [];
@@ -33739,9 +34775,114 @@ function prepare(library) {
         locations,
         patternLocations,
     };
-    prepared.set(library, table);
+    tables.set(library, table);
     return table;
 }
+
+;// CONCATENATED MODULE: ./src/domain/analysis/scoring.ts
+/** Below this confidence there is no match and the strategy is `analyze_then_fix`. */
+const NO_MATCH_BELOW = 0.3;
+/** How much one matched signal adds to the evidence; an anchor weighs three signals. */
+const ANCHOR_WEIGHT = 3;
+/** confidence = 1 - EVIDENCE_BASE ^ evidence (one signal 0.4, two 0.64, an anchor 0.78). */
+const EVIDENCE_BASE = 0.6;
+/**
+ * The score of every pattern: its matched signals and anchors, boosted by what the controller knows
+ * (an exit code, a spawn error, a timeout), weighed by whether the pattern applies to the check's kind.
+ */
+function scorePatterns(patterns, matchers, matched, kind, extra) {
+    const scores = patterns.map(() => ({ signals: 0, anchors: 0, total: 0, evidence: 0, confidence: 0, extra: 0 }));
+    matchers.forEach((matcher, index) => {
+        const score = scores[matcher.pattern];
+        if (!matcher.anchor)
+            score.total++;
+        if (matched[index] !== 1)
+            return;
+        if (matcher.anchor)
+            score.anchors++;
+        else
+            score.signals++;
+    });
+    const boost = (id, evidence) => {
+        const index = patterns.findIndex((p) => p.id === id);
+        if (index >= 0)
+            scores[index].extra += evidence;
+    };
+    if (extra.exitCode === 137)
+        boost('out-of-memory', ANCHOR_WEIGHT);
+    if (extra.exitCode === 127)
+        boost('command-not-found', 1);
+    if (extra.exitCode === 126)
+        boost('permission-error', 1);
+    if (extra.spawnError && /\bENOENT\b/.test(extra.spawnError))
+        boost('command-not-found', ANCHOR_WEIGHT);
+    if (extra.spawnError && /\bEACCES\b/.test(extra.spawnError))
+        boost('permission-error', ANCHOR_WEIGHT);
+    patterns.forEach((pattern, index) => {
+        const score = scores[index];
+        let evidence = score.signals + ANCHOR_WEIGHT * score.anchors + score.extra;
+        if (evidence > 0 && kind && kind !== 'custom' && pattern.kinds.length > 0) {
+            evidence = pattern.kinds.includes(kind) ? evidence + 1 : evidence / 2;
+        }
+        score.evidence = evidence;
+        const ratio = score.total > 0 ? score.signals / score.total : 0;
+        score.confidence = Math.min(1, Math.max(ratio, 1 - EVIDENCE_BASE ** evidence));
+    });
+    if (extra.timedOut) {
+        const index = patterns.findIndex((p) => p.id === 'timeout');
+        if (index >= 0) {
+            const score = scores[index];
+            score.confidence = 1;
+            score.anchors = Number.MAX_SAFE_INTEGER;
+        }
+    }
+    return scores;
+}
+/** The index of the winning pattern (highest confidence, then most anchors; earlier wins a tie), or -1. */
+function bestPattern(scores) {
+    let best = -1;
+    for (let i = 0; i < scores.length; i++) {
+        const candidate = scores[i];
+        const current = best === -1 ? undefined : scores[best];
+        if (candidate.confidence <= 0)
+            continue;
+        if (!current ||
+            candidate.confidence > current.confidence ||
+            (candidate.confidence === current.confidence && candidate.anchors > current.anchors)) {
+            best = i;
+        }
+    }
+    return best;
+}
+/** The tier of a confidence. */
+function tierOf(confidence) {
+    if (confidence >= 0.7)
+        return 'confident';
+    if (confidence >= 0.5)
+        return 'review';
+    if (confidence >= NO_MATCH_BELOW)
+        return 'consider-escalation';
+    return 'none';
+}
+function roundConfidence(value) {
+    return Math.round(value * 100) / 100;
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/analyzer.ts
+
+
+
+
+const MAX_LINE_BYTES = 64 * 1024;
+const LINE_DECODE_CHARS = 4096;
+const MAX_CANDIDATE_LINES = 20_000;
+const EXCERPT_LINES = 12;
+const EXCERPT_LINE_CHARS = 300;
+const MAX_EXCERPT_CHARS = 4000;
+const TAIL_BYTES = 8 * 1024;
+const TOKEN_TEXT_CHARS = 8000;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
+const analyzer_ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()][A-Z0-9]/g;
 /**
  * Analyzes a check's output as it streams: `push` chunks (any size, any bytes), then `finish` once.
  * Memory stays bounded whatever the output's size.
@@ -33753,14 +34894,13 @@ class StreamingAnalyzer {
     matched;
     excerptLines;
     genericLines = [];
-    locationHits;
+    locations;
     scanState = 0;
     carry = Buffer.alloc(0);
     carryStates = [];
     carryCandidate = false;
     tail = Buffer.alloc(0);
     candidateLines = 0;
-    hitOrder = 0;
     lastPathLine;
     lastErrorLine;
     finished = false;
@@ -33769,10 +34909,10 @@ class StreamingAnalyzer {
     constructor(library, options = {}) {
         this.library = library;
         this.options = options;
-        this.table = prepare(library);
+        this.table = scanTablesFor(library);
         this.matched = new Uint8Array(this.table.matchers.length);
         this.excerptLines = library.patterns.map(() => []);
-        this.locationHits = this.table.locations.map(() => []);
+        this.locations = new LocationCollector(this.table.locations, this.table.patternLocations);
     }
     /** Feeds the next chunk of output. */
     push(chunk) {
@@ -33939,65 +35079,19 @@ class StreamingAnalyzer {
         const looksLikeError = linePatterns.size > 0 || /\b(error|Error|ERROR|FAIL|fatal)\b/.test(text);
         if (looksLikeError && this.genericLines.length < EXCERPT_LINES)
             this.genericLines.push(clipped);
-        this.extractLocations(text, trimmed);
+        this.locations.collect(text, trimmed, this.lastPathLine, this.lastErrorLine);
         if (/^[^\s:()'"]+\.[A-Za-z0-9]+$/.test(trimmed) && trimmed.length < 512)
             this.lastPathLine = trimmed;
         else if (looksLikeError)
             this.lastErrorLine = clipped;
     }
-    extractLocations(text, trimmed) {
-        if (!/[:([,] ?\d|line \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in/.test(text)) {
-            return;
-        }
-        const { locations } = this.table;
-        for (let index = 0; index < locations.length; index++) {
-            const hits = this.locationHits[index];
-            if (hits.length >= MAX_HITS_PER_LOCATION)
-                continue;
-            const location = locations[index];
-            if (location.prefilter !== undefined && !text.includes(location.prefilter))
-                continue;
-            const match = location.regex.exec(text);
-            if (!match)
-                continue;
-            const groups = match.groups ?? {};
-            const file = cleanFile(location.hasFile ? groups.file : this.lastPathLine);
-            if (file === undefined)
-                continue;
-            const found = { file };
-            const line = Number(groups.line);
-            const column = Number(groups.column);
-            if (groups.line !== undefined && Number.isSafeInteger(line))
-                found.line = line;
-            if (groups.column !== undefined && Number.isSafeInteger(column))
-                found.column = column;
-            const message = (location.hasMessage ? groups.message : this.lastErrorLine)?.trim();
-            if (message)
-                found.message = message.length > 500 ? `${message.slice(0, 500)}…` : message;
-            else if (location.hasMessage === false && trimmed !== this.lastErrorLine && this.lastErrorLine) {
-                found.message = this.lastErrorLine;
-            }
-            hits.push({ order: this.hitOrder++, location: found });
-        }
-    }
     conclude(extra) {
-        const scores = this.score(extra);
-        let best = -1;
-        for (let i = 0; i < scores.length; i++) {
-            const candidate = scores[i];
-            const current = best === -1 ? undefined : scores[best];
-            if (candidate.confidence <= 0)
-                continue;
-            if (!current ||
-                candidate.confidence > current.confidence ||
-                (candidate.confidence === current.confidence && candidate.anchors > current.anchors)) {
-                best = i;
-            }
-        }
+        const scores = scorePatterns(this.library.patterns, this.table.matchers, this.matched, this.options.kind, extra);
+        const best = bestPattern(scores);
         const winner = best === -1 ? undefined : this.library.patterns[best];
-        const confidence = best === -1 ? 0 : scores[best].confidence;
+        const confidence = scores[best]?.confidence ?? 0;
         const matchedPattern = winner && confidence >= NO_MATCH_BELOW ? winner : undefined;
-        const locations = this.pickLocations(matchedPattern ? best : -1);
+        const locations = this.locations.pick(matchedPattern ? best : -1);
         const excerptSource = (matchedPattern ? this.excerptLines[best] : undefined)?.length
             ? this.excerptLines[best]
             : this.genericLines;
@@ -34008,7 +35102,7 @@ class StreamingAnalyzer {
         const patternId = matchedPattern?.id ?? null;
         const analysis = {
             pattern: patternId,
-            confidence: round(confidence),
+            confidence: roundConfidence(confidence),
             tier: tierOf(matchedPattern ? confidence : 0),
             strategy: matchedPattern?.strategy ?? 'analyze_then_fix',
             alternates: matchedPattern ? [...matchedPattern.alternates] : ['context_expand'],
@@ -34023,74 +35117,6 @@ class StreamingAnalyzer {
         if (matchedPattern?.hint !== undefined)
             analysis.hint = matchedPattern.hint;
         return analysis;
-    }
-    score(extra) {
-        const scores = this.library.patterns.map(() => ({ signals: 0, anchors: 0, total: 0, evidence: 0, confidence: 0, extra: 0 }));
-        this.table.matchers.forEach((matcher, index) => {
-            const score = scores[matcher.pattern];
-            if (!matcher.anchor)
-                score.total++;
-            if (this.matched[index] !== 1)
-                return;
-            if (matcher.anchor)
-                score.anchors++;
-            else
-                score.signals++;
-        });
-        const boost = (id, evidence) => {
-            const index = this.library.patterns.findIndex((p) => p.id === id);
-            if (index >= 0)
-                scores[index].extra += evidence;
-        };
-        if (extra.exitCode === 137)
-            boost('out-of-memory', ANCHOR_WEIGHT);
-        if (extra.exitCode === 127)
-            boost('command-not-found', 1);
-        if (extra.exitCode === 126)
-            boost('permission-error', 1);
-        if (extra.spawnError && /\bENOENT\b/.test(extra.spawnError))
-            boost('command-not-found', ANCHOR_WEIGHT);
-        if (extra.spawnError && /\bEACCES\b/.test(extra.spawnError))
-            boost('permission-error', ANCHOR_WEIGHT);
-        this.library.patterns.forEach((pattern, index) => {
-            const score = scores[index];
-            let evidence = score.signals + ANCHOR_WEIGHT * score.anchors + score.extra;
-            if (evidence > 0 && this.options.kind && this.options.kind !== 'custom' && pattern.kinds.length > 0) {
-                evidence = pattern.kinds.includes(this.options.kind) ? evidence + 1 : evidence / 2;
-            }
-            score.evidence = evidence;
-            const ratio = score.total > 0 ? score.signals / score.total : 0;
-            score.confidence = Math.min(1, Math.max(ratio, 1 - EVIDENCE_BASE ** evidence));
-        });
-        if (extra.timedOut) {
-            const index = this.library.patterns.findIndex((p) => p.id === 'timeout');
-            if (index >= 0) {
-                const score = scores[index];
-                score.confidence = 1;
-                score.anchors = Number.MAX_SAFE_INTEGER;
-            }
-        }
-        return scores;
-    }
-    pickLocations(patternIndex) {
-        const own = patternIndex >= 0 ? (this.table.patternLocations[patternIndex] ?? []) : [];
-        const pools = own.length > 0 ? own.map((i) => this.locationHits[i] ?? []) : [];
-        let hits = pools.flat();
-        if (hits.length === 0)
-            hits = this.locationHits.flat();
-        hits.sort((a, b) => a.order - b.order);
-        const seen = new Set();
-        const result = [];
-        for (const { location } of hits) {
-            const key = `${location.file}:${location.line ?? ''}:${location.column ?? ''}`;
-            if (seen.has(key))
-                continue;
-            seen.add(key);
-            result.push(location);
-            if (result.length >= MAX_LOCATIONS)
-                break;
-        }
-        return result;
     }
     tailLines() {
         return this.tail
@@ -34116,35 +35142,13 @@ function analyzeText(text, library, options = {}) {
         extra.spawnError = options.spawnError;
     return analyzer.finish(extra);
 }
-/** The tier of a confidence (DESIGN.md section 4). */
-function tierOf(confidence) {
-    if (confidence >= 0.7)
-        return 'confident';
-    if (confidence >= 0.5)
-        return 'review';
-    if (confidence >= NO_MATCH_BELOW)
-        return 'consider-escalation';
-    return 'none';
-}
-function round(value) {
-    return Math.round(value * 100) / 100;
-}
-function cleanFile(file) {
-    if (file === undefined)
-        return undefined;
-    let cleaned = file.trim().replace(/^file:\/\//, '');
-    if (cleaned.startsWith('./'))
-        cleaned = cleaned.slice(2);
-    if (cleaned.length === 0 || cleaned.length > 1024)
-        return undefined;
-    if (cleaned.startsWith('node:') || cleaned.includes('/node_modules/') || cleaned.startsWith('/rustc/'))
-        return undefined;
-    if (cleaned.includes('<') || cleaned === '[eval]')
-        return undefined;
-    return cleaned;
-}
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/dead-letter.ts
+/**
+ * The dead letter: written when the retry budget is spent. It names the error
+ * signature, the similar failures in the loop's history, short suggestions, and, when three or more
+ * similar failures had no confident match, a candidate pattern for a human to review. Pure.
+ */
 
 /** Suggestions stay under this many tokens in total (whitespace-separated words and symbols). */
 const MAX_SUGGESTION_TOKENS = 200;
@@ -41326,218 +42330,51 @@ function re(stringsOrFlags, ...values) {
 }
 
 
-;// CONCATENATED MODULE: ./src/config/default-patterns.ts
-// Generated by scripts/embed-patterns.mjs from src/config/patterns.yml. Do not edit by hand:
-// edit the YAML and run `node scripts/embed-patterns.mjs`.
-/** The default pattern library, as YAML text (src/config/patterns.yml). */
-const DEFAULT_PATTERNS_YAML = "# The default failure-pattern library (DESIGN.md section 4). This file is the source of truth;\n# `node scripts/embed-patterns.mjs` embeds it into src/config/default-patterns.ts for the bundle, and a\n# test fails when the two drift.\n#\n# A signal or anchor is a literal string (matched case-sensitively anywhere in the output) or\n# `/regex/flags` (flags: i, m, s; matched per line, after ANSI escapes are removed, by re2js, a\n# linear-time engine). Anchors are decisive signals: one anchor weighs as much as three signals.\n# Location regexes use the named groups file, line, column, message; a location regex without a\n# `file` group takes the file from the last line that was only a path (eslint's stylish format), and\n# one without `message` takes the last error line before it (rustc's `-->` lines).\n#\n# Keys starting with `x-` are ignored by the loader: they hold shared YAML anchors.\n\nx-locations:\n  colon: &loc-colon '^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]''\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$'\n  tsc-paren: &loc-tsc-paren '^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$'\n  tsc-pretty: &loc-tsc-pretty '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$'\n  rust-arrow: &loc-rust-arrow '^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)'\n  eslint-stylish: &loc-eslint-stylish '^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$'\n  shellcheck: &loc-shellcheck '^In (?P<file>\\S+) line (?P<line>\\d+):'\n  python-frame: &loc-python-frame '^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)'\n  node-frame: &loc-node-frame '\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$'\n  node-bare-frame: &loc-node-bare-frame '^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$'\n  node-esm-header: &loc-node-esm-header '^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$'\n  node-test: &loc-node-test '^\\s*location: ''(?P<file>[^'']+):(?P<line>\\d+):(?P<column>\\d+)'''\n  vitest: &loc-vitest '^\\s*❯ (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)'\n  pytest-failed: &loc-pytest-failed '^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$'\n  cargo-panic: &loc-cargo-panic 'panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)'\n  maven: &loc-maven '^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$'\n  biome: &loc-biome '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)'\n\npatterns:\n  - id: security-finding\n    description: A vulnerability audit or a secret scanner found something.\n    kinds: [security, lint, custom]\n    signals:\n      - 'npm audit'\n      - 'vulnerabilities'\n      - '/\\b(high|critical)\\b.*vulnerabilit/i'\n      - 'secretlint'\n      - 'found AWS'\n      - 'Secret'\n      - 'gitleaks'\n      - 'leaks found'\n    anchors:\n      - '/\\d+ (high|critical) severity vulnerabilit/'\n      - '/Severity: (high|critical)/i'\n      - '@secretlint/secretlint-rule'\n      - '/\\bleaks? found: [1-9]/'\n      - 'PRIVATE KEY'\n    strategy: escalate\n    retryable: false\n    locations: [*loc-colon, *loc-eslint-stylish]\n    hint: A security finding needs a human; never let the agent silence the scanner.\n\n  - id: merge-conflict\n    description: git stopped on conflicting changes.\n    signals:\n      - 'CONFLICT ('\n      - 'Automatic merge failed'\n      - 'Merge conflict in'\n      - 'could not apply'\n      - 'fix conflicts'\n    anchors:\n      - 'CONFLICT (content)'\n      - 'Automatic merge failed'\n      - '/^CONFLICT \\([a-z/]+\\):/'\n    strategy: escalate\n    retryable: false\n    locations: ['^CONFLICT \\([^)]+\\): Merge conflict in (?P<file>\\S+)$']\n    hint: Resolve the conflict by hand (or rebase the loop branch), then resume the loop.\n\n  - id: git-error\n    description: git failed (rejected push, not a repository, unknown ref).\n    signals:\n      - 'fatal: '\n      - '! [rejected]'\n      - 'failed to push some refs'\n      - 'non-fast-forward'\n      - 'Updates were rejected'\n      - 'error: pathspec'\n      - 'not a git repository'\n    anchors:\n      - '! [rejected]'\n      - 'fatal: not a git repository'\n      - '/^error: pathspec .* did not match/'\n      - '/^fatal: (bad revision|ambiguous argument|couldn''t find remote ref|refusing to merge)/'\n    strategy: escalate\n    retryable: false\n    hint: Check the branch and remote state; the loop never force-pushes over others' work.\n\n  - id: permission-error\n    description: The operating system or the GitHub API refused access.\n    signals:\n      - 'EACCES'\n      - 'EPERM'\n      - 'Permission denied'\n      - 'permission denied'\n      - 'Resource not accessible by integration'\n      - '403'\n    anchors:\n      - '/\\bEACCES\\b/'\n      - '/: Permission denied$/'\n      - 'Resource not accessible by integration'\n      - '/\\bEPERM\\b: operation not permitted/'\n    strategy: escalate\n    retryable: false\n    locations: [*loc-node-frame]\n    hint: Grant the missing permission (file mode, token scope or the workflow's permissions block).\n\n  - id: out-of-memory\n    description: The process ran out of memory (or was killed with exit 137).\n    signals:\n      - 'JavaScript heap out of memory'\n      - 'FATAL ERROR'\n      - 'Allocation failed'\n      - 'MemoryError'\n      - 'out of memory'\n      - 'Cannot allocate memory'\n      - 'Killed'\n      - 'OOMErrorHandler'\n    anchors:\n      - 'JavaScript heap out of memory'\n      - '/^MemoryError\\b/'\n      - '/fatal error: (runtime: )?out of memory/'\n      - 'memory allocation of'\n    strategy: escalate\n    alternates: [retry_with_backoff]\n    max_auto_retries: 1\n    locations: [*loc-python-frame]\n    hint: Raise the memory limit (NODE_OPTIONS=--max-old-space-size, a larger runner) or reduce the work.\n\n  - id: timeout\n    description: The check ran past its own time limit; the controller knows this, the output only hints.\n    signals:\n      - 'timed out'\n      - 'Timeout'\n      - 'exceeded timeout'\n    anchors:\n      - '/\\bcheck timed out after \\d+/'\n    strategy: retry_with_backoff\n    alternates: [analyze_then_fix]\n    max_auto_retries: 2\n    hint: A check that hangs is retried once with backoff, then handed to the agent.\n\n  - id: network-error\n    description: A network call failed (refused, reset, unresolvable host, gateway errors).\n    signals:\n      - 'ECONNREFUSED'\n      - 'ECONNRESET'\n      - 'ETIMEDOUT'\n      - 'ENOTFOUND'\n      - 'EAI_AGAIN'\n      - 'socket hang up'\n      - 'fetch failed'\n      - 'Could not resolve host'\n      - 'Failed to connect'\n      - 'getaddrinfo'\n      - '/\\b(502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\\b/'\n      - 'Network is unreachable'\n    anchors:\n      - '/\\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN)\\b/'\n      - 'socket hang up'\n      - 'Could not resolve host'\n      - '/Failed to connect to \\S+ port \\d+/'\n      - '/\\b(502|503|504) (Bad Gateway|Service Unavailable|Gateway Time-?out)\\b/'\n    strategy: retry_with_backoff\n    alternates: [escalate]\n    max_auto_retries: 3\n    hint: Transient network failures are retried with backoff; a persistent one is an unavailable dependency.\n\n  - id: command-not-found\n    description: A program the check runs is not installed.\n    signals:\n      - 'command not found'\n      - ': not found'\n      - 'ENOENT'\n      - 'spawn '\n      - 'is not recognized as an internal or external command'\n      - 'No such file or directory'\n    anchors:\n      - '/: command not found$/'\n      - '/^(sh|bash|zsh|/bin/sh): (line )?\\d+: .+: not found$/'\n      - '/\\bspawn \\S+ ENOENT\\b/'\n      - 'is not recognized as an internal or external command'\n    strategy: dependency_check\n    alternates: [escalate]\n    max_auto_retries: 1\n    hint: Install the missing tool (the loop config's `install` command) or fix the check's command.\n\n  - id: dependency-conflict\n    description: The package manager cannot satisfy the declared versions.\n    kinds: [build, custom]\n    signals:\n      - 'ERESOLVE'\n      - 'Could not resolve dependency'\n      - 'Conflicting peer dependency'\n      - 'ResolutionImpossible'\n      - 'conflicting dependencies'\n      - 'failed to select a version'\n      - 'versions conflict'\n      - 'version solving failed'\n    anchors:\n      - 'ERESOLVE'\n      - 'ResolutionImpossible'\n      - 'failed to select a version for'\n      - 'version solving failed'\n    strategy: escalate\n    alternates: [dependency_check]\n    retryable: true\n    max_auto_retries: 1\n    hint: Versions conflict; pick compatible versions (a human decision more often than not).\n\n  - id: import-not-found\n    description: A module, package, crate or header cannot be found.\n    kinds: [build, typecheck, test]\n    signals:\n      - 'Cannot find module'\n      - 'ERR_MODULE_NOT_FOUND'\n      - 'MODULE_NOT_FOUND'\n      - 'ModuleNotFoundError'\n      - 'No module named'\n      - 'unresolved import'\n      - 'No such file or directory'\n      - 'no required module provides package'\n      - 'could not be resolved'\n      - 'Module not found'\n      - 'Failed to resolve import'\n      - '/package \\S+ is not in (GOROOT|std)/'\n    anchors:\n      - 'Cannot find module'\n      - 'ERR_MODULE_NOT_FOUND'\n      - 'ModuleNotFoundError'\n      - '/error\\[E0432\\]/'\n      - '/error TS2307:/'\n      - '/fatal error: \\S+\\.(h|hpp|hh): No such file or directory/'\n      - 'no required module provides package'\n      - '/artifacts? could not be resolved/'\n      - 'Failed to resolve import'\n    strategy: dependency_check\n    alternates: [context_expand]\n    locations:\n      - *loc-tsc-paren\n      - *loc-rust-arrow\n      - *loc-colon\n      - *loc-python-frame\n      - *loc-node-frame\n      - *loc-node-esm-header\n    hint: Install the missing dependency, or fix the import path.\n\n  - id: syntax-error\n    description: The code does not parse.\n    kinds: [build, typecheck, test, lint]\n    signals:\n      - 'SyntaxError'\n      - 'expected'\n      - 'Unexpected token'\n      - 'invalid syntax'\n      - 'error TS1'\n      - 'ParseError'\n      - 'Parsing error'\n    anchors:\n      - '/^SyntaxError: /'\n      - '/error TS1\\d{3}:/'\n      - '/error: expected .(;|,|\\)|\\}|]).* (before|at end of)/'\n      - '/error: expected .*;.* before/'\n      - '/Parsing error: /'\n      - '/^\\S+: error: (invalid syntax|unexpected EOF)/'\n      - '/error: expected one of /'\n      - '/^IndentationError: /'\n    strategy: analyze_then_fix\n    alternates: [context_expand]\n    locations:\n      - *loc-tsc-paren\n      - *loc-colon\n      - *loc-python-frame\n      - *loc-node-esm-header\n      - *loc-rust-arrow\n    hint: Fix the syntax at the reported location before anything else.\n\n  - id: type-error\n    description: The type checker rejects the code.\n    kinds: [typecheck, build]\n    signals:\n      - 'error TS'\n      - 'is not assignable to type'\n      - 'does not exist on type'\n      - 'Incompatible types'\n      - 'incompatible type'\n      - 'mismatched types'\n      - 'cannot use'\n      - 'incompatible types'\n      - 'error: Argument'\n      - 'reportGeneralTypeIssues'\n    anchors:\n      - '/error TS2\\d{3}:/'\n      - '/error\\[E0308\\]/'\n      - '/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/'\n      - '/^\\S+:\\d+:\\d+: cannot use .* as .* value/'\n      - '/error: incompatible types: /'\n      - '/ - error: .* is not assignable to/'\n    strategy: context_expand\n    alternates: [analyze_then_fix]\n    locations:\n      - *loc-tsc-paren\n      - *loc-tsc-pretty\n      - *loc-rust-arrow\n      - *loc-colon\n    hint: Read the types around the location; widen the context before changing signatures.\n\n  - id: lint-error\n    description: A linter reports rule violations.\n    kinds: [lint]\n    signals:\n      - ' problems ('\n      - ' problem ('\n      - 'lint/'\n      - 'clippy::'\n      - '/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/'\n      - '/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /'\n      - '/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /'\n      - '/\\bSC\\d{4}\\b/'\n      - '/^[A-Z]{1,4}\\d{3,4} /'\n      - 'fixable with the `--fix` option'\n      - ' [*] '\n      - 'Found 1 error'\n      - 'shellcheck'\n      - '************* Module'\n    anchors:\n      - '/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/'\n      - '/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/'\n      - '/\\bSC\\d{4}\\b/'\n      - '/^\\S+:\\d+:\\d+: [EFW]\\d{3} /'\n      - '/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /'\n      - '/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/'\n      - '/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/'\n      - '/^\\[\\*\\] \\d+ fixable with the `--fix` option/'\n    strategy: auto_fix\n    alternates: [analyze_then_fix, context_expand]\n    locations:\n      - *loc-eslint-stylish\n      - *loc-biome\n      - *loc-rust-arrow\n      - *loc-shellcheck\n      - *loc-colon\n    hint: Run the check's fix command first; fix the rest by hand.\n\n  - id: format-error\n    description: A formatter would change files.\n    kinds: [format, lint]\n    signals:\n      - 'Code style issues'\n      - 'Run Prettier with --write'\n      - '[warn] '\n      - 'would reformat'\n      - 'would be reformatted'\n      - 'Formatter would have printed'\n      - 'Diff in '\n      - '--- '\n      - '+++ '\n      - '.orig'\n    anchors:\n      - 'Code style issues found'\n      - 'would reformat'\n      - 'Formatter would have printed'\n      - '/^Diff in \\S+:\\d+:/'\n      - '/^diff \\S+\\.orig \\S+$/'\n      - '/^\\S+ format ━/'\n    strategy: auto_fix\n    alternates: [analyze_then_fix]\n    max_auto_retries: 1\n    locations:\n      - '^\\[warn\\] (?P<file>\\S+\\.[A-Za-z0-9]+)$'\n      - '^would reformat (?P<file>\\S+)$'\n      - '^Diff in (?P<file>\\S+?):(?P<line>\\d+):'\n      - '^diff \\S+\\.orig (?P<file>\\S+)$'\n      - '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+) format ━'\n    hint: Run the formatter (the check's fix command); never hand-format.\n\n  - id: test-failure\n    description: Tests ran and some failed.\n    kinds: [test]\n    signals:\n      - 'FAIL'\n      - 'failed'\n      - 'failing'\n      - 'AssertionError'\n      - 'assert'\n      - 'Expected'\n      - 'expected'\n      - 'Tests:'\n      - 'Test Files'\n      - 'not ok '\n      - '# fail '\n      - '--- FAIL:'\n      - 'test result: FAILED'\n      - 'panicked at'\n      - 'short test summary info'\n      - 'Tests run:'\n    anchors:\n      - '/^\\s*FAIL\\s+\\S/'\n      - '/^Tests:\\s+\\d+ failed/'\n      - '/Test Files\\s+\\d+ failed/'\n      - '/^\\s*\\d+ failing$/'\n      - '/^not ok \\d+ /'\n      - '/^# fail [1-9]/'\n      - '/^--- FAIL: /'\n      - 'test result: FAILED'\n      - '/^FAILED \\S+::/'\n      - '/^=+ .*\\d+ failed/'\n      - '/Tests run: \\d+, Failures: [1-9]/'\n    strategy: analyze_then_fix\n    alternates: [context_expand]\n    locations:\n      - *loc-vitest\n      - *loc-node-test\n      - *loc-cargo-panic\n      - *loc-pytest-failed\n      - *loc-node-frame\n      - *loc-node-bare-frame\n      - *loc-python-frame\n      - *loc-colon\n    hint: Read the failing assertion and the code under test; do not change the test to pass.\n\n  - id: build-error\n    description: The build failed for a reason that is none of the above (linker, bundler, compiler).\n    kinds: [build]\n    signals:\n      - 'undefined reference to'\n      - 'ld returned'\n      - 'linker command failed'\n      - 'cannot find symbol'\n      - 'undefined: '\n      - 'could not compile'\n      - 'BUILD FAILURE'\n      - 'Build failed'\n      - 'Module build failed'\n      - 'ERROR in '\n      - '✘ [ERROR]'\n      - 'error: '\n      - 'error['\n      - 'compilation terminated'\n    anchors:\n      - 'undefined reference to'\n      - '/collect2: error: ld returned|linker command failed/'\n      - '/error: cannot find symbol/'\n      - '/^\\S+:\\d+:\\d+: undefined: /'\n      - '/error\\[E0(425|433|599)\\]/'\n      - 'BUILD FAILURE'\n      - 'Module build failed'\n      - '✘ [ERROR]'\n    strategy: analyze_then_fix\n    alternates: [context_expand]\n    locations:\n      - *loc-rust-arrow\n      - *loc-maven\n      - *loc-colon\n      - '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$'\n    hint: Read the first error; later ones often follow from it.\n\n  - id: regression-detected\n    description: A check (or a single test) that passed in the baseline fails now. Set by the controller.\n    signals:\n      - 'regression-detected'\n    anchors:\n      - '/^regression-detected: /'\n    strategy: context_expand\n    alternates: [analyze_then_fix]\n    hint: Something that worked before the loop's changes broke; diff against the baseline.\n";
+;// CONCATENATED MODULE: ./src/domain/analysis/default-patterns.ts
+/** The default failure-pattern library, in order of precedence (earlier wins a tie). */
+// biome-ignore format: generated data, one pattern a line
+const DEFAULT_PATTERNS = [
+    { "id": "security-finding", "description": "A vulnerability audit or a secret scanner found something.", "signals": ["npm audit", "vulnerabilities", "/\\b(high|critical)\\b.*vulnerabilit/i", "secretlint", "found AWS", "Secret", "gitleaks", "leaks found"], "anchors": ["/\\d+ (high|critical) severity vulnerabilit/", "/Severity: (high|critical)/i", "@secretlint/secretlint-rule", "/\\bleaks? found: [1-9]/", "PRIVATE KEY"], "kinds": ["security", "lint", "custom"], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$"], "hint": "A security finding needs a human; never let the agent silence the scanner." },
+    { "id": "merge-conflict", "description": "git stopped on conflicting changes.", "signals": ["CONFLICT (", "Automatic merge failed", "Merge conflict in", "could not apply", "fix conflicts"], "anchors": ["CONFLICT (content)", "Automatic merge failed", "/^CONFLICT \\([a-z/]+\\):/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["^CONFLICT \\([^)]+\\): Merge conflict in (?P<file>\\S+)$"], "hint": "Resolve the conflict by hand (or rebase the loop branch), then resume the loop." },
+    { "id": "git-error", "description": "git failed (rejected push, not a repository, unknown ref).", "signals": ["fatal: ", "! [rejected]", "failed to push some refs", "non-fast-forward", "Updates were rejected", "error: pathspec", "not a git repository"], "anchors": ["! [rejected]", "fatal: not a git repository", "/^error: pathspec .* did not match/", "/^fatal: (bad revision|ambiguous argument|couldn't find remote ref|refusing to merge)/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": [], "hint": "Check the branch and remote state; the loop never force-pushes over others' work." },
+    { "id": "permission-error", "description": "The operating system or the GitHub API refused access.", "signals": ["EACCES", "EPERM", "Permission denied", "permission denied", "Resource not accessible by integration", "403"], "anchors": ["/\\bEACCES\\b/", "/: Permission denied$/", "Resource not accessible by integration", "/\\bEPERM\\b: operation not permitted/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$"], "hint": "Grant the missing permission (file mode, token scope or the workflow's permissions block)." },
+    { "id": "out-of-memory", "description": "The process ran out of memory (or was killed with exit 137).", "signals": ["JavaScript heap out of memory", "FATAL ERROR", "Allocation failed", "MemoryError", "out of memory", "Cannot allocate memory", "Killed", "OOMErrorHandler"], "anchors": ["JavaScript heap out of memory", "/^MemoryError\\b/", "/fatal error: (runtime: )?out of memory/", "memory allocation of"], "kinds": [], "strategy": "escalate", "alternates": ["retry_with_backoff"], "max_auto_retries": 1, "retryable": true, "locations": ["^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)"], "hint": "Raise the memory limit (NODE_OPTIONS=--max-old-space-size, a larger runner) or reduce the work." },
+    { "id": "timeout", "description": "The check ran past its own time limit; the controller knows this, the output only hints.", "signals": ["timed out", "Timeout", "exceeded timeout"], "anchors": ["/\\bcheck timed out after \\d+/"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["analyze_then_fix"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "A check that hangs is retried once with backoff, then handed to the agent." },
+    { "id": "network-error", "description": "A network call failed (refused, reset, unresolvable host, gateway errors).", "signals": ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "socket hang up", "fetch failed", "Could not resolve host", "Failed to connect", "getaddrinfo", "/\\b(502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\\b/", "Network is unreachable"], "anchors": ["/\\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN)\\b/", "socket hang up", "Could not resolve host", "/Failed to connect to \\S+ port \\d+/", "/\\b(502|503|504) (Bad Gateway|Service Unavailable|Gateway Time-?out)\\b/"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 3, "retryable": true, "locations": [], "hint": "Transient network failures are retried with backoff; a persistent one is an unavailable dependency." },
+    { "id": "command-not-found", "description": "A program the check runs is not installed.", "signals": ["command not found", ": not found", "ENOENT", "spawn ", "is not recognized as an internal or external command", "No such file or directory"], "anchors": ["/: command not found$/", "/^(sh|bash|zsh|/bin/sh): (line )?\\d+: .+: not found$/", "/\\bspawn \\S+ ENOENT\\b/", "is not recognized as an internal or external command"], "kinds": [], "strategy": "dependency_check", "alternates": ["escalate"], "max_auto_retries": 1, "retryable": true, "locations": [], "hint": "Install the missing tool (the loop config's `install` command) or fix the check's command." },
+    { "id": "dependency-conflict", "description": "The package manager cannot satisfy the declared versions.", "signals": ["ERESOLVE", "Could not resolve dependency", "Conflicting peer dependency", "ResolutionImpossible", "conflicting dependencies", "failed to select a version", "versions conflict", "version solving failed"], "anchors": ["ERESOLVE", "ResolutionImpossible", "failed to select a version for", "version solving failed"], "kinds": ["build", "custom"], "strategy": "escalate", "alternates": ["dependency_check"], "max_auto_retries": 1, "retryable": true, "locations": [], "hint": "Versions conflict; pick compatible versions (a human decision more often than not)." },
+    { "id": "import-not-found", "description": "A module, package, crate or header cannot be found.", "signals": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "ModuleNotFoundError", "No module named", "unresolved import", "No such file or directory", "no required module provides package", "could not be resolved", "Module not found", "Failed to resolve import", "/package \\S+ is not in (GOROOT|std)/"], "anchors": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "ModuleNotFoundError", "/error\\[E0432\\]/", "/error TS2307:/", "/fatal error: \\S+\\.(h|hpp|hh): No such file or directory/", "no required module provides package", "/artifacts? could not be resolved/", "Failed to resolve import"], "kinds": ["build", "typecheck", "test"], "strategy": "dependency_check", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$"], "hint": "Install the missing dependency, or fix the import path." },
+    { "id": "syntax-error", "description": "The code does not parse.", "signals": ["SyntaxError", "expected", "Unexpected token", "invalid syntax", "error TS1", "ParseError", "Parsing error"], "anchors": ["/^SyntaxError: /", "/error TS1\\d{3}:/", "/error: expected .(;|,|\\)|\\}|]).* (before|at end of)/", "/error: expected .*;.* before/", "/Parsing error: /", "/^\\S+: error: (invalid syntax|unexpected EOF)/", "/error: expected one of /", "/^IndentationError: /"], "kinds": ["build", "typecheck", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)"], "hint": "Fix the syntax at the reported location before anything else." },
+    { "id": "type-error", "description": "The type checker rejects the code.", "signals": ["error TS", "is not assignable to type", "does not exist on type", "Incompatible types", "incompatible type", "mismatched types", "cannot use", "incompatible types", "error: Argument", "reportGeneralTypeIssues"], "anchors": ["/error TS2\\d{3}:/", "/error\\[E0308\\]/", "/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/", "/^\\S+:\\d+:\\d+: cannot use .* as .* value/", "/error: incompatible types: /", "/ - error: .* is not assignable to/"], "kinds": ["typecheck", "build"], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$"], "hint": "Read the types around the location; widen the context before changing signatures." },
+    { "id": "lint-error", "description": "A linter reports rule violations.", "signals": [" problems (", " problem (", "lint/", "clippy::", "/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/", "/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/\\bSC\\d{4}\\b/", "/^[A-Z]{1,4}\\d{3,4} /", "fixable with the `--fix` option", " [*] ", "Found 1 error", "shellcheck", "************* Module"], "anchors": ["/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/", "/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/", "/\\bSC\\d{4}\\b/", "/^\\S+:\\d+:\\d+: [EFW]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/", "/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/", "/^\\[\\*\\] \\d+ fixable with the `--fix` option/"], "kinds": ["lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix", "context_expand"], "retryable": true, "locations": ["^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^In (?P<file>\\S+) line (?P<line>\\d+):", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$"], "hint": "Run the check's fix command first; fix the rest by hand." },
+    { "id": "format-error", "description": "A formatter would change files.", "signals": ["Code style issues", "Run Prettier with --write", "[warn] ", "would reformat", "would be reformatted", "Formatter would have printed", "Diff in ", "--- ", "+++ ", ".orig"], "anchors": ["Code style issues found", "would reformat", "Formatter would have printed", "/^Diff in \\S+:\\d+:/", "/^diff \\S+\\.orig \\S+$/", "/^\\S+ format ━/"], "kinds": ["format", "lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix"], "max_auto_retries": 1, "retryable": true, "locations": ["^\\[warn\\] (?P<file>\\S+\\.[A-Za-z0-9]+)$", "^would reformat (?P<file>\\S+)$", "^Diff in (?P<file>\\S+?):(?P<line>\\d+):", "^diff \\S+\\.orig (?P<file>\\S+)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+) format ━"], "hint": "Run the formatter (the check's fix command); never hand-format." },
+    { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*❯ (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass." },
+    { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]"], "kinds": ["build"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
+    { "id": "regression-detected", "description": "A check (or a single test) that passed in the baseline fails now. Set by the controller.", "signals": ["regression-detected"], "anchors": ["/^regression-detected: /"], "kinds": [], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": [], "hint": "Something that worked before the loop's changes broke; diff against the baseline." },
+];
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 13 modules
-var schemas = __nccwpck_require__(55491);
-// EXTERNAL MODULE: ./src/domain/stages.ts
-var domain_stages = __nccwpck_require__(75757);
-;// CONCATENATED MODULE: ./src/config/loop-config.ts
-/**
- * The loop config (`.github/loop.yml`): one zod schema, strict keys. The JSON Schema in
- * `schema/loop-config.schema.json` is generated from this same schema (`npm run schema`).
- */
-
-
-/** Seconds as a number, or a duration string such as `90s`, `5m`, `1h`. Parsed to seconds. */
-const durationSeconds = schemas/* union */.KCZ([schemas/* number */.aig().positive(), schemas/* string */.YjP().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30s, 5m or 1h')])
-    .transform((value) => {
-    if (typeof value === 'number')
-        return value;
-    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(value);
-    const amount = Number(match?.[1]);
-    const unit = match?.[2];
-    return unit === 'ms' ? amount / 1000 : unit === 'm' ? amount * 60 : unit === 'h' ? amount * 3600 : amount;
-});
-/** A command from the config: a shell line (trusted, it comes from the config) or an argv array. */
-const commandSchema = schemas/* union */.KCZ([
-    schemas/* string */.YjP().trim().min(1, 'a command must not be empty'),
-    schemas/* array */.YOg(schemas/* string */.YjP()).min(1, 'a command must not be empty'),
-]);
-const envSchema = schemas/* record */.g1P(schemas/* string */.YjP().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), schemas/* string */.YjP());
-const checkSchema = schemas/* strictObject */.rej({
-    name: schemas/* string */.YjP().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore'),
-    run: commandSchema,
-    kind: schemas/* enum */.k5n(domain_stages/* CHECK_KINDS */.FZ).default('custom'),
-    needs: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    timeout: durationSeconds.default(600),
-    fix: commandSchema.optional(),
-    required: schemas/* boolean */.zMY().default(true),
-    junit: schemas/* string */.YjP().min(1).optional(),
-    pre: schemas/* boolean */.zMY().default(false),
-    env: envSchema.default({}),
-});
-const signalSchema = schemas/* string */.YjP().min(1);
-/** A failure pattern as users write it (DESIGN.md section 4). Users add patterns or override by `id`. */
-const patternSchema = schemas/* strictObject */.rej({
-    id: schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
-    description: schemas/* string */.YjP().optional(),
-    signals: schemas/* array */.YOg(signalSchema).min(1),
-    anchors: schemas/* array */.YOg(signalSchema).default([]),
-    kinds: schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* CHECK_KINDS */.FZ)).default([]),
-    strategy: schemas/* enum */.k5n(domain_stages/* STRATEGIES */.YL),
-    alternates: schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* STRATEGIES */.YL)).default([]),
-    max_auto_retries: schemas/* number */.aig().int().min(0).max(20).optional(),
-    retryable: schemas/* boolean */.zMY().default(true),
-    locations: schemas/* array */.YOg(schemas/* string */.YjP().min(1)).default([]),
-    hint: schemas/* string */.YjP().optional(),
-});
-const gateSchema = schemas/* strictObject */.rej({
-    name: schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
-    paths: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    'at-stage': schemas/* enum */.k5n(domain_stages/* STAGES */.an).optional(),
-    approvers: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    required: schemas/* boolean */.zMY().default(true),
-});
-const stageSettingsSchema = schemas/* strictObject */.rej({
-    'required-checks': schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
-    tasks: schemas/* array */.YOg(schemas/* strictObject */.rej({ name: schemas/* string */.YjP().min(1), run: commandSchema, timeout: durationSeconds.default(600) }))
-        .default([]),
-    prompt: schemas/* string */.YjP().optional(),
-});
-const pipelineSchema = schemas/* union */.KCZ([
-    schemas/* enum */.k5n(['iterate', 'full']),
-    schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* STAGES */.an))
-        .min(1)
-        .refine((stages) => new Set(stages).size === stages.length, 'each stage at most once')
-        .refine((stages) => stages.every((s, i) => i === 0 || domain_stages/* STAGES */.an.indexOf(stages[i - 1]) < domain_stages/* STAGES */.an.indexOf(s)), 'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE'),
-]);
-const loopConfigSchema = schemas/* strictObject */.rej({
-    $schema: schemas/* string */.YjP().optional(),
-    version: schemas/* literal */.euz(1).default(1),
-    goal: schemas/* string */.YjP().min(1).default('Make every check in the verification matrix pass.'),
-    pipeline: pipelineSchema.default('iterate'),
-    'max-iterations': schemas/* number */.aig().int().min(1).max(1000).default(10),
-    'cap-reason': schemas/* string */.YjP().min(1).optional(),
-    budget: schemas/* strictObject */.rej({
-        minutes: schemas/* number */.aig().positive().optional(),
-        tokens: schemas/* number */.aig().int().positive().optional(),
-        'cost-usd': schemas/* number */.aig().positive().optional(),
-    })
-        .default({}),
-    work: schemas/* strictObject */.rej({
-        run: commandSchema,
-        timeout: durationSeconds.default(1800),
-        env: envSchema.default({}),
-        /** Names of environment variables from the controller's environment to hand to commands. */
-        'pass-env': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    }),
-    checks: schemas/* array */.YOg(checkSchema).min(1, 'at least one check'),
-    matrix: schemas/* strictObject */.rej({
-        'max-parallel': schemas/* number */.aig().int().min(1).max(64).optional(),
-        'fail-fast': schemas/* boolean */.zMY().default(false),
-    })
-        .default({ 'fail-fast': false }),
-    retry: schemas/* strictObject */.rej({
-        'per-failure': schemas/* number */.aig().int().min(0).max(20).default(3),
-        'same-error': schemas/* number */.aig().int().min(0).max(20).default(2),
-        total: schemas/* number */.aig().int().min(1).max(100).default(10),
-        'backoff-seconds': schemas/* number */.aig().min(0).max(600).default(5),
-    })
-        .default({ 'per-failure': 3, 'same-error': 2, total: 10, 'backoff-seconds': 5 }),
-    'flake-check': schemas/* strictObject */.rej({ enabled: schemas/* boolean */.zMY().default(true), reruns: schemas/* number */.aig().int().min(0).max(3).default(1) })
-        .default({ enabled: true, reruns: 1 }),
-    install: commandSchema.optional(),
-    complexity: schemas/* enum */.k5n(['low', 'medium', 'high']).default('medium'),
-    regression: schemas/* enum */.k5n(['auto', 'on', 'off']).default('auto'),
-    capabilities: schemas/* array */.YOg(schemas/* union */.KCZ([schemas/* string */.YjP().min(1), schemas/* strictObject */.rej({ name: schemas/* string */.YjP().min(1), description: schemas/* string */.YjP().optional() })]))
-        .default([]),
-    stages: schemas/* partialRecord */.jgl(schemas/* enum */.k5n(domain_stages/* STAGES */.an), stageSettingsSchema).default({}),
-    gates: schemas/* array */.YOg(gateSchema).default([]),
-    protect: schemas/* strictObject */.rej({
-        paths: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-        'on-change': schemas/* enum */.k5n(['gate', 'fail']).default('gate'),
-        'test-files': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    })
-        .default({ paths: [], 'on-change': 'gate', 'test-files': [] }),
-    patterns: schemas/* union */.KCZ([schemas/* string */.YjP().min(1), schemas/* array */.YOg(patternSchema)]).optional(),
-    stop: schemas/* boolean */.zMY().default(false),
-    commit: schemas/* strictObject */.rej({
-        enabled: schemas/* boolean */.zMY().default(true),
-        'message-prefix': schemas/* string */.YjP().default('loop'),
-    })
-        .default({ enabled: true, 'message-prefix': 'loop' }),
-    'allow-untrusted': schemas/* boolean */.zMY().default(false),
-});
-
-;// CONCATENATED MODULE: ./src/config/pattern-library.ts
-/**
- * Loads failure patterns from YAML: the embedded default library and users' pattern files. Pure (the
- * caller reads files); every pattern is validated with the loop config's `patternSchema`.
- */
-
-
-
+;// CONCATENATED MODULE: ./src/domain/analysis/pattern-config.ts
 /** A pattern file or list that is not valid, with the source and the offending entry named. */
 class PatternError extends Error {
     name = 'PatternError';
 }
-/**
- * Parses a pattern file: a YAML list of patterns, or a mapping `{patterns: [...]}` (keys starting with
- * `x-` are ignored, so files can hold shared YAML anchors). `source` names the file in error messages.
- */
-function parsePatternFile(text, source) {
-    let document;
-    try {
-        document = (0,dist/* parse */.qg)(text, { maxAliasCount: 1000 });
-    }
-    catch (error) {
-        throw new PatternError(`Pattern file ${source} is not valid YAML: ${error.message}`);
-    }
-    let list = document;
-    if (document !== null && typeof document === 'object' && !Array.isArray(document)) {
-        const keys = Object.keys(document).filter((key) => !key.startsWith('x-'));
-        const unknown = keys.filter((key) => key !== 'patterns');
-        if (unknown.length > 0) {
-            throw new PatternError(`Pattern file ${source} has unknown top-level key(s) ${unknown.map((k) => `'${k}'`).join(', ')}; expected a list of patterns or {patterns: [...]}.`);
-        }
-        list = document.patterns;
-    }
-    if (!Array.isArray(list)) {
-        throw new PatternError(`Pattern file ${source} must be a list of patterns or {patterns: [...]}; got ${describe(list)}.`);
-    }
-    return validatePatternList(list, source);
+/** The error for an id that appears twice in one list (a user pattern overrides a default by id, once). */
+function duplicatePatternError(id, source) {
+    return new PatternError(`Pattern '${id}' appears twice in ${source}; each id at most once.`);
 }
-/** Validates an inline list of patterns (the `patterns` key of the loop config, or a parsed file). */
-function validatePatternList(list, source) {
+/** Refuses a list in which an id appears twice. */
+function assertUniquePatternIds(list, source) {
     const seen = new Set();
-    return list.map((entry, index) => {
-        const result = patternSchema.safeParse(entry);
-        const id = entry !== null && typeof entry === 'object' && 'id' in entry ? String(entry.id) : '';
-        if (!result.success) {
-            const problems = result.error.issues
-                .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(pattern)'}: ${issue.message}`)
-                .join('; ');
-            throw new PatternError(`Pattern #${index + 1}${id ? ` '${id}'` : ''} in ${source} is invalid: ${problems}.`);
-        }
-        if (seen.has(result.data.id)) {
-            throw new PatternError(`Pattern '${result.data.id}' appears twice in ${source}; each id at most once.`);
-        }
-        seen.add(result.data.id);
-        return result.data;
-    });
-}
-let defaults;
-/** The default library (src/config/patterns.yml, embedded at build time), parsed once. */
-function defaultPatternConfigs() {
-    defaults ??= parsePatternFile(DEFAULT_PATTERNS_YAML, 'the default pattern library');
-    return defaults;
-}
-function describe(value) {
-    if (value === null || value === undefined)
-        return 'nothing';
-    if (Array.isArray(value))
-        return 'a list';
-    return typeof value === 'object' ? 'a mapping' : `${typeof value} ${JSON.stringify(value)}`;
+    for (const { id } of list) {
+        if (seen.has(id))
+            throw duplicatePatternError(id, source);
+        seen.add(id);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/library.ts
 /**
- * Compiles failure patterns (DESIGN.md section 4) into a library the streaming analyzer can run.
+ * Compiles failure patterns into a library the streaming analyzer can run.
  * Every regex, default or user-written, is compiled by re2js, a linear-time engine, so no pattern can
  * stall the controller; backreferences and lookaround are refused with a message naming the pattern.
  */
@@ -41547,14 +42384,15 @@ function describe(value) {
 const REGEX_SIGNAL = /^\/(.+)\/([ims]*)$/s;
 const MIN_PREFILTER = 3;
 /**
- * The default library plus the user's patterns: a user pattern with a default's id replaces it in place;
- * a new id is added before the defaults (users' patterns are more specific). Throws `PatternError`.
+ * The default library plus the user's patterns (validated by the config layer): a user pattern with a
+ * default's id replaces it in place; a new id is added before the defaults (users' patterns are more
+ * specific). Throws `PatternError`.
  */
 function buildLibrary(user = []) {
-    const validated = validatePatternList(user, 'the loop config patterns');
-    const userById = new Map(validated.map((p) => [p.id, p]));
-    const merged = validated.filter((p) => !defaultPatternConfigs().some((d) => d.id === p.id));
-    for (const pattern of defaultPatternConfigs())
+    assertUniquePatternIds(user, 'the loop config patterns');
+    const userById = new Map(user.map((p) => [p.id, p]));
+    const merged = user.filter((p) => !DEFAULT_PATTERNS.some((d) => d.id === p.id));
+    for (const pattern of DEFAULT_PATTERNS)
         merged.push(userById.get(pattern.id) ?? pattern);
     return libraryOf(merged.map(compilePattern));
 }
@@ -41755,7 +42593,7 @@ function regressionEnabled(complexity, setting) {
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/index.ts
-/** Failure-pattern analysis (DESIGN.md section 4): the public surface the engine and the CLI use. */
+/** Failure-pattern analysis: the public surface the engine and the CLI use. */
 
 
 
@@ -41764,6 +42602,3128 @@ function regressionEnabled(complexity, setting) {
 
 
 
+
+
+
+;// CONCATENATED MODULE: ./src/domain/report/annotations.ts
+/** GitHub's limit of error annotations shown per step. */
+const MAX_ANNOTATIONS = 10;
+/** The locations of the failing checks, in matrix order. */
+function locationsOf(checks) {
+    return checks.flatMap((check) => check.verdict === 'pass' || check.verdict === 'skipped' || check.verdict === 'flaky'
+        ? []
+        : check.locations.map((location) => ({ check: check.name, pattern: check.pattern, location })));
+}
+/**
+ * A file path as GitHub wants it for an annotation: relative to the workspace, forward slashes, no
+ * leading `./`. Paths outside the workspace are kept as they are (GitHub then shows them unlinked).
+ */
+function annotationPath(file, workspaceRoot) {
+    let path = file.replace(/\\/g, '/');
+    const root = workspaceRoot.replace(/\\/g, '/').replace(/\/+$/, '');
+    if (root !== '' && path.startsWith(`${root}/`))
+        path = path.slice(root.length + 1);
+    return path.replace(/^(\.\/)+/, '');
+}
+/**
+ * Picks at most `max` annotations (duplicates of the same place and message removed, first come
+ * first served) and returns the rest as overflow for the summary.
+ */
+function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = '') {
+    const seen = new Set();
+    const unique = [];
+    for (const { check, pattern, location } of candidates) {
+        const file = annotationPath(location.file, workspaceRoot);
+        if (file === '')
+            continue;
+        const message = (location.message ?? '').trim() || `${check} failed here`;
+        const key = `${file}\0${location.line ?? ''}\0${location.column ?? ''}\0${message}`;
+        if (seen.has(key))
+            continue;
+        seen.add(key);
+        unique.push({
+            file,
+            ...(location.line !== undefined ? { line: location.line } : {}),
+            ...(location.line !== undefined && location.column !== undefined ? { column: location.column } : {}),
+            title: pattern ? `${check}: ${pattern}` : check,
+            message: message.length > 1000 ? `${message.slice(0, 999)}…` : message,
+        });
+    }
+    const limit = Math.max(0, max);
+    return { annotations: unique.slice(0, limit), overflow: unique.slice(limit) };
+}
+
+;// CONCATENATED MODULE: ./src/domain/redact.ts
+/**
+ * Redaction of secrets from every line that leaves the runner (DESIGN.md section 7), and defusing of
+ * workflow commands in text that is echoed to the log. Pure: no I/O.
+ */
+/** What a token-shaped string is replaced with: the kind is kept so a reader knows what was there. */
+function redactionLabel(kind) {
+    return `[redacted:${kind}]`;
+}
+/** What a known secret is replaced with (the same mask GitHub uses). */
+const SECRET_MASK = '***';
+/** Secrets shorter than this are not redacted by value: masking `1` or `true` would wreck every text. */
+const MIN_SECRET_LENGTH = 4;
+/**
+ * Token shapes as data (STYLE.md point 10). `keep` is the number of leading capture groups kept
+ * verbatim (a prefix such as `Authorization: Bearer `). Every regex is linear: no nested quantifiers.
+ */
+const TOKEN_SHAPES = [
+    {
+        kind: 'private-key',
+        regex: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g,
+    },
+    // A key block cut short (e.g. by output trimming): everything after its start is withheld.
+    { kind: 'private-key', regex: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*$/g },
+    { kind: 'github-token', regex: /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g },
+    { kind: 'github-token', regex: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
+    { kind: 'npm-token', regex: /\bnpm_[A-Za-z0-9]{36}\b/g },
+    { kind: 'aws-access-key-id', regex: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
+    {
+        kind: 'aws-secret-access-key',
+        regex: /(aws_secret_access_key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi,
+        keep: 1,
+    },
+    { kind: 'anthropic-key', regex: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
+    { kind: 'openai-key', regex: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
+    { kind: 'slack-token', regex: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g },
+    { kind: 'jwt', regex: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
+    { kind: 'authorization', regex: /(\bAuthorization\s*:\s*(?:Bearer|token|Basic)\s+)[^\s'"]+/gi, keep: 1 },
+    { kind: 'bearer-token', regex: /(\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g, keep: 1 },
+    // Credentials in a URL: https://user:password@host
+    { kind: 'url-credentials', regex: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi, keep: 1 },
+];
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** The forms a secret may take in output: as is, base64 (three alignments), URL-encoded, JSON-escaped. */
+function secretForms(secret) {
+    const forms = new Set([secret]);
+    const bytes = new TextEncoder().encode(secret);
+    // A secret inside a longer base64 text starts at one of three byte offsets within a 3-byte group.
+    // The groups made only of the secret's bytes encode the same way whatever surrounds them, so that
+    // middle part identifies the secret: skip the first group (shared with the bytes before) and the
+    // last partial one (shared with the bytes after).
+    for (let offset = 0; offset < 3; offset++) {
+        const padded = new Uint8Array(offset + bytes.length);
+        padded.set(bytes, offset);
+        const encoded = toBase64(padded);
+        const start = offset === 0 ? 0 : 4;
+        const end = Math.floor((offset + bytes.length) / 3) * 4;
+        const core = encoded.slice(start, end);
+        if (core.length >= 8)
+            forms.add(core);
+    }
+    forms.add(toBase64(bytes).replace(/=+$/, ''));
+    forms.add(encodeURIComponent(secret));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+    return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH);
+}
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+function toBase64(bytes) {
+    let out = '';
+    for (let i = 0; i < bytes.length; i += 3) {
+        const a = bytes[i] ?? 0;
+        const b = bytes[i + 1] ?? 0;
+        const c = bytes[i + 2] ?? 0;
+        const triple = (a << 16) | (b << 8) | c;
+        out += BASE64_ALPHABET[(triple >> 18) & 63];
+        out += BASE64_ALPHABET[(triple >> 12) & 63];
+        out += i + 1 < bytes.length ? BASE64_ALPHABET[(triple >> 6) & 63] : '=';
+        out += i + 2 < bytes.length ? BASE64_ALPHABET[triple & 63] : '=';
+    }
+    return out;
+}
+/**
+ * Returns a function that removes the known `secrets` (in every form `secretForms` lists) and every
+ * token-shaped string from a text. Known secrets go first, so a secret that also has a token shape is
+ * masked as a secret.
+ */
+function createRedactor(secrets) {
+    const forms = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(secretForms))]
+        // Longest first, so a secret that contains another is masked whole.
+        .sort((a, b) => b.length - a.length);
+    const secretRegex = forms.length > 0 ? new RegExp(forms.map(escapeRegExp).join('|'), 'g') : null;
+    return (text) => {
+        let out = secretRegex ? text.replace(secretRegex, SECRET_MASK) : text;
+        for (const shape of TOKEN_SHAPES) {
+            const label = redactionLabel(shape.kind);
+            out = out.replace(shape.regex, (...args) => {
+                const kept = shape.keep ? args.slice(1, 1 + shape.keep).join('') : '';
+                return kept + label;
+            });
+        }
+        return out;
+    };
+}
+/** The zero-width space that breaks a workflow command without changing how the line reads. */
+const ZERO_WIDTH_SPACE = '\u200b';
+/**
+ * Defuses workflow commands (`::set-output`, `::add-mask::`, `::stop-commands::`, the old `##[...]`
+ * form) at the start of any line, so text from a check or an agent cannot steer the runner when it is
+ * echoed to the log.
+ */
+function neutraliseWorkflowCommands(text) {
+    return text
+        .replace(/^([ \t]*):(?=:)/gm, `$1:${ZERO_WIDTH_SPACE}`)
+        .replace(/^([ \t]*)#(?=#\[)/gm, `$1#${ZERO_WIDTH_SPACE}`);
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/escape.ts
+/**
+ * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
+ * renders. `core.summary` escapes nothing (STYLE.md point 12), so everything goes through here.
+ */
+
+const ZWSP = '\u200b';
+/** Escapes `&`, `<`, `>` and quotes for HTML (a `<summary>`, an attribute). */
+function escapeHtml(text) {
+    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+/** Breaks `@name` so quoting untrusted text never notifies anyone. */
+function neutraliseMentions(text) {
+    return text.replace(/@(?=[A-Za-z0-9])/g, `@${ZWSP}`);
+}
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+/**
+ * One line of untrusted text for inline Markdown (a table cell, a bullet): whitespace folded,
+ * HTML-escaped, Markdown punctuation backslash-escaped (so `|` cannot split a table cell and a
+ * backtick cannot open a code span), mentions broken, and at most `maxChars` long.
+ */
+function inlineText(text, maxChars = 300) {
+    let flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
+    if (flat.length > maxChars)
+        flat = `${flat.slice(0, maxChars - 1)}…`;
+    return neutraliseMentions(escapeHtml(flat).replace(/([\\`*_[\]|~!#])/g, '\\$1'));
+}
+/** A code span for names from a safe alphabet (check ids, patterns, strategies); others get `inlineText`. */
+function code(name) {
+    return /^[A-Za-z0-9._:/@+-]+$/.test(name) && name.length <= 200 ? `\`${name}\`` : inlineText(name);
+}
+/**
+ * A fenced code block that untrusted content cannot close: the fence is longer than any run of
+ * backticks inside. Workflow commands and control characters are defused too, since the same text
+ * may be echoed to the log.
+ */
+function codeBlock(content, language = 'text') {
+    const clean = neutraliseWorkflowCommands(content.replace(CONTROL, ''));
+    let longest = 0;
+    for (const match of clean.matchAll(/`+/g))
+        longest = Math.max(longest, match[0].length);
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    return `${fence}${language}\n${clean.replace(/\n+$/, '')}\n${fence}`;
+}
+/** A URL for a Markdown link target: only http(s), with parentheses and spaces encoded. */
+function safeUrl(url) {
+    if (!/^https?:\/\/[^\s]+$/i.test(url))
+        return null;
+    return url.replace(/\(/g, '%28').replace(/\)/g, '%29');
+}
+/** A Markdown link, or the escaped label alone when the URL is not a plain http(s) URL. */
+function escape_link(label, url) {
+    const target = url ? safeUrl(url) : null;
+    return target ? `[${inlineText(label)}](${target})` : inlineText(label);
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/format.ts
+/** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
+function formatDuration(ms) {
+    if (!Number.isFinite(ms) || ms < 0)
+        return '';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    const seconds = ms / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const wholeSeconds = Math.round(seconds);
+    const minutes = Math.floor(wholeSeconds / 60);
+    if (minutes < 60)
+        return `${minutes} min ${wholeSeconds % 60} s`;
+    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+const VERDICT_ICONS = {
+    pass: '✅',
+    fail: '❌',
+    timeout: '⏱️ timed out',
+    skipped: '⏭️ skipped',
+    flaky: '⚠️ flaky (passed on re-run)',
+    error: '💥 could not run',
+};
+/** The verdict cell: an icon, and a word where the icon alone is ambiguous (or the fix was automatic). */
+function verdictLabel(verdict, autoFixed = false) {
+    return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict];
+}
+/** True for verdicts that count against the iteration. */
+function isFailing(check) {
+    return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error';
+}
+/** `✅ all 4 checks passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
+function verdictLine(checks) {
+    if (checks.length === 0)
+        return 'no checks ran';
+    const failing = checks.filter(isFailing).length;
+    const noun = checks.length === 1 ? 'check' : 'checks';
+    if (failing === 0) {
+        const skipped = checks.filter((c) => c.verdict === 'skipped').length;
+        return skipped > 0
+            ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
+            : `✅ all ${checks.length} ${noun} passed`;
+    }
+    return `❌ ${failing} of ${checks.length} ${noun} failed`;
+}
+/** The single-word verdict for the `verdict` output: pass, fail or none. */
+function overallVerdict(checks) {
+    if (checks.length === 0)
+        return 'none';
+    return checks.some(isFailing) ? 'fail' : 'pass';
+}
+/** `$1.84`. */
+function formatUsd(value) {
+    return `$${value.toFixed(2)}`;
+}
+/** `location` as `file:line:column`. */
+function formatLocation(location) {
+    return [location.file, location.line, location.line !== undefined ? location.column : undefined]
+        .filter((part) => part !== undefined)
+        .join(':');
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/limits.ts
+/**
+ * GitHub's size limits and how reports are trimmed to fit them, always with a pointer to the audit
+ * trail where nothing is trimmed. Pure.
+ */
+/** A step's job summary may hold 1 MiB. */
+const SUMMARY_MAX_BYTES = 1024 * 1024;
+/** An issue or pull request comment may hold 65,536 characters. */
+const COMMENT_MAX_CHARS = 65_536;
+/** The most table rows, failing-output sections and listed locations a report shows. */
+const REPORT_CAPS = { tableRows: 200, outputSections: 20, overflowLocations: 100, triedEntries: 20, gates: 50 };
+const limits_encoder = new TextEncoder();
+/** Bytes of `text` in UTF-8 (what the summary limit counts). */
+function utf8Length(text) {
+    // Fast path: every UTF-16 unit is at most 3 UTF-8 bytes, so short texts need no encoding.
+    if (text.length * 3 <= SUMMARY_MAX_BYTES / 4)
+        return limits_encoder.encode(text).length;
+    let bytes = 0;
+    for (let i = 0; i < text.length; i++) {
+        const unit = text.charCodeAt(i);
+        if (unit < 0x80)
+            bytes += 1;
+        else if (unit < 0x800)
+            bytes += 2;
+        else if (unit >= 0xd800 && unit <= 0xdbff) {
+            bytes += 4;
+            i++;
+        }
+        else
+            bytes += 3;
+    }
+    return bytes;
+}
+/** The line that marks trimmed output and says where the rest is. */
+function trimmedMarker(lines, chars, where) {
+    return `… ${lines} line${lines === 1 ? '' : 's'} (${chars} characters) trimmed; the full output is in ${where} …`;
+}
+/**
+ * Keeps the head and the tail of `text` (a third and two thirds of `maxChars`, cut at line breaks
+ * where possible), with a marker saying how much was dropped and where to find it. The tail gets more
+ * room because failures are usually reported last.
+ */
+function trimOutput(text, maxChars, where = 'the audit trail') {
+    if (text.length <= maxChars)
+        return text;
+    if (maxChars <= 0)
+        return trimmedMarker(countLines(text), text.length, where);
+    const headBudget = Math.floor(maxChars / 3);
+    const tailBudget = maxChars - headBudget;
+    let head = text.slice(0, headBudget);
+    const headBreak = head.lastIndexOf('\n');
+    if (headBreak > headBudget / 2)
+        head = head.slice(0, headBreak);
+    let tail = text.slice(text.length - tailBudget);
+    const tailBreak = tail.indexOf('\n');
+    if (tailBreak !== -1 && tailBreak < tailBudget / 2)
+        tail = tail.slice(tailBreak + 1);
+    const dropped = text.slice(head.length, text.length - tail.length);
+    return `${head}\n${trimmedMarker(countLines(dropped), dropped.length, where)}\n${tail}`;
+}
+function countLines(text) {
+    let lines = 1;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1))
+        lines++;
+    return lines;
+}
+/**
+ * Renders with ever smaller budgets until the result fits `limit` (as `measure` counts it). `render`
+ * receives a per-output character budget; a budget of 0 asks for outputs left out. As a last resort
+ * the text is cut at a line break and a note says where the full report is.
+ */
+function fitToLimit(render, measure, limit, initialBudget, where) {
+    let budget = initialBudget;
+    for (let attempt = 0; attempt < 8; attempt++) {
+        const text = render(budget);
+        const size = measure(text);
+        if (size <= limit)
+            return text;
+        if (budget === 0)
+            return hardCut(text, measure, limit, where);
+        const next = Math.floor(budget * (limit / size) * 0.85);
+        budget = next < 200 ? 0 : next;
+    }
+    return hardCut(render(0), measure, limit, where);
+}
+function hardCut(text, measure, limit, where) {
+    const note = `\n\n> [!NOTE]\n> This report was cut to fit GitHub's size limit; the full report is in ${where}.\n`;
+    const room = limit - measure(note);
+    // Characters are at most 4 bytes, so cutting at room/4 characters is safe for both measures; widen
+    // while it still fits.
+    let cut = Math.max(0, Math.floor(room / 4));
+    let step = Math.max(1, Math.floor((text.length - cut) / 2));
+    while (step >= 1 && cut < text.length) {
+        if (measure(text.slice(0, cut + step)) <= room)
+            cut += step;
+        else
+            step = Math.floor(step / 2);
+    }
+    let head = text.slice(0, cut);
+    const lineBreak = head.lastIndexOf('\n');
+    if (lineBreak > 0)
+        head = head.slice(0, lineBreak);
+    return head + note;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
+/** The Mermaid stage diagram of the job summary. Pure. */
+
+/**
+ * A `stateDiagram-v2` of the pipeline: one transition per line (chains are not stateDiagram syntax),
+ * the per-capability loop back from VERIFY to IMPLEMENT when both are in the pipeline, finished stages
+ * in the `done` class, and the current one in `current` (or `stopped` when the loop is blocked, capped
+ * or aborted).
+ */
+function renderStageDiagram(pipeline, stage, status) {
+    const ordered = domain_stages/* STAGES */.an.filter((s) => pipeline.includes(s));
+    const lines = ['stateDiagram-v2', '  direction LR'];
+    if (ordered.length === 1)
+        lines.push(`  ${ordered[0]}`);
+    for (let i = 1; i < ordered.length; i++)
+        lines.push(`  ${ordered[i - 1]} --> ${ordered[i]}`);
+    const loopStart = domain_stages/* CAPABILITY_LOOP */.y3[0];
+    const loopEnd = domain_stages/* CAPABILITY_LOOP */.y3[domain_stages/* CAPABILITY_LOOP */.y3.length - 1];
+    if (ordered.includes(loopStart) && ordered.includes(loopEnd)) {
+        lines.push(`  ${loopEnd} --> ${loopStart}: next capability / retry`);
+    }
+    lines.push('  classDef done fill:#2da44e,color:#fff');
+    lines.push('  classDef current fill:#bf8700,color:#fff');
+    lines.push('  classDef stopped fill:#cf222e,color:#fff');
+    const complete = status === 'complete' || stage === 'COMPLETE';
+    const currentIndex = domain_stages/* STAGES */.an.indexOf(stage);
+    const done = complete ? ordered : ordered.filter((s) => domain_stages/* STAGES */.an.indexOf(s) < currentIndex);
+    if (done.length > 0)
+        lines.push(`  class ${done.join(',')} done`);
+    if (!complete && ordered.includes(stage)) {
+        const stopped = status === 'blocked' || status === 'capped' || status === 'aborted';
+        lines.push(`  class ${stage} ${stopped ? 'stopped' : 'current'}`);
+    }
+    return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/summary.ts
+
+
+
+
+const STATUS_ICONS = {
+    running: '🔁',
+    waiting: '⏸️',
+    blocked: '🚫',
+    complete: '✅',
+    capped: '🛑',
+    aborted: '⏹️',
+};
+/** The status icon of a loop. */
+function statusIcon(status) {
+    return STATUS_ICONS[status];
+}
+/** Where a reader finds what a report leaves out. */
+function auditTrailPointer(model) {
+    return model.links.auditTrail ? `the [audit trail](${model.links.auditTrail})` : 'the audit trail artifact';
+}
+/** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
+function stageLine(model) {
+    const { capabilities } = model;
+    if (capabilities.total === 0 || capabilities.current === null)
+        return model.stage;
+    return `${model.stage} (capability ${Math.min(capabilities.completed + 1, capabilities.total)} of ${capabilities.total}: ${code(capabilities.current)})`;
+}
+/** The iteration table: check, kind, verdict, time, pattern, confidence, strategy. */
+function renderCheckTable(checks, redact) {
+    if (checks.length === 0)
+        return '_No checks ran in this iteration._';
+    const rows = checks.slice(0, REPORT_CAPS.tableRows).map((check) => {
+        const verdict = check.verdict === 'skipped' && check.skippedReason
+            ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
+            : verdictLabel(check.verdict, check.autoFixed);
+        return [
+            code(check.name),
+            check.kind,
+            verdict,
+            check.verdict === 'skipped' ? '' : formatDuration(check.durationMs),
+            check.pattern ? code(check.pattern) : '',
+            check.confidence === null ? '' : check.confidence.toFixed(2),
+            check.strategy ? code(check.strategy) : '',
+        ];
+    });
+    const lines = [
+        '| check | kind | verdict | time | pattern | confidence | strategy |',
+        '| --- | --- | --- | --- | --- | --- | --- |',
+        ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+    ];
+    if (checks.length > rows.length) {
+        lines.push('', `_… and ${checks.length - rows.length} more checks; every one is in the audit trail._`);
+    }
+    return lines.join('\n');
+}
+/** One collapsible section per failing check with its trimmed output. */
+function renderFailureOutputs(model, outputBudget, redact) {
+    const failing = model.checks.filter(isFailing);
+    if (failing.length === 0)
+        return '';
+    const where = auditTrailPointer(model);
+    const shown = failing.slice(0, REPORT_CAPS.outputSections);
+    const sections = shown.map((check) => {
+        const locations = check.locations.slice(0, 3).map((l) => formatLocation(l));
+        const more = check.locations.length > 3 ? `, +${check.locations.length - 3} more` : '';
+        const summary = `${check.name}: ${check.verdict}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`;
+        const raw = model.outputs[check.name] ?? check.excerpt;
+        const body = outputBudget === 0
+            ? `_Output left out to fit the size limit; it is in ${where}._`
+            : codeBlock(trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
+        return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
+    });
+    if (failing.length > shown.length) {
+        sections.push(`_… and ${failing.length - shown.length} more failing checks; their output is in ${where}._`);
+    }
+    return sections.join('\n\n');
+}
+/** Budget: iterations, minutes, cost and tokens used, each of its limit where one is set. */
+function budgetLine(model) {
+    const { budget } = model;
+    const parts = [`${model.iteration} of ${model.maxIterations} iterations`];
+    const minutes = Math.round(budget.minutesUsed);
+    parts.push(budget.minutesLimit !== undefined ? `${minutes} of ${budget.minutesLimit} minutes` : `${minutes} minutes`);
+    if (budget.costUsd > 0 || budget.costLimit !== undefined) {
+        parts.push(budget.costLimit !== undefined
+            ? `${formatUsd(budget.costUsd)} of ${formatUsd(budget.costLimit)}`
+            : formatUsd(budget.costUsd));
+    }
+    if (budget.tokens > 0 || budget.tokensLimit !== undefined) {
+        parts.push(budget.tokensLimit !== undefined ? `${budget.tokens} of ${budget.tokensLimit} tokens` : `${budget.tokens} tokens`);
+    }
+    return parts.join(' · ');
+}
+/** Links to the audit trail, the pull request, the issue, the branch and the run. */
+function linksLine(model) {
+    const { links } = model;
+    const parts = [];
+    if (links.auditTrail)
+        parts.push(escape_link('audit trail', links.auditTrail));
+    if (links.pullRequest)
+        parts.push(escape_link(`pull request #${links.pullRequest.number}`, links.pullRequest.url));
+    if (links.issue)
+        parts.push(escape_link(`issue #${links.issue.number}`, links.issue.url));
+    if (links.branch)
+        parts.push(links.branch.url ? escape_link(links.branch.name, links.branch.url) : code(links.branch.name));
+    if (links.run)
+        parts.push(escape_link('this run', links.run));
+    return parts.join(' · ');
+}
+/** Gates and their states, e.g. `security ✅ approved by @alice · deploy ⏳ pending`. */
+function gatesLine(model, redact) {
+    const entries = Object.entries(model.gates).slice(0, REPORT_CAPS.gates);
+    if (entries.length === 0)
+        return '';
+    return entries
+        .map(([name, gate]) => {
+        const icon = gate.status === 'approved' ? '✅' : gate.status === 'rejected' ? '⛔' : '⏳';
+        const by = gate.decidedBy ? ` by ${inlineText(redact(gate.decidedBy), 60)}` : '';
+        return `${code(name)} ${icon} ${gate.status}${by}`;
+    })
+        .join(' · ');
+}
+function renderOverflow(overflow, redact) {
+    if (overflow.length === 0)
+        return '';
+    const shown = overflow.slice(0, REPORT_CAPS.overflowLocations);
+    const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
+    if (overflow.length > shown.length)
+        items.push(`- … and ${overflow.length - shown.length} more`);
+    return `<details><summary>${overflow.length} more location${overflow.length === 1 ? '' : 's'} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
+}
+/**
+ * The job summary: header with loop id and iteration N of M, stage, verdict, next action, the Mermaid
+ * stage diagram, the iteration table, a collapsible trimmed output per failing check, locations past
+ * the annotation limit, the budget line and links. Always under `options.limit` bytes (1 MiB).
+ */
+function renderSummary(model, options = {}) {
+    const redact = options.redact ?? ((text) => text);
+    const limit = options.limit ?? SUMMARY_MAX_BYTES;
+    const header = [
+        `## ${statusIcon(model.status)} loop-controller · ${code(model.loopId)} · iteration ${model.iteration} of ${model.maxIterations}`,
+        '',
+        `**Stage:** ${stageLine(model)} · **Status:** ${model.status} · **Verdict:** ${verdictLine(model.checks)} ·`,
+        `**Next:** ${inlineText(redact(model.nextAction), 1000)}`,
+    ];
+    if (model.statusReason && model.status !== 'running') {
+        header.push('', `**Why:** ${inlineText(redact(model.statusReason), 1000)}`);
+    }
+    const gates = gatesLine(model, redact);
+    const fixed = [
+        header.join('\n'),
+        renderStageDiagram(model.pipeline, model.stage, model.status),
+        renderCheckTable(model.checks, redact),
+        gates ? `**Gates:** ${gates}` : '',
+    ];
+    const footer = [
+        renderOverflow(options.overflowLocations ?? [], redact),
+        metricsLine(model),
+        [`Budget: ${budgetLine(model)}`, linksLine(model)].filter(Boolean).join(' · '),
+    ];
+    const render = (outputBudget) => `${[...fixed, renderFailureOutputs(model, outputBudget, redact), ...footer].filter(Boolean).join('\n\n')}\n`;
+    return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
+}
+/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
+function metricsLine(model) {
+    const m = model.metrics;
+    if (!m)
+        return '';
+    const counts = [
+        `${m.workCalls} agent call${m.workCalls === 1 ? '' : 's'}`,
+        `${m.autoFixes} auto-fix${m.autoFixes === 1 ? '' : 'es'}`,
+        `${m.flakes} flak${m.flakes === 1 ? 'e' : 'es'}`,
+        `${m.regressions} regression${m.regressions === 1 ? '' : 's'}`,
+        `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
+    ];
+    const patterns = Object.entries(m.aggregate.successRateByPattern)
+        .slice(0, 8)
+        .map(([id, rate]) => `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`);
+    return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/comment.ts
+/**
+ * The sticky comment of a loop on its issue or pull request, found again by its hidden marker and
+ * updated in place. BLOCKED carries the handoff. Pure: returns Markdown.
+ */
+
+
+
+
+
+
+function title(model) {
+    const id = code(model.loopId);
+    switch (model.status) {
+        case 'blocked':
+            return `### 🚫 BLOCKED: ${id} needs a human`;
+        case 'complete':
+            return `### ✅ COMPLETE: ${id} after ${model.iteration} iteration${model.iteration === 1 ? '' : 's'}`;
+        case 'capped':
+            return `### 🛑 Stopped at the cap: ${id} ran ${model.iteration} of ${model.maxIterations} iterations`;
+        case 'aborted':
+            return `### ⏹️ Aborted: ${id}`;
+        case 'waiting':
+            return `### ⏸️ Waiting: ${id}`;
+        default:
+            return `### ${statusIcon(model.status)} ${id} · iteration ${model.iteration} of ${model.maxIterations}`;
+    }
+}
+function compactTable(model) {
+    if (model.checks.length === 0)
+        return '';
+    const rows = model.checks
+        .slice(0, REPORT_CAPS.tableRows)
+        .map((check) => [
+        code(check.name),
+        verdictLabel(check.verdict, check.autoFixed),
+        check.verdict === 'skipped' ? '' : formatDuration(check.durationMs),
+        check.pattern ? code(check.pattern) : '',
+        check.strategy ? code(check.strategy) : '',
+    ].join(' | '));
+    const more = model.checks.length > rows.length ? `\n\n_… and ${model.checks.length - rows.length} more checks._` : '';
+    return `| check | verdict | time | pattern | strategy |\n| --- | --- | --- | --- | --- |\n${rows.map((r) => `| ${r} |`).join('\n')}${more}`;
+}
+/** `types` · `src/retry.ts:41` · Type 'string' is not assignable to type 'number'. */
+function lastFailureLine(model, redact) {
+    const failure = model.failures.current;
+    const failingCheck = failure
+        ? model.checks.find((check) => check.name === failure.check)
+        : model.checks.find(isFailing);
+    if (!failure && !failingCheck)
+        return null;
+    const checkName = failure?.check ?? failingCheck?.name ?? '';
+    const location = failingCheck?.locations[0];
+    const message = location?.message ?? failure?.error ?? failingCheck?.excerpt ?? '';
+    const firstLine = message.split('\n').find((line) => line.trim() !== '') ?? '';
+    const parts = [code(checkName)];
+    if (location)
+        parts.push(code(formatLocation(location)));
+    const pattern = failure?.pattern ?? failingCheck?.pattern;
+    if (pattern)
+        parts.push(code(pattern));
+    if (firstLine)
+        parts.push(inlineText(redact(firstLine), 300));
+    return parts.join(' · ');
+}
+function defaultHumanAction(model) {
+    const pattern = model.failures.current?.pattern;
+    if (pattern === 'merge-conflict')
+        return `resolve the merge conflict on \`${loopBranch(model.loopId)}\`.`;
+    if (pattern === 'permission-error')
+        return 'grant the missing permission named in the last failure.';
+    if (pattern === 'security-finding')
+        return 'review the security finding and decide whether the change may proceed.';
+    if (pattern === 'dependency-conflict')
+        return 'settle the dependency versions the loop could not reconcile.';
+    return 'read the last failure and what was tried, then fix the cause or clarify the goal.';
+}
+function handoffSection(model, redact, outputBudget) {
+    const handoff = model.handoff;
+    const lines = [];
+    lines.push(`**Reason:** ${inlineText(redact(handoff?.reason || model.statusReason || 'the loop needs a person'), 600)}`);
+    const last = lastFailureLine(model, redact);
+    if (last)
+        lines.push(`**Last failure:** ${last}`);
+    const { failures } = model;
+    lines.push(`**Attempts:** ${failures.consecutive} of ${failures.perFailureLimit} for this failure · ${failures.total} of ${failures.totalLimit} failures in total`);
+    const tried = failures.tried.slice(-REPORT_CAPS.triedEntries);
+    if (tried.length > 0) {
+        const skipped = failures.tried.length - tried.length;
+        lines.push('', '**What was tried**');
+        if (skipped > 0)
+            lines.push(`_(${skipped} earlier attempts are in the audit trail)_`);
+        tried.forEach((entry, index) => {
+            lines.push(`${index + 1}. iteration ${entry.iteration} · ${code(entry.strategy)} · ${inlineText(redact(entry.outcome), 300)}`);
+        });
+    }
+    lines.push('', `**Human action needed:** ${inlineText(redact(handoff?.humanAction || defaultHumanAction(model)), 600)}`);
+    lines.push('', `**To resume:** push a fix to \`${loopBranch(model.loopId)}\` or clarify in the issue, then comment \`/loop resume\`. To give up, comment \`/loop abort\`.`);
+    if (handoff?.suggestion)
+        lines.push(`Suggested next step: ${inlineText(redact(handoff.suggestion), 800)}`);
+    const failing = model.checks.find((check) => check.name === failures.current?.check) ?? model.checks.find(isFailing);
+    if (failing && outputBudget > 0) {
+        const output = trimOutput(redact(model.outputs[failing.name] ?? failing.excerpt), outputBudget);
+        if (output.trim() !== '') {
+            lines.push('', `<details><summary>Output of ${escapeHtml(failing.name)}</summary>\n\n${codeBlock(output)}\n\n</details>`);
+        }
+    }
+    return lines.join('\n');
+}
+function waitingSection(model) {
+    const pending = Object.entries(model.gates).filter(([, gate]) => gate.status === 'pending');
+    const gate = model.next?.kind === 'WAIT_FOR_APPROVAL' ? model.next.gate : pending[0]?.[0];
+    if (!gate)
+        return '';
+    return [
+        `**Gate ${code(gate)} needs approval.** Any of these, from someone with write access, approves it:`,
+        `- comment \`/loop approve ${gate}\``,
+        `- add the label \`${Labels.ApprovedPrefix}${gate}\``,
+        '- approve the pull request in a review',
+    ].join('\n');
+}
+/**
+ * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, a status line, the
+ * check table, the handoff when BLOCKED, how to approve when a gate waits, budget and links. Always
+ * under `options.limit` characters (65,536).
+ */
+function renderComment(model, options = {}) {
+    const redact = options.redact ?? ((text) => text);
+    const limit = options.limit ?? COMMENT_MAX_CHARS;
+    const render = (outputBudget) => {
+        const parts = [
+            stickyCommentMarker(model.loopId),
+            title(model),
+            `**Stage:** ${stageLine(model)} · **Verdict:** ${verdictLine(model.checks)} · **Next:** ${inlineText(redact(model.nextAction), 600)}`,
+        ];
+        if (model.status === 'blocked')
+            parts.push(handoffSection(model, redact, outputBudget));
+        else if (model.status !== 'running' && model.statusReason) {
+            parts.push(`**Why:** ${inlineText(redact(model.statusReason), 600)}`);
+        }
+        if (model.status === 'waiting')
+            parts.push(waitingSection(model));
+        if (model.status === 'capped') {
+            parts.push(`**To continue:** raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`.`);
+        }
+        parts.push(compactTable(model));
+        const gates = gatesLine(model, redact);
+        if (gates)
+            parts.push(`**Gates:** ${gates}`);
+        parts.push([budgetLine(model), linksLine(model)].filter(Boolean).join(' · '));
+        return `${parts.filter(Boolean).join('\n\n')}\n`;
+    };
+    return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/metrics.ts
+/** Aggregates from `metrics.byPattern` (which survives compaction of the attempt list). */
+function aggregateMetrics(metrics) {
+    const successRateByPattern = {};
+    const averageAttemptsByPattern = {};
+    let attempts = 0;
+    let escalated = 0;
+    let episodes = 0;
+    for (const [pattern, counts] of Object.entries(metrics.byPattern).sort(([a], [b]) => a.localeCompare(b))) {
+        if (counts.attempts <= 0)
+            continue;
+        attempts += counts.attempts;
+        escalated += counts.escalated;
+        const ended = counts.resolved + counts.escalated;
+        episodes += ended;
+        successRateByPattern[pattern] = metrics_round(counts.resolved / counts.attempts);
+        averageAttemptsByPattern[pattern] = metrics_round(counts.attempts / Math.max(1, ended));
+    }
+    return {
+        successRateByPattern,
+        averageAttemptsByPattern,
+        escalationRate: attempts === 0 ? 0 : metrics_round(escalated / attempts),
+        deadLetterRate: episodes === 0 ? 0 : metrics_round(Math.min(1, metrics.deadLetters / episodes)),
+    };
+}
+function metrics_round(value) {
+    return Math.round(value * 1000) / 1000;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/model.ts
+/**
+ * What the job summary and the sticky comment show, in one plain object built from the loop's state,
+ * the iteration's checks and the latest decision. Pure data; the renderers take nothing else.
+ */
+
+/** Builds the report model from the loop's state plus what the iteration returned. */
+function buildReportModel(state, extras) {
+    return {
+        loopId: state.loopId,
+        iteration: state.iteration,
+        maxIterations: state.maxIterations,
+        pipeline: state.pipeline,
+        stage: state.stage,
+        status: state.status,
+        statusReason: state.statusReason,
+        outcome: extras.outcome,
+        capabilities: {
+            total: state.capabilities.total,
+            completed: state.capabilities.completed.length,
+            current: state.capabilities.current,
+        },
+        checks: extras.checks,
+        outputs: extras.outputs ?? {},
+        next: extras.next,
+        nextAction: extras.nextAction,
+        failures: {
+            total: state.failures.total,
+            totalLimit: state.failures.limits.total,
+            consecutive: state.failures.consecutive,
+            perFailureLimit: state.failures.limits.perFailure,
+            current: state.failures.current,
+            tried: state.failures.tried,
+        },
+        gates: state.gates,
+        budget: {
+            minutesUsed: state.usage.wallMs / 60_000,
+            ...(state.budget.minutes !== undefined ? { minutesLimit: state.budget.minutes } : {}),
+            costUsd: state.usage.costUsd,
+            ...(state.budget.costUsd !== undefined ? { costLimit: state.budget.costUsd } : {}),
+            tokens: state.usage.tokens,
+            ...(state.budget.tokens !== undefined ? { tokensLimit: state.budget.tokens } : {}),
+        },
+        ...(extras.handoff ? { handoff: extras.handoff } : {}),
+        links: extras.links ?? {},
+        metrics: {
+            workCalls: state.metrics.workCalls,
+            autoFixes: state.metrics.autoFixes,
+            flakes: state.metrics.flakes,
+            regressions: state.metrics.regressions,
+            deadLetters: state.metrics.deadLetters,
+            aggregate: aggregateMetrics(state.metrics),
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/index.ts
+/** Pure renderers of what people see on GitHub: the job summary, the sticky comment, annotations. */
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/action/report.ts
+
+
+
+async function report(run, input, deps) {
+    const { loopId, state, outcome, result } = input;
+    const { github, io, redact } = deps;
+    const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
+    const branch = loopBranch(loopId);
+    const model = buildReportModel(state, {
+        checks: result.checks,
+        next: result.next,
+        nextAction: result.nextAction,
+        outcome,
+        ...(outcome === 'blocked' ? { handoff: handoffOf(state, loopId) } : {}),
+        links: {
+            run: runUrl,
+            auditTrail: `${runUrl}#artifacts`,
+            branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` },
+            ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
+        },
+    });
+    const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS, input.root);
+    for (const a of annotations) {
+        io.annotateError(redact(a.message), a);
+    }
+    if (run.hasStepSummary)
+        await io.writeSummary(renderSummary(model, { redact, overflowLocations: overflow }));
+    else
+        io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.');
+    const commentOn = run.event.subject.number ?? state.pullRequest?.number;
+    if (commentOn !== undefined) {
+        const comment = await github.upsertStickyComment({
+            issueNumber: commentOn,
+            marker: stickyCommentMarker(loopId),
+            body: renderComment(model, { redact }),
+        });
+        io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+    }
+    io.setOutput(Outputs.Iteration, state.iteration);
+    io.setOutput(Outputs.Stage, state.stage);
+    io.setOutput(Outputs.Verdict, overallVerdict(result.checks));
+    io.setOutput(Outputs.Status, state.status);
+    io.setOutput(Outputs.Pattern, result.checks.find((check) => check.pattern)?.pattern ?? '');
+    io.setOutput(Outputs.NextAction, redact(result.nextAction));
+    io.setOutput(Outputs.PrNumber, state.pullRequest?.number ?? '');
+}
+/**
+ * The BLOCKED handoff's ask of a person, from the dead letter's suggestions (likely root cause, where to
+ * look, an alternative approach) when a failure is open; otherwise the report's default for the reason.
+ */
+function handoffOf(state, loopId) {
+    const failure = state.failures.current;
+    if (!failure)
+        return undefined;
+    const { suggestions } = buildDeadLetter({
+        loopId,
+        failure,
+        history: state.failures.history,
+        tried: state.failures.tried,
+    });
+    return {
+        reason: state.statusReason,
+        humanAction: `${suggestions.rootCause} Fix the cause on \`${loopBranch(loopId)}\` or clarify the goal.`,
+        suggestion: `${suggestions.whereToLook} ${suggestions.alternative}`.trim(),
+    };
+}
+
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
+var github = __nccwpck_require__(61351);
+;// CONCATENATED MODULE: ./src/action/run-context.ts
+/**
+ * What this run is, read once at the edge: the triggering event, the runner's variables and the
+ * action's inputs, in one typed object. Nothing else in the action reads `process.env` or
+ * `@actions/github`'s `context`; the other modules take a `RunContext`, so tests hand them a plain one.
+ */
+
+
+
+
+function run_context_record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
+}
+/**
+ * Builds the run context from its sources. Throws `ActionInputError` naming every bad input, before
+ * anything else happens.
+ */
+function buildRunContext(source) {
+    const { env, event } = source;
+    const settings = parseActionInputs(source.getInput, event, env);
+    const payload = event.payload;
+    const issue = run_context_record(payload.issue);
+    return {
+        settings,
+        event: {
+            name: event.eventName,
+            payload,
+            subject: subjectOf(payload),
+            defaultBranch: String(run_context_record(payload.repository)?.default_branch ?? 'main'),
+            issueToClose: typeof issue?.number === 'number' && issue.number && !issue.pull_request ? issue.number : null,
+        },
+        env,
+        repository: env.GITHUB_REPOSITORY,
+        runId: env.GITHUB_RUN_ID,
+        runAttempt: env.GITHUB_RUN_ATTEMPT,
+        serverUrl: env.GITHUB_SERVER_URL || 'https://github.com',
+        apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
+        workspace: env.GITHUB_WORKSPACE || source.cwd,
+        runnerTemp: env.RUNNER_TEMP || undefined,
+        actor: env.GITHUB_ACTOR,
+        workflowRef: env.GITHUB_WORKFLOW_REF,
+        hasStepSummary: Boolean(env.GITHUB_STEP_SUMMARY),
+    };
+}
+/** The run context of this process: the one place the action reads `process.env` and the event. */
+function readRunContext(getInput) {
+    return buildRunContext({
+        env: process.env,
+        event: { eventName: github/* context */._.eventName, payload: github/* context */._.payload, runId: github/* context */._.runId },
+        getInput,
+        cwd: process.cwd(),
+    });
+}
+function required(value, name) {
+    if (!value)
+        throw new ConfigError(`${name} is not set; loop-controller runs inside a GitHub Actions job.`);
+    return value;
+}
+/** The repository the run belongs to; every runner sets it, so its absence means this is no job. */
+function requireRepository(run) {
+    const fullName = required(run.repository, 'GITHUB_REPOSITORY');
+    const [owner = '', repo = ''] = fullName.split('/');
+    return { fullName, owner, repo };
+}
+/** The workflow run's numeric id, which the artifact store files its snapshots under. */
+function requireRunId(run) {
+    return Number(required(run.runId, 'GITHUB_RUN_ID'));
+}
+
+;// CONCATENATED MODULE: ./src/version.ts
+/** The version of loop-controller, named in messages (e.g. when a state is from a newer version). */
+const VERSION = '0.1.0';
+
+;// CONCATENATED MODULE: ./src/action/stores.ts
+/**
+ * The state store the `store` input names, and the audit trail it carries. The stores' modules (the
+ * cache and artifact clients and the Azure blob SDK under them are most of the bundle) are loaded only
+ * here, when one is needed, so a job that stops early (a bad input, an ignored event) starts fast.
+ */
+
+
+
+
+
+async function createStore(input) {
+    const { run, runnerTemp, root, loopDir, logger } = input;
+    const { settings, env } = run;
+    const { ArtifactStore, AutoStore, CacheStore, GitStore } = await Promise.all(/* import() */[__nccwpck_require__.e(664), __nccwpck_require__.e(401)]).then(__nccwpck_require__.bind(__nccwpck_require__, 33401));
+    // Recorded in each saved revision, to tell which job wrote it.
+    const runIdentity = {
+        ...(run.runId !== undefined ? { runId: run.runId } : {}),
+        ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
+    };
+    const cache = () => new CacheStore({ root: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'state'), env, ...runIdentity });
+    const artifact = () => new ArtifactStore({
+        token: settings.githubToken,
+        repository: requireRepository(run).fullName,
+        runId: requireRunId(run),
+        apiUrl: run.apiUrl,
+        workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'artifacts'),
+        auditDir: () => loopDir,
+        env,
+        onNote: (note) => logger.info(note),
+    });
+    switch (settings.store) {
+        case 'cache':
+            return { store: cache(), auditSource: null };
+        case 'artifact': {
+            const store = artifact();
+            return { store, auditSource: store };
+        }
+        case 'git': {
+            // The states (and the audit trail, committed with each save) on a branch of the checkout's remote.
+            const store = new GitStore({
+                repoDir: root,
+                remote: 'origin',
+                branch: settings.stateBranch,
+                identity: COMMIT_IDENTITY,
+                token: settings.pushToken,
+                workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'git-state'),
+                auditDir: () => loopDir,
+                toolVersion: VERSION,
+                ...runIdentity,
+            });
+            return { store, auditSource: store };
+        }
+        default: {
+            const mirror = artifact();
+            return { store: new AutoStore(cache(), mirror, { onNote: (note) => logger.info(note) }), auditSource: mirror };
+        }
+    }
+}
+/**
+ * Brings back the audit trail the newest snapshot carries: the runner starts empty, so the trail
+ * accumulates across jobs and the last snapshot holds all of it. Done once, lazily (the returned
+ * function may be called many times): a job with nothing for the loop downloads nothing. A failure
+ * only warns; the trail then starts afresh here.
+ */
+function auditRestorer(auditSource, loopId, loopDir, logger) {
+    let restored = null;
+    return () => {
+        restored ??= (async () => {
+            if (!auditSource)
+                return;
+            try {
+                const count = await auditSource.restoreAudit(loopId, loopDir);
+                if (count > 0)
+                    logger.info(`Audit trail: ${count} file(s) restored from the newest snapshot.`);
+            }
+            catch (error) {
+                logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${messageOf(error)}`);
+            }
+        })();
+        return restored;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/adapters/actions-logger.ts
+/**
+ * The Logger port over `@actions/core`: groups per phase, annotations for locations. Every message is
+ * redacted and has workflow commands defused before it reaches the log, because it may quote a
+ * check's or an agent's output.
+ */
+
+
+function annotation(location) {
+    if (!location)
+        return {};
+    return {
+        ...(location.title ? { title: location.title } : {}),
+        ...(location.file ? { file: location.file } : {}),
+        ...(location.line !== undefined ? { startLine: location.line } : {}),
+        ...(location.column !== undefined ? { startColumn: location.column } : {}),
+    };
+}
+/** A Logger for the action: `redact` is applied to every message first. */
+function actionsLogger(redact) {
+    const clean = (message) => neutraliseWorkflowCommands(redact(message));
+    return {
+        info: (message) => core/* info */.pq(clean(message)),
+        debug: (message) => core/* debug */.Yz(clean(message)),
+        warning: (message, location) => core/* warning */.$e(clean(message), annotation(location)),
+        error: (message, location) => core/* error */.z3(clean(message), annotation(location)),
+        group: (name, body) => core/* group */.Os(clean(name), body),
+    };
+}
+
+// EXTERNAL MODULE: external "node:events"
+var external_node_events_ = __nccwpck_require__(78474);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(73024);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(51455);
+// EXTERNAL MODULE: external "node:string_decoder"
+var external_node_string_decoder_ = __nccwpck_require__(46193);
+// EXTERNAL MODULE: ./src/domain/migrations.ts
+var migrations = __nccwpck_require__(46419);
+// EXTERNAL MODULE: ./src/ports/store.ts
+var store = __nccwpck_require__(93433);
+;// CONCATENATED MODULE: ./src/adapters/file-store.ts
+/**
+ * The `file` store (DESIGN.md section 6): `<root>/<loopId>/loop-state.json`, written atomically (temp
+ * file in the same folder, fsync, rename, fsync the folder). The version for compare-and-swap is the
+ * sha256 of the file's bytes; an exclusive lock file (`open(..., 'wx')`) around compare-and-rename makes
+ * two processes racing on the same version end with exactly one winner.
+ *
+ * A state that is not JSON or fails validation is moved aside to `loop-state.invalid-<time>.json`
+ * (never overwritten) and a marker makes `save` refuse until `reset`. A state from a newer schema is
+ * refused and left where it is.
+ */
+
+
+
+
+
+
+
+
+const STATE_FILE = 'loop-state.json';
+const LOCK_FILE = 'loop-state.lock';
+const EMPTY_LOCK_STALE_MS = 1000;
+const QUARANTINE_MARKER = 'loop-state.quarantined.json';
+/** `save` was handed a state that does not pass the schema; nothing was written. */
+class InvalidStateError extends (/* unused pure expression or super */ null && (Error)) {
+    name = 'InvalidStateError';
+}
+const LOOP_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/** The `Store` port over a folder. */
+class FileStore {
+    kind = 'file';
+    root;
+    toolVersion;
+    lockStaleMs;
+    lockWaitMs;
+    now;
+    constructor(options) {
+        this.root = options.root;
+        this.toolVersion = options.toolVersion;
+        this.lockStaleMs = options.lockStaleMs ?? 30_000;
+        this.lockWaitMs = options.lockWaitMs ?? 10_000;
+        this.now = options.now ?? (() => new Date());
+    }
+    describe(loopId) {
+        return this.dir(loopId);
+    }
+    /** The path of a loop's state file. */
+    stateFile(loopId) {
+        return join(this.dir(loopId), STATE_FILE);
+    }
+    async load(loopId) {
+        const dir = this.dir(loopId);
+        const file = join(dir, STATE_FILE);
+        // A concurrent save may replace the file between our read and the quarantine; then we read again.
+        for (let attempt = 0;; attempt++) {
+            await this.refuseIfQuarantined(loopId);
+            const bytes = await readIfExists(file);
+            if (bytes === null)
+                return null;
+            const checked = this.validate(bytes, file);
+            if (checked.ok)
+                return { state: checked.state, version: versionOf(bytes) };
+            const moved = await this.quarantine(loopId, bytes, checked.problem);
+            if (moved === 'changed' && attempt < 3)
+                continue;
+            if (moved === 'changed')
+                throw new Error(`${file} keeps changing while it is being read; is another writer busy?`);
+            throw new StateQuarantinedError(`The loop state ${file} is not valid: ${checked.problem}. It was moved aside to ${moved} (kept, never ` +
+                `overwritten). Fix it and move it back, or run 'loop-controller abort' / reset the loop to start afresh.`, moved);
+        }
+    }
+    async save(loopId, state, expectedVersion) {
+        const dir = this.dir(loopId);
+        const file = join(dir, STATE_FILE);
+        if (state?.loopId !== loopId) {
+            throw new InvalidStateError(`Refusing to save to loop '${loopId}': the state belongs to loop '${state?.loopId}'. Expected the same loop id.`);
+        }
+        const parsed = loopStateSchema.safeParse(state);
+        if (!parsed.success) {
+            throw new InvalidStateError(`Refusing to save an invalid state for loop '${loopId}' to ${file}: ${describeIssues(parsed.error.issues)}.`);
+        }
+        const bytes = Buffer.from(`${JSON.stringify(parsed.data, null, 2)}\n`);
+        await mkdir(dir, { recursive: true });
+        const release = await this.lock(dir);
+        try {
+            await this.refuseIfQuarantined(loopId);
+            const current = await readIfExists(file);
+            const currentVersion = current === null ? null : versionOf(current);
+            if (currentVersion !== expectedVersion) {
+                throw new StoreConflictError(`Another writer saved loop '${loopId}' first (${file}): expected version ${expectedVersion ?? 'none (a new loop)'}, ` +
+                    `found ${currentVersion ?? 'none'}. Load it again and retry.`);
+            }
+            await writeAtomically(dir, STATE_FILE, bytes);
+        }
+        finally {
+            await release();
+        }
+        return versionOf(bytes);
+    }
+    async reset(loopId) {
+        await rm(join(this.dir(loopId), QUARANTINE_MARKER), { force: true });
+    }
+    dir(loopId) {
+        if (!LOOP_ID.test(loopId)) {
+            throw new Error(`Loop id '${loopId}' is not usable as a folder name: expected letters, digits, dot, dash and underscore, starting with a letter or digit (at most 200).`);
+        }
+        return join(this.root, loopId);
+    }
+    validate(bytes, file) {
+        let raw;
+        try {
+            raw = JSON.parse(bytes.toString('utf8'));
+        }
+        catch (error) {
+            return { ok: false, problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
+        }
+        try {
+            // Older schema versions are migrated; a newer one throws StateFromTheFutureError, left untouched.
+            return { ok: true, state: migrateState(raw, this.toolVersion ?? 'in use', file).state };
+        }
+        catch (error) {
+            // Not `instanceof`: zod's error classes answer true for any Error (they pass `Error` as the parent).
+            if (error instanceof StateFromTheFutureError ||
+                !(error instanceof Error) ||
+                error.name !== 'StateValidationError') {
+                throw error;
+            }
+            return { ok: false, problem: describeIssues(error.issues) };
+        }
+    }
+    async refuseIfQuarantined(loopId) {
+        const marker = await readIfExists(join(this.dir(loopId), QUARANTINE_MARKER));
+        if (marker === null)
+            return;
+        let info = {};
+        try {
+            info = JSON.parse(marker.toString('utf8'));
+        }
+        catch {
+            // A torn marker still means quarantined.
+        }
+        const where = info.file ?? join(this.dir(loopId), 'loop-state.invalid-*.json');
+        throw new StateQuarantinedError(`The state of loop '${loopId}' is quarantined: ${info.problem ?? 'it failed validation'}. The bad state is kept ` +
+            `at ${where}. Nothing is saved until the loop is reset (FileStore.reset, or 'loop-controller abort').`, where);
+    }
+    /** Moves the bad bytes aside under the lock; 'changed' when the file is no longer the bytes we judged. */
+    async quarantine(loopId, bytes, problem) {
+        const dir = this.dir(loopId);
+        const file = join(dir, STATE_FILE);
+        const release = await this.lock(dir);
+        try {
+            const current = await readIfExists(file);
+            if (current === null || !current.equals(bytes))
+                return 'changed';
+            const stamp = this.now().toISOString().replace(/:/g, '-');
+            let target = join(dir, `loop-state.invalid-${stamp}.json`);
+            for (let n = 2; await exists(target); n++)
+                target = join(dir, `loop-state.invalid-${stamp}-${n}.json`);
+            await rename(file, target);
+            await writeAtomically(dir, QUARANTINE_MARKER, Buffer.from(`${JSON.stringify({ file: target, problem }, null, 2)}\n`));
+            return target;
+        }
+        finally {
+            await release();
+        }
+    }
+    /** Takes the folder's exclusive lock; returns its release. */
+    async lock(dir) {
+        const path = join(dir, LOCK_FILE);
+        const token = `${hostname()} ${process.pid} ${randomBytes(6).toString('hex')}`;
+        const deadline = Date.now() + this.lockWaitMs;
+        for (;;) {
+            try {
+                const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+                await handle.writeFile(token);
+                await handle.close();
+                return async () => {
+                    // Only remove our own lock: a lock broken as stale may have been taken by someone else since.
+                    const held = await readIfExists(path);
+                    if (held?.toString('utf8') === token)
+                        await unlink(path).catch(() => { });
+                };
+            }
+            catch (error) {
+                if (error.code !== 'EEXIST')
+                    throw error;
+            }
+            if (await this.isStale(path)) {
+                // Rename first so that only one breaker wins; then remove the renamed copy.
+                const aside = `${path}.stale-${randomBytes(6).toString('hex')}`;
+                await rename(path, aside).then(() => unlink(aside).catch(() => { }), () => { });
+                continue;
+            }
+            if (Date.now() > deadline) {
+                throw new Error(`Could not lock ${path} within ${this.lockWaitMs} ms: another loop-controller is saving this loop. ` +
+                    `If none is running, delete the lock file.`);
+            }
+            await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 8));
+        }
+    }
+    async isStale(path) {
+        try {
+            const info = await stat(path);
+            const age = Date.now() - info.mtimeMs;
+            if (age > this.lockStaleMs)
+                return true;
+            const text = await readFile(path, 'utf8');
+            // A writer writes its token right after creating the lock; one that is still empty a second later
+            // was left by a process killed in between.
+            if (text === '')
+                return age > EMPTY_LOCK_STALE_MS;
+            const [host, pid] = text.split(' ');
+            if (host !== hostname() || !pid)
+                return false;
+            try {
+                process.kill(Number(pid), 0);
+                return false;
+            }
+            catch (error) {
+                return error.code === 'ESRCH';
+            }
+        }
+        catch {
+            return false;
+        }
+    }
+}
+/** The version token of a state file's bytes. */
+function versionOf(bytes) {
+    return createHash('sha256').update(bytes).digest('hex');
+}
+/** zod issues as `path: message` (at most five), e.g. `iteration: Invalid input: expected number, received string`. */
+function describeIssues(issues) {
+    const shown = issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(the whole state)'}: ${issue.message}`);
+    const more = issues.length > 5 ? `; and ${issues.length - 5} more` : '';
+    return shown.join('; ') + more;
+}
+async function readIfExists(path) {
+    try {
+        return await readFile(path);
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return null;
+        throw error;
+    }
+}
+async function exists(path) {
+    return stat(path).then(() => true, () => false);
+}
+/** Temp file in the same folder, fsync, rename over `name`, fsync the folder. */
+async function writeAtomically(dir, name, bytes) {
+    const temporary = (0,external_node_path_.join)(dir, `.${name}.${process.pid}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`);
+    const handle = await (0,promises_.open)(temporary, 'w', 0o644);
+    try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+    }
+    finally {
+        await handle.close();
+    }
+    try {
+        await (0,promises_.rename)(temporary, (0,external_node_path_.join)(dir, name));
+    }
+    catch (error) {
+        await (0,promises_.rm)(temporary, { force: true });
+        throw error;
+    }
+    const folder = await (0,promises_.open)(dir, 'r');
+    try {
+        await folder.sync();
+    }
+    finally {
+        await folder.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/audit-trail.ts
+/**
+ * The audit trail of one loop, in the loop's folder: `iterations/<n>.md`,
+ * `journey-log.jsonl` (one event a line), `final.md`, `dead-letters/<signature>.md` and copies of check
+ * logs under `logs/<iteration>/`. Everything written passes through `redact` first.
+ */
+
+
+
+
+
+
+
+const JOURNEY_LOG = 'journey-log.jsonl';
+const PENDING_PREFIX = 'journey-pending-';
+/** A staged file younger than this may belong to a save still in flight in another process. */
+const PENDING_IN_FLIGHT_MS = 60_000;
+function pendingName(marker) {
+    return `${PENDING_PREFIX}${(0,external_node_crypto_.createHash)('sha256').update(marker).digest('hex').slice(0, 16)}.json`;
+}
+async function readPending(path) {
+    try {
+        const parsed = JSON.parse(await (0,promises_.readFile)(path, 'utf8'));
+        return typeof parsed.marker === 'string' && Array.isArray(parsed.events)
+            ? { marker: parsed.marker, events: parsed.events }
+            : null;
+    }
+    catch {
+        return null;
+    }
+}
+/** Writes and reads one loop's audit trail. */
+class AuditTrail {
+    dir;
+    redact;
+    constructor(dir, redact) {
+        this.dir = dir;
+        this.redact = redact;
+    }
+    /**
+     * Appends events as JSON lines in one write with O_APPEND, so a crash cannot leave a torn record in
+     * the middle of the log; a torn last line from an earlier crash is closed off with a newline first.
+     */
+    async appendEvents(events) {
+        if (events.length === 0)
+            return;
+        await (0,promises_.mkdir)(this.dir, { recursive: true });
+        const lines = events.map((event) => `${JSON.stringify(redactDeep(event, this.redact))}\n`).join('');
+        const handle = await (0,promises_.open)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'a+');
+        try {
+            const { size } = await handle.stat();
+            let prefix = '';
+            if (size > 0) {
+                const last = Buffer.alloc(1);
+                await handle.read(last, 0, 1, size - 1);
+                if (last[0] !== 0x0a)
+                    prefix = '\n';
+            }
+            const bytes = Buffer.from(prefix + lines);
+            const { bytesWritten } = await handle.write(bytes);
+            if (bytesWritten !== bytes.length) {
+                throw new Error(`${(0,external_node_path_.join)(this.dir, JOURNEY_LOG)}: wrote ${bytesWritten} of ${bytes.length} bytes (disk full?)`);
+            }
+            await handle.datasync();
+        }
+        finally {
+            await handle.close();
+        }
+    }
+    /**
+     * Stages events that belong to a state about to be saved, under `marker` (which names that state).
+     * They reach the journey log only with `commitPending` once the save landed, or with
+     * `recoverPending` on the next load if the process died in between; a save that lost a race drops
+     * them with `discardPending`. So the log never misses an iteration that was saved, and never records
+     * one that was not.
+     */
+    async stagePending(marker, events) {
+        if (events.length === 0)
+            return;
+        const record = { marker, events: events.map((event) => redactDeep(event, this.redact)) };
+        await (0,promises_.mkdir)(this.dir, { recursive: true });
+        await writeAtomically(this.dir, pendingName(marker), Buffer.from(`${JSON.stringify(record)}\n`));
+    }
+    /** Moves the staged events of `marker` into the journey log. */
+    async commitPending(marker) {
+        await this.flushPending((0,external_node_path_.join)(this.dir, pendingName(marker)));
+    }
+    /**
+     * Appends a staged batch once: each of its lines carries the batch's marker, so a process killed
+     * between the append and the removal of the staged file does not append the batch again when the
+     * next run recovers it.
+     */
+    async flushPending(path) {
+        const staged = await readPending(path);
+        if (staged && !(await this.logEndsWithBatch(staged.marker))) {
+            await this.appendEvents(staged.events.map((event) => ({ ...event, batch: staged.marker })));
+        }
+        await (0,promises_.rm)(path, { force: true });
+    }
+    async logEndsWithBatch(marker) {
+        const needle = `"batch":${JSON.stringify(marker)}`;
+        try {
+            const handle = await (0,promises_.open)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'r');
+            try {
+                const { size } = await handle.stat();
+                const length = Math.min(size, 256 * 1024);
+                const tail = Buffer.alloc(length);
+                await handle.read(tail, 0, length, size - length);
+                return tail.toString('utf8').includes(needle);
+            }
+            finally {
+                await handle.close();
+            }
+        }
+        catch {
+            return false;
+        }
+    }
+    async discardPending(marker) {
+        await (0,promises_.rm)((0,external_node_path_.join)(this.dir, pendingName(marker)), { force: true });
+    }
+    /**
+     * After a load: events staged for the state that is now stored (`currentMarker`) are committed; others
+     * were for a save that never landed and are dropped once they are old enough not to be in flight.
+     */
+    async recoverPending(currentMarker, now = Date.now()) {
+        let names;
+        try {
+            names = (await (0,promises_.readdir)(this.dir)).filter((name) => name.startsWith(PENDING_PREFIX));
+        }
+        catch {
+            return;
+        }
+        for (const name of names) {
+            const path = (0,external_node_path_.join)(this.dir, name);
+            const staged = await readPending(path);
+            if (staged && staged.marker === currentMarker) {
+                await this.flushPending(path);
+            }
+            else {
+                const age = await (0,promises_.stat)(path).then((info) => now - info.mtimeMs, () => 0);
+                if (!staged || age > PENDING_IN_FLIGHT_MS)
+                    await (0,promises_.rm)(path, { force: true });
+            }
+        }
+    }
+    /**
+     * The events recorded so far, oldest first. Lines that do not parse (a record torn by a crash) are
+     * left out rather than failing the whole read.
+     */
+    async readEvents() {
+        let text;
+        try {
+            text = await (0,promises_.readFile)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'utf8');
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return [];
+            throw error;
+        }
+        const events = [];
+        for (const line of text.split('\n')) {
+            if (line.trim() === '')
+                continue;
+            try {
+                const event = JSON.parse(line);
+                if (event && typeof event === 'object' && typeof event.type === 'string')
+                    events.push(event);
+            }
+            catch {
+                // A torn record: skipped.
+            }
+        }
+        return events;
+    }
+    /** Writes `iterations/<n>.md` atomically. */
+    async writeIteration(n, markdown) {
+        if (!Number.isInteger(n) || n < 0)
+            throw new Error(`iteration must be a whole number of at least 0; got ${n}`);
+        await this.writeFile(['iterations'], `${n}.md`, markdown);
+    }
+    /** Writes `final.md` atomically. */
+    async writeFinal(markdown) {
+        await this.writeFile([], 'final.md', markdown);
+    }
+    /**
+     * Writes `dead-letters/<signature>.md` (and `<signature>.pattern.yml` when a candidate pattern is
+     * proposed). The signature's characters that are not safe in a file name become `_`.
+     */
+    async writeDeadLetter(signature, markdown, candidatePatternYaml) {
+        const name = safeFileName(signature);
+        await this.writeFile(['dead-letters'], `${name}.md`, markdown);
+        if (candidatePatternYaml !== undefined) {
+            await this.writeFile(['dead-letters'], `${name}.pattern.yml`, candidatePatternYaml);
+        }
+    }
+    /**
+     * Copies a check's log into `logs/<iteration>/<check>.log`, redacted line by line as it streams (memory
+     * stays bounded whatever the log's size). Returns the copy's path.
+     */
+    async copyLog(check, iteration, logFile) {
+        const folder = (0,external_node_path_.join)(this.dir, 'logs', String(iteration));
+        await (0,promises_.mkdir)(folder, { recursive: true });
+        const target = (0,external_node_path_.join)(folder, `${safeFileName(check)}.log`);
+        const temporary = `${target}.${process.pid}.tmp`;
+        const output = (0,external_node_fs_.createWriteStream)(temporary);
+        const decoder = new external_node_string_decoder_.StringDecoder('utf8');
+        let pending = '';
+        const emit = async (text) => {
+            if (!output.write(this.redact(text)))
+                await (0,external_node_events_.once)(output, 'drain');
+        };
+        try {
+            for await (const chunk of (0,external_node_fs_.createReadStream)(logFile)) {
+                pending += decoder.write(chunk);
+                const cut = pending.lastIndexOf('\n');
+                // Redact whole lines only, so a secret split across two chunks is still found; a line with no end
+                // is flushed once it grows past 1 MiB to keep memory bounded.
+                if (cut >= 0) {
+                    await emit(pending.slice(0, cut + 1));
+                    pending = pending.slice(cut + 1);
+                }
+                else if (pending.length > 1024 * 1024) {
+                    await emit(pending);
+                    pending = '';
+                }
+            }
+            pending += decoder.end();
+            if (pending)
+                await emit(pending);
+            output.end();
+            await (0,external_node_events_.once)(output, 'finish');
+            await (0,promises_.rename)(temporary, target);
+        }
+        catch (error) {
+            output.destroy();
+            await (0,promises_.rm)(temporary, { force: true });
+            throw error;
+        }
+        return target;
+    }
+    async writeFile(folders, name, text) {
+        const folder = (0,external_node_path_.join)(this.dir, ...folders);
+        await (0,promises_.mkdir)(folder, { recursive: true });
+        await writeAtomically(folder, name, this.redact(text));
+    }
+}
+/** Applies `redact` to every string in a JSON-like value (keys are kept; they are ours). */
+function redactDeep(value, redact) {
+    if (typeof value === 'string')
+        return redact(value);
+    if (Array.isArray(value))
+        return value.map((item) => redactDeep(item, redact));
+    if (value && typeof value === 'object') {
+        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
+    }
+    return value;
+}
+function safeFileName(text) {
+    const safe = text.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
+    return safe.slice(0, 180) || '_';
+}
+
+;// CONCATENATED MODULE: ./src/ports/git.ts
+/** One git wrapper: non-interactive, identity per command, `try*` methods that return a boolean. */
+/** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
+class ConcurrentCommitError extends Error {
+    name = 'ConcurrentCommitError';
+}
+
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __nccwpck_require__(31421);
+;// CONCATENATED MODULE: ./src/adapters/git-process.ts
+/**
+ * Running one git command: non-interactive, in stable English (so the message signs in `git-cli.ts`
+ * match), with a cap on output so a runaway command fails instead of exhausting memory.
+ */
+
+/** A git command that failed; the message quotes the command, its exit code and git's own words. */
+class GitCommandError extends Error {
+    args;
+    result;
+    name = 'GitCommandError';
+    constructor(args, result) {
+        super(`git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
+        this.args = args;
+        this.result = result;
+    }
+}
+/** Output beyond this from one git command is an error rather than a memory blow-up. */
+const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
+/** Runs git commands in one folder with one git executable. */
+class GitProcess {
+    cwd;
+    gitPath;
+    constructor(cwd, gitPath) {
+        this.cwd = cwd;
+        this.gitPath = gitPath;
+    }
+    /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
+    raw(args, options = {}) {
+        return new Promise((resolve, reject) => {
+            const child = (0,external_node_child_process_.spawn)(this.gitPath, args, {
+                cwd: this.cwd,
+                env: {
+                    ...process.env,
+                    ...options.env,
+                    GIT_TERMINAL_PROMPT: '0',
+                    GCM_INTERACTIVE: 'never',
+                    // Stable English messages, so the benign and conflict signs match.
+                    LC_ALL: 'C',
+                },
+                stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+            });
+            const out = [];
+            let outBytes = 0;
+            const err = [];
+            child.stdout?.on('data', (chunk) => {
+                outBytes += chunk.length;
+                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+                    child.kill('SIGKILL');
+                    return;
+                }
+                out.push(chunk);
+            });
+            child.stderr?.on('data', (chunk) => err.push(chunk));
+            child.once('error', reject);
+            child.once('close', (code, signal) => {
+                const stderr = Buffer.concat(err).toString('utf8');
+                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+                    reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`));
+                    return;
+                }
+                resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr });
+            });
+            if (options.input) {
+                child.stdin?.on('error', () => { });
+                child.stdin?.end(options.input);
+            }
+        });
+    }
+    /** Runs git with text output; a failure throws `GitCommandError` unless `allowFailure`. */
+    async exec(args, options = {}) {
+        const raw = await this.raw(args, options.env ? { env: options.env } : {});
+        const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr };
+        if (result.exitCode !== 0 && !options.allowFailure)
+            throw new GitCommandError(args, result);
+        return result;
+    }
+    /** Throws `GitCommandError` (quoting `args`) when a raw run failed. */
+    check(args, result) {
+        if (result.exitCode !== 0) {
+            throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr });
+        }
+    }
+}
+/** The parts of git's NUL-separated output (`-z`). */
+function splitZ(buffer) {
+    return buffer
+        .toString('utf8')
+        .split('\0')
+        .filter((part) => part.length > 0);
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-file-changes.ts
+/**
+ * The contents behind `GitCli.changesSince`: a file's text at a ref and in the work tree, leaving out
+ * binary files and files too big to compare.
+ */
+
+
+
+/** Files larger than this are left out of `changesSince` (and so are binary files). */
+const DEFAULT_CHANGE_MAX_BYTES = 1024 * 1024;
+/**
+ * Text changes of `paths` between `ref` and the work tree under `top`, in the order of `paths`. A path
+ * binary or over `maxBytes` on either side is left out.
+ */
+async function textChanges(git, ref, paths, top, maxBytes) {
+    const before = await blobsAt(git, ref, paths, maxBytes);
+    const changes = [];
+    for (const path of paths) {
+        const old = before.get(path);
+        if (old === 'omitted')
+            continue;
+        const now = await readWorkTreeFile((0,external_node_path_.join)(top, path), maxBytes);
+        if (now === 'omitted')
+            continue;
+        if (old !== undefined && isBinary(old))
+            continue;
+        if (now !== null && isBinary(now))
+            continue;
+        changes.push({ path, before: old?.toString('utf8') ?? null, after: now?.toString('utf8') ?? null });
+    }
+    return changes;
+}
+/** Blobs of `paths` at `ref`: a Buffer, `omitted` when over `maxBytes` or not a file, absent when missing. */
+async function blobsAt(git, ref, paths, maxBytes) {
+    const blobs = new Map();
+    const wanted = new Map();
+    for (let start = 0; start < paths.length; start += 500) {
+        const batch = paths.slice(start, start + 500);
+        const listing = await git.raw([
+            '--literal-pathspecs',
+            'ls-tree',
+            '--full-tree',
+            '-r',
+            '-z',
+            '-l',
+            ref,
+            '--',
+            ...batch,
+        ]);
+        git.check(['ls-tree', '-r', '-z', '-l', ref], listing);
+        for (const entry of splitZ(listing.stdout)) {
+            const match = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(entry);
+            if (!match)
+                continue;
+            const [, mode, type, object, size, path] = match;
+            if (type !== 'blob' || size === '-' || Number(size) > maxBytes || mode === '160000')
+                blobs.set(path, 'omitted');
+            else
+                wanted.set(object, path);
+        }
+    }
+    if (wanted.size === 0)
+        return blobs;
+    const objects = [...wanted.keys()];
+    const result = await git.raw(['cat-file', '--batch'], {
+        input: Buffer.from(objects.map((o) => `${o}\n`).join('')),
+    });
+    git.check(['cat-file', '--batch'], result);
+    let offset = 0;
+    const out = result.stdout;
+    while (offset < out.length) {
+        const headerEnd = out.indexOf(10, offset);
+        const [object = '', , size = '0'] = out.subarray(offset, headerEnd).toString('utf8').split(' ');
+        const length = Number(size);
+        const content = out.subarray(headerEnd + 1, headerEnd + 1 + length);
+        const path = wanted.get(object);
+        if (path !== undefined)
+            blobs.set(path, content);
+        offset = headerEnd + 1 + length + 1;
+    }
+    return blobs;
+}
+/** Git's own test: a NUL byte in the first 8000 bytes means binary. */
+function isBinary(content) {
+    return content.subarray(0, 8000).includes(0);
+}
+/** A work-tree file's bytes (a symlink's target, as git stores it), null when gone, `omitted` when too big. */
+async function readWorkTreeFile(path, maxBytes) {
+    try {
+        const stat = await (0,promises_.lstat)(path);
+        if (stat.isSymbolicLink())
+            return Buffer.from(await (0,promises_.readlink)(path));
+        if (!stat.isFile() || stat.size > maxBytes)
+            return 'omitted';
+        return await (0,promises_.readFile)(path);
+    }
+    catch (error) {
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
+            return null;
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-locks.ts
+/**
+ * Recovery from a git killed mid-write (a runner that died, a SIGKILL): it leaves `index.lock`,
+ * `HEAD.lock` or a branch's ref lock behind, and every later git command that writes them refuses to
+ * run. A live git holds such a lock briefly; one unchanged for a while is taken to be left by a dead
+ * process and removed, with a warning, so a resumed loop can go on.
+ */
+
+
+/** Removes the index, HEAD and `branch` locks of `git`'s repository that stay unchanged for `staleMs`. */
+async function clearStaleLocks(git, branch, staleMs) {
+    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
+    for (const name of names) {
+        const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim();
+        await removeIfStale((0,external_node_path_.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_.join)(git.cwd, gitPath), staleMs);
+    }
+}
+/** Watches `path` until it is gone or has stayed unchanged for `staleMs`, then removes it. */
+async function removeIfStale(path, staleMs) {
+    let seen = await mtimeOf(path);
+    let unchangedSince = Date.now();
+    while (seen !== null) {
+        if (Date.now() - unchangedSince >= staleMs) {
+            await (0,promises_.rm)(path, { force: true });
+            process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`);
+            return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const now = await mtimeOf(path);
+        if (now !== seen)
+            unchangedSince = Date.now();
+        seen = now;
+    }
+}
+async function mtimeOf(path) {
+    try {
+        return (await (0,promises_.stat)(path)).mtimeMs;
+    }
+    catch {
+        return null;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
+/**
+ * The one git wrapper: the git command line, non-interactive, with identity passed per command
+ * (`-c user.name=...`) so the user's config is never changed. Failing commands throw `GitCommandError`
+ * unless asked not to; only the named, known-benign messages below are tolerated. Running a command is
+ * `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
+ * `git-file-changes.ts`; this file is the operations the loop asks of a work tree.
+ */
+
+
+
+
+
+
+
+
+
+/** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
+const BENIGN_GIT_MESSAGES = {
+    nothingToCommit: /nothing to commit|no changes added to commit/,
+    everythingUpToDate: /Everything up-to-date/,
+    currentBranchUpToDate: /Current branch \S+ is up to date/,
+    alreadyOnBranch: /Already on '[^']+'/,
+    switchedToNewBranch: /Switched to (a new )?branch/,
+    resetBranch: /Switched to and reset branch/,
+};
+/** The `Git` port over the git command line. */
+class GitCli {
+    cwd;
+    exclude;
+    git;
+    emptyTree;
+    staleIndexLockMs;
+    constructor(cwd, options = {}) {
+        this.cwd = cwd;
+        this.exclude = options.exclude ?? ['.loop'];
+        this.git = new GitProcess(cwd, options.gitPath ?? 'git');
+        this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
+    }
+    exec(args, options = {}) {
+        return this.git.exec(args, options);
+    }
+    async isRepository() {
+        try {
+            const result = await this.exec(['rev-parse', '--is-inside-work-tree'], { allowFailure: true });
+            return result.exitCode === 0 && result.stdout.trim() === 'true';
+        }
+        catch {
+            return false;
+        }
+    }
+    async head() {
+        const result = await this.exec(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allowFailure: true });
+        return result.exitCode === 0 ? result.stdout.trim() : null;
+    }
+    async currentBranch() {
+        const result = await this.exec(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true });
+        return result.exitCode === 0 ? result.stdout.trim() : null;
+    }
+    /** The repository's top folder (absolute). */
+    async topLevel() {
+        return (await this.exec(['rev-parse', '--show-toplevel'])).stdout.trim();
+    }
+    async changedPaths(since) {
+        const base = await this.baseOf(since);
+        return this.withWorkTreeIndex(async (env) => {
+            const result = await this.git.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', base], { env });
+            this.git.check(['diff', '--cached', '--name-only', base], result);
+            return splitZ(result.stdout);
+        });
+    }
+    async diffStat(since) {
+        const base = await this.baseOf(since);
+        return this.withWorkTreeIndex(async (env) => (await this.exec(['diff', '--cached', '--stat', base], { env })).stdout);
+    }
+    async diff(since, paths = []) {
+        const base = await this.baseOf(since);
+        const pathArgs = paths.length > 0 ? ['--', ...paths] : [];
+        return this.withWorkTreeIndex(async (env) => (await this.exec(['--literal-pathspecs', 'diff', '--cached', '--no-color', base, ...pathArgs], { env })).stdout);
+    }
+    async commitAll(message, identity, exclude = []) {
+        await this.stageAllExcept(exclude);
+        const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true });
+        if (staged.exitCode === 0)
+            return null;
+        if (staged.exitCode !== 1)
+            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
+        // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
+        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
+        const result = await this.exec(args, { allowFailure: true });
+        if (result.exitCode !== 0) {
+            // Another process in the same work tree (a second controller) committed these changes between our
+            // staging and our commit: nothing is left for us to commit.
+            if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
+                return null;
+            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
+                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
+            }
+            throw new GitCommandError(args, result);
+        }
+        return this.head();
+    }
+    /** Fetches `ref` from `remote` (no tags). Returns the result rather than throwing: the caller decides. */
+    async fetch(remote, ref) {
+        const result = await this.exec(['fetch', '--no-tags', remote, ref], { allowFailure: true });
+        return { ...result, ok: result.exitCode === 0 };
+    }
+    /**
+     * Pushes `refspec`; with `forceWithLease` (the commit the remote ref is expected at, or '' for "must
+     * not exist yet") only when the remote is still there. Never a plain force push.
+     */
+    async push(remote, refspec, options = {}) {
+        const args = ['push', '--porcelain', remote, refspec];
+        if (options.forceWithLease !== undefined) {
+            // A `+` on the refspec would force past the lease (git documents this), so the lease alone decides.
+            const spec = refspec.replace(/^\+/, '');
+            const destination = spec.includes(':') ? spec.slice(spec.indexOf(':') + 1) : spec;
+            args.splice(2, 2, `--force-with-lease=${destination}:${options.forceWithLease}`, remote, spec);
+        }
+        const result = await this.exec(args, { allowFailure: true });
+        const text = `${result.stdout}\n${result.stderr}`;
+        const nonFastForward = result.exitCode !== 0 && NON_FAST_FORWARD_SIGNS.some((sign) => sign.test(text));
+        // Porcelain puts the per-ref reason (`!  ... [rejected] (stale info)`) on stdout; keep it with stderr.
+        const rejections = result.stdout.split('\n').filter((line) => line.startsWith('!'));
+        return { ok: result.exitCode === 0, nonFastForward, stderr: [...rejections, result.stderr].join('\n').trim() };
+    }
+    /**
+     * Rebases the current branch onto `onto`. A conflict aborts the rebase (the branch is left as it was)
+     * and reports the conflicting paths. Identity is needed because rebased commits get a new committer.
+     */
+    async rebase(onto, identity) {
+        const result = await this.exec([...(identity ? identityArgs(identity) : []), 'rebase', onto], {
+            allowFailure: true,
+        });
+        if (result.exitCode === 0)
+            return { ok: true, conflict: false, conflictPaths: [], stderr: result.stderr };
+        const unmerged = await this.git.raw(['diff', '--name-only', '--diff-filter=U', '-z']);
+        const conflictPaths = unmerged.exitCode === 0 ? splitZ(unmerged.stdout) : [];
+        const text = `${result.stdout}\n${result.stderr}`;
+        const conflict = conflictPaths.length > 0 || CONFLICT_SIGNS.some((sign) => sign.test(text));
+        const inProgress = await this.exec(['rev-parse', '--verify', '-q', 'REBASE_HEAD'], { allowFailure: true });
+        if (inProgress.exitCode === 0 || conflict)
+            await this.exec(['rebase', '--abort'], { allowFailure: true });
+        return { ok: false, conflict, conflictPaths, stderr: result.stderr };
+    }
+    /** Creates (or resets) branch `name` at `startPoint` and checks it out. */
+    async checkoutBranch(name, startPoint) {
+        await this.exec(['checkout', '-q', '-B', name, startPoint]);
+    }
+    /** The value of a config key, or null when it is not set. */
+    async tryGetConfig(key) {
+        const result = await this.exec(['config', '--get', key], { allowFailure: true });
+        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : null;
+    }
+    /**
+     * The work tree as it is now (untracked files included, excluded paths left out), written as a git
+     * tree object. Compare against it later with `changesSince(tree)` to see what one step changed,
+     * whatever was already uncommitted before it.
+     */
+    async snapshot() {
+        return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim());
+    }
+    /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
+    async fileAt(ref, path) {
+        const result = await this.git.raw(['cat-file', 'blob', `${ref}:${path}`]);
+        return result.exitCode === 0 ? result.stdout.toString('utf8') : null;
+    }
+    /**
+     * Text files changed in the work tree since `ref` (committed or not, untracked included), with their
+     * contents before and after. Binary files and files over `maxBytes` on either side are left out:
+     * `changedPaths` lists every changed path.
+     */
+    async changesSince(ref, options = {}) {
+        const maxBytes = options.maxBytes ?? DEFAULT_CHANGE_MAX_BYTES;
+        const paths = await this.changedPaths(ref);
+        if (paths.length === 0)
+            return [];
+        return textChanges(this.git, ref, paths, await this.topLevel(), maxBytes);
+    }
+    /**
+     * Stages every change but the excluded paths. Excluding with `:(exclude)` pathspecs is not enough:
+     * git refuses (exit 1) when such a pathspec names a path that is also ignored, which is exactly the
+     * case for `.loop/` once it is in `.git/info/exclude`. So stage everything, then put the excluded
+     * paths back as they are in HEAD (or drop them from a first commit's index).
+     */
+    async stageAllExcept(extra, env) {
+        const options = env ? { env } : undefined;
+        if (!env)
+            await clearStaleLocks(this.git, await this.currentBranch(), this.staleIndexLockMs);
+        await this.exec(['add', '-A', '--', ':/'], options);
+        const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`);
+        if (excluded.length === 0)
+            return;
+        const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...(env ? { env } : {}) }))
+            .exitCode === 0;
+        await this.exec(hasHead
+            ? ['reset', '-q', 'HEAD', '--', ...excluded]
+            : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options);
+    }
+    /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
+    async baseOf(since) {
+        if (since)
+            return since;
+        const head = await this.head();
+        if (head)
+            return head;
+        this.emptyTree ??= (await this.exec(['hash-object', '-t', 'tree', '/dev/null'])).stdout.trim();
+        return this.emptyTree;
+    }
+    /**
+     * Runs `body` with a throw-away copy of the index that has every work-tree change staged, so diffs
+     * include untracked files without touching the user's real index.
+     */
+    async withWorkTreeIndex(body) {
+        const folder = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-git-index-'));
+        try {
+            const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim();
+            const temporary = (0,external_node_path_.join)(folder, 'index');
+            const source = (0,external_node_path_.isAbsolute)(indexPath) ? indexPath : (0,external_node_path_.join)(this.cwd, indexPath);
+            await (0,promises_.copyFile)(source, temporary).then(
+            // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
+            // older than the index, so a newer copy would hide a same-size edit made right after staging.
+            async () => {
+                const { atime, mtime } = await (0,promises_.stat)(source);
+                await (0,promises_.utimes)(temporary, atime, mtime);
+            }, () => { });
+            const env = { GIT_INDEX_FILE: temporary };
+            await this.stageAllExcept([], env);
+            return await body(env);
+        }
+        finally {
+            await (0,promises_.rm)(folder, { recursive: true, force: true });
+        }
+    }
+}
+function identityArgs(identity) {
+    return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
+}
+
+// EXTERNAL MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
+var dist_bundle = __nccwpck_require__(49735);
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __nccwpck_require__(63251);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/version.js
+var dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/wrap-request.js
+var noop = () => Promise.resolve();
+function wrapRequest(state, request, options) {
+  return state.retryLimiter.schedule(doRequest, state, request, options);
+}
+async function doRequest(state, request, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, noop);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, noop);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, noop);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
+      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+
+// pkg/dist-src/generated/triggers-notification-paths.js
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+
+// pkg/dist-src/route-matcher.js
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+
+// pkg/dist-src/index.js
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck, common) {
+  groups.global = new Bottleneck.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck = light,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
+    const events = {};
+    const emitter = new Bottleneck.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error, info) {
+      const [state2, request, options] = info.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
+      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request.retryCount;
+      request.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error.message)) {
+          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
+          (error2) => error2.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request, options) => {
+    initializeBottleneck();
+    return wrapRequest(state, request, options);
+  });
+  return {};
+}
+throttling.VERSION = dist_bundle_VERSION;
+throttling.triggersNotification = triggersNotification;
+
+
+;// CONCATENATED MODULE: ./src/ports/github.ts
+/**
+ * What the controller asks of GitHub's API (DESIGN.md sections 5, 8, 9). Implemented with Octokit in
+ * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
+ */
+/** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
+class GitHubPermissionError extends Error {
+    permission;
+    status;
+    name = 'GitHubPermissionError';
+    constructor(message, permission, status) {
+        super(message);
+        this.permission = permission;
+        this.status = status;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/github.ts
+/**
+ * The GitHub port with Octokit: `@actions/github`'s client plus the retry and throttling plugins
+ * (bounded), pointed at `GITHUB_API_URL` (or any base URL, e.g. a loopback stand-in in tests).
+ * A 403 becomes a `GitHubPermissionError` that names the permission the workflow must grant.
+ */
+
+
+
+
+/** Creates an Octokit with the retry and throttling plugins, bounded as `options` says. */
+function createOctokit(options) {
+    const rateLimitRetries = options.rateLimitRetries ?? 2;
+    const onLimit = (kind) => (retryAfter, request, _octokit, retryCount) => {
+        const again = retryCount < rateLimitRetries;
+        options.logger?.warning(`GitHub ${kind} rate limit on ${request.method} ${request.url}; ${again ? `retrying after ${retryAfter} s` : 'giving up'}.`);
+        return again;
+    };
+    return (0,github/* getOctokit */.Q)(options.token, {
+        baseUrl: options.baseUrl.replace(/\/+$/, ''),
+        userAgent: 'loop-controller',
+        retry: { retries: options.retries ?? 3, retryAfterBaseValue: options.retryBaseMs ?? 1000 },
+        throttle: options.throttle === false
+            ? { enabled: false }
+            : {
+                onRateLimit: onLimit('primary'),
+                onSecondaryRateLimit: onLimit('secondary'),
+                retryAfterBaseValue: options.rateLimitUnitMs ?? 1000,
+            },
+    }, dist_bundle/* retry */.L, throttling);
+}
+function isRequestError(error) {
+    return typeof error === 'object' && error !== null && typeof error.status === 'number';
+}
+/** Which permission an endpoint needs (data, not an if-chain). First match wins. */
+const PERMISSION_BY_ROUTE = [
+    { pattern: /\/actions\//, write: 'actions: write', read: 'actions: write' },
+    { pattern: /\/pulls(\/|$)/, write: 'pull-requests: write', read: 'pull-requests: read' },
+    { pattern: /\/issues\//, write: 'issues: write', read: 'issues: read' },
+    { pattern: /\/collaborators\//, write: 'metadata: read', read: 'metadata: read' },
+    { pattern: /\/(git|contents)\//, write: 'contents: write', read: 'contents: read' },
+];
+/** The permission a request needs, from its method and route. */
+function permissionFor(method, route) {
+    const entry = PERMISSION_BY_ROUTE.find((candidate) => candidate.pattern.test(route));
+    const writes = method.toUpperCase() !== 'GET';
+    if (!entry)
+        return writes ? 'contents: write' : 'contents: read';
+    return writes ? entry.write : entry.read;
+}
+function isRateLimit(error) {
+    const remaining = error.response?.headers?.['x-ratelimit-remaining'];
+    return String(remaining) === '0' || /rate limit/i.test(error.message);
+}
+/** Turns a 403 (not a rate limit) into an error naming the missing permission; rethrows the rest. */
+function explain(error, method, route) {
+    if (isRequestError(error) && error.status === 403 && !isRateLimit(error)) {
+        const permission = permissionFor(method, route);
+        throw new GitHubPermissionError(`GitHub refused ${method} ${route} (403: ${error.message.split('\n')[0]}). The token needs '${permission}': add it under 'permissions:' of the job that runs loop-controller (or use a token that has it).`, permission, 403);
+    }
+    if (isRequestError(error)) {
+        const wrapped = new Error(`GitHub ${method} ${route} failed (${error.status}): ${error.message.split('\n')[0]}`, {
+            cause: error,
+        });
+        throw Object.assign(wrapped, { status: error.status });
+    }
+    throw error;
+}
+function statusOf(error) {
+    return isRequestError(error) ? error.status : undefined;
+}
+function toPullRequest(pull) {
+    return {
+        number: pull.number,
+        url: pull.html_url,
+        state: pull.state === 'closed' ? 'closed' : 'open',
+        merged: pull.merged === true || Boolean(pull.merged_at),
+        draft: pull.draft === true,
+        headRef: pull.head.ref,
+        headRepo: pull.head.repo?.full_name ?? null,
+        baseRef: pull.base.ref,
+    };
+}
+/** The GitHub port over Octokit. */
+class OctokitGitHub {
+    owner;
+    repo;
+    octokit;
+    logger;
+    constructor(options, octokit = createOctokit(options)) {
+        this.owner = options.owner;
+        this.repo = options.repo;
+        this.octokit = octokit;
+        this.logger = options.logger;
+    }
+    get repoPath() {
+        return `/repos/${this.owner}/${this.repo}`;
+    }
+    async call(method, route, body) {
+        try {
+            return await body();
+        }
+        catch (error) {
+            explain(error, method, route);
+        }
+    }
+    async dispatchWorkflow(request) {
+        const route = `${this.repoPath}/actions/workflows/${request.workflow}/dispatches`;
+        const response = await this.call('POST', route, () => this.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+            owner: this.owner,
+            repo: this.repo,
+            workflow_id: request.workflow,
+            ref: request.ref,
+            inputs: request.inputs,
+            return_run_details: true,
+        }));
+        // 204 (older GitHub, or no run details) has no body; 200 carries the new run.
+        const data = response.data;
+        if (typeof data !== 'object' || data === null)
+            return {};
+        const run = data;
+        return {
+            ...(typeof run.workflow_run_id === 'number' ? { runId: run.workflow_run_id } : {}),
+            ...(typeof run.run_url === 'string' ? { runUrl: run.run_url } : {}),
+            ...(typeof run.html_url === 'string' ? { htmlUrl: run.html_url } : {}),
+        };
+    }
+    async findOpenPullRequest(head, base) {
+        const route = `${this.repoPath}/pulls`;
+        const response = await this.call('GET', route, () => this.octokit.rest.pulls.list({
+            owner: this.owner,
+            repo: this.repo,
+            head: `${this.owner}:${head}`,
+            base,
+            state: 'open',
+            per_page: 10,
+        }));
+        const pull = response.data.find((candidate) => candidate.head.ref === head);
+        return pull ? toPullRequest(pull) : null;
+    }
+    async findOrCreatePullRequest(request) {
+        const existing = await this.findOpenPullRequest(request.head, request.base);
+        if (existing)
+            return { ...existing, created: false };
+        const route = `${this.repoPath}/pulls`;
+        const create = (draft) => this.octokit.rest.pulls.create({
+            owner: this.owner,
+            repo: this.repo,
+            head: request.head,
+            base: request.base,
+            title: request.title,
+            body: request.body,
+            draft,
+        });
+        try {
+            const response = await create(request.draft);
+            return { ...toPullRequest(response.data), created: true };
+        }
+        catch (error) {
+            if (statusOf(error) === 422) {
+                const message = isRequestError(error) ? error.message : '';
+                // Created meanwhile (a retried request, or a concurrent job): use that one.
+                const again = await this.findOpenPullRequest(request.head, request.base);
+                if (again)
+                    return { ...again, created: false };
+                if (request.draft && /draft/i.test(message)) {
+                    this.logger?.warning('Draft pull requests are not available in this repository; opening a ready one.');
+                    const response = await this.call('POST', route, () => create(false));
+                    return { ...toPullRequest(response.data), created: true };
+                }
+            }
+            explain(error, 'POST', route);
+        }
+    }
+    async updatePullRequest(number, changes) {
+        await this.call('PATCH', `${this.repoPath}/pulls/${number}`, () => this.octokit.rest.pulls.update({ owner: this.owner, repo: this.repo, pull_number: number, ...changes }));
+    }
+    async getPullRequest(number) {
+        const response = await this.call('GET', `${this.repoPath}/pulls/${number}`, () => this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number }));
+        return toPullRequest(response.data);
+    }
+    async isPullRequestMerged(number) {
+        return (await this.getPullRequest(number)).merged;
+    }
+    async findStickyComment(issueNumber, marker) {
+        const route = `${this.repoPath}/issues/${issueNumber}/comments`;
+        const comments = await this.call('GET', route, () => this.octokit.paginate(this.octokit.rest.issues.listComments, {
+            owner: this.owner,
+            repo: this.repo,
+            issue_number: issueNumber,
+            per_page: 100,
+        }));
+        // The marker must open the body: a person quoting the comment does not own it.
+        const found = comments.find((comment) => (comment.body ?? '').trimStart().startsWith(marker));
+        return found ? { id: found.id, url: found.html_url } : null;
+    }
+    async updateComment(id, body) {
+        const response = await this.call('PATCH', `${this.repoPath}/issues/comments/${id}`, () => this.octokit.rest.issues.updateComment({ owner: this.owner, repo: this.repo, comment_id: id, body }));
+        return response.data.html_url;
+    }
+    async upsertStickyComment(request) {
+        const { issueNumber, marker } = request;
+        const body = request.body.trimStart().startsWith(marker) ? request.body : `${marker}\n${request.body}`;
+        const existing = await this.findStickyComment(issueNumber, marker);
+        if (existing)
+            return { id: existing.id, url: await this.updateComment(existing.id, body), created: false };
+        const route = `${this.repoPath}/issues/${issueNumber}/comments`;
+        try {
+            // No automatic retry of the create: a retry after a lost response would post a second comment.
+            const response = await this.octokit.rest.issues.createComment({
+                owner: this.owner,
+                repo: this.repo,
+                issue_number: issueNumber,
+                body,
+                request: { retries: 0 },
+            });
+            return { id: response.data.id, url: response.data.html_url, created: true };
+        }
+        catch (error) {
+            if (statusOf(error) === 403)
+                explain(error, 'POST', route);
+            this.logger?.debug(`Creating the sticky comment failed (${statusOf(error) ?? 'no status'}); searching again.`);
+            const again = await this.findStickyComment(issueNumber, marker);
+            if (again)
+                return { id: again.id, url: await this.updateComment(again.id, body), created: false };
+            const response = await this.call('POST', route, () => this.octokit.rest.issues.createComment({ owner: this.owner, repo: this.repo, issue_number: issueNumber, body }));
+            return { id: response.data.id, url: response.data.html_url, created: true };
+        }
+    }
+    async getPermission(user) {
+        const route = `${this.repoPath}/collaborators/${user}/permission`;
+        try {
+            const response = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
+                owner: this.owner,
+                repo: this.repo,
+                username: user,
+            });
+            const data = response.data;
+            return (data.role_name || data.permission || 'none').toLowerCase();
+        }
+        catch (error) {
+            if (statusOf(error) === 404)
+                return 'none';
+            explain(error, 'GET', route);
+        }
+    }
+    async listReviews(pullNumber) {
+        const reviews = await this.call('GET', `${this.repoPath}/pulls/${pullNumber}/reviews`, () => this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
+            owner: this.owner,
+            repo: this.repo,
+            pull_number: pullNumber,
+            per_page: 100,
+        }));
+        return reviews.map((review) => ({
+            id: review.id,
+            user: review.user?.login ?? '',
+            userType: review.user?.type ?? 'User',
+            state: review.state,
+            commitId: review.commit_id ?? null,
+            submittedAt: review.submitted_at ?? null,
+        }));
+    }
+    async listLabels(issueNumber) {
+        const labels = await this.call('GET', `${this.repoPath}/issues/${issueNumber}/labels`, () => this.octokit.paginate(this.octokit.rest.issues.listLabelsOnIssue, {
+            owner: this.owner,
+            repo: this.repo,
+            issue_number: issueNumber,
+            per_page: 100,
+        }));
+        return labels.map((label) => label.name);
+    }
+    async addLabels(issueNumber, labels) {
+        if (labels.length === 0)
+            return;
+        await this.call('POST', `${this.repoPath}/issues/${issueNumber}/labels`, () => this.octokit.rest.issues.addLabels({
+            owner: this.owner,
+            repo: this.repo,
+            issue_number: issueNumber,
+            labels: [...labels],
+        }));
+    }
+    async removeLabel(issueNumber, label) {
+        const route = `${this.repoPath}/issues/${issueNumber}/labels/${label}`;
+        try {
+            await this.octokit.rest.issues.removeLabel({
+                owner: this.owner,
+                repo: this.repo,
+                issue_number: issueNumber,
+                name: label,
+            });
+        }
+        catch (error) {
+            if (statusOf(error) === 404)
+                return;
+            explain(error, 'DELETE', route);
+        }
+    }
+    async getAuthenticatedLogin(fallback) {
+        try {
+            const response = await this.octokit.rest.users.getAuthenticated();
+            return response.data.login;
+        }
+        catch (error) {
+            // An installation token (GITHUB_TOKEN) may not ask who it is; it posts as the app's bot.
+            if (statusOf(error) === 401 || statusOf(error) === 403 || statusOf(error) === 404)
+                return fallback;
+            throw error;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/node-workspace.ts
+
+
+/** The `Workspace` port on the local file system. */
+const nodeWorkspace = {
+    async readText(path, maxBytes = 1024 * 1024) {
+        try {
+            const info = await (0,promises_.stat)(path);
+            if (!info.isFile())
+                return null;
+            const handle = await (0,promises_.open)(path, 'r');
+            try {
+                const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
+                const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+                return buffer.subarray(0, bytesRead).toString('utf8');
+            }
+            finally {
+                await handle.close();
+            }
+        }
+        catch {
+            return null;
+        }
+    },
+    async writeText(path, text) {
+        await (0,promises_.mkdir)((0,external_node_path_.dirname)(path), { recursive: true });
+        await (0,promises_.writeFile)(path, text);
+    },
+    async makeDir(path) {
+        await (0,promises_.mkdir)(path, { recursive: true });
+    },
+    async remove(path) {
+        await (0,promises_.rm)(path, { recursive: true, force: true });
+    },
+};
+
+;// CONCATENATED MODULE: ./src/adapters/process-runner.ts
+/**
+ * The process runner: every command is a real child process in its own process group, so that a timeout
+ * (or an abort) stops the whole tree, grandchildren included. Output is captured bounded: head and tail in
+ * memory, the full stream on disk up to a cap.
+ */
+
+
+
+
+/** Bytes of head and of tail kept in memory by default. */
+const DEFAULT_KEEP_BYTES = 64 * 1024;
+/** The log file stops growing here; a check that prints gigabytes must not fill the disk. */
+const DEFAULT_MAX_LOG_BYTES = 256 * 1024 * 1024;
+/** Time between SIGTERM and SIGKILL for a process group that overran its time. */
+const DEFAULT_KILL_GRACE_MS = 3000;
+/**
+ * After the main child exits, how long its pipes may stay open (a grandchild still holding them) before
+ * the group is killed and the run resolves.
+ */
+const DEFAULT_PIPE_GRACE_MS = 500;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * Node hands a child's stdout and stderr over as sockets, and opening `/dev/stdout` or `/dev/stderr` on a
+ * socket fails with ENXIO ("No such device or address"), so a CI idiom such as `gofmt -l . | tee
+ * /dev/stderr` would break only inside the loop. The shell therefore first points both at one real pipe
+ * (read by a `cat` in the same process group). Kept on the command's first line so bash's own messages
+ * ("line 1: ...") keep their line numbers.
+ */
+const REAL_PIPE_PREFIX = 'exec > >(exec cat) 2>&1; ';
+/**
+ * Keeps the first `keep` bytes and the last `keep` bytes of a stream; memory stays under about
+ * `2 * keep` plus one chunk whatever the stream's size.
+ */
+class HeadTailBuffer {
+    keep;
+    head = [];
+    headBytes = 0;
+    tail = [];
+    tailBytes = 0;
+    total = 0;
+    constructor(keep) {
+        this.keep = keep;
+    }
+    push(chunk) {
+        this.total += chunk.length;
+        let rest = chunk;
+        if (this.headBytes < this.keep) {
+            const take = Math.min(this.keep - this.headBytes, rest.length);
+            this.head.push(rest.subarray(0, take));
+            this.headBytes += take;
+            rest = rest.subarray(take);
+        }
+        if (rest.length === 0)
+            return;
+        // Copy: the tail may outlive the chunk's backing buffer, and a subarray would pin all of it.
+        this.tail.push(Buffer.from(rest));
+        this.tailBytes += rest.length;
+        while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= this.keep) {
+            this.tailBytes -= this.tail.shift()?.length ?? 0;
+        }
+    }
+    get truncated() {
+        return this.total > this.headBytes + Math.min(this.tailBytes, this.keep);
+    }
+    /** Head and tail as UTF-8 (invalid bytes replaced), with a marker where the middle was dropped. */
+    text() {
+        const head = Buffer.concat(this.head);
+        let tail = Buffer.concat(this.tail);
+        if (tail.length > this.keep)
+            tail = tail.subarray(tail.length - this.keep);
+        const omitted = this.total - head.length - tail.length;
+        if (omitted <= 0)
+            return Buffer.concat([head, tail]).toString('utf8');
+        return (head.subarray(0, utf8End(head)).toString('utf8') +
+            `\n… [${omitted} bytes omitted] …\n` +
+            tail.subarray(utf8Start(tail)).toString('utf8'));
+    }
+}
+/** Index after the last complete UTF-8 sequence (drops a character cut in half at the end). */
+function utf8End(buffer) {
+    for (let back = 1; back <= Math.min(3, buffer.length); back++) {
+        const byte = buffer[buffer.length - back] ?? 0;
+        if ((byte & 0xc0) === 0x80)
+            continue;
+        if (byte < 0x80)
+            return buffer.length;
+        const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+        return length > back ? buffer.length - back : buffer.length;
+    }
+    return buffer.length;
+}
+/** Index of the first byte that starts a UTF-8 sequence (skips a character cut in half at the start). */
+function utf8Start(buffer) {
+    let index = 0;
+    while (index < 3 && index < buffer.length && ((buffer[index] ?? 0) & 0xc0) === 0x80)
+        index++;
+    return index;
+}
+/** A log file that stops at `maxBytes` with a note, and pauses the producer while the disk catches up. */
+class CappedLog {
+    maxBytes;
+    written = 0;
+    capped = false;
+    stream;
+    failed;
+    constructor(path, maxBytes) {
+        this.maxBytes = maxBytes;
+        this.stream = (0,external_node_fs_.createWriteStream)(path);
+        this.stream.on('drain', () => this.wake());
+        this.stream.on('error', (error) => {
+            this.failed = error.message;
+            // A failed log must not leave the producer paused for ever.
+            this.wake();
+        });
+    }
+    waiters = [];
+    wake() {
+        const waiters = this.waiters;
+        this.waiters = [];
+        for (const waiter of waiters)
+            waiter();
+    }
+    /** Returns false when the caller should wait for `drain`. */
+    write(chunk) {
+        if (this.capped || this.failed)
+            return true;
+        const room = this.maxBytes - this.written;
+        if (chunk.length <= room) {
+            this.written += chunk.length;
+            return this.stream.write(chunk);
+        }
+        this.capped = true;
+        this.written = this.maxBytes;
+        this.stream.write(chunk.subarray(0, room));
+        return this.stream.write(`\n… [log truncated at ${this.maxBytes} bytes; later output was not written] …\n`);
+    }
+    onDrain(listener) {
+        if (this.failed)
+            listener();
+        else
+            this.waiters.push(listener);
+    }
+    close() {
+        return new Promise((resolve) => {
+            if (this.failed)
+                return resolve(this.failed);
+            this.stream.end(() => resolve(this.failed));
+        });
+    }
+}
+/** Sends `signal` to every process in the group led by `pid`; a group that is gone already is fine. */
+function killGroup(pid, signal) {
+    try {
+        process.kill(-pid, signal);
+    }
+    catch {
+        // ESRCH: nothing left in the group.
+    }
+}
+/** Real child processes (see the module comment). */
+class ChildProcessRunner {
+    killGraceMs;
+    pipeGraceMs;
+    maxLogBytes;
+    constructor(options = {}) {
+        this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+        this.pipeGraceMs = options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS;
+        this.maxLogBytes = options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
+    }
+    async run(request) {
+        const started = performance.now();
+        const capture = new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES);
+        const failEarly = (spawnError) => ({
+            exitCode: null,
+            signal: null,
+            timedOut: false,
+            durationMs: performance.now() - started,
+            output: '',
+            totalBytes: 0,
+            truncated: false,
+            spawnError,
+            ...(request.logFile ? { logFile: request.logFile } : {}),
+        });
+        const argv = typeof request.command === 'string' ? ['bash', '-c', REAL_PIPE_PREFIX + request.command] : [...request.command];
+        const [file, ...args] = argv;
+        if (!file)
+            return failEarly('the command is empty: expected a shell line or a non-empty argv array');
+        try {
+            if (!(0,external_node_fs_.statSync)(request.cwd).isDirectory())
+                return failEarly(`working directory '${request.cwd}' is not a folder`);
+        }
+        catch {
+            return failEarly(`working directory '${request.cwd}' does not exist`);
+        }
+        if (request.signal?.aborted)
+            return failEarly('aborted before it started');
+        let log;
+        if (request.logFile) {
+            try {
+                await (0,promises_.mkdir)((0,external_node_path_.dirname)(request.logFile), { recursive: true });
+            }
+            catch (error) {
+                return failEarly(`could not create the folder of log file '${request.logFile}': ${error.message}`);
+            }
+            log = new CappedLog(request.logFile, request.maxLogBytes ?? this.maxLogBytes);
+        }
+        return new Promise((resolve) => {
+            let child;
+            try {
+                child = (0,external_node_child_process_.spawn)(file, args, {
+                    cwd: request.cwd,
+                    env: request.env,
+                    detached: true,
+                    stdio: ['ignore', 'pipe', 'pipe'],
+                });
+            }
+            catch (error) {
+                void log?.close();
+                resolve(failEarly(error instanceof Error ? error.message : String(error)));
+                return;
+            }
+            let timedOut = false;
+            let settled = false;
+            let exitCode = null;
+            let exitSignal = null;
+            let exited = false;
+            let openPipes = 2;
+            let spawnError;
+            const timers = [];
+            const pid = child.pid;
+            const stop = () => {
+                if (pid === undefined)
+                    return;
+                killGroup(pid, 'SIGTERM');
+                timers.push(setTimeout(() => killGroup(pid, 'SIGKILL'), this.killGraceMs));
+            };
+            const finish = async () => {
+                if (settled)
+                    return;
+                settled = true;
+                for (const timer of timers)
+                    clearTimeout(timer);
+                request.signal?.removeEventListener('abort', onAbort);
+                // Whatever is left of the tree (background jobs, a grandchild holding the pipes) goes with it.
+                if (pid !== undefined)
+                    killGroup(pid, 'SIGKILL');
+                child.stdout?.destroy();
+                child.stderr?.destroy();
+                const logError = await log?.close();
+                let output = capture.text();
+                if (logError)
+                    output += `\n… [could not write the log file: ${logError}] …\n`;
+                resolve({
+                    exitCode,
+                    signal: exitSignal,
+                    timedOut,
+                    durationMs: performance.now() - started,
+                    output,
+                    totalBytes: capture.total,
+                    truncated: capture.truncated,
+                    ...(request.logFile ? { logFile: request.logFile } : {}),
+                    ...(spawnError ? { spawnError } : {}),
+                });
+            };
+            const onAbort = () => stop();
+            request.signal?.addEventListener('abort', onAbort, { once: true });
+            // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
+            if (Number.isFinite(request.timeoutMs) && request.timeoutMs <= MAX_TIMER_MS) {
+                timers.push(setTimeout(() => {
+                    timedOut = true;
+                    stop();
+                }, Math.max(0, request.timeoutMs)));
+            }
+            const onChunk = (chunk) => {
+                capture.push(chunk);
+                request.onOutput?.(chunk);
+                if (log && !log.write(chunk)) {
+                    // Back-pressure: stop reading until the disk catches up, so memory stays bounded.
+                    child.stdout?.pause();
+                    child.stderr?.pause();
+                    log.onDrain(() => {
+                        child.stdout?.resume();
+                        child.stderr?.resume();
+                    });
+                }
+            };
+            const onPipeClosed = () => {
+                openPipes--;
+                if (openPipes === 0 && exited)
+                    void finish();
+            };
+            for (const pipe of [child.stdout, child.stderr]) {
+                pipe?.on('data', onChunk);
+                pipe?.once('close', onPipeClosed);
+                pipe?.once('error', onPipeClosed);
+            }
+            child.once('error', (error) => {
+                // Only a failure to start lands here with no pid; a failed kill of a running child is not fatal.
+                if (pid !== undefined)
+                    return;
+                spawnError = error.message;
+                exited = true;
+                void finish();
+            });
+            child.once('exit', (code, signal) => {
+                exited = true;
+                exitCode = code;
+                exitSignal = signal;
+                if (openPipes === 0) {
+                    void finish();
+                    return;
+                }
+                // A grandchild may hold the pipes open forever: give them a moment, then kill the group (which
+                // closes them) and give the last bytes a moment to arrive; a process that left the group is cut off.
+                timers.push(setTimeout(() => {
+                    if (pid !== undefined)
+                        killGroup(pid, 'SIGKILL');
+                    timers.push(setTimeout(() => void finish(), this.pipeGraceMs));
+                }, this.pipeGraceMs));
+            });
+        });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/app/step-support.ts
+/**
+ * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
+ */
+/** Records a command the controller ran (what, why, when, how long, how it ended) in the usage log. */
+function usage(state, iteration, what, why, result) {
+    state.usage.log.push({
+        iteration,
+        what,
+        why,
+        at: new Date(Date.now() - result.durationMs).toISOString(),
+        durationMs: result.durationMs,
+        status: result.timedOut
+            ? 'timeout'
+            : result.exitCode === 0
+                ? 'ok'
+                : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
+        outputs: {},
+    });
+}
+/** A check or task name as a file name. */
+function safeName(name) {
+    return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+function step_support_isFailing(result) {
+    return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
+}
 
 ;// CONCATENATED MODULE: ./src/domain/work-context.ts
 const STRATEGY_HINTS = {
@@ -41811,7 +45771,7 @@ function renderPrompt(context) {
         lines.push('## What failed', '');
         lines.push(`The check \`${f.check}\` (${f.kind}) failed: ${f.pattern ? `\`${f.pattern}\` (confidence ${(f.confidence ?? 0).toFixed(2)})` : 'no known pattern'}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`, '');
         for (const location of f.locations.slice(0, 20))
-            lines.push(`- ${formatLocation(location)}`);
+            lines.push(`- ${work_context_formatLocation(location)}`);
         if (f.locations.length > 0)
             lines.push('');
         if (f.excerpt)
@@ -41820,7 +45780,7 @@ function renderPrompt(context) {
         if (others.length > 0) {
             lines.push('Other failing checks:', '');
             for (const other of others) {
-                lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${formatLocation(other.locations[0])}` : ''}`);
+                lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${work_context_formatLocation(other.locations[0])}` : ''}`);
             }
             lines.push('');
         }
@@ -41843,7 +45803,7 @@ function renderPrompt(context) {
     lines.push('## Rules', '', '- The verification matrix decides when the work is done, not you. Do not edit the loop config, the pattern file, workflows, or weaken tests.', '- If you need a person (a decision, access, an unclear requirement), print a line starting with `BLOCKED:` and the question, and exit 3.', '');
     return lines.join('\n');
 }
-function formatLocation(location) {
+function work_context_formatLocation(location) {
     const position = location.line ? `:${location.line}${location.column ? `:${location.column}` : ''}` : '';
     return `${location.file}${position}${location.message ? ` ${location.message}` : ''}`;
 }
@@ -41870,1621 +45830,218 @@ function contextWindows(locations, radius = 50, maxSnippets = 4) {
     return windows;
 }
 
-;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
+;// CONCATENATED MODULE: ./src/app/work-command.ts
+/**
+ * The work command contract (README, "Work command contract"): the prompt and context files, the
+ * environment, `LOOP_OUTPUT_FILE` read back, exit 3 or a `BLOCKED:` line as a call for a person.
+ */
 
-const OUTPUT_LIMIT = 6000;
-function renderIterationMarkdown(input) {
-    const { state, decision } = input;
-    const lines = [
-        `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
-        '',
-        `- **Decision:** ${decision.kind}: ${decision.reason}`,
-        `- **Stage now:** ${state.stage} · status ${state.status}`,
-        `- **Next:** ${input.next.kind}: ${input.next.reason}`,
-    ];
-    if (input.work) {
-        lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
-    }
-    else {
-        lines.push('- **Work command:** not run (the strategy needed no agent)');
-    }
-    if (input.commit)
-        lines.push(`- **Checkpoint:** \`${input.commit}\``);
-    lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
-    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
-    for (const { result } of input.checks) {
-        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
-    }
-    lines.push('');
-    for (const { result, output, analysis } of input.checks) {
-        if (!analysis)
-            continue;
-        lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
-        lines.push(`- signature \`${analysis.signature}\` · strategy \`${analysis.strategy}\``);
-        for (const location of analysis.locations.slice(0, 10))
-            lines.push(`- ${formatLocation(location)}`);
-        lines.push('', '```text', trimOutput(output), '```', '');
-    }
-    return `${lines.join('\n')}\n`;
-}
-function renderFinalMarkdown(input) {
-    const { state } = input;
-    const lines = [
-        `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
-        '',
-        `- **Goal:** ${state.goal}`,
-        `- **Why it ended:** ${input.decision.reason}`,
-        `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
-        `- **Stage:** ${state.stage}`,
-        `- **Failures:** ${state.failures.total} in total`,
-        `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
-        `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
-    ];
-    if (input.deadLetter)
-        lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``);
-    if (state.failures.current) {
-        const f = state.failures.current;
-        lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```');
-    }
-    if (state.failures.tried.length > 0) {
-        lines.push('', '## What was tried', '');
-        for (const [i, t] of state.failures.tried.entries())
-            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
-    }
-    if (state.checkpoints.length > 0) {
-        lines.push('', '## Checkpoints', '');
-        for (const c of state.checkpoints)
-            lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`);
-    }
-    return `${lines.join('\n')}\n`;
-}
-function seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
-}
-function trimOutput(output) {
-    const text = output.replace(/```/g, '`\u200b``');
-    if (text.length <= OUTPUT_LIMIT)
-        return text;
-    return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`;
-}
 
-;// CONCATENATED MODULE: ./src/domain/policy.ts
 
-/** A policy the config cannot express safely. The message names the key, the value and what is expected. */
-class PolicyError extends Error {
-    name = 'PolicyError';
-}
-/** Above this many iterations a loop needs a recorded `cap-reason`. */
-const CAP_WITHOUT_REASON = 25;
-/** Kinds whose requirement falls back to "every required check passes" when no check has that kind. */
-const FALLBACK_KINDS = ['build', 'test'];
-/** The requirement that means "the stage's gates are approved". */
-const APPROVED_REQUIREMENT = 'approved';
-/** Resolves and checks the policy from a parsed loop config. Throws {@link PolicyError} on a bad combination. */
-function policyFromConfig(config) {
-    const maxIterations = config['max-iterations'];
-    const capReason = config['cap-reason']?.trim();
-    if (maxIterations > CAP_WITHOUT_REASON && !capReason) {
-        throw new PolicyError(`max-iterations is ${maxIterations}, above ${CAP_WITHOUT_REASON}: set cap-reason to say why this loop needs ` +
-            `more than ${CAP_WITHOUT_REASON} iterations (it is recorded in the loop's state), or lower max-iterations ` +
-            `to ${CAP_WITHOUT_REASON} or less.`);
-    }
-    const pipeline = resolvePipeline(config.pipeline);
-    const checks = config.checks.map((c) => ({ name: c.name, kind: c.kind, required: c.required }));
-    const checkNames = new Set(checks.map((c) => c.name));
-    if (checkNames.size !== checks.length) {
-        const duplicate = checks.find((c, i) => checks.findIndex((d) => d.name === c.name) !== i)?.name;
-        throw new PolicyError(`checks: the name '${duplicate}' is used twice; each check needs a unique name.`);
-    }
-    const requiredKinds = new Set(checks.filter((c) => c.required).map((c) => c.kind));
-    const exitRequirements = {};
-    for (const stage of pipeline) {
-        const override = config.stages[stage]?.['required-checks'];
-        if (override) {
-            for (const requirement of override) {
-                const key = `stages.${stage}.required-checks`;
-                const known = requirement === APPROVED_REQUIREMENT ||
-                    checkNames.has(requirement) ||
-                    domain_stages/* CHECK_KINDS */.FZ.includes(requirement);
-                if (!known) {
-                    throw new PolicyError(`${key}: '${requirement}' is neither a check kind (${domain_stages/* CHECK_KINDS */.FZ.join(', ')}), a check name ` +
-                        `(${[...checkNames].join(', ')}), nor '${APPROVED_REQUIREMENT}'.`);
-                }
-                const isKind = domain_stages/* CHECK_KINDS */.FZ.includes(requirement) && !checkNames.has(requirement);
-                if (isKind && !requiredKinds.has(requirement) && !FALLBACK_KINDS.includes(requirement)) {
-                    throw new PolicyError(`${key}: '${requirement}' is required, but no required check has kind '${requirement}'; add such a ` +
-                        `check or remove '${requirement}' from ${key}.`);
-                }
+/** Runs the work command under the work command contract (README, "Work command contract"). */
+async function runWork(input, deps, state, stage, capability, strategy, failures, iterationDir, env) {
+    const codeContext = await readCodeContext(input.cwd, deps, failures);
+    const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext });
+    const promptFile = (0,external_node_path_.join)(iterationDir, 'prompt.md');
+    const contextFile = (0,external_node_path_.join)(iterationDir, 'context.json');
+    const outputFile = (0,external_node_path_.join)(iterationDir, 'work-output.json');
+    await deps.workspace.writeText(promptFile, renderPrompt(context));
+    await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`);
+    await deps.workspace.remove(outputFile);
+    deps.progress?.phase?.(state.iteration, stage, 'work');
+    const result = await deps.runner.run({
+        command: input.config.work.run,
+        cwd: input.cwd,
+        env: {
+            ...env,
+            ...input.config.work.env,
+            LOOP_ID: state.loopId,
+            LOOP_PROMPT_FILE: promptFile,
+            LOOP_CONTEXT_FILE: contextFile,
+            LOOP_OUTPUT_FILE: outputFile,
+            LOOP_ITERATION: String(state.iteration),
+            LOOP_MAX_ITERATIONS: String(state.maxIterations),
+            LOOP_STAGE: stage,
+            LOOP_CAPABILITY: capability ?? '',
+            LOOP_STRATEGY: strategy ?? '',
+            LOOP_SESSION: state.session ?? '',
+        },
+        timeoutMs: input.config.work.timeout * 1000,
+        logFile: (0,external_node_path_.join)(iterationDir, 'work.log'),
+    });
+    const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output);
+    const blocked = result.exitCode === 3 || blockedLine !== null;
+    const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger);
+    usage(state, state.iteration, 'work', strategy ?? stage, result);
+    return {
+        exitCode: result.exitCode,
+        blocked,
+        ...(blocked
+            ? {
+                blockedReason: deps.redact(blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`),
             }
-            exitRequirements[stage] = [...new Set(override)];
-            continue;
-        }
-        const defaults = domain_stages/* DEFAULT_EXIT_REQUIREMENTS */.sx[stage];
-        if (!defaults)
-            continue;
-        // A default kind that no required check provides is not required (typecheck, lint, ...); build and
-        // test are kept and fall back to the whole matrix.
-        exitRequirements[stage] = defaults.filter((r) => r === APPROVED_REQUIREMENT || FALLBACK_KINDS.includes(r) || requiredKinds.has(r));
-    }
-    const stageTasks = {};
-    const taskOwner = new Map();
-    for (const stage of domain_stages/* STAGES */.an) {
-        const tasks = config.stages[stage]?.tasks ?? [];
-        if (tasks.length === 0)
-            continue;
-        if (!pipeline.includes(stage)) {
-            throw new PolicyError(`stages.${stage}.tasks: the stage ${stage} is not in the pipeline (${pipeline.join(' -> ')}), so its ` +
-                `tasks would never run; add ${stage} to pipeline or remove the tasks.`);
-        }
-        for (const task of tasks) {
-            const owner = taskOwner.get(task.name);
-            if (owner) {
-                throw new PolicyError(`stages.${stage}.tasks: the task name '${task.name}' is already used in stages.${owner}.tasks; ` +
-                    `task names must be unique so that 'loop skip ${task.name}' is unambiguous.`);
-            }
-            taskOwner.set(task.name, stage);
-        }
-        stageTasks[stage] = tasks.map((t) => t.name);
-    }
-    const gates = config.gates.map((g) => ({
-        name: g.name,
-        paths: g.paths,
-        required: g.required,
-        ...(g['at-stage'] ? { atStage: g['at-stage'] } : {}),
-    }));
-    const gateNames = new Set();
-    for (const gate of gates) {
-        if (gateNames.has(gate.name)) {
-            throw new PolicyError(`gates: the name '${gate.name}' is used twice; each gate needs a unique name.`);
-        }
-        gateNames.add(gate.name);
-        if (gate.paths.length === 0 && !gate.atStage) {
-            throw new PolicyError(`gates: the gate '${gate.name}' has neither paths nor at-stage, so nothing would ever raise it; ` +
-                `give it changed-path globs (paths) or a stage (at-stage).`);
-        }
-        if (gate.atStage && !pipeline.includes(gate.atStage)) {
-            throw new PolicyError(`gates: the gate '${gate.name}' has at-stage ${gate.atStage}, which is not in the pipeline ` +
-                `(${pipeline.join(' -> ')}).`);
-        }
-    }
-    // `approved` with no gate at that stage means a gate named after the stage (REVIEW -> `review`).
-    for (const stage of pipeline) {
-        if (!exitRequirements[stage]?.includes(APPROVED_REQUIREMENT))
-            continue;
-        if (gates.some((g) => g.atStage === stage && g.required))
-            continue;
-        const name = stage.toLowerCase();
-        if (gateNames.has(name)) {
-            throw new PolicyError(`gates: stage ${stage} requires approval, and the gate '${name}' exists but is not required at ` +
-                `${stage}; set its at-stage to ${stage} and required to true, or rename it.`);
-        }
-        gates.push({ name, paths: [], atStage: stage, required: true });
-        gateNames.add(name);
-    }
-    const capabilities = config.capabilities.map((c) => (typeof c === 'string' ? c : c.name));
-    const seen = new Set();
-    for (const capability of capabilities) {
-        if (seen.has(capability)) {
-            throw new PolicyError(`capabilities: '${capability}' is listed twice; each capability needs a unique name.`);
-        }
-        seen.add(capability);
-    }
-    const budget = {};
-    if (config.budget.minutes !== undefined)
-        budget.minutes = config.budget.minutes;
-    if (config.budget.tokens !== undefined)
-        budget.tokens = config.budget.tokens;
-    if (config.budget['cost-usd'] !== undefined)
-        budget.costUsd = config.budget['cost-usd'];
-    return {
-        pipeline,
-        maxIterations,
-        ...(capReason ? { capReason } : {}),
-        retry: {
-            perFailure: config.retry['per-failure'],
-            sameError: config.retry['same-error'],
-            total: config.retry.total,
-            backoffSeconds: config.retry['backoff-seconds'],
-        },
-        budget,
-        exitRequirements,
-        stageTasks,
-        gates,
-        capabilities,
-        checks,
-        stop: config.stop,
-    };
-}
-/** The ordered stages of a preset or a custom subset, always ending in COMPLETE. */
-function resolvePipeline(pipeline) {
-    const stages = typeof pipeline === 'string' ? [...domain_stages/* PIPELINE_PRESETS */.kv[pipeline]] : [...pipeline];
-    if (stages[stages.length - 1] !== 'COMPLETE')
-        stages.push('COMPLETE');
-    return stages;
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/errors.ts
-/** A request the engine refuses (a command that does not fit the loop's state). The message says why. */
-class EngineError extends Error {
-    name = 'EngineError';
-}
-/**
- * Thrown by `beginIteration` when the loop has already run its last allowed iteration. The cap is
- * structural: no decision, state edit or retry can run iteration `maxIterations + 1`.
- */
-class CapExceededError extends EngineError {
-    name = 'CapExceededError';
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
-/** How many entries each list keeps. */
-const COMPACTION_LIMITS = {
-    usageLog: 100,
-    failureHistory: 50,
-    attempts: 100,
-    checkpoints: 100,
-    /** Tokens kept per failure record once it is closed (open ones keep all, for the same-error rule). */
-    closedFailureTokens: 40,
-};
-/** Returns a state with its lists trimmed to {@link COMPACTION_LIMITS}; the input is not changed. */
-function compactState(state) {
-    const { usageLog, failureHistory, attempts, checkpoints, closedFailureTokens } = COMPACTION_LIMITS;
-    const usageDropped = Math.max(0, state.usage.log.length - usageLog);
-    const historyDropped = Math.max(0, state.failures.history.length - failureHistory);
-    const needsWork = usageDropped > 0 ||
-        historyDropped > 0 ||
-        state.metrics.attempts.length > attempts ||
-        state.checkpoints.length > checkpoints ||
-        state.failures.history.some((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens);
-    if (!needsWork)
-        return state;
-    return {
-        ...state,
-        usage: {
-            ...state.usage,
-            log: state.usage.log.slice(usageDropped),
-            compacted: state.usage.compacted + usageDropped,
-        },
-        failures: {
-            ...state.failures,
-            // Keep the tail: circular-failure detection and the handoff read the most recent records.
-            history: state.failures.history
-                .slice(historyDropped)
-                .map((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens
-                ? { ...r, tokens: r.tokens.slice(0, closedFailureTokens) }
-                : r),
-            compacted: state.failures.compacted + historyDropped,
-        },
-        metrics: { ...state.metrics, attempts: state.metrics.attempts.slice(-attempts) },
-        checkpoints: state.checkpoints.slice(-checkpoints),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/pipeline.ts
-/**
- * Where the loop goes next and what leaving a stage requires (DESIGN.md section 3). Pure.
- */
-
-
-/**
- * Stages with no work of their own: their job is the verification matrix that the iteration reaching
- * them has just run, so the engine evaluates them in that same iteration. A failure there is retried in
- * the stage whose work was done (IMPLEMENT in the `iterate` preset).
- */
-const VERIFICATION_STAGES = ['VERIFY'];
-/** Verdicts that satisfy a requirement: a pass, or a flaky check (failed, then passed on re-run). */
-const PASSING_VERDICTS = ['pass', 'flaky'];
-function isVerificationStage(stage) {
-    return VERIFICATION_STAGES.includes(stage);
-}
-/** The stage after `stage` in the pipeline, ignoring capabilities; COMPLETE after the last. */
-function followingStage(pipeline, stage) {
-    const index = pipeline.indexOf(stage);
-    return pipeline[index + 1] ?? 'COMPLETE';
-}
-/** The capability loop's first and last stage in this pipeline, or null when it has none of them. */
-function capabilityLoopBounds(pipeline) {
-    const inLoop = pipeline.filter((s) => domain_stages/* CAPABILITY_LOOP */.y3.includes(s));
-    const first = inLoop[0];
-    const last = inLoop[inLoop.length - 1];
-    return first && last ? { first, last } : null;
-}
-/**
- * Leaving `stage`: the next stage, or, at the end of the capability loop with capabilities remaining,
- * back to the loop's first stage with the next capability.
- */
-function stepFrom(state, stage) {
-    const bounds = capabilityLoopBounds(state.pipeline);
-    const { current, remaining } = state.capabilities;
-    if (bounds && stage === bounds.last && current !== null) {
-        const next = remaining[0];
-        if (next !== undefined)
-            return { to: bounds.first, capabilityDone: current, nextCapability: next };
-        return { to: followingStage(state.pipeline, stage), capabilityDone: current, nextCapability: null };
-    }
-    return { to: followingStage(state.pipeline, stage) };
-}
-/** The checks a stage's requirements name (see {@link Policy.exitRequirements} for the fallback rule). */
-function requiredChecksFor(stage, policy) {
-    const requirements = policy.exitRequirements[stage] ?? [];
-    const required = policy.checks.filter((c) => c.required);
-    const selected = new Map();
-    for (const requirement of requirements) {
-        if (requirement === APPROVED_REQUIREMENT)
-            continue;
-        const byName = policy.checks.find((c) => c.name === requirement);
-        if (byName) {
-            selected.set(byName.name, byName);
-            continue;
-        }
-        const ofKind = required.filter((c) => c.kind === requirement);
-        // `build` and `test` with no check of that kind mean the whole matrix: never a transition on nothing.
-        const chosen = ofKind.length > 0 ? ofKind : requirement === 'build' || requirement === 'test' ? required : [];
-        for (const check of chosen)
-            selected.set(check.name, check);
-    }
-    return [...selected.values()];
-}
-/** Whether a gate must be approved before the loop may go on (unknown gates, e.g. `verifier`, are). */
-function isRequiredGate(name, policy) {
-    return policy.gates.find((g) => g.name === name)?.required ?? true;
-}
-/** The required gates currently pending, in name order. */
-function pendingRequiredGates(state, policy) {
-    return Object.entries(state.gates)
-        .filter(([name, gate]) => gate.status === 'pending' && isRequiredGate(name, policy))
-        .map(([name]) => name)
-        .sort();
-}
-/** What is still missing to leave `stage`, given this iteration's matrix. */
-function evaluateExit(stage, results, state, policy) {
-    const byName = new Map(results.map((r) => [r.name, r]));
-    const failingChecks = requiredChecksFor(stage, policy)
-        .filter((check) => {
-        const result = byName.get(check.name);
-        return !result || !PASSING_VERDICTS.includes(result.verdict);
-    })
-        .map((c) => c.name);
-    const done = new Set([...state.tasks.completed, ...state.tasks.skipped.map((s) => s.task)]);
-    const pendingTasks = (policy.stageTasks[stage] ?? []).filter((t) => !done.has(t));
-    const needsApproval = (policy.exitRequirements[stage] ?? []).includes(APPROVED_REQUIREMENT);
-    const gatesToApprove = policy.gates.filter((g) => g.atStage === stage && (g.required || needsApproval) && state.gates[g.name]?.status !== 'approved');
-    return { failingChecks, pendingTasks, gatesToApprove, pendingGates: pendingRequiredGates(state, policy) };
-}
-/** Every check in the matrix that is required and passing: the matrix is green. */
-function matrixIsGreen(results, policy) {
-    const byName = new Map(results.map((r) => [r.name, r]));
-    return policy.checks
-        .filter((c) => c.required)
-        .every((c) => {
-        const verdict = byName.get(c.name)?.verdict;
-        return verdict !== undefined && PASSING_VERDICTS.includes(verdict);
-    });
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/retry.ts
-/**
- * The retry rules (DESIGN.md section 4): which strategy comes next, and when the budget is spent. Pure.
- */
-
-
-/**
- * Whether two failures are the same *failure* for the per-failure counter: the same check failing with
- * the same pattern. Its output may change from attempt to attempt (that is progress); a different check
- * or pattern is a different error and resets the counter.
- */
-function isSameFailure(previous, failure) {
-    return previous !== null && previous.check === failure.check && previous.pattern === failure.pattern;
-}
-/** The same failure with nearly the same output (> 80% token overlap after normalising): no progress. */
-function isRepeatedError(previous, failure) {
-    return previous !== null && previous.pattern === failure.pattern && isSameError(previous.tokens, failure.tokens);
-}
-/**
- * The next strategy for a failure: the pattern's own; on the same error, the first strategy not tried
- * yet on this failure among the pattern's alternates and then the universal fallbacks (never the one
- * that just produced the same error); null when the pattern escalates, is not retryable, or nothing
- * untried is left.
- */
-function chooseStrategy(failure, previous, tried, _policy) {
-    const label = failure.pattern ?? 'unclassified failure';
-    const sameError = isRepeatedError(previous, failure);
-    if (!failure.retryable) {
-        return { strategy: null, sameError, reason: `${label} is not retryable: a person has to act` };
-    }
-    if (failure.strategy === 'escalate') {
-        return { strategy: null, sameError, reason: `${label} escalates by its pattern's strategy` };
-    }
-    if (!sameError) {
-        return { strategy: failure.strategy, sameError, reason: `${label}: the pattern's strategy ${failure.strategy}` };
-    }
-    const used = new Set(tried.map((t) => t.strategy));
-    if (previous)
-        used.add(previous.strategy);
-    const candidates = unique([failure.strategy, ...failure.alternates, ...domain_stages/* UNIVERSAL_FALLBACKS */.Wf]).filter((s) => s !== 'escalate');
-    const next = candidates.find((s) => !used.has(s));
-    if (next === undefined) {
-        return {
-            strategy: null,
-            sameError,
-            reason: `the same ${label} came back after ${[...used].join(', ')}; no untried strategy is left`,
-        };
-    }
-    return {
-        strategy: next,
-        sameError,
-        reason: `the same ${label} came back after ${[...used].join(', ')}; switching to ${next}`,
-    };
-}
-/**
- * Circular failure: fixing A broke B and fixing B broke A. Seen in the last three consecutive failed
- * iterations as signature sets S(n-2), S(n-1), S(n) where S(n) and S(n-2) share a signature and S(n-1)
- * shares none with either. Returns the two signatures, or null.
- */
-function detectCircularFailure(history, iteration, current) {
-    const setAt = (n) => new Set(history.filter((record) => record.iteration === n).map((record) => record.signature));
-    const previous = setAt(iteration - 1);
-    const before = setAt(iteration - 2);
-    if (previous.size === 0 || before.size === 0)
-        return null;
-    const a = current.find((s) => before.has(s));
-    if (a === undefined)
-        return null;
-    const overlaps = [...previous].some((s) => before.has(s) || current.includes(s));
-    if (overlaps)
-        return null;
-    const b = [...previous][0];
-    return b === undefined ? null : { a, b };
-}
-function unique(values) {
-    return [...new Set(values)];
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/outcome.ts
-/**
- * Starting an iteration and folding its outcome into the state (DESIGN.md sections 3 and 4). Pure.
- */
-
-
-
-
-
-/**
- * Called when an iteration starts: the next iteration number (above both `iteration` and
- * `claimedIteration`, so a lost write can never hand out a number twice), `claimedIteration`, the
- * decision. Throws {@link CapExceededError} past the cap: the cap is structural.
- */
-function beginIteration(state, decision, now) {
-    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
-        throw new EngineError(`an iteration runs only on an EXECUTE_STAGE or RETRY decision; got ${decision.kind}.`);
-    }
-    if (state.status !== 'running' && state.status !== 'waiting') {
-        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot start an iteration.`);
-    }
-    if (decision.stage !== state.stage) {
-        throw new EngineError(`the decision is for stage ${decision.stage}, but loop '${state.loopId}' is at ${state.stage}.`);
-    }
-    const iteration = Math.max(state.iteration, state.claimedIteration) + 1;
-    if (iteration > state.maxIterations) {
-        throw new CapExceededError(`loop '${state.loopId}' has run ${Math.max(state.iteration, state.claimedIteration)} of ` +
-            `${state.maxIterations} iterations (max-iterations); iteration ${iteration} would pass the cap.`);
-    }
-    return {
-        ...state,
-        iteration,
-        claimedIteration: iteration,
-        status: 'running',
-        statusReason: '',
-        updatedAt: now.toISOString(),
-        lastDecision: decisionRecord(decision),
-    };
-}
-/** A decision as recorded in state. ABORTED is not a recorded kind; callers record it as a status. */
-function decisionRecord(decision) {
-    const kind = decision.kind === 'ABORTED' ? 'ESCALATE' : decision.kind;
-    const record = { kind, reason: decision.reason };
-    if (decision.kind === 'EXECUTE_STAGE' || decision.kind === 'RETRY') {
-        record.stage = decision.stage;
-        record.capability = decision.capability;
-    }
-    if (decision.kind === 'RETRY')
-        record.strategy = decision.strategy;
-    if (decision.kind === 'WAIT_FOR_APPROVAL')
-        record.gate = decision.gate;
-    if (decision.kind === 'CAP_REACHED')
-        record.limit = decision.limit;
-    return record;
-}
-/**
- * Folds an iteration's outcome into the state and returns the journey events it implies (analysis,
- * flaky, auto-fix, regression, transition, gate, escalated, completed; the runner logs the work and
- * each check itself).
- *
- * Stages advance while their exit requirements are met: the stage's required checks pass, its tasks are
- * completed or skipped, its gates approved. A verification stage (VERIFY) reached this way is judged by
- * the same matrix in the same iteration; when it fails, the loop stays in the stage whose work it did.
- * In the capability loop, leaving the loop's last stage starts the next capability at its first stage.
- * SHIP, once its requirements are met, waits for its pull request to be merged.
- *
- * A failure (the first failing check that blocks the exit, preferring the check that failed before)
- * counts against the retry budget: `consecutive` counts attempts on the same failure (same check and
- * pattern) and resets on a different one; `sameError` counts returns of the same error (> 80% token
- * overlap); `total` counts failed iterations. The loop goes BLOCKED on: the work command asking for a
- * person, an unavailable external dependency, a security finding, a non-retryable or escalating
- * pattern, a circular failure, `total` reaching `retry.total`, more retries than the failure's budget
- * (the pattern's `max_auto_retries`, else `retry.per-failure`), the same error `retry.same-error`
- * times, or no untried strategy left for a repeated error.
- */
-function applyOutcome(state, outcome, policy) {
-    if (state.iteration === 0) {
-        throw new EngineError('applyOutcome needs a started iteration; call beginIteration first.');
-    }
-    if (state.status !== 'running') {
-        throw new EngineError(`loop '${state.loopId}' is ${state.status}; an iteration outcome cannot be applied.`);
-    }
-    if (outcome.stage !== state.stage) {
-        throw new EngineError(`the outcome is for stage ${outcome.stage}, but loop '${state.loopId}' is at ${state.stage}.`);
-    }
-    const at = outcome.now.toISOString();
-    const iteration = state.iteration;
-    const events = [];
-    const emit = (type, message, data) => {
-        events.push({ at, iteration, type, message, ...(data ? { data } : {}) });
-    };
-    const next = copyForUpdate(state);
-    next.updatedAt = at;
-    next.failures.limits = {
-        perFailure: policy.retry.perFailure,
-        sameError: policy.retry.sameError,
-        total: policy.retry.total,
-    };
-    recordUsage(next, outcome, at);
-    next.lastVerification = { iteration, at, results: outcome.checks };
-    for (const check of outcome.flaky)
-        emit('flaky', `'${check}' failed, then passed on re-run: marked flaky`);
-    for (const check of outcome.autoFixed)
-        emit('auto-fix', `'${check}' was fixed by its fix command`);
-    next.metrics.flakes += outcome.flaky.length;
-    next.metrics.autoFixes += outcome.autoFixed.length;
-    for (const failure of outcome.failures.filter((f) => f.regression)) {
-        next.metrics.regressions += 1;
-        emit('regression', `'${failure.check}' passed in the baseline and fails now`, { signature: failure.signature });
-    }
-    for (const task of outcome.tasksCompleted) {
-        if (!next.tasks.completed.includes(task))
-            next.tasks.completed.push(task);
-    }
-    for (const raised of outcome.gatesRaised) {
-        next.gates[raised.gate] = { status: 'pending', reason: raised.reason, requestedAt: at };
-        emit('gate', `gate '${raised.gate}' raised: ${raised.reason}`, { gate: raised.gate });
-    }
-    if (next.metrics.timeToGreenMs === null && matrixIsGreen(outcome.checks, policy)) {
-        next.metrics.timeToGreenMs = Math.max(0, outcome.now.getTime() - Date.parse(state.startedAt));
-    }
-    const previous = state.failures.current?.resolution === 'open' ? state.failures.current : null;
-    if (outcome.strategyUsed) {
-        next.metrics.strategiesUsed[outcome.strategyUsed] = (next.metrics.strategiesUsed[outcome.strategyUsed] ?? 0) + 1;
-        if (previous)
-            patternMetric(next, previous.pattern).attempts += 1;
-    }
-    const block = (reason, deadLetter) => {
-        next.status = 'blocked';
-        next.statusReason = reason;
-        if (next.failures.current?.resolution === 'open') {
-            setResolution(next, next.failures.current, 'escalated');
-            patternMetric(next, next.failures.current.pattern).escalated += 1;
-        }
-        if (deadLetter)
-            next.metrics.deadLetters += 1;
-        recordAttempt(next, previous, outcome, 'escalated');
-        emit('escalated', `BLOCKED: ${reason}`, { reason });
-        return { state: compactState(next), events };
-    };
-    if (outcome.work?.blocked) {
-        const why = outcome.work.blockedReason?.trim() || `it exited with code ${outcome.work.exitCode ?? 'none'}`;
-        return block(`the work command asked for a person: ${why}`, false);
-    }
-    if (outcome.externalDependencyDown) {
-        return block('an external dependency is unavailable; retrying cannot help until it is back', false);
-    }
-    const security = outcome.failures.find((f) => f.security);
-    if (security) {
-        const where = security.pattern ? `${security.pattern} in '${security.check}'` : `'${security.check}'`;
-        if (previous)
-            setResolution(next, previous, 'escalated');
-        openFailure(next, security, security.strategy, outcome, at);
-        return block(`a security finding (${where}) needs a person: ${firstLine(security.error)}`, true);
-    }
-    // Walk forward from the executed stage while exit requirements are met.
-    const beforeWalk = copyForUpdate(next);
-    const { stop, transitions } = walkStages(next, outcome.stage, outcome.checks, policy, at, emit);
-    if (stop.kind === 'failed') {
-        // A verification stage reached in this walk failed: stay in the stage whose work was done.
-        const failedAt = stop.stage;
-        const walked = next;
-        const reverted = failedAt !== outcome.stage ? beforeWalk : walked;
-        return handleFailure(reverted, state, outcome, policy, failedAt, stop.failingChecks, previous, at, emit, events);
-    }
-    if (previous) {
-        setResolution(next, previous, 'resolved');
-        patternMetric(next, previous.pattern).resolved += 1;
-        recordAttempt(next, previous, outcome, 'resolved');
-        next.failures.current = null;
-        next.failures.consecutive = 0;
-        next.failures.sameError = 0;
-        next.failures.tried = [];
-    }
-    for (const transition of transitions)
-        emit('transition', transition);
-    settleStatus(next, stop, emit);
-    return { state: compactState(next), events };
-}
-/**
- * Moves `next` forward from `start` while the stages' exit requirements are met by `results`; raises the
- * gates a stage needs on its way out. Mutates `next`; the caller decides whether to keep the result.
- */
-function walkStages(next, start, results, policy, at, emit) {
-    const transitions = [];
-    let stage = start;
-    for (;;) {
-        const exit = evaluateExit(stage, results, next, policy);
-        if (exit.failingChecks.length > 0)
-            return { stop: { kind: 'failed', stage, failingChecks: exit.failingChecks }, transitions };
-        if (exit.pendingTasks.length > 0)
-            return { stop: { kind: 'tasks', stage, pendingTasks: exit.pendingTasks }, transitions };
-        if (exit.gatesToApprove.length > 0 || exit.pendingGates.length > 0) {
-            for (const gate of exit.gatesToApprove) {
-                if (next.gates[gate.name]?.status === 'pending')
-                    continue;
-                next.gates[gate.name] = { status: 'pending', reason: `leaving ${stage} needs approval`, requestedAt: at };
-                emit('gate', `gate '${gate.name}' raised: leaving ${stage} needs approval`, { gate: gate.name });
-            }
-            const gates = [...new Set([...exit.pendingGates, ...exit.gatesToApprove.map((g) => g.name)])];
-            return { stop: { kind: 'gates', stage, gates }, transitions };
-        }
-        if (stage === 'SHIP')
-            return { stop: { kind: 'merge' }, transitions };
-        const step = stepFrom(next, stage);
-        enterStage(next, stage, step, at);
-        transitions.push(step.capabilityDone !== undefined
-            ? `${stage} -> ${step.to} (capability '${step.capabilityDone}' done${step.nextCapability ? `; next: '${step.nextCapability}'` : ''})`
-            : `${stage} -> ${step.to}`);
-        stage = step.to;
-        if (stage === 'COMPLETE')
-            return { stop: { kind: 'complete' }, transitions };
-        if (!isVerificationStage(stage))
-            return { stop: { kind: 'work' }, transitions };
-    }
-}
-/** The status after a walk that did not fail. */
-function settleStatus(next, stop, emit) {
-    const iteration = next.iteration;
-    switch (stop.kind) {
-        case 'complete':
-            next.status = 'complete';
-            next.statusReason = `complete after ${iteration} iteration${iteration === 1 ? '' : 's'}`;
-            emit('completed', `COMPLETE after ${iteration} iteration${iteration === 1 ? '' : 's'}`);
-            return;
-        case 'merge': {
-            const pr = next.pullRequest ? ` #${next.pullRequest.number}` : '';
-            next.status = 'waiting';
-            next.statusReason = `waiting for the pull request${pr} to be merged`;
-            return;
-        }
-        case 'gates':
-            next.status = 'waiting';
-            next.statusReason = `waiting for approval: ${stop.gates.map((g) => `'${g}'`).join(', ')}`;
-            return;
-        case 'tasks':
-            next.status = 'running';
-            next.statusReason = `${stop.stage} has tasks left: ${stop.pendingTasks.join(', ')} (complete them, or skip with a reason)`;
-            return;
-        case 'work':
-            next.status = 'running';
-            next.statusReason = '';
-            return;
-    }
-}
-/**
- * Re-judges the current stage against the last verification matrix without running anything. Call it
- * after an approval or a skip: when that was the last missing requirement, the loop moves on at once
- * (for example to COMPLETE) instead of spending an iteration. Leaves the state as it is when the matrix
- * is older than the last iteration, a failure is open, or something is still missing.
- */
-function advance(state, policy, now) {
-    const unchanged = { state, events: [] };
-    const verification = state.lastVerification;
-    if (state.status !== 'running' && state.status !== 'waiting')
-        return unchanged;
-    if (!verification || verification.iteration !== state.iteration)
-        return unchanged;
-    if (state.failures.current?.resolution === 'open')
-        return unchanged;
-    if (state.stage === 'SHIP' || state.stage === 'COMPLETE')
-        return unchanged;
-    const at = now.toISOString();
-    const events = [];
-    const emit = (type, message, data) => {
-        events.push({ at, iteration: state.iteration, type, message, ...(data ? { data } : {}) });
-    };
-    const next = copyForUpdate(state);
-    const { stop, transitions } = walkStages(next, state.stage, verification.results, policy, at, emit);
-    if (stop.kind === 'failed' || (transitions.length === 0 && stop.kind === 'tasks'))
-        return unchanged;
-    next.updatedAt = at;
-    for (const transition of transitions)
-        emit('transition', transition);
-    settleStatus(next, stop, emit);
-    return { state: next, events };
-}
-/**
- * A copy whose mutable parts (the ones the engine updates in place) are fresh, sharing what it never
- * mutates (token arrays, check results, log entries): far cheaper than a deep clone on a large state.
- */
-function copyForUpdate(state) {
-    const { capabilities, failures, metrics, usage, tasks } = state;
-    return {
-        ...state,
-        capabilities: { ...capabilities, completed: [...capabilities.completed], remaining: [...capabilities.remaining] },
-        stages: Object.fromEntries(Object.entries(state.stages).map(([k, v]) => [k, { ...v }])),
-        failures: {
-            ...failures,
-            limits: { ...failures.limits },
-            current: failures.current ? { ...failures.current } : null,
-            tried: [...failures.tried],
-            history: failures.history.map((r) => ({ ...r })),
-        },
-        gates: { ...state.gates },
-        tasks: { completed: [...tasks.completed], skipped: [...tasks.skipped] },
-        usage: { ...usage, log: [...usage.log] },
-        metrics: {
-            ...metrics,
-            attempts: [...metrics.attempts],
-            byPattern: Object.fromEntries(Object.entries(metrics.byPattern).map(([k, v]) => [k, { ...v }])),
-            strategiesUsed: { ...metrics.strategiesUsed },
-        },
-    };
-}
-function handleFailure(next, state, outcome, policy, failedAt, failingChecks, previous, at, emit, events) {
-    const iteration = state.iteration;
-    const relevant = failingChecks.map((name) => outcome.failures.find((f) => f.check === name) ?? synthesizeFailure(name, outcome.checks));
-    const primary = relevant.find((f) => f.check === previous?.check) ?? relevant[0];
-    const sameFailure = isSameFailure(previous, primary);
-    const repeated = sameFailure && isRepeatedError(previous, primary);
-    const tried = sameFailure ? [...state.failures.tried] : [];
-    if (sameFailure && outcome.strategyUsed) {
-        tried.push({ strategy: outcome.strategyUsed, iteration, outcome: repeated ? 'same error' : 'changed error' });
-    }
-    if (previous && !sameFailure) {
-        // The failure retried last time is gone; a different one took its place.
-        setResolution(next, previous, 'resolved');
-        patternMetric(next, previous.pattern).resolved += 1;
-        recordAttempt(next, previous, outcome, 'resolved');
-    }
-    const maxAttempts = primary.maxAutoRetries ?? policy.retry.perFailure;
-    const choice = chooseStrategy(primary, sameFailure ? previous : null, tried, policy);
-    next.failures.total = state.failures.total + 1;
-    next.failures.consecutive = sameFailure ? state.failures.consecutive + 1 : 1;
-    next.failures.sameError = repeated ? state.failures.sameError + 1 : 0;
-    next.failures.tried = tried;
-    const circular = detectCircularFailure(next.failures.history, iteration, [primary.signature]);
-    const record = openFailure(next, primary, choice.strategy ?? 'escalate', outcome, at, failedAt, maxAttempts);
-    const label = primary.pattern ?? 'unclassified failure';
-    const others = relevant.length > 1 ? ` (and ${relevant.length - 1} more failing check${relevant.length > 2 ? 's' : ''})` : '';
-    emit('analysis', `'${primary.check}' failed at ${failedAt}: ${label}${others} -> ${choice.reason}`, {
-        check: primary.check,
-        pattern: primary.pattern,
-        confidence: primary.confidence,
-        strategy: choice.strategy,
-        attempt: next.failures.consecutive,
-        maxAttempts,
-        sameError: choice.sameError,
-        signature: primary.signature,
-    });
-    let blockedReason = null;
-    if (choice.strategy === null && !choice.sameError)
-        blockedReason = choice.reason;
-    else if (circular) {
-        blockedReason = `circular failure: fixing one failure brings back the other (${circular.a} and ${circular.b})`;
-    }
-    else if (next.failures.total >= policy.retry.total) {
-        blockedReason = `${next.failures.total} failures in total reached the limit of ${policy.retry.total} (retry.total)`;
-    }
-    else if (next.failures.consecutive > maxAttempts) {
-        blockedReason = `${label} in '${primary.check}' is still failing after ${maxAttempts} ${maxAttempts === 1 ? 'retry' : 'retries'}`;
-    }
-    else if (next.failures.sameError >= policy.retry.sameError) {
-        blockedReason = `the same ${label} in '${primary.check}' came back ${next.failures.sameError} time${next.failures.sameError === 1 ? '' : 's'} after ${tried.map((t) => t.strategy).join(', ') || 'no change'} (retry.same-error is ${policy.retry.sameError})`;
-    }
-    else if (choice.strategy === null)
-        blockedReason = choice.reason;
-    if (blockedReason !== null) {
-        next.status = 'blocked';
-        next.statusReason = blockedReason;
-        setResolution(next, record, 'escalated');
-        patternMetric(next, record.pattern).escalated += 1;
-        next.metrics.deadLetters += 1;
-        if (sameFailure)
-            recordAttempt(next, previous, outcome, 'escalated');
-        emit('escalated', `BLOCKED: ${blockedReason}`, { reason: blockedReason, check: primary.check });
-        return { state: compactState(next), events };
-    }
-    if (sameFailure)
-        recordAttempt(next, previous, outcome, 'failed');
-    next.status = 'running';
-    next.statusReason = `${label} in '${primary.check}'; next: ${choice.strategy} (attempt ${next.failures.consecutive} of ${maxAttempts})`;
-    return { state: compactState(next), events };
-}
-/** Makes `failure` the current open failure and appends it to the history. */
-function openFailure(next, failure, strategy, outcome, at, stage = outcome.stage, maxAttempts) {
-    const record = {
-        iteration: next.iteration,
-        stage,
-        capability: next.capabilities.current,
-        check: failure.check,
-        error: failure.error.slice(0, 2000),
-        pattern: failure.pattern,
-        confidence: failure.confidence === null ? null : Math.min(1, Math.max(0, failure.confidence)),
-        strategy,
-        signature: failure.signature,
-        tokens: failure.tokens.slice(0, 400),
-        resolution: 'open',
-        ...(maxAttempts !== undefined ? { maxAttempts } : {}),
-        at,
-    };
-    next.failures.current = record;
-    next.failures.history.push({ ...record, tokens: [...record.tokens] });
-    return record;
-}
-/**
- * Sets a failure's resolution on the current record and on its history entries: every still-open record
- * of the same failure (same check and pattern), since a failure retried three times has three records.
- */
-function setResolution(next, record, resolution) {
-    for (const entry of next.failures.history) {
-        if (entry.resolution === 'open' && entry.check === record.check && entry.pattern === record.pattern) {
-            entry.resolution = resolution;
-        }
-    }
-    const current = next.failures.current;
-    if (current && current.check === record.check && current.pattern === record.pattern) {
-        current.resolution = resolution;
-    }
-}
-function patternMetric(next, pattern) {
-    const key = pattern ?? 'unclassified';
-    const existing = next.metrics.byPattern[key];
-    if (existing)
-        return existing;
-    const created = { attempts: 0, resolved: 0, escalated: 0 };
-    next.metrics.byPattern[key] = created;
-    return created;
-}
-/** One attempt (a retry carried out with a strategy) and how it ended. */
-function recordAttempt(next, previous, outcome, verdict) {
-    if (!outcome.strategyUsed || !previous)
-        return;
-    next.metrics.attempts.push({
-        iteration: next.iteration,
-        pattern: previous.pattern,
-        strategy: outcome.strategyUsed,
-        durationMs: Math.max(0, outcome.wallMs),
-        verdict,
-    });
-}
-function recordUsage(next, outcome, at) {
-    next.usage.wallMs += Math.max(0, outcome.wallMs);
-    const why = next.lastDecision?.reason ?? '';
-    if (outcome.work) {
-        const work = outcome.work;
-        next.usage.tokens += Math.max(0, work.tokens ?? 0);
-        next.usage.costUsd += Math.max(0, work.costUsd ?? 0);
-        next.metrics.workCalls += 1;
-        if (work.session)
-            next.session = work.session.slice(0, 2000);
-        const outputs = { exitCode: work.exitCode };
-        if (work.tokens !== undefined)
-            outputs.tokens = work.tokens;
-        if (work.costUsd !== undefined)
-            outputs.costUsd = work.costUsd;
-        if (outcome.strategyUsed)
-            outputs.strategy = outcome.strategyUsed;
-        next.usage.log.push({
-            iteration: next.iteration,
-            what: `work ${outcome.stage}`,
-            why,
-            at,
-            durationMs: Math.max(0, work.durationMs),
-            status: work.blocked ? 'blocked' : work.exitCode === 0 ? 'done' : `exit ${work.exitCode ?? 'none'}`,
-            outputs,
-        });
-    }
-    if (outcome.checks.length > 0) {
-        const failed = outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'timeout' || c.verdict === 'error');
-        next.usage.log.push({
-            iteration: next.iteration,
-            what: 'verify',
-            why: `verification matrix after ${outcome.stage}`,
-            at,
-            durationMs: outcome.checks.reduce((sum, c) => Math.max(sum, c.durationMs), 0),
-            status: failed.length === 0 ? 'pass' : 'fail',
-            outputs: { checks: outcome.checks.length, failed: failed.map((c) => c.name) },
-        });
-    }
-}
-/** Enters the next stage: marks the old one done, starts the next capability when the loop wraps. */
-function enterStage(next, from, step, at) {
-    next.stages[from] = { ...next.stages[from], status: 'done', completedAt: at };
-    if (step.capabilityDone !== undefined) {
-        next.capabilities.completed.push(step.capabilityDone);
-        next.capabilities.current = step.nextCapability ?? null;
-        if (step.nextCapability) {
-            next.capabilities.remaining = next.capabilities.remaining.slice(1);
-            // A new pass of the capability loop: its stages start over.
-            const loopStart = next.pipeline.indexOf(step.to);
-            const loopEnd = next.pipeline.indexOf(from);
-            for (const s of next.pipeline.slice(loopStart, loopEnd + 1))
-                next.stages[s] = { status: 'pending' };
-        }
-    }
-    next.stages[step.to] = { status: step.to === 'COMPLETE' ? 'done' : 'active', enteredAt: at };
-    if (step.to === 'COMPLETE')
-        next.stages[step.to] = { status: 'done', enteredAt: at, completedAt: at };
-    next.stage = step.to;
-    next.stageEnteredAt = at;
-}
-/** A failing check with no analysis from the runner (a timeout, a skipped dependency): a generic failure. */
-function synthesizeFailure(name, results) {
-    const result = results.find((r) => r.name === name);
-    const excerpt = result?.excerpt || (result ? `'${name}' ended with verdict ${result.verdict}` : `'${name}' did not run`);
-    const tokens = normaliseTokens(excerpt);
-    return {
-        check: name,
-        kind: result?.kind ?? 'custom',
-        pattern: result?.pattern ?? null,
-        confidence: result?.confidence ?? null,
-        strategy: result?.strategy ?? 'analyze_then_fix',
-        alternates: [],
-        retryable: true,
-        signature: result?.signature ?? `${result?.pattern ?? 'unknown'}:none:${name}`,
-        tokens,
-        error: excerpt,
-    };
-}
-function firstLine(text) {
-    return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim().slice(0, 200);
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/commands.ts
-
-
-const TERMINAL = ['complete', 'aborted'];
-function commands_event(state, at, type, message, data) {
-    return { at, iteration: state.iteration, type, message, ...(data ? { data } : {}) };
-}
-function requireText(value, what) {
-    const trimmed = value.trim();
-    if (trimmed === '')
-        throw new EngineError(`${what} must not be empty.`);
-    return trimmed;
-}
-function refuseTerminal(state, action) {
-    if (TERMINAL.includes(state.status)) {
-        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot ${action}.`);
-    }
-}
-/** After a gate changes: a loop that waited only on gates runs again once none is pending. */
-function settleAfterGates(state) {
-    const pending = Object.entries(state.gates).filter(([, g]) => g.status === 'pending');
-    if (state.status !== 'waiting' || pending.length > 0)
-        return state;
-    // SHIP waits for its merge, not for a gate.
-    if (state.stage === 'SHIP' && state.statusReason.startsWith('waiting for the pull request'))
-        return state;
-    return { ...state, status: 'running', statusReason: '' };
-}
-/** Approves a pending (or rejected) gate. Call `advance` afterwards to move on without an iteration. */
-function approveGate(state, gate, by, now) {
-    refuseTerminal(state, `approve gate '${gate}'`);
-    const approver = requireText(by, 'the approver');
-    const current = state.gates[gate];
-    if (!current) {
-        const pending = Object.keys(state.gates).filter((g) => state.gates[g]?.status === 'pending');
-        throw new EngineError(`loop '${state.loopId}' has no gate '${gate}' to approve; pending gates: ${pending.length > 0 ? pending.join(', ') : 'none'}.`);
-    }
-    if (current.status === 'approved') {
-        throw new EngineError(`gate '${gate}' is already approved (by ${current.decidedBy ?? 'someone'}).`);
-    }
-    const at = now.toISOString();
-    const next = settleAfterGates({
-        ...state,
-        updatedAt: at,
-        gates: { ...state.gates, [gate]: { ...current, status: 'approved', decidedBy: approver, decidedAt: at } },
-    });
-    return {
-        state: next,
-        events: [commands_event(state, at, 'approval', `gate '${gate}' approved by ${approver}`, { gate, by: approver })],
-    };
-}
-/** Rejects a pending gate: the loop goes BLOCKED until a person resumes it. */
-function rejectGate(state, gate, by, now) {
-    refuseTerminal(state, `reject gate '${gate}'`);
-    const rejecter = requireText(by, 'the person rejecting');
-    const current = state.gates[gate];
-    if (current?.status !== 'pending') {
-        throw new EngineError(`gate '${gate}' is ${current ? current.status : 'not raised'} in loop '${state.loopId}'; only a pending gate can be rejected.`);
-    }
-    const at = now.toISOString();
-    const reason = `gate '${gate}' was rejected by ${rejecter}`;
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'blocked',
-            statusReason: reason,
-            gates: { ...state.gates, [gate]: { ...current, status: 'rejected', decidedBy: rejecter, decidedAt: at } },
-        },
-        events: [commands_event(state, at, 'approval', reason, { gate, by: rejecter, rejected: true })],
-    };
-}
-/**
- * Skips a required task with a recorded reason. `knownTasks`, when given (the policy's task names),
- * refuses a name that is no task of this loop.
- */
-function skipTask(state, task, reason, by, now, knownTasks) {
-    refuseTerminal(state, `skip task '${task}'`);
-    const name = requireText(task, 'the task name');
-    const why = requireText(reason, `the reason for skipping '${name}' (--reason)`);
-    const who = requireText(by, 'who skips the task');
-    if (knownTasks && !knownTasks.includes(name)) {
-        throw new EngineError(`'${name}' is not a task of this loop; tasks: ${knownTasks.length > 0 ? knownTasks.join(', ') : 'none'}.`);
-    }
-    if (state.tasks.completed.includes(name))
-        throw new EngineError(`task '${name}' is already completed.`);
-    const skipped = state.tasks.skipped.find((s) => s.task === name);
-    if (skipped)
-        throw new EngineError(`task '${name}' is already skipped (by ${skipped.by}: ${skipped.reason}).`);
-    const at = now.toISOString();
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            tasks: { ...state.tasks, skipped: [...state.tasks.skipped, { task: name, reason: why, by: who, at }] },
-        },
-        events: [commands_event(state, at, 'task-skipped', `task '${name}' skipped by ${who}: ${why}`, { task: name, by: who })],
-    };
-}
-/**
- * Resumes a blocked, waiting or capped loop. The open failure is closed (a person has acted on it), the
- * per-failure counters start over and the strategies tried are forgotten; the total failure count is
- * kept. Rejected gates are cleared, so they are raised again when their trigger fires. A capped loop
- * stays capped unless its limits were raised: `decide` checks them again.
- */
-function resume(state, by, now) {
-    refuseTerminal(state, 'resume');
-    const who = requireText(by, 'who resumes the loop');
-    if (state.status === 'running') {
-        throw new EngineError(`loop '${state.loopId}' is already running; there is nothing to resume.`);
-    }
-    const at = now.toISOString();
-    const current = state.failures.current;
-    const gates = Object.fromEntries(Object.entries(state.gates).filter(([, g]) => g.status !== 'rejected'));
-    const pendingGates = Object.keys(gates).filter((name) => gates[name]?.status === 'pending');
-    const waitingOnGates = pendingGates.length > 0;
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: waitingOnGates ? 'waiting' : 'running',
-            statusReason: waitingOnGates ? `waiting for approval: ${pendingGates.map((g) => `'${g}'`).join(', ')}` : '',
-            gates,
-            failures: {
-                ...state.failures,
-                current: null,
-                consecutive: 0,
-                sameError: 0,
-                tried: [],
-                history: current
-                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
-                        ? { ...r, resolution: 'escalated' }
-                        : r)
-                    : state.failures.history,
-            },
-        },
-        events: [
-            commands_event(state, at, 'resumed', `resumed by ${who} (was ${state.status}: ${state.statusReason || 'no reason recorded'})`, { by: who }),
-        ],
-    };
-}
-/** Aborts the loop for good. */
-function abort(state, by, now) {
-    refuseTerminal(state, 'be aborted');
-    const who = requireText(by, 'who aborts the loop');
-    const at = now.toISOString();
-    return {
-        state: { ...state, updatedAt: at, status: 'aborted', statusReason: `aborted by ${who}` },
-        events: [commands_event(state, at, 'aborted', `aborted by ${who}`, { by: who })],
-    };
-}
-/** Records a CAP_REACHED decision: the loop stops as `capped`, naming the limit. */
-function markCapped(state, decision, now) {
-    if (decision.kind !== 'CAP_REACHED')
-        throw new EngineError(`markCapped needs a CAP_REACHED decision; got ${decision.kind}.`);
-    refuseTerminal(state, 'be capped');
-    const at = now.toISOString();
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'capped',
-            statusReason: decision.reason,
-            lastDecision: decisionRecord(decision),
-        },
-        events: [
-            commands_event(state, at, 'capped', `CAP_REACHED (${decision.limit}): ${decision.reason}`, { limit: decision.limit }),
-        ],
-    };
-}
-/** Records completion: SHIP's pull request merged, or a COMPLETE decision. */
-function markComplete(state, now) {
-    if (state.status === 'aborted')
-        throw new EngineError(`loop '${state.loopId}' is aborted; it cannot complete.`);
-    if (state.status === 'complete')
-        return { state, events: [] };
-    const at = now.toISOString();
-    const stages = { ...state.stages };
-    for (const stage of state.pipeline) {
-        const entry = stages[stage];
-        if (entry?.status !== 'skipped')
-            stages[stage] = { ...entry, status: 'done', completedAt: entry?.completedAt ?? at };
-    }
-    const reason = state.stage === 'SHIP' ? 'the pull request is merged' : 'every stage is done';
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            stage: 'COMPLETE',
-            stageEnteredAt: state.stage === 'COMPLETE' ? state.stageEnteredAt : at,
-            stages,
-            status: 'complete',
-            statusReason: reason,
-            pullRequest: state.pullRequest && state.stage === 'SHIP' ? { ...state.pullRequest, merged: true } : state.pullRequest,
-            lastDecision: { kind: 'COMPLETE', reason },
-        },
-        events: [commands_event(state, at, 'completed', `COMPLETE: ${reason}`)],
-    };
-}
-/** Records an escalation: the loop goes BLOCKED with the reason; the open failure is escalated. */
-function markBlocked(state, reason, now) {
-    refuseTerminal(state, 'be blocked');
-    const why = requireText(reason, 'the reason for blocking');
-    const at = now.toISOString();
-    const current = state.failures.current;
-    const escalated = current?.resolution === 'open' ? { ...current, resolution: 'escalated' } : current;
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'blocked',
-            statusReason: why,
-            lastDecision: { kind: 'ESCALATE', reason: why },
-            failures: {
-                ...state.failures,
-                current: escalated,
-                history: current && escalated !== current
-                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
-                        ? { ...r, resolution: 'escalated' }
-                        : r)
-                    : state.failures.history,
-            },
-        },
-        events: [commands_event(state, at, 'escalated', `BLOCKED: ${why}`, { reason: why })],
-    };
-}
-/** Raises (or keeps) a pending gate and makes the loop wait for it. */
-function markWaiting(state, gate, reason, now) {
-    refuseTerminal(state, `wait for gate '${gate}'`);
-    const name = requireText(gate, 'the gate name');
-    const at = now.toISOString();
-    const existing = state.gates[name];
-    const pending = existing?.status === 'pending' ? existing : { status: 'pending', reason: reason.trim(), requestedAt: at };
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'waiting',
-            statusReason: `waiting for approval: '${name}'${reason.trim() ? ` (${reason.trim()})` : ''}`,
-            gates: { ...state.gates, [name]: pending },
-            lastDecision: { kind: 'WAIT_FOR_APPROVAL', gate: name, reason: reason.trim() || `gate '${name}' needs approval` },
-        },
-        events: existing?.status === 'pending'
-            ? []
-            : [commands_event(state, at, 'gate', `gate '${name}' raised: ${reason.trim()}`, { gate: name })],
-    };
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/decide.ts
-
-/**
- * Decides the next step. The order (first match wins):
- * 1. a loop already complete (status or stage COMPLETE) -> COMPLETE: nothing left to run;
- * 2. aborted, or a stop requested (observation or `stop: true` in the policy) -> ABORTED;
- * 3. BLOCKED -> WAIT_FOR_HUMAN;
- * 4. SHIP with its pull request merged -> COMPLETE (it costs no iteration, so it precedes gates and caps);
- * 5. a pending required gate -> WAIT_FOR_APPROVAL; SHIP done and waiting for the merge -> WAIT_FOR_HUMAN;
- * 6. the iteration cap or a budget -> CAP_REACHED (naming the limit);
- * 7. an open failure -> RETRY (within budget) or ESCALATE;
- * 8. otherwise EXECUTE_STAGE with the current stage and capability.
- *
- * The minutes budget counts `usage.wallMs`, the time iterations actually spent (controller and
- * commands), not the calendar time since `startedAt`: time queued between dispatches or spent waiting
- * for a person's approval does not use up the budget.
- */
-function decide(state, observations, policy) {
-    if (state.status === 'complete' || state.stage === 'COMPLETE') {
-        return { kind: 'COMPLETE', reason: `the loop is complete after ${plural(state.iteration, 'iteration')}` };
-    }
-    if (state.status === 'aborted') {
-        return { kind: 'ABORTED', reason: state.statusReason || 'the loop was aborted' };
-    }
-    if (observations.stopRequested || policy.stop) {
-        const source = observations.stopRequested
-            ? 'a stop was requested (loop/stop label or abort)'
-            : 'stop: true in config';
-        return { kind: 'ABORTED', reason: `${source}; the loop stops before iteration ${state.iteration + 1}` };
-    }
-    if (state.status === 'blocked') {
-        return { kind: 'WAIT_FOR_HUMAN', reason: state.statusReason || 'the loop is blocked and needs a person' };
-    }
-    const merged = observations.pullRequestMerged === true || state.pullRequest?.merged === true;
-    if (state.stage === 'SHIP' && merged) {
-        const pr = state.pullRequest ? ` #${state.pullRequest.number}` : '';
-        return { kind: 'COMPLETE', reason: `the pull request${pr} is merged` };
-    }
-    const pending = pendingRequiredGates(state, policy);
-    const gate = pending[0];
-    if (gate !== undefined) {
-        const detail = state.gates[gate]?.reason;
-        return {
-            kind: 'WAIT_FOR_APPROVAL',
-            gate,
-            reason: `gate '${gate}' needs approval${detail ? `: ${detail}` : ''}`,
-        };
-    }
-    if (state.stage === 'SHIP' && state.status === 'waiting') {
-        return { kind: 'WAIT_FOR_HUMAN', reason: state.statusReason || 'waiting for the pull request to be merged' };
-    }
-    const cap = capReached(state, policy);
-    if (cap)
-        return cap;
-    const failure = state.failures.current;
-    if (failure && failure.resolution === 'open') {
-        const maxAttempts = failure.maxAttempts ?? state.failures.limits.perFailure;
-        const attempt = state.failures.consecutive;
-        const label = failure.pattern ?? 'unclassified failure';
-        if (failure.strategy === 'escalate') {
-            return { kind: 'ESCALATE', reason: `${label} in '${failure.check}': its strategy is to escalate` };
-        }
-        if (attempt > maxAttempts) {
-            return {
-                kind: 'ESCALATE',
-                reason: `${label} in '${failure.check}' is still failing after ${plural(maxAttempts, 'retry', 'retries')}`,
-            };
-        }
-        if (state.failures.sameError >= state.failures.limits.sameError) {
-            return {
-                kind: 'ESCALATE',
-                reason: `the same ${label} came back ${plural(state.failures.sameError + 1, 'time')} in '${failure.check}'`,
-            };
-        }
-        if (state.failures.total >= state.failures.limits.total) {
-            return {
-                kind: 'ESCALATE',
-                reason: `${state.failures.total} failures in total reached the limit of ${state.failures.limits.total}`,
-            };
-        }
-        return {
-            kind: 'RETRY',
-            stage: state.stage,
-            capability: state.capabilities.current,
-            strategy: failure.strategy,
-            attempt,
-            maxAttempts,
-            backoffMs: backoffMs(failure.strategy, state, policy),
-            reason: `${label} in '${failure.check}'${failure.confidence !== null ? ` (${failure.confidence.toFixed(2)})` : ''}`,
-        };
-    }
-    const capability = state.capabilities.current;
-    return {
-        kind: 'EXECUTE_STAGE',
-        stage: state.stage,
-        capability,
-        reason: capability
-            ? `${state.stage} for capability '${capability}' (${state.capabilities.completed.length + 1} of ${state.capabilities.total})`
-            : `${state.stage}`,
-    };
-}
-/** The first cap or budget reached, or null. The iteration cap is the lower of state's and policy's. */
-function capReached(state, policy) {
-    const maxIterations = Math.min(state.maxIterations, policy.maxIterations);
-    if (state.iteration >= maxIterations) {
-        return {
-            kind: 'CAP_REACHED',
-            limit: 'iterations',
-            reason: `the iteration cap is reached: ${state.iteration} of ${maxIterations} iterations (max-iterations)`,
-        };
-    }
-    const budget = { ...state.budget, ...policy.budget };
-    const minutes = state.usage.wallMs / 60_000;
-    if (budget.minutes !== undefined && minutes >= budget.minutes) {
-        return {
-            kind: 'CAP_REACHED',
-            limit: 'minutes',
-            reason: `the time budget is spent: ${decide_round(minutes)} of ${budget.minutes} minutes (budget.minutes)`,
-        };
-    }
-    if (budget.tokens !== undefined && state.usage.tokens >= budget.tokens) {
-        return {
-            kind: 'CAP_REACHED',
-            limit: 'tokens',
-            reason: `the token budget is spent: ${state.usage.tokens} of ${budget.tokens} tokens (budget.tokens)`,
-        };
-    }
-    if (budget.costUsd !== undefined && state.usage.costUsd >= budget.costUsd) {
-        return {
-            kind: 'CAP_REACHED',
-            limit: 'cost',
-            reason: `the cost budget is spent: $${state.usage.costUsd.toFixed(2)} of $${budget.costUsd.toFixed(2)} (budget.cost-usd)`,
-        };
-    }
-    return null;
-}
-/** `retry_with_backoff` waits backoff x 2^(n-1) before its n-th use on this failure; others do not wait. */
-function backoffMs(strategy, state, policy) {
-    if (strategy !== 'retry_with_backoff')
-        return 0;
-    const used = state.failures.tried.filter((t) => t.strategy === 'retry_with_backoff').length;
-    return policy.retry.backoffSeconds * 1000 * 2 ** used;
-}
-function decide_round(value) {
-    return Math.round(value * 10) / 10;
-}
-function plural(count, word, many = `${word}s`) {
-    return `${count} ${count === 1 ? word : many}`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/initial.ts
-
-
-/** A fresh loop at the first stage of its pipeline, iteration 0, with the policy's limits recorded. */
-function initialState(input) {
-    const { loopId, goal, policy, now } = input;
-    if (loopId.trim() === '' || loopId.length > 200) {
-        throw new EngineError(`loop id must be 1 to 200 characters; got '${loopId.slice(0, 60)}'.`);
-    }
-    const first = policy.pipeline[0];
-    if (!first)
-        throw new EngineError('the pipeline is empty; it needs at least one stage.');
-    const at = now.toISOString();
-    const stages = {};
-    for (const stage of policy.pipeline)
-        stages[stage] = { status: 'pending' };
-    stages[first] = { status: 'active', enteredAt: at };
-    const [current = null, ...remaining] = policy.capabilities;
-    return {
-        schemaVersion: state/* STATE_SCHEMA_VERSION */.b8,
-        loopId,
-        iteration: 0,
-        stage: first,
-        status: first === 'COMPLETE' ? 'complete' : 'running',
-        statusReason: '',
-        goal,
-        pipeline: [...policy.pipeline],
-        maxIterations: policy.maxIterations,
-        ...(policy.capReason ? { capReason: policy.capReason } : {}),
-        startedAt: at,
-        updatedAt: at,
-        stageEnteredAt: at,
-        capabilities: { total: policy.capabilities.length, completed: [], current, remaining },
-        stages,
-        failures: {
-            total: 0,
-            consecutive: 0,
-            sameError: 0,
-            limits: { perFailure: policy.retry.perFailure, sameError: policy.retry.sameError, total: policy.retry.total },
-            current: null,
-            tried: [],
-            history: [],
-            compacted: 0,
-        },
-        gates: {},
-        checkpoints: [],
-        tasks: { completed: [], skipped: [] },
-        usage: { log: [], compacted: 0, wallMs: 0, tokens: 0, costUsd: 0 },
-        budget: { ...policy.budget },
-        claimedIteration: 0,
-        metrics: {
-            attempts: [],
-            byPattern: {},
-            strategiesUsed: {},
-            flakes: 0,
-            regressions: 0,
-            autoFixes: 0,
-            workCalls: 0,
-            deadLetters: 0,
-            timeToGreenMs: null,
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/summary.ts
-/**
- * One line a person reads as "next" (job summary, sticky comment, `loop status`), e.g.
- * `retry IMPLEMENT with strategy context_expand (attempt 2 of 3)`.
- */
-function summarizeNextAction(state, decision) {
-    switch (decision.kind) {
-        case 'EXECUTE_STAGE': {
-            const capability = decision.capability
-                ? ` for capability '${decision.capability}' (${state.capabilities.completed.length + 1} of ${state.capabilities.total})`
-                : '';
-            return `run ${decision.stage}${capability} (iteration ${state.iteration + 1} of ${state.maxIterations})`;
-        }
-        case 'RETRY': {
-            const wait = decision.backoffMs > 0 ? ` after ${Math.round(decision.backoffMs / 1000)} s` : '';
-            return `retry ${decision.stage} with strategy ${decision.strategy} (attempt ${decision.attempt} of ${decision.maxAttempts})${wait}`;
-        }
-        case 'WAIT_FOR_APPROVAL':
-            return `wait for approval of gate '${decision.gate}': comment \`/loop approve ${decision.gate}\` or \`loop approve ${decision.gate}\``;
-        case 'WAIT_FOR_HUMAN':
-            return `a person is needed: ${decision.reason}; then \`/loop resume\` or \`loop resume\``;
-        case 'CAP_REACHED':
-            return `stopped: ${decision.reason}`;
-        case 'ESCALATE':
-            return `escalate to a person: ${decision.reason}`;
-        case 'COMPLETE':
-            return `none: complete (${decision.reason})`;
-        case 'ABORTED':
-            return `none: aborted (${decision.reason})`;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/index.ts
-/**
- * The loop engine (DESIGN.md sections 3 and 4): pure functions from state, observations and policy to
- * decisions and new states. No I/O, no clock.
- */
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/app/step-support.ts
-/**
- * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
- */
-/** Records a command the controller ran (what, why, when, how long, how it ended) in the usage log. */
-function usage(state, iteration, what, why, result) {
-    state.usage.log.push({
-        iteration,
-        what,
-        why,
-        at: new Date(Date.now() - result.durationMs).toISOString(),
+            : {}),
         durationMs: result.durationMs,
-        status: result.timedOut
-            ? 'timeout'
-            : result.exitCode === 0
-                ? 'ok'
-                : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
-        outputs: {},
-    });
+        ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
+        ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
+        ...(reported.session !== undefined ? { session: reported.session } : {}),
+    };
 }
-/** A check or task name as a file name. */
-function safeName(name) {
-    return name.replace(/[^A-Za-z0-9._-]/g, '_');
+/** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
+function parseWorkOutput(text, logger) {
+    if (!text?.trim())
+        return {};
+    try {
+        const data = JSON.parse(text);
+        const tokens = data.usage?.tokens;
+        const cost = data.usage?.costUsd;
+        return {
+            ...(typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? { tokens } : {}),
+            ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
+            ...(typeof data.session === 'string' && data.session.length <= 2000 ? { session: data.session } : {}),
+        };
+    }
+    catch {
+        logger?.warning('LOOP_OUTPUT_FILE is not valid JSON; its usage and session are ignored.');
+        return {};
+    }
 }
-function isFailing(result) {
-    return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
+async function readCodeContext(cwd, deps, failures) {
+    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0];
+    if (!primary)
+        return [];
+    const snippets = [];
+    for (const window of contextWindows(primary.locations)) {
+        const path = (0,external_node_path_.resolve)(cwd, window.file);
+        if ((0,external_node_path_.relative)(cwd, path).startsWith('..'))
+            continue;
+        const text = await deps.workspace.readText(path, 2 * 1024 * 1024);
+        if (text === null)
+            continue;
+        const lines = text.split('\n');
+        const end = Math.min(window.endLine, lines.length);
+        snippets.push({
+            file: window.file,
+            startLine: window.startLine,
+            endLine: end,
+            text: lines.slice(window.startLine - 1, end).join('\n'),
+        });
+    }
+    return snippets;
 }
 
-;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
-/** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
-class MatrixPlanError extends Error {
-    name = 'MatrixPlanError';
-}
+;// CONCATENATED MODULE: ./src/app/iteration/record.ts
 /**
- * Plans the matrix. Throws `MatrixPlanError` for a duplicate name, an unknown `needs` name, a pre check
- * that needs a non-pre one, or a cycle (named as `a -> b -> a`).
+ * The iteration record: what the steps of a running iteration produce, passed from step to step. Each
+ * step is a function `(run, record) => record` over it; none keeps state of its own.
  */
-function planMatrix(checks) {
-    const byName = new Map();
-    for (const check of checks) {
-        if (byName.has(check.name)) {
-            throw new MatrixPlanError(`checks: the name '${check.name}' is used twice; each check needs its own name`);
-        }
-        byName.set(check.name, check);
-    }
-    for (const check of checks) {
-        for (const need of check.needs) {
-            const needed = byName.get(need);
-            if (!needed) {
-                const known = [...byName.keys()].map((n) => `'${n}'`).join(', ');
-                throw new MatrixPlanError(`checks.${check.name}.needs: unknown check '${need}'; expected the name of another check (${known})`);
-            }
-            if (check.pre && !needed.pre) {
-                throw new MatrixPlanError(`checks.${check.name}.needs: the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
-                    `pre checks run first, so they may only need other pre checks`);
-            }
-        }
-    }
-    const cycle = findCycle(checks, byName);
-    if (cycle) {
-        throw new MatrixPlanError(`checks: the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`);
-    }
-    const depth = new Map();
-    const depthOf = (check) => {
-        const known = depth.get(check.name);
-        if (known !== undefined)
-            return known;
-        let value = 0;
-        for (const need of check.needs)
-            value = Math.max(value, depthOf(byName.get(need)) + 1);
-        depth.set(check.name, value);
-        return value;
-    };
-    const levels = [];
-    for (const group of [checks.filter((c) => c.pre), checks.filter((c) => !c.pre)]) {
-        const waves = [];
-        for (const check of group) {
-            const wave = depthOf(check);
-            while (waves.length <= wave)
-                waves.push([]);
-            waves[wave].push(check.name);
-        }
-        levels.push(...waves.filter((w) => w.length > 0));
-    }
-    return { order: levels.flat(), levels };
+
+/** The record with `events` added to its journey. */
+function withEvents(record, ...events) {
+    return { ...record, events: [...record.events, ...events] };
 }
-/** The first cycle found by a depth-first walk, as names with the first repeated at the end. */
-function findCycle(checks, byName) {
-    const done = new Set();
-    const path = [];
-    const onPath = new Set();
-    const visit = (name) => {
-        if (onPath.has(name))
-            return [...path.slice(path.indexOf(name)), name];
-        if (done.has(name))
-            return null;
-        onPath.add(name);
-        path.push(name);
-        for (const need of byName.get(name)?.needs ?? []) {
-            const cycle = visit(need);
-            if (cycle)
-                return cycle;
-        }
-        path.pop();
-        onPath.delete(name);
-        done.add(name);
-        return null;
+function record_event(at, iteration, type, message, data) {
+    return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
+}
+/** Names one saved state, so staged journey events can be matched with the save they belong to. */
+function savedMarker(state) {
+    return `${state.loopId}:${state.iteration}:${state.updatedAt}`;
+}
+function summarizeVerdicts(results) {
+    return results.map((r) => `${r.name} ${r.verdict}`).join(', ');
+}
+function finish(outcome, state, decision, next, ran, version) {
+    return {
+        outcome,
+        state,
+        decision,
+        next,
+        nextAction: summarizeNextAction(state, next),
+        checks: ran.checks ?? [],
+        commit: ran.commit ?? null,
+        record: ran.record ?? null,
+        version,
     };
-    for (const check of checks) {
-        const cycle = visit(check.name);
-        if (cycle)
-            return cycle;
-    }
-    return null;
 }
 
-;// CONCATENATED MODULE: ./src/adapters/matrix.ts
+;// CONCATENATED MODULE: ./src/app/iteration/act.ts
 /**
- * The verification matrix: runs the checks of the loop config as real processes, independent ones in
- * parallel up to `maxParallel`, pre checks first, honouring `needs` and `fail-fast`.
+ * Act: the stage's tasks on a first attempt, then what the retry strategy asks for: wait and re-run
+ * the checks, the checks' own fix commands, the install command, or (by default) the work command.
+ */
+
+
+
+
+/** How long the install command may take. */
+const INSTALL_TIMEOUT_MS = 900_000;
+async function act(run, record) {
+    const withTasks = await runStageTasks(run, record);
+    const { input, deps, decision, strategy, stage, iteration } = run;
+    const { config } = input;
+    if (decision.kind === 'RETRY' && strategy === 'retry_with_backoff') {
+        deps.progress?.phase?.(iteration, stage, `waiting ${Math.round(decision.backoffMs / 1000)} s before re-running the checks`);
+        await deps.clock.sleep(decision.backoffMs);
+        return withTasks;
+    }
+    if (strategy === 'auto_fix' && hasFixCommand(config, withTasks.previous))
+        return runFixCommands(run, withTasks);
+    if (strategy === 'dependency_check' && config.install) {
+        deps.progress?.phase?.(iteration, stage, 'installing dependencies');
+        const result = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS));
+        usage(withTasks.state, iteration, 'install', 'dependency_check strategy', result);
+        return { ...withTasks, remediesRun: { ...withTasks.remediesRun, install: true } };
+    }
+    const work = await runWork(input, deps, withTasks.state, stage, decision.capability, strategy, withTasks.previous, run.iterationDir, run.commandEnv);
+    return withEvents({ ...withTasks, work }, record_event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }));
+}
+/** A first attempt at a stage runs its tasks not yet completed or skipped. */
+async function runStageTasks(run, record) {
+    if (run.decision.kind !== 'EXECUTE_STAGE')
+        return record;
+    const { deps, stage, iteration } = run;
+    const { tasks } = record.state;
+    const completed = [];
+    for (const task of run.input.config.stages[stage]?.tasks ?? []) {
+        if (tasks.completed.includes(task.name) || tasks.skipped.some((s) => s.task === task.name))
+            continue;
+        deps.progress?.phase?.(iteration, stage, `task ${task.name}`);
+        const result = await deps.runner.run(command(run, task.run, `task-${safeName(task.name)}.log`, task.timeout * 1000));
+        if (result.exitCode === 0)
+            completed.push(task.name);
+        usage(record.state, iteration, `task ${task.name}`, 'stage task', result);
+    }
+    return { ...record, tasksCompleted: [...record.tasksCompleted, ...completed] };
+}
+/** The auto_fix strategy: each failing check's own fix command, without the agent. */
+async function runFixCommands(run, record) {
+    const { input, deps, stage, iteration } = run;
+    const fixed = [];
+    for (const failure of record.previous) {
+        const check = input.config.checks.find((c) => c.name === failure.check);
+        if (!check?.fix || fixed.includes(check.name) || record.remediesRun.fixes.includes(check.name))
+            continue;
+        deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`);
+        const result = await deps.runner.run(command(run, check.fix, `fix-${check.name}.log`, check.timeout * 1000));
+        usage(record.state, iteration, `fix ${check.name}`, 'auto_fix strategy', result);
+        fixed.push(check.name);
+    }
+    return { ...record, remediesRun: { ...record.remediesRun, fixes: [...record.remediesRun.fixes, ...fixed] } };
+}
+/** Whether any failing check has a `fix` command; without one, `auto_fix` falls to the agent. */
+function hasFixCommand(config, failures) {
+    return failures.some((failure) => config.checks.some((check) => check.name === failure.check && check.fix));
+}
+/** A command of this iteration: in the repository, with the filtered environment, logged in its folder. */
+function command(run, line, logName, timeoutMs) {
+    return { command: line, cwd: run.input.cwd, env: run.commandEnv, timeoutMs, logFile: (0,external_node_path_.join)(run.iterationDir, logName) };
+}
+
+;// CONCATENATED MODULE: ./src/app/matrix.ts
+/**
+ * The verification matrix: schedules the checks of the loop config, independent ones in parallel up to
+ * `maxParallel`, pre checks first, honouring `needs` and `fail-fast`; each check runs through the
+ * process port.
  */
 
 
@@ -43687,357 +46244,36 @@ function tail(text, bytes) {
     return text.length > bytes ? text.slice(text.length - bytes) : text;
 }
 
-;// CONCATENATED MODULE: ./src/app/work-command.ts
+;// CONCATENATED MODULE: ./src/app/iteration/analyze.ts
 /**
- * The work command contract (README, "Work command contract"): the prompt and context files, the
- * environment, `LOOP_OUTPUT_FILE` read back, exit 3 or a `BLOCKED:` line as a call for a person.
- */
-
-
-
-/** Runs the work command under the work command contract (README, "Work command contract"). */
-async function runWork(input, deps, state, stage, capability, strategy, failures, iterationDir, env) {
-    const codeContext = await readCodeContext(input.cwd, deps, failures);
-    const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext });
-    const promptFile = (0,external_node_path_.join)(iterationDir, 'prompt.md');
-    const contextFile = (0,external_node_path_.join)(iterationDir, 'context.json');
-    const outputFile = (0,external_node_path_.join)(iterationDir, 'work-output.json');
-    await deps.workspace.writeText(promptFile, renderPrompt(context));
-    await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`);
-    await deps.workspace.remove(outputFile);
-    deps.progress?.phase?.(state.iteration, stage, 'work');
-    const result = await deps.runner.run({
-        command: input.config.work.run,
-        cwd: input.cwd,
-        env: {
-            ...env,
-            ...input.config.work.env,
-            LOOP_ID: state.loopId,
-            LOOP_PROMPT_FILE: promptFile,
-            LOOP_CONTEXT_FILE: contextFile,
-            LOOP_OUTPUT_FILE: outputFile,
-            LOOP_ITERATION: String(state.iteration),
-            LOOP_MAX_ITERATIONS: String(state.maxIterations),
-            LOOP_STAGE: stage,
-            LOOP_CAPABILITY: capability ?? '',
-            LOOP_STRATEGY: strategy ?? '',
-            LOOP_SESSION: state.session ?? '',
-        },
-        timeoutMs: input.config.work.timeout * 1000,
-        logFile: (0,external_node_path_.join)(iterationDir, 'work.log'),
-    });
-    const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output);
-    const blocked = result.exitCode === 3 || blockedLine !== null;
-    const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger);
-    usage(state, state.iteration, 'work', strategy ?? stage, result);
-    return {
-        exitCode: result.exitCode,
-        blocked,
-        ...(blocked
-            ? {
-                blockedReason: deps.redact(blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`),
-            }
-            : {}),
-        durationMs: result.durationMs,
-        ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
-        ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
-        ...(reported.session !== undefined ? { session: reported.session } : {}),
-    };
-}
-/** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
-function parseWorkOutput(text, logger) {
-    if (!text?.trim())
-        return {};
-    try {
-        const data = JSON.parse(text);
-        const tokens = data.usage?.tokens;
-        const cost = data.usage?.costUsd;
-        return {
-            ...(typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? { tokens } : {}),
-            ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
-            ...(typeof data.session === 'string' && data.session.length <= 2000 ? { session: data.session } : {}),
-        };
-    }
-    catch {
-        logger?.warning('LOOP_OUTPUT_FILE is not valid JSON; its usage and session are ignored.');
-        return {};
-    }
-}
-async function readCodeContext(cwd, deps, failures) {
-    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0];
-    if (!primary)
-        return [];
-    const snippets = [];
-    for (const window of contextWindows(primary.locations)) {
-        const path = (0,external_node_path_.resolve)(cwd, window.file);
-        if ((0,external_node_path_.relative)(cwd, path).startsWith('..'))
-            continue;
-        const text = await deps.workspace.readText(path, 2 * 1024 * 1024);
-        if (text === null)
-            continue;
-        const lines = text.split('\n');
-        const end = Math.min(window.endLine, lines.length);
-        snippets.push({
-            file: window.file,
-            startLine: window.startLine,
-            endLine: end,
-            text: lines.slice(window.startLine - 1, end).join('\n'),
-        });
-    }
-    return snippets;
-}
-
-;// CONCATENATED MODULE: ./src/app/iteration.ts
-/**
- * One controller iteration, shared by both front doors (the CLI and the action):
- * restore → decide → act → verify → analyze → transition → checkpoint → persist → audit.
- * Effects go through ports; the decisions are the pure engine's.
+ * Analyze: regressions against the baseline, then each failing required check as a failure the retry
+ * rules can weigh (its pattern, confidence, strategy and signature).
  */
 
 
 
 
 
-
-
-
-
-
-
-
-
-/** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
-async function runOneIteration(input, deps) {
-    const { config, loopId } = input;
-    const policy = policyFromConfig(config);
-    const now = deps.clock.now();
-    const loaded = await deps.store.load(loopId);
-    let version = loaded?.version ?? null;
-    // Events staged by a run that died between its save and its journey append are recovered here.
-    await deps.audit.recoverPending(loaded ? savedMarker(loaded.state) : null);
-    let state;
+async function analyze(run, record) {
+    const { input, deps, iteration } = run;
+    const { config } = input;
+    const { checks, state } = record;
     const events = [];
-    if (loaded) {
-        state = loaded.state;
-    }
-    else {
-        state = initialState({ loopId, goal: config.goal, policy, now });
-        // The cap is structural: a lost state restarts counting from the dispatched iteration, never from 0.
-        if (input.dispatchedIteration && input.dispatchedIteration > 1) {
-            state = { ...state, iteration: input.dispatchedIteration - 1, claimedIteration: input.dispatchedIteration - 1 };
-        }
-        events.push(iteration_event(now, state.iteration, 'loop-started', `loop ${loopId} started: ${config.goal}`));
-    }
-    if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
-        const decision = {
-            kind: 'WAIT_FOR_HUMAN',
-            reason: `iteration ${input.dispatchedIteration} already ran (state is at ${state.iteration})`,
-        };
-        await deps.audit.appendEvents([
-            iteration_event(now, state.iteration, 'superseded', `a dispatch of iteration ${input.dispatchedIteration} was superseded`),
-        ]);
-        return finish('superseded', state, decision, decision, [], null, null, version);
-    }
-    const decision = decide(state, { now, stopRequested: input.stopRequested || config.stop, pullRequestMerged: await merged(state, deps) }, policy);
-    events.push(iteration_event(now, state.iteration, 'decision', `${decision.kind}: ${decision.reason}`, { decision }));
-    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
-        return settle(decision);
-    }
-    // ---- an iteration runs ----
-    state = beginIteration(state, decision, now);
-    const iteration = state.iteration;
-    deps.progress?.iterationStarted?.(iteration, decision);
-    const stage = decision.stage;
-    const strategy = decision.kind === 'RETRY' ? decision.strategy : null;
-    events.push(iteration_event(now, iteration, 'iteration-started', `iteration ${iteration}: ${stage}${strategy ? ` (${strategy})` : ''}`));
-    const startedAt = Date.now();
-    const iterationDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(iteration));
-    await deps.workspace.makeDir(iterationDir);
-    const commandEnv = buildCommandEnv(input.env, { passEnv: config.work['pass-env'], extra: {} });
-    // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
-    // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
-    if (input.commit && deps.git)
-        await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger);
-    const headBefore = deps.git ? await deps.git.head() : null;
-    // A baseline of the matrix before the first work: regressions are judged against it, and the agent's
-    // first prompt already carries the failure analysis instead of a blind first attempt.
-    let previous = lastFailures(state);
-    if (!state.baseline) {
-        deps.progress?.phase?.(iteration, 'BASELINE', 'measuring the baseline');
-        const baseline = await verify(input, deps, (0,external_node_path_.join)(iterationDir, 'baseline'), commandEnv, iteration, false);
-        state = {
-            ...state,
-            baseline: {
-                takenAt: now.toISOString(),
-                checks: Object.fromEntries(baseline.map((c) => [c.check.name, c.result.verdict === 'pass' ? 'pass' : 'fail'])),
-                tests: await junitResults(input, deps),
-            },
-        };
-        previous = baseline.filter((c) => isFailing(c.result)).map(toAgentFailure);
-        events.push(iteration_event(now, iteration, 'check', `baseline: ${summarizeVerdicts(baseline.map((c) => c.result))}`));
-    }
-    // What the work tree is before the work, so the guard judges only what the work changed.
-    const treeBeforeWork = deps.git && headBefore ? await deps.git.snapshot() : null;
-    // ---- act ----
-    let work;
-    const tasksCompleted = [];
-    const autoFixed = [];
-    if (decision.kind === 'EXECUTE_STAGE') {
-        for (const task of config.stages[stage]?.tasks ?? []) {
-            if (state.tasks.completed.includes(task.name) || state.tasks.skipped.some((s) => s.task === task.name))
-                continue;
-            deps.progress?.phase?.(iteration, stage, `task ${task.name}`);
-            const result = await deps.runner.run({
-                command: task.run,
-                cwd: input.cwd,
-                env: commandEnv,
-                timeoutMs: task.timeout * 1000,
-                logFile: (0,external_node_path_.join)(iterationDir, `task-${safeName(task.name)}.log`),
-            });
-            if (result.exitCode === 0)
-                tasksCompleted.push(task.name);
-            usage(state, iteration, `task ${task.name}`, 'stage task', result);
-        }
-    }
-    if (strategy === 'retry_with_backoff' && decision.kind === 'RETRY') {
-        deps.progress?.phase?.(iteration, stage, `waiting ${Math.round(decision.backoffMs / 1000)} s before re-running the checks`);
-        await deps.clock.sleep(decision.backoffMs);
-    }
-    else if (strategy === 'auto_fix' && hasFixCommand(config, previous)) {
-        for (const failure of previous) {
-            const check = config.checks.find((c) => c.name === failure.check);
-            if (!check?.fix)
-                continue;
-            deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`);
-            const result = await deps.runner.run({
-                command: check.fix,
-                cwd: input.cwd,
-                env: commandEnv,
-                timeoutMs: check.timeout * 1000,
-                logFile: (0,external_node_path_.join)(iterationDir, `fix-${check.name}.log`),
-            });
-            usage(state, iteration, `fix ${check.name}`, 'auto_fix strategy', result);
-        }
-    }
-    else if (strategy === 'dependency_check' && config.install) {
-        deps.progress?.phase?.(iteration, stage, 'installing dependencies');
-        const result = await deps.runner.run({
-            command: config.install,
-            cwd: input.cwd,
-            env: commandEnv,
-            timeoutMs: 900_000,
-            logFile: (0,external_node_path_.join)(iterationDir, 'install.log'),
-        });
-        usage(state, iteration, 'install', 'dependency_check strategy', result);
-    }
-    else {
-        work = await runWork(input, deps, state, stage, decision.kind === 'EXECUTE_STAGE' ? decision.capability : decision.capability, strategy, previous, iterationDir, commandEnv);
-        events.push(iteration_event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }));
-    }
-    // ---- the verifier-gaming guard ----
-    const gatesRaised = [];
-    const guardFailures = [];
-    if (deps.git && treeBeforeWork) {
-        const changes = await deps.git.changesSince(treeBeforeWork);
-        const protectedGlobs = [
-            ...(input.configPathRelative ? [input.configPathRelative] : []),
-            ...(typeof config.patterns === 'string' ? [config.patterns] : []),
-            '.github/**',
-            ...config.protect.paths,
-        ];
-        const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : DEFAULT_TEST_GLOBS;
-        const findings = inspectProtectedChanges(changes, { protectedGlobs, testGlobs });
-        // Gates triggered by paths: raised when the work changed a path they watch, until approved.
-        const changedPaths = await deps.git.changedPaths(treeBeforeWork);
-        for (const gate of config.gates) {
-            if (gate.paths.length === 0 || state.gates[gate.name]?.status === 'approved')
-                continue;
-            const touched = changedPaths.filter((path) => gate.paths.some((glob) => matchGlob(glob, path)));
-            if (touched.length > 0) {
-                gatesRaised.push({
-                    gate: gate.name,
-                    reason: `the work changed ${touched.slice(0, 5).join(', ')}${touched.length > 5 ? ` and ${touched.length - 5} more` : ''}`,
-                });
-            }
-        }
-        if (findings.length > 0) {
-            const reason = findings.map((f) => `${f.path}: ${f.reason}`).join('; ');
-            events.push(iteration_event(deps.clock.now(), iteration, 'guard', `protected changes: ${reason}`, { findings }));
-            if (config.protect['on-change'] === 'gate')
-                gatesRaised.push({ gate: 'verifier', reason });
-            else
-                guardFailures.push(guardFailure(reason));
-        }
-    }
-    // ---- verify ----
-    deps.progress?.phase?.(iteration, 'VERIFY', 'verification matrix');
-    const checks = await verify(input, deps, iterationDir, commandEnv, iteration, true);
-    const flaky = [];
-    const passes = (result) => result.exitCode === 0 && !result.timedOut;
-    const recheck = async (check, label) => passes(await rerunCheck(input, deps, check, iterationDir, commandEnv, `${check.name}.${label}`));
-    const remedy = async (command, log, what, why, timeoutMs) => usage(state, iteration, what, why, await deps.runner.run({ command, cwd: input.cwd, env: commandEnv, timeoutMs, logFile: (0,external_node_path_.join)(iterationDir, log) }));
-    const note = (type, message) => {
-        deps.progress?.phase?.(iteration, 'VERIFY', message);
-        events.push(iteration_event(deps.clock.now(), iteration, type, message));
-    };
-    let installed = false;
-    // Cheaper remedies before anyone is woken: each ends with the check passing, or leaves the failure
-    // for the analysis and the retry rules.
-    for (const live of checks) {
-        if (!isFailing(live.result))
-            continue;
-        const name = live.check.name;
-        // Flake check: re-run unchanged; a pass is recorded as flaky and costs no retry.
-        if (config['flake-check'].enabled && live.result.verdict !== 'timeout') {
-            let passed = false;
-            for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
-                passed = await recheck(live.check, `rerun-${attempt}`);
-            }
-            if (passed) {
-                live.result = { ...live.result, verdict: 'flaky' };
-                flaky.push(name);
-                note('flaky', `${name}: failed, then passed when re-run (flaky, no retry spent)`);
-                continue;
-            }
-        }
-        const pattern = live.analysis?.pattern;
-        // auto_fix: the check's own fix command, then the check again, without the agent.
-        if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !autoFixed.includes(name)) {
-            await remedy(live.check.fix, `${name}.fix.log`, `fix ${name}`, `auto_fix for ${pattern}`, live.check.timeout * 1000);
-            if (await recheck(live.check, 'after-fix')) {
-                live.result = { ...live.result, verdict: 'pass', autoFixed: true };
-                autoFixed.push(name);
-                note('auto-fix', `${name}: ${pattern} fixed by its fix command (no agent call)`);
-                continue;
-            }
-        }
-        // dependency_check: the configured install command (once an iteration), then the check again.
-        if (live.analysis?.strategy === 'dependency_check' && config.install) {
-            if (!installed)
-                await remedy(config.install, 'install.log', 'install', `dependency_check for ${name}`, 900_000);
-            installed = true;
-            if (await recheck(live.check, 'after-install')) {
-                live.result = { ...live.result, verdict: 'pass' };
-                note('auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`);
-                continue;
-            }
-        }
-        if (live.analysis)
-            deps.progress?.analysis?.(iteration, live.result);
-    }
     // Regressions: a check (or a JUnit test) that passed in the baseline and fails now.
-    const regressionOn = regressionEnabled(config.complexity, config.regression);
     const current = {
-        checks: Object.fromEntries(checks.map((c) => [c.check.name, isFailing(c.result) ? 'fail' : 'pass'])),
+        checks: Object.fromEntries(checks.map((c) => [c.check.name, step_support_isFailing(c.result) ? 'fail' : 'pass'])),
         tests: await junitResults(input, deps),
     };
-    const regressions = regressionOn && state.baseline ? detectRegressions(state.baseline, current) : { checks: [], tests: [] };
-    if (regressions.checks.length + regressions.tests.length > 0) {
-        events.push(iteration_event(deps.clock.now(), iteration, 'regression', `regressions: ${[...regressions.checks, ...regressions.tests].join(', ')}`));
+    const regressions = regressionEnabled(config.complexity, config.regression) && state.baseline
+        ? detectRegressions(state.baseline, current)
+        : { checks: [], tests: [] };
+    const regressed = [...regressions.checks, ...regressions.tests];
+    if (regressed.length > 0) {
+        events.push(record_event(deps.clock.now(), iteration, 'regression', `regressions: ${regressed.join(', ')}`));
     }
-    const failures = [...guardFailures];
+    const failures = [...record.guardFailures];
     for (const live of checks) {
-        if (!isFailing(live.result) || !live.check.required || !live.analysis)
+        if (!step_support_isFailing(live.result) || !live.check.required || !live.analysis)
             continue;
         const regression = regressions.checks.includes(live.check.name);
         const analysis = live.analysis;
@@ -44052,174 +46288,290 @@ async function runOneIteration(input, deps) {
             ...(analysis.maxAutoRetries !== undefined ? { maxAutoRetries: analysis.maxAutoRetries } : {}),
             signature: analysis.signature,
             tokens: analysis.tokens,
+            // Progress is judged on the failing tests: the JUnit report's when the check has one, else the runner's own lines.
+            failingTests: failingTestsFromVerdicts(live.check.name, current.tests) ?? failingTestsIn(live.outcome.result?.output ?? ''),
             error: analysis.excerpt.slice(0, 2000),
             regression,
             security: analysis.pattern === 'security-finding',
         });
-        events.push(iteration_event(deps.clock.now(), iteration, 'analysis', `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)}) → ${analysis.strategy}`, {
-            signature: analysis.signature,
-            locations: analysis.locations.slice(0, 5),
-        }));
+        events.push(record_event(deps.clock.now(), iteration, 'analysis', `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)}) → ${analysis.strategy}`, { signature: analysis.signature, locations: analysis.locations.slice(0, 5) }));
     }
-    const outcome = {
-        now: deps.clock.now(),
-        stage,
-        ...(work ? { work } : {}),
-        checks: checks.map((c) => c.result),
-        failures,
-        flaky,
-        autoFixed,
-        gatesRaised,
-        tasksCompleted,
-        ...(strategy ? { strategyUsed: strategy } : {}),
-        wallMs: Date.now() - startedAt,
-    };
-    const applied = applyOutcome(state, outcome, policy);
-    state = applied.state;
-    events.push(...applied.events);
-    // ---- checkpoint: the iteration's changes, committed on the current branch ----
-    let commit = null;
-    if (input.commit && deps.git) {
-        const verdict = summarizeVerdicts(outcome.checks);
-        const message = `${config.commit['message-prefix']}(${loopId}): iteration ${iteration} ${stage}${strategy ? ` [${strategy}]` : ''}\n\n${verdict}\n\nLoop-Id: ${loopId}\nLoop-Iteration: ${iteration}`;
-        try {
-            commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits);
-        }
-        catch (error) {
-            // A second controller in this work tree committed first: it owns this iteration.
-            if (!(error instanceof ConcurrentCommitError))
-                throw error;
-            await deps.audit.appendEvents([iteration_event(deps.clock.now(), iteration, 'superseded', messageOf(error))]);
-            return finish('superseded', state, decision, decision, outcome.checks, null, null, version);
-        }
-        if (commit) {
-            state = {
-                ...state,
-                checkpoints: [
-                    ...state.checkpoints,
-                    { iteration, commit, message: message.split('\n')[0] ?? '', at: deps.clock.now().toISOString() },
-                ].slice(-50),
-            };
-            events.push(iteration_event(deps.clock.now(), iteration, 'checkpoint', `committed ${commit.slice(0, 12)}`));
-        }
+    return withEvents({ ...record, failures }, ...events);
+}
+
+;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
+
+const OUTPUT_LIMIT = 6000;
+function renderIterationMarkdown(input) {
+    const { state, decision } = input;
+    const lines = [
+        `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
+        '',
+        `- **Decision:** ${decision.kind}: ${decision.reason}`,
+        `- **Stage now:** ${state.stage} · status ${state.status}`,
+        `- **Next:** ${input.next.kind}: ${input.next.reason}`,
+    ];
+    if (input.work) {
+        lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
     }
-    const next = decide(state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await merged(state, deps) }, policy);
-    const record = renderIterationMarkdown({
-        state,
-        decision,
+    else {
+        lines.push('- **Work command:** not run (the strategy needed no agent)');
+    }
+    if (input.commit)
+        lines.push(`- **Checkpoint:** \`${input.commit}\``);
+    lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
+    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
+    for (const { result } of input.checks) {
+        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
+    }
+    lines.push('');
+    for (const { result, output, analysis } of input.checks) {
+        if (!analysis)
+            continue;
+        lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
+        lines.push(`- signature \`${analysis.signature}\` · strategy \`${analysis.strategy}\``);
+        for (const location of analysis.locations.slice(0, 10))
+            lines.push(`- ${work_context_formatLocation(location)}`);
+        lines.push('', '```text', audit_markdown_trimOutput(output), '```', '');
+    }
+    return `${lines.join('\n')}\n`;
+}
+function renderFinalMarkdown(input) {
+    const { state } = input;
+    const lines = [
+        `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
+        '',
+        `- **Goal:** ${state.goal}`,
+        `- **Why it ended:** ${input.decision.reason}`,
+        `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
+        `- **Stage:** ${state.stage}`,
+        `- **Failures:** ${state.failures.total} in total`,
+        `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
+        `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
+    ];
+    if (input.deadLetter)
+        lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``);
+    if (state.failures.current) {
+        const f = state.failures.current;
+        lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```');
+    }
+    if (state.failures.tried.length > 0) {
+        lines.push('', '## What was tried', '');
+        for (const [i, t] of state.failures.tried.entries())
+            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
+    }
+    if (state.checkpoints.length > 0) {
+        lines.push('', '## Checkpoints', '');
+        for (const c of state.checkpoints)
+            lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+function audit_markdown_trimOutput(output) {
+    const text = output.replace(/```/g, '`\u200b``');
+    if (text.length <= OUTPUT_LIMIT)
+        return text;
+    return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`;
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/audit.ts
+/**
+ * Audit: the iteration's markdown record, and for a loop that ended, `final.md` (with a dead letter
+ * for a loop that went BLOCKED on a failure).
+ */
+
+
+
+
+/** Writes `iterations/<n>.md` and returns its path in the audit trail. */
+async function writeIterationRecord(run, record, next) {
+    const { deps, iteration } = run;
+    const markdown = renderIterationMarkdown({
+        state: record.state,
+        decision: run.decision,
         next,
-        checks: checks.map((c) => ({ result: c.result, output: c.outcome.result?.output ?? '', analysis: c.analysis })),
-        work: work ?? null,
-        diffStat: deps.git && headBefore ? await deps.git.diffStat(headBefore) : '',
-        commit,
+        checks: record.checks.map((c) => ({
+            result: c.result,
+            output: c.outcome.result?.output ?? '',
+            analysis: c.analysis,
+        })),
+        work: record.work,
+        diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
+        commit: record.commit,
     });
-    const recordPath = await deps.audit
-        .writeIteration(iteration, record)
-        .then(() => (0,external_node_path_.join)('iterations', `${iteration}.md`));
-    const settled = await settle(next, {
-        checks: outcome.checks,
-        commit,
-        record: recordPath,
-        iterationDecision: decision,
-    });
-    return settled;
-    // ---- helpers that close over this iteration ----
-    async function settle(final, ran) {
-        const at = deps.clock.now();
-        const record = (applied) => {
-            state = applied.state;
-            events.push(...applied.events);
-        };
-        let kind = ran ? 'continue' : 'blocked';
-        switch (final.kind) {
-            case 'COMPLETE':
-                kind = 'complete';
-                record(markComplete(state, at));
-                break;
-            case 'CAP_REACHED':
-                kind = 'capped';
-                record(markCapped(state, final, at));
-                break;
-            case 'ESCALATE':
-                kind = 'blocked';
-                record(markBlocked(state, final.reason, at));
-                break;
-            case 'WAIT_FOR_HUMAN':
-                kind = 'blocked';
-                break;
-            case 'WAIT_FOR_APPROVAL':
-                kind = 'waiting';
-                if (state.status !== 'waiting' || state.statusReason !== final.reason)
-                    record(markWaiting(state, final.gate, final.reason, at));
-                break;
-            case 'ABORTED':
-                kind = 'aborted';
-                if (state.status !== 'aborted')
-                    record(abort(state, 'the kill switch (loop/stop label or stop: true)', at));
-                break;
-            default:
-                kind = 'continue';
-        }
-        state = compactState(state);
-        const terminal = kind !== 'continue';
-        // Nothing changed and nothing ran: a repeated look at a waiting or blocked loop writes nothing.
-        const changed = Boolean(ran) || events.some((e) => e.type !== 'decision') || !loaded;
-        if (changed) {
-            const marker = savedMarker(state);
-            const redacted = events.map((e) => redactEvent(e, deps.redact));
-            await deps.audit.stagePending(marker, redacted);
-            try {
-                version = await deps.store.save(loopId, state, version);
-            }
-            catch (error) {
-                await deps.audit.discardPending(marker);
-                if (error instanceof store/* StoreConflictError */.yn) {
-                    await deps.audit.appendEvents([
-                        iteration_event(at, state.iteration, 'superseded', 'another controller saved this iteration first'),
-                    ]);
-                    return finish('superseded', state, ran?.iterationDecision ?? final, final, ran?.checks ?? [], null, null, version);
-                }
-                throw error;
-            }
-            await deps.audit.commitPending(marker);
-        }
-        if (terminal && changed && (kind === 'complete' || kind === 'blocked' || kind === 'capped' || kind === 'aborted')) {
-            let deadLetter;
-            if (kind === 'blocked' && state.failures.current) {
-                const letter = buildDeadLetter({
-                    loopId,
-                    failure: state.failures.current,
-                    history: state.failures.history,
-                    tried: state.failures.tried,
-                });
-                await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined);
-                deadLetter = letter.signature;
-            }
-            await deps.audit.writeFinal(renderFinalMarkdown({ state, decision: final, deadLetter }));
-        }
-        return finish(kind, state, ran?.iterationDecision ?? final, final, ran?.checks ?? [], ran?.commit ?? null, ran?.record ?? null, version);
+    await deps.audit.writeIteration(iteration, markdown);
+    return (0,external_node_path_.join)('iterations', `${iteration}.md`);
+}
+const ENDINGS = ['complete', 'blocked', 'capped', 'aborted'];
+/** For a loop that has just ended: `final.md`, and a dead letter when it went BLOCKED on a failure. */
+async function writeEnding(loopId, deps, kind, state, final) {
+    if (!ENDINGS.includes(kind))
+        return;
+    let deadLetter;
+    if (kind === 'blocked' && state.failures.current) {
+        const letter = buildDeadLetter({
+            loopId,
+            failure: state.failures.current,
+            history: state.failures.history,
+            tried: state.failures.tried,
+        });
+        await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined);
+        deadLetter = letter.signature;
     }
+    await deps.audit.writeFinal(renderFinalMarkdown({ state, decision: final, deadLetter }));
 }
-/** Names one saved state, so staged journey events can be matched with the save they belong to. */
-function savedMarker(state) {
-    return `${state.loopId}:${state.iteration}:${state.updatedAt}`;
+/** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
+function candidateYaml(pattern) {
+    return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
 }
-/** Whether any failing check has a `fix` command; without one, `auto_fix` falls to the agent. */
-function hasFixCommand(config, failures) {
-    return failures.some((failure) => config.checks.some((check) => check.name === failure.check && check.fix));
+
+;// CONCATENATED MODULE: ./src/domain/secret-names.ts
+/**
+ * Which environment variables hold the controller's secrets, judged by name alone. One rule for both
+ * front doors: such variables are left out of every command's environment (unless the config passes
+ * them by name), and the CLI masks their values in everything it writes. Pure.
+ */
+/** The runner's own credentials and endpoints, by exact name (compared in upper case). */
+const SECRET_NAMES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+];
+/** Names that look like a secret by their shape, whatever their case. */
+const SECRET_NAME_PATTERNS = [
+    // The action's inputs (`INPUT_GITHUB-TOKEN` and friends): the token arrives this way.
+    /^INPUT_/i,
+    // The OIDC request pair lets a job mint cloud credentials.
+    /^ACTIONS_ID_TOKEN_REQUEST_/i,
+    /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|PRIVATE/i,
+];
+/** True when the variable `name` holds a secret (see the module comment). */
+function isSecretName(name) {
+    return SECRET_NAMES.includes(name.toUpperCase()) || SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name));
 }
-function finish(outcome, state, decision, next, checks, commit, record, version) {
+/** The non-empty values of the secret-named variables in `env`: what a redactor should mask. */
+function secretValuesInEnv(env) {
+    return Object.entries(env)
+        .filter(([name, value]) => value && isSecretName(name))
+        .map(([, value]) => value);
+}
+
+;// CONCATENATED MODULE: ./src/domain/command-env.ts
+/**
+ * The environment handed to work commands and checks: the controller's own environment minus its
+ * secrets (see `secret-names.ts`), unless the config passes them by name. Pure.
+ */
+
+/**
+ * Builds the environment for a command: everything in `base` that is not a secret, plus the names in
+ * `passEnv`, then `extra` on top. Undefined values are dropped.
+ */
+function buildCommandEnv(base, options) {
+    const passed = new Set(options.passEnv);
+    const env = {};
+    for (const [name, value] of Object.entries(base)) {
+        if (value === undefined)
+            continue;
+        if (passed.has(name) || !isSecretName(name))
+            env[name] = value;
+    }
+    return { ...env, ...options.extra };
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/begin.ts
+/**
+ * An iteration begins: the state counts it, its folder and command environment are made, a checkpoint
+ * left by a crash is folded back, and (once per loop) the matrix's baseline is measured.
+ */
+
+
+
+
+
+
+/** Starts the iteration `decision` runs: its fixed facts and an empty record. */
+async function beginRun(input, deps, policy, decision, loop, now) {
+    const state = beginIteration(loop.state, decision, now);
+    const iteration = state.iteration;
+    deps.progress?.iterationStarted?.(iteration, decision);
+    const stage = decision.stage;
+    const strategy = decision.kind === 'RETRY' ? decision.strategy : null;
+    const started = record_event(now, iteration, 'iteration-started', `iteration ${iteration}: ${stage}${strategy ? ` (${strategy})` : ''}`);
+    const startedAt = Date.now();
+    const iterationDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(iteration));
+    await deps.workspace.makeDir(iterationDir);
+    const commandEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} });
+    // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
+    // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
+    if (input.commit && deps.git)
+        await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger);
+    const headBefore = deps.git ? await deps.git.head() : null;
     return {
-        outcome,
-        state,
-        decision,
-        next,
-        nextAction: summarizeNextAction(state, next),
-        checks,
-        commit,
-        record,
-        version,
+        run: {
+            input,
+            deps,
+            policy,
+            decision,
+            now,
+            iteration,
+            stage,
+            strategy,
+            iterationDir,
+            commandEnv,
+            startedAt,
+            headBefore,
+        },
+        record: {
+            ...withEvents(loop, started),
+            state,
+            previous: lastFailures(state),
+            treeBeforeWork: null,
+            work: null,
+            tasksCompleted: [],
+            remediesRun: { install: false, fixes: [] },
+            gatesRaised: [],
+            guardFailures: [],
+            checks: [],
+            flaky: [],
+            autoFixed: [],
+            failures: [],
+            outcome: null,
+            commit: null,
+        },
     };
+}
+/**
+ * A baseline of the matrix before the first work: regressions are judged against it, and the agent's
+ * first prompt already carries the failure analysis instead of a blind first attempt. Then the work
+ * tree is noted, so the guard judges only what the work changed.
+ */
+async function baseline(run, record) {
+    const { input, deps, iteration } = run;
+    let next = record;
+    if (!record.state.baseline) {
+        deps.progress?.phase?.(iteration, 'BASELINE', 'measuring the baseline');
+        const { now } = run;
+        const checks = await verify(input, deps, (0,external_node_path_.join)(run.iterationDir, 'baseline'), run.commandEnv, iteration, false);
+        const state = {
+            ...record.state,
+            baseline: {
+                takenAt: now.toISOString(),
+                checks: Object.fromEntries(checks.map((c) => [c.check.name, c.result.verdict === 'pass' ? 'pass' : 'fail'])),
+                tests: await junitResults(input, deps),
+            },
+        };
+        next = withEvents({ ...record, state, previous: checks.filter((c) => step_support_isFailing(c.result)).map(toAgentFailure) }, record_event(now, iteration, 'check', `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`));
+    }
+    const treeBeforeWork = deps.git && run.headBefore ? await deps.git.snapshot() : null;
+    return { ...next, treeBeforeWork };
 }
 /**
  * When HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
@@ -44245,30 +46597,7 @@ async function undoUnsavedCheckpoint(git, state, iteration, logger) {
     await git.exec(['reset', '-q', '--soft', 'HEAD~1']);
     logger.info(`iteration ${iteration}: its checkpoint commit was made but the state was never saved (a crash); the commit is undone (soft) and the iteration runs again`);
 }
-const DEFAULT_TEST_GLOBS = [
-    '**/*.test.*',
-    '**/*.spec.*',
-    '**/test/**',
-    '**/tests/**',
-    '**/__tests__/**',
-    '**/test_*.py',
-    '**/*_test.py',
-    '**/*_test.go',
-];
-async function merged(state, deps) {
-    if (state.stage !== 'SHIP' || !deps.pullRequestMerged)
-        return undefined;
-    return deps.pullRequestMerged();
-}
-function iteration_event(at, iteration, type, message, data) {
-    return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
-}
-function redactEvent(e, redact) {
-    return JSON.parse(redact(JSON.stringify(e)));
-}
-function summarizeVerdicts(results) {
-    return results.map((r) => `${r.name} ${r.verdict}`).join(', ');
-}
+/** The failing checks of the last verification, as the work command is told about them. */
 function lastFailures(state) {
     return (state.lastVerification?.results ?? [])
         .filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error')
@@ -44294,6 +46623,98 @@ function toAgentFailure(live) {
         ...(live.analysis?.hint ? { hint: live.analysis.hint } : {}),
     };
 }
+
+;// CONCATENATED MODULE: ./src/app/iteration/checkpoint.ts
+/** Checkpoint: the iteration's changes, committed on the current branch with the loop's trailers. */
+
+
+
+async function checkpoint(run, record) {
+    const { input, deps, iteration, stage, strategy } = run;
+    if (!input.commit || !deps.git)
+        return { kind: 'done', record };
+    const { loopId, config } = input;
+    const verdict = summarizeVerdicts(record.outcome?.checks ?? []);
+    const message = `${config.commit['message-prefix']}(${loopId}): iteration ${iteration} ${stage}${strategy ? ` [${strategy}]` : ''}\n\n${verdict}\n\nLoop-Id: ${loopId}\nLoop-Iteration: ${iteration}`;
+    let commit;
+    try {
+        commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits);
+    }
+    catch (error) {
+        if (!(error instanceof ConcurrentCommitError))
+            throw error;
+        await deps.audit.appendEvents([record_event(deps.clock.now(), iteration, 'superseded', messageOf(error))]);
+        return { kind: 'superseded', record };
+    }
+    if (!commit)
+        return { kind: 'done', record };
+    const state = {
+        ...record.state,
+        checkpoints: [
+            ...record.state.checkpoints,
+            { iteration, commit, message: message.split('\n')[0] ?? '', at: deps.clock.now().toISOString() },
+        ].slice(-50),
+    };
+    return {
+        kind: 'done',
+        record: withEvents({ ...record, state, commit }, record_event(deps.clock.now(), iteration, 'checkpoint', `committed ${commit.slice(0, 12)}`)),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/guard.ts
+/**
+ * The verifier-gaming guard: what the work changed in protected paths or tests is a gate (or a failure),
+ * and gates that watch paths are raised when the work touched them.
+ */
+
+
+const DEFAULT_TEST_GLOBS = [
+    '**/*.test.*',
+    '**/*.spec.*',
+    '**/test/**',
+    '**/tests/**',
+    '**/__tests__/**',
+    '**/test_*.py',
+    '**/*_test.py',
+    '**/*_test.go',
+];
+async function guard(run, record) {
+    const { input, deps, iteration } = run;
+    const { config } = input;
+    const since = record.treeBeforeWork;
+    if (!deps.git || !since)
+        return record;
+    const changes = await deps.git.changesSince(since);
+    const protectedGlobs = [
+        ...(input.configPathRelative ? [input.configPathRelative] : []),
+        ...(typeof config.patterns === 'string' ? [config.patterns] : []),
+        '.github/**',
+        ...config.protect.paths,
+    ];
+    const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : DEFAULT_TEST_GLOBS;
+    const findings = inspectProtectedChanges(changes, { protectedGlobs, testGlobs });
+    // Gates triggered by paths: raised when the work changed a path they watch, until approved.
+    const changedPaths = await deps.git.changedPaths(since);
+    const gatesRaised = [...record.gatesRaised];
+    for (const gate of config.gates) {
+        if (gate.paths.length === 0 || record.state.gates[gate.name]?.status === 'approved')
+            continue;
+        const touched = changedPaths.filter((path) => gate.paths.some((glob) => matchGlob(glob, path)));
+        if (touched.length > 0) {
+            gatesRaised.push({
+                gate: gate.name,
+                reason: `the work changed ${touched.slice(0, 5).join(', ')}${touched.length > 5 ? ` and ${touched.length - 5} more` : ''}`,
+            });
+        }
+    }
+    if (findings.length === 0)
+        return { ...record, gatesRaised };
+    const reason = findings.map((f) => `${f.path}: ${f.reason}`).join('; ');
+    const guarded = withEvents(record, record_event(deps.clock.now(), iteration, 'guard', `protected changes: ${reason}`, { findings }));
+    return config.protect['on-change'] === 'gate'
+        ? { ...guarded, gatesRaised: [...gatesRaised, { gate: 'verifier', reason }] }
+        : { ...guarded, gatesRaised, guardFailures: [...record.guardFailures, guardFailure(reason)] };
+}
 function guardFailure(reason) {
     return {
         check: 'verifier-guard',
@@ -44308,679 +46729,372 @@ function guardFailure(reason) {
         error: `The work changed protected paths: ${reason}`,
     };
 }
-/** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
-function candidateYaml(pattern) {
-    return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
-}
 
-;// CONCATENATED MODULE: ./src/app/loop-branch.ts
-/**
- * The loop's branch (`loop/<loop-id>`, DESIGN.md section 8): checked out at the start of a job, pushed
- * at the end. A push the remote refuses as non-fast-forward is fetched, rebased and retried; a rebase
- * conflict is reported as `merge-conflict` for the loop to go BLOCKED. Never a force push.
- */
+;// CONCATENATED MODULE: ./src/app/iteration/persist.ts
 
-function remoteRef(remote, branch) {
-    return `refs/remotes/${remote}/${branch}`;
-}
-/**
- * Checks out `branch`: at the remote's tip when it exists there (the loop's earlier work), else a new
- * branch at the current commit.
- */
-async function checkoutLoopBranch(git, branch, remote = 'origin') {
-    const fetched = await git.fetch(remote, `+refs/heads/${branch}:${remoteRef(remote, branch)}`);
-    if (fetched.ok) {
-        await git.checkoutBranch(branch, remoteRef(remote, branch));
-        return { created: false, head: await git.head() };
+
+/** Saves `record` when anything changed; `ran`: an iteration ran in this run. */
+async function persist(loopId, deps, record, ran, at) {
+    const { state, events, version } = record;
+    const changed = ran || events.some((e) => e.type !== 'decision') || !record.loaded;
+    if (!changed)
+        return { kind: 'unchanged', version };
+    const marker = savedMarker(state);
+    await deps.audit.stagePending(marker, events.map((e) => redactEvent(e, deps.redact)));
+    let saved;
+    try {
+        saved = await deps.store.save(loopId, state, version);
     }
-    await git.checkoutBranch(branch, 'HEAD');
-    return { created: true, head: await git.head() };
+    catch (error) {
+        await deps.audit.discardPending(marker);
+        if (!(error instanceof store/* StoreConflictError */.yn))
+            throw error;
+        await deps.audit.appendEvents([
+            record_event(at, state.iteration, 'superseded', 'another controller saved this iteration first'),
+        ]);
+        return { kind: 'superseded', version };
+    }
+    await deps.audit.commitPending(marker);
+    return { kind: 'saved', version: saved };
 }
+function redactEvent(e, redact) {
+    return JSON.parse(redact(JSON.stringify(e)));
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/remedies.ts
 /**
- * Pushes HEAD to `branch`. On a non-fast-forward rejection: fetch, rebase onto the remote branch, push
- * again, up to `attempts` times. A rebase conflict is aborted (the branch stays as it was) and returned
- * as `conflict` with the conflicting paths and git's words (which the `merge-conflict` pattern knows).
+ * Cheaper remedies before anyone is woken, for each failing check: a re-run (flake check), the check's
+ * own fix command (auto_fix), the install command (dependency_check). Each ends with the check passing,
+ * or leaves the failure for the analysis and the retry rules. No remedy command runs twice in one
+ * iteration: one the act step already ran was measured by the matrix that followed it.
  */
-async function pushLoopBranch(git, options) {
-    const remote = options.remote ?? 'origin';
-    const attempts = options.attempts ?? 3;
-    const refspec = `HEAD:refs/heads/${options.branch}`;
-    let lastMessage = '';
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-        const result = await git.exec(['push', '--porcelain', remote, refspec], {
-            allowFailure: true,
-            ...(options.env ? { env: options.env } : {}),
-        });
-        if (result.exitCode === 0)
-            return { kind: 'pushed', attempts: attempt, head: await git.head() };
-        const text = `${result.stdout}\n${result.stderr}`;
-        lastMessage = text.trim();
-        if (!NON_FAST_FORWARD_SIGNS.some((sign) => sign.test(text))) {
-            return { kind: 'failed', attempts: attempt, message: lastMessage };
+
+
+
+
+async function remedies(run, record) {
+    const { input, deps, iteration } = run;
+    const { config } = input;
+    const installedBeforeVerify = record.remediesRun.install;
+    let installed = installedBeforeVerify;
+    const fixes = [...record.remediesRun.fixes];
+    const flaky = [...record.flaky];
+    const autoFixed = [...record.autoFixed];
+    const events = [];
+    const checks = [];
+    for (const live of record.checks) {
+        if (!step_support_isFailing(live.result)) {
+            checks.push(live);
+            continue;
         }
-        const fetched = await git.fetch(remote, `+refs/heads/${options.branch}:${remoteRef(remote, options.branch)}`);
-        if (!fetched.ok)
-            return { kind: 'failed', attempts: attempt, message: fetched.stderr.trim() || lastMessage };
-        const rebased = await git.rebase(remoteRef(remote, options.branch), options.identity);
-        if (!rebased.ok) {
-            if (rebased.conflict || CONFLICT_SIGNS.some((sign) => sign.test(rebased.stderr))) {
-                const paths = rebased.conflictPaths;
-                const lines = paths.map((path) => `CONFLICT (content): Merge conflict in ${path}`);
-                return {
-                    kind: 'conflict',
-                    attempts: attempt,
-                    paths,
-                    message: [...lines, `Automatic merge failed; ${options.branch} changed on the remote.`, rebased.stderr.trim()]
-                        .filter(Boolean)
-                        .join('\n'),
-                };
+        const name = live.check.name;
+        // Flake check: re-run unchanged; a pass is recorded as flaky and costs no retry.
+        if (config['flake-check'].enabled && live.result.verdict !== 'timeout') {
+            let passed = false;
+            for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
+                passed = await recheck(run, live.check, `rerun-${attempt}`);
             }
-            return { kind: 'failed', attempts: attempt, message: rebased.stderr.trim() };
+            if (passed) {
+                checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
+                flaky.push(name);
+                events.push(noted(run, 'flaky', `${name}: failed, then passed when re-run (flaky, no retry spent)`));
+                continue;
+            }
         }
+        const pattern = live.analysis?.pattern;
+        // auto_fix: the check's own fix command, then the check again, without the agent.
+        if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !fixes.includes(name)) {
+            const fix = await deps.runner.run(command(run, live.check.fix, `${name}.fix.log`, live.check.timeout * 1000));
+            usage(record.state, iteration, `fix ${name}`, `auto_fix for ${pattern}`, fix);
+            fixes.push(name);
+            if (await recheck(run, live.check, 'after-fix')) {
+                checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } });
+                autoFixed.push(name);
+                events.push(noted(run, 'auto-fix', `${name}: ${pattern} fixed by its fix command (no agent call)`));
+                continue;
+            }
+        }
+        // dependency_check: the configured install command (once an iteration), then the check again.
+        if (live.analysis?.strategy === 'dependency_check' && config.install && !installedBeforeVerify) {
+            if (!installed) {
+                const install = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS));
+                usage(record.state, iteration, 'install', `dependency_check for ${name}`, install);
+                installed = true;
+            }
+            if (await recheck(run, live.check, 'after-install')) {
+                checks.push({ ...live, result: { ...live.result, verdict: 'pass' } });
+                events.push(noted(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`));
+                continue;
+            }
+        }
+        if (live.analysis)
+            deps.progress?.analysis?.(iteration, live.result);
+        checks.push(live);
     }
-    return {
-        kind: 'failed',
-        attempts,
-        message: `The remote branch ${options.branch} kept moving; gave up after ${attempts} pushes. ${lastMessage}`,
-    };
+    return withEvents({ ...record, checks, flaky, autoFixed, remediesRun: { install: installed, fixes } }, ...events);
 }
+/** A remedy's result, shown on the progress line and recorded in the journey. */
+function noted(run, type, message) {
+    run.deps.progress?.phase?.(run.iteration, 'VERIFY', message);
+    return record_event(run.deps.clock.now(), run.iteration, type, message);
+}
+/** Runs the check once more, unchanged; true when it passes. */
+async function recheck(run, check, label) {
+    const result = await rerunCheck(run.input, run.deps, check, run.iterationDir, run.commandEnv, `${check.name}.${label}`);
+    return passes(result);
+}
+function passes(result) {
+    return result.exitCode === 0 && !result.timedOut;
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/restore.ts
 /**
- * Git configuration, as environment variables, that makes a push use `token` on `serverUrl`
- * (`https://github.com`). The empty first value clears the header `actions/checkout` persisted, so
- * only this token is sent.
+ * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
  */
-function pushAuthEnv(serverUrl, token) {
-    const key = `http.${serverUrl.replace(/\/+$/, '')}/.extraheader`;
-    const basic = Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64');
-    return {
-        GIT_CONFIG_COUNT: '2',
-        GIT_CONFIG_KEY_0: key,
-        GIT_CONFIG_VALUE_0: '',
-        GIT_CONFIG_KEY_1: key,
-        GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${basic}`,
-    };
-}
 
-;// CONCATENATED MODULE: ./src/app/people-commands.ts
 
-class NoLoopError extends Error {
-    name = 'NoLoopError';
-}
-/** Applies a person's command to the stored loop; throws NoLoopError when there is none. */
-async function applyPeopleCommand(command, input, deps) {
-    const loaded = await deps.store.load(input.loopId);
-    if (!loaded)
-        throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`);
+/** Loads (or starts) the loop's state and decides this run. */
+async function restoreAndDecide(input, deps, policy) {
+    const { config, loopId } = input;
     const now = deps.clock.now();
-    let applied;
-    switch (command.kind) {
-        case 'resume':
-            applied = resume(loaded.state, input.by, now);
-            break;
-        case 'abort':
-            applied = abort(loaded.state, input.by, now);
-            break;
-        case 'approve':
-            applied = approveGate(loaded.state, command.gate, input.by, now);
-            break;
-        case 'reject':
-            applied = rejectGate(loaded.state, command.gate, input.by, now);
-            break;
-        case 'skip':
-            applied = skipTask(loaded.state, command.task, command.reason, input.by, now);
-            break;
-    }
-    await deps.store.save(input.loopId, applied.state, loaded.version);
-    await deps.audit.appendEvents(applied.events);
-    return applied.state;
-}
-
-;// CONCATENATED MODULE: ./src/constants.ts
-/**
- * Every input, output and saved-state name of the action, in one place (STYLE.md point 3).
- * `action.yml` and `.github/workflows/loop.yml` must use exactly these names; a unit test checks that.
- */
-/** Names of the action's inputs, as written in `action.yml`. */
-const Inputs = {
-    Work: 'work',
-    Verify: 'verify',
-    Config: 'config',
-    LoopId: 'loop-id',
-    MaxIterations: 'max-iterations',
-    CapReason: 'cap-reason',
-    Store: 'store',
-    StateBranch: 'state-branch',
-    GitHubToken: 'github-token',
-    PushToken: 'push-token',
-    Iteration: 'iteration',
-    Command: 'command',
-    Gate: 'gate',
-    Task: 'task',
-    Reason: 'reason',
-    Dispatch: 'dispatch',
-    BudgetMinutes: 'budget-minutes',
-    AllowUntrusted: 'allow-untrusted',
-    Secrets: 'secrets',
-    WorkingDirectory: 'working-directory',
-};
-/** Names of the action's outputs (DESIGN.md section 8). */
-const Outputs = {
-    LoopId: 'loop-id',
-    Iteration: 'iteration',
-    Stage: 'stage',
-    Verdict: 'verdict',
-    Status: 'status',
-    Pattern: 'pattern',
-    NextAction: 'next-action',
-    PrNumber: 'pr-number',
-    StatePath: 'state-path',
-};
-/** Names saved with `core.saveState` for a later phase of the same job. */
-const SavedState = {
-    LoopId: 'loop-id',
-    Iteration: 'iteration',
-    StateVersion: 'state-version',
-};
-/** Defaults that `action.yml` documents; the parser applies the same ones when an input is empty. */
-const InputDefaults = {
-    config: '.github/loop.yml',
-    store: 'auto',
-    stateBranch: 'loop-state',
-    command: 'run',
-    dispatch: true,
-    allowUntrusted: false,
-    workingDirectory: '.',
-};
-/** Labels people put on an issue or pull request (DESIGN.md section 5). */
-const Labels = {
-    /** Starts a loop from an issue (used by the example workflow). */
-    Start: 'loop',
-    Stop: 'loop/stop',
-    ApprovedPrefix: 'loop/approved:',
-};
-/** The hidden marker that finds a loop's sticky comment. */
-function stickyCommentMarker(loopId) {
-    return `<!-- loop-controller:${loopId} -->`;
-}
-/** The branch a loop commits its work to (DESIGN.md section 8). */
-function loopBranch(loopId) {
-    return `loop/${loopId}`;
-}
-/** The login GitHub gives the `GITHUB_TOKEN` when it writes comments. */
-const GITHUB_ACTIONS_BOT_LOGIN = 'github-actions[bot]';
-
-;// CONCATENATED MODULE: ./src/config/action-inputs.ts
-/**
- * The action's inputs, parsed once into one typed settings object before any side effect
- * (STYLE.md point 4). Every bad value is named with the input, the value and what is expected.
- * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
- * parser is testable without `process.env`.
- */
-
-
-
-const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
-const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'];
-/** Iterations above this need a recorded `cap-reason` (DESIGN.md section 3). */
-const CAP_REASON_THRESHOLD = 25;
-const MAX_ITERATIONS_LIMIT = 1000;
-const LOOP_ID_MAX_LENGTH = 100;
-/** A user's mistake in the workflow file: said plainly, never an internal fault. */
-class ActionInputError extends ConfigError {
-    problems;
-    name = 'ActionInputError';
-    constructor(problems) {
-        super(problems.join('\n'));
-        this.problems = problems;
-    }
-}
-const MAX_QUOTED = 120;
-function quote(value) {
-    const shown = value.length > MAX_QUOTED ? `${value.slice(0, MAX_QUOTED)}…` : value;
-    return `'${shown.replace(/\r?\n/g, '\\n')}'`;
-}
-const wholeNumber = (min, max) => schemas/* string */.YjP().regex(/^\d+$/).transform(Number).pipe(schemas/* number */.aig().int().min(min).max(max));
-const trueValues = ['true', 'True', 'TRUE'];
-const falseValues = ['false', 'False', 'FALSE'];
-const booleanString = schemas/* enum */.k5n([...trueValues, ...falseValues]).transform((value) => trueValues.includes(value));
-const gateName = /^[a-z0-9][a-z0-9-]*$/;
-const taskName = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
-const fields = {
-    maxIterations: {
-        schema: wholeNumber(1, MAX_ITERATIONS_LIMIT),
-        expected: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
-    },
-    iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
-    budgetMinutes: {
-        schema: schemas/* string */.YjP()
-            .regex(/^\d+(\.\d+)?$/)
-            .transform(Number)
-            .pipe(schemas/* number */.aig()
-            .positive()
-            .max(60 * 24 * 30)),
-        expected: 'a positive number of minutes (at most 43200)',
-    },
-    store: { schema: schemas/* enum */.k5n(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
-    command: { schema: schemas/* enum */.k5n(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
-    boolean: { schema: booleanString, expected: 'true or false' },
-    gate: { schema: schemas/* string */.YjP().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
-    task: {
-        schema: schemas/* string */.YjP().regex(taskName).max(200),
-        expected: 'a task name (letters, digits, dot, dash, underscore, colon, slash)',
-    },
-    stateBranch: {
-        schema: schemas/* string */.YjP()
-            .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/)
-            .max(200)
-            .refine((value) => !value.includes('..') && !value.endsWith('/') && !value.endsWith('.lock')),
-        expected: 'a branch name (letters, digits, dot, dash, underscore and slash)',
-    },
-    path: {
-        schema: schemas/* string */.YjP()
-            .min(1)
-            .refine((value) => !value.includes('\0')),
-        expected: 'a path',
-    },
-    token: { schema: schemas/* string */.YjP().min(1), expected: 'a non-empty token', secret: true },
-};
-/**
- * Parses every input at once and reports every problem at once.
- *
- * @param getInput returns the raw input value ('' when unset), like `core.getInput`.
- * @param event the triggering event, for the default loop id.
- * @param env the environment, for `secrets` lines that name a variable without a value.
- * @throws ActionInputError listing every bad input.
- */
-function parseActionInputs(getInput, event, env = {}) {
-    const problems = [];
-    const raw = (name) => getInput(name).trim();
-    function parse(name, field, fallback) {
-        const value = raw(name);
-        if (value === '')
-            return fallback;
-        const result = field.schema.safeParse(value);
-        if (result.success)
-            return result.data;
-        problems.push(`Input '${name}' must be ${field.expected}; got ${field.secret ? 'a value that is not' : quote(value)}.`);
-        return fallback;
-    }
-    const work = raw(Inputs.Work) || undefined;
-    const verify = parseVerifyLines(getInput(Inputs.Verify));
-    const configInput = raw(Inputs.Config);
-    const config = parse(Inputs.Config, fields.path, InputDefaults.config);
-    const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations);
-    const capReason = raw(Inputs.CapReason) || undefined;
-    if (maxIterations !== undefined && maxIterations > CAP_REASON_THRESHOLD && !capReason) {
-        problems.push(`Input 'max-iterations' is ${maxIterations}, above ${CAP_REASON_THRESHOLD}; set 'cap-reason' to say why so many iterations are needed.`);
-    }
-    const store = parse(Inputs.Store, fields.store, InputDefaults.store);
-    const stateBranch = parse(Inputs.StateBranch, fields.stateBranch, InputDefaults.stateBranch);
-    const githubToken = parse(Inputs.GitHubToken, fields.token, '');
-    if (githubToken === '' && raw(Inputs.GitHubToken) === '') {
-        problems.push(`Input 'github-token' must be a token; got ''. The default is \${{ github.token }}.`);
-    }
-    const pushToken = raw(Inputs.PushToken) || githubToken;
-    const iteration = parse(Inputs.Iteration, fields.iteration);
-    const command = parse(Inputs.Command, fields.command, InputDefaults.command);
-    const gate = parse(Inputs.Gate, fields.gate);
-    const task = parse(Inputs.Task, fields.task);
-    const reason = raw(Inputs.Reason) || undefined;
-    if (command === 'approve' && gate === undefined && raw(Inputs.Gate) === '') {
-        problems.push(`Input 'gate' is required when 'command' is 'approve'; name the gate to approve, e.g. 'security'.`);
-    }
-    if (command === 'skip') {
-        if (task === undefined && raw(Inputs.Task) === '')
-            problems.push(`Input 'task' is required when 'command' is 'skip'.`);
-        if (!reason)
-            problems.push(`Input 'reason' is required when 'command' is 'skip'; a skipped task needs a recorded reason.`);
-    }
-    const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch);
-    const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes);
-    const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
-    const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory);
-    const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env);
-    problems.push(...secretsResult.problems);
-    let loopId = '';
-    let loopIdSource = 'input';
-    const loopIdInput = raw(Inputs.LoopId);
-    if (loopIdInput !== '') {
-        loopId = sanitiseLoopId(loopIdInput);
-        if (loopId === '') {
-            problems.push(`Input 'loop-id' must contain letters or digits (it is used in branch names and paths); got ${quote(loopIdInput)}.`);
-        }
+    const loaded = await deps.store.load(loopId);
+    // Events staged by a run that died between its save and its journey append are recovered here.
+    await deps.audit.recoverPending(loaded ? savedMarker(loaded.state) : null);
+    let record;
+    if (loaded) {
+        record = { state: loaded.state, events: [], loaded: true, version: loaded.version };
     }
     else {
-        const derived = deriveLoopId(event);
-        loopId = derived.loopId;
-        loopIdSource = derived.source;
+        const fresh = initialState({ loopId, goal: config.goal, policy, now });
+        // The cap is structural: a lost state restarts counting from the dispatched iteration, never from 0.
+        const restarted = input.dispatchedIteration ?? 0;
+        const state = restarted > 1 ? { ...fresh, iteration: restarted - 1, claimedIteration: restarted - 1 } : fresh;
+        record = {
+            state,
+            events: [record_event(now, state.iteration, 'loop-started', `loop ${loopId} started: ${config.goal}`)],
+            loaded: false,
+            version: null,
+        };
     }
-    if (problems.length > 0)
-        throw new ActionInputError(problems);
+    const { state } = record;
+    if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
+        const decision = {
+            kind: 'WAIT_FOR_HUMAN',
+            reason: `iteration ${input.dispatchedIteration} already ran (state is at ${state.iteration})`,
+        };
+        await deps.audit.appendEvents([
+            record_event(now, state.iteration, 'superseded', `a dispatch of iteration ${input.dispatchedIteration} was superseded`),
+        ]);
+        return { kind: 'superseded', result: finish('superseded', state, decision, decision, {}, record.version) };
+    }
+    const decision = decide(state, { now, stopRequested: input.stopRequested || config.stop, pullRequestMerged: await pullRequestMerged(state, deps) }, policy);
     return {
-        work,
-        verify,
-        config,
-        configIsDefault: configInput === '',
-        loopId,
-        loopIdSource,
-        maxIterations,
-        capReason,
-        store,
-        stateBranch,
-        githubToken,
-        pushToken,
-        iteration,
-        command,
-        gate,
-        task,
-        reason,
-        dispatch,
-        budgetMinutes,
-        allowUntrusted,
-        secrets: secretsResult.secrets,
-        missingSecrets: secretsResult.missing,
-        workingDirectory,
+        kind: 'decided',
+        record: withEvents(record, record_event(now, state.iteration, 'decision', `${decision.kind}: ${decision.reason}`, { decision })),
+        decision,
+        now,
     };
 }
-/** One command per line; blank lines and `#` comment lines are ignored. */
-function parseVerifyLines(text) {
-    return text
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter((line) => line !== '' && !line.startsWith('#'));
+/** Whether the loop's pull request is merged; asked only in SHIP, and only where it can be known. */
+async function pullRequestMerged(state, deps) {
+    if (state.stage !== 'SHIP' || !deps.pullRequestMerged)
+        return undefined;
+    return deps.pullRequestMerged();
 }
-const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+;// CONCATENATED MODULE: ./src/app/iteration/transition.ts
 /**
- * `secrets` lines: `NAME=VALUE` passes VALUE as NAME; a bare `NAME` passes the variable of that name
- * from the controller's environment (e.g. set with `env:` from `${{ secrets.NAME }}`).
+ * Transition: the engine applies what the iteration did to the state (the stage may advance, a failure
+ * open or close). Conclude: the loop's ending decision (complete, capped, blocked, waiting, aborted)
+ * is recorded in the state before it is saved.
  */
-function parseSecretLines(text, env) {
-    const secrets = {};
-    const missing = [];
-    const problems = [];
-    text.split(/\r?\n/).forEach((line, index) => {
-        const trimmed = line.trim();
-        if (trimmed === '' || trimmed.startsWith('#'))
-            return;
-        const eq = trimmed.indexOf('=');
-        const name = (eq === -1 ? trimmed : trimmed.slice(0, eq)).trim();
-        if (!envName.test(name)) {
-            // The line may hold a secret value: never quote it back.
-            problems.push(`Input 'secrets' line ${index + 1} must be NAME or NAME=VALUE with NAME an environment variable name (letters, digits, underscore); the line is not shown because it may hold a secret.`);
-            return;
-        }
-        if (eq !== -1) {
-            secrets[name] = line.slice(line.indexOf('=') + 1);
-            return;
-        }
-        const value = env[name];
-        if (value === undefined || value === '')
-            missing.push(name);
-        else
-            secrets[name] = value;
+
+
+async function transition(run, record) {
+    const { deps, stage, strategy } = run;
+    const outcome = {
+        now: deps.clock.now(),
+        stage,
+        ...(record.work ? { work: record.work } : {}),
+        checks: record.checks.map((c) => c.result),
+        failures: record.failures,
+        flaky: record.flaky,
+        autoFixed: record.autoFixed,
+        gatesRaised: record.gatesRaised,
+        tasksCompleted: record.tasksCompleted,
+        ...(strategy ? { strategyUsed: strategy } : {}),
+        wallMs: Date.now() - run.startedAt,
+    };
+    const applied = applyOutcome(record.state, outcome, run.policy);
+    return withEvents({ ...record, state: applied.state, outcome }, ...applied.events);
+}
+/** Records in the state the ending `final` names (none for a decision to go on), and compacts it. */
+function conclude(record, final, at) {
+    const { state } = record;
+    const ended = (kind, applied) => ({
+        kind,
+        record: applied
+            ? withEvents({ ...record, state: compactState(applied.state) }, ...applied.events)
+            : { ...record, state: compactState(state) },
     });
-    return { secrets, missing, problems };
-}
-/** Keeps [A-Za-z0-9._-], turns anything else into '-', and trims to 100 characters. Never `.` or `..`. */
-function sanitiseLoopId(value) {
-    return value
-        .replace(/[^A-Za-z0-9._-]+/g, '-')
-        .replace(/-{2,}/g, '-')
-        .replace(/^[.-]+/, '')
-        .slice(0, LOOP_ID_MAX_LENGTH)
-        .replace(/[.-]+$/, '');
-}
-function record(value) {
-    return typeof value === 'object' && value !== null ? value : undefined;
-}
-/**
- * The default loop id: `issue-<n>` or `pr-<n>` from the event; a pull request on a loop's own branch
- * (`loop/<id>`) belongs to that loop; otherwise `run-<runId>`.
- */
-function deriveLoopId(event) {
-    const payload = event.payload;
-    const pull = record(payload.pull_request);
-    if (pull && typeof pull.number === 'number') {
-        const headRef = record(pull.head)?.ref;
-        if (typeof headRef === 'string' && headRef.startsWith('loop/')) {
-            const fromBranch = sanitiseLoopId(headRef.slice('loop/'.length));
-            if (fromBranch !== '')
-                return { loopId: fromBranch, source: 'pull-request' };
-        }
-        return { loopId: `pr-${pull.number}`, source: 'pull-request' };
-    }
-    const issue = record(payload.issue);
-    if (issue && typeof issue.number === 'number') {
-        if (record(issue.pull_request))
-            return { loopId: `pr-${issue.number}`, source: 'pull-request' };
-        return { loopId: `issue-${issue.number}`, source: 'issue' };
-    }
-    return { loopId: `run-${event.runId}`, source: 'run' };
-}
-/**
- * The options for `simpleModeConfig` (in `load-config.ts`) when `work` and `verify` describe simple
- * mode, or null when they do not. The action's `budget-minutes` and `secrets` are applied by the caller.
- */
-function simpleModeOptions(settings) {
-    if (settings.work === undefined || settings.verify.length === 0)
-        return null;
-    return {
-        work: settings.work,
-        verify: settings.verify,
-        ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
-        ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
-    };
-}
-/** Values that must be redacted from everything the action posts. */
-function secretValues(settings) {
-    return [settings.githubToken, settings.pushToken, ...Object.values(settings.secrets)].filter((value) => value !== '');
-}
-
-;// CONCATENATED MODULE: ./src/config/load-config.ts
-/**
- * Reading the loop config: YAML → zod, with messages that name the file, the line, the key, the bad
- * value and what is expected. Pure parsing here; the caller reads the file.
- */
-
-
-
-
-/** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
-function parseLoopConfig(text, fileName) {
-    const lineCounter = new dist/* LineCounter */.HN();
-    const document = (0,dist/* parseDocument */.Tp)(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
-    if (document.errors.length > 0) {
-        const problems = document.errors.map((error) => {
-            const position = error.linePos?.[0];
-            const where = position ? `${fileName}:${position.line}:${position.col}` : fileName;
-            const key = error.code === 'DUPLICATE_KEY' && position ? keyOnLine(text, position.line) : null;
-            return `${where}: invalid YAML: ${error.message.split('\n')[0]}${key ? `: the key '${key}' appears twice` : ''}`;
-        });
-        throw new ConfigError(problems.join('\n'));
-    }
-    let raw;
-    try {
-        raw = document.toJS({ maxAliasCount: 100 });
-    }
-    catch (error) {
-        // Unresolved aliases and alias bombs surface only when the document is turned into values.
-        throw new ConfigError(`${fileName}: invalid YAML: ${error.message.split('\n')[0]}`);
-    }
-    if (raw === null || raw === undefined) {
-        throw new ConfigError(`${fileName}: the file is empty; expected a mapping with at least 'work' and 'checks'.`);
-    }
-    return validateLoopConfig(raw, fileName, (path) => lineOf(document, lineCounter, path));
-}
-function keyOnLine(text, line) {
-    return /^\s*-?\s*([^:#\s][^:#]*?)\s*:/.exec(text.split('\n')[line - 1] ?? '')?.[1] ?? null;
-}
-/** Validates a config object (from YAML or built from CLI flags). */
-function validateLoopConfig(raw, source, lineOfPath = () => undefined) {
-    const result = loopConfigSchema.safeParse(raw);
-    if (!result.success) {
-        const problems = result.error.issues.map((issue) => describeIssue(issue, raw, source, lineOfPath));
-        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    }
-    const config = result.data;
-    const problems = [];
-    if (config['max-iterations'] > 25 && !config['cap-reason']) {
-        problems.push(`max-iterations: ${config['max-iterations']} is above 25, which needs a recorded reason; add 'cap-reason: "..."' or lower it to 25 or less.`);
-    }
-    const names = new Set();
-    for (const check of config.checks) {
-        if (names.has(check.name))
-            problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`);
-        names.add(check.name);
-    }
-    try {
-        planMatrix(config.checks);
-    }
-    catch (error) {
-        problems.push(`checks: ${error.message}`);
-    }
-    if (problems.length > 0) {
-        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    }
-    return config;
-}
-function describeIssue(issue, raw, source, lineOfPath) {
-    const path = issue.path;
-    const key = formatPath(path);
-    const line = lineOfPath(path);
-    const where = line ? `line ${line}, ` : '';
-    if (issue.code === 'unrecognized_keys') {
-        const known = knownKeysAt(path);
-        return `${where}${key || '(top level)'}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`;
-    }
-    const value = valueAt(raw, path);
-    const got = value === undefined ? 'nothing' : JSON.stringify(value);
-    return `${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`;
-}
-function expectation(issue) {
-    switch (issue.code) {
-        case 'invalid_type':
-            return `expected ${issue.expected}`;
-        case 'too_small':
-            return issue.origin === 'array'
-                ? `expected at least ${issue.minimum} item(s)`
-                : issue.origin === 'string'
-                    ? 'expected a non-empty string'
-                    : `expected a number ${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
-        case 'too_big':
-            return `expected a number ${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
-        case 'invalid_value':
-            return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-        case 'invalid_union':
-            return unionExpectation(issue);
+    switch (final.kind) {
+        case 'COMPLETE':
+            return ended('complete', markComplete(state, at));
+        case 'CAP_REACHED':
+            return ended('capped', markCapped(state, final, at));
+        case 'ESCALATE':
+            return ended('blocked', markBlocked(state, final.reason, at));
+        case 'WAIT_FOR_HUMAN':
+            return ended('blocked');
+        case 'WAIT_FOR_APPROVAL':
+            return ended('waiting', state.status !== 'waiting' || state.statusReason !== final.reason
+                ? markWaiting(state, final.gate, final.reason, at)
+                : undefined);
+        case 'ABORTED':
+            return ended('aborted', state.status !== 'aborted'
+                ? abort(state, 'the kill switch (loop/stop label or stop: true)', at)
+                : undefined);
         default:
-            return issue.message;
+            return ended('continue');
     }
 }
-function unionExpectation(issue) {
-    const messages = new Set();
-    for (const branch of issue.errors)
-        for (const inner of branch)
-            messages.add(expectation(inner));
-    return messages.size > 0
-        ? `expected ${[...messages].map((m) => m.replace(/^expected /, '')).join(' or ')}`
-        : issue.message;
+
+;// CONCATENATED MODULE: ./src/app/iteration/verify.ts
+/** Verify: the whole matrix after the work, each failing check's output analyzed as it streams. */
+
+async function verify_verify(run, record) {
+    run.deps.progress?.phase?.(run.iteration, 'VERIFY', 'verification matrix');
+    const checks = await verify(run.input, run.deps, run.iterationDir, run.commandEnv, run.iteration, true);
+    return { ...record, checks };
 }
-function formatPath(path) {
-    return path.reduce((text, part) => {
-        if (typeof part === 'number')
-            return `${text}[${part}]`;
-        return text ? `${text}.${String(part)}` : String(part);
-    }, '');
-}
-function valueAt(raw, path) {
-    let current = raw;
-    for (const part of path) {
-        if (current === null || typeof current !== 'object')
-            return undefined;
-        current = current[part];
+
+;// CONCATENATED MODULE: ./src/app/iteration.ts
+/**
+ * One controller iteration, shared by both front doors (the CLI and the action), as a pipeline of
+ * named steps over an explicit record (`iteration/record.ts`):
+ * restore → decide → begin → baseline → act → guard → verify → remedies → analyze → transition →
+ * checkpoint → audit → conclude → persist → audit of the ending.
+ * Effects go through ports; the decisions are the pure engine's.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The steps of a running iteration, in order, from the work tree as it was to the state it leaves. */
+const RUN_STEPS = [baseline, act, guard, verify_verify, remedies, analyze, transition];
+/** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
+async function runOneIteration(input, deps) {
+    const policy = policyFromConfig(input.config);
+    const restored = await restoreAndDecide(input, deps, policy);
+    if (restored.kind === 'superseded')
+        return restored.result;
+    const { decision } = restored;
+    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
+        return settle(input, deps, restored.record, decision);
     }
-    return current;
-}
-function knownKeysAt(path) {
-    let schema = loopConfigSchema;
-    for (const part of path) {
-        const next = childSchema(schema, part);
-        if (!next)
-            return undefined;
-        schema = next;
+    const begun = await beginRun(input, deps, policy, decision, restored.record, restored.now);
+    const { run } = begun;
+    let record = begun.record;
+    for (const step of RUN_STEPS)
+        record = await step(run, record);
+    const checks = record.checks.map((c) => c.result);
+    const checkpointed = await checkpoint(run, record);
+    if (checkpointed.kind === 'superseded') {
+        return finish('superseded', checkpointed.record.state, decision, decision, { checks }, record.version);
     }
-    const shape = objectShape(schema);
-    return shape ? Object.keys(shape).join(', ') : undefined;
+    record = checkpointed.record;
+    const next = decide(record.state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(record.state, deps) }, policy);
+    const recordPath = await writeIterationRecord(run, record, next);
+    return settle(input, deps, record, next, { checks, commit: record.commit, record: recordPath, decision });
 }
-function unwrap(schema) {
-    let current = schema;
-    for (let i = 0; i < 10; i++) {
-        const def = current.def;
-        if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType)
-            current = def.innerType;
-        else if (def.type === 'pipe' && def.in)
-            current = def.in;
-        else
-            break;
+/**
+ * Ends a run: the ending `final` names is recorded in the state, the state saved with its journey
+ * events, and for a loop that ended, its closing records written. `ran`: what an iteration that ran
+ * in this run produced.
+ */
+async function settle(input, deps, loop, final, ran) {
+    const at = deps.clock.now();
+    const concluded = conclude(loop, final, at);
+    const { state } = concluded.record;
+    const decision = ran?.decision ?? final;
+    const persisted = await persist(input.loopId, deps, concluded.record, ran !== undefined, at);
+    if (persisted.kind === 'superseded') {
+        return finish('superseded', state, decision, final, { checks: ran?.checks ?? [] }, persisted.version);
     }
-    return current;
+    if (persisted.kind === 'saved')
+        await writeEnding(input.loopId, deps, concluded.kind, state, final);
+    return finish(concluded.kind, state, decision, final, ran ?? {}, persisted.version);
 }
-function objectShape(schema) {
-    const inner = unwrap(schema);
-    return inner.def.type === 'object' ? inner.def.shape : undefined;
-}
-function childSchema(schema, part) {
-    const inner = unwrap(schema);
-    if (inner.def.type === 'object')
-        return inner.def.shape?.[String(part)];
-    if (inner.def.type === 'array')
-        return inner.def.element;
-    if (inner.def.type === 'union') {
-        for (const option of inner.def.options ?? []) {
-            const child = childSchema(option, part);
-            if (child)
-                return child;
+
+;// CONCATENATED MODULE: ./src/config/pattern-library.ts
+/**
+ * Loads failure patterns from YAML: users' pattern files and the loop config's inline list (and, at
+ * build time, the default library). Pure (the caller reads files); every pattern is validated with the
+ * loop config's `patternSchema`.
+ */
+
+
+
+/**
+ * Parses a pattern file: a YAML list of patterns, or a mapping `{patterns: [...]}` (keys starting with
+ * `x-` are ignored, so files can hold shared YAML anchors). `source` names the file in error messages.
+ */
+function parsePatternFile(text, source) {
+    let document;
+    try {
+        document = (0,dist/* parse */.qg)(text, { maxAliasCount: 1000 });
+    }
+    catch (error) {
+        throw new PatternError(`Pattern file ${source} is not valid YAML: ${error.message}`);
+    }
+    let list = document;
+    if (document !== null && typeof document === 'object' && !Array.isArray(document)) {
+        const keys = Object.keys(document).filter((key) => !key.startsWith('x-'));
+        const unknown = keys.filter((key) => key !== 'patterns');
+        if (unknown.length > 0) {
+            throw new PatternError(`Pattern file ${source} has unknown top-level key(s) ${unknown.map((k) => `'${k}'`).join(', ')}; expected a list of patterns or {patterns: [...]}.`);
         }
+        list = document.patterns;
     }
-    return undefined;
-}
-function lineOf(document, lineCounter, path) {
-    // The issue may point below the last node that exists (a missing key): walk up to the nearest one.
-    for (let depth = path.length; depth >= 0; depth--) {
-        const node = document.getIn(path.slice(0, depth), true);
-        const start = node && ((0,dist/* isMap */.jh)(node) || (0,dist/* isSeq */.oP)(node) || 'range' in node) ? node.range?.[0] : undefined;
-        if (start !== undefined)
-            return lineCounter.linePos(start).line;
+    if (!Array.isArray(list)) {
+        throw new PatternError(`Pattern file ${source} must be a list of patterns or {patterns: [...]}; got ${describe(list)}.`);
     }
-    return undefined;
+    return validatePatternList(list, source);
 }
-/** Builds a config for the simple mode; each `--verify` command becomes a required check. */
-function simpleModeConfig(options) {
-    const input = {
-        goal: options.goal ?? 'Make every verify command pass.',
-        work: { run: options.work },
-        checks: options.verify.map((run, index) => ({ name: `verify-${index + 1}`, run, kind: guessKind(run) })),
-        ...(options.maxIterations !== undefined ? { 'max-iterations': options.maxIterations } : {}),
-        ...(options.capReason ? { 'cap-reason': options.capReason } : {}),
-    };
-    return validateLoopConfig(input, '(from the command line)', () => undefined);
+/** Validates an inline list of patterns (the `patterns` key of the loop config, or a parsed file). */
+function validatePatternList(list, source) {
+    const seen = new Set();
+    return list.map((entry, index) => {
+        const result = patternSchema.safeParse(entry);
+        const id = entry !== null && typeof entry === 'object' && 'id' in entry ? String(entry.id) : '';
+        if (!result.success) {
+            const problems = result.error.issues
+                .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(pattern)'}: ${issue.message}`)
+                .join('; ');
+            throw new PatternError(`Pattern #${index + 1}${id ? ` '${id}'` : ''} in ${source} is invalid: ${problems}.`);
+        }
+        if (seen.has(result.data.id))
+            throw duplicatePatternError(result.data.id, source);
+        seen.add(result.data.id);
+        return result.data;
+    });
 }
-/** A guess at a simple-mode check's kind from its command, so analysis gets the right prior. */
-function guessKind(command) {
-    const text = command.toLowerCase();
-    if (/\b(tsc|mypy|pyright|typecheck|type-check)\b/.test(text))
-        return 'typecheck';
-    if (/\b(eslint|ruff|flake8|clippy|lint|shellcheck)\b/.test(text) && !/format/.test(text))
-        return 'lint';
-    if (/\b(prettier|black|rustfmt|gofmt|format)\b/.test(text))
-        return 'format';
-    if (/\b(test|jest|vitest|mocha|pytest|spec)\b/.test(text))
-        return 'test';
-    if (/\b(build|compile|make|cargo build|go build|javac|mvn)\b/.test(text))
-        return 'build';
-    if (/\b(audit|gitleaks|trufflehog|semgrep)\b/.test(text))
-        return 'security';
-    return 'custom';
+function describe(value) {
+    if (value === null || value === undefined)
+        return 'nothing';
+    if (Array.isArray(value))
+        return 'a list';
+    return typeof value === 'object' ? 'a mapping' : `${typeof value} ${JSON.stringify(value)}`;
 }
 
 ;// CONCATENATED MODULE: ./src/config/user-patterns.ts
@@ -45009,1049 +47123,19 @@ async function loadUserPatterns(patterns, root) {
     return parsePatternFile(text, patterns);
 }
 
-;// CONCATENATED MODULE: ./src/domain/commands.ts
-/**
- * Commands from people (DESIGN.md section 5): `/loop ...` lines in comments, and labels. The result is
- * typed data: a gate or task name restricted to a safe alphabet, a reason as plain text. Nothing here
- * is ever meant for a shell; a reason reaches commands only as a file or an environment variable.
- */
-
-const GATE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
-const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
-const MAX_REASON_LENGTH = 500;
-const USAGE = 'Commands: `/loop approve GATE`, `/loop resume`, `/loop abort`, `/loop skip TASK --reason "why"`.';
-/**
- * Reads the first `/loop` command in a comment body. Lines inside code fences and quoted lines
- * (`> ...`, as in a reply) are ignored, so quoting a command never runs it.
- *
- * @returns the command, a problem for a malformed `/loop` line, or null when the body has none.
- */
-function parseCommentCommand(body) {
-    let fence = null;
-    for (const rawLine of body.split(/\r?\n/)) {
-        const line = rawLine.trim();
-        const fenceMatch = /^(`{3,}|~{3,})/.exec(line);
-        if (fenceMatch) {
-            const marker = fenceMatch[1];
-            if (fence === null)
-                fence = marker;
-            else if (marker[0] === fence[0] && marker.length >= fence.length)
-                fence = null;
-            continue;
-        }
-        if (fence !== null || line.startsWith('>'))
-            continue;
-        if (!/^\/loop(\s|$)/.test(line))
-            continue;
-        return parseCommandLine(line.slice('/loop'.length).trim());
-    }
-    return null;
-}
-function parseCommandLine(rest) {
-    const [verb = '', ...words] = rest.split(/\s+/);
-    const argument = rest.slice(verb.length).trim();
-    switch (verb.toLowerCase()) {
-        case 'resume':
-            return { command: { kind: 'resume' } };
-        case 'abort': {
-            const reason = argument === '' ? undefined : readReason(argument);
-            if (reason !== undefined && 'problem' in reason)
-                return reason;
-            return { command: reason ? { kind: 'abort', reason: reason.text } : { kind: 'abort' } };
-        }
-        case 'approve': {
-            const gate = (words[0] ?? '').toLowerCase();
-            if (gate === '')
-                return { problem: `\`/loop approve\` needs a gate name, e.g. \`/loop approve security\`. ${USAGE}` };
-            if (!GATE_NAME.test(gate) || words.length > 1) {
-                return { problem: `\`/loop approve\` takes one gate name (lower-case letters, digits and dashes). ${USAGE}` };
-            }
-            return { command: { kind: 'approve', gate } };
-        }
-        case 'skip': {
-            const task = words[0] ?? '';
-            if (!TASK_NAME.test(task)) {
-                return {
-                    problem: `\`/loop skip\` needs a task name (letters, digits, dot, dash, underscore, colon, slash). ${USAGE}`,
-                };
-            }
-            const afterTask = argument.slice(task.length).trim();
-            const reasonMatch = /^--reason(?:=|\s+)([\s\S]*)$/.exec(afterTask);
-            if (!reasonMatch)
-                return { problem: `\`/loop skip ${task}\` needs \`--reason "why"\`: a skip is recorded with its reason.` };
-            const reason = readReason((reasonMatch[1] ?? '').trim());
-            if ('problem' in reason)
-                return reason;
-            return { command: { kind: 'skip', task, reason: reason.text } };
-        }
-        default:
-            return { problem: `Unknown \`/loop\` command${verb ? ` '${verb.slice(0, 40)}'` : ''}. ${USAGE}` };
-    }
-}
-/** A reason: "double quoted" (with \" escapes), 'single quoted', or the rest of the line. */
-function readReason(text) {
-    let reason = text;
-    const quote = text[0];
-    if (quote === '"' || quote === "'") {
-        let out = '';
-        let closed = false;
-        for (let i = 1; i < text.length; i++) {
-            const char = text[i];
-            if (char === '\\' && i + 1 < text.length && (text[i + 1] === quote || text[i + 1] === '\\')) {
-                out += text[i + 1];
-                i++;
-            }
-            else if (char === quote) {
-                closed = true;
-                break;
-            }
-            else
-                out += char;
-        }
-        if (!closed)
-            return { problem: `The reason starts with ${quote} but has no closing ${quote}.` };
-        reason = out;
-    }
-    reason = reason.trim();
-    if (reason === '')
-        return { problem: 'The reason must not be empty.' };
-    if (reason.length > MAX_REASON_LENGTH)
-        return { problem: `The reason must be at most ${MAX_REASON_LENGTH} characters.` };
-    return { text: reason };
-}
-/** What a label means: `loop/approved:GATE` approves, `loop/stop` is the kill switch. */
-function parseLabel(name) {
-    if (name === Labels.Stop)
-        return { kind: 'abort', reason: `label ${Labels.Stop}` };
-    if (name.startsWith(Labels.ApprovedPrefix)) {
-        const gate = name.slice(Labels.ApprovedPrefix.length).trim().toLowerCase();
-        return GATE_NAME.test(gate) ? { kind: 'approve', gate } : null;
-    }
-    return null;
-}
-/** True when the kill-switch label is among `labels`. */
-function hasStopLabel(labels) {
-    return labels.includes(Labels.Stop);
-}
-/** Gates approved by labels among `labels`. */
-function gatesApprovedByLabels(labels) {
-    return labels.flatMap((label) => {
-        const command = parseLabel(label);
-        return command?.kind === 'approve' ? [command.gate] : [];
-    });
-}
-const AUTHORIZED_PERMISSIONS = ['admin', 'maintain', 'write'];
-/**
- * Whether a person's command counts: only users with write, maintain or admin permission. Bots and the
- * controller itself are ignored, so the controller's own comments never trigger it.
- */
-function authorizeActor(facts) {
-    const who = `@${facts.actor}`;
-    if (facts.actor.toLowerCase() === facts.controllerLogin.toLowerCase()) {
-        return { allowed: false, reason: `${who} is the controller itself; its own comments are ignored.` };
-    }
-    if (facts.actorType === 'Bot' || facts.actor.endsWith('[bot]')) {
-        return { allowed: false, reason: `${who} is a bot; only people with write access can command a loop.` };
-    }
-    const permission = facts.permission.toLowerCase();
-    if (AUTHORIZED_PERMISSIONS.includes(permission)) {
-        return { allowed: true, reason: `${who} has ${permission} permission.` };
-    }
-    return {
-        allowed: false,
-        reason: `${who} has ${permission || 'no'} permission; write, maintain or admin is needed to command a loop.`,
-    };
-}
-function commands_record(value) {
-    return typeof value === 'object' && value !== null ? value : undefined;
-}
-function fullName(repository) {
-    const name = commands_record(repository)?.full_name;
-    return typeof name === 'string' ? name.toLowerCase() : undefined;
-}
-/**
- * `pull_request_target` and `workflow_run` run with the base repository's secrets; when the code they
- * would act on comes from a fork, running work commands on it hands those secrets to a stranger
- * (DESIGN.md section 9). Refused unless `allowUntrusted` (the config's explicit opt-in).
- */
-function isUntrustedTrigger(eventName, payload, allowUntrusted) {
-    const base = fullName(payload.repository);
-    let untrusted = false;
-    let why = '';
-    if (eventName === 'pull_request_target') {
-        const head = fullName(commands_record(commands_record(payload.pull_request)?.head)?.repo);
-        untrusted = head === undefined || head !== base;
-        why = head === undefined ? 'its head repository is unknown (deleted fork?)' : `its head is the fork ${head}`;
-    }
-    else if (eventName === 'workflow_run') {
-        const run = commands_record(payload.workflow_run);
-        const head = fullName(run?.head_repository);
-        untrusted = head === undefined || head !== base;
-        why = head === undefined ? 'the head repository of the run is unknown' : `the run's code comes from ${head}`;
-    }
-    if (!untrusted)
-        return { untrusted: false, refuse: false, reason: `${eventName} on trusted code.` };
-    if (allowUntrusted) {
-        return {
-            untrusted: true,
-            refuse: false,
-            reason: `${eventName}: ${why}; running anyway because allow-untrusted is set.`,
-        };
-    }
-    return {
-        untrusted: true,
-        refuse: true,
-        reason: `Refusing to run work commands under ${eventName}: ${why}. Untrusted code would run with this repository's secrets. Set 'allow-untrusted: true' in the loop config only if you accept that.`,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/domain/action-event.ts
-/**
- * What a GitHub event asks of the controller, read from its payload (pure: the payload is data).
- * Comments, labels and reviews are people's commands; they still need `authorizeActor`.
- */
-
-
-function action_event_record(value) {
-    return typeof value === 'object' && value !== null ? value : {};
-}
-function action_event_text(value) {
-    return typeof value === 'string' ? value : '';
-}
-function userOf(value) {
-    const user = action_event_record(value);
-    return { actor: action_event_text(user.login), actorType: action_event_text(user.type) || 'User' };
-}
-/** Reads the intent of `eventName` with `payload`. */
-function interpretEvent(eventName, payload) {
-    switch (eventName) {
-        case 'issue_comment': {
-            if (action_event_text(payload.action) !== 'created')
-                return { kind: 'none', why: `comment ${action_event_text(payload.action)}` };
-            const comment = action_event_record(payload.comment);
-            const who = userOf(comment.user);
-            const parsed = parseCommentCommand(action_event_text(comment.body));
-            if (!parsed)
-                return { kind: 'none', why: 'the comment holds no /loop command' };
-            if ('problem' in parsed)
-                return { kind: 'problem', problem: parsed.problem, ...who };
-            return { kind: 'command', command: parsed.command, via: 'comment', ...who };
-        }
-        case 'issues':
-        case 'pull_request':
-        case 'pull_request_target': {
-            // Only labels speak to the loop here: a pull request that is opened or updated (often by the loop's
-            // own push) must not start an iteration outside the dispatch chain.
-            if (action_event_text(payload.action) !== 'labeled')
-                return { kind: 'none', why: `${eventName} ${action_event_text(payload.action)}` };
-            const label = action_event_text(action_event_record(payload.label).name);
-            const who = userOf(payload.sender);
-            if (label === Labels.Start)
-                return { kind: 'run' };
-            const command = parseLabel(label);
-            if (!command)
-                return { kind: 'none', why: `label '${label}' is not for the loop` };
-            return { kind: 'command', command, via: 'label', ...who };
-        }
-        case 'pull_request_review': {
-            const review = action_event_record(payload.review);
-            const who = userOf(review.user);
-            const parsed = parseCommentCommand(action_event_text(review.body));
-            if (parsed && 'problem' in parsed)
-                return { kind: 'problem', problem: parsed.problem, ...who };
-            if (parsed)
-                return { kind: 'command', command: parsed.command, via: 'review', ...who };
-            if (action_event_text(review.state).toLowerCase() === 'approved')
-                return { kind: 'review-approval', ...who };
-            return { kind: 'none', why: `a review that does not approve (${action_event_text(review.state)})` };
-        }
-        default:
-            return { kind: 'run' };
-    }
-}
-/** The issue or pull request an event is about, and its labels. */
-function subjectOf(payload) {
-    const pull = action_event_record(payload.pull_request);
-    const issue = action_event_record(payload.issue);
-    const source = typeof pull.number === 'number' ? pull : issue;
-    const labels = Array.isArray(source.labels) ? source.labels.map((label) => action_event_text(action_event_record(label).name)) : [];
-    return {
-        number: typeof source.number === 'number' ? source.number : null,
-        isPullRequest: source === pull || Object.keys(action_event_record(issue.pull_request)).length > 0,
-        labels: labels.filter(Boolean),
-        headRef: action_event_text(action_event_record(pull.head).ref) || null,
-    };
-}
-/**
- * The workflow file and ref to re-dispatch, from `GITHUB_WORKFLOW_REF`
- * (`owner/repo/.github/workflows/loop.yml@refs/heads/main`). For a reusable workflow this names the
- * caller, which is the one that accepts `workflow_dispatch`.
- */
-function parseWorkflowRef(workflowRef) {
-    const match = /^[^/]+\/[^/]+\/\.github\/workflows\/([^@/]+\.ya?ml)@(.+)$/.exec(workflowRef.trim());
-    if (!match)
-        return null;
-    return { file: match[1], ref: match[2] };
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/annotations.ts
-/** GitHub's limit of error annotations shown per step. */
-const MAX_ANNOTATIONS = 10;
-/** The locations of the failing checks, in matrix order. */
-function locationsOf(checks) {
-    return checks.flatMap((check) => check.verdict === 'pass' || check.verdict === 'skipped' || check.verdict === 'flaky'
-        ? []
-        : check.locations.map((location) => ({ check: check.name, pattern: check.pattern, location })));
-}
-/**
- * A file path as GitHub wants it for an annotation: relative to the workspace, forward slashes, no
- * leading `./`. Paths outside the workspace are kept as they are (GitHub then shows them unlinked).
- */
-function annotationPath(file, workspaceRoot) {
-    let path = file.replace(/\\/g, '/');
-    const root = workspaceRoot.replace(/\\/g, '/').replace(/\/+$/, '');
-    if (root !== '' && path.startsWith(`${root}/`))
-        path = path.slice(root.length + 1);
-    return path.replace(/^(\.\/)+/, '');
-}
-/**
- * Picks at most `max` annotations (duplicates of the same place and message removed, first come
- * first served) and returns the rest as overflow for the summary.
- */
-function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = '') {
-    const seen = new Set();
-    const unique = [];
-    for (const { check, pattern, location } of candidates) {
-        const file = annotationPath(location.file, workspaceRoot);
-        if (file === '')
-            continue;
-        const message = (location.message ?? '').trim() || `${check} failed here`;
-        const key = `${file}\0${location.line ?? ''}\0${location.column ?? ''}\0${message}`;
-        if (seen.has(key))
-            continue;
-        seen.add(key);
-        unique.push({
-            file,
-            ...(location.line !== undefined ? { line: location.line } : {}),
-            ...(location.line !== undefined && location.column !== undefined ? { column: location.column } : {}),
-            title: pattern ? `${check}: ${pattern}` : check,
-            message: message.length > 1000 ? `${message.slice(0, 999)}…` : message,
-        });
-    }
-    const limit = Math.max(0, max);
-    return { annotations: unique.slice(0, limit), overflow: unique.slice(limit) };
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/escape.ts
-/**
- * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
- * renders. `core.summary` escapes nothing (STYLE.md point 12), so everything goes through here.
- */
-
-const ZWSP = '\u200b';
-/** Escapes `&`, `<`, `>` and quotes for HTML (a `<summary>`, an attribute). */
-function escapeHtml(text) {
-    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-/** Breaks `@name` so quoting untrusted text never notifies anyone. */
-function neutraliseMentions(text) {
-    return text.replace(/@(?=[A-Za-z0-9])/g, `@${ZWSP}`);
-}
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
-/**
- * One line of untrusted text for inline Markdown (a table cell, a bullet): whitespace folded,
- * HTML-escaped, Markdown punctuation backslash-escaped (so `|` cannot split a table cell and a
- * backtick cannot open a code span), mentions broken, and at most `maxChars` long.
- */
-function inlineText(text, maxChars = 300) {
-    let flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
-    if (flat.length > maxChars)
-        flat = `${flat.slice(0, maxChars - 1)}…`;
-    return neutraliseMentions(escapeHtml(flat).replace(/([\\`*_[\]|~!#])/g, '\\$1'));
-}
-/** A code span for names from a safe alphabet (check ids, patterns, strategies); others get `inlineText`. */
-function code(name) {
-    return /^[A-Za-z0-9._:/@+-]+$/.test(name) && name.length <= 200 ? `\`${name}\`` : inlineText(name);
-}
-/**
- * A fenced code block that untrusted content cannot close: the fence is longer than any run of
- * backticks inside. Workflow commands and control characters are defused too, since the same text
- * may be echoed to the log.
- */
-function codeBlock(content, language = 'text') {
-    const clean = neutraliseWorkflowCommands(content.replace(CONTROL, ''));
-    let longest = 0;
-    for (const match of clean.matchAll(/`+/g))
-        longest = Math.max(longest, match[0].length);
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    return `${fence}${language}\n${clean.replace(/\n+$/, '')}\n${fence}`;
-}
-/** A URL for a Markdown link target: only http(s), with parentheses and spaces encoded. */
-function safeUrl(url) {
-    if (!/^https?:\/\/[^\s]+$/i.test(url))
-        return null;
-    return url.replace(/\(/g, '%28').replace(/\)/g, '%29');
-}
-/** A Markdown link, or the escaped label alone when the URL is not a plain http(s) URL. */
-function escape_link(label, url) {
-    const target = url ? safeUrl(url) : null;
-    return target ? `[${inlineText(label)}](${target})` : inlineText(label);
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/format.ts
-/** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
-function formatDuration(ms) {
-    if (!Number.isFinite(ms) || ms < 0)
-        return '';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    const seconds = ms / 1000;
-    if (seconds < 60)
-        return `${seconds.toFixed(1)} s`;
-    const wholeSeconds = Math.round(seconds);
-    const minutes = Math.floor(wholeSeconds / 60);
-    if (minutes < 60)
-        return `${minutes} min ${wholeSeconds % 60} s`;
-    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-const VERDICT_ICONS = {
-    pass: '✅',
-    fail: '❌',
-    timeout: '⏱️ timed out',
-    skipped: '⏭️ skipped',
-    flaky: '⚠️ flaky (passed on re-run)',
-    error: '💥 could not run',
-};
-/** The verdict cell: an icon, and a word where the icon alone is ambiguous (or the fix was automatic). */
-function verdictLabel(verdict, autoFixed = false) {
-    return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict];
-}
-/** True for verdicts that count against the iteration. */
-function format_isFailing(check) {
-    return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error';
-}
-/** `✅ all 4 checks passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
-function verdictLine(checks) {
-    if (checks.length === 0)
-        return 'no checks ran';
-    const failing = checks.filter(format_isFailing).length;
-    const noun = checks.length === 1 ? 'check' : 'checks';
-    if (failing === 0) {
-        const skipped = checks.filter((c) => c.verdict === 'skipped').length;
-        return skipped > 0
-            ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
-            : `✅ all ${checks.length} ${noun} passed`;
-    }
-    return `❌ ${failing} of ${checks.length} ${noun} failed`;
-}
-/** The single-word verdict for the `verdict` output: pass, fail or none. */
-function overallVerdict(checks) {
-    if (checks.length === 0)
-        return 'none';
-    return checks.some(format_isFailing) ? 'fail' : 'pass';
-}
-/** `$1.84`. */
-function formatUsd(value) {
-    return `$${value.toFixed(2)}`;
-}
-/** `location` as `file:line:column`. */
-function format_formatLocation(location) {
-    return [location.file, location.line, location.line !== undefined ? location.column : undefined]
-        .filter((part) => part !== undefined)
-        .join(':');
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/limits.ts
-/**
- * GitHub's size limits and how reports are trimmed to fit them, always with a pointer to the audit
- * trail where nothing is trimmed. Pure.
- */
-/** A step's job summary may hold 1 MiB. */
-const SUMMARY_MAX_BYTES = 1024 * 1024;
-/** An issue or pull request comment may hold 65,536 characters. */
-const COMMENT_MAX_CHARS = 65_536;
-/** The most table rows, failing-output sections and listed locations a report shows. */
-const REPORT_CAPS = { tableRows: 200, outputSections: 20, overflowLocations: 100, triedEntries: 20, gates: 50 };
-const limits_encoder = new TextEncoder();
-/** Bytes of `text` in UTF-8 (what the summary limit counts). */
-function utf8Length(text) {
-    // Fast path: every UTF-16 unit is at most 3 UTF-8 bytes, so short texts need no encoding.
-    if (text.length * 3 <= SUMMARY_MAX_BYTES / 4)
-        return limits_encoder.encode(text).length;
-    let bytes = 0;
-    for (let i = 0; i < text.length; i++) {
-        const unit = text.charCodeAt(i);
-        if (unit < 0x80)
-            bytes += 1;
-        else if (unit < 0x800)
-            bytes += 2;
-        else if (unit >= 0xd800 && unit <= 0xdbff) {
-            bytes += 4;
-            i++;
-        }
-        else
-            bytes += 3;
-    }
-    return bytes;
-}
-/** The line that marks trimmed output and says where the rest is. */
-function trimmedMarker(lines, chars, where) {
-    return `… ${lines} line${lines === 1 ? '' : 's'} (${chars} characters) trimmed; the full output is in ${where} …`;
-}
-/**
- * Keeps the head and the tail of `text` (a third and two thirds of `maxChars`, cut at line breaks
- * where possible), with a marker saying how much was dropped and where to find it. The tail gets more
- * room because failures are usually reported last.
- */
-function limits_trimOutput(text, maxChars, where = 'the audit trail') {
-    if (text.length <= maxChars)
-        return text;
-    if (maxChars <= 0)
-        return trimmedMarker(countLines(text), text.length, where);
-    const headBudget = Math.floor(maxChars / 3);
-    const tailBudget = maxChars - headBudget;
-    let head = text.slice(0, headBudget);
-    const headBreak = head.lastIndexOf('\n');
-    if (headBreak > headBudget / 2)
-        head = head.slice(0, headBreak);
-    let tail = text.slice(text.length - tailBudget);
-    const tailBreak = tail.indexOf('\n');
-    if (tailBreak !== -1 && tailBreak < tailBudget / 2)
-        tail = tail.slice(tailBreak + 1);
-    const dropped = text.slice(head.length, text.length - tail.length);
-    return `${head}\n${trimmedMarker(countLines(dropped), dropped.length, where)}\n${tail}`;
-}
-function countLines(text) {
-    let lines = 1;
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1))
-        lines++;
-    return lines;
-}
-/**
- * Renders with ever smaller budgets until the result fits `limit` (as `measure` counts it). `render`
- * receives a per-output character budget; a budget of 0 asks for outputs left out. As a last resort
- * the text is cut at a line break and a note says where the full report is.
- */
-function fitToLimit(render, measure, limit, initialBudget, where) {
-    let budget = initialBudget;
-    for (let attempt = 0; attempt < 8; attempt++) {
-        const text = render(budget);
-        const size = measure(text);
-        if (size <= limit)
-            return text;
-        if (budget === 0)
-            return hardCut(text, measure, limit, where);
-        const next = Math.floor(budget * (limit / size) * 0.85);
-        budget = next < 200 ? 0 : next;
-    }
-    return hardCut(render(0), measure, limit, where);
-}
-function hardCut(text, measure, limit, where) {
-    const note = `\n\n> [!NOTE]\n> This report was cut to fit GitHub's size limit; the full report is in ${where}.\n`;
-    const room = limit - measure(note);
-    // Characters are at most 4 bytes, so cutting at room/4 characters is safe for both measures; widen
-    // while it still fits.
-    let cut = Math.max(0, Math.floor(room / 4));
-    let step = Math.max(1, Math.floor((text.length - cut) / 2));
-    while (step >= 1 && cut < text.length) {
-        if (measure(text.slice(0, cut + step)) <= room)
-            cut += step;
-        else
-            step = Math.floor(step / 2);
-    }
-    let head = text.slice(0, cut);
-    const lineBreak = head.lastIndexOf('\n');
-    if (lineBreak > 0)
-        head = head.slice(0, lineBreak);
-    return head + note;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
-/** The Mermaid stage diagram of the job summary. Pure. */
-
-/**
- * A `stateDiagram-v2` of the pipeline: one transition per line (chains are not stateDiagram syntax),
- * the per-capability loop back from VERIFY to IMPLEMENT when both are in the pipeline, finished stages
- * in the `done` class, and the current one in `current` (or `stopped` when the loop is blocked, capped
- * or aborted).
- */
-function renderStageDiagram(pipeline, stage, status) {
-    const ordered = domain_stages/* STAGES */.an.filter((s) => pipeline.includes(s));
-    const lines = ['stateDiagram-v2', '  direction LR'];
-    if (ordered.length === 1)
-        lines.push(`  ${ordered[0]}`);
-    for (let i = 1; i < ordered.length; i++)
-        lines.push(`  ${ordered[i - 1]} --> ${ordered[i]}`);
-    const loopStart = domain_stages/* CAPABILITY_LOOP */.y3[0];
-    const loopEnd = domain_stages/* CAPABILITY_LOOP */.y3[domain_stages/* CAPABILITY_LOOP */.y3.length - 1];
-    if (ordered.includes(loopStart) && ordered.includes(loopEnd)) {
-        lines.push(`  ${loopEnd} --> ${loopStart}: next capability / retry`);
-    }
-    lines.push('  classDef done fill:#2da44e,color:#fff');
-    lines.push('  classDef current fill:#bf8700,color:#fff');
-    lines.push('  classDef stopped fill:#cf222e,color:#fff');
-    const complete = status === 'complete' || stage === 'COMPLETE';
-    const currentIndex = domain_stages/* STAGES */.an.indexOf(stage);
-    const done = complete ? ordered : ordered.filter((s) => domain_stages/* STAGES */.an.indexOf(s) < currentIndex);
-    if (done.length > 0)
-        lines.push(`  class ${done.join(',')} done`);
-    if (!complete && ordered.includes(stage)) {
-        const stopped = status === 'blocked' || status === 'capped' || status === 'aborted';
-        lines.push(`  class ${stage} ${stopped ? 'stopped' : 'current'}`);
-    }
-    return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/summary.ts
-
-
-
-
-const STATUS_ICONS = {
-    running: '🔁',
-    waiting: '⏸️',
-    blocked: '🚫',
-    complete: '✅',
-    capped: '🛑',
-    aborted: '⏹️',
-};
-/** The status icon of a loop. */
-function statusIcon(status) {
-    return STATUS_ICONS[status];
-}
-/** Where a reader finds what a report leaves out. */
-function auditTrailPointer(model) {
-    return model.links.auditTrail ? `the [audit trail](${model.links.auditTrail})` : 'the audit trail artifact';
-}
-/** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
-function stageLine(model) {
-    const { capabilities } = model;
-    if (capabilities.total === 0 || capabilities.current === null)
-        return model.stage;
-    return `${model.stage} (capability ${Math.min(capabilities.completed + 1, capabilities.total)} of ${capabilities.total}: ${code(capabilities.current)})`;
-}
-/** The iteration table: check, kind, verdict, time, pattern, confidence, strategy. */
-function renderCheckTable(checks, redact) {
-    if (checks.length === 0)
-        return '_No checks ran in this iteration._';
-    const rows = checks.slice(0, REPORT_CAPS.tableRows).map((check) => {
-        const verdict = check.verdict === 'skipped' && check.skippedReason
-            ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
-            : verdictLabel(check.verdict, check.autoFixed);
-        return [
-            code(check.name),
-            check.kind,
-            verdict,
-            check.verdict === 'skipped' ? '' : formatDuration(check.durationMs),
-            check.pattern ? code(check.pattern) : '',
-            check.confidence === null ? '' : check.confidence.toFixed(2),
-            check.strategy ? code(check.strategy) : '',
-        ];
-    });
-    const lines = [
-        '| check | kind | verdict | time | pattern | confidence | strategy |',
-        '| --- | --- | --- | --- | --- | --- | --- |',
-        ...rows.map((cells) => `| ${cells.join(' | ')} |`),
-    ];
-    if (checks.length > rows.length) {
-        lines.push('', `_… and ${checks.length - rows.length} more checks; every one is in the audit trail._`);
-    }
-    return lines.join('\n');
-}
-/** One collapsible section per failing check with its trimmed output. */
-function renderFailureOutputs(model, outputBudget, redact) {
-    const failing = model.checks.filter(format_isFailing);
-    if (failing.length === 0)
-        return '';
-    const where = auditTrailPointer(model);
-    const shown = failing.slice(0, REPORT_CAPS.outputSections);
-    const sections = shown.map((check) => {
-        const locations = check.locations.slice(0, 3).map((l) => format_formatLocation(l));
-        const more = check.locations.length > 3 ? `, +${check.locations.length - 3} more` : '';
-        const summary = `${check.name}: ${check.verdict}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`;
-        const raw = model.outputs[check.name] ?? check.excerpt;
-        const body = outputBudget === 0
-            ? `_Output left out to fit the size limit; it is in ${where}._`
-            : codeBlock(limits_trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
-        return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
-    });
-    if (failing.length > shown.length) {
-        sections.push(`_… and ${failing.length - shown.length} more failing checks; their output is in ${where}._`);
-    }
-    return sections.join('\n\n');
-}
-/** Budget: iterations, minutes, cost and tokens used, each of its limit where one is set. */
-function budgetLine(model) {
-    const { budget } = model;
-    const parts = [`${model.iteration} of ${model.maxIterations} iterations`];
-    const minutes = Math.round(budget.minutesUsed);
-    parts.push(budget.minutesLimit !== undefined ? `${minutes} of ${budget.minutesLimit} minutes` : `${minutes} minutes`);
-    if (budget.costUsd > 0 || budget.costLimit !== undefined) {
-        parts.push(budget.costLimit !== undefined
-            ? `${formatUsd(budget.costUsd)} of ${formatUsd(budget.costLimit)}`
-            : formatUsd(budget.costUsd));
-    }
-    if (budget.tokens > 0 || budget.tokensLimit !== undefined) {
-        parts.push(budget.tokensLimit !== undefined ? `${budget.tokens} of ${budget.tokensLimit} tokens` : `${budget.tokens} tokens`);
-    }
-    return parts.join(' · ');
-}
-/** Links to the audit trail, the pull request, the issue, the branch and the run. */
-function linksLine(model) {
-    const { links } = model;
-    const parts = [];
-    if (links.auditTrail)
-        parts.push(escape_link('audit trail', links.auditTrail));
-    if (links.pullRequest)
-        parts.push(escape_link(`pull request #${links.pullRequest.number}`, links.pullRequest.url));
-    if (links.issue)
-        parts.push(escape_link(`issue #${links.issue.number}`, links.issue.url));
-    if (links.branch)
-        parts.push(links.branch.url ? escape_link(links.branch.name, links.branch.url) : code(links.branch.name));
-    if (links.run)
-        parts.push(escape_link('this run', links.run));
-    return parts.join(' · ');
-}
-/** Gates and their states, e.g. `security ✅ approved by @alice · deploy ⏳ pending`. */
-function gatesLine(model, redact) {
-    const entries = Object.entries(model.gates).slice(0, REPORT_CAPS.gates);
-    if (entries.length === 0)
-        return '';
-    return entries
-        .map(([name, gate]) => {
-        const icon = gate.status === 'approved' ? '✅' : gate.status === 'rejected' ? '⛔' : '⏳';
-        const by = gate.decidedBy ? ` by ${inlineText(redact(gate.decidedBy), 60)}` : '';
-        return `${code(name)} ${icon} ${gate.status}${by}`;
-    })
-        .join(' · ');
-}
-function renderOverflow(overflow, redact) {
-    if (overflow.length === 0)
-        return '';
-    const shown = overflow.slice(0, REPORT_CAPS.overflowLocations);
-    const items = shown.map((a) => `- ${code(format_formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
-    if (overflow.length > shown.length)
-        items.push(`- … and ${overflow.length - shown.length} more`);
-    return `<details><summary>${overflow.length} more location${overflow.length === 1 ? '' : 's'} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
-}
-/**
- * The job summary: header with loop id and iteration N of M, stage, verdict, next action, the Mermaid
- * stage diagram, the iteration table, a collapsible trimmed output per failing check, locations past
- * the annotation limit, the budget line and links. Always under `options.limit` bytes (1 MiB).
- */
-function renderSummary(model, options = {}) {
-    const redact = options.redact ?? ((text) => text);
-    const limit = options.limit ?? SUMMARY_MAX_BYTES;
-    const header = [
-        `## ${statusIcon(model.status)} loop-controller · ${code(model.loopId)} · iteration ${model.iteration} of ${model.maxIterations}`,
-        '',
-        `**Stage:** ${stageLine(model)} · **Status:** ${model.status} · **Verdict:** ${verdictLine(model.checks)} ·`,
-        `**Next:** ${inlineText(redact(model.nextAction), 1000)}`,
-    ];
-    if (model.statusReason && model.status !== 'running') {
-        header.push('', `**Why:** ${inlineText(redact(model.statusReason), 1000)}`);
-    }
-    const gates = gatesLine(model, redact);
-    const fixed = [
-        header.join('\n'),
-        renderStageDiagram(model.pipeline, model.stage, model.status),
-        renderCheckTable(model.checks, redact),
-        gates ? `**Gates:** ${gates}` : '',
-    ];
-    const footer = [
-        renderOverflow(options.overflowLocations ?? [], redact),
-        metricsLine(model),
-        [`Budget: ${budgetLine(model)}`, linksLine(model)].filter(Boolean).join(' · '),
-    ];
-    const render = (outputBudget) => `${[...fixed, renderFailureOutputs(model, outputBudget, redact), ...footer].filter(Boolean).join('\n\n')}\n`;
-    return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
-}
-/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
-function metricsLine(model) {
-    const m = model.metrics;
-    if (!m)
-        return '';
-    const counts = [
-        `${m.workCalls} agent call${m.workCalls === 1 ? '' : 's'}`,
-        `${m.autoFixes} auto-fix${m.autoFixes === 1 ? '' : 'es'}`,
-        `${m.flakes} flak${m.flakes === 1 ? 'e' : 'es'}`,
-        `${m.regressions} regression${m.regressions === 1 ? '' : 's'}`,
-        `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
-    ];
-    const patterns = Object.entries(m.aggregate.successRateByPattern)
-        .slice(0, 8)
-        .map(([id, rate]) => `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`);
-    return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/comment.ts
-/**
- * The sticky comment of a loop on its issue or pull request (DESIGN.md section 8; MOCKUPS.md), found
- * again by its hidden marker and updated in place. BLOCKED carries the handoff. Pure: returns Markdown.
- */
-
-
-
-
-
-function title(model) {
-    const id = code(model.loopId);
-    switch (model.status) {
-        case 'blocked':
-            return `### 🚫 BLOCKED: ${id} needs a human`;
-        case 'complete':
-            return `### ✅ COMPLETE: ${id} after ${model.iteration} iteration${model.iteration === 1 ? '' : 's'}`;
-        case 'capped':
-            return `### 🛑 Stopped at the cap: ${id} ran ${model.iteration} of ${model.maxIterations} iterations`;
-        case 'aborted':
-            return `### ⏹️ Aborted: ${id}`;
-        case 'waiting':
-            return `### ⏸️ Waiting: ${id}`;
-        default:
-            return `### ${statusIcon(model.status)} ${id} · iteration ${model.iteration} of ${model.maxIterations}`;
-    }
-}
-function compactTable(model) {
-    if (model.checks.length === 0)
-        return '';
-    const rows = model.checks
-        .slice(0, REPORT_CAPS.tableRows)
-        .map((check) => [
-        code(check.name),
-        verdictLabel(check.verdict, check.autoFixed),
-        check.verdict === 'skipped' ? '' : formatDuration(check.durationMs),
-        check.pattern ? code(check.pattern) : '',
-        check.strategy ? code(check.strategy) : '',
-    ].join(' | '));
-    const more = model.checks.length > rows.length ? `\n\n_… and ${model.checks.length - rows.length} more checks._` : '';
-    return `| check | verdict | time | pattern | strategy |\n| --- | --- | --- | --- | --- |\n${rows.map((r) => `| ${r} |`).join('\n')}${more}`;
-}
-/** `types` · `src/retry.ts:41` · Type 'string' is not assignable to type 'number'. */
-function lastFailureLine(model, redact) {
-    const failure = model.failures.current;
-    const failingCheck = failure
-        ? model.checks.find((check) => check.name === failure.check)
-        : model.checks.find(format_isFailing);
-    if (!failure && !failingCheck)
-        return null;
-    const checkName = failure?.check ?? failingCheck?.name ?? '';
-    const location = failingCheck?.locations[0];
-    const message = location?.message ?? failure?.error ?? failingCheck?.excerpt ?? '';
-    const firstLine = message.split('\n').find((line) => line.trim() !== '') ?? '';
-    const parts = [code(checkName)];
-    if (location)
-        parts.push(code(format_formatLocation(location)));
-    const pattern = failure?.pattern ?? failingCheck?.pattern;
-    if (pattern)
-        parts.push(code(pattern));
-    if (firstLine)
-        parts.push(inlineText(redact(firstLine), 300));
-    return parts.join(' · ');
-}
-function defaultHumanAction(model) {
-    const pattern = model.failures.current?.pattern;
-    if (pattern === 'merge-conflict')
-        return `resolve the merge conflict on \`${loopBranch(model.loopId)}\`.`;
-    if (pattern === 'permission-error')
-        return 'grant the missing permission named in the last failure.';
-    if (pattern === 'security-finding')
-        return 'review the security finding and decide whether the change may proceed.';
-    if (pattern === 'dependency-conflict')
-        return 'settle the dependency versions the loop could not reconcile.';
-    return 'read the last failure and what was tried, then fix the cause or clarify the goal.';
-}
-function handoffSection(model, redact, outputBudget) {
-    const handoff = model.handoff;
-    const lines = [];
-    lines.push(`**Reason:** ${inlineText(redact(handoff?.reason || model.statusReason || 'the loop needs a person'), 600)}`);
-    const last = lastFailureLine(model, redact);
-    if (last)
-        lines.push(`**Last failure:** ${last}`);
-    const { failures } = model;
-    lines.push(`**Attempts:** ${failures.consecutive} of ${failures.perFailureLimit} for this failure · ${failures.total} of ${failures.totalLimit} failures in total`);
-    const tried = failures.tried.slice(-REPORT_CAPS.triedEntries);
-    if (tried.length > 0) {
-        const skipped = failures.tried.length - tried.length;
-        lines.push('', '**What was tried**');
-        if (skipped > 0)
-            lines.push(`_(${skipped} earlier attempts are in the audit trail)_`);
-        tried.forEach((entry, index) => {
-            lines.push(`${index + 1}. iteration ${entry.iteration} · ${code(entry.strategy)} · ${inlineText(redact(entry.outcome), 300)}`);
-        });
-    }
-    lines.push('', `**Human action needed:** ${inlineText(redact(handoff?.humanAction || defaultHumanAction(model)), 600)}`);
-    lines.push('', `**To resume:** push a fix to \`${loopBranch(model.loopId)}\` or clarify in the issue, then comment \`/loop resume\`. To give up, comment \`/loop abort\`.`);
-    if (handoff?.suggestion)
-        lines.push(`Suggested next step: ${inlineText(redact(handoff.suggestion), 800)}`);
-    const failing = model.checks.find((check) => check.name === failures.current?.check) ?? model.checks.find(format_isFailing);
-    if (failing && outputBudget > 0) {
-        const output = limits_trimOutput(redact(model.outputs[failing.name] ?? failing.excerpt), outputBudget);
-        if (output.trim() !== '') {
-            lines.push('', `<details><summary>Output of ${escapeHtml(failing.name)}</summary>\n\n${codeBlock(output)}\n\n</details>`);
-        }
-    }
-    return lines.join('\n');
-}
-function waitingSection(model) {
-    const pending = Object.entries(model.gates).filter(([, gate]) => gate.status === 'pending');
-    const gate = model.next?.kind === 'WAIT_FOR_APPROVAL' ? model.next.gate : pending[0]?.[0];
-    if (!gate)
-        return '';
-    return [
-        `**Gate ${code(gate)} needs approval.** Any of these, from someone with write access, approves it:`,
-        `- comment \`/loop approve ${gate}\``,
-        `- add the label \`${Labels.ApprovedPrefix}${gate}\``,
-        '- approve the pull request in a review',
-    ].join('\n');
-}
-/**
- * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, a status line, the
- * check table, the handoff when BLOCKED, how to approve when a gate waits, budget and links. Always
- * under `options.limit` characters (65,536).
- */
-function renderComment(model, options = {}) {
-    const redact = options.redact ?? ((text) => text);
-    const limit = options.limit ?? COMMENT_MAX_CHARS;
-    const render = (outputBudget) => {
-        const parts = [
-            stickyCommentMarker(model.loopId),
-            title(model),
-            `**Stage:** ${stageLine(model)} · **Verdict:** ${verdictLine(model.checks)} · **Next:** ${inlineText(redact(model.nextAction), 600)}`,
-        ];
-        if (model.status === 'blocked')
-            parts.push(handoffSection(model, redact, outputBudget));
-        else if (model.status !== 'running' && model.statusReason) {
-            parts.push(`**Why:** ${inlineText(redact(model.statusReason), 600)}`);
-        }
-        if (model.status === 'waiting')
-            parts.push(waitingSection(model));
-        if (model.status === 'capped') {
-            parts.push(`**To continue:** raise \`max-iterations\` (above 25 it needs a \`cap-reason\`) and comment \`/loop resume\`.`);
-        }
-        parts.push(compactTable(model));
-        const gates = gatesLine(model, redact);
-        if (gates)
-            parts.push(`**Gates:** ${gates}`);
-        parts.push([budgetLine(model), linksLine(model)].filter(Boolean).join(' · '));
-        return `${parts.filter(Boolean).join('\n\n')}\n`;
-    };
-    return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
-}
-
-;// CONCATENATED MODULE: ./src/domain/analysis/metrics.ts
-/** Aggregates from `metrics.byPattern` (which survives compaction of the attempt list). */
-function aggregateMetrics(metrics) {
-    const successRateByPattern = {};
-    const averageAttemptsByPattern = {};
-    let attempts = 0;
-    let escalated = 0;
-    let episodes = 0;
-    for (const [pattern, counts] of Object.entries(metrics.byPattern).sort(([a], [b]) => a.localeCompare(b))) {
-        if (counts.attempts <= 0)
-            continue;
-        attempts += counts.attempts;
-        escalated += counts.escalated;
-        const ended = counts.resolved + counts.escalated;
-        episodes += ended;
-        successRateByPattern[pattern] = metrics_round(counts.resolved / counts.attempts);
-        averageAttemptsByPattern[pattern] = metrics_round(counts.attempts / Math.max(1, ended));
-    }
-    return {
-        successRateByPattern,
-        averageAttemptsByPattern,
-        escalationRate: attempts === 0 ? 0 : metrics_round(escalated / attempts),
-        deadLetterRate: episodes === 0 ? 0 : metrics_round(Math.min(1, metrics.deadLetters / episodes)),
-    };
-}
-function metrics_round(value) {
-    return Math.round(value * 1000) / 1000;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/model.ts
-/**
- * What the job summary and the sticky comment show, in one plain object built from the loop's state,
- * the iteration's checks and the latest decision. Pure data; the renderers take nothing else.
- */
-
-/** Builds the report model from the loop's state plus what the iteration returned. */
-function buildReportModel(state, extras) {
-    return {
-        loopId: state.loopId,
-        iteration: state.iteration,
-        maxIterations: state.maxIterations,
-        pipeline: state.pipeline,
-        stage: state.stage,
-        status: state.status,
-        statusReason: state.statusReason,
-        outcome: extras.outcome,
-        capabilities: {
-            total: state.capabilities.total,
-            completed: state.capabilities.completed.length,
-            current: state.capabilities.current,
-        },
-        checks: extras.checks,
-        outputs: extras.outputs ?? {},
-        next: extras.next,
-        nextAction: extras.nextAction,
-        failures: {
-            total: state.failures.total,
-            totalLimit: state.failures.limits.total,
-            consecutive: state.failures.consecutive,
-            perFailureLimit: state.failures.limits.perFailure,
-            current: state.failures.current,
-            tried: state.failures.tried,
-        },
-        gates: state.gates,
-        budget: {
-            minutesUsed: state.usage.wallMs / 60_000,
-            ...(state.budget.minutes !== undefined ? { minutesLimit: state.budget.minutes } : {}),
-            costUsd: state.usage.costUsd,
-            ...(state.budget.costUsd !== undefined ? { costLimit: state.budget.costUsd } : {}),
-            tokens: state.usage.tokens,
-            ...(state.budget.tokens !== undefined ? { tokensLimit: state.budget.tokens } : {}),
-        },
-        ...(extras.handoff ? { handoff: extras.handoff } : {}),
-        links: extras.links ?? {},
-        metrics: {
-            workCalls: state.metrics.workCalls,
-            autoFixes: state.metrics.autoFixes,
-            flakes: state.metrics.flakes,
-            regressions: state.metrics.regressions,
-            deadLetters: state.metrics.deadLetters,
-            aggregate: aggregateMetrics(state.metrics),
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/index.ts
-/** Pure renderers of what people see on GitHub: the job summary, the sticky comment, annotations. */
-
-
-
-
-
-
-
-
-
 ;// CONCATENATED MODULE: ./src/ports/clock.ts
 const systemClock = {
     now: () => new Date(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
-;// CONCATENATED MODULE: ./src/version.ts
-/** The version of loop-controller, named in messages (e.g. when a state is from a newer version). */
-const version_VERSION = '0.1.0';
-
 ;// CONCATENATED MODULE: ./src/main.ts
 /**
- * Composition root for the action: one controller iteration per job (DESIGN.md sections 1, 5, 8, 9).
- * Parse inputs → refuse untrusted triggers → apply people's commands (authorized) → run one iteration
- * on the loop's branch → push (fetch, rebase, retry) → pull request → report (summary, annotations,
- * sticky comment, outputs) → re-dispatch while the loop continues. `run()` is the only entry; it holds
- * the one top-level catch.
+ * Composition root for the action: one controller iteration per job, or several within its budget.
+ * Read the run context → refuse untrusted triggers → apply people's commands (authorized) → run the
+ * iterations on the loop's branch, publishing each (push, pull request) → report (summary,
+ * annotations, sticky comment, outputs) → re-dispatch while the loop continues. The jobs themselves
+ * live in `src/action/`; `run()` is the only entry and holds the one top-level catch.
  */
 
 
@@ -46080,436 +47164,131 @@ const version_VERSION = '0.1.0';
 
 
 
-/** The identity of the loop's commits (passed per command, never written to git config). */
-const COMMIT_IDENTITY = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
+
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
-async function run() {
+async function run(io = actionsIO) {
     try {
-        await runAction(process.env);
+        await runAction(io);
     }
     catch (error) {
-        core/* setFailed */.C1(error instanceof ConfigError ? messageOf(error) : `loop-controller failed: ${messageOf(error)}`);
+        io.setFailed(error instanceof ConfigError ? messageOf(error) : `loop-controller failed: ${messageOf(error)}`);
     }
 }
-function requireEnv(env, name) {
-    const value = env[name];
-    if (!value)
-        throw new ConfigError(`${name} is not set; loop-controller runs inside a GitHub Actions job.`);
-    return value;
-}
-function setOutput(name, value) {
-    core/* info */.pq(`${name} = ${value}`);
-    core/* setOutput */.uH(name, value);
-}
-async function runAction(env) {
-    const payload = lib_github/* context */._.payload;
-    const settings = parseActionInputs((name) => core/* getInput */.V4(name), {
-        eventName: lib_github/* context */._.eventName,
-        payload,
-        runId: lib_github/* context */._.runId,
-    }, env);
+async function runAction(io) {
+    const runContext = readRunContext(io.getInput);
+    const { settings } = runContext;
     const secrets = secretValues(settings);
     for (const secret of secrets)
-        core/* setSecret */.Pq(secret);
+        io.setSecret(secret);
     const redact = createRedactor(secrets);
     const logger = actionsLogger(redact);
     for (const name of settings.missingSecrets)
         logger.warning(`Secret ${name} is listed in 'secrets' but has no value.`);
-    const [owner = '', repo = ''] = requireEnv(env, 'GITHUB_REPOSITORY').split('/');
-    const github = new OctokitGitHub({
-        token: settings.githubToken,
-        owner,
-        repo,
-        baseUrl: env.GITHUB_API_URL || 'https://api.github.com',
-        logger,
-    });
-    const root = (0,external_node_path_.resolve)(env.GITHUB_WORKSPACE || process.cwd(), settings.workingDirectory);
-    const subject = subjectOf(payload);
-    let loopId = settings.loopId;
-    // A comment on a pull request only carries the number; the loop's branch names the loop.
-    if (settings.loopIdSource === 'pull-request' && subject.number !== null && subject.headRef === null) {
-        const pull = await github.getPullRequest(subject.number);
-        if (pull.headRef.startsWith('loop/'))
-            loopId = sanitiseLoopId(pull.headRef.slice('loop/'.length)) || loopId;
-    }
-    setOutput(Outputs.LoopId, loopId);
+    const { owner, repo } = requireRepository(runContext);
+    const github = new OctokitGitHub({ token: settings.githubToken, owner, repo, baseUrl: runContext.apiUrl, logger });
+    const root = (0,external_node_path_.resolve)(runContext.workspace, settings.workingDirectory);
+    const loopId = await loopIdOf(runContext, github);
+    io.setOutput(Outputs.LoopId, loopId);
     // The loop config comes from the trusted ref that was checked out, before the loop's branch is.
-    const { config, configPathRelative } = await loadConfig(settings, root);
-    const trigger = isUntrustedTrigger(lib_github/* context */._.eventName, payload, settings.allowUntrusted || config['allow-untrusted']);
+    const { config, configPathRelative } = await loadActionConfig(settings, root, nodeWorkspace);
+    const allowUntrusted = settings.allowUntrusted || config['allow-untrusted'];
+    const trigger = isUntrustedTrigger(runContext.event.name, runContext.event.payload, allowUntrusted);
     if (trigger.refuse)
         throw new ConfigError(trigger.reason);
     if (trigger.untrusted)
         logger.warning(trigger.reason);
-    const runnerTemp = env.RUNNER_TEMP || (0,external_node_path_.join)(root, '..', '_loop-temp');
+    const runnerTemp = runContext.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
     const loopDir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
     const audit = new AuditTrail(loopDir, redact);
-    const { store, auditSource } = await createStore({ settings, env, runnerTemp, root, loopDir, logger });
-    setOutput(Outputs.StatePath, store.describe(loopId));
-    // The audit trail lives on the runner, which starts empty: bring back the trail the newest snapshot
-    // carries, so it accumulates across jobs and the last snapshot holds all of it. Done once, lazily:
-    // a job with nothing for the loop downloads nothing.
-    let auditRestored = null;
-    const restoreAudit = () => {
-        auditRestored ??= (async () => {
-            if (!auditSource)
-                return;
-            try {
-                const restored = await auditSource.restoreAudit(loopId, loopDir);
-                if (restored > 0)
-                    logger.info(`Audit trail: ${restored} file(s) restored from the newest snapshot.`);
-            }
-            catch (error) {
-                logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${messageOf(error)}`);
-            }
-        })();
-        return auditRestored;
-    };
-    // People's commands: from the `command` input (a dispatch, which needs write access) or the event.
-    // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
-    const controllerLogin = () => github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN);
-    const proceed = await applyCommands(settings, loopId, {
-        github,
-        store,
-        audit,
-        logger,
-        controllerLogin,
-        restoreAudit,
-    });
-    if (!proceed)
+    const { store, auditSource } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger });
+    io.setOutput(Outputs.StatePath, store.describe(loopId));
+    const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger);
+    const commandDeps = { github, store, audit, logger, clock: systemClock, restoreAudit };
+    if (!(await applyCommands(runContext, loopId, commandDeps)))
         return;
     const git = new GitCli(root);
     const branch = loopBranch(loopId);
     const useGit = config.commit.enabled && (await git.isRepository());
     if (useGit) {
-        await core/* group */.Os(`Check out ${branch}`, async () => {
+        await io.group(`Check out ${branch}`, async () => {
             const checkout = await checkoutLoopBranch(git, branch);
-            core/* info */.pq(`${checkout.created ? 'Started' : 'Continuing'} ${branch} at ${checkout.head ?? 'an empty history'}.`);
+            io.info(`${checkout.created ? 'Started' : 'Continuing'} ${branch} at ${checkout.head ?? 'an empty history'}.`);
         });
     }
     await restoreAudit();
     const library = buildLibrary(await loadUserPatterns(config.patterns, root));
-    const iterationConfig = {
-        ...config,
-        work: { ...config.work, 'pass-env': [...new Set([...config.work['pass-env'], ...Object.keys(settings.secrets)])] },
-    };
-    // One iteration per job, or several while `budget-minutes` allows (each costs no runner start-up).
-    const jobStarted = Date.now();
-    const jobBudgetMs = (settings.budgetMinutes ?? 0) * 60_000;
-    let slowestIterationMs = 0;
-    let dispatchedIteration = settings.iteration;
-    let result;
-    let state;
-    let outcome;
-    for (;;) {
-        const iterationStarted = Date.now();
-        result = await runOneIteration({
-            config: iterationConfig,
+    const iterate = iterationRunner({
+        input: {
+            config: withSecretsPassed(config, settings.secrets),
             library,
             loopId,
             cwd: root,
             // Raw logs and prompt files stay outside the uploaded audit trail: only redacted text leaves the runner.
             loopDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'runs', loopId),
             excludeFromCommits: [],
-            ...(dispatchedIteration !== undefined ? { dispatchedIteration } : {}),
             commit: useGit,
             identity: COMMIT_IDENTITY,
-            env: { ...env, ...settings.secrets },
+            env: { ...runContext.env, ...settings.secrets },
             maxParallel: (0,external_node_os_.availableParallelism)(),
-            stopRequested: hasStopLabel(subject.labels),
-            toolVersion: version_VERSION,
+            stopRequested: hasStopLabel(runContext.event.subject.labels),
+            toolVersion: VERSION,
             ...(configPathRelative ? { configPathRelative } : {}),
-        }, {
-            store,
-            runner: new ChildProcessRunner(),
-            git: useGit ? git : null,
-            clock: systemClock,
-            logger,
-            workspace: nodeWorkspace,
-            audit,
-            redact,
-            pullRequestMerged: async () => {
-                const number = (await store.load(loopId))?.state.pullRequest?.number;
-                return number !== undefined && (await github.isPullRequestMerged(number));
-            },
-        });
-        if (result.outcome === 'superseded') {
-            logger.info(`Iteration ${dispatchedIteration ?? 'next'} was already claimed by another job: superseded, nothing to do.`);
-            setOutput(Outputs.Status, 'superseded');
-            return;
-        }
-        state = result.state;
-        outcome = result.outcome;
-        const hasRemote = useGit && (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0;
-        if (useGit && !hasRemote)
-            logger.info(`No remote 'origin': the work stays on the local branch ${branch}.`);
-        if (hasRemote && result.commit !== null) {
-            const published = await publish({ settings, env, git, github, store, loopId, branch, result, logger });
-            state = published.state;
-            if (published.blocked)
-                outcome = 'blocked';
-        }
-        slowestIterationMs = Math.max(slowestIterationMs, Date.now() - iterationStarted);
-        const elapsedMs = Date.now() - jobStarted;
-        // Continue here only when another iteration like the slowest one so far still fits the job's budget.
-        if (outcome !== 'continue' || elapsedMs + slowestIterationMs > jobBudgetMs)
-            break;
-        logger.info(`Continuing in this job: ${Math.round(elapsedMs / 1000)} s of ${settings.budgetMinutes} min used.`);
-        dispatchedIteration = state.iteration + 1;
-    }
-    await report({ settings, github, state, outcome, result, loopId, redact, root, env, subjectNumber: subject.number });
-    if (outcome === 'continue' && settings.dispatch)
-        await redispatch(github, env, loopId, state, logger);
-    if (outcome === 'blocked')
-        core/* setFailed */.C1(`The loop is BLOCKED: ${redact(state.statusReason)}. See the handoff in the comment or summary.`);
-}
-async function loadConfig(settings, root) {
-    const simple = simpleModeOptions(settings);
-    const configPath = (0,external_node_path_.resolve)(root, settings.config);
-    const text = await nodeWorkspace.readText(configPath);
-    let config;
-    let configPathRelative = null;
-    if (text !== null && !(simple && settings.configIsDefault)) {
-        config = parseLoopConfig(text, settings.config);
-        configPathRelative = (0,external_node_path_.relative)(root, configPath);
-    }
-    else if (simple) {
-        config = simpleModeConfig(simple);
-    }
-    else {
-        throw new ConfigError(`No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`);
-    }
-    config = {
-        ...config,
-        ...(settings.maxIterations !== undefined ? { 'max-iterations': settings.maxIterations } : {}),
-        ...(settings.capReason !== undefined ? { 'cap-reason': settings.capReason } : {}),
-    };
-    // A bad cap or pipeline is the user's to fix, before anything runs.
-    policyFromConfig(config);
-    return { config, configPathRelative };
-}
-async function createStore(input) {
-    const { settings, env, runnerTemp, root, loopDir, logger } = input;
-    const { ArtifactStore, AutoStore, CacheStore, GitStore } = await Promise.all(/* import() */[__nccwpck_require__.e(664), __nccwpck_require__.e(455)]).then(__nccwpck_require__.bind(__nccwpck_require__, 15455));
-    const cache = () => new CacheStore({ root: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'state'), env });
-    const artifact = () => new ArtifactStore({
-        token: settings.githubToken,
-        repository: requireEnv(env, 'GITHUB_REPOSITORY'),
-        runId: Number(requireEnv(env, 'GITHUB_RUN_ID')),
-        apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
-        workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'artifacts'),
-        auditDir: () => loopDir,
-        env,
-        onNote: (note) => logger.info(note),
-    });
-    switch (settings.store) {
-        case 'cache':
-            return { store: cache(), auditSource: null };
-        case 'artifact': {
-            const store = artifact();
-            return { store, auditSource: store };
-        }
-        case 'git': {
-            // The states (and the audit trail, committed with each save) on a branch of the checkout's remote.
-            const store = new GitStore({
-                repoDir: root,
-                remote: 'origin',
-                branch: settings.stateBranch,
-                identity: COMMIT_IDENTITY,
-                token: settings.pushToken,
-                workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'git-state'),
-                auditDir: () => loopDir,
-                toolVersion: version_VERSION,
-            });
-            return { store, auditSource: store };
-        }
-        default: {
-            const mirror = artifact();
-            return { store: new AutoStore(cache(), mirror, { onNote: (note) => logger.info(note) }), auditSource: mirror };
-        }
-    }
-}
-function toPeopleCommand(command) {
-    return command.kind === 'abort' ? { kind: 'abort' } : command;
-}
-/**
- * Applies people's commands. Returns false when the job should stop here (nothing for the loop,
- * an unauthorized actor, or an abort).
- */
-async function applyCommands(settings, loopId, deps) {
-    const { logger } = deps;
-    const apply = async (command, by) => {
-        await deps.restoreAudit();
-        try {
-            return await applyPeopleCommand(command, { loopId, by }, { store: deps.store, clock: systemClock, audit: deps.audit });
-        }
-        catch (error) {
-            if (error instanceof NoLoopError) {
-                logger.warning(`'${command.kind}' for loop ${loopId}, which has not started: ${error.message}`);
-                return null;
-            }
-            throw error;
-        }
-    };
-    if (settings.command !== 'run') {
-        // The command input comes from the workflow file or a dispatch, which needs write access already.
-        const by = process.env.GITHUB_ACTOR ?? 'workflow';
-        const command = settings.command === 'approve'
-            ? { kind: 'approve', gate: settings.gate ?? '' }
-            : settings.command === 'skip'
-                ? { kind: 'skip', task: settings.task ?? '', reason: settings.reason ?? '' }
-                : { kind: settings.command };
-        const state = await apply(command, by);
-        return state !== null && command.kind !== 'abort';
-    }
-    const intent = interpretEvent(lib_github/* context */._.eventName, lib_github/* context */._.payload);
-    if (intent.kind === 'run')
-        return true;
-    if (intent.kind === 'none') {
-        logger.info(`Nothing for the loop in this ${lib_github/* context */._.eventName} event: ${intent.why}.`);
-        return false;
-    }
-    const permission = await deps.github.getPermission(intent.actor);
-    const authorization = authorizeActor({
-        permission,
-        actorType: intent.actorType,
-        actor: intent.actor,
-        controllerLogin: await deps.controllerLogin(),
-    });
-    logger.info(`Command from @${intent.actor}: ${authorization.reason}`);
-    if (!authorization.allowed)
-        return false;
-    if (intent.kind === 'problem') {
-        logger.warning(intent.problem);
-        return false;
-    }
-    if (intent.kind === 'review-approval') {
-        const loaded = await deps.store.load(loopId);
-        const pending = Object.entries(loaded?.state.gates ?? {}).filter(([, gate]) => gate.status === 'pending');
-        if (pending.length === 0) {
-            logger.info('The review approves no pending gate.');
-            return false;
-        }
-        for (const [gate] of pending)
-            await apply({ kind: 'approve', gate }, intent.actor);
-        return true;
-    }
-    const state = await apply(toPeopleCommand(intent.command), intent.actor);
-    return state !== null && intent.command.kind !== 'abort';
-}
-/** Pushes the loop's work and opens (or finds) its pull request; a push conflict blocks the loop. */
-async function publish(input) {
-    const { settings, env, git, github, store, loopId, branch, result, logger } = input;
-    let state = result.state;
-    let version = result.version;
-    const serverUrl = env.GITHUB_SERVER_URL || 'https://github.com';
-    const pushEnv = settings.pushToken !== settings.githubToken ? pushAuthEnv(serverUrl, settings.pushToken) : undefined;
-    const pushed = await core/* group */.Os(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY, ...(pushEnv ? { env: pushEnv } : {}) }));
-    if (pushed.kind !== 'pushed') {
-        const reason = pushed.kind === 'conflict'
-            ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
-            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}`;
-        logger.error(pushed.message);
-        const blocked = markBlocked(state, reason, systemClock.now());
-        version = await store.save(loopId, blocked.state, version);
-        return { state: blocked.state, blocked: true };
-    }
-    if (!state.pullRequest) {
-        const base = String(lib_github/* context */._.payload.repository?.default_branch ?? 'main');
-        const issue = lib_github/* context */._.payload.issue;
-        const closes = issue?.number && !issue.pull_request ? `\n\nCloses #${issue.number}.` : '';
-        const pull = await github.findOrCreatePullRequest({
-            head: branch,
-            base,
-            title: `loop: ${state.goal.split('\n')[0]?.slice(0, 200) ?? loopId}`,
-            body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
-            draft: true,
-        });
-        logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`);
-        state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged } };
-        version = await store.save(loopId, state, version);
-    }
-    return { state, blocked: false };
-}
-async function report(input) {
-    const { github, state, outcome, result, loopId, redact, env } = input;
-    const serverUrl = env.GITHUB_SERVER_URL || 'https://github.com';
-    const runUrl = `${serverUrl}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
-    const model = buildReportModel(state, {
-        checks: result.checks,
-        next: result.next,
-        nextAction: result.nextAction,
-        outcome,
-        ...(outcome === 'blocked' ? { handoff: handoffOf(state, loopId) } : {}),
-        links: {
-            run: runUrl,
-            auditTrail: `${runUrl}#artifacts`,
-            branch: { name: loopBranch(loopId), url: `${serverUrl}/${env.GITHUB_REPOSITORY}/tree/${loopBranch(loopId)}` },
-            ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
         },
+        git: useGit ? git : null,
+        store,
+        github,
+        logger,
+        audit,
+        redact,
     });
-    const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), 10, input.root);
-    for (const a of annotations) {
-        core/* error */.z3(redact(a.message), {
-            title: a.title,
-            file: a.file,
-            ...(a.line !== undefined ? { startLine: a.line } : {}),
-            ...(a.column !== undefined ? { startColumn: a.column } : {}),
-        });
-    }
-    if (env.GITHUB_STEP_SUMMARY)
-        await core/* summary */.z.addRaw(renderSummary(model, { redact, overflowLocations: overflow })).write();
-    else
-        core/* info */.pq('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.');
-    const commentOn = input.subjectNumber ?? state.pullRequest?.number;
-    if (commentOn !== undefined) {
-        const comment = await github.upsertStickyComment({
-            issueNumber: commentOn,
-            marker: stickyCommentMarker(loopId),
-            body: renderComment(model, { redact }),
-        });
-        core/* info */.pq(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
-    }
-    setOutput(Outputs.Iteration, state.iteration);
-    setOutput(Outputs.Stage, state.stage);
-    setOutput(Outputs.Verdict, overallVerdict(result.checks));
-    setOutput(Outputs.Status, state.status);
-    setOutput(Outputs.Pattern, result.checks.find((check) => check.pattern)?.pattern ?? '');
-    setOutput(Outputs.NextAction, redact(result.nextAction));
-    setOutput(Outputs.PrNumber, state.pullRequest?.number ?? '');
-}
-async function redispatch(github, env, loopId, state, logger) {
-    const target = parseWorkflowRef(env.GITHUB_WORKFLOW_REF ?? '');
-    if (!target) {
-        logger.warning(`Cannot tell which workflow to re-dispatch from GITHUB_WORKFLOW_REF '${env.GITHUB_WORKFLOW_REF}'.`);
+    const publishDeps = { git: useGit ? git : null, github, store, logger, io, clock: systemClock };
+    const job = await runJobIterations({ firstIteration: settings.iteration, budgetMinutes: settings.budgetMinutes }, {
+        iterate,
+        publish: (result) => publishIteration(runContext, { loopId, branch, result }, publishDeps),
+        now: () => Date.now(),
+        logger,
+    });
+    if (job.kind === 'superseded') {
+        io.setOutput(Outputs.Status, 'superseded');
         return;
     }
-    const next = state.iteration + 1;
-    const run = await github.dispatchWorkflow({
-        workflow: target.file,
-        ref: target.ref,
-        inputs: { 'loop-id': loopId, iteration: String(next) },
-    });
-    logger.info(`Dispatched iteration ${next} of loop ${loopId}${run.htmlUrl ? `: ${run.htmlUrl}` : ''}.`);
+    const { state, outcome, result } = job;
+    await report(runContext, { loopId, state, outcome, result, root }, { github, io, redact });
+    if (outcome === 'continue' && settings.dispatch)
+        await redispatch(runContext, { loopId, state }, { github, logger });
+    if (outcome === 'blocked')
+        io.setFailed(`The loop is BLOCKED: ${redact(state.statusReason)}. See the handoff in the comment or summary.`);
 }
-/**
- * The BLOCKED handoff's ask of a person, from the dead letter's suggestions (likely root cause, where to
- * look, an alternative approach) when a failure is open; otherwise the report's default for the reason.
- */
-function handoffOf(state, loopId) {
-    const failure = state.failures.current;
-    if (!failure)
-        return undefined;
-    const { suggestions } = buildDeadLetter({
-        loopId,
-        failure,
-        history: state.failures.history,
-        tried: state.failures.tried,
+/** The loop's id; a comment on a pull request only carries the number, and the loop's branch names the loop. */
+async function loopIdOf(runContext, github) {
+    const { settings } = runContext;
+    const subject = runContext.event.subject;
+    if (settings.loopIdSource !== 'pull-request' || subject.number === null || subject.headRef !== null) {
+        return settings.loopId;
+    }
+    const pull = await github.getPullRequest(subject.number);
+    if (!pull.headRef.startsWith('loop/'))
+        return settings.loopId;
+    return sanitiseLoopId(pull.headRef.slice('loop/'.length)) || settings.loopId;
+}
+/** Runs one iteration of the loop: the iteration this job was dispatched for, or the next. */
+function iterationRunner(parts) {
+    const { input, git, store, github, logger, audit, redact } = parts;
+    return (dispatchedIteration) => runOneIteration({ ...input, ...(dispatchedIteration !== undefined ? { dispatchedIteration } : {}) }, {
+        store,
+        runner: new ChildProcessRunner(),
+        git,
+        clock: systemClock,
+        logger,
+        workspace: nodeWorkspace,
+        audit,
+        redact,
+        pullRequestMerged: async () => {
+            const number = (await store.load(input.loopId))?.state.pullRequest?.number;
+            return number !== undefined && (await github.isPullRequestMerged(number));
+        },
     });
-    return {
-        reason: state.statusReason,
-        humanAction: `${suggestions.rootCause} Fix the cause on \`${loopBranch(loopId)}\` or clarify the goal.`,
-        suggestion: `${suggestions.whereToLook} ${suggestions.alternative}`.trim(),
-    };
 }
 
 
@@ -46520,9 +47299,10 @@ function handoffOf(state, loopId) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   MD: () => (/* binding */ StateQuarantinedError),
-/* harmony export */   UX: () => (/* binding */ StateFromTheFutureError),
+/* harmony export */   UX: () => (/* reexport safe */ _domain_migrations_js__WEBPACK_IMPORTED_MODULE_0__.UX),
 /* harmony export */   yn: () => (/* binding */ StoreConflictError)
 /* harmony export */ });
+/* harmony import */ var _domain_migrations_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(46419);
 /** Thrown by `save` when another writer saved first (compare-and-swap failed). */
 class StoreConflictError extends Error {
     name = 'StoreConflictError';
@@ -46539,10 +47319,7 @@ class StateQuarantinedError extends Error {
         this.quarantinedAt = quarantinedAt;
     }
 }
-/** Thrown when a state was written by a newer schema than this code understands. */
-class StateFromTheFutureError extends Error {
-    name = 'StateFromTheFutureError';
-}
+
 
 
 /***/ }),

@@ -8621,22 +8621,39 @@ exports.visitAsync = visitAsync;
 /************************************************************************/
 var __webpack_exports__ = {};
 
+;// CONCATENATED MODULE: external "node:util"
+const external_node_util_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
+;// CONCATENATED MODULE: ./src/version.ts
+/** The version of loop-controller, named in messages (e.g. when a state is from a newer version). */
+const VERSION = '0.1.0';
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:fs/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-;// CONCATENATED MODULE: external "node:util"
-const external_node_util_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
-;// CONCATENATED MODULE: external "node:events"
-const external_node_events_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
-;// CONCATENATED MODULE: external "node:string_decoder"
-const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/domain/analysis/pattern-config.ts
+/** A pattern file or list that is not valid, with the source and the offending entry named. */
+class PatternError extends Error {
+    name = 'PatternError';
+}
+/** The error for an id that appears twice in one list (a user pattern overrides a default by id, once). */
+function duplicatePatternError(id, source) {
+    return new PatternError(`Pattern '${id}' appears twice in ${source}; each id at most once.`);
+}
+/** Refuses a list in which an id appears twice. */
+function assertUniquePatternIds(list, source) {
+    const seen = new Set();
+    for (const { id } of list) {
+        if (seen.has(id))
+            throw duplicatePatternError(id, source);
+        seen.add(id);
+    }
+}
+
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
 // functions
@@ -9654,418 +9671,6 @@ function config(newConfig) {
         Object.assign(globalConfig, newConfig);
     return globalConfig;
 }
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
-
-
-/* Computing the message eagerly is expensive (pretty-printed JSON of all
- * issues), so defer it until first read. The accessor functions and
- * descriptors are shared across instances to keep error construction
- * cheap; the computed message is cached on the internals object. The
- * setter preserves plain assignment semantics for consumers that
- * overwrite `message`. */
-function _getMessage() {
-    const internals = this._zod;
-    internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
-    return internals.message;
-}
-function _setMessage(value) {
-    this._zod.message = value;
-}
-const _messageDesc = {
-    get: _getMessage,
-    set: _setMessage,
-    enumerable: true,
-    configurable: true,
-};
-const _issuesDesc = { value: undefined, enumerable: false };
-/* Prototypes that already carry the lazy `toString`. Seeded with the
- * intrinsics so that `init` on a foreign object — it accepts any object —
- * can never install an accessor onto a prototype we do not own. */
-const _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-const initializer = (inst, def) => {
-    inst.name = "$ZodError";
-    // `_zod` is already non-enumerable: $constructor's init defined it with this same descriptor
-    _issuesDesc.value = def;
-    Object.defineProperty(inst, "issues", _issuesDesc);
-    // Clear the shared slot; a retained `value` pins the last error's issues.
-    _issuesDesc.value = undefined;
-    Object.defineProperty(inst, "message", _messageDesc);
-    /* `toString` lives as a non-enumerable lazy getter on the shared
-     * prototype; on first access it caches a per-instance closure so
-     * detached usage still works. */
-    const proto = Object.getPrototypeOf(inst);
-    if (!_installedToString.has(proto)) {
-        _installedToString.add(proto);
-        Object.defineProperty(proto, "toString", {
-            configurable: true,
-            enumerable: false,
-            get() {
-                const value = () => this.message;
-                Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-                return value;
-            },
-            set(value) {
-                Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-            },
-        });
-    }
-};
-const $ZodError = $constructor("$ZodError", initializer);
-const $ZodRealError = $constructor("$ZodError", initializer, undefined, {
-    Parent: Error,
-});
-/** Get-or-create `obj[key]` as an own data property. A path segment naming an inherited member
- * ("toString", "constructor") would otherwise read through to the prototype, and assigning
- * "__proto__" would hit the setter instead of creating a key. */
-function node(obj, key, make) {
-    if (!Object.prototype.hasOwnProperty.call(obj, key)) {
-        if (key === "__proto__") {
-            Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
-        }
-        else {
-            obj[key] = make();
-        }
-    }
-    return obj[key];
-}
-function flattenError(error, mapper = (issue) => issue.message) {
-    const fieldErrors = {};
-    const formErrors = [];
-    for (const sub of error.issues) {
-        if (sub.path.length > 0) {
-            node(fieldErrors, sub.path[0], () => []).push(mapper(sub));
-        }
-        else {
-            formErrors.push(mapper(sub));
-        }
-    }
-    return { formErrors, fieldErrors };
-}
-function formatError(error, mapper = (issue) => issue.message) {
-    const fieldErrors = { _errors: [] };
-    const processError = (error, path = []) => {
-        for (const issue of error.issues) {
-            if (issue.code === "invalid_union" && issue.errors.length) {
-                issue.errors.map((issues) => processError({ issues }, [...path, ...issue.path]));
-            }
-            else if (issue.code === "invalid_key") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else if (issue.code === "invalid_element") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else {
-                const fullpath = [...path, ...issue.path];
-                if (fullpath.length === 0) {
-                    fieldErrors._errors.push(mapper(issue));
-                }
-                else {
-                    let curr = fieldErrors;
-                    let i = 0;
-                    while (i < fullpath.length) {
-                        const el = fullpath[i];
-                        const terminal = i === fullpath.length - 1;
-                        // `_errors` is reserved by this legacy format, so merge a matching path segment into the current node instead of treating its array as a child.
-                        if (el === "_errors") {
-                            if (terminal)
-                                curr._errors.push(mapper(issue));
-                            i++;
-                            continue;
-                        }
-                        // A path element may collide with an inherited property name such as
-                        // "__proto__" or "constructor". Truthiness checks read the prototype
-                        // (so no node is created, then ._errors.push throws), and bracket
-                        // assignment of "__proto__" hits the setter instead of creating an
-                        // own key. Guard the read with hasOwnProperty and create the node
-                        // with defineProperty so any path element becomes a real own key.
-                        if (!Object.prototype.hasOwnProperty.call(curr, el)) {
-                            Object.defineProperty(curr, el, {
-                                value: { _errors: [] },
-                                enumerable: true,
-                                writable: true,
-                                configurable: true,
-                            });
-                        }
-                        const node = curr[el];
-                        if (terminal) {
-                            node._errors.push(mapper(issue));
-                        }
-                        curr = node;
-                        i++;
-                    }
-                }
-            }
-        }
-    };
-    processError(error);
-    return fieldErrors;
-}
-function treeifyError(error, mapper = (issue) => issue.message) {
-    const result = { errors: [] };
-    const processError = (error, path = []) => {
-        var _a;
-        for (const issue of error.issues) {
-            if (issue.code === "invalid_union" && issue.errors.length) {
-                // regular union error
-                issue.errors.map((issues) => processError({ issues }, [...path, ...issue.path]));
-            }
-            else if (issue.code === "invalid_key") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else if (issue.code === "invalid_element") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else {
-                const fullpath = [...path, ...issue.path];
-                if (fullpath.length === 0) {
-                    result.errors.push(mapper(issue));
-                    continue;
-                }
-                let curr = result;
-                let i = 0;
-                while (i < fullpath.length) {
-                    const el = fullpath[i];
-                    const terminal = i === fullpath.length - 1;
-                    if (typeof el === "string") {
-                        curr.properties ?? (curr.properties = {});
-                        // el may collide with an inherited property name ("__proto__",
-                        // "constructor", ...); ??= reads the prototype so the node is never
-                        // created and curr.errors.push throws. Guard with hasOwnProperty and
-                        // create the node with defineProperty so "__proto__" becomes a real
-                        // own key rather than invoking the prototype setter.
-                        if (!Object.prototype.hasOwnProperty.call(curr.properties, el)) {
-                            Object.defineProperty(curr.properties, el, {
-                                value: { errors: [] },
-                                enumerable: true,
-                                writable: true,
-                                configurable: true,
-                            });
-                        }
-                        curr = curr.properties[el];
-                    }
-                    else {
-                        curr.items ?? (curr.items = []);
-                        (_a = curr.items)[el] ?? (_a[el] = { errors: [] });
-                        curr = curr.items[el];
-                    }
-                    if (terminal) {
-                        curr.errors.push(mapper(issue));
-                    }
-                    i++;
-                }
-            }
-        }
-    };
-    processError(error);
-    return result;
-}
-/** Format a ZodError as a human-readable string in the following form.
- *
- * From
- *
- * ```ts
- * ZodError {
- *   issues: [
- *     {
- *       expected: 'string',
- *       code: 'invalid_type',
- *       path: [ 'username' ],
- *       message: 'Invalid input: expected string'
- *     },
- *     {
- *       expected: 'number',
- *       code: 'invalid_type',
- *       path: [ 'favoriteNumbers', 1 ],
- *       message: 'Invalid input: expected number'
- *     }
- *   ];
- * }
- * ```
- *
- * to
- *
- * ```
- * username
- *   ✖ Expected number, received string at "username
- * favoriteNumbers[0]
- *   ✖ Invalid input: expected number
- * ```
- */
-function toDotPath(_path) {
-    const segs = [];
-    const path = _path.map((seg) => (typeof seg === "object" ? seg.key : seg));
-    for (const seg of path) {
-        if (typeof seg === "number")
-            segs.push(`[${seg}]`);
-        else if (typeof seg === "symbol")
-            segs.push(`[${JSON.stringify(String(seg))}]`);
-        else if (/[^\w$]/.test(seg))
-            segs.push(`[${JSON.stringify(seg)}]`);
-        else {
-            if (segs.length)
-                segs.push(".");
-            segs.push(seg);
-        }
-    }
-    return segs.join("");
-}
-function prettifyError(error) {
-    const lines = [];
-    // sort by path length
-    const issues = [...error.issues].sort((a, b) => (a.path ?? []).length - (b.path ?? []).length);
-    // Process each issue
-    for (const issue of issues) {
-        lines.push(`✖ ${issue.message}`);
-        if (issue.path?.length)
-            lines.push(`  → at ${toDotPath(issue.path)}`);
-    }
-    // Convert Map to formatted string
-    return lines.join("\n");
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
-
-
-
-/* Prototypes that already carry the lazy helper methods. Seeded with the
- * intrinsics so that `init` on a foreign object — it accepts any object —
- * can never install an accessor onto a prototype we do not own. */
-const _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-/* Helper methods live as non-enumerable lazy getters on the shared
- * prototype instead of own properties on every instance. On first
- * access the getter allocates the per-instance closure and caches it
- * as a non-enumerable own property, so detached usage still works and
- * the allocation only happens for methods actually touched. */
-function _lazyMethod(proto, key, make) {
-    Object.defineProperty(proto, key, {
-        configurable: true,
-        enumerable: false,
-        get() {
-            const value = make(this);
-            Object.defineProperty(this, key, { value, configurable: true, writable: true });
-            return value;
-        },
-        set(value) {
-            Object.defineProperty(this, key, { value, configurable: true, writable: true });
-        },
-    });
-}
-const errors_initializer = (inst, issues) => {
-    $ZodError.init(inst, issues);
-    inst.name = "ZodError";
-    const proto = Object.getPrototypeOf(inst);
-    if (_installedErrorProtos.has(proto))
-        return;
-    _installedErrorProtos.add(proto);
-    _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
-    _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
-    _lazyMethod(proto, "addIssue", (self) => (issue) => {
-        self.issues.push(issue);
-        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
-    });
-    _lazyMethod(proto, "addIssues", (self) => (issues) => {
-        self.issues.push(...issues);
-        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
-    });
-    Object.defineProperty(proto, "isEmpty", {
-        configurable: true,
-        enumerable: false,
-        get() {
-            return this.issues.length === 0;
-        },
-    });
-};
-const ZodError = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodError", errors_initializer)));
-const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, undefined, {
-    Parent: Error,
-});
-// /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
-// export type ErrorMapCtx = core.$ZodErrorMapCtx;
-
-;// CONCATENATED MODULE: ./src/ports/store.ts
-/** Thrown by `save` when another writer saved first (compare-and-swap failed). */
-class StoreConflictError extends Error {
-    name = 'StoreConflictError';
-}
-/**
- * Thrown by `load` when the stored state fails validation. The bad state has been moved aside to
- * `quarantinedAt` (never overwritten); a later `save` needs an explicit `reset` first.
- */
-class StateQuarantinedError extends Error {
-    quarantinedAt;
-    name = 'StateQuarantinedError';
-    constructor(message, quarantinedAt) {
-        super(message);
-        this.quarantinedAt = quarantinedAt;
-    }
-}
-/** Thrown when a state was written by a newer schema than this code understands. */
-class StateFromTheFutureError extends Error {
-    name = 'StateFromTheFutureError';
-}
-
-;// CONCATENATED MODULE: ./src/domain/stages.ts
-/**
- * The stages of a loop and the pipeline presets (DESIGN.md section 3).
- * Pure data: no I/O.
- */
-const STAGES = [
-    'INIT',
-    'SCAFFOLD',
-    'IMPLEMENT',
-    'TEST',
-    'VERIFY',
-    'VALIDATE',
-    'DOCUMENT',
-    'REVIEW',
-    'SHIP',
-    'COMPLETE',
-];
-/** Failure states a loop can be in besides the pipeline stages. */
-const FAILURE_STATES = (/* unused pure expression or super */ null && (['FAILED', 'RETRY', 'BLOCKED']));
-const CHECK_KINDS = ['build', 'test', 'lint', 'typecheck', 'format', 'security', 'custom'];
-const PIPELINE_PRESETS = {
-    iterate: ['IMPLEMENT', 'VERIFY', 'COMPLETE'],
-    full: STAGES,
-};
-/** Stages that make up the per-capability loop in the `full` preset. */
-const CAPABILITY_LOOP = ['IMPLEMENT', 'TEST', 'VERIFY'];
-/**
- * Required check kinds to leave a stage (DESIGN.md section 3). `approved` is not a check kind: it means
- * the `REVIEW` gate must be approved. Typecheck is required on leaving VERIFY only when such a check exists.
- */
-const DEFAULT_EXIT_REQUIREMENTS = {
-    SCAFFOLD: ['build'],
-    IMPLEMENT: ['build'],
-    TEST: ['build', 'test'],
-    VERIFY: ['build', 'test', 'lint', 'typecheck'],
-    VALIDATE: ['build', 'test'],
-    DOCUMENT: ['build', 'test'],
-    REVIEW: ['build', 'test', 'approved'],
-};
-const LOOP_STATUSES = ['running', 'waiting', 'blocked', 'complete', 'capped', 'aborted'];
-const STRATEGIES = [
-    'auto_fix',
-    'context_expand',
-    'analyze_then_fix',
-    'dependency_check',
-    'retry_with_backoff',
-    'escalate',
-];
-/** Universal fallbacks when a pattern's own strategy and alternates are used up (DESIGN.md section 4). */
-const UNIVERSAL_FALLBACKS = ['context_expand', 'analyze_then_fix'];
-const DEFAULT_GATES = (/* unused pure expression or super */ null && (['architecture', 'security', 'database', 'external', 'deploy', 'verifier']));
-const DECISION_KINDS = [
-    'WAIT_FOR_HUMAN',
-    'WAIT_FOR_APPROVAL',
-    'CAP_REACHED',
-    'RETRY',
-    'ESCALATE',
-    'EXECUTE_STAGE',
-    'COMPLETE',
-    'ABORTED',
-];
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
 
@@ -16524,6 +16129,275 @@ const error = () => {
     };
 }
 
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
+
+
+/* Computing the message eagerly is expensive (pretty-printed JSON of all
+ * issues), so defer it until first read. The accessor functions and
+ * descriptors are shared across instances to keep error construction
+ * cheap; the computed message is cached on the internals object. The
+ * setter preserves plain assignment semantics for consumers that
+ * overwrite `message`. */
+function _getMessage() {
+    const internals = this._zod;
+    internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
+    return internals.message;
+}
+function _setMessage(value) {
+    this._zod.message = value;
+}
+const _messageDesc = {
+    get: _getMessage,
+    set: _setMessage,
+    enumerable: true,
+    configurable: true,
+};
+const _issuesDesc = { value: undefined, enumerable: false };
+/* Prototypes that already carry the lazy `toString`. Seeded with the
+ * intrinsics so that `init` on a foreign object — it accepts any object —
+ * can never install an accessor onto a prototype we do not own. */
+const _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
+const initializer = (inst, def) => {
+    inst.name = "$ZodError";
+    // `_zod` is already non-enumerable: $constructor's init defined it with this same descriptor
+    _issuesDesc.value = def;
+    Object.defineProperty(inst, "issues", _issuesDesc);
+    // Clear the shared slot; a retained `value` pins the last error's issues.
+    _issuesDesc.value = undefined;
+    Object.defineProperty(inst, "message", _messageDesc);
+    /* `toString` lives as a non-enumerable lazy getter on the shared
+     * prototype; on first access it caches a per-instance closure so
+     * detached usage still works. */
+    const proto = Object.getPrototypeOf(inst);
+    if (!_installedToString.has(proto)) {
+        _installedToString.add(proto);
+        Object.defineProperty(proto, "toString", {
+            configurable: true,
+            enumerable: false,
+            get() {
+                const value = () => this.message;
+                Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
+                return value;
+            },
+            set(value) {
+                Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
+            },
+        });
+    }
+};
+const $ZodError = $constructor("$ZodError", initializer);
+const $ZodRealError = $constructor("$ZodError", initializer, undefined, {
+    Parent: Error,
+});
+/** Get-or-create `obj[key]` as an own data property. A path segment naming an inherited member
+ * ("toString", "constructor") would otherwise read through to the prototype, and assigning
+ * "__proto__" would hit the setter instead of creating a key. */
+function node(obj, key, make) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) {
+        if (key === "__proto__") {
+            Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
+        }
+        else {
+            obj[key] = make();
+        }
+    }
+    return obj[key];
+}
+function flattenError(error, mapper = (issue) => issue.message) {
+    const fieldErrors = {};
+    const formErrors = [];
+    for (const sub of error.issues) {
+        if (sub.path.length > 0) {
+            node(fieldErrors, sub.path[0], () => []).push(mapper(sub));
+        }
+        else {
+            formErrors.push(mapper(sub));
+        }
+    }
+    return { formErrors, fieldErrors };
+}
+function formatError(error, mapper = (issue) => issue.message) {
+    const fieldErrors = { _errors: [] };
+    const processError = (error, path = []) => {
+        for (const issue of error.issues) {
+            if (issue.code === "invalid_union" && issue.errors.length) {
+                issue.errors.map((issues) => processError({ issues }, [...path, ...issue.path]));
+            }
+            else if (issue.code === "invalid_key") {
+                processError({ issues: issue.issues }, [...path, ...issue.path]);
+            }
+            else if (issue.code === "invalid_element") {
+                processError({ issues: issue.issues }, [...path, ...issue.path]);
+            }
+            else {
+                const fullpath = [...path, ...issue.path];
+                if (fullpath.length === 0) {
+                    fieldErrors._errors.push(mapper(issue));
+                }
+                else {
+                    let curr = fieldErrors;
+                    let i = 0;
+                    while (i < fullpath.length) {
+                        const el = fullpath[i];
+                        const terminal = i === fullpath.length - 1;
+                        // `_errors` is reserved by this legacy format, so merge a matching path segment into the current node instead of treating its array as a child.
+                        if (el === "_errors") {
+                            if (terminal)
+                                curr._errors.push(mapper(issue));
+                            i++;
+                            continue;
+                        }
+                        // A path element may collide with an inherited property name such as
+                        // "__proto__" or "constructor". Truthiness checks read the prototype
+                        // (so no node is created, then ._errors.push throws), and bracket
+                        // assignment of "__proto__" hits the setter instead of creating an
+                        // own key. Guard the read with hasOwnProperty and create the node
+                        // with defineProperty so any path element becomes a real own key.
+                        if (!Object.prototype.hasOwnProperty.call(curr, el)) {
+                            Object.defineProperty(curr, el, {
+                                value: { _errors: [] },
+                                enumerable: true,
+                                writable: true,
+                                configurable: true,
+                            });
+                        }
+                        const node = curr[el];
+                        if (terminal) {
+                            node._errors.push(mapper(issue));
+                        }
+                        curr = node;
+                        i++;
+                    }
+                }
+            }
+        }
+    };
+    processError(error);
+    return fieldErrors;
+}
+function treeifyError(error, mapper = (issue) => issue.message) {
+    const result = { errors: [] };
+    const processError = (error, path = []) => {
+        var _a;
+        for (const issue of error.issues) {
+            if (issue.code === "invalid_union" && issue.errors.length) {
+                // regular union error
+                issue.errors.map((issues) => processError({ issues }, [...path, ...issue.path]));
+            }
+            else if (issue.code === "invalid_key") {
+                processError({ issues: issue.issues }, [...path, ...issue.path]);
+            }
+            else if (issue.code === "invalid_element") {
+                processError({ issues: issue.issues }, [...path, ...issue.path]);
+            }
+            else {
+                const fullpath = [...path, ...issue.path];
+                if (fullpath.length === 0) {
+                    result.errors.push(mapper(issue));
+                    continue;
+                }
+                let curr = result;
+                let i = 0;
+                while (i < fullpath.length) {
+                    const el = fullpath[i];
+                    const terminal = i === fullpath.length - 1;
+                    if (typeof el === "string") {
+                        curr.properties ?? (curr.properties = {});
+                        // el may collide with an inherited property name ("__proto__",
+                        // "constructor", ...); ??= reads the prototype so the node is never
+                        // created and curr.errors.push throws. Guard with hasOwnProperty and
+                        // create the node with defineProperty so "__proto__" becomes a real
+                        // own key rather than invoking the prototype setter.
+                        if (!Object.prototype.hasOwnProperty.call(curr.properties, el)) {
+                            Object.defineProperty(curr.properties, el, {
+                                value: { errors: [] },
+                                enumerable: true,
+                                writable: true,
+                                configurable: true,
+                            });
+                        }
+                        curr = curr.properties[el];
+                    }
+                    else {
+                        curr.items ?? (curr.items = []);
+                        (_a = curr.items)[el] ?? (_a[el] = { errors: [] });
+                        curr = curr.items[el];
+                    }
+                    if (terminal) {
+                        curr.errors.push(mapper(issue));
+                    }
+                    i++;
+                }
+            }
+        }
+    };
+    processError(error);
+    return result;
+}
+/** Format a ZodError as a human-readable string in the following form.
+ *
+ * From
+ *
+ * ```ts
+ * ZodError {
+ *   issues: [
+ *     {
+ *       expected: 'string',
+ *       code: 'invalid_type',
+ *       path: [ 'username' ],
+ *       message: 'Invalid input: expected string'
+ *     },
+ *     {
+ *       expected: 'number',
+ *       code: 'invalid_type',
+ *       path: [ 'favoriteNumbers', 1 ],
+ *       message: 'Invalid input: expected number'
+ *     }
+ *   ];
+ * }
+ * ```
+ *
+ * to
+ *
+ * ```
+ * username
+ *   ✖ Expected number, received string at "username
+ * favoriteNumbers[0]
+ *   ✖ Invalid input: expected number
+ * ```
+ */
+function toDotPath(_path) {
+    const segs = [];
+    const path = _path.map((seg) => (typeof seg === "object" ? seg.key : seg));
+    for (const seg of path) {
+        if (typeof seg === "number")
+            segs.push(`[${seg}]`);
+        else if (typeof seg === "symbol")
+            segs.push(`[${JSON.stringify(String(seg))}]`);
+        else if (/[^\w$]/.test(seg))
+            segs.push(`[${JSON.stringify(seg)}]`);
+        else {
+            if (segs.length)
+                segs.push(".");
+            segs.push(seg);
+        }
+    }
+    return segs.join("");
+}
+function prettifyError(error) {
+    const lines = [];
+    // sort by path length
+    const issues = [...error.issues].sort((a, b) => (a.path ?? []).length - (b.path ?? []).length);
+    // Process each issue
+    for (const issue of issues) {
+        lines.push(`✖ ${issue.message}`);
+        if (issue.path?.length)
+            lines.push(`  → at ${toDotPath(issue.path)}`);
+    }
+    // Convert Map to formatted string
+    return lines.join("\n");
+}
+
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
 
 
@@ -16700,6 +16574,65 @@ const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
     return _safeParseAsync(_Err)(schema, value, _ctx);
 };
 const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync($ZodRealError);
+
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
+
+
+
+/* Prototypes that already carry the lazy helper methods. Seeded with the
+ * intrinsics so that `init` on a foreign object — it accepts any object —
+ * can never install an accessor onto a prototype we do not own. */
+const _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
+/* Helper methods live as non-enumerable lazy getters on the shared
+ * prototype instead of own properties on every instance. On first
+ * access the getter allocates the per-instance closure and caches it
+ * as a non-enumerable own property, so detached usage still works and
+ * the allocation only happens for methods actually touched. */
+function _lazyMethod(proto, key, make) {
+    Object.defineProperty(proto, key, {
+        configurable: true,
+        enumerable: false,
+        get() {
+            const value = make(this);
+            Object.defineProperty(this, key, { value, configurable: true, writable: true });
+            return value;
+        },
+        set(value) {
+            Object.defineProperty(this, key, { value, configurable: true, writable: true });
+        },
+    });
+}
+const errors_initializer = (inst, issues) => {
+    $ZodError.init(inst, issues);
+    inst.name = "ZodError";
+    const proto = Object.getPrototypeOf(inst);
+    if (_installedErrorProtos.has(proto))
+        return;
+    _installedErrorProtos.add(proto);
+    _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
+    _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
+    _lazyMethod(proto, "addIssue", (self) => (issue) => {
+        self.issues.push(issue);
+        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+    });
+    _lazyMethod(proto, "addIssues", (self) => (issues) => {
+        self.issues.push(...issues);
+        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+    });
+    Object.defineProperty(proto, "isEmpty", {
+        configurable: true,
+        enumerable: false,
+        get() {
+            return this.issues.length === 0;
+        },
+    });
+};
+const ZodError = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodError", errors_initializer)));
+const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, undefined, {
+    Parent: Error,
+});
+// /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
+// export type ErrorMapCtx = core.$ZodErrorMapCtx;
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
 
@@ -18256,1760 +18189,67 @@ function preprocess(fn, schema) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/domain/state.ts
+;// CONCATENATED MODULE: ./src/domain/stages.ts
 /**
- * `loop-state.json`: the loop's state, validated with zod on every read and write (DESIGN.md section 6).
- * Older schema versions are migrated in `migrations.ts`; a newer one is refused.
+ * The stages of a loop and the pipeline presets (DESIGN.md section 3).
+ * Pure data: no I/O.
  */
-
-
-const STATE_SCHEMA_VERSION = 1;
-const isoTime = schemas_string().min(1);
-const stageOrFailure = schemas_enum([...STAGES, 'FAILED', 'RETRY', 'BLOCKED']);
-const locationSchema = strictObject({
-    file: schemas_string(),
-    line: schemas_number().int().nonnegative().optional(),
-    column: schemas_number().int().nonnegative().optional(),
-    message: schemas_string().optional(),
-});
-/** One check's result in one iteration, as recorded in state (trimmed output lives in the audit trail). */
-const checkResultSchema = strictObject({
-    name: schemas_string(),
-    kind: schemas_enum(CHECK_KINDS),
-    verdict: schemas_enum(['pass', 'fail', 'timeout', 'skipped', 'flaky', 'error']),
-    required: schemas_boolean().default(true),
-    durationMs: schemas_number().nonnegative().default(0),
-    exitCode: schemas_number().int().nullable().default(null),
-    skippedReason: schemas_string().optional(),
-    pattern: schemas_string().nullable().default(null),
-    confidence: schemas_number().min(0).max(1).nullable().default(null),
-    strategy: schemas_enum(STRATEGIES).nullable().default(null),
-    signature: schemas_string().nullable().default(null),
-    locations: array(locationSchema).default([]),
-    /** A short excerpt of the failure (the full log stays in the audit trail). */
-    excerpt: schemas_string().max(4000).default(''),
-    autoFixed: schemas_boolean().default(false),
-});
-const failureRecordSchema = strictObject({
-    iteration: schemas_number().int().nonnegative(),
-    stage: stageOrFailure,
-    capability: schemas_string().nullable().default(null),
-    check: schemas_string(),
-    error: schemas_string().max(2000),
-    pattern: schemas_string().nullable(),
-    confidence: schemas_number().min(0).max(1).nullable().default(null),
-    strategy: schemas_enum(STRATEGIES),
-    signature: schemas_string(),
-    /** Normalised token fingerprint for the same-error rule (bounded). */
-    tokens: array(schemas_string()).max(400).default([]),
-    resolution: schemas_enum(['open', 'resolved', 'flaky', 'escalated', 'auto-fixed']).default('open'),
-    /** The retry budget for this failure (the pattern's `max_auto_retries`, else `retry.per-failure`). */
-    maxAttempts: schemas_number().int().nonnegative().optional(),
-    at: isoTime,
-});
-const gateStateSchema = strictObject({
-    status: schemas_enum(['pending', 'approved', 'rejected']),
-    reason: schemas_string().default(''),
-    requestedAt: isoTime,
-    decidedBy: schemas_string().optional(),
-    decidedAt: isoTime.optional(),
-});
-const usageEntrySchema = strictObject({
-    iteration: schemas_number().int().nonnegative(),
-    what: schemas_string(),
-    why: schemas_string().default(''),
-    at: isoTime,
-    durationMs: schemas_number().nonnegative(),
-    status: schemas_string(),
-    outputs: record(schemas_string(), unknown()).default({}),
-});
-const attemptMetricSchema = strictObject({
-    iteration: schemas_number().int().nonnegative(),
-    pattern: schemas_string().nullable(),
-    strategy: schemas_enum(STRATEGIES),
-    durationMs: schemas_number().nonnegative(),
-    verdict: schemas_enum(['resolved', 'failed', 'escalated', 'flaky', 'pending']),
-});
-const metricsSchema = strictObject({
-    attempts: array(attemptMetricSchema).default([]),
-    /** Aggregates survive compaction of `attempts`. */
-    byPattern: record(schemas_string(), strictObject({ attempts: schemas_number().int(), resolved: schemas_number().int(), escalated: schemas_number().int() }))
-        .default({}),
-    strategiesUsed: record(schemas_string(), schemas_number().int()).default({}),
-    flakes: schemas_number().int().nonnegative().default(0),
-    regressions: schemas_number().int().nonnegative().default(0),
-    autoFixes: schemas_number().int().nonnegative().default(0),
-    workCalls: schemas_number().int().nonnegative().default(0),
-    deadLetters: schemas_number().int().nonnegative().default(0),
-    timeToGreenMs: schemas_number().nonnegative().nullable().default(null),
-});
-const decisionRecordSchema = strictObject({
-    kind: schemas_enum(DECISION_KINDS),
-    stage: stageOrFailure.optional(),
-    capability: schemas_string().nullable().optional(),
-    strategy: schemas_enum(STRATEGIES).optional(),
-    gate: schemas_string().optional(),
-    limit: schemas_string().optional(),
-    reason: schemas_string(),
-});
-const loopStateSchema = strictObject({
-    schemaVersion: literal(STATE_SCHEMA_VERSION),
-    loopId: schemas_string().min(1).max(200),
-    iteration: schemas_number().int().nonnegative(),
-    stage: schemas_enum(STAGES),
-    status: schemas_enum(LOOP_STATUSES),
-    statusReason: schemas_string().default(''),
-    goal: schemas_string(),
-    pipeline: array(schemas_enum(STAGES)).min(1),
-    maxIterations: schemas_number().int().positive(),
-    capReason: schemas_string().optional(),
-    startedAt: isoTime,
-    updatedAt: isoTime,
-    stageEnteredAt: isoTime,
-    capabilities: strictObject({
-        total: schemas_number().int().nonnegative(),
-        completed: array(schemas_string()),
-        current: schemas_string().nullable(),
-        remaining: array(schemas_string()),
-    }),
-    stages: partialRecord(schemas_enum(STAGES), strictObject({
-        status: schemas_enum(['pending', 'active', 'done', 'skipped']),
-        enteredAt: isoTime.optional(),
-        completedAt: isoTime.optional(),
-    })),
-    failures: strictObject({
-        total: schemas_number().int().nonnegative(),
-        /** Attempts on the current failure (reset when a different error appears). */
-        consecutive: schemas_number().int().nonnegative(),
-        /** Attempts on the very same error (same pattern, > 80% token overlap). */
-        sameError: schemas_number().int().nonnegative(),
-        limits: strictObject({ perFailure: schemas_number().int(), sameError: schemas_number().int(), total: schemas_number().int() }),
-        current: failureRecordSchema.nullable(),
-        /** Strategies already tried on the current failure, in order. */
-        tried: array(strictObject({ strategy: schemas_enum(STRATEGIES), iteration: schemas_number().int(), outcome: schemas_string() })),
-        history: array(failureRecordSchema),
-        /** How many older history records compaction folded away. */
-        compacted: schemas_number().int().nonnegative().default(0),
-    }),
-    gates: record(schemas_string(), gateStateSchema),
-    checkpoints: array(strictObject({ iteration: schemas_number().int(), commit: schemas_string(), message: schemas_string(), at: isoTime })),
-    tasks: strictObject({
-        completed: array(schemas_string()),
-        skipped: array(strictObject({ task: schemas_string(), reason: schemas_string().min(1), by: schemas_string(), at: isoTime })),
-    }),
-    usage: strictObject({
-        log: array(usageEntrySchema),
-        compacted: schemas_number().int().nonnegative().default(0),
-        wallMs: schemas_number().nonnegative(),
-        tokens: schemas_number().nonnegative(),
-        costUsd: schemas_number().nonnegative(),
-    }),
-    budget: strictObject({
-        minutes: schemas_number().positive().optional(),
-        tokens: schemas_number().positive().optional(),
-        costUsd: schemas_number().positive().optional(),
-    }),
-    session: schemas_string().max(2000).optional(),
-    baseline: strictObject({
-        takenAt: isoTime,
-        checks: record(schemas_string(), schemas_enum(['pass', 'fail'])),
-        tests: record(schemas_string(), schemas_enum(['pass', 'fail'])),
-    })
-        .optional(),
-    lastVerification: strictObject({ iteration: schemas_number().int(), at: isoTime, results: array(checkResultSchema) })
-        .optional(),
-    lastDecision: decisionRecordSchema.optional(),
-    /** The highest iteration number a dispatch has claimed; a dispatch at or below it is superseded. */
-    claimedIteration: schemas_number().int().nonnegative().default(0),
-    pullRequest: strictObject({ number: schemas_number().int(), url: schemas_string(), merged: schemas_boolean() }).optional(),
-    metrics: metricsSchema,
-});
-
-;// CONCATENATED MODULE: ./src/domain/migrations.ts
-/**
- * Reading `loop-state.json` written by any schema version (DESIGN.md section 6): older versions are
- * migrated step by step through a registry, a newer one is refused, and the result is validated with
- * `loopStateSchema`. Pure: the caller reads the file and handles the errors (quarantine, exit code 2).
- */
-
-
-
-
-/**
- * A state that does not match the schema. It is a `ZodError` (its `issues` are zod's) whose message
- * names each bad field, the problem and, where zod knows it, what was expected.
- */
-class StateValidationError extends ZodRealError {
-    constructor(issues, source = 'loop-state.json') {
-        super(issues);
-        this.name = 'StateValidationError';
-        this.message = describeIssues(issues, source);
-    }
-}
-function describeIssues(issues, source) {
-    const shown = issues.slice(0, 10).map((issue) => {
-        const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(the whole state)';
-        return `  - ${path}: ${issue.message}`;
-    });
-    const more = issues.length > shown.length ? `\n  ... and ${issues.length - shown.length} more` : '';
-    return `${source} is not a valid loop state:\n${shown.join('\n')}${more}`;
-}
-/** Migrations by the version they start from. Version 0 is the pre-release shape with no schemaVersion. */
-const MIGRATIONS = {
-    0: migrateV0ToV1,
-};
-/**
- * Validates a raw state and migrates it to {@link STATE_SCHEMA_VERSION}. Throws
- * {@link StateFromTheFutureError} for a newer version (the message says which controller to use) and
- * {@link StateValidationError} for a bad shape.
- */
-function migrateState(raw, packageVersion, source = 'loop-state.json', migrations = MIGRATIONS) {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-        const got = raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw;
-        throw new StateValidationError([{ code: 'custom', path: [], message: `expected a JSON object, got ${got}`, input: raw }], source);
-    }
-    let current = raw;
-    const declared = current.schemaVersion;
-    if (declared !== undefined && (typeof declared !== 'number' || !Number.isInteger(declared) || declared < 1)) {
-        throw new StateValidationError([
-            {
-                code: 'custom',
-                path: ['schemaVersion'],
-                message: `expected a whole number from 1 to ${STATE_SCHEMA_VERSION}, got ${JSON.stringify(declared)}`,
-                input: declared,
-            },
-        ], source);
-    }
-    const version = declared ?? 0;
-    if (version > STATE_SCHEMA_VERSION) {
-        throw new StateFromTheFutureError(`${source} has schemaVersion ${version}, but loop-controller ${packageVersion} reads schemaVersion ` +
-            `${STATE_SCHEMA_VERSION} at most: it was written by a newer loop-controller. Run this loop with that ` +
-            `newer release (the action ref or the CLI version that wrote it, e.g. \`npx loop-controller@latest\`); ` +
-            `the state was left untouched.`);
-    }
-    for (let from = version; from < STATE_SCHEMA_VERSION; from++) {
-        const migration = migrations[from];
-        if (!migration) {
-            throw new StateValidationError([
-                {
-                    code: 'custom',
-                    path: ['schemaVersion'],
-                    message: `no migration from schemaVersion ${from} to ${from + 1} in loop-controller ${packageVersion}`,
-                    input: from,
-                },
-            ], source);
-        }
-        current = { ...migration(current), schemaVersion: from + 1 };
-    }
-    const parsed = loopStateSchema.safeParse(current);
-    if (!parsed.success)
-        throw new StateValidationError(parsed.error.issues, source);
-    return { state: parsed.data, migratedFrom: version === STATE_SCHEMA_VERSION ? null : version };
-}
-const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
-const asArray = (value) => (Array.isArray(value) ? value : []);
-const asString = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
-const asNumber = (value) => typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-const isStage = (value) => typeof value === 'string' && STAGES.includes(value);
-const V0_STAGE_STATUS = {
-    pending: 'pending',
-    'in-progress': 'active',
-    active: 'active',
-    complete: 'done',
-    completed: 'done',
-    done: 'done',
-    skipped: 'skipped',
-};
-/**
- * Version 0: the pre-release shape (the loop-controller skill's `loop-state.json`): `state` instead of
- * `stage` (and FAILED/RETRY/BLOCKED in it), `stateEnteredAt`, `systemId`/`systemName`, a `completed`
- * capability count, stage statuses `complete`/`in-progress`, `failures.count`/`maxRetries`, gates with
- * `required`/`approvedBy`, checkpoints with `hash`, `skillsLog`. Fields with no place in version 1
- * (branch, worktree, skillsUsage, ...) are dropped; what cannot be recovered gets a safe default. The
- * iteration count is unknown in version 0 and starts at what the file says, else 0.
- */
-function migrateV0ToV1(raw) {
-    const stagesIn = isRecord(raw.stages) ? raw.stages : {};
-    const stages = {};
-    for (const [name, value] of Object.entries(stagesIn)) {
-        if (!isStage(name) || !isRecord(value))
-            continue;
-        const status = V0_STAGE_STATUS[String(value.status)] ?? 'pending';
-        const entry = { status };
-        const entered = asString(value.enteredAt) ?? asString(value.startedAt);
-        if (entered)
-            entry.enteredAt = entered;
-        const completed = asString(value.completedAt);
-        if (completed)
-            entry.completedAt = completed;
-        stages[name] = entry;
-    }
-    const stageNames = Object.keys(stages);
-    const pipeline = Array.isArray(raw.pipeline)
-        ? raw.pipeline
-        : stageNames.length > 0
-            ? STAGES.filter((s) => stageNames.includes(s))
-            : [...STAGES];
-    const rawState = raw.stage ?? raw.state;
-    const activeStage = stageNames.find((s) => stages[s].status === 'active');
-    const firstPending = stageNames.find((s) => stages[s].status === 'pending');
-    const stage = isStage(rawState) ? rawState : (activeStage ?? firstPending ?? 'COMPLETE');
-    const status = asString(raw.status) ?? (rawState === 'BLOCKED' ? 'blocked' : stage === 'COMPLETE' ? 'complete' : 'running');
-    const updatedAt = asString(raw.updatedAt);
-    const startedAt = asString(raw.startedAt) ??
-        asString(stagesIn.INIT?.completedAt) ??
-        asString(raw.stateEnteredAt) ??
-        updatedAt;
-    const capsIn = isRecord(raw.capabilities) ? raw.capabilities : {};
-    const remaining = asArray(capsIn.remaining).filter((c) => typeof c === 'string');
-    const current = asString(capsIn.current) ?? null;
-    const completedIn = capsIn.completed;
-    // Version 0 kept only a count of completed capabilities; their names are gone.
-    const completed = Array.isArray(completedIn)
-        ? completedIn.filter((c) => typeof c === 'string')
-        : Array.from({ length: Math.max(0, Math.floor(asNumber(completedIn) ?? 0)) }, (_, i) => `capability-${i + 1}`);
-    const total = asNumber(capsIn.total) ?? completed.length + remaining.length + (current ? 1 : 0);
-    const failuresIn = isRecord(raw.failures) ? raw.failures : {};
-    const history = asArray(failuresIn.history)
-        .filter(isRecord)
-        .map((f) => ({
-        iteration: asNumber(f.iteration) ?? 0,
-        stage: isStage(f.stage) ? f.stage : stage,
-        capability: asString(f.capability) ?? null,
-        check: asString(f.check) ?? 'unknown',
-        error: String(f.error ?? '').slice(0, 2000),
-        pattern: asString(f.pattern) ?? null,
-        confidence: null,
-        strategy: 'analyze_then_fix',
-        signature: asString(f.signature) ?? 'unknown:none:v0',
-        tokens: [],
-        resolution: f.resolvedAt || f.resolution ? 'resolved' : 'open',
-        at: asString(f.at) ?? asString(f.timestamp) ?? updatedAt,
-    }));
-    const total0 = asNumber(failuresIn.total) ?? asNumber(failuresIn.count) ?? history.length;
-    const gatesIn = isRecord(raw.gates) ? raw.gates : {};
-    const gates = {};
-    for (const [name, value] of Object.entries(gatesIn)) {
-        if (!isRecord(value))
-            continue;
-        const gateStatus = value.status;
-        if (gateStatus !== 'pending' && gateStatus !== 'approved' && gateStatus !== 'rejected')
-            continue;
-        const decidedBy = asString(value.decidedBy) ?? asString(value.approvedBy);
-        gates[name] = {
-            status: gateStatus,
-            reason: asString(value.reason) ?? '',
-            requestedAt: asString(value.requestedAt) ?? updatedAt,
-            ...(decidedBy ? { decidedBy } : {}),
-            ...(asString(value.decidedAt) ? { decidedAt: value.decidedAt } : {}),
-        };
-    }
-    const checkpoints = asArray(raw.checkpoints)
-        .filter(isRecord)
-        .map((c) => ({
-        iteration: asNumber(c.iteration) ?? 0,
-        commit: asString(c.commit) ?? asString(c.hash) ?? '',
-        message: String(c.message ?? ''),
-        at: asString(c.at) ?? updatedAt,
-    }));
-    const log = asArray(raw.skillsLog)
-        .filter(isRecord)
-        .map((entry) => ({
-        iteration: 0,
-        what: asString(entry.skill) ?? 'unknown',
-        why: String(entry.reason ?? ''),
-        at: asString(entry.startedAt) ?? updatedAt,
-        durationMs: Math.max(0, asNumber(entry.durationMs) ?? 0),
-        status: String(entry.status ?? 'unknown'),
-        outputs: Array.isArray(entry.deliverables) ? { deliverables: entry.deliverables } : {},
-    }));
-    const wallMs = log.reduce((sum, entry) => sum + entry.durationMs, 0);
-    const iteration = Math.max(0, Math.floor(asNumber(raw.iteration) ?? 0));
-    return {
-        schemaVersion: 1,
-        loopId: asString(raw.loopId) ?? asString(raw.systemId),
-        iteration,
-        stage,
-        status,
-        statusReason: asString(raw.statusReason) ?? asString(raw.blockedReason) ?? '',
-        goal: asString(raw.goal) ?? asString(raw.systemName) ?? '',
-        pipeline,
-        maxIterations: asNumber(raw.maxIterations) ?? 10,
-        startedAt,
-        updatedAt,
-        stageEnteredAt: asString(raw.stageEnteredAt) ?? asString(raw.stateEnteredAt) ?? updatedAt,
-        capabilities: { total, completed, current, remaining },
-        stages,
-        failures: {
-            total: total0,
-            consecutive: 0,
-            sameError: 0,
-            limits: { perFailure: asNumber(failuresIn.maxRetries) ?? 3, sameError: 2, total: 10 },
-            current: null,
-            tried: [],
-            history,
-            compacted: 0,
-        },
-        gates,
-        checkpoints,
-        tasks: { completed: [], skipped: [] },
-        usage: { log, compacted: 0, wallMs, tokens: 0, costUsd: 0 },
-        budget: {},
-        claimedIteration: iteration,
-        metrics: {},
-    };
-}
-
-;// CONCATENATED MODULE: ./src/adapters/file-store.ts
-/**
- * The `file` store (DESIGN.md section 6): `<root>/<loopId>/loop-state.json`, written atomically (temp
- * file in the same folder, fsync, rename, fsync the folder). The version for compare-and-swap is the
- * sha256 of the file's bytes; an exclusive lock file (`open(..., 'wx')`) around compare-and-rename makes
- * two processes racing on the same version end with exactly one winner.
- *
- * A state that is not JSON or fails validation is moved aside to `loop-state.invalid-<time>.json`
- * (never overwritten) and a marker makes `save` refuse until `reset`. A state from a newer schema is
- * refused and left where it is.
- */
-
-
-
-
-
-
-
-
-const STATE_FILE = 'loop-state.json';
-const LOCK_FILE = 'loop-state.lock';
-const EMPTY_LOCK_STALE_MS = 1000;
-const QUARANTINE_MARKER = 'loop-state.quarantined.json';
-/** `save` was handed a state that does not pass the schema; nothing was written. */
-class InvalidStateError extends Error {
-    name = 'InvalidStateError';
-}
-const LOOP_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
-/** The `Store` port over a folder. */
-class FileStore {
-    kind = 'file';
-    root;
-    toolVersion;
-    lockStaleMs;
-    lockWaitMs;
-    now;
-    constructor(options) {
-        this.root = options.root;
-        this.toolVersion = options.toolVersion;
-        this.lockStaleMs = options.lockStaleMs ?? 30_000;
-        this.lockWaitMs = options.lockWaitMs ?? 10_000;
-        this.now = options.now ?? (() => new Date());
-    }
-    describe(loopId) {
-        return this.dir(loopId);
-    }
-    /** The path of a loop's state file. */
-    stateFile(loopId) {
-        return (0,external_node_path_namespaceObject.join)(this.dir(loopId), STATE_FILE);
-    }
-    async load(loopId) {
-        const dir = this.dir(loopId);
-        const file = (0,external_node_path_namespaceObject.join)(dir, STATE_FILE);
-        // A concurrent save may replace the file between our read and the quarantine; then we read again.
-        for (let attempt = 0;; attempt++) {
-            await this.refuseIfQuarantined(loopId);
-            const bytes = await readIfExists(file);
-            if (bytes === null)
-                return null;
-            const checked = this.validate(bytes, file);
-            if (checked.ok)
-                return { state: checked.state, version: versionOf(bytes) };
-            const moved = await this.quarantine(loopId, bytes, checked.problem);
-            if (moved === 'changed' && attempt < 3)
-                continue;
-            if (moved === 'changed')
-                throw new Error(`${file} keeps changing while it is being read; is another writer busy?`);
-            throw new StateQuarantinedError(`The loop state ${file} is not valid: ${checked.problem}. It was moved aside to ${moved} (kept, never ` +
-                `overwritten). Fix it and move it back, or run 'loop-controller abort' / reset the loop to start afresh.`, moved);
-        }
-    }
-    async save(loopId, state, expectedVersion) {
-        const dir = this.dir(loopId);
-        const file = (0,external_node_path_namespaceObject.join)(dir, STATE_FILE);
-        if (state?.loopId !== loopId) {
-            throw new InvalidStateError(`Refusing to save to loop '${loopId}': the state belongs to loop '${state?.loopId}'. Expected the same loop id.`);
-        }
-        const parsed = loopStateSchema.safeParse(state);
-        if (!parsed.success) {
-            throw new InvalidStateError(`Refusing to save an invalid state for loop '${loopId}' to ${file}: ${file_store_describeIssues(parsed.error.issues)}.`);
-        }
-        const bytes = Buffer.from(`${JSON.stringify(parsed.data, null, 2)}\n`);
-        await (0,promises_namespaceObject.mkdir)(dir, { recursive: true });
-        const release = await this.lock(dir);
-        try {
-            await this.refuseIfQuarantined(loopId);
-            const current = await readIfExists(file);
-            const currentVersion = current === null ? null : versionOf(current);
-            if (currentVersion !== expectedVersion) {
-                throw new StoreConflictError(`Another writer saved loop '${loopId}' first (${file}): expected version ${expectedVersion ?? 'none (a new loop)'}, ` +
-                    `found ${currentVersion ?? 'none'}. Load it again and retry.`);
-            }
-            await writeAtomically(dir, STATE_FILE, bytes);
-        }
-        finally {
-            await release();
-        }
-        return versionOf(bytes);
-    }
-    async reset(loopId) {
-        await (0,promises_namespaceObject.rm)((0,external_node_path_namespaceObject.join)(this.dir(loopId), QUARANTINE_MARKER), { force: true });
-    }
-    dir(loopId) {
-        if (!LOOP_ID.test(loopId)) {
-            throw new Error(`Loop id '${loopId}' is not usable as a folder name: expected letters, digits, dot, dash and underscore, starting with a letter or digit (at most 200).`);
-        }
-        return (0,external_node_path_namespaceObject.join)(this.root, loopId);
-    }
-    validate(bytes, file) {
-        let raw;
-        try {
-            raw = JSON.parse(bytes.toString('utf8'));
-        }
-        catch (error) {
-            return { ok: false, problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
-        }
-        try {
-            // Older schema versions are migrated; a newer one throws StateFromTheFutureError, left untouched.
-            return { ok: true, state: migrateState(raw, this.toolVersion ?? 'in use', file).state };
-        }
-        catch (error) {
-            // Not `instanceof`: zod's error classes answer true for any Error (they pass `Error` as the parent).
-            if (error instanceof StateFromTheFutureError ||
-                !(error instanceof Error) ||
-                error.name !== 'StateValidationError') {
-                throw error;
-            }
-            return { ok: false, problem: file_store_describeIssues(error.issues) };
-        }
-    }
-    async refuseIfQuarantined(loopId) {
-        const marker = await readIfExists((0,external_node_path_namespaceObject.join)(this.dir(loopId), QUARANTINE_MARKER));
-        if (marker === null)
-            return;
-        let info = {};
-        try {
-            info = JSON.parse(marker.toString('utf8'));
-        }
-        catch {
-            // A torn marker still means quarantined.
-        }
-        const where = info.file ?? (0,external_node_path_namespaceObject.join)(this.dir(loopId), 'loop-state.invalid-*.json');
-        throw new StateQuarantinedError(`The state of loop '${loopId}' is quarantined: ${info.problem ?? 'it failed validation'}. The bad state is kept ` +
-            `at ${where}. Nothing is saved until the loop is reset (FileStore.reset, or 'loop-controller abort').`, where);
-    }
-    /** Moves the bad bytes aside under the lock; 'changed' when the file is no longer the bytes we judged. */
-    async quarantine(loopId, bytes, problem) {
-        const dir = this.dir(loopId);
-        const file = (0,external_node_path_namespaceObject.join)(dir, STATE_FILE);
-        const release = await this.lock(dir);
-        try {
-            const current = await readIfExists(file);
-            if (current === null || !current.equals(bytes))
-                return 'changed';
-            const stamp = this.now().toISOString().replace(/:/g, '-');
-            let target = (0,external_node_path_namespaceObject.join)(dir, `loop-state.invalid-${stamp}.json`);
-            for (let n = 2; await exists(target); n++)
-                target = (0,external_node_path_namespaceObject.join)(dir, `loop-state.invalid-${stamp}-${n}.json`);
-            await (0,promises_namespaceObject.rename)(file, target);
-            await writeAtomically(dir, QUARANTINE_MARKER, Buffer.from(`${JSON.stringify({ file: target, problem }, null, 2)}\n`));
-            return target;
-        }
-        finally {
-            await release();
-        }
-    }
-    /** Takes the folder's exclusive lock; returns its release. */
-    async lock(dir) {
-        const path = (0,external_node_path_namespaceObject.join)(dir, LOCK_FILE);
-        const token = `${(0,external_node_os_namespaceObject.hostname)()} ${process.pid} ${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`;
-        const deadline = Date.now() + this.lockWaitMs;
-        for (;;) {
-            try {
-                const handle = await (0,promises_namespaceObject.open)(path, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL, 0o644);
-                await handle.writeFile(token);
-                await handle.close();
-                return async () => {
-                    // Only remove our own lock: a lock broken as stale may have been taken by someone else since.
-                    const held = await readIfExists(path);
-                    if (held?.toString('utf8') === token)
-                        await (0,promises_namespaceObject.unlink)(path).catch(() => { });
-                };
-            }
-            catch (error) {
-                if (error.code !== 'EEXIST')
-                    throw error;
-            }
-            if (await this.isStale(path)) {
-                // Rename first so that only one breaker wins; then remove the renamed copy.
-                const aside = `${path}.stale-${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`;
-                await (0,promises_namespaceObject.rename)(path, aside).then(() => (0,promises_namespaceObject.unlink)(aside).catch(() => { }), () => { });
-                continue;
-            }
-            if (Date.now() > deadline) {
-                throw new Error(`Could not lock ${path} within ${this.lockWaitMs} ms: another loop-controller is saving this loop. ` +
-                    `If none is running, delete the lock file.`);
-            }
-            await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 8));
-        }
-    }
-    async isStale(path) {
-        try {
-            const info = await (0,promises_namespaceObject.stat)(path);
-            const age = Date.now() - info.mtimeMs;
-            if (age > this.lockStaleMs)
-                return true;
-            const text = await (0,promises_namespaceObject.readFile)(path, 'utf8');
-            // A writer writes its token right after creating the lock; one that is still empty a second later
-            // was left by a process killed in between.
-            if (text === '')
-                return age > EMPTY_LOCK_STALE_MS;
-            const [host, pid] = text.split(' ');
-            if (host !== (0,external_node_os_namespaceObject.hostname)() || !pid)
-                return false;
-            try {
-                process.kill(Number(pid), 0);
-                return false;
-            }
-            catch (error) {
-                return error.code === 'ESRCH';
-            }
-        }
-        catch {
-            return false;
-        }
-    }
-}
-/** The version token of a state file's bytes. */
-function versionOf(bytes) {
-    return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(bytes).digest('hex');
-}
-/** zod issues as `path: message` (at most five), e.g. `iteration: Invalid input: expected number, received string`. */
-function file_store_describeIssues(issues) {
-    const shown = issues
-        .slice(0, 5)
-        .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(the whole state)'}: ${issue.message}`);
-    const more = issues.length > 5 ? `; and ${issues.length - 5} more` : '';
-    return shown.join('; ') + more;
-}
-async function readIfExists(path) {
-    try {
-        return await (0,promises_namespaceObject.readFile)(path);
-    }
-    catch (error) {
-        if (error.code === 'ENOENT')
-            return null;
-        throw error;
-    }
-}
-async function exists(path) {
-    return (0,promises_namespaceObject.stat)(path).then(() => true, () => false);
-}
-/** Temp file in the same folder, fsync, rename over `name`, fsync the folder. */
-async function writeAtomically(dir, name, bytes) {
-    const temporary = (0,external_node_path_namespaceObject.join)(dir, `.${name}.${process.pid}.${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}.tmp`);
-    const handle = await (0,promises_namespaceObject.open)(temporary, 'w', 0o644);
-    try {
-        await handle.writeFile(bytes);
-        await handle.sync();
-    }
-    finally {
-        await handle.close();
-    }
-    try {
-        await (0,promises_namespaceObject.rename)(temporary, (0,external_node_path_namespaceObject.join)(dir, name));
-    }
-    catch (error) {
-        await (0,promises_namespaceObject.rm)(temporary, { force: true });
-        throw error;
-    }
-    const folder = await (0,promises_namespaceObject.open)(dir, 'r');
-    try {
-        await folder.sync();
-    }
-    finally {
-        await folder.close();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/adapters/audit-trail.ts
-/**
- * The audit trail of one loop (DESIGN.md section 7), in the loop's folder: `iterations/<n>.md`,
- * `journey-log.jsonl` (one event a line), `final.md`, `dead-letters/<signature>.md` and copies of check
- * logs under `logs/<iteration>/`. Everything written passes through `redact` first.
- */
-
-
-
-
-
-
-
-const JOURNEY_LOG = 'journey-log.jsonl';
-const PENDING_PREFIX = 'journey-pending-';
-/** A staged file younger than this may belong to a save still in flight in another process. */
-const PENDING_IN_FLIGHT_MS = 60_000;
-function pendingName(marker) {
-    return `${PENDING_PREFIX}${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(marker).digest('hex').slice(0, 16)}.json`;
-}
-async function readPending(path) {
-    try {
-        const parsed = JSON.parse(await (0,promises_namespaceObject.readFile)(path, 'utf8'));
-        return typeof parsed.marker === 'string' && Array.isArray(parsed.events)
-            ? { marker: parsed.marker, events: parsed.events }
-            : null;
-    }
-    catch {
-        return null;
-    }
-}
-/** Writes and reads one loop's audit trail. */
-class AuditTrail {
-    dir;
-    redact;
-    constructor(dir, redact) {
-        this.dir = dir;
-        this.redact = redact;
-    }
-    /**
-     * Appends events as JSON lines in one write with O_APPEND, so a crash cannot leave a torn record in
-     * the middle of the log; a torn last line from an earlier crash is closed off with a newline first.
-     */
-    async appendEvents(events) {
-        if (events.length === 0)
-            return;
-        await (0,promises_namespaceObject.mkdir)(this.dir, { recursive: true });
-        const lines = events.map((event) => `${JSON.stringify(redactDeep(event, this.redact))}\n`).join('');
-        const handle = await (0,promises_namespaceObject.open)((0,external_node_path_namespaceObject.join)(this.dir, JOURNEY_LOG), 'a+');
-        try {
-            const { size } = await handle.stat();
-            let prefix = '';
-            if (size > 0) {
-                const last = Buffer.alloc(1);
-                await handle.read(last, 0, 1, size - 1);
-                if (last[0] !== 0x0a)
-                    prefix = '\n';
-            }
-            const bytes = Buffer.from(prefix + lines);
-            const { bytesWritten } = await handle.write(bytes);
-            if (bytesWritten !== bytes.length) {
-                throw new Error(`${(0,external_node_path_namespaceObject.join)(this.dir, JOURNEY_LOG)}: wrote ${bytesWritten} of ${bytes.length} bytes (disk full?)`);
-            }
-            await handle.datasync();
-        }
-        finally {
-            await handle.close();
-        }
-    }
-    /**
-     * Stages events that belong to a state about to be saved, under `marker` (which names that state).
-     * They reach the journey log only with `commitPending` once the save landed, or with
-     * `recoverPending` on the next load if the process died in between; a save that lost a race drops
-     * them with `discardPending`. So the log never misses an iteration that was saved, and never records
-     * one that was not.
-     */
-    async stagePending(marker, events) {
-        if (events.length === 0)
-            return;
-        const record = { marker, events: events.map((event) => redactDeep(event, this.redact)) };
-        await (0,promises_namespaceObject.mkdir)(this.dir, { recursive: true });
-        await writeAtomically(this.dir, pendingName(marker), Buffer.from(`${JSON.stringify(record)}\n`));
-    }
-    /** Moves the staged events of `marker` into the journey log. */
-    async commitPending(marker) {
-        await this.flushPending((0,external_node_path_namespaceObject.join)(this.dir, pendingName(marker)));
-    }
-    /**
-     * Appends a staged batch once: each of its lines carries the batch's marker, so a process killed
-     * between the append and the removal of the staged file does not append the batch again when the
-     * next run recovers it.
-     */
-    async flushPending(path) {
-        const staged = await readPending(path);
-        if (staged && !(await this.logEndsWithBatch(staged.marker))) {
-            await this.appendEvents(staged.events.map((event) => ({ ...event, batch: staged.marker })));
-        }
-        await (0,promises_namespaceObject.rm)(path, { force: true });
-    }
-    async logEndsWithBatch(marker) {
-        const needle = `"batch":${JSON.stringify(marker)}`;
-        try {
-            const handle = await (0,promises_namespaceObject.open)((0,external_node_path_namespaceObject.join)(this.dir, JOURNEY_LOG), 'r');
-            try {
-                const { size } = await handle.stat();
-                const length = Math.min(size, 256 * 1024);
-                const tail = Buffer.alloc(length);
-                await handle.read(tail, 0, length, size - length);
-                return tail.toString('utf8').includes(needle);
-            }
-            finally {
-                await handle.close();
-            }
-        }
-        catch {
-            return false;
-        }
-    }
-    async discardPending(marker) {
-        await (0,promises_namespaceObject.rm)((0,external_node_path_namespaceObject.join)(this.dir, pendingName(marker)), { force: true });
-    }
-    /**
-     * After a load: events staged for the state that is now stored (`currentMarker`) are committed; others
-     * were for a save that never landed and are dropped once they are old enough not to be in flight.
-     */
-    async recoverPending(currentMarker, now = Date.now()) {
-        let names;
-        try {
-            names = (await (0,promises_namespaceObject.readdir)(this.dir)).filter((name) => name.startsWith(PENDING_PREFIX));
-        }
-        catch {
-            return;
-        }
-        for (const name of names) {
-            const path = (0,external_node_path_namespaceObject.join)(this.dir, name);
-            const staged = await readPending(path);
-            if (staged && staged.marker === currentMarker) {
-                await this.flushPending(path);
-            }
-            else {
-                const age = await (0,promises_namespaceObject.stat)(path).then((info) => now - info.mtimeMs, () => 0);
-                if (!staged || age > PENDING_IN_FLIGHT_MS)
-                    await (0,promises_namespaceObject.rm)(path, { force: true });
-            }
-        }
-    }
-    /**
-     * The events recorded so far, oldest first. Lines that do not parse (a record torn by a crash) are
-     * left out rather than failing the whole read.
-     */
-    async readEvents() {
-        let text;
-        try {
-            text = await (0,promises_namespaceObject.readFile)((0,external_node_path_namespaceObject.join)(this.dir, JOURNEY_LOG), 'utf8');
-        }
-        catch (error) {
-            if (error.code === 'ENOENT')
-                return [];
-            throw error;
-        }
-        const events = [];
-        for (const line of text.split('\n')) {
-            if (line.trim() === '')
-                continue;
-            try {
-                const event = JSON.parse(line);
-                if (event && typeof event === 'object' && typeof event.type === 'string')
-                    events.push(event);
-            }
-            catch {
-                // A torn record: skipped.
-            }
-        }
-        return events;
-    }
-    /** Writes `iterations/<n>.md` atomically. */
-    async writeIteration(n, markdown) {
-        if (!Number.isInteger(n) || n < 0)
-            throw new Error(`iteration must be a whole number of at least 0; got ${n}`);
-        await this.writeFile(['iterations'], `${n}.md`, markdown);
-    }
-    /** Writes `final.md` atomically. */
-    async writeFinal(markdown) {
-        await this.writeFile([], 'final.md', markdown);
-    }
-    /**
-     * Writes `dead-letters/<signature>.md` (and `<signature>.pattern.yml` when a candidate pattern is
-     * proposed). The signature's characters that are not safe in a file name become `_`.
-     */
-    async writeDeadLetter(signature, markdown, candidatePatternYaml) {
-        const name = safeFileName(signature);
-        await this.writeFile(['dead-letters'], `${name}.md`, markdown);
-        if (candidatePatternYaml !== undefined) {
-            await this.writeFile(['dead-letters'], `${name}.pattern.yml`, candidatePatternYaml);
-        }
-    }
-    /**
-     * Copies a check's log into `logs/<iteration>/<check>.log`, redacted line by line as it streams (memory
-     * stays bounded whatever the log's size). Returns the copy's path.
-     */
-    async copyLog(check, iteration, logFile) {
-        const folder = (0,external_node_path_namespaceObject.join)(this.dir, 'logs', String(iteration));
-        await (0,promises_namespaceObject.mkdir)(folder, { recursive: true });
-        const target = (0,external_node_path_namespaceObject.join)(folder, `${safeFileName(check)}.log`);
-        const temporary = `${target}.${process.pid}.tmp`;
-        const output = (0,external_node_fs_namespaceObject.createWriteStream)(temporary);
-        const decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
-        let pending = '';
-        const emit = async (text) => {
-            if (!output.write(this.redact(text)))
-                await (0,external_node_events_namespaceObject.once)(output, 'drain');
-        };
-        try {
-            for await (const chunk of (0,external_node_fs_namespaceObject.createReadStream)(logFile)) {
-                pending += decoder.write(chunk);
-                const cut = pending.lastIndexOf('\n');
-                // Redact whole lines only, so a secret split across two chunks is still found; a line with no end
-                // is flushed once it grows past 1 MiB to keep memory bounded.
-                if (cut >= 0) {
-                    await emit(pending.slice(0, cut + 1));
-                    pending = pending.slice(cut + 1);
-                }
-                else if (pending.length > 1024 * 1024) {
-                    await emit(pending);
-                    pending = '';
-                }
-            }
-            pending += decoder.end();
-            if (pending)
-                await emit(pending);
-            output.end();
-            await (0,external_node_events_namespaceObject.once)(output, 'finish');
-            await (0,promises_namespaceObject.rename)(temporary, target);
-        }
-        catch (error) {
-            output.destroy();
-            await (0,promises_namespaceObject.rm)(temporary, { force: true });
-            throw error;
-        }
-        return target;
-    }
-    async writeFile(folders, name, text) {
-        const folder = (0,external_node_path_namespaceObject.join)(this.dir, ...folders);
-        await (0,promises_namespaceObject.mkdir)(folder, { recursive: true });
-        await writeAtomically(folder, name, this.redact(text));
-    }
-}
-/** Applies `redact` to every string in a JSON-like value (keys are kept; they are ours). */
-function redactDeep(value, redact) {
-    if (typeof value === 'string')
-        return redact(value);
-    if (Array.isArray(value))
-        return value.map((item) => redactDeep(item, redact));
-    if (value && typeof value === 'object') {
-        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
-    }
-    return value;
-}
-function safeFileName(text) {
-    const safe = text.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
-    return safe.slice(0, 180) || '_';
-}
-
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: ./src/ports/git.ts
-/** One git wrapper: non-interactive, identity per command, `try*` methods that return a boolean. */
-/** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
-class ConcurrentCommitError extends Error {
-    name = 'ConcurrentCommitError';
-}
-
-;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
-/**
- * The one git wrapper (STYLE.md 6-7): the git command line, non-interactive, with identity passed per
- * command (`-c user.name=...`) so the user's config is never changed. Failing commands throw
- * `GitCommandError` unless asked not to; only the named, known-benign messages below are tolerated.
- */
-
-
-
-
-
-/** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
-const BENIGN_GIT_MESSAGES = {
-    nothingToCommit: /nothing to commit|no changes added to commit/,
-    everythingUpToDate: /Everything up-to-date/,
-    currentBranchUpToDate: /Current branch \S+ is up to date/,
-    alreadyOnBranch: /Already on '[^']+'/,
-    switchedToNewBranch: /Switched to (a new )?branch/,
-    resetBranch: /Switched to and reset branch/,
-};
-/** Signs in git's output that a push was refused because the remote moved on. */
-const NON_FAST_FORWARD_SIGNS = [
-    /\(non-fast-forward\)/,
-    /\(fetch first\)/,
-    /\(stale info\)/,
-    /Updates were rejected because the (tip|remote)/,
+const STAGES = [
+    'INIT',
+    'SCAFFOLD',
+    'IMPLEMENT',
+    'TEST',
+    'VERIFY',
+    'VALIDATE',
+    'DOCUMENT',
+    'REVIEW',
+    'SHIP',
+    'COMPLETE',
 ];
-/** Signs of a rebase stopped by conflicting changes. */
-const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
-/** Git's answer when another process moved HEAD between our read and our commit. */
-const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
-/** A git command that failed; the message quotes the command, its exit code and git's own words. */
-class GitCommandError extends Error {
-    args;
-    result;
-    name = 'GitCommandError';
-    constructor(args, result) {
-        super(`git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
-        this.args = args;
-        this.result = result;
-    }
-}
-/** Files larger than this are left out of `changesSince` (and so are binary files). */
-const DEFAULT_CHANGE_MAX_BYTES = 1024 * 1024;
-/** Output beyond this from one git command is an error rather than a memory blow-up. */
-const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
-/** The `Git` port over the git command line. */
-async function mtimeOf(path) {
-    try {
-        return (await (0,promises_namespaceObject.stat)(path)).mtimeMs;
-    }
-    catch {
-        return null;
-    }
-}
-class GitCli {
-    cwd;
-    exclude;
-    gitPath;
-    emptyTree;
-    staleIndexLockMs;
-    constructor(cwd, options = {}) {
-        this.cwd = cwd;
-        this.exclude = options.exclude ?? ['.loop'];
-        this.gitPath = options.gitPath ?? 'git';
-        this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
-    }
-    raw(args, options = {}) {
-        return new Promise((resolve, reject) => {
-            const child = (0,external_node_child_process_namespaceObject.spawn)(this.gitPath, args, {
-                cwd: this.cwd,
-                env: {
-                    ...process.env,
-                    ...options.env,
-                    GIT_TERMINAL_PROMPT: '0',
-                    GCM_INTERACTIVE: 'never',
-                    // Stable English messages, so the benign and conflict signs above match.
-                    LC_ALL: 'C',
-                },
-                stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-            });
-            const out = [];
-            let outBytes = 0;
-            const err = [];
-            child.stdout?.on('data', (chunk) => {
-                outBytes += chunk.length;
-                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-                    child.kill('SIGKILL');
-                    return;
-                }
-                out.push(chunk);
-            });
-            child.stderr?.on('data', (chunk) => err.push(chunk));
-            child.once('error', reject);
-            child.once('close', (code, signal) => {
-                const stderr = Buffer.concat(err).toString('utf8');
-                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-                    reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`));
-                    return;
-                }
-                resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr });
-            });
-            if (options.input) {
-                child.stdin?.on('error', () => { });
-                child.stdin?.end(options.input);
-            }
-        });
-    }
-    async exec(args, options = {}) {
-        const raw = await this.raw(args, options.env ? { env: options.env } : {});
-        const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr };
-        if (result.exitCode !== 0 && !options.allowFailure)
-            throw new GitCommandError(args, result);
-        return result;
-    }
-    async isRepository() {
-        try {
-            const result = await this.exec(['rev-parse', '--is-inside-work-tree'], { allowFailure: true });
-            return result.exitCode === 0 && result.stdout.trim() === 'true';
-        }
-        catch {
-            return false;
-        }
-    }
-    async head() {
-        const result = await this.exec(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allowFailure: true });
-        return result.exitCode === 0 ? result.stdout.trim() : null;
-    }
-    async currentBranch() {
-        const result = await this.exec(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true });
-        return result.exitCode === 0 ? result.stdout.trim() : null;
-    }
-    /** The repository's top folder (absolute). */
-    async topLevel() {
-        return (await this.exec(['rev-parse', '--show-toplevel'])).stdout.trim();
-    }
-    async changedPaths(since) {
-        const base = await this.baseOf(since);
-        return this.withWorkTreeIndex(async (env) => {
-            const result = await this.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', base], { env });
-            this.check(['diff', '--cached', '--name-only', base], result);
-            return splitZ(result.stdout);
-        });
-    }
-    async diffStat(since) {
-        const base = await this.baseOf(since);
-        return this.withWorkTreeIndex(async (env) => (await this.exec(['diff', '--cached', '--stat', base], { env })).stdout);
-    }
-    async diff(since, paths = []) {
-        const base = await this.baseOf(since);
-        const pathArgs = paths.length > 0 ? ['--', ...paths] : [];
-        return this.withWorkTreeIndex(async (env) => (await this.exec(['--literal-pathspecs', 'diff', '--cached', '--no-color', base, ...pathArgs], { env })).stdout);
-    }
-    async commitAll(message, identity, exclude = []) {
-        await this.stageAllExcept(exclude);
-        const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true });
-        if (staged.exitCode === 0)
-            return null;
-        if (staged.exitCode !== 1)
-            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
-        // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
-        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
-        const result = await this.exec(args, { allowFailure: true });
-        if (result.exitCode !== 0) {
-            // Another process in the same work tree (a second controller) committed these changes between our
-            // staging and our commit: nothing is left for us to commit.
-            if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
-                return null;
-            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
-                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
-            }
-            throw new GitCommandError(args, result);
-        }
-        return this.head();
-    }
-    /** Fetches `ref` from `remote` (no tags). Returns the result rather than throwing: the caller decides. */
-    async fetch(remote, ref) {
-        const result = await this.exec(['fetch', '--no-tags', remote, ref], { allowFailure: true });
-        return { ...result, ok: result.exitCode === 0 };
-    }
-    /**
-     * Pushes `refspec`; with `forceWithLease` (the commit the remote ref is expected at, or '' for "must
-     * not exist yet") only when the remote is still there. Never a plain force push.
-     */
-    async push(remote, refspec, options = {}) {
-        const args = ['push', '--porcelain', remote, refspec];
-        if (options.forceWithLease !== undefined) {
-            // A `+` on the refspec would force past the lease (git documents this), so the lease alone decides.
-            const spec = refspec.replace(/^\+/, '');
-            const destination = spec.includes(':') ? spec.slice(spec.indexOf(':') + 1) : spec;
-            args.splice(2, 2, `--force-with-lease=${destination}:${options.forceWithLease}`, remote, spec);
-        }
-        const result = await this.exec(args, { allowFailure: true });
-        const text = `${result.stdout}\n${result.stderr}`;
-        const nonFastForward = result.exitCode !== 0 && NON_FAST_FORWARD_SIGNS.some((sign) => sign.test(text));
-        // Porcelain puts the per-ref reason (`!  ... [rejected] (stale info)`) on stdout; keep it with stderr.
-        const rejections = result.stdout.split('\n').filter((line) => line.startsWith('!'));
-        return { ok: result.exitCode === 0, nonFastForward, stderr: [...rejections, result.stderr].join('\n').trim() };
-    }
-    /**
-     * Rebases the current branch onto `onto`. A conflict aborts the rebase (the branch is left as it was)
-     * and reports the conflicting paths. Identity is needed because rebased commits get a new committer.
-     */
-    async rebase(onto, identity) {
-        const result = await this.exec([...(identity ? identityArgs(identity) : []), 'rebase', onto], {
-            allowFailure: true,
-        });
-        if (result.exitCode === 0)
-            return { ok: true, conflict: false, conflictPaths: [], stderr: result.stderr };
-        const unmerged = await this.raw(['diff', '--name-only', '--diff-filter=U', '-z']);
-        const conflictPaths = unmerged.exitCode === 0 ? splitZ(unmerged.stdout) : [];
-        const text = `${result.stdout}\n${result.stderr}`;
-        const conflict = conflictPaths.length > 0 || CONFLICT_SIGNS.some((sign) => sign.test(text));
-        const inProgress = await this.exec(['rev-parse', '--verify', '-q', 'REBASE_HEAD'], { allowFailure: true });
-        if (inProgress.exitCode === 0 || conflict)
-            await this.exec(['rebase', '--abort'], { allowFailure: true });
-        return { ok: false, conflict, conflictPaths, stderr: result.stderr };
-    }
-    /** Creates (or resets) branch `name` at `startPoint` and checks it out. */
-    async checkoutBranch(name, startPoint) {
-        await this.exec(['checkout', '-q', '-B', name, startPoint]);
-    }
-    /** The value of a config key, or null when it is not set. */
-    async tryGetConfig(key) {
-        const result = await this.exec(['config', '--get', key], { allowFailure: true });
-        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : null;
-    }
-    /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
-    /**
-     * The work tree as it is now (untracked files included, excluded paths left out), written as a git
-     * tree object. Compare against it later with `changesSince(tree)` to see what one step changed,
-     * whatever was already uncommitted before it.
-     */
-    async snapshot() {
-        return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim());
-    }
-    async fileAt(ref, path) {
-        const result = await this.raw(['cat-file', 'blob', `${ref}:${path}`]);
-        return result.exitCode === 0 ? result.stdout.toString('utf8') : null;
-    }
-    /**
-     * Text files changed in the work tree since `ref` (committed or not, untracked included), with their
-     * contents before and after. Binary files and files over `maxBytes` on either side are left out:
-     * `changedPaths` lists every changed path.
-     */
-    async changesSince(ref, options = {}) {
-        const maxBytes = options.maxBytes ?? DEFAULT_CHANGE_MAX_BYTES;
-        const paths = await this.changedPaths(ref);
-        if (paths.length === 0)
-            return [];
-        const top = await this.topLevel();
-        const before = await this.blobsAt(ref, paths, maxBytes);
-        const changes = [];
-        for (const path of paths) {
-            const old = before.get(path);
-            if (old === 'omitted')
-                continue;
-            const now = await readWorkTreeFile((0,external_node_path_namespaceObject.join)(top, path), maxBytes);
-            if (now === 'omitted')
-                continue;
-            if (old !== undefined && isBinary(old))
-                continue;
-            if (now !== null && isBinary(now))
-                continue;
-            changes.push({ path, before: old?.toString('utf8') ?? null, after: now?.toString('utf8') ?? null });
-        }
-        return changes;
-    }
-    /** Blobs of `paths` at `ref`: a Buffer, `omitted` when over `maxBytes` or not a file, absent when missing. */
-    async blobsAt(ref, paths, maxBytes) {
-        const blobs = new Map();
-        const wanted = new Map();
-        for (let start = 0; start < paths.length; start += 500) {
-            const batch = paths.slice(start, start + 500);
-            const listing = await this.raw([
-                '--literal-pathspecs',
-                'ls-tree',
-                '--full-tree',
-                '-r',
-                '-z',
-                '-l',
-                ref,
-                '--',
-                ...batch,
-            ]);
-            this.check(['ls-tree', '-r', '-z', '-l', ref], listing);
-            for (const entry of splitZ(listing.stdout)) {
-                const match = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(entry);
-                if (!match)
-                    continue;
-                const [, mode, type, object, size, path] = match;
-                if (type !== 'blob' || size === '-' || Number(size) > maxBytes || mode === '160000')
-                    blobs.set(path, 'omitted');
-                else
-                    wanted.set(object, path);
-            }
-        }
-        if (wanted.size === 0)
-            return blobs;
-        const objects = [...wanted.keys()];
-        const result = await this.raw(['cat-file', '--batch'], {
-            input: Buffer.from(objects.map((o) => `${o}\n`).join('')),
-        });
-        this.check(['cat-file', '--batch'], result);
-        let offset = 0;
-        const out = result.stdout;
-        while (offset < out.length) {
-            const headerEnd = out.indexOf(10, offset);
-            const [object = '', , size = '0'] = out.subarray(offset, headerEnd).toString('utf8').split(' ');
-            const length = Number(size);
-            const content = out.subarray(headerEnd + 1, headerEnd + 1 + length);
-            const path = wanted.get(object);
-            if (path !== undefined)
-                blobs.set(path, content);
-            offset = headerEnd + 1 + length + 1;
-        }
-        return blobs;
-    }
-    check(args, result) {
-        if (result.exitCode !== 0) {
-            throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr });
-        }
-    }
-    /**
-     * Stages every change but the excluded paths. Excluding with `:(exclude)` pathspecs is not enough:
-     * git refuses (exit 1) when such a pathspec names a path that is also ignored, which is exactly the
-     * case for `.loop/` once it is in `.git/info/exclude`. So stage everything, then put the excluded
-     * paths back as they are in HEAD (or drop them from a first commit's index).
-     */
-    async stageAllExcept(extra, env) {
-        const options = env ? { env } : undefined;
-        if (!env)
-            await this.clearStaleLocks();
-        await this.exec(['add', '-A', '--', ':/'], options);
-        const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`);
-        if (excluded.length === 0)
-            return;
-        const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...(env ? { env } : {}) }))
-            .exitCode === 0;
-        await this.exec(hasHead
-            ? ['reset', '-q', 'HEAD', '--', ...excluded]
-            : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options);
-    }
-    /**
-     * A git process killed mid-write (a runner that died, a SIGKILL) leaves `index.lock`, `HEAD.lock` or a
-     * branch's ref lock behind, and every later git command that writes them refuses to run. A live git
-     * holds such a lock briefly; one unchanged for `staleIndexLockMs` is taken to be left by a dead
-     * process and removed, with a warning, so a resumed loop can go on.
-     */
-    async clearStaleLocks() {
-        const branch = await this.currentBranch();
-        const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
-        for (const name of names) {
-            const gitPath = (await this.exec(['rev-parse', '--git-path', name])).stdout.trim();
-            await this.removeIfStale((0,external_node_path_namespaceObject.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_namespaceObject.join)(this.cwd, gitPath));
-        }
-    }
-    async removeIfStale(path) {
-        let seen = await mtimeOf(path);
-        let unchangedSince = Date.now();
-        while (seen !== null) {
-            if (Date.now() - unchangedSince >= this.staleIndexLockMs) {
-                await (0,promises_namespaceObject.rm)(path, { force: true });
-                process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`);
-                return;
-            }
-            await new Promise((resolve) => setTimeout(resolve, 200));
-            const now = await mtimeOf(path);
-            if (now !== seen)
-                unchangedSince = Date.now();
-            seen = now;
-        }
-    }
-    /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
-    async baseOf(since) {
-        if (since)
-            return since;
-        const head = await this.head();
-        if (head)
-            return head;
-        this.emptyTree ??= (await this.exec(['hash-object', '-t', 'tree', '/dev/null'])).stdout.trim();
-        return this.emptyTree;
-    }
-    /**
-     * Runs `body` with a throw-away copy of the index that has every work-tree change staged, so diffs
-     * include untracked files without touching the user's real index.
-     */
-    async withWorkTreeIndex(body) {
-        const folder = await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'loop-git-index-'));
-        try {
-            const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim();
-            const temporary = (0,external_node_path_namespaceObject.join)(folder, 'index');
-            const source = (0,external_node_path_namespaceObject.isAbsolute)(indexPath) ? indexPath : (0,external_node_path_namespaceObject.join)(this.cwd, indexPath);
-            await (0,promises_namespaceObject.copyFile)(source, temporary).then(
-            // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
-            // older than the index, so a newer copy would hide a same-size edit made right after staging.
-            async () => {
-                const { atime, mtime } = await (0,promises_namespaceObject.stat)(source);
-                await (0,promises_namespaceObject.utimes)(temporary, atime, mtime);
-            }, () => { });
-            const env = { GIT_INDEX_FILE: temporary };
-            await this.stageAllExcept([], env);
-            return await body(env);
-        }
-        finally {
-            await (0,promises_namespaceObject.rm)(folder, { recursive: true, force: true });
-        }
-    }
-}
-function identityArgs(identity) {
-    return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
-}
-function splitZ(buffer) {
-    return buffer
-        .toString('utf8')
-        .split('\0')
-        .filter((part) => part.length > 0);
-}
-/** Git's own test: a NUL byte in the first 8000 bytes means binary. */
-function isBinary(content) {
-    return content.subarray(0, 8000).includes(0);
-}
-/** A work-tree file's bytes (a symlink's target, as git stores it), null when gone, `omitted` when too big. */
-async function readWorkTreeFile(path, maxBytes) {
-    try {
-        const stat = await (0,promises_namespaceObject.lstat)(path);
-        if (stat.isSymbolicLink())
-            return Buffer.from(await (0,promises_namespaceObject.readlink)(path));
-        if (!stat.isFile() || stat.size > maxBytes)
-            return 'omitted';
-        return await (0,promises_namespaceObject.readFile)(path);
-    }
-    catch (error) {
-        if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
-            return null;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/adapters/node-workspace.ts
-
-
-/** The `Workspace` port on the local file system. */
-const nodeWorkspace = {
-    async readText(path, maxBytes = 1024 * 1024) {
-        try {
-            const info = await (0,promises_namespaceObject.stat)(path);
-            if (!info.isFile())
-                return null;
-            const handle = await (0,promises_namespaceObject.open)(path, 'r');
-            try {
-                const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
-                const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-                return buffer.subarray(0, bytesRead).toString('utf8');
-            }
-            finally {
-                await handle.close();
-            }
-        }
-        catch {
-            return null;
-        }
-    },
-    async writeText(path, text) {
-        await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.dirname)(path), { recursive: true });
-        await (0,promises_namespaceObject.writeFile)(path, text);
-    },
-    async makeDir(path) {
-        await (0,promises_namespaceObject.mkdir)(path, { recursive: true });
-    },
-    async remove(path) {
-        await (0,promises_namespaceObject.rm)(path, { recursive: true, force: true });
-    },
+/** Failure states a loop can be in besides the pipeline stages. */
+const FAILURE_STATES = (/* unused pure expression or super */ null && (['FAILED', 'RETRY', 'BLOCKED']));
+const CHECK_KINDS = ['build', 'test', 'lint', 'typecheck', 'format', 'security', 'custom'];
+const PIPELINE_PRESETS = {
+    iterate: ['IMPLEMENT', 'VERIFY', 'COMPLETE'],
+    full: STAGES,
 };
-
-;// CONCATENATED MODULE: ./src/adapters/process-runner.ts
+/** Stages that make up the per-capability loop in the `full` preset. */
+const CAPABILITY_LOOP = ['IMPLEMENT', 'TEST', 'VERIFY'];
 /**
- * The process runner: every command is a real child process in its own process group, so that a timeout
- * (or an abort) stops the whole tree, grandchildren included. Output is captured bounded: head and tail in
- * memory, the full stream on disk up to a cap.
+ * Required check kinds to leave a stage (DESIGN.md section 3). `approved` is not a check kind: it means
+ * the `REVIEW` gate must be approved. Typecheck is required on leaving VERIFY only when such a check exists.
  */
-
-
-
-
-/** Bytes of head and of tail kept in memory by default. */
-const DEFAULT_KEEP_BYTES = 64 * 1024;
-/** The log file stops growing here; a check that prints gigabytes must not fill the disk. */
-const DEFAULT_MAX_LOG_BYTES = 256 * 1024 * 1024;
-/** Time between SIGTERM and SIGKILL for a process group that overran its time. */
-const DEFAULT_KILL_GRACE_MS = 3000;
-/**
- * After the main child exits, how long its pipes may stay open (a grandchild still holding them) before
- * the group is killed and the run resolves.
- */
-const DEFAULT_PIPE_GRACE_MS = 500;
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/**
- * Keeps the first `keep` bytes and the last `keep` bytes of a stream; memory stays under about
- * `2 * keep` plus one chunk whatever the stream's size.
- */
-class HeadTailBuffer {
-    keep;
-    head = [];
-    headBytes = 0;
-    tail = [];
-    tailBytes = 0;
-    total = 0;
-    constructor(keep) {
-        this.keep = keep;
-    }
-    push(chunk) {
-        this.total += chunk.length;
-        let rest = chunk;
-        if (this.headBytes < this.keep) {
-            const take = Math.min(this.keep - this.headBytes, rest.length);
-            this.head.push(rest.subarray(0, take));
-            this.headBytes += take;
-            rest = rest.subarray(take);
-        }
-        if (rest.length === 0)
-            return;
-        // Copy: the tail may outlive the chunk's backing buffer, and a subarray would pin all of it.
-        this.tail.push(Buffer.from(rest));
-        this.tailBytes += rest.length;
-        while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= this.keep) {
-            this.tailBytes -= this.tail.shift()?.length ?? 0;
-        }
-    }
-    get truncated() {
-        return this.total > this.headBytes + Math.min(this.tailBytes, this.keep);
-    }
-    /** Head and tail as UTF-8 (invalid bytes replaced), with a marker where the middle was dropped. */
-    text() {
-        const head = Buffer.concat(this.head);
-        let tail = Buffer.concat(this.tail);
-        if (tail.length > this.keep)
-            tail = tail.subarray(tail.length - this.keep);
-        const omitted = this.total - head.length - tail.length;
-        if (omitted <= 0)
-            return Buffer.concat([head, tail]).toString('utf8');
-        return (head.subarray(0, utf8End(head)).toString('utf8') +
-            `\n… [${omitted} bytes omitted] …\n` +
-            tail.subarray(utf8Start(tail)).toString('utf8'));
-    }
-}
-/** Index after the last complete UTF-8 sequence (drops a character cut in half at the end). */
-function utf8End(buffer) {
-    for (let back = 1; back <= Math.min(3, buffer.length); back++) {
-        const byte = buffer[buffer.length - back] ?? 0;
-        if ((byte & 0xc0) === 0x80)
-            continue;
-        if (byte < 0x80)
-            return buffer.length;
-        const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
-        return length > back ? buffer.length - back : buffer.length;
-    }
-    return buffer.length;
-}
-/** Index of the first byte that starts a UTF-8 sequence (skips a character cut in half at the start). */
-function utf8Start(buffer) {
-    let index = 0;
-    while (index < 3 && index < buffer.length && ((buffer[index] ?? 0) & 0xc0) === 0x80)
-        index++;
-    return index;
-}
-/** A log file that stops at `maxBytes` with a note, and pauses the producer while the disk catches up. */
-class CappedLog {
-    maxBytes;
-    written = 0;
-    capped = false;
-    stream;
-    failed;
-    constructor(path, maxBytes) {
-        this.maxBytes = maxBytes;
-        this.stream = (0,external_node_fs_namespaceObject.createWriteStream)(path);
-        this.stream.on('drain', () => this.wake());
-        this.stream.on('error', (error) => {
-            this.failed = error.message;
-            // A failed log must not leave the producer paused for ever.
-            this.wake();
-        });
-    }
-    waiters = [];
-    wake() {
-        const waiters = this.waiters;
-        this.waiters = [];
-        for (const waiter of waiters)
-            waiter();
-    }
-    /** Returns false when the caller should wait for `drain`. */
-    write(chunk) {
-        if (this.capped || this.failed)
-            return true;
-        const room = this.maxBytes - this.written;
-        if (chunk.length <= room) {
-            this.written += chunk.length;
-            return this.stream.write(chunk);
-        }
-        this.capped = true;
-        this.written = this.maxBytes;
-        this.stream.write(chunk.subarray(0, room));
-        return this.stream.write(`\n… [log truncated at ${this.maxBytes} bytes; later output was not written] …\n`);
-    }
-    onDrain(listener) {
-        if (this.failed)
-            listener();
-        else
-            this.waiters.push(listener);
-    }
-    close() {
-        return new Promise((resolve) => {
-            if (this.failed)
-                return resolve(this.failed);
-            this.stream.end(() => resolve(this.failed));
-        });
-    }
-}
-/** Sends `signal` to every process in the group led by `pid`; a group that is gone already is fine. */
-function killGroup(pid, signal) {
-    try {
-        process.kill(-pid, signal);
-    }
-    catch {
-        // ESRCH: nothing left in the group.
-    }
-}
-/** Real child processes (see the module comment). */
-class ChildProcessRunner {
-    killGraceMs;
-    pipeGraceMs;
-    maxLogBytes;
-    constructor(options = {}) {
-        this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-        this.pipeGraceMs = options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS;
-        this.maxLogBytes = options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
-    }
-    async run(request) {
-        const started = performance.now();
-        const capture = new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES);
-        const failEarly = (spawnError) => ({
-            exitCode: null,
-            signal: null,
-            timedOut: false,
-            durationMs: performance.now() - started,
-            output: '',
-            totalBytes: 0,
-            truncated: false,
-            spawnError,
-            ...(request.logFile ? { logFile: request.logFile } : {}),
-        });
-        const argv = typeof request.command === 'string' ? ['bash', '-c', request.command] : [...request.command];
-        const [file, ...args] = argv;
-        if (!file)
-            return failEarly('the command is empty: expected a shell line or a non-empty argv array');
-        try {
-            if (!(0,external_node_fs_namespaceObject.statSync)(request.cwd).isDirectory())
-                return failEarly(`working directory '${request.cwd}' is not a folder`);
-        }
-        catch {
-            return failEarly(`working directory '${request.cwd}' does not exist`);
-        }
-        if (request.signal?.aborted)
-            return failEarly('aborted before it started');
-        let log;
-        if (request.logFile) {
-            try {
-                await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.dirname)(request.logFile), { recursive: true });
-            }
-            catch (error) {
-                return failEarly(`could not create the folder of log file '${request.logFile}': ${error.message}`);
-            }
-            log = new CappedLog(request.logFile, request.maxLogBytes ?? this.maxLogBytes);
-        }
-        return new Promise((resolve) => {
-            let child;
-            try {
-                child = (0,external_node_child_process_namespaceObject.spawn)(file, args, {
-                    cwd: request.cwd,
-                    env: request.env,
-                    detached: true,
-                    stdio: ['ignore', 'pipe', 'pipe'],
-                });
-            }
-            catch (error) {
-                void log?.close();
-                resolve(failEarly(error instanceof Error ? error.message : String(error)));
-                return;
-            }
-            let timedOut = false;
-            let settled = false;
-            let exitCode = null;
-            let exitSignal = null;
-            let exited = false;
-            let openPipes = 2;
-            let spawnError;
-            const timers = [];
-            const pid = child.pid;
-            const stop = () => {
-                if (pid === undefined)
-                    return;
-                killGroup(pid, 'SIGTERM');
-                timers.push(setTimeout(() => killGroup(pid, 'SIGKILL'), this.killGraceMs));
-            };
-            const finish = async () => {
-                if (settled)
-                    return;
-                settled = true;
-                for (const timer of timers)
-                    clearTimeout(timer);
-                request.signal?.removeEventListener('abort', onAbort);
-                // Whatever is left of the tree (background jobs, a grandchild holding the pipes) goes with it.
-                if (pid !== undefined)
-                    killGroup(pid, 'SIGKILL');
-                child.stdout?.destroy();
-                child.stderr?.destroy();
-                const logError = await log?.close();
-                let output = capture.text();
-                if (logError)
-                    output += `\n… [could not write the log file: ${logError}] …\n`;
-                resolve({
-                    exitCode,
-                    signal: exitSignal,
-                    timedOut,
-                    durationMs: performance.now() - started,
-                    output,
-                    totalBytes: capture.total,
-                    truncated: capture.truncated,
-                    ...(request.logFile ? { logFile: request.logFile } : {}),
-                    ...(spawnError ? { spawnError } : {}),
-                });
-            };
-            const onAbort = () => stop();
-            request.signal?.addEventListener('abort', onAbort, { once: true });
-            // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
-            if (Number.isFinite(request.timeoutMs) && request.timeoutMs <= MAX_TIMER_MS) {
-                timers.push(setTimeout(() => {
-                    timedOut = true;
-                    stop();
-                }, Math.max(0, request.timeoutMs)));
-            }
-            const onChunk = (chunk) => {
-                capture.push(chunk);
-                request.onOutput?.(chunk);
-                if (log && !log.write(chunk)) {
-                    // Back-pressure: stop reading until the disk catches up, so memory stays bounded.
-                    child.stdout?.pause();
-                    child.stderr?.pause();
-                    log.onDrain(() => {
-                        child.stdout?.resume();
-                        child.stderr?.resume();
-                    });
-                }
-            };
-            const onPipeClosed = () => {
-                openPipes--;
-                if (openPipes === 0 && exited)
-                    void finish();
-            };
-            for (const pipe of [child.stdout, child.stderr]) {
-                pipe?.on('data', onChunk);
-                pipe?.once('close', onPipeClosed);
-                pipe?.once('error', onPipeClosed);
-            }
-            child.once('error', (error) => {
-                // Only a failure to start lands here with no pid; a failed kill of a running child is not fatal.
-                if (pid !== undefined)
-                    return;
-                spawnError = error.message;
-                exited = true;
-                void finish();
-            });
-            child.once('exit', (code, signal) => {
-                exited = true;
-                exitCode = code;
-                exitSignal = signal;
-                if (openPipes === 0) {
-                    void finish();
-                    return;
-                }
-                // A grandchild may hold the pipes open forever: give them a moment, then kill the group (which
-                // closes them) and give the last bytes a moment to arrive; a process that left the group is cut off.
-                timers.push(setTimeout(() => {
-                    if (pid !== undefined)
-                        killGroup(pid, 'SIGKILL');
-                    timers.push(setTimeout(() => void finish(), this.pipeGraceMs));
-                }, this.pipeGraceMs));
-            });
-        });
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
-;// CONCATENATED MODULE: ./src/config/default-patterns.ts
-// Generated by scripts/embed-patterns.mjs from src/config/patterns.yml. Do not edit by hand:
-// edit the YAML and run `node scripts/embed-patterns.mjs`.
-/** The default pattern library, as YAML text (src/config/patterns.yml). */
-const DEFAULT_PATTERNS_YAML = "# The default failure-pattern library (DESIGN.md section 4). This file is the source of truth;\n# `node scripts/embed-patterns.mjs` embeds it into src/config/default-patterns.ts for the bundle, and a\n# test fails when the two drift.\n#\n# A signal or anchor is a literal string (matched case-sensitively anywhere in the output) or\n# `/regex/flags` (flags: i, m, s; matched per line, after ANSI escapes are removed, by re2js, a\n# linear-time engine). Anchors are decisive signals: one anchor weighs as much as three signals.\n# Location regexes use the named groups file, line, column, message; a location regex without a\n# `file` group takes the file from the last line that was only a path (eslint's stylish format), and\n# one without `message` takes the last error line before it (rustc's `-->` lines).\n#\n# Keys starting with `x-` are ignored by the loader: they hold shared YAML anchors.\n\nx-locations:\n  colon: &loc-colon '^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]''\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$'\n  tsc-paren: &loc-tsc-paren '^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$'\n  tsc-pretty: &loc-tsc-pretty '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$'\n  rust-arrow: &loc-rust-arrow '^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)'\n  eslint-stylish: &loc-eslint-stylish '^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$'\n  shellcheck: &loc-shellcheck '^In (?P<file>\\S+) line (?P<line>\\d+):'\n  python-frame: &loc-python-frame '^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)'\n  node-frame: &loc-node-frame '\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$'\n  node-bare-frame: &loc-node-bare-frame '^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$'\n  node-esm-header: &loc-node-esm-header '^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$'\n  node-test: &loc-node-test '^\\s*location: ''(?P<file>[^'']+):(?P<line>\\d+):(?P<column>\\d+)'''\n  vitest: &loc-vitest '^\\s*❯ (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)'\n  pytest-failed: &loc-pytest-failed '^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$'\n  cargo-panic: &loc-cargo-panic 'panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)'\n  maven: &loc-maven '^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$'\n  biome: &loc-biome '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)'\n\npatterns:\n  - id: security-finding\n    description: A vulnerability audit or a secret scanner found something.\n    kinds: [security, lint, custom]\n    signals:\n      - 'npm audit'\n      - 'vulnerabilities'\n      - '/\\b(high|critical)\\b.*vulnerabilit/i'\n      - 'secretlint'\n      - 'found AWS'\n      - 'Secret'\n      - 'gitleaks'\n      - 'leaks found'\n    anchors:\n      - '/\\d+ (high|critical) severity vulnerabilit/'\n      - '/Severity: (high|critical)/i'\n      - '@secretlint/secretlint-rule'\n      - '/\\bleaks? found: [1-9]/'\n      - 'PRIVATE KEY'\n    strategy: escalate\n    retryable: false\n    locations: [*loc-colon, *loc-eslint-stylish]\n    hint: A security finding needs a human; never let the agent silence the scanner.\n\n  - id: merge-conflict\n    description: git stopped on conflicting changes.\n    signals:\n      - 'CONFLICT ('\n      - 'Automatic merge failed'\n      - 'Merge conflict in'\n      - 'could not apply'\n      - 'fix conflicts'\n    anchors:\n      - 'CONFLICT (content)'\n      - 'Automatic merge failed'\n      - '/^CONFLICT \\([a-z/]+\\):/'\n    strategy: escalate\n    retryable: false\n    locations: ['^CONFLICT \\([^)]+\\): Merge conflict in (?P<file>\\S+)$']\n    hint: Resolve the conflict by hand (or rebase the loop branch), then resume the loop.\n\n  - id: git-error\n    description: git failed (rejected push, not a repository, unknown ref).\n    signals:\n      - 'fatal: '\n      - '! [rejected]'\n      - 'failed to push some refs'\n      - 'non-fast-forward'\n      - 'Updates were rejected'\n      - 'error: pathspec'\n      - 'not a git repository'\n    anchors:\n      - '! [rejected]'\n      - 'fatal: not a git repository'\n      - '/^error: pathspec .* did not match/'\n      - '/^fatal: (bad revision|ambiguous argument|couldn''t find remote ref|refusing to merge)/'\n    strategy: escalate\n    retryable: false\n    hint: Check the branch and remote state; the loop never force-pushes over others' work.\n\n  - id: permission-error\n    description: The operating system or the GitHub API refused access.\n    signals:\n      - 'EACCES'\n      - 'EPERM'\n      - 'Permission denied'\n      - 'permission denied'\n      - 'Resource not accessible by integration'\n      - '403'\n    anchors:\n      - '/\\bEACCES\\b/'\n      - '/: Permission denied$/'\n      - 'Resource not accessible by integration'\n      - '/\\bEPERM\\b: operation not permitted/'\n    strategy: escalate\n    retryable: false\n    locations: [*loc-node-frame]\n    hint: Grant the missing permission (file mode, token scope or the workflow's permissions block).\n\n  - id: out-of-memory\n    description: The process ran out of memory (or was killed with exit 137).\n    signals:\n      - 'JavaScript heap out of memory'\n      - 'FATAL ERROR'\n      - 'Allocation failed'\n      - 'MemoryError'\n      - 'out of memory'\n      - 'Cannot allocate memory'\n      - 'Killed'\n      - 'OOMErrorHandler'\n    anchors:\n      - 'JavaScript heap out of memory'\n      - '/^MemoryError\\b/'\n      - '/fatal error: (runtime: )?out of memory/'\n      - 'memory allocation of'\n    strategy: escalate\n    alternates: [retry_with_backoff]\n    max_auto_retries: 1\n    locations: [*loc-python-frame]\n    hint: Raise the memory limit (NODE_OPTIONS=--max-old-space-size, a larger runner) or reduce the work.\n\n  - id: timeout\n    description: The check ran past its own time limit; the controller knows this, the output only hints.\n    signals:\n      - 'timed out'\n      - 'Timeout'\n      - 'exceeded timeout'\n    anchors:\n      - '/\\bcheck timed out after \\d+/'\n    strategy: retry_with_backoff\n    alternates: [analyze_then_fix]\n    max_auto_retries: 2\n    hint: A check that hangs is retried once with backoff, then handed to the agent.\n\n  - id: network-error\n    description: A network call failed (refused, reset, unresolvable host, gateway errors).\n    signals:\n      - 'ECONNREFUSED'\n      - 'ECONNRESET'\n      - 'ETIMEDOUT'\n      - 'ENOTFOUND'\n      - 'EAI_AGAIN'\n      - 'socket hang up'\n      - 'fetch failed'\n      - 'Could not resolve host'\n      - 'Failed to connect'\n      - 'getaddrinfo'\n      - '/\\b(502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\\b/'\n      - 'Network is unreachable'\n    anchors:\n      - '/\\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN)\\b/'\n      - 'socket hang up'\n      - 'Could not resolve host'\n      - '/Failed to connect to \\S+ port \\d+/'\n      - '/\\b(502|503|504) (Bad Gateway|Service Unavailable|Gateway Time-?out)\\b/'\n    strategy: retry_with_backoff\n    alternates: [escalate]\n    max_auto_retries: 3\n    hint: Transient network failures are retried with backoff; a persistent one is an unavailable dependency.\n\n  - id: command-not-found\n    description: A program the check runs is not installed.\n    signals:\n      - 'command not found'\n      - ': not found'\n      - 'ENOENT'\n      - 'spawn '\n      - 'is not recognized as an internal or external command'\n      - 'No such file or directory'\n    anchors:\n      - '/: command not found$/'\n      - '/^(sh|bash|zsh|/bin/sh): (line )?\\d+: .+: not found$/'\n      - '/\\bspawn \\S+ ENOENT\\b/'\n      - 'is not recognized as an internal or external command'\n    strategy: dependency_check\n    alternates: [escalate]\n    max_auto_retries: 1\n    hint: Install the missing tool (the loop config's `install` command) or fix the check's command.\n\n  - id: dependency-conflict\n    description: The package manager cannot satisfy the declared versions.\n    kinds: [build, custom]\n    signals:\n      - 'ERESOLVE'\n      - 'Could not resolve dependency'\n      - 'Conflicting peer dependency'\n      - 'ResolutionImpossible'\n      - 'conflicting dependencies'\n      - 'failed to select a version'\n      - 'versions conflict'\n      - 'version solving failed'\n    anchors:\n      - 'ERESOLVE'\n      - 'ResolutionImpossible'\n      - 'failed to select a version for'\n      - 'version solving failed'\n    strategy: escalate\n    alternates: [dependency_check]\n    retryable: true\n    max_auto_retries: 1\n    hint: Versions conflict; pick compatible versions (a human decision more often than not).\n\n  - id: import-not-found\n    description: A module, package, crate or header cannot be found.\n    kinds: [build, typecheck, test]\n    signals:\n      - 'Cannot find module'\n      - 'ERR_MODULE_NOT_FOUND'\n      - 'MODULE_NOT_FOUND'\n      - 'ModuleNotFoundError'\n      - 'No module named'\n      - 'unresolved import'\n      - 'No such file or directory'\n      - 'no required module provides package'\n      - 'could not be resolved'\n      - 'Module not found'\n      - 'Failed to resolve import'\n      - '/package \\S+ is not in (GOROOT|std)/'\n    anchors:\n      - 'Cannot find module'\n      - 'ERR_MODULE_NOT_FOUND'\n      - 'ModuleNotFoundError'\n      - '/error\\[E0432\\]/'\n      - '/error TS2307:/'\n      - '/fatal error: \\S+\\.(h|hpp|hh): No such file or directory/'\n      - 'no required module provides package'\n      - '/artifacts? could not be resolved/'\n      - 'Failed to resolve import'\n    strategy: dependency_check\n    alternates: [context_expand]\n    locations:\n      - *loc-tsc-paren\n      - *loc-rust-arrow\n      - *loc-colon\n      - *loc-python-frame\n      - *loc-node-frame\n      - *loc-node-esm-header\n    hint: Install the missing dependency, or fix the import path.\n\n  - id: syntax-error\n    description: The code does not parse.\n    kinds: [build, typecheck, test, lint]\n    signals:\n      - 'SyntaxError'\n      - 'expected'\n      - 'Unexpected token'\n      - 'invalid syntax'\n      - 'error TS1'\n      - 'ParseError'\n      - 'Parsing error'\n    anchors:\n      - '/^SyntaxError: /'\n      - '/error TS1\\d{3}:/'\n      - '/error: expected .(;|,|\\)|\\}|]).* (before|at end of)/'\n      - '/error: expected .*;.* before/'\n      - '/Parsing error: /'\n      - '/^\\S+: error: (invalid syntax|unexpected EOF)/'\n      - '/error: expected one of /'\n      - '/^IndentationError: /'\n    strategy: analyze_then_fix\n    alternates: [context_expand]\n    locations:\n      - *loc-tsc-paren\n      - *loc-colon\n      - *loc-python-frame\n      - *loc-node-esm-header\n      - *loc-rust-arrow\n    hint: Fix the syntax at the reported location before anything else.\n\n  - id: type-error\n    description: The type checker rejects the code.\n    kinds: [typecheck, build]\n    signals:\n      - 'error TS'\n      - 'is not assignable to type'\n      - 'does not exist on type'\n      - 'Incompatible types'\n      - 'incompatible type'\n      - 'mismatched types'\n      - 'cannot use'\n      - 'incompatible types'\n      - 'error: Argument'\n      - 'reportGeneralTypeIssues'\n    anchors:\n      - '/error TS2\\d{3}:/'\n      - '/error\\[E0308\\]/'\n      - '/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/'\n      - '/^\\S+:\\d+:\\d+: cannot use .* as .* value/'\n      - '/error: incompatible types: /'\n      - '/ - error: .* is not assignable to/'\n    strategy: context_expand\n    alternates: [analyze_then_fix]\n    locations:\n      - *loc-tsc-paren\n      - *loc-tsc-pretty\n      - *loc-rust-arrow\n      - *loc-colon\n    hint: Read the types around the location; widen the context before changing signatures.\n\n  - id: lint-error\n    description: A linter reports rule violations.\n    kinds: [lint]\n    signals:\n      - ' problems ('\n      - ' problem ('\n      - 'lint/'\n      - 'clippy::'\n      - '/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/'\n      - '/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /'\n      - '/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /'\n      - '/\\bSC\\d{4}\\b/'\n      - '/^[A-Z]{1,4}\\d{3,4} /'\n      - 'fixable with the `--fix` option'\n      - ' [*] '\n      - 'Found 1 error'\n      - 'shellcheck'\n      - '************* Module'\n    anchors:\n      - '/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/'\n      - '/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/'\n      - '/\\bSC\\d{4}\\b/'\n      - '/^\\S+:\\d+:\\d+: [EFW]\\d{3} /'\n      - '/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /'\n      - '/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/'\n      - '/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/'\n      - '/^\\[\\*\\] \\d+ fixable with the `--fix` option/'\n    strategy: auto_fix\n    alternates: [analyze_then_fix, context_expand]\n    locations:\n      - *loc-eslint-stylish\n      - *loc-biome\n      - *loc-rust-arrow\n      - *loc-shellcheck\n      - *loc-colon\n    hint: Run the check's fix command first; fix the rest by hand.\n\n  - id: format-error\n    description: A formatter would change files.\n    kinds: [format, lint]\n    signals:\n      - 'Code style issues'\n      - 'Run Prettier with --write'\n      - '[warn] '\n      - 'would reformat'\n      - 'would be reformatted'\n      - 'Formatter would have printed'\n      - 'Diff in '\n      - '--- '\n      - '+++ '\n      - '.orig'\n    anchors:\n      - 'Code style issues found'\n      - 'would reformat'\n      - 'Formatter would have printed'\n      - '/^Diff in \\S+:\\d+:/'\n      - '/^diff \\S+\\.orig \\S+$/'\n      - '/^\\S+ format ━/'\n    strategy: auto_fix\n    alternates: [analyze_then_fix]\n    max_auto_retries: 1\n    locations:\n      - '^\\[warn\\] (?P<file>\\S+\\.[A-Za-z0-9]+)$'\n      - '^would reformat (?P<file>\\S+)$'\n      - '^Diff in (?P<file>\\S+?):(?P<line>\\d+):'\n      - '^diff \\S+\\.orig (?P<file>\\S+)$'\n      - '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+) format ━'\n    hint: Run the formatter (the check's fix command); never hand-format.\n\n  - id: test-failure\n    description: Tests ran and some failed.\n    kinds: [test]\n    signals:\n      - 'FAIL'\n      - 'failed'\n      - 'failing'\n      - 'AssertionError'\n      - 'assert'\n      - 'Expected'\n      - 'expected'\n      - 'Tests:'\n      - 'Test Files'\n      - 'not ok '\n      - '# fail '\n      - '--- FAIL:'\n      - 'test result: FAILED'\n      - 'panicked at'\n      - 'short test summary info'\n      - 'Tests run:'\n    anchors:\n      - '/^\\s*FAIL\\s+\\S/'\n      - '/^Tests:\\s+\\d+ failed/'\n      - '/Test Files\\s+\\d+ failed/'\n      - '/^\\s*\\d+ failing$/'\n      - '/^not ok \\d+ /'\n      - '/^# fail [1-9]/'\n      - '/^--- FAIL: /'\n      - 'test result: FAILED'\n      - '/^FAILED \\S+::/'\n      - '/^=+ .*\\d+ failed/'\n      - '/Tests run: \\d+, Failures: [1-9]/'\n    strategy: analyze_then_fix\n    alternates: [context_expand]\n    locations:\n      - *loc-vitest\n      - *loc-node-test\n      - *loc-cargo-panic\n      - *loc-pytest-failed\n      - *loc-node-frame\n      - *loc-node-bare-frame\n      - *loc-python-frame\n      - *loc-colon\n    hint: Read the failing assertion and the code under test; do not change the test to pass.\n\n  - id: build-error\n    description: The build failed for a reason that is none of the above (linker, bundler, compiler).\n    kinds: [build]\n    signals:\n      - 'undefined reference to'\n      - 'ld returned'\n      - 'linker command failed'\n      - 'cannot find symbol'\n      - 'undefined: '\n      - 'could not compile'\n      - 'BUILD FAILURE'\n      - 'Build failed'\n      - 'Module build failed'\n      - 'ERROR in '\n      - '✘ [ERROR]'\n      - 'error: '\n      - 'error['\n      - 'compilation terminated'\n    anchors:\n      - 'undefined reference to'\n      - '/collect2: error: ld returned|linker command failed/'\n      - '/error: cannot find symbol/'\n      - '/^\\S+:\\d+:\\d+: undefined: /'\n      - '/error\\[E0(425|433|599)\\]/'\n      - 'BUILD FAILURE'\n      - 'Module build failed'\n      - '✘ [ERROR]'\n    strategy: analyze_then_fix\n    alternates: [context_expand]\n    locations:\n      - *loc-rust-arrow\n      - *loc-maven\n      - *loc-colon\n      - '^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$'\n    hint: Read the first error; later ones often follow from it.\n\n  - id: regression-detected\n    description: A check (or a single test) that passed in the baseline fails now. Set by the controller.\n    signals:\n      - 'regression-detected'\n    anchors:\n      - '/^regression-detected: /'\n    strategy: context_expand\n    alternates: [analyze_then_fix]\n    hint: Something that worked before the loop's changes broke; diff against the baseline.\n";
+const DEFAULT_EXIT_REQUIREMENTS = {
+    SCAFFOLD: ['build'],
+    IMPLEMENT: ['build'],
+    TEST: ['build', 'test'],
+    VERIFY: ['build', 'test', 'lint', 'typecheck'],
+    VALIDATE: ['build', 'test'],
+    DOCUMENT: ['build', 'test'],
+    REVIEW: ['build', 'test', 'approved'],
+};
+const LOOP_STATUSES = ['running', 'waiting', 'blocked', 'complete', 'capped', 'aborted'];
+const STRATEGIES = [
+    'auto_fix',
+    'context_expand',
+    'analyze_then_fix',
+    'dependency_check',
+    'retry_with_backoff',
+    'escalate',
+];
+/** Universal fallbacks when a pattern's own strategy and alternates are used up (DESIGN.md section 4). */
+const UNIVERSAL_FALLBACKS = ['context_expand', 'analyze_then_fix'];
+const DEFAULT_GATES = (/* unused pure expression or super */ null && (['architecture', 'security', 'database', 'external', 'deploy', 'verifier']));
+const DECISION_KINDS = [
+    'WAIT_FOR_HUMAN',
+    'WAIT_FOR_APPROVAL',
+    'CAP_REACHED',
+    'RETRY',
+    'ESCALATE',
+    'EXECUTE_STAGE',
+    'COMPLETE',
+    'ABORTED',
+];
 
 ;// CONCATENATED MODULE: ./src/config/loop-config.ts
 /**
@@ -20047,7 +18287,7 @@ const checkSchema = strictObject({
     env: envSchema.default({}),
 });
 const signalSchema = schemas_string().min(1);
-/** A failure pattern as users write it (DESIGN.md section 4). Users add patterns or override by `id`. */
+/** A failure pattern as users write it. Users add patterns or override a default by `id`. */
 const patternSchema = strictObject({
     id: schemas_string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
     description: schemas_string().optional(),
@@ -20141,16 +18381,13 @@ const loopConfigSchema = strictObject({
 
 ;// CONCATENATED MODULE: ./src/config/pattern-library.ts
 /**
- * Loads failure patterns from YAML: the embedded default library and users' pattern files. Pure (the
- * caller reads files); every pattern is validated with the loop config's `patternSchema`.
+ * Loads failure patterns from YAML: users' pattern files and the loop config's inline list (and, at
+ * build time, the default library). Pure (the caller reads files); every pattern is validated with the
+ * loop config's `patternSchema`.
  */
 
 
 
-/** A pattern file or list that is not valid, with the source and the offending entry named. */
-class PatternError extends Error {
-    name = 'PatternError';
-}
 /**
  * Parses a pattern file: a YAML list of patterns, or a mapping `{patterns: [...]}` (keys starting with
  * `x-` are ignored, so files can hold shared YAML anchors). `source` names the file in error messages.
@@ -20189,18 +18426,11 @@ function validatePatternList(list, source) {
                 .join('; ');
             throw new PatternError(`Pattern #${index + 1}${id ? ` '${id}'` : ''} in ${source} is invalid: ${problems}.`);
         }
-        if (seen.has(result.data.id)) {
-            throw new PatternError(`Pattern '${result.data.id}' appears twice in ${source}; each id at most once.`);
-        }
+        if (seen.has(result.data.id))
+            throw duplicatePatternError(result.data.id, source);
         seen.add(result.data.id);
         return result.data;
     });
-}
-let defaults;
-/** The default library (src/config/patterns.yml, embedded at build time), parsed once. */
-function defaultPatternConfigs() {
-    defaults ??= parsePatternFile(DEFAULT_PATTERNS_YAML, 'the default pattern library');
-    return defaults;
 }
 function pattern_library_describe(value) {
     if (value === null || value === undefined)
@@ -20208,6 +18438,99 @@ function pattern_library_describe(value) {
     if (Array.isArray(value))
         return 'a list';
     return typeof value === 'object' ? 'a mapping' : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/locations.ts
+/** Locations kept (the first ones in the output). */
+const MAX_LOCATIONS = 50;
+const MAX_HITS_PER_LOCATION = 50;
+/** Collects what each location regex finds, line by line, and picks the locations to report. */
+class LocationCollector {
+    locations;
+    patternLocations;
+    hits;
+    order = 0;
+    constructor(locations, 
+    /** pattern index -> indexes into `locations`. */
+    patternLocations) {
+        this.locations = locations;
+        this.patternLocations = patternLocations;
+        this.hits = locations.map(() => []);
+    }
+    /**
+     * Runs the location regexes over a candidate line. `lastPathLine` and `lastErrorLine` stand in for a
+     * regex's missing `file` or `message` group (eslint's stylish format, rustc's `-->` lines).
+     */
+    collect(text, trimmed, lastPathLine, lastErrorLine) {
+        if (!/[:([,] ?\d|line \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in/.test(text)) {
+            return;
+        }
+        const { locations } = this;
+        for (let index = 0; index < locations.length; index++) {
+            const hits = this.hits[index];
+            if (hits.length >= MAX_HITS_PER_LOCATION)
+                continue;
+            const location = locations[index];
+            if (location.prefilter !== undefined && !text.includes(location.prefilter))
+                continue;
+            const match = location.regex.exec(text);
+            if (!match)
+                continue;
+            const groups = match.groups ?? {};
+            const file = cleanFile(location.hasFile ? groups.file : lastPathLine);
+            if (file === undefined)
+                continue;
+            const found = { file };
+            const line = Number(groups.line);
+            const column = Number(groups.column);
+            if (groups.line !== undefined && Number.isSafeInteger(line))
+                found.line = line;
+            if (groups.column !== undefined && Number.isSafeInteger(column))
+                found.column = column;
+            const message = (location.hasMessage ? groups.message : lastErrorLine)?.trim();
+            if (message)
+                found.message = message.length > 500 ? `${message.slice(0, 500)}…` : message;
+            else if (location.hasMessage === false && trimmed !== lastErrorLine && lastErrorLine) {
+                found.message = lastErrorLine;
+            }
+            hits.push({ order: this.order++, location: found });
+        }
+    }
+    /** The locations to report: the winning pattern's own (any pattern's when it has none), in output order. */
+    pick(patternIndex) {
+        const own = patternIndex >= 0 ? (this.patternLocations[patternIndex] ?? []) : [];
+        const pools = own.length > 0 ? own.map((i) => this.hits[i] ?? []) : [];
+        let hits = pools.flat();
+        if (hits.length === 0)
+            hits = this.hits.flat();
+        hits.sort((a, b) => a.order - b.order);
+        const seen = new Set();
+        const result = [];
+        for (const { location } of hits) {
+            const key = `${location.file}:${location.line ?? ''}:${location.column ?? ''}`;
+            if (seen.has(key))
+                continue;
+            seen.add(key);
+            result.push(location);
+            if (result.length >= MAX_LOCATIONS)
+                break;
+        }
+        return result;
+    }
+}
+function cleanFile(file) {
+    if (file === undefined)
+        return undefined;
+    let cleaned = file.trim().replace(/^file:\/\//, '');
+    if (cleaned.startsWith('./'))
+        cleaned = cleaned.slice(2);
+    if (cleaned.length === 0 || cleaned.length > 1024)
+        return undefined;
+    if (cleaned.startsWith('node:') || cleaned.includes('/node_modules/') || cleaned.startsWith('/rustc/'))
+        return undefined;
+    if (cleaned.includes('<') || cleaned === '[eval]')
+        return undefined;
+    return cleaned;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/aho-corasick.ts
@@ -20324,6 +18647,215 @@ class LiteralScanner {
     }
 }
 
+;// CONCATENATED MODULE: ./src/domain/analysis/scan-tables.ts
+/**
+ * The tables the streaming analyzer runs on, built once per pattern library: one Aho-Corasick automaton
+ * over every literal signal and a few trigger words, and the location regexes without duplicates.
+ */
+
+/**
+ * Words that make a line worth decoding even when no pattern's literal is on it: error words, and
+ * line endings of a path alone on its line (eslint's stylish format names the file on its own line).
+ */
+const TRIGGERS = [
+    'error',
+    'Error',
+    'ERROR',
+    'FAIL',
+    'fail',
+    'Fail',
+    'fatal',
+    'warning',
+    'panicked',
+    '-->',
+    ' line ',
+    '    at ',
+    '\u276f ',
+    '\u2715',
+    '\u2716',
+    '\u00d7',
+    ...[
+        'js',
+        'ts',
+        'jsx',
+        'tsx',
+        'mjs',
+        'cjs',
+        'mts',
+        'cts',
+        'py',
+        'rs',
+        'go',
+        'java',
+        'c',
+        'h',
+        'cc',
+        'cpp',
+        'sh',
+        'env',
+        'json',
+        'yml',
+        'yaml',
+        'vue',
+        'svelte',
+        'css',
+    ].flatMap((ext) => [`.${ext}\n`, `.${ext}:`, `.${ext}(`]),
+];
+const tables = new WeakMap();
+const encoder = new TextEncoder();
+/** The scan tables of a library: every literal in one Aho-Corasick automaton, locations deduplicated. */
+function scanTablesFor(library) {
+    const cached = tables.get(library);
+    if (cached)
+        return cached;
+    const matchers = [];
+    library.patterns.forEach((pattern, index) => {
+        for (const signal of pattern.signals)
+            matchers.push({ pattern: index, anchor: false, signal });
+        for (const signal of pattern.anchors)
+            matchers.push({ pattern: index, anchor: true, signal });
+    });
+    const literalIds = new Map();
+    const literalMatchers = [];
+    const idOf = (literal) => {
+        let id = literalIds.get(literal);
+        if (id === undefined) {
+            id = literalMatchers.length;
+            literalIds.set(literal, id);
+            literalMatchers.push([]);
+        }
+        return id;
+    };
+    matchers.forEach((matcher, index) => {
+        const { literal, prefilter, prefilterLowerCase } = matcher.signal;
+        if (literal !== undefined)
+            literalMatchers[idOf(literal)]?.push(index);
+        else if (prefilter !== undefined) {
+            // A regex's required literal makes its lines candidates; for /i try the usual spellings.
+            const spellings = prefilterLowerCase
+                ? [prefilter, prefilter.toUpperCase(), prefilter[0]?.toUpperCase() + prefilter.slice(1)]
+                : [prefilter];
+            for (const spelling of spellings)
+                idOf(spelling);
+        }
+    });
+    for (const trigger of TRIGGERS)
+        idOf(trigger);
+    const locations = [];
+    const locationIndex = new Map();
+    const patternLocations = library.patterns.map((pattern) => pattern.locations.map((location) => {
+        let index = locationIndex.get(location.source);
+        if (index === undefined) {
+            index = locations.length;
+            locationIndex.set(location.source, index);
+            locations.push(location);
+        }
+        return index;
+    }));
+    const table = {
+        scanner: new LiteralScanner([...literalIds.keys()].map((literal) => encoder.encode(literal))),
+        literalMatchers,
+        matchers,
+        regexMatchers: matchers.flatMap((m, i) => (m.signal.regex ? [i] : [])),
+        literalOnly: matchers.flatMap((m, i) => (m.signal.literal !== undefined ? [i] : [])),
+        locations,
+        patternLocations,
+    };
+    tables.set(library, table);
+    return table;
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/scoring.ts
+/** Below this confidence there is no match and the strategy is `analyze_then_fix`. */
+const NO_MATCH_BELOW = 0.3;
+/** How much one matched signal adds to the evidence; an anchor weighs three signals. */
+const ANCHOR_WEIGHT = 3;
+/** confidence = 1 - EVIDENCE_BASE ^ evidence (one signal 0.4, two 0.64, an anchor 0.78). */
+const EVIDENCE_BASE = 0.6;
+/**
+ * The score of every pattern: its matched signals and anchors, boosted by what the controller knows
+ * (an exit code, a spawn error, a timeout), weighed by whether the pattern applies to the check's kind.
+ */
+function scorePatterns(patterns, matchers, matched, kind, extra) {
+    const scores = patterns.map(() => ({ signals: 0, anchors: 0, total: 0, evidence: 0, confidence: 0, extra: 0 }));
+    matchers.forEach((matcher, index) => {
+        const score = scores[matcher.pattern];
+        if (!matcher.anchor)
+            score.total++;
+        if (matched[index] !== 1)
+            return;
+        if (matcher.anchor)
+            score.anchors++;
+        else
+            score.signals++;
+    });
+    const boost = (id, evidence) => {
+        const index = patterns.findIndex((p) => p.id === id);
+        if (index >= 0)
+            scores[index].extra += evidence;
+    };
+    if (extra.exitCode === 137)
+        boost('out-of-memory', ANCHOR_WEIGHT);
+    if (extra.exitCode === 127)
+        boost('command-not-found', 1);
+    if (extra.exitCode === 126)
+        boost('permission-error', 1);
+    if (extra.spawnError && /\bENOENT\b/.test(extra.spawnError))
+        boost('command-not-found', ANCHOR_WEIGHT);
+    if (extra.spawnError && /\bEACCES\b/.test(extra.spawnError))
+        boost('permission-error', ANCHOR_WEIGHT);
+    patterns.forEach((pattern, index) => {
+        const score = scores[index];
+        let evidence = score.signals + ANCHOR_WEIGHT * score.anchors + score.extra;
+        if (evidence > 0 && kind && kind !== 'custom' && pattern.kinds.length > 0) {
+            evidence = pattern.kinds.includes(kind) ? evidence + 1 : evidence / 2;
+        }
+        score.evidence = evidence;
+        const ratio = score.total > 0 ? score.signals / score.total : 0;
+        score.confidence = Math.min(1, Math.max(ratio, 1 - EVIDENCE_BASE ** evidence));
+    });
+    if (extra.timedOut) {
+        const index = patterns.findIndex((p) => p.id === 'timeout');
+        if (index >= 0) {
+            const score = scores[index];
+            score.confidence = 1;
+            score.anchors = Number.MAX_SAFE_INTEGER;
+        }
+    }
+    return scores;
+}
+/** The index of the winning pattern (highest confidence, then most anchors; earlier wins a tie), or -1. */
+function bestPattern(scores) {
+    let best = -1;
+    for (let i = 0; i < scores.length; i++) {
+        const candidate = scores[i];
+        const current = best === -1 ? undefined : scores[best];
+        if (candidate.confidence <= 0)
+            continue;
+        if (!current ||
+            candidate.confidence > current.confidence ||
+            (candidate.confidence === current.confidence && candidate.anchors > current.anchors)) {
+            best = i;
+        }
+    }
+    return best;
+}
+/** The tier of a confidence. */
+function tierOf(confidence) {
+    if (confidence >= 0.7)
+        return 'confident';
+    if (confidence >= 0.5)
+        return 'review';
+    if (confidence >= NO_MATCH_BELOW)
+        return 'consider-escalation';
+    return 'none';
+}
+function roundConfidence(value) {
+    return Math.round(value * 100) / 100;
+}
+
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/domain/analysis/similarity.ts
 /**
  * Normalisation and similarity of failure output, for the same-error rule and error signatures
@@ -20393,18 +18925,11 @@ function errorSignature(pattern, firstFile, tokens) {
 ;// CONCATENATED MODULE: ./src/domain/analysis/analyzer.ts
 
 
-/** Below this confidence there is no match and the strategy is `analyze_then_fix`. */
-const NO_MATCH_BELOW = 0.3;
-/** How much one matched signal adds to the evidence; an anchor weighs three signals. */
-const ANCHOR_WEIGHT = 3;
-/** confidence = 1 - EVIDENCE_BASE ^ evidence (one signal 0.4, two 0.64, an anchor 0.78). */
-const EVIDENCE_BASE = 0.6;
-/** Locations kept (the first ones in the output). */
-const MAX_LOCATIONS = 50;
+
+
 const MAX_LINE_BYTES = 64 * 1024;
 const LINE_DECODE_CHARS = 4096;
 const MAX_CANDIDATE_LINES = 20_000;
-const MAX_HITS_PER_LOCATION = 50;
 const EXCERPT_LINES = 12;
 const EXCERPT_LINE_CHARS = 300;
 const MAX_EXCERPT_CHARS = 4000;
@@ -20412,116 +18937,6 @@ const TAIL_BYTES = 8 * 1024;
 const TOKEN_TEXT_CHARS = 8000;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
 const analyzer_ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()][A-Z0-9]/g;
-/**
- * Words that make a line worth decoding even when no pattern's literal is on it: error words, and
- * line endings of a path alone on its line (eslint's stylish format names the file on its own line).
- */
-const TRIGGERS = [
-    'error',
-    'Error',
-    'ERROR',
-    'FAIL',
-    'fail',
-    'Fail',
-    'fatal',
-    'warning',
-    'panicked',
-    '-->',
-    ' line ',
-    '    at ',
-    '\u276f ',
-    '\u2715',
-    '\u2716',
-    '\u00d7',
-    ...[
-        'js',
-        'ts',
-        'jsx',
-        'tsx',
-        'mjs',
-        'cjs',
-        'mts',
-        'cts',
-        'py',
-        'rs',
-        'go',
-        'java',
-        'c',
-        'h',
-        'cc',
-        'cpp',
-        'sh',
-        'env',
-        'json',
-        'yml',
-        'yaml',
-        'vue',
-        'svelte',
-        'css',
-    ].flatMap((ext) => [`.${ext}\n`, `.${ext}:`, `.${ext}(`]),
-];
-const prepared = new WeakMap();
-const encoder = new TextEncoder();
-function prepare(library) {
-    const cached = prepared.get(library);
-    if (cached)
-        return cached;
-    const matchers = [];
-    library.patterns.forEach((pattern, index) => {
-        for (const signal of pattern.signals)
-            matchers.push({ pattern: index, anchor: false, signal });
-        for (const signal of pattern.anchors)
-            matchers.push({ pattern: index, anchor: true, signal });
-    });
-    const literalIds = new Map();
-    const literalMatchers = [];
-    const idOf = (literal) => {
-        let id = literalIds.get(literal);
-        if (id === undefined) {
-            id = literalMatchers.length;
-            literalIds.set(literal, id);
-            literalMatchers.push([]);
-        }
-        return id;
-    };
-    matchers.forEach((matcher, index) => {
-        const { literal, prefilter, prefilterLowerCase } = matcher.signal;
-        if (literal !== undefined)
-            literalMatchers[idOf(literal)]?.push(index);
-        else if (prefilter !== undefined) {
-            // A regex's required literal makes its lines candidates; for /i try the usual spellings.
-            const spellings = prefilterLowerCase
-                ? [prefilter, prefilter.toUpperCase(), prefilter[0]?.toUpperCase() + prefilter.slice(1)]
-                : [prefilter];
-            for (const spelling of spellings)
-                idOf(spelling);
-        }
-    });
-    for (const trigger of TRIGGERS)
-        idOf(trigger);
-    const locations = [];
-    const locationIndex = new Map();
-    const patternLocations = library.patterns.map((pattern) => pattern.locations.map((location) => {
-        let index = locationIndex.get(location.source);
-        if (index === undefined) {
-            index = locations.length;
-            locationIndex.set(location.source, index);
-            locations.push(location);
-        }
-        return index;
-    }));
-    const table = {
-        scanner: new LiteralScanner([...literalIds.keys()].map((literal) => encoder.encode(literal))),
-        literalMatchers,
-        matchers,
-        regexMatchers: matchers.flatMap((m, i) => (m.signal.regex ? [i] : [])),
-        literalOnly: matchers.flatMap((m, i) => (m.signal.literal !== undefined ? [i] : [])),
-        locations,
-        patternLocations,
-    };
-    prepared.set(library, table);
-    return table;
-}
 /**
  * Analyzes a check's output as it streams: `push` chunks (any size, any bytes), then `finish` once.
  * Memory stays bounded whatever the output's size.
@@ -20533,14 +18948,13 @@ class StreamingAnalyzer {
     matched;
     excerptLines;
     genericLines = [];
-    locationHits;
+    locations;
     scanState = 0;
     carry = Buffer.alloc(0);
     carryStates = [];
     carryCandidate = false;
     tail = Buffer.alloc(0);
     candidateLines = 0;
-    hitOrder = 0;
     lastPathLine;
     lastErrorLine;
     finished = false;
@@ -20549,10 +18963,10 @@ class StreamingAnalyzer {
     constructor(library, options = {}) {
         this.library = library;
         this.options = options;
-        this.table = prepare(library);
+        this.table = scanTablesFor(library);
         this.matched = new Uint8Array(this.table.matchers.length);
         this.excerptLines = library.patterns.map(() => []);
-        this.locationHits = this.table.locations.map(() => []);
+        this.locations = new LocationCollector(this.table.locations, this.table.patternLocations);
     }
     /** Feeds the next chunk of output. */
     push(chunk) {
@@ -20719,65 +19133,19 @@ class StreamingAnalyzer {
         const looksLikeError = linePatterns.size > 0 || /\b(error|Error|ERROR|FAIL|fatal)\b/.test(text);
         if (looksLikeError && this.genericLines.length < EXCERPT_LINES)
             this.genericLines.push(clipped);
-        this.extractLocations(text, trimmed);
+        this.locations.collect(text, trimmed, this.lastPathLine, this.lastErrorLine);
         if (/^[^\s:()'"]+\.[A-Za-z0-9]+$/.test(trimmed) && trimmed.length < 512)
             this.lastPathLine = trimmed;
         else if (looksLikeError)
             this.lastErrorLine = clipped;
     }
-    extractLocations(text, trimmed) {
-        if (!/[:([,] ?\d|line \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in/.test(text)) {
-            return;
-        }
-        const { locations } = this.table;
-        for (let index = 0; index < locations.length; index++) {
-            const hits = this.locationHits[index];
-            if (hits.length >= MAX_HITS_PER_LOCATION)
-                continue;
-            const location = locations[index];
-            if (location.prefilter !== undefined && !text.includes(location.prefilter))
-                continue;
-            const match = location.regex.exec(text);
-            if (!match)
-                continue;
-            const groups = match.groups ?? {};
-            const file = cleanFile(location.hasFile ? groups.file : this.lastPathLine);
-            if (file === undefined)
-                continue;
-            const found = { file };
-            const line = Number(groups.line);
-            const column = Number(groups.column);
-            if (groups.line !== undefined && Number.isSafeInteger(line))
-                found.line = line;
-            if (groups.column !== undefined && Number.isSafeInteger(column))
-                found.column = column;
-            const message = (location.hasMessage ? groups.message : this.lastErrorLine)?.trim();
-            if (message)
-                found.message = message.length > 500 ? `${message.slice(0, 500)}…` : message;
-            else if (location.hasMessage === false && trimmed !== this.lastErrorLine && this.lastErrorLine) {
-                found.message = this.lastErrorLine;
-            }
-            hits.push({ order: this.hitOrder++, location: found });
-        }
-    }
     conclude(extra) {
-        const scores = this.score(extra);
-        let best = -1;
-        for (let i = 0; i < scores.length; i++) {
-            const candidate = scores[i];
-            const current = best === -1 ? undefined : scores[best];
-            if (candidate.confidence <= 0)
-                continue;
-            if (!current ||
-                candidate.confidence > current.confidence ||
-                (candidate.confidence === current.confidence && candidate.anchors > current.anchors)) {
-                best = i;
-            }
-        }
+        const scores = scorePatterns(this.library.patterns, this.table.matchers, this.matched, this.options.kind, extra);
+        const best = bestPattern(scores);
         const winner = best === -1 ? undefined : this.library.patterns[best];
-        const confidence = best === -1 ? 0 : scores[best].confidence;
+        const confidence = scores[best]?.confidence ?? 0;
         const matchedPattern = winner && confidence >= NO_MATCH_BELOW ? winner : undefined;
-        const locations = this.pickLocations(matchedPattern ? best : -1);
+        const locations = this.locations.pick(matchedPattern ? best : -1);
         const excerptSource = (matchedPattern ? this.excerptLines[best] : undefined)?.length
             ? this.excerptLines[best]
             : this.genericLines;
@@ -20788,7 +19156,7 @@ class StreamingAnalyzer {
         const patternId = matchedPattern?.id ?? null;
         const analysis = {
             pattern: patternId,
-            confidence: round(confidence),
+            confidence: roundConfidence(confidence),
             tier: tierOf(matchedPattern ? confidence : 0),
             strategy: matchedPattern?.strategy ?? 'analyze_then_fix',
             alternates: matchedPattern ? [...matchedPattern.alternates] : ['context_expand'],
@@ -20803,74 +19171,6 @@ class StreamingAnalyzer {
         if (matchedPattern?.hint !== undefined)
             analysis.hint = matchedPattern.hint;
         return analysis;
-    }
-    score(extra) {
-        const scores = this.library.patterns.map(() => ({ signals: 0, anchors: 0, total: 0, evidence: 0, confidence: 0, extra: 0 }));
-        this.table.matchers.forEach((matcher, index) => {
-            const score = scores[matcher.pattern];
-            if (!matcher.anchor)
-                score.total++;
-            if (this.matched[index] !== 1)
-                return;
-            if (matcher.anchor)
-                score.anchors++;
-            else
-                score.signals++;
-        });
-        const boost = (id, evidence) => {
-            const index = this.library.patterns.findIndex((p) => p.id === id);
-            if (index >= 0)
-                scores[index].extra += evidence;
-        };
-        if (extra.exitCode === 137)
-            boost('out-of-memory', ANCHOR_WEIGHT);
-        if (extra.exitCode === 127)
-            boost('command-not-found', 1);
-        if (extra.exitCode === 126)
-            boost('permission-error', 1);
-        if (extra.spawnError && /\bENOENT\b/.test(extra.spawnError))
-            boost('command-not-found', ANCHOR_WEIGHT);
-        if (extra.spawnError && /\bEACCES\b/.test(extra.spawnError))
-            boost('permission-error', ANCHOR_WEIGHT);
-        this.library.patterns.forEach((pattern, index) => {
-            const score = scores[index];
-            let evidence = score.signals + ANCHOR_WEIGHT * score.anchors + score.extra;
-            if (evidence > 0 && this.options.kind && this.options.kind !== 'custom' && pattern.kinds.length > 0) {
-                evidence = pattern.kinds.includes(this.options.kind) ? evidence + 1 : evidence / 2;
-            }
-            score.evidence = evidence;
-            const ratio = score.total > 0 ? score.signals / score.total : 0;
-            score.confidence = Math.min(1, Math.max(ratio, 1 - EVIDENCE_BASE ** evidence));
-        });
-        if (extra.timedOut) {
-            const index = this.library.patterns.findIndex((p) => p.id === 'timeout');
-            if (index >= 0) {
-                const score = scores[index];
-                score.confidence = 1;
-                score.anchors = Number.MAX_SAFE_INTEGER;
-            }
-        }
-        return scores;
-    }
-    pickLocations(patternIndex) {
-        const own = patternIndex >= 0 ? (this.table.patternLocations[patternIndex] ?? []) : [];
-        const pools = own.length > 0 ? own.map((i) => this.locationHits[i] ?? []) : [];
-        let hits = pools.flat();
-        if (hits.length === 0)
-            hits = this.locationHits.flat();
-        hits.sort((a, b) => a.order - b.order);
-        const seen = new Set();
-        const result = [];
-        for (const { location } of hits) {
-            const key = `${location.file}:${location.line ?? ''}:${location.column ?? ''}`;
-            if (seen.has(key))
-                continue;
-            seen.add(key);
-            result.push(location);
-            if (result.length >= MAX_LOCATIONS)
-                break;
-        }
-        return result;
     }
     tailLines() {
         return this.tail
@@ -20896,35 +19196,13 @@ function analyzeText(text, library, options = {}) {
         extra.spawnError = options.spawnError;
     return analyzer.finish(extra);
 }
-/** The tier of a confidence (DESIGN.md section 4). */
-function tierOf(confidence) {
-    if (confidence >= 0.7)
-        return 'confident';
-    if (confidence >= 0.5)
-        return 'review';
-    if (confidence >= NO_MATCH_BELOW)
-        return 'consider-escalation';
-    return 'none';
-}
-function round(value) {
-    return Math.round(value * 100) / 100;
-}
-function cleanFile(file) {
-    if (file === undefined)
-        return undefined;
-    let cleaned = file.trim().replace(/^file:\/\//, '');
-    if (cleaned.startsWith('./'))
-        cleaned = cleaned.slice(2);
-    if (cleaned.length === 0 || cleaned.length > 1024)
-        return undefined;
-    if (cleaned.startsWith('node:') || cleaned.includes('/node_modules/') || cleaned.startsWith('/rustc/'))
-        return undefined;
-    if (cleaned.includes('<') || cleaned === '[eval]')
-        return undefined;
-    return cleaned;
-}
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/dead-letter.ts
+/**
+ * The dead letter: written when the retry budget is spent. It names the error
+ * signature, the similar failures in the loop's history, short suggestions, and, when three or more
+ * similar failures had no confident match, a candidate pattern for a human to review. Pure.
+ */
 
 /** Suggestions stay under this many tokens in total (whitespace-separated words and symbols). */
 const MAX_SUGGESTION_TOKENS = 200;
@@ -28106,9 +26384,32 @@ function re(stringsOrFlags, ...values) {
 }
 
 
+;// CONCATENATED MODULE: ./src/domain/analysis/default-patterns.ts
+/** The default failure-pattern library, in order of precedence (earlier wins a tie). */
+// biome-ignore format: generated data, one pattern a line
+const DEFAULT_PATTERNS = [
+    { "id": "security-finding", "description": "A vulnerability audit or a secret scanner found something.", "signals": ["npm audit", "vulnerabilities", "/\\b(high|critical)\\b.*vulnerabilit/i", "secretlint", "found AWS", "Secret", "gitleaks", "leaks found"], "anchors": ["/\\d+ (high|critical) severity vulnerabilit/", "/Severity: (high|critical)/i", "@secretlint/secretlint-rule", "/\\bleaks? found: [1-9]/", "PRIVATE KEY"], "kinds": ["security", "lint", "custom"], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$"], "hint": "A security finding needs a human; never let the agent silence the scanner." },
+    { "id": "merge-conflict", "description": "git stopped on conflicting changes.", "signals": ["CONFLICT (", "Automatic merge failed", "Merge conflict in", "could not apply", "fix conflicts"], "anchors": ["CONFLICT (content)", "Automatic merge failed", "/^CONFLICT \\([a-z/]+\\):/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["^CONFLICT \\([^)]+\\): Merge conflict in (?P<file>\\S+)$"], "hint": "Resolve the conflict by hand (or rebase the loop branch), then resume the loop." },
+    { "id": "git-error", "description": "git failed (rejected push, not a repository, unknown ref).", "signals": ["fatal: ", "! [rejected]", "failed to push some refs", "non-fast-forward", "Updates were rejected", "error: pathspec", "not a git repository"], "anchors": ["! [rejected]", "fatal: not a git repository", "/^error: pathspec .* did not match/", "/^fatal: (bad revision|ambiguous argument|couldn't find remote ref|refusing to merge)/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": [], "hint": "Check the branch and remote state; the loop never force-pushes over others' work." },
+    { "id": "permission-error", "description": "The operating system or the GitHub API refused access.", "signals": ["EACCES", "EPERM", "Permission denied", "permission denied", "Resource not accessible by integration", "403"], "anchors": ["/\\bEACCES\\b/", "/: Permission denied$/", "Resource not accessible by integration", "/\\bEPERM\\b: operation not permitted/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$"], "hint": "Grant the missing permission (file mode, token scope or the workflow's permissions block)." },
+    { "id": "out-of-memory", "description": "The process ran out of memory (or was killed with exit 137).", "signals": ["JavaScript heap out of memory", "FATAL ERROR", "Allocation failed", "MemoryError", "out of memory", "Cannot allocate memory", "Killed", "OOMErrorHandler"], "anchors": ["JavaScript heap out of memory", "/^MemoryError\\b/", "/fatal error: (runtime: )?out of memory/", "memory allocation of"], "kinds": [], "strategy": "escalate", "alternates": ["retry_with_backoff"], "max_auto_retries": 1, "retryable": true, "locations": ["^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)"], "hint": "Raise the memory limit (NODE_OPTIONS=--max-old-space-size, a larger runner) or reduce the work." },
+    { "id": "timeout", "description": "The check ran past its own time limit; the controller knows this, the output only hints.", "signals": ["timed out", "Timeout", "exceeded timeout"], "anchors": ["/\\bcheck timed out after \\d+/"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["analyze_then_fix"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "A check that hangs is retried once with backoff, then handed to the agent." },
+    { "id": "network-error", "description": "A network call failed (refused, reset, unresolvable host, gateway errors).", "signals": ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "socket hang up", "fetch failed", "Could not resolve host", "Failed to connect", "getaddrinfo", "/\\b(502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\\b/", "Network is unreachable"], "anchors": ["/\\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN)\\b/", "socket hang up", "Could not resolve host", "/Failed to connect to \\S+ port \\d+/", "/\\b(502|503|504) (Bad Gateway|Service Unavailable|Gateway Time-?out)\\b/"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 3, "retryable": true, "locations": [], "hint": "Transient network failures are retried with backoff; a persistent one is an unavailable dependency." },
+    { "id": "command-not-found", "description": "A program the check runs is not installed.", "signals": ["command not found", ": not found", "ENOENT", "spawn ", "is not recognized as an internal or external command", "No such file or directory"], "anchors": ["/: command not found$/", "/^(sh|bash|zsh|/bin/sh): (line )?\\d+: .+: not found$/", "/\\bspawn \\S+ ENOENT\\b/", "is not recognized as an internal or external command"], "kinds": [], "strategy": "dependency_check", "alternates": ["escalate"], "max_auto_retries": 1, "retryable": true, "locations": [], "hint": "Install the missing tool (the loop config's `install` command) or fix the check's command." },
+    { "id": "dependency-conflict", "description": "The package manager cannot satisfy the declared versions.", "signals": ["ERESOLVE", "Could not resolve dependency", "Conflicting peer dependency", "ResolutionImpossible", "conflicting dependencies", "failed to select a version", "versions conflict", "version solving failed"], "anchors": ["ERESOLVE", "ResolutionImpossible", "failed to select a version for", "version solving failed"], "kinds": ["build", "custom"], "strategy": "escalate", "alternates": ["dependency_check"], "max_auto_retries": 1, "retryable": true, "locations": [], "hint": "Versions conflict; pick compatible versions (a human decision more often than not)." },
+    { "id": "import-not-found", "description": "A module, package, crate or header cannot be found.", "signals": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "ModuleNotFoundError", "No module named", "unresolved import", "No such file or directory", "no required module provides package", "could not be resolved", "Module not found", "Failed to resolve import", "/package \\S+ is not in (GOROOT|std)/"], "anchors": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "ModuleNotFoundError", "/error\\[E0432\\]/", "/error TS2307:/", "/fatal error: \\S+\\.(h|hpp|hh): No such file or directory/", "no required module provides package", "/artifacts? could not be resolved/", "Failed to resolve import"], "kinds": ["build", "typecheck", "test"], "strategy": "dependency_check", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$"], "hint": "Install the missing dependency, or fix the import path." },
+    { "id": "syntax-error", "description": "The code does not parse.", "signals": ["SyntaxError", "expected", "Unexpected token", "invalid syntax", "error TS1", "ParseError", "Parsing error"], "anchors": ["/^SyntaxError: /", "/error TS1\\d{3}:/", "/error: expected .(;|,|\\)|\\}|]).* (before|at end of)/", "/error: expected .*;.* before/", "/Parsing error: /", "/^\\S+: error: (invalid syntax|unexpected EOF)/", "/error: expected one of /", "/^IndentationError: /"], "kinds": ["build", "typecheck", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)"], "hint": "Fix the syntax at the reported location before anything else." },
+    { "id": "type-error", "description": "The type checker rejects the code.", "signals": ["error TS", "is not assignable to type", "does not exist on type", "Incompatible types", "incompatible type", "mismatched types", "cannot use", "incompatible types", "error: Argument", "reportGeneralTypeIssues"], "anchors": ["/error TS2\\d{3}:/", "/error\\[E0308\\]/", "/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/", "/^\\S+:\\d+:\\d+: cannot use .* as .* value/", "/error: incompatible types: /", "/ - error: .* is not assignable to/"], "kinds": ["typecheck", "build"], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$"], "hint": "Read the types around the location; widen the context before changing signatures." },
+    { "id": "lint-error", "description": "A linter reports rule violations.", "signals": [" problems (", " problem (", "lint/", "clippy::", "/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/", "/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/\\bSC\\d{4}\\b/", "/^[A-Z]{1,4}\\d{3,4} /", "fixable with the `--fix` option", " [*] ", "Found 1 error", "shellcheck", "************* Module"], "anchors": ["/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/", "/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/", "/\\bSC\\d{4}\\b/", "/^\\S+:\\d+:\\d+: [EFW]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/", "/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/", "/^\\[\\*\\] \\d+ fixable with the `--fix` option/"], "kinds": ["lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix", "context_expand"], "retryable": true, "locations": ["^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^In (?P<file>\\S+) line (?P<line>\\d+):", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$"], "hint": "Run the check's fix command first; fix the rest by hand." },
+    { "id": "format-error", "description": "A formatter would change files.", "signals": ["Code style issues", "Run Prettier with --write", "[warn] ", "would reformat", "would be reformatted", "Formatter would have printed", "Diff in ", "--- ", "+++ ", ".orig"], "anchors": ["Code style issues found", "would reformat", "Formatter would have printed", "/^Diff in \\S+:\\d+:/", "/^diff \\S+\\.orig \\S+$/", "/^\\S+ format ━/"], "kinds": ["format", "lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix"], "max_auto_retries": 1, "retryable": true, "locations": ["^\\[warn\\] (?P<file>\\S+\\.[A-Za-z0-9]+)$", "^would reformat (?P<file>\\S+)$", "^Diff in (?P<file>\\S+?):(?P<line>\\d+):", "^diff \\S+\\.orig (?P<file>\\S+)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+) format ━"], "hint": "Run the formatter (the check's fix command); never hand-format." },
+    { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*❯ (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass." },
+    { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]"], "kinds": ["build"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
+    { "id": "regression-detected", "description": "A check (or a single test) that passed in the baseline fails now. Set by the controller.", "signals": ["regression-detected"], "anchors": ["/^regression-detected: /"], "kinds": [], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": [], "hint": "Something that worked before the loop's changes broke; diff against the baseline." },
+];
+
 ;// CONCATENATED MODULE: ./src/domain/analysis/library.ts
 /**
- * Compiles failure patterns (DESIGN.md section 4) into a library the streaming analyzer can run.
+ * Compiles failure patterns into a library the streaming analyzer can run.
  * Every regex, default or user-written, is compiled by re2js, a linear-time engine, so no pattern can
  * stall the controller; backreferences and lookaround are refused with a message naming the pattern.
  */
@@ -28118,14 +26419,15 @@ function re(stringsOrFlags, ...values) {
 const REGEX_SIGNAL = /^\/(.+)\/([ims]*)$/s;
 const MIN_PREFILTER = 3;
 /**
- * The default library plus the user's patterns: a user pattern with a default's id replaces it in place;
- * a new id is added before the defaults (users' patterns are more specific). Throws `PatternError`.
+ * The default library plus the user's patterns (validated by the config layer): a user pattern with a
+ * default's id replaces it in place; a new id is added before the defaults (users' patterns are more
+ * specific). Throws `PatternError`.
  */
 function buildLibrary(user = []) {
-    const validated = validatePatternList(user, 'the loop config patterns');
-    const userById = new Map(validated.map((p) => [p.id, p]));
-    const merged = validated.filter((p) => !defaultPatternConfigs().some((d) => d.id === p.id));
-    for (const pattern of defaultPatternConfigs())
+    assertUniquePatternIds(user, 'the loop config patterns');
+    const userById = new Map(user.map((p) => [p.id, p]));
+    const merged = user.filter((p) => !DEFAULT_PATTERNS.some((d) => d.id === p.id));
+    for (const pattern of DEFAULT_PATTERNS)
         merged.push(userById.get(pattern.id) ?? pattern);
     return libraryOf(merged.map(compilePattern));
 }
@@ -28322,17 +26624,17 @@ function aggregateMetrics(metrics) {
         escalated += counts.escalated;
         const ended = counts.resolved + counts.escalated;
         episodes += ended;
-        successRateByPattern[pattern] = metrics_round(counts.resolved / counts.attempts);
-        averageAttemptsByPattern[pattern] = metrics_round(counts.attempts / Math.max(1, ended));
+        successRateByPattern[pattern] = round(counts.resolved / counts.attempts);
+        averageAttemptsByPattern[pattern] = round(counts.attempts / Math.max(1, ended));
     }
     return {
         successRateByPattern,
         averageAttemptsByPattern,
-        escalationRate: attempts === 0 ? 0 : metrics_round(escalated / attempts),
-        deadLetterRate: episodes === 0 ? 0 : metrics_round(Math.min(1, metrics.deadLetters / episodes)),
+        escalationRate: attempts === 0 ? 0 : round(escalated / attempts),
+        deadLetterRate: episodes === 0 ? 0 : round(Math.min(1, metrics.deadLetters / episodes)),
     };
 }
-function metrics_round(value) {
+function round(value) {
     return Math.round(value * 1000) / 1000;
 }
 
@@ -28355,7 +26657,7 @@ function regressionEnabled(complexity, setting) {
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/index.ts
-/** Failure-pattern analysis (DESIGN.md section 4): the public surface the engine and the CLI use. */
+/** Failure-pattern analysis: the public surface the engine and the CLI use. */
 
 
 
@@ -28365,7 +26667,9 @@ function regressionEnabled(complexity, setting) {
 
 
 
-;// CONCATENATED MODULE: ./src/app/analyze-command.ts
+
+
+;// CONCATENATED MODULE: ./src/cli/analyze.ts
 /**
  * `loop-controller analyze [FILE|-] [--kind KIND] [--patterns FILE] [--json]` (a contract, issue 3):
  * reads one check's output as a stream and prints its analysis. Exit 0 on an analysis, 2 on bad
@@ -28488,253 +26792,26 @@ function formatForPeople(analysis) {
     return `${lines.join('\n')}\n`;
 }
 
-;// CONCATENATED MODULE: ./src/adapters/command-env.ts
+;// CONCATENATED MODULE: ./src/domain/caps.ts
 /**
- * The environment handed to work commands and checks: the controller's own environment minus its
- * secrets (the action's inputs, the job's tokens, anything token-shaped), unless the config passes them
- * by name.
+ * The iteration cap's one rule: a loop may run up to {@link CAP_WITHOUT_REASON} iterations on the cap
+ * alone; above that, a person must say why (the reason is recorded in the loop's state), so a runaway
+ * cap is a decision someone made, not a typo.
  */
-/** Variables the controller holds for itself, by exact name. */
-const CONTROLLER_SECRET_NAMES = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'ACTIONS_RUNTIME_TOKEN',
-    'ACTIONS_RESULTS_URL',
-    'ACTIONS_CACHE_URL',
-    'ACTIONS_RUNTIME_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
-];
-/** Variables left out by the shape of their name. */
-const CONTROLLER_SECRET_PATTERNS = [
-    // The action's inputs: `INPUT_GITHUB-TOKEN` and friends.
-    /^INPUT_/i,
-    /^ACTIONS_ID_TOKEN_REQUEST_/i,
-    /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL/i,
-];
-/** True when `name` is one of the controller's own secrets (see the module comment). */
-function isControllerSecret(name) {
-    return CONTROLLER_SECRET_NAMES.includes(name.toUpperCase()) || CONTROLLER_SECRET_PATTERNS.some((p) => p.test(name));
-}
+/** Above this many iterations a loop needs a recorded `cap-reason`. */
+const CAP_WITHOUT_REASON = 25;
+/** The names in the loop config (`.github/loop.yml`). */
+const CONFIG_CAP_NAMES = { cap: 'max-iterations', reason: 'cap-reason' };
 /**
- * Builds the environment for a command: everything in `base` that is not a controller secret, plus the
- * names in `passEnv`, then `extra` on top. Undefined values are dropped.
+ * What is wrong with a cap and its reason, named the way the person set them; undefined when the cap
+ * is fine. A reason of only spaces is no reason.
  */
-function buildCommandEnv(base, options) {
-    const passed = new Set(options.passEnv);
-    const env = {};
-    for (const [name, value] of Object.entries(base)) {
-        if (value === undefined)
-            continue;
-        if (passed.has(name) || !isControllerSecret(name))
-            env[name] = value;
-    }
-    return { ...env, ...options.extra };
-}
-
-;// CONCATENATED MODULE: ./src/config/errors.ts
-/**
- * Errors that are the user's to fix (a configuration or usage mistake), kept apart from internal
- * faults so that both front doors can say them plainly and exit 2 (CLI) or fail the step with the fix.
- */
-class ConfigError extends Error {
-    name = 'ConfigError';
-}
-/** The message of anything thrown, including values that are not `Error`s. */
-function messageOf(error) {
-    if (error instanceof Error)
-        return error.message;
-    if (typeof error === 'string')
-        return error;
-    try {
-        return JSON.stringify(error);
-    }
-    catch {
-        return String(error);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/domain/work-context.ts
-const STRATEGY_HINTS = {
-    auto_fix: 'The failure has an automatic fix; it was applied by the controller.',
-    context_expand: 'Read the code around each location below before changing anything; the failure is about how this code fits with the code it calls or is called by.',
-    analyze_then_fix: 'Find the root cause first: read the failure and the code around it, say what is wrong, then make the smallest change that fixes it. Do not weaken or skip tests.',
-    dependency_check: 'A module or command is missing. Check the import path or package name; install or declare the dependency, or fix the path.',
-    retry_with_backoff: 'The failure looked transient; the checks are re-run unchanged.',
-    escalate: 'This failure needs a person.',
-};
-/** The hint for a strategy, with the pattern's own hint when it has one. */
-function strategyHint(strategy, patternHint) {
-    const base = strategy ? STRATEGY_HINTS[strategy] : 'Work toward the goal; the checks below judge the result.';
-    return patternHint ? `${base} ${patternHint}` : base;
-}
-function buildWorkContext(input) {
-    const { state, failures } = input;
-    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0] ?? null;
-    return {
-        loopId: state.loopId,
-        goal: state.goal,
-        iteration: state.iteration,
-        maxIterations: state.maxIterations,
-        stage: input.stage,
-        capability: input.capability,
-        strategy: input.strategy,
-        hint: strategyHint(input.strategy, primary?.hint),
-        failure: primary,
-        failures,
-        tried: state.failures.tried.map((t) => ({ ...t })),
-        codeContext: input.codeContext,
-        session: state.session ?? null,
-    };
-}
-/** The markdown prompt: goal, stage, capability, the failure analysis, the hint, what was tried, code. */
-function renderPrompt(context) {
-    const lines = [];
-    lines.push(`# Goal`, '', context.goal, '');
-    lines.push(`Loop \`${context.loopId}\` · iteration ${context.iteration} of ${context.maxIterations} · stage ${context.stage}` +
-        (context.capability ? ` · capability \`${context.capability}\`` : ''), '');
-    if (context.strategy)
-        lines.push(`## Strategy: \`${context.strategy}\``, '', context.hint, '');
-    if (context.failure) {
-        const f = context.failure;
-        lines.push('## What failed', '');
-        lines.push(`The check \`${f.check}\` (${f.kind}) failed: ${f.pattern ? `\`${f.pattern}\` (confidence ${(f.confidence ?? 0).toFixed(2)})` : 'no known pattern'}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`, '');
-        for (const location of f.locations.slice(0, 20))
-            lines.push(`- ${formatLocation(location)}`);
-        if (f.locations.length > 0)
-            lines.push('');
-        if (f.excerpt)
-            lines.push('```text', fence(f.excerpt), '```', '');
-        const others = context.failures.filter((other) => other !== f);
-        if (others.length > 0) {
-            lines.push('Other failing checks:', '');
-            for (const other of others) {
-                lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${formatLocation(other.locations[0])}` : ''}`);
-            }
-            lines.push('');
-        }
-    }
-    else {
-        lines.push('## Status', '', 'No check is failing right now. Work toward the goal.', '');
-    }
-    if (context.tried.length > 0) {
-        lines.push('## Already tried (do not repeat)', '');
-        for (const [i, t] of context.tried.entries())
-            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
-        lines.push('');
-    }
-    if (context.codeContext.length > 0) {
-        lines.push('## Code around the failure', '');
-        for (const snippet of context.codeContext) {
-            lines.push(`\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}:`, '', '```', fence(snippet.text), '```', '');
-        }
-    }
-    lines.push('## Rules', '', '- The verification matrix decides when the work is done, not you. Do not edit the loop config, the pattern file, workflows, or weaken tests.', '- If you need a person (a decision, access, an unclear requirement), print a line starting with `BLOCKED:` and the question, and exit 3.', '');
-    return lines.join('\n');
-}
-function formatLocation(location) {
-    const position = location.line ? `:${location.line}${location.column ? `:${location.column}` : ''}` : '';
-    return `${location.file}${position}${location.message ? ` ${location.message}` : ''}`;
-}
-function fence(text) {
-    return text.replace(/```/g, '`\u200b``');
-}
-/** Which lines to show around each location: ±50 lines, merged per file, at most `maxSnippets`. */
-function contextWindows(locations, radius = 50, maxSnippets = 4) {
-    const windows = [];
-    for (const location of locations) {
-        if (!location.line)
-            continue;
-        const start = Math.max(1, location.line - radius);
-        const end = location.line + radius;
-        const overlapping = windows.find((w) => w.file === location.file && start <= w.endLine && end >= w.startLine);
-        if (overlapping) {
-            overlapping.startLine = Math.min(overlapping.startLine, start);
-            overlapping.endLine = Math.max(overlapping.endLine, end);
-        }
-        else if (windows.length < maxSnippets) {
-            windows.push({ file: location.file, startLine: start, endLine: end });
-        }
-    }
-    return windows;
-}
-
-;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
-
-const OUTPUT_LIMIT = 6000;
-function renderIterationMarkdown(input) {
-    const { state, decision } = input;
-    const lines = [
-        `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
-        '',
-        `- **Decision:** ${decision.kind}: ${decision.reason}`,
-        `- **Stage now:** ${state.stage} · status ${state.status}`,
-        `- **Next:** ${input.next.kind}: ${input.next.reason}`,
-    ];
-    if (input.work) {
-        lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
-    }
-    else {
-        lines.push('- **Work command:** not run (the strategy needed no agent)');
-    }
-    if (input.commit)
-        lines.push(`- **Checkpoint:** \`${input.commit}\``);
-    lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
-    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
-    for (const { result } of input.checks) {
-        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
-    }
-    lines.push('');
-    for (const { result, output, analysis } of input.checks) {
-        if (!analysis)
-            continue;
-        lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
-        lines.push(`- signature \`${analysis.signature}\` · strategy \`${analysis.strategy}\``);
-        for (const location of analysis.locations.slice(0, 10))
-            lines.push(`- ${formatLocation(location)}`);
-        lines.push('', '```text', trimOutput(output), '```', '');
-    }
-    return `${lines.join('\n')}\n`;
-}
-function renderFinalMarkdown(input) {
-    const { state } = input;
-    const lines = [
-        `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
-        '',
-        `- **Goal:** ${state.goal}`,
-        `- **Why it ended:** ${input.decision.reason}`,
-        `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
-        `- **Stage:** ${state.stage}`,
-        `- **Failures:** ${state.failures.total} in total`,
-        `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
-        `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
-    ];
-    if (input.deadLetter)
-        lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``);
-    if (state.failures.current) {
-        const f = state.failures.current;
-        lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```');
-    }
-    if (state.failures.tried.length > 0) {
-        lines.push('', '## What was tried', '');
-        for (const [i, t] of state.failures.tried.entries())
-            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
-    }
-    if (state.checkpoints.length > 0) {
-        lines.push('', '## Checkpoints', '');
-        for (const c of state.checkpoints)
-            lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`);
-    }
-    return `${lines.join('\n')}\n`;
-}
-function seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
-}
-function trimOutput(output) {
-    const text = output.replace(/```/g, '`\u200b``');
-    if (text.length <= OUTPUT_LIMIT)
-        return text;
-    return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`;
+function capNeedsReason(maxIterations, capReason, names = CONFIG_CAP_NAMES) {
+    if (maxIterations <= CAP_WITHOUT_REASON || capReason?.trim())
+        return undefined;
+    return (`${names.cap} is ${maxIterations}, above ${CAP_WITHOUT_REASON}: set ${names.reason} to say why this loop ` +
+        `needs more than ${CAP_WITHOUT_REASON} iterations (it is recorded in the loop's state), or lower the cap ` +
+        `to ${CAP_WITHOUT_REASON} or less.`);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/policy.ts
@@ -28743,8 +26820,9 @@ function trimOutput(output) {
 class PolicyError extends Error {
     name = 'PolicyError';
 }
-/** Above this many iterations a loop needs a recorded `cap-reason`. */
-const CAP_WITHOUT_REASON = 25;
+// The cap rule lives in caps.ts; the constant is re-exported here for the engine's index.
+
+
 /** Kinds whose requirement falls back to "every required check passes" when no check has that kind. */
 const FALLBACK_KINDS = ['build', 'test'];
 /** The requirement that means "the stage's gates are approved". */
@@ -28753,11 +26831,9 @@ const APPROVED_REQUIREMENT = 'approved';
 function policyFromConfig(config) {
     const maxIterations = config['max-iterations'];
     const capReason = config['cap-reason']?.trim();
-    if (maxIterations > CAP_WITHOUT_REASON && !capReason) {
-        throw new PolicyError(`max-iterations is ${maxIterations}, above ${CAP_WITHOUT_REASON}: set cap-reason to say why this loop needs ` +
-            `more than ${CAP_WITHOUT_REASON} iterations (it is recorded in the loop's state), or lower max-iterations ` +
-            `to ${CAP_WITHOUT_REASON} or less.`);
-    }
+    const capProblem = capNeedsReason(maxIterations, capReason);
+    if (capProblem)
+        throw new PolicyError(capProblem);
     const pipeline = resolvePipeline(config.pipeline);
     const checks = config.checks.map((c) => ({ name: c.name, kind: c.kind, required: c.required }));
     const checkNames = new Set(checks.map((c) => c.name));
@@ -28905,238 +26981,7 @@ class CapExceededError extends EngineError {
     name = 'CapExceededError';
 }
 
-;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
-/** How many entries each list keeps. */
-const COMPACTION_LIMITS = {
-    usageLog: 100,
-    failureHistory: 50,
-    attempts: 100,
-    checkpoints: 100,
-    /** Tokens kept per failure record once it is closed (open ones keep all, for the same-error rule). */
-    closedFailureTokens: 40,
-};
-/** Returns a state with its lists trimmed to {@link COMPACTION_LIMITS}; the input is not changed. */
-function compactState(state) {
-    const { usageLog, failureHistory, attempts, checkpoints, closedFailureTokens } = COMPACTION_LIMITS;
-    const usageDropped = Math.max(0, state.usage.log.length - usageLog);
-    const historyDropped = Math.max(0, state.failures.history.length - failureHistory);
-    const needsWork = usageDropped > 0 ||
-        historyDropped > 0 ||
-        state.metrics.attempts.length > attempts ||
-        state.checkpoints.length > checkpoints ||
-        state.failures.history.some((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens);
-    if (!needsWork)
-        return state;
-    return {
-        ...state,
-        usage: {
-            ...state.usage,
-            log: state.usage.log.slice(usageDropped),
-            compacted: state.usage.compacted + usageDropped,
-        },
-        failures: {
-            ...state.failures,
-            // Keep the tail: circular-failure detection and the handoff read the most recent records.
-            history: state.failures.history
-                .slice(historyDropped)
-                .map((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens
-                ? { ...r, tokens: r.tokens.slice(0, closedFailureTokens) }
-                : r),
-            compacted: state.failures.compacted + historyDropped,
-        },
-        metrics: { ...state.metrics, attempts: state.metrics.attempts.slice(-attempts) },
-        checkpoints: state.checkpoints.slice(-checkpoints),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/pipeline.ts
-/**
- * Where the loop goes next and what leaving a stage requires (DESIGN.md section 3). Pure.
- */
-
-
-/**
- * Stages with no work of their own: their job is the verification matrix that the iteration reaching
- * them has just run, so the engine evaluates them in that same iteration. A failure there is retried in
- * the stage whose work was done (IMPLEMENT in the `iterate` preset).
- */
-const VERIFICATION_STAGES = ['VERIFY'];
-/** Verdicts that satisfy a requirement: a pass, or a flaky check (failed, then passed on re-run). */
-const PASSING_VERDICTS = ['pass', 'flaky'];
-function isVerificationStage(stage) {
-    return VERIFICATION_STAGES.includes(stage);
-}
-/** The stage after `stage` in the pipeline, ignoring capabilities; COMPLETE after the last. */
-function followingStage(pipeline, stage) {
-    const index = pipeline.indexOf(stage);
-    return pipeline[index + 1] ?? 'COMPLETE';
-}
-/** The capability loop's first and last stage in this pipeline, or null when it has none of them. */
-function capabilityLoopBounds(pipeline) {
-    const inLoop = pipeline.filter((s) => CAPABILITY_LOOP.includes(s));
-    const first = inLoop[0];
-    const last = inLoop[inLoop.length - 1];
-    return first && last ? { first, last } : null;
-}
-/**
- * Leaving `stage`: the next stage, or, at the end of the capability loop with capabilities remaining,
- * back to the loop's first stage with the next capability.
- */
-function stepFrom(state, stage) {
-    const bounds = capabilityLoopBounds(state.pipeline);
-    const { current, remaining } = state.capabilities;
-    if (bounds && stage === bounds.last && current !== null) {
-        const next = remaining[0];
-        if (next !== undefined)
-            return { to: bounds.first, capabilityDone: current, nextCapability: next };
-        return { to: followingStage(state.pipeline, stage), capabilityDone: current, nextCapability: null };
-    }
-    return { to: followingStage(state.pipeline, stage) };
-}
-/** The checks a stage's requirements name (see {@link Policy.exitRequirements} for the fallback rule). */
-function requiredChecksFor(stage, policy) {
-    const requirements = policy.exitRequirements[stage] ?? [];
-    const required = policy.checks.filter((c) => c.required);
-    const selected = new Map();
-    for (const requirement of requirements) {
-        if (requirement === APPROVED_REQUIREMENT)
-            continue;
-        const byName = policy.checks.find((c) => c.name === requirement);
-        if (byName) {
-            selected.set(byName.name, byName);
-            continue;
-        }
-        const ofKind = required.filter((c) => c.kind === requirement);
-        // `build` and `test` with no check of that kind mean the whole matrix: never a transition on nothing.
-        const chosen = ofKind.length > 0 ? ofKind : requirement === 'build' || requirement === 'test' ? required : [];
-        for (const check of chosen)
-            selected.set(check.name, check);
-    }
-    return [...selected.values()];
-}
-/** Whether a gate must be approved before the loop may go on (unknown gates, e.g. `verifier`, are). */
-function isRequiredGate(name, policy) {
-    return policy.gates.find((g) => g.name === name)?.required ?? true;
-}
-/** The required gates currently pending, in name order. */
-function pendingRequiredGates(state, policy) {
-    return Object.entries(state.gates)
-        .filter(([name, gate]) => gate.status === 'pending' && isRequiredGate(name, policy))
-        .map(([name]) => name)
-        .sort();
-}
-/** What is still missing to leave `stage`, given this iteration's matrix. */
-function evaluateExit(stage, results, state, policy) {
-    const byName = new Map(results.map((r) => [r.name, r]));
-    const failingChecks = requiredChecksFor(stage, policy)
-        .filter((check) => {
-        const result = byName.get(check.name);
-        return !result || !PASSING_VERDICTS.includes(result.verdict);
-    })
-        .map((c) => c.name);
-    const done = new Set([...state.tasks.completed, ...state.tasks.skipped.map((s) => s.task)]);
-    const pendingTasks = (policy.stageTasks[stage] ?? []).filter((t) => !done.has(t));
-    const needsApproval = (policy.exitRequirements[stage] ?? []).includes(APPROVED_REQUIREMENT);
-    const gatesToApprove = policy.gates.filter((g) => g.atStage === stage && (g.required || needsApproval) && state.gates[g.name]?.status !== 'approved');
-    return { failingChecks, pendingTasks, gatesToApprove, pendingGates: pendingRequiredGates(state, policy) };
-}
-/** Every check in the matrix that is required and passing: the matrix is green. */
-function matrixIsGreen(results, policy) {
-    const byName = new Map(results.map((r) => [r.name, r]));
-    return policy.checks
-        .filter((c) => c.required)
-        .every((c) => {
-        const verdict = byName.get(c.name)?.verdict;
-        return verdict !== undefined && PASSING_VERDICTS.includes(verdict);
-    });
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/retry.ts
-/**
- * The retry rules (DESIGN.md section 4): which strategy comes next, and when the budget is spent. Pure.
- */
-
-
-/**
- * Whether two failures are the same *failure* for the per-failure counter: the same check failing with
- * the same pattern. Its output may change from attempt to attempt (that is progress); a different check
- * or pattern is a different error and resets the counter.
- */
-function isSameFailure(previous, failure) {
-    return previous !== null && previous.check === failure.check && previous.pattern === failure.pattern;
-}
-/** The same failure with nearly the same output (> 80% token overlap after normalising): no progress. */
-function isRepeatedError(previous, failure) {
-    return previous !== null && previous.pattern === failure.pattern && isSameError(previous.tokens, failure.tokens);
-}
-/**
- * The next strategy for a failure: the pattern's own; on the same error, the first strategy not tried
- * yet on this failure among the pattern's alternates and then the universal fallbacks (never the one
- * that just produced the same error); null when the pattern escalates, is not retryable, or nothing
- * untried is left.
- */
-function chooseStrategy(failure, previous, tried, _policy) {
-    const label = failure.pattern ?? 'unclassified failure';
-    const sameError = isRepeatedError(previous, failure);
-    if (!failure.retryable) {
-        return { strategy: null, sameError, reason: `${label} is not retryable: a person has to act` };
-    }
-    if (failure.strategy === 'escalate') {
-        return { strategy: null, sameError, reason: `${label} escalates by its pattern's strategy` };
-    }
-    if (!sameError) {
-        return { strategy: failure.strategy, sameError, reason: `${label}: the pattern's strategy ${failure.strategy}` };
-    }
-    const used = new Set(tried.map((t) => t.strategy));
-    if (previous)
-        used.add(previous.strategy);
-    const candidates = unique([failure.strategy, ...failure.alternates, ...UNIVERSAL_FALLBACKS]).filter((s) => s !== 'escalate');
-    const next = candidates.find((s) => !used.has(s));
-    if (next === undefined) {
-        return {
-            strategy: null,
-            sameError,
-            reason: `the same ${label} came back after ${[...used].join(', ')}; no untried strategy is left`,
-        };
-    }
-    return {
-        strategy: next,
-        sameError,
-        reason: `the same ${label} came back after ${[...used].join(', ')}; switching to ${next}`,
-    };
-}
-/**
- * Circular failure: fixing A broke B and fixing B broke A. Seen in the last three consecutive failed
- * iterations as signature sets S(n-2), S(n-1), S(n) where S(n) and S(n-2) share a signature and S(n-1)
- * shares none with either. Returns the two signatures, or null.
- */
-function detectCircularFailure(history, iteration, current) {
-    const setAt = (n) => new Set(history.filter((record) => record.iteration === n).map((record) => record.signature));
-    const previous = setAt(iteration - 1);
-    const before = setAt(iteration - 2);
-    if (previous.size === 0 || before.size === 0)
-        return null;
-    const a = current.find((s) => before.has(s));
-    if (a === undefined)
-        return null;
-    const overlaps = [...previous].some((s) => before.has(s) || current.includes(s));
-    if (overlaps)
-        return null;
-    const b = [...previous][0];
-    return b === undefined ? null : { a, b };
-}
-function unique(values) {
-    return [...new Set(values)];
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/outcome.ts
-/**
- * Starting an iteration and folding its outcome into the state (DESIGN.md sections 3 and 4). Pure.
- */
-
-
-
-
+;// CONCATENATED MODULE: ./src/domain/engine/iteration.ts
 
 /**
  * Called when an iteration starts: the next iteration number (above both `iteration` and
@@ -29183,465 +27028,6 @@ function decisionRecord(decision) {
     if (decision.kind === 'CAP_REACHED')
         record.limit = decision.limit;
     return record;
-}
-/**
- * Folds an iteration's outcome into the state and returns the journey events it implies (analysis,
- * flaky, auto-fix, regression, transition, gate, escalated, completed; the runner logs the work and
- * each check itself).
- *
- * Stages advance while their exit requirements are met: the stage's required checks pass, its tasks are
- * completed or skipped, its gates approved. A verification stage (VERIFY) reached this way is judged by
- * the same matrix in the same iteration; when it fails, the loop stays in the stage whose work it did.
- * In the capability loop, leaving the loop's last stage starts the next capability at its first stage.
- * SHIP, once its requirements are met, waits for its pull request to be merged.
- *
- * A failure (the first failing check that blocks the exit, preferring the check that failed before)
- * counts against the retry budget: `consecutive` counts attempts on the same failure (same check and
- * pattern) and resets on a different one; `sameError` counts returns of the same error (> 80% token
- * overlap); `total` counts failed iterations. The loop goes BLOCKED on: the work command asking for a
- * person, an unavailable external dependency, a security finding, a non-retryable or escalating
- * pattern, a circular failure, `total` reaching `retry.total`, more retries than the failure's budget
- * (the pattern's `max_auto_retries`, else `retry.per-failure`), the same error `retry.same-error`
- * times, or no untried strategy left for a repeated error.
- */
-function applyOutcome(state, outcome, policy) {
-    if (state.iteration === 0) {
-        throw new EngineError('applyOutcome needs a started iteration; call beginIteration first.');
-    }
-    if (state.status !== 'running') {
-        throw new EngineError(`loop '${state.loopId}' is ${state.status}; an iteration outcome cannot be applied.`);
-    }
-    if (outcome.stage !== state.stage) {
-        throw new EngineError(`the outcome is for stage ${outcome.stage}, but loop '${state.loopId}' is at ${state.stage}.`);
-    }
-    const at = outcome.now.toISOString();
-    const iteration = state.iteration;
-    const events = [];
-    const emit = (type, message, data) => {
-        events.push({ at, iteration, type, message, ...(data ? { data } : {}) });
-    };
-    const next = copyForUpdate(state);
-    next.updatedAt = at;
-    next.failures.limits = {
-        perFailure: policy.retry.perFailure,
-        sameError: policy.retry.sameError,
-        total: policy.retry.total,
-    };
-    recordUsage(next, outcome, at);
-    next.lastVerification = { iteration, at, results: outcome.checks };
-    for (const check of outcome.flaky)
-        emit('flaky', `'${check}' failed, then passed on re-run: marked flaky`);
-    for (const check of outcome.autoFixed)
-        emit('auto-fix', `'${check}' was fixed by its fix command`);
-    next.metrics.flakes += outcome.flaky.length;
-    next.metrics.autoFixes += outcome.autoFixed.length;
-    for (const failure of outcome.failures.filter((f) => f.regression)) {
-        next.metrics.regressions += 1;
-        emit('regression', `'${failure.check}' passed in the baseline and fails now`, { signature: failure.signature });
-    }
-    for (const task of outcome.tasksCompleted) {
-        if (!next.tasks.completed.includes(task))
-            next.tasks.completed.push(task);
-    }
-    for (const raised of outcome.gatesRaised) {
-        next.gates[raised.gate] = { status: 'pending', reason: raised.reason, requestedAt: at };
-        emit('gate', `gate '${raised.gate}' raised: ${raised.reason}`, { gate: raised.gate });
-    }
-    if (next.metrics.timeToGreenMs === null && matrixIsGreen(outcome.checks, policy)) {
-        next.metrics.timeToGreenMs = Math.max(0, outcome.now.getTime() - Date.parse(state.startedAt));
-    }
-    const previous = state.failures.current?.resolution === 'open' ? state.failures.current : null;
-    if (outcome.strategyUsed) {
-        next.metrics.strategiesUsed[outcome.strategyUsed] = (next.metrics.strategiesUsed[outcome.strategyUsed] ?? 0) + 1;
-        if (previous)
-            patternMetric(next, previous.pattern).attempts += 1;
-    }
-    const block = (reason, deadLetter) => {
-        next.status = 'blocked';
-        next.statusReason = reason;
-        if (next.failures.current?.resolution === 'open') {
-            setResolution(next, next.failures.current, 'escalated');
-            patternMetric(next, next.failures.current.pattern).escalated += 1;
-        }
-        if (deadLetter)
-            next.metrics.deadLetters += 1;
-        recordAttempt(next, previous, outcome, 'escalated');
-        emit('escalated', `BLOCKED: ${reason}`, { reason });
-        return { state: compactState(next), events };
-    };
-    if (outcome.work?.blocked) {
-        const why = outcome.work.blockedReason?.trim() || `it exited with code ${outcome.work.exitCode ?? 'none'}`;
-        return block(`the work command asked for a person: ${why}`, false);
-    }
-    if (outcome.externalDependencyDown) {
-        return block('an external dependency is unavailable; retrying cannot help until it is back', false);
-    }
-    const security = outcome.failures.find((f) => f.security);
-    if (security) {
-        const where = security.pattern ? `${security.pattern} in '${security.check}'` : `'${security.check}'`;
-        if (previous)
-            setResolution(next, previous, 'escalated');
-        openFailure(next, security, security.strategy, outcome, at);
-        return block(`a security finding (${where}) needs a person: ${firstLine(security.error)}`, true);
-    }
-    // Walk forward from the executed stage while exit requirements are met.
-    const beforeWalk = copyForUpdate(next);
-    const { stop, transitions } = walkStages(next, outcome.stage, outcome.checks, policy, at, emit);
-    if (stop.kind === 'failed') {
-        // A verification stage reached in this walk failed: stay in the stage whose work was done.
-        const failedAt = stop.stage;
-        const walked = next;
-        const reverted = failedAt !== outcome.stage ? beforeWalk : walked;
-        return handleFailure(reverted, state, outcome, policy, failedAt, stop.failingChecks, previous, at, emit, events);
-    }
-    if (previous) {
-        setResolution(next, previous, 'resolved');
-        patternMetric(next, previous.pattern).resolved += 1;
-        recordAttempt(next, previous, outcome, 'resolved');
-        next.failures.current = null;
-        next.failures.consecutive = 0;
-        next.failures.sameError = 0;
-        next.failures.tried = [];
-    }
-    for (const transition of transitions)
-        emit('transition', transition);
-    settleStatus(next, stop, emit);
-    return { state: compactState(next), events };
-}
-/**
- * Moves `next` forward from `start` while the stages' exit requirements are met by `results`; raises the
- * gates a stage needs on its way out. Mutates `next`; the caller decides whether to keep the result.
- */
-function walkStages(next, start, results, policy, at, emit) {
-    const transitions = [];
-    let stage = start;
-    for (;;) {
-        const exit = evaluateExit(stage, results, next, policy);
-        if (exit.failingChecks.length > 0)
-            return { stop: { kind: 'failed', stage, failingChecks: exit.failingChecks }, transitions };
-        if (exit.pendingTasks.length > 0)
-            return { stop: { kind: 'tasks', stage, pendingTasks: exit.pendingTasks }, transitions };
-        if (exit.gatesToApprove.length > 0 || exit.pendingGates.length > 0) {
-            for (const gate of exit.gatesToApprove) {
-                if (next.gates[gate.name]?.status === 'pending')
-                    continue;
-                next.gates[gate.name] = { status: 'pending', reason: `leaving ${stage} needs approval`, requestedAt: at };
-                emit('gate', `gate '${gate.name}' raised: leaving ${stage} needs approval`, { gate: gate.name });
-            }
-            const gates = [...new Set([...exit.pendingGates, ...exit.gatesToApprove.map((g) => g.name)])];
-            return { stop: { kind: 'gates', stage, gates }, transitions };
-        }
-        if (stage === 'SHIP')
-            return { stop: { kind: 'merge' }, transitions };
-        const step = stepFrom(next, stage);
-        enterStage(next, stage, step, at);
-        transitions.push(step.capabilityDone !== undefined
-            ? `${stage} -> ${step.to} (capability '${step.capabilityDone}' done${step.nextCapability ? `; next: '${step.nextCapability}'` : ''})`
-            : `${stage} -> ${step.to}`);
-        stage = step.to;
-        if (stage === 'COMPLETE')
-            return { stop: { kind: 'complete' }, transitions };
-        if (!isVerificationStage(stage))
-            return { stop: { kind: 'work' }, transitions };
-    }
-}
-/** The status after a walk that did not fail. */
-function settleStatus(next, stop, emit) {
-    const iteration = next.iteration;
-    switch (stop.kind) {
-        case 'complete':
-            next.status = 'complete';
-            next.statusReason = `complete after ${iteration} iteration${iteration === 1 ? '' : 's'}`;
-            emit('completed', `COMPLETE after ${iteration} iteration${iteration === 1 ? '' : 's'}`);
-            return;
-        case 'merge': {
-            const pr = next.pullRequest ? ` #${next.pullRequest.number}` : '';
-            next.status = 'waiting';
-            next.statusReason = `waiting for the pull request${pr} to be merged`;
-            return;
-        }
-        case 'gates':
-            next.status = 'waiting';
-            next.statusReason = `waiting for approval: ${stop.gates.map((g) => `'${g}'`).join(', ')}`;
-            return;
-        case 'tasks':
-            next.status = 'running';
-            next.statusReason = `${stop.stage} has tasks left: ${stop.pendingTasks.join(', ')} (complete them, or skip with a reason)`;
-            return;
-        case 'work':
-            next.status = 'running';
-            next.statusReason = '';
-            return;
-    }
-}
-/**
- * Re-judges the current stage against the last verification matrix without running anything. Call it
- * after an approval or a skip: when that was the last missing requirement, the loop moves on at once
- * (for example to COMPLETE) instead of spending an iteration. Leaves the state as it is when the matrix
- * is older than the last iteration, a failure is open, or something is still missing.
- */
-function advance(state, policy, now) {
-    const unchanged = { state, events: [] };
-    const verification = state.lastVerification;
-    if (state.status !== 'running' && state.status !== 'waiting')
-        return unchanged;
-    if (!verification || verification.iteration !== state.iteration)
-        return unchanged;
-    if (state.failures.current?.resolution === 'open')
-        return unchanged;
-    if (state.stage === 'SHIP' || state.stage === 'COMPLETE')
-        return unchanged;
-    const at = now.toISOString();
-    const events = [];
-    const emit = (type, message, data) => {
-        events.push({ at, iteration: state.iteration, type, message, ...(data ? { data } : {}) });
-    };
-    const next = copyForUpdate(state);
-    const { stop, transitions } = walkStages(next, state.stage, verification.results, policy, at, emit);
-    if (stop.kind === 'failed' || (transitions.length === 0 && stop.kind === 'tasks'))
-        return unchanged;
-    next.updatedAt = at;
-    for (const transition of transitions)
-        emit('transition', transition);
-    settleStatus(next, stop, emit);
-    return { state: next, events };
-}
-/**
- * A copy whose mutable parts (the ones the engine updates in place) are fresh, sharing what it never
- * mutates (token arrays, check results, log entries): far cheaper than a deep clone on a large state.
- */
-function copyForUpdate(state) {
-    const { capabilities, failures, metrics, usage, tasks } = state;
-    return {
-        ...state,
-        capabilities: { ...capabilities, completed: [...capabilities.completed], remaining: [...capabilities.remaining] },
-        stages: Object.fromEntries(Object.entries(state.stages).map(([k, v]) => [k, { ...v }])),
-        failures: {
-            ...failures,
-            limits: { ...failures.limits },
-            current: failures.current ? { ...failures.current } : null,
-            tried: [...failures.tried],
-            history: failures.history.map((r) => ({ ...r })),
-        },
-        gates: { ...state.gates },
-        tasks: { completed: [...tasks.completed], skipped: [...tasks.skipped] },
-        usage: { ...usage, log: [...usage.log] },
-        metrics: {
-            ...metrics,
-            attempts: [...metrics.attempts],
-            byPattern: Object.fromEntries(Object.entries(metrics.byPattern).map(([k, v]) => [k, { ...v }])),
-            strategiesUsed: { ...metrics.strategiesUsed },
-        },
-    };
-}
-function handleFailure(next, state, outcome, policy, failedAt, failingChecks, previous, at, emit, events) {
-    const iteration = state.iteration;
-    const relevant = failingChecks.map((name) => outcome.failures.find((f) => f.check === name) ?? synthesizeFailure(name, outcome.checks));
-    const primary = relevant.find((f) => f.check === previous?.check) ?? relevant[0];
-    const sameFailure = isSameFailure(previous, primary);
-    const repeated = sameFailure && isRepeatedError(previous, primary);
-    const tried = sameFailure ? [...state.failures.tried] : [];
-    if (sameFailure && outcome.strategyUsed) {
-        tried.push({ strategy: outcome.strategyUsed, iteration, outcome: repeated ? 'same error' : 'changed error' });
-    }
-    if (previous && !sameFailure) {
-        // The failure retried last time is gone; a different one took its place.
-        setResolution(next, previous, 'resolved');
-        patternMetric(next, previous.pattern).resolved += 1;
-        recordAttempt(next, previous, outcome, 'resolved');
-    }
-    const maxAttempts = primary.maxAutoRetries ?? policy.retry.perFailure;
-    const choice = chooseStrategy(primary, sameFailure ? previous : null, tried, policy);
-    next.failures.total = state.failures.total + 1;
-    next.failures.consecutive = sameFailure ? state.failures.consecutive + 1 : 1;
-    next.failures.sameError = repeated ? state.failures.sameError + 1 : 0;
-    next.failures.tried = tried;
-    const circular = detectCircularFailure(next.failures.history, iteration, [primary.signature]);
-    const record = openFailure(next, primary, choice.strategy ?? 'escalate', outcome, at, failedAt, maxAttempts);
-    const label = primary.pattern ?? 'unclassified failure';
-    const others = relevant.length > 1 ? ` (and ${relevant.length - 1} more failing check${relevant.length > 2 ? 's' : ''})` : '';
-    emit('analysis', `'${primary.check}' failed at ${failedAt}: ${label}${others} -> ${choice.reason}`, {
-        check: primary.check,
-        pattern: primary.pattern,
-        confidence: primary.confidence,
-        strategy: choice.strategy,
-        attempt: next.failures.consecutive,
-        maxAttempts,
-        sameError: choice.sameError,
-        signature: primary.signature,
-    });
-    let blockedReason = null;
-    if (choice.strategy === null && !choice.sameError)
-        blockedReason = choice.reason;
-    else if (circular) {
-        blockedReason = `circular failure: fixing one failure brings back the other (${circular.a} and ${circular.b})`;
-    }
-    else if (next.failures.total >= policy.retry.total) {
-        blockedReason = `${next.failures.total} failures in total reached the limit of ${policy.retry.total} (retry.total)`;
-    }
-    else if (next.failures.consecutive > maxAttempts) {
-        blockedReason = `${label} in '${primary.check}' is still failing after ${maxAttempts} ${maxAttempts === 1 ? 'retry' : 'retries'}`;
-    }
-    else if (next.failures.sameError >= policy.retry.sameError) {
-        blockedReason = `the same ${label} in '${primary.check}' came back ${next.failures.sameError} time${next.failures.sameError === 1 ? '' : 's'} after ${tried.map((t) => t.strategy).join(', ') || 'no change'} (retry.same-error is ${policy.retry.sameError})`;
-    }
-    else if (choice.strategy === null)
-        blockedReason = choice.reason;
-    if (blockedReason !== null) {
-        next.status = 'blocked';
-        next.statusReason = blockedReason;
-        setResolution(next, record, 'escalated');
-        patternMetric(next, record.pattern).escalated += 1;
-        next.metrics.deadLetters += 1;
-        if (sameFailure)
-            recordAttempt(next, previous, outcome, 'escalated');
-        emit('escalated', `BLOCKED: ${blockedReason}`, { reason: blockedReason, check: primary.check });
-        return { state: compactState(next), events };
-    }
-    if (sameFailure)
-        recordAttempt(next, previous, outcome, 'failed');
-    next.status = 'running';
-    next.statusReason = `${label} in '${primary.check}'; next: ${choice.strategy} (attempt ${next.failures.consecutive} of ${maxAttempts})`;
-    return { state: compactState(next), events };
-}
-/** Makes `failure` the current open failure and appends it to the history. */
-function openFailure(next, failure, strategy, outcome, at, stage = outcome.stage, maxAttempts) {
-    const record = {
-        iteration: next.iteration,
-        stage,
-        capability: next.capabilities.current,
-        check: failure.check,
-        error: failure.error.slice(0, 2000),
-        pattern: failure.pattern,
-        confidence: failure.confidence === null ? null : Math.min(1, Math.max(0, failure.confidence)),
-        strategy,
-        signature: failure.signature,
-        tokens: failure.tokens.slice(0, 400),
-        resolution: 'open',
-        ...(maxAttempts !== undefined ? { maxAttempts } : {}),
-        at,
-    };
-    next.failures.current = record;
-    next.failures.history.push({ ...record, tokens: [...record.tokens] });
-    return record;
-}
-/**
- * Sets a failure's resolution on the current record and on its history entries: every still-open record
- * of the same failure (same check and pattern), since a failure retried three times has three records.
- */
-function setResolution(next, record, resolution) {
-    for (const entry of next.failures.history) {
-        if (entry.resolution === 'open' && entry.check === record.check && entry.pattern === record.pattern) {
-            entry.resolution = resolution;
-        }
-    }
-    const current = next.failures.current;
-    if (current && current.check === record.check && current.pattern === record.pattern) {
-        current.resolution = resolution;
-    }
-}
-function patternMetric(next, pattern) {
-    const key = pattern ?? 'unclassified';
-    const existing = next.metrics.byPattern[key];
-    if (existing)
-        return existing;
-    const created = { attempts: 0, resolved: 0, escalated: 0 };
-    next.metrics.byPattern[key] = created;
-    return created;
-}
-/** One attempt (a retry carried out with a strategy) and how it ended. */
-function recordAttempt(next, previous, outcome, verdict) {
-    if (!outcome.strategyUsed || !previous)
-        return;
-    next.metrics.attempts.push({
-        iteration: next.iteration,
-        pattern: previous.pattern,
-        strategy: outcome.strategyUsed,
-        durationMs: Math.max(0, outcome.wallMs),
-        verdict,
-    });
-}
-function recordUsage(next, outcome, at) {
-    next.usage.wallMs += Math.max(0, outcome.wallMs);
-    const why = next.lastDecision?.reason ?? '';
-    if (outcome.work) {
-        const work = outcome.work;
-        next.usage.tokens += Math.max(0, work.tokens ?? 0);
-        next.usage.costUsd += Math.max(0, work.costUsd ?? 0);
-        next.metrics.workCalls += 1;
-        if (work.session)
-            next.session = work.session.slice(0, 2000);
-        const outputs = { exitCode: work.exitCode };
-        if (work.tokens !== undefined)
-            outputs.tokens = work.tokens;
-        if (work.costUsd !== undefined)
-            outputs.costUsd = work.costUsd;
-        if (outcome.strategyUsed)
-            outputs.strategy = outcome.strategyUsed;
-        next.usage.log.push({
-            iteration: next.iteration,
-            what: `work ${outcome.stage}`,
-            why,
-            at,
-            durationMs: Math.max(0, work.durationMs),
-            status: work.blocked ? 'blocked' : work.exitCode === 0 ? 'done' : `exit ${work.exitCode ?? 'none'}`,
-            outputs,
-        });
-    }
-    if (outcome.checks.length > 0) {
-        const failed = outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'timeout' || c.verdict === 'error');
-        next.usage.log.push({
-            iteration: next.iteration,
-            what: 'verify',
-            why: `verification matrix after ${outcome.stage}`,
-            at,
-            durationMs: outcome.checks.reduce((sum, c) => Math.max(sum, c.durationMs), 0),
-            status: failed.length === 0 ? 'pass' : 'fail',
-            outputs: { checks: outcome.checks.length, failed: failed.map((c) => c.name) },
-        });
-    }
-}
-/** Enters the next stage: marks the old one done, starts the next capability when the loop wraps. */
-function enterStage(next, from, step, at) {
-    next.stages[from] = { ...next.stages[from], status: 'done', completedAt: at };
-    if (step.capabilityDone !== undefined) {
-        next.capabilities.completed.push(step.capabilityDone);
-        next.capabilities.current = step.nextCapability ?? null;
-        if (step.nextCapability) {
-            next.capabilities.remaining = next.capabilities.remaining.slice(1);
-            // A new pass of the capability loop: its stages start over.
-            const loopStart = next.pipeline.indexOf(step.to);
-            const loopEnd = next.pipeline.indexOf(from);
-            for (const s of next.pipeline.slice(loopStart, loopEnd + 1))
-                next.stages[s] = { status: 'pending' };
-        }
-    }
-    next.stages[step.to] = { status: step.to === 'COMPLETE' ? 'done' : 'active', enteredAt: at };
-    if (step.to === 'COMPLETE')
-        next.stages[step.to] = { status: 'done', enteredAt: at, completedAt: at };
-    next.stage = step.to;
-    next.stageEnteredAt = at;
-}
-/** A failing check with no analysis from the runner (a timeout, a skipped dependency): a generic failure. */
-function synthesizeFailure(name, results) {
-    const result = results.find((r) => r.name === name);
-    const excerpt = result?.excerpt || (result ? `'${name}' ended with verdict ${result.verdict}` : `'${name}' did not run`);
-    const tokens = normaliseTokens(excerpt);
-    return {
-        check: name,
-        kind: result?.kind ?? 'custom',
-        pattern: result?.pattern ?? null,
-        confidence: result?.confidence ?? null,
-        strategy: result?.strategy ?? 'analyze_then_fix',
-        alternates: [],
-        retryable: true,
-        signature: result?.signature ?? `${result?.pattern ?? 'unknown'}:none:${name}`,
-        tokens,
-        error: excerpt,
-    };
-}
-function firstLine(text) {
-    return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim().slice(0, 200);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/engine/commands.ts
@@ -29892,6 +27278,152 @@ function markWaiting(state, gate, reason, now) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
+/** How many entries each list keeps. */
+const COMPACTION_LIMITS = {
+    usageLog: 100,
+    failureHistory: 50,
+    attempts: 100,
+    checkpoints: 100,
+    /** Tokens kept per failure record once it is closed (open ones keep all, for the same-error rule). */
+    closedFailureTokens: 40,
+};
+/** Returns a state with its lists trimmed to {@link COMPACTION_LIMITS}; the input is not changed. */
+function compactState(state) {
+    const { usageLog, failureHistory, attempts, checkpoints, closedFailureTokens } = COMPACTION_LIMITS;
+    const usageDropped = Math.max(0, state.usage.log.length - usageLog);
+    const historyDropped = Math.max(0, state.failures.history.length - failureHistory);
+    const needsWork = usageDropped > 0 ||
+        historyDropped > 0 ||
+        state.metrics.attempts.length > attempts ||
+        state.checkpoints.length > checkpoints ||
+        state.failures.history.some((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens);
+    if (!needsWork)
+        return state;
+    return {
+        ...state,
+        usage: {
+            ...state.usage,
+            log: state.usage.log.slice(usageDropped),
+            compacted: state.usage.compacted + usageDropped,
+        },
+        failures: {
+            ...state.failures,
+            // Keep the tail: circular-failure detection and the handoff read the most recent records.
+            history: state.failures.history
+                .slice(historyDropped)
+                .map((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens
+                ? { ...r, tokens: r.tokens.slice(0, closedFailureTokens) }
+                : r),
+            compacted: state.failures.compacted + historyDropped,
+        },
+        metrics: { ...state.metrics, attempts: state.metrics.attempts.slice(-attempts) },
+        checkpoints: state.checkpoints.slice(-checkpoints),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/pipeline.ts
+/**
+ * Where the loop goes next and what leaving a stage requires (DESIGN.md section 3). Pure.
+ */
+
+
+/**
+ * Stages with no work of their own: their job is the verification matrix that the iteration reaching
+ * them has just run, so the engine evaluates them in that same iteration. A failure there is retried in
+ * the stage whose work was done (IMPLEMENT in the `iterate` preset).
+ */
+const VERIFICATION_STAGES = ['VERIFY'];
+/** Verdicts that satisfy a requirement: a pass, or a flaky check (failed, then passed on re-run). */
+const PASSING_VERDICTS = ['pass', 'flaky'];
+function isVerificationStage(stage) {
+    return VERIFICATION_STAGES.includes(stage);
+}
+/** The stage after `stage` in the pipeline, ignoring capabilities; COMPLETE after the last. */
+function followingStage(pipeline, stage) {
+    const index = pipeline.indexOf(stage);
+    return pipeline[index + 1] ?? 'COMPLETE';
+}
+/** The capability loop's first and last stage in this pipeline, or null when it has none of them. */
+function capabilityLoopBounds(pipeline) {
+    const inLoop = pipeline.filter((s) => CAPABILITY_LOOP.includes(s));
+    const first = inLoop[0];
+    const last = inLoop[inLoop.length - 1];
+    return first && last ? { first, last } : null;
+}
+/**
+ * Leaving `stage`: the next stage, or, at the end of the capability loop with capabilities remaining,
+ * back to the loop's first stage with the next capability.
+ */
+function stepFrom(state, stage) {
+    const bounds = capabilityLoopBounds(state.pipeline);
+    const { current, remaining } = state.capabilities;
+    if (bounds && stage === bounds.last && current !== null) {
+        const next = remaining[0];
+        if (next !== undefined)
+            return { to: bounds.first, capabilityDone: current, nextCapability: next };
+        return { to: followingStage(state.pipeline, stage), capabilityDone: current, nextCapability: null };
+    }
+    return { to: followingStage(state.pipeline, stage) };
+}
+/** The checks a stage's requirements name (see {@link Policy.exitRequirements} for the fallback rule). */
+function requiredChecksFor(stage, policy) {
+    const requirements = policy.exitRequirements[stage] ?? [];
+    const required = policy.checks.filter((c) => c.required);
+    const selected = new Map();
+    for (const requirement of requirements) {
+        if (requirement === APPROVED_REQUIREMENT)
+            continue;
+        const byName = policy.checks.find((c) => c.name === requirement);
+        if (byName) {
+            selected.set(byName.name, byName);
+            continue;
+        }
+        const ofKind = required.filter((c) => c.kind === requirement);
+        // `build` and `test` with no check of that kind mean the whole matrix: never a transition on nothing.
+        const chosen = ofKind.length > 0 ? ofKind : requirement === 'build' || requirement === 'test' ? required : [];
+        for (const check of chosen)
+            selected.set(check.name, check);
+    }
+    return [...selected.values()];
+}
+/** Whether a gate must be approved before the loop may go on (unknown gates, e.g. `verifier`, are). */
+function isRequiredGate(name, policy) {
+    return policy.gates.find((g) => g.name === name)?.required ?? true;
+}
+/** The required gates currently pending, in name order. */
+function pendingRequiredGates(state, policy) {
+    return Object.entries(state.gates)
+        .filter(([name, gate]) => gate.status === 'pending' && isRequiredGate(name, policy))
+        .map(([name]) => name)
+        .sort();
+}
+/** What is still missing to leave `stage`, given this iteration's matrix. */
+function evaluateExit(stage, results, state, policy) {
+    const byName = new Map(results.map((r) => [r.name, r]));
+    const failingChecks = requiredChecksFor(stage, policy)
+        .filter((check) => {
+        const result = byName.get(check.name);
+        return !result || !PASSING_VERDICTS.includes(result.verdict);
+    })
+        .map((c) => c.name);
+    const done = new Set([...state.tasks.completed, ...state.tasks.skipped.map((s) => s.task)]);
+    const pendingTasks = (policy.stageTasks[stage] ?? []).filter((t) => !done.has(t));
+    const needsApproval = (policy.exitRequirements[stage] ?? []).includes(APPROVED_REQUIREMENT);
+    const gatesToApprove = policy.gates.filter((g) => g.atStage === stage && (g.required || needsApproval) && state.gates[g.name]?.status !== 'approved');
+    return { failingChecks, pendingTasks, gatesToApprove, pendingGates: pendingRequiredGates(state, policy) };
+}
+/** Every check in the matrix that is required and passing: the matrix is green. */
+function matrixIsGreen(results, policy) {
+    const byName = new Map(results.map((r) => [r.name, r]));
+    return policy.checks
+        .filter((c) => c.required)
+        .every((c) => {
+        const verdict = byName.get(c.name)?.verdict;
+        return verdict !== undefined && PASSING_VERDICTS.includes(verdict);
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/domain/engine/decide.ts
 
 /**
@@ -30042,6 +27574,177 @@ function plural(count, word, many = `${word}s`) {
     return `${count} ${count === 1 ? word : many}`;
 }
 
+;// CONCATENATED MODULE: ./src/domain/state.ts
+/**
+ * `loop-state.json`: the loop's state, validated with zod on every read and write (DESIGN.md section 6).
+ * Older schema versions are migrated in `migrations.ts`; a newer one is refused.
+ */
+
+
+const STATE_SCHEMA_VERSION = 1;
+const isoTime = schemas_string().min(1);
+const stageOrFailure = schemas_enum([...STAGES, 'FAILED', 'RETRY', 'BLOCKED']);
+const locationSchema = strictObject({
+    file: schemas_string(),
+    line: schemas_number().int().nonnegative().optional(),
+    column: schemas_number().int().nonnegative().optional(),
+    message: schemas_string().optional(),
+});
+/** One check's result in one iteration, as recorded in state (trimmed output lives in the audit trail). */
+const checkResultSchema = strictObject({
+    name: schemas_string(),
+    kind: schemas_enum(CHECK_KINDS),
+    verdict: schemas_enum(['pass', 'fail', 'timeout', 'skipped', 'flaky', 'error']),
+    required: schemas_boolean().default(true),
+    durationMs: schemas_number().nonnegative().default(0),
+    exitCode: schemas_number().int().nullable().default(null),
+    skippedReason: schemas_string().optional(),
+    pattern: schemas_string().nullable().default(null),
+    confidence: schemas_number().min(0).max(1).nullable().default(null),
+    strategy: schemas_enum(STRATEGIES).nullable().default(null),
+    signature: schemas_string().nullable().default(null),
+    locations: array(locationSchema).default([]),
+    /** A short excerpt of the failure (the full log stays in the audit trail). */
+    excerpt: schemas_string().max(4000).default(''),
+    autoFixed: schemas_boolean().default(false),
+});
+const failureRecordSchema = strictObject({
+    iteration: schemas_number().int().nonnegative(),
+    stage: stageOrFailure,
+    capability: schemas_string().nullable().default(null),
+    check: schemas_string(),
+    error: schemas_string().max(2000),
+    pattern: schemas_string().nullable(),
+    confidence: schemas_number().min(0).max(1).nullable().default(null),
+    strategy: schemas_enum(STRATEGIES),
+    signature: schemas_string(),
+    /** Normalised token fingerprint for the same-error rule (bounded). */
+    tokens: array(schemas_string()).max(400).default([]),
+    /** The failing tests the check named (current failure only), to tell progress from a repeat. */
+    failingTests: array(schemas_string()).max(500).optional(),
+    resolution: schemas_enum(['open', 'resolved', 'flaky', 'escalated', 'auto-fixed']).default('open'),
+    /** The retry budget for this failure (the pattern's `max_auto_retries`, else `retry.per-failure`). */
+    maxAttempts: schemas_number().int().nonnegative().optional(),
+    at: isoTime,
+});
+const gateStateSchema = strictObject({
+    status: schemas_enum(['pending', 'approved', 'rejected']),
+    reason: schemas_string().default(''),
+    requestedAt: isoTime,
+    decidedBy: schemas_string().optional(),
+    decidedAt: isoTime.optional(),
+});
+const usageEntrySchema = strictObject({
+    iteration: schemas_number().int().nonnegative(),
+    what: schemas_string(),
+    why: schemas_string().default(''),
+    at: isoTime,
+    durationMs: schemas_number().nonnegative(),
+    status: schemas_string(),
+    outputs: record(schemas_string(), unknown()).default({}),
+});
+const attemptMetricSchema = strictObject({
+    iteration: schemas_number().int().nonnegative(),
+    pattern: schemas_string().nullable(),
+    strategy: schemas_enum(STRATEGIES),
+    durationMs: schemas_number().nonnegative(),
+    verdict: schemas_enum(['resolved', 'failed', 'escalated', 'flaky', 'pending']),
+});
+const metricsSchema = strictObject({
+    attempts: array(attemptMetricSchema).default([]),
+    /** Aggregates survive compaction of `attempts`. */
+    byPattern: record(schemas_string(), strictObject({ attempts: schemas_number().int(), resolved: schemas_number().int(), escalated: schemas_number().int() }))
+        .default({}),
+    strategiesUsed: record(schemas_string(), schemas_number().int()).default({}),
+    flakes: schemas_number().int().nonnegative().default(0),
+    regressions: schemas_number().int().nonnegative().default(0),
+    autoFixes: schemas_number().int().nonnegative().default(0),
+    workCalls: schemas_number().int().nonnegative().default(0),
+    deadLetters: schemas_number().int().nonnegative().default(0),
+    timeToGreenMs: schemas_number().nonnegative().nullable().default(null),
+});
+const decisionRecordSchema = strictObject({
+    kind: schemas_enum(DECISION_KINDS),
+    stage: stageOrFailure.optional(),
+    capability: schemas_string().nullable().optional(),
+    strategy: schemas_enum(STRATEGIES).optional(),
+    gate: schemas_string().optional(),
+    limit: schemas_string().optional(),
+    reason: schemas_string(),
+});
+const loopStateSchema = strictObject({
+    schemaVersion: literal(STATE_SCHEMA_VERSION),
+    loopId: schemas_string().min(1).max(200),
+    iteration: schemas_number().int().nonnegative(),
+    stage: schemas_enum(STAGES),
+    status: schemas_enum(LOOP_STATUSES),
+    statusReason: schemas_string().default(''),
+    goal: schemas_string(),
+    pipeline: array(schemas_enum(STAGES)).min(1),
+    maxIterations: schemas_number().int().positive(),
+    capReason: schemas_string().optional(),
+    startedAt: isoTime,
+    updatedAt: isoTime,
+    stageEnteredAt: isoTime,
+    capabilities: strictObject({
+        total: schemas_number().int().nonnegative(),
+        completed: array(schemas_string()),
+        current: schemas_string().nullable(),
+        remaining: array(schemas_string()),
+    }),
+    stages: partialRecord(schemas_enum(STAGES), strictObject({
+        status: schemas_enum(['pending', 'active', 'done', 'skipped']),
+        enteredAt: isoTime.optional(),
+        completedAt: isoTime.optional(),
+    })),
+    failures: strictObject({
+        total: schemas_number().int().nonnegative(),
+        /** Attempts on the current failure (reset when a different error appears). */
+        consecutive: schemas_number().int().nonnegative(),
+        /** Attempts on the very same error (same pattern, > 80% token overlap). */
+        sameError: schemas_number().int().nonnegative(),
+        limits: strictObject({ perFailure: schemas_number().int(), sameError: schemas_number().int(), total: schemas_number().int() }),
+        current: failureRecordSchema.nullable(),
+        /** Strategies already tried on the current failure, in order. */
+        tried: array(strictObject({ strategy: schemas_enum(STRATEGIES), iteration: schemas_number().int(), outcome: schemas_string() })),
+        history: array(failureRecordSchema),
+        /** How many older history records compaction folded away. */
+        compacted: schemas_number().int().nonnegative().default(0),
+    }),
+    gates: record(schemas_string(), gateStateSchema),
+    checkpoints: array(strictObject({ iteration: schemas_number().int(), commit: schemas_string(), message: schemas_string(), at: isoTime })),
+    tasks: strictObject({
+        completed: array(schemas_string()),
+        skipped: array(strictObject({ task: schemas_string(), reason: schemas_string().min(1), by: schemas_string(), at: isoTime })),
+    }),
+    usage: strictObject({
+        log: array(usageEntrySchema),
+        compacted: schemas_number().int().nonnegative().default(0),
+        wallMs: schemas_number().nonnegative(),
+        tokens: schemas_number().nonnegative(),
+        costUsd: schemas_number().nonnegative(),
+    }),
+    budget: strictObject({
+        minutes: schemas_number().positive().optional(),
+        tokens: schemas_number().positive().optional(),
+        costUsd: schemas_number().positive().optional(),
+    }),
+    session: schemas_string().max(2000).optional(),
+    baseline: strictObject({
+        takenAt: isoTime,
+        checks: record(schemas_string(), schemas_enum(['pass', 'fail'])),
+        tests: record(schemas_string(), schemas_enum(['pass', 'fail'])),
+    })
+        .optional(),
+    lastVerification: strictObject({ iteration: schemas_number().int(), at: isoTime, results: array(checkResultSchema) })
+        .optional(),
+    lastDecision: decisionRecordSchema.optional(),
+    /** The highest iteration number a dispatch has claimed; a dispatch at or below it is superseded. */
+    claimedIteration: schemas_number().int().nonnegative().default(0),
+    pullRequest: strictObject({ number: schemas_number().int(), url: schemas_string(), merged: schemas_boolean() }).optional(),
+    metrics: metricsSchema,
+});
+
 ;// CONCATENATED MODULE: ./src/domain/engine/initial.ts
 
 
@@ -30106,6 +27809,685 @@ function initialState(input) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/domain/engine/copy-state.ts
+/**
+ * A deep copy of the state for the engine to update in place. It copies by structure, not by a list
+ * of fields, so a field added to the state later can never be shared with (and mutated through) the
+ * state the caller still holds. The state is plain data, and compaction keeps it small.
+ */
+function copy_state_copyForUpdate(state) {
+    return structuredClone(state);
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/failing-tests.ts
+/**
+ * The failing tests a runner names in its output. Progress between two attempts on the same check is
+ * judged on this set (fewer or other failing tests is progress), so it must come from what the runners
+ * really print, not from a count: vitest, jest, pytest, go test, cargo test, node's test runner (TAP)
+ * and mocha.
+ * Pure; bounded by the number of lines it reads.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
+const failing_tests_ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+const RULES = [
+    // vitest: ` FAIL  test/math.test.ts > sum > adds` (a whole file failing to import has no ` > `).
+    {
+        runner: 'vitest',
+        line: /^\s*(?:×|✗|FAIL)\s+(\S+\.[cm]?[jt]sx?)\s+>\s+(.+?)\s*(?:\d+ms)?$/,
+        id: (m) => `${m[1]} > ${m[2]}`,
+    },
+    // jest: `  ● sum › adds two numbers`
+    { runner: 'jest', line: /^\s*● (?!Test suite failed to run)(.+›.+|[^›]+)$/, id: (m) => (m[1] ?? '').trim() },
+    // pytest: `FAILED tests/test_math.py::test_add - assert 3 == 4`
+    { runner: 'pytest', line: /^(?:FAILED|ERROR) (\S+::\S+)/, id: (m) => m[1] ?? '' },
+    // go test: `--- FAIL: TestAdd (0.00s)` (subtests are indented: `    --- FAIL: TestAdd/negative`)
+    { runner: 'go', line: /^\s*--- FAIL: (\S+)/, id: (m) => m[1] ?? '' },
+    // node --test and other TAP producers: `not ok 3 - adds`
+    { runner: 'tap', line: /^\s*not ok \d+ (?:- )?(.+?)(?:\s+#\s.*)?$/, id: (m) => m[1] ?? '' },
+    // cargo test: `test tests::adds ... FAILED` (older releases: `tests::adds --- FAILED`)
+    { runner: 'cargo', line: /^(?:test )?(\S+) (?:\.\.\.|---) FAILED$/, id: (m) => m[1] ?? '' },
+    // mocha: `    1) adds` in the list and `  1) math` over the failure; both are stable across runs.
+    { runner: 'mocha', line: /^\s+\d+\) (.+?):?$/, id: (m) => (m[1] ?? '').trim() },
+];
+/** At most this many distinct failing tests are kept (a suite failing wholesale is still one set). */
+const MAX_FAILING_TESTS = 500;
+/**
+ * The failing tests the output names, sorted and distinct, or null when no runner line was recognised
+ * (then progress falls back to the failure's text).
+ */
+function failingTestsIn(output) {
+    const found = new Set();
+    for (const raw of output.split('\n')) {
+        const line = raw.replace(failing_tests_ANSI, '').replace(/\r$/, '');
+        for (const rule of RULES) {
+            const match = rule.line.exec(line);
+            if (!match)
+                continue;
+            const id = rule.id(match).trim();
+            if (id)
+                found.add(id);
+            break;
+        }
+        if (found.size >= MAX_FAILING_TESTS)
+            break;
+    }
+    return found.size === 0 ? null : [...found].sort();
+}
+/** The failing tests of one check from its JUnit verdicts (`check:test` keys), or null when it has none. */
+function failingTestsFromVerdicts(check, tests) {
+    const prefix = `${check}:`;
+    const names = Object.keys(tests).filter((key) => key.startsWith(prefix));
+    if (names.length === 0)
+        return null;
+    return names
+        .filter((key) => tests[key] === 'fail')
+        .map((key) => key.slice(prefix.length))
+        .sort()
+        .slice(0, MAX_FAILING_TESTS);
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/progress.ts
+/**
+ * Progress between two attempts: the heart of an iterate-until loop. An agent that fixes one failing
+ * test per iteration is making progress and must not be stopped as if it were stuck; one that hands
+ * back the same failures with the same output is stuck and must be stopped early. docs/architecture.md
+ * ("Progress") states the rule; this is its one implementation. Pure.
+ */
+
+/**
+ * Compares the failure an attempt left with the one before it. Progress, in this order: a different
+ * failing check (another failing step), a different failure pattern, a different set of failing tests
+ * (fewer, or other ones), or a different message (the normalised text no longer > 80% the same). No
+ * progress: the same check, pattern and failing tests, with nearly the same text.
+ */
+function judgeProgress(previous, current) {
+    if (previous === null)
+        return { progress: true, kind: 'first', detail: `'${current.check}' fails` };
+    if (previous.check !== current.check) {
+        return { progress: true, kind: 'other-check', detail: `'${previous.check}' passes now; '${current.check}' fails` };
+    }
+    const label = current.pattern ?? 'unclassified failure';
+    if (previous.pattern !== current.pattern) {
+        return {
+            progress: true,
+            kind: 'other-pattern',
+            detail: `'${current.check}' fails differently: ${previous.pattern ?? 'unclassified failure'} became ${label}`,
+        };
+    }
+    const before = previous.failingTests ?? null;
+    const now = current.failingTests ?? null;
+    if (before !== null && now !== null && !sameSet(before, now)) {
+        const fixed = before.filter((test) => !now.includes(test)).length;
+        const added = now.filter((test) => !before.includes(test)).length;
+        if (added === 0) {
+            return {
+                progress: true,
+                kind: 'fewer-tests',
+                detail: `'${current.check}': ${now.length} failing test${progress_plural(now.length)}, down from ${before.length}`,
+            };
+        }
+        return {
+            progress: true,
+            kind: 'other-tests',
+            detail: `'${current.check}': ${fixed} failing test${progress_plural(fixed)} fixed, ${added} other${added === 1 ? '' : 's'} failing`,
+        };
+    }
+    if (!isSameError(previous.tokens, current.tokens)) {
+        return { progress: true, kind: 'other-output', detail: `'${current.check}' fails with another message` };
+    }
+    const tests = now === null ? '' : ` (the same ${now.length} failing test${progress_plural(now.length)})`;
+    return { progress: false, kind: 'none', detail: `the same ${label} in '${current.check}'${tests}` };
+}
+function sameSet(a, b) {
+    if (a.length !== b.length)
+        return false;
+    const left = new Set(a);
+    return b.every((item) => left.has(item));
+}
+function progress_plural(count) {
+    return count === 1 ? '' : 's';
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/retry.ts
+/**
+ * The retry rules (DESIGN.md section 4): which strategy comes next, and when the budget is spent. Pure.
+ */
+
+
+/**
+ * Whether two failures are the same *failure* for the per-failure counter: the same check failing with
+ * the same pattern. Its output may change from attempt to attempt (that is progress); a different check
+ * or pattern is a different error and resets the counter.
+ */
+function isSameFailure(previous, failure) {
+    return previous !== null && previous.check === failure.check && previous.pattern === failure.pattern;
+}
+/** The same failure with nearly the same output (> 80% token overlap after normalising): no progress. */
+function isRepeatedError(previous, failure) {
+    return previous !== null && previous.pattern === failure.pattern && isSameError(previous.tokens, failure.tokens);
+}
+/**
+ * The next strategy for a failure: the pattern's own; on the same error, the first strategy not tried
+ * yet on this failure among the pattern's alternates and then the universal fallbacks (never the one
+ * that just produced the same error); null when the pattern escalates, is not retryable, or nothing
+ * untried is left.
+ */
+function chooseStrategy(failure, previous, tried, _policy) {
+    const label = failure.pattern ?? 'unclassified failure';
+    const sameError = isRepeatedError(previous, failure);
+    if (!failure.retryable) {
+        return { strategy: null, sameError, reason: `${label} is not retryable: a person has to act` };
+    }
+    if (failure.strategy === 'escalate') {
+        return { strategy: null, sameError, reason: `${label} escalates by its pattern's strategy` };
+    }
+    if (!sameError) {
+        return { strategy: failure.strategy, sameError, reason: `${label}: the pattern's strategy ${failure.strategy}` };
+    }
+    const used = new Set(tried.map((t) => t.strategy));
+    if (previous)
+        used.add(previous.strategy);
+    const candidates = unique([failure.strategy, ...failure.alternates, ...UNIVERSAL_FALLBACKS]).filter((s) => s !== 'escalate');
+    const next = candidates.find((s) => !used.has(s));
+    if (next === undefined) {
+        return {
+            strategy: null,
+            sameError,
+            reason: `the same ${label} came back after ${[...used].join(', ')}; no untried strategy is left`,
+        };
+    }
+    return {
+        strategy: next,
+        sameError,
+        reason: `the same ${label} came back after ${[...used].join(', ')}; switching to ${next}`,
+    };
+}
+/**
+ * Circular failure: fixing A broke B and fixing B broke A. Seen in the last three consecutive failed
+ * iterations as signature sets S(n-2), S(n-1), S(n) where S(n) and S(n-2) share a signature and S(n-1)
+ * shares none with either. Returns the two signatures, or null.
+ */
+function detectCircularFailure(history, iteration, current) {
+    const setAt = (n) => new Set(history.filter((record) => record.iteration === n).map((record) => record.signature));
+    const previous = setAt(iteration - 1);
+    const before = setAt(iteration - 2);
+    if (previous.size === 0 || before.size === 0)
+        return null;
+    const a = current.find((s) => before.has(s));
+    if (a === undefined)
+        return null;
+    const overlaps = [...previous].some((s) => before.has(s) || current.includes(s));
+    if (overlaps)
+        return null;
+    const b = [...previous][0];
+    return b === undefined ? null : { a, b };
+}
+function unique(values) {
+    return [...new Set(values)];
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/failure-handling.ts
+/**
+ * A failed iteration: which failure counts, how it is recorded in the history and the metrics, and
+ * whether the loop retries (with which strategy) or goes BLOCKED. Pure; mutates the state copy it is given.
+ */
+
+
+
+
+
+function handleFailure(next, state, outcome, policy, failedAt, failingChecks, previous, at, emit, events) {
+    const iteration = state.iteration;
+    const relevant = failingChecks.map((name) => outcome.failures.find((f) => f.check === name) ?? synthesizeFailure(name, outcome.checks));
+    const primary = relevant.find((f) => f.check === previous?.check) ?? relevant[0];
+    const sameFailure = isSameFailure(previous, primary);
+    // Progress (fewer or other failing tests, another message) is a fresh start on the same failure: it
+    // resets the counters and the strategy ladder. Only an attempt that changed nothing counts as "the same".
+    const progress = judgeProgress(previous, primary);
+    const stuck = sameFailure && !progress.progress;
+    const tried = stuck ? [...state.failures.tried] : [];
+    if (stuck && outcome.strategyUsed)
+        tried.push({ strategy: outcome.strategyUsed, iteration, outcome: 'same error' });
+    if (previous && !sameFailure) {
+        // The failure retried last time is gone; a different one took its place.
+        setResolution(next, previous, 'resolved');
+        patternMetric(next, previous.pattern).resolved += 1;
+        recordAttempt(next, previous, outcome, 'resolved');
+    }
+    if (previous && sameFailure && progress.progress) {
+        emit('progress', progress.detail, { check: primary.check, kind: progress.kind });
+    }
+    const maxAttempts = primary.maxAutoRetries ?? policy.retry.perFailure;
+    const choice = chooseStrategy(primary, stuck ? previous : null, tried, policy);
+    next.failures.total = state.failures.total + 1;
+    next.failures.consecutive = stuck ? state.failures.consecutive + 1 : 1;
+    next.failures.sameError = stuck ? state.failures.sameError + 1 : 0;
+    next.failures.tried = tried;
+    const circular = detectCircularFailure(next.failures.history, iteration, [primary.signature]);
+    const record = openFailure(next, primary, choice.strategy ?? 'escalate', outcome, at, failedAt, maxAttempts);
+    const label = primary.pattern ?? 'unclassified failure';
+    const others = relevant.length > 1 ? ` (and ${relevant.length - 1} more failing check${relevant.length > 2 ? 's' : ''})` : '';
+    emit('analysis', `'${primary.check}' failed at ${failedAt}: ${label}${others} -> ${choice.reason}`, {
+        check: primary.check,
+        pattern: primary.pattern,
+        confidence: primary.confidence,
+        strategy: choice.strategy,
+        attempt: next.failures.consecutive,
+        maxAttempts,
+        sameError: choice.sameError,
+        signature: primary.signature,
+    });
+    let blockedReason = null;
+    if (choice.strategy === null && !choice.sameError)
+        blockedReason = choice.reason;
+    else if (circular) {
+        blockedReason = `circular failure: fixing one failure brings back the other (${circular.a} and ${circular.b})`;
+    }
+    else if (next.failures.total >= policy.retry.total) {
+        blockedReason = `${next.failures.total} failures in total reached the limit of ${policy.retry.total} (retry.total)`;
+    }
+    else if (next.failures.consecutive > maxAttempts) {
+        blockedReason = `${label} in '${primary.check}' is still failing, unchanged, after ${maxAttempts} ${maxAttempts === 1 ? 'retry' : 'retries'}`;
+    }
+    else if (next.failures.sameError >= policy.retry.sameError) {
+        blockedReason = `${progress.detail} came back unchanged ${next.failures.sameError} time${next.failures.sameError === 1 ? '' : 's'} after ${tried.map((t) => t.strategy).join(', ') || 'no change'} (retry.same-error is ${policy.retry.sameError})`;
+    }
+    else if (choice.strategy === null)
+        blockedReason = choice.reason;
+    if (blockedReason !== null) {
+        next.status = 'blocked';
+        next.statusReason = blockedReason;
+        setResolution(next, record, 'escalated');
+        patternMetric(next, record.pattern).escalated += 1;
+        next.metrics.deadLetters += 1;
+        if (sameFailure)
+            recordAttempt(next, previous, outcome, 'escalated');
+        emit('escalated', `BLOCKED: ${blockedReason}`, { reason: blockedReason, check: primary.check });
+        return { state: compactState(next), events };
+    }
+    if (sameFailure)
+        recordAttempt(next, previous, outcome, 'failed');
+    next.status = 'running';
+    next.statusReason = `${label} in '${primary.check}'; next: ${choice.strategy} (attempt ${next.failures.consecutive} of ${maxAttempts})`;
+    return { state: compactState(next), events };
+}
+/** Makes `failure` the current open failure and appends it to the history. */
+function openFailure(next, failure, strategy, outcome, at, stage = outcome.stage, maxAttempts) {
+    const record = {
+        iteration: next.iteration,
+        stage,
+        capability: next.capabilities.current,
+        check: failure.check,
+        error: failure.error.slice(0, 2000),
+        pattern: failure.pattern,
+        confidence: failure.confidence === null ? null : Math.min(1, Math.max(0, failure.confidence)),
+        strategy,
+        signature: failure.signature,
+        tokens: failure.tokens.slice(0, 400),
+        ...(failure.failingTests ? { failingTests: failure.failingTests.slice(0, MAX_FAILING_TESTS) } : {}),
+        resolution: 'open',
+        ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+        at,
+    };
+    next.failures.current = record;
+    // The history keeps no test lists: only the current failure is compared with the next attempt.
+    const { failingTests: _tests, ...kept } = record;
+    next.failures.history.push({ ...kept, tokens: [...record.tokens] });
+    return record;
+}
+/**
+ * Sets a failure's resolution on the current record and on its history entries: every still-open record
+ * of the same failure (same check and pattern), since a failure retried three times has three records.
+ */
+function setResolution(next, record, resolution) {
+    for (const entry of next.failures.history) {
+        if (entry.resolution === 'open' && entry.check === record.check && entry.pattern === record.pattern) {
+            entry.resolution = resolution;
+        }
+    }
+    const current = next.failures.current;
+    if (current && current.check === record.check && current.pattern === record.pattern) {
+        current.resolution = resolution;
+    }
+}
+function patternMetric(next, pattern) {
+    const key = pattern ?? 'unclassified';
+    const existing = next.metrics.byPattern[key];
+    if (existing)
+        return existing;
+    const created = { attempts: 0, resolved: 0, escalated: 0 };
+    next.metrics.byPattern[key] = created;
+    return created;
+}
+/** One attempt (a retry carried out with a strategy) and how it ended. */
+function recordAttempt(next, previous, outcome, verdict) {
+    if (!outcome.strategyUsed || !previous)
+        return;
+    next.metrics.attempts.push({
+        iteration: next.iteration,
+        pattern: previous.pattern,
+        strategy: outcome.strategyUsed,
+        durationMs: Math.max(0, outcome.wallMs),
+        verdict,
+    });
+}
+/** A failing check with no analysis from the runner (a timeout, a skipped dependency): a generic failure. */
+function synthesizeFailure(name, results) {
+    const result = results.find((r) => r.name === name);
+    const excerpt = result?.excerpt || (result ? `'${name}' ended with verdict ${result.verdict}` : `'${name}' did not run`);
+    const tokens = normaliseTokens(excerpt);
+    return {
+        check: name,
+        kind: result?.kind ?? 'custom',
+        pattern: result?.pattern ?? null,
+        confidence: result?.confidence ?? null,
+        strategy: result?.strategy ?? 'analyze_then_fix',
+        alternates: [],
+        retryable: true,
+        signature: result?.signature ?? `${result?.pattern ?? 'unknown'}:none:${name}`,
+        tokens,
+        error: excerpt,
+    };
+}
+function firstLine(text) {
+    return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim().slice(0, 200);
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/stage-walk.ts
+
+
+/**
+ * Moves `next` forward from `start` while the stages' exit requirements are met by `results`; raises the
+ * gates a stage needs on its way out. Mutates `next`; the caller decides whether to keep the result.
+ */
+function walkStages(next, start, results, policy, at, emit) {
+    const transitions = [];
+    let stage = start;
+    for (;;) {
+        const exit = evaluateExit(stage, results, next, policy);
+        if (exit.failingChecks.length > 0)
+            return { stop: { kind: 'failed', stage, failingChecks: exit.failingChecks }, transitions };
+        if (exit.pendingTasks.length > 0)
+            return { stop: { kind: 'tasks', stage, pendingTasks: exit.pendingTasks }, transitions };
+        if (exit.gatesToApprove.length > 0 || exit.pendingGates.length > 0) {
+            for (const gate of exit.gatesToApprove) {
+                if (next.gates[gate.name]?.status === 'pending')
+                    continue;
+                next.gates[gate.name] = { status: 'pending', reason: `leaving ${stage} needs approval`, requestedAt: at };
+                emit('gate', `gate '${gate.name}' raised: leaving ${stage} needs approval`, { gate: gate.name });
+            }
+            const gates = [...new Set([...exit.pendingGates, ...exit.gatesToApprove.map((g) => g.name)])];
+            return { stop: { kind: 'gates', stage, gates }, transitions };
+        }
+        if (stage === 'SHIP')
+            return { stop: { kind: 'merge' }, transitions };
+        const step = stepFrom(next, stage);
+        enterStage(next, stage, step, at);
+        transitions.push(step.capabilityDone !== undefined
+            ? `${stage} -> ${step.to} (capability '${step.capabilityDone}' done${step.nextCapability ? `; next: '${step.nextCapability}'` : ''})`
+            : `${stage} -> ${step.to}`);
+        stage = step.to;
+        if (stage === 'COMPLETE')
+            return { stop: { kind: 'complete' }, transitions };
+        if (!isVerificationStage(stage))
+            return { stop: { kind: 'work' }, transitions };
+    }
+}
+/** The status after a walk that did not fail. */
+function settleStatus(next, stop, emit) {
+    const iteration = next.iteration;
+    switch (stop.kind) {
+        case 'complete':
+            next.status = 'complete';
+            next.statusReason = `complete after ${iteration} iteration${iteration === 1 ? '' : 's'}`;
+            emit('completed', `COMPLETE after ${iteration} iteration${iteration === 1 ? '' : 's'}`);
+            return;
+        case 'merge': {
+            const pr = next.pullRequest ? ` #${next.pullRequest.number}` : '';
+            next.status = 'waiting';
+            next.statusReason = `waiting for the pull request${pr} to be merged`;
+            return;
+        }
+        case 'gates':
+            next.status = 'waiting';
+            next.statusReason = `waiting for approval: ${stop.gates.map((g) => `'${g}'`).join(', ')}`;
+            return;
+        case 'tasks':
+            next.status = 'running';
+            next.statusReason = `${stop.stage} has tasks left: ${stop.pendingTasks.join(', ')} (complete them, or skip with a reason)`;
+            return;
+        case 'work':
+            next.status = 'running';
+            next.statusReason = '';
+            return;
+    }
+}
+/**
+ * Re-judges the current stage against the last verification matrix without running anything. Call it
+ * after an approval or a skip: when that was the last missing requirement, the loop moves on at once
+ * (for example to COMPLETE) instead of spending an iteration. Leaves the state as it is when the matrix
+ * is older than the last iteration, a failure is open, or something is still missing.
+ */
+function advance(state, policy, now) {
+    const unchanged = { state, events: [] };
+    const verification = state.lastVerification;
+    if (state.status !== 'running' && state.status !== 'waiting')
+        return unchanged;
+    if (!verification || verification.iteration !== state.iteration)
+        return unchanged;
+    if (state.failures.current?.resolution === 'open')
+        return unchanged;
+    if (state.stage === 'SHIP' || state.stage === 'COMPLETE')
+        return unchanged;
+    const at = now.toISOString();
+    const events = [];
+    const emit = (type, message, data) => {
+        events.push({ at, iteration: state.iteration, type, message, ...(data ? { data } : {}) });
+    };
+    const next = copyForUpdate(state);
+    const { stop, transitions } = walkStages(next, state.stage, verification.results, policy, at, emit);
+    if (stop.kind === 'failed' || (transitions.length === 0 && stop.kind === 'tasks'))
+        return unchanged;
+    next.updatedAt = at;
+    for (const transition of transitions)
+        emit('transition', transition);
+    settleStatus(next, stop, emit);
+    return { state: next, events };
+}
+/** Enters the next stage: marks the old one done, starts the next capability when the loop wraps. */
+function enterStage(next, from, step, at) {
+    next.stages[from] = { ...next.stages[from], status: 'done', completedAt: at };
+    if (step.capabilityDone !== undefined) {
+        next.capabilities.completed.push(step.capabilityDone);
+        next.capabilities.current = step.nextCapability ?? null;
+        if (step.nextCapability) {
+            next.capabilities.remaining = next.capabilities.remaining.slice(1);
+            // A new pass of the capability loop: its stages start over.
+            const loopStart = next.pipeline.indexOf(step.to);
+            const loopEnd = next.pipeline.indexOf(from);
+            for (const s of next.pipeline.slice(loopStart, loopEnd + 1))
+                next.stages[s] = { status: 'pending' };
+        }
+    }
+    next.stages[step.to] = { status: step.to === 'COMPLETE' ? 'done' : 'active', enteredAt: at };
+    if (step.to === 'COMPLETE')
+        next.stages[step.to] = { status: 'done', enteredAt: at, completedAt: at };
+    next.stage = step.to;
+    next.stageEnteredAt = at;
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/outcome.ts
+
+
+
+
+
+
+/**
+ * Folds an iteration's outcome into the state and returns the journey events it implies (analysis,
+ * flaky, auto-fix, regression, transition, gate, escalated, completed; the runner logs the work and
+ * each check itself).
+ *
+ * Stages advance while their exit requirements are met: the stage's required checks pass, its tasks are
+ * completed or skipped, its gates approved. A verification stage (VERIFY) reached this way is judged by
+ * the same matrix in the same iteration; when it fails, the loop stays in the stage whose work it did.
+ * In the capability loop, leaving the loop's last stage starts the next capability at its first stage.
+ * SHIP, once its requirements are met, waits for its pull request to be merged.
+ *
+ * A failure (the first failing check that blocks the exit, preferring the check that failed before)
+ * counts against the retry budget: `consecutive` counts attempts on the same failure (same check and
+ * pattern) and resets on a different one; `sameError` counts returns of the same error (> 80% token
+ * overlap); `total` counts failed iterations. The loop goes BLOCKED on: the work command asking for a
+ * person, an unavailable external dependency, a security finding, a non-retryable or escalating
+ * pattern, a circular failure, `total` reaching `retry.total`, more retries than the failure's budget
+ * (the pattern's `max_auto_retries`, else `retry.per-failure`), the same error `retry.same-error`
+ * times, or no untried strategy left for a repeated error.
+ */
+function applyOutcome(state, outcome, policy) {
+    if (state.iteration === 0) {
+        throw new EngineError('applyOutcome needs a started iteration; call beginIteration first.');
+    }
+    if (state.status !== 'running') {
+        throw new EngineError(`loop '${state.loopId}' is ${state.status}; an iteration outcome cannot be applied.`);
+    }
+    if (outcome.stage !== state.stage) {
+        throw new EngineError(`the outcome is for stage ${outcome.stage}, but loop '${state.loopId}' is at ${state.stage}.`);
+    }
+    const at = outcome.now.toISOString();
+    const iteration = state.iteration;
+    const events = [];
+    const emit = (type, message, data) => {
+        events.push({ at, iteration, type, message, ...(data ? { data } : {}) });
+    };
+    const next = copy_state_copyForUpdate(state);
+    next.updatedAt = at;
+    next.failures.limits = {
+        perFailure: policy.retry.perFailure,
+        sameError: policy.retry.sameError,
+        total: policy.retry.total,
+    };
+    recordUsage(next, outcome, at);
+    next.lastVerification = { iteration, at, results: outcome.checks };
+    for (const check of outcome.flaky)
+        emit('flaky', `'${check}' failed, then passed on re-run: marked flaky`);
+    for (const check of outcome.autoFixed)
+        emit('auto-fix', `'${check}' was fixed by its fix command`);
+    next.metrics.flakes += outcome.flaky.length;
+    next.metrics.autoFixes += outcome.autoFixed.length;
+    for (const failure of outcome.failures.filter((f) => f.regression)) {
+        next.metrics.regressions += 1;
+        emit('regression', `'${failure.check}' passed in the baseline and fails now`, { signature: failure.signature });
+    }
+    for (const task of outcome.tasksCompleted) {
+        if (!next.tasks.completed.includes(task))
+            next.tasks.completed.push(task);
+    }
+    for (const raised of outcome.gatesRaised) {
+        next.gates[raised.gate] = { status: 'pending', reason: raised.reason, requestedAt: at };
+        emit('gate', `gate '${raised.gate}' raised: ${raised.reason}`, { gate: raised.gate });
+    }
+    if (next.metrics.timeToGreenMs === null && matrixIsGreen(outcome.checks, policy)) {
+        next.metrics.timeToGreenMs = Math.max(0, outcome.now.getTime() - Date.parse(state.startedAt));
+    }
+    const previous = state.failures.current?.resolution === 'open' ? state.failures.current : null;
+    if (outcome.strategyUsed) {
+        next.metrics.strategiesUsed[outcome.strategyUsed] = (next.metrics.strategiesUsed[outcome.strategyUsed] ?? 0) + 1;
+        if (previous)
+            patternMetric(next, previous.pattern).attempts += 1;
+    }
+    const block = (reason, deadLetter) => {
+        next.status = 'blocked';
+        next.statusReason = reason;
+        if (next.failures.current?.resolution === 'open') {
+            setResolution(next, next.failures.current, 'escalated');
+            patternMetric(next, next.failures.current.pattern).escalated += 1;
+        }
+        if (deadLetter)
+            next.metrics.deadLetters += 1;
+        recordAttempt(next, previous, outcome, 'escalated');
+        emit('escalated', `BLOCKED: ${reason}`, { reason });
+        return { state: compactState(next), events };
+    };
+    if (outcome.work?.blocked) {
+        const why = outcome.work.blockedReason?.trim() || `it exited with code ${outcome.work.exitCode ?? 'none'}`;
+        return block(`the work command asked for a person: ${why}`, false);
+    }
+    if (outcome.externalDependencyDown) {
+        return block('an external dependency is unavailable; retrying cannot help until it is back', false);
+    }
+    const security = outcome.failures.find((f) => f.security);
+    if (security) {
+        const where = security.pattern ? `${security.pattern} in '${security.check}'` : `'${security.check}'`;
+        if (previous)
+            setResolution(next, previous, 'escalated');
+        openFailure(next, security, security.strategy, outcome, at);
+        return block(`a security finding (${where}) needs a person: ${firstLine(security.error)}`, true);
+    }
+    // Walk forward from the executed stage while exit requirements are met.
+    const beforeWalk = copy_state_copyForUpdate(next);
+    const { stop, transitions } = walkStages(next, outcome.stage, outcome.checks, policy, at, emit);
+    if (stop.kind === 'failed') {
+        // A verification stage reached in this walk failed: stay in the stage whose work was done.
+        const failedAt = stop.stage;
+        const walked = next;
+        const reverted = failedAt !== outcome.stage ? beforeWalk : walked;
+        return handleFailure(reverted, state, outcome, policy, failedAt, stop.failingChecks, previous, at, emit, events);
+    }
+    if (previous) {
+        setResolution(next, previous, 'resolved');
+        patternMetric(next, previous.pattern).resolved += 1;
+        recordAttempt(next, previous, outcome, 'resolved');
+        next.failures.current = null;
+        next.failures.consecutive = 0;
+        next.failures.sameError = 0;
+        next.failures.tried = [];
+    }
+    for (const transition of transitions)
+        emit('transition', transition);
+    settleStatus(next, stop, emit);
+    return { state: compactState(next), events };
+}
+function recordUsage(next, outcome, at) {
+    next.usage.wallMs += Math.max(0, outcome.wallMs);
+    const why = next.lastDecision?.reason ?? '';
+    if (outcome.work) {
+        const work = outcome.work;
+        next.usage.tokens += Math.max(0, work.tokens ?? 0);
+        next.usage.costUsd += Math.max(0, work.costUsd ?? 0);
+        next.metrics.workCalls += 1;
+        if (work.session)
+            next.session = work.session.slice(0, 2000);
+        const outputs = { exitCode: work.exitCode };
+        if (work.tokens !== undefined)
+            outputs.tokens = work.tokens;
+        if (work.costUsd !== undefined)
+            outputs.costUsd = work.costUsd;
+        if (outcome.strategyUsed)
+            outputs.strategy = outcome.strategyUsed;
+        next.usage.log.push({
+            iteration: next.iteration,
+            what: `work ${outcome.stage}`,
+            why,
+            at,
+            durationMs: Math.max(0, work.durationMs),
+            status: work.blocked ? 'blocked' : work.exitCode === 0 ? 'done' : `exit ${work.exitCode ?? 'none'}`,
+            outputs,
+        });
+    }
+    if (outcome.checks.length > 0) {
+        const failed = outcome.checks.filter((c) => c.verdict === 'fail' || c.verdict === 'timeout' || c.verdict === 'error');
+        next.usage.log.push({
+            iteration: next.iteration,
+            what: 'verify',
+            why: `verification matrix after ${outcome.stage}`,
+            at,
+            durationMs: outcome.checks.reduce((sum, c) => Math.max(sum, c.durationMs), 0),
+            status: failed.length === 0 ? 'pass' : 'fail',
+            outputs: { checks: outcome.checks.length, failed: failed.map((c) => c.name) },
+        });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/domain/engine/summary.ts
 /**
  * One line a person reads as "next" (job summary, sticky comment, `loop status`), e.g.
@@ -30140,8 +28522,8 @@ function summarizeNextAction(state, decision) {
 
 ;// CONCATENATED MODULE: ./src/domain/engine/index.ts
 /**
- * The loop engine (DESIGN.md sections 3 and 4): pure functions from state, observations and policy to
- * decisions and new states. No I/O, no clock.
+ * The loop engine: pure functions from state, observations and policy to decisions and new states.
+ * No I/O, no clock.
  */
 
 
@@ -30154,33 +28536,462 @@ function summarizeNextAction(state, decision) {
 
 
 
-;// CONCATENATED MODULE: ./src/app/step-support.ts
+
+
+;// CONCATENATED MODULE: ./src/app/people-commands.ts
 /**
- * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
+ * What people ask of a loop outside an iteration: resume, skip a task, approve or reject a gate, abort.
+ * Shared by the CLI and the action: load, apply the engine's pure command, save with compare-and-swap,
+ * record the events.
  */
-/** Records a command the controller ran (what, why, when, how long, how it ended) in the usage log. */
-function usage(state, iteration, what, why, result) {
-    state.usage.log.push({
-        iteration,
-        what,
-        why,
-        at: new Date(Date.now() - result.durationMs).toISOString(),
-        durationMs: result.durationMs,
-        status: result.timedOut
-            ? 'timeout'
-            : result.exitCode === 0
-                ? 'ok'
-                : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
-        outputs: {},
+
+class NoLoopError extends Error {
+    name = 'NoLoopError';
+}
+/** Applies a person's command to the stored loop; throws NoLoopError when there is none. */
+async function applyPeopleCommand(command, input, deps) {
+    const loaded = await deps.store.load(input.loopId);
+    if (!loaded)
+        throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`);
+    const now = deps.clock.now();
+    let applied;
+    switch (command.kind) {
+        case 'resume':
+            applied = resume(loaded.state, input.by, now);
+            break;
+        case 'abort':
+            applied = abort(loaded.state, input.by, now);
+            break;
+        case 'approve':
+            applied = approveGate(loaded.state, command.gate, input.by, now);
+            break;
+        case 'reject':
+            applied = rejectGate(loaded.state, command.gate, input.by, now);
+            break;
+        case 'skip':
+            applied = skipTask(loaded.state, command.task, command.reason, input.by, now);
+            break;
+    }
+    await deps.store.save(input.loopId, applied.state, loaded.version);
+    await deps.audit.appendEvents(applied.events);
+    return applied.state;
+}
+
+;// CONCATENATED MODULE: ./src/config/errors.ts
+/**
+ * Errors that are the user's to fix (a configuration or usage mistake), kept apart from internal
+ * faults so that both front doors can say them plainly and exit 2 (CLI) or fail the step with the fix.
+ */
+class ConfigError extends Error {
+    name = 'ConfigError';
+}
+/** The message of anything thrown, including values that are not `Error`s. */
+function messageOf(error) {
+    if (error instanceof Error)
+        return error.message;
+    if (typeof error === 'string')
+        return error;
+    try {
+        return JSON.stringify(error);
+    }
+    catch {
+        return String(error);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/domain/migrations.ts
+/**
+ * Reading `loop-state.json` written by any schema version (DESIGN.md section 6): older versions are
+ * migrated step by step through a registry, a newer one is refused, and the result is validated with
+ * `loopStateSchema`. Pure: the caller reads the file and handles the errors (quarantine, exit code 2).
+ */
+
+
+
+/**
+ * A state that does not match the schema. It is a `ZodError` (its `issues` are zod's) whose message
+ * names each bad field, the problem and, where zod knows it, what was expected.
+ */
+class StateValidationError extends ZodRealError {
+    constructor(issues, source = 'loop-state.json') {
+        super(issues);
+        this.name = 'StateValidationError';
+        this.message = describeIssues(issues, source);
+    }
+}
+function describeIssues(issues, source) {
+    const shown = issues.slice(0, 10).map((issue) => {
+        const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(the whole state)';
+        return `  - ${path}: ${issue.message}`;
     });
+    const more = issues.length > shown.length ? `\n  ... and ${issues.length - shown.length} more` : '';
+    return `${source} is not a valid loop state:\n${shown.join('\n')}${more}`;
 }
-/** A check or task name as a file name. */
-function safeName(name) {
-    return name.replace(/[^A-Za-z0-9._-]/g, '_');
+/** One step: a raw state of version `from` to a raw state of version `from + 1`. */
+/** Thrown when a state was written by a newer schema than this code understands. */
+class StateFromTheFutureError extends Error {
+    name = 'StateFromTheFutureError';
 }
-function isFailing(result) {
-    return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
+/** Migrations by the version they start from. Version 0 is the pre-release shape with no schemaVersion. */
+const MIGRATIONS = {
+    0: migrateV0ToV1,
+};
+/**
+ * Validates a raw state and migrates it to {@link STATE_SCHEMA_VERSION}. Throws
+ * {@link StateFromTheFutureError} for a newer version (the message says which controller to use) and
+ * {@link StateValidationError} for a bad shape.
+ */
+function migrateState(raw, packageVersion, source = 'loop-state.json', migrations = MIGRATIONS) {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        const got = raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw;
+        throw new StateValidationError([{ code: 'custom', path: [], message: `expected a JSON object, got ${got}`, input: raw }], source);
+    }
+    let current = raw;
+    const declared = current.schemaVersion;
+    if (declared !== undefined && (typeof declared !== 'number' || !Number.isInteger(declared) || declared < 1)) {
+        throw new StateValidationError([
+            {
+                code: 'custom',
+                path: ['schemaVersion'],
+                message: `expected a whole number from 1 to ${STATE_SCHEMA_VERSION}, got ${JSON.stringify(declared)}`,
+                input: declared,
+            },
+        ], source);
+    }
+    const version = declared ?? 0;
+    if (version > STATE_SCHEMA_VERSION) {
+        throw new StateFromTheFutureError(`${source} has schemaVersion ${version}, but loop-controller ${packageVersion} reads schemaVersion ` +
+            `${STATE_SCHEMA_VERSION} at most: it was written by a newer loop-controller. Run this loop with that ` +
+            `newer release (the action ref or the CLI version that wrote it, e.g. \`npx loop-controller@latest\`); ` +
+            `the state was left untouched.`);
+    }
+    for (let from = version; from < STATE_SCHEMA_VERSION; from++) {
+        const migration = migrations[from];
+        if (!migration) {
+            throw new StateValidationError([
+                {
+                    code: 'custom',
+                    path: ['schemaVersion'],
+                    message: `no migration from schemaVersion ${from} to ${from + 1} in loop-controller ${packageVersion}`,
+                    input: from,
+                },
+            ], source);
+        }
+        current = { ...migration(current), schemaVersion: from + 1 };
+    }
+    const parsed = loopStateSchema.safeParse(current);
+    if (!parsed.success)
+        throw new StateValidationError(parsed.error.issues, source);
+    return { state: parsed.data, migratedFrom: version === STATE_SCHEMA_VERSION ? null : version };
 }
+const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+const asArray = (value) => (Array.isArray(value) ? value : []);
+const asString = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
+const asNumber = (value) => typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+const isStage = (value) => typeof value === 'string' && STAGES.includes(value);
+const V0_STAGE_STATUS = {
+    pending: 'pending',
+    'in-progress': 'active',
+    active: 'active',
+    complete: 'done',
+    completed: 'done',
+    done: 'done',
+    skipped: 'skipped',
+};
+/**
+ * Version 0: the pre-release shape (the loop-controller skill's `loop-state.json`): `state` instead of
+ * `stage` (and FAILED/RETRY/BLOCKED in it), `stateEnteredAt`, `systemId`/`systemName`, a `completed`
+ * capability count, stage statuses `complete`/`in-progress`, `failures.count`/`maxRetries`, gates with
+ * `required`/`approvedBy`, checkpoints with `hash`, `skillsLog`. Fields with no place in version 1
+ * (branch, worktree, skillsUsage, ...) are dropped; what cannot be recovered gets a safe default. The
+ * iteration count is unknown in version 0 and starts at what the file says, else 0.
+ */
+function migrateV0ToV1(raw) {
+    const stagesIn = isRecord(raw.stages) ? raw.stages : {};
+    const stages = {};
+    for (const [name, value] of Object.entries(stagesIn)) {
+        if (!isStage(name) || !isRecord(value))
+            continue;
+        const status = V0_STAGE_STATUS[String(value.status)] ?? 'pending';
+        const entry = { status };
+        const entered = asString(value.enteredAt) ?? asString(value.startedAt);
+        if (entered)
+            entry.enteredAt = entered;
+        const completed = asString(value.completedAt);
+        if (completed)
+            entry.completedAt = completed;
+        stages[name] = entry;
+    }
+    const stageNames = Object.keys(stages);
+    const pipeline = Array.isArray(raw.pipeline)
+        ? raw.pipeline
+        : stageNames.length > 0
+            ? STAGES.filter((s) => stageNames.includes(s))
+            : [...STAGES];
+    const rawState = raw.stage ?? raw.state;
+    const activeStage = stageNames.find((s) => stages[s].status === 'active');
+    const firstPending = stageNames.find((s) => stages[s].status === 'pending');
+    const stage = isStage(rawState) ? rawState : (activeStage ?? firstPending ?? 'COMPLETE');
+    const status = asString(raw.status) ?? (rawState === 'BLOCKED' ? 'blocked' : stage === 'COMPLETE' ? 'complete' : 'running');
+    const updatedAt = asString(raw.updatedAt);
+    const startedAt = asString(raw.startedAt) ??
+        asString(stagesIn.INIT?.completedAt) ??
+        asString(raw.stateEnteredAt) ??
+        updatedAt;
+    const capsIn = isRecord(raw.capabilities) ? raw.capabilities : {};
+    const remaining = asArray(capsIn.remaining).filter((c) => typeof c === 'string');
+    const current = asString(capsIn.current) ?? null;
+    const completedIn = capsIn.completed;
+    // Version 0 kept only a count of completed capabilities; their names are gone.
+    const completed = Array.isArray(completedIn)
+        ? completedIn.filter((c) => typeof c === 'string')
+        : Array.from({ length: Math.max(0, Math.floor(asNumber(completedIn) ?? 0)) }, (_, i) => `capability-${i + 1}`);
+    const total = asNumber(capsIn.total) ?? completed.length + remaining.length + (current ? 1 : 0);
+    const failuresIn = isRecord(raw.failures) ? raw.failures : {};
+    const history = asArray(failuresIn.history)
+        .filter(isRecord)
+        .map((f) => ({
+        iteration: asNumber(f.iteration) ?? 0,
+        stage: isStage(f.stage) ? f.stage : stage,
+        capability: asString(f.capability) ?? null,
+        check: asString(f.check) ?? 'unknown',
+        error: String(f.error ?? '').slice(0, 2000),
+        pattern: asString(f.pattern) ?? null,
+        confidence: null,
+        strategy: 'analyze_then_fix',
+        signature: asString(f.signature) ?? 'unknown:none:v0',
+        tokens: [],
+        resolution: f.resolvedAt || f.resolution ? 'resolved' : 'open',
+        at: asString(f.at) ?? asString(f.timestamp) ?? updatedAt,
+    }));
+    const total0 = asNumber(failuresIn.total) ?? asNumber(failuresIn.count) ?? history.length;
+    const gatesIn = isRecord(raw.gates) ? raw.gates : {};
+    const gates = {};
+    for (const [name, value] of Object.entries(gatesIn)) {
+        if (!isRecord(value))
+            continue;
+        const gateStatus = value.status;
+        if (gateStatus !== 'pending' && gateStatus !== 'approved' && gateStatus !== 'rejected')
+            continue;
+        const decidedBy = asString(value.decidedBy) ?? asString(value.approvedBy);
+        gates[name] = {
+            status: gateStatus,
+            reason: asString(value.reason) ?? '',
+            requestedAt: asString(value.requestedAt) ?? updatedAt,
+            ...(decidedBy ? { decidedBy } : {}),
+            ...(asString(value.decidedAt) ? { decidedAt: value.decidedAt } : {}),
+        };
+    }
+    const checkpoints = asArray(raw.checkpoints)
+        .filter(isRecord)
+        .map((c) => ({
+        iteration: asNumber(c.iteration) ?? 0,
+        commit: asString(c.commit) ?? asString(c.hash) ?? '',
+        message: String(c.message ?? ''),
+        at: asString(c.at) ?? updatedAt,
+    }));
+    const log = asArray(raw.skillsLog)
+        .filter(isRecord)
+        .map((entry) => ({
+        iteration: 0,
+        what: asString(entry.skill) ?? 'unknown',
+        why: String(entry.reason ?? ''),
+        at: asString(entry.startedAt) ?? updatedAt,
+        durationMs: Math.max(0, asNumber(entry.durationMs) ?? 0),
+        status: String(entry.status ?? 'unknown'),
+        outputs: Array.isArray(entry.deliverables) ? { deliverables: entry.deliverables } : {},
+    }));
+    const wallMs = log.reduce((sum, entry) => sum + entry.durationMs, 0);
+    const iteration = Math.max(0, Math.floor(asNumber(raw.iteration) ?? 0));
+    return {
+        schemaVersion: 1,
+        loopId: asString(raw.loopId) ?? asString(raw.systemId),
+        iteration,
+        stage,
+        status,
+        statusReason: asString(raw.statusReason) ?? asString(raw.blockedReason) ?? '',
+        goal: asString(raw.goal) ?? asString(raw.systemName) ?? '',
+        pipeline,
+        maxIterations: asNumber(raw.maxIterations) ?? 10,
+        startedAt,
+        updatedAt,
+        stageEnteredAt: asString(raw.stageEnteredAt) ?? asString(raw.stateEnteredAt) ?? updatedAt,
+        capabilities: { total, completed, current, remaining },
+        stages,
+        failures: {
+            total: total0,
+            consecutive: 0,
+            sameError: 0,
+            limits: { perFailure: asNumber(failuresIn.maxRetries) ?? 3, sameError: 2, total: 10 },
+            current: null,
+            tried: [],
+            history,
+            compacted: 0,
+        },
+        gates,
+        checkpoints,
+        tasks: { completed: [], skipped: [] },
+        usage: { log, compacted: 0, wallMs, tokens: 0, costUsd: 0 },
+        budget: {},
+        claimedIteration: iteration,
+        metrics: {},
+    };
+}
+
+;// CONCATENATED MODULE: ./src/ports/store.ts
+/** Thrown by `save` when another writer saved first (compare-and-swap failed). */
+class StoreConflictError extends Error {
+    name = 'StoreConflictError';
+}
+/**
+ * Thrown by `load` when the stored state fails validation. The bad state has been moved aside to
+ * `quarantinedAt` (never overwritten); a later `save` needs an explicit `reset` first.
+ */
+class StateQuarantinedError extends Error {
+    quarantinedAt;
+    name = 'StateQuarantinedError';
+    constructor(message, quarantinedAt) {
+        super(message);
+        this.quarantinedAt = quarantinedAt;
+    }
+}
+
+
+;// CONCATENATED MODULE: ./src/cli/exit-codes.ts
+
+
+
+
+
+
+/** Exit codes (README, "CLI"). */
+const EXIT = {
+    complete: 0,
+    internal: 1,
+    usage: 2,
+    blocked: 3,
+    waiting: 4,
+    capped: 5,
+    aborted: 6,
+};
+/** A mistake in how the command was called; the message says what is expected. */
+class UsageError extends Error {
+    name = 'UsageError';
+}
+/** The exit code for where a loop is (or what an iteration ended with). */
+const EXIT_FOR = {
+    running: EXIT.complete,
+    continue: EXIT.complete,
+    superseded: EXIT.complete,
+    complete: EXIT.complete,
+    blocked: EXIT.blocked,
+    waiting: EXIT.waiting,
+    capped: EXIT.capped,
+    aborted: EXIT.aborted,
+};
+function exitFor(status) {
+    return EXIT_FOR[status];
+}
+/** Says what went wrong: the user's mistakes plainly (exit 2), anything else as an internal error (exit 1). */
+function reportError(error, io) {
+    if (error instanceof UsageError ||
+        error instanceof ConfigError ||
+        error instanceof PolicyError ||
+        error instanceof PatternError ||
+        error instanceof StateQuarantinedError ||
+        error instanceof StateFromTheFutureError ||
+        error instanceof EngineError ||
+        error instanceof NoLoopError ||
+        error.code?.startsWith('ERR_PARSE_ARGS')) {
+        io.stderr(`loop-controller: ${messageOf(error)}\n`);
+        return EXIT.usage;
+    }
+    if (error instanceof StoreConflictError) {
+        io.stderr(`loop-controller: another controller changed this loop at the same time: ${messageOf(error)}\n`);
+        return EXIT.internal;
+    }
+    io.stderr(`loop-controller: internal error: ${messageOf(error)}\n${error instanceof Error && error.stack ? `${error.stack}\n` : ''}`);
+    return EXIT.internal;
+}
+
+;// CONCATENATED MODULE: ./src/cli/help.ts
+/** The CLI's commands and their help texts. */
+
+
+const COMMANDS = [
+    'init',
+    'next',
+    'run',
+    'status',
+    'history',
+    'resume',
+    'skip',
+    'approve',
+    'abort',
+    'analyze',
+];
+const HELP = {
+    main: `loop-controller ${VERSION}: run a coding agent in a closed, machine-checked loop.
+
+Usage: loop-controller <command> [options]     (alias: loop)
+
+Commands:
+  init      write a starter .github/loop.yml and keep .loop/ out of git
+  run       run iterations until COMPLETE, BLOCKED, a gate, or a cap (starts a loop if none)
+  next      run exactly one iteration
+  status    show where the loop is
+  history   list the iterations and what happened in each
+  resume    continue a BLOCKED or waiting loop after a person stepped in
+  skip      skip a required stage task:  skip TASK --reason "why"
+  approve   approve a gate:              approve GATE
+  abort     stop the loop for good
+  analyze   classify one check's output: analyze [FILE|-] [--kind KIND] [--json]
+
+Common options:
+  --config FILE        the loop config (default: .github/loop.yml at the repository root)
+  --work CMD           simple mode, no config file: the work command
+  --verify CMD         simple mode: a verify command (repeat for several)
+  --max-iterations N   the hard iteration cap (default 10; above ${CAP_WITHOUT_REASON} needs --cap-reason)
+  --cap-reason TEXT    why the cap is above ${CAP_WITHOUT_REASON} (recorded)
+  --loop-id ID         which loop (default: from the current branch)
+  --state-dir DIR      where state lives (default: .loop at the repository root)
+  --no-commit          do not commit each iteration's changes as a checkpoint
+  -h, --help           help for a command
+
+Exit codes: 0 COMPLETE (for next: the iteration ran), 1 internal error, 2 usage or configuration error,
+3 BLOCKED, 4 waiting for approval, 5 a cap or budget reached, 6 aborted.`,
+    init: `loop-controller init [--work CMD] [--verify CMD]... [--force]
+
+Writes a starter .github/loop.yml (from --work/--verify when given) and adds .loop/ to .git/info/exclude.`,
+    run: `loop-controller run [--config FILE | --work CMD --verify CMD...] [--max-iterations N] [--no-commit]
+
+Runs iterations until the loop is COMPLETE, BLOCKED, waits at a gate, or reaches a cap. Starts a loop when
+none exists. Prints a live progress line per check on a terminal, plain lines otherwise.`,
+    next: `loop-controller next [--config FILE | --work CMD --verify CMD...] [--no-commit]
+
+Runs exactly one iteration: decide, work, verify, analyze, persist.`,
+    status: `loop-controller status [--loop-id ID] [--json]
+
+Shows the stage, status, iteration, budget, failures, gates and the next action.`,
+    history: `loop-controller history [--loop-id ID] [--json]
+
+Lists each iteration: decision, checks, verdicts, patterns and strategies.`,
+    resume: `loop-controller resume [--loop-id ID]
+
+Clears BLOCKED (or a wait) after a person stepped in; the total failure count is kept.`,
+    skip: `loop-controller skip TASK --reason "why" [--loop-id ID]
+
+Marks a required stage task as skipped, with the reason recorded.`,
+    approve: `loop-controller approve GATE [--loop-id ID]
+
+Approves a pending gate (architecture, security, database, external, deploy, verifier, or your own).`,
+    abort: `loop-controller abort [--loop-id ID]
+
+Stops the loop for good; its state and audit trail are kept.`,
+    analyze: `loop-controller analyze [FILE|-] [--kind KIND] [--patterns FILE] [--json]
+
+Reads one check's output and prints the pattern, confidence, strategy, locations and signature.`,
+};
 
 ;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
 /** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
@@ -30270,10 +29081,2489 @@ function findCycle(checks, byName) {
     return null;
 }
 
-;// CONCATENATED MODULE: ./src/adapters/matrix.ts
+;// CONCATENATED MODULE: ./src/config/load-config.ts
 /**
- * The verification matrix: runs the checks of the loop config as real processes, independent ones in
- * parallel up to `maxParallel`, pre checks first, honouring `needs` and `fail-fast`.
+ * Loading the loop config, the one way for both front doors (the action and the CLI): a config file
+ * (YAML → zod, with messages that name the file, the line, the key, the bad value and what is expected)
+ * or simple mode's commands, then a cap set outside the file, then the policy check. Pure except for
+ * reading the file, which goes through the `readText` the caller passes.
+ */
+
+
+
+
+
+
+/**
+ * Loads the loop config for a request: the file when there is one (read through `readText`, which
+ * answers null for a missing file) unless simple mode was asked for and the file was not named.
+ * Throws ConfigError or PolicyError with a message for the person.
+ */
+async function loadLoopConfig(request, readText) {
+    const simpleWins = request.simple !== null && !request.fileNamed;
+    return resolveLoopConfig(request, simpleWins ? null : await readText(request.file.path));
+}
+/** {@link loadLoopConfig} once the file's text (null: no such file) is at hand. Pure. */
+function resolveLoopConfig(request, fileText) {
+    const simpleWins = request.simple !== null && !request.fileNamed;
+    let config;
+    let configPath = null;
+    if (fileText !== null && !simpleWins) {
+        config = parseLoopConfig(fileText, request.file.name);
+        configPath = request.file.path;
+    }
+    else if (request.simple) {
+        config = simpleModeConfig(request.simple);
+    }
+    else {
+        throw new ConfigError(request.missing);
+    }
+    const { maxIterations, capReason, names } = request.cap;
+    if (maxIterations !== undefined || capReason) {
+        config = {
+            ...config,
+            ...(maxIterations !== undefined ? { 'max-iterations': maxIterations } : {}),
+            ...(capReason ? { 'cap-reason': capReason } : {}),
+        };
+        const problem = capNeedsReason(config['max-iterations'], config['cap-reason'], names);
+        if (problem)
+            throw new ConfigError(problem);
+    }
+    return { config, policy: policyFromConfig(config), configPath };
+}
+/** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
+function parseLoopConfig(text, fileName) {
+    const lineCounter = new dist/* LineCounter */.HN();
+    const document = (0,dist/* parseDocument */.Tp)(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+    if (document.errors.length > 0) {
+        const problems = document.errors.map((error) => {
+            const position = error.linePos?.[0];
+            const where = position ? `${fileName}:${position.line}:${position.col}` : fileName;
+            const key = error.code === 'DUPLICATE_KEY' && position ? keyOnLine(text, position.line) : null;
+            return `${where}: invalid YAML: ${error.message.split('\n')[0]}${key ? `: the key '${key}' appears twice` : ''}`;
+        });
+        throw new ConfigError(problems.join('\n'));
+    }
+    let raw;
+    try {
+        raw = document.toJS({ maxAliasCount: 100 });
+    }
+    catch (error) {
+        // Unresolved aliases and alias bombs surface only when the document is turned into values.
+        throw new ConfigError(`${fileName}: invalid YAML: ${error.message.split('\n')[0]}`);
+    }
+    if (raw === null || raw === undefined) {
+        throw new ConfigError(`${fileName}: the file is empty; expected a mapping with at least 'work' and 'checks'.`);
+    }
+    return validateLoopConfig(raw, fileName, (path) => lineOf(document, lineCounter, path));
+}
+function keyOnLine(text, line) {
+    return /^\s*-?\s*([^:#\s][^:#]*?)\s*:/.exec(text.split('\n')[line - 1] ?? '')?.[1] ?? null;
+}
+/** Validates a config object (from YAML or built from CLI flags). */
+function validateLoopConfig(raw, source, lineOfPath = () => undefined) {
+    const result = loopConfigSchema.safeParse(raw);
+    if (!result.success) {
+        const problems = result.error.issues.map((issue) => describeIssue(issue, raw, source, lineOfPath));
+        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    }
+    const config = result.data;
+    const problems = [];
+    const capProblem = capNeedsReason(config['max-iterations'], config['cap-reason']);
+    if (capProblem)
+        problems.push(capProblem);
+    const names = new Set();
+    for (const check of config.checks) {
+        if (names.has(check.name))
+            problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`);
+        names.add(check.name);
+    }
+    try {
+        planMatrix(config.checks);
+    }
+    catch (error) {
+        problems.push(`checks: ${error.message}`);
+    }
+    if (problems.length > 0) {
+        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    }
+    return config;
+}
+function describeIssue(issue, raw, source, lineOfPath) {
+    const path = issue.path;
+    const key = formatPath(path);
+    const line = lineOfPath(path);
+    const where = line ? `line ${line}, ` : '';
+    if (issue.code === 'unrecognized_keys') {
+        const known = knownKeysAt(path);
+        return `${where}${key || '(top level)'}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`;
+    }
+    const value = valueAt(raw, path);
+    const got = value === undefined ? 'nothing' : JSON.stringify(value);
+    return `${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`;
+}
+function expectation(issue) {
+    switch (issue.code) {
+        case 'invalid_type':
+            return `expected ${issue.expected}`;
+        case 'too_small':
+            return issue.origin === 'array'
+                ? `expected at least ${issue.minimum} item(s)`
+                : issue.origin === 'string'
+                    ? 'expected a non-empty string'
+                    : `expected a number ${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
+        case 'too_big':
+            return `expected a number ${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
+        case 'invalid_value':
+            return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+        case 'invalid_union':
+            return unionExpectation(issue);
+        default:
+            return issue.message;
+    }
+}
+function unionExpectation(issue) {
+    const messages = new Set();
+    for (const branch of issue.errors)
+        for (const inner of branch)
+            messages.add(expectation(inner));
+    return messages.size > 0
+        ? `expected ${[...messages].map((m) => m.replace(/^expected /, '')).join(' or ')}`
+        : issue.message;
+}
+function formatPath(path) {
+    return path.reduce((text, part) => {
+        if (typeof part === 'number')
+            return `${text}[${part}]`;
+        return text ? `${text}.${String(part)}` : String(part);
+    }, '');
+}
+function valueAt(raw, path) {
+    let current = raw;
+    for (const part of path) {
+        if (current === null || typeof current !== 'object')
+            return undefined;
+        current = current[part];
+    }
+    return current;
+}
+function knownKeysAt(path) {
+    let schema = loopConfigSchema;
+    for (const part of path) {
+        const next = childSchema(schema, part);
+        if (!next)
+            return undefined;
+        schema = next;
+    }
+    const shape = objectShape(schema);
+    return shape ? Object.keys(shape).join(', ') : undefined;
+}
+function unwrap(schema) {
+    let current = schema;
+    for (let i = 0; i < 10; i++) {
+        const def = current.def;
+        if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType)
+            current = def.innerType;
+        else if (def.type === 'pipe' && def.in)
+            current = def.in;
+        else
+            break;
+    }
+    return current;
+}
+function objectShape(schema) {
+    const inner = unwrap(schema);
+    return inner.def.type === 'object' ? inner.def.shape : undefined;
+}
+function childSchema(schema, part) {
+    const inner = unwrap(schema);
+    if (inner.def.type === 'object')
+        return inner.def.shape?.[String(part)];
+    if (inner.def.type === 'array')
+        return inner.def.element;
+    if (inner.def.type === 'union') {
+        for (const option of inner.def.options ?? []) {
+            const child = childSchema(option, part);
+            if (child)
+                return child;
+        }
+    }
+    return undefined;
+}
+function lineOf(document, lineCounter, path) {
+    // The issue may point below the last node that exists (a missing key): walk up to the nearest one.
+    for (let depth = path.length; depth >= 0; depth--) {
+        const node = document.getIn(path.slice(0, depth), true);
+        const start = node && ((0,dist/* isMap */.jh)(node) || (0,dist/* isSeq */.oP)(node) || 'range' in node) ? node.range?.[0] : undefined;
+        if (start !== undefined)
+            return lineCounter.linePos(start).line;
+    }
+    return undefined;
+}
+/** Builds a config for the simple mode; each `--verify` command becomes a required check. */
+function simpleModeConfig(options) {
+    const input = {
+        goal: options.goal ?? 'Make every verify command pass.',
+        work: { run: options.work },
+        checks: options.verify.map((run, index) => ({ name: `verify-${index + 1}`, run, kind: guessKind(run) })),
+        ...(options.maxIterations !== undefined ? { 'max-iterations': options.maxIterations } : {}),
+        ...(options.capReason ? { 'cap-reason': options.capReason } : {}),
+    };
+    return validateLoopConfig(input, '(from the command line)', () => undefined);
+}
+/** A guess at a simple-mode check's kind from its command, so analysis gets the right prior. */
+function guessKind(command) {
+    const text = command.toLowerCase();
+    if (/\b(tsc|mypy|pyright|typecheck|type-check)\b/.test(text))
+        return 'typecheck';
+    if (/\b(eslint|ruff|flake8|clippy|lint|shellcheck)\b/.test(text) && !/format/.test(text))
+        return 'lint';
+    if (/\b(prettier|black|rustfmt|gofmt|format)\b/.test(text))
+        return 'format';
+    if (/\b(test|jest|vitest|mocha|pytest|spec)\b/.test(text))
+        return 'test';
+    if (/\b(build|compile|make|cargo build|go build|javac|mvn)\b/.test(text))
+        return 'build';
+    if (/\b(audit|gitleaks|trufflehog|semgrep)\b/.test(text))
+        return 'security';
+    return 'custom';
+}
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/domain/git-errors.ts
+/**
+ * What git's output says happened, as data: shared by the git adapter (which runs git) and the loop
+ * branch logic in app/ (which decides what to do next). Pure.
+ */
+/** Signs in git's output that a push was refused because the remote moved on. */
+const NON_FAST_FORWARD_SIGNS = [
+    /\(non-fast-forward\)/,
+    /\(fetch first\)/,
+    /\(stale info\)/,
+    /Updates were rejected because the (tip|remote)/,
+];
+/** Signs of a rebase stopped by conflicting changes. */
+const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
+/** Git's answer when another process moved HEAD between our read and our commit. */
+const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
+
+;// CONCATENATED MODULE: ./src/ports/git.ts
+/** One git wrapper: non-interactive, identity per command, `try*` methods that return a boolean. */
+/** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
+class ConcurrentCommitError extends Error {
+    name = 'ConcurrentCommitError';
+}
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/adapters/git-process.ts
+/**
+ * Running one git command: non-interactive, in stable English (so the message signs in `git-cli.ts`
+ * match), with a cap on output so a runaway command fails instead of exhausting memory.
+ */
+
+/** A git command that failed; the message quotes the command, its exit code and git's own words. */
+class GitCommandError extends Error {
+    args;
+    result;
+    name = 'GitCommandError';
+    constructor(args, result) {
+        super(`git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
+        this.args = args;
+        this.result = result;
+    }
+}
+/** Output beyond this from one git command is an error rather than a memory blow-up. */
+const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
+/** Runs git commands in one folder with one git executable. */
+class GitProcess {
+    cwd;
+    gitPath;
+    constructor(cwd, gitPath) {
+        this.cwd = cwd;
+        this.gitPath = gitPath;
+    }
+    /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
+    raw(args, options = {}) {
+        return new Promise((resolve, reject) => {
+            const child = (0,external_node_child_process_namespaceObject.spawn)(this.gitPath, args, {
+                cwd: this.cwd,
+                env: {
+                    ...process.env,
+                    ...options.env,
+                    GIT_TERMINAL_PROMPT: '0',
+                    GCM_INTERACTIVE: 'never',
+                    // Stable English messages, so the benign and conflict signs match.
+                    LC_ALL: 'C',
+                },
+                stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+            });
+            const out = [];
+            let outBytes = 0;
+            const err = [];
+            child.stdout?.on('data', (chunk) => {
+                outBytes += chunk.length;
+                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+                    child.kill('SIGKILL');
+                    return;
+                }
+                out.push(chunk);
+            });
+            child.stderr?.on('data', (chunk) => err.push(chunk));
+            child.once('error', reject);
+            child.once('close', (code, signal) => {
+                const stderr = Buffer.concat(err).toString('utf8');
+                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+                    reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`));
+                    return;
+                }
+                resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr });
+            });
+            if (options.input) {
+                child.stdin?.on('error', () => { });
+                child.stdin?.end(options.input);
+            }
+        });
+    }
+    /** Runs git with text output; a failure throws `GitCommandError` unless `allowFailure`. */
+    async exec(args, options = {}) {
+        const raw = await this.raw(args, options.env ? { env: options.env } : {});
+        const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr };
+        if (result.exitCode !== 0 && !options.allowFailure)
+            throw new GitCommandError(args, result);
+        return result;
+    }
+    /** Throws `GitCommandError` (quoting `args`) when a raw run failed. */
+    check(args, result) {
+        if (result.exitCode !== 0) {
+            throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr });
+        }
+    }
+}
+/** The parts of git's NUL-separated output (`-z`). */
+function splitZ(buffer) {
+    return buffer
+        .toString('utf8')
+        .split('\0')
+        .filter((part) => part.length > 0);
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-file-changes.ts
+/**
+ * The contents behind `GitCli.changesSince`: a file's text at a ref and in the work tree, leaving out
+ * binary files and files too big to compare.
+ */
+
+
+
+/** Files larger than this are left out of `changesSince` (and so are binary files). */
+const DEFAULT_CHANGE_MAX_BYTES = 1024 * 1024;
+/**
+ * Text changes of `paths` between `ref` and the work tree under `top`, in the order of `paths`. A path
+ * binary or over `maxBytes` on either side is left out.
+ */
+async function textChanges(git, ref, paths, top, maxBytes) {
+    const before = await blobsAt(git, ref, paths, maxBytes);
+    const changes = [];
+    for (const path of paths) {
+        const old = before.get(path);
+        if (old === 'omitted')
+            continue;
+        const now = await readWorkTreeFile((0,external_node_path_namespaceObject.join)(top, path), maxBytes);
+        if (now === 'omitted')
+            continue;
+        if (old !== undefined && isBinary(old))
+            continue;
+        if (now !== null && isBinary(now))
+            continue;
+        changes.push({ path, before: old?.toString('utf8') ?? null, after: now?.toString('utf8') ?? null });
+    }
+    return changes;
+}
+/** Blobs of `paths` at `ref`: a Buffer, `omitted` when over `maxBytes` or not a file, absent when missing. */
+async function blobsAt(git, ref, paths, maxBytes) {
+    const blobs = new Map();
+    const wanted = new Map();
+    for (let start = 0; start < paths.length; start += 500) {
+        const batch = paths.slice(start, start + 500);
+        const listing = await git.raw([
+            '--literal-pathspecs',
+            'ls-tree',
+            '--full-tree',
+            '-r',
+            '-z',
+            '-l',
+            ref,
+            '--',
+            ...batch,
+        ]);
+        git.check(['ls-tree', '-r', '-z', '-l', ref], listing);
+        for (const entry of splitZ(listing.stdout)) {
+            const match = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(entry);
+            if (!match)
+                continue;
+            const [, mode, type, object, size, path] = match;
+            if (type !== 'blob' || size === '-' || Number(size) > maxBytes || mode === '160000')
+                blobs.set(path, 'omitted');
+            else
+                wanted.set(object, path);
+        }
+    }
+    if (wanted.size === 0)
+        return blobs;
+    const objects = [...wanted.keys()];
+    const result = await git.raw(['cat-file', '--batch'], {
+        input: Buffer.from(objects.map((o) => `${o}\n`).join('')),
+    });
+    git.check(['cat-file', '--batch'], result);
+    let offset = 0;
+    const out = result.stdout;
+    while (offset < out.length) {
+        const headerEnd = out.indexOf(10, offset);
+        const [object = '', , size = '0'] = out.subarray(offset, headerEnd).toString('utf8').split(' ');
+        const length = Number(size);
+        const content = out.subarray(headerEnd + 1, headerEnd + 1 + length);
+        const path = wanted.get(object);
+        if (path !== undefined)
+            blobs.set(path, content);
+        offset = headerEnd + 1 + length + 1;
+    }
+    return blobs;
+}
+/** Git's own test: a NUL byte in the first 8000 bytes means binary. */
+function isBinary(content) {
+    return content.subarray(0, 8000).includes(0);
+}
+/** A work-tree file's bytes (a symlink's target, as git stores it), null when gone, `omitted` when too big. */
+async function readWorkTreeFile(path, maxBytes) {
+    try {
+        const stat = await (0,promises_namespaceObject.lstat)(path);
+        if (stat.isSymbolicLink())
+            return Buffer.from(await (0,promises_namespaceObject.readlink)(path));
+        if (!stat.isFile() || stat.size > maxBytes)
+            return 'omitted';
+        return await (0,promises_namespaceObject.readFile)(path);
+    }
+    catch (error) {
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
+            return null;
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-locks.ts
+/**
+ * Recovery from a git killed mid-write (a runner that died, a SIGKILL): it leaves `index.lock`,
+ * `HEAD.lock` or a branch's ref lock behind, and every later git command that writes them refuses to
+ * run. A live git holds such a lock briefly; one unchanged for a while is taken to be left by a dead
+ * process and removed, with a warning, so a resumed loop can go on.
+ */
+
+
+/** Removes the index, HEAD and `branch` locks of `git`'s repository that stay unchanged for `staleMs`. */
+async function clearStaleLocks(git, branch, staleMs) {
+    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
+    for (const name of names) {
+        const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim();
+        await removeIfStale((0,external_node_path_namespaceObject.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_namespaceObject.join)(git.cwd, gitPath), staleMs);
+    }
+}
+/** Watches `path` until it is gone or has stayed unchanged for `staleMs`, then removes it. */
+async function removeIfStale(path, staleMs) {
+    let seen = await mtimeOf(path);
+    let unchangedSince = Date.now();
+    while (seen !== null) {
+        if (Date.now() - unchangedSince >= staleMs) {
+            await (0,promises_namespaceObject.rm)(path, { force: true });
+            process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`);
+            return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const now = await mtimeOf(path);
+        if (now !== seen)
+            unchangedSince = Date.now();
+        seen = now;
+    }
+}
+async function mtimeOf(path) {
+    try {
+        return (await (0,promises_namespaceObject.stat)(path)).mtimeMs;
+    }
+    catch {
+        return null;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
+/**
+ * The one git wrapper: the git command line, non-interactive, with identity passed per command
+ * (`-c user.name=...`) so the user's config is never changed. Failing commands throw `GitCommandError`
+ * unless asked not to; only the named, known-benign messages below are tolerated. Running a command is
+ * `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
+ * `git-file-changes.ts`; this file is the operations the loop asks of a work tree.
+ */
+
+
+
+
+
+
+
+
+
+/** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
+const BENIGN_GIT_MESSAGES = {
+    nothingToCommit: /nothing to commit|no changes added to commit/,
+    everythingUpToDate: /Everything up-to-date/,
+    currentBranchUpToDate: /Current branch \S+ is up to date/,
+    alreadyOnBranch: /Already on '[^']+'/,
+    switchedToNewBranch: /Switched to (a new )?branch/,
+    resetBranch: /Switched to and reset branch/,
+};
+/** The `Git` port over the git command line. */
+class GitCli {
+    cwd;
+    exclude;
+    git;
+    emptyTree;
+    staleIndexLockMs;
+    constructor(cwd, options = {}) {
+        this.cwd = cwd;
+        this.exclude = options.exclude ?? ['.loop'];
+        this.git = new GitProcess(cwd, options.gitPath ?? 'git');
+        this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
+    }
+    exec(args, options = {}) {
+        return this.git.exec(args, options);
+    }
+    async isRepository() {
+        try {
+            const result = await this.exec(['rev-parse', '--is-inside-work-tree'], { allowFailure: true });
+            return result.exitCode === 0 && result.stdout.trim() === 'true';
+        }
+        catch {
+            return false;
+        }
+    }
+    async head() {
+        const result = await this.exec(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allowFailure: true });
+        return result.exitCode === 0 ? result.stdout.trim() : null;
+    }
+    async currentBranch() {
+        const result = await this.exec(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true });
+        return result.exitCode === 0 ? result.stdout.trim() : null;
+    }
+    /** The repository's top folder (absolute). */
+    async topLevel() {
+        return (await this.exec(['rev-parse', '--show-toplevel'])).stdout.trim();
+    }
+    async changedPaths(since) {
+        const base = await this.baseOf(since);
+        return this.withWorkTreeIndex(async (env) => {
+            const result = await this.git.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', base], { env });
+            this.git.check(['diff', '--cached', '--name-only', base], result);
+            return splitZ(result.stdout);
+        });
+    }
+    async diffStat(since) {
+        const base = await this.baseOf(since);
+        return this.withWorkTreeIndex(async (env) => (await this.exec(['diff', '--cached', '--stat', base], { env })).stdout);
+    }
+    async diff(since, paths = []) {
+        const base = await this.baseOf(since);
+        const pathArgs = paths.length > 0 ? ['--', ...paths] : [];
+        return this.withWorkTreeIndex(async (env) => (await this.exec(['--literal-pathspecs', 'diff', '--cached', '--no-color', base, ...pathArgs], { env })).stdout);
+    }
+    async commitAll(message, identity, exclude = []) {
+        await this.stageAllExcept(exclude);
+        const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true });
+        if (staged.exitCode === 0)
+            return null;
+        if (staged.exitCode !== 1)
+            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
+        // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
+        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
+        const result = await this.exec(args, { allowFailure: true });
+        if (result.exitCode !== 0) {
+            // Another process in the same work tree (a second controller) committed these changes between our
+            // staging and our commit: nothing is left for us to commit.
+            if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
+                return null;
+            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
+                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
+            }
+            throw new GitCommandError(args, result);
+        }
+        return this.head();
+    }
+    /** Fetches `ref` from `remote` (no tags). Returns the result rather than throwing: the caller decides. */
+    async fetch(remote, ref) {
+        const result = await this.exec(['fetch', '--no-tags', remote, ref], { allowFailure: true });
+        return { ...result, ok: result.exitCode === 0 };
+    }
+    /**
+     * Pushes `refspec`; with `forceWithLease` (the commit the remote ref is expected at, or '' for "must
+     * not exist yet") only when the remote is still there. Never a plain force push.
+     */
+    async push(remote, refspec, options = {}) {
+        const args = ['push', '--porcelain', remote, refspec];
+        if (options.forceWithLease !== undefined) {
+            // A `+` on the refspec would force past the lease (git documents this), so the lease alone decides.
+            const spec = refspec.replace(/^\+/, '');
+            const destination = spec.includes(':') ? spec.slice(spec.indexOf(':') + 1) : spec;
+            args.splice(2, 2, `--force-with-lease=${destination}:${options.forceWithLease}`, remote, spec);
+        }
+        const result = await this.exec(args, { allowFailure: true });
+        const text = `${result.stdout}\n${result.stderr}`;
+        const nonFastForward = result.exitCode !== 0 && NON_FAST_FORWARD_SIGNS.some((sign) => sign.test(text));
+        // Porcelain puts the per-ref reason (`!  ... [rejected] (stale info)`) on stdout; keep it with stderr.
+        const rejections = result.stdout.split('\n').filter((line) => line.startsWith('!'));
+        return { ok: result.exitCode === 0, nonFastForward, stderr: [...rejections, result.stderr].join('\n').trim() };
+    }
+    /**
+     * Rebases the current branch onto `onto`. A conflict aborts the rebase (the branch is left as it was)
+     * and reports the conflicting paths. Identity is needed because rebased commits get a new committer.
+     */
+    async rebase(onto, identity) {
+        const result = await this.exec([...(identity ? identityArgs(identity) : []), 'rebase', onto], {
+            allowFailure: true,
+        });
+        if (result.exitCode === 0)
+            return { ok: true, conflict: false, conflictPaths: [], stderr: result.stderr };
+        const unmerged = await this.git.raw(['diff', '--name-only', '--diff-filter=U', '-z']);
+        const conflictPaths = unmerged.exitCode === 0 ? splitZ(unmerged.stdout) : [];
+        const text = `${result.stdout}\n${result.stderr}`;
+        const conflict = conflictPaths.length > 0 || CONFLICT_SIGNS.some((sign) => sign.test(text));
+        const inProgress = await this.exec(['rev-parse', '--verify', '-q', 'REBASE_HEAD'], { allowFailure: true });
+        if (inProgress.exitCode === 0 || conflict)
+            await this.exec(['rebase', '--abort'], { allowFailure: true });
+        return { ok: false, conflict, conflictPaths, stderr: result.stderr };
+    }
+    /** Creates (or resets) branch `name` at `startPoint` and checks it out. */
+    async checkoutBranch(name, startPoint) {
+        await this.exec(['checkout', '-q', '-B', name, startPoint]);
+    }
+    /** The value of a config key, or null when it is not set. */
+    async tryGetConfig(key) {
+        const result = await this.exec(['config', '--get', key], { allowFailure: true });
+        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : null;
+    }
+    /**
+     * The work tree as it is now (untracked files included, excluded paths left out), written as a git
+     * tree object. Compare against it later with `changesSince(tree)` to see what one step changed,
+     * whatever was already uncommitted before it.
+     */
+    async snapshot() {
+        return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim());
+    }
+    /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
+    async fileAt(ref, path) {
+        const result = await this.git.raw(['cat-file', 'blob', `${ref}:${path}`]);
+        return result.exitCode === 0 ? result.stdout.toString('utf8') : null;
+    }
+    /**
+     * Text files changed in the work tree since `ref` (committed or not, untracked included), with their
+     * contents before and after. Binary files and files over `maxBytes` on either side are left out:
+     * `changedPaths` lists every changed path.
+     */
+    async changesSince(ref, options = {}) {
+        const maxBytes = options.maxBytes ?? DEFAULT_CHANGE_MAX_BYTES;
+        const paths = await this.changedPaths(ref);
+        if (paths.length === 0)
+            return [];
+        return textChanges(this.git, ref, paths, await this.topLevel(), maxBytes);
+    }
+    /**
+     * Stages every change but the excluded paths. Excluding with `:(exclude)` pathspecs is not enough:
+     * git refuses (exit 1) when such a pathspec names a path that is also ignored, which is exactly the
+     * case for `.loop/` once it is in `.git/info/exclude`. So stage everything, then put the excluded
+     * paths back as they are in HEAD (or drop them from a first commit's index).
+     */
+    async stageAllExcept(extra, env) {
+        const options = env ? { env } : undefined;
+        if (!env)
+            await clearStaleLocks(this.git, await this.currentBranch(), this.staleIndexLockMs);
+        await this.exec(['add', '-A', '--', ':/'], options);
+        const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`);
+        if (excluded.length === 0)
+            return;
+        const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...(env ? { env } : {}) }))
+            .exitCode === 0;
+        await this.exec(hasHead
+            ? ['reset', '-q', 'HEAD', '--', ...excluded]
+            : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options);
+    }
+    /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
+    async baseOf(since) {
+        if (since)
+            return since;
+        const head = await this.head();
+        if (head)
+            return head;
+        this.emptyTree ??= (await this.exec(['hash-object', '-t', 'tree', '/dev/null'])).stdout.trim();
+        return this.emptyTree;
+    }
+    /**
+     * Runs `body` with a throw-away copy of the index that has every work-tree change staged, so diffs
+     * include untracked files without touching the user's real index.
+     */
+    async withWorkTreeIndex(body) {
+        const folder = await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'loop-git-index-'));
+        try {
+            const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim();
+            const temporary = (0,external_node_path_namespaceObject.join)(folder, 'index');
+            const source = (0,external_node_path_namespaceObject.isAbsolute)(indexPath) ? indexPath : (0,external_node_path_namespaceObject.join)(this.cwd, indexPath);
+            await (0,promises_namespaceObject.copyFile)(source, temporary).then(
+            // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
+            // older than the index, so a newer copy would hide a same-size edit made right after staging.
+            async () => {
+                const { atime, mtime } = await (0,promises_namespaceObject.stat)(source);
+                await (0,promises_namespaceObject.utimes)(temporary, atime, mtime);
+            }, () => { });
+            const env = { GIT_INDEX_FILE: temporary };
+            await this.stageAllExcept([], env);
+            return await body(env);
+        }
+        finally {
+            await (0,promises_namespaceObject.rm)(folder, { recursive: true, force: true });
+        }
+    }
+}
+function identityArgs(identity) {
+    return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
+}
+
+;// CONCATENATED MODULE: ./src/cli/repository.ts
+/** Where the CLI works: the repository's root, the loop id from the branch, and keeping state out of git. */
+
+
+
+
+async function defaultLoopId(root) {
+    const git = new GitCli(root);
+    const branch = (await isGitRepository(root)) ? await git.currentBranch() : null;
+    const id = (branch ?? 'default')
+        .replace(/[^A-Za-z0-9._-]+/g, '-')
+        .replace(/^[^A-Za-z0-9]+/, '')
+        .slice(0, 100);
+    return id || 'default';
+}
+async function repositoryRoot(cwd) {
+    const git = new GitCli(cwd);
+    const result = await git.exec(['rev-parse', '--show-toplevel'], { allowFailure: true });
+    return result.exitCode === 0 ? result.stdout.trim() : cwd;
+}
+async function isGitRepository(root) {
+    return new GitCli(root).isRepository();
+}
+/** `.loop/` never reaches a commit: it is added to `.git/info/exclude` (local, not a tracked file). */
+async function keepStateOutOfGit(root, stateDir) {
+    const rel = (0,external_node_path_namespaceObject.relative)(root, stateDir);
+    if (rel.startsWith('..') || !(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, '.git')))
+        return;
+    const exclude = (0,external_node_path_namespaceObject.join)(root, '.git', 'info', 'exclude');
+    const current = (0,external_node_fs_namespaceObject.existsSync)(exclude) ? await (0,promises_namespaceObject.readFile)(exclude, 'utf8') : '';
+    const line = `/${rel.replace(/\\/g, '/')}/`;
+    if (current.split('\n').includes(line))
+        return;
+    await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(root, '.git', 'info'), { recursive: true });
+    await (0,promises_namespaceObject.appendFile)(exclude, `${current && !current.endsWith('\n') ? '\n' : ''}# loop-controller state\n${line}\n`);
+}
+
+;// CONCATENATED MODULE: ./src/cli/init.ts
+/** `loop-controller init`: a starter `.github/loop.yml` (checked by the loader before it is written). */
+
+
+
+
+
+
+/** Writes the starter config from `--work`/`--verify` (or a Claude Code default) and keeps `.loop/` out of git. */
+async function init(root, values, io) {
+    const target = (0,external_node_path_namespaceObject.join)(root, '.github', 'loop.yml');
+    if ((0,external_node_fs_namespaceObject.existsSync)(target) && !values.force) {
+        io.stderr(`${(0,external_node_path_namespaceObject.relative)(io.cwd, target)} already exists; use --force to overwrite it.\n`);
+        return EXIT.usage;
+    }
+    const work = values.work ?? 'claude -p "$(cat "$LOOP_PROMPT_FILE")"';
+    const verify = values.verify?.length ? values.verify : ['npm test'];
+    const checks = verify
+        .map((run, i) => `  - name: check-${i + 1}\n    run: ${JSON.stringify(run)}\n    kind: ${simpleModeConfig({ work, verify: [run] }).checks[0]?.kind ?? 'custom'}`)
+        .join('\n');
+    const text = `# yaml-language-server: $schema=https://raw.githubusercontent.com/loop-controller/loop-controller/v1/schema/loop-config.schema.json
+goal: Make every check below pass.
+pipeline: iterate
+max-iterations: 10
+work:
+  run: ${JSON.stringify(work)}
+  timeout: 30m
+checks:
+${checks}
+`;
+    parseLoopConfig(text, '.github/loop.yml');
+    await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(root, '.github'), { recursive: true });
+    await (0,promises_namespaceObject.writeFile)(target, text);
+    await keepStateOutOfGit(root, (0,external_node_path_namespaceObject.join)(root, '.loop'));
+    io.stdout(`wrote ${(0,external_node_path_namespaceObject.relative)(io.cwd, target)}; state will live in .loop/ (kept out of git). Next: loop-controller run\n`);
+    return EXIT.complete;
+}
+
+;// CONCATENATED MODULE: external "node:events"
+const external_node_events_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/adapters/file-store.ts
+/**
+ * The `file` store (DESIGN.md section 6): `<root>/<loopId>/loop-state.json`, written atomically (temp
+ * file in the same folder, fsync, rename, fsync the folder). The version for compare-and-swap is the
+ * sha256 of the file's bytes; an exclusive lock file (`open(..., 'wx')`) around compare-and-rename makes
+ * two processes racing on the same version end with exactly one winner.
+ *
+ * A state that is not JSON or fails validation is moved aside to `loop-state.invalid-<time>.json`
+ * (never overwritten) and a marker makes `save` refuse until `reset`. A state from a newer schema is
+ * refused and left where it is.
+ */
+
+
+
+
+
+
+
+
+const STATE_FILE = 'loop-state.json';
+const LOCK_FILE = 'loop-state.lock';
+const EMPTY_LOCK_STALE_MS = 1000;
+const QUARANTINE_MARKER = 'loop-state.quarantined.json';
+/** `save` was handed a state that does not pass the schema; nothing was written. */
+class InvalidStateError extends Error {
+    name = 'InvalidStateError';
+}
+const LOOP_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/** The `Store` port over a folder. */
+class FileStore {
+    kind = 'file';
+    root;
+    toolVersion;
+    lockStaleMs;
+    lockWaitMs;
+    now;
+    constructor(options) {
+        this.root = options.root;
+        this.toolVersion = options.toolVersion;
+        this.lockStaleMs = options.lockStaleMs ?? 30_000;
+        this.lockWaitMs = options.lockWaitMs ?? 10_000;
+        this.now = options.now ?? (() => new Date());
+    }
+    describe(loopId) {
+        return this.dir(loopId);
+    }
+    /** The path of a loop's state file. */
+    stateFile(loopId) {
+        return (0,external_node_path_namespaceObject.join)(this.dir(loopId), STATE_FILE);
+    }
+    async load(loopId) {
+        const dir = this.dir(loopId);
+        const file = (0,external_node_path_namespaceObject.join)(dir, STATE_FILE);
+        // A concurrent save may replace the file between our read and the quarantine; then we read again.
+        for (let attempt = 0;; attempt++) {
+            await this.refuseIfQuarantined(loopId);
+            const bytes = await readIfExists(file);
+            if (bytes === null)
+                return null;
+            const checked = this.validate(bytes, file);
+            if (checked.ok)
+                return { state: checked.state, version: versionOf(bytes) };
+            const moved = await this.quarantine(loopId, bytes, checked.problem);
+            if (moved === 'changed' && attempt < 3)
+                continue;
+            if (moved === 'changed')
+                throw new Error(`${file} keeps changing while it is being read; is another writer busy?`);
+            throw new StateQuarantinedError(`The loop state ${file} is not valid: ${checked.problem}. It was moved aside to ${moved} (kept, never ` +
+                `overwritten). Fix it and move it back, or run 'loop-controller abort' / reset the loop to start afresh.`, moved);
+        }
+    }
+    async save(loopId, state, expectedVersion) {
+        const dir = this.dir(loopId);
+        const file = (0,external_node_path_namespaceObject.join)(dir, STATE_FILE);
+        if (state?.loopId !== loopId) {
+            throw new InvalidStateError(`Refusing to save to loop '${loopId}': the state belongs to loop '${state?.loopId}'. Expected the same loop id.`);
+        }
+        const parsed = loopStateSchema.safeParse(state);
+        if (!parsed.success) {
+            throw new InvalidStateError(`Refusing to save an invalid state for loop '${loopId}' to ${file}: ${file_store_describeIssues(parsed.error.issues)}.`);
+        }
+        const bytes = Buffer.from(`${JSON.stringify(parsed.data, null, 2)}\n`);
+        await (0,promises_namespaceObject.mkdir)(dir, { recursive: true });
+        const release = await this.lock(dir);
+        try {
+            await this.refuseIfQuarantined(loopId);
+            const current = await readIfExists(file);
+            const currentVersion = current === null ? null : versionOf(current);
+            if (currentVersion !== expectedVersion) {
+                throw new StoreConflictError(`Another writer saved loop '${loopId}' first (${file}): expected version ${expectedVersion ?? 'none (a new loop)'}, ` +
+                    `found ${currentVersion ?? 'none'}. Load it again and retry.`);
+            }
+            await writeAtomically(dir, STATE_FILE, bytes);
+        }
+        finally {
+            await release();
+        }
+        return versionOf(bytes);
+    }
+    async reset(loopId) {
+        await (0,promises_namespaceObject.rm)((0,external_node_path_namespaceObject.join)(this.dir(loopId), QUARANTINE_MARKER), { force: true });
+    }
+    dir(loopId) {
+        if (!LOOP_ID.test(loopId)) {
+            throw new Error(`Loop id '${loopId}' is not usable as a folder name: expected letters, digits, dot, dash and underscore, starting with a letter or digit (at most 200).`);
+        }
+        return (0,external_node_path_namespaceObject.join)(this.root, loopId);
+    }
+    validate(bytes, file) {
+        let raw;
+        try {
+            raw = JSON.parse(bytes.toString('utf8'));
+        }
+        catch (error) {
+            return { ok: false, problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
+        }
+        try {
+            // Older schema versions are migrated; a newer one throws StateFromTheFutureError, left untouched.
+            return { ok: true, state: migrateState(raw, this.toolVersion ?? 'in use', file).state };
+        }
+        catch (error) {
+            // Not `instanceof`: zod's error classes answer true for any Error (they pass `Error` as the parent).
+            if (error instanceof StateFromTheFutureError ||
+                !(error instanceof Error) ||
+                error.name !== 'StateValidationError') {
+                throw error;
+            }
+            return { ok: false, problem: file_store_describeIssues(error.issues) };
+        }
+    }
+    async refuseIfQuarantined(loopId) {
+        const marker = await readIfExists((0,external_node_path_namespaceObject.join)(this.dir(loopId), QUARANTINE_MARKER));
+        if (marker === null)
+            return;
+        let info = {};
+        try {
+            info = JSON.parse(marker.toString('utf8'));
+        }
+        catch {
+            // A torn marker still means quarantined.
+        }
+        const where = info.file ?? (0,external_node_path_namespaceObject.join)(this.dir(loopId), 'loop-state.invalid-*.json');
+        throw new StateQuarantinedError(`The state of loop '${loopId}' is quarantined: ${info.problem ?? 'it failed validation'}. The bad state is kept ` +
+            `at ${where}. Nothing is saved until the loop is reset (FileStore.reset, or 'loop-controller abort').`, where);
+    }
+    /** Moves the bad bytes aside under the lock; 'changed' when the file is no longer the bytes we judged. */
+    async quarantine(loopId, bytes, problem) {
+        const dir = this.dir(loopId);
+        const file = (0,external_node_path_namespaceObject.join)(dir, STATE_FILE);
+        const release = await this.lock(dir);
+        try {
+            const current = await readIfExists(file);
+            if (current === null || !current.equals(bytes))
+                return 'changed';
+            const stamp = this.now().toISOString().replace(/:/g, '-');
+            let target = (0,external_node_path_namespaceObject.join)(dir, `loop-state.invalid-${stamp}.json`);
+            for (let n = 2; await exists(target); n++)
+                target = (0,external_node_path_namespaceObject.join)(dir, `loop-state.invalid-${stamp}-${n}.json`);
+            await (0,promises_namespaceObject.rename)(file, target);
+            await writeAtomically(dir, QUARANTINE_MARKER, Buffer.from(`${JSON.stringify({ file: target, problem }, null, 2)}\n`));
+            return target;
+        }
+        finally {
+            await release();
+        }
+    }
+    /** Takes the folder's exclusive lock; returns its release. */
+    async lock(dir) {
+        const path = (0,external_node_path_namespaceObject.join)(dir, LOCK_FILE);
+        const token = `${(0,external_node_os_namespaceObject.hostname)()} ${process.pid} ${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`;
+        const deadline = Date.now() + this.lockWaitMs;
+        for (;;) {
+            try {
+                const handle = await (0,promises_namespaceObject.open)(path, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL, 0o644);
+                await handle.writeFile(token);
+                await handle.close();
+                return async () => {
+                    // Only remove our own lock: a lock broken as stale may have been taken by someone else since.
+                    const held = await readIfExists(path);
+                    if (held?.toString('utf8') === token)
+                        await (0,promises_namespaceObject.unlink)(path).catch(() => { });
+                };
+            }
+            catch (error) {
+                if (error.code !== 'EEXIST')
+                    throw error;
+            }
+            if (await this.isStale(path)) {
+                // Rename first so that only one breaker wins; then remove the renamed copy.
+                const aside = `${path}.stale-${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`;
+                await (0,promises_namespaceObject.rename)(path, aside).then(() => (0,promises_namespaceObject.unlink)(aside).catch(() => { }), () => { });
+                continue;
+            }
+            if (Date.now() > deadline) {
+                throw new Error(`Could not lock ${path} within ${this.lockWaitMs} ms: another loop-controller is saving this loop. ` +
+                    `If none is running, delete the lock file.`);
+            }
+            await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 8));
+        }
+    }
+    async isStale(path) {
+        try {
+            const info = await (0,promises_namespaceObject.stat)(path);
+            const age = Date.now() - info.mtimeMs;
+            if (age > this.lockStaleMs)
+                return true;
+            const text = await (0,promises_namespaceObject.readFile)(path, 'utf8');
+            // A writer writes its token right after creating the lock; one that is still empty a second later
+            // was left by a process killed in between.
+            if (text === '')
+                return age > EMPTY_LOCK_STALE_MS;
+            const [host, pid] = text.split(' ');
+            if (host !== (0,external_node_os_namespaceObject.hostname)() || !pid)
+                return false;
+            try {
+                process.kill(Number(pid), 0);
+                return false;
+            }
+            catch (error) {
+                return error.code === 'ESRCH';
+            }
+        }
+        catch {
+            return false;
+        }
+    }
+}
+/** The version token of a state file's bytes. */
+function versionOf(bytes) {
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(bytes).digest('hex');
+}
+/** zod issues as `path: message` (at most five), e.g. `iteration: Invalid input: expected number, received string`. */
+function file_store_describeIssues(issues) {
+    const shown = issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(the whole state)'}: ${issue.message}`);
+    const more = issues.length > 5 ? `; and ${issues.length - 5} more` : '';
+    return shown.join('; ') + more;
+}
+async function readIfExists(path) {
+    try {
+        return await (0,promises_namespaceObject.readFile)(path);
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return null;
+        throw error;
+    }
+}
+async function exists(path) {
+    return (0,promises_namespaceObject.stat)(path).then(() => true, () => false);
+}
+/** Temp file in the same folder, fsync, rename over `name`, fsync the folder. */
+async function writeAtomically(dir, name, bytes) {
+    const temporary = (0,external_node_path_namespaceObject.join)(dir, `.${name}.${process.pid}.${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}.tmp`);
+    const handle = await (0,promises_namespaceObject.open)(temporary, 'w', 0o644);
+    try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+    }
+    finally {
+        await handle.close();
+    }
+    try {
+        await (0,promises_namespaceObject.rename)(temporary, (0,external_node_path_namespaceObject.join)(dir, name));
+    }
+    catch (error) {
+        await (0,promises_namespaceObject.rm)(temporary, { force: true });
+        throw error;
+    }
+    const folder = await (0,promises_namespaceObject.open)(dir, 'r');
+    try {
+        await folder.sync();
+    }
+    finally {
+        await folder.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/audit-trail.ts
+/**
+ * The audit trail of one loop, in the loop's folder: `iterations/<n>.md`,
+ * `journey-log.jsonl` (one event a line), `final.md`, `dead-letters/<signature>.md` and copies of check
+ * logs under `logs/<iteration>/`. Everything written passes through `redact` first.
+ */
+
+
+
+
+
+
+
+const JOURNEY_LOG = 'journey-log.jsonl';
+const PENDING_PREFIX = 'journey-pending-';
+/** A staged file younger than this may belong to a save still in flight in another process. */
+const PENDING_IN_FLIGHT_MS = 60_000;
+function pendingName(marker) {
+    return `${PENDING_PREFIX}${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(marker).digest('hex').slice(0, 16)}.json`;
+}
+async function readPending(path) {
+    try {
+        const parsed = JSON.parse(await (0,promises_namespaceObject.readFile)(path, 'utf8'));
+        return typeof parsed.marker === 'string' && Array.isArray(parsed.events)
+            ? { marker: parsed.marker, events: parsed.events }
+            : null;
+    }
+    catch {
+        return null;
+    }
+}
+/** Writes and reads one loop's audit trail. */
+class AuditTrail {
+    dir;
+    redact;
+    constructor(dir, redact) {
+        this.dir = dir;
+        this.redact = redact;
+    }
+    /**
+     * Appends events as JSON lines in one write with O_APPEND, so a crash cannot leave a torn record in
+     * the middle of the log; a torn last line from an earlier crash is closed off with a newline first.
+     */
+    async appendEvents(events) {
+        if (events.length === 0)
+            return;
+        await (0,promises_namespaceObject.mkdir)(this.dir, { recursive: true });
+        const lines = events.map((event) => `${JSON.stringify(redactDeep(event, this.redact))}\n`).join('');
+        const handle = await (0,promises_namespaceObject.open)((0,external_node_path_namespaceObject.join)(this.dir, JOURNEY_LOG), 'a+');
+        try {
+            const { size } = await handle.stat();
+            let prefix = '';
+            if (size > 0) {
+                const last = Buffer.alloc(1);
+                await handle.read(last, 0, 1, size - 1);
+                if (last[0] !== 0x0a)
+                    prefix = '\n';
+            }
+            const bytes = Buffer.from(prefix + lines);
+            const { bytesWritten } = await handle.write(bytes);
+            if (bytesWritten !== bytes.length) {
+                throw new Error(`${(0,external_node_path_namespaceObject.join)(this.dir, JOURNEY_LOG)}: wrote ${bytesWritten} of ${bytes.length} bytes (disk full?)`);
+            }
+            await handle.datasync();
+        }
+        finally {
+            await handle.close();
+        }
+    }
+    /**
+     * Stages events that belong to a state about to be saved, under `marker` (which names that state).
+     * They reach the journey log only with `commitPending` once the save landed, or with
+     * `recoverPending` on the next load if the process died in between; a save that lost a race drops
+     * them with `discardPending`. So the log never misses an iteration that was saved, and never records
+     * one that was not.
+     */
+    async stagePending(marker, events) {
+        if (events.length === 0)
+            return;
+        const record = { marker, events: events.map((event) => redactDeep(event, this.redact)) };
+        await (0,promises_namespaceObject.mkdir)(this.dir, { recursive: true });
+        await writeAtomically(this.dir, pendingName(marker), Buffer.from(`${JSON.stringify(record)}\n`));
+    }
+    /** Moves the staged events of `marker` into the journey log. */
+    async commitPending(marker) {
+        await this.flushPending((0,external_node_path_namespaceObject.join)(this.dir, pendingName(marker)));
+    }
+    /**
+     * Appends a staged batch once: each of its lines carries the batch's marker, so a process killed
+     * between the append and the removal of the staged file does not append the batch again when the
+     * next run recovers it.
+     */
+    async flushPending(path) {
+        const staged = await readPending(path);
+        if (staged && !(await this.logEndsWithBatch(staged.marker))) {
+            await this.appendEvents(staged.events.map((event) => ({ ...event, batch: staged.marker })));
+        }
+        await (0,promises_namespaceObject.rm)(path, { force: true });
+    }
+    async logEndsWithBatch(marker) {
+        const needle = `"batch":${JSON.stringify(marker)}`;
+        try {
+            const handle = await (0,promises_namespaceObject.open)((0,external_node_path_namespaceObject.join)(this.dir, JOURNEY_LOG), 'r');
+            try {
+                const { size } = await handle.stat();
+                const length = Math.min(size, 256 * 1024);
+                const tail = Buffer.alloc(length);
+                await handle.read(tail, 0, length, size - length);
+                return tail.toString('utf8').includes(needle);
+            }
+            finally {
+                await handle.close();
+            }
+        }
+        catch {
+            return false;
+        }
+    }
+    async discardPending(marker) {
+        await (0,promises_namespaceObject.rm)((0,external_node_path_namespaceObject.join)(this.dir, pendingName(marker)), { force: true });
+    }
+    /**
+     * After a load: events staged for the state that is now stored (`currentMarker`) are committed; others
+     * were for a save that never landed and are dropped once they are old enough not to be in flight.
+     */
+    async recoverPending(currentMarker, now = Date.now()) {
+        let names;
+        try {
+            names = (await (0,promises_namespaceObject.readdir)(this.dir)).filter((name) => name.startsWith(PENDING_PREFIX));
+        }
+        catch {
+            return;
+        }
+        for (const name of names) {
+            const path = (0,external_node_path_namespaceObject.join)(this.dir, name);
+            const staged = await readPending(path);
+            if (staged && staged.marker === currentMarker) {
+                await this.flushPending(path);
+            }
+            else {
+                const age = await (0,promises_namespaceObject.stat)(path).then((info) => now - info.mtimeMs, () => 0);
+                if (!staged || age > PENDING_IN_FLIGHT_MS)
+                    await (0,promises_namespaceObject.rm)(path, { force: true });
+            }
+        }
+    }
+    /**
+     * The events recorded so far, oldest first. Lines that do not parse (a record torn by a crash) are
+     * left out rather than failing the whole read.
+     */
+    async readEvents() {
+        let text;
+        try {
+            text = await (0,promises_namespaceObject.readFile)((0,external_node_path_namespaceObject.join)(this.dir, JOURNEY_LOG), 'utf8');
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return [];
+            throw error;
+        }
+        const events = [];
+        for (const line of text.split('\n')) {
+            if (line.trim() === '')
+                continue;
+            try {
+                const event = JSON.parse(line);
+                if (event && typeof event === 'object' && typeof event.type === 'string')
+                    events.push(event);
+            }
+            catch {
+                // A torn record: skipped.
+            }
+        }
+        return events;
+    }
+    /** Writes `iterations/<n>.md` atomically. */
+    async writeIteration(n, markdown) {
+        if (!Number.isInteger(n) || n < 0)
+            throw new Error(`iteration must be a whole number of at least 0; got ${n}`);
+        await this.writeFile(['iterations'], `${n}.md`, markdown);
+    }
+    /** Writes `final.md` atomically. */
+    async writeFinal(markdown) {
+        await this.writeFile([], 'final.md', markdown);
+    }
+    /**
+     * Writes `dead-letters/<signature>.md` (and `<signature>.pattern.yml` when a candidate pattern is
+     * proposed). The signature's characters that are not safe in a file name become `_`.
+     */
+    async writeDeadLetter(signature, markdown, candidatePatternYaml) {
+        const name = safeFileName(signature);
+        await this.writeFile(['dead-letters'], `${name}.md`, markdown);
+        if (candidatePatternYaml !== undefined) {
+            await this.writeFile(['dead-letters'], `${name}.pattern.yml`, candidatePatternYaml);
+        }
+    }
+    /**
+     * Copies a check's log into `logs/<iteration>/<check>.log`, redacted line by line as it streams (memory
+     * stays bounded whatever the log's size). Returns the copy's path.
+     */
+    async copyLog(check, iteration, logFile) {
+        const folder = (0,external_node_path_namespaceObject.join)(this.dir, 'logs', String(iteration));
+        await (0,promises_namespaceObject.mkdir)(folder, { recursive: true });
+        const target = (0,external_node_path_namespaceObject.join)(folder, `${safeFileName(check)}.log`);
+        const temporary = `${target}.${process.pid}.tmp`;
+        const output = (0,external_node_fs_namespaceObject.createWriteStream)(temporary);
+        const decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+        let pending = '';
+        const emit = async (text) => {
+            if (!output.write(this.redact(text)))
+                await (0,external_node_events_namespaceObject.once)(output, 'drain');
+        };
+        try {
+            for await (const chunk of (0,external_node_fs_namespaceObject.createReadStream)(logFile)) {
+                pending += decoder.write(chunk);
+                const cut = pending.lastIndexOf('\n');
+                // Redact whole lines only, so a secret split across two chunks is still found; a line with no end
+                // is flushed once it grows past 1 MiB to keep memory bounded.
+                if (cut >= 0) {
+                    await emit(pending.slice(0, cut + 1));
+                    pending = pending.slice(cut + 1);
+                }
+                else if (pending.length > 1024 * 1024) {
+                    await emit(pending);
+                    pending = '';
+                }
+            }
+            pending += decoder.end();
+            if (pending)
+                await emit(pending);
+            output.end();
+            await (0,external_node_events_namespaceObject.once)(output, 'finish');
+            await (0,promises_namespaceObject.rename)(temporary, target);
+        }
+        catch (error) {
+            output.destroy();
+            await (0,promises_namespaceObject.rm)(temporary, { force: true });
+            throw error;
+        }
+        return target;
+    }
+    async writeFile(folders, name, text) {
+        const folder = (0,external_node_path_namespaceObject.join)(this.dir, ...folders);
+        await (0,promises_namespaceObject.mkdir)(folder, { recursive: true });
+        await writeAtomically(folder, name, this.redact(text));
+    }
+}
+/** Applies `redact` to every string in a JSON-like value (keys are kept; they are ours). */
+function redactDeep(value, redact) {
+    if (typeof value === 'string')
+        return redact(value);
+    if (Array.isArray(value))
+        return value.map((item) => redactDeep(item, redact));
+    if (value && typeof value === 'object') {
+        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
+    }
+    return value;
+}
+function safeFileName(text) {
+    const safe = text.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
+    return safe.slice(0, 180) || '_';
+}
+
+;// CONCATENATED MODULE: ./src/domain/redact.ts
+/**
+ * Redaction of secrets from every line that leaves the runner (DESIGN.md section 7), and defusing of
+ * workflow commands in text that is echoed to the log. Pure: no I/O.
+ */
+/** What a token-shaped string is replaced with: the kind is kept so a reader knows what was there. */
+function redactionLabel(kind) {
+    return `[redacted:${kind}]`;
+}
+/** What a known secret is replaced with (the same mask GitHub uses). */
+const SECRET_MASK = '***';
+/** Secrets shorter than this are not redacted by value: masking `1` or `true` would wreck every text. */
+const MIN_SECRET_LENGTH = 4;
+/**
+ * Token shapes as data (STYLE.md point 10). `keep` is the number of leading capture groups kept
+ * verbatim (a prefix such as `Authorization: Bearer `). Every regex is linear: no nested quantifiers.
+ */
+const TOKEN_SHAPES = [
+    {
+        kind: 'private-key',
+        regex: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g,
+    },
+    // A key block cut short (e.g. by output trimming): everything after its start is withheld.
+    { kind: 'private-key', regex: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*$/g },
+    { kind: 'github-token', regex: /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g },
+    { kind: 'github-token', regex: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
+    { kind: 'npm-token', regex: /\bnpm_[A-Za-z0-9]{36}\b/g },
+    { kind: 'aws-access-key-id', regex: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
+    {
+        kind: 'aws-secret-access-key',
+        regex: /(aws_secret_access_key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi,
+        keep: 1,
+    },
+    { kind: 'anthropic-key', regex: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
+    { kind: 'openai-key', regex: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
+    { kind: 'slack-token', regex: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g },
+    { kind: 'jwt', regex: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
+    { kind: 'authorization', regex: /(\bAuthorization\s*:\s*(?:Bearer|token|Basic)\s+)[^\s'"]+/gi, keep: 1 },
+    { kind: 'bearer-token', regex: /(\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g, keep: 1 },
+    // Credentials in a URL: https://user:password@host
+    { kind: 'url-credentials', regex: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi, keep: 1 },
+];
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** The forms a secret may take in output: as is, base64 (three alignments), URL-encoded, JSON-escaped. */
+function secretForms(secret) {
+    const forms = new Set([secret]);
+    const bytes = new TextEncoder().encode(secret);
+    // A secret inside a longer base64 text starts at one of three byte offsets within a 3-byte group.
+    // The groups made only of the secret's bytes encode the same way whatever surrounds them, so that
+    // middle part identifies the secret: skip the first group (shared with the bytes before) and the
+    // last partial one (shared with the bytes after).
+    for (let offset = 0; offset < 3; offset++) {
+        const padded = new Uint8Array(offset + bytes.length);
+        padded.set(bytes, offset);
+        const encoded = toBase64(padded);
+        const start = offset === 0 ? 0 : 4;
+        const end = Math.floor((offset + bytes.length) / 3) * 4;
+        const core = encoded.slice(start, end);
+        if (core.length >= 8)
+            forms.add(core);
+    }
+    forms.add(toBase64(bytes).replace(/=+$/, ''));
+    forms.add(encodeURIComponent(secret));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+    return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH);
+}
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+function toBase64(bytes) {
+    let out = '';
+    for (let i = 0; i < bytes.length; i += 3) {
+        const a = bytes[i] ?? 0;
+        const b = bytes[i + 1] ?? 0;
+        const c = bytes[i + 2] ?? 0;
+        const triple = (a << 16) | (b << 8) | c;
+        out += BASE64_ALPHABET[(triple >> 18) & 63];
+        out += BASE64_ALPHABET[(triple >> 12) & 63];
+        out += i + 1 < bytes.length ? BASE64_ALPHABET[(triple >> 6) & 63] : '=';
+        out += i + 2 < bytes.length ? BASE64_ALPHABET[triple & 63] : '=';
+    }
+    return out;
+}
+/**
+ * Returns a function that removes the known `secrets` (in every form `secretForms` lists) and every
+ * token-shaped string from a text. Known secrets go first, so a secret that also has a token shape is
+ * masked as a secret.
+ */
+function createRedactor(secrets) {
+    const forms = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(secretForms))]
+        // Longest first, so a secret that contains another is masked whole.
+        .sort((a, b) => b.length - a.length);
+    const secretRegex = forms.length > 0 ? new RegExp(forms.map(escapeRegExp).join('|'), 'g') : null;
+    return (text) => {
+        let out = secretRegex ? text.replace(secretRegex, SECRET_MASK) : text;
+        for (const shape of TOKEN_SHAPES) {
+            const label = redactionLabel(shape.kind);
+            out = out.replace(shape.regex, (...args) => {
+                const kept = shape.keep ? args.slice(1, 1 + shape.keep).join('') : '';
+                return kept + label;
+            });
+        }
+        return out;
+    };
+}
+/** The zero-width space that breaks a workflow command without changing how the line reads. */
+const ZERO_WIDTH_SPACE = '\u200b';
+/**
+ * Defuses workflow commands (`::set-output`, `::add-mask::`, `::stop-commands::`, the old `##[...]`
+ * form) at the start of any line, so text from a check or an agent cannot steer the runner when it is
+ * echoed to the log.
+ */
+function neutraliseWorkflowCommands(text) {
+    return text
+        .replace(/^([ \t]*):(?=:)/gm, `$1:${ZERO_WIDTH_SPACE}`)
+        .replace(/^([ \t]*)#(?=#\[)/gm, `$1#${ZERO_WIDTH_SPACE}`);
+}
+
+;// CONCATENATED MODULE: ./src/domain/secret-names.ts
+/**
+ * Which environment variables hold the controller's secrets, judged by name alone. One rule for both
+ * front doors: such variables are left out of every command's environment (unless the config passes
+ * them by name), and the CLI masks their values in everything it writes. Pure.
+ */
+/** The runner's own credentials and endpoints, by exact name (compared in upper case). */
+const SECRET_NAMES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+];
+/** Names that look like a secret by their shape, whatever their case. */
+const SECRET_NAME_PATTERNS = [
+    // The action's inputs (`INPUT_GITHUB-TOKEN` and friends): the token arrives this way.
+    /^INPUT_/i,
+    // The OIDC request pair lets a job mint cloud credentials.
+    /^ACTIONS_ID_TOKEN_REQUEST_/i,
+    /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|PRIVATE/i,
+];
+/** True when the variable `name` holds a secret (see the module comment). */
+function isSecretName(name) {
+    return SECRET_NAMES.includes(name.toUpperCase()) || SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name));
+}
+/** The non-empty values of the secret-named variables in `env`: what a redactor should mask. */
+function secretValuesInEnv(env) {
+    return Object.entries(env)
+        .filter(([name, value]) => value && isSecretName(name))
+        .map(([, value]) => value);
+}
+
+;// CONCATENATED MODULE: ./src/cli/options.ts
+
+const OPTIONS = {
+    config: { type: 'string' },
+    work: { type: 'string' },
+    verify: { type: 'string', multiple: true },
+    'max-iterations': { type: 'string' },
+    'cap-reason': { type: 'string' },
+    'loop-id': { type: 'string' },
+    'state-dir': { type: 'string' },
+    'no-commit': { type: 'boolean' },
+    reason: { type: 'string' },
+    json: { type: 'boolean' },
+    force: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+    kind: { type: 'string' },
+    patterns: { type: 'string' },
+    version: { type: 'boolean' },
+};
+function parseCap(value) {
+    if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 1000) {
+        throw new UsageError(`--max-iterations must be a whole number from 1 to 1000; got '${value}'.`);
+    }
+    return Number(value);
+}
+function validLoopId(value) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(value)) {
+        throw new UsageError(`--loop-id must be 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit; got '${value}'.`);
+    }
+    return value;
+}
+/** Refuses a command called with the wrong number of arguments, saying what it takes. */
+function expectPositionals(command, positionals, count, what) {
+    if (positionals.length !== count) {
+        throw new UsageError(`'${command}' takes ${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'nothing'}.`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cli/loop-place.ts
+/** Where a command's loop lives: the repository, the loop id and its state, and the adapters over them. */
+
+
+
+
+
+
+
+/** The repository, the loop and its state directory, and the store, audit trail and redactor for them. */
+async function loopPlace(values, io) {
+    const root = await repositoryRoot(io.cwd);
+    const stateDir = (0,external_node_path_namespaceObject.resolve)(root, values['state-dir'] ?? '.loop');
+    const loopId = values['loop-id'] ? validLoopId(values['loop-id']) : await defaultLoopId(root);
+    const redact = createRedactor(secretValuesInEnv(io.env));
+    return {
+        root,
+        stateDir,
+        loopId,
+        store: new FileStore({ root: stateDir }),
+        audit: new AuditTrail((0,external_node_path_namespaceObject.join)(stateDir, loopId), redact),
+        redact,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/ports/clock.ts
+const systemClock = {
+    now: () => new Date(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+;// CONCATENATED MODULE: ./src/adapters/node-workspace.ts
+
+
+/** The `Workspace` port on the local file system. */
+const nodeWorkspace = {
+    async readText(path, maxBytes = 1024 * 1024) {
+        try {
+            const info = await (0,promises_namespaceObject.stat)(path);
+            if (!info.isFile())
+                return null;
+            const handle = await (0,promises_namespaceObject.open)(path, 'r');
+            try {
+                const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
+                const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+                return buffer.subarray(0, bytesRead).toString('utf8');
+            }
+            finally {
+                await handle.close();
+            }
+        }
+        catch {
+            return null;
+        }
+    },
+    async writeText(path, text) {
+        await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.dirname)(path), { recursive: true });
+        await (0,promises_namespaceObject.writeFile)(path, text);
+    },
+    async makeDir(path) {
+        await (0,promises_namespaceObject.mkdir)(path, { recursive: true });
+    },
+    async remove(path) {
+        await (0,promises_namespaceObject.rm)(path, { recursive: true, force: true });
+    },
+};
+
+;// CONCATENATED MODULE: ./src/cli/config.ts
+/** The CLI's side of loading the loop config: its flags made into a request for the one loader. */
+
+
+
+
+
+/** How the CLI names the cap and its reason, in the message when a high cap lacks a reason. */
+const FLAG_CAP_NAMES = { cap: '--max-iterations', reason: '--cap-reason' };
+/** The loop config from `--config FILE` (default `.github/loop.yml`) or simple mode's `--work`/`--verify`. */
+async function loadCliConfig(root, values, io) {
+    const maxIterations = values['max-iterations'] !== undefined ? parseCap(values['max-iterations']) : undefined;
+    const simple = values.work !== undefined || values.verify !== undefined;
+    if (simple) {
+        if (values.config)
+            throw new UsageError('Use either --config or --work/--verify (simple mode), not both.');
+        if (!values.work?.trim())
+            throw new UsageError('Simple mode needs --work CMD (the work command); got nothing.');
+        if (!values.verify?.length)
+            throw new UsageError('Simple mode needs at least one --verify CMD; got none.');
+    }
+    const path = (0,external_node_path_namespaceObject.resolve)(io.cwd, values.config ?? (0,external_node_path_namespaceObject.join)(root, '.github', 'loop.yml'));
+    const name = (0,external_node_path_namespaceObject.relative)(io.cwd, path) || path;
+    return loadLoopConfig({
+        file: { path, name },
+        fileNamed: values.config !== undefined,
+        simple: simple ? { work: values.work ?? '', verify: values.verify ?? [] } : null,
+        cap: { maxIterations, capReason: values['cap-reason'], names: FLAG_CAP_NAMES },
+        missing: `No loop config at ${name}. Write one with 'loop-controller init', name another with --config FILE, or use simple mode: --work CMD --verify CMD.`,
+    }, (file) => nodeWorkspace.readText(file));
+}
+/** The loop's policy when its config (file or simple-mode flags) is at hand and valid; else null. */
+async function policyIfConfigured(root, values, io) {
+    try {
+        return (await loadCliConfig(root, values, io)).policy;
+    }
+    catch {
+        return null;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cli/render.ts
+
+
+const MARK = {
+    pass: '✓',
+    fail: '✗',
+    timeout: '⏱',
+    skipped: '–',
+    flaky: '~',
+    error: '!',
+};
+function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+function checkCell(result) {
+    const mark = result.autoFixed ? '✓ (auto-fixed)' : MARK[result.verdict];
+    return `${result.name} ${mark}${result.verdict === 'skipped' ? '' : ` ${seconds(result.durationMs)}`}`;
+}
+function analysisLine(result) {
+    const where = result.locations[0]
+        ? ` at ${result.locations[0].file}${result.locations[0].line ? `:${result.locations[0].line}` : ''}`
+        : '';
+    return `${result.pattern ?? 'unclassified'} (${(result.confidence ?? 0).toFixed(2)})${where} → ${result.strategy ?? 'analyze_then_fix'}`;
+}
+function closingLine(result, elapsedMs, trail) {
+    const state = result.state;
+    const took = elapsedMs >= 60_000
+        ? `${Math.floor(elapsedMs / 60_000)} min ${Math.round((elapsedMs % 60_000) / 1000)} s`
+        : seconds(elapsedMs);
+    const head = {
+        complete: `COMPLETE in ${state.iteration} iteration${state.iteration === 1 ? '' : 's'}, ${took}`,
+        blocked: `BLOCKED at iteration ${state.iteration}: ${state.statusReason || result.next.reason}`,
+        waiting: `WAITING for approval: ${result.next.reason}`,
+        capped: `CAP REACHED at iteration ${state.iteration}: ${result.next.reason}`,
+        aborted: `ABORTED: ${state.statusReason || result.next.reason}`,
+        superseded: 'SUPERSEDED: another controller ran this iteration',
+        continue: `iteration ${state.iteration} done · next: ${result.nextAction}`,
+    }[result.outcome];
+    return `${head} · audit trail: ${trail}/`;
+}
+function statusJson(state) {
+    return {
+        loopId: state.loopId,
+        stage: state.stage,
+        status: state.status,
+        iteration: state.iteration,
+        maxIterations: state.maxIterations,
+        failures: state.failures.total,
+        gates: state.gates,
+        metrics: { ...state.metrics, attempts: undefined, aggregate: aggregateMetrics(state.metrics) },
+        usage: { wallMs: state.usage.wallMs, tokens: state.usage.tokens, costUsd: state.usage.costUsd },
+    };
+}
+function renderStatus(state, policy) {
+    const minutes = Math.round(state.usage.wallMs / 60_000);
+    const budget = [
+        `iteration ${state.iteration} of ${state.maxIterations}`,
+        state.budget.minutes ? `${minutes} min of ${state.budget.minutes}` : `${minutes} min`,
+        state.budget.costUsd
+            ? `$${state.usage.costUsd.toFixed(2)} of $${state.budget.costUsd.toFixed(2)}`
+            : state.usage.costUsd > 0
+                ? `$${state.usage.costUsd.toFixed(2)}`
+                : '',
+        state.budget.tokens
+            ? `${state.usage.tokens} of ${state.budget.tokens} tokens`
+            : state.usage.tokens > 0
+                ? `${state.usage.tokens} tokens`
+                : '',
+    ].filter(Boolean);
+    const lines = [`${state.loopId} · ${state.stage} · ${state.status} · ${budget.join(' · ')}`];
+    if (state.statusReason)
+        lines.push(`reason        ${state.statusReason}`);
+    if (state.capabilities.total > 0) {
+        lines.push(`capabilities  ${state.capabilities.completed.length} of ${state.capabilities.total} done${state.capabilities.current ? ` (current: ${state.capabilities.current})` : ''}`);
+    }
+    const current = state.failures.current;
+    const resolved = state.failures.history.filter((f) => f.resolution !== 'open').length;
+    lines.push(`failures      ${state.failures.total} (${resolved} resolved)${current ? ` · last: ${current.pattern ?? 'unclassified'} in ${current.check}` : ''}`);
+    const gates = Object.entries(state.gates);
+    if (gates.length > 0) {
+        lines.push(`gates         ${gates.map(([name, g]) => `${name} ${g.status === 'approved' ? `✓ approved by @${g.decidedBy}` : g.status}`).join(' · ')}`);
+    }
+    const m = state.metrics;
+    const aggregate = aggregateMetrics(m);
+    lines.push(`metrics       ${m.workCalls} agent calls · ${m.autoFixes} auto-fixes · ${m.flakes} flakes · ${m.regressions} regressions · escalation rate ${(aggregate.escalationRate * 100).toFixed(0)}%`);
+    if (state.lastDecision)
+        lines.push(`last          ${state.lastDecision.kind}: ${state.lastDecision.reason}`);
+    // The next action needs the loop's policy, which lives in its config (not in state).
+    if (policy)
+        lines.push(`next          ${summarizeNextAction(state, decide(state, { now: new Date() }, policy))}`);
+    return `${lines.join('\n')}\n`;
+}
+function renderHistory(state, events) {
+    const lines = [`${state.loopId} · ${state.iteration} iteration${state.iteration === 1 ? '' : 's'} · ${state.status}`];
+    let current = -1;
+    for (const e of events) {
+        if (e.type === 'decision' && e.message.startsWith('EXECUTE') === false && e.message.startsWith('RETRY') === false)
+            continue;
+        if (e.iteration !== current) {
+            current = e.iteration;
+            lines.push(`#${e.iteration}`);
+        }
+        lines.push(`  ${e.type.padEnd(16)} ${e.message}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/cli/people.ts
+/** The people's commands on this machine: `resume`, `abort`, `approve GATE`, `skip TASK --reason "why"`. */
+
+
+
+
+
+
+/** Applies the command to the loop's state, recorded as by the local user, and prints the new status. */
+async function runPeopleCommand(command, positionals, place, values, io) {
+    let people;
+    if (command === 'approve') {
+        expectPositionals(command, positionals, 1, 'one gate name, e.g. approve security');
+        people = { kind: 'approve', gate: positionals[0] };
+    }
+    else if (command === 'skip') {
+        expectPositionals(command, positionals, 1, 'one task name and --reason "why"');
+        if (!values.reason?.trim())
+            throw new UsageError(`'skip ${positionals[0]}' needs --reason "why it is skipped"; the reason is recorded.`);
+        people = { kind: 'skip', task: positionals[0], reason: values.reason.trim() };
+    }
+    else {
+        expectPositionals(command, positionals, 0, 'no arguments');
+        people = { kind: command };
+    }
+    const by = io.env.USER ?? io.env.USERNAME ?? 'cli';
+    const { store, audit, loopId, root } = place;
+    const state = await applyPeopleCommand(people, { loopId, by }, { store, clock: systemClock, audit });
+    io.stdout(renderStatus(state, await policyIfConfigured(root, values, io)));
+    return EXIT.complete;
+}
+
+;// CONCATENATED MODULE: ./src/adapters/process-runner.ts
+/**
+ * The process runner: every command is a real child process in its own process group, so that a timeout
+ * (or an abort) stops the whole tree, grandchildren included. Output is captured bounded: head and tail in
+ * memory, the full stream on disk up to a cap.
+ */
+
+
+
+
+/** Bytes of head and of tail kept in memory by default. */
+const DEFAULT_KEEP_BYTES = 64 * 1024;
+/** The log file stops growing here; a check that prints gigabytes must not fill the disk. */
+const DEFAULT_MAX_LOG_BYTES = 256 * 1024 * 1024;
+/** Time between SIGTERM and SIGKILL for a process group that overran its time. */
+const DEFAULT_KILL_GRACE_MS = 3000;
+/**
+ * After the main child exits, how long its pipes may stay open (a grandchild still holding them) before
+ * the group is killed and the run resolves.
+ */
+const DEFAULT_PIPE_GRACE_MS = 500;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * Node hands a child's stdout and stderr over as sockets, and opening `/dev/stdout` or `/dev/stderr` on a
+ * socket fails with ENXIO ("No such device or address"), so a CI idiom such as `gofmt -l . | tee
+ * /dev/stderr` would break only inside the loop. The shell therefore first points both at one real pipe
+ * (read by a `cat` in the same process group). Kept on the command's first line so bash's own messages
+ * ("line 1: ...") keep their line numbers.
+ */
+const REAL_PIPE_PREFIX = 'exec > >(exec cat) 2>&1; ';
+/**
+ * Keeps the first `keep` bytes and the last `keep` bytes of a stream; memory stays under about
+ * `2 * keep` plus one chunk whatever the stream's size.
+ */
+class HeadTailBuffer {
+    keep;
+    head = [];
+    headBytes = 0;
+    tail = [];
+    tailBytes = 0;
+    total = 0;
+    constructor(keep) {
+        this.keep = keep;
+    }
+    push(chunk) {
+        this.total += chunk.length;
+        let rest = chunk;
+        if (this.headBytes < this.keep) {
+            const take = Math.min(this.keep - this.headBytes, rest.length);
+            this.head.push(rest.subarray(0, take));
+            this.headBytes += take;
+            rest = rest.subarray(take);
+        }
+        if (rest.length === 0)
+            return;
+        // Copy: the tail may outlive the chunk's backing buffer, and a subarray would pin all of it.
+        this.tail.push(Buffer.from(rest));
+        this.tailBytes += rest.length;
+        while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= this.keep) {
+            this.tailBytes -= this.tail.shift()?.length ?? 0;
+        }
+    }
+    get truncated() {
+        return this.total > this.headBytes + Math.min(this.tailBytes, this.keep);
+    }
+    /** Head and tail as UTF-8 (invalid bytes replaced), with a marker where the middle was dropped. */
+    text() {
+        const head = Buffer.concat(this.head);
+        let tail = Buffer.concat(this.tail);
+        if (tail.length > this.keep)
+            tail = tail.subarray(tail.length - this.keep);
+        const omitted = this.total - head.length - tail.length;
+        if (omitted <= 0)
+            return Buffer.concat([head, tail]).toString('utf8');
+        return (head.subarray(0, utf8End(head)).toString('utf8') +
+            `\n… [${omitted} bytes omitted] …\n` +
+            tail.subarray(utf8Start(tail)).toString('utf8'));
+    }
+}
+/** Index after the last complete UTF-8 sequence (drops a character cut in half at the end). */
+function utf8End(buffer) {
+    for (let back = 1; back <= Math.min(3, buffer.length); back++) {
+        const byte = buffer[buffer.length - back] ?? 0;
+        if ((byte & 0xc0) === 0x80)
+            continue;
+        if (byte < 0x80)
+            return buffer.length;
+        const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+        return length > back ? buffer.length - back : buffer.length;
+    }
+    return buffer.length;
+}
+/** Index of the first byte that starts a UTF-8 sequence (skips a character cut in half at the start). */
+function utf8Start(buffer) {
+    let index = 0;
+    while (index < 3 && index < buffer.length && ((buffer[index] ?? 0) & 0xc0) === 0x80)
+        index++;
+    return index;
+}
+/** A log file that stops at `maxBytes` with a note, and pauses the producer while the disk catches up. */
+class CappedLog {
+    maxBytes;
+    written = 0;
+    capped = false;
+    stream;
+    failed;
+    constructor(path, maxBytes) {
+        this.maxBytes = maxBytes;
+        this.stream = (0,external_node_fs_namespaceObject.createWriteStream)(path);
+        this.stream.on('drain', () => this.wake());
+        this.stream.on('error', (error) => {
+            this.failed = error.message;
+            // A failed log must not leave the producer paused for ever.
+            this.wake();
+        });
+    }
+    waiters = [];
+    wake() {
+        const waiters = this.waiters;
+        this.waiters = [];
+        for (const waiter of waiters)
+            waiter();
+    }
+    /** Returns false when the caller should wait for `drain`. */
+    write(chunk) {
+        if (this.capped || this.failed)
+            return true;
+        const room = this.maxBytes - this.written;
+        if (chunk.length <= room) {
+            this.written += chunk.length;
+            return this.stream.write(chunk);
+        }
+        this.capped = true;
+        this.written = this.maxBytes;
+        this.stream.write(chunk.subarray(0, room));
+        return this.stream.write(`\n… [log truncated at ${this.maxBytes} bytes; later output was not written] …\n`);
+    }
+    onDrain(listener) {
+        if (this.failed)
+            listener();
+        else
+            this.waiters.push(listener);
+    }
+    close() {
+        return new Promise((resolve) => {
+            if (this.failed)
+                return resolve(this.failed);
+            this.stream.end(() => resolve(this.failed));
+        });
+    }
+}
+/** Sends `signal` to every process in the group led by `pid`; a group that is gone already is fine. */
+function killGroup(pid, signal) {
+    try {
+        process.kill(-pid, signal);
+    }
+    catch {
+        // ESRCH: nothing left in the group.
+    }
+}
+/** Real child processes (see the module comment). */
+class ChildProcessRunner {
+    killGraceMs;
+    pipeGraceMs;
+    maxLogBytes;
+    constructor(options = {}) {
+        this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+        this.pipeGraceMs = options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS;
+        this.maxLogBytes = options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
+    }
+    async run(request) {
+        const started = performance.now();
+        const capture = new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES);
+        const failEarly = (spawnError) => ({
+            exitCode: null,
+            signal: null,
+            timedOut: false,
+            durationMs: performance.now() - started,
+            output: '',
+            totalBytes: 0,
+            truncated: false,
+            spawnError,
+            ...(request.logFile ? { logFile: request.logFile } : {}),
+        });
+        const argv = typeof request.command === 'string' ? ['bash', '-c', REAL_PIPE_PREFIX + request.command] : [...request.command];
+        const [file, ...args] = argv;
+        if (!file)
+            return failEarly('the command is empty: expected a shell line or a non-empty argv array');
+        try {
+            if (!(0,external_node_fs_namespaceObject.statSync)(request.cwd).isDirectory())
+                return failEarly(`working directory '${request.cwd}' is not a folder`);
+        }
+        catch {
+            return failEarly(`working directory '${request.cwd}' does not exist`);
+        }
+        if (request.signal?.aborted)
+            return failEarly('aborted before it started');
+        let log;
+        if (request.logFile) {
+            try {
+                await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.dirname)(request.logFile), { recursive: true });
+            }
+            catch (error) {
+                return failEarly(`could not create the folder of log file '${request.logFile}': ${error.message}`);
+            }
+            log = new CappedLog(request.logFile, request.maxLogBytes ?? this.maxLogBytes);
+        }
+        return new Promise((resolve) => {
+            let child;
+            try {
+                child = (0,external_node_child_process_namespaceObject.spawn)(file, args, {
+                    cwd: request.cwd,
+                    env: request.env,
+                    detached: true,
+                    stdio: ['ignore', 'pipe', 'pipe'],
+                });
+            }
+            catch (error) {
+                void log?.close();
+                resolve(failEarly(error instanceof Error ? error.message : String(error)));
+                return;
+            }
+            let timedOut = false;
+            let settled = false;
+            let exitCode = null;
+            let exitSignal = null;
+            let exited = false;
+            let openPipes = 2;
+            let spawnError;
+            const timers = [];
+            const pid = child.pid;
+            const stop = () => {
+                if (pid === undefined)
+                    return;
+                killGroup(pid, 'SIGTERM');
+                timers.push(setTimeout(() => killGroup(pid, 'SIGKILL'), this.killGraceMs));
+            };
+            const finish = async () => {
+                if (settled)
+                    return;
+                settled = true;
+                for (const timer of timers)
+                    clearTimeout(timer);
+                request.signal?.removeEventListener('abort', onAbort);
+                // Whatever is left of the tree (background jobs, a grandchild holding the pipes) goes with it.
+                if (pid !== undefined)
+                    killGroup(pid, 'SIGKILL');
+                child.stdout?.destroy();
+                child.stderr?.destroy();
+                const logError = await log?.close();
+                let output = capture.text();
+                if (logError)
+                    output += `\n… [could not write the log file: ${logError}] …\n`;
+                resolve({
+                    exitCode,
+                    signal: exitSignal,
+                    timedOut,
+                    durationMs: performance.now() - started,
+                    output,
+                    totalBytes: capture.total,
+                    truncated: capture.truncated,
+                    ...(request.logFile ? { logFile: request.logFile } : {}),
+                    ...(spawnError ? { spawnError } : {}),
+                });
+            };
+            const onAbort = () => stop();
+            request.signal?.addEventListener('abort', onAbort, { once: true });
+            // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
+            if (Number.isFinite(request.timeoutMs) && request.timeoutMs <= MAX_TIMER_MS) {
+                timers.push(setTimeout(() => {
+                    timedOut = true;
+                    stop();
+                }, Math.max(0, request.timeoutMs)));
+            }
+            const onChunk = (chunk) => {
+                capture.push(chunk);
+                request.onOutput?.(chunk);
+                if (log && !log.write(chunk)) {
+                    // Back-pressure: stop reading until the disk catches up, so memory stays bounded.
+                    child.stdout?.pause();
+                    child.stderr?.pause();
+                    log.onDrain(() => {
+                        child.stdout?.resume();
+                        child.stderr?.resume();
+                    });
+                }
+            };
+            const onPipeClosed = () => {
+                openPipes--;
+                if (openPipes === 0 && exited)
+                    void finish();
+            };
+            for (const pipe of [child.stdout, child.stderr]) {
+                pipe?.on('data', onChunk);
+                pipe?.once('close', onPipeClosed);
+                pipe?.once('error', onPipeClosed);
+            }
+            child.once('error', (error) => {
+                // Only a failure to start lands here with no pid; a failed kill of a running child is not fatal.
+                if (pid !== undefined)
+                    return;
+                spawnError = error.message;
+                exited = true;
+                void finish();
+            });
+            child.once('exit', (code, signal) => {
+                exited = true;
+                exitCode = code;
+                exitSignal = signal;
+                if (openPipes === 0) {
+                    void finish();
+                    return;
+                }
+                // A grandchild may hold the pipes open forever: give them a moment, then kill the group (which
+                // closes them) and give the last bytes a moment to arrive; a process that left the group is cut off.
+                timers.push(setTimeout(() => {
+                    if (pid !== undefined)
+                        killGroup(pid, 'SIGKILL');
+                    timers.push(setTimeout(() => void finish(), this.pipeGraceMs));
+                }, this.pipeGraceMs));
+            });
+        });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/app/step-support.ts
+/**
+ * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
+ */
+/** Records a command the controller ran (what, why, when, how long, how it ended) in the usage log. */
+function usage(state, iteration, what, why, result) {
+    state.usage.log.push({
+        iteration,
+        what,
+        why,
+        at: new Date(Date.now() - result.durationMs).toISOString(),
+        durationMs: result.durationMs,
+        status: result.timedOut
+            ? 'timeout'
+            : result.exitCode === 0
+                ? 'ok'
+                : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
+        outputs: {},
+    });
+}
+/** A check or task name as a file name. */
+function safeName(name) {
+    return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+function isFailing(result) {
+    return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
+}
+
+;// CONCATENATED MODULE: ./src/domain/work-context.ts
+const STRATEGY_HINTS = {
+    auto_fix: 'The failure has an automatic fix; it was applied by the controller.',
+    context_expand: 'Read the code around each location below before changing anything; the failure is about how this code fits with the code it calls or is called by.',
+    analyze_then_fix: 'Find the root cause first: read the failure and the code around it, say what is wrong, then make the smallest change that fixes it. Do not weaken or skip tests.',
+    dependency_check: 'A module or command is missing. Check the import path or package name; install or declare the dependency, or fix the path.',
+    retry_with_backoff: 'The failure looked transient; the checks are re-run unchanged.',
+    escalate: 'This failure needs a person.',
+};
+/** The hint for a strategy, with the pattern's own hint when it has one. */
+function strategyHint(strategy, patternHint) {
+    const base = strategy ? STRATEGY_HINTS[strategy] : 'Work toward the goal; the checks below judge the result.';
+    return patternHint ? `${base} ${patternHint}` : base;
+}
+function buildWorkContext(input) {
+    const { state, failures } = input;
+    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0] ?? null;
+    return {
+        loopId: state.loopId,
+        goal: state.goal,
+        iteration: state.iteration,
+        maxIterations: state.maxIterations,
+        stage: input.stage,
+        capability: input.capability,
+        strategy: input.strategy,
+        hint: strategyHint(input.strategy, primary?.hint),
+        failure: primary,
+        failures,
+        tried: state.failures.tried.map((t) => ({ ...t })),
+        codeContext: input.codeContext,
+        session: state.session ?? null,
+    };
+}
+/** The markdown prompt: goal, stage, capability, the failure analysis, the hint, what was tried, code. */
+function renderPrompt(context) {
+    const lines = [];
+    lines.push(`# Goal`, '', context.goal, '');
+    lines.push(`Loop \`${context.loopId}\` · iteration ${context.iteration} of ${context.maxIterations} · stage ${context.stage}` +
+        (context.capability ? ` · capability \`${context.capability}\`` : ''), '');
+    if (context.strategy)
+        lines.push(`## Strategy: \`${context.strategy}\``, '', context.hint, '');
+    if (context.failure) {
+        const f = context.failure;
+        lines.push('## What failed', '');
+        lines.push(`The check \`${f.check}\` (${f.kind}) failed: ${f.pattern ? `\`${f.pattern}\` (confidence ${(f.confidence ?? 0).toFixed(2)})` : 'no known pattern'}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`, '');
+        for (const location of f.locations.slice(0, 20))
+            lines.push(`- ${formatLocation(location)}`);
+        if (f.locations.length > 0)
+            lines.push('');
+        if (f.excerpt)
+            lines.push('```text', fence(f.excerpt), '```', '');
+        const others = context.failures.filter((other) => other !== f);
+        if (others.length > 0) {
+            lines.push('Other failing checks:', '');
+            for (const other of others) {
+                lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${formatLocation(other.locations[0])}` : ''}`);
+            }
+            lines.push('');
+        }
+    }
+    else {
+        lines.push('## Status', '', 'No check is failing right now. Work toward the goal.', '');
+    }
+    if (context.tried.length > 0) {
+        lines.push('## Already tried (do not repeat)', '');
+        for (const [i, t] of context.tried.entries())
+            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
+        lines.push('');
+    }
+    if (context.codeContext.length > 0) {
+        lines.push('## Code around the failure', '');
+        for (const snippet of context.codeContext) {
+            lines.push(`\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}:`, '', '```', fence(snippet.text), '```', '');
+        }
+    }
+    lines.push('## Rules', '', '- The verification matrix decides when the work is done, not you. Do not edit the loop config, the pattern file, workflows, or weaken tests.', '- If you need a person (a decision, access, an unclear requirement), print a line starting with `BLOCKED:` and the question, and exit 3.', '');
+    return lines.join('\n');
+}
+function formatLocation(location) {
+    const position = location.line ? `:${location.line}${location.column ? `:${location.column}` : ''}` : '';
+    return `${location.file}${position}${location.message ? ` ${location.message}` : ''}`;
+}
+function fence(text) {
+    return text.replace(/```/g, '`\u200b``');
+}
+/** Which lines to show around each location: ±50 lines, merged per file, at most `maxSnippets`. */
+function contextWindows(locations, radius = 50, maxSnippets = 4) {
+    const windows = [];
+    for (const location of locations) {
+        if (!location.line)
+            continue;
+        const start = Math.max(1, location.line - radius);
+        const end = location.line + radius;
+        const overlapping = windows.find((w) => w.file === location.file && start <= w.endLine && end >= w.startLine);
+        if (overlapping) {
+            overlapping.startLine = Math.min(overlapping.startLine, start);
+            overlapping.endLine = Math.max(overlapping.endLine, end);
+        }
+        else if (windows.length < maxSnippets) {
+            windows.push({ file: location.file, startLine: start, endLine: end });
+        }
+    }
+    return windows;
+}
+
+;// CONCATENATED MODULE: ./src/app/work-command.ts
+/**
+ * The work command contract (README, "Work command contract"): the prompt and context files, the
+ * environment, `LOOP_OUTPUT_FILE` read back, exit 3 or a `BLOCKED:` line as a call for a person.
+ */
+
+
+
+/** Runs the work command under the work command contract (README, "Work command contract"). */
+async function runWork(input, deps, state, stage, capability, strategy, failures, iterationDir, env) {
+    const codeContext = await readCodeContext(input.cwd, deps, failures);
+    const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext });
+    const promptFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'prompt.md');
+    const contextFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'context.json');
+    const outputFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'work-output.json');
+    await deps.workspace.writeText(promptFile, renderPrompt(context));
+    await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`);
+    await deps.workspace.remove(outputFile);
+    deps.progress?.phase?.(state.iteration, stage, 'work');
+    const result = await deps.runner.run({
+        command: input.config.work.run,
+        cwd: input.cwd,
+        env: {
+            ...env,
+            ...input.config.work.env,
+            LOOP_ID: state.loopId,
+            LOOP_PROMPT_FILE: promptFile,
+            LOOP_CONTEXT_FILE: contextFile,
+            LOOP_OUTPUT_FILE: outputFile,
+            LOOP_ITERATION: String(state.iteration),
+            LOOP_MAX_ITERATIONS: String(state.maxIterations),
+            LOOP_STAGE: stage,
+            LOOP_CAPABILITY: capability ?? '',
+            LOOP_STRATEGY: strategy ?? '',
+            LOOP_SESSION: state.session ?? '',
+        },
+        timeoutMs: input.config.work.timeout * 1000,
+        logFile: (0,external_node_path_namespaceObject.join)(iterationDir, 'work.log'),
+    });
+    const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output);
+    const blocked = result.exitCode === 3 || blockedLine !== null;
+    const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger);
+    usage(state, state.iteration, 'work', strategy ?? stage, result);
+    return {
+        exitCode: result.exitCode,
+        blocked,
+        ...(blocked
+            ? {
+                blockedReason: deps.redact(blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`),
+            }
+            : {}),
+        durationMs: result.durationMs,
+        ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
+        ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
+        ...(reported.session !== undefined ? { session: reported.session } : {}),
+    };
+}
+/** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
+function parseWorkOutput(text, logger) {
+    if (!text?.trim())
+        return {};
+    try {
+        const data = JSON.parse(text);
+        const tokens = data.usage?.tokens;
+        const cost = data.usage?.costUsd;
+        return {
+            ...(typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? { tokens } : {}),
+            ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
+            ...(typeof data.session === 'string' && data.session.length <= 2000 ? { session: data.session } : {}),
+        };
+    }
+    catch {
+        logger?.warning('LOOP_OUTPUT_FILE is not valid JSON; its usage and session are ignored.');
+        return {};
+    }
+}
+async function readCodeContext(cwd, deps, failures) {
+    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0];
+    if (!primary)
+        return [];
+    const snippets = [];
+    for (const window of contextWindows(primary.locations)) {
+        const path = (0,external_node_path_namespaceObject.resolve)(cwd, window.file);
+        if ((0,external_node_path_namespaceObject.relative)(cwd, path).startsWith('..'))
+            continue;
+        const text = await deps.workspace.readText(path, 2 * 1024 * 1024);
+        if (text === null)
+            continue;
+        const lines = text.split('\n');
+        const end = Math.min(window.endLine, lines.length);
+        snippets.push({
+            file: window.file,
+            startLine: window.startLine,
+            endLine: end,
+            text: lines.slice(window.startLine - 1, end).join('\n'),
+        });
+    }
+    return snippets;
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/record.ts
+/**
+ * The iteration record: what the steps of a running iteration produce, passed from step to step. Each
+ * step is a function `(run, record) => record` over it; none keeps state of its own.
+ */
+
+/** The record with `events` added to its journey. */
+function withEvents(record, ...events) {
+    return { ...record, events: [...record.events, ...events] };
+}
+function record_event(at, iteration, type, message, data) {
+    return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
+}
+/** Names one saved state, so staged journey events can be matched with the save they belong to. */
+function savedMarker(state) {
+    return `${state.loopId}:${state.iteration}:${state.updatedAt}`;
+}
+function summarizeVerdicts(results) {
+    return results.map((r) => `${r.name} ${r.verdict}`).join(', ');
+}
+function finish(outcome, state, decision, next, ran, version) {
+    return {
+        outcome,
+        state,
+        decision,
+        next,
+        nextAction: summarizeNextAction(state, next),
+        checks: ran.checks ?? [],
+        commit: ran.commit ?? null,
+        record: ran.record ?? null,
+        version,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/act.ts
+/**
+ * Act: the stage's tasks on a first attempt, then what the retry strategy asks for: wait and re-run
+ * the checks, the checks' own fix commands, the install command, or (by default) the work command.
+ */
+
+
+
+
+/** How long the install command may take. */
+const INSTALL_TIMEOUT_MS = 900_000;
+async function act(run, record) {
+    const withTasks = await runStageTasks(run, record);
+    const { input, deps, decision, strategy, stage, iteration } = run;
+    const { config } = input;
+    if (decision.kind === 'RETRY' && strategy === 'retry_with_backoff') {
+        deps.progress?.phase?.(iteration, stage, `waiting ${Math.round(decision.backoffMs / 1000)} s before re-running the checks`);
+        await deps.clock.sleep(decision.backoffMs);
+        return withTasks;
+    }
+    if (strategy === 'auto_fix' && hasFixCommand(config, withTasks.previous))
+        return runFixCommands(run, withTasks);
+    if (strategy === 'dependency_check' && config.install) {
+        deps.progress?.phase?.(iteration, stage, 'installing dependencies');
+        const result = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS));
+        usage(withTasks.state, iteration, 'install', 'dependency_check strategy', result);
+        return { ...withTasks, remediesRun: { ...withTasks.remediesRun, install: true } };
+    }
+    const work = await runWork(input, deps, withTasks.state, stage, decision.capability, strategy, withTasks.previous, run.iterationDir, run.commandEnv);
+    return withEvents({ ...withTasks, work }, record_event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }));
+}
+/** A first attempt at a stage runs its tasks not yet completed or skipped. */
+async function runStageTasks(run, record) {
+    if (run.decision.kind !== 'EXECUTE_STAGE')
+        return record;
+    const { deps, stage, iteration } = run;
+    const { tasks } = record.state;
+    const completed = [];
+    for (const task of run.input.config.stages[stage]?.tasks ?? []) {
+        if (tasks.completed.includes(task.name) || tasks.skipped.some((s) => s.task === task.name))
+            continue;
+        deps.progress?.phase?.(iteration, stage, `task ${task.name}`);
+        const result = await deps.runner.run(command(run, task.run, `task-${safeName(task.name)}.log`, task.timeout * 1000));
+        if (result.exitCode === 0)
+            completed.push(task.name);
+        usage(record.state, iteration, `task ${task.name}`, 'stage task', result);
+    }
+    return { ...record, tasksCompleted: [...record.tasksCompleted, ...completed] };
+}
+/** The auto_fix strategy: each failing check's own fix command, without the agent. */
+async function runFixCommands(run, record) {
+    const { input, deps, stage, iteration } = run;
+    const fixed = [];
+    for (const failure of record.previous) {
+        const check = input.config.checks.find((c) => c.name === failure.check);
+        if (!check?.fix || fixed.includes(check.name) || record.remediesRun.fixes.includes(check.name))
+            continue;
+        deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`);
+        const result = await deps.runner.run(command(run, check.fix, `fix-${check.name}.log`, check.timeout * 1000));
+        usage(record.state, iteration, `fix ${check.name}`, 'auto_fix strategy', result);
+        fixed.push(check.name);
+    }
+    return { ...record, remediesRun: { ...record.remediesRun, fixes: [...record.remediesRun.fixes, ...fixed] } };
+}
+/** Whether any failing check has a `fix` command; without one, `auto_fix` falls to the agent. */
+function hasFixCommand(config, failures) {
+    return failures.some((failure) => config.checks.some((check) => check.name === failure.check && check.fix));
+}
+/** A command of this iteration: in the repository, with the filtered environment, logged in its folder. */
+function command(run, line, logName, timeoutMs) {
+    return { command: line, cwd: run.input.cwd, env: run.commandEnv, timeoutMs, logFile: (0,external_node_path_namespaceObject.join)(run.iterationDir, logName) };
+}
+
+;// CONCATENATED MODULE: ./src/app/matrix.ts
+/**
+ * The verification matrix: schedules the checks of the loop config, independent ones in parallel up to
+ * `maxParallel`, pre checks first, honouring `needs` and `fail-fast`; each check runs through the
+ * process port.
  */
 
 
@@ -30476,355 +31766,34 @@ function tail(text, bytes) {
     return text.length > bytes ? text.slice(text.length - bytes) : text;
 }
 
-;// CONCATENATED MODULE: ./src/app/work-command.ts
+;// CONCATENATED MODULE: ./src/app/iteration/analyze.ts
 /**
- * The work command contract (README, "Work command contract"): the prompt and context files, the
- * environment, `LOOP_OUTPUT_FILE` read back, exit 3 or a `BLOCKED:` line as a call for a person.
- */
-
-
-
-/** Runs the work command under the work command contract (README, "Work command contract"). */
-async function runWork(input, deps, state, stage, capability, strategy, failures, iterationDir, env) {
-    const codeContext = await readCodeContext(input.cwd, deps, failures);
-    const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext });
-    const promptFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'prompt.md');
-    const contextFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'context.json');
-    const outputFile = (0,external_node_path_namespaceObject.join)(iterationDir, 'work-output.json');
-    await deps.workspace.writeText(promptFile, renderPrompt(context));
-    await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`);
-    await deps.workspace.remove(outputFile);
-    deps.progress?.phase?.(state.iteration, stage, 'work');
-    const result = await deps.runner.run({
-        command: input.config.work.run,
-        cwd: input.cwd,
-        env: {
-            ...env,
-            ...input.config.work.env,
-            LOOP_ID: state.loopId,
-            LOOP_PROMPT_FILE: promptFile,
-            LOOP_CONTEXT_FILE: contextFile,
-            LOOP_OUTPUT_FILE: outputFile,
-            LOOP_ITERATION: String(state.iteration),
-            LOOP_MAX_ITERATIONS: String(state.maxIterations),
-            LOOP_STAGE: stage,
-            LOOP_CAPABILITY: capability ?? '',
-            LOOP_STRATEGY: strategy ?? '',
-            LOOP_SESSION: state.session ?? '',
-        },
-        timeoutMs: input.config.work.timeout * 1000,
-        logFile: (0,external_node_path_namespaceObject.join)(iterationDir, 'work.log'),
-    });
-    const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output);
-    const blocked = result.exitCode === 3 || blockedLine !== null;
-    const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger);
-    usage(state, state.iteration, 'work', strategy ?? stage, result);
-    return {
-        exitCode: result.exitCode,
-        blocked,
-        ...(blocked
-            ? {
-                blockedReason: deps.redact(blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`),
-            }
-            : {}),
-        durationMs: result.durationMs,
-        ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
-        ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
-        ...(reported.session !== undefined ? { session: reported.session } : {}),
-    };
-}
-/** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
-function parseWorkOutput(text, logger) {
-    if (!text?.trim())
-        return {};
-    try {
-        const data = JSON.parse(text);
-        const tokens = data.usage?.tokens;
-        const cost = data.usage?.costUsd;
-        return {
-            ...(typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? { tokens } : {}),
-            ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
-            ...(typeof data.session === 'string' && data.session.length <= 2000 ? { session: data.session } : {}),
-        };
-    }
-    catch {
-        logger?.warning('LOOP_OUTPUT_FILE is not valid JSON; its usage and session are ignored.');
-        return {};
-    }
-}
-async function readCodeContext(cwd, deps, failures) {
-    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0];
-    if (!primary)
-        return [];
-    const snippets = [];
-    for (const window of contextWindows(primary.locations)) {
-        const path = (0,external_node_path_namespaceObject.resolve)(cwd, window.file);
-        if ((0,external_node_path_namespaceObject.relative)(cwd, path).startsWith('..'))
-            continue;
-        const text = await deps.workspace.readText(path, 2 * 1024 * 1024);
-        if (text === null)
-            continue;
-        const lines = text.split('\n');
-        const end = Math.min(window.endLine, lines.length);
-        snippets.push({
-            file: window.file,
-            startLine: window.startLine,
-            endLine: end,
-            text: lines.slice(window.startLine - 1, end).join('\n'),
-        });
-    }
-    return snippets;
-}
-
-;// CONCATENATED MODULE: ./src/app/iteration.ts
-/**
- * One controller iteration, shared by both front doors (the CLI and the action):
- * restore → decide → act → verify → analyze → transition → checkpoint → persist → audit.
- * Effects go through ports; the decisions are the pure engine's.
+ * Analyze: regressions against the baseline, then each failing required check as a failure the retry
+ * rules can weigh (its pattern, confidence, strategy and signature).
  */
 
 
 
 
 
-
-
-
-
-
-
-
-
-/** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
-async function runOneIteration(input, deps) {
-    const { config, loopId } = input;
-    const policy = policyFromConfig(config);
-    const now = deps.clock.now();
-    const loaded = await deps.store.load(loopId);
-    let version = loaded?.version ?? null;
-    // Events staged by a run that died between its save and its journey append are recovered here.
-    await deps.audit.recoverPending(loaded ? savedMarker(loaded.state) : null);
-    let state;
+async function analyze(run, record) {
+    const { input, deps, iteration } = run;
+    const { config } = input;
+    const { checks, state } = record;
     const events = [];
-    if (loaded) {
-        state = loaded.state;
-    }
-    else {
-        state = initialState({ loopId, goal: config.goal, policy, now });
-        // The cap is structural: a lost state restarts counting from the dispatched iteration, never from 0.
-        if (input.dispatchedIteration && input.dispatchedIteration > 1) {
-            state = { ...state, iteration: input.dispatchedIteration - 1, claimedIteration: input.dispatchedIteration - 1 };
-        }
-        events.push(iteration_event(now, state.iteration, 'loop-started', `loop ${loopId} started: ${config.goal}`));
-    }
-    if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
-        const decision = {
-            kind: 'WAIT_FOR_HUMAN',
-            reason: `iteration ${input.dispatchedIteration} already ran (state is at ${state.iteration})`,
-        };
-        await deps.audit.appendEvents([
-            iteration_event(now, state.iteration, 'superseded', `a dispatch of iteration ${input.dispatchedIteration} was superseded`),
-        ]);
-        return finish('superseded', state, decision, decision, [], null, null, version);
-    }
-    const decision = decide(state, { now, stopRequested: input.stopRequested || config.stop, pullRequestMerged: await merged(state, deps) }, policy);
-    events.push(iteration_event(now, state.iteration, 'decision', `${decision.kind}: ${decision.reason}`, { decision }));
-    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
-        return settle(decision);
-    }
-    // ---- an iteration runs ----
-    state = beginIteration(state, decision, now);
-    const iteration = state.iteration;
-    deps.progress?.iterationStarted?.(iteration, decision);
-    const stage = decision.stage;
-    const strategy = decision.kind === 'RETRY' ? decision.strategy : null;
-    events.push(iteration_event(now, iteration, 'iteration-started', `iteration ${iteration}: ${stage}${strategy ? ` (${strategy})` : ''}`));
-    const startedAt = Date.now();
-    const iterationDir = (0,external_node_path_namespaceObject.join)(input.loopDir, 'runs', String(iteration));
-    await deps.workspace.makeDir(iterationDir);
-    const commandEnv = buildCommandEnv(input.env, { passEnv: config.work['pass-env'], extra: {} });
-    // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
-    // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
-    if (input.commit && deps.git)
-        await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger);
-    const headBefore = deps.git ? await deps.git.head() : null;
-    // A baseline of the matrix before the first work: regressions are judged against it, and the agent's
-    // first prompt already carries the failure analysis instead of a blind first attempt.
-    let previous = lastFailures(state);
-    if (!state.baseline) {
-        deps.progress?.phase?.(iteration, 'BASELINE', 'measuring the baseline');
-        const baseline = await verify(input, deps, (0,external_node_path_namespaceObject.join)(iterationDir, 'baseline'), commandEnv, iteration, false);
-        state = {
-            ...state,
-            baseline: {
-                takenAt: now.toISOString(),
-                checks: Object.fromEntries(baseline.map((c) => [c.check.name, c.result.verdict === 'pass' ? 'pass' : 'fail'])),
-                tests: await junitResults(input, deps),
-            },
-        };
-        previous = baseline.filter((c) => isFailing(c.result)).map(toAgentFailure);
-        events.push(iteration_event(now, iteration, 'check', `baseline: ${summarizeVerdicts(baseline.map((c) => c.result))}`));
-    }
-    // What the work tree is before the work, so the guard judges only what the work changed.
-    const treeBeforeWork = deps.git && headBefore ? await deps.git.snapshot() : null;
-    // ---- act ----
-    let work;
-    const tasksCompleted = [];
-    const autoFixed = [];
-    if (decision.kind === 'EXECUTE_STAGE') {
-        for (const task of config.stages[stage]?.tasks ?? []) {
-            if (state.tasks.completed.includes(task.name) || state.tasks.skipped.some((s) => s.task === task.name))
-                continue;
-            deps.progress?.phase?.(iteration, stage, `task ${task.name}`);
-            const result = await deps.runner.run({
-                command: task.run,
-                cwd: input.cwd,
-                env: commandEnv,
-                timeoutMs: task.timeout * 1000,
-                logFile: (0,external_node_path_namespaceObject.join)(iterationDir, `task-${safeName(task.name)}.log`),
-            });
-            if (result.exitCode === 0)
-                tasksCompleted.push(task.name);
-            usage(state, iteration, `task ${task.name}`, 'stage task', result);
-        }
-    }
-    if (strategy === 'retry_with_backoff' && decision.kind === 'RETRY') {
-        deps.progress?.phase?.(iteration, stage, `waiting ${Math.round(decision.backoffMs / 1000)} s before re-running the checks`);
-        await deps.clock.sleep(decision.backoffMs);
-    }
-    else if (strategy === 'auto_fix' && hasFixCommand(config, previous)) {
-        for (const failure of previous) {
-            const check = config.checks.find((c) => c.name === failure.check);
-            if (!check?.fix)
-                continue;
-            deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`);
-            const result = await deps.runner.run({
-                command: check.fix,
-                cwd: input.cwd,
-                env: commandEnv,
-                timeoutMs: check.timeout * 1000,
-                logFile: (0,external_node_path_namespaceObject.join)(iterationDir, `fix-${check.name}.log`),
-            });
-            usage(state, iteration, `fix ${check.name}`, 'auto_fix strategy', result);
-        }
-    }
-    else if (strategy === 'dependency_check' && config.install) {
-        deps.progress?.phase?.(iteration, stage, 'installing dependencies');
-        const result = await deps.runner.run({
-            command: config.install,
-            cwd: input.cwd,
-            env: commandEnv,
-            timeoutMs: 900_000,
-            logFile: (0,external_node_path_namespaceObject.join)(iterationDir, 'install.log'),
-        });
-        usage(state, iteration, 'install', 'dependency_check strategy', result);
-    }
-    else {
-        work = await runWork(input, deps, state, stage, decision.kind === 'EXECUTE_STAGE' ? decision.capability : decision.capability, strategy, previous, iterationDir, commandEnv);
-        events.push(iteration_event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }));
-    }
-    // ---- the verifier-gaming guard ----
-    const gatesRaised = [];
-    const guardFailures = [];
-    if (deps.git && treeBeforeWork) {
-        const changes = await deps.git.changesSince(treeBeforeWork);
-        const protectedGlobs = [
-            ...(input.configPathRelative ? [input.configPathRelative] : []),
-            ...(typeof config.patterns === 'string' ? [config.patterns] : []),
-            '.github/**',
-            ...config.protect.paths,
-        ];
-        const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : DEFAULT_TEST_GLOBS;
-        const findings = inspectProtectedChanges(changes, { protectedGlobs, testGlobs });
-        // Gates triggered by paths: raised when the work changed a path they watch, until approved.
-        const changedPaths = await deps.git.changedPaths(treeBeforeWork);
-        for (const gate of config.gates) {
-            if (gate.paths.length === 0 || state.gates[gate.name]?.status === 'approved')
-                continue;
-            const touched = changedPaths.filter((path) => gate.paths.some((glob) => matchGlob(glob, path)));
-            if (touched.length > 0) {
-                gatesRaised.push({
-                    gate: gate.name,
-                    reason: `the work changed ${touched.slice(0, 5).join(', ')}${touched.length > 5 ? ` and ${touched.length - 5} more` : ''}`,
-                });
-            }
-        }
-        if (findings.length > 0) {
-            const reason = findings.map((f) => `${f.path}: ${f.reason}`).join('; ');
-            events.push(iteration_event(deps.clock.now(), iteration, 'guard', `protected changes: ${reason}`, { findings }));
-            if (config.protect['on-change'] === 'gate')
-                gatesRaised.push({ gate: 'verifier', reason });
-            else
-                guardFailures.push(guardFailure(reason));
-        }
-    }
-    // ---- verify ----
-    deps.progress?.phase?.(iteration, 'VERIFY', 'verification matrix');
-    const checks = await verify(input, deps, iterationDir, commandEnv, iteration, true);
-    const flaky = [];
-    const passes = (result) => result.exitCode === 0 && !result.timedOut;
-    const recheck = async (check, label) => passes(await rerunCheck(input, deps, check, iterationDir, commandEnv, `${check.name}.${label}`));
-    const remedy = async (command, log, what, why, timeoutMs) => usage(state, iteration, what, why, await deps.runner.run({ command, cwd: input.cwd, env: commandEnv, timeoutMs, logFile: (0,external_node_path_namespaceObject.join)(iterationDir, log) }));
-    const note = (type, message) => {
-        deps.progress?.phase?.(iteration, 'VERIFY', message);
-        events.push(iteration_event(deps.clock.now(), iteration, type, message));
-    };
-    let installed = false;
-    // Cheaper remedies before anyone is woken: each ends with the check passing, or leaves the failure
-    // for the analysis and the retry rules.
-    for (const live of checks) {
-        if (!isFailing(live.result))
-            continue;
-        const name = live.check.name;
-        // Flake check: re-run unchanged; a pass is recorded as flaky and costs no retry.
-        if (config['flake-check'].enabled && live.result.verdict !== 'timeout') {
-            let passed = false;
-            for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
-                passed = await recheck(live.check, `rerun-${attempt}`);
-            }
-            if (passed) {
-                live.result = { ...live.result, verdict: 'flaky' };
-                flaky.push(name);
-                note('flaky', `${name}: failed, then passed when re-run (flaky, no retry spent)`);
-                continue;
-            }
-        }
-        const pattern = live.analysis?.pattern;
-        // auto_fix: the check's own fix command, then the check again, without the agent.
-        if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !autoFixed.includes(name)) {
-            await remedy(live.check.fix, `${name}.fix.log`, `fix ${name}`, `auto_fix for ${pattern}`, live.check.timeout * 1000);
-            if (await recheck(live.check, 'after-fix')) {
-                live.result = { ...live.result, verdict: 'pass', autoFixed: true };
-                autoFixed.push(name);
-                note('auto-fix', `${name}: ${pattern} fixed by its fix command (no agent call)`);
-                continue;
-            }
-        }
-        // dependency_check: the configured install command (once an iteration), then the check again.
-        if (live.analysis?.strategy === 'dependency_check' && config.install) {
-            if (!installed)
-                await remedy(config.install, 'install.log', 'install', `dependency_check for ${name}`, 900_000);
-            installed = true;
-            if (await recheck(live.check, 'after-install')) {
-                live.result = { ...live.result, verdict: 'pass' };
-                note('auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`);
-                continue;
-            }
-        }
-        if (live.analysis)
-            deps.progress?.analysis?.(iteration, live.result);
-    }
     // Regressions: a check (or a JUnit test) that passed in the baseline and fails now.
-    const regressionOn = regressionEnabled(config.complexity, config.regression);
     const current = {
         checks: Object.fromEntries(checks.map((c) => [c.check.name, isFailing(c.result) ? 'fail' : 'pass'])),
         tests: await junitResults(input, deps),
     };
-    const regressions = regressionOn && state.baseline ? detectRegressions(state.baseline, current) : { checks: [], tests: [] };
-    if (regressions.checks.length + regressions.tests.length > 0) {
-        events.push(iteration_event(deps.clock.now(), iteration, 'regression', `regressions: ${[...regressions.checks, ...regressions.tests].join(', ')}`));
+    const regressions = regressionEnabled(config.complexity, config.regression) && state.baseline
+        ? detectRegressions(state.baseline, current)
+        : { checks: [], tests: [] };
+    const regressed = [...regressions.checks, ...regressions.tests];
+    if (regressed.length > 0) {
+        events.push(record_event(deps.clock.now(), iteration, 'regression', `regressions: ${regressed.join(', ')}`));
     }
-    const failures = [...guardFailures];
+    const failures = [...record.guardFailures];
     for (const live of checks) {
         if (!isFailing(live.result) || !live.check.required || !live.analysis)
             continue;
@@ -30841,174 +31810,254 @@ async function runOneIteration(input, deps) {
             ...(analysis.maxAutoRetries !== undefined ? { maxAutoRetries: analysis.maxAutoRetries } : {}),
             signature: analysis.signature,
             tokens: analysis.tokens,
+            // Progress is judged on the failing tests: the JUnit report's when the check has one, else the runner's own lines.
+            failingTests: failingTestsFromVerdicts(live.check.name, current.tests) ?? failingTestsIn(live.outcome.result?.output ?? ''),
             error: analysis.excerpt.slice(0, 2000),
             regression,
             security: analysis.pattern === 'security-finding',
         });
-        events.push(iteration_event(deps.clock.now(), iteration, 'analysis', `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)}) → ${analysis.strategy}`, {
-            signature: analysis.signature,
-            locations: analysis.locations.slice(0, 5),
-        }));
+        events.push(record_event(deps.clock.now(), iteration, 'analysis', `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)}) → ${analysis.strategy}`, { signature: analysis.signature, locations: analysis.locations.slice(0, 5) }));
     }
-    const outcome = {
-        now: deps.clock.now(),
-        stage,
-        ...(work ? { work } : {}),
-        checks: checks.map((c) => c.result),
-        failures,
-        flaky,
-        autoFixed,
-        gatesRaised,
-        tasksCompleted,
-        ...(strategy ? { strategyUsed: strategy } : {}),
-        wallMs: Date.now() - startedAt,
-    };
-    const applied = applyOutcome(state, outcome, policy);
-    state = applied.state;
-    events.push(...applied.events);
-    // ---- checkpoint: the iteration's changes, committed on the current branch ----
-    let commit = null;
-    if (input.commit && deps.git) {
-        const verdict = summarizeVerdicts(outcome.checks);
-        const message = `${config.commit['message-prefix']}(${loopId}): iteration ${iteration} ${stage}${strategy ? ` [${strategy}]` : ''}\n\n${verdict}\n\nLoop-Id: ${loopId}\nLoop-Iteration: ${iteration}`;
-        try {
-            commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits);
-        }
-        catch (error) {
-            // A second controller in this work tree committed first: it owns this iteration.
-            if (!(error instanceof ConcurrentCommitError))
-                throw error;
-            await deps.audit.appendEvents([iteration_event(deps.clock.now(), iteration, 'superseded', messageOf(error))]);
-            return finish('superseded', state, decision, decision, outcome.checks, null, null, version);
-        }
-        if (commit) {
-            state = {
-                ...state,
-                checkpoints: [
-                    ...state.checkpoints,
-                    { iteration, commit, message: message.split('\n')[0] ?? '', at: deps.clock.now().toISOString() },
-                ].slice(-50),
-            };
-            events.push(iteration_event(deps.clock.now(), iteration, 'checkpoint', `committed ${commit.slice(0, 12)}`));
-        }
+    return withEvents({ ...record, failures }, ...events);
+}
+
+;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
+
+const OUTPUT_LIMIT = 6000;
+function renderIterationMarkdown(input) {
+    const { state, decision } = input;
+    const lines = [
+        `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
+        '',
+        `- **Decision:** ${decision.kind}: ${decision.reason}`,
+        `- **Stage now:** ${state.stage} · status ${state.status}`,
+        `- **Next:** ${input.next.kind}: ${input.next.reason}`,
+    ];
+    if (input.work) {
+        lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${audit_markdown_seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
     }
-    const next = decide(state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await merged(state, deps) }, policy);
-    const record = renderIterationMarkdown({
-        state,
-        decision,
+    else {
+        lines.push('- **Work command:** not run (the strategy needed no agent)');
+    }
+    if (input.commit)
+        lines.push(`- **Checkpoint:** \`${input.commit}\``);
+    lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
+    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
+    for (const { result } of input.checks) {
+        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${audit_markdown_seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
+    }
+    lines.push('');
+    for (const { result, output, analysis } of input.checks) {
+        if (!analysis)
+            continue;
+        lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
+        lines.push(`- signature \`${analysis.signature}\` · strategy \`${analysis.strategy}\``);
+        for (const location of analysis.locations.slice(0, 10))
+            lines.push(`- ${formatLocation(location)}`);
+        lines.push('', '```text', trimOutput(output), '```', '');
+    }
+    return `${lines.join('\n')}\n`;
+}
+function renderFinalMarkdown(input) {
+    const { state } = input;
+    const lines = [
+        `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
+        '',
+        `- **Goal:** ${state.goal}`,
+        `- **Why it ended:** ${input.decision.reason}`,
+        `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
+        `- **Stage:** ${state.stage}`,
+        `- **Failures:** ${state.failures.total} in total`,
+        `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
+        `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
+    ];
+    if (input.deadLetter)
+        lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``);
+    if (state.failures.current) {
+        const f = state.failures.current;
+        lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```');
+    }
+    if (state.failures.tried.length > 0) {
+        lines.push('', '## What was tried', '');
+        for (const [i, t] of state.failures.tried.entries())
+            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
+    }
+    if (state.checkpoints.length > 0) {
+        lines.push('', '## Checkpoints', '');
+        for (const c of state.checkpoints)
+            lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+function audit_markdown_seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+function trimOutput(output) {
+    const text = output.replace(/```/g, '`\u200b``');
+    if (text.length <= OUTPUT_LIMIT)
+        return text;
+    return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`;
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/audit.ts
+/**
+ * Audit: the iteration's markdown record, and for a loop that ended, `final.md` (with a dead letter
+ * for a loop that went BLOCKED on a failure).
+ */
+
+
+
+
+/** Writes `iterations/<n>.md` and returns its path in the audit trail. */
+async function writeIterationRecord(run, record, next) {
+    const { deps, iteration } = run;
+    const markdown = renderIterationMarkdown({
+        state: record.state,
+        decision: run.decision,
         next,
-        checks: checks.map((c) => ({ result: c.result, output: c.outcome.result?.output ?? '', analysis: c.analysis })),
-        work: work ?? null,
-        diffStat: deps.git && headBefore ? await deps.git.diffStat(headBefore) : '',
-        commit,
+        checks: record.checks.map((c) => ({
+            result: c.result,
+            output: c.outcome.result?.output ?? '',
+            analysis: c.analysis,
+        })),
+        work: record.work,
+        diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
+        commit: record.commit,
     });
-    const recordPath = await deps.audit
-        .writeIteration(iteration, record)
-        .then(() => (0,external_node_path_namespaceObject.join)('iterations', `${iteration}.md`));
-    const settled = await settle(next, {
-        checks: outcome.checks,
-        commit,
-        record: recordPath,
-        iterationDecision: decision,
-    });
-    return settled;
-    // ---- helpers that close over this iteration ----
-    async function settle(final, ran) {
-        const at = deps.clock.now();
-        const record = (applied) => {
-            state = applied.state;
-            events.push(...applied.events);
-        };
-        let kind = ran ? 'continue' : 'blocked';
-        switch (final.kind) {
-            case 'COMPLETE':
-                kind = 'complete';
-                record(markComplete(state, at));
-                break;
-            case 'CAP_REACHED':
-                kind = 'capped';
-                record(markCapped(state, final, at));
-                break;
-            case 'ESCALATE':
-                kind = 'blocked';
-                record(markBlocked(state, final.reason, at));
-                break;
-            case 'WAIT_FOR_HUMAN':
-                kind = 'blocked';
-                break;
-            case 'WAIT_FOR_APPROVAL':
-                kind = 'waiting';
-                if (state.status !== 'waiting' || state.statusReason !== final.reason)
-                    record(markWaiting(state, final.gate, final.reason, at));
-                break;
-            case 'ABORTED':
-                kind = 'aborted';
-                if (state.status !== 'aborted')
-                    record(abort(state, 'the kill switch (loop/stop label or stop: true)', at));
-                break;
-            default:
-                kind = 'continue';
-        }
-        state = compactState(state);
-        const terminal = kind !== 'continue';
-        // Nothing changed and nothing ran: a repeated look at a waiting or blocked loop writes nothing.
-        const changed = Boolean(ran) || events.some((e) => e.type !== 'decision') || !loaded;
-        if (changed) {
-            const marker = savedMarker(state);
-            const redacted = events.map((e) => redactEvent(e, deps.redact));
-            await deps.audit.stagePending(marker, redacted);
-            try {
-                version = await deps.store.save(loopId, state, version);
-            }
-            catch (error) {
-                await deps.audit.discardPending(marker);
-                if (error instanceof StoreConflictError) {
-                    await deps.audit.appendEvents([
-                        iteration_event(at, state.iteration, 'superseded', 'another controller saved this iteration first'),
-                    ]);
-                    return finish('superseded', state, ran?.iterationDecision ?? final, final, ran?.checks ?? [], null, null, version);
-                }
-                throw error;
-            }
-            await deps.audit.commitPending(marker);
-        }
-        if (terminal && changed && (kind === 'complete' || kind === 'blocked' || kind === 'capped' || kind === 'aborted')) {
-            let deadLetter;
-            if (kind === 'blocked' && state.failures.current) {
-                const letter = buildDeadLetter({
-                    loopId,
-                    failure: state.failures.current,
-                    history: state.failures.history,
-                    tried: state.failures.tried,
-                });
-                await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined);
-                deadLetter = letter.signature;
-            }
-            await deps.audit.writeFinal(renderFinalMarkdown({ state, decision: final, deadLetter }));
-        }
-        return finish(kind, state, ran?.iterationDecision ?? final, final, ran?.checks ?? [], ran?.commit ?? null, ran?.record ?? null, version);
+    await deps.audit.writeIteration(iteration, markdown);
+    return (0,external_node_path_namespaceObject.join)('iterations', `${iteration}.md`);
+}
+const ENDINGS = ['complete', 'blocked', 'capped', 'aborted'];
+/** For a loop that has just ended: `final.md`, and a dead letter when it went BLOCKED on a failure. */
+async function writeEnding(loopId, deps, kind, state, final) {
+    if (!ENDINGS.includes(kind))
+        return;
+    let deadLetter;
+    if (kind === 'blocked' && state.failures.current) {
+        const letter = buildDeadLetter({
+            loopId,
+            failure: state.failures.current,
+            history: state.failures.history,
+            tried: state.failures.tried,
+        });
+        await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined);
+        deadLetter = letter.signature;
     }
+    await deps.audit.writeFinal(renderFinalMarkdown({ state, decision: final, deadLetter }));
 }
-/** Names one saved state, so staged journey events can be matched with the save they belong to. */
-function savedMarker(state) {
-    return `${state.loopId}:${state.iteration}:${state.updatedAt}`;
+/** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
+function candidateYaml(pattern) {
+    return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
 }
-/** Whether any failing check has a `fix` command; without one, `auto_fix` falls to the agent. */
-function hasFixCommand(config, failures) {
-    return failures.some((failure) => config.checks.some((check) => check.name === failure.check && check.fix));
+
+;// CONCATENATED MODULE: ./src/domain/command-env.ts
+/**
+ * The environment handed to work commands and checks: the controller's own environment minus its
+ * secrets (see `secret-names.ts`), unless the config passes them by name. Pure.
+ */
+
+/**
+ * Builds the environment for a command: everything in `base` that is not a secret, plus the names in
+ * `passEnv`, then `extra` on top. Undefined values are dropped.
+ */
+function buildCommandEnv(base, options) {
+    const passed = new Set(options.passEnv);
+    const env = {};
+    for (const [name, value] of Object.entries(base)) {
+        if (value === undefined)
+            continue;
+        if (passed.has(name) || !isSecretName(name))
+            env[name] = value;
+    }
+    return { ...env, ...options.extra };
 }
-function finish(outcome, state, decision, next, checks, commit, record, version) {
+
+;// CONCATENATED MODULE: ./src/app/iteration/begin.ts
+/**
+ * An iteration begins: the state counts it, its folder and command environment are made, a checkpoint
+ * left by a crash is folded back, and (once per loop) the matrix's baseline is measured.
+ */
+
+
+
+
+
+
+/** Starts the iteration `decision` runs: its fixed facts and an empty record. */
+async function beginRun(input, deps, policy, decision, loop, now) {
+    const state = beginIteration(loop.state, decision, now);
+    const iteration = state.iteration;
+    deps.progress?.iterationStarted?.(iteration, decision);
+    const stage = decision.stage;
+    const strategy = decision.kind === 'RETRY' ? decision.strategy : null;
+    const started = record_event(now, iteration, 'iteration-started', `iteration ${iteration}: ${stage}${strategy ? ` (${strategy})` : ''}`);
+    const startedAt = Date.now();
+    const iterationDir = (0,external_node_path_namespaceObject.join)(input.loopDir, 'runs', String(iteration));
+    await deps.workspace.makeDir(iterationDir);
+    const commandEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} });
+    // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
+    // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
+    if (input.commit && deps.git)
+        await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger);
+    const headBefore = deps.git ? await deps.git.head() : null;
     return {
-        outcome,
-        state,
-        decision,
-        next,
-        nextAction: summarizeNextAction(state, next),
-        checks,
-        commit,
-        record,
-        version,
+        run: {
+            input,
+            deps,
+            policy,
+            decision,
+            now,
+            iteration,
+            stage,
+            strategy,
+            iterationDir,
+            commandEnv,
+            startedAt,
+            headBefore,
+        },
+        record: {
+            ...withEvents(loop, started),
+            state,
+            previous: lastFailures(state),
+            treeBeforeWork: null,
+            work: null,
+            tasksCompleted: [],
+            remediesRun: { install: false, fixes: [] },
+            gatesRaised: [],
+            guardFailures: [],
+            checks: [],
+            flaky: [],
+            autoFixed: [],
+            failures: [],
+            outcome: null,
+            commit: null,
+        },
     };
+}
+/**
+ * A baseline of the matrix before the first work: regressions are judged against it, and the agent's
+ * first prompt already carries the failure analysis instead of a blind first attempt. Then the work
+ * tree is noted, so the guard judges only what the work changed.
+ */
+async function baseline(run, record) {
+    const { input, deps, iteration } = run;
+    let next = record;
+    if (!record.state.baseline) {
+        deps.progress?.phase?.(iteration, 'BASELINE', 'measuring the baseline');
+        const { now } = run;
+        const checks = await verify(input, deps, (0,external_node_path_namespaceObject.join)(run.iterationDir, 'baseline'), run.commandEnv, iteration, false);
+        const state = {
+            ...record.state,
+            baseline: {
+                takenAt: now.toISOString(),
+                checks: Object.fromEntries(checks.map((c) => [c.check.name, c.result.verdict === 'pass' ? 'pass' : 'fail'])),
+                tests: await junitResults(input, deps),
+            },
+        };
+        next = withEvents({ ...record, state, previous: checks.filter((c) => isFailing(c.result)).map(toAgentFailure) }, record_event(now, iteration, 'check', `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`));
+    }
+    const treeBeforeWork = deps.git && run.headBefore ? await deps.git.snapshot() : null;
+    return { ...next, treeBeforeWork };
 }
 /**
  * When HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
@@ -31034,30 +32083,7 @@ async function undoUnsavedCheckpoint(git, state, iteration, logger) {
     await git.exec(['reset', '-q', '--soft', 'HEAD~1']);
     logger.info(`iteration ${iteration}: its checkpoint commit was made but the state was never saved (a crash); the commit is undone (soft) and the iteration runs again`);
 }
-const DEFAULT_TEST_GLOBS = [
-    '**/*.test.*',
-    '**/*.spec.*',
-    '**/test/**',
-    '**/tests/**',
-    '**/__tests__/**',
-    '**/test_*.py',
-    '**/*_test.py',
-    '**/*_test.go',
-];
-async function merged(state, deps) {
-    if (state.stage !== 'SHIP' || !deps.pullRequestMerged)
-        return undefined;
-    return deps.pullRequestMerged();
-}
-function iteration_event(at, iteration, type, message, data) {
-    return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
-}
-function redactEvent(e, redact) {
-    return JSON.parse(redact(JSON.stringify(e)));
-}
-function summarizeVerdicts(results) {
-    return results.map((r) => `${r.name} ${r.verdict}`).join(', ');
-}
+/** The failing checks of the last verification, as the work command is told about them. */
 function lastFailures(state) {
     return (state.lastVerification?.results ?? [])
         .filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error')
@@ -31083,6 +32109,98 @@ function toAgentFailure(live) {
         ...(live.analysis?.hint ? { hint: live.analysis.hint } : {}),
     };
 }
+
+;// CONCATENATED MODULE: ./src/app/iteration/checkpoint.ts
+/** Checkpoint: the iteration's changes, committed on the current branch with the loop's trailers. */
+
+
+
+async function checkpoint(run, record) {
+    const { input, deps, iteration, stage, strategy } = run;
+    if (!input.commit || !deps.git)
+        return { kind: 'done', record };
+    const { loopId, config } = input;
+    const verdict = summarizeVerdicts(record.outcome?.checks ?? []);
+    const message = `${config.commit['message-prefix']}(${loopId}): iteration ${iteration} ${stage}${strategy ? ` [${strategy}]` : ''}\n\n${verdict}\n\nLoop-Id: ${loopId}\nLoop-Iteration: ${iteration}`;
+    let commit;
+    try {
+        commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits);
+    }
+    catch (error) {
+        if (!(error instanceof ConcurrentCommitError))
+            throw error;
+        await deps.audit.appendEvents([record_event(deps.clock.now(), iteration, 'superseded', messageOf(error))]);
+        return { kind: 'superseded', record };
+    }
+    if (!commit)
+        return { kind: 'done', record };
+    const state = {
+        ...record.state,
+        checkpoints: [
+            ...record.state.checkpoints,
+            { iteration, commit, message: message.split('\n')[0] ?? '', at: deps.clock.now().toISOString() },
+        ].slice(-50),
+    };
+    return {
+        kind: 'done',
+        record: withEvents({ ...record, state, commit }, record_event(deps.clock.now(), iteration, 'checkpoint', `committed ${commit.slice(0, 12)}`)),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/guard.ts
+/**
+ * The verifier-gaming guard: what the work changed in protected paths or tests is a gate (or a failure),
+ * and gates that watch paths are raised when the work touched them.
+ */
+
+
+const DEFAULT_TEST_GLOBS = [
+    '**/*.test.*',
+    '**/*.spec.*',
+    '**/test/**',
+    '**/tests/**',
+    '**/__tests__/**',
+    '**/test_*.py',
+    '**/*_test.py',
+    '**/*_test.go',
+];
+async function guard(run, record) {
+    const { input, deps, iteration } = run;
+    const { config } = input;
+    const since = record.treeBeforeWork;
+    if (!deps.git || !since)
+        return record;
+    const changes = await deps.git.changesSince(since);
+    const protectedGlobs = [
+        ...(input.configPathRelative ? [input.configPathRelative] : []),
+        ...(typeof config.patterns === 'string' ? [config.patterns] : []),
+        '.github/**',
+        ...config.protect.paths,
+    ];
+    const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : DEFAULT_TEST_GLOBS;
+    const findings = inspectProtectedChanges(changes, { protectedGlobs, testGlobs });
+    // Gates triggered by paths: raised when the work changed a path they watch, until approved.
+    const changedPaths = await deps.git.changedPaths(since);
+    const gatesRaised = [...record.gatesRaised];
+    for (const gate of config.gates) {
+        if (gate.paths.length === 0 || record.state.gates[gate.name]?.status === 'approved')
+            continue;
+        const touched = changedPaths.filter((path) => gate.paths.some((glob) => matchGlob(glob, path)));
+        if (touched.length > 0) {
+            gatesRaised.push({
+                gate: gate.name,
+                reason: `the work changed ${touched.slice(0, 5).join(', ')}${touched.length > 5 ? ` and ${touched.length - 5} more` : ''}`,
+            });
+        }
+    }
+    if (findings.length === 0)
+        return { ...record, gatesRaised };
+    const reason = findings.map((f) => `${f.path}: ${f.reason}`).join('; ');
+    const guarded = withEvents(record, record_event(deps.clock.now(), iteration, 'guard', `protected changes: ${reason}`, { findings }));
+    return config.protect['on-change'] === 'gate'
+        ? { ...guarded, gatesRaised: [...gatesRaised, { gate: 'verifier', reason }] }
+        : { ...guarded, gatesRaised, guardFailures: [...record.guardFailures, guardFailure(reason)] };
+}
 function guardFailure(reason) {
     return {
         check: 'verifier-guard',
@@ -31097,250 +32215,311 @@ function guardFailure(reason) {
         error: `The work changed protected paths: ${reason}`,
     };
 }
-/** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
-function candidateYaml(pattern) {
-    return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
-}
 
-;// CONCATENATED MODULE: ./src/app/people-commands.ts
+;// CONCATENATED MODULE: ./src/app/iteration/persist.ts
 
-class NoLoopError extends Error {
-    name = 'NoLoopError';
-}
-/** Applies a person's command to the stored loop; throws NoLoopError when there is none. */
-async function applyPeopleCommand(command, input, deps) {
-    const loaded = await deps.store.load(input.loopId);
-    if (!loaded)
-        throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`);
-    const now = deps.clock.now();
-    let applied;
-    switch (command.kind) {
-        case 'resume':
-            applied = resume(loaded.state, input.by, now);
-            break;
-        case 'abort':
-            applied = abort(loaded.state, input.by, now);
-            break;
-        case 'approve':
-            applied = approveGate(loaded.state, command.gate, input.by, now);
-            break;
-        case 'reject':
-            applied = rejectGate(loaded.state, command.gate, input.by, now);
-            break;
-        case 'skip':
-            applied = skipTask(loaded.state, command.task, command.reason, input.by, now);
-            break;
+
+/** Saves `record` when anything changed; `ran`: an iteration ran in this run. */
+async function persist(loopId, deps, record, ran, at) {
+    const { state, events, version } = record;
+    const changed = ran || events.some((e) => e.type !== 'decision') || !record.loaded;
+    if (!changed)
+        return { kind: 'unchanged', version };
+    const marker = savedMarker(state);
+    await deps.audit.stagePending(marker, events.map((e) => redactEvent(e, deps.redact)));
+    let saved;
+    try {
+        saved = await deps.store.save(loopId, state, version);
     }
-    await deps.store.save(input.loopId, applied.state, loaded.version);
-    await deps.audit.appendEvents(applied.events);
-    return applied.state;
+    catch (error) {
+        await deps.audit.discardPending(marker);
+        if (!(error instanceof StoreConflictError))
+            throw error;
+        await deps.audit.appendEvents([
+            record_event(at, state.iteration, 'superseded', 'another controller saved this iteration first'),
+        ]);
+        return { kind: 'superseded', version };
+    }
+    await deps.audit.commitPending(marker);
+    return { kind: 'saved', version: saved };
+}
+function redactEvent(e, redact) {
+    return JSON.parse(redact(JSON.stringify(e)));
 }
 
-;// CONCATENATED MODULE: ./src/config/load-config.ts
+;// CONCATENATED MODULE: ./src/app/iteration/remedies.ts
 /**
- * Reading the loop config: YAML → zod, with messages that name the file, the line, the key, the bad
- * value and what is expected. Pure parsing here; the caller reads the file.
+ * Cheaper remedies before anyone is woken, for each failing check: a re-run (flake check), the check's
+ * own fix command (auto_fix), the install command (dependency_check). Each ends with the check passing,
+ * or leaves the failure for the analysis and the retry rules. No remedy command runs twice in one
+ * iteration: one the act step already ran was measured by the matrix that followed it.
  */
 
 
 
 
-/** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
-function parseLoopConfig(text, fileName) {
-    const lineCounter = new dist/* LineCounter */.HN();
-    const document = (0,dist/* parseDocument */.Tp)(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
-    if (document.errors.length > 0) {
-        const problems = document.errors.map((error) => {
-            const position = error.linePos?.[0];
-            const where = position ? `${fileName}:${position.line}:${position.col}` : fileName;
-            const key = error.code === 'DUPLICATE_KEY' && position ? keyOnLine(text, position.line) : null;
-            return `${where}: invalid YAML: ${error.message.split('\n')[0]}${key ? `: the key '${key}' appears twice` : ''}`;
-        });
-        throw new ConfigError(problems.join('\n'));
-    }
-    let raw;
-    try {
-        raw = document.toJS({ maxAliasCount: 100 });
-    }
-    catch (error) {
-        // Unresolved aliases and alias bombs surface only when the document is turned into values.
-        throw new ConfigError(`${fileName}: invalid YAML: ${error.message.split('\n')[0]}`);
-    }
-    if (raw === null || raw === undefined) {
-        throw new ConfigError(`${fileName}: the file is empty; expected a mapping with at least 'work' and 'checks'.`);
-    }
-    return validateLoopConfig(raw, fileName, (path) => lineOf(document, lineCounter, path));
-}
-function keyOnLine(text, line) {
-    return /^\s*-?\s*([^:#\s][^:#]*?)\s*:/.exec(text.split('\n')[line - 1] ?? '')?.[1] ?? null;
-}
-/** Validates a config object (from YAML or built from CLI flags). */
-function validateLoopConfig(raw, source, lineOfPath = () => undefined) {
-    const result = loopConfigSchema.safeParse(raw);
-    if (!result.success) {
-        const problems = result.error.issues.map((issue) => describeIssue(issue, raw, source, lineOfPath));
-        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    }
-    const config = result.data;
-    const problems = [];
-    if (config['max-iterations'] > 25 && !config['cap-reason']) {
-        problems.push(`max-iterations: ${config['max-iterations']} is above 25, which needs a recorded reason; add 'cap-reason: "..."' or lower it to 25 or less.`);
-    }
-    const names = new Set();
-    for (const check of config.checks) {
-        if (names.has(check.name))
-            problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`);
-        names.add(check.name);
-    }
-    try {
-        planMatrix(config.checks);
-    }
-    catch (error) {
-        problems.push(`checks: ${error.message}`);
-    }
-    if (problems.length > 0) {
-        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    }
-    return config;
-}
-function describeIssue(issue, raw, source, lineOfPath) {
-    const path = issue.path;
-    const key = formatPath(path);
-    const line = lineOfPath(path);
-    const where = line ? `line ${line}, ` : '';
-    if (issue.code === 'unrecognized_keys') {
-        const known = knownKeysAt(path);
-        return `${where}${key || '(top level)'}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`;
-    }
-    const value = valueAt(raw, path);
-    const got = value === undefined ? 'nothing' : JSON.stringify(value);
-    return `${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`;
-}
-function expectation(issue) {
-    switch (issue.code) {
-        case 'invalid_type':
-            return `expected ${issue.expected}`;
-        case 'too_small':
-            return issue.origin === 'array'
-                ? `expected at least ${issue.minimum} item(s)`
-                : issue.origin === 'string'
-                    ? 'expected a non-empty string'
-                    : `expected a number ${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
-        case 'too_big':
-            return `expected a number ${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
-        case 'invalid_value':
-            return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-        case 'invalid_union':
-            return unionExpectation(issue);
-        default:
-            return issue.message;
-    }
-}
-function unionExpectation(issue) {
-    const messages = new Set();
-    for (const branch of issue.errors)
-        for (const inner of branch)
-            messages.add(expectation(inner));
-    return messages.size > 0
-        ? `expected ${[...messages].map((m) => m.replace(/^expected /, '')).join(' or ')}`
-        : issue.message;
-}
-function formatPath(path) {
-    return path.reduce((text, part) => {
-        if (typeof part === 'number')
-            return `${text}[${part}]`;
-        return text ? `${text}.${String(part)}` : String(part);
-    }, '');
-}
-function valueAt(raw, path) {
-    let current = raw;
-    for (const part of path) {
-        if (current === null || typeof current !== 'object')
-            return undefined;
-        current = current[part];
-    }
-    return current;
-}
-function knownKeysAt(path) {
-    let schema = loopConfigSchema;
-    for (const part of path) {
-        const next = childSchema(schema, part);
-        if (!next)
-            return undefined;
-        schema = next;
-    }
-    const shape = objectShape(schema);
-    return shape ? Object.keys(shape).join(', ') : undefined;
-}
-function unwrap(schema) {
-    let current = schema;
-    for (let i = 0; i < 10; i++) {
-        const def = current.def;
-        if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType)
-            current = def.innerType;
-        else if (def.type === 'pipe' && def.in)
-            current = def.in;
-        else
-            break;
-    }
-    return current;
-}
-function objectShape(schema) {
-    const inner = unwrap(schema);
-    return inner.def.type === 'object' ? inner.def.shape : undefined;
-}
-function childSchema(schema, part) {
-    const inner = unwrap(schema);
-    if (inner.def.type === 'object')
-        return inner.def.shape?.[String(part)];
-    if (inner.def.type === 'array')
-        return inner.def.element;
-    if (inner.def.type === 'union') {
-        for (const option of inner.def.options ?? []) {
-            const child = childSchema(option, part);
-            if (child)
-                return child;
+async function remedies(run, record) {
+    const { input, deps, iteration } = run;
+    const { config } = input;
+    const installedBeforeVerify = record.remediesRun.install;
+    let installed = installedBeforeVerify;
+    const fixes = [...record.remediesRun.fixes];
+    const flaky = [...record.flaky];
+    const autoFixed = [...record.autoFixed];
+    const events = [];
+    const checks = [];
+    for (const live of record.checks) {
+        if (!isFailing(live.result)) {
+            checks.push(live);
+            continue;
         }
+        const name = live.check.name;
+        // Flake check: re-run unchanged; a pass is recorded as flaky and costs no retry.
+        if (config['flake-check'].enabled && live.result.verdict !== 'timeout') {
+            let passed = false;
+            for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
+                passed = await recheck(run, live.check, `rerun-${attempt}`);
+            }
+            if (passed) {
+                checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
+                flaky.push(name);
+                events.push(noted(run, 'flaky', `${name}: failed, then passed when re-run (flaky, no retry spent)`));
+                continue;
+            }
+        }
+        const pattern = live.analysis?.pattern;
+        // auto_fix: the check's own fix command, then the check again, without the agent.
+        if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !fixes.includes(name)) {
+            const fix = await deps.runner.run(command(run, live.check.fix, `${name}.fix.log`, live.check.timeout * 1000));
+            usage(record.state, iteration, `fix ${name}`, `auto_fix for ${pattern}`, fix);
+            fixes.push(name);
+            if (await recheck(run, live.check, 'after-fix')) {
+                checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } });
+                autoFixed.push(name);
+                events.push(noted(run, 'auto-fix', `${name}: ${pattern} fixed by its fix command (no agent call)`));
+                continue;
+            }
+        }
+        // dependency_check: the configured install command (once an iteration), then the check again.
+        if (live.analysis?.strategy === 'dependency_check' && config.install && !installedBeforeVerify) {
+            if (!installed) {
+                const install = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS));
+                usage(record.state, iteration, 'install', `dependency_check for ${name}`, install);
+                installed = true;
+            }
+            if (await recheck(run, live.check, 'after-install')) {
+                checks.push({ ...live, result: { ...live.result, verdict: 'pass' } });
+                events.push(noted(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`));
+                continue;
+            }
+        }
+        if (live.analysis)
+            deps.progress?.analysis?.(iteration, live.result);
+        checks.push(live);
     }
-    return undefined;
+    return withEvents({ ...record, checks, flaky, autoFixed, remediesRun: { install: installed, fixes } }, ...events);
 }
-function lineOf(document, lineCounter, path) {
-    // The issue may point below the last node that exists (a missing key): walk up to the nearest one.
-    for (let depth = path.length; depth >= 0; depth--) {
-        const node = document.getIn(path.slice(0, depth), true);
-        const start = node && ((0,dist/* isMap */.jh)(node) || (0,dist/* isSeq */.oP)(node) || 'range' in node) ? node.range?.[0] : undefined;
-        if (start !== undefined)
-            return lineCounter.linePos(start).line;
+/** A remedy's result, shown on the progress line and recorded in the journey. */
+function noted(run, type, message) {
+    run.deps.progress?.phase?.(run.iteration, 'VERIFY', message);
+    return record_event(run.deps.clock.now(), run.iteration, type, message);
+}
+/** Runs the check once more, unchanged; true when it passes. */
+async function recheck(run, check, label) {
+    const result = await rerunCheck(run.input, run.deps, check, run.iterationDir, run.commandEnv, `${check.name}.${label}`);
+    return passes(result);
+}
+function passes(result) {
+    return result.exitCode === 0 && !result.timedOut;
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/restore.ts
+/**
+ * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
+ */
+
+
+/** Loads (or starts) the loop's state and decides this run. */
+async function restoreAndDecide(input, deps, policy) {
+    const { config, loopId } = input;
+    const now = deps.clock.now();
+    const loaded = await deps.store.load(loopId);
+    // Events staged by a run that died between its save and its journey append are recovered here.
+    await deps.audit.recoverPending(loaded ? savedMarker(loaded.state) : null);
+    let record;
+    if (loaded) {
+        record = { state: loaded.state, events: [], loaded: true, version: loaded.version };
     }
-    return undefined;
-}
-/** Builds a config for the simple mode; each `--verify` command becomes a required check. */
-function simpleModeConfig(options) {
-    const input = {
-        goal: options.goal ?? 'Make every verify command pass.',
-        work: { run: options.work },
-        checks: options.verify.map((run, index) => ({ name: `verify-${index + 1}`, run, kind: guessKind(run) })),
-        ...(options.maxIterations !== undefined ? { 'max-iterations': options.maxIterations } : {}),
-        ...(options.capReason ? { 'cap-reason': options.capReason } : {}),
+    else {
+        const fresh = initialState({ loopId, goal: config.goal, policy, now });
+        // The cap is structural: a lost state restarts counting from the dispatched iteration, never from 0.
+        const restarted = input.dispatchedIteration ?? 0;
+        const state = restarted > 1 ? { ...fresh, iteration: restarted - 1, claimedIteration: restarted - 1 } : fresh;
+        record = {
+            state,
+            events: [record_event(now, state.iteration, 'loop-started', `loop ${loopId} started: ${config.goal}`)],
+            loaded: false,
+            version: null,
+        };
+    }
+    const { state } = record;
+    if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
+        const decision = {
+            kind: 'WAIT_FOR_HUMAN',
+            reason: `iteration ${input.dispatchedIteration} already ran (state is at ${state.iteration})`,
+        };
+        await deps.audit.appendEvents([
+            record_event(now, state.iteration, 'superseded', `a dispatch of iteration ${input.dispatchedIteration} was superseded`),
+        ]);
+        return { kind: 'superseded', result: finish('superseded', state, decision, decision, {}, record.version) };
+    }
+    const decision = decide(state, { now, stopRequested: input.stopRequested || config.stop, pullRequestMerged: await pullRequestMerged(state, deps) }, policy);
+    return {
+        kind: 'decided',
+        record: withEvents(record, record_event(now, state.iteration, 'decision', `${decision.kind}: ${decision.reason}`, { decision })),
+        decision,
+        now,
     };
-    return validateLoopConfig(input, '(from the command line)', () => undefined);
 }
-/** A guess at a simple-mode check's kind from its command, so analysis gets the right prior. */
-function guessKind(command) {
-    const text = command.toLowerCase();
-    if (/\b(tsc|mypy|pyright|typecheck|type-check)\b/.test(text))
-        return 'typecheck';
-    if (/\b(eslint|ruff|flake8|clippy|lint|shellcheck)\b/.test(text) && !/format/.test(text))
-        return 'lint';
-    if (/\b(prettier|black|rustfmt|gofmt|format)\b/.test(text))
-        return 'format';
-    if (/\b(test|jest|vitest|mocha|pytest|spec)\b/.test(text))
-        return 'test';
-    if (/\b(build|compile|make|cargo build|go build|javac|mvn)\b/.test(text))
-        return 'build';
-    if (/\b(audit|gitleaks|trufflehog|semgrep)\b/.test(text))
-        return 'security';
-    return 'custom';
+/** Whether the loop's pull request is merged; asked only in SHIP, and only where it can be known. */
+async function pullRequestMerged(state, deps) {
+    if (state.stage !== 'SHIP' || !deps.pullRequestMerged)
+        return undefined;
+    return deps.pullRequestMerged();
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/transition.ts
+/**
+ * Transition: the engine applies what the iteration did to the state (the stage may advance, a failure
+ * open or close). Conclude: the loop's ending decision (complete, capped, blocked, waiting, aborted)
+ * is recorded in the state before it is saved.
+ */
+
+
+async function transition(run, record) {
+    const { deps, stage, strategy } = run;
+    const outcome = {
+        now: deps.clock.now(),
+        stage,
+        ...(record.work ? { work: record.work } : {}),
+        checks: record.checks.map((c) => c.result),
+        failures: record.failures,
+        flaky: record.flaky,
+        autoFixed: record.autoFixed,
+        gatesRaised: record.gatesRaised,
+        tasksCompleted: record.tasksCompleted,
+        ...(strategy ? { strategyUsed: strategy } : {}),
+        wallMs: Date.now() - run.startedAt,
+    };
+    const applied = applyOutcome(record.state, outcome, run.policy);
+    return withEvents({ ...record, state: applied.state, outcome }, ...applied.events);
+}
+/** Records in the state the ending `final` names (none for a decision to go on), and compacts it. */
+function conclude(record, final, at) {
+    const { state } = record;
+    const ended = (kind, applied) => ({
+        kind,
+        record: applied
+            ? withEvents({ ...record, state: compactState(applied.state) }, ...applied.events)
+            : { ...record, state: compactState(state) },
+    });
+    switch (final.kind) {
+        case 'COMPLETE':
+            return ended('complete', markComplete(state, at));
+        case 'CAP_REACHED':
+            return ended('capped', markCapped(state, final, at));
+        case 'ESCALATE':
+            return ended('blocked', markBlocked(state, final.reason, at));
+        case 'WAIT_FOR_HUMAN':
+            return ended('blocked');
+        case 'WAIT_FOR_APPROVAL':
+            return ended('waiting', state.status !== 'waiting' || state.statusReason !== final.reason
+                ? markWaiting(state, final.gate, final.reason, at)
+                : undefined);
+        case 'ABORTED':
+            return ended('aborted', state.status !== 'aborted'
+                ? abort(state, 'the kill switch (loop/stop label or stop: true)', at)
+                : undefined);
+        default:
+            return ended('continue');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/verify.ts
+/** Verify: the whole matrix after the work, each failing check's output analyzed as it streams. */
+
+async function verify_verify(run, record) {
+    run.deps.progress?.phase?.(run.iteration, 'VERIFY', 'verification matrix');
+    const checks = await verify(run.input, run.deps, run.iterationDir, run.commandEnv, run.iteration, true);
+    return { ...record, checks };
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration.ts
+/**
+ * One controller iteration, shared by both front doors (the CLI and the action), as a pipeline of
+ * named steps over an explicit record (`iteration/record.ts`):
+ * restore → decide → begin → baseline → act → guard → verify → remedies → analyze → transition →
+ * checkpoint → audit → conclude → persist → audit of the ending.
+ * Effects go through ports; the decisions are the pure engine's.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The steps of a running iteration, in order, from the work tree as it was to the state it leaves. */
+const RUN_STEPS = [baseline, act, guard, verify_verify, remedies, analyze, transition];
+/** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
+async function runOneIteration(input, deps) {
+    const policy = policyFromConfig(input.config);
+    const restored = await restoreAndDecide(input, deps, policy);
+    if (restored.kind === 'superseded')
+        return restored.result;
+    const { decision } = restored;
+    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
+        return iteration_settle(input, deps, restored.record, decision);
+    }
+    const begun = await beginRun(input, deps, policy, decision, restored.record, restored.now);
+    const { run } = begun;
+    let record = begun.record;
+    for (const step of RUN_STEPS)
+        record = await step(run, record);
+    const checks = record.checks.map((c) => c.result);
+    const checkpointed = await checkpoint(run, record);
+    if (checkpointed.kind === 'superseded') {
+        return finish('superseded', checkpointed.record.state, decision, decision, { checks }, record.version);
+    }
+    record = checkpointed.record;
+    const next = decide(record.state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(record.state, deps) }, policy);
+    const recordPath = await writeIterationRecord(run, record, next);
+    return iteration_settle(input, deps, record, next, { checks, commit: record.commit, record: recordPath, decision });
+}
+/**
+ * Ends a run: the ending `final` names is recorded in the state, the state saved with its journey
+ * events, and for a loop that ended, its closing records written. `ran`: what an iteration that ran
+ * in this run produced.
+ */
+async function iteration_settle(input, deps, loop, final, ran) {
+    const at = deps.clock.now();
+    const concluded = conclude(loop, final, at);
+    const { state } = concluded.record;
+    const decision = ran?.decision ?? final;
+    const persisted = await persist(input.loopId, deps, concluded.record, ran !== undefined, at);
+    if (persisted.kind === 'superseded') {
+        return finish('superseded', state, decision, final, { checks: ran?.checks ?? [] }, persisted.version);
+    }
+    if (persisted.kind === 'saved')
+        await writeEnding(input.loopId, deps, concluded.kind, state, final);
+    return finish(concluded.kind, state, decision, final, ran ?? {}, persisted.version);
 }
 
 ;// CONCATENATED MODULE: ./src/config/user-patterns.ts
@@ -31369,556 +32548,8 @@ async function loadUserPatterns(patterns, root) {
     return parsePatternFile(text, patterns);
 }
 
-;// CONCATENATED MODULE: ./src/domain/redact.ts
-/**
- * Redaction of secrets from every line that leaves the runner (DESIGN.md section 7), and defusing of
- * workflow commands in text that is echoed to the log. Pure: no I/O.
- */
-/** What a token-shaped string is replaced with: the kind is kept so a reader knows what was there. */
-function redactionLabel(kind) {
-    return `[redacted:${kind}]`;
-}
-/** What a known secret is replaced with (the same mask GitHub uses). */
-const SECRET_MASK = '***';
-/** Secrets shorter than this are not redacted by value: masking `1` or `true` would wreck every text. */
-const MIN_SECRET_LENGTH = 4;
-/**
- * Token shapes as data (STYLE.md point 10). `keep` is the number of leading capture groups kept
- * verbatim (a prefix such as `Authorization: Bearer `). Every regex is linear: no nested quantifiers.
- */
-const TOKEN_SHAPES = [
-    {
-        kind: 'private-key',
-        regex: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g,
-    },
-    // A key block cut short (e.g. by output trimming): everything after its start is withheld.
-    { kind: 'private-key', regex: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*$/g },
-    { kind: 'github-token', regex: /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g },
-    { kind: 'github-token', regex: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
-    { kind: 'npm-token', regex: /\bnpm_[A-Za-z0-9]{36}\b/g },
-    { kind: 'aws-access-key-id', regex: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
-    {
-        kind: 'aws-secret-access-key',
-        regex: /(aws_secret_access_key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi,
-        keep: 1,
-    },
-    { kind: 'anthropic-key', regex: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
-    { kind: 'openai-key', regex: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
-    { kind: 'slack-token', regex: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g },
-    { kind: 'jwt', regex: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
-    { kind: 'authorization', regex: /(\bAuthorization\s*:\s*(?:Bearer|token|Basic)\s+)[^\s'"]+/gi, keep: 1 },
-    { kind: 'bearer-token', regex: /(\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g, keep: 1 },
-    // Credentials in a URL: https://user:password@host
-    { kind: 'url-credentials', regex: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi, keep: 1 },
-];
-function escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-/** The forms a secret may take in output: as is, base64 (three alignments), URL-encoded, JSON-escaped. */
-function secretForms(secret) {
-    const forms = new Set([secret]);
-    const bytes = new TextEncoder().encode(secret);
-    // A secret inside a longer base64 text starts at one of three byte offsets within a 3-byte group.
-    // The groups made only of the secret's bytes encode the same way whatever surrounds them, so that
-    // middle part identifies the secret: skip the first group (shared with the bytes before) and the
-    // last partial one (shared with the bytes after).
-    for (let offset = 0; offset < 3; offset++) {
-        const padded = new Uint8Array(offset + bytes.length);
-        padded.set(bytes, offset);
-        const encoded = toBase64(padded);
-        const start = offset === 0 ? 0 : 4;
-        const end = Math.floor((offset + bytes.length) / 3) * 4;
-        const core = encoded.slice(start, end);
-        if (core.length >= 8)
-            forms.add(core);
-    }
-    forms.add(toBase64(bytes).replace(/=+$/, ''));
-    forms.add(encodeURIComponent(secret));
-    forms.add(JSON.stringify(secret).slice(1, -1));
-    return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH);
-}
-const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-function toBase64(bytes) {
-    let out = '';
-    for (let i = 0; i < bytes.length; i += 3) {
-        const a = bytes[i] ?? 0;
-        const b = bytes[i + 1] ?? 0;
-        const c = bytes[i + 2] ?? 0;
-        const triple = (a << 16) | (b << 8) | c;
-        out += BASE64_ALPHABET[(triple >> 18) & 63];
-        out += BASE64_ALPHABET[(triple >> 12) & 63];
-        out += i + 1 < bytes.length ? BASE64_ALPHABET[(triple >> 6) & 63] : '=';
-        out += i + 2 < bytes.length ? BASE64_ALPHABET[triple & 63] : '=';
-    }
-    return out;
-}
-/**
- * Returns a function that removes the known `secrets` (in every form `secretForms` lists) and every
- * token-shaped string from a text. Known secrets go first, so a secret that also has a token shape is
- * masked as a secret.
- */
-function createRedactor(secrets) {
-    const forms = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(secretForms))]
-        // Longest first, so a secret that contains another is masked whole.
-        .sort((a, b) => b.length - a.length);
-    const secretRegex = forms.length > 0 ? new RegExp(forms.map(escapeRegExp).join('|'), 'g') : null;
-    return (text) => {
-        let out = secretRegex ? text.replace(secretRegex, SECRET_MASK) : text;
-        for (const shape of TOKEN_SHAPES) {
-            const label = redactionLabel(shape.kind);
-            out = out.replace(shape.regex, (...args) => {
-                const kept = shape.keep ? args.slice(1, 1 + shape.keep).join('') : '';
-                return kept + label;
-            });
-        }
-        return out;
-    };
-}
-/** The zero-width space that breaks a workflow command without changing how the line reads. */
-const ZERO_WIDTH_SPACE = '\u200b';
-/**
- * Defuses workflow commands (`::set-output`, `::add-mask::`, `::stop-commands::`, the old `##[...]`
- * form) at the start of any line, so text from a check or an agent cannot steer the runner when it is
- * echoed to the log.
- */
-function neutraliseWorkflowCommands(text) {
-    return text
-        .replace(/^([ \t]*):(?=:)/gm, `$1:${ZERO_WIDTH_SPACE}`)
-        .replace(/^([ \t]*)#(?=#\[)/gm, `$1#${ZERO_WIDTH_SPACE}`);
-}
-
-;// CONCATENATED MODULE: ./src/ports/clock.ts
-const systemClock = {
-    now: () => new Date(),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
-
-;// CONCATENATED MODULE: ./src/version.ts
-/** The version of loop-controller, named in messages (e.g. when a state is from a newer version). */
-const VERSION = '0.1.0';
-
-;// CONCATENATED MODULE: ./src/cli.ts
-/**
- * Composition root for the `loop-controller` CLI (alias `loop`): the embedded default front door.
- * State lives in `.loop/` at the repository root, kept out of commits.
- */
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** Exit codes (README, "CLI"). */
-const EXIT = {
-    complete: 0,
-    internal: 1,
-    usage: 2,
-    blocked: 3,
-    waiting: 4,
-    capped: 5,
-    aborted: 6,
-};
-class UsageError extends Error {
-    name = 'UsageError';
-}
-const COMMANDS = ['init', 'next', 'run', 'status', 'history', 'resume', 'skip', 'approve', 'abort', 'analyze'];
-const HELP = {
-    main: `loop-controller ${VERSION}: run a coding agent in a closed, machine-checked loop.
-
-Usage: loop-controller <command> [options]     (alias: loop)
-
-Commands:
-  init      write a starter .github/loop.yml and keep .loop/ out of git
-  run       run iterations until COMPLETE, BLOCKED, a gate, or a cap (starts a loop if none)
-  next      run exactly one iteration
-  status    show where the loop is
-  history   list the iterations and what happened in each
-  resume    continue a BLOCKED or waiting loop after a person stepped in
-  skip      skip a required stage task:  skip TASK --reason "why"
-  approve   approve a gate:              approve GATE
-  abort     stop the loop for good
-  analyze   classify one check's output: analyze [FILE|-] [--kind KIND] [--json]
-
-Common options:
-  --config FILE        the loop config (default: .github/loop.yml at the repository root)
-  --work CMD           simple mode, no config file: the work command
-  --verify CMD         simple mode: a verify command (repeat for several)
-  --max-iterations N   the hard iteration cap (default 10; above 25 needs --cap-reason)
-  --cap-reason TEXT    why the cap is above 25 (recorded)
-  --loop-id ID         which loop (default: from the current branch)
-  --state-dir DIR      where state lives (default: .loop at the repository root)
-  --no-commit          do not commit each iteration's changes as a checkpoint
-  -h, --help           help for a command
-
-Exit codes: 0 COMPLETE (for next: the iteration ran), 1 internal error, 2 usage or configuration error,
-3 BLOCKED, 4 waiting for approval, 5 a cap or budget reached, 6 aborted.`,
-    init: `loop-controller init [--work CMD] [--verify CMD]... [--force]
-
-Writes a starter .github/loop.yml (from --work/--verify when given) and adds .loop/ to .git/info/exclude.`,
-    run: `loop-controller run [--config FILE | --work CMD --verify CMD...] [--max-iterations N] [--no-commit]
-
-Runs iterations until the loop is COMPLETE, BLOCKED, waits at a gate, or reaches a cap. Starts a loop when
-none exists. Prints a live progress line per check on a terminal, plain lines otherwise.`,
-    next: `loop-controller next [--config FILE | --work CMD --verify CMD...] [--no-commit]
-
-Runs exactly one iteration: decide, work, verify, analyze, persist.`,
-    status: `loop-controller status [--loop-id ID] [--json]
-
-Shows the stage, status, iteration, budget, failures, gates and the next action.`,
-    history: `loop-controller history [--loop-id ID] [--json]
-
-Lists each iteration: decision, checks, verdicts, patterns and strategies.`,
-    resume: `loop-controller resume [--loop-id ID]
-
-Clears BLOCKED (or a wait) after a person stepped in; the total failure count is kept.`,
-    skip: `loop-controller skip TASK --reason "why" [--loop-id ID]
-
-Marks a required stage task as skipped, with the reason recorded.`,
-    approve: `loop-controller approve GATE [--loop-id ID]
-
-Approves a pending gate (architecture, security, database, external, deploy, verifier, or your own).`,
-    abort: `loop-controller abort [--loop-id ID]
-
-Stops the loop for good; its state and audit trail are kept.`,
-    analyze: `loop-controller analyze [FILE|-] [--kind KIND] [--patterns FILE] [--json]
-
-Reads one check's output and prints the pattern, confidence, strategy, locations and signature.`,
-};
-const OPTIONS = {
-    config: { type: 'string' },
-    work: { type: 'string' },
-    verify: { type: 'string', multiple: true },
-    'max-iterations': { type: 'string' },
-    'cap-reason': { type: 'string' },
-    'loop-id': { type: 'string' },
-    'state-dir': { type: 'string' },
-    'no-commit': { type: 'boolean' },
-    reason: { type: 'string' },
-    json: { type: 'boolean' },
-    force: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-    kind: { type: 'string' },
-    patterns: { type: 'string' },
-    version: { type: 'boolean' },
-};
-/** Runs the CLI and returns its exit code. Never throws. */
-async function runCli(argv, io) {
-    const [first, ...rest] = argv;
-    if (!first || first === '--help' || first === '-h' || first === 'help') {
-        io.stdout(`${HELP.main}\n`);
-        return first ? EXIT.complete : EXIT.usage;
-    }
-    if (first === '--version') {
-        io.stdout(`${VERSION}\n`);
-        return EXIT.complete;
-    }
-    if (!COMMANDS.includes(first)) {
-        io.stderr(`Unknown command '${first}'; expected one of ${COMMANDS.join(', ')}. Try 'loop-controller --help'.\n`);
-        return EXIT.usage;
-    }
-    const command = first;
-    if (command === 'analyze') {
-        if (rest.includes('--help') || rest.includes('-h')) {
-            io.stdout(`${HELP.analyze}\n`);
-            return EXIT.complete;
-        }
-        return runAnalyzeCommand(rest, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, cwd: io.cwd });
-    }
-    try {
-        const { values, positionals } = (0,external_node_util_namespaceObject.parseArgs)({ args: rest, options: OPTIONS, allowPositionals: true, strict: true });
-        if (values.help) {
-            io.stdout(`${HELP[command]}\n`);
-            return EXIT.complete;
-        }
-        return await dispatch(command, values, positionals, io);
-    }
-    catch (error) {
-        return reportError(error, io);
-    }
-}
-async function dispatch(command, values, positionals, io) {
-    const root = await repositoryRoot(io.cwd);
-    const stateDir = (0,external_node_path_namespaceObject.resolve)(root, values['state-dir'] ?? '.loop');
-    const loopId = values['loop-id'] ? validLoopId(values['loop-id']) : await defaultLoopId(root);
-    const secrets = Object.entries(io.env)
-        .filter(([name, value]) => value && /TOKEN|SECRET|PASSWORD|API_?KEY|PRIVATE/i.test(name))
-        .map(([, value]) => value);
-    const redact = createRedactor(secrets);
-    const store = new FileStore({ root: stateDir });
-    const audit = new AuditTrail((0,external_node_path_namespaceObject.join)(stateDir, loopId), redact);
-    const expectPositionals = (count, what) => {
-        if (positionals.length !== count) {
-            throw new UsageError(`'${command}' takes ${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'nothing'}.`);
-        }
-    };
-    switch (command) {
-        case 'init':
-            expectPositionals(0, 'no arguments');
-            return init(root, values, io);
-        case 'status':
-        case 'history': {
-            expectPositionals(0, 'no arguments');
-            const loaded = await store.load(loopId);
-            if (!loaded) {
-                io.stdout(`No loop '${loopId}' yet in ${(0,external_node_path_namespaceObject.relative)(io.cwd, stateDir) || '.'}. Start one with 'loop-controller run'.\n`);
-                return EXIT.complete;
-            }
-            if (command === 'status') {
-                io.stdout(values.json
-                    ? `${JSON.stringify(statusJson(loaded.state), null, 2)}\n`
-                    : renderStatus(loaded.state, await policyIfConfigured(root, values, io)));
-            }
-            else {
-                const events = await audit.readEvents();
-                io.stdout(values.json ? `${JSON.stringify(events, null, 2)}\n` : renderHistory(loaded.state, events));
-            }
-            return exitFor(loaded.state.status);
-        }
-        case 'resume':
-        case 'abort':
-        case 'approve':
-        case 'skip': {
-            let people;
-            if (command === 'approve') {
-                expectPositionals(1, 'one gate name, e.g. approve security');
-                people = { kind: 'approve', gate: positionals[0] };
-            }
-            else if (command === 'skip') {
-                expectPositionals(1, 'one task name and --reason "why"');
-                if (!values.reason?.trim())
-                    throw new UsageError(`'skip ${positionals[0]}' needs --reason "why it is skipped"; the reason is recorded.`);
-                people = { kind: 'skip', task: positionals[0], reason: values.reason.trim() };
-            }
-            else {
-                expectPositionals(0, 'no arguments');
-                people = { kind: command };
-            }
-            const by = io.env.USER ?? io.env.USERNAME ?? 'cli';
-            const state = await applyPeopleCommand(people, { loopId, by }, { store, clock: systemClock, audit });
-            io.stdout(renderStatus(state, await policyIfConfigured(root, values, io)));
-            return EXIT.complete;
-        }
-        case 'next':
-        case 'run': {
-            expectPositionals(0, 'no arguments (use --work and --verify for simple mode)');
-            const { config, configPath } = await loadConfig(root, values, io);
-            const library = buildLibrary(await loadUserPatterns(config.patterns, root));
-            // Validate the policy up front so a bad cap is a configuration error before anything runs.
-            policyFromConfig(config);
-            await keepStateOutOfGit(root, stateDir);
-            const git = (await isGitRepository(root)) ? new GitCli(root) : null;
-            const excluded = (0,external_node_path_namespaceObject.relative)(root, stateDir);
-            const progress = io.isTTY ? ttyProgress(io) : plainProgress(io);
-            const logger = cliLogger(io);
-            const started = Date.now();
-            let last = null;
-            const header = await store.load(loopId);
-            io.stdout(`loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`);
-            for (;;) {
-                last = await runOneIteration({
-                    config,
-                    library,
-                    loopId,
-                    cwd: root,
-                    loopDir: (0,external_node_path_namespaceObject.join)(stateDir, loopId),
-                    excludeFromCommits: excluded.startsWith('..') ? [] : [excluded],
-                    commit: !values['no-commit'] && config.commit.enabled,
-                    identity: { name: 'loop-controller', email: 'loop-controller@users.noreply.github.com' },
-                    env: io.env,
-                    maxParallel: (0,external_node_os_namespaceObject.availableParallelism)(),
-                    toolVersion: VERSION,
-                    ...(configPath ? { configPathRelative: (0,external_node_path_namespaceObject.relative)(root, configPath) } : {}),
-                }, {
-                    store,
-                    runner: new ChildProcessRunner(),
-                    git,
-                    clock: systemClock,
-                    logger,
-                    workspace: nodeWorkspace,
-                    audit,
-                    redact,
-                    progress,
-                });
-                if (last.outcome !== 'continue' || command === 'next')
-                    break;
-            }
-            io.stdout(`${closingLine(last, Date.now() - started, (0,external_node_path_namespaceObject.relative)(io.cwd, (0,external_node_path_namespaceObject.join)(stateDir, loopId)) || '.')}\n`);
-            if (command === 'next' && last.outcome === 'continue')
-                return EXIT.complete;
-            return exitFor(last.outcome);
-        }
-        case 'analyze':
-            // Handled before option parsing: it has options of its own.
-            return EXIT.usage;
-    }
-}
-async function loadConfig(root, values, io) {
-    const maxIterations = values['max-iterations'] !== undefined ? parseCap(values['max-iterations']) : undefined;
-    if (values.work !== undefined || values.verify !== undefined) {
-        if (values.config)
-            throw new UsageError('Use either --config or --work/--verify (simple mode), not both.');
-        if (!values.work?.trim())
-            throw new UsageError('Simple mode needs --work CMD (the work command); got nothing.');
-        if (!values.verify?.length)
-            throw new UsageError('Simple mode needs at least one --verify CMD; got none.');
-        return {
-            config: simpleModeConfig({
-                work: values.work,
-                verify: values.verify,
-                ...(maxIterations !== undefined ? { maxIterations } : {}),
-                ...(values['cap-reason'] ? { capReason: values['cap-reason'] } : {}),
-            }),
-            configPath: null,
-        };
-    }
-    const configPath = (0,external_node_path_namespaceObject.resolve)(io.cwd, values.config ?? (0,external_node_path_namespaceObject.join)(root, '.github', 'loop.yml'));
-    if (!(0,external_node_fs_namespaceObject.existsSync)(configPath)) {
-        throw new ConfigError(`No loop config at ${(0,external_node_path_namespaceObject.relative)(io.cwd, configPath) || configPath}. Write one with 'loop-controller init', name another with --config FILE, or use simple mode: --work CMD --verify CMD.`);
-    }
-    const text = await (0,promises_namespaceObject.readFile)(configPath, 'utf8');
-    let config = parseLoopConfig(text, (0,external_node_path_namespaceObject.relative)(io.cwd, configPath) || configPath);
-    if (maxIterations !== undefined || values['cap-reason']) {
-        config = {
-            ...config,
-            ...(maxIterations !== undefined ? { 'max-iterations': maxIterations } : {}),
-            ...(values['cap-reason'] ? { 'cap-reason': values['cap-reason'] } : {}),
-        };
-        if (config['max-iterations'] > 25 && !config['cap-reason']) {
-            throw new UsageError(`--max-iterations ${config['max-iterations']} is above 25, which needs --cap-reason "why".`);
-        }
-    }
-    return { config, configPath };
-}
-/** The loop's policy when its config (file or simple-mode flags) is at hand and valid; else null. */
-async function policyIfConfigured(root, values, io) {
-    try {
-        return policyFromConfig((await loadConfig(root, values, io)).config);
-    }
-    catch {
-        return null;
-    }
-}
-function parseCap(value) {
-    if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 1000) {
-        throw new UsageError(`--max-iterations must be a whole number from 1 to 1000; got '${value}'.`);
-    }
-    return Number(value);
-}
-function validLoopId(value) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(value)) {
-        throw new UsageError(`--loop-id must be 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit; got '${value}'.`);
-    }
-    return value;
-}
-async function defaultLoopId(root) {
-    const git = new GitCli(root);
-    const branch = (await isGitRepository(root)) ? await git.currentBranch() : null;
-    const id = (branch ?? 'default')
-        .replace(/[^A-Za-z0-9._-]+/g, '-')
-        .replace(/^[^A-Za-z0-9]+/, '')
-        .slice(0, 100);
-    return id || 'default';
-}
-async function repositoryRoot(cwd) {
-    const git = new GitCli(cwd);
-    const result = await git.exec(['rev-parse', '--show-toplevel'], { allowFailure: true });
-    return result.exitCode === 0 ? result.stdout.trim() : cwd;
-}
-async function isGitRepository(root) {
-    return new GitCli(root).isRepository();
-}
-/** `.loop/` never reaches a commit: it is added to `.git/info/exclude` (local, not a tracked file). */
-async function keepStateOutOfGit(root, stateDir) {
-    const rel = (0,external_node_path_namespaceObject.relative)(root, stateDir);
-    if (rel.startsWith('..') || !(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, '.git')))
-        return;
-    const exclude = (0,external_node_path_namespaceObject.join)(root, '.git', 'info', 'exclude');
-    const current = (0,external_node_fs_namespaceObject.existsSync)(exclude) ? await (0,promises_namespaceObject.readFile)(exclude, 'utf8') : '';
-    const line = `/${rel.replace(/\\/g, '/')}/`;
-    if (current.split('\n').includes(line))
-        return;
-    await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(root, '.git', 'info'), { recursive: true });
-    await (0,promises_namespaceObject.appendFile)(exclude, `${current && !current.endsWith('\n') ? '\n' : ''}# loop-controller state\n${line}\n`);
-}
-async function init(root, values, io) {
-    const target = (0,external_node_path_namespaceObject.join)(root, '.github', 'loop.yml');
-    if ((0,external_node_fs_namespaceObject.existsSync)(target) && !values.force) {
-        io.stderr(`${(0,external_node_path_namespaceObject.relative)(io.cwd, target)} already exists; use --force to overwrite it.\n`);
-        return EXIT.usage;
-    }
-    const work = values.work ?? 'claude -p "$(cat "$LOOP_PROMPT_FILE")"';
-    const verify = values.verify?.length ? values.verify : ['npm test'];
-    const checks = verify
-        .map((run, i) => `  - name: check-${i + 1}\n    run: ${JSON.stringify(run)}\n    kind: ${simpleModeConfig({ work, verify: [run] }).checks[0]?.kind ?? 'custom'}`)
-        .join('\n');
-    const text = `# yaml-language-server: $schema=https://raw.githubusercontent.com/loop-controller/loop-controller/v1/schema/loop-config.schema.json
-goal: Make every check below pass.
-pipeline: iterate
-max-iterations: 10
-work:
-  run: ${JSON.stringify(work)}
-  timeout: 30m
-checks:
-${checks}
-`;
-    parseLoopConfig(text, '.github/loop.yml');
-    await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(root, '.github'), { recursive: true });
-    await (0,promises_namespaceObject.writeFile)(target, text);
-    await keepStateOutOfGit(root, (0,external_node_path_namespaceObject.join)(root, '.loop'));
-    io.stdout(`wrote ${(0,external_node_path_namespaceObject.relative)(io.cwd, target)}; state will live in .loop/ (kept out of git). Next: loop-controller run\n`);
-    return EXIT.complete;
-}
-/** The exit code for where a loop is (or what an iteration ended with). */
-const EXIT_FOR = {
-    running: EXIT.complete,
-    continue: EXIT.complete,
-    superseded: EXIT.complete,
-    complete: EXIT.complete,
-    blocked: EXIT.blocked,
-    waiting: EXIT.waiting,
-    capped: EXIT.capped,
-    aborted: EXIT.aborted,
-};
-function exitFor(status) {
-    return EXIT_FOR[status];
-}
-function reportError(error, io) {
-    if (error instanceof UsageError ||
-        error instanceof ConfigError ||
-        error instanceof PolicyError ||
-        error instanceof PatternError ||
-        error instanceof StateQuarantinedError ||
-        error instanceof StateFromTheFutureError ||
-        error instanceof EngineError ||
-        error instanceof NoLoopError ||
-        error.code?.startsWith('ERR_PARSE_ARGS')) {
-        io.stderr(`loop-controller: ${messageOf(error)}\n`);
-        return EXIT.usage;
-    }
-    if (error instanceof StoreConflictError) {
-        io.stderr(`loop-controller: another controller changed this loop at the same time: ${messageOf(error)}\n`);
-        return EXIT.internal;
-    }
-    io.stderr(`loop-controller: internal error: ${messageOf(error)}\n${error instanceof Error && error.stack ? `${error.stack}\n` : ''}`);
-    return EXIT.internal;
-}
+;// CONCATENATED MODULE: ./src/cli/io.ts
+/** The iteration's log lines go to stderr, so stdout stays the progress and the result. */
 function cliLogger(io) {
     return {
         info: (m) => io.stderr(`${m}\n`),
@@ -31931,28 +32562,10 @@ function cliLogger(io) {
         group: async (_name, body) => body(),
     };
 }
-// ---- rendering for people ----
-const MARK = {
-    pass: '✓',
-    fail: '✗',
-    timeout: '⏱',
-    skipped: '–',
-    flaky: '~',
-    error: '!',
-};
-function cli_seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
-}
-function checkCell(result) {
-    const mark = result.autoFixed ? '✓ (auto-fixed)' : MARK[result.verdict];
-    return `${result.name} ${mark}${result.verdict === 'skipped' ? '' : ` ${cli_seconds(result.durationMs)}`}`;
-}
-function analysisLine(result) {
-    const where = result.locations[0]
-        ? ` at ${result.locations[0].file}${result.locations[0].line ? `:${result.locations[0].line}` : ''}`
-        : '';
-    return `${result.pattern ?? 'unclassified'} (${(result.confidence ?? 0).toFixed(2)})${where} → ${result.strategy ?? 'analyze_then_fix'}`;
-}
+
+;// CONCATENATED MODULE: ./src/cli/progress.ts
+
+/** Off a terminal (a log, a pipe): one line per phase, per finished check and per analysis. */
 function plainProgress(io) {
     return {
         phase: (iteration, stage, text) => io.stdout(`#${iteration}  ${stage.padEnd(9)}  ${text}\n`),
@@ -31993,87 +32606,176 @@ function ttyProgress(io) {
         },
     };
 }
-function closingLine(result, elapsedMs, trail) {
-    const state = result.state;
-    const took = elapsedMs >= 60_000
-        ? `${Math.floor(elapsedMs / 60_000)} min ${Math.round((elapsedMs % 60_000) / 1000)} s`
-        : cli_seconds(elapsedMs);
-    const head = {
-        complete: `COMPLETE in ${state.iteration} iteration${state.iteration === 1 ? '' : 's'}, ${took}`,
-        blocked: `BLOCKED at iteration ${state.iteration}: ${state.statusReason || result.next.reason}`,
-        waiting: `WAITING for approval: ${result.next.reason}`,
-        capped: `CAP REACHED at iteration ${state.iteration}: ${result.next.reason}`,
-        aborted: `ABORTED: ${state.statusReason || result.next.reason}`,
-        superseded: 'SUPERSEDED: another controller ran this iteration',
-        continue: `iteration ${state.iteration} done · next: ${result.nextAction}`,
-    }[result.outcome];
-    return `${head} · audit trail: ${trail}/`;
-}
-function statusJson(state) {
-    return {
-        loopId: state.loopId,
-        stage: state.stage,
-        status: state.status,
-        iteration: state.iteration,
-        maxIterations: state.maxIterations,
-        failures: state.failures.total,
-        gates: state.gates,
-        metrics: { ...state.metrics, attempts: undefined, aggregate: aggregateMetrics(state.metrics) },
-        usage: { wallMs: state.usage.wallMs, tokens: state.usage.tokens, costUsd: state.usage.costUsd },
-    };
-}
-function renderStatus(state, policy) {
-    const minutes = Math.round(state.usage.wallMs / 60_000);
-    const budget = [
-        `iteration ${state.iteration} of ${state.maxIterations}`,
-        state.budget.minutes ? `${minutes} min of ${state.budget.minutes}` : `${minutes} min`,
-        state.budget.costUsd
-            ? `$${state.usage.costUsd.toFixed(2)} of $${state.budget.costUsd.toFixed(2)}`
-            : state.usage.costUsd > 0
-                ? `$${state.usage.costUsd.toFixed(2)}`
-                : '',
-        state.budget.tokens
-            ? `${state.usage.tokens} of ${state.budget.tokens} tokens`
-            : state.usage.tokens > 0
-                ? `${state.usage.tokens} tokens`
-                : '',
-    ].filter(Boolean);
-    const lines = [`${state.loopId} · ${state.stage} · ${state.status} · ${budget.join(' · ')}`];
-    if (state.statusReason)
-        lines.push(`reason        ${state.statusReason}`);
-    if (state.capabilities.total > 0) {
-        lines.push(`capabilities  ${state.capabilities.completed.length} of ${state.capabilities.total} done${state.capabilities.current ? ` (current: ${state.capabilities.current})` : ''}`);
+
+;// CONCATENATED MODULE: ./src/cli/run.ts
+/** `loop-controller run` and `next`: iterations on this machine, with live progress and a closing line. */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Runs one iteration (`next`) or iterations until the loop stops (`run`); returns the exit code. */
+async function runIterations(command, place, values, io) {
+    const { root, stateDir, loopId, store, audit, redact } = place;
+    // Loading checks the policy too, so a bad cap is a configuration error before anything runs.
+    const { config, configPath } = await loadCliConfig(root, values, io);
+    const library = buildLibrary(await loadUserPatterns(config.patterns, root));
+    await keepStateOutOfGit(root, stateDir);
+    const git = (await isGitRepository(root)) ? new GitCli(root) : null;
+    const excluded = (0,external_node_path_namespaceObject.relative)(root, stateDir);
+    const progress = io.isTTY ? ttyProgress(io) : plainProgress(io);
+    const logger = cliLogger(io);
+    const started = Date.now();
+    let last = null;
+    const header = await store.load(loopId);
+    io.stdout(`loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`);
+    for (;;) {
+        last = await runOneIteration({
+            config,
+            library,
+            loopId,
+            cwd: root,
+            loopDir: (0,external_node_path_namespaceObject.join)(stateDir, loopId),
+            excludeFromCommits: excluded.startsWith('..') ? [] : [excluded],
+            commit: !values['no-commit'] && config.commit.enabled,
+            identity: { name: 'loop-controller', email: 'loop-controller@users.noreply.github.com' },
+            env: io.env,
+            maxParallel: (0,external_node_os_namespaceObject.availableParallelism)(),
+            toolVersion: VERSION,
+            ...(configPath ? { configPathRelative: (0,external_node_path_namespaceObject.relative)(root, configPath) } : {}),
+        }, {
+            store,
+            runner: new ChildProcessRunner(),
+            git,
+            clock: systemClock,
+            logger,
+            workspace: nodeWorkspace,
+            audit,
+            redact,
+            progress,
+        });
+        if (last.outcome !== 'continue' || command === 'next')
+            break;
     }
-    const current = state.failures.current;
-    const resolved = state.failures.history.filter((f) => f.resolution !== 'open').length;
-    lines.push(`failures      ${state.failures.total} (${resolved} resolved)${current ? ` · last: ${current.pattern ?? 'unclassified'} in ${current.check}` : ''}`);
-    const gates = Object.entries(state.gates);
-    if (gates.length > 0) {
-        lines.push(`gates         ${gates.map(([name, g]) => `${name} ${g.status === 'approved' ? `✓ approved by @${g.decidedBy}` : g.status}`).join(' · ')}`);
-    }
-    const m = state.metrics;
-    const aggregate = aggregateMetrics(m);
-    lines.push(`metrics       ${m.workCalls} agent calls · ${m.autoFixes} auto-fixes · ${m.flakes} flakes · ${m.regressions} regressions · escalation rate ${(aggregate.escalationRate * 100).toFixed(0)}%`);
-    if (state.lastDecision)
-        lines.push(`last          ${state.lastDecision.kind}: ${state.lastDecision.reason}`);
-    // The next action needs the loop's policy, which lives in its config (not in state).
-    if (policy)
-        lines.push(`next          ${summarizeNextAction(state, decide(state, { now: new Date() }, policy))}`);
-    return `${lines.join('\n')}\n`;
+    io.stdout(`${closingLine(last, Date.now() - started, (0,external_node_path_namespaceObject.relative)(io.cwd, (0,external_node_path_namespaceObject.join)(stateDir, loopId)) || '.')}\n`);
+    if (command === 'next' && last.outcome === 'continue')
+        return EXIT.complete;
+    return exitFor(last.outcome);
 }
-function renderHistory(state, events) {
-    const lines = [`${state.loopId} · ${state.iteration} iteration${state.iteration === 1 ? '' : 's'} · ${state.status}`];
-    let current = -1;
-    for (const e of events) {
-        if (e.type === 'decision' && e.message.startsWith('EXECUTE') === false && e.message.startsWith('RETRY') === false)
-            continue;
-        if (e.iteration !== current) {
-            current = e.iteration;
-            lines.push(`#${e.iteration}`);
+
+;// CONCATENATED MODULE: ./src/cli/show.ts
+/** `loop-controller status` and `history`: where the loop is, and what each iteration did. */
+
+
+
+
+/** Prints the loop's status or history (as text, or `--json`); the exit code says where the loop is. */
+async function showLoop(command, place, values, io) {
+    const { root, stateDir, loopId, store, audit } = place;
+    const loaded = await store.load(loopId);
+    if (!loaded) {
+        io.stdout(`No loop '${loopId}' yet in ${(0,external_node_path_namespaceObject.relative)(io.cwd, stateDir) || '.'}. Start one with 'loop-controller run'.\n`);
+        return EXIT.complete;
+    }
+    if (command === 'status') {
+        io.stdout(values.json
+            ? `${JSON.stringify(statusJson(loaded.state), null, 2)}\n`
+            : renderStatus(loaded.state, await policyIfConfigured(root, values, io)));
+    }
+    else {
+        const events = await audit.readEvents();
+        io.stdout(values.json ? `${JSON.stringify(events, null, 2)}\n` : renderHistory(loaded.state, events));
+    }
+    return exitFor(loaded.state.status);
+}
+
+;// CONCATENATED MODULE: ./src/cli/main.ts
+/**
+ * Composition root for the `loop-controller` CLI (alias `loop`), the embedded default front door:
+ * parses the arguments, sets up where the loop lives, and hands each command to its module.
+ * State lives in `.loop/` at the repository root, kept out of commits.
+ */
+
+
+
+
+
+
+
+
+
+
+
+/** Runs the CLI and returns its exit code. Never throws. */
+async function runCli(argv, io) {
+    const [first, ...rest] = argv;
+    if (!first || first === '--help' || first === '-h' || first === 'help') {
+        io.stdout(`${HELP.main}\n`);
+        return first ? EXIT.complete : EXIT.usage;
+    }
+    if (first === '--version') {
+        io.stdout(`${VERSION}\n`);
+        return EXIT.complete;
+    }
+    if (!COMMANDS.includes(first)) {
+        io.stderr(`Unknown command '${first}'; expected one of ${COMMANDS.join(', ')}. Try 'loop-controller --help'.\n`);
+        return EXIT.usage;
+    }
+    const command = first;
+    if (command === 'analyze') {
+        if (rest.includes('--help') || rest.includes('-h')) {
+            io.stdout(`${HELP.analyze}\n`);
+            return EXIT.complete;
         }
-        lines.push(`  ${e.type.padEnd(16)} ${e.message}`);
+        return runAnalyzeCommand(rest, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, cwd: io.cwd });
     }
-    return `${lines.join('\n')}\n`;
+    try {
+        const { values, positionals } = (0,external_node_util_namespaceObject.parseArgs)({ args: rest, options: OPTIONS, allowPositionals: true, strict: true });
+        if (values.help) {
+            io.stdout(`${HELP[command]}\n`);
+            return EXIT.complete;
+        }
+        return await dispatch(command, values, positionals, io);
+    }
+    catch (error) {
+        return reportError(error, io);
+    }
+}
+/** Sets up where the loop lives, then hands the command to its module. */
+async function dispatch(command, values, positionals, io) {
+    const place = await loopPlace(values, io);
+    switch (command) {
+        case 'init':
+            expectPositionals(command, positionals, 0, 'no arguments');
+            return init(place.root, values, io);
+        case 'status':
+        case 'history':
+            expectPositionals(command, positionals, 0, 'no arguments');
+            return showLoop(command, place, values, io);
+        case 'resume':
+        case 'abort':
+        case 'approve':
+        case 'skip':
+            return runPeopleCommand(command, positionals, place, values, io);
+        case 'next':
+        case 'run':
+            expectPositionals(command, positionals, 0, 'no arguments (use --work and --verify for simple mode)');
+            return runIterations(command, place, values, io);
+        case 'analyze':
+            // Handled before option parsing: it has options of its own.
+            return EXIT.usage;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/cli-entry.ts
