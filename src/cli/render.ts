@@ -86,9 +86,12 @@ export function renderStatus(state: LoopState, policy: Policy | null): string {
     )
   }
   const current = state.failures.current
-  const resolved = state.failures.history.filter((f) => f.resolution !== 'open').length
+  // An escalated failure went to a person: it is not resolved, and `status` must not say it is.
+  const count = (resolution: string) => state.failures.history.filter((f) => f.resolution === resolution).length
+  const escalated = count('escalated')
+  const resolved = count('resolved') + count('auto-fixed') + count('flaky')
   lines.push(
-    `failures      ${state.failures.total} (${resolved} resolved)${current ? ` · last: ${current.pattern ?? 'unclassified'} in ${current.check}` : ''}`,
+    `failures      ${state.failures.total} (${resolved} resolved${escalated > 0 ? `, ${escalated} escalated` : ''})${current ? ` · last: ${current.pattern ?? 'unclassified'} in ${current.check}` : ''}`,
   )
   const gates = Object.entries(state.gates)
   if (gates.length > 0) {

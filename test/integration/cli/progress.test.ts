@@ -82,5 +82,8 @@ describe('progress counts', () => {
     expect(state.status).toBe('blocked')
     expect(state.iteration).toBeLessThanOrEqual(4)
     expect(state.statusReason).toMatch(/same/)
+    // The escalated failure went to a person: status does not count it as resolved.
+    const status = await cli(repo, 'status', '--loop-id', 'stuck')
+    expect(status.stdout).toMatch(/failures\s+\d+ \(0 resolved, \d+ escalated\)/)
   }, 120_000)
 })
