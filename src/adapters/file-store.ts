@@ -1,5 +1,5 @@
 /**
- * The `file` store (DESIGN.md section 6): `<root>/<loopId>/loop-state.json`, written atomically (temp
+ * The `file` store: `<root>/<loopId>/loop-state.json`, written atomically (temp
  * file in the same folder, fsync, rename, fsync the folder). The version for compare-and-swap is the
  * sha256 of the file's bytes; an exclusive lock file (`open(..., 'wx')`) around compare-and-rename makes
  * two processes racing on the same version end with exactly one winner.

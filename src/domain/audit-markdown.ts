@@ -1,5 +1,5 @@
 /**
- * The audit trail's markdown (DESIGN.md section 7): `iterations/<n>.md` and `final.md`. Pure; the
+ * The audit trail's markdown: `iterations/<n>.md` and `final.md`. Pure; the
  * adapter redacts and writes.
  */
 import type { Analysis } from './analysis/index.js'

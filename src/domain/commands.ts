@@ -1,5 +1,5 @@
 /**
- * Commands from people (DESIGN.md section 5): `/loop ...` lines in comments, and labels. The result is
+ * Commands from people: `/loop ...` lines in comments, and labels. The result is
  * typed data: a gate or task name restricted to a safe alphabet, a reason as plain text. Nothing here
  * is ever meant for a shell; a reason reaches commands only as a file or an environment variable.
  */
@@ -197,8 +197,8 @@ function fullName(repository: unknown): string | undefined {
 
 /**
  * `pull_request_target` and `workflow_run` run with the base repository's secrets; when the code they
- * would act on comes from a fork, running work commands on it hands those secrets to a stranger
- * (DESIGN.md section 9). Refused unless `allowUntrusted` (the config's explicit opt-in).
+ * would act on comes from a fork, running work commands on it hands those secrets to a stranger.
+ * Refused unless `allowUntrusted` (the config's explicit opt-in).
  */
 export function isUntrustedTrigger(
   eventName: string,

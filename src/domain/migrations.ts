@@ -1,5 +1,5 @@
 /**
- * Reading `loop-state.json` written by any schema version (DESIGN.md section 6): older versions are
+ * Reading `loop-state.json` written by any schema version: older versions are
  * migrated step by step through a registry, a newer one is refused, and the result is validated with
  * `loopStateSchema`. Pure: the caller reads the file and handles the errors (quarantine, exit code 2).
  */

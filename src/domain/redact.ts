@@ -1,5 +1,5 @@
 /**
- * Redaction of secrets from every line that leaves the runner (DESIGN.md section 7), and defusing of
+ * Redaction of secrets from every line that leaves the runner, and defusing of
  * workflow commands in text that is echoed to the log. Pure: no I/O.
  */
 
@@ -15,7 +15,7 @@ export const SECRET_MASK = '***'
 export const MIN_SECRET_LENGTH = 4
 
 /**
- * Token shapes as data (STYLE.md point 10). `keep` is the number of leading capture groups kept
+ * Token shapes as data, so a new shape is one entry. `keep` is the number of leading capture groups kept
  * verbatim (a prefix such as `Authorization: Bearer `). Every regex is linear: no nested quantifiers.
  */
 export const TOKEN_SHAPES: ReadonlyArray<{ kind: string; regex: RegExp; keep?: number }> = [

@@ -1,5 +1,5 @@
 /**
- * The stages of a loop and the pipeline presets (DESIGN.md section 3).
+ * The stages of a loop and the pipeline presets.
  * Pure data: no I/O.
  */
 export const STAGES = [
@@ -33,7 +33,7 @@ export type PipelinePreset = keyof typeof PIPELINE_PRESETS
 export const CAPABILITY_LOOP: readonly Stage[] = ['IMPLEMENT', 'TEST', 'VERIFY']
 
 /**
- * Required check kinds to leave a stage (DESIGN.md section 3). `approved` is not a check kind: it means
+ * Required check kinds to leave a stage. `approved` is not a check kind: it means
  * the `REVIEW` gate must be approved. Typecheck is required on leaving VERIFY only when such a check exists.
  */
 export const DEFAULT_EXIT_REQUIREMENTS: Readonly<Partial<Record<Stage, readonly string[]>>> = {
@@ -59,7 +59,7 @@ export const STRATEGIES = [
 ] as const
 export type Strategy = (typeof STRATEGIES)[number]
 
-/** Universal fallbacks when a pattern's own strategy and alternates are used up (DESIGN.md section 4). */
+/** Universal fallbacks when a pattern's own strategy and alternates are used up. */
 export const UNIVERSAL_FALLBACKS: readonly Strategy[] = ['context_expand', 'analyze_then_fix']
 
 export const DEFAULT_GATES = ['architecture', 'security', 'database', 'external', 'deploy', 'verifier'] as const

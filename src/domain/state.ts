@@ -1,5 +1,6 @@
 /**
- * `loop-state.json`: the loop's state, validated with zod on every read and write (DESIGN.md section 6).
+ * `loop-state.json`: the loop's state, validated with zod on every read and write (its invariants:
+ * docs/architecture.md, "State and its invariants").
  * Older schema versions are migrated in `migrations.ts`; a newer one is refused.
  */
 import { z } from 'zod'

@@ -1,5 +1,5 @@
 /**
- * What the controller asks of GitHub's API (DESIGN.md sections 5, 8, 9). Implemented with Octokit in
+ * What the controller asks of GitHub's API (docs/github.md). Implemented with Octokit in
  * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
  */
 

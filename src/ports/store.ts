@@ -30,8 +30,9 @@ export class StateQuarantinedError extends Error {
 export { StateFromTheFutureError } from '../domain/migrations.js'
 
 /**
- * Where loop state lives between iterations (DESIGN.md section 6). One contract for every store,
- * checked by one shared test suite (`test/integration/store-contract.ts`).
+ * Where loop state lives between iterations (its invariants: docs/architecture.md, "State and its
+ * invariants"). One contract for every store, checked by one shared test suite
+ * (`test/integration/stores/store-contract.ts`).
  */
 export interface Store {
   readonly kind: 'file' | 'cache' | 'artifact' | 'git' | 'auto'

@@ -1,4 +1,4 @@
-/** The stores that survive GitHub's disposable runners (DESIGN.md section 6); the `file` store lives beside. */
+/** The stores that survive GitHub's disposable runners; the `file` store lives beside. */
 export { ArtifactStore, type ArtifactStoreOptions } from './artifact-store.js'
 export { AutoStore, type AutoStoreOptions } from './auto-store.js'
 export { CacheStore, type CacheStoreOptions, MAX_CACHE_KEY_LENGTH } from './cache-store.js'

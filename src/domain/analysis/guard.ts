@@ -1,5 +1,5 @@
 /**
- * The verifier-gaming guard (DESIGN.md section 4): changes by the work command to protected paths, and
+ * The verifier-gaming guard: changes by the work command to protected paths, and
  * test files that lose assertions or gain skips, are flagged with exactly what changed. Pure.
  */
 

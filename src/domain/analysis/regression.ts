@@ -1,4 +1,4 @@
-/** Regression detection (DESIGN.md section 4): what passed in the baseline and fails now. Pure. */
+/** Regression detection: what passed in the baseline and fails now. Pure. */
 
 export type Verdicts = { checks: Record<string, 'pass' | 'fail'>; tests: Record<string, 'pass' | 'fail'> }
 

@@ -1,6 +1,6 @@
 /**
- * Normalisation and similarity of failure output, for the same-error rule and error signatures
- * (DESIGN.md section 4). Pure.
+ * Normalisation and similarity of failure output, for the same-error rule (a repeated error gets a
+ * smaller retry budget and a different strategy) and error signatures. Pure.
  */
 import { createHash } from 'node:crypto'
 
@@ -48,7 +48,7 @@ export function tokenOverlap(a: readonly string[], b: readonly string[]): number
   return shared / (left.size + right.size - shared)
 }
 
-/** The same-error threshold of DESIGN.md: more than 80% token overlap. */
+/** Two failures are the same error above this share of common normalised tokens (more than 80%). */
 export const SAME_ERROR_OVERLAP = 0.8
 
 export function isSameError(a: readonly string[], b: readonly string[]): boolean {

@@ -1,5 +1,5 @@
 /**
- * Keeps loop state small (DESIGN.md section 6): a 1,000-iteration loop stays well under 1 MiB. Old
+ * Keeps loop state small: a 1,000-iteration loop stays well under 1 MiB. Old
  * entries are dropped from the bounded lists and counted; the aggregates (`metrics.byPattern`,
  * `metrics.strategiesUsed`, the counters, `usage` totals) are kept up to date as entries are added, so
  * nothing they summarise is lost. The full record of every iteration stays in the audit trail.

@@ -1,5 +1,5 @@
 /**
- * The decision engine (DESIGN.md section 3): what the loop does next, from its state, what was observed
+ * The decision engine: what the loop does next, from its state, what was observed
  * outside it, and the policy. Pure: no I/O, no clock (time comes in `observations.now`).
  */
 import type { Policy } from '../policy.js'

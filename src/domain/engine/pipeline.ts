@@ -1,5 +1,5 @@
 /**
- * Where the loop goes next and what leaving a stage requires (DESIGN.md section 3). Pure.
+ * Where the loop goes next and what leaving a stage requires. Pure.
  */
 import { APPROVED_REQUIREMENT, type Policy, type PolicyCheck, type PolicyGate } from '../policy.js'
 import { CAPABILITY_LOOP, type Stage } from '../stages.js'

@@ -1,5 +1,5 @@
 /**
- * The retry rules (DESIGN.md section 4): which strategy comes next, and when the budget is spent. Pure.
+ * The retry rules: which strategy comes next, and when the budget is spent. Pure.
  */
 import { isSameError } from '../analysis/similarity.js'
 import type { Policy } from '../policy.js'

@@ -1,6 +1,6 @@
 /**
  * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
- * renders. `core.summary` escapes nothing (STYLE.md point 12), so everything goes through here.
+ * renders. `core.summary` escapes nothing, so everything goes through here.
  */
 import { neutraliseWorkflowCommands } from '../redact.js'
 

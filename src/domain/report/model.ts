@@ -69,7 +69,7 @@ export interface ReportModel {
   }
   handoff?: Handoff
   links: ReportLinks
-  /** The loop's metrics so far (DESIGN.md section 4): counts and the aggregates over patterns. */
+  /** The loop's metrics so far: counts and the aggregates over patterns. */
   metrics?: {
     workCalls: number
     autoFixes: number

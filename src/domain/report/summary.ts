@@ -1,4 +1,4 @@
-/** The job summary of one iteration (DESIGN.md section 8; MOCKUPS.md). Pure: returns Markdown. */
+/** The job summary of one iteration (a sample: docs/samples/demo-summary-iteration-1.md). Pure: returns Markdown. */
 import type { CheckResult } from '../state.js'
 import type { Annotation } from './annotations.js'
 import { code, codeBlock, escapeHtml, inlineText, link } from './escape.js'

@@ -1,5 +1,5 @@
 /**
- * The one contract every `Store` keeps (DESIGN.md section 6), as a suite any store's test file runs with
+ * The one contract every `Store` keeps, as a suite any store's test file runs with
  * `runStoreContract(name, setup)`. The harness gives stores acting as separate writers (jobs) and a way
  * to put raw text where the store keeps a loop's newest state through the store's own medium (a cache
  * entry, an artifact, a commit, a file), never through `Store.save`.

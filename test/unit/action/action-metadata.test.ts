@@ -23,7 +23,7 @@ describe('action.yml', () => {
     expect(Object.keys(action.inputs).sort()).toEqual(Object.values(Inputs).sort())
   })
 
-  it('declares exactly the outputs of DESIGN.md section 8', () => {
+  it('declares exactly the outputs the action sets', () => {
     expect(Object.keys(action.outputs).sort()).toEqual(Object.values(Outputs).sort())
   })
 

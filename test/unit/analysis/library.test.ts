@@ -16,7 +16,7 @@ describe('the default library', () => {
     expect(DEFAULT_PATTERNS).toEqual(parsePatternFile(yaml, 'patterns.yml'))
   })
 
-  it('has every id of DESIGN.md with its strategy', () => {
+  it('has every default pattern id with its strategy', () => {
     const strategies = Object.fromEntries(buildLibrary().patterns.map((p) => [p.id, p.strategy]))
     expect(strategies).toEqual({
       'security-finding': 'escalate',
