@@ -2,10 +2,9 @@
  * Figure 7: jobs (runner start-ups) per loop. A loop that needs exactly 10 iterations runs through the
  * GitHub sandbox (test/sandbox) with the action's bundle, job after job, as GitHub would run it; the
  * baseline is one job per iteration (re-dispatch after each). The figure is the same loop with
- * `budget-minutes` continuing in the same job; when src/main.ts has no such continuation yet, the figure
- * is reported as not measured, with the reason, and the baseline is still measured.
+ * `budget-minutes` continuing in the same job (`src/action/job-iterations.ts`).
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { DEMO_WORKFLOW, runGitHubDemo } from '../scripts/demo-github.js'
@@ -16,19 +15,6 @@ import { bundleFolder } from './startup.js'
 const ROOT = resolve(import.meta.dirname, '..')
 const ITERATIONS = 10
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliett']
-
-/**
- * Whether the action continues with further iterations in the same job: src/main.ts calls
- * runOneIteration inside a loop that reads the budget. Read from the source, so the figure turns on by
- * itself once that lands.
- */
-export function continuesInSameJob(): boolean {
-  const main = readFileSync(join(ROOT, 'src', 'main.ts'), 'utf8')
-  const call = main.indexOf('runOneIteration(')
-  if (call < 0) return false
-  const before = main.slice(Math.max(0, call - 600), call)
-  return /\b(for|while)\s*\(/.test(before) && /budget/i.test(before)
-}
 
 /** A project whose loop needs exactly ten iterations: each work call adds one chapter, the check wants ten. */
 function writeProject(dir: string): void {
@@ -127,19 +113,6 @@ export async function jobsPerLoop(): Promise<BenchRow[]> {
     const describe = (loop: SandboxLoop) => `${loop.jobs} jobs, ${loop.seconds.toFixed(0)} s, ${loop.status}`
     const baseline = `one job per iteration: ${describe(perIteration)}`
     const figure = `7. jobs for a ${ITERATIONS}-iteration loop, budget-minutes 10`
-    if (!continuesInSameJob()) {
-      return [
-        {
-          figure,
-          value: 'not measured',
-          baseline,
-          ratio: '',
-          budget: 'fewer jobs than iterations',
-          met: 'not measured',
-          note: 'src/main.ts runs one iteration per job and re-dispatches; `budget-minutes` does not continue in the same job yet',
-        },
-      ]
-    }
     const continued = await sandboxLoop(work, actionDir, 'budget', 10)
     const problems = [...perIteration.problems, ...continued.problems]
     const complete = continued.status === 'complete' && perIteration.status === 'complete'
