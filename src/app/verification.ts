@@ -4,6 +4,7 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { type Analysis, parseJUnit, StreamingAnalyzer } from '../domain/analysis/index.js'
+import { displayText } from '../domain/display-text.js'
 import type { CheckConfig } from '../domain/loop-config.js'
 import type { CheckResult } from '../domain/state.js'
 import type { RunResult } from '../ports/process.js'
@@ -75,7 +76,9 @@ export async function verify(
       signature: analysis?.signature ?? null,
       locations: analysis?.locations.slice(0, 20) ?? [],
       excerpt: failing
-        ? deps.redact(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)).slice(0, 4000)
+        ? deps
+            .redact(displayText(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)))
+            .slice(0, 4000)
         : '',
       autoFixed: false,
     }

@@ -2,10 +2,12 @@
  * Audit: the iteration's markdown record, and for a loop that ended, `final.md` (with a dead letter
  * for a loop that went BLOCKED on a failure).
  */
+
 import { join } from 'node:path'
 import { stringify as stringifyYaml } from 'yaml'
 import { buildDeadLetter } from '../../domain/analysis/index.js'
 import { renderFinalMarkdown, renderIterationMarkdown } from '../../domain/audit-markdown.js'
+import { displayText } from '../../domain/display-text.js'
 import type { Decision } from '../../domain/engine/index.js'
 import type { LoopState } from '../../domain/state.js'
 import type { IterationRecord, IterationRun } from './record.js'
@@ -24,7 +26,7 @@ export async function writeIterationRecord(
     next,
     checks: record.checks.map((c) => ({
       result: c.result,
-      output: c.outcome.result?.output ?? '',
+      output: displayText(c.outcome.result?.output ?? ''),
       analysis: c.analysis,
     })),
     work: record.work,

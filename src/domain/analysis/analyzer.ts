@@ -7,6 +7,7 @@
  * are decoded and given to the regex signals and location regexes (re2js, linear time). Lines are
  * capped at 64 KiB; excerpts, locations and the tail of the output are capped too.
  */
+import { displayText } from '../display-text.js'
 import type { CheckKind, Strategy } from '../stages.js'
 import type { Location } from '../state.js'
 import type { CompiledPattern, PatternLibrary } from './library.js'
@@ -252,7 +253,7 @@ export class StreamingAnalyzer {
       ? (this.excerptLines[best] as string[])
       : this.genericLines
     const excerptLines = excerptSource.length > 0 ? excerptSource : this.tailLines()
-    const excerpt = excerptLines.join('\n').slice(0, MAX_EXCERPT_CHARS)
+    const excerpt = displayText(excerptLines.join('\n')).slice(0, MAX_EXCERPT_CHARS)
     const tokenText = [...excerptLines, ...locations.map((l) => l.message ?? '')].join('\n').slice(0, TOKEN_TEXT_CHARS)
     const tokens = normaliseTokens(tokenText)
     const patternId = matchedPattern?.id ?? null
