@@ -16,6 +16,7 @@ import { jobsPerLoop } from './jobs.js'
 import { type BenchRow, renderTable } from './lib.js'
 import { matrixParallelism } from './matrix.js'
 import { controllerOverhead } from './overhead.js'
+import { realProjects } from './real-projects.js'
 import { bundleStartup } from './startup.js'
 import { stateGrowth } from './state-growth.js'
 
@@ -30,6 +31,7 @@ const FIGURES: { name: string; run: () => Promise<BenchRow[]> }[] = [
   { name: '6. state growth', run: stateGrowth },
   { name: '7. jobs per loop', run: jobsPerLoop },
   { name: '8. agent calls saved', run: agentCalls },
+  { name: '9. real projects', run: realProjects },
 ]
 
 /** The machine, as docs/performance.md shows it: CPU model, cores, node version. */
