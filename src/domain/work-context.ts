@@ -82,8 +82,11 @@ export function buildWorkContext(input: {
   /** The selected code for this attempt; overrides `codeContext` when given. */
   selection?: ContextSelection
 }): WorkContext {
-  const { state, failures } = input
-  const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0] ?? null
+  const { state } = input
+  const found = input.failures.find((f) => f.strategy !== 'auto_fix') ?? input.failures[0] ?? null
+  // The failure this attempt addresses carries the attempt's strategy, not only its pattern's proposal.
+  const primary = found && input.strategy ? { ...found, strategy: input.strategy } : found
+  const failures = input.failures.map((f) => (f === found && primary ? primary : f))
   return {
     loopId: state.loopId,
     goal: state.goal,
