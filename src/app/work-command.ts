@@ -2,18 +2,13 @@
  * The work command contract (README, "Work command contract"): the prompt and context files, the
  * environment, `LOOP_OUTPUT_FILE` read back, exit 3 or a `BLOCKED:` line as a call for a person.
  */
-import { join, relative, resolve } from 'node:path'
+import { join } from 'node:path'
 import type { IterationOutcome } from '../domain/engine/index.js'
 import type { Strategy } from '../domain/stages.js'
 import type { LoopState } from '../domain/state.js'
-import {
-  buildWorkContext,
-  type CodeSnippet,
-  contextWindows,
-  type FailureForAgent,
-  renderPrompt,
-} from '../domain/work-context.js'
+import { buildWorkContext, type FailureForAgent, renderPrompt } from '../domain/work-context.js'
 import type { Logger } from '../ports/logger.js'
+import { gatherCodeContext } from './code-context.js'
 import type { IterationDeps, IterationInput } from './iteration/types.js'
 import { usage } from './step-support.js'
 
@@ -29,8 +24,16 @@ export async function runWork(
   iterationDir: string,
   env: Record<string, string>,
 ): Promise<NonNullable<IterationOutcome['work']>> {
-  const codeContext = await readCodeContext(input.cwd, deps, failures)
-  const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext })
+  const selection = await gatherCodeContext(input.cwd, deps, state, strategy, failures, input.excludeFromCommits)
+  const context = buildWorkContext({
+    state,
+    stage,
+    capability,
+    strategy,
+    failures,
+    codeContext: [],
+    ...(selection ? { selection } : {}),
+  })
   const promptFile = join(iterationDir, 'prompt.md')
   const contextFile = join(iterationDir, 'context.json')
   const outputFile = join(iterationDir, 'work-output.json')
@@ -98,25 +101,4 @@ export function parseWorkOutput(
     logger?.warning('LOOP_OUTPUT_FILE is not valid JSON; its usage and session are ignored.')
     return {}
   }
-}
-
-async function readCodeContext(cwd: string, deps: IterationDeps, failures: FailureForAgent[]): Promise<CodeSnippet[]> {
-  const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0]
-  if (!primary) return []
-  const snippets: CodeSnippet[] = []
-  for (const window of contextWindows(primary.locations)) {
-    const path = resolve(cwd, window.file)
-    if (relative(cwd, path).startsWith('..')) continue
-    const text = await deps.workspace.readText(path, 2 * 1024 * 1024)
-    if (text === null) continue
-    const lines = text.split('\n')
-    const end = Math.min(window.endLine, lines.length)
-    snippets.push({
-      file: window.file,
-      startLine: window.startLine,
-      endLine: end,
-      text: lines.slice(window.startLine - 1, end).join('\n'),
-    })
-  }
-  return snippets
 }

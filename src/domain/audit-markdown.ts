@@ -3,6 +3,7 @@
  * adapter redacts and writes.
  */
 import type { Analysis } from './analysis/index.js'
+import { attemptStrategy, strategyLabel } from './attempt-strategy.js'
 import type { Decision } from './engine/index.js'
 import type { CheckResult, LoopState } from './state.js'
 import { formatLocation } from './work-context.js'
@@ -25,8 +26,9 @@ export function renderIterationMarkdown(input: IterationRecordInput): string {
     `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
     '',
     `- **Decision:** ${decision.kind}: ${decision.reason}`,
+    `- **Strategy:** ${strategyLabel(attemptStrategy(decision))}`,
     `- **Stage now:** ${state.stage} · status ${state.status}`,
-    `- **Next:** ${input.next.kind}: ${input.next.reason}`,
+    `- **Next:** ${input.next.kind}${nextStrategy(input.next)}: ${input.next.reason}`,
   ]
   if (input.work) {
     lines.push(
@@ -52,7 +54,8 @@ export function renderIterationMarkdown(input: IterationRecordInput): string {
   for (const { result, output, analysis } of input.checks) {
     if (!analysis) continue
     lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '')
-    lines.push(`- signature \`${analysis.signature}\` · strategy \`${analysis.strategy}\``)
+    // The result's strategy, which the regression rule may have set: the same the table shows.
+    lines.push(`- signature \`${analysis.signature}\` · pattern's strategy \`${result.strategy ?? analysis.strategy}\``)
     for (const location of analysis.locations.slice(0, 10)) lines.push(`- ${formatLocation(location)}`)
     lines.push('', '```text', trimOutput(output), '```', '')
   }
@@ -101,6 +104,11 @@ export function renderFinalMarkdown(input: {
       lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`)
   }
   return `${lines.join('\n')}\n`
+}
+
+function nextStrategy(next: Decision): string {
+  const strategy = attemptStrategy(next)
+  return strategy ? ` with ${strategyLabel(strategy)}` : ''
 }
 
 function seconds(ms: number): string {

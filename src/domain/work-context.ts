@@ -2,6 +2,8 @@
  * What the work command is told (the work command contract, README "Work command contract"):
  * the same content as markdown (`LOOP_PROMPT_FILE`) and JSON (`LOOP_CONTEXT_FILE`). Pure.
  */
+import { renderCodeSections } from './code-context/render.js'
+import type { ChangesSince, ContextSelection } from './code-context/select.js'
 import type { Stage, Strategy } from './stages.js'
 import type { Location, LoopState } from './state.js'
 
@@ -22,6 +24,8 @@ export interface CodeSnippet {
   startLine: number
   endLine: number
   text: string
+  /** Why it is shown ('around the failure', 'definition of `name`', …). */
+  why?: string
 }
 
 export interface WorkContext {
@@ -39,6 +43,14 @@ export interface WorkContext {
   failures: FailureForAgent[]
   tried: { iteration: number; strategy: Strategy; outcome: string }[]
   codeContext: CodeSnippet[]
+  /** The attempt's context level: each attempt on the same failure is shown more (code-context/select.ts). */
+  attempt: number
+  /** What this attempt shows that the previous one did not. */
+  contextAdded: string[]
+  /** What the prompt's size bound left out. */
+  contextCut: string[]
+  /** The changes since the check last passed (or since the loop started), from the second attempt. */
+  changes: ChangesSince | null
   session: string | null
 }
 
@@ -67,9 +79,14 @@ export function buildWorkContext(input: {
   strategy: Strategy | null
   failures: FailureForAgent[]
   codeContext: CodeSnippet[]
+  /** The selected code for this attempt; overrides `codeContext` when given. */
+  selection?: ContextSelection
 }): WorkContext {
-  const { state, failures } = input
-  const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0] ?? null
+  const { state } = input
+  const found = input.failures.find((f) => f.strategy !== 'auto_fix') ?? input.failures[0] ?? null
+  // The failure this attempt addresses carries the attempt's strategy, not only its pattern's proposal.
+  const primary = found && input.strategy ? { ...found, strategy: input.strategy } : found
+  const failures = input.failures.map((f) => (f === found && primary ? primary : f))
   return {
     loopId: state.loopId,
     goal: state.goal,
@@ -82,7 +99,11 @@ export function buildWorkContext(input: {
     failure: primary,
     failures,
     tried: state.failures.tried.map((t) => ({ ...t })),
-    codeContext: input.codeContext,
+    codeContext: input.selection?.snippets ?? input.codeContext,
+    attempt: input.selection?.level ?? 1,
+    contextAdded: input.selection?.added ?? [],
+    contextCut: input.selection?.cut ?? [],
+    changes: input.selection?.changes ?? null,
     session: state.session ?? null,
   }
 }
@@ -126,19 +147,7 @@ export function renderPrompt(context: WorkContext): string {
       lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`)
     lines.push('')
   }
-  if (context.codeContext.length > 0) {
-    lines.push('## Code around the failure', '')
-    for (const snippet of context.codeContext) {
-      lines.push(
-        `\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}:`,
-        '',
-        '```',
-        fence(snippet.text),
-        '```',
-        '',
-      )
-    }
-  }
+  lines.push(...renderCodeSections(context, fence))
   lines.push(
     '## Rules',
     '',

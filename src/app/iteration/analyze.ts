@@ -57,7 +57,8 @@ export async function analyze(run: IterationRun, record: IterationRecord): Promi
         deps.clock.now(),
         iteration,
         'analysis',
-        `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)}) → ${analysis.strategy}`,
+        // No strategy here: the retry rules choose the next attempt's (the engine's analysis event names it).
+        `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)})`,
         { signature: analysis.signature, locations: analysis.locations.slice(0, 5) },
       ),
     )

@@ -3,6 +3,7 @@
  * left by a crash is folded back, and (once per loop) the matrix's baseline is measured.
  */
 import { join } from 'node:path'
+import { attemptStrategy } from '../../domain/attempt-strategy.js'
 import { buildCommandEnv } from '../../domain/command-env.js'
 import { beginIteration } from '../../domain/engine/index.js'
 import type { Policy } from '../../domain/policy.js'
@@ -36,7 +37,7 @@ export async function beginRun(
   const iteration = state.iteration
   deps.progress?.iterationStarted?.(iteration, decision)
   const stage = decision.stage
-  const strategy = decision.kind === 'RETRY' ? decision.strategy : null
+  const strategy = attemptStrategy(decision)
   const started = event(
     now,
     iteration,

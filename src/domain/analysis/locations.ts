@@ -1,8 +1,10 @@
 /**
  * Locations (file, line, column, message) found in a check's output by the patterns' location regexes:
- * collected line by line in bounded memory, then deduplicated and ordered for the report. Pure.
+ * collected line by line in bounded memory, then deduplicated and ranked for the report (the project's
+ * source first, library frames only when nothing else was found). Pure.
  */
 import type { Location } from '../state.js'
+import { isLibraryFile, rankLocations } from './frames.js'
 import type { CompiledLocation } from './library.js'
 
 /** Locations kept (the first ones in the output). */
@@ -17,6 +19,8 @@ interface LocationHit {
 /** Collects what each location regex finds, line by line, and picks the locations to report. */
 export class LocationCollector {
   private readonly hits: LocationHit[][]
+  /** Frames in code the project does not own, kept apart so that a deep trace cannot crowd out its own frames. */
+  private readonly libraryHits: LocationHit[] = []
   private order = 0
 
   constructor(
@@ -58,16 +62,22 @@ export class LocationCollector {
       else if (location.hasMessage === false && trimmed !== lastErrorLine && lastErrorLine) {
         found.message = lastErrorLine
       }
-      hits.push({ order: this.order++, location: found })
+      if (isLibraryFile(file)) {
+        if (this.libraryHits.length < MAX_LOCATIONS) this.libraryHits.push({ order: this.order++, location: found })
+      } else hits.push({ order: this.order++, location: found })
     }
   }
 
-  /** The locations to report: the winning pattern's own (any pattern's when it has none), in output order. */
+  /**
+   * The locations to report: the winning pattern's own (any pattern's when it has none; library frames
+   * when there is nothing else), deduplicated, the project's source before its tests.
+   */
   pick(patternIndex: number): Location[] {
     const own = patternIndex >= 0 ? (this.patternLocations[patternIndex] ?? []) : []
     const pools = own.length > 0 ? own.map((i) => this.hits[i] ?? []) : []
     let hits = pools.flat()
     if (hits.length === 0) hits = this.hits.flat()
+    if (hits.length === 0) hits = [...this.libraryHits]
     hits.sort((a, b) => a.order - b.order)
     const seen = new Set<string>()
     const result: Location[] = []
@@ -76,9 +86,8 @@ export class LocationCollector {
       if (seen.has(key)) continue
       seen.add(key)
       result.push(location)
-      if (result.length >= MAX_LOCATIONS) break
     }
-    return result
+    return rankLocations(result).slice(0, MAX_LOCATIONS)
   }
 }
 
