@@ -92,12 +92,12 @@ function hasFixCommand(config: LoopConfig, failures: FailureForAgent[]): boolean
   return failures.some((failure) => config.checks.some((check) => check.name === failure.check && check.fix))
 }
 
-/** A command of this iteration: in the repository, with the filtered environment, logged in its folder. */
+/** A project command of this iteration (task, fix, install): in the repository, with the project's environment, logged in its folder. */
 export function command(
   run: IterationRun,
   line: RunRequest['command'],
   logName: string,
   timeoutMs: number,
 ): RunRequest {
-  return { command: line, cwd: run.input.cwd, env: run.commandEnv, timeoutMs, logFile: join(run.iterationDir, logName) }
+  return { command: line, cwd: run.input.cwd, env: run.projectEnv, timeoutMs, logFile: join(run.iterationDir, logName) }
 }

@@ -2,8 +2,8 @@
  * An iteration begins: the state counts it, its folder and command environment are made, a checkpoint
  * left by a crash is folded back, and (once per loop) the matrix's baseline is measured.
  */
-import { join } from 'node:path'
-import { buildCommandEnv } from '../../domain/command-env.js'
+import { delimiter, join } from 'node:path'
+import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
 import { beginIteration } from '../../domain/engine/index.js'
 import type { Policy } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
@@ -47,6 +47,8 @@ export async function beginRun(
   const iterationDir = join(input.loopDir, 'runs', String(iteration))
   await deps.workspace.makeDir(iterationDir)
   const commandEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} })
+  // The project's own commands find its installed tools as `npm run` and CI scripts do: `tsc --noEmit`.
+  const projectEnv = withPathFirst(commandEnv, [join(input.cwd, 'node_modules', '.bin')], delimiter)
   // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
   // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
   if (input.commit && deps.git) await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger)
@@ -63,6 +65,7 @@ export async function beginRun(
       strategy,
       iterationDir,
       commandEnv,
+      projectEnv,
       startedAt,
       headBefore,
     },
@@ -97,7 +100,7 @@ export async function baseline(run: IterationRun, record: IterationRecord): Prom
   if (!record.state.baseline) {
     deps.progress?.phase?.(iteration, 'BASELINE', 'measuring the baseline')
     const { now } = run
-    const checks = await verify(input, deps, join(run.iterationDir, 'baseline'), run.commandEnv, iteration, false)
+    const checks = await verify(input, deps, join(run.iterationDir, 'baseline'), run.projectEnv, iteration, false)
     const state: LoopState = {
       ...record.state,
       baseline: {

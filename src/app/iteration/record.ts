@@ -34,8 +34,10 @@ export interface IterationRun {
   strategy: Strategy | null
   /** This iteration's folder for logs, prompt and context files. */
   iterationDir: string
-  /** The environment commands get (the controller's secrets left out). */
+  /** The environment the work command gets (the controller's secrets left out). */
   commandEnv: Record<string, string>
+  /** The environment of the project's commands (checks, fixes, install, tasks): the repository's tools first on PATH. */
+  projectEnv: Record<string, string>
   /** Wall time (ms since the epoch) the iteration began, for its `wallMs`. */
   startedAt: number
   /** HEAD before the iteration changed anything (null without git). */

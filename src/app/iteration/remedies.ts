@@ -88,7 +88,7 @@ async function recheck(run: IterationRun, check: CheckConfig, label: string): Pr
     run.deps,
     check,
     run.iterationDir,
-    run.commandEnv,
+    run.projectEnv,
     `${check.name}.${label}`,
   )
   return passes(result)

@@ -1,0 +1,54 @@
+// Commands run as a project's CI runs them, and the controller's own remedies run where they apply:
+// the repository's node_modules/.bin on PATH, a declared fix run whatever the analysis said, and the
+// controller's fixes committed apart from the agent's work.
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { cli, tempRepo } from './helpers.js'
+
+const stateOf = (repo: string, id: string) =>
+  JSON.parse(readFileSync(join(repo, '.loop', id, 'loop-state.json'), 'utf8'))
+
+/** An executable in the repository's node_modules/.bin (git-ignored, as installed packages are). */
+function installBin(repo: string, name: string, script: string): void {
+  mkdirSync(join(repo, 'node_modules', '.bin'), { recursive: true })
+  writeFileSync(join(repo, 'node_modules', '.bin', name), `#!/bin/sh\n${script}\n`)
+  chmodSync(join(repo, 'node_modules', '.bin', name), 0o755)
+}
+
+describe('commands run as CI runs them', () => {
+  it("finds a check's, a fix's and the install's tools in the repository's node_modules/.bin", async () => {
+    const config = `goal: Tools from node_modules/.bin.
+max-iterations: 3
+install: loop-itest-install
+work:
+  run: "true"
+checks:
+  - name: local-tool
+    kind: custom
+    run: loop-itest-only-in-repo
+  - name: deps
+    kind: test
+    run: sh deps.sh
+  - name: format
+    kind: format
+    run: sh format.sh
+    fix: loop-itest-format
+`
+    const repo = tempRepo({
+      files: {
+        '.github/loop.yml': config,
+        '.gitignore': 'node_modules\ninstalled.txt\nformatted.txt\n',
+        'deps.sh': `test -f installed.txt || { echo "Error: Cannot find module 'left-pad'"; exit 1; }`,
+        'format.sh': `test -f formatted.txt || { echo '[warn] src/a.js'; echo '[warn] Code style issues found in the above file. Run Prettier with --write to fix.'; exit 1; }`,
+      },
+    })
+    installBin(repo, 'loop-itest-only-in-repo', 'exit 0')
+    installBin(repo, 'loop-itest-install', 'touch installed.txt')
+    installBin(repo, 'loop-itest-format', 'touch formatted.txt')
+    const run = await cli(repo, 'run', '--loop-id', 'bin')
+    expect(run.stdout).toContain('COMPLETE')
+    expect(run.code).toBe(0)
+    expect(stateOf(repo, 'bin').metrics.workCalls).toBe(1)
+  }, 60_000)
+})
