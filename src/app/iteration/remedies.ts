@@ -1,6 +1,6 @@
 /**
  * Cheaper remedies before anyone is woken, for each failing check: a re-run (flake check), the check's
- * own fix command (auto_fix), the install command (dependency_check). Each ends with the check passing,
+ * own fix command (whenever one is declared), the install command (dependency_check). Each ends with the check passing,
  * or leaves the failure for the analysis and the retry rules. No remedy command runs twice in one
  * iteration: one the act step already ran was measured by the matrix that followed it.
  */
@@ -44,15 +44,18 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
       }
     }
     const pattern = live.analysis?.pattern
-    // auto_fix: the check's own fix command, then the check again, without the agent.
-    if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !fixes.includes(name)) {
+    // A declared fix runs whatever the analysis said (a bare `gofmt -l` file list matches no pattern),
+    // then the check again, without the agent. A timeout is not something a fix command repairs.
+    if (live.check.fix && live.result.verdict !== 'timeout' && !fixes.includes(name)) {
+      const why = pattern ? `auto_fix for ${pattern}` : 'its declared fix'
       const fix = await deps.runner.run(command(run, live.check.fix, `${name}.fix.log`, live.check.timeout * 1000))
-      usage(record.state, iteration, `fix ${name}`, `auto_fix for ${pattern}`, fix)
+      usage(record.state, iteration, `fix ${name}`, why, fix)
       fixes.push(name)
       if (await recheck(run, live.check, 'after-fix')) {
         checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } })
         autoFixed.push(name)
-        events.push(noted(run, 'auto-fix', `${name}: ${pattern} fixed by its fix command (no agent call)`))
+        const what = pattern ? `${pattern} fixed` : 'fixed'
+        events.push(noted(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`))
         continue
       }
     }

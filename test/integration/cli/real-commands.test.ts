@@ -52,3 +52,34 @@ checks:
     expect(stateOf(repo, 'bin').metrics.workCalls).toBe(1)
   }, 60_000)
 })
+
+describe('a declared fix runs', () => {
+  it('runs a failing check’s fix command even when no pattern recognizes its output (a bare file list, as gofmt -l prints)', async () => {
+    // The work does its task and leaves an unformatted file each time, as an agent may.
+    const work = "touch feature.txt; echo 'x' > feature.bad"
+    const config = `goal: Write the feature.
+max-iterations: 4
+work:
+  run: ${work}
+checks:
+  - name: feature
+    kind: test
+    run: test -f feature.txt
+  - name: gofmt
+    kind: format
+    run: sh gofmt.sh
+    fix: rm -f feature.bad
+`
+    const repo = tempRepo({
+      files: { '.github/loop.yml': config, 'gofmt.sh': 'ls *.bad 2>/dev/null && exit 1\nexit 0\n' },
+    })
+    const run = await cli(repo, 'run', '--loop-id', 'gofmt')
+    expect(run.stdout).toContain('COMPLETE in 1 iteration')
+    expect(run.code).toBe(0)
+    const state = stateOf(repo, 'gofmt')
+    expect(state.metrics.workCalls).toBe(1)
+    expect(readFileSync(join(repo, '.loop', 'gofmt', 'journey-log.jsonl'), 'utf8')).toMatch(
+      /gofmt: fixed by its fix command/,
+    )
+  }, 60_000)
+})
