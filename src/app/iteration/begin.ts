@@ -77,6 +77,7 @@ export async function beginRun(
       work: null,
       tasksCompleted: [],
       remediesRun: { install: false, fixes: [] },
+      fixSnapshots: [],
       gatesRaised: [],
       guardFailures: [],
       checks: [],
@@ -119,24 +120,31 @@ export async function baseline(run: IterationRun, record: IterationRecord): Prom
 }
 
 /**
- * When HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
- * between the commit and the state save), soft-resets it so that its changes stay staged and the rerun
- * commits the iteration once. Left alone when the commit was pushed: history others may have is never
+ * While HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
+ * between its commits and the state save), soft-resets it, so that the changes stay staged and the rerun
+ * commits the iteration once. An iteration may have made several commits (the agent's work, then each
+ * fix apart): all are folded back. Left alone when a commit was pushed: history others may have is never
  * rewritten.
  */
 async function undoUnsavedCheckpoint(git: Git, state: LoopState, iteration: number, logger: Logger): Promise<void> {
   if (state.checkpoints.some((c) => c.iteration === iteration)) return
-  const body = await git.exec(['log', '-1', '--format=%B'], { allowFailure: true })
   const loopIdLine = new RegExp(`^Loop-Id: ${state.loopId.replace(/[.]/g, '\\.')}$`, 'm')
-  if (body.exitCode !== 0 || !loopIdLine.test(body.stdout)) return
-  if (!new RegExp(`^Loop-Iteration: ${iteration}$`, 'm').test(body.stdout)) return
-  const pushed = await git.exec(['branch', '-r', '--contains', 'HEAD'], { allowFailure: true })
-  if (pushed.exitCode !== 0 || pushed.stdout.trim() !== '') return
-  const parent = await git.exec(['rev-parse', '--verify', '-q', 'HEAD~1'], { allowFailure: true })
-  if (parent.exitCode !== 0) return
-  await git.exec(['reset', '-q', '--soft', 'HEAD~1'])
+  const iterationLine = new RegExp(`^Loop-Iteration: ${iteration}$`, 'm')
+  let undone = 0
+  // Bounded: an iteration commits its work and at most one fix per check.
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const body = await git.exec(['log', '-1', '--format=%B'], { allowFailure: true })
+    if (body.exitCode !== 0 || !loopIdLine.test(body.stdout) || !iterationLine.test(body.stdout)) break
+    const pushed = await git.exec(['branch', '-r', '--contains', 'HEAD'], { allowFailure: true })
+    if (pushed.exitCode !== 0 || pushed.stdout.trim() !== '') break
+    const parent = await git.exec(['rev-parse', '--verify', '-q', 'HEAD~1'], { allowFailure: true })
+    if (parent.exitCode !== 0) break
+    await git.exec(['reset', '-q', '--soft', 'HEAD~1'])
+    undone++
+  }
+  if (undone === 0) return
   logger.info(
-    `iteration ${iteration}: its checkpoint commit was made but the state was never saved (a crash); the commit is undone (soft) and the iteration runs again`,
+    `iteration ${iteration}: ${undone > 1 ? `its ${undone} checkpoint commits were` : 'its checkpoint commit was'} made but the state was never saved (a crash); undone (soft), and the iteration runs again`,
   )
 }
 

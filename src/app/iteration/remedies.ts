@@ -11,7 +11,7 @@ import type { RunResult } from '../../ports/process.js'
 import { isFailing, usage } from '../step-support.js'
 import { type LiveCheck, rerunCheck } from '../verification.js'
 import { command, INSTALL_TIMEOUT_MS } from './act.js'
-import { event, type IterationRecord, type IterationRun, withEvents } from './record.js'
+import { beforeFix, event, type IterationRecord, type IterationRun, withEvents } from './record.js'
 
 export async function remedies(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
   const { input, deps, iteration } = run
@@ -19,6 +19,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
   const installedBeforeVerify = record.remediesRun.install
   let installed = installedBeforeVerify
   const fixes = [...record.remediesRun.fixes]
+  const fixSnapshots = [...record.fixSnapshots]
   const flaky = [...record.flaky]
   const autoFixed = [...record.autoFixed]
   const events: JourneyEvent[] = []
@@ -48,6 +49,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
     // then the check again, without the agent. A timeout is not something a fix command repairs.
     if (live.check.fix && live.result.verdict !== 'timeout' && !fixes.includes(name)) {
       const why = pattern ? `auto_fix for ${pattern}` : 'its declared fix'
+      fixSnapshots.push(...(await beforeFix(run, name, live.check.fix)))
       const fix = await deps.runner.run(command(run, live.check.fix, `${name}.fix.log`, live.check.timeout * 1000))
       usage(record.state, iteration, `fix ${name}`, why, fix)
       fixes.push(name)
@@ -75,7 +77,10 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
     if (live.analysis) deps.progress?.analysis?.(iteration, live.result)
     checks.push(live)
   }
-  return withEvents({ ...record, checks, flaky, autoFixed, remediesRun: { install: installed, fixes } }, ...events)
+  return withEvents(
+    { ...record, checks, flaky, autoFixed, fixSnapshots, remediesRun: { install: installed, fixes } },
+    ...events,
+  )
 }
 
 /** A remedy's result, shown on the progress line and recorded in the journey. */

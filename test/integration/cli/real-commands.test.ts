@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { cli, tempRepo } from './helpers.js'
+import { cli, git, tempRepo } from './helpers.js'
 
 const stateOf = (repo: string, id: string) =>
   JSON.parse(readFileSync(join(repo, '.loop', id, 'loop-state.json'), 'utf8'))
@@ -81,5 +81,80 @@ checks:
     expect(readFileSync(join(repo, '.loop', 'gofmt', 'journey-log.jsonl'), 'utf8')).toMatch(
       /gofmt: fixed by its fix command/,
     )
+  }, 60_000)
+})
+
+/** The agent writes its value with trailing blanks; the formatter (the check's fix) strips them. */
+const AUTHORS_CONFIG = `goal: Write the value.
+max-iterations: 3
+work:
+  run: printf 'value = 1   \\n' > code.txt
+checks:
+  - name: value
+    kind: test
+    run: grep -q 'value = 1' code.txt
+  - name: format
+    kind: format
+    run: sh fmt-check.sh
+    fix: sed -i 's/ *$//' code.txt
+`
+const AUTHORS_FILES = {
+  '.github/loop.yml': AUTHORS_CONFIG,
+  'fmt-check.sh': "grep -l ' $' code.txt && exit 1\nexit 0\n",
+}
+
+describe('separate commits for separate authors', () => {
+  it("commits the agent's work, then the controller's fix on top as its own commit", async () => {
+    const repo = tempRepo({
+      files: AUTHORS_FILES,
+    })
+    const run = await cli(repo, 'run', '--loop-id', 'authors')
+    expect(run.stdout).toContain('COMPLETE in 1 iteration')
+    expect(git(repo, 'log', '--format=%s').trim().split('\n')).toEqual([
+      "loop(authors): format: sed -i 's/ *$//' code.txt",
+      'loop(authors): iteration 1 IMPLEMENT',
+      'start',
+    ])
+    // The agent's commit holds the agent's work alone; the fix's commit holds only the fix.
+    expect(git(repo, 'show', 'HEAD~1:code.txt')).toBe('value = 1   \n')
+    expect(git(repo, 'show', 'HEAD:code.txt')).toBe('value = 1\n')
+    expect(git(repo, 'diff', '--name-only', 'HEAD~1', 'HEAD').trim()).toBe('code.txt')
+    expect(git(repo, 'log', '-1', '--format=%B')).toMatch(/Loop-Id: authors\nLoop-Iteration: 1/)
+    expect(git(repo, 'status', '--porcelain').trim()).toBe('')
+    const state = stateOf(repo, 'authors')
+    expect(state.checkpoints.map((c: { message: string }) => c.message)).toEqual([
+      'loop(authors): iteration 1 IMPLEMENT',
+      "loop(authors): format: sed -i 's/ *$//' code.txt",
+    ])
+  }, 60_000)
+
+  it('folds back every commit of an iteration whose state was never saved (a crash after the fix commit)', async () => {
+    const repo = tempRepo({ files: AUTHORS_FILES })
+    const commit = (subject: string, file: string, text: string) => {
+      writeFileSync(join(repo, file), text)
+      git(repo, 'add', '-A')
+      git(
+        repo,
+        '-c',
+        'user.name=t',
+        '-c',
+        'user.email=t@example.invalid',
+        'commit',
+        '-q',
+        '-m',
+        `${subject}\n\nLoop-Id: authors\nLoop-Iteration: 1`,
+      )
+    }
+    commit('loop(authors): iteration 1 IMPLEMENT', 'code.txt', 'value = 1   \n')
+    commit("loop(authors): format: sed -i 's/ *$//' code.txt", 'code.txt', 'value = 1\n')
+    const run = await cli(repo, 'run', '--loop-id', 'authors')
+    expect(run.stdout).toContain('COMPLETE in 1 iteration')
+    expect(git(repo, 'log', '--format=%s').trim().split('\n')).toEqual([
+      "loop(authors): format: sed -i 's/ *$//' code.txt",
+      'loop(authors): iteration 1 IMPLEMENT',
+      'start',
+    ])
+    // Both are the rerun's own commits: the crashed run's were folded back, not kept under them.
+    expect(git(repo, 'log', '-2', '--format=%an').trim().split('\n')).toEqual(['loop-controller', 'loop-controller'])
   }, 60_000)
 })
