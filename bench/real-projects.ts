@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os'
 import { runAll, writeResults } from '../test/real-projects/report.js'
 import type { BenchRow } from './lib.js'
 
-const FIGURE = '9. real projects'
+const FIGURE = '10. real projects'
 
 export async function realProjects(): Promise<BenchRow[]> {
   const reports = await runAll()

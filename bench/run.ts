@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path'
 import { agentCalls } from './agent-calls.js'
 import { analysisThroughput } from './analysis-row.js'
 import { outputCapture } from './capture.js'
+import { flakeCheckTime } from './flake-check.js'
 import { jobsPerLoop } from './jobs.js'
 import { type BenchRow, renderTable } from './lib.js'
 import { matrixParallelism } from './matrix.js'
@@ -31,7 +32,8 @@ const FIGURES: { name: string; run: () => Promise<BenchRow[]> }[] = [
   { name: '6. state growth', run: stateGrowth },
   { name: '7. jobs per loop', run: jobsPerLoop },
   { name: '8. agent calls saved', run: agentCalls },
-  { name: '9. real projects', run: realProjects },
+  { name: '9. flake check where flakes are possible', run: flakeCheckTime },
+  { name: '10. real projects', run: realProjects },
 ]
 
 /** The machine, as docs/performance.md shows it: CPU model, cores, node version. */

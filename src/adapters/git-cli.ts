@@ -198,8 +198,31 @@ export class GitCli implements Git {
    * tree object. Compare against it later with `changesSince(tree)` to see what one step changed,
    * whatever was already uncommitted before it.
    */
-  async snapshot(): Promise<string> {
-    return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim())
+  async snapshot(exclude: readonly string[] = []): Promise<string> {
+    return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim(), exclude)
+  }
+
+  /**
+   * Commits a tree made by `snapshot` on top of HEAD (no hooks, no signing, as `commitAll`), then moves
+   * the branch with HEAD's old value as the expected one, so a concurrent commit is detected, not lost.
+   */
+  async commitTree(tree: string, message: string, identity: Identity): Promise<string | null> {
+    const head = await this.head()
+    const headTree = head ? (await this.exec(['rev-parse', `${head}^{tree}`])).stdout.trim() : await this.baseOf(null)
+    if (headTree === tree) return null
+    const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit-tree', tree, '-m', message]
+    const commit = (await this.exec(head ? [...args, '-p', head] : args)).stdout.trim()
+    const update = ['update-ref', '-m', 'loop: checkpoint', 'HEAD', commit, head ?? '']
+    const moved = await this.exec(update, { allowFailure: true })
+    if (moved.exitCode !== 0) {
+      if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(moved.stderr))) {
+        throw new ConcurrentCommitError(
+          `another process committed in ${this.cwd} at the same time: ${moved.stderr.trim()}`,
+        )
+      }
+      throw new GitCommandError(update, moved)
+    }
+    return commit
   }
 
   /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
@@ -256,7 +279,10 @@ export class GitCli implements Git {
    * Runs `body` with a throw-away copy of the index that has every work-tree change staged, so diffs
    * include untracked files without touching the user's real index.
    */
-  private async withWorkTreeIndex<T>(body: (env: Record<string, string>) => Promise<T>): Promise<T> {
+  private async withWorkTreeIndex<T>(
+    body: (env: Record<string, string>) => Promise<T>,
+    exclude: readonly string[] = [],
+  ): Promise<T> {
     const folder = await mkdtemp(join(tmpdir(), 'loop-git-index-'))
     try {
       const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim()
@@ -272,7 +298,7 @@ export class GitCli implements Git {
         () => {},
       )
       const env = { GIT_INDEX_FILE: temporary }
-      await this.stageAllExcept([], env)
+      await this.stageAllExcept(exclude, env)
       return await body(env)
     } finally {
       await rm(folder, { recursive: true, force: true })

@@ -5,6 +5,7 @@
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { type Analysis, parseJUnit, StreamingAnalyzer } from '../domain/analysis/index.js'
 import { displayText } from '../domain/display-text.js'
+import { strategyForFixCoverage } from '../domain/fix-coverage.js'
 import type { CheckConfig } from '../domain/loop-config.js'
 import type { CheckResult } from '../domain/state.js'
 import type { RunResult } from '../ports/process.js'
@@ -51,15 +52,19 @@ export async function verify(
   return outcomes.map((outcome) => {
     const analyzer = analyzers.get(outcome.check.name)
     const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error'
+    // A failure no fix command covers is the agent's: never recorded as auto_fix.
     const analysis =
       failing && analyzer
-        ? relativeLocations(
-            analyzer.finish({
-              timedOut: outcome.verdict === 'timeout',
-              exitCode: outcome.result?.exitCode ?? null,
-              ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
-            }),
-            input.cwd,
+        ? strategyForFixCoverage(
+            relativeLocations(
+              analyzer.finish({
+                timedOut: outcome.verdict === 'timeout',
+                exitCode: outcome.result?.exitCode ?? null,
+                ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
+              }),
+              input.cwd,
+            ),
+            Boolean(outcome.check.fix),
           )
         : null
     const result: CheckResult = {

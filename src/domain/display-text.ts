@@ -4,14 +4,16 @@
  * are removed once, where output is captured for display; the raw log on disk keeps every byte.
  */
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: escapes and control characters are what this removes
 const ESCAPES =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: escapes and control characters are what this removes
   /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()][A-Z0-9]|\u001b[=>78cDEHMZ]/g
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters other than tab and newline
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f]/g
+// `test` on a global regex moves `lastIndex`; it is reset before each use.
 
 export function displayText(text: string): string {
-  if (!/[\u0000-\u0008\u000b-\u001f\u007f]/.test(text)) return text
+  CONTROLS.lastIndex = 0
+  if (!CONTROLS.test(text)) return text
   // A carriage return that ends a line is a Windows line end; one inside a line overwrote it (a progress bar).
   return text
     .replace(ESCAPES, '')

@@ -55,7 +55,9 @@ export interface WorkContext {
 }
 
 const STRATEGY_HINTS: Record<Strategy, string> = {
-  auto_fix: 'The failure has an automatic fix; it was applied by the controller.',
+  // The work runs on auto_fix only when no fix command covered the failure: it is the agent's to fix.
+  auto_fix:
+    "A tool could fix this failure (a formatter, a linter's fix mode), but no fix command of the loop covered it: fix it yourself, with the tool's own fix mode where the project has one.",
   context_expand:
     'Read the code around each location below before changing anything; the failure is about how this code fits with the code it calls or is called by.',
   analyze_then_fix:

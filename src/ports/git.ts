@@ -46,10 +46,18 @@ export interface Git {
   changedPaths(since: string | null): Promise<string[]>
   diffStat(since: string | null): Promise<string>
   diff(since: string | null, paths?: readonly string[]): Promise<string>
-  /** The work tree now, as a tree object id, for `changesSince` (what one step changed). */
-  snapshot(): Promise<string>
+  /**
+   * The work tree now, as a tree object id, for `changesSince` (what one step changed) or `commitTree`;
+   * `exclude` left out as `commitAll` leaves it out.
+   */
+  snapshot(exclude?: readonly string[]): Promise<string>
   /** Stages everything but `exclude` and commits; returns the new commit or null when nothing changed. */
   commitAll(message: string, identity: Identity, exclude?: readonly string[]): Promise<string | null>
+  /**
+   * Commits `tree` (a `snapshot`) on top of HEAD and moves the branch there, leaving the work tree as
+   * it is; null when the tree is HEAD's. Throws `ConcurrentCommitError` when HEAD moved meanwhile.
+   */
+  commitTree(tree: string, message: string, identity: Identity): Promise<string | null>
   /** Fetches `ref` from `remote` (no tags); never throws for a failed fetch. */
   fetch(remote: string, ref: string): Promise<GitResult & { ok: boolean }>
   /** Pushes `refspec`; with `forceWithLease` (the expected remote commit, '' for "must not exist") only if still there. */

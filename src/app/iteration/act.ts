@@ -8,7 +8,7 @@ import type { FailureForAgent } from '../../domain/work-context.js'
 import type { RunRequest } from '../../ports/process.js'
 import { safeName, usage } from '../step-support.js'
 import { runWork } from '../work-command.js'
-import { event, type IterationRecord, type IterationRun, withEvents } from './record.js'
+import { beforeFix, event, type IterationRecord, type IterationRun, withEvents } from './record.js'
 
 /** How long the install command may take. */
 export const INSTALL_TIMEOUT_MS = 900_000
@@ -76,15 +76,21 @@ async function runStageTasks(run: IterationRun, record: IterationRecord): Promis
 async function runFixCommands(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
   const { input, deps, stage, iteration } = run
   const fixed: string[] = []
+  const fixSnapshots = [...record.fixSnapshots]
   for (const failure of record.previous) {
     const check = input.config.checks.find((c) => c.name === failure.check)
     if (!check?.fix || fixed.includes(check.name) || record.remediesRun.fixes.includes(check.name)) continue
     deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`)
+    fixSnapshots.push(...(await beforeFix(run, check.name, check.fix)))
     const result = await deps.runner.run(command(run, check.fix, `fix-${check.name}.log`, check.timeout * 1000))
     usage(record.state, iteration, `fix ${check.name}`, 'auto_fix strategy', result)
     fixed.push(check.name)
   }
-  return { ...record, remediesRun: { ...record.remediesRun, fixes: [...record.remediesRun.fixes, ...fixed] } }
+  return {
+    ...record,
+    fixSnapshots,
+    remediesRun: { ...record.remediesRun, fixes: [...record.remediesRun.fixes, ...fixed] },
+  }
 }
 
 /** Whether any failing check has a `fix` command; without one, `auto_fix` falls to the agent. */
@@ -92,12 +98,12 @@ function hasFixCommand(config: LoopConfig, failures: FailureForAgent[]): boolean
   return failures.some((failure) => config.checks.some((check) => check.name === failure.check && check.fix))
 }
 
-/** A command of this iteration: in the repository, with the filtered environment, logged in its folder. */
+/** A project command of this iteration (task, fix, install): in the repository, with the project's environment, logged in its folder. */
 export function command(
   run: IterationRun,
   line: RunRequest['command'],
   logName: string,
   timeoutMs: number,
 ): RunRequest {
-  return { command: line, cwd: run.input.cwd, env: run.commandEnv, timeoutMs, logFile: join(run.iterationDir, logName) }
+  return { command: line, cwd: run.input.cwd, env: run.projectEnv, timeoutMs, logFile: join(run.iterationDir, logName) }
 }

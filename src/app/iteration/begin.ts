@@ -2,9 +2,9 @@
  * An iteration begins: the state counts it, its folder and command environment are made, a checkpoint
  * left by a crash is folded back, and (once per loop) the matrix's baseline is measured.
  */
-import { join } from 'node:path'
+import { delimiter, join } from 'node:path'
 import { attemptStrategy } from '../../domain/attempt-strategy.js'
-import { buildCommandEnv } from '../../domain/command-env.js'
+import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
 import { beginIteration } from '../../domain/engine/index.js'
 import type { Policy } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
@@ -48,6 +48,8 @@ export async function beginRun(
   const iterationDir = join(input.loopDir, 'runs', String(iteration))
   await deps.workspace.makeDir(iterationDir)
   const commandEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} })
+  // The project's own commands find its installed tools as `npm run` and CI scripts do: `tsc --noEmit`.
+  const projectEnv = withPathFirst(commandEnv, [join(input.cwd, 'node_modules', '.bin')], delimiter)
   // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
   // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
   if (input.commit && deps.git) await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger)
@@ -64,6 +66,7 @@ export async function beginRun(
       strategy,
       iterationDir,
       commandEnv,
+      projectEnv,
       startedAt,
       headBefore,
     },
@@ -75,6 +78,7 @@ export async function beginRun(
       work: null,
       tasksCompleted: [],
       remediesRun: { install: false, fixes: [] },
+      fixSnapshots: [],
       gatesRaised: [],
       guardFailures: [],
       checks: [],
@@ -98,7 +102,7 @@ export async function baseline(run: IterationRun, record: IterationRecord): Prom
   if (!record.state.baseline) {
     deps.progress?.phase?.(iteration, 'BASELINE', 'measuring the baseline')
     const { now } = run
-    const checks = await verify(input, deps, join(run.iterationDir, 'baseline'), run.commandEnv, iteration, false)
+    const checks = await verify(input, deps, join(run.iterationDir, 'baseline'), run.projectEnv, iteration, false)
     const state: LoopState = {
       ...record.state,
       baseline: {
@@ -117,24 +121,31 @@ export async function baseline(run: IterationRun, record: IterationRecord): Prom
 }
 
 /**
- * When HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
- * between the commit and the state save), soft-resets it so that its changes stay staged and the rerun
- * commits the iteration once. Left alone when the commit was pushed: history others may have is never
+ * While HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
+ * between its commits and the state save), soft-resets it, so that the changes stay staged and the rerun
+ * commits the iteration once. An iteration may have made several commits (the agent's work, then each
+ * fix apart): all are folded back. Left alone when a commit was pushed: history others may have is never
  * rewritten.
  */
 async function undoUnsavedCheckpoint(git: Git, state: LoopState, iteration: number, logger: Logger): Promise<void> {
   if (state.checkpoints.some((c) => c.iteration === iteration)) return
-  const body = await git.exec(['log', '-1', '--format=%B'], { allowFailure: true })
   const loopIdLine = new RegExp(`^Loop-Id: ${state.loopId.replace(/[.]/g, '\\.')}$`, 'm')
-  if (body.exitCode !== 0 || !loopIdLine.test(body.stdout)) return
-  if (!new RegExp(`^Loop-Iteration: ${iteration}$`, 'm').test(body.stdout)) return
-  const pushed = await git.exec(['branch', '-r', '--contains', 'HEAD'], { allowFailure: true })
-  if (pushed.exitCode !== 0 || pushed.stdout.trim() !== '') return
-  const parent = await git.exec(['rev-parse', '--verify', '-q', 'HEAD~1'], { allowFailure: true })
-  if (parent.exitCode !== 0) return
-  await git.exec(['reset', '-q', '--soft', 'HEAD~1'])
+  const iterationLine = new RegExp(`^Loop-Iteration: ${iteration}$`, 'm')
+  let undone = 0
+  // Bounded: an iteration commits its work and at most one fix per check.
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const body = await git.exec(['log', '-1', '--format=%B'], { allowFailure: true })
+    if (body.exitCode !== 0 || !loopIdLine.test(body.stdout) || !iterationLine.test(body.stdout)) break
+    const pushed = await git.exec(['branch', '-r', '--contains', 'HEAD'], { allowFailure: true })
+    if (pushed.exitCode !== 0 || pushed.stdout.trim() !== '') break
+    const parent = await git.exec(['rev-parse', '--verify', '-q', 'HEAD~1'], { allowFailure: true })
+    if (parent.exitCode !== 0) break
+    await git.exec(['reset', '-q', '--soft', 'HEAD~1'])
+    undone++
+  }
+  if (undone === 0) return
   logger.info(
-    `iteration ${iteration}: its checkpoint commit was made but the state was never saved (a crash); the commit is undone (soft) and the iteration runs again`,
+    `iteration ${iteration}: ${undone > 1 ? `its ${undone} checkpoint commits were` : 'its checkpoint commit was'} made but the state was never saved (a crash); undone (soft), and the iteration runs again`,
   )
 }
 

@@ -1,5 +1,11 @@
-/** Checkpoint: the iteration's changes, committed on the current branch with the loop's trailers. */
+/**
+ * Checkpoint: the iteration's changes, committed on the current branch with the loop's trailers. The
+ * authors are kept apart: what came before the controller's first fix (the agent's work) is one commit,
+ * each fix command's changes another on top, so a reviewer reads the agent's work alone.
+ */
+
 import { messageOf } from '../../config/errors.js'
+import { fixCommitMessage, iterationCommitMessage } from '../../domain/checkpoint-message.js'
 import { ConcurrentCommitError } from '../../ports/git.js'
 import { event, type IterationRecord, type IterationRun, summarizeVerdicts, withEvents } from './record.js'
 
@@ -10,31 +16,51 @@ export type Checkpointed =
 
 export async function checkpoint(run: IterationRun, record: IterationRecord): Promise<Checkpointed> {
   const { input, deps, iteration, stage, strategy } = run
-  if (!input.commit || !deps.git) return { kind: 'done', record }
-  const { loopId, config } = input
-  const verdict = summarizeVerdicts(record.outcome?.checks ?? [])
-  const message = `${config.commit['message-prefix']}(${loopId}): iteration ${iteration} ${stage}${strategy ? ` [${strategy}]` : ''}\n\n${verdict}\n\nLoop-Id: ${loopId}\nLoop-Iteration: ${iteration}`
-  let commit: string | null
+  const git = deps.git
+  if (!input.commit || !git) return { kind: 'done', record }
+  const trailers = { prefix: input.config.commit['message-prefix'], loopId: input.loopId, iteration }
+  const verdicts = summarizeVerdicts(record.outcome?.checks ?? [])
+  // Message i covers the changes up to snapshot i (the last: up to the work tree as it is now).
+  const messages = [
+    iterationCommitMessage(trailers, stage, strategy, verdicts),
+    ...record.fixSnapshots.map((fix) => fixCommitMessage(trailers, fix.check, fix.command)),
+  ]
+  const made: { commit: string; message: string }[] = []
+  const note = (commit: string | null, message: string) => {
+    if (commit) made.push({ commit, message })
+  }
   try {
-    commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits)
+    for (const [i, fix] of record.fixSnapshots.entries()) {
+      const message = messages[i] ?? ''
+      note(await git.commitTree(fix.tree, message, input.identity), message)
+    }
+    const last = messages[messages.length - 1] ?? ''
+    note(await git.commitAll(last, input.identity, input.excludeFromCommits), last)
   } catch (error) {
     if (!(error instanceof ConcurrentCommitError)) throw error
     await deps.audit.appendEvents([event(deps.clock.now(), iteration, 'superseded', messageOf(error))])
     return { kind: 'superseded', record }
   }
-  if (!commit) return { kind: 'done', record }
+  if (made.length === 0) return { kind: 'done', record }
+  const at = deps.clock.now().toISOString()
   const state = {
     ...record.state,
     checkpoints: [
       ...record.state.checkpoints,
-      { iteration, commit, message: message.split('\n')[0] ?? '', at: deps.clock.now().toISOString() },
+      ...made.map(({ commit, message }) => ({ iteration, commit, message: message.split('\n')[0] ?? '', at })),
     ].slice(-50),
   }
+  const commit = made[made.length - 1]?.commit ?? null
   return {
     kind: 'done',
     record: withEvents(
       { ...record, state, commit },
-      event(deps.clock.now(), iteration, 'checkpoint', `committed ${commit.slice(0, 12)}`),
+      event(
+        deps.clock.now(),
+        iteration,
+        'checkpoint',
+        `committed ${made.map((m) => m.commit.slice(0, 12)).join(', ')}`,
+      ),
     ),
   }
 }

@@ -9,6 +9,7 @@ import {
   summarizeNextAction,
 } from '../../domain/engine/index.js'
 import type { JourneyEvent } from '../../domain/journey.js'
+import type { Command } from '../../domain/loop-config.js'
 import type { Policy } from '../../domain/policy.js'
 import type { Stage, Strategy } from '../../domain/stages.js'
 import type { CheckResult, LoopState } from '../../domain/state.js'
@@ -34,12 +35,21 @@ export interface IterationRun {
   strategy: Strategy | null
   /** This iteration's folder for logs, prompt and context files. */
   iterationDir: string
-  /** The environment commands get (the controller's secrets left out). */
+  /** The environment the work command gets (the controller's secrets left out). */
   commandEnv: Record<string, string>
+  /** The environment of the project's commands (checks, fixes, install, tasks): the repository's tools first on PATH. */
+  projectEnv: Record<string, string>
   /** Wall time (ms since the epoch) the iteration began, for its `wallMs`. */
   startedAt: number
   /** HEAD before the iteration changed anything (null without git). */
   headBefore: string | null
+}
+
+/** The work tree (a `Git.snapshot`) just before the controller ran a check's fix command. */
+export interface FixSnapshot {
+  check: string
+  command: Command
+  tree: string
 }
 
 /** What the work reported: its exit, whether it asked for a person, its usage. */
@@ -65,6 +75,8 @@ export interface IterationRecord extends LoopRecord {
   tasksCompleted: string[]
   /** Remedy commands already run this iteration, so that none runs twice. */
   remediesRun: { install: boolean; fixes: string[] }
+  /** The work tree just before each fix command the controller ran, so each is committed apart. */
+  fixSnapshots: FixSnapshot[]
   gatesRaised: { gate: string; reason: string }[]
   guardFailures: FailureInput[]
   checks: LiveCheck[]
@@ -91,6 +103,16 @@ export function event(
   data?: Record<string, unknown>,
 ): JourneyEvent {
   return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) }
+}
+
+/**
+ * Notes the work tree before the controller runs `check`'s fix command, so that the checkpoint commits
+ * what came before (the agent's work) and the fix apart. Nothing is noted when no commit will be made.
+ */
+export async function beforeFix(run: IterationRun, check: string, command: Command): Promise<FixSnapshot[]> {
+  const { input, deps } = run
+  if (!input.commit || !deps.git) return []
+  return [{ check, command, tree: await deps.git.snapshot(input.excludeFromCommits) }]
 }
 
 /** Names one saved state, so staged journey events can be matched with the save they belong to. */

@@ -1,17 +1,20 @@
 /**
- * Cheaper remedies before anyone is woken, for each failing check: a re-run (flake check), the check's
- * own fix command (auto_fix), the install command (dependency_check). Each ends with the check passing,
- * or leaves the failure for the analysis and the retry rules. No remedy command runs twice in one
- * iteration: one the act step already ran was measured by the matrix that followed it.
+ * Cheaper remedies before anyone is woken, for each failing check: a re-run where a flake is possible
+ * (the whole check, or only its failing tests when the runner can select them), the check's own fix
+ * command (whenever one is declared), the install command (dependency_check). Each ends with the check
+ * passing, or leaves the failure for the analysis and the retry rules. No remedy command runs twice in
+ * one iteration: one the act step already ran was measured by the matrix that followed it.
  */
 
+import { failingTestsIn } from '../../domain/analysis/failing-tests.js'
+import { type FlakeRerun, flakeRerun } from '../../domain/flake-rerun.js'
 import type { JourneyEvent } from '../../domain/journey.js'
-import type { CheckConfig } from '../../domain/loop-config.js'
+import type { CheckConfig, Command } from '../../domain/loop-config.js'
 import type { RunResult } from '../../ports/process.js'
 import { isFailing, usage } from '../step-support.js'
 import { type LiveCheck, rerunCheck } from '../verification.js'
 import { command, INSTALL_TIMEOUT_MS } from './act.js'
-import { event, type IterationRecord, type IterationRun, withEvents } from './record.js'
+import { beforeFix, event, type IterationRecord, type IterationRun, withEvents } from './record.js'
 
 export async function remedies(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
   const { input, deps, iteration } = run
@@ -19,6 +22,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
   const installedBeforeVerify = record.remediesRun.install
   let installed = installedBeforeVerify
   const fixes = [...record.remediesRun.fixes]
+  const fixSnapshots = [...record.fixSnapshots]
   const flaky = [...record.flaky]
   const autoFixed = [...record.autoFixed]
   const events: JourneyEvent[] = []
@@ -30,29 +34,37 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
       continue
     }
     const name = live.check.name
-    // Flake check: re-run unchanged; a pass is recorded as flaky and costs no retry.
-    if (config['flake-check'].enabled && live.result.verdict !== 'timeout') {
+    // Flake check, where a flake is possible: a pass is recorded as flaky and costs no retry.
+    const rerun = flakeCheck(run, live)
+    if (rerun) {
+      const narrowed = rerun.scope === 'tests'
+      events.push(noted(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)))
       let passed = false
       for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
-        passed = await recheck(run, live.check, `rerun-${attempt}`)
+        passed = await recheck(run, live.check, `rerun-${attempt}`, narrowed ? rerun.command : undefined)
       }
       if (passed) {
         checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } })
         flaky.push(name)
-        events.push(noted(run, 'flaky', `${name}: failed, then passed when re-run (flaky, no retry spent)`))
+        const what = narrowed ? `its failing tests passed when re-run` : 'then passed when re-run'
+        events.push(noted(run, 'flaky', `${name}: failed, ${what} (flaky, no retry spent)`))
         continue
       }
     }
     const pattern = live.analysis?.pattern
-    // auto_fix: the check's own fix command, then the check again, without the agent.
-    if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !fixes.includes(name)) {
+    // A declared fix runs whatever the analysis said (a bare `gofmt -l` file list matches no pattern),
+    // then the check again, without the agent. A timeout is not something a fix command repairs.
+    if (live.check.fix && live.result.verdict !== 'timeout' && !fixes.includes(name)) {
+      const why = pattern ? `auto_fix for ${pattern}` : 'its declared fix'
+      fixSnapshots.push(...(await beforeFix(run, name, live.check.fix)))
       const fix = await deps.runner.run(command(run, live.check.fix, `${name}.fix.log`, live.check.timeout * 1000))
-      usage(record.state, iteration, `fix ${name}`, `auto_fix for ${pattern}`, fix)
+      usage(record.state, iteration, `fix ${name}`, why, fix)
       fixes.push(name)
       if (await recheck(run, live.check, 'after-fix')) {
         checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } })
         autoFixed.push(name)
-        events.push(noted(run, 'auto-fix', `${name}: ${pattern} fixed by its fix command (no agent call)`))
+        const what = pattern ? `${pattern} fixed` : 'fixed'
+        events.push(noted(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`))
         continue
       }
     }
@@ -72,23 +84,58 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
     if (live.analysis) deps.progress?.analysis?.(iteration, live.result)
     checks.push(live)
   }
-  return withEvents({ ...record, checks, flaky, autoFixed, remediesRun: { install: installed, fixes } }, ...events)
+  return withEvents(
+    { ...record, checks, flaky, autoFixed, fixSnapshots, remediesRun: { install: installed, fixes } },
+    ...events,
+  )
 }
 
 /** A remedy's result, shown on the progress line and recorded in the journey. */
-function noted(run: IterationRun, type: JourneyEvent['type'], message: string): JourneyEvent {
+function noted(
+  run: IterationRun,
+  type: JourneyEvent['type'],
+  message: string,
+  data?: Record<string, unknown>,
+): JourneyEvent {
   run.deps.progress?.phase?.(run.iteration, 'VERIFY', message)
-  return event(run.deps.clock.now(), run.iteration, type, message)
+  return event(run.deps.clock.now(), run.iteration, type, message, data)
 }
 
-/** Runs the check once more, unchanged; true when it passes. */
-async function recheck(run: IterationRun, check: CheckConfig, label: string): Promise<boolean> {
+/** What the flake check re-runs for a failing check, or null: off, a timeout, or no flake possible. */
+function flakeCheck(run: IterationRun, live: LiveCheck): Exclude<FlakeRerun, { scope: 'none' }> | null {
+  if (!run.input.config['flake-check'].enabled || live.result.verdict === 'timeout') return null
+  const plan = flakeRerun({
+    kind: live.check.kind,
+    run: live.check.run,
+    pattern: live.analysis?.pattern ?? null,
+    failingTests: failingTestsIn(live.outcome.result?.output ?? ''),
+  })
+  return plan.scope === 'none' ? null : plan
+}
+
+function rerunWhat(rerun: Exclude<FlakeRerun, { scope: 'none' }>): string {
+  if (rerun.scope === 'check') return `re-running the whole check (${rerun.reason})`
+  const tests =
+    rerun.runner === 'pytest'
+      ? 'the last failed tests'
+      : `only the ${rerun.tests.length} failing test${rerun.tests.length === 1 ? '' : 's'}`
+  return `re-running ${tests} (${rerun.runner})`
+}
+
+function flakeData(rerun: Exclude<FlakeRerun, { scope: 'none' }>): Record<string, unknown> {
+  return rerun.scope === 'tests'
+    ? { scope: 'tests', runner: rerun.runner, tests: rerun.tests.slice(0, 20), command: rerun.command }
+    : { scope: 'check', reason: rerun.reason }
+}
+
+/** Runs the check once more (or `command`, its failing tests only), unchanged; true when it passes. */
+async function recheck(run: IterationRun, check: CheckConfig, label: string, command?: Command): Promise<boolean> {
   const result = await rerunCheck(
     run.input,
     run.deps,
-    check,
+    command === undefined ? check : { ...check, run: command },
     run.iterationDir,
-    run.commandEnv,
+    run.projectEnv,
     `${check.name}.${label}`,
   )
   return passes(result)

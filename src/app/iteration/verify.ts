@@ -4,6 +4,6 @@ import type { IterationRecord, IterationRun } from './record.js'
 
 export async function verify(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
   run.deps.progress?.phase?.(run.iteration, 'VERIFY', 'verification matrix')
-  const checks = await runVerification(run.input, run.deps, run.iterationDir, run.commandEnv, run.iteration, true)
+  const checks = await runVerification(run.input, run.deps, run.iterationDir, run.projectEnv, run.iteration, true)
   return { ...record, checks }
 }

@@ -26,10 +26,19 @@ describe('loop-controller run on the demo project', () => {
     expect(state.metrics.autoFixes).toBeGreaterThanOrEqual(2)
     expect(state.metrics.workCalls).toBe(state.iteration)
 
-    // One checkpoint commit per iteration that changed something; .loop/ never committed.
-    const log = git(repo, 'log', '--format=%s')
-    expect(log.split('\n').filter((line) => line.startsWith('loop(demo): iteration')).length).toBe(
-      state.checkpoints.length,
+    // One checkpoint commit per iteration that changed something, and each fix the controller ran in a
+    // commit of its own (`loop(demo): <check>: <fix command>`); .loop/ never committed.
+    const subjects = git(repo, 'log', '--format=%s')
+      .split('\n')
+      .filter((line) => line.startsWith('loop(demo): '))
+    expect(subjects.length).toBe(state.checkpoints.length)
+    expect(subjects.filter((line) => line.startsWith('loop(demo): iteration')).length).toBeLessThanOrEqual(
+      state.iteration,
+    )
+    const fixCommits = subjects.filter((line) => /^loop\(demo\): (format|lint): biome /.test(line))
+    expect(fixCommits.map((line) => line.split(':')[1]?.trim()).sort()).toEqual(['format', 'lint'])
+    expect(fixCommits.length + subjects.filter((line) => line.startsWith('loop(demo): iteration')).length).toBe(
+      subjects.length,
     )
     expect(git(repo, 'ls-files')).not.toContain('.loop')
     expect(git(repo, 'status', '--porcelain')).toBe('')

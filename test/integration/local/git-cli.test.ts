@@ -78,6 +78,47 @@ describe('GitCli in a local repository', () => {
     expect(await git.commitAll('only excluded', bot, ['scratch'])).toBeNull()
   })
 
+  it('commits a snapshot on top of HEAD apart from what changed after it, leaving the work tree alone', async () => {
+    write(dir, 'a.txt', 'a\n')
+    await git.commitAll('first', bot)
+    write(dir, 'a.txt', 'agent\n')
+    write(dir, 'scratch/tmp.txt', 'x')
+    const agentTree = await git.snapshot(['scratch'])
+    write(dir, 'a.txt', 'fixed\n')
+    const agent = await git.commitTree(agentTree, 'agent', bot)
+    expect(agent).toMatch(/^[0-9a-f]{40}$/)
+    expect(await git.head()).toBe(agent)
+    expect(sh(dir, 'show', 'HEAD:a.txt')).toBe('agent')
+    expect(sh(dir, 'ls-tree', '-r', '--name-only', 'HEAD')).toBe('a.txt')
+    expect(sh(dir, 'log', '-1', '--format=%an <%ae>|%s')).toBe('Loop Bot <loop-bot@example.invalid>|agent')
+    expect(await git.commitTree(agentTree, 'the same tree again', bot)).toBeNull()
+    const fix = await git.commitAll('fix', bot, ['scratch'])
+    expect(sh(dir, 'diff', '--name-only', `${agent}`, `${fix}`)).toBe('a.txt')
+    expect(sh(dir, 'show', 'HEAD:a.txt')).toBe('fixed')
+    expect(sh(dir, 'status', '--porcelain')).toBe('?? scratch/')
+  })
+
+  it('commits a snapshot as the first commit of an unborn branch', async () => {
+    write(dir, 'a.txt', 'a\n')
+    const commit = await git.commitTree(await git.snapshot(), 'first', bot)
+    expect(await git.head()).toBe(commit)
+    expect(sh(dir, 'ls-tree', '-r', '--name-only', 'HEAD')).toBe('a.txt')
+  })
+
+  it('refuses to move a branch another process moved meanwhile', async () => {
+    write(dir, 'a.txt', 'a\n')
+    await git.commitAll('first', bot)
+    write(dir, 'a.txt', 'b\n')
+    const tree = await git.snapshot()
+    const realHead = git.head.bind(git)
+    const stale = await realHead()
+    sh(dir, '-c', 'user.name=x', '-c', 'user.email=x@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'other')
+    git.head = async () => stale
+    await expect(git.commitTree(tree, 'late', bot)).rejects.toThrow(/another process committed/)
+    git.head = realHead
+    expect(sh(dir, 'log', '-1', '--format=%s')).toBe('other')
+  })
+
   it('lists changes since a ref, untracked included, without touching the real index', async () => {
     write(dir, 'keep.txt', 'keep\n')
     write(dir, 'edit.txt', 'one\n')

@@ -154,5 +154,5 @@ export function fakeLoop(config: Partial<LoopConfigInput>, script: (command: str
     audit,
     redact: (text) => text,
   }
-  return { input, deps, runner, store, audit }
+  return { input, deps, runner, store, audit, files }
 }

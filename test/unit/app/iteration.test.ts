@@ -4,6 +4,7 @@ import { fakeLoop, fixture } from './iteration-fakes.js'
 
 const MISSING_MODULE = fixture('import-not-found/node-esm.txt')
 const UNFORMATTED = fixture('format-error/prettier.txt')
+const LINT = fixture('lint-error/eslint.txt')
 
 describe('runOneIteration', () => {
   it('runs the install command once in an iteration whose retry strategy is dependency_check', async () => {
@@ -61,5 +62,44 @@ describe('runOneIteration', () => {
     expect(second.decision).toMatchObject({ kind: 'RETRY', capability: 'login' })
     const work = loop.runner.runs.filter((run) => run.command === 'agent')
     expect(work.map((run) => run.env.LOOP_CAPABILITY)).toEqual(['login', 'login'])
+  })
+
+  it('hands a lint failure no fix command covers to the agent as its own, and never says a fix was applied', async () => {
+    const loop = fakeLoop(
+      {
+        'flake-check': { enabled: false },
+        checks: [
+          { name: 'lint', run: 'eslint .', kind: 'lint' },
+          { name: 'unit', run: 'npm test', kind: 'test' },
+        ],
+      },
+      (command) =>
+        command === 'eslint .'
+          ? { exitCode: 1, output: LINT }
+          : command === 'npm test'
+            ? { exitCode: 1, output: 'not ok 1 - adds\n  AssertionError: expected 1 to equal 2\n' }
+            : { exitCode: 0 },
+    )
+    const prompt = (iteration: number) => loop.files.get(`/repo/.loop/unit/runs/${iteration}/prompt.md`) ?? ''
+    const first = await runOneIteration(loop.input, loop.deps)
+    const lint = first.checks.find((check) => check.name === 'lint')
+    // No fix command: the failure's strategy is the pattern's first alternate, not auto_fix.
+    expect(lint?.strategy).toBe('analyze_then_fix')
+    expect(first.next).toMatchObject({ kind: 'RETRY' })
+    expect(first.next).not.toMatchObject({ strategy: 'auto_fix' })
+    const firstPrompt = prompt(1)
+    const whatFailed = firstPrompt.slice(
+      firstPrompt.indexOf('## What failed'),
+      firstPrompt.indexOf('Other failing checks'),
+    )
+    expect(whatFailed).toContain('The check `lint` (lint) failed')
+    expect(whatFailed).toContain('src/app.js:1:7')
+
+    await runOneIteration(loop.input, loop.deps)
+    for (const text of [firstPrompt, prompt(2)]) {
+      expect(text).not.toMatch(/applied by the controller/)
+      expect(text).not.toMatch(/## Strategy: `auto_fix`/)
+    }
+    expect(loop.runner.count('agent', 2)).toBe(1)
   })
 })

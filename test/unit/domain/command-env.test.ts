@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildCommandEnv } from '../../../src/domain/command-env.js'
+import { buildCommandEnv, withPathFirst } from '../../../src/domain/command-env.js'
 
 const base: NodeJS.ProcessEnv = {
   PATH: '/usr/bin:/bin',
@@ -65,5 +65,65 @@ describe('buildCommandEnv', () => {
     const env = buildCommandEnv(base, { passEnv: [], extra: { LOOP_ITERATION: '3', CI: 'loop' } })
     expect(env.LOOP_ITERATION).toBe('3')
     expect(env.CI).toBe('loop')
+  })
+})
+
+describe('withPathFirst / buildCommandEnv pathFirst', () => {
+  const table: Array<{
+    name: string
+    env: Record<string, string>
+    dirs: string[]
+    delimiter: string
+    expected: Record<string, string>
+  }> = [
+    {
+      name: 'puts the folder in front of PATH',
+      env: { PATH: '/usr/bin:/bin' },
+      dirs: ['/repo/node_modules/.bin'],
+      delimiter: ':',
+      expected: { PATH: '/repo/node_modules/.bin:/usr/bin:/bin' },
+    },
+    {
+      name: 'makes PATH when there is none',
+      env: { HOME: '/h' },
+      dirs: ['/repo/node_modules/.bin'],
+      delimiter: ':',
+      expected: { HOME: '/h', PATH: '/repo/node_modules/.bin' },
+    },
+    {
+      name: 'moves a folder already on PATH to the front, once',
+      env: { PATH: '/usr/bin:/repo/node_modules/.bin:/bin' },
+      dirs: ['/repo/node_modules/.bin'],
+      delimiter: ':',
+      expected: { PATH: '/repo/node_modules/.bin:/usr/bin:/bin' },
+    },
+    {
+      name: "keeps Windows' spelling and delimiter",
+      env: { Path: 'C:\\Windows;C:\\bin' },
+      dirs: ['C:\\repo\\node_modules\\.bin'],
+      delimiter: ';',
+      expected: { Path: 'C:\\repo\\node_modules\\.bin;C:\\Windows;C:\\bin' },
+    },
+    {
+      name: 'keeps the order of several folders',
+      env: { PATH: '/bin' },
+      dirs: ['/a', '/b', '/a'],
+      delimiter: ':',
+      expected: { PATH: '/a:/b:/bin' },
+    },
+  ]
+
+  it.each(table)('$name', ({ env, dirs, delimiter, expected }) => {
+    expect(withPathFirst(env, dirs, delimiter)).toEqual(expected)
+  })
+
+  it('buildCommandEnv applies pathFirst after extra, so a PATH in extra is also prefixed', () => {
+    const env = buildCommandEnv(base, {
+      passEnv: [],
+      extra: { PATH: '/opt/bin' },
+      pathFirst: { dirs: ['/repo/node_modules/.bin'], delimiter: ':' },
+    })
+    expect(env.PATH).toBe('/repo/node_modules/.bin:/opt/bin')
+    expect(buildCommandEnv(base, { passEnv: [], extra: {} }).PATH).toBe('/usr/bin:/bin')
   })
 })
