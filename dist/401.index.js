@@ -1331,7 +1331,7 @@ async function git_store_listFiles(folder) {
 }
 
 ;// CONCATENATED MODULE: ./src/adapters/stores/index.ts
-/** The stores that survive GitHub's disposable runners (DESIGN.md section 6); the `file` store lives beside. */
+/** The stores that survive GitHub's disposable runners; the `file` store lives beside. */
 
 
 

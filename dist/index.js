@@ -30754,7 +30754,7 @@ module.exports = {
 /* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(75757);
 /* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(10781);
 /**
- * Reading `loop-state.json` written by any schema version (DESIGN.md section 6): older versions are
+ * Reading `loop-state.json` written by any schema version: older versions are
  * migrated step by step through a registry, a newer one is refused, and the result is validated with
  * `loopStateSchema`. Pure: the caller reads the file and handles the errors (quarantine, exit code 2).
  */
@@ -31010,7 +31010,7 @@ function migrateV0ToV1(raw) {
 /* harmony export */ });
 /* unused harmony exports FAILURE_STATES, DEFAULT_GATES */
 /**
- * The stages of a loop and the pipeline presets (DESIGN.md section 3).
+ * The stages of a loop and the pipeline presets.
  * Pure data: no I/O.
  */
 const STAGES = [
@@ -31035,7 +31035,7 @@ const PIPELINE_PRESETS = {
 /** Stages that make up the per-capability loop in the `full` preset. */
 const CAPABILITY_LOOP = ['IMPLEMENT', 'TEST', 'VERIFY'];
 /**
- * Required check kinds to leave a stage (DESIGN.md section 3). `approved` is not a check kind: it means
+ * Required check kinds to leave a stage. `approved` is not a check kind: it means
  * the `REVIEW` gate must be approved. Typecheck is required on leaving VERIFY only when such a check exists.
  */
 const DEFAULT_EXIT_REQUIREMENTS = {
@@ -31056,7 +31056,7 @@ const STRATEGIES = [
     'retry_with_backoff',
     'escalate',
 ];
-/** Universal fallbacks when a pattern's own strategy and alternates are used up (DESIGN.md section 4). */
+/** Universal fallbacks when a pattern's own strategy and alternates are used up. */
 const UNIVERSAL_FALLBACKS = ['context_expand', 'analyze_then_fix'];
 const DEFAULT_GATES = (/* unused pure expression or super */ null && (['architecture', 'security', 'database', 'external', 'deploy', 'verifier']));
 const DECISION_KINDS = [
@@ -31084,7 +31084,8 @@ const DECISION_KINDS = [
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(55491);
 /* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(75757);
 /**
- * `loop-state.json`: the loop's state, validated with zod on every read and write (DESIGN.md section 6).
+ * `loop-state.json`: the loop's state, validated with zod on every read and write (its invariants:
+ * docs/architecture.md, "State and its invariants").
  * Older schema versions are migrated in `migrations.ts`; a newer one is refused.
  */
 
@@ -31260,7 +31261,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(23650);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(71326);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31270,7 +31271,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 23650:
+/***/ 71326:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31340,7 +31341,7 @@ function loopBranch(loopId) {
 
 ;// CONCATENATED MODULE: ./src/domain/commands.ts
 /**
- * Commands from people (DESIGN.md section 5): `/loop ...` lines in comments, and labels. The result is
+ * Commands from people: `/loop ...` lines in comments, and labels. The result is
  * typed data: a gate or task name restricted to a safe alphabet, a reason as plain text. Nothing here
  * is ever meant for a shell; a reason reaches commands only as a file or an environment variable.
  */
@@ -31500,8 +31501,8 @@ function fullName(repository) {
 }
 /**
  * `pull_request_target` and `workflow_run` run with the base repository's secrets; when the code they
- * would act on comes from a fork, running work commands on it hands those secrets to a stranger
- * (DESIGN.md section 9). Refused unless `allowUntrusted` (the config's explicit opt-in).
+ * would act on comes from a fork, running work commands on it hands those secrets to a stranger.
+ * Refused unless `allowUntrusted` (the config's explicit opt-in).
  */
 function isUntrustedTrigger(eventName, payload, allowUntrusted) {
     const base = fullName(payload.repository);
@@ -33061,7 +33062,7 @@ function compactState(state) {
 
 ;// CONCATENATED MODULE: ./src/domain/engine/pipeline.ts
 /**
- * Where the loop goes next and what leaving a stage requires (DESIGN.md section 3). Pure.
+ * Where the loop goes next and what leaving a stage requires. Pure.
  */
 
 
@@ -33458,8 +33459,8 @@ function failingTestsFromVerdicts(check, tests) {
 var external_node_crypto_ = __nccwpck_require__(77598);
 ;// CONCATENATED MODULE: ./src/domain/analysis/similarity.ts
 /**
- * Normalisation and similarity of failure output, for the same-error rule and error signatures
- * (DESIGN.md section 4). Pure.
+ * Normalisation and similarity of failure output, for the same-error rule (a repeated error gets a
+ * smaller retry budget and a different strategy) and error signatures. Pure.
  */
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
@@ -33507,7 +33508,7 @@ function tokenOverlap(a, b) {
             shared++;
     return shared / (left.size + right.size - shared);
 }
-/** The same-error threshold of DESIGN.md: more than 80% token overlap. */
+/** Two failures are the same error above this share of common normalised tokens (more than 80%). */
 const SAME_ERROR_OVERLAP = 0.8;
 function isSameError(a, b) {
     return tokenOverlap(a, b) > SAME_ERROR_OVERLAP;
@@ -33586,7 +33587,7 @@ function progress_plural(count) {
 
 ;// CONCATENATED MODULE: ./src/domain/engine/retry.ts
 /**
- * The retry rules (DESIGN.md section 4): which strategy comes next, and when the budget is spent. Pure.
+ * The retry rules: which strategy comes next, and when the budget is spent. Pure.
  */
 
 
@@ -34454,7 +34455,79 @@ async function publish(run, input, deps) {
     return { state, blocked: false };
 }
 
+;// CONCATENATED MODULE: ./src/domain/display-text.ts
+/**
+ * Text from a command's output, made fit to show: what a person or an agent reads in the audit trail,
+ * the state's excerpts and reports. Colour and cursor escapes, NUL bytes and other control characters
+ * are removed once, where output is captured for display; the raw log on disk keeps every byte.
+ */
+const ESCAPES = 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: escapes and control characters are what this removes
+/\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()][A-Z0-9]|\u001b[=>78cDEHMZ]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters other than tab and newline
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+// `test` on a global regex moves `lastIndex`; it is reset before each use.
+function displayText(text) {
+    CONTROLS.lastIndex = 0;
+    if (!CONTROLS.test(text))
+        return text;
+    // A carriage return that ends a line is a Windows line end; one inside a line overwrote it (a progress bar).
+    return text
+        .replace(ESCAPES, '')
+        .replace(/\r+\n/g, '\n')
+        .split('\n')
+        .map((line) => line.slice(line.lastIndexOf('\r') + 1))
+        .join('\n')
+        .replace(CONTROLS, '');
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/frames.ts
+/**
+ * Code the project does not own: Node's internals, installed packages, a language's standard library
+ * (GOROOT, CPython's lib/pythonX.Y, rustc's sources), the Go module cache. A GOPATH project lives under
+ * `…/go/src/` too, so only the usual GOROOT install places count.
+ */
+const LIBRARY_FILE = new RegExp([
+    '^node:',
+    '^internal/',
+    '(?:^|/)node_modules/',
+    '^/rustc/',
+    '/\\.cargo/registry/',
+    '/\\.rustup/toolchains/',
+    '^/usr/(?:local/)?lib/go[^/]*/src/',
+    '^/usr/local/go/src/',
+    '/hostedtoolcache/go/',
+    '/sdk/go[0-9.]+/src/',
+    '/go/pkg/mod/',
+    '(?:^|/)lib/python[0-9.]*/',
+    '(?:^|/)(?:site|dist)-packages/',
+    '(?:^|/)_pytest/',
+    '(?:^|/)pluggy/',
+    '^/usr/lib/jvm/',
+].join('|'));
+/** Test files by the naming conventions of the common runners (jest, vitest, node:test, mocha, pytest, go, rspec, JUnit). */
+const TEST_FILE = /(?:^|\/)(?:tests?|__tests__|spec|specs)\/|\.(?:test|spec)\.[cm]?[jt]sx?$|_test\.go$|(?:^|\/)test_[^/]*\.py$|_test\.py$|_spec\.rb$|Tests?\.(?:java|kt|cs)$/;
+function isLibraryFile(file) {
+    return LIBRARY_FILE.test(file.replace(/\\/g, '/'));
+}
+function isTestFile(file) {
+    return TEST_FILE.test(file.replace(/\\/g, '/'));
+}
+/**
+ * The locations worth showing, in the order worth reading: library frames dropped, then the project's
+ * own source before its test files (each group in output order). When every location is a library
+ * frame, they are kept: a lead into a dependency beats none.
+ */
+function rankLocations(locations) {
+    const own = locations.filter((location) => !isLibraryFile(location.file));
+    const kept = own.length > 0 ? own : [...locations];
+    const source = kept.filter((location) => !isTestFile(location.file));
+    const tests = kept.filter((location) => isTestFile(location.file));
+    return [...source, ...tests];
+}
+
 ;// CONCATENATED MODULE: ./src/domain/analysis/locations.ts
+
 /** Locations kept (the first ones in the output). */
 const MAX_LOCATIONS = 50;
 const MAX_HITS_PER_LOCATION = 50;
@@ -34463,6 +34536,8 @@ class LocationCollector {
     locations;
     patternLocations;
     hits;
+    /** Frames in code the project does not own, kept apart so that a deep trace cannot crowd out its own frames. */
+    libraryHits = [];
     order = 0;
     constructor(locations, 
     /** pattern index -> indexes into `locations`. */
@@ -34507,16 +34582,26 @@ class LocationCollector {
             else if (location.hasMessage === false && trimmed !== lastErrorLine && lastErrorLine) {
                 found.message = lastErrorLine;
             }
-            hits.push({ order: this.order++, location: found });
+            if (isLibraryFile(file)) {
+                if (this.libraryHits.length < MAX_LOCATIONS)
+                    this.libraryHits.push({ order: this.order++, location: found });
+            }
+            else
+                hits.push({ order: this.order++, location: found });
         }
     }
-    /** The locations to report: the winning pattern's own (any pattern's when it has none), in output order. */
+    /**
+     * The locations to report: the winning pattern's own (any pattern's when it has none; library frames
+     * when there is nothing else), deduplicated, the project's source before its tests.
+     */
     pick(patternIndex) {
         const own = patternIndex >= 0 ? (this.patternLocations[patternIndex] ?? []) : [];
         const pools = own.length > 0 ? own.map((i) => this.hits[i] ?? []) : [];
         let hits = pools.flat();
         if (hits.length === 0)
             hits = this.hits.flat();
+        if (hits.length === 0)
+            hits = [...this.libraryHits];
         hits.sort((a, b) => a.order - b.order);
         const seen = new Set();
         const result = [];
@@ -34526,10 +34611,8 @@ class LocationCollector {
                 continue;
             seen.add(key);
             result.push(location);
-            if (result.length >= MAX_LOCATIONS)
-                break;
         }
-        return result;
+        return rankLocations(result).slice(0, MAX_LOCATIONS);
     }
 }
 function cleanFile(file) {
@@ -34869,6 +34952,16 @@ function roundConfidence(value) {
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/analyzer.ts
+/**
+ * The streaming failure analyzer: classifies one check's output, extracts locations, and chooses a
+ * strategy, over a stream of chunks in bounded memory.
+ *
+ * How it stays fast and bounded: one Aho-Corasick pass over the raw bytes finds every literal signal and
+ * a few trigger words; only the lines that contain a hit ("candidate lines", at most 20,000 of them)
+ * are decoded and given to the regex signals and location regexes (re2js, linear time). Lines are
+ * capped at 64 KiB; excerpts, locations and the tail of the output are capped too.
+ */
+
 
 
 
@@ -35096,7 +35189,7 @@ class StreamingAnalyzer {
             ? this.excerptLines[best]
             : this.genericLines;
         const excerptLines = excerptSource.length > 0 ? excerptSource : this.tailLines();
-        const excerpt = excerptLines.join('\n').slice(0, MAX_EXCERPT_CHARS);
+        const excerpt = displayText(excerptLines.join('\n')).slice(0, MAX_EXCERPT_CHARS);
         const tokenText = [...excerptLines, ...locations.map((l) => l.message ?? '')].join('\n').slice(0, TOKEN_TEXT_CHARS);
         const tokens = normaliseTokens(tokenText);
         const patternId = matchedPattern?.id ?? null;
@@ -35378,7 +35471,7 @@ function renderMarkdown(input, letter) {
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/guard.ts
 /**
- * The verifier-gaming guard (DESIGN.md section 4): changes by the work command to protected paths, and
+ * The verifier-gaming guard: changes by the work command to protected paths, and
  * test files that lose assertions or gain skips, are flagged with exactly what changed. Pure.
  */
 const ASSERTION = /\bexpect\s*\(|\bassert(?:\.\w+|_\w+)?\s*[(.]|\bassert\s+\S|\.should\b|\bshould\.\w/g;
@@ -42334,7 +42427,7 @@ function re(stringsOrFlags, ...values) {
 /** The default failure-pattern library, in order of precedence (earlier wins a tie). */
 // biome-ignore format: generated data, one pattern a line
 const DEFAULT_PATTERNS = [
-    { "id": "security-finding", "description": "A vulnerability audit or a secret scanner found something.", "signals": ["npm audit", "vulnerabilities", "/\\b(high|critical)\\b.*vulnerabilit/i", "secretlint", "found AWS", "Secret", "gitleaks", "leaks found"], "anchors": ["/\\d+ (high|critical) severity vulnerabilit/", "/Severity: (high|critical)/i", "@secretlint/secretlint-rule", "/\\bleaks? found: [1-9]/", "PRIVATE KEY"], "kinds": ["security", "lint", "custom"], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$"], "hint": "A security finding needs a human; never let the agent silence the scanner." },
+    { "id": "security-finding", "description": "A vulnerability audit or a secret scanner found something.", "signals": ["npm audit", "vulnerabilities", "/\\b(high|critical)\\b.*vulnerabilit/i", "secretlint", "found AWS", "Secret", "gitleaks", "leaks found"], "anchors": ["/\\d+ (high|critical) severity vulnerabilit/", "/Severity: (high|critical)/i", "@secretlint/secretlint-rule", "/\\bleaks? found: [1-9]/", "PRIVATE KEY"], "kinds": ["security", "lint", "custom"], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$"], "hint": "A security finding needs a human; never let the agent silence the scanner." },
     { "id": "merge-conflict", "description": "git stopped on conflicting changes.", "signals": ["CONFLICT (", "Automatic merge failed", "Merge conflict in", "could not apply", "fix conflicts"], "anchors": ["CONFLICT (content)", "Automatic merge failed", "/^CONFLICT \\([a-z/]+\\):/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["^CONFLICT \\([^)]+\\): Merge conflict in (?P<file>\\S+)$"], "hint": "Resolve the conflict by hand (or rebase the loop branch), then resume the loop." },
     { "id": "git-error", "description": "git failed (rejected push, not a repository, unknown ref).", "signals": ["fatal: ", "! [rejected]", "failed to push some refs", "non-fast-forward", "Updates were rejected", "error: pathspec", "not a git repository"], "anchors": ["! [rejected]", "fatal: not a git repository", "/^error: pathspec .* did not match/", "/^fatal: (bad revision|ambiguous argument|couldn't find remote ref|refusing to merge)/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": [], "hint": "Check the branch and remote state; the loop never force-pushes over others' work." },
     { "id": "permission-error", "description": "The operating system or the GitHub API refused access.", "signals": ["EACCES", "EPERM", "Permission denied", "permission denied", "Resource not accessible by integration", "403"], "anchors": ["/\\bEACCES\\b/", "/: Permission denied$/", "Resource not accessible by integration", "/\\bEPERM\\b: operation not permitted/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$"], "hint": "Grant the missing permission (file mode, token scope or the workflow's permissions block)." },
@@ -42343,13 +42436,13 @@ const DEFAULT_PATTERNS = [
     { "id": "network-error", "description": "A network call failed (refused, reset, unresolvable host, gateway errors).", "signals": ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "socket hang up", "fetch failed", "Could not resolve host", "Failed to connect", "getaddrinfo", "/\\b(502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\\b/", "Network is unreachable"], "anchors": ["/\\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN)\\b/", "socket hang up", "Could not resolve host", "/Failed to connect to \\S+ port \\d+/", "/\\b(502|503|504) (Bad Gateway|Service Unavailable|Gateway Time-?out)\\b/"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 3, "retryable": true, "locations": [], "hint": "Transient network failures are retried with backoff; a persistent one is an unavailable dependency." },
     { "id": "command-not-found", "description": "A program the check runs is not installed.", "signals": ["command not found", ": not found", "ENOENT", "spawn ", "is not recognized as an internal or external command", "No such file or directory"], "anchors": ["/: command not found$/", "/^(sh|bash|zsh|/bin/sh): (line )?\\d+: .+: not found$/", "/\\bspawn \\S+ ENOENT\\b/", "is not recognized as an internal or external command"], "kinds": [], "strategy": "dependency_check", "alternates": ["escalate"], "max_auto_retries": 1, "retryable": true, "locations": [], "hint": "Install the missing tool (the loop config's `install` command) or fix the check's command." },
     { "id": "dependency-conflict", "description": "The package manager cannot satisfy the declared versions.", "signals": ["ERESOLVE", "Could not resolve dependency", "Conflicting peer dependency", "ResolutionImpossible", "conflicting dependencies", "failed to select a version", "versions conflict", "version solving failed"], "anchors": ["ERESOLVE", "ResolutionImpossible", "failed to select a version for", "version solving failed"], "kinds": ["build", "custom"], "strategy": "escalate", "alternates": ["dependency_check"], "max_auto_retries": 1, "retryable": true, "locations": [], "hint": "Versions conflict; pick compatible versions (a human decision more often than not)." },
-    { "id": "import-not-found", "description": "A module, package, crate or header cannot be found.", "signals": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "ModuleNotFoundError", "No module named", "unresolved import", "No such file or directory", "no required module provides package", "could not be resolved", "Module not found", "Failed to resolve import", "/package \\S+ is not in (GOROOT|std)/"], "anchors": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "ModuleNotFoundError", "/error\\[E0432\\]/", "/error TS2307:/", "/fatal error: \\S+\\.(h|hpp|hh): No such file or directory/", "no required module provides package", "/artifacts? could not be resolved/", "Failed to resolve import"], "kinds": ["build", "typecheck", "test"], "strategy": "dependency_check", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$"], "hint": "Install the missing dependency, or fix the import path." },
-    { "id": "syntax-error", "description": "The code does not parse.", "signals": ["SyntaxError", "expected", "Unexpected token", "invalid syntax", "error TS1", "ParseError", "Parsing error"], "anchors": ["/^SyntaxError: /", "/error TS1\\d{3}:/", "/error: expected .(;|,|\\)|\\}|]).* (before|at end of)/", "/error: expected .*;.* before/", "/Parsing error: /", "/^\\S+: error: (invalid syntax|unexpected EOF)/", "/error: expected one of /", "/^IndentationError: /"], "kinds": ["build", "typecheck", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)"], "hint": "Fix the syntax at the reported location before anything else." },
-    { "id": "type-error", "description": "The type checker rejects the code.", "signals": ["error TS", "is not assignable to type", "does not exist on type", "Incompatible types", "incompatible type", "mismatched types", "cannot use", "incompatible types", "error: Argument", "reportGeneralTypeIssues"], "anchors": ["/error TS2\\d{3}:/", "/error\\[E0308\\]/", "/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/", "/^\\S+:\\d+:\\d+: cannot use .* as .* value/", "/error: incompatible types: /", "/ - error: .* is not assignable to/"], "kinds": ["typecheck", "build"], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$"], "hint": "Read the types around the location; widen the context before changing signatures." },
-    { "id": "lint-error", "description": "A linter reports rule violations.", "signals": [" problems (", " problem (", "lint/", "clippy::", "/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/", "/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/\\bSC\\d{4}\\b/", "/^[A-Z]{1,4}\\d{3,4} /", "fixable with the `--fix` option", " [*] ", "Found 1 error", "shellcheck", "************* Module"], "anchors": ["/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/", "/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/", "/\\bSC\\d{4}\\b/", "/^\\S+:\\d+:\\d+: [EFW]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/", "/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/", "/^\\[\\*\\] \\d+ fixable with the `--fix` option/"], "kinds": ["lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix", "context_expand"], "retryable": true, "locations": ["^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^In (?P<file>\\S+) line (?P<line>\\d+):", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$"], "hint": "Run the check's fix command first; fix the rest by hand." },
+    { "id": "import-not-found", "description": "A module, package, crate or header cannot be found.", "signals": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "ModuleNotFoundError", "No module named", "unresolved import", "No such file or directory", "no required module provides package", "could not be resolved", "Module not found", "Failed to resolve import", "/package \\S+ is not in (GOROOT|std)/"], "anchors": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "ModuleNotFoundError", "/error\\[E0432\\]/", "/error TS2307:/", "/fatal error: \\S+\\.(h|hpp|hh): No such file or directory/", "no required module provides package", "/artifacts? could not be resolved/", "Failed to resolve import"], "kinds": ["build", "typecheck", "test"], "strategy": "dependency_check", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$"], "hint": "Install the missing dependency, or fix the import path." },
+    { "id": "syntax-error", "description": "The code does not parse.", "signals": ["SyntaxError", "expected", "Unexpected token", "invalid syntax", "error TS1", "ParseError", "Parsing error"], "anchors": ["/^SyntaxError: /", "/error TS1\\d{3}:/", "/error: expected .(;|,|\\)|\\}|]).* (before|at end of)/", "/error: expected .*;.* before/", "/Parsing error: /", "/^\\S+: error: (invalid syntax|unexpected EOF)/", "/error: expected one of /", "/^IndentationError: /"], "kinds": ["build", "typecheck", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)"], "hint": "Fix the syntax at the reported location before anything else." },
+    { "id": "type-error", "description": "The type checker rejects the code.", "signals": ["error TS", "is not assignable to type", "does not exist on type", "Incompatible types", "incompatible type", "mismatched types", "cannot use", "incompatible types", "error: Argument", "reportGeneralTypeIssues"], "anchors": ["/error TS2\\d{3}:/", "/error\\[E0308\\]/", "/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/", "/^\\S+:\\d+:\\d+: cannot use .* as .* value/", "/error: incompatible types: /", "/ - error: .* is not assignable to/"], "kinds": ["typecheck", "build"], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the types around the location; widen the context before changing signatures." },
+    { "id": "lint-error", "description": "A linter reports rule violations.", "signals": [" problems (", " problem (", "lint/", "clippy::", "/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/", "/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/\\bSC\\d{4}\\b/", "/^[A-Z]{1,4}\\d{3,4} /", "fixable with the `--fix` option", " [*] ", "Found 1 error", "shellcheck", "************* Module"], "anchors": ["/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/", "/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/", "/\\bSC\\d{4}\\b/", "/^\\S+:\\d+:\\d+: [EFW]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/", "/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/", "/^\\[\\*\\] \\d+ fixable with the `--fix` option/"], "kinds": ["lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix", "context_expand"], "retryable": true, "locations": ["^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^In (?P<file>\\S+) line (?P<line>\\d+):", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Run the check's fix command first; fix the rest by hand." },
     { "id": "format-error", "description": "A formatter would change files.", "signals": ["Code style issues", "Run Prettier with --write", "[warn] ", "would reformat", "would be reformatted", "Formatter would have printed", "Diff in ", "--- ", "+++ ", ".orig"], "anchors": ["Code style issues found", "would reformat", "Formatter would have printed", "/^Diff in \\S+:\\d+:/", "/^diff \\S+\\.orig \\S+$/", "/^\\S+ format ━/"], "kinds": ["format", "lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix"], "max_auto_retries": 1, "retryable": true, "locations": ["^\\[warn\\] (?P<file>\\S+\\.[A-Za-z0-9]+)$", "^would reformat (?P<file>\\S+)$", "^Diff in (?P<file>\\S+?):(?P<line>\\d+):", "^diff \\S+\\.orig (?P<file>\\S+)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+) format ━"], "hint": "Run the formatter (the check's fix command); never hand-format." },
-    { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*❯ (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass." },
-    { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]"], "kinds": ["build"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?:?\\s+(?P<message>\\S.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
+    { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass." },
+    { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]"], "kinds": ["build"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
     { "id": "regression-detected", "description": "A check (or a single test) that passed in the baseline fails now. Set by the controller.", "signals": ["regression-detected"], "anchors": ["/^regression-detected: /"], "kinds": [], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": [], "hint": "Something that worked before the loop's changes broke; diff against the baseline." },
 ];
 
@@ -42575,7 +42668,7 @@ function skipGroup(source, start) {
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/regression.ts
-/** Regression detection (DESIGN.md section 4): what passed in the baseline and fails now. Pure. */
+/** Regression detection: what passed in the baseline and fails now. Pure. */
 /** Checks and single tests that passed in `baseline` and fail in `current`, sorted by name. */
 function detectRegressions(baseline, current) {
     const regressed = (before, now) => Object.keys(now)
@@ -42655,7 +42748,7 @@ function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = ''
 
 ;// CONCATENATED MODULE: ./src/domain/redact.ts
 /**
- * Redaction of secrets from every line that leaves the runner (DESIGN.md section 7), and defusing of
+ * Redaction of secrets from every line that leaves the runner, and defusing of
  * workflow commands in text that is echoed to the log. Pure: no I/O.
  */
 /** What a token-shaped string is replaced with: the kind is kept so a reader knows what was there. */
@@ -42667,7 +42760,7 @@ const SECRET_MASK = '***';
 /** Secrets shorter than this are not redacted by value: masking `1` or `true` would wreck every text. */
 const MIN_SECRET_LENGTH = 4;
 /**
- * Token shapes as data (STYLE.md point 10). `keep` is the number of leading capture groups kept
+ * Token shapes as data, so a new shape is one entry. `keep` is the number of leading capture groups kept
  * verbatim (a prefix such as `Authorization: Bearer `). Every regex is linear: no nested quantifiers.
  */
 const TOKEN_SHAPES = [
@@ -42774,7 +42867,7 @@ function neutraliseWorkflowCommands(text) {
 ;// CONCATENATED MODULE: ./src/domain/report/escape.ts
 /**
  * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
- * renders. `core.summary` escapes nothing (STYLE.md point 12), so everything goes through here.
+ * renders. `core.summary` escapes nothing, so everything goes through here.
  */
 
 const ZWSP = '\u200b';
@@ -43736,7 +43829,7 @@ var migrations = __nccwpck_require__(46419);
 var store = __nccwpck_require__(93433);
 ;// CONCATENATED MODULE: ./src/adapters/file-store.ts
 /**
- * The `file` store (DESIGN.md section 6): `<root>/<loopId>/loop-state.json`, written atomically (temp
+ * The `file` store: `<root>/<loopId>/loop-state.json`, written atomically (temp
  * file in the same folder, fsync, rename, fsync the folder). The version for compare-and-swap is the
  * sha256 of the file's bytes; an exclusive lock file (`open(..., 'wx')`) around compare-and-rename makes
  * two processes racing on the same version end with exactly one winner.
@@ -44682,8 +44775,29 @@ class GitCli {
      * tree object. Compare against it later with `changesSince(tree)` to see what one step changed,
      * whatever was already uncommitted before it.
      */
-    async snapshot() {
-        return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim());
+    async snapshot(exclude = []) {
+        return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim(), exclude);
+    }
+    /**
+     * Commits a tree made by `snapshot` on top of HEAD (no hooks, no signing, as `commitAll`), then moves
+     * the branch with HEAD's old value as the expected one, so a concurrent commit is detected, not lost.
+     */
+    async commitTree(tree, message, identity) {
+        const head = await this.head();
+        const headTree = head ? (await this.exec(['rev-parse', `${head}^{tree}`])).stdout.trim() : await this.baseOf(null);
+        if (headTree === tree)
+            return null;
+        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit-tree', tree, '-m', message];
+        const commit = (await this.exec(head ? [...args, '-p', head] : args)).stdout.trim();
+        const update = ['update-ref', '-m', 'loop: checkpoint', 'HEAD', commit, head ?? ''];
+        const moved = await this.exec(update, { allowFailure: true });
+        if (moved.exitCode !== 0) {
+            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(moved.stderr))) {
+                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${moved.stderr.trim()}`);
+            }
+            throw new GitCommandError(update, moved);
+        }
+        return commit;
     }
     /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
     async fileAt(ref, path) {
@@ -44736,7 +44850,7 @@ class GitCli {
      * Runs `body` with a throw-away copy of the index that has every work-tree change staged, so diffs
      * include untracked files without touching the user's real index.
      */
-    async withWorkTreeIndex(body) {
+    async withWorkTreeIndex(body, exclude = []) {
         const folder = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-git-index-'));
         try {
             const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim();
@@ -44750,7 +44864,7 @@ class GitCli {
                 await (0,promises_.utimes)(temporary, atime, mtime);
             }, () => { });
             const env = { GIT_INDEX_FILE: temporary };
-            await this.stageAllExcept([], env);
+            await this.stageAllExcept(exclude, env);
             return await body(env);
         }
         finally {
@@ -45010,7 +45124,7 @@ throttling.triggersNotification = triggersNotification;
 
 ;// CONCATENATED MODULE: ./src/ports/github.ts
 /**
- * What the controller asks of GitHub's API (DESIGN.md sections 5, 8, 9). Implemented with Octokit in
+ * What the controller asks of GitHub's API (docs/github.md). Implemented with Octokit in
  * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
  */
 /** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
@@ -45725,9 +45839,46 @@ function step_support_isFailing(result) {
     return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
 }
 
+;// CONCATENATED MODULE: ./src/domain/code-context/render.ts
+function renderCodeSections(context, fence) {
+    const lines = [];
+    if (context.attempt > 1 && context.contextAdded.length > 0) {
+        lines.push(`## Added for attempt ${context.attempt} (not shown before)`, '');
+        for (const added of context.contextAdded)
+            lines.push(`- ${added}`);
+        lines.push('');
+    }
+    if (context.codeContext.length > 0) {
+        lines.push('## Code around the failure', '');
+        for (const snippet of context.codeContext) {
+            lines.push(`\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}${snippet.why ? ` (${snippet.why})` : ''}:`, '', '```', fence(snippet.text), '```', '');
+        }
+    }
+    const changes = context.changes;
+    if (changes && changes.diff.trim() !== '') {
+        lines.push(`## What changed ${changes.since}`, '', '```diff', fence(changes.diff.trimEnd()), '```', '');
+    }
+    else if (changes) {
+        lines.push(`## What changed ${changes.since}`, '', 'No source file changed: the failure is older than that.', '');
+    }
+    if (context.contextCut.length > 0) {
+        lines.push('Left out to keep the prompt small:', '');
+        for (const cut of context.contextCut)
+            lines.push(`- ${cut}`);
+        lines.push('');
+    }
+    return lines;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/work-context.ts
+/**
+ * What the work command is told (the work command contract, README "Work command contract"):
+ * the same content as markdown (`LOOP_PROMPT_FILE`) and JSON (`LOOP_CONTEXT_FILE`). Pure.
+ */
+
 const STRATEGY_HINTS = {
-    auto_fix: 'The failure has an automatic fix; it was applied by the controller.',
+    // The work runs on auto_fix only when no fix command covered the failure: it is the agent's to fix.
+    auto_fix: "A tool could fix this failure (a formatter, a linter's fix mode), but no fix command of the loop covered it: fix it yourself, with the tool's own fix mode where the project has one.",
     context_expand: 'Read the code around each location below before changing anything; the failure is about how this code fits with the code it calls or is called by.',
     analyze_then_fix: 'Find the root cause first: read the failure and the code around it, say what is wrong, then make the smallest change that fixes it. Do not weaken or skip tests.',
     dependency_check: 'A module or command is missing. Check the import path or package name; install or declare the dependency, or fix the path.',
@@ -45740,8 +45891,11 @@ function strategyHint(strategy, patternHint) {
     return patternHint ? `${base} ${patternHint}` : base;
 }
 function buildWorkContext(input) {
-    const { state, failures } = input;
-    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0] ?? null;
+    const { state } = input;
+    const found = input.failures.find((f) => f.strategy !== 'auto_fix') ?? input.failures[0] ?? null;
+    // The failure this attempt addresses carries the attempt's strategy, not only its pattern's proposal.
+    const primary = found && input.strategy ? { ...found, strategy: input.strategy } : found;
+    const failures = input.failures.map((f) => (f === found && primary ? primary : f));
     return {
         loopId: state.loopId,
         goal: state.goal,
@@ -45754,7 +45908,11 @@ function buildWorkContext(input) {
         failure: primary,
         failures,
         tried: state.failures.tried.map((t) => ({ ...t })),
-        codeContext: input.codeContext,
+        codeContext: input.selection?.snippets ?? input.codeContext,
+        attempt: input.selection?.level ?? 1,
+        contextAdded: input.selection?.added ?? [],
+        contextCut: input.selection?.cut ?? [],
+        changes: input.selection?.changes ?? null,
         session: state.session ?? null,
     };
 }
@@ -45794,12 +45952,7 @@ function renderPrompt(context) {
             lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
         lines.push('');
     }
-    if (context.codeContext.length > 0) {
-        lines.push('## Code around the failure', '');
-        for (const snippet of context.codeContext) {
-            lines.push(`\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}:`, '', '```', fence(snippet.text), '```', '');
-        }
-    }
+    lines.push(...renderCodeSections(context, fence));
     lines.push('## Rules', '', '- The verification matrix decides when the work is done, not you. Do not edit the loop config, the pattern file, workflows, or weaken tests.', '- If you need a person (a decision, access, an unclear requirement), print a line starting with `BLOCKED:` and the question, and exit 3.', '');
     return lines.join('\n');
 }
@@ -45830,6 +45983,560 @@ function contextWindows(locations, radius = 50, maxSnippets = 4) {
     return windows;
 }
 
+;// CONCATENATED MODULE: ./src/domain/code-context/symbols.ts
+/**
+ * A cheap look at a project's source, by regular expressions rather than parsers: which names a file
+ * defines, which modules it imports, where its import block ends. Good enough to put the code under
+ * test in front of an agent; it never has to be complete. Pure.
+ */
+/** Folders never indexed: dependencies, build output, the loop's own files. */
+const SKIPPED_DIR = /(?:^|\/)(?:node_modules|\.git|\.loop|dist|build|out|vendor|target|coverage|__pycache__|\.venv|venv|\.tox|\.next)\//;
+const SOURCE_EXT = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|cs|php|swift|c|h|cc|cpp|hpp)$/;
+/** Whether a project file (relative path) is source worth indexing. */
+function isIndexable(path) {
+    return SOURCE_EXT.test(path) && !SKIPPED_DIR.test(path) && !path.endsWith('.d.ts') && !path.endsWith('.min.js');
+}
+/** `export function name`, `const name =`, `def name`, `func (r T) Name`, `class Name`, `fn name`, `type Name` … */
+const DEFINITION = /^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:(?:function\*?|def|fn|class|interface|enum|struct|trait|type)\s+([A-Za-z_$][\w$]*)|(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=|func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*))/;
+/** The names a file defines at any depth (methods included), in file order. */
+function definitionsIn(file, text) {
+    const found = [];
+    const lines = text.split('\n');
+    for (let index = 0; index < lines.length; index++) {
+        const line = lines[index];
+        if (line.length > 400)
+            continue;
+        const match = DEFINITION.exec(line);
+        const name = match?.[1] ?? match?.[2] ?? match?.[3];
+        if (name)
+            found.push({ name, file, line: index + 1 });
+    }
+    return found;
+}
+/**
+ * Where a definition starting at `line` (1-based) ends: the closing brace that balances its first
+ * opening one, or for an indented language the last line indented deeper than the definition; at most
+ * `maxLines` lines.
+ */
+function definitionEnd(lines, line, maxLines = 60) {
+    const start = line - 1;
+    const last = Math.min(lines.length, start + maxLines) - 1;
+    const header = lines[start] ?? '';
+    if (/^\s*(?:async\s+)?(?:def|class)\s/.test(header) && /:\s*(?:#.*)?$/.test(header)) {
+        const indent = header.length - header.trimStart().length;
+        let end = start;
+        for (let i = start + 1; i <= last; i++) {
+            const text = lines[i];
+            if (text.trim() === '')
+                continue;
+            if (text.length - text.trimStart().length <= indent)
+                break;
+            end = i;
+        }
+        return end + 1;
+    }
+    let depth = 0;
+    let opened = false;
+    for (let i = start; i <= last; i++) {
+        for (const char of stripStrings(lines[i])) {
+            if (char === '{') {
+                depth++;
+                opened = true;
+            }
+            else if (char === '}')
+                depth--;
+        }
+        if (opened && depth <= 0)
+            return i + 1;
+        // A one-line definition: `const rate = 0.2`.
+        if (!opened && i === start && !/[{(=,[]\s*$/.test(lines[i]))
+            return i + 1;
+    }
+    return last + 1;
+}
+function stripStrings(line) {
+    return line.replace(/(["'`])(?:\\.|(?!\1).)*\1/g, '""').replace(/\/\/.*$/, '');
+}
+/** The module specifiers a file imports (JS/TS `import`/`require`, Python `import`/`from … import`). */
+function importsIn(file, text) {
+    const found = [];
+    const head = text.split('\n').slice(0, 300);
+    if (/\.py$/.test(file)) {
+        for (const line of head) {
+            const from = /^\s*from\s+([\w.]+)\s+import\b/.exec(line);
+            const plain = /^\s*import\s+([\w.]+)/.exec(line);
+            const spec = from?.[1] ?? plain?.[1];
+            if (spec)
+                found.push(spec);
+        }
+    }
+    else {
+        const joined = head.join('\n');
+        for (const match of joined.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]/g)) {
+            if (match[1])
+                found.push(match[1]);
+        }
+    }
+    return [...new Set(found)];
+}
+/**
+ * The project file an import names, among `files` (relative paths): relative JS/TS specifiers (with
+ * the `.js`-for-`.ts` convention and `index` files), dotted Python modules (also under `src/`). Package
+ * imports resolve to nothing.
+ */
+function resolveImport(fromFile, spec, files) {
+    const candidates = [];
+    if (/\.py$/.test(fromFile)) {
+        const dots = /^\.+/.exec(spec)?.[0].length ?? 0;
+        const rest = spec.slice(dots).replace(/\./g, '/');
+        const bases = dots > 0 ? [joinPath(dirOf(fromFile), `${'../'.repeat(dots - 1)}${rest}`)] : [rest, `src/${rest}`, `lib/${rest}`];
+        for (const base of bases)
+            candidates.push(`${base}.py`, `${base}/__init__.py`);
+    }
+    else {
+        if (!spec.startsWith('.'))
+            return null;
+        const base = joinPath(dirOf(fromFile), spec);
+        const stem = base.replace(/\.[cm]?[jt]sx?$/, '');
+        candidates.push(base);
+        for (const ext of ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'])
+            candidates.push(`${stem}${ext}`);
+        for (const ext of ['.ts', '.tsx', '.js', '.mjs'])
+            candidates.push(`${base}/index${ext}`);
+    }
+    return candidates.find((candidate) => files.has(candidate)) ?? null;
+}
+/**
+ * The lines (1-based, inclusive) of a file's import block: from the top to its last import statement
+ * among the first 200 lines (a multi-line import included); null when it has none.
+ */
+function importBlock(lines) {
+    let last = -1;
+    // The line that closes a multi-line import: Go's `)`, or JS's `} from '…'`.
+    let closing = null;
+    for (let i = 0; i < Math.min(lines.length, 200); i++) {
+        const line = lines[i];
+        if (closing) {
+            last = i;
+            if (closing.test(line))
+                closing = null;
+            continue;
+        }
+        if (/^\s*(?:import\b|from\s+[\w.]+\s+import\b|export\s+(?:\*|\{[^}]*\})\s*from\b|use\s+[\w:]+|#include\b|(?:const|let|var)\s+.*=\s*require\s*\()/.test(line)) {
+            last = i;
+            if (/^\s*import\s*\(\s*$/.test(line))
+                closing = /^\s*\)\s*$/;
+            else if (/\{[^}]*$/.test(line))
+                closing = /\bfrom\s*['"]/;
+        }
+    }
+    return last < 0 ? null : { startLine: 1, endLine: last + 1 };
+}
+/** The directory part of a relative path ('' at the top). */
+function dirOf(path) {
+    const slash = path.lastIndexOf('/');
+    return slash < 0 ? '' : path.slice(0, slash);
+}
+/** `dir` joined with a relative path, `.` and `..` resolved; null-safe at the top (extra `..` dropped). */
+function joinPath(dir, relative) {
+    const parts = dir === '' ? [] : dir.split('/');
+    for (const part of relative.split('/')) {
+        if (part === '' || part === '.')
+            continue;
+        if (part === '..')
+            parts.pop();
+        else
+            parts.push(part);
+    }
+    return parts.join('/');
+}
+
+;// CONCATENATED MODULE: ./src/domain/code-context/changes.ts
+/**
+ * Where "what changed since the check last passed" starts: the newest checkpoint whose commit message
+ * records the check passing, else the loop's start (the parent of its first checkpoint, or HEAD when
+ * nothing was committed yet). Pure; the app reads the commit messages.
+ */
+
+/** Whether a checkpoint's verdict line says `check` passed. */
+function passedIn(body, check) {
+    const name = check.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`(?:^|, )${name} pass(?:,|$)`, 'm').test(body);
+}
+/**
+ * The base of the diff for `check`: `newestFirst` are the loop's checkpoints, newest first;
+ * `firstCheckpoint` is the loop's oldest one still recorded; `passedAtBaseline` says how the check
+ * stood before the loop's first work.
+ */
+function changesBase(check, newestFirst, firstCheckpoint, passedAtBaseline) {
+    const green = newestFirst.find((checkpoint) => passedIn(checkpoint.body, check));
+    if (green) {
+        return {
+            ref: green.commit,
+            since: `since iteration ${green.iteration} (checkpoint ${green.commit.slice(0, 12)}), when \`${check}\` last passed`,
+        };
+    }
+    const state = passedAtBaseline === true
+        ? `when \`${check}\` passed`
+        : passedAtBaseline === false
+            ? `\`${check}\` was failing then too`
+            : 'before its first work';
+    return {
+        ref: firstCheckpoint ? `${firstCheckpoint}~1` : null,
+        since: `since the loop started (${state})`,
+    };
+}
+/** The changed paths worth diffing: source files, not the loop's own folder; at most `max`. */
+function diffablePaths(paths, excluded, max = 20) {
+    return paths
+        .filter((path) => isIndexable(path) && !excluded.some((folder) => path === folder || path.startsWith(`${folder}/`)))
+        .slice(0, max);
+}
+
+;// CONCATENATED MODULE: ./src/domain/code-context/select.ts
+/**
+ * What code the agent is shown for a failure, by attempt: each attempt on the same failure gets more
+ * than the last and is told what was added. Attempt 1: the code around the failure's locations, the
+ * import block for a missing import or name, the definitions of the names in the failing assertion or
+ * test title. Attempt 2: also the modules the failing test imports (what it tests) and the changes
+ * since the check last passed. Attempt 3 and later: wider windows, whole modules, a larger budget. The
+ * same lines are never sent twice; what the size bound cut is said. Pure.
+ */
+
+
+
+/** Characters of code and diff shown per level. */
+const BUDGET = [0, 16_000, 40_000, 64_000];
+const MAX_LEVEL = 3;
+const MISSING_NAME = /Cannot find (?:name|module)|is not defined|\bundefined: |NameError|ImportError|ModuleNotFoundError|cannot find symbol|has no exported member|not found in this scope|unresolved import|Cannot use import|does not provide an export/;
+/**
+ * The context level of an attempt: 1 for a stage's first attempt, then one more per retry on the same
+ * failure (`consecutive` counts them), one more again for the `context_expand` strategy; at most 3.
+ */
+function contextLevel(strategy, consecutive) {
+    if (strategy === null)
+        return 1;
+    const level = Math.max(1, consecutive) + 1 + (strategy === 'context_expand' ? 1 : 0);
+    return Math.min(MAX_LEVEL, level);
+}
+/** The code for this attempt, with what it adds to the previous attempt's. */
+function selectContext(request) {
+    const level = Math.max(1, Math.min(MAX_LEVEL, request.level));
+    const current = selectAt(request, level);
+    if (level === 1)
+        return current;
+    const previous = selectAt(request, level - 1);
+    const before = new Set(previous.snippets.map(snippetKey));
+    const added = current.snippets.filter((s) => !before.has(snippetKey(s))).map(describe);
+    if (current.changes && !previous.changes) {
+        const { since, files } = current.changes;
+        added.push(files.length > 0 ? `the changes ${since} (${files.join(', ')})` : `the changes ${since}: none`);
+    }
+    return { ...current, added };
+}
+function selectAt(request, level) {
+    const shown = new Shown(BUDGET[level] ?? BUDGET[MAX_LEVEL]);
+    const { failure, texts } = request;
+    const text = (file) => texts.get(file)?.split('\n') ?? null;
+    for (const window of contextWindows(failure.locations, level >= 3 ? 100 : 50, level >= 3 ? 8 : 4)) {
+        const lines = text(window.file);
+        if (lines)
+            shown.add(window.file, lines, window.startLine, window.endLine, 'around the failure');
+    }
+    if (isMissingName(failure)) {
+        const files = [...new Set(failure.locations.map((l) => l.file))].slice(0, 2);
+        for (const file of files) {
+            const lines = text(file);
+            const block = lines ? importBlock(lines) : null;
+            if (lines && block)
+                shown.add(file, lines, block.startLine, block.endLine, 'its import block');
+        }
+    }
+    const definitions = definitionsFor(namesInFailure(request), request, level === 1 ? 3 : level === 2 ? 8 : 12);
+    for (const definition of definitions) {
+        const lines = text(definition.file);
+        const end = definitionEnd(lines, definition.line, level >= 3 ? 120 : 60);
+        shown.add(definition.file, lines, definition.line, end, `definition of \`${definition.name}\``);
+    }
+    let changes = null;
+    if (level >= 2) {
+        for (const { module, test } of testedModules(request).slice(0, 3)) {
+            const lines = text(module);
+            shown.add(module, lines, 1, Math.min(lines.length, level >= 3 ? 400 : 150), `imported by the failing test ${test}`);
+        }
+        if (request.changes)
+            changes = shown.addDiff(request.changes, level >= 3 ? 24_000 : 12_000);
+    }
+    return { level, snippets: shown.snippets, changes, added: [], cut: shown.cut };
+}
+/** The snippets shown so far, the lines they cover per file, the budget left, what was cut. */
+class Shown {
+    left;
+    snippets = [];
+    cut = [];
+    covered = new Map();
+    constructor(left) {
+        this.left = left;
+    }
+    add(file, lines, startLine, endLine, why) {
+        const end = Math.min(endLine, lines.length);
+        for (const [from, to] of this.uncovered(file, Math.max(1, startLine), end)) {
+            let last = to;
+            let body = lines.slice(from - 1, last).join('\n');
+            while (body.length > this.left && last > from) {
+                last = from + Math.floor((last - from) / 2);
+                body = lines.slice(from - 1, last).join('\n');
+            }
+            if (body.length > this.left || (last < to && last - from < 10)) {
+                this.cut.push(`${file} lines ${from}-${to} (${why}): left out, over the prompt's size bound`);
+                continue;
+            }
+            if (last < to)
+                this.cut.push(`${file} lines ${last + 1}-${to} (${why}): left out, over the prompt's size bound`);
+            this.left -= body.length;
+            this.snippets.push({ file, startLine: from, endLine: last, text: body, why });
+            const ranges = this.covered.get(file) ?? [];
+            ranges.push([from, last]);
+            this.covered.set(file, ranges);
+        }
+    }
+    addDiff(changes, max) {
+        const room = Math.min(max, this.left);
+        if (changes.diff.length <= room) {
+            this.left -= changes.diff.length;
+            return changes;
+        }
+        const kept = changes.diff.slice(0, Math.max(0, room));
+        const cutAt = kept.lastIndexOf('\n');
+        const diff = cutAt > 0 ? kept.slice(0, cutAt + 1) : '';
+        this.left -= diff.length;
+        this.cut.push(`the changes ${changes.since}: ${changes.diff.length - diff.length} characters of the diff left out`);
+        return { ...changes, diff };
+    }
+    /** The parts of [start, end] no snippet of `file` shows yet. */
+    uncovered(file, start, end) {
+        let parts = start <= end ? [[start, end]] : [];
+        for (const [from, to] of this.covered.get(file) ?? []) {
+            parts = parts.flatMap(([a, b]) => {
+                if (to < a || from > b)
+                    return [[a, b]];
+                const pieces = [];
+                if (a < from)
+                    pieces.push([a, from - 1]);
+                if (to < b)
+                    pieces.push([to + 1, b]);
+                return pieces;
+            });
+        }
+        return parts;
+    }
+}
+function isMissingName(failure) {
+    if (failure.pattern === 'import-not-found')
+        return true;
+    return MISSING_NAME.test(failure.excerpt) || failure.locations.some((l) => MISSING_NAME.test(l.message ?? ''));
+}
+const STOP_WORDS = new Set(('the and for with from that this not are was but has have into when then than its return const let var new ' +
+    'function def func class self this true false null none undefined await async expect assert equal equals ' +
+    'strictEqual deepEqual deepStrictEqual toBe toEqual toStrictEqual toThrow toMatch toContain toHaveBeenCalled ' +
+    'describe test tests should want got error errorf fatalf fatal expected received actual value values ' +
+    'string number object import export require module default length')
+    .toLowerCase()
+    .split(/\s+/));
+/**
+ * Names worth looking up: identifiers in the failing assertion (the test file's lines at the failure's
+ * locations and the excerpt's assertion lines), in the failing tests' titles (`test_` and `Test`
+ * prefixes dropped), and the names a missing-name message quotes.
+ */
+function namesInFailure(request) {
+    const sources = [];
+    for (const location of request.failure.locations) {
+        if (!location.line)
+            continue;
+        const line = request.texts.get(location.file)?.split('\n')[location.line - 1];
+        if (line !== undefined)
+            sources.push(line);
+        if (location.message)
+            sources.push(location.message);
+    }
+    for (const line of request.failure.excerpt.split('\n').slice(0, 80)) {
+        if (/assert|expect|want|got|Error|where|!==|===|==/.test(line))
+            sources.push(line);
+    }
+    for (const title of request.failingTests.slice(0, 20)) {
+        const name = title.split(/::|›|>|\//).pop() ?? title;
+        sources.push(name.replace(/^test_?/i, '').replace(/^Test(?=[A-Z])/, ''));
+    }
+    const names = [];
+    for (const source of sources) {
+        for (const [word] of source.matchAll(/[A-Za-z_$][\w$]*/g)) {
+            if (word.length < 3 || STOP_WORDS.has(word.toLowerCase()) || names.includes(word))
+                continue;
+            names.push(word);
+        }
+    }
+    return names;
+}
+/** Where the names are defined in the project's source (test files left out), first found first. */
+function definitionsFor(names, request, max) {
+    if (names.length === 0)
+        return [];
+    const wanted = new Set(names);
+    const byName = new Map();
+    for (const [file, text] of request.texts) {
+        if (isTestFile(file))
+            continue;
+        for (const definition of definitionsIn(file, text)) {
+            if (!wanted.has(definition.name))
+                continue;
+            const list = byName.get(definition.name) ?? [];
+            list.push(definition);
+            byName.set(definition.name, list);
+        }
+    }
+    const found = [];
+    for (const name of names) {
+        for (const definition of (byName.get(name) ?? []).slice(0, 2))
+            found.push(definition);
+        if (found.length >= max)
+            break;
+    }
+    return found.slice(0, max);
+}
+/** The project modules the failing tests import: relative imports resolved, a Go test's package files. */
+function testedModules(request) {
+    const tests = new Set();
+    for (const location of request.failure.locations)
+        if (isTestFile(location.file))
+            tests.add(location.file);
+    for (const name of request.failingTests) {
+        const file = /^([^\s:]+\.\w+)::/.exec(name)?.[1];
+        if (file && request.files.has(file))
+            tests.add(file);
+    }
+    const modules = [];
+    const seen = new Set();
+    const push = (module, test) => {
+        if (seen.has(module) || isTestFile(module) || !request.texts.has(module))
+            return;
+        seen.add(module);
+        modules.push({ module, test });
+    };
+    for (const test of tests) {
+        const text = request.texts.get(test);
+        if (text === undefined)
+            continue;
+        if (test.endsWith('_test.go')) {
+            const dir = dirOf(test);
+            for (const file of request.files)
+                if (file.endsWith('.go') && dirOf(file) === dir)
+                    push(file, test);
+            continue;
+        }
+        for (const spec of importsIn(test, text)) {
+            const module = resolveImport(test, spec, request.files);
+            if (module)
+                push(module, test);
+        }
+    }
+    return modules;
+}
+function snippetKey(snippet) {
+    return `${snippet.why}|${snippet.file}:${snippet.startLine}-${snippet.endLine}`;
+}
+function describe(snippet) {
+    return `${snippet.why}: \`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}`;
+}
+
+;// CONCATENATED MODULE: ./src/app/code-context.ts
+/**
+ * Gathers what the code-context selection needs, through the ports: the project's source files (by
+ * `git ls-files`, bounded in count and bytes), the failure's files, and the diff since the check last
+ * passed. The choice of what to show is the domain's (`domain/code-context/select.ts`).
+ */
+
+
+
+/** Bounds of the symbol index: files listed, files read, bytes read, bytes of one file. */
+const MAX_LISTED = 5000;
+const MAX_READ = 400;
+const MAX_BYTES = 2 * 1024 * 1024;
+const MAX_FILE_BYTES = 256 * 1024;
+const MAX_DIFF = 100_000;
+/** The code for this attempt on `failures`' primary failure, or null when nothing fails. */
+async function gatherCodeContext(cwd, deps, state, strategy, failures, excluded) {
+    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0];
+    if (!primary)
+        return null;
+    const locations = primary.locations.map((location) => inProject(cwd, location));
+    const level = contextLevel(strategy, state.failures.consecutive);
+    const listed = await listSource(deps.git, excluded);
+    const locationFiles = [...new Set(locations.map((l) => l.file))].filter((file) => !file.startsWith('/'));
+    const files = new Set([...locationFiles, ...listed]);
+    const texts = new Map();
+    let bytes = 0;
+    for (const file of [...locationFiles, ...listed]) {
+        if (texts.has(file))
+            continue;
+        if (texts.size >= MAX_READ || bytes >= MAX_BYTES)
+            break;
+        const text = await deps.workspace.readText((0,external_node_path_.resolve)(cwd, file), MAX_FILE_BYTES);
+        if (text === null)
+            continue;
+        texts.set(file, text);
+        bytes += text.length;
+    }
+    const current = state.failures.current;
+    const failingTests = current?.check === primary.check ? (current.failingTests ?? []) : [];
+    const changes = level >= 2 && deps.git ? await changesSince(deps.git, state, primary.check, excluded) : null;
+    return selectContext({
+        failure: { check: primary.check, pattern: primary.pattern, locations, excerpt: primary.excerpt },
+        failingTests,
+        level,
+        files,
+        texts,
+        changes,
+    });
+}
+/** An absolute location inside the project, made relative to it (tools print absolute paths). */
+function inProject(cwd, location) {
+    if (!(0,external_node_path_.isAbsolute)(location.file))
+        return location;
+    const path = (0,external_node_path_.relative)(cwd, location.file);
+    return path.startsWith('..') || (0,external_node_path_.isAbsolute)(path) ? location : { ...location, file: path };
+}
+async function listSource(git, excluded) {
+    if (!git)
+        return [];
+    const listed = await git.exec(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+        allowFailure: true,
+    });
+    if (listed.exitCode !== 0)
+        return [];
+    return diffablePaths(listed.stdout.split('\0'), excluded, MAX_LISTED);
+}
+async function changesSince(git, state, check, excluded) {
+    const newestFirst = [];
+    for (const checkpoint of [...state.checkpoints].reverse().slice(0, 10)) {
+        const body = await git.exec(['log', '-1', '--format=%B', checkpoint.commit], { allowFailure: true });
+        if (body.exitCode === 0)
+            newestFirst.push({ iteration: checkpoint.iteration, commit: checkpoint.commit, body: body.stdout });
+    }
+    const baseline = state.baseline?.checks[check];
+    const base = changesBase(check, newestFirst, state.checkpoints[0]?.commit ?? null, baseline === undefined ? null : baseline === 'pass');
+    try {
+        const paths = diffablePaths(await git.changedPaths(base.ref), excluded);
+        if (paths.length === 0)
+            return { since: base.since, files: [], diff: '' };
+        const diff = await git.diff(base.ref, paths);
+        return { since: base.since, files: paths, diff: diff.length > MAX_DIFF ? diff.slice(0, MAX_DIFF) : diff };
+    }
+    catch {
+        // A base the history no longer has (a rebase, a shallow clone): no diff rather than no prompt.
+        return null;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/app/work-command.ts
 /**
  * The work command contract (README, "Work command contract"): the prompt and context files, the
@@ -45838,10 +46545,19 @@ function contextWindows(locations, radius = 50, maxSnippets = 4) {
 
 
 
+
 /** Runs the work command under the work command contract (README, "Work command contract"). */
 async function runWork(input, deps, state, stage, capability, strategy, failures, iterationDir, env) {
-    const codeContext = await readCodeContext(input.cwd, deps, failures);
-    const context = buildWorkContext({ state, stage, capability, strategy, failures, codeContext });
+    const selection = await gatherCodeContext(input.cwd, deps, state, strategy, failures, input.excludeFromCommits);
+    const context = buildWorkContext({
+        state,
+        stage,
+        capability,
+        strategy,
+        failures,
+        codeContext: [],
+        ...(selection ? { selection } : {}),
+    });
     const promptFile = (0,external_node_path_.join)(iterationDir, 'prompt.md');
     const contextFile = (0,external_node_path_.join)(iterationDir, 'context.json');
     const outputFile = (0,external_node_path_.join)(iterationDir, 'work-output.json');
@@ -45906,29 +46622,6 @@ function parseWorkOutput(text, logger) {
         return {};
     }
 }
-async function readCodeContext(cwd, deps, failures) {
-    const primary = failures.find((f) => f.strategy !== 'auto_fix') ?? failures[0];
-    if (!primary)
-        return [];
-    const snippets = [];
-    for (const window of contextWindows(primary.locations)) {
-        const path = (0,external_node_path_.resolve)(cwd, window.file);
-        if ((0,external_node_path_.relative)(cwd, path).startsWith('..'))
-            continue;
-        const text = await deps.workspace.readText(path, 2 * 1024 * 1024);
-        if (text === null)
-            continue;
-        const lines = text.split('\n');
-        const end = Math.min(window.endLine, lines.length);
-        snippets.push({
-            file: window.file,
-            startLine: window.startLine,
-            endLine: end,
-            text: lines.slice(window.startLine - 1, end).join('\n'),
-        });
-    }
-    return snippets;
-}
 
 ;// CONCATENATED MODULE: ./src/app/iteration/record.ts
 /**
@@ -45942,6 +46635,16 @@ function withEvents(record, ...events) {
 }
 function record_event(at, iteration, type, message, data) {
     return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
+}
+/**
+ * Notes the work tree before the controller runs `check`'s fix command, so that the checkpoint commits
+ * what came before (the agent's work) and the fix apart. Nothing is noted when no commit will be made.
+ */
+async function beforeFix(run, check, command) {
+    const { input, deps } = run;
+    if (!input.commit || !deps.git)
+        return [];
+    return [{ check, command, tree: await deps.git.snapshot(input.excludeFromCommits) }];
 }
 /** Names one saved state, so staged journey events can be matched with the save they belong to. */
 function savedMarker(state) {
@@ -46017,24 +46720,40 @@ async function runStageTasks(run, record) {
 async function runFixCommands(run, record) {
     const { input, deps, stage, iteration } = run;
     const fixed = [];
+    const fixSnapshots = [...record.fixSnapshots];
     for (const failure of record.previous) {
         const check = input.config.checks.find((c) => c.name === failure.check);
         if (!check?.fix || fixed.includes(check.name) || record.remediesRun.fixes.includes(check.name))
             continue;
         deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`);
+        fixSnapshots.push(...(await beforeFix(run, check.name, check.fix)));
         const result = await deps.runner.run(command(run, check.fix, `fix-${check.name}.log`, check.timeout * 1000));
         usage(record.state, iteration, `fix ${check.name}`, 'auto_fix strategy', result);
         fixed.push(check.name);
     }
-    return { ...record, remediesRun: { ...record.remediesRun, fixes: [...record.remediesRun.fixes, ...fixed] } };
+    return {
+        ...record,
+        fixSnapshots,
+        remediesRun: { ...record.remediesRun, fixes: [...record.remediesRun.fixes, ...fixed] },
+    };
 }
 /** Whether any failing check has a `fix` command; without one, `auto_fix` falls to the agent. */
 function hasFixCommand(config, failures) {
     return failures.some((failure) => config.checks.some((check) => check.name === failure.check && check.fix));
 }
-/** A command of this iteration: in the repository, with the filtered environment, logged in its folder. */
+/** A project command of this iteration (task, fix, install): in the repository, with the project's environment, logged in its folder. */
 function command(run, line, logName, timeoutMs) {
-    return { command: line, cwd: run.input.cwd, env: run.commandEnv, timeoutMs, logFile: (0,external_node_path_.join)(run.iterationDir, logName) };
+    return { command: line, cwd: run.input.cwd, env: run.projectEnv, timeoutMs, logFile: (0,external_node_path_.join)(run.iterationDir, logName) };
+}
+
+;// CONCATENATED MODULE: ./src/domain/fix-coverage.ts
+/** The strategy and alternates of a failure on a check with (`hasFix`) or without a fix command. */
+function strategyForFixCoverage(plan, hasFix) {
+    const alternates = plan.alternates.filter((s) => s !== 'auto_fix');
+    if (hasFix || plan.strategy !== 'auto_fix')
+        return hasFix ? plan : { ...plan, alternates };
+    const agents = alternates.find((s) => s !== 'escalate') ?? 'analyze_then_fix';
+    return { ...plan, strategy: agents, alternates: alternates.filter((s) => s !== agents) };
 }
 
 ;// CONCATENATED MODULE: ./src/app/matrix.ts
@@ -46146,6 +46865,8 @@ async function runMatrix(input) {
 
 
 
+
+
 const EXCERPT_BYTES = 3000;
 /** Runs the verification matrix with streaming analysis of each failing check's output. */
 async function verify(input, deps, logDir, env, iteration, live) {
@@ -46169,12 +46890,13 @@ async function verify(input, deps, logDir, env, iteration, live) {
     return outcomes.map((outcome) => {
         const analyzer = analyzers.get(outcome.check.name);
         const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error';
+        // A failure no fix command covers is the agent's: never recorded as auto_fix.
         const analysis = failing && analyzer
-            ? relativeLocations(analyzer.finish({
+            ? strategyForFixCoverage(relativeLocations(analyzer.finish({
                 timedOut: outcome.verdict === 'timeout',
                 exitCode: outcome.result?.exitCode ?? null,
                 ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
-            }), input.cwd)
+            }), input.cwd), Boolean(outcome.check.fix))
             : null;
         const result = {
             name: outcome.check.name,
@@ -46190,7 +46912,9 @@ async function verify(input, deps, logDir, env, iteration, live) {
             signature: analysis?.signature ?? null,
             locations: analysis?.locations.slice(0, 20) ?? [],
             excerpt: failing
-                ? deps.redact(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)).slice(0, 4000)
+                ? deps
+                    .redact(displayText(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)))
+                    .slice(0, 4000)
                 : '',
             autoFixed: false,
         };
@@ -46294,12 +47018,24 @@ async function analyze(run, record) {
             regression,
             security: analysis.pattern === 'security-finding',
         });
-        events.push(record_event(deps.clock.now(), iteration, 'analysis', `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)}) → ${analysis.strategy}`, { signature: analysis.signature, locations: analysis.locations.slice(0, 5) }));
+        events.push(record_event(deps.clock.now(), iteration, 'analysis', 
+        // No strategy here: the retry rules choose the next attempt's (the engine's analysis event names it).
+        `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)})`, { signature: analysis.signature, locations: analysis.locations.slice(0, 5) }));
     }
     return withEvents({ ...record, failures }, ...events);
 }
 
+;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
+function attemptStrategy(decision) {
+    return decision.kind === 'RETRY' ? decision.strategy : null;
+}
+/** How a record names it. */
+function strategyLabel(strategy) {
+    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
+}
+
 ;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
+
 
 const OUTPUT_LIMIT = 6000;
 function renderIterationMarkdown(input) {
@@ -46308,8 +47044,9 @@ function renderIterationMarkdown(input) {
         `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
         '',
         `- **Decision:** ${decision.kind}: ${decision.reason}`,
+        `- **Strategy:** ${strategyLabel(attemptStrategy(decision))}`,
         `- **Stage now:** ${state.stage} · status ${state.status}`,
-        `- **Next:** ${input.next.kind}: ${input.next.reason}`,
+        `- **Next:** ${input.next.kind}${nextStrategy(input.next)}: ${input.next.reason}`,
     ];
     if (input.work) {
         lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
@@ -46329,7 +47066,8 @@ function renderIterationMarkdown(input) {
         if (!analysis)
             continue;
         lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
-        lines.push(`- signature \`${analysis.signature}\` · strategy \`${analysis.strategy}\``);
+        // The result's strategy, which the regression rule may have set: the same the table shows.
+        lines.push(`- signature \`${analysis.signature}\` · pattern's strategy \`${result.strategy ?? analysis.strategy}\``);
         for (const location of analysis.locations.slice(0, 10))
             lines.push(`- ${work_context_formatLocation(location)}`);
         lines.push('', '```text', audit_markdown_trimOutput(output), '```', '');
@@ -46367,6 +47105,10 @@ function renderFinalMarkdown(input) {
     }
     return `${lines.join('\n')}\n`;
 }
+function nextStrategy(next) {
+    const strategy = attemptStrategy(next);
+    return strategy ? ` with ${strategyLabel(strategy)}` : '';
+}
 function seconds(ms) {
     return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -46386,6 +47128,7 @@ function audit_markdown_trimOutput(output) {
 
 
 
+
 /** Writes `iterations/<n>.md` and returns its path in the audit trail. */
 async function writeIterationRecord(run, record, next) {
     const { deps, iteration } = run;
@@ -46395,7 +47138,7 @@ async function writeIterationRecord(run, record, next) {
         next,
         checks: record.checks.map((c) => ({
             result: c.result,
-            output: c.outcome.result?.output ?? '',
+            output: displayText(c.outcome.result?.output ?? ''),
             analysis: c.analysis,
         })),
         work: record.work,
@@ -46472,7 +47215,7 @@ function secretValuesInEnv(env) {
 
 /**
  * Builds the environment for a command: everything in `base` that is not a secret, plus the names in
- * `passEnv`, then `extra` on top. Undefined values are dropped.
+ * `passEnv`, then `extra` on top, then `pathFirst` in front of PATH. Undefined values are dropped.
  */
 function buildCommandEnv(base, options) {
     const passed = new Set(options.passEnv);
@@ -46483,7 +47226,18 @@ function buildCommandEnv(base, options) {
         if (passed.has(name) || !isSecretName(name))
             env[name] = value;
     }
-    return { ...env, ...options.extra };
+    const merged = { ...env, ...options.extra };
+    return options.pathFirst ? withPathFirst(merged, options.pathFirst.dirs, options.pathFirst.delimiter) : merged;
+}
+/**
+ * `env` with `dirs` in front of its PATH (whatever the name's case: Windows spells it `Path`), each
+ * folder once: a folder already on PATH moves to the front rather than appearing twice.
+ */
+function withPathFirst(env, dirs, delimiter) {
+    const name = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
+    const first = dirs.filter((dir, index) => dir !== '' && dirs.indexOf(dir) === index);
+    const rest = (env[name] ?? '').split(delimiter).filter((dir) => dir !== '' && !first.includes(dir));
+    return { ...env, [name]: [...first, ...rest].join(delimiter) };
 }
 
 ;// CONCATENATED MODULE: ./src/app/iteration/begin.ts
@@ -46497,18 +47251,21 @@ function buildCommandEnv(base, options) {
 
 
 
+
 /** Starts the iteration `decision` runs: its fixed facts and an empty record. */
 async function beginRun(input, deps, policy, decision, loop, now) {
     const state = beginIteration(loop.state, decision, now);
     const iteration = state.iteration;
     deps.progress?.iterationStarted?.(iteration, decision);
     const stage = decision.stage;
-    const strategy = decision.kind === 'RETRY' ? decision.strategy : null;
+    const strategy = attemptStrategy(decision);
     const started = record_event(now, iteration, 'iteration-started', `iteration ${iteration}: ${stage}${strategy ? ` (${strategy})` : ''}`);
     const startedAt = Date.now();
     const iterationDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(iteration));
     await deps.workspace.makeDir(iterationDir);
     const commandEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} });
+    // The project's own commands find its installed tools as `npm run` and CI scripts do: `tsc --noEmit`.
+    const projectEnv = withPathFirst(commandEnv, [(0,external_node_path_.join)(input.cwd, 'node_modules', '.bin')], external_node_path_.delimiter);
     // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
     // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
     if (input.commit && deps.git)
@@ -46526,6 +47283,7 @@ async function beginRun(input, deps, policy, decision, loop, now) {
             strategy,
             iterationDir,
             commandEnv,
+            projectEnv,
             startedAt,
             headBefore,
         },
@@ -46537,6 +47295,7 @@ async function beginRun(input, deps, policy, decision, loop, now) {
             work: null,
             tasksCompleted: [],
             remediesRun: { install: false, fixes: [] },
+            fixSnapshots: [],
             gatesRaised: [],
             guardFailures: [],
             checks: [],
@@ -46559,7 +47318,7 @@ async function baseline(run, record) {
     if (!record.state.baseline) {
         deps.progress?.phase?.(iteration, 'BASELINE', 'measuring the baseline');
         const { now } = run;
-        const checks = await verify(input, deps, (0,external_node_path_.join)(run.iterationDir, 'baseline'), run.commandEnv, iteration, false);
+        const checks = await verify(input, deps, (0,external_node_path_.join)(run.iterationDir, 'baseline'), run.projectEnv, iteration, false);
         const state = {
             ...record.state,
             baseline: {
@@ -46574,28 +47333,35 @@ async function baseline(run, record) {
     return { ...next, treeBeforeWork };
 }
 /**
- * When HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
- * between the commit and the state save), soft-resets it so that its changes stay staged and the rerun
- * commits the iteration once. Left alone when the commit was pushed: history others may have is never
+ * While HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
+ * between its commits and the state save), soft-resets it, so that the changes stay staged and the rerun
+ * commits the iteration once. An iteration may have made several commits (the agent's work, then each
+ * fix apart): all are folded back. Left alone when a commit was pushed: history others may have is never
  * rewritten.
  */
 async function undoUnsavedCheckpoint(git, state, iteration, logger) {
     if (state.checkpoints.some((c) => c.iteration === iteration))
         return;
-    const body = await git.exec(['log', '-1', '--format=%B'], { allowFailure: true });
     const loopIdLine = new RegExp(`^Loop-Id: ${state.loopId.replace(/[.]/g, '\\.')}$`, 'm');
-    if (body.exitCode !== 0 || !loopIdLine.test(body.stdout))
+    const iterationLine = new RegExp(`^Loop-Iteration: ${iteration}$`, 'm');
+    let undone = 0;
+    // Bounded: an iteration commits its work and at most one fix per check.
+    for (let attempt = 0; attempt < 100; attempt++) {
+        const body = await git.exec(['log', '-1', '--format=%B'], { allowFailure: true });
+        if (body.exitCode !== 0 || !loopIdLine.test(body.stdout) || !iterationLine.test(body.stdout))
+            break;
+        const pushed = await git.exec(['branch', '-r', '--contains', 'HEAD'], { allowFailure: true });
+        if (pushed.exitCode !== 0 || pushed.stdout.trim() !== '')
+            break;
+        const parent = await git.exec(['rev-parse', '--verify', '-q', 'HEAD~1'], { allowFailure: true });
+        if (parent.exitCode !== 0)
+            break;
+        await git.exec(['reset', '-q', '--soft', 'HEAD~1']);
+        undone++;
+    }
+    if (undone === 0)
         return;
-    if (!new RegExp(`^Loop-Iteration: ${iteration}$`, 'm').test(body.stdout))
-        return;
-    const pushed = await git.exec(['branch', '-r', '--contains', 'HEAD'], { allowFailure: true });
-    if (pushed.exitCode !== 0 || pushed.stdout.trim() !== '')
-        return;
-    const parent = await git.exec(['rev-parse', '--verify', '-q', 'HEAD~1'], { allowFailure: true });
-    if (parent.exitCode !== 0)
-        return;
-    await git.exec(['reset', '-q', '--soft', 'HEAD~1']);
-    logger.info(`iteration ${iteration}: its checkpoint commit was made but the state was never saved (a crash); the commit is undone (soft) and the iteration runs again`);
+    logger.info(`iteration ${iteration}: ${undone > 1 ? `its ${undone} checkpoint commits were` : 'its checkpoint commit was'} made but the state was never saved (a crash); undone (soft), and the iteration runs again`);
 }
 /** The failing checks of the last verification, as the work command is told about them. */
 function lastFailures(state) {
@@ -46624,21 +47390,70 @@ function toAgentFailure(live) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/domain/checkpoint-message.ts
+/**
+ * The messages of the loop's checkpoint commits: the iteration's (the agent's work) and each fix the
+ * controller ran, apart, so a reviewer reads the agent's work alone. Every one carries the loop's
+ * trailers, which is how a rerun after a crash finds the commits of an iteration it must fold back. Pure.
+ */
+/** Longest subject line before the command is cut (git's one-line views stay readable). */
+const MAX_SUBJECT_CHARS = 100;
+/** The iteration's checkpoint: `loop(<id>): iteration <n> <stage> [<strategy>]`, the verdicts, the trailers. */
+function iterationCommitMessage(trailers, stage, strategy, verdicts) {
+    const subject = `${trailers.prefix}(${trailers.loopId}): iteration ${trailers.iteration} ${stage}${strategy ? ` [${strategy}]` : ''}`;
+    return `${subject}\n\n${verdicts}\n\n${trailerLines(trailers)}`;
+}
+/**
+ * A fix the controller ran: `loop(<id>): <check>: <fix command>`, the command on one line and cut at
+ * `MAX_SUBJECT_CHARS` (the body keeps it whole).
+ */
+function fixCommitMessage(trailers, check, command) {
+    const whole = (typeof command === 'string' ? command : command.join(' ')).trim();
+    const oneLine = whole.replace(/\s+/g, ' ');
+    const head = `${trailers.prefix}(${trailers.loopId}): ${check}: `;
+    const room = Math.max(12, MAX_SUBJECT_CHARS - head.length);
+    const subject = head + (oneLine.length > room ? `${oneLine.slice(0, room - 1).trimEnd()}…` : oneLine);
+    const body = `The check \`${check}\` failed; the controller ran its fix command (no agent call):\n\n    ${whole.split('\n').join('\n    ')}`;
+    return `${subject}\n\n${body}\n\n${trailerLines(trailers)}\nLoop-Fix: ${check}`;
+}
+function trailerLines(trailers) {
+    return `Loop-Id: ${trailers.loopId}\nLoop-Iteration: ${trailers.iteration}`;
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/checkpoint.ts
-/** Checkpoint: the iteration's changes, committed on the current branch with the loop's trailers. */
+/**
+ * Checkpoint: the iteration's changes, committed on the current branch with the loop's trailers. The
+ * authors are kept apart: what came before the controller's first fix (the agent's work) is one commit,
+ * each fix command's changes another on top, so a reviewer reads the agent's work alone.
+ */
+
 
 
 
 async function checkpoint(run, record) {
     const { input, deps, iteration, stage, strategy } = run;
-    if (!input.commit || !deps.git)
+    const git = deps.git;
+    if (!input.commit || !git)
         return { kind: 'done', record };
-    const { loopId, config } = input;
-    const verdict = summarizeVerdicts(record.outcome?.checks ?? []);
-    const message = `${config.commit['message-prefix']}(${loopId}): iteration ${iteration} ${stage}${strategy ? ` [${strategy}]` : ''}\n\n${verdict}\n\nLoop-Id: ${loopId}\nLoop-Iteration: ${iteration}`;
-    let commit;
+    const trailers = { prefix: input.config.commit['message-prefix'], loopId: input.loopId, iteration };
+    const verdicts = summarizeVerdicts(record.outcome?.checks ?? []);
+    // Message i covers the changes up to snapshot i (the last: up to the work tree as it is now).
+    const messages = [
+        iterationCommitMessage(trailers, stage, strategy, verdicts),
+        ...record.fixSnapshots.map((fix) => fixCommitMessage(trailers, fix.check, fix.command)),
+    ];
+    const made = [];
+    const note = (commit, message) => {
+        if (commit)
+            made.push({ commit, message });
+    };
     try {
-        commit = await deps.git.commitAll(message, input.identity, input.excludeFromCommits);
+        for (const [i, fix] of record.fixSnapshots.entries()) {
+            const message = messages[i] ?? '';
+            note(await git.commitTree(fix.tree, message, input.identity), message);
+        }
+        const last = messages[messages.length - 1] ?? '';
+        note(await git.commitAll(last, input.identity, input.excludeFromCommits), last);
     }
     catch (error) {
         if (!(error instanceof ConcurrentCommitError))
@@ -46646,18 +47461,20 @@ async function checkpoint(run, record) {
         await deps.audit.appendEvents([record_event(deps.clock.now(), iteration, 'superseded', messageOf(error))]);
         return { kind: 'superseded', record };
     }
-    if (!commit)
+    if (made.length === 0)
         return { kind: 'done', record };
+    const at = deps.clock.now().toISOString();
     const state = {
         ...record.state,
         checkpoints: [
             ...record.state.checkpoints,
-            { iteration, commit, message: message.split('\n')[0] ?? '', at: deps.clock.now().toISOString() },
+            ...made.map(({ commit, message }) => ({ iteration, commit, message: message.split('\n')[0] ?? '', at })),
         ].slice(-50),
     };
+    const commit = made[made.length - 1]?.commit ?? null;
     return {
         kind: 'done',
-        record: withEvents({ ...record, state, commit }, record_event(deps.clock.now(), iteration, 'checkpoint', `committed ${commit.slice(0, 12)}`)),
+        record: withEvents({ ...record, state, commit }, record_event(deps.clock.now(), iteration, 'checkpoint', `committed ${made.map((m) => m.commit.slice(0, 12)).join(', ')}`)),
     };
 }
 
@@ -46761,13 +47578,106 @@ function redactEvent(e, redact) {
     return JSON.parse(redact(JSON.stringify(e)));
 }
 
+;// CONCATENATED MODULE: ./src/domain/flake-rerun.ts
+/** Patterns of failures that come and go with the network or the machine's load, whatever the check. */
+const TRANSIENT_PATTERNS = ['network-error', 'timeout'];
+/** Above this many failing tests the filter is not worth it (and the regex grows): the whole check. */
+const MAX_SELECTED_TESTS = 50;
+/** What the flake check re-runs for a failing check. */
+function flakeRerun(input) {
+    const transient = input.pattern !== null && TRANSIENT_PATTERNS.includes(input.pattern);
+    if (!transient && input.kind !== 'test' && input.kind !== 'custom') {
+        return { scope: 'none', reason: `a ${input.kind} check on unchanged files cannot pass when re-run` };
+    }
+    if (transient)
+        return { scope: 'check', reason: `${input.pattern} is transient` };
+    const runner = runnerOf(input.run);
+    if (!runner)
+        return { scope: 'check', reason: 'the command is not a test runner that can select tests' };
+    const filter = selectTests(runner, input.failingTests ?? []);
+    if (!filter)
+        return { scope: 'check', reason: `no failing ${runner} test could be named` };
+    return { scope: 'tests', runner, command: appendArgs(input.run, filter.args), tests: filter.tests };
+}
+/** The test runner a command runs, when it is one simple command (no shell operators) that can filter. */
+function runnerOf(run) {
+    let words;
+    if (typeof run === 'string') {
+        if (/[;&|<>`$(){}\n\\*?'"]/.test(run))
+            return null;
+        words = run.trim().split(/\s+/);
+    }
+    else {
+        words = [...run];
+    }
+    const names = words.map((word) => word.split('/').pop() ?? word);
+    // A filter of its own already: ours would fight with it.
+    if (words.some((w) => /^(-t|--testNamePattern|--testNamePattern=.*|-run|-run=.*|-k|--lf|--last-failed|--watch)$/.test(w)))
+        return null;
+    if (names.includes('vitest'))
+        return 'vitest';
+    if (names.includes('jest'))
+        return 'jest';
+    if (names.includes('pytest') || names.includes('py.test'))
+        return 'pytest';
+    const m = names.indexOf('-m');
+    if (m >= 0 && names[m + 1] === 'pytest')
+        return 'pytest';
+    const go = names.indexOf('go');
+    if (go >= 0 && names[go + 1] === 'test')
+        return 'go';
+    return null;
+}
+/** The runner's arguments that select the failing tests, or null when none can be named. */
+function selectTests(runner, failing) {
+    if (runner === 'pytest')
+        return { args: ['--lf'], tests: [...failing] };
+    const tests = flake_rerun_unique(failing.map((id) => testName(runner, id)).filter((name) => name !== null));
+    if (tests.length === 0 || tests.length > MAX_SELECTED_TESTS)
+        return null;
+    if (runner === 'go')
+        return { args: ['-run', `^(${tests.map(escapeRegex).join('|')})$`], tests };
+    return { args: ['-t', tests.map(escapeRegex).join('|')], tests };
+}
+/** The name a runner's filter matches, from the id `failingTestsIn` gives; null when the id is not this runner's. */
+function testName(runner, id) {
+    if (runner === 'vitest') {
+        // `test/math.test.ts > sum > adds`: vitest matches `-t` against the names joined by spaces.
+        const parts = id.split(' > ');
+        return parts.length >= 2 && /\.[cm]?[jt]sx?$/.test(parts[0] ?? '') ? parts.slice(1).join(' ') : null;
+    }
+    if (runner === 'jest')
+        return id.includes(' > ') ? null : id.split(' › ').join(' ');
+    // go: `TestAdd/negative` runs with its top-level test, which `-run '^(TestAdd)$'` selects whole.
+    const top = id.split('/')[0] ?? '';
+    return /^(Test|Example|Fuzz)\w*$/.test(top) ? top : null;
+}
+/** The command with `args` after it: a string gets them shell-quoted, an argument list as they are. */
+function appendArgs(run, args) {
+    if (typeof run !== 'string')
+        return [...run, ...args];
+    return `${run.trim()} ${args.map(shellQuote).join(' ')}`;
+}
+function shellQuote(arg) {
+    return /^[A-Za-z0-9_./=:-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+function escapeRegex(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+function flake_rerun_unique(values) {
+    return [...new Set(values)];
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/remedies.ts
 /**
- * Cheaper remedies before anyone is woken, for each failing check: a re-run (flake check), the check's
- * own fix command (auto_fix), the install command (dependency_check). Each ends with the check passing,
- * or leaves the failure for the analysis and the retry rules. No remedy command runs twice in one
- * iteration: one the act step already ran was measured by the matrix that followed it.
+ * Cheaper remedies before anyone is woken, for each failing check: a re-run where a flake is possible
+ * (the whole check, or only its failing tests when the runner can select them), the check's own fix
+ * command (whenever one is declared), the install command (dependency_check). Each ends with the check
+ * passing, or leaves the failure for the analysis and the retry rules. No remedy command runs twice in
+ * one iteration: one the act step already ran was measured by the matrix that followed it.
  */
+
+
 
 
 
@@ -46778,6 +47688,7 @@ async function remedies(run, record) {
     const installedBeforeVerify = record.remediesRun.install;
     let installed = installedBeforeVerify;
     const fixes = [...record.remediesRun.fixes];
+    const fixSnapshots = [...record.fixSnapshots];
     const flaky = [...record.flaky];
     const autoFixed = [...record.autoFixed];
     const events = [];
@@ -46788,29 +47699,37 @@ async function remedies(run, record) {
             continue;
         }
         const name = live.check.name;
-        // Flake check: re-run unchanged; a pass is recorded as flaky and costs no retry.
-        if (config['flake-check'].enabled && live.result.verdict !== 'timeout') {
+        // Flake check, where a flake is possible: a pass is recorded as flaky and costs no retry.
+        const rerun = flakeCheck(run, live);
+        if (rerun) {
+            const narrowed = rerun.scope === 'tests';
+            events.push(noted(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)));
             let passed = false;
             for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
-                passed = await recheck(run, live.check, `rerun-${attempt}`);
+                passed = await recheck(run, live.check, `rerun-${attempt}`, narrowed ? rerun.command : undefined);
             }
             if (passed) {
                 checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
                 flaky.push(name);
-                events.push(noted(run, 'flaky', `${name}: failed, then passed when re-run (flaky, no retry spent)`));
+                const what = narrowed ? `its failing tests passed when re-run` : 'then passed when re-run';
+                events.push(noted(run, 'flaky', `${name}: failed, ${what} (flaky, no retry spent)`));
                 continue;
             }
         }
         const pattern = live.analysis?.pattern;
-        // auto_fix: the check's own fix command, then the check again, without the agent.
-        if (live.analysis?.strategy === 'auto_fix' && live.check.fix && !fixes.includes(name)) {
+        // A declared fix runs whatever the analysis said (a bare `gofmt -l` file list matches no pattern),
+        // then the check again, without the agent. A timeout is not something a fix command repairs.
+        if (live.check.fix && live.result.verdict !== 'timeout' && !fixes.includes(name)) {
+            const why = pattern ? `auto_fix for ${pattern}` : 'its declared fix';
+            fixSnapshots.push(...(await beforeFix(run, name, live.check.fix)));
             const fix = await deps.runner.run(command(run, live.check.fix, `${name}.fix.log`, live.check.timeout * 1000));
-            usage(record.state, iteration, `fix ${name}`, `auto_fix for ${pattern}`, fix);
+            usage(record.state, iteration, `fix ${name}`, why, fix);
             fixes.push(name);
             if (await recheck(run, live.check, 'after-fix')) {
                 checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } });
                 autoFixed.push(name);
-                events.push(noted(run, 'auto-fix', `${name}: ${pattern} fixed by its fix command (no agent call)`));
+                const what = pattern ? `${pattern} fixed` : 'fixed';
+                events.push(noted(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`));
                 continue;
             }
         }
@@ -46831,16 +47750,41 @@ async function remedies(run, record) {
             deps.progress?.analysis?.(iteration, live.result);
         checks.push(live);
     }
-    return withEvents({ ...record, checks, flaky, autoFixed, remediesRun: { install: installed, fixes } }, ...events);
+    return withEvents({ ...record, checks, flaky, autoFixed, fixSnapshots, remediesRun: { install: installed, fixes } }, ...events);
 }
 /** A remedy's result, shown on the progress line and recorded in the journey. */
-function noted(run, type, message) {
+function noted(run, type, message, data) {
     run.deps.progress?.phase?.(run.iteration, 'VERIFY', message);
-    return record_event(run.deps.clock.now(), run.iteration, type, message);
+    return record_event(run.deps.clock.now(), run.iteration, type, message, data);
 }
-/** Runs the check once more, unchanged; true when it passes. */
-async function recheck(run, check, label) {
-    const result = await rerunCheck(run.input, run.deps, check, run.iterationDir, run.commandEnv, `${check.name}.${label}`);
+/** What the flake check re-runs for a failing check, or null: off, a timeout, or no flake possible. */
+function flakeCheck(run, live) {
+    if (!run.input.config['flake-check'].enabled || live.result.verdict === 'timeout')
+        return null;
+    const plan = flakeRerun({
+        kind: live.check.kind,
+        run: live.check.run,
+        pattern: live.analysis?.pattern ?? null,
+        failingTests: failingTestsIn(live.outcome.result?.output ?? ''),
+    });
+    return plan.scope === 'none' ? null : plan;
+}
+function rerunWhat(rerun) {
+    if (rerun.scope === 'check')
+        return `re-running the whole check (${rerun.reason})`;
+    const tests = rerun.runner === 'pytest'
+        ? 'the last failed tests'
+        : `only the ${rerun.tests.length} failing test${rerun.tests.length === 1 ? '' : 's'}`;
+    return `re-running ${tests} (${rerun.runner})`;
+}
+function flakeData(rerun) {
+    return rerun.scope === 'tests'
+        ? { scope: 'tests', runner: rerun.runner, tests: rerun.tests.slice(0, 20), command: rerun.command }
+        : { scope: 'check', reason: rerun.reason };
+}
+/** Runs the check once more (or `command`, its failing tests only), unchanged; true when it passes. */
+async function recheck(run, check, label, command) {
+    const result = await rerunCheck(run.input, run.deps, command === undefined ? check : { ...check, run: command }, run.iterationDir, run.projectEnv, `${check.name}.${label}`);
     return passes(result);
 }
 function passes(result) {
@@ -46964,7 +47908,7 @@ function conclude(record, final, at) {
 
 async function verify_verify(run, record) {
     run.deps.progress?.phase?.(run.iteration, 'VERIFY', 'verification matrix');
-    const checks = await verify(run.input, run.deps, run.iterationDir, run.commandEnv, run.iteration, true);
+    const checks = await verify(run.input, run.deps, run.iterationDir, run.projectEnv, run.iteration, true);
     return { ...record, checks };
 }
 
@@ -47067,7 +48011,7 @@ function parsePatternFile(text, source) {
         list = document.patterns;
     }
     if (!Array.isArray(list)) {
-        throw new PatternError(`Pattern file ${source} must be a list of patterns or {patterns: [...]}; got ${describe(list)}.`);
+        throw new PatternError(`Pattern file ${source} must be a list of patterns or {patterns: [...]}; got ${pattern_library_describe(list)}.`);
     }
     return validatePatternList(list, source);
 }
@@ -47089,7 +48033,7 @@ function validatePatternList(list, source) {
         return result.data;
     });
 }
-function describe(value) {
+function pattern_library_describe(value) {
     if (value === null || value === undefined)
         return 'nothing';
     if (Array.isArray(value))
