@@ -20,9 +20,6 @@ source "$ROOT/scripts/fixture-capture-lib.sh"
 gomod() { printf 'module example.com/shop\n\ngo 1.19\n' >"$1/go.mod"; }
 
 # ---------------------------------------------------------------- go vet, other analyzers
-d=$(proj vet-composites) && gomod "$d"
-printf 'package main\n\nimport (\n\t"fmt"\n\t"image"\n)\n\nfunc main() {\n\tp := image.Point{3, 4}\n\tfmt.Println(p)\n}\n' >"$d/main.go"
-cap lint-error go-vet-composites "$d" go vet ./...
 d=$(proj vet-lostcancel) && gomod "$d" && mkdir -p "$d/server"
 printf 'package server\n\nimport (\n\t"context"\n\t"time"\n)\n\nfunc Wait() {\n\tctx, _ := context.WithTimeout(context.Background(), time.Second)\n\t<-ctx.Done()\n}\n' >"$d/server/wait.go"
 cap lint-error go-vet-lostcancel "$d" go vet ./...
