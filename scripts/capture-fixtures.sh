@@ -336,5 +336,32 @@ d=$(proj pytest-collect) && mkdir -p "$d/tests"
 printf 'import requests_missing\n\n\ndef test_x():\n    assert True\n' >"$d/tests/test_a.py"
 cap import-not-found pytest-collect "$d" python3 -m pytest -q -p no:cacheprovider tests
 
+# ---------------------------------------------------------------- suite-level failures that are not imports
+# (added after held-out round 1 showed the gap; other programs than the held-out ones)
+d=$(proj vitest-suite-syntax) && ln -s "$FXTOOLS/node_modules" "$d/node_modules" && mkdir -p "$d/test"
+printf '{"name":"fx","type":"module"}\n' >"$d/package.json"
+printf 'import { expect, it } from "vitest"\nit("maps", () => {\n  const xs = [1, 2].map((x) => x * 2\n  expect(xs).toEqual([2, 4])\n})\n' >"$d/test/map.test.js"
+cap syntax-error vitest-suite-syntax "$d" "$BIN/vitest" run test/map.test.js
+d=$(proj vitest-suite-pkg) && ln -s "$FXTOOLS/node_modules" "$d/node_modules" && mkdir -p "$d/test"
+printf '{"name":"fx","type":"module"}\n' >"$d/package.json"
+printf 'import { expect, test } from "vitest"\nimport { z } from "zod-not-installed"\ntest("parses", () => { expect(z).toBeDefined() })\n' >"$d/test/schema.test.js"
+cap import-not-found vitest-suite-package "$d" "$BIN/vitest" run test/schema.test.js
+d=$(proj jest-suite-syntax)
+printf '{"name":"fx"}\n' >"$d/package.json"
+printf 'describe("math", () => {\n  it("adds", () => {\n    expect(1 + 2).toBe(3))\n  })\n})\n' >"$d/math.test.js"
+cap syntax-error jest-suite-syntax "$d" "$BIN/jest" --ci --rootDir .
+d=$(proj pytest-collect-syntax) && mkdir -p "$d/tests"
+printf 'def test_split():\n    parts = "a,b".split(",",\n    assert parts == ["a", "b"]\n' >"$d/tests/test_split.py"
+cap syntax-error pytest-collect-syntax "$d" python3 -m pytest -q -p no:cacheprovider tests
+d=$(proj go-vet-unused) && gomod "$d"
+printf 'package main\n\nfunc main() {\n\tx := 1\n}\n' >"$d/main.go"
+cap build-error go-vet-compile "$d" go vet ./...
+d=$(proj maven-pom)
+printf '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion><groupId>fx</groupId><artifactId>fx</artifactId><version>1</version><build><plugins></build></project>\n' >"$d/pom.xml"
+cap build-error maven-malformed-pom "$d" mvn -B -o -q -Dmaven.repo.local="$d/m2" validate
+d=$(proj gradle-script)
+printf "apply plugin: 'jav'\n" >"$d/build.gradle"
+cap build-error gradle-script-error "$d" gradle --offline --console=plain -q -g "$d/gh" build
+
 # Absolute temp paths differ between machines; fixtures keep them as printed (tests match by suffix).
 echo "fixtures written to $OUT"

@@ -33,7 +33,7 @@ export class LocationCollector {
    */
   collect(text: string, trimmed: string, lastPathLine: string | undefined, lastErrorLine: string | undefined): void {
     if (
-      !/[:([,] ?\d|line \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in|\.go$/.test(
+      !/[:([,] ?\d|line:? \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in|\.go$/.test(
         text,
       )
     ) {
