@@ -100,9 +100,6 @@ d=$(proj gradle-pkg) && mkdir -p "$d/src/main/java/shop"
 printf "apply plugin: 'java'\n" >"$d/build.gradle"
 printf 'package shop;\nimport com.acme.billing.Invoice;\npublic class Order { Invoice invoice; }\n' >"$d/src/main/java/shop/Order.java"
 cap import-not-found gradle-javac-missing-package "$d" gradle --offline --console=plain -q -g "$d/gh" compileJava
-d=$(proj gradle-net2)
-printf "apply plugin: 'java'\nrepositories { mavenCentral() }\ndependencies { compile 'com.google.code.gson:gson:2.10.1' }\n" >"$d/build.gradle"
-cap network-error gradle-unknown-host-deps "$d" gradle --console=plain -q -g "$d/gh" dependencies --configuration compileClasspath
 
 # ---------------------------------------------------------------- ESLint formatters, other rules and files
 d=$(proj eslint-api) && mkdir -p "$d/src/routes" && ln -s "$FXTOOLS/node_modules" "$d/node_modules"
