@@ -363,5 +363,47 @@ d=$(proj gradle-script)
 printf "apply plugin: 'jav'\n" >"$d/build.gradle"
 cap build-error gradle-script-error "$d" gradle --offline --console=plain -q -g "$d/gh" build
 
+# ---------------------------------------------------------------- round 3 training: the gaps held-out round 2 showed
+# (other programs and errors than the held-out ones: Maven offline/online plugin resolution, Maven without a
+# POM, javac missing packages, runtime SyntaxErrors in a test suite, pytest collection indentation errors)
+d=$(proj maven-net-plugin)
+printf '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion><groupId>fx</groupId><artifactId>fx</artifactId><version>1</version></project>\n' >"$d/pom.xml"
+cap network-error maven-unknown-host-plugin-prefix "$d" mvn -B -Dmaven.repo.local="$d/m2" versions:display-dependency-updates
+d=$(proj maven-nopom)
+mkdir -p "$d/src/main/java" && printf 'class A {}\n' >"$d/src/main/java/A.java"
+cap build-error maven-missing-project "$d" mvn -B -o -Dmaven.repo.local="$d/m2" verify
+d=$(proj maven-nopom-f)
+cap build-error maven-pom-file-missing "$d" mvn -B -o -q -Dmaven.repo.local="$d/m2" -f backend/pom.xml compile
+d=$(proj javac-pkg) && mkdir -p "$d/src/fx"
+printf 'package fx;\nimport org.slf4j.Logger;\nimport org.slf4j.LoggerFactory;\npublic class Svc { static final Logger LOG = LoggerFactory.getLogger(Svc.class); }\n' >"$d/src/fx/Svc.java"
+cap import-not-found javac-missing-package "$d" javac -d out src/fx/Svc.java
+d=$(proj gradle-pkg-test) && mkdir -p "$d/src/test/java/fx" "$d/src/main/java/fx"
+printf "apply plugin: 'java'\n" >"$d/build.gradle"
+printf 'package fx;\npublic class Calc { public int add(int a, int b) { return a + b; } }\n' >"$d/src/main/java/fx/Calc.java"
+printf 'package fx;\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\npublic class CalcTest { @Test public void adds() { assertEquals(3, new Calc().add(1, 2)); } }\n' >"$d/src/test/java/fx/CalcTest.java"
+cap import-not-found gradle-javac-missing-package "$d" gradle --offline --console=plain -q -g "$d/gh" test
+d=$(proj jest-json)
+printf '{"name":"fx"}\n' >"$d/package.json" && printf '{"port": 80,}\n' >"$d/settings.json"
+printf 'const fs = require("fs")\nconst settings = JSON.parse(fs.readFileSync(__dirname + "/settings.json", "utf8"))\ntest("port", () => { expect(settings.port).toBe(80) })\n' >"$d/settings.test.js"
+cap test-failure jest-suite-json-parse "$d" "$BIN/jest" --ci --rootDir .
+d=$(proj vitest-json) && ln -s "$FXTOOLS/node_modules" "$d/node_modules" && mkdir -p "$d/test"
+printf '{"name":"fx","type":"module"}\n' >"$d/package.json"
+printf 'import { expect, test } from "vitest"\nconst payload = JSON.parse("{\\"id\\": 1")\ntest("id", () => { expect(payload.id).toBe(1) })\n' >"$d/test/payload.test.js"
+cap test-failure vitest-suite-json-parse "$d" "$BIN/vitest" run test/payload.test.js
+d=$(proj jest-json-in-test)
+printf '{"name":"fx"}\n' >"$d/package.json"
+printf 'test("parses the body", () => {\n  const body = JSON.parse("<html>")\n  expect(body.ok).toBe(true)\n})\n' >"$d/body.test.js"
+cap test-failure jest-json-parse-in-test "$d" "$BIN/jest" --ci --rootDir .
+d=$(proj pytest-indent-helper) && mkdir -p "$d/tests"
+printf 'def slug(s):\n    s = s.lower()\n        return s.replace(" ", "-")\n' >"$d/tests/helpers.py"
+printf 'from helpers import slug\n\n\ndef test_slug():\n    assert slug("A B") == "a-b"\n' >"$d/tests/test_slug.py"
+cap syntax-error pytest-collect-indentation-import "$d" python3 -m pytest -q -p no:cacheprovider tests
+d=$(proj pytest-tab) && mkdir -p "$d/tests"
+printf 'def test_sum():\n    if True:\n\ttotal = 3\n        assert total == 3\n' >"$d/tests/test_sum.py"
+cap syntax-error pytest-collect-taberror "$d" python3 -m pytest -q -p no:cacheprovider tests
+d=$(proj pytest-expected-block) && mkdir -p "$d/tests"
+printf 'def test_empty():\n    for x in []:\n    assert False\n' >"$d/tests/test_empty.py"
+cap syntax-error pytest-collect-expected-block "$d" python3 -m pytest -q -p no:cacheprovider tests
+
 # Absolute temp paths differ between machines; fixtures keep them as printed (tests match by suffix).
 echo "fixtures written to $OUT"
