@@ -13,6 +13,7 @@ import { agentCalls } from './agent-calls.js'
 import { analysisThroughput } from './analysis-row.js'
 import { outputCapture } from './capture.js'
 import { flakeCheckTime } from './flake-check.js'
+import { heldOutAccuracy } from './heldout-accuracy.js'
 import { jobsPerLoop } from './jobs.js'
 import { type BenchRow, renderTable } from './lib.js'
 import { matrixParallelism } from './matrix.js'
@@ -34,6 +35,7 @@ const FIGURES: { name: string; run: () => Promise<BenchRow[]> }[] = [
   { name: '8. agent calls saved', run: agentCalls },
   { name: '9. flake check where flakes are possible', run: flakeCheckTime },
   { name: '10. real projects', run: realProjects },
+  { name: '11. analysis accuracy on held-out output', run: heldOutAccuracy },
 ]
 
 /** The machine, as docs/performance.md shows it: CPU model, cores, node version. */

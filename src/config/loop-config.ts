@@ -57,6 +57,7 @@ export const patternSchema = z.strictObject({
   retryable: z.boolean().default(true),
   locations: z.array(z.string().min(1)).default([]),
   hint: z.string().optional(),
+  outranks: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'pattern ids')).optional(),
 })
 
 export const gateSchema = z.strictObject({

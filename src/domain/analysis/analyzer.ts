@@ -18,6 +18,7 @@ import {
   bestPattern,
   type ConfidenceTier,
   NO_MATCH_BELOW,
+  outrankedWinner,
   roundConfidence,
   scorePatterns,
   tierOf,
@@ -244,7 +245,7 @@ export class StreamingAnalyzer {
 
   private conclude(extra: AnalysisExtras): Analysis {
     const scores = scorePatterns(this.library.patterns, this.table.matchers, this.matched, this.options.kind, extra)
-    const best = bestPattern(scores)
+    const best = outrankedWinner(this.library.patterns, scores, bestPattern(scores))
     const winner = best === -1 ? undefined : this.library.patterns[best]
     const confidence = scores[best]?.confidence ?? 0
     const matchedPattern = winner && confidence >= NO_MATCH_BELOW ? winner : undefined

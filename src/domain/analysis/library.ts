@@ -40,6 +40,8 @@ export interface CompiledPattern {
   signals: CompiledSignal[]
   anchors: CompiledSignal[]
   locations: CompiledLocation[]
+  /** Ids of the patterns this one beats when one of its anchors matched. */
+  outranks: string[]
   /** The validated configuration the pattern came from (for dead letters and `loop status`). */
   config: PatternConfig
 }
@@ -83,6 +85,7 @@ export function compilePattern(config: PatternConfig): CompiledPattern {
     signals: config.signals.map((s) => compileSignal(config.id, 'signal', s)),
     anchors: config.anchors.map((s) => compileSignal(config.id, 'anchor', s)),
     locations: config.locations.map((s) => compileLocation(config.id, s)),
+    outranks: [...(config.outranks ?? [])],
     config,
   }
   if (config.description !== undefined) compiled.description = config.description

@@ -37,7 +37,9 @@ export class LocationCollector {
    */
   collect(text: string, trimmed: string, lastPathLine: string | undefined, lastErrorLine: string | undefined): void {
     if (
-      !/[:([,] ?\d|line \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in/.test(text)
+      !/[:([,] ?\d|line:? \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in|\.go$/.test(
+        text,
+      )
     ) {
       return
     }
@@ -87,9 +89,38 @@ export class LocationCollector {
       seen.add(key)
       result.push(location)
     }
-    return rankLocations(result).slice(0, MAX_LOCATIONS)
+    return withCodeUnderTest(rankLocations(result))
   }
 }
+
+/**
+ * Adds, after the first location in each Go test file `x_test.go`, the `x.go` beside it (the code that
+ * test exercises, where the bug usually is) unless the output already points into it. It has no line:
+ * the output did not name one.
+ */
+export function withCodeUnderTest(locations: readonly Location[]): Location[] {
+  const result: Location[] = []
+  // Go prints test files relative (`price_test.go:7`) and stack frames absolute: compare by base name.
+  const baseName = (file: string) => file.slice(file.lastIndexOf('/') + 1)
+  const named = new Set(locations.map((l) => baseName(l.file)))
+  for (const location of locations) {
+    result.push(location)
+    const subject = /^(.*)_test\.go$/.exec(location.file)?.[1]
+    if (subject === undefined || named.has(baseName(`${subject}.go`))) continue
+    named.add(baseName(`${subject}.go`))
+    result.push({ file: `${subject}.go`, message: `the code under test of ${location.file}` })
+  }
+  return result.slice(0, MAX_LOCATIONS)
+}
+
+/**
+ * Files of a language's runtime or package cache, never the project's: Go's GOROOT (`/usr/local/go/src/`,
+ * `/usr/lib/go-1.22/src/`, the runner's `go/1.22.1/x64/src/`) and module cache (`/pkg/mod/`), Python's
+ * standard library and site-packages (`/lib/python3.11/`). A standard package's path has no dot, unlike a
+ * GOPATH project's (`go/src/github.com/...`), which is kept.
+ */
+const RUNTIME_PATH =
+  /\/(?:go|go-?\d[\d.]*|go\/\d[\d.]*\/x64)\/src\/[a-z0-9_]+\/(?:[a-z0-9_]+\/)*[^/]+\.go$|\/pkg\/mod\/|\/lib\/python\d\.\d+\//
 
 function cleanFile(file: string | undefined): string | undefined {
   if (file === undefined) return undefined
@@ -98,6 +129,7 @@ function cleanFile(file: string | undefined): string | undefined {
   if (cleaned.length === 0 || cleaned.length > 1024) return undefined
   if (cleaned.startsWith('node:') || cleaned.includes('/node_modules/') || cleaned.startsWith('/rustc/'))
     return undefined
+  if (RUNTIME_PATH.test(cleaned)) return undefined
   if (cleaned.includes('<') || cleaned === '[eval]') return undefined
   return cleaned
 }

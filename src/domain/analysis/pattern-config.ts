@@ -20,6 +20,11 @@ export interface PatternConfig {
   /** Location regexes with the named groups file, line, column, message. */
   locations: string[]
   hint?: string | undefined
+  /**
+   * Ids of broader patterns this one beats when one of its anchors matched: a test file that fails to
+   * import is `import-not-found`, though the runner also reports a failed suite.
+   */
+  outranks?: string[] | undefined
 }
 
 /** A pattern file or list that is not valid, with the source and the offending entry named. */

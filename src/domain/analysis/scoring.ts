@@ -102,6 +102,33 @@ export function bestPattern(scores: readonly PatternScore[]): number {
   return best
 }
 
+/**
+ * The winner after outranking: when the best pattern is listed in the `outranks` of a pattern that
+ * matched an anchor (and reached the no-match floor), the most confident such pattern wins instead.
+ * A specific cause beats the broader symptom printed around it (a test file that fails to import is
+ * `import-not-found`, not `test-failure`; a compiler error under `make` is not the `make` line).
+ */
+export function outrankedWinner(
+  patterns: readonly Pick<CompiledPattern, 'id' | 'outranks'>[],
+  scores: readonly PatternScore[],
+  best: number,
+): number {
+  let winner = best
+  for (let round = 0; round < patterns.length && winner !== -1; round++) {
+    const beaten = (patterns[winner] as Pick<CompiledPattern, 'id'>).id
+    let next = -1
+    for (let i = 0; i < patterns.length; i++) {
+      const score = scores[i] as PatternScore
+      if (i === winner || score.anchors === 0 || score.confidence < NO_MATCH_BELOW) continue
+      if (!(patterns[i] as Pick<CompiledPattern, 'outranks'>).outranks.includes(beaten)) continue
+      if (next === -1 || score.confidence > (scores[next] as PatternScore).confidence) next = i
+    }
+    if (next === -1) break
+    winner = next
+  }
+  return winner
+}
+
 /** The tier of a confidence. */
 export function tierOf(confidence: number): ConfidenceTier {
   if (confidence >= 0.7) return 'confident'
