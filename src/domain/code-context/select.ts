@@ -222,10 +222,11 @@ export function namesInFailure(request: Pick<ContextRequest, 'failure' | 'failin
   for (const line of request.failure.excerpt.split('\n').slice(0, 80)) {
     if (/assert|expect|want|got|Error|where|!==|===|==/.test(line)) sources.push(line)
   }
-  for (const title of request.failingTests.slice(0, 20)) {
-    const name = title.split(/::|›|>|\//).pop() ?? title
-    sources.push(name.replace(/^test_?/i, '').replace(/^Test(?=[A-Z])/, ''))
-  }
+  const titles = request.failingTests.slice(0, 20).map((title) => (title.split(/::|›|>|\//).pop() ?? title).trim())
+  for (const name of titles) sources.push(name.replace(/^test_?/i, '').replace(/^Test(?=[A-Z])/, ''))
+  // The failing test's own body: a test that reports through a shared helper (Go's table tests, a
+  // custom assert) names the code it exercises only there.
+  sources.push(...failingTestBodies(titles, request.texts))
   const names: string[] = []
   for (const source of sources) {
     for (const [word] of source.matchAll(/[A-Za-z_$][\w$]*/g)) {
@@ -234,6 +235,23 @@ export function namesInFailure(request: Pick<ContextRequest, 'failure' | 'failin
     }
   }
   return names
+}
+
+/** The first lines of each failing test's definition (`func TestX`, `def test_x`), found in test files. */
+function failingTestBodies(titles: readonly string[], texts: ReadonlyMap<string, string>): string[] {
+  const wanted = new Set(titles.filter((title) => /^[A-Za-z_$][\w$]*$/.test(title)))
+  if (wanted.size === 0) return []
+  const bodies: string[] = []
+  for (const [file, text] of texts) {
+    if (!isTestFile(file)) continue
+    const lines = text.split('\n')
+    for (const definition of definitionsIn(file, text)) {
+      if (!wanted.has(definition.name)) continue
+      bodies.push(...lines.slice(definition.line, definitionEnd(lines, definition.line, 30)))
+      if (bodies.length > 200) return bodies
+    }
+  }
+  return bodies
 }
 
 interface FoundDefinition {

@@ -266,6 +266,40 @@ describe('namesInFailure', () => {
     expect(names).not.toContain('expected')
     expect(names).not.toContain('got')
   })
+
+  it("reads a failing Go table test's own body when a shared helper reports the failure", () => {
+    // go-humanize's shape: `TestCommas` lists `Comma(...)` calls and `common_test.go:14` reports them.
+    const failure = {
+      check: 'test',
+      pattern: 'test-failure',
+      locations: [{ file: 'common_test.go', line: 3 }],
+      excerpt: "common_test.go:14: On -10, expected '-10', but got '10'",
+    }
+    const texts = new Map([
+      [
+        'common_test.go',
+        'func (tl testList) validate(t *testing.T) {\n\tfor _, test := range tl {\n\t\tt.Errorf("On %v", test.name)\n',
+      ],
+      [
+        'comma_test.go',
+        'func TestCommas(t *testing.T) {\n\ttestList{\n\t\t{"10", Comma(10), "10"},\n\t}.validate(t)\n}\n',
+      ],
+      ['comma.go', 'package humanize\n\nfunc Comma(v int64) string {\n\treturn ""\n}\n'],
+    ])
+    const names = namesInFailure({ failure, failingTests: ['TestCommas'], texts })
+    expect(names).toContain('Comma')
+    const selection = selectContext({
+      failure,
+      failingTests: ['TestCommas'],
+      texts,
+      files: new Set(texts.keys()),
+      level: 1,
+      changes: null,
+    } as Parameters<typeof selectContext>[0])
+    expect(selection.snippets.map((snippet) => `${snippet.file}: ${snippet.why}`)).toContain(
+      'comma.go: definition of `Comma`',
+    )
+  })
 })
 
 describe('changes since the check last passed', () => {
