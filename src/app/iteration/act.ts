@@ -8,7 +8,7 @@ import type { FailureForAgent } from '../../domain/work-context.js'
 import type { RunRequest } from '../../ports/process.js'
 import { safeName, usage } from '../step-support.js'
 import { runWork } from '../work-command.js'
-import { beforeFix, event, type IterationRecord, type IterationRun, withEvents } from './record.js'
+import { beforeFix, beforeWork, event, type IterationRecord, type IterationRun, withEvents } from './record.js'
 
 /** How long the install command may take. */
 export const INSTALL_TIMEOUT_MS = 900_000
@@ -33,19 +33,29 @@ export async function act(run: IterationRun, record: IterationRecord): Promise<I
     usage(withTasks.state, iteration, 'install', 'dependency_check strategy', result)
     return { ...withTasks, remediesRun: { ...withTasks.remediesRun, install: true } }
   }
+  // A declared fix is cheaper than an agent call: on failures no fix has run on yet (the baseline's) it
+  // runs first, and the agent hears only of the rest. Later, a failure that outlived its fix is the agent's.
+  const fixFirst = withTasks.previousIsFresh && hasFixCommand(config, withTasks.previous)
+  const fixedFirst = fixFirst ? await runFixCommands(run, withTasks) : withTasks
+  const forAgent = fixedFirst.previous.filter((f) => !fixedFirst.remediesRun.fixes.includes(f.check))
+  if (fixedFirst !== withTasks && forAgent.length === 0) return fixedFirst
+  const ready =
+    fixedFirst === withTasks
+      ? withTasks
+      : { ...fixedFirst, fixSnapshots: [...fixedFirst.fixSnapshots, ...(await beforeWork(run))] }
   const work = await runWork(
     input,
     deps,
-    withTasks.state,
+    ready.state,
     stage,
     decision.capability,
     strategy,
-    withTasks.previous,
+    forAgent,
     run.iterationDir,
     run.commandEnv,
   )
   return withEvents(
-    { ...withTasks, work },
+    { ...ready, work },
     event(
       deps.clock.now(),
       iteration,
@@ -72,7 +82,7 @@ async function runStageTasks(run: IterationRun, record: IterationRecord): Promis
   return { ...record, tasksCompleted: [...record.tasksCompleted, ...completed] }
 }
 
-/** The auto_fix strategy: each failing check's own fix command, without the agent. */
+/** Each failing check's own fix command, without the agent (the auto_fix strategy, and before any agent call). */
 async function runFixCommands(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
   const { input, deps, stage, iteration } = run
   const fixed: string[] = []

@@ -77,6 +77,7 @@ export async function beginRun(
       treeBeforeWork: null,
       work: null,
       tasksCompleted: [],
+      previousIsFresh: false,
       remediesRun: { install: false, fixes: [] },
       fixSnapshots: [],
       gatesRaised: [],
@@ -112,7 +113,12 @@ export async function baseline(run: IterationRun, record: IterationRecord): Prom
       },
     }
     next = withEvents(
-      { ...record, state, previous: checks.filter((c) => isFailing(c.result)).map(toAgentFailure) },
+      {
+        ...record,
+        state,
+        previous: checks.filter((c) => isFailing(c.result)).map(toAgentFailure),
+        previousIsFresh: true,
+      },
       event(now, iteration, 'check', `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`),
     )
   }

@@ -1,7 +1,7 @@
 /**
  * Checkpoint: the iteration's changes, committed on the current branch with the loop's trailers. The
- * authors are kept apart: what came before the controller's first fix (the agent's work) is one commit,
- * each fix command's changes another on top, so a reviewer reads the agent's work alone.
+ * authors are kept apart: the agent's work is one commit and each fix command's changes another, in the
+ * order they were made (an empty part makes no commit), so a reviewer reads the agent's work alone.
  */
 
 import { messageOf } from '../../config/errors.js'
@@ -21,9 +21,12 @@ export async function checkpoint(run: IterationRun, record: IterationRecord): Pr
   const trailers = { prefix: input.config.commit['message-prefix'], loopId: input.loopId, iteration }
   const verdicts = summarizeVerdicts(record.outcome?.checks ?? [])
   // Message i covers the changes up to snapshot i (the last: up to the work tree as it is now).
+  const workMessage = iterationCommitMessage(trailers, stage, strategy, verdicts)
   const messages = [
-    iterationCommitMessage(trailers, stage, strategy, verdicts),
-    ...record.fixSnapshots.map((fix) => fixCommitMessage(trailers, fix.check, fix.command)),
+    workMessage,
+    ...record.fixSnapshots.map((point) =>
+      'work' in point ? workMessage : fixCommitMessage(trailers, point.check, point.command),
+    ),
   ]
   const made: { commit: string; message: string }[] = []
   const note = (commit: string | null, message: string) => {

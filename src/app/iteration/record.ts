@@ -46,11 +46,12 @@ export interface IterationRun {
 }
 
 /** The work tree (a `Git.snapshot`) just before the controller ran a check's fix command. */
-export interface FixSnapshot {
-  check: string
-  command: Command
-  tree: string
-}
+/**
+ * A point in the iteration where another author's changes begin: a fix command the controller runs
+ * (`check` and `command`), or the agent's work after the controller's own fixes (`work`). `tree` is the
+ * work tree just before.
+ */
+export type FixSnapshot = { check: string; command: Command; tree: string } | { work: true; tree: string }
 
 /** What the work reported: its exit, whether it asked for a person, its usage. */
 export type WorkReport = NonNullable<IterationOutcome['work']>
@@ -74,6 +75,8 @@ export interface IterationRecord extends LoopRecord {
   work: WorkReport | null
   tasksCompleted: string[]
   /** Remedy commands already run this iteration, so that none runs twice. */
+  /** `previous` was measured in this iteration (the baseline): no fix command has run on it yet. */
+  previousIsFresh: boolean
   remediesRun: { install: boolean; fixes: string[] }
   /** The work tree just before each fix command the controller ran, so each is committed apart. */
   fixSnapshots: FixSnapshot[]
@@ -113,6 +116,13 @@ export async function beforeFix(run: IterationRun, check: string, command: Comma
   const { input, deps } = run
   if (!input.commit || !deps.git) return []
   return [{ check, command, tree: await deps.git.snapshot(input.excludeFromCommits) }]
+}
+
+/** Notes the work tree before the agent works, after fixes the controller ran first. */
+export async function beforeWork(run: IterationRun): Promise<FixSnapshot[]> {
+  const { input, deps } = run
+  if (!input.commit || !deps.git) return []
+  return [{ work: true, tree: await deps.git.snapshot(input.excludeFromCommits) }]
 }
 
 /** Names one saved state, so staged journey events can be matched with the save they belong to. */

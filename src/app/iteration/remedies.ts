@@ -30,6 +30,16 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
 
   for (const live of record.checks) {
     if (!isFailing(live.result)) {
+      // A check the controller fixed before the agent worked (a baseline failure with a declared fix).
+      const fixedFirst = record.previousIsFresh && record.remediesRun.fixes.includes(live.check.name)
+      if (fixedFirst && record.previous.some((failure) => failure.check === live.check.name)) {
+        checks.push({ ...live, result: { ...live.result, autoFixed: true } })
+        autoFixed.push(live.check.name)
+        events.push(
+          noted(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`),
+        )
+        continue
+      }
       checks.push(live)
       continue
     }

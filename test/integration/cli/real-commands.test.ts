@@ -158,3 +158,46 @@ describe('separate commits for separate authors', () => {
     expect(git(repo, 'log', '-2', '--format=%an').trim().split('\n')).toEqual(['loop-controller', 'loop-controller'])
   }, 60_000)
 })
+
+describe('a declared fix before the agent', () => {
+  it("fixes a baseline failure with its fix command first, keeps it out of the agent's prompt, and commits it apart", async () => {
+    // The baseline fails twice: trailing spaces (format, with a fix) and a missing feature (the agent's).
+    const config = `goal: Write the feature.
+max-iterations: 3
+work:
+  run: cp "$LOOP_PROMPT_FILE" seen-prompt.md; echo done > feature.txt
+checks:
+  - name: format
+    kind: format
+    run: sh fmt-check.sh
+    fix: sed -i 's/ *$//' code.txt
+  - name: feature
+    kind: test
+    run: test -f feature.txt || { echo 'not ok 1 - the feature exists'; exit 1; }
+`
+    const repo = tempRepo({
+      files: {
+        '.github/loop.yml': config,
+        '.gitignore': 'seen-prompt.md\n',
+        'fmt-check.sh': "grep -l ' $' code.txt && exit 1\nexit 0\n",
+        'code.txt': 'value = 1   \n',
+      },
+    })
+    const run = await cli(repo, 'run', '--loop-id', 'first')
+    expect(run.stdout).toContain('COMPLETE in 1 iteration')
+    const prompt = readFileSync(join(repo, 'seen-prompt.md'), 'utf8')
+    expect(prompt).toContain('The check `feature` (test) failed')
+    expect(prompt).not.toMatch(/`format`|code\.txt/)
+    // The fix came first and is its own commit; the agent's commit holds the agent's work alone.
+    expect(git(repo, 'log', '--format=%s').trim().split('\n')).toEqual([
+      'loop(first): iteration 1 IMPLEMENT',
+      "loop(first): format: sed -i 's/ *$//' code.txt",
+      'start',
+    ])
+    expect(git(repo, 'diff', '--name-only', 'HEAD~1', 'HEAD').trim()).toBe('feature.txt')
+    expect(git(repo, 'show', 'HEAD~1:code.txt')).toBe('value = 1\n')
+    const state = stateOf(repo, 'first')
+    expect(state.metrics.autoFixes).toBe(1)
+    expect(state.metrics.workCalls).toBe(1)
+  }, 60_000)
+})
