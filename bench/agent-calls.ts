@@ -6,13 +6,13 @@
  * the examples need), so they differ only in the config. Counted: work-command invocations (the state's
  * metrics.workCalls, cross-checked with the agent's own call counter) and the wall time to COMPLETE.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { parse, stringify } from 'yaml'
-import { type BenchRow, times } from './lib.js'
+import { type BenchRow, commitProject, times } from './lib.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const AGENT = join(ROOT, 'examples', 'naive', 'agent.mjs')
@@ -69,14 +69,7 @@ function runLoop(example: string, variant: Variant): LoopRun {
   try {
     cpSync(join(ROOT, 'examples', example), work, { recursive: true })
     writeFileSync(join(work, '.github', 'loop.yml'), stringify(configFor(example, variant)))
-    const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
-        cwd: work,
-        stdio: 'pipe',
-      })
-    git('init', '-q', '-b', 'main')
-    git('add', '-A')
-    git('commit', '-qm', 'the example project, with seeded defects')
+    commitProject(work, 'the example project, with seeded defects')
     writeFileSync(counter, '')
     const started = performance.now()
     const run = spawnSync(

@@ -10,7 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
-import { type BenchRow, times } from './lib.js'
+import { type BenchRow, commitProject, times } from './lib.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 /** How long each run of the slow checks takes (a real `tsc --noEmit` or `eslint .` takes seconds). */
@@ -74,14 +74,7 @@ function runLoop(kinds: { types: string; lint: string }): FlakeRun {
     writeFileSync(join(work, 'types.errors'), NAMES.join('\n'))
     writeFileSync(join(work, 'lint.errors'), NAMES.join('\n'))
     writeFileSync(join(work, '.gitignore'), 'checks.log\n')
-    const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
-        cwd: work,
-        stdio: 'pipe',
-      })
-    git('init', '-q', '-b', 'main')
-    git('add', '-A')
-    git('commit', '-qm', 'three type errors, three lint errors')
+    commitProject(work, 'three type errors, three lint errors')
     const started = performance.now()
     const run = spawnSync(
       process.execPath,

@@ -3,7 +3,7 @@
  * timing, and a synthetic long loop built with the real engine. Every figure is a ratio against a
  * baseline measured in the same run, because the machines these run on are noisy.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { type LoopConfigInput, loopConfigSchema } from '../src/config/loop-config.js'
 import { normaliseTokens } from '../src/domain/analysis/index.js'
 import {
@@ -249,4 +249,16 @@ export function renderTable(rows: readonly BenchRow[]): string {
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => (row[c] ?? '').length)))
   const line = (row: readonly string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n')
+}
+
+/** Makes `dir` a git repository with everything in it committed as `message` (a bench identity, no hooks). */
+export function commitProject(dir: string, message: string): void {
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    })
+  git('init', '-q', '-b', 'main')
+  git('add', '-A')
+  git('commit', '-qm', message)
 }

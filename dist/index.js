@@ -32358,6 +32358,7 @@ const patternSchema = schemas/* strictObject */.rej({
     retryable: schemas/* boolean */.zMY().default(true),
     locations: schemas/* array */.YOg(schemas/* string */.YjP().min(1)).default([]),
     hint: schemas/* string */.YjP().optional(),
+    outranks: schemas/* array */.YOg(schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'pattern ids')).optional(),
 });
 const gateSchema = schemas/* strictObject */.rej({
     name: schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
@@ -34551,7 +34552,7 @@ class LocationCollector {
      * regex's missing `file` or `message` group (eslint's stylish format, rustc's `-->` lines).
      */
     collect(text, trimmed, lastPathLine, lastErrorLine) {
-        if (!/[:([,] ?\d|line \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in/.test(text)) {
+        if (!/[:([,] ?\d|line:? \d|^FAILED |^\[warn\]|^would reformat|^diff |^Diff in| format |Merge conflict in|\.go$/.test(text)) {
             return;
         }
         const { locations } = this;
@@ -34612,9 +34613,36 @@ class LocationCollector {
             seen.add(key);
             result.push(location);
         }
-        return rankLocations(result).slice(0, MAX_LOCATIONS);
+        return withCodeUnderTest(rankLocations(result));
     }
 }
+/**
+ * Adds, after the first location in each Go test file `x_test.go`, the `x.go` beside it (the code that
+ * test exercises, where the bug usually is) unless the output already points into it. It has no line:
+ * the output did not name one.
+ */
+function withCodeUnderTest(locations) {
+    const result = [];
+    // Go prints test files relative (`price_test.go:7`) and stack frames absolute: compare by base name.
+    const baseName = (file) => file.slice(file.lastIndexOf('/') + 1);
+    const named = new Set(locations.map((l) => baseName(l.file)));
+    for (const location of locations) {
+        result.push(location);
+        const subject = /^(.*)_test\.go$/.exec(location.file)?.[1];
+        if (subject === undefined || named.has(baseName(`${subject}.go`)))
+            continue;
+        named.add(baseName(`${subject}.go`));
+        result.push({ file: `${subject}.go`, message: `the code under test of ${location.file}` });
+    }
+    return result.slice(0, MAX_LOCATIONS);
+}
+/**
+ * Files of a language's runtime or package cache, never the project's: Go's GOROOT (`/usr/local/go/src/`,
+ * `/usr/lib/go-1.22/src/`, the runner's `go/1.22.1/x64/src/`) and module cache (`/pkg/mod/`), Python's
+ * standard library and site-packages (`/lib/python3.11/`). A standard package's path has no dot, unlike a
+ * GOPATH project's (`go/src/github.com/...`), which is kept.
+ */
+const RUNTIME_PATH = /\/(?:go|go-?\d[\d.]*|go\/\d[\d.]*\/x64)\/src\/[a-z0-9_]+\/(?:[a-z0-9_]+\/)*[^/]+\.go$|\/pkg\/mod\/|\/lib\/python\d\.\d+\//;
 function cleanFile(file) {
     if (file === undefined)
         return undefined;
@@ -34624,6 +34652,8 @@ function cleanFile(file) {
     if (cleaned.length === 0 || cleaned.length > 1024)
         return undefined;
     if (cleaned.startsWith('node:') || cleaned.includes('/node_modules/') || cleaned.startsWith('/rustc/'))
+        return undefined;
+    if (RUNTIME_PATH.test(cleaned))
         return undefined;
     if (cleaned.includes('<') || cleaned === '[eval]')
         return undefined;
@@ -34937,6 +34967,32 @@ function bestPattern(scores) {
     }
     return best;
 }
+/**
+ * The winner after outranking: when the best pattern is listed in the `outranks` of a pattern that
+ * matched an anchor (and reached the no-match floor), the most confident such pattern wins instead.
+ * A specific cause beats the broader symptom printed around it (a test file that fails to import is
+ * `import-not-found`, not `test-failure`; a compiler error under `make` is not the `make` line).
+ */
+function outrankedWinner(patterns, scores, best) {
+    let winner = best;
+    for (let round = 0; round < patterns.length && winner !== -1; round++) {
+        const beaten = patterns[winner].id;
+        let next = -1;
+        for (let i = 0; i < patterns.length; i++) {
+            const score = scores[i];
+            if (i === winner || score.anchors === 0 || score.confidence < NO_MATCH_BELOW)
+                continue;
+            if (!patterns[i].outranks.includes(beaten))
+                continue;
+            if (next === -1 || score.confidence > scores[next].confidence)
+                next = i;
+        }
+        if (next === -1)
+            break;
+        winner = next;
+    }
+    return winner;
+}
 /** The tier of a confidence. */
 function tierOf(confidence) {
     if (confidence >= 0.7)
@@ -35180,7 +35236,7 @@ class StreamingAnalyzer {
     }
     conclude(extra) {
         const scores = scorePatterns(this.library.patterns, this.table.matchers, this.matched, this.options.kind, extra);
-        const best = bestPattern(scores);
+        const best = outrankedWinner(this.library.patterns, scores, bestPattern(scores));
         const winner = best === -1 ? undefined : this.library.patterns[best];
         const confidence = scores[best]?.confidence ?? 0;
         const matchedPattern = winner && confidence >= NO_MATCH_BELOW ? winner : undefined;
@@ -42427,22 +42483,22 @@ function re(stringsOrFlags, ...values) {
 /** The default failure-pattern library, in order of precedence (earlier wins a tie). */
 // biome-ignore format: generated data, one pattern a line
 const DEFAULT_PATTERNS = [
-    { "id": "security-finding", "description": "A vulnerability audit or a secret scanner found something.", "signals": ["npm audit", "vulnerabilities", "/\\b(high|critical)\\b.*vulnerabilit/i", "secretlint", "found AWS", "Secret", "gitleaks", "leaks found"], "anchors": ["/\\d+ (high|critical) severity vulnerabilit/", "/Severity: (high|critical)/i", "@secretlint/secretlint-rule", "/\\bleaks? found: [1-9]/", "PRIVATE KEY"], "kinds": ["security", "lint", "custom"], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$"], "hint": "A security finding needs a human; never let the agent silence the scanner." },
+    { "id": "security-finding", "description": "A vulnerability audit or a secret scanner found something.", "signals": ["npm audit", "vulnerabilities", "/\\b(high|critical)\\b.*vulnerabilit/i", "secretlint", "found AWS", "Secret", "gitleaks", "leaks found"], "anchors": ["/\\d+ (high|critical) severity vulnerabilit/", "/Severity: (high|critical)/i", "@secretlint/secretlint-rule", "/\\bleaks? found: [1-9]/", "PRIVATE KEY"], "kinds": ["security", "lint", "custom"], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$"], "hint": "A security finding needs a human; never let the agent silence the scanner." },
     { "id": "merge-conflict", "description": "git stopped on conflicting changes.", "signals": ["CONFLICT (", "Automatic merge failed", "Merge conflict in", "could not apply", "fix conflicts"], "anchors": ["CONFLICT (content)", "Automatic merge failed", "/^CONFLICT \\([a-z/]+\\):/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["^CONFLICT \\([^)]+\\): Merge conflict in (?P<file>\\S+)$"], "hint": "Resolve the conflict by hand (or rebase the loop branch), then resume the loop." },
     { "id": "git-error", "description": "git failed (rejected push, not a repository, unknown ref).", "signals": ["fatal: ", "! [rejected]", "failed to push some refs", "non-fast-forward", "Updates were rejected", "error: pathspec", "not a git repository"], "anchors": ["! [rejected]", "fatal: not a git repository", "/^error: pathspec .* did not match/", "/^fatal: (bad revision|ambiguous argument|couldn't find remote ref|refusing to merge)/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": [], "hint": "Check the branch and remote state; the loop never force-pushes over others' work." },
     { "id": "permission-error", "description": "The operating system or the GitHub API refused access.", "signals": ["EACCES", "EPERM", "Permission denied", "permission denied", "Resource not accessible by integration", "403"], "anchors": ["/\\bEACCES\\b/", "/: Permission denied$/", "Resource not accessible by integration", "/\\bEPERM\\b: operation not permitted/"], "kinds": [], "strategy": "escalate", "alternates": [], "retryable": false, "locations": ["\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$"], "hint": "Grant the missing permission (file mode, token scope or the workflow's permissions block)." },
-    { "id": "out-of-memory", "description": "The process ran out of memory (or was killed with exit 137).", "signals": ["JavaScript heap out of memory", "FATAL ERROR", "Allocation failed", "MemoryError", "out of memory", "Cannot allocate memory", "Killed", "OOMErrorHandler"], "anchors": ["JavaScript heap out of memory", "/^MemoryError\\b/", "/fatal error: (runtime: )?out of memory/", "memory allocation of"], "kinds": [], "strategy": "escalate", "alternates": ["retry_with_backoff"], "max_auto_retries": 1, "retryable": true, "locations": ["^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)"], "hint": "Raise the memory limit (NODE_OPTIONS=--max-old-space-size, a larger runner) or reduce the work." },
+    { "id": "out-of-memory", "description": "The process ran out of memory (or was killed with exit 137).", "signals": ["JavaScript heap out of memory", "FATAL ERROR", "Allocation failed", "MemoryError", "out of memory", "Cannot allocate memory", "Killed", "OOMErrorHandler"], "anchors": ["JavaScript heap out of memory", "/^MemoryError\\b/", "/fatal error: (runtime: )?out of memory/", "memory allocation of"], "kinds": [], "strategy": "escalate", "alternates": ["retry_with_backoff"], "max_auto_retries": 1, "retryable": true, "locations": ["^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)"], "hint": "Raise the memory limit (NODE_OPTIONS=--max-old-space-size, a larger runner) or reduce the work." },
     { "id": "timeout", "description": "The check ran past its own time limit; the controller knows this, the output only hints.", "signals": ["timed out", "Timeout", "exceeded timeout"], "anchors": ["/\\bcheck timed out after \\d+/"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["analyze_then_fix"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "A check that hangs is retried once with backoff, then handed to the agent." },
-    { "id": "network-error", "description": "A network call failed (refused, reset, unresolvable host, gateway errors).", "signals": ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "socket hang up", "fetch failed", "Could not resolve host", "Failed to connect", "getaddrinfo", "/\\b(502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\\b/", "Network is unreachable"], "anchors": ["/\\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN)\\b/", "socket hang up", "Could not resolve host", "/Failed to connect to \\S+ port \\d+/", "/\\b(502|503|504) (Bad Gateway|Service Unavailable|Gateway Time-?out)\\b/"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 3, "retryable": true, "locations": [], "hint": "Transient network failures are retried with backoff; a persistent one is an unavailable dependency." },
-    { "id": "command-not-found", "description": "A program the check runs is not installed.", "signals": ["command not found", ": not found", "ENOENT", "spawn ", "is not recognized as an internal or external command", "No such file or directory"], "anchors": ["/: command not found$/", "/^(sh|bash|zsh|/bin/sh): (line )?\\d+: .+: not found$/", "/\\bspawn \\S+ ENOENT\\b/", "is not recognized as an internal or external command"], "kinds": [], "strategy": "dependency_check", "alternates": ["escalate"], "max_auto_retries": 1, "retryable": true, "locations": [], "hint": "Install the missing tool (the loop config's `install` command) or fix the check's command." },
+    { "id": "network-error", "description": "A network call failed (refused, reset, unresolvable host, gateway errors).", "signals": ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "socket hang up", "fetch failed", "Could not resolve host", "Failed to connect", "getaddrinfo", "/\\b(502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\\b/", "Network is unreachable", "Unknown host", "Name or service not known", "Could not transfer artifact", "Could not transfer metadata", "Could not GET '"], "anchors": ["/\\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN)\\b/", "socket hang up", "Could not resolve host", "/Failed to connect to \\S+ port \\d+/", "/\\b(502|503|504) (Bad Gateway|Service Unavailable|Gateway Time-?out)\\b/", "/Unknown host \\S+/", "/Could not (GET|HEAD) '\\S+'/", "/Could not transfer (artifact|metadata) \\S+ from\\/to \\S+ \\(\\S+\\): transfer failed for /"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 3, "retryable": true, "locations": [], "hint": "Transient network failures are retried with backoff; a persistent one is an unavailable dependency.", "outranks": ["import-not-found", "build-error"] },
+    { "id": "command-not-found", "description": "A program the check runs is not installed.", "signals": ["command not found", ": not found", "ENOENT", "spawn ", "is not recognized as an internal or external command", "No such file or directory"], "anchors": ["/: command not found$/", "/^(sh|bash|zsh|/bin/sh): (line )?\\d+: .+: not found$/", "/\\bspawn \\S+ ENOENT\\b/", "is not recognized as an internal or external command", "/^make(\\[\\d+\\])?: \\*\\*\\* \\[.+\\] Error 127$/"], "kinds": [], "strategy": "dependency_check", "alternates": ["escalate"], "max_auto_retries": 1, "retryable": true, "locations": [], "hint": "Install the missing tool (the loop config's `install` command) or fix the check's command.", "outranks": ["build-error"] },
     { "id": "dependency-conflict", "description": "The package manager cannot satisfy the declared versions.", "signals": ["ERESOLVE", "Could not resolve dependency", "Conflicting peer dependency", "ResolutionImpossible", "conflicting dependencies", "failed to select a version", "versions conflict", "version solving failed"], "anchors": ["ERESOLVE", "ResolutionImpossible", "failed to select a version for", "version solving failed"], "kinds": ["build", "custom"], "strategy": "escalate", "alternates": ["dependency_check"], "max_auto_retries": 1, "retryable": true, "locations": [], "hint": "Versions conflict; pick compatible versions (a human decision more often than not)." },
-    { "id": "import-not-found", "description": "A module, package, crate or header cannot be found.", "signals": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "ModuleNotFoundError", "No module named", "unresolved import", "No such file or directory", "no required module provides package", "could not be resolved", "Module not found", "Failed to resolve import", "/package \\S+ is not in (GOROOT|std)/"], "anchors": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "ModuleNotFoundError", "/error\\[E0432\\]/", "/error TS2307:/", "/fatal error: \\S+\\.(h|hpp|hh): No such file or directory/", "no required module provides package", "/artifacts? could not be resolved/", "Failed to resolve import"], "kinds": ["build", "typecheck", "test"], "strategy": "dependency_check", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$"], "hint": "Install the missing dependency, or fix the import path." },
-    { "id": "syntax-error", "description": "The code does not parse.", "signals": ["SyntaxError", "expected", "Unexpected token", "invalid syntax", "error TS1", "ParseError", "Parsing error"], "anchors": ["/^SyntaxError: /", "/error TS1\\d{3}:/", "/error: expected .(;|,|\\)|\\}|]).* (before|at end of)/", "/error: expected .*;.* before/", "/Parsing error: /", "/^\\S+: error: (invalid syntax|unexpected EOF)/", "/error: expected one of /", "/^IndentationError: /"], "kinds": ["build", "typecheck", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)"], "hint": "Fix the syntax at the reported location before anything else." },
-    { "id": "type-error", "description": "The type checker rejects the code.", "signals": ["error TS", "is not assignable to type", "does not exist on type", "Incompatible types", "incompatible type", "mismatched types", "cannot use", "incompatible types", "error: Argument", "reportGeneralTypeIssues"], "anchors": ["/error TS2\\d{3}:/", "/error\\[E0308\\]/", "/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/", "/^\\S+:\\d+:\\d+: cannot use .* as .* value/", "/error: incompatible types: /", "/ - error: .* is not assignable to/"], "kinds": ["typecheck", "build"], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the types around the location; widen the context before changing signatures." },
-    { "id": "lint-error", "description": "A linter reports rule violations.", "signals": [" problems (", " problem (", "lint/", "clippy::", "/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/", "/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/\\bSC\\d{4}\\b/", "/^[A-Z]{1,4}\\d{3,4} /", "fixable with the `--fix` option", " [*] ", "Found 1 error", "shellcheck", "************* Module"], "anchors": ["/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/", "/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/", "/\\bSC\\d{4}\\b/", "/^\\S+:\\d+:\\d+: [EFW]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/", "/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/", "/^\\[\\*\\] \\d+ fixable with the `--fix` option/"], "kinds": ["lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix", "context_expand"], "retryable": true, "locations": ["^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^In (?P<file>\\S+) line (?P<line>\\d+):", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Run the check's fix command first; fix the rest by hand." },
-    { "id": "format-error", "description": "A formatter would change files.", "signals": ["Code style issues", "Run Prettier with --write", "[warn] ", "would reformat", "would be reformatted", "Formatter would have printed", "Diff in ", "--- ", "+++ ", ".orig"], "anchors": ["Code style issues found", "would reformat", "Formatter would have printed", "/^Diff in \\S+:\\d+:/", "/^diff \\S+\\.orig \\S+$/", "/^\\S+ format ━/"], "kinds": ["format", "lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix"], "max_auto_retries": 1, "retryable": true, "locations": ["^\\[warn\\] (?P<file>\\S+\\.[A-Za-z0-9]+)$", "^would reformat (?P<file>\\S+)$", "^Diff in (?P<file>\\S+?):(?P<line>\\d+):", "^diff \\S+\\.orig (?P<file>\\S+)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+) format ━"], "hint": "Run the formatter (the check's fix command); never hand-format." },
-    { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass." },
-    { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]"], "kinds": ["build"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^\\s*(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
+    { "id": "import-not-found", "description": "A module, package, crate or header cannot be found.", "signals": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "ModuleNotFoundError", "No module named", "unresolved import", "No such file or directory", "no required module provides package", "could not be resolved", "Module not found", "Failed to resolve import", "/package \\S+ is not in (GOROOT|std)/", "cannot find module providing package", "missing go.sum entry", "Could not resolve all files for configuration", "No cached version of", "has not been downloaded from it before", "Non-resolvable parent POM", "ImportError while importing test module", "Could not resolve dependencies for project", "does not exist"], "anchors": ["Cannot find module", "ERR_MODULE_NOT_FOUND", "ModuleNotFoundError", "/error\\[E0432\\]/", "/error TS2307:/", "/fatal error: \\S+\\.(h|hpp|hh): No such file or directory/", "no required module provides package", "/artifacts? could not be resolved/", "Failed to resolve import", "cannot find module providing package", "/missing go\\.sum entry (for module providing package|for go\\.mod file)/", "/^go: updates to go\\.mod needed/", "/No cached version of \\S+ available for offline mode/", "/Could not resolve all (files|dependencies) for configuration/", "/in offline mode and the artifact \\S+ has not been downloaded from it before/", "Non-resolvable parent POM", "ImportError while importing test module", "/^E\\s+ImportError: /", "/Cannot find package '\\S+' imported from/", "/(error: |\\] )package [\\w.]+ does not exist$/"], "kinds": ["build", "typecheck", "test"], "strategy": "dependency_check", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$"], "hint": "Install the missing dependency, or fix the import path.", "outranks": ["test-failure", "build-error"] },
+    { "id": "syntax-error", "description": "The code does not parse.", "signals": ["SyntaxError", "expected", "Unexpected token", "invalid syntax", "error TS1", "ParseError", "Parsing error", "Jest encountered an unexpected token", "invalid JS syntax", "IndentationError", "TabError"], "anchors": ["/^(E\\s+)?\\s*SyntaxError: ([^J]|J(J|SJ|SOJ)*([^JS]|S[^JO]|SO[^JN]))*(J(J|SJ|SOJ)*(S|SO)?)?$/", "Failed to parse source for import analysis", "/error TS1\\d{3}:/", "/error: expected .(;|,|\\)|\\}|]).* (before|at end of)/", "/error: expected .*;.* before/", "/Parsing error: /", "/^\\S+: error: (invalid syntax|unexpected EOF)/", "/error: expected one of /", "/^(E\\s+)?(IndentationError|TabError): /", "/^\\S+\\.go:\\d+:\\d+: syntax error: /"], "kinds": ["build", "typecheck", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^(?:file://)?(?P<file>/\\S+?\\.[cm]?[jt]sx?):(?P<line>\\d+)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "SyntaxError: (?P<file>/\\S+?\\.[cm]?[jt]sx?): (?P<message>.*) \\((?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s*File: (?P<file>\\S+?):(?P<line>\\d+):(?P<column>\\d+)$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)"], "hint": "Fix the syntax at the reported location before anything else.", "outranks": ["test-failure", "build-error"] },
+    { "id": "type-error", "description": "The type checker rejects the code.", "signals": ["error TS", "is not assignable to type", "does not exist on type", "Incompatible types", "incompatible type", "mismatched types", "cannot use", "incompatible types", "error: Argument", "reportGeneralTypeIssues"], "anchors": ["/error TS2\\d{3}:/", "/error\\[E0308\\]/", "/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/", "/^\\S+:\\d+:\\d+: cannot use .* as .* value/", "/error: incompatible types: /", "/ - error: .* is not assignable to/"], "kinds": ["typecheck", "build", "test"], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the types around the location; widen the context before changing signatures.", "outranks": ["test-failure", "build-error"] },
+    { "id": "lint-error", "description": "A linter reports rule violations.", "signals": [" problems (", " problem (", "lint/", "clippy::", "/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/", "/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/\\bSC\\d{4}\\b/", "/^[A-Z]{1,4}\\d{3,4} /", "fixable with the `--fix` option", " [*] ", "Found 1 error", "shellcheck", "************* Module", ", Error - ", "[Error/", "\"ruleId\":", "\"errorCount\":", "/^\\S+\\.go:\\d+:\\d+: /"], "anchors": ["/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/", "/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/", "/\\bSC\\d{4}\\b/", "/^\\S+:\\d+:\\d+: [EFW]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/", "/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/", "/^\\[\\*\\] \\d+ fixable with the `--fix` option/", "/^\\S.*: line \\d+, col \\d+, (Error|Warning) - .*\\([\\w@/-]+\\)$/", "/:\\d+:\\d+: .* \\[Error\\/[\\w@/-]+\\]$/", "/:\\d+:\\d+: .* \\[Warning\\/[\\w@/-]+\\]$/", "/\"ruleId\":\"[^\"]+\",\"severity\":[12]/", "/^\\S+\\.go:\\d+:\\d+: (.*\\b(format %|formatting directive|call has arguments but no formatting|call needs \\d+ args? but has|reads arg #)|self-assignment of |unreachable code$|.*(passes|copies) lock|.*composite literal uses unkeyed fields|the cancel function|loop variable \\S+ captured by func literal|struct field tag |struct field \\S+ repeats |result of \\S+ call not used|redundant (and|or): |suspect (and|or): |comparison of function \\S+ (==|!=) nil|\\S+ \\(\\d+ bits\\) too small for shift|method \\S+ should have signature|.* has malformed name|possible misuse of |impossible type assertion|conversion from \\S+ to string yields|call to \\(\\*\\S+\\)\\.\\S+ from a non-test goroutine|direct assignment to atomic value|misuse of unbuffered os.Signal channel|avoid using reflect.DeepEqual with errors|call of \\S+ passes non-pointer|second argument to errors.As|using \\S+ before checking for errors|\\S+ should be 2006-01-02|call to time.Since is not deferred|.*should be a string or a slog.Attr)/"], "kinds": ["lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix", "context_expand"], "retryable": true, "locations": ["^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^In (?P<file>\\S+) line (?P<line>\\d+):", "^(?P<file>[^\\s:][^:]*): line (?P<line>\\d+), col (?P<column>\\d+), (?:Error|Warning) - (?P<message>.*)$", "\"filePath\":\"(?P<file>[^\"]+)\",\"messages\":\\[\\{\"ruleId\":(?:null|\"[^\"]*\"),(?:\"fatal\":true,)?\"severity\":\\d,\"message\":\"(?P<message>(?:[^\"\\\\]|\\\\.)*)\",\"line\":(?P<line>\\d+),\"column\":(?P<column>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Run the check's fix command first; fix the rest by hand.", "outranks": ["build-error"] },
+    { "id": "format-error", "description": "A formatter would change files.", "signals": ["Code style issues", "Run Prettier with --write", "[warn] ", "would reformat", "would be reformatted", "Formatter would have printed", "Diff in ", "--- ", "+++ ", ".orig"], "anchors": ["Code style issues found", "would reformat", "Formatter would have printed", "/^Diff in \\S+:\\d+:/", "/^diff \\S+\\.orig \\S+$/", "/^\\S+ format ━/", "/^[^\\s:]+\\.go$/"], "kinds": ["format", "lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix"], "max_auto_retries": 1, "retryable": true, "locations": ["^\\[warn\\] (?P<file>\\S+\\.[A-Za-z0-9]+)$", "^would reformat (?P<file>\\S+)$", "^Diff in (?P<file>\\S+?):(?P<line>\\d+):", "^diff \\S+\\.orig (?P<file>\\S+)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+) format ━", "^(?P<file>[^\\s:]+\\.go)$"], "hint": "Run the formatter (the check's fix command); never hand-format.", "outranks": ["build-error"] },
+    { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S+(\\s+[\\d.]+m?s|\\s+>\\s.*)?$/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/", "/Interrupted: \\d+ errors? during collection/", "There were failing tests", "/^\\S+ > .+ FAILED$/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s+(?P<file>/\\S+\\.go):(?P<line>\\d+)(?: \\+0x[0-9a-f]+)?$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass.", "outranks": ["build-error"] },
+    { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated", "make: *** ", "[build failed]", "Compilation failed; see the compiler error output", "FAILURE: Build failed with an exception", "main module", "* What went wrong:", "Build file '", "Execution failed for task", "The build could not read", "problems were encountered while processing the POMs"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]", "/^make(\\[\\d+\\])?: \\*\\*\\* \\[\\S+:\\d+: .+\\] Error [1-9]\\d*$/", "/^make(\\[\\d+\\])?: \\*\\*\\* No rule to make target/", "/^(vet: )?\\S+\\.go:\\d+:\\d+: (.+ declared (but|and) not used|.*imported and not used|missing return|too many arguments in call|not enough arguments in call|invalid operation: |.+ redeclared in this block)/", "/^go: (go\\.mod file not found|cannot find main module)/", "/directory prefix \\S+ does not contain main module/", "Compilation failed; see the compiler error output", "Non-parseable POM", "Non-readable POM", "there is no POM in this directory", "MissingProjectException", "/A problem occurred (evaluating|configuring) (root )?project/"], "kinds": ["build", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^make(?:\\[\\d+\\])?: \\*\\*\\* (?P<message>\\[(?P<file>[^\\s:\\]]+):(?P<line>\\d+): .*)$", "^Build file '(?P<file>[^']+)' line: (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
     { "id": "regression-detected", "description": "A check (or a single test) that passed in the baseline fails now. Set by the controller.", "signals": ["regression-detected"], "anchors": ["/^regression-detected: /"], "kinds": [], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": [], "hint": "Something that worked before the loop's changes broke; diff against the baseline." },
 ];
 
@@ -42505,6 +42561,7 @@ function compilePattern(config) {
         signals: config.signals.map((s) => compileSignal(config.id, 'signal', s)),
         anchors: config.anchors.map((s) => compileSignal(config.id, 'anchor', s)),
         locations: config.locations.map((s) => compileLocation(config.id, s)),
+        outranks: [...(config.outranks ?? [])],
         config,
     };
     if (config.description !== undefined)
@@ -46363,10 +46420,12 @@ function namesInFailure(request) {
         if (/assert|expect|want|got|Error|where|!==|===|==/.test(line))
             sources.push(line);
     }
-    for (const title of request.failingTests.slice(0, 20)) {
-        const name = title.split(/::|›|>|\//).pop() ?? title;
+    const titles = request.failingTests.slice(0, 20).map((title) => (title.split(/::|›|>|\//).pop() ?? title).trim());
+    for (const name of titles)
         sources.push(name.replace(/^test_?/i, '').replace(/^Test(?=[A-Z])/, ''));
-    }
+    // The failing test's own body: a test that reports through a shared helper (Go's table tests, a
+    // custom assert) names the code it exercises only there.
+    sources.push(...failingTestBodies(titles, request.texts));
     const names = [];
     for (const source of sources) {
         for (const [word] of source.matchAll(/[A-Za-z_$][\w$]*/g)) {
@@ -46376,6 +46435,26 @@ function namesInFailure(request) {
         }
     }
     return names;
+}
+/** The first lines of each failing test's definition (`func TestX`, `def test_x`), found in test files. */
+function failingTestBodies(titles, texts) {
+    const wanted = new Set(titles.filter((title) => /^[A-Za-z_$][\w$]*$/.test(title)));
+    if (wanted.size === 0)
+        return [];
+    const bodies = [];
+    for (const [file, text] of texts) {
+        if (!isTestFile(file))
+            continue;
+        const lines = text.split('\n');
+        for (const definition of definitionsIn(file, text)) {
+            if (!wanted.has(definition.name))
+                continue;
+            bodies.push(...lines.slice(definition.line, definitionEnd(lines, definition.line, 30)));
+            if (bodies.length > 200)
+                return bodies;
+        }
+    }
+    return bodies;
 }
 /** Where the names are defined in the project's source (test files left out), first found first. */
 function definitionsFor(names, request, max) {
@@ -46646,6 +46725,13 @@ async function beforeFix(run, check, command) {
         return [];
     return [{ check, command, tree: await deps.git.snapshot(input.excludeFromCommits) }];
 }
+/** Notes the work tree before the agent works, after fixes the controller ran first. */
+async function beforeWork(run) {
+    const { input, deps } = run;
+    if (!input.commit || !deps.git)
+        return [];
+    return [{ work: true, tree: await deps.git.snapshot(input.excludeFromCommits) }];
+}
 /** Names one saved state, so staged journey events can be matched with the save they belong to. */
 function savedMarker(state) {
     return `${state.loopId}:${state.iteration}:${state.updatedAt}`;
@@ -46695,8 +46781,18 @@ async function act(run, record) {
         usage(withTasks.state, iteration, 'install', 'dependency_check strategy', result);
         return { ...withTasks, remediesRun: { ...withTasks.remediesRun, install: true } };
     }
-    const work = await runWork(input, deps, withTasks.state, stage, decision.capability, strategy, withTasks.previous, run.iterationDir, run.commandEnv);
-    return withEvents({ ...withTasks, work }, record_event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }));
+    // A declared fix is cheaper than an agent call: on failures no fix has run on yet (the baseline's) it
+    // runs first, and the agent hears only of the rest. Later, a failure that outlived its fix is the agent's.
+    const fixFirst = withTasks.previousIsFresh && hasFixCommand(config, withTasks.previous);
+    const fixedFirst = fixFirst ? await runFixCommands(run, withTasks) : withTasks;
+    const forAgent = fixedFirst.previous.filter((f) => !fixedFirst.remediesRun.fixes.includes(f.check));
+    if (fixedFirst !== withTasks && forAgent.length === 0)
+        return fixedFirst;
+    const ready = fixedFirst === withTasks
+        ? withTasks
+        : { ...fixedFirst, fixSnapshots: [...fixedFirst.fixSnapshots, ...(await beforeWork(run))] };
+    const work = await runWork(input, deps, ready.state, stage, decision.capability, strategy, forAgent, run.iterationDir, run.commandEnv);
+    return withEvents({ ...ready, work }, record_event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }));
 }
 /** A first attempt at a stage runs its tasks not yet completed or skipped. */
 async function runStageTasks(run, record) {
@@ -46716,7 +46812,7 @@ async function runStageTasks(run, record) {
     }
     return { ...record, tasksCompleted: [...record.tasksCompleted, ...completed] };
 }
-/** The auto_fix strategy: each failing check's own fix command, without the agent. */
+/** Each failing check's own fix command, without the agent (the auto_fix strategy, and before any agent call). */
 async function runFixCommands(run, record) {
     const { input, deps, stage, iteration } = run;
     const fixed = [];
@@ -47294,6 +47390,7 @@ async function beginRun(input, deps, policy, decision, loop, now) {
             treeBeforeWork: null,
             work: null,
             tasksCompleted: [],
+            previousIsFresh: false,
             remediesRun: { install: false, fixes: [] },
             fixSnapshots: [],
             gatesRaised: [],
@@ -47327,7 +47424,12 @@ async function baseline(run, record) {
                 tests: await junitResults(input, deps),
             },
         };
-        next = withEvents({ ...record, state, previous: checks.filter((c) => step_support_isFailing(c.result)).map(toAgentFailure) }, record_event(now, iteration, 'check', `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`));
+        next = withEvents({
+            ...record,
+            state,
+            previous: checks.filter((c) => step_support_isFailing(c.result)).map(toAgentFailure),
+            previousIsFresh: true,
+        }, record_event(now, iteration, 'check', `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`));
     }
     const treeBeforeWork = deps.git && run.headBefore ? await deps.git.snapshot() : null;
     return { ...next, treeBeforeWork };
@@ -47423,8 +47525,8 @@ function trailerLines(trailers) {
 ;// CONCATENATED MODULE: ./src/app/iteration/checkpoint.ts
 /**
  * Checkpoint: the iteration's changes, committed on the current branch with the loop's trailers. The
- * authors are kept apart: what came before the controller's first fix (the agent's work) is one commit,
- * each fix command's changes another on top, so a reviewer reads the agent's work alone.
+ * authors are kept apart: the agent's work is one commit and each fix command's changes another, in the
+ * order they were made (an empty part makes no commit), so a reviewer reads the agent's work alone.
  */
 
 
@@ -47438,9 +47540,10 @@ async function checkpoint(run, record) {
     const trailers = { prefix: input.config.commit['message-prefix'], loopId: input.loopId, iteration };
     const verdicts = summarizeVerdicts(record.outcome?.checks ?? []);
     // Message i covers the changes up to snapshot i (the last: up to the work tree as it is now).
+    const workMessage = iterationCommitMessage(trailers, stage, strategy, verdicts);
     const messages = [
-        iterationCommitMessage(trailers, stage, strategy, verdicts),
-        ...record.fixSnapshots.map((fix) => fixCommitMessage(trailers, fix.check, fix.command)),
+        workMessage,
+        ...record.fixSnapshots.map((point) => 'work' in point ? workMessage : fixCommitMessage(trailers, point.check, point.command)),
     ];
     const made = [];
     const note = (commit, message) => {
@@ -47695,6 +47798,14 @@ async function remedies(run, record) {
     const checks = [];
     for (const live of record.checks) {
         if (!step_support_isFailing(live.result)) {
+            // A check the controller fixed before the agent worked (a baseline failure with a declared fix).
+            const fixedFirst = record.previousIsFresh && record.remediesRun.fixes.includes(live.check.name);
+            if (fixedFirst && record.previous.some((failure) => failure.check === live.check.name)) {
+                checks.push({ ...live, result: { ...live.result, autoFixed: true } });
+                autoFixed.push(live.check.name);
+                events.push(noted(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`));
+                continue;
+            }
             checks.push(live);
             continue;
         }
