@@ -196,11 +196,15 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Git's checkpoint commits of a loop, as `Loop-Iteration` numbers, oldest first. */
+/**
+ * Git's checkpoint commits of a loop's work, as `Loop-Iteration` numbers, oldest first: one per iteration.
+ * A controller fix's own commit (`Loop-Fix:` trailer) shares its iteration's number and is not counted.
+ */
 export function checkpointIterations(dir: string): number[] {
   const log = execFileSync('git', ['log', '--reverse', '--format=%B%x00'], { cwd: dir, encoding: 'utf8' })
   return log
     .split('\0')
+    .filter((body) => !/^Loop-Fix: /m.test(body))
     .map((body) => /Loop-Iteration: (\d+)/.exec(body)?.[1])
     .filter((n): n is string => n !== undefined)
     .map(Number)
