@@ -90,11 +90,6 @@ cap build-error make-go-build-undefined "$d" make build
 d=$(proj make-missing-tool)
 printf 'lint:\n\tgolangci-lint-not-installed run ./...\n' >"$d/Makefile"
 cap command-not-found make-recipe-command-missing "$d" make lint
-d=$(proj make-vitest) && ln -s "$FXTOOLS/node_modules" "$d/node_modules" && mkdir -p "$d/test"
-printf '{"name":"shop","type":"module"}\n' >"$d/package.json"
-printf 'import { expect, test } from "vitest"\ntest("rounds", () => { expect(Math.round(2.5)).toBe(2) })\n' >"$d/test/round.test.js"
-printf 'test:\n\t$(BIN)/vitest run\n' >"$d/Makefile"
-cap test-failure make-vitest "$d" make test BIN="$BIN"
 
 # ---------------------------------------------------------------- Maven and Gradle
 d=$(proj mvn-packaging)
