@@ -87,6 +87,21 @@ d=$(proj go-type)
 printf 'module example.com/fx\n\ngo 1.19\n' >"$d/go.mod"
 printf 'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar s string = 5\n\tfmt.Println(s)\n}\n' >"$d/main.go"
 cap type-error go-build "$d" go build ./...
+# A newer Go release's wording (Debian bookworm-backports: golang-1.22-go), beside Go 1.19's above.
+GO122=/usr/lib/go-1.22/bin/go
+go122() { env GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPROXY=off "$GO122" "$@"; }
+d=$(proj go122-type)
+printf 'module example.com/fx\n\ngo 1.22\n' >"$d/go.mod"
+printf 'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar s string = 5\n\tfmt.Println(s)\n}\n' >"$d/main.go"
+[ -x "$GO122" ] && cap type-error go122-build "$d" go122 build ./...
+d=$(proj go122-unused)
+printf 'module example.com/fx\n\ngo 1.22\n' >"$d/go.mod"
+printf 'package main\n\nimport (\n\t"fmt"\n\t"os"\n)\n\nfunc main() {\n\tcount := 3\n\tfmt.Println("hi")\n}\n' >"$d/main.go"
+[ -x "$GO122" ] && cap build-error go122-unused "$d" go122 build ./...
+d=$(proj go122-undefined)
+printf 'module example.com/fx\n\ngo 1.22\n' >"$d/go.mod"
+printf 'package main\n\nfunc main() {\n\tundefinedFunction()\n}\n' >"$d/main.go"
+[ -x "$GO122" ] && cap build-error go122-undefined "$d" go122 build ./...
 d=$(proj javac-type)
 printf 'public class Main {\n  public static void main(String[] args) {\n    int x = "text";\n    System.out.println(x);\n  }\n}\n' >"$d/Main.java"
 cap type-error javac "$d" javac Main.java
