@@ -6,7 +6,7 @@ import type { Analysis } from './analysis/index.js'
 import { attemptStrategy, strategyLabel } from './attempt-strategy.js'
 import type { Decision } from './engine/index.js'
 import type { CheckResult, LoopState } from './state.js'
-import { formatLocation } from './work-context.js'
+import { type FailureForAgent, formatLocation } from './work-context.js'
 
 const OUTPUT_LIMIT = 6000
 
@@ -18,6 +18,18 @@ export interface IterationRecordInput {
   work: { exitCode: number | null; blocked: boolean; blockedReason?: string; durationMs: number } | null
   diffStat: string
   commit: string | null
+  /** In the iteration that measured the baseline: what failed, and who was to fix what. */
+  baseline?: BaselineBriefing | null
+}
+
+/**
+ * The baseline's failures and how the act step shared them out: the checks whose declared fix command
+ * the controller ran before the agent, and the checks the agent was told of (null: the work did not run).
+ */
+export interface BaselineBriefing {
+  failures: FailureForAgent[]
+  fixedFirst: string[]
+  toldAgent: string[] | null
 }
 
 export function renderIterationMarkdown(input: IterationRecordInput): string {
@@ -38,6 +50,7 @@ export function renderIterationMarkdown(input: IterationRecordInput): string {
     lines.push('- **Work command:** not run (the strategy needed no agent)')
   }
   if (input.commit) lines.push(`- **Checkpoint:** \`${input.commit}\``)
+  if (input.baseline && input.baseline.failures.length > 0) lines.push('', ...baselineSection(input.baseline))
   lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '')
   lines.push(
     '## Checks',
@@ -104,6 +117,41 @@ export function renderFinalMarkdown(input: {
       lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`)
   }
   return `${lines.join('\n')}\n`
+}
+
+function baselineSection(baseline: BaselineBriefing): string[] {
+  return [
+    '## Baseline',
+    '',
+    'Failing before any work:',
+    '',
+    ...baseline.failures.map((f) => `- ${describeFailure(f)}`),
+    '',
+    briefingLine(baseline),
+    '',
+  ]
+}
+
+/** A failing check in one line: its name, kind, pattern and first location. */
+export function describeFailure(failure: FailureForAgent): string {
+  const where = failure.locations[0] ? ` at ${formatLocation(failure.locations[0])}` : ''
+  return `\`${failure.check}\` (${failure.kind}): ${failure.pattern ?? 'no known pattern'}${where}`
+}
+
+/** Which baseline failures the agent is told of and which the controller takes itself (its fix commands). */
+export function briefingLine(baseline: Omit<BaselineBriefing, 'failures'>): string {
+  const names = (checks: string[]) => checks.map((c) => `\`${c}\``).join(', ')
+  const told =
+    baseline.toldAgent === null
+      ? 'none (the work did not run)'
+      : baseline.toldAgent.length > 0
+        ? names(baseline.toldAgent)
+        : 'none'
+  const fixed =
+    baseline.fixedFirst.length > 0
+      ? ` · the controller fixes itself, with its fix command before the agent: ${names(baseline.fixedFirst)}`
+      : ''
+  return `The agent is told of: ${told}${fixed}`
 }
 
 function nextStrategy(next: Decision): string {

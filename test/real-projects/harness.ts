@@ -160,6 +160,8 @@ export function prepareRepo(
   project: RealProject,
   toolchain: { env: NodeJS.ProcessEnv; nodeModules?: string },
   workDir: string,
+  /** Rewrites the project's loop.yml before it is committed (a bench compares two declarations). */
+  config: (yaml: string) => string = (yaml) => yaml,
 ): { repo: string; pristine: string } {
   const pristine = join(workDir, 'pristine')
   const repo = join(workDir, 'repo')
@@ -172,7 +174,7 @@ export function prepareRepo(
   git(repo, 'init', '-q', '-b', 'main')
   git(repo, 'apply', join(HERE, project.name, 'defects.patch'))
   mkdirSync(join(repo, '.github'), { recursive: true })
-  cpSync(join(HERE, project.name, 'loop.yml'), join(repo, '.github', 'loop.yml'))
+  writeFileSync(join(repo, '.github', 'loop.yml'), config(readFileSync(join(HERE, project.name, 'loop.yml'), 'utf8')))
   writeFileSync(join(repo, '.gitignore'), `${readIf(join(repo, '.gitignore'))}\nnode_modules\n`)
   git(repo, 'add', '-A')
   git(repo, 'commit', '-q', '-m', `${project.name} at ${project.commit.slice(0, 7)} with four defects`)
@@ -207,10 +209,10 @@ export async function runLoop(
   project: RealProject,
   controller: Controller,
   toolchain: { env: NodeJS.ProcessEnv; nodeModules?: string },
-  options: { log?: (line: string) => void; timeoutMs?: number } = {},
+  options: { log?: (line: string) => void; timeoutMs?: number; config?: (yaml: string) => string } = {},
 ): Promise<LoopOutcome> {
   const workDir = mkdtempSync(join(tmpdir(), `loop-real-${project.name}-`))
-  const { repo, pristine } = prepareRepo(project, toolchain, workDir)
+  const { repo, pristine } = prepareRepo(project, toolchain, workDir, options.config)
   const oracleLog = join(workDir, 'oracle.jsonl')
   // As `npx loop-controller run` would: the project's node_modules/.bin first on the PATH.
   const env: NodeJS.ProcessEnv = {

@@ -3,6 +3,7 @@
  * the checks, the checks' own fix commands, the install command, or (by default) the work command.
  */
 import { join } from 'node:path'
+import { briefingLine } from '../../domain/audit-markdown.js'
 import type { LoopConfig } from '../../domain/loop-config.js'
 import type { FailureForAgent } from '../../domain/work-context.js'
 import type { RunRequest } from '../../ports/process.js'
@@ -38,11 +39,16 @@ export async function act(run: IterationRun, record: IterationRecord): Promise<I
   const fixFirst = withTasks.previousIsFresh && hasFixCommand(config, withTasks.previous)
   const fixedFirst = fixFirst ? await runFixCommands(run, withTasks) : withTasks
   const forAgent = fixedFirst.previous.filter((f) => !fixedFirst.remediesRun.fixes.includes(f.check))
-  if (fixedFirst !== withTasks && forAgent.length === 0) return fixedFirst
-  const ready =
-    fixedFirst === withTasks
+  const briefing = (toldAgent: string[] | null) =>
+    withTasks.previousIsFresh ? { fixedFirst: fixedFirst.remediesRun.fixes, toldAgent } : null
+  if (fixedFirst !== withTasks && forAgent.length === 0) return { ...fixedFirst, briefing: briefing(null) }
+  const ready = {
+    ...(fixedFirst === withTasks
       ? withTasks
-      : { ...fixedFirst, fixSnapshots: [...fixedFirst.fixSnapshots, ...(await beforeWork(run))] }
+      : { ...fixedFirst, fixSnapshots: [...fixedFirst.fixSnapshots, ...(await beforeWork(run))] }),
+    briefing: briefing(forAgent.map((f) => f.check)),
+  }
+  const told = ready.briefing ? [event(deps.clock.now(), iteration, 'work', briefingLine(ready.briefing))] : []
   const work = await runWork(
     input,
     deps,
@@ -56,6 +62,7 @@ export async function act(run: IterationRun, record: IterationRecord): Promise<I
   )
   return withEvents(
     { ...ready, work },
+    ...told,
     event(
       deps.clock.now(),
       iteration,
@@ -90,7 +97,7 @@ async function runFixCommands(run: IterationRun, record: IterationRecord): Promi
   for (const failure of record.previous) {
     const check = input.config.checks.find((c) => c.name === failure.check)
     if (!check?.fix || fixed.includes(check.name) || record.remediesRun.fixes.includes(check.name)) continue
-    deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`)
+    deps.progress?.phase?.(iteration, stage, `running the fix command of ${check.name}`)
     fixSnapshots.push(...(await beforeFix(run, check.name, check.fix)))
     const result = await deps.runner.run(command(run, check.fix, `fix-${check.name}.log`, check.timeout * 1000))
     usage(record.state, iteration, `fix ${check.name}`, 'auto_fix strategy', result)

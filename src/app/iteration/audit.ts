@@ -32,6 +32,10 @@ export async function writeIterationRecord(
     work: record.work,
     diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
     commit: record.commit,
+    // The iteration that measured the baseline says what failed and who was to fix what.
+    baseline: record.previousIsFresh
+      ? { failures: record.previous, ...(record.briefing ?? { fixedFirst: [], toldAgent: null }) }
+      : null,
   })
   await deps.audit.writeIteration(iteration, markdown)
   return join('iterations', `${iteration}.md`)

@@ -4,6 +4,7 @@
  */
 import { delimiter, join } from 'node:path'
 import { attemptStrategy } from '../../domain/attempt-strategy.js'
+import { describeFailure } from '../../domain/audit-markdown.js'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
 import { beginIteration } from '../../domain/engine/index.js'
 import type { Policy } from '../../domain/policy.js'
@@ -79,6 +80,7 @@ export async function beginRun(
       tasksCompleted: [],
       previousIsFresh: false,
       remediesRun: { install: false, fixes: [] },
+      briefing: null,
       fixSnapshots: [],
       gatesRaised: [],
       guardFailures: [],
@@ -119,7 +121,7 @@ export async function baseline(run: IterationRun, record: IterationRecord): Prom
         previous: checks.filter((c) => isFailing(c.result)).map(toAgentFailure),
         previousIsFresh: true,
       },
-      event(now, iteration, 'check', `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`),
+      event(now, iteration, 'check', baselineMessage(checks)),
     )
   }
   const treeBeforeWork = deps.git && run.headBefore ? await deps.git.snapshot() : null
@@ -153,6 +155,13 @@ async function undoUnsavedCheckpoint(git: Git, state: LoopState, iteration: numb
   logger.info(
     `iteration ${iteration}: ${undone > 1 ? `its ${undone} checkpoint commits were` : 'its checkpoint commit was'} made but the state was never saved (a crash); undone (soft), and the iteration runs again`,
   )
+}
+
+/** The baseline's verdicts, then each failing check's pattern and first location. */
+function baselineMessage(checks: LiveCheck[]): string {
+  const failing = checks.filter((c) => isFailing(c.result)).map((c) => describeFailure(toAgentFailure(c)))
+  const verdicts = `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`
+  return failing.length > 0 ? `${verdicts} · failing: ${failing.join('; ')}` : verdicts
 }
 
 /** The failing checks of the last verification, as the work command is told about them. */

@@ -78,6 +78,8 @@ export interface IterationRecord extends LoopRecord {
   /** `previous` was measured in this iteration (the baseline): no fix command has run on it yet. */
   previousIsFresh: boolean
   remediesRun: { install: boolean; fixes: string[] }
+  /** For the baseline's failures: the checks whose fix command ran before the work, and those the work was told of (null: it did not run). */
+  briefing: { fixedFirst: string[]; toldAgent: string[] | null } | null
   /** The work tree just before each fix command the controller ran, so each is committed apart. */
   fixSnapshots: FixSnapshot[]
   gatesRaised: { gate: string; reason: string }[]

@@ -104,7 +104,7 @@ export function applyOutcome(
   recordUsage(next, outcome, at)
   next.lastVerification = { iteration, at, results: outcome.checks }
   for (const check of outcome.flaky) emit('flaky', `'${check}' failed, then passed on re-run: marked flaky`)
-  for (const check of outcome.autoFixed) emit('auto-fix', `'${check}' was fixed by its fix command`)
+  // Auto-fixes are counted here and told once, by the step that ran the fix (with what and when).
   next.metrics.flakes += outcome.flaky.length
   next.metrics.autoFixes += outcome.autoFixed.length
   for (const failure of outcome.failures.filter((f) => f.regression)) {

@@ -159,10 +159,9 @@ describe('separate commits for separate authors', () => {
   }, 60_000)
 })
 
-describe('a declared fix before the agent', () => {
-  it("fixes a baseline failure with its fix command first, keeps it out of the agent's prompt, and commits it apart", async () => {
-    // The baseline fails twice: trailing spaces (format, with a fix) and a missing feature (the agent's).
-    const config = `goal: Write the feature.
+/** A baseline that fails twice: trailing spaces (format, with a fix) and a missing feature (the agent's). */
+function baselineWithAFix(): string {
+  const config = `goal: Write the feature.
 max-iterations: 3
 work:
   run: cp "$LOOP_PROMPT_FILE" seen-prompt.md; echo done > feature.txt
@@ -175,14 +174,19 @@ checks:
     kind: test
     run: test -f feature.txt || { echo 'not ok 1 - the feature exists'; exit 1; }
 `
-    const repo = tempRepo({
-      files: {
-        '.github/loop.yml': config,
-        '.gitignore': 'seen-prompt.md\n',
-        'fmt-check.sh': "grep -l ' $' code.txt && exit 1\nexit 0\n",
-        'code.txt': 'value = 1   \n',
-      },
-    })
+  return tempRepo({
+    files: {
+      '.github/loop.yml': config,
+      '.gitignore': 'seen-prompt.md\n',
+      'fmt-check.sh': "grep -l ' $' code.txt && exit 1\nexit 0\n",
+      'code.txt': 'value = 1   \n',
+    },
+  })
+}
+
+describe('a declared fix before the agent', () => {
+  it("fixes a baseline failure with its fix command first, keeps it out of the agent's prompt, and commits it apart", async () => {
+    const repo = baselineWithAFix()
     const run = await cli(repo, 'run', '--loop-id', 'first')
     expect(run.stdout).toContain('COMPLETE in 1 iteration')
     const prompt = readFileSync(join(repo, 'seen-prompt.md'), 'utf8')
@@ -199,5 +203,25 @@ checks:
     const state = stateOf(repo, 'first')
     expect(state.metrics.autoFixes).toBe(1)
     expect(state.metrics.workCalls).toBe(1)
+  }, 60_000)
+
+  it('says in the baseline iteration what failed, what the agent was told, and lists the auto-fix once', async () => {
+    const repo = baselineWithAFix()
+    const run = await cli(repo, 'run', '--loop-id', 'first')
+    expect(run.stdout).toContain('COMPLETE in 1 iteration')
+    const markdown = readFileSync(join(repo, '.loop', 'first', 'iterations', '1.md'), 'utf8')
+    expect(markdown).toContain('## Baseline')
+    expect(markdown).toMatch(/^- `format` \(format\): /m)
+    expect(markdown).toMatch(/^- `feature` \(test\): /m)
+    expect(markdown).toContain(
+      'The agent is told of: `feature` · the controller fixes itself, with its fix command before the agent: `format`',
+    )
+    expect(markdown.match(/auto-fixed/g)).toHaveLength(1)
+    // The run's lines and `history` tell the auto-fix once, and history names what the agent was told.
+    expect(run.stdout.match(/fixed by its fix command|auto-fix/g)).toHaveLength(1)
+    const history = (await cli(repo, 'history', '--loop-id', 'first')).stdout
+    expect(history.match(/^ +auto-fix /gm)).toHaveLength(1)
+    expect(history).toMatch(/baseline: format fail, feature fail · failing: `format` \(format\).*; `feature` \(test\)/)
+    expect(history).toContain('The agent is told of: `feature`')
   }, 60_000)
 })
