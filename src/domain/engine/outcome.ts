@@ -103,8 +103,7 @@ export function applyOutcome(
 
   recordUsage(next, outcome, at)
   next.lastVerification = { iteration, at, results: outcome.checks }
-  for (const check of outcome.flaky) emit('flaky', `'${check}' failed, then passed on re-run: marked flaky`)
-  // Auto-fixes are counted here and told once, by the step that ran the fix (with what and when).
+  // Flakes and auto-fixes are counted here and told once, by the step that re-ran or fixed the check.
   next.metrics.flakes += outcome.flaky.length
   next.metrics.autoFixes += outcome.autoFixed.length
   for (const failure of outcome.failures.filter((f) => f.regression)) {

@@ -63,6 +63,8 @@ describe('the flake check', () => {
     const flake = loop.audit.journey.find((e) => e.type === 'check' && e.message.includes('flake check'))
     expect(flake?.message).toBe('unit: flake check: re-running only the 1 failing test (vitest)')
     expect(flake?.data).toMatchObject({ scope: 'tests', runner: 'vitest', tests: ['sum adds'], command: narrowed })
+    // Told once, by the step that re-ran it.
+    expect(loop.audit.journey.filter((e) => e.type === 'flaky')).toHaveLength(1)
   })
 
   it('re-runs a lint whose failure is network-class', async () => {

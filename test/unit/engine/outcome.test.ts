@@ -78,8 +78,8 @@ describe('applyOutcome: the iterate preset', () => {
     expect(state.session).toBe('abc')
     expect(state.metrics).toMatchObject({ workCalls: 1, flakes: 1, autoFixes: 1, timeToGreenMs: 180_000 })
     expect(state.lastVerification?.iteration).toBe(1)
-    // The auto-fix is counted here; the step that ran the fix tells it, once.
-    expect(events.map((e) => e.type)).toEqual(['flaky', 'transition', 'transition', 'completed'])
+    // The flake and the auto-fix are counted here; the steps that re-ran and fixed the checks tell them, once.
+    expect(events.map((e) => e.type)).toEqual(['transition', 'transition', 'completed'])
   })
 
   it('falls back to the whole matrix for build and test when only custom checks exist (simple mode)', () => {
