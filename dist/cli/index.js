@@ -28518,10 +28518,7 @@ function applyOutcome(state, outcome, policy) {
     };
     recordUsage(next, outcome, at);
     next.lastVerification = { iteration, at, results: outcome.checks };
-    for (const check of outcome.flaky)
-        emit('flaky', `'${check}' failed, then passed on re-run: marked flaky`);
-    for (const check of outcome.autoFixed)
-        emit('auto-fix', `'${check}' was fixed by its fix command`);
+    // Flakes and auto-fixes are counted here and told once, by the step that re-ran or fixed the check.
     next.metrics.flakes += outcome.flaky.length;
     next.metrics.autoFixes += outcome.autoFixed.length;
     for (const failure of outcome.failures.filter((f) => f.regression)) {
@@ -31393,32 +31390,13 @@ class ChildProcessRunner {
     }
 }
 
-;// CONCATENATED MODULE: ./src/app/step-support.ts
-/**
- * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
- */
-/** Records a command the controller ran (what, why, when, how long, how it ended) in the usage log. */
-function usage(state, iteration, what, why, result) {
-    state.usage.log.push({
-        iteration,
-        what,
-        why,
-        at: new Date(Date.now() - result.durationMs).toISOString(),
-        durationMs: result.durationMs,
-        status: result.timedOut
-            ? 'timeout'
-            : result.exitCode === 0
-                ? 'ok'
-                : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
-        outputs: {},
-    });
+;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
+function attemptStrategy(decision) {
+    return decision.kind === 'RETRY' ? decision.strategy : null;
 }
-/** A check or task name as a file name. */
-function safeName(name) {
-    return name.replace(/[^A-Za-z0-9._-]/g, '_');
-}
-function isFailing(result) {
-    return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
+/** How a record names it. */
+function strategyLabel(strategy) {
+    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
 }
 
 ;// CONCATENATED MODULE: ./src/domain/code-context/render.ts
@@ -31563,6 +31541,151 @@ function contextWindows(locations, radius = 50, maxSnippets = 4) {
         }
     }
     return windows;
+}
+
+;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
+
+
+const OUTPUT_LIMIT = 6000;
+function renderIterationMarkdown(input) {
+    const { state, decision } = input;
+    const lines = [
+        `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
+        '',
+        `- **Decision:** ${decision.kind}: ${decision.reason}`,
+        `- **Strategy:** ${strategyLabel(attemptStrategy(decision))}`,
+        `- **Stage now:** ${state.stage} · status ${state.status}`,
+        `- **Next:** ${input.next.kind}${nextStrategy(input.next)}: ${input.next.reason}`,
+    ];
+    if (input.work) {
+        lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${audit_markdown_seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
+    }
+    else {
+        lines.push('- **Work command:** not run (the strategy needed no agent)');
+    }
+    if (input.commit)
+        lines.push(`- **Checkpoint:** \`${input.commit}\``);
+    if (input.baseline && input.baseline.failures.length > 0)
+        lines.push('', ...baselineSection(input.baseline));
+    lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
+    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
+    for (const { result } of input.checks) {
+        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${audit_markdown_seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
+    }
+    lines.push('');
+    for (const { result, output, analysis } of input.checks) {
+        if (!analysis)
+            continue;
+        lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
+        // The result's strategy, which the regression rule may have set: the same the table shows.
+        lines.push(`- signature \`${analysis.signature}\` · pattern's strategy \`${result.strategy ?? analysis.strategy}\``);
+        for (const location of analysis.locations.slice(0, 10))
+            lines.push(`- ${formatLocation(location)}`);
+        lines.push('', '```text', trimOutput(output), '```', '');
+    }
+    return `${lines.join('\n')}\n`;
+}
+function renderFinalMarkdown(input) {
+    const { state } = input;
+    const lines = [
+        `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
+        '',
+        `- **Goal:** ${state.goal}`,
+        `- **Why it ended:** ${input.decision.reason}`,
+        `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
+        `- **Stage:** ${state.stage}`,
+        `- **Failures:** ${state.failures.total} in total`,
+        `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
+        `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
+    ];
+    if (input.deadLetter)
+        lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``);
+    if (state.failures.current) {
+        const f = state.failures.current;
+        lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```');
+    }
+    if (state.failures.tried.length > 0) {
+        lines.push('', '## What was tried', '');
+        for (const [i, t] of state.failures.tried.entries())
+            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
+    }
+    if (state.checkpoints.length > 0) {
+        lines.push('', '## Checkpoints', '');
+        for (const c of state.checkpoints)
+            lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+function baselineSection(baseline) {
+    return [
+        '## Baseline',
+        '',
+        'Failing before any work:',
+        '',
+        ...baseline.failures.map((f) => `- ${describeFailure(f)}`),
+        '',
+        briefingLine(baseline),
+        '',
+    ];
+}
+/** A failing check in one line: its name, kind, pattern and first location. */
+function describeFailure(failure) {
+    const where = failure.locations[0] ? ` at ${formatLocation(failure.locations[0])}` : '';
+    return `\`${failure.check}\` (${failure.kind}): ${failure.pattern ?? 'no known pattern'}${where}`;
+}
+/** Which baseline failures the agent is told of and which the controller takes itself (its fix commands). */
+function briefingLine(baseline) {
+    const names = (checks) => checks.map((c) => `\`${c}\``).join(', ');
+    const told = baseline.toldAgent === null
+        ? 'none (the work did not run)'
+        : baseline.toldAgent.length > 0
+            ? names(baseline.toldAgent)
+            : 'none';
+    const fixed = baseline.fixedFirst.length > 0
+        ? ` · the controller fixes itself, with its fix command before the agent: ${names(baseline.fixedFirst)}`
+        : '';
+    return `The agent is told of: ${told}${fixed}`;
+}
+function nextStrategy(next) {
+    const strategy = attemptStrategy(next);
+    return strategy ? ` with ${strategyLabel(strategy)}` : '';
+}
+function audit_markdown_seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+function trimOutput(output) {
+    const text = output.replace(/```/g, '`\u200b``');
+    if (text.length <= OUTPUT_LIMIT)
+        return text;
+    return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`;
+}
+
+;// CONCATENATED MODULE: ./src/app/step-support.ts
+/**
+ * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
+ */
+/** Records a command the controller ran (what, why, when, how long, how it ended) in the usage log. */
+function usage(state, iteration, what, why, result) {
+    state.usage.log.push({
+        iteration,
+        what,
+        why,
+        at: new Date(Date.now() - result.durationMs).toISOString(),
+        durationMs: result.durationMs,
+        status: result.timedOut
+            ? 'timeout'
+            : result.exitCode === 0
+                ? 'ok'
+                : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
+        outputs: {},
+    });
+}
+/** A check or task name as a file name. */
+function safeName(name) {
+    return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+function isFailing(result) {
+    return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
 }
 
 ;// CONCATENATED MODULE: ./src/domain/code-context/symbols.ts
@@ -32287,6 +32410,7 @@ function finish(outcome, state, decision, next, ran, version) {
 
 
 
+
 /** How long the install command may take. */
 const INSTALL_TIMEOUT_MS = 900_000;
 async function act(run, record) {
@@ -32311,13 +32435,18 @@ async function act(run, record) {
     const fixFirst = withTasks.previousIsFresh && hasFixCommand(config, withTasks.previous);
     const fixedFirst = fixFirst ? await runFixCommands(run, withTasks) : withTasks;
     const forAgent = fixedFirst.previous.filter((f) => !fixedFirst.remediesRun.fixes.includes(f.check));
+    const briefing = (toldAgent) => withTasks.previousIsFresh ? { fixedFirst: fixedFirst.remediesRun.fixes, toldAgent } : null;
     if (fixedFirst !== withTasks && forAgent.length === 0)
-        return fixedFirst;
-    const ready = fixedFirst === withTasks
-        ? withTasks
-        : { ...fixedFirst, fixSnapshots: [...fixedFirst.fixSnapshots, ...(await beforeWork(run))] };
+        return { ...fixedFirst, briefing: briefing(null) };
+    const ready = {
+        ...(fixedFirst === withTasks
+            ? withTasks
+            : { ...fixedFirst, fixSnapshots: [...fixedFirst.fixSnapshots, ...(await beforeWork(run))] }),
+        briefing: briefing(forAgent.map((f) => f.check)),
+    };
+    const told = ready.briefing ? [record_event(deps.clock.now(), iteration, 'work', briefingLine(ready.briefing))] : [];
     const work = await runWork(input, deps, ready.state, stage, decision.capability, strategy, forAgent, run.iterationDir, run.commandEnv);
-    return withEvents({ ...ready, work }, record_event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }));
+    return withEvents({ ...ready, work }, ...told, record_event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }));
 }
 /** A first attempt at a stage runs its tasks not yet completed or skipped. */
 async function runStageTasks(run, record) {
@@ -32346,7 +32475,7 @@ async function runFixCommands(run, record) {
         const check = input.config.checks.find((c) => c.name === failure.check);
         if (!check?.fix || fixed.includes(check.name) || record.remediesRun.fixes.includes(check.name))
             continue;
-        deps.progress?.phase?.(iteration, stage, `auto-fix ${check.name}`);
+        deps.progress?.phase?.(iteration, stage, `running the fix command of ${check.name}`);
         fixSnapshots.push(...(await beforeFix(run, check.name, check.fix)));
         const result = await deps.runner.run(command(run, check.fix, `fix-${check.name}.log`, check.timeout * 1000));
         usage(record.state, iteration, `fix ${check.name}`, 'auto_fix strategy', result);
@@ -32646,100 +32775,6 @@ async function analyze(run, record) {
     return withEvents({ ...record, failures }, ...events);
 }
 
-;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
-function attemptStrategy(decision) {
-    return decision.kind === 'RETRY' ? decision.strategy : null;
-}
-/** How a record names it. */
-function strategyLabel(strategy) {
-    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
-}
-
-;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
-
-
-const OUTPUT_LIMIT = 6000;
-function renderIterationMarkdown(input) {
-    const { state, decision } = input;
-    const lines = [
-        `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
-        '',
-        `- **Decision:** ${decision.kind}: ${decision.reason}`,
-        `- **Strategy:** ${strategyLabel(attemptStrategy(decision))}`,
-        `- **Stage now:** ${state.stage} · status ${state.status}`,
-        `- **Next:** ${input.next.kind}${nextStrategy(input.next)}: ${input.next.reason}`,
-    ];
-    if (input.work) {
-        lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${audit_markdown_seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
-    }
-    else {
-        lines.push('- **Work command:** not run (the strategy needed no agent)');
-    }
-    if (input.commit)
-        lines.push(`- **Checkpoint:** \`${input.commit}\``);
-    lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
-    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
-    for (const { result } of input.checks) {
-        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${audit_markdown_seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
-    }
-    lines.push('');
-    for (const { result, output, analysis } of input.checks) {
-        if (!analysis)
-            continue;
-        lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
-        // The result's strategy, which the regression rule may have set: the same the table shows.
-        lines.push(`- signature \`${analysis.signature}\` · pattern's strategy \`${result.strategy ?? analysis.strategy}\``);
-        for (const location of analysis.locations.slice(0, 10))
-            lines.push(`- ${formatLocation(location)}`);
-        lines.push('', '```text', trimOutput(output), '```', '');
-    }
-    return `${lines.join('\n')}\n`;
-}
-function renderFinalMarkdown(input) {
-    const { state } = input;
-    const lines = [
-        `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
-        '',
-        `- **Goal:** ${state.goal}`,
-        `- **Why it ended:** ${input.decision.reason}`,
-        `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
-        `- **Stage:** ${state.stage}`,
-        `- **Failures:** ${state.failures.total} in total`,
-        `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
-        `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
-    ];
-    if (input.deadLetter)
-        lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``);
-    if (state.failures.current) {
-        const f = state.failures.current;
-        lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```');
-    }
-    if (state.failures.tried.length > 0) {
-        lines.push('', '## What was tried', '');
-        for (const [i, t] of state.failures.tried.entries())
-            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
-    }
-    if (state.checkpoints.length > 0) {
-        lines.push('', '## Checkpoints', '');
-        for (const c of state.checkpoints)
-            lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`);
-    }
-    return `${lines.join('\n')}\n`;
-}
-function nextStrategy(next) {
-    const strategy = attemptStrategy(next);
-    return strategy ? ` with ${strategyLabel(strategy)}` : '';
-}
-function audit_markdown_seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
-}
-function trimOutput(output) {
-    const text = output.replace(/```/g, '`\u200b``');
-    if (text.length <= OUTPUT_LIMIT)
-        return text;
-    return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`;
-}
-
 ;// CONCATENATED MODULE: ./src/app/iteration/audit.ts
 /**
  * Audit: the iteration's markdown record, and for a loop that ended, `final.md` (with a dead letter
@@ -32765,6 +32800,10 @@ async function writeIterationRecord(run, record, next) {
         work: record.work,
         diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
         commit: record.commit,
+        // The iteration that measured the baseline says what failed and who was to fix what.
+        baseline: record.previousIsFresh
+            ? { failures: record.previous, ...(record.briefing ?? { fixedFirst: [], toldAgent: null }) }
+            : null,
     });
     await deps.audit.writeIteration(iteration, markdown);
     return (0,external_node_path_namespaceObject.join)('iterations', `${iteration}.md`);
@@ -32837,6 +32876,7 @@ function withPathFirst(env, dirs, delimiter) {
 
 
 
+
 /** Starts the iteration `decision` runs: its fixed facts and an empty record. */
 async function beginRun(input, deps, policy, decision, loop, now) {
     const state = beginIteration(loop.state, decision, now);
@@ -32881,6 +32921,7 @@ async function beginRun(input, deps, policy, decision, loop, now) {
             tasksCompleted: [],
             previousIsFresh: false,
             remediesRun: { install: false, fixes: [] },
+            briefing: null,
             fixSnapshots: [],
             gatesRaised: [],
             guardFailures: [],
@@ -32918,7 +32959,7 @@ async function baseline(run, record) {
             state,
             previous: checks.filter((c) => isFailing(c.result)).map(toAgentFailure),
             previousIsFresh: true,
-        }, record_event(now, iteration, 'check', `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`));
+        }, record_event(now, iteration, 'check', baselineMessage(checks)));
     }
     const treeBeforeWork = deps.git && run.headBefore ? await deps.git.snapshot() : null;
     return { ...next, treeBeforeWork };
@@ -32953,6 +32994,12 @@ async function undoUnsavedCheckpoint(git, state, iteration, logger) {
     if (undone === 0)
         return;
     logger.info(`iteration ${iteration}: ${undone > 1 ? `its ${undone} checkpoint commits were` : 'its checkpoint commit was'} made but the state was never saved (a crash); undone (soft), and the iteration runs again`);
+}
+/** The baseline's verdicts, then each failing check's pattern and first location. */
+function baselineMessage(checks) {
+    const failing = checks.filter((c) => isFailing(c.result)).map((c) => describeFailure(toAgentFailure(c)));
+    const verdicts = `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`;
+    return failing.length > 0 ? `${verdicts} · failing: ${failing.join('; ')}` : verdicts;
 }
 /** The failing checks of the last verification, as the work command is told about them. */
 function lastFailures(state) {
