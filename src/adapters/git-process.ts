@@ -3,7 +3,33 @@
  * match), with a cap on output so a runaway command fails instead of exhausting memory.
  */
 import { spawn } from 'node:child_process'
+import { isSecretName } from '../domain/secret-names.js'
 import type { GitResult } from '../ports/git.js'
+
+/**
+ * Settings every git command runs with, over anything in the repository's own config: the work command
+ * (the agent) can write `.git/`, so a hook, an fsmonitor, a credential helper or an ssh command planted
+ * there must never run inside the controller's git, which holds the job's tokens.
+ */
+export const NEUTRALISED_CONFIG: readonly string[] = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'credential.helper=',
+  '-c',
+  'core.sshCommand=ssh',
+]
+
+/** The controller's environment without its secrets: git gets credentials only as a command passes them. */
+export function scrubbedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const kept: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && !isSecretName(name)) kept[name] = value
+  }
+  return kept
+}
 
 /** A command's exit code, raw stdout (file contents may be binary) and stderr text. */
 export interface RawResult {
@@ -38,10 +64,10 @@ export class GitProcess {
   /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
   raw(args: readonly string[], options: { env?: Record<string, string>; input?: Buffer } = {}): Promise<RawResult> {
     return new Promise<RawResult>((resolve, reject) => {
-      const child = spawn(this.gitPath, args, {
+      const child = spawn(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {
         cwd: this.cwd,
         env: {
-          ...process.env,
+          ...scrubbedEnv(process.env),
           ...options.env,
           GIT_TERMINAL_PROMPT: '0',
           GCM_INTERACTIVE: 'never',

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Identity } from '../../ports/git.js'
+import { scrubbedEnv } from '../git-process.js'
 
 /** Where the fetched branch tip is kept in the private repository. */
 const TIP_REF = 'refs/loop-controller/tip'
@@ -162,7 +163,7 @@ export class RemoteBranch {
         'git',
         ['--git-dir', this.options.workDir, ...args],
         {
-          env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
+          env: { ...scrubbedEnv(process.env), GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
           maxBuffer: 64 * 1024 * 1024,
           encoding: 'utf8',
         },

@@ -294,3 +294,47 @@ describe('a git killed mid-write', () => {
     expect(existsSync(join(dir, '.git', 'HEAD.lock'))).toBe(false)
   })
 })
+
+describe('the git boundary: what the agent plants in .git/ never runs in the controller’s git', () => {
+  const SECRET = 'ghs_controllerSecretToken0123456789'
+  it.each([
+    ['a post-commit hook', (dir: string) => write(dir, '.git/hooks/post-commit', '#!/bin/sh\nenv > "$LEAK"\n')],
+    ['a pre-commit hook', (dir: string) => write(dir, '.git/hooks/pre-commit', '#!/bin/sh\nenv > "$LEAK"\n')],
+    [
+      'a hooks path of its own',
+      (dir: string) => {
+        write(dir, 'planted/post-commit', '#!/bin/sh\nenv > "$LEAK"\n')
+        sh(dir, 'config', 'core.hooksPath', join(dir, 'planted'))
+      },
+    ],
+    ['an fsmonitor', (dir: string) => sh(dir, 'config', 'core.fsmonitor', `sh -c 'env > "$LEAK"'`)],
+  ])('%s: does not run, and git never sees the controller’s tokens', async (_name, plant) => {
+    const { dir, git } = freshRepo()
+    const leak = join(dir, '..', `leak-${counter}.txt`)
+    plant(dir)
+    for (const hook of ['.git/hooks/post-commit', '.git/hooks/pre-commit', 'planted/post-commit']) {
+      try {
+        execFileSync('chmod', ['+x', join(dir, hook)])
+      } catch {}
+    }
+    write(dir, 'a.txt', 'work\n')
+    const saved = { ...process.env }
+    Object.assign(process.env, { ACTIONS_RUNTIME_TOKEN: SECRET, 'INPUT_GITHUB-TOKEN': SECRET, LEAK: leak })
+    try {
+      await git.commitAll('loop: checkpoint', bot)
+      await git.changedPaths(null)
+    } finally {
+      for (const name of ['ACTIONS_RUNTIME_TOKEN', 'INPUT_GITHUB-TOKEN', 'LEAK']) {
+        if (saved[name] === undefined) delete process.env[name]
+        else process.env[name] = saved[name]
+      }
+    }
+    expect(sh(dir, 'log', '-1', '--format=%s')).toBe('loop: checkpoint')
+    let leaked = ''
+    try {
+      leaked = execFileSync('cat', [leak], { encoding: 'utf8' })
+    } catch {}
+    expect(leaked).not.toContain(SECRET)
+    expect(leaked).toBe('')
+  })
+})
