@@ -920,6 +920,8 @@ function stripCommand(line) {
 var external_node_os_ = __webpack_require__(48161);
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(31421);
+// EXTERNAL MODULE: ./src/adapters/git-process.ts
+var git_process = __webpack_require__(72296);
 ;// CONCATENATED MODULE: ./src/adapters/stores/remote-branch.ts
 /**
  * The git plumbing under the `git` store: one branch of a remote, read and written through a private
@@ -928,6 +930,7 @@ var external_node_child_process_ = __webpack_require__(31421);
  * `--force-with-lease=refs/heads/<branch>:<tip it read>`, so a branch that moved meanwhile is reported,
  * never overwritten.
  */
+
 
 
 
@@ -1045,7 +1048,7 @@ class RemoteBranch {
             : {};
         return new Promise((resolve, reject) => {
             const child = (0,external_node_child_process_.execFile)('git', ['--git-dir', this.options.workDir, ...args], {
-                env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
+                env: { ...(0,git_process/* scrubbedEnv */.wS)(process.env), GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
                 maxBuffer: 64 * 1024 * 1024,
                 encoding: 'utf8',
             }, (error, stdout, stderr) => {

@@ -30741,6 +30741,138 @@ module.exports = {
 
 /***/ }),
 
+/***/ 72296:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   WG: () => (/* binding */ GitProcess),
+/* harmony export */   fs: () => (/* binding */ splitZ),
+/* harmony export */   iR: () => (/* binding */ GitCommandError),
+/* harmony export */   wS: () => (/* binding */ scrubbedEnv)
+/* harmony export */ });
+/* unused harmony export NEUTRALISED_CONFIG */
+/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(31421);
+/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_child_process__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _domain_secret_names_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(16167);
+/**
+ * Running one git command: non-interactive, in stable English (so the message signs in `git-cli.ts`
+ * match), with a cap on output so a runaway command fails instead of exhausting memory.
+ */
+
+
+/**
+ * Settings every git command runs with, over anything in the repository's own config: the work command
+ * (the agent) can write `.git/`, so a hook, an fsmonitor, a credential helper or an ssh command planted
+ * there must never run inside the controller's git, which holds the job's tokens.
+ */
+const NEUTRALISED_CONFIG = [
+    '-c',
+    'core.hooksPath=/dev/null',
+    '-c',
+    'core.fsmonitor=false',
+    '-c',
+    'credential.helper=',
+    '-c',
+    'core.sshCommand=ssh',
+];
+/** The controller's environment without its secrets: git gets credentials only as a command passes them. */
+function scrubbedEnv(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value !== undefined && !(0,_domain_secret_names_js__WEBPACK_IMPORTED_MODULE_1__/* .isSecretName */ .eh)(name))
+            kept[name] = value;
+    }
+    return kept;
+}
+/** A git command that failed; the message quotes the command, its exit code and git's own words. */
+class GitCommandError extends Error {
+    args;
+    result;
+    name = 'GitCommandError';
+    constructor(args, result) {
+        super(`git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
+        this.args = args;
+        this.result = result;
+    }
+}
+/** Output beyond this from one git command is an error rather than a memory blow-up. */
+const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
+/** Runs git commands in one folder with one git executable. */
+class GitProcess {
+    cwd;
+    gitPath;
+    constructor(cwd, gitPath) {
+        this.cwd = cwd;
+        this.gitPath = gitPath;
+    }
+    /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
+    raw(args, options = {}) {
+        return new Promise((resolve, reject) => {
+            const child = (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.spawn)(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {
+                cwd: this.cwd,
+                env: {
+                    ...scrubbedEnv(process.env),
+                    ...options.env,
+                    GIT_TERMINAL_PROMPT: '0',
+                    GCM_INTERACTIVE: 'never',
+                    // Stable English messages, so the benign and conflict signs match.
+                    LC_ALL: 'C',
+                },
+                stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+            });
+            const out = [];
+            let outBytes = 0;
+            const err = [];
+            child.stdout?.on('data', (chunk) => {
+                outBytes += chunk.length;
+                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+                    child.kill('SIGKILL');
+                    return;
+                }
+                out.push(chunk);
+            });
+            child.stderr?.on('data', (chunk) => err.push(chunk));
+            child.once('error', reject);
+            child.once('close', (code, signal) => {
+                const stderr = Buffer.concat(err).toString('utf8');
+                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+                    reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`));
+                    return;
+                }
+                resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr });
+            });
+            if (options.input) {
+                child.stdin?.on('error', () => { });
+                child.stdin?.end(options.input);
+            }
+        });
+    }
+    /** Runs git with text output; a failure throws `GitCommandError` unless `allowFailure`. */
+    async exec(args, options = {}) {
+        const raw = await this.raw(args, options.env ? { env: options.env } : {});
+        const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr };
+        if (result.exitCode !== 0 && !options.allowFailure)
+            throw new GitCommandError(args, result);
+        return result;
+    }
+    /** Throws `GitCommandError` (quoting `args`) when a raw run failed. */
+    check(args, result) {
+        if (result.exitCode !== 0) {
+            throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr });
+        }
+    }
+}
+/** The parts of git's NUL-separated output (`-z`). */
+function splitZ(buffer) {
+    return buffer
+        .toString('utf8')
+        .split('\0')
+        .filter((part) => part.length > 0);
+}
+
+
+/***/ }),
+
 /***/ 46419:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -30989,6 +31121,51 @@ function migrateV0ToV1(raw) {
         claimedIteration: iteration,
         metrics: {},
     };
+}
+
+
+/***/ }),
+
+/***/ 16167:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   eh: () => (/* binding */ isSecretName)
+/* harmony export */ });
+/* unused harmony exports SECRET_NAMES, SECRET_NAME_PATTERNS, secretValuesInEnv */
+/**
+ * Which environment variables hold the controller's secrets, judged by name alone. One rule for both
+ * front doors: such variables are left out of every command's environment (unless the config passes
+ * them by name), and the CLI masks their values in everything it writes. Pure.
+ */
+/** The runner's own credentials and endpoints, by exact name (compared in upper case). */
+const SECRET_NAMES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+];
+/** Names that look like a secret by their shape, whatever their case. */
+const SECRET_NAME_PATTERNS = [
+    // The action's inputs (`INPUT_GITHUB-TOKEN` and friends): the token arrives this way.
+    /^INPUT_/i,
+    // The OIDC request pair lets a job mint cloud credentials.
+    /^ACTIONS_ID_TOKEN_REQUEST_/i,
+    /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|PRIVATE/i,
+];
+/** True when the variable `name` holds a secret (see the module comment). */
+function isSecretName(name) {
+    return SECRET_NAMES.includes(name.toUpperCase()) || SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name));
+}
+/** The non-empty values of the secret-named variables in `env`: what a redactor should mask. */
+function secretValuesInEnv(env) {
+    return Object.entries(env)
+        .filter(([name, value]) => value && isSecretName(name))
+        .map(([, value]) => value);
 }
 
 
@@ -31261,7 +31438,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(71326);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(96384);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31271,7 +31448,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 71326:
+/***/ 96384:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -44430,100 +44607,8 @@ class ConcurrentCommitError extends Error {
     name = 'ConcurrentCommitError';
 }
 
-// EXTERNAL MODULE: external "node:child_process"
-var external_node_child_process_ = __nccwpck_require__(31421);
-;// CONCATENATED MODULE: ./src/adapters/git-process.ts
-/**
- * Running one git command: non-interactive, in stable English (so the message signs in `git-cli.ts`
- * match), with a cap on output so a runaway command fails instead of exhausting memory.
- */
-
-/** A git command that failed; the message quotes the command, its exit code and git's own words. */
-class GitCommandError extends Error {
-    args;
-    result;
-    name = 'GitCommandError';
-    constructor(args, result) {
-        super(`git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
-        this.args = args;
-        this.result = result;
-    }
-}
-/** Output beyond this from one git command is an error rather than a memory blow-up. */
-const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
-/** Runs git commands in one folder with one git executable. */
-class GitProcess {
-    cwd;
-    gitPath;
-    constructor(cwd, gitPath) {
-        this.cwd = cwd;
-        this.gitPath = gitPath;
-    }
-    /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
-    raw(args, options = {}) {
-        return new Promise((resolve, reject) => {
-            const child = (0,external_node_child_process_.spawn)(this.gitPath, args, {
-                cwd: this.cwd,
-                env: {
-                    ...process.env,
-                    ...options.env,
-                    GIT_TERMINAL_PROMPT: '0',
-                    GCM_INTERACTIVE: 'never',
-                    // Stable English messages, so the benign and conflict signs match.
-                    LC_ALL: 'C',
-                },
-                stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-            });
-            const out = [];
-            let outBytes = 0;
-            const err = [];
-            child.stdout?.on('data', (chunk) => {
-                outBytes += chunk.length;
-                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-                    child.kill('SIGKILL');
-                    return;
-                }
-                out.push(chunk);
-            });
-            child.stderr?.on('data', (chunk) => err.push(chunk));
-            child.once('error', reject);
-            child.once('close', (code, signal) => {
-                const stderr = Buffer.concat(err).toString('utf8');
-                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-                    reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`));
-                    return;
-                }
-                resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr });
-            });
-            if (options.input) {
-                child.stdin?.on('error', () => { });
-                child.stdin?.end(options.input);
-            }
-        });
-    }
-    /** Runs git with text output; a failure throws `GitCommandError` unless `allowFailure`. */
-    async exec(args, options = {}) {
-        const raw = await this.raw(args, options.env ? { env: options.env } : {});
-        const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr };
-        if (result.exitCode !== 0 && !options.allowFailure)
-            throw new GitCommandError(args, result);
-        return result;
-    }
-    /** Throws `GitCommandError` (quoting `args`) when a raw run failed. */
-    check(args, result) {
-        if (result.exitCode !== 0) {
-            throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr });
-        }
-    }
-}
-/** The parts of git's NUL-separated output (`-z`). */
-function splitZ(buffer) {
-    return buffer
-        .toString('utf8')
-        .split('\0')
-        .filter((part) => part.length > 0);
-}
-
+// EXTERNAL MODULE: ./src/adapters/git-process.ts
+var git_process = __nccwpck_require__(72296);
 ;// CONCATENATED MODULE: ./src/adapters/git-file-changes.ts
 /**
  * The contents behind `GitCli.changesSince`: a file's text at a ref and in the work tree, leaving out
@@ -44574,7 +44659,7 @@ async function blobsAt(git, ref, paths, maxBytes) {
             ...batch,
         ]);
         git.check(['ls-tree', '-r', '-z', '-l', ref], listing);
-        for (const entry of splitZ(listing.stdout)) {
+        for (const entry of (0,git_process/* splitZ */.fs)(listing.stdout)) {
             const match = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(entry);
             if (!match)
                 continue;
@@ -44706,7 +44791,7 @@ class GitCli {
     constructor(cwd, options = {}) {
         this.cwd = cwd;
         this.exclude = options.exclude ?? ['.loop'];
-        this.git = new GitProcess(cwd, options.gitPath ?? 'git');
+        this.git = new git_process/* GitProcess */.WG(cwd, options.gitPath ?? 'git');
         this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
     }
     exec(args, options = {}) {
@@ -44738,7 +44823,7 @@ class GitCli {
         return this.withWorkTreeIndex(async (env) => {
             const result = await this.git.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', base], { env });
             this.git.check(['diff', '--cached', '--name-only', base], result);
-            return splitZ(result.stdout);
+            return (0,git_process/* splitZ */.fs)(result.stdout);
         });
     }
     async diffStat(since) {
@@ -44756,7 +44841,7 @@ class GitCli {
         if (staged.exitCode === 0)
             return null;
         if (staged.exitCode !== 1)
-            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
+            throw new git_process/* GitCommandError */.iR(['diff', '--cached', '--quiet'], staged);
         // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
         const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
         const result = await this.exec(args, { allowFailure: true });
@@ -44768,7 +44853,7 @@ class GitCli {
             if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
                 throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
             }
-            throw new GitCommandError(args, result);
+            throw new git_process/* GitCommandError */.iR(args, result);
         }
         return this.head();
     }
@@ -44807,7 +44892,7 @@ class GitCli {
         if (result.exitCode === 0)
             return { ok: true, conflict: false, conflictPaths: [], stderr: result.stderr };
         const unmerged = await this.git.raw(['diff', '--name-only', '--diff-filter=U', '-z']);
-        const conflictPaths = unmerged.exitCode === 0 ? splitZ(unmerged.stdout) : [];
+        const conflictPaths = unmerged.exitCode === 0 ? (0,git_process/* splitZ */.fs)(unmerged.stdout) : [];
         const text = `${result.stdout}\n${result.stderr}`;
         const conflict = conflictPaths.length > 0 || CONFLICT_SIGNS.some((sign) => sign.test(text));
         const inProgress = await this.exec(['rev-parse', '--verify', '-q', 'REBASE_HEAD'], { allowFailure: true });
@@ -44849,7 +44934,7 @@ class GitCli {
             if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(moved.stderr))) {
                 throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${moved.stderr.trim()}`);
             }
-            throw new GitCommandError(update, moved);
+            throw new git_process/* GitCommandError */.iR(update, moved);
         }
         return commit;
     }
@@ -45540,6 +45625,8 @@ const nodeWorkspace = {
     },
 };
 
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __nccwpck_require__(31421);
 ;// CONCATENATED MODULE: ./src/adapters/process-runner.ts
 /**
  * The process runner: every command is a real child process in its own process group, so that a timeout
@@ -47306,42 +47393,8 @@ function candidateYaml(pattern) {
     return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
 }
 
-;// CONCATENATED MODULE: ./src/domain/secret-names.ts
-/**
- * Which environment variables hold the controller's secrets, judged by name alone. One rule for both
- * front doors: such variables are left out of every command's environment (unless the config passes
- * them by name), and the CLI masks their values in everything it writes. Pure.
- */
-/** The runner's own credentials and endpoints, by exact name (compared in upper case). */
-const SECRET_NAMES = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'ACTIONS_RUNTIME_TOKEN',
-    'ACTIONS_RESULTS_URL',
-    'ACTIONS_CACHE_URL',
-    'ACTIONS_RUNTIME_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
-];
-/** Names that look like a secret by their shape, whatever their case. */
-const SECRET_NAME_PATTERNS = [
-    // The action's inputs (`INPUT_GITHUB-TOKEN` and friends): the token arrives this way.
-    /^INPUT_/i,
-    // The OIDC request pair lets a job mint cloud credentials.
-    /^ACTIONS_ID_TOKEN_REQUEST_/i,
-    /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|PRIVATE/i,
-];
-/** True when the variable `name` holds a secret (see the module comment). */
-function isSecretName(name) {
-    return SECRET_NAMES.includes(name.toUpperCase()) || SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name));
-}
-/** The non-empty values of the secret-named variables in `env`: what a redactor should mask. */
-function secretValuesInEnv(env) {
-    return Object.entries(env)
-        .filter(([name, value]) => value && isSecretName(name))
-        .map(([, value]) => value);
-}
-
+// EXTERNAL MODULE: ./src/domain/secret-names.ts
+var secret_names = __nccwpck_require__(16167);
 ;// CONCATENATED MODULE: ./src/domain/command-env.ts
 /**
  * The environment handed to work commands and checks: the controller's own environment minus its
@@ -47358,7 +47411,7 @@ function buildCommandEnv(base, options) {
     for (const [name, value] of Object.entries(base)) {
         if (value === undefined)
             continue;
-        if (passed.has(name) || !isSecretName(name))
+        if (passed.has(name) || !(0,secret_names/* isSecretName */.eh)(name))
             env[name] = value;
     }
     const merged = { ...env, ...options.extra };
@@ -75297,6 +75350,18 @@ function constantCatch(value) {
 /******/ 			return fn.r ? promise : getResult();
 /******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
 /******/ 		queue && queue.d < 0 && (queue.d = 0);
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
 /******/ 	};
 /******/ })();
 /******/ 

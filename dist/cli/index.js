@@ -29504,12 +29504,73 @@ class ConcurrentCommitError extends Error {
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/domain/secret-names.ts
+/**
+ * Which environment variables hold the controller's secrets, judged by name alone. One rule for both
+ * front doors: such variables are left out of every command's environment (unless the config passes
+ * them by name), and the CLI masks their values in everything it writes. Pure.
+ */
+/** The runner's own credentials and endpoints, by exact name (compared in upper case). */
+const SECRET_NAMES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+];
+/** Names that look like a secret by their shape, whatever their case. */
+const SECRET_NAME_PATTERNS = [
+    // The action's inputs (`INPUT_GITHUB-TOKEN` and friends): the token arrives this way.
+    /^INPUT_/i,
+    // The OIDC request pair lets a job mint cloud credentials.
+    /^ACTIONS_ID_TOKEN_REQUEST_/i,
+    /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|PRIVATE/i,
+];
+/** True when the variable `name` holds a secret (see the module comment). */
+function isSecretName(name) {
+    return SECRET_NAMES.includes(name.toUpperCase()) || SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name));
+}
+/** The non-empty values of the secret-named variables in `env`: what a redactor should mask. */
+function secretValuesInEnv(env) {
+    return Object.entries(env)
+        .filter(([name, value]) => value && isSecretName(name))
+        .map(([, value]) => value);
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/git-process.ts
 /**
  * Running one git command: non-interactive, in stable English (so the message signs in `git-cli.ts`
  * match), with a cap on output so a runaway command fails instead of exhausting memory.
  */
 
+
+/**
+ * Settings every git command runs with, over anything in the repository's own config: the work command
+ * (the agent) can write `.git/`, so a hook, an fsmonitor, a credential helper or an ssh command planted
+ * there must never run inside the controller's git, which holds the job's tokens.
+ */
+const NEUTRALISED_CONFIG = [
+    '-c',
+    'core.hooksPath=/dev/null',
+    '-c',
+    'core.fsmonitor=false',
+    '-c',
+    'credential.helper=',
+    '-c',
+    'core.sshCommand=ssh',
+];
+/** The controller's environment without its secrets: git gets credentials only as a command passes them. */
+function scrubbedEnv(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value !== undefined && !isSecretName(name))
+            kept[name] = value;
+    }
+    return kept;
+}
 /** A git command that failed; the message quotes the command, its exit code and git's own words. */
 class GitCommandError extends Error {
     args;
@@ -29534,10 +29595,10 @@ class GitProcess {
     /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
     raw(args, options = {}) {
         return new Promise((resolve, reject) => {
-            const child = (0,external_node_child_process_namespaceObject.spawn)(this.gitPath, args, {
+            const child = (0,external_node_child_process_namespaceObject.spawn)(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {
                 cwd: this.cwd,
                 env: {
-                    ...process.env,
+                    ...scrubbedEnv(process.env),
                     ...options.env,
                     GIT_TERMINAL_PROMPT: '0',
                     GCM_INTERACTIVE: 'never',
@@ -30739,42 +30800,6 @@ function neutraliseWorkflowCommands(text) {
     return text
         .replace(/^([ \t]*):(?=:)/gm, `$1:${ZERO_WIDTH_SPACE}`)
         .replace(/^([ \t]*)#(?=#\[)/gm, `$1#${ZERO_WIDTH_SPACE}`);
-}
-
-;// CONCATENATED MODULE: ./src/domain/secret-names.ts
-/**
- * Which environment variables hold the controller's secrets, judged by name alone. One rule for both
- * front doors: such variables are left out of every command's environment (unless the config passes
- * them by name), and the CLI masks their values in everything it writes. Pure.
- */
-/** The runner's own credentials and endpoints, by exact name (compared in upper case). */
-const SECRET_NAMES = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'ACTIONS_RUNTIME_TOKEN',
-    'ACTIONS_RESULTS_URL',
-    'ACTIONS_CACHE_URL',
-    'ACTIONS_RUNTIME_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
-];
-/** Names that look like a secret by their shape, whatever their case. */
-const SECRET_NAME_PATTERNS = [
-    // The action's inputs (`INPUT_GITHUB-TOKEN` and friends): the token arrives this way.
-    /^INPUT_/i,
-    // The OIDC request pair lets a job mint cloud credentials.
-    /^ACTIONS_ID_TOKEN_REQUEST_/i,
-    /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|PRIVATE/i,
-];
-/** True when the variable `name` holds a secret (see the module comment). */
-function isSecretName(name) {
-    return SECRET_NAMES.includes(name.toUpperCase()) || SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name));
-}
-/** The non-empty values of the secret-named variables in `env`: what a redactor should mask. */
-function secretValuesInEnv(env) {
-    return Object.entries(env)
-        .filter(([name, value]) => value && isSecretName(name))
-        .map(([, value]) => value);
 }
 
 ;// CONCATENATED MODULE: ./src/cli/options.ts
