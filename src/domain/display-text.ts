@@ -4,7 +4,8 @@
  * are removed once, where output is captured for display; the raw log on disk keeps every byte.
  */
 
-const ESCAPES =
+/** Terminal escapes: colours and cursor moves (CSI), hyperlinks and titles (OSC), charset and mode switches. */
+export const TERMINAL_ESCAPES =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: escapes and control characters are what this removes
   /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()][A-Z0-9]|\u001b[=>78cDEHMZ]/g
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters other than tab and newline
@@ -16,7 +17,7 @@ export function displayText(text: string): string {
   if (!CONTROLS.test(text)) return text
   // A carriage return that ends a line is a Windows line end; one inside a line overwrote it (a progress bar).
   return text
-    .replace(ESCAPES, '')
+    .replace(TERMINAL_ESCAPES, '')
     .replace(/\r+\n/g, '\n')
     .split('\n')
     .map((line) => line.slice(line.lastIndexOf('\r') + 1))

@@ -27,7 +27,8 @@ export async function act(run: IterationRun, record: IterationRecord): Promise<I
     await deps.clock.sleep(decision.backoffMs)
     return withTasks
   }
-  if (strategy === 'auto_fix' && hasFixCommand(config, withTasks.previous)) return runFixCommands(run, withTasks)
+  if (strategy === 'auto_fix' && hasFixCommand(config, withTasks.previous))
+    return runFixCommands(run, withTasks, 'auto_fix strategy')
   if (strategy === 'dependency_check' && config.install) {
     deps.progress?.phase?.(iteration, stage, 'installing dependencies')
     const result = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS))
@@ -37,7 +38,9 @@ export async function act(run: IterationRun, record: IterationRecord): Promise<I
   // A declared fix is cheaper than an agent call: on failures no fix has run on yet (the baseline's) it
   // runs first, and the agent hears only of the rest. Later, a failure that outlived its fix is the agent's.
   const fixFirst = withTasks.previousIsFresh && hasFixCommand(config, withTasks.previous)
-  const fixedFirst = fixFirst ? await runFixCommands(run, withTasks) : withTasks
+  const fixedFirst = fixFirst
+    ? await runFixCommands(run, withTasks, 'a baseline failure, fixed before the work')
+    : withTasks
   const forAgent = fixedFirst.previous.filter((f) => !fixedFirst.remediesRun.fixes.includes(f.check))
   const briefing = (toldAgent: string[] | null) =>
     withTasks.previousIsFresh ? { fixedFirst: fixedFirst.remediesRun.fixes, toldAgent } : null
@@ -90,7 +93,7 @@ async function runStageTasks(run: IterationRun, record: IterationRecord): Promis
 }
 
 /** Each failing check's own fix command, without the agent (the auto_fix strategy, and before any agent call). */
-async function runFixCommands(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
+async function runFixCommands(run: IterationRun, record: IterationRecord, why: string): Promise<IterationRecord> {
   const { input, deps, stage, iteration } = run
   const fixed: string[] = []
   const fixSnapshots = [...record.fixSnapshots]
@@ -100,7 +103,7 @@ async function runFixCommands(run: IterationRun, record: IterationRecord): Promi
     deps.progress?.phase?.(iteration, stage, `running the fix command of ${check.name}`)
     fixSnapshots.push(...(await beforeFix(run, check.name, check.fix)))
     const result = await deps.runner.run(command(run, check.fix, `fix-${check.name}.log`, check.timeout * 1000))
-    usage(record.state, iteration, `fix ${check.name}`, 'auto_fix strategy', result)
+    usage(record.state, iteration, `fix ${check.name}`, why, result)
     fixed.push(check.name)
   }
   return {

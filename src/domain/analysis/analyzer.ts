@@ -7,7 +7,7 @@
  * are decoded and given to the regex signals and location regexes (re2js, linear time). Lines are
  * capped at 64 KiB; excerpts, locations and the tail of the output are capped too.
  */
-import { displayText } from '../display-text.js'
+import { displayText, TERMINAL_ESCAPES } from '../display-text.js'
 import type { CheckKind, Strategy } from '../stages.js'
 import type { Location } from '../state.js'
 import type { CompiledPattern, PatternLibrary } from './library.js'
@@ -53,8 +53,6 @@ const EXCERPT_LINE_CHARS = 300
 const MAX_EXCERPT_CHARS = 4000
 const TAIL_BYTES = 8 * 1024
 const TOKEN_TEXT_CHARS = 8000
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()][A-Z0-9]/g
 
 /**
  * Analyzes a check's output as it streams: `push` chunks (any size, any bytes), then `finish` once.
@@ -193,7 +191,7 @@ export class StreamingAnalyzer {
     this.candidateLines++
     let text = raw.toString('utf8', 0, Math.min(raw.length, LINE_DECODE_CHARS * 2)).slice(0, LINE_DECODE_CHARS)
     const hadEscape = text.includes('\u001b')
-    if (hadEscape) text = text.replace(ANSI, '')
+    if (hadEscape) text = text.replace(TERMINAL_ESCAPES, '')
     if (text.endsWith('\r')) text = text.slice(0, -1)
     const trimmed = text.trim()
     if (trimmed.length === 0) return
@@ -278,7 +276,7 @@ export class StreamingAnalyzer {
   private tailLines(): string[] {
     return this.tail
       .toString('utf8')
-      .replace(ANSI, '')
+      .replace(TERMINAL_ESCAPES, '')
       .split(/\r?\n/)
       .map((line) => line.trim())
       .filter((line) => line.length > 0)

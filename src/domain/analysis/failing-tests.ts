@@ -5,9 +5,7 @@
  * and mocha.
  * Pure; bounded by the number of lines it reads.
  */
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g
+import { TERMINAL_ESCAPES } from '../display-text.js'
 
 /** One line-shaped rule: a regex over a line, and how to turn its match into a test id. */
 interface TestLineRule {
@@ -47,7 +45,7 @@ export const MAX_FAILING_TESTS = 500
 export function failingTestsIn(output: string): string[] | null {
   const found = new Set<string>()
   for (const raw of output.split('\n')) {
-    const line = raw.replace(ANSI, '').replace(/\r$/, '')
+    const line = raw.replace(TERMINAL_ESCAPES, '').replace(/\r$/, '')
     for (const rule of RULES) {
       const match = rule.line.exec(line)
       if (!match) continue
