@@ -21,9 +21,10 @@ const ROOT = resolve(import.meta.dirname, '..')
 const HELDOUT = join(ROOT, 'test', 'fixtures-heldout')
 /** The library before the tools of issue 17 item 10 were added. */
 const BASELINE_COMMIT = '289a243'
-const REQUIRED_ACCURACY = 0.95
+/** The least share of held-out outputs whose pattern must be right. */
+export const REQUIRED_ACCURACY = 0.95
 
-interface HeldOut {
+export interface HeldOut {
   file: string
   pattern: string
   firstFile?: string
@@ -66,8 +67,13 @@ function baselineLibrary(): PatternLibrary | null {
 
 const percent = (n: number, of: number) => `${((n / Math.max(1, of)) * 100).toFixed(1)}%`
 
+/** The held-out set's expectations. */
+export function heldOutFixtures(): HeldOut[] {
+  return (JSON.parse(readFileSync(join(HELDOUT, 'manifest.json'), 'utf8')) as { fixtures: HeldOut[] }).fixtures
+}
+
 export async function heldOutAccuracy(): Promise<BenchRow[]> {
-  const manifest = JSON.parse(readFileSync(join(HELDOUT, 'manifest.json'), 'utf8')) as { fixtures: HeldOut[] }
+  const manifest = { fixtures: heldOutFixtures() }
   const now = score(buildLibrary(), manifest.fixtures)
   const old = baselineLibrary()
   const before = old ? score(old, manifest.fixtures) : null
