@@ -18447,7 +18447,8 @@ function pattern_library_describe(value) {
  * the state's excerpts and reports. Colour and cursor escapes, NUL bytes and other control characters
  * are removed once, where output is captured for display; the raw log on disk keeps every byte.
  */
-const ESCAPES = 
+/** Terminal escapes: colours and cursor moves (CSI), hyperlinks and titles (OSC), charset and mode switches. */
+const TERMINAL_ESCAPES = 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: escapes and control characters are what this removes
 /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()][A-Z0-9]|\u001b[=>78cDEHMZ]/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters other than tab and newline
@@ -18459,7 +18460,7 @@ function displayText(text) {
         return text;
     // A carriage return that ends a line is a Windows line end; one inside a line overwrote it (a progress bar).
     return text
-        .replace(ESCAPES, '')
+        .replace(TERMINAL_ESCAPES, '')
         .replace(/\r+\n/g, '\n')
         .split('\n')
         .map((line) => line.slice(line.lastIndexOf('\r') + 1))
@@ -19083,8 +19084,6 @@ const EXCERPT_LINE_CHARS = 300;
 const MAX_EXCERPT_CHARS = 4000;
 const TAIL_BYTES = 8 * 1024;
 const TOKEN_TEXT_CHARS = 8000;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
-const analyzer_ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()][A-Z0-9]/g;
 /**
  * Analyzes a check's output as it streams: `push` chunks (any size, any bytes), then `finish` once.
  * Memory stays bounded whatever the output's size.
@@ -19229,7 +19228,7 @@ class StreamingAnalyzer {
         let text = raw.toString('utf8', 0, Math.min(raw.length, LINE_DECODE_CHARS * 2)).slice(0, LINE_DECODE_CHARS);
         const hadEscape = text.includes('\u001b');
         if (hadEscape)
-            text = text.replace(analyzer_ANSI, '');
+            text = text.replace(TERMINAL_ESCAPES, '');
         if (text.endsWith('\r'))
             text = text.slice(0, -1);
         const trimmed = text.trim();
@@ -19323,7 +19322,7 @@ class StreamingAnalyzer {
     tailLines() {
         return this.tail
             .toString('utf8')
-            .replace(analyzer_ANSI, '')
+            .replace(TERMINAL_ESCAPES, '')
             .split(/\r?\n/)
             .map((line) => line.trim())
             .filter((line) => line.length > 0)
@@ -27977,8 +27976,7 @@ function copy_state_copyForUpdate(state) {
  * and mocha.
  * Pure; bounded by the number of lines it reads.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
-const failing_tests_ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+
 const RULES = [
     // vitest: ` FAIL  test/math.test.ts > sum > adds` (a whole file failing to import has no ` > `).
     {
@@ -28008,7 +28006,7 @@ const MAX_FAILING_TESTS = 500;
 function failingTestsIn(output) {
     const found = new Set();
     for (const raw of output.split('\n')) {
-        const line = raw.replace(failing_tests_ANSI, '').replace(/\r$/, '');
+        const line = raw.replace(TERMINAL_ESCAPES, '').replace(/\r$/, '');
         for (const rule of RULES) {
             const match = rule.line.exec(line);
             if (!match)
@@ -32448,7 +32446,7 @@ async function act(run, record) {
         return withTasks;
     }
     if (strategy === 'auto_fix' && hasFixCommand(config, withTasks.previous))
-        return runFixCommands(run, withTasks);
+        return runFixCommands(run, withTasks, 'auto_fix strategy');
     if (strategy === 'dependency_check' && config.install) {
         deps.progress?.phase?.(iteration, stage, 'installing dependencies');
         const result = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS));
@@ -32458,7 +32456,9 @@ async function act(run, record) {
     // A declared fix is cheaper than an agent call: on failures no fix has run on yet (the baseline's) it
     // runs first, and the agent hears only of the rest. Later, a failure that outlived its fix is the agent's.
     const fixFirst = withTasks.previousIsFresh && hasFixCommand(config, withTasks.previous);
-    const fixedFirst = fixFirst ? await runFixCommands(run, withTasks) : withTasks;
+    const fixedFirst = fixFirst
+        ? await runFixCommands(run, withTasks, 'a baseline failure, fixed before the work')
+        : withTasks;
     const forAgent = fixedFirst.previous.filter((f) => !fixedFirst.remediesRun.fixes.includes(f.check));
     const briefing = (toldAgent) => withTasks.previousIsFresh ? { fixedFirst: fixedFirst.remediesRun.fixes, toldAgent } : null;
     if (fixedFirst !== withTasks && forAgent.length === 0)
@@ -32492,7 +32492,7 @@ async function runStageTasks(run, record) {
     return { ...record, tasksCompleted: [...record.tasksCompleted, ...completed] };
 }
 /** Each failing check's own fix command, without the agent (the auto_fix strategy, and before any agent call). */
-async function runFixCommands(run, record) {
+async function runFixCommands(run, record, why) {
     const { input, deps, stage, iteration } = run;
     const fixed = [];
     const fixSnapshots = [...record.fixSnapshots];
@@ -32503,7 +32503,7 @@ async function runFixCommands(run, record) {
         deps.progress?.phase?.(iteration, stage, `running the fix command of ${check.name}`);
         fixSnapshots.push(...(await beforeFix(run, check.name, check.fix)));
         const result = await deps.runner.run(command(run, check.fix, `fix-${check.name}.log`, check.timeout * 1000));
-        usage(record.state, iteration, `fix ${check.name}`, 'auto_fix strategy', result);
+        usage(record.state, iteration, `fix ${check.name}`, why, result);
         fixed.push(check.name);
     }
     return {
