@@ -7,6 +7,7 @@
 /** Names of the action's inputs, as written in `action.yml`. */
 export const Inputs = {
   Work: 'work',
+  Agent: 'agent',
   Verify: 'verify',
   Config: 'config',
   LoopId: 'loop-id',

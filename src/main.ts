@@ -165,7 +165,7 @@ function iterationRunner(parts: {
       { ...input, ...(dispatchedIteration !== undefined ? { dispatchedIteration } : {}) },
       {
         store,
-        runner: new ChildProcessRunner(),
+        runner: new ChildProcessRunner({ redact }),
         git,
         clock: systemClock,
         logger,

@@ -4,10 +4,11 @@
  * memory, the full stream on disk up to a cap.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createWriteStream, statSync, type WriteStream } from 'node:fs'
+import { createReadStream, createWriteStream, statSync, type WriteStream } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { ProcessRunner, RunRequest, RunResult } from '../ports/process.js'
+import { RedactingLines } from './redacting-lines.js'
 
 /** Bytes of head and of tail kept in memory by default. */
 export const DEFAULT_KEEP_BYTES = 64 * 1024
@@ -36,6 +37,11 @@ export interface ProcessRunnerOptions {
   killGraceMs?: number
   pipeGraceMs?: number
   maxLogBytes?: number
+  /**
+   * Masks secrets in everything a command prints before it is kept, logged or streamed (a key the
+   * agent echoes must not land in its log file).
+   */
+  redact?: (text: string) => string
 }
 
 /**
@@ -176,16 +182,19 @@ export class ChildProcessRunner implements ProcessRunner {
   private readonly killGraceMs: number
   private readonly pipeGraceMs: number
   private readonly maxLogBytes: number
+  private readonly redact: ((text: string) => string) | undefined
 
   constructor(options: ProcessRunnerOptions = {}) {
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS
     this.pipeGraceMs = options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS
     this.maxLogBytes = options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES
+    this.redact = options.redact
   }
 
   async run(request: RunRequest): Promise<RunResult> {
     const started = performance.now()
     const capture = new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES)
+    const stdoutCapture = request.captureStdout ? new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES) : null
     const failEarly = (spawnError: string): RunResult => ({
       exitCode: null,
       signal: null,
@@ -226,12 +235,20 @@ export class ChildProcessRunner implements ProcessRunner {
           cwd: request.cwd,
           env: request.env,
           detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
+          stdio: [request.stdinFile ? 'pipe' : 'ignore', 'pipe', 'pipe'],
         })
       } catch (error) {
         void log?.close()
         resolve(failEarly(error instanceof Error ? error.message : String(error)))
         return
+      }
+
+      if (request.stdinFile && child.stdin) {
+        // A command that exits without reading all of its input closes the pipe: not a failure.
+        child.stdin.on('error', () => {})
+        const input = createReadStream(request.stdinFile)
+        input.on('error', () => child.stdin?.end())
+        input.pipe(child.stdin)
       }
 
       let timedOut = false
@@ -259,6 +276,7 @@ export class ChildProcessRunner implements ProcessRunner {
         if (pid !== undefined) killGroup(pid, 'SIGKILL')
         child.stdout?.destroy()
         child.stderr?.destroy()
+        for (const lines of redactors) lines.flush()
         const logError = await log?.close()
         let output = capture.text()
         if (logError) output += `\n… [could not write the log file: ${logError}] …\n`
@@ -272,6 +290,7 @@ export class ChildProcessRunner implements ProcessRunner {
           truncated: capture.truncated,
           ...(request.logFile ? { logFile: request.logFile } : {}),
           ...(spawnError ? { spawnError } : {}),
+          ...(stdoutCapture ? { stdout: stdoutCapture.text() } : {}),
         })
       }
 
@@ -291,8 +310,9 @@ export class ChildProcessRunner implements ProcessRunner {
         )
       }
 
-      const onChunk = (chunk: Buffer): void => {
+      const onChunk = (chunk: Buffer, fromStdout: boolean): void => {
         capture.push(chunk)
+        if (fromStdout) stdoutCapture?.push(chunk)
         request.onOutput?.(chunk)
         if (log && !log.write(chunk)) {
           // Back-pressure: stop reading until the disk catches up, so memory stays bounded.
@@ -308,8 +328,19 @@ export class ChildProcessRunner implements ProcessRunner {
         openPipes--
         if (openPipes === 0 && exited) void finish()
       }
-      for (const pipe of [child.stdout, child.stderr]) {
-        pipe?.on('data', onChunk)
+      const redact = this.redact
+      const redactors: RedactingLines[] = []
+      for (const [pipe, fromStdout] of [
+        [child.stdout, true],
+        [child.stderr, false],
+      ] as const) {
+        if (redact) {
+          const lines = new RedactingLines(redact, (chunk) => onChunk(chunk, fromStdout))
+          redactors.push(lines)
+          pipe?.on('data', (chunk: Buffer) => lines.push(chunk))
+        } else {
+          pipe?.on('data', (chunk: Buffer) => onChunk(chunk, fromStdout))
+        }
         pipe?.once('close', onPipeClosed)
         pipe?.once('error', onPipeClosed)
       }

@@ -3,11 +3,13 @@
  * environment, `LOOP_OUTPUT_FILE` read back, exit 3 or a `BLOCKED:` line as a call for a person.
  */
 import { join } from 'node:path'
+import { AGENT_PRESETS } from '../domain/agents/index.js'
 import type { IterationOutcome } from '../domain/engine/index.js'
 import type { Strategy } from '../domain/stages.js'
 import type { LoopState } from '../domain/state.js'
 import { buildWorkContext, type FailureForAgent, renderPrompt } from '../domain/work-context.js'
 import type { Logger } from '../ports/logger.js'
+import { agentRequest, callAgent } from './agent-call.js'
 import { gatherCodeContext } from './code-context.js'
 import type { IterationDeps, IterationInput } from './iteration/types.js'
 import { usage } from './step-support.js'
@@ -23,7 +25,7 @@ export async function runWork(
   failures: FailureForAgent[],
   iterationDir: string,
   env: Record<string, string>,
-): Promise<NonNullable<IterationOutcome['work']>> {
+): Promise<{ work: NonNullable<IterationOutcome['work']>; notes: string[] }> {
   const selection = await gatherCodeContext(input.cwd, deps, state, strategy, failures, input.excludeFromCommits)
   const context = buildWorkContext({
     state,
@@ -41,44 +43,62 @@ export async function runWork(
   await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`)
   await deps.workspace.remove(outputFile)
   deps.progress?.phase?.(state.iteration, stage, 'work')
-  const result = await deps.runner.run({
-    command: input.config.work.run,
-    cwd: input.cwd,
-    env: {
-      ...env,
-      ...input.config.work.env,
-      LOOP_ID: state.loopId,
-      LOOP_PROMPT_FILE: promptFile,
-      LOOP_CONTEXT_FILE: contextFile,
-      LOOP_OUTPUT_FILE: outputFile,
-      LOOP_ITERATION: String(state.iteration),
-      LOOP_MAX_ITERATIONS: String(state.maxIterations),
-      LOOP_STAGE: stage,
-      LOOP_CAPABILITY: capability ?? '',
-      LOOP_STRATEGY: strategy ?? '',
-      LOOP_SESSION: state.session ?? '',
+  const request = agentRequest(
+    input.config,
+    state,
+    {
+      cwd: input.cwd,
+      env: {
+        ...env,
+        ...input.config.work.env,
+        LOOP_ID: state.loopId,
+        LOOP_PROMPT_FILE: promptFile,
+        LOOP_CONTEXT_FILE: contextFile,
+        LOOP_OUTPUT_FILE: outputFile,
+        LOOP_ITERATION: String(state.iteration),
+        LOOP_MAX_ITERATIONS: String(state.maxIterations),
+        LOOP_STAGE: stage,
+        LOOP_CAPABILITY: capability ?? '',
+        LOOP_STRATEGY: strategy ?? '',
+        LOOP_SESSION: state.session ?? '',
+      },
+      timeoutMs: input.config.work.timeout * 1000,
+      logFile: join(iterationDir, 'work.log'),
     },
-    timeoutMs: input.config.work.timeout * 1000,
-    logFile: join(iterationDir, 'work.log'),
-  })
+    promptFile,
+  )
+  const called = await callAgent(input.config, state, request, deps)
+  const { result } = called
   const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output)
   const blocked = result.exitCode === 3 || blockedLine !== null
-  const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger)
+  // The command contract's own report; a preset's usage comes from its CLI's output instead.
+  const reported =
+    input.config.agent === 'command'
+      ? parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger)
+      : called
   usage(state, state.iteration, 'work', strategy ?? stage, result)
   return {
-    exitCode: result.exitCode,
-    blocked,
-    ...(blocked
-      ? {
-          blockedReason: deps.redact(
-            blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`,
-          ),
-        }
-      : {}),
-    durationMs: result.durationMs,
-    ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
-    ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
-    ...(reported.session !== undefined ? { session: reported.session } : {}),
+    work: {
+      exitCode: result.exitCode,
+      blocked,
+      ...(blocked
+        ? {
+            blockedReason: deps.redact(
+              blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`,
+            ),
+          }
+        : {}),
+      durationMs: result.durationMs,
+      ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
+      ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
+      ...(reported.session !== undefined ? { session: reported.session } : {}),
+      ...(called.sessionUsage ? { sessionUsage: called.sessionUsage } : {}),
+      ...(called.failure
+        ? { failure: { ...called.failure, message: deps.redact(called.failure.message) } }
+        : {}),
+      agent: input.config.agent === 'command' ? 'the work command' : AGENT_PRESETS[input.config.agent].title,
+    },
+    notes: called.notes.map(deps.redact),
   }
 }
 

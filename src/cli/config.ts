@@ -2,6 +2,7 @@
 import { join, relative, resolve } from 'node:path'
 import { nodeWorkspace } from '../adapters/node-workspace.js'
 import { type LoadedConfig, loadLoopConfig } from '../config/load-config.js'
+import { AGENT_NAMES, type AgentName } from '../domain/agents/types.js'
 import type { CapSettingNames } from '../domain/caps.js'
 import type { Policy } from '../domain/policy.js'
 import { UsageError } from './exit-codes.js'
@@ -14,10 +15,13 @@ const FLAG_CAP_NAMES: CapSettingNames = { cap: '--max-iterations', reason: '--ca
 /** The loop config from `--config FILE` (default `.github/loop.yml`) or simple mode's `--work`/`--verify`. */
 export async function loadCliConfig(root: string, values: Values, io: CliIo): Promise<LoadedConfig> {
   const maxIterations = values['max-iterations'] !== undefined ? parseCap(values['max-iterations']) : undefined
+  const agent = values.agent === undefined ? undefined : parseAgent(values.agent)
+  const presetAgent = agent !== undefined && agent !== 'command'
   const simple = values.work !== undefined || values.verify !== undefined
   if (simple) {
     if (values.config) throw new UsageError('Use either --config or --work/--verify (simple mode), not both.')
-    if (!values.work?.trim()) throw new UsageError('Simple mode needs --work CMD (the work command); got nothing.')
+    if (!values.work?.trim() && !presetAgent)
+      throw new UsageError('Simple mode needs --work CMD (the work command) or --agent NAME; got neither.')
     if (!values.verify?.length) throw new UsageError('Simple mode needs at least one --verify CMD; got none.')
   }
   const path = resolve(io.cwd, values.config ?? join(root, '.github', 'loop.yml'))
@@ -26,12 +30,25 @@ export async function loadCliConfig(root: string, values: Values, io: CliIo): Pr
     {
       file: { path, name },
       fileNamed: values.config !== undefined,
-      simple: simple ? { work: values.work ?? '', verify: values.verify ?? [] } : null,
+      simple: simple
+        ? {
+            ...(values.work !== undefined ? { work: values.work } : {}),
+            ...(agent !== undefined ? { agent } : {}),
+            verify: values.verify ?? [],
+          }
+        : null,
       cap: { maxIterations, capReason: values['cap-reason'], names: FLAG_CAP_NAMES },
+      ...(agent !== undefined ? { agent: { name: agent, setting: '--agent' } } : {}),
       missing: `No loop config at ${name}. Write one with 'loop-controller init', name another with --config FILE, or use simple mode: --work CMD --verify CMD.`,
     },
     (file) => nodeWorkspace.readText(file),
   )
+}
+
+function parseAgent(value: string): AgentName {
+  const known: readonly string[] = AGENT_NAMES
+  if (known.includes(value)) return value as AgentName
+  throw new UsageError(`--agent: expected one of ${AGENT_NAMES.join(', ')}; got '${value}'.`)
 }
 
 /** The loop's policy when its config (file or simple-mode flags) is at hand and valid; else null. */

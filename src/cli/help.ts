@@ -36,6 +36,7 @@ Commands:
 Common options:
   --config FILE        the loop config (default: .github/loop.yml at the repository root)
   --work CMD           simple mode, no config file: the work command
+  --agent NAME         the agent preset: claude, codex, gemini, aider or command (over the config's)
   --verify CMD         simple mode: a verify command (repeat for several)
   --max-iterations N   the hard iteration cap (default 10; above ${CAP_WITHOUT_REASON} needs --cap-reason)
   --cap-reason TEXT    why the cap is above ${CAP_WITHOUT_REASON} (recorded)
@@ -49,11 +50,11 @@ Exit codes: 0 COMPLETE (for next: the iteration ran), 1 internal error, 2 usage 
   init: `loop-controller init [--work CMD] [--verify CMD]... [--force]
 
 Writes a starter .github/loop.yml (from --work/--verify when given) and adds .loop/ to .git/info/exclude.`,
-  run: `loop-controller run [--config FILE | --work CMD --verify CMD...] [--max-iterations N] [--no-commit]
+  run: `loop-controller run [--config FILE | --work CMD | --agent NAME --verify CMD...] [--max-iterations N] [--no-commit]
 
 Runs iterations until the loop is COMPLETE, BLOCKED, waits at a gate, or reaches a cap. Starts a loop when
 none exists. Prints a live progress line per check on a terminal, plain lines otherwise.`,
-  next: `loop-controller next [--config FILE | --work CMD --verify CMD...] [--no-commit]
+  next: `loop-controller next [--config FILE | --work CMD | --agent NAME --verify CMD...] [--no-commit]
 
 Runs exactly one iteration: decide, work, verify, analyze, persist.`,
   status: `loop-controller status [--loop-id ID] [--json]

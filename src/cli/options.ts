@@ -5,6 +5,7 @@ import { UsageError } from './exit-codes.js'
 export const OPTIONS = {
   config: { type: 'string' },
   work: { type: 'string' },
+  agent: { type: 'string' },
   verify: { type: 'string', multiple: true },
   'max-iterations': { type: 'string' },
   'cap-reason': { type: 'string' },

@@ -58,7 +58,7 @@ export async function runIterations(
       },
       {
         store,
-        runner: new ChildProcessRunner(),
+        runner: new ChildProcessRunner({ redact }),
         git,
         clock: systemClock,
         logger,

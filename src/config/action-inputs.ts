@@ -8,6 +8,7 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
 import { InputDefaults, Inputs } from '../constants.js'
+import { AGENT_NAMES, type AgentName } from '../domain/agents/types.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ConfigError } from './errors.js'
 import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
@@ -34,6 +35,8 @@ export interface EventContext {
 export interface ActionSettings {
   /** The work command for simple mode (a trusted shell line from the workflow file). */
   work: string | undefined
+  /** The agent preset, over the config's `agent` (and simple mode's work command when it is not `command`). */
+  agent: AgentName | undefined
   /** Verify commands for simple mode, one per non-empty line. */
   verify: string[]
   /** Path of the loop config, relative to `workingDirectory`. */
@@ -122,6 +125,7 @@ const fields = {
   },
   store: { schema: z.enum(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
   command: { schema: z.enum(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
+  agent: { schema: z.enum(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
   boolean: { schema: booleanString, expected: 'true or false' },
   gate: { schema: z.string().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
   task: {
@@ -176,6 +180,7 @@ export function parseActionInputs(
   }
 
   const work = raw(Inputs.Work) || undefined
+  const agent = parse(Inputs.Agent, fields.agent)
   const verify = parseVerifyLines(getInput(Inputs.Verify))
   const configInput = raw(Inputs.Config)
   const config = parse(Inputs.Config, fields.path, InputDefaults.config)
@@ -231,6 +236,7 @@ export function parseActionInputs(
   if (problems.length > 0) throw new ActionInputError(problems)
   return {
     work,
+    agent,
     verify,
     config,
     configIsDefault: configInput === '',
@@ -342,9 +348,11 @@ export function deriveLoopId(event: EventContext): { loopId: string; source: Act
  * mode, or null when they do not. The action's `budget-minutes` and `secrets` are applied by the caller.
  */
 export function simpleModeOptions(settings: ActionSettings): SimpleModeOptions | null {
-  if (settings.work === undefined || settings.verify.length === 0) return null
+  const presetAgent = settings.agent !== undefined && settings.agent !== 'command'
+  if ((settings.work === undefined && !presetAgent) || settings.verify.length === 0) return null
   return {
-    work: settings.work,
+    ...(settings.work !== undefined ? { work: settings.work } : {}),
+    ...(settings.agent !== undefined ? { agent: settings.agent } : {}),
     verify: settings.verify,
     ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
     ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
@@ -361,6 +369,7 @@ export function actionConfigRequest(settings: ActionSettings, root: string): Loo
     fileNamed: !settings.configIsDefault,
     simple: simpleModeOptions(settings),
     cap: { maxIterations: settings.maxIterations, capReason: settings.capReason, names: INPUT_CAP_NAMES },
+    ...(settings.agent !== undefined ? { agent: { name: settings.agent, setting: `input '${Inputs.Agent}'` } } : {}),
     missing: `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
   }
 }

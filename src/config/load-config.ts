@@ -7,6 +7,7 @@
 import { type Document, isMap, isSeq, LineCounter, parseDocument } from 'yaml'
 import type { z } from 'zod'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
+import { AGENT_NAMES } from '../domain/agents/types.js'
 import { planMatrix } from '../domain/matrix-plan.js'
 import { type Policy, policyFromConfig } from '../domain/policy.js'
 import { ConfigError } from './errors.js'
@@ -22,6 +23,8 @@ export interface LoopConfigRequest {
   simple: SimpleModeOptions | null
   /** A cap and its reason set outside the config (flags or inputs), over the config's own. */
   cap: { maxIterations?: number | undefined; capReason?: string | undefined; names: CapSettingNames }
+  /** An agent preset chosen outside the file (a flag or an input), over the config's `agent`. */
+  agent?: { name: LoopConfig['agent']; setting: string }
   /** What to say when there is neither a config file nor simple mode. */
   missing: string
 }
@@ -59,6 +62,13 @@ export function resolveLoopConfig(request: LoopConfigRequest, fileText: string |
     config = simpleModeConfig(request.simple)
   } else {
     throw new ConfigError(request.missing)
+  }
+  if (request.agent && request.agent.name !== config.agent) {
+    // The chosen preset builds the work command; a command the file wrote for another agent steps aside.
+    const { run: _written, ...work } = config.work
+    config = { ...config, agent: request.agent.name, work: request.agent.name === 'command' ? config.work : work }
+    const problem = agentConfigProblem(config)
+    if (problem) throw new ConfigError(`${request.agent.setting}: ${problem}`)
   }
   const { maxIterations, capReason, names } = request.cap
   if (maxIterations !== undefined || capReason) {
@@ -118,6 +128,8 @@ export function validateLoopConfig(
   const problems: string[] = []
   const capProblem = capNeedsReason(config['max-iterations'], config['cap-reason'])
   if (capProblem) problems.push(capProblem)
+  const agentProblem = agentConfigProblem(config)
+  if (agentProblem) problems.push(agentProblem)
   const names = new Set<string>()
   for (const check of config.checks) {
     if (names.has(check.name))
@@ -133,6 +145,22 @@ export function validateLoopConfig(
     throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
   }
   return config
+}
+
+/** A preset builds the work command; `command` needs one written out. */
+export function agentConfigProblem(config: LoopConfig): string | null {
+  if (config.agent === 'command') {
+    return config.work.run === undefined
+      ? `work.run: expected the work command (for example 'claude -p ...'), or an agent preset: agent: ${AGENT_NAMES.filter((n) => n !== 'command').join(' | ')}; got nothing`
+      : null
+  }
+  if (config.work.run !== undefined) {
+    return `work.run: the agent preset '${config.agent}' builds the work command itself; remove work.run, or set agent: command to run it as written`
+  }
+  if (config['max-turns'] !== undefined && config.agent !== 'claude') {
+    return `max-turns: the '${config.agent}' CLI has no turn limit of its own; remove max-turns (work.timeout limits the call's time)`
+  }
+  return null
 }
 
 function describeIssue(
@@ -256,7 +284,9 @@ function lineOf(document: Document, lineCounter: LineCounter, path: readonly Pro
 
 /** Options of the simple mode (no config file): `--work CMD --verify CMD... --max-iterations N`. */
 export interface SimpleModeOptions {
-  work: string
+  /** The work command, or an agent preset's name (then `work` is absent). */
+  work?: string
+  agent?: LoopConfig['agent']
   verify: string[]
   maxIterations?: number
   capReason?: string
@@ -267,7 +297,8 @@ export interface SimpleModeOptions {
 export function simpleModeConfig(options: SimpleModeOptions): LoopConfig {
   const input: LoopConfigInput = {
     goal: options.goal ?? 'Make every verify command pass.',
-    work: { run: options.work },
+    ...(options.work !== undefined ? { work: { run: options.work } } : {}),
+    ...(options.agent !== undefined ? { agent: options.agent } : {}),
     checks: options.verify.map((run, index) => ({ name: `verify-${index + 1}`, run, kind: guessKind(run) })),
     ...(options.maxIterations !== undefined ? { 'max-iterations': options.maxIterations } : {}),
     ...(options.capReason ? { 'cap-reason': options.capReason } : {}),

@@ -5,6 +5,7 @@
 import { z } from 'zod'
 import type { PatternConfig } from '../domain/analysis/pattern-config.js'
 import type { CheckConfig, Command, LoopConfig } from '../domain/loop-config.js'
+import { AGENT_NAMES } from '../domain/agents/types.js'
 import { CHECK_KINDS, STAGES, STRATEGIES } from '../domain/stages.js'
 
 export type { PatternConfig } from '../domain/analysis/pattern-config.js'
@@ -27,7 +28,8 @@ export const commandSchema = z.union([
   z.array(z.string()).min(1, 'a command must not be empty'),
 ])
 
-const envSchema = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())
+const envNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+const envSchema = z.record(envNameSchema, z.string())
 
 export const checkSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore'),
@@ -102,13 +104,21 @@ export const loopConfigSchema = z.strictObject({
       'cost-usd': z.number().positive().optional(),
     })
     .default({}),
-  work: z.strictObject({
-    run: commandSchema,
-    timeout: durationSeconds.default(1800),
-    env: envSchema.default({}),
-    /** Names of environment variables from the controller's environment to hand to commands. */
-    'pass-env': z.array(z.string()).default([]),
-  }),
+  agent: z.enum(AGENT_NAMES).default('command'),
+  'agent-args': z.array(z.string()).default([]),
+  model: z.string().min(1).optional(),
+  'max-turns': z.number().int().min(1).max(1000).optional(),
+  work: z
+    .strictObject({
+      run: commandSchema.optional(),
+      timeout: durationSeconds.default(1800),
+      env: envSchema.default({}),
+      /** Names of environment variables from the controller's environment to hand to commands. */
+      'pass-env': z.array(envNameSchema).default([]),
+      /** Names handed to the work command (the agent) alone, never to checks, fixes or install. */
+      secrets: z.array(envNameSchema).default([]),
+    })
+    .default({ timeout: 1800, env: {}, 'pass-env': [], secrets: [] }),
   checks: z.array(checkSchema).min(1, 'at least one check'),
   matrix: z
     .strictObject({

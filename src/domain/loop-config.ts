@@ -3,6 +3,7 @@
  * filled in. The config layer parses and validates the YAML into exactly these types (its zod schemas
  * are checked against them at compile time), so the domain never depends on how the file is parsed.
  */
+import type { AgentName } from './agents/types.js'
 import type { PatternConfig } from './analysis/pattern-config.js'
 import type { CheckKind, Stage } from './stages.js'
 
@@ -53,12 +54,23 @@ export interface LoopConfig {
   'max-iterations': number
   'cap-reason'?: string | undefined
   budget: { minutes?: number | undefined; tokens?: number | undefined; 'cost-usd'?: number | undefined }
+  /** The agent preset that builds the work command, or `command` for `work.run` as written. */
+  agent: AgentName
+  /** Extra arguments for the preset's CLI. */
+  'agent-args': string[]
+  /** The model the preset asks its CLI for (the CLI's default when absent). */
+  model?: string | undefined
+  /** The preset CLI's own turn limit per call, where it has one. */
+  'max-turns'?: number | undefined
   work: {
-    run: Command
+    /** The work command; required with `agent: command`, absent with a preset. */
+    run?: Command | undefined
     timeout: number
     env: Record<string, string>
     /** Names of environment variables from the controller's environment to hand to commands. */
     'pass-env': string[]
+    /** Names of environment variables handed to the work command (the agent) alone, never to checks. */
+    secrets: string[]
   }
   checks: CheckConfig[]
   matrix: { 'max-parallel'?: number | undefined; 'fail-fast': boolean }

@@ -181,6 +181,8 @@ export const loopStateSchema = z.strictObject({
     costUsd: z.number().positive().optional(),
   }),
   session: z.string().max(2000).optional(),
+  /** What `session` had reported so far: a CLI that reports running totals is counted by what grew. */
+  sessionUsage: z.strictObject({ tokens: z.number().min(0), costUsd: z.number().min(0) }).optional(),
   baseline: z
     .strictObject({
       takenAt: isoTime,

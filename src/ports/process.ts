@@ -16,6 +16,10 @@ export interface RunRequest {
   /** Called with each chunk of output as it arrives (for live progress and streaming analysis). */
   onOutput?: (chunk: Buffer) => void
   signal?: AbortSignal
+  /** A file handed to the command on standard input (the agent's prompt); none: standard input is empty. */
+  stdinFile?: string
+  /** Keep standard output apart too (head and tail, as `output`), for a CLI that prints its report there. */
+  captureStdout?: boolean
 }
 
 export interface RunResult {
@@ -30,6 +34,8 @@ export interface RunResult {
   logFile?: string
   /** Set when the command could not be started at all (e.g. ENOENT). */
   spawnError?: string
+  /** Standard output alone, head and tail, when `captureStdout` was asked for. */
+  stdout?: string
 }
 
 export interface ProcessRunner {

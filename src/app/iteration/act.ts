@@ -52,7 +52,7 @@ export async function act(run: IterationRun, record: IterationRecord): Promise<I
     briefing: briefing(forAgent.map((f) => f.check)),
   }
   const told = ready.briefing ? [event(deps.clock.now(), iteration, 'work', briefingLine(ready.briefing))] : []
-  const work = await runWork(
+  const { work, notes } = await runWork(
     input,
     deps,
     ready.state,
@@ -66,11 +66,12 @@ export async function act(run: IterationRun, record: IterationRecord): Promise<I
   return withEvents(
     { ...ready, work },
     ...told,
+    ...notes.map((note) => event(deps.clock.now(), iteration, 'work', note)),
     event(
       deps.clock.now(),
       iteration,
       'work',
-      `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`,
+      `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}${work.failure ? ` (${work.agent} failed: ${work.failure.kind}: ${work.failure.message})` : ''}`,
       { durationMs: work.durationMs },
     ),
   )

@@ -5,6 +5,7 @@
 import { delimiter, join } from 'node:path'
 import { attemptStrategy } from '../../domain/attempt-strategy.js'
 import { describeFailure } from '../../domain/audit-markdown.js'
+import { AGENT_PRESETS } from '../../domain/agents/index.js'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
 import { beginIteration } from '../../domain/engine/index.js'
 import type { Policy } from '../../domain/policy.js'
@@ -48,9 +49,14 @@ export async function beginRun(
   const startedAt = Date.now()
   const iterationDir = join(input.loopDir, 'runs', String(iteration))
   await deps.workspace.makeDir(iterationDir)
-  const commandEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} })
+  const { work } = input.config
+  // The agent's own secrets (its API key) reach the agent alone: checks, fixes and install run code the
+  // agent may have written.
+  const agentSecrets = [...work.secrets, ...(input.config.agent === 'command' ? [] : AGENT_PRESETS[input.config.agent].secretNames)]
+  const commandEnv = buildCommandEnv(input.env, { passEnv: [...work['pass-env'], ...agentSecrets], extra: {} })
+  const checkEnv = buildCommandEnv(input.env, { passEnv: work['pass-env'], extra: {} })
   // The project's own commands find its installed tools as `npm run` and CI scripts do: `tsc --noEmit`.
-  const projectEnv = withPathFirst(commandEnv, [join(input.cwd, 'node_modules', '.bin')], delimiter)
+  const projectEnv = withPathFirst(checkEnv, [join(input.cwd, 'node_modules', '.bin')], delimiter)
   // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
   // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
   if (input.commit && deps.git) await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger)

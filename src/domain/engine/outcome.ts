@@ -2,6 +2,7 @@
  * Folding an iteration's outcome into the state: usage, metrics, gates, then the stage walk or the
  * failure handling. Pure.
  */
+import { type AgentFailure, failureHandoff, stopsTheLoop } from '../agents/index.js'
 import type { JourneyEvent } from '../journey.js'
 import type { Policy } from '../policy.js'
 import type { Stage, Strategy } from '../stages.js'
@@ -35,6 +36,12 @@ export interface IterationOutcome {
     tokens?: number
     costUsd?: number
     session?: string
+    /** The session's running totals so far (with `session`). */
+    sessionUsage?: { tokens: number; costUsd: number }
+    /** The agent preset's CLI failed (its API, its key, its limits): not a failure of the checks. */
+    failure?: AgentFailure
+    /** Who the agent is, for the handoff ('Claude Code', 'the work command'). */
+    agent?: string
   }
   /** The whole matrix, for the exit requirements and `lastVerification`. */
   checks: CheckResult[]
@@ -102,7 +109,10 @@ export function applyOutcome(
   }
 
   recordUsage(next, outcome, at)
-  next.lastVerification = { iteration, at, results: outcome.checks }
+  const agentFailure = outcome.work?.failure
+  const agentStopsTheLoop = agentFailure !== undefined && stopsTheLoop(agentFailure)
+  // A failed agent call is not verified (nothing changed): the last verification stays the one to show.
+  if (!agentStopsTheLoop || outcome.checks.length > 0) next.lastVerification = { iteration, at, results: outcome.checks }
   // Flakes and auto-fixes are counted here and told once, by the step that re-ran or fixed the check.
   next.metrics.flakes += outcome.flaky.length
   next.metrics.autoFixes += outcome.autoFixed.length
@@ -144,6 +154,10 @@ export function applyOutcome(
     const why = outcome.work.blockedReason?.trim() || `it exited with code ${outcome.work.exitCode ?? 'none'}`
     return block(`the work command asked for a person: ${why}`, false)
   }
+  if (agentFailure && agentStopsTheLoop) {
+    return block(failureHandoff(agentFailure, outcome.work?.agent ?? 'the agent'), false)
+  }
+  if (agentFailure) emit('work', `the agent's call was cut short (${agentFailure.kind}): ${agentFailure.message}`)
   if (outcome.externalDependencyDown) {
     return block('an external dependency is unavailable; retrying cannot help until it is back', false)
   }
@@ -189,7 +203,11 @@ function recordUsage(next: LoopState, outcome: IterationOutcome, at: string): vo
     next.usage.tokens += Math.max(0, work.tokens ?? 0)
     next.usage.costUsd += Math.max(0, work.costUsd ?? 0)
     next.metrics.workCalls += 1
-    if (work.session) next.session = work.session.slice(0, 2000)
+    if (work.session) {
+      if (work.session !== next.session) delete next.sessionUsage
+      next.session = work.session.slice(0, 2000)
+      if (work.sessionUsage) next.sessionUsage = { ...work.sessionUsage }
+    }
     const outputs: Record<string, unknown> = { exitCode: work.exitCode }
     if (work.tokens !== undefined) outputs.tokens = work.tokens
     if (work.costUsd !== undefined) outputs.costUsd = work.costUsd
@@ -200,7 +218,13 @@ function recordUsage(next: LoopState, outcome: IterationOutcome, at: string): vo
       why,
       at,
       durationMs: Math.max(0, work.durationMs),
-      status: work.blocked ? 'blocked' : work.exitCode === 0 ? 'done' : `exit ${work.exitCode ?? 'none'}`,
+      status: work.blocked
+        ? 'blocked'
+        : work.failure
+          ? `agent ${work.failure.kind}`
+          : work.exitCode === 0
+            ? 'done'
+            : `exit ${work.exitCode ?? 'none'}`,
       outputs,
     })
   }

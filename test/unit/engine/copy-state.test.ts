@@ -56,6 +56,7 @@ function fullState(): LoopState {
     },
     budget: { minutes: 60, tokens: 1000, costUsd: 5 },
     session: 'session-1',
+    sessionUsage: { tokens: 1200, costUsd: 0.05 },
     baseline: { takenAt: AT, checks: { unit: 'pass' }, tests: { 'a > b': 'pass' } },
     lastVerification: { iteration: 1, at: AT, results: [check] },
     lastDecision: { kind: 'RETRY', stage: 'IMPLEMENT', capability: 'login', strategy: 'analyze_then_fix', reason: 'r' },
