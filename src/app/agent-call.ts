@@ -137,7 +137,10 @@ function readCall(
   }
   if (report.failure) return { report, failure: report.failure }
   if (result.exitCode !== 0 && !report.understood) {
-    return { report, failure: classifyAgentError(lastLines(result.output) || `${preset.title} exited ${result.exitCode}`) }
+    return {
+      report,
+      failure: classifyAgentError(lastLines(result.output) || `${preset.title} exited ${result.exitCode}`),
+    }
   }
   return { report }
 }

@@ -93,9 +93,7 @@ export async function runWork(
       ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
       ...(reported.session !== undefined ? { session: reported.session } : {}),
       ...(called.sessionUsage ? { sessionUsage: called.sessionUsage } : {}),
-      ...(called.failure
-        ? { failure: { ...called.failure, message: deps.redact(called.failure.message) } }
-        : {}),
+      ...(called.failure ? { failure: { ...called.failure, message: deps.redact(called.failure.message) } } : {}),
       agent: input.config.agent === 'command' ? 'the work command' : AGENT_PRESETS[input.config.agent].title,
     },
     notes: called.notes.map(deps.redact),

@@ -6,8 +6,8 @@
  */
 import { type Document, isMap, isSeq, LineCounter, parseDocument } from 'yaml'
 import type { z } from 'zod'
-import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { AGENT_NAMES } from '../domain/agents/types.js'
+import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { planMatrix } from '../domain/matrix-plan.js'
 import { type Policy, policyFromConfig } from '../domain/policy.js'
 import { ConfigError } from './errors.js'

@@ -3,9 +3,9 @@
  * `schema/loop-config.schema.json` is generated from this same schema (`npm run schema`).
  */
 import { z } from 'zod'
+import { AGENT_NAMES } from '../domain/agents/types.js'
 import type { PatternConfig } from '../domain/analysis/pattern-config.js'
 import type { CheckConfig, Command, LoopConfig } from '../domain/loop-config.js'
-import { AGENT_NAMES } from '../domain/agents/types.js'
 import { CHECK_KINDS, STAGES, STRATEGIES } from '../domain/stages.js'
 
 export type { PatternConfig } from '../domain/analysis/pattern-config.js'

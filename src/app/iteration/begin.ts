@@ -3,9 +3,9 @@
  * left by a crash is folded back, and (once per loop) the matrix's baseline is measured.
  */
 import { delimiter, join } from 'node:path'
+import { AGENT_PRESETS } from '../../domain/agents/index.js'
 import { attemptStrategy } from '../../domain/attempt-strategy.js'
 import { describeFailure } from '../../domain/audit-markdown.js'
-import { AGENT_PRESETS } from '../../domain/agents/index.js'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
 import { beginIteration } from '../../domain/engine/index.js'
 import type { Policy } from '../../domain/policy.js'
@@ -52,7 +52,10 @@ export async function beginRun(
   const { work } = input.config
   // The agent's own secrets (its API key) reach the agent alone: checks, fixes and install run code the
   // agent may have written.
-  const agentSecrets = [...work.secrets, ...(input.config.agent === 'command' ? [] : AGENT_PRESETS[input.config.agent].secretNames)]
+  const agentSecrets = [
+    ...work.secrets,
+    ...(input.config.agent === 'command' ? [] : AGENT_PRESETS[input.config.agent].secretNames),
+  ]
   const commandEnv = buildCommandEnv(input.env, { passEnv: [...work['pass-env'], ...agentSecrets], extra: {} })
   const checkEnv = buildCommandEnv(input.env, { passEnv: work['pass-env'], extra: {} })
   // The project's own commands find its installed tools as `npm run` and CI scripts do: `tsc --noEmit`.

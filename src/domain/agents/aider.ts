@@ -25,7 +25,8 @@ export function aiderCall(settings: AgentSettings, input: AgentCallInput): Agent
   return { argv, stdinFile: null }
 }
 
-const TOKENS_LINE = /Tokens:\s*([\d.]+)([kKmM]?)\s*sent,\s*([\d.]+)([kKmM]?)\s*received\.(?:\s*Cost:\s*\$([\d.]+)\s*message)?/g
+const TOKENS_LINE =
+  /Tokens:\s*([\d.]+)([kKmM]?)\s*sent,\s*([\d.]+)([kKmM]?)\s*received\.(?:\s*Cost:\s*\$([\d.]+)\s*message)?/g
 
 function scaled(value: string, unit: string): number {
   const factor = unit.toLowerCase() === 'k' ? 1_000 : unit.toLowerCase() === 'm' ? 1_000_000 : 1

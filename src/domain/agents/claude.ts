@@ -70,7 +70,8 @@ export function readClaudeOutput(stdout: string): AgentReport {
   const subtype = typeof result.subtype === 'string' ? result.subtype : ''
   const text = typeof result.result === 'string' ? result.result : subtype
   const bySubtype = SUBTYPE_FAILURES[subtype]
-  if (bySubtype) return { ...report, failure: { ...bySubtype, message: `${subtype}${turns ? ` after ${turns} turns` : ''}` } }
+  if (bySubtype)
+    return { ...report, failure: { ...bySubtype, message: `${subtype}${turns ? ` after ${turns} turns` : ''}` } }
   if (result.is_error === true || subtype.startsWith('error')) {
     return { ...report, failure: classifyAgentError(text || 'Claude Code reported an error') }
   }

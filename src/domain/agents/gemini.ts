@@ -20,8 +20,13 @@ export function readGeminiOutput(stdout: string, exitCode: number | null): Agent
   const result = jsonObjectLines(stdout)
     .reverse()
     .find((o) => 'response' in o || 'stats' in o || 'error' in o)
-  const base: AgentReport = { understood: result !== undefined, tokensAreSessionTotal: false, costIsSessionTotal: false }
-  if (exitCode === 53) return { ...base, failure: { kind: 'max-turns', transient: false, message: 'turn limit exceeded (exit 53)' } }
+  const base: AgentReport = {
+    understood: result !== undefined,
+    tokensAreSessionTotal: false,
+    costIsSessionTotal: false,
+  }
+  if (exitCode === 53)
+    return { ...base, failure: { kind: 'max-turns', transient: false, message: 'turn limit exceeded (exit 53)' } }
   if (!result) return base
   const models = objectAt(objectAt(result.stats)?.models) ?? {}
   let tokens: number | undefined

@@ -112,7 +112,8 @@ export function applyOutcome(
   const agentFailure = outcome.work?.failure
   const agentStopsTheLoop = agentFailure !== undefined && stopsTheLoop(agentFailure)
   // A failed agent call is not verified (nothing changed): the last verification stays the one to show.
-  if (!agentStopsTheLoop || outcome.checks.length > 0) next.lastVerification = { iteration, at, results: outcome.checks }
+  if (!agentStopsTheLoop || outcome.checks.length > 0)
+    next.lastVerification = { iteration, at, results: outcome.checks }
   // Flakes and auto-fixes are counted here and told once, by the step that re-ran or fixed the check.
   next.metrics.flakes += outcome.flaky.length
   next.metrics.autoFixes += outcome.autoFixed.length

@@ -115,3 +115,56 @@ describe('loadLoopConfig reads the file only when it can matter', () => {
     if (reads) expect(paths[0]).toBe('/repo/.github/loop.yml')
   })
 })
+
+describe('the agent: a preset or the work command', () => {
+  const CHECKS = 'checks:\n  - name: unit\n    run: npm test\n'
+  it.each([
+    {
+      name: 'a preset needs no work command',
+      text: `agent: claude\nmax-turns: 20\n${CHECKS}`,
+      agent: 'claude',
+      run: undefined,
+    },
+    { name: 'the work command alone is agent: command', text: FILE, agent: 'command', run: 'file-agent' },
+    {
+      name: 'an input chooses a preset over the file',
+      text: FILE,
+      over: { agent: { name: 'codex' as const, setting: "input 'agent'" } },
+      agent: 'codex',
+      run: undefined,
+    },
+    {
+      name: 'simple mode with a preset',
+      text: null,
+      over: { simple: { agent: 'claude' as const, verify: ['npm test'] } },
+      agent: 'claude',
+      run: undefined,
+    },
+  ])('$name', ({ text, over, agent, run }) => {
+    const { config } = resolveLoopConfig(request(over ?? {}), text)
+    expect(config.agent).toBe(agent)
+    expect(config.work.run).toBe(run)
+  })
+
+  it.each([
+    {
+      text: `${CHECKS}`,
+      message: /work\.run: expected the work command .*agent: claude \| codex \| gemini \| aider; got nothing/,
+    },
+    {
+      text: `agent: claude\nwork:\n  run: claude -p hi\n${CHECKS}`,
+      message: /the agent preset 'claude' builds the work command itself; remove work\.run, or set agent: command/,
+    },
+    {
+      text: `agent: codex\nmax-turns: 5\n${CHECKS}`,
+      message: /max-turns: the 'codex' CLI has no turn limit of its own/,
+    },
+    { text: `agent: copilot\n${CHECKS}`, message: /agent: .*"claude".*got "copilot"/ },
+    {
+      text: `agent: claude\nwork:\n  secrets: [ 'NOT A NAME' ]\n${CHECKS}`,
+      message: /line 3, work\.secrets\[0\]: an environment variable name; got "NOT A NAME"/,
+    },
+  ])('refuses $message', ({ text, message }) => {
+    expect(() => resolveLoopConfig(request(), text)).toThrow(message)
+  })
+})
