@@ -178,3 +178,35 @@ describe('HeadTailBuffer', () => {
     expect(buffer.text()).toBe('abc\n… [12 bytes omitted] …\nyzw')
   })
 })
+
+describe('ChildProcessRunner: what an agent call needs', () => {
+  it('hands a file on standard input and keeps standard output apart', async () => {
+    const prompt = join(dir, 'prompt.md')
+    writeFileSync(prompt, '# Goal\nfix the cart\n')
+    const result = await run(['node', '-e', "process.stdin.pipe(process.stdout); console.error('noise')"], {
+      stdinFile: prompt,
+      captureStdout: true,
+    })
+    expect(result.stdout).toBe('# Goal\nfix the cart\n')
+    expect(result.output).toContain('noise')
+  })
+
+  it('masks a secret in the log and the output even when it arrives split across writes', async () => {
+    const secret = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz'
+    const masking = new ChildProcessRunner({ redact: (text) => text.replaceAll(secret, '***') })
+    const logFile = join(dir, 'masked.log')
+    // The secret is written in two halves with a pause between them, so it reaches the pipe in two chunks.
+    const script = `process.stdout.write('key=${secret.slice(0, 10)}'); setTimeout(() => process.stdout.write('${secret.slice(10)} end\\n'), 150)`
+    const result = await masking.run({
+      command: ['node', '-e', script],
+      cwd: dir,
+      env: baseEnv,
+      timeoutMs: 10_000,
+      logFile,
+      captureStdout: true,
+    })
+    expect(readFileSync(logFile, 'utf8')).toBe('key=*** end\n')
+    expect(result.output).toBe('key=*** end\n')
+    expect(result.stdout).toBe('key=*** end\n')
+  })
+})
