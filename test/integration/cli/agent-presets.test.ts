@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { runCli } from '../../../src/cli/main.js'
 import { loopStateSchema } from '../../../src/domain/state.js'
-import { projectRoot, tempRepo } from './helpers.js'
+import { tempRepo } from './helpers.js'
 
 const KEY = 'sk-ant-api03-PLANTEDKEYVALUE0123456789abcdefghij'
 
