@@ -4,17 +4,13 @@
 // (LOOP_CONTEXT_FILE) and repairs one thing the failure analysis points at, the way a focused agent
 // would. Nothing in src/ knows about it.
 //
-// Repairs it knows:
-//   - type-error "Type 'A' is not assignable to type 'B'" under a JSDoc `@type {B}`: retype it as A;
-//   - import-not-found for a relative module: point the import at the closest existing file name;
-//   - test-failure: the edits listed in repairs.json for the failing test file (its answer key).
+// The repairs it knows are in repair-plan.mjs (shared with the scripted model behind the real agent
+// CLIs in test/agents/).
 // It writes usage to LOOP_OUTPUT_FILE like a real agent wrapper would, and exits 3 with a `BLOCKED:`
 // line when it has nothing it can do for the failure it was given.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-
-const here = dirname(fileURLToPath(import.meta.url))
+import { relative, resolve } from 'node:path'
+import { planRepair } from './repair-plan.mjs'
 const contextFile = process.env.LOOP_CONTEXT_FILE
 if (!contextFile) {
   console.error('agent: LOOP_CONTEXT_FILE is not set; run me from loop-controller')
@@ -43,83 +39,28 @@ if (!failure) {
 }
 say(`looking at ${failure.check}: ${failure.pattern ?? 'unclassified'} (${(failure.locations ?? []).length} locations)`)
 
-function editFile(file, transform) {
-  const path = resolve(root, file)
-  if (!existsSync(path)) return false
-  const before = readFileSync(path, 'utf8')
-  const after = transform(before)
-  if (after === before) return false
-  writeFileSync(path, after)
-  say(`edited ${relative(root, path)}`)
-  return true
+const project = {
+  root,
+  read: (file) => {
+    const path = resolve(root, file)
+    return existsSync(path) ? readFileSync(path, 'utf8') : null
+  },
+  list: (folder) => {
+    const path = resolve(root, folder)
+    return existsSync(path) ? readdirSync(path) : []
+  },
 }
-
-function levenshtein(a, b) {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1))
-      previous = current
-    }
-  }
-  return row[b.length]
-}
-
-function repairTypeError(location) {
-  const match = /Type '([^']+)' is not assignable to type '([^']+)'/.exec(location.message ?? '')
-  if (!match || !location.line) return false
-  const [, actual, declared] = match
-  return editFile(location.file, (text) => {
-    const lines = text.split('\n')
-    for (let i = location.line - 2; i >= Math.max(0, location.line - 4); i--) {
-      if (lines[i]?.includes(`@type {${declared}}`)) {
-        lines[i] = lines[i].replace(`@type {${declared}}`, `@type {${actual}}`)
-        return lines.join('\n')
-      }
-    }
-    return text
-  })
-}
-
-function repairMissingImport(location) {
-  const match = /Cannot find module '(\.{1,2}\/[^']+)'/.exec(location.message ?? '')
-  if (!match) return false
-  const specifier = match[1]
-  const folder = dirname(resolve(root, location.file, '..', specifier))
-  const wanted = basename(specifier)
-  const candidates = existsSync(folder) ? readdirSync(folder).filter((name) => /\.(m?js|ts)$/.test(name)) : []
-  const best = candidates.sort((a, b) => levenshtein(a, wanted) - levenshtein(b, wanted))[0]
-  if (!best || levenshtein(best, wanted) > 3) return false
-  const replacement = specifier.slice(0, specifier.length - wanted.length) + best
-  return editFile(location.file, (text) => text.replaceAll(`'${specifier}'`, `'${replacement}'`))
-}
-
-function repairFromAnswerKey(location) {
-  const key = JSON.parse(readFileSync(join(here, 'repairs.json'), 'utf8'))
-  let changed = false
-  for (const repair of key) {
-    if (repair.pattern !== failure.pattern || !location.file.endsWith(repair.failingFile)) continue
-    changed = editFile(repair.file, (text) => text.replace(repair.replace, repair.with)) || changed
-  }
-  return changed
-}
-
-const repairs = {
-  'type-error': repairTypeError,
-  'import-not-found': repairMissingImport,
-  'test-failure': repairFromAnswerKey,
-}
-const repair = repairs[failure.pattern]
+// One repair per iteration, like a focused agent.
+const plan = planRepair(failure, project)
 let changed = false
-for (const location of failure.locations ?? []) {
-  if (!repair) break
-  const normalised = { ...location, file: relative(root, resolve(root, location.file.replace(/^file:\/\//, ''))) }
-  if (repair(normalised)) {
+if (plan) {
+  const path = resolve(root, plan.file)
+  const before = readFileSync(path, 'utf8')
+  const after = before.replace(plan.old, plan.new)
+  if (after !== before) {
+    writeFileSync(path, after)
+    say(`edited ${relative(root, path)}`)
     changed = true
-    break // one repair per iteration, like a focused agent
   }
 }
 report(changed ? 1 : 0)
