@@ -47,7 +47,7 @@ Common options:
 
 Exit codes: 0 COMPLETE (for next: the iteration ran), 1 internal error, 2 usage or configuration error,
 3 BLOCKED, 4 waiting for approval, 5 a cap or budget reached, 6 aborted.`,
-  init: `loop-controller init [--work CMD] [--verify CMD]... [--force]
+  init: `loop-controller init [--work CMD | --agent NAME] [--verify CMD]... [--force]
 
 Writes a starter .github/loop.yml (from --work/--verify when given) and adds .loop/ to .git/info/exclude.`,
   run: `loop-controller run [--config FILE | --work CMD | --agent NAME --verify CMD...] [--max-iterations N] [--no-commit]

@@ -8,28 +8,31 @@ import type { CliIo } from './io.js'
 import type { Values } from './options.js'
 import { keepStateOutOfGit } from './repository.js'
 
-/** Writes the starter config from `--work`/`--verify` (or a Claude Code default) and keeps `.loop/` out of git. */
+/** Writes the starter config from `--work`/`--agent`/`--verify` (Claude Code by default) and keeps `.loop/` out of git. */
 export async function init(root: string, values: Values, io: CliIo): Promise<number> {
   const target = join(root, '.github', 'loop.yml')
   if (existsSync(target) && !values.force) {
     io.stderr(`${relative(io.cwd, target)} already exists; use --force to overwrite it.\n`)
     return EXIT.usage
   }
-  const work = values.work ?? 'claude -p "$(cat "$LOOP_PROMPT_FILE")"'
+  // Without a work command the starter uses a preset: Claude Code unless --agent names another.
+  const agent = values.work !== undefined ? 'command' : (values.agent ?? 'claude')
+  const agentLines =
+    agent === 'command'
+      ? `work:\n  run: ${JSON.stringify(values.work ?? '')}\n  timeout: 30m`
+      : `agent: ${agent}\nwork:\n  timeout: 30m`
   const verify = values.verify?.length ? values.verify : ['npm test']
   const checks = verify
     .map(
       (run, i) =>
-        `  - name: check-${i + 1}\n    run: ${JSON.stringify(run)}\n    kind: ${simpleModeConfig({ work, verify: [run] }).checks[0]?.kind ?? 'custom'}`,
+        `  - name: check-${i + 1}\n    run: ${JSON.stringify(run)}\n    kind: ${simpleModeConfig({ work: 'true', verify: [run] }).checks[0]?.kind ?? 'custom'}`,
     )
     .join('\n')
   const text = `# yaml-language-server: $schema=https://raw.githubusercontent.com/loop-controller/loop-controller/v1/schema/loop-config.schema.json
 goal: Make every check below pass.
 pipeline: iterate
 max-iterations: 10
-work:
-  run: ${JSON.stringify(work)}
-  timeout: 30m
+${agentLines}
 checks:
 ${checks}
 `
