@@ -11,6 +11,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 import { planRepair } from './repair-plan.mjs'
+
 const contextFile = process.env.LOOP_CONTEXT_FILE
 if (!contextFile) {
   console.error('agent: LOOP_CONTEXT_FILE is not set; run me from loop-controller')
