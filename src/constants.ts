@@ -25,6 +25,7 @@ export const Inputs = {
   Dispatch: 'dispatch',
   BudgetMinutes: 'budget-minutes',
   AllowUntrusted: 'allow-untrusted',
+  Isolation: 'isolation',
   Secrets: 'secrets',
   WorkingDirectory: 'working-directory',
 } as const
@@ -59,6 +60,7 @@ export const InputDefaults = {
   command: 'run',
   dispatch: true,
   allowUntrusted: false,
+  isolation: 'auto',
   workingDirectory: '.',
 } as const
 

@@ -21,6 +21,7 @@ import { actionsLogger } from './adapters/actions-logger.js'
 import { AuditTrail } from './adapters/audit-trail.js'
 import { GitCli } from './adapters/git-cli.js'
 import { OctokitGitHub } from './adapters/github.js'
+import { chooseIsolation, type IsolationPlan, IsolationUnavailableError } from './adapters/isolation.js'
 import { nodeWorkspace } from './adapters/node-workspace.js'
 import { ChildProcessRunner } from './adapters/process-runner.js'
 import { type IterationInput, type IterationResult, runOneIteration } from './app/iteration.js'
@@ -31,6 +32,7 @@ import { loadUserPatterns } from './config/user-patterns.js'
 import { loopBranch, Outputs } from './constants.js'
 import { buildLibrary } from './domain/analysis/index.js'
 import { hasStopLabel, isUntrustedTrigger } from './domain/commands.js'
+import { type IsolationMode, isolationLine } from './domain/isolation.js'
 import { createRedactor } from './domain/redact.js'
 import { systemClock } from './ports/clock.js'
 import type { GitHubPort } from './ports/github.js'
@@ -68,6 +70,10 @@ async function runAction(io: ActionIO): Promise<void> {
   const trigger = isUntrustedTrigger(runContext.event.name, runContext.event.payload, allowUntrusted)
   if (trigger.refuse) throw new ConfigError(trigger.reason)
   if (trigger.untrusted) logger.warning(trigger.reason)
+
+  const isolation = isolationFor(settings.isolation)
+  if (isolation.report.level === 'none') logger.warning(isolationLine(isolation.report))
+  else io.info(isolationLine(isolation.report))
 
   const runnerTemp = runContext.runnerTemp ?? join(root, '..', '_loop-temp')
   const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
@@ -114,6 +120,7 @@ async function runAction(io: ActionIO): Promise<void> {
     logger,
     audit,
     redact,
+    isolationPrefix: isolation.prefix,
   })
   const publishDeps = { git: useGit ? git : null, github, store, logger, io, clock: systemClock }
   const job = await runJobIterations(
@@ -131,10 +138,24 @@ async function runAction(io: ActionIO): Promise<void> {
   }
 
   const { state, outcome, result } = job
-  await report(runContext, { loopId, state, outcome, result, root }, { github, io, redact })
+  await report(
+    runContext,
+    { loopId, state, outcome, result, root, isolation: isolation.report },
+    { github, io, redact },
+  )
   if (outcome === 'continue' && settings.dispatch) await redispatch(runContext, { loopId, state }, { github, logger })
   if (outcome === 'blocked')
     io.setFailed(`The loop is BLOCKED: ${redact(state.statusReason)}. See the handoff in the comment or summary.`)
+}
+
+/** The isolation the input asks for; one that cannot be had here is the user's to change. */
+function isolationFor(mode: IsolationMode): IsolationPlan {
+  try {
+    return chooseIsolation(mode)
+  } catch (error) {
+    if (error instanceof IsolationUnavailableError) throw new ConfigError(`Input 'isolation': ${error.message}`)
+    throw error
+  }
 }
 
 /** The loop's id; a comment on a pull request only carries the number, and the loop's branch names the loop. */
@@ -158,14 +179,15 @@ function iterationRunner(parts: {
   logger: Logger
   audit: AuditTrail
   redact: (text: string) => string
+  isolationPrefix: readonly string[]
 }): (dispatchedIteration: number | undefined) => Promise<IterationResult> {
-  const { input, git, store, github, logger, audit, redact } = parts
+  const { input, git, store, github, logger, audit, redact, isolationPrefix } = parts
   return (dispatchedIteration) =>
     runOneIteration(
       { ...input, ...(dispatchedIteration !== undefined ? { dispatchedIteration } : {}) },
       {
         store,
-        runner: new ChildProcessRunner({ redact }),
+        runner: new ChildProcessRunner({ redact, isolationPrefix }),
         git,
         clock: systemClock,
         logger,

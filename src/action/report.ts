@@ -6,6 +6,7 @@
 import type { IterationResult } from '../app/iteration.js'
 import { loopBranch, Outputs, stickyCommentMarker } from '../constants.js'
 import { buildDeadLetter } from '../domain/analysis/index.js'
+import { type IsolationReport, isolationLine } from '../domain/isolation.js'
 import {
   buildReportModel,
   type Handoff,
@@ -31,6 +32,8 @@ export async function report(
     result: IterationResult
     /** The workspace root, which annotation paths are made relative to. */
     root: string
+    /** The isolation the commands ran under, said in the summary. */
+    isolation?: IsolationReport
   },
   deps: {
     github: Pick<GitHubPort, 'upsertStickyComment'>
@@ -59,8 +62,10 @@ export async function report(
   for (const a of annotations) {
     io.annotateError(redact(a.message), a)
   }
-  if (run.hasStepSummary) await io.writeSummary(renderSummary(model, { redact, overflowLocations: overflow }))
-  else io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
+  if (run.hasStepSummary) {
+    const summary = renderSummary(model, { redact, overflowLocations: overflow })
+    await io.writeSummary(input.isolation ? `${summary}\n${isolationLine(input.isolation)}\n` : summary)
+  } else io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
   const commentOn = run.event.subject.number ?? state.pullRequest?.number
   if (commentOn !== undefined) {
     const comment = await github.upsertStickyComment({

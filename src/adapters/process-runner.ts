@@ -42,6 +42,8 @@ export interface ProcessRunnerOptions {
    * agent echoes must not land in its log file).
    */
   redact?: (text: string) => string
+  /** Put in front of every command (see `isolation.ts`): its own PID namespace, no capabilities. */
+  isolationPrefix?: readonly string[]
 }
 
 /**
@@ -183,12 +185,14 @@ export class ChildProcessRunner implements ProcessRunner {
   private readonly pipeGraceMs: number
   private readonly maxLogBytes: number
   private readonly redact: ((text: string) => string) | undefined
+  private readonly isolationPrefix: readonly string[]
 
   constructor(options: ProcessRunnerOptions = {}) {
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS
     this.pipeGraceMs = options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS
     this.maxLogBytes = options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES
     this.redact = options.redact
+    this.isolationPrefix = options.isolationPrefix ?? []
   }
 
   async run(request: RunRequest): Promise<RunResult> {
@@ -207,10 +211,16 @@ export class ChildProcessRunner implements ProcessRunner {
       ...(request.logFile ? { logFile: request.logFile } : {}),
     })
 
-    const argv =
+    const command =
       typeof request.command === 'string' ? ['bash', '-c', REAL_PIPE_PREFIX + request.command] : [...request.command]
-    const [file, ...args] = argv
-    if (!file) return failEarly('the command is empty: expected a shell line or a non-empty argv array')
+    if (command.length === 0) return failEarly('the command is empty: expected a shell line or a non-empty argv array')
+    // Through the isolation the command is found on its own PATH (sudo would reset PATH to its secure_path).
+    const path = Object.entries(request.env).find(([name]) => name.toUpperCase() === 'PATH')?.[1]
+    const argv =
+      this.isolationPrefix.length === 0
+        ? command
+        : [...this.isolationPrefix, 'env', ...(path !== undefined ? [`PATH=${path}`] : []), ...command]
+    const [file, ...args] = argv as [string, ...string[]]
     try {
       if (!statSync(request.cwd).isDirectory()) return failEarly(`working directory '${request.cwd}' is not a folder`)
     } catch {

@@ -131,6 +131,10 @@ function readCall(
     return { report: { understood: false, tokensAreSessionTotal: false, costIsSessionTotal: false }, failure }
   }
   const report = preset.read({ stdout: result.stdout ?? '', output: result.output, exitCode: result.exitCode })
+  // Started through the isolation's `env`, a missing CLI is exit 127 rather than a spawn error.
+  if (result.exitCode === 127 && !report.understood && /No such file or directory|not found/i.test(result.output)) {
+    return { report, failure: { kind: 'not-installed', transient: false, message: notInstalledMessage(name, name) } }
+  }
   if (result.timedOut) {
     const seconds = Math.round(result.durationMs / 1000)
     return { report, failure: { kind: 'timed-out', transient: false, message: `stopped after ${seconds} s` } }

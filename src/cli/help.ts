@@ -37,6 +37,8 @@ Common options:
   --config FILE        the loop config (default: .github/loop.yml at the repository root)
   --work CMD           simple mode, no config file: the work command
   --agent NAME         the agent preset: claude, codex, gemini, aider or command (over the config's)
+  --isolation MODE     auto (default: the agent and checks in their own PID namespace where the
+                       machine allows it), pid-namespace (refuse to run without it) or none
   --verify CMD         simple mode: a verify command (repeat for several)
   --max-iterations N   the hard iteration cap (default 10; above ${CAP_WITHOUT_REASON} needs --cap-reason)
   --cap-reason TEXT    why the cap is above ${CAP_WITHOUT_REASON} (recorded)

@@ -6,6 +6,7 @@ export const OPTIONS = {
   config: { type: 'string' },
   work: { type: 'string' },
   agent: { type: 'string' },
+  isolation: { type: 'string' },
   verify: { type: 'string', multiple: true },
   'max-iterations': { type: 'string' },
   'cap-reason': { type: 'string' },

@@ -2,15 +2,17 @@
 import { availableParallelism } from 'node:os'
 import { join, relative } from 'node:path'
 import { GitCli } from '../adapters/git-cli.js'
+import { chooseIsolation, type IsolationPlan, IsolationUnavailableError } from '../adapters/isolation.js'
 import { nodeWorkspace } from '../adapters/node-workspace.js'
 import { ChildProcessRunner } from '../adapters/process-runner.js'
 import { type IterationResult, runOneIteration } from '../app/iteration.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { buildLibrary } from '../domain/analysis/index.js'
+import { ISOLATION_MODES, type IsolationMode, isolationLine } from '../domain/isolation.js'
 import { systemClock } from '../ports/clock.js'
 import { VERSION } from '../version.js'
 import { loadCliConfig } from './config.js'
-import { EXIT, exitFor } from './exit-codes.js'
+import { EXIT, exitFor, UsageError } from './exit-codes.js'
 import { type CliIo, cliLogger } from './io.js'
 import type { LoopPlace } from './loop-place.js'
 import type { Values } from './options.js'
@@ -40,6 +42,8 @@ export async function runIterations(
   io.stdout(
     `loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`,
   )
+  const isolation = cliIsolation(values)
+  io.stdout(`${isolationLine(isolation.report)}\n`)
   for (;;) {
     last = await runOneIteration(
       {
@@ -58,7 +62,7 @@ export async function runIterations(
       },
       {
         store,
-        runner: new ChildProcessRunner({ redact }),
+        runner: new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix }),
         git,
         clock: systemClock,
         logger,
@@ -73,4 +77,19 @@ export async function runIterations(
   io.stdout(`${closingLine(last, Date.now() - started, relative(io.cwd, join(stateDir, loopId)) || '.')}\n`)
   if (command === 'next' && last.outcome === 'continue') return EXIT.complete
   return exitFor(last.outcome)
+}
+
+/** `--isolation` (default `auto`); a mode this machine cannot give is a usage error. */
+function cliIsolation(values: Values): IsolationPlan {
+  const mode = values.isolation ?? 'auto'
+  const modes: readonly string[] = ISOLATION_MODES
+  if (!modes.includes(mode)) {
+    throw new UsageError(`--isolation: expected one of ${ISOLATION_MODES.join(', ')}; got '${mode}'.`)
+  }
+  try {
+    return chooseIsolation(mode as IsolationMode)
+  } catch (error) {
+    if (error instanceof IsolationUnavailableError) throw new UsageError(`--isolation: ${error.message}`)
+    throw error
+  }
 }

@@ -10,6 +10,7 @@ import { z } from 'zod'
 import { InputDefaults, Inputs } from '../constants.js'
 import { AGENT_NAMES, type AgentName } from '../domain/agents/types.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
+import { ISOLATION_MODES, type IsolationMode } from '../domain/isolation.js'
 import { ConfigError } from './errors.js'
 import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 
@@ -62,6 +63,8 @@ export interface ActionSettings {
   dispatch: boolean
   budgetMinutes: number | undefined
   allowUntrusted: boolean
+  /** How the project's commands are kept from the controller's processes (see `domain/isolation.ts`). */
+  isolation: IsolationMode
   /** Secret environment variables handed to commands (and redacted from everything posted). */
   secrets: Record<string, string>
   /** Names listed in `secrets` that had no value in the environment. */
@@ -126,6 +129,7 @@ const fields = {
   store: { schema: z.enum(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
   command: { schema: z.enum(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
   agent: { schema: z.enum(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
+  isolation: { schema: z.enum(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
   boolean: { schema: booleanString, expected: 'true or false' },
   gate: { schema: z.string().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
   task: {
@@ -212,6 +216,7 @@ export function parseActionInputs(
   const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch)
   const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes)
   const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted)
+  const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation)
   const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory)
 
   const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env)
@@ -256,6 +261,7 @@ export function parseActionInputs(
     dispatch,
     budgetMinutes,
     allowUntrusted,
+    isolation,
     secrets: secretsResult.secrets,
     missingSecrets: secretsResult.missing,
     workingDirectory,
