@@ -31416,6 +31416,8 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej
         costUsd: zod__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().positive().optional(),
     }),
     session: zod__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().max(2000).optional(),
+    /** What `session` had reported so far: a CLI that reports running totals is counted by what grew. */
+    sessionUsage: zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej({ tokens: zod__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().min(0), costUsd: zod__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().min(0) }).optional(),
     baseline: zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej({
         takenAt: isoTime,
         checks: zod__WEBPACK_IMPORTED_MODULE_1__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(['pass', 'fail'])),
@@ -31438,7 +31440,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(96384);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(16182);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31448,7 +31450,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 96384:
+/***/ 16182:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31861,6 +31863,7 @@ var schemas = __nccwpck_require__(55491);
 /** Names of the action's inputs, as written in `action.yml`. */
 const Inputs = {
     Work: 'work',
+    Agent: 'agent',
     Verify: 'verify',
     Config: 'config',
     LoopId: 'loop-id',
@@ -31878,6 +31881,7 @@ const Inputs = {
     Dispatch: 'dispatch',
     BudgetMinutes: 'budget-minutes',
     AllowUntrusted: 'allow-untrusted',
+    Isolation: 'isolation',
     Secrets: 'secrets',
     WorkingDirectory: 'working-directory',
 };
@@ -31907,11 +31911,20 @@ const InputDefaults = {
     command: 'run',
     dispatch: true,
     allowUntrusted: false,
+    isolation: 'auto',
     workingDirectory: '.',
 };
 
 /** The login GitHub gives the `GITHUB_TOKEN` when it writes comments. */
 const GITHUB_ACTIONS_BOT_LOGIN = 'github-actions[bot]';
+
+;// CONCATENATED MODULE: ./src/domain/agents/types.ts
+/**
+ * What the loop knows of an agent CLI it drives: how to call it without a person at the keyboard, and
+ * what its output says about usage, its session and whether it failed. Pure.
+ */
+/** The agent presets; `command` is the escape hatch (any command line, under the work command contract). */
+const AGENT_NAMES = ['claude', 'codex', 'gemini', 'aider', 'command'];
 
 ;// CONCATENATED MODULE: ./src/domain/caps.ts
 /**
@@ -31933,6 +31946,21 @@ function capNeedsReason(maxIterations, capReason, names = CONFIG_CAP_NAMES) {
     return (`${names.cap} is ${maxIterations}, above ${CAP_WITHOUT_REASON}: set ${names.reason} to say why this loop ` +
         `needs more than ${CAP_WITHOUT_REASON} iterations (it is recorded in the loop's state), or lower the cap ` +
         `to ${CAP_WITHOUT_REASON} or less.`);
+}
+
+;// CONCATENATED MODULE: ./src/domain/isolation.ts
+/**
+ * How the project's commands (the agent, checks, fixes, install, tasks) are kept from the controller's
+ * own processes, whose environment holds the job's tokens: a command of the same user could otherwise
+ * read `/proc/<controller>/environ`. Pure: the names, and what a person is told.
+ */
+/** What a person may ask for: the strongest available (`auto`), a PID namespace or else refuse, or none. */
+const ISOLATION_MODES = ['auto', 'pid-namespace', 'none'];
+/** The line a summary or the CLI prints about it; loud when there is none. */
+function isolationLine(report) {
+    return report.level === 'pid-namespace'
+        ? `Isolation: the agent and the checks run in their own PID namespace with their own /proc and no capabilities (${report.how}); they cannot see the controller's processes or read its environment.`
+        : `⚠️ No isolation: the agent and the checks run as the controller's user and can read its environment (the job's tokens) through /proc (${report.how}). Use a runner with sudo or user namespaces, or run the agent in a job that holds no write token.`;
 }
 
 ;// CONCATENATED MODULE: ./src/config/errors.ts
@@ -31965,6 +31993,8 @@ function messageOf(error) {
  * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
  * parser is testable without `process.env`.
  */
+
+
 
 
 
@@ -32013,6 +32043,8 @@ const fields = {
     },
     store: { schema: schemas/* enum */.k5n(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
     command: { schema: schemas/* enum */.k5n(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
+    agent: { schema: schemas/* enum */.k5n(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
+    isolation: { schema: schemas/* enum */.k5n(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
     boolean: { schema: booleanString, expected: 'true or false' },
     gate: { schema: schemas/* string */.YjP().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
     task: {
@@ -32056,6 +32088,7 @@ function parseActionInputs(getInput, event, env = {}) {
         return fallback;
     }
     const work = raw(Inputs.Work) || undefined;
+    const agent = parse(Inputs.Agent, fields.agent);
     const verify = parseVerifyLines(getInput(Inputs.Verify));
     const configInput = raw(Inputs.Config);
     const config = parse(Inputs.Config, fields.path, InputDefaults.config);
@@ -32088,6 +32121,7 @@ function parseActionInputs(getInput, event, env = {}) {
     const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch);
     const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes);
     const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
+    const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation);
     const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory);
     const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env);
     problems.push(...secretsResult.problems);
@@ -32109,6 +32143,7 @@ function parseActionInputs(getInput, event, env = {}) {
         throw new ActionInputError(problems);
     return {
         work,
+        agent,
         verify,
         config,
         configIsDefault: configInput === '',
@@ -32128,6 +32163,7 @@ function parseActionInputs(getInput, event, env = {}) {
         dispatch,
         budgetMinutes,
         allowUntrusted,
+        isolation,
         secrets: secretsResult.secrets,
         missingSecrets: secretsResult.missing,
         workingDirectory,
@@ -32213,10 +32249,12 @@ function deriveLoopId(event) {
  * mode, or null when they do not. The action's `budget-minutes` and `secrets` are applied by the caller.
  */
 function simpleModeOptions(settings) {
-    if (settings.work === undefined || settings.verify.length === 0)
+    const presetAgent = settings.agent !== undefined && settings.agent !== 'command';
+    if ((settings.work === undefined && !presetAgent) || settings.verify.length === 0)
         return null;
     return {
-        work: settings.work,
+        ...(settings.work !== undefined ? { work: settings.work } : {}),
+        ...(settings.agent !== undefined ? { agent: settings.agent } : {}),
         verify: settings.verify,
         ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
         ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
@@ -32232,6 +32270,7 @@ function actionConfigRequest(settings, root) {
         fileNamed: !settings.configIsDefault,
         simple: simpleModeOptions(settings),
         cap: { maxIterations: settings.maxIterations, capReason: settings.capReason, names: INPUT_CAP_NAMES },
+        ...(settings.agent !== undefined ? { agent: { name: settings.agent, setting: `input '${Inputs.Agent}'` } } : {}),
         missing: `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
     };
 }
@@ -32493,6 +32532,7 @@ function resolvePipeline(pipeline) {
  */
 
 
+
 /** Seconds as a number, or a duration string such as `90s`, `5m`, `1h`. Parsed to seconds. */
 const durationSeconds = schemas/* union */.KCZ([schemas/* number */.aig().positive(), schemas/* string */.YjP().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30s, 5m or 1h')])
     .transform((value) => {
@@ -32508,7 +32548,8 @@ const commandSchema = schemas/* union */.KCZ([
     schemas/* string */.YjP().trim().min(1, 'a command must not be empty'),
     schemas/* array */.YOg(schemas/* string */.YjP()).min(1, 'a command must not be empty'),
 ]);
-const envSchema = schemas/* record */.g1P(schemas/* string */.YjP().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), schemas/* string */.YjP());
+const envNameSchema = schemas/* string */.YjP().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+const envSchema = schemas/* record */.g1P(envNameSchema, schemas/* string */.YjP());
 const checkSchema = schemas/* strictObject */.rej({
     name: schemas/* string */.YjP().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore'),
     run: commandSchema,
@@ -32570,13 +32611,20 @@ const loopConfigSchema = schemas/* strictObject */.rej({
         'cost-usd': schemas/* number */.aig().positive().optional(),
     })
         .default({}),
+    agent: schemas/* enum */.k5n(AGENT_NAMES).default('command'),
+    'agent-args': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    model: schemas/* string */.YjP().min(1).optional(),
+    'max-turns': schemas/* number */.aig().int().min(1).max(1000).optional(),
     work: schemas/* strictObject */.rej({
-        run: commandSchema,
+        run: commandSchema.optional(),
         timeout: durationSeconds.default(1800),
         env: envSchema.default({}),
         /** Names of environment variables from the controller's environment to hand to commands. */
-        'pass-env': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    }),
+        'pass-env': schemas/* array */.YOg(envNameSchema).default([]),
+        /** Names handed to the work command (the agent) alone, never to checks, fixes or install. */
+        secrets: schemas/* array */.YOg(envNameSchema).default([]),
+    })
+        .default({ timeout: 1800, env: {}, 'pass-env': [], secrets: [] }),
     checks: schemas/* array */.YOg(checkSchema).min(1, 'at least one check'),
     matrix: schemas/* strictObject */.rej({
         'max-parallel': schemas/* number */.aig().int().min(1).max(64).optional(),
@@ -32628,6 +32676,7 @@ const loopConfigSchema = schemas/* strictObject */.rej({
 
 
 
+
 /**
  * Loads the loop config for a request: the file when there is one (read through `readText`, which
  * answers null for a missing file) unless simple mode was asked for and the file was not named.
@@ -32651,6 +32700,14 @@ function resolveLoopConfig(request, fileText) {
     }
     else {
         throw new ConfigError(request.missing);
+    }
+    if (request.agent && request.agent.name !== config.agent) {
+        // The chosen preset builds the work command; a command the file wrote for another agent steps aside.
+        const { run: _written, ...work } = config.work;
+        config = { ...config, agent: request.agent.name, work: request.agent.name === 'command' ? config.work : work };
+        const problem = agentConfigProblem(config);
+        if (problem)
+            throw new ConfigError(`${request.agent.setting}: ${problem}`);
     }
     const { maxIterations, capReason, names } = request.cap;
     if (maxIterations !== undefined || capReason) {
@@ -32706,6 +32763,9 @@ function validateLoopConfig(raw, source, lineOfPath = () => undefined) {
     const capProblem = capNeedsReason(config['max-iterations'], config['cap-reason']);
     if (capProblem)
         problems.push(capProblem);
+    const agentProblem = agentConfigProblem(config);
+    if (agentProblem)
+        problems.push(agentProblem);
     const names = new Set();
     for (const check of config.checks) {
         if (names.has(check.name))
@@ -32722,6 +32782,21 @@ function validateLoopConfig(raw, source, lineOfPath = () => undefined) {
         throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     }
     return config;
+}
+/** A preset builds the work command; `command` needs one written out. */
+function agentConfigProblem(config) {
+    if (config.agent === 'command') {
+        return config.work.run === undefined
+            ? `work.run: expected the work command (for example 'claude -p ...'), or an agent preset: agent: ${AGENT_NAMES.filter((n) => n !== 'command').join(' | ')}; got nothing`
+            : null;
+    }
+    if (config.work.run !== undefined) {
+        return `work.run: the agent preset '${config.agent}' builds the work command itself; remove work.run, or set agent: command to run it as written`;
+    }
+    if (config['max-turns'] !== undefined && config.agent !== 'claude') {
+        return `max-turns: the '${config.agent}' CLI has no turn limit of its own; remove max-turns (work.timeout limits the call's time)`;
+    }
+    return null;
 }
 function describeIssue(issue, raw, source, lineOfPath) {
     const path = issue.path;
@@ -32838,7 +32913,8 @@ function lineOf(document, lineCounter, path) {
 function simpleModeConfig(options) {
     const input = {
         goal: options.goal ?? 'Make every verify command pass.',
-        work: { run: options.work },
+        ...(options.work !== undefined ? { work: { run: options.work } } : {}),
+        ...(options.agent !== undefined ? { agent: options.agent } : {}),
         checks: options.verify.map((run, index) => ({ name: `verify-${index + 1}`, run, kind: guessKind(run) })),
         ...(options.maxIterations !== undefined ? { 'max-iterations': options.maxIterations } : {}),
         ...(options.capReason ? { 'cap-reason': options.capReason } : {}),
@@ -33556,6 +33632,429 @@ function initialState(input) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/domain/agents/errors.ts
+const RULES = [
+    // Out of money or quota looks like a 429 on some APIs, but waiting does not help: checked first.
+    {
+        kind: 'quota',
+        transient: false,
+        sign: /insufficient_quota|credit balance is too low|quota exceeded|exceeded your current quota|billing/i,
+    },
+    {
+        kind: 'auth',
+        transient: false,
+        sign: /\b401\b|\b403\b|authentication_error|permission_error|invalid[ _-]?(x-)?api[ _-]?key|invalid_api_key|unauthori[sz]ed|please run \/login|not logged in/i,
+    },
+    { kind: 'overloaded', transient: true, sign: /\b529\b|overloaded/i },
+    { kind: 'rate-limit', transient: true, sign: /\b429\b|rate[ _-]?limit|too many requests/i },
+    {
+        kind: 'server-error',
+        transient: true,
+        sign: /\b50[0234]\b|internal server error|api_error|bad gateway|service unavailable|gateway timeout/i,
+    },
+    {
+        kind: 'network',
+        transient: true,
+        sign: /ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|socket hang up|connection error|stream disconnected|network error|fetch failed/i,
+    },
+    { kind: 'bad-request', transient: false, sign: /\b400\b|invalid_request_error|bad request/i },
+];
+/** The failure an agent's error text describes; `unknown` (not transient) when nothing matches. */
+function classifyAgentError(text) {
+    const message = oneLine(text);
+    for (const rule of RULES) {
+        if (rule.sign.test(text))
+            return { kind: rule.kind, transient: rule.transient, message };
+    }
+    return { kind: 'unknown', transient: false, message };
+}
+/** The first non-empty line, bounded: enough for a journey line and a handoff. */
+function oneLine(text, max = 300) {
+    const line = text
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => l !== '');
+    const first = line ?? '';
+    return first.length > max ? `${first.slice(0, max - 1)}…` : first;
+}
+/** What a person should do about a failure that waiting will not fix. */
+function failureHandoff(failure, agent) {
+    switch (failure.kind) {
+        case 'auth':
+            return `the ${agent} API refused the key (${failure.message}); check the secret the agent reads and that it is passed to the step`;
+        case 'quota':
+            return `the ${agent} account is out of quota or credit (${failure.message}); top it up or raise the limit, then resume`;
+        case 'max-turns':
+            return `the agent stopped at its turn limit (${failure.message}); raise max-turns or narrow the goal`;
+        case 'budget':
+            return `the agent stopped at the loop's remaining USD budget (${failure.message}); raise budget.cost-usd to go on`;
+        case 'not-installed':
+            return failure.message;
+        case 'timed-out':
+            return `the agent ran past its time limit and was stopped (${failure.message})`;
+        default:
+            return `the agent failed: ${failure.message}`;
+    }
+}
+/**
+ * A failure after which another call cannot help until a person acts (a refused key, no quota, a
+ * request the API rejects, a CLI that is not there) or that outlasted its retries: the loop stops
+ * with a handoff. A call cut short (its turn limit, the budget, the time limit) still left work to
+ * verify, so the checks judge it.
+ */
+function stopsTheLoop(failure) {
+    return failure.transient || ['auth', 'quota', 'bad-request', 'not-installed'].includes(failure.kind);
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/aider.ts
+/**
+ * aider, headless: `--message-file` runs one message and exits; it prints a line such as
+ * `Tokens: 4.2k sent, 312 received. Cost: $0.02 message, $0.05 session.` and keeps no resumable
+ * session id, so each call starts fresh. The controller commits, so aider must not. Pure.
+ */
+
+function aiderCall(settings, input) {
+    const argv = [
+        'aider',
+        '--message-file',
+        input.promptFile,
+        '--yes-always',
+        '--no-auto-commits',
+        '--no-dirty-commits',
+        '--no-stream',
+        '--no-pretty',
+        '--no-check-update',
+        '--analytics-disable',
+        '--no-show-model-warnings',
+    ];
+    if (settings.model)
+        argv.push('--model', settings.model);
+    argv.push(...settings.args);
+    return { argv, stdinFile: null };
+}
+const TOKENS_LINE = /Tokens:\s*([\d.]+)([kKmM]?)\s*sent,\s*([\d.]+)([kKmM]?)\s*received\.(?:\s*Cost:\s*\$([\d.]+)\s*message)?/g;
+function scaled(value, unit) {
+    const factor = unit.toLowerCase() === 'k' ? 1_000 : unit.toLowerCase() === 'm' ? 1_000_000 : 1;
+    return Math.round(Number.parseFloat(value) * factor);
+}
+function readAiderOutput(output, exitCode) {
+    let tokens;
+    let costUsd;
+    for (const match of output.matchAll(TOKENS_LINE)) {
+        tokens = (tokens ?? 0) + scaled(match[1] ?? '0', match[2] ?? '') + scaled(match[3] ?? '0', match[4] ?? '');
+        if (match[5])
+            costUsd = (costUsd ?? 0) + Number.parseFloat(match[5]);
+    }
+    const report = {
+        understood: tokens !== undefined,
+        tokensAreSessionTotal: false,
+        costIsSessionTotal: false,
+        ...(tokens !== undefined ? { tokens } : {}),
+        ...(costUsd !== undefined && Number.isFinite(costUsd) ? { costUsd } : {}),
+    };
+    if (exitCode !== 0 && exitCode !== null) {
+        const errorLine = output.split('\n').find((l) => /error|exception/i.test(l)) ?? `aider exited ${exitCode}`;
+        return { ...report, failure: classifyAgentError(errorLine) };
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/json-lines.ts
+/** Reading CLI output that holds JSON objects, one per line, among other lines. Pure. */
+/** Every line of `text` that parses as a JSON object, in order; other lines are skipped. */
+function jsonObjectLines(text) {
+    const objects = [];
+    for (const raw of text.split('\n')) {
+        const line = raw.trim();
+        if (!line.startsWith('{'))
+            continue;
+        try {
+            const value = JSON.parse(line);
+            if (value && typeof value === 'object' && !Array.isArray(value))
+                objects.push(value);
+        }
+        catch {
+            // A line that only looks like JSON (a log line, a cut-off write): not the CLI's report.
+        }
+    }
+    return objects;
+}
+/** A finite, non-negative number, or undefined. */
+function count(value) {
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+/** The sum of the finite, non-negative numbers among `values`, or undefined when there is none. */
+function sumCounts(...values) {
+    const numbers = values.map(count).filter((n) => n !== undefined);
+    return numbers.length === 0 ? undefined : numbers.reduce((a, b) => a + b, 0);
+}
+/** A non-empty string of at most `max` characters, or undefined. */
+function shortString(value, max = 200) {
+    return typeof value === 'string' && value !== '' && value.length <= max ? value : undefined;
+}
+function objectAt(value) {
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/claude.ts
+/**
+ * Claude Code (`claude`), headless: `-p` with the prompt on standard input and `--output-format json`,
+ * which ends with one `result` object (`usage`, `total_cost_usd`, `session_id`, `num_turns`, `is_error`,
+ * `subtype`). Pure.
+ */
+
+
+/**
+ * Edits in the workspace without asking, and nothing more: file tools and the shell (the agent runs the
+ * project's tests as a developer would), no web tools, no pushing and no changing where git pushes.
+ */
+const CLAUDE_ALLOWED_TOOLS = ['Read', 'Edit', 'MultiEdit', 'Write', 'Glob', 'Grep', 'LS', 'Bash', 'TodoWrite'];
+const CLAUDE_DISALLOWED_TOOLS = ['WebFetch', 'WebSearch', 'Bash(git push:*)', 'Bash(git remote:*)'];
+function claudeCall(settings, input) {
+    const argv = [
+        'claude',
+        '-p',
+        '--output-format',
+        'json',
+        '--permission-mode',
+        'acceptEdits',
+        '--allowedTools',
+        CLAUDE_ALLOWED_TOOLS.join(','),
+        '--disallowedTools',
+        CLAUDE_DISALLOWED_TOOLS.join(','),
+    ];
+    if (settings.model)
+        argv.push('--model', settings.model);
+    if (settings.maxTurns)
+        argv.push('--max-turns', String(settings.maxTurns));
+    if (input.remainingUsd !== null)
+        argv.push('--max-budget-usd', input.remainingUsd.toFixed(4));
+    if (input.session)
+        argv.push('--resume', input.session);
+    argv.push(...settings.args);
+    return { argv, stdinFile: input.promptFile };
+}
+const SUBTYPE_FAILURES = {
+    error_max_turns: { kind: 'max-turns', transient: false },
+    error_max_budget_usd: { kind: 'budget', transient: false },
+};
+function readClaudeOutput(stdout) {
+    const result = jsonObjectLines(stdout)
+        .reverse()
+        .find((o) => o.type === 'result');
+    if (!result)
+        return { understood: false, tokensAreSessionTotal: false, costIsSessionTotal: true };
+    const usage = objectAt(result.usage);
+    const tokens = usage
+        ? sumCounts(usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens, usage.output_tokens)
+        : undefined;
+    const costUsd = count(result.total_cost_usd);
+    const session = shortString(result.session_id);
+    const turns = count(result.num_turns);
+    const report = {
+        understood: true,
+        tokensAreSessionTotal: false,
+        // A resumed session reports the cost of the whole session so far, not of this call.
+        costIsSessionTotal: true,
+        ...(tokens !== undefined ? { tokens } : {}),
+        ...(costUsd !== undefined ? { costUsd } : {}),
+        ...(session ? { session } : {}),
+        ...(turns !== undefined ? { turns } : {}),
+    };
+    const subtype = typeof result.subtype === 'string' ? result.subtype : '';
+    const text = typeof result.result === 'string' ? result.result : subtype;
+    const bySubtype = SUBTYPE_FAILURES[subtype];
+    if (bySubtype)
+        return { ...report, failure: { ...bySubtype, message: `${subtype}${turns ? ` after ${turns} turns` : ''}` } };
+    if (result.is_error === true || subtype.startsWith('error')) {
+        return { ...report, failure: classifyAgentError(text || 'Claude Code reported an error') };
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/codex.ts
+/**
+ * Codex (`codex exec`), headless: `--json` prints one event per line (`thread.started` with the
+ * thread's id, `turn.completed` with token usage, `turn.failed` or `error` on failure), the prompt
+ * comes on standard input (`-`). Codex reports tokens, not dollars. Pure.
+ */
+
+
+/** Writes inside the workspace only, never asks (there is nobody to ask), no network for its commands. */
+const CODEX_SANDBOX = 'workspace-write';
+function codexCall(settings, input) {
+    const common = ['--json', '--skip-git-repo-check'];
+    if (settings.model)
+        common.push('--model', settings.model);
+    // `exec resume` takes no `--sandbox` flag: the mode goes in as a config override, for both forms alike.
+    common.push('-c', `sandbox_mode="${CODEX_SANDBOX}"`, '-c', 'approval_policy="never"');
+    const argv = input.session
+        ? ['codex', 'exec', 'resume', ...common, ...settings.args, input.session, '-']
+        : ['codex', 'exec', ...common, ...settings.args, '-'];
+    return { argv, stdinFile: input.promptFile };
+}
+function readCodexOutput(stdout) {
+    const events = jsonObjectLines(stdout).filter((e) => typeof e.type === 'string');
+    const base = { understood: events.length > 0, tokensAreSessionTotal: true, costIsSessionTotal: false };
+    if (events.length === 0)
+        return base;
+    const started = events.find((e) => e.type === 'thread.started');
+    const session = shortString(started?.thread_id);
+    // A resumed thread's `turn.completed` carries the thread's running total: the last one is the figure.
+    const completed = events.filter((e) => e.type === 'turn.completed').pop();
+    const usage = objectAt(completed?.usage);
+    // `input_tokens` already includes the cached ones (`cached_input_tokens`), as in OpenAI's usage.
+    const tokens = usage ? sumCounts(usage.input_tokens, usage.output_tokens) : undefined;
+    const turns = events.filter((e) => e.type === 'turn.completed').length;
+    const report = {
+        ...base,
+        ...(session ? { session } : {}),
+        ...(tokens !== undefined ? { tokens } : {}),
+        ...(turns > 0 ? { turns } : {}),
+    };
+    const failed = events.filter((e) => e.type === 'turn.failed' || e.type === 'error').pop();
+    if (failed && !completed) {
+        const message = objectAt(failed.error)?.message ?? failed.message;
+        return { ...report, failure: classifyAgentError(typeof message === 'string' ? message : 'Codex reported an error') };
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/gemini.ts
+/**
+ * Gemini CLI (`gemini`), headless: the prompt on standard input, `--output-format json` prints one
+ * object (`response`, `stats.models.<model>.tokens`, `error`, and the session's id in versions that
+ * resume). Exit code 53 is its turn limit. Pure.
+ */
+
+
+function geminiCall(settings, input) {
+    // `auto_edit` approves edits and nothing else: shell commands it would need a person for are refused.
+    const argv = ['gemini', '--output-format', 'json', '--approval-mode', 'auto_edit'];
+    if (settings.model)
+        argv.push('--model', settings.model);
+    if (input.session)
+        argv.push('--resume', input.session);
+    argv.push(...settings.args);
+    return { argv, stdinFile: input.promptFile };
+}
+function readGeminiOutput(stdout, exitCode) {
+    const result = jsonObjectLines(stdout)
+        .reverse()
+        .find((o) => 'response' in o || 'stats' in o || 'error' in o);
+    const base = {
+        understood: result !== undefined,
+        tokensAreSessionTotal: false,
+        costIsSessionTotal: false,
+    };
+    if (exitCode === 53)
+        return { ...base, failure: { kind: 'max-turns', transient: false, message: 'turn limit exceeded (exit 53)' } };
+    if (!result)
+        return base;
+    const models = objectAt(objectAt(result.stats)?.models) ?? {};
+    let tokens;
+    for (const model of Object.values(models)) {
+        const total = count(objectAt(objectAt(model)?.tokens)?.total);
+        if (total !== undefined)
+            tokens = (tokens ?? 0) + total;
+    }
+    const session = shortString(result.session_id) ?? shortString(result.sessionId);
+    const report = { ...base, ...(tokens !== undefined ? { tokens } : {}), ...(session ? { session } : {}) };
+    const error = objectAt(result.error);
+    if (error) {
+        const text = [error.code, error.type, error.message].filter((v) => v !== undefined).join(' ');
+        return { ...report, failure: classifyAgentError(text || 'Gemini CLI reported an error') };
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/presets.ts
+/**
+ * The agent presets, one table: how each CLI is called, what its output says, which secrets it reads
+ * and how a person installs it. The values come from each CLI's own documented flags. Pure.
+ */
+
+
+
+
+const AGENT_PRESETS = {
+    claude: {
+        title: 'Claude Code',
+        install: 'npm install -g @anthropic-ai/claude-code',
+        secretNames: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_BASE_URL'],
+        holdsBudget: true,
+        call: claudeCall,
+        read: ({ stdout }) => readClaudeOutput(stdout),
+    },
+    codex: {
+        title: 'Codex',
+        install: 'npm install -g @openai/codex',
+        secretNames: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL'],
+        holdsBudget: false,
+        call: codexCall,
+        read: ({ stdout }) => readCodexOutput(stdout),
+    },
+    gemini: {
+        title: 'Gemini CLI',
+        install: 'npm install -g @google/gemini-cli',
+        secretNames: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_APPLICATION_CREDENTIALS'],
+        holdsBudget: false,
+        call: geminiCall,
+        read: ({ stdout, exitCode }) => readGeminiOutput(stdout, exitCode),
+    },
+    aider: {
+        title: 'aider',
+        install: 'python -m pip install aider-install && aider-install',
+        secretNames: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'DEEPSEEK_API_KEY'],
+        holdsBudget: false,
+        call: aiderCall,
+        read: ({ output, exitCode }) => readAiderOutput(output, exitCode),
+    },
+};
+/** The message for a preset whose CLI is not on PATH: what is missing and how to install it. */
+function notInstalledMessage(name, binary) {
+    const preset = AGENT_PRESETS[name];
+    return `agent '${name}': '${binary}' (${preset.title}) is not installed or not on PATH; install it with \`${preset.install}\` in a step before the loop`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/session-usage.ts
+/**
+ * This call's own usage, and the session's totals to keep for the next call. A report in running
+ * totals counts only what grew since the same session's last report; a new session starts from zero.
+ */
+function callUsage(report, previous) {
+    const sameSession = previous !== null && report.session !== undefined && report.session === previous.id;
+    const before = sameSession ? previous : { tokens: 0, costUsd: 0 };
+    const tokens = report.tokens === undefined
+        ? undefined
+        : report.tokensAreSessionTotal
+            ? Math.max(0, report.tokens - before.tokens)
+            : report.tokens;
+    const costUsd = report.costUsd === undefined
+        ? undefined
+        : report.costIsSessionTotal
+            ? Math.max(0, report.costUsd - before.costUsd)
+            : report.costUsd;
+    if (report.session === undefined)
+        return { ...defined(tokens, costUsd), totals: null };
+    const totals = {
+        id: report.session,
+        tokens: report.tokensAreSessionTotal ? (report.tokens ?? before.tokens) : before.tokens + (tokens ?? 0),
+        costUsd: report.costIsSessionTotal ? (report.costUsd ?? before.costUsd) : before.costUsd + (costUsd ?? 0),
+    };
+    return { ...defined(tokens, costUsd), totals };
+}
+function defined(tokens, costUsd) {
+    return { ...(tokens !== undefined ? { tokens } : {}), ...(costUsd !== undefined ? { costUsd } : {}) };
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/index.ts
+/** The agent presets and what the loop reads from their output. Pure. */
+
+
+
+
+
 ;// CONCATENATED MODULE: ./src/domain/engine/copy-state.ts
 /**
  * A deep copy of the state for the engine to update in place. It copies by structure, not by a list
@@ -33602,7 +34101,7 @@ function displayText(text) {
  * Pure; bounded by the number of lines it reads.
  */
 
-const RULES = [
+const failing_tests_RULES = [
     // vitest: ` FAIL  test/math.test.ts > sum > adds` (a whole file failing to import has no ` > `).
     {
         runner: 'vitest',
@@ -33632,7 +34131,7 @@ function failingTestsIn(output) {
     const found = new Set();
     for (const raw of output.split('\n')) {
         const line = raw.replace(TERMINAL_ESCAPES, '').replace(/\r$/, '');
-        for (const rule of RULES) {
+        for (const rule of failing_tests_RULES) {
             const match = rule.line.exec(line);
             if (!match)
                 continue;
@@ -34158,6 +34657,11 @@ function enterStage(next, from, step, at) {
 }
 
 ;// CONCATENATED MODULE: ./src/domain/engine/outcome.ts
+/**
+ * Folding an iteration's outcome into the state: usage, metrics, gates, then the stage walk or the
+ * failure handling. Pure.
+ */
+
 
 
 
@@ -34208,7 +34712,11 @@ function applyOutcome(state, outcome, policy) {
         total: policy.retry.total,
     };
     recordUsage(next, outcome, at);
-    next.lastVerification = { iteration, at, results: outcome.checks };
+    const agentFailure = outcome.work?.failure;
+    const agentStopsTheLoop = agentFailure !== undefined && stopsTheLoop(agentFailure);
+    // A failed agent call is not verified (nothing changed): the last verification stays the one to show.
+    if (!agentStopsTheLoop || outcome.checks.length > 0)
+        next.lastVerification = { iteration, at, results: outcome.checks };
     // Flakes and auto-fixes are counted here and told once, by the step that re-ran or fixed the check.
     next.metrics.flakes += outcome.flaky.length;
     next.metrics.autoFixes += outcome.autoFixed.length;
@@ -34250,6 +34758,11 @@ function applyOutcome(state, outcome, policy) {
         const why = outcome.work.blockedReason?.trim() || `it exited with code ${outcome.work.exitCode ?? 'none'}`;
         return block(`the work command asked for a person: ${why}`, false);
     }
+    if (agentFailure && agentStopsTheLoop) {
+        return block(failureHandoff(agentFailure, outcome.work?.agent ?? 'the agent'), false);
+    }
+    if (agentFailure)
+        emit('work', `the agent's call was cut short (${agentFailure.kind}): ${agentFailure.message}`);
     if (outcome.externalDependencyDown) {
         return block('an external dependency is unavailable; retrying cannot help until it is back', false);
     }
@@ -34293,8 +34806,13 @@ function recordUsage(next, outcome, at) {
         next.usage.tokens += Math.max(0, work.tokens ?? 0);
         next.usage.costUsd += Math.max(0, work.costUsd ?? 0);
         next.metrics.workCalls += 1;
-        if (work.session)
+        if (work.session) {
+            if (work.session !== next.session)
+                delete next.sessionUsage;
             next.session = work.session.slice(0, 2000);
+            if (work.sessionUsage)
+                next.sessionUsage = { ...work.sessionUsage };
+        }
         const outputs = { exitCode: work.exitCode };
         if (work.tokens !== undefined)
             outputs.tokens = work.tokens;
@@ -34308,7 +34826,13 @@ function recordUsage(next, outcome, at) {
             why,
             at,
             durationMs: Math.max(0, work.durationMs),
-            status: work.blocked ? 'blocked' : work.exitCode === 0 ? 'done' : `exit ${work.exitCode ?? 'none'}`,
+            status: work.blocked
+                ? 'blocked'
+                : work.failure
+                    ? `agent ${work.failure.kind}`
+                    : work.exitCode === 0
+                        ? 'done'
+                        : `exit ${work.exitCode ?? 'none'}`,
             outputs,
         });
     }
@@ -35717,10 +36241,10 @@ function inspectProtectedChanges(changes, rules) {
         }
         if (!rules.testGlobs.some((glob) => matchGlob(glob, path)))
             continue;
-        const assertionsBefore = count(change.before, ASSERTION);
-        const assertionsAfter = count(change.after, ASSERTION);
-        const skipsBefore = count(change.before, SKIP);
-        const skipsAfter = count(change.after, SKIP);
+        const assertionsBefore = guard_count(change.before, ASSERTION);
+        const assertionsAfter = guard_count(change.after, ASSERTION);
+        const skipsBefore = guard_count(change.before, SKIP);
+        const skipsAfter = guard_count(change.after, SKIP);
         if (change.after === null && assertionsBefore > 0) {
             findings.push({ path, reason: `test file deleted with ${assertionsBefore} assertion(s)` });
             continue;
@@ -35734,7 +36258,7 @@ function inspectProtectedChanges(changes, rules) {
     }
     return findings;
 }
-function count(text, pattern) {
+function guard_count(text, pattern) {
     if (text === null)
         return 0;
     return text.match(pattern)?.length ?? 0;
@@ -43791,6 +44315,7 @@ function buildReportModel(state, extras) {
 
 
 
+
 async function report(run, input, deps) {
     const { loopId, state, outcome, result } = input;
     const { github, io, redact } = deps;
@@ -43813,8 +44338,10 @@ async function report(run, input, deps) {
     for (const a of annotations) {
         io.annotateError(redact(a.message), a);
     }
-    if (run.hasStepSummary)
-        await io.writeSummary(renderSummary(model, { redact, overflowLocations: overflow }));
+    if (run.hasStepSummary) {
+        const summary = renderSummary(model, { redact, overflowLocations: overflow });
+        await io.writeSummary(input.isolation ? `${summary}\n${isolationLine(input.isolation)}\n` : summary);
+    }
     else
         io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.');
     const commentOn = run.event.subject.number ?? state.pullRequest?.number;
@@ -45587,6 +46114,120 @@ class OctokitGitHub {
     }
 }
 
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __nccwpck_require__(31421);
+;// CONCATENATED MODULE: ./src/adapters/isolation.ts
+/**
+ * Choosing and proving the isolation of the project's commands (see `domain/isolation.ts`): each way
+ * to get a PID namespace with its own /proc is tried in turn, strongest and cheapest first, and kept
+ * only when a probe run through it cannot see the controller's own process.
+ */
+
+/** Drops every capability and forbids gaining new ones: the command cannot unmount its /proc to look out. */
+const NO_PRIVILEGES = ['--no-new-privs', '--bounding-set=-all', '--inh-caps=-all'];
+/** A new PID namespace whose first process takes the rest with it when it ends, with /proc remounted for it. */
+const NEW_PID_NAMESPACE = ['--pid', '--fork', '--kill-child', '--mount-proc'];
+/**
+ * The namespace's first process. The kernel kills everything in a PID namespace when its first process
+ * ends, so the command does not play that part: this shell runs it, passes a SIGTERM on, and after it
+ * exits gives what it left running (the `cat` that carries a shell line's output, say) a moment to
+ * finish before it ends them all. Builtins only while it counts, so it never counts itself twice.
+ */
+const NAMESPACE_INIT = [
+    'bash',
+    '-c',
+    [
+        // `<&0`: a background job would otherwise read /dev/null, and the agent's prompt comes on stdin.
+        '"$@" <&0 & child=$!',
+        "trap 'kill -TERM $child 2>/dev/null' TERM INT",
+        'wait $child; code=$?',
+        'while kill -0 $child 2>/dev/null; do wait $child; code=$?; done',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array length, not a template.
+        'for _ in $(seq 60); do procs=(/proc/[0-9]*); [ ${#procs[@]} -le 1 ] && break; sleep 0.05; done',
+        'exit $code',
+    ].join('\n'),
+    'loop-namespace-init',
+];
+function candidates(uid, gid) {
+    const asUser = [`--reuid=${uid}`, `--regid=${gid}`, '--init-groups'];
+    const list = [];
+    if (uid === 0) {
+        list.push({
+            prefix: ['unshare', ...NEW_PID_NAMESPACE, 'setpriv', ...NO_PRIVILEGES, '--', ...NAMESPACE_INIT],
+            how: 'unshare as root',
+        });
+    }
+    else {
+        // GitHub-hosted runners give passwordless sudo: root makes the namespace, the command runs as this user.
+        list.push({
+            prefix: [
+                'sudo',
+                '-n',
+                '-E',
+                'unshare',
+                ...NEW_PID_NAMESPACE,
+                'setpriv',
+                ...asUser,
+                ...NO_PRIVILEGES,
+                '--',
+                ...NAMESPACE_INIT,
+            ],
+            how: 'sudo unshare, then back to this user',
+        });
+    }
+    list.push({
+        prefix: [
+            'unshare',
+            '--user',
+            '--map-current-user',
+            ...NEW_PID_NAMESPACE,
+            'setpriv',
+            ...NO_PRIVILEGES,
+            '--',
+            ...NAMESPACE_INIT,
+        ],
+        how: 'an unprivileged user namespace',
+    });
+    return list;
+}
+/** True when a command run through `prefix` sees its own namespace and not the controller's process. */
+function proves(prefix, controllerPid) {
+    const [file, ...args] = prefix;
+    if (!file)
+        return false;
+    const probe = (0,external_node_child_process_.spawnSync)(file, [...args, 'sh', '-c', `test -e /proc/1 && test ! -e /proc/${controllerPid} && echo isolated`], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    return probe.status === 0 && probe.stdout.trim() === 'isolated';
+}
+/** Unsupported here: every path tried, with the reason the summary gives. */
+class IsolationUnavailableError extends Error {
+    name = 'IsolationUnavailableError';
+}
+/**
+ * The isolation for `mode` on this machine. `auto` takes the first way that proves itself, else none
+ * (said loudly by the caller); `pid-namespace` throws when none does; `none` tries nothing.
+ */
+function chooseIsolation(mode, platform = process.platform) {
+    if (mode === 'none')
+        return { prefix: [], report: { level: 'none', how: 'isolation is set to none' } };
+    if (platform !== 'linux') {
+        const how = `PID namespaces are a Linux feature; this is ${platform}`;
+        if (mode === 'pid-namespace')
+            throw new IsolationUnavailableError(`isolation 'pid-namespace' is not available: ${how}.`);
+        return { prefix: [], report: { level: 'none', how } };
+    }
+    const uid = process.getuid?.() ?? 0;
+    const gid = process.getgid?.() ?? 0;
+    for (const candidate of candidates(uid, gid)) {
+        if (proves(candidate.prefix, process.pid)) {
+            return { prefix: candidate.prefix, report: { level: 'pid-namespace', how: candidate.how } };
+        }
+    }
+    const how = 'neither unshare as root, sudo without a password, nor an unprivileged user namespace worked on this runner';
+    if (mode === 'pid-namespace')
+        throw new IsolationUnavailableError(`isolation 'pid-namespace' is not available: ${how}.`);
+    return { prefix: [], report: { level: 'none', how } };
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/node-workspace.ts
 
 
@@ -45623,14 +46264,49 @@ const nodeWorkspace = {
     },
 };
 
-// EXTERNAL MODULE: external "node:child_process"
-var external_node_child_process_ = __nccwpck_require__(31421);
+;// CONCATENATED MODULE: ./src/adapters/redacting-lines.ts
+/**
+ * Redacting a child's output as it streams: a secret split across two chunks would slip past a
+ * chunk-by-chunk redactor, so output is cut into lines (or long runs) before it is masked.
+ */
+/** A run without a line break is masked and passed on at this size, so memory stays bounded. */
+const MAX_PENDING_BYTES = 64 * 1024;
+class RedactingLines {
+    redact;
+    emit;
+    pending = '';
+    constructor(redact, emit) {
+        this.redact = redact;
+        this.emit = emit;
+    }
+    push(chunk) {
+        this.pending += chunk.toString('utf8');
+        const cut = Math.max(this.pending.lastIndexOf('\n'), this.pending.lastIndexOf('\r'));
+        if (cut >= 0) {
+            this.send(this.pending.slice(0, cut + 1));
+            this.pending = this.pending.slice(cut + 1);
+        }
+        if (this.pending.length >= MAX_PENDING_BYTES)
+            this.flush();
+    }
+    flush() {
+        if (this.pending === '')
+            return;
+        this.send(this.pending);
+        this.pending = '';
+    }
+    send(text) {
+        this.emit(Buffer.from(this.redact(text), 'utf8'));
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/process-runner.ts
 /**
  * The process runner: every command is a real child process in its own process group, so that a timeout
  * (or an abort) stops the whole tree, grandchildren included. Output is captured bounded: head and tail in
  * memory, the full stream on disk up to a cap.
  */
+
 
 
 
@@ -45790,14 +46466,19 @@ class ChildProcessRunner {
     killGraceMs;
     pipeGraceMs;
     maxLogBytes;
+    redact;
+    isolationPrefix;
     constructor(options = {}) {
         this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
         this.pipeGraceMs = options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS;
         this.maxLogBytes = options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
+        this.redact = options.redact;
+        this.isolationPrefix = options.isolationPrefix ?? [];
     }
     async run(request) {
         const started = performance.now();
         const capture = new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES);
+        const stdoutCapture = request.captureStdout ? new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES) : null;
         const failEarly = (spawnError) => ({
             exitCode: null,
             signal: null,
@@ -45809,10 +46490,15 @@ class ChildProcessRunner {
             spawnError,
             ...(request.logFile ? { logFile: request.logFile } : {}),
         });
-        const argv = typeof request.command === 'string' ? ['bash', '-c', REAL_PIPE_PREFIX + request.command] : [...request.command];
-        const [file, ...args] = argv;
-        if (!file)
+        const command = typeof request.command === 'string' ? ['bash', '-c', REAL_PIPE_PREFIX + request.command] : [...request.command];
+        if (command.length === 0)
             return failEarly('the command is empty: expected a shell line or a non-empty argv array');
+        // Through the isolation the command is found on its own PATH (sudo would reset PATH to its secure_path).
+        const path = Object.entries(request.env).find(([name]) => name.toUpperCase() === 'PATH')?.[1];
+        const argv = this.isolationPrefix.length === 0
+            ? command
+            : [...this.isolationPrefix, 'env', ...(path !== undefined ? [`PATH=${path}`] : []), ...command];
+        const [file, ...args] = argv;
         try {
             if (!(0,external_node_fs_.statSync)(request.cwd).isDirectory())
                 return failEarly(`working directory '${request.cwd}' is not a folder`);
@@ -45839,13 +46525,20 @@ class ChildProcessRunner {
                     cwd: request.cwd,
                     env: request.env,
                     detached: true,
-                    stdio: ['ignore', 'pipe', 'pipe'],
+                    stdio: [request.stdinFile ? 'pipe' : 'ignore', 'pipe', 'pipe'],
                 });
             }
             catch (error) {
                 void log?.close();
                 resolve(failEarly(error instanceof Error ? error.message : String(error)));
                 return;
+            }
+            if (request.stdinFile && child.stdin) {
+                // A command that exits without reading all of its input closes the pipe: not a failure.
+                child.stdin.on('error', () => { });
+                const input = (0,external_node_fs_.createReadStream)(request.stdinFile);
+                input.on('error', () => child.stdin?.end());
+                input.pipe(child.stdin);
             }
             let timedOut = false;
             let settled = false;
@@ -45874,6 +46567,8 @@ class ChildProcessRunner {
                     killGroup(pid, 'SIGKILL');
                 child.stdout?.destroy();
                 child.stderr?.destroy();
+                for (const lines of redactors)
+                    lines.flush();
                 const logError = await log?.close();
                 let output = capture.text();
                 if (logError)
@@ -45888,6 +46583,7 @@ class ChildProcessRunner {
                     truncated: capture.truncated,
                     ...(request.logFile ? { logFile: request.logFile } : {}),
                     ...(spawnError ? { spawnError } : {}),
+                    ...(stdoutCapture ? { stdout: stdoutCapture.text() } : {}),
                 });
             };
             const onAbort = () => stop();
@@ -45899,8 +46595,10 @@ class ChildProcessRunner {
                     stop();
                 }, Math.max(0, request.timeoutMs)));
             }
-            const onChunk = (chunk) => {
+            const onChunk = (chunk, fromStdout) => {
                 capture.push(chunk);
+                if (fromStdout)
+                    stdoutCapture?.push(chunk);
                 request.onOutput?.(chunk);
                 if (log && !log.write(chunk)) {
                     // Back-pressure: stop reading until the disk catches up, so memory stays bounded.
@@ -45917,8 +46615,20 @@ class ChildProcessRunner {
                 if (openPipes === 0 && exited)
                     void finish();
             };
-            for (const pipe of [child.stdout, child.stderr]) {
-                pipe?.on('data', onChunk);
+            const redact = this.redact;
+            const redactors = [];
+            for (const [pipe, fromStdout] of [
+                [child.stdout, true],
+                [child.stderr, false],
+            ]) {
+                if (redact) {
+                    const lines = new RedactingLines(redact, (chunk) => onChunk(chunk, fromStdout));
+                    redactors.push(lines);
+                    pipe?.on('data', (chunk) => lines.push(chunk));
+                }
+                else {
+                    pipe?.on('data', (chunk) => onChunk(chunk, fromStdout));
+                }
                 pipe?.once('close', onPipeClosed);
                 pipe?.once('error', onPipeClosed);
             }
@@ -46246,6 +46956,112 @@ function safeName(name) {
 }
 function step_support_isFailing(result) {
     return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
+}
+
+;// CONCATENATED MODULE: ./src/app/agent-call.ts
+/**
+ * Calling the agent: the work command as written (`agent: command`), or a preset's CLI with the prompt
+ * on standard input, its session resumed, the loop's remaining budget held inside the call, its usage
+ * read from its own output, and a transient API failure retried after a pause.
+ */
+
+/** Calls of a preset CLI per iteration when its API answers with a transient failure. */
+const AGENT_ATTEMPTS = 3;
+/** The request for the work command of `agent: command`, or for one call of a preset's CLI. */
+function agentRequest(config, state, base, promptFile) {
+    const timeoutMs = callTimeoutMs(config, state);
+    if (config.agent === 'command') {
+        // Validated at load: `command` always has its work.run.
+        return { ...base, command: config.work.run ?? [], timeoutMs };
+    }
+    const preset = AGENT_PRESETS[config.agent];
+    const remainingUsd = preset.holdsBudget && config.budget['cost-usd'] !== undefined
+        ? Math.max(0, config.budget['cost-usd'] - state.usage.costUsd)
+        : null;
+    const call = preset.call({ name: config.agent, args: config['agent-args'], model: config.model, maxTurns: config['max-turns'] }, { promptFile, session: state.session ?? null, remainingUsd });
+    return {
+        ...base,
+        command: call.argv,
+        timeoutMs,
+        captureStdout: true,
+        ...(call.stdinFile ? { stdinFile: call.stdinFile } : {}),
+    };
+}
+/** The work's own time limit, shortened to what is left of the loop's minutes budget. */
+function callTimeoutMs(config, state) {
+    const own = config.work.timeout * 1000;
+    const minutes = config.budget.minutes;
+    if (minutes === undefined)
+        return own;
+    return Math.max(1000, Math.min(own, minutes * 60_000 - state.usage.wallMs));
+}
+/** Runs a preset's CLI (see the module comment); `agent: command` runs once and is read by the caller. */
+async function callAgent(config, state, request, deps) {
+    if (config.agent === 'command')
+        return { result: await deps.runner.run(request), notes: [] };
+    const preset = AGENT_PRESETS[config.agent];
+    const notes = [];
+    for (let attempt = 1;; attempt++) {
+        const result = await deps.runner.run(request);
+        const read = readCall(config.agent, result);
+        if (!read.report.understood && !result.spawnError) {
+            notes.push(`${preset.title}'s output was not what it prints with its machine-readable flag; this call's usage is unknown (see work.log)`);
+            deps.logger.warning(`agent '${config.agent}': its output could not be read; usage unknown for this call.`);
+        }
+        const failure = read.failure;
+        if (failure?.transient && attempt < AGENT_ATTEMPTS) {
+            const waitMs = config.retry['backoff-seconds'] * 1000 * 2 ** (attempt - 1);
+            notes.push(`${preset.title} failed (${failure.kind}: ${failure.message}); calling again in ${Math.round(waitMs / 1000)} s (attempt ${attempt + 1} of ${AGENT_ATTEMPTS})`);
+            await deps.clock.sleep(waitMs);
+            continue;
+        }
+        const prior = state.session && state.sessionUsage ? { id: state.session, ...state.sessionUsage } : null;
+        const usage = callUsage(read.report, prior);
+        if (failure?.transient)
+            notes.push(`${preset.title} still failed after ${AGENT_ATTEMPTS} calls: ${failure.message}`);
+        return {
+            result,
+            report: read.report,
+            ...(failure ? { failure } : {}),
+            ...(usage.tokens !== undefined ? { tokens: usage.tokens } : {}),
+            ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}),
+            ...(read.report.session ? { session: read.report.session } : {}),
+            ...(usage.totals ? { sessionUsage: { tokens: usage.totals.tokens, costUsd: usage.totals.costUsd } } : {}),
+            notes,
+        };
+    }
+}
+/** The preset's reading of one call, with the failures its output cannot tell: not started, killed at the time limit. */
+function readCall(name, result) {
+    const preset = AGENT_PRESETS[name];
+    if (result.spawnError) {
+        const missing = /ENOENT/.test(result.spawnError);
+        const failure = missing
+            ? { kind: 'not-installed', transient: false, message: notInstalledMessage(name, name) }
+            : classifyAgentError(result.spawnError);
+        return { report: { understood: false, tokensAreSessionTotal: false, costIsSessionTotal: false }, failure };
+    }
+    const report = preset.read({ stdout: result.stdout ?? '', output: result.output, exitCode: result.exitCode });
+    // Started through the isolation's `env`, a missing CLI is exit 127 rather than a spawn error.
+    if (result.exitCode === 127 && !report.understood && /No such file or directory|not found/i.test(result.output)) {
+        return { report, failure: { kind: 'not-installed', transient: false, message: notInstalledMessage(name, name) } };
+    }
+    if (result.timedOut) {
+        const seconds = Math.round(result.durationMs / 1000);
+        return { report, failure: { kind: 'timed-out', transient: false, message: `stopped after ${seconds} s` } };
+    }
+    if (report.failure)
+        return { report, failure: report.failure };
+    if (result.exitCode !== 0 && !report.understood) {
+        return {
+            report,
+            failure: classifyAgentError(lastLines(result.output) || `${preset.title} exited ${result.exitCode}`),
+        };
+    }
+    return { report };
+}
+function lastLines(output) {
+    return oneLine(output.trim().split('\n').slice(-5).reverse().join('\n'));
 }
 
 ;// CONCATENATED MODULE: ./src/domain/code-context/symbols.ts
@@ -46833,6 +47649,8 @@ async function changesSince(git, state, check, excluded) {
 
 
 
+
+
 /** Runs the work command under the work command contract (README, "Work command contract"). */
 async function runWork(input, deps, state, stage, capability, strategy, failures, iterationDir, env) {
     const selection = await gatherCodeContext(input.cwd, deps, state, strategy, failures, input.excludeFromCommits);
@@ -46852,8 +47670,7 @@ async function runWork(input, deps, state, stage, capability, strategy, failures
     await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`);
     await deps.workspace.remove(outputFile);
     deps.progress?.phase?.(state.iteration, stage, 'work');
-    const result = await deps.runner.run({
-        command: input.config.work.run,
+    const request = agentRequest(input.config, state, {
         cwd: input.cwd,
         env: {
             ...env,
@@ -46871,23 +47688,34 @@ async function runWork(input, deps, state, stage, capability, strategy, failures
         },
         timeoutMs: input.config.work.timeout * 1000,
         logFile: (0,external_node_path_.join)(iterationDir, 'work.log'),
-    });
+    }, promptFile);
+    const called = await callAgent(input.config, state, request, deps);
+    const { result } = called;
     const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output);
     const blocked = result.exitCode === 3 || blockedLine !== null;
-    const reported = parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger);
+    // The command contract's own report; a preset's usage comes from its CLI's output instead.
+    const reported = input.config.agent === 'command'
+        ? parseWorkOutput(await deps.workspace.readText(outputFile, 64 * 1024), deps.logger)
+        : called;
     usage(state, state.iteration, 'work', strategy ?? stage, result);
     return {
-        exitCode: result.exitCode,
-        blocked,
-        ...(blocked
-            ? {
-                blockedReason: deps.redact(blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`),
-            }
-            : {}),
-        durationMs: result.durationMs,
-        ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
-        ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
-        ...(reported.session !== undefined ? { session: reported.session } : {}),
+        work: {
+            exitCode: result.exitCode,
+            blocked,
+            ...(blocked
+                ? {
+                    blockedReason: deps.redact(blockedLine?.[1]?.trim() || `the work command exited ${result.exitCode} and asks for a human`),
+                }
+                : {}),
+            durationMs: result.durationMs,
+            ...(reported.tokens !== undefined ? { tokens: reported.tokens } : {}),
+            ...(reported.costUsd !== undefined ? { costUsd: reported.costUsd } : {}),
+            ...(reported.session !== undefined ? { session: reported.session } : {}),
+            ...(called.sessionUsage ? { sessionUsage: called.sessionUsage } : {}),
+            ...(called.failure ? { failure: { ...called.failure, message: deps.redact(called.failure.message) } } : {}),
+            agent: input.config.agent === 'command' ? 'the work command' : AGENT_PRESETS[input.config.agent].title,
+        },
+        notes: called.notes.map(deps.redact),
     };
 }
 /** `LOOP_OUTPUT_FILE`: `{"usage": {"tokens": 1234, "costUsd": 0.12}, "session": "..."}`; anything else is ignored with a warning. */
@@ -47007,8 +47835,8 @@ async function act(run, record) {
         briefing: briefing(forAgent.map((f) => f.check)),
     };
     const told = ready.briefing ? [record_event(deps.clock.now(), iteration, 'work', briefingLine(ready.briefing))] : [];
-    const work = await runWork(input, deps, ready.state, stage, decision.capability, strategy, forAgent, run.iterationDir, run.commandEnv);
-    return withEvents({ ...ready, work }, ...told, record_event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}`, { durationMs: work.durationMs }));
+    const { work, notes } = await runWork(input, deps, ready.state, stage, decision.capability, strategy, forAgent, run.iterationDir, run.commandEnv);
+    return withEvents({ ...ready, work }, ...told, ...notes.map((note) => record_event(deps.clock.now(), iteration, 'work', note)), record_event(deps.clock.now(), iteration, 'work', `work exited ${work.exitCode}${work.blocked ? ` (BLOCKED: ${work.blockedReason})` : ''}${work.failure ? ` (${work.agent} failed: ${work.failure.kind}: ${work.failure.message})` : ''}`, { durationMs: work.durationMs }));
 }
 /** A first attempt at a stage runs its tasks not yet completed or skipped. */
 async function runStageTasks(run, record) {
@@ -47441,6 +48269,7 @@ function withPathFirst(env, dirs, delimiter) {
 
 
 
+
 /** Starts the iteration `decision` runs: its fixed facts and an empty record. */
 async function beginRun(input, deps, policy, decision, loop, now) {
     const state = beginIteration(loop.state, decision, now);
@@ -47452,9 +48281,17 @@ async function beginRun(input, deps, policy, decision, loop, now) {
     const startedAt = Date.now();
     const iterationDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(iteration));
     await deps.workspace.makeDir(iterationDir);
-    const commandEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} });
+    const { work } = input.config;
+    // The agent's own secrets (its API key) reach the agent alone: checks, fixes and install run code the
+    // agent may have written.
+    const agentSecrets = [
+        ...work.secrets,
+        ...(input.config.agent === 'command' ? [] : AGENT_PRESETS[input.config.agent].secretNames),
+    ];
+    const commandEnv = buildCommandEnv(input.env, { passEnv: [...work['pass-env'], ...agentSecrets], extra: {} });
+    const checkEnv = buildCommandEnv(input.env, { passEnv: work['pass-env'], extra: {} });
     // The project's own commands find its installed tools as `npm run` and CI scripts do: `tsc --noEmit`.
-    const projectEnv = withPathFirst(commandEnv, [(0,external_node_path_.join)(input.cwd, 'node_modules', '.bin')], external_node_path_.delimiter);
+    const projectEnv = withPathFirst(checkEnv, [(0,external_node_path_.join)(input.cwd, 'node_modules', '.bin')], external_node_path_.delimiter);
     // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
     // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
     if (input.commit && deps.git)
@@ -48117,7 +48954,11 @@ function conclude(record, final, at) {
 ;// CONCATENATED MODULE: ./src/app/iteration/verify.ts
 /** Verify: the whole matrix after the work, each failing check's output analyzed as it streams. */
 
+
 async function verify_verify(run, record) {
+    // An agent call that failed outright (a refused key, an API that stayed down) changed nothing to verify.
+    if (record.work?.failure && stopsTheLoop(record.work.failure))
+        return record;
     run.deps.progress?.phase?.(run.iteration, 'VERIFY', 'verification matrix');
     const checks = await verify(run.input, run.deps, run.iterationDir, run.projectEnv, run.iteration, true);
     return { ...record, checks };
@@ -48321,6 +49162,8 @@ const systemClock = {
 
 
 
+
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     try {
@@ -48353,6 +49196,11 @@ async function runAction(io) {
         throw new ConfigError(trigger.reason);
     if (trigger.untrusted)
         logger.warning(trigger.reason);
+    const isolation = isolationFor(settings.isolation);
+    if (isolation.report.level === 'none')
+        logger.warning(isolationLine(isolation.report));
+    else
+        io.info(isolationLine(isolation.report));
     const runnerTemp = runContext.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
     const loopDir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
     const audit = new AuditTrail(loopDir, redact);
@@ -48396,6 +49244,7 @@ async function runAction(io) {
         logger,
         audit,
         redact,
+        isolationPrefix: isolation.prefix,
     });
     const publishDeps = { git: useGit ? git : null, github, store, logger, io, clock: systemClock };
     const job = await runJobIterations({ firstIteration: settings.iteration, budgetMinutes: settings.budgetMinutes }, {
@@ -48409,11 +49258,22 @@ async function runAction(io) {
         return;
     }
     const { state, outcome, result } = job;
-    await report(runContext, { loopId, state, outcome, result, root }, { github, io, redact });
+    await report(runContext, { loopId, state, outcome, result, root, isolation: isolation.report }, { github, io, redact });
     if (outcome === 'continue' && settings.dispatch)
         await redispatch(runContext, { loopId, state }, { github, logger });
     if (outcome === 'blocked')
         io.setFailed(`The loop is BLOCKED: ${redact(state.statusReason)}. See the handoff in the comment or summary.`);
+}
+/** The isolation the input asks for; one that cannot be had here is the user's to change. */
+function isolationFor(mode) {
+    try {
+        return chooseIsolation(mode);
+    }
+    catch (error) {
+        if (error instanceof IsolationUnavailableError)
+            throw new ConfigError(`Input 'isolation': ${error.message}`);
+        throw error;
+    }
 }
 /** The loop's id; a comment on a pull request only carries the number, and the loop's branch names the loop. */
 async function loopIdOf(runContext, github) {
@@ -48429,10 +49289,10 @@ async function loopIdOf(runContext, github) {
 }
 /** Runs one iteration of the loop: the iteration this job was dispatched for, or the next. */
 function iterationRunner(parts) {
-    const { input, git, store, github, logger, audit, redact } = parts;
+    const { input, git, store, github, logger, audit, redact, isolationPrefix } = parts;
     return (dispatchedIteration) => runOneIteration({ ...input, ...(dispatchedIteration !== undefined ? { dispatchedIteration } : {}) }, {
         store,
-        runner: new ChildProcessRunner(),
+        runner: new ChildProcessRunner({ redact, isolationPrefix }),
         git,
         clock: systemClock,
         logger,

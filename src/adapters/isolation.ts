@@ -32,6 +32,7 @@ export const NAMESPACE_INIT = [
     "trap 'kill -TERM $child 2>/dev/null' TERM INT",
     'wait $child; code=$?',
     'while kill -0 $child 2>/dev/null; do wait $child; code=$?; done',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array length, not a template.
     'for _ in $(seq 60); do procs=(/proc/[0-9]*); [ ${#procs[@]} -le 1 ] && break; sleep 0.05; done',
     'exit $code',
   ].join('\n'),
