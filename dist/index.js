@@ -31440,7 +31440,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(16182);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(51801);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31450,7 +31450,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 16182:
+/***/ 51801:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -35022,6 +35022,23 @@ async function applyCommands(run, loopId, deps) {
     return state !== null && intent.command.kind !== 'abort';
 }
 
+;// CONCATENATED MODULE: ./src/action/persisted-credentials.ts
+/** Local config keys through which a persisted token reaches git. */
+const CREDENTIAL_KEYS = /^(http\..*\.extraheader|includeif\..*\.path|include\.path|credential\..*)$/i;
+/** Removes persisted credentials from the repository's own config; returns the keys it removed. */
+async function removePersistedCredentials(git, logger) {
+    const listed = await git.exec(['config', '--local', '--name-only', '--list'], { allowFailure: true });
+    if (listed.exitCode !== 0)
+        return [];
+    const keys = [...new Set(listed.stdout.split('\n').filter((key) => CREDENTIAL_KEYS.test(key.trim())))];
+    for (const key of keys)
+        await git.exec(['config', '--local', '--unset-all', key.trim()], { allowFailure: true });
+    if (keys.length > 0) {
+        logger.warning(`The checkout left credentials in .git/config (${keys.join(', ')}), where the agent could read them; they were removed for this job. Check out with \`persist-credentials: false\`: loop-controller gives its token to git push alone.`);
+    }
+    return keys;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/git-errors.ts
 /**
  * What git's output says happened, as data: shared by the git adapter (which runs git) and the loop
@@ -35152,8 +35169,8 @@ async function publish(run, input, deps) {
     const { loopId, branch, result } = input;
     let state = result.state;
     let version = result.version;
-    const pushEnv = settings.pushToken !== settings.githubToken ? pushAuthEnv(run.serverUrl, settings.pushToken) : undefined;
-    const pushed = await deps.io.group(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY, ...(pushEnv ? { env: pushEnv } : {}) }));
+    // The git adapter hands the push token to fetch and push itself (see `GitCliOptions.networkEnv`).
+    const pushed = await deps.io.group(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY }));
     if (pushed.kind !== 'pushed') {
         const reason = pushed.kind === 'conflict'
             ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
@@ -45306,6 +45323,8 @@ const BENIGN_GIT_MESSAGES = {
     switchedToNewBranch: /Switched to (a new )?branch/,
     resetBranch: /Switched to and reset branch/,
 };
+/** Git subcommands that reach a remote. */
+const NETWORK_COMMANDS = new Set(['fetch', 'push', 'ls-remote', 'pull', 'clone']);
 /** The `Git` port over the git command line. */
 class GitCli {
     cwd;
@@ -45313,13 +45332,18 @@ class GitCli {
     git;
     emptyTree;
     staleIndexLockMs;
+    networkEnv;
     constructor(cwd, options = {}) {
         this.cwd = cwd;
         this.exclude = options.exclude ?? ['.loop'];
         this.git = new git_process/* GitProcess */.WG(cwd, options.gitPath ?? 'git');
         this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
+        this.networkEnv = options.networkEnv;
     }
     exec(args, options = {}) {
+        if (this.networkEnv && NETWORK_COMMANDS.has(args[0] ?? '')) {
+            return this.git.exec(args, { ...options, env: { ...this.networkEnv, ...options.env } });
+        }
         return this.git.exec(args, options);
     }
     async isRepository() {
@@ -49164,6 +49188,7 @@ const systemClock = {
 
 
 
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     try {
@@ -49210,9 +49235,14 @@ async function runAction(io) {
     const commandDeps = { github, store, audit, logger, clock: systemClock, restoreAudit };
     if (!(await applyCommands(runContext, loopId, commandDeps)))
         return;
-    const git = new GitCli(root);
+    // The token goes only to the host the trusted checkout fetched from, read before any project code runs.
+    const git = new GitCli(root, {
+        networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.pushToken),
+    });
     const branch = loopBranch(loopId);
     const useGit = config.commit.enabled && (await git.isRepository());
+    if (useGit)
+        await removePersistedCredentials(git, logger);
     if (useGit) {
         await io.group(`Check out ${branch}`, async () => {
             const checkout = await checkoutLoopBranch(git, branch);
@@ -49263,6 +49293,17 @@ async function runAction(io) {
         await redispatch(runContext, { loopId, state }, { github, logger });
     if (outcome === 'blocked')
         io.setFailed(`The loop is BLOCKED: ${redact(state.statusReason)}. See the handoff in the comment or summary.`);
+}
+/** The origin (`https://github.com`) of the checkout's `origin` remote when it is on HTTP(S), else `fallback`. */
+async function remoteHost(root, fallback) {
+    const url = await new GitCli(root).exec(['remote', 'get-url', 'origin'], { allowFailure: true });
+    try {
+        const parsed = new URL(url.stdout.trim());
+        return /^https?:$/.test(parsed.protocol) ? parsed.origin : fallback;
+    }
+    catch {
+        return fallback;
+    }
 }
 /** The isolation the input asks for; one that cannot be had here is the user's to change. */
 function isolationFor(mode) {

@@ -13,6 +13,7 @@ import { redispatch } from './action/dispatch.js'
 import { runJobIterations } from './action/job-iterations.js'
 import { loadActionConfig, withSecretsPassed } from './action/loop-config.js'
 import { applyCommands } from './action/people-commands.js'
+import { removePersistedCredentials } from './action/persisted-credentials.js'
 import { publishIteration } from './action/publish.js'
 import { report } from './action/report.js'
 import { type RunContext, readRunContext, requireRepository } from './action/run-context.js'
@@ -25,7 +26,7 @@ import { chooseIsolation, type IsolationPlan, IsolationUnavailableError } from '
 import { nodeWorkspace } from './adapters/node-workspace.js'
 import { ChildProcessRunner } from './adapters/process-runner.js'
 import { type IterationInput, type IterationResult, runOneIteration } from './app/iteration.js'
-import { checkoutLoopBranch } from './app/loop-branch.js'
+import { checkoutLoopBranch, pushAuthEnv } from './app/loop-branch.js'
 import { sanitiseLoopId, secretValues } from './config/action-inputs.js'
 import { ConfigError, messageOf } from './config/errors.js'
 import { loadUserPatterns } from './config/user-patterns.js'
@@ -85,9 +86,13 @@ async function runAction(io: ActionIO): Promise<void> {
   const commandDeps = { github, store, audit, logger, clock: systemClock, restoreAudit }
   if (!(await applyCommands(runContext, loopId, commandDeps))) return
 
-  const git = new GitCli(root)
+  // The token goes only to the host the trusted checkout fetched from, read before any project code runs.
+  const git = new GitCli(root, {
+    networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.pushToken),
+  })
   const branch = loopBranch(loopId)
   const useGit = config.commit.enabled && (await git.isRepository())
+  if (useGit) await removePersistedCredentials(git, logger)
   if (useGit) {
     await io.group(`Check out ${branch}`, async () => {
       const checkout = await checkoutLoopBranch(git, branch)
@@ -146,6 +151,17 @@ async function runAction(io: ActionIO): Promise<void> {
   if (outcome === 'continue' && settings.dispatch) await redispatch(runContext, { loopId, state }, { github, logger })
   if (outcome === 'blocked')
     io.setFailed(`The loop is BLOCKED: ${redact(state.statusReason)}. See the handoff in the comment or summary.`)
+}
+
+/** The origin (`https://github.com`) of the checkout's `origin` remote when it is on HTTP(S), else `fallback`. */
+async function remoteHost(root: string, fallback: string): Promise<string> {
+  const url = await new GitCli(root).exec(['remote', 'get-url', 'origin'], { allowFailure: true })
+  try {
+    const parsed = new URL(url.stdout.trim())
+    return /^https?:$/.test(parsed.protocol) ? parsed.origin : fallback
+  } catch {
+    return fallback
+  }
 }
 
 /** The isolation the input asks for; one that cannot be had here is the user's to change. */

@@ -30325,6 +30325,8 @@ const BENIGN_GIT_MESSAGES = {
     switchedToNewBranch: /Switched to (a new )?branch/,
     resetBranch: /Switched to and reset branch/,
 };
+/** Git subcommands that reach a remote. */
+const NETWORK_COMMANDS = new Set(['fetch', 'push', 'ls-remote', 'pull', 'clone']);
 /** The `Git` port over the git command line. */
 class GitCli {
     cwd;
@@ -30332,13 +30334,18 @@ class GitCli {
     git;
     emptyTree;
     staleIndexLockMs;
+    networkEnv;
     constructor(cwd, options = {}) {
         this.cwd = cwd;
         this.exclude = options.exclude ?? ['.loop'];
         this.git = new GitProcess(cwd, options.gitPath ?? 'git');
         this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
+        this.networkEnv = options.networkEnv;
     }
     exec(args, options = {}) {
+        if (this.networkEnv && NETWORK_COMMANDS.has(args[0] ?? '')) {
+            return this.git.exec(args, { ...options, env: { ...this.networkEnv, ...options.env } });
+        }
         return this.git.exec(args, options);
     }
     async isRepository() {

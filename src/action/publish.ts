@@ -4,7 +4,7 @@
  * sort out the branch.
  */
 import type { IterationResult } from '../app/iteration.js'
-import { pushAuthEnv, pushLoopBranch } from '../app/loop-branch.js'
+import { pushLoopBranch } from '../app/loop-branch.js'
 import { markBlocked } from '../domain/engine/index.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
@@ -59,11 +59,8 @@ async function publish(
   const { loopId, branch, result } = input
   let state = result.state
   let version = result.version
-  const pushEnv =
-    settings.pushToken !== settings.githubToken ? pushAuthEnv(run.serverUrl, settings.pushToken) : undefined
-  const pushed = await deps.io.group(`Push ${branch}`, () =>
-    pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY, ...(pushEnv ? { env: pushEnv } : {}) }),
-  )
+  // The git adapter hands the push token to fetch and push itself (see `GitCliOptions.networkEnv`).
+  const pushed = await deps.io.group(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY }))
   if (pushed.kind !== 'pushed') {
     const reason =
       pushed.kind === 'conflict'

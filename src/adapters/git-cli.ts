@@ -42,7 +42,16 @@ export interface GitCliOptions {
   gitPath?: string
   /** A git lock file (index, HEAD, branch) unchanged this long is taken to be left by a killed git. Default 10 s. */
   staleIndexLockMs?: number
+  /**
+   * Credentials for the commands that talk to a remote (fetch, push, ls-remote), as environment (see
+   * `pushAuthEnv`): the token reaches git at that moment from the controller's process alone, never
+   * through `.git/config`, which the agent can read.
+   */
+  networkEnv?: Record<string, string>
 }
+
+/** Git subcommands that reach a remote. */
+const NETWORK_COMMANDS = new Set(['fetch', 'push', 'ls-remote', 'pull', 'clone'])
 
 /** The `Git` port over the git command line. */
 export class GitCli implements Git {
@@ -50,6 +59,7 @@ export class GitCli implements Git {
   private readonly git: GitProcess
   private emptyTree: string | undefined
   private readonly staleIndexLockMs: number
+  private readonly networkEnv: Record<string, string> | undefined
 
   constructor(
     readonly cwd: string,
@@ -58,12 +68,16 @@ export class GitCli implements Git {
     this.exclude = options.exclude ?? ['.loop']
     this.git = new GitProcess(cwd, options.gitPath ?? 'git')
     this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000
+    this.networkEnv = options.networkEnv
   }
 
   exec(
     args: readonly string[],
     options: { allowFailure?: boolean; env?: Record<string, string> } = {},
   ): Promise<GitResult> {
+    if (this.networkEnv && NETWORK_COMMANDS.has(args[0] ?? '')) {
+      return this.git.exec(args, { ...options, env: { ...this.networkEnv, ...options.env } })
+    }
     return this.git.exec(args, options)
   }
 

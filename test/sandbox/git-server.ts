@@ -72,8 +72,10 @@ export class GitServer {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', this.url)
-    const expected = `Basic ${Buffer.from(`x-access-token:${this.options.token}`).toString('base64')}`
-    if (req.headers.authorization !== expected) {
+    const expected = Buffer.from(`x-access-token:${this.options.token}`).toString('base64')
+    // The scheme is case-insensitive (RFC 7235), and actions/checkout itself writes `basic`.
+    const [scheme, credentials] = (req.headers.authorization ?? '').split(/\s+/, 2)
+    if (scheme?.toLowerCase() !== 'basic' || credentials !== expected) {
       this.requests.push({ method: req.method ?? '', path: url.pathname, status: 401 })
       res.writeHead(401, { 'www-authenticate': 'Basic realm="loopback git"', 'content-type': 'text/plain' })
       res.end('authentication required\n')

@@ -501,20 +501,19 @@ export class WorkflowEngine {
     const remote = this.options.remote.cloneUrl
     await this.git(workspace, ['init', '--quiet'])
     await this.git(workspace, ['remote', 'add', 'origin', remote])
-    if (/^https?:/.test(remote)) {
-      const basic = Buffer.from(`x-access-token:${job.token}`).toString('base64')
-      await this.git(workspace, [
-        'config',
-        '--local',
-        `http.${new URL(remote).origin}/.extraheader`,
-        `AUTHORIZATION: basic ${basic}`,
-      ])
+    const basic = Buffer.from(`x-access-token:${job.token}`).toString('base64')
+    const auth = `http.${/^https?:/.test(remote) ? new URL(remote).origin : remote}/.extraheader`
+    // The checkout's own fetch carries the token; it stays in .git/config unless `persist-credentials: false`.
+    const fetchAuth = /^https?:/.test(remote) ? ['-c', `${auth}=AUTHORIZATION: basic ${basic}`] : []
+    if (fetchAuth.length > 0 && this.workflow.persistCredentials !== false) {
+      await this.git(workspace, ['config', '--local', auth, `AUTHORIZATION: basic ${basic}`])
     }
     const depth = this.workflow.fetchDepth ?? 0
     const isTag = job.ref.startsWith('refs/tags/')
     const name = job.ref.replace(/^refs\/(heads|tags)\//, '')
     const target = isTag ? job.ref : `refs/remotes/origin/${name}`
     await this.git(workspace, [
+      ...fetchAuth,
       '-c',
       'protocol.version=2',
       'fetch',

@@ -36,6 +36,8 @@ export interface WorkflowSpec {
   job?: string
   /** actions/checkout's `fetch-depth` (0 = full history, GitHub's default is 1). Default 0. */
   fetchDepth?: number
+  /** actions/checkout's `persist-credentials` (GitHub's default is true: the token lands in .git/config). */
+  persistCredentials?: boolean
   /** The job's `if:`; a false condition makes the run `skipped`. */
   if?: string
   /** `timeout-minutes` of the job, as milliseconds. */
@@ -104,6 +106,8 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
   const checkout = steps.find((s) => typeof s.uses === 'string' && s.uses.startsWith('actions/checkout'))
   const depth = asRecord(checkout?.with)['fetch-depth']
   if (depth !== undefined) spec.fetchDepth = Number(depth)
+  const persist = asRecord(checkout?.with)['persist-credentials']
+  if (persist !== undefined) spec.persistCredentials = persist !== false && persist !== 'false'
   return spec
 }
 

@@ -110,10 +110,10 @@ describe('publishIteration', () => {
     expect(store.saved.at(-1)?.pullRequest?.number).toBe(12)
   })
 
-  it('pushes with the push token on the run server', async () => {
+  it('leaves the push token to the git adapter (test/security/push-credentials.test.ts)', async () => {
     const { deps, commands, state } = setup({ remote: true })
     await publishIteration(runOf({}, { 'push-token': 'other' }), input('c1', state), deps)
-    expect(commands[1]?.env?.GIT_CONFIG_KEY_1).toBe('http.https://ghe.example/.extraheader')
+    expect(commands[1]?.env).toBeUndefined()
   })
 
   it('opens no second pull request', async () => {
