@@ -54,7 +54,6 @@ async function publish(
   input: { loopId: string; branch: string; result: IterationResult },
   deps: PublishDeps & { git: Git },
 ): Promise<Published> {
-  const { settings } = run
   const { git, github, store, logger } = deps
   const { loopId, branch, result } = input
   let state = result.state
