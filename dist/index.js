@@ -33867,7 +33867,10 @@ function readClaudeOutput(stdout) {
     if (bySubtype)
         return { ...report, failure: { ...bySubtype, message: `${subtype}${turns ? ` after ${turns} turns` : ''}` } };
     if (result.is_error === true || subtype.startsWith('error')) {
-        return { ...report, failure: classifyAgentError(text || 'Claude Code reported an error') };
+        // `api_error_status` is the API's own answer: the surest sign of what failed when there is one.
+        const status = count(result.api_error_status);
+        const said = text || 'Claude Code reported an error';
+        return { ...report, failure: classifyAgentError(status ? `API error ${status}: ${said}` : said) };
     }
     return report;
 }
@@ -35164,7 +35167,6 @@ async function publishIteration(run, input, deps) {
     return publish(run, input, { ...deps, git });
 }
 async function publish(run, input, deps) {
-    const { settings } = run;
     const { git, github, store, logger } = deps;
     const { loopId, branch, result } = input;
     let state = result.state;

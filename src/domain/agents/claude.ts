@@ -73,7 +73,10 @@ export function readClaudeOutput(stdout: string): AgentReport {
   if (bySubtype)
     return { ...report, failure: { ...bySubtype, message: `${subtype}${turns ? ` after ${turns} turns` : ''}` } }
   if (result.is_error === true || subtype.startsWith('error')) {
-    return { ...report, failure: classifyAgentError(text || 'Claude Code reported an error') }
+    // `api_error_status` is the API's own answer: the surest sign of what failed when there is one.
+    const status = count(result.api_error_status)
+    const said = text || 'Claude Code reported an error'
+    return { ...report, failure: classifyAgentError(status ? `API error ${status}: ${said}` : said) }
   }
   return report
 }

@@ -113,6 +113,14 @@ describe('reading what each CLI printed', () => {
       { understood: true },
       'overloaded',
     ],
+    [
+      'claude, the API status it reports',
+      'claude',
+      claudeResult({ is_error: true, api_error_status: 401, result: 'Invalid API key · Fix external API key' }),
+      1,
+      { understood: true },
+      'auth',
+    ],
     ['claude prints no JSON', 'claude', 'Error: something else entirely', 1, { understood: false }, undefined],
     [
       'codex events',
