@@ -33650,7 +33650,8 @@ const RULES = [
     {
         kind: 'server-error',
         transient: true,
-        sign: /\b50[0234]\b|internal server error|api_error|bad gateway|service unavailable|gateway timeout/i,
+        // Codex words a 5xx as "high demand, which may cause temporary errors".
+        sign: /\b50[0234]\b|internal server error|api_error|bad gateway|service unavailable|gateway timeout|high demand|temporary errors?/i,
     },
     {
         kind: 'network',
@@ -33883,18 +33884,28 @@ function readClaudeOutput(stdout) {
  */
 
 
-/** Writes inside the workspace only, never asks (there is nobody to ask), no network for its commands. */
+/** Writes inside the workspace only (`.git` read-only), never asks (there is nobody to ask), no network for its commands. */
 const CODEX_SANDBOX = 'workspace-write';
+/**
+ * Where Codex's bubblewrap cannot make its user namespace (root without capabilities, inside the
+ * controller's own PID namespace), every edit fails; Codex's documentation says to run it without its
+ * sandbox inside a container that gives the guarantees instead, which the controller's isolation is.
+ */
+const CODEX_SANDBOX_UNDER_ISOLATION = 'danger-full-access';
 function codexCall(settings, input) {
     const common = ['--json', '--skip-git-repo-check'];
     if (settings.model)
         common.push('--model', settings.model);
+    const sandbox = input.ownSandbox ? CODEX_SANDBOX : CODEX_SANDBOX_UNDER_ISOLATION;
     // `exec resume` takes no `--sandbox` flag: the mode goes in as a config override, for both forms alike.
-    common.push('-c', `sandbox_mode="${CODEX_SANDBOX}"`, '-c', 'approval_policy="never"');
+    common.push('-c', `sandbox_mode="${sandbox}"`, '-c', 'approval_policy="never"');
     const argv = input.session
         ? ['codex', 'exec', 'resume', ...common, ...settings.args, input.session, '-']
         : ['codex', 'exec', ...common, ...settings.args, '-'];
-    return { argv, stdinFile: input.promptFile };
+    if (input.ownSandbox)
+        return { argv, stdinFile: input.promptFile };
+    const note = "Codex runs without its own sandbox (sandbox_mode danger-full-access): it cannot make a user namespace here, so the controller's isolation is its only wall";
+    return { argv, stdinFile: input.promptFile, note };
 }
 function readCodexOutput(stdout) {
     const events = jsonObjectLines(stdout).filter((e) => typeof e.type === 'string');
@@ -46234,24 +46245,37 @@ class IsolationUnavailableError extends Error {
  */
 function chooseIsolation(mode, platform = process.platform) {
     if (mode === 'none')
-        return { prefix: [], report: { level: 'none', how: 'isolation is set to none' } };
+        return {
+            prefix: [],
+            report: { level: 'none', how: 'isolation is set to none', nestedSandbox: platform !== 'linux' || nests([]) },
+        };
     if (platform !== 'linux') {
         const how = `PID namespaces are a Linux feature; this is ${platform}`;
         if (mode === 'pid-namespace')
             throw new IsolationUnavailableError(`isolation 'pid-namespace' is not available: ${how}.`);
-        return { prefix: [], report: { level: 'none', how } };
+        // Elsewhere an agent CLI's own sandbox (Seatbelt on macOS) needs no user namespace.
+        return { prefix: [], report: { level: 'none', how, nestedSandbox: true } };
     }
     const uid = process.getuid?.() ?? 0;
     const gid = process.getgid?.() ?? 0;
     for (const candidate of candidates(uid, gid)) {
         if (proves(candidate.prefix, process.pid)) {
-            return { prefix: candidate.prefix, report: { level: 'pid-namespace', how: candidate.how } };
+            const report = { level: 'pid-namespace', how: candidate.how, nestedSandbox: nests(candidate.prefix) };
+            return { prefix: candidate.prefix, report };
         }
     }
     const how = 'neither unshare as root, sudo without a password, nor an unprivileged user namespace worked on this runner';
     if (mode === 'pid-namespace')
         throw new IsolationUnavailableError(`isolation 'pid-namespace' is not available: ${how}.`);
-    return { prefix: [], report: { level: 'none', how } };
+    return { prefix: [], report: { level: 'none', how, nestedSandbox: nests([]) } };
+}
+/** True when a command run through `prefix` can make an unprivileged user namespace of its own. */
+function nests(prefix) {
+    const [file, ...args] = [...prefix, 'unshare', '--user', '--map-current-user', 'true'];
+    if (!file)
+        return false;
+    const probe = (0,external_node_child_process_.spawnSync)(file, args, { timeout: 10_000, stdio: 'ignore' });
+    return probe.status === 0;
 }
 
 ;// CONCATENATED MODULE: ./src/adapters/node-workspace.ts
@@ -46993,25 +47017,29 @@ function step_support_isFailing(result) {
 
 /** Calls of a preset CLI per iteration when its API answers with a transient failure. */
 const AGENT_ATTEMPTS = 3;
-/** The request for the work command of `agent: command`, or for one call of a preset's CLI. */
-function agentRequest(config, state, base, promptFile) {
+/**
+ * The request for the work command of `agent: command`, or for one call of a preset's CLI, with the
+ * preset's word on a choice it made (`note`). `ownSandbox`: the CLI can start its own sandbox here.
+ */
+function agentRequest(config, state, base, promptFile, ownSandbox = true) {
     const timeoutMs = callTimeoutMs(config, state);
     if (config.agent === 'command') {
         // Validated at load: `command` always has its work.run.
-        return { ...base, command: config.work.run ?? [], timeoutMs };
+        return { request: { ...base, command: config.work.run ?? [], timeoutMs } };
     }
     const preset = AGENT_PRESETS[config.agent];
     const remainingUsd = preset.holdsBudget && config.budget['cost-usd'] !== undefined
         ? Math.max(0, config.budget['cost-usd'] - state.usage.costUsd)
         : null;
-    const call = preset.call({ name: config.agent, args: config['agent-args'], model: config.model, maxTurns: config['max-turns'] }, { promptFile, session: state.session ?? null, remainingUsd });
-    return {
+    const call = preset.call({ name: config.agent, args: config['agent-args'], model: config.model, maxTurns: config['max-turns'] }, { promptFile, session: state.session ?? null, remainingUsd, ownSandbox });
+    const request = {
         ...base,
         command: call.argv,
         timeoutMs,
         captureStdout: true,
         ...(call.stdinFile ? { stdinFile: call.stdinFile } : {}),
     };
+    return call.note ? { request, note: call.note } : { request };
 }
 /** The work's own time limit, shortened to what is left of the loop's minutes budget. */
 function callTimeoutMs(config, state) {
@@ -47696,7 +47724,7 @@ async function runWork(input, deps, state, stage, capability, strategy, failures
     await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`);
     await deps.workspace.remove(outputFile);
     deps.progress?.phase?.(state.iteration, stage, 'work');
-    const request = agentRequest(input.config, state, {
+    const { request, note } = agentRequest(input.config, state, {
         cwd: input.cwd,
         env: {
             ...env,
@@ -47714,8 +47742,10 @@ async function runWork(input, deps, state, stage, capability, strategy, failures
         },
         timeoutMs: input.config.work.timeout * 1000,
         logFile: (0,external_node_path_.join)(iterationDir, 'work.log'),
-    }, promptFile);
+    }, promptFile, input.agentSandbox ?? true);
     const called = await callAgent(input.config, state, request, deps);
+    if (note)
+        called.notes.unshift(note);
     const { result } = called;
     const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output);
     const blocked = result.exitCode === 3 || blockedLine !== null;
@@ -49266,6 +49296,7 @@ async function runAction(io) {
             identity: COMMIT_IDENTITY,
             env: { ...runContext.env, ...settings.secrets },
             maxParallel: (0,external_node_os_.availableParallelism)(),
+            agentSandbox: isolation.report.nestedSandbox,
             stopRequested: hasStopLabel(runContext.event.subject.labels),
             toolVersion: VERSION,
             ...(configPathRelative ? { configPathRelative } : {}),

@@ -115,6 +115,7 @@ async function runAction(io: ActionIO): Promise<void> {
       identity: COMMIT_IDENTITY,
       env: { ...runContext.env, ...settings.secrets },
       maxParallel: availableParallelism(),
+      agentSandbox: isolation.report.nestedSandbox,
       stopRequested: hasStopLabel(runContext.event.subject.labels),
       toolVersion: VERSION,
       ...(configPathRelative ? { configPathRelative } : {}),

@@ -108,23 +108,37 @@ export class IsolationUnavailableError extends Error {
  * (said loudly by the caller); `pid-namespace` throws when none does; `none` tries nothing.
  */
 export function chooseIsolation(mode: IsolationMode, platform: NodeJS.Platform = process.platform): IsolationPlan {
-  if (mode === 'none') return { prefix: [], report: { level: 'none', how: 'isolation is set to none' } }
+  if (mode === 'none')
+    return {
+      prefix: [],
+      report: { level: 'none', how: 'isolation is set to none', nestedSandbox: platform !== 'linux' || nests([]) },
+    }
   if (platform !== 'linux') {
     const how = `PID namespaces are a Linux feature; this is ${platform}`
     if (mode === 'pid-namespace')
       throw new IsolationUnavailableError(`isolation 'pid-namespace' is not available: ${how}.`)
-    return { prefix: [], report: { level: 'none', how } }
+    // Elsewhere an agent CLI's own sandbox (Seatbelt on macOS) needs no user namespace.
+    return { prefix: [], report: { level: 'none', how, nestedSandbox: true } }
   }
   const uid = process.getuid?.() ?? 0
   const gid = process.getgid?.() ?? 0
   for (const candidate of candidates(uid, gid)) {
     if (proves(candidate.prefix, process.pid)) {
-      return { prefix: candidate.prefix, report: { level: 'pid-namespace', how: candidate.how } }
+      const report = { level: 'pid-namespace', how: candidate.how, nestedSandbox: nests(candidate.prefix) } as const
+      return { prefix: candidate.prefix, report }
     }
   }
   const how =
     'neither unshare as root, sudo without a password, nor an unprivileged user namespace worked on this runner'
   if (mode === 'pid-namespace')
     throw new IsolationUnavailableError(`isolation 'pid-namespace' is not available: ${how}.`)
-  return { prefix: [], report: { level: 'none', how } }
+  return { prefix: [], report: { level: 'none', how, nestedSandbox: nests([]) } }
+}
+
+/** True when a command run through `prefix` can make an unprivileged user namespace of its own. */
+function nests(prefix: readonly string[]): boolean {
+  const [file, ...args] = [...prefix, 'unshare', '--user', '--map-current-user', 'true']
+  if (!file) return false
+  const probe = spawnSync(file, args, { timeout: 10_000, stdio: 'ignore' })
+  return probe.status === 0
 }

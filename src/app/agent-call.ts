@@ -34,17 +34,21 @@ export interface AgentCallResult {
   notes: string[]
 }
 
-/** The request for the work command of `agent: command`, or for one call of a preset's CLI. */
+/**
+ * The request for the work command of `agent: command`, or for one call of a preset's CLI, with the
+ * preset's word on a choice it made (`note`). `ownSandbox`: the CLI can start its own sandbox here.
+ */
 export function agentRequest(
   config: LoopConfig,
   state: LoopState,
   base: Omit<RunRequest, 'command'>,
   promptFile: string,
-): RunRequest {
+  ownSandbox = true,
+): { request: RunRequest; note?: string } {
   const timeoutMs = callTimeoutMs(config, state)
   if (config.agent === 'command') {
     // Validated at load: `command` always has its work.run.
-    return { ...base, command: config.work.run ?? [], timeoutMs }
+    return { request: { ...base, command: config.work.run ?? [], timeoutMs } }
   }
   const preset = AGENT_PRESETS[config.agent]
   const remainingUsd =
@@ -53,15 +57,16 @@ export function agentRequest(
       : null
   const call = preset.call(
     { name: config.agent, args: config['agent-args'], model: config.model, maxTurns: config['max-turns'] },
-    { promptFile, session: state.session ?? null, remainingUsd },
+    { promptFile, session: state.session ?? null, remainingUsd, ownSandbox },
   )
-  return {
+  const request: RunRequest = {
     ...base,
     command: call.argv,
     timeoutMs,
     captureStdout: true,
     ...(call.stdinFile ? { stdinFile: call.stdinFile } : {}),
   }
+  return call.note ? { request, note: call.note } : { request }
 }
 
 /** The work's own time limit, shortened to what is left of the loop's minutes budget. */

@@ -43,7 +43,7 @@ export async function runWork(
   await deps.workspace.writeText(contextFile, `${JSON.stringify(context, null, 2)}\n`)
   await deps.workspace.remove(outputFile)
   deps.progress?.phase?.(state.iteration, stage, 'work')
-  const request = agentRequest(
+  const { request, note } = agentRequest(
     input.config,
     state,
     {
@@ -66,8 +66,10 @@ export async function runWork(
       logFile: join(iterationDir, 'work.log'),
     },
     promptFile,
+    input.agentSandbox ?? true,
   )
   const called = await callAgent(input.config, state, request, deps)
+  if (note) called.notes.unshift(note)
   const { result } = called
   const blockedLine = /^BLOCKED:\s*(.*)$/m.exec(result.output)
   const blocked = result.exitCode === 3 || blockedLine !== null

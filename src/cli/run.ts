@@ -57,6 +57,7 @@ export async function runIterations(
         identity: { name: 'loop-controller', email: 'loop-controller@users.noreply.github.com' },
         env: io.env,
         maxParallel: availableParallelism(),
+        agentSandbox: isolation.report.nestedSandbox,
         toolVersion: VERSION,
         ...(configPath ? { configPathRelative: relative(root, configPath) } : {}),
       },

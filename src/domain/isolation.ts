@@ -13,6 +13,12 @@ export interface IsolationReport {
   level: 'pid-namespace' | 'none'
   /** How it was achieved, or why there is none, in a sentence for the summary. */
   how: string
+  /**
+   * Whether a command inside may build a sandbox of its own (an unprivileged user namespace, which is
+   * what Codex's bubblewrap needs). Root without capabilities cannot map its uid into one, so under the
+   * strongest isolation as root the agent CLI's own sandbox cannot start and the controller's is the wall.
+   */
+  nestedSandbox: boolean
 }
 
 /** The line a summary or the CLI prints about it; loud when there is none. */

@@ -51,6 +51,13 @@ describe.runIf(plan.report.level === 'pid-namespace')('commands in their own PID
     expect(seen.output.trim()).toBe('hidden')
   })
 
+  it('reports truly whether a command inside can make its own sandbox (a user namespace)', async () => {
+    const result = await run(isolated, ['unshare', '--user', '--map-current-user', 'true'])
+    expect(plan.report.nestedSandbox).toBe(result.exitCode === 0)
+    // Root without capabilities cannot map uid 0 into a new user namespace: no sandbox of its own.
+    if (process.getuid?.() === 0) expect(plan.report.nestedSandbox).toBe(false)
+  })
+
   it('cannot unmount its /proc or gain privileges to look outside', async () => {
     const result = await run(isolated, 'umount /proc 2>&1; mount -t proc proc /mnt 2>&1; echo done')
     expect(result.output).toContain('done')

@@ -55,6 +55,8 @@ export interface IterationInput {
   /** The controller's environment; commands get a filtered copy. */
   env: NodeJS.ProcessEnv
   maxParallel: number
+  /** Whether an agent CLI can start its own sandbox under the isolation in force (absent: it can). */
+  agentSandbox?: boolean
   stopRequested?: boolean
   /** The version of this tool, named when a newer state is refused. */
   toolVersion: string

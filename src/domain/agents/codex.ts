@@ -7,18 +7,28 @@ import { classifyAgentError } from './errors.js'
 import { jsonObjectLines, objectAt, shortString, sumCounts } from './json-lines.js'
 import type { AgentCall, AgentCallInput, AgentReport, AgentSettings } from './types.js'
 
-/** Writes inside the workspace only, never asks (there is nobody to ask), no network for its commands. */
+/** Writes inside the workspace only (`.git` read-only), never asks (there is nobody to ask), no network for its commands. */
 export const CODEX_SANDBOX = 'workspace-write'
+/**
+ * Where Codex's bubblewrap cannot make its user namespace (root without capabilities, inside the
+ * controller's own PID namespace), every edit fails; Codex's documentation says to run it without its
+ * sandbox inside a container that gives the guarantees instead, which the controller's isolation is.
+ */
+export const CODEX_SANDBOX_UNDER_ISOLATION = 'danger-full-access'
 
 export function codexCall(settings: AgentSettings, input: AgentCallInput): AgentCall {
   const common = ['--json', '--skip-git-repo-check']
   if (settings.model) common.push('--model', settings.model)
+  const sandbox = input.ownSandbox ? CODEX_SANDBOX : CODEX_SANDBOX_UNDER_ISOLATION
   // `exec resume` takes no `--sandbox` flag: the mode goes in as a config override, for both forms alike.
-  common.push('-c', `sandbox_mode="${CODEX_SANDBOX}"`, '-c', 'approval_policy="never"')
+  common.push('-c', `sandbox_mode="${sandbox}"`, '-c', 'approval_policy="never"')
   const argv = input.session
     ? ['codex', 'exec', 'resume', ...common, ...settings.args, input.session, '-']
     : ['codex', 'exec', ...common, ...settings.args, '-']
-  return { argv, stdinFile: input.promptFile }
+  if (input.ownSandbox) return { argv, stdinFile: input.promptFile }
+  const note =
+    "Codex runs without its own sandbox (sandbox_mode danger-full-access): it cannot make a user namespace here, so the controller's isolation is its only wall"
+  return { argv, stdinFile: input.promptFile, note }
 }
 
 export function readCodexOutput(stdout: string): AgentReport {

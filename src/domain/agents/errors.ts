@@ -21,7 +21,8 @@ const RULES: readonly { kind: AgentFailureKind; transient: boolean; sign: RegExp
   {
     kind: 'server-error',
     transient: true,
-    sign: /\b50[0234]\b|internal server error|api_error|bad gateway|service unavailable|gateway timeout/i,
+    // Codex words a 5xx as "high demand, which may cause temporary errors".
+    sign: /\b50[0234]\b|internal server error|api_error|bad gateway|service unavailable|gateway timeout|high demand|temporary errors?/i,
   },
   {
     kind: 'network',

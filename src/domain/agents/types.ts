@@ -26,12 +26,20 @@ export interface AgentCallInput {
   session: string | null
   /** The loop's USD budget left, when it has one: held inside the call where the CLI can. */
   remainingUsd: number | null
+  /**
+   * Whether the CLI can start its own sandbox where it runs (see `IsolationReport.nestedSandbox`). When
+   * it cannot, a preset whose CLI would otherwise fail every edit runs without it, inside the
+   * controller's isolation, and says so.
+   */
+  ownSandbox: boolean
 }
 
 /** How to start the CLI: an argv (never a shell line), with the prompt on standard input where it reads it there. */
 export interface AgentCall {
   argv: string[]
   stdinFile: string | null
+  /** A line for the journey about a choice the preset made for this call (its sandbox, say). */
+  note?: string
 }
 
 /** Why an agent call failed, in the loop's terms. */

@@ -178,7 +178,7 @@ function loopPrompt(messages: Message[]): { text: string; index: number } | null
   return null
 }
 
-/** The tools that succeeded after the prompt: each tool_use whose tool_result is not an error. */
+/** The tools that ran after the prompt: a tool_result that is an error is a failed edit (or read). */
 function doneSince(messages: Message[], from: number): Done {
   const names = new Map<string, string>()
   const done: Done = []
@@ -186,11 +186,13 @@ function doneSince(messages: Message[], from: number): Done {
     if (typeof message.content === 'string') continue
     for (const block of message.content) {
       if (block.type === 'tool_use') names.set(String(block.id), String(block.name))
-      if (block.type === 'tool_result' && block.is_error !== true) {
-        const name = names.get(String(block.tool_use_id))
-        if (name === 'Read') done.push('read')
-        if (name === 'Edit' || name === 'MultiEdit' || name === 'Write') done.push('edit')
-      }
+      if (block.type !== 'tool_result') continue
+      const name = names.get(String(block.tool_use_id))
+      const edit = name === 'Edit' || name === 'MultiEdit' || name === 'Write'
+      if (block.is_error === true) {
+        if (edit) done.push('edit-failed')
+      } else if (name === 'Read') done.push('read')
+      else if (edit) done.push('edit')
     }
   }
   return done

@@ -7,7 +7,7 @@ const settings = (name: AgentSettings['name'], extra: Partial<AgentSettings> = {
   args: [],
   ...extra,
 })
-const call = { promptFile: '/w/.loop/x/runs/1/prompt.md', session: null, remainingUsd: null }
+const call = { promptFile: '/w/.loop/x/runs/1/prompt.md', session: null, remainingUsd: null, ownSandbox: true }
 
 describe('preset command lines', () => {
   it.each([
@@ -37,6 +37,14 @@ describe('preset command lines', () => {
       ['--sandbox'],
     ],
     [
+      'codex where it cannot make its own sandbox runs inside the controller`s',
+      'codex',
+      {},
+      { ...call, ownSandbox: false },
+      ['-c', 'sandbox_mode="danger-full-access"', 'approval_policy="never"'],
+      ['sandbox_mode="workspace-write"', '--dangerously-bypass-approvals-and-sandbox'],
+    ],
+    [
       'gemini',
       'gemini',
       { model: 'gemini-2.5-pro' },
@@ -51,6 +59,15 @@ describe('preset command lines', () => {
     for (const word of absent) expect(built.argv).not.toContain(word)
     // The prompt is never a word of the command line: it goes on standard input or as a file name.
     expect(built.argv.join(' ')).not.toMatch(/# Goal/)
+  })
+
+  it('says when a preset ran its CLI without the CLI`s own sandbox, and only then', () => {
+    expect(AGENT_PRESETS.codex.call(settings('codex'), { ...call, ownSandbox: false }).note).toMatch(
+      /without its own sandbox.*controller's isolation/,
+    )
+    for (const name of ['claude', 'codex', 'gemini', 'aider'] as const) {
+      expect(AGENT_PRESETS[name].call(settings(name), call).note).toBeUndefined()
+    }
   })
 
   it('appends agent-args after the preset flags, and never a shell', () => {
@@ -176,6 +193,7 @@ describe('classifying an agent failure', () => {
     ['rate_limit_error: 429 Too Many Requests', 'rate-limit', true, true],
     ['stream disconnected before completion', 'network', true, true],
     ['500 Internal Server Error', 'server-error', true, true],
+    ['We’re currently experiencing high demand, which may cause temporary errors.', 'server-error', true, true],
     ['the model refused to continue', 'unknown', false, false],
   ] as const)('%s', (text, kind, transient, stops) => {
     const failure = classifyAgentError(text)
