@@ -9,6 +9,7 @@ export const Inputs = {
   Work: 'work',
   Agent: 'agent',
   Verify: 'verify',
+  Goal: 'goal',
   Config: 'config',
   LoopId: 'loop-id',
   MaxIterations: 'max-iterations',

@@ -34,6 +34,7 @@ import { loopBranch, Outputs } from './constants.js'
 import { buildLibrary } from './domain/analysis/index.js'
 import { hasStopLabel, isUntrustedTrigger } from './domain/commands.js'
 import { type IsolationMode, isolationLine } from './domain/isolation.js'
+import { taskFromEvent } from './domain/loop-task.js'
 import { createRedactor } from './domain/redact.js'
 import { systemClock } from './ports/clock.js'
 import type { GitHubPort } from './ports/github.js'
@@ -116,6 +117,8 @@ async function runAction(io: ActionIO): Promise<void> {
       env: { ...runContext.env, ...settings.secrets },
       maxParallel: availableParallelism(),
       agentSandbox: isolation.report.nestedSandbox,
+      // The issue or pull request a starting loop is about becomes its task (quoted, untrusted text).
+      task: taskFromEvent(runContext.event.payload),
       stopRequested: hasStopLabel(runContext.event.subject.labels),
       toolVersion: VERSION,
       ...(configPathRelative ? { configPathRelative } : {}),

@@ -71,12 +71,13 @@ async function publish(
     return { state: blocked.state, blocked: true }
   }
   if (!state.pullRequest) {
-    const issue = run.event.issueToClose
+    // The task is in the state, so a re-dispatched job (whose event has no issue) still closes it.
+    const issue = state.task?.source === 'issue' ? state.task.number : run.event.issueToClose
     const closes = issue !== null ? `\n\nCloses #${issue}.` : ''
     const pull = await github.findOrCreatePullRequest({
       head: branch,
       base: run.event.defaultBranch,
-      title: `loop: ${state.goal.split('\n')[0]?.slice(0, 200) ?? loopId}`,
+      title: `loop: ${(state.task?.title || state.goal).split('\n')[0]?.slice(0, 200) ?? loopId}`,
       body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
       draft: true,
     })

@@ -40,6 +40,8 @@ export interface ActionSettings {
   agent: AgentName | undefined
   /** Verify commands for simple mode, one per non-empty line. */
   verify: string[]
+  /** The loop's goal, over the config's (a trusted line from the workflow file). */
+  goal: string | undefined
   /** Path of the loop config, relative to `workingDirectory`. */
   config: string
   /** True when `config` was left at its default (a missing default file is fine in simple mode). */
@@ -186,6 +188,7 @@ export function parseActionInputs(
   const work = raw(Inputs.Work) || undefined
   const agent = parse(Inputs.Agent, fields.agent)
   const verify = parseVerifyLines(getInput(Inputs.Verify))
+  const goal = raw(Inputs.Goal) || undefined
   const configInput = raw(Inputs.Config)
   const config = parse(Inputs.Config, fields.path, InputDefaults.config)
   const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations)
@@ -243,6 +246,7 @@ export function parseActionInputs(
     work,
     agent,
     verify,
+    goal,
     config,
     configIsDefault: configInput === '',
     loopId,
@@ -376,6 +380,7 @@ export function actionConfigRequest(settings: ActionSettings, root: string): Loo
     simple: simpleModeOptions(settings),
     cap: { maxIterations: settings.maxIterations, capReason: settings.capReason, names: INPUT_CAP_NAMES },
     ...(settings.agent !== undefined ? { agent: { name: settings.agent, setting: `input '${Inputs.Agent}'` } } : {}),
+    ...(settings.goal !== undefined ? { goal: settings.goal } : {}),
     missing: `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
   }
 }

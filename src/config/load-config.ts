@@ -25,6 +25,8 @@ export interface LoopConfigRequest {
   cap: { maxIterations?: number | undefined; capReason?: string | undefined; names: CapSettingNames }
   /** An agent preset chosen outside the file (a flag or an input), over the config's `agent`. */
   agent?: { name: LoopConfig['agent']; setting: string }
+  /** A goal set outside the file (the action's `goal` input), over the config's. */
+  goal?: string
   /** What to say when there is neither a config file nor simple mode. */
   missing: string
 }
@@ -70,6 +72,7 @@ export function resolveLoopConfig(request: LoopConfigRequest, fileText: string |
     const problem = agentConfigProblem(config)
     if (problem) throw new ConfigError(`${request.agent.setting}: ${problem}`)
   }
+  if (request.goal) config = { ...config, goal: request.goal }
   const { maxIterations, capReason, names } = request.cap
   if (maxIterations !== undefined || capReason) {
     config = {
@@ -296,7 +299,7 @@ export interface SimpleModeOptions {
 /** Builds a config for the simple mode; each `--verify` command becomes a required check. */
 export function simpleModeConfig(options: SimpleModeOptions): LoopConfig {
   const input: LoopConfigInput = {
-    goal: options.goal ?? 'Make every verify command pass.',
+    ...(options.goal ? { goal: options.goal } : {}),
     ...(options.work !== undefined ? { work: { run: options.work } } : {}),
     ...(options.agent !== undefined ? { agent: options.agent } : {}),
     checks: options.verify.map((run, index) => ({ name: `verify-${index + 1}`, run, kind: guessKind(run) })),

@@ -93,7 +93,8 @@ export const pipelineSchema = z.union([
 export const loopConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   version: z.literal(1).default(1),
-  goal: z.string().min(1).default('Make every check in the verification matrix pass.'),
+  // Absent: the issue or pull request the loop starts from gives it, else DEFAULT_GOAL.
+  goal: z.string().min(1).optional(),
   pipeline: pipelineSchema.default('iterate'),
   'max-iterations': z.number().int().min(1).max(1000).default(10),
   'cap-reason': z.string().min(1).optional(),

@@ -46,10 +46,14 @@ export type PipelineConfig = 'iterate' | 'full' | Stage[]
 /** A capability of the `full` pipeline: a name, or a name with a description. */
 export type CapabilityConfig = string | { name: string; description?: string | undefined }
 
+/** The goal of a loop that is given none and starts from no issue or pull request. */
+export const DEFAULT_GOAL = 'Make every check in the verification matrix pass.'
+
 export interface LoopConfig {
   $schema?: string | undefined
   version: 1
-  goal: string
+  /** The loop's goal; absent, the task it starts from (an issue) gives it, else `DEFAULT_GOAL`. */
+  goal?: string | undefined
   pipeline: PipelineConfig
   'max-iterations': number
   'cap-reason'?: string | undefined

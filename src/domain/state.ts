@@ -4,6 +4,7 @@
  * Older schema versions are migrated in `migrations.ts`; a newer one is refused.
  */
 import { z } from 'zod'
+import { loopTaskSchema } from './loop-task.js'
 import { CHECK_KINDS, DECISION_KINDS, LOOP_STATUSES, STAGES, STRATEGIES } from './stages.js'
 
 export const STATE_SCHEMA_VERSION = 1
@@ -126,6 +127,8 @@ export const loopStateSchema = z.strictObject({
   status: z.enum(LOOP_STATUSES),
   statusReason: z.string().default(''),
   goal: z.string(),
+  /** The issue or pull request the loop started from, quoted to the agent (untrusted text). */
+  task: loopTaskSchema.optional(),
   pipeline: z.array(z.enum(STAGES)).min(1),
   maxIterations: z.number().int().positive(),
   capReason: z.string().optional(),

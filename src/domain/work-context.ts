@@ -4,6 +4,7 @@
  */
 import { renderCodeSections } from './code-context/render.js'
 import type { ChangesSince, ContextSelection } from './code-context/select.js'
+import { type LoopTask, renderTask } from './loop-task.js'
 import type { Stage, Strategy } from './stages.js'
 import type { Location, LoopState } from './state.js'
 
@@ -31,6 +32,8 @@ export interface CodeSnippet {
 export interface WorkContext {
   loopId: string
   goal: string
+  /** The issue or pull request the loop started from: quoted, untrusted text. */
+  task: LoopTask | null
   iteration: number
   maxIterations: number
   stage: Stage
@@ -92,6 +95,7 @@ export function buildWorkContext(input: {
   return {
     loopId: state.loopId,
     goal: state.goal,
+    task: state.task ?? null,
     iteration: state.iteration,
     maxIterations: state.maxIterations,
     stage: input.stage,
@@ -114,6 +118,7 @@ export function buildWorkContext(input: {
 export function renderPrompt(context: WorkContext): string {
   const lines: string[] = []
   lines.push(`# Goal`, '', context.goal, '')
+  if (context.task) lines.push(...renderTask(context.task))
   lines.push(
     `Loop \`${context.loopId}\` · iteration ${context.iteration} of ${context.maxIterations} · stage ${context.stage}` +
       (context.capability ? ` · capability \`${context.capability}\`` : ''),

@@ -23,13 +23,13 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
   if (loaded) {
     record = { state: loaded.state, events: [], loaded: true, version: loaded.version }
   } else {
-    const fresh = initialState({ loopId, goal: config.goal, policy, now })
+    const fresh = initialState({ loopId, goal: config.goal, task: input.task ?? null, policy, now })
     // The cap is structural: a lost state restarts counting from the dispatched iteration, never from 0.
     const restarted = input.dispatchedIteration ?? 0
     const state = restarted > 1 ? { ...fresh, iteration: restarted - 1, claimedIteration: restarted - 1 } : fresh
     record = {
       state,
-      events: [event(now, state.iteration, 'loop-started', `loop ${loopId} started: ${config.goal}`)],
+      events: [event(now, state.iteration, 'loop-started', `loop ${loopId} started: ${state.goal}`)],
       loaded: false,
       version: null,
     }

@@ -6,6 +6,7 @@
 import type { PatternLibrary } from '../../domain/analysis/index.js'
 import type { Decision } from '../../domain/engine/index.js'
 import type { CheckConfig, LoopConfig } from '../../domain/loop-config.js'
+import type { LoopTask } from '../../domain/loop-task.js'
 import type { CheckResult, LoopState } from '../../domain/state.js'
 import type { AuditLog } from '../../ports/audit.js'
 import type { Clock } from '../../ports/clock.js'
@@ -55,6 +56,8 @@ export interface IterationInput {
   /** The controller's environment; commands get a filtered copy. */
   env: NodeJS.ProcessEnv
   maxParallel: number
+  /** The issue or pull request this run's event is about: the task of a loop it starts (untrusted text). */
+  task?: LoopTask | null
   /** Whether an agent CLI can start its own sandbox under the isolation in force (absent: it can). */
   agentSandbox?: boolean
   stopRequested?: boolean

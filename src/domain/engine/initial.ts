@@ -1,10 +1,20 @@
+import { DEFAULT_GOAL } from '../loop-config.js'
+import { goalFromTask, type LoopTask } from '../loop-task.js'
 import type { Policy } from '../policy.js'
 import { type LoopState, STATE_SCHEMA_VERSION } from '../state.js'
 import { EngineError } from './errors.js'
 
 /** A fresh loop at the first stage of its pipeline, iteration 0, with the policy's limits recorded. */
-export function initialState(input: { loopId: string; goal: string; policy: Policy; now: Date }): LoopState {
-  const { loopId, goal, policy, now } = input
+export function initialState(input: {
+  loopId: string
+  /** The config's goal, when it sets one; else the task's, else `DEFAULT_GOAL`. */
+  goal?: string | undefined
+  task?: LoopTask | null | undefined
+  policy: Policy
+  now: Date
+}): LoopState {
+  const { loopId, task, policy, now } = input
+  const goal = input.goal ?? (task ? goalFromTask(task) : DEFAULT_GOAL)
   if (loopId.trim() === '' || loopId.length > 200) {
     throw new EngineError(`loop id must be 1 to 200 characters; got '${loopId.slice(0, 60)}'.`)
   }
@@ -23,6 +33,7 @@ export function initialState(input: { loopId: string; goal: string; policy: Poli
     status: first === 'COMPLETE' ? 'complete' : 'running',
     statusReason: '',
     goal,
+    ...(task ? { task } : {}),
     pipeline: [...policy.pipeline],
     maxIterations: policy.maxIterations,
     ...(policy.capReason ? { capReason: policy.capReason } : {}),

@@ -55,6 +55,7 @@ function fullState(): LoopState {
       log: [{ iteration: 1, what: 'work', why: 'start', at: AT, durationMs: 5, status: 'done', outputs: { x: [1] } }],
     },
     budget: { minutes: 60, tokens: 1000, costUsd: 5 },
+    task: { source: 'issue', number: 12, title: 'Totals', body: 'Round to cents.', author: 'alice' },
     session: 'session-1',
     sessionUsage: { tokens: 1200, costUsd: 0.05 },
     baseline: { takenAt: AT, checks: { unit: 'pass' }, tests: { 'a > b': 'pass' } },
