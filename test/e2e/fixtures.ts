@@ -19,7 +19,7 @@ export const BUNDLE = join(ACTION_DIR, 'dist', 'index.js')
 /**
  * The work command: climbs one step (progress.txt), optionally also edits the loop config in its first
  * iteration (a protected path: that raises the `verifier` gate),
- * and leaves a marker per run in E2E_SIGNAL_DIR. When `$E2E_SIGNAL_DIR/hold` exists it waits for
+ * and leaves a marker and a copy of its prompt per run in E2E_SIGNAL_DIR. When `$E2E_SIGNAL_DIR/hold` exists it waits for
  * `$E2E_SIGNAL_DIR/go-<iteration>` after its edit, so a test can act while the job is mid-iteration.
  */
 const WORK = `import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -36,6 +36,7 @@ if (existsSync('tools/touch-config') && step === 0) {
 console.log('work: iteration ' + iteration + ', step ' + step + ' -> ' + (existsSync('tools/stuck') ? step : step + 1))
 if (signals) {
   writeFileSync(join(signals, 'work-' + iteration), String(Date.now()))
+  if (process.env.LOOP_PROMPT_FILE) writeFileSync(join(signals, 'prompt-' + iteration + '.md'), readFileSync(process.env.LOOP_PROMPT_FILE))
   if (existsSync(join(signals, 'hold'))) {
     const until = Date.now() + 30000
     while (!existsSync(join(signals, 'go-' + iteration)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50))

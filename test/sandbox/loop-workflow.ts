@@ -1,7 +1,7 @@
 /**
  * The caller workflow the sandbox runs the action with: the action as a step (as
- * examples/workflows/loop-step.yml shows users), started by a dispatch, a comment, a review or a fork's
- * pull request, one concurrency group per loop. One template for the demo, the end-to-end scenarios
+ * examples/workflows/loop-step.yml shows users), started by a dispatch, a label, a comment, a review or
+ * a fork's pull request, one concurrency group per loop. One template for the demo, the end-to-end scenarios
  * and the benchmarks, so they all run the same workflow.
  */
 export function loopWorkflow(options: { name?: string; with?: Record<string, string> } = {}): string {
@@ -18,6 +18,8 @@ on:
       iteration:
         type: string
         default: ''
+  issues:
+    types: [labeled]
   issue_comment:
     types: [created]
   pull_request_review:
