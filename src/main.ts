@@ -66,12 +66,14 @@ async function runAction(io: ActionIO): Promise<void> {
   const loopId = await loopIdOf(runContext, github)
   io.setOutput(Outputs.LoopId, loopId)
 
-  // The loop config comes from the trusted ref that was checked out, before the loop's branch is.
-  const { config, configPathRelative } = await loadActionConfig(settings, root, nodeWorkspace)
-  const allowUntrusted = settings.allowUntrusted || config['allow-untrusted']
-  const trigger = isUntrustedTrigger(runContext.event.name, runContext.event.payload, allowUntrusted)
+  // Decided from the event and the workflow file alone, before any checked-out file is read: under
+  // pull_request_target the checkout (and so the loop config) may be the fork's own.
+  const trigger = isUntrustedTrigger(runContext.event.name, runContext.event.payload, settings.allowUntrusted)
   if (trigger.refuse) throw new ConfigError(trigger.reason)
   if (trigger.untrusted) logger.warning(trigger.reason)
+
+  // The loop config comes from the ref that was checked out, before the loop's branch is.
+  const { config, configPathRelative } = await loadActionConfig(settings, root, nodeWorkspace)
 
   const isolation = isolationFor(settings.isolation)
   if (isolation.report.level === 'none') logger.warning(isolationLine(isolation.report))

@@ -11,7 +11,7 @@ import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { planMatrix } from '../domain/matrix-plan.js'
 import { type Policy, policyFromConfig } from '../domain/policy.js'
 import { ConfigError } from './errors.js'
-import { type LoopConfig, type LoopConfigInput, loopConfigSchema } from './loop-config.js'
+import { type LoopConfig, type LoopConfigInput, loopConfigSchema, MOVED_CONFIG_KEYS } from './loop-config.js'
 
 /** Where a loop's config may come from, and what the front door calls things in its messages. */
 export interface LoopConfigRequest {
@@ -124,7 +124,7 @@ export function validateLoopConfig(
 ): LoopConfig {
   const result = loopConfigSchema.safeParse(raw)
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => describeIssue(issue, raw, source, lineOfPath))
+    const problems = result.error.issues.flatMap((issue) => describeIssue(issue, raw, source, lineOfPath))
     throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
   }
   const config = result.data
@@ -171,18 +171,29 @@ function describeIssue(
   raw: unknown,
   source: string,
   lineOfPath: (path: readonly PropertyKey[]) => number | undefined,
-): string {
+): string[] {
   const path = issue.path
   const key = formatPath(path)
   const line = lineOfPath(path)
   const where = line ? `line ${line}, ` : ''
   if (issue.code === 'unrecognized_keys') {
+    // A key that moved elsewhere gets its own message saying where, not "unknown key".
+    const moved = path.length === 0 ? issue.keys.filter((k) => Object.hasOwn(MOVED_CONFIG_KEYS, k)) : []
+    const unknown = issue.keys.filter((k) => !moved.includes(k))
+    const movedProblems = moved.map((k) => {
+      const movedLine = lineOfPath([k])
+      return `${movedLine ? `line ${movedLine}, ` : ''}${k}: ${MOVED_CONFIG_KEYS[k]}; got ${JSON.stringify(valueAt(raw, [k]))}`
+    })
+    if (unknown.length === 0) return movedProblems
     const known = knownKeysAt(path)
-    return `${where}${key || '(top level)'}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`
+    return [
+      ...movedProblems,
+      `${where}${key || '(top level)'}: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`,
+    ]
   }
   const value = valueAt(raw, path)
   const got = value === undefined ? 'nothing' : JSON.stringify(value)
-  return `${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`
+  return [`${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`]
 }
 
 function expectation(issue: z.core.$ZodIssue): string {

@@ -163,8 +163,17 @@ export const loopConfigSchema = z.strictObject({
       'message-prefix': z.string().default('loop'),
     })
     .default({ enabled: true, 'message-prefix': 'loop' }),
-  'allow-untrusted': z.boolean().default(false),
 })
+
+/**
+ * Keys the loop config no longer takes, with where they went. `allow-untrusted` decides whether a
+ * fork's code may run with this repository's secrets, and under `pull_request_target` the checked-out
+ * config can be the fork's own: only the workflow file (the action's input) may say it.
+ */
+export const MOVED_CONFIG_KEYS: Readonly<Record<string, string>> = {
+  'allow-untrusted':
+    "no longer read from the loop config, which a pull request from a fork can change; it moved to the action input 'allow-untrusted' (set 'allow-untrusted: true' under the action's 'with:' in the workflow file). Remove it from the loop config",
+}
 
 export type LoopConfigInput = z.input<typeof loopConfigSchema>
 

@@ -198,7 +198,8 @@ function fullName(repository: unknown): string | undefined {
 /**
  * `pull_request_target` and `workflow_run` run with the base repository's secrets; when the code they
  * would act on comes from a fork, running work commands on it hands those secrets to a stranger.
- * Refused unless `allowUntrusted` (the config's explicit opt-in).
+ * Refused unless `allowUntrusted`: the action input's explicit opt-in, from the workflow file (never the
+ * loop config, which such a fork can change).
  */
 export function isUntrustedTrigger(
   eventName: string,
@@ -229,6 +230,6 @@ export function isUntrustedTrigger(
   return {
     untrusted: true,
     refuse: true,
-    reason: `Refusing to run work commands under ${eventName}: ${why}. Untrusted code would run with this repository's secrets. Set 'allow-untrusted: true' in the loop config only if you accept that.`,
+    reason: `Refusing to run work commands under ${eventName}: ${why}. Untrusted code would run with this repository's secrets. Set 'allow-untrusted: true' under the action's 'with:' in the workflow file (the action input 'allow-untrusted'; the loop config cannot set it) only if you accept that.`,
   }
 }

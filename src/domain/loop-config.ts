@@ -91,5 +91,4 @@ export interface LoopConfig {
   patterns?: string | PatternConfig[] | undefined
   stop: boolean
   commit: { enabled: boolean; 'message-prefix': string }
-  'allow-untrusted': boolean
 }
