@@ -15,6 +15,7 @@ import { loadActionConfig, withSecretsPassed } from './action/loop-config.js'
 import { applyCommands } from './action/people-commands.js'
 import { removePersistedCredentials } from './action/persisted-credentials.js'
 import { publishIteration } from './action/publish.js'
+import { reportRefusal } from './action/refusal.js'
 import { report } from './action/report.js'
 import { type RunContext, readRunContext, requireRepository } from './action/run-context.js'
 import { auditRestorer, createStore } from './action/stores.js'
@@ -36,6 +37,7 @@ import { hasStopLabel, isUntrustedTrigger } from './domain/commands.js'
 import { type IsolationMode, isolationLine } from './domain/isolation.js'
 import { taskFromEvent } from './domain/loop-task.js'
 import { createRedactor } from './domain/redact.js'
+import type { Refusal } from './domain/report/index.js'
 import { systemClock } from './ports/clock.js'
 import type { GitHubPort } from './ports/github.js'
 import type { Logger } from './ports/logger.js'
@@ -86,7 +88,15 @@ async function runAction(io: ActionIO): Promise<void> {
   io.setOutput(Outputs.StatePath, store.describe(loopId))
   const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger)
 
-  const commandDeps = { github, store, audit, logger, clock: systemClock, restoreAudit }
+  const commandDeps = {
+    github,
+    store,
+    audit,
+    logger,
+    clock: systemClock,
+    restoreAudit,
+    reportRefusal: (refusal: Refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
+  }
   if (!(await applyCommands(runContext, loopId, commandDeps))) return
 
   // The token goes only to the host the trusted checkout fetched from, read before any project code runs.

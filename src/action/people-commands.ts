@@ -8,6 +8,7 @@ import { applyPeopleCommand, NoLoopError, type PeopleCommand } from '../app/peop
 import { GITHUB_ACTIONS_BOT_LOGIN } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
 import { authorizeActor, type LoopCommand } from '../domain/commands.js'
+import { type Refusal, startLabelRefusal } from '../domain/report/refusal.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
@@ -23,6 +24,8 @@ export interface PeopleCommandDeps {
   clock: Clock
   /** Brings back the loop's audit trail before a command adds to it. */
   restoreAudit: () => Promise<void>
+  /** Tells people why something they asked for was refused (job summary, comment); the log has it regardless. */
+  reportRefusal?: (refusal: Refusal) => Promise<void>
 }
 
 function toPeopleCommand(command: LoopCommand): PeopleCommand {
@@ -89,6 +92,12 @@ export async function applyCommands(
     actor: intent.actor,
     controllerLogin: await deps.github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN),
   })
+  if (intent.kind === 'start') {
+    // The label starts work that runs with this repository's secrets: as much a command as `/loop resume`.
+    logger.info(`Start label from @${intent.actor}: ${authorization.reason}`)
+    if (!authorization.allowed) await deps.reportRefusal?.(startLabelRefusal(loopId, authorization.reason))
+    return authorization.allowed
+  }
   logger.info(`Command from @${intent.actor}: ${authorization.reason}`)
   if (!authorization.allowed) return false
   if (intent.kind === 'problem') {

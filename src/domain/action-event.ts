@@ -9,8 +9,10 @@ import { Labels } from './loop-names.js'
 export type EventIntent =
   /** Nothing here is for the controller (an unrelated comment, label or review). */
   | { kind: 'none'; why: string }
-  /** Run an iteration: a dispatch, the start label, a schedule, a push. */
+  /** Run an iteration: a dispatch, a schedule, a push (the workflow file decided who may cause these). */
   | { kind: 'run' }
+  /** The start label: runs an iteration once the person who added it is authorized like a command. */
+  | { kind: 'start'; actor: string; actorType: string }
   /** A person's command, to authorize and then apply. */
   | { kind: 'command'; command: LoopCommand; actor: string; actorType: string; via: 'comment' | 'label' | 'review' }
   /** An approving pull request review: approves the loop's pending gates. */
@@ -51,7 +53,7 @@ export function interpretEvent(eventName: string, payload: Record<string, unknow
       if (text(payload.action) !== 'labeled') return { kind: 'none', why: `${eventName} ${text(payload.action)}` }
       const label = text(record(payload.label).name)
       const who = userOf(payload.sender)
-      if (label === Labels.Start) return { kind: 'run' }
+      if (label === Labels.Start) return { kind: 'start', ...who }
       const command = parseLabel(label)
       if (!command) return { kind: 'none', why: `label '${label}' is not for the loop` }
       return { kind: 'command', command, via: 'label', ...who }

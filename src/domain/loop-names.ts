@@ -13,6 +13,11 @@ export function stickyCommentMarker(loopId: string): string {
   return `<!-- loop-controller:${loopId} -->`
 }
 
+/** The hidden marker of the comment that says why the loop refused something (kept apart from the status). */
+export function refusalCommentMarker(loopId: string): string {
+  return `<!-- loop-controller-refusal:${loopId} -->`
+}
+
 /** The branch a loop commits its work to. */
 export function loopBranch(loopId: string): string {
   return `loop/${loopId}`

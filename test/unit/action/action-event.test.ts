@@ -10,7 +10,7 @@ describe('interpretEvent', () => {
     {
       event: 'issues',
       payload: { action: 'labeled', label: { name: 'loop' }, sender: alice },
-      expected: { kind: 'run' },
+      expected: { kind: 'start', actor: 'alice', actorType: 'User' },
     },
     {
       event: 'issues',

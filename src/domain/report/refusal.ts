@@ -1,0 +1,42 @@
+/**
+ * What the loop refused to do for safety, said to the person who asked: why, and what to do instead.
+ * Rendered once for the job summary and for a comment on the issue or pull request.
+ */
+import { Labels, refusalCommentMarker } from '../loop-names.js'
+
+export interface Refusal {
+  loopId: string
+  /** One line: what the loop did not do. */
+  title: string
+  /** Why, naming the person and what they lack. */
+  reason: string
+  /** What a person can do to get what they asked for. */
+  whatToDo: string
+}
+
+/** The start label was added by someone the loop may not take orders from. */
+export function startLabelRefusal(loopId: string, reason: string): Refusal {
+  return {
+    loopId,
+    title: `loop-controller did not start the loop \`${loopId}\`: the \`${Labels.Start}\` label was not added by someone with write access.`,
+    reason,
+    whatToDo: `Ask someone with write access to this repository to add the \`${Labels.Start}\` label (remove it first), or to start the loop from the Actions tab.`,
+  }
+}
+
+/** The refusal as markdown; `redact` keeps secrets out of anything quoted. */
+export function renderRefusal(refusal: Refusal, redact: (text: string) => string = (text) => text): string {
+  return [
+    `### ${redact(refusal.title)}`,
+    '',
+    `**Why:** ${redact(refusal.reason)}`,
+    '',
+    `**What to do:** ${redact(refusal.whatToDo)}`,
+    '',
+  ].join('\n')
+}
+
+/** The refusal as a comment, found again by its own marker so a repeat updates it instead of adding one. */
+export function renderRefusalComment(refusal: Refusal, redact?: (text: string) => string): string {
+  return `${refusalCommentMarker(refusal.loopId)}\n${renderRefusal(refusal, redact)}`
+}
