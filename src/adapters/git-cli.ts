@@ -18,6 +18,7 @@ import {
   type PushResult,
   type RebaseResult,
 } from '../ports/git.js'
+import { commitCandidates, ignoredFiles, treeWithPathsFrom } from './git-commit-screen.js'
 import { DEFAULT_CHANGE_MAX_BYTES, textChanges } from './git-file-changes.js'
 import { clearStaleLocks } from './git-locks.js'
 import { GitCommandError, GitProcess, splitZ } from './git-process.js'
@@ -250,11 +251,29 @@ export class GitCli implements Git {
    * contents before and after. Binary files and files over `maxBytes` on either side are left out:
    * `changedPaths` lists every changed path.
    */
-  async changesSince(ref: string, options: { maxBytes?: number } = {}): Promise<FileChange[]> {
+  async changesSince(
+    ref: string,
+    options: { maxBytes?: number; withUnreadable?: boolean } = {},
+  ): Promise<FileChange[]> {
     const maxBytes = options.maxBytes ?? DEFAULT_CHANGE_MAX_BYTES
     const paths = await this.changedPaths(ref)
     if (paths.length === 0) return []
-    return textChanges(this.git, ref, paths, await this.topLevel(), maxBytes)
+    return textChanges(this.git, ref, paths, await this.topLevel(), maxBytes, options.withUnreadable)
+  }
+
+  async commitCandidates(trees: readonly string[], ignoreRulesAt: string | null, maxBytes: number) {
+    const base = await this.baseOf(null)
+    return commitCandidates(this.git, base, trees, ignoreRulesAt ?? base, maxBytes)
+  }
+
+  async treeWithPathsAsHead(tree: string, paths: readonly string[]): Promise<string> {
+    return treeWithPathsFrom(this.git, tree, await this.baseOf(null), paths)
+  }
+
+  async ignoredFiles(globs: readonly string[]): Promise<Record<string, string>> {
+    const files = await ignoredFiles(this.git, await this.topLevel(), globs)
+    const excluded = (path: string) => this.exclude.some((e) => path === e || path.startsWith(`${e}/`))
+    return Object.fromEntries(Object.entries(files).filter(([path]) => !excluded(path)))
   }
 
   /**

@@ -12,7 +12,8 @@ export const DEFAULT_CHANGE_MAX_BYTES = 1024 * 1024
 
 /**
  * Text changes of `paths` between `ref` and the work tree under `top`, in the order of `paths`. A path
- * binary or over `maxBytes` on either side is left out.
+ * binary or over `maxBytes` on either side is left out, unless `withUnreadable`: then it is kept with
+ * that side '' and named in `unreadable` (the guard must see a binary or large protected file change).
  */
 export async function textChanges(
   git: GitProcess,
@@ -20,19 +21,38 @@ export async function textChanges(
   paths: readonly string[],
   top: string,
   maxBytes: number,
+  withUnreadable = false,
 ): Promise<FileChange[]> {
   const before = await blobsAt(git, ref, paths, maxBytes)
   const changes: FileChange[] = []
   for (const path of paths) {
     const old = before.get(path)
-    if (old === 'omitted') continue
     const now = await readWorkTreeFile(join(top, path), maxBytes)
-    if (now === 'omitted') continue
-    if (old !== undefined && isBinary(old)) continue
-    if (now !== null && isBinary(now)) continue
-    changes.push({ path, before: old?.toString('utf8') ?? null, after: now?.toString('utf8') ?? null })
+    const oldUnreadable = unreadableAs(old)
+    const nowUnreadable = unreadableAs(now)
+    if (oldUnreadable || nowUnreadable) {
+      if (!withUnreadable) continue
+      const unreadable = {
+        ...(oldUnreadable ? { before: oldUnreadable } : {}),
+        ...(nowUnreadable ? { after: nowUnreadable } : {}),
+      }
+      changes.push({ path, before: textOf(old), after: textOf(now), unreadable })
+      continue
+    }
+    changes.push({ path, before: textOf(old), after: textOf(now) })
   }
   return changes
+}
+
+function unreadableAs(content: Buffer | 'omitted' | null | undefined): 'binary' | 'large' | null {
+  if (content === 'omitted') return 'large'
+  return content && isBinary(content) ? 'binary' : null
+}
+
+/** The text of one side; '' for a side present but not read as text. */
+function textOf(content: Buffer | 'omitted' | null | undefined): string | null {
+  if (content === null || content === undefined) return null
+  return content === 'omitted' || isBinary(content) ? '' : content.toString('utf8')
 }
 
 /** Blobs of `paths` at `ref`: a Buffer, `omitted` when over `maxBytes` or not a file, absent when missing. */

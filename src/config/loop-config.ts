@@ -5,6 +5,7 @@
 import { z } from 'zod'
 import { AGENT_NAMES } from '../domain/agents/types.js'
 import type { PatternConfig } from '../domain/analysis/pattern-config.js'
+import { DEFAULT_MAX_FILE_BYTES } from '../domain/commit-policy.js'
 import type { CheckConfig, Command, LoopConfig } from '../domain/loop-config.js'
 import { CHECK_KINDS, STAGES, STRATEGIES } from '../domain/stages.js'
 
@@ -161,8 +162,17 @@ export const loopConfigSchema = z.strictObject({
     .strictObject({
       enabled: z.boolean().default(true),
       'message-prefix': z.string().default('loop'),
+      'max-file-bytes': z.number().int().min(1, 'a size in bytes, at least 1').default(DEFAULT_MAX_FILE_BYTES),
+      'allow-paths': z.array(z.string().min(1, 'a glob such as config/*.pem')).default([]),
+      'allow-workflows': z.boolean().default(false),
     })
-    .default({ enabled: true, 'message-prefix': 'loop' }),
+    .default({
+      enabled: true,
+      'message-prefix': 'loop',
+      'max-file-bytes': DEFAULT_MAX_FILE_BYTES,
+      'allow-paths': [],
+      'allow-workflows': false,
+    }),
 })
 
 /**

@@ -90,5 +90,14 @@ export interface LoopConfig {
   /** A pattern file's path (read by the config layer), or the patterns inline. */
   patterns?: string | PatternConfig[] | undefined
   stop: boolean
-  commit: { enabled: boolean; 'message-prefix': string }
+  commit: {
+    enabled: boolean
+    'message-prefix': string
+    /** A checkpoint leaves out any file larger than this. */
+    'max-file-bytes': number
+    /** Globs the checkpoint commits even when ignored before the work, large or credential-shaped. */
+    'allow-paths': string[]
+    /** Whether changes under `.github/workflows/` are committed (they need a push-token with the workflow scope). */
+    'allow-workflows': boolean
+  }
 }

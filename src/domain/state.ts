@@ -197,6 +197,10 @@ export const loopStateSchema = z.strictObject({
     .strictObject({ iteration: z.number().int(), at: isoTime, results: z.array(checkResultSchema) })
     .optional(),
   lastDecision: decisionRecordSchema.optional(),
+  /** What the last checkpoint left out of its commits (ignored, large, credential-shaped, workflows), and why. */
+  refusedFromCommit: z
+    .array(z.strictObject({ iteration: z.number().int(), path: z.string(), reason: z.string(), remedy: z.string() }))
+    .optional(),
   /** The highest iteration number a dispatch has claimed; a dispatch at or below it is superseded. */
   claimedIteration: z.number().int().nonnegative().default(0),
   pullRequest: z.strictObject({ number: z.number().int(), url: z.string(), merged: z.boolean() }).optional(),

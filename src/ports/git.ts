@@ -1,4 +1,5 @@
 /** One git wrapper: non-interactive, identity per command, `try*` methods that return a boolean. */
+import type { CommitCandidate } from '../domain/commit-policy.js'
 
 export interface GitResult {
   exitCode: number
@@ -34,6 +35,8 @@ export interface FileChange {
   before: string | null
   /** The text in the work tree now, or null when the file was deleted. */
   after: string | null
+  /** A side that is binary or too large to read (its text is then ''), with `changesSince`'s `withUnreadable`. */
+  unreadable?: { before?: 'binary' | 'large'; after?: 'binary' | 'large' }
 }
 
 export interface Git {
@@ -70,8 +73,20 @@ export interface Git {
   tryGetConfig(key: string): Promise<string | null>
   /** The text of `path` at `ref`, or null when it does not exist there. */
   fileAt(ref: string, path: string): Promise<string | null>
-  /** Text files changed in the work tree since `ref` (untracked included), before and after; binary and oversized left out. */
-  changesSince(ref: string, options?: { maxBytes?: number }): Promise<FileChange[]>
+  /**
+   * Text files changed in the work tree since `ref` (untracked included), before and after; binary and
+   * oversized left out, unless `withUnreadable` (then kept, named in `unreadable`).
+   */
+  changesSince(ref: string, options?: { maxBytes?: number; withUnreadable?: boolean }): Promise<FileChange[]>
+  /**
+   * What committing each of `trees` (snapshots) on top of HEAD would add, change or delete, with the
+   * contents up to `maxBytes`; added paths judged by the ignore rules (`.gitignore` files) of `ignoreRulesAt`.
+   */
+  commitCandidates(trees: readonly string[], ignoreRulesAt: string | null, maxBytes: number): Promise<CommitCandidate[]>
+  /** `tree` with each of `paths` put back as HEAD has it (removed where HEAD lacks it). */
+  treeWithPathsAsHead(tree: string, paths: readonly string[]): Promise<string>
+  /** The untracked files the ignore rules hide under the `globs`, each with a fingerprint of its content. */
+  ignoredFiles(globs: readonly string[]): Promise<Record<string, string>>
 }
 
 /** Thrown by `commitAll` when another process committed in the same work tree at the same time. */

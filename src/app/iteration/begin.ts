@@ -15,6 +15,7 @@ import type { Git } from '../../ports/git.js'
 import type { Logger } from '../../ports/logger.js'
 import { isFailing } from '../step-support.js'
 import { junitResults, type LiveCheck, verify } from '../verification.js'
+import { protectedGlobs } from './guard.js'
 import {
   event,
   type IterationRecord,
@@ -85,6 +86,7 @@ export async function beginRun(
       state,
       previous: lastFailures(state),
       treeBeforeWork: null,
+      ignoredBeforeWork: null,
       work: null,
       tasksCompleted: [],
       previousIsFresh: false,
@@ -134,7 +136,8 @@ export async function baseline(run: IterationRun, record: IterationRecord): Prom
     )
   }
   const treeBeforeWork = deps.git && run.headBefore ? await deps.git.snapshot() : null
-  return { ...next, treeBeforeWork }
+  const ignoredBeforeWork = deps.git && run.headBefore ? await deps.git.ignoredFiles(protectedGlobs(input)) : null
+  return { ...next, treeBeforeWork, ignoredBeforeWork }
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import { messageOf } from '../../config/errors.js'
 import { fixCommitMessage, iterationCommitMessage } from '../../domain/checkpoint-message.js'
+import { describeRefusal, type RefusedPath, refuseFromCommit } from '../../domain/commit-policy.js'
 import { ConcurrentCommitError } from '../../ports/git.js'
 import { event, type IterationRecord, type IterationRun, summarizeVerdicts, withEvents } from './record.js'
 
@@ -32,22 +33,26 @@ export async function checkpoint(run: IterationRun, record: IterationRecord): Pr
   const note = (commit: string | null, message: string) => {
     if (commit) made.push({ commit, message })
   }
+  const refused = await screen(run, record)
+  const refusedPaths = refused.map((r) => r.path)
+  const screened = withRefusals(run, record, refused)
   try {
     for (const [i, fix] of record.fixSnapshots.entries()) {
       const message = messages[i] ?? ''
-      note(await git.commitTree(fix.tree, message, input.identity), message)
+      const tree = await git.treeWithPathsAsHead(fix.tree, refusedPaths)
+      note(await git.commitTree(tree, message, input.identity), message)
     }
     const last = messages[messages.length - 1] ?? ''
-    note(await git.commitAll(last, input.identity, input.excludeFromCommits), last)
+    note(await git.commitAll(last, input.identity, [...input.excludeFromCommits, ...refusedPaths]), last)
   } catch (error) {
     if (!(error instanceof ConcurrentCommitError)) throw error
     await deps.audit.appendEvents([event(deps.clock.now(), iteration, 'superseded', messageOf(error))])
     return { kind: 'superseded', record }
   }
-  if (made.length === 0) return { kind: 'done', record }
+  if (made.length === 0) return { kind: 'done', record: screened }
   const at = deps.clock.now().toISOString()
   const state = {
-    ...record.state,
+    ...screened.state,
     checkpoints: [
       ...record.state.checkpoints,
       ...made.map(({ commit, message }) => ({ iteration, commit, message: message.split('\n')[0] ?? '', at })),
@@ -57,7 +62,7 @@ export async function checkpoint(run: IterationRun, record: IterationRecord): Pr
   return {
     kind: 'done',
     record: withEvents(
-      { ...record, state, commit },
+      { ...screened, state, commit },
       event(
         deps.clock.now(),
         iteration,
@@ -66,4 +71,41 @@ export async function checkpoint(run: IterationRun, record: IterationRecord): Pr
       ),
     ),
   }
+}
+
+/**
+ * What the commits about to be made would hold that must not be committed: every tree (the fix
+ * snapshots and the work tree now) judged against HEAD, new paths by the ignore rules before the work.
+ */
+async function screen(run: IterationRun, record: IterationRecord): Promise<RefusedPath[]> {
+  const { input, deps } = run
+  if (!deps.git) return []
+  const rules = {
+    maxFileBytes: input.config.commit['max-file-bytes'],
+    allowPaths: input.config.commit['allow-paths'],
+    allowWorkflows: input.config.commit['allow-workflows'],
+  }
+  const now = await deps.git.snapshot(input.excludeFromCommits)
+  const trees = [...record.fixSnapshots.map((point) => point.tree), now]
+  const candidates = await deps.git.commitCandidates(trees, record.treeBeforeWork, rules.maxFileBytes)
+  const refused = refuseFromCommit(candidates, rules)
+  return refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i)
+}
+
+/**
+ * The refusals where a person reads them: the journey (history, audit trail), the live progress line,
+ * and the state, from which the job summary and the sticky comment are built. They stay in the work
+ * tree, never committed; each checkpoint judges them again.
+ */
+function withRefusals(run: IterationRun, record: IterationRecord, refused: readonly RefusedPath[]): IterationRecord {
+  const { deps, iteration } = run
+  const state = { ...record.state, refusedFromCommit: refused.map((r) => ({ iteration, ...r })) }
+  if (refused.length === 0) return record.state.refusedFromCommit?.length ? { ...record, state } : record
+  for (const r of refused) deps.progress?.phase?.(iteration, 'CHECKPOINT', describeRefusal(r))
+  const lines = refused.map(describeRefusal)
+  deps.logger.warning(`checkpoint: ${lines.join('\n')}`)
+  return withEvents(
+    { ...record, state },
+    event(deps.clock.now(), iteration, 'guard', `not committed: ${lines.join('; ')}`, { refused }),
+  )
 }

@@ -2,9 +2,10 @@
  * The verifier-gaming guard: what the work changed in protected paths or tests is a gate (or a failure),
  * and gates that watch paths are raised when the work touched them.
  */
-import { inspectProtectedChanges, matchGlob } from '../../domain/analysis/index.js'
+import { type FileChange, inspectProtectedChanges, matchGlob } from '../../domain/analysis/index.js'
 import type { FailureInput } from '../../domain/engine/index.js'
 import { event, type IterationRecord, type IterationRun, withEvents } from './record.js'
+import type { IterationInput } from './types.js'
 
 const DEFAULT_TEST_GLOBS = [
   '**/*.test.*',
@@ -22,15 +23,14 @@ export async function guard(run: IterationRun, record: IterationRecord): Promise
   const { config } = input
   const since = record.treeBeforeWork
   if (!deps.git || !since) return record
-  const changes = await deps.git.changesSince(since)
-  const protectedGlobs = [
-    ...(input.configPathRelative ? [input.configPathRelative] : []),
-    ...(typeof config.patterns === 'string' ? [config.patterns] : []),
-    '.github/**',
-    ...config.protect.paths,
-  ]
+  // Binary and large files too: a protected golden file is no less protected for being binary.
+  const changes = await deps.git.changesSince(since, { withUnreadable: true })
+  const globs = protectedGlobs(input)
+  const ignored = record.ignoredBeforeWork
+    ? ignoredChanges(record.ignoredBeforeWork, await deps.git.ignoredFiles(globs), globs)
+    : []
   const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : DEFAULT_TEST_GLOBS
-  const findings = inspectProtectedChanges(changes, { protectedGlobs, testGlobs })
+  const findings = inspectProtectedChanges([...changes, ...ignored], { protectedGlobs: globs, testGlobs })
   // Gates triggered by paths: raised when the work changed a path they watch, until approved.
   const changedPaths = await deps.git.changedPaths(since)
   const gatesRaised = [...record.gatesRaised]
@@ -53,6 +53,32 @@ export async function guard(run: IterationRun, record: IterationRecord): Promise
   return config.protect['on-change'] === 'gate'
     ? { ...guarded, gatesRaised: [...gatesRaised, { gate: 'verifier', reason }] }
     : { ...guarded, gatesRaised, guardFailures: [...record.guardFailures, guardFailure(reason)] }
+}
+
+/** The paths the work command may not change: the loop's config and patterns, `.github/`, `protect.paths`. */
+export function protectedGlobs(input: IterationInput): string[] {
+  const { config } = input
+  return [
+    ...(input.configPathRelative ? [input.configPathRelative] : []),
+    ...(typeof config.patterns === 'string' ? [config.patterns] : []),
+    '.github/**',
+    ...config.protect.paths,
+  ]
+}
+
+/**
+ * Ignored files on protected paths the work created, changed or deleted: no diff shows them, yet a
+ * check may read them. Their sides are fingerprints, not text.
+ */
+function ignoredChanges(
+  before: Record<string, string>,
+  after: Record<string, string>,
+  globs: readonly string[],
+): FileChange[] {
+  const paths = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
+  return paths
+    .filter((path) => before[path] !== after[path] && globs.some((glob) => matchGlob(glob, path)))
+    .map((path) => ({ path, before: before[path] ?? null, after: after[path] ?? null, ignored: true }))
 }
 
 function guardFailure(reason: string): FailureInput {

@@ -72,6 +72,8 @@ export interface IterationRecord extends LoopRecord {
   previous: FailureForAgent[]
   /** The work tree before the work (a tree id), so the guard judges only what the work changed. */
   treeBeforeWork: string | null
+  /** The ignored files on protected paths before the work, fingerprinted (the guard compares them after). */
+  ignoredBeforeWork: Record<string, string> | null
   work: WorkReport | null
   tasksCompleted: string[]
   /** Remedy commands already run this iteration, so that none runs twice. */

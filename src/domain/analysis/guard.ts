@@ -3,11 +3,21 @@
  * test files that lose assertions or gain skips, are flagged with exactly what changed. Pure.
  */
 
-/** One file's content before and after the work command (`null`: absent). */
+import { packageScriptChanges } from './package-scripts.js'
+
+/** Why a side of a change could not be read as text: a binary file, or one over the size read. */
+export type Unreadable = 'binary' | 'large'
+
+/**
+ * One file's content before and after the work command (`null`: absent). A side named in `unreadable`
+ * holds '' (present, not read). `ignored`: a file the repository ignores, so no commit would show it.
+ */
 export interface FileChange {
   path: string
   before: string | null
   after: string | null
+  unreadable?: { before?: Unreadable; after?: Unreadable }
+  ignored?: boolean
 }
 
 export interface GuardRules {
@@ -31,11 +41,27 @@ export function inspectProtectedChanges(changes: readonly FileChange[], rules: G
     const path = change.path.replace(/^\.\//, '')
     const action = change.before === null ? 'created' : change.after === null ? 'deleted' : 'modified'
     const protectedBy = rules.protectedGlobs.find((glob) => matchGlob(glob, path))
-    if (protectedBy !== undefined && change.before !== change.after) {
-      findings.push({ path, reason: `protected path ${action} (matches '${protectedBy}')` })
+    // Only changed paths are handed in: an unreadable side cannot be compared, so it counts as changed.
+    if (protectedBy !== undefined && (change.unreadable || change.before !== change.after)) {
+      const what = `${change.ignored ? 'ignored file on a ' : ''}protected path ${action}${unreadableNote(change)}`
+      findings.push({ path, reason: `${what} (matches '${protectedBy}')` })
       continue
     }
+    if (/(?:^|\/)package\.json$/.test(path) && change.before !== null && change.after !== null) {
+      for (const reason of packageScriptChanges(change.before, change.after)) findings.push({ path, reason })
+    }
     if (!rules.testGlobs.some((glob) => matchGlob(glob, path))) continue
+    if (change.unreadable?.before) continue
+    if (change.unreadable?.after) {
+      const assertions = count(change.before, ASSERTION)
+      if (assertions > 0) {
+        findings.push({
+          path,
+          reason: `test file with ${assertions} assertion(s) became ${describe(change.unreadable.after)}`,
+        })
+      }
+      continue
+    }
     const assertionsBefore = count(change.before, ASSERTION)
     const assertionsAfter = count(change.after, ASSERTION)
     const skipsBefore = count(change.before, SKIP)
@@ -52,6 +78,15 @@ export function inspectProtectedChanges(changes: readonly FileChange[], rules: G
     }
   }
   return findings
+}
+
+function describe(unreadable: Unreadable): string {
+  return unreadable === 'binary' ? 'binary' : 'too large to read'
+}
+
+function unreadableNote(change: FileChange): string {
+  const side = change.unreadable?.after ?? change.unreadable?.before
+  return side ? ` (${describe(side)}, not compared line by line)` : ''
 }
 
 function count(text: string | null, pattern: RegExp): number {

@@ -1,0 +1,204 @@
+/**
+ * The git side of screening what a checkpoint commits (`domain/commit-policy.ts` decides): the paths
+ * each tree about to be committed adds, changes or deletes against HEAD with their contents; which new
+ * paths the ignore rules of an earlier tree ignore; a tree with some paths put back as HEAD has them;
+ * and the ignored files on given paths, fingerprinted, for the verifier-gaming guard.
+ */
+import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { lstat, mkdir, mkdtemp, readlink, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import type { CommitCandidate } from '../domain/commit-policy.js'
+import { type GitProcess, splitZ } from './git-process.js'
+
+const BATCH = 500
+/** Contents read per `cat-file --batch`, well under what git-process accepts as output. */
+const READ_BYTES_PER_BATCH = 64 * 1024 * 1024
+
+/**
+ * What committing each of `trees` on top of `base` would add, change or delete, with the content of
+ * each blob up to `maxBytes`. `ignoreRulesAt`: the tree whose `.gitignore` files judge the added paths.
+ */
+export async function commitCandidates(
+  git: GitProcess,
+  base: string,
+  trees: readonly string[],
+  ignoreRulesAt: string,
+  maxBytes: number,
+): Promise<CommitCandidate[]> {
+  const entries = new Map<string, { path: string; change: CommitCandidate['change']; blob: string | null }>()
+  for (const tree of new Set(trees)) {
+    const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', base, tree]
+    const listed = await git.raw(args)
+    git.check(args, listed)
+    const parts = splitZ(listed.stdout)
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const [, , newMode = '', , newBlob = '', status = ''] = (parts[i] ?? '').split(/[: ]+/)
+      const path = parts[i + 1] ?? ''
+      const change = status === 'D' ? 'deleted' : status === 'A' ? 'added' : 'modified'
+      const blob = change === 'deleted' || newMode === '160000' ? null : newBlob
+      entries.set(`${path}\0${blob ?? change}`, { path, change, blob })
+    }
+  }
+  const blobs = [...new Set([...entries.values()].flatMap((e) => (e.blob ? [e.blob] : [])))]
+  const sizes = await blobSizes(git, blobs)
+  const texts = await blobTexts(
+    git,
+    blobs.filter((blob) => (sizes.get(blob) ?? 0) <= maxBytes),
+    sizes,
+  )
+  const added = [...entries.values()].filter((e) => e.change === 'added').map((e) => e.path)
+  const ignored = await ignoredAt(git, ignoreRulesAt, added)
+  return [...entries.values()].map(({ path, change, blob }) => ({
+    path,
+    change,
+    bytes: blob ? (sizes.get(blob) ?? 0) : 0,
+    text: blob ? (texts.get(blob) ?? null) : null,
+    ignoredBefore: change === 'added' && ignored.has(path),
+  }))
+}
+
+async function blobSizes(git: GitProcess, blobs: readonly string[]): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>()
+  if (blobs.length === 0) return sizes
+  const result = await git.raw(['cat-file', '--batch-check'], {
+    input: Buffer.from(blobs.map((b) => `${b}\n`).join('')),
+  })
+  git.check(['cat-file', '--batch-check'], result)
+  for (const line of result.stdout.toString('utf8').split('\n')) {
+    const [object = '', , size] = line.split(' ')
+    if (size !== undefined) sizes.set(object, Number(size))
+  }
+  return sizes
+}
+
+async function blobTexts(git: GitProcess, blobs: readonly string[], sizes: Map<string, number>) {
+  const texts = new Map<string, string>()
+  let batch: string[] = []
+  let batchBytes = 0
+  const flush = async () => {
+    if (batch.length === 0) return
+    const result = await git.raw(['cat-file', '--batch'], { input: Buffer.from(batch.map((b) => `${b}\n`).join('')) })
+    git.check(['cat-file', '--batch'], result)
+    const out = result.stdout
+    let offset = 0
+    while (offset < out.length) {
+      const headerEnd = out.indexOf(10, offset)
+      const [object = '', , size = '0'] = out.subarray(offset, headerEnd).toString('utf8').split(' ')
+      const length = Number(size)
+      texts.set(object, out.subarray(headerEnd + 1, headerEnd + 1 + length).toString('utf8'))
+      offset = headerEnd + 1 + length + 1
+    }
+    batch = []
+    batchBytes = 0
+  }
+  for (const blob of blobs) {
+    const size = sizes.get(blob) ?? 0
+    if (batch.length > 0 && batchBytes + size > READ_BYTES_PER_BATCH) await flush()
+    batch.push(blob)
+    batchBytes += size
+  }
+  await flush()
+  return texts
+}
+
+/**
+ * Of `paths`, those ignored by the `.gitignore` files in `tree` (with `.git/info/exclude` and
+ * `core.excludesFile`): git's own matcher, run over a scratch work tree that holds only those files, so
+ * an edit the work made to a `.gitignore` does not count.
+ */
+async function ignoredAt(git: GitProcess, tree: string, paths: readonly string[]): Promise<Set<string>> {
+  if (paths.length === 0) return new Set()
+  const scratch = await mkdtemp(join(tmpdir(), 'loop-ignore-rules-'))
+  try {
+    const listing = await git.raw(['ls-tree', '-r', '-z', '--full-tree', tree])
+    git.check(['ls-tree', '-r', tree], listing)
+    const ruleFiles = splitZ(listing.stdout).flatMap((entry) => {
+      const match = /^100\d{3} blob ([0-9a-f]+)\t(.*)$/s.exec(entry)
+      return match && /(?:^|\/)\.gitignore$/.test(match[2] ?? '')
+        ? [{ blob: match[1] ?? '', path: match[2] ?? '' }]
+        : []
+    })
+    const contents = await blobTexts(git, [...new Set(ruleFiles.map((f) => f.blob))], new Map())
+    for (const file of ruleFiles) {
+      await mkdir(dirname(join(scratch, file.path)), { recursive: true })
+      await writeFile(join(scratch, file.path), contents.get(file.blob) ?? '')
+    }
+    const gitDir = (await git.exec(['rev-parse', '--absolute-git-dir'])).stdout.trim()
+    const result = await git.raw(['check-ignore', '--no-index', '--stdin', '-z'], {
+      env: { GIT_DIR: gitDir, GIT_WORK_TREE: scratch },
+      input: Buffer.from(paths.map((p) => `${p}\0`).join('')),
+    })
+    // 1: none of them is ignored.
+    if (result.exitCode !== 0 && result.exitCode !== 1) git.check(['check-ignore', '--no-index'], result)
+    return new Set(splitZ(result.stdout))
+  } finally {
+    await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+/** `tree` with each of `paths` as `base` has it (absent where `base` lacks it), as a new tree id. */
+export async function treeWithPathsFrom(
+  git: GitProcess,
+  tree: string,
+  base: string,
+  paths: readonly string[],
+): Promise<string> {
+  if (paths.length === 0) return tree
+  const scratch = await mkdtemp(join(tmpdir(), 'loop-git-index-'))
+  const env = { GIT_INDEX_FILE: join(scratch, 'index') }
+  try {
+    await git.exec(['read-tree', tree], { env })
+    for (let start = 0; start < paths.length; start += BATCH) {
+      const batch = paths.slice(start, start + BATCH)
+      await git.exec(['--literal-pathspecs', 'rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...batch], { env })
+      const listed = await git.raw(['--literal-pathspecs', 'ls-tree', '-r', '-z', '--full-tree', base, '--', ...batch])
+      git.check(['ls-tree', base], listed)
+      const entries = splitZ(listed.stdout)
+      if (entries.length === 0) continue
+      const info = await git.raw(['update-index', '-z', '--index-info'], {
+        env,
+        input: Buffer.from(entries.map((e) => `${e}\0`).join('')),
+      })
+      git.check(['update-index', '--index-info'], info)
+    }
+    return (await git.exec(['write-tree'], { env })).stdout.trim()
+  } finally {
+    await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The files the ignore rules hide (untracked) under `pathspecs`, each with a fingerprint of its
+ * content, so two listings tell what was created, changed or deleted.
+ */
+export async function ignoredFiles(
+  git: GitProcess,
+  top: string,
+  pathspecs: readonly string[],
+): Promise<Record<string, string>> {
+  if (pathspecs.length === 0) return {}
+  const args = ['ls-files', '-z', '-o', '-i', '--exclude-standard', '--', ...pathspecs.map((p) => `:(glob)${p}`)]
+  const listed = await git.raw(args)
+  git.check(args, listed)
+  const fingerprints: Record<string, string> = {}
+  for (const path of splitZ(listed.stdout)) {
+    const fingerprint = await fingerprintOf(join(top, path))
+    if (fingerprint !== null) fingerprints[path] = fingerprint
+  }
+  return fingerprints
+}
+
+async function fingerprintOf(path: string): Promise<string | null> {
+  try {
+    const stat = await lstat(path)
+    if (stat.isSymbolicLink()) return `link:${await readlink(path)}`
+    if (!stat.isFile()) return null
+    const hash = createHash('sha256')
+    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
+    return hash.digest('hex')
+  } catch {
+    return null
+  }
+}
