@@ -35,6 +35,7 @@ import { loopBranch, Outputs } from './constants.js'
 import { buildLibrary } from './domain/analysis/index.js'
 import { hasStopLabel, isUntrustedTrigger } from './domain/commands.js'
 import { type IsolationMode, isolationLine } from './domain/isolation.js'
+import { loopOfPullRequestHead } from './domain/loop-names.js'
 import { taskFromEvent } from './domain/loop-task.js'
 import { createRedactor } from './domain/redact.js'
 import type { Refusal } from './domain/report/index.js'
@@ -190,7 +191,10 @@ function isolationFor(mode: IsolationMode): IsolationPlan {
   }
 }
 
-/** The loop's id; a comment on a pull request only carries the number, and the loop's branch names the loop. */
+/**
+ * The loop's id; a comment on a pull request only carries the number, and the loop's branch (in this
+ * repository, never a fork's) names the loop.
+ */
 async function loopIdOf(runContext: RunContext, github: GitHubPort): Promise<string> {
   const { settings } = runContext
   const subject = runContext.event.subject
@@ -198,8 +202,11 @@ async function loopIdOf(runContext: RunContext, github: GitHubPort): Promise<str
     return settings.loopId
   }
   const pull = await github.getPullRequest(subject.number)
-  if (!pull.headRef.startsWith('loop/')) return settings.loopId
-  return sanitiseLoopId(pull.headRef.slice('loop/'.length)) || settings.loopId
+  const headLoop = loopOfPullRequestHead(
+    { ref: pull.headRef, repository: pull.headRepo },
+    `${github.owner}/${github.repo}`,
+  )
+  return (headLoop !== null && sanitiseLoopId(headLoop)) || settings.loopId
 }
 
 /** Runs one iteration of the loop: the iteration this job was dispatched for, or the next. */

@@ -11,6 +11,7 @@ import { InputDefaults, Inputs } from '../constants.js'
 import { AGENT_NAMES, type AgentName } from '../domain/agents/types.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ISOLATION_MODES, type IsolationMode } from '../domain/isolation.js'
+import { loopOfPullRequestHead } from '../domain/loop-names.js'
 import { ConfigError } from './errors.js'
 import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 
@@ -330,19 +331,26 @@ function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
 }
 
+function fullNameOf(repository: unknown): string | null {
+  const name = record(repository)?.full_name
+  return typeof name === 'string' ? name : null
+}
+
 /**
  * The default loop id: `issue-<n>` or `pr-<n>` from the event; a pull request on a loop's own branch
- * (`loop/<id>`) belongs to that loop; otherwise `run-<runId>`.
+ * (`loop/<id>` in this repository, not a fork's) belongs to that loop; otherwise `run-<runId>`.
  */
 export function deriveLoopId(event: EventContext): { loopId: string; source: ActionSettings['loopIdSource'] } {
   const payload = event.payload
   const pull = record(payload.pull_request)
   if (pull && typeof pull.number === 'number') {
-    const headRef = record(pull.head)?.ref
-    if (typeof headRef === 'string' && headRef.startsWith('loop/')) {
-      const fromBranch = sanitiseLoopId(headRef.slice('loop/'.length))
-      if (fromBranch !== '') return { loopId: fromBranch, source: 'pull-request' }
-    }
+    const head = record(pull.head)
+    const headLoop =
+      typeof head?.ref === 'string'
+        ? loopOfPullRequestHead({ ref: head.ref, repository: fullNameOf(head.repo) }, fullNameOf(payload.repository))
+        : null
+    const fromBranch = headLoop === null ? '' : sanitiseLoopId(headLoop)
+    if (fromBranch !== '') return { loopId: fromBranch, source: 'pull-request' }
     return { loopId: `pr-${pull.number}`, source: 'pull-request' }
   }
   const issue = record(payload.issue)

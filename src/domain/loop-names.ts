@@ -22,3 +22,20 @@ export function refusalCommentMarker(loopId: string): string {
 export function loopBranch(loopId: string): string {
   return `loop/${loopId}`
 }
+
+/**
+ * The loop a pull request's head branch belongs to (its raw id, unsanitised), or null. Only a branch of
+ * this repository is a loop's: anyone can name a fork's branch `loop/<id>`, and that pull request must
+ * not receive the loop's approvals and commands. An unknown head repository (a deleted fork) is a fork.
+ */
+export function loopOfPullRequestHead(
+  head: { ref: string; repository: string | null | undefined },
+  baseRepository: string | null | undefined,
+): string | null {
+  const sameRepository =
+    typeof head.repository === 'string' &&
+    typeof baseRepository === 'string' &&
+    head.repository.toLowerCase() === baseRepository.toLowerCase()
+  if (!sameRepository || !head.ref.startsWith('loop/')) return null
+  return head.ref.slice('loop/'.length)
+}

