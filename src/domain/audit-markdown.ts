@@ -50,6 +50,9 @@ export function renderIterationMarkdown(input: IterationRecordInput): string {
     lines.push('- **Work command:** not run (the strategy needed no agent)')
   }
   if (input.commit) lines.push(`- **Checkpoint:** \`${input.commit}\``)
+  for (const refused of (state.refusedFromCommit ?? []).filter((r) => r.iteration === state.iteration)) {
+    lines.push(`- **Not committed:** \`${refused.path}\`: ${refused.reason}; ${refused.remedy}`)
+  }
   if (input.baseline && input.baseline.failures.length > 0) lines.push('', ...baselineSection(input.baseline))
   lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '')
   lines.push(

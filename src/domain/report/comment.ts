@@ -15,6 +15,7 @@ import {
   gatesLine,
   linksLine,
   type RenderOptions,
+  refusedSection,
   stageLine,
   statusIcon,
 } from './summary.js'
@@ -168,6 +169,7 @@ export function renderComment(model: ReportModel, options: RenderOptions = {}): 
     parts.push(compactTable(model))
     const gates = gatesLine(model, redact)
     if (gates) parts.push(`**Gates:** ${gates}`)
+    parts.push(refusedSection(model, redact))
     parts.push([budgetLine(model), linksLine(model)].filter(Boolean).join(' · '))
     return `${parts.filter(Boolean).join('\n\n')}\n`
   }

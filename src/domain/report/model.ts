@@ -59,6 +59,8 @@ export interface ReportModel {
     tried: LoopState['failures']['tried']
   }
   gates: Readonly<Record<string, GateState>>
+  /** What the last checkpoint left out of its commits, why, and what a person can do. */
+  refusedFromCommit: readonly { path: string; reason: string; remedy: string }[]
   budget: {
     minutesUsed: number
     minutesLimit?: number
@@ -120,6 +122,7 @@ export function buildReportModel(state: LoopState, extras: ReportExtras): Report
       tried: state.failures.tried,
     },
     gates: state.gates,
+    refusedFromCommit: state.refusedFromCommit ?? [],
     budget: {
       minutesUsed: state.usage.wallMs / 60_000,
       ...(state.budget.minutes !== undefined ? { minutesLimit: state.budget.minutes } : {}),

@@ -131,6 +131,17 @@ export function linksLine(model: ReportModel): string {
   return parts.join(' · ')
 }
 
+/** The paths the last checkpoint did not commit, each with why and what to do. */
+export function refusedSection(model: ReportModel, redact: (text: string) => string): string {
+  const refused = model.refusedFromCommit
+  if (refused.length === 0) return ''
+  const shown = refused
+    .slice(0, 10)
+    .map((r) => `- ${code(redact(r.path))}: ${inlineText(redact(r.reason), 200)}; ${inlineText(redact(r.remedy), 200)}`)
+  if (refused.length > shown.length) shown.push(`- … and ${refused.length - shown.length} more (see the audit trail)`)
+  return [`**Not committed** (still in the work tree, never pushed):`, ...shown].join('\n')
+}
+
 /** Gates and their states, e.g. `security ✅ approved by @alice · deploy ⏳ pending`. */
 export function gatesLine(model: ReportModel, redact: (text: string) => string): string {
   const entries = Object.entries(model.gates).slice(0, REPORT_CAPS.gates)
@@ -177,6 +188,7 @@ export function renderSummary(model: ReportModel, options: RenderOptions = {}): 
     renderStageDiagram(model.pipeline, model.stage, model.status),
     renderCheckTable(model.checks, redact),
     gates ? `**Gates:** ${gates}` : '',
+    refusedSection(model, redact),
   ]
   const footer = [
     renderOverflow(options.overflowLocations ?? [], redact),
