@@ -11,7 +11,7 @@ import { type ActionIO, actionsIO } from './action/actions-io.js'
 import { COMMIT_IDENTITY } from './action/commit-identity.js'
 import { redispatch } from './action/dispatch.js'
 import { runJobIterations } from './action/job-iterations.js'
-import { loadActionConfig, withSecretsPassed } from './action/loop-config.js'
+import { actionSecretValues, loadActionConfig, withSecretsPassed } from './action/loop-config.js'
 import { applyCommands } from './action/people-commands.js'
 import { removePersistedCredentials } from './action/persisted-credentials.js'
 import { publishIteration } from './action/publish.js'
@@ -28,7 +28,7 @@ import { nodeWorkspace } from './adapters/node-workspace.js'
 import { ChildProcessRunner } from './adapters/process-runner.js'
 import { type IterationInput, type IterationResult, runOneIteration } from './app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from './app/loop-branch.js'
-import { sanitiseLoopId, secretValues } from './config/action-inputs.js'
+import { sanitiseLoopId } from './config/action-inputs.js'
 import { ConfigError, messageOf } from './config/errors.js'
 import { loadUserPatterns } from './config/user-patterns.js'
 import { loopBranch, Outputs } from './constants.js'
@@ -57,7 +57,7 @@ export async function run(io: ActionIO = actionsIO): Promise<void> {
 async function runAction(io: ActionIO): Promise<void> {
   const runContext = readRunContext(io.getInput)
   const { settings } = runContext
-  const secrets = secretValues(settings)
+  const secrets = actionSecretValues(settings, runContext.env)
   for (const secret of secrets) io.setSecret(secret)
   const redact = createRedactor(secrets)
   const logger = actionsLogger(redact)

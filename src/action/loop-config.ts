@@ -3,9 +3,11 @@
  * simple mode from the `work` and `verify` inputs, with the inputs' caps applied over either.
  */
 import { relative } from 'node:path'
-import { type ActionSettings, actionConfigRequest } from '../config/action-inputs.js'
+import { type ActionSettings, actionConfigRequest, secretValues } from '../config/action-inputs.js'
 import { loadLoopConfig } from '../config/load-config.js'
+import { AGENT_SECRET_NAMES } from '../domain/agents/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
+import { secretValuesInEnv } from '../domain/secret-names.js'
 import type { Workspace } from '../ports/workspace.js'
 
 export async function loadActionConfig(
@@ -18,10 +20,34 @@ export async function loadActionConfig(
   return { config: loaded.config, configPathRelative: loaded.configPath && relative(root, loaded.configPath) }
 }
 
-/** The config the iterations run with: the `secrets` inputs reach the loop's commands too. */
+/**
+ * The config the iterations run with: the `secrets` inputs reach the loop's commands too, except an
+ * agent's own key (`ANTHROPIC_API_KEY`, ...), which reaches the work command alone: the checks, fixes
+ * and install run code the agent may have written.
+ */
 export function withSecretsPassed(config: LoopConfig, secrets: Record<string, string>): LoopConfig {
+  const names = Object.keys(secrets)
+  const agentKeys = names.filter((name) => AGENT_SECRET_NAMES.includes(name.toUpperCase()))
+  const shared = names.filter((name) => !agentKeys.includes(name))
   return {
     ...config,
-    work: { ...config.work, 'pass-env': [...new Set([...config.work['pass-env'], ...Object.keys(secrets)])] },
+    work: {
+      ...config.work,
+      'pass-env': [...new Set([...config.work['pass-env'], ...shared])],
+      secrets: [...new Set([...config.work.secrets, ...agentKeys])],
+    },
   }
+}
+
+/**
+ * Every value the action masks: its tokens and `secrets` inputs, and each secret-named variable of the
+ * step's environment (an agent's key handed over in `env:`, which the inputs never see). The inputs'
+ * own variables (`INPUT_*`) are left to `secretValues`, which knows which of them are secret.
+ */
+export function actionSecretValues(
+  settings: ActionSettings,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const stepEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !/^INPUT_/i.test(name)))
+  return [...new Set([...secretValues(settings), ...secretValuesInEnv(stepEnv)])]
 }

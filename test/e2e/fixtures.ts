@@ -37,6 +37,11 @@ console.log('work: iteration ' + iteration + ', step ' + step + ' -> ' + (exists
 if (signals) {
   writeFileSync(join(signals, 'work-' + iteration), String(Date.now()))
   if (process.env.LOOP_PROMPT_FILE) writeFileSync(join(signals, 'prompt-' + iteration + '.md'), readFileSync(process.env.LOOP_PROMPT_FILE))
+  // An agent that prints its own key (as a debug line would): nothing the loop keeps may hold it.
+  if (process.env.ANTHROPIC_API_KEY) {
+    console.log('debug: agent key ' + process.env.ANTHROPIC_API_KEY)
+    writeFileSync(join(signals, 'work-saw-key'), process.env.ANTHROPIC_API_KEY)
+  }
   if (existsSync(join(signals, 'hold'))) {
     const until = Date.now() + 30000
     while (!existsSync(join(signals, 'go-' + iteration)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
@@ -45,9 +50,13 @@ if (signals) {
 `
 
 /** A check: passes once progress.txt has reached the step it is given. */
-const CHECK = `import { existsSync, readFileSync } from 'node:fs'
+const CHECK = `import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 const want = Number(process.argv[2])
 const have = Number(existsSync('progress.txt') ? readFileSync('progress.txt', 'utf8').trim() || 0 : 0)
+// The project's tests are code the agent may have written: they report any agent key they can read.
+if (process.env.E2E_SIGNAL_DIR && process.env.ANTHROPIC_API_KEY) {
+  writeFileSync(process.env.E2E_SIGNAL_DIR + '/check-saw-key', process.env.ANTHROPIC_API_KEY)
+}
 if (existsSync('unblocked.txt') || have >= want) {
   console.log('step ' + want + ' reached (progress ' + have + ')')
 } else {
@@ -121,8 +130,8 @@ export async function startScenario(
     workflow: { file: 'loop.yml' },
     maxJobs: 30,
     jobTimeoutMs: 90_000,
-    extraEnv: { E2E_SIGNAL_DIR: signals },
     ...options.sandbox,
+    extraEnv: { ...options.sandbox?.extraEnv, E2E_SIGNAL_DIR: signals },
   })
   return {
     sandbox,

@@ -57,6 +57,11 @@ export const AGENT_PRESETS: Readonly<Record<PresetName, AgentPreset>> = {
   },
 }
 
+/** Every variable some preset reads its credentials or endpoint from: an agent's, never a check's. */
+export const AGENT_SECRET_NAMES: readonly string[] = [
+  ...new Set(Object.values(AGENT_PRESETS).flatMap((preset) => preset.secretNames)),
+]
+
 /** The message for a preset whose CLI is not on PATH: what is missing and how to install it. */
 export function notInstalledMessage(name: PresetName, binary: string): string {
   const preset = AGENT_PRESETS[name]
