@@ -6,6 +6,7 @@
 import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
+import { isOwnComment } from '../domain/comment-author.js'
 import {
   type CommentRef,
   type DispatchedRun,
@@ -157,6 +158,8 @@ export class OctokitGitHub implements GitHubPort {
   readonly repo: string
   private readonly octokit: OctokitClient
   private readonly logger: Pick<Logger, 'warning' | 'debug'> | undefined
+  /** The token's own login (null: an installation token, which may not ask), asked once. */
+  private login: Promise<string | null> | undefined
 
   constructor(options: GitHubClientOptions, octokit: OctokitClient = createOctokit(options)) {
     this.owner = options.owner
@@ -282,8 +285,12 @@ export class OctokitGitHub implements GitHubPort {
         per_page: 100,
       }),
     )
-    // The marker must open the body: a person quoting the comment does not own it.
-    const found = comments.find((comment) => (comment.body ?? '').trimStart().startsWith(marker))
+    // The marker must open the body (a person quoting the comment does not own it), and the comment must
+    // be the controller's own (a person pasting the marker does not either): see `isOwnComment`.
+    const login = await this.ownLogin()
+    const found = comments.find(
+      (comment) => (comment.body ?? '').trimStart().startsWith(marker) && isOwnComment(comment.user, login),
+    )
     return found ? { id: found.id, url: found.html_url } : null
   }
 
@@ -309,6 +316,8 @@ export class OctokitGitHub implements GitHubPort {
         body,
         request: { retries: 0 },
       } as Parameters<OctokitClient['rest']['issues']['createComment']>[0])
+      // Its author is the token's exact identity: later searches in this job need no Bot fallback.
+      if (response.data.user?.login) this.login = Promise.resolve(response.data.user.login)
       return { id: response.data.id, url: response.data.html_url, created: true }
     } catch (error) {
       if (statusOf(error) === 403) explain(error, 'POST', route)
@@ -397,13 +406,19 @@ export class OctokitGitHub implements GitHubPort {
   }
 
   async getAuthenticatedLogin(fallback: string): Promise<string> {
-    try {
-      const response = await this.octokit.rest.users.getAuthenticated()
-      return response.data.login
-    } catch (error) {
-      // An installation token (GITHUB_TOKEN) may not ask who it is; it posts as the app's bot.
-      if (statusOf(error) === 401 || statusOf(error) === 403 || statusOf(error) === 404) return fallback
-      throw error
-    }
+    return (await this.ownLogin()) ?? fallback
+  }
+
+  private ownLogin(): Promise<string | null> {
+    this.login ??= this.octokit.rest.users.getAuthenticated().then(
+      (response) => response.data.login,
+      (error: unknown) => {
+        // An installation token (GITHUB_TOKEN) may not ask who it is; it posts as the app's bot.
+        if (statusOf(error) === 401 || statusOf(error) === 403 || statusOf(error) === 404) return null
+        this.login = undefined // a passing fault: ask again next time
+        throw error
+      },
+    )
+    return this.login
   }
 }

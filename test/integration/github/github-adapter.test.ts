@@ -72,8 +72,9 @@ function client(throttle = false): OctokitGitHub {
   })
 }
 
-function comment(id: number, body: string) {
-  return { id, body, html_url: `https://github.test/o/r/issues/1#issuecomment-${id}`, user: { login: 'x' } }
+/** A comment as the API lists it; by default the job token's own (an installation token posts as its bot). */
+function comment(id: number, body: string, user = { login: 'github-actions[bot]', type: 'Bot' }) {
+  return { id, body, html_url: `https://github.test/o/r/issues/1#issuecomment-${id}`, user }
 }
 
 describe('dispatchWorkflow', () => {
@@ -187,6 +188,23 @@ describe('upsertStickyComment', () => {
     expect(ref).toMatchObject({ id: 4, created: false })
     expect(stored.map((c) => c.body)).toEqual(['first', `> ${marker}\nsomeone quoting it`, 'third', `${marker}\nnew`])
     expect(requests.filter((r) => r.method === 'POST')).toHaveLength(0)
+  })
+
+  it('leaves a marker in someone else`s comment alone: a person`s, or another account`s when the token knows its own', async () => {
+    const pasted = `${marker}\nfake status`
+    stored = [comment(1, pasted, { login: 'mallory', type: 'User' })]
+    const ref = await client().upsertStickyComment({ issueNumber: 1, marker, body: `${marker}\nreal` })
+    expect(ref.created).toBe(true)
+    expect(ref.id).not.toBe(1)
+    expect(stored[0]?.body).toBe(pasted)
+    // A personal token knows its login (GET /user): a Bot's comment of another app is not its own either.
+    route('GET', /^\/user$/, (_req, res) => json(res, 200, { login: 'loop-bot' }))
+    stored = [comment(1, pasted), comment(2, `${marker}\nmine`, { login: 'loop-bot', type: 'User' })]
+    expect(await client().upsertStickyComment({ issueNumber: 1, marker, body: `${marker}\nnew` })).toMatchObject({
+      id: 2,
+      created: false,
+    })
+    expect(stored.map((c) => c.body)).toEqual([pasted, `${marker}\nnew`])
   })
 
   it('never posts twice when the create answer is lost', async () => {
