@@ -30,6 +30,9 @@ if (answer === 'fix') {
   const file = 'src/cart.js'
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('subtotal += line.price\\n', 'subtotal += line.price * line.quantity\\n'))
   result({})
+} else if (answer === 'garbage') {
+  // A CLI of another version, or a wrapper, that prints prose where the preset expects its JSON.
+  console.log('Done! I changed nothing, but here is a poem instead of JSON.')
 } else if (answer === '529') {
   result({ is_error: true, result: 'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' })
   process.exit(1)
@@ -152,6 +155,21 @@ describe('agent: claude, with a stand-in CLI on PATH', () => {
     expect(result.state.statusReason).toMatch(/the Claude Code API refused the key \(Invalid API key/)
     expect(result.state.iteration).toBe(1)
     expect(`${result.stdout}${result.stderr}`).not.toContain(KEY)
+  })
+
+  it('goes on past an output that is not the expected JSON, its usage unknown and said so', async () => {
+    const { repo, stand, bin } = setUp(['garbage', 'fix'])
+    const result = await run(repo, stand, bin)
+    expect(result.code, result.stdout).toBe(0)
+    expect(result.state.status).toBe('complete')
+    expect(result.calls).toHaveLength(2)
+    expect(result.journey).toMatch(
+      /Claude Code's output was not what it prints with its machine-readable flag; this call's usage is unknown/,
+    )
+    // Only the call that printed its JSON is counted.
+    expect(result.state.usage.tokens).toBe(1100)
+    const raw = readFileSync(join(repo, '.loop', 'agent', 'runs', '1', 'work.log'), 'utf8')
+    expect(raw).toContain('a poem instead of JSON')
   })
 
   it('says how to install a preset whose CLI is not there', async () => {
