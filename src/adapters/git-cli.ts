@@ -262,8 +262,9 @@ export class GitCli implements Git {
   }
 
   async commitCandidates(trees: readonly string[], ignoreRulesAt: string | null, maxBytes: number) {
+    // HEAD's rules too: a .gitignore edit the work made earlier and left in the work tree does not count.
     const base = await this.baseOf(null)
-    return commitCandidates(this.git, base, trees, ignoreRulesAt ?? base, maxBytes)
+    return commitCandidates(this.git, base, trees, [base, ...(ignoreRulesAt ? [ignoreRulesAt] : [])], maxBytes)
   }
 
   async treeWithPathsAsHead(tree: string, paths: readonly string[]): Promise<string> {

@@ -18,13 +18,14 @@ const READ_BYTES_PER_BATCH = 64 * 1024 * 1024
 
 /**
  * What committing each of `trees` on top of `base` would add, change or delete, with the content of
- * each blob up to `maxBytes`. `ignoreRulesAt`: the tree whose `.gitignore` files judge the added paths.
+ * each blob up to `maxBytes`. An added path is `ignoredBefore` when the `.gitignore` files of any of
+ * `ignoreRulesAt` ignore it.
  */
 export async function commitCandidates(
   git: GitProcess,
   base: string,
   trees: readonly string[],
-  ignoreRulesAt: string,
+  ignoreRulesAt: readonly string[],
   maxBytes: number,
 ): Promise<CommitCandidate[]> {
   const entries = new Map<string, { path: string; change: CommitCandidate['change']; blob: string | null }>()
@@ -49,7 +50,8 @@ export async function commitCandidates(
     sizes,
   )
   const added = [...entries.values()].filter((e) => e.change === 'added').map((e) => e.path)
-  const ignored = await ignoredAt(git, ignoreRulesAt, added)
+  const ignored = new Set<string>()
+  for (const rules of new Set(ignoreRulesAt)) for (const path of await ignoredAt(git, rules, added)) ignored.add(path)
   return [...entries.values()].map(({ path, change, blob }) => ({
     path,
     change,

@@ -12,6 +12,8 @@ export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024
 
 export const WORKFLOWS_FOLDER = '.github/workflows/'
 
+const IGNORED = 'ignored by the repository'
+
 /** One path a checkpoint commit would add, change or delete, as the commit would hold it. */
 export interface CommitCandidate {
   path: string
@@ -86,6 +88,18 @@ export function refuseFromCommit(candidates: readonly CommitCandidate[], rules: 
     const verdict = judge(candidate, rules)
     if (verdict) refused.push({ path: candidate.path, ...verdict })
   }
+  // The ignore rules that hid them stay committed as they were, so a later checkpoint judges by them too.
+  const unignored = refused.filter((r) => r.reason.startsWith(IGNORED)).map((r) => r.path)
+  if (unignored.length === 0) return refused
+  for (const candidate of candidates) {
+    if (candidate.change === 'added' || !/(?:^|\/)\.gitignore$/.test(candidate.path)) continue
+    if (refused.some((r) => r.path === candidate.path)) continue
+    refused.push({
+      path: candidate.path,
+      reason: `this change to the ignore rules would un-ignore ${unignored.slice(0, 3).join(', ')}${unignored.length > 3 ? ` and ${unignored.length - 3} more` : ''}`,
+      remedy: 'make the change yourself, or add the paths it un-ignores to commit.allow-paths',
+    })
+  }
   return refused
 }
 
@@ -104,7 +118,7 @@ function judge(candidate: CommitCandidate, rules: CommitRules): Omit<RefusedPath
   const allowIt = `if it belongs in git, add '${path}' to commit.allow-paths`
   if (candidate.change === 'added' && candidate.ignoredBefore) {
     return {
-      reason: 'ignored by the repository (.gitignore as before the work, .git/info/exclude)',
+      reason: `${IGNORED} (.gitignore as before the work, .git/info/exclude)`,
       remedy: `it stays out of git; ${allowIt}`,
     }
   }

@@ -80,7 +80,8 @@ export interface Git {
   changesSince(ref: string, options?: { maxBytes?: number; withUnreadable?: boolean }): Promise<FileChange[]>
   /**
    * What committing each of `trees` (snapshots) on top of HEAD would add, change or delete, with the
-   * contents up to `maxBytes`; added paths judged by the ignore rules (`.gitignore` files) of `ignoreRulesAt`.
+   * contents up to `maxBytes`; an added path is ignored when the `.gitignore` files of HEAD or of
+   * `ignoreRulesAt` (the work tree before the work) ignore it.
    */
   commitCandidates(trees: readonly string[], ignoreRulesAt: string | null, maxBytes: number): Promise<CommitCandidate[]>
   /** `tree` with each of `paths` put back as HEAD has it (removed where HEAD lacks it). */

@@ -71,6 +71,11 @@ describe('what the loop commits', () => {
     expect(committedPaths(repo)).toContain('feature.txt')
     expect(committedPaths(repo)).not.toContain('private/notes.txt')
     expect(run.output).toMatch(/private\/notes\.txt.*ignored/)
+    // The rule that hid it stays committed, so a later loop, whose work tree starts with the edited
+    // .gitignore, still leaves it out.
+    expect(git(repo, 'show', 'HEAD:.gitignore')).toContain('private/')
+    await runLoop(repo, 'unignore-again')
+    expect(committedPaths(repo)).not.toContain('private/notes.txt')
   }, 60_000)
 
   it('a file over the size limit is not committed', async () => {

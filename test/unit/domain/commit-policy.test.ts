@@ -135,6 +135,25 @@ describe('refuseFromCommit', () => {
   })
 })
 
+describe('a .gitignore change that un-ignores files', () => {
+  it('is refused with them, so the rules at HEAD keep hiding them', () => {
+    const refused = refuseFromCommit(
+      [
+        candidate('.gitignore', { change: 'modified' }),
+        candidate('private/notes.txt', { ignoredBefore: true }),
+        candidate('src/a.ts'),
+      ],
+      rules,
+    )
+    expect(refused.map((r) => r.path)).toEqual(['private/notes.txt', '.gitignore'])
+    expect(refused[1]?.reason).toMatch(/would un-ignore private\/notes\.txt/)
+  })
+
+  it('is committed when it un-ignores nothing present', () => {
+    expect(refuseFromCommit([candidate('.gitignore', { change: 'modified' })], rules)).toEqual([])
+  })
+})
+
 describe('credentialShape', () => {
   it('names nothing in ordinary text', () => {
     expect(credentialShape('README.md', 'Set GITHUB_TOKEN in the workflow; see sk-learn docs.')).toBeNull()
