@@ -32,11 +32,11 @@ import { sanitiseLoopId } from './config/action-inputs.js'
 import { ConfigError, messageOf } from './config/errors.js'
 import { loadUserPatterns } from './config/user-patterns.js'
 import { loopBranch, Outputs } from './constants.js'
+import { taskOfEvent } from './domain/action-event.js'
 import { buildLibrary } from './domain/analysis/index.js'
 import { hasStopLabel, isUntrustedTrigger } from './domain/commands.js'
 import { type IsolationMode, isolationLine } from './domain/isolation.js'
 import { loopOfPullRequestHead } from './domain/loop-names.js'
-import { taskFromEvent } from './domain/loop-task.js'
 import { createRedactor } from './domain/redact.js'
 import type { Refusal } from './domain/report/index.js'
 import { systemClock } from './ports/clock.js'
@@ -131,7 +131,7 @@ async function runAction(io: ActionIO): Promise<void> {
       maxParallel: availableParallelism(),
       agentSandbox: isolation.report.nestedSandbox,
       // The issue or pull request a starting loop is about becomes its task (quoted, untrusted text).
-      task: taskFromEvent(runContext.event.payload),
+      task: taskOfEvent(runContext.event.name, runContext.event.payload),
       stopRequested: hasStopLabel(runContext.event.subject.labels),
       toolVersion: VERSION,
       ...(configPathRelative ? { configPathRelative } : {}),

@@ -8,7 +8,7 @@ import { applyPeopleCommand, NoLoopError, type PeopleCommand } from '../app/peop
 import { GITHUB_ACTIONS_BOT_LOGIN } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
 import { authorizeActor, type LoopCommand } from '../domain/commands.js'
-import { type Refusal, startLabelRefusal } from '../domain/report/refusal.js'
+import { type Refusal, startRefusal } from '../domain/report/refusal.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
@@ -28,7 +28,7 @@ export interface PeopleCommandDeps {
   reportRefusal?: (refusal: Refusal) => Promise<void>
 }
 
-function toPeopleCommand(command: LoopCommand): PeopleCommand {
+function toPeopleCommand(command: Exclude<LoopCommand, { kind: 'start' }>): PeopleCommand {
   return command.kind === 'abort' ? { kind: 'abort' } : command
 }
 
@@ -94,8 +94,8 @@ export async function applyCommands(
   })
   if (intent.kind === 'start') {
     // The label starts work that runs with this repository's secrets: as much a command as `/loop resume`.
-    logger.info(`Start label from @${intent.actor}: ${authorization.reason}`)
-    if (!authorization.allowed) await deps.reportRefusal?.(startLabelRefusal(loopId, authorization.reason))
+    logger.info(`Start ${intent.via === 'label' ? 'label' : 'comment'} from @${intent.actor}: ${authorization.reason}`)
+    if (!authorization.allowed) await deps.reportRefusal?.(startRefusal(loopId, authorization.reason, intent.via))
     return authorization.allowed
   }
   logger.info(`Command from @${intent.actor}: ${authorization.reason}`)

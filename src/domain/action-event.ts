@@ -5,16 +5,26 @@
 
 import { type LoopCommand, parseCommentCommand, parseLabel } from './commands.js'
 import { Labels } from './loop-names.js'
+import { type LoopTask, taskFromEvent } from './loop-task.js'
 
 export type EventIntent =
   /** Nothing here is for the controller (an unrelated comment, label or review). */
   | { kind: 'none'; why: string }
   /** Run an iteration: a dispatch, a schedule, a push (the workflow file decided who may cause these). */
   | { kind: 'run' }
-  /** The start label: runs an iteration once the person who added it is authorized like a command. */
-  | { kind: 'start'; actor: string; actorType: string }
+  /**
+   * The start label or a `/loop start` comment: runs an iteration once the person is authorized like a
+   * command; a comment's words after `/loop start` are `instructions` for the task.
+   */
+  | { kind: 'start'; actor: string; actorType: string; via: 'label' | 'comment'; instructions?: string }
   /** A person's command, to authorize and then apply. */
-  | { kind: 'command'; command: LoopCommand; actor: string; actorType: string; via: 'comment' | 'label' | 'review' }
+  | {
+      kind: 'command'
+      command: Exclude<LoopCommand, { kind: 'start' }>
+      actor: string
+      actorType: string
+      via: 'comment' | 'label' | 'review'
+    }
   /** An approving pull request review: approves the loop's pending gates. */
   | { kind: 'review-approval'; actor: string; actorType: string }
   /** A `/loop` line that could not be read. */
@@ -43,7 +53,12 @@ export function interpretEvent(eventName: string, payload: Record<string, unknow
       const parsed = parseCommentCommand(text(comment.body))
       if (!parsed) return { kind: 'none', why: 'the comment holds no /loop command' }
       if ('problem' in parsed) return { kind: 'problem', problem: parsed.problem, ...who }
-      return { kind: 'command', command: parsed.command, via: 'comment', ...who }
+      const { command } = parsed
+      if (command.kind === 'start') {
+        const { instructions } = command
+        return { kind: 'start', via: 'comment', ...who, ...(instructions ? { instructions } : {}) }
+      }
+      return { kind: 'command', command, via: 'comment', ...who }
     }
     case 'issues':
     case 'pull_request':
@@ -53,7 +68,7 @@ export function interpretEvent(eventName: string, payload: Record<string, unknow
       if (text(payload.action) !== 'labeled') return { kind: 'none', why: `${eventName} ${text(payload.action)}` }
       const label = text(record(payload.label).name)
       const who = userOf(payload.sender)
-      if (label === Labels.Start) return { kind: 'start', ...who }
+      if (label === Labels.Start) return { kind: 'start', via: 'label', ...who }
       const command = parseLabel(label)
       if (!command) return { kind: 'none', why: `label '${label}' is not for the loop` }
       return { kind: 'command', command, via: 'label', ...who }
@@ -63,7 +78,12 @@ export function interpretEvent(eventName: string, payload: Record<string, unknow
       const who = userOf(review.user)
       const parsed = parseCommentCommand(text(review.body))
       if (parsed && 'problem' in parsed) return { kind: 'problem', problem: parsed.problem, ...who }
-      if (parsed) return { kind: 'command', command: parsed.command, via: 'review', ...who }
+      if (parsed) {
+        const { command } = parsed
+        if (command.kind === 'start')
+          return { kind: 'problem', problem: '`/loop start` goes in a comment on the issue or pull request.', ...who }
+        return { kind: 'command', command, via: 'review', ...who }
+      }
       if (text(review.state).toLowerCase() === 'approved') return { kind: 'review-approval', ...who }
       return { kind: 'none', why: `a review that does not approve (${text(review.state)})` }
     }
@@ -100,4 +120,15 @@ export function parseWorkflowRef(workflowRef: string): { file: string; ref: stri
   const match = /^[^/]+\/[^/]+\/\.github\/workflows\/([^@/]+\.ya?ml)@(.+)$/.exec(workflowRef.trim())
   if (!match) return null
   return { file: match[1] as string, ref: match[2] as string }
+}
+
+/**
+ * The task a starting loop takes from this event: the issue or pull request it is about, with the
+ * words a `/loop start` comment added (quoted text, see `loop-task.ts`).
+ */
+export function taskOfEvent(eventName: string, payload: Record<string, unknown>): LoopTask | null {
+  const intent = interpretEvent(eventName, payload)
+  const words =
+    intent.kind === 'start' && intent.instructions ? { text: intent.instructions, author: intent.actor } : undefined
+  return taskFromEvent(payload, words)
 }

