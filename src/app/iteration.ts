@@ -83,6 +83,11 @@ async function settle(
   if (persisted.kind === 'superseded') {
     return finish('superseded', state, decision, final, { checks: ran?.checks ?? [] }, persisted.version)
   }
+  if (persisted.kind === 'aborted') {
+    const aborted: Decision = { kind: 'ABORTED', reason: persisted.state.statusReason }
+    await writeEnding(input.loopId, deps, 'aborted', persisted.state, aborted)
+    return finish('aborted', persisted.state, decision, aborted, ran ?? {}, persisted.version)
+  }
   if (persisted.kind === 'saved') await writeEnding(input.loopId, deps, concluded.kind, state, final)
   return finish(concluded.kind, state, decision, final, ran ?? {}, persisted.version)
 }

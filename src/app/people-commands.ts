@@ -12,7 +12,7 @@ import type { Store } from '../ports/store.js'
 
 export type PeopleCommand =
   | { kind: 'resume' }
-  | { kind: 'abort' }
+  | { kind: 'abort'; reason?: string }
   | { kind: 'approve'; gate: string }
   | { kind: 'reject'; gate: string }
   | { kind: 'skip'; task: string; reason: string }
@@ -21,22 +21,27 @@ export class NoLoopError extends Error {
   override name = 'NoLoopError'
 }
 
-/** Applies a person's command to the stored loop; throws NoLoopError when there is none. */
+/**
+ * Applies a person's command to the stored loop; throws NoLoopError when there is none. An abort of a
+ * loop never saved yet (its first iteration still running, or not started) records the loop as aborted
+ * when `fresh` can start one, so the run that saves later, or a later run, stops instead of going on.
+ */
 export async function applyPeopleCommand(
   command: PeopleCommand,
-  input: { loopId: string; by: string },
+  input: { loopId: string; by: string; fresh?: (now: Date) => LoopState },
   deps: { store: Store; clock: Clock; audit: AuditLog },
 ): Promise<LoopState> {
-  const loaded = await deps.store.load(input.loopId)
-  if (!loaded) throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`)
   const now = deps.clock.now()
+  const stored = await deps.store.load(input.loopId)
+  const loaded = stored ?? (command.kind === 'abort' && input.fresh ? { state: input.fresh(now), version: null } : null)
+  if (!loaded) throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`)
   let applied: { state: LoopState; events: JourneyEvent[] }
   switch (command.kind) {
     case 'resume':
       applied = resume(loaded.state, input.by, now)
       break
     case 'abort':
-      applied = abort(loaded.state, input.by, now)
+      applied = abort(loaded.state, input.by, now, command.reason)
       break
     case 'approve':
       applied = approveGate(loaded.state, command.gate, input.by, now)

@@ -74,9 +74,11 @@ Marks a required stage task as skipped, with the reason recorded.`,
   approve: `loop-controller approve GATE [--loop-id ID]
 
 Approves a pending gate (architecture, security, database, external, deploy, verifier, or your own).`,
-  abort: `loop-controller abort [--loop-id ID]
+  abort: `loop-controller abort [--reason "why"] [--loop-id ID]
 
-Stops the loop for good; its state and audit trail are kept.`,
+Stops the loop for good; its state and audit trail are kept, the reason recorded. A 'run' in another
+terminal stops once its current iteration is saved and exits 6 (ABORTED). A loop not started yet is
+recorded as aborted, so a later 'run' does not start it.`,
   analyze: `loop-controller analyze [FILE|-] [--kind KIND] [--patterns FILE] [--json]
 
 Reads one check's output and prints the pattern, confidence, strategy, locations and signature.`,

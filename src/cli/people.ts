@@ -1,7 +1,10 @@
 /** The people's commands on this machine: `resume`, `abort`, `approve GATE`, `skip TASK --reason "why"`. */
 import { applyPeopleCommand, type PeopleCommand } from '../app/people-commands.js'
+import { simpleModeConfig } from '../config/load-config.js'
+import { initialState } from '../domain/engine/index.js'
+import { policyFromConfig } from '../domain/policy.js'
 import { systemClock } from '../ports/clock.js'
-import { policyIfConfigured } from './config.js'
+import { loadCliConfig } from './config.js'
 import { EXIT, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
 import type { LoopPlace } from './loop-place.js'
@@ -25,13 +28,27 @@ export async function runPeopleCommand(
     if (!values.reason?.trim())
       throw new UsageError(`'skip ${positionals[0]}' needs --reason "why it is skipped"; the reason is recorded.`)
     people = { kind: 'skip', task: positionals[0] as string, reason: values.reason.trim() }
+  } else if (command === 'abort') {
+    expectPositionals(command, positionals, 0, 'no arguments (and --reason "why", recorded)')
+    people = { kind: 'abort', ...(values.reason?.trim() ? { reason: values.reason.trim() } : {}) }
   } else {
     expectPositionals(command, positionals, 0, 'no arguments')
     people = { kind: command }
   }
   const by = io.env.USER ?? io.env.USERNAME ?? 'cli'
   const { store, audit, loopId, root } = place
-  const state = await applyPeopleCommand(people, { loopId, by }, { store, clock: systemClock, audit })
-  io.stdout(renderStatus(state, await policyIfConfigured(root, values, io)))
+  const loaded = await loadCliConfig(root, values, io).catch(() => null)
+  const policy = loaded?.policy ?? null
+  // An abort may come before the loop's first save: it is recorded as a loop that starts aborted.
+  const fresh = (now: Date) =>
+    initialState({
+      loopId,
+      goal: loaded?.config.goal,
+      // No config at hand: the loop is recorded with the simple mode's defaults; it never runs anyway.
+      policy: policy ?? policyFromConfig(simpleModeConfig({ work: 'true', verify: ['true'] })),
+      now,
+    })
+  const state = await applyPeopleCommand(people, { loopId, by, fresh }, { store, clock: systemClock, audit })
+  io.stdout(renderStatus(state, policy))
   return EXIT.complete
 }

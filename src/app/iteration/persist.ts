@@ -3,6 +3,7 @@
  * holds them exactly when the save landed. A save that lost the race leaves the iteration to the winner.
  */
 import type { JourneyEvent } from '../../domain/journey.js'
+import type { LoopState } from '../../domain/state.js'
 import { StoreConflictError, type StoreVersion } from '../../ports/store.js'
 import { event, type LoopRecord, savedMarker } from './record.js'
 import type { IterationDeps } from './types.js'
@@ -13,6 +14,8 @@ export type Persisted =
   | { kind: 'unchanged'; version: StoreVersion | null }
   /** Another controller saved this iteration first. */
   | { kind: 'superseded'; version: StoreVersion | null }
+  /** A person aborted the loop while this run worked: the run's state is saved, aborted as they asked. */
+  | { kind: 'aborted'; version: StoreVersion; state: LoopState }
 
 /** Saves `record` when anything changed; `ran`: an iteration ran in this run. */
 export async function persist(
@@ -36,6 +39,8 @@ export async function persist(
   } catch (error) {
     await deps.audit.discardPending(marker)
     if (!(error instanceof StoreConflictError)) throw error
+    const aborted = await keepAbort(loopId, deps, record)
+    if (aborted) return aborted
     await deps.audit.appendEvents([
       event(at, state.iteration, 'superseded', 'another controller saved this iteration first'),
     ])
@@ -43,6 +48,37 @@ export async function persist(
   }
   await deps.audit.commitPending(marker)
   return { kind: 'saved', version: saved }
+}
+
+/**
+ * The save lost to a person's abort (from another terminal, or before the loop's first save): what this
+ * run did is saved all the same, with the abort's status, so the work is kept and the loop stays stopped.
+ * Null when the winner was not an abort (another controller's iteration).
+ */
+async function keepAbort(loopId: string, deps: IterationDeps, record: LoopRecord): Promise<Persisted | null> {
+  const latest = await deps.store.load(loopId)
+  if (latest?.state.status !== 'aborted') return null
+  const { status, statusReason } = latest.state
+  const state: LoopState = {
+    ...record.state,
+    status,
+    statusReason,
+    lastDecision: { kind: 'ABORTED', reason: statusReason },
+  }
+  const marker = savedMarker(state)
+  await deps.audit.stagePending(
+    marker,
+    record.events.map((e) => redactEvent(e, deps.redact)),
+  )
+  let version: StoreVersion
+  try {
+    version = await deps.store.save(loopId, state, latest.version)
+  } catch (error) {
+    await deps.audit.discardPending(marker)
+    throw error
+  }
+  await deps.audit.commitPending(marker)
+  return { kind: 'aborted', version, state }
 }
 
 function redactEvent(e: JourneyEvent, redact: (text: string) => string): JourneyEvent {

@@ -183,14 +183,16 @@ export function resume(state: LoopState, by: string, now: Date): CommandResult {
   }
 }
 
-/** Aborts the loop for good. */
-export function abort(state: LoopState, by: string, now: Date): CommandResult {
+/** Aborts the loop for good; `reason`, when given, is recorded with who aborted it. */
+export function abort(state: LoopState, by: string, now: Date, reason?: string): CommandResult {
   refuseTerminal(state, 'be aborted')
   const who = requireText(by, 'who aborts the loop')
+  const why = reason?.trim() ?? ''
   const at = now.toISOString()
+  const message = `aborted by ${who}${why ? `: ${why}` : ''}`
   return {
-    state: { ...state, updatedAt: at, status: 'aborted', statusReason: `aborted by ${who}` },
-    events: [event(state, at, 'aborted', `aborted by ${who}`, { by: who })],
+    state: { ...state, updatedAt: at, status: 'aborted', statusReason: message },
+    events: [event(state, at, 'aborted', message, { by: who, ...(why ? { reason: why } : {}) })],
   }
 }
 

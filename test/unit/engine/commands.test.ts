@@ -72,6 +72,22 @@ describe("people's commands", () => {
     expect(action).toThrow(message)
   })
 
+  it.each([
+    ['no reason', undefined, 'aborted by @carol', {}],
+    ['a blank reason', '   ', 'aborted by @carol', {}],
+    ['a reason', ' wrong approach ', 'aborted by @carol: wrong approach', { reason: 'wrong approach' }],
+  ])('abort with %s records who and why, and decide stops on it', (_name, reason, statusReason, data) => {
+    const { state, events } = abort(startState(policy), '@carol', at(1), reason)
+    expect(state).toMatchObject({ status: 'aborted', statusReason })
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'aborted', message: statusReason, data: { by: '@carol', ...data } }),
+    ])
+    expect(decide(state, { now: at(2), stopRequested: false }, policy)).toEqual({
+      kind: 'ABORTED',
+      reason: statusReason,
+    })
+  })
+
   it('rejecting blocks the loop; resume clears the rejection so the gate is asked again', () => {
     const waiting = markWaiting(startState(policy), 'deploy', 'release', at(0)).state
     const rejected = rejectGate(waiting, 'deploy', '@bob', at(1)).state
