@@ -27,7 +27,12 @@ export function analysisLine(result: CheckResult): string {
   const where = result.locations[0]
     ? ` at ${result.locations[0].file}${result.locations[0].line ? `:${result.locations[0].line}` : ''}`
     : ''
-  return `${result.pattern ?? 'unclassified'} (${(result.confidence ?? 0).toFixed(2)})${where} → ${result.strategy ?? 'analyze_then_fix'}`
+  const strategy = ` → ${result.strategy ?? 'analyze_then_fix'}`
+  const classified = `${result.pattern ?? 'unclassified'} (${(result.confidence ?? 0).toFixed(2)})`
+  if (!result.regression) return `${classified}${where}${strategy}`
+  // A regression is named as one first; a pattern of its own (not the controller's label) follows.
+  const own = result.pattern && result.pattern !== 'regression-detected' ? ` · ${classified}` : ''
+  return `regression (passed at the baseline, fails now)${own}${where}${strategy}`
 }
 
 export function closingLine(result: IterationResult, elapsedMs: number, trail: string): string {

@@ -37,6 +37,8 @@ export const checkResultSchema = z.strictObject({
   /** A short excerpt of the failure (the full log stays in the audit trail). */
   excerpt: z.string().max(4000).default(''),
   autoFixed: z.boolean().default(false),
+  /** It passed at the baseline and fails now. */
+  regression: z.boolean().optional(),
 })
 export type CheckResult = z.infer<typeof checkResultSchema>
 
@@ -101,6 +103,8 @@ export const metricsSchema = z.strictObject({
   strategiesUsed: z.record(z.string(), z.number().int()).default({}),
   flakes: z.number().int().nonnegative().default(0),
   regressions: z.number().int().nonnegative().default(0),
+  /** The checks and tests already counted as regressions: each is counted once per loop, not per iteration. */
+  regressed: z.strictObject({ checks: z.array(z.string()).max(1000), tests: z.array(z.string()).max(1000) }).optional(),
   autoFixes: z.number().int().nonnegative().default(0),
   workCalls: z.number().int().nonnegative().default(0),
   deadLetters: z.number().int().nonnegative().default(0),

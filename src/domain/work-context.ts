@@ -17,7 +17,10 @@ export interface FailureForAgent {
   locations: Location[]
   excerpt: string
   hint?: string
+  /** Passed at the baseline and fails now. */
   regression?: boolean
+  /** The analysis's error signature (`{pattern}:{ext}:{hash}`), to find an earlier loop's dead letter. */
+  signature?: string
 }
 
 export interface CodeSnippet {
@@ -129,7 +132,7 @@ export function renderPrompt(context: WorkContext): string {
     const f = context.failure
     lines.push('## What failed', '')
     lines.push(
-      `The check \`${f.check}\` (${f.kind}) failed: ${f.pattern ? `\`${f.pattern}\` (confidence ${(f.confidence ?? 0).toFixed(2)})` : 'no known pattern'}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`,
+      `The check \`${f.check}\` (${f.kind}) failed: ${describePattern(f)}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`,
       '',
     )
     for (const location of f.locations.slice(0, 20)) lines.push(`- ${formatLocation(location)}`)
@@ -163,6 +166,13 @@ export function renderPrompt(context: WorkContext): string {
     '',
   )
   return lines.join('\n')
+}
+
+/** The failure's pattern and confidence; the controller's own `regression-detected` is certain, so no score. */
+function describePattern(failure: FailureForAgent): string {
+  if (!failure.pattern) return 'no known pattern'
+  if (failure.pattern === 'regression-detected') return '`regression-detected` (no other pattern matched)'
+  return `\`${failure.pattern}\` (confidence ${(failure.confidence ?? 0).toFixed(2)})`
 }
 
 export function formatLocation(location: Location): string {

@@ -3,11 +3,11 @@
  * rules can weigh (its pattern, confidence, strategy and signature).
  */
 import { failingTestsFromVerdicts, failingTestsIn } from '../../domain/analysis/failing-tests.js'
-import { detectRegressions, regressionEnabled } from '../../domain/analysis/index.js'
+import { detectRegressions, regressionEnabled, tallyRegressions } from '../../domain/analysis/index.js'
 import type { FailureInput } from '../../domain/engine/index.js'
 import type { JourneyEvent } from '../../domain/journey.js'
 import { isFailing } from '../step-support.js'
-import { junitResults } from '../verification.js'
+import { junitResults, type LiveCheck } from '../verification.js'
 import { event, type IterationRecord, type IterationRun, withEvents } from './record.js'
 
 export async function analyze(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
@@ -24,15 +24,24 @@ export async function analyze(run: IterationRun, record: IterationRecord): Promi
     regressionEnabled(config.complexity, config.regression) && state.baseline
       ? detectRegressions(state.baseline, current)
       : { checks: [], tests: [] }
-  const regressed = [...regressions.checks, ...regressions.tests]
+  // Counted and told once per check (and test): one that stays red is the same regression.
+  const { tally, fresh } = tallyRegressions(state.metrics.regressed ?? { checks: [], tests: [] }, regressions)
+  const counted = { ...state, metrics: { ...state.metrics, regressed: tally } }
+  counted.metrics.regressions += fresh.checks.length
+  const regressed = [...fresh.checks, ...fresh.tests]
   if (regressed.length > 0) {
-    events.push(event(deps.clock.now(), iteration, 'regression', `regressions: ${regressed.join(', ')}`))
+    const message = `passed in the baseline and fail${regressed.length === 1 ? 's' : ''} now: ${regressed.join(', ')}`
+    events.push(event(deps.clock.now(), iteration, 'regression', message, { checks: fresh.checks, tests: fresh.tests }))
   }
 
   const failures: FailureInput[] = [...record.guardFailures]
-  for (const live of checks) {
-    if (!isFailing(live.result) || !live.check.required || !live.analysis) continue
-    const regression = regressions.checks.includes(live.check.name)
+  const marked = checks.map((live) => markRegression(live, regressions.checks))
+  for (const live of marked) {
+    if (!isFailing(live.result) || !live.analysis) continue
+    // Told here, once the regression is known, so the line never calls a regression unclassified.
+    deps.progress?.analysis?.(iteration, live.result)
+    if (!live.check.required) continue
+    const regression = live.result.regression === true
     const analysis = live.analysis
     failures.push({
       check: live.check.name,
@@ -63,5 +72,22 @@ export async function analyze(run: IterationRun, record: IterationRecord): Promi
       ),
     )
   }
-  return withEvents({ ...record, failures }, ...events)
+  return withEvents({ ...record, state: counted, checks: marked, failures }, ...events)
+}
+
+/**
+ * A failing check that passed at the baseline is marked a regression; with no pattern of its own it is
+ * `regression-detected` (strategy `context_expand`), as the pattern library documents.
+ */
+function markRegression(live: LiveCheck, regressedChecks: readonly string[]): LiveCheck {
+  if (!isFailing(live.result) || !regressedChecks.includes(live.check.name)) return live
+  const unclassified = live.result.pattern === null
+  return {
+    ...live,
+    result: {
+      ...live.result,
+      regression: true,
+      ...(unclassified ? { pattern: 'regression-detected', strategy: 'context_expand' as const } : {}),
+    },
+  }
 }

@@ -188,6 +188,8 @@ function lastFailures(state: LoopState): FailureForAgent[] {
       strategy: r.strategy ?? 'analyze_then_fix',
       locations: r.locations,
       excerpt: r.excerpt,
+      ...(r.signature ? { signature: r.signature } : {}),
+      ...(r.regression ? { regression: true } : {}),
     }))
 }
 
@@ -200,6 +202,7 @@ function toAgentFailure(live: LiveCheck): FailureForAgent {
     strategy: live.result.strategy ?? 'analyze_then_fix',
     locations: live.result.locations,
     excerpt: live.result.excerpt,
+    ...(live.result.signature ? { signature: live.result.signature } : {}),
     ...(live.analysis?.hint ? { hint: live.analysis.hint } : {}),
   }
 }

@@ -91,7 +91,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
         continue
       }
     }
-    if (live.analysis) deps.progress?.analysis?.(iteration, live.result)
+    // The analysis line is told by the analyze step, once regressions are known.
     checks.push(live)
   }
   return withEvents(

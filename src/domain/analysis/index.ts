@@ -23,6 +23,12 @@ export {
 } from './library.js'
 export { type AggregatedMetrics, aggregateMetrics } from './metrics.js'
 export { type PatternConfig, PatternError } from './pattern-config.js'
-export { detectRegressions, regressionEnabled, type Verdicts } from './regression.js'
+export {
+  detectRegressions,
+  type RegressionTally,
+  regressionEnabled,
+  tallyRegressions,
+  type Verdicts,
+} from './regression.js'
 export { type AnalysisExtras, type ConfidenceTier, NO_MATCH_BELOW, tierOf } from './scoring.js'
 export { errorSignature, isSameError, normaliseText, normaliseTokens, tokenOverlap } from './similarity.js'

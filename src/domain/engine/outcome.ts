@@ -117,10 +117,7 @@ export function applyOutcome(
   // Flakes and auto-fixes are counted here and told once, by the step that re-ran or fixed the check.
   next.metrics.flakes += outcome.flaky.length
   next.metrics.autoFixes += outcome.autoFixed.length
-  for (const failure of outcome.failures.filter((f) => f.regression)) {
-    next.metrics.regressions += 1
-    emit('regression', `'${failure.check}' passed in the baseline and fails now`, { signature: failure.signature })
-  }
+  // Regressions are counted and told once per check by the analyze step (tallyRegressions), not per iteration.
   for (const task of outcome.tasksCompleted) {
     if (!next.tasks.completed.includes(task)) next.tasks.completed.push(task)
   }

@@ -6,7 +6,7 @@
 import { CAP_WITHOUT_REASON } from '../caps.js'
 import { Labels, loopBranch, stickyCommentMarker } from '../loop-names.js'
 import { code, codeBlock, escapeHtml, inlineText } from './escape.js'
-import { formatDuration, formatLocation, isFailing, verdictLabel, verdictLine } from './format.js'
+import { checkVerdictLabel, formatDuration, formatLocation, isFailing, verdictLine } from './format.js'
 import { COMMENT_MAX_CHARS, fitToLimit, REPORT_CAPS, trimOutput } from './limits.js'
 import type { ReportModel } from './model.js'
 import {
@@ -47,7 +47,7 @@ function compactTable(model: ReportModel): string {
     .map((check) =>
       [
         code(check.name),
-        verdictLabel(check.verdict, check.autoFixed),
+        checkVerdictLabel(check),
         check.verdict === 'skipped' ? '' : formatDuration(check.durationMs),
         check.pattern ? code(check.pattern) : '',
         check.strategy ? code(check.strategy) : '',

@@ -27,6 +27,14 @@ export function verdictLabel(verdict: CheckResult['verdict'], autoFixed = false)
   return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict]
 }
 
+/** A check's verdict cell; a failing check that passed at the baseline is called a regression. */
+export function checkVerdictLabel(check: CheckResult): string {
+  if (check.regression && isFailing(check)) {
+    return check.verdict === 'fail' ? '❌ regression' : `${VERDICT_ICONS[check.verdict]} (regression)`
+  }
+  return verdictLabel(check.verdict, check.autoFixed)
+}
+
 /** True for verdicts that count against the iteration. */
 export function isFailing(check: CheckResult): boolean {
   return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error'
@@ -43,7 +51,10 @@ export function verdictLine(checks: readonly CheckResult[]): string {
       ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
       : `✅ all ${checks.length} ${noun} passed`
   }
-  return `❌ ${failing} of ${checks.length} ${noun} failed`
+  const regressions = checks.filter((c) => c.regression && isFailing(c)).length
+  const which =
+    regressions === 0 ? '' : `, ${regressions} of them ${regressions === 1 ? 'a regression' : 'regressions'}`
+  return `❌ ${failing} of ${checks.length} ${noun} failed${which}`
 }
 
 /** The single-word verdict for the `verdict` output: pass, fail or none. */

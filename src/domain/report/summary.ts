@@ -2,7 +2,15 @@
 import type { CheckResult } from '../state.js'
 import type { Annotation } from './annotations.js'
 import { code, codeBlock, escapeHtml, inlineText, link } from './escape.js'
-import { formatDuration, formatLocation, formatUsd, isFailing, verdictLabel, verdictLine } from './format.js'
+import {
+  checkVerdictLabel,
+  formatDuration,
+  formatLocation,
+  formatUsd,
+  isFailing,
+  verdictLabel,
+  verdictLine,
+} from './format.js'
 import { fitToLimit, REPORT_CAPS, SUMMARY_MAX_BYTES, trimOutput, utf8Length } from './limits.js'
 import { renderStageDiagram } from './mermaid.js'
 import type { ReportModel } from './model.js'
@@ -49,7 +57,7 @@ export function renderCheckTable(checks: readonly CheckResult[], redact: (text: 
     const verdict =
       check.verdict === 'skipped' && check.skippedReason
         ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
-        : verdictLabel(check.verdict, check.autoFixed)
+        : checkVerdictLabel(check)
     return [
       code(check.name),
       check.kind,
@@ -84,7 +92,8 @@ export function renderFailureOutputs(
   const sections = shown.map((check) => {
     const locations = check.locations.slice(0, 3).map((l) => formatLocation(l))
     const more = check.locations.length > 3 ? `, +${check.locations.length - 3} more` : ''
-    const summary = `${check.name}: ${check.verdict}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`
+    const regression = check.regression ? ', a regression (passed at the baseline)' : ''
+    const summary = `${check.name}: ${check.verdict}${regression}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`
     const raw = model.outputs[check.name] ?? check.excerpt
     const body =
       outputBudget === 0
