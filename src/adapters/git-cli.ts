@@ -182,9 +182,11 @@ export class GitCli implements Git {
   /**
    * Rebases the current branch onto `onto`. A conflict aborts the rebase (the branch is left as it was)
    * and reports the conflicting paths. Identity is needed because rebased commits get a new committer.
+   * `--autostash`: a change the checkpoint left out of its commit (a refused path) stays in the work
+   * tree, and a dirty tree would otherwise stop the rebase before it starts.
    */
   async rebase(onto: string, identity?: Identity): Promise<RebaseResult> {
-    const result = await this.exec([...(identity ? identityArgs(identity) : []), 'rebase', onto], {
+    const result = await this.exec([...(identity ? identityArgs(identity) : []), 'rebase', '--autostash', onto], {
       allowFailure: true,
     })
     if (result.exitCode === 0) return { ok: true, conflict: false, conflictPaths: [], stderr: result.stderr }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { GitCli, GitCommandError } from '../../../src/adapters/git-cli.js'
@@ -234,6 +234,21 @@ describe('GitCli with a bare remote', () => {
     expect(rebased).toMatchObject({ ok: true, conflict: false, conflictPaths: [] })
     expect(await git.push('origin', 'HEAD:refs/heads/main')).toMatchObject({ ok: true, nonFastForward: false })
     expect(sh(git.cwd, 'log', '--format=%s', 'origin/main')).toBe('our work\ntheir work\nshared')
+  })
+
+  it('rebases with a change left out of the commit still in the work tree, and keeps it there', async () => {
+    const { git, other } = scene()
+    write(other.cwd, 'theirs.txt', 'theirs\n')
+    await other.commitAll('their work', bot)
+    await other.push('origin', 'HEAD:refs/heads/main')
+    write(git.cwd, 'ours.txt', 'ours\n')
+    await git.commitAll('our work', bot)
+    // A path the checkpoint refused (a tracked file's change it did not commit).
+    write(git.cwd, 'shared.txt', 'a refused change\n')
+    await git.fetch('origin', 'main')
+    expect(await git.rebase('origin/main', bot)).toMatchObject({ ok: true, conflict: false })
+    expect(sh(git.cwd, 'log', '--format=%s')).toBe('our work\ntheir work\nshared')
+    expect(readFileSync(join(git.cwd, 'shared.txt'), 'utf8')).toBe('a refused change\n')
   })
 
   it('reports a rebase conflict with its paths and leaves the branch as it was', async () => {
