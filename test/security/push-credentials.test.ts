@@ -4,7 +4,7 @@
  * alone, from its own process, at that moment.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -25,6 +25,8 @@ afterAll(async () => {
   await server.close()
 })
 
+let credentialsFile = ''
+
 function checkout(persisted: boolean): string {
   const dir = mkdtempSync(join(tmpdir(), 'loop-push-'))
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' })
@@ -37,7 +39,9 @@ function checkout(persisted: boolean): string {
     // What actions/checkout writes unless told `persist-credentials: false`.
     const basic = Buffer.from(`x-access-token:${TOKEN}`).toString('base64')
     git('config', '--local', `http.${server.url}/.extraheader`, `AUTHORIZATION: basic ${basic}`)
-    const credentials = join(dir, '..', `git-credentials-${Date.now()}.config`)
+    // actions/checkout v6 on: the header in a file under RUNNER_TEMP, included from .git/config.
+    const credentials = join(mkdtempSync(join(tmpdir(), 'runner-temp-')), `git-credentials-${Date.now()}.config`)
+    credentialsFile = credentials
     writeFileSync(credentials, `[http "${server.url}/"]\n\textraheader = AUTHORIZATION: basic ${basic}\n`)
     git('config', '--local', `includeIf.gitdir:${dir}/.git.path`, credentials)
   }
@@ -65,7 +69,10 @@ describe('the push token and the agent', () => {
     const config = readFileSync(join(dir, '.git', 'config'), 'utf8')
     expect(config).not.toContain(Buffer.from(`x-access-token:${TOKEN}`).toString('base64'))
     expect(config).not.toMatch(/includeIf|extraheader/i)
-    expect(warnings[0]).toMatch(/persist-credentials: false/)
+    // Nor can it read the included file itself: that is gone too.
+    expect(existsSync(credentialsFile)).toBe(false)
+    expect(warnings.join('\n')).toMatch(/credentials file the agent could read/)
+    expect(warnings.join('\n')).toMatch(/persist-credentials: false/)
   })
 
   it('the controller pushes with the token it holds, given to git at push time only', async () => {
