@@ -1,7 +1,7 @@
 /**
  * One controller iteration, shared by both front doors (the CLI and the action), as a pipeline of
  * named steps over an explicit record (`iteration/record.ts`):
- * restore → decide → begin → baseline → act → guard → verify → remedies → analyze → transition →
+ * restore → decide → begin → baseline → act → guard → tasks → verify → remedies → analyze → transition →
  * checkpoint → audit → conclude → persist → audit of the ending.
  * Effects go through ports; the decisions are the pure engine's.
  */
@@ -17,6 +17,7 @@ import { persist } from './iteration/persist.js'
 import { finish, type IterationStep, type LoopRecord, type RanIteration } from './iteration/record.js'
 import { remedies } from './iteration/remedies.js'
 import { pullRequestMerged, restoreAndDecide } from './iteration/restore.js'
+import { stageTasks } from './iteration/tasks.js'
 import { conclude, transition } from './iteration/transition.js'
 import type { IterationDeps, IterationInput, IterationResult } from './iteration/types.js'
 import { verify } from './iteration/verify.js'
@@ -30,7 +31,7 @@ export type {
 } from './iteration/types.js'
 
 /** The steps of a running iteration, in order, from the work tree as it was to the state it leaves. */
-const RUN_STEPS: readonly IterationStep[] = [baseline, act, guard, verify, remedies, analyze, transition]
+const RUN_STEPS: readonly IterationStep[] = [baseline, act, guard, stageTasks, verify, remedies, analyze, transition]
 
 /** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
 export async function runOneIteration(input: IterationInput, deps: IterationDeps): Promise<IterationResult> {

@@ -131,10 +131,16 @@ export function renderPrompt(context: WorkContext): string {
   if (context.failure) {
     const f = context.failure
     lines.push('## What failed', '')
-    lines.push(
-      `The check \`${f.check}\` (${f.kind}) failed: ${describePattern(f)}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`,
-      '',
-    )
+    if (f.kind === 'task') {
+      lines.push(
+        `The stage task \`${f.check.replace(/^task:/, '')}\` is not done: its command, run after your work, failed. Do what it checks for.`,
+        '',
+      )
+    } else
+      lines.push(
+        `The check \`${f.check}\` (${f.kind}) failed: ${describePattern(f)}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`,
+        '',
+      )
     for (const location of f.locations.slice(0, 20)) lines.push(`- ${formatLocation(location)}`)
     if (f.locations.length > 0) lines.push('')
     if (f.excerpt) lines.push('```text', fence(f.excerpt), '```', '')

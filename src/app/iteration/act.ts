@@ -1,13 +1,13 @@
 /**
- * Act: the stage's tasks on a first attempt, then what the retry strategy asks for: wait and re-run
- * the checks, the checks' own fix commands, the install command, or (by default) the work command.
+ * Act: what the retry strategy asks for: wait and re-run the checks, the checks' own fix commands, the
+ * install command, or (by default) the work command. The stage's tasks run after it (`tasks.ts`).
  */
 import { join } from 'node:path'
 import { briefingLine } from '../../domain/audit-markdown.js'
 import type { LoopConfig } from '../../domain/loop-config.js'
 import type { FailureForAgent } from '../../domain/work-context.js'
 import type { RunRequest } from '../../ports/process.js'
-import { safeName, usage } from '../step-support.js'
+import { usage } from '../step-support.js'
 import { runWork } from '../work-command.js'
 import { beforeFix, beforeWork, event, type IterationRecord, type IterationRun, withEvents } from './record.js'
 
@@ -15,7 +15,6 @@ import { beforeFix, beforeWork, event, type IterationRecord, type IterationRun, 
 export const INSTALL_TIMEOUT_MS = 900_000
 
 export async function act(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
-  const withTasks = await runStageTasks(run, record)
   const { input, deps, decision, strategy, stage, iteration } = run
   const { config } = input
   if (decision.kind === 'RETRY' && strategy === 'retry_with_backoff') {
@@ -25,29 +24,27 @@ export async function act(run: IterationRun, record: IterationRecord): Promise<I
       `waiting ${Math.round(decision.backoffMs / 1000)} s before re-running the checks`,
     )
     await deps.clock.sleep(decision.backoffMs)
-    return withTasks
+    return record
   }
-  if (strategy === 'auto_fix' && hasFixCommand(config, withTasks.previous))
-    return runFixCommands(run, withTasks, 'auto_fix strategy')
+  if (strategy === 'auto_fix' && hasFixCommand(config, record.previous))
+    return runFixCommands(run, record, 'auto_fix strategy')
   if (strategy === 'dependency_check' && config.install) {
     deps.progress?.phase?.(iteration, stage, 'installing dependencies')
     const result = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS))
-    usage(withTasks.state, iteration, 'install', 'dependency_check strategy', result)
-    return { ...withTasks, remediesRun: { ...withTasks.remediesRun, install: true } }
+    usage(record.state, iteration, 'install', 'dependency_check strategy', result)
+    return { ...record, remediesRun: { ...record.remediesRun, install: true } }
   }
   // A declared fix is cheaper than an agent call: on failures no fix has run on yet (the baseline's) it
   // runs first, and the agent hears only of the rest. Later, a failure that outlived its fix is the agent's.
-  const fixFirst = withTasks.previousIsFresh && hasFixCommand(config, withTasks.previous)
-  const fixedFirst = fixFirst
-    ? await runFixCommands(run, withTasks, 'a baseline failure, fixed before the work')
-    : withTasks
+  const fixFirst = record.previousIsFresh && hasFixCommand(config, record.previous)
+  const fixedFirst = fixFirst ? await runFixCommands(run, record, 'a baseline failure, fixed before the work') : record
   const forAgent = fixedFirst.previous.filter((f) => !fixedFirst.remediesRun.fixes.includes(f.check))
   const briefing = (toldAgent: string[] | null) =>
-    withTasks.previousIsFresh ? { fixedFirst: fixedFirst.remediesRun.fixes, toldAgent } : null
-  if (fixedFirst !== withTasks && forAgent.length === 0) return { ...fixedFirst, briefing: briefing(null) }
+    record.previousIsFresh ? { fixedFirst: fixedFirst.remediesRun.fixes, toldAgent } : null
+  if (fixedFirst !== record && forAgent.length === 0) return { ...fixedFirst, briefing: briefing(null) }
   const ready = {
-    ...(fixedFirst === withTasks
-      ? withTasks
+    ...(fixedFirst === record
+      ? record
       : { ...fixedFirst, fixSnapshots: [...fixedFirst.fixSnapshots, ...(await beforeWork(run))] }),
     briefing: briefing(forAgent.map((f) => f.check)),
   }
@@ -75,22 +72,6 @@ export async function act(run: IterationRun, record: IterationRecord): Promise<I
       { durationMs: work.durationMs },
     ),
   )
-}
-
-/** A first attempt at a stage runs its tasks not yet completed or skipped. */
-async function runStageTasks(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
-  if (run.decision.kind !== 'EXECUTE_STAGE') return record
-  const { deps, stage, iteration } = run
-  const { tasks } = record.state
-  const completed: string[] = []
-  for (const task of run.input.config.stages[stage]?.tasks ?? []) {
-    if (tasks.completed.includes(task.name) || tasks.skipped.some((s) => s.task === task.name)) continue
-    deps.progress?.phase?.(iteration, stage, `task ${task.name}`)
-    const result = await deps.runner.run(command(run, task.run, `task-${safeName(task.name)}.log`, task.timeout * 1000))
-    if (result.exitCode === 0) completed.push(task.name)
-    usage(record.state, iteration, `task ${task.name}`, 'stage task', result)
-  }
-  return { ...record, tasksCompleted: [...record.tasksCompleted, ...completed] }
 }
 
 /** Each failing check's own fix command, without the agent (the auto_fix strategy, and before any agent call). */

@@ -7,7 +7,7 @@ import { AGENT_PRESETS } from '../../domain/agents/index.js'
 import { attemptStrategy } from '../../domain/attempt-strategy.js'
 import { describeFailure } from '../../domain/audit-markdown.js'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
-import { beginIteration } from '../../domain/engine/index.js'
+import { beginIteration, taskOfFailure } from '../../domain/engine/index.js'
 import type { Policy } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
 import type { FailureForAgent } from '../../domain/work-context.js'
@@ -89,6 +89,7 @@ export async function beginRun(
       ignoredBeforeWork: null,
       work: null,
       tasksCompleted: [],
+      tasksFailed: [],
       previousIsFresh: false,
       remediesRun: { install: false, fixes: [] },
       briefing: null,
@@ -176,8 +177,30 @@ function baselineMessage(checks: LiveCheck[]): string {
   return failing.length > 0 ? `${verdicts} · failing: ${failing.join('; ')}` : verdicts
 }
 
-/** The failing checks of the last verification, as the work command is told about them. */
+/**
+ * The failing checks of the last verification, as the work command is told about them, and a stage task
+ * left undone by the last attempt (the agent is to do what it checks).
+ */
 function lastFailures(state: LoopState): FailureForAgent[] {
+  const current = state.failures.current
+  const task =
+    current?.resolution === 'open' && taskOfFailure(current.check) !== null
+      ? [
+          {
+            check: current.check,
+            kind: 'task',
+            pattern: null,
+            confidence: null,
+            strategy: current.strategy,
+            locations: [],
+            excerpt: current.error,
+          },
+        ]
+      : []
+  return [...task, ...checkFailures(state)]
+}
+
+function checkFailures(state: LoopState): FailureForAgent[] {
   return (state.lastVerification?.results ?? [])
     .filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error')
     .map((r) => ({

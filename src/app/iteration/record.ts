@@ -7,6 +7,7 @@ import {
   type FailureInput,
   type IterationOutcome,
   summarizeNextAction,
+  type UnfinishedTask,
 } from '../../domain/engine/index.js'
 import type { JourneyEvent } from '../../domain/journey.js'
 import type { Command } from '../../domain/loop-config.js'
@@ -76,6 +77,8 @@ export interface IterationRecord extends LoopRecord {
   ignoredBeforeWork: Record<string, string> | null
   work: WorkReport | null
   tasksCompleted: string[]
+  /** Stage tasks that ran after the work and did not succeed. */
+  tasksFailed: UnfinishedTask[]
   /** Remedy commands already run this iteration, so that none runs twice. */
   /** `previous` was measured in this iteration (the baseline): no fix command has run on it yet. */
   previousIsFresh: boolean

@@ -31,6 +31,7 @@ export async function transition(run: IterationRun, record: IterationRecord): Pr
     autoFixed: record.autoFixed,
     gatesRaised: record.gatesRaised,
     tasksCompleted: record.tasksCompleted,
+    tasksFailed: record.tasksFailed,
     ...(strategy ? { strategyUsed: strategy } : {}),
     wallMs: Date.now() - run.startedAt,
   }

@@ -12,6 +12,7 @@ import { compactState } from './compact.js'
 import type { IterationOutcome } from './outcome.js'
 import { judgeProgress } from './progress.js'
 import { chooseStrategy, detectCircularFailure, type FailureInput, isSameFailure } from './retry.js'
+import { taskHandoff } from './stage-tasks.js'
 import type { Emit } from './stage-walk.js'
 
 export function handleFailure(
@@ -81,6 +82,8 @@ export function handleFailure(
   } else if (next.failures.sameError >= policy.retry.sameError) {
     blockedReason = `${progress.detail} came back unchanged ${next.failures.sameError} time${next.failures.sameError === 1 ? '' : 's'} after ${tried.map((t) => t.strategy).join(', ') || 'no change'} (retry.same-error is ${policy.retry.sameError})`
   } else if (choice.strategy === null) blockedReason = choice.reason
+  if (blockedReason !== null)
+    blockedReason = taskHandoff(primary.check, failedAt, next.failures.consecutive, primary.error) ?? blockedReason
 
   if (blockedReason !== null) {
     next.status = 'blocked'

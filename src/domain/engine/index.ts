@@ -48,5 +48,6 @@ export {
   isSameFailure,
   type StrategyChoice,
 } from './retry.js'
+export { taskFailureName, taskOfFailure, type UnfinishedTask } from './stage-tasks.js'
 export { advance } from './stage-walk.js'
 export { summarizeNextAction } from './summary.js'

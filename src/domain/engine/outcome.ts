@@ -20,6 +20,7 @@ import {
 } from './failure-handling.js'
 import { matrixIsGreen } from './pipeline.js'
 import type { FailureInput } from './retry.js'
+import { taskFailures, type UnfinishedTask } from './stage-tasks.js'
 import { type Emit, settleStatus, walkStages } from './stage-walk.js'
 
 /** What one iteration did, as the runner observed it. */
@@ -53,6 +54,8 @@ export interface IterationOutcome {
   /** Gates raised this iteration (changed paths, the verifier guard). */
   gatesRaised: { gate: string; reason: string }[]
   tasksCompleted: string[]
+  /** Stage tasks that ran after the work and did not succeed: failures under the retry budget. */
+  tasksFailed?: UnfinishedTask[]
   /** The strategy this iteration carried out (from the RETRY decision). */
   strategyUsed?: Strategy
   /** Controller and commands time spent this iteration. */
@@ -177,6 +180,13 @@ export function applyOutcome(
     const walked = next
     const reverted = failedAt !== outcome.stage ? beforeWalk : walked
     return handleFailure(reverted, state, outcome, policy, failedAt, stop.failingChecks, previous, at, emit, events)
+  }
+  // The checks pass but a task of this stage, run after the work, is not done: a failure like a check's.
+  const unfinished = stop.kind === 'tasks' ? taskFailures(stop.pendingTasks, outcome.tasksFailed ?? []) : []
+  if (stop.kind === 'tasks' && unfinished.length > 0) {
+    const withTasks = { ...outcome, failures: [...outcome.failures, ...unfinished] }
+    const names = unfinished.map((f) => f.check)
+    return handleFailure(next, state, withTasks, policy, stop.stage, names, previous, at, emit, events)
   }
 
   if (previous) {

@@ -101,6 +101,7 @@ export function outcomeOf(
     autoFixed: options.autoFixed ?? [],
     gatesRaised: options.gatesRaised ?? [],
     tasksCompleted: options.tasksCompleted ?? [],
+    ...(options.tasksFailed ? { tasksFailed: options.tasksFailed } : {}),
     wallMs: options.wallMs ?? 1000,
     ...(options.strategyUsed ? { strategyUsed: options.strategyUsed } : {}),
     ...(options.externalDependencyDown ? { externalDependencyDown: true } : {}),
