@@ -3,20 +3,10 @@
  * and gates that watch paths are raised when the work touched them.
  */
 import { type FileChange, inspectProtectedChanges, matchGlob } from '../../domain/analysis/index.js'
+import { DEFAULT_TEST_FILES } from '../../domain/analysis/test-weakening.js'
 import type { FailureInput } from '../../domain/engine/index.js'
 import { event, type IterationRecord, type IterationRun, withEvents } from './record.js'
 import type { IterationInput } from './types.js'
-
-const DEFAULT_TEST_GLOBS = [
-  '**/*.test.*',
-  '**/*.spec.*',
-  '**/test/**',
-  '**/tests/**',
-  '**/__tests__/**',
-  '**/test_*.py',
-  '**/*_test.py',
-  '**/*_test.go',
-]
 
 export async function guard(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
   const { input, deps, iteration } = run
@@ -29,7 +19,7 @@ export async function guard(run: IterationRun, record: IterationRecord): Promise
   const ignored = record.ignoredBeforeWork
     ? ignoredChanges(record.ignoredBeforeWork, await deps.git.ignoredFiles(globs), globs)
     : []
-  const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : DEFAULT_TEST_GLOBS
+  const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : [...DEFAULT_TEST_FILES]
   const findings = inspectProtectedChanges([...changes, ...ignored], { protectedGlobs: globs, testGlobs })
   // Gates triggered by paths: raised when the work changed a path they watch, until approved.
   const changedPaths = await deps.git.changedPaths(since)
