@@ -62,7 +62,8 @@ export function statusJson(state: LoopState) {
     maxIterations: state.maxIterations,
     failures: state.failures.total,
     gates: state.gates,
-    metrics: { ...state.metrics, attempts: undefined, aggregate: aggregateMetrics(state.metrics) },
+    // Each attempt (its pattern, strategy, duration and verdict) and the aggregates over them.
+    metrics: { ...state.metrics, aggregate: aggregateMetrics(state.metrics) },
     usage: { wallMs: state.usage.wallMs, tokens: state.usage.tokens, costUsd: state.usage.costUsd },
   }
 }
