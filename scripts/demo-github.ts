@@ -63,6 +63,8 @@ export async function runGitHubDemo(options: GitHubDemoOptions): Promise<GitHubD
     workflow: { file: options.workflowFile },
     maxJobs: options.maxJobs ?? 20,
     jobTimeoutMs: options.jobTimeoutMs ?? 5 * 60_000,
+    // The demo shows the loop's draft pull request: the repository allows Actions to open it.
+    actionsCanCreatePullRequests: true,
     ...(options.extraEnv ? { extraEnv: options.extraEnv } : {}),
     root: join(options.out, 'sandbox'),
     keep: options.keepSandbox ?? false,

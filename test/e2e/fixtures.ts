@@ -130,6 +130,11 @@ export async function startScenario(
     workflow: { file: 'loop.yml' },
     maxJobs: 30,
     jobTimeoutMs: 90_000,
+    // On, unlike GitHub's default: every scenario that commits is about something the loop's pull request
+    // carries (its comment, reviews, gates), and a scenario added by someone else must not fail for a
+    // setting it never meant to test. GitHub's default (off) is proven in pull-request-setting.test.ts
+    // with `sandbox: { actionsCanCreatePullRequests: false }`.
+    actionsCanCreatePullRequests: true,
     ...options.sandbox,
     extraEnv: { ...options.sandbox?.extraEnv, E2E_SIGNAL_DIR: signals },
   })

@@ -25,6 +25,8 @@ beforeEach(async () => {
       },
     },
     resolveRef: (ref) => ({ main: MAIN_SHA, 'loop/one': BRANCH_SHA })[ref],
+    // These tests open pull requests with the job's token; the setting itself has its own test below.
+    actionsCanCreatePullRequests: true,
   })
 })
 afterEach(async () => {
@@ -183,6 +185,59 @@ describe('REST API stand-in: permissions and faults', () => {
     expect(await response.json()).toMatchObject({ message: 'Resource not accessible by integration' })
     expect((await call(`/repos/acme/demo/issues/${pull.number}`, { token: 'readonly' })).status).toBe(200)
     expect((await call('/repos/acme/demo', { token: 'nope' })).status).toBe(401)
+  })
+
+  it('refuses the GITHUB_TOKEN a pull request while "Allow GitHub Actions to create and approve pull requests" is off, as GitHub does', async () => {
+    api.setActionsCanCreatePullRequests(false)
+    const open = (token: string) =>
+      call('/repos/acme/demo/pulls', {
+        method: 'POST',
+        token,
+        body: JSON.stringify({ head: 'loop/one', base: 'main', title: 'loop' }),
+      })
+    const refused = await open('full')
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toEqual({
+      message: 'GitHub Actions is not permitted to create or approve pull requests.',
+      documentation_url: 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request',
+      status: '403',
+    })
+    // A person's token (or another app's) is not the GitHub Actions app's: the setting does not apply.
+    api.addToken('alice-pat', {
+      actor: 'alice',
+      kind: 'user',
+      permissions: { contents: 'write', 'pull-requests': 'write' },
+    })
+    expect((await open('alice-pat')).status).toBe(201)
+    expect(api.violations).toEqual([])
+  })
+
+  it('starts with the setting off, as a new repository on GitHub', async () => {
+    const fresh = await startRestApi({
+      owner: 'acme',
+      repo: 'fresh',
+      tokens: {
+        full: { actor: 'github-actions[bot]', kind: 'installation', permissions: { 'pull-requests': 'write' } },
+      },
+      resolveRef: (ref) => ({ main: MAIN_SHA, 'loop/one': BRANCH_SHA })[ref],
+    })
+    try {
+      const response = await fetch(`${fresh.url}/repos/acme/fresh/pulls`, {
+        method: 'POST',
+        headers: { authorization: 'token full', 'content-type': 'application/json' },
+        body: JSON.stringify({ head: 'loop/one', base: 'main' }),
+      })
+      expect(response.status).toBe(403)
+      fresh.setActionsCanCreatePullRequests(true)
+      const allowed = await fetch(`${fresh.url}/repos/acme/fresh/pulls`, {
+        method: 'POST',
+        headers: { authorization: 'token full', 'content-type': 'application/json' },
+        body: JSON.stringify({ head: 'loop/one', base: 'main' }),
+      })
+      expect(allowed.status).toBe(201)
+    } finally {
+      await fresh.stop()
+    }
   })
 
   it('injects 5xx a given number of times, then serves', async () => {

@@ -122,9 +122,18 @@ export interface RestApiOptions {
   resolveRef?: (ref: string) => string | undefined
   caches?: CacheIndex
   artifacts?: MountedHandler
+  /**
+   * The repository setting "Allow GitHub Actions to create and approve pull requests" (Settings →
+   * Actions → General → Workflow permissions; `can_approve_pull_request_reviews` in the REST API). Off
+   * by default, as on GitHub for new repositories and organizations: the job's GITHUB_TOKEN then gets 403
+   * on `POST /pulls`, while a person's token or another app's is unaffected.
+   */
+  actionsCanCreatePullRequests?: boolean
 }
 
 const DOCS = 'https://docs.github.com/rest'
+/** The GitHub Actions app's bot: the actor of every job's GITHUB_TOKEN. */
+const ACTIONS_BOT = 'github-actions[bot]'
 const API_VERSION = '2022-11-28'
 
 /** The in-memory state of the repository the API serves. */
@@ -378,6 +387,8 @@ export interface RestApi {
   setServerUrl(url: string): void
   /** Sets the remaining primary rate limit of a token, and when it resets. */
   setRateLimit(token: string, remaining: number, resetInSeconds?: number): void
+  /** A person with admin rights flips "Allow GitHub Actions to create and approve pull requests". */
+  setActionsCanCreatePullRequests(allowed: boolean): void
   stop(): Promise<void>
 }
 
@@ -393,6 +404,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
   const violations: string[] = []
   const exchanges: Exchange[] = []
   const hourly = options.rateLimit ?? 5000
+  let actionsCanCreatePullRequests = options.actionsCanCreatePullRequests ?? false
   const usage = new Map<string, { used: number; limit: number; reset: number }>()
   const caches: CacheIndex = options.caches ?? {
     list: () => model.caches,
@@ -580,6 +592,12 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       return { status: 200, headers, body: page.map((i) => pullJson(i, false)) }
     },
     'pulls/create': (c) => {
+      // GitHub's answer (and wording) when the repository setting is off; it applies to the GITHUB_TOKEN only.
+      if (!actionsCanCreatePullRequests && c.actor.login === ACTIONS_BOT) {
+        throw new ApiError(403, 'GitHub Actions is not permitted to create or approve pull requests.', {
+          documentation_url: `${DOCS}/pulls/pulls#create-a-pull-request`,
+        })
+      }
       const head = String(c.body.head)
       const headRef = head.includes(':') ? (head.split(':', 2)[1] ?? head) : head
       const base = String(c.body.base)
@@ -979,6 +997,9 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     },
     setServerUrl(url) {
       serverUrl = url
+    },
+    setActionsCanCreatePullRequests(allowed) {
+      actionsCanCreatePullRequests = allowed
     },
     setRateLimit(token, remaining, resetInSeconds = 3600) {
       const rate = rateFor(token)

@@ -44,6 +44,11 @@ export interface SandboxOptions {
   vars?: Record<string, string>
   debug?: boolean
   extraEnv?: Record<string, string>
+  /**
+   * "Allow GitHub Actions to create and approve pull requests" (off by default, as on GitHub): when off,
+   * the job's GITHUB_TOKEN gets GitHub's 403 on opening a pull request. See `RestApiOptions`.
+   */
+  actionsCanCreatePullRequests?: boolean
   /** Keep the sandbox's folder after `stop()` (to look at workspaces and summaries). */
   keep?: boolean
   /** Where to create the sandbox's folder (default: a new folder under the OS temp dir). */
@@ -271,6 +276,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     caches: cacheIndexOf(results),
     artifacts: mountArtifacts(results),
     serverUrl: SERVER_URL,
+    actionsCanCreatePullRequests: options.actionsCanCreatePullRequests ?? false,
     resolveRef: (ref) => remoteGit.resolveRef(ref.startsWith('refs/') ? ref : `refs/heads/${ref}`),
   })
   const tokenOf = (login: string) => `ghp_${login.replace(/[^A-Za-z0-9]/g, '')}`

@@ -59,6 +59,8 @@ async function start(options: ProjectOptions & { loopConfigExtra?: string } = {}
     workflow: { file: 'loop.yml' },
     maxJobs: 30,
     jobTimeoutMs: 90_000,
+    // The pull request's reviews and comments are part of what these scenarios check (see fixtures.ts).
+    actionsCanCreatePullRequests: true,
     extraEnv: { E2E_SIGNAL_DIR: signals },
   })
   scenario = {
