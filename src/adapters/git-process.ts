@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process'
 import { isSecretName } from '../domain/secret-names.js'
 import type { GitResult } from '../ports/git.js'
+import { GitConfigSeal, withoutGitVariables } from './git-seal.js'
 
 /**
  * Settings every git command runs with, over anything in the repository's own config: the work command
@@ -56,18 +57,25 @@ const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024
 
 /** Runs git commands in one folder with one git executable. */
 export class GitProcess {
+  private readonly seal: GitConfigSeal
+
   constructor(
     readonly cwd: string,
     private readonly gitPath: string,
-  ) {}
+  ) {
+    // Made before the work command runs: what is in .git/config now is what the controller trusts.
+    this.seal = new GitConfigSeal(cwd, gitPath)
+  }
 
   /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
   raw(args: readonly string[], options: { env?: Record<string, string>; input?: Buffer } = {}): Promise<RawResult> {
     return new Promise<RawResult>((resolve, reject) => {
+      this.seal.before()
       const child = spawn(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {
         cwd: this.cwd,
         env: {
-          ...scrubbedEnv(process.env),
+          ...withoutGitVariables(scrubbedEnv(process.env)),
+          ...this.seal.env,
           ...options.env,
           GIT_TERMINAL_PROMPT: '0',
           GCM_INTERACTIVE: 'never',
@@ -90,6 +98,7 @@ export class GitProcess {
       child.stderr?.on('data', (chunk: Buffer) => err.push(chunk))
       child.once('error', reject)
       child.once('close', (code, signal) => {
+        this.seal.after()
         const stderr = Buffer.concat(err).toString('utf8')
         if (outBytes > MAX_GIT_OUTPUT_BYTES) {
           reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`))
