@@ -32,6 +32,7 @@ export async function verify(
   env: Record<string, string>,
   iteration: number,
   live: boolean,
+  only?: string[],
 ): Promise<LiveCheck[]> {
   await deps.workspace.makeDir(logDir)
   const analyzers = new Map<string, StreamingAnalyzer>()
@@ -48,6 +49,7 @@ export async function verify(
       if (live) deps.progress?.checkStarted?.(iteration, check)
     },
     onOutput: (name, chunk) => analyzers.get(name)?.push(chunk),
+    ...(only ? { only } : {}),
   })
   return outcomes.map((outcome) => {
     const analyzer = analyzers.get(outcome.check.name)
@@ -145,4 +147,13 @@ function round2(value: number): number {
 
 function tail(text: string, bytes: number): string {
   return text.length > bytes ? text.slice(text.length - bytes) : text
+}
+
+/**
+ * The names of the checks that run in every iteration (all but the verify-only ones), or undefined when
+ * no check is verify-only, so the whole matrix runs as configured.
+ */
+export function everyIterationChecks(checks: readonly CheckConfig[]): string[] | undefined {
+  if (!checks.some((c) => c['verify-only'])) return undefined
+  return checks.filter((c) => !c['verify-only']).map((c) => c.name)
 }

@@ -42,6 +42,7 @@ export const checkSchema = z.strictObject({
   required: z.boolean().default(true),
   junit: z.string().min(1).optional(),
   pre: z.boolean().default(false),
+  'verify-only': z.boolean().default(false),
   env: envSchema.default({}),
 })
 

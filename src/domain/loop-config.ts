@@ -21,6 +21,8 @@ export interface CheckConfig {
   required: boolean
   junit?: string | undefined
   pre: boolean
+  /** Runs only when the work reaches VERIFY (a slow suite): left out of the baseline and other iterations. */
+  'verify-only': boolean
   env: Record<string, string>
 }
 

@@ -25,6 +25,8 @@ export interface PolicyCheck {
   name: string
   kind: CheckKind
   required: boolean
+  /** Runs only when the work reaches VERIFY; only VERIFY's exit waits for it. */
+  verifyOnly: boolean
 }
 
 /** A gate: raised by changed paths (the runner matches them) or always when leaving `atStage`. */
@@ -78,6 +80,27 @@ const FALLBACK_KINDS: readonly string[] = ['build', 'test']
 /** The requirement that means "the stage's gates are approved". */
 export const APPROVED_REQUIREMENT = 'approved'
 
+/** A verify-only check must be able to run: VERIFY is in the pipeline, and no ordinary check waits for it. */
+function checkVerifyOnly(config: LoopConfig, pipeline: readonly Stage[]): void {
+  const verifyOnly = new Set(config.checks.filter((c) => c['verify-only']).map((c) => c.name))
+  if (verifyOnly.size === 0) return
+  if (!pipeline.includes('VERIFY')) {
+    throw new PolicyError(
+      `checks.${[...verifyOnly][0]}.verify-only: the pipeline (${pipeline.join(' -> ')}) has no VERIFY stage, so ` +
+        `this check would never run; add VERIFY to pipeline or remove verify-only.`,
+    )
+  }
+  for (const check of config.checks) {
+    const waitsFor = check['verify-only'] ? undefined : check.needs.find((need) => verifyOnly.has(need))
+    if (waitsFor) {
+      throw new PolicyError(
+        `checks.${check.name}.needs: '${waitsFor}' runs only at VERIFY, but '${check.name}' runs every iteration; ` +
+          `make '${check.name}' verify-only too or remove '${waitsFor}' from its needs.`,
+      )
+    }
+  }
+}
+
 /** Resolves and checks the policy from a parsed loop config. Throws {@link PolicyError} on a bad combination. */
 export function policyFromConfig(config: LoopConfig): Policy {
   const maxIterations = config['max-iterations']
@@ -86,7 +109,13 @@ export function policyFromConfig(config: LoopConfig): Policy {
   if (capProblem) throw new PolicyError(capProblem)
 
   const pipeline = resolvePipeline(config.pipeline)
-  const checks: PolicyCheck[] = config.checks.map((c) => ({ name: c.name, kind: c.kind, required: c.required }))
+  const checks: PolicyCheck[] = config.checks.map((c) => ({
+    name: c.name,
+    kind: c.kind,
+    required: c.required,
+    verifyOnly: c['verify-only'],
+  }))
+  checkVerifyOnly(config, pipeline)
   const checkNames = new Set(checks.map((c) => c.name))
   if (checkNames.size !== checks.length) {
     const duplicate = checks.find((c, i) => checks.findIndex((d) => d.name === c.name) !== i)?.name

@@ -34,13 +34,14 @@ export const CAPABILITY_LOOP: readonly Stage[] = ['IMPLEMENT', 'TEST', 'VERIFY']
 
 /**
  * Required check kinds to leave a stage. `approved` is not a check kind: it means
- * the `REVIEW` gate must be approved. Typecheck is required on leaving VERIFY only when such a check exists.
+ * the `REVIEW` gate must be approved. A kind no required check has is dropped (policy.ts). VERIFY names
+ * every kind: leaving it needs the whole matrix, every required check, the verify-only ones included.
  */
 export const DEFAULT_EXIT_REQUIREMENTS: Readonly<Partial<Record<Stage, readonly string[]>>> = {
   SCAFFOLD: ['build'],
   IMPLEMENT: ['build'],
   TEST: ['build', 'test'],
-  VERIFY: ['build', 'test', 'lint', 'typecheck'],
+  VERIFY: CHECK_KINDS,
   VALIDATE: ['build', 'test'],
   DOCUMENT: ['build', 'test'],
   REVIEW: ['build', 'test', 'approved'],

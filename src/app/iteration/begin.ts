@@ -14,7 +14,7 @@ import type { FailureForAgent } from '../../domain/work-context.js'
 import type { Git } from '../../ports/git.js'
 import type { Logger } from '../../ports/logger.js'
 import { isFailing } from '../step-support.js'
-import { junitResults, type LiveCheck, verify } from '../verification.js'
+import { everyIterationChecks, junitResults, type LiveCheck, verify } from '../verification.js'
 import { protectedGlobs } from './guard.js'
 import {
   event,
@@ -117,7 +117,10 @@ export async function baseline(run: IterationRun, record: IterationRecord): Prom
   if (!record.state.baseline) {
     deps.progress?.phase?.(iteration, 'BASELINE', 'measuring the baseline')
     const { now } = run
-    const checks = await verify(input, deps, join(run.iterationDir, 'baseline'), run.projectEnv, iteration, false)
+    // Verify-only checks are judged at VERIFY alone, never in the baseline.
+    const only = everyIterationChecks(input.config.checks)
+    const baselineDir = join(run.iterationDir, 'baseline')
+    const checks = await verify(input, deps, baselineDir, run.projectEnv, iteration, false, only)
     const state: LoopState = {
       ...record.state,
       baseline: {

@@ -37,6 +37,7 @@ export {
   isVerificationStage,
   matrixIsGreen,
   pendingRequiredGates,
+  reachesVerification,
   requiredChecksFor,
   VERIFICATION_STAGES,
 } from './pipeline.js'

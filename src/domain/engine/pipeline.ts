@@ -69,11 +69,13 @@ export interface ExitEvaluation {
 /** The checks a stage's requirements name (see {@link Policy.exitRequirements} for the fallback rule). */
 export function requiredChecksFor(stage: Stage, policy: Policy): PolicyCheck[] {
   const requirements = policy.exitRequirements[stage] ?? []
-  const required = policy.checks.filter((c) => c.required)
+  // A verify-only check runs at VERIFY alone, so no other stage can wait for it.
+  const runsHere = policy.checks.filter((c) => !c.verifyOnly || isVerificationStage(stage))
+  const required = runsHere.filter((c) => c.required)
   const selected = new Map<string, PolicyCheck>()
   for (const requirement of requirements) {
     if (requirement === APPROVED_REQUIREMENT) continue
-    const byName = policy.checks.find((c) => c.name === requirement)
+    const byName = runsHere.find((c) => c.name === requirement)
     if (byName) {
       selected.set(byName.name, byName)
       continue
@@ -122,13 +124,37 @@ export function evaluateExit(
   return { failingChecks, pendingTasks, gatesToApprove, pendingGates: pendingRequiredGates(state, policy) }
 }
 
-/** Every check in the matrix that is required and passing: the matrix is green. */
+/** Every check in the matrix that is required and passing: the matrix is green (verify-only ones when they ran). */
 export function matrixIsGreen(results: readonly CheckResult[], policy: Policy): boolean {
   const byName = new Map(results.map((r) => [r.name, r]))
   return policy.checks
-    .filter((c) => c.required)
+    .filter((c) => c.required && (!c.verifyOnly || byName.has(c.name)))
     .every((c) => {
       const verdict = byName.get(c.name)?.verdict
       return verdict !== undefined && PASSING_VERDICTS.includes(verdict)
     })
+}
+
+/**
+ * Whether this iteration's matrix carries the loop from `stage` into a verification stage (or the loop is
+ * at one): then the verify-only checks run too, so that VERIFY is judged on the whole matrix.
+ */
+export function reachesVerification(
+  stage: Stage,
+  results: readonly CheckResult[],
+  state: LoopState,
+  policy: Policy,
+): boolean {
+  let at = stage
+  for (let step = 0; step < state.pipeline.length; step++) {
+    if (isVerificationStage(at)) return true
+    const exit = evaluateExit(at, results, state, policy)
+    const blocked = exit.failingChecks.length + exit.pendingTasks.length + exit.gatesToApprove.length
+    if (blocked + exit.pendingGates.length > 0 || at === 'SHIP' || at === 'COMPLETE') return false
+    const next = stepFrom(state, at).to
+    // Only a verification stage is judged in the iteration that reaches it; any other waits for its work.
+    if (!isVerificationStage(next)) return false
+    at = next
+  }
+  return false
 }

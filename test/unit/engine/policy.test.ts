@@ -47,7 +47,8 @@ describe('policyFromConfig', () => {
       pipeline: 'full',
       checks: [{ name: 'all', run: 'make check' }],
     })
-    expect(policy.exitRequirements.VERIFY).toEqual(['build', 'test'])
+    // VERIFY waits for every required check: here the one custom check as well.
+    expect(policy.exitRequirements.VERIFY).toEqual(['build', 'test', 'custom'])
     expect(policy.exitRequirements.IMPLEMENT).toEqual(['build'])
     expect(policy.exitRequirements.REVIEW).toEqual(['build', 'test', 'approved'])
     expect(policy.exitRequirements.INIT).toBeUndefined()
