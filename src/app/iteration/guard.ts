@@ -82,6 +82,7 @@ function guardFailure(reason: string): FailureInput {
     retryable: false,
     signature: 'verifier-guard:none:00000000',
     tokens: [],
-    error: `The work changed protected paths: ${reason}`,
+    error: `the work changed what verifies it (protect.on-change: fail): ${reason}`,
+    protectedChange: true,
   }
 }

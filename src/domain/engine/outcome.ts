@@ -78,10 +78,11 @@ export interface IterationOutcome {
  * counts against the retry budget: `consecutive` counts attempts on the same failure (same check and
  * pattern) and resets on a different one; `sameError` counts returns of the same error (> 80% token
  * overlap); `total` counts failed iterations. The loop goes BLOCKED on: the work command asking for a
- * person, an unavailable external dependency, a security finding, a non-retryable or escalating
- * pattern, a circular failure, `total` reaching `retry.total`, more retries than the failure's budget
- * (the pattern's `max_auto_retries`, else `retry.per-failure`), the same error `retry.same-error`
- * times, or no untried strategy left for a repeated error.
+ * person, an unavailable external dependency, a security finding, a protected change (with
+ * `protect.on-change: fail`), a non-retryable or escalating pattern, a circular failure, `total`
+ * reaching `retry.total`, more retries than the failure's budget (the pattern's `max_auto_retries`, else
+ * `retry.per-failure`), the same error `retry.same-error` times, or no untried strategy left for a
+ * repeated error.
  */
 export function applyOutcome(
   state: LoopState,
@@ -169,6 +170,9 @@ export function applyOutcome(
     openFailure(next, security, security.strategy, outcome, at)
     return block(`a security finding (${where}) needs a person: ${firstLine(security.error)}`, true)
   }
+  // protect.on-change: fail. The work changed what judges it, so no verdict of the checks can be trusted.
+  const protectedChange = outcome.failures.find((f) => f.protectedChange)
+  if (protectedChange) return block(protectedChange.error, false)
 
   // Walk forward from the executed stage while exit requirements are met.
   const beforeWalk = copyForUpdate(next)

@@ -24,6 +24,8 @@ export interface FailureInput {
   error: string
   regression?: boolean
   security?: boolean
+  /** The work changed a protected path or weakened a test, and `protect.on-change` is `fail`. */
+  protectedChange?: boolean
 }
 
 export interface StrategyChoice {
