@@ -56,7 +56,7 @@ export const SavedState = {
 /** Defaults that `action.yml` documents; the parser applies the same ones when an input is empty. */
 export const InputDefaults = {
   config: '.github/loop.yml',
-  store: 'auto',
+  store: 'git',
   stateBranch: 'loop-state',
   command: 'run',
   dispatch: true,

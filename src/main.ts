@@ -11,6 +11,7 @@ import { type ActionIO, actionsIO } from './action/actions-io.js'
 import { COMMIT_IDENTITY } from './action/commit-identity.js'
 import { redispatch } from './action/dispatch.js'
 import { runJobIterations } from './action/job-iterations.js'
+import { stopLabelReader } from './action/kill-switch.js'
 import { actionSecretValues, loadActionConfig, withSecretsPassed } from './action/loop-config.js'
 import { applyCommands } from './action/people-commands.js'
 import { removePersistedCredentials } from './action/persisted-credentials.js'
@@ -237,6 +238,7 @@ function iterationRunner(parts: {
           const number = (await store.load(input.loopId))?.state.pullRequest?.number
           return number !== undefined && (await github.isPullRequestMerged(number))
         },
+        stopLabelOn: stopLabelReader(github),
       },
     )
 }

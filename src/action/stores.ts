@@ -2,6 +2,12 @@
  * The state store the `store` input names, and the audit trail it carries. The stores' modules (the
  * cache and artifact clients and the Azure blob SDK under them are most of the bundle) are loaded only
  * here, when one is needed, so a job that stops early (a bad input, an ignored event) starts fast.
+ *
+ * The default is the `git` store: one state branch per repository that every job fetches and pushes
+ * under a lease, whatever its event and ref. The Actions cache is scoped by ref (a comment's job runs
+ * on the default branch, a pull request's on refs/pull/N/merge, a dispatch on the ref it names), so
+ * with `cache` or `auto` two jobs of one loop can each see a different "latest" state and a person's
+ * abort can be lost (docs/architecture.md, "One source of truth").
  */
 import { join } from 'node:path'
 import { messageOf } from '../config/errors.js'
@@ -44,6 +50,7 @@ export async function createStore(input: {
       env,
       onNote: (note) => logger.info(note),
     })
+  if (settings.store === 'cache' || settings.store === 'auto') warnOffDefaultBranch(run, logger)
   switch (settings.store) {
     case 'cache':
       return { store: cache(), auditSource: null }
@@ -58,7 +65,8 @@ export async function createStore(input: {
         remote: 'origin',
         branch: settings.stateBranch,
         identity: COMMIT_IDENTITY,
-        token: settings.pushToken,
+        // The job's token, never a push-token PAT: a state save must not start the repository's push workflows.
+        token: settings.githubToken,
         workDir: join(runnerTemp, 'loop-controller', 'git-state'),
         auditDir: () => loopDir,
         toolVersion: VERSION,
@@ -71,6 +79,17 @@ export async function createStore(input: {
       return { store: new AutoStore(cache(), mirror, { onNote: (note) => logger.info(note) }), auditSource: mirror }
     }
   }
+}
+
+/** The cache this job writes is one only jobs on its own ref read: say so where that splits the loop's state. */
+function warnOffDefaultBranch(run: RunContext, logger: Logger): void {
+  const ref = run.env.GITHUB_REF
+  const defaultRef = `refs/heads/${run.event.defaultBranch}`
+  if (ref === undefined || ref === defaultRef) return
+  logger.warning(
+    `store '${run.settings.store}': this job runs on ${ref}, and the Actions cache it saves to is read only by jobs on that ref; ` +
+      `people's commands from comments run on ${defaultRef} and may not see this state. Use the default store, 'git'.`,
+  )
 }
 
 /**

@@ -8,7 +8,7 @@ import type { JourneyEvent } from '../domain/journey.js'
 import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
-import type { Store } from '../ports/store.js'
+import { type Store, StoreConflictError } from '../ports/store.js'
 
 export type PeopleCommand =
   | { kind: 'resume' }
@@ -27,6 +27,24 @@ export class NoLoopError extends Error {
  * when `fresh` can start one, so the run that saves later, or a later run, stops instead of going on.
  */
 export async function applyPeopleCommand(
+  command: PeopleCommand,
+  input: { loopId: string; by: string; fresh?: (now: Date) => LoopState },
+  deps: { store: Store; clock: Clock; audit: AuditLog },
+): Promise<LoopState> {
+  // A running iteration may save between this load and this save: the command is applied again to
+  // what it saved, so a person's command is never lost to a race it did not see.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await applyOnce(command, input, deps)
+    } catch (error) {
+      if (!(error instanceof StoreConflictError) || attempt >= CONFLICT_ATTEMPTS) throw error
+    }
+  }
+}
+
+const CONFLICT_ATTEMPTS = 5
+
+async function applyOnce(
   command: PeopleCommand,
   input: { loopId: string; by: string; fresh?: (now: Date) => LoopState },
   deps: { store: Store; clock: Clock; audit: AuditLog },

@@ -67,7 +67,8 @@ describe('the action bundle in the sandbox: people and faults', () => {
   it(
     'carries on from the artifact when the cache is evicted mid-loop',
     async () => {
-      scenario = await startScenario({ steps: 3 })
+      // The cache and artifact store (`auto`), chosen as a user would; the default is the git branch.
+      scenario = await startScenario({ steps: 3, workflowWith: { store: 'auto' } })
       const { sandbox } = scenario
       let evicted = 0
       sandbox.engine.onJobFinished((job) => {

@@ -52,7 +52,9 @@ beforeAll(async () => {
       return json(res, 403, { message: 'Resource not accessible by integration' })
     if (req.method === 'POST' && /\/issues\/1\/comments$/.test(url)) {
       posts++
-      const created = { id: nextId++, body: data.body ?? '', html_url: 'https://github.test/c', user: { login: 'x' } }
+      // Posted with the job's GITHUB_TOKEN: GitHub names the app's bot as the author (GET /user is 404 here).
+      const user = { login: 'github-actions[bot]', type: 'Bot' }
+      const created = { id: nextId++, body: data.body ?? '', html_url: 'https://github.test/c', user }
       comments.push(created)
       if (fault === 'lost-answer') {
         injected++

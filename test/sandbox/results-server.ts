@@ -13,8 +13,9 @@
  *   JWT; its `ac` claim lists cache scopes (`[{"Scope":"refs/heads/x","Permission":3}]`, 1 = read,
  *   2 = write) and its `scp` claim carries `Actions.Results:<run backend id>:<job backend id>`, which
  *   the artifact client decodes. `issueRuntimeToken(job)` mints one per job: its own ref read+write,
- *   the default branch read-only. So entries saved on the default branch are visible to every branch,
- *   and a branch's entries are invisible to the default branch and to other branches;
+ *   a pull request event's base branch and the default branch read-only. So entries saved on the
+ *   default branch are visible to every branch, and a branch's entries are invisible to the default
+ *   branch and to other branches (a comment's job runs on the default branch: it cannot see them);
  * - artifact names are unique per workflow run (a second CreateArtifact of a name is 409);
  * - signed blob URLs expire (`signedUrlTtlMs`), after which the blob side answers 403.
  * Faults on demand: `evict(prefix)`, `failNext(n, status)`, `truncateNextDownloads(n)`, and artifact
@@ -34,6 +35,8 @@ export interface JobIdentity {
   job?: string
   /** The ref the job runs on, e.g. `refs/heads/main`. */
   ref: string
+  /** A pull request event's base branch (`refs/heads/...`), whose entries the job may also read. */
+  baseRef?: string
 }
 
 export interface RequestLogEntry {
@@ -169,7 +172,10 @@ export class ResultsServer {
   /** Mints a runtime token for a job (a JWT signed with this stand-in's secret). */
   issueRuntimeToken(job: JobIdentity): string {
     const scopes = [{ Scope: job.ref, Permission: 3 }]
-    if (job.ref !== this.defaultRef) scopes.push({ Scope: this.defaultRef, Permission: 1 })
+    if (job.baseRef && job.baseRef !== job.ref) scopes.push({ Scope: job.baseRef, Permission: 1 })
+    if (job.ref !== this.defaultRef && job.baseRef !== this.defaultRef) {
+      scopes.push({ Scope: this.defaultRef, Permission: 1 })
+    }
     const claims: TokenClaims = {
       scp: `Actions.GenericRead:00000000-0000-0000-0000-000000000000 Actions.Results:${this.runBackendId(job)}:${this.jobBackendId(job)}`,
       ac: JSON.stringify(scopes),

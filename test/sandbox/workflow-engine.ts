@@ -21,7 +21,14 @@ const run = promisify(execFile)
 export interface ResultsService {
   /** Origin of the service; `ACTIONS_RESULTS_URL` is this plus `/`. */
   url: string
-  issueRuntimeToken?(job: { repository: string; runId: number; runAttempt?: number; job?: string; ref: string }): string
+  issueRuntimeToken?(job: {
+    repository: string
+    runId: number
+    runAttempt?: number
+    job?: string
+    ref: string
+    baseRef?: string
+  }): string
 }
 
 /** The git remote jobs check out from and push to. */
@@ -495,8 +502,12 @@ export class WorkflowEngine {
     return stdout.trim()
   }
 
-  /** actions/checkout's steps: init, fetch the ref (depth per the workflow), check out, persist the token. */
-  private async checkout(job: JobRecord, workspace: string): Promise<void> {
+  /**
+   * actions/checkout's steps: init, fetch the ref (depth per the workflow), check out, persist the token:
+   * up to v5 as an extraheader in .git/config, from v6 in a file under RUNNER_TEMP that .git/config
+   * includes for this repository's gitdir.
+   */
+  private async checkout(job: JobRecord, workspace: string, runnerTemp: string): Promise<void> {
     mkdirSync(workspace, { recursive: true })
     const remote = this.options.remote.cloneUrl
     await this.git(workspace, ['init', '--quiet'])
@@ -506,7 +517,12 @@ export class WorkflowEngine {
     // The checkout's own fetch carries the token; it stays in .git/config unless `persist-credentials: false`.
     const fetchAuth = /^https?:/.test(remote) ? ['-c', `${auth}=AUTHORIZATION: basic ${basic}`] : []
     if (fetchAuth.length > 0 && this.workflow.persistCredentials !== false) {
-      await this.git(workspace, ['config', '--local', auth, `AUTHORIZATION: basic ${basic}`])
+      if ((this.workflow.checkoutMajor ?? 4) >= 6) {
+        const file = join(runnerTemp, `git-credentials-${randomUUID()}.config`)
+        const origin = new URL(remote).origin
+        writeFileSync(file, `[http "${origin}/"]\n\textraheader = AUTHORIZATION: basic ${basic}\n`)
+        await this.git(workspace, ['config', '--local', `includeIf.gitdir:${join(workspace, '.git')}.path`, file])
+      } else await this.git(workspace, ['config', '--local', auth, `AUTHORIZATION: basic ${basic}`])
     }
     const depth = this.workflow.fetchDepth ?? 0
     const isTag = job.ref.startsWith('refs/tags/')
@@ -567,7 +583,7 @@ export class WorkflowEngine {
     }
     const token = job.token
     this.options.api.addToken(token, grant)
-    await this.checkout(job, workspace)
+    await this.checkout(job, workspace, temp)
 
     const eventPath = join(temp, '_github_workflow', 'event.json')
     writeFileSync(eventPath, JSON.stringify(job.eventPayload, null, 2))
@@ -593,6 +609,11 @@ export class WorkflowEngine {
     }
     job.actionInputs = inputs
     const refName = job.ref.replace(/^refs\/(heads|tags)\//, '')
+    const isPullEvent = job.event.startsWith('pull_request')
+    const pullPayload = job.eventPayload.pull_request as
+      | { head?: { ref?: string }; base?: { ref?: string } }
+      | undefined
+    const baseRef = isPullEvent && pullPayload?.base?.ref ? `refs/heads/${pullPayload.base.ref}` : undefined
     const runtimeToken =
       this.options.results?.issueRuntimeToken?.({
         repository: repoFull,
@@ -600,11 +621,8 @@ export class WorkflowEngine {
         runAttempt: job.runAttempt,
         job: this.workflow.job ?? 'loop',
         ref: job.ref,
+        ...(baseRef ? { baseRef } : {}),
       }) ?? randomBytes(24).toString('base64url')
-    const isPullEvent = job.event.startsWith('pull_request')
-    const pullPayload = job.eventPayload.pull_request as
-      | { head?: { ref?: string }; base?: { ref?: string } }
-      | undefined
     const env: Record<string, string> = {
       // The runner starts actions with its own small environment, not the caller's.
       PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -1,7 +1,8 @@
 /**
  * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
  */
-import { type Decision, decide, initialState } from '../../domain/engine/index.js'
+import { abort, type Decision, decide, initialState } from '../../domain/engine/index.js'
+import { Labels } from '../../domain/loop-names.js'
 import type { Policy } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
 import { event, finish, type LoopRecord, savedMarker, withEvents } from './record.js'
@@ -47,8 +48,9 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
     return { kind: 'superseded', result: finish('superseded', state, decision, decision, {}, record.version) }
   }
 
+  record = await withStopLabel(record, deps, now)
   const decision = decide(
-    state,
+    record.state,
     { now, stopRequested: input.stopRequested || config.stop, pullRequestMerged: await pullRequestMerged(state, deps) },
     policy,
   )
@@ -56,11 +58,27 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
     kind: 'decided',
     record: withEvents(
       record,
-      event(now, state.iteration, 'decision', `${decision.kind}: ${decision.reason}`, { decision }),
+      event(now, record.state.iteration, 'decision', `${decision.kind}: ${decision.reason}`, { decision }),
     ),
     decision,
     now,
   }
+}
+
+/**
+ * The kill switch on the loop's own issue or pull request, read afresh at the start of every
+ * iteration: a dispatched job's event carries no labels, so the label is seen only if the loop asks.
+ * A loop that finds it is aborted as a person's abort would, saying where the label is.
+ */
+async function withStopLabel(record: LoopRecord, deps: IterationDeps, now: Date): Promise<LoopRecord> {
+  const { state } = record
+  if (!deps.stopLabelOn || state.status === 'complete' || state.status === 'aborted' || state.status === 'capped') {
+    return record
+  }
+  const where = await deps.stopLabelOn(state)
+  if (where === null) return record
+  const aborted = abort(state, `the ${Labels.Stop} label on ${where}`, now)
+  return withEvents({ ...record, state: aborted.state }, ...aborted.events)
 }
 
 /** Whether the loop's pull request is merged; asked only in SHIP, and only where it can be known. */

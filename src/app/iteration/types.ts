@@ -37,6 +37,11 @@ export interface IterationDeps {
   progress?: ProgressSink
   /** Asked only in SHIP: has the loop's pull request been merged? */
   pullRequestMerged?: () => Promise<boolean>
+  /**
+   * Asked at the start of every iteration: where the kill switch (`loop/stop`) is set on the loop's own
+   * issue or pull request (e.g. `pull request #3`), or null when it is not.
+   */
+  stopLabelOn?: (state: LoopState) => Promise<string | null>
 }
 
 export interface IterationInput {

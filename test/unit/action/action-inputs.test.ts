@@ -38,7 +38,7 @@ describe('parseActionInputs', () => {
       configIsDefault: true,
       loopId: 'run-777',
       loopIdSource: 'run',
-      store: 'auto',
+      store: 'git',
       stateBranch: 'loop-state',
       command: 'run',
       dispatch: true,
