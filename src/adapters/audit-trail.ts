@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import { createReadStream, createWriteStream } from 'node:fs'
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { JourneyEvent } from '../domain/journey.js'
 import type { AuditLog } from '../ports/audit.js'
@@ -188,12 +188,40 @@ export class AuditTrail implements AuditLog {
    * Writes `dead-letters/<signature>.md` (and `<signature>.pattern.yml` when a candidate pattern is
    * proposed). The signature's characters that are not safe in a file name become `_`.
    */
-  async writeDeadLetter(signature: string, markdown: string, candidatePatternYaml?: string): Promise<void> {
+  async writeDeadLetter(
+    signature: string,
+    markdown: string,
+    candidatePatternYaml?: string,
+    recordJson?: string,
+  ): Promise<void> {
     const name = safeFileName(signature)
     await this.writeFile(['dead-letters'], `${name}.md`, markdown)
     if (candidatePatternYaml !== undefined) {
       await this.writeFile(['dead-letters'], `${name}.pattern.yml`, candidatePatternYaml)
     }
+    if (recordJson !== undefined) await this.writeFile(['dead-letters'], `${name}.json`, recordJson)
+  }
+
+  /**
+   * The `dead-letters/*.json` records of every loop in the folder that holds this one (`.loop/` for the
+   * CLI), its own included: at most 200 files of at most 64 KiB; unreadable ones are skipped.
+   */
+  async readDeadLetters(): Promise<string[]> {
+    const records: string[] = []
+    const loops = await readdir(dirname(this.dir)).catch(() => [] as string[])
+    for (const loop of loops.sort()) {
+      const folder = join(dirname(this.dir), loop, 'dead-letters')
+      const names = await readdir(folder).catch(() => [] as string[])
+      for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+        if (records.length >= 200) return records
+        const path = join(folder, name)
+        const info = await stat(path).catch(() => null)
+        if (!info?.isFile() || info.size > 64 * 1024) continue
+        const text = await readFile(path, 'utf8').catch(() => null)
+        if (text !== null) records.push(text)
+      }
+    }
+    return records
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path'
 import { AGENT_PRESETS } from '../domain/agents/index.js'
+import { parseDeadLetterRecord } from '../domain/analysis/index.js'
 import type { IterationOutcome } from '../domain/engine/index.js'
 import type { Strategy } from '../domain/stages.js'
 import type { LoopState } from '../domain/state.js'
@@ -27,7 +28,12 @@ export async function runWork(
   env: Record<string, string>,
 ): Promise<{ work: NonNullable<IterationOutcome['work']>; notes: string[] }> {
   const selection = await gatherCodeContext(input.cwd, deps, state, strategy, failures, input.excludeFromCommits)
+  const deadLetters = ((await deps.audit.readDeadLetters?.()) ?? []).flatMap((json) => {
+    const record = parseDeadLetterRecord(json)
+    return record ? [record] : []
+  })
   const context = buildWorkContext({
+    deadLetters,
     state,
     stage,
     capability,

@@ -13,6 +13,7 @@ export const COMMANDS = [
   'approve',
   'abort',
   'analyze',
+  'patterns',
 ] as const
 export type CommandName = (typeof COMMANDS)[number]
 
@@ -32,6 +33,7 @@ Commands:
   approve   approve a gate:              approve GATE
   abort     stop the loop for good
   analyze   classify one check's output: analyze [FILE|-] [--kind KIND] [--json]
+  patterns  promote dead letters' candidate patterns: patterns promote [NAME|--all] [--from DEAD_LETTER]
 
 Common options:
   --config FILE        the loop config (default: .github/loop.yml at the repository root)
@@ -82,4 +84,17 @@ recorded as aborted, so a later 'run' does not start it.`,
   analyze: `loop-controller analyze [FILE|-] [--kind KIND] [--patterns FILE] [--json]
 
 Reads one check's output and prints the pattern, confidence, strategy, locations and signature.`,
+  patterns: `loop-controller patterns promote [NAME | --all] [--from DEAD_LETTER] [--config FILE] [--state-dir DIR]
+
+Adds the candidate patterns written with dead letters (.loop/<loop-id>/dead-letters/<signature>.pattern.yml,
+proposed when a loop is BLOCKED after 3 or more similar failures no pattern matched) to the repository's own
+patterns: the file the loop config's 'patterns:' names, its inline list, or, with no 'patterns:' key, a new
+.github/loop-patterns.yml that the config is made to name. Each is validated (its regexes compile) and
+left out when the patterns already hold its id or its very signals.
+
+  NAME                 the candidate's id (candidate-<hash>), as the dead letter names it
+  --all                every candidate found
+  --from DEAD_LETTER   only the dead letter at this path (.md, .json or .pattern.yml) or with this signature
+
+Exit 0 when added (or already there), 2 for an unknown NAME, a missing dead letter or an invalid pattern.`,
 }

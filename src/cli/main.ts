@@ -12,6 +12,7 @@ import { init } from './init.js'
 import type { CliIo } from './io.js'
 import { loopPlace } from './loop-place.js'
 import { expectPositionals, OPTIONS, type Values } from './options.js'
+import { runPatternsCommand } from './patterns.js'
 import { runPeopleCommand } from './people.js'
 import { runIterations } from './run.js'
 import { showLoop } from './show.js'
@@ -71,6 +72,8 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
     case 'run':
       expectPositionals(command, positionals, 0, 'no arguments (use --work and --verify for simple mode)')
       return runIterations(command, place, values, io)
+    case 'patterns':
+      return runPatternsCommand(positionals, place, values, io)
     case 'analyze':
       // Handled before option parsing: it has options of its own.
       return EXIT.usage

@@ -20,6 +20,8 @@ export const OPTIONS = {
   kind: { type: 'string' },
   patterns: { type: 'string' },
   version: { type: 'boolean' },
+  all: { type: 'boolean' },
+  from: { type: 'string' },
 } as const
 
 export type Values = ReturnType<

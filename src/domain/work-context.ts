@@ -2,6 +2,12 @@
  * What the work command is told (the work command contract, README "Work command contract"):
  * the same content as markdown (`LOOP_PROMPT_FILE`) and JSON (`LOOP_CONTEXT_FILE`). Pure.
  */
+import {
+  type DeadLetterLesson,
+  type DeadLetterRecord,
+  lessonsFor,
+  renderLessons,
+} from './analysis/dead-letter-lessons.js'
 import { renderCodeSections } from './code-context/render.js'
 import type { ChangesSince, ContextSelection } from './code-context/select.js'
 import { type LoopTask, renderTask } from './loop-task.js'
@@ -48,6 +54,8 @@ export interface WorkContext {
   /** Every failing check of the last verification. */
   failures: FailureForAgent[]
   tried: { iteration: number; strategy: Strategy; outcome: string }[]
+  /** What the dead letters of failures like `failure` said and what was tried there (bounded). */
+  lessons: DeadLetterLesson[]
   codeContext: CodeSnippet[]
   /** The attempt's context level: each attempt on the same failure is shown more (code-context/select.ts). */
   attempt: number
@@ -89,6 +97,8 @@ export function buildWorkContext(input: {
   codeContext: CodeSnippet[]
   /** The selected code for this attempt; overrides `codeContext` when given. */
   selection?: ContextSelection
+  /** The dead letters' records of this loop and the loops beside it, searched for failures like this one. */
+  deadLetters?: readonly DeadLetterRecord[]
 }): WorkContext {
   const { state } = input
   const found = input.failures.find((f) => f.strategy !== 'auto_fix') ?? input.failures[0] ?? null
@@ -108,6 +118,12 @@ export function buildWorkContext(input: {
     failure: primary,
     failures,
     tried: state.failures.tried.map((t) => ({ ...t })),
+    lessons: primary
+      ? lessonsFor(
+          { pattern: primary.pattern, signature: primary.signature, file: primary.locations[0]?.file },
+          input.deadLetters ?? [],
+        )
+      : [],
     codeContext: input.selection?.snippets ?? input.codeContext,
     attempt: input.selection?.level ?? 1,
     contextAdded: input.selection?.added ?? [],
@@ -157,6 +173,7 @@ export function renderPrompt(context: WorkContext): string {
   } else {
     lines.push('## Status', '', 'No check is failing right now. Work toward the goal.', '')
   }
+  lines.push(...renderLessons(context.lessons))
   if (context.tried.length > 0) {
     lines.push('## Already tried (do not repeat)', '')
     for (const [i, t] of context.tried.entries())

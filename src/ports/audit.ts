@@ -17,5 +17,13 @@ export interface AuditLog {
   recoverPending(currentMarker: string | null): Promise<void>
   writeIteration(n: number, markdown: string): Promise<void>
   writeFinal(markdown: string): Promise<void>
-  writeDeadLetter(signature: string, markdown: string, candidatePatternYaml?: string): Promise<void>
+  /** The markdown for people, the candidate pattern (if any) and the record read back by later loops (JSON). */
+  writeDeadLetter(
+    signature: string,
+    markdown: string,
+    candidatePatternYaml?: string,
+    recordJson?: string,
+  ): Promise<void>
+  /** The dead letters' records (JSON texts) of every loop kept beside this one, its own included; bounded. */
+  readDeadLetters?(): Promise<string[]>
 }

@@ -5,7 +5,7 @@
 
 import { join } from 'node:path'
 import { stringify as stringifyYaml } from 'yaml'
-import { buildDeadLetter } from '../../domain/analysis/index.js'
+import { buildDeadLetter, deadLetterRecord } from '../../domain/analysis/index.js'
 import { renderFinalMarkdown, renderIterationMarkdown } from '../../domain/audit-markdown.js'
 import { displayText } from '../../domain/display-text.js'
 import type { Decision } from '../../domain/engine/index.js'
@@ -54,16 +54,20 @@ export async function writeEnding(
   if (!ENDINGS.includes(kind)) return
   let deadLetter: string | undefined
   if (kind === 'blocked' && state.failures.current) {
-    const letter = buildDeadLetter({
+    const input = {
       loopId,
       failure: state.failures.current,
       history: state.failures.history,
       tried: state.failures.tried,
-    })
+    }
+    const letter = buildDeadLetter(input)
+    const failing = state.lastVerification?.results.find((r) => r.name === state.failures.current?.check)
+    const record = deadLetterRecord(input, letter, failing?.locations[0]?.file ?? null)
     await deps.audit.writeDeadLetter(
       letter.signature,
       letter.markdown,
       letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined,
+      `${JSON.stringify(record, null, 2)}\n`,
     )
     deadLetter = letter.signature
   }

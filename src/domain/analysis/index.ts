@@ -9,6 +9,16 @@ export {
   type DeadLetterSuggestions,
   MAX_SUGGESTION_TOKENS,
 } from './dead-letter.js'
+export {
+  type DeadLetterLesson,
+  type DeadLetterRecord,
+  deadLetterRecord,
+  isSimilarToDeadLetter,
+  LESSON_LIMITS,
+  lessonsFor,
+  parseDeadLetterRecord,
+  renderLessons,
+} from './dead-letter-lessons.js'
 export { type FileChange, type GuardFinding, type GuardRules, inspectProtectedChanges, matchGlob } from './guard.js'
 export { type JUnitCase, MAX_JUNIT_CASES, parseJUnit } from './junit.js'
 export {
