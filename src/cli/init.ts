@@ -3,10 +3,16 @@ import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { parseLoopConfig, simpleModeConfig } from '../config/load-config.js'
+import { VERSION } from '../version.js'
 import { EXIT } from './exit-codes.js'
 import type { CliIo } from './io.js'
 import type { Values } from './options.js'
 import { keepStateOutOfGit } from './repository.js'
+
+/** Where a release's loop config schema is served: the file at the release's own tag. */
+export function schemaUrl(version: string): string {
+  return `https://raw.githubusercontent.com/loop-controller/loop-controller/v${version}/schema/loop-config.schema.json`
+}
 
 /** Writes the starter config from `--work`/`--agent`/`--verify` (Claude Code by default) and keeps `.loop/` out of git. */
 export async function init(root: string, values: Values, io: CliIo): Promise<number> {
@@ -28,8 +34,9 @@ export async function init(root: string, values: Values, io: CliIo): Promise<num
         `  - name: check-${i + 1}\n    run: ${JSON.stringify(run)}\n    kind: ${simpleModeConfig({ work: 'true', verify: [run] }).checks[0]?.kind ?? 'custom'}`,
     )
     .join('\n')
-  const text = `# yaml-language-server: $schema=https://raw.githubusercontent.com/loop-controller/loop-controller/v1/schema/loop-config.schema.json
-goal: Make every check below pass.
+  // The schema of this very release: the release workflow tags vX.Y.Z, so the URL resolves for good.
+  const text = `# yaml-language-server: $schema=${schemaUrl(VERSION)}
+# goal: left out, so a loop started from an issue takes its goal from the issue (set one to override).
 pipeline: iterate
 max-iterations: 10
 ${agentLines}

@@ -40,7 +40,7 @@ jobs:
       group: loop-controller-\${{ inputs.loop-id || github.event.issue.number || github.event.pull_request.number }}
       cancel-in-progress: false
     steps:
-      - uses: actions/checkout@v4
+      - uses: actions/checkout@v7
         with:
           fetch-depth: 0
       - uses: ./

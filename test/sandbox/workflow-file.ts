@@ -38,6 +38,8 @@ export interface WorkflowSpec {
   fetchDepth?: number
   /** actions/checkout's `persist-credentials` (GitHub's default is true: the token lands in .git/config). */
   persistCredentials?: boolean
+  /** actions/checkout's major version: v6 on persist the token in a file under RUNNER_TEMP, not in .git/config. */
+  checkoutMajor?: number
   /** The job's `if:`; a false condition makes the run `skipped`. */
   if?: string
   /** `timeout-minutes` of the job, as milliseconds. */
@@ -108,6 +110,8 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
   if (depth !== undefined) spec.fetchDepth = Number(depth)
   const persist = asRecord(checkout?.with)['persist-credentials']
   if (persist !== undefined) spec.persistCredentials = persist !== false && persist !== 'false'
+  const major = /^actions\/checkout@v(\d+)/.exec(String(checkout?.uses ?? ''))?.[1]
+  if (major !== undefined) spec.checkoutMajor = Number(major)
   return spec
 }
 
