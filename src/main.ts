@@ -39,7 +39,7 @@ import { hasStopLabel, isUntrustedTrigger } from './domain/commands.js'
 import { type IsolationMode, isolationLine } from './domain/isolation.js'
 import { loopOfPullRequestHead } from './domain/loop-names.js'
 import { createRedactor } from './domain/redact.js'
-import type { Refusal } from './domain/report/index.js'
+import type { PullRequestWaiting, Refusal } from './domain/report/index.js'
 import { systemClock } from './ports/clock.js'
 import type { GitHubPort } from './ports/github.js'
 import type { Logger } from './ports/logger.js'
@@ -145,12 +145,24 @@ async function runAction(io: ActionIO): Promise<void> {
     redact,
     isolationPrefix: isolation.prefix,
   })
-  const publishDeps = { git: useGit ? git : null, github, store, logger, io, clock: systemClock }
+  // A push-token (a person's or an app's) also opens the pull request: GitHub's setting that refuses
+  // workflows' tokens a pull request does not apply to it, and the pull request's checks then run.
+  const pullRequestGitHub =
+    settings.pushToken !== settings.githubToken
+      ? new OctokitGitHub({ token: settings.pushToken, owner, repo, baseUrl: runContext.apiUrl, logger })
+      : github
+  const publishDeps = { git: useGit ? git : null, github: pullRequestGitHub, store, logger, io, clock: systemClock }
+  let pullRequestWaiting: PullRequestWaiting | undefined
   const job = await runJobIterations(
     { firstIteration: settings.iteration, budgetMinutes: settings.budgetMinutes },
     {
       iterate,
-      publish: (result) => publishIteration(runContext, { loopId, branch, result }, publishDeps),
+      publish: async (result) => {
+        const published = await publishIteration(runContext, { loopId, branch, result }, publishDeps)
+        // The latest word on the pull request: refused by the setting, or opened since.
+        if (result.commit !== null) pullRequestWaiting = published.pullRequestWaiting
+        return published
+      },
       now: () => Date.now(),
       logger,
     },
@@ -163,7 +175,7 @@ async function runAction(io: ActionIO): Promise<void> {
   const { state, outcome, result } = job
   await report(
     runContext,
-    { loopId, state, outcome, result, root, isolation: isolation.report },
+    { loopId, state, outcome, result, root, isolation: isolation.report, pullRequestWaiting },
     { github, io, redact },
   )
   if (outcome === 'continue' && settings.dispatch) await redispatch(runContext, { loopId, state }, { github, logger })

@@ -9,7 +9,8 @@ import { markBlocked } from '../domain/engine/index.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
 import type { Git } from '../ports/git.js'
-import type { GitHubPort } from '../ports/github.js'
+import type { PullRequestWaiting } from '../domain/report/index.js'
+import { type GitHubPort, PullRequestsNotAllowedError } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import type { Store } from '../ports/store.js'
 import type { ActionIO } from './actions-io.js'
@@ -30,6 +31,8 @@ export interface Published {
   state: LoopState
   /** True when the push failed and the loop is now BLOCKED. */
   blocked: boolean
+  /** The branch is pushed, but GitHub's setting kept the job's token from opening its pull request. */
+  pullRequestWaiting?: PullRequestWaiting
 }
 
 /**
@@ -37,7 +40,7 @@ export interface Published {
  * remote the work stays on the local branch.
  */
 export async function publishIteration(
-  run: Pick<RunContext, 'settings' | 'event' | 'serverUrl'>,
+  run: Pick<RunContext, 'settings' | 'event' | 'serverUrl' | 'repository'>,
   input: { loopId: string; branch: string; result: IterationResult },
   deps: PublishDeps,
 ): Promise<Published> {
@@ -50,7 +53,7 @@ export async function publishIteration(
 }
 
 async function publish(
-  run: Pick<RunContext, 'settings' | 'event' | 'serverUrl'>,
+  run: Pick<RunContext, 'settings' | 'event' | 'serverUrl' | 'repository'>,
   input: { loopId: string; branch: string; result: IterationResult },
   deps: PublishDeps & { git: Git },
 ): Promise<Published> {
@@ -74,13 +77,24 @@ async function publish(
     // The task is in the state, so a re-dispatched job (whose event has no issue) still closes it.
     const issue = state.task?.source === 'issue' ? state.task.number : run.event.issueToClose
     const closes = issue !== null ? `\n\nCloses #${issue}.` : ''
-    const pull = await github.findOrCreatePullRequest({
-      head: branch,
-      base: run.event.defaultBranch,
-      title: `loop: ${(state.task?.title || state.goal).split('\n')[0]?.slice(0, 200) ?? loopId}`,
-      body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
-      draft: true,
-    })
+    let pull: Awaited<ReturnType<typeof github.findOrCreatePullRequest>>
+    try {
+      pull = await github.findOrCreatePullRequest({
+        head: branch,
+        base: run.event.defaultBranch,
+        title: `loop: ${(state.task?.title || state.goal).split('\n')[0]?.slice(0, 200) ?? loopId}`,
+        body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
+        draft: true,
+      })
+    } catch (error) {
+      if (!(error instanceof PullRequestsNotAllowedError)) throw error
+      // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
+      const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`
+      logger.warning(
+        `${error.message}. The repository setting "Allow GitHub Actions to create and approve pull requests" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`,
+      )
+      return { state, blocked: false, pullRequestWaiting: { branch, compareUrl } }
+    }
     logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`)
     state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged } }
     version = await store.save(loopId, state, version)

@@ -13,6 +13,7 @@ import {
   locationsOf,
   MAX_ANNOTATIONS,
   overallVerdict,
+  type PullRequestWaiting,
   type ReportOutcome,
   renderComment,
   renderSummary,
@@ -34,6 +35,8 @@ export async function report(
     root: string
     /** The isolation the commands ran under, said in the summary. */
     isolation?: IsolationReport
+    /** The branch is pushed but the setting kept the token from opening the pull request. */
+    pullRequestWaiting?: PullRequestWaiting | undefined
   },
   deps: {
     github: Pick<GitHubPort, 'upsertStickyComment'>
@@ -51,6 +54,7 @@ export async function report(
     nextAction: result.nextAction,
     outcome,
     ...(outcome === 'blocked' ? { handoff: handoffOf(state, loopId) } : {}),
+    ...(input.pullRequestWaiting && !state.pullRequest ? { pullRequestWaiting: input.pullRequestWaiting } : {}),
     links: {
       run: runUrl,
       auditTrail: `${runUrl}#artifacts`,
@@ -66,13 +70,9 @@ export async function report(
     const summary = renderSummary(model, { redact, overflowLocations: overflow })
     await io.writeSummary(input.isolation ? `${summary}\n${isolationLine(input.isolation)}\n` : summary)
   } else io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
-  const commentOn = run.event.subject.number ?? state.pullRequest?.number
-  if (commentOn !== undefined) {
-    const comment = await github.upsertStickyComment({
-      issueNumber: commentOn,
-      marker: stickyCommentMarker(loopId),
-      body: renderComment(model, { redact }),
-    })
+  const body = renderComment(model, { redact })
+  for (const issueNumber of commentTargets(run.event.subject.number, state)) {
+    const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body })
     io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
   }
   io.setOutput(Outputs.Iteration, state.iteration)
@@ -82,6 +82,16 @@ export async function report(
   io.setOutput(Outputs.Pattern, result.checks.find((check) => check.pattern)?.pattern ?? '')
   io.setOutput(Outputs.NextAction, redact(result.nextAction))
   io.setOutput(Outputs.PrNumber, state.pullRequest?.number ?? '')
+}
+
+/**
+ * Where the sticky comment is kept current: the event's issue or pull request, the loop's pull request,
+ * and the issue the loop started from, so a person watching the issue reads the same truth as the
+ * pull request's reviewers (a dispatched job's event names neither).
+ */
+export function commentTargets(subject: number | null | undefined, state: LoopState): number[] {
+  const targets = [subject, state.pullRequest?.number, state.task?.source === 'issue' ? state.task.number : undefined]
+  return [...new Set(targets.filter((n): n is number => typeof n === 'number'))]
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   type DispatchedRun,
   type GitHubPermission,
   GitHubPermissionError,
+  PullRequestsNotAllowedError,
   type GitHubPort,
   type PullRequestInfo,
   type Review,
@@ -123,6 +124,9 @@ function explain(error: unknown, method: string, route: string): never {
   }
   throw error
 }
+
+/** GitHub's words when "Allow GitHub Actions to create and approve pull requests" is off. */
+const PULL_REQUESTS_NOT_ALLOWED = /not permitted to create or approve pull requests/i
 
 function statusOf(error: unknown): number | undefined {
   return isRequestError(error) ? error.status : undefined
@@ -253,6 +257,10 @@ export class OctokitGitHub implements GitHubPort {
           const response = await this.call('POST', route, () => create(false))
           return { ...toPullRequest(response.data as RawPull), created: true }
         }
+      }
+      // A setting, not a permission: the token may well have pull-requests: write.
+      if (statusOf(error) === 403 && isRequestError(error) && PULL_REQUESTS_NOT_ALLOWED.test(error.message)) {
+        throw new PullRequestsNotAllowedError(`GitHub refused POST ${route} (403: ${error.message.split('\n')[0]})`)
       }
       explain(error, 'POST', route)
     }

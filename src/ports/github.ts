@@ -101,3 +101,12 @@ export class GitHubPermissionError extends Error {
     super(message)
   }
 }
+
+/**
+ * GitHub refused to let this token open a pull request because of a repository (or organization)
+ * setting, not a missing permission: "Allow GitHub Actions to create and approve pull requests" is off,
+ * the default for new repositories and organizations. The branch is pushed; only the pull request waits.
+ */
+export class PullRequestsNotAllowedError extends Error {
+  override name = 'PullRequestsNotAllowedError'
+}

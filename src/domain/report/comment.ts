@@ -6,7 +6,14 @@
 import { CAP_WITHOUT_REASON } from '../caps.js'
 import { Labels, loopBranch, stickyCommentMarker } from '../loop-names.js'
 import { code, codeBlock, escapeHtml, inlineText } from './escape.js'
-import { checkVerdictLabel, formatDuration, formatLocation, isFailing, verdictLine } from './format.js'
+import {
+  checkVerdictLabel,
+  formatDuration,
+  formatLocation,
+  isFailing,
+  pullRequestWaitingSection,
+  verdictLine,
+} from './format.js'
 import { COMMENT_MAX_CHARS, fitToLimit, REPORT_CAPS, trimOutput } from './limits.js'
 import type { ReportModel } from './model.js'
 import {
@@ -161,6 +168,7 @@ export function renderComment(model: ReportModel, options: RenderOptions = {}): 
       parts.push(`**Why:** ${inlineText(redact(model.statusReason), 600)}`)
     }
     if (model.status === 'waiting') parts.push(waitingSection(model))
+    parts.push(pullRequestWaitingSection(model))
     if (model.status === 'capped') {
       parts.push(
         `**To continue:** raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`.`,

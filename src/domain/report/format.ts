@@ -1,5 +1,6 @@
 /** Small formatters shared by the summary and the comment. Pure. */
 import type { CheckResult } from '../state.js'
+import type { PullRequestWaiting } from './model.js'
 
 /** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
 export function formatDuration(ms: number): string {
@@ -77,4 +78,19 @@ export function formatLocation(location: {
   return [location.file, location.line, location.line !== undefined ? location.column : undefined]
     .filter((part) => part !== undefined)
     .join(':')
+}
+
+/** The setting GitHub names when it refuses a workflow's token a pull request. */
+export const PULL_REQUEST_SETTING = 'Allow GitHub Actions to create and approve pull requests'
+
+/** What a person does when the pull request could not be opened: the setting, where it is, or a token. */
+export function pullRequestWaitingSection(model: { pullRequestWaiting?: PullRequestWaiting }): string {
+  const waiting = model.pullRequestWaiting
+  if (!waiting) return ''
+  return [
+    `**Pull request not opened:** GitHub refused this job's token because the repository setting "${PULL_REQUEST_SETTING}" is off`,
+    '(the default for new repositories and organizations). Turn it on under Settings → Actions → General → Workflow permissions',
+    "(an organization's own Actions settings can hold it off), or give the action a `push-token` that may open pull requests.",
+    `The branch \`${waiting.branch}\` is pushed: [compare and open the pull request](${waiting.compareUrl}). The loop asks again in its next iteration.`,
+  ].join(' ')
 }

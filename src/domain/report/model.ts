@@ -70,6 +70,7 @@ export interface ReportModel {
     tokensLimit?: number
   }
   handoff?: Handoff
+  pullRequestWaiting?: PullRequestWaiting
   links: ReportLinks
   /** The loop's metrics so far: counts and the aggregates over patterns. */
   metrics?: {
@@ -91,6 +92,17 @@ export interface ReportExtras {
   outcome: ReportOutcome
   handoff?: Handoff
   links?: ReportLinks
+  pullRequestWaiting?: PullRequestWaiting
+}
+
+/**
+ * The loop's branch is pushed but GitHub would not let the job's token open its pull request (the
+ * repository setting that lets GitHub Actions create pull requests is off).
+ */
+export interface PullRequestWaiting {
+  branch: string
+  /** Where a person opens it by hand: the branch compared with the default branch. */
+  compareUrl: string
 }
 
 /** Builds the report model from the loop's state plus what the iteration returned. */
@@ -132,6 +144,7 @@ export function buildReportModel(state: LoopState, extras: ReportExtras): Report
       ...(state.budget.tokens !== undefined ? { tokensLimit: state.budget.tokens } : {}),
     },
     ...(extras.handoff ? { handoff: extras.handoff } : {}),
+    ...(extras.pullRequestWaiting ? { pullRequestWaiting: extras.pullRequestWaiting } : {}),
     links: extras.links ?? {},
     metrics: {
       workCalls: state.metrics.workCalls,

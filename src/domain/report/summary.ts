@@ -8,6 +8,7 @@ import {
   formatLocation,
   formatUsd,
   isFailing,
+  pullRequestWaitingSection,
   verdictLabel,
   verdictLine,
 } from './format.js'
@@ -197,6 +198,7 @@ export function renderSummary(model: ReportModel, options: RenderOptions = {}): 
     renderStageDiagram(model.pipeline, model.stage, model.status),
     renderCheckTable(model.checks, redact),
     gates ? `**Gates:** ${gates}` : '',
+    pullRequestWaitingSection(model),
     refusedSection(model, redact),
   ]
   const footer = [
