@@ -7,10 +7,11 @@
  */
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdir, rm, stat } from 'node:fs/promises'
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Identity } from '../../ports/git.js'
-import { scrubbedEnv } from '../git-process.js'
+import { NEUTRALISED_CONFIG, scrubbedEnv } from '../git-process.js'
+import { withoutGitVariables } from '../git-seal.js'
 
 /** Where the fetched branch tip is kept in the private repository. */
 const TIP_REF = 'refs/loop-controller/tip'
@@ -40,8 +41,12 @@ export interface Tip {
 }
 
 /** One branch of a remote, through a private bare repository (see the module comment). */
+/** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
+const STORE_REPOSITORY_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n'
+
 export class RemoteBranch {
   private ready: Promise<{ url: string }> | null = null
+  private initialised = false
 
   constructor(private readonly options: RemoteBranchOptions) {}
 
@@ -158,12 +163,22 @@ export class RemoteBranch {
           GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${this.options.token}`).toString('base64')}`,
         }
       : {}
+    // The private repository lives where the agent (same user) could write: its config is the store's
+    // own, written before each command, and hooks, global and system config never apply.
+    if (this.initialised) await writeFile(join(this.options.workDir, 'config'), STORE_REPOSITORY_CONFIG)
     return new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
       const child = execFile(
         'git',
-        ['--git-dir', this.options.workDir, ...args],
+        [...NEUTRALISED_CONFIG, '--git-dir', this.options.workDir, ...args],
         {
-          env: { ...scrubbedEnv(process.env), GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
+          env: {
+            ...withoutGitVariables(scrubbedEnv(process.env)),
+            GIT_CONFIG_NOSYSTEM: '1',
+            GIT_CONFIG_GLOBAL: '/dev/null',
+            GIT_TERMINAL_PROMPT: '0',
+            ...auth,
+            ...options.env,
+          },
           maxBuffer: 64 * 1024 * 1024,
           encoding: 'utf8',
         },
@@ -195,7 +210,7 @@ export class RemoteBranch {
         () => false,
       )
       if (!initialised) await this.must(['init', '--bare', '--quiet'])
-      await this.must(['config', 'gc.auto', '0'])
+      this.initialised = true
       let url = remote
       if (!/[/:\\]/.test(remote)) {
         const resolved = await new Promise<string>((resolve, reject) =>

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -139,5 +139,24 @@ describe('git store: branch, lease and remote', () => {
     await store.save(loopId, makeState(loopId, 1), null)
     expect((await store.load(loopId))?.state.iteration).toBe(1)
     expect((await git(user, 'status', '--porcelain')) + (await git(user, 'for-each-ref'))).toBe(before)
+  })
+
+  it('runs no hook and honours no config the agent plants in its private repository (it sits in RUNNER_TEMP, writable by the agent)', async () => {
+    const workDir = join(base, 'store-planted')
+    const store = new GitStore({ repoDir: base, remote: url, identity, token: TOKEN, workDir })
+    const loopId = freshLoopId('planted')
+    const version = await store.save(loopId, makeState(loopId, 1), null)
+    // The agent's hand, between two saves: a hook that dumps its environment (the token rides in it)
+    // and a proxy for the remote.
+    const dumped = join(base, 'planted-env')
+    for (const hook of ['reference-transaction', 'pre-push', 'post-commit']) {
+      await writeFile(join(workDir, 'hooks', hook), `#!/bin/sh\nenv >> "${dumped}"\n`, { mode: 0o755 })
+    }
+    await writeFile(join(workDir, 'config'), '[core]\n\tbare = true\n[http]\n\tproxy = http://127.0.0.1:9\n', {
+      flag: 'a',
+    })
+    await store.save(loopId, makeState(loopId, 2), version)
+    expect((await store.load(loopId))?.state.iteration).toBe(2)
+    expect(existsSync(dumped), 'a planted hook ran with the token in its environment').toBe(false)
   })
 })
