@@ -922,6 +922,8 @@ var external_node_os_ = __webpack_require__(48161);
 var external_node_child_process_ = __webpack_require__(31421);
 // EXTERNAL MODULE: ./src/adapters/git-process.ts
 var git_process = __webpack_require__(72296);
+// EXTERNAL MODULE: ./src/adapters/git-seal.ts
+var git_seal = __webpack_require__(36140);
 ;// CONCATENATED MODULE: ./src/adapters/stores/remote-branch.ts
 /**
  * The git plumbing under the `git` store: one branch of a remote, read and written through a private
@@ -935,6 +937,7 @@ var git_process = __webpack_require__(72296);
 
 
 
+
 /** Where the fetched branch tip is kept in the private repository. */
 const TIP_REF = 'refs/loop-controller/tip';
 /** Thrown for a push the remote declined for a reason other than a stale lease. */
@@ -942,9 +945,12 @@ class GitPushRejectedError extends Error {
     name = 'GitPushRejectedError';
 }
 /** One branch of a remote, through a private bare repository (see the module comment). */
+/** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
+const STORE_REPOSITORY_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n';
 class RemoteBranch {
     options;
     ready = null;
+    initialised = false;
     constructor(options) {
         this.options = options;
     }
@@ -1046,9 +1052,20 @@ class RemoteBranch {
                 GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${this.options.token}`).toString('base64')}`,
             }
             : {};
+        // The private repository lives where the agent (same user) could write: its config is the store's
+        // own, written before each command, and hooks, global and system config never apply.
+        if (this.initialised)
+            await (0,promises_.writeFile)((0,external_node_path_.join)(this.options.workDir, 'config'), STORE_REPOSITORY_CONFIG);
         return new Promise((resolve, reject) => {
-            const child = (0,external_node_child_process_.execFile)('git', ['--git-dir', this.options.workDir, ...args], {
-                env: { ...(0,git_process/* scrubbedEnv */.wS)(process.env), GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
+            const child = (0,external_node_child_process_.execFile)('git', [...git_process/* NEUTRALISED_CONFIG */.YV, '--git-dir', this.options.workDir, ...args], {
+                env: {
+                    ...(0,git_seal/* withoutGitVariables */.iZ)((0,git_process/* scrubbedEnv */.wS)(process.env)),
+                    GIT_CONFIG_NOSYSTEM: '1',
+                    GIT_CONFIG_GLOBAL: '/dev/null',
+                    GIT_TERMINAL_PROMPT: '0',
+                    ...auth,
+                    ...options.env,
+                },
                 maxBuffer: 64 * 1024 * 1024,
                 encoding: 'utf8',
             }, (error, stdout, stderr) => {
@@ -1078,7 +1095,7 @@ class RemoteBranch {
             const initialised = await (0,promises_.stat)((0,external_node_path_.join)(workDir, 'HEAD')).then(() => true, () => false);
             if (!initialised)
                 await this.must(['init', '--bare', '--quiet']);
-            await this.must(['config', 'gc.auto', '0']);
+            this.initialised = true;
             let url = remote;
             if (!/[/:\\]/.test(remote)) {
                 const resolved = await new Promise((resolve, reject) => (0,external_node_child_process_.execFile)('git', ['-C', repoDir, 'remote', 'get-url', remote], (error, stdout, stderr) => error
