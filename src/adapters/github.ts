@@ -12,9 +12,9 @@ import {
   type DispatchedRun,
   type GitHubPermission,
   GitHubPermissionError,
-  PullRequestsNotAllowedError,
   type GitHubPort,
   type PullRequestInfo,
+  PullRequestsNotAllowedError,
   type Review,
   type WorkflowDispatch,
 } from '../ports/github.js'

@@ -42,7 +42,8 @@ export interface Tip {
 
 /** One branch of a remote, through a private bare repository (see the module comment). */
 /** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
-const STORE_REPOSITORY_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n'
+const STORE_REPOSITORY_CONFIG =
+  '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n'
 
 export class RemoteBranch {
   private ready: Promise<{ url: string }> | null = null
