@@ -50685,7 +50685,8 @@ function conclude(record, final, at) {
         case 'ESCALATE':
             return ended('blocked', markBlocked(state, final.reason, at));
         case 'WAIT_FOR_HUMAN':
-            return ended('blocked');
+            // SHIP waiting for its merge is waiting, as the state says; only a BLOCKED loop is blocked.
+            return ended(state.status === 'waiting' ? 'waiting' : 'blocked');
         case 'WAIT_FOR_APPROVAL':
             return ended('waiting', state.status !== 'waiting' || state.statusReason !== final.reason
                 ? markWaiting(state, final.gate, final.reason, at)

@@ -32862,7 +32862,9 @@ function closingLine(result, elapsedMs, trail) {
     const head = {
         complete: `COMPLETE in ${state.iteration} iteration${state.iteration === 1 ? '' : 's'}, ${took}`,
         blocked: `BLOCKED at iteration ${state.iteration}: ${state.statusReason || result.next.reason}`,
-        waiting: `WAITING for approval: ${result.next.reason}`,
+        waiting: result.next.kind === 'WAIT_FOR_APPROVAL'
+            ? `WAITING for approval: ${result.next.reason}`
+            : `WAITING at iteration ${state.iteration}: ${state.statusReason || result.next.reason}`,
         capped: `CAP REACHED at iteration ${state.iteration}: ${result.next.reason}`,
         aborted: `ABORTED: ${state.statusReason || result.next.reason}`,
         superseded: 'SUPERSEDED: another controller ran this iteration',
@@ -36040,7 +36042,8 @@ function conclude(record, final, at) {
         case 'ESCALATE':
             return ended('blocked', markBlocked(state, final.reason, at));
         case 'WAIT_FOR_HUMAN':
-            return ended('blocked');
+            // SHIP waiting for its merge is waiting, as the state says; only a BLOCKED loop is blocked.
+            return ended(state.status === 'waiting' ? 'waiting' : 'blocked');
         case 'WAIT_FOR_APPROVAL':
             return ended('waiting', state.status !== 'waiting' || state.statusReason !== final.reason
                 ? markWaiting(state, final.gate, final.reason, at)

@@ -44,7 +44,10 @@ export function closingLine(result: IterationResult, elapsedMs: number, trail: s
   const head = {
     complete: `COMPLETE in ${state.iteration} iteration${state.iteration === 1 ? '' : 's'}, ${took}`,
     blocked: `BLOCKED at iteration ${state.iteration}: ${state.statusReason || result.next.reason}`,
-    waiting: `WAITING for approval: ${result.next.reason}`,
+    waiting:
+      result.next.kind === 'WAIT_FOR_APPROVAL'
+        ? `WAITING for approval: ${result.next.reason}`
+        : `WAITING at iteration ${state.iteration}: ${state.statusReason || result.next.reason}`,
     capped: `CAP REACHED at iteration ${state.iteration}: ${result.next.reason}`,
     aborted: `ABORTED: ${state.statusReason || result.next.reason}`,
     superseded: 'SUPERSEDED: another controller ran this iteration',

@@ -12,6 +12,7 @@ import { promisify } from 'node:util'
 import { parse } from 'yaml'
 import * as gh from './github-objects.js'
 import { ApiError, type DispatchRequest, type RestApi, type TokenGrant } from './rest-api.js'
+import type { JobIdentity } from './results-server.js'
 import { type Annotation, parseFileCommands, parseWorkflowCommands } from './runner-files.js'
 import { type ExpressionContext, evaluateCondition, interpolate, type WorkflowSpec } from './workflow-file.js'
 
@@ -21,14 +22,7 @@ const run = promisify(execFile)
 export interface ResultsService {
   /** Origin of the service; `ACTIONS_RESULTS_URL` is this plus `/`. */
   url: string
-  issueRuntimeToken?(job: {
-    repository: string
-    runId: number
-    runAttempt?: number
-    job?: string
-    ref: string
-    baseRef?: string
-  }): string
+  issueRuntimeToken?(job: JobIdentity): string
 }
 
 /** The git remote jobs check out from and push to. */
