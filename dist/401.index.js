@@ -920,10 +920,8 @@ function stripCommand(line) {
 var external_node_os_ = __webpack_require__(48161);
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(31421);
-// EXTERNAL MODULE: ./src/adapters/git-process.ts
-var git_process = __webpack_require__(72296);
-// EXTERNAL MODULE: ./src/adapters/git-seal.ts
-var git_seal = __webpack_require__(36140);
+// EXTERNAL MODULE: ./src/adapters/git-env.ts
+var git_env = __webpack_require__(76194);
 ;// CONCATENATED MODULE: ./src/adapters/stores/remote-branch.ts
 /**
  * The git plumbing under the `git` store: one branch of a remote, read and written through a private
@@ -937,16 +935,15 @@ var git_seal = __webpack_require__(36140);
 
 
 
-
 /** Where the fetched branch tip is kept in the private repository. */
 const TIP_REF = 'refs/loop-controller/tip';
 /** Thrown for a push the remote declined for a reason other than a stale lease. */
 class GitPushRejectedError extends Error {
     name = 'GitPushRejectedError';
 }
-/** One branch of a remote, through a private bare repository (see the module comment). */
 /** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
 const STORE_REPOSITORY_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n';
+/** One branch of a remote, through a private bare repository (see the module comment). */
 class RemoteBranch {
     options;
     ready = null;
@@ -1057,15 +1054,8 @@ class RemoteBranch {
         if (this.initialised)
             await (0,promises_.writeFile)((0,external_node_path_.join)(this.options.workDir, 'config'), STORE_REPOSITORY_CONFIG);
         return new Promise((resolve, reject) => {
-            const child = (0,external_node_child_process_.execFile)('git', [...git_process/* NEUTRALISED_CONFIG */.YV, '--git-dir', this.options.workDir, ...args], {
-                env: {
-                    ...(0,git_seal/* withoutGitVariables */.iZ)((0,git_process/* scrubbedEnv */.wS)(process.env)),
-                    GIT_CONFIG_NOSYSTEM: '1',
-                    GIT_CONFIG_GLOBAL: '/dev/null',
-                    GIT_TERMINAL_PROMPT: '0',
-                    ...auth,
-                    ...options.env,
-                },
+            const child = (0,external_node_child_process_.execFile)('git', [...git_env/* NEUTRALISED_CONFIG */.YV, '--git-dir', this.options.workDir, ...args], {
+                env: { ...(0,git_env/* controllerGitEnv */.UK)(), GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
                 maxBuffer: 64 * 1024 * 1024,
                 encoding: 'utf8',
             }, (error, stdout, stderr) => {

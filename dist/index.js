@@ -30741,26 +30741,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 72296:
+/***/ 76194:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   WG: () => (/* binding */ GitProcess),
-/* harmony export */   YV: () => (/* binding */ NEUTRALISED_CONFIG),
-/* harmony export */   fs: () => (/* binding */ splitZ),
-/* harmony export */   iR: () => (/* binding */ GitCommandError),
-/* harmony export */   wS: () => (/* binding */ scrubbedEnv)
+/* harmony export */   UK: () => (/* binding */ controllerGitEnv),
+/* harmony export */   YV: () => (/* binding */ NEUTRALISED_CONFIG)
 /* harmony export */ });
-/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(31421);
-/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_child_process__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _domain_secret_names_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(16167);
-/* harmony import */ var _git_seal_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(36140);
+/* unused harmony exports scrubbedEnv, withoutGitVariables */
+/* harmony import */ var _domain_secret_names_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(16167);
 /**
- * Running one git command: non-interactive, in stable English (so the message signs in `git-cli.ts`
- * match), with a cap on output so a runaway command fails instead of exhausting memory.
+ * How every git command of the controller runs, whatever repository it is in (the work tree, the `git`
+ * store's private repository): settings over anything a repository's config says, and an environment
+ * without the controller's secrets, without git's own variables, and without the system config.
  */
-
-
 
 /**
  * Settings every git command runs with, over anything in the repository's own config: the work command
@@ -30781,147 +30775,12 @@ const NEUTRALISED_CONFIG = [
 function scrubbedEnv(env) {
     const kept = {};
     for (const [name, value] of Object.entries(env)) {
-        if (value !== undefined && !(0,_domain_secret_names_js__WEBPACK_IMPORTED_MODULE_2__/* .isSecretName */ .eh)(name))
+        if (value !== undefined && !(0,_domain_secret_names_js__WEBPACK_IMPORTED_MODULE_0__/* .isSecretName */ .eh)(name))
             kept[name] = value;
     }
     return kept;
 }
-/** A git command that failed; the message quotes the command, its exit code and git's own words. */
-class GitCommandError extends Error {
-    args;
-    result;
-    name = 'GitCommandError';
-    constructor(args, result) {
-        super(`git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
-        this.args = args;
-        this.result = result;
-    }
-}
-/** Output beyond this from one git command is an error rather than a memory blow-up. */
-const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
-/** Runs git commands in one folder with one git executable. */
-class GitProcess {
-    cwd;
-    gitPath;
-    seal;
-    constructor(cwd, gitPath) {
-        this.cwd = cwd;
-        this.gitPath = gitPath;
-        // Made before the work command runs: what is in .git/config now is what the controller trusts.
-        this.seal = new _git_seal_js__WEBPACK_IMPORTED_MODULE_1__/* .GitConfigSeal */ .MX(cwd, gitPath);
-    }
-    /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
-    raw(args, options = {}) {
-        return new Promise((resolve, reject) => {
-            this.seal.before();
-            const child = (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.spawn)(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {
-                cwd: this.cwd,
-                env: {
-                    ...(0,_git_seal_js__WEBPACK_IMPORTED_MODULE_1__/* .withoutGitVariables */ .iZ)(scrubbedEnv(process.env)),
-                    ...this.seal.env,
-                    ...options.env,
-                    GIT_TERMINAL_PROMPT: '0',
-                    GCM_INTERACTIVE: 'never',
-                    // Stable English messages, so the benign and conflict signs match.
-                    LC_ALL: 'C',
-                },
-                stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-            });
-            const out = [];
-            let outBytes = 0;
-            const err = [];
-            child.stdout?.on('data', (chunk) => {
-                outBytes += chunk.length;
-                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-                    child.kill('SIGKILL');
-                    return;
-                }
-                out.push(chunk);
-            });
-            child.stderr?.on('data', (chunk) => err.push(chunk));
-            child.once('error', reject);
-            child.once('close', (code, signal) => {
-                this.seal.after();
-                const stderr = Buffer.concat(err).toString('utf8');
-                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-                    reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`));
-                    return;
-                }
-                resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr });
-            });
-            if (options.input) {
-                child.stdin?.on('error', () => { });
-                child.stdin?.end(options.input);
-            }
-        });
-    }
-    /** Runs git with text output; a failure throws `GitCommandError` unless `allowFailure`. */
-    async exec(args, options = {}) {
-        const raw = await this.raw(args, options.env ? { env: options.env } : {});
-        const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr };
-        if (result.exitCode !== 0 && !options.allowFailure)
-            throw new GitCommandError(args, result);
-        return result;
-    }
-    /** Throws `GitCommandError` (quoting `args`) when a raw run failed. */
-    check(args, result) {
-        if (result.exitCode !== 0) {
-            throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr });
-        }
-    }
-}
-/** The parts of git's NUL-separated output (`-z`). */
-function splitZ(buffer) {
-    return buffer
-        .toString('utf8')
-        .split('\0')
-        .filter((part) => part.length > 0);
-}
-
-
-/***/ }),
-
-/***/ 36140:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   MX: () => (/* binding */ GitConfigSeal),
-/* harmony export */   iZ: () => (/* binding */ withoutGitVariables)
-/* harmony export */ });
-/* unused harmony export GitSealBrokenError */
-/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(31421);
-/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_child_process__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(73024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(48161);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_3__);
-/**
- * The controller's git reads only the configuration the controller trusts. The work command (the
- * agent) can write `.git/config`, a file it includes, `$HOME/.gitconfig`, `$XDG_CONFIG_HOME/git/config`
- * and `/etc/gitconfig`, and replace `.git` itself; any of them could name a program (a filter, a diff or
- * merge driver, a signing program, an askpass, an ssh command, an `ext::` remote) or move the remote the
- * push token goes to. So:
- *
- * - the repository's config is sealed: read once, before the work can have touched it, and put back
- *   before every command of the controller's; what the controller itself writes (a branch's upstream, a
- *   `git config` of its own) is taken into the seal after its command;
- * - `.git` must still be the folder (or gitdir file) it was when sealed: a replaced one is refused;
- * - the person's global config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`) is read once, when the
- *   seal is made, into a private copy that is put back before every command too; the system config is
- *   not read; git variables the controller inherited are dropped.
- */
-
-
-
-
-/** Environment every controller git command gets besides its global copy: no system config. */
-const NO_SYSTEM = {
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_SYSTEM: '/dev/null',
-};
-/** The controller's inherited environment without git's own variables (GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND, ...). */
+/** The environment without git's own variables (GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND, GIT_DIR, ...). */
 function withoutGitVariables(env) {
     const kept = {};
     for (const [name, value] of Object.entries(env)) {
@@ -30930,144 +30789,18 @@ function withoutGitVariables(env) {
     }
     return kept;
 }
-/** Raised instead of running git when `.git` is no longer the repository the controller sealed. */
-class GitSealBrokenError extends Error {
-    name = 'GitSealBrokenError';
-}
-/** The global config as git would read it now: `$GIT_CONFIG_GLOBAL`, else the XDG file, then `~/.gitconfig`. */
-function globalConfigText(env) {
-    if (env.GIT_CONFIG_GLOBAL !== undefined)
-        return readOrNull(env.GIT_CONFIG_GLOBAL) ?? '';
-    const home = env.HOME ?? (0,node_os__WEBPACK_IMPORTED_MODULE_2__.homedir)();
-    const xdg = env.XDG_CONFIG_HOME || (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(home, '.config');
-    return [readOrNull((0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(xdg, 'git', 'config')), readOrNull((0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(home, '.gitconfig'))]
-        .filter((text) => text !== null)
-        .join('\n');
-}
-/** One private copy per distinct global config for the whole process (many adapters share one). */
-const globalCopies = new Map();
-function globalCopyOf(text) {
-    if (text.trim() === '')
-        return '/dev/null';
-    let path = globalCopies.get(text);
-    if (!path) {
-        path = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)((0,node_fs__WEBPACK_IMPORTED_MODULE_1__.mkdtempSync)((0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)((0,node_os__WEBPACK_IMPORTED_MODULE_2__.tmpdir)(), 'loop-git-global-')), 'config');
-        (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.writeFileSync)(path, text, { mode: 0o600 });
-        globalCopies.set(text, path);
-    }
-    return path;
-}
-class GitConfigSeal {
-    cwd;
-    gitPath;
-    configPath = null;
-    dotGit = null;
-    trusted = null;
-    globalText;
-    globalPath;
-    constructor(cwd, gitPath) {
-        this.cwd = cwd;
-        this.gitPath = gitPath;
-        this.globalText = globalConfigText(process.env);
-        this.globalPath = globalCopyOf(this.globalText);
-        this.trySeal();
-    }
-    /** The environment that points git at the sealed global copy and away from the system config. */
-    get env() {
-        return { ...NO_SYSTEM, GIT_CONFIG_GLOBAL: this.globalPath };
-    }
-    /** Whether the repository's config is held (false until a repository exists in the folder). */
-    get sealed() {
-        return this.configPath !== null;
-    }
-    /** Before a command: `.git` is the sealed one and its config is the trusted text again. */
-    before() {
-        if (this.globalPath !== '/dev/null')
-            putBack(this.globalPath, this.globalText);
-        if (!this.sealed)
-            return;
-        this.checkDotGit();
-        if (this.trusted !== null)
-            putBack(this.configPath, this.trusted);
-    }
-    /** After a command: what the controller's own command wrote is trusted from now on. */
-    after() {
-        if (!this.sealed) {
-            this.trySeal();
-            return;
-        }
-        this.trusted = readOrNull(this.configPath);
-    }
-    trySeal() {
-        const asked = (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.spawnSync)(this.gitPath, ['rev-parse', '--show-toplevel', '--git-common-dir'], {
-            cwd: this.cwd,
-            env: { ...withoutGitVariables(stringEnv(process.env)), ...this.env, LC_ALL: 'C' },
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-        });
-        if (asked.status !== 0 || typeof asked.stdout !== 'string')
-            return;
-        const [top, common] = asked.stdout.trim().split('\n');
-        if (!top || !common)
-            return;
-        const dotGitPath = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(top, '.git');
-        const stats = statOrNull(dotGitPath);
-        if (!stats)
-            return;
-        this.dotGit = {
-            path: dotGitPath,
-            dev: stats.dev,
-            ino: stats.ino,
-            isDirectory: stats.isDirectory(),
-            text: stats.isFile() ? readOrNull(dotGitPath) : null,
-        };
-        this.configPath = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)((0,node_path__WEBPACK_IMPORTED_MODULE_3__.isAbsolute)(common) ? common : (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(this.cwd, common), 'config');
-        this.trusted = readOrNull(this.configPath);
-    }
-    checkDotGit() {
-        const sealed = this.dotGit;
-        const stats = statOrNull(sealed.path);
-        const same = stats !== null &&
-            stats.isDirectory() === sealed.isDirectory &&
-            (sealed.isDirectory
-                ? stats.dev === sealed.dev && stats.ino === sealed.ino
-                : stats.isFile() && readOrNull(sealed.path) === sealed.text);
-        if (!same) {
-            throw new GitSealBrokenError(`${sealed.path} is no longer the repository the controller started with (the work replaced or removed it); ` +
-                'the controller runs no git command in it. Restore .git, or start the loop again from a fresh checkout.');
-        }
-    }
-}
-/** Writes `text` to `path` (atomically) unless it already holds exactly that. */
-function putBack(path, text) {
-    if (readOrNull(path) === text)
-        return;
-    const temporary = `${path}.loop-controller-seal`;
-    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.writeFileSync)(temporary, text, { mode: 0o600 });
-    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.renameSync)(temporary, path);
-}
-function readOrNull(path) {
-    try {
-        return (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(path, 'utf8');
-    }
-    catch {
-        return null;
-    }
-}
-function statOrNull(path) {
-    try {
-        return (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.lstatSync)(path);
-    }
-    catch {
-        return null;
-    }
-}
-function stringEnv(env) {
-    const kept = {};
-    for (const [name, value] of Object.entries(env))
-        if (value !== undefined)
-            kept[name] = value;
-    return kept;
+/**
+ * The environment of a controller git command: this process's, scrubbed of secrets and git variables,
+ * reading no system config and `globalConfig` as the global one (none by default). A command's own
+ * variables (the push token's header, an index file) are added over it by the caller.
+ */
+function controllerGitEnv(globalConfig = '/dev/null') {
+    return {
+        ...withoutGitVariables(scrubbedEnv(process.env)),
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_SYSTEM: '/dev/null',
+        GIT_CONFIG_GLOBAL: globalConfig,
+    };
 }
 
 
@@ -31755,7 +31488,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(91890);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(60890);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31765,7 +31498,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 91890:
+/***/ 60890:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36316,96 +36049,6 @@ function pushAuthEnv(serverUrl, token) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/ports/github.ts
-/**
- * What the controller asks of GitHub's API (docs/github.md). Implemented with Octokit in
- * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
- */
-/** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
-class GitHubPermissionError extends Error {
-    permission;
-    status;
-    name = 'GitHubPermissionError';
-    constructor(message, permission, status) {
-        super(message);
-        this.permission = permission;
-        this.status = status;
-    }
-}
-/**
- * GitHub refused to let this token open a pull request because of a repository (or organization)
- * setting, not a missing permission: "Allow GitHub Actions to create and approve pull requests" is off,
- * the default for new repositories and organizations. The branch is pushed; only the pull request waits.
- */
-class PullRequestsNotAllowedError extends Error {
-    name = 'PullRequestsNotAllowedError';
-}
-
-;// CONCATENATED MODULE: ./src/action/publish.ts
-
-
-
-
-/**
- * Publishes the iteration's commit when there is one and a remote `origin` to push to; without a
- * remote the work stays on the local branch.
- */
-async function publishIteration(run, input, deps) {
-    const { git, logger } = deps;
-    if (!git)
-        return { state: input.result.state, blocked: false };
-    const hasRemote = (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0;
-    if (!hasRemote)
-        logger.info(`No remote 'origin': the work stays on the local branch ${input.branch}.`);
-    if (!hasRemote || input.result.commit === null)
-        return { state: input.result.state, blocked: false };
-    return publish(run, input, { ...deps, git });
-}
-async function publish(run, input, deps) {
-    const { git, github, store, logger } = deps;
-    const { loopId, branch, result } = input;
-    let state = result.state;
-    let version = result.version;
-    // The git adapter hands the push token to fetch and push itself (see `GitCliOptions.networkEnv`).
-    const pushed = await deps.io.group(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY }));
-    if (pushed.kind !== 'pushed') {
-        const reason = pushed.kind === 'conflict'
-            ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
-            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}`;
-        logger.error(pushed.message);
-        const blocked = markBlocked(state, reason, deps.clock.now());
-        version = await store.save(loopId, blocked.state, version);
-        return { state: blocked.state, blocked: true };
-    }
-    if (!state.pullRequest) {
-        // The task is in the state, so a re-dispatched job (whose event has no issue) still closes it.
-        const issue = state.task?.source === 'issue' ? state.task.number : run.event.issueToClose;
-        const closes = issue !== null ? `\n\nCloses #${issue}.` : '';
-        let pull;
-        try {
-            pull = await github.findOrCreatePullRequest({
-                head: branch,
-                base: run.event.defaultBranch,
-                title: `loop: ${(state.task?.title || state.goal).split('\n')[0]?.slice(0, 200) ?? loopId}`,
-                body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
-                draft: true,
-            });
-        }
-        catch (error) {
-            if (!(error instanceof PullRequestsNotAllowedError))
-                throw error;
-            // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
-            const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`;
-            logger.warning(`${error.message}. The repository setting "Allow GitHub Actions to create and approve pull requests" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`);
-            return { state, blocked: false, pullRequestWaiting: { branch, compareUrl } };
-        }
-        logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`);
-        state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged } };
-        version = await store.save(loopId, state, version);
-    }
-    return { state, blocked: false };
-}
-
 ;// CONCATENATED MODULE: ./src/domain/report/annotations.ts
 /** GitHub's limit of error annotations shown per step. */
 const MAX_ANNOTATIONS = 10;
@@ -37190,6 +36833,97 @@ function buildReportModel(state, extras) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/ports/github.ts
+/**
+ * What the controller asks of GitHub's API (docs/github.md). Implemented with Octokit in
+ * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
+ */
+/** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
+class GitHubPermissionError extends Error {
+    permission;
+    status;
+    name = 'GitHubPermissionError';
+    constructor(message, permission, status) {
+        super(message);
+        this.permission = permission;
+        this.status = status;
+    }
+}
+/**
+ * GitHub refused to let this token open a pull request because of a repository (or organization)
+ * setting, not a missing permission: "Allow GitHub Actions to create and approve pull requests" is off,
+ * the default for new repositories and organizations. The branch is pushed; only the pull request waits.
+ */
+class PullRequestsNotAllowedError extends Error {
+    name = 'PullRequestsNotAllowedError';
+}
+
+;// CONCATENATED MODULE: ./src/action/publish.ts
+
+
+
+
+
+/**
+ * Publishes the iteration's commit when there is one and a remote `origin` to push to; without a
+ * remote the work stays on the local branch.
+ */
+async function publishIteration(run, input, deps) {
+    const { git, logger } = deps;
+    if (!git)
+        return { state: input.result.state, blocked: false };
+    const hasRemote = (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0;
+    if (!hasRemote)
+        logger.info(`No remote 'origin': the work stays on the local branch ${input.branch}.`);
+    if (!hasRemote || input.result.commit === null)
+        return { state: input.result.state, blocked: false };
+    return publish(run, input, { ...deps, git });
+}
+async function publish(run, input, deps) {
+    const { git, github, store, logger } = deps;
+    const { loopId, branch, result } = input;
+    let state = result.state;
+    let version = result.version;
+    // The git adapter hands the push token to fetch and push itself (see `GitCliOptions.networkEnv`).
+    const pushed = await deps.io.group(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY }));
+    if (pushed.kind !== 'pushed') {
+        const reason = pushed.kind === 'conflict'
+            ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
+            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}`;
+        logger.error(pushed.message);
+        const blocked = markBlocked(state, reason, deps.clock.now());
+        version = await store.save(loopId, blocked.state, version);
+        return { state: blocked.state, blocked: true };
+    }
+    if (!state.pullRequest) {
+        // The task is in the state, so a re-dispatched job (whose event has no issue) still closes it.
+        const issue = state.task?.source === 'issue' ? state.task.number : run.event.issueToClose;
+        const closes = issue !== null ? `\n\nCloses #${issue}.` : '';
+        let pull;
+        try {
+            pull = await github.findOrCreatePullRequest({
+                head: branch,
+                base: run.event.defaultBranch,
+                title: `loop: ${(state.task?.title || state.goal).split('\n')[0]?.slice(0, 200) ?? loopId}`,
+                body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
+                draft: true,
+            });
+        }
+        catch (error) {
+            if (!(error instanceof PullRequestsNotAllowedError))
+                throw error;
+            // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
+            const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`;
+            logger.warning(`${error.message}. The repository setting "${PULL_REQUEST_SETTING}" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`);
+            return { state, blocked: false, pullRequestWaiting: { branch, compareUrl } };
+        }
+        logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`);
+        state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged } };
+        version = await store.save(loopId, state, version);
+    }
+    return { state, blocked: false };
+}
 
 ;// CONCATENATED MODULE: ./src/action/refusal.ts
 /**
@@ -46132,6 +45866,22 @@ async function readPending(path) {
         return null;
     }
 }
+/**
+ * The files ending in `suffix` in every loop's `dead-letters/` under `stateDir` (`.loop/` for the CLI),
+ * loops and files in name order.
+ */
+async function deadLetterFiles(stateDir, suffix) {
+    const files = [];
+    for (const loop of (await (0,promises_.readdir)(stateDir).catch(() => [])).sort()) {
+        const folder = (0,external_node_path_.join)(stateDir, loop, 'dead-letters');
+        const names = await (0,promises_.readdir)(folder).catch(() => []);
+        files.push(...names
+            .filter((name) => name.endsWith(suffix))
+            .sort()
+            .map((name) => (0,external_node_path_.join)(folder, name)));
+    }
+    return files;
+}
 /** Writes and reads one loop's audit trail. */
 class AuditTrail {
     dir;
@@ -46305,21 +46055,15 @@ class AuditTrail {
      */
     async readDeadLetters() {
         const records = [];
-        const loops = await (0,promises_.readdir)((0,external_node_path_.dirname)(this.dir)).catch(() => []);
-        for (const loop of loops.sort()) {
-            const folder = (0,external_node_path_.join)((0,external_node_path_.dirname)(this.dir), loop, 'dead-letters');
-            const names = await (0,promises_.readdir)(folder).catch(() => []);
-            for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
-                if (records.length >= 200)
-                    return records;
-                const path = (0,external_node_path_.join)(folder, name);
-                const info = await (0,promises_.stat)(path).catch(() => null);
-                if (!info?.isFile() || info.size > 64 * 1024)
-                    continue;
-                const text = await (0,promises_.readFile)(path, 'utf8').catch(() => null);
-                if (text !== null)
-                    records.push(text);
-            }
+        for (const path of await deadLetterFiles((0,external_node_path_.dirname)(this.dir), '.json')) {
+            if (records.length >= 200)
+                break;
+            const info = await (0,promises_.stat)(path).catch(() => null);
+            if (!info?.isFile() || info.size > 64 * 1024)
+                continue;
+            const text = await (0,promises_.readFile)(path, 'utf8').catch(() => null);
+            if (text !== null)
+                records.push(text);
         }
         return records;
     }
@@ -46396,8 +46140,263 @@ class ConcurrentCommitError extends Error {
     name = 'ConcurrentCommitError';
 }
 
-// EXTERNAL MODULE: ./src/adapters/git-process.ts
-var git_process = __nccwpck_require__(72296);
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __nccwpck_require__(31421);
+// EXTERNAL MODULE: ./src/adapters/git-env.ts
+var git_env = __nccwpck_require__(76194);
+;// CONCATENATED MODULE: ./src/adapters/git-seal.ts
+/**
+ * The controller's git reads only the configuration the controller trusts. The work command (the
+ * agent) can write `.git/config`, a file it includes, `$HOME/.gitconfig`, `$XDG_CONFIG_HOME/git/config`
+ * and `/etc/gitconfig`, and replace `.git` itself; any of them could name a program (a filter, a diff or
+ * merge driver, a signing program, an askpass, an ssh command, an `ext::` remote) or move the remote the
+ * push token goes to. So:
+ *
+ * - the repository's config is sealed: read once, before the work can have touched it, and put back
+ *   before every command of the controller's; what the controller itself writes (a branch's upstream, a
+ *   `git config` of its own) is taken into the seal after its command;
+ * - `.git` must still be the folder (or gitdir file) it was when sealed: a replaced one is refused;
+ * - the person's global config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`) is read once, when the
+ *   seal is made, into a private copy that is put back before every command too; the system config is
+ *   not read; git variables the controller inherited are dropped.
+ */
+
+
+
+
+
+/** Raised instead of running git when `.git` is no longer the repository the controller sealed. */
+class GitSealBrokenError extends Error {
+    name = 'GitSealBrokenError';
+}
+/** The global config as git would read it now: `$GIT_CONFIG_GLOBAL`, else the XDG file, then `~/.gitconfig`. */
+function globalConfigText(env) {
+    if (env.GIT_CONFIG_GLOBAL !== undefined)
+        return readOrNull(env.GIT_CONFIG_GLOBAL) ?? '';
+    const home = env.HOME ?? (0,external_node_os_.homedir)();
+    const xdg = env.XDG_CONFIG_HOME || (0,external_node_path_.join)(home, '.config');
+    return [readOrNull((0,external_node_path_.join)(xdg, 'git', 'config')), readOrNull((0,external_node_path_.join)(home, '.gitconfig'))]
+        .filter((text) => text !== null)
+        .join('\n');
+}
+/** One private copy per distinct global config for the whole process (many adapters share one). */
+const globalCopies = new Map();
+function globalCopyOf(text) {
+    if (text.trim() === '')
+        return '/dev/null';
+    let path = globalCopies.get(text);
+    if (!path) {
+        path = (0,external_node_path_.join)((0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-git-global-')), 'config');
+        (0,external_node_fs_.writeFileSync)(path, text, { mode: 0o600 });
+        globalCopies.set(text, path);
+    }
+    return path;
+}
+class GitConfigSeal {
+    cwd;
+    gitPath;
+    configPath = null;
+    dotGit = null;
+    trusted = null;
+    globalText;
+    globalPath;
+    constructor(cwd, gitPath) {
+        this.cwd = cwd;
+        this.gitPath = gitPath;
+        this.globalText = globalConfigText(process.env);
+        this.globalPath = globalCopyOf(this.globalText);
+        this.trySeal();
+    }
+    /** The private copy of the person's global config that git reads as its global one. */
+    get globalConfig() {
+        return this.globalPath;
+    }
+    /** Whether the repository's config is held (false until a repository exists in the folder). */
+    get sealed() {
+        return this.configPath !== null;
+    }
+    /** Before a command: `.git` is the sealed one and its config is the trusted text again. */
+    before() {
+        if (this.globalPath !== '/dev/null')
+            putBack(this.globalPath, this.globalText);
+        if (!this.sealed)
+            return;
+        this.checkDotGit();
+        if (this.trusted !== null)
+            putBack(this.configPath, this.trusted);
+    }
+    /** After a command: what the controller's own command wrote is trusted from now on. */
+    after() {
+        if (!this.sealed) {
+            this.trySeal();
+            return;
+        }
+        this.trusted = readOrNull(this.configPath);
+    }
+    trySeal() {
+        const asked = (0,external_node_child_process_.spawnSync)(this.gitPath, ['rev-parse', '--show-toplevel', '--git-common-dir'], {
+            cwd: this.cwd,
+            env: { ...(0,git_env/* controllerGitEnv */.UK)(this.globalPath), LC_ALL: 'C' },
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+        });
+        if (asked.status !== 0 || typeof asked.stdout !== 'string')
+            return;
+        const [top, common] = asked.stdout.trim().split('\n');
+        if (!top || !common)
+            return;
+        const dotGitPath = (0,external_node_path_.join)(top, '.git');
+        const stats = statOrNull(dotGitPath);
+        if (!stats)
+            return;
+        this.dotGit = {
+            path: dotGitPath,
+            dev: stats.dev,
+            ino: stats.ino,
+            isDirectory: stats.isDirectory(),
+            text: stats.isFile() ? readOrNull(dotGitPath) : null,
+        };
+        this.configPath = (0,external_node_path_.join)((0,external_node_path_.isAbsolute)(common) ? common : (0,external_node_path_.join)(this.cwd, common), 'config');
+        this.trusted = readOrNull(this.configPath);
+    }
+    checkDotGit() {
+        const sealed = this.dotGit;
+        const stats = statOrNull(sealed.path);
+        const same = stats !== null &&
+            stats.isDirectory() === sealed.isDirectory &&
+            (sealed.isDirectory
+                ? stats.dev === sealed.dev && stats.ino === sealed.ino
+                : stats.isFile() && readOrNull(sealed.path) === sealed.text);
+        if (!same) {
+            throw new GitSealBrokenError(`${sealed.path} is no longer the repository the controller started with (the work replaced or removed it); ` +
+                'the controller runs no git command in it. Restore .git, or start the loop again from a fresh checkout.');
+        }
+    }
+}
+/** Writes `text` to `path` (atomically) unless it already holds exactly that. */
+function putBack(path, text) {
+    if (readOrNull(path) === text)
+        return;
+    const temporary = `${path}.loop-controller-seal`;
+    (0,external_node_fs_.writeFileSync)(temporary, text, { mode: 0o600 });
+    (0,external_node_fs_.renameSync)(temporary, path);
+}
+function readOrNull(path) {
+    try {
+        return (0,external_node_fs_.readFileSync)(path, 'utf8');
+    }
+    catch {
+        return null;
+    }
+}
+function statOrNull(path) {
+    try {
+        return (0,external_node_fs_.lstatSync)(path);
+    }
+    catch {
+        return null;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-process.ts
+/**
+ * Running one git command: non-interactive, in stable English (so the message signs in `git-cli.ts`
+ * match), with a cap on output so a runaway command fails instead of exhausting memory.
+ */
+
+
+
+/** A git command that failed; the message quotes the command, its exit code and git's own words. */
+class GitCommandError extends Error {
+    args;
+    result;
+    name = 'GitCommandError';
+    constructor(args, result) {
+        super(`git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
+        this.args = args;
+        this.result = result;
+    }
+}
+/** Output beyond this from one git command is an error rather than a memory blow-up. */
+const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
+/** Runs git commands in one folder with one git executable. */
+class GitProcess {
+    cwd;
+    gitPath;
+    seal;
+    constructor(cwd, gitPath) {
+        this.cwd = cwd;
+        this.gitPath = gitPath;
+        // Made before the work command runs: what is in .git/config now is what the controller trusts.
+        this.seal = new GitConfigSeal(cwd, gitPath);
+    }
+    /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
+    raw(args, options = {}) {
+        return new Promise((resolve, reject) => {
+            this.seal.before();
+            const child = (0,external_node_child_process_.spawn)(this.gitPath, [...git_env/* NEUTRALISED_CONFIG */.YV, ...args], {
+                cwd: this.cwd,
+                env: {
+                    ...(0,git_env/* controllerGitEnv */.UK)(this.seal.globalConfig),
+                    ...options.env,
+                    GIT_TERMINAL_PROMPT: '0',
+                    GCM_INTERACTIVE: 'never',
+                    // Stable English messages, so the benign and conflict signs match.
+                    LC_ALL: 'C',
+                },
+                stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+            });
+            const out = [];
+            let outBytes = 0;
+            const err = [];
+            child.stdout?.on('data', (chunk) => {
+                outBytes += chunk.length;
+                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+                    child.kill('SIGKILL');
+                    return;
+                }
+                out.push(chunk);
+            });
+            child.stderr?.on('data', (chunk) => err.push(chunk));
+            child.once('error', reject);
+            child.once('close', (code, signal) => {
+                this.seal.after();
+                const stderr = Buffer.concat(err).toString('utf8');
+                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+                    reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`));
+                    return;
+                }
+                resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr });
+            });
+            if (options.input) {
+                child.stdin?.on('error', () => { });
+                child.stdin?.end(options.input);
+            }
+        });
+    }
+    /** Runs git with text output; a failure throws `GitCommandError` unless `allowFailure`. */
+    async exec(args, options = {}) {
+        const raw = await this.raw(args, options.env ? { env: options.env } : {});
+        const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr };
+        if (result.exitCode !== 0 && !options.allowFailure)
+            throw new GitCommandError(args, result);
+        return result;
+    }
+    /** Throws `GitCommandError` (quoting `args`) when a raw run failed. */
+    check(args, result) {
+        if (result.exitCode !== 0) {
+            throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr });
+        }
+    }
+}
+/** The parts of git's NUL-separated output (`-z`). */
+function splitZ(buffer) {
+    return buffer
+        .toString('utf8')
+        .split('\0')
+        .filter((part) => part.length > 0);
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/git-commit-screen.ts
 /**
  * The git side of screening what a checkpoint commits (`domain/commit-policy.ts` decides): the paths
@@ -46425,7 +46424,7 @@ async function commitCandidates(git, base, trees, ignoreRulesAt, maxBytes) {
         const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', base, tree];
         const listed = await git.raw(args);
         git.check(args, listed);
-        const parts = (0,git_process/* splitZ */.fs)(listed.stdout);
+        const parts = splitZ(listed.stdout);
         for (let i = 0; i + 1 < parts.length; i += 2) {
             const [, , newMode = '', , newBlob = '', status = ''] = (parts[i] ?? '').split(/[: ]+/);
             const path = parts[i + 1] ?? '';
@@ -46508,7 +46507,7 @@ async function ignoredAt(git, tree, paths) {
     try {
         const listing = await git.raw(['ls-tree', '-r', '-z', '--full-tree', tree]);
         git.check(['ls-tree', '-r', tree], listing);
-        const ruleFiles = (0,git_process/* splitZ */.fs)(listing.stdout).flatMap((entry) => {
+        const ruleFiles = splitZ(listing.stdout).flatMap((entry) => {
             const match = /^100\d{3} blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
             return match && /(?:^|\/)\.gitignore$/.test(match[2] ?? '')
                 ? [{ blob: match[1] ?? '', path: match[2] ?? '' }]
@@ -46527,7 +46526,7 @@ async function ignoredAt(git, tree, paths) {
         // 1: none of them is ignored.
         if (result.exitCode !== 0 && result.exitCode !== 1)
             git.check(['check-ignore', '--no-index'], result);
-        return new Set((0,git_process/* splitZ */.fs)(result.stdout));
+        return new Set(splitZ(result.stdout));
     }
     finally {
         await (0,promises_.rm)(scratch, { recursive: true, force: true });
@@ -46546,7 +46545,7 @@ async function treeWithPathsFrom(git, tree, base, paths) {
             await git.exec(['--literal-pathspecs', 'rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...batch], { env });
             const listed = await git.raw(['--literal-pathspecs', 'ls-tree', '-r', '-z', '--full-tree', base, '--', ...batch]);
             git.check(['ls-tree', base], listed);
-            const entries = (0,git_process/* splitZ */.fs)(listed.stdout);
+            const entries = splitZ(listed.stdout);
             if (entries.length === 0)
                 continue;
             const info = await git.raw(['update-index', '-z', '--index-info'], {
@@ -46572,7 +46571,7 @@ async function ignoredFiles(git, top, pathspecs) {
     const listed = await git.raw(args);
     git.check(args, listed);
     const fingerprints = {};
-    for (const path of (0,git_process/* splitZ */.fs)(listed.stdout)) {
+    for (const path of splitZ(listed.stdout)) {
         const fingerprint = await fingerprintOf((0,external_node_path_.join)(top, path));
         if (fingerprint !== null)
             fingerprints[path] = fingerprint;
@@ -46662,7 +46661,7 @@ async function blobsAt(git, ref, paths, maxBytes) {
             ...batch,
         ]);
         git.check(['ls-tree', '-r', '-z', '-l', ref], listing);
-        for (const entry of (0,git_process/* splitZ */.fs)(listing.stdout)) {
+        for (const entry of splitZ(listing.stdout)) {
             const match = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(entry);
             if (!match)
                 continue;
@@ -46798,7 +46797,7 @@ class GitCli {
     constructor(cwd, options = {}) {
         this.cwd = cwd;
         this.exclude = options.exclude ?? ['.loop'];
-        this.git = new git_process/* GitProcess */.WG(cwd, options.gitPath ?? 'git');
+        this.git = new GitProcess(cwd, options.gitPath ?? 'git');
         this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
         this.networkEnv = options.networkEnv;
     }
@@ -46834,7 +46833,7 @@ class GitCli {
         return this.withWorkTreeIndex(async (env) => {
             const result = await this.git.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', base], { env });
             this.git.check(['diff', '--cached', '--name-only', base], result);
-            return (0,git_process/* splitZ */.fs)(result.stdout);
+            return splitZ(result.stdout);
         });
     }
     async diffStat(since) {
@@ -46852,7 +46851,7 @@ class GitCli {
         if (staged.exitCode === 0)
             return null;
         if (staged.exitCode !== 1)
-            throw new git_process/* GitCommandError */.iR(['diff', '--cached', '--quiet'], staged);
+            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
         // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
         const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
         const result = await this.exec(args, { allowFailure: true });
@@ -46864,7 +46863,7 @@ class GitCli {
             if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
                 throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
             }
-            throw new git_process/* GitCommandError */.iR(args, result);
+            throw new GitCommandError(args, result);
         }
         return this.head();
     }
@@ -46905,7 +46904,7 @@ class GitCli {
         if (result.exitCode === 0)
             return { ok: true, conflict: false, conflictPaths: [], stderr: result.stderr };
         const unmerged = await this.git.raw(['diff', '--name-only', '--diff-filter=U', '-z']);
-        const conflictPaths = unmerged.exitCode === 0 ? (0,git_process/* splitZ */.fs)(unmerged.stdout) : [];
+        const conflictPaths = unmerged.exitCode === 0 ? splitZ(unmerged.stdout) : [];
         const text = `${result.stdout}\n${result.stderr}`;
         const conflict = conflictPaths.length > 0 || CONFLICT_SIGNS.some((sign) => sign.test(text));
         const inProgress = await this.exec(['rev-parse', '--verify', '-q', 'REBASE_HEAD'], { allowFailure: true });
@@ -46947,7 +46946,7 @@ class GitCli {
             if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(moved.stderr))) {
                 throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${moved.stderr.trim()}`);
             }
-            throw new git_process/* GitCommandError */.iR(update, moved);
+            throw new GitCommandError(update, moved);
         }
         return commit;
     }
@@ -47632,8 +47631,6 @@ class OctokitGitHub {
     }
 }
 
-// EXTERNAL MODULE: external "node:child_process"
-var external_node_child_process_ = __nccwpck_require__(31421);
 ;// CONCATENATED MODULE: ./src/adapters/isolation.ts
 /**
  * Choosing and proving the isolation of the project's commands (see `domain/isolation.ts`): each way
@@ -78028,18 +78025,6 @@ function constantCatch(value) {
 /******/ 			return fn.r ? promise : getResult();
 /******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
 /******/ 		queue && queue.d < 0 && (queue.d = 0);
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/compat get default export */
-/******/ (() => {
-/******/ 	// getDefaultExport function for compatibility with non-harmony modules
-/******/ 	__nccwpck_require__.n = (module) => {
-/******/ 		var getter = module && module.__esModule ?
-/******/ 			() => (module['default']) :
-/******/ 			() => (module);
-/******/ 		__nccwpck_require__.d(getter, { a: getter });
-/******/ 		return getter;
 /******/ 	};
 /******/ })();
 /******/ 

@@ -30861,6 +30861,60 @@ function secretValuesInEnv(env) {
         .map(([, value]) => value);
 }
 
+;// CONCATENATED MODULE: ./src/adapters/git-env.ts
+/**
+ * How every git command of the controller runs, whatever repository it is in (the work tree, the `git`
+ * store's private repository): settings over anything a repository's config says, and an environment
+ * without the controller's secrets, without git's own variables, and without the system config.
+ */
+
+/**
+ * Settings every git command runs with, over anything in the repository's own config: the work command
+ * (the agent) can write `.git/`, so a hook, an fsmonitor, a credential helper or an ssh command planted
+ * there must never run inside the controller's git, which holds the job's tokens.
+ */
+const NEUTRALISED_CONFIG = [
+    '-c',
+    'core.hooksPath=/dev/null',
+    '-c',
+    'core.fsmonitor=false',
+    '-c',
+    'credential.helper=',
+    '-c',
+    'core.sshCommand=ssh',
+];
+/** The controller's environment without its secrets: git gets credentials only as a command passes them. */
+function scrubbedEnv(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value !== undefined && !isSecretName(name))
+            kept[name] = value;
+    }
+    return kept;
+}
+/** The environment without git's own variables (GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND, GIT_DIR, ...). */
+function withoutGitVariables(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (!name.startsWith('GIT_') && name !== 'SSH_ASKPASS')
+            kept[name] = value;
+    }
+    return kept;
+}
+/**
+ * The environment of a controller git command: this process's, scrubbed of secrets and git variables,
+ * reading no system config and `globalConfig` as the global one (none by default). A command's own
+ * variables (the push token's header, an index file) are added over it by the caller.
+ */
+function controllerGitEnv(globalConfig = '/dev/null') {
+    return {
+        ...withoutGitVariables(scrubbedEnv(process.env)),
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_SYSTEM: '/dev/null',
+        GIT_CONFIG_GLOBAL: globalConfig,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/git-seal.ts
 /**
  * The controller's git reads only the configuration the controller trusts. The work command (the
@@ -30881,20 +30935,7 @@ function secretValuesInEnv(env) {
 
 
 
-/** Environment every controller git command gets besides its global copy: no system config. */
-const NO_SYSTEM = {
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_SYSTEM: '/dev/null',
-};
-/** The controller's inherited environment without git's own variables (GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND, ...). */
-function withoutGitVariables(env) {
-    const kept = {};
-    for (const [name, value] of Object.entries(env)) {
-        if (!name.startsWith('GIT_') && name !== 'SSH_ASKPASS')
-            kept[name] = value;
-    }
-    return kept;
-}
+
 /** Raised instead of running git when `.git` is no longer the repository the controller sealed. */
 class GitSealBrokenError extends Error {
     name = 'GitSealBrokenError';
@@ -30937,9 +30978,9 @@ class GitConfigSeal {
         this.globalPath = globalCopyOf(this.globalText);
         this.trySeal();
     }
-    /** The environment that points git at the sealed global copy and away from the system config. */
-    get env() {
-        return { ...NO_SYSTEM, GIT_CONFIG_GLOBAL: this.globalPath };
+    /** The private copy of the person's global config that git reads as its global one. */
+    get globalConfig() {
+        return this.globalPath;
     }
     /** Whether the repository's config is held (false until a repository exists in the folder). */
     get sealed() {
@@ -30966,7 +31007,7 @@ class GitConfigSeal {
     trySeal() {
         const asked = (0,external_node_child_process_namespaceObject.spawnSync)(this.gitPath, ['rev-parse', '--show-toplevel', '--git-common-dir'], {
             cwd: this.cwd,
-            env: { ...withoutGitVariables(stringEnv(process.env)), ...this.env, LC_ALL: 'C' },
+            env: { ...controllerGitEnv(this.globalPath), LC_ALL: 'C' },
             encoding: 'utf8',
             stdio: ['ignore', 'pipe', 'ignore'],
         });
@@ -31027,13 +31068,6 @@ function statOrNull(path) {
         return null;
     }
 }
-function stringEnv(env) {
-    const kept = {};
-    for (const [name, value] of Object.entries(env))
-        if (value !== undefined)
-            kept[name] = value;
-    return kept;
-}
 
 ;// CONCATENATED MODULE: ./src/adapters/git-process.ts
 /**
@@ -31043,30 +31077,6 @@ function stringEnv(env) {
 
 
 
-/**
- * Settings every git command runs with, over anything in the repository's own config: the work command
- * (the agent) can write `.git/`, so a hook, an fsmonitor, a credential helper or an ssh command planted
- * there must never run inside the controller's git, which holds the job's tokens.
- */
-const NEUTRALISED_CONFIG = [
-    '-c',
-    'core.hooksPath=/dev/null',
-    '-c',
-    'core.fsmonitor=false',
-    '-c',
-    'credential.helper=',
-    '-c',
-    'core.sshCommand=ssh',
-];
-/** The controller's environment without its secrets: git gets credentials only as a command passes them. */
-function scrubbedEnv(env) {
-    const kept = {};
-    for (const [name, value] of Object.entries(env)) {
-        if (value !== undefined && !isSecretName(name))
-            kept[name] = value;
-    }
-    return kept;
-}
 /** A git command that failed; the message quotes the command, its exit code and git's own words. */
 class GitCommandError extends Error {
     args;
@@ -31098,8 +31108,7 @@ class GitProcess {
             const child = (0,external_node_child_process_namespaceObject.spawn)(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {
                 cwd: this.cwd,
                 env: {
-                    ...withoutGitVariables(scrubbedEnv(process.env)),
-                    ...this.seal.env,
+                    ...controllerGitEnv(this.seal.globalConfig),
                     ...options.env,
                     GIT_TERMINAL_PROMPT: '0',
                     GCM_INTERACTIVE: 'never',
@@ -32199,6 +32208,22 @@ async function readPending(path) {
         return null;
     }
 }
+/**
+ * The files ending in `suffix` in every loop's `dead-letters/` under `stateDir` (`.loop/` for the CLI),
+ * loops and files in name order.
+ */
+async function deadLetterFiles(stateDir, suffix) {
+    const files = [];
+    for (const loop of (await (0,promises_namespaceObject.readdir)(stateDir).catch(() => [])).sort()) {
+        const folder = (0,external_node_path_namespaceObject.join)(stateDir, loop, 'dead-letters');
+        const names = await (0,promises_namespaceObject.readdir)(folder).catch(() => []);
+        files.push(...names
+            .filter((name) => name.endsWith(suffix))
+            .sort()
+            .map((name) => (0,external_node_path_namespaceObject.join)(folder, name)));
+    }
+    return files;
+}
 /** Writes and reads one loop's audit trail. */
 class AuditTrail {
     dir;
@@ -32372,21 +32397,15 @@ class AuditTrail {
      */
     async readDeadLetters() {
         const records = [];
-        const loops = await (0,promises_namespaceObject.readdir)((0,external_node_path_namespaceObject.dirname)(this.dir)).catch(() => []);
-        for (const loop of loops.sort()) {
-            const folder = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(this.dir), loop, 'dead-letters');
-            const names = await (0,promises_namespaceObject.readdir)(folder).catch(() => []);
-            for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
-                if (records.length >= 200)
-                    return records;
-                const path = (0,external_node_path_namespaceObject.join)(folder, name);
-                const info = await (0,promises_namespaceObject.stat)(path).catch(() => null);
-                if (!info?.isFile() || info.size > 64 * 1024)
-                    continue;
-                const text = await (0,promises_namespaceObject.readFile)(path, 'utf8').catch(() => null);
-                if (text !== null)
-                    records.push(text);
-            }
+        for (const path of await deadLetterFiles((0,external_node_path_namespaceObject.dirname)(this.dir), '.json')) {
+            if (records.length >= 200)
+                break;
+            const info = await (0,promises_namespaceObject.stat)(path).catch(() => null);
+            if (!info?.isFile() || info.size > 64 * 1024)
+                continue;
+            const text = await (0,promises_namespaceObject.readFile)(path, 'utf8').catch(() => null);
+            if (text !== null)
+                records.push(text);
         }
         return records;
     }
@@ -32660,6 +32679,7 @@ async function policyIfConfigured(root, values, io) {
 
 
 
+
 /** Where promoted patterns go when the loop config names none yet. */
 const NEW_PATTERNS_FILE = '.github/loop-patterns.yml';
 const CANDIDATE_SUFFIX = '.pattern.yml';
@@ -32711,7 +32731,9 @@ async function runPatternsCommand(positionals, place, values, io) {
 }
 /** The candidate patterns of every loop's dead letters, or of the one `--from` names. */
 async function findCandidates(place, from, cwd, shown) {
-    const files = from === undefined ? await allCandidateFiles(place.stateDir) : [await candidateFileOf(place, from, cwd)];
+    const files = from === undefined
+        ? await deadLetterFiles(place.stateDir, CANDIDATE_SUFFIX)
+        : [await candidateFileOf(place, from, cwd)];
     const candidates = [];
     for (const file of files) {
         const text = await nodeWorkspace.readText(file, 256 * 1024);
@@ -32724,15 +32746,6 @@ async function findCandidates(place, from, cwd, shown) {
         });
     }
     return candidates;
-}
-async function allCandidateFiles(stateDir) {
-    const files = [];
-    for (const loop of (await (0,promises_namespaceObject.readdir)(stateDir).catch(() => [])).sort()) {
-        const folder = (0,external_node_path_namespaceObject.join)(stateDir, loop, 'dead-letters');
-        const names = await (0,promises_namespaceObject.readdir)(folder).catch(() => []);
-        files.push(...names.filter((n) => n.endsWith(CANDIDATE_SUFFIX)).map((n) => (0,external_node_path_namespaceObject.join)(folder, n)));
-    }
-    return files;
 }
 /**
  * `--from`: a dead letter's file (its `.md`, `.json` or `.pattern.yml`), or its name (the signature, or

@@ -6,7 +6,7 @@
 import type { IterationResult } from '../app/iteration.js'
 import { pushLoopBranch } from '../app/loop-branch.js'
 import { markBlocked } from '../domain/engine/index.js'
-import type { PullRequestWaiting } from '../domain/report/index.js'
+import { PULL_REQUEST_SETTING, type PullRequestWaiting } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
 import type { Git } from '../ports/git.js'
@@ -91,7 +91,7 @@ async function publish(
       // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
       const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`
       logger.warning(
-        `${error.message}. The repository setting "Allow GitHub Actions to create and approve pull requests" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`,
+        `${error.message}. The repository setting "${PULL_REQUEST_SETTING}" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`,
       )
       return { state, blocked: false, pullRequestWaiting: { branch, compareUrl } }
     }

@@ -33,6 +33,25 @@ async function readPending(path: string): Promise<{ marker: string; events: Jour
   }
 }
 
+/**
+ * The files ending in `suffix` in every loop's `dead-letters/` under `stateDir` (`.loop/` for the CLI),
+ * loops and files in name order.
+ */
+export async function deadLetterFiles(stateDir: string, suffix: string): Promise<string[]> {
+  const files: string[] = []
+  for (const loop of (await readdir(stateDir).catch(() => [] as string[])).sort()) {
+    const folder = join(stateDir, loop, 'dead-letters')
+    const names = await readdir(folder).catch(() => [] as string[])
+    files.push(
+      ...names
+        .filter((name) => name.endsWith(suffix))
+        .sort()
+        .map((name) => join(folder, name)),
+    )
+  }
+  return files
+}
+
 /** Writes and reads one loop's audit trail. */
 export class AuditTrail implements AuditLog {
   constructor(
@@ -208,18 +227,12 @@ export class AuditTrail implements AuditLog {
    */
   async readDeadLetters(): Promise<string[]> {
     const records: string[] = []
-    const loops = await readdir(dirname(this.dir)).catch(() => [] as string[])
-    for (const loop of loops.sort()) {
-      const folder = join(dirname(this.dir), loop, 'dead-letters')
-      const names = await readdir(folder).catch(() => [] as string[])
-      for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
-        if (records.length >= 200) return records
-        const path = join(folder, name)
-        const info = await stat(path).catch(() => null)
-        if (!info?.isFile() || info.size > 64 * 1024) continue
-        const text = await readFile(path, 'utf8').catch(() => null)
-        if (text !== null) records.push(text)
-      }
+    for (const path of await deadLetterFiles(dirname(this.dir), '.json')) {
+      if (records.length >= 200) break
+      const info = await stat(path).catch(() => null)
+      if (!info?.isFile() || info.size > 64 * 1024) continue
+      const text = await readFile(path, 'utf8').catch(() => null)
+      if (text !== null) records.push(text)
     }
     return records
   }

@@ -3,34 +3,9 @@
  * match), with a cap on output so a runaway command fails instead of exhausting memory.
  */
 import { spawn } from 'node:child_process'
-import { isSecretName } from '../domain/secret-names.js'
 import type { GitResult } from '../ports/git.js'
-import { GitConfigSeal, withoutGitVariables } from './git-seal.js'
-
-/**
- * Settings every git command runs with, over anything in the repository's own config: the work command
- * (the agent) can write `.git/`, so a hook, an fsmonitor, a credential helper or an ssh command planted
- * there must never run inside the controller's git, which holds the job's tokens.
- */
-export const NEUTRALISED_CONFIG: readonly string[] = [
-  '-c',
-  'core.hooksPath=/dev/null',
-  '-c',
-  'core.fsmonitor=false',
-  '-c',
-  'credential.helper=',
-  '-c',
-  'core.sshCommand=ssh',
-]
-
-/** The controller's environment without its secrets: git gets credentials only as a command passes them. */
-export function scrubbedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const kept: Record<string, string> = {}
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !isSecretName(name)) kept[name] = value
-  }
-  return kept
-}
+import { controllerGitEnv, NEUTRALISED_CONFIG } from './git-env.js'
+import { GitConfigSeal } from './git-seal.js'
 
 /** A command's exit code, raw stdout (file contents may be binary) and stderr text. */
 export interface RawResult {
@@ -74,8 +49,7 @@ export class GitProcess {
       const child = spawn(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {
         cwd: this.cwd,
         env: {
-          ...withoutGitVariables(scrubbedEnv(process.env)),
-          ...this.seal.env,
+          ...controllerGitEnv(this.seal.globalConfig),
           ...options.env,
           GIT_TERMINAL_PROMPT: '0',
           GCM_INTERACTIVE: 'never',

@@ -17,21 +17,7 @@ import { spawnSync } from 'node:child_process'
 import { lstatSync, mkdtempSync, readFileSync, renameSync, type Stats, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
-
-/** Environment every controller git command gets besides its global copy: no system config. */
-const NO_SYSTEM: Readonly<Record<string, string>> = {
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_SYSTEM: '/dev/null',
-}
-
-/** The controller's inherited environment without git's own variables (GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND, ...). */
-export function withoutGitVariables(env: Record<string, string>): Record<string, string> {
-  const kept: Record<string, string> = {}
-  for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith('GIT_') && name !== 'SSH_ASKPASS') kept[name] = value
-  }
-  return kept
-}
+import { controllerGitEnv } from './git-env.js'
 
 /** `.git` in the work tree as it was sealed: a folder (by inode) or a gitdir file (by its text). */
 interface DotGit {
@@ -87,9 +73,9 @@ export class GitConfigSeal {
     this.trySeal()
   }
 
-  /** The environment that points git at the sealed global copy and away from the system config. */
-  get env(): Record<string, string> {
-    return { ...NO_SYSTEM, GIT_CONFIG_GLOBAL: this.globalPath }
+  /** The private copy of the person's global config that git reads as its global one. */
+  get globalConfig(): string {
+    return this.globalPath
   }
 
   /** Whether the repository's config is held (false until a repository exists in the folder). */
@@ -117,7 +103,7 @@ export class GitConfigSeal {
   private trySeal(): void {
     const asked = spawnSync(this.gitPath, ['rev-parse', '--show-toplevel', '--git-common-dir'], {
       cwd: this.cwd,
-      env: { ...withoutGitVariables(stringEnv(process.env)), ...this.env, LC_ALL: 'C' },
+      env: { ...controllerGitEnv(this.globalPath), LC_ALL: 'C' },
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
     })
@@ -178,10 +164,4 @@ function statOrNull(path: string): Stats | null {
   } catch {
     return null
   }
-}
-
-function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const kept: Record<string, string> = {}
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) kept[name] = value
-  return kept
 }

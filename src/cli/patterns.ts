@@ -7,6 +7,7 @@
 import { readdir } from 'node:fs/promises'
 import { basename, join, relative, resolve } from 'node:path'
 import { isMap, isSeq, parse, parseDocument, type YAMLSeq } from 'yaml'
+import { deadLetterFiles } from '../adapters/audit-trail.js'
 import { nodeWorkspace } from '../adapters/node-workspace.js'
 import { parsePatternFile } from '../config/pattern-library.js'
 import { buildLibrary, type PatternConfig } from '../domain/analysis/index.js'
@@ -90,7 +91,10 @@ async function findCandidates(
   cwd: string,
   shown: (path: string) => string,
 ): Promise<FoundCandidate[]> {
-  const files = from === undefined ? await allCandidateFiles(place.stateDir) : [await candidateFileOf(place, from, cwd)]
+  const files =
+    from === undefined
+      ? await deadLetterFiles(place.stateDir, CANDIDATE_SUFFIX)
+      : [await candidateFileOf(place, from, cwd)]
   const candidates: FoundCandidate[] = []
   for (const file of files) {
     const text = await nodeWorkspace.readText(file, 256 * 1024)
@@ -102,16 +106,6 @@ async function findCandidates(
     })
   }
   return candidates
-}
-
-async function allCandidateFiles(stateDir: string): Promise<string[]> {
-  const files: string[] = []
-  for (const loop of (await readdir(stateDir).catch(() => [] as string[])).sort()) {
-    const folder = join(stateDir, loop, 'dead-letters')
-    const names = await readdir(folder).catch(() => [] as string[])
-    files.push(...names.filter((n) => n.endsWith(CANDIDATE_SUFFIX)).map((n) => join(folder, n)))
-  }
-  return files
 }
 
 /**

@@ -6,19 +6,15 @@
  */
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
-import { buildActionFromSource } from '../security/source-bundle.js'
+import { useActionFromSource } from '../security/source-bundle.js'
 import { botComments, describeJobs, pullRequests, type Scenario, startScenario } from './fixtures.js'
 
 const MINUTE = 60_000
-let action: { actionDir: string; remove: () => void }
+const action = useActionFromSource()
 let scenario: Scenario | undefined
 
-beforeAll(async () => {
-  action = await buildActionFromSource()
-}, 2 * MINUTE)
-afterAll(() => action?.remove())
 afterEach(async () => {
   await scenario?.stop()
   scenario = undefined

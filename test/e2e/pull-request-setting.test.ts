@@ -4,19 +4,15 @@
 // change and where (or the push-token alternative), keep the branch pushed with a compare link, and open
 // the pull request in a later iteration once the setting is on. The action is built from this tree's
 // source (dist/ is rebuilt separately).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { buildActionFromSource } from '../security/source-bundle.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { useActionFromSource } from '../security/source-bundle.js'
 import { botComments, commitSubjects, describeJobs, pullRequests, type Scenario, startScenario } from './fixtures.js'
 
 const MINUTE = 60_000
 const SETTING = 'Allow GitHub Actions to create and approve pull requests'
-let action: { actionDir: string; remove: () => void }
+const action = useActionFromSource()
 let scenario: Scenario | undefined
 
-beforeAll(async () => {
-  action = await buildActionFromSource()
-})
-afterAll(() => action?.remove())
 afterEach(async () => {
   await scenario?.stop()
   scenario = undefined

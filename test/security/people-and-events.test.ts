@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { parse, stringify } from 'yaml'
 import { parseLoopConfig } from '../../src/config/load-config.js'
 import {
@@ -19,16 +19,12 @@ import {
   type Scenario,
 } from '../e2e/fixtures.js'
 import { startSandbox } from '../sandbox/sandbox.js'
-import { buildActionFromSource } from './source-bundle.js'
+import { useActionFromSource } from './source-bundle.js'
 
 const MINUTE = 60_000
-let action: { actionDir: string; remove: () => void }
+const action = useActionFromSource()
 let scenario: Scenario | undefined
 
-beforeAll(async () => {
-  action = await buildActionFromSource()
-})
-afterAll(() => action?.remove())
 afterEach(async () => {
   await scenario?.stop()
   scenario = undefined

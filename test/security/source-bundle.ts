@@ -10,6 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { afterAll, beforeAll } from 'vitest'
 import { ACTION_DIR } from '../e2e/fixtures.js'
 
 /** Builds the action into a fresh folder; returns it and a function that removes it. */
@@ -36,4 +37,22 @@ export async function buildActionFromSource(): Promise<{ actionDir: string; remo
     { cwd: source },
   )
   return { actionDir, remove: () => rmSync(actionDir, { recursive: true, force: true }) }
+}
+
+/**
+ * For a test file: builds the action from source once before its tests and removes it after them.
+ * `actionDir` is read inside tests (it is set once the build is done).
+ */
+export function useActionFromSource(): { readonly actionDir: string } {
+  let built: { actionDir: string; remove: () => void } | undefined
+  beforeAll(async () => {
+    built = await buildActionFromSource()
+  }, 2 * 60_000)
+  afterAll(() => built?.remove())
+  return {
+    get actionDir() {
+      if (!built) throw new Error('the action from source is built in beforeAll; read actionDir inside a test')
+      return built.actionDir
+    },
+  }
 }

@@ -10,8 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Identity } from '../../ports/git.js'
-import { NEUTRALISED_CONFIG, scrubbedEnv } from '../git-process.js'
-import { withoutGitVariables } from '../git-seal.js'
+import { controllerGitEnv, NEUTRALISED_CONFIG } from '../git-env.js'
 
 /** Where the fetched branch tip is kept in the private repository. */
 const TIP_REF = 'refs/loop-controller/tip'
@@ -40,11 +39,11 @@ export interface Tip {
   commit: string | null
 }
 
-/** One branch of a remote, through a private bare repository (see the module comment). */
 /** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
 const STORE_REPOSITORY_CONFIG =
   '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n'
 
+/** One branch of a remote, through a private bare repository (see the module comment). */
 export class RemoteBranch {
   private ready: Promise<{ url: string }> | null = null
   private initialised = false
@@ -172,14 +171,7 @@ export class RemoteBranch {
         'git',
         [...NEUTRALISED_CONFIG, '--git-dir', this.options.workDir, ...args],
         {
-          env: {
-            ...withoutGitVariables(scrubbedEnv(process.env)),
-            GIT_CONFIG_NOSYSTEM: '1',
-            GIT_CONFIG_GLOBAL: '/dev/null',
-            GIT_TERMINAL_PROMPT: '0',
-            ...auth,
-            ...options.env,
-          },
+          env: { ...controllerGitEnv(), GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
           maxBuffer: 64 * 1024 * 1024,
           encoding: 'utf8',
         },
