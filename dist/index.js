@@ -31488,7 +31488,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(60890);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(93196);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31498,7 +31498,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 60890:
+/***/ 93196:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31830,8 +31830,15 @@ function interpretEvent(eventName, payload) {
         case 'issues':
         case 'pull_request':
         case 'pull_request_target': {
-            // Only labels speak to the loop here: a pull request that is opened or updated (often by the loop's
-            // own push) must not start an iteration outside the dispatch chain.
+            // Labels speak to the loop here, and a merge ends SHIP's wait: a pull request that is opened or
+            // updated (often by the loop's own push) must not start an iteration outside the dispatch chain.
+            const pull = action_event_record(payload.pull_request);
+            if (eventName !== 'issues' && action_event_text(payload.action) === 'closed') {
+                if (pull.merged !== true)
+                    return { kind: 'none', why: 'the pull request was closed without merging' };
+                const number = typeof pull.number === 'number' ? pull.number : 0;
+                return { kind: 'merged', number, actor: userOf(action_event_record(pull.merged_by)).actor || userOf(payload.sender).actor };
+            }
             if (action_event_text(payload.action) !== 'labeled')
                 return { kind: 'none', why: `${eventName} ${action_event_text(payload.action)}` };
             const label = action_event_text(action_event_record(payload.label).name);
@@ -31913,10 +31920,19 @@ async function redispatch(run, input, deps) {
     const next = state.iteration + 1;
     const dispatched = await deps.github.dispatchWorkflow({
         workflow: target.file,
-        ref: target.ref,
+        ref: dispatchRef(target.ref, run.event.defaultBranch),
         inputs: { 'loop-id': loopId, iteration: String(next) },
     });
     deps.logger.info(`Dispatched iteration ${next} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`);
+}
+/**
+ * The ref to dispatch on: the job's own, unless it ran on a pull request's `refs/pull/N/merge`
+ * (reviews, labels and merges of the pull request), which GitHub does not dispatch to (422 "No ref
+ * found"). Then the default branch: its workflow file is the reviewed one, unlike the loop's branch,
+ * where the agent could have rewritten it.
+ */
+function dispatchRef(jobRef, defaultBranch) {
+    return jobRef.startsWith('refs/pull/') ? `refs/heads/${defaultBranch}` : jobRef;
 }
 
 ;// CONCATENATED MODULE: ./src/action/job-iterations.ts
@@ -33368,7 +33384,7 @@ function resolveLoopConfig(request, fileText) {
         if (problem)
             throw new ConfigError(problem);
     }
-    return { config, policy: policyFromConfig(config), configPath };
+    return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations };
 }
 /** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
 function parseLoopConfig(text, fileName) {
@@ -34055,7 +34071,11 @@ var secret_names = __nccwpck_require__(16167);
 async function loadActionConfig(settings, root, workspace) {
     // A bad config, cap or pipeline is the user's to fix, before anything runs.
     const loaded = await loadLoopConfig(actionConfigRequest(settings, root), (path) => workspace.readText(path));
-    return { config: loaded.config, configPathRelative: loaded.configPath && (0,external_node_path_.relative)(root, loaded.configPath) };
+    return {
+        config: loaded.config,
+        configPathRelative: loaded.configPath && (0,external_node_path_.relative)(root, loaded.configPath),
+        capGiven: loaded.capGiven,
+    };
 }
 /**
  * The config the iterations run with: the `secrets` inputs reach the loop's commands too, except an
@@ -34396,6 +34416,27 @@ function markWaiting(state, gate, reason, now) {
             : [commands_event(state, at, 'gate', `gate '${name}' raised: ${reason.trim()}`, { gate: name })],
     };
 }
+/**
+ * A person gave this run an iteration cap that differs from the loop's (a flag, an input, the config):
+ * it becomes the loop's cap. Raising it lets a capped loop go on once resumed; lowering it below the
+ * iterations already run caps the loop at its next decision. The cap cannot go below 1.
+ */
+function changeCap(state, cap, now) {
+    if (!Number.isInteger(cap) || cap < 1)
+        throw new EngineError(`an iteration cap must be a whole number >= 1; got ${cap}.`);
+    if (cap === state.maxIterations)
+        return { state, events: [] };
+    const at = now.toISOString();
+    return {
+        state: { ...state, maxIterations: cap, updatedAt: at },
+        events: [
+            commands_event(state, at, 'cap-changed', `iteration cap ${state.maxIterations} -> ${cap} (given to this run)`, {
+                from: state.maxIterations,
+                to: cap,
+            }),
+        ],
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
 /** How many entries each list keeps. */
@@ -34667,9 +34708,13 @@ function decide(state, observations, policy) {
             : `${state.stage}`,
     };
 }
-/** The first cap or budget reached, or null. The iteration cap is the lower of state's and policy's. */
+/**
+ * The first cap or budget reached, or null. The iteration cap is the loop's own, kept in its state
+ * across jobs (a run given another cap changes it first, see `changeCap`); budgets a run's policy sets
+ * apply over the state's.
+ */
 function capReached(state, policy) {
-    const maxIterations = Math.min(state.maxIterations, policy.maxIterations);
+    const { maxIterations } = state;
     if (state.iteration >= maxIterations) {
         return {
             kind: 'CAP_REACHED',
@@ -35852,6 +35897,8 @@ async function applyCommands(run, loopId, deps) {
         logger.info(`Nothing for the loop in this ${run.event.name} event: ${intent.why}.`);
         return false;
     }
+    if (intent.kind === 'merged')
+        return mergeEndsShip(loopId, intent.number, deps);
     // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
     const permission = await deps.github.getPermission(intent.actor);
     const authorization = authorizeActor({
@@ -35887,6 +35934,23 @@ async function applyCommands(run, loopId, deps) {
     }
     const state = await apply(toPeopleCommand(intent.command), intent.actor);
     return state !== null && intent.command.kind !== 'abort';
+}
+/**
+ * A merged pull request runs an iteration only for the loop that waits in SHIP for exactly this pull
+ * request (only a writer can merge, so nobody else needs authorizing): that iteration sees the merge and
+ * completes. A merge at any other stage is a person's call the loop leaves alone.
+ */
+async function mergeEndsShip(loopId, number, deps) {
+    const state = (await deps.store.load(loopId))?.state;
+    if (state?.stage === 'SHIP' && state.pullRequest?.number === number) {
+        deps.logger.info(`Pull request #${number} is merged: loop ${loopId} leaves SHIP.`);
+        return true;
+    }
+    const where = state
+        ? `in ${state.stage} with ${state.pullRequest ? `#${state.pullRequest.number}` : 'no pull request'}`
+        : 'not started';
+    deps.logger.info(`Pull request #${number} is merged; loop ${loopId} is ${where}: nothing to do.`);
+    return false;
 }
 
 // EXTERNAL MODULE: external "node:fs/promises"
@@ -45412,6 +45476,31 @@ function requireRunId(run) {
     return Number(required(run.runId, 'GITHUB_RUN_ID'));
 }
 
+;// CONCATENATED MODULE: ./src/action/ship.ts
+/**
+ * SHIP asks a person to merge the loop's pull request, and GitHub merges no draft: before it asks, the
+ * loop marks its draft ready for review. A refusal (a token without `pull-requests: write`, an older
+ * server) is a warning, not a failure: the person can press "Ready for review" themselves.
+ */
+
+/** Whether the loop now waits for a person to merge its (open, unmerged) pull request. */
+function waitsForMerge(state) {
+    return (state.stage === 'SHIP' && state.status === 'waiting' && state.pullRequest !== undefined && !state.pullRequest.merged);
+}
+async function readyForMerge(state, deps) {
+    if (!waitsForMerge(state) || !state.pullRequest)
+        return;
+    const { number } = state.pullRequest;
+    try {
+        if (await deps.github.markReadyForReview(number)) {
+            deps.logger.info(`Pull request #${number} is marked ready for review: it waits for a person to merge it.`);
+        }
+    }
+    catch (error) {
+        deps.logger.warning(`Could not mark pull request #${number} ready for review (${messageOf(error)}); press "Ready for review" on it before merging.`);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/version.ts
 /** The version of loop-controller, named in messages (e.g. when a state is from a newer version). */
 const VERSION = '1.0.0';
@@ -47344,6 +47433,8 @@ function isRequestError(error) {
 const PERMISSION_BY_ROUTE = [
     { pattern: /\/actions\//, write: 'actions: write', read: 'actions: write' },
     { pattern: /\/pulls(\/|$)/, write: 'pull-requests: write', read: 'pull-requests: read' },
+    // The one GraphQL call: marking the loop's pull request ready for review.
+    { pattern: /^\/graphql$/, write: 'pull-requests: write', read: 'pull-requests: read' },
     { pattern: /\/issues\//, write: 'issues: write', read: 'issues: read' },
     { pattern: /\/collaborators\//, write: 'metadata: read', read: 'metadata: read' },
     { pattern: /\/(git|contents)\//, write: 'contents: write', read: 'contents: read' },
@@ -47497,6 +47588,15 @@ class OctokitGitHub {
     }
     async isPullRequestMerged(number) {
         return (await this.getPullRequest(number)).merged;
+    }
+    async markReadyForReview(number) {
+        const route = `${this.repoPath}/pulls/${number}`;
+        const response = await this.call('GET', route, () => this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number }));
+        const pull = response.data;
+        if (pull.draft !== true)
+            return false;
+        await this.call('POST', '/graphql', () => this.octokit.graphql('mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { isDraft } } }', { id: pull.node_id }));
+        return true;
     }
     async findStickyComment(issueNumber, marker) {
         const route = `${this.repoPath}/issues/${issueNumber}/comments`;
@@ -50549,6 +50649,10 @@ async function restoreAndDecide(input, deps, policy) {
     let record;
     if (loaded) {
         record = { state: loaded.state, events: [], loaded: true, version: loaded.version };
+        if (input.capGiven !== undefined && input.capGiven !== loaded.state.maxIterations) {
+            const changed = changeCap(loaded.state, input.capGiven, now);
+            record = withEvents({ ...record, state: changed.state }, ...changed.events);
+        }
     }
     else {
         const fresh = initialState({ loopId, goal: config.goal, task: input.task ?? null, policy, now });
@@ -50935,6 +51039,7 @@ const systemClock = {
 
 
 
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     try {
@@ -50967,7 +51072,7 @@ async function runAction(io) {
     if (trigger.untrusted)
         logger.warning(trigger.reason);
     // The loop config comes from the ref that was checked out, before the loop's branch is.
-    const { config, configPathRelative } = await loadActionConfig(settings, root, nodeWorkspace);
+    const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace);
     const isolation = isolationFor(settings.isolation);
     if (isolation.report.level === 'none')
         logger.warning(isolationLine(isolation.report));
@@ -51024,6 +51129,8 @@ async function runAction(io) {
             task: taskOfEvent(runContext.event.name, runContext.event.payload),
             stopRequested: hasStopLabel(runContext.event.subject.labels),
             toolVersion: VERSION,
+            // A re-dispatch that carries no cap leaves the loop's own, set when it started, in force.
+            ...(capGiven !== undefined ? { capGiven } : {}),
             ...(configPathRelative ? { configPathRelative } : {}),
         },
         git: useGit ? git : null,
@@ -51058,6 +51165,7 @@ async function runAction(io) {
         return;
     }
     const { state, outcome, result } = job;
+    await readyForMerge(state, { github: pullRequestGitHub, logger });
     await report(runContext, { loopId, state, outcome, result, root, isolation: isolation.report, pullRequestWaiting }, { github, io, redact });
     if (outcome === 'continue' && settings.dispatch)
         await redispatch(runContext, { loopId, state }, { github, logger });

@@ -19,6 +19,7 @@ import { publishIteration } from './action/publish.js'
 import { reportRefusal } from './action/refusal.js'
 import { report } from './action/report.js'
 import { type RunContext, readRunContext, requireRepository } from './action/run-context.js'
+import { readyForMerge } from './action/ship.js'
 import { auditRestorer, createStore } from './action/stores.js'
 import { actionsLogger } from './adapters/actions-logger.js'
 import { AuditTrail } from './adapters/audit-trail.js'
@@ -77,7 +78,7 @@ async function runAction(io: ActionIO): Promise<void> {
   if (trigger.untrusted) logger.warning(trigger.reason)
 
   // The loop config comes from the ref that was checked out, before the loop's branch is.
-  const { config, configPathRelative } = await loadActionConfig(settings, root, nodeWorkspace)
+  const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace)
 
   const isolation = isolationFor(settings.isolation)
   if (isolation.report.level === 'none') logger.warning(isolationLine(isolation.report))
@@ -135,6 +136,8 @@ async function runAction(io: ActionIO): Promise<void> {
       task: taskOfEvent(runContext.event.name, runContext.event.payload),
       stopRequested: hasStopLabel(runContext.event.subject.labels),
       toolVersion: VERSION,
+      // A re-dispatch that carries no cap leaves the loop's own, set when it started, in force.
+      ...(capGiven !== undefined ? { capGiven } : {}),
       ...(configPathRelative ? { configPathRelative } : {}),
     },
     git: useGit ? git : null,
@@ -173,6 +176,7 @@ async function runAction(io: ActionIO): Promise<void> {
   }
 
   const { state, outcome, result } = job
+  await readyForMerge(state, { github: pullRequestGitHub, logger })
   await report(
     runContext,
     { loopId, state, outcome, result, root, isolation: isolation.report, pullRequestWaiting },

@@ -28002,6 +28002,27 @@ function markWaiting(state, gate, reason, now) {
             : [commands_event(state, at, 'gate', `gate '${name}' raised: ${reason.trim()}`, { gate: name })],
     };
 }
+/**
+ * A person gave this run an iteration cap that differs from the loop's (a flag, an input, the config):
+ * it becomes the loop's cap. Raising it lets a capped loop go on once resumed; lowering it below the
+ * iterations already run caps the loop at its next decision. The cap cannot go below 1.
+ */
+function changeCap(state, cap, now) {
+    if (!Number.isInteger(cap) || cap < 1)
+        throw new EngineError(`an iteration cap must be a whole number >= 1; got ${cap}.`);
+    if (cap === state.maxIterations)
+        return { state, events: [] };
+    const at = now.toISOString();
+    return {
+        state: { ...state, maxIterations: cap, updatedAt: at },
+        events: [
+            commands_event(state, at, 'cap-changed', `iteration cap ${state.maxIterations} -> ${cap} (given to this run)`, {
+                from: state.maxIterations,
+                to: cap,
+            }),
+        ],
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
 /** How many entries each list keeps. */
@@ -28273,9 +28294,13 @@ function decide(state, observations, policy) {
             : `${state.stage}`,
     };
 }
-/** The first cap or budget reached, or null. The iteration cap is the lower of state's and policy's. */
+/**
+ * The first cap or budget reached, or null. The iteration cap is the loop's own, kept in its state
+ * across jobs (a run given another cap changes it first, see `changeCap`); budgets a run's policy sets
+ * apply over the state's.
+ */
 function capReached(state, policy) {
-    const maxIterations = Math.min(state.maxIterations, policy.maxIterations);
+    const { maxIterations } = state;
     if (state.iteration >= maxIterations) {
         return {
             kind: 'CAP_REACHED',
@@ -30567,7 +30592,7 @@ function resolveLoopConfig(request, fileText) {
         if (problem)
             throw new ConfigError(problem);
     }
-    return { config, policy: policyFromConfig(config), configPath };
+    return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations };
 }
 /** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
 function parseLoopConfig(text, fileName) {
@@ -35922,6 +35947,10 @@ async function restoreAndDecide(input, deps, policy) {
     let record;
     if (loaded) {
         record = { state: loaded.state, events: [], loaded: true, version: loaded.version };
+        if (input.capGiven !== undefined && input.capGiven !== loaded.state.maxIterations) {
+            const changed = changeCap(loaded.state, input.capGiven, now);
+            record = withEvents({ ...record, state: changed.state }, ...changed.events);
+        }
     }
     else {
         const fresh = initialState({ loopId, goal: config.goal, task: input.task ?? null, policy, now });
@@ -36295,7 +36324,7 @@ function ttyProgress(io) {
 async function runIterations(command, place, values, io) {
     const { root, stateDir, loopId, store, audit, redact } = place;
     // Loading checks the policy too, so a bad cap is a configuration error before anything runs.
-    const { config, configPath } = await loadCliConfig(root, values, io);
+    const { config, configPath, capGiven } = await loadCliConfig(root, values, io);
     const library = buildLibrary(await loadUserPatterns(config.patterns, root));
     await keepStateOutOfGit(root, stateDir);
     const git = (await isGitRepository(root)) ? new GitCli(root) : null;
@@ -36305,7 +36334,7 @@ async function runIterations(command, place, values, io) {
     const started = Date.now();
     let last = null;
     const header = await store.load(loopId);
-    io.stdout(`loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`);
+    io.stdout(`loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${capGiven ?? header?.state.maxIterations ?? config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`);
     const isolation = cliIsolation(values);
     io.stdout(`${isolationLine(isolation.report)}\n`);
     for (;;) {
@@ -36322,6 +36351,7 @@ async function runIterations(command, place, values, io) {
             maxParallel: (0,external_node_os_namespaceObject.availableParallelism)(),
             agentSandbox: isolation.report.nestedSandbox,
             toolVersion: VERSION,
+            ...(capGiven !== undefined ? { capGiven } : {}),
             ...(configPath ? { configPathRelative: (0,external_node_path_namespaceObject.relative)(root, configPath) } : {}),
         }, {
             store,

@@ -9,7 +9,7 @@ import type { Logger } from '../ports/logger.js'
 import type { RunContext } from './run-context.js'
 
 export async function redispatch(
-  run: Pick<RunContext, 'workflowRef'>,
+  run: Pick<RunContext, 'workflowRef'> & { event: Pick<RunContext['event'], 'defaultBranch'> },
   input: { loopId: string; state: LoopState },
   deps: { github: Pick<GitHubPort, 'dispatchWorkflow'>; logger: Logger },
 ): Promise<void> {
@@ -22,10 +22,20 @@ export async function redispatch(
   const next = state.iteration + 1
   const dispatched = await deps.github.dispatchWorkflow({
     workflow: target.file,
-    ref: target.ref,
+    ref: dispatchRef(target.ref, run.event.defaultBranch),
     inputs: { 'loop-id': loopId, iteration: String(next) },
   })
   deps.logger.info(
     `Dispatched iteration ${next} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`,
   )
+}
+
+/**
+ * The ref to dispatch on: the job's own, unless it ran on a pull request's `refs/pull/N/merge`
+ * (reviews, labels and merges of the pull request), which GitHub does not dispatch to (422 "No ref
+ * found"). Then the default branch: its workflow file is the reviewed one, unlike the loop's branch,
+ * where the agent could have rewritten it.
+ */
+export function dispatchRef(jobRef: string, defaultBranch: string): string {
+  return jobRef.startsWith('refs/pull/') ? `refs/heads/${defaultBranch}` : jobRef
 }

@@ -14,10 +14,14 @@ export async function loadActionConfig(
   settings: ActionSettings,
   root: string,
   workspace: Pick<Workspace, 'readText'>,
-): Promise<{ config: LoopConfig; configPathRelative: string | null }> {
+): Promise<{ config: LoopConfig; configPathRelative: string | null; capGiven: number | undefined }> {
   // A bad config, cap or pipeline is the user's to fix, before anything runs.
   const loaded = await loadLoopConfig(actionConfigRequest(settings, root), (path) => workspace.readText(path))
-  return { config: loaded.config, configPathRelative: loaded.configPath && relative(root, loaded.configPath) }
+  return {
+    config: loaded.config,
+    configPathRelative: loaded.configPath && relative(root, loaded.configPath),
+    capGiven: loaded.capGiven,
+  }
 }
 
 /**

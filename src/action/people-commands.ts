@@ -84,6 +84,7 @@ export async function applyCommands(
     logger.info(`Nothing for the loop in this ${run.event.name} event: ${intent.why}.`)
     return false
   }
+  if (intent.kind === 'merged') return mergeEndsShip(loopId, intent.number, deps)
   // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
   const permission = await deps.github.getPermission(intent.actor)
   const authorization = authorizeActor({
@@ -116,4 +117,22 @@ export async function applyCommands(
   }
   const state = await apply(toPeopleCommand(intent.command), intent.actor)
   return state !== null && intent.command.kind !== 'abort'
+}
+
+/**
+ * A merged pull request runs an iteration only for the loop that waits in SHIP for exactly this pull
+ * request (only a writer can merge, so nobody else needs authorizing): that iteration sees the merge and
+ * completes. A merge at any other stage is a person's call the loop leaves alone.
+ */
+async function mergeEndsShip(loopId: string, number: number, deps: PeopleCommandDeps): Promise<boolean> {
+  const state = (await deps.store.load(loopId))?.state
+  if (state?.stage === 'SHIP' && state.pullRequest?.number === number) {
+    deps.logger.info(`Pull request #${number} is merged: loop ${loopId} leaves SHIP.`)
+    return true
+  }
+  const where = state
+    ? `in ${state.stage} with ${state.pullRequest ? `#${state.pullRequest.number}` : 'no pull request'}`
+    : 'not started'
+  deps.logger.info(`Pull request #${number} is merged; loop ${loopId} is ${where}: nothing to do.`)
+  return false
 }

@@ -88,6 +88,8 @@ function isRequestError(error: unknown): error is RequestErrorLike {
 const PERMISSION_BY_ROUTE: ReadonlyArray<{ pattern: RegExp; write: GitHubPermission; read: GitHubPermission }> = [
   { pattern: /\/actions\//, write: 'actions: write', read: 'actions: write' },
   { pattern: /\/pulls(\/|$)/, write: 'pull-requests: write', read: 'pull-requests: read' },
+  // The one GraphQL call: marking the loop's pull request ready for review.
+  { pattern: /^\/graphql$/, write: 'pull-requests: write', read: 'pull-requests: read' },
   { pattern: /\/issues\//, write: 'issues: write', read: 'issues: read' },
   { pattern: /\/collaborators\//, write: 'metadata: read', read: 'metadata: read' },
   { pattern: /\/(git|contents)\//, write: 'contents: write', read: 'contents: read' },
@@ -134,6 +136,7 @@ function statusOf(error: unknown): number | undefined {
 
 interface RawPull {
   number: number
+  node_id?: string
   html_url: string
   state: string
   merged?: boolean | null
@@ -281,6 +284,22 @@ export class OctokitGitHub implements GitHubPort {
 
   async isPullRequestMerged(number: number): Promise<boolean> {
     return (await this.getPullRequest(number)).merged
+  }
+
+  async markReadyForReview(number: number): Promise<boolean> {
+    const route = `${this.repoPath}/pulls/${number}`
+    const response = await this.call('GET', route, () =>
+      this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number }),
+    )
+    const pull = response.data as RawPull
+    if (pull.draft !== true) return false
+    await this.call('POST', '/graphql', () =>
+      this.octokit.graphql(
+        'mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { isDraft } } }',
+        { id: pull.node_id },
+      ),
+    )
+    return true
   }
 
   private async findStickyComment(issueNumber: number, marker: string): Promise<{ id: number; url: string } | null> {

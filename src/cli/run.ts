@@ -29,7 +29,7 @@ export async function runIterations(
 ): Promise<number> {
   const { root, stateDir, loopId, store, audit, redact } = place
   // Loading checks the policy too, so a bad cap is a configuration error before anything runs.
-  const { config, configPath } = await loadCliConfig(root, values, io)
+  const { config, configPath, capGiven } = await loadCliConfig(root, values, io)
   const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   await keepStateOutOfGit(root, stateDir)
   const git = (await isGitRepository(root)) ? new GitCli(root) : null
@@ -40,7 +40,7 @@ export async function runIterations(
   let last: IterationResult | null = null
   const header = await store.load(loopId)
   io.stdout(
-    `loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`,
+    `loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${capGiven ?? header?.state.maxIterations ?? config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`,
   )
   const isolation = cliIsolation(values)
   io.stdout(`${isolationLine(isolation.report)}\n`)
@@ -59,6 +59,7 @@ export async function runIterations(
         maxParallel: availableParallelism(),
         agentSandbox: isolation.report.nestedSandbox,
         toolVersion: VERSION,
+        ...(capGiven !== undefined ? { capGiven } : {}),
         ...(configPath ? { configPathRelative: relative(root, configPath) } : {}),
       },
       {

@@ -37,6 +37,12 @@ export interface LoadedConfig {
   policy: Policy
   /** The absolute path of the config file used, or null in simple mode. */
   configPath: string | null
+  /**
+   * The iteration cap a person gave this run (the `--max-iterations` flag or the `max-iterations` input),
+   * else undefined. A loop's cap is fixed when it starts (given, else the config's, else 10) and kept in
+   * its state: only a given cap changes it later, so a re-dispatch that carries none changes nothing.
+   */
+  capGiven: number | undefined
 }
 
 /**
@@ -83,7 +89,7 @@ export function resolveLoopConfig(request: LoopConfigRequest, fileText: string |
     const problem = capNeedsReason(config['max-iterations'], config['cap-reason'], names)
     if (problem) throw new ConfigError(problem)
   }
-  return { config, policy: policyFromConfig(config), configPath }
+  return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations }
 }
 
 /** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */

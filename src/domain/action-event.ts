@@ -25,6 +25,11 @@ export type EventIntent =
       actorType: string
       via: 'comment' | 'label' | 'review'
     }
+  /**
+   * The loop's pull request was merged (`pull_request` `closed` with `merged`): a loop waiting in SHIP
+   * for this merge completes now, not at some later dispatch.
+   */
+  | { kind: 'merged'; number: number; actor: string }
   /** An approving pull request review: approves the loop's pending gates. */
   | { kind: 'review-approval'; actor: string; actorType: string }
   /** A `/loop` line that could not be read. */
@@ -63,8 +68,14 @@ export function interpretEvent(eventName: string, payload: Record<string, unknow
     case 'issues':
     case 'pull_request':
     case 'pull_request_target': {
-      // Only labels speak to the loop here: a pull request that is opened or updated (often by the loop's
-      // own push) must not start an iteration outside the dispatch chain.
+      // Labels speak to the loop here, and a merge ends SHIP's wait: a pull request that is opened or
+      // updated (often by the loop's own push) must not start an iteration outside the dispatch chain.
+      const pull = record(payload.pull_request)
+      if (eventName !== 'issues' && text(payload.action) === 'closed') {
+        if (pull.merged !== true) return { kind: 'none', why: 'the pull request was closed without merging' }
+        const number = typeof pull.number === 'number' ? pull.number : 0
+        return { kind: 'merged', number, actor: userOf(record(pull.merged_by)).actor || userOf(payload.sender).actor }
+      }
       if (text(payload.action) !== 'labeled') return { kind: 'none', why: `${eventName} ${text(payload.action)}` }
       const label = text(record(payload.label).name)
       const who = userOf(payload.sender)

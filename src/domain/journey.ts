@@ -20,6 +20,7 @@ export interface JourneyEvent {
     | 'checkpoint'
     | 'escalated'
     | 'capped'
+    | 'cap-changed'
     | 'completed'
     | 'aborted'
     | 'resumed'

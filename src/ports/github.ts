@@ -64,6 +64,11 @@ export interface GitHubPort {
   getPullRequest(number: number): Promise<PullRequestInfo>
   isPullRequestMerged(number: number): Promise<boolean>
   /**
+   * Marks a draft pull request ready for review (GitHub merges no drafts; REST cannot do this, GraphQL's
+   * `markPullRequestReadyForReview` can). False when it was not a draft.
+   */
+  markReadyForReview(number: number): Promise<boolean>
+  /**
    * Updates the comment that holds `marker` on the issue or pull request, or creates it. A retried
    * request never posts twice: before creating, and after a failed create, it searches again.
    */

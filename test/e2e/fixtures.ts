@@ -75,6 +75,8 @@ export interface ProjectOptions {
   stuck?: boolean
   /** The work also edits .github/loop.yml in its first iteration, which raises the `verifier` gate. */
   editsConfig?: boolean
+  /** The config's `pipeline` (default `iterate`). */
+  pipeline?: string
   workflowWith?: Record<string, string>
 }
 
@@ -92,7 +94,7 @@ export function projectFiles(options: ProjectOptions = {}): Record<string, strin
     'tools/work.mjs': WORK,
     'tools/check.mjs': CHECK,
     '.github/loop.yml': `goal: Climb the staircase to step ${steps}.
-pipeline: iterate
+pipeline: ${options.pipeline ?? 'iterate'}
 max-iterations: ${options.maxIterations ?? 8}
 work:
   run: node tools/work.mjs

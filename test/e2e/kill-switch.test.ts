@@ -22,7 +22,15 @@ afterEach(async () => {
 
 /** The staircase scenario (alice writes), on the action built from source; iteration 1 may start at once. */
 async function start(steps: number): Promise<Scenario> {
-  scenario = await startScenario({ steps, sandbox: { actionDir: action.actionDir } })
+  scenario = await startScenario({
+    steps,
+    sandbox: {
+      actionDir: action.actionDir,
+      // As examples/workflows/loop-step.yml: no pull_request events, so a label on the loop's pull
+      // request reaches the loop only if each iteration reads it itself.
+      workflow: { file: 'loop.yml', on: ['workflow_dispatch', 'issues', 'issue_comment', 'pull_request_review'] },
+    },
+  })
   // Every iteration's work waits for its go-<n> signal, so the test acts while a chain is mid-flight.
   writeFileSync(join(scenario.signals, 'hold'), '')
   writeFileSync(join(scenario.signals, 'go-1'), '')
@@ -57,7 +65,7 @@ describe('the kill switch on GitHub (action built from source, cache scoped by r
       await until('iteration 2 to be working', () => workRan(s, 2))
       const pull = pullRequests(sandbox).find((p) => p.head === 'loop/stop-me')
       expect(pull, 'iteration 1 opened the loop`s pull request').toBeDefined()
-      // The workflow does not listen to pull_request events: the label reaches the loop only if the
+      // This workflow does not listen to pull_request events: the label reaches the loop only if the
       // loop reads it itself.
       const labelJob = await sandbox.label('alice', pull!.number, 'loop/stop')
       expect(labelJob).toBeUndefined()

@@ -234,7 +234,7 @@ describe('hostile input corpus', () => {
           }
         } else if (spec.parse === 'event') {
           const intent = interpretEvent(spec.event ?? '', spec.payload ?? {})
-          expect(['none', 'problem', 'run', 'command', 'review-approval']).toContain(intent.kind)
+          expect(['none', 'problem', 'run', 'command', 'review-approval', 'merged']).toContain(intent.kind)
         } else {
           const assessment = isUntrustedTrigger(spec.event ?? '', spec.payload ?? {}, false)
           expect(assessment.refuse).toBe(c.expect.refuse)

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { getOctokit } from '@actions/github'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
@@ -142,6 +144,12 @@ describe('workflow engine', () => {
     )
     await expect(sandbox.dispatch({ step: '1' }, { ref: 'no-such-branch' })).rejects.toThrow(
       /422.*No ref found for: no-such-branch/,
+    )
+    // A ref that exists but is no branch or tag (a pull request's merge ref) is not dispatched to either.
+    const main = sandbox.git.resolveRef('refs/heads/main') ?? ''
+    await promisify(execFile)('git', ['--git-dir', sandbox.git.bareDir, 'update-ref', 'refs/pull/1/merge', main])
+    await expect(sandbox.dispatch({ step: '1' }, { ref: 'refs/pull/1/merge' })).rejects.toThrow(
+      /422.*No ref found for: refs\/pull\/1\/merge/,
     )
     const response = await fetch(`${sandbox.api.url}/repos/acme/demo/actions/workflows/other.yml/dispatches`, {
       method: 'POST',

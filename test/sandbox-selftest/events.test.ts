@@ -72,13 +72,21 @@ describe('events people cause', () => {
     expect(sandbox.api.violations).toEqual([])
   })
 
-  it('delivers pull_request_review on the pull request head with a lower-case review state', async () => {
+  it('delivers pull_request_review on the pull request`s merge ref, as GitHub does, with a lower-case review state', async () => {
     sandbox = await start()
     const pull = await openLoopPull(sandbox)
     const job = await sandbox.review('alice', pull, 'APPROVED', 'ship it')
     await sandbox.waitForIdle(20_000)
 
-    expect(job?.ref).toBe('refs/heads/loop/issue-1')
+    // GitHub runs it on refs/pull/N/merge: a test merge of the head into the base, at that commit.
+    expect(job?.ref).toBe(`refs/pull/${pull}/merge`)
+    expect(job?.env.GITHUB_REF_NAME).toBe(`${pull}/merge`)
+    const merge = sandbox.git.resolveRef(`refs/pull/${pull}/merge`)
+    expect(job?.sha).toBe(merge)
+    const parents = sandbox.git.resolveRef(`refs/pull/${pull}/merge^1`)
+    expect(parents).toBe(sandbox.git.resolveRef('refs/heads/main'))
+    expect(sandbox.git.resolveRef(`refs/pull/${pull}/merge^2`)).toBe(sandbox.git.resolveRef('refs/heads/loop/issue-1'))
+    expect(sandbox.git.resolveRef(`refs/pull/${pull}/head`)).toBe(sandbox.git.resolveRef('refs/heads/loop/issue-1'))
     expect(job?.env.GITHUB_HEAD_REF).toBe('loop/issue-1')
     expect(job?.env.GITHUB_BASE_REF).toBe('main')
     expect(job?.eventPayload).toMatchObject({ action: 'submitted', review: { state: 'approved', body: 'ship it' } })

@@ -108,7 +108,8 @@ export interface RunModel {
   startedAt: string | null
 }
 
-const nodeId = (kind: string, id: number): string => Buffer.from(`${kind}:${id}`).toString('base64url')
+/** GitHub's global node id of an object (`PR_...` in GraphQL); opaque to clients. */
+export const nodeId = (kind: string, id: number): string => Buffer.from(`${kind}:${id}`).toString('base64url')
 
 /** `simple-user`. */
 export function simpleUser(ctx: UrlContext, user: UserModel): Record<string, unknown> {

@@ -24,6 +24,8 @@ on:
     types: [created]
   pull_request_review:
     types: [submitted]
+  pull_request:
+    types: [labeled, closed]
   pull_request_target:
     types: [opened]
 permissions: {}

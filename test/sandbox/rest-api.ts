@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as gh from './github-objects.js'
+import { serveGraphql } from './graphql-api.js'
 import { type MatchedOperation, OpenApiSubset } from './openapi.js'
 
 export type {
@@ -120,6 +121,8 @@ export interface RestApiOptions {
   serverUrl?: string
   /** Resolves a branch or sha to a commit sha (the git remote); unknown refs give undefined. */
   resolveRef?: (ref: string) => string | undefined
+  /** Merges a pull request's head into its base on the git remote; returns the merge commit. */
+  mergePull?: (pull: { number: number; headRef: string; headSha: string; baseRef: string }) => string
   caches?: CacheIndex
   artifacts?: MountedHandler
   /**
@@ -649,15 +652,23 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       if (typeof c.body.sha === 'string' && c.body.sha !== target.pull.head.sha) {
         throw new ApiError(409, 'Head branch was modified. Review and try the merge again.')
       }
+      // GitHub merges no draft: it must be marked ready for review first.
+      if (target.pull.draft) throw new ApiError(405, 'Pull Request is still a draft')
+      const mergeSha = options.mergePull?.({
+        number: target.number,
+        headRef: target.pull.head.ref,
+        headSha: target.pull.head.sha,
+        baseRef: target.pull.base.ref,
+      })
       target.pull.merged = true
       target.pull.mergedAt = model.now()
       target.pull.mergedBy = c.actor
-      target.pull.mergeCommitSha = target.pull.head.sha
+      target.pull.mergeCommitSha = mergeSha ?? target.pull.head.sha
       target.state = 'closed'
       target.closedAt = target.pull.mergedAt
       return {
         status: 200,
-        body: { sha: target.pull.head.sha, merged: true, message: 'Pull Request successfully merged' },
+        body: { sha: target.pull.mergeCommitSha, merged: true, message: 'Pull Request successfully merged' },
       }
     },
     'pulls/list-reviews': (c) => {
@@ -810,6 +821,12 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       )
     }
     rate.used += 1
+
+    if (signature === 'POST /graphql') {
+      const reply = await serveGraphql(raw, (scope, level) => grants(grant, scope, level), model)
+      violations.push(...reply.problems)
+      return send({ status: reply.status, body: reply.body }, rateHeaders())
+    }
 
     const match = openapi.match(method, url.pathname)
     if (!match) {

@@ -11,6 +11,7 @@ import { promisify } from 'node:util'
 import { artifactsRestHandler } from './artifacts-rest.js'
 import { GitServer } from './git-server.js'
 import * as gh from './github-objects.js'
+import { mergePullIntoBase, updatePullRefs } from './pull-refs.js'
 import { type CacheEntry, type CacheIndex, type MountedHandler, type RestApi, startRestApi } from './rest-api.js'
 import { ResultsServer } from './results-server.js'
 import { type GitRemote, type JobRecord, WorkflowEngine } from './workflow-engine.js'
@@ -86,6 +87,11 @@ export interface Sandbox {
   ): Promise<JobRecord | undefined>
   /** A person opens an issue (`issues` `opened` event). */
   openIssue(user: string, title: string, body?: string): Promise<{ number: number; job: JobRecord | undefined }>
+  /**
+   * A person merges a pull request (`PUT .../merge` through the API, which refuses a draft as GitHub does),
+   * then the `pull_request` `closed` event with `merged`, on the pull request's merge ref.
+   */
+  merge(user: string, pullNumber: number): Promise<JobRecord | undefined>
   /** Someone with a fork opens a pull request from it (`pull_request_target` `opened` event). */
   openForkPullRequest(
     user: string,
@@ -278,6 +284,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     serverUrl: SERVER_URL,
     actionsCanCreatePullRequests: options.actionsCanCreatePullRequests ?? false,
     resolveRef: (ref) => remoteGit.resolveRef(ref.startsWith('refs/') ? ref : `refs/heads/${ref}`),
+    mergePull: (pull) => mergePullIntoBase(bareDir, pull),
   })
   const tokenOf = (login: string) => `ghp_${login.replace(/[^A-Za-z0-9]/g, '')}`
   for (const login of [owner, ...Object.keys(users)]) {
@@ -355,7 +362,23 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       model.now(),
       true,
     )
-  const headRefOf = (i: gh.IssueModel) => (i.pull && i.pull.head.repo === model.repo ? i.pull.head.ref : undefined)
+  /**
+   * Where GitHub runs a pull request's `pull_request` and `pull_request_review` workflows: its merge ref
+   * (`refs/pull/N/merge`, a test merge of the head into the base), brought up to date first.
+   */
+  const mergeRefOf = (i: gh.IssueModel): string => {
+    if (!i.pull) throw new Error(`sandbox: #${i.number} is not a pull request`)
+    const headSha =
+      i.pull.head.repo === model.repo
+        ? (remoteGit.resolveRef(`refs/heads/${i.pull.head.ref}`) ?? i.pull.head.sha)
+        : i.pull.head.sha
+    const ref = updatePullRefs(bareDir, { number: i.number, headSha, baseRef: i.pull.base.ref })
+    if (!ref)
+      throw new Error(
+        `sandbox: #${i.number} conflicts with ${i.pull.base.ref}; GitHub runs no pull_request workflow for it`,
+      )
+    return ref
+  }
 
   /** Calls the API as a person, so the call is validated and recorded like the action's. */
   async function asPerson(login: string, method: string, path: string, body?: unknown): Promise<unknown> {
@@ -432,7 +455,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           'pull_request',
           { ...common, number: issueNumber, pull_request: pullJson(issue) },
           model.user(user),
-          headRefOf(issue),
+          mergeRefOf(issue),
         )
       }
       return engine.trigger('issues', { ...common, issue: issueJson(issue) }, model.user(user))
@@ -452,7 +475,26 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           sender: gh.simpleUser(ctx(), model.user(user)),
         },
         model.user(user),
-        headRefOf(pull),
+        mergeRefOf(pull),
+      )
+    },
+    async merge(user, pullNumber) {
+      const pull = model.pull(pullNumber)
+      const ref = mergeRefOf(pull)
+      const merged = (await asPerson(user, 'PUT', `${repoPath}/pulls/${pullNumber}/merge`, {})) as { sha: string }
+      return engine.trigger(
+        'pull_request',
+        {
+          action: 'closed',
+          number: pullNumber,
+          pull_request: pullJson(pull),
+          repository: repositoryJson(),
+          sender: gh.simpleUser(ctx(), model.user(user)),
+        },
+        model.user(user),
+        ref,
+        // GitHub's GITHUB_SHA for a merged pull request's `closed` event is the merge commit on the base.
+        merged.sha,
       )
     },
     async openIssue(user, title, body) {

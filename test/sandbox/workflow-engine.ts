@@ -197,7 +197,8 @@ export class WorkflowEngine {
     if (!(spec.on ?? ['workflow_dispatch']).includes('workflow_dispatch')) {
       throw new ApiError(422, "Workflow does not have 'workflow_dispatch' trigger")
     }
-    const fullRef = this.fullRef(request.ref)
+    // A dispatch names a branch or a tag; GitHub finds no ref for anything else (`refs/pull/N/merge`).
+    const fullRef = /^refs\/(?!heads\/|tags\/)/.test(request.ref) ? undefined : this.fullRef(request.ref)
     if (!fullRef) throw new ApiError(422, `No ref found for: ${request.ref}`)
     const declared = spec.inputs
     const inputs: Record<string, string> = {}
@@ -241,14 +242,21 @@ export class WorkflowEngine {
 
   /**
    * Starts a job for an event (if the workflow listens to it), on `ref` (default: the default branch,
-   * where `issue_comment`, `issues` and `pull_request_target` run). Returns the job, or undefined when the
+   * where `issue_comment`, `issues` and `pull_request_target` run; pull requests' own events run on
+   * `refs/pull/N/merge`) at `shaOverride` or the ref's commit. Returns the job, or undefined when the
    * workflow does not listen.
    */
-  trigger(event: string, payload: Record<string, unknown>, actor: gh.UserModel, ref?: string): JobRecord | undefined {
+  trigger(
+    event: string,
+    payload: Record<string, unknown>,
+    actor: gh.UserModel,
+    ref?: string,
+    shaOverride?: string,
+  ): JobRecord | undefined {
     if (!(this.workflow.on ?? ['workflow_dispatch']).includes(event)) return undefined
     const fullRef = this.fullRef(ref ?? this.model.repo.defaultBranch)
     if (!fullRef) throw new Error(`sandbox: no ref '${ref}' on the remote to run the ${event} event on`)
-    const sha = this.resolveRef(fullRef) ?? ''
+    const sha = shaOverride ?? this.resolveRef(fullRef) ?? ''
     return this.enqueue(event, fullRef, sha, actor, {}, payload)
   }
 
@@ -353,7 +361,10 @@ export class WorkflowEngine {
       workflowPath: `.github/workflows/${this.workflow.file}`,
       workflowName: this.workflow.name ?? `.github/workflows/${this.workflow.file}`,
       event,
-      headBranch: ref.replace(/^refs\/(heads|tags)\//, ''),
+      // A pull request's run names its head branch, not the merge ref it runs on.
+      headBranch: ref.startsWith('refs/pull/')
+        ? String((payload.pull_request as { head?: { ref?: string } } | undefined)?.head?.ref ?? '')
+        : ref.replace(/^refs\/(heads|tags)\//, ''),
       headSha: sha,
       actor,
       status: 'queued',
@@ -454,7 +465,7 @@ export class WorkflowEngine {
 
   private expressionContext(job: JobRecord): ExpressionContext {
     const repo = this.model.repo
-    const refName = job.ref.replace(/^refs\/(heads|tags)\//, '')
+    const refName = refNameOf(job.ref)
     const declared = this.workflow.inputs ?? {}
     const typedInputs: Record<string, unknown> = {}
     for (const [name, value] of Object.entries(job.inputs)) {
@@ -481,8 +492,8 @@ export class WorkflowEngine {
         server_url: this.serverUrl(),
         api_url: this.options.api.url,
         graphql_url: `${this.options.api.url}/graphql`,
-        head_ref: '',
-        base_ref: '',
+        head_ref: job.event.startsWith('pull_request') ? String(pullOf(job).head?.ref ?? '') : '',
+        base_ref: job.event.startsWith('pull_request') ? String(pullOf(job).base?.ref ?? '') : '',
       },
       inputs: typedInputs,
       secrets: { GITHUB_TOKEN: job.token, ...this.options.secrets },
@@ -520,8 +531,11 @@ export class WorkflowEngine {
     }
     const depth = this.workflow.fetchDepth ?? 0
     const isTag = job.ref.startsWith('refs/tags/')
-    const name = job.ref.replace(/^refs\/(heads|tags)\//, '')
-    const target = isTag ? job.ref : `refs/remotes/origin/${name}`
+    // A pull request's merge ref is fetched as actions/checkout does (`refs/remotes/pull/N/merge`) and
+    // checked out detached: no local branch.
+    const isPull = job.ref.startsWith('refs/pull/')
+    const name = refNameOf(job.ref)
+    const target = isTag ? job.ref : isPull ? `refs/remotes/pull/${name}` : `refs/remotes/origin/${name}`
     await this.git(workspace, [
       ...fetchAuth,
       '-c',
@@ -534,7 +548,7 @@ export class WorkflowEngine {
       'origin',
       `+${job.sha || job.ref}:${target}`,
     ])
-    if (isTag) await this.git(workspace, ['checkout', '--quiet', '--force', target])
+    if (isTag || isPull) await this.git(workspace, ['checkout', '--quiet', '--force', '--detach', target])
     else await this.git(workspace, ['checkout', '--quiet', '--force', '-B', name, target])
   }
 
@@ -602,7 +616,7 @@ export class WorkflowEngine {
       inputs[inputVariable(name)] = interpolate(value, context)
     }
     job.actionInputs = inputs
-    const refName = job.ref.replace(/^refs\/(heads|tags)\//, '')
+    const refName = refNameOf(job.ref)
     const isPullEvent = job.event.startsWith('pull_request')
     const pullPayload = job.eventPayload.pull_request as
       | { head?: { ref?: string }; base?: { ref?: string } }
@@ -769,4 +783,15 @@ export class WorkflowEngine {
       })
     })
   }
+}
+
+/** GITHUB_REF_NAME: the branch or tag name, or `N/merge` for a pull request's merge ref. */
+function refNameOf(ref: string): string {
+  return ref.replace(/^refs\/(heads|tags|pull)\//, '')
+}
+
+/** The `pull_request` object of a pull request event's payload. */
+function pullOf(job: JobRecord): { head?: { ref?: unknown }; base?: { ref?: unknown } } {
+  const pull = job.eventPayload.pull_request
+  return pull !== null && typeof pull === 'object' ? (pull as ReturnType<typeof pullOf>) : {}
 }

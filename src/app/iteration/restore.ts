@@ -1,7 +1,7 @@
 /**
  * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
  */
-import { abort, type Decision, decide, initialState } from '../../domain/engine/index.js'
+import { abort, changeCap, type Decision, decide, initialState } from '../../domain/engine/index.js'
 import { Labels } from '../../domain/loop-names.js'
 import type { Policy } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
@@ -23,6 +23,10 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
   let record: LoopRecord
   if (loaded) {
     record = { state: loaded.state, events: [], loaded: true, version: loaded.version }
+    if (input.capGiven !== undefined && input.capGiven !== loaded.state.maxIterations) {
+      const changed = changeCap(loaded.state, input.capGiven, now)
+      record = withEvents({ ...record, state: changed.state }, ...changed.events)
+    }
   } else {
     const fresh = initialState({ loopId, goal: config.goal, task: input.task ?? null, policy, now })
     // The cap is structural: a lost state restarts counting from the dispatched iteration, never from 0.

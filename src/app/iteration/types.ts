@@ -70,6 +70,11 @@ export interface IterationInput {
   toolVersion: string
   /** The loop config's path relative to cwd (protected from the work command), if it came from a file. */
   configPathRelative?: string
+  /**
+   * The iteration cap a person gave this run (flag or input); absent, a running loop keeps the cap in its
+   * state. A given cap that differs becomes the loop's, recorded in its journey.
+   */
+  capGiven?: number
 }
 
 export type IterationOutcomeKind = 'continue' | 'complete' | 'blocked' | 'waiting' | 'capped' | 'aborted' | 'superseded'

@@ -298,3 +298,24 @@ export function markWaiting(state: LoopState, gate: string, reason: string, now:
         : [event(state, at, 'gate', `gate '${name}' raised: ${reason.trim()}`, { gate: name })],
   }
 }
+
+/**
+ * A person gave this run an iteration cap that differs from the loop's (a flag, an input, the config):
+ * it becomes the loop's cap. Raising it lets a capped loop go on once resumed; lowering it below the
+ * iterations already run caps the loop at its next decision. The cap cannot go below 1.
+ */
+export function changeCap(state: LoopState, cap: number, now: Date): CommandResult {
+  if (!Number.isInteger(cap) || cap < 1)
+    throw new EngineError(`an iteration cap must be a whole number >= 1; got ${cap}.`)
+  if (cap === state.maxIterations) return { state, events: [] }
+  const at = now.toISOString()
+  return {
+    state: { ...state, maxIterations: cap, updatedAt: at },
+    events: [
+      event(state, at, 'cap-changed', `iteration cap ${state.maxIterations} -> ${cap} (given to this run)`, {
+        from: state.maxIterations,
+        to: cap,
+      }),
+    ],
+  }
+}

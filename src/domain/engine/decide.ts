@@ -136,9 +136,13 @@ export function decide(state: LoopState, observations: Observations, policy: Pol
   }
 }
 
-/** The first cap or budget reached, or null. The iteration cap is the lower of state's and policy's. */
+/**
+ * The first cap or budget reached, or null. The iteration cap is the loop's own, kept in its state
+ * across jobs (a run given another cap changes it first, see `changeCap`); budgets a run's policy sets
+ * apply over the state's.
+ */
 export function capReached(state: LoopState, policy: Policy): Extract<Decision, { kind: 'CAP_REACHED' }> | null {
-  const maxIterations = Math.min(state.maxIterations, policy.maxIterations)
+  const { maxIterations } = state
   if (state.iteration >= maxIterations) {
     return {
       kind: 'CAP_REACHED',

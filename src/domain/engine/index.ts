@@ -17,6 +17,7 @@ export {
   abort,
   approveGate,
   type CommandResult,
+  changeCap,
   markBlocked,
   markCapped,
   markComplete,

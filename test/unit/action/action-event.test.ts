@@ -35,6 +35,26 @@ describe('interpretEvent', () => {
       expected: { kind: 'none', why: 'pull_request synchronize' },
     },
     {
+      event: 'pull_request',
+      payload: { action: 'closed', pull_request: { number: 7, merged: true, merged_by: alice }, sender: alice },
+      expected: { kind: 'merged', number: 7, actor: 'alice' },
+    },
+    {
+      event: 'pull_request_target',
+      payload: { action: 'closed', pull_request: { number: 7, merged: true, merged_by: null }, sender: alice },
+      expected: { kind: 'merged', number: 7, actor: 'alice' },
+    },
+    {
+      event: 'pull_request',
+      payload: { action: 'closed', pull_request: { number: 7, merged: false }, sender: alice },
+      expected: { kind: 'none', why: 'the pull request was closed without merging' },
+    },
+    {
+      event: 'issues',
+      payload: { action: 'closed', issue: { number: 7 }, sender: alice },
+      expected: { kind: 'none', why: 'issues closed' },
+    },
+    {
       event: 'issue_comment',
       payload: { action: 'created', comment: { body: '/loop start mind the `rounding`', user: alice } },
       expected: {

@@ -5,7 +5,12 @@ import type { WorkflowDispatch } from '../../../src/ports/github.js'
 import { loopState, recordingLogger } from './fakes.js'
 
 describe('redispatch', () => {
-  it('dispatches the next iteration of the loop to the same workflow and ref', async () => {
+  it.each([
+    { jobRef: 'refs/heads/release', dispatchedTo: 'refs/heads/release' },
+    { jobRef: 'refs/tags/v1', dispatchedTo: 'refs/tags/v1' },
+    // A review, label or merge of the pull request ran on its merge ref, which no dispatch can name.
+    { jobRef: 'refs/pull/7/merge', dispatchedTo: 'refs/heads/trunk' },
+  ])('dispatches the next iteration of a job on $jobRef to the same workflow on $dispatchedTo', async (row) => {
     const requests: WorkflowDispatch[] = []
     const logger = recordingLogger()
     const github = {
@@ -15,12 +20,12 @@ describe('redispatch', () => {
       },
     }
     await redispatch(
-      { workflowRef: 'o/r/.github/workflows/loop.yml@refs/heads/main' },
+      { workflowRef: `o/r/.github/workflows/loop.yml@${row.jobRef}`, event: { defaultBranch: 'trunk' } },
       { loopId: 'l1', state: loopState({ iteration: 4 }) },
       { github, logger },
     )
     expect(requests).toEqual([
-      { workflow: 'loop.yml', ref: 'refs/heads/main', inputs: { 'loop-id': 'l1', iteration: '5' } },
+      { workflow: 'loop.yml', ref: row.dispatchedTo, inputs: { 'loop-id': 'l1', iteration: '5' } },
     ])
     expect(logger.lines).toEqual(['info: Dispatched iteration 5 of loop l1: https://github.com/o/r/actions/runs/9.'])
   })
@@ -32,7 +37,11 @@ describe('redispatch', () => {
         throw new Error('no dispatch expected')
       },
     }
-    await redispatch({ workflowRef }, { loopId: 'l1', state: loopState() }, { github, logger })
+    await redispatch(
+      { workflowRef, event: { defaultBranch: 'main' } },
+      { loopId: 'l1', state: loopState() },
+      { github, logger },
+    )
     expect(logger.lines).toEqual([
       `warning: Cannot tell which workflow to re-dispatch from GITHUB_WORKFLOW_REF '${workflowRef}'.`,
     ])

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   abort,
   approveGate,
+  changeCap,
   decide,
   EngineError,
   markBlocked,
@@ -175,5 +176,38 @@ describe('summarizeNextAction', () => {
     ],
   ] as const)('%j', (decision, expected) => {
     expect(summarizeNextAction(startState(policy), decision)).toBe(expected)
+  })
+})
+
+describe('the iteration cap given to a run', () => {
+  const capped = (iteration: number, maxIterations: number) => ({ ...startState(policy), iteration, maxIterations })
+
+  it.each([
+    // [state's cap, iterations run, given cap, cap after, decision after]
+    { cap: 20, ran: 3, given: 20, after: 20, next: 'EXECUTE_STAGE', events: 0 },
+    { cap: 20, ran: 3, given: 30, after: 30, next: 'EXECUTE_STAGE', events: 1 },
+    { cap: 5, ran: 5, given: 8, after: 8, next: 'EXECUTE_STAGE', events: 1 },
+    { cap: 20, ran: 12, given: 10, after: 10, next: 'CAP_REACHED', events: 1 },
+  ])('cap $cap after $ran iterations, given $given: cap $after, then $next', (row) => {
+    const { state, events } = changeCap(capped(row.ran, row.cap), row.given, at(1))
+    expect(state.maxIterations).toBe(row.after)
+    expect(events).toHaveLength(row.events)
+    if (row.events) {
+      expect(events[0]).toMatchObject({ type: 'cap-changed', data: { from: row.cap, to: row.given } })
+    }
+    expect(decide(state, { now: at(2) }, policy).kind).toBe(row.next)
+    expect(loopStateSchema.safeParse(state).success).toBe(true)
+  })
+
+  it.each([0, -1, 2.5])('refuses a cap of %s', (given) => {
+    expect(() => changeCap(capped(1, 10), given, at(1))).toThrow(/whole number >= 1; got/)
+  })
+
+  it('is the state`s cap that decides, not the policy`s default, once the loop runs', () => {
+    // Started with a cap of 20; a later job's policy has only the default (10): the loop goes on.
+    const running = capped(12, 20)
+    expect(policyOf().maxIterations).toBe(10)
+    expect(decide(running, { now: at(1) }, policyOf()).kind).toBe('EXECUTE_STAGE')
+    expect(decide(capped(20, 20), { now: at(1) }, policyOf()).kind).toBe('CAP_REACHED')
   })
 })

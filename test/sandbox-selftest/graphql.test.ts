@@ -1,0 +1,102 @@
+// The GraphQL stand-in: every query is validated against GitHub's published schema, a field the sandbox
+// does not serve is a violation, permissions are those of the token, and a draft is not merged.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { nodeId } from '../sandbox/github-objects.js'
+import { type RestApi, startRestApi } from '../sandbox/rest-api.js'
+
+let api: RestApi
+
+beforeEach(async () => {
+  api = await startRestApi({
+    owner: 'acme',
+    repo: 'demo',
+    users: { alice: 'write' },
+    tokens: {
+      full: { actor: 'github-actions[bot]', kind: 'installation', permissions: { 'pull-requests': 'write' } },
+      readonly: { actor: 'github-actions[bot]', kind: 'installation', permissions: { 'pull-requests': 'read' } },
+      alice: { actor: 'alice', kind: 'user', permissions: { contents: 'write', 'pull-requests': 'write' } },
+    },
+    resolveRef: () => 'a'.repeat(40),
+  })
+})
+afterEach(async () => {
+  await api.stop()
+})
+
+const READY =
+  'mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { isDraft } } }'
+
+const graphql = async (query: string, variables: Record<string, unknown>, token = 'full') => {
+  const response = await fetch(`${api.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  })
+  return {
+    status: response.status,
+    body: (await response.json()) as { data?: unknown; errors?: { message: string; type?: string }[] },
+  }
+}
+
+function draftPull(): { number: number; id: string } {
+  const alice = api.model.user('alice')
+  const fields = {
+    title: 't',
+    body: null,
+    head: 'loop/x',
+    headSha: 'b'.repeat(40),
+    base: 'main',
+    baseSha: 'a'.repeat(40),
+  }
+  const pull = api.model.createPull(alice, fields, { draft: true })
+  return { number: pull.number, id: nodeId('PR', pull.pull.id) }
+}
+
+describe('GraphQL stand-in', () => {
+  it('marks a draft ready for review', async () => {
+    const pull = draftPull()
+    const reply = await graphql(READY, { id: pull.id })
+    expect(reply).toEqual({
+      status: 200,
+      body: { data: { markPullRequestReadyForReview: { pullRequest: { isDraft: false } } } },
+    })
+    expect(api.model.pull(pull.number).pull.draft).toBe(false)
+    expect(api.violations).toEqual([])
+  })
+
+  it('refuses a token without pull-requests: write as GitHub does (200, FORBIDDEN), and an unknown node', async () => {
+    const pull = draftPull()
+    const forbidden = await graphql(READY, { id: pull.id }, 'readonly')
+    expect(forbidden.status).toBe(200)
+    expect(forbidden.body.errors).toEqual([
+      expect.objectContaining({ type: 'FORBIDDEN', message: 'Resource not accessible by integration' }),
+    ])
+    expect(api.model.pull(pull.number).pull.draft).toBe(true)
+    const unknown = await graphql(READY, { id: 'PR_nothing' })
+    expect(unknown.body.errors?.[0]).toMatchObject({ type: 'NOT_FOUND' })
+    expect(api.violations).toEqual([])
+  })
+
+  it('records a query GitHub`s schema rejects, and a valid one the sandbox does not serve, as violations', async () => {
+    const misspelt = await graphql(READY.replace('isDraft', 'isDrafted'), { id: 'x' })
+    expect(misspelt.body.errors?.[0]?.message).toMatch(/Cannot query field "isDrafted" on type "PullRequest"/)
+    const unserved = await graphql('query { viewer { login } }', {})
+    expect(unserved.body.errors?.[0]?.message).toBe('the sandbox does not serve viewer')
+    expect(api.violations).toEqual([
+      expect.stringMatching(/^graphql: Cannot query field "isDrafted"/),
+      'graphql: the sandbox does not serve viewer',
+    ])
+  })
+
+  it('merges no draft: 405 "Pull Request is still a draft"', async () => {
+    const pull = draftPull()
+    const response = await fetch(`${api.url}/repos/acme/demo/pulls/${pull.number}/merge`, {
+      method: 'PUT',
+      headers: { authorization: 'token alice', 'content-type': 'application/json' },
+      body: '{}',
+    })
+    expect(response.status).toBe(405)
+    expect(await response.json()).toMatchObject({ message: 'Pull Request is still a draft' })
+    expect(api.model.pull(pull.number).pull.merged).toBe(false)
+  })
+})

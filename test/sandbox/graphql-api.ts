@@ -1,0 +1,113 @@
+// GitHub's GraphQL endpoint (`POST /graphql`) for the one mutation the action sends: every query is
+// parsed and validated against GitHub's published schema (`@octokit/graphql-schema`), then executed
+// against the sandbox's model. A valid query for a field the sandbox does not serve is a violation, not
+// a silent null. Errors come back as GitHub sends them: HTTP 200 with an `errors` array.
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { buildSchema, type GraphQLSchema, graphql, Kind, type OperationDefinitionNode, parse, validate } from 'graphql'
+import { nodeId } from './github-objects.js'
+import type { GitHubModel, Scope } from './rest-api.js'
+
+const SCHEMA_PATH = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'node_modules',
+  '@octokit',
+  'graphql-schema',
+  'schema.graphql',
+)
+
+let schema: GraphQLSchema | undefined
+/** GitHub's schema, built once per process. It repeats a few fields and breaks a few interface rules, which GitHub's own server tolerates: so must the stand-in. */
+function githubSchema(): GraphQLSchema {
+  schema ??= buildSchema(readFileSync(SCHEMA_PATH, 'utf8'), { assumeValidSDL: true, assumeValid: true })
+  return schema
+}
+
+/** The mutations and queries the sandbox serves; anything else valid is reported as unserved. */
+const SERVED = new Set(['markPullRequestReadyForReview'])
+
+export interface GraphqlReply {
+  status: number
+  body: unknown
+  /** What the request got wrong, for the API's `violations`. */
+  problems: string[]
+}
+
+/** Serves one GraphQL request from a token that holds `can(scope, level)`. */
+export async function serveGraphql(
+  raw: string,
+  can: (scope: Scope, level: 'read' | 'write') => boolean,
+  model: GitHubModel,
+): Promise<GraphqlReply> {
+  let request: { query?: unknown; variables?: unknown }
+  try {
+    request = JSON.parse(raw) as typeof request
+  } catch {
+    return { status: 400, body: { message: 'Problems parsing JSON' }, problems: ['graphql: the body is not JSON'] }
+  }
+  if (typeof request.query !== 'string') {
+    const message = 'A query attribute must be specified and must be a string.'
+    return { status: 200, body: { errors: [{ message }] }, problems: [`graphql: ${message}`] }
+  }
+  let document: ReturnType<typeof parse>
+  try {
+    document = parse(request.query)
+  } catch (error) {
+    const message = (error as Error).message
+    return { status: 200, body: { errors: [{ message }] }, problems: [`graphql: ${message}`] }
+  }
+  const invalid = validate(githubSchema(), document)
+  if (invalid.length > 0) {
+    const errors = invalid.map((e) => ({ message: e.message }))
+    return { status: 200, body: { errors }, problems: errors.map((e) => `graphql: ${e.message}`) }
+  }
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  )
+  const fields = operations.flatMap((op) =>
+    op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : [])),
+  )
+  const unserved = fields.filter((name) => !SERVED.has(name))
+  if (unserved.length > 0) {
+    const message = `the sandbox does not serve ${unserved.join(', ')}`
+    return { status: 200, body: { errors: [{ message }] }, problems: [`graphql: ${message}`] }
+  }
+
+  const rootValue = {
+    markPullRequestReadyForReview: (args: { input: { pullRequestId: string } }) => {
+      if (!can('pull-requests', 'write')) {
+        throw Object.assign(new Error('Resource not accessible by integration'), { type: 'FORBIDDEN' })
+      }
+      const id = args.input.pullRequestId
+      const target = [...model.issues.values()].find((issue) => issue.pull && nodeId('PR', issue.pull.id) === id)
+      if (!target?.pull)
+        throw Object.assign(new Error(`Could not resolve to a node with the global id of '${id}'`), {
+          type: 'NOT_FOUND',
+        })
+      target.pull.draft = false
+      target.updatedAt = model.now()
+      return { pullRequest: { id, number: target.number, isDraft: false, state: target.state.toUpperCase() } }
+    },
+  }
+  const result = await graphql({
+    schema: githubSchema(),
+    source: request.query,
+    rootValue,
+    variableValues: (request.variables ?? {}) as Record<string, unknown>,
+  })
+  const errors = (result.errors ?? []).map((e) => ({
+    ...typeOf(e.originalError),
+    message: e.message,
+    ...(e.path ? { path: e.path } : {}),
+  }))
+  return { status: 200, body: { data: result.data ?? null, ...(errors.length > 0 ? { errors } : {}) }, problems: [] }
+}
+
+/** GitHub's error `type` (FORBIDDEN, NOT_FOUND) that a resolver attached to its error. */
+function typeOf(error: unknown): { type?: string } {
+  const type = (error as { type?: unknown } | undefined)?.type
+  return typeof type === 'string' ? { type } : {}
+}
