@@ -1,6 +1,6 @@
 import { getOctokit } from '@actions/github'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { OpenApiSubset } from '../sandbox/openapi.js'
+import { githubDescription } from '../sandbox/openapi.js'
 import { type RestApi, startRestApi } from '../sandbox/rest-api.js'
 
 const MAIN_SHA = 'a'.repeat(40)
@@ -68,10 +68,22 @@ describe('REST API stand-in: OpenAPI validation', () => {
     expect(api.violations).toEqual(['response issues/get 200: response.title: expected string, got integer'])
   })
 
-  it('records calls to endpoints it does not serve', async () => {
+  it('records calls to operations GitHub has and the stand-in does not serve, naming the operation', async () => {
     const response = await call('/repos/acme/demo/deployments')
     expect(response.status).toBe(404)
-    expect(api.violations[0]).toMatch(/^unserved endpoint: GET \/repos\/acme\/demo\/deployments/)
+    expect(api.violations).toEqual([
+      'unimplemented operation: repos/list-deployments (GET /repos/{owner}/{repo}/deployments) requested as GET /repos/acme/demo/deployments; the stand-in does not serve it yet',
+    ])
+  })
+
+  it('records calls to paths that are no operation of GitHub', async () => {
+    const response = await call('/repos/acme/demo/no-such-thing')
+    expect(response.status).toBe(404)
+    expect(api.violations).toEqual([
+      expect.stringMatching(
+        /^unknown endpoint: GET \/repos\/acme\/demo\/no-such-thing is no operation of GitHub's REST description \(@octokit\/openapi 23\.0\.2 /,
+      ),
+    ])
   })
 
   it('serves what an Octokit client does in a loop, all on-schema', async () => {
@@ -287,10 +299,12 @@ describe('REST API stand-in: permissions and faults', () => {
   })
 })
 
-describe('OpenApiSubset', () => {
-  it('holds every operation the stand-in serves, from GitHub description', () => {
-    const subset = new OpenApiSubset()
-    expect(subset.source).toMatch(/^@octokit\/openapi /)
+describe('OpenApiDescription', () => {
+  it('routes every operation of GitHub description, literal segments before parameters', () => {
+    const subset = githubDescription()
+    expect(subset.source).toMatch(/^@octokit\/openapi 23\.0\.2 /)
+    expect(subset.operationKeys().length).toBeGreaterThan(1000)
+    expect(subset.match('GET', '/repos/o/r/commits/a/b/status')?.pathParams.ref).toBe('a/b')
     expect(subset.match('PATCH', '/repos/o/r/issues/comments/5')?.operation.operationId).toBe('issues/update-comment')
     expect(subset.match('PATCH', '/repos/o/r/issues/5')?.operation.operationId).toBe('issues/update')
     expect(subset.match('DELETE', '/repos/o/r/issues/5/labels/loop%2Fstop')?.pathParams.name).toBe('loop/stop')
