@@ -141,6 +141,42 @@ describe('REST API stand-in: OpenAPI validation', () => {
     expect(api.violations).toEqual([])
   })
 
+  it('pages lists as GitHub does: 30 by default, at most 100, Link with absolute prev/next/last/first', async () => {
+    const issue = api.model.createIssue(api.model.user('alice'), 'busy', null)
+    for (let index = 0; index < 150; index++) api.model.addComment(api.model.user('bob'), issue.number, `c${index}`)
+    const comments = `/repos/acme/demo/issues/${issue.number}/comments`
+    const first = await call(comments)
+    expect(((await first.json()) as unknown[]).length).toBe(30)
+    expect(first.headers.get('link')).toBe(
+      `<${api.url}${comments}?per_page=30&page=2>; rel="next", <${api.url}${comments}?per_page=30&page=5>; rel="last"`,
+    )
+    const middle = await call(`${comments}?per_page=50&page=2`)
+    expect(middle.headers.get('link')).toBe(
+      [
+        `<${api.url}${comments}?per_page=50&page=1>; rel="prev"`,
+        `<${api.url}${comments}?per_page=50&page=3>; rel="next"`,
+        `<${api.url}${comments}?per_page=50&page=3>; rel="last"`,
+        `<${api.url}${comments}?per_page=50&page=1>; rel="first"`,
+      ].join(', '),
+    )
+    const capped = await call(`${comments}?per_page=500&page=2`)
+    expect(((await capped.json()) as { body: string }[]).map((c) => c.body)).toEqual(
+      Array.from({ length: 50 }, (_, index) => `c${index + 100}`),
+    )
+    expect(capped.headers.get('link')).toBe(
+      `<${api.url}${comments}?per_page=100&page=1>; rel="prev", <${api.url}${comments}?per_page=100&page=1>; rel="first"`,
+    )
+    const octokit = getOctokit('full', { baseUrl: api.url })
+    const all = await octokit.paginate(octokit.rest.issues.listComments, {
+      owner: 'acme',
+      repo: 'demo',
+      issue_number: issue.number,
+      per_page: 100,
+    })
+    expect(all.map((c) => c.body)).toEqual(Array.from({ length: 150 }, (_, index) => `c${index}`))
+    expect(api.violations).toEqual([])
+  })
+
   it('lists and deletes caches by key', async () => {
     const at = '2026-01-01T00:00:00Z'
     api.model.caches.push(

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import * as gh from './github-objects.js'
 import { githubDescription, type MatchedOperation } from './openapi.js'
+import { paginate } from './pagination.js'
 
 export type {
   CommentModel,
@@ -1036,24 +1037,6 @@ const labelName = (entry: unknown): string =>
 
 const validationFailed = (resource: string, field: string, code: string) =>
   new ApiError(422, 'Validation Failed', { errors: [{ resource, field, code }] })
-
-/** GitHub's page/per_page pagination (per_page at most 100) with a `Link` header. */
-function paginate<T>(items: T[], url: URL): { page: T[]; headers: Record<string, string> } {
-  const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30) || 30))
-  const pageNumber = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1)
-  const last = Math.max(1, Math.ceil(items.length / perPage))
-  const page = items.slice((pageNumber - 1) * perPage, pageNumber * perPage)
-  const link = (n: number, rel: string) => {
-    const target = new URL(url)
-    target.searchParams.set('page', String(n))
-    target.searchParams.set('per_page', String(perPage))
-    return `<${target.toString()}>; rel="${rel}"`
-  }
-  const links: string[] = []
-  if (pageNumber > 1) links.push(link(pageNumber - 1, 'prev'), link(1, 'first'))
-  if (pageNumber < last) links.push(link(pageNumber + 1, 'next'), link(last, 'last'))
-  return { page, headers: links.length > 0 ? { link: links.join(', ') } : {} }
-}
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
