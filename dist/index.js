@@ -47439,15 +47439,16 @@ class OctokitGitHub {
     }
     async findOpenPullRequest(head, base) {
         const route = `${this.repoPath}/pulls`;
-        const response = await this.call('GET', route, () => this.octokit.rest.pulls.list({
+        // GitHub allows one open pull request per head and base, but a list is followed to its end anyway.
+        const pulls = await this.call('GET', route, () => this.octokit.paginate(this.octokit.rest.pulls.list, {
             owner: this.owner,
             repo: this.repo,
             head: `${this.owner}:${head}`,
             base,
             state: 'open',
-            per_page: 10,
+            per_page: 100,
         }));
-        const pull = response.data.find((candidate) => candidate.head.ref === head);
+        const pull = pulls.find((candidate) => candidate.head.ref === head);
         return pull ? toPullRequest(pull) : null;
     }
     async findOrCreatePullRequest(request) {
@@ -47487,9 +47488,6 @@ class OctokitGitHub {
             }
             explain(error, 'POST', route);
         }
-    }
-    async updatePullRequest(number, changes) {
-        await this.call('PATCH', `${this.repoPath}/pulls/${number}`, () => this.octokit.rest.pulls.update({ owner: this.owner, repo: this.repo, pull_number: number, ...changes }));
     }
     async getPullRequest(number) {
         const response = await this.call('GET', `${this.repoPath}/pulls/${number}`, () => this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number }));
@@ -47565,22 +47563,6 @@ class OctokitGitHub {
             explain(error, 'GET', route);
         }
     }
-    async listReviews(pullNumber) {
-        const reviews = await this.call('GET', `${this.repoPath}/pulls/${pullNumber}/reviews`, () => this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
-            owner: this.owner,
-            repo: this.repo,
-            pull_number: pullNumber,
-            per_page: 100,
-        }));
-        return reviews.map((review) => ({
-            id: review.id,
-            user: review.user?.login ?? '',
-            userType: review.user?.type ?? 'User',
-            state: review.state,
-            commitId: review.commit_id ?? null,
-            submittedAt: review.submitted_at ?? null,
-        }));
-    }
     async listLabels(issueNumber) {
         const labels = await this.call('GET', `${this.repoPath}/issues/${issueNumber}/labels`, () => this.octokit.paginate(this.octokit.rest.issues.listLabelsOnIssue, {
             owner: this.owner,
@@ -47589,32 +47571,6 @@ class OctokitGitHub {
             per_page: 100,
         }));
         return labels.map((label) => label.name);
-    }
-    async addLabels(issueNumber, labels) {
-        if (labels.length === 0)
-            return;
-        await this.call('POST', `${this.repoPath}/issues/${issueNumber}/labels`, () => this.octokit.rest.issues.addLabels({
-            owner: this.owner,
-            repo: this.repo,
-            issue_number: issueNumber,
-            labels: [...labels],
-        }));
-    }
-    async removeLabel(issueNumber, label) {
-        const route = `${this.repoPath}/issues/${issueNumber}/labels/${label}`;
-        try {
-            await this.octokit.rest.issues.removeLabel({
-                owner: this.owner,
-                repo: this.repo,
-                issue_number: issueNumber,
-                name: label,
-            });
-        }
-        catch (error) {
-            if (statusOf(error) === 404)
-                return;
-            explain(error, 'DELETE', route);
-        }
     }
     async getAuthenticatedLogin(fallback) {
         return (await this.ownLogin()) ?? fallback;

@@ -15,7 +15,6 @@ import {
   type GitHubPort,
   type PullRequestInfo,
   PullRequestsNotAllowedError,
-  type Review,
   type WorkflowDispatch,
 } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
@@ -209,17 +208,18 @@ export class OctokitGitHub implements GitHubPort {
 
   private async findOpenPullRequest(head: string, base: string): Promise<PullRequestInfo | null> {
     const route = `${this.repoPath}/pulls`
-    const response = await this.call('GET', route, () =>
-      this.octokit.rest.pulls.list({
+    // GitHub allows one open pull request per head and base, but a list is followed to its end anyway.
+    const pulls = await this.call('GET', route, () =>
+      this.octokit.paginate(this.octokit.rest.pulls.list, {
         owner: this.owner,
         repo: this.repo,
         head: `${this.owner}:${head}`,
         base,
         state: 'open',
-        per_page: 10,
+        per_page: 100,
       }),
     )
-    const pull = (response.data as RawPull[]).find((candidate) => candidate.head.ref === head)
+    const pull = (pulls as RawPull[]).find((candidate) => candidate.head.ref === head)
     return pull ? toPullRequest(pull) : null
   }
 
@@ -264,12 +264,6 @@ export class OctokitGitHub implements GitHubPort {
       }
       explain(error, 'POST', route)
     }
-  }
-
-  async updatePullRequest(number: number, changes: { title?: string; body?: string }): Promise<void> {
-    await this.call('PATCH', `${this.repoPath}/pulls/${number}`, () =>
-      this.octokit.rest.pulls.update({ owner: this.owner, repo: this.repo, pull_number: number, ...changes }),
-    )
   }
 
   async getPullRequest(number: number): Promise<PullRequestInfo> {
@@ -355,25 +349,6 @@ export class OctokitGitHub implements GitHubPort {
     }
   }
 
-  async listReviews(pullNumber: number): Promise<Review[]> {
-    const reviews = await this.call('GET', `${this.repoPath}/pulls/${pullNumber}/reviews`, () =>
-      this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
-        owner: this.owner,
-        repo: this.repo,
-        pull_number: pullNumber,
-        per_page: 100,
-      }),
-    )
-    return reviews.map((review) => ({
-      id: review.id,
-      user: review.user?.login ?? '',
-      userType: review.user?.type ?? 'User',
-      state: review.state,
-      commitId: review.commit_id ?? null,
-      submittedAt: review.submitted_at ?? null,
-    }))
-  }
-
   async listLabels(issueNumber: number): Promise<string[]> {
     const labels = await this.call('GET', `${this.repoPath}/issues/${issueNumber}/labels`, () =>
       this.octokit.paginate(this.octokit.rest.issues.listLabelsOnIssue, {
@@ -384,33 +359,6 @@ export class OctokitGitHub implements GitHubPort {
       }),
     )
     return labels.map((label) => label.name)
-  }
-
-  async addLabels(issueNumber: number, labels: readonly string[]): Promise<void> {
-    if (labels.length === 0) return
-    await this.call('POST', `${this.repoPath}/issues/${issueNumber}/labels`, () =>
-      this.octokit.rest.issues.addLabels({
-        owner: this.owner,
-        repo: this.repo,
-        issue_number: issueNumber,
-        labels: [...labels],
-      }),
-    )
-  }
-
-  async removeLabel(issueNumber: number, label: string): Promise<void> {
-    const route = `${this.repoPath}/issues/${issueNumber}/labels/${label}`
-    try {
-      await this.octokit.rest.issues.removeLabel({
-        owner: this.owner,
-        repo: this.repo,
-        issue_number: issueNumber,
-        name: label,
-      })
-    } catch (error) {
-      if (statusOf(error) === 404) return
-      explain(error, 'DELETE', route)
-    }
   }
 
   async getAuthenticatedLogin(fallback: string): Promise<string> {
