@@ -88,6 +88,8 @@ export interface Exchange {
   path: string
   operationId: string | undefined
   actor: string | undefined
+  /** `installation` for a job's GITHUB_TOKEN (the action's own calls), `user` for a person's token. */
+  tokenKind: TokenGrant['kind'] | undefined
   status: number
   requestBody: unknown
   responseBody: unknown
@@ -718,6 +720,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       path: url.pathname + url.search,
       operationId: undefined,
       actor: undefined,
+      tokenKind: undefined,
       status: 0,
       requestBody: undefined,
       responseBody: undefined,
@@ -776,6 +779,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     if (!grant)
       return send({ status: 401, body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' } })
     exchange.actor = grant.actor
+    exchange.tokenKind = grant.kind
     const rate = rateFor(token)
     const rateHeaders = () => ({
       'x-ratelimit-limit': String(rate.limit),
