@@ -101,12 +101,12 @@ describe('artifact store: snapshots, expiry and runs', () => {
     const v1 = await artifactJob().save(loopId, makeState(loopId, 1), null)
     const saved = server.artifacts.find((a) => String(a.id) === v1)!
     // GitHub keeps listing expired artifacts (expired: true), newest first, 100 a page at most.
-    const firstId = Math.max(...server.artifacts.map((a) => a.id)) + 1
     for (let index = 0; index < 120; index++) {
       server.artifacts.push({
         ...saved,
-        id: firstId + index,
-        runId: saved.runId + 1 + index,
+        // Ids and run ids far from those the server and newRunId() hand out to later tests.
+        id: 8_000_000 + index,
+        runId: 9_000_000 + index,
         createdAt: new Date(saved.createdAt.getTime() + 1000 * (index + 1)),
         expired: true,
       })
