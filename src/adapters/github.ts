@@ -15,7 +15,6 @@ import {
   type GitHubPort,
   type PullRequestInfo,
   PullRequestsNotAllowedError,
-  type Review,
   type WorkflowDispatch,
 } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
@@ -127,6 +126,22 @@ function explain(error: unknown, method: string, route: string): never {
   throw error
 }
 
+/** Whether a dispatch was refused for asking for run details: older Enterprise Servers answer 400. */
+function refusesRunDetails(error: unknown): boolean {
+  const status = statusOf(error)
+  return status === 400 || (status === 422 && isRequestError(error) && /return_run_details/.test(error.message))
+}
+
+function dispatchedRun(data: unknown): DispatchedRun {
+  if (typeof data !== 'object' || data === null) return {}
+  const run = data as { workflow_run_id?: number; run_url?: string; html_url?: string }
+  return {
+    ...(typeof run.workflow_run_id === 'number' ? { runId: run.workflow_run_id } : {}),
+    ...(typeof run.run_url === 'string' ? { runUrl: run.run_url } : {}),
+    ...(typeof run.html_url === 'string' ? { htmlUrl: run.html_url } : {}),
+  }
+}
+
 /** GitHub's words when "Allow GitHub Actions to create and approve pull requests" is off. */
 const PULL_REQUESTS_NOT_ALLOWED = /not permitted to create or approve pull requests/i
 
@@ -189,40 +204,65 @@ export class OctokitGitHub implements GitHubPort {
 
   async dispatchWorkflow(request: WorkflowDispatch): Promise<DispatchedRun> {
     const route = `${this.repoPath}/actions/workflows/${request.workflow}/dispatches`
-    const response = await this.call('POST', route, () =>
+    const dispatch = (runDetails: boolean) =>
       this.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
         owner: this.owner,
         repo: this.repo,
         workflow_id: request.workflow,
         ref: request.ref,
         inputs: request.inputs,
-        return_run_details: true,
-      } as never),
-    )
-    // 204 (older GitHub, or no run details) has no body; 200 carries the new run.
-    const data = (response as { status: number; data?: unknown }).data
-    if (typeof data !== 'object' || data === null) return {}
-    const run = data as { workflow_run_id?: number; run_url?: string; html_url?: string }
-    return {
-      ...(typeof run.workflow_run_id === 'number' ? { runId: run.workflow_run_id } : {}),
-      ...(typeof run.run_url === 'string' ? { runUrl: run.run_url } : {}),
-      ...(typeof run.html_url === 'string' ? { htmlUrl: run.html_url } : {}),
+        ...(runDetails ? { return_run_details: true } : {}),
+      } as never)
+    try {
+      // 204 (no run details) has no body; 200 carries the new run.
+      return dispatchedRun((await dispatch(true)).data)
+    } catch (error) {
+      if (!refusesRunDetails(error)) explain(error, 'POST', route)
     }
+    // An older Enterprise Server refuses the parameter (400): dispatch without it, and tell the run it
+    // started by the one run that was not listed before (no clocks compared).
+    this.logger?.debug(`${route} refused return_run_details; dispatching without and finding the run.`)
+    const before = await this.dispatchedRuns(request).catch(() => null)
+    await this.call('POST', route, () => dispatch(false))
+    if (before === null) return {}
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 1000))
+      const after = await this.dispatchedRuns(request).catch(() => [])
+      const run = after.find((candidate) => !before.some((known) => known.runId === candidate.runId))
+      if (run) return run
+    }
+    return {}
+  }
+
+  /** The workflow's newest dispatched runs on the dispatch's branch. */
+  private async dispatchedRuns(request: WorkflowDispatch): Promise<Required<DispatchedRun>[]> {
+    const response = await this.call('GET', `${this.repoPath}/actions/workflows/${request.workflow}/runs`, () =>
+      this.octokit.rest.actions.listWorkflowRuns({
+        owner: this.owner,
+        repo: this.repo,
+        workflow_id: request.workflow,
+        event: 'workflow_dispatch',
+        branch: /^refs\/heads\/(.+)$/.exec(request.ref)?.[1] ?? request.ref,
+        per_page: 20,
+      }),
+    )
+    return response.data.workflow_runs.map((run) => ({ runId: run.id, runUrl: run.url, htmlUrl: run.html_url }))
   }
 
   private async findOpenPullRequest(head: string, base: string): Promise<PullRequestInfo | null> {
     const route = `${this.repoPath}/pulls`
-    const response = await this.call('GET', route, () =>
-      this.octokit.rest.pulls.list({
+    // GitHub allows one open pull request per head and base, but a list is followed to its end anyway.
+    const pulls = await this.call('GET', route, () =>
+      this.octokit.paginate(this.octokit.rest.pulls.list, {
         owner: this.owner,
         repo: this.repo,
         head: `${this.owner}:${head}`,
         base,
         state: 'open',
-        per_page: 10,
+        per_page: 100,
       }),
     )
-    const pull = (response.data as RawPull[]).find((candidate) => candidate.head.ref === head)
+    const pull = (pulls as RawPull[]).find((candidate) => candidate.head.ref === head)
     return pull ? toPullRequest(pull) : null
   }
 
@@ -267,12 +307,6 @@ export class OctokitGitHub implements GitHubPort {
       }
       explain(error, 'POST', route)
     }
-  }
-
-  async updatePullRequest(number: number, changes: { title?: string; body?: string }): Promise<void> {
-    await this.call('PATCH', `${this.repoPath}/pulls/${number}`, () =>
-      this.octokit.rest.pulls.update({ owner: this.owner, repo: this.repo, pull_number: number, ...changes }),
-    )
   }
 
   async getPullRequest(number: number): Promise<PullRequestInfo> {
@@ -374,25 +408,6 @@ export class OctokitGitHub implements GitHubPort {
     }
   }
 
-  async listReviews(pullNumber: number): Promise<Review[]> {
-    const reviews = await this.call('GET', `${this.repoPath}/pulls/${pullNumber}/reviews`, () =>
-      this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
-        owner: this.owner,
-        repo: this.repo,
-        pull_number: pullNumber,
-        per_page: 100,
-      }),
-    )
-    return reviews.map((review) => ({
-      id: review.id,
-      user: review.user?.login ?? '',
-      userType: review.user?.type ?? 'User',
-      state: review.state,
-      commitId: review.commit_id ?? null,
-      submittedAt: review.submitted_at ?? null,
-    }))
-  }
-
   async listLabels(issueNumber: number): Promise<string[]> {
     const labels = await this.call('GET', `${this.repoPath}/issues/${issueNumber}/labels`, () =>
       this.octokit.paginate(this.octokit.rest.issues.listLabelsOnIssue, {
@@ -403,33 +418,6 @@ export class OctokitGitHub implements GitHubPort {
       }),
     )
     return labels.map((label) => label.name)
-  }
-
-  async addLabels(issueNumber: number, labels: readonly string[]): Promise<void> {
-    if (labels.length === 0) return
-    await this.call('POST', `${this.repoPath}/issues/${issueNumber}/labels`, () =>
-      this.octokit.rest.issues.addLabels({
-        owner: this.owner,
-        repo: this.repo,
-        issue_number: issueNumber,
-        labels: [...labels],
-      }),
-    )
-  }
-
-  async removeLabel(issueNumber: number, label: string): Promise<void> {
-    const route = `${this.repoPath}/issues/${issueNumber}/labels/${label}`
-    try {
-      await this.octokit.rest.issues.removeLabel({
-        owner: this.owner,
-        repo: this.repo,
-        issue_number: issueNumber,
-        name: label,
-      })
-    } catch (error) {
-      if (statusOf(error) === 404) return
-      explain(error, 'DELETE', route)
-    }
   }
 
   async getAuthenticatedLogin(fallback: string): Promise<string> {

@@ -30,16 +30,6 @@ export interface PullRequestInfo {
   baseRef: string
 }
 
-export interface Review {
-  id: number
-  user: string
-  userType: string
-  /** APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING. */
-  state: string
-  commitId: string | null
-  submittedAt: string | null
-}
-
 export interface CommentRef {
   id: number
   url: string
@@ -60,7 +50,6 @@ export interface GitHubPort {
     body: string
     draft: boolean
   }): Promise<PullRequestInfo & { created: boolean }>
-  updatePullRequest(number: number, changes: { title?: string; body?: string }): Promise<void>
   getPullRequest(number: number): Promise<PullRequestInfo>
   isPullRequestMerged(number: number): Promise<boolean>
   /**
@@ -75,11 +64,7 @@ export interface GitHubPort {
   upsertStickyComment(request: { issueNumber: number; marker: string; body: string }): Promise<CommentRef>
   /** The user's permission on the repository: admin, maintain, write, triage, read or none. */
   getPermission(user: string): Promise<string>
-  listReviews(pullNumber: number): Promise<Review[]>
   listLabels(issueNumber: number): Promise<string[]>
-  addLabels(issueNumber: number, labels: readonly string[]): Promise<void>
-  /** Removes a label; a label that is not there is not an error. */
-  removeLabel(issueNumber: number, label: string): Promise<void>
   /** The login the token acts as; for a GITHUB_TOKEN (which cannot ask), `fallback`. */
   getAuthenticatedLogin(fallback: string): Promise<string>
 }

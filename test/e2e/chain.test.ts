@@ -2,7 +2,17 @@
 // The chain: COMPLETE across jobs, a duplicate dispatch superseded, budget-minutes, the cap, BLOCKED
 // then `/loop resume`, and the audit trail carried across jobs.
 import { afterEach, describe, expect, it } from 'vitest'
-import { botComments, commitSubjects, describeJobs, pullRequests, type Scenario, startScenario } from './fixtures.js'
+import {
+  botComments,
+  checkOperationsExercised,
+  commitSubjects,
+  describeJobs,
+  pullRequests,
+  type Scenario,
+  startScenario,
+} from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
 
 const MINUTE = 60_000
 let scenario: Scenario | undefined

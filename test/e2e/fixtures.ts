@@ -4,11 +4,13 @@
 // different check (no retry of the same failure). Everything is plain Node: jobs stay fast.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { afterAll } from 'vitest'
 import { loopWorkflow } from '../sandbox/loop-workflow.js'
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { OPERATIONS_EXERCISED, operationsTheActionCalls } from './rest-operations.js'
 
 export { loopWorkflow }
 
@@ -118,6 +120,47 @@ export interface Scenario {
   stop(): Promise<void>
 }
 
+/** The REST operations the stand-in served to jobs in this test file's scenarios so far. */
+const operationsServedToJobs = new Set<string>()
+
+/**
+ * After the file's tests, when all ran and passed: every operation rest-operations.ts says this file
+ * exercises was served to one of its jobs, and every operation a job called is one the action's source
+ * is known to call (a new call, of the action or of a library it bundles, must be listed there).
+ */
+export function checkOperationsExercised(testFileUrl: string): void {
+  const file = basename(fileURLToPath(testFileUrl))
+  // biome-ignore lint/correctness/noEmptyPattern: vitest hands the suite second and wants the first destructured
+  afterAll(({}, suite) => {
+    const tests: { result?: { state?: string } }[] = []
+    const walk = (tasks: readonly unknown[]) => {
+      for (const task of tasks as { type: string; tasks?: unknown[]; result?: { state?: string } }[]) {
+        if (task.type === 'suite') walk(task.tasks ?? [])
+        else tests.push(task)
+      }
+    }
+    walk(suite.tasks)
+    // A filtered run (-t) or a failed test says nothing about what the file exercises.
+    if (tests.some((test) => test.result?.state !== 'pass')) return
+    const claimed = OPERATIONS_EXERCISED[file]
+    if (!claimed) throw new Error(`test/e2e/rest-operations.ts has no entry for ${file}; add '${file}': [...]`)
+    const served = [...operationsServedToJobs].sort()
+    const missing = claimed.filter((operationId) => !operationsServedToJobs.has(operationId))
+    if (missing.length > 0) {
+      throw new Error(
+        `${file} claims in rest-operations.ts operations its jobs never called: ${missing.join(', ')}; served to its jobs: ${served.join(', ')}`,
+      )
+    }
+    const known = operationsTheActionCalls()
+    const unknown = served.filter((operationId) => !known.has(operationId))
+    if (unknown.length > 0) {
+      throw new Error(
+        `jobs in ${file} called ${unknown.join(', ')}, which rest-operations.ts does not find in the action's source: teach operationsTheActionCalls() the call`,
+      )
+    }
+  })
+}
+
 /** Starts a sandbox on the staircase project with users alice (write), bob (triage: reported as read) and mallory (read). */
 export async function startScenario(
   options: ProjectOptions & { sandbox?: Partial<SandboxOptions> } = {},
@@ -148,6 +191,12 @@ export async function startScenario(
         .filter((name) => name.startsWith('work-'))
         .sort(),
     stop: async () => {
+      for (const exchange of sandbox.api.exchanges) {
+        // The action's own calls carry the job's GITHUB_TOKEN; people's carry theirs; faults reach no handler.
+        if (exchange.tokenKind === 'installation' && exchange.operationId && !exchange.fault) {
+          operationsServedToJobs.add(exchange.operationId)
+        }
+      }
       await sandbox.stop()
       rmSync(signals, { recursive: true, force: true })
     },

@@ -9,7 +9,16 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { botComments, describeJobs, pullRequests, type Scenario, startScenario } from './fixtures.js'
+import {
+  botComments,
+  checkOperationsExercised,
+  describeJobs,
+  pullRequests,
+  type Scenario,
+  startScenario,
+} from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
 
 const MINUTE = 60_000
 const action = useActionFromSource()

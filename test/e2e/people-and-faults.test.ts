@@ -5,7 +5,17 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { botComments, commitSubjects, describeJobs, pullRequests, type Scenario, startScenario } from './fixtures.js'
+import {
+  botComments,
+  checkOperationsExercised,
+  commitSubjects,
+  describeJobs,
+  pullRequests,
+  type Scenario,
+  startScenario,
+} from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
 
 const MINUTE = 60_000
 let scenario: Scenario | undefined

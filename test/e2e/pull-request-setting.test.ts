@@ -6,7 +6,17 @@
 // source (dist/ is rebuilt separately).
 import { afterEach, describe, expect, it } from 'vitest'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { botComments, commitSubjects, describeJobs, pullRequests, type Scenario, startScenario } from './fixtures.js'
+import {
+  botComments,
+  checkOperationsExercised,
+  commitSubjects,
+  describeJobs,
+  pullRequests,
+  type Scenario,
+  startScenario,
+} from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
 
 const MINUTE = 60_000
 const SETTING = 'Allow GitHub Actions to create and approve pull requests'

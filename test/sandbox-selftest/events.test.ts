@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
-import { OpenApiSubset } from '../sandbox/openapi.js'
+import { githubDescription } from '../sandbox/openapi.js'
 import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
 import { LOOP_WORKFLOW, REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
 
 const execGit = promisify(execFile)
-const openapi = new OpenApiSubset()
+const openapi = githubDescription()
 const schemaProblems = (name: string, value: unknown, path: string) =>
   openapi.validate({ $ref: `#/components/schemas/${name}` }, value, path)
 

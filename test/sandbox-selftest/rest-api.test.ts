@@ -1,6 +1,6 @@
 import { getOctokit } from '@actions/github'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { OpenApiSubset } from '../sandbox/openapi.js'
+import { githubDescription } from '../sandbox/openapi.js'
 import { type RestApi, startRestApi } from '../sandbox/rest-api.js'
 
 const MAIN_SHA = 'a'.repeat(40)
@@ -68,10 +68,22 @@ describe('REST API stand-in: OpenAPI validation', () => {
     expect(api.violations).toEqual(['response issues/get 200: response.title: expected string, got integer'])
   })
 
-  it('records calls to endpoints it does not serve', async () => {
+  it('records calls to operations GitHub has and the stand-in does not serve, naming the operation', async () => {
     const response = await call('/repos/acme/demo/deployments')
     expect(response.status).toBe(404)
-    expect(api.violations[0]).toMatch(/^unserved endpoint: GET \/repos\/acme\/demo\/deployments/)
+    expect(api.violations).toEqual([
+      'unimplemented operation: repos/list-deployments (GET /repos/{owner}/{repo}/deployments) requested as GET /repos/acme/demo/deployments; the stand-in does not serve it yet',
+    ])
+  })
+
+  it('records calls to paths that are no operation of GitHub', async () => {
+    const response = await call('/repos/acme/demo/no-such-thing')
+    expect(response.status).toBe(404)
+    expect(api.violations).toEqual([
+      expect.stringMatching(
+        /^unknown endpoint: GET \/repos\/acme\/demo\/no-such-thing is no operation of GitHub's REST description \(@octokit\/openapi 23\.0\.2 /,
+      ),
+    ])
   })
 
   it('serves what an Octokit client does in a loop, all on-schema', async () => {
@@ -126,6 +138,42 @@ describe('REST API stand-in: OpenAPI validation', () => {
     expect((await octokit.rest.pulls.get({ ...repo, pull_number: created.data.number })).data.merged).toBe(true)
     await octokit.rest.repos.get(repo)
     await octokit.rest.rateLimit.get()
+    expect(api.violations).toEqual([])
+  })
+
+  it('pages lists as GitHub does: 30 by default, at most 100, Link with absolute prev/next/last/first', async () => {
+    const issue = api.model.createIssue(api.model.user('alice'), 'busy', null)
+    for (let index = 0; index < 150; index++) api.model.addComment(api.model.user('bob'), issue.number, `c${index}`)
+    const comments = `/repos/acme/demo/issues/${issue.number}/comments`
+    const first = await call(comments)
+    expect(((await first.json()) as unknown[]).length).toBe(30)
+    expect(first.headers.get('link')).toBe(
+      `<${api.url}${comments}?per_page=30&page=2>; rel="next", <${api.url}${comments}?per_page=30&page=5>; rel="last"`,
+    )
+    const middle = await call(`${comments}?per_page=50&page=2`)
+    expect(middle.headers.get('link')).toBe(
+      [
+        `<${api.url}${comments}?per_page=50&page=1>; rel="prev"`,
+        `<${api.url}${comments}?per_page=50&page=3>; rel="next"`,
+        `<${api.url}${comments}?per_page=50&page=3>; rel="last"`,
+        `<${api.url}${comments}?per_page=50&page=1>; rel="first"`,
+      ].join(', '),
+    )
+    const capped = await call(`${comments}?per_page=500&page=2`)
+    expect(((await capped.json()) as { body: string }[]).map((c) => c.body)).toEqual(
+      Array.from({ length: 50 }, (_, index) => `c${index + 100}`),
+    )
+    expect(capped.headers.get('link')).toBe(
+      `<${api.url}${comments}?per_page=100&page=1>; rel="prev", <${api.url}${comments}?per_page=100&page=1>; rel="first"`,
+    )
+    const octokit = getOctokit('full', { baseUrl: api.url })
+    const all = await octokit.paginate(octokit.rest.issues.listComments, {
+      owner: 'acme',
+      repo: 'demo',
+      issue_number: issue.number,
+      per_page: 100,
+    })
+    expect(all.map((c) => c.body)).toEqual(Array.from({ length: 150 }, (_, index) => `c${index}`))
     expect(api.violations).toEqual([])
   })
 
@@ -287,10 +335,12 @@ describe('REST API stand-in: permissions and faults', () => {
   })
 })
 
-describe('OpenApiSubset', () => {
-  it('holds every operation the stand-in serves, from GitHub description', () => {
-    const subset = new OpenApiSubset()
-    expect(subset.source).toMatch(/^@octokit\/openapi /)
+describe('OpenApiDescription', () => {
+  it('routes every operation of GitHub description, literal segments before parameters', () => {
+    const subset = githubDescription()
+    expect(subset.source).toMatch(/^@octokit\/openapi 23\.0\.2 /)
+    expect(subset.operationKeys().length).toBeGreaterThan(1000)
+    expect(subset.match('GET', '/repos/o/r/commits/a/b/status')?.pathParams.ref).toBe('a/b')
     expect(subset.match('PATCH', '/repos/o/r/issues/comments/5')?.operation.operationId).toBe('issues/update-comment')
     expect(subset.match('PATCH', '/repos/o/r/issues/5')?.operation.operationId).toBe('issues/update')
     expect(subset.match('DELETE', '/repos/o/r/issues/5/labels/loop%2Fstop')?.pathParams.name).toBe('loop/stop')

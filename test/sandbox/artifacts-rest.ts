@@ -2,7 +2,7 @@
  * The REST side of GitHub's artifacts, on loopback, sharing `ResultsServer`'s artifact records: what
  * `@actions/artifact` (its `findBy` paths) and the artifact store call.
  *
- * - `GET /repos/{owner}/{repo}/actions/artifacts?name=` (newest first, across runs)
+ * - `GET /repos/{owner}/{repo}/actions/artifacts?name=` (newest first, across runs; paged as GitHub pages)
  * - `GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts?name=`
  * - `GET /repos/{owner}/{repo}/actions/artifacts/{id}`
  * - `GET /repos/{owner}/{repo}/actions/artifacts/{id}/zip`: 302 to a signed blob URL; 410 once expired
@@ -14,6 +14,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { paginate } from './pagination.js'
 import type { ArtifactRecord, ResultsServer } from './results-server.js'
 
 export interface ArtifactsRestOptions {
@@ -75,17 +76,13 @@ export function artifactsRestHandler(results: ResultsServer, options: ArtifactsR
       return true
     }
     const name = url.searchParams.get('name')
-    const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 30) || 30, 100)
-    const page = Math.max(Number(url.searchParams.get('page') ?? 1) || 1, 1)
     const all = results.artifacts
       .filter(present)
       .filter((a) => name === null || a.name === name)
       .filter((a) => runText === undefined || a.runId === Number(runText))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id)
-    send(200, {
-      total_count: all.length,
-      artifacts: all.slice((page - 1) * perPage, page * perPage).map((a) => describeArtifact(a, apiRoot)),
-    })
+    const { page, headers } = paginate(all, url)
+    send(200, { total_count: all.length, artifacts: page.map((a) => describeArtifact(a, apiRoot)) }, headers)
     return true
   }
 }

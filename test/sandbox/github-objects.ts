@@ -111,17 +111,24 @@ export interface RunModel {
 /** GitHub's global node id of an object (`PR_...` in GraphQL); opaque to clients. */
 export const nodeId = (kind: string, id: number): string => Buffer.from(`${kind}:${id}`).toString('base64url')
 
-/** `simple-user`. */
+/**
+ * `simple-user`. The login is percent-encoded in links, as GitHub sends them
+ * (`https://api.github.com/users/github-actions%5Bbot%5D`): a bare `[bot]` is no RFC 3986 URI. A bot's
+ * page is its app's (`https://github.com/apps/github-actions`).
+ */
 export function simpleUser(ctx: UrlContext, user: UserModel): Record<string, unknown> {
-  const api = `${ctx.apiUrl}/users/${user.login}`
+  const api = `${ctx.apiUrl}/users/${encodeURIComponent(user.login)}`
+  const appSlug = user.type === 'Bot' ? user.login.replace(/\[bot\]$/, '') : undefined
   return {
     login: user.login,
     id: user.id,
     node_id: nodeId('U', user.id),
-    avatar_url: `${ctx.serverUrl}/avatars/${user.login}`,
+    avatar_url: `${ctx.serverUrl}/avatars/${appSlug ? 'in' : 'u'}/${user.id}?v=4`,
     gravatar_id: '',
     url: api,
-    html_url: `${ctx.serverUrl}/${user.login}`,
+    html_url: appSlug
+      ? `${ctx.serverUrl}/apps/${encodeURIComponent(appSlug)}`
+      : `${ctx.serverUrl}/${encodeURIComponent(user.login)}`,
     followers_url: `${api}/followers`,
     following_url: `${api}/following{/other_user}`,
     gists_url: `${api}/gists{/gist_id}`,

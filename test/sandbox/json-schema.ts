@@ -1,9 +1,11 @@
-// A compact validator for the part of JSON Schema (OpenAPI 3.0 dialect) that GitHub's description of
-// the operations in openapi-subset.json uses: type, nullable, enum, required, properties,
-// additionalProperties, items, min/maxItems, maxProperties, oneOf (with discriminator), anyOf, allOf,
-// formats date-time/uri/email, and local $refs. It reports every problem with a JSON-path-like location.
+// A compact validator for the part of JSON Schema (OpenAPI 3.0 dialect) that GitHub's REST description
+// uses: type, nullable, enum, required, properties, additionalProperties, items, min/maxItems,
+// uniqueItems, maxProperties, min/maxLength, pattern, minimum/maximum, oneOf (with discriminator), anyOf,
+// allOf, the formats of schema-formats.ts, and local $refs. It reports every problem with a
+// JSON-path-like location.
+import { numberFormatProblem, stringFormatProblem } from './schema-formats.js'
 
-/** A schema node as it appears in openapi-subset.json. */
+/** A schema node as it appears in GitHub's description. */
 export type Schema = {
   $ref?: string
   type?: string | string[]
@@ -15,9 +17,11 @@ export type Schema = {
   items?: Schema
   minItems?: number
   maxItems?: number
+  uniqueItems?: boolean
   maxProperties?: number
   minLength?: number
   maxLength?: number
+  pattern?: string
   minimum?: number
   maximum?: number
   oneOf?: Schema[]
@@ -27,7 +31,7 @@ export type Schema = {
   format?: string
 }
 
-/** Resolves `#/components/schemas/NAME` references. */
+/** Resolves local `#/components/...` references. */
 export type RefResolver = (ref: string) => Schema
 
 const typeOf = (value: unknown): string => {
@@ -42,21 +46,15 @@ const describe = (value: unknown): string => {
   return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text
 }
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
-
-function formatProblem(format: string, value: string): string | undefined {
-  if (format === 'date-time' && (!ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value)))) {
-    return 'an ISO 8601 date-time'
+// Patterns are compiled once: the same schemas are checked on every response.
+const compiledPatterns = new Map<string, RegExp>()
+function patternOf(source: string): RegExp {
+  let compiled = compiledPatterns.get(source)
+  if (!compiled) {
+    compiled = new RegExp(source, 'u')
+    compiledPatterns.set(source, compiled)
   }
-  if (format === 'uri') {
-    try {
-      new URL(value)
-    } catch {
-      return 'an absolute URI'
-    }
-  }
-  if (format === 'email' && !/^[^@\s]+@[^@\s]+$/.test(value)) return 'an email address'
-  return undefined
+  return compiled
 }
 
 /**
@@ -87,8 +85,11 @@ export function validateSchema(schema: Schema, value: unknown, resolve: RefResol
     problems.push(`${path}: ${describe(value)} is not one of ${schema.enum.map(describe).join(', ')}`)
   }
   if (typeof value === 'string') {
-    const expected = schema.format ? formatProblem(schema.format, value) : undefined
+    const expected = schema.format ? stringFormatProblem(schema.format, value) : undefined
     if (expected) problems.push(`${path}: ${describe(value)} is not ${expected}`)
+    if (schema.pattern !== undefined && !patternOf(schema.pattern).test(value)) {
+      problems.push(`${path}: ${describe(value)} does not match the pattern /${schema.pattern}/`)
+    }
     if (schema.minLength !== undefined && value.length < schema.minLength) {
       problems.push(`${path}: shorter than ${schema.minLength} characters`)
     }
@@ -99,6 +100,8 @@ export function validateSchema(schema: Schema, value: unknown, resolve: RefResol
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) problems.push(`${path}: below ${schema.minimum}`)
     if (schema.maximum !== undefined && value > schema.maximum) problems.push(`${path}: above ${schema.maximum}`)
+    const expected = schema.format ? numberFormatProblem(schema.format, value) : undefined
+    if (expected) problems.push(`${path}: ${describe(value)} is not ${expected}`)
   }
   if (Array.isArray(value)) {
     if (schema.minItems !== undefined && value.length < schema.minItems) {
@@ -106,6 +109,10 @@ export function validateSchema(schema: Schema, value: unknown, resolve: RefResol
     }
     if (schema.maxItems !== undefined && value.length > schema.maxItems) {
       problems.push(`${path}: has ${value.length} items, at most ${schema.maxItems} allowed`)
+    }
+    if (schema.uniqueItems === true) {
+      const seen = new Set(value.map((item) => JSON.stringify(item)))
+      if (seen.size < value.length) problems.push(`${path}: has duplicate items where they must be unique`)
     }
     if (schema.items) {
       const items = schema.items

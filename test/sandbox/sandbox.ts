@@ -50,6 +50,8 @@ export interface SandboxOptions {
    * the job's GITHUB_TOKEN gets GitHub's 403 on opening a pull request. See `RestApiOptions`.
    */
   actionsCanCreatePullRequests?: boolean
+  /** Play an older GitHub Enterprise Server, which answers a dispatch asking for run details 400. */
+  refusesRunDetails?: boolean
   /** Keep the sandbox's folder after `stop()` (to look at workspaces and summaries). */
   keep?: boolean
   /** Where to create the sandbox's folder (default: a new folder under the OS temp dir). */
@@ -283,6 +285,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     artifacts: mountArtifacts(results),
     serverUrl: SERVER_URL,
     actionsCanCreatePullRequests: options.actionsCanCreatePullRequests ?? false,
+    refusesRunDetails: options.refusesRunDetails ?? false,
     resolveRef: (ref) => remoteGit.resolveRef(ref.startsWith('refs/') ? ref : `refs/heads/${ref}`),
     mergePull: (pull) => mergePullIntoBase(bareDir, pull),
   })
@@ -409,13 +412,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     jobs: engine.jobs,
     tokenOf,
     async dispatch(inputs = {}, dispatchOptions = {}) {
+      // An older Enterprise Server takes no `return_run_details`: its 204 names no run, the engine does.
+      const details = options.refusesRunDetails !== true
       const reply = (await asPerson(
         dispatchOptions.actor ?? owner,
         'POST',
         `${repoPath}/actions/workflows/${encodeURIComponent(workflow.file)}/dispatches`,
-        { ref: dispatchOptions.ref ?? defaultBranch, inputs, return_run_details: true },
-      )) as { workflow_run_id: number }
-      return { runId: reply.workflow_run_id }
+        { ref: dispatchOptions.ref ?? defaultBranch, inputs, ...(details ? { return_run_details: true } : {}) },
+      )) as { workflow_run_id: number } | undefined
+      return { runId: reply?.workflow_run_id ?? engine.jobs.at(-1)?.runId ?? 0 }
     },
     waitForIdle: (timeoutMs) => engine.waitForIdle(timeoutMs),
     async comment(user, body, issueNumber) {

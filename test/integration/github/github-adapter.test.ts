@@ -271,21 +271,9 @@ describe('pull requests', () => {
     expect(await client().findOrCreatePullRequest(request)).toMatchObject({ number: 10, created: true, draft: false })
   })
 
-  it('reads merged state, updates, and lists reviews', async () => {
+  it('reads merged state', async () => {
     route('GET', /\/pulls\/7$/, (_req, res) => json(res, 200, { ...pull(7), merged: true, state: 'closed' }))
-    route('PATCH', /\/pulls\/7$/, (_req, res) => json(res, 200, pull(7)))
-    route('GET', /\/pulls\/7\/reviews/, (_req, res) =>
-      json(res, 200, [
-        { id: 1, user: { login: 'alice', type: 'User' }, state: 'APPROVED', commit_id: 'abc', submitted_at: 'now' },
-      ]),
-    )
-    const github = client()
-    expect(await github.isPullRequestMerged(7)).toBe(true)
-    await github.updatePullRequest(7, { body: 'new body' })
-    expect(requests.find((r) => r.method === 'PATCH')?.body).toEqual({ body: 'new body' })
-    expect(await github.listReviews(7)).toEqual([
-      { id: 1, user: 'alice', userType: 'User', state: 'APPROVED', commitId: 'abc', submittedAt: 'now' },
-    ])
+    expect(await client().isPullRequestMerged(7)).toBe(true)
   })
 
   it('names pull-requests: write when opening is refused', async () => {
@@ -309,14 +297,9 @@ describe('people and labels', () => {
     expect(await client().getPermission('nobody')).toBe('none')
   })
 
-  it('adds, lists and removes labels; a missing label is fine', async () => {
-    route('POST', /\/issues\/3\/labels$/, (_req, res) => json(res, 200, []))
+  it('lists labels', async () => {
     route('GET', /\/issues\/3\/labels/, (_req, res) => json(res, 200, [{ name: 'loop' }, { name: 'loop/stop' }]))
-    const github = client()
-    await github.addLabels(3, ['loop/approved:security'])
-    expect(requests[0]?.body).toEqual({ labels: ['loop/approved:security'] })
-    expect(await github.listLabels(3)).toEqual(['loop', 'loop/stop'])
-    await expect(github.removeLabel(3, 'loop/stop')).resolves.toBeUndefined()
+    expect(await client().listLabels(3)).toEqual(['loop', 'loop/stop'])
   })
 
   it('falls back to the bot login for a token that cannot ask who it is', async () => {

@@ -96,6 +96,33 @@ describe('artifact store: snapshots, expiry and runs', () => {
     await expect(artifactJob().save(loopId, makeState(loopId, 3), v1)).rejects.toBeInstanceOf(StoreConflictError)
   })
 
+  it('follows the pages of the artifact list: the readable snapshot behind 120 newer expired ones is found', async () => {
+    const loopId = freshLoopId('paged')
+    const v1 = await artifactJob().save(loopId, makeState(loopId, 1), null)
+    const saved = server.artifacts.find((a) => String(a.id) === v1)!
+    // GitHub keeps listing expired artifacts (expired: true), newest first, 100 a page at most.
+    for (let index = 0; index < 120; index++) {
+      server.artifacts.push({
+        ...saved,
+        // Ids and run ids far from those the server and newRunId() hand out to later tests.
+        id: 8_000_000 + index,
+        runId: 9_000_000 + index,
+        createdAt: new Date(saved.createdAt.getTime() + 1000 * (index + 1)),
+        expired: true,
+      })
+    }
+    const listed = await fetch(
+      `${rest.url}/repos/${REPOSITORY}/actions/artifacts?name=loop-state-${loopId}&per_page=100`,
+      {
+        headers: { authorization: `token ${REST_TOKEN}` },
+      },
+    )
+    expect(listed.headers.get('link')).toMatch(/<http:\/\/127\.0\.0\.1:\d+\/repos\/[^>]*page=2>; rel="next"/)
+    const reader = artifactJob()
+    expect((await reader.load(loopId))?.version).toBe(v1)
+    expect(reader.notes.join('\n')).toMatch(/skipped 120 expired snapshot/)
+  })
+
   it('replaces its own earlier snapshot when it saves twice in one run', async () => {
     const loopId = freshLoopId('same-run')
     const store = artifactJob()
