@@ -31488,7 +31488,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(93196);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(82004);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31498,7 +31498,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 93196:
+/***/ 82004:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31933,6 +31933,28 @@ async function redispatch(run, input, deps) {
  */
 function dispatchRef(jobRef, defaultBranch) {
     return jobRef.startsWith('refs/pull/') ? `refs/heads/${defaultBranch}` : jobRef;
+}
+
+;// CONCATENATED MODULE: ./src/action/hand-over.ts
+
+/** Whether this job runs outside its loop's concurrency group and must not iterate itself. */
+function outsideLoopGroup(run) {
+    return run.settings.dispatch && run.event.name === 'issue_comment' && run.event.subject.isPullRequest;
+}
+/**
+ * Dispatches the loop's next iteration instead of running it here. Returns the state it dispatched for,
+ * or null when there is no loop yet (a `/loop start` on a pull request: nothing else of it can run, so
+ * its first iteration runs in this job).
+ */
+async function handOverIteration(run, loopId, deps) {
+    const state = (await deps.store.load(loopId))?.state;
+    if (!state)
+        return null;
+    if (state.status === 'running') {
+        deps.logger.info(`A comment on a pull request runs outside loop ${loopId}'s concurrency group: its iteration is dispatched to run there.`);
+        await redispatch(run, { loopId, state }, deps);
+    }
+    return state;
 }
 
 ;// CONCATENATED MODULE: ./src/action/job-iterations.ts
@@ -51037,6 +51059,7 @@ const systemClock = {
 
 
 
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     try {
@@ -51092,6 +51115,13 @@ async function runAction(io) {
     };
     if (!(await applyCommands(runContext, loopId, commandDeps)))
         return;
+    if (outsideLoopGroup(runContext)) {
+        const handedOver = await handOverIteration(runContext, loopId, { store, github, logger });
+        if (handedOver) {
+            io.setOutput(Outputs.Status, handedOver.status);
+            return;
+        }
+    }
     // The token goes only to the host the trusted checkout fetched from, read before any project code runs.
     const git = new GitCli(root, {
         networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.pushToken),

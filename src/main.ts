@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path'
 import { type ActionIO, actionsIO } from './action/actions-io.js'
 import { COMMIT_IDENTITY } from './action/commit-identity.js'
 import { redispatch } from './action/dispatch.js'
+import { handOverIteration, outsideLoopGroup } from './action/hand-over.js'
 import { runJobIterations } from './action/job-iterations.js'
 import { stopLabelReader } from './action/kill-switch.js'
 import { actionSecretValues, loadActionConfig, withSecretsPassed } from './action/loop-config.js'
@@ -101,6 +102,13 @@ async function runAction(io: ActionIO): Promise<void> {
     reportRefusal: (refusal: Refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
   }
   if (!(await applyCommands(runContext, loopId, commandDeps))) return
+  if (outsideLoopGroup(runContext)) {
+    const handedOver = await handOverIteration(runContext, loopId, { store, github, logger })
+    if (handedOver) {
+      io.setOutput(Outputs.Status, handedOver.status)
+      return
+    }
+  }
 
   // The token goes only to the host the trusted checkout fetched from, read before any project code runs.
   const git = new GitCli(root, {

@@ -25,6 +25,13 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'repos/get-collaborator-permission-level',
     'users/get-authenticated',
   ],
+  'concurrency.test.ts': [
+    'actions/create-workflow-dispatch',
+    'issues/list-comments',
+    'issues/list-labels-on-issue',
+    'pulls/get',
+    'repos/get-collaborator-permission-level',
+  ],
   'enterprise-server.test.ts': [
     'actions/create-workflow-dispatch',
     'actions/list-workflow-runs',

@@ -39,8 +39,9 @@ jobs:
       pull-requests: write
       issues: write
     concurrency:
-      group: loop-controller-\${{ inputs.loop-id || github.event.issue.number || github.event.pull_request.number }}
+      group: loop-controller-\${{ inputs.loop-id && format('loop/{0}', inputs.loop-id) || (startsWith(github.event.pull_request.head.ref, 'loop/') && github.event.pull_request.head.ref) || (github.event.pull_request && format('loop/pr-{0}', github.event.pull_request.number)) || (github.event.issue.pull_request && format('pull-request-comment-{0}', github.run_id)) || (github.event.issue && format('loop/issue-{0}', github.event.issue.number)) || github.run_id }}
       cancel-in-progress: false
+      queue: max
     steps:
       - uses: actions/checkout@v7
         with:

@@ -1,7 +1,8 @@
 // A stand-in for GitHub Actions' scheduler and runner: a dispatch (or an event a person causes) starts a
 // job with a fresh checkout of the remote at the ref, a new run id, the environment the runner gives a
 // JavaScript action, then `node <action>/<runs.main>` as a child process, as the runner does. It
-// honours concurrency groups (one running, one pending; a newer pending cancels the older), and
+// honours concurrency groups (one running; one pending, a newer pending cancelling the older, or with
+// `queue: max` up to 100 pending, in order; group names compare case-insensitively), and
 // records every job: inputs, exit code, outputs, state, summary, annotations, duration.
 import { execFile, execFileSync, spawn } from 'node:child_process'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
@@ -19,6 +20,9 @@ import { type ExpressionContext, evaluateCondition, interpolate, type WorkflowSp
 const run = promisify(execFile)
 
 /** What the engine needs from the results service (cache and artifacts): a runtime token per job. */
+/** GitHub keeps at most this many jobs pending in one group with `queue: max`. */
+const MAX_PENDING = 100
+
 export interface ResultsService {
   /** Origin of the service; `ACTIONS_RESULTS_URL` is this plus `/`. */
   url: string
@@ -144,7 +148,7 @@ export class WorkflowEngine {
   /** Problems the engine met (job limit reached, unparsable file commands); tests assert it empty. */
   readonly problems: string[] = []
   private readonly action: ActionMetadata
-  private readonly groups = new Map<string, { running?: JobRecord; pending?: JobRecord }>()
+  private readonly groups = new Map<string, { running?: JobRecord; pending: JobRecord[] }>()
   private readonly children = new Map<number, ReturnType<typeof spawn>>()
   /** Runs cancelled by `cancel-in-progress` (killed now, or before their action starts). */
   private readonly cancelling = new Set<number>()
@@ -383,34 +387,39 @@ export class WorkflowEngine {
     return job
   }
 
-  /** One running and one pending per group; a newer pending cancels the older pending, as GitHub does. */
+  /**
+   * One running job per group. Pending: one, a newer one cancelling it (`queue: single`, GitHub's
+   * default), or up to 100 in order (`queue: max`; past that the new one is cancelled), as GitHub does.
+   */
   private schedule(job: JobRecord): void {
-    const groupName = job.concurrencyGroup
+    const groupName = job.concurrencyGroup?.toLowerCase()
     if (groupName === undefined || groupName === '') {
       this.start(job)
       return
     }
-    const group = this.groups.get(groupName) ?? {}
+    const group = this.groups.get(groupName) ?? { pending: [] }
     this.groups.set(groupName, group)
     if (!group.running) {
       group.running = job
       this.start(job)
       return
     }
+    const why = `Canceling since a higher priority waiting request for '${job.concurrencyGroup}' exists`
     if (this.workflow.cancelInProgress) {
       const running = group.running
-      running.reason = `Canceling since a higher priority waiting request for '${groupName}' exists`
+      running.reason = why
       this.cancelling.add(running.runId)
       this.children.get(running.runId)?.kill('SIGTERM')
     }
-    if (group.pending) {
-      this.finish(
-        group.pending,
-        'cancelled',
-        `Canceling since a higher priority waiting request for '${groupName}' exists`,
-      )
+    if (this.workflow.queue === 'max') {
+      if (group.pending.length >= MAX_PENDING) {
+        this.finish(job, 'cancelled', `The queue of '${job.concurrencyGroup}' is full (${MAX_PENDING} pending)`)
+        return
+      }
+    } else {
+      for (const older of group.pending.splice(0)) this.finish(older, 'cancelled', why)
     }
-    group.pending = job
+    group.pending.push(job)
     job.status = 'pending'
   }
 
@@ -447,17 +456,16 @@ export class WorkflowEngine {
     }
     // GitHub revokes a job's GITHUB_TOKEN when the job ends.
     this.options.api.removeToken(job.token)
-    const group = job.concurrencyGroup ? this.groups.get(job.concurrencyGroup) : undefined
+    const group = job.concurrencyGroup ? this.groups.get(job.concurrencyGroup.toLowerCase()) : undefined
     if (group?.running === job) {
       group.running = undefined
-      const next = group.pending
-      group.pending = undefined
+      const next = group.pending.shift()
       if (next && !this.stopped) {
         group.running = next
         this.start(next)
       }
-    } else if (group?.pending === job) {
-      group.pending = undefined
+    } else if (group) {
+      group.pending = group.pending.filter((pending) => pending !== job)
     }
     for (const listener of this.finishedListeners) listener(job)
     if (this.isIdle()) for (const waiter of this.idleWaiters.splice(0)) waiter()

