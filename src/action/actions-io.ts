@@ -21,6 +21,8 @@ export interface ActionIO {
   setOutput(name: string, value: string | number): void
   /** A plain log line (the caller redacts when the text could carry a secret). */
   info(message: string): void
+  /** A warning annotation (the caller redacts). */
+  warning(message: string): void
   group<T>(name: string, body: () => Promise<T>): Promise<T>
   annotateError(message: string, where: ErrorAnnotation): void
   /** Appends markdown to the job summary (`GITHUB_STEP_SUMMARY`). */
@@ -36,6 +38,7 @@ export const actionsIO: ActionIO = {
     core.setOutput(name, value)
   },
   info: (message) => core.info(message),
+  warning: (message) => core.warning(message),
   group: (name, body) => core.group(name, body),
   annotateError: (message, where) =>
     core.error(message, {

@@ -6,6 +6,7 @@
 import type { IterationResult } from '../app/iteration.js'
 import { pushLoopBranch } from '../app/loop-branch.js'
 import { markBlocked } from '../domain/engine/index.js'
+import { pushPermissionHint } from '../domain/git-errors.js'
 import { PULL_REQUEST_SETTING, type PullRequestWaiting } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
@@ -67,7 +68,7 @@ async function publish(
     const reason =
       pushed.kind === 'conflict'
         ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
-        : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}`
+        : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}${pushPermissionHint(pushed.message)}`
     logger.error(pushed.message)
     const blocked = markBlocked(state, reason, deps.clock.now())
     version = await store.save(loopId, blocked.state, version)

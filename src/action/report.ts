@@ -20,7 +20,7 @@ import {
   selectAnnotations,
 } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
-import type { GitHubPort } from '../ports/github.js'
+import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
 import type { ActionIO } from './actions-io.js'
 import type { RunContext } from './run-context.js'
 
@@ -40,7 +40,7 @@ export async function report(
   },
   deps: {
     github: Pick<GitHubPort, 'upsertStickyComment'>
-    io: Pick<ActionIO, 'annotateError' | 'writeSummary' | 'info' | 'setOutput'>
+    io: Pick<ActionIO, 'annotateError' | 'writeSummary' | 'info' | 'warning' | 'setOutput'>
     redact: (text: string) => string
   },
 ): Promise<void> {
@@ -72,8 +72,14 @@ export async function report(
   } else io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
   const body = renderComment(model, { redact })
   for (const issueNumber of commentTargets(run.event.subject.number, state)) {
-    const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body })
-    io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
+    try {
+      const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body })
+      io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
+    } catch (error) {
+      // The summary says it all too: the loop goes on without its comment rather than stop here.
+      if (!(error instanceof GitHubPermissionError)) throw error
+      io.warning(redact(`${error.message} Until then the loop goes on without its status comment on #${issueNumber}.`))
+    }
   }
   io.setOutput(Outputs.Iteration, state.iteration)
   io.setOutput(Outputs.Stage, state.stage)

@@ -16,3 +16,15 @@ export const CONFLICT_SIGNS: readonly RegExp[] = [/^CONFLICT \(/m, /could not ap
 
 /** Git's answer when another process moved HEAD between our read and our commit. */
 export const CONCURRENT_UPDATE_SIGNS: readonly RegExp[] = [/cannot lock ref '[^']+': is at \S+ but expected/]
+
+/** Signs that the remote refused the token itself (GitHub: 403, "Permission to ... denied"). */
+const PERMISSION_SIGNS: readonly RegExp[] = [/error: 403\b/, /Permission to \S+ denied/i, /permission denied/i]
+
+/**
+ * What to add to a failed push's message when the remote refused the token, naming the permission and
+ * where to grant it; '' otherwise.
+ */
+export function pushPermissionHint(gitOutput: string): string {
+  if (!PERMISSION_SIGNS.some((sign) => sign.test(gitOutput))) return ''
+  return " The token needs 'contents: write' to push: add it under 'permissions:' of the job that runs loop-controller (or give push-token a token that has it)."
+}

@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { pushPermissionHint } from '../../domain/git-errors.js'
 import type { Identity } from '../../ports/git.js'
 import { controllerGitEnv, NEUTRALISED_CONFIG } from '../git-env.js'
 
@@ -151,7 +152,7 @@ export class RemoteBranch {
       return false
     }
     throw new GitPushRejectedError(
-      `git push to ${this.name} of ${redact(url)} was declined; nothing was saved: ${result.stderr.trim() || result.stdout.trim()}`,
+      `git push to ${this.name} of ${redact(url)} was declined; nothing was saved: ${result.stderr.trim() || result.stdout.trim()}.${pushPermissionHint(said)}`,
     )
   }
 

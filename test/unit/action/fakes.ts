@@ -44,6 +44,9 @@ export function recordingIO(): ActionIO & {
     info: (message: string) => {
       io.infos.push(message)
     },
+    warning: (message: string) => {
+      io.infos.push(`warning: ${message}`)
+    },
     group: <T>(_name: string, body: () => Promise<T>) => body(),
     annotateError: (message: string, where: { file: string; line?: number }) => {
       io.annotations.push(`${where.file}:${where.line ?? ''} ${message}`)
