@@ -41,7 +41,12 @@ export function isFailing(check: CheckResult): boolean {
   return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error'
 }
 
-/** `✅ all 4 checks passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
+/** `1 check`, `4 checks`, `1 auto-fix`, `2 auto-fixes` (pass the plural when it is not the word plus s). */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`
+}
+
+/** `✅ all 4 checks passed`, `✅ the 1 check passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
 export function verdictLine(checks: readonly CheckResult[]): string {
   if (checks.length === 0) return 'no checks ran'
   const failing = checks.filter(isFailing).length
@@ -50,7 +55,9 @@ export function verdictLine(checks: readonly CheckResult[]): string {
     const skipped = checks.filter((c) => c.verdict === 'skipped').length
     return skipped > 0
       ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
-      : `✅ all ${checks.length} ${noun} passed`
+      : checks.length === 1
+        ? '✅ the 1 check passed'
+        : `✅ all ${checks.length} ${noun} passed`
   }
   const regressions = checks.filter((c) => c.regression && isFailing(c)).length
   const which =
@@ -62,6 +69,11 @@ export function verdictLine(checks: readonly CheckResult[]): string {
 export function overallVerdict(checks: readonly CheckResult[]): 'pass' | 'fail' | 'none' {
   if (checks.length === 0) return 'none'
   return checks.some(isFailing) ? 'fail' : 'pass'
+}
+
+/** `5,500`: digits grouped, so a count of tokens reads at a glance. */
+export function formatCount(value: number): string {
+  return Math.round(value).toLocaleString('en-US')
 }
 
 /** `$1.84`. */
