@@ -41,7 +41,11 @@ export function renderStageDiagram(input: DiagramInput): string {
   const loopStart = CAPABILITY_LOOP[0] as Stage
   const loopEnd = CAPABILITY_LOOP[CAPABILITY_LOOP.length - 1] as Stage
   const loops = ordered.includes(loopStart) && ordered.includes(loopEnd)
-  if (loops) lines.push(`  ${loopEnd} --> ${loopStart}: retry · iteration ${iteration} of ${maxIterations}`)
+  if (loops) {
+    lines.push(
+      `  ${loopEnd} --> ${loopStart}: ${complete ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`,
+    )
+  }
 
   // The stage whose checks ran this iteration: VERIFY where the pipeline has it, else where the loop is.
   const verifiedAt: Stage = loops && !complete ? loopEnd : stage

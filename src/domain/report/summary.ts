@@ -1,4 +1,4 @@
-/** The job summary of one iteration (a sample: docs/samples/demo-summary-iteration-1.md). Pure: returns Markdown. */
+/** The job summary of one iteration (every end state: test/golden/*-summary.md). Pure: returns Markdown. */
 import type { Annotation } from './annotations.js'
 import { code, codeBlock, escapeHtml, inlineText } from './escape.js'
 import { formatLocation, isFailing, plural, pullRequestWaitingSection, verdictLine } from './format.js'

@@ -263,18 +263,20 @@ export function iterationLine(view: IterationView): string {
           : `✅ all ${view.checks} checks passed`
         : `❌ ${view.failed.length} of ${plural(view.checks, 'check')} failed${
             view.failed.length > 0
-              ? ` (${view.failed
-                  .slice(0, 5)
-                  .map((name) => `\`${name}\``)
-                  .join(', ')}${view.failed.length > 5 ? ', …' : ''})`
+              ? ` (${view.failed.slice(0, 5).map(codeSpan).join(', ')}${view.failed.length > 5 ? ', …' : ''})`
               : ''
           }`
   const parts = [`iteration ${view.iteration}`, verdict]
-  if (view.strategies.length > 0) parts.push(`tried ${view.strategies.map((s) => `\`${s}\``).join(', ')}`)
+  if (view.strategies.length > 0) parts.push(`tried ${view.strategies.map(codeSpan).join(', ')}`)
   if (view.agentCalls > 0) parts.push(plural(view.agentCalls, 'agent call'))
   if (view.tokens !== null) parts.push(`${formatCount(view.tokens)} token${view.tokens === 1 ? '' : 's'}`)
   if (view.costUsd !== null) parts.push(formatUsd(view.costUsd))
   return parts.join(' · ')
+}
+
+/** A name as a code span of the view's plain text; a backtick in it (a hostile check name) cannot pair with another. */
+function codeSpan(name: string): string {
+  return `\`${name.replace(/`/g, "'")}\``
 }
 
 /** `2026-01-01 00:00 UTC`. */
