@@ -3,6 +3,7 @@ import type { IterationResult } from '../app/iteration.js'
 import { aggregateMetrics } from '../domain/analysis/index.js'
 import { decide, summarizeNextAction } from '../domain/engine/index.js'
 import type { Policy } from '../domain/policy.js'
+import { buildReportModel, buildReportView, type ReportOutcome } from '../domain/report/index.js'
 import type { CheckResult, LoopState } from '../domain/state.js'
 
 const MARK: Record<CheckResult['verdict'], string> = {
@@ -71,6 +72,15 @@ export function statusJson(state: LoopState) {
   }
 }
 
+const OUTCOMES: Record<LoopState['status'], ReportOutcome> = {
+  running: 'continue',
+  waiting: 'waiting',
+  blocked: 'blocked',
+  complete: 'complete',
+  capped: 'capped',
+  aborted: 'aborted',
+}
+
 export function renderStatus(state: LoopState, policy: Policy | null): string {
   const minutes = Math.round(state.usage.wallMs / 60_000)
   const budget = [
@@ -88,7 +98,17 @@ export function renderStatus(state: LoopState, policy: Policy | null): string {
         : '',
   ].filter(Boolean)
   const lines = [`${state.loopId} · ${state.stage} · ${state.status} · ${budget.join(' · ')}`]
-  if (state.statusReason) lines.push(`reason        ${state.statusReason}`)
+  // Why and the step a person takes come from the same view as the job summary and the comment.
+  const view = buildReportView(
+    buildReportModel(state, {
+      checks: state.lastVerification?.results ?? [],
+      next: null,
+      nextAction: '',
+      outcome: OUTCOMES[state.status],
+    }),
+    'cli',
+  )
+  if (view.why ?? state.statusReason) lines.push(`reason        ${view.why ?? state.statusReason}`)
   if (state.capabilities.total > 0) {
     lines.push(
       `capabilities  ${state.capabilities.completed.length} of ${state.capabilities.total} done${state.capabilities.current ? ` (current: ${state.capabilities.current})` : ''}`,
@@ -116,6 +136,7 @@ export function renderStatus(state: LoopState, policy: Policy | null): string {
   if (state.lastDecision) lines.push(`last          ${state.lastDecision.kind}: ${state.lastDecision.reason}`)
   // The next action needs the loop's policy, which lives in its config (not in state).
   if (policy) lines.push(`next          ${summarizeNextAction(state, decide(state, { now: new Date() }, policy))}`)
+  if (state.status !== 'running') lines.push(`you           ${view.nextStep}`)
   return `${lines.join('\n')}\n`
 }
 

@@ -86,11 +86,14 @@ const TITLES: Record<ViewState, string> = {
 export const STOPPED_STATES = ['blocked', 'capped', 'aborted'] as const
 export type StoppedState = (typeof STOPPED_STATES)[number]
 
-export function buildReportView(model: ReportModel): ReportView {
+/** Where a person acts: on GitHub (comments, labels, pull requests) or with the CLI. */
+export type Surface = 'github' | 'cli'
+
+export function buildReportView(model: ReportModel, surface: Surface = 'github'): ReportView {
   const state = model.status
   const failure = failureView(model)
   const why = whyOf(model)
-  const nextStep = nextStepOf(model)
+  const nextStep = surface === 'cli' ? cliNextStepOf(model) : nextStepOf(model)
   const iterations = iterationsOf(model)
   return {
     state,
@@ -146,6 +149,27 @@ function whyOf(model: ReportModel): string | null {
     model.status === 'blocked' ? model.handoff?.reason || model.statusReason : gateReason || model.statusReason
   ).trim()
   return reason === '' ? null : reason.replace(/[.\s]+$/, '')
+}
+
+/** The same steps with the CLI's commands. */
+function cliNextStepOf(model: ReportModel): string {
+  switch (model.status) {
+    case 'complete':
+      return "review the loop's commits (`loop-controller history`) and merge them."
+    case 'blocked':
+      return 'fix the cause or clarify the goal, then run `loop-controller resume`; to give up, `loop-controller abort`.'
+    case 'capped':
+      return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`
+    case 'aborted':
+      return 'nothing: the loop is over; its commits stay where they are.'
+    case 'waiting': {
+      const gate = pendingGate(model)
+      if (gate) return `approve gate \`${gate}\`: run \`loop-controller approve ${gate}\`.`
+      return `${model.nextAction.replace(/[.\s]+$/, '')}.`
+    }
+    default:
+      return `nothing: run \`loop-controller run\` to go on; to stop, \`loop-controller abort\`.`
+  }
 }
 
 function nextStepOf(model: ReportModel): string {
