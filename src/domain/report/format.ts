@@ -76,9 +76,9 @@ export function formatCount(value: number): string {
   return Math.round(value).toLocaleString('en-US')
 }
 
-/** `$1.84`. */
+/** `$1.84`; a cost under a cent is `<$0.01`, not a zero it is not. */
 export function formatUsd(value: number): string {
-  return `$${value.toFixed(2)}`
+  return value > 0 && value < 0.005 ? '<$0.01' : `$${value.toFixed(2)}`
 }
 
 /** `location` as `file:line:column`. */

@@ -1,6 +1,6 @@
 /** The job summary of one iteration (every end state: test/golden/*-summary.md). Pure: returns Markdown. */
 import type { Annotation } from './annotations.js'
-import { code, codeBlock, escapeHtml, inlineText } from './escape.js'
+import { code, codeBlock, escapeHtml, inlineText, markdownText } from './escape.js'
 import { formatLocation, isFailing, plural, pullRequestWaitingSection, verdictLine } from './format.js'
 import { fitToLimit, REPORT_CAPS, SUMMARY_MAX_BYTES, trimOutput, utf8Length } from './limits.js'
 import type { ReportModel } from './model.js'
@@ -82,7 +82,11 @@ export function renderSummary(model: ReportModel, options: RenderOptions = {}): 
   const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)]
   const body = [
     stageDiagram(model, view),
-    `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}`,
+    `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}${
+      view.state === 'running' && model.nextAction
+        ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
+        : ''
+    }`,
     checkTable(model.checks, redact),
     gatesLine(model, redact),
     pullRequestWaitingSection(model),

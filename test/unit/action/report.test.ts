@@ -456,6 +456,35 @@ describe('annotations', () => {
   })
 
   it.each([
+    {
+      name: 'a terse message gets the line that names what failed',
+      message: 'expected: 9',
+      excerpt: '\nnot ok 1 - a cart total counts every unit\n  expected: 9\n  actual: 8',
+      expected: 'not ok 1 - a cart total counts every unit\nexpected: 9',
+    },
+    {
+      name: 'a message that says enough stays alone',
+      message: "Type 'string' is not assignable to type 'number'.",
+      excerpt: 'src/retry.ts(41,7): error TS2322',
+      expected: "Type 'string' is not assignable to type 'number'.",
+    },
+    {
+      name: 'no message: the check and the line',
+      message: undefined,
+      excerpt: '```\nSegmentation fault',
+      expected: 'unit failed here: Segmentation fault',
+    },
+  ])('$name', ({ message, excerpt, expected }) => {
+    const failing = check({
+      name: 'unit',
+      verdict: 'fail',
+      excerpt,
+      locations: [{ file: 'a.js', line: 3, ...(message ? { message } : {}) }],
+    })
+    expect(selectAnnotations(locationsOf([failing])).annotations[0]?.message).toBe(expected)
+  })
+
+  it.each([
     { file: './src/a.ts', root: '', expected: 'src/a.ts' },
     { file: 'C:\\w\\src\\a.ts', root: 'C:\\w', expected: 'src/a.ts' },
     { file: '/elsewhere/a.ts', root: '/work', expected: '/elsewhere/a.ts' },
