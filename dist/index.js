@@ -32165,9 +32165,9 @@ function overallVerdict(checks) {
 function formatCount(value) {
     return Math.round(value).toLocaleString('en-US');
 }
-/** `$1.84`. */
+/** `$1.84`; a cost under a cent is `<$0.01`, not a zero it is not. */
 function formatUsd(value) {
-    return `$${value.toFixed(2)}`;
+    return value > 0 && value < 0.005 ? '<$0.01' : `$${value.toFixed(2)}`;
 }
 /** `location` as `file:line:column`. */
 function formatLocation(location) {
@@ -36412,11 +36412,20 @@ function pushAuthEnv(serverUrl, token) {
 ;// CONCATENATED MODULE: ./src/domain/report/annotations.ts
 /** GitHub's limit of error annotations shown per step. */
 const MAX_ANNOTATIONS = 10;
+// A location message shorter than this (`expected: 9`) says too little alone.
+const TERSE_MESSAGE = 40;
 /** The locations of the failing checks, in matrix order. */
 function locationsOf(checks) {
     return checks.flatMap((check) => check.verdict === 'pass' || check.verdict === 'skipped' || check.verdict === 'flaky'
         ? []
-        : check.locations.map((location) => ({ check: check.name, pattern: check.pattern, location })));
+        : check.locations.map((location) => {
+            // The first line that says something (not a fence or a rule).
+            const context = check.excerpt
+                .split('\n')
+                .find((line) => /[A-Za-z0-9]/.test(line))
+                ?.trim();
+            return { check: check.name, pattern: check.pattern, location, ...(context ? { context } : {}) };
+        }));
 }
 /**
  * A file path as GitHub wants it for an annotation: relative to the workspace, forward slashes, no
@@ -36436,11 +36445,18 @@ function annotationPath(file, workspaceRoot) {
 function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = '') {
     const seen = new Set();
     const unique = [];
-    for (const { check, pattern, location } of candidates) {
+    for (const { check, pattern, location, context } of candidates) {
         const file = annotationPath(location.file, workspaceRoot);
         if (file === '')
             continue;
-        const message = (location.message ?? '').trim() || `${check} failed here`;
+        const own = (location.message ?? '').trim();
+        const message = own === ''
+            ? context
+                ? `${check} failed here: ${context}`
+                : `${check} failed here`
+            : own.length < TERSE_MESSAGE && context && !context.includes(own)
+                ? `${context}\n${own}`
+                : own;
         const key = `${file}\0${location.line ?? ''}\0${location.column ?? ''}\0${message}`;
         if (seen.has(key))
             continue;
@@ -37124,7 +37140,9 @@ function renderSummary(model, options = {}) {
     const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
     const body = [
         stageDiagram(model, view),
-        `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}`,
+        `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+            ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
+            : ''}`,
         checkTable(model.checks, redact),
         gatesLine(model, redact),
         pullRequestWaitingSection(model),

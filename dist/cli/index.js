@@ -32949,9 +32949,9 @@ function overallVerdict(checks) {
 function format_formatCount(value) {
     return Math.round(value).toLocaleString('en-US');
 }
-/** `$1.84`. */
+/** `$1.84`; a cost under a cent is `<$0.01`, not a zero it is not. */
 function format_formatUsd(value) {
-    return `$${value.toFixed(2)}`;
+    return value > 0 && value < 0.005 ? '<$0.01' : `$${value.toFixed(2)}`;
 }
 /** `location` as `file:line:column`. */
 function format_formatLocation(location) {
@@ -33894,7 +33894,9 @@ function renderSummary(model, options = {}) {
     const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
     const body = [
         stageDiagram(model, view),
-        `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}`,
+        `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+            ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
+            : ''}`,
         checkTable(model.checks, redact),
         gatesLine(model, redact),
         pullRequestWaitingSection(model),
