@@ -107,7 +107,8 @@ export function handoffSection(model: ReportModel, view: ReportView, redact: Red
     ]
     const shown = failure.tried.slice(-REPORT_CAPS.triedEntries)
     if (shown.length < failure.tried.length) {
-      tried.push(`_(${failure.tried.length - shown.length} earlier attempts are in the audit trail)_`)
+      const earlier = failure.tried.length - shown.length
+      tried.push(`_(${plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`)
     }
     blocks.push(tried.join('  \n'))
     if (shown.length > 0) {
@@ -165,7 +166,7 @@ export function checkTable(checks: readonly CheckResult[], redact: Redact): stri
     : '| check | verdict | time |\n| --- | --- | --- |'
   const more =
     checks.length > shown.length
-      ? `\n\n_… and ${checks.length - shown.length} more checks; every one is in the audit trail._`
+      ? `\n\n_… and ${plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
       : ''
   return `${header}\n${rows.join('\n')}${more}`
 }

@@ -54,7 +54,10 @@ export function renderFailureOutputs(
     return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`
   })
   if (failing.length > shown.length) {
-    sections.push(`_… and ${failing.length - shown.length} more failing checks; their output is in ${where}._`)
+    const rest = failing.length - shown.length
+    sections.push(
+      `_… and ${plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`,
+    )
   }
   return sections.join('\n\n')
 }
@@ -66,7 +69,7 @@ function renderOverflow(overflow: readonly Annotation[], redact: (text: string) 
     (a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`,
   )
   if (overflow.length > shown.length) items.push(`- … and ${overflow.length - shown.length} more`)
-  return `<details><summary>${overflow.length} more location${overflow.length === 1 ? '' : 's'} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`
+  return `<details><summary>${plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`
 }
 
 /**

@@ -234,6 +234,15 @@ describe('renderSummary', () => {
     expect(text).toContain('… and 4980 more failing checks')
   })
 
+  it('counts one of a kind in the singular', () => {
+    const many = Array.from({ length: 201 }, (_, i) => check({ name: `c${i}` }))
+    expect(renderSummary(model({ checks: many }))).toContain('_… and 1 more check; every one is in the audit trail._')
+    const failing = Array.from({ length: 21 }, (_, i) => check({ name: `f${i}`, verdict: 'fail', excerpt: 'x' }))
+    expect(renderSummary(model({ checks: failing }))).toContain('_… and 1 more failing check; its output is in')
+    const one = [{ file: 'a.ts', line: 1, title: 't', message: 'm' }]
+    expect(renderSummary(model(), { overflowLocations: one })).toContain('1 more location (GitHub')
+  })
+
   it('cuts to any smaller limit and says where the rest is', () => {
     const text = renderSummary(model({ outputs: { types: 'line\n'.repeat(100_000) } }), { limit: 5_000 })
     expect(utf8Length(text)).toBeLessThanOrEqual(5_000)
