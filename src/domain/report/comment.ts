@@ -3,12 +3,13 @@
  * updated in place: a living progress report. Pure: returns Markdown.
  */
 import { stickyCommentMarker } from '../loop-names.js'
-import { pullRequestWaitingSection, verdictLine } from './format.js'
+import { isFailing, pullRequestWaitingSection, verdictLine } from './format.js'
 import { COMMENT_MAX_CHARS, fitToLimit } from './limits.js'
 import type { ReportModel } from './model.js'
 import {
   auditTrailPointer,
   checkTable,
+  failureLine,
   gatesLine,
   handoffSection,
   headingText,
@@ -21,7 +22,14 @@ import {
   whyAndNext,
 } from './sections.js'
 import type { RenderOptions } from './summary.js'
-import { buildReportView } from './view.js'
+import { buildReportView, type ReportView } from './view.js'
+
+/** Outside BLOCKED (whose handoff says it), the failure of this iteration in one line, if it failed. */
+function failingNow(model: ReportModel, view: ReportView, redact: (text: string) => string): string {
+  if (!model.checks.some(isFailing)) return ''
+  const line = failureLine(view, redact)
+  return line ? `**Failing:** ${line}` : ''
+}
 
 /**
  * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, the heading, why
@@ -39,7 +47,7 @@ export function renderComment(model: ReportModel, options: RenderOptions = {}): 
       stickyCommentMarker(model.loopId),
       `### ${headingText(model, view)}`,
       whyAndNext(view, redact),
-      view.state === 'blocked' ? handoffSection(model, view, redact, outputBudget) : '',
+      view.state === 'blocked' ? handoffSection(model, view, redact, outputBudget) : failingNow(model, view, redact),
       pullRequestWaitingSection(model),
       stageDiagram(model, view),
       iterationChecklist(model, view, redact),
