@@ -33539,7 +33539,7 @@ function defaultHumanAction(model) {
     return 'read the failure and what was tried, then fix the cause or clarify the goal.';
 }
 /** `\`types\` · \`src/retry.ts:41:7\` · \`type-error\` · Type 'string' is not assignable…` */
-function failureLine(view, redact) {
+function sections_failureLine(view, redact) {
     const failure = view.failure;
     if (!failure)
         return null;
@@ -33560,7 +33560,7 @@ function failureLine(view, redact) {
 function sections_handoffSection(model, view, redact, outputBudget) {
     const ask = model.handoff?.humanAction || defaultHumanAction(model);
     const head = [`**Human action needed:** ${markdownText(redact(ask), 600)}`];
-    const failing = failureLine(view, redact);
+    const failing = sections_failureLine(view, redact);
     if (failing)
         head.push(`**Failing:** ${failing}`);
     const blocks = [head.join('  \n')];
@@ -33574,7 +33574,8 @@ function sections_handoffSection(model, view, redact, outputBudget) {
         ];
         const shown = failure.tried.slice(-REPORT_CAPS.triedEntries);
         if (shown.length < failure.tried.length) {
-            tried.push(`_(${failure.tried.length - shown.length} earlier attempts are in the audit trail)_`);
+            const earlier = failure.tried.length - shown.length;
+            tried.push(`_(${plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
         }
         blocks.push(tried.join('  \n'));
         if (shown.length > 0) {
@@ -33622,7 +33623,7 @@ function sections_checkTable(checks, redact) {
         ? '| check | verdict | time | analysis |\n| --- | --- | --- | --- |'
         : '| check | verdict | time |\n| --- | --- | --- |';
     const more = checks.length > shown.length
-        ? `\n\n_… and ${checks.length - shown.length} more checks; every one is in the audit trail._`
+        ? `\n\n_… and ${plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
         : '';
     return `${header}\n${rows.join('\n')}${more}`;
 }
@@ -33715,6 +33716,13 @@ function sections_gatesLine(model, redact) {
 
 
 
+/** Outside BLOCKED (whose handoff says it), the failure of this iteration in one line, if it failed. */
+function failingNow(model, view, redact) {
+    if (!model.checks.some(isFailing))
+        return '';
+    const line = failureLine(view, redact);
+    return line ? `**Failing:** ${line}` : '';
+}
 /**
  * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, the heading, why
  * and the next step for a person in one line, the handoff when BLOCKED, the stage diagram with where
@@ -33731,7 +33739,7 @@ function renderComment(model, options = {}) {
             stickyCommentMarker(model.loopId),
             `### ${headingText(model, view)}`,
             whyAndNext(view, redact),
-            view.state === 'blocked' ? handoffSection(model, view, redact, outputBudget) : '',
+            view.state === 'blocked' ? handoffSection(model, view, redact, outputBudget) : failingNow(model, view, redact),
             pullRequestWaitingSection(model),
             stageDiagram(model, view),
             iterationChecklist(model, view, redact),
@@ -33868,7 +33876,8 @@ function renderFailureOutputs(model, outputBudget, redact) {
         return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
     });
     if (failing.length > shown.length) {
-        sections.push(`_… and ${failing.length - shown.length} more failing checks; their output is in ${where}._`);
+        const rest = failing.length - shown.length;
+        sections.push(`_… and ${plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
     }
     return sections.join('\n\n');
 }
@@ -33879,7 +33888,7 @@ function renderOverflow(overflow, redact) {
     const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
     if (overflow.length > shown.length)
         items.push(`- … and ${overflow.length - shown.length} more`);
-    return `<details><summary>${overflow.length} more location${overflow.length === 1 ? '' : 's'} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
+    return `<details><summary>${plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
 }
 /**
  * The job summary: the heading (state, loop id, iteration N of M), why and next, the BLOCKED handoff,
