@@ -9,7 +9,7 @@ import { CAP_WITHOUT_REASON } from '../caps.js'
 import { Labels, loopBranch } from '../loop-names.js'
 import type { LoopStatus } from '../stages.js'
 import type { CheckResult, Location } from '../state.js'
-import { formatCount, formatDuration, formatUsd, isFailing, overallVerdict, plural } from './format.js'
+import { formatCount, formatUsd, isFailing, overallVerdict, plural } from './format.js'
 import type { ReportModel } from './model.js'
 
 /** The end states a person tells apart (a running loop is one too: it is where the report ends). */
@@ -308,9 +308,4 @@ export function formatTime(iso: string): string {
   const date = new Date(iso)
   if (Number.isNaN(date.getTime())) return ''
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`
-}
-
-/** The loop's time spent, `0 min 12 s` rather than `0 minutes`. */
-export function timeSpent(model: ReportModel): string {
-  return formatDuration(model.budget.minutesUsed * 60_000) || '0 s'
 }
