@@ -32096,7 +32096,7 @@ function isolationLine(report) {
 
 ;// CONCATENATED MODULE: ./src/domain/report/format.ts
 /** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
-function format_formatDuration(ms) {
+function formatDuration(ms) {
     if (!Number.isFinite(ms) || ms < 0)
         return '';
     if (ms < 1000)
@@ -32431,10 +32431,6 @@ function formatTime(iso) {
     if (Number.isNaN(date.getTime()))
         return '';
     return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-/** The loop's time spent, `0 min 12 s` rather than `0 minutes`. */
-function timeSpent(model) {
-    return formatDuration(model.budget.minutesUsed * 60_000) || '0 s';
 }
 
 ;// CONCATENATED MODULE: ./src/config/errors.ts
@@ -36866,7 +36862,7 @@ function checkTable(checks, redact) {
         const verdict = check.verdict === 'skipped' && check.skippedReason
             ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
             : checkVerdictLabel(check);
-        const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : format_formatDuration(check.durationMs)];
+        const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : formatDuration(check.durationMs)];
         if (withAnalysis)
             cells.push(analysisCell(check));
         return `| ${cells.join(' | ')} |`;
@@ -36896,7 +36892,7 @@ function iterationChecklist(model, view, redact) {
 /** What the loop spent: time, cost and tokens, each of its limit where one is set (iterations are in the heading). */
 function spentLine(model) {
     const { budget } = model;
-    const time = format_formatDuration(budget.minutesUsed * 60_000) || '0 s';
+    const time = formatDuration(budget.minutesUsed * 60_000) || '0 s';
     const parts = [budget.minutesLimit !== undefined ? `${time} of ${budget.minutesLimit} min` : time];
     if (budget.costUsd > 0 || budget.costLimit !== undefined) {
         parts.push(budget.costLimit !== undefined

@@ -33469,10 +33469,6 @@ function formatTime(iso) {
         return '';
     return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
-/** The loop's time spent, `0 min 12 s` rather than `0 minutes`. */
-function timeSpent(model) {
-    return formatDuration(model.budget.minutesUsed * 60_000) || '0 s';
-}
 
 ;// CONCATENATED MODULE: ./src/domain/report/sections.ts
 /**
