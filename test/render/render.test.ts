@@ -25,7 +25,7 @@ interface PageDocument {
 const chromium = chromiumPath()
 if (!chromium) {
   console.warn(
-    'test:render skipped: no Chromium found (install Debian`s `chromium` with apt-get, or set CHROMIUM_PATH).',
+    "test:render skipped: no Chromium found (install Debian's `chromium` with apt-get, or set CHROMIUM_PATH).",
   )
 }
 

@@ -45,4 +45,18 @@ describe('status: why and the next step for a person', () => {
     // No GitHub command in a terminal.
     expect(text).not.toContain('/loop ')
   })
+
+  it('says COMPLETE once: no reason or loop plan repeats it, and time under a minute in seconds', () => {
+    const state = {
+      ...base,
+      status: 'complete' as const,
+      stage: 'COMPLETE' as const,
+      statusReason: 'complete after 3 iterations',
+    }
+    const text = renderStatus({ ...state, usage: { ...base.usage, wallMs: 12_400, tokens: 2850 } }, policyOf())
+    expect(text.split('\n')[0]).toBe('loop-1 · COMPLETE · complete · iteration 0 of 10 · 12.4 s · 2,850 tokens')
+    expect(text).not.toMatch(/^reason /m)
+    expect(text).not.toMatch(/^next /m)
+    expect(text).toMatch(/^you {11}review/m)
+  })
 })
