@@ -34028,19 +34028,22 @@ const OUTCOMES = {
     aborted: 'aborted',
 };
 function renderStatus(state, policy) {
-    const minutes = Math.round(state.usage.wallMs / 60_000);
+    // Under a minute is said in seconds, not as `0 min`.
+    const minutes = state.usage.wallMs < 60_000
+        ? format_formatDuration(state.usage.wallMs) || '0 s'
+        : `${Math.round(state.usage.wallMs / 60_000)} min`;
     const budget = [
         `iteration ${state.iteration} of ${state.maxIterations}`,
-        state.budget.minutes ? `${minutes} min of ${state.budget.minutes}` : `${minutes} min`,
+        state.budget.minutes ? `${minutes} of ${state.budget.minutes} min` : minutes,
         state.budget.costUsd
             ? `$${state.usage.costUsd.toFixed(2)} of $${state.budget.costUsd.toFixed(2)}`
             : state.usage.costUsd > 0
                 ? `$${state.usage.costUsd.toFixed(2)}`
                 : '',
         state.budget.tokens
-            ? `${state.usage.tokens} of ${state.budget.tokens} tokens`
+            ? `${format_formatCount(state.usage.tokens)} of ${format_formatCount(state.budget.tokens)} tokens`
             : state.usage.tokens > 0
-                ? `${state.usage.tokens} tokens`
+                ? `${format_formatCount(state.usage.tokens)} tokens`
                 : '',
     ].filter(Boolean);
     const lines = [`${state.loopId} · ${state.stage} · ${state.status} · ${budget.join(' · ')}`];
@@ -34051,8 +34054,10 @@ function renderStatus(state, policy) {
         nextAction: '',
         outcome: OUTCOMES[state.status],
     }), 'cli');
-    if (view.why ?? state.statusReason)
-        lines.push(`reason        ${view.why ?? state.statusReason}`);
+    // A running loop's reason is its own; a stopped or waiting one's is the view's; COMPLETE needs none.
+    const reason = state.status === 'running' ? state.statusReason : view.why;
+    if (reason)
+        lines.push(`reason        ${reason}`);
     if (state.capabilities.total > 0) {
         lines.push(`capabilities  ${state.capabilities.completed.length} of ${state.capabilities.total} done${state.capabilities.current ? ` (current: ${state.capabilities.current})` : ''}`);
     }
@@ -34072,8 +34077,10 @@ function renderStatus(state, policy) {
     if (state.lastDecision)
         lines.push(`last          ${state.lastDecision.kind}: ${state.lastDecision.reason}`);
     // The next action needs the loop's policy, which lives in its config (not in state).
-    if (policy)
+    // What the loop does next matters while it runs or waits; once it stopped, the person's step says it.
+    if (policy && (state.status === 'running' || state.status === 'waiting')) {
         lines.push(`next          ${summarizeNextAction(state, decide(state, { now: new Date() }, policy))}`);
+    }
     if (state.status !== 'running')
         lines.push(`you           ${view.nextStep}`);
     return `${lines.join('\n')}\n`;
