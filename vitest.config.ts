@@ -3,9 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Minutes long and needing Go, Python and npm toolchains (`npm run test:real-projects:assert`), or the
-    // real agent CLIs (`npm run test:agents`): each suite runs on its own.
-    exclude: [...configDefaults.exclude, 'test/real-projects/**', 'test/agents/**'],
+    // Minutes long and needing Go, Python and npm toolchains (`npm run test:real-projects:assert`), the
+    // real agent CLIs (`npm run test:agents`) or a browser (`npm run test:render`): each suite runs on its own.
+    exclude: [...configDefaults.exclude, 'test/real-projects/**', 'test/agents/**', 'test/render/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

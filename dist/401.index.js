@@ -920,6 +920,8 @@ function stripCommand(line) {
 var external_node_os_ = __webpack_require__(48161);
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(31421);
+// EXTERNAL MODULE: ./src/domain/git-errors.ts
+var git_errors = __webpack_require__(80818);
 // EXTERNAL MODULE: ./src/adapters/git-env.ts
 var git_env = __webpack_require__(76194);
 ;// CONCATENATED MODULE: ./src/adapters/stores/remote-branch.ts
@@ -930,6 +932,7 @@ var git_env = __webpack_require__(76194);
  * `--force-with-lease=refs/heads/<branch>:<tip it read>`, so a branch that moved meanwhile is reported,
  * never overwritten.
  */
+
 
 
 
@@ -1039,7 +1042,7 @@ class RemoteBranch {
         if (/stale info|fetch first|non-fast-forward|failed to update ref|cannot lock ref|incorrect old value|already exists/i.test(said)) {
             return false;
         }
-        throw new GitPushRejectedError(`git push to ${this.name} of ${redact(url)} was declined; nothing was saved: ${result.stderr.trim() || result.stdout.trim()}`);
+        throw new GitPushRejectedError(`git push to ${this.name} of ${redact(url)} was declined; nothing was saved: ${result.stderr.trim() || result.stdout.trim()}.${(0,git_errors/* pushPermissionHint */.d7)(said)}`);
     }
     async git(args, options = {}) {
         const auth = this.options.token

@@ -30806,6 +30806,45 @@ function controllerGitEnv(globalConfig = '/dev/null') {
 
 /***/ }),
 
+/***/ 80818:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   EU: () => (/* binding */ CONFLICT_SIGNS),
+/* harmony export */   T$: () => (/* binding */ CONCURRENT_UPDATE_SIGNS),
+/* harmony export */   d7: () => (/* binding */ pushPermissionHint),
+/* harmony export */   qA: () => (/* binding */ NON_FAST_FORWARD_SIGNS)
+/* harmony export */ });
+/**
+ * What git's output says happened, as data: shared by the git adapter (which runs git) and the loop
+ * branch logic in app/ (which decides what to do next). Pure.
+ */
+/** Signs in git's output that a push was refused because the remote moved on. */
+const NON_FAST_FORWARD_SIGNS = [
+    /\(non-fast-forward\)/,
+    /\(fetch first\)/,
+    /\(stale info\)/,
+    /Updates were rejected because the (tip|remote)/,
+];
+/** Signs of a rebase stopped by conflicting changes. */
+const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
+/** Git's answer when another process moved HEAD between our read and our commit. */
+const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
+/** Signs that the remote refused the token itself (GitHub: 403, "Permission to ... denied"). */
+const PERMISSION_SIGNS = [/error: 403\b/, /Permission to \S+ denied/i, /permission denied/i];
+/**
+ * What to add to a failed push's message when the remote refused the token, naming the permission and
+ * where to grant it; '' otherwise.
+ */
+function pushPermissionHint(gitOutput) {
+    if (!PERMISSION_SIGNS.some((sign) => sign.test(gitOutput)))
+        return '';
+    return " The token needs 'contents: write' to push: add it under 'permissions:' of the job that runs loop-controller (or give push-token a token that has it).";
+}
+
+
+/***/ }),
+
 /***/ 50608:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -31488,7 +31527,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(82004);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(98287);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31498,7 +31537,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 82004:
+/***/ 98287:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31528,6 +31567,7 @@ const actionsIO = {
         core/* setOutput */.uH(name, value);
     },
     info: (message) => core/* info */.pq(message),
+    warning: (message) => core/* warning */.$e(message),
     group: (name, body) => core/* group */.Os(name, body),
     annotateError: (message, where) => core/* error */.z3(message, {
         title: where.title,
@@ -31538,7 +31578,12 @@ const actionsIO = {
     writeSummary: async (markdown) => {
         await core/* summary */.z.addRaw(markdown).write();
     },
-    setFailed: (message) => core/* setFailed */.C1(message),
+    setFailed: (message, title) => {
+        if (title === undefined)
+            return core/* setFailed */.C1(message);
+        process.exitCode = core/* ExitCode */.yU.Failure;
+        core/* error */.z3(message, { title });
+    },
 };
 
 ;// CONCATENATED MODULE: ./src/action/commit-identity.ts
@@ -32044,6 +32089,7 @@ const Inputs = {
     BudgetMinutes: 'budget-minutes',
     AllowUntrusted: 'allow-untrusted',
     Isolation: 'isolation',
+    FailOn: 'fail-on',
     Secrets: 'secrets',
     WorkingDirectory: 'working-directory',
 };
@@ -32074,6 +32120,7 @@ const InputDefaults = {
     dispatch: true,
     allowUntrusted: false,
     isolation: 'auto',
+    failOn: 'blocked,capped,aborted',
     workingDirectory: '.',
 };
 
@@ -32125,6 +32172,345 @@ function isolationLine(report) {
         : `⚠️ No isolation: the agent and the checks run as the controller's user and can read its environment (the job's tokens) through /proc (${report.how}). Use a runner with sudo or user namespaces, or run the agent in a job that holds no write token.`;
 }
 
+;// CONCATENATED MODULE: ./src/domain/report/format.ts
+/** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
+function formatDuration(ms) {
+    if (!Number.isFinite(ms) || ms < 0)
+        return '';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    const seconds = ms / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const wholeSeconds = Math.round(seconds);
+    const minutes = Math.floor(wholeSeconds / 60);
+    if (minutes < 60)
+        return `${minutes} min ${wholeSeconds % 60} s`;
+    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+const VERDICT_ICONS = {
+    pass: '✅',
+    fail: '❌',
+    timeout: '⏱️ timed out',
+    skipped: '⏭️ skipped',
+    flaky: '⚠️ flaky (passed on re-run)',
+    error: '💥 could not run',
+};
+/** The verdict cell: an icon, and a word where the icon alone is ambiguous (or the fix was automatic). */
+function verdictLabel(verdict, autoFixed = false) {
+    return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict];
+}
+/** A check's verdict cell; a failing check that passed at the baseline is called a regression. */
+function checkVerdictLabel(check) {
+    if (check.regression && isFailing(check)) {
+        return check.verdict === 'fail' ? '❌ regression' : `${VERDICT_ICONS[check.verdict]} (regression)`;
+    }
+    return verdictLabel(check.verdict, check.autoFixed);
+}
+/** True for verdicts that count against the iteration. */
+function isFailing(check) {
+    return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error';
+}
+/** `1 check`, `4 checks`, `1 auto-fix`, `2 auto-fixes` (pass the plural when it is not the word plus s). */
+function plural(count, singular, pluralForm = `${singular}s`) {
+    return `${count} ${count === 1 ? singular : pluralForm}`;
+}
+/** `✅ all 4 checks passed`, `✅ the 1 check passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
+function verdictLine(checks) {
+    if (checks.length === 0)
+        return 'no checks ran';
+    const failing = checks.filter(isFailing).length;
+    const noun = checks.length === 1 ? 'check' : 'checks';
+    if (failing === 0) {
+        const skipped = checks.filter((c) => c.verdict === 'skipped').length;
+        return skipped > 0
+            ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
+            : checks.length === 1
+                ? '✅ the 1 check passed'
+                : `✅ all ${checks.length} ${noun} passed`;
+    }
+    const regressions = checks.filter((c) => c.regression && isFailing(c)).length;
+    const which = regressions === 0 ? '' : `, ${regressions} of them ${regressions === 1 ? 'a regression' : 'regressions'}`;
+    return `❌ ${failing} of ${checks.length} ${noun} failed${which}`;
+}
+/** The single-word verdict for the `verdict` output: pass, fail or none. */
+function overallVerdict(checks) {
+    if (checks.length === 0)
+        return 'none';
+    return checks.some(isFailing) ? 'fail' : 'pass';
+}
+/** `5,500`: digits grouped, so a count of tokens reads at a glance. */
+function formatCount(value) {
+    return Math.round(value).toLocaleString('en-US');
+}
+/** `$1.84`; a cost under a cent is `<$0.01`, not a zero it is not. */
+function formatUsd(value) {
+    return value > 0 && value < 0.005 ? '<$0.01' : `$${value.toFixed(2)}`;
+}
+/** `location` as `file:line:column`. */
+function formatLocation(location) {
+    return [location.file, location.line, location.line !== undefined ? location.column : undefined]
+        .filter((part) => part !== undefined)
+        .join(':');
+}
+/** The setting GitHub names when it refuses a workflow's token a pull request. */
+const PULL_REQUEST_SETTING = 'Allow GitHub Actions to create and approve pull requests';
+/** What a person does when the pull request could not be opened: the setting, where it is, or a token. */
+function pullRequestWaitingSection(model) {
+    const waiting = model.pullRequestWaiting;
+    if (!waiting)
+        return '';
+    return [
+        `**Pull request not opened:** GitHub refused this job's token because the repository setting "${PULL_REQUEST_SETTING}" is off`,
+        '(the default for new repositories and organizations). Turn it on under Settings → Actions → General → Workflow permissions',
+        "(an organization's own Actions settings can hold it off), or give the action a `push-token` that may open pull requests.",
+        `The branch \`${waiting.branch}\` is pushed: [compare and open the pull request](${waiting.compareUrl}). The loop asks again in its next iteration.`,
+    ].join(' ');
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/view.ts
+/**
+ * The facts a person reads about a loop, computed once from the report model: where it stands, why it
+ * stopped, what a person does next, the failure and its attempts, each iteration, and the one
+ * annotation of a stopped loop. The summary, the comment, the annotations and the outputs all render
+ * from this, so a fact is said in one place with one count. Texts are plain (code spans in
+ * backticks); the renderers escape them with `markdownText`. Pure.
+ */
+
+
+
+const ICONS = {
+    running: '🔁',
+    waiting: '⏸️',
+    blocked: '🚫',
+    complete: '✅',
+    capped: '🛑',
+    aborted: '⏹️',
+};
+const TITLES = {
+    running: 'Running',
+    waiting: 'Waiting',
+    blocked: 'BLOCKED: needs a person',
+    complete: 'COMPLETE',
+    capped: 'Stopped at the iteration cap',
+    aborted: 'Aborted',
+};
+/** The statuses that stop a loop short of COMPLETE; `fail-on` chooses which of them fail the job. */
+const STOPPED_STATES = ['blocked', 'capped', 'aborted'];
+function buildReportView(model, surface = 'github') {
+    const state = model.status;
+    const failure = failureView(model);
+    const why = whyOf(model);
+    const nextStep = surface === 'cli' ? cliNextStepOf(model) : nextStepOf(model);
+    const iterations = iterationsOf(model);
+    return {
+        state,
+        icon: ICONS[state],
+        title: state === 'waiting' && pendingGate(model)
+            ? `Waiting for approval of gate \`${pendingGate(model)}\``
+            : TITLES[state],
+        progress: `iteration ${model.iteration} of ${model.maxIterations}`,
+        why,
+        nextStep,
+        failure,
+        iterations: iterations.list,
+        earlierIterations: iterations.earlier,
+        updatedAt: model.updatedAt ? formatTime(model.updatedAt) : '',
+        endState: isStopped(state)
+            ? {
+                title: `loop-controller: ${model.loopId} ${STOPPED_TITLES[state]} (${plainProgress(model)})`,
+                message: [why ? `Why: ${why}.` : '', `Next: ${nextStep}`].filter(Boolean).join(' '),
+            }
+            : null,
+    };
+}
+const STOPPED_TITLES = {
+    blocked: 'is BLOCKED',
+    capped: 'stopped at the iteration cap',
+    aborted: 'was aborted',
+};
+function isStopped(state) {
+    return STOPPED_STATES.includes(state);
+}
+function plainProgress(model) {
+    return `iteration ${model.iteration} of ${model.maxIterations}`;
+}
+/** The gate a waiting loop waits on, if it waits on one. */
+function pendingGate(model) {
+    if (model.next?.kind === 'WAIT_FOR_APPROVAL')
+        return model.next.gate;
+    return Object.entries(model.gates).find(([, gate]) => gate.status === 'pending')?.[0] ?? null;
+}
+function whyOf(model) {
+    if (model.status === 'running' || model.status === 'complete')
+        return null;
+    const gate = model.status === 'waiting' ? pendingGate(model) : null;
+    // A waiting gate is named by the title; its own reason says why it was raised.
+    const gateReason = gate
+        ? model.gates[gate]?.reason || (model.next?.kind === 'WAIT_FOR_APPROVAL' ? model.next.reason : '')
+        : '';
+    const reason = (model.status === 'blocked' ? model.handoff?.reason || model.statusReason : gateReason || model.statusReason).trim();
+    return reason === '' ? null : reason.replace(/[.\s]+$/, '');
+}
+/** The same steps with the CLI's commands. */
+function cliNextStepOf(model) {
+    switch (model.status) {
+        case 'complete':
+            return "review the loop's commits (`loop-controller history`) and merge them.";
+        case 'blocked':
+            return 'fix the cause or clarify the goal, then run `loop-controller resume`; to give up, `loop-controller abort`.';
+        case 'capped':
+            return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`;
+        case 'aborted':
+            return 'nothing: the loop is over; its commits stay where they are.';
+        case 'waiting': {
+            const gate = pendingGate(model);
+            if (gate)
+                return `approve gate \`${gate}\`: run \`loop-controller approve ${gate}\`.`;
+            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
+        }
+        default:
+            return `nothing: run \`loop-controller run\` to go on; to stop, \`loop-controller abort\`.`;
+    }
+}
+function nextStepOf(model) {
+    const branch = `\`${loopBranch(model.loopId)}\``;
+    const pull = model.links.pullRequest;
+    switch (model.status) {
+        case 'complete':
+            return pull
+                ? `review pull request #${pull.number}, mark it ready for review and merge it.`
+                : `merge ${branch} into the default branch (or open a pull request from it).`;
+        case 'blocked':
+            return `push a fix to ${branch} or clarify the goal in the issue, then comment \`/loop resume\`; to give up, comment \`/loop abort\`.`;
+        case 'capped':
+            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
+        case 'aborted':
+            return `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
+        case 'waiting': {
+            const gate = pendingGate(model);
+            if (gate) {
+                return `approve gate \`${gate}\` (someone with write access): comment \`/loop approve ${gate}\`, add the label \`${Labels.ApprovedPrefix}${gate}\` or approve the pull request in a review.`;
+            }
+            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
+        }
+        default:
+            return 'nothing: the loop goes on by itself; to stop it, comment `/loop abort`.';
+    }
+}
+function failureView(model) {
+    const current = model.failures.current;
+    const failingCheck = current
+        ? (model.checks.find((check) => check.name === current.check) ?? model.checks.find(isFailing))
+        : model.checks.find(isFailing);
+    if (!current && !failingCheck)
+        return null;
+    const location = failingCheck?.locations[0] ?? null;
+    const message = location?.message ?? current?.error ?? failingCheck?.excerpt ?? '';
+    return {
+        check: current?.check ?? failingCheck?.name ?? '',
+        location,
+        pattern: current?.pattern ?? failingCheck?.pattern ?? null,
+        firstLine: message
+            .split('\n')
+            .find((line) => line.trim() !== '')
+            ?.trim() ?? '',
+        attempts: Math.max(model.failures.consecutive, model.failures.tried.length + (current ? 1 : 0)),
+        attemptsLimit: model.failures.perFailureLimit,
+        tried: model.failures.tried,
+    };
+}
+/** At most this many iterations are listed; older ones are counted. */
+const MAX_LISTED_ITERATIONS = 30;
+function iterationsOf(model) {
+    const byIteration = new Map();
+    const entry = (iteration) => {
+        let view = byIteration.get(iteration);
+        if (!view) {
+            view = {
+                iteration,
+                verdict: 'none',
+                checks: 0,
+                failed: [],
+                strategies: [],
+                agentCalls: 0,
+                tokens: null,
+                costUsd: null,
+            };
+            byIteration.set(iteration, view);
+        }
+        return view;
+    };
+    for (const logged of model.usageLog) {
+        if (logged.iteration < 1)
+            continue;
+        const view = entry(logged.iteration);
+        const outputs = logged.outputs;
+        if (logged.what.startsWith('work ')) {
+            view.agentCalls += 1;
+            if (typeof outputs.strategy === 'string' && !view.strategies.includes(outputs.strategy)) {
+                view.strategies = [...view.strategies, outputs.strategy];
+            }
+            if (typeof outputs.tokens === 'number')
+                view.tokens = (view.tokens ?? 0) + outputs.tokens;
+            if (typeof outputs.costUsd === 'number')
+                view.costUsd = (view.costUsd ?? 0) + outputs.costUsd;
+        }
+        else if (logged.what === 'verify') {
+            view.checks = typeof outputs.checks === 'number' ? outputs.checks : view.checks;
+            view.failed = Array.isArray(outputs.failed)
+                ? outputs.failed.filter((f) => typeof f === 'string')
+                : [];
+            view.verdict = logged.status === 'pass' ? 'pass' : 'fail';
+        }
+    }
+    // This iteration's checks are the truth for it, whatever the log kept.
+    if (model.checks.length > 0) {
+        const view = entry(model.iteration);
+        view.checks = model.checks.length;
+        view.failed = model.checks.filter(isFailing).map((check) => check.name);
+        const verdict = overallVerdict(model.checks);
+        view.verdict = verdict;
+    }
+    const all = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration);
+    const list = all.slice(-MAX_LISTED_ITERATIONS);
+    const firstListed = list[0]?.iteration ?? model.iteration + 1;
+    return { list, earlier: Math.max(0, firstListed - 1) };
+}
+/** One checklist line's text (plain, with code spans), e.g. `iteration 2 · ❌ 1 of 4 checks failed (`unit`) · tried `context_expand` · 1 agent call · 1200 tokens · $0.01`. */
+function iterationLine(view) {
+    const verdict = view.verdict === 'none'
+        ? 'no checks ran'
+        : view.verdict === 'pass'
+            ? view.checks === 1
+                ? '✅ the 1 check passed'
+                : `✅ all ${view.checks} checks passed`
+            : `❌ ${view.failed.length} of ${plural(view.checks, 'check')} failed${view.failed.length > 0
+                ? ` (${view.failed.slice(0, 5).map(codeSpan).join(', ')}${view.failed.length > 5 ? ', …' : ''})`
+                : ''}`;
+    const parts = [`iteration ${view.iteration}`, verdict];
+    if (view.strategies.length > 0)
+        parts.push(`tried ${view.strategies.map(codeSpan).join(', ')}`);
+    if (view.agentCalls > 0)
+        parts.push(plural(view.agentCalls, 'agent call'));
+    if (view.tokens !== null)
+        parts.push(`${formatCount(view.tokens)} token${view.tokens === 1 ? '' : 's'}`);
+    if (view.costUsd !== null)
+        parts.push(formatUsd(view.costUsd));
+    return parts.join(' · ');
+}
+/** A name as a code span of the view's plain text; a backtick in it (a hostile check name) cannot pair with another. */
+function codeSpan(name) {
+    return `\`${name.replace(/`/g, "'")}\``;
+}
+/** `2026-01-01 00:00 UTC`. */
+function formatTime(iso) {
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime()))
+        return '';
+    return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 ;// CONCATENATED MODULE: ./src/config/errors.ts
 /**
  * Errors that are the user's to fix (a configuration or usage mistake), kept apart from internal
@@ -32155,6 +32541,7 @@ function messageOf(error) {
  * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
  * parser is testable without `process.env`.
  */
+
 
 
 
@@ -32209,6 +32596,13 @@ const fields = {
     agent: { schema: schemas/* enum */.k5n(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
     isolation: { schema: schemas/* enum */.k5n(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
     boolean: { schema: booleanString, expected: 'true or false' },
+    failOn: {
+        schema: schemas/* string */.YjP()
+            .transform((value) => value.split(',').map((part) => part.trim().toLowerCase()))
+            .pipe(schemas/* union */.KCZ([schemas/* tuple */.PVZ([schemas/* literal */.euz('none')]), schemas/* array */.YOg(schemas/* enum */.k5n(STOPPED_STATES)).min(1)]))
+            .transform((states) => (states[0] === 'none' ? [] : [...new Set(states)])),
+        expected: `a comma-separated list of ${STOPPED_STATES.join(', ')}, or none`,
+    },
     gate: { schema: schemas/* string */.YjP().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
     task: {
         schema: schemas/* string */.YjP().regex(taskName).max(200),
@@ -32286,6 +32680,7 @@ function parseActionInputs(getInput, event, env = {}) {
     const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes);
     const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
     const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation);
+    const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES]);
     const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory);
     const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env);
     problems.push(...secretsResult.problems);
@@ -32329,6 +32724,7 @@ function parseActionInputs(getInput, event, env = {}) {
         budgetMinutes,
         allowUntrusted,
         isolation,
+        failOn,
         secrets: secretsResult.secrets,
         missingSecrets: secretsResult.missing,
         workingDirectory,
@@ -34648,7 +35044,7 @@ function reachesVerification(stage, results, state, policy) {
  */
 function decide(state, observations, policy) {
     if (state.status === 'complete' || state.stage === 'COMPLETE') {
-        return { kind: 'COMPLETE', reason: `the loop is complete after ${plural(state.iteration, 'iteration')}` };
+        return { kind: 'COMPLETE', reason: `the loop is complete after ${decide_plural(state.iteration, 'iteration')}` };
     }
     if (state.status === 'aborted') {
         return { kind: 'ABORTED', reason: state.statusReason || 'the loop was aborted' };
@@ -34694,13 +35090,13 @@ function decide(state, observations, policy) {
         if (attempt > maxAttempts) {
             return {
                 kind: 'ESCALATE',
-                reason: `${label} in '${failure.check}' is still failing after ${plural(maxAttempts, 'retry', 'retries')}`,
+                reason: `${label} in '${failure.check}' is still failing after ${decide_plural(maxAttempts, 'retry', 'retries')}`,
             };
         }
         if (state.failures.sameError >= state.failures.limits.sameError) {
             return {
                 kind: 'ESCALATE',
-                reason: `the same ${label} came back ${plural(state.failures.sameError + 1, 'time')} in '${failure.check}'`,
+                reason: `the same ${label} came back ${decide_plural(state.failures.sameError + 1, 'time')} in '${failure.check}'`,
             };
         }
         if (state.failures.total >= state.failures.limits.total) {
@@ -34779,7 +35175,7 @@ function backoffMs(strategy, state, policy) {
 function round(value) {
     return Math.round(value * 10) / 10;
 }
-function plural(count, word, many = `${word}s`) {
+function decide_plural(count, word, many = `${word}s`) {
     return `${count} ${count === 1 ? word : many}`;
 }
 
@@ -36030,23 +36426,8 @@ async function removePersistedCredentials(git, logger) {
     return keys;
 }
 
-;// CONCATENATED MODULE: ./src/domain/git-errors.ts
-/**
- * What git's output says happened, as data: shared by the git adapter (which runs git) and the loop
- * branch logic in app/ (which decides what to do next). Pure.
- */
-/** Signs in git's output that a push was refused because the remote moved on. */
-const NON_FAST_FORWARD_SIGNS = [
-    /\(non-fast-forward\)/,
-    /\(fetch first\)/,
-    /\(stale info\)/,
-    /Updates were rejected because the (tip|remote)/,
-];
-/** Signs of a rebase stopped by conflicting changes. */
-const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
-/** Git's answer when another process moved HEAD between our read and our commit. */
-const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
-
+// EXTERNAL MODULE: ./src/domain/git-errors.ts
+var git_errors = __nccwpck_require__(80818);
 ;// CONCATENATED MODULE: ./src/app/loop-branch.ts
 /**
  * The loop's branch (`loop/<loop-id>`): checked out at the start of a job, pushed
@@ -36089,7 +36470,7 @@ async function pushLoopBranch(git, options) {
             return { kind: 'pushed', attempts: attempt, head: await git.head() };
         const text = `${result.stdout}\n${result.stderr}`;
         lastMessage = text.trim();
-        if (!NON_FAST_FORWARD_SIGNS.some((sign) => sign.test(text))) {
+        if (!git_errors/* NON_FAST_FORWARD_SIGNS */.qA.some((sign) => sign.test(text))) {
             return { kind: 'failed', attempts: attempt, message: lastMessage };
         }
         const fetched = await git.fetch(remote, `+refs/heads/${options.branch}:${remoteRef(remote, options.branch)}`);
@@ -36097,7 +36478,7 @@ async function pushLoopBranch(git, options) {
             return { kind: 'failed', attempts: attempt, message: fetched.stderr.trim() || lastMessage };
         const rebased = await git.rebase(remoteRef(remote, options.branch), options.identity);
         if (!rebased.ok) {
-            if (rebased.conflict || CONFLICT_SIGNS.some((sign) => sign.test(rebased.stderr))) {
+            if (rebased.conflict || git_errors/* CONFLICT_SIGNS */.EU.some((sign) => sign.test(rebased.stderr))) {
                 const paths = rebased.conflictPaths;
                 const lines = paths.map((path) => `CONFLICT (content): Merge conflict in ${path}`);
                 return {
@@ -36138,11 +36519,20 @@ function pushAuthEnv(serverUrl, token) {
 ;// CONCATENATED MODULE: ./src/domain/report/annotations.ts
 /** GitHub's limit of error annotations shown per step. */
 const MAX_ANNOTATIONS = 10;
+// A location message shorter than this (`expected: 9`) says too little alone.
+const TERSE_MESSAGE = 40;
 /** The locations of the failing checks, in matrix order. */
 function locationsOf(checks) {
     return checks.flatMap((check) => check.verdict === 'pass' || check.verdict === 'skipped' || check.verdict === 'flaky'
         ? []
-        : check.locations.map((location) => ({ check: check.name, pattern: check.pattern, location })));
+        : check.locations.map((location) => {
+            // The first line that says something (not a fence or a rule).
+            const context = check.excerpt
+                .split('\n')
+                .find((line) => /[A-Za-z0-9]/.test(line))
+                ?.trim();
+            return { check: check.name, pattern: check.pattern, location, ...(context ? { context } : {}) };
+        }));
 }
 /**
  * A file path as GitHub wants it for an annotation: relative to the workspace, forward slashes, no
@@ -36162,11 +36552,18 @@ function annotationPath(file, workspaceRoot) {
 function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = '') {
     const seen = new Set();
     const unique = [];
-    for (const { check, pattern, location } of candidates) {
+    for (const { check, pattern, location, context } of candidates) {
         const file = annotationPath(location.file, workspaceRoot);
         if (file === '')
             continue;
-        const message = (location.message ?? '').trim() || `${check} failed here`;
+        const own = (location.message ?? '').trim();
+        const message = own === ''
+            ? context
+                ? `${check} failed here: ${context}`
+                : `${check} failed here`
+            : own.length < TERSE_MESSAGE && context && !context.includes(own)
+                ? `${context}\n${own}`
+                : own;
         const key = `${file}\0${location.line ?? ''}\0${location.column ?? ''}\0${message}`;
         if (seen.has(key))
             continue;
@@ -36181,149 +36578,6 @@ function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = ''
     }
     const limit = Math.max(0, max);
     return { annotations: unique.slice(0, limit), overflow: unique.slice(limit) };
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/escape.ts
-/**
- * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
- * renders. `core.summary` escapes nothing, so everything goes through here.
- */
-
-const ZWSP = '\u200b';
-/** Escapes `&`, `<`, `>` and quotes for HTML (a `<summary>`, an attribute). */
-function escapeHtml(text) {
-    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-/** Breaks `@name` so quoting untrusted text never notifies anyone. */
-function neutraliseMentions(text) {
-    return text.replace(/@(?=[A-Za-z0-9])/g, `@${ZWSP}`);
-}
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
-/**
- * One line of untrusted text for inline Markdown (a table cell, a bullet): whitespace folded,
- * HTML-escaped, Markdown punctuation backslash-escaped (so `|` cannot split a table cell and a
- * backtick cannot open a code span), mentions broken, and at most `maxChars` long.
- */
-function inlineText(text, maxChars = 300) {
-    let flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
-    if (flat.length > maxChars)
-        flat = `${flat.slice(0, maxChars - 1)}…`;
-    return neutraliseMentions(escapeHtml(flat).replace(/([\\`*_[\]|~!#])/g, '\\$1'));
-}
-/** A code span for names from a safe alphabet (check ids, patterns, strategies); others get `inlineText`. */
-function code(name) {
-    return /^[A-Za-z0-9._:/@+-]+$/.test(name) && name.length <= 200 ? `\`${name}\`` : inlineText(name);
-}
-/**
- * A fenced code block that untrusted content cannot close: the fence is longer than any run of
- * backticks inside. Workflow commands and control characters are defused too, since the same text
- * may be echoed to the log.
- */
-function codeBlock(content, language = 'text') {
-    const clean = neutraliseWorkflowCommands(content.replace(CONTROL, ''));
-    let longest = 0;
-    for (const match of clean.matchAll(/`+/g))
-        longest = Math.max(longest, match[0].length);
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    return `${fence}${language}\n${clean.replace(/\n+$/, '')}\n${fence}`;
-}
-/** A URL for a Markdown link target: only http(s), with parentheses and spaces encoded. */
-function safeUrl(url) {
-    if (!/^https?:\/\/[^\s]+$/i.test(url))
-        return null;
-    return url.replace(/\(/g, '%28').replace(/\)/g, '%29');
-}
-/** A Markdown link, or the escaped label alone when the URL is not a plain http(s) URL. */
-function escape_link(label, url) {
-    const target = url ? safeUrl(url) : null;
-    return target ? `[${inlineText(label)}](${target})` : inlineText(label);
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/format.ts
-/** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
-function formatDuration(ms) {
-    if (!Number.isFinite(ms) || ms < 0)
-        return '';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    const seconds = ms / 1000;
-    if (seconds < 60)
-        return `${seconds.toFixed(1)} s`;
-    const wholeSeconds = Math.round(seconds);
-    const minutes = Math.floor(wholeSeconds / 60);
-    if (minutes < 60)
-        return `${minutes} min ${wholeSeconds % 60} s`;
-    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-const VERDICT_ICONS = {
-    pass: '✅',
-    fail: '❌',
-    timeout: '⏱️ timed out',
-    skipped: '⏭️ skipped',
-    flaky: '⚠️ flaky (passed on re-run)',
-    error: '💥 could not run',
-};
-/** The verdict cell: an icon, and a word where the icon alone is ambiguous (or the fix was automatic). */
-function verdictLabel(verdict, autoFixed = false) {
-    return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict];
-}
-/** A check's verdict cell; a failing check that passed at the baseline is called a regression. */
-function checkVerdictLabel(check) {
-    if (check.regression && isFailing(check)) {
-        return check.verdict === 'fail' ? '❌ regression' : `${VERDICT_ICONS[check.verdict]} (regression)`;
-    }
-    return verdictLabel(check.verdict, check.autoFixed);
-}
-/** True for verdicts that count against the iteration. */
-function isFailing(check) {
-    return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error';
-}
-/** `✅ all 4 checks passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
-function verdictLine(checks) {
-    if (checks.length === 0)
-        return 'no checks ran';
-    const failing = checks.filter(isFailing).length;
-    const noun = checks.length === 1 ? 'check' : 'checks';
-    if (failing === 0) {
-        const skipped = checks.filter((c) => c.verdict === 'skipped').length;
-        return skipped > 0
-            ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
-            : `✅ all ${checks.length} ${noun} passed`;
-    }
-    const regressions = checks.filter((c) => c.regression && isFailing(c)).length;
-    const which = regressions === 0 ? '' : `, ${regressions} of them ${regressions === 1 ? 'a regression' : 'regressions'}`;
-    return `❌ ${failing} of ${checks.length} ${noun} failed${which}`;
-}
-/** The single-word verdict for the `verdict` output: pass, fail or none. */
-function overallVerdict(checks) {
-    if (checks.length === 0)
-        return 'none';
-    return checks.some(isFailing) ? 'fail' : 'pass';
-}
-/** `$1.84`. */
-function formatUsd(value) {
-    return `$${value.toFixed(2)}`;
-}
-/** `location` as `file:line:column`. */
-function formatLocation(location) {
-    return [location.file, location.line, location.line !== undefined ? location.column : undefined]
-        .filter((part) => part !== undefined)
-        .join(':');
-}
-/** The setting GitHub names when it refuses a workflow's token a pull request. */
-const PULL_REQUEST_SETTING = 'Allow GitHub Actions to create and approve pull requests';
-/** What a person does when the pull request could not be opened: the setting, where it is, or a token. */
-function pullRequestWaitingSection(model) {
-    const waiting = model.pullRequestWaiting;
-    if (!waiting)
-        return '';
-    return [
-        `**Pull request not opened:** GitHub refused this job's token because the repository setting "${PULL_REQUEST_SETTING}" is off`,
-        '(the default for new repositories and organizations). Turn it on under Settings → Actions → General → Workflow permissions',
-        "(an organization's own Actions settings can hold it off), or give the action a `push-token` that may open pull requests.",
-        `The branch \`${waiting.branch}\` is pushed: [compare and open the pull request](${waiting.compareUrl}). The loop asks again in its next iteration.`,
-    ].join(' ');
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/limits.ts
@@ -36431,58 +36685,181 @@ function hardCut(text, measure, limit, where) {
     return head + note;
 }
 
-;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
-/** The Mermaid stage diagram of the job summary. Pure. */
-
+;// CONCATENATED MODULE: ./src/domain/report/escape.ts
 /**
- * A `stateDiagram-v2` of the pipeline: one transition per line (chains are not stateDiagram syntax),
- * the per-capability loop back from VERIFY to IMPLEMENT when both are in the pipeline, finished stages
- * in the `done` class, and the current one in `current` (or `stopped` when the loop is blocked, capped
- * or aborted).
+ * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
+ * renders. `core.summary` escapes nothing, so everything goes through here.
  */
-function renderStageDiagram(pipeline, stage, status) {
+
+const ZWSP = '\u200b';
+/** Escapes `&`, `<`, `>` and quotes for HTML (a `<summary>`, an attribute). */
+function escapeHtml(text) {
+    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+/** Breaks `@name` so quoting untrusted text never notifies anyone. */
+function neutraliseMentions(text) {
+    return text.replace(/@(?=[A-Za-z0-9])/g, `@${ZWSP}`);
+}
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+/**
+ * One line of untrusted text for inline Markdown (a table cell, a bullet): whitespace folded,
+ * HTML-escaped, Markdown punctuation backslash-escaped (so `|` cannot split a table cell and a
+ * backtick cannot open a code span), mentions broken, and at most `maxChars` long.
+ */
+function inlineText(text, maxChars = 300) {
+    return escapeInline(escape_oneLine(text, maxChars));
+}
+/** Control characters removed, whitespace folded, at most `maxChars` long. */
+function escape_oneLine(text, maxChars) {
+    const flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
+    return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+}
+function escapeInline(flat) {
+    return neutraliseMentions(escapeHtml(flat).replace(/([\\`*_[\]|~!#])/g, '\\$1'));
+}
+// A code span the text itself wrote: no backtick, no line break and no `|` (which splits a table cell
+// even inside a code span), at most 200 characters.
+const CODE_SPAN = /`([^`|\n]{1,200})`/g;
+/**
+ * One line of text that may hold code spans of its own (`/loop resume`, `loop/blocked`): the spans stay
+ * code spans, and everything between them is escaped as `inlineText` does. A code span is inert in
+ * GitHub's Markdown (no HTML, no link, no mention), so untrusted text gains nothing by writing one;
+ * escaping its backticks again only shows them to the reader.
+ */
+function markdownText(text, maxChars = 300) {
+    const flat = escape_oneLine(text, maxChars);
+    let out = '';
+    let last = 0;
+    for (const match of flat.matchAll(CODE_SPAN)) {
+        const body = match[1];
+        // A span that starts or ends in a space would be trimmed by the renderer; leave it as text.
+        if (body.trim() !== body)
+            continue;
+        out += escapeInline(flat.slice(last, match.index));
+        out += `\`${body}\``;
+        last = match.index + match[0].length;
+    }
+    return out + escapeInline(flat.slice(last));
+}
+/** A code span for names from a safe alphabet (check ids, patterns, strategies); others get `inlineText`. */
+function code(name) {
+    return /^[A-Za-z0-9._:/@+-]+$/.test(name) && name.length <= 200 ? `\`${name}\`` : inlineText(name);
+}
+/**
+ * A fenced code block that untrusted content cannot close: the fence is longer than any run of
+ * backticks inside. Workflow commands and control characters are defused too, since the same text
+ * may be echoed to the log.
+ */
+function codeBlock(content, language = 'text') {
+    const clean = neutraliseWorkflowCommands(content.replace(CONTROL, ''));
+    let longest = 0;
+    for (const match of clean.matchAll(/`+/g))
+        longest = Math.max(longest, match[0].length);
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    return `${fence}${language}\n${clean.replace(/\n+$/, '')}\n${fence}`;
+}
+/** A URL for a Markdown link target: only http(s), with parentheses and spaces encoded. */
+function safeUrl(url) {
+    if (!/^https?:\/\/[^\s]+$/i.test(url))
+        return null;
+    return url.replace(/\(/g, '%28').replace(/\)/g, '%29');
+}
+/** A Markdown link, or the escaped label alone when the URL is not a plain http(s) URL. */
+function escape_link(label, url) {
+    const target = url ? safeUrl(url) : null;
+    return target ? `[${inlineText(label)}](${target})` : inlineText(label);
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
+/** The Mermaid stage diagram of the summary and the comment: where the loop stands. Pure. */
+
+// The states besides the pipeline's stages, shown only when the loop is in them.
+const END_NODES = {
+    blocked: { id: 'BLOCKED', label: (d) => `BLOCKED at iteration ${d.iteration} of ${d.maxIterations}` },
+    capped: { id: 'CAPPED', label: (d) => `Cap reached: ${d.iteration} of ${d.maxIterations} iterations` },
+    aborted: { id: 'ABORTED', label: (d) => `Aborted at iteration ${d.iteration} of ${d.maxIterations}` },
+    waiting: { id: 'WAITING', label: (d) => (d.gate ? `Waiting for gate ${d.gate}` : 'Waiting') },
+};
+/**
+ * A `stateDiagram-v2` of the pipeline (one transition per line: chains are not stateDiagram syntax)
+ * that shows where the loop stands: finished stages green, the current one amber, the stage whose
+ * checks failed red-outlined, and, when the loop stopped or waits, a state of its own (BLOCKED, the
+ * cap, aborted, the gate) filled red or amber. The iteration count is on the retry edge and the end
+ * state; COMPLETE says how many iterations it took.
+ */
+function renderStageDiagram(input) {
+    const { pipeline, stage, status, iteration, maxIterations } = input;
     const ordered = domain_stages/* STAGES */.an.filter((s) => pipeline.includes(s));
     const lines = ['stateDiagram-v2', '  direction LR'];
-    if (ordered.length === 1)
-        lines.push(`  ${ordered[0]}`);
+    const complete = status === 'complete' || stage === 'COMPLETE';
+    if (complete && ordered.includes('COMPLETE')) {
+        lines.push(`  state "COMPLETE in ${iteration} iteration${iteration === 1 ? '' : 's'}" as COMPLETE`);
+    }
+    if (ordered[0])
+        lines.push(`  [*] --> ${ordered[0]}`);
     for (let i = 1; i < ordered.length; i++)
         lines.push(`  ${ordered[i - 1]} --> ${ordered[i]}`);
     const loopStart = domain_stages/* CAPABILITY_LOOP */.y3[0];
     const loopEnd = domain_stages/* CAPABILITY_LOOP */.y3[domain_stages/* CAPABILITY_LOOP */.y3.length - 1];
-    if (ordered.includes(loopStart) && ordered.includes(loopEnd)) {
-        lines.push(`  ${loopEnd} --> ${loopStart}: next capability / retry`);
+    const loops = ordered.includes(loopStart) && ordered.includes(loopEnd);
+    if (loops) {
+        lines.push(`  ${loopEnd} --> ${loopStart}: ${complete ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`);
     }
-    lines.push('  classDef done fill:#2da44e,color:#fff');
-    lines.push('  classDef current fill:#bf8700,color:#fff');
-    lines.push('  classDef stopped fill:#cf222e,color:#fff');
-    const complete = status === 'complete' || stage === 'COMPLETE';
+    // The stage whose checks ran this iteration: VERIFY where the pipeline has it, else where the loop is.
+    const verifiedAt = loops && !complete ? loopEnd : stage;
+    const end = complete ? undefined : END_NODES[status];
+    if (end) {
+        lines.push(`  state "${end.label(input)}" as ${end.id}`);
+        lines.push(`  ${ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage)} --> ${end.id}`);
+    }
+    lines.push('  classDef done fill:#dafbe1,stroke:#1a7f37,color:#1f2328');
+    lines.push('  classDef current fill:#fff8c5,stroke:#9a6700,color:#1f2328,stroke-width:2px');
+    lines.push('  classDef failed fill:#ffebe9,stroke:#cf222e,color:#1f2328,stroke-width:2px');
+    lines.push('  classDef stopped fill:#cf222e,stroke:#82071e,color:#ffffff');
+    lines.push('  classDef waiting fill:#bf8700,stroke:#7d4e00,color:#ffffff');
     const currentIndex = domain_stages/* STAGES */.an.indexOf(stage);
-    const done = complete ? ordered : ordered.filter((s) => domain_stages/* STAGES */.an.indexOf(s) < currentIndex);
+    const failedStage = !complete && input.verdict === 'fail' && ordered.includes(verifiedAt) ? verifiedAt : null;
+    const done = complete ? ordered : ordered.filter((s) => domain_stages/* STAGES */.an.indexOf(s) < currentIndex && s !== failedStage);
     if (done.length > 0)
         lines.push(`  class ${done.join(',')} done`);
-    if (!complete && ordered.includes(stage)) {
-        const stopped = status === 'blocked' || status === 'capped' || status === 'aborted';
-        lines.push(`  class ${stage} ${stopped ? 'stopped' : 'current'}`);
-    }
+    if (failedStage)
+        lines.push(`  class ${failedStage} failed`);
+    const stopped = status === 'blocked' || status === 'capped' || status === 'aborted';
+    if (!complete && !stopped && ordered.includes(stage) && stage !== failedStage)
+        lines.push(`  class ${stage} current`);
+    if (end)
+        lines.push(`  class ${end.id} ${status === 'waiting' ? 'waiting' : 'stopped'}`);
     return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
 }
 
-;// CONCATENATED MODULE: ./src/domain/report/summary.ts
+;// CONCATENATED MODULE: ./src/domain/report/sections.ts
+/**
+ * The parts the job summary and the sticky comment share, each rendered from the report view so both
+ * say a fact the same way: the heading, why and next, the BLOCKED handoff, the check table, the
+ * iteration checklist, gates, refused paths, what was spent, links and when. Pure: returns Markdown.
+ */
 
 
 
 
-const STATUS_ICONS = {
-    running: '🔁',
-    waiting: '⏸️',
-    blocked: '🚫',
-    complete: '✅',
-    capped: '🛑',
-    aborted: '⏹️',
-};
-/** The status icon of a loop. */
-function statusIcon(status) {
-    return STATUS_ICONS[status];
+
+
+/** `🚫 BLOCKED: needs a person · \`stuck\` · iteration 3 of 8`; COMPLETE says how many iterations it took. */
+function headingText(model, view) {
+    const progress = view.state === 'complete' ? `after ${plural(model.iteration, 'iteration')}` : view.progress;
+    return `${view.icon} ${markdownText(view.title)} · ${code(model.loopId)} · ${progress}`;
+}
+/** **Why** (when stopped or waiting) and **Next** (always): each said once. */
+function whyAndNext(view, redact) {
+    const lines = [];
+    if (view.why)
+        lines.push(`**Why:** ${markdownText(redact(view.why), 1000)}.`);
+    lines.push(`**Next:** ${markdownText(capitalise(redact(view.nextStep)), 1000)}`);
+    return lines.join('  \n');
+}
+function capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
 }
 /** Where a reader finds what a report leaves out. */
 function auditTrailPointer(model) {
@@ -36495,88 +36872,171 @@ function stageLine(model) {
         return model.stage;
     return `${model.stage} (capability ${Math.min(capabilities.completed + 1, capabilities.total)} of ${capabilities.total}: ${code(capabilities.current)})`;
 }
-/** The iteration table: check, kind, verdict, time, pattern, confidence, strategy. */
-function renderCheckTable(checks, redact) {
+/** The diagram of where the loop stands. */
+function stageDiagram(model, view) {
+    return renderStageDiagram({
+        pipeline: model.pipeline,
+        stage: model.stage,
+        status: model.status,
+        iteration: model.iteration,
+        maxIterations: model.maxIterations,
+        verdict: view.iterations.find((i) => i.iteration === model.iteration)?.verdict ?? 'none',
+        gate: view.state === 'waiting' ? pendingGate(model) : null,
+    });
+}
+/** The default ask of a person when the handoff names none, by the failure's pattern. */
+function defaultHumanAction(model) {
+    const pattern = model.failures.current?.pattern;
+    if (pattern === 'merge-conflict')
+        return `resolve the merge conflict on \`${loopBranch(model.loopId)}\`.`;
+    if (pattern === 'permission-error')
+        return 'grant the missing permission named in the failure.';
+    if (pattern === 'security-finding')
+        return 'review the security finding and decide whether the change may proceed.';
+    if (pattern === 'dependency-conflict')
+        return 'settle the dependency versions the loop could not reconcile.';
+    return 'read the failure and what was tried, then fix the cause or clarify the goal.';
+}
+/** `\`types\` · \`src/retry.ts:41:7\` · \`type-error\` · Type 'string' is not assignable…` */
+function failureLine(view, redact) {
+    const failure = view.failure;
+    if (!failure)
+        return null;
+    const parts = [code(failure.check)];
+    if (failure.location)
+        parts.push(code(redact(formatLocation(failure.location))));
+    if (failure.pattern)
+        parts.push(code(failure.pattern));
+    if (failure.firstLine)
+        parts.push(inlineText(redact(failure.firstLine), 300));
+    return parts.join(' · ');
+}
+/**
+ * The BLOCKED handoff: the ask of a person, the failure once, its attempts (one count, with the fixes
+ * that followed the first attempt listed under it), where to look, and (when `outputBudget` > 0) the
+ * failing check's output.
+ */
+function handoffSection(model, view, redact, outputBudget) {
+    const ask = model.handoff?.humanAction || defaultHumanAction(model);
+    const head = [`**Human action needed:** ${markdownText(redact(ask), 600)}`];
+    const failing = failureLine(view, redact);
+    if (failing)
+        head.push(`**Failing:** ${failing}`);
+    const blocks = [head.join('  \n')];
+    const failure = view.failure;
+    if (failure) {
+        const { failures } = model;
+        const fixes = failure.tried.length;
+        const after = fixes > 0 ? `: the first, then ${plural(fixes, 'fix', 'fixes')}` : '';
+        const tried = [
+            `**What was tried** · ${failure.attempts} of ${failure.attemptsLimit} attempts on this failure${after} · ${failures.total} of ${failures.totalLimit} failures allowed in the loop`,
+        ];
+        const shown = failure.tried.slice(-REPORT_CAPS.triedEntries);
+        if (shown.length < failure.tried.length) {
+            const earlier = failure.tried.length - shown.length;
+            tried.push(`_(${plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
+        }
+        blocks.push(tried.join('  \n'));
+        if (shown.length > 0) {
+            blocks.push(shown
+                .map((entry, index) => `${index + 1}. iteration ${entry.iteration} · ${code(entry.strategy)} · ${inlineText(redact(entry.outcome), 300)}`)
+                .join('\n'));
+        }
+    }
+    if (model.handoff?.suggestion)
+        blocks.push(`**Where to look:** ${markdownText(redact(model.handoff.suggestion), 800)}`);
+    const check = failure && outputBudget > 0 ? model.checks.find((c) => c.name === failure.check) : undefined;
+    if (check) {
+        const output = trimOutput(redact(model.outputs[check.name] ?? check.excerpt), outputBudget);
+        if (output.trim() !== '') {
+            blocks.push(`<details><summary>Output of ${escapeHtml(redact(check.name))}</summary>\n\n${codeBlock(output)}\n\n</details>`);
+        }
+    }
+    return blocks.join('\n\n');
+}
+/** What the classifier made of a failing check: `\`type-error\` 0.86 → \`context_expand\``; empty when nothing. */
+function analysisCell(check) {
+    const parts = [];
+    if (check.pattern)
+        parts.push(check.confidence === null ? code(check.pattern) : `${code(check.pattern)} ${check.confidence.toFixed(2)}`);
+    if (check.strategy)
+        parts.push(`→ ${code(check.strategy)}`);
+    return parts.join(' ');
+}
+/** The iteration's checks: check, verdict, time and (when any check has one) the analysis. */
+function checkTable(checks, redact) {
     if (checks.length === 0)
         return '_No checks ran in this iteration._';
-    const rows = checks.slice(0, REPORT_CAPS.tableRows).map((check) => {
+    const shown = checks.slice(0, REPORT_CAPS.tableRows);
+    const withAnalysis = shown.some((check) => analysisCell(check) !== '');
+    const rows = shown.map((check) => {
         const verdict = check.verdict === 'skipped' && check.skippedReason
             ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
             : checkVerdictLabel(check);
-        return [
-            code(check.name),
-            check.kind,
-            verdict,
-            check.verdict === 'skipped' ? '' : formatDuration(check.durationMs),
-            check.pattern ? code(check.pattern) : '',
-            check.confidence === null ? '' : check.confidence.toFixed(2),
-            check.strategy ? code(check.strategy) : '',
-        ];
+        const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : formatDuration(check.durationMs)];
+        if (withAnalysis)
+            cells.push(analysisCell(check));
+        return `| ${cells.join(' | ')} |`;
     });
-    const lines = [
-        '| check | kind | verdict | time | pattern | confidence | strategy |',
-        '| --- | --- | --- | --- | --- | --- | --- |',
-        ...rows.map((cells) => `| ${cells.join(' | ')} |`),
-    ];
-    if (checks.length > rows.length) {
-        lines.push('', `_… and ${checks.length - rows.length} more checks; every one is in the audit trail._`);
+    const header = withAnalysis
+        ? '| check | verdict | time | analysis |\n| --- | --- | --- | --- |'
+        : '| check | verdict | time |\n| --- | --- | --- |';
+    const more = checks.length > shown.length
+        ? `\n\n_… and ${plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
+        : '';
+    return `${header}\n${rows.join('\n')}${more}`;
+}
+/** The progress checklist: one ticked line per iteration run, and the next one open while the loop runs. */
+function iterationChecklist(model, view, redact) {
+    if (view.iterations.length === 0)
+        return '';
+    const lines = ['**Iterations**'];
+    if (view.earlierIterations > 0)
+        lines.push(`_(${plural(view.earlierIterations, 'earlier iteration')} in the audit trail)_`);
+    for (const iteration of view.iterations)
+        lines.push(`- [x] ${markdownText(iterationLine(iteration), 600)}`);
+    if (view.state === 'running') {
+        lines.push(`- [ ] iteration ${model.iteration + 1}: ${markdownText(redact(model.nextAction), 300)}`);
     }
     return lines.join('\n');
 }
-/** One collapsible section per failing check with its trimmed output. */
-function renderFailureOutputs(model, outputBudget, redact) {
-    const failing = model.checks.filter(isFailing);
-    if (failing.length === 0)
-        return '';
-    const where = auditTrailPointer(model);
-    const shown = failing.slice(0, REPORT_CAPS.outputSections);
-    const sections = shown.map((check) => {
-        const locations = check.locations.slice(0, 3).map((l) => formatLocation(l));
-        const more = check.locations.length > 3 ? `, +${check.locations.length - 3} more` : '';
-        const regression = check.regression ? ', a regression (passed at the baseline)' : '';
-        const summary = `${check.name}: ${check.verdict}${regression}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`;
-        const raw = model.outputs[check.name] ?? check.excerpt;
-        const body = outputBudget === 0
-            ? `_Output left out to fit the size limit; it is in ${where}._`
-            : codeBlock(trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
-        return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
-    });
-    if (failing.length > shown.length) {
-        sections.push(`_… and ${failing.length - shown.length} more failing checks; their output is in ${where}._`);
-    }
-    return sections.join('\n\n');
-}
-/** Budget: iterations, minutes, cost and tokens used, each of its limit where one is set. */
-function budgetLine(model) {
+/** What the loop spent: time, cost and tokens, each of its limit where one is set (iterations are in the heading). */
+function spentLine(model) {
     const { budget } = model;
-    const parts = [`${model.iteration} of ${model.maxIterations} iterations`];
-    const minutes = Math.round(budget.minutesUsed);
-    parts.push(budget.minutesLimit !== undefined ? `${minutes} of ${budget.minutesLimit} minutes` : `${minutes} minutes`);
+    const time = formatDuration(budget.minutesUsed * 60_000) || '0 s';
+    const parts = [budget.minutesLimit !== undefined ? `${time} of ${budget.minutesLimit} min` : time];
     if (budget.costUsd > 0 || budget.costLimit !== undefined) {
         parts.push(budget.costLimit !== undefined
             ? `${formatUsd(budget.costUsd)} of ${formatUsd(budget.costLimit)}`
             : formatUsd(budget.costUsd));
     }
     if (budget.tokens > 0 || budget.tokensLimit !== undefined) {
-        parts.push(budget.tokensLimit !== undefined ? `${budget.tokens} of ${budget.tokensLimit} tokens` : `${budget.tokens} tokens`);
+        parts.push(budget.tokensLimit !== undefined
+            ? `${formatCount(budget.tokens)} of ${formatCount(budget.tokensLimit)} tokens`
+            : `${formatCount(budget.tokens)} token${budget.tokens === 1 ? '' : 's'}`);
     }
-    return parts.join(' · ');
+    return `**Spent:** ${parts.join(' · ')}`;
 }
-/** Links to the audit trail, the pull request, the issue, the branch and the run. */
-function linksLine(model) {
+/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch and the run. */
+function linksLine(model, postedOn) {
     const { links } = model;
     const parts = [];
     if (links.auditTrail)
         parts.push(escape_link('audit trail', links.auditTrail));
-    if (links.pullRequest)
+    if (links.pullRequest && links.pullRequest.number !== postedOn) {
         parts.push(escape_link(`pull request #${links.pullRequest.number}`, links.pullRequest.url));
-    if (links.issue)
+    }
+    if (links.issue && links.issue.number !== postedOn)
         parts.push(escape_link(`issue #${links.issue.number}`, links.issue.url));
     if (links.branch)
         parts.push(links.branch.url ? escape_link(links.branch.name, links.branch.url) : code(links.branch.name));
     if (links.run)
         parts.push(escape_link('this run', links.run));
     return parts.join(' · ');
+}
+/** `<sub>Updated 2026-01-01 00:00 UTC</sub>`. */
+function updatedLine(view) {
+    return view.updatedAt ? `<sub>Updated ${view.updatedAt}</sub>` : '';
 }
 /** The paths the last checkpoint did not commit, each with why and what to do. */
 function refusedSection(model, redact) {
@@ -36595,227 +37055,61 @@ function gatesLine(model, redact) {
     const entries = Object.entries(model.gates).slice(0, REPORT_CAPS.gates);
     if (entries.length === 0)
         return '';
-    return entries
+    const gates = entries
         .map(([name, gate]) => {
         const icon = gate.status === 'approved' ? '✅' : gate.status === 'rejected' ? '⛔' : '⏳';
         const by = gate.decidedBy ? ` by ${inlineText(redact(gate.decidedBy), 60)}` : '';
         return `${code(name)} ${icon} ${gate.status}${by}`;
     })
         .join(' · ');
-}
-function renderOverflow(overflow, redact) {
-    if (overflow.length === 0)
-        return '';
-    const shown = overflow.slice(0, REPORT_CAPS.overflowLocations);
-    const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
-    if (overflow.length > shown.length)
-        items.push(`- … and ${overflow.length - shown.length} more`);
-    return `<details><summary>${overflow.length} more location${overflow.length === 1 ? '' : 's'} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
-}
-/**
- * The job summary: header with loop id and iteration N of M, stage, verdict, next action, the Mermaid
- * stage diagram, the iteration table, a collapsible trimmed output per failing check, locations past
- * the annotation limit, the budget line and links. Always under `options.limit` bytes (1 MiB).
- */
-function renderSummary(model, options = {}) {
-    const redact = options.redact ?? ((text) => text);
-    const limit = options.limit ?? SUMMARY_MAX_BYTES;
-    const header = [
-        `## ${statusIcon(model.status)} loop-controller · ${code(model.loopId)} · iteration ${model.iteration} of ${model.maxIterations}`,
-        '',
-        `**Stage:** ${stageLine(model)} · **Status:** ${model.status} · **Verdict:** ${verdictLine(model.checks)} ·`,
-        `**Next:** ${inlineText(redact(model.nextAction), 1000)}`,
-    ];
-    if (model.statusReason && model.status !== 'running') {
-        header.push('', `**Why:** ${inlineText(redact(model.statusReason), 1000)}`);
-    }
-    const gates = gatesLine(model, redact);
-    const fixed = [
-        header.join('\n'),
-        renderStageDiagram(model.pipeline, model.stage, model.status),
-        renderCheckTable(model.checks, redact),
-        gates ? `**Gates:** ${gates}` : '',
-        pullRequestWaitingSection(model),
-        refusedSection(model, redact),
-    ];
-    const footer = [
-        renderOverflow(options.overflowLocations ?? [], redact),
-        metricsLine(model),
-        [`Budget: ${budgetLine(model)}`, linksLine(model)].filter(Boolean).join(' · '),
-    ];
-    const render = (outputBudget) => `${[...fixed, renderFailureOutputs(model, outputBudget, redact), ...footer].filter(Boolean).join('\n\n')}\n`;
-    return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
-}
-/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
-function metricsLine(model) {
-    const m = model.metrics;
-    if (!m)
-        return '';
-    const counts = [
-        `${m.workCalls} agent call${m.workCalls === 1 ? '' : 's'}`,
-        `${m.autoFixes} auto-fix${m.autoFixes === 1 ? '' : 'es'}`,
-        `${m.flakes} flak${m.flakes === 1 ? 'e' : 'es'}`,
-        `${m.regressions} regression${m.regressions === 1 ? '' : 's'}`,
-        `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
-    ];
-    const patterns = Object.entries(m.aggregate.successRateByPattern)
-        .slice(0, 8)
-        .map(([id, rate]) => `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`);
-    return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`;
+    return `**Gates:** ${gates}`;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/comment.ts
 /**
  * The sticky comment of a loop on its issue or pull request, found again by its hidden marker and
- * updated in place. BLOCKED carries the handoff. Pure: returns Markdown.
+ * updated in place: a living progress report. Pure: returns Markdown.
  */
 
 
 
 
 
-
-function title(model) {
-    const id = code(model.loopId);
-    switch (model.status) {
-        case 'blocked':
-            return `### 🚫 BLOCKED: ${id} needs a human`;
-        case 'complete':
-            return `### ✅ COMPLETE: ${id} after ${model.iteration} iteration${model.iteration === 1 ? '' : 's'}`;
-        case 'capped':
-            return `### 🛑 Stopped at the cap: ${id} ran ${model.iteration} of ${model.maxIterations} iterations`;
-        case 'aborted':
-            return `### ⏹️ Aborted: ${id}`;
-        case 'waiting':
-            return `### ⏸️ Waiting: ${id}`;
-        default:
-            return `### ${statusIcon(model.status)} ${id} · iteration ${model.iteration} of ${model.maxIterations}`;
-    }
-}
-function compactTable(model) {
-    if (model.checks.length === 0)
+/** Outside BLOCKED (whose handoff says it), the failure of this iteration in one line, if it failed. */
+function failingNow(model, view, redact) {
+    if (!model.checks.some(isFailing))
         return '';
-    const rows = model.checks
-        .slice(0, REPORT_CAPS.tableRows)
-        .map((check) => [
-        code(check.name),
-        checkVerdictLabel(check),
-        check.verdict === 'skipped' ? '' : formatDuration(check.durationMs),
-        check.pattern ? code(check.pattern) : '',
-        check.strategy ? code(check.strategy) : '',
-    ].join(' | '));
-    const more = model.checks.length > rows.length ? `\n\n_… and ${model.checks.length - rows.length} more checks._` : '';
-    return `| check | verdict | time | pattern | strategy |\n| --- | --- | --- | --- | --- |\n${rows.map((r) => `| ${r} |`).join('\n')}${more}`;
-}
-/** `types` · `src/retry.ts:41` · Type 'string' is not assignable to type 'number'. */
-function lastFailureLine(model, redact) {
-    const failure = model.failures.current;
-    const failingCheck = failure
-        ? model.checks.find((check) => check.name === failure.check)
-        : model.checks.find(isFailing);
-    if (!failure && !failingCheck)
-        return null;
-    const checkName = failure?.check ?? failingCheck?.name ?? '';
-    const location = failingCheck?.locations[0];
-    const message = location?.message ?? failure?.error ?? failingCheck?.excerpt ?? '';
-    const firstLine = message.split('\n').find((line) => line.trim() !== '') ?? '';
-    const parts = [code(checkName)];
-    if (location)
-        parts.push(code(formatLocation(location)));
-    const pattern = failure?.pattern ?? failingCheck?.pattern;
-    if (pattern)
-        parts.push(code(pattern));
-    if (firstLine)
-        parts.push(inlineText(redact(firstLine), 300));
-    return parts.join(' · ');
-}
-function defaultHumanAction(model) {
-    const pattern = model.failures.current?.pattern;
-    if (pattern === 'merge-conflict')
-        return `resolve the merge conflict on \`${loopBranch(model.loopId)}\`.`;
-    if (pattern === 'permission-error')
-        return 'grant the missing permission named in the last failure.';
-    if (pattern === 'security-finding')
-        return 'review the security finding and decide whether the change may proceed.';
-    if (pattern === 'dependency-conflict')
-        return 'settle the dependency versions the loop could not reconcile.';
-    return 'read the last failure and what was tried, then fix the cause or clarify the goal.';
-}
-function handoffSection(model, redact, outputBudget) {
-    const handoff = model.handoff;
-    const lines = [];
-    lines.push(`**Reason:** ${inlineText(redact(handoff?.reason || model.statusReason || 'the loop needs a person'), 600)}`);
-    const last = lastFailureLine(model, redact);
-    if (last)
-        lines.push(`**Last failure:** ${last}`);
-    const { failures } = model;
-    lines.push(`**Attempts:** ${failures.consecutive} of ${failures.perFailureLimit} for this failure · ${failures.total} of ${failures.totalLimit} failures in total`);
-    const tried = failures.tried.slice(-REPORT_CAPS.triedEntries);
-    if (tried.length > 0) {
-        const skipped = failures.tried.length - tried.length;
-        lines.push('', '**What was tried**');
-        if (skipped > 0)
-            lines.push(`_(${skipped} earlier attempts are in the audit trail)_`);
-        tried.forEach((entry, index) => {
-            lines.push(`${index + 1}. iteration ${entry.iteration} · ${code(entry.strategy)} · ${inlineText(redact(entry.outcome), 300)}`);
-        });
-    }
-    lines.push('', `**Human action needed:** ${inlineText(redact(handoff?.humanAction || defaultHumanAction(model)), 600)}`);
-    lines.push('', `**To resume:** push a fix to \`${loopBranch(model.loopId)}\` or clarify in the issue, then comment \`/loop resume\`. To give up, comment \`/loop abort\`.`);
-    if (handoff?.suggestion)
-        lines.push(`Suggested next step: ${inlineText(redact(handoff.suggestion), 800)}`);
-    const failing = model.checks.find((check) => check.name === failures.current?.check) ?? model.checks.find(isFailing);
-    if (failing && outputBudget > 0) {
-        const output = trimOutput(redact(model.outputs[failing.name] ?? failing.excerpt), outputBudget);
-        if (output.trim() !== '') {
-            lines.push('', `<details><summary>Output of ${escapeHtml(failing.name)}</summary>\n\n${codeBlock(output)}\n\n</details>`);
-        }
-    }
-    return lines.join('\n');
-}
-function waitingSection(model) {
-    const pending = Object.entries(model.gates).filter(([, gate]) => gate.status === 'pending');
-    const gate = model.next?.kind === 'WAIT_FOR_APPROVAL' ? model.next.gate : pending[0]?.[0];
-    if (!gate)
-        return '';
-    return [
-        `**Gate ${code(gate)} needs approval.** Any of these, from someone with write access, approves it:`,
-        `- comment \`/loop approve ${gate}\``,
-        `- add the label \`${Labels.ApprovedPrefix}${gate}\``,
-        '- approve the pull request in a review',
-    ].join('\n');
+    const line = failureLine(view, redact);
+    return line ? `**Failing:** ${line}` : '';
 }
 /**
- * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, a status line, the
- * check table, the handoff when BLOCKED, how to approve when a gate waits, budget and links. Always
- * under `options.limit` characters (65,536).
+ * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, the heading, why
+ * and the next step for a person in one line, the handoff when BLOCKED, the stage diagram with where
+ * the loop stands, the checklist of iterations, this iteration's checks (folded), gates, what was
+ * spent, links and when it was updated. Always under `options.limit` characters (65,536).
  */
 function renderComment(model, options = {}) {
     const redact = options.redact ?? ((text) => text);
     const limit = options.limit ?? COMMENT_MAX_CHARS;
+    const view = buildReportView(model);
     const render = (outputBudget) => {
+        const table = checkTable(model.checks, redact);
         const parts = [
             stickyCommentMarker(model.loopId),
-            title(model),
-            `**Stage:** ${stageLine(model)} · **Verdict:** ${verdictLine(model.checks)} · **Next:** ${inlineText(redact(model.nextAction), 600)}`,
+            `### ${headingText(model, view)}`,
+            whyAndNext(view, redact),
+            view.state === 'blocked' ? handoffSection(model, view, redact, outputBudget) : failingNow(model, view, redact),
+            pullRequestWaitingSection(model),
+            stageDiagram(model, view),
+            iterationChecklist(model, view, redact),
+            model.checks.length > 0
+                ? `<details><summary>Checks of iteration ${model.iteration}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
+                : '',
+            gatesLine(model, redact),
+            refusedSection(model, redact),
+            [spentLine(model), linksLine(model, options.postedOn)].filter(Boolean).join(' · '),
+            updatedLine(view),
         ];
-        if (model.status === 'blocked')
-            parts.push(handoffSection(model, redact, outputBudget));
-        else if (model.status !== 'running' && model.statusReason) {
-            parts.push(`**Why:** ${inlineText(redact(model.statusReason), 600)}`);
-        }
-        if (model.status === 'waiting')
-            parts.push(waitingSection(model));
-        parts.push(pullRequestWaitingSection(model));
-        if (model.status === 'capped') {
-            parts.push(`**To continue:** raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`.`);
-        }
-        parts.push(compactTable(model));
-        const gates = gatesLine(model, redact);
-        if (gates)
-            parts.push(`**Gates:** ${gates}`);
-        parts.push(refusedSection(model, redact));
-        parts.push([budgetLine(model), linksLine(model)].filter(Boolean).join(' · '));
         return `${parts.filter(Boolean).join('\n\n')}\n`;
     };
     return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
@@ -36861,6 +37155,8 @@ function buildReportModel(state, extras) {
     return {
         loopId: state.loopId,
         iteration: state.iteration,
+        updatedAt: state.updatedAt,
+        usageLog: state.usage.log,
         maxIterations: state.maxIterations,
         pipeline: state.pipeline,
         stage: state.stage,
@@ -36908,8 +37204,105 @@ function buildReportModel(state, extras) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/domain/report/summary.ts
+
+
+
+
+
+/** One collapsible section per failing check with its trimmed output. */
+function renderFailureOutputs(model, outputBudget, redact) {
+    const failing = model.checks.filter(isFailing);
+    if (failing.length === 0)
+        return '';
+    const where = auditTrailPointer(model);
+    const shown = failing.slice(0, REPORT_CAPS.outputSections);
+    const sections = shown.map((check) => {
+        const locations = check.locations.slice(0, 3).map((l) => formatLocation(l));
+        const more = check.locations.length > 3 ? `, +${check.locations.length - 3} more` : '';
+        const regression = check.regression ? ', a regression (passed at the baseline)' : '';
+        const summary = `${check.name}: ${check.verdict}${regression}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`;
+        const raw = model.outputs[check.name] ?? check.excerpt;
+        const body = outputBudget === 0
+            ? `_Output left out to fit the size limit; it is in ${where}._`
+            : codeBlock(trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
+        return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
+    });
+    if (failing.length > shown.length) {
+        const rest = failing.length - shown.length;
+        sections.push(`_… and ${plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
+    }
+    return sections.join('\n\n');
+}
+function renderOverflow(overflow, redact) {
+    if (overflow.length === 0)
+        return '';
+    const shown = overflow.slice(0, REPORT_CAPS.overflowLocations);
+    const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
+    if (overflow.length > shown.length)
+        items.push(`- … and ${overflow.length - shown.length} more`);
+    return `<details><summary>${plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
+}
+/**
+ * The job summary: the heading (state, loop id, iteration N of M), why and next, the BLOCKED handoff,
+ * the stage diagram, the verdict and stage, the check table, a collapsible trimmed output per failing
+ * check, locations past the annotation limit, metrics, what was spent, links and when. Always under
+ * `options.limit` bytes (1 MiB).
+ */
+function renderSummary(model, options = {}) {
+    const redact = options.redact ?? ((text) => text);
+    const limit = options.limit ?? SUMMARY_MAX_BYTES;
+    const view = buildReportView(model);
+    const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
+    const body = [
+        stageDiagram(model, view),
+        `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+            ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
+            : ''}`,
+        checkTable(model.checks, redact),
+        gatesLine(model, redact),
+        pullRequestWaitingSection(model),
+        refusedSection(model, redact),
+    ];
+    const footer = [
+        renderOverflow(options.overflowLocations ?? [], redact),
+        metricsLine(model),
+        [spentLine(model), linksLine(model)].filter(Boolean).join(' · '),
+        updatedLine(view),
+    ];
+    // The handoff's output is the failure outputs' own: the summary shows it once, there.
+    const render = (outputBudget) => `${[
+        ...head,
+        view.state === 'blocked' ? handoffSection(model, view, redact, 0) : '',
+        ...body,
+        renderFailureOutputs(model, outputBudget, redact),
+        ...footer,
+    ]
+        .filter(Boolean)
+        .join('\n\n')}\n`;
+    return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
+}
+/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
+function metricsLine(model) {
+    const m = model.metrics;
+    if (!m)
+        return '';
+    const counts = [
+        plural(m.workCalls, 'agent call'),
+        plural(m.autoFixes, 'auto-fix', 'auto-fixes'),
+        plural(m.flakes, 'flake'),
+        plural(m.regressions, 'regression'),
+        `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
+    ];
+    const patterns = Object.entries(m.aggregate.successRateByPattern)
+        .slice(0, 8)
+        .map(([id, rate]) => `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`);
+    return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/report/index.ts
 /** Pure renderers of what people see on GitHub: the job summary, the sticky comment, annotations. */
+
 
 
 
@@ -36951,6 +37344,7 @@ class PullRequestsNotAllowedError extends Error {
 
 
 
+
 /**
  * Publishes the iteration's commit when there is one and a remote `origin` to push to; without a
  * remote the work stays on the local branch.
@@ -36976,7 +37370,7 @@ async function publish(run, input, deps) {
     if (pushed.kind !== 'pushed') {
         const reason = pushed.kind === 'conflict'
             ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
-            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}`;
+            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}${(0,git_errors/* pushPermissionHint */.d7)(pushed.message)}`;
         logger.error(pushed.message);
         const blocked = markBlocked(state, reason, deps.clock.now());
         version = await store.save(loopId, blocked.state, version);
@@ -37954,13 +38348,19 @@ function buildDeadLetter(input) {
     letter.markdown = renderMarkdown(input, letter);
     return letter;
 }
+const UNKNOWN_ADVICE = [
+    'An error no known pattern matches.',
+    'The first error line of the check output.',
+    'Ask a human to classify it; add a pattern for it.',
+];
+/** The pattern's advice alone, without counts or quotes (the report says those once, elsewhere). */
+function failureAdvice(pattern) {
+    const [rootCause, whereToLook, alternative] = ADVICE[pattern ?? ''] ?? UNKNOWN_ADVICE;
+    return { rootCause, whereToLook, alternative };
+}
 function suggest(input, similar) {
     const { failure, tried } = input;
-    const advice = ADVICE[failure.pattern ?? ''] ?? [
-        'An error no known pattern matches.',
-        'The first error line of the check output.',
-        'Ask a human to classify it; add a pattern for it.',
-    ];
+    const advice = ADVICE[failure.pattern ?? ''] ?? UNKNOWN_ADVICE;
     const firstLine = firstErrorLine(failure.error);
     const triedList = [...new Set(tried.map((t) => t.strategy))].join(', ');
     const rootCause = `${advice[0]}${similar.length > 0 ? ` Seen ${similar.length + 1} times in this loop.` : ''}`;
@@ -45355,6 +45755,7 @@ function tallyRegressions(tally, now) {
 
 
 
+
 async function report(run, input, deps) {
     const { loopId, state, outcome, result } = input;
     const { github, io, redact } = deps;
@@ -45365,16 +45766,27 @@ async function report(run, input, deps) {
         next: result.next,
         nextAction: result.nextAction,
         outcome,
-        ...(outcome === 'blocked' ? { handoff: handoffOf(state, loopId) } : {}),
+        ...(outcome === 'blocked' ? { handoff: handoffOf(state) } : {}),
         ...(input.pullRequestWaiting && !state.pullRequest ? { pullRequestWaiting: input.pullRequestWaiting } : {}),
         links: {
             run: runUrl,
             auditTrail: `${runUrl}#artifacts`,
             branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` },
             ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
+            ...(state.task?.source === 'issue'
+                ? {
+                    issue: { number: state.task.number, url: `${run.serverUrl}/${run.repository}/issues/${state.task.number}` },
+                }
+                : {}),
         },
     });
-    const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS, input.root);
+    const view = buildReportView(model);
+    // The end state's annotation comes first and counts against GitHub's 10 per step, so it is never
+    // the one dropped.
+    const failsJob = view.endState !== null && isStopped(view.state) && (input.failOn ?? []).includes(view.state);
+    if (failsJob && view.endState)
+        io.setFailed(redact(view.endState.message), redact(view.endState.title));
+    const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS - (failsJob ? 1 : 0), input.root);
     for (const a of annotations) {
         io.annotateError(redact(a.message), a);
     }
@@ -45384,17 +45796,26 @@ async function report(run, input, deps) {
     }
     else
         io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.');
-    const body = renderComment(model, { redact });
     for (const issueNumber of commentTargets(run.event.subject.number, state)) {
-        const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body });
-        io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+        const body = renderComment(model, { redact, postedOn: issueNumber });
+        try {
+            const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body });
+            io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+        }
+        catch (error) {
+            // The summary says it all too: the loop goes on without its comment rather than stop here.
+            if (!(error instanceof GitHubPermissionError))
+                throw error;
+            io.warning(redact(`${error.message} Until then the loop goes on without its status comment on #${issueNumber}.`));
+        }
     }
     io.setOutput(Outputs.Iteration, state.iteration);
     io.setOutput(Outputs.Stage, state.stage);
     io.setOutput(Outputs.Verdict, overallVerdict(result.checks));
     io.setOutput(Outputs.Status, state.status);
     io.setOutput(Outputs.Pattern, result.checks.find((check) => check.pattern)?.pattern ?? '');
-    io.setOutput(Outputs.NextAction, redact(result.nextAction));
+    // A running loop's next action is the loop's own; a stopped, waiting or finished one's is a person's.
+    io.setOutput(Outputs.NextAction, redact(view.state === 'running' ? result.nextAction : view.nextStep));
     io.setOutput(Outputs.PrNumber, state.pullRequest?.number ?? '');
 }
 /**
@@ -45407,23 +45828,20 @@ function commentTargets(subject, state) {
     return [...new Set(targets.filter((n) => typeof n === 'number'))];
 }
 /**
- * The BLOCKED handoff's ask of a person, from the dead letter's suggestions (likely root cause, where to
- * look, an alternative approach) when a failure is open; otherwise the report's default for the reason.
+ * The BLOCKED handoff's ask of a person, from the failure pattern's advice (likely root cause, where
+ * to look, an alternative approach) when a failure is open; otherwise the report's default for the
+ * reason. Counts and the error's text are not repeated here: the report says them once.
  */
-function handoffOf(state, loopId) {
+function handoffOf(state) {
     const failure = state.failures.current;
     if (!failure)
         return undefined;
-    const { suggestions } = buildDeadLetter({
-        loopId,
-        failure,
-        history: state.failures.history,
-        tried: state.failures.tried,
-    });
+    const advice = failureAdvice(failure.pattern);
+    const cause = advice.rootCause.replace(/\.$/, '');
     return {
         reason: state.statusReason,
-        humanAction: `${suggestions.rootCause} Fix the cause on \`${loopBranch(loopId)}\` or clarify the goal.`,
-        suggestion: `${suggestions.whereToLook} ${suggestions.alternative}`.trim(),
+        humanAction: `find and fix the likely cause (${cause.charAt(0).toLowerCase()}${cause.slice(1)}), or clarify the goal.`,
+        suggestion: `${advice.whereToLook} ${advice.alternative}`.trim(),
     };
 }
 
@@ -46971,7 +47389,7 @@ class GitCli {
             // staging and our commit: nothing is left for us to commit.
             if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
                 return null;
-            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
+            if (git_errors/* CONCURRENT_UPDATE_SIGNS */.T$.some((sign) => sign.test(result.stderr))) {
                 throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
             }
             throw new GitCommandError(args, result);
@@ -46997,7 +47415,7 @@ class GitCli {
         }
         const result = await this.exec(args, { allowFailure: true });
         const text = `${result.stdout}\n${result.stderr}`;
-        const nonFastForward = result.exitCode !== 0 && NON_FAST_FORWARD_SIGNS.some((sign) => sign.test(text));
+        const nonFastForward = result.exitCode !== 0 && git_errors/* NON_FAST_FORWARD_SIGNS */.qA.some((sign) => sign.test(text));
         // Porcelain puts the per-ref reason (`!  ... [rejected] (stale info)`) on stdout; keep it with stderr.
         const rejections = result.stdout.split('\n').filter((line) => line.startsWith('!'));
         return { ok: result.exitCode === 0, nonFastForward, stderr: [...rejections, result.stderr].join('\n').trim() };
@@ -47017,7 +47435,7 @@ class GitCli {
         const unmerged = await this.git.raw(['diff', '--name-only', '--diff-filter=U', '-z']);
         const conflictPaths = unmerged.exitCode === 0 ? splitZ(unmerged.stdout) : [];
         const text = `${result.stdout}\n${result.stderr}`;
-        const conflict = conflictPaths.length > 0 || CONFLICT_SIGNS.some((sign) => sign.test(text));
+        const conflict = conflictPaths.length > 0 || git_errors/* CONFLICT_SIGNS */.EU.some((sign) => sign.test(text));
         const inProgress = await this.exec(['rev-parse', '--verify', '-q', 'REBASE_HEAD'], { allowFailure: true });
         if (inProgress.exitCode === 0 || conflict)
             await this.exec(['rebase', '--abort'], { allowFailure: true });
@@ -47054,7 +47472,7 @@ class GitCli {
         const update = ['update-ref', '-m', 'loop: checkpoint', 'HEAD', commit, head ?? ''];
         const moved = await this.exec(update, { allowFailure: true });
         if (moved.exitCode !== 0) {
-            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(moved.stderr))) {
+            if (git_errors/* CONCURRENT_UPDATE_SIGNS */.T$.some((sign) => sign.test(moved.stderr))) {
                 throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${moved.stderr.trim()}`);
             }
             throw new GitCommandError(update, moved);
@@ -51193,11 +51611,18 @@ async function runAction(io) {
     }
     const { state, outcome, result } = job;
     await readyForMerge(state, { github: pullRequestGitHub, logger });
-    await report(runContext, { loopId, state, outcome, result, root, isolation: isolation.report, pullRequestWaiting }, { github, io, redact });
+    await report(runContext, {
+        loopId,
+        state,
+        outcome,
+        result,
+        root,
+        isolation: isolation.report,
+        pullRequestWaiting,
+        failOn: settings.failOn,
+    }, { github, io, redact });
     if (outcome === 'continue' && settings.dispatch)
         await redispatch(runContext, { loopId, state }, { github, logger });
-    if (outcome === 'blocked')
-        io.setFailed(`The loop is BLOCKED: ${redact(state.statusReason)}. See the handoff in the comment or summary.`);
 }
 /** The origin (`https://github.com`) of the checkout's `origin` remote when it is on HTTP(S), else `fallback`. */
 async function remoteHost(root, fallback) {
@@ -60197,6 +60622,7 @@ exports.visitAsync = visitAsync;
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  yU: () => (/* binding */ ExitCode),
   Yz: () => (/* binding */ core_debug),
   z3: () => (/* binding */ error),
   V4: () => (/* binding */ getInput),
@@ -60210,7 +60636,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   $e: () => (/* binding */ warning)
 });
 
-// UNUSED EXPORTS: ExitCode, addPath, endGroup, exportVariable, getBooleanInput, getIDToken, getMultilineInput, getState, markdownSummary, notice, platform, saveState, setCommandEcho, startGroup, toPlatformPath, toPosixPath, toWin32Path
+// UNUSED EXPORTS: addPath, endGroup, exportVariable, getBooleanInput, getIDToken, getMultilineInput, getState, markdownSummary, notice, platform, saveState, setCommandEcho, startGroup, toPlatformPath, toPosixPath, toWin32Path
 
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(70857);
@@ -68473,11 +68899,12 @@ __nccwpck_require__.d(__webpack_exports__, {
   g1P: () => (/* binding */ record),
   rej: () => (/* binding */ strictObject),
   YjP: () => (/* binding */ schemas_string),
+  PVZ: () => (/* binding */ tuple),
   KCZ: () => (/* binding */ union),
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, pipe, prefault, preprocess, promise, readonly, refine, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, pipe, prefault, preprocess, promise, readonly, refine, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, uint32, uint64, ulid, undefined, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(88532);
@@ -76144,14 +76571,14 @@ const ZodTuple = /*@__PURE__*/ core_core/* $constructor */.xI("ZodTuple", (inst,
     },
 });
 function tuple(items, _paramsOrRest, _params) {
-    const hasRest = _paramsOrRest instanceof core.$ZodType;
+    const hasRest = _paramsOrRest instanceof $ZodType;
     const params = hasRest ? _params : _paramsOrRest;
     const rest = hasRest ? _paramsOrRest : null;
     return new ZodTuple({
         type: "tuple",
         items: items,
         rest,
-        ...util.normalizeParams(params),
+        ...core_util/* normalizeParams */.A2(params),
     });
 }
 const ZodRecord = /*@__PURE__*/ core_core/* $constructor */.xI("ZodRecord", (inst, def) => {

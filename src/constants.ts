@@ -27,6 +27,7 @@ export const Inputs = {
   BudgetMinutes: 'budget-minutes',
   AllowUntrusted: 'allow-untrusted',
   Isolation: 'isolation',
+  FailOn: 'fail-on',
   Secrets: 'secrets',
   WorkingDirectory: 'working-directory',
 } as const
@@ -62,6 +63,7 @@ export const InputDefaults = {
   dispatch: true,
   allowUntrusted: false,
   isolation: 'auto',
+  failOn: 'blocked,capped,aborted',
   workingDirectory: '.',
 } as const
 

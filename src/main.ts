@@ -187,12 +187,19 @@ async function runAction(io: ActionIO): Promise<void> {
   await readyForMerge(state, { github: pullRequestGitHub, logger })
   await report(
     runContext,
-    { loopId, state, outcome, result, root, isolation: isolation.report, pullRequestWaiting },
+    {
+      loopId,
+      state,
+      outcome,
+      result,
+      root,
+      isolation: isolation.report,
+      pullRequestWaiting,
+      failOn: settings.failOn,
+    },
     { github, io, redact },
   )
   if (outcome === 'continue' && settings.dispatch) await redispatch(runContext, { loopId, state }, { github, logger })
-  if (outcome === 'blocked')
-    io.setFailed(`The loop is BLOCKED: ${redact(state.statusReason)}. See the handoff in the comment or summary.`)
 }
 
 /** The origin (`https://github.com`) of the checkout's `origin` remote when it is on HTTP(S), else `fallback`. */

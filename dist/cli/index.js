@@ -18544,7 +18544,7 @@ const ZERO_WIDTH_SPACE = '\u200b';
  * form) at the start of any line, so text from a check or an agent cannot steer the runner when it is
  * echoed to the log.
  */
-function neutraliseWorkflowCommands(text) {
+function redact_neutraliseWorkflowCommands(text) {
     return text
         .replace(/^([ \t]*):(?=:)/gm, `$1:${ZERO_WIDTH_SPACE}`)
         .replace(/^([ \t]*)#(?=#\[)/gm, `$1#${ZERO_WIDTH_SPACE}`);
@@ -18673,7 +18673,7 @@ function describeRefusal(refused) {
  * The stages of a loop and the pipeline presets.
  * Pure data: no I/O.
  */
-const STAGES = [
+const stages_STAGES = [
     'INIT',
     'SCAFFOLD',
     'IMPLEMENT',
@@ -18690,10 +18690,10 @@ const FAILURE_STATES = (/* unused pure expression or super */ null && (['FAILED'
 const CHECK_KINDS = ['build', 'test', 'lint', 'typecheck', 'format', 'security', 'custom'];
 const PIPELINE_PRESETS = {
     iterate: ['IMPLEMENT', 'VERIFY', 'COMPLETE'],
-    full: STAGES,
+    full: stages_STAGES,
 };
 /** Stages that make up the per-capability loop in the `full` preset. */
-const CAPABILITY_LOOP = ['IMPLEMENT', 'TEST', 'VERIFY'];
+const stages_CAPABILITY_LOOP = ['IMPLEMENT', 'TEST', 'VERIFY'];
 /**
  * Required check kinds to leave a stage. `approved` is not a check kind: it means
  * the `REVIEW` gate must be approved. A kind no required check has is dropped (policy.ts). VERIFY names
@@ -18789,7 +18789,7 @@ const patternSchema = strictObject({
 const gateSchema = strictObject({
     name: schemas_string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
     paths: array(schemas_string()).default([]),
-    'at-stage': schemas_enum(STAGES).optional(),
+    'at-stage': schemas_enum(stages_STAGES).optional(),
     approvers: array(schemas_string()).default([]),
     required: schemas_boolean().default(true),
 });
@@ -18801,10 +18801,10 @@ const stageSettingsSchema = strictObject({
 });
 const pipelineSchema = union([
     schemas_enum(['iterate', 'full']),
-    array(schemas_enum(STAGES))
+    array(schemas_enum(stages_STAGES))
         .min(1)
         .refine((stages) => new Set(stages).size === stages.length, 'each stage at most once')
-        .refine((stages) => stages.every((s, i) => i === 0 || STAGES.indexOf(stages[i - 1]) < STAGES.indexOf(s)), 'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE'),
+        .refine((stages) => stages.every((s, i) => i === 0 || stages_STAGES.indexOf(stages[i - 1]) < stages_STAGES.indexOf(s)), 'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE'),
 ]);
 const loopConfigSchema = strictObject({
     $schema: schemas_string().optional(),
@@ -18854,7 +18854,7 @@ const loopConfigSchema = strictObject({
     regression: schemas_enum(['auto', 'on', 'off']).default('auto'),
     capabilities: array(union([schemas_string().min(1), strictObject({ name: schemas_string().min(1), description: schemas_string().optional() })]))
         .default([]),
-    stages: partialRecord(schemas_enum(STAGES), stageSettingsSchema).default({}),
+    stages: partialRecord(schemas_enum(stages_STAGES), stageSettingsSchema).default({}),
     gates: array(gateSchema).default([]),
     protect: strictObject({
         paths: array(schemas_string()).default([]),
@@ -19963,13 +19963,19 @@ function buildDeadLetter(input) {
     letter.markdown = renderMarkdown(input, letter);
     return letter;
 }
+const UNKNOWN_ADVICE = [
+    'An error no known pattern matches.',
+    'The first error line of the check output.',
+    'Ask a human to classify it; add a pattern for it.',
+];
+/** The pattern's advice alone, without counts or quotes (the report says those once, elsewhere). */
+function failureAdvice(pattern) {
+    const [rootCause, whereToLook, alternative] = ADVICE[pattern ?? ''] ?? UNKNOWN_ADVICE;
+    return { rootCause, whereToLook, alternative };
+}
 function suggest(input, similar) {
     const { failure, tried } = input;
-    const advice = ADVICE[failure.pattern ?? ''] ?? [
-        'An error no known pattern matches.',
-        'The first error line of the check output.',
-        'Ask a human to classify it; add a pattern for it.',
-    ];
+    const advice = ADVICE[failure.pattern ?? ''] ?? UNKNOWN_ADVICE;
     const firstLine = firstErrorLine(failure.error);
     const triedList = [...new Set(tried.map((t) => t.strategy))].join(', ');
     const rootCause = `${advice[0]}${similar.length > 0 ? ` Seen ${similar.length + 1} times in this loop.` : ''}`;
@@ -27596,7 +27602,7 @@ function policyFromConfig(config) {
     }
     const stageTasks = {};
     const taskOwner = new Map();
-    for (const stage of STAGES) {
+    for (const stage of stages_STAGES) {
         const tasks = config.stages[stage]?.tasks ?? [];
         if (tasks.length === 0)
             continue;
@@ -28092,7 +28098,7 @@ function followingStage(pipeline, stage) {
 }
 /** The capability loop's first and last stage in this pipeline, or null when it has none of them. */
 function capabilityLoopBounds(pipeline) {
-    const inLoop = pipeline.filter((s) => CAPABILITY_LOOP.includes(s));
+    const inLoop = pipeline.filter((s) => stages_CAPABILITY_LOOP.includes(s));
     const first = inLoop[0];
     const last = inLoop[inLoop.length - 1];
     return first && last ? { first, last } : null;
@@ -28212,7 +28218,7 @@ function reachesVerification(stage, results, state, policy) {
  */
 function decide(state, observations, policy) {
     if (state.status === 'complete' || state.stage === 'COMPLETE') {
-        return { kind: 'COMPLETE', reason: `the loop is complete after ${plural(state.iteration, 'iteration')}` };
+        return { kind: 'COMPLETE', reason: `the loop is complete after ${decide_plural(state.iteration, 'iteration')}` };
     }
     if (state.status === 'aborted') {
         return { kind: 'ABORTED', reason: state.statusReason || 'the loop was aborted' };
@@ -28258,13 +28264,13 @@ function decide(state, observations, policy) {
         if (attempt > maxAttempts) {
             return {
                 kind: 'ESCALATE',
-                reason: `${label} in '${failure.check}' is still failing after ${plural(maxAttempts, 'retry', 'retries')}`,
+                reason: `${label} in '${failure.check}' is still failing after ${decide_plural(maxAttempts, 'retry', 'retries')}`,
             };
         }
         if (state.failures.sameError >= state.failures.limits.sameError) {
             return {
                 kind: 'ESCALATE',
-                reason: `the same ${label} came back ${plural(state.failures.sameError + 1, 'time')} in '${failure.check}'`,
+                reason: `the same ${label} came back ${decide_plural(state.failures.sameError + 1, 'time')} in '${failure.check}'`,
             };
         }
         if (state.failures.total >= state.failures.limits.total) {
@@ -28343,7 +28349,7 @@ function backoffMs(strategy, state, policy) {
 function decide_round(value) {
     return Math.round(value * 10) / 10;
 }
-function plural(count, word, many = `${word}s`) {
+function decide_plural(count, word, many = `${word}s`) {
     return `${count} ${count === 1 ? word : many}`;
 }
 
@@ -28451,7 +28457,7 @@ function renderTask(task) {
 
 const STATE_SCHEMA_VERSION = 1;
 const isoTime = schemas_string().min(1);
-const stageOrFailure = schemas_enum([...STAGES, 'FAILED', 'RETRY', 'BLOCKED']);
+const stageOrFailure = schemas_enum([...stages_STAGES, 'FAILED', 'RETRY', 'BLOCKED']);
 const locationSchema = strictObject({
     file: schemas_string(),
     line: schemas_number().int().nonnegative().optional(),
@@ -28548,13 +28554,13 @@ const loopStateSchema = strictObject({
     schemaVersion: literal(STATE_SCHEMA_VERSION),
     loopId: schemas_string().min(1).max(200),
     iteration: schemas_number().int().nonnegative(),
-    stage: schemas_enum(STAGES),
+    stage: schemas_enum(stages_STAGES),
     status: schemas_enum(LOOP_STATUSES),
     statusReason: schemas_string().default(''),
     goal: schemas_string(),
     /** The issue or pull request the loop started from, quoted to the agent (untrusted text). */
     task: loopTaskSchema.optional(),
-    pipeline: array(schemas_enum(STAGES)).min(1),
+    pipeline: array(schemas_enum(stages_STAGES)).min(1),
     maxIterations: schemas_number().int().positive(),
     capReason: schemas_string().optional(),
     startedAt: isoTime,
@@ -28566,7 +28572,7 @@ const loopStateSchema = strictObject({
         current: schemas_string().nullable(),
         remaining: array(schemas_string()),
     }),
-    stages: partialRecord(schemas_enum(STAGES), strictObject({
+    stages: partialRecord(schemas_enum(stages_STAGES), strictObject({
         status: schemas_enum(['pending', 'active', 'done', 'skipped']),
         enteredAt: isoTime.optional(),
         completedAt: isoTime.optional(),
@@ -30039,7 +30045,7 @@ const isRecord = (value) => typeof value === 'object' && value !== null && !Arra
 const asArray = (value) => (Array.isArray(value) ? value : []);
 const asString = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
 const asNumber = (value) => typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-const isStage = (value) => typeof value === 'string' && STAGES.includes(value);
+const isStage = (value) => typeof value === 'string' && stages_STAGES.includes(value);
 const V0_STAGE_STATUS = {
     pending: 'pending',
     'in-progress': 'active',
@@ -30077,8 +30083,8 @@ function migrateV0ToV1(raw) {
     const pipeline = Array.isArray(raw.pipeline)
         ? raw.pipeline
         : stageNames.length > 0
-            ? STAGES.filter((s) => stageNames.includes(s))
-            : [...STAGES];
+            ? stages_STAGES.filter((s) => stageNames.includes(s))
+            : [...stages_STAGES];
     const rawState = raw.stage ?? raw.state;
     const activeStage = stageNames.find((s) => stages[s].status === 'active');
     const firstPending = stageNames.find((s) => stages[s].status === 'pending');
@@ -30841,6 +30847,17 @@ const NON_FAST_FORWARD_SIGNS = [
 const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
 /** Git's answer when another process moved HEAD between our read and our commit. */
 const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
+/** Signs that the remote refused the token itself (GitHub: 403, "Permission to ... denied"). */
+const PERMISSION_SIGNS = (/* unused pure expression or super */ null && ([/error: 403\b/, /Permission to \S+ denied/i, /permission denied/i]));
+/**
+ * What to add to a failed push's message when the remote refused the token, naming the permission and
+ * where to grant it; '' otherwise.
+ */
+function pushPermissionHint(gitOutput) {
+    if (!PERMISSION_SIGNS.some((sign) => sign.test(gitOutput)))
+        return '';
+    return " The token needs 'contents: write' to push: add it under 'permissions:' of the job that runs loop-controller (or give push-token a token that has it).";
+}
 
 ;// CONCATENATED MODULE: ./src/ports/git.ts
 /** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
@@ -32862,7 +32879,1121 @@ const systemClock = {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
+;// CONCATENATED MODULE: ./src/domain/loop-names.ts
+/** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
+/** Labels people put on an issue or pull request. */
+const loop_names_Labels = {
+    /** Starts a loop from an issue (used by the example workflow). */
+    Start: 'loop',
+    Stop: 'loop/stop',
+    ApprovedPrefix: 'loop/approved:',
+};
+/** The hidden marker that finds a loop's sticky comment. */
+function loop_names_stickyCommentMarker(loopId) {
+    return `<!-- loop-controller:${loopId} -->`;
+}
+/** The hidden marker of the comment that says why the loop refused something (kept apart from the status). */
+function loop_names_refusalCommentMarker(loopId) {
+    return `<!-- loop-controller-refusal:${loopId} -->`;
+}
+/** The branch a loop commits its work to. */
+function loop_names_loopBranch(loopId) {
+    return `loop/${loopId}`;
+}
+/**
+ * The loop a pull request's head branch belongs to (its raw id, unsanitised), or null. Only a branch of
+ * this repository is a loop's: anyone can name a fork's branch `loop/<id>`, and that pull request must
+ * not receive the loop's approvals and commands. An unknown head repository (a deleted fork) is a fork.
+ */
+function loopOfPullRequestHead(head, baseRepository) {
+    const sameRepository = typeof head.repository === 'string' &&
+        typeof baseRepository === 'string' &&
+        head.repository.toLowerCase() === baseRepository.toLowerCase();
+    if (!sameRepository || !head.ref.startsWith('loop/'))
+        return null;
+    return head.ref.slice('loop/'.length);
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/format.ts
+/** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
+function format_formatDuration(ms) {
+    if (!Number.isFinite(ms) || ms < 0)
+        return '';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    const seconds = ms / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const wholeSeconds = Math.round(seconds);
+    const minutes = Math.floor(wholeSeconds / 60);
+    if (minutes < 60)
+        return `${minutes} min ${wholeSeconds % 60} s`;
+    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+const VERDICT_ICONS = {
+    pass: '✅',
+    fail: '❌',
+    timeout: '⏱️ timed out',
+    skipped: '⏭️ skipped',
+    flaky: '⚠️ flaky (passed on re-run)',
+    error: '💥 could not run',
+};
+/** The verdict cell: an icon, and a word where the icon alone is ambiguous (or the fix was automatic). */
+function format_verdictLabel(verdict, autoFixed = false) {
+    return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict];
+}
+/** A check's verdict cell; a failing check that passed at the baseline is called a regression. */
+function format_checkVerdictLabel(check) {
+    if (check.regression && format_isFailing(check)) {
+        return check.verdict === 'fail' ? '❌ regression' : `${VERDICT_ICONS[check.verdict]} (regression)`;
+    }
+    return format_verdictLabel(check.verdict, check.autoFixed);
+}
+/** True for verdicts that count against the iteration. */
+function format_isFailing(check) {
+    return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error';
+}
+/** `1 check`, `4 checks`, `1 auto-fix`, `2 auto-fixes` (pass the plural when it is not the word plus s). */
+function format_plural(count, singular, pluralForm = `${singular}s`) {
+    return `${count} ${count === 1 ? singular : pluralForm}`;
+}
+/** `✅ all 4 checks passed`, `✅ the 1 check passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
+function format_verdictLine(checks) {
+    if (checks.length === 0)
+        return 'no checks ran';
+    const failing = checks.filter(format_isFailing).length;
+    const noun = checks.length === 1 ? 'check' : 'checks';
+    if (failing === 0) {
+        const skipped = checks.filter((c) => c.verdict === 'skipped').length;
+        return skipped > 0
+            ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
+            : checks.length === 1
+                ? '✅ the 1 check passed'
+                : `✅ all ${checks.length} ${noun} passed`;
+    }
+    const regressions = checks.filter((c) => c.regression && format_isFailing(c)).length;
+    const which = regressions === 0 ? '' : `, ${regressions} of them ${regressions === 1 ? 'a regression' : 'regressions'}`;
+    return `❌ ${failing} of ${checks.length} ${noun} failed${which}`;
+}
+/** The single-word verdict for the `verdict` output: pass, fail or none. */
+function overallVerdict(checks) {
+    if (checks.length === 0)
+        return 'none';
+    return checks.some(format_isFailing) ? 'fail' : 'pass';
+}
+/** `5,500`: digits grouped, so a count of tokens reads at a glance. */
+function format_formatCount(value) {
+    return Math.round(value).toLocaleString('en-US');
+}
+/** `$1.84`; a cost under a cent is `<$0.01`, not a zero it is not. */
+function format_formatUsd(value) {
+    return value > 0 && value < 0.005 ? '<$0.01' : `$${value.toFixed(2)}`;
+}
+/** `location` as `file:line:column`. */
+function format_formatLocation(location) {
+    return [location.file, location.line, location.line !== undefined ? location.column : undefined]
+        .filter((part) => part !== undefined)
+        .join(':');
+}
+/** The setting GitHub names when it refuses a workflow's token a pull request. */
+const PULL_REQUEST_SETTING = 'Allow GitHub Actions to create and approve pull requests';
+/** What a person does when the pull request could not be opened: the setting, where it is, or a token. */
+function format_pullRequestWaitingSection(model) {
+    const waiting = model.pullRequestWaiting;
+    if (!waiting)
+        return '';
+    return [
+        `**Pull request not opened:** GitHub refused this job's token because the repository setting "${PULL_REQUEST_SETTING}" is off`,
+        '(the default for new repositories and organizations). Turn it on under Settings → Actions → General → Workflow permissions',
+        "(an organization's own Actions settings can hold it off), or give the action a `push-token` that may open pull requests.",
+        `The branch \`${waiting.branch}\` is pushed: [compare and open the pull request](${waiting.compareUrl}). The loop asks again in its next iteration.`,
+    ].join(' ');
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/limits.ts
+/**
+ * GitHub's size limits and how reports are trimmed to fit them, always with a pointer to the audit
+ * trail where nothing is trimmed. Pure.
+ */
+/** A step's job summary may hold 1 MiB. */
+const limits_SUMMARY_MAX_BYTES = (/* unused pure expression or super */ null && (1024 * 1024));
+/** An issue or pull request comment may hold 65,536 characters. */
+const limits_COMMENT_MAX_CHARS = 65_536;
+/** The most table rows, failing-output sections and listed locations a report shows. */
+const limits_REPORT_CAPS = { tableRows: 200, outputSections: 20, overflowLocations: 100, triedEntries: 20, gates: 50 };
+const limits_encoder = new TextEncoder();
+/** Bytes of `text` in UTF-8 (what the summary limit counts). */
+function limits_utf8Length(text) {
+    // Fast path: every UTF-16 unit is at most 3 UTF-8 bytes, so short texts need no encoding.
+    if (text.length * 3 <= limits_SUMMARY_MAX_BYTES / 4)
+        return limits_encoder.encode(text).length;
+    let bytes = 0;
+    for (let i = 0; i < text.length; i++) {
+        const unit = text.charCodeAt(i);
+        if (unit < 0x80)
+            bytes += 1;
+        else if (unit < 0x800)
+            bytes += 2;
+        else if (unit >= 0xd800 && unit <= 0xdbff) {
+            bytes += 4;
+            i++;
+        }
+        else
+            bytes += 3;
+    }
+    return bytes;
+}
+/** The line that marks trimmed output and says where the rest is. */
+function trimmedMarker(lines, chars, where) {
+    return `… ${lines} line${lines === 1 ? '' : 's'} (${chars} characters) trimmed; the full output is in ${where} …`;
+}
+/**
+ * Keeps the head and the tail of `text` (a third and two thirds of `maxChars`, cut at line breaks
+ * where possible), with a marker saying how much was dropped and where to find it. The tail gets more
+ * room because failures are usually reported last.
+ */
+function limits_trimOutput(text, maxChars, where = 'the audit trail') {
+    if (text.length <= maxChars)
+        return text;
+    if (maxChars <= 0)
+        return trimmedMarker(countLines(text), text.length, where);
+    const headBudget = Math.floor(maxChars / 3);
+    const tailBudget = maxChars - headBudget;
+    let head = text.slice(0, headBudget);
+    const headBreak = head.lastIndexOf('\n');
+    if (headBreak > headBudget / 2)
+        head = head.slice(0, headBreak);
+    let tail = text.slice(text.length - tailBudget);
+    const tailBreak = tail.indexOf('\n');
+    if (tailBreak !== -1 && tailBreak < tailBudget / 2)
+        tail = tail.slice(tailBreak + 1);
+    const dropped = text.slice(head.length, text.length - tail.length);
+    return `${head}\n${trimmedMarker(countLines(dropped), dropped.length, where)}\n${tail}`;
+}
+function countLines(text) {
+    let lines = 1;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1))
+        lines++;
+    return lines;
+}
+/**
+ * Renders with ever smaller budgets until the result fits `limit` (as `measure` counts it). `render`
+ * receives a per-output character budget; a budget of 0 asks for outputs left out. As a last resort
+ * the text is cut at a line break and a note says where the full report is.
+ */
+function limits_fitToLimit(render, measure, limit, initialBudget, where) {
+    let budget = initialBudget;
+    for (let attempt = 0; attempt < 8; attempt++) {
+        const text = render(budget);
+        const size = measure(text);
+        if (size <= limit)
+            return text;
+        if (budget === 0)
+            return hardCut(text, measure, limit, where);
+        const next = Math.floor(budget * (limit / size) * 0.85);
+        budget = next < 200 ? 0 : next;
+    }
+    return hardCut(render(0), measure, limit, where);
+}
+function hardCut(text, measure, limit, where) {
+    const note = `\n\n> [!NOTE]\n> This report was cut to fit GitHub's size limit; the full report is in ${where}.\n`;
+    const room = limit - measure(note);
+    // Characters are at most 4 bytes, so cutting at room/4 characters is safe for both measures; widen
+    // while it still fits.
+    let cut = Math.max(0, Math.floor(room / 4));
+    let step = Math.max(1, Math.floor((text.length - cut) / 2));
+    while (step >= 1 && cut < text.length) {
+        if (measure(text.slice(0, cut + step)) <= room)
+            cut += step;
+        else
+            step = Math.floor(step / 2);
+    }
+    let head = text.slice(0, cut);
+    const lineBreak = head.lastIndexOf('\n');
+    if (lineBreak > 0)
+        head = head.slice(0, lineBreak);
+    return head + note;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/escape.ts
+/**
+ * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
+ * renders. `core.summary` escapes nothing, so everything goes through here.
+ */
+
+const ZWSP = '\u200b';
+/** Escapes `&`, `<`, `>` and quotes for HTML (a `<summary>`, an attribute). */
+function escape_escapeHtml(text) {
+    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+/** Breaks `@name` so quoting untrusted text never notifies anyone. */
+function neutraliseMentions(text) {
+    return text.replace(/@(?=[A-Za-z0-9])/g, `@${ZWSP}`);
+}
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+/**
+ * One line of untrusted text for inline Markdown (a table cell, a bullet): whitespace folded,
+ * HTML-escaped, Markdown punctuation backslash-escaped (so `|` cannot split a table cell and a
+ * backtick cannot open a code span), mentions broken, and at most `maxChars` long.
+ */
+function escape_inlineText(text, maxChars = 300) {
+    return escapeInline(escape_oneLine(text, maxChars));
+}
+/** Control characters removed, whitespace folded, at most `maxChars` long. */
+function escape_oneLine(text, maxChars) {
+    const flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
+    return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+}
+function escapeInline(flat) {
+    return neutraliseMentions(escape_escapeHtml(flat).replace(/([\\`*_[\]|~!#])/g, '\\$1'));
+}
+// A code span the text itself wrote: no backtick, no line break and no `|` (which splits a table cell
+// even inside a code span), at most 200 characters.
+const CODE_SPAN = /`([^`|\n]{1,200})`/g;
+/**
+ * One line of text that may hold code spans of its own (`/loop resume`, `loop/blocked`): the spans stay
+ * code spans, and everything between them is escaped as `inlineText` does. A code span is inert in
+ * GitHub's Markdown (no HTML, no link, no mention), so untrusted text gains nothing by writing one;
+ * escaping its backticks again only shows them to the reader.
+ */
+function escape_markdownText(text, maxChars = 300) {
+    const flat = escape_oneLine(text, maxChars);
+    let out = '';
+    let last = 0;
+    for (const match of flat.matchAll(CODE_SPAN)) {
+        const body = match[1];
+        // A span that starts or ends in a space would be trimmed by the renderer; leave it as text.
+        if (body.trim() !== body)
+            continue;
+        out += escapeInline(flat.slice(last, match.index));
+        out += `\`${body}\``;
+        last = match.index + match[0].length;
+    }
+    return out + escapeInline(flat.slice(last));
+}
+/** A code span for names from a safe alphabet (check ids, patterns, strategies); others get `inlineText`. */
+function escape_code(name) {
+    return /^[A-Za-z0-9._:/@+-]+$/.test(name) && name.length <= 200 ? `\`${name}\`` : escape_inlineText(name);
+}
+/**
+ * A fenced code block that untrusted content cannot close: the fence is longer than any run of
+ * backticks inside. Workflow commands and control characters are defused too, since the same text
+ * may be echoed to the log.
+ */
+function escape_codeBlock(content, language = 'text') {
+    const clean = neutraliseWorkflowCommands(content.replace(CONTROL, ''));
+    let longest = 0;
+    for (const match of clean.matchAll(/`+/g))
+        longest = Math.max(longest, match[0].length);
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    return `${fence}${language}\n${clean.replace(/\n+$/, '')}\n${fence}`;
+}
+/** A URL for a Markdown link target: only http(s), with parentheses and spaces encoded. */
+function safeUrl(url) {
+    if (!/^https?:\/\/[^\s]+$/i.test(url))
+        return null;
+    return url.replace(/\(/g, '%28').replace(/\)/g, '%29');
+}
+/** A Markdown link, or the escaped label alone when the URL is not a plain http(s) URL. */
+function escape_link(label, url) {
+    const target = url ? safeUrl(url) : null;
+    return target ? `[${escape_inlineText(label)}](${target})` : escape_inlineText(label);
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
+/** The Mermaid stage diagram of the summary and the comment: where the loop stands. Pure. */
+
+// The states besides the pipeline's stages, shown only when the loop is in them.
+const END_NODES = {
+    blocked: { id: 'BLOCKED', label: (d) => `BLOCKED at iteration ${d.iteration} of ${d.maxIterations}` },
+    capped: { id: 'CAPPED', label: (d) => `Cap reached: ${d.iteration} of ${d.maxIterations} iterations` },
+    aborted: { id: 'ABORTED', label: (d) => `Aborted at iteration ${d.iteration} of ${d.maxIterations}` },
+    waiting: { id: 'WAITING', label: (d) => (d.gate ? `Waiting for gate ${d.gate}` : 'Waiting') },
+};
+/**
+ * A `stateDiagram-v2` of the pipeline (one transition per line: chains are not stateDiagram syntax)
+ * that shows where the loop stands: finished stages green, the current one amber, the stage whose
+ * checks failed red-outlined, and, when the loop stopped or waits, a state of its own (BLOCKED, the
+ * cap, aborted, the gate) filled red or amber. The iteration count is on the retry edge and the end
+ * state; COMPLETE says how many iterations it took.
+ */
+function mermaid_renderStageDiagram(input) {
+    const { pipeline, stage, status, iteration, maxIterations } = input;
+    const ordered = STAGES.filter((s) => pipeline.includes(s));
+    const lines = ['stateDiagram-v2', '  direction LR'];
+    const complete = status === 'complete' || stage === 'COMPLETE';
+    if (complete && ordered.includes('COMPLETE')) {
+        lines.push(`  state "COMPLETE in ${iteration} iteration${iteration === 1 ? '' : 's'}" as COMPLETE`);
+    }
+    if (ordered[0])
+        lines.push(`  [*] --> ${ordered[0]}`);
+    for (let i = 1; i < ordered.length; i++)
+        lines.push(`  ${ordered[i - 1]} --> ${ordered[i]}`);
+    const loopStart = CAPABILITY_LOOP[0];
+    const loopEnd = CAPABILITY_LOOP[CAPABILITY_LOOP.length - 1];
+    const loops = ordered.includes(loopStart) && ordered.includes(loopEnd);
+    if (loops) {
+        lines.push(`  ${loopEnd} --> ${loopStart}: ${complete ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`);
+    }
+    // The stage whose checks ran this iteration: VERIFY where the pipeline has it, else where the loop is.
+    const verifiedAt = loops && !complete ? loopEnd : stage;
+    const end = complete ? undefined : END_NODES[status];
+    if (end) {
+        lines.push(`  state "${end.label(input)}" as ${end.id}`);
+        lines.push(`  ${ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage)} --> ${end.id}`);
+    }
+    lines.push('  classDef done fill:#dafbe1,stroke:#1a7f37,color:#1f2328');
+    lines.push('  classDef current fill:#fff8c5,stroke:#9a6700,color:#1f2328,stroke-width:2px');
+    lines.push('  classDef failed fill:#ffebe9,stroke:#cf222e,color:#1f2328,stroke-width:2px');
+    lines.push('  classDef stopped fill:#cf222e,stroke:#82071e,color:#ffffff');
+    lines.push('  classDef waiting fill:#bf8700,stroke:#7d4e00,color:#ffffff');
+    const currentIndex = STAGES.indexOf(stage);
+    const failedStage = !complete && input.verdict === 'fail' && ordered.includes(verifiedAt) ? verifiedAt : null;
+    const done = complete ? ordered : ordered.filter((s) => STAGES.indexOf(s) < currentIndex && s !== failedStage);
+    if (done.length > 0)
+        lines.push(`  class ${done.join(',')} done`);
+    if (failedStage)
+        lines.push(`  class ${failedStage} failed`);
+    const stopped = status === 'blocked' || status === 'capped' || status === 'aborted';
+    if (!complete && !stopped && ordered.includes(stage) && stage !== failedStage)
+        lines.push(`  class ${stage} current`);
+    if (end)
+        lines.push(`  class ${end.id} ${status === 'waiting' ? 'waiting' : 'stopped'}`);
+    return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/view.ts
+/**
+ * The facts a person reads about a loop, computed once from the report model: where it stands, why it
+ * stopped, what a person does next, the failure and its attempts, each iteration, and the one
+ * annotation of a stopped loop. The summary, the comment, the annotations and the outputs all render
+ * from this, so a fact is said in one place with one count. Texts are plain (code spans in
+ * backticks); the renderers escape them with `markdownText`. Pure.
+ */
+
+
+
+const ICONS = {
+    running: '🔁',
+    waiting: '⏸️',
+    blocked: '🚫',
+    complete: '✅',
+    capped: '🛑',
+    aborted: '⏹️',
+};
+const TITLES = {
+    running: 'Running',
+    waiting: 'Waiting',
+    blocked: 'BLOCKED: needs a person',
+    complete: 'COMPLETE',
+    capped: 'Stopped at the iteration cap',
+    aborted: 'Aborted',
+};
+/** The statuses that stop a loop short of COMPLETE; `fail-on` chooses which of them fail the job. */
+const STOPPED_STATES = ['blocked', 'capped', 'aborted'];
+function view_buildReportView(model, surface = 'github') {
+    const state = model.status;
+    const failure = failureView(model);
+    const why = whyOf(model);
+    const nextStep = surface === 'cli' ? cliNextStepOf(model) : nextStepOf(model);
+    const iterations = iterationsOf(model);
+    return {
+        state,
+        icon: ICONS[state],
+        title: state === 'waiting' && view_pendingGate(model)
+            ? `Waiting for approval of gate \`${view_pendingGate(model)}\``
+            : TITLES[state],
+        progress: `iteration ${model.iteration} of ${model.maxIterations}`,
+        why,
+        nextStep,
+        failure,
+        iterations: iterations.list,
+        earlierIterations: iterations.earlier,
+        updatedAt: model.updatedAt ? formatTime(model.updatedAt) : '',
+        endState: isStopped(state)
+            ? {
+                title: `loop-controller: ${model.loopId} ${STOPPED_TITLES[state]} (${plainProgress(model)})`,
+                message: [why ? `Why: ${why}.` : '', `Next: ${nextStep}`].filter(Boolean).join(' '),
+            }
+            : null,
+    };
+}
+const STOPPED_TITLES = {
+    blocked: 'is BLOCKED',
+    capped: 'stopped at the iteration cap',
+    aborted: 'was aborted',
+};
+function isStopped(state) {
+    return STOPPED_STATES.includes(state);
+}
+function plainProgress(model) {
+    return `iteration ${model.iteration} of ${model.maxIterations}`;
+}
+/** The gate a waiting loop waits on, if it waits on one. */
+function view_pendingGate(model) {
+    if (model.next?.kind === 'WAIT_FOR_APPROVAL')
+        return model.next.gate;
+    return Object.entries(model.gates).find(([, gate]) => gate.status === 'pending')?.[0] ?? null;
+}
+function whyOf(model) {
+    if (model.status === 'running' || model.status === 'complete')
+        return null;
+    const gate = model.status === 'waiting' ? view_pendingGate(model) : null;
+    // A waiting gate is named by the title; its own reason says why it was raised.
+    const gateReason = gate
+        ? model.gates[gate]?.reason || (model.next?.kind === 'WAIT_FOR_APPROVAL' ? model.next.reason : '')
+        : '';
+    const reason = (model.status === 'blocked' ? model.handoff?.reason || model.statusReason : gateReason || model.statusReason).trim();
+    return reason === '' ? null : reason.replace(/[.\s]+$/, '');
+}
+/** The same steps with the CLI's commands. */
+function cliNextStepOf(model) {
+    switch (model.status) {
+        case 'complete':
+            return "review the loop's commits (`loop-controller history`) and merge them.";
+        case 'blocked':
+            return 'fix the cause or clarify the goal, then run `loop-controller resume`; to give up, `loop-controller abort`.';
+        case 'capped':
+            return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`;
+        case 'aborted':
+            return 'nothing: the loop is over; its commits stay where they are.';
+        case 'waiting': {
+            const gate = view_pendingGate(model);
+            if (gate)
+                return `approve gate \`${gate}\`: run \`loop-controller approve ${gate}\`.`;
+            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
+        }
+        default:
+            return `nothing: run \`loop-controller run\` to go on; to stop, \`loop-controller abort\`.`;
+    }
+}
+function nextStepOf(model) {
+    const branch = `\`${loop_names_loopBranch(model.loopId)}\``;
+    const pull = model.links.pullRequest;
+    switch (model.status) {
+        case 'complete':
+            return pull
+                ? `review pull request #${pull.number}, mark it ready for review and merge it.`
+                : `merge ${branch} into the default branch (or open a pull request from it).`;
+        case 'blocked':
+            return `push a fix to ${branch} or clarify the goal in the issue, then comment \`/loop resume\`; to give up, comment \`/loop abort\`.`;
+        case 'capped':
+            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
+        case 'aborted':
+            return `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
+        case 'waiting': {
+            const gate = view_pendingGate(model);
+            if (gate) {
+                return `approve gate \`${gate}\` (someone with write access): comment \`/loop approve ${gate}\`, add the label \`${loop_names_Labels.ApprovedPrefix}${gate}\` or approve the pull request in a review.`;
+            }
+            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
+        }
+        default:
+            return 'nothing: the loop goes on by itself; to stop it, comment `/loop abort`.';
+    }
+}
+function failureView(model) {
+    const current = model.failures.current;
+    const failingCheck = current
+        ? (model.checks.find((check) => check.name === current.check) ?? model.checks.find(format_isFailing))
+        : model.checks.find(format_isFailing);
+    if (!current && !failingCheck)
+        return null;
+    const location = failingCheck?.locations[0] ?? null;
+    const message = location?.message ?? current?.error ?? failingCheck?.excerpt ?? '';
+    return {
+        check: current?.check ?? failingCheck?.name ?? '',
+        location,
+        pattern: current?.pattern ?? failingCheck?.pattern ?? null,
+        firstLine: message
+            .split('\n')
+            .find((line) => line.trim() !== '')
+            ?.trim() ?? '',
+        attempts: Math.max(model.failures.consecutive, model.failures.tried.length + (current ? 1 : 0)),
+        attemptsLimit: model.failures.perFailureLimit,
+        tried: model.failures.tried,
+    };
+}
+/** At most this many iterations are listed; older ones are counted. */
+const MAX_LISTED_ITERATIONS = 30;
+function iterationsOf(model) {
+    const byIteration = new Map();
+    const entry = (iteration) => {
+        let view = byIteration.get(iteration);
+        if (!view) {
+            view = {
+                iteration,
+                verdict: 'none',
+                checks: 0,
+                failed: [],
+                strategies: [],
+                agentCalls: 0,
+                tokens: null,
+                costUsd: null,
+            };
+            byIteration.set(iteration, view);
+        }
+        return view;
+    };
+    for (const logged of model.usageLog) {
+        if (logged.iteration < 1)
+            continue;
+        const view = entry(logged.iteration);
+        const outputs = logged.outputs;
+        if (logged.what.startsWith('work ')) {
+            view.agentCalls += 1;
+            if (typeof outputs.strategy === 'string' && !view.strategies.includes(outputs.strategy)) {
+                view.strategies = [...view.strategies, outputs.strategy];
+            }
+            if (typeof outputs.tokens === 'number')
+                view.tokens = (view.tokens ?? 0) + outputs.tokens;
+            if (typeof outputs.costUsd === 'number')
+                view.costUsd = (view.costUsd ?? 0) + outputs.costUsd;
+        }
+        else if (logged.what === 'verify') {
+            view.checks = typeof outputs.checks === 'number' ? outputs.checks : view.checks;
+            view.failed = Array.isArray(outputs.failed)
+                ? outputs.failed.filter((f) => typeof f === 'string')
+                : [];
+            view.verdict = logged.status === 'pass' ? 'pass' : 'fail';
+        }
+    }
+    // This iteration's checks are the truth for it, whatever the log kept.
+    if (model.checks.length > 0) {
+        const view = entry(model.iteration);
+        view.checks = model.checks.length;
+        view.failed = model.checks.filter(format_isFailing).map((check) => check.name);
+        const verdict = overallVerdict(model.checks);
+        view.verdict = verdict;
+    }
+    const all = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration);
+    const list = all.slice(-MAX_LISTED_ITERATIONS);
+    const firstListed = list[0]?.iteration ?? model.iteration + 1;
+    return { list, earlier: Math.max(0, firstListed - 1) };
+}
+/** One checklist line's text (plain, with code spans), e.g. `iteration 2 · ❌ 1 of 4 checks failed (`unit`) · tried `context_expand` · 1 agent call · 1200 tokens · $0.01`. */
+function view_iterationLine(view) {
+    const verdict = view.verdict === 'none'
+        ? 'no checks ran'
+        : view.verdict === 'pass'
+            ? view.checks === 1
+                ? '✅ the 1 check passed'
+                : `✅ all ${view.checks} checks passed`
+            : `❌ ${view.failed.length} of ${plural(view.checks, 'check')} failed${view.failed.length > 0
+                ? ` (${view.failed.slice(0, 5).map(codeSpan).join(', ')}${view.failed.length > 5 ? ', …' : ''})`
+                : ''}`;
+    const parts = [`iteration ${view.iteration}`, verdict];
+    if (view.strategies.length > 0)
+        parts.push(`tried ${view.strategies.map(codeSpan).join(', ')}`);
+    if (view.agentCalls > 0)
+        parts.push(plural(view.agentCalls, 'agent call'));
+    if (view.tokens !== null)
+        parts.push(`${formatCount(view.tokens)} token${view.tokens === 1 ? '' : 's'}`);
+    if (view.costUsd !== null)
+        parts.push(formatUsd(view.costUsd));
+    return parts.join(' · ');
+}
+/** A name as a code span of the view's plain text; a backtick in it (a hostile check name) cannot pair with another. */
+function codeSpan(name) {
+    return `\`${name.replace(/`/g, "'")}\``;
+}
+/** `2026-01-01 00:00 UTC`. */
+function formatTime(iso) {
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime()))
+        return '';
+    return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/sections.ts
+/**
+ * The parts the job summary and the sticky comment share, each rendered from the report view so both
+ * say a fact the same way: the heading, why and next, the BLOCKED handoff, the check table, the
+ * iteration checklist, gates, refused paths, what was spent, links and when. Pure: returns Markdown.
+ */
+
+
+
+
+
+
+/** `🚫 BLOCKED: needs a person · \`stuck\` · iteration 3 of 8`; COMPLETE says how many iterations it took. */
+function sections_headingText(model, view) {
+    const progress = view.state === 'complete' ? `after ${plural(model.iteration, 'iteration')}` : view.progress;
+    return `${view.icon} ${markdownText(view.title)} · ${code(model.loopId)} · ${progress}`;
+}
+/** **Why** (when stopped or waiting) and **Next** (always): each said once. */
+function sections_whyAndNext(view, redact) {
+    const lines = [];
+    if (view.why)
+        lines.push(`**Why:** ${markdownText(redact(view.why), 1000)}.`);
+    lines.push(`**Next:** ${markdownText(capitalise(redact(view.nextStep)), 1000)}`);
+    return lines.join('  \n');
+}
+function capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+/** Where a reader finds what a report leaves out. */
+function sections_auditTrailPointer(model) {
+    return model.links.auditTrail ? `the [audit trail](${model.links.auditTrail})` : 'the audit trail artifact';
+}
+/** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
+function sections_stageLine(model) {
+    const { capabilities } = model;
+    if (capabilities.total === 0 || capabilities.current === null)
+        return model.stage;
+    return `${model.stage} (capability ${Math.min(capabilities.completed + 1, capabilities.total)} of ${capabilities.total}: ${code(capabilities.current)})`;
+}
+/** The diagram of where the loop stands. */
+function sections_stageDiagram(model, view) {
+    return renderStageDiagram({
+        pipeline: model.pipeline,
+        stage: model.stage,
+        status: model.status,
+        iteration: model.iteration,
+        maxIterations: model.maxIterations,
+        verdict: view.iterations.find((i) => i.iteration === model.iteration)?.verdict ?? 'none',
+        gate: view.state === 'waiting' ? pendingGate(model) : null,
+    });
+}
+/** The default ask of a person when the handoff names none, by the failure's pattern. */
+function defaultHumanAction(model) {
+    const pattern = model.failures.current?.pattern;
+    if (pattern === 'merge-conflict')
+        return `resolve the merge conflict on \`${loopBranch(model.loopId)}\`.`;
+    if (pattern === 'permission-error')
+        return 'grant the missing permission named in the failure.';
+    if (pattern === 'security-finding')
+        return 'review the security finding and decide whether the change may proceed.';
+    if (pattern === 'dependency-conflict')
+        return 'settle the dependency versions the loop could not reconcile.';
+    return 'read the failure and what was tried, then fix the cause or clarify the goal.';
+}
+/** `\`types\` · \`src/retry.ts:41:7\` · \`type-error\` · Type 'string' is not assignable…` */
+function sections_failureLine(view, redact) {
+    const failure = view.failure;
+    if (!failure)
+        return null;
+    const parts = [code(failure.check)];
+    if (failure.location)
+        parts.push(code(redact(formatLocation(failure.location))));
+    if (failure.pattern)
+        parts.push(code(failure.pattern));
+    if (failure.firstLine)
+        parts.push(inlineText(redact(failure.firstLine), 300));
+    return parts.join(' · ');
+}
+/**
+ * The BLOCKED handoff: the ask of a person, the failure once, its attempts (one count, with the fixes
+ * that followed the first attempt listed under it), where to look, and (when `outputBudget` > 0) the
+ * failing check's output.
+ */
+function sections_handoffSection(model, view, redact, outputBudget) {
+    const ask = model.handoff?.humanAction || defaultHumanAction(model);
+    const head = [`**Human action needed:** ${markdownText(redact(ask), 600)}`];
+    const failing = sections_failureLine(view, redact);
+    if (failing)
+        head.push(`**Failing:** ${failing}`);
+    const blocks = [head.join('  \n')];
+    const failure = view.failure;
+    if (failure) {
+        const { failures } = model;
+        const fixes = failure.tried.length;
+        const after = fixes > 0 ? `: the first, then ${plural(fixes, 'fix', 'fixes')}` : '';
+        const tried = [
+            `**What was tried** · ${failure.attempts} of ${failure.attemptsLimit} attempts on this failure${after} · ${failures.total} of ${failures.totalLimit} failures allowed in the loop`,
+        ];
+        const shown = failure.tried.slice(-REPORT_CAPS.triedEntries);
+        if (shown.length < failure.tried.length) {
+            const earlier = failure.tried.length - shown.length;
+            tried.push(`_(${plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
+        }
+        blocks.push(tried.join('  \n'));
+        if (shown.length > 0) {
+            blocks.push(shown
+                .map((entry, index) => `${index + 1}. iteration ${entry.iteration} · ${code(entry.strategy)} · ${inlineText(redact(entry.outcome), 300)}`)
+                .join('\n'));
+        }
+    }
+    if (model.handoff?.suggestion)
+        blocks.push(`**Where to look:** ${markdownText(redact(model.handoff.suggestion), 800)}`);
+    const check = failure && outputBudget > 0 ? model.checks.find((c) => c.name === failure.check) : undefined;
+    if (check) {
+        const output = trimOutput(redact(model.outputs[check.name] ?? check.excerpt), outputBudget);
+        if (output.trim() !== '') {
+            blocks.push(`<details><summary>Output of ${escapeHtml(redact(check.name))}</summary>\n\n${codeBlock(output)}\n\n</details>`);
+        }
+    }
+    return blocks.join('\n\n');
+}
+/** What the classifier made of a failing check: `\`type-error\` 0.86 → \`context_expand\``; empty when nothing. */
+function analysisCell(check) {
+    const parts = [];
+    if (check.pattern)
+        parts.push(check.confidence === null ? code(check.pattern) : `${code(check.pattern)} ${check.confidence.toFixed(2)}`);
+    if (check.strategy)
+        parts.push(`→ ${code(check.strategy)}`);
+    return parts.join(' ');
+}
+/** The iteration's checks: check, verdict, time and (when any check has one) the analysis. */
+function sections_checkTable(checks, redact) {
+    if (checks.length === 0)
+        return '_No checks ran in this iteration._';
+    const shown = checks.slice(0, REPORT_CAPS.tableRows);
+    const withAnalysis = shown.some((check) => analysisCell(check) !== '');
+    const rows = shown.map((check) => {
+        const verdict = check.verdict === 'skipped' && check.skippedReason
+            ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
+            : checkVerdictLabel(check);
+        const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : formatDuration(check.durationMs)];
+        if (withAnalysis)
+            cells.push(analysisCell(check));
+        return `| ${cells.join(' | ')} |`;
+    });
+    const header = withAnalysis
+        ? '| check | verdict | time | analysis |\n| --- | --- | --- | --- |'
+        : '| check | verdict | time |\n| --- | --- | --- |';
+    const more = checks.length > shown.length
+        ? `\n\n_… and ${plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
+        : '';
+    return `${header}\n${rows.join('\n')}${more}`;
+}
+/** The progress checklist: one ticked line per iteration run, and the next one open while the loop runs. */
+function sections_iterationChecklist(model, view, redact) {
+    if (view.iterations.length === 0)
+        return '';
+    const lines = ['**Iterations**'];
+    if (view.earlierIterations > 0)
+        lines.push(`_(${plural(view.earlierIterations, 'earlier iteration')} in the audit trail)_`);
+    for (const iteration of view.iterations)
+        lines.push(`- [x] ${markdownText(iterationLine(iteration), 600)}`);
+    if (view.state === 'running') {
+        lines.push(`- [ ] iteration ${model.iteration + 1}: ${markdownText(redact(model.nextAction), 300)}`);
+    }
+    return lines.join('\n');
+}
+/** What the loop spent: time, cost and tokens, each of its limit where one is set (iterations are in the heading). */
+function sections_spentLine(model) {
+    const { budget } = model;
+    const time = formatDuration(budget.minutesUsed * 60_000) || '0 s';
+    const parts = [budget.minutesLimit !== undefined ? `${time} of ${budget.minutesLimit} min` : time];
+    if (budget.costUsd > 0 || budget.costLimit !== undefined) {
+        parts.push(budget.costLimit !== undefined
+            ? `${formatUsd(budget.costUsd)} of ${formatUsd(budget.costLimit)}`
+            : formatUsd(budget.costUsd));
+    }
+    if (budget.tokens > 0 || budget.tokensLimit !== undefined) {
+        parts.push(budget.tokensLimit !== undefined
+            ? `${formatCount(budget.tokens)} of ${formatCount(budget.tokensLimit)} tokens`
+            : `${formatCount(budget.tokens)} token${budget.tokens === 1 ? '' : 's'}`);
+    }
+    return `**Spent:** ${parts.join(' · ')}`;
+}
+/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch and the run. */
+function sections_linksLine(model, postedOn) {
+    const { links } = model;
+    const parts = [];
+    if (links.auditTrail)
+        parts.push(link('audit trail', links.auditTrail));
+    if (links.pullRequest && links.pullRequest.number !== postedOn) {
+        parts.push(link(`pull request #${links.pullRequest.number}`, links.pullRequest.url));
+    }
+    if (links.issue && links.issue.number !== postedOn)
+        parts.push(link(`issue #${links.issue.number}`, links.issue.url));
+    if (links.branch)
+        parts.push(links.branch.url ? link(links.branch.name, links.branch.url) : code(links.branch.name));
+    if (links.run)
+        parts.push(link('this run', links.run));
+    return parts.join(' · ');
+}
+/** `<sub>Updated 2026-01-01 00:00 UTC</sub>`. */
+function sections_updatedLine(view) {
+    return view.updatedAt ? `<sub>Updated ${view.updatedAt}</sub>` : '';
+}
+/** The paths the last checkpoint did not commit, each with why and what to do. */
+function sections_refusedSection(model, redact) {
+    const refused = model.refusedFromCommit;
+    if (refused.length === 0)
+        return '';
+    const shown = refused
+        .slice(0, 10)
+        .map((r) => `- ${code(redact(r.path))}: ${inlineText(redact(r.reason), 200)}; ${inlineText(redact(r.remedy), 200)}`);
+    if (refused.length > shown.length)
+        shown.push(`- … and ${refused.length - shown.length} more (see the audit trail)`);
+    return [`**Not committed** (still in the work tree, never pushed):`, ...shown].join('\n');
+}
+/** Gates and their states, e.g. `security ✅ approved by @alice · deploy ⏳ pending`. */
+function sections_gatesLine(model, redact) {
+    const entries = Object.entries(model.gates).slice(0, REPORT_CAPS.gates);
+    if (entries.length === 0)
+        return '';
+    const gates = entries
+        .map(([name, gate]) => {
+        const icon = gate.status === 'approved' ? '✅' : gate.status === 'rejected' ? '⛔' : '⏳';
+        const by = gate.decidedBy ? ` by ${inlineText(redact(gate.decidedBy), 60)}` : '';
+        return `${code(name)} ${icon} ${gate.status}${by}`;
+    })
+        .join(' · ');
+    return `**Gates:** ${gates}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/comment.ts
+/**
+ * The sticky comment of a loop on its issue or pull request, found again by its hidden marker and
+ * updated in place: a living progress report. Pure: returns Markdown.
+ */
+
+
+
+
+
+/** Outside BLOCKED (whose handoff says it), the failure of this iteration in one line, if it failed. */
+function failingNow(model, view, redact) {
+    if (!model.checks.some(isFailing))
+        return '';
+    const line = failureLine(view, redact);
+    return line ? `**Failing:** ${line}` : '';
+}
+/**
+ * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, the heading, why
+ * and the next step for a person in one line, the handoff when BLOCKED, the stage diagram with where
+ * the loop stands, the checklist of iterations, this iteration's checks (folded), gates, what was
+ * spent, links and when it was updated. Always under `options.limit` characters (65,536).
+ */
+function renderComment(model, options = {}) {
+    const redact = options.redact ?? ((text) => text);
+    const limit = options.limit ?? COMMENT_MAX_CHARS;
+    const view = buildReportView(model);
+    const render = (outputBudget) => {
+        const table = checkTable(model.checks, redact);
+        const parts = [
+            stickyCommentMarker(model.loopId),
+            `### ${headingText(model, view)}`,
+            whyAndNext(view, redact),
+            view.state === 'blocked' ? handoffSection(model, view, redact, outputBudget) : failingNow(model, view, redact),
+            pullRequestWaitingSection(model),
+            stageDiagram(model, view),
+            iterationChecklist(model, view, redact),
+            model.checks.length > 0
+                ? `<details><summary>Checks of iteration ${model.iteration}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
+                : '',
+            gatesLine(model, redact),
+            refusedSection(model, redact),
+            [spentLine(model), linksLine(model, options.postedOn)].filter(Boolean).join(' · '),
+            updatedLine(view),
+        ];
+        return `${parts.filter(Boolean).join('\n\n')}\n`;
+    };
+    return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/model.ts
+/**
+ * What the job summary and the sticky comment show, in one plain object built from the loop's state,
+ * the iteration's checks and the latest decision. Pure data; the renderers take nothing else.
+ */
+
+/** Builds the report model from the loop's state plus what the iteration returned. */
+function buildReportModel(state, extras) {
+    return {
+        loopId: state.loopId,
+        iteration: state.iteration,
+        updatedAt: state.updatedAt,
+        usageLog: state.usage.log,
+        maxIterations: state.maxIterations,
+        pipeline: state.pipeline,
+        stage: state.stage,
+        status: state.status,
+        statusReason: state.statusReason,
+        outcome: extras.outcome,
+        capabilities: {
+            total: state.capabilities.total,
+            completed: state.capabilities.completed.length,
+            current: state.capabilities.current,
+        },
+        checks: extras.checks,
+        outputs: extras.outputs ?? {},
+        next: extras.next,
+        nextAction: extras.nextAction,
+        failures: {
+            total: state.failures.total,
+            totalLimit: state.failures.limits.total,
+            consecutive: state.failures.consecutive,
+            perFailureLimit: state.failures.limits.perFailure,
+            current: state.failures.current,
+            tried: state.failures.tried,
+        },
+        gates: state.gates,
+        refusedFromCommit: state.refusedFromCommit ?? [],
+        budget: {
+            minutesUsed: state.usage.wallMs / 60_000,
+            ...(state.budget.minutes !== undefined ? { minutesLimit: state.budget.minutes } : {}),
+            costUsd: state.usage.costUsd,
+            ...(state.budget.costUsd !== undefined ? { costLimit: state.budget.costUsd } : {}),
+            tokens: state.usage.tokens,
+            ...(state.budget.tokens !== undefined ? { tokensLimit: state.budget.tokens } : {}),
+        },
+        ...(extras.handoff ? { handoff: extras.handoff } : {}),
+        ...(extras.pullRequestWaiting ? { pullRequestWaiting: extras.pullRequestWaiting } : {}),
+        links: extras.links ?? {},
+        metrics: {
+            workCalls: state.metrics.workCalls,
+            autoFixes: state.metrics.autoFixes,
+            flakes: state.metrics.flakes,
+            regressions: state.metrics.regressions,
+            deadLetters: state.metrics.deadLetters,
+            aggregate: aggregateMetrics(state.metrics),
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/refusal.ts
+/**
+ * What the loop refused to do for safety, said to the person who asked: why, and what to do instead.
+ * Rendered once for the job summary and for a comment on the issue or pull request.
+ */
+
+/** The start label was added by someone the loop may not take orders from. */
+function startRefusal(loopId, reason, via = 'label') {
+    const what = via === 'label' ? `the \`${Labels.Start}\` label was not added` : 'the `/loop start` comment was not written';
+    const how = via === 'label'
+        ? `to add the \`${Labels.Start}\` label (remove it first)`
+        : 'to comment `/loop start` (with what to do after it, if anything)';
+    return {
+        loopId,
+        title: `loop-controller did not start the loop \`${loopId}\`: ${what} by someone with write access.`,
+        reason,
+        whatToDo: `Ask someone with write access to this repository ${how}, or to start the loop from the Actions tab.`,
+    };
+}
+/** The refusal as markdown; `redact` keeps secrets out of anything quoted. */
+function renderRefusal(refusal, redact = (text) => text) {
+    return [
+        `### ${redact(refusal.title)}`,
+        '',
+        `**Why:** ${redact(refusal.reason)}`,
+        '',
+        `**What to do:** ${redact(refusal.whatToDo)}`,
+        '',
+    ].join('\n');
+}
+/** The refusal as a comment, found again by its own marker so a repeat updates it instead of adding one. */
+function renderRefusalComment(refusal, redact) {
+    return `${refusalCommentMarker(refusal.loopId)}\n${renderRefusal(refusal, redact)}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/summary.ts
+
+
+
+
+
+/** One collapsible section per failing check with its trimmed output. */
+function renderFailureOutputs(model, outputBudget, redact) {
+    const failing = model.checks.filter(isFailing);
+    if (failing.length === 0)
+        return '';
+    const where = auditTrailPointer(model);
+    const shown = failing.slice(0, REPORT_CAPS.outputSections);
+    const sections = shown.map((check) => {
+        const locations = check.locations.slice(0, 3).map((l) => formatLocation(l));
+        const more = check.locations.length > 3 ? `, +${check.locations.length - 3} more` : '';
+        const regression = check.regression ? ', a regression (passed at the baseline)' : '';
+        const summary = `${check.name}: ${check.verdict}${regression}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`;
+        const raw = model.outputs[check.name] ?? check.excerpt;
+        const body = outputBudget === 0
+            ? `_Output left out to fit the size limit; it is in ${where}._`
+            : codeBlock(trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
+        return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
+    });
+    if (failing.length > shown.length) {
+        const rest = failing.length - shown.length;
+        sections.push(`_… and ${plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
+    }
+    return sections.join('\n\n');
+}
+function renderOverflow(overflow, redact) {
+    if (overflow.length === 0)
+        return '';
+    const shown = overflow.slice(0, REPORT_CAPS.overflowLocations);
+    const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
+    if (overflow.length > shown.length)
+        items.push(`- … and ${overflow.length - shown.length} more`);
+    return `<details><summary>${plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
+}
+/**
+ * The job summary: the heading (state, loop id, iteration N of M), why and next, the BLOCKED handoff,
+ * the stage diagram, the verdict and stage, the check table, a collapsible trimmed output per failing
+ * check, locations past the annotation limit, metrics, what was spent, links and when. Always under
+ * `options.limit` bytes (1 MiB).
+ */
+function renderSummary(model, options = {}) {
+    const redact = options.redact ?? ((text) => text);
+    const limit = options.limit ?? SUMMARY_MAX_BYTES;
+    const view = buildReportView(model);
+    const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
+    const body = [
+        stageDiagram(model, view),
+        `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+            ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
+            : ''}`,
+        checkTable(model.checks, redact),
+        gatesLine(model, redact),
+        pullRequestWaitingSection(model),
+        refusedSection(model, redact),
+    ];
+    const footer = [
+        renderOverflow(options.overflowLocations ?? [], redact),
+        metricsLine(model),
+        [spentLine(model), linksLine(model)].filter(Boolean).join(' · '),
+        updatedLine(view),
+    ];
+    // The handoff's output is the failure outputs' own: the summary shows it once, there.
+    const render = (outputBudget) => `${[
+        ...head,
+        view.state === 'blocked' ? handoffSection(model, view, redact, 0) : '',
+        ...body,
+        renderFailureOutputs(model, outputBudget, redact),
+        ...footer,
+    ]
+        .filter(Boolean)
+        .join('\n\n')}\n`;
+    return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
+}
+/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
+function metricsLine(model) {
+    const m = model.metrics;
+    if (!m)
+        return '';
+    const counts = [
+        plural(m.workCalls, 'agent call'),
+        plural(m.autoFixes, 'auto-fix', 'auto-fixes'),
+        plural(m.flakes, 'flake'),
+        plural(m.regressions, 'regression'),
+        `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
+    ];
+    const patterns = Object.entries(m.aggregate.successRateByPattern)
+        .slice(0, 8)
+        .map(([id, rate]) => `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`);
+    return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/index.ts
+/** Pure renderers of what people see on GitHub: the job summary, the sticky comment, annotations. */
+
+
+
+
+
+
+
+
+
+
+
 ;// CONCATENATED MODULE: ./src/cli/render.ts
+
 
 
 const MARK = {
@@ -32924,25 +34055,45 @@ function statusJson(state) {
         usage: { wallMs: state.usage.wallMs, tokens: state.usage.tokens, costUsd: state.usage.costUsd },
     };
 }
+const OUTCOMES = {
+    running: 'continue',
+    waiting: 'waiting',
+    blocked: 'blocked',
+    complete: 'complete',
+    capped: 'capped',
+    aborted: 'aborted',
+};
 function renderStatus(state, policy) {
-    const minutes = Math.round(state.usage.wallMs / 60_000);
+    // Under a minute is said in seconds, not as `0 min`.
+    const minutes = state.usage.wallMs < 60_000
+        ? format_formatDuration(state.usage.wallMs) || '0 s'
+        : `${Math.round(state.usage.wallMs / 60_000)} min`;
     const budget = [
         `iteration ${state.iteration} of ${state.maxIterations}`,
-        state.budget.minutes ? `${minutes} min of ${state.budget.minutes}` : `${minutes} min`,
+        state.budget.minutes ? `${minutes} of ${state.budget.minutes} min` : minutes,
         state.budget.costUsd
             ? `$${state.usage.costUsd.toFixed(2)} of $${state.budget.costUsd.toFixed(2)}`
             : state.usage.costUsd > 0
                 ? `$${state.usage.costUsd.toFixed(2)}`
                 : '',
         state.budget.tokens
-            ? `${state.usage.tokens} of ${state.budget.tokens} tokens`
+            ? `${format_formatCount(state.usage.tokens)} of ${format_formatCount(state.budget.tokens)} tokens`
             : state.usage.tokens > 0
-                ? `${state.usage.tokens} tokens`
+                ? `${format_formatCount(state.usage.tokens)} tokens`
                 : '',
     ].filter(Boolean);
     const lines = [`${state.loopId} · ${state.stage} · ${state.status} · ${budget.join(' · ')}`];
-    if (state.statusReason)
-        lines.push(`reason        ${state.statusReason}`);
+    // Why and the step a person takes come from the same view as the job summary and the comment.
+    const view = view_buildReportView(buildReportModel(state, {
+        checks: state.lastVerification?.results ?? [],
+        next: null,
+        nextAction: '',
+        outcome: OUTCOMES[state.status],
+    }), 'cli');
+    // A running loop's reason is its own; a stopped or waiting one's is the view's; COMPLETE needs none.
+    const reason = state.status === 'running' ? state.statusReason : view.why;
+    if (reason)
+        lines.push(`reason        ${reason}`);
     if (state.capabilities.total > 0) {
         lines.push(`capabilities  ${state.capabilities.completed.length} of ${state.capabilities.total} done${state.capabilities.current ? ` (current: ${state.capabilities.current})` : ''}`);
     }
@@ -32962,8 +34113,12 @@ function renderStatus(state, policy) {
     if (state.lastDecision)
         lines.push(`last          ${state.lastDecision.kind}: ${state.lastDecision.reason}`);
     // The next action needs the loop's policy, which lives in its config (not in state).
-    if (policy)
+    // What the loop does next matters while it runs or waits; once it stopped, the person's step says it.
+    if (policy && (state.status === 'running' || state.status === 'waiting')) {
         lines.push(`next          ${summarizeNextAction(state, decide(state, { now: new Date() }, policy))}`);
+    }
+    if (state.status !== 'running')
+        lines.push(`you           ${view.nextStep}`);
     return `${lines.join('\n')}\n`;
 }
 function renderHistory(state, events) {
@@ -33662,7 +34817,7 @@ function renderPrompt(context) {
         else
             lines.push(`The check \`${f.check}\` (${f.kind}) failed: ${describePattern(f)}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`, '');
         for (const location of f.locations.slice(0, 20))
-            lines.push(`- ${formatLocation(location)}`);
+            lines.push(`- ${work_context_formatLocation(location)}`);
         if (f.locations.length > 0)
             lines.push('');
         if (f.excerpt)
@@ -33671,7 +34826,7 @@ function renderPrompt(context) {
         if (others.length > 0) {
             lines.push('Other failing checks:', '');
             for (const other of others) {
-                lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${formatLocation(other.locations[0])}` : ''}`);
+                lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${work_context_formatLocation(other.locations[0])}` : ''}`);
             }
             lines.push('');
         }
@@ -33698,7 +34853,7 @@ function describePattern(failure) {
         return '`regression-detected` (no other pattern matched)';
     return `\`${failure.pattern}\` (confidence ${(failure.confidence ?? 0).toFixed(2)})`;
 }
-function formatLocation(location) {
+function work_context_formatLocation(location) {
     const position = location.line ? `:${location.line}${location.column ? `:${location.column}` : ''}` : '';
     return `${location.file}${position}${location.message ? ` ${location.message}` : ''}`;
 }
@@ -33765,8 +34920,8 @@ function renderIterationMarkdown(input) {
         // The result's strategy, which the regression rule may have set: the same the table shows.
         lines.push(`- signature \`${analysis.signature}\` · pattern's strategy \`${result.strategy ?? analysis.strategy}\``);
         for (const location of analysis.locations.slice(0, 10))
-            lines.push(`- ${formatLocation(location)}`);
-        lines.push('', '```text', trimOutput(output), '```', '');
+            lines.push(`- ${work_context_formatLocation(location)}`);
+        lines.push('', '```text', audit_markdown_trimOutput(output), '```', '');
     }
     return `${lines.join('\n')}\n`;
 }
@@ -33815,7 +34970,7 @@ function baselineSection(baseline) {
 }
 /** A failing check in one line: its name, kind, pattern and first location. */
 function describeFailure(failure) {
-    const where = failure.locations[0] ? ` at ${formatLocation(failure.locations[0])}` : '';
+    const where = failure.locations[0] ? ` at ${work_context_formatLocation(failure.locations[0])}` : '';
     return `\`${failure.check}\` (${failure.kind}): ${failure.pattern ?? 'no known pattern'}${where}`;
 }
 /** Which baseline failures the agent is told of and which the controller takes itself (its fix commands). */
@@ -33838,7 +34993,7 @@ function nextStrategy(next) {
 function audit_markdown_seconds(ms) {
     return `${(ms / 1000).toFixed(1)} s`;
 }
-function trimOutput(output) {
+function audit_markdown_trimOutput(output) {
     const text = output.replace(/```/g, '`\u200b``');
     if (text.length <= OUTPUT_LIMIT)
         return text;
@@ -33869,7 +35024,7 @@ function usage(state, iteration, what, why, result) {
 function safeName(name) {
     return name.replace(/[^A-Za-z0-9._-]/g, '_');
 }
-function isFailing(result) {
+function step_support_isFailing(result) {
     return result.verdict === 'fail' || result.verdict === 'timeout' || result.verdict === 'error';
 }
 
@@ -35041,7 +36196,7 @@ async function analyze(run, record) {
     const events = [];
     // Regressions: a check (or a JUnit test) that passed in the baseline and fails now.
     const current = {
-        checks: Object.fromEntries(checks.map((c) => [c.check.name, isFailing(c.result) ? 'fail' : 'pass'])),
+        checks: Object.fromEntries(checks.map((c) => [c.check.name, step_support_isFailing(c.result) ? 'fail' : 'pass'])),
         tests: await junitResults(input, deps),
     };
     const regressions = regressionEnabled(config.complexity, config.regression) && state.baseline
@@ -35059,7 +36214,7 @@ async function analyze(run, record) {
     const failures = [...record.guardFailures];
     const marked = checks.map((live) => markRegression(live, regressions.checks));
     for (const live of marked) {
-        if (!isFailing(live.result) || !live.analysis)
+        if (!step_support_isFailing(live.result) || !live.analysis)
             continue;
         // Told here, once the regression is known, so the line never calls a regression unclassified.
         deps.progress?.analysis?.(iteration, live.result);
@@ -35095,7 +36250,7 @@ async function analyze(run, record) {
  * `regression-detected` (strategy `context_expand`), as the pattern library documents.
  */
 function markRegression(live, regressedChecks) {
-    if (!isFailing(live.result) || !regressedChecks.includes(live.check.name))
+    if (!step_support_isFailing(live.result) || !regressedChecks.includes(live.check.name))
         return live;
     const unclassified = live.result.pattern === null;
     return {
@@ -35388,7 +36543,7 @@ async function baseline(run, record) {
         next = withEvents({
             ...record,
             state,
-            previous: checks.filter((c) => isFailing(c.result)).map(toAgentFailure),
+            previous: checks.filter((c) => step_support_isFailing(c.result)).map(toAgentFailure),
             previousIsFresh: true,
         }, record_event(now, iteration, 'check', baselineMessage(checks)));
     }
@@ -35429,7 +36584,7 @@ async function undoUnsavedCheckpoint(git, state, iteration, logger) {
 }
 /** The baseline's verdicts, then each failing check's pattern and first location. */
 function baselineMessage(checks) {
-    const failing = checks.filter((c) => isFailing(c.result)).map((c) => describeFailure(toAgentFailure(c)));
+    const failing = checks.filter((c) => step_support_isFailing(c.result)).map((c) => describeFailure(toAgentFailure(c)));
     const verdicts = `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`;
     return failing.length > 0 ? `${verdicts} · failing: ${failing.join('; ')}` : verdicts;
 }
@@ -35791,7 +36946,7 @@ async function remedies(run, record) {
     const events = [];
     const checks = [];
     for (const live of record.checks) {
-        if (!isFailing(live.result)) {
+        if (!step_support_isFailing(live.result)) {
             // A check the controller fixed before the agent worked (a baseline failure with a declared fix).
             const fixedFirst = record.previousIsFresh && record.remediesRun.fixes.includes(live.check.name);
             if (fixedFirst && record.previous.some((failure) => failure.check === live.check.name)) {
@@ -35895,41 +37050,6 @@ function passes(result) {
     return result.exitCode === 0 && !result.timedOut;
 }
 
-;// CONCATENATED MODULE: ./src/domain/loop-names.ts
-/** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
-/** Labels people put on an issue or pull request. */
-const Labels = {
-    /** Starts a loop from an issue (used by the example workflow). */
-    Start: 'loop',
-    Stop: 'loop/stop',
-    ApprovedPrefix: 'loop/approved:',
-};
-/** The hidden marker that finds a loop's sticky comment. */
-function stickyCommentMarker(loopId) {
-    return `<!-- loop-controller:${loopId} -->`;
-}
-/** The hidden marker of the comment that says why the loop refused something (kept apart from the status). */
-function refusalCommentMarker(loopId) {
-    return `<!-- loop-controller-refusal:${loopId} -->`;
-}
-/** The branch a loop commits its work to. */
-function loopBranch(loopId) {
-    return `loop/${loopId}`;
-}
-/**
- * The loop a pull request's head branch belongs to (its raw id, unsanitised), or null. Only a branch of
- * this repository is a loop's: anyone can name a fork's branch `loop/<id>`, and that pull request must
- * not receive the loop's approvals and commands. An unknown head repository (a deleted fork) is a fork.
- */
-function loopOfPullRequestHead(head, baseRepository) {
-    const sameRepository = typeof head.repository === 'string' &&
-        typeof baseRepository === 'string' &&
-        head.repository.toLowerCase() === baseRepository.toLowerCase();
-    if (!sameRepository || !head.ref.startsWith('loop/'))
-        return null;
-    return head.ref.slice('loop/'.length);
-}
-
 ;// CONCATENATED MODULE: ./src/app/iteration/restore.ts
 /**
  * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
@@ -35997,7 +37117,7 @@ async function withStopLabel(record, deps, now) {
     const where = await deps.stopLabelOn(state);
     if (where === null)
         return record;
-    const aborted = abort(state, `the ${Labels.Stop} label on ${where}`, now);
+    const aborted = abort(state, `the ${loop_names_Labels.Stop} label on ${where}`, now);
     return withEvents({ ...record, state: aborted.state }, ...aborted.events);
 }
 /** Whether the loop's pull request is merged; asked only in SHIP, and only where it can be known. */
@@ -36259,7 +37379,7 @@ function cliLogger(io) {
 ;// CONCATENATED MODULE: ./src/cli/progress.ts
 
 /** Off a terminal (a log, a pipe): one line per phase, per finished check and per analysis. */
-function plainProgress(io) {
+function progress_plainProgress(io) {
     return {
         phase: (iteration, stage, text) => io.stdout(`#${iteration}  ${stage.padEnd(9)}  ${text}\n`),
         checkFinished: (iteration, result) => io.stdout(`#${iteration}  VERIFY     ${checkCell(result)}\n`),
@@ -36329,7 +37449,7 @@ async function runIterations(command, place, values, io) {
     await keepStateOutOfGit(root, stateDir);
     const git = (await isGitRepository(root)) ? new GitCli(root) : null;
     const excluded = (0,external_node_path_namespaceObject.relative)(root, stateDir);
-    const progress = io.isTTY ? ttyProgress(io) : plainProgress(io);
+    const progress = io.isTTY ? ttyProgress(io) : progress_plainProgress(io);
     const logger = cliLogger(io);
     const started = Date.now();
     let last = null;

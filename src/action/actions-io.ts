@@ -27,7 +27,8 @@ export interface ActionIO {
   annotateError(message: string, where: ErrorAnnotation): void
   /** Appends markdown to the job summary (`GITHUB_STEP_SUMMARY`). */
   writeSummary(markdown: string): Promise<void>
-  setFailed(message: string): void
+  /** Fails the step with an error annotation: `title` names it (else GitHub shows the bare message). */
+  setFailed(message: string, title?: string): void
 }
 
 export const actionsIO: ActionIO = {
@@ -50,5 +51,9 @@ export const actionsIO: ActionIO = {
   writeSummary: async (markdown) => {
     await core.summary.addRaw(markdown).write()
   },
-  setFailed: (message) => core.setFailed(message),
+  setFailed: (message, title) => {
+    if (title === undefined) return core.setFailed(message)
+    process.exitCode = core.ExitCode.Failure
+    core.error(message, { title })
+  },
 }

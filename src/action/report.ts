@@ -5,11 +5,13 @@
  */
 import type { IterationResult } from '../app/iteration.js'
 import { loopBranch, Outputs, stickyCommentMarker } from '../constants.js'
-import { buildDeadLetter } from '../domain/analysis/index.js'
+import { failureAdvice } from '../domain/analysis/index.js'
 import { type IsolationReport, isolationLine } from '../domain/isolation.js'
 import {
   buildReportModel,
+  buildReportView,
   type Handoff,
+  isStopped,
   locationsOf,
   MAX_ANNOTATIONS,
   overallVerdict,
@@ -17,6 +19,7 @@ import {
   type ReportOutcome,
   renderComment,
   renderSummary,
+  type StoppedState,
   selectAnnotations,
 } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
@@ -37,10 +40,12 @@ export async function report(
     isolation?: IsolationReport
     /** The branch is pushed but the setting kept the token from opening the pull request. */
     pullRequestWaiting?: PullRequestWaiting | undefined
+    /** The end states that fail the job (the `fail-on` input); none when unset. */
+    failOn?: readonly StoppedState[]
   },
   deps: {
     github: Pick<GitHubPort, 'upsertStickyComment'>
-    io: Pick<ActionIO, 'annotateError' | 'writeSummary' | 'info' | 'warning' | 'setOutput'>
+    io: Pick<ActionIO, 'annotateError' | 'writeSummary' | 'info' | 'warning' | 'setOutput' | 'setFailed'>
     redact: (text: string) => string
   },
 ): Promise<void> {
@@ -53,16 +58,30 @@ export async function report(
     next: result.next,
     nextAction: result.nextAction,
     outcome,
-    ...(outcome === 'blocked' ? { handoff: handoffOf(state, loopId) } : {}),
+    ...(outcome === 'blocked' ? { handoff: handoffOf(state) } : {}),
     ...(input.pullRequestWaiting && !state.pullRequest ? { pullRequestWaiting: input.pullRequestWaiting } : {}),
     links: {
       run: runUrl,
       auditTrail: `${runUrl}#artifacts`,
       branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` },
       ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
+      ...(state.task?.source === 'issue'
+        ? {
+            issue: { number: state.task.number, url: `${run.serverUrl}/${run.repository}/issues/${state.task.number}` },
+          }
+        : {}),
     },
   })
-  const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS, input.root)
+  const view = buildReportView(model)
+  // The end state's annotation comes first and counts against GitHub's 10 per step, so it is never
+  // the one dropped.
+  const failsJob = view.endState !== null && isStopped(view.state) && (input.failOn ?? []).includes(view.state)
+  if (failsJob && view.endState) io.setFailed(redact(view.endState.message), redact(view.endState.title))
+  const { annotations, overflow } = selectAnnotations(
+    locationsOf(result.checks),
+    MAX_ANNOTATIONS - (failsJob ? 1 : 0),
+    input.root,
+  )
   for (const a of annotations) {
     io.annotateError(redact(a.message), a)
   }
@@ -70,8 +89,8 @@ export async function report(
     const summary = renderSummary(model, { redact, overflowLocations: overflow })
     await io.writeSummary(input.isolation ? `${summary}\n${isolationLine(input.isolation)}\n` : summary)
   } else io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
-  const body = renderComment(model, { redact })
   for (const issueNumber of commentTargets(run.event.subject.number, state)) {
+    const body = renderComment(model, { redact, postedOn: issueNumber })
     try {
       const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body })
       io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
@@ -86,7 +105,8 @@ export async function report(
   io.setOutput(Outputs.Verdict, overallVerdict(result.checks))
   io.setOutput(Outputs.Status, state.status)
   io.setOutput(Outputs.Pattern, result.checks.find((check) => check.pattern)?.pattern ?? '')
-  io.setOutput(Outputs.NextAction, redact(result.nextAction))
+  // A running loop's next action is the loop's own; a stopped, waiting or finished one's is a person's.
+  io.setOutput(Outputs.NextAction, redact(view.state === 'running' ? result.nextAction : view.nextStep))
   io.setOutput(Outputs.PrNumber, state.pullRequest?.number ?? '')
 }
 
@@ -101,21 +121,18 @@ export function commentTargets(subject: number | null | undefined, state: LoopSt
 }
 
 /**
- * The BLOCKED handoff's ask of a person, from the dead letter's suggestions (likely root cause, where to
- * look, an alternative approach) when a failure is open; otherwise the report's default for the reason.
+ * The BLOCKED handoff's ask of a person, from the failure pattern's advice (likely root cause, where
+ * to look, an alternative approach) when a failure is open; otherwise the report's default for the
+ * reason. Counts and the error's text are not repeated here: the report says them once.
  */
-export function handoffOf(state: LoopState, loopId: string): Handoff | undefined {
+export function handoffOf(state: LoopState): Handoff | undefined {
   const failure = state.failures.current
   if (!failure) return undefined
-  const { suggestions } = buildDeadLetter({
-    loopId,
-    failure,
-    history: state.failures.history,
-    tried: state.failures.tried,
-  })
+  const advice = failureAdvice(failure.pattern)
+  const cause = advice.rootCause.replace(/\.$/, '')
   return {
     reason: state.statusReason,
-    humanAction: `${suggestions.rootCause} Fix the cause on \`${loopBranch(loopId)}\` or clarify the goal.`,
-    suggestion: `${suggestions.whereToLook} ${suggestions.alternative}`.trim(),
+    humanAction: `find and fix the likely cause (${cause.charAt(0).toLowerCase()}${cause.slice(1)}), or clarify the goal.`,
+    suggestion: `${advice.whereToLook} ${advice.alternative}`.trim(),
   }
 }

@@ -3,6 +3,13 @@ import type { IterationResult } from '../app/iteration.js'
 import { aggregateMetrics } from '../domain/analysis/index.js'
 import { decide, summarizeNextAction } from '../domain/engine/index.js'
 import type { Policy } from '../domain/policy.js'
+import {
+  buildReportModel,
+  buildReportView,
+  formatCount,
+  formatDuration,
+  type ReportOutcome,
+} from '../domain/report/index.js'
 import type { CheckResult, LoopState } from '../domain/state.js'
 
 const MARK: Record<CheckResult['verdict'], string> = {
@@ -71,24 +78,49 @@ export function statusJson(state: LoopState) {
   }
 }
 
+const OUTCOMES: Record<LoopState['status'], ReportOutcome> = {
+  running: 'continue',
+  waiting: 'waiting',
+  blocked: 'blocked',
+  complete: 'complete',
+  capped: 'capped',
+  aborted: 'aborted',
+}
+
 export function renderStatus(state: LoopState, policy: Policy | null): string {
-  const minutes = Math.round(state.usage.wallMs / 60_000)
+  // Under a minute is said in seconds, not as `0 min`.
+  const minutes =
+    state.usage.wallMs < 60_000
+      ? formatDuration(state.usage.wallMs) || '0 s'
+      : `${Math.round(state.usage.wallMs / 60_000)} min`
   const budget = [
     `iteration ${state.iteration} of ${state.maxIterations}`,
-    state.budget.minutes ? `${minutes} min of ${state.budget.minutes}` : `${minutes} min`,
+    state.budget.minutes ? `${minutes} of ${state.budget.minutes} min` : minutes,
     state.budget.costUsd
       ? `$${state.usage.costUsd.toFixed(2)} of $${state.budget.costUsd.toFixed(2)}`
       : state.usage.costUsd > 0
         ? `$${state.usage.costUsd.toFixed(2)}`
         : '',
     state.budget.tokens
-      ? `${state.usage.tokens} of ${state.budget.tokens} tokens`
+      ? `${formatCount(state.usage.tokens)} of ${formatCount(state.budget.tokens)} tokens`
       : state.usage.tokens > 0
-        ? `${state.usage.tokens} tokens`
+        ? `${formatCount(state.usage.tokens)} tokens`
         : '',
   ].filter(Boolean)
   const lines = [`${state.loopId} · ${state.stage} · ${state.status} · ${budget.join(' · ')}`]
-  if (state.statusReason) lines.push(`reason        ${state.statusReason}`)
+  // Why and the step a person takes come from the same view as the job summary and the comment.
+  const view = buildReportView(
+    buildReportModel(state, {
+      checks: state.lastVerification?.results ?? [],
+      next: null,
+      nextAction: '',
+      outcome: OUTCOMES[state.status],
+    }),
+    'cli',
+  )
+  // A running loop's reason is its own; a stopped or waiting one's is the view's; COMPLETE needs none.
+  const reason = state.status === 'running' ? state.statusReason : view.why
+  if (reason) lines.push(`reason        ${reason}`)
   if (state.capabilities.total > 0) {
     lines.push(
       `capabilities  ${state.capabilities.completed.length} of ${state.capabilities.total} done${state.capabilities.current ? ` (current: ${state.capabilities.current})` : ''}`,
@@ -115,7 +147,11 @@ export function renderStatus(state: LoopState, policy: Policy | null): string {
   )
   if (state.lastDecision) lines.push(`last          ${state.lastDecision.kind}: ${state.lastDecision.reason}`)
   // The next action needs the loop's policy, which lives in its config (not in state).
-  if (policy) lines.push(`next          ${summarizeNextAction(state, decide(state, { now: new Date() }, policy))}`)
+  // What the loop does next matters while it runs or waits; once it stopped, the person's step says it.
+  if (policy && (state.status === 'running' || state.status === 'waiting')) {
+    lines.push(`next          ${summarizeNextAction(state, decide(state, { now: new Date() }, policy))}`)
+  }
+  if (state.status !== 'running') lines.push(`you           ${view.nextStep}`)
   return `${lines.join('\n')}\n`
 }
 

@@ -12,6 +12,7 @@ import { AGENT_NAMES, type AgentName } from '../domain/agents/types.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ISOLATION_MODES, type IsolationMode } from '../domain/isolation.js'
 import { loopOfPullRequestHead } from '../domain/loop-names.js'
+import { STOPPED_STATES, type StoppedState } from '../domain/report/view.js'
 import { ConfigError } from './errors.js'
 import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 
@@ -68,6 +69,8 @@ export interface ActionSettings {
   allowUntrusted: boolean
   /** How the project's commands are kept from the controller's processes (see `domain/isolation.ts`). */
   isolation: IsolationMode
+  /** The end states that fail the job (its run shows red); the others conclude success. */
+  failOn: readonly StoppedState[]
   /** Secret environment variables handed to commands (and redacted from everything posted). */
   secrets: Record<string, string>
   /** Names listed in `secrets` that had no value in the environment. */
@@ -134,6 +137,14 @@ const fields = {
   agent: { schema: z.enum(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
   isolation: { schema: z.enum(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
   boolean: { schema: booleanString, expected: 'true or false' },
+  failOn: {
+    schema: z
+      .string()
+      .transform((value) => value.split(',').map((part) => part.trim().toLowerCase()))
+      .pipe(z.union([z.tuple([z.literal('none')]), z.array(z.enum(STOPPED_STATES)).min(1)]))
+      .transform((states): StoppedState[] => (states[0] === 'none' ? [] : [...new Set(states as StoppedState[])])),
+    expected: `a comma-separated list of ${STOPPED_STATES.join(', ')}, or none`,
+  },
   gate: { schema: z.string().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
   task: {
     schema: z.string().regex(taskName).max(200),
@@ -221,6 +232,7 @@ export function parseActionInputs(
   const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes)
   const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted)
   const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation)
+  const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES])
   const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory)
 
   const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env)
@@ -267,6 +279,7 @@ export function parseActionInputs(
     budgetMinutes,
     allowUntrusted,
     isolation,
+    failOn,
     secrets: secretsResult.secrets,
     missingSecrets: secretsResult.missing,
     workingDirectory,

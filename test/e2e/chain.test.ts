@@ -64,7 +64,12 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
       expect(comments).toHaveLength(1)
       expect(comments[0]!.issueNumber).toBe(pull.number)
       expect(comments[0]!.body).toContain('<!-- loop-controller:stairs -->')
-      expect(comments[0]!.body).toMatch(/COMPLETE: `stairs` after 3 iterations/)
+      expect(comments[0]!.body).toMatch(/COMPLETE · `stairs` · after 3 iterations/)
+      // What a person does next, in one line; the comment is on the pull request and does not link to it.
+      expect(comments[0]!.body).toContain(
+        `**Next:** Review pull request \\#${pull.number}, mark it ready for review and merge it.`,
+      )
+      expect(comments[0]!.body).not.toContain(`[pull request \\#${pull.number}]`)
 
       // The summaries: the stage diagram, the checks, the next action.
       expect(jobs[0]!.summary).toContain('stateDiagram-v2')
@@ -161,7 +166,15 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
       const last = jobs.at(-1)!
       expect(last.outputs.status, why).toBe('capped')
       expect(last.summary).toMatch(/cap|CAPPED/i)
-      expect(last.summary).toMatch(/2 of 2 iterations/)
+      expect(last.summary).toMatch(/iteration 2 of 2/)
+      // A loop stopped at the cap fails its job (fail-on's default), with one annotation, the first,
+      // that says why and what to do.
+      expect(jobs.map((job) => job.conclusion)).toEqual(['success', 'failure'])
+      // (GitHub counts error annotations apart from warnings, such as the isolation's.)
+      const errors = last.annotations.filter((annotation) => annotation.level === 'error')
+      expect(errors[0]?.title).toBe('loop-controller: capped stopped at the iteration cap (iteration 2 of 2)')
+      expect(errors[0]?.message).toMatch(/Next: raise `max-iterations`/)
+      expect(errors.length).toBeLessThanOrEqual(10)
       const comments = botComments(sandbox)
       expect(comments).toHaveLength(1)
       expect(comments[0]!.body).toMatch(/cap/i)

@@ -86,7 +86,8 @@ describe('the kill switch on GitHub (action built from source, cache scoped by r
       expect(s.workRuns(), why).toEqual(['work-1', 'work-2'])
       const last = iterationJobs(jobs).at(-1)!
       expect(last.outputs.status, why).toBe('aborted')
-      expect(last.conclusion).toBe('success')
+      // `fail-on` defaults to blocked, capped and aborted: the run of a loop that stopped short shows red.
+      expect(last.conclusion).toBe('failure')
       // Who stopped it, as far as the loop can tell: the label, and where it is.
       expect(last.summary).toMatch(new RegExp(`aborted by the loop/stop label on pull request \\\\?#${pull!.number}`))
       const comment = botComments(sandbox).find((c) => c.issueNumber === pull!.number)

@@ -91,6 +91,13 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'repos/get-collaborator-permission-level',
     'users/get-authenticated',
   ],
+  'permissions.test.ts': [
+    'actions/create-workflow-dispatch',
+    'issues/create-comment',
+    'issues/list-comments',
+    'pulls/create',
+    'pulls/list',
+  ],
   'pull-request-events.test.ts': [
     'actions/create-workflow-dispatch',
     'issues/create-comment',

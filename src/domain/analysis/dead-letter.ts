@@ -139,13 +139,21 @@ export function buildDeadLetter(input: DeadLetterInput): DeadLetter {
   return letter
 }
 
+const UNKNOWN_ADVICE: [rootCause: string, whereToLook: string, alternative: string] = [
+  'An error no known pattern matches.',
+  'The first error line of the check output.',
+  'Ask a human to classify it; add a pattern for it.',
+]
+
+/** The pattern's advice alone, without counts or quotes (the report says those once, elsewhere). */
+export function failureAdvice(pattern: string | null): DeadLetterSuggestions {
+  const [rootCause, whereToLook, alternative] = ADVICE[pattern ?? ''] ?? UNKNOWN_ADVICE
+  return { rootCause, whereToLook, alternative }
+}
+
 function suggest(input: DeadLetterInput, similar: readonly FailureRecord[]): DeadLetterSuggestions {
   const { failure, tried } = input
-  const advice = ADVICE[failure.pattern ?? ''] ?? [
-    'An error no known pattern matches.',
-    'The first error line of the check output.',
-    'Ask a human to classify it; add a pattern for it.',
-  ]
+  const advice = ADVICE[failure.pattern ?? ''] ?? UNKNOWN_ADVICE
   const firstLine = firstErrorLine(failure.error)
   const triedList = [...new Set(tried.map((t) => t.strategy))].join(', ')
   const rootCause = `${advice[0]}${similar.length > 0 ? ` Seen ${similar.length + 1} times in this loop.` : ''}`

@@ -7,6 +7,7 @@ export {
   type DeadLetter,
   type DeadLetterInput,
   type DeadLetterSuggestions,
+  failureAdvice,
   MAX_SUGGESTION_TOKENS,
 } from './dead-letter.js'
 export {

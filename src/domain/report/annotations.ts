@@ -11,7 +11,12 @@ export interface AnnotationCandidate {
   check: string
   pattern: string | null
   location: Location
+  /** The first line of the check's output, which names what failed when the location's message does not. */
+  context?: string
 }
+
+// A location message shorter than this (`expected: 9`) says too little alone.
+const TERSE_MESSAGE = 40
 
 export interface Annotation {
   file: string
@@ -26,7 +31,14 @@ export function locationsOf(checks: readonly CheckResult[]): AnnotationCandidate
   return checks.flatMap((check) =>
     check.verdict === 'pass' || check.verdict === 'skipped' || check.verdict === 'flaky'
       ? []
-      : check.locations.map((location) => ({ check: check.name, pattern: check.pattern, location })),
+      : check.locations.map((location) => {
+          // The first line that says something (not a fence or a rule).
+          const context = check.excerpt
+            .split('\n')
+            .find((line) => /[A-Za-z0-9]/.test(line))
+            ?.trim()
+          return { check: check.name, pattern: check.pattern, location, ...(context ? { context } : {}) }
+        }),
   )
 }
 
@@ -52,10 +64,18 @@ export function selectAnnotations(
 ): { annotations: Annotation[]; overflow: Annotation[] } {
   const seen = new Set<string>()
   const unique: Annotation[] = []
-  for (const { check, pattern, location } of candidates) {
+  for (const { check, pattern, location, context } of candidates) {
     const file = annotationPath(location.file, workspaceRoot)
     if (file === '') continue
-    const message = (location.message ?? '').trim() || `${check} failed here`
+    const own = (location.message ?? '').trim()
+    const message =
+      own === ''
+        ? context
+          ? `${check} failed here: ${context}`
+          : `${check} failed here`
+        : own.length < TERSE_MESSAGE && context && !context.includes(own)
+          ? `${context}\n${own}`
+          : own
     const key = `${file}\0${location.line ?? ''}\0${location.column ?? ''}\0${message}`
     if (seen.has(key)) continue
     seen.add(key)

@@ -25,9 +25,42 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g
  * backtick cannot open a code span), mentions broken, and at most `maxChars` long.
  */
 export function inlineText(text: string, maxChars = 300): string {
-  let flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim()
-  if (flat.length > maxChars) flat = `${flat.slice(0, maxChars - 1)}…`
+  return escapeInline(oneLine(text, maxChars))
+}
+
+/** Control characters removed, whitespace folded, at most `maxChars` long. */
+function oneLine(text: string, maxChars: number): string {
+  const flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim()
+  return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat
+}
+
+function escapeInline(flat: string): string {
   return neutraliseMentions(escapeHtml(flat).replace(/([\\`*_[\]|~!#])/g, '\\$1'))
+}
+
+// A code span the text itself wrote: no backtick, no line break and no `|` (which splits a table cell
+// even inside a code span), at most 200 characters.
+const CODE_SPAN = /`([^`|\n]{1,200})`/g
+
+/**
+ * One line of text that may hold code spans of its own (`/loop resume`, `loop/blocked`): the spans stay
+ * code spans, and everything between them is escaped as `inlineText` does. A code span is inert in
+ * GitHub's Markdown (no HTML, no link, no mention), so untrusted text gains nothing by writing one;
+ * escaping its backticks again only shows them to the reader.
+ */
+export function markdownText(text: string, maxChars = 300): string {
+  const flat = oneLine(text, maxChars)
+  let out = ''
+  let last = 0
+  for (const match of flat.matchAll(CODE_SPAN)) {
+    const body = match[1] as string
+    // A span that starts or ends in a space would be trimmed by the renderer; leave it as text.
+    if (body.trim() !== body) continue
+    out += escapeInline(flat.slice(last, match.index))
+    out += `\`${body}\``
+    last = match.index + match[0].length
+  }
+  return out + escapeInline(flat.slice(last))
 }
 
 /** A code span for names from a safe alphabet (check ids, patterns, strategies); others get `inlineText`. */

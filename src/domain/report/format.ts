@@ -41,7 +41,12 @@ export function isFailing(check: CheckResult): boolean {
   return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error'
 }
 
-/** `✅ all 4 checks passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
+/** `1 check`, `4 checks`, `1 auto-fix`, `2 auto-fixes` (pass the plural when it is not the word plus s). */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`
+}
+
+/** `✅ all 4 checks passed`, `✅ the 1 check passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
 export function verdictLine(checks: readonly CheckResult[]): string {
   if (checks.length === 0) return 'no checks ran'
   const failing = checks.filter(isFailing).length
@@ -50,7 +55,9 @@ export function verdictLine(checks: readonly CheckResult[]): string {
     const skipped = checks.filter((c) => c.verdict === 'skipped').length
     return skipped > 0
       ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
-      : `✅ all ${checks.length} ${noun} passed`
+      : checks.length === 1
+        ? '✅ the 1 check passed'
+        : `✅ all ${checks.length} ${noun} passed`
   }
   const regressions = checks.filter((c) => c.regression && isFailing(c)).length
   const which =
@@ -64,9 +71,14 @@ export function overallVerdict(checks: readonly CheckResult[]): 'pass' | 'fail' 
   return checks.some(isFailing) ? 'fail' : 'pass'
 }
 
-/** `$1.84`. */
+/** `5,500`: digits grouped, so a count of tokens reads at a glance. */
+export function formatCount(value: number): string {
+  return Math.round(value).toLocaleString('en-US')
+}
+
+/** `$1.84`; a cost under a cent is `<$0.01`, not a zero it is not. */
 export function formatUsd(value: number): string {
-  return `$${value.toFixed(2)}`
+  return value > 0 && value < 0.005 ? '<$0.01' : `$${value.toFixed(2)}`
 }
 
 /** `location` as `file:line:column`. */

@@ -35,6 +35,10 @@ export interface ReportModel {
   loopId: string
   /** Iterations run so far (this one included). */
   iteration: number
+  /** When the state was last written (ISO). */
+  updatedAt: string
+  /** What the controller ran, per iteration (agent calls with tokens and cost, verifications). */
+  usageLog: LoopState['usage']['log']
   maxIterations: number
   pipeline: readonly Stage[]
   stage: Stage
@@ -110,6 +114,8 @@ export function buildReportModel(state: LoopState, extras: ReportExtras): Report
   return {
     loopId: state.loopId,
     iteration: state.iteration,
+    updatedAt: state.updatedAt,
+    usageLog: state.usage.log,
     maxIterations: state.maxIterations,
     pipeline: state.pipeline,
     stage: state.stage,

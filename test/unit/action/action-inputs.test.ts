@@ -44,6 +44,7 @@ describe('parseActionInputs', () => {
       dispatch: true,
       allowUntrusted: false,
       workingDirectory: '.',
+      failOn: ['blocked', 'capped', 'aborted'],
       githubToken: 'tok-1234',
       pushToken: 'tok-1234',
       verify: [],
@@ -140,10 +141,25 @@ describe('parseActionInputs', () => {
     { values: { 'state-branch': 'a..b' }, message: "Input 'state-branch' must be a branch name" },
     { values: { 'loop-id': '///' }, message: "Input 'loop-id' must contain letters or digits" },
     { values: { 'github-token': '' }, message: "Input 'github-token' must be a token; got ''." },
+    {
+      values: { 'fail-on': 'blocked,failed' },
+      message:
+        "Input 'fail-on' must be a comma-separated list of blocked, capped, aborted, or none; got 'blocked,failed'.",
+    },
+    { values: { 'fail-on': 'none,blocked' }, message: "Input 'fail-on' must be a comma-separated list" },
+    { values: { 'fail-on': ',' }, message: "Input 'fail-on' must be a comma-separated list" },
   ]
   it.each(bad)('names the bad value: $message', ({ values, message }) => {
     const problems = problemsOf(values)
     expect(problems.some((problem) => problem.includes(message))).toBe(true)
+  })
+
+  it.each([
+    { value: 'blocked', failOn: ['blocked'] },
+    { value: ' Capped , blocked,capped ', failOn: ['capped', 'blocked'] },
+    { value: 'none', failOn: [] },
+  ])('reads fail-on $value', ({ value, failOn }) => {
+    expect(parseActionInputs(inputs({ 'fail-on': value }), noEvent).failOn).toEqual(failOn)
   })
 
   it('reports every problem at once', () => {

@@ -82,4 +82,87 @@ describe('report', () => {
     )
     expect(comments).toEqual([])
   })
+
+  const manyLocations = checkResultSchema.parse({
+    name: 'test',
+    kind: 'test',
+    verdict: 'fail',
+    pattern: 'test-failure',
+    locations: Array.from({ length: 12 }, (_, i) => ({ file: `/ws/src/f${i}.ts`, line: i + 1, message: `bad ${i}` })),
+  })
+
+  /** The report of a loop that stopped as `status`, with 12 failing locations, and what the step did, in order. */
+  async function stopped(status: 'blocked' | 'capped' | 'aborted', failOn: ('blocked' | 'capped' | 'aborted')[]) {
+    const { io, deps } = setup()
+    const steps: string[] = []
+    const logged = {
+      ...io,
+      annotateError: (message: string, where: { file: string; line?: number; title: string }) => {
+        steps.push(`annotation ${where.file}:${where.line}`)
+        io.annotateError(message, where)
+      },
+      setFailed: (message: string, title?: string) => {
+        steps.push('failed')
+        io.setFailed(message, title)
+      },
+    }
+    const state = loopState({ iteration: 3, status, statusReason: `stopped as ${status}` })
+    const result = iterationResult({ state, checks: [manyLocations], nextAction: 'stop' })
+    await report(
+      runOf({ issue: { number: 5 } }),
+      { loopId: 'l1', state, outcome: status, result, root: '/ws', failOn },
+      { ...deps, io: logged },
+    )
+    return { io, steps }
+  }
+
+  it.each(['blocked', 'capped', 'aborted'] as const)(
+    'fails the job of a %s loop with one annotation that comes first and is never the one dropped',
+    async (status) => {
+      const { io, steps } = await stopped(status, ['blocked', 'capped', 'aborted'])
+      // GitHub shows 10 annotations per step: the end state's and 9 locations.
+      expect(steps[0]).toBe('failed')
+      expect(steps.filter((step) => step.startsWith('annotation'))).toHaveLength(9)
+      expect(io.failed).toHaveLength(1)
+      expect(io.failed[0]).toMatch(
+        new RegExp(`^loop-controller: l1 .* \\(iteration 3 of \\d+\\): Why: stopped as ${status}\\. Next: `),
+      )
+      expect(io.outputs['next-action']).toMatch(/^(push a fix|raise `max-iterations`|nothing: the loop is over)/)
+    },
+  )
+
+  it('leaves the job green for an end state fail-on does not name, with all 10 locations', async () => {
+    const { io, steps } = await stopped('capped', ['blocked'])
+    expect(io.failed).toEqual([])
+    expect(steps).toHaveLength(10)
+  })
+
+  it('never fails the job of a running loop', async () => {
+    const { io, deps } = setup()
+    const state = loopState({ iteration: 1 })
+    const result = iterationResult({ state, checks: [failing] })
+    await report(
+      runOf({ issue: { number: 5 } }),
+      { loopId: 'l1', state, outcome: 'continue', result, root: '/ws', failOn: ['blocked', 'capped', 'aborted'] },
+      deps,
+    )
+    expect(io.failed).toEqual([])
+  })
+
+  it('links the pull request from the issue`s comment, and not from the pull request`s own', async () => {
+    const { comments, deps } = setup()
+    const state = loopState({
+      pullRequest: { number: 9, url: 'https://github.com/o/r/pull/9', merged: false },
+      task: { source: 'issue', number: 5, title: 't', body: '', author: 'alice' },
+    })
+    await report(
+      runOf({}),
+      { loopId: 'l1', state, outcome: 'continue', result: iterationResult({ state }), root: '/' },
+      deps,
+    )
+    const byTarget = Object.fromEntries(comments.map((c) => [c.issueNumber, c.body]))
+    expect(Object.keys(byTarget)).toEqual(['5', '9'])
+    expect(byTarget[5]).toContain('[pull request \\#9](https://github.com/o/r/pull/9)')
+    expect(byTarget[9]).not.toContain('pull request \\#9')
+  })
 })

@@ -54,8 +54,8 @@ export function recordingIO(): ActionIO & {
     writeSummary: async (markdown: string) => {
       io.summaries.push(markdown)
     },
-    setFailed: (message: string) => {
-      io.failed.push(message)
+    setFailed: (message: string, title?: string) => {
+      io.failed.push(title === undefined ? message : `${title}: ${message}`)
     },
   }
   return io

@@ -7,6 +7,7 @@ import {
   codeBlock,
   inlineText,
   locationsOf,
+  markdownText,
   type ReportModel,
   renderComment,
   renderStageDiagram,
@@ -134,18 +135,19 @@ describe('renderSummary', () => {
   const summary = renderSummary(model())
 
   it('has the header, stage, verdict and next action', () => {
-    expect(summary).toContain('## 🔁 loop-controller · `issue-42` · iteration 4 of 10')
+    expect(summary).toContain('## 🔁 Running · `issue-42` · iteration 4 of 10')
     expect(summary).toContain('**Stage:** VERIFY (capability 2 of 3: `retry-on-timeout`)')
     expect(summary).toContain('**Verdict:** ❌ 1 of 5 checks failed')
-    expect(summary).toContain('**Next:** retry IMPLEMENT with strategy \\`context\\_expand\\` (attempt 2 of 3)')
+    // A running loop needs nothing of a person; what the loop does next is its own line in the comment.
+    expect(summary).toContain('**Next:** Nothing: the loop goes on by itself; to stop it, comment `/loop abort`.')
   })
 
   it('has the iteration table', () => {
-    expect(summary).toContain('| check | kind | verdict | time | pattern | confidence | strategy |')
-    expect(summary).toContain('| `build` | build | ✅ | 12.1 s |  |  |  |')
-    expect(summary).toContain('| `types` | typecheck | ❌ | 8.4 s | `type-error` | 0.86 | `context_expand` |')
-    expect(summary).toContain('| `unit` | test | ⏭️ skipped (needs types) |  |  |  |  |')
-    expect(summary).toContain('| `format` | format | ✅ auto-fixed | 500 ms | `format-error` |  | `auto_fix` |')
+    expect(summary).toContain('| check | verdict | time | analysis |')
+    expect(summary).toContain('| `build` | ✅ | 12.1 s |  |')
+    expect(summary).toContain('| `types` | ❌ | 8.4 s | `type-error` 0.86 → `context_expand` |')
+    expect(summary).toContain('| `unit` | ⏭️ skipped (needs types) |  |  |')
+    expect(summary).toContain('| `format` | ✅ auto-fixed | 500 ms | `format-error` → `auto_fix` |')
   })
 
   it('has a collapsible output per failing check', () => {
@@ -156,10 +158,18 @@ describe('renderSummary', () => {
     expect(summary).not.toContain('<summary>build')
   })
 
-  it('has the budget line and links', () => {
+  it('has what was spent and the links', () => {
     expect(summary).toContain(
-      'Budget: 4 of 10 iterations · 23 of 90 minutes · $1.84 of $10.00 · [audit trail](https://github.com/o/r/actions/runs/1/artifacts/2) · [pull request \\#57](https://github.com/o/r/pull/57)',
+      '**Spent:** 23 min 0 s of 90 min · $1.84 of $10.00 · [audit trail](https://github.com/o/r/actions/runs/1/artifacts/2) · [pull request \\#57](https://github.com/o/r/pull/57)',
     )
+    expect(summary).toContain('<sub>Updated 2026-01-01 00:00 UTC</sub>')
+  })
+
+  it('has only the table columns some check fills', () => {
+    const text = renderSummary(model({ checks: [check({ name: 'build' }), check({ name: 'unit' })] }))
+    expect(text).toContain('| check | verdict | time |\n| --- | --- | --- |\n| `build` | ✅ | 1.0 s |')
+    expect(text).toContain('✅ all 2 checks passed')
+    expect(renderSummary(model({ checks: [check({ name: 'build' })] }))).toContain('✅ the 1 check passed')
   })
 
   it('lists locations past the annotation limit', () => {
@@ -187,8 +197,14 @@ describe('renderSummary', () => {
     expect(text).toContain('````text\n```\n</details>')
     expect(text).toContain(':\u200b:set-output')
     expect(text).toContain('<summary>evil: fail (&lt;b&gt;x&lt;/b&gt;.ts:1)</summary>')
-    expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; \\| @\u200badmin \\`x\\`')
+    // The hostile next action is a running loop's plan: the checklist shows it, escaped, with its
+    // own code span kept (a code span is inert).
+    const comment = renderComment(
+      model({ checks: [hostile], nextAction: '<script>alert(1)</script> | @admin `x`', statusReason: 'x' }),
+    )
+    expect(comment).toContain('&lt;script&gt;alert(1)&lt;/script&gt; \\| @\u200badmin `x`')
     expect(text).not.toContain('<script>')
+    expect(comment).not.toContain('<script>')
   })
 
   it('redacts secrets in everything it shows', () => {
@@ -218,6 +234,15 @@ describe('renderSummary', () => {
     expect(text).toContain('… and 4980 more failing checks')
   })
 
+  it('counts one of a kind in the singular', () => {
+    const many = Array.from({ length: 201 }, (_, i) => check({ name: `c${i}` }))
+    expect(renderSummary(model({ checks: many }))).toContain('_… and 1 more check; every one is in the audit trail._')
+    const failing = Array.from({ length: 21 }, (_, i) => check({ name: `f${i}`, verdict: 'fail', excerpt: 'x' }))
+    expect(renderSummary(model({ checks: failing }))).toContain('_… and 1 more failing check; its output is in')
+    const one = [{ file: 'a.ts', line: 1, title: 't', message: 'm' }]
+    expect(renderSummary(model(), { overflowLocations: one })).toContain('1 more location (GitHub')
+  })
+
   it('cuts to any smaller limit and says where the rest is', () => {
     const text = renderSummary(model({ outputs: { types: 'line\n'.repeat(100_000) } }), { limit: 5_000 })
     expect(utf8Length(text)).toBeLessThanOrEqual(5_000)
@@ -229,8 +254,9 @@ describe('renderComment', () => {
   it('starts with the hidden marker and shows progress while running', () => {
     const text = renderComment(model())
     expect(text.startsWith('<!-- loop-controller:issue-42 -->\n')).toBe(true)
-    expect(text).toContain('### 🔁 `issue-42` · iteration 4 of 10')
-    expect(text).toContain('| `types` | ❌ | 8.4 s | `type-error` | `context_expand` |')
+    expect(text).toContain('### 🔁 Running · `issue-42` · iteration 4 of 10')
+    expect(text).toContain('| `types` | ❌ | 8.4 s | `type-error` 0.86 → `context_expand` |')
+    expect(text).toContain('- [ ] iteration 5: retry IMPLEMENT with strategy `context_expand` (attempt 2 of 3)')
     expect(text).not.toContain('Human action needed')
   })
 
@@ -247,22 +273,26 @@ describe('renderComment', () => {
         { status: 'blocked', statusReason: 'retry budget spent' },
       ),
     )
-    expect(text).toContain('### 🚫 BLOCKED: `issue-42` needs a human')
-    expect(text).toContain('**Reason:** the same \\`type-error\\` came back')
+    expect(text).toContain('### 🚫 BLOCKED: needs a person · `issue-42` · iteration 4 of 10')
+    // The reason's own code spans stay code spans: no backslash shows.
+    expect(text).toContain('**Why:** the same `type-error` came back after `context_expand` and `analyze_then_fix`.')
     expect(text).toContain(
-      "**Last failure:** `types` · `src/retry.ts:41:7` · `type-error` · Type 'string' is not assignable to type 'number'.",
+      "**Failing:** `types` · `src/retry.ts:41:7` · `type-error` · Type 'string' is not assignable to type 'number'.",
     )
-    expect(text).toContain('**Attempts:** 3 of 3 for this failure · 7 of 10 failures in total')
+    // One count: 3 attempts, the first and then the 2 fixes listed.
     expect(text).toContain(
-      '**What was tried**\n1. iteration 5 · `context_expand` · added a type guard in parseDelay → same error',
+      '**What was tried** · 3 of 3 attempts on this failure: the first, then 2 fixes · 7 of 10 failures allowed in the loop\n\n1. iteration 5 · `context_expand` · added a type guard in parseDelay → same error',
     )
     expect(text).toContain('2. iteration 6 · `analyze_then_fix` · changed Delay to a union type → same error')
-    expect(text).toContain('**Human action needed:** decide whether \\`Delay\\` is a number')
+    expect(text).toContain('**Human action needed:** decide whether `Delay` is a number')
     expect(text).toContain(
-      '**To resume:** push a fix to `loop/issue-42` or clarify in the issue, then comment `/loop resume`.',
+      '**Next:** Push a fix to `loop/issue-42` or clarify the goal in the issue, then comment `/loop resume`; to give up, comment `/loop abort`.',
     )
-    expect(text).toContain('Suggested next step: look at src/config.ts:12')
+    expect(text).toContain('**Where to look:** look at src/config.ts:12')
     expect(text).toContain('<details><summary>Output of types</summary>')
+    expect(text).not.toContain('\\`')
+    // The reason is said once.
+    expect(text.split('came back').length - 1).toBe(1)
   })
 
   it('falls back to a default human action from the pattern', () => {
@@ -275,7 +305,7 @@ describe('renderComment', () => {
         },
       ),
     )
-    expect(text).toContain('**Human action needed:** resolve the merge conflict on \\`loop/issue-42\\`')
+    expect(text).toContain('**Human action needed:** resolve the merge conflict on `loop/issue-42`')
   })
 
   it('says how to approve a waiting gate', () => {
@@ -289,16 +319,19 @@ describe('renderComment', () => {
         },
       ),
     )
-    expect(text).toContain('**Gate `security` needs approval.**')
-    expect(text).toContain('- comment `/loop approve security`')
-    expect(text).toContain('- add the label `loop/approved:security`')
+    expect(text).toContain('### ⏸️ Waiting for approval of gate `security` · `issue-42` · iteration 4 of 10')
+    expect(text).toContain('**Why:** paths under auth/ changed.')
+    expect(text).toContain(
+      '**Next:** Approve gate `security` (someone with write access): comment `/loop approve security`, add the label `loop/approved:security` or approve the pull request in a review.',
+    )
     expect(text).toContain('**Gates:** `security` ⏳ pending')
+    expect(text).toContain('state "Waiting for gate security" as WAITING')
   })
 
   it.each([
-    { status: 'complete' as const, heading: '### ✅ COMPLETE: `issue-42` after 4 iterations' },
-    { status: 'capped' as const, heading: '### 🛑 Stopped at the cap: `issue-42` ran 4 of 10 iterations' },
-    { status: 'aborted' as const, heading: '### ⏹️ Aborted: `issue-42`' },
+    { status: 'complete' as const, heading: '### ✅ COMPLETE · `issue-42` · after 4 iterations' },
+    { status: 'capped' as const, heading: '### 🛑 Stopped at the iteration cap · `issue-42` · iteration 4 of 10' },
+    { status: 'aborted' as const, heading: '### ⏹️ Aborted · `issue-42` · iteration 4 of 10' },
   ])('has a heading for $status', ({ status, heading }) => {
     expect(renderComment(model({}, { status }))).toContain(heading)
   })
@@ -329,48 +362,85 @@ describe('renderComment', () => {
   })
 })
 
-describe('renderStageDiagram', () => {
+describe('renderStageDiagram: where the loop stands', () => {
+  const iterate = ['IMPLEMENT', 'VERIFY', 'COMPLETE'] as const
+  const base = { pipeline: iterate, iteration: 3, maxIterations: 8, verdict: 'fail' as const, gate: null }
   it.each([
     {
-      name: 'full pipeline in VERIFY',
-      pipeline: [
-        'INIT',
-        'SCAFFOLD',
-        'IMPLEMENT',
-        'TEST',
-        'VERIFY',
-        'VALIDATE',
-        'DOCUMENT',
-        'REVIEW',
-        'SHIP',
-        'COMPLETE',
-      ] as const,
-      stage: 'VERIFY' as const,
-      status: 'running' as const,
+      name: 'full pipeline running in VERIFY',
+      input: {
+        ...base,
+        pipeline: [
+          'INIT',
+          'SCAFFOLD',
+          'IMPLEMENT',
+          'TEST',
+          'VERIFY',
+          'VALIDATE',
+          'DOCUMENT',
+          'REVIEW',
+          'SHIP',
+          'COMPLETE',
+        ] as const,
+        stage: 'VERIFY' as const,
+        status: 'running' as const,
+        verdict: 'none' as const,
+      },
       expected: [
-        '  VERIFY --> IMPLEMENT: next capability / retry',
+        '  VERIFY --> IMPLEMENT: retry · iteration 3 of 8',
         '  class INIT,SCAFFOLD,IMPLEMENT,TEST done',
         '  class VERIFY current',
       ],
+      absent: ['BLOCKED', 'failed'],
     },
     {
-      name: 'iterate preset, blocked in IMPLEMENT',
-      pipeline: ['IMPLEMENT', 'VERIFY', 'COMPLETE'] as const,
-      stage: 'IMPLEMENT' as const,
-      status: 'blocked' as const,
-      expected: ['  IMPLEMENT --> VERIFY', '  VERIFY --> COMPLETE', '  class IMPLEMENT stopped'],
+      name: 'running again after a failed verification',
+      input: { ...base, stage: 'IMPLEMENT' as const, status: 'running' as const },
+      expected: ['  class VERIFY failed', '  class IMPLEMENT current'],
+      absent: ['stopped'],
     },
     {
-      name: 'complete',
-      pipeline: ['IMPLEMENT', 'VERIFY', 'COMPLETE'] as const,
-      stage: 'COMPLETE' as const,
-      status: 'complete' as const,
-      expected: ['  class IMPLEMENT,VERIFY,COMPLETE done'],
+      name: 'BLOCKED: its own state, reached from the failed VERIFY',
+      input: { ...base, stage: 'IMPLEMENT' as const, status: 'blocked' as const },
+      expected: [
+        '  state "BLOCKED at iteration 3 of 8" as BLOCKED',
+        '  VERIFY --> BLOCKED',
+        '  class VERIFY failed',
+        '  class BLOCKED stopped',
+      ],
+      absent: ['class IMPLEMENT'],
     },
-  ])('$name', ({ pipeline, stage, status, expected }) => {
-    const diagram = renderStageDiagram(pipeline, stage, status)
+    {
+      name: 'capped: the cap is a state, with the count',
+      input: { ...base, iteration: 8, stage: 'IMPLEMENT' as const, status: 'capped' as const },
+      expected: ['  state "Cap reached: 8 of 8 iterations" as CAPPED', '  VERIFY --> CAPPED', '  class CAPPED stopped'],
+      absent: ['BLOCKED'],
+    },
+    {
+      name: 'waiting at a gate',
+      input: {
+        ...base,
+        stage: 'VERIFY' as const,
+        status: 'waiting' as const,
+        verdict: 'pass' as const,
+        gate: 'security',
+      },
+      expected: ['  state "Waiting for gate security" as WAITING', '  class WAITING waiting', '  class VERIFY current'],
+      absent: ['failed'],
+    },
+    {
+      name: 'complete, with the iterations it took',
+      input: { ...base, stage: 'COMPLETE' as const, status: 'complete' as const, verdict: 'pass' as const },
+      expected: ['  state "COMPLETE in 3 iterations" as COMPLETE', '  class IMPLEMENT,VERIFY,COMPLETE done'],
+      absent: ['failed', 'current'],
+    },
+  ])('$name', ({ input, expected, absent }) => {
+    const diagram = renderStageDiagram(input)
     expect(diagram.startsWith('```mermaid\nstateDiagram-v2\n  direction LR\n')).toBe(true)
-    for (const line of expected) expect(diagram.split('\n')).toContain(line)
+    const lines = diagram.split('\n')
+    for (const line of expected) expect(lines).toContain(line)
+    const classLines = lines.filter((line) => line.startsWith('  class ') || line.startsWith('  state ')).join('\n')
+    for (const word of absent) expect(classLines).not.toContain(word)
     expect(diagram).not.toMatch(/--> \w+ -->/)
   })
 })
@@ -395,6 +465,35 @@ describe('annotations', () => {
   })
 
   it.each([
+    {
+      name: 'a terse message gets the line that names what failed',
+      message: 'expected: 9',
+      excerpt: '\nnot ok 1 - a cart total counts every unit\n  expected: 9\n  actual: 8',
+      expected: 'not ok 1 - a cart total counts every unit\nexpected: 9',
+    },
+    {
+      name: 'a message that says enough stays alone',
+      message: "Type 'string' is not assignable to type 'number'.",
+      excerpt: 'src/retry.ts(41,7): error TS2322',
+      expected: "Type 'string' is not assignable to type 'number'.",
+    },
+    {
+      name: 'no message: the check and the line',
+      message: undefined,
+      excerpt: '```\nSegmentation fault',
+      expected: 'unit failed here: Segmentation fault',
+    },
+  ])('$name', ({ message, excerpt, expected }) => {
+    const failing = check({
+      name: 'unit',
+      verdict: 'fail',
+      excerpt,
+      locations: [{ file: 'a.js', line: 3, ...(message ? { message } : {}) }],
+    })
+    expect(selectAnnotations(locationsOf([failing])).annotations[0]?.message).toBe(expected)
+  })
+
+  it.each([
     { file: './src/a.ts', root: '', expected: 'src/a.ts' },
     { file: 'C:\\w\\src\\a.ts', root: 'C:\\w', expected: 'src/a.ts' },
     { file: '/elsewhere/a.ts', root: '/work', expected: '/elsewhere/a.ts' },
@@ -412,6 +511,22 @@ describe('escaping and trimming', () => {
     { text: 'cc @team', expected: 'cc @\u200bteam' },
   ])('inlineText($text)', ({ text, expected }) => {
     expect(inlineText(text)).toBe(expected)
+  })
+
+  it.each([
+    // The text's own code spans stay code spans: no backslash shows before a backtick.
+    { text: 'then `/loop resume` or `loop resume`', expected: 'then `/loop resume` or `loop resume`' },
+    { text: 'Fix the cause on `loop/blocked`.', expected: 'Fix the cause on `loop/blocked`.' },
+    { text: 'a_b `a_b` *c*', expected: 'a\\_b `a_b` \\*c\\*' },
+    // A span is inert, so hostile text inside one stays as it is; outside one it is escaped.
+    { text: '`<script>` <script> @x `@x`', expected: '`<script>` &lt;script&gt; @\u200bx `@x`' },
+    // What cannot be a span of its own stays escaped: a lone backtick, a `|`, padded or empty spans.
+    { text: 'a ` b', expected: 'a \\` b' },
+    { text: '`a|b`', expected: '\\`a\\|b\\`' },
+    { text: '` a `', expected: '\\` a \\`' },
+    { text: '``', expected: '\\`\\`' },
+  ])('markdownText($text)', ({ text, expected }) => {
+    expect(markdownText(text)).toBe(expected)
   })
 
   it('picks a fence longer than any backtick run', () => {
