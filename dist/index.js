@@ -31527,7 +31527,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(98287);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(72385);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31537,7 +31537,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 98287:
+/***/ 72385:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36167,12 +36167,81 @@ function summarizeNextAction(state, decision) {
 
 // EXTERNAL MODULE: ./src/ports/store.ts
 var store = __nccwpck_require__(93433);
+;// CONCATENATED MODULE: ./src/app/iteration/record.ts
+/**
+ * The iteration record: what the steps of a running iteration produce, passed from step to step. Each
+ * step is a function `(run, record) => record` over it; none keeps state of its own.
+ */
+
+/** The record with `events` added to its journey. */
+function withEvents(record, ...events) {
+    return { ...record, events: [...record.events, ...events] };
+}
+function record_event(at, iteration, type, message, data) {
+    return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
+}
+/**
+ * Notes the work tree before the controller runs `check`'s fix command, so that the checkpoint commits
+ * what came before (the agent's work) and the fix apart. Nothing is noted when no commit will be made.
+ */
+async function beforeFix(run, check, command) {
+    const { input, deps } = run;
+    if (!input.commit || !deps.git)
+        return [];
+    return [{ check, command, tree: await deps.git.snapshot(input.excludeFromCommits) }];
+}
+/** Notes the work tree before the agent works, after fixes the controller ran first. */
+async function beforeWork(run) {
+    const { input, deps } = run;
+    if (!input.commit || !deps.git)
+        return [];
+    return [{ work: true, tree: await deps.git.snapshot(input.excludeFromCommits) }];
+}
+/** Names one saved state, so staged journey events can be matched with the save they belong to. */
+function savedMarker(state) {
+    return `${state.loopId}:${state.iteration}:${state.updatedAt}`;
+}
+function summarizeVerdicts(results) {
+    return results.map((r) => `${r.name} ${r.verdict}`).join(', ');
+}
+function finish(outcome, state, decision, next, ran, version) {
+    return {
+        outcome,
+        state,
+        decision,
+        next,
+        nextAction: summarizeNextAction(state, next),
+        checks: ran.checks ?? [],
+        commit: ran.commit ?? null,
+        record: ran.record ?? null,
+        version,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/app/journaled-save.ts
+
+async function saveWithEvents(loopId, state, events, expected, deps) {
+    const marker = savedMarker(state);
+    await deps.audit.stagePending(marker, events);
+    let version;
+    try {
+        version = await deps.store.save(loopId, state, expected);
+    }
+    catch (error) {
+        await deps.audit.discardPending(marker);
+        throw error;
+    }
+    await deps.audit.commitPending(marker);
+    return version;
+}
+
 ;// CONCATENATED MODULE: ./src/app/people-commands.ts
 /**
  * What people ask of a loop outside an iteration: resume, skip a task, approve or reject a gate, abort.
  * Shared by the CLI and the action: load, apply the engine's pure command, save with compare-and-swap,
  * record the events.
  */
+
 
 
 class NoLoopError extends Error {
@@ -36221,8 +36290,7 @@ async function applyOnce(command, input, deps) {
             applied = skipTask(loaded.state, command.task, command.reason, input.by, now);
             break;
     }
-    await deps.store.save(input.loopId, applied.state, loaded.version);
-    await deps.audit.appendEvents(applied.events);
+    await saveWithEvents(input.loopId, applied.state, applied.events, loaded.version, deps);
     return applied.state;
 }
 
@@ -36424,1009 +36492,6 @@ async function removePersistedCredentials(git, logger) {
         logger.warning(`The checkout left credentials in .git/config (${keys.join(', ')}), where the agent could read them; they were removed for this job. Check out with \`persist-credentials: false\`: loop-controller gives its token to git push alone.`);
     }
     return keys;
-}
-
-// EXTERNAL MODULE: ./src/domain/git-errors.ts
-var git_errors = __nccwpck_require__(80818);
-;// CONCATENATED MODULE: ./src/app/loop-branch.ts
-/**
- * The loop's branch (`loop/<loop-id>`): checked out at the start of a job, pushed
- * at the end. A push the remote refuses as non-fast-forward is fetched, rebased and retried; a rebase
- * conflict is reported as `merge-conflict` for the loop to go BLOCKED. Never a force push.
- */
-
-function remoteRef(remote, branch) {
-    return `refs/remotes/${remote}/${branch}`;
-}
-/**
- * Checks out `branch`: at the remote's tip when it exists there (the loop's earlier work), else a new
- * branch at the current commit.
- */
-async function checkoutLoopBranch(git, branch, remote = 'origin') {
-    const fetched = await git.fetch(remote, `+refs/heads/${branch}:${remoteRef(remote, branch)}`);
-    if (fetched.ok) {
-        await git.checkoutBranch(branch, remoteRef(remote, branch));
-        return { created: false, head: await git.head() };
-    }
-    await git.checkoutBranch(branch, 'HEAD');
-    return { created: true, head: await git.head() };
-}
-/**
- * Pushes HEAD to `branch`. On a non-fast-forward rejection: fetch, rebase onto the remote branch, push
- * again, up to `attempts` times. A rebase conflict is aborted (the branch stays as it was) and returned
- * as `conflict` with the conflicting paths and git's words (which the `merge-conflict` pattern knows).
- */
-async function pushLoopBranch(git, options) {
-    const remote = options.remote ?? 'origin';
-    const attempts = options.attempts ?? 3;
-    const refspec = `HEAD:refs/heads/${options.branch}`;
-    let lastMessage = '';
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-        const result = await git.exec(['push', '--porcelain', remote, refspec], {
-            allowFailure: true,
-            ...(options.env ? { env: options.env } : {}),
-        });
-        if (result.exitCode === 0)
-            return { kind: 'pushed', attempts: attempt, head: await git.head() };
-        const text = `${result.stdout}\n${result.stderr}`;
-        lastMessage = text.trim();
-        if (!git_errors/* NON_FAST_FORWARD_SIGNS */.qA.some((sign) => sign.test(text))) {
-            return { kind: 'failed', attempts: attempt, message: lastMessage };
-        }
-        const fetched = await git.fetch(remote, `+refs/heads/${options.branch}:${remoteRef(remote, options.branch)}`);
-        if (!fetched.ok)
-            return { kind: 'failed', attempts: attempt, message: fetched.stderr.trim() || lastMessage };
-        const rebased = await git.rebase(remoteRef(remote, options.branch), options.identity);
-        if (!rebased.ok) {
-            if (rebased.conflict || git_errors/* CONFLICT_SIGNS */.EU.some((sign) => sign.test(rebased.stderr))) {
-                const paths = rebased.conflictPaths;
-                const lines = paths.map((path) => `CONFLICT (content): Merge conflict in ${path}`);
-                return {
-                    kind: 'conflict',
-                    attempts: attempt,
-                    paths,
-                    message: [...lines, `Automatic merge failed; ${options.branch} changed on the remote.`, rebased.stderr.trim()]
-                        .filter(Boolean)
-                        .join('\n'),
-                };
-            }
-            return { kind: 'failed', attempts: attempt, message: rebased.stderr.trim() };
-        }
-    }
-    return {
-        kind: 'failed',
-        attempts,
-        message: `The remote branch ${options.branch} kept moving; gave up after ${attempts} pushes. ${lastMessage}`,
-    };
-}
-/**
- * Git configuration, as environment variables, that makes a push use `token` on `serverUrl`
- * (`https://github.com`). The empty first value clears the header `actions/checkout` persisted, so
- * only this token is sent.
- */
-function pushAuthEnv(serverUrl, token) {
-    const key = `http.${serverUrl.replace(/\/+$/, '')}/.extraheader`;
-    const basic = Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64');
-    return {
-        GIT_CONFIG_COUNT: '2',
-        GIT_CONFIG_KEY_0: key,
-        GIT_CONFIG_VALUE_0: '',
-        GIT_CONFIG_KEY_1: key,
-        GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${basic}`,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/annotations.ts
-/** GitHub's limit of error annotations shown per step. */
-const MAX_ANNOTATIONS = 10;
-// A location message shorter than this (`expected: 9`) says too little alone.
-const TERSE_MESSAGE = 40;
-/** The locations of the failing checks, in matrix order. */
-function locationsOf(checks) {
-    return checks.flatMap((check) => check.verdict === 'pass' || check.verdict === 'skipped' || check.verdict === 'flaky'
-        ? []
-        : check.locations.map((location) => {
-            // The first line that says something (not a fence or a rule).
-            const context = check.excerpt
-                .split('\n')
-                .find((line) => /[A-Za-z0-9]/.test(line))
-                ?.trim();
-            return { check: check.name, pattern: check.pattern, location, ...(context ? { context } : {}) };
-        }));
-}
-/**
- * A file path as GitHub wants it for an annotation: relative to the workspace, forward slashes, no
- * leading `./`. Paths outside the workspace are kept as they are (GitHub then shows them unlinked).
- */
-function annotationPath(file, workspaceRoot) {
-    let path = file.replace(/\\/g, '/');
-    const root = workspaceRoot.replace(/\\/g, '/').replace(/\/+$/, '');
-    if (root !== '' && path.startsWith(`${root}/`))
-        path = path.slice(root.length + 1);
-    return path.replace(/^(\.\/)+/, '');
-}
-/**
- * Picks at most `max` annotations (duplicates of the same place and message removed, first come
- * first served) and returns the rest as overflow for the summary.
- */
-function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = '') {
-    const seen = new Set();
-    const unique = [];
-    for (const { check, pattern, location, context } of candidates) {
-        const file = annotationPath(location.file, workspaceRoot);
-        if (file === '')
-            continue;
-        const own = (location.message ?? '').trim();
-        const message = own === ''
-            ? context
-                ? `${check} failed here: ${context}`
-                : `${check} failed here`
-            : own.length < TERSE_MESSAGE && context && !context.includes(own)
-                ? `${context}\n${own}`
-                : own;
-        const key = `${file}\0${location.line ?? ''}\0${location.column ?? ''}\0${message}`;
-        if (seen.has(key))
-            continue;
-        seen.add(key);
-        unique.push({
-            file,
-            ...(location.line !== undefined ? { line: location.line } : {}),
-            ...(location.line !== undefined && location.column !== undefined ? { column: location.column } : {}),
-            title: pattern ? `${check}: ${pattern}` : check,
-            message: message.length > 1000 ? `${message.slice(0, 999)}…` : message,
-        });
-    }
-    const limit = Math.max(0, max);
-    return { annotations: unique.slice(0, limit), overflow: unique.slice(limit) };
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/limits.ts
-/**
- * GitHub's size limits and how reports are trimmed to fit them, always with a pointer to the audit
- * trail where nothing is trimmed. Pure.
- */
-/** A step's job summary may hold 1 MiB. */
-const SUMMARY_MAX_BYTES = 1024 * 1024;
-/** An issue or pull request comment may hold 65,536 characters. */
-const COMMENT_MAX_CHARS = 65_536;
-/** The most table rows, failing-output sections and listed locations a report shows. */
-const REPORT_CAPS = { tableRows: 200, outputSections: 20, overflowLocations: 100, triedEntries: 20, gates: 50 };
-const encoder = new TextEncoder();
-/** Bytes of `text` in UTF-8 (what the summary limit counts). */
-function utf8Length(text) {
-    // Fast path: every UTF-16 unit is at most 3 UTF-8 bytes, so short texts need no encoding.
-    if (text.length * 3 <= SUMMARY_MAX_BYTES / 4)
-        return encoder.encode(text).length;
-    let bytes = 0;
-    for (let i = 0; i < text.length; i++) {
-        const unit = text.charCodeAt(i);
-        if (unit < 0x80)
-            bytes += 1;
-        else if (unit < 0x800)
-            bytes += 2;
-        else if (unit >= 0xd800 && unit <= 0xdbff) {
-            bytes += 4;
-            i++;
-        }
-        else
-            bytes += 3;
-    }
-    return bytes;
-}
-/** The line that marks trimmed output and says where the rest is. */
-function trimmedMarker(lines, chars, where) {
-    return `… ${lines} line${lines === 1 ? '' : 's'} (${chars} characters) trimmed; the full output is in ${where} …`;
-}
-/**
- * Keeps the head and the tail of `text` (a third and two thirds of `maxChars`, cut at line breaks
- * where possible), with a marker saying how much was dropped and where to find it. The tail gets more
- * room because failures are usually reported last.
- */
-function trimOutput(text, maxChars, where = 'the audit trail') {
-    if (text.length <= maxChars)
-        return text;
-    if (maxChars <= 0)
-        return trimmedMarker(countLines(text), text.length, where);
-    const headBudget = Math.floor(maxChars / 3);
-    const tailBudget = maxChars - headBudget;
-    let head = text.slice(0, headBudget);
-    const headBreak = head.lastIndexOf('\n');
-    if (headBreak > headBudget / 2)
-        head = head.slice(0, headBreak);
-    let tail = text.slice(text.length - tailBudget);
-    const tailBreak = tail.indexOf('\n');
-    if (tailBreak !== -1 && tailBreak < tailBudget / 2)
-        tail = tail.slice(tailBreak + 1);
-    const dropped = text.slice(head.length, text.length - tail.length);
-    return `${head}\n${trimmedMarker(countLines(dropped), dropped.length, where)}\n${tail}`;
-}
-function countLines(text) {
-    let lines = 1;
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1))
-        lines++;
-    return lines;
-}
-/**
- * Renders with ever smaller budgets until the result fits `limit` (as `measure` counts it). `render`
- * receives a per-output character budget; a budget of 0 asks for outputs left out. As a last resort
- * the text is cut at a line break and a note says where the full report is.
- */
-function fitToLimit(render, measure, limit, initialBudget, where) {
-    let budget = initialBudget;
-    for (let attempt = 0; attempt < 8; attempt++) {
-        const text = render(budget);
-        const size = measure(text);
-        if (size <= limit)
-            return text;
-        if (budget === 0)
-            return hardCut(text, measure, limit, where);
-        const next = Math.floor(budget * (limit / size) * 0.85);
-        budget = next < 200 ? 0 : next;
-    }
-    return hardCut(render(0), measure, limit, where);
-}
-function hardCut(text, measure, limit, where) {
-    const note = `\n\n> [!NOTE]\n> This report was cut to fit GitHub's size limit; the full report is in ${where}.\n`;
-    const room = limit - measure(note);
-    // Characters are at most 4 bytes, so cutting at room/4 characters is safe for both measures; widen
-    // while it still fits.
-    let cut = Math.max(0, Math.floor(room / 4));
-    let step = Math.max(1, Math.floor((text.length - cut) / 2));
-    while (step >= 1 && cut < text.length) {
-        if (measure(text.slice(0, cut + step)) <= room)
-            cut += step;
-        else
-            step = Math.floor(step / 2);
-    }
-    let head = text.slice(0, cut);
-    const lineBreak = head.lastIndexOf('\n');
-    if (lineBreak > 0)
-        head = head.slice(0, lineBreak);
-    return head + note;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/escape.ts
-/**
- * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
- * renders. `core.summary` escapes nothing, so everything goes through here.
- */
-
-const ZWSP = '\u200b';
-/** Escapes `&`, `<`, `>` and quotes for HTML (a `<summary>`, an attribute). */
-function escapeHtml(text) {
-    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-/** Breaks `@name` so quoting untrusted text never notifies anyone. */
-function neutraliseMentions(text) {
-    return text.replace(/@(?=[A-Za-z0-9])/g, `@${ZWSP}`);
-}
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
-/**
- * One line of untrusted text for inline Markdown (a table cell, a bullet): whitespace folded,
- * HTML-escaped, Markdown punctuation backslash-escaped (so `|` cannot split a table cell and a
- * backtick cannot open a code span), mentions broken, and at most `maxChars` long.
- */
-function inlineText(text, maxChars = 300) {
-    return escapeInline(escape_oneLine(text, maxChars));
-}
-/** Control characters removed, whitespace folded, at most `maxChars` long. */
-function escape_oneLine(text, maxChars) {
-    const flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
-    return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
-}
-function escapeInline(flat) {
-    return neutraliseMentions(escapeHtml(flat).replace(/([\\`*_[\]|~!#])/g, '\\$1'));
-}
-// A code span the text itself wrote: no backtick, no line break and no `|` (which splits a table cell
-// even inside a code span), at most 200 characters.
-const CODE_SPAN = /`([^`|\n]{1,200})`/g;
-/**
- * One line of text that may hold code spans of its own (`/loop resume`, `loop/blocked`): the spans stay
- * code spans, and everything between them is escaped as `inlineText` does. A code span is inert in
- * GitHub's Markdown (no HTML, no link, no mention), so untrusted text gains nothing by writing one;
- * escaping its backticks again only shows them to the reader.
- */
-function markdownText(text, maxChars = 300) {
-    const flat = escape_oneLine(text, maxChars);
-    let out = '';
-    let last = 0;
-    for (const match of flat.matchAll(CODE_SPAN)) {
-        const body = match[1];
-        // A span that starts or ends in a space would be trimmed by the renderer; leave it as text.
-        if (body.trim() !== body)
-            continue;
-        out += escapeInline(flat.slice(last, match.index));
-        out += `\`${body}\``;
-        last = match.index + match[0].length;
-    }
-    return out + escapeInline(flat.slice(last));
-}
-/** A code span for names from a safe alphabet (check ids, patterns, strategies); others get `inlineText`. */
-function code(name) {
-    return /^[A-Za-z0-9._:/@+-]+$/.test(name) && name.length <= 200 ? `\`${name}\`` : inlineText(name);
-}
-/**
- * A fenced code block that untrusted content cannot close: the fence is longer than any run of
- * backticks inside. Workflow commands and control characters are defused too, since the same text
- * may be echoed to the log.
- */
-function codeBlock(content, language = 'text') {
-    const clean = neutraliseWorkflowCommands(content.replace(CONTROL, ''));
-    let longest = 0;
-    for (const match of clean.matchAll(/`+/g))
-        longest = Math.max(longest, match[0].length);
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    return `${fence}${language}\n${clean.replace(/\n+$/, '')}\n${fence}`;
-}
-/** A URL for a Markdown link target: only http(s), with parentheses and spaces encoded. */
-function safeUrl(url) {
-    if (!/^https?:\/\/[^\s]+$/i.test(url))
-        return null;
-    return url.replace(/\(/g, '%28').replace(/\)/g, '%29');
-}
-/** A Markdown link, or the escaped label alone when the URL is not a plain http(s) URL. */
-function escape_link(label, url) {
-    const target = url ? safeUrl(url) : null;
-    return target ? `[${inlineText(label)}](${target})` : inlineText(label);
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
-/** The Mermaid stage diagram of the summary and the comment: where the loop stands. Pure. */
-
-// The states besides the pipeline's stages, shown only when the loop is in them.
-const END_NODES = {
-    blocked: { id: 'BLOCKED', label: (d) => `BLOCKED at iteration ${d.iteration} of ${d.maxIterations}` },
-    capped: { id: 'CAPPED', label: (d) => `Cap reached: ${d.iteration} of ${d.maxIterations} iterations` },
-    aborted: { id: 'ABORTED', label: (d) => `Aborted at iteration ${d.iteration} of ${d.maxIterations}` },
-    waiting: { id: 'WAITING', label: (d) => (d.gate ? `Waiting for gate ${d.gate}` : 'Waiting') },
-};
-/**
- * A `stateDiagram-v2` of the pipeline (one transition per line: chains are not stateDiagram syntax)
- * that shows where the loop stands: finished stages green, the current one amber, the stage whose
- * checks failed red-outlined, and, when the loop stopped or waits, a state of its own (BLOCKED, the
- * cap, aborted, the gate) filled red or amber. The iteration count is on the retry edge and the end
- * state; COMPLETE says how many iterations it took.
- */
-function renderStageDiagram(input) {
-    const { pipeline, stage, status, iteration, maxIterations } = input;
-    const ordered = domain_stages/* STAGES */.an.filter((s) => pipeline.includes(s));
-    const lines = ['stateDiagram-v2', '  direction LR'];
-    const complete = status === 'complete' || stage === 'COMPLETE';
-    if (complete && ordered.includes('COMPLETE')) {
-        lines.push(`  state "COMPLETE in ${iteration} iteration${iteration === 1 ? '' : 's'}" as COMPLETE`);
-    }
-    if (ordered[0])
-        lines.push(`  [*] --> ${ordered[0]}`);
-    for (let i = 1; i < ordered.length; i++)
-        lines.push(`  ${ordered[i - 1]} --> ${ordered[i]}`);
-    const loopStart = domain_stages/* CAPABILITY_LOOP */.y3[0];
-    const loopEnd = domain_stages/* CAPABILITY_LOOP */.y3[domain_stages/* CAPABILITY_LOOP */.y3.length - 1];
-    const loops = ordered.includes(loopStart) && ordered.includes(loopEnd);
-    if (loops) {
-        lines.push(`  ${loopEnd} --> ${loopStart}: ${complete ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`);
-    }
-    // The stage whose checks ran this iteration: VERIFY where the pipeline has it, else where the loop is.
-    const verifiedAt = loops && !complete ? loopEnd : stage;
-    const end = complete ? undefined : END_NODES[status];
-    if (end) {
-        lines.push(`  state "${end.label(input)}" as ${end.id}`);
-        lines.push(`  ${ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage)} --> ${end.id}`);
-    }
-    lines.push('  classDef done fill:#dafbe1,stroke:#1a7f37,color:#1f2328');
-    lines.push('  classDef current fill:#fff8c5,stroke:#9a6700,color:#1f2328,stroke-width:2px');
-    lines.push('  classDef failed fill:#ffebe9,stroke:#cf222e,color:#1f2328,stroke-width:2px');
-    lines.push('  classDef stopped fill:#cf222e,stroke:#82071e,color:#ffffff');
-    lines.push('  classDef waiting fill:#bf8700,stroke:#7d4e00,color:#ffffff');
-    const currentIndex = domain_stages/* STAGES */.an.indexOf(stage);
-    const failedStage = !complete && input.verdict === 'fail' && ordered.includes(verifiedAt) ? verifiedAt : null;
-    const done = complete ? ordered : ordered.filter((s) => domain_stages/* STAGES */.an.indexOf(s) < currentIndex && s !== failedStage);
-    if (done.length > 0)
-        lines.push(`  class ${done.join(',')} done`);
-    if (failedStage)
-        lines.push(`  class ${failedStage} failed`);
-    const stopped = status === 'blocked' || status === 'capped' || status === 'aborted';
-    if (!complete && !stopped && ordered.includes(stage) && stage !== failedStage)
-        lines.push(`  class ${stage} current`);
-    if (end)
-        lines.push(`  class ${end.id} ${status === 'waiting' ? 'waiting' : 'stopped'}`);
-    return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/sections.ts
-/**
- * The parts the job summary and the sticky comment share, each rendered from the report view so both
- * say a fact the same way: the heading, why and next, the BLOCKED handoff, the check table, the
- * iteration checklist, gates, refused paths, what was spent, links and when. Pure: returns Markdown.
- */
-
-
-
-
-
-
-/** `🚫 BLOCKED: needs a person · \`stuck\` · iteration 3 of 8`; COMPLETE says how many iterations it took. */
-function headingText(model, view) {
-    const progress = view.state === 'complete' ? `after ${plural(model.iteration, 'iteration')}` : view.progress;
-    return `${view.icon} ${markdownText(view.title)} · ${code(model.loopId)} · ${progress}`;
-}
-/** **Why** (when stopped or waiting) and **Next** (always): each said once. */
-function whyAndNext(view, redact) {
-    const lines = [];
-    if (view.why)
-        lines.push(`**Why:** ${markdownText(redact(view.why), 1000)}.`);
-    lines.push(`**Next:** ${markdownText(capitalise(redact(view.nextStep)), 1000)}`);
-    return lines.join('  \n');
-}
-function capitalise(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-/** Where a reader finds what a report leaves out. */
-function auditTrailPointer(model) {
-    return model.links.auditTrail ? `the [audit trail](${model.links.auditTrail})` : 'the audit trail artifact';
-}
-/** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
-function stageLine(model) {
-    const { capabilities } = model;
-    if (capabilities.total === 0 || capabilities.current === null)
-        return model.stage;
-    return `${model.stage} (capability ${Math.min(capabilities.completed + 1, capabilities.total)} of ${capabilities.total}: ${code(capabilities.current)})`;
-}
-/** The diagram of where the loop stands. */
-function stageDiagram(model, view) {
-    return renderStageDiagram({
-        pipeline: model.pipeline,
-        stage: model.stage,
-        status: model.status,
-        iteration: model.iteration,
-        maxIterations: model.maxIterations,
-        verdict: view.iterations.find((i) => i.iteration === model.iteration)?.verdict ?? 'none',
-        gate: view.state === 'waiting' ? pendingGate(model) : null,
-    });
-}
-/** The default ask of a person when the handoff names none, by the failure's pattern. */
-function defaultHumanAction(model) {
-    const pattern = model.failures.current?.pattern;
-    if (pattern === 'merge-conflict')
-        return `resolve the merge conflict on \`${loopBranch(model.loopId)}\`.`;
-    if (pattern === 'permission-error')
-        return 'grant the missing permission named in the failure.';
-    if (pattern === 'security-finding')
-        return 'review the security finding and decide whether the change may proceed.';
-    if (pattern === 'dependency-conflict')
-        return 'settle the dependency versions the loop could not reconcile.';
-    return 'read the failure and what was tried, then fix the cause or clarify the goal.';
-}
-/** `\`types\` · \`src/retry.ts:41:7\` · \`type-error\` · Type 'string' is not assignable…` */
-function failureLine(view, redact) {
-    const failure = view.failure;
-    if (!failure)
-        return null;
-    const parts = [code(failure.check)];
-    if (failure.location)
-        parts.push(code(redact(formatLocation(failure.location))));
-    if (failure.pattern)
-        parts.push(code(failure.pattern));
-    if (failure.firstLine)
-        parts.push(inlineText(redact(failure.firstLine), 300));
-    return parts.join(' · ');
-}
-/**
- * The BLOCKED handoff: the ask of a person, the failure once, its attempts (one count, with the fixes
- * that followed the first attempt listed under it), where to look, and (when `outputBudget` > 0) the
- * failing check's output.
- */
-function handoffSection(model, view, redact, outputBudget) {
-    const ask = model.handoff?.humanAction || defaultHumanAction(model);
-    const head = [`**Human action needed:** ${markdownText(redact(ask), 600)}`];
-    const failing = failureLine(view, redact);
-    if (failing)
-        head.push(`**Failing:** ${failing}`);
-    const blocks = [head.join('  \n')];
-    const failure = view.failure;
-    if (failure) {
-        const { failures } = model;
-        const fixes = failure.tried.length;
-        const after = fixes > 0 ? `: the first, then ${plural(fixes, 'fix', 'fixes')}` : '';
-        const tried = [
-            `**What was tried** · ${failure.attempts} of ${failure.attemptsLimit} attempts on this failure${after} · ${failures.total} of ${failures.totalLimit} failures allowed in the loop`,
-        ];
-        const shown = failure.tried.slice(-REPORT_CAPS.triedEntries);
-        if (shown.length < failure.tried.length) {
-            const earlier = failure.tried.length - shown.length;
-            tried.push(`_(${plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
-        }
-        blocks.push(tried.join('  \n'));
-        if (shown.length > 0) {
-            blocks.push(shown
-                .map((entry, index) => `${index + 1}. iteration ${entry.iteration} · ${code(entry.strategy)} · ${inlineText(redact(entry.outcome), 300)}`)
-                .join('\n'));
-        }
-    }
-    if (model.handoff?.suggestion)
-        blocks.push(`**Where to look:** ${markdownText(redact(model.handoff.suggestion), 800)}`);
-    const check = failure && outputBudget > 0 ? model.checks.find((c) => c.name === failure.check) : undefined;
-    if (check) {
-        const output = trimOutput(redact(model.outputs[check.name] ?? check.excerpt), outputBudget);
-        if (output.trim() !== '') {
-            blocks.push(`<details><summary>Output of ${escapeHtml(redact(check.name))}</summary>\n\n${codeBlock(output)}\n\n</details>`);
-        }
-    }
-    return blocks.join('\n\n');
-}
-/** What the classifier made of a failing check: `\`type-error\` 0.86 → \`context_expand\``; empty when nothing. */
-function analysisCell(check) {
-    const parts = [];
-    if (check.pattern)
-        parts.push(check.confidence === null ? code(check.pattern) : `${code(check.pattern)} ${check.confidence.toFixed(2)}`);
-    if (check.strategy)
-        parts.push(`→ ${code(check.strategy)}`);
-    return parts.join(' ');
-}
-/** The iteration's checks: check, verdict, time and (when any check has one) the analysis. */
-function checkTable(checks, redact) {
-    if (checks.length === 0)
-        return '_No checks ran in this iteration._';
-    const shown = checks.slice(0, REPORT_CAPS.tableRows);
-    const withAnalysis = shown.some((check) => analysisCell(check) !== '');
-    const rows = shown.map((check) => {
-        const verdict = check.verdict === 'skipped' && check.skippedReason
-            ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
-            : checkVerdictLabel(check);
-        const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : formatDuration(check.durationMs)];
-        if (withAnalysis)
-            cells.push(analysisCell(check));
-        return `| ${cells.join(' | ')} |`;
-    });
-    const header = withAnalysis
-        ? '| check | verdict | time | analysis |\n| --- | --- | --- | --- |'
-        : '| check | verdict | time |\n| --- | --- | --- |';
-    const more = checks.length > shown.length
-        ? `\n\n_… and ${plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
-        : '';
-    return `${header}\n${rows.join('\n')}${more}`;
-}
-/** The progress checklist: one ticked line per iteration run, and the next one open while the loop runs. */
-function iterationChecklist(model, view, redact) {
-    if (view.iterations.length === 0)
-        return '';
-    const lines = ['**Iterations**'];
-    if (view.earlierIterations > 0)
-        lines.push(`_(${plural(view.earlierIterations, 'earlier iteration')} in the audit trail)_`);
-    for (const iteration of view.iterations)
-        lines.push(`- [x] ${markdownText(iterationLine(iteration), 600)}`);
-    if (view.state === 'running') {
-        lines.push(`- [ ] iteration ${model.iteration + 1}: ${markdownText(redact(model.nextAction), 300)}`);
-    }
-    return lines.join('\n');
-}
-/** What the loop spent: time, cost and tokens, each of its limit where one is set (iterations are in the heading). */
-function spentLine(model) {
-    const { budget } = model;
-    const time = formatDuration(budget.minutesUsed * 60_000) || '0 s';
-    const parts = [budget.minutesLimit !== undefined ? `${time} of ${budget.minutesLimit} min` : time];
-    if (budget.costUsd > 0 || budget.costLimit !== undefined) {
-        parts.push(budget.costLimit !== undefined
-            ? `${formatUsd(budget.costUsd)} of ${formatUsd(budget.costLimit)}`
-            : formatUsd(budget.costUsd));
-    }
-    if (budget.tokens > 0 || budget.tokensLimit !== undefined) {
-        parts.push(budget.tokensLimit !== undefined
-            ? `${formatCount(budget.tokens)} of ${formatCount(budget.tokensLimit)} tokens`
-            : `${formatCount(budget.tokens)} token${budget.tokens === 1 ? '' : 's'}`);
-    }
-    return `**Spent:** ${parts.join(' · ')}`;
-}
-/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch and the run. */
-function linksLine(model, postedOn) {
-    const { links } = model;
-    const parts = [];
-    if (links.auditTrail)
-        parts.push(escape_link('audit trail', links.auditTrail));
-    if (links.pullRequest && links.pullRequest.number !== postedOn) {
-        parts.push(escape_link(`pull request #${links.pullRequest.number}`, links.pullRequest.url));
-    }
-    if (links.issue && links.issue.number !== postedOn)
-        parts.push(escape_link(`issue #${links.issue.number}`, links.issue.url));
-    if (links.branch)
-        parts.push(links.branch.url ? escape_link(links.branch.name, links.branch.url) : code(links.branch.name));
-    if (links.run)
-        parts.push(escape_link('this run', links.run));
-    return parts.join(' · ');
-}
-/** `<sub>Updated 2026-01-01 00:00 UTC</sub>`. */
-function updatedLine(view) {
-    return view.updatedAt ? `<sub>Updated ${view.updatedAt}</sub>` : '';
-}
-/** The paths the last checkpoint did not commit, each with why and what to do. */
-function refusedSection(model, redact) {
-    const refused = model.refusedFromCommit;
-    if (refused.length === 0)
-        return '';
-    const shown = refused
-        .slice(0, 10)
-        .map((r) => `- ${code(redact(r.path))}: ${inlineText(redact(r.reason), 200)}; ${inlineText(redact(r.remedy), 200)}`);
-    if (refused.length > shown.length)
-        shown.push(`- … and ${refused.length - shown.length} more (see the audit trail)`);
-    return [`**Not committed** (still in the work tree, never pushed):`, ...shown].join('\n');
-}
-/** Gates and their states, e.g. `security ✅ approved by @alice · deploy ⏳ pending`. */
-function gatesLine(model, redact) {
-    const entries = Object.entries(model.gates).slice(0, REPORT_CAPS.gates);
-    if (entries.length === 0)
-        return '';
-    const gates = entries
-        .map(([name, gate]) => {
-        const icon = gate.status === 'approved' ? '✅' : gate.status === 'rejected' ? '⛔' : '⏳';
-        const by = gate.decidedBy ? ` by ${inlineText(redact(gate.decidedBy), 60)}` : '';
-        return `${code(name)} ${icon} ${gate.status}${by}`;
-    })
-        .join(' · ');
-    return `**Gates:** ${gates}`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/comment.ts
-/**
- * The sticky comment of a loop on its issue or pull request, found again by its hidden marker and
- * updated in place: a living progress report. Pure: returns Markdown.
- */
-
-
-
-
-
-/** Outside BLOCKED (whose handoff says it), the failure of this iteration in one line, if it failed. */
-function failingNow(model, view, redact) {
-    if (!model.checks.some(isFailing))
-        return '';
-    const line = failureLine(view, redact);
-    return line ? `**Failing:** ${line}` : '';
-}
-/**
- * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, the heading, why
- * and the next step for a person in one line, the handoff when BLOCKED, the stage diagram with where
- * the loop stands, the checklist of iterations, this iteration's checks (folded), gates, what was
- * spent, links and when it was updated. Always under `options.limit` characters (65,536).
- */
-function renderComment(model, options = {}) {
-    const redact = options.redact ?? ((text) => text);
-    const limit = options.limit ?? COMMENT_MAX_CHARS;
-    const view = buildReportView(model);
-    const render = (outputBudget) => {
-        const table = checkTable(model.checks, redact);
-        const parts = [
-            stickyCommentMarker(model.loopId),
-            `### ${headingText(model, view)}`,
-            whyAndNext(view, redact),
-            view.state === 'blocked' ? handoffSection(model, view, redact, outputBudget) : failingNow(model, view, redact),
-            pullRequestWaitingSection(model),
-            stageDiagram(model, view),
-            iterationChecklist(model, view, redact),
-            model.checks.length > 0
-                ? `<details><summary>Checks of iteration ${model.iteration}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
-                : '',
-            gatesLine(model, redact),
-            refusedSection(model, redact),
-            [spentLine(model), linksLine(model, options.postedOn)].filter(Boolean).join(' · '),
-            updatedLine(view),
-        ];
-        return `${parts.filter(Boolean).join('\n\n')}\n`;
-    };
-    return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
-}
-
-;// CONCATENATED MODULE: ./src/domain/analysis/metrics.ts
-/** Aggregates from `metrics.byPattern` (which survives compaction of the attempt list). */
-function aggregateMetrics(metrics) {
-    const successRateByPattern = {};
-    const averageAttemptsByPattern = {};
-    let attempts = 0;
-    let escalated = 0;
-    let episodes = 0;
-    for (const [pattern, counts] of Object.entries(metrics.byPattern).sort(([a], [b]) => a.localeCompare(b))) {
-        if (counts.attempts <= 0)
-            continue;
-        attempts += counts.attempts;
-        escalated += counts.escalated;
-        const ended = counts.resolved + counts.escalated;
-        episodes += ended;
-        successRateByPattern[pattern] = metrics_round(counts.resolved / counts.attempts);
-        averageAttemptsByPattern[pattern] = metrics_round(counts.attempts / Math.max(1, ended));
-    }
-    return {
-        successRateByPattern,
-        averageAttemptsByPattern,
-        escalationRate: attempts === 0 ? 0 : metrics_round(escalated / attempts),
-        deadLetterRate: episodes === 0 ? 0 : metrics_round(Math.min(1, metrics.deadLetters / episodes)),
-    };
-}
-function metrics_round(value) {
-    return Math.round(value * 1000) / 1000;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/model.ts
-/**
- * What the job summary and the sticky comment show, in one plain object built from the loop's state,
- * the iteration's checks and the latest decision. Pure data; the renderers take nothing else.
- */
-
-/** Builds the report model from the loop's state plus what the iteration returned. */
-function buildReportModel(state, extras) {
-    return {
-        loopId: state.loopId,
-        iteration: state.iteration,
-        updatedAt: state.updatedAt,
-        usageLog: state.usage.log,
-        maxIterations: state.maxIterations,
-        pipeline: state.pipeline,
-        stage: state.stage,
-        status: state.status,
-        statusReason: state.statusReason,
-        outcome: extras.outcome,
-        capabilities: {
-            total: state.capabilities.total,
-            completed: state.capabilities.completed.length,
-            current: state.capabilities.current,
-        },
-        checks: extras.checks,
-        outputs: extras.outputs ?? {},
-        next: extras.next,
-        nextAction: extras.nextAction,
-        failures: {
-            total: state.failures.total,
-            totalLimit: state.failures.limits.total,
-            consecutive: state.failures.consecutive,
-            perFailureLimit: state.failures.limits.perFailure,
-            current: state.failures.current,
-            tried: state.failures.tried,
-        },
-        gates: state.gates,
-        refusedFromCommit: state.refusedFromCommit ?? [],
-        budget: {
-            minutesUsed: state.usage.wallMs / 60_000,
-            ...(state.budget.minutes !== undefined ? { minutesLimit: state.budget.minutes } : {}),
-            costUsd: state.usage.costUsd,
-            ...(state.budget.costUsd !== undefined ? { costLimit: state.budget.costUsd } : {}),
-            tokens: state.usage.tokens,
-            ...(state.budget.tokens !== undefined ? { tokensLimit: state.budget.tokens } : {}),
-        },
-        ...(extras.handoff ? { handoff: extras.handoff } : {}),
-        ...(extras.pullRequestWaiting ? { pullRequestWaiting: extras.pullRequestWaiting } : {}),
-        links: extras.links ?? {},
-        metrics: {
-            workCalls: state.metrics.workCalls,
-            autoFixes: state.metrics.autoFixes,
-            flakes: state.metrics.flakes,
-            regressions: state.metrics.regressions,
-            deadLetters: state.metrics.deadLetters,
-            aggregate: aggregateMetrics(state.metrics),
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/summary.ts
-
-
-
-
-
-/** One collapsible section per failing check with its trimmed output. */
-function renderFailureOutputs(model, outputBudget, redact) {
-    const failing = model.checks.filter(isFailing);
-    if (failing.length === 0)
-        return '';
-    const where = auditTrailPointer(model);
-    const shown = failing.slice(0, REPORT_CAPS.outputSections);
-    const sections = shown.map((check) => {
-        const locations = check.locations.slice(0, 3).map((l) => formatLocation(l));
-        const more = check.locations.length > 3 ? `, +${check.locations.length - 3} more` : '';
-        const regression = check.regression ? ', a regression (passed at the baseline)' : '';
-        const summary = `${check.name}: ${check.verdict}${regression}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`;
-        const raw = model.outputs[check.name] ?? check.excerpt;
-        const body = outputBudget === 0
-            ? `_Output left out to fit the size limit; it is in ${where}._`
-            : codeBlock(trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
-        return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
-    });
-    if (failing.length > shown.length) {
-        const rest = failing.length - shown.length;
-        sections.push(`_… and ${plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
-    }
-    return sections.join('\n\n');
-}
-function renderOverflow(overflow, redact) {
-    if (overflow.length === 0)
-        return '';
-    const shown = overflow.slice(0, REPORT_CAPS.overflowLocations);
-    const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
-    if (overflow.length > shown.length)
-        items.push(`- … and ${overflow.length - shown.length} more`);
-    return `<details><summary>${plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
-}
-/**
- * The job summary: the heading (state, loop id, iteration N of M), why and next, the BLOCKED handoff,
- * the stage diagram, the verdict and stage, the check table, a collapsible trimmed output per failing
- * check, locations past the annotation limit, metrics, what was spent, links and when. Always under
- * `options.limit` bytes (1 MiB).
- */
-function renderSummary(model, options = {}) {
-    const redact = options.redact ?? ((text) => text);
-    const limit = options.limit ?? SUMMARY_MAX_BYTES;
-    const view = buildReportView(model);
-    const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
-    const body = [
-        stageDiagram(model, view),
-        `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
-            ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
-            : ''}`,
-        checkTable(model.checks, redact),
-        gatesLine(model, redact),
-        pullRequestWaitingSection(model),
-        refusedSection(model, redact),
-    ];
-    const footer = [
-        renderOverflow(options.overflowLocations ?? [], redact),
-        metricsLine(model),
-        [spentLine(model), linksLine(model)].filter(Boolean).join(' · '),
-        updatedLine(view),
-    ];
-    // The handoff's output is the failure outputs' own: the summary shows it once, there.
-    const render = (outputBudget) => `${[
-        ...head,
-        view.state === 'blocked' ? handoffSection(model, view, redact, 0) : '',
-        ...body,
-        renderFailureOutputs(model, outputBudget, redact),
-        ...footer,
-    ]
-        .filter(Boolean)
-        .join('\n\n')}\n`;
-    return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
-}
-/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
-function metricsLine(model) {
-    const m = model.metrics;
-    if (!m)
-        return '';
-    const counts = [
-        plural(m.workCalls, 'agent call'),
-        plural(m.autoFixes, 'auto-fix', 'auto-fixes'),
-        plural(m.flakes, 'flake'),
-        plural(m.regressions, 'regression'),
-        `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
-    ];
-    const patterns = Object.entries(m.aggregate.successRateByPattern)
-        .slice(0, 8)
-        .map(([id, rate]) => `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`);
-    return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/index.ts
-/** Pure renderers of what people see on GitHub: the job summary, the sticky comment, annotations. */
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/ports/github.ts
-/**
- * What the controller asks of GitHub's API (docs/github.md). Implemented with Octokit in
- * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
- */
-/** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
-class GitHubPermissionError extends Error {
-    permission;
-    status;
-    name = 'GitHubPermissionError';
-    constructor(message, permission, status) {
-        super(message);
-        this.permission = permission;
-        this.status = status;
-    }
-}
-/**
- * GitHub refused to let this token open a pull request because of a repository (or organization)
- * setting, not a missing permission: "Allow GitHub Actions to create and approve pull requests" is off,
- * the default for new repositories and organizations. The branch is pushed; only the pull request waits.
- */
-class PullRequestsNotAllowedError extends Error {
-    name = 'PullRequestsNotAllowedError';
-}
-
-;// CONCATENATED MODULE: ./src/action/publish.ts
-
-
-
-
-
-
-/**
- * Publishes the iteration's commit when there is one and a remote `origin` to push to; without a
- * remote the work stays on the local branch.
- */
-async function publishIteration(run, input, deps) {
-    const { git, logger } = deps;
-    if (!git)
-        return { state: input.result.state, blocked: false };
-    const hasRemote = (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0;
-    if (!hasRemote)
-        logger.info(`No remote 'origin': the work stays on the local branch ${input.branch}.`);
-    if (!hasRemote || input.result.commit === null)
-        return { state: input.result.state, blocked: false };
-    return publish(run, input, { ...deps, git });
-}
-async function publish(run, input, deps) {
-    const { git, github, store, logger } = deps;
-    const { loopId, branch, result } = input;
-    let state = result.state;
-    let version = result.version;
-    // The git adapter hands the push token to fetch and push itself (see `GitCliOptions.networkEnv`).
-    const pushed = await deps.io.group(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY }));
-    if (pushed.kind !== 'pushed') {
-        const reason = pushed.kind === 'conflict'
-            ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
-            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}${(0,git_errors/* pushPermissionHint */.d7)(pushed.message)}`;
-        logger.error(pushed.message);
-        const blocked = markBlocked(state, reason, deps.clock.now());
-        version = await store.save(loopId, blocked.state, version);
-        return { state: blocked.state, blocked: true };
-    }
-    if (!state.pullRequest) {
-        // The task is in the state, so a re-dispatched job (whose event has no issue) still closes it.
-        const issue = state.task?.source === 'issue' ? state.task.number : run.event.issueToClose;
-        const closes = issue !== null ? `\n\nCloses #${issue}.` : '';
-        let pull;
-        try {
-            pull = await github.findOrCreatePullRequest({
-                head: branch,
-                base: run.event.defaultBranch,
-                title: `loop: ${(state.task?.title || state.goal).split('\n')[0]?.slice(0, 200) ?? loopId}`,
-                body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
-                draft: true,
-            });
-        }
-        catch (error) {
-            if (!(error instanceof PullRequestsNotAllowedError))
-                throw error;
-            // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
-            const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`;
-            logger.warning(`${error.message}. The repository setting "${PULL_REQUEST_SETTING}" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`);
-            return { state, blocked: false, pullRequestWaiting: { branch, compareUrl } };
-        }
-        logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`);
-        state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged } };
-        version = await store.save(loopId, state, version);
-    }
-    return { state, blocked: false };
-}
-
-;// CONCATENATED MODULE: ./src/action/refusal.ts
-/**
- * Tells people why the loop refused something for safety: in the job summary, and in a comment on the
- * issue or pull request the event is about (its own comment, updated in place on a repeat, so the
- * loop's status comment keeps its status).
- */
-
-
-async function reportRefusal(run, refusal, deps) {
-    const { github, io, redact } = deps;
-    io.info(`${redact(refusal.title)} ${redact(refusal.reason)}`);
-    if (run.hasStepSummary)
-        await io.writeSummary(renderRefusal(refusal, redact));
-    const issueNumber = run.event.subject.number;
-    if (issueNumber === null)
-        return;
-    const comment = await github.upsertStickyComment({
-        issueNumber,
-        marker: refusalCommentMarker(refusal.loopId),
-        body: renderRefusalComment(refusal, redact),
-    });
-    io.info(`Refusal ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/frames.ts
@@ -37776,7 +36841,7 @@ const TRIGGERS = [
     ].flatMap((ext) => [`.${ext}\n`, `.${ext}:`, `.${ext}(`]),
 ];
 const tables = new WeakMap();
-const scan_tables_encoder = new TextEncoder();
+const encoder = new TextEncoder();
 /** The scan tables of a library: every literal in one Aho-Corasick automaton, locations deduplicated. */
 function scanTablesFor(library) {
     const cached = tables.get(library);
@@ -37827,7 +36892,7 @@ function scanTablesFor(library) {
         return index;
     }));
     const table = {
-        scanner: new LiteralScanner([...literalIds.keys()].map((literal) => scan_tables_encoder.encode(literal))),
+        scanner: new LiteralScanner([...literalIds.keys()].map((literal) => encoder.encode(literal))),
         literalMatchers,
         matchers,
         regexMatchers: matchers.flatMap((m, i) => (m.signal.regex ? [i] : [])),
@@ -45750,6 +44815,1382 @@ function tallyRegressions(tally, now) {
 
 
 
+;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
+function attemptStrategy(decision) {
+    return decision.kind === 'RETRY' ? decision.strategy : null;
+}
+/** How a record names it. */
+function strategyLabel(strategy) {
+    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
+}
+
+;// CONCATENATED MODULE: ./src/domain/code-context/render.ts
+function renderCodeSections(context, fence) {
+    const lines = [];
+    if (context.attempt > 1 && context.contextAdded.length > 0) {
+        lines.push(`## Added for attempt ${context.attempt} (not shown before)`, '');
+        for (const added of context.contextAdded)
+            lines.push(`- ${added}`);
+        lines.push('');
+    }
+    if (context.codeContext.length > 0) {
+        lines.push('## Code around the failure', '');
+        for (const snippet of context.codeContext) {
+            lines.push(`\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}${snippet.why ? ` (${snippet.why})` : ''}:`, '', '```', fence(snippet.text), '```', '');
+        }
+    }
+    const changes = context.changes;
+    if (changes && changes.diff.trim() !== '') {
+        lines.push(`## What changed ${changes.since}`, '', '```diff', fence(changes.diff.trimEnd()), '```', '');
+    }
+    else if (changes) {
+        lines.push(`## What changed ${changes.since}`, '', 'No source file changed: the failure is older than that.', '');
+    }
+    if (context.contextCut.length > 0) {
+        lines.push('Left out to keep the prompt small:', '');
+        for (const cut of context.contextCut)
+            lines.push(`- ${cut}`);
+        lines.push('');
+    }
+    return lines;
+}
+
+;// CONCATENATED MODULE: ./src/domain/work-context.ts
+/**
+ * What the work command is told (the work command contract, README "Work command contract"):
+ * the same content as markdown (`LOOP_PROMPT_FILE`) and JSON (`LOOP_CONTEXT_FILE`). Pure.
+ */
+
+
+
+const STRATEGY_HINTS = {
+    // The work runs on auto_fix only when no fix command covered the failure: it is the agent's to fix.
+    auto_fix: "A tool could fix this failure (a formatter, a linter's fix mode), but no fix command of the loop covered it: fix it yourself, with the tool's own fix mode where the project has one.",
+    context_expand: 'Read the code around each location below before changing anything; the failure is about how this code fits with the code it calls or is called by.',
+    analyze_then_fix: 'Find the root cause first: read the failure and the code around it, say what is wrong, then make the smallest change that fixes it. Do not weaken or skip tests.',
+    dependency_check: 'A module or command is missing. Check the import path or package name; install or declare the dependency, or fix the path.',
+    retry_with_backoff: 'The failure looked transient; the checks are re-run unchanged.',
+    escalate: 'This failure needs a person.',
+};
+/** The hint for a strategy, with the pattern's own hint when it has one. */
+function strategyHint(strategy, patternHint) {
+    const base = strategy ? STRATEGY_HINTS[strategy] : 'Work toward the goal; the checks below judge the result.';
+    return patternHint ? `${base} ${patternHint}` : base;
+}
+function buildWorkContext(input) {
+    const { state } = input;
+    const found = input.failures.find((f) => f.strategy !== 'auto_fix') ?? input.failures[0] ?? null;
+    // The failure this attempt addresses carries the attempt's strategy, not only its pattern's proposal.
+    const primary = found && input.strategy ? { ...found, strategy: input.strategy } : found;
+    const failures = input.failures.map((f) => (f === found && primary ? primary : f));
+    return {
+        loopId: state.loopId,
+        goal: state.goal,
+        task: state.task ?? null,
+        iteration: state.iteration,
+        maxIterations: state.maxIterations,
+        stage: input.stage,
+        capability: input.capability,
+        strategy: input.strategy,
+        hint: strategyHint(input.strategy, primary?.hint),
+        failure: primary,
+        failures,
+        tried: state.failures.tried.map((t) => ({ ...t })),
+        lessons: primary
+            ? lessonsFor({ pattern: primary.pattern, signature: primary.signature, file: primary.locations[0]?.file }, input.deadLetters ?? [])
+            : [],
+        codeContext: input.selection?.snippets ?? input.codeContext,
+        attempt: input.selection?.level ?? 1,
+        contextAdded: input.selection?.added ?? [],
+        contextCut: input.selection?.cut ?? [],
+        changes: input.selection?.changes ?? null,
+        session: state.session ?? null,
+    };
+}
+/** The markdown prompt: goal, stage, capability, the failure analysis, the hint, what was tried, code. */
+function renderPrompt(context) {
+    const lines = [];
+    lines.push(`# Goal`, '', context.goal, '');
+    if (context.task)
+        lines.push(...(0,loop_task/* renderTask */.eK)(context.task));
+    lines.push(`Loop \`${context.loopId}\` · iteration ${context.iteration} of ${context.maxIterations} · stage ${context.stage}` +
+        (context.capability ? ` · capability \`${context.capability}\`` : ''), '');
+    if (context.strategy)
+        lines.push(`## Strategy: \`${context.strategy}\``, '', context.hint, '');
+    if (context.failure) {
+        const f = context.failure;
+        lines.push('## What failed', '');
+        if (f.kind === 'task') {
+            lines.push(`The stage task \`${f.check.replace(/^task:/, '')}\` is not done: its command, run after your work, failed. Do what it checks for.`, '');
+        }
+        else
+            lines.push(`The check \`${f.check}\` (${f.kind}) failed: ${describePattern(f)}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`, '');
+        for (const location of f.locations.slice(0, 20))
+            lines.push(`- ${work_context_formatLocation(location)}`);
+        if (f.locations.length > 0)
+            lines.push('');
+        if (f.excerpt)
+            lines.push('```text', fence(f.excerpt), '```', '');
+        const others = context.failures.filter((other) => other !== f);
+        if (others.length > 0) {
+            lines.push('Other failing checks:', '');
+            for (const other of others) {
+                lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${work_context_formatLocation(other.locations[0])}` : ''}`);
+            }
+            lines.push('');
+        }
+    }
+    else {
+        lines.push('## Status', '', 'No check is failing right now. Work toward the goal.', '');
+    }
+    lines.push(...renderLessons(context.lessons));
+    if (context.tried.length > 0) {
+        lines.push('## Already tried (do not repeat)', '');
+        for (const [i, t] of context.tried.entries())
+            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
+        lines.push('');
+    }
+    lines.push(...renderCodeSections(context, fence));
+    lines.push('## Rules', '', '- The verification matrix decides when the work is done, not you. Do not edit the loop config, the pattern file, workflows, or weaken tests.', '- If you need a person (a decision, access, an unclear requirement), print a line starting with `BLOCKED:` and the question, and exit 3.', '');
+    return lines.join('\n');
+}
+/** The failure's pattern and confidence; the controller's own `regression-detected` is certain, so no score. */
+function describePattern(failure) {
+    if (!failure.pattern)
+        return 'no known pattern';
+    if (failure.pattern === 'regression-detected')
+        return '`regression-detected` (no other pattern matched)';
+    return `\`${failure.pattern}\` (confidence ${(failure.confidence ?? 0).toFixed(2)})`;
+}
+function work_context_formatLocation(location) {
+    const position = location.line ? `:${location.line}${location.column ? `:${location.column}` : ''}` : '';
+    return `${location.file}${position}${location.message ? ` ${location.message}` : ''}`;
+}
+function fence(text) {
+    return text.replace(/```/g, '`\u200b``');
+}
+/** Which lines to show around each location: ±50 lines, merged per file, at most `maxSnippets`. */
+function contextWindows(locations, radius = 50, maxSnippets = 4) {
+    const windows = [];
+    for (const location of locations) {
+        if (!location.line)
+            continue;
+        const start = Math.max(1, location.line - radius);
+        const end = location.line + radius;
+        const overlapping = windows.find((w) => w.file === location.file && start <= w.endLine && end >= w.startLine);
+        if (overlapping) {
+            overlapping.startLine = Math.min(overlapping.startLine, start);
+            overlapping.endLine = Math.max(overlapping.endLine, end);
+        }
+        else if (windows.length < maxSnippets) {
+            windows.push({ file: location.file, startLine: start, endLine: end });
+        }
+    }
+    return windows;
+}
+
+;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
+
+
+const OUTPUT_LIMIT = 6000;
+function renderIterationMarkdown(input) {
+    const { state, decision } = input;
+    const lines = [
+        `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
+        '',
+        `- **Decision:** ${decision.kind}: ${decision.reason}`,
+        `- **Strategy:** ${strategyLabel(attemptStrategy(decision))}`,
+        `- **Stage now:** ${state.stage} · status ${state.status}`,
+        `- **Next:** ${input.next.kind}${nextStrategy(input.next)}: ${input.next.reason}`,
+    ];
+    if (input.work) {
+        lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
+    }
+    else {
+        lines.push('- **Work command:** not run (the strategy needed no agent)');
+    }
+    if (input.commit)
+        lines.push(`- **Checkpoint:** \`${input.commit}\``);
+    for (const refused of (state.refusedFromCommit ?? []).filter((r) => r.iteration === state.iteration)) {
+        lines.push(`- **Not committed:** \`${refused.path}\`: ${refused.reason}; ${refused.remedy}`);
+    }
+    if (input.baseline && input.baseline.failures.length > 0)
+        lines.push('', ...baselineSection(input.baseline));
+    lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
+    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
+    for (const { result } of input.checks) {
+        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
+    }
+    lines.push('');
+    for (const { result, output, analysis } of input.checks) {
+        if (!analysis)
+            continue;
+        lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
+        // The result's strategy, which the regression rule may have set: the same the table shows.
+        lines.push(`- signature \`${analysis.signature}\` · pattern's strategy \`${result.strategy ?? analysis.strategy}\``);
+        for (const location of analysis.locations.slice(0, 10))
+            lines.push(`- ${work_context_formatLocation(location)}`);
+        lines.push('', '```text', trimOutput(output), '```', '');
+    }
+    return `${lines.join('\n')}\n`;
+}
+function renderFinalMarkdown(input) {
+    const { state } = input;
+    const lines = [
+        `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
+        '',
+        `- **Goal:** ${state.goal}`,
+        `- **Why it ended:** ${input.reason}`,
+        `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
+        `- **Stage:** ${state.stage}`,
+        `- **Failures:** ${state.failures.total} in total`,
+        `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
+        `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
+    ];
+    if (input.deadLetter)
+        lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``);
+    if (state.failures.current) {
+        const f = state.failures.current;
+        lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```');
+    }
+    if (state.failures.tried.length > 0) {
+        lines.push('', '## What was tried', '');
+        for (const [i, t] of state.failures.tried.entries())
+            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
+    }
+    if (state.checkpoints.length > 0) {
+        lines.push('', '## Checkpoints', '');
+        for (const c of state.checkpoints)
+            lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+function baselineSection(baseline) {
+    return [
+        '## Baseline',
+        '',
+        'Failing before any work:',
+        '',
+        ...baseline.failures.map((f) => `- ${describeFailure(f)}`),
+        '',
+        briefingLine(baseline),
+        '',
+    ];
+}
+/** A failing check in one line: its name, kind, pattern and first location. */
+function describeFailure(failure) {
+    const where = failure.locations[0] ? ` at ${work_context_formatLocation(failure.locations[0])}` : '';
+    return `\`${failure.check}\` (${failure.kind}): ${failure.pattern ?? 'no known pattern'}${where}`;
+}
+/** Which baseline failures the agent is told of and which the controller takes itself (its fix commands). */
+function briefingLine(baseline) {
+    const names = (checks) => checks.map((c) => `\`${c}\``).join(', ');
+    const told = baseline.toldAgent === null
+        ? 'none (the work did not run)'
+        : baseline.toldAgent.length > 0
+            ? names(baseline.toldAgent)
+            : 'none';
+    const fixed = baseline.fixedFirst.length > 0
+        ? ` · the controller fixes itself, with its fix command before the agent: ${names(baseline.fixedFirst)}`
+        : '';
+    return `The agent is told of: ${told}${fixed}`;
+}
+function nextStrategy(next) {
+    const strategy = attemptStrategy(next);
+    return strategy ? ` with ${strategyLabel(strategy)}` : '';
+}
+function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+function trimOutput(output) {
+    const text = output.replace(/```/g, '`\u200b``');
+    if (text.length <= OUTPUT_LIMIT)
+        return text;
+    return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`;
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/audit.ts
+/**
+ * Audit: the iteration's markdown record, and for a loop that ended, `final.md` (with a dead letter
+ * for a loop that went BLOCKED on a failure).
+ */
+
+
+
+
+
+/** Writes `iterations/<n>.md` and returns its path in the audit trail. */
+async function writeIterationRecord(run, record, next) {
+    const { deps, iteration } = run;
+    const markdown = renderIterationMarkdown({
+        state: record.state,
+        decision: run.decision,
+        next,
+        checks: record.checks.map((c) => ({
+            result: c.result,
+            output: displayText(c.outcome.result?.output ?? ''),
+            analysis: c.analysis,
+        })),
+        work: record.work,
+        diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
+        commit: record.commit,
+        // The iteration that measured the baseline says what failed and who was to fix what.
+        baseline: record.previousIsFresh
+            ? { failures: record.previous, ...(record.briefing ?? { fixedFirst: [], toldAgent: null }) }
+            : null,
+    });
+    await deps.audit.writeIteration(iteration, markdown);
+    return (0,external_node_path_.join)('iterations', `${iteration}.md`);
+}
+const ENDINGS = ['complete', 'blocked', 'capped', 'aborted'];
+/**
+ * For a loop that has just ended: `final.md` (saying `reason`, why it ended), and a dead letter when it
+ * went BLOCKED on a failure.
+ */
+async function writeEnding(loopId, deps, kind, state, reason) {
+    if (!ENDINGS.includes(kind))
+        return;
+    let deadLetter;
+    if (kind === 'blocked' && state.failures.current) {
+        const input = {
+            loopId,
+            failure: state.failures.current,
+            history: state.failures.history,
+            tried: state.failures.tried,
+        };
+        const letter = buildDeadLetter(input);
+        const failing = state.lastVerification?.results.find((r) => r.name === state.failures.current?.check);
+        const record = deadLetterRecord(input, letter, failing?.locations[0]?.file ?? null);
+        await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined, `${JSON.stringify(record, null, 2)}\n`);
+        deadLetter = letter.signature;
+    }
+    await deps.audit.writeFinal(renderFinalMarkdown({ state, reason, deadLetter }));
+}
+/** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
+function candidateYaml(pattern) {
+    return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
+}
+
+// EXTERNAL MODULE: ./src/domain/git-errors.ts
+var git_errors = __nccwpck_require__(80818);
+;// CONCATENATED MODULE: ./src/app/loop-branch.ts
+/**
+ * The loop's branch (`loop/<loop-id>`): checked out at the start of a job, pushed
+ * at the end. A push the remote refuses as non-fast-forward is fetched, rebased and retried; a rebase
+ * conflict is reported as `merge-conflict` for the loop to go BLOCKED. Never a force push.
+ */
+
+function remoteRef(remote, branch) {
+    return `refs/remotes/${remote}/${branch}`;
+}
+/**
+ * Checks out `branch`: at the remote's tip when it exists there (the loop's earlier work), else a new
+ * branch at the current commit.
+ */
+async function checkoutLoopBranch(git, branch, remote = 'origin') {
+    const fetched = await git.fetch(remote, `+refs/heads/${branch}:${remoteRef(remote, branch)}`);
+    if (fetched.ok) {
+        await git.checkoutBranch(branch, remoteRef(remote, branch));
+        return { created: false, head: await git.head() };
+    }
+    await git.checkoutBranch(branch, 'HEAD');
+    return { created: true, head: await git.head() };
+}
+/**
+ * Pushes HEAD to `branch`. On a non-fast-forward rejection: fetch, rebase onto the remote branch, push
+ * again, up to `attempts` times. A rebase conflict is aborted (the branch stays as it was) and returned
+ * as `conflict` with the conflicting paths and git's words (which the `merge-conflict` pattern knows).
+ */
+async function pushLoopBranch(git, options) {
+    const remote = options.remote ?? 'origin';
+    const attempts = options.attempts ?? 3;
+    const refspec = `HEAD:refs/heads/${options.branch}`;
+    let lastMessage = '';
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+        const result = await git.exec(['push', '--porcelain', remote, refspec], {
+            allowFailure: true,
+            ...(options.env ? { env: options.env } : {}),
+        });
+        if (result.exitCode === 0)
+            return { kind: 'pushed', attempts: attempt, head: await git.head() };
+        const text = `${result.stdout}\n${result.stderr}`;
+        lastMessage = text.trim();
+        if (!git_errors/* NON_FAST_FORWARD_SIGNS */.qA.some((sign) => sign.test(text))) {
+            return { kind: 'failed', attempts: attempt, message: lastMessage };
+        }
+        const fetched = await git.fetch(remote, `+refs/heads/${options.branch}:${remoteRef(remote, options.branch)}`);
+        if (!fetched.ok)
+            return { kind: 'failed', attempts: attempt, message: fetched.stderr.trim() || lastMessage };
+        const rebased = await git.rebase(remoteRef(remote, options.branch), options.identity);
+        if (!rebased.ok) {
+            if (rebased.conflict || git_errors/* CONFLICT_SIGNS */.EU.some((sign) => sign.test(rebased.stderr))) {
+                const paths = rebased.conflictPaths;
+                const lines = paths.map((path) => `CONFLICT (content): Merge conflict in ${path}`);
+                return {
+                    kind: 'conflict',
+                    attempts: attempt,
+                    paths,
+                    message: [...lines, `Automatic merge failed; ${options.branch} changed on the remote.`, rebased.stderr.trim()]
+                        .filter(Boolean)
+                        .join('\n'),
+                };
+            }
+            return { kind: 'failed', attempts: attempt, message: rebased.stderr.trim() };
+        }
+    }
+    return {
+        kind: 'failed',
+        attempts,
+        message: `The remote branch ${options.branch} kept moving; gave up after ${attempts} pushes. ${lastMessage}`,
+    };
+}
+/**
+ * Git configuration, as environment variables, that makes a push use `token` on `serverUrl`
+ * (`https://github.com`). The empty first value clears the header `actions/checkout` persisted, so
+ * only this token is sent.
+ */
+function pushAuthEnv(serverUrl, token) {
+    const key = `http.${serverUrl.replace(/\/+$/, '')}/.extraheader`;
+    const basic = Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64');
+    return {
+        GIT_CONFIG_COUNT: '2',
+        GIT_CONFIG_KEY_0: key,
+        GIT_CONFIG_VALUE_0: '',
+        GIT_CONFIG_KEY_1: key,
+        GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${basic}`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/annotations.ts
+/** GitHub's limit of error annotations shown per step. */
+const MAX_ANNOTATIONS = 10;
+// A location message shorter than this (`expected: 9`) says too little alone.
+const TERSE_MESSAGE = 40;
+/** The locations of the failing checks, in matrix order. */
+function locationsOf(checks) {
+    return checks.flatMap((check) => check.verdict === 'pass' || check.verdict === 'skipped' || check.verdict === 'flaky'
+        ? []
+        : check.locations.map((location) => {
+            // The first line that says something (not a fence or a rule).
+            const context = check.excerpt
+                .split('\n')
+                .find((line) => /[A-Za-z0-9]/.test(line))
+                ?.trim();
+            return { check: check.name, pattern: check.pattern, location, ...(context ? { context } : {}) };
+        }));
+}
+/**
+ * A file path as GitHub wants it for an annotation: relative to the workspace, forward slashes, no
+ * leading `./`. Paths outside the workspace are kept as they are (GitHub then shows them unlinked).
+ */
+function annotationPath(file, workspaceRoot) {
+    let path = file.replace(/\\/g, '/');
+    const root = workspaceRoot.replace(/\\/g, '/').replace(/\/+$/, '');
+    if (root !== '' && path.startsWith(`${root}/`))
+        path = path.slice(root.length + 1);
+    return path.replace(/^(\.\/)+/, '');
+}
+/**
+ * Picks at most `max` annotations (duplicates of the same place and message removed, first come
+ * first served) and returns the rest as overflow for the summary.
+ */
+function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = '') {
+    const seen = new Set();
+    const unique = [];
+    for (const { check, pattern, location, context } of candidates) {
+        const file = annotationPath(location.file, workspaceRoot);
+        if (file === '')
+            continue;
+        const own = (location.message ?? '').trim();
+        const message = own === ''
+            ? context
+                ? `${check} failed here: ${context}`
+                : `${check} failed here`
+            : own.length < TERSE_MESSAGE && context && !context.includes(own)
+                ? `${context}\n${own}`
+                : own;
+        const key = `${file}\0${location.line ?? ''}\0${location.column ?? ''}\0${message}`;
+        if (seen.has(key))
+            continue;
+        seen.add(key);
+        unique.push({
+            file,
+            ...(location.line !== undefined ? { line: location.line } : {}),
+            ...(location.line !== undefined && location.column !== undefined ? { column: location.column } : {}),
+            title: pattern ? `${check}: ${pattern}` : check,
+            message: message.length > 1000 ? `${message.slice(0, 999)}…` : message,
+        });
+    }
+    const limit = Math.max(0, max);
+    return { annotations: unique.slice(0, limit), overflow: unique.slice(limit) };
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/limits.ts
+/**
+ * GitHub's size limits and how reports are trimmed to fit them, always with a pointer to the audit
+ * trail where nothing is trimmed. Pure.
+ */
+/** A step's job summary may hold 1 MiB. */
+const SUMMARY_MAX_BYTES = 1024 * 1024;
+/** An issue or pull request comment may hold 65,536 characters. */
+const COMMENT_MAX_CHARS = 65_536;
+/** The most table rows, failing-output sections and listed locations a report shows. */
+const REPORT_CAPS = { tableRows: 200, outputSections: 20, overflowLocations: 100, triedEntries: 20, gates: 50 };
+const limits_encoder = new TextEncoder();
+/** Bytes of `text` in UTF-8 (what the summary limit counts). */
+function utf8Length(text) {
+    // Fast path: every UTF-16 unit is at most 3 UTF-8 bytes, so short texts need no encoding.
+    if (text.length * 3 <= SUMMARY_MAX_BYTES / 4)
+        return limits_encoder.encode(text).length;
+    let bytes = 0;
+    for (let i = 0; i < text.length; i++) {
+        const unit = text.charCodeAt(i);
+        if (unit < 0x80)
+            bytes += 1;
+        else if (unit < 0x800)
+            bytes += 2;
+        else if (unit >= 0xd800 && unit <= 0xdbff) {
+            bytes += 4;
+            i++;
+        }
+        else
+            bytes += 3;
+    }
+    return bytes;
+}
+/** The line that marks trimmed output and says where the rest is. */
+function trimmedMarker(lines, chars, where) {
+    return `… ${lines} line${lines === 1 ? '' : 's'} (${chars} characters) trimmed; the full output is in ${where} …`;
+}
+/**
+ * Keeps the head and the tail of `text` (a third and two thirds of `maxChars`, cut at line breaks
+ * where possible), with a marker saying how much was dropped and where to find it. The tail gets more
+ * room because failures are usually reported last.
+ */
+function limits_trimOutput(text, maxChars, where = 'the audit trail') {
+    if (text.length <= maxChars)
+        return text;
+    if (maxChars <= 0)
+        return trimmedMarker(countLines(text), text.length, where);
+    const headBudget = Math.floor(maxChars / 3);
+    const tailBudget = maxChars - headBudget;
+    let head = text.slice(0, headBudget);
+    const headBreak = head.lastIndexOf('\n');
+    if (headBreak > headBudget / 2)
+        head = head.slice(0, headBreak);
+    let tail = text.slice(text.length - tailBudget);
+    const tailBreak = tail.indexOf('\n');
+    if (tailBreak !== -1 && tailBreak < tailBudget / 2)
+        tail = tail.slice(tailBreak + 1);
+    const dropped = text.slice(head.length, text.length - tail.length);
+    return `${head}\n${trimmedMarker(countLines(dropped), dropped.length, where)}\n${tail}`;
+}
+function countLines(text) {
+    let lines = 1;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1))
+        lines++;
+    return lines;
+}
+/**
+ * Renders with ever smaller budgets until the result fits `limit` (as `measure` counts it). `render`
+ * receives a per-output character budget; a budget of 0 asks for outputs left out. As a last resort
+ * the text is cut at a line break and a note says where the full report is.
+ */
+function fitToLimit(render, measure, limit, initialBudget, where) {
+    let budget = initialBudget;
+    for (let attempt = 0; attempt < 8; attempt++) {
+        const text = render(budget);
+        const size = measure(text);
+        if (size <= limit)
+            return text;
+        if (budget === 0)
+            return hardCut(text, measure, limit, where);
+        const next = Math.floor(budget * (limit / size) * 0.85);
+        budget = next < 200 ? 0 : next;
+    }
+    return hardCut(render(0), measure, limit, where);
+}
+function hardCut(text, measure, limit, where) {
+    const note = `\n\n> [!NOTE]\n> This report was cut to fit GitHub's size limit; the full report is in ${where}.\n`;
+    const room = limit - measure(note);
+    // Characters are at most 4 bytes, so cutting at room/4 characters is safe for both measures; widen
+    // while it still fits.
+    let cut = Math.max(0, Math.floor(room / 4));
+    let step = Math.max(1, Math.floor((text.length - cut) / 2));
+    while (step >= 1 && cut < text.length) {
+        if (measure(text.slice(0, cut + step)) <= room)
+            cut += step;
+        else
+            step = Math.floor(step / 2);
+    }
+    let head = text.slice(0, cut);
+    const lineBreak = head.lastIndexOf('\n');
+    if (lineBreak > 0)
+        head = head.slice(0, lineBreak);
+    return head + note;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/escape.ts
+/**
+ * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
+ * renders. `core.summary` escapes nothing, so everything goes through here.
+ */
+
+const ZWSP = '\u200b';
+/** Escapes `&`, `<`, `>` and quotes for HTML (a `<summary>`, an attribute). */
+function escapeHtml(text) {
+    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+/** Breaks `@name` so quoting untrusted text never notifies anyone. */
+function neutraliseMentions(text) {
+    return text.replace(/@(?=[A-Za-z0-9])/g, `@${ZWSP}`);
+}
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+/**
+ * One line of untrusted text for inline Markdown (a table cell, a bullet): whitespace folded,
+ * HTML-escaped, Markdown punctuation backslash-escaped (so `|` cannot split a table cell and a
+ * backtick cannot open a code span), mentions broken, and at most `maxChars` long.
+ */
+function inlineText(text, maxChars = 300) {
+    return escapeInline(escape_oneLine(text, maxChars));
+}
+/** Control characters removed, whitespace folded, at most `maxChars` long. */
+function escape_oneLine(text, maxChars) {
+    const flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
+    return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+}
+function escapeInline(flat) {
+    return neutraliseMentions(escapeHtml(flat).replace(/([\\`*_[\]|~!#])/g, '\\$1'));
+}
+// A code span the text itself wrote: no backtick, no line break and no `|` (which splits a table cell
+// even inside a code span), at most 200 characters.
+const CODE_SPAN = /`([^`|\n]{1,200})`/g;
+/**
+ * One line of text that may hold code spans of its own (`/loop resume`, `loop/blocked`): the spans stay
+ * code spans, and everything between them is escaped as `inlineText` does. A code span is inert in
+ * GitHub's Markdown (no HTML, no link, no mention), so untrusted text gains nothing by writing one;
+ * escaping its backticks again only shows them to the reader.
+ */
+function markdownText(text, maxChars = 300) {
+    const flat = escape_oneLine(text, maxChars);
+    let out = '';
+    let last = 0;
+    for (const match of flat.matchAll(CODE_SPAN)) {
+        const body = match[1];
+        // A span that starts or ends in a space would be trimmed by the renderer; leave it as text.
+        if (body.trim() !== body)
+            continue;
+        out += escapeInline(flat.slice(last, match.index));
+        out += `\`${body}\``;
+        last = match.index + match[0].length;
+    }
+    return out + escapeInline(flat.slice(last));
+}
+/** A code span for names from a safe alphabet (check ids, patterns, strategies); others get `inlineText`. */
+function code(name) {
+    return /^[A-Za-z0-9._:/@+-]+$/.test(name) && name.length <= 200 ? `\`${name}\`` : inlineText(name);
+}
+/**
+ * A fenced code block that untrusted content cannot close: the fence is longer than any run of
+ * backticks inside. Workflow commands and control characters are defused too, since the same text
+ * may be echoed to the log.
+ */
+function codeBlock(content, language = 'text') {
+    const clean = neutraliseWorkflowCommands(content.replace(CONTROL, ''));
+    let longest = 0;
+    for (const match of clean.matchAll(/`+/g))
+        longest = Math.max(longest, match[0].length);
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    return `${fence}${language}\n${clean.replace(/\n+$/, '')}\n${fence}`;
+}
+/** A URL for a Markdown link target: only http(s), with parentheses and spaces encoded. */
+function safeUrl(url) {
+    if (!/^https?:\/\/[^\s]+$/i.test(url))
+        return null;
+    return url.replace(/\(/g, '%28').replace(/\)/g, '%29');
+}
+/** A Markdown link, or the escaped label alone when the URL is not a plain http(s) URL. */
+function escape_link(label, url) {
+    const target = url ? safeUrl(url) : null;
+    return target ? `[${inlineText(label)}](${target})` : inlineText(label);
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
+/** The Mermaid stage diagram of the summary and the comment: where the loop stands. Pure. */
+
+// The states besides the pipeline's stages, shown only when the loop is in them.
+const END_NODES = {
+    blocked: { id: 'BLOCKED', label: (d) => `BLOCKED at iteration ${d.iteration} of ${d.maxIterations}` },
+    capped: { id: 'CAPPED', label: (d) => `Cap reached: ${d.iteration} of ${d.maxIterations} iterations` },
+    aborted: { id: 'ABORTED', label: (d) => `Aborted at iteration ${d.iteration} of ${d.maxIterations}` },
+    waiting: { id: 'WAITING', label: (d) => (d.gate ? `Waiting for gate ${d.gate}` : 'Waiting') },
+};
+/**
+ * A `stateDiagram-v2` of the pipeline (one transition per line: chains are not stateDiagram syntax)
+ * that shows where the loop stands: finished stages green, the current one amber, the stage whose
+ * checks failed red-outlined, and, when the loop stopped or waits, a state of its own (BLOCKED, the
+ * cap, aborted, the gate) filled red or amber. The iteration count is on the retry edge and the end
+ * state; COMPLETE says how many iterations it took.
+ */
+function renderStageDiagram(input) {
+    const { pipeline, stage, status, iteration, maxIterations } = input;
+    const ordered = domain_stages/* STAGES */.an.filter((s) => pipeline.includes(s));
+    const lines = ['stateDiagram-v2', '  direction LR'];
+    const complete = status === 'complete' || stage === 'COMPLETE';
+    if (complete && ordered.includes('COMPLETE')) {
+        lines.push(`  state "COMPLETE in ${iteration} iteration${iteration === 1 ? '' : 's'}" as COMPLETE`);
+    }
+    if (ordered[0])
+        lines.push(`  [*] --> ${ordered[0]}`);
+    for (let i = 1; i < ordered.length; i++)
+        lines.push(`  ${ordered[i - 1]} --> ${ordered[i]}`);
+    const loopStart = domain_stages/* CAPABILITY_LOOP */.y3[0];
+    const loopEnd = domain_stages/* CAPABILITY_LOOP */.y3[domain_stages/* CAPABILITY_LOOP */.y3.length - 1];
+    const loops = ordered.includes(loopStart) && ordered.includes(loopEnd);
+    if (loops) {
+        lines.push(`  ${loopEnd} --> ${loopStart}: ${complete ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`);
+    }
+    // The stage whose checks ran this iteration: VERIFY where the pipeline has it, else where the loop is.
+    const verifiedAt = loops && !complete ? loopEnd : stage;
+    const end = complete ? undefined : END_NODES[status];
+    if (end) {
+        lines.push(`  state "${end.label(input)}" as ${end.id}`);
+        lines.push(`  ${ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage)} --> ${end.id}`);
+    }
+    lines.push('  classDef done fill:#dafbe1,stroke:#1a7f37,color:#1f2328');
+    lines.push('  classDef current fill:#fff8c5,stroke:#9a6700,color:#1f2328,stroke-width:2px');
+    lines.push('  classDef failed fill:#ffebe9,stroke:#cf222e,color:#1f2328,stroke-width:2px');
+    lines.push('  classDef stopped fill:#cf222e,stroke:#82071e,color:#ffffff');
+    lines.push('  classDef waiting fill:#bf8700,stroke:#7d4e00,color:#ffffff');
+    const currentIndex = domain_stages/* STAGES */.an.indexOf(stage);
+    const failedStage = !complete && input.verdict === 'fail' && ordered.includes(verifiedAt) ? verifiedAt : null;
+    const done = complete ? ordered : ordered.filter((s) => domain_stages/* STAGES */.an.indexOf(s) < currentIndex && s !== failedStage);
+    if (done.length > 0)
+        lines.push(`  class ${done.join(',')} done`);
+    if (failedStage)
+        lines.push(`  class ${failedStage} failed`);
+    const stopped = status === 'blocked' || status === 'capped' || status === 'aborted';
+    if (!complete && !stopped && ordered.includes(stage) && stage !== failedStage)
+        lines.push(`  class ${stage} current`);
+    if (end)
+        lines.push(`  class ${end.id} ${status === 'waiting' ? 'waiting' : 'stopped'}`);
+    return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/sections.ts
+/**
+ * The parts the job summary and the sticky comment share, each rendered from the report view so both
+ * say a fact the same way: the heading, why and next, the BLOCKED handoff, the check table, the
+ * iteration checklist, gates, refused paths, what was spent, links and when. Pure: returns Markdown.
+ */
+
+
+
+
+
+
+/** `🚫 BLOCKED: needs a person · \`stuck\` · iteration 3 of 8`; COMPLETE says how many iterations it took. */
+function headingText(model, view) {
+    const progress = view.state === 'complete' ? `after ${plural(model.iteration, 'iteration')}` : view.progress;
+    return `${view.icon} ${markdownText(view.title)} · ${code(model.loopId)} · ${progress}`;
+}
+/** **Why** (when stopped or waiting) and **Next** (always): each said once. */
+function whyAndNext(view, redact) {
+    const lines = [];
+    if (view.why)
+        lines.push(`**Why:** ${markdownText(redact(view.why), 1000)}.`);
+    lines.push(`**Next:** ${markdownText(capitalise(redact(view.nextStep)), 1000)}`);
+    return lines.join('  \n');
+}
+function capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+/** Where a reader finds what a report leaves out. */
+function auditTrailPointer(model) {
+    return model.links.auditTrail ? `the [audit trail](${model.links.auditTrail})` : 'the audit trail artifact';
+}
+/** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
+function stageLine(model) {
+    const { capabilities } = model;
+    if (capabilities.total === 0 || capabilities.current === null)
+        return model.stage;
+    return `${model.stage} (capability ${Math.min(capabilities.completed + 1, capabilities.total)} of ${capabilities.total}: ${code(capabilities.current)})`;
+}
+/** The diagram of where the loop stands. */
+function stageDiagram(model, view) {
+    return renderStageDiagram({
+        pipeline: model.pipeline,
+        stage: model.stage,
+        status: model.status,
+        iteration: model.iteration,
+        maxIterations: model.maxIterations,
+        verdict: view.iterations.find((i) => i.iteration === model.iteration)?.verdict ?? 'none',
+        gate: view.state === 'waiting' ? pendingGate(model) : null,
+    });
+}
+/** The default ask of a person when the handoff names none, by the failure's pattern. */
+function defaultHumanAction(model) {
+    const pattern = model.failures.current?.pattern;
+    if (pattern === 'merge-conflict')
+        return `resolve the merge conflict on \`${loopBranch(model.loopId)}\`.`;
+    if (pattern === 'permission-error')
+        return 'grant the missing permission named in the failure.';
+    if (pattern === 'security-finding')
+        return 'review the security finding and decide whether the change may proceed.';
+    if (pattern === 'dependency-conflict')
+        return 'settle the dependency versions the loop could not reconcile.';
+    return 'read the failure and what was tried, then fix the cause or clarify the goal.';
+}
+/** `\`types\` · \`src/retry.ts:41:7\` · \`type-error\` · Type 'string' is not assignable…` */
+function failureLine(view, redact) {
+    const failure = view.failure;
+    if (!failure)
+        return null;
+    const parts = [code(failure.check)];
+    if (failure.location)
+        parts.push(code(redact(formatLocation(failure.location))));
+    if (failure.pattern)
+        parts.push(code(failure.pattern));
+    if (failure.firstLine)
+        parts.push(inlineText(redact(failure.firstLine), 300));
+    return parts.join(' · ');
+}
+/**
+ * The BLOCKED handoff: the ask of a person, the failure once, its attempts (one count, with the fixes
+ * that followed the first attempt listed under it), where to look, and (when `outputBudget` > 0) the
+ * failing check's output.
+ */
+function handoffSection(model, view, redact, outputBudget) {
+    const ask = model.handoff?.humanAction || defaultHumanAction(model);
+    const head = [`**Human action needed:** ${markdownText(redact(ask), 600)}`];
+    const failing = failureLine(view, redact);
+    if (failing)
+        head.push(`**Failing:** ${failing}`);
+    const blocks = [head.join('  \n')];
+    const failure = view.failure;
+    if (failure) {
+        const { failures } = model;
+        const fixes = failure.tried.length;
+        const after = fixes > 0 ? `: the first, then ${plural(fixes, 'fix', 'fixes')}` : '';
+        const tried = [
+            `**What was tried** · ${failure.attempts} of ${failure.attemptsLimit} attempts on this failure${after} · ${failures.total} of ${failures.totalLimit} failures allowed in the loop`,
+        ];
+        const shown = failure.tried.slice(-REPORT_CAPS.triedEntries);
+        if (shown.length < failure.tried.length) {
+            const earlier = failure.tried.length - shown.length;
+            tried.push(`_(${plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
+        }
+        blocks.push(tried.join('  \n'));
+        if (shown.length > 0) {
+            blocks.push(shown
+                .map((entry, index) => `${index + 1}. iteration ${entry.iteration} · ${code(entry.strategy)} · ${inlineText(redact(entry.outcome), 300)}`)
+                .join('\n'));
+        }
+    }
+    if (model.handoff?.suggestion)
+        blocks.push(`**Where to look:** ${markdownText(redact(model.handoff.suggestion), 800)}`);
+    const check = failure && outputBudget > 0 ? model.checks.find((c) => c.name === failure.check) : undefined;
+    if (check) {
+        const output = limits_trimOutput(redact(model.outputs[check.name] ?? check.excerpt), outputBudget);
+        if (output.trim() !== '') {
+            blocks.push(`<details><summary>Output of ${escapeHtml(redact(check.name))}</summary>\n\n${codeBlock(output)}\n\n</details>`);
+        }
+    }
+    return blocks.join('\n\n');
+}
+/** What the classifier made of a failing check: `\`type-error\` 0.86 → \`context_expand\``; empty when nothing. */
+function analysisCell(check) {
+    const parts = [];
+    if (check.pattern)
+        parts.push(check.confidence === null ? code(check.pattern) : `${code(check.pattern)} ${check.confidence.toFixed(2)}`);
+    if (check.strategy)
+        parts.push(`→ ${code(check.strategy)}`);
+    return parts.join(' ');
+}
+/** The iteration's checks: check, verdict, time and (when any check has one) the analysis. */
+function checkTable(checks, redact) {
+    if (checks.length === 0)
+        return '_No checks ran in this iteration._';
+    const shown = checks.slice(0, REPORT_CAPS.tableRows);
+    const withAnalysis = shown.some((check) => analysisCell(check) !== '');
+    const rows = shown.map((check) => {
+        const verdict = check.verdict === 'skipped' && check.skippedReason
+            ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
+            : checkVerdictLabel(check);
+        const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : formatDuration(check.durationMs)];
+        if (withAnalysis)
+            cells.push(analysisCell(check));
+        return `| ${cells.join(' | ')} |`;
+    });
+    const header = withAnalysis
+        ? '| check | verdict | time | analysis |\n| --- | --- | --- | --- |'
+        : '| check | verdict | time |\n| --- | --- | --- |';
+    const more = checks.length > shown.length
+        ? `\n\n_… and ${plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
+        : '';
+    return `${header}\n${rows.join('\n')}${more}`;
+}
+/** The progress checklist: one ticked line per iteration run, and the next one open while the loop runs. */
+function iterationChecklist(model, view, redact) {
+    if (view.iterations.length === 0)
+        return '';
+    const lines = ['**Iterations**'];
+    if (view.earlierIterations > 0)
+        lines.push(`_(${plural(view.earlierIterations, 'earlier iteration')} in the audit trail)_`);
+    for (const iteration of view.iterations)
+        lines.push(`- [x] ${markdownText(iterationLine(iteration), 600)}`);
+    if (view.state === 'running') {
+        lines.push(`- [ ] iteration ${model.iteration + 1}: ${markdownText(redact(model.nextAction), 300)}`);
+    }
+    return lines.join('\n');
+}
+/** What the loop spent: time, cost and tokens, each of its limit where one is set (iterations are in the heading). */
+function spentLine(model) {
+    const { budget } = model;
+    const time = formatDuration(budget.minutesUsed * 60_000) || '0 s';
+    const parts = [budget.minutesLimit !== undefined ? `${time} of ${budget.minutesLimit} min` : time];
+    if (budget.costUsd > 0 || budget.costLimit !== undefined) {
+        parts.push(budget.costLimit !== undefined
+            ? `${formatUsd(budget.costUsd)} of ${formatUsd(budget.costLimit)}`
+            : formatUsd(budget.costUsd));
+    }
+    if (budget.tokens > 0 || budget.tokensLimit !== undefined) {
+        parts.push(budget.tokensLimit !== undefined
+            ? `${formatCount(budget.tokens)} of ${formatCount(budget.tokensLimit)} tokens`
+            : `${formatCount(budget.tokens)} token${budget.tokens === 1 ? '' : 's'}`);
+    }
+    return `**Spent:** ${parts.join(' · ')}`;
+}
+/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch and the run. */
+function linksLine(model, postedOn) {
+    const { links } = model;
+    const parts = [];
+    if (links.auditTrail)
+        parts.push(escape_link('audit trail', links.auditTrail));
+    if (links.pullRequest && links.pullRequest.number !== postedOn) {
+        parts.push(escape_link(`pull request #${links.pullRequest.number}`, links.pullRequest.url));
+    }
+    if (links.issue && links.issue.number !== postedOn)
+        parts.push(escape_link(`issue #${links.issue.number}`, links.issue.url));
+    if (links.branch)
+        parts.push(links.branch.url ? escape_link(links.branch.name, links.branch.url) : code(links.branch.name));
+    if (links.run)
+        parts.push(escape_link('this run', links.run));
+    return parts.join(' · ');
+}
+/** `<sub>Updated 2026-01-01 00:00 UTC</sub>`. */
+function updatedLine(view) {
+    return view.updatedAt ? `<sub>Updated ${view.updatedAt}</sub>` : '';
+}
+/** The paths the last checkpoint did not commit, each with why and what to do. */
+function refusedSection(model, redact) {
+    const refused = model.refusedFromCommit;
+    if (refused.length === 0)
+        return '';
+    const shown = refused
+        .slice(0, 10)
+        .map((r) => `- ${code(redact(r.path))}: ${inlineText(redact(r.reason), 200)}; ${inlineText(redact(r.remedy), 200)}`);
+    if (refused.length > shown.length)
+        shown.push(`- … and ${refused.length - shown.length} more (see the audit trail)`);
+    return [`**Not committed** (still in the work tree, never pushed):`, ...shown].join('\n');
+}
+/** Gates and their states, e.g. `security ✅ approved by @alice · deploy ⏳ pending`. */
+function gatesLine(model, redact) {
+    const entries = Object.entries(model.gates).slice(0, REPORT_CAPS.gates);
+    if (entries.length === 0)
+        return '';
+    const gates = entries
+        .map(([name, gate]) => {
+        const icon = gate.status === 'approved' ? '✅' : gate.status === 'rejected' ? '⛔' : '⏳';
+        const by = gate.decidedBy ? ` by ${inlineText(redact(gate.decidedBy), 60)}` : '';
+        return `${code(name)} ${icon} ${gate.status}${by}`;
+    })
+        .join(' · ');
+    return `**Gates:** ${gates}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/comment.ts
+/**
+ * The sticky comment of a loop on its issue or pull request, found again by its hidden marker and
+ * updated in place: a living progress report. Pure: returns Markdown.
+ */
+
+
+
+
+
+/** Outside BLOCKED (whose handoff says it), the failure of this iteration in one line, if it failed. */
+function failingNow(model, view, redact) {
+    if (!model.checks.some(isFailing))
+        return '';
+    const line = failureLine(view, redact);
+    return line ? `**Failing:** ${line}` : '';
+}
+/**
+ * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, the heading, why
+ * and the next step for a person in one line, the handoff when BLOCKED, the stage diagram with where
+ * the loop stands, the checklist of iterations, this iteration's checks (folded), gates, what was
+ * spent, links and when it was updated. Always under `options.limit` characters (65,536).
+ */
+function renderComment(model, options = {}) {
+    const redact = options.redact ?? ((text) => text);
+    const limit = options.limit ?? COMMENT_MAX_CHARS;
+    const view = buildReportView(model);
+    const render = (outputBudget) => {
+        const table = checkTable(model.checks, redact);
+        const parts = [
+            stickyCommentMarker(model.loopId),
+            `### ${headingText(model, view)}`,
+            whyAndNext(view, redact),
+            view.state === 'blocked' ? handoffSection(model, view, redact, outputBudget) : failingNow(model, view, redact),
+            pullRequestWaitingSection(model),
+            stageDiagram(model, view),
+            iterationChecklist(model, view, redact),
+            model.checks.length > 0
+                ? `<details><summary>Checks of iteration ${model.iteration}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
+                : '',
+            gatesLine(model, redact),
+            refusedSection(model, redact),
+            [spentLine(model), linksLine(model, options.postedOn)].filter(Boolean).join(' · '),
+            updatedLine(view),
+        ];
+        return `${parts.filter(Boolean).join('\n\n')}\n`;
+    };
+    return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/metrics.ts
+/** Aggregates from `metrics.byPattern` (which survives compaction of the attempt list). */
+function aggregateMetrics(metrics) {
+    const successRateByPattern = {};
+    const averageAttemptsByPattern = {};
+    let attempts = 0;
+    let escalated = 0;
+    let episodes = 0;
+    for (const [pattern, counts] of Object.entries(metrics.byPattern).sort(([a], [b]) => a.localeCompare(b))) {
+        if (counts.attempts <= 0)
+            continue;
+        attempts += counts.attempts;
+        escalated += counts.escalated;
+        const ended = counts.resolved + counts.escalated;
+        episodes += ended;
+        successRateByPattern[pattern] = metrics_round(counts.resolved / counts.attempts);
+        averageAttemptsByPattern[pattern] = metrics_round(counts.attempts / Math.max(1, ended));
+    }
+    return {
+        successRateByPattern,
+        averageAttemptsByPattern,
+        escalationRate: attempts === 0 ? 0 : metrics_round(escalated / attempts),
+        deadLetterRate: episodes === 0 ? 0 : metrics_round(Math.min(1, metrics.deadLetters / episodes)),
+    };
+}
+function metrics_round(value) {
+    return Math.round(value * 1000) / 1000;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/model.ts
+/**
+ * What the job summary and the sticky comment show, in one plain object built from the loop's state,
+ * the iteration's checks and the latest decision. Pure data; the renderers take nothing else.
+ */
+
+/** Builds the report model from the loop's state plus what the iteration returned. */
+function buildReportModel(state, extras) {
+    return {
+        loopId: state.loopId,
+        iteration: state.iteration,
+        updatedAt: state.updatedAt,
+        usageLog: state.usage.log,
+        maxIterations: state.maxIterations,
+        pipeline: state.pipeline,
+        stage: state.stage,
+        status: state.status,
+        statusReason: state.statusReason,
+        outcome: extras.outcome,
+        capabilities: {
+            total: state.capabilities.total,
+            completed: state.capabilities.completed.length,
+            current: state.capabilities.current,
+        },
+        checks: extras.checks,
+        outputs: extras.outputs ?? {},
+        next: extras.next,
+        nextAction: extras.nextAction,
+        failures: {
+            total: state.failures.total,
+            totalLimit: state.failures.limits.total,
+            consecutive: state.failures.consecutive,
+            perFailureLimit: state.failures.limits.perFailure,
+            current: state.failures.current,
+            tried: state.failures.tried,
+        },
+        gates: state.gates,
+        refusedFromCommit: state.refusedFromCommit ?? [],
+        budget: {
+            minutesUsed: state.usage.wallMs / 60_000,
+            ...(state.budget.minutes !== undefined ? { minutesLimit: state.budget.minutes } : {}),
+            costUsd: state.usage.costUsd,
+            ...(state.budget.costUsd !== undefined ? { costLimit: state.budget.costUsd } : {}),
+            tokens: state.usage.tokens,
+            ...(state.budget.tokens !== undefined ? { tokensLimit: state.budget.tokens } : {}),
+        },
+        ...(extras.handoff ? { handoff: extras.handoff } : {}),
+        ...(extras.pullRequestWaiting ? { pullRequestWaiting: extras.pullRequestWaiting } : {}),
+        links: extras.links ?? {},
+        metrics: {
+            workCalls: state.metrics.workCalls,
+            autoFixes: state.metrics.autoFixes,
+            flakes: state.metrics.flakes,
+            regressions: state.metrics.regressions,
+            deadLetters: state.metrics.deadLetters,
+            aggregate: aggregateMetrics(state.metrics),
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/summary.ts
+
+
+
+
+
+/** One collapsible section per failing check with its trimmed output. */
+function renderFailureOutputs(model, outputBudget, redact) {
+    const failing = model.checks.filter(isFailing);
+    if (failing.length === 0)
+        return '';
+    const where = auditTrailPointer(model);
+    const shown = failing.slice(0, REPORT_CAPS.outputSections);
+    const sections = shown.map((check) => {
+        const locations = check.locations.slice(0, 3).map((l) => formatLocation(l));
+        const more = check.locations.length > 3 ? `, +${check.locations.length - 3} more` : '';
+        const regression = check.regression ? ', a regression (passed at the baseline)' : '';
+        const summary = `${check.name}: ${check.verdict}${regression}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`;
+        const raw = model.outputs[check.name] ?? check.excerpt;
+        const body = outputBudget === 0
+            ? `_Output left out to fit the size limit; it is in ${where}._`
+            : codeBlock(limits_trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
+        return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
+    });
+    if (failing.length > shown.length) {
+        const rest = failing.length - shown.length;
+        sections.push(`_… and ${plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
+    }
+    return sections.join('\n\n');
+}
+function renderOverflow(overflow, redact) {
+    if (overflow.length === 0)
+        return '';
+    const shown = overflow.slice(0, REPORT_CAPS.overflowLocations);
+    const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
+    if (overflow.length > shown.length)
+        items.push(`- … and ${overflow.length - shown.length} more`);
+    return `<details><summary>${plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
+}
+/**
+ * The job summary: the heading (state, loop id, iteration N of M), why and next, the BLOCKED handoff,
+ * the stage diagram, the verdict and stage, the check table, a collapsible trimmed output per failing
+ * check, locations past the annotation limit, metrics, what was spent, links and when. Always under
+ * `options.limit` bytes (1 MiB).
+ */
+function renderSummary(model, options = {}) {
+    const redact = options.redact ?? ((text) => text);
+    const limit = options.limit ?? SUMMARY_MAX_BYTES;
+    const view = buildReportView(model);
+    const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
+    const body = [
+        stageDiagram(model, view),
+        `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+            ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
+            : ''}`,
+        checkTable(model.checks, redact),
+        gatesLine(model, redact),
+        pullRequestWaitingSection(model),
+        refusedSection(model, redact),
+    ];
+    const footer = [
+        renderOverflow(options.overflowLocations ?? [], redact),
+        metricsLine(model),
+        [spentLine(model), linksLine(model)].filter(Boolean).join(' · '),
+        updatedLine(view),
+    ];
+    // The handoff's output is the failure outputs' own: the summary shows it once, there.
+    const render = (outputBudget) => `${[
+        ...head,
+        view.state === 'blocked' ? handoffSection(model, view, redact, 0) : '',
+        ...body,
+        renderFailureOutputs(model, outputBudget, redact),
+        ...footer,
+    ]
+        .filter(Boolean)
+        .join('\n\n')}\n`;
+    return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
+}
+/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
+function metricsLine(model) {
+    const m = model.metrics;
+    if (!m)
+        return '';
+    const counts = [
+        plural(m.workCalls, 'agent call'),
+        plural(m.autoFixes, 'auto-fix', 'auto-fixes'),
+        plural(m.flakes, 'flake'),
+        plural(m.regressions, 'regression'),
+        `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
+    ];
+    const patterns = Object.entries(m.aggregate.successRateByPattern)
+        .slice(0, 8)
+        .map(([id, rate]) => `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`);
+    return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/index.ts
+/** Pure renderers of what people see on GitHub: the job summary, the sticky comment, annotations. */
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/ports/github.ts
+/**
+ * What the controller asks of GitHub's API (docs/github.md). Implemented with Octokit in
+ * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
+ */
+/** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
+class GitHubPermissionError extends Error {
+    permission;
+    status;
+    name = 'GitHubPermissionError';
+    constructor(message, permission, status) {
+        super(message);
+        this.permission = permission;
+        this.status = status;
+    }
+}
+/**
+ * GitHub refused to let this token open a pull request because of a repository (or organization)
+ * setting, not a missing permission: "Allow GitHub Actions to create and approve pull requests" is off,
+ * the default for new repositories and organizations. The branch is pushed; only the pull request waits.
+ */
+class PullRequestsNotAllowedError extends Error {
+    name = 'PullRequestsNotAllowedError';
+}
+
+;// CONCATENATED MODULE: ./src/action/publish.ts
+/**
+ * Publishing an iteration's commit: push the loop's branch (fetch, rebase and retry on a moved remote)
+ * and open its draft pull request once. A push that cannot land blocks the loop, since a person must
+ * sort out the branch.
+ */
+
+
+
+
+
+
+
+
+/**
+ * Publishes the iteration's commit when there is one and a remote `origin` to push to; without a
+ * remote the work stays on the local branch.
+ */
+async function publishIteration(run, input, deps) {
+    const { git, logger } = deps;
+    if (!git)
+        return { state: input.result.state, blocked: false };
+    const hasRemote = (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0;
+    if (!hasRemote)
+        logger.info(`No remote 'origin': the work stays on the local branch ${input.branch}.`);
+    if (!hasRemote || input.result.commit === null)
+        return { state: input.result.state, blocked: false };
+    return publish(run, input, { ...deps, git });
+}
+async function publish(run, input, deps) {
+    const { git, github, store, logger } = deps;
+    const { loopId, branch, result } = input;
+    let state = result.state;
+    let version = result.version;
+    // The git adapter hands the push token to fetch and push itself (see `GitCliOptions.networkEnv`).
+    const pushed = await deps.io.group(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY }));
+    if (pushed.kind !== 'pushed') {
+        const reason = pushed.kind === 'conflict'
+            ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
+            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}${(0,git_errors/* pushPermissionHint */.d7)(pushed.message)}`;
+        logger.error(pushed.message);
+        const blocked = markBlocked(state, reason, deps.clock.now());
+        // The handoff goes into the trail before the save that carries it (a snapshotting store uploads both).
+        await writeEnding(loopId, deps, 'blocked', blocked.state, reason);
+        version = await saveWithEvents(loopId, blocked.state, blocked.events, version, deps);
+        return { state: blocked.state, blocked: true };
+    }
+    if (!state.pullRequest) {
+        // The task is in the state, so a re-dispatched job (whose event has no issue) still closes it.
+        const issue = state.task?.source === 'issue' ? state.task.number : run.event.issueToClose;
+        const closes = issue !== null ? `\n\nCloses #${issue}.` : '';
+        let pull;
+        try {
+            pull = await github.findOrCreatePullRequest({
+                head: branch,
+                base: run.event.defaultBranch,
+                title: `loop: ${(state.task?.title || state.goal).split('\n')[0]?.slice(0, 200) ?? loopId}`,
+                body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
+                draft: true,
+            });
+        }
+        catch (error) {
+            if (!(error instanceof PullRequestsNotAllowedError))
+                throw error;
+            // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
+            const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`;
+            logger.warning(`${error.message}. The repository setting "${PULL_REQUEST_SETTING}" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`);
+            return { state, blocked: false, pullRequestWaiting: { branch, compareUrl } };
+        }
+        logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`);
+        const at = deps.clock.now().toISOString();
+        state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged }, updatedAt: at };
+        const opened = {
+            at,
+            iteration: state.iteration,
+            type: 'pull-request',
+            message: `pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`,
+            data: { number: pull.number },
+        };
+        version = await saveWithEvents(loopId, state, [opened], version, deps);
+    }
+    return { state, blocked: false };
+}
+
+;// CONCATENATED MODULE: ./src/action/refusal.ts
+/**
+ * Tells people why the loop refused something for safety: in the job summary, and in a comment on the
+ * issue or pull request the event is about (its own comment, updated in place on a repeat, so the
+ * loop's status comment keeps its status).
+ */
+
+
+async function reportRefusal(run, refusal, deps) {
+    const { github, io, redact } = deps;
+    io.info(`${redact(refusal.title)} ${redact(refusal.reason)}`);
+    if (run.hasStepSummary)
+        await io.writeSummary(renderRefusal(refusal, redact));
+    const issueNumber = run.event.subject.number;
+    if (issueNumber === null)
+        return;
+    const comment = await github.upsertStickyComment({
+        issueNumber,
+        marker: refusalCommentMarker(refusal.loopId),
+        body: renderRefusalComment(refusal, redact),
+    });
+    io.info(`Refusal ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+}
+
 ;// CONCATENATED MODULE: ./src/action/report.ts
 
 
@@ -46378,6 +46819,7 @@ async function writeAtomically(dir, name, bytes) {
 
 
 const JOURNEY_LOG = 'journey-log.jsonl';
+/** Staged batches of journey events, one file each, until their save lands. */
 const PENDING_PREFIX = 'journey-pending-';
 /** A staged file younger than this may belong to a save still in flight in another process. */
 const PENDING_IN_FLIGHT_MS = 60_000;
@@ -48725,300 +49167,6 @@ class ChildProcessRunner {
     }
 }
 
-;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
-function attemptStrategy(decision) {
-    return decision.kind === 'RETRY' ? decision.strategy : null;
-}
-/** How a record names it. */
-function strategyLabel(strategy) {
-    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
-}
-
-;// CONCATENATED MODULE: ./src/domain/code-context/render.ts
-function renderCodeSections(context, fence) {
-    const lines = [];
-    if (context.attempt > 1 && context.contextAdded.length > 0) {
-        lines.push(`## Added for attempt ${context.attempt} (not shown before)`, '');
-        for (const added of context.contextAdded)
-            lines.push(`- ${added}`);
-        lines.push('');
-    }
-    if (context.codeContext.length > 0) {
-        lines.push('## Code around the failure', '');
-        for (const snippet of context.codeContext) {
-            lines.push(`\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}${snippet.why ? ` (${snippet.why})` : ''}:`, '', '```', fence(snippet.text), '```', '');
-        }
-    }
-    const changes = context.changes;
-    if (changes && changes.diff.trim() !== '') {
-        lines.push(`## What changed ${changes.since}`, '', '```diff', fence(changes.diff.trimEnd()), '```', '');
-    }
-    else if (changes) {
-        lines.push(`## What changed ${changes.since}`, '', 'No source file changed: the failure is older than that.', '');
-    }
-    if (context.contextCut.length > 0) {
-        lines.push('Left out to keep the prompt small:', '');
-        for (const cut of context.contextCut)
-            lines.push(`- ${cut}`);
-        lines.push('');
-    }
-    return lines;
-}
-
-;// CONCATENATED MODULE: ./src/domain/work-context.ts
-/**
- * What the work command is told (the work command contract, README "Work command contract"):
- * the same content as markdown (`LOOP_PROMPT_FILE`) and JSON (`LOOP_CONTEXT_FILE`). Pure.
- */
-
-
-
-const STRATEGY_HINTS = {
-    // The work runs on auto_fix only when no fix command covered the failure: it is the agent's to fix.
-    auto_fix: "A tool could fix this failure (a formatter, a linter's fix mode), but no fix command of the loop covered it: fix it yourself, with the tool's own fix mode where the project has one.",
-    context_expand: 'Read the code around each location below before changing anything; the failure is about how this code fits with the code it calls or is called by.',
-    analyze_then_fix: 'Find the root cause first: read the failure and the code around it, say what is wrong, then make the smallest change that fixes it. Do not weaken or skip tests.',
-    dependency_check: 'A module or command is missing. Check the import path or package name; install or declare the dependency, or fix the path.',
-    retry_with_backoff: 'The failure looked transient; the checks are re-run unchanged.',
-    escalate: 'This failure needs a person.',
-};
-/** The hint for a strategy, with the pattern's own hint when it has one. */
-function strategyHint(strategy, patternHint) {
-    const base = strategy ? STRATEGY_HINTS[strategy] : 'Work toward the goal; the checks below judge the result.';
-    return patternHint ? `${base} ${patternHint}` : base;
-}
-function buildWorkContext(input) {
-    const { state } = input;
-    const found = input.failures.find((f) => f.strategy !== 'auto_fix') ?? input.failures[0] ?? null;
-    // The failure this attempt addresses carries the attempt's strategy, not only its pattern's proposal.
-    const primary = found && input.strategy ? { ...found, strategy: input.strategy } : found;
-    const failures = input.failures.map((f) => (f === found && primary ? primary : f));
-    return {
-        loopId: state.loopId,
-        goal: state.goal,
-        task: state.task ?? null,
-        iteration: state.iteration,
-        maxIterations: state.maxIterations,
-        stage: input.stage,
-        capability: input.capability,
-        strategy: input.strategy,
-        hint: strategyHint(input.strategy, primary?.hint),
-        failure: primary,
-        failures,
-        tried: state.failures.tried.map((t) => ({ ...t })),
-        lessons: primary
-            ? lessonsFor({ pattern: primary.pattern, signature: primary.signature, file: primary.locations[0]?.file }, input.deadLetters ?? [])
-            : [],
-        codeContext: input.selection?.snippets ?? input.codeContext,
-        attempt: input.selection?.level ?? 1,
-        contextAdded: input.selection?.added ?? [],
-        contextCut: input.selection?.cut ?? [],
-        changes: input.selection?.changes ?? null,
-        session: state.session ?? null,
-    };
-}
-/** The markdown prompt: goal, stage, capability, the failure analysis, the hint, what was tried, code. */
-function renderPrompt(context) {
-    const lines = [];
-    lines.push(`# Goal`, '', context.goal, '');
-    if (context.task)
-        lines.push(...(0,loop_task/* renderTask */.eK)(context.task));
-    lines.push(`Loop \`${context.loopId}\` · iteration ${context.iteration} of ${context.maxIterations} · stage ${context.stage}` +
-        (context.capability ? ` · capability \`${context.capability}\`` : ''), '');
-    if (context.strategy)
-        lines.push(`## Strategy: \`${context.strategy}\``, '', context.hint, '');
-    if (context.failure) {
-        const f = context.failure;
-        lines.push('## What failed', '');
-        if (f.kind === 'task') {
-            lines.push(`The stage task \`${f.check.replace(/^task:/, '')}\` is not done: its command, run after your work, failed. Do what it checks for.`, '');
-        }
-        else
-            lines.push(`The check \`${f.check}\` (${f.kind}) failed: ${describePattern(f)}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`, '');
-        for (const location of f.locations.slice(0, 20))
-            lines.push(`- ${work_context_formatLocation(location)}`);
-        if (f.locations.length > 0)
-            lines.push('');
-        if (f.excerpt)
-            lines.push('```text', fence(f.excerpt), '```', '');
-        const others = context.failures.filter((other) => other !== f);
-        if (others.length > 0) {
-            lines.push('Other failing checks:', '');
-            for (const other of others) {
-                lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${work_context_formatLocation(other.locations[0])}` : ''}`);
-            }
-            lines.push('');
-        }
-    }
-    else {
-        lines.push('## Status', '', 'No check is failing right now. Work toward the goal.', '');
-    }
-    lines.push(...renderLessons(context.lessons));
-    if (context.tried.length > 0) {
-        lines.push('## Already tried (do not repeat)', '');
-        for (const [i, t] of context.tried.entries())
-            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
-        lines.push('');
-    }
-    lines.push(...renderCodeSections(context, fence));
-    lines.push('## Rules', '', '- The verification matrix decides when the work is done, not you. Do not edit the loop config, the pattern file, workflows, or weaken tests.', '- If you need a person (a decision, access, an unclear requirement), print a line starting with `BLOCKED:` and the question, and exit 3.', '');
-    return lines.join('\n');
-}
-/** The failure's pattern and confidence; the controller's own `regression-detected` is certain, so no score. */
-function describePattern(failure) {
-    if (!failure.pattern)
-        return 'no known pattern';
-    if (failure.pattern === 'regression-detected')
-        return '`regression-detected` (no other pattern matched)';
-    return `\`${failure.pattern}\` (confidence ${(failure.confidence ?? 0).toFixed(2)})`;
-}
-function work_context_formatLocation(location) {
-    const position = location.line ? `:${location.line}${location.column ? `:${location.column}` : ''}` : '';
-    return `${location.file}${position}${location.message ? ` ${location.message}` : ''}`;
-}
-function fence(text) {
-    return text.replace(/```/g, '`\u200b``');
-}
-/** Which lines to show around each location: ±50 lines, merged per file, at most `maxSnippets`. */
-function contextWindows(locations, radius = 50, maxSnippets = 4) {
-    const windows = [];
-    for (const location of locations) {
-        if (!location.line)
-            continue;
-        const start = Math.max(1, location.line - radius);
-        const end = location.line + radius;
-        const overlapping = windows.find((w) => w.file === location.file && start <= w.endLine && end >= w.startLine);
-        if (overlapping) {
-            overlapping.startLine = Math.min(overlapping.startLine, start);
-            overlapping.endLine = Math.max(overlapping.endLine, end);
-        }
-        else if (windows.length < maxSnippets) {
-            windows.push({ file: location.file, startLine: start, endLine: end });
-        }
-    }
-    return windows;
-}
-
-;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
-
-
-const OUTPUT_LIMIT = 6000;
-function renderIterationMarkdown(input) {
-    const { state, decision } = input;
-    const lines = [
-        `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
-        '',
-        `- **Decision:** ${decision.kind}: ${decision.reason}`,
-        `- **Strategy:** ${strategyLabel(attemptStrategy(decision))}`,
-        `- **Stage now:** ${state.stage} · status ${state.status}`,
-        `- **Next:** ${input.next.kind}${nextStrategy(input.next)}: ${input.next.reason}`,
-    ];
-    if (input.work) {
-        lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
-    }
-    else {
-        lines.push('- **Work command:** not run (the strategy needed no agent)');
-    }
-    if (input.commit)
-        lines.push(`- **Checkpoint:** \`${input.commit}\``);
-    for (const refused of (state.refusedFromCommit ?? []).filter((r) => r.iteration === state.iteration)) {
-        lines.push(`- **Not committed:** \`${refused.path}\`: ${refused.reason}; ${refused.remedy}`);
-    }
-    if (input.baseline && input.baseline.failures.length > 0)
-        lines.push('', ...baselineSection(input.baseline));
-    lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
-    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
-    for (const { result } of input.checks) {
-        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
-    }
-    lines.push('');
-    for (const { result, output, analysis } of input.checks) {
-        if (!analysis)
-            continue;
-        lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
-        // The result's strategy, which the regression rule may have set: the same the table shows.
-        lines.push(`- signature \`${analysis.signature}\` · pattern's strategy \`${result.strategy ?? analysis.strategy}\``);
-        for (const location of analysis.locations.slice(0, 10))
-            lines.push(`- ${work_context_formatLocation(location)}`);
-        lines.push('', '```text', audit_markdown_trimOutput(output), '```', '');
-    }
-    return `${lines.join('\n')}\n`;
-}
-function renderFinalMarkdown(input) {
-    const { state } = input;
-    const lines = [
-        `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
-        '',
-        `- **Goal:** ${state.goal}`,
-        `- **Why it ended:** ${input.decision.reason}`,
-        `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
-        `- **Stage:** ${state.stage}`,
-        `- **Failures:** ${state.failures.total} in total`,
-        `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
-        `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
-    ];
-    if (input.deadLetter)
-        lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``);
-    if (state.failures.current) {
-        const f = state.failures.current;
-        lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```');
-    }
-    if (state.failures.tried.length > 0) {
-        lines.push('', '## What was tried', '');
-        for (const [i, t] of state.failures.tried.entries())
-            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
-    }
-    if (state.checkpoints.length > 0) {
-        lines.push('', '## Checkpoints', '');
-        for (const c of state.checkpoints)
-            lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`);
-    }
-    return `${lines.join('\n')}\n`;
-}
-function baselineSection(baseline) {
-    return [
-        '## Baseline',
-        '',
-        'Failing before any work:',
-        '',
-        ...baseline.failures.map((f) => `- ${describeFailure(f)}`),
-        '',
-        briefingLine(baseline),
-        '',
-    ];
-}
-/** A failing check in one line: its name, kind, pattern and first location. */
-function describeFailure(failure) {
-    const where = failure.locations[0] ? ` at ${work_context_formatLocation(failure.locations[0])}` : '';
-    return `\`${failure.check}\` (${failure.kind}): ${failure.pattern ?? 'no known pattern'}${where}`;
-}
-/** Which baseline failures the agent is told of and which the controller takes itself (its fix commands). */
-function briefingLine(baseline) {
-    const names = (checks) => checks.map((c) => `\`${c}\``).join(', ');
-    const told = baseline.toldAgent === null
-        ? 'none (the work did not run)'
-        : baseline.toldAgent.length > 0
-            ? names(baseline.toldAgent)
-            : 'none';
-    const fixed = baseline.fixedFirst.length > 0
-        ? ` · the controller fixes itself, with its fix command before the agent: ${names(baseline.fixedFirst)}`
-        : '';
-    return `The agent is told of: ${told}${fixed}`;
-}
-function nextStrategy(next) {
-    const strategy = attemptStrategy(next);
-    return strategy ? ` with ${strategyLabel(strategy)}` : '';
-}
-function seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
-}
-function audit_markdown_trimOutput(output) {
-    const text = output.replace(/```/g, '`\u200b``');
-    if (text.length <= OUTPUT_LIMIT)
-        return text;
-    return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`;
-}
-
 ;// CONCATENATED MODULE: ./src/app/step-support.ts
 /**
  * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
@@ -49839,57 +49987,6 @@ function parseWorkOutput(text, logger) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/app/iteration/record.ts
-/**
- * The iteration record: what the steps of a running iteration produce, passed from step to step. Each
- * step is a function `(run, record) => record` over it; none keeps state of its own.
- */
-
-/** The record with `events` added to its journey. */
-function withEvents(record, ...events) {
-    return { ...record, events: [...record.events, ...events] };
-}
-function record_event(at, iteration, type, message, data) {
-    return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
-}
-/**
- * Notes the work tree before the controller runs `check`'s fix command, so that the checkpoint commits
- * what came before (the agent's work) and the fix apart. Nothing is noted when no commit will be made.
- */
-async function beforeFix(run, check, command) {
-    const { input, deps } = run;
-    if (!input.commit || !deps.git)
-        return [];
-    return [{ check, command, tree: await deps.git.snapshot(input.excludeFromCommits) }];
-}
-/** Notes the work tree before the agent works, after fixes the controller ran first. */
-async function beforeWork(run) {
-    const { input, deps } = run;
-    if (!input.commit || !deps.git)
-        return [];
-    return [{ work: true, tree: await deps.git.snapshot(input.excludeFromCommits) }];
-}
-/** Names one saved state, so staged journey events can be matched with the save they belong to. */
-function savedMarker(state) {
-    return `${state.loopId}:${state.iteration}:${state.updatedAt}`;
-}
-function summarizeVerdicts(results) {
-    return results.map((r) => `${r.name} ${r.verdict}`).join(', ');
-}
-function finish(outcome, state, decision, next, ran, version) {
-    return {
-        outcome,
-        state,
-        decision,
-        next,
-        nextAction: summarizeNextAction(state, next),
-        checks: ran.checks ?? [],
-        commit: ran.commit ?? null,
-        record: ran.record ?? null,
-        version,
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/app/iteration/act.ts
 /**
  * Act: what the retry strategy asks for: wait and re-run the checks, the checks' own fix commands, the
@@ -50280,65 +50377,6 @@ function markRegression(live, regressedChecks) {
             ...(unclassified ? { pattern: 'regression-detected', strategy: 'context_expand' } : {}),
         },
     };
-}
-
-;// CONCATENATED MODULE: ./src/app/iteration/audit.ts
-/**
- * Audit: the iteration's markdown record, and for a loop that ended, `final.md` (with a dead letter
- * for a loop that went BLOCKED on a failure).
- */
-
-
-
-
-
-/** Writes `iterations/<n>.md` and returns its path in the audit trail. */
-async function writeIterationRecord(run, record, next) {
-    const { deps, iteration } = run;
-    const markdown = renderIterationMarkdown({
-        state: record.state,
-        decision: run.decision,
-        next,
-        checks: record.checks.map((c) => ({
-            result: c.result,
-            output: displayText(c.outcome.result?.output ?? ''),
-            analysis: c.analysis,
-        })),
-        work: record.work,
-        diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
-        commit: record.commit,
-        // The iteration that measured the baseline says what failed and who was to fix what.
-        baseline: record.previousIsFresh
-            ? { failures: record.previous, ...(record.briefing ?? { fixedFirst: [], toldAgent: null }) }
-            : null,
-    });
-    await deps.audit.writeIteration(iteration, markdown);
-    return (0,external_node_path_.join)('iterations', `${iteration}.md`);
-}
-const ENDINGS = ['complete', 'blocked', 'capped', 'aborted'];
-/** For a loop that has just ended: `final.md`, and a dead letter when it went BLOCKED on a failure. */
-async function writeEnding(loopId, deps, kind, state, final) {
-    if (!ENDINGS.includes(kind))
-        return;
-    let deadLetter;
-    if (kind === 'blocked' && state.failures.current) {
-        const input = {
-            loopId,
-            failure: state.failures.current,
-            history: state.failures.history,
-            tried: state.failures.tried,
-        };
-        const letter = buildDeadLetter(input);
-        const failing = state.lastVerification?.results.find((r) => r.name === state.failures.current?.check);
-        const record = deadLetterRecord(input, letter, failing?.locations[0]?.file ?? null);
-        await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined, `${JSON.stringify(record, null, 2)}\n`);
-        deadLetter = letter.signature;
-    }
-    await deps.audit.writeFinal(renderFinalMarkdown({ state, decision: final, deadLetter }));
-}
-/** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
-function candidateYaml(pattern) {
-    return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/command-env.ts
@@ -50790,7 +50828,7 @@ function withRefusals(run, record, refused) {
 
 
 /** Saves `record` when anything changed; `ran`: an iteration ran in this run. */
-async function persist(loopId, deps, record, ran, at) {
+async function persist(loopId, deps, record, ran, at, beforeSave = async () => { }) {
     const { state, events, version } = record;
     const changed = ran || events.some((e) => e.type !== 'decision') || !record.loaded;
     if (!changed)
@@ -50799,13 +50837,14 @@ async function persist(loopId, deps, record, ran, at) {
     await deps.audit.stagePending(marker, events.map((e) => redactEvent(e, deps.redact)));
     let saved;
     try {
+        await beforeSave(state);
         saved = await deps.store.save(loopId, state, version);
     }
     catch (error) {
         await deps.audit.discardPending(marker);
         if (!(error instanceof store/* StoreConflictError */.yn))
             throw error;
-        const aborted = await keepAbort(loopId, deps, record);
+        const aborted = await keepAbort(loopId, deps, record, beforeSave);
         if (aborted)
             return aborted;
         await deps.audit.appendEvents([
@@ -50821,7 +50860,7 @@ async function persist(loopId, deps, record, ran, at) {
  * run did is saved all the same, with the abort's status, so the work is kept and the loop stays stopped.
  * Null when the winner was not an abort (another controller's iteration).
  */
-async function keepAbort(loopId, deps, record) {
+async function keepAbort(loopId, deps, record, beforeSave) {
     const latest = await deps.store.load(loopId);
     if (latest?.state.status !== 'aborted')
         return null;
@@ -50836,6 +50875,7 @@ async function keepAbort(loopId, deps, record) {
     await deps.audit.stagePending(marker, record.events.map((e) => redactEvent(e, deps.redact)));
     let version;
     try {
+        await beforeSave(state);
         version = await deps.store.save(loopId, state, latest.version);
     }
     catch (error) {
@@ -51325,18 +51365,41 @@ async function settle(input, deps, loop, final, ran) {
     const concluded = conclude(loop, final, at);
     const { state } = concluded.record;
     const decision = ran?.decision ?? final;
-    const persisted = await persist(input.loopId, deps, concluded.record, ran !== undefined, at);
+    // The ending's records are written before the save they belong to (see `BeforeSave`); a save that
+    // ends up aborted by a person writes the aborted ending instead.
+    const endingOf = (saving) => saving.status === 'aborted' && concluded.kind !== 'aborted'
+        ? writeEnding(input.loopId, deps, 'aborted', saving, saving.statusReason)
+        : writeEnding(input.loopId, deps, concluded.kind, saving, final.reason);
+    const persisted = await persist(input.loopId, deps, concluded.record, ran !== undefined, at, endingOf);
     if (persisted.kind === 'superseded') {
+        await restoreWinnersEnding(input.loopId, deps);
         return finish('superseded', state, decision, final, { checks: ran?.checks ?? [] }, persisted.version);
     }
     if (persisted.kind === 'aborted') {
-        const aborted = { kind: 'ABORTED', reason: persisted.state.statusReason };
-        await writeEnding(input.loopId, deps, 'aborted', persisted.state, aborted);
+        const aborted = abortedDecision(persisted.state);
         return finish('aborted', persisted.state, decision, aborted, ran ?? {}, persisted.version);
     }
-    if (persisted.kind === 'saved')
-        await writeEnding(input.loopId, deps, concluded.kind, state, final);
     return finish(concluded.kind, state, decision, final, ran ?? {}, persisted.version);
+}
+function abortedDecision(state) {
+    return { kind: 'ABORTED', reason: state.statusReason };
+}
+const ENDED_AS = {
+    complete: 'complete',
+    blocked: 'blocked',
+    capped: 'capped',
+    aborted: 'aborted',
+};
+/**
+ * A save that lost the race may have written its ending over the winner's (the CLI's runs share one
+ * folder): the ending on record is the winner's, written again from its saved state.
+ */
+async function restoreWinnersEnding(loopId, deps) {
+    const winner = (await deps.store.load(loopId))?.state;
+    const kind = winner ? ENDED_AS[winner.status] : undefined;
+    if (!winner || !kind)
+        return;
+    await writeEnding(loopId, deps, kind, winner, winner.lastDecision?.reason ?? winner.statusReason);
 }
 
 ;// CONCATENATED MODULE: ./src/config/pattern-library.ts
@@ -51591,7 +51654,15 @@ async function runAction(io) {
     const pullRequestGitHub = settings.pushToken !== settings.githubToken
         ? new OctokitGitHub({ token: settings.pushToken, owner, repo, baseUrl: runContext.apiUrl, logger })
         : github;
-    const publishDeps = { git: useGit ? git : null, github: pullRequestGitHub, store, logger, io, clock: systemClock };
+    const publishDeps = {
+        git: useGit ? git : null,
+        github: pullRequestGitHub,
+        store,
+        audit,
+        logger,
+        io,
+        clock: systemClock,
+    };
     let pullRequestWaiting;
     const job = await runJobIterations({ firstIteration: settings.iteration, budgetMinutes: settings.budgetMinutes }, {
         iterate,

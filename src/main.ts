@@ -162,7 +162,15 @@ async function runAction(io: ActionIO): Promise<void> {
     settings.pushToken !== settings.githubToken
       ? new OctokitGitHub({ token: settings.pushToken, owner, repo, baseUrl: runContext.apiUrl, logger })
       : github
-  const publishDeps = { git: useGit ? git : null, github: pullRequestGitHub, store, logger, io, clock: systemClock }
+  const publishDeps = {
+    git: useGit ? git : null,
+    github: pullRequestGitHub,
+    store,
+    audit,
+    logger,
+    io,
+    clock: systemClock,
+  }
   let pullRequestWaiting: PullRequestWaiting | undefined
   const job = await runJobIterations(
     { firstIteration: settings.iteration, budgetMinutes: settings.budgetMinutes },

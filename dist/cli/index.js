@@ -30214,12 +30214,81 @@ class StateQuarantinedError extends Error {
 }
 
 
+;// CONCATENATED MODULE: ./src/app/iteration/record.ts
+/**
+ * The iteration record: what the steps of a running iteration produce, passed from step to step. Each
+ * step is a function `(run, record) => record` over it; none keeps state of its own.
+ */
+
+/** The record with `events` added to its journey. */
+function withEvents(record, ...events) {
+    return { ...record, events: [...record.events, ...events] };
+}
+function record_event(at, iteration, type, message, data) {
+    return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
+}
+/**
+ * Notes the work tree before the controller runs `check`'s fix command, so that the checkpoint commits
+ * what came before (the agent's work) and the fix apart. Nothing is noted when no commit will be made.
+ */
+async function beforeFix(run, check, command) {
+    const { input, deps } = run;
+    if (!input.commit || !deps.git)
+        return [];
+    return [{ check, command, tree: await deps.git.snapshot(input.excludeFromCommits) }];
+}
+/** Notes the work tree before the agent works, after fixes the controller ran first. */
+async function beforeWork(run) {
+    const { input, deps } = run;
+    if (!input.commit || !deps.git)
+        return [];
+    return [{ work: true, tree: await deps.git.snapshot(input.excludeFromCommits) }];
+}
+/** Names one saved state, so staged journey events can be matched with the save they belong to. */
+function savedMarker(state) {
+    return `${state.loopId}:${state.iteration}:${state.updatedAt}`;
+}
+function summarizeVerdicts(results) {
+    return results.map((r) => `${r.name} ${r.verdict}`).join(', ');
+}
+function finish(outcome, state, decision, next, ran, version) {
+    return {
+        outcome,
+        state,
+        decision,
+        next,
+        nextAction: summarizeNextAction(state, next),
+        checks: ran.checks ?? [],
+        commit: ran.commit ?? null,
+        record: ran.record ?? null,
+        version,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/app/journaled-save.ts
+
+async function saveWithEvents(loopId, state, events, expected, deps) {
+    const marker = savedMarker(state);
+    await deps.audit.stagePending(marker, events);
+    let version;
+    try {
+        version = await deps.store.save(loopId, state, expected);
+    }
+    catch (error) {
+        await deps.audit.discardPending(marker);
+        throw error;
+    }
+    await deps.audit.commitPending(marker);
+    return version;
+}
+
 ;// CONCATENATED MODULE: ./src/app/people-commands.ts
 /**
  * What people ask of a loop outside an iteration: resume, skip a task, approve or reject a gate, abort.
  * Shared by the CLI and the action: load, apply the engine's pure command, save with compare-and-swap,
  * record the events.
  */
+
 
 
 class NoLoopError extends Error {
@@ -30268,8 +30337,7 @@ async function applyOnce(command, input, deps) {
             applied = skipTask(loaded.state, command.task, command.reason, input.by, now);
             break;
     }
-    await deps.store.save(input.loopId, applied.state, loaded.version);
-    await deps.audit.appendEvents(applied.events);
+    await saveWithEvents(input.loopId, applied.state, applied.events, loaded.version, deps);
     return applied.state;
 }
 
@@ -32233,6 +32301,7 @@ async function writeAtomically(dir, name, bytes) {
 
 
 const JOURNEY_LOG = 'journey-log.jsonl';
+/** Staged batches of journey events, one file each, until their save lands. */
 const PENDING_PREFIX = 'journey-pending-';
 /** A staged file younger than this may belong to a save still in flight in another process. */
 const PENDING_IN_FLIGHT_MS = 60_000;
@@ -34931,7 +35000,7 @@ function renderFinalMarkdown(input) {
         `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
         '',
         `- **Goal:** ${state.goal}`,
-        `- **Why it ended:** ${input.decision.reason}`,
+        `- **Why it ended:** ${input.reason}`,
         `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
         `- **Stage:** ${state.stage}`,
         `- **Failures:** ${state.failures.total} in total`,
@@ -35820,57 +35889,6 @@ function parseWorkOutput(text, logger) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/app/iteration/record.ts
-/**
- * The iteration record: what the steps of a running iteration produce, passed from step to step. Each
- * step is a function `(run, record) => record` over it; none keeps state of its own.
- */
-
-/** The record with `events` added to its journey. */
-function withEvents(record, ...events) {
-    return { ...record, events: [...record.events, ...events] };
-}
-function record_event(at, iteration, type, message, data) {
-    return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
-}
-/**
- * Notes the work tree before the controller runs `check`'s fix command, so that the checkpoint commits
- * what came before (the agent's work) and the fix apart. Nothing is noted when no commit will be made.
- */
-async function beforeFix(run, check, command) {
-    const { input, deps } = run;
-    if (!input.commit || !deps.git)
-        return [];
-    return [{ check, command, tree: await deps.git.snapshot(input.excludeFromCommits) }];
-}
-/** Notes the work tree before the agent works, after fixes the controller ran first. */
-async function beforeWork(run) {
-    const { input, deps } = run;
-    if (!input.commit || !deps.git)
-        return [];
-    return [{ work: true, tree: await deps.git.snapshot(input.excludeFromCommits) }];
-}
-/** Names one saved state, so staged journey events can be matched with the save they belong to. */
-function savedMarker(state) {
-    return `${state.loopId}:${state.iteration}:${state.updatedAt}`;
-}
-function summarizeVerdicts(results) {
-    return results.map((r) => `${r.name} ${r.verdict}`).join(', ');
-}
-function finish(outcome, state, decision, next, ran, version) {
-    return {
-        outcome,
-        state,
-        decision,
-        next,
-        nextAction: summarizeNextAction(state, next),
-        checks: ran.checks ?? [],
-        commit: ran.commit ?? null,
-        record: ran.record ?? null,
-        version,
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/app/iteration/act.ts
 /**
  * Act: what the retry strategy asks for: wait and re-run the checks, the checks' own fix commands, the
@@ -36297,8 +36315,11 @@ async function writeIterationRecord(run, record, next) {
     return (0,external_node_path_namespaceObject.join)('iterations', `${iteration}.md`);
 }
 const ENDINGS = ['complete', 'blocked', 'capped', 'aborted'];
-/** For a loop that has just ended: `final.md`, and a dead letter when it went BLOCKED on a failure. */
-async function writeEnding(loopId, deps, kind, state, final) {
+/**
+ * For a loop that has just ended: `final.md` (saying `reason`, why it ended), and a dead letter when it
+ * went BLOCKED on a failure.
+ */
+async function writeEnding(loopId, deps, kind, state, reason) {
     if (!ENDINGS.includes(kind))
         return;
     let deadLetter;
@@ -36315,7 +36336,7 @@ async function writeEnding(loopId, deps, kind, state, final) {
         await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined, `${JSON.stringify(record, null, 2)}\n`);
         deadLetter = letter.signature;
     }
-    await deps.audit.writeFinal(renderFinalMarkdown({ state, decision: final, deadLetter }));
+    await deps.audit.writeFinal(renderFinalMarkdown({ state, reason, deadLetter }));
 }
 /** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
 function candidateYaml(pattern) {
@@ -36771,7 +36792,7 @@ function withRefusals(run, record, refused) {
 
 
 /** Saves `record` when anything changed; `ran`: an iteration ran in this run. */
-async function persist(loopId, deps, record, ran, at) {
+async function persist(loopId, deps, record, ran, at, beforeSave = async () => { }) {
     const { state, events, version } = record;
     const changed = ran || events.some((e) => e.type !== 'decision') || !record.loaded;
     if (!changed)
@@ -36780,13 +36801,14 @@ async function persist(loopId, deps, record, ran, at) {
     await deps.audit.stagePending(marker, events.map((e) => redactEvent(e, deps.redact)));
     let saved;
     try {
+        await beforeSave(state);
         saved = await deps.store.save(loopId, state, version);
     }
     catch (error) {
         await deps.audit.discardPending(marker);
         if (!(error instanceof StoreConflictError))
             throw error;
-        const aborted = await keepAbort(loopId, deps, record);
+        const aborted = await keepAbort(loopId, deps, record, beforeSave);
         if (aborted)
             return aborted;
         await deps.audit.appendEvents([
@@ -36802,7 +36824,7 @@ async function persist(loopId, deps, record, ran, at) {
  * run did is saved all the same, with the abort's status, so the work is kept and the loop stays stopped.
  * Null when the winner was not an abort (another controller's iteration).
  */
-async function keepAbort(loopId, deps, record) {
+async function keepAbort(loopId, deps, record, beforeSave) {
     const latest = await deps.store.load(loopId);
     if (latest?.state.status !== 'aborted')
         return null;
@@ -36817,6 +36839,7 @@ async function keepAbort(loopId, deps, record) {
     await deps.audit.stagePending(marker, record.events.map((e) => redactEvent(e, deps.redact)));
     let version;
     try {
+        await beforeSave(state);
         version = await deps.store.save(loopId, state, latest.version);
     }
     catch (error) {
@@ -37306,18 +37329,41 @@ async function iteration_settle(input, deps, loop, final, ran) {
     const concluded = conclude(loop, final, at);
     const { state } = concluded.record;
     const decision = ran?.decision ?? final;
-    const persisted = await persist(input.loopId, deps, concluded.record, ran !== undefined, at);
+    // The ending's records are written before the save they belong to (see `BeforeSave`); a save that
+    // ends up aborted by a person writes the aborted ending instead.
+    const endingOf = (saving) => saving.status === 'aborted' && concluded.kind !== 'aborted'
+        ? writeEnding(input.loopId, deps, 'aborted', saving, saving.statusReason)
+        : writeEnding(input.loopId, deps, concluded.kind, saving, final.reason);
+    const persisted = await persist(input.loopId, deps, concluded.record, ran !== undefined, at, endingOf);
     if (persisted.kind === 'superseded') {
+        await restoreWinnersEnding(input.loopId, deps);
         return finish('superseded', state, decision, final, { checks: ran?.checks ?? [] }, persisted.version);
     }
     if (persisted.kind === 'aborted') {
-        const aborted = { kind: 'ABORTED', reason: persisted.state.statusReason };
-        await writeEnding(input.loopId, deps, 'aborted', persisted.state, aborted);
+        const aborted = abortedDecision(persisted.state);
         return finish('aborted', persisted.state, decision, aborted, ran ?? {}, persisted.version);
     }
-    if (persisted.kind === 'saved')
-        await writeEnding(input.loopId, deps, concluded.kind, state, final);
     return finish(concluded.kind, state, decision, final, ran ?? {}, persisted.version);
+}
+function abortedDecision(state) {
+    return { kind: 'ABORTED', reason: state.statusReason };
+}
+const ENDED_AS = {
+    complete: 'complete',
+    blocked: 'blocked',
+    capped: 'capped',
+    aborted: 'aborted',
+};
+/**
+ * A save that lost the race may have written its ending over the winner's (the CLI's runs share one
+ * folder): the ending on record is the winner's, written again from its saved state.
+ */
+async function restoreWinnersEnding(loopId, deps) {
+    const winner = (await deps.store.load(loopId))?.state;
+    const kind = winner ? ENDED_AS[winner.status] : undefined;
+    if (!winner || !kind)
+        return;
+    await writeEnding(loopId, deps, kind, winner, winner.lastDecision?.reason ?? winner.statusReason);
 }
 
 ;// CONCATENATED MODULE: ./src/config/user-patterns.ts

@@ -3,12 +3,16 @@
  * and open its draft pull request once. A push that cannot land blocks the loop, since a person must
  * sort out the branch.
  */
+
+import { writeEnding } from '../app/iteration/audit.js'
 import type { IterationResult } from '../app/iteration.js'
+import { saveWithEvents } from '../app/journaled-save.js'
 import { pushLoopBranch } from '../app/loop-branch.js'
 import { markBlocked } from '../domain/engine/index.js'
 import { pushPermissionHint } from '../domain/git-errors.js'
 import { PULL_REQUEST_SETTING, type PullRequestWaiting } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
+import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
 import type { Git } from '../ports/git.js'
 import { type GitHubPort, PullRequestsNotAllowedError } from '../ports/github.js'
@@ -23,6 +27,8 @@ export interface PublishDeps {
   git: Git | null
   github: Pick<GitHubPort, 'findOrCreatePullRequest'>
   store: Store
+  /** The loop's trail: each save here records its journey events, and a BLOCKED one its handoff. */
+  audit: AuditLog
   logger: Logger
   io: Pick<ActionIO, 'group'>
   clock: Clock
@@ -71,7 +77,9 @@ async function publish(
         : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}${pushPermissionHint(pushed.message)}`
     logger.error(pushed.message)
     const blocked = markBlocked(state, reason, deps.clock.now())
-    version = await store.save(loopId, blocked.state, version)
+    // The handoff goes into the trail before the save that carries it (a snapshotting store uploads both).
+    await writeEnding(loopId, deps, 'blocked', blocked.state, reason)
+    version = await saveWithEvents(loopId, blocked.state, blocked.events, version, deps)
     return { state: blocked.state, blocked: true }
   }
   if (!state.pullRequest) {
@@ -97,8 +105,16 @@ async function publish(
       return { state, blocked: false, pullRequestWaiting: { branch, compareUrl } }
     }
     logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`)
-    state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged } }
-    version = await store.save(loopId, state, version)
+    const at = deps.clock.now().toISOString()
+    state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged }, updatedAt: at }
+    const opened = {
+      at,
+      iteration: state.iteration,
+      type: 'pull-request' as const,
+      message: `pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`,
+      data: { number: pull.number },
+    }
+    version = await saveWithEvents(loopId, state, [opened], version, deps)
   }
   return { state, blocked: false }
 }

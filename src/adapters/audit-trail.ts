@@ -14,7 +14,8 @@ import type { AuditLog } from '../ports/audit.js'
 import { writeAtomically } from './file-store.js'
 
 export const JOURNEY_LOG = 'journey-log.jsonl'
-const PENDING_PREFIX = 'journey-pending-'
+/** Staged batches of journey events, one file each, until their save lands. */
+export const PENDING_PREFIX = 'journey-pending-'
 /** A staged file younger than this may belong to a save still in flight in another process. */
 const PENDING_IN_FLIGHT_MS = 60_000
 

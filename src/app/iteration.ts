@@ -7,6 +7,7 @@
  */
 import { type Decision, decide } from '../domain/engine/index.js'
 import { policyFromConfig } from '../domain/policy.js'
+import type { LoopState } from '../domain/state.js'
 import { act } from './iteration/act.js'
 import { analyze } from './iteration/analyze.js'
 import { writeEnding, writeIterationRecord } from './iteration/audit.js'
@@ -19,7 +20,7 @@ import { remedies } from './iteration/remedies.js'
 import { pullRequestMerged, restoreAndDecide } from './iteration/restore.js'
 import { stageTasks } from './iteration/tasks.js'
 import { conclude, transition } from './iteration/transition.js'
-import type { IterationDeps, IterationInput, IterationResult } from './iteration/types.js'
+import type { IterationDeps, IterationInput, IterationOutcomeKind, IterationResult } from './iteration/types.js'
 import { verify } from './iteration/verify.js'
 
 export type {
@@ -80,15 +81,42 @@ async function settle(
   const concluded = conclude(loop, final, at)
   const { state } = concluded.record
   const decision = ran?.decision ?? final
-  const persisted = await persist(input.loopId, deps, concluded.record, ran !== undefined, at)
+  // The ending's records are written before the save they belong to (see `BeforeSave`); a save that
+  // ends up aborted by a person writes the aborted ending instead.
+  const endingOf = (saving: LoopState) =>
+    saving.status === 'aborted' && concluded.kind !== 'aborted'
+      ? writeEnding(input.loopId, deps, 'aborted', saving, saving.statusReason)
+      : writeEnding(input.loopId, deps, concluded.kind, saving, final.reason)
+  const persisted = await persist(input.loopId, deps, concluded.record, ran !== undefined, at, endingOf)
   if (persisted.kind === 'superseded') {
+    await restoreWinnersEnding(input.loopId, deps)
     return finish('superseded', state, decision, final, { checks: ran?.checks ?? [] }, persisted.version)
   }
   if (persisted.kind === 'aborted') {
-    const aborted: Decision = { kind: 'ABORTED', reason: persisted.state.statusReason }
-    await writeEnding(input.loopId, deps, 'aborted', persisted.state, aborted)
+    const aborted = abortedDecision(persisted.state)
     return finish('aborted', persisted.state, decision, aborted, ran ?? {}, persisted.version)
   }
-  if (persisted.kind === 'saved') await writeEnding(input.loopId, deps, concluded.kind, state, final)
   return finish(concluded.kind, state, decision, final, ran ?? {}, persisted.version)
+}
+
+function abortedDecision(state: LoopState): Decision {
+  return { kind: 'ABORTED', reason: state.statusReason }
+}
+
+const ENDED_AS: Partial<Record<LoopState['status'], IterationOutcomeKind>> = {
+  complete: 'complete',
+  blocked: 'blocked',
+  capped: 'capped',
+  aborted: 'aborted',
+}
+
+/**
+ * A save that lost the race may have written its ending over the winner's (the CLI's runs share one
+ * folder): the ending on record is the winner's, written again from its saved state.
+ */
+async function restoreWinnersEnding(loopId: string, deps: IterationDeps): Promise<void> {
+  const winner = (await deps.store.load(loopId))?.state
+  const kind = winner ? ENDED_AS[winner.status] : undefined
+  if (!winner || !kind) return
+  await writeEnding(loopId, deps, kind, winner, winner.lastDecision?.reason ?? winner.statusReason)
 }

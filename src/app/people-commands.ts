@@ -9,6 +9,7 @@ import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
+import { saveWithEvents } from './journaled-save.js'
 
 export type PeopleCommand =
   | { kind: 'resume' }
@@ -71,7 +72,6 @@ async function applyOnce(
       applied = skipTask(loaded.state, command.task, command.reason, input.by, now)
       break
   }
-  await deps.store.save(input.loopId, applied.state, loaded.version)
-  await deps.audit.appendEvents(applied.events)
+  await saveWithEvents(input.loopId, applied.state, applied.events, loaded.version, deps)
   return applied.state
 }

@@ -80,7 +80,8 @@ export function renderIterationMarkdown(input: IterationRecordInput): string {
 
 export function renderFinalMarkdown(input: {
   state: LoopState
-  decision: Decision
+  /** Why the loop ended (the ending decision's reason). */
+  reason: string
   deadLetter?: string | undefined
 }): string {
   const { state } = input
@@ -88,7 +89,7 @@ export function renderFinalMarkdown(input: {
     `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
     '',
     `- **Goal:** ${state.goal}`,
-    `- **Why it ended:** ${input.decision.reason}`,
+    `- **Why it ended:** ${input.reason}`,
     `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
     `- **Stage:** ${state.stage}`,
     `- **Failures:** ${state.failures.total} in total`,

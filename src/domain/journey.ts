@@ -21,6 +21,7 @@ export interface JourneyEvent {
     | 'escalated'
     | 'capped'
     | 'cap-changed'
+    | 'pull-request'
     | 'completed'
     | 'aborted'
     | 'resumed'

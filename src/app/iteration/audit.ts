@@ -43,13 +43,16 @@ export async function writeIterationRecord(
 
 const ENDINGS: readonly IterationOutcomeKind[] = ['complete', 'blocked', 'capped', 'aborted']
 
-/** For a loop that has just ended: `final.md`, and a dead letter when it went BLOCKED on a failure. */
+/**
+ * For a loop that has just ended: `final.md` (saying `reason`, why it ended), and a dead letter when it
+ * went BLOCKED on a failure.
+ */
 export async function writeEnding(
   loopId: string,
-  deps: IterationDeps,
+  deps: Pick<IterationDeps, 'audit'>,
   kind: IterationOutcomeKind,
   state: LoopState,
-  final: Decision,
+  reason: string,
 ): Promise<void> {
   if (!ENDINGS.includes(kind)) return
   let deadLetter: string | undefined
@@ -71,7 +74,7 @@ export async function writeEnding(
     )
     deadLetter = letter.signature
   }
-  await deps.audit.writeFinal(renderFinalMarkdown({ state, decision: final, deadLetter }))
+  await deps.audit.writeFinal(renderFinalMarkdown({ state, reason, deadLetter }))
 }
 
 /** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */

@@ -17,6 +17,12 @@ export type Persisted =
   /** A person aborted the loop while this run worked: the run's state is saved, aborted as they asked. */
   | { kind: 'aborted'; version: StoreVersion; state: LoopState }
 
+/**
+ * Writes what belongs in the audit trail with the state about to be saved (the ending's `final.md` and
+ * dead letter): before the save, so a store that carries the trail with each save carries them too.
+ */
+export type BeforeSave = (state: LoopState) => Promise<void>
+
 /** Saves `record` when anything changed; `ran`: an iteration ran in this run. */
 export async function persist(
   loopId: string,
@@ -24,6 +30,7 @@ export async function persist(
   record: LoopRecord,
   ran: boolean,
   at: Date,
+  beforeSave: BeforeSave = async () => {},
 ): Promise<Persisted> {
   const { state, events, version } = record
   const changed = ran || events.some((e) => e.type !== 'decision') || !record.loaded
@@ -35,11 +42,12 @@ export async function persist(
   )
   let saved: StoreVersion
   try {
+    await beforeSave(state)
     saved = await deps.store.save(loopId, state, version)
   } catch (error) {
     await deps.audit.discardPending(marker)
     if (!(error instanceof StoreConflictError)) throw error
-    const aborted = await keepAbort(loopId, deps, record)
+    const aborted = await keepAbort(loopId, deps, record, beforeSave)
     if (aborted) return aborted
     await deps.audit.appendEvents([
       event(at, state.iteration, 'superseded', 'another controller saved this iteration first'),
@@ -55,7 +63,12 @@ export async function persist(
  * run did is saved all the same, with the abort's status, so the work is kept and the loop stays stopped.
  * Null when the winner was not an abort (another controller's iteration).
  */
-async function keepAbort(loopId: string, deps: IterationDeps, record: LoopRecord): Promise<Persisted | null> {
+async function keepAbort(
+  loopId: string,
+  deps: IterationDeps,
+  record: LoopRecord,
+  beforeSave: BeforeSave,
+): Promise<Persisted | null> {
   const latest = await deps.store.load(loopId)
   if (latest?.state.status !== 'aborted') return null
   const { status, statusReason } = latest.state
@@ -72,6 +85,7 @@ async function keepAbort(loopId: string, deps: IterationDeps, record: LoopRecord
   )
   let version: StoreVersion
   try {
+    await beforeSave(state)
     version = await deps.store.save(loopId, state, latest.version)
   } catch (error) {
     await deps.audit.discardPending(marker)

@@ -1,7 +1,11 @@
 // Publishing an iteration: push the loop's branch, open its pull request once; a failed push blocks.
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { publishIteration } from '../../../src/action/publish.js'
 import { buildRunContext } from '../../../src/action/run-context.js'
+import { AuditTrail, PENDING_PREFIX } from '../../../src/adapters/audit-trail.js'
 import type { Git, GitResult } from '../../../src/ports/git.js'
 import { fixedClock, iterationResult, loopState, memoryStore, recordingIO, recordingLogger } from './fakes.js'
 
@@ -32,6 +36,15 @@ function fakeGit(options: { remote: boolean; push?: GitResult }) {
 function setup(options: { remote: boolean; push?: GitResult; git?: boolean }) {
   const state = loopState({ goal: 'Fix the parser\nand more' })
   const store = memoryStore({ l1: state })
+  // The trail as a snapshotting store would upload it: what is on disk at the moment of each save.
+  const auditDir = mkdtempSync(join(tmpdir(), 'publish-audit-'))
+  const trailAtSave: { final: boolean; pending: boolean }[] = []
+  const save = store.save
+  store.save = async (...args) => {
+    const staged = readdirSync(auditDir).filter((name) => name.startsWith(PENDING_PREFIX))
+    trailAtSave.push({ final: existsSync(join(auditDir, 'final.md')), pending: staged.length > 0 })
+    return save(...args)
+  }
   const { git, commands } = fakeGit(options)
   const pulls: { base: string; title: string; body: string }[] = []
   const logger = recordingLogger()
@@ -54,11 +67,19 @@ function setup(options: { remote: boolean; push?: GitResult; git?: boolean }) {
       },
     },
     store,
+    audit: new AuditTrail(auditDir, (text: string) => text),
     logger,
     io: recordingIO(),
     clock: fixedClock,
   }
-  return { deps, commands, pulls, logger, store, state }
+  const journey = () =>
+    existsSync(join(auditDir, 'journey-log.jsonl'))
+      ? readFileSync(join(auditDir, 'journey-log.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { type: string; message: string })
+      : []
+  return { deps, commands, pulls, logger, store, state, auditDir, trailAtSave, journey }
 }
 
 const input = (commit: string | null, state = loopState()) => ({
@@ -110,6 +131,14 @@ describe('publishIteration', () => {
     expect(store.saved.at(-1)?.pullRequest?.number).toBe(12)
   })
 
+  it('records the opened pull request in the journey with the save that holds it', async () => {
+    const { deps, journey, state } = setup({ remote: true })
+    await publishIteration(runOf({}), input('c1', state), deps)
+    expect(journey().map((e) => [e.type, e.message])).toEqual([
+      ['pull-request', 'pull request #12 opened: https://ghe.example/o/r/pull/12'],
+    ])
+  })
+
   it('leaves the push token to the git adapter (test/security/push-credentials.test.ts)', async () => {
     const { deps, commands, state } = setup({ remote: true })
     await publishIteration(runOf({}, { 'push-token': 'other' }), input('c1', state), deps)
@@ -136,5 +165,18 @@ describe('publishIteration', () => {
     )
     expect(store.saved.at(-1)?.status).toBe('blocked')
     expect(logger.lines[0]).toBe('error: fatal: could not read from remote\nmore')
+  })
+
+  it('saves a BLOCKED push with its journey events and its handoff already in the trail', async () => {
+    const { deps, journey, trailAtSave, auditDir, state } = setup({
+      remote: true,
+      push: { exitCode: 1, stdout: '', stderr: "fatal: unable to access 'x': The requested URL returned error: 403" },
+    })
+    const published = await publishIteration(runOf({}), input('c1', state), deps)
+    expect(published.state.statusReason).toContain("The token needs 'contents: write' to push")
+    // final.md was on disk when the BLOCKED state was saved, so a snapshot of the trail carries it.
+    expect(trailAtSave).toEqual([{ final: true, pending: true }])
+    expect(readFileSync(join(auditDir, 'final.md'), 'utf8')).toContain('git-error: pushing loop/l1 failed')
+    expect(journey().map((e) => e.type)).toContain('escalated')
   })
 })

@@ -103,3 +103,27 @@ describe('runOneIteration', () => {
     expect(loop.runner.count('agent', 2)).toBe(1)
   })
 })
+
+describe('the ending and the save that carries it', () => {
+  it.each([
+    { ending: 'complete', script: () => ({ exitCode: 0 }) },
+    { ending: 'blocked', script: () => ({ exitCode: 1, output: 'AssertionError: expected 1 to equal 2' }) },
+  ])('writes final.md before the $ending state is saved, so a snapshot of the trail holds it', async (row) => {
+    const loop = fakeLoop(
+      { 'flake-check': { enabled: false }, checks: [{ name: 'unit', run: 'npm test', kind: 'test' }] },
+      row.script,
+    )
+    // What the trail holds at each save, as a store that uploads it with the state would see it.
+    const atSave: { status: string; final: boolean }[] = []
+    const save = loop.store.save.bind(loop.store)
+    loop.store.save = async (loopId, state, expected) => {
+      atSave.push({ status: state.status, final: loop.audit.files.has('final.md') })
+      return save(loopId, state, expected)
+    }
+    let result = await runOneIteration(loop.input, loop.deps)
+    for (let i = 0; i < 10 && result.outcome === 'continue'; i++) result = await runOneIteration(loop.input, loop.deps)
+    expect(result.outcome).toBe(row.ending)
+    expect(atSave.at(-1)).toEqual({ status: row.ending, final: true })
+    expect(atSave.slice(0, -1).every((s) => !s.final)).toBe(true)
+  })
+})
