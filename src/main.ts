@@ -144,6 +144,7 @@ async function runAction(io: ActionIO): Promise<void> {
       task: taskOfEvent(runContext.event.name, runContext.event.payload),
       stopRequested: hasStopLabel(runContext.event.subject.labels),
       toolVersion: VERSION,
+      ...(useGit ? { branchFromRemote: branch } : {}),
       // A re-dispatch that carries no cap leaves the loop's own, set when it started, in force.
       ...(capGiven !== undefined ? { capGiven } : {}),
       ...(configPathRelative ? { configPathRelative } : {}),

@@ -28029,6 +28029,25 @@ function changeCap(state, cap, now) {
         ],
     };
 }
+/**
+ * The last iteration's commits never reached the loop's branch: the job that made them was lost after
+ * the save and before its push. The state forgets them, so state and branch agree again; the iteration
+ * still counts against the cap (its time was spent), and the next iteration redoes the work from the
+ * branch as it is.
+ */
+function forgetLostCheckpoint(state, branch, now) {
+    const last = state.checkpoints.at(-1);
+    if (!last)
+        return { state, events: [] };
+    const lost = state.checkpoints.filter((c) => c.iteration === last.iteration);
+    const at = now.toISOString();
+    return {
+        state: { ...state, checkpoints: state.checkpoints.filter((c) => c.iteration !== last.iteration), updatedAt: at },
+        events: [
+            commands_event(state, at, 'commit-lost', `iteration ${last.iteration}'s commit ${lost.map((c) => c.commit.slice(0, 12)).join(', ')} never reached ${branch} (its job was lost before the push): the next iteration redoes its work`, { iteration: last.iteration, commits: lost.map((c) => c.commit) }),
+        ],
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
 /** How many entries each list keeps. */
@@ -37107,6 +37126,7 @@ async function restoreAndDecide(input, deps, policy) {
             version: null,
         };
     }
+    record = await withLostCheckpoint(record, input, deps, now);
     const { state } = record;
     if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
         const decision = {
@@ -37148,6 +37168,26 @@ async function pullRequestMerged(state, deps) {
     if (state.stage !== 'SHIP' || !deps.pullRequestMerged)
         return undefined;
     return deps.pullRequestMerged();
+}
+/**
+ * State and branch agree: a last checkpoint that the freshly fetched loop branch does not hold (by
+ * commit, or by subject when a push rebased it) was lost with its job, and the state forgets it.
+ */
+async function withLostCheckpoint(record, input, deps, now) {
+    const last = record.state.checkpoints.at(-1);
+    if (!record.loaded || !last || !deps.git || !input.commit || !input.branchFromRemote)
+        return record;
+    const log = await deps.git.exec(['log', '--format=%H %s', '-n', '1000', 'HEAD'], { allowFailure: true });
+    if (log.exitCode !== 0)
+        return record;
+    const reached = log.stdout
+        .split('\n')
+        .some((line) => line.startsWith(`${last.commit} `) || line.slice(41) === last.message);
+    if (reached)
+        return record;
+    const forgotten = forgetLostCheckpoint(record.state, input.branchFromRemote, now);
+    deps.logger.warning(forgotten.events[0]?.message ?? '');
+    return withEvents({ ...record, state: forgotten.state }, ...forgotten.events);
 }
 
 ;// CONCATENATED MODULE: ./src/app/iteration/tasks.ts

@@ -22,6 +22,7 @@ export interface JourneyEvent {
     | 'capped'
     | 'cap-changed'
     | 'pull-request'
+    | 'commit-lost'
     | 'completed'
     | 'aborted'
     | 'resumed'

@@ -1,7 +1,14 @@
 /**
  * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
  */
-import { abort, changeCap, type Decision, decide, initialState } from '../../domain/engine/index.js'
+import {
+  abort,
+  changeCap,
+  type Decision,
+  decide,
+  forgetLostCheckpoint,
+  initialState,
+} from '../../domain/engine/index.js'
 import { Labels } from '../../domain/loop-names.js'
 import type { Policy } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
@@ -40,6 +47,7 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
     }
   }
 
+  record = await withLostCheckpoint(record, input, deps, now)
   const { state } = record
   if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
     const decision: Decision = {
@@ -89,4 +97,27 @@ async function withStopLabel(record: LoopRecord, deps: IterationDeps, now: Date)
 export async function pullRequestMerged(state: LoopState, deps: IterationDeps): Promise<boolean | undefined> {
   if (state.stage !== 'SHIP' || !deps.pullRequestMerged) return undefined
   return deps.pullRequestMerged()
+}
+
+/**
+ * State and branch agree: a last checkpoint that the freshly fetched loop branch does not hold (by
+ * commit, or by subject when a push rebased it) was lost with its job, and the state forgets it.
+ */
+async function withLostCheckpoint(
+  record: LoopRecord,
+  input: IterationInput,
+  deps: IterationDeps,
+  now: Date,
+): Promise<LoopRecord> {
+  const last = record.state.checkpoints.at(-1)
+  if (!record.loaded || !last || !deps.git || !input.commit || !input.branchFromRemote) return record
+  const log = await deps.git.exec(['log', '--format=%H %s', '-n', '1000', 'HEAD'], { allowFailure: true })
+  if (log.exitCode !== 0) return record
+  const reached = log.stdout
+    .split('\n')
+    .some((line) => line.startsWith(`${last.commit} `) || line.slice(41) === last.message)
+  if (reached) return record
+  const forgotten = forgetLostCheckpoint(record.state, input.branchFromRemote, now)
+  deps.logger.warning(forgotten.events[0]?.message ?? '')
+  return withEvents({ ...record, state: forgotten.state }, ...forgotten.events)
 }

@@ -75,6 +75,11 @@ export interface IterationInput {
    * state. A given cap that differs becomes the loop's, recorded in its journey.
    */
   capGiven?: number
+  /**
+   * The branch the work tree has checked out was just fetched from the remote (the action): a last
+   * checkpoint it does not hold was lost with a job that died before its push (see `forgetLostCheckpoint`).
+   */
+  branchFromRemote?: string
 }
 
 export type IterationOutcomeKind = 'continue' | 'complete' | 'blocked' | 'waiting' | 'capped' | 'aborted' | 'superseded'

@@ -319,3 +319,28 @@ export function changeCap(state: LoopState, cap: number, now: Date): CommandResu
     ],
   }
 }
+
+/**
+ * The last iteration's commits never reached the loop's branch: the job that made them was lost after
+ * the save and before its push. The state forgets them, so state and branch agree again; the iteration
+ * still counts against the cap (its time was spent), and the next iteration redoes the work from the
+ * branch as it is.
+ */
+export function forgetLostCheckpoint(state: LoopState, branch: string, now: Date): CommandResult {
+  const last = state.checkpoints.at(-1)
+  if (!last) return { state, events: [] }
+  const lost = state.checkpoints.filter((c) => c.iteration === last.iteration)
+  const at = now.toISOString()
+  return {
+    state: { ...state, checkpoints: state.checkpoints.filter((c) => c.iteration !== last.iteration), updatedAt: at },
+    events: [
+      event(
+        state,
+        at,
+        'commit-lost',
+        `iteration ${last.iteration}'s commit ${lost.map((c) => c.commit.slice(0, 12)).join(', ')} never reached ${branch} (its job was lost before the push): the next iteration redoes its work`,
+        { iteration: last.iteration, commits: lost.map((c) => c.commit) },
+      ),
+    ],
+  }
+}

@@ -18,6 +18,7 @@ export {
   approveGate,
   type CommandResult,
   changeCap,
+  forgetLostCheckpoint,
   markBlocked,
   markCapped,
   markComplete,

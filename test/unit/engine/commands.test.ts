@@ -5,6 +5,7 @@ import {
   changeCap,
   decide,
   EngineError,
+  forgetLostCheckpoint,
   markBlocked,
   markCapped,
   markWaiting,
@@ -209,5 +210,26 @@ describe('the iteration cap given to a run', () => {
     expect(policyOf().maxIterations).toBe(10)
     expect(decide(running, { now: at(1) }, policyOf()).kind).toBe('EXECUTE_STAGE')
     expect(decide(capped(20, 20), { now: at(1) }, policyOf()).kind).toBe('CAP_REACHED')
+  })
+})
+
+describe('a checkpoint lost with its job', () => {
+  const cp = (iteration: number, commit: string) => ({
+    iteration,
+    commit,
+    message: `loop: iteration ${iteration}`,
+    at: at(0).toISOString(),
+  })
+  it.each([
+    { checkpoints: [], left: [], events: 0 },
+    { checkpoints: [cp(1, 'a'.repeat(40))], left: [], events: 1 },
+    { checkpoints: [cp(1, 'a'.repeat(40)), cp(2, 'b'.repeat(40)), cp(2, 'c'.repeat(40))], left: [1], events: 1 },
+  ])('forgets the last iteration`s commits: $checkpoints.length -> $left', (row) => {
+    const state = { ...startState(policy), iteration: 2, checkpoints: row.checkpoints }
+    const { state: after, events } = forgetLostCheckpoint(state, 'loop/x', at(1))
+    expect(after.checkpoints.map((c) => c.iteration)).toEqual(row.left)
+    expect(after.iteration).toBe(2)
+    expect(events).toHaveLength(row.events)
+    expect(loopStateSchema.safeParse(after).success).toBe(true)
   })
 })
