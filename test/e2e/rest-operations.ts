@@ -32,6 +32,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'pulls/get',
     'repos/get-collaborator-permission-level',
   ],
+  'crash-before-push.test.ts': ['actions/create-workflow-dispatch', 'pulls/create', 'pulls/list'],
   'enterprise-server.test.ts': [
     'actions/create-workflow-dispatch',
     'actions/list-workflow-runs',
