@@ -225,10 +225,14 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
         'Unblock',
         'alice',
       )
-      await sandbox.comment('alice', '/loop resume')
+      const { job: resumeJob } = await sandbox.comment('alice', '/loop resume')
       const all = await sandbox.waitForIdle(2 * MINUTE)
+      // A comment on the pull request cannot name the loop's concurrency group: its job records the
+      // resume and dispatches the iteration into the group (docs/github.md, "One job per loop at a time").
+      expect(resumeJob?.conclusion, describeJobs(all)).toBe('success')
+      expect(resumeJob?.outputs.status, describeJobs(all)).toBe('running')
       const resumed = all.at(-1)!
-      expect(resumed.event, describeJobs(all)).toBe('issue_comment')
+      expect(resumed.event, describeJobs(all)).toBe('workflow_dispatch')
       expect(resumed.outputs.status, describeJobs(all)).toBe('complete')
       expect(Number(resumed.outputs.iteration)).toBe(blockedIterations + 1)
       // The sticky comment was updated in place, not posted again.
