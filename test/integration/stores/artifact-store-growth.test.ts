@@ -2,9 +2,9 @@
 // loop of 30 jobs, each on a fresh runner that restores the trail, adds one iteration's files and
 // saves; every save's upload stays about one iteration's size and a fresh runner still gets it all.
 import { mkdtempSync } from 'node:fs'
-import { appendFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { withActionsEnv } from '../../../src/adapters/stores/shared.js'
 import { startArtifactsRest } from '../../sandbox/artifacts-rest.js'
@@ -12,6 +12,7 @@ import { ResultsServer } from '../../sandbox/results-server.js'
 import { makeState } from './fixtures.js'
 import { jobEnv, newRunId, REPOSITORY } from './jobs.js'
 import { freshLoopId } from './store-contract.js'
+import { addIteration, readTrail } from './trail.js'
 
 // As in artifact-store.test.ts: the stand-ins start before `@actions/github` reads GITHUB_API_URL.
 const REST_TOKEN = 'ghs_loopback_rest_token'
@@ -40,53 +41,6 @@ function job(runId = newRunId(), auditDir = join(base, `trail-${runId}`)) {
     auditDir: () => auditDir,
   })
   return { store, auditDir }
-}
-
-const WORDS =
-  'the check failed because a test expected two but got three so the agent changed the parser and ran lint again with build type errors fixed in module config while stage verify passed after retry'.split(
-    ' ',
-  )
-
-/** Deterministic prose of about `bytes` bytes: compresses like a real record, never repeats whole lines. */
-function prose(seed: number, bytes: number): string {
-  let state = seed * 7919 + 17
-  const out: string[] = []
-  let length = 0
-  while (length < bytes) {
-    state = (state * 1103515245 + 12345) % 2147483648
-    const word = `${WORDS[state % WORDS.length]}${state % 13 === 0 ? ` ${state % 1000}` : ''}${state % 11 === 0 ? '.\n' : ' '}`
-    out.push(word)
-    length += word.length
-  }
-  return out.join('')
-}
-
-/** What one iteration adds to a loop's trail: a record of ~3 KB, a check log of ~2 KB, four journey events. */
-async function addIteration(dir: string, n: number): Promise<void> {
-  await mkdir(join(dir, 'iterations'), { recursive: true })
-  await mkdir(join(dir, 'logs', String(n)), { recursive: true })
-  await writeFile(join(dir, 'iterations', `${n}.md`), `# Iteration ${n}\n\n${prose(n, 3000)}\n`)
-  await writeFile(join(dir, 'logs', String(n), 'test.log'), prose(n + 1000, 2000))
-  const events = ['iteration-started', 'check-ran', 'check-ran', 'iteration-ended'].map((type, index) =>
-    JSON.stringify({
-      type,
-      iteration: n,
-      at: new Date(Date.UTC(2025, 0, 1, 0, n, index)).toISOString(),
-      detail: prose(n * 10 + index, 120),
-    }),
-  )
-  await appendFile(join(dir, 'journey-log.jsonl'), `${events.join('\n')}\n`)
-}
-
-async function readTrail(dir: string): Promise<Record<string, string>> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => [])
-  const trail: Record<string, string> = {}
-  for (const entry of entries) {
-    if (!entry.isFile()) continue
-    const path = join(entry.parentPath, entry.name)
-    trail[relative(dir, path)] = await readFile(path, 'utf8')
-  }
-  return trail
 }
 
 function sizeOf(version: string): number {
