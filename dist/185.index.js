@@ -365,19 +365,23 @@ async function legacyTrail(folder, selfId) {
 /**
  * The whole trail of snapshot `id`: its stored manifest applied on its base's trail, down the lineage
  * to a whole one. `open` reads a snapshot's stored manifest, or null when the snapshot is gone (the
- * lineage is then cut there: `complete` false). Resolved trails are remembered in `known`.
+ * lineage is then cut there: `complete` false). The result is remembered in `known`; the lineage's
+ * intermediate trails are not (a long loop's would take memory in the square of its iterations).
  */
 async function resolveTrail(id, open, known) {
+    const remembered = known.get(id);
+    if (remembered)
+        return remembered;
     const chain = [];
     let start = { trail: EMPTY_TRAIL, lineage: [], complete: false };
     let next = id;
     while (next !== null) {
-        const remembered = known.get(next);
-        if (remembered) {
-            start = remembered;
+        const found = known.get(next);
+        if (found) {
+            start = found;
             break;
         }
-        if (chain.some((link) => link.id === next) || chain.length > 100_000)
+        if (chain.some((link) => link.id === next))
             break;
         const stored = await open(next);
         if (!stored)
@@ -387,39 +391,48 @@ async function resolveTrail(id, open, known) {
             start = { trail: EMPTY_TRAIL, lineage: [], complete: true };
         next = stored.base;
     }
-    let resolved = start;
+    // One copy, changed in place from the oldest manifest to the newest (`known`'s trails stay as they are).
+    const files = { ...start.trail.files };
+    let complete = start.complete;
     for (const link of chain.reverse()) {
-        const files = { ...(link.stored.base === null ? {} : resolved.trail.files) };
+        if (link.stored.base === null) {
+            for (const path of Object.keys(files))
+                delete files[path];
+            complete = true;
+        }
         for (const [path, entry] of Object.entries(link.stored.files)) {
             if (entry === null)
                 delete files[path];
             else
                 files[path] = entry;
         }
-        resolved = {
-            trail: { files },
-            lineage: [link.id, ...resolved.lineage],
-            complete: resolved.complete || link.stored.base === null,
-        };
-        known.set(link.id, resolved);
     }
+    const lineage = [...chain.map((link) => link.id).reverse(), ...start.lineage];
+    const resolved = { trail: { files }, lineage, complete };
+    known.set(id, resolved);
     return resolved;
 }
 /**
- * What a save stores for `trail` (its own parts as id 0): the difference from the newest snapshot of
- * `base`'s lineage that stays with all its own lineage (none of them `doomed`), or the whole trail
- * when there is none. So the manifest too grows with what changed, not with the trail.
+ * The snapshot a save's manifest should build on: the newest of `base`'s lineage that stays, with all
+ * its own lineage (none of them `doomed`); null when there is none (the manifest then lists the whole
+ * trail).
  */
-function storedTrailFor(trail, base, known, doomed) {
-    let anchor;
-    let anchorId = null;
-    if (base?.complete) {
-        for (let index = base.lineage.length - 1; index >= 0 && !doomed(base.lineage[index]); index--) {
-            anchorId = base.lineage[index];
-        }
-        anchor = anchorId === null ? undefined : known.get(anchorId);
+function chooseAnchor(base, doomed) {
+    if (!base?.complete)
+        return null;
+    let anchor = null;
+    for (let index = base.lineage.length - 1; index >= 0 && !doomed(base.lineage[index]); index--) {
+        anchor = base.lineage[index];
     }
-    if (!anchor || anchorId === null)
+    return anchor;
+}
+/**
+ * What a save stores for `trail` (its own parts as id 0): the files that differ from the trail of
+ * `anchor` (see `chooseAnchor`), or the whole trail without one. So the manifest too grows with what
+ * changed, not with the trail.
+ */
+function storedTrailFor(trail, anchor) {
+    if (!anchor)
         return { base: null, files: trail.files };
     const files = {};
     for (const [path, entry] of Object.entries(trail.files)) {
@@ -429,7 +442,7 @@ function storedTrailFor(trail, base, known, doomed) {
     for (const path of Object.keys(anchor.trail.files))
         if (!(path in trail.files))
             files[path] = null;
-    return { base: anchorId, files };
+    return { base: anchor.id, files };
 }
 /**
  * Stages this save's share of the trail in `folder`: for each file of `auditDir`, the bytes that
@@ -512,6 +525,7 @@ function toTrailPath(relativePath) {
 /** A relative path of plain segments: a manifest cannot make a restore write outside the trail folder. */
 function isSafePath(path) {
     return (path.length > 0 &&
+        path !== '__proto__' &&
         !path.includes('\\') &&
         !path.includes('\0') &&
         path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..'));
@@ -740,7 +754,9 @@ class ArtifactStore {
             const doomed = (id) => id === sameRun?.id || !live.has(id) || expiresSoon(live.get(id));
             const built = base ? await this.resolveTrail(base, live) : null;
             const { manifest } = await stageTrail(audit, built?.trail ?? EMPTY_TRAIL, doomed, folder);
-            trail = storedTrailFor(manifest, built, this.resolved, doomed);
+            const anchorId = chooseAnchor(built, doomed);
+            const anchor = anchorId === null ? null : live.get(anchorId);
+            trail = storedTrailFor(manifest, anchor ? { id: anchor.id, trail: (await this.resolveTrail(anchor, live)).trail } : null);
             await (0,promises_.writeFile)((0,external_node_path_.join)(folder, TRAIL_MANIFEST), storedTrailText(trail));
         }
         if (sameRun)

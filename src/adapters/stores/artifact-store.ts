@@ -43,6 +43,7 @@ import {
 import { ExpiredError, type Snapshot, Snapshots } from './artifact-snapshots.js'
 import {
   assembleTrail,
+  chooseAnchor,
   EMPTY_TRAIL,
   isDirectory,
   listFiles,
@@ -285,7 +286,12 @@ export class ArtifactStore implements Store {
       const doomed = (id: number) => id === sameRun?.id || !live.has(id) || expiresSoon(live.get(id)!)
       const built = base ? await this.resolveTrail(base, live) : null
       const { manifest } = await stageTrail(audit, built?.trail ?? EMPTY_TRAIL, doomed, folder)
-      trail = storedTrailFor(manifest, built, this.resolved, doomed)
+      const anchorId = chooseAnchor(built, doomed)
+      const anchor = anchorId === null ? null : live.get(anchorId)
+      trail = storedTrailFor(
+        manifest,
+        anchor ? { id: anchor.id, trail: (await this.resolveTrail(anchor, live)).trail } : null,
+      )
       await writeFile(join(folder, TRAIL_MANIFEST), storedTrailText(trail))
     }
     if (sameRun) await this.snapshots.delete(sameRun, 'replaced by a newer save of the same run')

@@ -116,72 +116,78 @@ async function legacyTrail(folder: string, selfId: number): Promise<TrailManifes
 /**
  * The whole trail of snapshot `id`: its stored manifest applied on its base's trail, down the lineage
  * to a whole one. `open` reads a snapshot's stored manifest, or null when the snapshot is gone (the
- * lineage is then cut there: `complete` false). Resolved trails are remembered in `known`.
+ * lineage is then cut there: `complete` false). The result is remembered in `known`; the lineage's
+ * intermediate trails are not (a long loop's would take memory in the square of its iterations).
  */
 export async function resolveTrail(
   id: number,
   open: (id: number) => Promise<StoredTrail | null>,
   known: Map<number, ResolvedTrail>,
 ): Promise<ResolvedTrail> {
+  const remembered = known.get(id)
+  if (remembered) return remembered
   const chain: Array<{ id: number; stored: StoredTrail }> = []
   let start: ResolvedTrail = { trail: EMPTY_TRAIL, lineage: [], complete: false }
   let next: number | null = id
   while (next !== null) {
-    const remembered = known.get(next)
-    if (remembered) {
-      start = remembered
+    const found = known.get(next)
+    if (found) {
+      start = found
       break
     }
-    if (chain.some((link) => link.id === next) || chain.length > 100_000) break
+    if (chain.some((link) => link.id === next)) break
     const stored = await open(next)
     if (!stored) break
     chain.push({ id: next, stored })
     if (stored.base === null) start = { trail: EMPTY_TRAIL, lineage: [], complete: true }
     next = stored.base
   }
-  let resolved = start
+  // One copy, changed in place from the oldest manifest to the newest (`known`'s trails stay as they are).
+  const files: Record<string, TrailEntry> = { ...start.trail.files }
+  let complete = start.complete
   for (const link of chain.reverse()) {
-    const files: Record<string, TrailEntry> = { ...(link.stored.base === null ? {} : resolved.trail.files) }
+    if (link.stored.base === null) {
+      for (const path of Object.keys(files)) delete files[path]
+      complete = true
+    }
     for (const [path, entry] of Object.entries(link.stored.files)) {
       if (entry === null) delete files[path]
       else files[path] = entry
     }
-    resolved = {
-      trail: { files },
-      lineage: [link.id, ...resolved.lineage],
-      complete: resolved.complete || link.stored.base === null,
-    }
-    known.set(link.id, resolved)
   }
+  const lineage = [...chain.map((link) => link.id).reverse(), ...start.lineage]
+  const resolved = { trail: { files }, lineage, complete }
+  known.set(id, resolved)
   return resolved
 }
 
 /**
- * What a save stores for `trail` (its own parts as id 0): the difference from the newest snapshot of
- * `base`'s lineage that stays with all its own lineage (none of them `doomed`), or the whole trail
- * when there is none. So the manifest too grows with what changed, not with the trail.
+ * The snapshot a save's manifest should build on: the newest of `base`'s lineage that stays, with all
+ * its own lineage (none of them `doomed`); null when there is none (the manifest then lists the whole
+ * trail).
  */
-export function storedTrailFor(
-  trail: TrailManifest,
-  base: ResolvedTrail | null,
-  known: ReadonlyMap<number, ResolvedTrail>,
-  doomed: (artifact: number) => boolean,
-): StoredTrail {
-  let anchor: ResolvedTrail | undefined
-  let anchorId: number | null = null
-  if (base?.complete) {
-    for (let index = base.lineage.length - 1; index >= 0 && !doomed(base.lineage[index]!); index--) {
-      anchorId = base.lineage[index]!
-    }
-    anchor = anchorId === null ? undefined : known.get(anchorId)
+export function chooseAnchor(base: ResolvedTrail | null, doomed: (artifact: number) => boolean): number | null {
+  if (!base?.complete) return null
+  let anchor: number | null = null
+  for (let index = base.lineage.length - 1; index >= 0 && !doomed(base.lineage[index]!); index--) {
+    anchor = base.lineage[index]!
   }
-  if (!anchor || anchorId === null) return { base: null, files: trail.files }
+  return anchor
+}
+
+/**
+ * What a save stores for `trail` (its own parts as id 0): the files that differ from the trail of
+ * `anchor` (see `chooseAnchor`), or the whole trail without one. So the manifest too grows with what
+ * changed, not with the trail.
+ */
+export function storedTrailFor(trail: TrailManifest, anchor: { id: number; trail: TrailManifest } | null): StoredTrail {
+  if (!anchor) return { base: null, files: trail.files }
   const files: Record<string, TrailEntry | null> = {}
   for (const [path, entry] of Object.entries(trail.files)) {
     if (JSON.stringify(entry) !== JSON.stringify(anchor.trail.files[path])) files[path] = entry
   }
   for (const path of Object.keys(anchor.trail.files)) if (!(path in trail.files)) files[path] = null
-  return { base: anchorId, files }
+  return { base: anchor.id, files }
 }
 
 /**
@@ -283,6 +289,7 @@ function toTrailPath(relativePath: string): string {
 function isSafePath(path: string): boolean {
   return (
     path.length > 0 &&
+    path !== '__proto__' &&
     !path.includes('\\') &&
     !path.includes('\0') &&
     path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..')
