@@ -46425,7 +46425,7 @@ const VERSION = '1.0.0';
 async function createStore(input) {
     const { run, runnerTemp, root, loopDir, logger } = input;
     const { settings, env } = run;
-    const { ArtifactStore, AutoStore, CacheStore, GitStore } = await Promise.all(/* import() */[__nccwpck_require__.e(664), __nccwpck_require__.e(401)]).then(__nccwpck_require__.bind(__nccwpck_require__, 33401));
+    const { ArtifactStore, AutoStore, CacheStore, GitStore } = await Promise.all(/* import() */[__nccwpck_require__.e(664), __nccwpck_require__.e(185)]).then(__nccwpck_require__.bind(__nccwpck_require__, 13185));
     // Recorded in each saved revision, to tell which job wrote it.
     const runIdentity = {
         ...(run.runId !== undefined ? { runId: run.runId } : {}),

@@ -21,8 +21,8 @@ export interface GitServerOptions {
 }
 
 export class GitServer {
-  /** Every request: method, path, status. */
-  readonly requests: Array<{ method: string; path: string; status: number }> = []
+  /** Every request: method, path, status, and the bytes of its body (a push's pack, for one). */
+  readonly requests: Array<{ method: string; path: string; status: number; bytesIn: number }> = []
   private server!: Server
   /** The folder holding the bare repositories. */
   readonly root = mkdtempSync(join(tmpdir(), 'git-server-'))
@@ -76,7 +76,7 @@ export class GitServer {
     // The scheme is case-insensitive (RFC 7235), and actions/checkout itself writes `basic`.
     const [scheme, credentials] = (req.headers.authorization ?? '').split(/\s+/, 2)
     if (scheme?.toLowerCase() !== 'basic' || credentials !== expected) {
-      this.requests.push({ method: req.method ?? '', path: url.pathname, status: 401 })
+      this.requests.push({ method: req.method ?? '', path: url.pathname, status: 401, bytesIn: 0 })
       res.writeHead(401, { 'www-authenticate': 'Basic realm="loopback git"', 'content-type': 'text/plain' })
       res.end('authentication required\n')
       return
@@ -98,6 +98,10 @@ export class GitServer {
         GIT_CONFIG_NOSYSTEM: '1',
         HOME: this.root,
       },
+    })
+    const entry = { method: req.method ?? '', path: url.pathname, status: 0, bytesIn: 0 }
+    req.on('data', (chunk: Buffer) => {
+      entry.bytesIn += chunk.length
     })
     req.pipe(child.stdin)
     let head = Buffer.alloc(0)
@@ -125,7 +129,8 @@ export class GitServer {
         else headers[name] = value
       }
       headersDone = true
-      this.requests.push({ method: req.method ?? '', path: url.pathname, status })
+      entry.status = status
+      this.requests.push(entry)
       res.writeHead(status, headers)
       res.write(head.subarray(cut + sepLength))
     })

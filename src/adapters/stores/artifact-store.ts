@@ -16,13 +16,22 @@
  * Artifact names are unique within a workflow run, so a second save in the same run deletes the run's
  * earlier snapshot first (as `upload-artifact`'s `overwrite` does); the snapshots of earlier runs stay.
  *
+ * The audit trail is kept in parts (`artifact-trail.ts`): a snapshot uploads only the trail bytes the
+ * snapshot it builds on does not keep (new files, the journey log's new lines) and a manifest of what
+ * changed, naming the earlier snapshots that hold the rest; `restoreAudit` gathers them on a fresh
+ * runner. So each save uploads about one iteration's worth and a loop's artifacts grow with its
+ * iterations, not with their square. Nothing is pruned that a manifest leans on: the only deletions
+ * are a race's loser (nobody builds on it) and a run's replaced snapshot, whose parts the replacing
+ * save uploads again, as it does the parts of a snapshot in the last quarter of its retention. A
+ * snapshot that expired anyway costs the files only it held (a note says which); the state, always
+ * whole in the newest snapshot, is not affected, and the next save from a runner that still has those
+ * files uploads them again.
+ *
  * `@actions/artifact` downloads through `@actions/github`'s Octokit, which fixes its API base URL from
  * `GITHUB_API_URL` when first loaded: on a runner that is the `apiUrl` given here.
  */
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import { DefaultArtifactClient } from '@actions/artifact'
-import { getOctokit } from '@actions/github'
 import type { LoopState } from '../../domain/state.js'
 import {
   type Loaded,
@@ -31,6 +40,23 @@ import {
   StoreConflictError,
   type StoreVersion,
 } from '../../ports/store.js'
+import { ExpiredError, type Snapshot, Snapshots } from './artifact-snapshots.js'
+import {
+  assembleTrail,
+  chooseAnchor,
+  EMPTY_TRAIL,
+  isDirectory,
+  listFiles,
+  type ResolvedTrail,
+  readStoredTrail,
+  resolveTrail,
+  type StoredTrail,
+  snapshotsOf,
+  stageTrail,
+  storedTrailFor,
+  storedTrailText,
+  TRAIL_MANIFEST,
+} from './artifact-trail.js'
 import {
   checkLoopId,
   checkStateToSave,
@@ -41,7 +67,6 @@ import {
   STATE_FILE,
   StoreUnavailableError,
   shortHash,
-  withActionsEnv,
 } from './shared.js'
 
 export interface ArtifactStoreOptions {
@@ -67,20 +92,12 @@ export interface ArtifactStoreOptions {
   echoLog?: boolean
 }
 
-interface Snapshot {
-  id: number
-  name: string
-  runId: number
-  createdAt: string
-  expired: boolean
-  digest: string | null
-}
-
 interface Downloaded {
   snapshot: Snapshot
   stateText: string | null
   meta: RevisionMeta | null
   folder: string
+  trail: StoredTrail
 }
 
 /** The longest artifact name this store makes before hashing the loop part. */
@@ -91,10 +108,10 @@ export class ArtifactStore implements Store {
   readonly kind = 'artifact' as const
   /** Notes about what the store skipped or cleaned up, newest last. */
   readonly notes: string[] = []
-  private readonly owner: string
-  private readonly repo: string
-  private readonly octokit: ReturnType<typeof getOctokit>
-  private readonly client = new DefaultArtifactClient()
+  private readonly snapshots: Snapshots
+  /** What is known of snapshots read so far, by artifact id (a snapshot never changes). */
+  private readonly stored = new Map<number, { folder: string | null; trail: StoredTrail }>()
+  private readonly resolved = new Map<number, ResolvedTrail>()
 
   constructor(private readonly options: ArtifactStoreOptions) {
     const [owner, repo, extra] = options.repository.split('/')
@@ -105,9 +122,15 @@ export class ArtifactStore implements Store {
     if (!Number.isSafeInteger(options.runId) || options.runId <= 0) {
       throw new Error(`ArtifactStore: runId ${options.runId} is invalid: expected the workflow run's positive id`)
     }
-    this.owner = owner
-    this.repo = repo
-    this.octokit = getOctokit(options.token, { baseUrl: options.apiUrl.replace(/\/$/, '') })
+    this.snapshots = new Snapshots({
+      token: options.token,
+      owner,
+      repo,
+      apiUrl: options.apiUrl,
+      env: options.env ?? {},
+      echoLog: options.echoLog ?? true,
+      note: (message) => this.note(message),
+    })
   }
 
   /** The artifact name of the loop's snapshots. */
@@ -132,23 +155,34 @@ export class ArtifactStore implements Store {
   }
 
   /**
-   * Copies the audit trail of the loop's newest snapshot into `dir` when `dir` holds no file yet (a
-   * fresh runner), so the trail accumulates across jobs and each new snapshot carries all of it.
-   * Returns how many files were restored (0 when `dir` already has files or no snapshot has a trail).
+   * Brings the audit trail of the loop's newest snapshot into `dir` when `dir` holds no file yet (a
+   * fresh runner), gathering its parts from the earlier snapshots its manifest names, so the trail
+   * accumulates across jobs. A file whose part is in a snapshot that expired or was deleted is left out
+   * with a note (the rest is restored). Returns how many files were restored (0 when `dir` already has
+   * files or no snapshot has a trail).
    */
   async restoreAudit(loopId: string, dir: string): Promise<number> {
     checkLoopId(loopId)
     if ((await isDirectory(dir)) && (await listFiles(dir)).length > 0) return 0
     const head = await this.downloadNewest(loopId)
-    const source = head ? join(head.folder, 'audit') : null
-    if (!source || !(await isDirectory(source))) return 0
-    const files = await listFiles(source)
-    for (const file of files) {
-      const target = join(dir, relative(source, file))
-      await mkdir(join(target, '..'), { recursive: true })
-      await writeFile(target, await readFile(file))
+    if (!head) return 0
+    const live = new Map((await this.snapshots.list(head.snapshot.name)).map((s) => [s.id, s]))
+    const { trail, complete } = await this.resolveTrail(head.snapshot, live)
+    const folders = new Map<number, string>()
+    for (const id of snapshotsOf(trail)) {
+      const folder = this.stored.get(id)?.folder ?? (live.has(id) ? await this.tryDownload(live.get(id)!) : null)
+      if (folder) folders.set(id, folder)
     }
-    return files.length
+    const { restored, lost } = await assembleTrail(trail, folders, dir)
+    const where = `snapshot ${head.snapshot.name} #${head.snapshot.id}`
+    if (!complete)
+      this.note(`the trail of ${where} leans on a snapshot that expired or was deleted: older files are not restored`)
+    if (lost.length > 0) {
+      this.note(
+        `${lost.length} audit trail file(s) of ${where} could not be restored (a snapshot holding part of them expired or was deleted): ${lost.slice(0, 10).join(', ')}${lost.length > 10 ? ', …' : ''}`,
+      )
+    }
+    return restored
   }
 
   /**
@@ -157,7 +191,7 @@ export class ArtifactStore implements Store {
    */
   async mirror(loopId: string, state: LoopState | null): Promise<StoreVersion> {
     checkLoopId(loopId)
-    const head = (await this.listSnapshots(this.artifactName(loopId)))[0] ?? null
+    const head = (await this.snapshots.list(this.artifactName(loopId)))[0] ?? null
     if (state === null) return this.upload(loopId, head, null, undefined)
     const valid = checkStateToSave(loopId, state)
     return this.upload(loopId, head, JSON.stringify(valid, null, 2), valid.iteration)
@@ -189,7 +223,7 @@ export class ArtifactStore implements Store {
 
   /** Checks the caller's version against the newest snapshot; returns the snapshot to build on. */
   private async checkBase(loopId: string, expectedVersion: StoreVersion | null): Promise<Snapshot | null> {
-    const head = (await this.listSnapshots(this.artifactName(loopId)))[0] ?? null
+    const head = (await this.snapshots.list(this.artifactName(loopId)))[0] ?? null
     if (expectedVersion === null) {
       if (!head) return null
       const downloaded = await this.download(head)
@@ -205,7 +239,7 @@ export class ArtifactStore implements Store {
       throw new StoreConflictError(`loop ${loopId}: expected snapshot #${expectedVersion}, but none is left (expired?)`)
     }
     if (String(head.id) !== expectedVersion) {
-      const marker = (await this.listSnapshots(this.quarantineName(loopId)))[0]
+      const marker = (await this.snapshots.list(this.quarantineName(loopId)))[0]
       if (marker && marker.id > head.id) {
         throw new StateQuarantinedError(
           `loop ${loopId}: snapshot #${head.id} is quarantined (artifact ${marker.name} #${marker.id}); run reset before saving`,
@@ -240,20 +274,30 @@ export class ArtifactStore implements Store {
     }
     await writeFile(join(folder, META_FILE), `${JSON.stringify(meta, null, 2)}\n`)
     if (stateText !== null) await writeFile(join(folder, STATE_FILE), `${stateText}\n`)
-    const audit = this.options.auditDir?.(loopId)
-    if (audit && (await isDirectory(audit))) {
-      for (const file of await listFiles(audit)) {
-        const target = join(folder, 'audit', relative(audit, file))
-        await mkdir(join(target, '..'), { recursive: true })
-        await writeFile(target, await readFile(file))
-      }
-    }
+    const snapshots = await this.snapshots.list(name)
     // Names are unique per run: a second save in this run replaces the run's earlier snapshot.
-    const sameRun = (await this.listSnapshots(name)).find((snapshot) => snapshot.runId === this.options.runId)
-    if (sameRun) await this.deleteSnapshot(sameRun, 'replaced by a newer save of the same run')
-    const uploaded = await this.actions(async () => {
+    const sameRun = snapshots.find((snapshot) => snapshot.runId === this.options.runId)
+    const audit = this.options.auditDir?.(loopId)
+    let trail: StoredTrail | null = null
+    if (audit) {
+      // Only what the base does not keep in a snapshot that stays: the parts of the snapshot about to
+      // be replaced, of one gone or expiring soon, are uploaded again (see artifact-trail.ts).
+      const live = new Map(snapshots.map((snapshot) => [snapshot.id, snapshot]))
+      const doomed = (id: number) => id === sameRun?.id || !live.has(id) || expiresSoon(live.get(id)!)
+      const built = base ? await this.resolveTrail(base, live) : null
+      const { manifest } = await stageTrail(audit, built?.trail ?? EMPTY_TRAIL, doomed, folder)
+      const anchorId = chooseAnchor(built, doomed)
+      const anchor = anchorId === null ? null : live.get(anchorId)
+      trail = storedTrailFor(
+        manifest,
+        anchor ? { id: anchor.id, trail: (await this.resolveTrail(anchor, live)).trail } : null,
+      )
+      await writeFile(join(folder, TRAIL_MANIFEST), storedTrailText(trail))
+    }
+    if (sameRun) await this.snapshots.delete(sameRun, 'replaced by a newer save of the same run')
+    const uploaded = await this.snapshots.actions(async () => {
       try {
-        return await this.client.uploadArtifact(name, await listFiles(folder), folder, {
+        return await this.snapshots.client.uploadArtifact(name, await listFiles(folder), folder, {
           ...(this.options.retentionDays ? { retentionDays: this.options.retentionDays } : {}),
         })
       } catch (error) {
@@ -267,22 +311,52 @@ export class ArtifactStore implements Store {
     const id = uploaded.id
     if (!id) throw new StoreUnavailableError(`loop ${loopId}: uploading artifact ${name} returned no id`)
     // First writer after the base wins: the lowest id newer than the base.
-    const rivals = (await this.listSnapshots(name, true)).filter((s) => s.id > (base?.id ?? 0))
+    const rivals = (await this.snapshots.list(name, true)).filter((s) => s.id > (base?.id ?? 0))
     const winner = Math.min(...rivals.map((s) => s.id), id)
     if (winner !== id) {
-      await this.deleteSnapshot(
-        { id, name, runId: this.options.runId, createdAt: '', expired: false, digest: null },
+      await this.snapshots.delete(
+        { id, name, runId: this.options.runId, createdAt: '', expiresAt: '', expired: false, digest: null },
         'lost a race',
       )
       throw new StoreConflictError(
         `loop ${loopId}: snapshot #${winner} was saved on top of #${base?.id ?? 'nothing'} first; load again and decide`,
       )
     }
+    // Known without a download for this job's next save; its folder is reused by the next upload.
+    if (trail) this.stored.set(id, { folder: null, trail: await readStoredTrail(folder, id) })
     return String(id)
   }
 
-  private async actions<T>(body: () => Promise<T>): Promise<T> {
-    return withActionsEnv(this.options.env ?? {}, body, { onLine: () => {}, echo: this.options.echoLog ?? true })
+  /**
+   * The whole trail of `snapshot`, down its lineage of manifests (see artifact-trail.ts); a snapshot
+   * of the lineage that is gone cuts it (`complete` false). When a snapshot cannot be read at all, an
+   * empty trail: the save then uploads the whole trail, which is always right, only bigger.
+   */
+  private async resolveTrail(snapshot: Snapshot, live: ReadonlyMap<number, Snapshot>): Promise<ResolvedTrail> {
+    const open = async (id: number) => {
+      const known = this.stored.get(id)
+      if (known) return known.trail
+      const found = id === snapshot.id ? snapshot : live.get(id)
+      return found && (await this.tryDownload(found)) !== null ? this.stored.get(id)!.trail : null
+    }
+    try {
+      return await resolveTrail(snapshot.id, open, this.resolved)
+    } catch (error) {
+      this.note(
+        `could not read the trail of ${snapshot.name} #${snapshot.id} (${(error as Error).message}); it counts as empty`,
+      )
+      return { trail: EMPTY_TRAIL, lineage: [], complete: false }
+    }
+  }
+
+  /** Downloads a snapshot; its folder, or null when it expired meanwhile. */
+  private async tryDownload(snapshot: Snapshot): Promise<string | null> {
+    try {
+      return (await this.download(snapshot)).folder
+    } catch (error) {
+      if (error instanceof ExpiredError) return null
+      throw error
+    }
   }
 
   private note(message: string): void {
@@ -290,50 +364,9 @@ export class ArtifactStore implements Store {
     this.options.onNote?.(message)
   }
 
-  /** Snapshots of `name` across runs, newest first; expired ones are left out (with a note). `firstPageOnly`: the newest 100, quietly. */
-  private async listSnapshots(name: string, firstPageOnly = false): Promise<Snapshot[]> {
-    const found: Snapshot[] = []
-    try {
-      for await (const page of this.octokit.paginate.iterator(this.octokit.rest.actions.listArtifactsForRepo, {
-        owner: this.owner,
-        repo: this.repo,
-        name,
-        per_page: 100,
-      })) {
-        for (const artifact of page.data) {
-          found.push({
-            id: artifact.id,
-            name: artifact.name,
-            runId: artifact.workflow_run?.id ?? 0,
-            createdAt: artifact.created_at ?? '',
-            expired: artifact.expired,
-            digest: (artifact as { digest?: string | null }).digest ?? null,
-          })
-        }
-        if (firstPageOnly) break
-      }
-    } catch (error) {
-      throw new StoreUnavailableError(`listing artifacts named ${name} failed: ${(error as Error).message}`)
-    }
-    const expired = found.filter((snapshot) => snapshot.expired)
-    if (expired.length > 0 && !firstPageOnly) {
-      this.note(`skipped ${expired.length} expired snapshot(s) of ${name}: #${expired.map((s) => s.id).join(', #')}`)
-    }
-    return found.filter((snapshot) => !snapshot.expired).sort((a, b) => b.id - a.id)
-  }
-
-  private async deleteSnapshot(snapshot: Snapshot, why: string): Promise<void> {
-    try {
-      await this.octokit.rest.actions.deleteArtifact({ owner: this.owner, repo: this.repo, artifact_id: snapshot.id })
-      this.note(`deleted snapshot ${snapshot.name} #${snapshot.id}: ${why}`)
-    } catch (error) {
-      this.note(`could not delete snapshot ${snapshot.name} #${snapshot.id} (${why}): ${(error as Error).message}`)
-    }
-  }
-
   /** The newest readable snapshot; one that expired between listing and download is skipped. */
   private async downloadNewest(loopId: string): Promise<Downloaded | null> {
-    for (const snapshot of await this.listSnapshots(this.artifactName(loopId))) {
+    for (const snapshot of await this.snapshots.list(this.artifactName(loopId))) {
       try {
         return await this.download(snapshot)
       } catch (error) {
@@ -351,33 +384,7 @@ export class ArtifactStore implements Store {
 
   private async download(snapshot: Snapshot): Promise<Downloaded> {
     const folder = join(this.options.workDir, 'download', `${snapshot.name}-${snapshot.id}`)
-    await rm(folder, { recursive: true, force: true })
-    await mkdir(folder, { recursive: true })
-    const result = await this.actions(async () => {
-      try {
-        return await this.client.downloadArtifact(snapshot.id, {
-          path: folder,
-          ...(snapshot.digest ? { expectedHash: snapshot.digest } : {}),
-          findBy: {
-            token: this.options.token,
-            workflowRunId: snapshot.runId,
-            repositoryOwner: this.owner,
-            repositoryName: this.repo,
-          },
-        })
-      } catch (error) {
-        const message = (error as Error).message
-        if (/\b410\b|expired/i.test(message) || (error as { status?: number }).status === 410) {
-          throw new ExpiredError(message)
-        }
-        throw new StoreUnavailableError(`downloading snapshot ${snapshot.name} #${snapshot.id} failed: ${message}`)
-      }
-    })
-    if (result.digestMismatch) {
-      throw new StoreUnavailableError(
-        `snapshot ${snapshot.name} #${snapshot.id} arrived damaged (its sha256 does not match ${snapshot.digest}); try again`,
-      )
-    }
+    await this.snapshots.download(snapshot, folder)
     const stateText = await readFile(join(folder, STATE_FILE), 'utf8').catch(() => null)
     const metaText = await readFile(join(folder, META_FILE), 'utf8').catch(() => null)
     let meta: RevisionMeta | null = null
@@ -386,7 +393,14 @@ export class ArtifactStore implements Store {
     } catch {
       meta = null
     }
-    return { snapshot, stateText, meta, folder }
+    const trail = await readStoredTrail(folder, snapshot.id).catch((error: unknown): StoredTrail => {
+      this.note(
+        `the trail manifest of snapshot ${snapshot.name} #${snapshot.id} is unreadable: ${(error as Error).message}`,
+      )
+      return { base: null, files: {} }
+    })
+    this.stored.set(snapshot.id, { folder, trail })
+    return { snapshot, stateText, meta, folder, trail }
   }
 
   /** Keeps a bad snapshot aside (a local copy and a `loop-quarantine-` artifact) and returns the error. */
@@ -403,13 +417,15 @@ export class ArtifactStore implements Store {
       `${JSON.stringify({ loopId, snapshot: head.snapshot.id, reason, at: new Date().toISOString() }, null, 2)}\n`,
     )
     const name = this.quarantineName(loopId)
-    const marker = (await this.listSnapshots(name))[0]
+    const marker = (await this.snapshots.list(name))[0]
     if (!marker || marker.id < head.snapshot.id) {
-      const sameRun = (await this.listSnapshots(name)).find((s) => s.runId === this.options.runId)
-      if (sameRun) await this.deleteSnapshot(sameRun, 'replaced by a newer quarantine in the same run')
-      await this.actions(async () => this.client.uploadArtifact(name, await listFiles(keep), keep)).catch(
-        (error: unknown) => this.note(`could not upload quarantine artifact ${name}: ${(error as Error).message}`),
-      )
+      const sameRun = (await this.snapshots.list(name)).find((s) => s.runId === this.options.runId)
+      if (sameRun) await this.snapshots.delete(sameRun, 'replaced by a newer quarantine in the same run')
+      await this.snapshots
+        .actions(async () => this.snapshots.client.uploadArtifact(name, await listFiles(keep), keep))
+        .catch((error: unknown) =>
+          this.note(`could not upload quarantine artifact ${name}: ${(error as Error).message}`),
+        )
     }
     return new StateQuarantinedError(
       `loop ${loopId}: ${reason}. Snapshot #${head.snapshot.id} was quarantined (artifact ${name}; local copy ${keep}); fix or discard it, then reset the loop's state before saving`,
@@ -418,16 +434,10 @@ export class ArtifactStore implements Store {
   }
 }
 
-class ExpiredError extends Error {}
-
-async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then(
-    (info) => info.isDirectory(),
-    () => false,
-  )
-}
-
-async function listFiles(folder: string): Promise<string[]> {
-  const entries = await readdir(folder, { recursive: true, withFileTypes: true })
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name))
+/** Whether a snapshot is in the last quarter of its life (GitHub's retention), so a save keeps no part in it. */
+function expiresSoon(snapshot: Snapshot): boolean {
+  const created = Date.parse(snapshot.createdAt)
+  const expires = Date.parse(snapshot.expiresAt)
+  if (Number.isNaN(created) || Number.isNaN(expires)) return false
+  return expires - Date.now() < (expires - created) / 4
 }

@@ -6,7 +6,7 @@
  * never overwritten.
  */
 import { execFile } from 'node:child_process'
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pushPermissionHint } from '../../domain/git-errors.js'
@@ -105,10 +105,8 @@ export class RemoteBranch {
         const listed = (await this.must(['ls-files', '-z', '--', path], { env })).split('\0').filter(Boolean)
         for (const file of listed) entries.push(`0 ${'0'.repeat(40)}\t${file}`)
       }
-      for (const [path, content] of files) {
-        const blob = (await this.must(['hash-object', '-w', '--stdin'], { input: content })).trim()
-        entries.push(`100644 ${blob}\t${path}`)
-      }
+      const blobs = await this.writeBlobs([...files.values()])
+      for (const [index, path] of [...files.keys()].entries()) entries.push(`100644 ${blobs[index]}\t${path}`)
       if (entries.length > 0) {
         await this.must(['update-index', '-z', '--index-info'], { env, input: `${entries.join('\0')}\0` })
       }
@@ -127,6 +125,34 @@ export class RemoteBranch {
     } finally {
       await rm(index, { force: true })
     }
+  }
+
+  /**
+   * The blob ids of `contents`, written into the repository when it lacks them. A save passes the whole
+   * audit trail, most of it unchanged since the last save: its ids are computed here and checked in one
+   * `cat-file --batch-check`, so only new content costs a `hash-object` (one process per trail file on
+   * every save would make a save's time grow with the loop's iterations).
+   */
+  private async writeBlobs(contents: Array<string | Buffer>): Promise<string[]> {
+    const ids = contents.map((content) => {
+      const bytes = typeof content === 'string' ? Buffer.from(content) : content
+      return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+    })
+    const present = new Set<string>()
+    if (ids.length > 0) {
+      const answer = await this.must(['cat-file', '--batch-check'], { input: `${ids.join('\n')}\n` })
+      for (const line of answer.split('\n')) {
+        const [id, kind] = line.split(' ')
+        if (id && kind === 'blob') present.add(id)
+      }
+    }
+    // A repository of another hash format names no blob by these ids: each is then written, by its real id.
+    const blobs: string[] = []
+    for (const [index, content] of contents.entries()) {
+      const id = ids[index]!
+      blobs.push(present.has(id) ? id : (await this.must(['hash-object', '-w', '--stdin'], { input: content })).trim())
+    }
+    return blobs
   }
 
   /** Pushes `commit` to the branch if it still points at `expected`; false when the lease failed. */

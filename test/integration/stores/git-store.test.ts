@@ -10,6 +10,7 @@ import { encodeLoopId } from '../../../src/adapters/stores/shared.js'
 import { GitServer } from '../../sandbox/git-server.js'
 import { makeState } from './fixtures.js'
 import { freshLoopId, runStoreContract } from './store-contract.js'
+import { addIteration, readTrail } from './trail.js'
 
 const TOKEN = 'ghs_loopback_git_token'
 const identity = { name: 'loop-controller', email: 'loop-controller@example.invalid' }
@@ -159,4 +160,36 @@ describe('git store: branch, lease and remote', () => {
     expect((await store.load(loopId))?.state.iteration).toBe(2)
     expect(existsSync(dumped), 'a planted hook ran with the token in its environment').toBe(false)
   })
+
+  it(
+    'pushes about one iteration per save, not the whole trail: 30 jobs, each on a fresh runner',
+    async () => {
+      const loopId = freshLoopId('growth')
+      const expected = join(base, `expected-${loopId}`)
+      const pushed: number[] = []
+      let version: string | null = null
+      for (let n = 1; n <= 30; n++) {
+        const auditDir = join(base, `trail-${loopId}-${n}`)
+        const store = gitJob({ auditDir })
+        await store.restoreAudit(loopId, auditDir)
+        await addIteration(auditDir, n)
+        await addIteration(expected, n)
+        const before = server.requests.length
+        version = await store.save(loopId, makeState(loopId, n), version)
+        const pushes = server.requests
+          .slice(before)
+          .filter((r) => r.method === 'POST' && r.path.endsWith('/git-receive-pack'))
+        pushed.push(pushes.reduce((sum, r) => sum + r.bytesIn, 0))
+      }
+      const restoredTo = join(base, `trail-${loopId}-fresh`)
+      await gitJob().restoreAudit(loopId, restoredTo)
+      expect(await readTrail(restoredTo)).toEqual(await readTrail(expected))
+      // Git sends only the objects the remote lacks (a thin pack): the journey log's new version as a delta.
+      console.log(`git store bytes pushed per save (1..30): ${pushed.join(' ')}`)
+      for (const [index, bytes] of pushed.entries()) {
+        expect(bytes, `save ${index + 1} pushed ${bytes} bytes; the first, ${pushed[0]}`).toBeLessThan(2 * pushed[0]!)
+      }
+    },
+    5 * 60_000,
+  )
 })

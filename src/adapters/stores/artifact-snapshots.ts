@@ -1,0 +1,129 @@
+/**
+ * The artifact store's transport: list, download and delete a loop's snapshot artifacts across runs
+ * through the REST API and the real `@actions/artifact` (v6). What a snapshot means is
+ * `artifact-store.ts`'s business; this module only moves them.
+ */
+import { mkdir, rm } from 'node:fs/promises'
+import { DefaultArtifactClient } from '@actions/artifact'
+import { getOctokit } from '@actions/github'
+import { StoreUnavailableError, withActionsEnv } from './shared.js'
+
+/** One snapshot artifact as the REST API lists it. */
+export interface Snapshot {
+  id: number
+  name: string
+  runId: number
+  createdAt: string
+  expiresAt: string
+  expired: boolean
+  digest: string | null
+}
+
+/** A snapshot that expired between listing and download (GitHub answers 410). */
+export class ExpiredError extends Error {}
+
+export interface SnapshotsOptions {
+  token: string
+  owner: string
+  repo: string
+  apiUrl: string
+  env: Record<string, string | undefined>
+  echoLog: boolean
+  note: (message: string) => void
+}
+
+/** The snapshots of a repository (see the module comment). */
+export class Snapshots {
+  private readonly octokit: ReturnType<typeof getOctokit>
+  readonly client = new DefaultArtifactClient()
+
+  constructor(private readonly options: SnapshotsOptions) {
+    this.octokit = getOctokit(options.token, { baseUrl: options.apiUrl.replace(/\/$/, '') })
+  }
+
+  /** Runs a call of `@actions/artifact` with the job's settings applied. */
+  async actions<T>(body: () => Promise<T>): Promise<T> {
+    return withActionsEnv(this.options.env, body, { onLine: () => {}, echo: this.options.echoLog })
+  }
+
+  /** Snapshots of `name` across runs, newest first; expired ones are left out (with a note). `firstPageOnly`: the newest 100, quietly. */
+  async list(name: string, firstPageOnly = false): Promise<Snapshot[]> {
+    const found: Snapshot[] = []
+    try {
+      for await (const page of this.octokit.paginate.iterator(this.octokit.rest.actions.listArtifactsForRepo, {
+        owner: this.options.owner,
+        repo: this.options.repo,
+        name,
+        per_page: 100,
+      })) {
+        for (const artifact of page.data) {
+          found.push({
+            id: artifact.id,
+            name: artifact.name,
+            runId: artifact.workflow_run?.id ?? 0,
+            createdAt: artifact.created_at ?? '',
+            expiresAt: artifact.expires_at ?? '',
+            expired: artifact.expired,
+            digest: (artifact as { digest?: string | null }).digest ?? null,
+          })
+        }
+        if (firstPageOnly) break
+      }
+    } catch (error) {
+      throw new StoreUnavailableError(`listing artifacts named ${name} failed: ${(error as Error).message}`)
+    }
+    const expired = found.filter((snapshot) => snapshot.expired)
+    if (expired.length > 0 && !firstPageOnly) {
+      this.options.note(
+        `skipped ${expired.length} expired snapshot(s) of ${name}: #${expired.map((s) => s.id).join(', #')}`,
+      )
+    }
+    return found.filter((snapshot) => !snapshot.expired).sort((a, b) => b.id - a.id)
+  }
+
+  async delete(snapshot: Snapshot, why: string): Promise<void> {
+    try {
+      await this.octokit.rest.actions.deleteArtifact({
+        owner: this.options.owner,
+        repo: this.options.repo,
+        artifact_id: snapshot.id,
+      })
+      this.options.note(`deleted snapshot ${snapshot.name} #${snapshot.id}: ${why}`)
+    } catch (error) {
+      this.options.note(
+        `could not delete snapshot ${snapshot.name} #${snapshot.id} (${why}): ${(error as Error).message}`,
+      )
+    }
+  }
+
+  /** Downloads `snapshot` into a fresh `folder`; throws `ExpiredError` when GitHub no longer has it. */
+  async download(snapshot: Snapshot, folder: string): Promise<void> {
+    await rm(folder, { recursive: true, force: true })
+    await mkdir(folder, { recursive: true })
+    const result = await this.actions(async () => {
+      try {
+        return await this.client.downloadArtifact(snapshot.id, {
+          path: folder,
+          ...(snapshot.digest ? { expectedHash: snapshot.digest } : {}),
+          findBy: {
+            token: this.options.token,
+            workflowRunId: snapshot.runId,
+            repositoryOwner: this.options.owner,
+            repositoryName: this.options.repo,
+          },
+        })
+      } catch (error) {
+        const message = (error as Error).message
+        if (/\b410\b|expired/i.test(message) || (error as { status?: number }).status === 410) {
+          throw new ExpiredError(message)
+        }
+        throw new StoreUnavailableError(`downloading snapshot ${snapshot.name} #${snapshot.id} failed: ${message}`)
+      }
+    })
+    if (result.digestMismatch) {
+      throw new StoreUnavailableError(
+        `snapshot ${snapshot.name} #${snapshot.id} arrived damaged (its sha256 does not match ${snapshot.digest}); try again`,
+      )
+    }
+  }
+}
