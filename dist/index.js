@@ -31294,7 +31294,7 @@ const DECISION_KINDS = [
 /* harmony export */   b8: () => (/* binding */ STATE_SCHEMA_VERSION),
 /* harmony export */   lF: () => (/* binding */ loopStateSchema)
 /* harmony export */ });
-/* unused harmony exports locationSchema, checkResultSchema, failureRecordSchema, gateStateSchema, usageEntrySchema, attemptMetricSchema, metricsSchema, decisionRecordSchema */
+/* unused harmony exports locationSchema, checkResultSchema, failureRecordSchema, gateStateSchema, usageEntrySchema, attemptMetricSchema, metricsSchema, decisionRecordSchema, dispatchRecordSchema */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(55491);
 /* harmony import */ var _loop_task_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(50608);
 /* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(75757);
@@ -31401,6 +31401,20 @@ const decisionRecordSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */
     limit: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
     reason: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
 });
+/**
+ * A re-dispatch of iteration `iteration`, of `workflow` on `ref`, at `at` by the run `by` (a loop's job or
+ * a sweeper's); `failed` holds the error when the dispatch call failed, so nothing is scheduled.
+ */
+const dispatchRecordSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({
+    iteration: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().positive(),
+    workflow: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().min(1),
+    ref: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().min(1),
+    at: isoTime,
+    by: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    failed: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().max(2000).optional(),
+    /** How many times a sweeper re-dispatched this iteration. */
+    sweeps: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().nonnegative().optional(),
+});
 const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({
     schemaVersion: zod__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(STATE_SCHEMA_VERSION),
     loopId: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().min(1).max(200),
@@ -31478,6 +31492,8 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
     /** The highest iteration number a dispatch has claimed; a dispatch at or below it is superseded. */
     claimedIteration: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().nonnegative().default(0),
     pullRequest: zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({ number: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int(), url: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(), merged: zod__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY() }).optional(),
+    /** The last re-dispatch of the next iteration, recorded before the call: what `command: sweep` reads. */
+    dispatch: dispatchRecordSchema.optional(),
     metrics: metricsSchema,
 });
 
@@ -31488,7 +31504,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(93196);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(578);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31498,7 +31514,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 93196:
+/***/ 578:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31547,6 +31563,188 @@ const COMMIT_IDENTITY = {
     name: 'github-actions[bot]',
     email: '41898282+github-actions[bot]@users.noreply.github.com',
 };
+
+;// CONCATENATED MODULE: ./src/domain/sweep.ts
+/**
+ * Whether to re-dispatch `state`'s next iteration at `now`: the loop is running, its latest recorded
+ * dispatch is of the iteration after the last that ran, and that dispatch failed, or no job has claimed
+ * it for `staleAfterMs`. A second re-dispatch of the same iteration can start nothing twice: the job that
+ * comes second finds the iteration claimed and ends superseded.
+ */
+function sweepDecision(state, now, staleAfterMs) {
+    const record = state.dispatch;
+    if (state.status !== 'running')
+        return { kind: 'skip', reason: `the loop is ${state.status}` };
+    if (!record)
+        return { kind: 'skip', reason: 'no re-dispatch is recorded' };
+    if (record.iteration !== state.iteration + 1) {
+        return {
+            kind: 'skip',
+            reason: `the recorded dispatch of iteration ${record.iteration} is not the next (iteration ${state.iteration} ran last)`,
+        };
+    }
+    if (record.failed !== undefined) {
+        return {
+            kind: 'dispatch',
+            record,
+            reason: `the re-dispatch of iteration ${record.iteration} failed: ${record.failed}`,
+        };
+    }
+    if (state.claimedIteration >= record.iteration) {
+        return { kind: 'skip', reason: `iteration ${record.iteration} is claimed by a job` };
+    }
+    const waitedMs = now.getTime() - Date.parse(record.at);
+    if (waitedMs < staleAfterMs) {
+        return {
+            kind: 'skip',
+            reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago; stale after ${minutes(staleAfterMs)}`,
+        };
+    }
+    return {
+        kind: 'dispatch',
+        record,
+        reason: `no job took iteration ${record.iteration}, dispatched ${minutes(waitedMs)} ago`,
+    };
+}
+/** The state with a sweeper's re-dispatch recorded (the failure, if any, cleared until the call says). */
+function recordSweep(state, record, now, by) {
+    const { failed: _cleared, ...rest } = record;
+    return {
+        ...state,
+        dispatch: { ...rest, at: now.toISOString(), by, sweeps: (record.sweeps ?? 0) + 1 },
+    };
+}
+/** The state with its latest dispatch marked failed with `error`. */
+function recordDispatchFailure(state, record, error) {
+    return { ...state, dispatch: { ...record, failed: error.slice(0, 2000) } };
+}
+/**
+ * The line the status comment and summary carry while the loop's next iteration is not scheduled, or
+ * '' when nothing is amiss.
+ */
+function dispatchFailureNote(state) {
+    const record = state.dispatch;
+    if (state.status !== 'running' || !record?.failed || record.iteration !== state.iteration + 1)
+        return '';
+    return (`> [!WARNING]\n> The re-dispatch of iteration ${record.iteration} failed (${record.failed.replace(/\s+/g, ' ')}): ` +
+        'nothing is scheduled. A sweeper (`command: sweep` on a schedule) dispatches it again, or run the workflow ' +
+        `with \`loop-id\` and \`iteration: ${record.iteration}\`.\n`);
+}
+function minutes(ms) {
+    const whole = Math.max(0, Math.round(ms / 60_000));
+    return `${whole} min`;
+}
+
+// EXTERNAL MODULE: ./src/ports/store.ts
+var store = __nccwpck_require__(93433);
+;// CONCATENATED MODULE: ./src/app/sweep.ts
+/**
+ * Re-dispatch with a durable record, and the sweeper that reads it (`command: sweep`).
+ *
+ * A job records the dispatch of the next iteration in the loop's state before it calls GitHub, and marks
+ * it failed when the call fails, so "the last job ended without a successor" is a fact in the store, not
+ * a guess. The sweeper lists the loops, and for each one `sweepDecision` picks, records its own
+ * re-dispatch with compare-and-swap on the version it read, then dispatches: of two sweepers at once, or
+ * a sweeper and a late job, one save wins and the other changes nothing.
+ */
+
+
+const RECORD_ATTEMPTS = 3;
+/**
+ * Records `record` in the loop's stored state (loaded again when another writer saved between), calls
+ * `dispatch`, and records its failure. Returns the state as last saved (null when none could be) and
+ * the error of a failed call.
+ */
+async function recordedDispatch(loopId, record, deps) {
+    let saved = null;
+    for (let attempt = 1; attempt <= RECORD_ATTEMPTS && saved === null; attempt++) {
+        const loaded = await deps.store.load(loopId);
+        if (!loaded)
+            break;
+        const state = { ...loaded.state, dispatch: record };
+        try {
+            saved = { state, version: await deps.store.save(loopId, state, loaded.version) };
+        }
+        catch (error) {
+            if (!(error instanceof store/* StoreConflictError */.yn))
+                throw error;
+        }
+    }
+    if (saved === null)
+        deps.logger.warning(`The dispatch of iteration ${record.iteration} is not recorded in the state.`);
+    try {
+        await deps.dispatch(loopId, record);
+        return { state: saved?.state ?? null };
+    }
+    catch (error) {
+        const message = messageOf(error);
+        if (saved === null)
+            return { state: null, error: message };
+        const failed = recordDispatchFailure(saved.state, record, message);
+        try {
+            await deps.store.save(loopId, failed, saved.version);
+            return { state: failed, error: message };
+        }
+        catch (saveError) {
+            if (!(saveError instanceof store/* StoreConflictError */.yn))
+                throw saveError;
+            deps.logger.warning(`The failed dispatch of iteration ${record.iteration} is not recorded: the loop changed.`);
+            return { state: saved.state, error: message };
+        }
+    }
+}
+/** Sweeps every loop the store holds; one loop's trouble never stops the others. */
+async function sweepLoops(input, deps) {
+    const swept = [];
+    for (const loopId of await deps.store.listLoops()) {
+        let result;
+        try {
+            result = await sweepOne(loopId, input, deps);
+        }
+        catch (error) {
+            result = { loopId, outcome: 'skipped', reason: `its state could not be read or saved: ${messageOf(error)}` };
+        }
+        deps.logger.info(`Loop ${loopId}: ${result.outcome}, ${result.reason}.`);
+        swept.push(result);
+    }
+    return swept;
+}
+async function sweepOne(loopId, input, deps) {
+    const loaded = await deps.store.load(loopId);
+    if (!loaded)
+        return { loopId, outcome: 'skipped', reason: 'it has no state' };
+    const now = deps.clock.now();
+    const decision = sweepDecision(loaded.state, now, input.staleAfterMs);
+    if (decision.kind === 'skip')
+        return { loopId, outcome: 'skipped', reason: decision.reason };
+    const state = recordSweep(loaded.state, decision.record, now, input.by);
+    const record = state.dispatch;
+    let version;
+    try {
+        // On the version read: a job or another sweeper that saved since wins, and this one dispatches nothing.
+        version = await deps.store.save(loopId, state, loaded.version);
+    }
+    catch (error) {
+        if (!(error instanceof store/* StoreConflictError */.yn))
+            throw error;
+        return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept (a job or another sweeper)' };
+    }
+    try {
+        await deps.dispatch(loopId, record);
+    }
+    catch (error) {
+        const message = messageOf(error);
+        await deps.store.save(loopId, recordDispatchFailure(state, record, message), version).catch((saveError) => {
+            if (!(saveError instanceof store/* StoreConflictError */.yn))
+                throw saveError;
+        });
+        return { loopId, outcome: 'failed', reason: `the re-dispatch of iteration ${record.iteration} failed: ${message}` };
+    }
+    return { loopId, outcome: 'dispatched', reason: `iteration ${record.iteration}: ${decision.reason}` };
+}
+function messageOf(error) {
+    return error instanceof Error ? error.message : String(error);
+}
 
 ;// CONCATENATED MODULE: ./src/domain/loop-names.ts
 /** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
@@ -31910,20 +32108,47 @@ function taskOfEvent(eventName, payload) {
  * workflow (`workflow_dispatch` with the loop id and the next iteration), so each iteration is a job.
  */
 
+
+/**
+ * Dispatches the next iteration, recorded in the loop's state first (what a sweeper reads). Returns
+ * null when the dispatch went out (or there was nothing to dispatch), else the failure: its message and
+ * the state that records it, for the status comment.
+ */
 async function redispatch(run, input, deps) {
     const { loopId, state } = input;
     const target = parseWorkflowRef(run.workflowRef ?? '');
     if (!target) {
         deps.logger.warning(`Cannot tell which workflow to re-dispatch from GITHUB_WORKFLOW_REF '${run.workflowRef}'.`);
-        return;
+        return null;
     }
-    const next = state.iteration + 1;
-    const dispatched = await deps.github.dispatchWorkflow({
+    const record = {
+        iteration: state.iteration + 1,
         workflow: target.file,
         ref: dispatchRef(target.ref, run.event.defaultBranch),
-        inputs: { 'loop-id': loopId, iteration: String(next) },
+        at: deps.clock.now().toISOString(),
+        by: `run ${run.runId ?? 'local'}`,
+    };
+    const dispatched = await recordedDispatch(loopId, record, {
+        store: deps.store,
+        logger: deps.logger,
+        dispatch: (id, what) => dispatchIteration(id, what, deps),
     });
-    deps.logger.info(`Dispatched iteration ${next} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`);
+    if (dispatched.error === undefined)
+        return null;
+    return {
+        message: `The re-dispatch of iteration ${record.iteration} of loop ${loopId} failed: ${dispatched.error}. ` +
+            `Nothing is scheduled; a sweeper (\`command: sweep\`) dispatches it again${dispatched.state?.dispatch?.failed ? ' (recorded in the state)' : ''}.`,
+        state: dispatched.state,
+    };
+}
+/** One workflow dispatch of `record`'s iteration (the job's re-dispatch or a sweeper's). */
+async function dispatchIteration(loopId, record, deps) {
+    const dispatched = await deps.github.dispatchWorkflow({
+        workflow: record.workflow,
+        ref: record.ref,
+        inputs: { 'loop-id': loopId, iteration: String(record.iteration) },
+    });
+    deps.logger.info(`Dispatched iteration ${record.iteration} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`);
 }
 /**
  * The ref to dispatch on: the job's own, unless it ran on a pull request's `refs/pull/N/merge`
@@ -32024,6 +32249,7 @@ const Inputs = {
     Isolation: 'isolation',
     Secrets: 'secrets',
     WorkingDirectory: 'working-directory',
+    StaleAfterMinutes: 'stale-after-minutes',
 };
 /** Names of the action's outputs. */
 const Outputs = {
@@ -32053,6 +32279,7 @@ const InputDefaults = {
     allowUntrusted: false,
     isolation: 'auto',
     workingDirectory: '.',
+    staleAfterMinutes: 30,
 };
 
 /** The login GitHub gives the `GITHUB_TOKEN` when it writes comments. */
@@ -32112,7 +32339,7 @@ class ConfigError extends Error {
     name = 'ConfigError';
 }
 /** The message of anything thrown, including values that are not `Error`s. */
-function messageOf(error) {
+function errors_messageOf(error) {
     if (error instanceof Error)
         return error.message;
     if (typeof error === 'string')
@@ -32142,7 +32369,7 @@ function messageOf(error) {
 
 
 const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
-const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'];
+const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip', 'sweep'];
 const MAX_ITERATIONS_LIMIT = 1000;
 /** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
 const INPUT_CAP_NAMES = { cap: "Input 'max-iterations'", reason: "'cap-reason'" };
@@ -32171,6 +32398,10 @@ const fields = {
     maxIterations: {
         schema: wholeNumber(1, MAX_ITERATIONS_LIMIT),
         expected: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
+    },
+    staleAfterMinutes: {
+        schema: wholeNumber(1, 60 * 24 * 7),
+        expected: 'a whole number of minutes from 1 to 10080 (a week)',
     },
     iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
     budgetMinutes: {
@@ -32265,6 +32496,10 @@ function parseActionInputs(getInput, event, env = {}) {
     const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
     const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation);
     const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory);
+    const staleAfterMinutes = parse(Inputs.StaleAfterMinutes, fields.staleAfterMinutes, InputDefaults.staleAfterMinutes);
+    if (command === 'sweep' && store !== 'git') {
+        problems.push(`Input 'store' must be 'git' when 'command' is 'sweep' (only the git store lists every loop); got ${quote(store)}.`);
+    }
     const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env);
     problems.push(...secretsResult.problems);
     let loopId = '';
@@ -32310,6 +32545,7 @@ function parseActionInputs(getInput, event, env = {}) {
         secrets: secretsResult.secrets,
         missingSecrets: secretsResult.missing,
         workingDirectory,
+        staleAfterMinutes,
     };
 }
 /** One command per line; blank lines and `#` comment lines are ignored. */
@@ -35747,8 +35983,6 @@ function summarizeNextAction(state, decision) {
 
 
 
-// EXTERNAL MODULE: ./src/ports/store.ts
-var store = __nccwpck_require__(93433);
 ;// CONCATENATED MODULE: ./src/app/people-commands.ts
 /**
  * What people ask of a loop outside an iteration: resume, skip a task, approve or reject a gate, abort.
@@ -35863,7 +36097,8 @@ function commandFromInputs(settings) {
         case 'abort':
             return { kind: settings.command };
         case 'run':
-            throw new Error("commandFromInputs: 'run' is not a person's command");
+        case 'sweep':
+            throw new Error(`commandFromInputs: '${settings.command}' is not a person's command`);
     }
 }
 /**
@@ -45333,6 +45568,7 @@ function tallyRegressions(tally, now) {
 
 
 
+
 async function report(run, input, deps) {
     const { loopId, state, outcome, result } = input;
     const { github, io, redact } = deps;
@@ -45352,17 +45588,21 @@ async function report(run, input, deps) {
             ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
         },
     });
+    // Nothing scheduled the next iteration: said wherever people look.
+    const dispatchNote = redact(dispatchFailureNote(state));
     const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS, input.root);
-    for (const a of annotations) {
-        io.annotateError(redact(a.message), a);
-    }
-    if (run.hasStepSummary) {
+    if (!input.afterFailedDispatch)
+        for (const a of annotations)
+            io.annotateError(redact(a.message), a);
+    if (!run.hasStepSummary)
+        io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.');
+    else if (input.afterFailedDispatch)
+        await io.writeSummary(`\n${dispatchNote}`);
+    else {
         const summary = renderSummary(model, { redact, overflowLocations: overflow });
         await io.writeSummary(input.isolation ? `${summary}\n${isolationLine(input.isolation)}\n` : summary);
     }
-    else
-        io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.');
-    const body = renderComment(model, { redact });
+    const body = dispatchNote ? `${renderComment(model, { redact })}\n${dispatchNote}` : renderComment(model, { redact });
     for (const issueNumber of commentTargets(run.event.subject.number, state)) {
         const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body });
         io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
@@ -45497,7 +45737,7 @@ async function readyForMerge(state, deps) {
         }
     }
     catch (error) {
-        deps.logger.warning(`Could not mark pull request #${number} ready for review (${messageOf(error)}); press "Ready for review" on it before merging.`);
+        deps.logger.warning(`Could not mark pull request #${number} ready for review (${errors_messageOf(error)}); press "Ready for review" on it before merging.`);
     }
 }
 
@@ -45600,11 +45840,53 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
                     logger.info(`Audit trail: ${count} file(s) restored from the newest snapshot.`);
             }
             catch (error) {
-                logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${messageOf(error)}`);
+                logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${errors_messageOf(error)}`);
             }
         })();
         return restored;
     };
+}
+
+;// CONCATENATED MODULE: ./src/action/sweep.ts
+/**
+ * `command: sweep`, on a schedule: finds the loops whose last job ended without a successor (a failed
+ * re-dispatch, or a dispatched iteration no job took for `stale-after-minutes`) and dispatches their next
+ * iteration again (`app/sweep.ts`). It runs no project code: no loop branch, no work, no checks; it
+ * reads the `git` store's branch through the checkout's remote and calls the dispatch API.
+ */
+
+
+
+
+
+async function sweep(run, root, deps) {
+    const runnerTemp = run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+    // No audit trail travels with a sweeper's save: the folder it would read stays empty.
+    const { store } = await createStore({
+        run,
+        runnerTemp,
+        root,
+        loopDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'sweeper-audit'),
+        logger: deps.logger,
+    });
+    if (!isLister(store))
+        throw new Error(`store '${store.kind}' cannot list its loops; 'command: sweep' needs 'git'`);
+    const dispatch = (loopId, record) => dispatchIteration(loopId, record, deps);
+    const swept = await sweepLoops({ staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` }, { store, dispatch, clock: deps.clock, logger: deps.logger });
+    const dispatched = swept.filter((loop) => loop.outcome === 'dispatched');
+    const failed = swept.filter((loop) => loop.outcome === 'failed');
+    deps.io.setOutput(Outputs.Status, 'swept');
+    if (run.hasStepSummary) {
+        const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${loop.reason.replace(/\|/g, '\\|')} |`);
+        await deps.io.writeSummary(`## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
+            (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : ''));
+    }
+    if (failed.length > 0) {
+        deps.io.setFailed(`The sweeper could not re-dispatch ${failed.map((loop) => loop.loopId).join(', ')}: see the log.`);
+    }
+}
+function isLister(store) {
+    return typeof store.listLoops === 'function';
 }
 
 ;// CONCATENATED MODULE: ./src/adapters/actions-logger.ts
@@ -50291,7 +50573,7 @@ async function checkpoint(run, record) {
     catch (error) {
         if (!(error instanceof ConcurrentCommitError))
             throw error;
-        await deps.audit.appendEvents([record_event(deps.clock.now(), iteration, 'superseded', messageOf(error))]);
+        await deps.audit.appendEvents([record_event(deps.clock.now(), iteration, 'superseded', errors_messageOf(error))]);
         return { kind: 'superseded', record };
     }
     if (made.length === 0)
@@ -51037,13 +51319,14 @@ const systemClock = {
 
 
 
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     try {
         await runAction(io);
     }
     catch (error) {
-        io.setFailed(error instanceof ConfigError ? messageOf(error) : `loop-controller failed: ${messageOf(error)}`);
+        io.setFailed(error instanceof ConfigError ? errors_messageOf(error) : `loop-controller failed: ${errors_messageOf(error)}`);
     }
 }
 async function runAction(io) {
@@ -51068,6 +51351,9 @@ async function runAction(io) {
         throw new ConfigError(trigger.reason);
     if (trigger.untrusted)
         logger.warning(trigger.reason);
+    // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
+    if (settings.command === 'sweep')
+        return sweep(runContext, root, { github, logger, io, clock: systemClock });
     // The loop config comes from the ref that was checked out, before the loop's branch is.
     const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace);
     const isolation = isolationFor(settings.isolation);
@@ -51163,9 +51449,19 @@ async function runAction(io) {
     }
     const { state, outcome, result } = job;
     await readyForMerge(state, { github: pullRequestGitHub, logger });
-    await report(runContext, { loopId, state, outcome, result, root, isolation: isolation.report, pullRequestWaiting }, { github, io, redact });
-    if (outcome === 'continue' && settings.dispatch)
-        await redispatch(runContext, { loopId, state }, { github, logger });
+    const reportInput = { loopId, state, outcome, result, root, isolation: isolation.report, pullRequestWaiting };
+    await report(runContext, reportInput, { github, io, redact });
+    if (outcome === 'continue' && settings.dispatch) {
+        const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock });
+        if (failed) {
+            if (failed.state) {
+                const again = { ...reportInput, state: failed.state, afterFailedDispatch: true };
+                await report(runContext, again, { github, io, redact }).catch((error) => logger.warning(`The status comment does not say the re-dispatch failed: ${errors_messageOf(error)}`));
+            }
+            io.setFailed(redact(failed.message));
+            return;
+        }
+    }
     if (outcome === 'blocked')
         io.setFailed(`The loop is BLOCKED: ${redact(state.statusReason)}. See the handoff in the comment or summary.`);
 }

@@ -29,6 +29,7 @@ export const Inputs = {
   Isolation: 'isolation',
   Secrets: 'secrets',
   WorkingDirectory: 'working-directory',
+  StaleAfterMinutes: 'stale-after-minutes',
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 
@@ -63,6 +64,7 @@ export const InputDefaults = {
   allowUntrusted: false,
   isolation: 'auto',
   workingDirectory: '.',
+  staleAfterMinutes: 30,
 } as const
 
 export { Labels, loopBranch, stickyCommentMarker } from './domain/loop-names.js'

@@ -28544,6 +28544,20 @@ const decisionRecordSchema = strictObject({
     limit: schemas_string().optional(),
     reason: schemas_string(),
 });
+/**
+ * A re-dispatch of iteration `iteration`, of `workflow` on `ref`, at `at` by the run `by` (a loop's job or
+ * a sweeper's); `failed` holds the error when the dispatch call failed, so nothing is scheduled.
+ */
+const dispatchRecordSchema = strictObject({
+    iteration: schemas_number().int().positive(),
+    workflow: schemas_string().min(1),
+    ref: schemas_string().min(1),
+    at: isoTime,
+    by: schemas_string(),
+    failed: schemas_string().max(2000).optional(),
+    /** How many times a sweeper re-dispatched this iteration. */
+    sweeps: schemas_number().int().nonnegative().optional(),
+});
 const loopStateSchema = strictObject({
     schemaVersion: literal(STATE_SCHEMA_VERSION),
     loopId: schemas_string().min(1).max(200),
@@ -28621,6 +28635,8 @@ const loopStateSchema = strictObject({
     /** The highest iteration number a dispatch has claimed; a dispatch at or below it is superseded. */
     claimedIteration: schemas_number().int().nonnegative().default(0),
     pullRequest: strictObject({ number: schemas_number().int(), url: schemas_string(), merged: schemas_boolean() }).optional(),
+    /** The last re-dispatch of the next iteration, recorded before the call: what `command: sweep` reads. */
+    dispatch: dispatchRecordSchema.optional(),
     metrics: metricsSchema,
 });
 

@@ -43,7 +43,8 @@ function commandFromInputs(settings: RunContext['settings']): PeopleCommand {
     case 'abort':
       return { kind: settings.command }
     case 'run':
-      throw new Error("commandFromInputs: 'run' is not a person's command")
+    case 'sweep':
+      throw new Error(`commandFromInputs: '${settings.command}' is not a person's command`)
   }
 }
 

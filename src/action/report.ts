@@ -20,6 +20,7 @@ import {
   selectAnnotations,
 } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
+import { dispatchFailureNote } from '../domain/sweep.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { ActionIO } from './actions-io.js'
 import type { RunContext } from './run-context.js'
@@ -37,6 +38,8 @@ export async function report(
     isolation?: IsolationReport
     /** The branch is pushed but the setting kept the token from opening the pull request. */
     pullRequestWaiting?: PullRequestWaiting | undefined
+    /** Reporting again after the re-dispatch failed: the comment anew, the summary only the note. */
+    afterFailedDispatch?: boolean
   },
   deps: {
     github: Pick<GitHubPort, 'upsertStickyComment'>
@@ -62,15 +65,17 @@ export async function report(
       ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
     },
   })
+  // Nothing scheduled the next iteration: said wherever people look.
+  const dispatchNote = redact(dispatchFailureNote(state))
   const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS, input.root)
-  for (const a of annotations) {
-    io.annotateError(redact(a.message), a)
-  }
-  if (run.hasStepSummary) {
+  if (!input.afterFailedDispatch) for (const a of annotations) io.annotateError(redact(a.message), a)
+  if (!run.hasStepSummary) io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
+  else if (input.afterFailedDispatch) await io.writeSummary(`\n${dispatchNote}`)
+  else {
     const summary = renderSummary(model, { redact, overflowLocations: overflow })
     await io.writeSummary(input.isolation ? `${summary}\n${isolationLine(input.isolation)}\n` : summary)
-  } else io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
-  const body = renderComment(model, { redact })
+  }
+  const body = dispatchNote ? `${renderComment(model, { redact })}\n${dispatchNote}` : renderComment(model, { redact })
   for (const issueNumber of commentTargets(run.event.subject.number, state)) {
     const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body })
     io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
