@@ -46515,6 +46515,102 @@ class ConcurrentCommitError extends Error {
 var external_node_child_process_ = __nccwpck_require__(31421);
 // EXTERNAL MODULE: ./src/adapters/git-env.ts
 var git_env = __nccwpck_require__(76194);
+;// CONCATENATED MODULE: ./src/adapters/git-locks.ts
+/**
+ * Git's lock files: `index.lock`, `HEAD.lock` or a branch's ref lock. A live git holds one briefly; a
+ * git killed mid-write (a runner that died, a SIGKILL) leaves it behind, and every later git command
+ * that writes it refuses to run.
+ *
+ * A lock is removed only when no git process works in the repository: on Linux, /proc says which
+ * processes are git and where they run (the controller's own, the agent's, another controller's on the
+ * same working tree). While one does, the lock is its to release, however old it is: the controller
+ * waits for it (bounded) and then leaves it to git's own message. Only where /proc cannot tell (not
+ * Linux) is a lock that stays unchanged for a while taken to be left by a dead process.
+ */
+
+
+
+/** How often a held lock is looked at again. */
+const POLL_MS = 100;
+/** Settles the index, HEAD and `branch` locks of `git`'s repository (see {@link settleLock}). */
+async function clearStaleLocks(git, branch, waitMs) {
+    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
+    for (const name of names) {
+        const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim();
+        await settleLock((0,external_node_path_.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_.join)(git.cwd, gitPath), [git.cwd], waitMs);
+    }
+}
+/**
+ * Returns once `lockPath` is gone: released by the git that holds it, or removed (with a warning)
+ * because no git process works in `roots` or the lock's repository. Returns with the lock still there
+ * when a git kept working there for `waitMs`. Where /proc cannot tell, a lock unchanged for `waitMs` is
+ * removed.
+ */
+async function settleLock(lockPath, roots, waitMs) {
+    const where = [...roots, repositoryOf(lockPath)];
+    const deadline = Date.now() + waitMs;
+    let seen = await mtimeOf(lockPath);
+    let unchangedSince = Date.now();
+    while (seen !== null) {
+        const live = await liveGitIn(where);
+        if (live === false || (live === null && Date.now() - unchangedSince >= waitMs)) {
+            await (0,promises_.rm)(lockPath, { force: true });
+            process.emitWarning(`loop-controller removed ${lockPath}, left by a git process that is no longer running`);
+            return;
+        }
+        if (live === true && Date.now() >= deadline)
+            return;
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        const now = await mtimeOf(lockPath);
+        if (now !== seen)
+            unchangedSince = Date.now();
+        seen = now;
+    }
+}
+/**
+ * Whether a live git process (`git`, `git-*`) runs with its current directory in one of `roots`, from
+ * /proc; null where /proc does not tell.
+ */
+async function liveGitIn(roots) {
+    if (!(0,external_node_fs_.existsSync)('/proc/self/cwd'))
+        return null;
+    let pids;
+    try {
+        pids = (await (0,promises_.readdir)('/proc')).filter((name) => /^\d+$/.test(name));
+    }
+    catch {
+        return null;
+    }
+    const inside = (path) => roots.some((root) => path === root || path.startsWith(root.endsWith(external_node_path_.sep) ? root : `${root}${external_node_path_.sep}`));
+    for (const pid of pids) {
+        try {
+            const comm = (await (0,promises_.readFile)(`/proc/${pid}/comm`, 'utf8')).trim();
+            if (comm !== 'git' && !comm.startsWith('git-'))
+                continue;
+            if (inside(await (0,promises_.readlink)(`/proc/${pid}/cwd`)))
+                return true;
+        }
+        catch {
+            // Gone meanwhile, or another user's: not a git of this job.
+        }
+    }
+    return false;
+}
+/** The repository a lock belongs to: the folder holding `.git` when the lock is under one, else the git dir. */
+function repositoryOf(lockPath) {
+    const marker = `${external_node_path_.sep}.git${external_node_path_.sep}`;
+    const at = lockPath.indexOf(marker);
+    return at >= 0 ? lockPath.slice(0, at) : (0,external_node_path_.dirname)(lockPath);
+}
+async function mtimeOf(path) {
+    try {
+        return (await (0,promises_.stat)(path)).mtimeMs;
+    }
+    catch {
+        return null;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/git-seal.ts
 /**
  * The controller's git reads only the configuration the controller trusts. The work command (the
@@ -46677,6 +46773,7 @@ function statOrNull(path) {
 
 
 
+
 /** A git command that failed; the message quotes the command, its exit code and git's own words. */
 class GitCommandError extends Error {
     args;
@@ -46688,21 +46785,45 @@ class GitCommandError extends Error {
         this.result = result;
     }
 }
+/** git's refusal when a lock file it needs exists. */
+const LOCK_EXISTS = /Unable to create '([^']+\.lock)': File exists/;
+/** Runs of one command while locks are settled. */
+const LOCK_ATTEMPTS = 4;
+/** Commands of several steps: a lock refused in a later step leaves the first done, so none runs again. */
+const MULTI_STEP = new Set(['stash', 'rebase', 'merge', 'cherry-pick', 'revert', 'am', 'pull']);
 /** Output beyond this from one git command is an error rather than a memory blow-up. */
 const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
 /** Runs git commands in one folder with one git executable. */
 class GitProcess {
     cwd;
     gitPath;
+    lockWaitMs;
     seal;
-    constructor(cwd, gitPath) {
+    constructor(cwd, gitPath, 
+    /** How long a lock another live git holds is waited for before git's refusal stands. */
+    lockWaitMs = 10_000) {
         this.cwd = cwd;
         this.gitPath = gitPath;
+        this.lockWaitMs = lockWaitMs;
         // Made before the work command runs: what is in .git/config now is what the controller trusts.
         this.seal = new GitConfigSeal(cwd, gitPath);
     }
-    /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
-    raw(args, options = {}) {
+    /**
+     * Runs git and returns whatever it said; throws only when git could not be started or said too much.
+     * A command refused because a lock file exists runs again once the lock is settled (released by the
+     * live git that holds it, or removed when no git works in the repository: `git-locks.ts`), unless it
+     * runs in several steps that a refusal could leave half done.
+     */
+    async raw(args, options = {}) {
+        for (let attempt = 1;; attempt++) {
+            const result = await this.rawOnce(args, options);
+            const lock = result.exitCode === 0 ? undefined : LOCK_EXISTS.exec(result.stderr)?.[1];
+            if (!lock || attempt >= LOCK_ATTEMPTS || MULTI_STEP.has(args[0] ?? ''))
+                return result;
+            await settleLock(lock, [this.cwd], this.lockWaitMs);
+        }
+    }
+    rawOnce(args, options) {
         return new Promise((resolve, reject) => {
             this.seal.before();
             const child = (0,external_node_child_process_.spawn)(this.gitPath, [...git_env/* NEUTRALISED_CONFIG */.YV, ...args], {
@@ -47085,49 +47206,6 @@ async function readWorkTreeFile(path, maxBytes) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/adapters/git-locks.ts
-/**
- * Recovery from a git killed mid-write (a runner that died, a SIGKILL): it leaves `index.lock`,
- * `HEAD.lock` or a branch's ref lock behind, and every later git command that writes them refuses to
- * run. A live git holds such a lock briefly; one unchanged for a while is taken to be left by a dead
- * process and removed, with a warning, so a resumed loop can go on.
- */
-
-
-/** Removes the index, HEAD and `branch` locks of `git`'s repository that stay unchanged for `staleMs`. */
-async function clearStaleLocks(git, branch, staleMs) {
-    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
-    for (const name of names) {
-        const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim();
-        await removeIfStale((0,external_node_path_.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_.join)(git.cwd, gitPath), staleMs);
-    }
-}
-/** Watches `path` until it is gone or has stayed unchanged for `staleMs`, then removes it. */
-async function removeIfStale(path, staleMs) {
-    let seen = await mtimeOf(path);
-    let unchangedSince = Date.now();
-    while (seen !== null) {
-        if (Date.now() - unchangedSince >= staleMs) {
-            await (0,promises_.rm)(path, { force: true });
-            process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`);
-            return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        const now = await mtimeOf(path);
-        if (now !== seen)
-            unchangedSince = Date.now();
-        seen = now;
-    }
-}
-async function mtimeOf(path) {
-    try {
-        return (await (0,promises_.stat)(path)).mtimeMs;
-    }
-    catch {
-        return null;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
 /**
  * The one git wrapper: the git command line, non-interactive, with identity passed per command
@@ -47168,8 +47246,8 @@ class GitCli {
     constructor(cwd, options = {}) {
         this.cwd = cwd;
         this.exclude = options.exclude ?? ['.loop'];
-        this.git = new GitProcess(cwd, options.gitPath ?? 'git');
         this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
+        this.git = new GitProcess(cwd, options.gitPath ?? 'git', this.staleIndexLockMs);
         this.networkEnv = options.networkEnv;
     }
     exec(args, options = {}) {
