@@ -21,6 +21,8 @@ describe('the action bundle in the sandbox: the sweeper', () => {
       scenario = await startScenario({
         steps: 3,
         schedule: '*/15 * * * *',
+        // The same workflow sweeps when the schedule starts it.
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
         workflowWith: { command: "${{ github.event_name == 'schedule' && 'sweep' || 'run' }}" },
       })
       const { sandbox } = scenario
