@@ -46549,11 +46549,13 @@ async function clearStaleLocks(git, branch, waitMs) {
 async function settleLock(lockPath, roots, waitMs) {
     const where = [...roots, repositoryOf(lockPath)];
     const deadline = Date.now() + waitMs;
-    let seen = await mtimeOf(lockPath);
+    let seen = await identityOf(lockPath);
     let unchangedSince = Date.now();
     while (seen !== null) {
         const live = await liveGitIn(where);
-        if (live === false || (live === null && Date.now() - unchangedSince >= waitMs)) {
+        // A git that started while /proc was read made a new lock (another inode): look again.
+        const stale = live === false || (live === null && Date.now() - unchangedSince >= waitMs);
+        if (stale && (await identityOf(lockPath)) === seen) {
             await (0,promises_.rm)(lockPath, { force: true });
             process.emitWarning(`loop-controller removed ${lockPath}, left by a git process that is no longer running`);
             return;
@@ -46561,7 +46563,7 @@ async function settleLock(lockPath, roots, waitMs) {
         if (live === true && Date.now() >= deadline)
             return;
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-        const now = await mtimeOf(lockPath);
+        const now = await identityOf(lockPath);
         if (now !== seen)
             unchangedSince = Date.now();
         seen = now;
@@ -46602,9 +46604,11 @@ function repositoryOf(lockPath) {
     const at = lockPath.indexOf(marker);
     return at >= 0 ? lockPath.slice(0, at) : (0,external_node_path_.dirname)(lockPath);
 }
-async function mtimeOf(path) {
+/** The file's inode and modification time, which change when the lock is released and taken again. */
+async function identityOf(path) {
     try {
-        return (await (0,promises_.stat)(path)).mtimeMs;
+        const info = await (0,promises_.stat)(path);
+        return `${info.ino}:${info.mtimeMs}`;
     }
     catch {
         return null;

@@ -35,18 +35,20 @@ export async function clearStaleLocks(git: GitProcess, branch: string | null, wa
 export async function settleLock(lockPath: string, roots: readonly string[], waitMs: number): Promise<void> {
   const where = [...roots, repositoryOf(lockPath)]
   const deadline = Date.now() + waitMs
-  let seen = await mtimeOf(lockPath)
+  let seen = await identityOf(lockPath)
   let unchangedSince = Date.now()
   while (seen !== null) {
     const live = await liveGitIn(where)
-    if (live === false || (live === null && Date.now() - unchangedSince >= waitMs)) {
+    // A git that started while /proc was read made a new lock (another inode): look again.
+    const stale = live === false || (live === null && Date.now() - unchangedSince >= waitMs)
+    if (stale && (await identityOf(lockPath)) === seen) {
       await rm(lockPath, { force: true })
       process.emitWarning(`loop-controller removed ${lockPath}, left by a git process that is no longer running`)
       return
     }
     if (live === true && Date.now() >= deadline) return
     await new Promise((resolve) => setTimeout(resolve, POLL_MS))
-    const now = await mtimeOf(lockPath)
+    const now = await identityOf(lockPath)
     if (now !== seen) unchangedSince = Date.now()
     seen = now
   }
@@ -85,9 +87,11 @@ function repositoryOf(lockPath: string): string {
   return at >= 0 ? lockPath.slice(0, at) : dirname(lockPath)
 }
 
-async function mtimeOf(path: string): Promise<number | null> {
+/** The file's inode and modification time, which change when the lock is released and taken again. */
+async function identityOf(path: string): Promise<string | null> {
   try {
-    return (await stat(path)).mtimeMs
+    const info = await stat(path)
+    return `${info.ino}:${info.mtimeMs}`
   } catch {
     return null
   }
