@@ -36083,6 +36083,8 @@ function renderRefusalComment(refusal, redact) {
 
 
 
+
+
 function toPeopleCommand(command) {
     return command.kind === 'abort' ? { kind: 'abort' } : command;
 }
@@ -36116,6 +36118,10 @@ async function applyCommands(run, loopId, deps) {
             if (error instanceof NoLoopError) {
                 logger.warning(`'${command.kind}' for loop ${loopId}, which has not started: ${error.message}`);
                 return null;
+            }
+            // Retried already (applyPeopleCommand): a conflict that kept coming back is said as one, not as a fault.
+            if (error instanceof store/* StoreConflictError */.yn) {
+                throw new ConfigError(`'${command.kind}' for loop ${loopId} was not applied: the loop's state kept changing while it was (another job saving at the same time). Nothing was lost; give the command again. (${error.message})`);
             }
             throw error;
         }
