@@ -12,8 +12,9 @@ export type SweepDecision =
 /**
  * Whether to re-dispatch `state`'s next iteration at `now`: the loop is running, its latest recorded
  * dispatch is of the iteration after the last that ran, and that dispatch failed, or no job has claimed
- * it for `staleAfterMs`. A second re-dispatch of the same iteration can start nothing twice: the job that
- * comes second finds the iteration claimed and ends superseded.
+ * it for `staleAfterMs`. An iteration a job has claimed is never re-dispatched; and should a dispatch
+ * reported as failed have started a run after all, the loop's jobs queue in one concurrency group and
+ * the second job for the iteration ends superseded.
  */
 export function sweepDecision(state: LoopState, now: Date, staleAfterMs: number): SweepDecision {
   const record = state.dispatch
