@@ -1344,6 +1344,10 @@ class RemoteBranch {
         const listing = await this.must(['ls-tree', '-r', '--name-only', commit, '--', prefix]);
         return listing.split('\n').filter((path) => path.startsWith(prefix));
     }
+    /** The names at the top of `commit`'s tree. */
+    async topLevel(commit) {
+        return (await this.must(['ls-tree', '--name-only', commit])).split('\n').filter(Boolean);
+    }
     /** The last commit up to `commit` that changed something under the folder `prefix` (ending in /). */
     async lastChange(commit, prefix) {
         return (await this.must(['log', '-1', '--format=%H', commit, '--', prefix])).trim();
@@ -1634,6 +1638,27 @@ class GitStore {
             // The branch moved: another loop (retry on the new tip) or this loop (conflict, found above).
         }
         throw new store/* StoreConflictError */.yn(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`);
+    }
+    /** The ids of the loops whose state the branch holds (a quarantined loop has none until reset). */
+    async listLoops() {
+        const tip = await this.stateBranch.fetch();
+        if (!tip.commit)
+            return [];
+        const ids = [];
+        for (const folder of await this.stateBranch.topLevel(tip.commit)) {
+            const text = await this.stateBranch.readFile(tip.commit, `${folder}/${STATE_FILE}`);
+            if (text === null)
+                continue;
+            try {
+                const loopId = JSON.parse(text).loopId;
+                if (typeof loopId === 'string' && this.folder(loopId) === folder)
+                    ids.push(loopId);
+            }
+            catch {
+                // Not JSON: loading it quarantines it, and it is no loop to sweep.
+            }
+        }
+        return ids;
     }
     /**
      * Copies the audit trail committed with the loop's state into `dir` when `dir` holds no file yet (a

@@ -31333,7 +31333,7 @@ const DECISION_KINDS = [
 /* harmony export */   b8: () => (/* binding */ STATE_SCHEMA_VERSION),
 /* harmony export */   lF: () => (/* binding */ loopStateSchema)
 /* harmony export */ });
-/* unused harmony exports locationSchema, checkResultSchema, failureRecordSchema, gateStateSchema, usageEntrySchema, attemptMetricSchema, metricsSchema, decisionRecordSchema */
+/* unused harmony exports locationSchema, checkResultSchema, failureRecordSchema, gateStateSchema, usageEntrySchema, attemptMetricSchema, metricsSchema, decisionRecordSchema, dispatchRecordSchema */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(55491);
 /* harmony import */ var _loop_task_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(50608);
 /* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(75757);
@@ -31440,6 +31440,20 @@ const decisionRecordSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */
     limit: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
     reason: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
 });
+/**
+ * A re-dispatch of iteration `iteration`, of `workflow` on `ref`, at `at` by the run `by` (a loop's job or
+ * a sweeper's); `failed` holds the error when the dispatch call failed, so nothing is scheduled.
+ */
+const dispatchRecordSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({
+    iteration: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().positive(),
+    workflow: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().min(1),
+    ref: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().min(1),
+    at: isoTime,
+    by: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    failed: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().max(2000).optional(),
+    /** How many times a sweeper re-dispatched this iteration. */
+    sweeps: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().nonnegative().optional(),
+});
 const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({
     schemaVersion: zod__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(STATE_SCHEMA_VERSION),
     loopId: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().min(1).max(200),
@@ -31517,6 +31531,8 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
     /** The highest iteration number a dispatch has claimed; a dispatch at or below it is superseded. */
     claimedIteration: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().nonnegative().default(0),
     pullRequest: zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({ number: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int(), url: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(), merged: zod__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY() }).optional(),
+    /** The last re-dispatch of the next iteration, recorded before the call: what `command: sweep` reads. */
+    dispatch: dispatchRecordSchema.optional(),
     metrics: metricsSchema,
 });
 
@@ -31527,7 +31543,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(72385);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(56512);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31537,7 +31553,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 72385:
+/***/ 56512:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31592,6 +31608,189 @@ const COMMIT_IDENTITY = {
     name: 'github-actions[bot]',
     email: '41898282+github-actions[bot]@users.noreply.github.com',
 };
+
+;// CONCATENATED MODULE: ./src/domain/sweep.ts
+/**
+ * Whether to re-dispatch `state`'s next iteration at `now`: the loop is running, its latest recorded
+ * dispatch is of the iteration after the last that ran, and that dispatch failed, or no job has claimed
+ * it for `staleAfterMs`. An iteration a job has claimed is never re-dispatched; and should a dispatch
+ * reported as failed have started a run after all, the loop's jobs queue in one concurrency group and
+ * the second job for the iteration ends superseded.
+ */
+function sweepDecision(state, now, staleAfterMs) {
+    const record = state.dispatch;
+    if (state.status !== 'running')
+        return { kind: 'skip', reason: `the loop is ${state.status}` };
+    if (!record)
+        return { kind: 'skip', reason: 'no re-dispatch is recorded' };
+    if (record.iteration !== state.iteration + 1) {
+        return {
+            kind: 'skip',
+            reason: `the recorded dispatch of iteration ${record.iteration} is not the next (iteration ${state.iteration} ran last)`,
+        };
+    }
+    if (record.failed !== undefined) {
+        return {
+            kind: 'dispatch',
+            record,
+            reason: `the re-dispatch of iteration ${record.iteration} failed: ${record.failed}`,
+        };
+    }
+    if (state.claimedIteration >= record.iteration) {
+        return { kind: 'skip', reason: `iteration ${record.iteration} is claimed by a job` };
+    }
+    const waitedMs = now.getTime() - Date.parse(record.at);
+    if (waitedMs < staleAfterMs) {
+        return {
+            kind: 'skip',
+            reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago; stale after ${minutes(staleAfterMs)}`,
+        };
+    }
+    return {
+        kind: 'dispatch',
+        record,
+        reason: `no job took iteration ${record.iteration}, dispatched ${minutes(waitedMs)} ago`,
+    };
+}
+/** The state with a sweeper's re-dispatch recorded (the failure, if any, cleared until the call says). */
+function recordSweep(state, record, now, by) {
+    const { failed: _cleared, ...rest } = record;
+    return {
+        ...state,
+        dispatch: { ...rest, at: now.toISOString(), by, sweeps: (record.sweeps ?? 0) + 1 },
+    };
+}
+/** The state with its latest dispatch marked failed with `error`. */
+function recordDispatchFailure(state, record, error) {
+    return { ...state, dispatch: { ...record, failed: error.slice(0, 2000) } };
+}
+/**
+ * The line the status comment and summary carry while the loop's next iteration is not scheduled, or
+ * '' when nothing is amiss.
+ */
+function dispatchFailureNote(state) {
+    const record = state.dispatch;
+    if (state.status !== 'running' || !record?.failed || record.iteration !== state.iteration + 1)
+        return '';
+    return (`> [!WARNING]\n> The re-dispatch of iteration ${record.iteration} failed (${record.failed.replace(/\s+/g, ' ')}): ` +
+        'nothing is scheduled. A sweeper (`command: sweep` on a schedule) dispatches it again, or run the workflow ' +
+        `with \`loop-id\` and \`iteration: ${record.iteration}\`.\n`);
+}
+function minutes(ms) {
+    const whole = Math.max(0, Math.round(ms / 60_000));
+    return `${whole} min`;
+}
+
+// EXTERNAL MODULE: ./src/ports/store.ts
+var store = __nccwpck_require__(93433);
+;// CONCATENATED MODULE: ./src/app/sweep.ts
+/**
+ * Re-dispatch with a durable record, and the sweeper that reads it (`command: sweep`).
+ *
+ * A job records the dispatch of the next iteration in the loop's state before it calls GitHub, and marks
+ * it failed when the call fails, so "the last job ended without a successor" is a fact in the store, not
+ * a guess. The sweeper lists the loops, and for each one `sweepDecision` picks, records its own
+ * re-dispatch with compare-and-swap on the version it read, then dispatches: of two sweepers at once, or
+ * a sweeper and a late job, one save wins and the other changes nothing.
+ */
+
+
+const RECORD_ATTEMPTS = 3;
+/**
+ * Records `record` in the loop's stored state (loaded again when another writer saved between), calls
+ * `dispatch`, and records its failure. Returns the state as last saved (null when none could be) and
+ * the error of a failed call.
+ */
+async function recordedDispatch(loopId, record, deps) {
+    let saved = null;
+    for (let attempt = 1; attempt <= RECORD_ATTEMPTS && saved === null; attempt++) {
+        const loaded = await deps.store.load(loopId);
+        if (!loaded)
+            break;
+        const state = { ...loaded.state, dispatch: record };
+        try {
+            saved = { state, version: await deps.store.save(loopId, state, loaded.version) };
+        }
+        catch (error) {
+            if (!(error instanceof store/* StoreConflictError */.yn))
+                throw error;
+        }
+    }
+    if (saved === null)
+        deps.logger.warning(`The dispatch of iteration ${record.iteration} is not recorded in the state.`);
+    try {
+        await deps.dispatch(loopId, record);
+        return { state: saved?.state ?? null };
+    }
+    catch (error) {
+        const message = messageOf(error);
+        if (saved === null)
+            return { state: null, error: message };
+        const failed = recordDispatchFailure(saved.state, record, message);
+        try {
+            await deps.store.save(loopId, failed, saved.version);
+            return { state: failed, error: message };
+        }
+        catch (saveError) {
+            if (!(saveError instanceof store/* StoreConflictError */.yn))
+                throw saveError;
+            deps.logger.warning(`The failed dispatch of iteration ${record.iteration} is not recorded: the loop changed.`);
+            return { state: saved.state, error: message };
+        }
+    }
+}
+/** Sweeps every loop the store holds; one loop's trouble never stops the others. */
+async function sweepLoops(input, deps) {
+    const swept = [];
+    for (const loopId of await deps.store.listLoops()) {
+        let result;
+        try {
+            result = await sweepOne(loopId, input, deps);
+        }
+        catch (error) {
+            result = { loopId, outcome: 'skipped', reason: `its state could not be read or saved: ${messageOf(error)}` };
+        }
+        deps.logger.info(`Loop ${loopId}: ${result.outcome}, ${result.reason}.`);
+        swept.push(result);
+    }
+    return swept;
+}
+async function sweepOne(loopId, input, deps) {
+    const loaded = await deps.store.load(loopId);
+    if (!loaded)
+        return { loopId, outcome: 'skipped', reason: 'it has no state' };
+    const now = deps.clock.now();
+    const decision = sweepDecision(loaded.state, now, input.staleAfterMs);
+    if (decision.kind === 'skip')
+        return { loopId, outcome: 'skipped', reason: decision.reason };
+    const state = recordSweep(loaded.state, decision.record, now, input.by);
+    const record = state.dispatch;
+    let version;
+    try {
+        // On the version read: a job or another sweeper that saved since wins, and this one dispatches nothing.
+        version = await deps.store.save(loopId, state, loaded.version);
+    }
+    catch (error) {
+        if (!(error instanceof store/* StoreConflictError */.yn))
+            throw error;
+        return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept (a job or another sweeper)' };
+    }
+    try {
+        await deps.dispatch(loopId, record);
+    }
+    catch (error) {
+        const message = messageOf(error);
+        await deps.store.save(loopId, recordDispatchFailure(state, record, message), version).catch((saveError) => {
+            if (!(saveError instanceof store/* StoreConflictError */.yn))
+                throw saveError;
+        });
+        return { loopId, outcome: 'failed', reason: `the re-dispatch of iteration ${record.iteration} failed: ${message}` };
+    }
+    return { loopId, outcome: 'dispatched', reason: `iteration ${record.iteration}: ${decision.reason}` };
+}
+function messageOf(error) {
+    return error instanceof Error ? error.message : String(error);
+}
 
 ;// CONCATENATED MODULE: ./src/domain/loop-names.ts
 /** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
@@ -31955,20 +32154,47 @@ function taskOfEvent(eventName, payload) {
  * workflow (`workflow_dispatch` with the loop id and the next iteration), so each iteration is a job.
  */
 
+
+/**
+ * Dispatches the next iteration, recorded in the loop's state first (what a sweeper reads). Returns
+ * null when the dispatch went out (or there was nothing to dispatch), else the failure: its message and
+ * the state that records it, for the status comment.
+ */
 async function redispatch(run, input, deps) {
     const { loopId, state } = input;
     const target = parseWorkflowRef(run.workflowRef ?? '');
     if (!target) {
         deps.logger.warning(`Cannot tell which workflow to re-dispatch from GITHUB_WORKFLOW_REF '${run.workflowRef}'.`);
-        return;
+        return null;
     }
-    const next = state.iteration + 1;
-    const dispatched = await deps.github.dispatchWorkflow({
+    const record = {
+        iteration: state.iteration + 1,
         workflow: target.file,
         ref: dispatchRef(target.ref, run.event.defaultBranch),
-        inputs: { 'loop-id': loopId, iteration: String(next) },
+        at: deps.clock.now().toISOString(),
+        by: `run ${run.runId ?? 'local'}`,
+    };
+    const dispatched = await recordedDispatch(loopId, record, {
+        store: deps.store,
+        logger: deps.logger,
+        dispatch: (id, what) => dispatchIteration(id, what, deps),
     });
-    deps.logger.info(`Dispatched iteration ${next} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`);
+    if (dispatched.error === undefined)
+        return null;
+    return {
+        message: `The re-dispatch of iteration ${record.iteration} of loop ${loopId} failed: ${dispatched.error}. ` +
+            `Nothing is scheduled; a sweeper (\`command: sweep\`) dispatches it again${dispatched.state?.dispatch?.failed ? ' (recorded in the state)' : ''}.`,
+        state: dispatched.state,
+    };
+}
+/** One workflow dispatch of `record`'s iteration (the job's re-dispatch or a sweeper's). */
+async function dispatchIteration(loopId, record, deps) {
+    const dispatched = await deps.github.dispatchWorkflow({
+        workflow: record.workflow,
+        ref: record.ref,
+        inputs: { 'loop-id': loopId, iteration: String(record.iteration) },
+    });
+    deps.logger.info(`Dispatched iteration ${record.iteration} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`);
 }
 /**
  * The ref to dispatch on: the job's own, unless it ran on a pull request's `refs/pull/N/merge`
@@ -31987,19 +32213,19 @@ function outsideLoopGroup(run) {
     return run.settings.dispatch && run.event.name === 'issue_comment' && run.event.subject.isPullRequest;
 }
 /**
- * Dispatches the loop's next iteration instead of running it here. Returns the state it dispatched for,
- * or null when there is no loop yet (a `/loop start` on a pull request: nothing else of it can run, so
- * its first iteration runs in this job).
+ * Dispatches the loop's next iteration instead of running it here. Returns the state it dispatched for
+ * (and why the dispatch failed, if it did), or null when there is no loop yet (a `/loop start` on a pull
+ * request: nothing else of it can run, so its first iteration runs in this job).
  */
 async function handOverIteration(run, loopId, deps) {
     const state = (await deps.store.load(loopId))?.state;
     if (!state)
         return null;
-    if (state.status === 'running') {
-        deps.logger.info(`A comment on a pull request runs outside loop ${loopId}'s concurrency group: its iteration is dispatched to run there.`);
-        await redispatch(run, { loopId, state }, deps);
-    }
-    return state;
+    if (state.status !== 'running')
+        return { state, failed: null };
+    deps.logger.info(`A comment on a pull request runs outside loop ${loopId}'s concurrency group: its iteration is dispatched to run there.`);
+    const failed = await redispatch(run, { loopId, state }, deps);
+    return { state: failed?.state ?? state, failed: failed?.message ?? null };
 }
 
 ;// CONCATENATED MODULE: ./src/action/job-iterations.ts
@@ -32092,6 +32318,7 @@ const Inputs = {
     FailOn: 'fail-on',
     Secrets: 'secrets',
     WorkingDirectory: 'working-directory',
+    StaleAfterMinutes: 'stale-after-minutes',
 };
 /** Names of the action's outputs. */
 const Outputs = {
@@ -32122,6 +32349,7 @@ const InputDefaults = {
     isolation: 'auto',
     failOn: 'blocked,capped,aborted',
     workingDirectory: '.',
+    staleAfterMinutes: 30,
 };
 
 /** The login GitHub gives the `GITHUB_TOKEN` when it writes comments. */
@@ -32520,7 +32748,7 @@ class ConfigError extends Error {
     name = 'ConfigError';
 }
 /** The message of anything thrown, including values that are not `Error`s. */
-function messageOf(error) {
+function errors_messageOf(error) {
     if (error instanceof Error)
         return error.message;
     if (typeof error === 'string')
@@ -32551,7 +32779,7 @@ function messageOf(error) {
 
 
 const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
-const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'];
+const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip', 'sweep'];
 const MAX_ITERATIONS_LIMIT = 1000;
 /** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
 const INPUT_CAP_NAMES = { cap: "Input 'max-iterations'", reason: "'cap-reason'" };
@@ -32580,6 +32808,10 @@ const fields = {
     maxIterations: {
         schema: wholeNumber(1, MAX_ITERATIONS_LIMIT),
         expected: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
+    },
+    staleAfterMinutes: {
+        schema: wholeNumber(1, 60 * 24 * 7),
+        expected: 'a whole number of minutes from 1 to 10080 (a week)',
     },
     iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
     budgetMinutes: {
@@ -32682,6 +32914,10 @@ function parseActionInputs(getInput, event, env = {}) {
     const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation);
     const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES]);
     const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory);
+    const staleAfterMinutes = parse(Inputs.StaleAfterMinutes, fields.staleAfterMinutes, InputDefaults.staleAfterMinutes);
+    if (command === 'sweep' && store !== 'git') {
+        problems.push(`Input 'store' must be 'git' when 'command' is 'sweep' (only the git store lists every loop); got ${quote(store)}.`);
+    }
     const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env);
     problems.push(...secretsResult.problems);
     let loopId = '';
@@ -32728,6 +32964,7 @@ function parseActionInputs(getInput, event, env = {}) {
         secrets: secretsResult.secrets,
         missingSecrets: secretsResult.missing,
         workingDirectory,
+        staleAfterMinutes,
     };
 }
 /** One command per line; blank lines and `#` comment lines are ignored. */
@@ -36184,8 +36421,6 @@ function summarizeNextAction(state, decision) {
 
 
 
-// EXTERNAL MODULE: ./src/ports/store.ts
-var store = __nccwpck_require__(93433);
 ;// CONCATENATED MODULE: ./src/app/iteration/record.ts
 /**
  * The iteration record: what the steps of a running iteration produce, passed from step to step. Each
@@ -36354,6 +36589,8 @@ function renderRefusalComment(refusal, redact) {
 
 
 
+
+
 function toPeopleCommand(command) {
     return command.kind === 'abort' ? { kind: 'abort' } : command;
 }
@@ -36368,7 +36605,8 @@ function commandFromInputs(settings) {
         case 'abort':
             return { kind: settings.command };
         case 'run':
-            throw new Error("commandFromInputs: 'run' is not a person's command");
+        case 'sweep':
+            throw new Error(`commandFromInputs: '${settings.command}' is not a person's command`);
     }
 }
 /**
@@ -36386,6 +36624,10 @@ async function applyCommands(run, loopId, deps) {
             if (error instanceof NoLoopError) {
                 logger.warning(`'${command.kind}' for loop ${loopId}, which has not started: ${error.message}`);
                 return null;
+            }
+            // Retried already (applyPeopleCommand): a conflict that kept coming back is said as one, not as a fault.
+            if (error instanceof store/* StoreConflictError */.yn) {
+                throw new ConfigError(`'${command.kind}' for loop ${loopId} was not applied: the loop's state kept changing while it was (another job saving at the same time). Nothing was lost; give the command again. (${error.message})`);
             }
             throw error;
         }
@@ -46132,7 +46374,7 @@ async function publishIteration(run, input, deps) {
     return publish(run, input, { ...deps, git });
 }
 async function publish(run, input, deps) {
-    const { git, github, store, logger } = deps;
+    const { git, github, logger } = deps;
     const { loopId, branch, result } = input;
     let state = result.state;
     let version = result.version;
@@ -46216,6 +46458,7 @@ async function reportRefusal(run, refusal, deps) {
 
 
 
+
 async function report(run, input, deps) {
     const { loopId, state, outcome, result } = input;
     const { github, io, redact } = deps;
@@ -46241,23 +46484,29 @@ async function report(run, input, deps) {
         },
     });
     const view = buildReportView(model);
+    // Nothing scheduled the next iteration: said wherever people look.
+    const dispatchNote = redact(dispatchFailureNote(state));
     // The end state's annotation comes first and counts against GitHub's 10 per step, so it is never
     // the one dropped.
     const failsJob = view.endState !== null && isStopped(view.state) && (input.failOn ?? []).includes(view.state);
-    if (failsJob && view.endState)
+    if (failsJob && view.endState && !input.afterFailedDispatch) {
         io.setFailed(redact(view.endState.message), redact(view.endState.title));
-    const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS - (failsJob ? 1 : 0), input.root);
-    for (const a of annotations) {
-        io.annotateError(redact(a.message), a);
     }
-    if (run.hasStepSummary) {
+    const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS - (failsJob ? 1 : 0), input.root);
+    if (!input.afterFailedDispatch)
+        for (const a of annotations)
+            io.annotateError(redact(a.message), a);
+    if (!run.hasStepSummary)
+        io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.');
+    else if (input.afterFailedDispatch)
+        await io.writeSummary(`\n${dispatchNote}`);
+    else {
         const summary = renderSummary(model, { redact, overflowLocations: overflow });
         await io.writeSummary(input.isolation ? `${summary}\n${isolationLine(input.isolation)}\n` : summary);
     }
-    else
-        io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.');
     for (const issueNumber of commentTargets(run.event.subject.number, state)) {
-        const body = renderComment(model, { redact, postedOn: issueNumber });
+        const rendered = renderComment(model, { redact, postedOn: issueNumber });
+        const body = dispatchNote ? `${rendered}\n${dispatchNote}` : rendered;
         try {
             const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body });
             io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
@@ -46397,7 +46646,7 @@ async function readyForMerge(state, deps) {
         }
     }
     catch (error) {
-        deps.logger.warning(`Could not mark pull request #${number} ready for review (${messageOf(error)}); press "Ready for review" on it before merging.`);
+        deps.logger.warning(`Could not mark pull request #${number} ready for review (${errors_messageOf(error)}); press "Ready for review" on it before merging.`);
     }
 }
 
@@ -46500,11 +46749,53 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
                     logger.info(`Audit trail: ${count} file(s) restored from the newest snapshot.`);
             }
             catch (error) {
-                logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${messageOf(error)}`);
+                logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${errors_messageOf(error)}`);
             }
         })();
         return restored;
     };
+}
+
+;// CONCATENATED MODULE: ./src/action/sweep.ts
+/**
+ * `command: sweep`, on a schedule: finds the loops whose last job ended without a successor (a failed
+ * re-dispatch, or a dispatched iteration no job took for `stale-after-minutes`) and dispatches their next
+ * iteration again (`app/sweep.ts`). It runs no project code: no loop branch, no work, no checks; it
+ * reads the `git` store's branch through the checkout's remote and calls the dispatch API.
+ */
+
+
+
+
+
+async function sweep(run, root, deps) {
+    const runnerTemp = run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+    // No audit trail travels with a sweeper's save: the folder it would read stays empty.
+    const { store } = await createStore({
+        run,
+        runnerTemp,
+        root,
+        loopDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'sweeper-audit'),
+        logger: deps.logger,
+    });
+    if (!isLister(store))
+        throw new Error(`store '${store.kind}' cannot list its loops; 'command: sweep' needs 'git'`);
+    const dispatch = (loopId, record) => dispatchIteration(loopId, record, deps);
+    const swept = await sweepLoops({ staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` }, { store, dispatch, clock: deps.clock, logger: deps.logger });
+    const dispatched = swept.filter((loop) => loop.outcome === 'dispatched');
+    const failed = swept.filter((loop) => loop.outcome === 'failed');
+    deps.io.setOutput(Outputs.Status, 'swept');
+    if (run.hasStepSummary) {
+        const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${loop.reason.replace(/\|/g, '\\|')} |`);
+        await deps.io.writeSummary(`## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
+            (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : ''));
+    }
+    if (failed.length > 0) {
+        deps.io.setFailed(`The sweeper could not re-dispatch ${failed.map((loop) => loop.loopId).join(', ')}: see the log.`);
+    }
+}
+function isLister(store) {
+    return typeof store.listLoops === 'function';
 }
 
 ;// CONCATENATED MODULE: ./src/adapters/actions-logger.ts
@@ -47134,6 +47425,106 @@ class ConcurrentCommitError extends Error {
 var external_node_child_process_ = __nccwpck_require__(31421);
 // EXTERNAL MODULE: ./src/adapters/git-env.ts
 var git_env = __nccwpck_require__(76194);
+;// CONCATENATED MODULE: ./src/adapters/git-locks.ts
+/**
+ * Git's lock files: `index.lock`, `HEAD.lock` or a branch's ref lock. A live git holds one briefly; a
+ * git killed mid-write (a runner that died, a SIGKILL) leaves it behind, and every later git command
+ * that writes it refuses to run.
+ *
+ * A lock is removed only when no git process works in the repository: on Linux, /proc says which
+ * processes are git and where they run (the controller's own, the agent's, another controller's on the
+ * same working tree). While one does, the lock is its to release, however old it is: the controller
+ * waits for it (bounded) and then leaves it to git's own message. Only where /proc cannot tell (not
+ * Linux) is a lock that stays unchanged for a while taken to be left by a dead process.
+ */
+
+
+
+/** How often a held lock is looked at again. */
+const POLL_MS = 100;
+/** Settles the index, HEAD and `branch` locks of `git`'s repository (see {@link settleLock}). */
+async function clearStaleLocks(git, branch, waitMs) {
+    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
+    for (const name of names) {
+        const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim();
+        await settleLock((0,external_node_path_.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_.join)(git.cwd, gitPath), [git.cwd], waitMs);
+    }
+}
+/**
+ * Returns once `lockPath` is gone: released by the git that holds it, or removed (with a warning)
+ * because no git process works in `roots` or the lock's repository. Returns with the lock still there
+ * when a git kept working there for `waitMs`. Where /proc cannot tell, a lock unchanged for `waitMs` is
+ * removed.
+ */
+async function settleLock(lockPath, roots, waitMs) {
+    const where = [...roots, repositoryOf(lockPath)];
+    const deadline = Date.now() + waitMs;
+    let seen = await identityOf(lockPath);
+    let unchangedSince = Date.now();
+    while (seen !== null) {
+        const live = await liveGitIn(where);
+        // A git that started while /proc was read made a new lock (another inode): look again.
+        const stale = live === false || (live === null && Date.now() - unchangedSince >= waitMs);
+        if (stale && (await identityOf(lockPath)) === seen) {
+            await (0,promises_.rm)(lockPath, { force: true });
+            process.emitWarning(`loop-controller removed ${lockPath}, left by a git process that is no longer running`);
+            return;
+        }
+        if (live === true && Date.now() >= deadline)
+            return;
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        const now = await identityOf(lockPath);
+        if (now !== seen)
+            unchangedSince = Date.now();
+        seen = now;
+    }
+}
+/**
+ * Whether a live git process (`git`, `git-*`) runs with its current directory in one of `roots`, from
+ * /proc; null where /proc does not tell.
+ */
+async function liveGitIn(roots) {
+    if (!(0,external_node_fs_.existsSync)('/proc/self/cwd'))
+        return null;
+    let pids;
+    try {
+        pids = (await (0,promises_.readdir)('/proc')).filter((name) => /^\d+$/.test(name));
+    }
+    catch {
+        return null;
+    }
+    const inside = (path) => roots.some((root) => path === root || path.startsWith(root.endsWith(external_node_path_.sep) ? root : `${root}${external_node_path_.sep}`));
+    for (const pid of pids) {
+        try {
+            const comm = (await (0,promises_.readFile)(`/proc/${pid}/comm`, 'utf8')).trim();
+            if (comm !== 'git' && !comm.startsWith('git-'))
+                continue;
+            if (inside(await (0,promises_.readlink)(`/proc/${pid}/cwd`)))
+                return true;
+        }
+        catch {
+            // Gone meanwhile, or another user's: not a git of this job.
+        }
+    }
+    return false;
+}
+/** The repository a lock belongs to: the folder holding `.git` when the lock is under one, else the git dir. */
+function repositoryOf(lockPath) {
+    const marker = `${external_node_path_.sep}.git${external_node_path_.sep}`;
+    const at = lockPath.indexOf(marker);
+    return at >= 0 ? lockPath.slice(0, at) : (0,external_node_path_.dirname)(lockPath);
+}
+/** The file's inode and modification time, which change when the lock is released and taken again. */
+async function identityOf(path) {
+    try {
+        const info = await (0,promises_.stat)(path);
+        return `${info.ino}:${info.mtimeMs}`;
+    }
+    catch {
+        return null;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/git-seal.ts
 /**
  * The controller's git reads only the configuration the controller trusts. The work command (the
@@ -47296,6 +47687,7 @@ function statOrNull(path) {
 
 
 
+
 /** A git command that failed; the message quotes the command, its exit code and git's own words. */
 class GitCommandError extends Error {
     args;
@@ -47307,21 +47699,45 @@ class GitCommandError extends Error {
         this.result = result;
     }
 }
+/** git's refusal when a lock file it needs exists. */
+const LOCK_EXISTS = /Unable to create '([^']+\.lock)': File exists/;
+/** Runs of one command while locks are settled. */
+const LOCK_ATTEMPTS = 4;
+/** Commands of several steps: a lock refused in a later step leaves the first done, so none runs again. */
+const MULTI_STEP = new Set(['stash', 'rebase', 'merge', 'cherry-pick', 'revert', 'am', 'pull']);
 /** Output beyond this from one git command is an error rather than a memory blow-up. */
 const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
 /** Runs git commands in one folder with one git executable. */
 class GitProcess {
     cwd;
     gitPath;
+    lockWaitMs;
     seal;
-    constructor(cwd, gitPath) {
+    constructor(cwd, gitPath, 
+    /** How long a lock another live git holds is waited for before git's refusal stands. */
+    lockWaitMs = 10_000) {
         this.cwd = cwd;
         this.gitPath = gitPath;
+        this.lockWaitMs = lockWaitMs;
         // Made before the work command runs: what is in .git/config now is what the controller trusts.
         this.seal = new GitConfigSeal(cwd, gitPath);
     }
-    /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
-    raw(args, options = {}) {
+    /**
+     * Runs git and returns whatever it said; throws only when git could not be started or said too much.
+     * A command refused because a lock file exists runs again once the lock is settled (released by the
+     * live git that holds it, or removed when no git works in the repository: `git-locks.ts`), unless it
+     * runs in several steps that a refusal could leave half done.
+     */
+    async raw(args, options = {}) {
+        for (let attempt = 1;; attempt++) {
+            const result = await this.rawOnce(args, options);
+            const lock = result.exitCode === 0 ? undefined : LOCK_EXISTS.exec(result.stderr)?.[1];
+            if (!lock || attempt >= LOCK_ATTEMPTS || MULTI_STEP.has(args[0] ?? ''))
+                return result;
+            await settleLock(lock, [this.cwd], this.lockWaitMs);
+        }
+    }
+    rawOnce(args, options) {
         return new Promise((resolve, reject) => {
             this.seal.before();
             const child = (0,external_node_child_process_.spawn)(this.gitPath, [...git_env/* NEUTRALISED_CONFIG */.YV, ...args], {
@@ -47704,49 +48120,6 @@ async function readWorkTreeFile(path, maxBytes) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/adapters/git-locks.ts
-/**
- * Recovery from a git killed mid-write (a runner that died, a SIGKILL): it leaves `index.lock`,
- * `HEAD.lock` or a branch's ref lock behind, and every later git command that writes them refuses to
- * run. A live git holds such a lock briefly; one unchanged for a while is taken to be left by a dead
- * process and removed, with a warning, so a resumed loop can go on.
- */
-
-
-/** Removes the index, HEAD and `branch` locks of `git`'s repository that stay unchanged for `staleMs`. */
-async function clearStaleLocks(git, branch, staleMs) {
-    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
-    for (const name of names) {
-        const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim();
-        await removeIfStale((0,external_node_path_.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_.join)(git.cwd, gitPath), staleMs);
-    }
-}
-/** Watches `path` until it is gone or has stayed unchanged for `staleMs`, then removes it. */
-async function removeIfStale(path, staleMs) {
-    let seen = await mtimeOf(path);
-    let unchangedSince = Date.now();
-    while (seen !== null) {
-        if (Date.now() - unchangedSince >= staleMs) {
-            await (0,promises_.rm)(path, { force: true });
-            process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`);
-            return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        const now = await mtimeOf(path);
-        if (now !== seen)
-            unchangedSince = Date.now();
-        seen = now;
-    }
-}
-async function mtimeOf(path) {
-    try {
-        return (await (0,promises_.stat)(path)).mtimeMs;
-    }
-    catch {
-        return null;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
 /**
  * The one git wrapper: the git command line, non-interactive, with identity passed per command
@@ -47787,8 +48160,8 @@ class GitCli {
     constructor(cwd, options = {}) {
         this.cwd = cwd;
         this.exclude = options.exclude ?? ['.loop'];
-        this.git = new GitProcess(cwd, options.gitPath ?? 'git');
         this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
+        this.git = new GitProcess(cwd, options.gitPath ?? 'git', this.staleIndexLockMs);
         this.networkEnv = options.networkEnv;
     }
     exec(args, options = {}) {
@@ -50788,7 +51161,7 @@ async function checkpoint(run, record) {
     catch (error) {
         if (!(error instanceof ConcurrentCommitError))
             throw error;
-        await deps.audit.appendEvents([record_event(deps.clock.now(), iteration, 'superseded', messageOf(error))]);
+        await deps.audit.appendEvents([record_event(deps.clock.now(), iteration, 'superseded', errors_messageOf(error))]);
         return { kind: 'superseded', record };
     }
     if (made.length === 0)
@@ -51581,13 +51954,14 @@ const systemClock = {
 
 
 
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     try {
         await runAction(io);
     }
     catch (error) {
-        io.setFailed(error instanceof ConfigError ? messageOf(error) : `loop-controller failed: ${messageOf(error)}`);
+        io.setFailed(error instanceof ConfigError ? errors_messageOf(error) : `loop-controller failed: ${errors_messageOf(error)}`);
     }
 }
 async function runAction(io) {
@@ -51612,6 +51986,9 @@ async function runAction(io) {
         throw new ConfigError(trigger.reason);
     if (trigger.untrusted)
         logger.warning(trigger.reason);
+    // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
+    if (settings.command === 'sweep')
+        return sweep(runContext, root, { github, logger, io, clock: systemClock });
     // The loop config comes from the ref that was checked out, before the loop's branch is.
     const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace);
     const isolation = isolationFor(settings.isolation);
@@ -51637,9 +52014,11 @@ async function runAction(io) {
     if (!(await applyCommands(runContext, loopId, commandDeps)))
         return;
     if (outsideLoopGroup(runContext)) {
-        const handedOver = await handOverIteration(runContext, loopId, { store, github, logger });
+        const handedOver = await handOverIteration(runContext, loopId, { store, github, logger, clock: systemClock });
         if (handedOver) {
-            io.setOutput(Outputs.Status, handedOver.status);
+            io.setOutput(Outputs.Status, handedOver.state.status);
+            if (handedOver.failed)
+                io.setFailed(redact(handedOver.failed));
             return;
         }
     }
@@ -51723,7 +52102,7 @@ async function runAction(io) {
     }
     const { state, outcome, result } = job;
     await readyForMerge(state, { github: pullRequestGitHub, logger });
-    await report(runContext, {
+    const reportInput = {
         loopId,
         state,
         outcome,
@@ -51732,9 +52111,18 @@ async function runAction(io) {
         isolation: isolation.report,
         pullRequestWaiting,
         failOn: settings.failOn,
-    }, { github, io, redact });
-    if (outcome === 'continue' && settings.dispatch)
-        await redispatch(runContext, { loopId, state }, { github, logger });
+    };
+    await report(runContext, reportInput, { github, io, redact });
+    if (outcome === 'continue' && settings.dispatch) {
+        const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock });
+        if (failed) {
+            if (failed.state) {
+                const again = { ...reportInput, state: failed.state, afterFailedDispatch: true };
+                await report(runContext, again, { github, io, redact }).catch((error) => logger.warning(`The status comment does not say the re-dispatch failed: ${errors_messageOf(error)}`));
+            }
+            io.setFailed(redact(failed.message));
+        }
+    }
 }
 /** The origin (`https://github.com`) of the checkout's `origin` remote when it is on HTTP(S), else `fallback`. */
 async function remoteHost(root, fallback) {

@@ -30,6 +30,7 @@ export const Inputs = {
   FailOn: 'fail-on',
   Secrets: 'secrets',
   WorkingDirectory: 'working-directory',
+  StaleAfterMinutes: 'stale-after-minutes',
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 
@@ -65,6 +66,7 @@ export const InputDefaults = {
   isolation: 'auto',
   failOn: 'blocked,capped,aborted',
   workingDirectory: '.',
+  staleAfterMinutes: 30,
 } as const
 
 export { Labels, loopBranch, stickyCommentMarker } from './domain/loop-names.js'

@@ -22,6 +22,7 @@ import { report } from './action/report.js'
 import { type RunContext, readRunContext, requireRepository } from './action/run-context.js'
 import { readyForMerge } from './action/ship.js'
 import { auditRestorer, createStore } from './action/stores.js'
+import { sweep } from './action/sweep.js'
 import { actionsLogger } from './adapters/actions-logger.js'
 import { AuditTrail } from './adapters/audit-trail.js'
 import { GitCli } from './adapters/git-cli.js'
@@ -77,6 +78,8 @@ async function runAction(io: ActionIO): Promise<void> {
   const trigger = isUntrustedTrigger(runContext.event.name, runContext.event.payload, settings.allowUntrusted)
   if (trigger.refuse) throw new ConfigError(trigger.reason)
   if (trigger.untrusted) logger.warning(trigger.reason)
+  // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
+  if (settings.command === 'sweep') return sweep(runContext, root, { github, logger, io, clock: systemClock })
 
   // The loop config comes from the ref that was checked out, before the loop's branch is.
   const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace)
@@ -103,9 +106,10 @@ async function runAction(io: ActionIO): Promise<void> {
   }
   if (!(await applyCommands(runContext, loopId, commandDeps))) return
   if (outsideLoopGroup(runContext)) {
-    const handedOver = await handOverIteration(runContext, loopId, { store, github, logger })
+    const handedOver = await handOverIteration(runContext, loopId, { store, github, logger, clock: systemClock })
     if (handedOver) {
-      io.setOutput(Outputs.Status, handedOver.status)
+      io.setOutput(Outputs.Status, handedOver.state.status)
+      if (handedOver.failed) io.setFailed(redact(handedOver.failed))
       return
     }
   }
@@ -194,21 +198,29 @@ async function runAction(io: ActionIO): Promise<void> {
 
   const { state, outcome, result } = job
   await readyForMerge(state, { github: pullRequestGitHub, logger })
-  await report(
-    runContext,
-    {
-      loopId,
-      state,
-      outcome,
-      result,
-      root,
-      isolation: isolation.report,
-      pullRequestWaiting,
-      failOn: settings.failOn,
-    },
-    { github, io, redact },
-  )
-  if (outcome === 'continue' && settings.dispatch) await redispatch(runContext, { loopId, state }, { github, logger })
+  const reportInput = {
+    loopId,
+    state,
+    outcome,
+    result,
+    root,
+    isolation: isolation.report,
+    pullRequestWaiting,
+    failOn: settings.failOn,
+  }
+  await report(runContext, reportInput, { github, io, redact })
+  if (outcome === 'continue' && settings.dispatch) {
+    const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
+    if (failed) {
+      if (failed.state) {
+        const again = { ...reportInput, state: failed.state, afterFailedDispatch: true }
+        await report(runContext, again, { github, io, redact }).catch((error) =>
+          logger.warning(`The status comment does not say the re-dispatch failed: ${messageOf(error)}`),
+        )
+      }
+      io.setFailed(redact(failed.message))
+    }
+  }
 }
 
 /** The origin (`https://github.com`) of the checkout's `origin` remote when it is on HTTP(S), else `fallback`. */

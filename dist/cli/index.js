@@ -28569,6 +28569,20 @@ const decisionRecordSchema = strictObject({
     limit: schemas_string().optional(),
     reason: schemas_string(),
 });
+/**
+ * A re-dispatch of iteration `iteration`, of `workflow` on `ref`, at `at` by the run `by` (a loop's job or
+ * a sweeper's); `failed` holds the error when the dispatch call failed, so nothing is scheduled.
+ */
+const dispatchRecordSchema = strictObject({
+    iteration: schemas_number().int().positive(),
+    workflow: schemas_string().min(1),
+    ref: schemas_string().min(1),
+    at: isoTime,
+    by: schemas_string(),
+    failed: schemas_string().max(2000).optional(),
+    /** How many times a sweeper re-dispatched this iteration. */
+    sweeps: schemas_number().int().nonnegative().optional(),
+});
 const loopStateSchema = strictObject({
     schemaVersion: literal(STATE_SCHEMA_VERSION),
     loopId: schemas_string().min(1).max(200),
@@ -28646,6 +28660,8 @@ const loopStateSchema = strictObject({
     /** The highest iteration number a dispatch has claimed; a dispatch at or below it is superseded. */
     claimedIteration: schemas_number().int().nonnegative().default(0),
     pullRequest: strictObject({ number: schemas_number().int(), url: schemas_string(), merged: schemas_boolean() }).optional(),
+    /** The last re-dispatch of the next iteration, recorded before the call: what `command: sweep` reads. */
+    dispatch: dispatchRecordSchema.optional(),
     metrics: metricsSchema,
 });
 
@@ -31044,6 +31060,106 @@ function controllerGitEnv(globalConfig = '/dev/null') {
     };
 }
 
+;// CONCATENATED MODULE: ./src/adapters/git-locks.ts
+/**
+ * Git's lock files: `index.lock`, `HEAD.lock` or a branch's ref lock. A live git holds one briefly; a
+ * git killed mid-write (a runner that died, a SIGKILL) leaves it behind, and every later git command
+ * that writes it refuses to run.
+ *
+ * A lock is removed only when no git process works in the repository: on Linux, /proc says which
+ * processes are git and where they run (the controller's own, the agent's, another controller's on the
+ * same working tree). While one does, the lock is its to release, however old it is: the controller
+ * waits for it (bounded) and then leaves it to git's own message. Only where /proc cannot tell (not
+ * Linux) is a lock that stays unchanged for a while taken to be left by a dead process.
+ */
+
+
+
+/** How often a held lock is looked at again. */
+const POLL_MS = 100;
+/** Settles the index, HEAD and `branch` locks of `git`'s repository (see {@link settleLock}). */
+async function clearStaleLocks(git, branch, waitMs) {
+    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
+    for (const name of names) {
+        const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim();
+        await settleLock((0,external_node_path_namespaceObject.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_namespaceObject.join)(git.cwd, gitPath), [git.cwd], waitMs);
+    }
+}
+/**
+ * Returns once `lockPath` is gone: released by the git that holds it, or removed (with a warning)
+ * because no git process works in `roots` or the lock's repository. Returns with the lock still there
+ * when a git kept working there for `waitMs`. Where /proc cannot tell, a lock unchanged for `waitMs` is
+ * removed.
+ */
+async function settleLock(lockPath, roots, waitMs) {
+    const where = [...roots, repositoryOf(lockPath)];
+    const deadline = Date.now() + waitMs;
+    let seen = await identityOf(lockPath);
+    let unchangedSince = Date.now();
+    while (seen !== null) {
+        const live = await liveGitIn(where);
+        // A git that started while /proc was read made a new lock (another inode): look again.
+        const stale = live === false || (live === null && Date.now() - unchangedSince >= waitMs);
+        if (stale && (await identityOf(lockPath)) === seen) {
+            await (0,promises_namespaceObject.rm)(lockPath, { force: true });
+            process.emitWarning(`loop-controller removed ${lockPath}, left by a git process that is no longer running`);
+            return;
+        }
+        if (live === true && Date.now() >= deadline)
+            return;
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        const now = await identityOf(lockPath);
+        if (now !== seen)
+            unchangedSince = Date.now();
+        seen = now;
+    }
+}
+/**
+ * Whether a live git process (`git`, `git-*`) runs with its current directory in one of `roots`, from
+ * /proc; null where /proc does not tell.
+ */
+async function liveGitIn(roots) {
+    if (!(0,external_node_fs_namespaceObject.existsSync)('/proc/self/cwd'))
+        return null;
+    let pids;
+    try {
+        pids = (await (0,promises_namespaceObject.readdir)('/proc')).filter((name) => /^\d+$/.test(name));
+    }
+    catch {
+        return null;
+    }
+    const inside = (path) => roots.some((root) => path === root || path.startsWith(root.endsWith(external_node_path_namespaceObject.sep) ? root : `${root}${external_node_path_namespaceObject.sep}`));
+    for (const pid of pids) {
+        try {
+            const comm = (await (0,promises_namespaceObject.readFile)(`/proc/${pid}/comm`, 'utf8')).trim();
+            if (comm !== 'git' && !comm.startsWith('git-'))
+                continue;
+            if (inside(await (0,promises_namespaceObject.readlink)(`/proc/${pid}/cwd`)))
+                return true;
+        }
+        catch {
+            // Gone meanwhile, or another user's: not a git of this job.
+        }
+    }
+    return false;
+}
+/** The repository a lock belongs to: the folder holding `.git` when the lock is under one, else the git dir. */
+function repositoryOf(lockPath) {
+    const marker = `${external_node_path_namespaceObject.sep}.git${external_node_path_namespaceObject.sep}`;
+    const at = lockPath.indexOf(marker);
+    return at >= 0 ? lockPath.slice(0, at) : (0,external_node_path_namespaceObject.dirname)(lockPath);
+}
+/** The file's inode and modification time, which change when the lock is released and taken again. */
+async function identityOf(path) {
+    try {
+        const info = await (0,promises_namespaceObject.stat)(path);
+        return `${info.ino}:${info.mtimeMs}`;
+    }
+    catch {
+        return null;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/git-seal.ts
 /**
  * The controller's git reads only the configuration the controller trusts. The work command (the
@@ -31206,6 +31322,7 @@ function statOrNull(path) {
 
 
 
+
 /** A git command that failed; the message quotes the command, its exit code and git's own words. */
 class GitCommandError extends Error {
     args;
@@ -31217,21 +31334,45 @@ class GitCommandError extends Error {
         this.result = result;
     }
 }
+/** git's refusal when a lock file it needs exists. */
+const LOCK_EXISTS = /Unable to create '([^']+\.lock)': File exists/;
+/** Runs of one command while locks are settled. */
+const LOCK_ATTEMPTS = 4;
+/** Commands of several steps: a lock refused in a later step leaves the first done, so none runs again. */
+const MULTI_STEP = new Set(['stash', 'rebase', 'merge', 'cherry-pick', 'revert', 'am', 'pull']);
 /** Output beyond this from one git command is an error rather than a memory blow-up. */
 const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
 /** Runs git commands in one folder with one git executable. */
 class GitProcess {
     cwd;
     gitPath;
+    lockWaitMs;
     seal;
-    constructor(cwd, gitPath) {
+    constructor(cwd, gitPath, 
+    /** How long a lock another live git holds is waited for before git's refusal stands. */
+    lockWaitMs = 10_000) {
         this.cwd = cwd;
         this.gitPath = gitPath;
+        this.lockWaitMs = lockWaitMs;
         // Made before the work command runs: what is in .git/config now is what the controller trusts.
         this.seal = new GitConfigSeal(cwd, gitPath);
     }
-    /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
-    raw(args, options = {}) {
+    /**
+     * Runs git and returns whatever it said; throws only when git could not be started or said too much.
+     * A command refused because a lock file exists runs again once the lock is settled (released by the
+     * live git that holds it, or removed when no git works in the repository: `git-locks.ts`), unless it
+     * runs in several steps that a refusal could leave half done.
+     */
+    async raw(args, options = {}) {
+        for (let attempt = 1;; attempt++) {
+            const result = await this.rawOnce(args, options);
+            const lock = result.exitCode === 0 ? undefined : LOCK_EXISTS.exec(result.stderr)?.[1];
+            if (!lock || attempt >= LOCK_ATTEMPTS || MULTI_STEP.has(args[0] ?? ''))
+                return result;
+            await settleLock(lock, [this.cwd], this.lockWaitMs);
+        }
+    }
+    rawOnce(args, options) {
         return new Promise((resolve, reject) => {
             this.seal.before();
             const child = (0,external_node_child_process_namespaceObject.spawn)(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {
@@ -31614,49 +31755,6 @@ async function readWorkTreeFile(path, maxBytes) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/adapters/git-locks.ts
-/**
- * Recovery from a git killed mid-write (a runner that died, a SIGKILL): it leaves `index.lock`,
- * `HEAD.lock` or a branch's ref lock behind, and every later git command that writes them refuses to
- * run. A live git holds such a lock briefly; one unchanged for a while is taken to be left by a dead
- * process and removed, with a warning, so a resumed loop can go on.
- */
-
-
-/** Removes the index, HEAD and `branch` locks of `git`'s repository that stay unchanged for `staleMs`. */
-async function clearStaleLocks(git, branch, staleMs) {
-    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
-    for (const name of names) {
-        const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim();
-        await removeIfStale((0,external_node_path_namespaceObject.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_namespaceObject.join)(git.cwd, gitPath), staleMs);
-    }
-}
-/** Watches `path` until it is gone or has stayed unchanged for `staleMs`, then removes it. */
-async function removeIfStale(path, staleMs) {
-    let seen = await mtimeOf(path);
-    let unchangedSince = Date.now();
-    while (seen !== null) {
-        if (Date.now() - unchangedSince >= staleMs) {
-            await (0,promises_namespaceObject.rm)(path, { force: true });
-            process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`);
-            return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        const now = await mtimeOf(path);
-        if (now !== seen)
-            unchangedSince = Date.now();
-        seen = now;
-    }
-}
-async function mtimeOf(path) {
-    try {
-        return (await (0,promises_namespaceObject.stat)(path)).mtimeMs;
-    }
-    catch {
-        return null;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
 /**
  * The one git wrapper: the git command line, non-interactive, with identity passed per command
@@ -31697,8 +31795,8 @@ class GitCli {
     constructor(cwd, options = {}) {
         this.cwd = cwd;
         this.exclude = options.exclude ?? ['.loop'];
-        this.git = new GitProcess(cwd, options.gitPath ?? 'git');
         this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
+        this.git = new GitProcess(cwd, options.gitPath ?? 'git', this.staleIndexLockMs);
         this.networkEnv = options.networkEnv;
     }
     exec(args, options = {}) {

@@ -2,31 +2,65 @@
  * Re-dispatch: while the loop continues, the job starts the next iteration by dispatching its own
  * workflow (`workflow_dispatch` with the loop id and the next iteration), so each iteration is a job.
  */
+import { recordedDispatch } from '../app/sweep.js'
 import { parseWorkflowRef } from '../domain/action-event.js'
-import type { LoopState } from '../domain/state.js'
+import type { DispatchRecord, LoopState } from '../domain/state.js'
+import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
+import type { Store } from '../ports/store.js'
 import type { RunContext } from './run-context.js'
 
+/**
+ * Dispatches the next iteration, recorded in the loop's state first (what a sweeper reads). Returns
+ * null when the dispatch went out (or there was nothing to dispatch), else the failure: its message and
+ * the state that records it, for the status comment.
+ */
 export async function redispatch(
-  run: Pick<RunContext, 'workflowRef'> & { event: Pick<RunContext['event'], 'defaultBranch'> },
+  run: Pick<RunContext, 'workflowRef' | 'runId'> & { event: Pick<RunContext['event'], 'defaultBranch'> },
   input: { loopId: string; state: LoopState },
-  deps: { github: Pick<GitHubPort, 'dispatchWorkflow'>; logger: Logger },
-): Promise<void> {
+  deps: { github: Pick<GitHubPort, 'dispatchWorkflow'>; logger: Logger; store: Store; clock: Clock },
+): Promise<{ message: string; state: LoopState | null } | null> {
   const { loopId, state } = input
   const target = parseWorkflowRef(run.workflowRef ?? '')
   if (!target) {
     deps.logger.warning(`Cannot tell which workflow to re-dispatch from GITHUB_WORKFLOW_REF '${run.workflowRef}'.`)
-    return
+    return null
   }
-  const next = state.iteration + 1
-  const dispatched = await deps.github.dispatchWorkflow({
+  const record: DispatchRecord = {
+    iteration: state.iteration + 1,
     workflow: target.file,
     ref: dispatchRef(target.ref, run.event.defaultBranch),
-    inputs: { 'loop-id': loopId, iteration: String(next) },
+    at: deps.clock.now().toISOString(),
+    by: `run ${run.runId ?? 'local'}`,
+  }
+  const dispatched = await recordedDispatch(loopId, record, {
+    store: deps.store,
+    logger: deps.logger,
+    dispatch: (id, what) => dispatchIteration(id, what, deps),
+  })
+  if (dispatched.error === undefined) return null
+  return {
+    message:
+      `The re-dispatch of iteration ${record.iteration} of loop ${loopId} failed: ${dispatched.error}. ` +
+      `Nothing is scheduled; a sweeper (\`command: sweep\`) dispatches it again${dispatched.state?.dispatch?.failed ? ' (recorded in the state)' : ''}.`,
+    state: dispatched.state,
+  }
+}
+
+/** One workflow dispatch of `record`'s iteration (the job's re-dispatch or a sweeper's). */
+export async function dispatchIteration(
+  loopId: string,
+  record: DispatchRecord,
+  deps: { github: Pick<GitHubPort, 'dispatchWorkflow'>; logger: Logger },
+): Promise<void> {
+  const dispatched = await deps.github.dispatchWorkflow({
+    workflow: record.workflow,
+    ref: record.ref,
+    inputs: { 'loop-id': loopId, iteration: String(record.iteration) },
   })
   deps.logger.info(
-    `Dispatched iteration ${next} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`,
+    `Dispatched iteration ${record.iteration} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`,
   )
 }
 

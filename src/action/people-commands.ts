@@ -5,6 +5,7 @@
  */
 import type { AuditTrail } from '../adapters/audit-trail.js'
 import { applyPeopleCommand, NoLoopError, type PeopleCommand } from '../app/people-commands.js'
+import { ConfigError } from '../config/errors.js'
 import { GITHUB_ACTIONS_BOT_LOGIN } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
 import { authorizeActor, type LoopCommand } from '../domain/commands.js'
@@ -13,7 +14,7 @@ import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
-import type { Store } from '../ports/store.js'
+import { type Store, StoreConflictError } from '../ports/store.js'
 import type { RunContext } from './run-context.js'
 
 export interface PeopleCommandDeps {
@@ -43,7 +44,8 @@ function commandFromInputs(settings: RunContext['settings']): PeopleCommand {
     case 'abort':
       return { kind: settings.command }
     case 'run':
-      throw new Error("commandFromInputs: 'run' is not a person's command")
+    case 'sweep':
+      throw new Error(`commandFromInputs: '${settings.command}' is not a person's command`)
   }
 }
 
@@ -69,6 +71,12 @@ export async function applyCommands(
       if (error instanceof NoLoopError) {
         logger.warning(`'${command.kind}' for loop ${loopId}, which has not started: ${error.message}`)
         return null
+      }
+      // Retried already (applyPeopleCommand): a conflict that kept coming back is said as one, not as a fault.
+      if (error instanceof StoreConflictError) {
+        throw new ConfigError(
+          `'${command.kind}' for loop ${loopId} was not applied: the loop's state kept changing while it was (another job saving at the same time). Nothing was lost; give the command again. (${error.message})`,
+        )
       }
       throw error
     }

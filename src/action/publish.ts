@@ -64,7 +64,7 @@ async function publish(
   input: { loopId: string; branch: string; result: IterationResult },
   deps: PublishDeps & { git: Git },
 ): Promise<Published> {
-  const { git, github, store, logger } = deps
+  const { git, github, logger } = deps
   const { loopId, branch, result } = input
   let state = result.state
   let version = result.version

@@ -23,6 +23,7 @@ import {
   selectAnnotations,
 } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
+import { dispatchFailureNote } from '../domain/sweep.js'
 import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
 import type { ActionIO } from './actions-io.js'
 import type { RunContext } from './run-context.js'
@@ -42,6 +43,8 @@ export async function report(
     pullRequestWaiting?: PullRequestWaiting | undefined
     /** The end states that fail the job (the `fail-on` input); none when unset. */
     failOn?: readonly StoppedState[]
+    /** Reporting again after the re-dispatch failed: the comment anew, the summary only the note. */
+    afterFailedDispatch?: boolean
   },
   deps: {
     github: Pick<GitHubPort, 'upsertStickyComment'>
@@ -73,24 +76,29 @@ export async function report(
     },
   })
   const view = buildReportView(model)
+  // Nothing scheduled the next iteration: said wherever people look.
+  const dispatchNote = redact(dispatchFailureNote(state))
   // The end state's annotation comes first and counts against GitHub's 10 per step, so it is never
   // the one dropped.
   const failsJob = view.endState !== null && isStopped(view.state) && (input.failOn ?? []).includes(view.state)
-  if (failsJob && view.endState) io.setFailed(redact(view.endState.message), redact(view.endState.title))
+  if (failsJob && view.endState && !input.afterFailedDispatch) {
+    io.setFailed(redact(view.endState.message), redact(view.endState.title))
+  }
   const { annotations, overflow } = selectAnnotations(
     locationsOf(result.checks),
     MAX_ANNOTATIONS - (failsJob ? 1 : 0),
     input.root,
   )
-  for (const a of annotations) {
-    io.annotateError(redact(a.message), a)
-  }
-  if (run.hasStepSummary) {
+  if (!input.afterFailedDispatch) for (const a of annotations) io.annotateError(redact(a.message), a)
+  if (!run.hasStepSummary) io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
+  else if (input.afterFailedDispatch) await io.writeSummary(`\n${dispatchNote}`)
+  else {
     const summary = renderSummary(model, { redact, overflowLocations: overflow })
     await io.writeSummary(input.isolation ? `${summary}\n${isolationLine(input.isolation)}\n` : summary)
-  } else io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.')
+  }
   for (const issueNumber of commentTargets(run.event.subject.number, state)) {
-    const body = renderComment(model, { redact, postedOn: issueNumber })
+    const rendered = renderComment(model, { redact, postedOn: issueNumber })
+    const body = dispatchNote ? `${rendered}\n${dispatchNote}` : rendered
     try {
       const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body })
       io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)

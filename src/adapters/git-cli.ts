@@ -41,7 +41,10 @@ export interface GitCliOptions {
   exclude?: readonly string[]
   /** The git executable. Default `git` on the PATH. */
   gitPath?: string
-  /** A git lock file (index, HEAD, branch) unchanged this long is taken to be left by a killed git. Default 10 s. */
+  /**
+   * How long a git lock file (index, HEAD, branch) held while a git works in the repository is waited
+   * for; a lock no git holds is removed at once (where /proc cannot tell, one unchanged this long). Default 10 s.
+   */
   staleIndexLockMs?: number
   /**
    * Credentials for the commands that talk to a remote (fetch, push, ls-remote), as environment (see
@@ -67,8 +70,8 @@ export class GitCli implements Git {
     options: GitCliOptions = {},
   ) {
     this.exclude = options.exclude ?? ['.loop']
-    this.git = new GitProcess(cwd, options.gitPath ?? 'git')
     this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000
+    this.git = new GitProcess(cwd, options.gitPath ?? 'git', this.staleIndexLockMs)
     this.networkEnv = options.networkEnv
   }
 

@@ -1,42 +1,97 @@
 /**
- * Recovery from a git killed mid-write (a runner that died, a SIGKILL): it leaves `index.lock`,
- * `HEAD.lock` or a branch's ref lock behind, and every later git command that writes them refuses to
- * run. A live git holds such a lock briefly; one unchanged for a while is taken to be left by a dead
- * process and removed, with a warning, so a resumed loop can go on.
+ * Git's lock files: `index.lock`, `HEAD.lock` or a branch's ref lock. A live git holds one briefly; a
+ * git killed mid-write (a runner that died, a SIGKILL) leaves it behind, and every later git command
+ * that writes it refuses to run.
+ *
+ * A lock is removed only when no git process works in the repository: on Linux, /proc says which
+ * processes are git and where they run (the controller's own, the agent's, another controller's on the
+ * same working tree). While one does, the lock is its to release, however old it is: the controller
+ * waits for it (bounded) and then leaves it to git's own message. Only where /proc cannot tell (not
+ * Linux) is a lock that stays unchanged for a while taken to be left by a dead process.
  */
-import { rm, stat } from 'node:fs/promises'
-import { isAbsolute, join } from 'node:path'
+import { existsSync } from 'node:fs'
+import { readdir, readFile, readlink, rm, stat } from 'node:fs/promises'
+import { dirname, isAbsolute, join, sep } from 'node:path'
 import type { GitProcess } from './git-process.js'
 
-/** Removes the index, HEAD and `branch` locks of `git`'s repository that stay unchanged for `staleMs`. */
-export async function clearStaleLocks(git: GitProcess, branch: string | null, staleMs: number): Promise<void> {
+/** How often a held lock is looked at again. */
+const POLL_MS = 100
+
+/** Settles the index, HEAD and `branch` locks of `git`'s repository (see {@link settleLock}). */
+export async function clearStaleLocks(git: GitProcess, branch: string | null, waitMs: number): Promise<void> {
   const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])]
   for (const name of names) {
     const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim()
-    await removeIfStale(isAbsolute(gitPath) ? gitPath : join(git.cwd, gitPath), staleMs)
+    await settleLock(isAbsolute(gitPath) ? gitPath : join(git.cwd, gitPath), [git.cwd], waitMs)
   }
 }
 
-/** Watches `path` until it is gone or has stayed unchanged for `staleMs`, then removes it. */
-async function removeIfStale(path: string, staleMs: number): Promise<void> {
-  let seen = await mtimeOf(path)
+/**
+ * Returns once `lockPath` is gone: released by the git that holds it, or removed (with a warning)
+ * because no git process works in `roots` or the lock's repository. Returns with the lock still there
+ * when a git kept working there for `waitMs`. Where /proc cannot tell, a lock unchanged for `waitMs` is
+ * removed.
+ */
+export async function settleLock(lockPath: string, roots: readonly string[], waitMs: number): Promise<void> {
+  const where = [...roots, repositoryOf(lockPath)]
+  const deadline = Date.now() + waitMs
+  let seen = await identityOf(lockPath)
   let unchangedSince = Date.now()
   while (seen !== null) {
-    if (Date.now() - unchangedSince >= staleMs) {
-      await rm(path, { force: true })
-      process.emitWarning(`loop-controller removed ${path}, left by a git process that was killed`)
+    const live = await liveGitIn(where)
+    // A git that started while /proc was read made a new lock (another inode): look again.
+    const stale = live === false || (live === null && Date.now() - unchangedSince >= waitMs)
+    if (stale && (await identityOf(lockPath)) === seen) {
+      await rm(lockPath, { force: true })
+      process.emitWarning(`loop-controller removed ${lockPath}, left by a git process that is no longer running`)
       return
     }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    const now = await mtimeOf(path)
+    if (live === true && Date.now() >= deadline) return
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+    const now = await identityOf(lockPath)
     if (now !== seen) unchangedSince = Date.now()
     seen = now
   }
 }
 
-async function mtimeOf(path: string): Promise<number | null> {
+/**
+ * Whether a live git process (`git`, `git-*`) runs with its current directory in one of `roots`, from
+ * /proc; null where /proc does not tell.
+ */
+export async function liveGitIn(roots: readonly string[]): Promise<boolean | null> {
+  if (!existsSync('/proc/self/cwd')) return null
+  let pids: string[]
   try {
-    return (await stat(path)).mtimeMs
+    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name))
+  } catch {
+    return null
+  }
+  const inside = (path: string) =>
+    roots.some((root) => path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`))
+  for (const pid of pids) {
+    try {
+      const comm = (await readFile(`/proc/${pid}/comm`, 'utf8')).trim()
+      if (comm !== 'git' && !comm.startsWith('git-')) continue
+      if (inside(await readlink(`/proc/${pid}/cwd`))) return true
+    } catch {
+      // Gone meanwhile, or another user's: not a git of this job.
+    }
+  }
+  return false
+}
+
+/** The repository a lock belongs to: the folder holding `.git` when the lock is under one, else the git dir. */
+function repositoryOf(lockPath: string): string {
+  const marker = `${sep}.git${sep}`
+  const at = lockPath.indexOf(marker)
+  return at >= 0 ? lockPath.slice(0, at) : dirname(lockPath)
+}
+
+/** The file's inode and modification time, which change when the lock is released and taken again. */
+async function identityOf(path: string): Promise<string | null> {
+  try {
+    const info = await stat(path)
+    return `${info.ino}:${info.mtimeMs}`
   } catch {
     return null
   }

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process'
 import type { GitResult } from '../ports/git.js'
 import { controllerGitEnv, NEUTRALISED_CONFIG } from './git-env.js'
+import { settleLock } from './git-locks.js'
 import { GitConfigSeal } from './git-seal.js'
 
 /** A command's exit code, raw stdout (file contents may be binary) and stderr text. */
@@ -27,6 +28,13 @@ export class GitCommandError extends Error {
   }
 }
 
+/** git's refusal when a lock file it needs exists. */
+const LOCK_EXISTS = /Unable to create '([^']+\.lock)': File exists/
+/** Runs of one command while locks are settled. */
+const LOCK_ATTEMPTS = 4
+/** Commands of several steps: a lock refused in a later step leaves the first done, so none runs again. */
+const MULTI_STEP = new Set(['stash', 'rebase', 'merge', 'cherry-pick', 'revert', 'am', 'pull'])
+
 /** Output beyond this from one git command is an error rather than a memory blow-up. */
 const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024
 
@@ -37,13 +45,35 @@ export class GitProcess {
   constructor(
     readonly cwd: string,
     private readonly gitPath: string,
+    /** How long a lock another live git holds is waited for before git's refusal stands. */
+    private readonly lockWaitMs = 10_000,
   ) {
     // Made before the work command runs: what is in .git/config now is what the controller trusts.
     this.seal = new GitConfigSeal(cwd, gitPath)
   }
 
-  /** Runs git and returns whatever it said; throws only when git could not be started or said too much. */
-  raw(args: readonly string[], options: { env?: Record<string, string>; input?: Buffer } = {}): Promise<RawResult> {
+  /**
+   * Runs git and returns whatever it said; throws only when git could not be started or said too much.
+   * A command refused because a lock file exists runs again once the lock is settled (released by the
+   * live git that holds it, or removed when no git works in the repository: `git-locks.ts`), unless it
+   * runs in several steps that a refusal could leave half done.
+   */
+  async raw(
+    args: readonly string[],
+    options: { env?: Record<string, string>; input?: Buffer } = {},
+  ): Promise<RawResult> {
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.rawOnce(args, options)
+      const lock = result.exitCode === 0 ? undefined : LOCK_EXISTS.exec(result.stderr)?.[1]
+      if (!lock || attempt >= LOCK_ATTEMPTS || MULTI_STEP.has(args[0] ?? '')) return result
+      await settleLock(lock, [this.cwd], this.lockWaitMs)
+    }
+  }
+
+  private rawOnce(
+    args: readonly string[],
+    options: { env?: Record<string, string>; input?: Buffer },
+  ): Promise<RawResult> {
     return new Promise<RawResult>((resolve, reject) => {
       this.seal.before()
       const child = spawn(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {

@@ -19,7 +19,7 @@ import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 export const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'] as const
 export type StoreKind = (typeof STORE_KINDS)[number]
 
-export const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'] as const
+export const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip', 'sweep'] as const
 export type ActionCommand = (typeof ACTION_COMMANDS)[number]
 
 export const MAX_ITERATIONS_LIMIT = 1000
@@ -76,6 +76,8 @@ export interface ActionSettings {
   /** Names listed in `secrets` that had no value in the environment. */
   missingSecrets: string[]
   workingDirectory: string
+  /** `command: sweep`: how long a dispatched iteration may go unclaimed before it is dispatched again. */
+  staleAfterMinutes: number
 }
 
 /** A user's mistake in the workflow file: said plainly, never an internal fault. */
@@ -117,6 +119,10 @@ const fields = {
   maxIterations: {
     schema: wholeNumber(1, MAX_ITERATIONS_LIMIT),
     expected: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
+  },
+  staleAfterMinutes: {
+    schema: wholeNumber(1, 60 * 24 * 7),
+    expected: 'a whole number of minutes from 1 to 10080 (a week)',
   },
   iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
   budgetMinutes: {
@@ -234,6 +240,12 @@ export function parseActionInputs(
   const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation)
   const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES])
   const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory)
+  const staleAfterMinutes = parse(Inputs.StaleAfterMinutes, fields.staleAfterMinutes, InputDefaults.staleAfterMinutes)
+  if (command === 'sweep' && store !== 'git') {
+    problems.push(
+      `Input 'store' must be 'git' when 'command' is 'sweep' (only the git store lists every loop); got ${quote(store)}.`,
+    )
+  }
 
   const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env)
   problems.push(...secretsResult.problems)
@@ -283,6 +295,7 @@ export function parseActionInputs(
     secrets: secretsResult.secrets,
     missingSecrets: secretsResult.missing,
     workingDirectory,
+    staleAfterMinutes,
   }
 }
 

@@ -123,6 +123,22 @@ export const decisionRecordSchema = z.strictObject({
 })
 export type DecisionRecord = z.infer<typeof decisionRecordSchema>
 
+/**
+ * A re-dispatch of iteration `iteration`, of `workflow` on `ref`, at `at` by the run `by` (a loop's job or
+ * a sweeper's); `failed` holds the error when the dispatch call failed, so nothing is scheduled.
+ */
+export const dispatchRecordSchema = z.strictObject({
+  iteration: z.number().int().positive(),
+  workflow: z.string().min(1),
+  ref: z.string().min(1),
+  at: isoTime,
+  by: z.string(),
+  failed: z.string().max(2000).optional(),
+  /** How many times a sweeper re-dispatched this iteration. */
+  sweeps: z.number().int().nonnegative().optional(),
+})
+export type DispatchRecord = z.infer<typeof dispatchRecordSchema>
+
 export const loopStateSchema = z.strictObject({
   schemaVersion: z.literal(STATE_SCHEMA_VERSION),
   loopId: z.string().min(1).max(200),
@@ -208,6 +224,8 @@ export const loopStateSchema = z.strictObject({
   /** The highest iteration number a dispatch has claimed; a dispatch at or below it is superseded. */
   claimedIteration: z.number().int().nonnegative().default(0),
   pullRequest: z.strictObject({ number: z.number().int(), url: z.string(), merged: z.boolean() }).optional(),
+  /** The last re-dispatch of the next iteration, recorded before the call: what `command: sweep` reads. */
+  dispatch: dispatchRecordSchema.optional(),
   metrics: metricsSchema,
 })
 export type LoopState = z.infer<typeof loopStateSchema>

@@ -48,3 +48,8 @@ export interface Store {
   /** A place a person can look at (a folder, a cache key, an artifact name, a ref). */
   describe(loopId: string): string
 }
+
+/** A store that can name every loop it holds: the `git` store, one branch for all of a repository's loops. */
+export interface LoopLister {
+  listLoops(): Promise<string[]>
+}

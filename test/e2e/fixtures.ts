@@ -80,6 +80,8 @@ export interface ProjectOptions {
   /** The config's `pipeline` (default `iterate`). */
   pipeline?: string
   workflowWith?: Record<string, string>
+  /** A `schedule:` cron for the workflow (the sweeper's trigger). */
+  schedule?: string
 }
 
 /** The repository's files for a scenario. */
@@ -104,7 +106,10 @@ work:
   pass-env: [E2E_SIGNAL_DIR]
 checks:
 ${checks}`,
-    '.github/workflows/loop.yml': loopWorkflow(options.workflowWith ? { with: options.workflowWith } : {}),
+    '.github/workflows/loop.yml': loopWorkflow({
+      ...(options.workflowWith ? { with: options.workflowWith } : {}),
+      ...(options.schedule ? { schedule: options.schedule } : {}),
+    }),
   }
   if (options.stuck) files['tools/stuck'] = 'the work makes no progress\n'
   if (options.editsConfig) files['tools/touch-config'] = 'the work edits the loop config once\n'

@@ -4,7 +4,9 @@
  * a fork's pull request, one concurrency group per loop. One template for the demo, the end-to-end scenarios
  * and the benchmarks, so they all run the same workflow.
  */
-export function loopWorkflow(options: { name?: string; with?: Record<string, string> } = {}): string {
+export function loopWorkflow(
+  options: { name?: string; with?: Record<string, string>; schedule?: string } = {},
+): string {
   const extra = Object.entries(options.with ?? {})
     .map(([name, value]) => `          ${name}: ${JSON.stringify(value)}\n`)
     .join('')
@@ -28,7 +30,7 @@ on:
     types: [labeled, closed]
   pull_request_target:
     types: [opened]
-permissions: {}
+${options.schedule ? `  schedule:\n    - cron: '${options.schedule}'\n` : ''}permissions: {}
 jobs:
   loop:
     runs-on: ubuntu-latest

@@ -23,6 +23,7 @@ import type { LoopState } from '../../domain/state.js'
 import type { Identity } from '../../ports/git.js'
 import {
   type Loaded,
+  type LoopLister,
   StateQuarantinedError,
   type Store,
   StoreConflictError,
@@ -68,7 +69,7 @@ export interface GitStoreOptions {
 }
 
 /** The `git` store (see the module comment). */
-export class GitStore implements Store {
+export class GitStore implements Store, LoopLister {
   readonly kind = 'git' as const
   private readonly branch: string
   private readonly remote: string
@@ -175,6 +176,24 @@ export class GitStore implements Store {
       // The branch moved: another loop (retry on the new tip) or this loop (conflict, found above).
     }
     throw new StoreConflictError(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`)
+  }
+
+  /** The ids of the loops whose state the branch holds (a quarantined loop has none until reset). */
+  async listLoops(): Promise<string[]> {
+    const tip = await this.stateBranch.fetch()
+    if (!tip.commit) return []
+    const ids: string[] = []
+    for (const folder of await this.stateBranch.topLevel(tip.commit)) {
+      const text = await this.stateBranch.readFile(tip.commit, `${folder}/${STATE_FILE}`)
+      if (text === null) continue
+      try {
+        const loopId = (JSON.parse(text) as { loopId?: unknown }).loopId
+        if (typeof loopId === 'string' && this.folder(loopId) === folder) ids.push(loopId)
+      } catch {
+        // Not JSON: loading it quarantines it, and it is no loop to sweep.
+      }
+    }
+    return ids
   }
 
   /**

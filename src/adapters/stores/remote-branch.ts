@@ -81,6 +81,11 @@ export class RemoteBranch {
     return listing.split('\n').filter((path) => path.startsWith(prefix))
   }
 
+  /** The names at the top of `commit`'s tree. */
+  async topLevel(commit: string): Promise<string[]> {
+    return (await this.must(['ls-tree', '--name-only', commit])).split('\n').filter(Boolean)
+  }
+
   /** The last commit up to `commit` that changed something under the folder `prefix` (ending in /). */
   async lastChange(commit: string, prefix: string): Promise<string> {
     return (await this.must(['log', '-1', '--format=%H', commit, '--', prefix])).trim()

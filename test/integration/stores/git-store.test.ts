@@ -97,6 +97,17 @@ describe('git store: branch, lease and remote', () => {
     expect(tree).toContain(`${loopId}/audit/iterations/1.md`)
   })
 
+  it('lists the loops on the branch by their ids (what the sweeper walks), not a stray folder or a bad file', async () => {
+    const [plain, odd] = [freshLoopId('listed'), `${freshLoopId('listed')}/issue #7`]
+    await gitJob().save(plain, makeState(plain, 1), null)
+    await gitJob().save(odd, makeState(odd, 2), null)
+    await plantCommit(freshLoopId('not-json'), '{ not json')
+    const listed = await gitJob().listLoops()
+    expect(listed).toContain(plain)
+    expect(listed).toContain(odd)
+    expect(listed.every((loopId) => !loopId.startsWith('not-json'))).toBe(true)
+  })
+
   it('retries on the new tip when another loop moved the branch, without a conflict', async () => {
     const [a, b] = [freshLoopId('neighbour-a'), freshLoopId('neighbour-b')]
     const alice = gitJob()

@@ -127,7 +127,20 @@ describe('parseActionInputs', () => {
     { values: { store: 's3' }, message: "Input 'store' must be one of auto, cache, artifact, git; got 's3'." },
     {
       values: { command: 'merge' },
-      message: "Input 'command' must be one of run, resume, approve, abort, skip; got 'merge'.",
+      message: "Input 'command' must be one of run, resume, approve, abort, skip, sweep; got 'merge'.",
+    },
+    {
+      values: { 'stale-after-minutes': '0' },
+      message: "Input 'stale-after-minutes' must be a whole number of minutes from 1 to 10080 (a week); got '0'.",
+    },
+    {
+      values: { 'stale-after-minutes': 'soon' },
+      message: "Input 'stale-after-minutes' must be a whole number of minutes from 1 to 10080 (a week); got 'soon'.",
+    },
+    {
+      values: { command: 'sweep', store: 'cache' },
+      message:
+        "Input 'store' must be 'git' when 'command' is 'sweep' (only the git store lists every loop); got 'cache'.",
     },
     { values: { dispatch: 'yes' }, message: "Input 'dispatch' must be true or false; got 'yes'." },
     { values: { 'allow-untrusted': '1' }, message: "Input 'allow-untrusted' must be true or false; got '1'." },

@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { applyCommands } from '../../../src/action/people-commands.js'
 import { buildRunContext, type RunContext } from '../../../src/action/run-context.js'
 import { AuditTrail } from '../../../src/adapters/audit-trail.js'
+import { ConfigError } from '../../../src/config/errors.js'
 import type { LoopState } from '../../../src/domain/state.js'
+import { StoreConflictError } from '../../../src/ports/store.js'
 import { fixedClock, loopState, memoryStore, NOW, recordingLogger } from './fakes.js'
 
 const dirs: string[] = []
@@ -81,6 +83,28 @@ describe('applyCommands', () => {
     expect(store.saved.at(-1)?.statusReason).toBe('aborted by ada')
     expect(restored()).toBe(1)
   })
+
+  const pending = { status: 'pending' as const, reason: 'r', requestedAt: NOW.toISOString() }
+  it.each<{ inputs: Record<string, string>; before: Partial<LoopState> }>([
+    { inputs: { command: 'approve', gate: 'security' }, before: { status: 'waiting', gates: { security: pending } } },
+    { inputs: { command: 'resume' }, before: { status: 'blocked', statusReason: 'stuck' } },
+    { inputs: { command: 'skip', task: 'docs', reason: 'not needed' }, before: {} },
+  ])(
+    'a store conflict that keeps coming back on `$inputs.command` is said plainly, not an internal error',
+    async ({ inputs, before }) => {
+      const { deps, store } = setup({ l1: loopState(before) })
+      store.save = async () => {
+        throw new StoreConflictError('loop l1 moved')
+      }
+      const applied = applyCommands(runOf('workflow_dispatch', {}, inputs), 'l1', deps)
+      await expect(applied).rejects.toBeInstanceOf(ConfigError)
+      await expect(applied).rejects.toThrow(
+        new RegExp(
+          `^'${inputs.command}' for loop l1 was not applied: the loop's state kept changing .*give the command again`,
+        ),
+      )
+    },
+  )
 
   it('warns when the `command` input names a loop that has not started', async () => {
     const { deps, logger } = setup()

@@ -62,6 +62,15 @@ function fullState(): LoopState {
     lastVerification: { iteration: 1, at: AT, results: [check] },
     lastDecision: { kind: 'RETRY', stage: 'IMPLEMENT', capability: 'login', strategy: 'analyze_then_fix', reason: 'r' },
     pullRequest: { number: 7, url: 'https://example.test/pull/7', merged: false },
+    dispatch: {
+      iteration: 2,
+      workflow: 'loop.yml',
+      ref: 'refs/heads/main',
+      at: AT,
+      by: 'run 1',
+      failed: '502',
+      sweeps: 1,
+    },
     refusedFromCommit: [{ iteration: 1, path: '.env', reason: 'looks like a credential', remedy: 'revoke it' }],
     metrics: {
       ...base.metrics,

@@ -1,0 +1,62 @@
+/**
+ * `command: sweep`, on a schedule: finds the loops whose last job ended without a successor (a failed
+ * re-dispatch, or a dispatched iteration no job took for `stale-after-minutes`) and dispatches their next
+ * iteration again (`app/sweep.ts`). It runs no project code: no loop branch, no work, no checks; it
+ * reads the `git` store's branch through the checkout's remote and calls the dispatch API.
+ */
+import { join } from 'node:path'
+import type { Dispatch } from '../app/sweep.js'
+import { sweepLoops } from '../app/sweep.js'
+import { Outputs } from '../constants.js'
+import type { Clock } from '../ports/clock.js'
+import type { GitHubPort } from '../ports/github.js'
+import type { Logger } from '../ports/logger.js'
+import type { LoopLister, Store } from '../ports/store.js'
+import type { ActionIO } from './actions-io.js'
+import { dispatchIteration } from './dispatch.js'
+import type { RunContext } from './run-context.js'
+import { createStore } from './stores.js'
+
+export async function sweep(
+  run: RunContext,
+  root: string,
+  deps: {
+    github: Pick<GitHubPort, 'dispatchWorkflow'>
+    logger: Logger
+    io: Pick<ActionIO, 'setOutput' | 'writeSummary' | 'setFailed'>
+    clock: Clock
+  },
+): Promise<void> {
+  const runnerTemp = run.runnerTemp ?? join(root, '..', '_loop-temp')
+  // No audit trail travels with a sweeper's save: the folder it would read stays empty.
+  const { store } = await createStore({
+    run,
+    runnerTemp,
+    root,
+    loopDir: join(runnerTemp, 'loop-controller', 'sweeper-audit'),
+    logger: deps.logger,
+  })
+  if (!isLister(store)) throw new Error(`store '${store.kind}' cannot list its loops; 'command: sweep' needs 'git'`)
+  const dispatch: Dispatch = (loopId, record) => dispatchIteration(loopId, record, deps)
+  const swept = await sweepLoops(
+    { staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` },
+    { store, dispatch, clock: deps.clock, logger: deps.logger },
+  )
+  const dispatched = swept.filter((loop) => loop.outcome === 'dispatched')
+  const failed = swept.filter((loop) => loop.outcome === 'failed')
+  deps.io.setOutput(Outputs.Status, 'swept')
+  if (run.hasStepSummary) {
+    const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${loop.reason.replace(/\|/g, '\\|')} |`)
+    await deps.io.writeSummary(
+      `## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
+        (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : ''),
+    )
+  }
+  if (failed.length > 0) {
+    deps.io.setFailed(`The sweeper could not re-dispatch ${failed.map((loop) => loop.loopId).join(', ')}: see the log.`)
+  }
+}
+
+function isLister(store: Store): store is Store & LoopLister {
+  return typeof (store as Partial<LoopLister>).listLoops === 'function'
+}

@@ -1,0 +1,121 @@
+/**
+ * Re-dispatch with a durable record, and the sweeper that reads it (`command: sweep`).
+ *
+ * A job records the dispatch of the next iteration in the loop's state before it calls GitHub, and marks
+ * it failed when the call fails, so "the last job ended without a successor" is a fact in the store, not
+ * a guess. The sweeper lists the loops, and for each one `sweepDecision` picks, records its own
+ * re-dispatch with compare-and-swap on the version it read, then dispatches: of two sweepers at once, or
+ * a sweeper and a late job, one save wins and the other changes nothing.
+ */
+
+import type { DispatchRecord, LoopState } from '../domain/state.js'
+import { recordDispatchFailure, recordSweep, sweepDecision } from '../domain/sweep.js'
+import type { Clock } from '../ports/clock.js'
+import type { Logger } from '../ports/logger.js'
+import { type LoopLister, type Store, StoreConflictError, type StoreVersion } from '../ports/store.js'
+
+/** Starts the run of `record.iteration` of `loopId` (the workflow dispatch). */
+export type Dispatch = (loopId: string, record: DispatchRecord) => Promise<void>
+
+const RECORD_ATTEMPTS = 3
+
+/**
+ * Records `record` in the loop's stored state (loaded again when another writer saved between), calls
+ * `dispatch`, and records its failure. Returns the state as last saved (null when none could be) and
+ * the error of a failed call.
+ */
+export async function recordedDispatch(
+  loopId: string,
+  record: DispatchRecord,
+  deps: { store: Store; dispatch: Dispatch; logger: Logger },
+): Promise<{ state: LoopState | null; error?: string }> {
+  let saved: { state: LoopState; version: StoreVersion } | null = null
+  for (let attempt = 1; attempt <= RECORD_ATTEMPTS && saved === null; attempt++) {
+    const loaded = await deps.store.load(loopId)
+    if (!loaded) break
+    const state = { ...loaded.state, dispatch: record }
+    try {
+      saved = { state, version: await deps.store.save(loopId, state, loaded.version) }
+    } catch (error) {
+      if (!(error instanceof StoreConflictError)) throw error
+    }
+  }
+  if (saved === null) deps.logger.warning(`The dispatch of iteration ${record.iteration} is not recorded in the state.`)
+  try {
+    await deps.dispatch(loopId, record)
+    return { state: saved?.state ?? null }
+  } catch (error) {
+    const message = messageOf(error)
+    if (saved === null) return { state: null, error: message }
+    const failed = recordDispatchFailure(saved.state, record, message)
+    try {
+      await deps.store.save(loopId, failed, saved.version)
+      return { state: failed, error: message }
+    } catch (saveError) {
+      if (!(saveError instanceof StoreConflictError)) throw saveError
+      deps.logger.warning(`The failed dispatch of iteration ${record.iteration} is not recorded: the loop changed.`)
+      return { state: saved.state, error: message }
+    }
+  }
+}
+
+export interface SweptLoop {
+  loopId: string
+  outcome: 'dispatched' | 'failed' | 'skipped' | 'raced'
+  reason: string
+}
+
+/** Sweeps every loop the store holds; one loop's trouble never stops the others. */
+export async function sweepLoops(
+  input: { staleAfterMs: number; by: string },
+  deps: { store: Store & LoopLister; dispatch: Dispatch; clock: Clock; logger: Logger },
+): Promise<SweptLoop[]> {
+  const swept: SweptLoop[] = []
+  for (const loopId of await deps.store.listLoops()) {
+    let result: SweptLoop
+    try {
+      result = await sweepOne(loopId, input, deps)
+    } catch (error) {
+      result = { loopId, outcome: 'skipped', reason: `its state could not be read or saved: ${messageOf(error)}` }
+    }
+    deps.logger.info(`Loop ${loopId}: ${result.outcome}, ${result.reason}.`)
+    swept.push(result)
+  }
+  return swept
+}
+
+async function sweepOne(
+  loopId: string,
+  input: { staleAfterMs: number; by: string },
+  deps: { store: Store; dispatch: Dispatch; clock: Clock },
+): Promise<SweptLoop> {
+  const loaded = await deps.store.load(loopId)
+  if (!loaded) return { loopId, outcome: 'skipped', reason: 'it has no state' }
+  const now = deps.clock.now()
+  const decision = sweepDecision(loaded.state, now, input.staleAfterMs)
+  if (decision.kind === 'skip') return { loopId, outcome: 'skipped', reason: decision.reason }
+  const state = recordSweep(loaded.state, decision.record, now, input.by)
+  const record = state.dispatch as DispatchRecord
+  let version: StoreVersion
+  try {
+    // On the version read: a job or another sweeper that saved since wins, and this one dispatches nothing.
+    version = await deps.store.save(loopId, state, loaded.version)
+  } catch (error) {
+    if (!(error instanceof StoreConflictError)) throw error
+    return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept (a job or another sweeper)' }
+  }
+  try {
+    await deps.dispatch(loopId, record)
+  } catch (error) {
+    const message = messageOf(error)
+    await deps.store.save(loopId, recordDispatchFailure(state, record, message), version).catch((saveError) => {
+      if (!(saveError instanceof StoreConflictError)) throw saveError
+    })
+    return { loopId, outcome: 'failed', reason: `the re-dispatch of iteration ${record.iteration} failed: ${message}` }
+  }
+  return { loopId, outcome: 'dispatched', reason: `iteration ${record.iteration}: ${decision.reason}` }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,84 @@
+/**
+ * The sweeper's decision (`command: sweep`): a running loop whose last job ended without a successor
+ * gets its next iteration dispatched again. Decided from durable facts only, the loop's state and its
+ * dispatch record (written before each re-dispatch call, marked `failed` when the call failed). Pure.
+ */
+import type { DispatchRecord, LoopState } from './state.js'
+
+export type SweepDecision =
+  | { kind: 'dispatch'; record: DispatchRecord; reason: string }
+  | { kind: 'skip'; reason: string }
+
+/**
+ * Whether to re-dispatch `state`'s next iteration at `now`: the loop is running, its latest recorded
+ * dispatch is of the iteration after the last that ran, and that dispatch failed, or no job has claimed
+ * it for `staleAfterMs`. An iteration a job has claimed is never re-dispatched; and should a dispatch
+ * reported as failed have started a run after all, the loop's jobs queue in one concurrency group and
+ * the second job for the iteration ends superseded.
+ */
+export function sweepDecision(state: LoopState, now: Date, staleAfterMs: number): SweepDecision {
+  const record = state.dispatch
+  if (state.status !== 'running') return { kind: 'skip', reason: `the loop is ${state.status}` }
+  if (!record) return { kind: 'skip', reason: 'no re-dispatch is recorded' }
+  if (record.iteration !== state.iteration + 1) {
+    return {
+      kind: 'skip',
+      reason: `the recorded dispatch of iteration ${record.iteration} is not the next (iteration ${state.iteration} ran last)`,
+    }
+  }
+  if (record.failed !== undefined) {
+    return {
+      kind: 'dispatch',
+      record,
+      reason: `the re-dispatch of iteration ${record.iteration} failed: ${record.failed}`,
+    }
+  }
+  if (state.claimedIteration >= record.iteration) {
+    return { kind: 'skip', reason: `iteration ${record.iteration} is claimed by a job` }
+  }
+  const waitedMs = now.getTime() - Date.parse(record.at)
+  if (waitedMs < staleAfterMs) {
+    return {
+      kind: 'skip',
+      reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago; stale after ${minutes(staleAfterMs)}`,
+    }
+  }
+  return {
+    kind: 'dispatch',
+    record,
+    reason: `no job took iteration ${record.iteration}, dispatched ${minutes(waitedMs)} ago`,
+  }
+}
+
+/** The state with a sweeper's re-dispatch recorded (the failure, if any, cleared until the call says). */
+export function recordSweep(state: LoopState, record: DispatchRecord, now: Date, by: string): LoopState {
+  const { failed: _cleared, ...rest } = record
+  return {
+    ...state,
+    dispatch: { ...rest, at: now.toISOString(), by, sweeps: (record.sweeps ?? 0) + 1 },
+  }
+}
+
+/** The state with its latest dispatch marked failed with `error`. */
+export function recordDispatchFailure(state: LoopState, record: DispatchRecord, error: string): LoopState {
+  return { ...state, dispatch: { ...record, failed: error.slice(0, 2000) } }
+}
+
+/**
+ * The line the status comment and summary carry while the loop's next iteration is not scheduled, or
+ * '' when nothing is amiss.
+ */
+export function dispatchFailureNote(state: LoopState): string {
+  const record = state.dispatch
+  if (state.status !== 'running' || !record?.failed || record.iteration !== state.iteration + 1) return ''
+  return (
+    `> [!WARNING]\n> The re-dispatch of iteration ${record.iteration} failed (${record.failed.replace(/\s+/g, ' ')}): ` +
+    'nothing is scheduled. A sweeper (`command: sweep` on a schedule) dispatches it again, or run the workflow ' +
+    `with \`loop-id\` and \`iteration: ${record.iteration}\`.\n`
+  )
+}
+
+function minutes(ms: number): string {
+  const whole = Math.max(0, Math.round(ms / 60_000))
+  return `${whole} min`
+}

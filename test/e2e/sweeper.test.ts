@@ -1,0 +1,82 @@
+// End to end: a re-dispatch that fails (GitHub answers 502 through every retry) leaves the loop running
+// with nothing scheduled; the job records it in the state, fails its step saying so, and the status
+// comment says so. A scheduled run of the same workflow (`command: sweep`) finds the loop and
+// dispatches the iteration again, once, however many sweepers run: the loop then finishes.
+import { afterEach, describe, expect, it } from 'vitest'
+import { botComments, checkOperationsExercised, describeJobs, type Scenario, startScenario } from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
+
+const MINUTE = 60_000
+let scenario: Scenario | undefined
+afterEach(async () => {
+  await scenario?.stop()
+  scenario = undefined
+})
+
+describe('the action bundle in the sandbox: the sweeper', () => {
+  it(
+    'a failed re-dispatch is recorded and said; two scheduled sweepers dispatch it again once and the loop finishes',
+    async () => {
+      scenario = await startScenario({
+        steps: 3,
+        schedule: '*/15 * * * *',
+        // The same workflow sweeps when the schedule starts it.
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+        workflowWith: { command: "${{ github.event_name == 'schedule' && 'sweep' || 'run' }}" },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'swept' })
+      // The first attempt and the client's three retries all fail.
+      sandbox.api.inject({ match: 'POST /repos/*/*/actions/workflows/*/dispatches', status: 502, times: 4 })
+      let jobs = await sandbox.waitForIdle(2 * MINUTE)
+      let why = describeJobs(jobs)
+      expect(jobs, why).toHaveLength(1)
+      const stranded = jobs[0]!
+      expect(stranded.outputs.status, why).toBe('running')
+      expect(stranded.conclusion, why).toBe('failure')
+      const errors = stranded.annotations.filter((a) => a.level === 'error').map((a) => a.message)
+      expect(errors.join('\n'), why).toMatch(/re-dispatch of iteration 2 of loop swept failed: .*502/)
+      expect(errors.join('\n')).toMatch(/command: sweep/)
+      expect(errors.join('\n')).not.toMatch(/loop-controller failed/)
+      const state = JSON.parse((await sandbox.git.show('loop-state', 'swept/loop-state.json')) ?? '{}')
+      expect(state.dispatch).toMatchObject({ iteration: 2, workflow: 'loop.yml', ref: 'refs/heads/main' })
+      expect(state.dispatch.failed).toMatch(/502/)
+      const [comment] = botComments(sandbox)
+      expect(comment?.body).toMatch(/re-dispatch of iteration 2 failed .*nothing is scheduled/s)
+
+      // Two scheduled runs of the sweeper: the first re-dispatches, the second finds it done.
+      const owner = sandbox.api.model.user('alice')
+      const schedule = { schedule: '*/15 * * * *', workflow: '.github/workflows/loop.yml' }
+      expect(sandbox.engine.trigger('schedule', schedule, owner)).toBeDefined()
+      expect(sandbox.engine.trigger('schedule', schedule, owner)).toBeDefined()
+      jobs = await sandbox.waitForIdle(3 * MINUTE)
+      why = describeJobs(jobs)
+      const sweepers = jobs.filter((job) => job.event === 'schedule')
+      expect(
+        sweepers.map((job) => [job.conclusion, job.outputs.status]),
+        why,
+      ).toEqual([
+        ['success', 'swept'],
+        ['success', 'swept'],
+      ])
+      expect(sweepers.map((job) => job.summary).join('\n'), why).toMatch(/`swept` \| dispatched/)
+      const dispatched = jobs.filter((job) => job.event === 'workflow_dispatch').slice(1)
+      expect(
+        dispatched.map((job) => [job.inputs.iteration, job.outputs.status]),
+        why,
+      ).toEqual([
+        ['2', 'running'],
+        ['3', 'complete'],
+      ])
+      // The sweepers ran no project code: each iteration's work ran once.
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2', 'work-3'])
+      const comments = botComments(sandbox)
+      expect(comments).toHaveLength(1)
+      expect(comments[0]?.body).not.toMatch(/nothing is scheduled/)
+      expect(sandbox.api.violations).toEqual([])
+      expect(sandbox.engine.problems).toEqual([])
+    },
+    6 * MINUTE,
+  )
+})

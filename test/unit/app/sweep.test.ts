@@ -1,0 +1,109 @@
+// The sweeper over a store: it re-dispatches only the loops left without a successor, records what it
+// did with compare-and-swap, and two sweepers at once dispatch each iteration once.
+import { describe, expect, it } from 'vitest'
+import { sweepLoops } from '../../../src/app/sweep.js'
+import type { DispatchRecord, LoopState } from '../../../src/domain/state.js'
+import type { LoopLister, Store } from '../../../src/ports/store.js'
+import { fixedClock, loopState, memoryStore, NOW, recordingLogger } from '../action/fakes.js'
+
+const at = (minutesAgo: number) => new Date(NOW.getTime() - minutesAgo * 60_000).toISOString()
+const record = (overrides: Partial<DispatchRecord> = {}): DispatchRecord => ({
+  iteration: 3,
+  workflow: 'loop.yml',
+  ref: 'refs/heads/main',
+  at: at(1),
+  by: 'run 7',
+  ...overrides,
+})
+const running = (loopId: string, dispatch?: DispatchRecord): LoopState =>
+  loopState({ loopId, iteration: 2, claimedIteration: 2, ...(dispatch ? { dispatch } : {}) })
+
+function listing(states: Record<string, LoopState>): Store & LoopLister & { saved: LoopState[] } {
+  return Object.assign(memoryStore(states), { listLoops: async () => Object.keys(states) })
+}
+
+describe('sweepLoops', () => {
+  it('re-dispatches the failed and the stale, leaves the rest, and records each re-dispatch', async () => {
+    const store = listing({
+      failed: running('failed', record({ failed: '502 Bad Gateway' })),
+      stale: running('stale', record({ at: at(45) })),
+      fresh: running('fresh', record()),
+      waiting: { ...running('waiting', record({ failed: '502' })), status: 'waiting' },
+      old: running('old'),
+    })
+    const dispatched: string[] = []
+    const swept = await sweepLoops(
+      { staleAfterMs: 30 * 60_000, by: 'sweeper run 5' },
+      {
+        store,
+        dispatch: async (loopId, what) => {
+          dispatched.push(`${loopId}#${what.iteration}`)
+        },
+        clock: fixedClock,
+        logger: recordingLogger(),
+      },
+    )
+    expect(dispatched).toEqual(['failed#3', 'stale#3'])
+    expect(swept.map((loop) => `${loop.loopId}: ${loop.outcome}`)).toEqual([
+      'failed: dispatched',
+      'stale: dispatched',
+      'fresh: skipped',
+      'waiting: skipped',
+      'old: skipped',
+    ])
+    const after = (await store.load('failed'))?.state.dispatch
+    expect(after).toEqual({ ...record(), at: NOW.toISOString(), by: 'sweeper run 5', sweeps: 1 })
+  })
+
+  it('two sweepers at once: one dispatches, the other finds the loop changed and dispatches nothing', async () => {
+    const store = listing({ l1: running('l1', record({ failed: '502' })) })
+    // Both read the same version before either saves.
+    const load = store.load
+    let waiting: (() => void)[] = []
+    store.load = async (loopId) => {
+      const loaded = await load(loopId)
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve)
+        if (waiting.length === 2) for (const go of waiting) go()
+      })
+      waiting = waiting.length === 2 ? [] : waiting
+      return loaded
+    }
+    const dispatched: string[] = []
+    const deps = {
+      store,
+      dispatch: async (loopId: string, what: DispatchRecord) => {
+        dispatched.push(`${loopId}#${what.iteration}`)
+      },
+      clock: fixedClock,
+      logger: recordingLogger(),
+    }
+    const [a, b] = await Promise.all([
+      sweepLoops({ staleAfterMs: 60_000, by: 'sweeper A' }, deps),
+      sweepLoops({ staleAfterMs: 60_000, by: 'sweeper B' }, deps),
+    ])
+    expect(dispatched).toEqual(['l1#3'])
+    expect([a?.[0]?.outcome, b?.[0]?.outcome].sort()).toEqual(['dispatched', 'raced'])
+  })
+
+  it('a re-dispatch that fails again is recorded as failed and reported, and the next loop is still swept', async () => {
+    const store = listing({
+      a: running('a', record({ failed: '502' })),
+      b: running('b', record({ failed: '502' })),
+    })
+    const swept = await sweepLoops(
+      { staleAfterMs: 60_000, by: 'sweeper run 5' },
+      {
+        store,
+        dispatch: async (loopId) => {
+          if (loopId === 'a') throw new Error('503 Service Unavailable')
+        },
+        clock: fixedClock,
+        logger: recordingLogger(),
+      },
+    )
+    expect(swept.map((loop) => loop.outcome)).toEqual(['failed', 'dispatched'])
+    expect(swept[0]?.reason).toBe('the re-dispatch of iteration 3 failed: 503 Service Unavailable')
+    expect((await store.load('a'))?.state.dispatch).toMatchObject({ failed: '503 Service Unavailable', sweeps: 1 })
+  })
+})

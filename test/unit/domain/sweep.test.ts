@@ -1,0 +1,92 @@
+// The sweeper's decision, from the state alone: which running loops ended without a successor.
+import { describe, expect, it } from 'vitest'
+import { simpleModeConfig } from '../../../src/config/load-config.js'
+import { initialState } from '../../../src/domain/engine/index.js'
+import { policyFromConfig } from '../../../src/domain/policy.js'
+import type { DispatchRecord, LoopState } from '../../../src/domain/state.js'
+import { loopStateSchema } from '../../../src/domain/state.js'
+import { dispatchFailureNote, recordSweep, sweepDecision } from '../../../src/domain/sweep.js'
+
+const NOW = new Date('2026-03-01T12:00:00.000Z')
+const MINUTE = 60_000
+const STALE = 30 * MINUTE
+
+function state(overrides: Partial<LoopState> = {}): LoopState {
+  const config = simpleModeConfig({ work: 'true', verify: ['true'] })
+  const fresh = initialState({ loopId: 'l1', goal: 'g', policy: policyFromConfig(config), now: NOW })
+  return { ...fresh, iteration: 2, claimedIteration: 2, ...overrides }
+}
+
+function record(overrides: Partial<DispatchRecord> = {}): DispatchRecord {
+  const at = new Date(NOW.getTime() - 5 * MINUTE).toISOString()
+  return { iteration: 3, workflow: 'loop.yml', ref: 'refs/heads/main', at, by: 'run 7', ...overrides }
+}
+
+const ago = (minutes: number) => new Date(NOW.getTime() - minutes * MINUTE).toISOString()
+
+describe('sweepDecision', () => {
+  it.each([
+    { why: 'a failed re-dispatch', s: state({ dispatch: record({ failed: '502' }) }), kind: 'dispatch' },
+    { why: 'a dispatch no job took for 31 min', s: state({ dispatch: record({ at: ago(31) }) }), kind: 'dispatch' },
+    { why: 'exactly at the threshold', s: state({ dispatch: record({ at: ago(30) }) }), kind: 'dispatch' },
+    { why: 'a dispatch 5 min old', s: state({ dispatch: record() }), kind: 'skip' },
+    {
+      why: 'a job claimed the dispatched iteration (still running)',
+      s: state({ claimedIteration: 3, dispatch: record({ at: ago(90) }) }),
+      kind: 'skip',
+    },
+    {
+      why: 'a job ran the iteration and stopped (a gate): the record is of an old iteration',
+      s: state({ iteration: 3, claimedIteration: 3, dispatch: record({ failed: '502' }) }),
+      kind: 'skip',
+    },
+    { why: 'no record (an older loop)', s: state(), kind: 'skip' },
+    { why: 'waiting at a gate', s: state({ status: 'waiting', dispatch: record({ failed: '502' }) }), kind: 'skip' },
+    { why: 'aborted', s: state({ status: 'aborted', dispatch: record({ failed: '502' }) }), kind: 'skip' },
+    { why: 'complete', s: state({ status: 'complete', dispatch: record({ at: ago(600) }) }), kind: 'skip' },
+  ])('$why: $kind', ({ s, kind }) => {
+    expect(sweepDecision(s, NOW, STALE).kind).toBe(kind)
+  })
+
+  it('says why it skips', () => {
+    expect(sweepDecision(state({ dispatch: record() }), NOW, STALE)).toEqual({
+      kind: 'skip',
+      reason: 'iteration 3 was dispatched 5 min ago; stale after 30 min',
+    })
+  })
+})
+
+describe('recordSweep', () => {
+  it('clears the failure, stamps the sweeper and counts the sweep; the result is a valid state', () => {
+    const swept = recordSweep(
+      state({ dispatch: record({ failed: '502', sweeps: 1 }) }),
+      record({ failed: '502', sweeps: 1 }),
+      NOW,
+      'sweeper run 9',
+    )
+    expect(swept.dispatch).toEqual({ ...record(), at: NOW.toISOString(), by: 'sweeper run 9', sweeps: 2 })
+    expect(loopStateSchema.parse(swept)).toEqual(swept)
+  })
+})
+
+describe('dispatchFailureNote', () => {
+  it.each([
+    {
+      why: 'a failed dispatch of the next iteration',
+      s: state({ dispatch: record({ failed: 'HTTP 502\nBad' }) }),
+      says: true,
+    },
+    { why: 'a dispatch that went out', s: state({ dispatch: record() }), says: false },
+    {
+      why: 'a failure an iteration has run past',
+      s: state({ iteration: 3, dispatch: record({ failed: '502' }) }),
+      says: false,
+    },
+    { why: 'an aborted loop', s: state({ status: 'aborted', dispatch: record({ failed: '502' }) }), says: false },
+  ])('$why: noted $says', ({ s, says }) => {
+    const note = dispatchFailureNote(s)
+    expect(note !== '').toBe(says)
+    if (says)
+      expect(note).toMatch(/re-dispatch of iteration 3 failed \(HTTP 502 Bad\): nothing is scheduled.*command: sweep/s)
+  })
+})
