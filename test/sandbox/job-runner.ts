@@ -13,7 +13,7 @@ import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import type { RestApi, TokenGrant } from './rest-api.js'
 import type { JobIdentity } from './results-server.js'
 import { parseFileCommands, parseWorkflowCommands } from './runner-files.js'
-import { type ActionMetadata, runNode, runStep, type StepIo } from './steps.js'
+import { type ActionMetadata, killTree, runNode, runStep, type StepIo } from './steps.js'
 import { type JobSpec, type Permissions, usesActionUnderTest } from './workflow-file.js'
 
 /** What the engine needs from the results service (cache and artifacts): a runtime token per job. */
@@ -82,11 +82,14 @@ export class JobRunner {
   /** Cancels a running job: its step is killed, no later step starts. */
   cancel(record: JobRecord, reason: string): void {
     this.cancelling.set(record, reason)
-    this.children.get(record)?.kill('SIGTERM')
+    {
+      const child = this.children.get(record)
+      if (child) killTree(child, 'SIGTERM')
+    }
   }
 
   killAll(): void {
-    for (const child of this.children.values()) child.kill('SIGKILL')
+    for (const child of this.children.values()) killTree(child, 'SIGKILL')
   }
 
   get busy(): number {
@@ -296,7 +299,7 @@ export class JobRunner {
         action: deps.action,
         track: (child) => {
           this.children.set(record, child)
-          if (this.cancelling.has(record)) child.kill('SIGTERM')
+          if (this.cancelling.has(record)) killTree(child, 'SIGTERM')
         },
       }
       const result = await runStep(step, io)

@@ -4,7 +4,7 @@
 // `fromJSON(needs.x.outputs.y)`, with include/exclude, fail-fast, max-parallel) makes one job per leg;
 // a job that `uses:` a reusable workflow runs that workflow's jobs in this run, with its inputs,
 // secrets and outputs.
-import { type ExpressionContext, evaluateIf, evaluateValue, interpolate } from './expressions.js'
+import { callsStatusFunction, type ExpressionContext, evaluateIf, evaluateValue, interpolate } from './expressions.js'
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import { DEFAULT_PERMISSIONS } from './job-runner.js'
 import { expandMatrix, legName } from './matrix.js'
@@ -213,7 +213,9 @@ export class RunGraph {
           this.host.newRecord(this.run, job.id, this.scope.namePrefix + legName(job, leg, context), leg),
         )
       : [this.records.get(job.id) as JobRecord]
-    if (this.host.isStopped() || this.run.cancelled) {
+    // In a cancelled run only a job whose `if:` asks for it (`always()`, `cancelled()`) still runs.
+    const runsWhenCancelled = job.if !== undefined && callsStatusFunction(job.if)
+    if (this.host.isStopped() || (this.run.cancelled && !runsWhenCancelled)) {
       for (const record of records) this.host.finish(record, 'cancelled', 'The run was cancelled')
       return { result: 'cancelled', outputs: {} }
     }

@@ -55,7 +55,13 @@ export function runProcess(
   options: { cwd: string; env: Record<string, string>; deadline: number; track(child: ReturnType<typeof spawn>): void },
 ): Promise<ProcessResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] })
+    // Its own process group, so a kill reaches what it started (a step's `sleep`), as the runner's does.
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
     options.track(child)
     let stdout = ''
     let stderr = ''
@@ -70,7 +76,7 @@ export function runProcess(
     const timer = setTimeout(
       () => {
         timedOut = true
-        child.kill('SIGKILL')
+        killTree(child, 'SIGKILL')
       },
       Math.max(0, options.deadline - Date.now()),
     )
@@ -80,6 +86,16 @@ export function runProcess(
       resolvePromise({ exitCode: code, stdout, stderr, timedOut, killed: !timedOut && signal !== null })
     })
   })
+}
+
+/** Signals a step's process and everything it started (its process group). */
+export function killTree(child: ReturnType<typeof spawn>, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal)
+    else child.kill(signal)
+  } catch {
+    child.kill(signal)
+  }
 }
 
 /** What a step needs from its job. */

@@ -6,50 +6,20 @@ import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { ArtifactStore } from './artifact-store.js'
 import { ConcurrencyGroups, type GroupMember } from './concurrency.js'
-import { type ExpressionContext, evaluateValue, interpolate } from './expressions.js'
+import type { WorkflowEngineOptions } from './engine-options.js'
+import { callsStatusFunction, type ExpressionContext, evaluateValue, interpolate } from './expressions.js'
 import * as gh from './github-objects.js'
 import { type Conclusion, type JobRecord, newJobRecord, type RunState } from './job-record.js'
-import { type GitRemote, JobRunner, type ResultsService } from './job-runner.js'
-import { ApiError, type DispatchRequest, type RestApi } from './rest-api.js'
+import { JobRunner } from './job-runner.js'
+import { ApiError, type DispatchRequest } from './rest-api.js'
 import { checkDispatchInputs, readCalledWorkflow, runConclusion, runContext } from './run-context.js'
 import { type GraphHost, Limiter, type ReadyJob, RunGraph } from './run-graph.js'
 import { readActionMetadata } from './steps.js'
 import type { WorkflowSpec } from './workflow-file.js'
 
+export type { WorkflowEngineOptions } from './engine-options.js'
 export type { Conclusion, JobRecord, RunState } from './job-record.js'
 export { type GitRemote, inputVariable, type ResultsService } from './job-runner.js'
-
-/** Options of the engine. */
-export interface WorkflowEngineOptions {
-  api: RestApi
-  remote: GitRemote
-  results?: ResultsService
-  /** The action's folder: `action.yml` (inputs, defaults, runs.main/post), its bundle, its workflows. */
-  actionDir: string
-  workflow: WorkflowSpec
-  /** Folder for workspaces and runner files. */
-  root: string
-  /** Bound on jobs per sandbox (default 50): a runaway chain stops here with a refusal. */
-  maxJobs?: number
-  /** Jobs of one run that run at once (default 4). */
-  maxParallelJobs?: number
-  /** Per-job limit (default 120 s, or the job's timeout-minutes). */
-  jobTimeoutMs?: number
-  /** `secrets.*` for expressions. */
-  secrets?: Record<string, string>
-  /** `vars.*` for expressions. */
-  vars?: Record<string, string>
-  /** Sets RUNNER_DEBUG=1 (as re-running with debug logging does). */
-  debug?: boolean
-  /**
-   * GITHUB_SERVER_URL (default `https://github.com`, as on GitHub: `@actions/cache` and
-   * `@actions/artifact` treat any other host but `*.ghe.com` and `*.localhost` as GHES and refuse to work).
-   * Nothing connects to it: jobs clone and push through the checkout's `origin`.
-   */
-  serverUrl?: string
-  /** Extra environment for every job (e.g. a fake agent on PATH). */
-  extraEnv?: Record<string, string>
-}
 
 const BASE_RUN_ID = 9_100_000_000
 
@@ -202,9 +172,13 @@ export class WorkflowEngine implements GraphHost {
 
   runJob(record: JobRecord, ready: ReadyJob): Promise<Conclusion> {
     if (record.status === 'completed') return Promise.resolve(record.conclusion ?? 'cancelled')
+    const run = this.runOf(record)
+    if (run.cancelled && !(ready.job.if !== undefined && callsStatusFunction(ready.job.if))) {
+      this.finish(record, 'cancelled', 'The run was cancelled')
+      return Promise.resolve('cancelled')
+    }
     return new Promise((resolve) => {
       this.waiters.set(record, resolve)
-      const run = this.runOf(record)
       const github = { ...(ready.context.github as Record<string, unknown>), token: record.token, job: record.jobId }
       const secrets = { ...(ready.context.secrets as Record<string, string>), GITHUB_TOKEN: record.token }
       const context: ExpressionContext = { ...ready.context, github, secrets }
@@ -414,9 +388,13 @@ export class WorkflowEngine implements GraphHost {
         for (const record of graph.allRecords()) this.finish(record, 'cancelled', reason)
         end()
       },
+      // The running jobs are killed; the run graph decides for the others (an `if: cancelled()` job runs).
       interrupt: (reason) => {
         run.cancelled = true
-        for (const record of run.records) if (record.status !== 'completed') this.cancel(record, reason)
+        for (const record of run.records) {
+          if (record.status === 'running') this.cancel(record, reason)
+          else if (record.status === 'pending') this.finish(record, 'cancelled', reason)
+        }
       },
     }
     this.groups.enter(group, member, concurrency)
