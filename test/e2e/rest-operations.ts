@@ -121,6 +121,16 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'repos/get-collaborator-permission-level',
     'users/get-authenticated',
   ],
+  'reusable-workflow.test.ts': [
+    'actions/create-workflow-dispatch',
+    'issues/create-comment',
+    'issues/list-comments',
+    'issues/list-labels-on-issue',
+    'issues/update-comment',
+    'pulls/create',
+    'pulls/list',
+    'users/get-authenticated',
+  ],
   'sweeper.test.ts': [
     'actions/create-workflow-dispatch',
     'issues/create-comment',

@@ -15,7 +15,7 @@ import { mergePullIntoBase, updatePullRefs } from './pull-refs.js'
 import { type CacheEntry, type CacheIndex, type MountedHandler, type RestApi, startRestApi } from './rest-api.js'
 import { ResultsServer } from './results-server.js'
 import { type GitRemote, type JobRecord, WorkflowEngine } from './workflow-engine.js'
-import { parseWorkflow, type WorkflowSpec } from './workflow-file.js'
+import { applyOverrides, parseWorkflow, type WorkflowSpec } from './workflow-file.js'
 
 const run = promisify(execFile)
 
@@ -272,7 +272,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     join(seed, '.github', options.workflow.file),
   ].find(existsSync)
   const fromFile = workflowPath ? parseWorkflow(options.workflow.file, readFileSync(workflowPath, 'utf8')) : undefined
-  const workflow: WorkflowSpec = { ...fromFile, ...options.workflow }
+  const workflow: WorkflowSpec = applyOverrides(fromFile, options.workflow)
 
   const results = await ResultsServer.start({ defaultRef: `refs/heads/${defaultBranch}` })
   const users = options.users ?? {}

@@ -1,8 +1,11 @@
-// The parts of a workflow file the sandbox's engine honours (triggers, dispatch inputs, concurrency,
-// permissions, env, and the step that uses the action), and GitHub's `${{ }}` expressions as far as
-// such workflows use them.
+// A workflow file as the sandbox's engine runs it: triggers, dispatch inputs, `workflow_call`'s
+// inputs, secrets and outputs, and every job (needs, if, permissions, concurrency, outputs, env,
+// strategy, steps, or `uses:` of a reusable workflow). A key the engine does not honour is refused
+// when the file is read, never ignored. Expressions live in expressions.ts.
 import { parse } from 'yaml'
 import type { Scope } from './rest-api.js'
+
+export { type ExpressionContext, evaluateCondition, evaluateExpression, interpolate } from './expressions.js'
 
 /** A declared `workflow_dispatch` input. */
 export interface DispatchInput {
@@ -12,7 +15,74 @@ export interface DispatchInput {
   options?: string[]
 }
 
-/** A workflow as the engine runs it: one job, one step using the action under test. */
+export type Permissions = Partial<Record<Scope, 'read' | 'write'>>
+
+/** `concurrency:` of a workflow or a job. */
+export interface ConcurrencySpec {
+  /** Expressions allowed. */
+  group: string
+  cancelInProgress: boolean
+  /** `single` (GitHub's default: one pending, a newer one cancels it) or `max` (up to 100, in order). */
+  queue?: 'single' | 'max'
+}
+
+/** One step: `run:` (bash) or `uses:`. */
+export interface StepSpec {
+  id?: string
+  name?: string
+  if?: string
+  run?: string
+  uses?: string
+  with: Record<string, string>
+  env: Record<string, string>
+  workingDirectory?: string
+  continueOnError: boolean
+}
+
+/** A job's `uses:` of a reusable workflow. */
+export interface CallSpec {
+  uses: string
+  with: Record<string, unknown>
+  secrets: 'inherit' | Record<string, string>
+}
+
+/** One job of a workflow. */
+export interface JobSpec {
+  id: string
+  name?: string
+  needs: string[]
+  if?: string
+  permissions?: Permissions
+  concurrency?: ConcurrencySpec
+  /** `outputs:` (expressions over `steps`). */
+  outputs: Record<string, string>
+  env: Record<string, string>
+  steps: StepSpec[]
+  /** `timeout-minutes` (a number or an expression). */
+  timeoutMinutes?: string
+  strategy?: { matrix: unknown; failFast: unknown; maxParallel?: unknown }
+  call?: CallSpec
+}
+
+/** A declared `workflow_call` input. */
+export interface CallInput {
+  type: 'string' | 'boolean' | 'number'
+  required: boolean
+  default?: unknown
+}
+
+/** What `on.workflow_call` declares. */
+export interface WorkflowCallSpec {
+  inputs: Record<string, CallInput>
+  secrets: Record<string, { required: boolean }>
+  /** Output name → `value:` expression over `jobs`. */
+  outputs: Record<string, string>
+}
+
+/**
+ * A workflow as the engine runs it. `jobs` is what runs; the fields after `inputs` describe the job
+ * that uses the action under test, and are what `startSandbox({ workflow })` may override.
+ */
 export interface WorkflowSpec {
   /** File name under `.github/workflows/` (the dispatch endpoint's `workflow_id`). */
   file: string
@@ -22,22 +92,25 @@ export interface WorkflowSpec {
   on?: string[]
   /** `on.workflow_dispatch.inputs`; when given, unknown inputs and missing required ones are refused (422). */
   inputs?: Record<string, DispatchInput>
+  /** `on.workflow_call`, for a reusable workflow. */
+  workflowCall?: WorkflowCallSpec
+  /** The jobs, in the file's order. */
+  jobs?: JobSpec[]
+  /** Workflow-level `env:`, `permissions:` and `concurrency:` (the run's group). */
+  workflowEnv?: Record<string, string>
+  workflowPermissions?: Permissions
+  workflowConcurrency?: ConcurrencySpec
   /** The action step's `with:`; values may hold `${{ }}` expressions. */
   with?: Record<string, string>
-  /** Workflow, job and step `env:` merged; values may hold expressions. */
+  /** Workflow, job and step `env:` of the action step, merged. */
   env?: Record<string, string>
-  /** `concurrency.group` (expressions allowed). */
+  /** The action job's (or the workflow's) `concurrency.group`. */
   concurrency?: string
-  /** `concurrency.cancel-in-progress`. */
   cancelInProgress?: boolean
-  /**
-   * `concurrency.queue`: `single` (GitHub's default: one pending job, a newer one cancels it) or `max`
-   * (up to 100 pending, started in order).
-   */
   queue?: 'single' | 'max'
-  /** `permissions:` of the job's GITHUB_TOKEN; absent means GitHub's permissive default (write). */
-  permissions?: Partial<Record<Scope, 'read' | 'write'>>
-  /** The job id (GITHUB_JOB), default `loop`. */
+  /** The action job's `permissions:`; absent means GitHub's permissive default (write). */
+  permissions?: Permissions
+  /** The action job's id (GITHUB_JOB), default `loop`. */
   job?: string
   /** actions/checkout's `fetch-depth` (0 = full history, GitHub's default is 1). Default 0. */
   fetchDepth?: number
@@ -45,9 +118,9 @@ export interface WorkflowSpec {
   persistCredentials?: boolean
   /** actions/checkout's major version: v6 on persist the token in a file under RUNNER_TEMP, not in .git/config. */
   checkoutMajor?: number
-  /** The job's `if:`; a false condition makes the run `skipped`. */
+  /** The action job's `if:`; a false condition makes the job `skipped`. */
   if?: string
-  /** `timeout-minutes` of the job, as milliseconds. */
+  /** The action job's `timeout-minutes`, as milliseconds. */
   timeoutMs?: number
 }
 
@@ -57,13 +130,175 @@ const asRecord = (value: unknown): Record<string, unknown> =>
 const stringValues = (value: unknown): Record<string, string> =>
   Object.fromEntries(Object.entries(asRecord(value)).map(([k, v]) => [k, String(v)]))
 
-/**
- * Reads a workflow file's text into a {@link WorkflowSpec}. The action step is the first step whose
- * `uses:` is `./` (the action in the repository) or mentions `loop-controller`; otherwise the first
- * step with a `with:`.
- */
+const WORKFLOW_KEYS = new Set(['name', 'run-name', 'on', 'true', 'permissions', 'env', 'concurrency', 'jobs'])
+const JOB_KEYS = new Set([
+  'name',
+  'runs-on',
+  'needs',
+  'if',
+  'permissions',
+  'concurrency',
+  'outputs',
+  'env',
+  'steps',
+  'strategy',
+  'timeout-minutes',
+])
+const CALLER_JOB_KEYS = new Set(['name', 'needs', 'if', 'permissions', 'uses', 'with', 'secrets', 'strategy'])
+const STEP_KEYS = new Set(['id', 'name', 'if', 'run', 'uses', 'with', 'env', 'shell', 'working-directory'])
+STEP_KEYS.add('continue-on-error')
+
+/** Refuses keys the engine would otherwise ignore. */
+function refuseUnknownKeys(where: string, value: Record<string, unknown>, known: Set<string>): void {
+  const unknown = Object.keys(value).filter((key) => !known.has(key))
+  if (unknown.length > 0) {
+    throw new Error(`sandbox: ${where}: the workflow engine does not run ${unknown.map((k) => `'${k}'`).join(', ')}`)
+  }
+}
+
+function permissionsOf(value: unknown): Permissions | undefined {
+  if (value === 'read-all' || value === 'write-all') {
+    const level = value === 'read-all' ? 'read' : 'write'
+    return { actions: level, contents: level, issues: level, 'pull-requests': level, checks: level }
+  }
+  if (value !== undefined && typeof value === 'object') return stringValues(value) as Permissions
+  return undefined
+}
+
+function concurrencyOf(file: string, value: unknown): ConcurrencySpec | undefined {
+  if (value === undefined) return undefined
+  if (typeof value === 'string') return { group: value, cancelInProgress: false }
+  const record = asRecord(value)
+  const spec: ConcurrencySpec = {
+    group: String(record.group ?? ''),
+    cancelInProgress: record['cancel-in-progress'] === true,
+  }
+  const queue = record.queue
+  if (queue !== undefined) {
+    if (queue !== 'single' && queue !== 'max') {
+      throw new Error(`${file}: concurrency.queue must be 'single' or 'max'; got ${JSON.stringify(queue)}`)
+    }
+    spec.queue = queue
+  }
+  return spec
+}
+
+function stepOf(where: string, raw: unknown, index: number): StepSpec {
+  const step = asRecord(raw)
+  refuseUnknownKeys(`${where} step ${index + 1}`, step, STEP_KEYS)
+  if ((step.run === undefined) === (step.uses === undefined)) {
+    throw new Error(`sandbox: ${where} step ${index + 1} needs exactly one of 'run' and 'uses'`)
+  }
+  if (step.shell !== undefined && step.shell !== 'bash') {
+    throw new Error(`sandbox: ${where} step ${index + 1}: only 'shell: bash' runs here; got '${String(step.shell)}'`)
+  }
+  const spec: StepSpec = {
+    with: stringValues(step.with),
+    env: stringValues(step.env),
+    continueOnError: step['continue-on-error'] === true,
+  }
+  if (step.id !== undefined) spec.id = String(step.id)
+  if (step.name !== undefined) spec.name = String(step.name)
+  if (step.if !== undefined) spec.if = String(step.if)
+  if (step.run !== undefined) spec.run = String(step.run)
+  if (step.uses !== undefined) spec.uses = String(step.uses)
+  if (step['working-directory'] !== undefined) spec.workingDirectory = String(step['working-directory'])
+  return spec
+}
+
+function jobOf(file: string, id: string, raw: unknown): JobSpec {
+  const job = asRecord(raw)
+  const where = `${file}: job '${id}'`
+  refuseUnknownKeys(where, job, job.uses === undefined ? JOB_KEYS : CALLER_JOB_KEYS)
+  const needs = job.needs === undefined ? [] : Array.isArray(job.needs) ? job.needs.map(String) : [String(job.needs)]
+  const spec: JobSpec = {
+    id,
+    needs,
+    outputs: stringValues(job.outputs),
+    env: stringValues(job.env),
+    steps: (Array.isArray(job.steps) ? job.steps : []).map((step, index) => stepOf(where, step, index)),
+  }
+  if (job.name !== undefined) spec.name = String(job.name)
+  if (job.if !== undefined) spec.if = String(job.if)
+  const permissions = permissionsOf(job.permissions)
+  if (permissions) spec.permissions = permissions
+  const concurrency = concurrencyOf(file, job.concurrency)
+  if (concurrency) spec.concurrency = concurrency
+  if (job['timeout-minutes'] !== undefined) spec.timeoutMinutes = String(job['timeout-minutes'])
+  if (job.strategy !== undefined) {
+    const strategy = asRecord(job.strategy)
+    refuseUnknownKeys(`${where} strategy`, strategy, new Set(['matrix', 'fail-fast', 'max-parallel']))
+    spec.strategy = { matrix: strategy.matrix, failFast: strategy['fail-fast'] ?? true }
+    if (strategy['max-parallel'] !== undefined) spec.strategy.maxParallel = strategy['max-parallel']
+  }
+  if (job.uses !== undefined) {
+    const secrets = job.secrets === 'inherit' ? 'inherit' : stringValues(job.secrets)
+    spec.call = { uses: String(job.uses), with: { ...asRecord(job.with) }, secrets }
+  } else if (spec.steps.length === 0) {
+    throw new Error(`sandbox: ${where} has no steps`)
+  }
+  return spec
+}
+
+function workflowCallOf(raw: unknown): WorkflowCallSpec {
+  const call = asRecord(raw)
+  const inputs: Record<string, CallInput> = {}
+  for (const [name, value] of Object.entries(asRecord(call.inputs))) {
+    const input = asRecord(value)
+    const type = input.type
+    if (type !== 'string' && type !== 'boolean' && type !== 'number') {
+      throw new Error(`sandbox: workflow_call input '${name}' has type ${JSON.stringify(type)}; GitHub requires one`)
+    }
+    inputs[name] = { type, required: input.required === true }
+    if (input.default !== undefined) inputs[name].default = input.default
+  }
+  const secrets = Object.fromEntries(
+    Object.entries(asRecord(call.secrets)).map(([name, value]) => [
+      name,
+      { required: asRecord(value).required === true },
+    ]),
+  )
+  const outputs = Object.fromEntries(
+    Object.entries(asRecord(call.outputs)).map(([name, value]) => [name, String(asRecord(value).value ?? '')]),
+  )
+  return { inputs, secrets, outputs }
+}
+
+/** Refuses `needs` that name no job of the workflow, or that go round in a cycle. */
+function checkNeeds(file: string, jobs: JobSpec[]): void {
+  const byId = new Map(jobs.map((job) => [job.id, job]))
+  for (const job of jobs) {
+    const unknown = job.needs.find((need) => !byId.has(need))
+    if (unknown)
+      throw new Error(`sandbox: ${file}: job '${job.id}' needs '${unknown}', which is not a job of the workflow`)
+  }
+  const done = new Set<string>()
+  const visit = (id: string, path: string[]): void => {
+    if (path.includes(id)) {
+      throw new Error(
+        `sandbox: ${file}: the jobs' needs form a cycle: ${[...path.slice(path.indexOf(id)), id].join(' -> ')}`,
+      )
+    }
+    if (done.has(id)) return
+    for (const need of byId.get(id)?.needs ?? []) visit(need, [...path, id])
+    done.add(id)
+  }
+  for (const job of jobs) visit(job.id, [])
+}
+
+/** Whether a step's `uses:` is the action under test: `./`, or an action (not a workflow) of loop-controller. */
+export const usesActionUnderTest = (uses: string | undefined): boolean =>
+  uses !== undefined && (uses === './' || (uses.includes('loop-controller') && !uses.includes('/.github/workflows/')))
+
+/** The job whose steps use the action under test (else the first job). */
+export function actionJobOf(spec: WorkflowSpec): JobSpec | undefined {
+  return spec.jobs?.find((job) => job.steps.some((step) => usesActionUnderTest(step.uses))) ?? spec.jobs?.[0]
+}
+
+/** Reads a workflow file's text into a {@link WorkflowSpec}; throws on what the engine cannot run. */
 export function parseWorkflow(file: string, text: string): WorkflowSpec {
   const doc = asRecord(parse(text))
+  refuseUnknownKeys(file, doc, WORKFLOW_KEYS)
   const rawOn = doc.on ?? doc.true // YAML 1.1 parsers read a bare `on` key as `true`.
   const on =
     typeof rawOn === 'string' ? [rawOn] : Array.isArray(rawOn) ? rawOn.map(String) : Object.keys(asRecord(rawOn))
@@ -78,253 +313,100 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
       ...(Array.isArray(input.options) ? { options: input.options.map(String) } : {}),
     }
   }
-  const jobs = Object.entries(asRecord(doc.jobs))
-  const [jobId, rawJob] = jobs[0] ?? ['loop', {}]
-  const job = asRecord(rawJob)
-  const steps = Array.isArray(job.steps) ? job.steps.map(asRecord) : []
-  const step =
-    steps.find((s) => typeof s.uses === 'string' && (s.uses === './' || s.uses.includes('loop-controller'))) ??
-    steps.find((s) => s.with !== undefined) ??
-    {}
-  const concurrency = job.concurrency ?? doc.concurrency
-  const permissions = job.permissions ?? doc.permissions
-  const spec: WorkflowSpec = {
-    file,
-    on,
-    inputs,
-    with: stringValues(step.with),
-    env: { ...stringValues(doc.env), ...stringValues(job.env), ...stringValues(step.env) },
-    job: jobId,
-  }
+  const jobs = Object.entries(asRecord(doc.jobs)).map(([id, raw]) => jobOf(file, id, raw))
+  checkNeeds(file, jobs)
+  const spec: WorkflowSpec = { file, on, inputs, jobs, workflowEnv: stringValues(doc.env) }
+  if (on.includes('workflow_call')) spec.workflowCall = workflowCallOf(asRecord(rawOn).workflow_call)
   if (typeof doc.name === 'string') spec.name = doc.name
-  if (typeof concurrency === 'string') spec.concurrency = concurrency
-  else if (concurrency !== undefined) {
-    spec.concurrency = String(asRecord(concurrency).group ?? '')
-    spec.cancelInProgress = asRecord(concurrency)['cancel-in-progress'] === true
-    const queue = asRecord(concurrency).queue
-    if (queue !== undefined) {
-      if (queue !== 'single' && queue !== 'max') {
-        throw new Error(`${file}: concurrency.queue must be 'single' or 'max'; got ${JSON.stringify(queue)}`)
-      }
-      spec.queue = queue
-    }
+  const workflowPermissions = permissionsOf(doc.permissions)
+  if (workflowPermissions) spec.workflowPermissions = workflowPermissions
+  const workflowConcurrency = concurrencyOf(file, doc.concurrency)
+  if (workflowConcurrency) spec.workflowConcurrency = workflowConcurrency
+
+  // The action job's view, as the engine described a one-job workflow before it ran jobs.
+  const job = actionJobOf(spec)
+  const step = job?.steps.find((s) => usesActionUnderTest(s.uses)) ?? job?.steps.find((s) => Object.keys(s.with).length)
+  spec.job = job?.id ?? 'loop'
+  spec.with = { ...step?.with }
+  spec.env = { ...spec.workflowEnv, ...job?.env, ...step?.env }
+  const concurrency = job?.concurrency ?? workflowConcurrency
+  if (concurrency) {
+    spec.concurrency = concurrency.group
+    spec.cancelInProgress = concurrency.cancelInProgress
+    if (concurrency.queue) spec.queue = concurrency.queue
   }
-  if (permissions !== undefined && typeof permissions === 'object') {
-    spec.permissions = stringValues(permissions) as WorkflowSpec['permissions']
-  } else if (permissions === 'read-all' || permissions === 'write-all') {
-    const level = permissions === 'read-all' ? 'read' : 'write'
-    spec.permissions = { actions: level, contents: level, issues: level, 'pull-requests': level, checks: level }
+  const permissions = job?.permissions ?? workflowPermissions
+  if (permissions) spec.permissions = permissions
+  if (job?.if !== undefined) spec.if = job.if
+  const minutes = Number(job?.timeoutMinutes)
+  if (job?.timeoutMinutes !== undefined && Number.isFinite(minutes)) spec.timeoutMs = minutes * 60_000
+  const checkout = job?.steps.find((s) => s.uses?.startsWith('actions/checkout'))
+  if (checkout?.with['fetch-depth'] !== undefined) spec.fetchDepth = Number(checkout.with['fetch-depth'])
+  if (checkout?.with['persist-credentials'] !== undefined) {
+    spec.persistCredentials = checkout.with['persist-credentials'] !== 'false'
   }
-  if (typeof job.if === 'string' || typeof job.if === 'boolean') spec.if = String(job.if)
-  if (typeof job['timeout-minutes'] === 'number') spec.timeoutMs = job['timeout-minutes'] * 60_000
-  const checkout = steps.find((s) => typeof s.uses === 'string' && s.uses.startsWith('actions/checkout'))
-  const depth = asRecord(checkout?.with)['fetch-depth']
-  if (depth !== undefined) spec.fetchDepth = Number(depth)
-  const persist = asRecord(checkout?.with)['persist-credentials']
-  if (persist !== undefined) spec.persistCredentials = persist !== false && persist !== 'false'
-  const major = /^actions\/checkout@v(\d+)/.exec(String(checkout?.uses ?? ''))?.[1]
+  const major = /^actions\/checkout@v(\d+)/.exec(checkout?.uses ?? '')?.[1]
   if (major !== undefined) spec.checkoutMajor = Number(major)
   return spec
 }
 
-/** The contexts expressions read: `github`, `inputs`, `secrets`, `env`, `vars`. */
-export type ExpressionContext = Record<string, unknown>
-
-type Token = { kind: 'num' | 'str' | 'ident' | 'op'; text: string; value?: unknown }
-
-function tokenize(source: string): Token[] {
-  const tokens: Token[] = []
-  let i = 0
-  while (i < source.length) {
-    const rest = source.slice(i)
-    const space = /^\s+/.exec(rest)
-    if (space) {
-      i += space[0].length
-      continue
-    }
-    const quoted = /^'((?:[^']|'')*)'/.exec(rest)
-    const number = /^-?\d+(\.\d+)?/.exec(rest)
-    const ident = /^[A-Za-z_][\w-]*/.exec(rest)
-    const op = /^(==|!=|<=|>=|&&|\|\||[!<>().,[\]*])/.exec(rest)
-    if (quoted) tokens.push({ kind: 'str', text: quoted[0], value: quoted[1]?.replaceAll("''", "'") })
-    else if (number) tokens.push({ kind: 'num', text: number[0], value: Number(number[0]) })
-    else if (ident) tokens.push({ kind: 'ident', text: ident[0] })
-    else if (op) tokens.push({ kind: 'op', text: op[0] })
-    else throw new Error(`sandbox: cannot read the expression '${source}' at '${rest}'`)
-    i += (quoted ?? number ?? ident ?? op)?.[0].length ?? 1
-  }
-  return tokens
-}
-
-/** GitHub's truthiness: false, 0, '', null and NaN are false; objects and arrays are true. */
-const truthy = (value: unknown): boolean =>
-  !(value === false || value === 0 || value === '' || value === null || value === undefined || Number.isNaN(value))
-
-/** GitHub's loose equality: strings compare case-insensitively; mixed types compare as numbers. */
-function looseEquals(left: unknown, right: unknown): boolean {
-  if (typeof left === 'string' && typeof right === 'string') return left.toLowerCase() === right.toLowerCase()
-  if (typeof left === 'object' && left !== null) return left === right
-  if (typeof right === 'object' && right !== null) return false
-  const asNumber = (v: unknown) => (v === null || v === undefined ? 0 : v === '' ? 0 : Number(v))
-  return asNumber(left) === asNumber(right)
-}
-
-const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
-  contains: (search, item) =>
-    Array.isArray(search)
-      ? search.some((element) => looseEquals(element, item))
-      : String(search ?? '')
-          .toLowerCase()
-          .includes(String(item ?? '').toLowerCase()),
-  startswith: (text, prefix) =>
-    String(text ?? '')
-      .toLowerCase()
-      .startsWith(String(prefix ?? '').toLowerCase()),
-  endswith: (text, suffix) =>
-    String(text ?? '')
-      .toLowerCase()
-      .endsWith(String(suffix ?? '').toLowerCase()),
-  format: (template, ...args) =>
-    String(template).replace(/\{(\d+)\}/g, (_, index: string) => String(args[Number(index)] ?? '')),
-  join: (items, separator = ',') => (Array.isArray(items) ? items.join(String(separator)) : String(items ?? '')),
-  tojson: (value) => JSON.stringify(value, null, 2),
-  fromjson: (text) => JSON.parse(String(text)),
-  // The engine runs one job: nothing before it failed or was cancelled.
-  success: () => true,
-  always: () => true,
-  failure: () => false,
-  cancelled: () => false,
-}
-
 /**
- * Evaluates one expression (the text inside `${{ }}`) as GitHub does: literals, context paths
- * (`github.event.issue.number`, `inputs['loop-id']`), `!`, `==`, `!=`, `<`, `>`, `<=`, `>=`, `&&`, `||`,
- * parentheses, and the functions contains, startsWith, endsWith, format, join, toJSON, fromJSON,
- * success, always, failure, cancelled.
+ * The workflow with a test's overrides (`startSandbox({ workflow })`) applied to its jobs: trigger,
+ * name and inputs to the workflow; the action job's fields to the job that uses the action (concurrency
+ * where the file declares it). Without a file, one job: checkout, then the action with `with`.
  */
-export function evaluateExpression(expression: string, context: ExpressionContext): unknown {
-  const tokens = tokenize(expression)
-  let position = 0
-  const peek = () => tokens[position]
-  const take = (text?: string): Token => {
-    const token = tokens[position]
-    if (!token || (text !== undefined && token.text !== text)) {
-      throw new Error(`sandbox: expected '${text ?? 'more'}' in the expression '${expression}'`)
+export function applyOverrides(parsed: WorkflowSpec | undefined, overrides: Partial<WorkflowSpec> & { file: string }) {
+  const spec: WorkflowSpec = { ...parsed, ...overrides }
+  if (!parsed) {
+    const checkoutWith: Record<string, string> = {}
+    if (overrides.fetchDepth !== undefined) checkoutWith['fetch-depth'] = String(overrides.fetchDepth)
+    if (overrides.persistCredentials !== undefined) {
+      checkoutWith['persist-credentials'] = String(overrides.persistCredentials)
     }
-    position++
-    return token
+    const job: JobSpec = {
+      id: overrides.job ?? 'loop',
+      needs: [],
+      outputs: {},
+      env: { ...overrides.env },
+      steps: [
+        {
+          uses: `actions/checkout@v${overrides.checkoutMajor ?? 4}`,
+          with: checkoutWith,
+          env: {},
+          continueOnError: false,
+        },
+        { uses: './', with: { ...overrides.with }, env: {}, continueOnError: false },
+      ],
+    }
+    if (overrides.if !== undefined) job.if = overrides.if
+    if (overrides.permissions) job.permissions = overrides.permissions
+    if (overrides.concurrency !== undefined) {
+      job.concurrency = { group: overrides.concurrency, cancelInProgress: overrides.cancelInProgress ?? false }
+      if (overrides.queue) job.concurrency.queue = overrides.queue
+    }
+    if (overrides.timeoutMs !== undefined) job.timeoutMinutes = String(overrides.timeoutMs / 60_000)
+    return { ...spec, jobs: [job] }
   }
-  const orExpression = (): unknown => {
-    let value = andExpression()
-    while (peek()?.text === '||') {
-      take()
-      const right = andExpression()
-      value = truthy(value) ? value : right
+  const jobs = (parsed.jobs ?? []).map((job) => ({ ...job, steps: job.steps.map((step) => ({ ...step })) }))
+  spec.jobs = jobs
+  const job = actionJobOf(spec)
+  if (!job) return spec
+  if (overrides.permissions) job.permissions = overrides.permissions
+  if (overrides.if !== undefined) job.if = overrides.if
+  if (overrides.timeoutMs !== undefined) job.timeoutMinutes = String(overrides.timeoutMs / 60_000)
+  const step = job.steps.find((s) => usesActionUnderTest(s.uses))
+  if (overrides.with && step) step.with = { ...overrides.with }
+  const declared = parsed.workflowConcurrency ? 'workflow' : 'job'
+  const current = declared === 'workflow' ? parsed.workflowConcurrency : job.concurrency
+  if (overrides.concurrency !== undefined || overrides.cancelInProgress !== undefined || overrides.queue) {
+    const next: ConcurrencySpec = {
+      group: overrides.concurrency ?? current?.group ?? '',
+      cancelInProgress: overrides.cancelInProgress ?? current?.cancelInProgress ?? false,
     }
-    return value
+    const queue = overrides.queue ?? current?.queue
+    if (queue) next.queue = queue
+    if (declared === 'workflow') spec.workflowConcurrency = next
+    else job.concurrency = next
   }
-  const andExpression = (): unknown => {
-    let value = comparison()
-    while (peek()?.text === '&&') {
-      take()
-      const right = comparison()
-      value = truthy(value) ? right : value
-    }
-    return value
-  }
-  const comparison = (): unknown => {
-    const left = unary()
-    const operator = peek()?.text
-    if (
-      operator === '==' ||
-      operator === '!=' ||
-      operator === '<' ||
-      operator === '>' ||
-      operator === '<=' ||
-      operator === '>='
-    ) {
-      take()
-      const right = unary()
-      if (operator === '==') return looseEquals(left, right)
-      if (operator === '!=') return !looseEquals(left, right)
-      const [a, b] = [Number(left), Number(right)]
-      return operator === '<' ? a < b : operator === '>' ? a > b : operator === '<=' ? a <= b : a >= b
-    }
-    return left
-  }
-  const unary = (): unknown => {
-    if (peek()?.text === '!') {
-      take()
-      return !truthy(unary())
-    }
-    return primary()
-  }
-  const primary = (): unknown => {
-    const token = take()
-    if (token.text === '(') {
-      const value = orExpression()
-      take(')')
-      return value
-    }
-    if (token.kind === 'str' || token.kind === 'num') return token.value
-    if (token.kind !== 'ident') throw new Error(`sandbox: unexpected '${token.text}' in the expression '${expression}'`)
-    const word = token.text
-    if (word === 'true' || word === 'false') return word === 'true'
-    if (word === 'null') return null
-    if (peek()?.text === '(') {
-      const fn = FUNCTIONS[word.toLowerCase()]
-      if (!fn) {
-        throw new Error(
-          `sandbox: the function '${word}' in '${expression}' is beyond what the workflow engine evaluates`,
-        )
-      }
-      take('(')
-      const args: unknown[] = []
-      while (peek()?.text !== ')') {
-        args.push(orExpression())
-        if (peek()?.text === ',') take(',')
-      }
-      take(')')
-      return fn(...args)
-    }
-    let value: unknown = context[word]
-    for (;;) {
-      const next = peek()?.text
-      if (next === '.') {
-        take('.')
-        const property = take().text
-        value = property === '*' ? value : member(value, property)
-      } else if (next === '[') {
-        take('[')
-        const key = orExpression()
-        take(']')
-        value = member(value, String(key))
-      } else {
-        return value
-      }
-    }
-  }
-  const member = (value: unknown, property: string): unknown =>
-    value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[property] : undefined
-  const result = orExpression()
-  if (position < tokens.length) {
-    throw new Error(`sandbox: unexpected '${tokens[position]?.text}' in the expression '${expression}'`)
-  }
-  return result
-}
-
-/** Evaluates a job's `if:` (with or without `${{ }}`) to a boolean, as GitHub does. */
-export function evaluateCondition(condition: string, context: ExpressionContext): boolean {
-  const trimmed = condition.trim()
-  const inner = /^\$\{\{([\s\S]*)\}\}$/.exec(trimmed)?.[1] ?? trimmed
-  return truthy(evaluateExpression(inner, context))
-}
-
-/** Replaces every `${{ expression }}` in `template`; null and undefined become empty strings, as on GitHub. */
-export function interpolate(template: string, context: ExpressionContext): string {
-  return template.replace(/\$\{\{(.*?)\}\}/gs, (_, expression: string) => {
-    const value = evaluateExpression(expression, context)
-    if (value === undefined || value === null) return ''
-    return typeof value === 'object' ? JSON.stringify(value) : String(value)
-  })
+  return spec
 }

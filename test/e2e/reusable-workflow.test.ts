@@ -1,0 +1,158 @@
+// End to end through the repository's own reusable workflow: examples/workflows/loop-from-dispatch.yml
+// calls .github/workflows/loop.yml (mapped from loop-controller/loop-controller/...@v1 to this
+// repository), whose job checks out, skips the setup and install steps it is not asked for, and runs
+// the built action; the action re-dispatches the calling workflow until the loop is COMPLETE.
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  ACTION_DIR,
+  botComments,
+  checkOperationsExercised,
+  describeJobs,
+  projectFiles,
+  pullRequests,
+  type Scenario,
+  startScenario,
+} from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
+
+const MINUTE = 60_000
+let scenario: Scenario | undefined
+afterEach(async () => {
+  await scenario?.stop()
+  scenario = undefined
+})
+
+/**
+ * npm and Claude Code as the runner would have them, offline: `npm install --global` of the Claude
+ * package puts a `claude` on PATH that climbs one step (tools/work.mjs) and answers as `claude -p
+ * --output-format json` does; `npm test` runs the last check; `npm ci`, `npm run build|lint` pass.
+ */
+function fakeNpmAndClaude(bin: string): void {
+  const claude = `#!/usr/bin/env bash
+cat > /dev/null
+node tools/work.mjs >&2
+echo '{"type":"result","subtype":"success","is_error":false,"result":"climbed","session_id":"s-1","num_turns":1,"total_cost_usd":0.01,"usage":{"input_tokens":10,"output_tokens":5}}'
+`
+  const npm = `#!/usr/bin/env bash
+echo "npm $*" >> "${bin}/npm.log"
+case "$1" in
+  install) [[ "$*" == *@anthropic-ai/claude-code@* ]] && cp "${bin}/claude.source" "${bin}/claude" && chmod +x "${bin}/claude" ;;
+  test) node tools/check.mjs 2 ;;
+  *) true ;;
+esac
+`
+  writeFileSync(join(bin, 'claude.source'), claude)
+  writeFileSync(join(bin, 'npm'), npm)
+  chmodSync(join(bin, 'npm'), 0o755)
+}
+
+const example = (name: string) => readFileSync(join(ACTION_DIR, 'examples', 'workflows', name), 'utf8')
+
+describe('the reusable workflow, called by the example workflows', () => {
+  it(
+    'runs loop-from-dispatch.yml → .github/workflows/loop.yml to COMPLETE, one called job per iteration',
+    async () => {
+      const files = {
+        ...projectFiles({ steps: 2 }),
+        '.github/workflows/loop-from-dispatch.yml': example('loop-from-dispatch.yml'),
+      }
+      scenario = await startScenario({
+        steps: 2,
+        sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'called' })
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+
+      expect(
+        jobs.map((job) => [job.name, job.event, job.conclusion]),
+        why,
+      ).toEqual([
+        ['loop / loop iteration', 'workflow_dispatch', 'success'],
+        ['loop / loop iteration', 'workflow_dispatch', 'success'],
+      ])
+      // The called job's steps: checkout ran; setup-node and the agent install were skipped (not asked for).
+      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual(['success', 'skipped', 'skipped', 'success'])
+      expect(jobs.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
+      // The reusable workflow's job outputs, from the action step's.
+      const pull = pullRequests(sandbox)[0]!
+      expect(jobs.map((job) => job.jobOutputs)).toEqual([
+        { status: 'running', stage: jobs[0]!.outputs.stage, 'pr-number': String(pull.number) },
+        { status: 'complete', stage: jobs[1]!.outputs.stage, 'pr-number': String(pull.number) },
+      ])
+      // The controller re-dispatched the caller (GITHUB_WORKFLOW_REF names it), not the reusable workflow.
+      expect(jobs[0]!.env.GITHUB_WORKFLOW_REF).toBe(
+        'acme/demo/.github/workflows/loop-from-dispatch.yml@refs/heads/main',
+      )
+      expect(jobs[1]!.inputs).toMatchObject({ 'loop-id': 'called', iteration: '2' })
+      // The called job's token has what the caller grants, and the reusable job's concurrency group.
+      expect(jobs[0]!.permissions).toEqual({
+        contents: 'write',
+        actions: 'write',
+        'pull-requests': 'write',
+        issues: 'write',
+      })
+      expect(jobs[0]!.concurrencyGroup).toBe('loop-controller-loop/called')
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
+      expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `called` · after 2 iterations/)
+      expect(sandbox.api.violations).toEqual([])
+      expect(sandbox.engine.problems).toEqual([])
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    'runs loop-from-issue.yml → .github/workflows/loop.yml when a writer labels an issue: the agent install step, then Claude (offline stand-ins) to COMPLETE',
+    async () => {
+      const bin = mkdtempSync(join(tmpdir(), 'loop-e2e-bin-'))
+      fakeNpmAndClaude(bin)
+      try {
+        // No loop config: the caller's simple mode (agent claude, its verify lines) is the loop.
+        const { '.github/loop.yml': _config, ...project } = projectFiles({ steps: 2 })
+        const files = { ...project, '.github/workflows/loop-from-issue.yml': example('loop-from-issue.yml') }
+        scenario = await startScenario({
+          steps: 2,
+          sandbox: {
+            repoFiles: files,
+            workflow: { file: 'loop-from-issue.yml' },
+            secrets: { ANTHROPIC_API_KEY: 'sk-ant-offline-stand-in' },
+            extraEnv: { PATH: `${bin}:${process.env.PATH}` },
+          },
+        })
+        const { sandbox } = scenario
+        const issue = await sandbox.openIssue('alice', 'Climb the staircase', 'Two steps, please.')
+        await sandbox.label('alice', issue.number, 'loop')
+        const jobs = await sandbox.waitForIdle(2 * MINUTE)
+        const why = describeJobs(jobs)
+        const ran = jobs.filter((job) => job.conclusion !== 'skipped')
+
+        expect(
+          ran.map((job) => [job.name, job.event, job.conclusion]),
+          why,
+        ).toEqual([
+          ['loop / loop iteration', 'issues', 'success'],
+          ['loop / loop iteration', 'workflow_dispatch', 'success'],
+        ])
+        // checkout, setup-node (the no-op), the agent install, the action.
+        expect(ran[0]!.steps.map((step) => step.outcome)).toEqual(['success', 'success', 'success', 'success'])
+        expect(ran[0]!.stdout).toContain('actions/setup-node@v7 is a no-op here')
+        // The install step ran in each job; the verify commands the caller lists ran as the checks.
+        const npmLog = readFileSync(join(bin, 'npm.log'), 'utf8')
+        expect(npmLog).toContain('npm install --global --no-audit --no-fund @anthropic-ai/claude-code@latest')
+        expect(npmLog).toContain('npm test')
+        expect(ran.at(-1)!.outputs.status, why).toBe('complete')
+        expect(ran.at(-1)!.inputs).toMatchObject({ 'loop-id': `issue-${issue.number}` })
+        expect(sandbox.api.violations).toEqual([])
+        expect(sandbox.engine.problems).toEqual([])
+      } finally {
+        rmSync(bin, { recursive: true, force: true })
+      }
+    },
+    3 * MINUTE,
+  )
+})

@@ -1,0 +1,153 @@
+// A job that `uses:` a reusable workflow: the called workflow's jobs run in the caller's run, with the
+// caller's event and `github` context, `with:` as typed `inputs`, the secrets passed (or inherited),
+// permissions no wider than the calling job's, and the workflow's `outputs` read back as needs outputs.
+import { afterEach, describe, expect, it } from 'vitest'
+import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
+import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
+
+let sandbox: Sandbox | undefined
+afterEach(async () => {
+  await sandbox?.stop()
+  sandbox = undefined
+})
+
+const REUSABLE = `name: reusable
+on:
+  workflow_call:
+    inputs:
+      greeting:
+        type: string
+        required: true
+      count:
+        type: number
+        default: 1
+      loud:
+        type: boolean
+        default: false
+    secrets:
+      TOKEN_A:
+        required: false
+    outputs:
+      said:
+        value: \${{ jobs.speak.outputs.said }}
+jobs:
+  speak:
+    runs-on: ubuntu-latest
+    permissions:
+      contents: write
+      issues: write
+    outputs:
+      said: \${{ steps.say.outputs.said }}
+    steps:
+      - id: say
+        env:
+          SECRET: \${{ secrets.TOKEN_A }}
+        run: |
+          echo "said=\${{ inputs.greeting }} x\${{ inputs.count }} loud=\${{ inputs.loud }} secret=\${#SECRET} on \${{ github.event_name }} from $GITHUB_WORKFLOW_REF" >> "$GITHUB_OUTPUT"
+`
+
+const CALLER = `name: caller
+on:
+  workflow_dispatch:
+    inputs:
+      who:
+        type: string
+        default: world
+permissions:
+  contents: write
+  actions: read
+jobs:
+  call:
+    permissions:
+      contents: read
+      issues: write
+    uses: ./.github/workflows/reusable.yml
+    with:
+      greeting: hello \${{ inputs.who }}
+      count: 3
+    secrets:
+      TOKEN_A: \${{ secrets.A }}
+  call-inherit:
+    needs: call
+    uses: ./.github/workflows/reusable.yml
+    with:
+      greeting: \${{ needs.call.outputs.said }}
+      loud: true
+    secrets: inherit
+  report:
+    needs: [call, call-inherit]
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo "\${{ needs.call-inherit.outputs.said }} | \${{ needs.call.result }}"
+`
+
+const start = (caller: string) =>
+  startSandbox({
+    actionDir: TEST_ACTION_DIR,
+    repoFiles: {
+      ...REPO_FILES,
+      '.github/workflows/reusable.yml': REUSABLE,
+      '.github/workflows/caller.yml': caller,
+    },
+    workflow: { file: 'caller.yml' },
+    secrets: { A: 'sekrit' },
+  })
+
+const byName = (jobs: readonly JobRecord[]) => Object.fromEntries(jobs.map((job) => [job.name, job]))
+
+describe('workflow_call', () => {
+  it("runs the called workflow's jobs in the caller's run with typed inputs, secrets, capped permissions and outputs", async () => {
+    sandbox = await start(CALLER)
+    const { runId } = await sandbox.dispatch({})
+    const jobs = await sandbox.waitForIdle(30_000)
+    const named = byName(jobs)
+    const from = 'from acme/demo/.github/workflows/caller.yml@refs/heads/main'
+
+    expect(jobs.map((j) => [j.name, j.conclusion, j.runId])).toEqual([
+      ['call / speak', 'success', runId],
+      ['call-inherit / speak', 'success', runId],
+      ['report', 'success', runId],
+    ])
+    const first = `hello world x3 loud=false secret=6 on workflow_dispatch ${from}`
+    expect(named['call / speak']?.jobOutputs).toEqual({ said: first })
+    expect(named['call-inherit / speak']?.jobOutputs).toEqual({
+      said: `${first} x1 loud=true secret=0 on workflow_dispatch ${from}`,
+    })
+    expect(named.report?.stdout).toBe(`${first} x1 loud=true secret=0 on workflow_dispatch ${from} | success\n`)
+    // The called job asks for contents: write and issues: write; it gets no more than its caller has.
+    expect(named['call / speak']?.permissions).toEqual({ contents: 'read', issues: 'write' })
+    expect(named['call-inherit / speak']?.permissions).toEqual({ contents: 'write' })
+    expect(named['call / speak']?.env.GITHUB_JOB).toBe('speak')
+    expect(sandbox.engine.problems).toEqual([])
+    expect(sandbox.api.violations).toEqual([])
+  })
+
+  it('fails a call GitHub would refuse, naming why: an undeclared input, a missing required one, a foreign workflow', async () => {
+    sandbox = await start(`name: caller
+on: workflow_dispatch
+jobs:
+  undeclared:
+    uses: ./.github/workflows/reusable.yml
+    with:
+      greeting: hi
+      colour: red
+  missing:
+    uses: ./.github/workflows/reusable.yml
+  foreign:
+    uses: octo/elsewhere/.github/workflows/build.yml@v1
+`)
+    const { runId } = await sandbox.dispatch({})
+    const named = byName(await sandbox.waitForIdle(30_000))
+
+    expect(named['undeclared / speak']?.conclusion).toBe('failure')
+    expect(named['missing / speak']?.conclusion).toBe('failure')
+    expect(named.foreign?.conclusion).toBe('failure')
+    expect([...sandbox.engine.problems].sort()).toEqual([
+      `run ${runId} job 'foreign': job 'foreign': the workflow engine runs reusable workflows of this repository or of loop-controller; not octo/elsewhere/.github/workflows/build.yml@v1`,
+      `run ${runId} job 'missing': Input greeting is required, but not provided while calling.`,
+      `run ${runId} job 'undeclared': Invalid input, colour is not defined in the referenced workflow.`,
+    ])
+    expect(sandbox.api.model.runs.get(runId)?.conclusion).toBe('failure')
+  })
+})

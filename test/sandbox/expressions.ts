@@ -1,0 +1,244 @@
+// GitHub's `${{ }}` expressions as far as workflows run by the sandbox use them: literals, context
+// paths, operators, a few functions, and the status functions, which read the job's or step's state
+// from the context's `$status` (absent: nothing failed, as in a lone job).
+/**
+ * The contexts expressions read (`github`, `inputs`, `secrets`, `env`, `vars`, `needs`, `matrix`,
+ * `steps`, `jobs`...), and `$status` for the status functions.
+ */
+export type ExpressionContext = Record<string, unknown> & { $status?: StatusContext }
+
+type Token = { kind: 'num' | 'str' | 'ident' | 'op'; text: string; value?: unknown }
+
+function tokenize(source: string): Token[] {
+  const tokens: Token[] = []
+  let i = 0
+  while (i < source.length) {
+    const rest = source.slice(i)
+    const space = /^\s+/.exec(rest)
+    if (space) {
+      i += space[0].length
+      continue
+    }
+    const quoted = /^'((?:[^']|'')*)'/.exec(rest)
+    const number = /^-?\d+(\.\d+)?/.exec(rest)
+    const ident = /^[A-Za-z_][\w-]*/.exec(rest)
+    const op = /^(==|!=|<=|>=|&&|\|\||[!<>().,[\]*])/.exec(rest)
+    if (quoted) tokens.push({ kind: 'str', text: quoted[0], value: quoted[1]?.replaceAll("''", "'") })
+    else if (number) tokens.push({ kind: 'num', text: number[0], value: Number(number[0]) })
+    else if (ident) tokens.push({ kind: 'ident', text: ident[0] })
+    else if (op) tokens.push({ kind: 'op', text: op[0] })
+    else throw new Error(`sandbox: cannot read the expression '${source}' at '${rest}'`)
+    i += (quoted ?? number ?? ident ?? op)?.[0].length ?? 1
+  }
+  return tokens
+}
+
+/** GitHub's truthiness: false, 0, '', null and NaN are false; objects and arrays are true. */
+const truthy = (value: unknown): boolean =>
+  !(value === false || value === 0 || value === '' || value === null || value === undefined || Number.isNaN(value))
+
+/** GitHub's loose equality: strings compare case-insensitively; mixed types compare as numbers. */
+function looseEquals(left: unknown, right: unknown): boolean {
+  if (typeof left === 'string' && typeof right === 'string') return left.toLowerCase() === right.toLowerCase()
+  if (typeof left === 'object' && left !== null) return left === right
+  if (typeof right === 'object' && right !== null) return false
+  const asNumber = (v: unknown) => (v === null || v === undefined ? 0 : v === '' ? 0 : Number(v))
+  return asNumber(left) === asNumber(right)
+}
+
+const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
+  contains: (search, item) =>
+    Array.isArray(search)
+      ? search.some((element) => looseEquals(element, item))
+      : String(search ?? '')
+          .toLowerCase()
+          .includes(String(item ?? '').toLowerCase()),
+  startswith: (text, prefix) =>
+    String(text ?? '')
+      .toLowerCase()
+      .startsWith(String(prefix ?? '').toLowerCase()),
+  endswith: (text, suffix) =>
+    String(text ?? '')
+      .toLowerCase()
+      .endsWith(String(suffix ?? '').toLowerCase()),
+  format: (template, ...args) =>
+    String(template).replace(/\{(\d+)\}/g, (_, index: string) => String(args[Number(index)] ?? '')),
+  join: (items, separator = ',') => (Array.isArray(items) ? items.join(String(separator)) : String(items ?? '')),
+  tojson: (value) => JSON.stringify(value, null, 2),
+  fromjson: (text) => JSON.parse(String(text)),
+}
+
+/** What the status functions report: for a job's `if:` its needs' results, for a step's the steps before. */
+export interface StatusContext {
+  success: boolean
+  failure: boolean
+  cancelled: boolean
+}
+
+const STATUS_FUNCTIONS = new Set(['success', 'failure', 'cancelled', 'always'])
+
+/** Whether a condition calls a status function (without one, GitHub reads it as `success() && (...)`). */
+export const callsStatusFunction = (condition: string): boolean =>
+  /\b(success|failure|cancelled|always)\s*\(/i.test(condition)
+
+/**
+ * Evaluates one expression (the text inside `${{ }}`) as GitHub does: literals, context paths
+ * (`github.event.issue.number`, `inputs['loop-id']`), `!`, `==`, `!=`, `<`, `>`, `<=`, `>=`, `&&`, `||`,
+ * parentheses, and the functions contains, startsWith, endsWith, format, join, toJSON, fromJSON,
+ * success, always, failure, cancelled.
+ */
+export function evaluateExpression(expression: string, context: ExpressionContext): unknown {
+  const tokens = tokenize(expression)
+  let position = 0
+  const peek = () => tokens[position]
+  const take = (text?: string): Token => {
+    const token = tokens[position]
+    if (!token || (text !== undefined && token.text !== text)) {
+      throw new Error(`sandbox: expected '${text ?? 'more'}' in the expression '${expression}'`)
+    }
+    position++
+    return token
+  }
+  const orExpression = (): unknown => {
+    let value = andExpression()
+    while (peek()?.text === '||') {
+      take()
+      const right = andExpression()
+      value = truthy(value) ? value : right
+    }
+    return value
+  }
+  const andExpression = (): unknown => {
+    let value = comparison()
+    while (peek()?.text === '&&') {
+      take()
+      const right = comparison()
+      value = truthy(value) ? right : value
+    }
+    return value
+  }
+  const comparison = (): unknown => {
+    const left = unary()
+    const operator = peek()?.text
+    if (
+      operator === '==' ||
+      operator === '!=' ||
+      operator === '<' ||
+      operator === '>' ||
+      operator === '<=' ||
+      operator === '>='
+    ) {
+      take()
+      const right = unary()
+      if (operator === '==') return looseEquals(left, right)
+      if (operator === '!=') return !looseEquals(left, right)
+      const [a, b] = [Number(left), Number(right)]
+      return operator === '<' ? a < b : operator === '>' ? a > b : operator === '<=' ? a <= b : a >= b
+    }
+    return left
+  }
+  const unary = (): unknown => {
+    if (peek()?.text === '!') {
+      take()
+      return !truthy(unary())
+    }
+    return primary()
+  }
+  const primary = (): unknown => {
+    const token = take()
+    if (token.text === '(') {
+      const value = orExpression()
+      take(')')
+      return value
+    }
+    if (token.kind === 'str' || token.kind === 'num') return token.value
+    if (token.kind !== 'ident') throw new Error(`sandbox: unexpected '${token.text}' in the expression '${expression}'`)
+    const word = token.text
+    if (word === 'true' || word === 'false') return word === 'true'
+    if (word === 'null') return null
+    if (peek()?.text === '(') {
+      const lower = word.toLowerCase()
+      if (STATUS_FUNCTIONS.has(lower)) {
+        take('(')
+        take(')')
+        const status = context.$status ?? { success: true, failure: false, cancelled: false }
+        return lower === 'always' ? true : status[lower as keyof StatusContext]
+      }
+      const fn = FUNCTIONS[lower]
+      if (!fn) {
+        throw new Error(
+          `sandbox: the function '${word}' in '${expression}' is beyond what the workflow engine evaluates`,
+        )
+      }
+      take('(')
+      const args: unknown[] = []
+      while (peek()?.text !== ')') {
+        args.push(orExpression())
+        if (peek()?.text === ',') take(',')
+      }
+      take(')')
+      return fn(...args)
+    }
+    let value: unknown = context[word]
+    for (;;) {
+      const next = peek()?.text
+      if (next === '.') {
+        take('.')
+        const property = take().text
+        value = property === '*' ? value : member(value, property)
+      } else if (next === '[') {
+        take('[')
+        const key = orExpression()
+        take(']')
+        value = member(value, String(key))
+      } else {
+        return value
+      }
+    }
+  }
+  const member = (value: unknown, property: string): unknown =>
+    value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[property] : undefined
+  const result = orExpression()
+  if (position < tokens.length) {
+    throw new Error(`sandbox: unexpected '${tokens[position]?.text}' in the expression '${expression}'`)
+  }
+  return result
+}
+
+/** Evaluates a job's `if:` (with or without `${{ }}`) to a boolean, as GitHub does. */
+export function evaluateCondition(condition: string, context: ExpressionContext): boolean {
+  const trimmed = condition.trim()
+  const inner = /^\$\{\{([\s\S]*)\}\}$/.exec(trimmed)?.[1] ?? trimmed
+  return truthy(evaluateExpression(inner, context))
+}
+
+/** Replaces every `${{ expression }}` in `template`; null and undefined become empty strings, as on GitHub. */
+export function interpolate(template: string, context: ExpressionContext): string {
+  return template.replace(/\$\{\{(.*?)\}\}/gs, (_, expression: string) => {
+    const value = evaluateExpression(expression, context)
+    if (value === undefined || value === null) return ''
+    return typeof value === 'object' ? JSON.stringify(value) : String(value)
+  })
+}
+
+/**
+ * A job's or step's `if:` as GitHub reads it: without a status function it means `success() && (...)`;
+ * an absent condition means `success()`.
+ */
+export function evaluateIf(condition: string | undefined, context: ExpressionContext): boolean {
+  const status = context.$status ?? { success: true, failure: false, cancelled: false }
+  if (condition === undefined || condition.trim() === '') return status.success
+  if (!callsStatusFunction(condition)) return status.success && evaluateCondition(condition, context)
+  return evaluateCondition(condition, context)
+}
+
+/**
+ * A value that may be one whole `${{ }}` (kept as the value it evaluates to: an object from fromJSON, a
+ * boolean), or a template (interpolated to a string); anything else as it is.
+ */
+export function evaluateValue(value: unknown, context: ExpressionContext): unknown {
+  if (typeof value !== 'string') return value
+  const whole = /^\s*\$\{\{((?:(?!\}\})[\s\S])*)\}\}\s*$/.exec(value)
+  if (whole?.[1] !== undefined) return evaluateExpression(whole[1], context)
+  return value.includes('${{') ? interpolate(value, context) : value
+}

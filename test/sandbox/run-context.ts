@@ -1,0 +1,122 @@
+// What a run starts from: the dispatch's inputs as GitHub checks them, the contexts every job of the
+// run reads (`github`, `inputs`, `secrets`, `vars`), and the run's conclusion from its jobs'.
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { refNameOf } from './checkout.js'
+import type { ExpressionContext } from './expressions.js'
+import type * as gh from './github-objects.js'
+import type { Conclusion, JobRecord, RunState } from './job-record.js'
+import { ApiError } from './rest-api.js'
+import { type DispatchInput, parseWorkflow, type WorkflowSpec } from './workflow-file.js'
+
+/** The dispatch's inputs with defaults; refuses (422) what GitHub refuses. */
+export function checkDispatchInputs(
+  declared: Record<string, DispatchInput> | undefined,
+  given: Record<string, string>,
+): Record<string, string> {
+  const request = { inputs: given }
+  const inputs: Record<string, string> = {}
+  if (declared && Object.keys(declared).length > 0) {
+    const unexpected = Object.keys(request.inputs).filter((name) => !(name in declared))
+    if (unexpected.length > 0) throw new ApiError(422, `Unexpected inputs provided: ${JSON.stringify(unexpected)}`)
+    for (const [name, input] of Object.entries(declared)) {
+      const value = request.inputs[name] ?? input.default
+      if (value === undefined || value === '') {
+        if (input.required) throw new ApiError(422, `Required input '${name}' not provided`)
+        continue
+      }
+      if (input.type === 'choice' && input.options && !input.options.includes(value)) {
+        throw new ApiError(422, `Provided value '${value}' for input '${name}' not in the list of allowed values`)
+      }
+      if (input.type === 'boolean' && value !== 'true' && value !== 'false') {
+        throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a boolean`)
+      }
+      inputs[name] = value
+    }
+  } else {
+    Object.assign(inputs, request.inputs)
+  }
+  return inputs
+}
+
+/** The run's conclusion: one job's own; else failure, cancelled, skipped (all skipped) or success. */
+export function runConclusion(records: readonly JobRecord[]): Conclusion {
+  const conclusions = records.map((r) => r.conclusion)
+  if (records.length === 1) return conclusions[0] ?? 'cancelled'
+  if (conclusions.some((c) => c === 'failure' || c === 'timed_out')) return 'failure'
+  if (conclusions.includes('cancelled')) return 'cancelled'
+  return conclusions.every((c) => c === 'skipped') ? 'skipped' : 'success'
+}
+
+export interface RunContextSource {
+  repo: gh.RepoModel
+  workflow: WorkflowSpec
+  serverUrl: string
+  apiUrl: string
+  secrets: Record<string, string>
+  vars: Record<string, string>
+}
+
+/** The contexts of the run: `github` (the caller's, in a called workflow too), `inputs`, `secrets`, `vars`. */
+export function runContext(run: RunState, source: RunContextSource): ExpressionContext {
+  const repo = source.repo
+  const declared = source.workflow.inputs ?? {}
+  const typedInputs: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(run.inputs)) {
+    const type = declared[name]?.type
+    typedInputs[name] = type === 'boolean' ? value === 'true' : type === 'number' ? Number(value) : value
+  }
+  const pull = (run.payload.pull_request ?? {}) as { head?: { ref?: unknown }; base?: { ref?: unknown } }
+  const isPull = run.event.startsWith('pull_request')
+  return {
+    github: {
+      ref: run.ref,
+      ref_name: refNameOf(run.ref),
+      sha: run.sha,
+      repository: `${repo.owner.login}/${repo.name}`,
+      repository_owner: repo.owner.login,
+      run_id: String(run.runId),
+      run_number: String(run.runNumber),
+      run_attempt: String(run.runAttempt),
+      event_name: run.event,
+      event: run.payload,
+      actor: run.actor.login,
+      triggering_actor: run.actor.login,
+      workflow: source.workflow.name ?? `.github/workflows/${source.workflow.file}`,
+      workflow_ref: `${repo.owner.login}/${repo.name}/.github/workflows/${source.workflow.file}@${run.ref}`,
+      server_url: source.serverUrl,
+      api_url: source.apiUrl,
+      graphql_url: `${source.apiUrl}/graphql`,
+      head_ref: isPull ? String(pull.head?.ref ?? '') : '',
+      base_ref: isPull ? String(pull.base?.ref ?? '') : '',
+    },
+    inputs: typedInputs,
+    secrets: { ...source.secrets },
+    vars: { ...source.vars },
+    env: {},
+  }
+}
+
+/**
+ * The workflow a job's `uses:` names: `./.github/workflows/x.yml` from the run's commit (a local git
+ * call on the bare repository), or `<owner>/loop-controller/.github/workflows/x.yml@ref` from the action's
+ * folder (as `uses: loop-controller/loop-controller@v1` is the action under test). Throws for others.
+ */
+export function readCalledWorkflow(uses: string, sha: string, bareDir: string, actionDir: string): WorkflowSpec {
+  const local = /^\.\/(\.github\/workflows\/[^@]+\.ya?ml)$/.exec(uses)
+  if (local?.[1]) {
+    const text = execFileSync('git', ['--git-dir', bareDir, 'show', `${sha}:${local[1]}`], {
+      encoding: 'utf8',
+    })
+    return parseWorkflow(local[1].replace(/^.*\//, ''), text)
+  }
+  // The action's own repository (as `uses: loop-controller/loop-controller@v1` is the action under test).
+  const remote = /^([\w.-]+\/[\w.-]+)\/(\.github\/workflows\/[^@]+\.ya?ml)@.+$/.exec(uses)
+  if (remote?.[1]?.includes('loop-controller') && remote[2]) {
+    const file = join(actionDir, remote[2])
+    if (!existsSync(file)) throw new Error(`${uses}: the action's repository has no ${remote[2]}`)
+    return parseWorkflow(remote[2].replace(/^.*\//, ''), readFileSync(file, 'utf8'))
+  }
+  throw new Error(`the workflow engine runs reusable workflows of this repository or of loop-controller; not ${uses}`)
+}

@@ -1,0 +1,330 @@
+// The jobs of one run as a graph: a job starts when the jobs it needs have ended, independent ones in
+// parallel (bounded per run); its `if:` reads `needs.<job>.result` and the status functions (without
+// one, a job whose need did not succeed is skipped, as on GitHub); `strategy.matrix` (static, or
+// `fromJSON(needs.x.outputs.y)`, with include/exclude, fail-fast, max-parallel) makes one job per leg;
+// a job that `uses:` a reusable workflow runs that workflow's jobs in this run, with its inputs,
+// secrets and outputs.
+import { callsStatusFunction, type ExpressionContext, evaluateIf, evaluateValue, interpolate } from './expressions.js'
+import type { Conclusion, JobRecord, RunState } from './job-record.js'
+import { DEFAULT_PERMISSIONS } from './job-runner.js'
+import { expandMatrix, legName } from './matrix.js'
+import type { JobSpec, Permissions, WorkflowCallSpec, WorkflowSpec } from './workflow-file.js'
+
+/** A job's (or a called workflow's) result and outputs, as `needs.<job>` reads them. */
+export interface NodeOutcome {
+  result: 'success' | 'failure' | 'cancelled' | 'skipped'
+  outputs: Record<string, string>
+}
+
+/** A job ready to run, as the graph hands it to the engine. */
+export interface ReadyJob {
+  job: JobSpec
+  context: ExpressionContext
+  permissions: Permissions | undefined
+  workflowEnv: Record<string, string>
+}
+
+/** What the graph needs from the engine. */
+export interface GraphHost {
+  newRecord(run: RunState, jobId: string, name: string, matrix?: Record<string, unknown>): JobRecord
+  /** Runs the job (through its concurrency group); resolves with its conclusion when it ends. */
+  runJob(record: JobRecord, ready: ReadyJob): Promise<Conclusion>
+  finish(record: JobRecord, conclusion: Conclusion, reason: string): void
+  /** Cancels a job: kills it when running, ends it when waiting. */
+  cancel(record: JobRecord, reason: string): void
+  /** Reads the workflow a job's `uses:` names; throws when the engine cannot. */
+  readCalledWorkflow(uses: string, run: RunState): WorkflowSpec
+  problems: string[]
+  isStopped(): boolean
+}
+
+/** Runs at most `size` tasks at once; a task starts synchronously when a slot is free. */
+export class Limiter {
+  private active = 0
+  private readonly waiting: (() => void)[] = []
+  constructor(private readonly size: number) {}
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const go = (): Promise<T> => {
+      this.active++
+      return task().finally(() => {
+        this.active--
+        this.waiting.shift()?.()
+      })
+    }
+    if (this.active < this.size) return go()
+    return new Promise<T>((resolve, reject) => this.waiting.push(() => go().then(resolve, reject)))
+  }
+}
+
+/** Where a graph runs: its contexts, names and the caps a caller sets. */
+export interface GraphScope {
+  /** github, inputs, secrets, vars. */
+  base: ExpressionContext
+  /** `loop / ` for the jobs of a workflow the job `loop` calls. */
+  namePrefix: string
+  /** The calling job's permissions: a called workflow's jobs get no more. */
+  permissionCap: Permissions | undefined
+  slots: Limiter
+  depth: number
+}
+
+const worst = (results: NodeOutcome['result'][]): NodeOutcome['result'] =>
+  results.includes('failure')
+    ? 'failure'
+    : results.includes('cancelled')
+      ? 'cancelled'
+      : results.length > 0 && results.every((r) => r === 'skipped')
+        ? 'skipped'
+        : 'success'
+
+const resultOf = (conclusion: Conclusion | null): NodeOutcome['result'] =>
+  conclusion === 'timed_out' || conclusion === null ? 'failure' : conclusion
+
+/** GitHub nests reusable workflows at most this deep (the caller plus three levels in its docs of old). */
+const MAX_DEPTH = 4
+
+export class RunGraph {
+  private readonly calls = new Map<string, RunGraph | Error>()
+  private readonly records = new Map<string, JobRecord>()
+
+  constructor(
+    private readonly host: GraphHost,
+    private readonly run: RunState,
+    readonly spec: WorkflowSpec,
+    readonly scope: GraphScope,
+  ) {
+    // Jobs without a matrix get their record now (a pending run shows them); matrix legs when expanded.
+    for (const job of spec.jobs ?? []) {
+      const name = `${scope.namePrefix}${job.name && !job.name.includes('${{') ? job.name : job.id}`
+      if (job.call) {
+        try {
+          if (job.strategy) throw new Error(`a matrix of reusable workflow calls ('${job.id}') is not supported`)
+          if (scope.depth >= MAX_DEPTH) throw new Error(`reusable workflows nest deeper than ${MAX_DEPTH}`)
+          const called = host.readCalledWorkflow(job.call.uses, run)
+          if (!called.workflowCall) throw new Error(`${job.call.uses} has no 'on: workflow_call'`)
+          if (called.workflowConcurrency) throw new Error(`${job.call.uses}: a called workflow's own concurrency`)
+          const nestedScope = { ...scope, namePrefix: `${name} / `, depth: scope.depth + 1 }
+          this.calls.set(job.id, new RunGraph(host, run, called, nestedScope))
+        } catch (error) {
+          this.calls.set(job.id, new Error(`job '${job.id}': ${(error as Error).message}`))
+        }
+      } else if (!job.strategy) this.records.set(job.id, host.newRecord(run, job.id, name))
+    }
+  }
+
+  /** Every record made so far, nested calls' included. */
+  allRecords(): JobRecord[] {
+    const nested = [...this.calls.values()].flatMap((call) => (call instanceof RunGraph ? call.allRecords() : []))
+    return [...this.records.values(), ...nested]
+  }
+
+  /** Runs the jobs; resolves when every one has ended. */
+  async start(): Promise<{ result: NodeOutcome['result']; jobs: Record<string, NodeOutcome> }> {
+    const jobs = new Map((this.spec.jobs ?? []).map((job) => [job.id, job]))
+    const outcomes = new Map<string, Promise<NodeOutcome>>()
+    const outcomeOf = (id: string): Promise<NodeOutcome> => {
+      const known = outcomes.get(id)
+      if (known) return known
+      const job = jobs.get(id)
+      if (!job) throw new Error(`sandbox: no job '${id}'`) // parseWorkflow refused unknown needs already
+      // A job without needs starts now, synchronously: a dispatch's answer finds it running or pending.
+      const outcome =
+        job.needs.length === 0
+          ? this.node(job, {})
+          : Promise.all(job.needs.map(outcomeOf)).then((list) =>
+              this.node(job, Object.fromEntries(job.needs.map((need, index) => [need, list[index] as NodeOutcome]))),
+            )
+      outcomes.set(id, outcome)
+      return outcome
+    }
+    const ids = [...jobs.keys()]
+    const list = await Promise.all(ids.map(outcomeOf))
+    const byId = Object.fromEntries(ids.map((id, index) => [id, list[index] as NodeOutcome]))
+    return { result: worst(list.map((o) => o.result)), jobs: byId }
+  }
+
+  /** Ends every record of this graph (and the graphs it calls) as skipped. */
+  skipAll(reason: string): void {
+    for (const record of this.records.values()) this.host.finish(record, 'skipped', reason)
+    for (const call of this.calls.values()) if (call instanceof RunGraph) call.skipAll(reason)
+  }
+
+  private async node(job: JobSpec, needs: Record<string, NodeOutcome>): Promise<NodeOutcome> {
+    const results = Object.values(needs).map((n) => n.result)
+    const context: ExpressionContext = {
+      ...this.scope.base,
+      needs: needs,
+      $status: {
+        success: results.every((r) => r === 'success'),
+        failure: results.includes('failure'),
+        cancelled: this.run.cancelled,
+      },
+    }
+    const failing = Object.entries(needs).filter(([, n]) => n.result !== 'success')
+    const skipReason = job.if
+      ? `the job's condition is false: ${job.if.trim()}`
+      : `a job it needs did not succeed: ${failing.map(([id, n]) => `${id} (${n.result})`).join(', ')}`
+    try {
+      if (job.call) return await this.callNode(job, context, skipReason)
+      return await this.jobNode(job, context, skipReason)
+    } catch (error) {
+      const message = `run ${this.run.runId} job '${this.scope.namePrefix}${job.id}': ${(error as Error).message}`
+      this.host.problems.push(message)
+      const made = (error as { record?: JobRecord }).record
+      const records = made ? [made] : job.call ? this.callRecords(job) : [this.records.get(job.id)]
+      let failed = false
+      for (const record of records) {
+        if (record && record.status !== 'completed') {
+          this.host.finish(record, 'failure', message)
+          failed = true
+        }
+      }
+      if (!failed && !job.call && job.strategy) {
+        this.host.finish(this.host.newRecord(this.run, job.id, this.scope.namePrefix + job.id), 'failure', message)
+      }
+      return { result: 'failure', outputs: {} }
+    }
+  }
+
+  private callRecords(job: JobSpec): JobRecord[] {
+    const call = this.calls.get(job.id)
+    return call instanceof RunGraph ? call.allRecords() : []
+  }
+
+  private permissionsOf(job: JobSpec): Permissions | undefined {
+    const own = job.permissions ?? this.spec.workflowPermissions
+    const cap = this.scope.permissionCap
+    if (!cap) return own
+    // A called workflow's jobs can keep or lower the caller's permissions, never raise them.
+    const rank = { none: 0, read: 1, write: 2 } as const
+    const capped: Permissions = {}
+    for (const [scope, level] of Object.entries(own ?? cap) as [keyof Permissions, 'read' | 'write'][]) {
+      const limit = cap[scope] ?? 'none'
+      const chosen = rank[level] <= rank[limit] ? level : limit
+      if (chosen !== 'none') capped[scope] = chosen
+    }
+    return capped
+  }
+
+  private async jobNode(job: JobSpec, context: ExpressionContext, skipReason: string): Promise<NodeOutcome> {
+    const legs = job.strategy ? expandMatrix(evaluateValue(job.strategy.matrix, context), context) : [undefined]
+    const records = job.strategy
+      ? legs.map((leg) =>
+          this.host.newRecord(this.run, job.id, this.scope.namePrefix + legName(job, leg, context), leg),
+        )
+      : [this.records.get(job.id) as JobRecord]
+    // In a cancelled run only a job whose `if:` asks for it (`always()`, `cancelled()`) still runs.
+    const runsWhenCancelled = job.if !== undefined && callsStatusFunction(job.if)
+    if (this.host.isStopped() || (this.run.cancelled && !runsWhenCancelled)) {
+      for (const record of records) this.host.finish(record, 'cancelled', 'The run was cancelled')
+      return { result: 'cancelled', outputs: {} }
+    }
+    const failFast = job.strategy ? evaluateValue(job.strategy.failFast, context) !== false : false
+    const maxParallel = Number(evaluateValue(job.strategy?.maxParallel, context)) || legs.length
+    const legLimit = new Limiter(maxParallel)
+    const permissions = this.permissionsOf(job)
+    const conclusions = await Promise.all(
+      legs.map((leg, index) =>
+        legLimit.run(async () => {
+          const record = records[index] as JobRecord
+          if (record.status === 'completed') return record.conclusion
+          const legContext: ExpressionContext = {
+            ...context,
+            matrix: leg ?? {},
+            strategy: {
+              'fail-fast': failFast,
+              'job-index': index,
+              'job-total': legs.length,
+              'max-parallel': maxParallel,
+            },
+          }
+          if (job.name?.includes('${{')) record.name = this.scope.namePrefix + interpolate(job.name, legContext)
+          if (!evaluateIf(job.if, legContext)) {
+            this.host.finish(record, 'skipped', skipReason)
+            return 'skipped'
+          }
+          const workflowEnv = this.spec.workflowEnv ?? {}
+          const ready = { job, context: legContext, permissions, workflowEnv }
+          const conclusion = await this.scope.slots.run(() => this.host.runJob(record, ready))
+          if (failFast && (conclusion === 'failure' || conclusion === 'timed_out')) {
+            const why = `The strategy configuration was canceled because "${job.id}.${index}" failed`
+            for (const other of records)
+              if (other !== record && other.status !== 'completed') this.host.cancel(other, why)
+          }
+          return conclusion
+        }),
+      ),
+    )
+    const outputs: Record<string, string> = {}
+    // A matrix job's outputs: each leg's non-empty values, the last to finish winning, as on GitHub.
+    const finished = [...records].sort(
+      (a, b) => (a.startedAt ?? 0) + (a.durationMs ?? 0) - ((b.startedAt ?? 0) + (b.durationMs ?? 0)),
+    )
+    for (const record of finished) {
+      for (const [name, value] of Object.entries(record.jobOutputs)) if (value !== '') outputs[name] = value
+    }
+    return { result: worst(conclusions.map(resultOf)), outputs }
+  }
+
+  private async callNode(job: JobSpec, context: ExpressionContext, skipReason: string): Promise<NodeOutcome> {
+    const called = this.calls.get(job.id)
+    if (called instanceof Error || called === undefined) {
+      const record = this.host.newRecord(this.run, job.id, `${this.scope.namePrefix}${job.name ?? job.id}`)
+      throw Object.assign(new Error(`${called?.message ?? 'no workflow'}`), { record })
+    }
+    if (!evaluateIf(job.if, context)) {
+      called.skipAll(skipReason)
+      return { result: 'skipped', outputs: {} }
+    }
+    const call = job.call
+    const declared = called.spec.workflowCall as WorkflowCallSpec
+    const inputs: Record<string, unknown> = {}
+    const given = call?.with ?? {}
+    for (const name of Object.keys(given)) {
+      if (!(name in declared.inputs))
+        throw new Error(`Invalid input, ${name} is not defined in the referenced workflow.`)
+    }
+    for (const [name, input] of Object.entries(declared.inputs)) {
+      const raw = name in given ? evaluateValue(given[name], context) : undefined
+      const value = raw === undefined ? evaluateValue(input.default, context) : raw
+      if (value === undefined && input.required)
+        throw new Error(`Input ${name} is required, but not provided while calling.`)
+      inputs[name] = typedInput(name, input.type, value)
+    }
+    const callerSecrets = (this.scope.base.secrets ?? {}) as Record<string, string>
+    let secrets: Record<string, string>
+    if (call?.secrets === 'inherit') secrets = { ...callerSecrets }
+    else {
+      secrets = {}
+      for (const [name, value] of Object.entries(call?.secrets ?? {})) {
+        if (!(name in declared.secrets))
+          throw new Error(`Invalid secret, ${name} is not defined in the referenced workflow.`)
+        secrets[name] = interpolate(value, { ...context, secrets: callerSecrets })
+      }
+    }
+    for (const [name, secret] of Object.entries(declared.secrets)) {
+      if (secret.required && !secrets[name])
+        throw new Error(`Secret ${name} is required, but not provided while calling.`)
+    }
+    called.scope.base = { ...this.scope.base, inputs, secrets }
+    called.scope.permissionCap = this.permissionsOf(job) ?? DEFAULT_PERMISSIONS
+    const ran = await called.start()
+    const jobsContext = { jobs: ran.jobs, ...called.scope.base }
+    const outputs = Object.fromEntries(
+      Object.entries(declared.outputs).map(([name, value]) => [name, interpolate(value, jobsContext)]),
+    )
+    return { result: ran.result, outputs }
+  }
+}
+
+/** A `workflow_call` input's value as its type says (GitHub refuses a value of another type). */
+function typedInput(name: string, type: 'string' | 'boolean' | 'number', value: unknown): unknown {
+  if (value === undefined) return type === 'boolean' ? false : type === 'number' ? 0 : ''
+  if (type === 'string') return typeof value === 'object' ? JSON.stringify(value) : String(value)
+  if (type === 'boolean') {
+    if (value === true || value === 'true') return true
+    if (value === false || value === 'false') return false
+  }
+  if (type === 'number' && value !== '' && Number.isFinite(Number(value))) return Number(value)
+  throw new Error(`The input '${name}' of type ${type} got ${JSON.stringify(value)}`)
+}
