@@ -27,11 +27,11 @@ const CASES = [
     line: '::error::loop-controller failed: git push to loop-state',
     loop: 'stopped',
   },
-  // The iteration ran and was saved; the re-dispatch was refused.
+  // The iteration ran and was saved; the re-dispatch was refused: recorded in the state, the sweeper named.
   {
     scope: 'actions',
     conclusion: 'failure',
-    line: '::error::loop-controller failed: GitHub refused POST /repos/acme/demo/actions/workflows/loop.yml/dispatches',
+    line: '::error::The re-dispatch of iteration 2 of loop issue-1 failed: GitHub refused POST /repos/acme/demo/actions/workflows/loop.yml/dispatches',
     loop: 'stopped',
   },
   {

@@ -4,11 +4,12 @@
 import { describe, expect, it } from 'vitest'
 import { applyPeopleCommand, type PeopleCommand } from '../../../src/app/people-commands.js'
 import type { LoopState } from '../../../src/domain/state.js'
-import type { AuditLog } from '../../../src/ports/audit.js'
 import { StoreConflictError } from '../../../src/ports/store.js'
 import { fixedClock, loopState, memoryStore, NOW } from '../action/fakes.js'
+import { MemoryAudit } from './iteration-fakes.js'
 
-const audit = { appendEvents: async () => {} } as unknown as AuditLog
+// The journey as the command records it: staged before its save, committed after.
+const audit = new MemoryAudit()
 const at = NOW.toISOString()
 
 const cases: { command: PeopleCommand; before: Partial<LoopState>; holds: (state: LoopState) => boolean }[] = [
