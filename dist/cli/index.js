@@ -30516,9 +30516,11 @@ none exists. Prints a live progress line per check on a terminal, plain lines ot
     next: `loop-controller next [--config FILE | --work CMD | --agent NAME --verify CMD...] [--no-commit]
 
 Runs exactly one iteration: decide, work, verify, analyze, persist.`,
-    status: `loop-controller status [--loop-id ID] [--json]
+    status: `loop-controller status [--loop-id ID | --all] [--json]
 
-Shows the stage, status, iteration, budget, failures, gates and the next action.`,
+Shows the stage, status, iteration, budget, failures, gates and the next action. With --all, one line
+per loop in the state directory: stage, status, iterations of the cap, what it spent, its last verdict
+and its pull request.`,
     history: `loop-controller history [--loop-id ID] [--json]
 
 Lists each iteration: decision, checks, verdicts, patterns and strategies.`,
@@ -37719,12 +37721,91 @@ async function showLoop(command, place, values, io) {
     return exitFor(loaded.state.status);
 }
 
+;// CONCATENATED MODULE: ./src/cli/status-all.ts
+/**
+ * `loop-controller status --all`: every loop kept in the state directory, one line each (stage,
+ * status, iterations of the cap, what it spent, its last verdict, its pull request), or `--json`.
+ */
+
+
+
+
+/** The ids of the loops kept in `stateDir` (a folder holding `loop-state.json`), sorted. */
+async function loopIds(stateDir) {
+    const entries = await (0,promises_namespaceObject.readdir)(stateDir, { withFileTypes: true }).catch(() => []);
+    const ids = [];
+    for (const entry of entries) {
+        if (!entry.isDirectory())
+            continue;
+        const files = await (0,promises_namespaceObject.readdir)((0,external_node_path_namespaceObject.join)(stateDir, entry.name)).catch(() => []);
+        if (files.includes('loop-state.json'))
+            ids.push(entry.name);
+    }
+    return ids.sort();
+}
+function spent(state) {
+    const seconds = Math.round(state.usage.wallMs / 1000);
+    const time = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+    const tokens = state.usage.tokens > 0 ? ` · ${state.usage.tokens} tokens` : '';
+    const cost = state.usage.costUsd > 0 ? ` · $${state.usage.costUsd.toFixed(2)}` : '';
+    return `${time}${tokens}${cost}`;
+}
+function lastVerdict(state) {
+    const results = state.lastVerification?.results ?? [];
+    if (results.length === 0)
+        return '-';
+    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error').length;
+    return failed === 0 ? `pass (${results.length})` : `fail (${failed} of ${results.length})`;
+}
+/** Prints every loop; exit 0 (a listing, not one loop's state). A state that cannot be read is named. */
+async function showAllLoops(place, values, io) {
+    const ids = await loopIds(place.stateDir);
+    const rows = [];
+    for (const id of ids) {
+        try {
+            rows.push({ id, state: (await place.store.load(id))?.state ?? null });
+        }
+        catch (error) {
+            rows.push({ id, state: null, problem: error.message.split('\n')[0] ?? '' });
+        }
+    }
+    if (values.json) {
+        const json = rows.map((row) => (row.state ? statusJson(row.state) : { loopId: row.id, problem: row.problem }));
+        io.stdout(`${JSON.stringify(json, null, 2)}\n`);
+        return EXIT.complete;
+    }
+    if (rows.length === 0) {
+        io.stdout(`No loops yet in ${(0,external_node_path_namespaceObject.relative)(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.\n`);
+        return EXIT.complete;
+    }
+    const table = rows.map((row) => row.state
+        ? [
+            row.id,
+            row.state.stage,
+            row.state.status,
+            `${row.state.iteration} of ${row.state.maxIterations}`,
+            spent(row.state),
+            lastVerdict(row.state),
+            row.state.pullRequest ? `#${row.state.pullRequest.number}` : '-',
+        ]
+        : [row.id, '-', 'unreadable', '-', '-', '-', row.problem ?? '']);
+    const header = ['loop', 'stage', 'status', 'iterations', 'spent', 'last verdict', 'pull request'];
+    const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
+    const line = (cells) => cells
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd();
+    io.stdout(`${[line(header), ...table.map(line)].join('\n')}\n`);
+    return EXIT.complete;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/main.ts
 /**
  * Composition root for the `loop-controller` CLI (alias `loop`), the embedded default front door:
  * parses the arguments, sets up where the loop lives, and hands each command to its module.
  * State lives in `.loop/` at the repository root, kept out of commits.
  */
+
 
 
 
@@ -37782,6 +37863,8 @@ async function dispatch(command, values, positionals, io) {
         case 'status':
         case 'history':
             expectPositionals(command, positionals, 0, 'no arguments');
+            if (command === 'status' && values.all)
+                return showAllLoops(place, values, io);
             return showLoop(command, place, values, io);
         case 'resume':
         case 'abort':

@@ -61,9 +61,11 @@ none exists. Prints a live progress line per check on a terminal, plain lines ot
   next: `loop-controller next [--config FILE | --work CMD | --agent NAME --verify CMD...] [--no-commit]
 
 Runs exactly one iteration: decide, work, verify, analyze, persist.`,
-  status: `loop-controller status [--loop-id ID] [--json]
+  status: `loop-controller status [--loop-id ID | --all] [--json]
 
-Shows the stage, status, iteration, budget, failures, gates and the next action.`,
+Shows the stage, status, iteration, budget, failures, gates and the next action. With --all, one line
+per loop in the state directory: stage, status, iterations of the cap, what it spent, its last verdict
+and its pull request.`,
   history: `loop-controller history [--loop-id ID] [--json]
 
 Lists each iteration: decision, checks, verdicts, patterns and strategies.`,

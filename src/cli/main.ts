@@ -16,6 +16,7 @@ import { runPatternsCommand } from './patterns.js'
 import { runPeopleCommand } from './people.js'
 import { runIterations } from './run.js'
 import { showLoop } from './show.js'
+import { showAllLoops } from './status-all.js'
 
 /** Runs the CLI and returns its exit code. Never throws. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -62,6 +63,7 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
     case 'status':
     case 'history':
       expectPositionals(command, positionals, 0, 'no arguments')
+      if (command === 'status' && values.all) return showAllLoops(place, values, io)
       return showLoop(command, place, values, io)
     case 'resume':
     case 'abort':

@@ -1,0 +1,40 @@
+// `status --all`: every loop in the state directory on one line each, and as JSON.
+import { describe, expect, it } from 'vitest'
+import { cli, tempRepo } from './helpers.js'
+
+const config = (passes: boolean) =>
+  [
+    'goal: Make the file.',
+    'max-iterations: 2',
+    'work:',
+    '  run: touch made',
+    'checks:',
+    '  - name: made',
+    '    kind: test',
+    `    run: ${passes ? 'test -f made' : '"false"'}`,
+    '',
+  ].join('\n')
+
+describe('status --all', () => {
+  it('lists every loop with its stage, status, iterations of its cap and last verdict', async () => {
+    const repo = tempRepo({ files: { '.github/loop.yml': config(true), 'red.yml': config(false) } })
+    expect((await cli(repo, 'run', '--loop-id', 'green', '--no-commit')).code).toBe(0)
+    await cli(repo, 'run', '--loop-id', 'red', '--no-commit', '--config', 'red.yml')
+
+    const all = await cli(repo, 'status', '--all')
+    expect(all.code).toBe(0)
+    const lines = all.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+pull request$/)
+    expect(lines[1]).toMatch(/^green\s+COMPLETE\s+complete\s+1 of 2\s+\d+ s\s+pass \(1\)\s+-$/)
+    expect(lines[2]).toMatch(/^red\s+\w+\s+(blocked|capped)\s+\d of 2\s+\d+ s\s+fail \(1 of 1\)\s+-$/)
+
+    const json = JSON.parse((await cli(repo, 'status', '--all', '--json')).stdout) as { loopId: string }[]
+    expect(json.map((loop) => loop.loopId)).toEqual(['green', 'red'])
+  }, 120_000)
+
+  it('says so when there is no loop yet', async () => {
+    const repo = tempRepo()
+    const none = await cli(repo, 'status', '--all')
+    expect([none.code, none.stdout]).toEqual([0, "No loops yet in .loop. Start one with 'loop-controller run'.\n"])
+  })
+})
