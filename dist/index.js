@@ -36474,11 +36474,14 @@ function finish(outcome, state, decision, next, ran, version) {
 
 ;// CONCATENATED MODULE: ./src/app/journaled-save.ts
 
-async function saveWithEvents(loopId, state, events, expected, deps) {
+async function saveWithEvents(loopId, state, events, expected, deps, 
+/** Writes what belongs in the trail with this save, after the events are staged and before it. */
+beforeSave = async () => { }) {
     const marker = savedMarker(state);
     await deps.audit.stagePending(marker, events);
     let version;
     try {
+        await beforeSave(state);
         version = await deps.store.save(loopId, state, expected);
     }
     catch (error) {
@@ -51219,21 +51222,18 @@ function withRefusals(run, record, refused) {
 ;// CONCATENATED MODULE: ./src/app/iteration/persist.ts
 
 
+
 /** Saves `record` when anything changed; `ran`: an iteration ran in this run. */
 async function persist(loopId, deps, record, ran, at, beforeSave = async () => { }) {
     const { state, events, version } = record;
     const changed = ran || events.some((e) => e.type !== 'decision') || !record.loaded;
     if (!changed)
         return { kind: 'unchanged', version };
-    const marker = savedMarker(state);
-    await deps.audit.stagePending(marker, events.map((e) => redactEvent(e, deps.redact)));
     let saved;
     try {
-        await beforeSave(state);
-        saved = await deps.store.save(loopId, state, version);
+        saved = await saveWithEvents(loopId, state, redacted(events, deps), version, deps, beforeSave);
     }
     catch (error) {
-        await deps.audit.discardPending(marker);
         if (!(error instanceof store/* StoreConflictError */.yn))
             throw error;
         const aborted = await keepAbort(loopId, deps, record, beforeSave);
@@ -51244,7 +51244,6 @@ async function persist(loopId, deps, record, ran, at, beforeSave = async () => {
         ]);
         return { kind: 'superseded', version };
     }
-    await deps.audit.commitPending(marker);
     return { kind: 'saved', version: saved };
 }
 /**
@@ -51263,22 +51262,11 @@ async function keepAbort(loopId, deps, record, beforeSave) {
         statusReason,
         lastDecision: { kind: 'ABORTED', reason: statusReason },
     };
-    const marker = savedMarker(state);
-    await deps.audit.stagePending(marker, record.events.map((e) => redactEvent(e, deps.redact)));
-    let version;
-    try {
-        await beforeSave(state);
-        version = await deps.store.save(loopId, state, latest.version);
-    }
-    catch (error) {
-        await deps.audit.discardPending(marker);
-        throw error;
-    }
-    await deps.audit.commitPending(marker);
+    const version = await saveWithEvents(loopId, state, redacted(record.events, deps), latest.version, deps, beforeSave);
     return { kind: 'aborted', version, state };
 }
-function redactEvent(e, redact) {
-    return JSON.parse(redact(JSON.stringify(e)));
+function redacted(events, deps) {
+    return events.map((e) => JSON.parse(deps.redact(JSON.stringify(e))));
 }
 
 ;// CONCATENATED MODULE: ./src/domain/flake-rerun.ts

@@ -15,11 +15,14 @@ export async function saveWithEvents(
   events: readonly JourneyEvent[],
   expected: StoreVersion | null,
   deps: { store: Store; audit: Pick<AuditLog, 'stagePending' | 'commitPending' | 'discardPending'> },
+  /** Writes what belongs in the trail with this save, after the events are staged and before it. */
+  beforeSave: (state: LoopState) => Promise<void> = async () => {},
 ): Promise<StoreVersion> {
   const marker = savedMarker(state)
   await deps.audit.stagePending(marker, events)
   let version: StoreVersion
   try {
+    await beforeSave(state)
     version = await deps.store.save(loopId, state, expected)
   } catch (error) {
     await deps.audit.discardPending(marker)

@@ -5,7 +5,8 @@
 import type { JourneyEvent } from '../../domain/journey.js'
 import type { LoopState } from '../../domain/state.js'
 import { StoreConflictError, type StoreVersion } from '../../ports/store.js'
-import { event, type LoopRecord, savedMarker } from './record.js'
+import { saveWithEvents } from '../journaled-save.js'
+import { event, type LoopRecord } from './record.js'
 import type { IterationDeps } from './types.js'
 
 export type Persisted =
@@ -35,17 +36,10 @@ export async function persist(
   const { state, events, version } = record
   const changed = ran || events.some((e) => e.type !== 'decision') || !record.loaded
   if (!changed) return { kind: 'unchanged', version }
-  const marker = savedMarker(state)
-  await deps.audit.stagePending(
-    marker,
-    events.map((e) => redactEvent(e, deps.redact)),
-  )
   let saved: StoreVersion
   try {
-    await beforeSave(state)
-    saved = await deps.store.save(loopId, state, version)
+    saved = await saveWithEvents(loopId, state, redacted(events, deps), version, deps, beforeSave)
   } catch (error) {
-    await deps.audit.discardPending(marker)
     if (!(error instanceof StoreConflictError)) throw error
     const aborted = await keepAbort(loopId, deps, record, beforeSave)
     if (aborted) return aborted
@@ -54,7 +48,6 @@ export async function persist(
     ])
     return { kind: 'superseded', version }
   }
-  await deps.audit.commitPending(marker)
   return { kind: 'saved', version: saved }
 }
 
@@ -78,23 +71,10 @@ async function keepAbort(
     statusReason,
     lastDecision: { kind: 'ABORTED', reason: statusReason },
   }
-  const marker = savedMarker(state)
-  await deps.audit.stagePending(
-    marker,
-    record.events.map((e) => redactEvent(e, deps.redact)),
-  )
-  let version: StoreVersion
-  try {
-    await beforeSave(state)
-    version = await deps.store.save(loopId, state, latest.version)
-  } catch (error) {
-    await deps.audit.discardPending(marker)
-    throw error
-  }
-  await deps.audit.commitPending(marker)
+  const version = await saveWithEvents(loopId, state, redacted(record.events, deps), latest.version, deps, beforeSave)
   return { kind: 'aborted', version, state }
 }
 
-function redactEvent(e: JourneyEvent, redact: (text: string) => string): JourneyEvent {
-  return JSON.parse(redact(JSON.stringify(e))) as JourneyEvent
+function redacted(events: readonly JourneyEvent[], deps: Pick<IterationDeps, 'redact'>): JourneyEvent[] {
+  return events.map((e) => JSON.parse(deps.redact(JSON.stringify(e))) as JourneyEvent)
 }
