@@ -7,6 +7,8 @@ import {
   checkOperationsExercised,
   commitSubjects,
   describeJobs,
+  expectFaithful,
+  MINUTE,
   pullRequests,
   type Scenario,
   startScenario,
@@ -14,17 +16,11 @@ import {
 
 checkOperationsExercised(import.meta.url)
 
-const MINUTE = 60_000
 let scenario: Scenario | undefined
 afterEach(async () => {
   await scenario?.stop()
   scenario = undefined
 })
-
-function expectFaithful(s: Scenario): void {
-  expect(s.sandbox.api.violations).toEqual([])
-  expect(s.sandbox.engine.problems).toEqual([])
-}
 
 describe('the action bundle in the sandbox: a chain of jobs', () => {
   it(

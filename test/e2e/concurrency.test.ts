@@ -10,9 +10,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { describeJobs, pullRequests, type Scenario, startScenario } from './fixtures.js'
+import { describeJobs, MINUTE, pullRequests, type Scenario, startScenario, until } from './fixtures.js'
 
-const MINUTE = 60_000
 const action = useActionFromSource()
 let scenario: Scenario | undefined
 
@@ -20,14 +19,6 @@ afterEach(async () => {
   await scenario?.stop()
   scenario = undefined
 })
-
-async function until(what: string, done: () => boolean, timeoutMs = MINUTE): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 /** Pairs of jobs that ran at the same time. */
 function overlaps(jobs: readonly JobRecord[]): string[] {

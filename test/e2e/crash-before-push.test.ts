@@ -9,9 +9,8 @@ import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { commitSubjects, describeJobs, type Scenario, startScenario } from './fixtures.js'
+import { commitSubjects, describeJobs, MINUTE, type Scenario, startScenario, until } from './fixtures.js'
 
-const MINUTE = 60_000
 const action = useActionFromSource()
 let scenario: Scenario | undefined
 
@@ -19,14 +18,6 @@ afterEach(async () => {
   await scenario?.stop()
   scenario = undefined
 })
-
-async function until(what: string, done: () => boolean, timeoutMs = MINUTE): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe('a runner killed after the save and before the push', () => {
   it(

@@ -6,9 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { describeJobs, type Scenario, startScenario } from './fixtures.js'
+import { describeJobs, MINUTE, type Scenario, startScenario } from './fixtures.js'
 
-const MINUTE = 60_000
 const action = useActionFromSource()
 let scenario: Scenario | undefined
 

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll } from 'vitest'
+import { afterAll, expect } from 'vitest'
 import { loopWorkflow } from '../sandbox/loop-workflow.js'
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
@@ -17,6 +17,7 @@ export { loopWorkflow }
 /** The repository root: action.yml and the bundle under test. */
 export const ACTION_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const BUNDLE = join(ACTION_DIR, 'dist', 'index.js')
+export const MINUTE = 60_000
 
 /**
  * The work command: climbs one step (progress.txt), optionally also edits the loop config in its first
@@ -248,4 +249,19 @@ export function pullRequests(sandbox: Sandbox): { number: number; head: string; 
       draft: issue.pull?.draft ?? false,
       title: issue.title,
     }))
+}
+
+/** Waits for `done()` (polled every 50 ms); throws naming `what` after `timeoutMs`. */
+export async function until(what: string, done: () => boolean, timeoutMs = MINUTE): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** The stand-in saw nothing GitHub would refuse, and its engine nothing it could not run. */
+export function expectFaithful(s: Pick<Scenario, 'sandbox'>): void {
+  expect(s.sandbox.api.violations).toEqual([])
+  expect(s.sandbox.engine.problems).toEqual([])
 }

@@ -4,11 +4,17 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { checkOperationsExercised, describeJobs, pullRequests, type Scenario, startScenario } from './fixtures.js'
+import {
+  checkOperationsExercised,
+  describeJobs,
+  MINUTE,
+  pullRequests,
+  type Scenario,
+  startScenario,
+} from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
-const MINUTE = 60_000
 let scenario: Scenario | undefined
 afterEach(async () => {
   await scenario?.stop()

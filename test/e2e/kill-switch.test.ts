@@ -13,14 +13,16 @@ import {
   botComments,
   checkOperationsExercised,
   describeJobs,
+  expectFaithful,
+  MINUTE,
   pullRequests,
   type Scenario,
   startScenario,
+  until,
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
-const MINUTE = 60_000
 const action = useActionFromSource()
 let scenario: Scenario | undefined
 
@@ -46,20 +48,7 @@ async function start(steps: number): Promise<Scenario> {
   return scenario
 }
 
-async function until(what: string, done: () => boolean, timeoutMs = MINUTE): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 const workRan = (s: Scenario, iteration: number) => existsSync(join(s.signals, `work-${iteration}`))
-
-function expectFaithful(s: Scenario): void {
-  expect(s.sandbox.api.violations).toEqual([])
-  expect(s.sandbox.engine.problems).toEqual([])
-}
 
 /** The jobs that ran an iteration (dispatched), in order. */
 const iterationJobs = (jobs: readonly JobRecord[]) => jobs.filter((job) => job.event === 'workflow_dispatch')

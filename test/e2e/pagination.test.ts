@@ -6,6 +6,7 @@ import {
   botComments,
   checkOperationsExercised,
   describeJobs,
+  MINUTE,
   pullRequests,
   type Scenario,
   startScenario,
@@ -13,7 +14,6 @@ import {
 
 checkOperationsExercised(import.meta.url)
 
-const MINUTE = 60_000
 let scenario: Scenario | undefined
 afterEach(async () => {
   await scenario?.stop()

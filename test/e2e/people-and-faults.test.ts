@@ -10,6 +10,8 @@ import {
   checkOperationsExercised,
   commitSubjects,
   describeJobs,
+  expectFaithful,
+  MINUTE,
   pullRequests,
   type Scenario,
   startScenario,
@@ -17,17 +19,11 @@ import {
 
 checkOperationsExercised(import.meta.url)
 
-const MINUTE = 60_000
 let scenario: Scenario | undefined
 afterEach(async () => {
   await scenario?.stop()
   scenario = undefined
 })
-
-function expectFaithful(s: Scenario): void {
-  expect(s.sandbox.api.violations).toEqual([])
-  expect(s.sandbox.engine.problems).toEqual([])
-}
 
 /** Waits until the work command of `iteration` has made its edit (and, with `hold`, is waiting). */
 async function waitForWork(s: Scenario, iteration: number, timeoutMs = 60_000): Promise<void> {

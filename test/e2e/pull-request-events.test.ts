@@ -7,9 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { describeJobs, pullRequests, type Scenario, startScenario } from './fixtures.js'
+import { describeJobs, expectFaithful, MINUTE, pullRequests, type Scenario, startScenario } from './fixtures.js'
 
-const MINUTE = 60_000
 const action = useActionFromSource()
 let scenario: Scenario | undefined
 
@@ -17,11 +16,6 @@ afterEach(async () => {
   await scenario?.stop()
   scenario = undefined
 })
-
-function expectFaithful(s: Scenario): void {
-  expect(s.sandbox.api.violations).toEqual([])
-  expect(s.sandbox.engine.problems).toEqual([])
-}
 
 describe('events on the loop`s pull request (merge ref)', () => {
   it.each([

@@ -11,6 +11,7 @@ import {
   checkOperationsExercised,
   commitSubjects,
   describeJobs,
+  MINUTE,
   pullRequests,
   type Scenario,
   startScenario,
@@ -18,7 +19,6 @@ import {
 
 checkOperationsExercised(import.meta.url)
 
-const MINUTE = 60_000
 const SETTING = 'Allow GitHub Actions to create and approve pull requests'
 const action = useActionFromSource()
 let scenario: Scenario | undefined

@@ -11,6 +11,7 @@ import {
   botComments,
   checkOperationsExercised,
   describeJobs,
+  MINUTE,
   projectFiles,
   pullRequests,
   type Scenario,
@@ -19,7 +20,6 @@ import {
 
 checkOperationsExercised(import.meta.url)
 
-const MINUTE = 60_000
 let scenario: Scenario | undefined
 afterEach(async () => {
   await scenario?.stop()

@@ -3,11 +3,17 @@
 // comment says so. A scheduled run of the same workflow (`command: sweep`) finds the loop and
 // dispatches the iteration again, once, however many sweepers run: the loop then finishes.
 import { afterEach, describe, expect, it } from 'vitest'
-import { botComments, checkOperationsExercised, describeJobs, type Scenario, startScenario } from './fixtures.js'
+import {
+  botComments,
+  checkOperationsExercised,
+  describeJobs,
+  MINUTE,
+  type Scenario,
+  startScenario,
+} from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
-const MINUTE = 60_000
 let scenario: Scenario | undefined
 afterEach(async () => {
   await scenario?.stop()

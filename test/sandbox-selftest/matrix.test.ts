@@ -31,6 +31,7 @@ describe('matrix', () => {
   it('removes the legs an exclude entry matches, and reads vectors from expressions', () => {
     const legs = expandMatrix(
       {
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
         os: '${{ fromJSON(needs.plan.outputs.os) }}',
         version: [12, 14, 16],
         environment: ['staging', 'production'],
@@ -47,11 +48,13 @@ describe('matrix', () => {
   })
 
   it('refuses an empty vector, and names legs as GitHub shows them', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
     expect(() => expandMatrix({ check: "${{ fromJSON('[]') }}" }, {})).toThrow(
       "Matrix vector 'check' does not contain any values ([])",
     )
     const job = { id: 'verify', needs: [], outputs: {}, env: {}, steps: [] }
     expect(legName(job, { check: 'unit', shard: 2 }, {})).toBe('verify (unit, 2)')
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
     expect(legName({ ...job, name: 'check ${{ matrix.check }}' }, { check: 'lint' }, {})).toBe('check lint')
   })
 })

@@ -12,7 +12,9 @@ import { parseLoopConfig } from '../../src/config/load-config.js'
 import {
   botComments,
   describeJobs,
+  expectFaithful,
   loopWorkflow,
+  MINUTE,
   type ProjectOptions,
   projectFiles,
   pullRequests,
@@ -21,7 +23,6 @@ import {
 import { startSandbox } from '../sandbox/sandbox.js'
 import { useActionFromSource } from './source-bundle.js'
 
-const MINUTE = 60_000
 const action = useActionFromSource()
 let scenario: Scenario | undefined
 
@@ -100,11 +101,6 @@ async function labelAsTarget(s: Scenario, user: string, pullNumber: number, name
     },
     sandbox.api.model.user(user),
   )
-}
-
-function expectFaithful(s: Scenario): void {
-  expect(s.sandbox.api.violations).toEqual([])
-  expect(s.sandbox.engine.problems).toEqual([])
 }
 
 describe('people and events: planted attacks', () => {
