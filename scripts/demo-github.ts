@@ -47,6 +47,8 @@ export interface GitHubDemoResult {
   problems: string[]
   /** The last job's `status` output, when the action sets one. */
   finalStatus: string | undefined
+  /** REST and GraphQL requests the jobs made with their own `GITHUB_TOKEN` (a person's are not counted). */
+  jobTokenRequests: number
   ok: boolean
 }
 
@@ -105,7 +107,9 @@ export async function runGitHubDemo(options: GitHubDemoOptions): Promise<GitHubD
       jobs.length > 0 &&
       jobs.every((j) => j.conclusion === 'success' || j.conclusion === 'cancelled') &&
       (finalStatus === undefined || finalStatus === 'complete')
-    return { jobs, summaryFiles, finalCommentFile, problems, finalStatus, ok }
+    // What counts against the repository's 1,000 requests an hour for the GITHUB_TOKEN.
+    const jobTokenRequests = sandbox.api.exchanges.filter((exchange) => exchange.tokenKind === 'installation').length
+    return { jobs, summaryFiles, finalCommentFile, problems, finalStatus, jobTokenRequests, ok }
   } finally {
     await sandbox.stop()
   }
