@@ -10,6 +10,7 @@ import { AGENT_NAMES } from '../domain/agents/types.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { planMatrix } from '../domain/matrix-plan.js'
 import { type Policy, policyFromConfig } from '../domain/policy.js'
+import { shardConfigProblem } from '../domain/shards.js'
 import { ConfigError } from './errors.js'
 import { type LoopConfig, type LoopConfigInput, loopConfigSchema, MOVED_CONFIG_KEYS } from './loop-config.js'
 
@@ -144,6 +145,8 @@ export function validateLoopConfig(
     if (names.has(check.name))
       problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`)
     names.add(check.name)
+    const shardProblem = shardConfigProblem(check)
+    if (shardProblem) problems.push(shardProblem)
   }
   try {
     planMatrix(config.checks)
