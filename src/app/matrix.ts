@@ -127,7 +127,12 @@ export async function runMatrix(input: MatrixInput): Promise<MatrixCheckOutcome[
       signal: input.signal,
     })
     const cancelled = input.signal?.aborted === true
-    const noVerdict = noVerdictReason({ signal: result.signal, timedOut: result.timedOut, cancelled })
+    const noVerdict = noVerdictReason({
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      cancelled,
+    })
     const legs = finishedLegs.get(check.name)!
     legs.push({ leg, verdict: noVerdict ? 'error' : verdictOf(result), result, noVerdict })
     if (legs.length < leg.shards) return

@@ -41,6 +41,7 @@ export interface LiveShard {
 }
 
 const EXCERPT_BYTES = 3000
+const MISSING_TAIL_BYTES = 1500
 
 /** Runs the verification matrix with streaming analysis of each failing check's output. */
 export async function verify(
@@ -168,9 +169,9 @@ function mergedLegs(
     const missing = missingShardResult(check, leg.leg.shard, leg.leg.shards, leg.noVerdict)
     analyzer?.push(`\n${missing.excerpt}\n`)
     const judged = judge(input, deps, check, { verdict: 'error', result: { ...leg.result, exitCode: null } }, analyzer)
-    const excerpt = judged.result.excerpt.includes(missing.excerpt)
-      ? judged.result.excerpt
-      : `${missing.excerpt}\n${judged.result.excerpt}`.slice(0, 4000)
+    // The line first, then what the shard printed last: where it was when it was lost.
+    const printed = deps.redact(displayText(tail(leg.result.output, MISSING_TAIL_BYTES))).trim()
+    const excerpt = (printed ? `${missing.excerpt}\n${printed}` : missing.excerpt).slice(0, 4000)
     const result = { ...judged.result, durationMs: leg.result.durationMs, excerpt }
     return { leg: leg.leg, result, analysis: judged.analysis, output: leg.result.output }
   })

@@ -132,15 +132,26 @@ export function noVerdictLine(check: string, shard: number, shards: number, reas
   return `${NO_VERDICT_PREFIX} ${shardLabel(check, shard, shards)}: ${reason}`
 }
 
+/** Exit codes a shell (or the isolation's first process) gives a command killed by a signal: 128 + its number. */
+const KILLED_EXIT_CODES: Readonly<Record<number, string>> = { 137: 'SIGKILL', 143: 'SIGTERM' }
+
 /**
  * Why a finished leg's process gave no verdict, or null when its exit is one: killed by a signal the
- * controller did not send (the OOM killer, a runner shutting down), or cancelled. A timeout is the
- * controller's own verdict (`timeout`), as for any check.
+ * controller did not send (the OOM killer, a runner shutting down), seen as the signal or as the exit
+ * code 128 + its number a shell reports, or cancelled. A timeout is the controller's own verdict
+ * (`timeout`), as for any check.
  */
-export function noVerdictReason(run: { signal: string | null; timedOut: boolean; cancelled: boolean }): string | null {
+export function noVerdictReason(run: {
+  exitCode: number | null
+  signal: string | null
+  timedOut: boolean
+  cancelled: boolean
+}): string | null {
   if (run.cancelled) return 'cancelled before it reported'
   if (run.timedOut) return null
-  return run.signal ? `killed by ${run.signal} before it reported` : null
+  if (run.signal) return `killed by ${run.signal} before it reported`
+  const killedBy = run.exitCode === null ? undefined : KILLED_EXIT_CODES[run.exitCode]
+  return killedBy ? `killed by ${killedBy} (exit ${run.exitCode}) before it reported` : null
 }
 
 /**
