@@ -122,6 +122,21 @@ export function legOf(check: ShardableCheck, shard: number, shards = shardCount(
   }
 }
 
+/**
+ * The check that runs one leg alone, as any unsharded check runs: same name and settings, the leg's
+ * command and JUnit path, `LOOP_SHARD`/`LOOP_SHARDS` over its `env`. A job that runs one leg (a matrix
+ * leg of the fan-out mode) verifies with it, then its result goes to `mergeShards` as that shard's report.
+ */
+export function legCheck(check: CheckConfig, leg: ShardLeg): CheckConfig {
+  const { junit: _junit, shards: _shards, ...rest } = check
+  return {
+    ...rest,
+    run: leg.command,
+    ...(leg.junit !== undefined ? { junit: leg.junit } : {}),
+    env: { ...check.env, ...leg.env },
+  }
+}
+
 /** `test shard 3/4`: how a leg is named in excerpts, logs and progress. */
 export function shardLabel(check: string, shard: number, shards: number): string {
   return `${check} shard ${shard}/${shards}`

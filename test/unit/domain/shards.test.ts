@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import type { CheckConfig } from '../../../src/domain/loop-config.js'
 import {
   expandShards,
+  legCheck,
   legOf,
   mergeShards,
   missingShardResult,
@@ -313,5 +315,45 @@ describe('merging the shards into one check result', () => {
     expect(unionTests(sets)).toEqual(want)
     const reports = sets.map((tests, i) => ({ shard: i + 1, result: result('pass'), tests }))
     if (reports.length > 0) expect(mergeShards(CHECK, reports.length, reports).tests).toEqual(want)
+  })
+})
+
+describe('the check that runs one leg alone', () => {
+  const base: Omit<CheckConfig, 'run' | 'env'> = {
+    name: 'test',
+    kind: 'test' as const,
+    needs: [],
+    timeout: 60,
+    required: true,
+    pre: false,
+    'verify-only': false,
+  }
+  const cases: { name: string; check: CheckConfig; shard: number; want: CheckConfig }[] = [
+    {
+      name: 'a sharded check with a JUnit path',
+      check: {
+        ...base,
+        run: 'vitest run --shard={shard}/{shards}',
+        junit: 'j-{shard}.xml',
+        shards: 4,
+        env: { CI: '1' },
+      },
+      shard: 2,
+      want: {
+        ...base,
+        run: 'vitest run --shard=2/4',
+        junit: 'j-2.xml',
+        env: { CI: '1', LOOP_SHARD: '2', LOOP_SHARDS: '4' },
+      },
+    },
+    {
+      name: 'a leg whose env overrides the check own LOOP_SHARD',
+      check: { ...base, run: ['t', '$LOOP_SHARD'], shards: 2, env: { LOOP_SHARD: 'x' } },
+      shard: 1,
+      want: { ...base, run: ['t', '$LOOP_SHARD'], env: { LOOP_SHARD: '1', LOOP_SHARDS: '2' } },
+    },
+  ]
+  it.each(cases)('$name', ({ check, shard, want }) => {
+    expect(legCheck(check, legOf(check, shard))).toEqual(want)
   })
 })
