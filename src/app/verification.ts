@@ -81,7 +81,7 @@ export async function verify(
     const judged = outcome.legs
       ? mergedLegs(input, deps, outcome.check, outcome.legs, analyzers)
       : judge(input, deps, outcome.check, outcome, analyzers.get(outcome.check.name))
-    const result = { ...judged.result, ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}) }
+    const { result } = judged
     if (live) deps.progress?.checkFinished?.(iteration, result)
     return {
       check: outcome.check,
@@ -109,7 +109,7 @@ function judge(
   input: IterationInput,
   deps: IterationDeps,
   check: CheckConfig,
-  outcome: { verdict: MatrixCheckOutcome['verdict']; result?: RunResult | undefined },
+  outcome: Pick<MatrixCheckOutcome, 'verdict' | 'result' | 'skippedReason'>,
   analyzer: StreamingAnalyzer | undefined,
 ): Judged {
   const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error'
@@ -135,6 +135,7 @@ function judge(
     required: check.required,
     durationMs: outcome.result?.durationMs ?? 0,
     exitCode: outcome.result?.exitCode ?? null,
+    ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
     pattern: analysis?.pattern ?? null,
     confidence: analysis ? round2(analysis.confidence) : null,
     strategy: analysis?.strategy ?? null,

@@ -196,7 +196,7 @@ export function missingShardResult(
   }
 }
 
-/** Worse first: a verdict nobody can trust, then one that ran out of time, then a failure. */
+/** Higher is worse: a verdict nobody can trust, then one that ran out of time, then a failure, then none. */
 const SEVERITY: Record<CheckResult['verdict'], number> = {
   error: 5,
   timeout: 4,
