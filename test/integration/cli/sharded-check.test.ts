@@ -15,7 +15,7 @@ function widgetTests(body: (i: number) => string): Record<string, string> {
     files[`widget-${i}.test.mjs`] = [
       "import { test } from 'node:test'",
       "import assert from 'node:assert'",
-      "import { existsSync } from 'node:fs'",
+      "import { existsSync, writeFileSync } from 'node:fs'",
       `test('widget ${i} works', () => {`,
       body(i),
       '})',
@@ -89,6 +89,35 @@ describe('a sharded check through the CLI', () => {
     expect(logs.filter((name) => /^test\.shard-\d\.log$/.test(name)).sort()).toEqual(
       [1, 2, 3, 4].map((i) => `test.shard-${i}.log`),
     )
+  }, 120_000)
+
+  it('records a shard that fails once and passes when re-run as flaky: the check is flaky, no retry spent', async () => {
+    const repo = tempRepo({
+      files: {
+        '.gitignore': '.loop/\njunit-*.xml\nflaked\n',
+        '.github/loop.yml': loopConfig('touch flaky-now'),
+        // Widget 7 (shard 3) fails the first time it runs after the work, then passes.
+        ...widgetTests((i) =>
+          i === 7
+            ? "  if (existsSync('flaky-now') && !existsSync('flaked')) { writeFileSync('flaked', ''); assert.fail('widget 7 flaked') }"
+            : '  assert.ok(true)',
+        ),
+      },
+    })
+    const run = await cli(repo, 'run', '--loop-id', 'flaky')
+    expect(run.stderr).toBe('')
+    const state = loopStateSchema.parse(
+      JSON.parse(readFileSync(join(repo, '.loop', 'flaky', 'loop-state.json'), 'utf8')),
+    )
+    expect(state.lastVerification?.results.map((r) => [r.name, r.verdict])).toEqual([['test', 'flaky']])
+    expect(state.status).toBe('complete')
+    const events = journey(repo, 'flaky')
+    expect(events.filter((e) => e.type === 'check' && e.message.includes('flake check')).map((e) => e.data)).toEqual([
+      { scope: 'shards', shards: [3] },
+    ])
+    expect(events.filter((e) => e.type === 'flaky').map((e) => e.message)).toEqual([
+      'test: failed, then its failing shards passed when re-run (flaky, no retry spent)',
+    ])
   }, 120_000)
 
   it('makes a check whose shard is killed before it reports an infrastructure error, never a pass', async () => {
