@@ -61,18 +61,22 @@ describe('a sharded check in the loop config', () => {
     {
       name: 'more than 64',
       lines: ['shards: 65', 'run: x {shard}'],
-      want: [/checks\[0\]\.shards: expected a number <= 64; got 65/],
+      want: [/line 6, checks\.unit\.shards: expected a whole number from 1 to 64 \(1: not sharded\); got 65/],
     },
     {
       name: 'zero',
       lines: ['shards: 0', 'run: x {shard}'],
-      want: [/checks\[0\]\.shards: expected a number >= 1; got 0/],
+      want: [/checks\.unit\.shards: expected a whole number from 1 to 64 \(1: not sharded\); got 0/],
     },
-    { name: 'a fraction', lines: ['shards: 2.5', 'run: x {shard}'], want: [/checks\[0\]\.shards: .*int.*; got 2\.5/] },
+    {
+      name: 'a fraction',
+      lines: ['shards: 2.5', 'run: x {shard}'],
+      want: [/checks\.unit\.shards: expected a whole number from 1 to 64 \(1: not sharded\); got 2\.5/],
+    },
     {
       name: 'a string',
       lines: ['shards: "4"', 'run: x {shard}'],
-      want: [/checks\[0\]\.shards: expected number; got "4"/],
+      want: [/checks\.unit\.shards: expected a whole number from 1 to 64 \(1: not sharded\); got "4"/],
     },
   ])('is refused with $name', ({ lines, want }) => {
     const message = refusal(config(lines))
