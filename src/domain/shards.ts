@@ -84,7 +84,8 @@ export function shardConfigProblem(check: ShardableCheck): string | null {
     return (
       `${key}: ${shards} shards, but the check's run (${JSON.stringify(run)}) names neither ${SHARD_PLACEHOLDER} ` +
       `nor LOOP_SHARD, so every shard would run the whole suite; expected a run such as ` +
-      `'vitest run --shard=${SHARD_PLACEHOLDER}/${SHARDS_PLACEHOLDER}'`
+      `'vitest run --shard=${SHARD_PLACEHOLDER}/${SHARDS_PLACEHOLDER}', or one that hands "$LOOP_SHARD" to the ` +
+      `runner ('./split-tests.sh "$LOOP_SHARD" "$LOOP_SHARDS"')`
     )
   }
   if (check.junit !== undefined && !check.junit.includes(SHARD_PLACEHOLDER)) {
