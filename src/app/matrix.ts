@@ -6,6 +6,7 @@
 import { join } from 'node:path'
 import type { CheckConfig } from '../domain/loop-config.js'
 import { planMatrix } from '../domain/matrix-plan.js'
+import { expandShards, isSharded, noVerdictReason, type ShardLeg, worstVerdict } from '../domain/shards.js'
 import type { ProcessRunner, RunResult } from '../ports/process.js'
 
 export type MatrixVerdict = 'pass' | 'fail' | 'timeout' | 'skipped' | 'error'
@@ -13,8 +14,21 @@ export type MatrixVerdict = 'pass' | 'fail' | 'timeout' | 'skipped' | 'error'
 export interface MatrixCheckOutcome {
   check: CheckConfig
   verdict: MatrixVerdict
+  /** A sharded check's: its leading leg's run, with the output of every leg that did not pass. */
   result?: RunResult
   skippedReason?: string
+  /** A sharded check's legs, by shard; its verdict is the worst of theirs. */
+  legs?: MatrixLegOutcome[]
+}
+
+/** One shard of a sharded check, run as a process of its own. */
+export interface MatrixLegOutcome {
+  leg: ShardLeg
+  /** `error` when the leg gave no verdict. */
+  verdict: Exclude<MatrixVerdict, 'skipped'>
+  result: RunResult
+  /** Why the leg gave no verdict (killed by a signal, cancelled), null when it gave one. */
+  noVerdict: string | null
 }
 
 export interface MatrixInput {
@@ -30,7 +44,8 @@ export interface MatrixInput {
   logDir: string
   onCheckStart?(check: CheckConfig): void
   onCheckEnd?(outcome: MatrixCheckOutcome): void
-  onOutput?(check: string, chunk: Buffer): void
+  /** `shard` is set for the output of one leg of a sharded check. */
+  onOutput?(check: string, chunk: Buffer, shard?: number): void
   /**
    * Run only these checks (e.g. a flake re-run or a re-verify after an auto-fix). Checks outside the
    * list are neither run nor reported, and a `needs` outside the list counts as met.
@@ -67,7 +82,11 @@ export async function runMatrix(input: MatrixInput): Promise<MatrixCheckOutcome[
   const selected = new Set(input.only ?? plan.order)
   const order = plan.order.filter((name) => selected.has(name))
   const outcomes = new Map<string, MatrixCheckOutcome>()
-  const running = new Set<string>()
+  const started = new Set<string>()
+  // Processes running (a sharded check holds one slot per running leg), and legs waiting for a slot.
+  let busy = 0
+  const queuedLegs: { check: CheckConfig; leg: ShardLeg }[] = []
+  const finishedLegs = new Map<string, MatrixLegOutcome[]>()
   let stopReason: string | null = null
 
   const isFailure = (outcome: MatrixCheckOutcome) => outcome.verdict !== 'pass' && outcome.verdict !== 'skipped'
@@ -96,10 +115,53 @@ export async function runMatrix(input: MatrixInput): Promise<MatrixCheckOutcome[
     record({ check, verdict: verdictOf(result), result })
   }
 
+  // Each leg has the check's own timeout; the check is recorded once its last leg ends.
+  const runLeg = async (check: CheckConfig, leg: ShardLeg): Promise<void> => {
+    const result = await input.runner.run({
+      command: leg.command,
+      cwd: input.cwd,
+      env: { ...input.env, ...check.env, ...leg.env },
+      timeoutMs: Math.round(check.timeout * 1000),
+      logFile: join(input.logDir, `${check.name}.shard-${leg.shard}.log`),
+      onOutput: input.onOutput ? (chunk) => input.onOutput?.(check.name, chunk, leg.shard) : undefined,
+      signal: input.signal,
+    })
+    const cancelled = input.signal?.aborted === true
+    const noVerdict = noVerdictReason({
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      cancelled,
+    })
+    const legs = finishedLegs.get(check.name)!
+    legs.push({ leg, verdict: noVerdict ? 'error' : verdictOf(result), result, noVerdict })
+    if (legs.length < leg.shards) return
+    legs.sort((a, b) => a.leg.shard - b.leg.shard)
+    const verdict = worstVerdict(legs.map((l) => l.verdict))
+    record({ check, verdict, result: mergedRun(legs), legs })
+  }
+
   await new Promise<void>((resolve, reject) => {
+    const launch = (job: () => Promise<void>): void => {
+      busy++
+      job().then(
+        () => {
+          busy--
+          pump()
+        },
+        (error: unknown) => reject(error),
+      )
+    }
+    const launchQueuedLegs = (): void => {
+      while (queuedLegs.length > 0 && busy < input.maxParallel) {
+        const { check, leg } = queuedLegs.shift()!
+        launch(() => runLeg(check, leg))
+      }
+    }
     const pump = (): void => {
+      launchQueuedLegs()
       for (const name of order) {
-        if (outcomes.has(name) || running.has(name)) continue
+        if (outcomes.has(name) || started.has(name)) continue
         const check = byName.get(name)!
         // Pre checks all finish before any other check starts.
         if (!check.pre && order.some((n) => byName.get(n)!.pre && !outcomes.has(n))) break
@@ -116,19 +178,41 @@ export async function runMatrix(input: MatrixInput): Promise<MatrixCheckOutcome[
           continue
         }
         const waiting = check.needs.some((need) => selected.has(need) && !outcomes.has(need))
-        if (waiting || running.size >= input.maxParallel) continue
-        running.add(name)
-        runCheck(check).then(
-          () => {
-            running.delete(name)
-            pump()
-          },
-          (error: unknown) => reject(error),
-        )
+        if (waiting || busy >= input.maxParallel) continue
+        started.add(name)
+        if (isSharded(check)) {
+          input.onCheckStart?.(check)
+          finishedLegs.set(name, [])
+          queuedLegs.push(...expandShards(check).map((leg) => ({ check, leg })))
+          launchQueuedLegs()
+        } else {
+          launch(() => runCheck(check))
+        }
       }
-      if (running.size === 0 && order.every((name) => outcomes.has(name))) resolve()
+      if (busy === 0 && queuedLegs.length === 0 && order.every((name) => outcomes.has(name))) resolve()
     }
     pump()
   })
   return order.map((name) => outcomes.get(name)!)
+}
+
+/**
+ * A sharded check's run as one: the leading leg's exit, the longest duration, and the output of each leg
+ * that did not pass under its shard's heading (so the runner's failing-test lines of every shard count).
+ */
+function mergedRun(legs: readonly MatrixLegOutcome[]): RunResult {
+  const worst = worstVerdict(legs.map((l) => l.verdict))
+  const leading = legs.find((l) => l.verdict === worst) ?? legs[0]!
+  const failing = legs.filter((l) => l.verdict !== 'pass')
+  return {
+    exitCode: leading.result.exitCode,
+    signal: leading.result.signal,
+    timedOut: leading.result.timedOut,
+    durationMs: Math.max(...legs.map((l) => l.result.durationMs)),
+    output: failing.map((l) => `### shard ${l.leg.shard}/${l.leg.shards}\n${l.result.output}`).join('\n'),
+    totalBytes: legs.reduce((sum, l) => sum + l.result.totalBytes, 0),
+    truncated: legs.some((l) => l.result.truncated),
+    ...(leading.result.logFile ? { logFile: leading.result.logFile } : {}),
+    ...(leading.result.spawnError !== undefined ? { spawnError: leading.result.spawnError } : {}),
+  }
 }

@@ -7,10 +7,18 @@ import { type Analysis, parseJUnit, StreamingAnalyzer } from '../domain/analysis
 import { displayText } from '../domain/display-text.js'
 import { strategyForFixCoverage } from '../domain/fix-coverage.js'
 import type { CheckConfig } from '../domain/loop-config.js'
+import {
+  expandShards,
+  mergeShards,
+  missingShardResult,
+  type ShardLeg,
+  shardCount,
+  unionTests,
+} from '../domain/shards.js'
 import type { CheckResult } from '../domain/state.js'
 import type { RunResult } from '../ports/process.js'
 import type { IterationDeps, IterationInput } from './iteration/types.js'
-import { type MatrixCheckOutcome, runMatrix } from './matrix.js'
+import { type MatrixCheckOutcome, type MatrixLegOutcome, runMatrix } from './matrix.js'
 import { safeName } from './step-support.js'
 
 /** A check of this iteration: its config, how the run ended, its recorded result and its analysis. */
@@ -20,9 +28,20 @@ export interface LiveCheck {
   result: CheckResult
   analysis: Analysis | null
   log: string
+  /** A sharded check's legs, each judged on its own (the flake check re-runs only the failing ones). */
+  shards?: LiveShard[]
+}
+
+/** One leg of a sharded check: its command and environment, its own result, analysis and output. */
+export interface LiveShard {
+  leg: ShardLeg
+  result: CheckResult
+  analysis: Analysis | null
+  output: string
 }
 
 const EXCERPT_BYTES = 3000
+const MISSING_TAIL_BYTES = 1500
 
 /** Runs the verification matrix with streaming analysis of each failing check's output. */
 export async function verify(
@@ -45,53 +64,126 @@ export async function verify(
     runner: deps.runner,
     logDir,
     onCheckStart: (check) => {
-      analyzers.set(check.name, new StreamingAnalyzer(input.library, { kind: check.kind }))
+      // A sharded check's legs are analyzed apart: each shard's failure is classified on its own output.
+      const shards = shardCount(check)
+      for (let shard = 1; shard <= shards; shard++) {
+        analyzers.set(
+          analyzerKey(check.name, shards > 1 ? shard : undefined),
+          new StreamingAnalyzer(input.library, { kind: check.kind }),
+        )
+      }
       if (live) deps.progress?.checkStarted?.(iteration, check)
     },
-    onOutput: (name, chunk) => analyzers.get(name)?.push(chunk),
+    onOutput: (name, chunk, shard) => analyzers.get(analyzerKey(name, shard))?.push(chunk),
     ...(only ? { only } : {}),
   })
   return outcomes.map((outcome) => {
-    const analyzer = analyzers.get(outcome.check.name)
-    const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error'
-    // A failure no fix command covers is the agent's: never recorded as auto_fix.
-    const analysis =
-      failing && analyzer
-        ? strategyForFixCoverage(
-            relativeLocations(
-              analyzer.finish({
-                timedOut: outcome.verdict === 'timeout',
-                exitCode: outcome.result?.exitCode ?? null,
-                ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
-              }),
-              input.cwd,
-            ),
-            Boolean(outcome.check.fix),
-          )
-        : null
-    const result: CheckResult = {
-      name: outcome.check.name,
-      kind: outcome.check.kind,
-      verdict: outcome.verdict,
-      required: outcome.check.required,
-      durationMs: outcome.result?.durationMs ?? 0,
-      exitCode: outcome.result?.exitCode ?? null,
-      ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
-      pattern: analysis?.pattern ?? null,
-      confidence: analysis ? round2(analysis.confidence) : null,
-      strategy: analysis?.strategy ?? null,
-      signature: analysis?.signature ?? null,
-      locations: analysis?.locations.slice(0, 20) ?? [],
-      excerpt: failing
-        ? deps
-            .redact(displayText(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)))
-            .slice(0, 4000)
-        : '',
-      autoFixed: false,
-    }
+    const judged = outcome.legs
+      ? mergedLegs(input, deps, outcome.check, outcome.legs, analyzers)
+      : judge(input, deps, outcome.check, outcome, analyzers.get(outcome.check.name))
+    const { result } = judged
     if (live) deps.progress?.checkFinished?.(iteration, result)
-    return { check: outcome.check, outcome, result, analysis, log: outcome.result?.logFile ?? '' }
+    return {
+      check: outcome.check,
+      outcome,
+      result,
+      analysis: judged.analysis,
+      log: outcome.result?.logFile ?? '',
+      ...(judged.shards ? { shards: judged.shards } : {}),
+    }
   })
+}
+
+function analyzerKey(check: string, shard: number | undefined): string {
+  return shard === undefined ? check : `${check}#${shard}`
+}
+
+interface Judged {
+  result: CheckResult
+  analysis: Analysis | null
+  shards?: LiveShard[]
+}
+
+/** A finished run's recorded result and, when it failed, its analysis. */
+function judge(
+  input: IterationInput,
+  deps: IterationDeps,
+  check: CheckConfig,
+  outcome: Pick<MatrixCheckOutcome, 'verdict' | 'result' | 'skippedReason'>,
+  analyzer: StreamingAnalyzer | undefined,
+): Judged {
+  const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error'
+  // A failure no fix command covers is the agent's: never recorded as auto_fix.
+  const analysis =
+    failing && analyzer
+      ? strategyForFixCoverage(
+          relativeLocations(
+            analyzer.finish({
+              timedOut: outcome.verdict === 'timeout',
+              exitCode: outcome.result?.exitCode ?? null,
+              ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
+            }),
+            input.cwd,
+          ),
+          Boolean(check.fix),
+        )
+      : null
+  const result: CheckResult = {
+    name: check.name,
+    kind: check.kind,
+    verdict: outcome.verdict,
+    required: check.required,
+    durationMs: outcome.result?.durationMs ?? 0,
+    exitCode: outcome.result?.exitCode ?? null,
+    ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
+    pattern: analysis?.pattern ?? null,
+    confidence: analysis ? round2(analysis.confidence) : null,
+    strategy: analysis?.strategy ?? null,
+    signature: analysis?.signature ?? null,
+    locations: analysis?.locations.slice(0, 20) ?? [],
+    excerpt: failing
+      ? deps.redact(displayText(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES))).slice(0, 4000)
+      : '',
+    autoFixed: false,
+  }
+  return { result, analysis }
+}
+
+/**
+ * A sharded check: each leg judged on its own output (a leg that gave no verdict on its output and the
+ * no-verdict line, which the `infrastructure` pattern matches), then merged into the check's one
+ * result; the leading shard's analysis is the check's, with the merged excerpt and locations.
+ */
+function mergedLegs(
+  input: IterationInput,
+  deps: IterationDeps,
+  check: CheckConfig,
+  legs: readonly MatrixLegOutcome[],
+  analyzers: Map<string, StreamingAnalyzer>,
+): Judged {
+  const shards: LiveShard[] = legs.map((leg) => {
+    const analyzer = analyzers.get(analyzerKey(check.name, leg.leg.shard))
+    if (leg.noVerdict === null) {
+      const judged = judge(input, deps, check, { verdict: leg.verdict, result: leg.result }, analyzer)
+      return { leg: leg.leg, result: judged.result, analysis: judged.analysis, output: leg.result.output }
+    }
+    const missing = missingShardResult(check, leg.leg.shard, leg.leg.shards, leg.noVerdict)
+    analyzer?.push(`\n${missing.excerpt}\n`)
+    const judged = judge(input, deps, check, { verdict: 'error', result: { ...leg.result, exitCode: null } }, analyzer)
+    // The line first, then what the shard printed last: where it was when it was lost.
+    const printed = deps.redact(displayText(tail(leg.result.output, MISSING_TAIL_BYTES))).trim()
+    const excerpt = (printed ? `${missing.excerpt}\n${printed}` : missing.excerpt).slice(0, 4000)
+    const result = { ...judged.result, durationMs: leg.result.durationMs, excerpt }
+    return { leg: leg.leg, result, analysis: judged.analysis, output: leg.result.output }
+  })
+  const merged = mergeShards(
+    check,
+    legs[0]?.leg.shards ?? shardCount(check),
+    shards.map((s) => ({ shard: s.leg.shard, result: s.result })),
+  )
+  const leading = shards.find((s) => s.leg.shard === merged.leading)?.analysis ?? null
+  const analysis = leading ? { ...leading, excerpt: merged.result.excerpt, locations: merged.result.locations } : null
+  return { result: merged.result, analysis, shards }
 }
 
 export async function rerunCheck(
@@ -111,6 +203,7 @@ export async function rerunCheck(
   })
 }
 
+/** The JUnit verdicts of every check that writes a report, `<check>:<test id>`; a sharded check's shards united (fail wins). */
 export async function junitResults(
   input: IterationInput,
   deps: IterationDeps,
@@ -118,11 +211,17 @@ export async function junitResults(
   const tests: Record<string, 'pass' | 'fail'> = {}
   for (const check of input.config.checks) {
     if (!check.junit) continue
-    const xml = await deps.workspace.readText(resolve(input.cwd, check.junit), 32 * 1024 * 1024)
-    if (!xml) continue
-    for (const test of parseJUnit(xml)) {
-      if (test.status !== 'skipped') tests[`${check.name}:${test.id}`] = test.status
+    const perShard: Record<string, 'pass' | 'fail'>[] = []
+    for (const leg of expandShards(check)) {
+      const xml = leg.junit ? await deps.workspace.readText(resolve(input.cwd, leg.junit), 32 * 1024 * 1024) : null
+      if (!xml) continue
+      const verdicts: Record<string, 'pass' | 'fail'> = {}
+      for (const test of parseJUnit(xml)) {
+        if (test.status !== 'skipped') verdicts[`${check.name}:${test.id}`] = test.status
+      }
+      perShard.push(verdicts)
     }
+    Object.assign(tests, unionTests(perShard))
   }
   return tests
 }

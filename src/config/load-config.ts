@@ -10,6 +10,7 @@ import { AGENT_NAMES } from '../domain/agents/types.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { planMatrix } from '../domain/matrix-plan.js'
 import { type Policy, policyFromConfig } from '../domain/policy.js'
+import { MAX_SHARDS, shardConfigProblem } from '../domain/shards.js'
 import { ConfigError } from './errors.js'
 import { type LoopConfig, type LoopConfigInput, loopConfigSchema, MOVED_CONFIG_KEYS } from './loop-config.js'
 
@@ -144,6 +145,8 @@ export function validateLoopConfig(
     if (names.has(check.name))
       problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`)
     names.add(check.name)
+    const shardProblem = shardConfigProblem(check)
+    if (shardProblem) problems.push(shardProblem)
   }
   try {
     planMatrix(config.checks)
@@ -199,7 +202,16 @@ function describeIssue(
   }
   const value = valueAt(raw, path)
   const got = value === undefined ? 'nothing' : JSON.stringify(value)
+  const shards = shardsKey(path, raw)
+  if (shards) return [`${where}${shards}: expected a whole number from 1 to ${MAX_SHARDS} (1: not sharded); got ${got}`]
   return [`${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`]
+}
+
+/** `checks.<name>.shards` for a check's `shards` (named as the domain's sharding rule names it), else null. */
+function shardsKey(path: readonly PropertyKey[], raw: unknown): string | null {
+  if (path.length !== 3 || path[0] !== 'checks' || typeof path[1] !== 'number' || path[2] !== 'shards') return null
+  const name = valueAt(raw, ['checks', path[1], 'name'])
+  return typeof name === 'string' && name ? `checks.${name}.shards` : null
 }
 
 function expectation(issue: z.core.$ZodIssue): string {

@@ -7,6 +7,7 @@ import { AGENT_NAMES } from '../domain/agents/types.js'
 import type { PatternConfig } from '../domain/analysis/pattern-config.js'
 import { DEFAULT_MAX_FILE_BYTES } from '../domain/commit-policy.js'
 import type { CheckConfig, Command, LoopConfig } from '../domain/loop-config.js'
+import { MAX_SHARDS } from '../domain/shards.js'
 import { CHECK_KINDS, STAGES, STRATEGIES } from '../domain/stages.js'
 
 export type { PatternConfig } from '../domain/analysis/pattern-config.js'
@@ -44,6 +45,8 @@ export const checkSchema = z.strictObject({
   pre: z.boolean().default(false),
   'verify-only': z.boolean().default(false),
   env: envSchema.default({}),
+  /** Shards run side by side: `{shard}`/`{shards}` in run and junit, LOOP_SHARD/LOOP_SHARDS in the environment. */
+  shards: z.number().int().min(1).max(MAX_SHARDS).optional(),
 })
 
 const signalSchema = z.string().min(1)

@@ -7,8 +7,11 @@
 import type { Command } from './loop-config.js'
 import type { CheckKind } from './stages.js'
 
-/** Patterns of failures that come and go with the network or the machine's load, whatever the check. */
-export const TRANSIENT_PATTERNS: readonly string[] = ['network-error', 'timeout']
+/**
+ * Patterns of failures that come and go with the network or the machine's load, whatever the check
+ * (`infrastructure`: a shard that was killed or cancelled before it reported).
+ */
+export const TRANSIENT_PATTERNS: readonly string[] = ['network-error', 'timeout', 'infrastructure']
 
 /** Above this many failing tests the filter is not worth it (and the regex grows): the whole check. */
 export const MAX_SELECTED_TESTS = 50

@@ -24,6 +24,8 @@ export interface CheckConfig {
   /** Runs only when the work reaches VERIFY (a slow suite): left out of the baseline and other iterations. */
   'verify-only': boolean
   env: Record<string, string>
+  /** Run as this many shards side by side (1..64; absent or 1: not sharded), merged into one result (`shards.ts`). */
+  shards?: number | undefined
 }
 
 /** A gate: a person approves before the loop goes on (on changed paths, or on leaving a stage). */

@@ -10,7 +10,9 @@ import { failingTestsIn } from '../../domain/analysis/failing-tests.js'
 import { type FlakeRerun, flakeRerun } from '../../domain/flake-rerun.js'
 import type { JourneyEvent } from '../../domain/journey.js'
 import type { CheckConfig, Command } from '../../domain/loop-config.js'
+import { expandShards, isSharded } from '../../domain/shards.js'
 import type { RunResult } from '../../ports/process.js'
+import { describeShardFlakePlans, flakeLegReruns, rerunLegs, shardFlakePlans } from '../shard-rerun.js'
 import { isFailing, usage } from '../step-support.js'
 import { type LiveCheck, rerunCheck } from '../verification.js'
 import { command, INSTALL_TIMEOUT_MS } from './act.js'
@@ -44,8 +46,17 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
       continue
     }
     const name = live.check.name
+    // A sharded check's flake check re-runs only its failing shards.
+    if (live.shards && (await flakeCheckShards(run, live, events))) {
+      checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } })
+      flaky.push(name)
+      events.push(
+        noted(run, 'flaky', `${name}: failed, then its failing shards passed when re-run (flaky, no retry spent)`),
+      )
+      continue
+    }
     // Flake check, where a flake is possible: a pass is recorded as flaky and costs no retry.
-    const rerun = flakeCheck(run, live)
+    const rerun = live.shards ? null : flakeCheck(run, live)
     if (rerun) {
       const narrowed = rerun.scope === 'tests'
       events.push(noted(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)))
@@ -138,8 +149,33 @@ function flakeData(rerun: Exclude<FlakeRerun, { scope: 'none' }>): Record<string
     : { scope: 'check', reason: rerun.reason }
 }
 
-/** Runs the check once more (or `command`, its failing tests only), unchanged; true when it passes. */
+/** The flake check of a sharded check: its failing shards re-run; true when they all pass. */
+async function flakeCheckShards(run: IterationRun, live: LiveCheck, events: JourneyEvent[]): Promise<boolean> {
+  if (!run.input.config['flake-check'].enabled) return false
+  const plans = shardFlakePlans(live)
+  if (plans.length === 0) return false
+  const name = live.check.name
+  const shards = plans.map((plan) => plan.leg.shard)
+  events.push(
+    noted(run, 'check', `${name}: flake check: ${describeShardFlakePlans(name, plans)}`, { scope: 'shards', shards }),
+  )
+  for (let attempt = 1; attempt <= run.input.config['flake-check'].reruns; attempt++) {
+    const legs = flakeLegReruns(plans)
+    if (await rerunLegs(run.input, run.deps, live.check, legs, run.iterationDir, run.projectEnv, `rerun-${attempt}`))
+      return true
+  }
+  return false
+}
+
+/**
+ * Runs the check once more (or `command`, its failing tests only), unchanged; true when it passes. A
+ * sharded check runs every shard again (a fix or an install may change what any of them sees).
+ */
 async function recheck(run: IterationRun, check: CheckConfig, label: string, command?: Command): Promise<boolean> {
+  if (isSharded(check) && command === undefined) {
+    const legs = expandShards(check).map((leg) => ({ leg }))
+    return rerunLegs(run.input, run.deps, check, legs, run.iterationDir, run.projectEnv, label)
+  }
   const result = await rerunCheck(
     run.input,
     run.deps,

@@ -118,6 +118,11 @@ const ADVICE: Record<string, [rootCause: string, whereToLook: string, alternativ
     'The diff since the baseline, near the failing test.',
     'Revert the change that broke it and redo it.',
   ],
+  infrastructure: [
+    'A shard of a sharded check was killed or cancelled before it reported.',
+    "The shard's log and the runner's memory, time and cancellation limits.",
+    'Give the shards more memory or time, or split the suite into more shards.',
+  ],
 }
 
 /** Builds the dead letter for a failure whose retry budget is spent. */

@@ -36,6 +36,7 @@ describe('the default library', () => {
       'test-failure': 'analyze_then_fix',
       'build-error': 'analyze_then_fix',
       'regression-detected': 'context_expand',
+      infrastructure: 'retry_with_backoff',
     })
     const library = buildLibrary()
     for (const id of ['permission-error', 'merge-conflict', 'git-error', 'security-finding']) {

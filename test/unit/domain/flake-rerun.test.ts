@@ -37,6 +37,21 @@ describe('flakeRerun', () => {
       expected: { scope: 'check' },
     },
     {
+      name: 'a shard of a build lost before it reported is re-run whole',
+      given: { kind: 'build', run: 'make -j shard-2', pattern: 'infrastructure' },
+      expected: { scope: 'check' },
+    },
+    {
+      name: 'a vitest shard lost before it reported is re-run whole, not narrowed to tests',
+      given: {
+        kind: 'test',
+        run: 'vitest run --shard=2/4',
+        pattern: 'infrastructure',
+        failingTests: ['a.test.ts > a'],
+      },
+      expected: { scope: 'check' },
+    },
+    {
       name: 'a lint that timed out inside is re-run whole',
       given: { kind: 'lint', run: 'eslint .', pattern: 'timeout' },
       expected: { scope: 'check' },
