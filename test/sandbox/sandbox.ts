@@ -87,6 +87,11 @@ export interface Sandbox {
     state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED',
     body?: string,
   ): Promise<JobRecord | undefined>
+  /**
+   * A person edits an issue's body (`PATCH .../issues/N` through the API, as ticking a task-list box
+   * does), then the `issues` `edited` event with `changes.body.from`, the body before the edit.
+   */
+  editIssue(user: string, issueNumber: number, body: string): Promise<JobRecord | undefined>
   /** A person opens an issue (`issues` `opened` event). */
   openIssue(user: string, title: string, body?: string): Promise<{ number: number; job: JobRecord | undefined }>
   /**
@@ -500,6 +505,25 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         ref,
         // GitHub's GITHUB_SHA for a merged pull request's `closed` event is the merge commit on the base.
         merged.sha,
+      )
+    },
+    async editIssue(user, issueNumber, body) {
+      const issue = model.issue(issueNumber)
+      if (issue.pull) throw new Error(`sandbox: #${issueNumber} is a pull request; editIssue edits issues`)
+      const before = issue.body
+      // GitHub's `changes` holds only what changed: an edit that changes nothing is not modelled.
+      if (before === body) throw new Error(`sandbox: the edit of #${issueNumber} leaves its body as it was`)
+      await asPerson(user, 'PATCH', `${repoPath}/issues/${issueNumber}`, { body })
+      return engine.trigger(
+        'issues',
+        {
+          action: 'edited',
+          changes: { body: { from: before ?? '' } },
+          issue: issueJson(model.issue(issueNumber)),
+          repository: repositoryJson(),
+          sender: gh.simpleUser(ctx(), model.user(user)),
+        },
+        model.user(user),
       )
     },
     async openIssue(user, title, body) {

@@ -1,0 +1,26 @@
+/**
+ * The dashboard issue on GitHub (`adapters/dashboard-issue.ts`): found by its label among the issues
+ * the controller opened, created, pinned, rewritten, and closed when a race made two.
+ */
+
+export interface DashboardIssue {
+  number: number
+  /** GraphQL's global id, which `pinIssue` takes. */
+  nodeId: string
+  body: string
+  url: string
+}
+
+export interface DashboardIssues {
+  /** The open issues with the dashboard label that the controller itself opened, lowest number first. */
+  list(): Promise<DashboardIssue[]>
+  /** Opens the dashboard issue with its label. */
+  create(title: string, body: string): Promise<DashboardIssue>
+  /** Pins the issue to the repository (GraphQL `pinIssue`). */
+  pin(issue: DashboardIssue): Promise<void>
+  /** The issue as it is now (never a cached copy). */
+  get(number: number): Promise<DashboardIssue>
+  update(number: number, body: string): Promise<void>
+  /** Closes a duplicate, saying which issue is kept. */
+  closeDuplicate(number: number, kept: number): Promise<void>
+}
