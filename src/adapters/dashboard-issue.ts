@@ -2,7 +2,7 @@
  * The dashboard issue with Octokit: listed by its label (`GET /repos/{o}/{r}/issues?labels=`, which
  * also lists pull requests: they are left out) and kept only when the controller opened it, created
  * with the label, pinned with GraphQL `pinIssue` (REST has no pinning), rewritten with `PATCH`, and a
- * duplicate closed as one.
+ * duplicate unpinned and closed as one.
  */
 import { isOwnComment } from '../domain/comment-author.js'
 import { DASHBOARD_LABEL } from '../domain/report/dashboard.js'
@@ -108,7 +108,14 @@ export class OctokitDashboardIssues implements DashboardIssues {
     )
   }
 
-  async closeDuplicate(number: number, kept: number): Promise<void> {
+  async closeDuplicate(duplicate: DashboardIssue, kept: number): Promise<void> {
+    const { number } = duplicate
+    // The job that opened it pinned it: a closed duplicate must not hold one of the repository's three pins.
+    await this.octokit
+      .graphql('mutation($id: ID!) { unpinIssue(input: { issueId: $id }) { issue { number } } }', {
+        id: duplicate.nodeId,
+      })
+      .catch(() => undefined)
     await this.attempt(`close the duplicate dashboard #${number}`, async () => {
       await this.octokit.rest.issues.createComment({
         owner: this.owner,

@@ -8,6 +8,7 @@
  */
 import { type DashboardTick, readTicks } from '../domain/dashboard-ticks.js'
 import {
+  actionWords,
   DASHBOARD_MARKER,
   DASHBOARD_TITLE,
   type DashboardAction,
@@ -67,7 +68,7 @@ export async function ensureDashboardIssue(
   }
   const [kept, ...duplicates] = found as [DashboardIssue, ...DashboardIssue[]]
   for (const duplicate of duplicates) {
-    await deps.issues.closeDuplicate(duplicate.number, kept.number)
+    await deps.issues.closeDuplicate(duplicate, kept.number)
     deps.logger.info(`Closed #${duplicate.number}, a second dashboard; #${kept.number} is kept.`)
   }
   return { ...kept, created: created && found.length === 1 }
@@ -152,7 +153,7 @@ export async function applyDashboardTicks(
   deps.logger.info(`Dashboard tick from @${input.actor}: ${authorization.reason}`)
   const outcomes: TickOutcome[] = []
   for (const tick of reading.ticks) {
-    const what = `'${tick.line}'`
+    const what = actionWords(tick.loopId, tick.action)
     if (!authorization.allowed) {
       outcomes.push({
         tick,

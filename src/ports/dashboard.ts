@@ -21,6 +21,6 @@ export interface DashboardIssues {
   /** The issue as it is now (never a cached copy). */
   get(number: number): Promise<DashboardIssue>
   update(number: number, body: string): Promise<void>
-  /** Closes a duplicate, saying which issue is kept. */
-  closeDuplicate(number: number, kept: number): Promise<void>
+  /** Unpins and closes a duplicate, saying which issue is kept. */
+  closeDuplicate(duplicate: DashboardIssue, kept: number): Promise<void>
 }

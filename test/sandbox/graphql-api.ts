@@ -28,7 +28,7 @@ function githubSchema(): GraphQLSchema {
 }
 
 /** The mutations and queries the sandbox serves; anything else valid is reported as unserved. */
-const SERVED = new Set(['markPullRequestReadyForReview', 'pinIssue'])
+const SERVED = new Set(['markPullRequestReadyForReview', 'pinIssue', 'unpinIssue'])
 
 /** GitHub pins at most three issues per repository. */
 export const MAX_PINNED_ISSUES = 3
@@ -122,6 +122,20 @@ export async function serveGraphql(
         state: target.state.toUpperCase(),
       }
       return { issue }
+    },
+    unpinIssue: (args: { input: { issueId: string } }) => {
+      if (!can('issues', 'write')) {
+        throw Object.assign(new Error('Resource not accessible by integration'), { type: 'FORBIDDEN' })
+      }
+      const id = args.input.issueId
+      const target = [...model.issues.values()].find((issue) => !issue.pull && nodeId('I', issue.id) === id)
+      if (!target)
+        throw Object.assign(new Error(`Could not resolve to a node with the global id of '${id}'`), {
+          type: 'NOT_FOUND',
+        })
+      target.pinned = false
+      target.updatedAt = model.now()
+      return { id, issue: { id, number: target.number, isPinned: false } }
     },
   }
   const result = await graphql({

@@ -7,7 +7,7 @@
  * never written again.
  */
 import type { LoopState } from '../state.js'
-import { code, inlineText } from './escape.js'
+import { code, inlineText, markdownText } from './escape.js'
 import { type ListedLoop, loopsTableRows, renderLoopsMarkdown } from './loops-table.js'
 
 export const DASHBOARD_TITLE = 'Loop dashboard'
@@ -99,9 +99,14 @@ export function notesOf(body: string): string[] {
     .slice(-MAX_NOTES)
 }
 
-/** Escapes a new note (text the controller composed, naming people and loops) for the body. */
+/** Escapes a new note (text the controller composed, naming people and loops) for the body; code spans stay. */
 export function noteText(text: string): string {
-  return inlineText(text, MAX_NOTE_CHARS)
+  return markdownText(text, MAX_NOTE_CHARS)
+}
+
+/** An action in a few words, for the log and the notes: ``resume `stuck` ``, ``approve gate `x` of `l` ``. */
+export function actionWords(loopId: string, action: DashboardAction): string {
+  return action.kind === 'approve' ? `approve gate \`${action.gate}\` of \`${loopId}\`` : `${action.kind} \`${loopId}\``
 }
 
 /**
