@@ -28,16 +28,26 @@ function statusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined
 }
 
-/** A 403 names the permission to grant, as the other GitHub calls do. */
+/** GraphQL's errors (HTTP 200 with `errors`), each with its message and type. */
+function graphqlErrors(error: unknown): { message: string; type?: string }[] {
+  const errors = (error as { errors?: unknown } | null)?.errors
+  return Array.isArray(errors) ? (errors as { message: string; type?: string }[]) : []
+}
+
+/** A 403 (or GraphQL's FORBIDDEN) names the permission to grant, as the other GitHub calls do. */
 function explained(error: unknown, what: string): Error {
-  if (statusOf(error) === 403) {
+  const fromGraphql = graphqlErrors(error)
+  const message = fromGraphql.length
+    ? fromGraphql.map((e) => e.message).join('; ')
+    : ((error as Error).message.split('\n')[0] ?? '')
+  if (statusOf(error) === 403 || fromGraphql.some((e) => e.type === 'FORBIDDEN')) {
     return new GitHubPermissionError(
-      `GitHub refused to ${what} (403: ${(error as Error).message.split('\n')[0]}). The token needs 'issues: write': add it under 'permissions:' of the job that runs loop-controller.`,
+      `GitHub refused to ${what} (403: ${message}). The token needs 'issues: write': add it under 'permissions:' of the job that runs loop-controller.`,
       'issues: write',
       403,
     )
   }
-  return new Error(`GitHub refused to ${what}: ${(error as Error).message.split('\n')[0]}`, { cause: error })
+  return new Error(`GitHub refused to ${what}: ${message}`, { cause: error })
 }
 
 export class OctokitDashboardIssues implements DashboardIssues {

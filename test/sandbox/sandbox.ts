@@ -117,6 +117,20 @@ export interface SandboxGit extends GitRemote {
   show(ref: string, path: string): Promise<string | undefined>
 }
 
+/** The reaction rollup of an issue nobody reacted to, as webhooks send it. */
+const noReactions = (issueUrl: string) => ({
+  url: `${issueUrl}/reactions`,
+  total_count: 0,
+  '+1': 0,
+  '-1': 0,
+  laugh: 0,
+  confused: 0,
+  heart: 0,
+  hooray: 0,
+  eyes: 0,
+  rocket: 0,
+})
+
 const gitEnv = (author: string) => ({
   ...process.env,
   GIT_TERMINAL_PROMPT: '0',
@@ -519,7 +533,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         {
           action: 'edited',
           changes: { body: { from: before ?? '' } },
-          issue: issueJson(model.issue(issueNumber)),
+          // The webhook's issue carries its reactions, which the REST issue the other events send need not.
+          issue: {
+            ...issueJson(model.issue(issueNumber)),
+            reactions: noReactions(`${api.url}${repoPath}/issues/${issueNumber}`),
+          },
           repository: repositoryJson(),
           sender: gh.simpleUser(ctx(), model.user(user)),
         },
