@@ -96,6 +96,27 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     expect(body).toContain('- alice ticked resume `stuck`')
   })
 
+  it('writes once more when the loops moved while it wrote (another job ending), so the newest states stay', async () => {
+    planted(BOT)
+    const states = new Map([['a', loopState('a', { iteration: 1 })]])
+    const store = storeOf(states)
+    let lists = 0
+    const moving = {
+      ...store,
+      listLoops: async () => {
+        // Another job saves loop a between this job's first read and its read after writing.
+        if (++lists === 2) states.set('a', loopState('a', { iteration: 2, updatedAt: 'later' }))
+        return store.listLoops()
+      },
+    }
+    const { writes } = await refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL },
+      { store: moving, issues: issuesAs('job'), logger },
+    )
+    expect(writes).toBe(2)
+    expect(dashboardsIn()[0]?.body).toContain('| 2 of 10 |')
+  })
+
   it('keeps the lower of two dashboards a race opened: the other is unpinned, closed as a duplicate and says so', async () => {
     const kept = planted(BOT)
     const duplicate = planted(BOT)
