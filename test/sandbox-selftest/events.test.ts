@@ -98,6 +98,8 @@ describe('events people cause', () => {
     })
     expect(schemaProblems('webhook-issues-edited', payload, 'payload')).toEqual([])
     await expect(sandbox.editIssue('alice', issue.number, '- [x] one')).rejects.toThrow(/leaves its body as it was/)
+    // `types: [edited]`: an issue opened starts no run, as on GitHub.
+    expect((await sandbox.openIssue('alice', 'Another')).job).toBeUndefined()
     expect(sandbox.api.violations).toEqual([])
   })
 

@@ -8,6 +8,7 @@
  */
 import type { LoopState } from '../state.js'
 import { code, inlineText, markdownText } from './escape.js'
+import { COMMENT_MAX_CHARS } from './limits.js'
 import { type ListedLoop, loopsTableRows, renderLoopsMarkdown } from './loops-table.js'
 
 export const DASHBOARD_TITLE = 'Loop dashboard'
@@ -117,16 +118,47 @@ export function renderDashboard(input: {
   loops: readonly ListedLoop[]
   repositoryUrl: string
   notes?: readonly string[]
+  /** At most this many characters (GitHub's issue body holds 65,536); default that. */
+  maxChars?: number
 }): string {
-  const rows = loopsTableRows(input.loops, input.repositoryUrl)
-  const boxes = dashboardBoxes(input.loops)
+  const maxChars = input.maxChars ?? COMMENT_MAX_CHARS
+  const full = renderBody(input.loops, input, 0)
+  if (full.length <= maxChars) return full
+  // Too many loops for one issue: the finished ones go first, then the last by id, said in the body.
+  let shown = [...input.loops]
+    .filter((loop) => loop.state === null || !FINISHED.includes(loop.state.status))
+    .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+  let body = renderBody(shown, input, input.loops.length - shown.length)
+  while (body.length > maxChars && shown.length > 0) {
+    const keep = Math.min(shown.length - 1, Math.floor((shown.length * maxChars) / body.length))
+    shown = shown.slice(0, Math.max(0, keep))
+    body = renderBody(shown, input, input.loops.length - shown.length)
+  }
+  return body
+}
+
+/** Statuses a loop does not leave by itself; they make room first when the body is too long. */
+const FINISHED: readonly string[] = ['complete', 'aborted']
+
+function renderBody(
+  loops: readonly ListedLoop[],
+  input: { repositoryUrl: string; notes?: readonly string[] },
+  hidden: number,
+): string {
+  const rows = loopsTableRows(loops, input.repositoryUrl)
+  const boxes = dashboardBoxes(loops)
   const notes = (input.notes ?? []).slice(-MAX_NOTES)
+  const omitted =
+    hidden > 0
+      ? `\n\n${hidden} more loop(s) are not listed (an issue holds ${COMMENT_MAX_CHARS} characters); ` +
+        'the state branch holds every one, a folder per loop.'
+      : ''
   const parts = [
     DASHBOARD_MARKER,
     'Every loop of loop-controller in this repository, rewritten at the end of each loop job. ' +
       'Tick a box to act on a loop: a tick counts from people with write, maintain or admin access.',
     '## Loops',
-    rows.length > 0 ? renderLoopsMarkdown(rows) : 'No loops yet.',
+    `${rows.length > 0 ? renderLoopsMarkdown(rows) : 'No loops yet.'}${omitted}`,
     '## Actions',
     boxes.length > 0 ? boxes.map((box) => box.line).join('\n') : 'Nothing waits for a person.',
   ]

@@ -102,6 +102,24 @@ describe('renderDashboard', () => {
     expect(notesOf('a body without notes')).toEqual([])
   })
 
+  it('stays within the size GitHub holds: finished loops make room first, then the last by id, said', () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      loopId: `loop-${String(i).padStart(2, '0')}`,
+      state: loopState(`loop-${i}`, { status: i % 2 === 0 ? 'complete' : 'blocked', statusReason: 'x'.repeat(100) }),
+    }))
+    const full = renderDashboard({ loops: many, repositoryUrl: REPOSITORY_URL })
+    expect(full).not.toContain('not listed')
+    for (const maxChars of [6000, 3000]) {
+      const bounded = renderDashboard({ loops: many, repositoryUrl: REPOSITORY_URL, maxChars })
+      expect(bounded.length).toBeLessThanOrEqual(maxChars)
+      const listed = bounded.split('\n').filter((line) => line.startsWith('| `loop-'))
+      expect(listed.length).toBeGreaterThan(0)
+      expect(listed.every((line) => line.includes('**blocked**'))).toBe(true)
+      expect(bounded).toContain(`${40 - listed.length} more loop(s) are not listed`)
+      expect(bounded).toContain('<!-- loop-dashboard:resume:loop-01 -->')
+    }
+  })
+
   it('matches the golden dashboard (test/golden/dashboard.md)', () => {
     const path = join(import.meta.dirname, '..', '..', 'golden', 'dashboard.md')
     if (process.env.UPDATE_GOLDEN === '1' || !existsSync(path)) {
