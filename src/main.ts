@@ -90,7 +90,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   if (trigger.untrusted) logger.warning(trigger.reason)
   // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
   if (settings.command === 'sweep') return sweep(runContext, root, { github, logger, io, clock: systemClock })
-  const issues = settings.dashboard ? dashboardIssues(runContext, owner, repo) : null
+  const issues = settings.dashboard ? dashboardIssues(runContext, owner, repo, logger) : null
   // A tick on the dashboard acts on the loops it names, not on this event's loop.
   if (issues && isDashboardEdit(runContext)) {
     return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact })

@@ -34,8 +34,9 @@ export function dashboardIssues(
   run: Pick<RunContext, 'settings' | 'apiUrl'>,
   owner: string,
   repo: string,
+  logger: Logger,
 ): DashboardIssues {
-  const octokit = createOctokit({ token: run.settings.githubToken, owner, repo, baseUrl: run.apiUrl })
+  const octokit = createOctokit({ token: run.settings.githubToken, owner, repo, baseUrl: run.apiUrl, logger })
   return new OctokitDashboardIssues(octokit, owner, repo)
 }
 
