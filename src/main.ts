@@ -93,7 +93,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   const issues = settings.dashboard ? dashboardIssues(runContext, owner, repo, logger) : null
   // A tick on the dashboard acts on the loops it names, not on this event's loop.
   if (issues && isDashboardEdit(runContext)) {
-    return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact })
+    return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact, io })
   }
 
   // The loop config comes from the ref that was checked out, before the loop's branch is.

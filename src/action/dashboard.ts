@@ -10,12 +10,13 @@ import { createOctokit } from '../adapters/github.js'
 import { applyDashboardTicks, refreshDashboard } from '../app/dashboard.js'
 import { applyPeopleCommand } from '../app/people-commands.js'
 import { messageOf } from '../config/errors.js'
-import { DASHBOARD_LABEL } from '../domain/report/dashboard.js'
+import { DASHBOARD_LABEL, noteText } from '../domain/report/dashboard.js'
 import type { Clock } from '../ports/clock.js'
 import type { DashboardIssues } from '../ports/dashboard.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import type { LoopLister, Store } from '../ports/store.js'
+import type { ActionIO } from './actions-io.js'
 import { redispatch } from './dispatch.js'
 import { authorizePerson } from './people-commands.js'
 import type { RunContext } from './run-context.js'
@@ -88,6 +89,7 @@ export async function handleDashboardEdit(
     logger: Logger
     clock: Clock
     redact: (text: string) => string
+    io: Pick<ActionIO, 'writeSummary'>
   },
 ): Promise<void> {
   const { logger } = deps
@@ -124,10 +126,17 @@ export async function handleDashboardEdit(
       logger,
       authorize: (actor, actorType) => authorizePerson(deps.github, actor, actorType),
       apply: async (loopId, command, by) => {
-        await auditSource?.restoreAudit(loopId, auditDir(loopId)).catch((error) => {
-          logger.warning(`Audit trail of ${loopId} not restored: ${messageOf(error)}`)
-        })
-        const audit = new AuditTrail(auditDir(loopId), deps.redact)
+        let dir = auditDir(loopId)
+        try {
+          await auditSource?.restoreAudit(loopId, dir)
+        } catch (error) {
+          // The store saves the folder as the loop's whole trail: a trail not brought back must not be replaced.
+          logger.warning(
+            `Audit trail of ${loopId} not restored (${messageOf(error)}): the command's event stays out of it.`,
+          )
+          dir = join(runnerTemp, 'loop-controller', 'audit-unrestored', loopId)
+        }
+        const audit = new AuditTrail(dir, deps.redact)
         return applyPeopleCommand(command, { loopId, by }, { store, clock: deps.clock, audit })
       },
       dispatch: async (loopId, state) =>
@@ -136,4 +145,8 @@ export async function handleDashboardEdit(
     },
   )
   logger.info(`Dashboard edit by ${text(sender.login) ?? 'someone'}: ${outcomes.length} tick(s) read.`)
+  if (run.hasStepSummary && outcomes.length > 0) {
+    const lines = outcomes.map((outcome) => `- ${noteText(outcome.note)}`)
+    await deps.io.writeSummary(`## loop-controller dashboard\n\nTicks on #${number}:\n\n${lines.join('\n')}\n`)
+  }
 }

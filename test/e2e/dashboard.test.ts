@@ -141,11 +141,15 @@ describe('the action bundle in the sandbox: the dashboard', () => {
       expect(rowOf(body, 'stuck')?.slice(1, 3)).toEqual(['COMPLETE', 'complete'])
       expect(body).not.toContain('loop-dashboard:resume:stuck')
       expect(body).toMatch(/- alice ticked resume `stuck`: iteration \d+ dispatched/)
+      expect(aliceJob?.summary).toMatch(/Ticks on #\d+:\n\n- alice ticked resume `stuck`: iteration \d+ dispatched/)
       const state = JSON.parse((await sandbox.git.show('loop-state', 'stuck/loop-state.json')) ?? '{}')
       expect(state.lastRun).toEqual({
         id: String(resumed.runId),
         url: expect.stringContaining(`/runs/${resumed.runId}`),
       })
+      // The tick's command joined the loop's audit trail, which the tick's job brought back first.
+      expect(await sandbox.git.show('loop-state', 'stuck/audit/iterations/1.md')).toBeDefined()
+      expect(await sandbox.git.show('loop-state', 'stuck/audit/journey-log.jsonl')).toMatch(/resumed by alice/)
       expect(dashboards(sandbox)).toHaveLength(1)
       expectFaithful(scenario)
     },
