@@ -105,13 +105,6 @@ export class OctokitDashboardIssues implements DashboardIssues {
     )
   }
 
-  async get(number: number): Promise<DashboardIssue> {
-    const response = await this.attempt(`read issue #${number}`, () =>
-      this.octokit.rest.issues.get({ owner: this.owner, repo: this.repo, issue_number: number }),
-    )
-    return toIssue(response.data as RawIssue)
-  }
-
   async update(number: number, body: string): Promise<void> {
     await this.attempt(`rewrite issue #${number}`, () =>
       this.octokit.rest.issues.update({ owner: this.owner, repo: this.repo, issue_number: number, body }),

@@ -50,12 +50,10 @@ export async function listLoops(store: Pick<Store, 'load'> & LoopLister): Promis
 export async function ensureDashboardIssue(
   deps: Pick<DashboardDeps, 'issues' | 'logger'>,
   firstBody: () => string,
-): Promise<DashboardIssue & { created: boolean }> {
+): Promise<DashboardIssue> {
   let found = await deps.issues.list()
-  let created = false
   if (found.length === 0) {
     const issue = await deps.issues.create(DASHBOARD_TITLE, firstBody())
-    created = true
     deps.logger.info(`Opened the dashboard issue #${issue.number}.`)
     try {
       await deps.issues.pin(issue)
@@ -71,7 +69,7 @@ export async function ensureDashboardIssue(
     await deps.issues.closeDuplicate(duplicate, kept.number)
     deps.logger.info(`Closed #${duplicate.number}, a second dashboard; #${kept.number} is kept.`)
   }
-  return { ...kept, created: created && found.length === 1 }
+  return kept
 }
 
 /** Comparable form of what the dashboard shows: a change here is a reason to write again. */
@@ -95,9 +93,9 @@ export async function refreshDashboard(
       repositoryUrl: input.repositoryUrl,
       notes: [...notes, ...(input.notes ?? []).map(noteText)],
     })
+  // Listed just now: its body holds the notes other jobs wrote, which are kept.
   const issue = await ensureDashboardIssue(deps, () => fresh([]))
-  // Read again right before writing: notes written by another job meanwhile are kept.
-  let current = issue.created ? issue.body : (await deps.issues.get(issue.number)).body
+  let current = issue.body
   const carried = current.startsWith(DASHBOARD_MARKER) ? notesOf(current) : []
   let writes = 0
   for (let round = 0; round <= MAX_REWRITES; round++) {

@@ -18,8 +18,6 @@ export interface DashboardIssues {
   create(title: string, body: string): Promise<DashboardIssue>
   /** Pins the issue to the repository (GraphQL `pinIssue`). */
   pin(issue: DashboardIssue): Promise<void>
-  /** The issue as it is now (never a cached copy). */
-  get(number: number): Promise<DashboardIssue>
   update(number: number, body: string): Promise<void>
   /** Unpins and closes a duplicate, saying which issue is kept. */
   closeDuplicate(duplicate: DashboardIssue, kept: number): Promise<void>

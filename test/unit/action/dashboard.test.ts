@@ -57,9 +57,6 @@ describe('updateDashboard', () => {
       throw new Error('not reached')
     },
     pin: async () => {},
-    get: async () => {
-      throw new Error('not reached')
-    },
     update: async () => {},
     closeDuplicate: async () => {},
   }
