@@ -31,6 +31,7 @@ export const Inputs = {
   Secrets: 'secrets',
   WorkingDirectory: 'working-directory',
   StaleAfterMinutes: 'stale-after-minutes',
+  Dashboard: 'dashboard',
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 
@@ -67,6 +68,7 @@ export const InputDefaults = {
   failOn: 'blocked,capped,aborted',
   workingDirectory: '.',
   staleAfterMinutes: 30,
+  dashboard: false,
 } as const
 
 export { Labels, loopBranch, stickyCommentMarker } from './domain/loop-names.js'

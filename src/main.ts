@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { type ActionIO, actionsIO } from './action/actions-io.js'
 import { COMMIT_IDENTITY } from './action/commit-identity.js'
+import { dashboardIssues, handleDashboardEdit, isDashboardEdit, updateDashboard } from './action/dashboard.js'
 import { redispatch } from './action/dispatch.js'
 import { handOverIteration, outsideLoopGroup } from './action/hand-over.js'
 import { runJobIterations } from './action/job-iterations.js'
@@ -36,7 +37,7 @@ import { sanitiseLoopId } from './config/action-inputs.js'
 import { ConfigError, messageOf } from './config/errors.js'
 import { loadUserPatterns } from './config/user-patterns.js'
 import { loopBranch, Outputs } from './constants.js'
-import { taskOfEvent } from './domain/action-event.js'
+import { interpretEvent, taskOfEvent } from './domain/action-event.js'
 import { buildLibrary } from './domain/analysis/index.js'
 import { hasStopLabel, isUntrustedTrigger } from './domain/commands.js'
 import { type IsolationMode, isolationLine } from './domain/isolation.js'
@@ -51,14 +52,23 @@ import { VERSION } from './version.js'
 
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 export async function run(io: ActionIO = actionsIO): Promise<void> {
+  const jobEnd: JobEnd = {}
   try {
-    await runAction(io)
+    await runAction(io, jobEnd)
   } catch (error) {
     io.setFailed(error instanceof ConfigError ? messageOf(error) : `loop-controller failed: ${messageOf(error)}`)
+  } finally {
+    // Whatever the job did to its loop (and however it ended), the dashboard shows it.
+    await jobEnd.dashboard?.()
   }
 }
 
-async function runAction(io: ActionIO): Promise<void> {
+/** What runs when the job ends, once the loop's store is known. */
+interface JobEnd {
+  dashboard?: () => Promise<void>
+}
+
+async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   const runContext = readRunContext(io.getInput)
   const { settings } = runContext
   const secrets = actionSecretValues(settings, runContext.env)
@@ -80,6 +90,11 @@ async function runAction(io: ActionIO): Promise<void> {
   if (trigger.untrusted) logger.warning(trigger.reason)
   // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
   if (settings.command === 'sweep') return sweep(runContext, root, { github, logger, io, clock: systemClock })
+  const issues = settings.dashboard ? dashboardIssues(runContext, owner, repo, logger) : null
+  // A tick on the dashboard acts on the loops it names, not on this event's loop.
+  if (issues && isDashboardEdit(runContext)) {
+    return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact, io })
+  }
 
   // The loop config comes from the ref that was checked out, before the loop's branch is.
   const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace)
@@ -93,6 +108,10 @@ async function runAction(io: ActionIO): Promise<void> {
   const audit = new AuditTrail(loopDir, redact)
   const { store, auditSource } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger })
   io.setOutput(Outputs.StatePath, store.describe(loopId))
+  // An event with nothing for any loop (another issue edited, an unrelated label) leaves it alone too.
+  if (issues && interpretEvent(runContext.event.name, runContext.event.payload).kind !== 'none') {
+    jobEnd.dashboard = () => updateDashboard(runContext, store, { issues, logger })
+  }
   const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger)
 
   const commandDeps = {
@@ -148,6 +167,14 @@ async function runAction(io: ActionIO): Promise<void> {
       task: taskOfEvent(runContext.event.name, runContext.event.payload),
       stopRequested: hasStopLabel(runContext.event.subject.labels),
       toolVersion: VERSION,
+      ...(runContext.runId
+        ? {
+            run: {
+              id: runContext.runId,
+              url: `${runContext.serverUrl}/${runContext.repository}/actions/runs/${runContext.runId}`,
+            },
+          }
+        : {}),
       ...(useGit ? { branchFromRemote: branch } : {}),
       // A re-dispatch that carries no cap leaves the loop's own, set when it started, in force.
       ...(capGiven !== undefined ? { capGiven } : {}),

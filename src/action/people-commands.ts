@@ -8,7 +8,7 @@ import { applyPeopleCommand, NoLoopError, type PeopleCommand } from '../app/peop
 import { ConfigError } from '../config/errors.js'
 import { GITHUB_ACTIONS_BOT_LOGIN } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
-import { authorizeActor, type LoopCommand } from '../domain/commands.js'
+import { type Authorization, authorizeActor, type LoopCommand } from '../domain/commands.js'
 import { type Refusal, startRefusal } from '../domain/report/refusal.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
@@ -47,6 +47,24 @@ function commandFromInputs(settings: RunContext['settings']): PeopleCommand {
     case 'sweep':
       throw new Error(`commandFromInputs: '${settings.command}' is not a person's command`)
   }
+}
+
+/**
+ * Whether `actor` may command a loop: write, maintain or admin on the repository, and not the controller
+ * itself (its own comments and edits never command it). Shared by comments, labels, reviews and the
+ * dashboard's ticks.
+ */
+export async function authorizePerson(
+  github: Pick<GitHubPort, 'getPermission' | 'getAuthenticatedLogin'>,
+  actor: string,
+  actorType: string,
+): Promise<Authorization> {
+  return authorizeActor({
+    permission: await github.getPermission(actor),
+    actorType,
+    actor,
+    controllerLogin: await github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN),
+  })
 }
 
 /**
@@ -94,13 +112,7 @@ export async function applyCommands(
   }
   if (intent.kind === 'merged') return mergeEndsShip(loopId, intent.number, deps)
   // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
-  const permission = await deps.github.getPermission(intent.actor)
-  const authorization = authorizeActor({
-    permission,
-    actorType: intent.actorType,
-    actor: intent.actor,
-    controllerLogin: await deps.github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN),
-  })
+  const authorization = await authorizePerson(deps.github, intent.actor, intent.actorType)
   if (intent.kind === 'start') {
     // The label starts work that runs with this repository's secrets: as much a command as `/loop resume`.
     logger.info(`Start ${intent.via === 'label' ? 'label' : 'comment'} from @${intent.actor}: ${authorization.reason}`)

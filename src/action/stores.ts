@@ -26,11 +26,15 @@ export async function createStore(input: {
   run: RunContext
   runnerTemp: string
   root: string
-  /** The loop's audit trail folder, which the artifact and git stores carry with each save. */
-  loopDir: string
+  /**
+   * The loop's audit trail folder, which the artifact and git stores carry with each save; a function
+   * of the loop for a job that saves several loops (the dashboard's ticks, with the `git` store).
+   */
+  loopDir: string | ((loopId: string) => string)
   logger: Logger
 }): Promise<{ store: Store; auditSource: AuditSource | null }> {
-  const { run, runnerTemp, root, loopDir, logger } = input
+  const { run, runnerTemp, root, logger } = input
+  const auditDirOf = (loopId: string) => (typeof input.loopDir === 'string' ? input.loopDir : input.loopDir(loopId))
   const { settings, env } = run
   const { ArtifactStore, AutoStore, CacheStore, GitStore } = await import('../adapters/stores/index.js')
   // Recorded in each saved revision, to tell which job wrote it.
@@ -46,7 +50,7 @@ export async function createStore(input: {
       runId: requireRunId(run),
       apiUrl: run.apiUrl,
       workDir: join(runnerTemp, 'loop-controller', 'artifacts'),
-      auditDir: () => loopDir,
+      auditDir: auditDirOf,
       env,
       onNote: (note) => logger.info(note),
     })
@@ -68,7 +72,7 @@ export async function createStore(input: {
         // The job's token, never a push-token PAT: a state save must not start the repository's push workflows.
         token: settings.githubToken,
         workDir: join(runnerTemp, 'loop-controller', 'git-state'),
-        auditDir: () => loopDir,
+        auditDir: auditDirOf,
         toolVersion: VERSION,
         ...runIdentity,
       })

@@ -78,7 +78,12 @@ async function settle(
   ran?: RanIteration,
 ): Promise<IterationResult> {
   const at = deps.clock.now()
-  const concluded = conclude(loop, final, at)
+  const ended = conclude(loop, final, at)
+  // The run whose job ran this iteration: what the dashboard links as the loop's last run.
+  const concluded =
+    ran && input.run
+      ? { ...ended, record: { ...ended.record, state: { ...ended.record.state, lastRun: input.run } } }
+      : ended
   const { state } = concluded.record
   const decision = ran?.decision ?? final
   // The ending's records are written before the save they belong to (see `BeforeSave`); a save that

@@ -1,10 +1,11 @@
 /**
  * `loop-controller status --all`: every loop kept in the state directory, one line each (stage,
- * status, iterations of the cap, what it spent, its last verdict, its pull request), or `--json`.
+ * status, iterations of the cap, what it spent, its last verdict, its issue, pull request and last run),
+ * or `--json`. The rows are the dashboard issue's (`domain/report/loops-table.ts`).
  */
 import { readdir } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import type { LoopState } from '../domain/state.js'
+import { type ListedLoop, loopsTableRows, renderLoopsText } from '../domain/report/loops-table.js'
 import { EXIT } from './exit-codes.js'
 import type { CliIo } from './io.js'
 import type { LoopPlace } from './loop-place.js'
@@ -23,34 +24,19 @@ async function loopIds(stateDir: string): Promise<string[]> {
   return ids.sort()
 }
 
-function spent(state: LoopState): string {
-  const seconds = Math.round(state.usage.wallMs / 1000)
-  const time = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)} min`
-  const tokens = state.usage.tokens > 0 ? ` · ${state.usage.tokens} tokens` : ''
-  const cost = state.usage.costUsd > 0 ? ` · $${state.usage.costUsd.toFixed(2)}` : ''
-  return `${time}${tokens}${cost}`
-}
-
-function lastVerdict(state: LoopState): string {
-  const results = state.lastVerification?.results ?? []
-  if (results.length === 0) return '-'
-  const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error').length
-  return failed === 0 ? `pass (${results.length})` : `fail (${failed} of ${results.length})`
-}
-
 /** Prints every loop; exit 0 (a listing, not one loop's state). A state that cannot be read is named. */
 export async function showAllLoops(place: LoopPlace, values: Values, io: CliIo): Promise<number> {
   const ids = await loopIds(place.stateDir)
-  const rows: { id: string; state: LoopState | null; problem?: string }[] = []
-  for (const id of ids) {
+  const rows: ListedLoop[] = []
+  for (const loopId of ids) {
     try {
-      rows.push({ id, state: (await place.store.load(id))?.state ?? null })
+      rows.push({ loopId, state: (await place.store.load(loopId))?.state ?? null })
     } catch (error) {
-      rows.push({ id, state: null, problem: (error as Error).message.split('\n')[0] ?? '' })
+      rows.push({ loopId, state: null, problem: (error as Error).message.split('\n')[0] ?? '' })
     }
   }
   if (values.json) {
-    const json = rows.map((row) => (row.state ? statusJson(row.state) : { loopId: row.id, problem: row.problem }))
+    const json = rows.map((row) => (row.state ? statusJson(row.state) : { loopId: row.loopId, problem: row.problem }))
     io.stdout(`${JSON.stringify(json, null, 2)}\n`)
     return EXIT.complete
   }
@@ -58,26 +44,6 @@ export async function showAllLoops(place: LoopPlace, values: Values, io: CliIo):
     io.stdout(`No loops yet in ${relative(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.\n`)
     return EXIT.complete
   }
-  const table = rows.map((row) =>
-    row.state
-      ? [
-          row.id,
-          row.state.stage,
-          row.state.status,
-          `${row.state.iteration} of ${row.state.maxIterations}`,
-          spent(row.state),
-          lastVerdict(row.state),
-          row.state.pullRequest ? `#${row.state.pullRequest.number}` : '-',
-        ]
-      : [row.id, '-', 'unreadable', '-', '-', '-', row.problem ?? ''],
-  )
-  const header = ['loop', 'stage', 'status', 'iterations', 'spent', 'last verdict', 'pull request']
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)))
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd()
-  io.stdout(`${[line(header), ...table.map(line)].join('\n')}\n`)
+  io.stdout(renderLoopsText(loopsTableRows(rows)))
   return EXIT.complete
 }

@@ -78,6 +78,8 @@ export interface ActionSettings {
   workingDirectory: string
   /** `command: sweep`: how long a dispatched iteration may go unclaimed before it is dispatched again. */
   staleAfterMinutes: number
+  /** Keep the `Loop dashboard` issue: every loop listed, with boxes people tick to act (needs the `git` store). */
+  dashboard: boolean
 }
 
 /** A user's mistake in the workflow file: said plainly, never an internal fault. */
@@ -247,6 +249,13 @@ export function parseActionInputs(
     )
   }
 
+  const dashboard = parse(Inputs.Dashboard, fields.boolean, InputDefaults.dashboard)
+  if (dashboard && store !== 'git') {
+    problems.push(
+      `Input 'dashboard' needs 'store: git' (only the git store lists every loop); got 'dashboard: true' with store ${quote(store)}.`,
+    )
+  }
+
   const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env)
   problems.push(...secretsResult.problems)
 
@@ -296,6 +305,7 @@ export function parseActionInputs(
     missingSecrets: secretsResult.missing,
     workingDirectory,
     staleAfterMinutes,
+    dashboard,
   }
 }
 

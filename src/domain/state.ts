@@ -227,5 +227,7 @@ export const loopStateSchema = z.strictObject({
   /** The last re-dispatch of the next iteration, recorded before the call: what `command: sweep` reads. */
   dispatch: dispatchRecordSchema.optional(),
   metrics: metricsSchema,
+  /** The workflow run whose job last ran an iteration of the loop (the action records it; the dashboard links it). */
+  lastRun: z.strictObject({ id: z.string().min(1), url: z.string() }).optional(),
 })
 export type LoopState = z.infer<typeof loopStateSchema>

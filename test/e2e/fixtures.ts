@@ -83,6 +83,8 @@ export interface ProjectOptions {
   workflowWith?: Record<string, string>
   /** A `schedule:` cron for the workflow (the sweeper's trigger). */
   schedule?: string
+  /** The `issues` event types the workflow runs on (default `[labeled]`; the dashboard adds `edited`). */
+  issueTypes?: readonly string[]
 }
 
 /** The repository's files for a scenario. */
@@ -110,6 +112,7 @@ ${checks}`,
     '.github/workflows/loop.yml': loopWorkflow({
       ...(options.workflowWith ? { with: options.workflowWith } : {}),
       ...(options.schedule ? { schedule: options.schedule } : {}),
+      ...(options.issueTypes ? { issueTypes: options.issueTypes } : {}),
     }),
   }
   if (options.stuck) files['tools/stuck'] = 'the work makes no progress\n'

@@ -33,6 +33,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'repos/get-collaborator-permission-level',
   ],
   'crash-before-push.test.ts': ['actions/create-workflow-dispatch', 'pulls/create', 'pulls/list'],
+  'dashboard.test.ts': ['actions/create-workflow-dispatch', 'issues/create', 'issues/list-for-repo', 'issues/update'],
   'enterprise-server.test.ts': [
     'actions/create-workflow-dispatch',
     'actions/list-workflow-runs',

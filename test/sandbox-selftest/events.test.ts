@@ -72,6 +72,37 @@ describe('events people cause', () => {
     expect(sandbox.api.violations).toEqual([])
   })
 
+  it('delivers issues edited with the body before the edit in changes.body.from, on GitHub`s webhook schema', async () => {
+    sandbox = await startSandbox({
+      actionDir: TEST_ACTION_DIR,
+      repoFiles: {
+        ...REPO_FILES,
+        '.github/workflows/loop.yml': LOOP_WORKFLOW.replace(
+          '  issue_comment:',
+          '  issues:\n    types: [edited]\n  issue_comment:',
+        ),
+      },
+      users: { alice: 'write' },
+      workflow: { file: 'loop.yml' },
+    })
+    const issue = sandbox.api.model.createIssue(sandbox.api.model.user('alice'), 'Tasks', '- [ ] one')
+    const job = await sandbox.editIssue('alice', issue.number, '- [x] one')
+    await sandbox.waitForIdle(20_000)
+    expect(job?.event).toBe('issues')
+    const payload = JSON.parse(readFileSync(job?.env.GITHUB_EVENT_PATH ?? '', 'utf8'))
+    expect(payload).toMatchObject({
+      action: 'edited',
+      changes: { body: { from: '- [ ] one' } },
+      issue: { number: issue.number, body: '- [x] one' },
+      sender: { login: 'alice' },
+    })
+    expect(schemaProblems('webhook-issues-edited', payload, 'payload')).toEqual([])
+    await expect(sandbox.editIssue('alice', issue.number, '- [x] one')).rejects.toThrow(/leaves its body as it was/)
+    // `types: [edited]`: an issue opened starts no run, as on GitHub.
+    expect((await sandbox.openIssue('alice', 'Another')).job).toBeUndefined()
+    expect(sandbox.api.violations).toEqual([])
+  })
+
   it('delivers pull_request_review on the pull request`s merge ref, as GitHub does, with a lower-case review state', async () => {
     sandbox = await start()
     const pull = await openLoopPull(sandbox)

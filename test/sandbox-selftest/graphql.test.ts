@@ -100,3 +100,37 @@ describe('GraphQL stand-in', () => {
     expect(api.model.pull(pull.number).pull.merged).toBe(false)
   })
 })
+
+describe('GraphQL stand-in: pinning issues', () => {
+  const PIN = 'mutation($id: ID!) { pinIssue(input: { issueId: $id }) { issue { number isPinned } } }'
+  const UNPIN = 'mutation($id: ID!) { unpinIssue(input: { issueId: $id }) { issue { number } } }'
+  const issue = (title: string) => api.model.createIssue(api.model.user('alice'), title, null)
+
+  it('pins an issue, at most three per repository as GitHub does, and unpins one', async () => {
+    api.addToken('issues', { actor: 'github-actions[bot]', kind: 'installation', permissions: { issues: 'write' } })
+    const pinned = ['a', 'b', 'c'].map(issue)
+    for (const target of pinned) {
+      const reply = await graphql(PIN, { id: nodeId('I', target.id) }, 'issues')
+      expect(reply.body).toEqual({ data: { pinIssue: { issue: { number: target.number, isPinned: true } } } })
+    }
+    const fourth = issue('d')
+    const refused = await graphql(PIN, { id: nodeId('I', fourth.id) }, 'issues')
+    expect(refused.body.errors?.[0]?.message).toMatch(/at most 3 pinned issues/)
+    expect(fourth.pinned).toBeUndefined()
+    await graphql(UNPIN, { id: nodeId('I', pinned[0]!.id) }, 'issues')
+    expect(pinned[0]!.pinned).toBe(false)
+    expect((await graphql(PIN, { id: nodeId('I', fourth.id) }, 'issues')).body.errors).toBeUndefined()
+    expect(api.violations).toEqual([])
+  })
+
+  it('refuses a token without issues: write, and a pull request`s id (no Issue node)', async () => {
+    const target = issue('a')
+    const forbidden = await graphql(PIN, { id: nodeId('I', target.id) }, 'full')
+    expect(forbidden.body.errors?.[0]).toMatchObject({ type: 'FORBIDDEN' })
+    expect(target.pinned).toBeUndefined()
+    api.addToken('issues', { actor: 'github-actions[bot]', kind: 'installation', permissions: { issues: 'write' } })
+    const pull = draftPull()
+    const notIssue = await graphql(PIN, { id: pull.id }, 'issues')
+    expect(notIssue.body.errors?.[0]).toMatchObject({ type: 'NOT_FOUND' })
+  })
+})

@@ -53,6 +53,10 @@ export interface IssueModel {
   updatedAt: string
   closedAt: string | null
   pull?: PullModel
+  /** Why it was closed (`completed`, `not_planned`, `duplicate`), as the update that closed it said. */
+  stateReason?: 'completed' | 'not_planned' | 'duplicate'
+  /** Pinned to the repository (GraphQL `pinIssue`); GitHub pins at most three issues per repository. */
+  pinned?: boolean
 }
 
 /** The pull-request side of an issue. */
@@ -290,7 +294,7 @@ export function issue(ctx: UrlContext, repo: RepoModel, model: IssueModel, comme
     html_url: `${html}/${model.pull ? 'pull' : 'issues'}/${model.number}`,
     number: model.number,
     state: model.state,
-    state_reason: model.state === 'closed' ? 'completed' : null,
+    state_reason: model.state === 'closed' ? (model.stateReason ?? 'completed') : null,
     title: model.title,
     body: model.body,
     user: simpleUser(ctx, model.user),

@@ -1,4 +1,5 @@
-// GitHub's GraphQL endpoint (`POST /graphql`) for the one mutation the action sends: every query is
+// GitHub's GraphQL endpoint (`POST /graphql`) for the mutations the action sends (marking its pull
+// request ready for review, pinning the dashboard issue): every query is
 // parsed and validated against GitHub's published schema (`@octokit/graphql-schema`), then executed
 // against the sandbox's model. A valid query for a field the sandbox does not serve is a violation, not
 // a silent null. Errors come back as GitHub sends them: HTTP 200 with an `errors` array.
@@ -27,7 +28,10 @@ function githubSchema(): GraphQLSchema {
 }
 
 /** The mutations and queries the sandbox serves; anything else valid is reported as unserved. */
-const SERVED = new Set(['markPullRequestReadyForReview'])
+const SERVED = new Set(['markPullRequestReadyForReview', 'pinIssue', 'unpinIssue'])
+
+/** GitHub pins at most three issues per repository. */
+export const MAX_PINNED_ISSUES = 3
 
 export interface GraphqlReply {
   status: number
@@ -90,6 +94,48 @@ export async function serveGraphql(
       target.pull.draft = false
       target.updatedAt = model.now()
       return { pullRequest: { id, number: target.number, isDraft: false, state: target.state.toUpperCase() } }
+    },
+    pinIssue: (args: { input: { issueId: string } }) => {
+      if (!can('issues', 'write')) {
+        throw Object.assign(new Error('Resource not accessible by integration'), { type: 'FORBIDDEN' })
+      }
+      const id = args.input.issueId
+      // An issue's global id; a pull request's issue side is no Issue node.
+      const target = [...model.issues.values()].find((issue) => !issue.pull && nodeId('I', issue.id) === id)
+      if (!target)
+        throw Object.assign(new Error(`Could not resolve to a node with the global id of '${id}'`), {
+          type: 'NOT_FOUND',
+        })
+      const pinned = [...model.issues.values()].filter((issue) => issue.pinned)
+      if (!target.pinned && pinned.length >= MAX_PINNED_ISSUES) {
+        throw Object.assign(new Error(`A repository can have at most ${MAX_PINNED_ISSUES} pinned issues.`), {
+          type: 'UNPROCESSABLE',
+        })
+      }
+      target.pinned = true
+      target.updatedAt = model.now()
+      const issue = {
+        id,
+        number: target.number,
+        title: target.title,
+        isPinned: true,
+        state: target.state.toUpperCase(),
+      }
+      return { issue }
+    },
+    unpinIssue: (args: { input: { issueId: string } }) => {
+      if (!can('issues', 'write')) {
+        throw Object.assign(new Error('Resource not accessible by integration'), { type: 'FORBIDDEN' })
+      }
+      const id = args.input.issueId
+      const target = [...model.issues.values()].find((issue) => !issue.pull && nodeId('I', issue.id) === id)
+      if (!target)
+        throw Object.assign(new Error(`Could not resolve to a node with the global id of '${id}'`), {
+          type: 'NOT_FOUND',
+        })
+      target.pinned = false
+      target.updatedAt = model.now()
+      return { id, issue: { id, number: target.number, isPinned: false } }
     },
   }
   const result = await graphql({

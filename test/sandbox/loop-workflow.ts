@@ -5,7 +5,7 @@
  * and the benchmarks, so they all run the same workflow.
  */
 export function loopWorkflow(
-  options: { name?: string; with?: Record<string, string>; schedule?: string } = {},
+  options: { name?: string; with?: Record<string, string>; schedule?: string; issueTypes?: readonly string[] } = {},
 ): string {
   const extra = Object.entries(options.with ?? {})
     .map(([name, value]) => `          ${name}: ${JSON.stringify(value)}\n`)
@@ -21,7 +21,7 @@ on:
         type: string
         default: ''
   issues:
-    types: [labeled]
+    types: [${(options.issueTypes ?? ['labeled']).join(', ')}]
   issue_comment:
     types: [created]
   pull_request_review:

@@ -158,6 +158,31 @@ export function createHandlers(env: HandlerEnvironment): Record<string, (c: Hand
       if (Array.isArray(c.body.labels)) model.addLabels(created.number, c.body.labels.map(labelName))
       return { status: 201, body: issueJson(created) }
     },
+    'issues/list-for-repo': (c) => {
+      // GitHub's issues list holds pull requests too; `labels` is a comma-separated list that must all match.
+      const state = c.query.get('state') ?? 'open'
+      const labels = (c.query.get('labels') ?? '')
+        .split(',')
+        .map((name) => name.trim().toLowerCase())
+        .filter(Boolean)
+      const creator = c.query.get('creator')?.toLowerCase() ?? null
+      const sort = c.query.get('sort') ?? 'created'
+      if (sort !== 'created' && sort !== 'updated') {
+        throw new ApiError(422, `the sandbox sorts issues by created or updated only; got sort=${sort}`)
+      }
+      const direction = c.query.get('direction') ?? 'desc'
+      const key = sort === 'updated' ? 'updatedAt' : 'createdAt'
+      const matching = [...model.issues.values()]
+        .filter((i) => state === 'all' || i.state === state)
+        .filter((i) => labels.every((name) => i.labels.some((l) => l.name.toLowerCase() === name)))
+        .filter((i) => creator === null || i.user.login.toLowerCase() === creator)
+        .sort((a, b) => {
+          const order = a[key] === b[key] ? a.number - b.number : a[key] < b[key] ? -1 : 1
+          return direction === 'desc' ? -order : order
+        })
+      const { page, headers } = paginate(matching, c.url)
+      return { status: 200, headers, body: page.map(issueJson) }
+    },
     'issues/get': (c) => ({ status: 200, body: issueJson(model.issue(Number(c.params.issue_number))) }),
     'issues/update': (c) => {
       const target = model.issue(Number(c.params.issue_number))
@@ -345,6 +370,11 @@ export function createHandlers(env: HandlerEnvironment): Record<string, (c: Hand
     if (body.state === 'open' || body.state === 'closed') {
       target.closedAt = body.state === 'closed' ? model.now() : null
       target.state = body.state
+      // GitHub ignores state_reason unless the state changes; `reopened` is the reason of an open issue.
+      const reason = body.state_reason
+      if (body.state === 'closed')
+        target.stateReason = reason === 'not_planned' || reason === 'duplicate' ? reason : 'completed'
+      else delete target.stateReason
     }
     target.updatedAt = model.now()
   }

@@ -33,6 +33,7 @@ const REQUIRED_SCOPE: Record<string, [Scope, 'read' | 'write']> = {
   'issues/create': ['issues', 'write'],
   'issues/create-comment': ['issues', 'write'],
   'issues/get': ['issues', 'read'],
+  'issues/list-for-repo': ['issues', 'read'],
   'issues/list-comments': ['issues', 'read'],
   'issues/list-labels-on-issue': ['issues', 'read'],
   'issues/remove-label': ['issues', 'write'],

@@ -87,6 +87,11 @@ export interface Sandbox {
     state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED',
     body?: string,
   ): Promise<JobRecord | undefined>
+  /**
+   * A person edits an issue's body (`PATCH .../issues/N` through the API, as ticking a task-list box
+   * does), then the `issues` `edited` event with `changes.body.from`, the body before the edit.
+   */
+  editIssue(user: string, issueNumber: number, body: string): Promise<JobRecord | undefined>
   /** A person opens an issue (`issues` `opened` event). */
   openIssue(user: string, title: string, body?: string): Promise<{ number: number; job: JobRecord | undefined }>
   /**
@@ -111,6 +116,20 @@ export interface SandboxGit extends GitRemote {
   /** A file's content at a ref of the remote, or undefined. */
   show(ref: string, path: string): Promise<string | undefined>
 }
+
+/** The reaction rollup of an issue nobody reacted to, as webhooks send it. */
+const noReactions = (issueUrl: string) => ({
+  url: `${issueUrl}/reactions`,
+  total_count: 0,
+  '+1': 0,
+  '-1': 0,
+  laugh: 0,
+  confused: 0,
+  heart: 0,
+  hooray: 0,
+  eyes: 0,
+  rocket: 0,
+})
 
 const gitEnv = (author: string) => ({
   ...process.env,
@@ -500,6 +519,29 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         ref,
         // GitHub's GITHUB_SHA for a merged pull request's `closed` event is the merge commit on the base.
         merged.sha,
+      )
+    },
+    async editIssue(user, issueNumber, body) {
+      const issue = model.issue(issueNumber)
+      if (issue.pull) throw new Error(`sandbox: #${issueNumber} is a pull request; editIssue edits issues`)
+      const before = issue.body
+      // GitHub's `changes` holds only what changed: an edit that changes nothing is not modelled.
+      if (before === body) throw new Error(`sandbox: the edit of #${issueNumber} leaves its body as it was`)
+      await asPerson(user, 'PATCH', `${repoPath}/issues/${issueNumber}`, { body })
+      return engine.trigger(
+        'issues',
+        {
+          action: 'edited',
+          changes: { body: { from: before ?? '' } },
+          // The webhook's issue carries its reactions, which the REST issue the other events send need not.
+          issue: {
+            ...issueJson(model.issue(issueNumber)),
+            reactions: noReactions(`${api.url}${repoPath}/issues/${issueNumber}`),
+          },
+          repository: repositoryJson(),
+          sender: gh.simpleUser(ctx(), model.user(user)),
+        },
+        model.user(user),
       )
     },
     async openIssue(user, title, body) {

@@ -126,6 +126,9 @@ export class WorkflowEngine implements GraphHost {
     shaOverride?: string,
   ): JobRecord | undefined {
     if (!(this.workflow.on ?? ['workflow_dispatch']).includes(event)) return undefined
+    // `on.<event>.types` filters by the payload's `action`, as GitHub does.
+    const types = this.workflow.activityTypes?.[event]
+    if (types && typeof payload.action === 'string' && !types.includes(payload.action)) return undefined
     const fullRef = this.fullRef(ref ?? this.model.repo.defaultBranch)
     if (!fullRef) throw new Error(`sandbox: no ref '${ref}' on the remote to run the ${event} event on`)
     const sha = shaOverride ?? this.resolveRef(fullRef) ?? ''

@@ -90,6 +90,11 @@ export interface WorkflowSpec {
   name?: string
   /** Events that start it (default `['workflow_dispatch']`). */
   on?: string[]
+  /**
+   * `on.<event>.types`: the activity types that start it (`issues: types: [labeled]` runs on a label,
+   * not on an edit); an event without `types` runs on every activity, as on GitHub.
+   */
+  activityTypes?: Record<string, string[]>
   /** `on.workflow_dispatch.inputs`; when given, unknown inputs and missing required ones are refused (422). */
   inputs?: Record<string, DispatchInput>
   /** `on.workflow_call`, for a reusable workflow. */
@@ -316,6 +321,14 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
   const jobs = Object.entries(asRecord(doc.jobs)).map(([id, raw]) => jobOf(file, id, raw))
   checkNeeds(file, jobs)
   const spec: WorkflowSpec = { file, on, inputs, jobs, workflowEnv: stringValues(doc.env) }
+  const activityTypes = Object.entries(asRecord(rawOn)).flatMap(([event, config]) => {
+    const types = asRecord(config).types
+    if (types === undefined) return []
+    const list = typeof types === 'string' ? [types] : Array.isArray(types) ? types.map(String) : null
+    if (!list) throw new Error(`${file}: on.${event}.types must be a list of activity types`)
+    return [[event, list] as const]
+  })
+  if (activityTypes.length > 0) spec.activityTypes = Object.fromEntries(activityTypes)
   if (on.includes('workflow_call')) spec.workflowCall = workflowCallOf(asRecord(rawOn).workflow_call)
   if (typeof doc.name === 'string') spec.name = doc.name
   const workflowPermissions = permissionsOf(doc.permissions)

@@ -80,6 +80,8 @@ export interface IterationInput {
    * checkpoint it does not hold was lost with a job that died before its push (see `forgetLostCheckpoint`).
    */
   branchFromRemote?: string
+  /** The workflow run this job belongs to (the action): recorded as the loop's `lastRun` when an iteration ran. */
+  run?: { id: string; url: string }
 }
 
 export type IterationOutcomeKind = 'continue' | 'complete' | 'blocked' | 'waiting' | 'capped' | 'aborted' | 'superseded'

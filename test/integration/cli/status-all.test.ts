@@ -24,9 +24,11 @@ describe('status --all', () => {
     const all = await cli(repo, 'status', '--all')
     expect(all.code).toBe(0)
     const lines = all.stdout.trim().split('\n')
-    expect(lines[0]).toMatch(/^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+pull request$/)
-    expect(lines[1]).toMatch(/^green\s+COMPLETE\s+complete\s+1 of 2\s+\d+ s\s+pass \(1\)\s+-$/)
-    expect(lines[2]).toMatch(/^red\s+\w+\s+(blocked|capped)\s+\d of 2\s+\d+ s\s+fail \(1 of 1\)\s+-$/)
+    expect(lines[0]).toMatch(
+      /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run$/,
+    )
+    expect(lines[1]).toMatch(/^green\s+COMPLETE\s+complete\s+1 of 2\s+\d+ s\s+pass \(1\)\s+-\s+-\s+-$/)
+    expect(lines[2]).toMatch(/^red\s+\w+\s+(blocked|capped)\s+\d of 2\s+\d+ s\s+fail \(1 of 1\)\s+-\s+-\s+-$/)
 
     const json = JSON.parse((await cli(repo, 'status', '--all', '--json')).stdout) as { loopId: string }[]
     expect(json.map((loop) => loop.loopId)).toEqual(['green', 'red'])

@@ -143,6 +143,12 @@ describe('parseActionInputs', () => {
         "Input 'store' must be 'git' when 'command' is 'sweep' (only the git store lists every loop); got 'cache'.",
     },
     { values: { dispatch: 'yes' }, message: "Input 'dispatch' must be true or false; got 'yes'." },
+    { values: { dashboard: 'on' }, message: "Input 'dashboard' must be true or false; got 'on'." },
+    {
+      values: { dashboard: 'true', store: 'auto' },
+      message:
+        "Input 'dashboard' needs 'store: git' (only the git store lists every loop); got 'dashboard: true' with store 'auto'.",
+    },
     { values: { 'allow-untrusted': '1' }, message: "Input 'allow-untrusted' must be true or false; got '1'." },
     { values: { 'budget-minutes': '-5' }, message: "Input 'budget-minutes' must be a positive number of minutes" },
     { values: { iteration: 'next' }, message: "Input 'iteration' must be a whole number" },

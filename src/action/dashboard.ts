@@ -1,0 +1,152 @@
+/**
+ * The `dashboard` input: the pinned `Loop dashboard` issue, rewritten at the end of every loop job
+ * (a failure only warns: the loop's own work is done), and the ticks people make on it, read from
+ * the `issues` `edited` event of that issue and applied as people's commands (`app/dashboard.ts`).
+ */
+import { join } from 'node:path'
+import { AuditTrail } from '../adapters/audit-trail.js'
+import { OctokitDashboardIssues } from '../adapters/dashboard-issue.js'
+import { createOctokit } from '../adapters/github.js'
+import { applyDashboardTicks, refreshDashboard } from '../app/dashboard.js'
+import { applyPeopleCommand } from '../app/people-commands.js'
+import { messageOf } from '../config/errors.js'
+import { DASHBOARD_LABEL, noteText } from '../domain/report/dashboard.js'
+import type { Clock } from '../ports/clock.js'
+import type { DashboardIssues } from '../ports/dashboard.js'
+import type { GitHubPort } from '../ports/github.js'
+import type { Logger } from '../ports/logger.js'
+import type { LoopLister, Store } from '../ports/store.js'
+import type { ActionIO } from './actions-io.js'
+import { redispatch } from './dispatch.js'
+import { authorizePerson } from './people-commands.js'
+import type { RunContext } from './run-context.js'
+import { createStore } from './stores.js'
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' ? value : null
+}
+
+/** The dashboard issue through the job's token. */
+export function dashboardIssues(
+  run: Pick<RunContext, 'settings' | 'apiUrl'>,
+  owner: string,
+  repo: string,
+  logger: Logger,
+): DashboardIssues {
+  const octokit = createOctokit({ token: run.settings.githubToken, owner, repo, baseUrl: run.apiUrl, logger })
+  return new OctokitDashboardIssues(octokit, owner, repo)
+}
+
+function repositoryUrl(run: Pick<RunContext, 'serverUrl' | 'repository'>): string {
+  return `${run.serverUrl}/${run.repository}`
+}
+
+function isLister(store: Store): store is Store & LoopLister {
+  return typeof (store as Partial<LoopLister>).listLoops === 'function'
+}
+
+/** Rewrites the dashboard from the loops' states; never fails the job. */
+export async function updateDashboard(
+  run: Pick<RunContext, 'serverUrl' | 'repository'>,
+  store: Store,
+  deps: { issues: DashboardIssues; logger: Logger },
+): Promise<void> {
+  try {
+    if (!isLister(store)) throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`)
+    const { issue, writes } = await refreshDashboard({ repositoryUrl: repositoryUrl(run) }, { ...deps, store })
+    deps.logger.info(`Dashboard #${issue.number}: ${writes === 0 ? 'already current' : `rewritten (${writes})`}.`)
+  } catch (error) {
+    deps.logger.warning(`The dashboard issue was not updated (the loop is not affected): ${messageOf(error)}`)
+  }
+}
+
+/** Whether this job is an edit of an issue that carries the dashboard's label (the controller's is checked later). */
+export function isDashboardEdit(run: Pick<RunContext, 'settings' | 'event'>): boolean {
+  return (
+    run.settings.dashboard &&
+    run.event.name === 'issues' &&
+    text(run.event.payload.action) === 'edited' &&
+    !run.event.subject.isPullRequest &&
+    run.event.subject.labels.includes(DASHBOARD_LABEL)
+  )
+}
+
+/**
+ * An edit of the dashboard issue: the ticks it made (the body before, `changes.body.from`, against the
+ * body now) are authorized like people's comments and applied; a loop a tick makes run again gets its
+ * next iteration dispatched. The dashboard is then rewritten, saying any tick that was refused.
+ */
+export async function handleDashboardEdit(
+  run: RunContext,
+  root: string,
+  deps: {
+    github: Pick<GitHubPort, 'getPermission' | 'getAuthenticatedLogin' | 'dispatchWorkflow'>
+    issues: DashboardIssues
+    logger: Logger
+    clock: Clock
+    redact: (text: string) => string
+    io: Pick<ActionIO, 'writeSummary'>
+  },
+): Promise<void> {
+  const { logger } = deps
+  const payload = run.event.payload
+  const issue = record(payload.issue)
+  const before = text(record(record(payload.changes).body).from)
+  const after = text(issue.body) ?? ''
+  if (before === null) {
+    logger.info('The edit of the dashboard changed no body (its title, perhaps): no tick to read.')
+    return
+  }
+  const number = typeof issue.number === 'number' ? issue.number : 0
+  if (!(await deps.issues.list()).some((own) => own.number === number)) {
+    logger.info(`Issue #${number} carries the label ${DASHBOARD_LABEL} but is not the controller's dashboard: ignored.`)
+    return
+  }
+  const runnerTemp = run.runnerTemp ?? join(root, '..', '_loop-temp')
+  const auditDir = (loopId: string) => join(runnerTemp, 'loop-controller', 'audit', loopId)
+  // Each ticked loop's save carries its own audit trail, brought back first (the git store's folders).
+  const { store, auditSource } = await createStore({ run, runnerTemp, root, loopDir: auditDir, logger })
+  if (!isLister(store)) throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`)
+  const sender = record(payload.sender)
+  const outcomes = await applyDashboardTicks(
+    {
+      before,
+      after,
+      actor: text(sender.login) ?? '',
+      actorType: text(sender.type) ?? 'User',
+      repositoryUrl: repositoryUrl(run),
+    },
+    {
+      store,
+      issues: deps.issues,
+      logger,
+      authorize: (actor, actorType) => authorizePerson(deps.github, actor, actorType),
+      apply: async (loopId, command, by) => {
+        let dir = auditDir(loopId)
+        try {
+          await auditSource?.restoreAudit(loopId, dir)
+        } catch (error) {
+          // The store saves the folder as the loop's whole trail: a trail not brought back must not be replaced.
+          logger.warning(
+            `Audit trail of ${loopId} not restored (${messageOf(error)}): the command's event stays out of it.`,
+          )
+          dir = join(runnerTemp, 'loop-controller', 'audit-unrestored', loopId)
+        }
+        const audit = new AuditTrail(dir, deps.redact)
+        return applyPeopleCommand(command, { loopId, by }, { store, clock: deps.clock, audit })
+      },
+      dispatch: async (loopId, state) =>
+        (await redispatch(run, { loopId, state }, { github: deps.github, logger, store, clock: deps.clock }))
+          ?.message ?? null,
+    },
+  )
+  logger.info(`Dashboard edit by ${text(sender.login) ?? 'someone'}: ${outcomes.length} tick(s) read.`)
+  if (run.hasStepSummary && outcomes.length > 0) {
+    const lines = outcomes.map((outcome) => `- ${noteText(outcome.note)}`)
+    await deps.io.writeSummary(`## loop-controller dashboard\n\nTicks on #${number}:\n\n${lines.join('\n')}\n`)
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * The dashboard issue: one per repository, listing every loop the store holds, rewritten from the
+ * states at the end of each loop job; and the ticks people make on it, applied as people's commands.
+ *
+ * Two jobs ending at once each read the states and write: after writing, the states are read again and
+ * written once more when they moved (bounded), so the last write holds the newest states. Two jobs that
+ * both find no dashboard may both open one: the lower number is kept and the other closed.
+ */
+import { type DashboardTick, readTicks } from '../domain/dashboard-ticks.js'
+import {
+  actionWords,
+  DASHBOARD_MARKER,
+  DASHBOARD_TITLE,
+  type DashboardAction,
+  dashboardBoxes,
+  notesOf,
+  noteText,
+  renderDashboard,
+} from '../domain/report/dashboard.js'
+import type { ListedLoop } from '../domain/report/loops-table.js'
+import type { LoopState } from '../domain/state.js'
+import type { DashboardIssue, DashboardIssues } from '../ports/dashboard.js'
+import type { Logger } from '../ports/logger.js'
+import type { LoopLister, Store } from '../ports/store.js'
+import type { PeopleCommand } from './people-commands.js'
+
+/** Writes after the first when the states moved meanwhile. */
+const MAX_REWRITES = 2
+
+export interface DashboardDeps {
+  store: Pick<Store, 'load'> & LoopLister
+  issues: DashboardIssues
+  logger: Pick<Logger, 'info' | 'warning'>
+}
+
+/** Every loop the store holds, with its state; a state that cannot be read is named, not fatal. */
+export async function listLoops(store: Pick<Store, 'load'> & LoopLister): Promise<ListedLoop[]> {
+  const loops: ListedLoop[] = []
+  for (const loopId of await store.listLoops()) {
+    try {
+      loops.push({ loopId, state: (await store.load(loopId))?.state ?? null })
+    } catch (error) {
+      loops.push({ loopId, state: null, problem: (error as Error).message.split('\n')[0] ?? '' })
+    }
+  }
+  return loops
+}
+
+/** The dashboard issue: the one the controller opened, or a new one (pinned); duplicates closed. */
+export async function ensureDashboardIssue(
+  deps: Pick<DashboardDeps, 'issues' | 'logger'>,
+  firstBody: () => string,
+): Promise<DashboardIssue> {
+  let found = await deps.issues.list()
+  if (found.length === 0) {
+    const issue = await deps.issues.create(DASHBOARD_TITLE, firstBody())
+    deps.logger.info(`Opened the dashboard issue #${issue.number}.`)
+    try {
+      await deps.issues.pin(issue)
+    } catch (error) {
+      deps.logger.warning(`The dashboard issue #${issue.number} is not pinned: ${(error as Error).message}`)
+    }
+    // Another job may have opened one at the same moment: both now see both, and keep the lower.
+    found = await deps.issues.list()
+    if (found.length === 0) found = [issue]
+  }
+  const [kept, ...duplicates] = found as [DashboardIssue, ...DashboardIssue[]]
+  for (const duplicate of duplicates) {
+    await deps.issues.closeDuplicate(duplicate, kept.number)
+    deps.logger.info(`Closed #${duplicate.number}, a second dashboard; #${kept.number} is kept.`)
+  }
+  return kept
+}
+
+/** Comparable form of what the dashboard shows: a change here is a reason to write again. */
+function fingerprint(loops: readonly ListedLoop[]): string {
+  return JSON.stringify(loops.map((loop) => [loop.loopId, loop.state?.updatedAt ?? null, loop.problem ?? null]))
+}
+
+/**
+ * Rewrites the dashboard from the states (creating it when there is none), keeping the notes already
+ * under the table and adding `notes` (plain text, escaped here). Returns the issue and how many writes
+ * it took (0 when the body was already current).
+ */
+export async function refreshDashboard(
+  input: { repositoryUrl: string; notes?: readonly string[] },
+  deps: DashboardDeps,
+): Promise<{ issue: DashboardIssue; writes: number }> {
+  let loops = await listLoops(deps.store)
+  const fresh = (notes: readonly string[]) =>
+    renderDashboard({
+      loops,
+      repositoryUrl: input.repositoryUrl,
+      notes: [...notes, ...(input.notes ?? []).map(noteText)],
+    })
+  // Listed just now: its body holds the notes other jobs wrote, which are kept.
+  const issue = await ensureDashboardIssue(deps, () => fresh([]))
+  let current = issue.body
+  const carried = current.startsWith(DASHBOARD_MARKER) ? notesOf(current) : []
+  let writes = 0
+  for (let round = 0; round <= MAX_REWRITES; round++) {
+    const body = fresh(carried)
+    if (body !== current) {
+      await deps.issues.update(issue.number, body)
+      writes++
+      current = body
+    }
+    const again = await listLoops(deps.store)
+    if (fingerprint(again) === fingerprint(loops)) break
+    loops = again
+  }
+  return { issue, writes }
+}
+
+/** The people's command a box stands for. */
+export function commandOf(action: DashboardAction): PeopleCommand {
+  return action.kind === 'approve' ? { kind: 'approve', gate: action.gate } : { kind: action.kind }
+}
+
+export interface TickDeps extends DashboardDeps {
+  /** Whether `actor` may command loops (the check people's comments get); the reason is said either way. */
+  authorize: (actor: string, actorType: string) => Promise<{ allowed: boolean; reason: string }>
+  /** Applies a person's command to a loop (audit trail and compare-and-swap as for a comment). */
+  apply: (loopId: string, command: PeopleCommand, by: string) => Promise<LoopState>
+  /** Dispatches the loop's next iteration; the failure's message, or null. */
+  dispatch: (loopId: string, state: LoopState) => Promise<string | null>
+}
+
+export interface TickOutcome {
+  tick: DashboardTick
+  outcome: 'applied' | 'dispatched' | 'refused' | 'failed'
+  note: string
+}
+
+/**
+ * The ticks of one edit of the dashboard (`before` → `after`) by `actor`: each checked against the
+ * boxes the loops offer now, authorized, applied, and the loop's next iteration dispatched when the
+ * command makes it run. Then the dashboard is rewritten (a refused tick is unticked again and said).
+ */
+export async function applyDashboardTicks(
+  input: { before: string; after: string; actor: string; actorType: string; repositoryUrl: string },
+  deps: TickDeps,
+): Promise<TickOutcome[]> {
+  const reading = readTicks(input.before, input.after, dashboardBoxes(await listLoops(deps.store)))
+  for (const why of reading.ignored) deps.logger.info(`Dashboard line ignored: ${why}.`)
+  if (reading.ticks.length === 0) {
+    deps.logger.info(`The edit by ${input.actor} ticks no box of the dashboard: nothing to do.`)
+    return []
+  }
+  const authorization = await deps.authorize(input.actor, input.actorType)
+  deps.logger.info(`Dashboard tick from @${input.actor}: ${authorization.reason}`)
+  const outcomes: TickOutcome[] = []
+  for (const tick of reading.ticks) {
+    const what = actionWords(tick.loopId, tick.action)
+    if (!authorization.allowed) {
+      outcomes.push({
+        tick,
+        outcome: 'refused',
+        note: `${input.actor} ticked ${what}: refused, nothing changed (${authorization.reason.replace(/^@/, '')})`,
+      })
+      continue
+    }
+    try {
+      const state = await deps.apply(tick.loopId, commandOf(tick.action), input.actor)
+      if (state.status !== 'running') {
+        outcomes.push({ tick, outcome: 'applied', note: `${input.actor} ticked ${what}: done` })
+        continue
+      }
+      const failed = await deps.dispatch(tick.loopId, state)
+      outcomes.push(
+        failed
+          ? { tick, outcome: 'failed', note: `${input.actor} ticked ${what}: applied, but ${failed}` }
+          : {
+              tick,
+              outcome: 'dispatched',
+              note: `${input.actor} ticked ${what}: iteration ${state.iteration + 1} dispatched`,
+            },
+      )
+    } catch (error) {
+      outcomes.push({ tick, outcome: 'failed', note: `${input.actor} ticked ${what}: ${(error as Error).message}` })
+    }
+  }
+  for (const outcome of outcomes) deps.logger.info(`Dashboard: ${outcome.note}.`)
+  await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes: outcomes.map((o) => o.note) }, deps)
+  return outcomes
+}

@@ -1,0 +1,167 @@
+/**
+ * The dashboard issue's body: every loop's row (`loops-table.ts`), then one checkbox per thing a person
+ * can do to a loop from here (resume a BLOCKED loop, approve each pending gate, abort a running or
+ * waiting one), then notes on ticks that changed nothing. Each box carries a hidden marker naming its
+ * loop and action, as Renovate's Dependency Dashboard does, so a tick is read back from the edited body
+ * (`dashboard-ticks.ts`). Pure, and stable: the same loops give the same body, so an unchanged body is
+ * never written again.
+ */
+import type { LoopState } from '../state.js'
+import { code, inlineText, markdownText } from './escape.js'
+import { COMMENT_MAX_CHARS } from './limits.js'
+import { type ListedLoop, loopsTableRows, renderLoopsMarkdown } from './loops-table.js'
+
+export const DASHBOARD_TITLE = 'Loop dashboard'
+/** The label that finds the dashboard among the issues the controller opened. */
+export const DASHBOARD_LABEL = 'loop/dashboard'
+/** Opens every body the controller writes. */
+export const DASHBOARD_MARKER = '<!-- loop-dashboard -->'
+const NOTES_MARKER = '<!-- loop-dashboard:notes -->'
+/** Notes kept under the table: the newest few, so the body stays bounded. */
+export const MAX_NOTES = 5
+const MAX_NOTE_CHARS = 300
+
+export type DashboardAction = { kind: 'resume' } | { kind: 'abort' } | { kind: 'approve'; gate: string }
+
+/** One checkbox: the loop and action it stands for, its hidden marker and its line (unticked). */
+export interface DashboardBox {
+  loopId: string
+  action: DashboardAction
+  marker: string
+  line: string
+}
+
+const LOOP_ID = '[A-Za-z0-9._-]{1,200}'
+const GATE = '[a-z0-9][a-z0-9-]{0,99}'
+/** A box's marker, e.g. `<!-- loop-dashboard:approve=verifier:my-loop -->`. */
+export const MARKER_PATTERN = new RegExp(`<!-- loop-dashboard:(resume|abort|approve=${GATE}):(${LOOP_ID}) -->`)
+
+export function boxMarker(loopId: string, action: DashboardAction): string {
+  const what = action.kind === 'approve' ? `approve=${action.gate}` : action.kind
+  return `<!-- loop-dashboard:${what}:${loopId} -->`
+}
+
+/** The action and loop a marker names, or null when it is no marker of ours. */
+export function parseMarker(text: string): { loopId: string; action: DashboardAction } | null {
+  const match = MARKER_PATTERN.exec(text)
+  if (!match) return null
+  const [, what = '', loopId = ''] = match
+  const action: DashboardAction = what.startsWith('approve=')
+    ? { kind: 'approve', gate: what.slice('approve='.length) }
+    : { kind: what as 'resume' | 'abort' }
+  return { loopId, action }
+}
+
+function label(loopId: string, action: DashboardAction, state: LoopState): string {
+  switch (action.kind) {
+    case 'resume':
+      return `Resume ${code(loopId)} (${inlineText(state.status)}: ${inlineText(state.statusReason || 'no reason recorded', 160)})`
+    case 'approve':
+      return `Approve gate ${code(action.gate)} of ${code(loopId)}`
+    case 'abort':
+      return `Abort ${code(loopId)} (${inlineText(state.status)})`
+  }
+}
+
+/** What a person can do to this loop from the dashboard, in a fixed order. */
+export function dashboardActions(state: LoopState): DashboardAction[] {
+  const actions: DashboardAction[] = []
+  if (state.status === 'blocked') actions.push({ kind: 'resume' })
+  const pending = Object.keys(state.gates)
+    .filter((gate) => state.gates[gate]?.status === 'pending')
+    .sort()
+  for (const gate of pending) actions.push({ kind: 'approve', gate })
+  if (state.status === 'running' || state.status === 'waiting') actions.push({ kind: 'abort' })
+  return actions
+}
+
+/** The boxes of every readable loop, sorted by loop id; each line as the controller writes it, unticked. */
+export function dashboardBoxes(loops: readonly ListedLoop[]): DashboardBox[] {
+  return [...loops]
+    .filter((loop): loop is ListedLoop & { state: LoopState } => loop.state !== null)
+    .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+    .flatMap(({ loopId, state }) =>
+      dashboardActions(state).map((action) => {
+        const marker = boxMarker(loopId, action)
+        return { loopId, action, marker, line: `- [ ] ${marker} ${label(loopId, action, state)}` }
+      }),
+    )
+}
+
+/** The notes under the table of a body the controller wrote (oldest first), to carry into the next one. */
+export function notesOf(body: string): string[] {
+  const at = body.indexOf(NOTES_MARKER)
+  if (at < 0) return []
+  return body
+    .slice(at + NOTES_MARKER.length)
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('- '))
+    .map((line) => line.slice(2).slice(0, MAX_NOTE_CHARS))
+    .slice(-MAX_NOTES)
+}
+
+/** Escapes a new note (text the controller composed, naming people and loops) for the body; code spans stay. */
+export function noteText(text: string): string {
+  return markdownText(text, MAX_NOTE_CHARS)
+}
+
+/** An action in a few words, for the log and the notes: ``resume `stuck` ``, ``approve gate `x` of `l` ``. */
+export function actionWords(loopId: string, action: DashboardAction): string {
+  return action.kind === 'approve' ? `approve gate \`${action.gate}\` of \`${loopId}\`` : `${action.kind} \`${loopId}\``
+}
+
+/**
+ * The whole body. `notes` are already escaped (`noteText`, or carried from the last body by `notesOf`);
+ * only the newest `MAX_NOTES` are kept.
+ */
+export function renderDashboard(input: {
+  loops: readonly ListedLoop[]
+  repositoryUrl: string
+  notes?: readonly string[]
+  /** At most this many characters (GitHub's issue body holds 65,536); default that. */
+  maxChars?: number
+}): string {
+  const maxChars = input.maxChars ?? COMMENT_MAX_CHARS
+  const full = renderBody(input.loops, input, 0)
+  if (full.length <= maxChars) return full
+  // Too many loops for one issue: the finished ones go first, then the last by id, said in the body.
+  let shown = [...input.loops]
+    .filter((loop) => loop.state === null || !FINISHED.includes(loop.state.status))
+    .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+  let body = renderBody(shown, input, input.loops.length - shown.length)
+  while (body.length > maxChars && shown.length > 0) {
+    const keep = Math.min(shown.length - 1, Math.floor((shown.length * maxChars) / body.length))
+    shown = shown.slice(0, Math.max(0, keep))
+    body = renderBody(shown, input, input.loops.length - shown.length)
+  }
+  return body
+}
+
+/** Statuses a loop does not leave by itself; they make room first when the body is too long. */
+const FINISHED: readonly string[] = ['complete', 'aborted']
+
+function renderBody(
+  loops: readonly ListedLoop[],
+  input: { repositoryUrl: string; notes?: readonly string[] },
+  hidden: number,
+): string {
+  const rows = loopsTableRows(loops, input.repositoryUrl)
+  const boxes = dashboardBoxes(loops)
+  const notes = (input.notes ?? []).slice(-MAX_NOTES)
+  const omitted =
+    hidden > 0
+      ? `\n\n${hidden} more loop(s) are not listed (an issue holds ${COMMENT_MAX_CHARS} characters); ` +
+        'the state branch holds every one, a folder per loop.'
+      : ''
+  const parts = [
+    DASHBOARD_MARKER,
+    'Every loop of loop-controller in this repository, rewritten at the end of each loop job. ' +
+      'Tick a box to act on a loop: a tick counts from people with write, maintain or admin access.',
+    '## Loops',
+    `${rows.length > 0 ? renderLoopsMarkdown(rows) : 'No loops yet.'}${omitted}`,
+    '## Actions',
+    boxes.length > 0 ? boxes.map((box) => box.line).join('\n') : 'Nothing waits for a person.',
+  ]
+  if (notes.length > 0) parts.push(`## Notes\n${NOTES_MARKER}\n${notes.map((note) => `- ${note}`).join('\n')}`)
+  return `${parts.join('\n\n')}\n`
+}

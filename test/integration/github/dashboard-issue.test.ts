@@ -1,0 +1,196 @@
+// The dashboard issue adapter (and the app's refresh over it) against the REST and GraphQL stand-in,
+// which validates every request and response against GitHub's description and schema: found by its
+// label among the controller's own issues, opened and pinned once, rewritten only when it changed,
+// a duplicate from a race unpinned and closed, and a tick read, authorized and said.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { OctokitDashboardIssues } from '../../../src/adapters/dashboard-issue.js'
+import { createOctokit } from '../../../src/adapters/github.js'
+import { applyDashboardTicks, refreshDashboard } from '../../../src/app/dashboard.js'
+import type { PeopleCommand } from '../../../src/app/people-commands.js'
+import { DASHBOARD_LABEL } from '../../../src/domain/report/dashboard.js'
+import type { LoopState } from '../../../src/domain/state.js'
+import type { Loaded, LoopLister, Store } from '../../../src/ports/store.js'
+import { loopState } from '../../golden/dashboard-loops.js'
+import type { IssueModel } from '../../sandbox/github-objects.js'
+import { type RestApi, startRestApi } from '../../sandbox/rest-api.js'
+
+const BOT = 'github-actions[bot]'
+const REPOSITORY_URL = 'https://github.com/acme/demo'
+let api: RestApi
+
+beforeEach(async () => {
+  api = await startRestApi({
+    owner: 'acme',
+    repo: 'demo',
+    users: { alice: 'write' },
+    tokens: {
+      job: { actor: BOT, kind: 'installation', permissions: { issues: 'write' } },
+      alice: { actor: 'alice', kind: 'user', permissions: { issues: 'write' } },
+    },
+  })
+})
+afterEach(async () => {
+  expect(api.violations).toEqual([])
+  await api.stop()
+})
+
+function issuesAs(token: string): OctokitDashboardIssues {
+  const octokit = createOctokit({ token, owner: 'acme', repo: 'demo', baseUrl: api.url, retries: 0, throttle: false })
+  return new OctokitDashboardIssues(octokit, 'acme', 'demo')
+}
+
+/** The loops a store holds (load and list are all the dashboard asks of it). */
+function storeOf(states: Map<string, LoopState>): Pick<Store, 'load'> & LoopLister {
+  return {
+    load: async (loopId): Promise<Loaded | null> => {
+      const state = states.get(loopId)
+      return state ? { state, version: state.updatedAt } : null
+    },
+    listLoops: async () => [...states.keys()],
+  }
+}
+
+const logged: string[] = []
+const logger = { info: (m: string) => void logged.push(m), warning: (m: string) => void logged.push(`warning: ${m}`) }
+
+function planted(login: string, title = 'Loop dashboard'): IssueModel {
+  const issue = api.model.createIssue(api.model.user(login), title, '<!-- loop-dashboard -->\nold')
+  api.model.addLabels(issue.number, [DASHBOARD_LABEL])
+  return issue
+}
+
+const dashboardsIn = () =>
+  [...api.model.issues.values()].filter((i) => i.labels.some((l) => l.name === DASHBOARD_LABEL))
+
+describe('the dashboard issue on the REST and GraphQL stand-in', () => {
+  it('lists only the open issues the controller opened with the label, lowest first', async () => {
+    planted('alice') // anyone may label an issue: a person's is never the dashboard
+    const own = planted(BOT)
+    api.model.createIssue(api.model.user(BOT), 'unlabelled', null)
+    const listed = await issuesAs('job').list()
+    expect(listed.map((issue) => issue.number)).toEqual([own.number])
+    expect(listed[0]?.nodeId).toMatch(/\S/)
+  })
+
+  it('opens and pins the dashboard once, then rewrites it only when the loops moved', async () => {
+    const states = new Map([['stuck', loopState('stuck', { status: 'blocked', statusReason: 'same error' })]])
+    const deps = { store: storeOf(states), issues: issuesAs('job'), logger }
+    const first = await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, deps)
+    expect(first.writes).toBe(0) // opened with the body it needs
+    const [dashboard] = dashboardsIn()
+    expect(dashboard).toMatchObject({ title: 'Loop dashboard', pinned: true, state: 'open' })
+    expect(dashboard?.user.login).toBe(BOT)
+    expect(dashboard?.body).toContain('- [ ] <!-- loop-dashboard:resume:stuck -->')
+
+    expect((await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, deps)).writes).toBe(0)
+    states.set('stuck', { ...loopState('stuck'), status: 'complete', stage: 'COMPLETE', updatedAt: 'later' })
+    const again = await refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL, notes: ['alice ticked resume `stuck`'] },
+      deps,
+    )
+    expect(again).toMatchObject({ writes: 1, issue: { number: dashboard?.number } })
+    expect(dashboardsIn()).toHaveLength(1)
+    const body = dashboardsIn()[0]?.body ?? ''
+    expect(body).not.toContain('loop-dashboard:resume:stuck')
+    expect(body).toContain('**complete**')
+    expect(body).toContain('- alice ticked resume `stuck`')
+  })
+
+  it('writes once more when the loops moved while it wrote (another job ending), so the newest states stay', async () => {
+    planted(BOT)
+    const states = new Map([['a', loopState('a', { iteration: 1 })]])
+    const store = storeOf(states)
+    let lists = 0
+    const moving = {
+      ...store,
+      listLoops: async () => {
+        // Another job saves loop a between this job's first read and its read after writing.
+        if (++lists === 2) states.set('a', loopState('a', { iteration: 2, updatedAt: 'later' }))
+        return store.listLoops()
+      },
+    }
+    const { writes } = await refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL },
+      { store: moving, issues: issuesAs('job'), logger },
+    )
+    expect(writes).toBe(2)
+    expect(dashboardsIn()[0]?.body).toContain('| 2 of 10 |')
+  })
+
+  it('keeps the lower of two dashboards a race opened: the other is unpinned, closed as a duplicate and says so', async () => {
+    const kept = planted(BOT)
+    const duplicate = planted(BOT)
+    kept.pinned = true
+    duplicate.pinned = true
+    const { issue } = await refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL },
+      { store: storeOf(new Map()), issues: issuesAs('job'), logger },
+    )
+    expect(issue.number).toBe(kept.number)
+    expect(api.model.issue(duplicate.number)).toMatchObject({
+      state: 'closed',
+      stateReason: 'duplicate',
+      pinned: false,
+    })
+    expect(api.model.issue(kept.number)).toMatchObject({ state: 'open', pinned: true })
+    expect(api.model.comments.find((c) => c.issueNumber === duplicate.number)?.body).toContain(`#${kept.number}`)
+    expect(api.model.issue(kept.number).body).toContain('No loops yet.')
+  })
+
+  it('writes the dashboard even when it cannot be pinned (GitHub pins three issues at most), and says why', async () => {
+    for (const title of ['a', 'b', 'c']) planted('alice', title).pinned = true
+    logged.length = 0
+    await refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL },
+      { store: storeOf(new Map()), issues: issuesAs('job'), logger },
+    )
+    const own = dashboardsIn().find((issue) => issue.user.login === BOT)
+    expect(own?.pinned).toBeFalsy()
+    expect(logged.find((line) => line.startsWith('warning:'))).toMatch(/is not pinned: .*at most 3 pinned issues/)
+  })
+
+  it('names the permission when the token may not open issues', async () => {
+    api.addToken('readonly', { actor: BOT, kind: 'installation', permissions: { issues: 'read' } })
+    await expect(issuesAs('readonly').create('Loop dashboard', 'body')).rejects.toThrow(/'issues: write'/)
+  })
+
+  it('applies a writer`s tick and dispatches; says a reader`s refused tick under the table', async () => {
+    const states = new Map([['stuck', loopState('stuck', { status: 'blocked', statusReason: 'same error' })]])
+    const issues = issuesAs('job')
+    await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, { store: storeOf(states), issues, logger })
+    const before = dashboardsIn()[0]?.body ?? ''
+    const after = before.replace(
+      '- [ ] <!-- loop-dashboard:resume:stuck -->',
+      '- [x] <!-- loop-dashboard:resume:stuck -->',
+    )
+    const applied: string[] = []
+    const deps = (allowed: boolean) => ({
+      store: storeOf(states),
+      issues,
+      logger,
+      authorize: async (actor: string) => ({
+        allowed,
+        reason: `@${actor} has ${allowed ? 'write' : 'read'} permission.`,
+      }),
+      apply: async (loopId: string, command: PeopleCommand, by: string) => {
+        applied.push(`${by}: ${command.kind} ${loopId}`)
+        return { ...(states.get(loopId) as LoopState), status: 'running' as const }
+      },
+      dispatch: async (loopId: string) => {
+        applied.push(`dispatch ${loopId}`)
+        return null
+      },
+    })
+    const input = { before, after, actorType: 'User', repositoryUrl: REPOSITORY_URL }
+    const refused = await applyDashboardTicks({ ...input, actor: 'bob' }, deps(false))
+    expect(refused.map((o) => o.outcome)).toEqual(['refused'])
+    expect(applied).toEqual([])
+    const body = dashboardsIn()[0]?.body ?? ''
+    expect(body).toContain('- [ ] <!-- loop-dashboard:resume:stuck -->')
+    expect(body).toContain('- bob ticked resume `stuck`: refused, nothing changed (bob has read permission.)')
+
+    const done = await applyDashboardTicks({ ...input, actor: 'alice' }, deps(true))
+    expect(done.map((o) => o.outcome)).toEqual(['dispatched'])
+    expect(applied).toEqual(['alice: resume stuck', 'dispatch stuck'])
+  })
+})
