@@ -31,6 +31,7 @@ export const Inputs = {
   Secrets: 'secrets',
   WorkingDirectory: 'working-directory',
   StaleAfterMinutes: 'stale-after-minutes',
+  MaxLoops: 'max-loops',
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 

@@ -33,7 +33,7 @@ import { GitPushRejectedError, RemoteBranch } from './remote-branch.js'
 import {
   checkLoopId,
   checkStateToSave,
-  encodeLoopId,
+  loopFolder,
   META_FILE,
   parseStoredState,
   type RevisionMeta,
@@ -245,8 +245,7 @@ export class GitStore implements Store, LoopLister {
   }
 
   private folder(loopId: string): string {
-    const encoded = encodeLoopId(loopId)
-    return encoded.length <= 200 ? encoded : `~${shortHash(loopId)}`
+    return loopFolder(loopId)
   }
 
   /** The loop's version: the last commit that changed its folder. */
