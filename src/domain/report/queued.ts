@@ -3,7 +3,7 @@
  * line, and what happens next. Rendered from the slots record's view of the loop (`QueueWait`). Pure.
  */
 import type { QueueWait } from '../slots.js'
-import { code, markdownText } from './escape.js'
+import { code } from './escape.js'
 
 /** The one line that says why the loop waits, kept as the state's `statusReason`. */
 export function queuedReason(wait: QueueWait, issueOf: (loopId: string) => string = (id) => id): string {
@@ -44,7 +44,8 @@ export function renderQueued(
   const lines = [
     `## ⏳ loop-controller: ${code(loopId)} is queued`,
     '',
-    `**Why:** ${markdownText(queuedReason(wait, issueOf), 600)}.`,
+    // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
+    `**Why:** ${queuedReason(wait, issueOf)}.`,
     '',
     `**Place in line:** ${wait.position} of ${wait.queued} queued; slots: ${slots}.`,
     '',
