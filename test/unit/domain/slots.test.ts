@@ -340,7 +340,11 @@ describe('depends-on from an issue body (untrusted text)', () => {
     ['no line', 'Fix the totals.', { kind: 'none' }],
     ['hashes and commas', 'Fix it.\ndepends-on: #12, #15\n', { kind: 'issues', issues: [12, 15] }],
     ['plain numbers and spaces, any case', 'Depends-On:  3 4  4', { kind: 'issues', issues: [3, 4] }],
-    ['a shell word', 'depends-on: #12; rm -rf /', { kind: 'refused', message: expect.stringContaining('("#12;" is no issue number)') }],
+    [
+      'a shell word',
+      'depends-on: #12; rm -rf /',
+      { kind: 'refused', message: expect.stringContaining('("#12;" is no issue number)') },
+    ],
     ['an empty line', 'depends-on:', { kind: 'refused', message: expect.stringContaining('must list issue numbers') }],
     [
       'a loop id',
