@@ -11,12 +11,13 @@ import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
 import { askForSlot, giveBackSlot, placeInLine, type SlotDeps } from '../app/slots.js'
 import { ConfigError } from '../config/errors.js'
 import { Outputs, stickyCommentMarker } from '../constants.js'
-import { parseWorkflowRef, taskOfEvent } from '../domain/action-event.js'
+import { interpretEvent, parseWorkflowRef, taskOfEvent } from '../domain/action-event.js'
 import { checkDependencies, loopOfIssue, nameOfLoop, parseDependsOnLine } from '../domain/depends-on.js'
 import { initialState } from '../domain/engine/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import { policyFromConfig } from '../domain/policy.js'
 import { queuedReason, renderQueued } from '../domain/report/queued.js'
+import type { Refusal } from '../domain/report/refusal.js'
 import { hasEnded, type Limit, type QueueWait } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
@@ -29,6 +30,11 @@ import { dispatchRef } from './dispatch.js'
 import { commentTargets } from './report.js'
 import type { RunContext } from './run-context.js'
 
+/** The issue body's `depends-on:` line could not be read: the start is refused and the person told why. */
+export class DependsOnRefusedError extends ConfigError {
+  override name = 'DependsOnRefusedError'
+}
+
 export interface SlotJobDeps {
   store: Store
   github: Pick<GitHubPort, 'dispatchWorkflow' | 'upsertStickyComment'>
@@ -36,6 +42,8 @@ export interface SlotJobDeps {
   logger: Logger
   clock: Clock
   redact: (text: string) => string
+  /** Tells the person who started the loop why it did not start (summary and comment). */
+  reportRefusal: (refusal: Refusal) => Promise<void>
 }
 
 const SAVE_ATTEMPTS = 3
@@ -48,9 +56,11 @@ export function dependenciesOf(run: Pick<RunContext, 'event'>, config: Pick<Loop
   const issue = record(run.event.payload.issue)
   const ownIssue = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null
   let fromBody: number[] = []
-  if (ownIssue !== null && typeof issue?.body === 'string') {
+  // Read when the issue starts the loop (its label, `/loop start`); a later edit of the body changes nothing.
+  const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start'
+  if (starts && ownIssue !== null && typeof issue?.body === 'string') {
     const line = parseDependsOnLine(issue.body, ownIssue)
-    if (line.kind === 'refused') throw new ConfigError(`depends-on: ${line.message}.`)
+    if (line.kind === 'refused') throw new DependsOnRefusedError(`depends-on: ${line.message}.`)
     if (line.kind === 'issues') fromBody = line.issues
   }
   const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')))
@@ -103,7 +113,21 @@ export async function takeSlot(
   deps: SlotJobDeps,
 ): Promise<boolean> {
   const limit: Limit = run.settings.maxLoops
-  const dependsOn = dependenciesOf(run, input.config)
+  let dependsOn: string[]
+  try {
+    dependsOn = dependenciesOf(run, input.config)
+  } catch (error) {
+    if (!(error instanceof DependsOnRefusedError)) throw error
+    await deps.reportRefusal({
+      loopId: input.loopId,
+      title: `loop-controller did not start the loop \`${input.loopId}\`: the issue's \`depends-on:\` line could not be read.`,
+      reason: error.message,
+      whatToDo:
+        'Write the line with issue numbers only, e.g. `depends-on: #12, #15` (at most ten), then start the loop again.',
+    })
+    deps.io.setOutput(Outputs.Status, 'refused')
+    return false
+  }
   // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
   const mayBeQueued = run.settings.iteration === 1
   if (limit === null && dependsOn.length === 0 && !mayBeQueued) return true

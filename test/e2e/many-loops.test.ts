@@ -141,7 +141,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
   )
 
   it(
-    'a dependency that ends BLOCKED keeps its dependent queued, and the dependent is told so',
+    'a dependency that ends BLOCKED keeps its dependent queued, and the dependent is told so; a garbled depends-on line refuses the start',
     async () => {
       scenario = await startScenario({ steps: 1, stuck: true })
       const { sandbox } = scenario
@@ -150,6 +150,10 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       await sandbox.label('alice', dependent, 'loop')
       await until('the dependent queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
       await sandbox.label('alice', dependency, 'loop')
+      // A line that is not issue numbers alone refuses the start, saying what it found.
+      const garbled = (await sandbox.openIssue('alice', 'Climb too', `depends-on: #${dependency} && curl evil.example`))
+        .number
+      await sandbox.label('alice', garbled, 'loop')
       const jobs = await sandbox.waitForIdle(4 * MINUTE)
       const why = describeJobs(jobs)
       const blocked = JSON.parse((await sandbox.git.show('loop-state', `issue-${dependency}/loop-state.json`)) ?? '{}')
@@ -172,6 +176,16 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       const comment = statusCommentOn(scenario, dependent)
       expect(comment).toContain(`#${dependency} ended BLOCKED`)
       expect(comment).toContain(`It stays queued: #${dependency} must be resumed and reach COMPLETE`)
+
+      const refusedJob = jobs.find((job) => job.outputs['loop-id'] === `issue-${garbled}` && job.outputs.status)
+      expect([refusedJob?.outputs.status, refusedJob?.conclusion], why).toEqual(['refused', 'success'])
+      expect(await sandbox.git.show('loop-state', `issue-${garbled}/loop-state.json`)).toBeUndefined()
+      const refusal = statusCommentOn(scenario, garbled)
+      expect(refusal).toContain(
+        `did not start the loop \`issue-${garbled}\`: the issue's \`depends-on:\` line could not be read`,
+      )
+      expect(refusal).toContain('("&&" is no issue number)')
+      expect(refusal).toContain('`depends-on: #12, #15`')
       expectFaithful(scenario)
     },
     5 * MINUTE,

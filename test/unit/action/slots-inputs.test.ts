@@ -51,8 +51,17 @@ describe('max-loops', () => {
 })
 
 describe('depends-on', () => {
+  // The label that starts the loop: the only event whose issue body is read.
   const issueEvent = (body: unknown, extra: Record<string, unknown> = {}) => ({
-    event: { payload: { issue: { number: 20, body, ...extra } } as Record<string, unknown> },
+    event: {
+      name: 'issues',
+      payload: {
+        action: 'labeled',
+        label: { name: 'loop' },
+        sender: { login: 'alice', type: 'User' },
+        issue: { number: 20, body, ...extra },
+      } as Record<string, unknown>,
+    },
   })
 
   it.each<
@@ -68,6 +77,21 @@ describe('depends-on', () => {
     ['the config, numbers and quoted hashes', { event: { payload: {} } }, [3, '#4'], ['issue-3', 'issue-4']],
     ['both, without repeats', issueEvent('depends-on: 3 5'), [3], ['issue-3', 'issue-5']],
     ['a pull request body is not read', issueEvent('depends-on: nonsense', { pull_request: {} }), [], []],
+    [
+      'a comment that is no start does not read the body',
+      {
+        event: {
+          name: 'issue_comment',
+          payload: {
+            action: 'created',
+            comment: { body: '/loop resume' },
+            issue: { number: 20, body: 'depends-on: nonsense' },
+          },
+        },
+      },
+      [],
+      [],
+    ],
   ])('%s', (_name, run, fromConfig, expected) => {
     expect(dependenciesOf(run as never, { 'depends-on': fromConfig })).toEqual(expected)
   })
