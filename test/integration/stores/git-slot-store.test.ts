@@ -111,6 +111,48 @@ describe('GitSlotStore: slots under compare-and-swap on a real bare repository',
     expect(versions.at(-1)).toEqual({ running: [], queued: [] })
   }, 120_000)
 
+  it('a loop admitted whose dispatch fails goes back to the head of the line, and the next change starts it', async () => {
+    const remote = join(base, 'requeue.git')
+    await run('git', ['init', '--bare', '--quiet', remote])
+    const store = new GitStore({ repoDir: base, remote, identity, workDir: join(base, 'requeue-state') })
+    const slots = new GitSlotStore({ repoDir: base, remote, identity, workDir: join(base, 'requeue-slots') })
+    const warnings: string[] = []
+    const logger = { ...quiet, warning: (message: string) => warnings.push(message) } as Logger
+    let failing = true
+    const started: string[] = []
+    const deps = {
+      slots,
+      clock,
+      logger,
+      start: async (entry: WaitingLoop) => {
+        if (failing) throw new Error('HTTP 502')
+        started.push(entry.loopId)
+      },
+    }
+    const ask = (loopId: string) =>
+      askForSlot({ loopId, dependsOn: [], workflow: 'loop.yml', ref: 'refs/heads/main', started: false }, 1, deps)
+    expect((await ask('a')).kind).toBe('admitted')
+    expect((await ask('b')).kind).toBe('queued')
+    expect((await ask('c')).kind).toBe('queued')
+    await store.save('a', { ...makeState('a', 1), status: 'complete' }, null)
+
+    const released = await giveBackSlot('a', 1, deps)
+    expect(released.started).toEqual([])
+    expect(warnings.join('\n')).toMatch(
+      /Loop b was admitted but its job could not be dispatched \(HTTP 502\); it goes back to the head of the queue/,
+    )
+    const tip = parseSlotsRecord(
+      (await run('git', ['--git-dir', remote, 'show', `loop-state:${SLOTS_FILE}`])).stdout,
+    ) as { record: SlotsRecord }
+    expect(tip.record.running).toEqual([])
+    expect(tip.record.queued.map((entry) => entry.loopId)).toEqual(['b', 'c'])
+
+    failing = false
+    // Any later change (here a newcomer's request) admits the head of the line and starts it.
+    expect((await ask('d')).kind).toBe('queued')
+    expect(started).toEqual(['b'])
+  })
+
   it('refuses a queue.json that is not a slots record, and never overwrites it', async () => {
     const other = join(base, 'other.git')
     await run('git', ['init', '--bare', '--quiet', other])
