@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path'
 import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
-import { askForSlot, giveBackSlot, placeInLine, type SlotDeps } from '../app/slots.js'
+import { askForSlot, giveBackSlot, type SlotDeps } from '../app/slots.js'
 import { ConfigError } from '../config/errors.js'
 import { Outputs, stickyCommentMarker } from '../constants.js'
 import { interpretEvent, parseWorkflowRef, taskOfEvent } from '../domain/action-event.js'
@@ -47,6 +47,8 @@ export interface SlotJobDeps {
 }
 
 const SAVE_ATTEMPTS = 3
+/** How many of the loops still in line a release tells their new place. */
+const REFRESHED_IN_LINE = 10
 
 /**
  * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
@@ -192,16 +194,15 @@ export async function releaseSlot(
     const released = await giveBackSlot(input.loopId, limit, slots)
     if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
     for (const entry of released.started) deps.io.info(`Loop ${entry.loopId} starts in its place.`)
-    for (const stuck of released.stuck) {
-      const wait = await placeInLine(stuck.entry.loopId, limit, slots)
-      const loaded = await deps.store.load(stuck.entry.loopId)
-      if (!wait || !loaded) continue
+    // Those still in line learn their new place, or that a dependency ended short (the first few:
+    // each costs a state read and a comment update).
+    for (const { loopId, wait } of released.inLine.slice(0, REFRESHED_IN_LINE)) {
+      const loaded = await deps.store.load(loopId)
+      if (loaded?.state.status !== 'queued') continue
       const reason = queuedReason(wait, nameOfLoop)
       const state =
-        loaded.state.statusReason === reason
-          ? loaded.state
-          : (await saveStatus(stuck.entry.loopId, 'queued', reason, deps)).state
-      await reportQueued(run, { loopId: stuck.entry.loopId, state, wait, summary: false }, deps)
+        loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, deps)).state
+      await reportQueued(run, { loopId, state, wait, summary: false }, deps)
     }
   } catch (error) {
     deps.logger.warning(

@@ -5,15 +5,14 @@
  * dispatched goes back to the head of the line, so it is never admitted without a job to run it.
  */
 import {
-  type EndedShort,
   type Limit,
+  type QueueWait,
   queueWait,
   releaseSlot,
   requestSlot,
   requeue,
   type SlotRequest,
   type SlotVerdict,
-  stuckDependents,
   type WaitingLoop,
 } from '../domain/slots.js'
 import type { Clock } from '../ports/clock.js'
@@ -30,12 +29,6 @@ export interface SlotDeps {
   start: StartLoop
 }
 
-/** A loop that stays queued on a dependency that ended short of COMPLETE. */
-export interface StuckDependent {
-  entry: WaitingLoop
-  endedShort: EndedShort[]
-}
-
 /** The job of `request.loopId` asks to run; loops the same change admitted are started. */
 export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit, deps: SlotDeps): Promise<SlotVerdict> {
   const at = deps.clock.now().toISOString()
@@ -47,38 +40,33 @@ export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit,
   return outcome.verdict
 }
 
+/** A loop still in line after a change, and where it stands. */
+export interface InLine {
+  loopId: string
+  wait: QueueWait
+}
+
 /**
  * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
- * place. Returns them, and the queued loops that wait on a dependency which ended short of COMPLETE
- * (their comments are to say so).
+ * place. Returns them, and the loops still in line with where each stands now (their comments are to
+ * say so: a new place, or a dependency that ended short of COMPLETE).
  */
 export async function giveBackSlot(
   loopId: string,
   limit: Limit,
   deps: SlotDeps,
-): Promise<{ started: WaitingLoop[]; stuck: StuckDependent[]; released: boolean }> {
+): Promise<{ started: WaitingLoop[]; inLine: InLine[]; released: boolean }> {
   const at = deps.clock.now().toISOString()
   const outcome = await deps.slots.update([loopId], (record, statuses) => {
     const changed = releaseSlot(record, loopId, statuses, limit, at)
-    return {
-      record: changed.record,
-      result: {
-        started: changed.started,
-        released: changed.released,
-        stuck: stuckDependents(changed.record, statuses),
-      },
-    }
+    const inLine = changed.record.queued.flatMap((entry) => {
+      const wait = queueWait(changed.record, entry.loopId, statuses, limit)
+      return wait ? [{ loopId: entry.loopId, wait }] : []
+    })
+    return { record: changed.record, result: { started: changed.started, released: changed.released, inLine } }
   })
   const started = await startAdmitted(outcome.started, deps)
-  return { started, stuck: outcome.stuck, released: outcome.released }
-}
-
-/** Where `loopId` stands in line now (null when it is not queued). */
-export async function placeInLine(loopId: string, limit: Limit, deps: Pick<SlotDeps, 'slots'>) {
-  return deps.slots.update([loopId], (record, statuses) => ({
-    record,
-    result: queueWait(record, loopId, statuses, limit),
-  }))
+  return { started, inLine: outcome.inLine, released: outcome.released }
 }
 
 /** Dispatches each admitted loop; one that fails goes back to the head of the line. Returns those started. */

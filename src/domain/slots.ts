@@ -240,16 +240,6 @@ export function queueWait(record: SlotsRecord, loopId: string, statuses: Statuse
   }
 }
 
-/** The queued loops that wait on a dependency which ended short of COMPLETE. */
-export function stuckDependents(
-  record: SlotsRecord,
-  statuses: Statuses,
-): Array<{ entry: WaitingLoop; endedShort: EndedShort[] }> {
-  return record.queued
-    .map((entry) => ({ entry, endedShort: dependencyWait(entry.dependsOn, statuses).endedShort }))
-    .filter((stuck) => stuck.endedShort.length > 0)
-}
-
 /** Every loop id the record names, with the given dependencies: whose statuses a change needs. */
 export function loopsNamed(record: SlotsRecord, extra: readonly string[] = []): string[] {
   const ids = [

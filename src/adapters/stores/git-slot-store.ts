@@ -6,7 +6,7 @@
  * So every version of `queue.json` in the branch's history is one rule applied to the version before.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { EMPTY_SLOTS, parseSlotsRecord, type SlotsRecord, type Statuses } from '../../domain/slots.js'
+import { EMPTY_SLOTS, loopsNamed, parseSlotsRecord, type SlotsRecord, type Statuses } from '../../domain/slots.js'
 import { LOOP_STATUSES, type LoopStatus } from '../../domain/stages.js'
 import type { Identity } from '../../ports/git.js'
 import { type SlotChange, type SlotStore, SlotStoreBusyError } from '../../ports/slots.js'
@@ -58,11 +58,7 @@ export class GitSlotStore implements SlotStore {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const tip = await this.branch.fetch()
       const record = tip.commit ? await this.read(tip.commit) : EMPTY_SLOTS
-      const names = [
-        ...record.running.map((h) => h.loopId),
-        ...record.queued.flatMap((e) => [e.loopId, ...e.dependsOn]),
-      ]
-      const statuses = tip.commit ? await this.statuses(tip.commit, [...new Set([...names, ...loops])]) : new Map()
+      const statuses = tip.commit ? await this.statuses(tip.commit, loopsNamed(record, loops)) : new Map()
       const changed = change(record, statuses)
       if (JSON.stringify(changed.record) === JSON.stringify(record)) return changed.result
       const commit = await this.branch.commit(

@@ -12,7 +12,6 @@ import {
   type SlotsRecord,
   settle,
   slotProblems,
-  stuckDependents,
   type WaitingLoop,
 } from '../../../src/domain/slots.js'
 import type { LoopStatus } from '../../../src/domain/stages.js'
@@ -307,13 +306,6 @@ describe('where a queued loop stands, and what it is told', () => {
     expect(queuedNext(wait, nameOfLoop)).toMatch(row.next)
     const rendered = renderQueued({ loopId: row.loopId, wait }, nameOfLoop)
     expect(rendered).toContain(`**Place in line:** ${wait.position} of 2 queued; slots: 2 of 2 in use.`)
-  })
-
-  it('names the dependents stuck behind a dependency that ended short', () => {
-    const stuck = stuckDependents(record, statuses({ 'issue-4': 'capped' }))
-    expect(stuck.map((s) => [s.entry.loopId, s.endedShort])).toEqual([
-      ['issue-5', [{ loopId: 'issue-4', status: 'capped' }]],
-    ])
   })
 
   it('a loop not in line has no place', () => {
