@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path'
 import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
+import { GitStore } from '../adapters/stores/git-store.js'
 import { askForSlot, giveBackSlot, type SlotDeps } from '../app/slots.js'
 import { ConfigError } from '../config/errors.js'
 import { Outputs, stickyCommentMarker } from '../constants.js'
@@ -24,6 +25,7 @@ import type { Clock } from '../ports/clock.js'
 import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
+import { VERSION } from '../version.js'
 import type { ActionIO } from './actions-io.js'
 import { COMMIT_IDENTITY } from './commit-identity.js'
 import { dispatchRef } from './dispatch.js'
@@ -82,10 +84,32 @@ function slotStore(run: RunContext, root: string): GitSlotStore {
     branch: run.settings.stateBranch,
     identity: COMMIT_IDENTITY,
     token: run.settings.githubToken,
-    // The git store's private repository: the branch's objects are fetched once for both.
-    workDir: join(run.runnerTemp ?? join(root, '..', '_loop-temp'), 'loop-controller', 'git-state'),
+    workDir: stateWorkDir(run, root),
     by: `run ${run.runId ?? 'local'}`,
   })
+}
+
+/**
+ * The git store for other loops' states (a queued loop's status, read or saved by the job of another
+ * loop): it carries no audit trail, where this job's store would commit its own loop's trail there.
+ */
+function otherLoopsStore(run: RunContext, root: string): Store {
+  return new GitStore({
+    repoDir: root,
+    remote: 'origin',
+    branch: run.settings.stateBranch,
+    identity: COMMIT_IDENTITY,
+    token: run.settings.githubToken,
+    workDir: stateWorkDir(run, root),
+    toolVersion: VERSION,
+    ...(run.runId !== undefined ? { runId: run.runId } : {}),
+    ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
+  })
+}
+
+/** The git store's private repository (see `stores.ts`): the branch's objects are fetched once for all. */
+function stateWorkDir(run: RunContext, root: string): string {
+  return join(run.runnerTemp ?? join(root, '..', '_loop-temp'), 'loop-controller', 'git-state')
 }
 
 function slotDeps(run: RunContext, root: string, deps: SlotJobDeps): SlotDeps {
@@ -94,7 +118,7 @@ function slotDeps(run: RunContext, root: string, deps: SlotJobDeps): SlotDeps {
     clock: deps.clock,
     logger: deps.logger,
     start: async (entry) => {
-      const state = (await deps.store.load(entry.loopId))?.state
+      const state = (await otherLoopsStore(run, root).load(entry.loopId))?.state
       const iteration = (state?.iteration ?? 0) + 1
       await deps.github.dispatchWorkflow({
         workflow: entry.workflow,
@@ -196,12 +220,13 @@ export async function releaseSlot(
     for (const entry of released.started) deps.io.info(`Loop ${entry.loopId} starts in its place.`)
     // Those still in line learn their new place, or that a dependency ended short (the first few:
     // each costs a state read and a comment update).
+    const others = { store: otherLoopsStore(run, input.root), clock: deps.clock }
     for (const { loopId, wait } of released.inLine.slice(0, REFRESHED_IN_LINE)) {
-      const loaded = await deps.store.load(loopId)
+      const loaded = await others.store.load(loopId)
       if (loaded?.state.status !== 'queued') continue
       const reason = queuedReason(wait, nameOfLoop)
       const state =
-        loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, deps)).state
+        loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state
       await reportQueued(run, { loopId, state, wait, summary: false }, deps)
     }
   } catch (error) {
@@ -239,7 +264,7 @@ async function saveStatus(
   loopId: string,
   status: 'queued' | 'running',
   statusReason: string,
-  deps: SlotJobDeps,
+  deps: Pick<SlotJobDeps, 'store' | 'clock'>,
 ): Promise<{ state: LoopState; version: string }> {
   for (let attempt = 1; ; attempt++) {
     const loaded = await deps.store.load(loopId)

@@ -173,6 +173,14 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         ofDependent.map((job) => [job.event, job.outputs.status]),
         why,
       ).toEqual([['issues', 'queued']])
+      // The releasing job saved the dependent's reason without its own loop's audit trail.
+      const bare = sandbox.gitServer.repositoryPath(sandbox.gitRepositoryName)
+      const files = (await run('git', ['--git-dir', bare, 'ls-tree', '-r', '--name-only', 'loop-state'])).stdout
+      expect(files.split('\n').filter((path) => path.startsWith(`issue-${dependent}/`))).toEqual([
+        `issue-${dependent}/loop-state.json`,
+        `issue-${dependent}/loop-state.meta.json`,
+      ])
+      expect(files).toContain(`issue-${dependency}/audit/`)
       const comment = statusCommentOn(scenario, dependent)
       expect(comment).toContain(`#${dependency} ended BLOCKED`)
       expect(comment).toContain(`It stays queued: #${dependency} must be resumed and reach COMPLETE`)
