@@ -105,7 +105,8 @@ async function runAction(io: ActionIO): Promise<void> {
     restoreAudit,
     reportRefusal: (refusal: Refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
   }
-  const slotJob = { store, github, io, logger, clock: systemClock, redact, reportRefusal: commandDeps.reportRefusal }
+  const { reportRefusal: refuse } = commandDeps
+  const slotJob = { store, github, io, logger, clock: systemClock, redact, audit, restoreAudit, reportRefusal: refuse }
   if (!(await applyCommands(runContext, loopId, commandDeps))) {
     // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
     await releaseSlot(runContext, { loopId, root }, slotJob)

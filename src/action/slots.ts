@@ -21,6 +21,7 @@ import { queuedReason, renderQueued } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
 import { hasEnded, type Limit, type QueueWait } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
+import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
 import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
@@ -46,6 +47,9 @@ export interface SlotJobDeps {
   redact: (text: string) => string
   /** Tells the person who started the loop why it did not start (summary and comment). */
   reportRefusal: (refusal: Refusal) => Promise<void>
+  /** This loop's journey log, brought back from the store first so the events join its trail. */
+  audit: Pick<AuditLog, 'appendEvents'>
+  restoreAudit: () => Promise<void>
 }
 
 const SAVE_ATTEMPTS = 3
@@ -188,10 +192,19 @@ export async function takeSlot(
   )
   if (verdict.kind === 'admitted') {
     deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`)
-    if (current.state.status === 'queued') await saveStatus(input.loopId, 'running', '', deps)
+    if (current.state.status === 'queued') {
+      await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`)
+      await saveStatus(input.loopId, 'running', '', deps)
+    }
     return true
   }
   const reason = queuedReason(verdict.wait, nameOfLoop)
+  const { position, queued } = verdict.wait
+  // Before the save, which carries the trail with it.
+  await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
+    position,
+    dependsOn,
+  })
   current = await saveStatus(input.loopId, 'queued', reason, deps)
   await reportQueued(run, { loopId: input.loopId, state: current.state, wait: verdict.wait }, deps)
   deps.io.setOutput(Outputs.Status, 'queued')
@@ -234,6 +247,17 @@ export async function releaseSlot(
       `The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`,
     )
   }
+}
+
+async function journey(
+  deps: SlotJobDeps,
+  type: 'queued' | 'admitted',
+  message: string,
+  data?: Record<string, unknown>,
+): Promise<void> {
+  await deps.restoreAudit()
+  const at = deps.clock.now().toISOString()
+  await deps.audit.appendEvents([{ at, iteration: 0, type, message, ...(data ? { data } : {}) }])
 }
 
 async function saveNew(

@@ -129,6 +129,16 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       // The dependent was admitted by a change that saw its dependency COMPLETE.
       const dependentAdmitted = admittedAt.get(`issue-${dependent}`)!
       expect(await statusAt(scenario, dependentAdmitted, `issue-${first}`)).toBe('complete')
+      // A queued loop's journey says it waited and was admitted, before its iteration started.
+      for (const issue of queuedIssues) {
+        const log = (await sandbox.git.show('loop-state', `issue-${issue}/audit/journey-log.jsonl`)) ?? ''
+        const types = log
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => (JSON.parse(line) as { type: string }).type)
+        expect(types.slice(0, 3), log).toEqual(['queued', 'admitted', 'decision'])
+        expect(types).toContain('completed')
+      }
       // Each status comment now says COMPLETE (the queued notice was replaced, never a second comment).
       for (const issue of issues) {
         const comments = botComments(sandbox).filter((comment) => comment.issueNumber === issue)
@@ -177,9 +187,17 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       const bare = sandbox.gitServer.repositoryPath(sandbox.gitRepositoryName)
       const files = (await run('git', ['--git-dir', bare, 'ls-tree', '-r', '--name-only', 'loop-state'])).stdout
       expect(files.split('\n').filter((path) => path.startsWith(`issue-${dependent}/`))).toEqual([
+        `issue-${dependent}/audit/journey-log.jsonl`,
         `issue-${dependent}/loop-state.json`,
         `issue-${dependent}/loop-state.meta.json`,
       ])
+      const journey = (await sandbox.git.show('loop-state', `issue-${dependent}/audit/journey-log.jsonl`)) ?? ''
+      expect(
+        journey
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).type),
+      ).toEqual(['queued'])
       expect(files).toContain(`issue-${dependency}/audit/`)
       const comment = statusCommentOn(scenario, dependent)
       expect(comment).toContain(`#${dependency} ended BLOCKED`)
