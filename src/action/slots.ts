@@ -17,6 +17,7 @@ import { checkDependencies, loopOfIssue, nameOfLoop, parseDependsOnLine } from '
 import { initialState } from '../domain/engine/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import { policyFromConfig } from '../domain/policy.js'
+import { markdownText } from '../domain/report/escape.js'
 import { queuedReason, renderQueued } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
 import { hasEnded, type Limit, type QueueWait } from '../domain/slots.js'
@@ -151,7 +152,8 @@ export async function takeSlot(
     await deps.reportRefusal({
       loopId: input.loopId,
       title: `loop-controller did not start the loop \`${input.loopId}\`: the issue's \`depends-on:\` line could not be read.`,
-      reason: error.message,
+      // It quotes the issue body, anyone's text: escaped, so it can mention nobody and inject no HTML.
+      reason: markdownText(error.message, 600),
       whatToDo:
         'Write the line with issue numbers only, e.g. `depends-on: #12, #15` (at most ten), then start the loop again.',
     })

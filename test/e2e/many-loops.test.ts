@@ -161,8 +161,9 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       await until('the dependent queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
       await sandbox.label('alice', dependency, 'loop')
       // A line that is not issue numbers alone refuses the start, saying what it found.
-      const garbled = (await sandbox.openIssue('alice', 'Climb too', `depends-on: #${dependency} && curl evil.example`))
-        .number
+      const garbled = (
+        await sandbox.openIssue('alice', 'Climb too', `depends-on: #${dependency} && curl evil.example <b>@mallory</b>`)
+      ).number
       await sandbox.label('alice', garbled, 'loop')
       const jobs = await sandbox.waitForIdle(4 * MINUTE)
       const why = describeJobs(jobs)
@@ -210,7 +211,9 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       expect(refusal).toContain(
         `did not start the loop \`issue-${garbled}\`: the issue's \`depends-on:\` line could not be read`,
       )
-      expect(refusal).toContain('("&&" is no issue number)')
+      expect(refusal).toContain('(&quot;&amp;&amp;&quot; is no issue number)')
+      // The quoted line mentions nobody and brings no HTML.
+      expect(refusal).toContain('&lt;b&gt;@\u200bmallory&lt;/b&gt;')
       expect(refusal).toContain('`depends-on: #12, #15`')
       expectFaithful(scenario)
     },
