@@ -32,6 +32,7 @@ export const Inputs = {
   WorkingDirectory: 'working-directory',
   StaleAfterMinutes: 'stale-after-minutes',
   Dashboard: 'dashboard',
+  MaxLoops: 'max-loops',
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 

@@ -22,6 +22,7 @@ import { reportRefusal } from './action/refusal.js'
 import { report } from './action/report.js'
 import { type RunContext, readRunContext, requireRepository } from './action/run-context.js'
 import { readyForMerge } from './action/ship.js'
+import { releaseSlot, takeSlot } from './action/slots.js'
 import { auditRestorer, createStore } from './action/stores.js'
 import { sweep } from './action/sweep.js'
 import { actionsLogger } from './adapters/actions-logger.js'
@@ -123,7 +124,13 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
     restoreAudit,
     reportRefusal: (refusal: Refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
   }
-  if (!(await applyCommands(runContext, loopId, commandDeps))) return
+  const { reportRefusal: refuse } = commandDeps
+  const slotJob = { store, github, io, logger, clock: systemClock, redact, audit, restoreAudit, reportRefusal: refuse }
+  if (!(await applyCommands(runContext, loopId, commandDeps))) {
+    // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
+    await releaseSlot(runContext, { loopId, root }, slotJob)
+    return
+  }
   if (outsideLoopGroup(runContext)) {
     const handedOver = await handOverIteration(runContext, loopId, { store, github, logger, clock: systemClock })
     if (handedOver) {
@@ -132,6 +139,9 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
       return
     }
   }
+
+  // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
+  if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) return
 
   // The token goes only to the host the trusted checkout fetched from, read before any project code runs.
   const git = new GitCli(root, {
@@ -236,6 +246,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
     failOn: settings.failOn,
   }
   await report(runContext, reportInput, { github, io, redact })
+  await releaseSlot(runContext, { loopId, state, root }, slotJob)
   if (outcome === 'continue' && settings.dispatch) {
     const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
     if (failed) {

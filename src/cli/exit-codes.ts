@@ -33,6 +33,7 @@ const EXIT_FOR: Record<LoopState['status'] | IterationResult['outcome'], number>
   complete: EXIT.complete,
   blocked: EXIT.blocked,
   waiting: EXIT.waiting,
+  queued: EXIT.waiting,
   capped: EXIT.capped,
   aborted: EXIT.aborted,
 }

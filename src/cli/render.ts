@@ -85,6 +85,7 @@ const OUTCOMES: Record<LoopState['status'], ReportOutcome> = {
   complete: 'complete',
   capped: 'capped',
   aborted: 'aborted',
+  queued: 'waiting',
 }
 
 export function renderStatus(state: LoopState, policy: Policy | null): string {

@@ -13,6 +13,7 @@ import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ISOLATION_MODES, type IsolationMode } from '../domain/isolation.js'
 import { loopOfPullRequestHead } from '../domain/loop-names.js'
 import { STOPPED_STATES, type StoppedState } from '../domain/report/view.js'
+import { MAX_LOOPS_LIMIT } from '../domain/slots.js'
 import { ConfigError } from './errors.js'
 import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 
@@ -80,6 +81,8 @@ export interface ActionSettings {
   staleAfterMinutes: number
   /** Keep the `Loop dashboard` issue: every loop listed, with boxes people tick to act (needs the `git` store). */
   dashboard: boolean
+  /** How many loops of the repository may run at once (`max-loops`); null: no limit. */
+  maxLoops: number | null
 }
 
 /** A user's mistake in the workflow file: said plainly, never an internal fault. */
@@ -125,6 +128,10 @@ const fields = {
   staleAfterMinutes: {
     schema: wholeNumber(1, 60 * 24 * 7),
     expected: 'a whole number of minutes from 1 to 10080 (a week)',
+  },
+  maxLoops: {
+    schema: wholeNumber(0, MAX_LOOPS_LIMIT),
+    expected: `a whole number from 1 to ${MAX_LOOPS_LIMIT} (empty or 0: no limit)`,
   },
   iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
   budgetMinutes: {
@@ -255,6 +262,12 @@ export function parseActionInputs(
       `Input 'dashboard' needs 'store: git' (only the git store lists every loop); got 'dashboard: true' with store ${quote(store)}.`,
     )
   }
+  const maxLoops = parse(Inputs.MaxLoops, fields.maxLoops, 0) || null
+  if (maxLoops !== null && store !== 'git') {
+    problems.push(
+      `Input 'max-loops' needs 'store: git' (the queue of loops lives on the git store's branch, changed under compare-and-swap); got 'store: ${store}' with 'max-loops: ${maxLoops}'. Use the default store, 'git', or leave 'max-loops' empty.`,
+    )
+  }
 
   const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env)
   problems.push(...secretsResult.problems)
@@ -306,6 +319,7 @@ export function parseActionInputs(
     workingDirectory,
     staleAfterMinutes,
     dashboard,
+    maxLoops,
   }
 }
 

@@ -177,6 +177,13 @@ export const loopConfigSchema = z.strictObject({
       'allow-paths': [],
       'allow-workflows': false,
     }),
+  // Issue numbers: `[12, 15]`, or quoted `['#12', '#15']` (a bare # starts a YAML comment).
+  'depends-on': z
+    .array(
+      z.union([z.number().int().positive(), z.string().regex(/^#[1-9][0-9]*$/, "an issue number such as 12 or '#12'")]),
+    )
+    .max(10, 'at most 10 issues')
+    .optional(),
 })
 
 /**

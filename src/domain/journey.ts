@@ -29,6 +29,8 @@ export interface JourneyEvent {
     | 'superseded'
     | 'dead-letter'
     | 'guard'
+    | 'queued'
+    | 'admitted'
   message: string
   data?: Record<string, unknown>
 }

@@ -104,4 +104,6 @@ export interface LoopConfig {
     /** Whether changes under `.github/workflows/` are committed (they need a push-token with the workflow scope). */
     'allow-workflows': boolean
   }
+  /** Issues whose loops must be COMPLETE before this loop starts (`12` or `'#12'`), at most ten. */
+  'depends-on'?: Array<number | string> | undefined
 }

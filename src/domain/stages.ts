@@ -47,7 +47,7 @@ export const DEFAULT_EXIT_REQUIREMENTS: Readonly<Partial<Record<Stage, readonly 
   REVIEW: ['build', 'test', 'approved'],
 }
 
-export const LOOP_STATUSES = ['running', 'waiting', 'blocked', 'complete', 'capped', 'aborted'] as const
+export const LOOP_STATUSES = ['running', 'waiting', 'blocked', 'complete', 'capped', 'aborted', 'queued'] as const
 export type LoopStatus = (typeof LOOP_STATUSES)[number]
 
 export const STRATEGIES = [

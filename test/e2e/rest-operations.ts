@@ -142,6 +142,15 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'pulls/list',
     'users/get-authenticated',
   ],
+  'many-loops.test.ts': [
+    'actions/create-workflow-dispatch',
+    'issues/create-comment',
+    'issues/list-comments',
+    'issues/list-labels-on-issue',
+    'issues/update-comment',
+    'repos/get-collaborator-permission-level',
+    'users/get-authenticated',
+  ],
   'sweeper.test.ts': [
     'actions/create-workflow-dispatch',
     'issues/create-comment',

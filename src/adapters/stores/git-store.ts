@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { LoopState } from '../../domain/state.js'
 import type { Identity } from '../../ports/git.js'
 import {
@@ -33,7 +34,7 @@ import { GitPushRejectedError, RemoteBranch } from './remote-branch.js'
 import {
   checkLoopId,
   checkStateToSave,
-  encodeLoopId,
+  loopFolder,
   META_FILE,
   parseStoredState,
   type RevisionMeta,
@@ -44,7 +45,7 @@ import {
 export { GitPushRejectedError }
 
 const MARKER = 'QUARANTINED.json'
-const ATTEMPTS = 5
+const ATTEMPTS = 15
 
 export interface GitStoreOptions {
   /** The user's repository: only read, to resolve `remote` when it is a remote name. */
@@ -173,7 +174,9 @@ export class GitStore implements Store, LoopLister {
         `loop ${loopId}: iteration ${valid.iteration}, stage ${valid.stage}, ${valid.status}`,
       )
       if (await this.stateBranch.push(commit, tip.commit)) return commit
-      // The branch moved: another loop (retry on the new tip) or this loop (conflict, found above).
+      // The branch moved: another loop (retry on the new tip) or this loop (conflict, found above). A
+      // short jittered pause keeps many loops saving at once (max-loops' queue) from colliding again.
+      await sleep(Math.min(2000, 20 * 2 ** attempt) * (0.5 + Math.random()))
     }
     throw new StoreConflictError(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`)
   }
@@ -245,8 +248,7 @@ export class GitStore implements Store, LoopLister {
   }
 
   private folder(loopId: string): string {
-    const encoded = encodeLoopId(loopId)
-    return encoded.length <= 200 ? encoded : `~${shortHash(loopId)}`
+    return loopFolder(loopId)
   }
 
   /** The loop's version: the last commit that changed its folder. */

@@ -63,6 +63,12 @@ export function encodeLoopId(loopId: string): string {
     .join('')
 }
 
+/** The folder of a loop on the git store's branch: its encoded id, or a digest when that is too long. */
+export function loopFolder(loopId: string): string {
+  const encoded = encodeLoopId(loopId)
+  return encoded.length <= 200 ? encoded : `~${shortHash(loopId)}`
+}
+
 /** A short stable digest, for names that would otherwise be too long. */
 export function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 40)

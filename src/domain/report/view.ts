@@ -71,6 +71,7 @@ const ICONS: Record<ViewState, string> = {
   complete: '✅',
   capped: '🛑',
   aborted: '⏹️',
+  queued: '⏳',
 }
 
 const TITLES: Record<ViewState, string> = {
@@ -80,6 +81,7 @@ const TITLES: Record<ViewState, string> = {
   complete: 'COMPLETE',
   capped: 'Stopped at the iteration cap',
   aborted: 'Aborted',
+  queued: 'Queued: waits for a slot or its dependencies',
 }
 
 /** The statuses that stop a loop short of COMPLETE; `fail-on` chooses which of them fail the job. */
@@ -162,6 +164,8 @@ function cliNextStepOf(model: ReportModel): string {
       return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`
     case 'aborted':
       return 'nothing: the loop is over; its commits stay where they are.'
+    case 'queued':
+      return 'nothing: on GitHub the loop starts by itself once a slot is free and its dependencies are COMPLETE; `loop-controller run` runs it here.'
     case 'waiting': {
       const gate = pendingGate(model)
       if (gate) return `approve gate \`${gate}\`: run \`loop-controller approve ${gate}\`.`
@@ -186,6 +190,8 @@ function nextStepOf(model: ReportModel): string {
       return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`
     case 'aborted':
       return `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`
+    case 'queued':
+      return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.'
     case 'waiting': {
       const gate = pendingGate(model)
       if (gate) {

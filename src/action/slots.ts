@@ -1,0 +1,335 @@
+/**
+ * Many loops at once in the action (`max-loops`, `depends-on`): before a loop runs, its job asks the
+ * slots record (`queue.json` on the git store's branch) for a slot; a loop past the limit, or waiting
+ * on a dependency, is saved `queued`, its status comment and summary say why, its place in line and
+ * what happens next, and the job ends green. The job that ends or stops a loop gives its slot back and
+ * dispatches the loops admitted in its place; a dependent whose dependency ended short of COMPLETE
+ * stays queued and its comment says so.
+ */
+import { join } from 'node:path'
+import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
+import { GitStore } from '../adapters/stores/git-store.js'
+import { askForSlot, giveBackSlot, type SlotDeps } from '../app/slots.js'
+import { ConfigError } from '../config/errors.js'
+import { Outputs, stickyCommentMarker } from '../constants.js'
+import { interpretEvent, parseWorkflowRef, taskOfEvent } from '../domain/action-event.js'
+import { checkDependencies, loopOfIssue, nameOfLoop, parseDependsOnLine } from '../domain/depends-on.js'
+import { initialState } from '../domain/engine/index.js'
+import type { LoopConfig } from '../domain/loop-config.js'
+import { policyFromConfig } from '../domain/policy.js'
+import { markdownText } from '../domain/report/escape.js'
+import { queuedReason, renderQueued } from '../domain/report/queued.js'
+import type { Refusal } from '../domain/report/refusal.js'
+import { hasEnded, type Limit, type QueueWait } from '../domain/slots.js'
+import type { LoopState } from '../domain/state.js'
+import type { AuditLog } from '../ports/audit.js'
+import type { Clock } from '../ports/clock.js'
+import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
+import type { Logger } from '../ports/logger.js'
+import { type Store, StoreConflictError } from '../ports/store.js'
+import { VERSION } from '../version.js'
+import type { ActionIO } from './actions-io.js'
+import { COMMIT_IDENTITY } from './commit-identity.js'
+import { dispatchRef } from './dispatch.js'
+import { commentTargets } from './report.js'
+import type { RunContext } from './run-context.js'
+
+/** The issue body's `depends-on:` line could not be read: the start is refused and the person told why. */
+export class DependsOnRefusedError extends ConfigError {
+  override name = 'DependsOnRefusedError'
+}
+
+export interface SlotJobDeps {
+  store: Store
+  github: Pick<GitHubPort, 'dispatchWorkflow' | 'upsertStickyComment'>
+  io: Pick<ActionIO, 'setOutput' | 'writeSummary' | 'info'>
+  logger: Logger
+  clock: Clock
+  redact: (text: string) => string
+  /** Tells the person who started the loop why it did not start (summary and comment). */
+  reportRefusal: (refusal: Refusal) => Promise<void>
+  /** This loop's journey log, brought back from the store first so the events join its trail. */
+  audit: Pick<AuditLog, 'appendEvents'>
+  restoreAudit: () => Promise<void>
+}
+
+const SAVE_ATTEMPTS = 3
+/** How many of the loops still in line a release tells their new place. */
+const REFRESHED_IN_LINE = 10
+
+/**
+ * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
+ * event is about (untrusted text: issue numbers only). A bad line is the user's to fix.
+ */
+export function dependenciesOf(run: Pick<RunContext, 'event'>, config: Pick<LoopConfig, 'depends-on'>): string[] {
+  const issue = record(run.event.payload.issue)
+  const ownIssue = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null
+  let fromBody: number[] = []
+  // Read when the issue starts the loop (its label, `/loop start`); a later edit of the body changes nothing.
+  const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start'
+  if (starts && ownIssue !== null && typeof issue?.body === 'string') {
+    const line = parseDependsOnLine(issue.body, ownIssue)
+    if (line.kind === 'refused') throw new DependsOnRefusedError(`depends-on: ${line.message}.`)
+    if (line.kind === 'issues') fromBody = line.issues
+  }
+  const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')))
+  const checked = checkDependencies(
+    [...fromConfig, ...fromBody],
+    ownIssue,
+    "'depends-on' (the loop config and the issue body)",
+  )
+  if (checked.kind === 'refused') throw new ConfigError(`depends-on: ${checked.message}.`)
+  return checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : []
+}
+
+function slotStore(run: RunContext, root: string): GitSlotStore {
+  return new GitSlotStore({
+    repoDir: root,
+    remote: 'origin',
+    branch: run.settings.stateBranch,
+    identity: COMMIT_IDENTITY,
+    token: run.settings.githubToken,
+    workDir: stateWorkDir(run, root),
+    by: `run ${run.runId ?? 'local'}`,
+  })
+}
+
+/**
+ * The git store for other loops' states (a queued loop's status, read or saved by the job of another
+ * loop): it carries no audit trail, where this job's store would commit its own loop's trail there.
+ */
+function otherLoopsStore(run: RunContext, root: string): Store {
+  return new GitStore({
+    repoDir: root,
+    remote: 'origin',
+    branch: run.settings.stateBranch,
+    identity: COMMIT_IDENTITY,
+    token: run.settings.githubToken,
+    workDir: stateWorkDir(run, root),
+    toolVersion: VERSION,
+    ...(run.runId !== undefined ? { runId: run.runId } : {}),
+    ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
+  })
+}
+
+/** The git store's private repository (see `stores.ts`): the branch's objects are fetched once for all. */
+function stateWorkDir(run: RunContext, root: string): string {
+  return join(run.runnerTemp ?? join(root, '..', '_loop-temp'), 'loop-controller', 'git-state')
+}
+
+function slotDeps(run: RunContext, root: string, deps: SlotJobDeps): SlotDeps {
+  return {
+    slots: slotStore(run, root),
+    clock: deps.clock,
+    logger: deps.logger,
+    start: async (entry) => {
+      const state = (await otherLoopsStore(run, root).load(entry.loopId))?.state
+      const iteration = (state?.iteration ?? 0) + 1
+      await deps.github.dispatchWorkflow({
+        workflow: entry.workflow,
+        ref: entry.ref,
+        inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
+      })
+    },
+  }
+}
+
+/**
+ * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
+ * `queued`, reported), and the job ends here, green.
+ */
+export async function takeSlot(
+  run: RunContext,
+  input: { loopId: string; config: LoopConfig; root: string },
+  deps: SlotJobDeps,
+): Promise<boolean> {
+  const limit: Limit = run.settings.maxLoops
+  let dependsOn: string[]
+  try {
+    dependsOn = dependenciesOf(run, input.config)
+  } catch (error) {
+    if (!(error instanceof DependsOnRefusedError)) throw error
+    await deps.reportRefusal({
+      loopId: input.loopId,
+      title: `loop-controller did not start the loop \`${input.loopId}\`: the issue's \`depends-on:\` line could not be read.`,
+      // It quotes the issue body, anyone's text: escaped, so it can mention nobody and inject no HTML.
+      reason: markdownText(error.message, 600),
+      whatToDo:
+        'Write the line with issue numbers only, e.g. `depends-on: #12, #15` (at most ten), then start the loop again.',
+    })
+    deps.io.setOutput(Outputs.Status, 'refused')
+    return false
+  }
+  // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
+  const mayBeQueued = run.settings.iteration === 1
+  if (limit === null && dependsOn.length === 0 && !mayBeQueued) return true
+  const loaded = await deps.store.load(input.loopId)
+  if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued') return true
+  if (deps.store.kind !== 'git') {
+    throw new ConfigError(
+      `'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}'. Use the default store, 'git', or remove 'depends-on'.`,
+    )
+  }
+  // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
+  if (loaded && hasEnded(loaded.state.status)) return true
+  const target = parseWorkflowRef(run.workflowRef ?? '')
+  if (!target) {
+    deps.logger.warning(
+      `max-loops and depends-on need GITHUB_WORKFLOW_REF to dispatch queued loops; got '${run.workflowRef}'. The loop runs unqueued.`,
+    )
+    return true
+  }
+  // The state exists before the loop is in line: a job that admits it later finds its task there.
+  let current = loaded ?? (await saveNew(run, input, deps))
+  const verdict = await askForSlot(
+    {
+      loopId: input.loopId,
+      dependsOn,
+      workflow: target.file,
+      ref: dispatchRef(target.ref, run.event.defaultBranch),
+      started: current.state.status !== 'queued' && current.state.iteration > 0,
+    },
+    limit,
+    slotDeps(run, input.root, deps),
+  )
+  if (verdict.kind === 'admitted') {
+    deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`)
+    if (current.state.status === 'queued') {
+      await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`)
+      await saveStatus(input.loopId, 'running', '', deps)
+    }
+    return true
+  }
+  const reason = queuedReason(verdict.wait, nameOfLoop)
+  const { position, queued } = verdict.wait
+  // Before the save, which carries the trail with it.
+  await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
+    position,
+    dependsOn,
+  })
+  current = await saveStatus(input.loopId, 'queued', reason, deps)
+  await reportQueued(run, { loopId: input.loopId, state: current.state, wait: verdict.wait }, deps)
+  deps.io.setOutput(Outputs.Status, 'queued')
+  return false
+}
+
+/**
+ * The job that ended or stopped the loop gives its slot back, starts the loops admitted in its place,
+ * and tells the queued loops whose dependency ended short of COMPLETE. Does nothing when neither
+ * `max-loops` nor a queue is in use; a failure only warns (the next change frees the slot).
+ */
+export async function releaseSlot(
+  run: RunContext,
+  input: { loopId: string; state?: LoopState; root: string },
+  deps: SlotJobDeps,
+): Promise<void> {
+  const limit = run.settings.maxLoops
+  // Without a state in hand (a person's abort), it is read only where this workflow uses the queue.
+  if (deps.store.kind !== 'git' || (input.state === undefined && limit === null)) return
+  const state = input.state ?? (await deps.store.load(input.loopId))?.state
+  if (!state || !hasEnded(state.status)) return
+  const slots = slotDeps(run, input.root, deps)
+  try {
+    const released = await giveBackSlot(input.loopId, limit, slots)
+    if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
+    for (const entry of released.started) deps.io.info(`Loop ${entry.loopId} starts in its place.`)
+    // Those still in line learn their new place, or that a dependency ended short (the first few:
+    // each costs a state read and a comment update).
+    const others = { store: otherLoopsStore(run, input.root), clock: deps.clock }
+    for (const { loopId, wait } of released.inLine.slice(0, REFRESHED_IN_LINE)) {
+      const loaded = await others.store.load(loopId)
+      if (loaded?.state.status !== 'queued') continue
+      const reason = queuedReason(wait, nameOfLoop)
+      const state =
+        loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state
+      await reportQueued(run, { loopId, state, wait, summary: false }, deps)
+    }
+  } catch (error) {
+    deps.logger.warning(
+      `The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`,
+    )
+  }
+}
+
+async function journey(
+  deps: SlotJobDeps,
+  type: 'queued' | 'admitted',
+  message: string,
+  data?: Record<string, unknown>,
+): Promise<void> {
+  await deps.restoreAudit()
+  const at = deps.clock.now().toISOString()
+  await deps.audit.appendEvents([{ at, iteration: 0, type, message, ...(data ? { data } : {}) }])
+}
+
+async function saveNew(
+  run: RunContext,
+  input: { loopId: string; config: LoopConfig },
+  deps: SlotJobDeps,
+): Promise<{ state: LoopState; version: string }> {
+  const fresh = initialState({
+    loopId: input.loopId,
+    goal: input.config.goal,
+    task: taskOfEvent(run.event.name, run.event.payload),
+    policy: policyFromConfig(input.config),
+    now: deps.clock.now(),
+  })
+  const state: LoopState = { ...fresh, status: 'queued', statusReason: 'asking for a slot' }
+  try {
+    return { state, version: await deps.store.save(input.loopId, state, null) }
+  } catch (error) {
+    if (!(error instanceof StoreConflictError)) throw error
+    const again = await deps.store.load(input.loopId)
+    if (!again) throw error
+    return again
+  }
+}
+
+/** Saves the loop's status under compare-and-swap, loading again when another job saved between. */
+async function saveStatus(
+  loopId: string,
+  status: 'queued' | 'running',
+  statusReason: string,
+  deps: Pick<SlotJobDeps, 'store' | 'clock'>,
+): Promise<{ state: LoopState; version: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await deps.store.load(loopId)
+    if (!loaded) throw new Error(`loop ${loopId} has no state to mark ${status}`)
+    // Only a queued loop changes here: one that runs or ended meanwhile is left as it is.
+    if (loaded.state.status !== 'queued' && loaded.state.status !== status) return loaded
+    const state: LoopState = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() }
+    try {
+      return { state, version: await deps.store.save(loopId, state, loaded.version) }
+    } catch (error) {
+      if (!(error instanceof StoreConflictError) || attempt >= SAVE_ATTEMPTS) throw error
+    }
+  }
+}
+
+async function reportQueued(
+  run: RunContext,
+  input: { loopId: string; state: LoopState; wait: QueueWait; summary?: boolean },
+  deps: SlotJobDeps,
+): Promise<void> {
+  const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`
+  const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop))
+  if (input.summary !== false && run.hasStepSummary) await deps.io.writeSummary(body)
+  const subject = input.summary !== false ? run.event.subject.number : null
+  for (const issueNumber of commentTargets(subject, input.state)) {
+    try {
+      const comment = await deps.github.upsertStickyComment({
+        issueNumber,
+        marker: stickyCommentMarker(input.loopId),
+        body,
+      })
+      deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
+    } catch (error) {
+      if (!(error instanceof GitHubPermissionError)) throw error
+      deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`))
+    }
+  }
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
+}

@@ -1,0 +1,89 @@
+/**
+ * Many loops at once, as use cases over the slots record (`domain/slots.ts`, kept by a `SlotStore`):
+ * a job asks for a slot before its loop runs, the job that ends or stops a loop gives the slot back,
+ * and the loops a change admits are started (their next job dispatched). A loop whose job could not be
+ * dispatched goes back to the head of the line, so it is never admitted without a job to run it.
+ */
+import {
+  type Limit,
+  type QueueWait,
+  queueWait,
+  releaseSlot,
+  requestSlot,
+  requeue,
+  type SlotRequest,
+  type SlotVerdict,
+  type WaitingLoop,
+} from '../domain/slots.js'
+import type { Clock } from '../ports/clock.js'
+import type { Logger } from '../ports/logger.js'
+import type { SlotStore } from '../ports/slots.js'
+
+/** Starts the job of an admitted loop (a workflow dispatch of its first iteration). */
+export type StartLoop = (entry: WaitingLoop) => Promise<void>
+
+export interface SlotDeps {
+  slots: SlotStore
+  clock: Clock
+  logger: Logger
+  start: StartLoop
+}
+
+/** The job of `request.loopId` asks to run; loops the same change admitted are started. */
+export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit, deps: SlotDeps): Promise<SlotVerdict> {
+  const at = deps.clock.now().toISOString()
+  const outcome = await deps.slots.update([request.loopId, ...request.dependsOn], (record, statuses) => {
+    const changed = requestSlot(record, { ...request, at }, statuses, limit)
+    return { record: changed.record, result: { verdict: changed.verdict, started: changed.started } }
+  })
+  await startAdmitted(outcome.started, deps)
+  return outcome.verdict
+}
+
+/** A loop still in line after a change, and where it stands. */
+export interface InLine {
+  loopId: string
+  wait: QueueWait
+}
+
+/**
+ * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
+ * place. Returns them, and the loops still in line with where each stands now (their comments are to
+ * say so: a new place, or a dependency that ended short of COMPLETE).
+ */
+export async function giveBackSlot(
+  loopId: string,
+  limit: Limit,
+  deps: SlotDeps,
+): Promise<{ started: WaitingLoop[]; inLine: InLine[]; released: boolean }> {
+  const at = deps.clock.now().toISOString()
+  const outcome = await deps.slots.update([loopId], (record, statuses) => {
+    const changed = releaseSlot(record, loopId, statuses, limit, at)
+    const inLine = changed.record.queued.flatMap((entry) => {
+      const wait = queueWait(changed.record, entry.loopId, statuses, limit)
+      return wait ? [{ loopId: entry.loopId, wait }] : []
+    })
+    return { record: changed.record, result: { started: changed.started, released: changed.released, inLine } }
+  })
+  const started = await startAdmitted(outcome.started, deps)
+  return { started, inLine: outcome.inLine, released: outcome.released }
+}
+
+/** Dispatches each admitted loop; one that fails goes back to the head of the line. Returns those started. */
+async function startAdmitted(entries: readonly WaitingLoop[], deps: SlotDeps): Promise<WaitingLoop[]> {
+  const started: WaitingLoop[] = []
+  for (const entry of entries) {
+    try {
+      await deps.start(entry)
+      started.push(entry)
+      deps.logger.info(`Loop ${entry.loopId} was admitted and its first job dispatched.`)
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      deps.logger.warning(
+        `Loop ${entry.loopId} was admitted but its job could not be dispatched (${message}); it goes back to the head of the queue.`,
+      )
+      await deps.slots.update([], (record) => ({ record: requeue(record, entry), result: undefined }))
+    }
+  }
+  return started
+}

@@ -1,0 +1,56 @@
+/**
+ * What a queued loop tells people (its sticky comment and the job summary): why it waits, its place in
+ * line, and what happens next. Rendered from the slots record's view of the loop (`QueueWait`). Pure.
+ */
+import type { QueueWait } from '../slots.js'
+import { code } from './escape.js'
+
+/** The one line that says why the loop waits, kept as the state's `statusReason`. */
+export function queuedReason(wait: QueueWait, issueOf: (loopId: string) => string = (id) => id): string {
+  const { dependencies } = wait
+  const parts: string[] = []
+  if (dependencies.endedShort.length > 0) {
+    const ended = dependencies.endedShort.map((dep) => `${issueOf(dep.loopId)} ended ${dep.status.toUpperCase()}`)
+    parts.push(`a dependency ended short of COMPLETE (${ended.join(', ')})`)
+  }
+  if (dependencies.pending.length > 0) {
+    parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE`)
+  }
+  if (wait.slotOnly)
+    parts.push(`all ${wait.limit ?? wait.running} slots are in use (max-loops: ${wait.limit ?? 'none'})`)
+  return parts.join('; ')
+}
+
+/** What happens next for the queued loop, in one sentence. */
+export function queuedNext(wait: QueueWait, issueOf: (loopId: string) => string = (id) => id): string {
+  const { dependencies } = wait
+  if (dependencies.endedShort.length > 0) {
+    const names = dependencies.endedShort.map((dep) => issueOf(dep.loopId)).join(', ')
+    return `It stays queued: ${names} must be resumed and reach COMPLETE (comment \`/loop resume\` there once fixed), or drop this loop with \`/loop abort\`.`
+  }
+  if (dependencies.pending.length > 0) {
+    return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.'
+  }
+  return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.'
+}
+
+/** The status comment and job summary of a queued loop. */
+export function renderQueued(
+  input: { loopId: string; wait: QueueWait; runUrl?: string },
+  issueOf: (loopId: string) => string = (id) => id,
+): string {
+  const { loopId, wait } = input
+  const slots = wait.limit === null ? `${wait.running} running (no limit)` : `${wait.running} of ${wait.limit} in use`
+  const lines = [
+    `## ⏳ loop-controller: ${code(loopId)} is queued`,
+    '',
+    // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
+    `**Why:** ${queuedReason(wait, issueOf)}.`,
+    '',
+    `**Place in line:** ${wait.position} of ${wait.queued} queued; slots: ${slots}.`,
+    '',
+    `**Next:** ${queuedNext(wait, issueOf)}`,
+  ]
+  if (input.runUrl) lines.push('', `[This job](${input.runUrl})`)
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,222 @@
+// End to end: many loops at once. Five issues labelled `loop` at once with `max-loops: 2`: two run,
+// three are saved queued and told so in their status comments, and each loop that ends hands its
+// slot to the next (a workflow dispatch of the queued loop). One issue's body says `depends-on: #<first>`:
+// it is admitted only once that loop is COMPLETE. The proof is the branch history of queue.json on the
+// state branch: no version has more than two loops holding a slot. And a dependency that ends BLOCKED
+// keeps its dependent queued, its comment saying so.
+import { execFile } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterEach, describe, expect, it } from 'vitest'
+import { parseSlotsRecord, type SlotsRecord, slotProblems } from '../../src/domain/slots.js'
+import {
+  botComments,
+  checkOperationsExercised,
+  describeJobs,
+  expectFaithful,
+  MINUTE,
+  type Scenario,
+  startScenario,
+  until,
+} from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
+
+const run = promisify(execFile)
+let scenario: Scenario | undefined
+afterEach(async () => {
+  await scenario?.stop()
+  scenario = undefined
+})
+
+/** Every version of queue.json on the state branch, oldest first, with the commit that wrote it. */
+async function queueHistory(s: Scenario): Promise<Array<{ commit: string; record: SlotsRecord }>> {
+  const bare = s.sandbox.gitServer.repositoryPath(s.sandbox.gitRepositoryName)
+  const git = async (...args: string[]) => (await run('git', ['--git-dir', bare, ...args])).stdout
+  const commits = (await git('log', '--reverse', '--format=%H', 'loop-state', '--', 'queue.json')).split('\n')
+  const versions: Array<{ commit: string; record: SlotsRecord }> = []
+  for (const commit of commits.filter(Boolean)) {
+    const parsed = parseSlotsRecord(await git('show', `${commit}:queue.json`))
+    if ('problem' in parsed) throw new Error(`queue.json at ${commit}: ${parsed.problem}`)
+    versions.push({ commit, record: parsed.record })
+  }
+  return versions
+}
+
+/** The status a loop's state had at `commit` of the state branch. */
+async function statusAt(s: Scenario, commit: string, loopId: string): Promise<string | undefined> {
+  const bare = s.sandbox.gitServer.repositoryPath(s.sandbox.gitRepositoryName)
+  const text = await run('git', ['--git-dir', bare, 'show', `${commit}:${loopId}/loop-state.json`]).then(
+    (result) => result.stdout,
+    () => undefined,
+  )
+  return text === undefined ? undefined : (JSON.parse(text) as { status: string }).status
+}
+
+function statusCommentOn(s: Scenario, issueNumber: number): string {
+  return botComments(s.sandbox)
+    .filter((comment) => comment.issueNumber === issueNumber)
+    .map((comment) => comment.body)
+    .join('\n')
+}
+
+describe('the action bundle in the sandbox: many loops at once', () => {
+  it(
+    'five issues labelled at once with max-loops 2: never more than two hold a slot, three are queued and told so, the dependent starts after its dependency is COMPLETE, all five COMPLETE',
+    async () => {
+      scenario = await startScenario({ steps: 1, workflowWith: { 'max-loops': '2' } })
+      const { sandbox, signals } = scenario
+      const issues: number[] = []
+      for (let i = 1; i <= 4; i++) issues.push((await sandbox.openIssue('alice', `Climb ${i}`, 'One step.')).number)
+      const first = issues[0]!
+      const dependent = (await sandbox.openIssue('alice', 'Climb after', `One step, later.\ndepends-on: #${first}\n`))
+        .number
+      issues.push(dependent)
+      // The admitted loops hold in their work until the queued ones have been told, so the line forms.
+      writeFileSync(join(signals, 'hold'), '')
+      await Promise.all(issues.map((issue) => sandbox.label('alice', issue, 'loop')))
+      await until(
+        'three loops queued',
+        () => sandbox.jobs.filter((job) => job.outputs.status === 'queued').length >= 3,
+        2 * MINUTE,
+      )
+      const queuedJobs = sandbox.jobs.filter((job) => job.outputs.status === 'queued')
+      const queuedIssues = queuedJobs.map((job) => Number(job.outputs['loop-id']?.replace('issue-', '')))
+      expect(queuedIssues).toContain(dependent)
+      expect(queuedJobs.map((job) => job.conclusion)).toEqual(['success', 'success', 'success'])
+      for (const issue of queuedIssues) {
+        const comment = statusCommentOn(scenario, issue)
+        expect(comment).toContain(`\`issue-${issue}\` is queued`)
+        expect(comment).toMatch(/\*\*Place in line:\*\* [1-3] of [1-3] queued; slots: [0-2] of 2 in use\./)
+        expect(comment).toMatch(/\*\*Next:\*\* It starts by itself/)
+        // A loop with no dependency waits for a slot: both were held when it asked.
+        if (issue !== dependent)
+          expect(comment).toMatch(/all 2 slots are in use \(max-loops: 2\).*slots: 2 of 2 in use/s)
+      }
+      expect(statusCommentOn(scenario, dependent)).toContain(`it waits for #${first} to be COMPLETE`)
+      writeFileSync(join(signals, 'go-1'), '')
+
+      const jobs = await sandbox.waitForIdle(4 * MINUTE)
+      const why = describeJobs(jobs)
+      // Every loop ended COMPLETE, each in one iteration: the queued ones in the job a release dispatched.
+      for (const issue of issues) {
+        const state = JSON.parse((await sandbox.git.show('loop-state', `issue-${issue}/loop-state.json`)) ?? '{}')
+        expect([issue, state.status], why).toEqual([issue, 'complete'])
+      }
+      expect(scenario.workRuns(), why).toEqual(['work-1'])
+      const dispatched = jobs.filter((job) => job.event === 'workflow_dispatch')
+      expect(dispatched.map((job) => job.inputs['loop-id']).sort(), why).toEqual(
+        queuedIssues.map((issue) => `issue-${issue}`).sort(),
+      )
+      expect(
+        dispatched.map((job) => [job.inputs.iteration, job.outputs.status, job.conclusion]),
+        why,
+      ).toEqual(queuedIssues.map(() => ['1', 'complete', 'success']))
+
+      // The record's history: at most two holders in every version, none twice, each loop admitted once.
+      const history = await queueHistory(scenario)
+      const admittedAt = new Map<string, string>()
+      for (const { commit, record } of history) {
+        expect(record.running.length, JSON.stringify(record)).toBeLessThanOrEqual(2)
+        expect(slotProblems(record)).toEqual([])
+        for (const holder of record.running) {
+          if (!admittedAt.has(holder.loopId)) admittedAt.set(holder.loopId, commit)
+        }
+      }
+      expect([...admittedAt.keys()].sort()).toEqual(issues.map((issue) => `issue-${issue}`).sort())
+      expect(history.at(-1)?.record).toEqual({ running: [], queued: [] })
+      // The dependent was admitted by a change that saw its dependency COMPLETE.
+      const dependentAdmitted = admittedAt.get(`issue-${dependent}`)!
+      expect(await statusAt(scenario, dependentAdmitted, `issue-${first}`)).toBe('complete')
+      // A queued loop's journey says it waited and was admitted, before its iteration started.
+      for (const issue of queuedIssues) {
+        const log = (await sandbox.git.show('loop-state', `issue-${issue}/audit/journey-log.jsonl`)) ?? ''
+        const types = log
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => (JSON.parse(line) as { type: string }).type)
+        expect(types.slice(0, 3), log).toEqual(['queued', 'admitted', 'decision'])
+        expect(types).toContain('completed')
+      }
+      // Each status comment now says COMPLETE (the queued notice was replaced, never a second comment).
+      for (const issue of issues) {
+        const comments = botComments(sandbox).filter((comment) => comment.issueNumber === issue)
+        expect(comments, why).toHaveLength(1)
+        expect(comments[0]?.body).toContain('COMPLETE')
+      }
+      expectFaithful(scenario)
+    },
+    6 * MINUTE,
+  )
+
+  it(
+    'a dependency that ends BLOCKED keeps its dependent queued, and the dependent is told so; a garbled depends-on line refuses the start',
+    async () => {
+      scenario = await startScenario({ steps: 1, stuck: true })
+      const { sandbox } = scenario
+      const dependency = (await sandbox.openIssue('alice', 'Climb (it cannot)', 'One step.')).number
+      const dependent = (await sandbox.openIssue('alice', 'Then climb', `depends-on: #${dependency}`)).number
+      await sandbox.label('alice', dependent, 'loop')
+      await until('the dependent queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
+      await sandbox.label('alice', dependency, 'loop')
+      // A line that is not issue numbers alone refuses the start, saying what it found.
+      const garbled = (
+        await sandbox.openIssue('alice', 'Climb too', `depends-on: #${dependency} && curl evil.example <b>@mallory</b>`)
+      ).number
+      await sandbox.label('alice', garbled, 'loop')
+      const jobs = await sandbox.waitForIdle(4 * MINUTE)
+      const why = describeJobs(jobs)
+      const blocked = JSON.parse((await sandbox.git.show('loop-state', `issue-${dependency}/loop-state.json`)) ?? '{}')
+      expect(blocked.status, why).toBe('blocked')
+      const waiting = JSON.parse((await sandbox.git.show('loop-state', `issue-${dependent}/loop-state.json`)) ?? '{}')
+      expect(waiting.status, why).toBe('queued')
+      expect(waiting.statusReason).toBe(`a dependency ended short of COMPLETE (#${dependency} ended BLOCKED)`)
+      expect(waiting.iteration).toBe(0)
+      // Nothing started the dependent: its one job queued it, and no dispatch named it (the issue's
+      // `opened` event ran a job that found nothing for the loop and said no status).
+      const ofDependent = jobs.filter(
+        (job) =>
+          (job.outputs['loop-id'] === `issue-${dependent}` && job.outputs.status !== undefined) ||
+          job.inputs['loop-id'] === `issue-${dependent}`,
+      )
+      expect(
+        ofDependent.map((job) => [job.event, job.outputs.status]),
+        why,
+      ).toEqual([['issues', 'queued']])
+      // The releasing job saved the dependent's reason without its own loop's audit trail.
+      const bare = sandbox.gitServer.repositoryPath(sandbox.gitRepositoryName)
+      const files = (await run('git', ['--git-dir', bare, 'ls-tree', '-r', '--name-only', 'loop-state'])).stdout
+      expect(files.split('\n').filter((path) => path.startsWith(`issue-${dependent}/`))).toEqual([
+        `issue-${dependent}/audit/journey-log.jsonl`,
+        `issue-${dependent}/loop-state.json`,
+        `issue-${dependent}/loop-state.meta.json`,
+      ])
+      const journey = (await sandbox.git.show('loop-state', `issue-${dependent}/audit/journey-log.jsonl`)) ?? ''
+      expect(
+        journey
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).type),
+      ).toEqual(['queued'])
+      expect(files).toContain(`issue-${dependency}/audit/`)
+      const comment = statusCommentOn(scenario, dependent)
+      expect(comment).toContain(`#${dependency} ended BLOCKED`)
+      expect(comment).toContain(`It stays queued: #${dependency} must be resumed and reach COMPLETE`)
+
+      const refusedJob = jobs.find((job) => job.outputs['loop-id'] === `issue-${garbled}` && job.outputs.status)
+      expect([refusedJob?.outputs.status, refusedJob?.conclusion], why).toEqual(['refused', 'success'])
+      expect(await sandbox.git.show('loop-state', `issue-${garbled}/loop-state.json`)).toBeUndefined()
+      const refusal = statusCommentOn(scenario, garbled)
+      expect(refusal).toContain(
+        `did not start the loop \`issue-${garbled}\`: the issue's \`depends-on:\` line could not be read`,
+      )
+      expect(refusal).toContain('(&quot;&amp;&amp;&quot; is no issue number)')
+      // The quoted line mentions nobody and brings no HTML.
+      expect(refusal).toContain('&lt;b&gt;@\u200bmallory&lt;/b&gt;')
+      expect(refusal).toContain('`depends-on: #12, #15`')
+      expectFaithful(scenario)
+    },
+    5 * MINUTE,
+  )
+})
