@@ -31,6 +31,9 @@ export const Inputs = {
   Secrets: 'secrets',
   WorkingDirectory: 'working-directory',
   StaleAfterMinutes: 'stale-after-minutes',
+  HandOff: 'hand-off',
+  Leg: 'leg',
+  VerifyResult: 'verify-result',
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 
@@ -45,6 +48,8 @@ export const Outputs = {
   NextAction: 'next-action',
   PrNumber: 'pr-number',
   StatePath: 'state-path',
+  Matrix: 'matrix',
+  Verify: 'verify',
 } as const
 export type OutputName = (typeof Outputs)[keyof typeof Outputs]
 

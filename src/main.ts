@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path'
 import { type ActionIO, actionsIO } from './action/actions-io.js'
 import { COMMIT_IDENTITY } from './action/commit-identity.js'
 import { redispatch } from './action/dispatch.js'
+import { isFanOutCommand, runFanOut } from './action/fan-out.js'
 import { handOverIteration, outsideLoopGroup } from './action/hand-over.js'
 import { runJobIterations } from './action/job-iterations.js'
 import { stopLabelReader } from './action/kill-switch.js'
@@ -80,6 +81,10 @@ async function runAction(io: ActionIO): Promise<void> {
   if (trigger.untrusted) logger.warning(trigger.reason)
   // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
   if (settings.command === 'sweep') return sweep(runContext, root, { github, logger, io, clock: systemClock })
+  // Fan-out's jobs: plan and verify (read-only token, the project's code), decide (write token, no project code).
+  if (isFanOutCommand(settings.command)) {
+    return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact })
+  }
 
   // The loop config comes from the ref that was checked out, before the loop's branch is.
   const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace)

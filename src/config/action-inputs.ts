@@ -19,7 +19,17 @@ import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 export const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'] as const
 export type StoreKind = (typeof STORE_KINDS)[number]
 
-export const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip', 'sweep'] as const
+export const ACTION_COMMANDS = [
+  'run',
+  'resume',
+  'approve',
+  'abort',
+  'skip',
+  'sweep',
+  'plan',
+  'verify',
+  'decide',
+] as const
 export type ActionCommand = (typeof ACTION_COMMANDS)[number]
 
 export const MAX_ITERATIONS_LIMIT = 1000
@@ -78,6 +88,12 @@ export interface ActionSettings {
   workingDirectory: string
   /** `command: sweep`: how long a dispatched iteration may go unclaimed before it is dispatched again. */
   staleAfterMinutes: number
+  /** Fan-out (`command: plan | verify | decide`): the folder the jobs' hand-off files are in; undefined: RUNNER_TEMP's. */
+  handOff: string | undefined
+  /** `command: verify`: the matrix leg this job runs. */
+  leg: string | undefined
+  /** `command: decide`: the verify job's result (`needs.verify.result`), named for a leg without a verdict. */
+  verifyResult: string
 }
 
 /** A user's mistake in the workflow file: said plainly, never an internal fault. */
@@ -247,6 +263,11 @@ export function parseActionInputs(
     )
   }
 
+  const handOff = parse(Inputs.HandOff, fields.path)
+  const leg = raw(Inputs.Leg) || undefined
+  if (command === 'verify' && !leg)
+    problems.push(`Input 'leg' is required when 'command' is 'verify' (\${{ matrix.leg }}).`)
+  const verifyResult = raw(Inputs.VerifyResult)
   const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env)
   problems.push(...secretsResult.problems)
 
@@ -296,6 +317,9 @@ export function parseActionInputs(
     missingSecrets: secretsResult.missing,
     workingDirectory,
     staleAfterMinutes,
+    handOff,
+    leg,
+    verifyResult,
   }
 }
 
