@@ -52,7 +52,8 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger)
 
   // The plan and every verdict are read and validated before anything is written.
-  const plan = await readPlan(handOff)
+  // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
+  const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff)
   const verdicts = await readVerdicts(handOff.verdictsIn)
   const bundleFile = (await nodeWorkspace.readText(handOff.bundle, 1)) === null ? null : handOff.bundle
 
@@ -192,7 +193,7 @@ async function readVerdicts(dir: string): Promise<VerdictFile[]> {
     throw new Error(`${dir} holds ${names.length} verdict files; at most ${MAX_VERDICTS} legs run`)
   const verdicts: VerdictFile[] = []
   for (const name of names) {
-    const text = (await nodeWorkspace.readText(join(dir, name), 1024 * 1024)) ?? ''
+    const text = (await nodeWorkspace.readText(join(dir, name), 4 * 1024 * 1024)) ?? ''
     verdicts.push(parseHandOff(verdictFileSchema, text, `The verdict file ${name}`))
   }
   return verdicts

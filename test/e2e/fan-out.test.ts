@@ -15,6 +15,7 @@ import {
   expectFaithful,
   MINUTE,
   projectFiles,
+  pullRequests,
   type Scenario,
   startScenario,
 } from './fixtures.js'
@@ -29,8 +30,8 @@ afterEach(async () => {
 
 const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
 
-function fanOutFiles(extra: Record<string, string> = {}): Record<string, string> {
-  return { ...projectFiles({ steps: 2 }), '.github/workflows/loop-fan-out.yml': example, ...extra }
+function fanOutFiles(extra: Record<string, string> = {}, options: Parameters<typeof projectFiles>[0] = { steps: 2 }) {
+  return { ...projectFiles(options), '.github/workflows/loop-fan-out.yml': example, ...extra }
 }
 
 describe('fan-out: plan → verify legs → decide', () => {
@@ -230,5 +231,58 @@ describe('fan-out: a leg that leaves no verdict', () => {
       expectFaithful(scenario)
     },
     3 * MINUTE,
+  )
+})
+
+describe('fan-out: decide judges the candidate and hears people', () => {
+  it(
+    'raises the verifier gate from the candidate’s own diff, and a writer’s `/loop approve` (decide applies it) carries the loop on',
+    async () => {
+      scenario = await startScenario({
+        steps: 1,
+        sandbox: {
+          repoFiles: fanOutFiles({}, { steps: 1, editsConfig: true }),
+          workflow: { file: 'loop-fan-out.yml' },
+        },
+      })
+      const { sandbox } = scenario
+      // The work edits .github/loop.yml in its first iteration: plan commits it; decide's guard sees it.
+      await sandbox.dispatch({ 'loop-id': 'gated' })
+      let jobs = await sandbox.waitForIdle(3 * MINUTE)
+      const decide = () => jobs.filter((job) => job.name === 'loop / decide')
+      expect(
+        decide().map((job) => job.outputs.status),
+        describeJobs(jobs),
+      ).toEqual(['waiting'])
+      const pull = pullRequests(sandbox)[0]
+      expect(pull?.head).toBe('loop/gated')
+      const { job } = await sandbox.comment('alice', '/loop approve verifier', pull!.number)
+      expect(job).toBeDefined()
+      jobs = await sandbox.waitForIdle(3 * MINUTE)
+      // The comment's run planned nothing (plan's token cannot read pull requests); its decide applied the
+      // approval and settled or re-dispatched the loop, which ended COMPLETE.
+      const comment = jobs.filter((j) => j.event === 'issue_comment' && j.name !== 'loop / loop iteration')
+      expect(
+        comment.map((j) => [j.name, j.conclusion, j.outputs.status ?? '']),
+        describeJobs(jobs),
+      ).toEqual([
+        ['loop / plan', 'success', ''],
+        ['loop / decide', 'success', 'superseded'],
+        ['loop / verify', 'skipped', ''],
+      ])
+      // Its plan step did not run; its decide applied the approval and dispatched the iteration to plan.
+      expect(comment[0]?.steps.map((step) => step.outcome)).toEqual([
+        'skipped',
+        'success',
+        'skipped',
+        'skipped',
+        'skipped',
+        'skipped',
+      ])
+      expect(decide().map((job) => job.outputs.status)).toEqual(['waiting', 'superseded', 'complete'])
+      expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `gated`/)
+      expectFaithful(scenario)
+    },
+    4 * MINUTE,
   )
 })

@@ -28,7 +28,8 @@ import { replayRunner } from './replay-runner.js'
 const DECIDE_STEPS: readonly IterationStep[] = [guard, verify, analyze, transition]
 
 export interface DecideInput extends IterationInput {
-  plan: PlanFile
+  /** Null when this run made no plan (a person's event: decide applies the command and settles or re-dispatches). */
+  plan: PlanFile | null
   /** The candidate's bundle, when the plan made one. */
   bundleFile: string | null
   verdicts: readonly VerdictFile[]
@@ -38,21 +39,24 @@ export interface DecideInput extends IterationInput {
 
 export type Decided =
   | { kind: 'done'; result: IterationResult }
-  /** The plan was made on another state, iteration or commit: nothing of it is taken; `state` is the loop's now. */
+  /**
+   * The loop runs an iteration, and this run has no plan for it (none made, or one made on another
+   * state, iteration or commit): nothing of a plan is taken; `state` is the loop's now, to re-dispatch.
+   */
   | { kind: 'stale'; message: string; state: LoopState | null }
 
 export async function decideIteration(input: DecideInput, deps: IterationDeps): Promise<Decided> {
   const { plan } = input
   const git = deps.git
   if (!git || !input.commit) throw new FanOutError('fan-out needs the loop to commit its work (a git checkout)')
-  if (plan.loopId !== input.loopId) {
+  if (plan && plan.loopId !== input.loopId) {
     throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${input.loopId}.`)
   }
   const policy = policyFromConfig(input.config)
-  const runs = mergeVerdicts(plan.legs, input.verdicts, {
+  const runs = mergeVerdicts(plan?.legs ?? [], input.verdicts, {
     loopId: input.loopId,
-    iteration: plan.iteration ?? 0,
-    candidate: plan.candidate ?? '',
+    iteration: plan?.iteration ?? 0,
+    candidate: plan?.candidate ?? '',
     verifyResult: input.verifyResult,
   })
   const replaying: IterationDeps = { ...deps, runner: replayRunner(input.config.checks, runs) }
@@ -61,28 +65,30 @@ export async function decideIteration(input: DecideInput, deps: IterationDeps): 
   const { decision, record: loop } = restored
   const stale = (why: string): Decided => ({
     kind: 'stale',
-    message: `The plan is not taken: ${why}. Nothing of it is kept; the next iteration plans again.`,
+    message: `${why}: nothing of a plan is kept, and the iteration is dispatched to plan again.`,
     state: loop.loaded ? loop.state : null,
   })
-  if (plan.stateVersion !== loop.version) {
-    return stale(
-      `it was made on state version ${plan.stateVersion ?? '(none)'}, and the state is at ${loop.version ?? '(none)'}`,
-    )
-  }
+  // A decision that runs no iteration needs nothing of the plan: the loop is settled on this job's own.
   const running = decision.kind === 'EXECUTE_STAGE' || decision.kind === 'RETRY'
   if (!running) {
     return { kind: 'done', result: await settle(input, replaying, loop, decision) }
   }
+  if (!plan) return stale('This run made no plan (a person\'s event)')
+  if (plan.stateVersion !== loop.version) {
+    return stale(
+      `The plan was made on state version ${plan.stateVersion ?? '(none)'}, and the state is at ${loop.version ?? '(none)'}`,
+    )
+  }
   const expected = loop.state.iteration + 1
   if (plan.iteration !== expected || plan.stage !== decision.stage || !plan.base || !plan.candidate || !plan.report) {
     return stale(
-      `this job decides iteration ${expected} (${decision.stage}); the plan ran ${plan.iteration === null ? 'no iteration' : `iteration ${plan.iteration} (${plan.stage})`}`,
+      `This job decides iteration ${expected} (${decision.stage}); the plan ran ${plan.iteration === null ? 'no iteration' : `iteration ${plan.iteration} (${plan.stage})`}`,
     )
   }
   const head = await git.head()
   if (head !== plan.base) {
     return stale(
-      `the plan built on ${plan.base.slice(0, 12)}, and the loop's branch is at ${head?.slice(0, 12) ?? 'no commit'}`,
+      `The plan built on ${plan.base.slice(0, 12)}, and the loop's branch is at ${head?.slice(0, 12) ?? 'no commit'}`,
     )
   }
 
