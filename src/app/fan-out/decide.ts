@@ -73,7 +73,7 @@ export async function decideIteration(input: DecideInput, deps: IterationDeps): 
   if (!running) {
     return { kind: 'done', result: await settle(input, replaying, loop, decision) }
   }
-  if (!plan) return stale('This run made no plan (a person\'s event)')
+  if (!plan) return stale("This run made no plan (a person's event)")
   if (plan.stateVersion !== loop.version) {
     return stale(
       `The plan was made on state version ${plan.stateVersion ?? '(none)'}, and the state is at ${loop.version ?? '(none)'}`,
