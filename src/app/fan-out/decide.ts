@@ -45,7 +45,13 @@ export type Decided =
    */
   | { kind: 'stale'; message: string; state: LoopState | null }
 
-export async function decideIteration(input: DecideInput, deps: IterationDeps): Promise<Decided> {
+export async function decideIteration(given: DecideInput, deps: IterationDeps): Promise<Decided> {
+  // The checks' JUnit reports were written in the legs, not here: a file at that path in the candidate
+  // is the work's, and decide reads none.
+  const input = {
+    ...given,
+    config: { ...given.config, checks: given.config.checks.map(({ junit: _, ...check }) => check) },
+  }
   const { plan } = input
   const git = deps.git
   if (!git || !input.commit) throw new FanOutError('fan-out needs the loop to commit its work (a git checkout)')
