@@ -68,6 +68,12 @@ describe('fan-out: plan → verify legs → decide', () => {
       expect(named('decide').map((job) => job.outputs.status)).toEqual(['running', 'complete'])
       // Both legs ran in parallel in each iteration; step-2 failed on the first candidate, so it took two.
       expect(named('verify').map((job) => job.matrix?.check)).toEqual(['step-1', 'step-2', 'step-1', 'step-2'])
+      expect(named('verify').map((job) => job.name)).toEqual([
+        'loop / verify (step-1)',
+        'loop / verify (step-2)',
+        'loop / verify (step-1)',
+        'loop / verify (step-2)',
+      ])
       expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
       expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `fanned` · after 2 iterations/)
       // The candidates decide pushed are the plan's commits, one per iteration.
