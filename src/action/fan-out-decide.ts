@@ -22,6 +22,7 @@ import { hasStopLabel } from '../domain/commands.js'
 import { parseHandOff, type VerdictFile, verdictFileSchema } from '../domain/fan-out.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
 import { systemClock } from '../ports/clock.js'
+import type { Store } from '../ports/store.js'
 import { VERSION } from '../version.js'
 import { COMMIT_IDENTITY } from './commit-identity.js'
 import { redispatch } from './dispatch.js'
@@ -42,8 +43,7 @@ const MAX_VERDICTS = 256
 export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise<void> {
   const { runContext, root, loopId, github, logger, io, redact } = shared
   const { settings } = runContext
-  const { owner, repo } = { owner: github.owner, repo: github.repo }
-  const { config, configPathRelative } = await loadActionConfig(settings, root, nodeWorkspace)
+  const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace)
   const runnerTemp = runContext.runnerTemp ?? join(root, '..', '_loop-temp')
   const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
   const audit = new AuditTrail(loopDir, redact)
@@ -115,6 +115,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
       toolVersion: VERSION,
       branchFromRemote: branch,
       ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
+      ...(capGiven !== undefined ? { capGiven } : {}),
       ...(configPathRelative ? { configPathRelative } : {}),
       plan,
       bundleFile,
@@ -133,25 +134,19 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     }
     return
   }
-  await carryOn(shared, decided.result, { git, store, audit, branch, owner, repo })
+  await carryOn(shared, decided.result, { git, store, audit, branch })
 }
 
 /** After the iteration: push and the pull request, the report, the re-dispatch (the single job's own code). */
 async function carryOn(
   shared: FanOutShared,
   result: IterationResult,
-  parts: {
-    git: GitCli
-    store: Awaited<ReturnType<typeof createStore>>['store']
-    audit: AuditTrail
-    branch: string
-    owner: string
-    repo: string
-  },
+  parts: { git: GitCli; store: Store; audit: AuditTrail; branch: string },
 ): Promise<void> {
   const { runContext, root, loopId, github, logger, io, redact } = shared
   const { settings } = runContext
-  const { git, store, audit, branch, owner, repo } = parts
+  const { git, store, audit, branch } = parts
+  const { owner, repo } = github
   if (result.outcome === 'superseded') {
     io.setOutput(Outputs.Status, 'superseded')
     return
