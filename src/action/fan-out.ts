@@ -22,6 +22,7 @@ import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
 import { taskOfEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
+import { hasStopLabel } from '../domain/commands.js'
 import { FanOutError, matrixOf, type PlanFile, parseHandOff, planFileSchema } from '../domain/fan-out.js'
 import { isolationLine } from '../domain/isolation.js'
 import { systemClock } from '../ports/clock.js'
@@ -132,6 +133,8 @@ async function readOnlyJob(shared: FanOutShared): Promise<ReadOnlyJob> {
     maxParallel: availableParallelism(),
     agentSandbox: isolation.report.nestedSandbox,
     task: taskOfEvent(runContext.event.name, runContext.event.payload),
+    // The event's own labels (no API call): a plan on an event that carries the kill switch does no work.
+    stopRequested: hasStopLabel(runContext.event.subject.labels),
     toolVersion: VERSION,
     branchFromRemote: branch,
     ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
