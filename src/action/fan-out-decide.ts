@@ -54,7 +54,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   // The plan and every verdict are read and validated before anything is written.
   // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
   const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff)
-  const verdicts = await readVerdicts(handOff.verdictsIn)
+  const { verdicts, unreadable } = await readVerdicts(handOff.verdictsIn)
   const bundleFile = (await nodeWorkspace.readText(handOff.bundle, 1)) === null ? null : handOff.bundle
 
   // People's commands: a comment's `/loop ...` is applied here, the one job that may save.
@@ -120,6 +120,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
       plan,
       bundleFile,
       verdicts,
+      unreadableVerdicts: unreadable,
       verifyResult: settings.verifyResult,
     },
     deps,
@@ -176,20 +177,28 @@ async function carryOn(
   }
 }
 
-/** Every leg's verdict file in `dir`, validated; a folder that is missing holds none. */
-async function readVerdicts(dir: string): Promise<VerdictFile[]> {
+/**
+ * Every leg's verdict file in `dir`, validated. A file that is not valid is its leg's `no verdict`
+ * (named by its artifact), not the end of the job: a broken upload must not stall the loop.
+ */
+async function readVerdicts(dir: string): Promise<{ verdicts: VerdictFile[]; unreadable: Map<string, string> }> {
+  const verdicts: VerdictFile[] = []
+  const unreadable = new Map<string, string>()
   let names: string[]
   try {
     names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort()
   } catch {
-    return []
+    return { verdicts, unreadable }
   }
   if (names.length > MAX_VERDICTS)
     throw new Error(`${dir} holds ${names.length} verdict files; at most ${MAX_VERDICTS} legs run`)
-  const verdicts: VerdictFile[] = []
   for (const name of names) {
     const text = (await nodeWorkspace.readText(join(dir, name), 4 * 1024 * 1024)) ?? ''
-    verdicts.push(parseHandOff(verdictFileSchema, text, `The verdict file ${name}`))
+    try {
+      verdicts.push(parseHandOff(verdictFileSchema, text, `The verdict file ${name}`))
+    } catch (error) {
+      unreadable.set(name.replace(/\.json$/, ''), error instanceof Error ? error.message : String(error))
+    }
   }
-  return verdicts
+  return { verdicts, unreadable }
 }

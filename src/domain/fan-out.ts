@@ -210,20 +210,25 @@ export function noVerdict(leg: string, reason: string): RecordedRun {
 
 /**
  * Each check's run on the candidate, from its leg's verdict. A leg whose verdict is missing (its job
- * failed, was cancelled or timed out before it uploaded one) or is for another loop, iteration or
- * candidate is a `noVerdict`. Shard verdicts are merged into their check's here once checks have shards.
+ * failed, was cancelled or timed out before it uploaded one), unreadable, or for another loop,
+ * iteration or candidate is a `noVerdict`. Shard verdicts are merged into their check's here once checks have shards.
  */
 export function mergeVerdicts(
   legs: readonly Leg[],
   verdicts: readonly VerdictFile[],
   expected: { loopId: string; iteration: number; candidate: string; verifyResult: string },
+  /** Verdict files that could not be read or failed validation, by artifact name, with what is wrong. */
+  unreadable: ReadonlyMap<string, string> = new Map(),
 ): Map<string, RecordedRun> {
   const runs = new Map<string, RecordedRun>()
-  for (const { leg, check } of legs) {
+  for (const { leg, check, artifact } of legs) {
     const mine = verdicts.filter((v) => v.leg === leg)
     const verdict = mine[0]
+    const problem = unreadable.get(artifact)
     let reason: string | null = null
-    if (!verdict) reason = `no verdict was uploaded (the verify job's result: ${expected.verifyResult || 'unknown'})`
+    if (!verdict && problem !== undefined) reason = `its verdict file is not valid (${problem})`
+    else if (!verdict)
+      reason = `no verdict was uploaded (the verify job's result: ${expected.verifyResult || 'unknown'})`
     else if (mine.length > 1) reason = `${mine.length} verdicts were uploaded for it`
     else if (verdict.check !== check) reason = `its verdict is for check '${verdict.check}', not '${check}'`
     else if (verdict.loopId !== expected.loopId || verdict.iteration !== expected.iteration) {

@@ -33,6 +33,8 @@ export interface DecideInput extends IterationInput {
   /** The candidate's bundle, when the plan made one. */
   bundleFile: string | null
   verdicts: readonly VerdictFile[]
+  /** Verdict files that were not valid, by artifact name, with what is wrong (their legs are `no verdict`). */
+  unreadableVerdicts: ReadonlyMap<string, string>
   /** The verify job's result as the workflow saw it (`needs.verify.result`), named for a leg without a verdict. */
   verifyResult: string
 }
@@ -59,12 +61,17 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
     throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${input.loopId}.`)
   }
   const policy = policyFromConfig(input.config)
-  const runs = mergeVerdicts(plan?.legs ?? [], input.verdicts, {
-    loopId: input.loopId,
-    iteration: plan?.iteration ?? 0,
-    candidate: plan?.candidate ?? '',
-    verifyResult: input.verifyResult,
-  })
+  const runs = mergeVerdicts(
+    plan?.legs ?? [],
+    input.verdicts,
+    {
+      loopId: input.loopId,
+      iteration: plan?.iteration ?? 0,
+      candidate: plan?.candidate ?? '',
+      verifyResult: input.verifyResult,
+    },
+    input.unreadableVerdicts,
+  )
   const replaying: IterationDeps = { ...deps, runner: replayRunner(input.config.checks, runs) }
   const restored = await restoreAndDecide(input, replaying, policy)
   if (restored.kind === 'superseded') return { kind: 'done', result: restored.result }

@@ -79,6 +79,7 @@ describe('a fan-out iteration, plan → verify → decide', () => {
     plan,
     bundleFile: s.bundle,
     verdicts: [verdict],
+    unreadableVerdicts: new Map<string, string>(),
     verifyResult: 'success',
     ...over,
   })

@@ -158,6 +158,14 @@ describe('mergeVerdicts', () => {
     expect(merged?.spawnError).toBe(spawnError)
   })
 
+  it('names what is wrong with a verdict file that could not be read', () => {
+    const unreadable = new Map([['loop-verdict-lint', 'The verdict file loop-verdict-lint.json is not JSON']])
+    const merged = mergeVerdicts(plan.legs, [], expected, unreadable).get('lint')
+    expect(merged?.spawnError).toBe(
+      line('its verdict file is not valid (The verdict file loop-verdict-lint.json is not JSON)'),
+    )
+  })
+
   it('a leg without a verdict is never a pass: no exit code, a start failure (the matrix calls it error)', () => {
     expect(noVerdict('unit', 'cancelled')).toMatchObject({
       exitCode: null,
