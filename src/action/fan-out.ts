@@ -23,7 +23,7 @@ import { loopBranch, Outputs } from '../constants.js'
 import { taskOfEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
 import { hasStopLabel } from '../domain/commands.js'
-import { FanOutError, matrixOf, type PlanFile, parseHandOff, planFileSchema } from '../domain/fan-out.js'
+import { FanOutError, legsOf, matrixOf, type PlanFile, parseHandOff, planFileSchema } from '../domain/fan-out.js'
 import { isolationLine } from '../domain/isolation.js'
 import { systemClock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
@@ -157,6 +157,13 @@ async function readOnlyJob(shared: FanOutShared): Promise<ReadOnlyJob> {
 
 async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff): Promise<void> {
   const { io } = shared
+  // A matrix GitHub would not run is the config's to change, said plainly (plan checks it again first thing).
+  try {
+    legsOf(job.input.config)
+  } catch (error) {
+    if (error instanceof FanOutError) throw new ConfigError(error.message)
+    throw error
+  }
   await nodeWorkspace.makeDir(handOff.dir)
   const planned = await planIteration({ ...job.input, branch: job.branch, bundleFile: handOff.bundle }, job.deps)
   await nodeWorkspace.writeText(handOff.plan, `${JSON.stringify(planned.plan, null, 2)}\n`)

@@ -144,6 +144,43 @@ if (!existsSync(join(signals, 'planted'))) {
 }
 `
 
+describe('fan-out: a matrix GitHub would not run', () => {
+  it(
+    'is refused by plan before the work runs, naming the check count',
+    async () => {
+      const files = projectFiles({ steps: 1 })
+      const many = Array.from(
+        { length: 257 },
+        (_, i) => `  - name: c${i}\n    kind: test\n    run: node tools/check.mjs 1\n`,
+      )
+      const config = (files['.github/loop.yml'] ?? '').replace(/checks:\n[\s\S]*$/, `checks:\n${many.join('')}`)
+      scenario = await startScenario({
+        steps: 1,
+        sandbox: {
+          repoFiles: { ...fanOutFiles(), '.github/loop.yml': config },
+          workflow: { file: 'loop-fan-out.yml' },
+        },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'wide' })
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const plan = jobs.find((job) => job.name === 'loop / plan')
+      expect(plan?.conclusion, describeJobs(jobs)).toBe('failure')
+      expect(plan?.annotations.map((a) => a.message)).toContainEqual(
+        expect.stringMatching(/^The loop config has 257 checks; .* GitHub runs at most 256 jobs from one matrix/),
+      )
+      expect(scenario.workRuns()).toEqual([])
+      expect(
+        jobs
+          .filter((job) => job.name.startsWith('loop / verify') || job.name === 'loop / decide')
+          .map((j) => j.conclusion),
+      ).toEqual(['skipped', 'skipped'])
+      expectFaithful(scenario)
+    },
+    2 * MINUTE,
+  )
+})
+
 describe('fan-out: what the plan job cannot do', () => {
   it(
     'an agent that pushes with every credential it finds and plants hooks: no push lands, no hook runs in any job',
