@@ -19,7 +19,7 @@ import { loopBranch, Outputs } from '../constants.js'
 import { taskOfEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
 import { hasStopLabel } from '../domain/commands.js'
-import { parseHandOff, type VerdictFile, verdictFileSchema } from '../domain/fan-out.js'
+import { FanOutError, parseHandOff, type VerdictFile, verdictArtifact, verdictFileSchema } from '../domain/fan-out.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
 import { systemClock } from '../ports/clock.js'
 import type { Store } from '../ports/store.js'
@@ -178,26 +178,34 @@ async function carryOn(
 }
 
 /**
- * Every leg's verdict file in `dir`, validated. A file that is not valid is its leg's `no verdict`
- * (named by its artifact), not the end of the job: a broken upload must not stall the loop.
+ * Every leg's verdict, from its own artifact's folder (`<dir>/<artifact>/<artifact>.json`), validated.
+ * A verdict is taken only from the artifact of the leg it names, so no leg (nor the plan) can speak for
+ * another. A file that is not valid is its leg's `no verdict` (named by its artifact), not the end of
+ * the job: a broken upload must not stall the loop.
  */
 async function readVerdicts(dir: string): Promise<{ verdicts: VerdictFile[]; unreadable: Map<string, string> }> {
   const verdicts: VerdictFile[] = []
   const unreadable = new Map<string, string>()
-  let names: string[]
+  let artifacts: string[]
   try {
-    names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort()
+    artifacts = (await readdir(dir)).filter((name) => name.startsWith('loop-verdict-')).sort()
   } catch {
     return { verdicts, unreadable }
   }
-  if (names.length > MAX_VERDICTS)
-    throw new Error(`${dir} holds ${names.length} verdict files; at most ${MAX_VERDICTS} legs run`)
-  for (const name of names) {
-    const text = (await nodeWorkspace.readText(join(dir, name), 4 * 1024 * 1024)) ?? ''
+  if (artifacts.length > MAX_VERDICTS) {
+    throw new Error(`${dir} holds ${artifacts.length} verdict artifacts; at most ${MAX_VERDICTS} legs run`)
+  }
+  for (const artifact of artifacts) {
+    const file = `${artifact}/${artifact}.json`
+    const text = (await nodeWorkspace.readText(join(dir, file), 4 * 1024 * 1024)) ?? ''
     try {
-      verdicts.push(parseHandOff(verdictFileSchema, text, `The verdict file ${name}`))
+      const verdict = parseHandOff(verdictFileSchema, text, `The verdict file ${file}`)
+      if (verdictArtifact(verdict.leg) !== artifact) {
+        throw new FanOutError(`The verdict file ${file} speaks for leg ${verdict.leg}, not for its own artifact's`)
+      }
+      verdicts.push(verdict)
     } catch (error) {
-      unreadable.set(name.replace(/\.json$/, ''), error instanceof Error ? error.message : String(error))
+      unreadable.set(artifact, error instanceof Error ? error.message : String(error))
     }
   }
   return { verdicts, unreadable }

@@ -43,14 +43,21 @@ export function isFanOutCommand(command: ActionCommand): command is FanOutComman
   return command === 'plan' || command === 'verify' || command === 'decide'
 }
 
-/** Where a fan-out job's hand-off files are: the plan's, the leg's own verdict, the verdicts decide reads. */
+/**
+ * Where a fan-out job's hand-off files are, each in a folder of its own so that nothing one job hands on
+ * lands where another job's files are read: `plan/` (plan.json and the candidate's bundle, the artifact
+ * `loop-plan`), `verdict/` (a leg's own verdict, its artifact), `verdicts/<artifact>/` (every leg's,
+ * as decide downloads them, one folder per artifact).
+ */
 export interface HandOff {
   dir: string
+  /** The folder the plan job writes (emptied first) and the others download the plan artifact to. */
+  planDir: string
   plan: string
   bundle: string
-  /** The folder a verify leg writes its verdict to (the workflow uploads it as the leg's artifact). */
+  /** The folder a verify leg writes its verdict to (emptied first; the workflow uploads it as the leg's artifact). */
   verdictOut: string
-  /** The folder decide reads every leg's verdict from (the workflow downloads them there). */
+  /** The folder decide reads every leg's verdict from, one subfolder per artifact. */
   verdictsIn: string
 }
 
@@ -79,8 +86,9 @@ export async function runFanOut(command: FanOutCommand, shared: FanOutShared): P
     : join(runnerTemp, 'loop-fan-out')
   const handOff: HandOff = {
     dir,
-    plan: join(dir, 'plan.json'),
-    bundle: join(dir, 'candidate.bundle'),
+    planDir: join(dir, 'plan'),
+    plan: join(dir, 'plan', 'plan.json'),
+    bundle: join(dir, 'plan', 'candidate.bundle'),
     verdictOut: join(dir, 'verdict'),
     verdictsIn: join(dir, 'verdicts'),
   }
@@ -164,7 +172,9 @@ async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff)
     if (error instanceof FanOutError) throw new ConfigError(error.message)
     throw error
   }
-  await nodeWorkspace.makeDir(handOff.dir)
+  // Emptied first: what the plan hands on is its own two files, nothing the work left in the folder.
+  await nodeWorkspace.remove(handOff.planDir)
+  await nodeWorkspace.makeDir(handOff.planDir)
   const planned = await planIteration({ ...job.input, branch: job.branch, bundleFile: handOff.bundle }, job.deps)
   await nodeWorkspace.writeText(handOff.plan, `${JSON.stringify(planned.plan, null, 2)}\n`)
   const verify = planned.nothing === null
@@ -208,6 +218,8 @@ async function verifyJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOf
     { ...plan, iteration: plan.iteration, candidate: plan.candidate },
     leg,
   )
+  // Emptied first: the leg's artifact holds its own verdict, nothing the check left in the folder.
+  await nodeWorkspace.remove(handOff.verdictOut)
   await nodeWorkspace.makeDir(handOff.verdictOut)
   await nodeWorkspace.writeText(join(handOff.verdictOut, `${leg.artifact}.json`), `${JSON.stringify(verdict)}\n`)
   const { run } = verdict

@@ -226,32 +226,33 @@ describe('fan-out: what the plan job cannot do', () => {
   )
 })
 
-/** A check that, in a verify leg, makes its leg unable to report once (its verdict folder taken by a file). */
-const BREAK_LEG = `import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+/** A check that, in its first verify leg, hangs until its job is killed at the job's time limit. */
+const HANG_LEG = `import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 const signals = process.env.E2E_SIGNAL_DIR
-const handOff = join(process.env.RUNNER_TEMP ?? '/nonexistent', 'loop-fan-out')
-if (existsSync(join(handOff, 'plan.json')) && !existsSync(join(signals, 'broke-leg'))) {
-  writeFileSync(join(signals, 'broke-leg'), '')
-  mkdirSync(handOff, { recursive: true })
-  writeFileSync(join(handOff, 'verdict'), 'not a folder')
+const inLeg = existsSync(join(process.env.RUNNER_TEMP ?? '/nonexistent', 'loop-fan-out', 'plan', 'plan.json'))
+if (inLeg && !existsSync(join(signals, 'hung-leg'))) {
+  writeFileSync(join(signals, 'hung-leg'), '')
+  await new Promise((resolve) => setTimeout(resolve, 120000))
 }
 `
 
 describe('fan-out: a leg that leaves no verdict', () => {
   it(
-    'is an error verdict naming the leg (no verdict from step-1), never a pass, and the loop goes on',
+    'a leg killed at its time limit is an error verdict naming the leg (no verdict from step-1), never a pass, and the loop goes on',
     async () => {
       const files = projectFiles({ steps: 1 })
       const config = (files['.github/loop.yml'] ?? '').replace(
         'run: node tools/check.mjs 1',
-        'run: node tools/break-leg.mjs && node tools/check.mjs 1',
+        'run: node tools/hang-leg.mjs && node tools/check.mjs 1',
       )
       scenario = await startScenario({
         steps: 1,
         sandbox: {
-          repoFiles: { ...fanOutFiles({ 'tools/break-leg.mjs': BREAK_LEG }), '.github/loop.yml': config },
+          repoFiles: { ...fanOutFiles({ 'tools/hang-leg.mjs': HANG_LEG }), '.github/loop.yml': config },
           workflow: { file: 'loop-fan-out.yml' },
+          // Every job's time limit (plan, a leg and decide each take a few seconds): the hung leg is killed.
+          jobTimeoutMs: 20_000,
         },
       })
       const { sandbox } = scenario
@@ -262,14 +263,16 @@ describe('fan-out: a leg that leaves no verdict', () => {
       expect(
         legs.map((job) => job.conclusion),
         why,
-      ).toEqual(['failure', 'success'])
+      ).toEqual(['timed_out', 'success'])
       const decides = jobs.filter((job) => job.name === 'loop / decide')
       // The first decide ran although its leg failed, and judged the check an error: the loop went on.
       expect(decides.map((job) => job.conclusion)).toEqual(['success', 'success'])
       expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
       const state = await savedState(sandbox.git.bareDir, 'broken')
       // Its failure, as the state keeps it for the agent and the handoff.
-      expect(JSON.stringify(state)).toContain('loop-controller: no verdict from step-1: no verdict was uploaded')
+      expect(JSON.stringify(state)).toMatch(
+        /loop-controller: no verdict from step-1: no verdict was uploaded \(the verify job's result: failure\)/,
+      )
       expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
       expectFaithful(scenario)
     },
