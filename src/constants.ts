@@ -33,6 +33,9 @@ export const Inputs = {
   StaleAfterMinutes: 'stale-after-minutes',
   Dashboard: 'dashboard',
   MaxLoops: 'max-loops',
+  HandOff: 'hand-off',
+  Leg: 'leg',
+  VerifyResult: 'verify-result',
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 
@@ -47,6 +50,8 @@ export const Outputs = {
   NextAction: 'next-action',
   PrNumber: 'pr-number',
   StatePath: 'state-path',
+  Matrix: 'matrix',
+  Verify: 'verify',
 } as const
 export type OutputName = (typeof Outputs)[keyof typeof Outputs]
 

@@ -11,6 +11,7 @@ import { type ActionIO, actionsIO } from './action/actions-io.js'
 import { COMMIT_IDENTITY } from './action/commit-identity.js'
 import { dashboardIssues, handleDashboardEdit, isDashboardEdit, updateDashboard } from './action/dashboard.js'
 import { redispatch } from './action/dispatch.js'
+import { isFanOutCommand, runFanOut } from './action/fan-out.js'
 import { handOverIteration, outsideLoopGroup } from './action/hand-over.js'
 import { runJobIterations } from './action/job-iterations.js'
 import { stopLabelReader } from './action/kill-switch.js'
@@ -95,6 +96,10 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   // A tick on the dashboard acts on the loops it names, not on this event's loop.
   if (issues && isDashboardEdit(runContext)) {
     return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact, io })
+  }
+  // Fan-out's jobs: plan and verify (read-only token, the project's code), decide (write token, no project code).
+  if (isFanOutCommand(settings.command)) {
+    return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact })
   }
 
   // The loop config comes from the ref that was checked out, before the loop's branch is.

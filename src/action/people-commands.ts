@@ -45,6 +45,9 @@ function commandFromInputs(settings: RunContext['settings']): PeopleCommand {
       return { kind: settings.command }
     case 'run':
     case 'sweep':
+    case 'plan':
+    case 'verify':
+    case 'decide':
       throw new Error(`commandFromInputs: '${settings.command}' is not a person's command`)
   }
 }

@@ -70,7 +70,7 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
  * events, and for a loop that ended, its closing records written. `ran`: what an iteration that ran
  * in this run produced.
  */
-async function settle(
+export async function settle(
   input: IterationInput,
   deps: IterationDeps,
   loop: LoopRecord,

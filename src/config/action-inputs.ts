@@ -20,7 +20,17 @@ import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 export const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'] as const
 export type StoreKind = (typeof STORE_KINDS)[number]
 
-export const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip', 'sweep'] as const
+export const ACTION_COMMANDS = [
+  'run',
+  'resume',
+  'approve',
+  'abort',
+  'skip',
+  'sweep',
+  'plan',
+  'verify',
+  'decide',
+] as const
 export type ActionCommand = (typeof ACTION_COMMANDS)[number]
 
 export const MAX_ITERATIONS_LIMIT = 1000
@@ -83,6 +93,12 @@ export interface ActionSettings {
   dashboard: boolean
   /** How many loops of the repository may run at once (`max-loops`); null: no limit. */
   maxLoops: number | null
+  /** Fan-out (`command: plan | verify | decide`): the folder the jobs' hand-off files are in; undefined: RUNNER_TEMP's. */
+  handOff: string | undefined
+  /** `command: verify`: the matrix leg this job runs. */
+  leg: string | undefined
+  /** `command: decide`: the verify job's result (`needs.verify.result`), named for a leg without a verdict. */
+  verifyResult: string
 }
 
 /** A user's mistake in the workflow file: said plainly, never an internal fault. */
@@ -269,6 +285,11 @@ export function parseActionInputs(
     )
   }
 
+  const handOff = parse(Inputs.HandOff, fields.path)
+  const leg = raw(Inputs.Leg) || undefined
+  if (command === 'verify' && !leg)
+    problems.push(`Input 'leg' is required when 'command' is 'verify' (\${{ matrix.leg }}).`)
+  const verifyResult = raw(Inputs.VerifyResult)
   const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env)
   problems.push(...secretsResult.problems)
 
@@ -320,6 +341,9 @@ export function parseActionInputs(
     staleAfterMinutes,
     dashboard,
     maxLoops,
+    handOff,
+    leg,
+    verifyResult,
   }
 }
 

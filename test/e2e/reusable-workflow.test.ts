@@ -66,7 +66,11 @@ describe('the reusable workflow, called by the example workflows', () => {
       })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'called' })
-      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      // The called workflow's fan-out jobs (plan, verify, decide) are skipped: fan-out is off by default.
+      const all = await sandbox.waitForIdle(2 * MINUTE)
+      const jobs = all.filter((job) => job.conclusion !== 'skipped')
+      const fanOut = ['loop / plan', 'loop / decide', 'loop / verify']
+      expect(all.filter((job) => job.conclusion === 'skipped').map((job) => job.name)).toEqual([...fanOut, ...fanOut])
       const why = describeJobs(jobs)
 
       expect(

@@ -179,6 +179,38 @@ describe('a workflow as jobs', () => {
     expect(sandbox.engine.problems).toEqual([])
   })
 
+  it('skips a matrix job on its if: before its matrix is read (an empty output is no error)', async () => {
+    const workflow = `name: skip-matrix
+on: workflow_dispatch
+permissions: {}
+jobs:
+  plan:
+    runs-on: ubuntu-latest
+    outputs:
+      matrix: \${{ steps.none.outputs.matrix }}
+    steps:
+      - id: none
+        run: echo "nothing to verify"
+  verify:
+    needs: plan
+    if: needs.plan.outputs.matrix != ''
+    runs-on: ubuntu-latest
+    strategy:
+      matrix: \${{ fromJSON(needs.plan.outputs.matrix) }}
+    steps:
+      - run: echo "\${{ matrix.leg }}"
+`
+    sandbox = await start({ '.github/workflows/skip-matrix.yml': workflow }, 'skip-matrix.yml')
+    await sandbox.dispatch({})
+    const jobs = await sandbox.waitForIdle(30_000)
+    expect(jobs.map((job) => [job.name, job.conclusion])).toEqual([
+      ['plan', 'success'],
+      ['verify', 'skipped'],
+    ])
+    expect(byName(jobs).verify?.reason).toBe("the job's condition is false: needs.plan.outputs.matrix != ''")
+    expect(sandbox.engine.problems).toEqual([])
+  })
+
   it('cancels the legs still waiting when one fails with fail-fast', async () => {
     sandbox = await start({ '.github/workflows/fan-out.yml': FAN_OUT }, 'fan-out.yml')
     await sandbox.dispatch({ fail: 'lint', 'fail-fast': 'true', 'max-parallel': '1' })

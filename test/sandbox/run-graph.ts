@@ -207,6 +207,12 @@ export class RunGraph {
   }
 
   private async jobNode(job: JobSpec, context: ExpressionContext, skipReason: string): Promise<NodeOutcome> {
+    // GitHub decides a job's `if:` (its contexts: github, needs, vars, inputs; no matrix) before it
+    // expands the job's matrix: a job it skips is one skipped job, and its matrix is never evaluated.
+    if (job.strategy && !this.host.isStopped() && !this.run.cancelled && !evaluateIf(job.if, context)) {
+      this.host.finish(this.host.newRecord(this.run, job.id, this.scope.namePrefix + job.id), 'skipped', skipReason)
+      return { result: 'skipped', outputs: {} }
+    }
     const legs = job.strategy ? expandMatrix(evaluateValue(job.strategy.matrix, context), context) : [undefined]
     const records = job.strategy
       ? legs.map((leg) =>

@@ -127,7 +127,8 @@ describe('parseActionInputs', () => {
     { values: { store: 's3' }, message: "Input 'store' must be one of auto, cache, artifact, git; got 's3'." },
     {
       values: { command: 'merge' },
-      message: "Input 'command' must be one of run, resume, approve, abort, skip, sweep; got 'merge'.",
+      message:
+        "Input 'command' must be one of run, resume, approve, abort, skip, sweep, plan, verify, decide; got 'merge'.",
     },
     {
       values: { 'stale-after-minutes': '0' },
@@ -156,6 +157,8 @@ describe('parseActionInputs', () => {
     { values: { command: 'approve', gate: 'Sec urity' }, message: "Input 'gate' must be a gate name" },
     { values: { command: 'skip', reason: 'x' }, message: "Input 'task' is required when 'command' is 'skip'." },
     { values: { command: 'skip', task: 'docs' }, message: "Input 'reason' is required when 'command' is 'skip'" },
+    { values: { command: 'verify' }, message: "Input 'leg' is required when 'command' is 'verify'" },
+    { values: { command: 'plan', 'hand-off': '\0' }, message: "Input 'hand-off' must be a path" },
     { values: { task: 'a;b' }, message: "Input 'task' must be a task name" },
     { values: { 'state-branch': 'a..b' }, message: "Input 'state-branch' must be a branch name" },
     { values: { 'loop-id': '///' }, message: "Input 'loop-id' must contain letters or digits" },

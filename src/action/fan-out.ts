@@ -1,0 +1,256 @@
+/**
+ * Fan-out mode's jobs (`command: plan | verify | decide`), composed here so `main.ts` only branches.
+ * `plan` and `verify` run the agent and the project's code with a read-only token and hand their
+ * results on as files (the workflow carries them as artifacts); `decide` (`fan-out-decide.ts`) holds
+ * the write token and runs no project code. See docs/security.md, "Single job or fan-out".
+ */
+import { availableParallelism } from 'node:os'
+import { join, resolve } from 'node:path'
+import { AuditTrail } from '../adapters/audit-trail.js'
+import { GitCli } from '../adapters/git-cli.js'
+import { chooseIsolation, type IsolationPlan, IsolationUnavailableError } from '../adapters/isolation.js'
+import { nodeWorkspace } from '../adapters/node-workspace.js'
+import { ChildProcessRunner } from '../adapters/process-runner.js'
+import { CANDIDATE_REF, receiveCandidate } from '../app/fan-out/candidate.js'
+import { planIteration } from '../app/fan-out/plan.js'
+import { verifyLeg } from '../app/fan-out/verify-leg.js'
+import type { IterationDeps, IterationInput } from '../app/iteration.js'
+import { checkoutLoopBranch, pushAuthEnv } from '../app/loop-branch.js'
+import type { ActionCommand } from '../config/action-inputs.js'
+import { ConfigError } from '../config/errors.js'
+import { loadUserPatterns } from '../config/user-patterns.js'
+import { loopBranch, Outputs } from '../constants.js'
+import { taskOfEvent } from '../domain/action-event.js'
+import { buildLibrary } from '../domain/analysis/index.js'
+import { hasStopLabel } from '../domain/commands.js'
+import { FanOutError, legsOf, matrixOf, type PlanFile, parseHandOff, planFileSchema } from '../domain/fan-out.js'
+import { isolationLine } from '../domain/isolation.js'
+import { systemClock } from '../ports/clock.js'
+import type { GitHubPort } from '../ports/github.js'
+import type { Logger } from '../ports/logger.js'
+import { VERSION } from '../version.js'
+import type { ActionIO } from './actions-io.js'
+import { COMMIT_IDENTITY } from './commit-identity.js'
+import { decideJob } from './fan-out-decide.js'
+import { loadActionConfig, withSecretsPassed } from './loop-config.js'
+import { removePersistedCredentials } from './persisted-credentials.js'
+import type { RunContext } from './run-context.js'
+import { createStore } from './stores.js'
+
+export type FanOutCommand = Extract<ActionCommand, 'plan' | 'verify' | 'decide'>
+
+export function isFanOutCommand(command: ActionCommand): command is FanOutCommand {
+  return command === 'plan' || command === 'verify' || command === 'decide'
+}
+
+/**
+ * Where a fan-out job's hand-off files are, each in a folder of its own so that nothing one job hands on
+ * lands where another job's files are read: `plan/` (plan.json and the candidate's bundle, the artifact
+ * `loop-plan`), `verdict/` (a leg's own verdict, its artifact), `verdicts/<artifact>/` (every leg's,
+ * as decide downloads them, one folder per artifact).
+ */
+export interface HandOff {
+  dir: string
+  /** The folder the plan job writes (emptied first) and the others download the plan artifact to. */
+  planDir: string
+  plan: string
+  bundle: string
+  /** The folder a verify leg writes its verdict to (emptied first; the workflow uploads it as the leg's artifact). */
+  verdictOut: string
+  /** The folder decide reads every leg's verdict from, one subfolder per artifact. */
+  verdictsIn: string
+}
+
+export interface FanOutShared {
+  runContext: RunContext
+  root: string
+  loopId: string
+  github: GitHubPort
+  logger: Logger
+  io: ActionIO
+  redact: (text: string) => string
+}
+
+export async function runFanOut(command: FanOutCommand, shared: FanOutShared): Promise<void> {
+  const { runContext, root } = shared
+  // Plan and verify read the state with a token that reads code alone: the git store's branch is
+  // readable so; the cache and artifact stores need the Actions API.
+  if (runContext.settings.store !== 'git') {
+    throw new ConfigError(
+      `Input 'store' must be 'git' when 'command' is '${command}' (fan-out's plan reads the state with a contents: read token); got '${runContext.settings.store}'.`,
+    )
+  }
+  const runnerTemp = runContext.runnerTemp ?? join(root, '..', '_loop-temp')
+  const dir = runContext.settings.handOff
+    ? resolve(root, runContext.settings.handOff)
+    : join(runnerTemp, 'loop-fan-out')
+  const handOff: HandOff = {
+    dir,
+    planDir: join(dir, 'plan'),
+    plan: join(dir, 'plan', 'plan.json'),
+    bundle: join(dir, 'plan', 'candidate.bundle'),
+    verdictOut: join(dir, 'verdict'),
+    verdictsIn: join(dir, 'verdicts'),
+  }
+  if (command === 'decide') return decideJob(shared, handOff)
+  const job = await readOnlyJob(shared)
+  if (command === 'plan') return planJob(shared, job, handOff)
+  return verifyJob(shared, job, handOff)
+}
+
+/** What plan and verify share: the loop's branch checked out with the job's own (read-only) token. */
+interface ReadOnlyJob {
+  input: IterationInput
+  deps: IterationDeps
+  git: GitCli
+  branch: string
+}
+
+async function readOnlyJob(shared: FanOutShared): Promise<ReadOnlyJob> {
+  const { runContext, root, loopId, logger, io, redact } = shared
+  const { settings } = runContext
+  const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace)
+  const isolation = isolationFor(settings.isolation)
+  if (isolation.report.level === 'none') logger.warning(isolationLine(isolation.report))
+  else io.info(isolationLine(isolation.report))
+  const runnerTemp = runContext.runnerTemp ?? join(root, '..', '_loop-temp')
+  const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
+  const audit = new AuditTrail(loopDir, redact)
+  const { store } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger })
+  const git = new GitCli(root, {
+    networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.githubToken),
+  })
+  if (!config.commit.enabled || !(await git.isRepository())) {
+    throw new ConfigError('fan-out needs a git checkout and commit.enabled: the candidate travels as commits')
+  }
+  await removePersistedCredentials(git, logger)
+  const branch = loopBranch(loopId)
+  const checkout = await checkoutLoopBranch(git, branch)
+  io.info(`${checkout.created ? 'Started' : 'Continuing'} ${branch} at ${checkout.head ?? 'an empty history'}.`)
+  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
+  const input: IterationInput = {
+    config: withSecretsPassed(config, settings.secrets),
+    library,
+    loopId,
+    cwd: root,
+    loopDir: join(runnerTemp, 'loop-controller', 'runs', loopId),
+    excludeFromCommits: [],
+    commit: true,
+    identity: COMMIT_IDENTITY,
+    env: { ...runContext.env, ...settings.secrets },
+    maxParallel: availableParallelism(),
+    agentSandbox: isolation.report.nestedSandbox,
+    task: taskOfEvent(runContext.event.name, runContext.event.payload),
+    // The event's own labels (no API call): a plan on an event that carries the kill switch does no work.
+    stopRequested: hasStopLabel(runContext.event.subject.labels),
+    toolVersion: VERSION,
+    branchFromRemote: branch,
+    ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
+    ...(capGiven !== undefined ? { capGiven } : {}),
+    ...(configPathRelative ? { configPathRelative } : {}),
+  }
+  // No kill switch or pull request here: the labels and the merge are decide's to read (this token reads code alone).
+  const deps: IterationDeps = {
+    store,
+    runner: new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix }),
+    git,
+    clock: systemClock,
+    logger,
+    workspace: nodeWorkspace,
+    audit,
+    redact,
+  }
+  return { input, deps, git, branch }
+}
+
+async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff): Promise<void> {
+  const { io } = shared
+  // A matrix GitHub would not run is the config's to change, said plainly (plan checks it again first thing).
+  try {
+    legsOf(job.input.config)
+  } catch (error) {
+    if (error instanceof FanOutError) throw new ConfigError(error.message)
+    throw error
+  }
+  // Emptied first: what the plan hands on is its own two files, nothing the work left in the folder.
+  await nodeWorkspace.remove(handOff.planDir)
+  await nodeWorkspace.makeDir(handOff.planDir)
+  const planned = await planIteration({ ...job.input, branch: job.branch, bundleFile: handOff.bundle }, job.deps)
+  await nodeWorkspace.writeText(handOff.plan, `${JSON.stringify(planned.plan, null, 2)}\n`)
+  const verify = planned.nothing === null
+  io.setOutput(Outputs.Matrix, JSON.stringify(matrixOf(planned.plan.legs)))
+  io.setOutput(Outputs.Verify, String(verify))
+  if (planned.plan.iteration !== null) io.setOutput(Outputs.Iteration, String(planned.plan.iteration))
+  if (verify) {
+    const { base, candidate, legs } = planned.plan
+    io.info(
+      `Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legs.length} verify leg(s).`,
+    )
+  } else io.info(`No iteration to verify: ${planned.nothing}. Decide settles the loop.`)
+}
+
+async function verifyJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff): Promise<void> {
+  const { io, runContext } = shared
+  const plan = await readPlan(handOff)
+  const legName = runContext.settings.leg ?? ''
+  const leg = plan.legs.find((l) => l.leg === legName)
+  if (!leg) {
+    throw new ConfigError(
+      `Input 'leg' must name a leg of the plan's matrix; got '${legName}'. The plan's legs: ${plan.legs.map((l) => l.leg).join(', ') || '(none)'}.`,
+    )
+  }
+  if (plan.iteration === null || !plan.base || !plan.candidate) {
+    throw new FanOutError(
+      'The plan has no candidate to verify (the workflow runs verify only when plan outputs verify: true).',
+    )
+  }
+  const head = await job.git.head()
+  if (head !== plan.base) {
+    throw new FanOutError(`The plan built on ${plan.base}; the loop's branch here is at ${head ?? 'no commit'}.`)
+  }
+  if (plan.candidate !== plan.base) {
+    await receiveCandidate(job.git, handOff.bundle, plan.base, plan.candidate)
+    await job.git.exec(['merge', '--ff-only', '-q', CANDIDATE_REF])
+  }
+  const verdict = await verifyLeg(
+    job.input,
+    job.deps,
+    { ...plan, iteration: plan.iteration, candidate: plan.candidate },
+    leg,
+  )
+  // Emptied first: the leg's artifact holds its own verdict, nothing the check left in the folder.
+  await nodeWorkspace.remove(handOff.verdictOut)
+  await nodeWorkspace.makeDir(handOff.verdictOut)
+  await nodeWorkspace.writeText(join(handOff.verdictOut, `${leg.artifact}.json`), `${JSON.stringify(verdict)}\n`)
+  const { run } = verdict
+  const how = run.spawnError ?? (run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`)
+  io.info(`Leg ${leg.leg}: ${leg.check} on ${plan.candidate.slice(0, 12)}: ${how}.`)
+}
+
+/** The plan's hand-off file, validated. */
+export async function readPlan(handOff: HandOff): Promise<PlanFile> {
+  const text = await nodeWorkspace.readText(handOff.plan, 16 * 1024 * 1024)
+  if (text === null)
+    throw new FanOutError(`The plan's hand-off file ${handOff.plan} is missing (was the plan artifact downloaded?).`)
+  return parseHandOff(planFileSchema, text, `The plan's hand-off file ${handOff.plan}`)
+}
+
+/** The origin of the checkout's `origin` remote when it is on HTTP(S), else `fallback` (as the single job reads it). */
+export async function remoteHost(root: string, fallback: string): Promise<string> {
+  const url = await new GitCli(root).exec(['remote', 'get-url', 'origin'], { allowFailure: true })
+  try {
+    const parsed = new URL(url.stdout.trim())
+    return /^https?:$/.test(parsed.protocol) ? parsed.origin : fallback
+  } catch {
+    return fallback
+  }
+}
+
+function isolationFor(mode: RunContext['settings']['isolation']): IsolationPlan {
+  try {
+    return chooseIsolation(mode)
+  } catch (error) {
+    if (error instanceof IsolationUnavailableError) throw new ConfigError(`Input 'isolation': ${error.message}`)
+    throw error
+  }
+}

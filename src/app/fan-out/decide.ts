@@ -1,0 +1,191 @@
+/**
+ * Decide: the end of a fan-out iteration, in the only job that holds a write token. It loads the state
+ * itself and takes the plan only if it was made on that very state; it takes the candidate's commits
+ * from their bundle after checking them; it judges the candidate's diff itself (the guard); and it
+ * merges the legs' verdicts through the single job's own verification, analysis and transition, with a
+ * process runner that runs nothing (`replay-runner.ts`). From the plan it takes on trust only the
+ * plan's report of the work: its exit and usage, the stage's tasks, the baseline.
+ */
+import { decide } from '../../domain/engine/index.js'
+import { FanOutError, mergeVerdicts, type PlanFile, type VerdictFile } from '../../domain/fan-out.js'
+import { policyFromConfig } from '../../domain/policy.js'
+import type { LoopState } from '../../domain/state.js'
+import type { Git } from '../../ports/git.js'
+import { analyze } from '../iteration/analyze.js'
+import { writeIterationRecord } from '../iteration/audit.js'
+import { beginRun } from '../iteration/begin.js'
+import { guard } from '../iteration/guard.js'
+import { event, type IterationRecord, type IterationRun, type IterationStep, withEvents } from '../iteration/record.js'
+import { pullRequestMerged, restoreAndDecide } from '../iteration/restore.js'
+import { transition } from '../iteration/transition.js'
+import type { IterationDeps, IterationInput } from '../iteration/types.js'
+import { verify } from '../iteration/verify.js'
+import { type IterationResult, settle } from '../iteration.js'
+import { CANDIDATE_REF, candidateCommits, receiveCandidate } from './candidate.js'
+import { replayRunner } from './replay-runner.js'
+
+/** The single job's steps from the guard on, without the remedies (they would run project code). */
+const DECIDE_STEPS: readonly IterationStep[] = [guard, verify, analyze, transition]
+
+export interface DecideInput extends IterationInput {
+  /** Null when this run made no plan (a person's event: decide applies the command and settles or re-dispatches). */
+  plan: PlanFile | null
+  /** The candidate's bundle, when the plan made one. */
+  bundleFile: string | null
+  verdicts: readonly VerdictFile[]
+  /** Verdict files that were not valid, by artifact name, with what is wrong (their legs are `no verdict`). */
+  unreadableVerdicts: ReadonlyMap<string, string>
+  /** The verify job's result as the workflow saw it (`needs.verify.result`), named for a leg without a verdict. */
+  verifyResult: string
+}
+
+export type Decided =
+  | { kind: 'done'; result: IterationResult }
+  /**
+   * The loop runs an iteration, and this run has no plan for it (none made, or one made on another
+   * state, iteration or commit): nothing of a plan is taken; `state` is the loop's now, to re-dispatch.
+   */
+  | { kind: 'stale'; message: string; state: LoopState | null }
+
+export async function decideIteration(given: DecideInput, deps: IterationDeps): Promise<Decided> {
+  // The checks' JUnit reports were written in the legs, not here: a file at that path in the candidate
+  // is the work's, and decide reads none.
+  const input = {
+    ...given,
+    config: { ...given.config, checks: given.config.checks.map(({ junit: _, ...check }) => check) },
+  }
+  const { plan } = input
+  const git = deps.git
+  if (!git || !input.commit) throw new FanOutError('fan-out needs the loop to commit its work (a git checkout)')
+  if (plan && plan.loopId !== input.loopId) {
+    throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${input.loopId}.`)
+  }
+  const policy = policyFromConfig(input.config)
+  const runs = mergeVerdicts(
+    plan?.legs ?? [],
+    input.verdicts,
+    {
+      loopId: input.loopId,
+      iteration: plan?.iteration ?? 0,
+      candidate: plan?.candidate ?? '',
+      verifyResult: input.verifyResult,
+    },
+    input.unreadableVerdicts,
+  )
+  const replaying: IterationDeps = { ...deps, runner: replayRunner(input.config.checks, runs) }
+  const restored = await restoreAndDecide(input, replaying, policy)
+  if (restored.kind === 'superseded') return { kind: 'done', result: restored.result }
+  const { decision, record: loop } = restored
+  const stale = (why: string): Decided => ({
+    kind: 'stale',
+    message: `${why}: nothing of a plan is kept, and the iteration is dispatched to plan again.`,
+    state: loop.loaded ? loop.state : null,
+  })
+  // A decision that runs no iteration needs nothing of the plan: the loop is settled on this job's own.
+  const running = decision.kind === 'EXECUTE_STAGE' || decision.kind === 'RETRY'
+  if (!running) {
+    return { kind: 'done', result: await settle(input, replaying, loop, decision) }
+  }
+  if (!plan) return stale("This run made no plan (a person's event)")
+  if (plan.stateVersion !== loop.version) {
+    return stale(
+      `The plan was made on state version ${plan.stateVersion ?? '(none)'}, and the state is at ${loop.version ?? '(none)'}`,
+    )
+  }
+  const expected = loop.state.iteration + 1
+  if (plan.iteration !== expected || plan.stage !== decision.stage || !plan.base || !plan.candidate || !plan.report) {
+    return stale(
+      `This job decides iteration ${expected} (${decision.stage}); the plan ran ${plan.iteration === null ? 'no iteration' : `iteration ${plan.iteration} (${plan.stage})`}`,
+    )
+  }
+  const head = await git.head()
+  if (head !== plan.base) {
+    return stale(
+      `The plan built on ${plan.base.slice(0, 12)}, and the loop's branch is at ${head?.slice(0, 12) ?? 'no commit'}`,
+    )
+  }
+
+  const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
+  const { run } = begun
+  await takeCandidate(git, input.bundleFile, plan.base, plan.candidate)
+  let record = await withPlanReport(run, begun.record, plan, git)
+  for (const step of DECIDE_STEPS) record = await step(run, record)
+  const checks = record.checks.map((c) => c.result)
+  record = await checkpointOfCandidate(run, record, plan.base, plan.candidate, git)
+  const next = decide(
+    record.state,
+    { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(record.state, deps) },
+    policy,
+  )
+  const recordPath = await writeIterationRecord(run, record, next)
+  const ran = { checks, commit: record.commit, record: recordPath, decision }
+  return { kind: 'done', result: await settle(input, replaying, record, next, ran) }
+}
+
+/** The loop's branch fast-forwarded to the candidate, its commits checked first. */
+async function takeCandidate(git: Git, bundleFile: string | null, base: string, candidate: string): Promise<void> {
+  if (candidate === base) return
+  if (!bundleFile) throw new FanOutError(`The plan's candidate ${candidate} came without its bundle.`)
+  await receiveCandidate(git, bundleFile, base, candidate)
+  await git.exec(['merge', '--ff-only', '-q', CANDIDATE_REF])
+}
+
+/** The plan's report of what ran in it, in the record the single job's steps carry on. */
+async function withPlanReport(
+  run: IterationRun,
+  record: IterationRecord,
+  plan: PlanFile,
+  git: Git,
+): Promise<IterationRecord> {
+  const report = plan.report
+  if (!report || !plan.base) return record
+  const { state } = record
+  const next: LoopState = {
+    ...state,
+    ...(report.baseline && !state.baseline ? { baseline: report.baseline } : {}),
+    usage: {
+      ...state.usage,
+      log: [...state.usage.log, ...report.usage.map((u) => ({ ...u, iteration: run.iteration }))],
+    },
+  }
+  const baseTree = (await git.exec(['rev-parse', `${plan.base}^{tree}`])).stdout.trim()
+  return withEvents(
+    {
+      ...record,
+      state: next,
+      work: report.work,
+      tasksCompleted: report.tasksCompleted,
+      tasksFailed: report.tasksFailed,
+      // The guard judges what the candidate changed since the base, here, from the commits themselves.
+      treeBeforeWork: baseTree,
+      ignoredBeforeWork: null,
+    },
+    ...report.events.map((e) => ({ ...e, iteration: run.iteration })),
+  )
+}
+
+/** The candidate's commits, made by the plan, recorded as this iteration's checkpoints. */
+async function checkpointOfCandidate(
+  run: IterationRun,
+  record: IterationRecord,
+  base: string,
+  candidate: string,
+  git: Git,
+): Promise<IterationRecord> {
+  if (candidate === base) return record
+  const made = await candidateCommits(git, base, candidate)
+  const at = run.deps.clock.now().toISOString()
+  const state = {
+    ...record.state,
+    checkpoints: [...record.state.checkpoints, ...made.map((m) => ({ iteration: run.iteration, ...m, at }))].slice(-50),
+  }
+  return withEvents(
+    { ...record, state, commit: made.at(-1)?.commit ?? null },
+    event(
+      run.deps.clock.now(),
+      run.iteration,
+      'checkpoint',
+      `took ${made.map((m) => m.commit.slice(0, 12)).join(', ')} from the plan`,
+    ),
+  )
+}

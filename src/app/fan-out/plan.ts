@@ -1,0 +1,110 @@
+/**
+ * The plan job of a fan-out iteration: the beginning of an iteration (restore, decide, begin, baseline,
+ * act, guard, tasks: the single job's own steps), the work committed on the loop's branch as the
+ * candidate, and the hand-off for the verify legs and decide. Saves nothing: its token cannot write,
+ * and decide owns the state.
+ */
+import { legsOf, type PlanFile, type PlanReport } from '../../domain/fan-out.js'
+import { policyFromConfig } from '../../domain/policy.js'
+import { act } from '../iteration/act.js'
+import { baseline, beginRun } from '../iteration/begin.js'
+import { checkpoint } from '../iteration/checkpoint.js'
+import { guard } from '../iteration/guard.js'
+import type { IterationRecord, IterationStep } from '../iteration/record.js'
+import { restoreAndDecide } from '../iteration/restore.js'
+import { stageTasks } from '../iteration/tasks.js'
+import type { IterationDeps, IterationInput } from '../iteration/types.js'
+import { bundleCandidate } from './candidate.js'
+
+/** The single job's steps up to the verification, in its order. */
+const PLAN_STEPS: readonly IterationStep[] = [baseline, act, guard, stageTasks]
+
+/** What the plan hands on, and why there is no iteration to verify when there is none. */
+export interface Planned {
+  plan: PlanFile
+  /** Set when no iteration runs: what the loop does instead (decide settles it). */
+  nothing: string | null
+  /** True when `bundleFile` was written (the work changed something). */
+  bundled: boolean
+}
+
+/**
+ * Plans one iteration on the loop's branch, checked out in `input.cwd`. `bundleFile`: where the
+ * candidate's commits are written for the other jobs.
+ */
+export async function planIteration(
+  input: IterationInput & { branch: string; bundleFile: string },
+  deps: IterationDeps,
+): Promise<Planned> {
+  const git = deps.git
+  if (!git || !input.commit) {
+    throw new Error(
+      'fan-out needs the loop to commit its work (commit.enabled and a git checkout): the candidate travels as commits',
+    )
+  }
+  // A matrix GitHub would not run is refused before any work is done.
+  const legs = legsOf(input.config)
+  const policy = policyFromConfig(input.config)
+  const restored = await restoreAndDecide(input, deps, policy)
+  const none = (reason: string, stateVersion: string | null): Planned => ({
+    plan: {
+      version: 1,
+      loopId: input.loopId,
+      stateVersion,
+      iteration: null,
+      stage: null,
+      base: null,
+      candidate: null,
+      report: null,
+      legs: [],
+    },
+    nothing: reason,
+    bundled: false,
+  })
+  if (restored.kind === 'superseded') return none(restored.result.decision.reason, restored.result.version)
+  const { decision } = restored
+  if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
+    return none(`${decision.kind}: ${decision.reason}`, restored.record.version)
+  }
+  const hadBaseline = restored.record.state.baseline !== undefined
+  const begun = await beginRun(input, deps, policy, decision, restored.record, restored.now)
+  const { run } = begun
+  let record = begun.record
+  for (const step of PLAN_STEPS) record = await step(run, record)
+  const base = run.headBefore
+  if (!base) throw new Error('fan-out needs a commit to build on: the loop branch has no commit')
+  const checkpointed = await checkpoint(run, record)
+  if (checkpointed.kind === 'superseded') return none('another controller committed first', restored.record.version)
+  record = checkpointed.record
+  const candidate = (await git.head()) ?? base
+  const bundled = await bundleCandidate(git, input.bundleFile, input.branch, base)
+  return {
+    plan: {
+      version: 1,
+      loopId: input.loopId,
+      stateVersion: restored.record.version,
+      iteration: run.iteration,
+      stage: run.stage,
+      base,
+      candidate,
+      report: reportOf(record, run.iteration, hadBaseline),
+      legs,
+    },
+    nothing: null,
+    bundled,
+  }
+}
+
+/** What decide takes from the plan on trust: what ran here and what it spent. */
+function reportOf(record: IterationRecord, iteration: number, hadBaseline: boolean): PlanReport {
+  return {
+    work: record.work,
+    tasksCompleted: record.tasksCompleted,
+    tasksFailed: record.tasksFailed,
+    baseline: hadBaseline ? null : (record.state.baseline ?? null),
+    usage: record.state.usage.log.filter((entry) => entry.iteration === iteration),
+    events: record.events
+      .filter((e) => e.iteration === iteration && (e.type === 'work' || e.type === 'check'))
+      .map((e) => ({ ...e, type: e.type as 'work' | 'check' })),
+  }
+}

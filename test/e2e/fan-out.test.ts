@@ -1,0 +1,334 @@
+// Fan-out end to end: examples/workflows/loop-fan-out.yml calls .github/workflows/loop.yml with
+// `fan-out: true`, so each iteration runs as plan → verify (one job per check, from the plan's matrix
+// output) → decide, with artifacts between them. Only decide's token can write.
+import { execFile } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  ACTION_DIR,
+  botComments,
+  checkOperationsExercised,
+  commitSubjects,
+  describeJobs,
+  expectFaithful,
+  MINUTE,
+  projectFiles,
+  pullRequests,
+  type Scenario,
+  startScenario,
+} from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
+
+let scenario: Scenario | undefined
+afterEach(async () => {
+  await scenario?.stop()
+  scenario = undefined
+})
+
+const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
+
+function fanOutFiles(extra: Record<string, string> = {}, options: Parameters<typeof projectFiles>[0] = { steps: 2 }) {
+  return { ...projectFiles(options), '.github/workflows/loop-fan-out.yml': example, ...extra }
+}
+
+describe('fan-out: plan → verify legs → decide', () => {
+  it(
+    'reaches COMPLETE through the example workflow; plan and verify hold a read-only token',
+    async () => {
+      scenario = await startScenario({
+        steps: 2,
+        sandbox: { repoFiles: fanOutFiles(), workflow: { file: 'loop-fan-out.yml' } },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'fanned' })
+      const jobs = await sandbox.waitForIdle(3 * MINUTE)
+      const why = describeJobs(jobs)
+      // The single job of the reusable workflow is skipped; every fan-out job succeeds.
+      const ran = jobs.filter((job) => job.name !== 'loop / loop iteration')
+      expect(jobs.length - ran.length, why).toBe(2)
+      expect(
+        ran.every((job) => job.conclusion === 'success'),
+        why,
+      ).toBe(true)
+      const named = (prefix: string) => jobs.filter((job) => job.name.startsWith(`loop / ${prefix}`))
+      expect(named('plan')).toHaveLength(2)
+      expect(named('verify')).toHaveLength(4)
+      expect(named('decide')).toHaveLength(2)
+      for (const job of [...named('plan'), ...named('verify')])
+        expect(job.permissions, job.name).toEqual({ contents: 'read' })
+      expect(named('decide')[0]!.permissions).toEqual({
+        contents: 'write',
+        actions: 'write',
+        'pull-requests': 'write',
+        issues: 'write',
+      })
+      expect(named('decide').map((job) => job.outputs.status)).toEqual(['running', 'complete'])
+      // Both legs ran in parallel in each iteration; step-2 failed on the first candidate, so it took two.
+      expect(named('verify').map((job) => job.matrix?.check)).toEqual(['step-1', 'step-2', 'step-1', 'step-2'])
+      expect(named('verify').map((job) => job.name)).toEqual([
+        'loop / verify (step-1)',
+        'loop / verify (step-2)',
+        'loop / verify (step-1)',
+        'loop / verify (step-2)',
+      ])
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
+      expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `fanned` · after 2 iterations/)
+      // The candidates decide pushed are the plan's commits, one per iteration.
+      const subjects = await commitSubjects(sandbox, 'loop/fanned')
+      expect(subjects.filter((s) => s.startsWith('loop(fanned)'))).toHaveLength(2)
+      expectFaithful(scenario)
+    },
+    4 * MINUTE,
+  )
+})
+
+/** The loop's state as decide saved it on the state branch of the remote. */
+async function savedState(bareDir: string, loopId: string): Promise<unknown> {
+  const { stdout } = await promisify(execFile)('git', ['show', `loop-state:${loopId}/loop-state.json`], {
+    cwd: bareDir,
+  })
+  return JSON.parse(stdout)
+}
+
+/**
+ * An agent that tries to push with every credential it can find (its environment, its ancestors'
+ * /proc/<pid>/environ, git's extraheader config), then plants hooks in .git/hooks and in a folder it
+ * makes core.hooksPath, which the checkpoint commits. Every hook leaves a marker when it runs.
+ */
+const PLANT = `import { execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+const signals = process.env.E2E_SIGNAL_DIR
+if (!existsSync(join(signals, 'planted'))) {
+  writeFileSync(join(signals, 'planted'), '')
+  const values = new Set(Object.values(process.env))
+  let pid = process.pid
+  for (let depth = 0; depth < 30 && pid > 1; depth++) {
+    try {
+      for (const entry of readFileSync('/proc/' + pid + '/environ', 'latin1').split('\\0')) values.add(entry.slice(entry.indexOf('=') + 1))
+      pid = Number(readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1].split(' ')[1])
+    } catch { break }
+  }
+  try { values.add(execFileSync('git', ['config', '--get-regexp', 'extraheader'], { encoding: 'utf8' })) } catch {}
+  const tokens = [...values].filter((v) => v && /^[A-Za-z0-9_.-]{16,200}$/.test(v)).slice(0, 40)
+  const origin = execFileSync('git', ['remote', 'get-url', 'origin'], { encoding: 'utf8' }).trim()
+  const attempts = []
+  const push = (label, args, url) => {
+    try {
+      execFileSync('git', [...args, 'push', '--quiet', url, 'HEAD:refs/heads/planted'], { stdio: 'pipe', timeout: 20000, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } })
+      attempts.push(label + ': pushed')
+    } catch { attempts.push(label + ': refused') }
+  }
+  push('no credential', [], origin)
+  for (const token of tokens) {
+    const basic = Buffer.from('x-access-token:' + token).toString('base64')
+    push('header', ['-c', 'http.extraheader=AUTHORIZATION: basic ' + basic], origin)
+    const url = new URL(origin)
+    url.username = 'x-access-token'
+    url.password = token
+    push('url', [], url.toString())
+  }
+  writeFileSync(join(signals, 'push-attempts'), attempts.join('\\n') + '\\n')
+  const hooks = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'post-checkout', 'post-merge', 'pre-push', 'reference-transaction', 'post-rewrite', 'pre-rebase', 'pre-auto-gc', 'post-index-change', 'fsmonitor-watchman']
+  mkdirSync('githooks', { recursive: true })
+  for (const name of hooks) {
+    for (const dir of ['.git/hooks', 'githooks']) {
+      writeFileSync(join(dir, name), '#!/bin/sh\\necho ran > "' + signals + '/hook-' + name + '-$$"\\n')
+      chmodSync(join(dir, name), 0o755)
+    }
+  }
+  execFileSync('git', ['config', 'core.hooksPath', 'githooks'])
+}
+`
+
+describe('fan-out: a matrix GitHub would not run', () => {
+  it(
+    'is refused by plan before the work runs, naming the check count',
+    async () => {
+      const files = projectFiles({ steps: 1 })
+      const many = Array.from(
+        { length: 257 },
+        (_, i) => `  - name: c${i}\n    kind: test\n    run: node tools/check.mjs 1\n`,
+      )
+      const config = (files['.github/loop.yml'] ?? '').replace(/checks:\n[\s\S]*$/, `checks:\n${many.join('')}`)
+      scenario = await startScenario({
+        steps: 1,
+        sandbox: {
+          repoFiles: { ...fanOutFiles(), '.github/loop.yml': config },
+          workflow: { file: 'loop-fan-out.yml' },
+        },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'wide' })
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const plan = jobs.find((job) => job.name === 'loop / plan')
+      expect(plan?.conclusion, describeJobs(jobs)).toBe('failure')
+      expect(plan?.annotations.map((a) => a.message)).toContainEqual(
+        expect.stringMatching(/^The loop config has 257 checks; .* GitHub runs at most 256 jobs from one matrix/),
+      )
+      expect(scenario.workRuns()).toEqual([])
+      expect(
+        jobs
+          .filter((job) => job.name.startsWith('loop / verify') || job.name === 'loop / decide')
+          .map((j) => j.conclusion),
+      ).toEqual(['skipped', 'skipped'])
+      expectFaithful(scenario)
+    },
+    2 * MINUTE,
+  )
+})
+
+describe('fan-out: what the plan job cannot do', () => {
+  it(
+    'an agent that pushes with every credential it finds and plants hooks: no push lands, no hook runs in any job',
+    async () => {
+      const files = projectFiles({ steps: 1 })
+      const config = (files['.github/loop.yml'] ?? '').replace(
+        'run: node tools/work.mjs',
+        'run: node tools/plant.mjs && node tools/work.mjs',
+      )
+      scenario = await startScenario({
+        steps: 1,
+        sandbox: {
+          repoFiles: { ...fanOutFiles({ 'tools/plant.mjs': PLANT }), '.github/loop.yml': config },
+          workflow: { file: 'loop-fan-out.yml' },
+        },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'planted' })
+      const jobs = await sandbox.waitForIdle(3 * MINUTE)
+      const why = describeJobs(jobs)
+      const attempts = readFileSync(join(scenario.signals, 'push-attempts'), 'utf8').trim().split('\n')
+      // It tried without a credential and with each token-shaped value it could see, both ways; every
+      // push was refused. (The isolation keeps the controller's /proc out of its sight, and the job's
+      // token could not push anyway: plan's is contents: read, as the first scenario shows.)
+      expect(attempts[0]).toBe('no credential: refused')
+      expect(attempts.filter((a) => a.endsWith(': pushed'))).toEqual([])
+      const { stdout } = await promisify(execFile)('git', ['for-each-ref', '--format=%(refname)'], {
+        cwd: sandbox.git.bareDir,
+      })
+      expect(stdout.trim().split('\n')).toEqual(['refs/heads/loop-state', 'refs/heads/loop/planted', 'refs/heads/main'])
+      // The planted hooks were committed with the work, and none ran: not in plan, verify or decide.
+      const tree = await promisify(execFile)('git', ['ls-tree', '--name-only', 'loop/planted', 'githooks/'], {
+        cwd: sandbox.git.bareDir,
+      })
+      expect(tree.stdout).toContain('githooks/post-checkout')
+      const subjects = await commitSubjects(sandbox, 'loop/planted')
+      expect(subjects[0], why).toMatch(/^loop\(planted\)/)
+      expect(readdirSync(scenario.signals).filter((name) => name.startsWith('hook-'))).toEqual([])
+      expect(jobs.find((job) => job.name === 'loop / decide')?.outputs.status, why).toBe('complete')
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+})
+
+/** A check that, in its first verify leg, hangs until its job is killed at the job's time limit. */
+const HANG_LEG = `import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+const signals = process.env.E2E_SIGNAL_DIR
+const inLeg = existsSync(join(process.env.RUNNER_TEMP ?? '/nonexistent', 'loop-fan-out', 'plan', 'plan.json'))
+if (inLeg && !existsSync(join(signals, 'hung-leg'))) {
+  writeFileSync(join(signals, 'hung-leg'), '')
+  await new Promise((resolve) => setTimeout(resolve, 120000))
+}
+`
+
+describe('fan-out: a leg that leaves no verdict', () => {
+  it(
+    'a leg killed at its time limit is an error verdict naming the leg (no verdict from step-1), never a pass, and the loop goes on',
+    async () => {
+      const files = projectFiles({ steps: 1 })
+      const config = (files['.github/loop.yml'] ?? '').replace(
+        'run: node tools/check.mjs 1',
+        'run: node tools/hang-leg.mjs && node tools/check.mjs 1',
+      )
+      scenario = await startScenario({
+        steps: 1,
+        sandbox: {
+          repoFiles: { ...fanOutFiles({ 'tools/hang-leg.mjs': HANG_LEG }), '.github/loop.yml': config },
+          workflow: { file: 'loop-fan-out.yml' },
+          // Every job's time limit (plan, a leg and decide each take a few seconds): the hung leg is killed.
+          jobTimeoutMs: 20_000,
+        },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'broken' })
+      const jobs = await sandbox.waitForIdle(3 * MINUTE)
+      const why = describeJobs(jobs)
+      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      expect(
+        legs.map((job) => job.conclusion),
+        why,
+      ).toEqual(['timed_out', 'success'])
+      const decides = jobs.filter((job) => job.name === 'loop / decide')
+      // The first decide ran although its leg failed, and judged the check an error: the loop went on.
+      expect(decides.map((job) => job.conclusion)).toEqual(['success', 'success'])
+      expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
+      const state = await savedState(sandbox.git.bareDir, 'broken')
+      // Its failure, as the state keeps it for the agent and the handoff.
+      expect(JSON.stringify(state)).toMatch(
+        /loop-controller: no verdict from step-1: no verdict was uploaded \(the verify job's result: failure\)/,
+      )
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+})
+
+describe('fan-out: decide judges the candidate and hears people', () => {
+  it(
+    'raises the verifier gate from the candidate’s own diff, and a writer’s `/loop approve` (decide applies it) carries the loop on',
+    async () => {
+      scenario = await startScenario({
+        steps: 1,
+        sandbox: {
+          repoFiles: fanOutFiles({}, { steps: 1, editsConfig: true }),
+          workflow: { file: 'loop-fan-out.yml' },
+        },
+      })
+      const { sandbox } = scenario
+      // The work edits .github/loop.yml in its first iteration: plan commits it; decide's guard sees it.
+      await sandbox.dispatch({ 'loop-id': 'gated' })
+      let jobs = await sandbox.waitForIdle(3 * MINUTE)
+      const decide = () => jobs.filter((job) => job.name === 'loop / decide')
+      expect(
+        decide().map((job) => job.outputs.status),
+        describeJobs(jobs),
+      ).toEqual(['waiting'])
+      const pull = pullRequests(sandbox)[0]
+      expect(pull?.head).toBe('loop/gated')
+      const { job } = await sandbox.comment('alice', '/loop approve verifier', pull!.number)
+      expect(job).toBeDefined()
+      jobs = await sandbox.waitForIdle(3 * MINUTE)
+      // The comment's run planned nothing (plan's token cannot read pull requests); its decide applied the
+      // approval and settled or re-dispatched the loop, which ended COMPLETE.
+      const comment = jobs.filter((j) => j.event === 'issue_comment' && j.name !== 'loop / loop iteration')
+      expect(
+        comment.map((j) => [j.name, j.conclusion, j.outputs.status ?? '']),
+        describeJobs(jobs),
+      ).toEqual([
+        ['loop / plan', 'success', ''],
+        ['loop / decide', 'success', 'superseded'],
+        ['loop / verify', 'skipped', ''],
+      ])
+      // Its plan step did not run; its decide applied the approval and dispatched the iteration to plan.
+      expect(comment[0]?.steps.map((step) => step.outcome)).toEqual([
+        'skipped',
+        'success',
+        'skipped',
+        'skipped',
+        'skipped',
+        'skipped',
+      ])
+      expect(decide().map((job) => job.outputs.status)).toEqual(['waiting', 'superseded', 'complete'])
+      expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `gated`/)
+      expectFaithful(scenario)
+    },
+    4 * MINUTE,
+  )
+})

@@ -1,0 +1,166 @@
+// One fan-out iteration through the app layer against real git repositories: plan (the work, committed
+// and bundled), a verify leg, and decide in another clone, which takes the candidate from the bundle,
+// runs nothing of the project and refuses a plan made on another state.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { GitCli } from '../../../src/adapters/git-cli.js'
+import { decideIteration } from '../../../src/app/fan-out/decide.js'
+import { planIteration } from '../../../src/app/fan-out/plan.js'
+import { ProjectCodeRefusedError, replayRunner } from '../../../src/app/fan-out/replay-runner.js'
+import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
+import { loopConfigSchema } from '../../../src/config/loop-config.js'
+import type { PlanFile, VerdictFile } from '../../../src/domain/fan-out.js'
+import { fakeLoop } from '../../unit/app/iteration-fakes.js'
+import { tempDir } from './helpers.js'
+
+const root = tempDir('loop-fan-out-decide-')
+let counter = 0
+const sh = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim()
+
+/** A repository the plan works in (on loop/unit), a clone decide works in (at the base), and a loop on them. */
+function scene() {
+  const dir = join(root, `scene-${++counter}`)
+  const planDir = join(dir, 'plan')
+  mkdirSync(planDir, { recursive: true })
+  sh(planDir, 'init', '-q', '-b', 'main')
+  writeFileSync(join(planDir, 'README.md'), 'base\n')
+  sh(planDir, 'add', 'README.md')
+  sh(planDir, 'commit', '-q', '-m', 'base')
+  const decideDir = join(dir, 'decide')
+  sh(dir, 'clone', '-q', planDir, decideDir)
+  sh(planDir, 'checkout', '-q', '-b', 'loop/unit')
+  // The work writes progress.txt; the check passes once it is there.
+  const loop = fakeLoop(
+    { 'flake-check': { enabled: false }, checks: [{ name: 'unit', run: 'npm test', kind: 'test' }] },
+    (command) => {
+      if (command === 'agent') writeFileSync(join(planDir, 'progress.txt'), '1\n')
+      if (command === 'npm test')
+        return existsSync(join(planDir, 'progress.txt')) ? { exitCode: 0 } : { exitCode: 1, output: 'FAIL not yet\n' }
+      return { exitCode: 0 }
+    },
+  )
+  const input = { ...loop.input, cwd: planDir, commit: true }
+  const planDeps = { ...loop.deps, git: new GitCli(planDir) }
+  const decideDeps = { ...loop.deps, git: new GitCli(decideDir) }
+  return { dir, planDir, decideDir, loop, input, planDeps, decideDeps, bundle: join(dir, 'candidate.bundle') }
+}
+
+describe('a fan-out iteration, plan → verify → decide', () => {
+  let s: ReturnType<typeof scene>
+  let plan: PlanFile
+  let verdict: VerdictFile
+  beforeEach(async () => {
+    s = scene()
+    const planned = await planIteration({ ...s.input, branch: 'loop/unit', bundleFile: s.bundle }, s.planDeps)
+    plan = planned.plan
+    expect(planned.bundled).toBe(true)
+    expect(plan).toMatchObject({ iteration: 1, stateVersion: null, legs: [{ leg: 'unit', check: 'unit' }] })
+    // The plan saved nothing: decide owns the state.
+    expect(await s.loop.store.load('unit')).toBeNull()
+    verdict = await verifyLeg(
+      s.input,
+      s.planDeps,
+      { ...plan, iteration: 1, candidate: plan.candidate ?? '' },
+      plan.legs[0]!,
+    )
+    expect(verdict.run.exitCode).toBe(0)
+  })
+
+  const decideInput = (over: Partial<Parameters<typeof decideIteration>[0]> = {}) => ({
+    ...s.input,
+    cwd: s.decideDir,
+    plan,
+    bundleFile: s.bundle,
+    verdicts: [verdict],
+    unreadableVerdicts: new Map<string, string>(),
+    verifyResult: 'success',
+    ...over,
+  })
+
+  it('takes the candidate, judges the legs’ verdicts, and runs nothing of the project', async () => {
+    const ranBefore = s.loop.runner.runs.length
+    const decided = await decideIteration(decideInput(), s.decideDeps)
+    expect(decided.kind).toBe('done')
+    if (decided.kind !== 'done') return
+    expect(s.loop.runner.runs.length).toBe(ranBefore)
+    expect(decided.result.checks.map((c) => [c.name, c.verdict])).toEqual([['unit', 'pass']])
+    expect(decided.result.commit).toBe(plan.candidate)
+    expect(sh(s.decideDir, 'rev-parse', 'HEAD')).toBe(plan.candidate)
+    expect(decided.result.state.checkpoints.map((c) => c.commit)).toEqual([plan.candidate])
+    // The baseline the plan measured (the check failed before the work) is the loop's.
+    expect(decided.result.state.baseline?.checks).toEqual({ unit: 'fail' })
+    expect((await s.loop.store.load('unit'))?.state.iteration).toBe(1)
+  })
+
+  it('judges a leg without a verdict an error naming it, never a pass', async () => {
+    const decided = await decideIteration(decideInput({ verdicts: [], verifyResult: 'cancelled' }), s.decideDeps)
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    const [unit] = decided.result.checks
+    expect(unit?.verdict).toBe('error')
+    expect(unit?.excerpt).toContain(
+      "loop-controller: no verdict from unit: no verdict was uploaded (the verify job's result: cancelled)",
+    )
+    expect(decided.result.outcome).toBe('continue')
+  })
+
+  it('refuses a plan made on another state version, and takes nothing of it', async () => {
+    // Iteration 1 decided and saved, the loop running on (its leg left no verdict).
+    await decideIteration(decideInput({ verdicts: [] }), s.decideDeps)
+    const saved = await s.loop.store.load('unit')
+    expect(saved?.state.status).toBe('running')
+    // The same plan again: the state has moved on.
+    const again = await decideIteration(decideInput(), s.decideDeps)
+    expect(again).toMatchObject({
+      kind: 'stale',
+      message: `The plan was made on state version (none), and the state is at ${saved?.version}: nothing of a plan is kept, and the iteration is dispatched to plan again.`,
+    })
+    expect((await s.loop.store.load('unit'))?.version).toBe(saved?.version)
+  })
+
+  it('refuses a plan for another loop', async () => {
+    await expect(decideIteration(decideInput({ plan: { ...plan, loopId: 'other' } }), s.decideDeps)).rejects.toThrow(
+      'The plan is for loop other; this job decides loop unit.',
+    )
+  })
+})
+
+describe('decide’s process runner', () => {
+  it('answers a check from its recorded run and refuses anything else', async () => {
+    const { checks } = loopConfigSchema.parse({ work: { run: 'agent' }, checks: [{ name: 'unit', run: 'npm test' }] })
+    const run = {
+      exitCode: 1,
+      signal: null,
+      timedOut: false,
+      durationMs: 3,
+      output: 'boom\n',
+      totalBytes: 5,
+      truncated: false,
+    }
+    const runner = replayRunner(checks, new Map([['unit', run]]))
+    const seen: string[] = []
+    const answer = await runner.run({
+      command: 'npm test',
+      cwd: '/x',
+      env: {},
+      timeoutMs: 1000,
+      logFile: '/x/runs/1/unit.log',
+      onOutput: (chunk) => seen.push(chunk.toString()),
+    })
+    expect(answer).toEqual(run)
+    expect(seen).toEqual(['boom\n'])
+    await expect(
+      runner.run({ command: 'npm ci', cwd: '/x', env: {}, timeoutMs: 1000, logFile: '/x/install.log' }),
+    ).rejects.toThrow(ProjectCodeRefusedError)
+    // The check's command under another log name (a fix, a task) is not the check.
+    await expect(
+      runner.run({ command: 'npm test', cwd: '/x', env: {}, timeoutMs: 1000, logFile: '/x/task-unit.log' }),
+    ).rejects.toThrow(/decide runs no project code/)
+  })
+})
