@@ -11,11 +11,14 @@ import { InputDefaults, Inputs } from '../constants.js'
 import { AGENT_NAMES, type AgentName } from '../domain/agents/types.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ISOLATION_MODES, type IsolationMode } from '../domain/isolation.js'
-import { loopOfPullRequestHead } from '../domain/loop-names.js'
 import { STOPPED_STATES, type StoppedState } from '../domain/report/view.js'
 import { MAX_LOOPS_LIMIT } from '../domain/slots.js'
 import { ConfigError } from './errors.js'
+import { parseSecretLines, parseVerifyLines } from './input-lines.js'
 import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
+import { deriveLoopId, LOOP_ID_MAX_LENGTH, sanitiseLoopId } from './loop-id.js'
+
+export { deriveLoopId, LOOP_ID_MAX_LENGTH, parseSecretLines, parseVerifyLines, sanitiseLoopId }
 
 export const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'] as const
 export type StoreKind = (typeof STORE_KINDS)[number]
@@ -36,7 +39,6 @@ export type ActionCommand = (typeof ACTION_COMMANDS)[number]
 export const MAX_ITERATIONS_LIMIT = 1000
 /** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
 const INPUT_CAP_NAMES: CapSettingNames = { cap: "Input 'max-iterations'", reason: "'cap-reason'" }
-export const LOOP_ID_MAX_LENGTH = 100
 
 /** What the parser needs to know about the triggering event to derive a default loop id. */
 export interface EventContext {
@@ -345,94 +347,6 @@ export function parseActionInputs(
     leg,
     verifyResult,
   }
-}
-
-/** One command per line; blank lines and `#` comment lines are ignored. */
-export function parseVerifyLines(text: string): string[] {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'))
-}
-
-const envName = /^[A-Za-z_][A-Za-z0-9_]*$/
-
-/**
- * `secrets` lines: `NAME=VALUE` passes VALUE as NAME; a bare `NAME` passes the variable of that name
- * from the controller's environment (e.g. set with `env:` from `${{ secrets.NAME }}`).
- */
-export function parseSecretLines(
-  text: string,
-  env: Readonly<Record<string, string | undefined>>,
-): { secrets: Record<string, string>; missing: string[]; problems: string[] } {
-  const secrets: Record<string, string> = {}
-  const missing: string[] = []
-  const problems: string[] = []
-  text.split(/\r?\n/).forEach((line, index) => {
-    const trimmed = line.trim()
-    if (trimmed === '' || trimmed.startsWith('#')) return
-    const eq = trimmed.indexOf('=')
-    const name = (eq === -1 ? trimmed : trimmed.slice(0, eq)).trim()
-    if (!envName.test(name)) {
-      // The line may hold a secret value: never quote it back.
-      problems.push(
-        `Input 'secrets' line ${index + 1} must be NAME or NAME=VALUE with NAME an environment variable name (letters, digits, underscore); the line is not shown because it may hold a secret.`,
-      )
-      return
-    }
-    if (eq !== -1) {
-      secrets[name] = line.slice(line.indexOf('=') + 1)
-      return
-    }
-    const value = env[name]
-    if (value === undefined || value === '') missing.push(name)
-    else secrets[name] = value
-  })
-  return { secrets, missing, problems }
-}
-
-/** Keeps [A-Za-z0-9._-], turns anything else into '-', and trims to 100 characters. Never `.` or `..`. */
-export function sanitiseLoopId(value: string): string {
-  return value
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/-{2,}/g, '-')
-    .replace(/^[.-]+/, '')
-    .slice(0, LOOP_ID_MAX_LENGTH)
-    .replace(/[.-]+$/, '')
-}
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
-}
-
-function fullNameOf(repository: unknown): string | null {
-  const name = record(repository)?.full_name
-  return typeof name === 'string' ? name : null
-}
-
-/**
- * The default loop id: `issue-<n>` or `pr-<n>` from the event; a pull request on a loop's own branch
- * (`loop/<id>` in this repository, not a fork's) belongs to that loop; otherwise `run-<runId>`.
- */
-export function deriveLoopId(event: EventContext): { loopId: string; source: ActionSettings['loopIdSource'] } {
-  const payload = event.payload
-  const pull = record(payload.pull_request)
-  if (pull && typeof pull.number === 'number') {
-    const head = record(pull.head)
-    const headLoop =
-      typeof head?.ref === 'string'
-        ? loopOfPullRequestHead({ ref: head.ref, repository: fullNameOf(head.repo) }, fullNameOf(payload.repository))
-        : null
-    const fromBranch = headLoop === null ? '' : sanitiseLoopId(headLoop)
-    if (fromBranch !== '') return { loopId: fromBranch, source: 'pull-request' }
-    return { loopId: `pr-${pull.number}`, source: 'pull-request' }
-  }
-  const issue = record(payload.issue)
-  if (issue && typeof issue.number === 'number') {
-    if (record(issue.pull_request)) return { loopId: `pr-${issue.number}`, source: 'pull-request' }
-    return { loopId: `issue-${issue.number}`, source: 'issue' }
-  }
-  return { loopId: `run-${event.runId}`, source: 'run' }
 }
 
 /**
