@@ -71,6 +71,7 @@ function fullState(): LoopState {
       failed: '502',
       sweeps: 1,
     },
+    lastRun: { id: '9001', url: 'https://example.test/actions/runs/9001' },
     refusedFromCommit: [{ iteration: 1, path: '.env', reason: 'looks like a credential', remedy: 'revoke it' }],
     metrics: {
       ...base.metrics,
