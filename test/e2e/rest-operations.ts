@@ -144,9 +144,12 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   ],
   'many-loops.test.ts': [
     'actions/create-workflow-dispatch',
+    'issues/create',
     'issues/create-comment',
     'issues/list-comments',
+    'issues/list-for-repo',
     'issues/list-labels-on-issue',
+    'issues/update',
     'issues/update-comment',
     'repos/get-collaborator-permission-level',
     'users/get-authenticated',
