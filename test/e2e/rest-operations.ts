@@ -124,9 +124,12 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   ],
   'reusable-workflow.test.ts': [
     'actions/create-workflow-dispatch',
+    'issues/create',
     'issues/create-comment',
     'issues/list-comments',
+    'issues/list-for-repo',
     'issues/list-labels-on-issue',
+    'issues/update',
     'issues/update-comment',
     'pulls/create',
     'pulls/list',
