@@ -19,7 +19,7 @@ import type { LoopConfig } from '../domain/loop-config.js'
 import { policyFromConfig } from '../domain/policy.js'
 import { markdownText } from '../domain/report/escape.js'
 import type { QueueView } from '../domain/report/loops-table.js'
-import { queuedReason, renderQueued } from '../domain/report/queued.js'
+import { queuedReason, renderQueued, TOLD_IN_LINE } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
 import { hasEnded, type Limit, type QueueWait } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
@@ -55,8 +55,6 @@ export interface SlotJobDeps {
 }
 
 const SAVE_ATTEMPTS = 3
-/** How many of the loops still in line a release tells their new place. */
-const REFRESHED_IN_LINE = 10
 
 /**
  * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
@@ -249,7 +247,7 @@ export async function releaseSlot(
     // Those still in line learn their new place, or that a dependency ended short (the first few:
     // each costs a state read and a comment update).
     const others = { store: otherLoopsStore(run, input.root), clock: deps.clock }
-    for (const { loopId, wait } of released.inLine.slice(0, REFRESHED_IN_LINE)) {
+    for (const { loopId, wait } of released.inLine.slice(0, TOLD_IN_LINE)) {
       const loaded = await others.store.load(loopId)
       if (loaded?.state.status !== 'queued') continue
       const reason = queuedReason(wait, nameOfLoop)
