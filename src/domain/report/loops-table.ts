@@ -5,7 +5,7 @@
  * the dashboard issue, so the two never differ. A status is shown as the state holds it: a new status
  * is one more value, not a new branch here.
  */
-import { type Limit, queueWait, type SlotsRecord } from '../slots.js'
+import { hasEnded, type Limit, queueWait, type SlotsRecord } from '../slots.js'
 import type { LoopState } from '../state.js'
 import { code, inlineText, link } from './escape.js'
 import { queuedReason } from './queued.js'
@@ -82,9 +82,19 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
   if (state.status !== 'queued') return '-'
   if (queue) {
     const statuses = new Map(loops.flatMap((loop) => (loop.state ? [[loop.loopId, loop.state.status] as const] : [])))
-    const wait = queueWait(queue.record, state.loopId, statuses, queue.limit)
-    if (wait) return `${wait.position} of ${wait.queued} in line: ${queuedReason(wait, shortName)}`
-    if (queue.record.running.some((holder) => holder.loopId === state.loopId)) {
+    // A loop that ended (aborted in line, or without giving its slot back) holds no place: the record's
+    // next change drops it, and the places are said as that change will leave them.
+    const live: SlotsRecord = {
+      running: queue.record.running.filter((holder) => !hasEnded(statuses.get(holder.loopId))),
+      queued: queue.record.queued.filter((entry) => !hasEnded(statuses.get(entry.loopId))),
+    }
+    const wait = queueWait(live, state.loopId, statuses, queue.limit)
+    if (wait) {
+      const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit
+      const why = room ? 'a slot is free; it starts at the next change of the queue' : queuedReason(wait, shortName)
+      return `${wait.position} of ${wait.queued} in line: ${why}`
+    }
+    if (live.running.some((holder) => holder.loopId === state.loopId)) {
       return 'admitted: its job is starting'
     }
   }

@@ -101,6 +101,25 @@ describe('loopsTableRows', () => {
       want: '1 of 1 in line: a dependency ended short of COMPLETE (#4 ended CAPPED)',
     },
     {
+      name: 'behind a loop aborted in line, beside one that ended without giving its slot back',
+      loops: [
+        queued({}),
+        { loopId: 'gone', state: loopState('gone', { status: 'aborted' }) },
+        { loopId: 'dead', state: loopState('dead', { status: 'complete' }) },
+      ],
+      queue: {
+        record: {
+          running: [
+            { loopId: 'a', since: 't' },
+            { loopId: 'dead', since: 't' },
+          ],
+          queued: [entry('gone'), entry('q')],
+        },
+        limit: 2,
+      },
+      want: '1 of 1 in line: a slot is free; it starts at the next change of the queue',
+    },
+    {
       name: 'admitted, its job not started yet',
       loops: [queued({ statusReason: 'all 1 slots are in use (max-loops: 1)' })],
       queue: { record: { running: [{ loopId: 'q', since: 't' }], queued: [] }, limit: 1 },
