@@ -9,7 +9,13 @@ import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { type ActionIO, actionsIO } from './action/actions-io.js'
 import { COMMIT_IDENTITY } from './action/commit-identity.js'
-import { dashboardIssues, handleDashboardEdit, isDashboardEdit, updateDashboard } from './action/dashboard.js'
+import {
+  dashboardIssues,
+  handleDashboardEdit,
+  isDashboardEdit,
+  isOrdinaryIssueEdit,
+  updateDashboard,
+} from './action/dashboard.js'
 import { redispatch } from './action/dispatch.js'
 import { isFanOutCommand, runFanOut } from './action/fan-out.js'
 import { handOverIteration, outsideLoopGroup } from './action/hand-over.js'
@@ -23,7 +29,7 @@ import { reportRefusal } from './action/refusal.js'
 import { report } from './action/report.js'
 import { type RunContext, readRunContext, requireRepository } from './action/run-context.js'
 import { readyForMerge } from './action/ship.js'
-import { releaseSlot, takeSlot } from './action/slots.js'
+import { releaseSlot, slotsQueue, takeSlot } from './action/slots.js'
 import { auditRestorer, createStore } from './action/stores.js'
 import { sweep } from './action/sweep.js'
 import { actionsLogger } from './adapters/actions-logger.js'
@@ -101,6 +107,8 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   if (isFanOutCommand(settings.command)) {
     return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact })
   }
+  // The workflow runs on every issue's edits for the dashboard's ticks: any other edit ends here.
+  if (isOrdinaryIssueEdit(runContext)) return io.info('Nothing for the loop in this issues event: issues edited.')
 
   // The loop config comes from the ref that was checked out, before the loop's branch is.
   const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace)
@@ -116,7 +124,8 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   io.setOutput(Outputs.StatePath, store.describe(loopId))
   // An event with nothing for any loop (another issue edited, an unrelated label) leaves it alone too.
   if (issues && interpretEvent(runContext.event.name, runContext.event.payload).kind !== 'none') {
-    jobEnd.dashboard = () => updateDashboard(runContext, store, { issues, logger })
+    const queue = slotsQueue(runContext, root, store)
+    jobEnd.dashboard = () => updateDashboard(runContext, store, { issues, logger, queue })
   }
   const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger)
 

@@ -11,6 +11,7 @@ import { applyDashboardTicks, refreshDashboard } from '../app/dashboard.js'
 import { applyPeopleCommand } from '../app/people-commands.js'
 import { messageOf } from '../config/errors.js'
 import { DASHBOARD_LABEL, noteText } from '../domain/report/dashboard.js'
+import type { QueueView } from '../domain/report/loops-table.js'
 import type { Clock } from '../ports/clock.js'
 import type { DashboardIssues } from '../ports/dashboard.js'
 import type { GitHubPort } from '../ports/github.js'
@@ -20,6 +21,7 @@ import type { ActionIO } from './actions-io.js'
 import { redispatch } from './dispatch.js'
 import { authorizePerson } from './people-commands.js'
 import type { RunContext } from './run-context.js'
+import { releaseSlot, slotsQueue } from './slots.js'
 import { createStore } from './stores.js'
 
 function record(value: unknown): Record<string, unknown> {
@@ -53,7 +55,7 @@ function isLister(store: Store): store is Store & LoopLister {
 export async function updateDashboard(
   run: Pick<RunContext, 'serverUrl' | 'repository'>,
   store: Store,
-  deps: { issues: DashboardIssues; logger: Logger },
+  deps: { issues: DashboardIssues; logger: Logger; queue?: () => Promise<QueueView | null> },
 ): Promise<void> {
   try {
     if (!isLister(store)) throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`)
@@ -76,6 +78,15 @@ export function isDashboardEdit(run: Pick<RunContext, 'settings' | 'event'>): bo
 }
 
 /**
+ * An `issues` `edited` event of any other issue: a workflow that runs on edits for the dashboard's ticks
+ * gets one for every edit in the repository, and none of them is for a loop (a `depends-on:` line is
+ * read only when the loop starts). The job ends before it reads a config or a state, writing nothing.
+ */
+export function isOrdinaryIssueEdit(run: Pick<RunContext, 'settings' | 'event'>): boolean {
+  return run.event.name === 'issues' && text(run.event.payload.action) === 'edited' && !isDashboardEdit(run)
+}
+
+/**
  * An edit of the dashboard issue: the ticks it made (the body before, `changes.body.from`, against the
  * body now) are authorized like people's comments and applied; a loop a tick makes run again gets its
  * next iteration dispatched. The dashboard is then rewritten, saying any tick that was refused.
@@ -84,12 +95,12 @@ export async function handleDashboardEdit(
   run: RunContext,
   root: string,
   deps: {
-    github: Pick<GitHubPort, 'getPermission' | 'getAuthenticatedLogin' | 'dispatchWorkflow'>
+    github: Pick<GitHubPort, 'getPermission' | 'getAuthenticatedLogin' | 'dispatchWorkflow' | 'upsertStickyComment'>
     issues: DashboardIssues
     logger: Logger
     clock: Clock
     redact: (text: string) => string
-    io: Pick<ActionIO, 'writeSummary'>
+    io: Pick<ActionIO, 'writeSummary' | 'setOutput' | 'info'>
   },
 ): Promise<void> {
   const { logger } = deps
@@ -124,6 +135,7 @@ export async function handleDashboardEdit(
       store,
       issues: deps.issues,
       logger,
+      queue: slotsQueue(run, root, store),
       authorize: (actor, actorType) => authorizePerson(deps.github, actor, actorType),
       apply: async (loopId, command, by) => {
         let dir = auditDir(loopId)
@@ -137,7 +149,10 @@ export async function handleDashboardEdit(
           dir = join(runnerTemp, 'loop-controller', 'audit-unrestored', loopId)
         }
         const audit = new AuditTrail(dir, deps.redact)
-        return applyPeopleCommand(command, { loopId, by }, { store, clock: deps.clock, audit })
+        const state = await applyPeopleCommand(command, { loopId, by }, { store, clock: deps.clock, audit })
+        // An aborted loop gives its slot, or its place in line, to the next (as a `/loop abort` does).
+        if (command.kind === 'abort') await releaseSlot(run, { loopId, state, root }, { ...deps, store })
+        return state
       },
       dispatch: async (loopId, state) =>
         (await redispatch(run, { loopId, state }, { github: deps.github, logger, store, clock: deps.clock }))

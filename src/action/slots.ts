@@ -18,7 +18,8 @@ import { initialState } from '../domain/engine/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import { policyFromConfig } from '../domain/policy.js'
 import { markdownText } from '../domain/report/escape.js'
-import { queuedReason, renderQueued } from '../domain/report/queued.js'
+import type { QueueView } from '../domain/report/loops-table.js'
+import { queuedReason, renderQueued, TOLD_IN_LINE } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
 import { hasEnded, type Limit, type QueueWait } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
@@ -54,8 +55,6 @@ export interface SlotJobDeps {
 }
 
 const SAVE_ATTEMPTS = 3
-/** How many of the loops still in line a release tells their new place. */
-const REFRESHED_IN_LINE = 10
 
 /**
  * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
@@ -117,7 +116,7 @@ function stateWorkDir(run: RunContext, root: string): string {
   return join(run.runnerTemp ?? join(root, '..', '_loop-temp'), 'loop-controller', 'git-state')
 }
 
-function slotDeps(run: RunContext, root: string, deps: SlotJobDeps): SlotDeps {
+function slotDeps(run: RunContext, root: string, deps: Pick<SlotJobDeps, 'github' | 'clock' | 'logger'>): SlotDeps {
   return {
     slots: slotStore(run, root),
     clock: deps.clock,
@@ -133,6 +132,18 @@ function slotDeps(run: RunContext, root: string, deps: SlotJobDeps): SlotDeps {
     },
   }
 }
+
+/**
+ * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`;
+ * null where the store keeps none (a store other than git).
+ */
+export function slotsQueue(run: RunContext, root: string, store: Pick<Store, 'kind'>): () => Promise<QueueView | null> {
+  return async () =>
+    store.kind === 'git' ? { record: await slotStore(run, root).current(), limit: run.settings.maxLoops } : null
+}
+
+/** What giving a slot back needs of the job: no audit trail (it saves other loops' states only). */
+export type ReleaseDeps = Pick<SlotJobDeps, 'store' | 'github' | 'io' | 'logger' | 'clock' | 'redact'>
 
 /**
  * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
@@ -221,7 +232,7 @@ export async function takeSlot(
 export async function releaseSlot(
   run: RunContext,
   input: { loopId: string; state?: LoopState; root: string },
-  deps: SlotJobDeps,
+  deps: ReleaseDeps,
 ): Promise<void> {
   const limit = run.settings.maxLoops
   // Without a state in hand (a person's abort), it is read only where this workflow uses the queue.
@@ -236,7 +247,7 @@ export async function releaseSlot(
     // Those still in line learn their new place, or that a dependency ended short (the first few:
     // each costs a state read and a comment update).
     const others = { store: otherLoopsStore(run, input.root), clock: deps.clock }
-    for (const { loopId, wait } of released.inLine.slice(0, REFRESHED_IN_LINE)) {
+    for (const { loopId, wait } of released.inLine.slice(0, TOLD_IN_LINE)) {
       const loaded = await others.store.load(loopId)
       if (loaded?.state.status !== 'queued') continue
       const reason = queuedReason(wait, nameOfLoop)
@@ -309,7 +320,7 @@ async function saveStatus(
 async function reportQueued(
   run: RunContext,
   input: { loopId: string; state: LoopState; wait: QueueWait; summary?: boolean },
-  deps: SlotJobDeps,
+  deps: ReleaseDeps,
 ): Promise<void> {
   const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`
   const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop))

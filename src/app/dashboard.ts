@@ -17,7 +17,7 @@ import {
   noteText,
   renderDashboard,
 } from '../domain/report/dashboard.js'
-import type { ListedLoop } from '../domain/report/loops-table.js'
+import type { ListedLoop, QueueView } from '../domain/report/loops-table.js'
 import type { LoopState } from '../domain/state.js'
 import type { DashboardIssue, DashboardIssues } from '../ports/dashboard.js'
 import type { Logger } from '../ports/logger.js'
@@ -31,6 +31,8 @@ export interface DashboardDeps {
   store: Pick<Store, 'load'> & LoopLister
   issues: DashboardIssues
   logger: Pick<Logger, 'info' | 'warning'>
+  /** The slots record (`max-loops`, `depends-on`), read with each listing; absent where there is none. */
+  queue?: () => Promise<QueueView | null>
 }
 
 /** Every loop the store holds, with its state; a state that cannot be read is named, not fatal. */
@@ -72,9 +74,28 @@ export async function ensureDashboardIssue(
   return kept
 }
 
+/** The loops and the queue as one listing found them: what one body is rendered from. */
+interface Listing {
+  loops: ListedLoop[]
+  queue: QueueView | null
+}
+
+async function listing(deps: Pick<DashboardDeps, 'store' | 'queue' | 'logger'>): Promise<Listing> {
+  const loops = await listLoops(deps.store)
+  let queue: QueueView | null = null
+  try {
+    queue = (await deps.queue?.()) ?? null
+  } catch (error) {
+    // The rows still say `queued` and the reason each loop saved; the record's own problem is named.
+    deps.logger.warning(`The dashboard shows no places in line: ${(error as Error).message}`)
+  }
+  return { loops, queue }
+}
+
 /** Comparable form of what the dashboard shows: a change here is a reason to write again. */
-function fingerprint(loops: readonly ListedLoop[]): string {
-  return JSON.stringify(loops.map((loop) => [loop.loopId, loop.state?.updatedAt ?? null, loop.problem ?? null]))
+function fingerprint({ loops, queue }: Listing): string {
+  const states = loops.map((loop) => [loop.loopId, loop.state?.updatedAt ?? null, loop.problem ?? null])
+  return JSON.stringify([states, queue?.record ?? null])
 }
 
 /**
@@ -86,10 +107,11 @@ export async function refreshDashboard(
   input: { repositoryUrl: string; notes?: readonly string[] },
   deps: DashboardDeps,
 ): Promise<{ issue: DashboardIssue; writes: number }> {
-  let loops = await listLoops(deps.store)
+  let listed = await listing(deps)
   const fresh = (notes: readonly string[]) =>
     renderDashboard({
-      loops,
+      loops: listed.loops,
+      queue: listed.queue,
       repositoryUrl: input.repositoryUrl,
       notes: [...notes, ...(input.notes ?? []).map(noteText)],
     })
@@ -105,9 +127,9 @@ export async function refreshDashboard(
       writes++
       current = body
     }
-    const again = await listLoops(deps.store)
-    if (fingerprint(again) === fingerprint(loops)) break
-    loops = again
+    const again = await listing(deps)
+    if (fingerprint(again) === fingerprint(listed)) break
+    listed = again
   }
   return { issue, writes }
 }

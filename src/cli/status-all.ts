@@ -1,7 +1,8 @@
 /**
  * `loop-controller status --all`: every loop kept in the state directory, one line each (stage,
  * status, iterations of the cap, what it spent, its last verdict, its issue, pull request and last run),
- * or `--json`. The rows are the dashboard issue's (`domain/report/loops-table.ts`).
+ * or `--json` (each loop's status, with the issue it started from and its last run, as the table links
+ * them). The rows are the dashboard issue's (`domain/report/loops-table.ts`).
  */
 import { readdir } from 'node:fs/promises'
 import { join, relative } from 'node:path'
@@ -36,7 +37,11 @@ export async function showAllLoops(place: LoopPlace, values: Values, io: CliIo):
     }
   }
   if (values.json) {
-    const json = rows.map((row) => (row.state ? statusJson(row.state) : { loopId: row.loopId, problem: row.problem }))
+    const json = rows.map((row) => {
+      if (!row.state) return { loopId: row.loopId, problem: row.problem }
+      const [table] = loopsTableRows([row])
+      return { ...statusJson(row.state), issue: table?.issue?.number ?? null, lastRun: table?.lastRun ?? null }
+    })
     io.stdout(`${JSON.stringify(json, null, 2)}\n`)
     return EXIT.complete
   }

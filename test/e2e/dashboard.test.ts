@@ -101,14 +101,20 @@ describe('the action bundle in the sandbox: the dashboard', () => {
       const dashboardNumber = dashboard!.number
       const jobsBefore = jobs.length
 
-      // Another issue edited: a job runs (the workflow listens to edits) and does nothing.
+      // Another issue edited: a job runs (the workflow listens to edits) and ends before it reads a config
+      // or a state (no state path said), writing nothing: no state, no comment, the dashboard as it was.
       const other = sandbox.api.model.createIssue(sandbox.api.model.user('alice'), 'Notes', 'draft')
+      const stateTip = sandbox.engine.resolveRef('refs/heads/loop-state')
+      const comments = sandbox.api.model.comments.length
       const otherJob = await sandbox.editIssue('alice', other.number, 'draft, edited')
       jobs = await sandbox.waitForIdle(MINUTE)
       expect(otherJob?.conclusion, describeJobs(jobs)).toBe('success')
-      expect(otherJob?.stdout).toMatch(/Nothing for the loop in this issues event/)
+      expect(otherJob?.stdout).toMatch(/Nothing for the loop in this issues event: issues edited\./)
+      expect(otherJob?.outputs['state-path']).toBeUndefined()
       expect(jobs).toHaveLength(jobsBefore + 1)
       expect(dashboardBody(sandbox)).toBe(body)
+      expect(sandbox.engine.resolveRef('refs/heads/loop-state')).toBe(stateTip)
+      expect(sandbox.api.model.comments).toHaveLength(comments)
 
       // bob ticks: refused, said under the table, the box unticked again, nothing dispatched.
       const bobJob = await sandbox.editIssue('bob', dashboardNumber, ticked(body, 'resume:stuck'))

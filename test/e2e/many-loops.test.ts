@@ -1,15 +1,20 @@
-// End to end: many loops at once. Five issues labelled `loop` at once with `max-loops: 2`: two run,
-// three are saved queued and told so in their status comments, and each loop that ends hands its
-// slot to the next (a workflow dispatch of the queued loop). One issue's body says `depends-on: #<first>`:
-// it is admitted only once that loop is COMPLETE. The proof is the branch history of queue.json on the
-// state branch: no version has more than two loops holding a slot. And a dependency that ends BLOCKED
-// keeps its dependent queued, its comment saying so.
+// End to end: many loops at once, with the dashboard. Five issues labelled `loop` at once with
+// `max-loops: 2`: two run, three are saved queued and told so in their status comments, and each loop
+// that ends hands its slot to the next (a workflow dispatch of the queued loop). One issue's body says
+// `depends-on: #<first>`: it is admitted only once that loop is COMPLETE. The proof is the branch
+// history of queue.json on the state branch (no version has more than two loops holding a slot) and
+// the jobs' own times (no more than two iterations at any moment). After each job the dashboard lists
+// every loop so far, a queued one with its place in line; at the end one dashboard lists all five
+// COMPLETE. And a dependency that ends BLOCKED keeps its dependent queued, its comment and its
+// dashboard row saying so, until a writer's tick aborts it and so frees its place in line.
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseSlotsRecord, type SlotsRecord, slotProblems } from '../../src/domain/slots.js'
+import type { Sandbox } from '../sandbox/sandbox.js'
+import type { JobRecord } from '../sandbox/workflow-engine.js'
 import {
   botComments,
   checkOperationsExercised,
@@ -61,12 +66,73 @@ function statusCommentOn(s: Scenario, issueNumber: number): string {
     .join('\n')
 }
 
+/** The open dashboards, lowest number first (a race may open two for a moment; the lower is kept). */
+function dashboards(sandbox: Sandbox) {
+  return [...sandbox.api.model.issues.values()]
+    .filter((issue) => issue.state === 'open' && issue.labels.some((label) => label.name === 'loop/dashboard'))
+    .sort((a, b) => a.number - b.number)
+}
+
+/** The dashboard's rows: loop id → its cells (loop, stage, status, …, queue). */
+function dashboardRows(body: string): Map<string, string[]> {
+  const rows = new Map<string, string[]>()
+  for (const line of body.split('\n').filter((candidate) => candidate.startsWith('| `'))) {
+    const cells = line.split(' | ').map((cell) => cell.replace(/^\| |\*\*| \|$/g, ''))
+    rows.set(cells[0]?.replaceAll('`', '') ?? '', cells)
+  }
+  return rows
+}
+
+const STATUS = 2
+const QUEUE = 9
+/** Where a loop's status may have moved by the time its job's dashboard is read. */
+const LATER: Record<string, string[]> = { queued: ['queued', 'running', 'complete'], complete: ['complete'] }
+/** A queued loop's row: its place in line and why, or admitted (its job starting). */
+const QUEUED_ROW = /^([1-3] of [1-3] in line: .+|admitted: its job is starting)$/
+
+/**
+ * The most iterations running at one moment. An iteration runs from its job's start to the moment its
+ * loop was saved COMPLETE (its journey's `completed` event): the job gives its slot back after that,
+ * before its last steps (the report, the dashboard), so the next job may start while it ends.
+ */
+async function mostIterationsAtOnce(s: Scenario, jobs: readonly JobRecord[]): Promise<number> {
+  const edges: Array<[number, number]> = []
+  for (const job of jobs.filter((candidate) => candidate.outputs.status === 'complete')) {
+    const loopId = job.outputs['loop-id']
+    const log = (await s.sandbox.git.show('loop-state', `${loopId}/audit/journey-log.jsonl`)) ?? ''
+    const events = log
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; at: string })
+    const completed = events.find((event) => event.type === 'completed')
+    if (job.startedAt === undefined || !completed) throw new Error(`job ${job.runId} of ${loopId}: no start or end`)
+    edges.push([job.startedAt, 1], [Date.parse(completed.at), -1])
+  }
+  // At one instant an end comes before a start: touching is not overlapping.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+  let running = 0
+  let most = 0
+  for (const [, step] of edges) {
+    running += step
+    most = Math.max(most, running)
+  }
+  return most
+}
+
 describe('the action bundle in the sandbox: many loops at once', () => {
   it(
     'five issues labelled at once with max-loops 2: never more than two hold a slot, three are queued and told so, the dependent starts after its dependency is COMPLETE, all five COMPLETE',
     async () => {
-      scenario = await startScenario({ steps: 1, workflowWith: { 'max-loops': '2' } })
+      scenario = await startScenario({ steps: 1, workflowWith: { 'max-loops': '2', dashboard: 'true' } })
       const { sandbox, signals } = scenario
+      // The dashboard each job left, read the moment it ended, with the loops whose jobs had ended.
+      const seen: { job: JobRecord; body: string | undefined; loopsSoFar: string[] }[] = []
+      const loopsSoFar = new Set<string>()
+      sandbox.engine.onJobFinished((job) => {
+        const loopId = job.outputs['loop-id']
+        if (job.outputs.status !== undefined && loopId) loopsSoFar.add(loopId)
+        seen.push({ job, body: dashboards(sandbox)[0]?.body ?? undefined, loopsSoFar: [...loopsSoFar] })
+      })
       const issues: number[] = []
       for (let i = 1; i <= 4; i++) issues.push((await sandbox.openIssue('alice', `Climb ${i}`, 'One step.')).number)
       const first = issues[0]!
@@ -77,8 +143,8 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       writeFileSync(join(signals, 'hold'), '')
       await Promise.all(issues.map((issue) => sandbox.label('alice', issue, 'loop')))
       await until(
-        'three loops queued',
-        () => sandbox.jobs.filter((job) => job.outputs.status === 'queued').length >= 3,
+        'three loops queued, their jobs ended',
+        () => sandbox.jobs.filter((job) => job.outputs.status === 'queued' && job.status === 'completed').length >= 3,
         2 * MINUTE,
       )
       const queuedJobs = sandbox.jobs.filter((job) => job.outputs.status === 'queued')
@@ -95,6 +161,17 @@ describe('the action bundle in the sandbox: many loops at once', () => {
           expect(comment).toMatch(/all 2 slots are in use \(max-loops: 2\).*slots: 2 of 2 in use/s)
       }
       expect(statusCommentOn(scenario, dependent)).toContain(`it waits for #${first} to be COMPLETE`)
+      // All five are labelled: the dashboard lists them, the three queued ones with their places 1 to 3.
+      const lined = dashboardRows(dashboards(sandbox)[0]?.body ?? '')
+      expect([...lined.keys()].sort()).toEqual(issues.map((issue) => `issue-${issue}`).sort())
+      const places = queuedIssues.map((issue) => lined.get(`issue-${issue}`) ?? [])
+      expect(places.map((row) => row[STATUS])).toEqual(['queued', 'queued', 'queued'])
+      expect(places.map((row) => row[QUEUE]?.slice(0, 12)).sort()).toEqual([
+        '1 of 3 in li',
+        '2 of 3 in li',
+        '3 of 3 in li',
+      ])
+      expect(lined.get(`issue-${dependent}`)?.[QUEUE]).toContain(`it waits for \\#${first} to be COMPLETE`)
       writeFileSync(join(signals, 'go-1'), '')
 
       const jobs = await sandbox.waitForIdle(4 * MINUTE)
@@ -126,6 +203,8 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       }
       expect([...admittedAt.keys()].sort()).toEqual(issues.map((issue) => `issue-${issue}`).sort())
       expect(history.at(-1)?.record).toEqual({ running: [], queued: [] })
+      // The jobs' own times say the same: two iterations ran at once, never three.
+      expect(await mostIterationsAtOnce(scenario, jobs), why).toBe(2)
       // The dependent was admitted by a change that saw its dependency COMPLETE.
       const dependentAdmitted = admittedAt.get(`issue-${dependent}`)!
       expect(await statusAt(scenario, dependentAdmitted, `issue-${first}`)).toBe('complete')
@@ -145,15 +224,46 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         expect(comments, why).toHaveLength(1)
         expect(comments[0]?.body).toContain('COMPLETE')
       }
+      // After every job, its dashboard listed every loop whose job had ended, each queued one with its place.
+      expect(seen.length, why).toBe(jobs.length)
+      for (const { job, body, loopsSoFar: loops } of seen) {
+        const rows = dashboardRows(body ?? '')
+        const after = `after run ${job.runId} (${job.outputs['loop-id']}: ${job.outputs.status})\n${body}`
+        expect(
+          loops.filter((loopId) => !rows.has(loopId)),
+          after,
+        ).toEqual([])
+        const own = rows.get(job.outputs['loop-id'] ?? '')
+        expect(LATER[job.outputs.status ?? '']?.includes(own?.[STATUS] ?? ''), after).toBe(true)
+        for (const row of rows.values()) {
+          if (row[STATUS] === 'queued') expect(row[QUEUE], after).toMatch(QUEUED_ROW)
+          else expect(row[QUEUE], after).toBe('-')
+        }
+      }
+      // One dashboard at the end, every loop COMPLETE on it and nothing left to tick.
+      expect(dashboards(sandbox), why).toHaveLength(1)
+      const end = dashboardRows(dashboards(sandbox)[0]?.body ?? '')
+      expect([...end.values()].map((row) => [row[0], row[STATUS]])).toEqual(
+        issues
+          .map((issue) => `issue-${issue}`)
+          .sort()
+          .map((loopId) => [`\`${loopId}\``, 'complete']),
+      )
+      expect(dashboards(sandbox)[0]?.body).not.toContain('- [ ]')
       expectFaithful(scenario)
     },
     6 * MINUTE,
   )
 
   it(
-    'a dependency that ends BLOCKED keeps its dependent queued, and the dependent is told so; a garbled depends-on line refuses the start',
+    'a dependency that ends BLOCKED keeps its dependent queued, and the dependent is told so (its comment, its dashboard row) until a tick aborts it; a garbled depends-on line refuses the start',
     async () => {
-      scenario = await startScenario({ steps: 1, stuck: true })
+      scenario = await startScenario({
+        steps: 1,
+        stuck: true,
+        issueTypes: ['labeled', 'edited'],
+        workflowWith: { dashboard: 'true' },
+      })
       const { sandbox } = scenario
       const dependency = (await sandbox.openIssue('alice', 'Climb (it cannot)', 'One step.')).number
       const dependent = (await sandbox.openIssue('alice', 'Then climb', `depends-on: #${dependency}`)).number
@@ -203,6 +313,33 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       const comment = statusCommentOn(scenario, dependent)
       expect(comment).toContain(`#${dependency} ended BLOCKED`)
       expect(comment).toContain(`It stays queued: #${dependency} must be resumed and reach COMPLETE`)
+      // The dashboard says the same on the dependent's row, and offers to drop it.
+      const [dashboard] = dashboards(sandbox)
+      const body = dashboard?.body ?? ''
+      const row = dashboardRows(body).get(`issue-${dependent}`)
+      expect([row?.[STATUS], row?.[QUEUE]], body).toEqual([
+        'queued',
+        `1 of 1 in line: a dependency ended short of COMPLETE (\\#${dependency} ended BLOCKED)`,
+      ])
+      const box = `- [ ] <!-- loop-dashboard:abort:issue-${dependent} -->`
+      expect(body).toContain(`${box} Abort \`issue-${dependent}\` (queued: it gives up its place in line)`)
+      expect(body).toContain(`<!-- loop-dashboard:resume:issue-${dependency} -->`)
+
+      // alice ticks the abort: the loop is aborted by her, and its place in line is given up.
+      const jobsBefore = sandbox.jobs.length
+      const tickJob = await sandbox.editIssue('alice', dashboard!.number, body.replace(box, box.replace('[ ]', '[x]')))
+      const afterTick = await sandbox.waitForIdle(MINUTE)
+      const whyTick = describeJobs(afterTick)
+      expect(tickJob?.conclusion, whyTick).toBe('success')
+      // Nothing is started in its place (no other loop waits).
+      expect(afterTick.length, whyTick).toBe(jobsBefore + 1)
+      const aborted = JSON.parse((await sandbox.git.show('loop-state', `issue-${dependent}/loop-state.json`)) ?? '{}')
+      expect([aborted.status, aborted.statusReason], whyTick).toEqual(['aborted', 'aborted by alice'])
+      const queue = (await queueHistory(scenario)).at(-1)?.record
+      expect(queue, whyTick).toEqual({ running: [], queued: [] })
+      const ticked = dashboardRows(dashboards(sandbox)[0]?.body ?? '').get(`issue-${dependent}`)
+      expect([ticked?.[STATUS], ticked?.[QUEUE]]).toEqual(['aborted', '-'])
+      expect(dashboards(sandbox)[0]?.body).toMatch(new RegExp(`- alice ticked abort \`issue-${dependent}\`: done`))
 
       const refusedJob = jobs.find((job) => job.outputs['loop-id'] === `issue-${garbled}` && job.outputs.status)
       expect([refusedJob?.outputs.status, refusedJob?.conclusion], why).toEqual(['refused', 'success'])

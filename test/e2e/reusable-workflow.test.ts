@@ -111,7 +111,7 @@ describe('the reusable workflow, called by the example workflows', () => {
   )
 
   it(
-    'runs loop-from-issue.yml → .github/workflows/loop.yml when a writer labels an issue: the agent install step, then Claude (offline stand-ins) to COMPLETE',
+    'runs loop-from-issue.yml → .github/workflows/loop.yml when a writer labels an issue: the agent install step, then Claude (offline stand-ins) to COMPLETE, on the dashboard; an ordinary issue`s edit skips the job, the dashboard`s runs it',
     async () => {
       const bin = mkdtempSync(join(tmpdir(), 'loop-e2e-bin-'))
       fakeNpmAndClaude(bin)
@@ -151,6 +151,39 @@ describe('the reusable workflow, called by the example workflows', () => {
         expect(npmLog).toContain('npm test')
         expect(ran.at(-1)!.outputs.status, why).toBe('complete')
         expect(ran.at(-1)!.inputs).toMatchObject({ 'loop-id': `issue-${issue.number}` })
+
+        // The example keeps the dashboard: one pinned issue, the loop on it COMPLETE.
+        const [dashboard, ...more] = [...sandbox.api.model.issues.values()].filter((candidate) =>
+          candidate.labels.some((label) => label.name === 'loop/dashboard'),
+        )
+        expect(more, why).toEqual([])
+        expect(dashboard?.pinned, why).toBe(true)
+        const body = dashboard?.body ?? ''
+        expect(body).toMatch(
+          new RegExp(`^\\| \`issue-${issue.number}\` \\| COMPLETE \\| \\*\\*complete\\*\\* \\|`, 'm'),
+        )
+        // An edit of an ordinary issue: the caller's `if:` skips the job, so nothing runs and nothing is written.
+        const stateTip = sandbox.engine.resolveRef('refs/heads/loop-state')
+        const comments = botComments(sandbox).length
+        const edit = await sandbox.editIssue('alice', issue.number, 'Two steps, please. (Edited: typo.)')
+        await sandbox.waitForIdle(MINUTE)
+        const editJobs = sandbox.jobs.filter((job) => job.runId === edit?.runId)
+        expect(
+          editJobs.map((job) => [job.conclusion, job.steps.length]),
+          describeJobs(sandbox.jobs),
+        ).toEqual(editJobs.map(() => ['skipped', 0]))
+        // An edit of the dashboard runs the job (a tick is such an edit); one that ticks nothing changes nothing.
+        const note = await sandbox.editIssue('alice', dashboard!.number, `${body}\nA note of alice's.\n`)
+        const after = await sandbox.waitForIdle(MINUTE)
+        const called = after.find((job) => job.runId === note?.runId && job.conclusion !== 'skipped')
+        expect([note?.conclusion, called?.event, called?.conclusion], describeJobs(after)).toEqual([
+          'success',
+          'issues',
+          'success',
+        ])
+        expect(called?.stdout).toMatch(/The edit by alice ticks no box of the dashboard: nothing to do/)
+        expect(sandbox.engine.resolveRef('refs/heads/loop-state')).toBe(stateTip)
+        expect(botComments(sandbox)).toHaveLength(comments)
         expect(sandbox.api.violations).toEqual([])
         expect(sandbox.engine.problems).toEqual([])
       } finally {

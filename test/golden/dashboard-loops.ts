@@ -1,7 +1,8 @@
 // The loops one dashboard lists, in every state a person meets there (running, waiting at a gate,
-// BLOCKED, capped, COMPLETE, one whose text is hostile, and one whose state cannot be read). The
-// golden dashboard and the renderer's tests both read these.
-import type { ListedLoop } from '../../src/domain/report/loops-table.js'
+// BLOCKED, capped, COMPLETE, queued for a slot, queued behind a dependency that ended BLOCKED, one
+// whose text is hostile, and one whose state cannot be read), and the slots record they are kept in.
+// The golden dashboard and the renderer's tests both read these.
+import type { ListedLoop, QueueView } from '../../src/domain/report/loops-table.js'
 import type { LoopState } from '../../src/domain/state.js'
 import { policyOf, startState } from '../unit/engine/helpers.js'
 
@@ -97,5 +98,42 @@ export function dashboardLoops(): ListedLoop[] {
       }),
     },
     { loopId: 'broken', state: null, problem: 'loop-state.json failed validation | moved aside' },
+    {
+      loopId: 'issue-7',
+      state: loopState('issue-7', {
+        status: 'queued',
+        statusReason: 'all 2 slots are in use (max-loops: 2)',
+        task: { source: 'issue', number: 7, title: 'Next', body: '', author: 'alice' },
+      }),
+    },
+    {
+      loopId: 'issue-9',
+      state: loopState('issue-9', {
+        status: 'queued',
+        statusReason: 'it waits for stuck to be COMPLETE',
+        task: { source: 'issue', number: 9, title: 'After stuck', body: '', author: 'alice' },
+      }),
+    },
   ]
+}
+
+/** The slots record: two loops run (`max-loops: 2`); `issue-7` waits for a slot, `issue-9` for `stuck`. */
+export function dashboardQueue(): QueueView {
+  const entry = (loopId: string, dependsOn: string[]) => ({
+    loopId,
+    since: '2025-01-01T00:00:00.000Z',
+    dependsOn,
+    workflow: 'loop.yml',
+    ref: 'main',
+  })
+  return {
+    record: {
+      running: [
+        { loopId: 'climbing', since: '2025-01-01T00:00:00.000Z' },
+        { loopId: 'gated', since: '2025-01-01T00:00:00.000Z' },
+      ],
+      queued: [entry('issue-7', []), entry('issue-9', ['stuck'])],
+    },
+    limit: 2,
+  }
 }

@@ -72,7 +72,21 @@ describe('workflow files and expressions', () => {
     ).toBe(true)
     expect(
       evaluateCondition('contains(fromJSON(\'["a","b"]\'), inputs[\'loop-id\'])', { inputs: { 'loop-id': 'B' } }),
-    ).toBe(true)
+    ).toBe(true) // Object filters, as GitHub documents them: `fruits.*.name` is every fruit's name.
+    const labelled = (...names: string[]) => ({
+      github: { event: { issue: { labels: names.map((name) => ({ name })) } } },
+    })
+    const dashboardEdit = "contains(github.event.issue.labels.*.name, 'loop/dashboard')"
+    expect(evaluateCondition(dashboardEdit, labelled('bug', 'loop/dashboard'))).toBe(true)
+    expect(evaluateCondition(dashboardEdit, labelled('bug'))).toBe(false)
+    expect(evaluateCondition(dashboardEdit, labelled())).toBe(false)
+    expect(evaluateExpression('fruits.*.name', { fruits: [{ name: 'apple' }, { name: 'pear' }, { size: 2 }] })).toEqual(
+      ['apple', 'pear'],
+    )
+    expect(evaluateExpression('vegetables.*.portions', { vegetables: { a: { portions: ['roots'] } } })).toEqual([
+      ['roots'],
+    ])
+    expect(evaluateExpression('nothing.*.name', {})).toEqual([])
   })
 
   it('reads triggers, dispatch inputs, concurrency, permissions and the action step', () => {

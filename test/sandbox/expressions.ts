@@ -84,8 +84,8 @@ export const callsStatusFunction = (condition: string): boolean =>
 /**
  * Evaluates one expression (the text inside `${{ }}`) as GitHub does: literals, context paths
  * (`github.event.issue.number`, `inputs['loop-id']`), `!`, `==`, `!=`, `<`, `>`, `<=`, `>=`, `&&`, `||`,
- * parentheses, and the functions contains, startsWith, endsWith, format, join, toJSON, fromJSON,
- * success, always, failure, cancelled.
+ * parentheses, object filters (`github.event.issue.labels.*.name`), and the functions contains,
+ * startsWith, endsWith, format, join, toJSON, fromJSON, success, always, failure, cancelled.
  */
 export function evaluateExpression(expression: string, context: ExpressionContext): unknown {
   const tokens = tokenize(expression)
@@ -180,22 +180,33 @@ export function evaluateExpression(expression: string, context: ExpressionContex
       return fn(...args)
     }
     let value: unknown = context[word]
+    // After an object filter (`labels.*.name`) each step applies to every element, as GitHub's does.
+    let filtered = false
+    const step = (key: string): unknown =>
+      filtered ? (value as unknown[]).flatMap((element) => present(member(element, key))) : member(value, key)
     for (;;) {
       const next = peek()?.text
       if (next === '.') {
         take('.')
         const property = take().text
-        value = property === '*' ? value : member(value, property)
+        if (property === '*') {
+          value = filtered ? (value as unknown[]).flatMap(elements) : elements(value)
+          filtered = true
+        } else value = step(property)
       } else if (next === '[') {
         take('[')
         const key = orExpression()
         take(']')
-        value = member(value, String(key))
+        value = step(String(key))
       } else {
         return value
       }
     }
   }
+  /** The elements an object filter selects: an array's items, an object's values, nothing otherwise. */
+  const elements = (value: unknown): unknown[] =>
+    Array.isArray(value) ? [...value] : value !== null && typeof value === 'object' ? Object.values(value) : []
+  const present = (value: unknown): unknown[] => (value === undefined ? [] : [value])
   const member = (value: unknown, property: string): unknown =>
     value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[property] : undefined
   const result = orExpression()

@@ -51,6 +51,12 @@ export class GitSlotStore implements SlotStore {
     return `git branch ${this.branch.name} of ${this.remote}, file ${SLOTS_FILE}`
   }
 
+  /** The record at the branch's tip (empty before the first change): a read, nothing written. */
+  async current(): Promise<SlotsRecord> {
+    const tip = await this.branch.fetch()
+    return tip.commit ? this.read(tip.commit) : EMPTY_SLOTS
+  }
+
   async update<T>(
     loops: readonly string[],
     change: (record: SlotsRecord, statuses: Statuses) => SlotChange<T>,

@@ -1,7 +1,7 @@
 /**
  * The dashboard issue's body: every loop's row (`loops-table.ts`), then one checkbox per thing a person
- * can do to a loop from here (resume a BLOCKED loop, approve each pending gate, abort a running or
- * waiting one), then notes on ticks that changed nothing. Each box carries a hidden marker naming its
+ * can do to a loop from here (resume a BLOCKED loop, approve each pending gate, abort a running,
+ * waiting or queued one), then notes on ticks that changed nothing. Each box carries a hidden marker naming its
  * loop and action, as Renovate's Dependency Dashboard does, so a tick is read back from the edited body
  * (`dashboard-ticks.ts`). Pure, and stable: the same loops give the same body, so an unchanged body is
  * never written again.
@@ -9,7 +9,7 @@
 import type { LoopState } from '../state.js'
 import { code, inlineText, markdownText } from './escape.js'
 import { COMMENT_MAX_CHARS } from './limits.js'
-import { type ListedLoop, loopsTableRows, renderLoopsMarkdown } from './loops-table.js'
+import { type ListedLoop, loopsTableRows, type QueueView, renderLoopsMarkdown } from './loops-table.js'
 
 export const DASHBOARD_TITLE = 'Loop dashboard'
 /** The label that finds the dashboard among the issues the controller opened. */
@@ -59,7 +59,9 @@ function label(loopId: string, action: DashboardAction, state: LoopState): strin
     case 'approve':
       return `Approve gate ${code(action.gate)} of ${code(loopId)}`
     case 'abort':
-      return `Abort ${code(loopId)} (${inlineText(state.status)})`
+      return state.status === 'queued'
+        ? `Abort ${code(loopId)} (queued: it gives up its place in line)`
+        : `Abort ${code(loopId)} (${inlineText(state.status)})`
   }
 }
 
@@ -71,7 +73,10 @@ export function dashboardActions(state: LoopState): DashboardAction[] {
     .filter((gate) => state.gates[gate]?.status === 'pending')
     .sort()
   for (const gate of pending) actions.push({ kind: 'approve', gate })
-  if (state.status === 'running' || state.status === 'waiting') actions.push({ kind: 'abort' })
+  // A queued loop's abort also gives up its place in line (the job that applies it releases it).
+  if (state.status === 'running' || state.status === 'waiting' || state.status === 'queued') {
+    actions.push({ kind: 'abort' })
+  }
   return actions
 }
 
@@ -118,6 +123,8 @@ export function renderDashboard(input: {
   loops: readonly ListedLoop[]
   repositoryUrl: string
   notes?: readonly string[]
+  /** The slots record, when the store keeps one: a queued loop's row says its place in line and why. */
+  queue?: QueueView | null
   /** At most this many characters (GitHub's issue body holds 65,536); default that. */
   maxChars?: number
 }): string {
@@ -142,10 +149,10 @@ const FINISHED: readonly string[] = ['complete', 'aborted']
 
 function renderBody(
   loops: readonly ListedLoop[],
-  input: { repositoryUrl: string; notes?: readonly string[] },
+  input: { loops: readonly ListedLoop[]; repositoryUrl: string; notes?: readonly string[]; queue?: QueueView | null },
   hidden: number,
 ): string {
-  const rows = loopsTableRows(loops, input.repositoryUrl)
+  const rows = loopsTableRows(loops, input.repositoryUrl, input.queue, input.loops)
   const boxes = dashboardBoxes(loops)
   const notes = (input.notes ?? []).slice(-MAX_NOTES)
   const omitted =

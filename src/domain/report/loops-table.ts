@@ -1,11 +1,14 @@
 /**
- * Every loop on one row: stage, status, iterations of the cap, what it spent, its last verdict and its
- * links (issue, pull request, last run). One model, two renderings: plain columns for
- * `loop-controller status --all` and a Markdown table for the dashboard issue, so the two never differ.
- * A status is shown as the state holds it: a new status is one more value, not a new branch here.
+ * Every loop on one row: stage, status, iterations of the cap, what it spent, its last verdict, its
+ * links (issue, pull request, last run) and, for a queued loop, its place in line and why it waits.
+ * One model, two renderings: plain columns for `loop-controller status --all` and a Markdown table for
+ * the dashboard issue, so the two never differ. A status is shown as the state holds it: a new status
+ * is one more value, not a new branch here.
  */
+import { hasEnded, type Limit, queueWait, type SlotsRecord } from '../slots.js'
 import type { LoopState } from '../state.js'
 import { code, inlineText, link } from './escape.js'
+import { queuedReason } from './queued.js'
 
 /** A loop as a lister found it: its state, or why it could not be read. */
 export interface ListedLoop {
@@ -24,6 +27,14 @@ export interface LoopsTableRow {
   issue: { number: number; url: string | null } | null
   pullRequest: { number: number; url: string | null } | null
   lastRun: { id: string; url: string } | null
+  /** A queued loop's place in line and why it waits; `-` for any other status. */
+  queue: string
+}
+
+/** The slots record (`queue.json`) as one read found it, and the `max-loops` it is kept under. */
+export interface QueueView {
+  record: SlotsRecord
+  limit: Limit
 }
 
 /** The columns, in order, as both renderings title them. */
@@ -37,6 +48,7 @@ export const LOOPS_TABLE_COLUMNS = [
   'issue',
   'pull request',
   'last run',
+  'queue',
 ] as const
 
 /** Wall time, then tokens and cost when the agent reported any. */
@@ -56,11 +68,51 @@ export function lastVerdictText(state: LoopState): string {
   return failed === 0 ? `pass (${results.length})` : `fail (${failed} of ${results.length})`
 }
 
+/** A loop as the queue cell names it: `#12` for an issue's loop, else its id. */
+function shortName(loopId: string): string {
+  return /^issue-[1-9][0-9]*$/.test(loopId) ? `#${loopId.slice('issue-'.length)}` : loopId
+}
+
+/**
+ * Where a queued loop stands: its place in line and why (from the record, with the statuses the listed
+ * loops give, so a dependency that ended short of COMPLETE is said the moment it ends); admitted when
+ * the record gave it a slot and its job has yet to start; the state's own reason without a record.
+ */
+export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?: QueueView | null): string {
+  if (state.status !== 'queued') return '-'
+  if (queue) {
+    const statuses = new Map(loops.flatMap((loop) => (loop.state ? [[loop.loopId, loop.state.status] as const] : [])))
+    // A loop that ended (aborted in line, or without giving its slot back) holds no place: the record's
+    // next change drops it, and the places are said as that change will leave them.
+    const live: SlotsRecord = {
+      running: queue.record.running.filter((holder) => !hasEnded(statuses.get(holder.loopId))),
+      queued: queue.record.queued.filter((entry) => !hasEnded(statuses.get(entry.loopId))),
+    }
+    const wait = queueWait(live, state.loopId, statuses, queue.limit)
+    if (wait) {
+      const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit
+      const why = room ? 'a slot is free; it starts at the next change of the queue' : queuedReason(wait, shortName)
+      return `${wait.position} of ${wait.queued} in line: ${why}`
+    }
+    if (live.running.some((holder) => holder.loopId === state.loopId)) {
+      return 'admitted: its job is starting'
+    }
+  }
+  return state.statusReason || 'queued'
+}
+
 /**
  * The rows of `loops`, sorted by loop id. `repositoryUrl` (`https://github.com/owner/repo`) links the
  * issue a loop started from; without it (a local state directory) the issue is named, not linked.
+ * `queue`, when the slots record was read, says where each queued loop stands, from the statuses of
+ * `everyLoop` (default `loops`: a table that shows only some loops still knows their dependencies').
  */
-export function loopsTableRows(loops: readonly ListedLoop[], repositoryUrl?: string): LoopsTableRow[] {
+export function loopsTableRows(
+  loops: readonly ListedLoop[],
+  repositoryUrl?: string,
+  queue?: QueueView | null,
+  everyLoop: readonly ListedLoop[] = loops,
+): LoopsTableRow[] {
   return [...loops]
     .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
     .map(({ loopId, state, problem }) => {
@@ -75,6 +127,7 @@ export function loopsTableRows(loops: readonly ListedLoop[], repositoryUrl?: str
           issue: null,
           pullRequest: null,
           lastRun: null,
+          queue: '-',
         }
       }
       const task = state.task
@@ -91,6 +144,7 @@ export function loopsTableRows(loops: readonly ListedLoop[], repositoryUrl?: str
             : null,
         pullRequest: state.pullRequest ? { number: state.pullRequest.number, url: state.pullRequest.url } : null,
         lastRun: state.lastRun ?? null,
+        queue: queueText(state, everyLoop, queue),
       }
     })
 }
@@ -106,6 +160,7 @@ function plainCells(row: LoopsTableRow): string[] {
     row.issue ? `#${row.issue.number}` : '-',
     row.pullRequest ? `#${row.pullRequest.number}` : '-',
     row.lastRun ? row.lastRun.id : '-',
+    row.queue,
   ]
 }
 
@@ -140,6 +195,7 @@ export function renderLoopsMarkdown(rows: readonly LoopsTableRow[]): string {
       row.issue ? linked(`#${row.issue.number}`, row.issue.url) : '-',
       row.pullRequest ? linked(`#${row.pullRequest.number}`, row.pullRequest.url) : '-',
       row.lastRun ? linked(`run ${row.lastRun.id}`, row.lastRun.url) : '-',
+      row.queue === '-' ? '-' : inlineText(row.queue, 200),
     ]
     return `| ${cells.join(' | ')} |`
   })

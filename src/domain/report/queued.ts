@@ -5,6 +5,12 @@
 import type { QueueWait } from '../slots.js'
 import { code } from './escape.js'
 
+/**
+ * How many of the loops in line a release tells their new place (each costs a state read and a comment
+ * update); one further back is told once a release finds it among them (the dashboard always shows it).
+ */
+export const TOLD_IN_LINE = 10
+
 /** The one line that says why the loop waits, kept as the state's `statusReason`. */
 export function queuedReason(wait: QueueWait, issueOf: (loopId: string) => string = (id) => id): string {
   const { dependencies } = wait
@@ -47,7 +53,11 @@ export function renderQueued(
     // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
     `**Why:** ${queuedReason(wait, issueOf)}.`,
     '',
-    `**Place in line:** ${wait.position} of ${wait.queued} queued; slots: ${slots}.`,
+    `**Place in line:** ${wait.position} of ${wait.queued} queued; slots: ${slots}.${
+      wait.position > TOLD_IN_LINE
+        ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
+        : ''
+    }`,
     '',
     `**Next:** ${queuedNext(wait, issueOf)}`,
   ]

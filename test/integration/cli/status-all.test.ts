@@ -1,4 +1,6 @@
 // `status --all`: every loop in the state directory on one line each, and as JSON.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cli, tempRepo } from './helpers.js'
 
@@ -25,13 +27,22 @@ describe('status --all', () => {
     expect(all.code).toBe(0)
     const lines = all.stdout.trim().split('\n')
     expect(lines[0]).toMatch(
-      /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run$/,
+      /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run\s+queue$/,
     )
-    expect(lines[1]).toMatch(/^green\s+COMPLETE\s+complete\s+1 of 2\s+\d+ s\s+pass \(1\)\s+-\s+-\s+-$/)
-    expect(lines[2]).toMatch(/^red\s+\w+\s+(blocked|capped)\s+\d of 2\s+\d+ s\s+fail \(1 of 1\)\s+-\s+-\s+-$/)
+    expect(lines[1]).toMatch(/^green\s+COMPLETE\s+complete\s+1 of 2\s+\d+ s\s+pass \(1\)\s+-\s+-\s+-\s+-$/)
+    expect(lines[2]).toMatch(/^red\s+\w+\s+(blocked|capped)\s+\d of 2\s+\d+ s\s+fail \(1 of 1\)\s+-\s+-\s+-\s+-$/)
 
-    const json = JSON.parse((await cli(repo, 'status', '--all', '--json')).stdout) as { loopId: string }[]
-    expect(json.map((loop) => loop.loopId)).toEqual(['green', 'red'])
+    // A loop that started from an issue and ran on GitHub (its state from the git store's branch).
+    const path = join(repo, '.loop', 'green', 'loop-state.json')
+    const lastRun = { id: '77', url: 'https://github.com/acme/demo/actions/runs/77' }
+    const task = { source: 'issue', number: 12, title: 'Make it', body: '', author: 'alice' }
+    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), task, lastRun }))
+    const json = JSON.parse((await cli(repo, 'status', '--all', '--json')).stdout) as Record<string, unknown>[]
+    expect(json.map((loop) => [loop.loopId, loop.status, loop.issue, loop.lastRun])).toEqual([
+      ['green', 'complete', 12, lastRun],
+      ['red', expect.stringMatching(/^(blocked|capped)$/), null, null],
+    ])
+    expect((await cli(repo, 'status', '--all')).stdout.split('\n')[1]).toMatch(/^green\s.*\s#12\s+-\s+77\s+-$/)
   }, 120_000)
 
   it('says so when there is no loop yet', async () => {

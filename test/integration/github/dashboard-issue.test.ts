@@ -117,6 +117,40 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     expect(dashboardsIn()[0]?.body).toContain('| 2 of 10 |')
   })
 
+  it('says each queued loop`s place from the record read with each listing; a moved queue alone is written again', async () => {
+    planted(BOT)
+    const states = new Map([
+      ['a', loopState('a', { status: 'running' })],
+      ['b', loopState('b', { status: 'queued', statusReason: 'asking for a slot' })],
+    ])
+    const entry = { loopId: 'b', since: 't', dependsOn: [], workflow: 'loop.yml', ref: 'main' }
+    const records = [
+      { running: [{ loopId: 'a', since: 't' }], queued: [entry] },
+      // Between this job's first read and its read after writing, a release admits b.
+      { running: [{ loopId: 'b', since: 't' }], queued: [] },
+    ]
+    let reads = 0
+    const queue = async () => ({ record: records[Math.min(reads++, 1)]!, limit: 1 })
+    const deps = { store: storeOf(states), issues: issuesAs('job'), logger, queue }
+    const { writes } = await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, deps)
+    expect(writes).toBe(2)
+    expect(reads).toBe(3)
+    const body = dashboardsIn()[0]?.body ?? ''
+    expect(body).toMatch(/\| `b` \|.*\*\*queued\*\*.*\| admitted: its job is starting \|$/m)
+    expect(body).toContain('- [ ] <!-- loop-dashboard:abort:b --> Abort `b` (queued: it gives up its place in line)')
+
+    // A record that cannot be read: the rows say what each loop saved, and the problem is named.
+    logged.length = 0
+    const broken = async () => {
+      throw new Error('loop-state:queue.json is not a valid slots record (running: expected array)')
+    }
+    await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, { ...deps, queue: broken })
+    expect(dashboardsIn()[0]?.body).toMatch(/\| `b` \|.*\| asking for a slot \|$/m)
+    expect(logged).toContain(
+      'warning: The dashboard shows no places in line: loop-state:queue.json is not a valid slots record (running: expected array)',
+    )
+  })
+
   it('keeps the lower of two dashboards a race opened: the other is unpinned, closed as a duplicate and says so', async () => {
     const kept = planted(BOT)
     const duplicate = planted(BOT)

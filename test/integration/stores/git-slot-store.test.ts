@@ -167,5 +167,24 @@ describe('GitSlotStore: slots under compare-and-swap on a real bare repository',
     await expect(broken.update([], (record) => ({ record: { ...record, running: [] }, result: null }))).rejects.toThrow(
       /loop-state:queue.json is not a valid slots record \(running: .*\); fix or delete it/,
     )
+    // The dashboard's read says the same, and writes nothing either.
+    await expect(broken.current()).rejects.toThrow(/loop-state:queue.json is not a valid slots record/)
+  })
+
+  it('current(): the record at the tip as the last change left it, empty before any, a read only', async () => {
+    const fresh = join(base, 'fresh.git')
+    await run('git', ['init', '--bare', '--quiet', fresh])
+    const client = (n: number) =>
+      new GitSlotStore({ repoDir: base, remote: fresh, identity, workDir: join(base, `slots-current-${n}`) })
+    expect(await client(1).current()).toEqual({ running: [], queued: [] })
+    const at = '2025-01-01T00:00:00.000Z'
+    const entry = { loopId: 'b', since: at, dependsOn: ['a'], workflow: 'loop.yml', ref: 'main' }
+    const written = { running: [{ loopId: 'a', since: at }], queued: [entry] }
+    await client(1).update([], () => ({ record: written, result: null }))
+    const tip = async () => (await run('git', ['--git-dir', fresh, 'rev-parse', 'loop-state'])).stdout
+    const before = await tip()
+    // Another job's client (its own private repository) reads what the first wrote.
+    expect(await client(2).current()).toEqual(written)
+    expect(await tip()).toBe(before)
   })
 })

@@ -1,6 +1,7 @@
-// The action's side of the dashboard: which events are edits of it, and a rewrite that fails only warns.
+// The action's side of the dashboard: which events are edits of it (and which edits end the job at
+// once), and a rewrite that fails only warns.
 import { describe, expect, it } from 'vitest'
-import { isDashboardEdit, updateDashboard } from '../../../src/action/dashboard.js'
+import { isDashboardEdit, isOrdinaryIssueEdit, updateDashboard } from '../../../src/action/dashboard.js'
 import { buildRunContext } from '../../../src/action/run-context.js'
 import type { DashboardIssues } from '../../../src/ports/dashboard.js'
 import { memoryStore, recordingLogger } from './fakes.js'
@@ -45,6 +46,33 @@ describe('isDashboardEdit', () => {
   ])('$name: $want', ({ event, action, labels, off, pull, want }) => {
     const payload = { action, issue: issue(labels, pull ? { pull_request: { url: 'u' } } : {}) }
     expect(isDashboardEdit(run(event, payload, off ? 'false' : 'true'))).toBe(want)
+  })
+})
+
+describe('isOrdinaryIssueEdit: the edits a job ends at once, before any config or state is read', () => {
+  it.each([
+    { name: 'another issue edited', event: 'issues', action: 'edited', labels: ['bug'], want: true },
+    {
+      name: 'the dashboard edited (a tick)',
+      event: 'issues',
+      action: 'edited',
+      labels: ['loop/dashboard'],
+      want: false,
+    },
+    {
+      name: 'the labelled issue edited, the input off',
+      event: 'issues',
+      action: 'edited',
+      labels: ['loop/dashboard'],
+      off: true,
+      want: true,
+    },
+    { name: 'a label (it may start a loop)', event: 'issues', action: 'labeled', labels: ['loop'], want: false },
+    { name: 'a comment edited', event: 'issue_comment', action: 'edited', labels: [], want: false },
+    { name: 'a dispatch', event: 'workflow_dispatch', action: undefined, labels: [], want: false },
+  ])('$name: $want', ({ event, action, labels, off, want }) => {
+    const payload = { action, issue: issue(labels) }
+    expect(isOrdinaryIssueEdit(run(event, payload, off ? 'false' : 'true'))).toBe(want)
   })
 })
 

@@ -308,6 +308,16 @@ describe('where a queued loop stands, and what it is told', () => {
     expect(rendered).toContain(`**Place in line:** ${wait.position} of 2 queued; slots: 2 of 2 in use.`)
   })
 
+  it('a loop far back in line is told when its comment will next say its place', () => {
+    const line = Array.from({ length: 12 }, (_, i) => waiting(`l${i + 1}`))
+    const long = { running: [holder('a'), holder('b')], queued: line }
+    const at = (loopId: string) => renderQueued({ loopId, wait: queueWait(long, loopId, statuses(), 2)! })
+    expect(at('l10')).not.toContain('This comment is updated once')
+    expect(at('l11')).toContain(
+      '**Place in line:** 11 of 12 queued; slots: 2 of 2 in use. This comment is updated once it is among the first 10 in line',
+    )
+  })
+
   it('a loop not in line has no place', () => {
     expect(queueWait(record, 'issue-1', statuses(), 2)).toBeNull()
   })

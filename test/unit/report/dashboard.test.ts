@@ -15,7 +15,7 @@ import {
   renderDashboard,
 } from '../../../src/domain/report/dashboard.js'
 import type { LoopState } from '../../../src/domain/state.js'
-import { dashboardLoops, loopState, REPOSITORY_URL } from '../../golden/dashboard-loops.js'
+import { dashboardLoops, dashboardQueue, loopState, REPOSITORY_URL } from '../../golden/dashboard-loops.js'
 
 const pending = { status: 'pending' as const, reason: 'r', requestedAt: '2025-01-01T00:00:00.000Z' }
 
@@ -36,7 +36,7 @@ describe('dashboardActions: what a person can do from the dashboard', () => {
     { name: 'capped: nothing (the cap is raised by a run)', state: { status: 'capped' }, want: [] },
     { name: 'complete: nothing', state: { status: 'complete' }, want: [] },
     { name: 'aborted: nothing', state: { status: 'aborted' }, want: [] },
-    { name: 'a status this code does not know: nothing', state: { status: 'queued' as LoopState['status'] }, want: [] },
+    { name: 'queued: abort (which gives up its place in line)', state: { status: 'queued' }, want: ['abort'] },
   ])('$name', ({ state, want }) => {
     const actions = dashboardActions(loopState('l', state))
     expect(actions.map((a) => (a.kind === 'approve' ? `approve=${a.gate}` : a.kind))).toEqual(want)
@@ -62,6 +62,7 @@ describe('markers', () => {
 describe('renderDashboard', () => {
   const body = renderDashboard({
     loops: dashboardLoops(),
+    queue: dashboardQueue(),
     repositoryUrl: REPOSITORY_URL,
     notes: [noteText('bob ticked')],
   })
@@ -74,6 +75,8 @@ describe('renderDashboard', () => {
       { loopId: 'gated', action: { kind: 'approve', gate: 'verifier' } },
       { loopId: 'gated', action: { kind: 'abort' } },
       { loopId: 'hostile', action: { kind: 'resume' } },
+      { loopId: 'issue-7', action: { kind: 'abort' } },
+      { loopId: 'issue-9', action: { kind: 'abort' } },
       { loopId: 'stuck', action: { kind: 'resume' } },
     ])
     expect(boxes.every((line) => line.startsWith('- [ ] '))).toBe(true)
@@ -88,7 +91,12 @@ describe('renderDashboard', () => {
 
   it('is the same for the same loops, so an unchanged dashboard is not written again', () => {
     expect(
-      renderDashboard({ loops: dashboardLoops(), repositoryUrl: REPOSITORY_URL, notes: [noteText('bob ticked')] }),
+      renderDashboard({
+        loops: dashboardLoops(),
+        queue: dashboardQueue(),
+        repositoryUrl: REPOSITORY_URL,
+        notes: [noteText('bob ticked')],
+      }),
     ).toBe(body)
   })
 
@@ -118,6 +126,32 @@ describe('renderDashboard', () => {
       expect(bounded).toContain(`${40 - listed.length} more loop(s) are not listed`)
       expect(bounded).toContain('<!-- loop-dashboard:resume:loop-01 -->')
     }
+  })
+
+  it('says where each queued loop stands, from the record and the statuses of the loops it waits for', () => {
+    const row = (loopId: string) => body.split('\n').find((line) => line.startsWith(`| \`${loopId}\` |`)) ?? ''
+    expect(row('issue-7')).toMatch(/\| 1 of 2 in line: all 2 slots are in use \(max-loops: 2\) \|$/)
+    // The state's saved reason is older: the row says the dependency ended BLOCKED since.
+    expect(row('issue-9')).toMatch(
+      /\| 2 of 2 in line: a dependency ended short of COMPLETE \(stuck ended BLOCKED\) \|$/,
+    )
+    expect(row('climbing')).toMatch(/\| - \|$/)
+    expect(body).toContain(
+      '- [ ] <!-- loop-dashboard:abort:issue-7 --> Abort `issue-7` (queued: it gives up its place in line)',
+    )
+  })
+
+  it('keeps saying where a queued loop stands when finished loops make room (their statuses still count)', () => {
+    const done = Array.from({ length: 40 }, (_, i) => `done-${String(i).padStart(2, '0')}`)
+    const loops = [
+      ...done.map((loopId) => ({ loopId, state: loopState(loopId, { status: 'complete' }) })),
+      { loopId: 'next', state: loopState('next', { status: 'queued' }) },
+    ]
+    const entry = { loopId: 'next', since: 't', dependsOn: ['done-00'], workflow: 'loop.yml', ref: 'main' }
+    const queue = { record: { running: [{ loopId: 'other', since: 't' }], queued: [entry] }, limit: 1 }
+    const bounded = renderDashboard({ loops, queue, repositoryUrl: REPOSITORY_URL, maxChars: 1500 })
+    expect(bounded).toContain('40 more loop(s) are not listed')
+    expect(bounded).toContain('1 of 1 in line: all 1 slots are in use (max-loops: 1)')
   })
 
   it('matches the golden dashboard (test/golden/dashboard.md)', () => {

@@ -7,7 +7,7 @@ import {
   renderLoopsText,
 } from '../../../src/domain/report/loops-table.js'
 import type { LoopState } from '../../../src/domain/state.js'
-import { dashboardLoops, loopState, REPOSITORY_URL } from '../../golden/dashboard-loops.js'
+import { dashboardLoops, dashboardQueue, loopState, REPOSITORY_URL } from '../../golden/dashboard-loops.js'
 
 const byId = (rows: ReturnType<typeof loopsTableRows>, id: string) => rows.find((row) => row.loopId === id)
 
@@ -22,6 +22,8 @@ describe('loopsTableRows', () => {
       'gated',
       'green',
       'hostile',
+      'issue-7',
+      'issue-9',
       'stuck',
     ])
   })
@@ -58,11 +60,85 @@ describe('loopsTableRows', () => {
     expect(byId(loopsTableRows(dashboardLoops()), 'stuck')?.issue).toEqual({ number: 42, url: null })
   })
 
-  it('shows a status it has never heard of as it is: a new status is one more value', () => {
+  it('shows a status as the state holds it: a new status is one more value', () => {
     const queued = { loopId: 'later', state: loopState('later', { status: 'queued' as LoopState['status'] }) }
     const [row] = loopsTableRows([queued])
     expect(row?.status).toBe('queued')
     expect(renderLoopsText([row!]).split('\n')[1]).toMatch(/^later\s+IMPLEMENT\s+queued\s/)
+  })
+
+  const queued = (fields: Partial<LoopState>) => ({
+    loopId: 'q',
+    state: loopState('q', { status: 'queued', ...fields }),
+  })
+  const entry = (loopId: string, dependsOn: string[] = []) => ({
+    loopId,
+    since: 't',
+    dependsOn,
+    workflow: 'loop.yml',
+    ref: 'main',
+  })
+  it.each<{ name: string; loops: ListedLoop[]; queue: Parameters<typeof loopsTableRows>[2]; want: string }>([
+    {
+      name: 'second in line for a slot',
+      loops: [queued({})],
+      queue: { record: { running: [{ loopId: 'a', since: 't' }], queued: [entry('z'), entry('q')] }, limit: 1 },
+      want: '2 of 2 in line: all 1 slots are in use (max-loops: 1)',
+    },
+    {
+      name: 'waiting for an issue loop that runs, with no limit',
+      loops: [queued({}), { loopId: 'issue-4', state: loopState('issue-4', { status: 'running' }) }],
+      queue: { record: { running: [], queued: [entry('q', ['issue-4'])] }, limit: null },
+      want: '1 of 1 in line: it waits for #4 to be COMPLETE',
+    },
+    {
+      name: 'its dependency ended short of COMPLETE since it was told',
+      loops: [
+        queued({ statusReason: 'it waits for #4 to be COMPLETE' }),
+        { loopId: 'issue-4', state: loopState('issue-4', { status: 'capped' }) },
+      ],
+      queue: { record: { running: [], queued: [entry('q', ['issue-4'])] }, limit: 2 },
+      want: '1 of 1 in line: a dependency ended short of COMPLETE (#4 ended CAPPED)',
+    },
+    {
+      name: 'behind a loop aborted in line, beside one that ended without giving its slot back',
+      loops: [
+        queued({}),
+        { loopId: 'gone', state: loopState('gone', { status: 'aborted' }) },
+        { loopId: 'dead', state: loopState('dead', { status: 'complete' }) },
+      ],
+      queue: {
+        record: {
+          running: [
+            { loopId: 'a', since: 't' },
+            { loopId: 'dead', since: 't' },
+          ],
+          queued: [entry('gone'), entry('q')],
+        },
+        limit: 2,
+      },
+      want: '1 of 1 in line: a slot is free; it starts at the next change of the queue',
+    },
+    {
+      name: 'admitted, its job not started yet',
+      loops: [queued({ statusReason: 'all 1 slots are in use (max-loops: 1)' })],
+      queue: { record: { running: [{ loopId: 'q', since: 't' }], queued: [] }, limit: 1 },
+      want: 'admitted: its job is starting',
+    },
+    {
+      name: 'no record read (a local state directory): the reason it saved',
+      loops: [queued({ statusReason: 'all 1 slots are in use (max-loops: 1)' })],
+      queue: null,
+      want: 'all 1 slots are in use (max-loops: 1)',
+    },
+    { name: 'a loop that is not queued', loops: [{ ...queued({}), state: loopState('q') }], queue: null, want: '-' },
+  ])('queue: $name', ({ loops, queue, want }) => {
+    expect(byId(loopsTableRows(loops, undefined, queue), 'q')?.queue).toBe(want)
+  })
+
+  it('reads the places from the record it is given', () => {
+    const rows = loopsTableRows(dashboardLoops(), REPOSITORY_URL, dashboardQueue())
+    expect(byId(rows, 'issue-7')?.queue).toBe('1 of 2 in line: all 2 slots are in use (max-loops: 2)')
   })
 })
 
@@ -71,10 +147,10 @@ describe('renderLoopsText (status --all)', () => {
     const text = renderLoopsText(loopsTableRows(dashboardLoops().slice(0, 2)))
     const [header, first, second] = text.split('\n')
     expect(header).toMatch(
-      /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run$/,
+      /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run\s+queue$/,
     )
-    expect(first).toMatch(/^capped\s+IMPLEMENT\s+capped\s+2 of 2\s+45 s\s+fail \(2 of 2\)\s+-\s+-\s+9100000007$/)
-    expect(second).toMatch(/^stuck\s+IMPLEMENT\s+blocked\s+3 of 8\s+.+#42\s+#57\s+9100000003$/)
+    expect(first).toMatch(/^capped\s+IMPLEMENT\s+capped\s+2 of 2\s+45 s\s+fail \(2 of 2\)\s+-\s+-\s+9100000007\s+-$/)
+    expect(second).toMatch(/^stuck\s+IMPLEMENT\s+blocked\s+3 of 8\s+.+#42\s+#57\s+9100000003\s+-$/)
     expect(header?.indexOf('status')).toBe(first?.indexOf('capped', 6))
   })
 })
@@ -84,7 +160,7 @@ describe('renderLoopsMarkdown (the dashboard)', () => {
     const hostile: ListedLoop = { loopId: 'x', state: null, problem: 'a | b <b>bold</b> @team' }
     const table = renderLoopsMarkdown(loopsTableRows([hostile]))
     const row = table.split('\n')[2] ?? ''
-    expect(row.split(' | ')).toHaveLength(9)
+    expect(row.split(' | ')).toHaveLength(10)
     expect(row).toContain('a \\| b &lt;b&gt;bold&lt;/b&gt; @\u200bteam')
   })
 
