@@ -1,7 +1,8 @@
 /**
  * Fan-out verification: one iteration as three kinds of job. `plan` runs the work and hands on a
- * candidate commit and the legs of the check matrix; each `verify` leg runs one check on the candidate
- * and hands on its verdict; `decide` merges the verdicts and carries the loop on. This module holds the
+ * candidate commit and the legs of the check matrix; each `verify` leg runs one check (or one shard of
+ * a sharded check) on the candidate and hands on its verdict; `decide` merges the verdicts and carries
+ * the loop on. This module holds the
  * pure part: the legs, GitHub's matrix limit, and the hand-off files' shapes, validated on read.
  */
 import { z } from 'zod'
@@ -87,13 +88,17 @@ export function matrixOf(legs: readonly Leg[]): { include: Leg[] } {
   return { include: [...legs] }
 }
 
-const legSchema = z.strictObject({
-  leg: z.string().min(1).max(200),
-  check: z.string().min(1).max(200),
-  artifact: z.string().regex(/^loop-verdict-[A-Za-z0-9._-]+$/),
-  shard: z.number().int().min(1).max(MAX_SHARDS).optional(),
-  shards: z.number().int().min(2).max(MAX_SHARDS).optional(),
-})
+const legSchema = z
+  .strictObject({
+    leg: z.string().min(1).max(200),
+    check: z.string().min(1).max(200),
+    artifact: z.string().regex(/^loop-verdict-[A-Za-z0-9._-]+$/),
+    shard: z.number().int().min(1).max(MAX_SHARDS).optional(),
+    shards: z.number().int().min(2).max(MAX_SHARDS).optional(),
+  })
+  .refine((leg) => (leg.shard === undefined) === (leg.shards === undefined) && (leg.shard ?? 0) <= (leg.shards ?? 0), {
+    message: 'a leg names its shard and how many shards together, the shard at most their count',
+  })
 
 const AGENT_FAILURE_KINDS = [
   'overloaded',

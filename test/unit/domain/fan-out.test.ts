@@ -140,6 +140,19 @@ describe('hand-off files', () => {
       message: /legs\.0\.artifact/,
     },
     {
+      title: 'a leg that names its shard without how many',
+      text: JSON.stringify({ ...plan, legs: [{ leg: 'x', check: 'x', artifact: 'loop-verdict-x', shard: 2 }] }),
+      message: /legs\.0: a leg names its shard and how many shards together/,
+    },
+    {
+      title: 'a leg whose shard is past their count',
+      text: JSON.stringify({
+        ...plan,
+        legs: [{ leg: 'x', check: 'x', artifact: 'loop-verdict-x', shard: 5, shards: 4 }],
+      }),
+      message: /legs\.0: a leg names its shard/,
+    },
+    {
       title: 'a plan report with an event the plan may not write',
       text: JSON.stringify({
         ...plan,
