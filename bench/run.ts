@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path'
 import { agentCalls } from './agent-calls.js'
 import { analysisThroughput } from './analysis-row.js'
 import { outputCapture } from './capture.js'
+import { fanOutShards } from './fan-out.js'
 import { flakeCheckTime } from './flake-check.js'
 import { heldOutAccuracy } from './heldout-accuracy.js'
 import { jobsPerLoop } from './jobs.js'
@@ -36,6 +37,7 @@ const FIGURES: { name: string; run: () => Promise<BenchRow[]> }[] = [
   { name: '9. flake check where flakes are possible', run: flakeCheckTime },
   { name: '10. real projects', run: realProjects },
   { name: '11. analysis accuracy on held-out output', run: heldOutAccuracy },
+  { name: '12. fan-out with a sharded test check', run: fanOutShards },
 ]
 
 /** The machine, as docs/performance.md shows it: CPU model, cores, node version. */

@@ -54,6 +54,11 @@ export interface MatrixInput {
   signal?: AbortSignal
 }
 
+/** The log file of a check's run in the log folder, or of one shard's (`<check>.shard-<n>.log`). */
+export function checkLogName(check: string, shard?: number): string {
+  return shard === undefined ? `${check}.log` : `${check}.shard-${shard}.log`
+}
+
 /** The verdict of a finished run: a start failure is an `error`, not a failing check. */
 export function verdictOf(result: RunResult): Exclude<MatrixVerdict, 'skipped'> {
   if (result.spawnError !== undefined) return 'error'
@@ -108,7 +113,7 @@ export async function runMatrix(input: MatrixInput): Promise<MatrixCheckOutcome[
       cwd: input.cwd,
       env: { ...input.env, ...check.env },
       timeoutMs: Math.round(check.timeout * 1000),
-      logFile: join(input.logDir, `${check.name}.log`),
+      logFile: join(input.logDir, checkLogName(check.name)),
       onOutput: input.onOutput ? (chunk) => input.onOutput?.(check.name, chunk) : undefined,
       signal: input.signal,
     })
@@ -122,7 +127,7 @@ export async function runMatrix(input: MatrixInput): Promise<MatrixCheckOutcome[
       cwd: input.cwd,
       env: { ...input.env, ...check.env, ...leg.env },
       timeoutMs: Math.round(check.timeout * 1000),
-      logFile: join(input.logDir, `${check.name}.shard-${leg.shard}.log`),
+      logFile: join(input.logDir, checkLogName(check.name, leg.shard)),
       onOutput: input.onOutput ? (chunk) => input.onOutput?.(check.name, chunk, leg.shard) : undefined,
       signal: input.signal,
     })

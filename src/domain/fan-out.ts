@@ -1,12 +1,22 @@
 /**
  * Fan-out verification: one iteration as three kinds of job. `plan` runs the work and hands on a
- * candidate commit and the legs of the check matrix; each `verify` leg runs one check on the candidate
- * and hands on its verdict; `decide` merges the verdicts and carries the loop on. This module holds the
+ * candidate commit and the legs of the check matrix; each `verify` leg runs one check (or one shard of
+ * a sharded check) on the candidate and hands on its verdict; `decide` merges the verdicts and carries
+ * the loop on. This module holds the
  * pure part: the legs, GitHub's matrix limit, and the hand-off files' shapes, validated on read.
  */
 import { z } from 'zod'
 import type { AgentFailureKind } from './agents/types.js'
 import type { LoopConfig } from './loop-config.js'
+import {
+  expandShards,
+  isSharded,
+  MAX_SHARDS,
+  NO_VERDICT_PREFIX,
+  shardLabel,
+  type TestVerdicts,
+  unionTests,
+} from './shards.js'
 import { loopStateSchema, usageEntrySchema } from './state.js'
 
 /** GitHub runs at most this many jobs from one matrix. */
@@ -17,11 +27,16 @@ export class FanOutError extends Error {
   override name = 'FanOutError'
 }
 
-/** One job of the verify matrix: the leg's name (its job's), the check it runs, and its verdict's artifact. */
+/**
+ * One job of the verify matrix: the leg's name (its job's), the check it runs, and its verdict's
+ * artifact; a leg of a sharded check also names its shard (1-based) of how many.
+ */
 export interface Leg {
   leg: string
   check: string
   artifact: string
+  shard?: number
+  shards?: number
 }
 
 /** The artifact a leg's verdict is uploaded as; also the verdict file's base name. */
@@ -30,19 +45,24 @@ export function verdictArtifact(leg: string): string {
 }
 
 /**
- * The verify matrix's legs: one per check, in the config's order. Shard expansion plugs in here: a
- * check with `shards: N` becomes N legs (`src/domain/shards.ts`), and `mergeVerdicts` below is where
- * their verdicts are merged back into the check's.
+ * The verify matrix's legs, in the config's order: one per check, and one per shard of a check with
+ * `shards: N` (named `<check> shard i/N`); `mergeVerdicts` gives each leg's run back under `legRunKey`,
+ * and decide's matrix merges a check's shards through `src/domain/shards.ts`, as the single job does.
  */
 export function legsOf(config: Pick<LoopConfig, 'checks'>): Leg[] {
-  const legs = config.checks.map((check) => ({
-    leg: check.name,
-    check: check.name,
-    artifact: verdictArtifact(check.name),
-  }))
+  const legs: Leg[] = config.checks.flatMap((check) => {
+    if (!isSharded(check)) return [{ leg: check.name, check: check.name, artifact: verdictArtifact(check.name) }]
+    return expandShards(check).map(({ shard, shards }) => {
+      const leg = shardLabel(check.name, shard, shards)
+      return { leg, check: check.name, artifact: verdictArtifact(leg), shard, shards }
+    })
+  })
   if (legs.length > MAX_MATRIX_LEGS) {
+    const sharded = config.checks.filter(isSharded).map((check) => `${check.name}: ${check.shards} shards`)
+    const why =
+      sharded.length > 0 ? `one per check, one per shard of a sharded check (${sharded.join(', ')})` : 'one per check'
     throw new FanOutError(
-      `The loop config has ${legs.length} checks; fan-out runs one verify job per check and GitHub runs at most ${MAX_MATRIX_LEGS} jobs from one matrix. Merge checks, or run this loop with fan-out: false.`,
+      `The loop config has ${config.checks.length} checks; fan-out runs ${legs.length} verify jobs (${why}) and GitHub runs at most ${MAX_MATRIX_LEGS} jobs from one matrix. ${sharded.length > 0 ? 'Use fewer shards, merge checks' : 'Merge checks'}, or run this loop with fan-out: false.`,
     )
   }
   const byArtifact = new Map<string, string>()
@@ -50,7 +70,7 @@ export function legsOf(config: Pick<LoopConfig, 'checks'>): Leg[] {
     const other = byArtifact.get(artifact)
     if (other !== undefined) {
       throw new FanOutError(
-        `Checks '${other}' and '${leg}' would upload their verdicts under one artifact name (${artifact}); rename one of them (letters, digits, dot, dash, underscore).`,
+        `Legs '${other}' and '${leg}' would upload their verdicts under one artifact name (${artifact}); rename a check (letters, digits, dot, dash, underscore).`,
       )
     }
     byArtifact.set(artifact, leg)
@@ -58,16 +78,27 @@ export function legsOf(config: Pick<LoopConfig, 'checks'>): Leg[] {
   return legs
 }
 
+/** The key of a leg's run in `mergeVerdicts`' answer: the check's name, with `#<shard>` for a shard's. */
+export function legRunKey(check: string, shard?: number): string {
+  return shard === undefined ? check : `${check}#${shard}`
+}
+
 /** The `strategy.matrix` of the verify job, as the plan job's `matrix` output (JSON). */
 export function matrixOf(legs: readonly Leg[]): { include: Leg[] } {
   return { include: [...legs] }
 }
 
-const legSchema = z.strictObject({
-  leg: z.string().min(1).max(200),
-  check: z.string().min(1).max(200),
-  artifact: z.string().regex(/^loop-verdict-[A-Za-z0-9._-]+$/),
-})
+const legSchema = z
+  .strictObject({
+    leg: z.string().min(1).max(200),
+    check: z.string().min(1).max(200),
+    artifact: z.string().regex(/^loop-verdict-[A-Za-z0-9._-]+$/),
+    shard: z.number().int().min(1).max(MAX_SHARDS).optional(),
+    shards: z.number().int().min(2).max(MAX_SHARDS).optional(),
+  })
+  .refine((leg) => (leg.shard === undefined) === (leg.shards === undefined) && (leg.shard ?? 0) <= (leg.shards ?? 0), {
+    message: 'a leg names its shard and how many shards together, the shard at most their count',
+  })
 
 const AGENT_FAILURE_KINDS = [
   'overloaded',
@@ -162,6 +193,16 @@ const recordedRunSchema = z.strictObject({
 })
 export type RecordedRun = z.infer<typeof recordedRunSchema>
 
+/** The most JUnit test verdicts a leg hands on, and the longest test id it keeps (the verdict file stays small). */
+export const MAX_LEG_TESTS = 10_000
+export const MAX_TEST_ID_CHARS = 200
+
+const testVerdictsSchema = z
+  .record(z.string().min(1).max(MAX_TEST_ID_CHARS), z.enum(['pass', 'fail']))
+  .refine((tests) => Object.keys(tests).length <= MAX_LEG_TESTS, {
+    message: `at most ${MAX_LEG_TESTS} test verdicts`,
+  })
+
 /** `<verdict artifact>.json`: one leg's run of its check on the candidate. */
 export const verdictFileSchema = z.strictObject({
   version: z.literal(1),
@@ -171,6 +212,8 @@ export const verdictFileSchema = z.strictObject({
   leg: z.string(),
   check: z.string(),
   run: recordedRunSchema,
+  /** The check's JUnit verdicts in this leg (`<check>:<test id>`), read where the check ran. */
+  tests: testVerdictsSchema.optional(),
 })
 export type VerdictFile = z.infer<typeof verdictFileSchema>
 
@@ -190,7 +233,7 @@ export function parseHandOff<T>(schema: z.ZodType<T>, text: string, what: string
 
 /** The line a leg without a verdict leaves in its check's output (the `infrastructure` pattern's anchor). */
 export function noVerdictLine(leg: string, reason: string): string {
-  return `loop-controller: no verdict from ${leg}: ${reason}`
+  return `${NO_VERDICT_PREFIX} ${leg}: ${reason}`
 }
 
 /** A leg that gave no verdict, as a run that could not be had: its check's verdict is `error`, never a pass. */
@@ -209,34 +252,81 @@ export function noVerdict(leg: string, reason: string): RecordedRun {
 }
 
 /**
- * Each check's run on the candidate, from its leg's verdict. A leg whose verdict is missing (its job
- * failed, was cancelled or timed out before it uploaded one), unreadable, or for another loop,
- * iteration or candidate is a `noVerdict`. Shard verdicts are merged into their check's here once checks have shards.
+ * Bounds a leg's JUnit verdicts for its verdict file: ids longer than `MAX_TEST_ID_CHARS` dropped, then
+ * the failing tests first (a dropped pass hides no regression, a dropped failure would), up to `MAX_LEG_TESTS`.
  */
-export function mergeVerdicts(
+export function boundedTests(tests: TestVerdicts): { tests: TestVerdicts; dropped: number } {
+  const entries = Object.entries(tests)
+  const kept = entries
+    .filter(([id]) => id.length <= MAX_TEST_ID_CHARS)
+    .sort(([, a], [, b]) => (a === b ? 0 : a === 'fail' ? -1 : 1))
+    .slice(0, MAX_LEG_TESTS)
+  return { tests: Object.fromEntries(kept), dropped: entries.length - kept.length }
+}
+
+interface Expected {
+  loopId: string
+  iteration: number
+  candidate: string
+  verifyResult: string
+}
+
+/** Each leg's verdict when it holds for this iteration's candidate, else why the leg gave none. */
+function judgeLegs(
   legs: readonly Leg[],
   verdicts: readonly VerdictFile[],
-  expected: { loopId: string; iteration: number; candidate: string; verifyResult: string },
-  /** Verdict files that could not be read or failed validation, by artifact name, with what is wrong. */
-  unreadable: ReadonlyMap<string, string> = new Map(),
-): Map<string, RecordedRun> {
-  const runs = new Map<string, RecordedRun>()
-  for (const { leg, check, artifact } of legs) {
-    const mine = verdicts.filter((v) => v.leg === leg)
+  expected: Expected,
+  unreadable: ReadonlyMap<string, string>,
+): { leg: Leg; verdict: VerdictFile | null; reason: string }[] {
+  return legs.map((leg) => {
+    const mine = verdicts.filter((v) => v.leg === leg.leg)
     const verdict = mine[0]
-    const problem = unreadable.get(artifact)
+    const problem = unreadable.get(leg.artifact)
     let reason: string | null = null
     if (!verdict && problem !== undefined) reason = `its verdict file is not valid (${problem})`
     else if (!verdict)
       reason = `no verdict was uploaded (the verify job's result: ${expected.verifyResult || 'unknown'})`
     else if (mine.length > 1) reason = `${mine.length} verdicts were uploaded for it`
-    else if (verdict.check !== check) reason = `its verdict is for check '${verdict.check}', not '${check}'`
+    else if (verdict.check !== leg.check) reason = `its verdict is for check '${verdict.check}', not '${leg.check}'`
     else if (verdict.loopId !== expected.loopId || verdict.iteration !== expected.iteration) {
       reason = `its verdict is for loop ${verdict.loopId} iteration ${verdict.iteration}, not ${expected.loopId} iteration ${expected.iteration}`
     } else if (verdict.candidate !== expected.candidate) {
       reason = `its verdict is for commit ${verdict.candidate.slice(0, 12)}, not the candidate ${expected.candidate.slice(0, 12)}`
     }
-    runs.set(check, reason === null && verdict ? verdict.run : noVerdict(leg, reason ?? 'no verdict'))
+    return reason === null && verdict
+      ? { leg, verdict, reason: '' }
+      : { leg, verdict: null, reason: reason ?? 'no verdict' }
+  })
+}
+
+export interface MergedVerdicts {
+  runs: Map<string, RecordedRun>
+  tests: TestVerdicts
+}
+
+/**
+ * Each leg's run on the candidate, under `legRunKey(check, shard)`. A leg whose verdict is missing (its
+ * job failed, was cancelled or timed out before it uploaded one), unreadable, or for another loop,
+ * iteration or candidate is a `noVerdict`; with `tests`, the union of the JUnit verdicts of the legs
+ * that gave one (a test failing in any shard fails, `unionTests`).
+ */
+export function mergeVerdicts(
+  legs: readonly Leg[],
+  verdicts: readonly VerdictFile[],
+  expected: Expected,
+  /** Verdict files that could not be read or failed validation, by artifact name, with what is wrong. */
+  unreadable: ReadonlyMap<string, string> = new Map(),
+): MergedVerdicts {
+  const judged = judgeLegs(legs, verdicts, expected, unreadable)
+  const runs = new Map<string, RecordedRun>()
+  for (const { leg, verdict, reason } of judged) {
+    runs.set(legRunKey(leg.check, leg.shard), verdict ? verdict.run : noVerdict(leg.leg, reason))
   }
-  return runs
+  // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
+  const tests = unionTests(
+    judged.map(({ leg, verdict }) =>
+      Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`))),
+    ),
+  )
+  return { runs, tests }
 }

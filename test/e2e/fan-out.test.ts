@@ -85,6 +85,95 @@ describe('fan-out: plan → verify legs → decide', () => {
   )
 })
 
+/**
+ * Shard `i/n` of a suite whose test `step <i>` each shard reports in its own JUnit file. Shard 3's test
+ * passes before the work and after step 2, and fails at step 1: a regression of one test, which decide
+ * sees only through the verdicts its legs recorded.
+ */
+const SHARD_CHECK = `import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+const [shard, shards] = process.argv[2].split('/').map(Number)
+if (process.env.LOOP_SHARD !== String(shard) || process.env.LOOP_SHARDS !== String(shards)) process.exit(2)
+const have = Number(existsSync('progress.txt') ? readFileSync('progress.txt', 'utf8').trim() || 0 : 0)
+const passes = shard !== 3 || have !== 1
+mkdirSync('reports', { recursive: true })
+const failure = passes ? '' : '<failure message="step 1 breaks shard 3"/>'
+writeFileSync('reports/junit-' + shard + '.xml', '<testsuites><testsuite name="s"><testcase classname="steps" name="step ' + shard + '">' + failure + '</testcase></testsuite></testsuites>\\n')
+if (!passes) {
+  console.error('AssertionError [ERR_ASSERTION]: step 1 breaks shard 3')
+  process.exit(1)
+}
+console.log('shard ' + shard + ' passed')
+`
+
+const SHARDED_CONFIG = `goal: Climb the staircase to step 2, the suite split in four shards.
+max-iterations: 4
+regression: on
+work:
+  run: node tools/work.mjs
+  timeout: 1m
+  pass-env: [E2E_SIGNAL_DIR]
+checks:
+  - name: test
+    kind: test
+    shards: 4
+    run: node tools/shard-check.mjs {shard}/{shards}
+    junit: reports/junit-{shard}.xml
+    timeout: 30s
+  - name: step-2
+    kind: test
+    run: node tools/check.mjs 2
+    timeout: 30s
+`
+
+describe('fan-out: a sharded check', () => {
+  it(
+    'runs one verify leg per shard; decide merges them into one check, its JUnit verdicts included, and the loop reaches COMPLETE',
+    async () => {
+      scenario = await startScenario({
+        steps: 2,
+        sandbox: {
+          repoFiles: fanOutFiles({
+            '.github/loop.yml': SHARDED_CONFIG,
+            'tools/shard-check.mjs': SHARD_CHECK,
+            '.gitignore': 'reports/\n',
+          }),
+          workflow: { file: 'loop-fan-out.yml' },
+        },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'shards' })
+      const jobs = await sandbox.waitForIdle(4 * MINUTE)
+      const why = describeJobs(jobs)
+      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      // Each iteration: four legs of `test`, one of step-2, every one a success (a failing check is a verdict).
+      const iteration = ['test shard 1/4', 'test shard 2/4', 'test shard 3/4', 'test shard 4/4', 'step-2']
+      expect(
+        legs.map((job) => job.matrix?.leg),
+        why,
+      ).toEqual([...iteration, ...iteration])
+      expect(legs.map((job) => job.name)).toContain('loop / verify (test shard 3/4)')
+      expect(legs.every((job) => job.conclusion === 'success')).toBe(true)
+      const decides = jobs.filter((job) => job.name === 'loop / decide')
+      expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
+      const state = (await savedState(sandbox.git.bareDir, 'shards')) as StateFailures
+      // One `test` failure, shard 3's under its heading; its test's regression seen from the legs' JUnit verdicts.
+      const failures = state.failures.history.filter((f) => f.check === 'test')
+      expect(failures.map((f) => [f.iteration, f.pattern])).toEqual([[1, 'test-failure']])
+      expect(failures[0]?.error).toMatch(/### test shard 3\/4: fail/)
+      expect(state.metrics.regressed?.tests).toEqual(['test:steps.step 3'])
+      expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `shards` · after 2 iterations/)
+      expectFaithful(scenario)
+    },
+    5 * MINUTE,
+  )
+})
+
+/** What the scenarios read of a saved state. */
+interface StateFailures {
+  failures: { history: { iteration: number; check: string; pattern: string | null; error: string }[] }
+  metrics: { regressed?: { checks: string[]; tests: string[] } }
+}
+
 /** The loop's state as decide saved it on the state branch of the remote. */
 async function savedState(bareDir: string, loopId: string): Promise<unknown> {
   const { stdout } = await promisify(execFile)('git', ['show', `loop-state:${loopId}/loop-state.json`], {
@@ -239,7 +328,7 @@ if (inLeg && !existsSync(join(signals, 'hung-leg'))) {
 
 describe('fan-out: a leg that leaves no verdict', () => {
   it(
-    'a leg killed at its time limit is an error verdict naming the leg (no verdict from step-1), never a pass, and the loop goes on',
+    'a leg killed at its time limit is an error verdict naming the leg (no verdict from step-1), classified infrastructure, never a pass; the checks run again',
     async () => {
       const files = projectFiles({ steps: 1 })
       const config = (files['.github/loop.yml'] ?? '').replace(
@@ -268,12 +357,16 @@ describe('fan-out: a leg that leaves no verdict', () => {
       // The first decide ran although its leg failed, and judged the check an error: the loop went on.
       expect(decides.map((job) => job.conclusion)).toEqual(['success', 'success'])
       expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
-      const state = await savedState(sandbox.git.bareDir, 'broken')
-      // Its failure, as the state keeps it for the agent and the handoff.
-      expect(JSON.stringify(state)).toMatch(
+      const state = (await savedState(sandbox.git.bareDir, 'broken')) as StateFailures
+      // Its failure, as the state keeps it for the agent and the handoff: the runner's, not the code's.
+      expect(state.failures.history.map((f) => [f.iteration, f.check, f.pattern])).toEqual([
+        [1, 'step-1', 'infrastructure'],
+      ])
+      expect(state.failures.history[0]?.error).toMatch(
         /loop-controller: no verdict from step-1: no verdict was uploaded \(the verify job's result: failure\)/,
       )
-      expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
+      // The runner lost the leg, not the code: the next iteration runs the checks again, not the work.
+      expect(scenario.workRuns()).toEqual(['work-1'])
       expectFaithful(scenario)
     },
     3 * MINUTE,

@@ -48,30 +48,31 @@ export type Decided =
   | { kind: 'stale'; message: string; state: LoopState | null }
 
 export async function decideIteration(given: DecideInput, deps: IterationDeps): Promise<Decided> {
-  // The checks' JUnit reports were written in the legs, not here: a file at that path in the candidate
-  // is the work's, and decide reads none.
-  const input = {
-    ...given,
-    config: { ...given.config, checks: given.config.checks.map(({ junit: _, ...check }) => check) },
-  }
-  const { plan } = input
+  const { plan } = given
   const git = deps.git
-  if (!git || !input.commit) throw new FanOutError('fan-out needs the loop to commit its work (a git checkout)')
-  if (plan && plan.loopId !== input.loopId) {
-    throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${input.loopId}.`)
+  if (!git || !given.commit) throw new FanOutError('fan-out needs the loop to commit its work (a git checkout)')
+  if (plan && plan.loopId !== given.loopId) {
+    throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${given.loopId}.`)
   }
-  const policy = policyFromConfig(input.config)
-  const runs = mergeVerdicts(
+  const { runs, tests } = mergeVerdicts(
     plan?.legs ?? [],
-    input.verdicts,
+    given.verdicts,
     {
-      loopId: input.loopId,
+      loopId: given.loopId,
       iteration: plan?.iteration ?? 0,
       candidate: plan?.candidate ?? '',
-      verifyResult: input.verifyResult,
+      verifyResult: given.verifyResult,
     },
-    input.unreadableVerdicts,
+    given.unreadableVerdicts,
   )
+  // The checks' JUnit reports were read in the legs, not here (a file at that path in the candidate is
+  // the work's): decide judges regressions on the verdicts the legs recorded, shards united.
+  const input: DecideInput = {
+    ...given,
+    config: { ...given.config, checks: given.config.checks.map(({ junit: _, ...check }) => check) },
+    recordedTests: tests,
+  }
+  const policy = policyFromConfig(input.config)
   const replaying: IterationDeps = { ...deps, runner: replayRunner(input.config.checks, runs) }
   const restored = await restoreAndDecide(input, replaying, policy)
   if (restored.kind === 'superseded') return { kind: 'done', result: restored.result }

@@ -1,13 +1,16 @@
 /**
- * A verify leg of a fan-out iteration: one check of the matrix on the candidate, its run recorded as
- * the leg's verdict. The check's pass or failure is the verdict's to say; only a leg that cannot run
- * or report fails its job (and decide then records `no verdict`).
+ * A verify leg of a fan-out iteration: one check of the matrix (or one shard of a sharded check) on the
+ * candidate, its run and its JUnit verdicts recorded as the leg's verdict. The check's pass or failure
+ * is the verdict's to say; only a leg that cannot run or report fails its job (and decide then records
+ * `no verdict`).
  */
 import { delimiter, join } from 'node:path'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
-import type { Leg, PlanFile, RecordedRun, VerdictFile } from '../../domain/fan-out.js'
+import { boundedTests, type Leg, type PlanFile, type RecordedRun, type VerdictFile } from '../../domain/fan-out.js'
+import type { LoopConfig } from '../../domain/loop-config.js'
+import { legCheck, legOf } from '../../domain/shards.js'
 import type { IterationDeps, IterationInput } from '../iteration/types.js'
-import { verify } from '../verification.js'
+import { junitResults, verify } from '../verification.js'
 
 /** The most output a verdict carries (head and tail, as the runner keeps them). */
 const MAX_OUTPUT_CHARS = 200 * 1024
@@ -19,15 +22,14 @@ export async function verifyLeg(
   plan: PlanFile & { iteration: number; candidate: string },
   leg: Leg,
 ): Promise<VerdictFile> {
-  if (!input.config.checks.some((check) => check.name === leg.check)) {
-    throw new Error(`Leg ${leg.leg} names check '${leg.check}', which the loop config does not have.`)
-  }
+  const config = legConfig(input.config, leg)
+  const legInput = { ...input, config }
   // The same environment the single job gives the project's commands: no controller secrets, the
   // repository's own tools first on PATH.
   const checkEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} })
   const projectEnv = withPathFirst(checkEnv, [join(input.cwd, 'node_modules', '.bin')], delimiter)
   const logDir = join(input.loopDir, 'runs', String(plan.iteration), 'verify')
-  const [live] = await verify(input, deps, logDir, projectEnv, plan.iteration, false, [leg.check])
+  const [live] = await verify(legInput, deps, logDir, projectEnv, plan.iteration, false, [leg.check])
   const result = live?.outcome.result
   const run: RecordedRun = result
     ? {
@@ -50,6 +52,14 @@ export async function verifyLeg(
         truncated: false,
         spawnError: `the check did not run (${live?.outcome.skippedReason ?? 'no outcome'})`,
       }
+  // This check's reports alone, read here where it ran: decide reads none from the candidate.
+  const only = { ...legInput, config: { ...config, checks: config.checks.filter((c) => c.name === leg.check) } }
+  const { tests, dropped } = boundedTests(await junitResults(only, deps))
+  if (dropped > 0) {
+    deps.logger.warning(
+      `Leg ${leg.leg}: ${dropped} JUnit verdict(s) left out of the verdict file (the passing ones first).`,
+    )
+  }
   return {
     version: 1,
     loopId: plan.loopId,
@@ -58,7 +68,26 @@ export async function verifyLeg(
     leg: leg.leg,
     check: leg.check,
     run,
+    ...(Object.keys(tests).length > 0 ? { tests } : {}),
   }
+}
+
+/**
+ * The config the leg verifies with: its check as the plan named it, a shard's leg as that shard alone
+ * (its command, JUnit path and LOOP_SHARD/LOOP_SHARDS, `legCheck`), the other checks as they are.
+ */
+export function legConfig(config: LoopConfig, leg: Leg): LoopConfig {
+  const check = config.checks.find((c) => c.name === leg.check)
+  if (!check) throw new Error(`Leg ${leg.leg} names check '${leg.check}', which the loop config does not have.`)
+  const shards = check.shards ?? 1
+  if ((leg.shards ?? 1) !== shards) {
+    throw new Error(
+      `Leg ${leg.leg} runs shard ${leg.shard ?? 1} of ${leg.shards ?? 1}; the loop config gives check '${leg.check}' ${shards} shard(s).`,
+    )
+  }
+  if (leg.shard === undefined) return config
+  const shard = legCheck(check, legOf(check, leg.shard, shards))
+  return { ...config, checks: config.checks.map((c) => (c === check ? shard : c)) }
 }
 
 function clamp(text: string): string {

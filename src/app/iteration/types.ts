@@ -82,6 +82,11 @@ export interface IterationInput {
   branchFromRemote?: string
   /** The workflow run this job belongs to (the action): recorded as the loop's `lastRun` when an iteration ran. */
   run?: { id: string; url: string }
+  /**
+   * The checks' JUnit verdicts as they were read where the checks ran (fan-out's verify legs): when set,
+   * regressions and progress are judged on them and no JUnit report is read in this job.
+   */
+  recordedTests?: Record<string, 'pass' | 'fail'>
 }
 
 export type IterationOutcomeKind = 'continue' | 'complete' | 'blocked' | 'waiting' | 'capped' | 'aborted' | 'superseded'

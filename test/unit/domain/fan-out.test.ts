@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import {
+  boundedTests,
   FanOutError,
+  legRunKey,
   legsOf,
+  MAX_LEG_TESTS,
   MAX_MATRIX_LEGS,
+  MAX_TEST_ID_CHARS,
   matrixOf,
   mergeVerdicts,
   noVerdict,
@@ -45,11 +49,42 @@ describe('legsOf', () => {
       title: 'two checks whose verdicts would share an artifact name',
       names: ['unit tests', 'unit_tests'],
       message:
-        /Checks 'unit tests' and 'unit_tests' would upload their verdicts under one artifact name \(loop-verdict-unit_tests\)/,
+        /Legs 'unit tests' and 'unit_tests' would upload their verdicts under one artifact name \(loop-verdict-unit_tests\)/,
     },
   ])('refuses $title', ({ names, message }) => {
     expect(() => legsOf(checksNamed(...names))).toThrow(FanOutError)
     expect(() => legsOf(checksNamed(...names))).toThrow(message)
+  })
+
+  it('runs a sharded check as one leg per shard, each with its own artifact', () => {
+    const config = {
+      checks: [
+        { name: 'lint', run: 'lint' },
+        { name: 'test', run: 'vitest --shard={shard}/{shards}', shards: 3 },
+      ],
+    } as Parameters<typeof legsOf>[0]
+    expect(legsOf(config)).toEqual([
+      { leg: 'lint', check: 'lint', artifact: 'loop-verdict-lint' },
+      { leg: 'test shard 1/3', check: 'test', artifact: 'loop-verdict-test_shard_1_3', shard: 1, shards: 3 },
+      { leg: 'test shard 2/3', check: 'test', artifact: 'loop-verdict-test_shard_2_3', shard: 2, shards: 3 },
+      { leg: 'test shard 3/3', check: 'test', artifact: 'loop-verdict-test_shard_3_3', shard: 3, shards: 3 },
+    ])
+  })
+
+  it.each([
+    { title: '4 checks of 64 shards fit (256 legs)', sharded: 4, plain: 0, fits: true },
+    { title: '4 checks of 64 shards and one more check do not', sharded: 4, plain: 1, fits: false },
+  ])('counts legs, checks x shards, against the limit: $title', ({ sharded, plain, fits }) => {
+    const checks = [
+      ...Array.from({ length: sharded }, (_, i) => ({ name: `s${i}`, run: 'run {shard}', shards: 64 })),
+      ...Array.from({ length: plain }, (_, i) => ({ name: `p${i}`, run: 'run' })),
+    ]
+    const legs = () => legsOf({ checks } as Parameters<typeof legsOf>[0])
+    if (fits) expect(legs()).toHaveLength(256)
+    else
+      expect(legs).toThrow(
+        /^The loop config has 5 checks; fan-out runs 257 verify jobs \(one per check, one per shard of a sharded check \(s0: 64 shards, s1: 64 shards, s2: 64 shards, s3: 64 shards\)\) and GitHub runs at most 256 jobs from one matrix\. Use fewer shards/,
+      )
   })
 
   it('makes the verify job a matrix of include entries', () => {
@@ -105,6 +140,19 @@ describe('hand-off files', () => {
       message: /legs\.0\.artifact/,
     },
     {
+      title: 'a leg that names its shard without how many',
+      text: JSON.stringify({ ...plan, legs: [{ leg: 'x', check: 'x', artifact: 'loop-verdict-x', shard: 2 }] }),
+      message: /legs\.0: a leg names its shard and how many shards together/,
+    },
+    {
+      title: 'a leg whose shard is past their count',
+      text: JSON.stringify({
+        ...plan,
+        legs: [{ leg: 'x', check: 'x', artifact: 'loop-verdict-x', shard: 5, shards: 4 }],
+      }),
+      message: /legs\.0: a leg names its shard/,
+    },
+    {
       title: 'a plan report with an event the plan may not write',
       text: JSON.stringify({
         ...plan,
@@ -114,6 +162,18 @@ describe('hand-off files', () => {
     },
   ])('refuses $title', ({ text, message }) => {
     expect(() => parseHandOff(planFileSchema, text, 'plan.json')).toThrow(message)
+  })
+
+  it.each([
+    { title: 'more test verdicts than a leg hands on', tests: manyTests(MAX_LEG_TESTS + 1), message: /tests: at most/ },
+    {
+      title: 'a test id longer than a leg keeps',
+      tests: { [`t:${'x'.repeat(MAX_TEST_ID_CHARS)}`]: 'pass' },
+      message: /tests\./,
+    },
+    { title: 'a test verdict that is neither pass nor fail', tests: { 't:a': 'skipped' }, message: /tests\.t:a/ },
+  ])('refuses a verdict with $title', ({ tests, message }) => {
+    expect(() => parseHandOff(verdictFileSchema, JSON.stringify({ ...verdict, tests }), 'verdict')).toThrow(message)
   })
 
   it('refuses a verdict whose output is larger than a verdict carries', () => {
@@ -153,17 +213,52 @@ describe('mergeVerdicts', () => {
       spawnError: line('2 verdicts were uploaded for it'),
     },
   ])('$title', ({ verdicts, output, spawnError }) => {
-    const merged = mergeVerdicts(plan.legs, verdicts, expected).get('lint')
+    const merged = mergeVerdicts(plan.legs, verdicts, expected).runs.get('lint')
     expect(merged?.output).toBe(output)
     expect(merged?.spawnError).toBe(spawnError)
   })
 
   it('names what is wrong with a verdict file that could not be read', () => {
     const unreadable = new Map([['loop-verdict-lint', 'The verdict file loop-verdict-lint.json is not JSON']])
-    const merged = mergeVerdicts(plan.legs, [], expected, unreadable).get('lint')
+    const merged = mergeVerdicts(plan.legs, [], expected, unreadable).runs.get('lint')
     expect(merged?.spawnError).toBe(
       line('its verdict file is not valid (The verdict file loop-verdict-lint.json is not JSON)'),
     )
+  })
+
+  it("gives each shard leg its run under its own key, and unites the legs' test verdicts (fail wins)", () => {
+    const legs = legsOf({
+      checks: [{ name: 'test', run: 'run {shard}', shards: 3 }],
+    } as Parameters<typeof legsOf>[0])
+    const shard = (
+      n: number,
+      tests: Record<string, 'pass' | 'fail'>,
+      extra: Partial<VerdictFile> = {},
+    ): VerdictFile => ({
+      ...verdict,
+      leg: `test shard ${n}/3`,
+      check: 'test',
+      run: { ...run, output: `shard ${n}\n` },
+      tests,
+      ...extra,
+    })
+    const merged = mergeVerdicts(
+      legs,
+      [
+        shard(1, { 'test:a': 'pass', 'test:b': 'fail', 'lint:x': 'fail' }),
+        // Shard 3's verdict is for another candidate: neither its run nor its tests count.
+        shard(2, { 'test:a': 'fail', 'test:c': 'pass' }),
+        shard(3, { 'test:d': 'fail' }, { candidate: A }),
+      ],
+      expected,
+    )
+    expect([...merged.runs.keys()]).toEqual([legRunKey('test', 1), legRunKey('test', 2), legRunKey('test', 3)])
+    expect(merged.runs.get('test#2')?.output).toBe('shard 2\n')
+    expect(merged.runs.get('test#3')?.spawnError).toMatch(
+      /^loop-controller: no verdict from test shard 3\/3: its verdict is for commit a{12}, not the candidate b{12}$/,
+    )
+    // A leg speaks for its own check's tests only.
+    expect(merged.tests).toEqual({ 'test:a': 'fail', 'test:b': 'fail', 'test:c': 'pass' })
   })
 
   it('a leg without a verdict is never a pass: no exit code, a start failure (the matrix calls it error)', () => {
@@ -171,5 +266,36 @@ describe('mergeVerdicts', () => {
       exitCode: null,
       spawnError: 'loop-controller: no verdict from unit: cancelled',
     })
+  })
+})
+
+function manyTests(count: number): Record<string, 'pass' | 'fail'> {
+  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`t:${i}`, i % 3 === 0 ? 'fail' : 'pass']))
+}
+
+describe('boundedTests', () => {
+  it.each([
+    { title: 'a small set as it is', tests: { 't:a': 'pass', 't:b': 'fail' } as const, kept: 2, dropped: 0 },
+    {
+      title: 'a test id too long dropped',
+      tests: { [`t:${'x'.repeat(MAX_TEST_ID_CHARS)}`]: 'fail', 't:b': 'pass' } as const,
+      kept: 1,
+      dropped: 1,
+    },
+    { title: 'too many: the limit kept', tests: manyTests(MAX_LEG_TESTS + 50), kept: MAX_LEG_TESTS, dropped: 50 },
+  ])('$title', ({ tests, kept, dropped }) => {
+    const bounded = boundedTests(tests)
+    expect(Object.keys(bounded.tests)).toHaveLength(kept)
+    expect(bounded.dropped).toBe(dropped)
+    expect(
+      parseHandOff(verdictFileSchema, JSON.stringify({ ...verdict, tests: bounded.tests }), 'verdict').tests,
+    ).toEqual(bounded.tests)
+  })
+
+  it('keeps every failing test before any passing one', () => {
+    const tests = manyTests(MAX_LEG_TESTS * 2)
+    const failing = Object.values(tests).filter((v) => v === 'fail').length
+    const bounded = boundedTests(tests)
+    expect(Object.values(bounded.tests).filter((v) => v === 'fail')).toHaveLength(failing)
   })
 })

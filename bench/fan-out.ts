@@ -1,0 +1,196 @@
+/**
+ * Figure 12: a sharded test check in the fan-out mode. One iteration through the GitHub sandbox
+ * (test/sandbox) with the action's bundle and the reusable workflow, as GitHub would run it: plan, the
+ * verify legs, decide. The project's suite has a known length, 16 test files of 1 s each, split by
+ * `{shard}`; the figure is the loop with `shards: 4` (four verify legs), the baseline the same loop with
+ * `shards: 1` (one leg), in the same run. Both read from the job records: the verify wall time (first
+ * leg's start to the last leg's end) and the iteration's (first job's start to the last job's end).
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join, resolve } from 'node:path'
+import { runGitHubDemo } from '../scripts/demo-github.js'
+import type { JobRecord } from '../test/sandbox/workflow-engine.js'
+import type { BenchRow } from './lib.js'
+import { bundleFolder } from './startup.js'
+
+const ROOT = resolve(import.meta.dirname, '..')
+export const TEST_FILES = 16
+const TEST_SECONDS = 1
+const SHARDS = 4
+
+/** The suite's test files, each a second long; the last passes only once the work has written feature.txt. */
+function writeProject(dir: string, shards: number): void {
+  mkdirSync(join(dir, 'tests'), { recursive: true })
+  mkdirSync(join(dir, '.github'), { recursive: true })
+  writeFileSync(join(dir, 'package.json'), '{ "name": "sixteen-seconds", "private": true, "type": "module" }\n')
+  writeFileSync(join(dir, '.gitignore'), 'reports/\n')
+  for (let i = 1; i <= TEST_FILES; i++) {
+    const name = `t${String(i).padStart(2, '0')}.test.mjs`
+    const check = i === TEST_FILES ? "if (!existsSync('feature.txt')) throw new Error('feature.txt is missing')\n" : ''
+    writeFileSync(
+      join(dir, 'tests', name),
+      `import { existsSync } from 'node:fs'
+export default async function () {
+  await new Promise((resolve) => setTimeout(resolve, ${TEST_SECONDS * 1000}))
+  ${check}}
+`,
+    )
+  }
+  // The runner: the files whose index falls to this shard, one after another, and their JUnit report.
+  writeFileSync(
+    join(dir, 'run-tests.mjs'),
+    `import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+const [shard, shards] = process.argv.slice(2).map(Number)
+if (!(Number.isInteger(shard) && shard >= 1 && shard <= shards)) {
+  console.error('run-tests.mjs: expected <shard> <shards>, got ' + process.argv.slice(2).join(' '))
+  process.exit(2)
+}
+const files = readdirSync('tests').filter((f) => f.endsWith('.test.mjs')).sort().filter((_, i) => i % shards === shard - 1)
+const cases = []
+for (const file of files) {
+  try {
+    await (await import(join(process.cwd(), 'tests', file))).default()
+    cases.push('<testcase classname="tests" name="' + file + '"/>')
+    console.log('ok ' + file)
+  } catch (error) {
+    cases.push('<testcase classname="tests" name="' + file + '"><failure message="' + error.message + '"/></testcase>')
+    console.log('FAIL ' + file + ': ' + error.message)
+  }
+}
+mkdirSync('reports', { recursive: true })
+writeFileSync('reports/junit-' + shard + '.xml', '<testsuites><testsuite name="tests">' + cases.join('') + '</testsuite></testsuites>\\n')
+process.exit(cases.some((c) => c.includes('<failure')) ? 1 : 0)
+`,
+  )
+  // One shard is no sharding: the placeholders are filled only in a sharded check's legs.
+  const testCheck =
+    shards > 1
+      ? `    shards: ${shards}\n    run: node run-tests.mjs {shard} {shards}\n    junit: reports/junit-{shard}.xml\n`
+      : '    run: node run-tests.mjs 1 1\n    junit: reports/junit-1.xml\n'
+  writeFileSync(
+    join(dir, 'work.mjs'),
+    "import { writeFileSync } from 'node:fs'\nwriteFileSync('feature.txt', 'done\\n')\n",
+  )
+  writeFileSync(
+    join(dir, '.github', 'loop.yml'),
+    `goal: Make the last test pass.
+pipeline: iterate
+max-iterations: 3
+flake-check: { enabled: false }
+# The plan job measures the baseline with every shard one after another, the same in both loops.
+matrix: { max-parallel: 1 }
+work:
+  run: node work.mjs
+checks:
+  - name: test
+    kind: test
+${testCheck}    timeout: 2m
+`,
+  )
+}
+
+export interface FanOutTimes {
+  /** Verify legs that ran. */
+  legs: number
+  /** First leg's start to the last leg's end, in seconds. */
+  verifySeconds: number
+  /** First job's start to the last job's end, in seconds. */
+  iterationSeconds: number
+  planSeconds: number
+  decideSeconds: number
+}
+
+/** The wall times of one fan-out iteration, from the sandbox's job records (jobs that never started left out). */
+export function fanOutTimes(jobs: readonly Pick<JobRecord, 'name' | 'startedAt' | 'durationMs'>[]): FanOutTimes {
+  const ran = jobs.filter((job) => job.startedAt !== undefined && job.durationMs !== undefined)
+  const span = (list: typeof ran): number => {
+    if (list.length === 0) return 0
+    const start = Math.min(...list.map((job) => job.startedAt ?? 0))
+    const end = Math.max(...list.map((job) => (job.startedAt ?? 0) + (job.durationMs ?? 0)))
+    return (end - start) / 1000
+  }
+  const named = (prefix: string) => ran.filter((job) => job.name.startsWith(`loop / ${prefix}`))
+  return {
+    legs: named('verify').length,
+    verifySeconds: span(named('verify')),
+    iterationSeconds: span(ran),
+    planSeconds: span(named('plan')),
+    decideSeconds: span(named('decide')),
+  }
+}
+
+/** `2.90x (0.73 of the ideal 4x)`: a speed-up and how much of the ideal it reaches. */
+export function speedUp(baselineSeconds: number, seconds: number, ideal: number): string {
+  const ratio = baselineSeconds / seconds
+  return `${ratio.toFixed(2)}x (${(ratio / ideal).toFixed(2)} of the ideal ${ideal}x)`
+}
+
+interface SandboxIteration extends FanOutTimes {
+  status: string
+  problems: string[]
+}
+
+async function fanOutIteration(work: string, actionDir: string, shards: number): Promise<SandboxIteration> {
+  const label = `shards-${shards}`
+  const project = join(work, `project-${label}`)
+  writeProject(project, shards)
+  const workflow = readFileSync(join(ROOT, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
+  const result = await runGitHubDemo({
+    actionDir,
+    projectDir: project,
+    files: { '.github/workflows/loop-fan-out.yml': workflow },
+    workflowFile: 'loop-fan-out.yml',
+    inputs: { 'loop-id': label },
+    out: join(work, `out-${label}`),
+    extraEnv: { PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}` },
+    maxJobs: 10,
+    jobTimeoutMs: 180_000,
+    timeoutMs: 400_000,
+    print: () => {},
+  })
+  const decide = result.jobs.filter((job) => job.name === 'loop / decide').at(-1)
+  return {
+    ...fanOutTimes(result.jobs),
+    status: decide?.outputs.status ?? 'no status',
+    problems: result.problems,
+  }
+}
+
+export async function fanOutShards(): Promise<BenchRow[]> {
+  const work = mkdtempSync(join(tmpdir(), 'loop-bench-fan-out-'))
+  try {
+    // The sandbox runs <actionDir>/<runs.main> and reads the reusable workflow from <actionDir>/.github.
+    const actionDir = join(work, 'action')
+    mkdirSync(join(actionDir, '.github', 'workflows'), { recursive: true })
+    cpSync(join(ROOT, 'action.yml'), join(actionDir, 'action.yml'))
+    cpSync(join(ROOT, '.github', 'workflows', 'loop.yml'), join(actionDir, '.github', 'workflows', 'loop.yml'))
+    cpSync(bundleFolder().dir, join(actionDir, 'dist'), { recursive: true })
+    const one = await fanOutIteration(work, actionDir, 1)
+    const four = await fanOutIteration(work, actionDir, SHARDS)
+    const describe = (it: SandboxIteration) =>
+      `verify ${it.verifySeconds.toFixed(1)} s (${it.legs} leg${it.legs === 1 ? '' : 's'}), iteration ${it.iterationSeconds.toFixed(1)} s, ${it.status}`
+    const complete = one.status === 'complete' && four.status === 'complete'
+    const problems = [...one.problems, ...four.problems]
+    const verifyRatio = one.verifySeconds / four.verifySeconds
+    return [
+      {
+        figure: `12. fan-out, a ${TEST_FILES} × ${TEST_SECONDS} s test suite in ${SHARDS} shards`,
+        value: describe(four),
+        baseline: `shards: 1: ${describe(one)}`,
+        ratio: `verify ${speedUp(one.verifySeconds, four.verifySeconds, SHARDS)}, iteration ${(one.iterationSeconds / four.iterationSeconds).toFixed(2)}x`,
+        budget: `verify >= 0.5 of the ideal ${SHARDS}x`,
+        met: complete && four.legs === SHARDS && verifyRatio / SHARDS >= 0.5 ? 'yes' : 'no',
+        note:
+          `plan ${one.planSeconds.toFixed(1)} s / ${four.planSeconds.toFixed(1)} s (the baseline runs the whole suite in plan, in both), ` +
+          `decide ${one.decideSeconds.toFixed(1)} s / ${four.decideSeconds.toFixed(1)} s (shards: 1 / shards: ${SHARDS})` +
+          (problems.length > 0 || !complete
+            ? `; sandbox: ${complete ? '' : 'a loop did not complete; '}${problems.slice(0, 3).join('; ')}`
+            : ''),
+      },
+    ]
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
