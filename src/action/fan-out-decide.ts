@@ -189,9 +189,9 @@ async function planOnSlotState(
   return afterSlot === beforeSlot ? plan : { ...plan, stateVersion: afterSlot }
 }
 
-/** The queued loop's plan had work in it: the summary says it is not kept. */
+/** The plan of a loop that does not run now had work in it: the summary says it is not kept. */
 async function sayPlanDropped(shared: FanOutShared, iteration: number): Promise<void> {
-  const line = `The plan's work for iteration ${iteration} is dropped: the loop is queued, and its iteration is planned again when it is admitted.`
+  const line = `The plan's work for iteration ${iteration} is dropped: the loop did not get its slot (above); a queued loop's iteration is planned again when it is admitted.`
   shared.logger.info(line)
   if (shared.runContext.hasStepSummary) await shared.io.writeSummary(`${line}\n`)
 }

@@ -45,6 +45,12 @@ on:
       iteration:
         type: string
         default: ''
+      command:
+        type: string
+        default: run
+      gate:
+        type: string
+        default: ''
   issues:
     types: [labeled, edited]
 permissions: {}
@@ -61,11 +67,18 @@ jobs:
       loop-id: \${{ inputs.loop-id }}
       iteration: \${{ inputs.iteration }}
       config: .github/loop.yml
+      command: \${{ inputs.command || 'run' }}
+      gate: \${{ inputs.gate }}
 ${lines}`
 }
 
-async function startFanOut(steps: number, extra: Record<string, string>): Promise<Scenario> {
-  const repoFiles = { ...projectFiles({ steps }), '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) }
+async function startFanOut(
+  steps: number,
+  extra: Record<string, string>,
+  project: Parameters<typeof projectFiles>[0] = {},
+): Promise<Scenario> {
+  const files = projectFiles({ steps, ...project })
+  const repoFiles = { ...files, '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) }
   return startScenario({ steps, sandbox: { repoFiles, workflow: { file: 'loop-fan-out.yml' } } })
 }
 
@@ -211,5 +224,34 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       expectFaithful(scenario)
     },
     4 * MINUTE,
+  )
+
+  it(
+    "the reusable workflow's command input: plan does no work, decide applies it (approve a gate) and the loop goes on to COMPLETE",
+    async () => {
+      scenario = await startFanOut(1, {}, { editsConfig: true })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'gated' })
+      let jobs = await sandbox.waitForIdle(2 * MINUTE)
+      let why = describeJobs(jobs)
+      expect(
+        named(jobs, 'decide').map((job) => job.outputs.status),
+        why,
+      ).toEqual(['waiting'])
+      const before = jobs.length
+      await sandbox.dispatch({ 'loop-id': 'gated', command: 'approve', gate: 'verifier' })
+      jobs = await sandbox.waitForIdle(2 * MINUTE)
+      why = describeJobs(jobs)
+      const approving = jobs.slice(before).filter((job) => job.inputs.command === 'approve')
+      const plan = named(approving, 'plan')[0]
+      expect(plan?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(named(approving, 'decide')[0]?.conclusion, why).toBe('success')
+      const state = JSON.parse((await sandbox.git.show('loop-state', 'gated/loop-state.json')) ?? '{}')
+      expect([state.status, state.gates?.verifier?.status], why).toEqual(['complete', 'approved'])
+      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expectReadOnlyPlanAndVerify(jobs)
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
   )
 })
