@@ -67,9 +67,11 @@ async function slotGate(
     throw error
   }
   const limit = run.settings.maxLoops
+  const plan: PlanGate = { kind: 'plan', admitted: false }
+  // An admitted loop's job is dispatched for iteration 1: only then may a loop without a limit be queued.
+  if (limit === null && dependsOn.length === 0 && run.settings.iteration !== 1) return plan
   const loaded = await deps.store.load(input.loopId)
   const status = loaded?.state.status
-  const plan: PlanGate = { kind: 'plan', admitted: false }
   if (limit === null && dependsOn.length === 0 && status !== 'queued') return plan
   if (hasEnded(status) || deps.store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? '')) return plan
   const slots = new GitSlotStore({
