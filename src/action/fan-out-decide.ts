@@ -19,6 +19,7 @@ import { loopBranch, Outputs } from '../constants.js'
 import { interpretEvent, taskOfEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
 import { hasStopLabel } from '../domain/commands.js'
+import { initialState } from '../domain/engine/index.js'
 import {
   FanOutError,
   type PlanFile,
@@ -27,10 +28,12 @@ import {
   verdictArtifact,
   verdictFileSchema,
 } from '../domain/fan-out.js'
+import type { LoopConfig } from '../domain/loop-config.js'
+import { policyFromConfig } from '../domain/policy.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
-import type { Store } from '../ports/store.js'
+import { type Store, StoreConflictError } from '../ports/store.js'
 import { VERSION } from '../version.js'
 import { COMMIT_IDENTITY } from './commit-identity.js'
 import { updateDashboard } from './dashboard.js'
@@ -155,9 +158,13 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     deps,
   )
   if (decided.kind === 'stale') {
-    logger.warning(decided.message)
-    io.setOutput(Outputs.Status, 'superseded')
-    const state = decided.state
+    // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
+    // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
+    const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null
+    if (started) io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`)
+    else logger.warning(decided.message)
+    io.setOutput(Outputs.Status, started ? started.status : 'superseded')
+    const state = started ?? decided.state
     if (state && state.status === 'running' && settings.dispatch) {
       const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
       if (failed) io.setFailed(redact(failed.message))
@@ -187,6 +194,30 @@ async function planOnSlotState(
   if (!plan || plan.stateVersion !== beforeSlot) return plan
   const afterSlot = (await store.load(loopId))?.version ?? null
   return afterSlot === beforeSlot ? plan : { ...plan, stateVersion: afterSlot }
+}
+
+/** The loop's first state, saved when this event starts it (authorized already); null for any other event. */
+async function recordStart(
+  run: FanOutShared['runContext'],
+  input: { loopId: string; config: LoopConfig },
+  store: Store,
+): Promise<LoopState | null> {
+  if (interpretEvent(run.event.name, run.event.payload).kind !== 'start') return null
+  const state = initialState({
+    loopId: input.loopId,
+    goal: input.config.goal,
+    task: taskOfEvent(run.event.name, run.event.payload),
+    policy: policyFromConfig(input.config),
+    now: systemClock.now(),
+  })
+  try {
+    await store.save(input.loopId, state, null)
+    return state
+  } catch (error) {
+    // Another job recorded it first: its state is the loop's.
+    if (!(error instanceof StoreConflictError)) throw error
+    return (await store.load(input.loopId))?.state ?? null
+  }
 }
 
 /** The plan of a loop that does not run now had work in it: the summary says it is not kept. */

@@ -53,6 +53,8 @@ on:
         default: ''
   issues:
     types: [labeled, edited]
+  issue_comment:
+    types: [created]
 permissions: {}
 jobs:
   loop:
@@ -249,6 +251,32 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       const state = JSON.parse((await sandbox.git.show('loop-state', 'gated/loop-state.json')) ?? '{}')
       expect([state.status, state.gates?.verifier?.status], why).toEqual(['complete', 'approved'])
       expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expectReadOnlyPlanAndVerify(jobs)
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    "a writer's `/loop start` comment (its run plans nothing): decide records the loop with the issue and the words as its task, and plan takes it from there to COMPLETE",
+    async () => {
+      scenario = await startFanOut(1, {})
+      const { sandbox, signals } = scenario
+      const issue = await sandbox.openIssue('alice', 'Climb by comment', 'The one step.')
+      await sandbox.comment('alice', '/loop start Only touch progress.txt', issue.number)
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      const commented = jobs.filter((job) => job.event === 'issue_comment')
+      expect(named(commented, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(
+        named(commented, 'decide').map((job) => job.outputs.status),
+        why,
+      ).toEqual(['running'])
+      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      const prompt = readFileSync(join(signals, 'prompt-1.md'), 'utf8')
+      expect(prompt).toContain(`## The task: issue #${issue.number}`)
+      expect(prompt).toContain('> The one step.\n')
+      expect(prompt).toContain('Added by @alice when starting the loop:\n\n> Only touch progress.txt\n')
       expectReadOnlyPlanAndVerify(jobs)
       expectFaithful(scenario)
     },
