@@ -282,4 +282,38 @@ describe('fan-out with labels, the dashboard and many loops', () => {
     },
     3 * MINUTE,
   )
+
+  it(
+    "a writer's tick on the dashboard (approve a gate): the edit's plan step is skipped, decide's job applies the tick and the loop goes on to COMPLETE",
+    async () => {
+      scenario = await startFanOut(1, { dashboard: 'true' }, { editsConfig: true })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'gated' })
+      let jobs = await sandbox.waitForIdle(2 * MINUTE)
+      let why = describeJobs(jobs)
+      expect(
+        named(jobs, 'decide').map((job) => job.outputs.status),
+        why,
+      ).toEqual(['waiting'])
+      const [dashboard] = dashboards(scenario)
+      const marker = '- [ ] <!-- loop-dashboard:approve=verifier:gated -->'
+      expect(dashboard?.body, why).toContain(marker)
+      const before = jobs.length
+      await sandbox.editIssue(
+        'alice',
+        dashboard!.number,
+        dashboard!.body!.replace(marker, marker.replace('[ ]', '[x]')),
+      )
+      jobs = await sandbox.waitForIdle(2 * MINUTE)
+      why = describeJobs(jobs)
+      const tick = jobs.slice(before).filter((job) => job.event === 'issues')
+      expect(named(tick, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(named(tick, 'decide')[0]?.stdout, why).toMatch(/Dashboard edit by alice: 1 tick\(s\) read/)
+      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expect(dashboards(scenario)).toHaveLength(1)
+      expectReadOnlyPlanAndVerify(jobs)
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
 })
