@@ -95,7 +95,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     return
   }
   // The slot is taken before an iteration is recorded, as in the single job; a queued loop's plan is dropped.
-  const beforeSlot = (await store.load(loopId))?.version ?? null
+  const beforeSlot = plan?.iteration != null ? ((await store.load(loopId))?.version ?? null) : null
   if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) {
     if (plan?.iteration != null) await sayPlanDropped(shared, plan.iteration)
     return
@@ -191,7 +191,7 @@ async function planOnSlotState(
   plan: PlanFile | null,
   beforeSlot: string | null,
 ): Promise<PlanFile | null> {
-  if (!plan || plan.stateVersion !== beforeSlot) return plan
+  if (plan?.iteration == null || plan.stateVersion !== beforeSlot) return plan
   const afterSlot = (await store.load(loopId))?.version ?? null
   return afterSlot === beforeSlot ? plan : { ...plan, stateVersion: afterSlot }
 }
