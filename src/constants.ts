@@ -36,6 +36,7 @@ export const Inputs = {
   HandOff: 'hand-off',
   Leg: 'leg',
   VerifyResult: 'verify-result',
+  PersonCommand: 'person-command',
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 

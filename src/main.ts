@@ -98,14 +98,17 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   if (trigger.untrusted) logger.warning(trigger.reason)
   // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
   if (settings.command === 'sweep') return sweep(runContext, root, { github, logger, io, clock: systemClock })
-  const issues = settings.dashboard ? dashboardIssues(runContext, owner, repo, logger) : null
+  // Fan-out's plan and verify hold a read-only token: the dashboard is decide's alone.
+  const readOnly = settings.command === 'plan' || settings.command === 'verify'
+  const issues = settings.dashboard && !readOnly ? dashboardIssues(runContext, owner, repo, logger) : null
   // A tick on the dashboard acts on the loops it names, not on this event's loop.
   if (issues && isDashboardEdit(runContext)) {
     return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact, io })
   }
   // Fan-out's jobs: plan and verify (read-only token, the project's code), decide (write token, no project code).
   if (isFanOutCommand(settings.command)) {
-    return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact })
+    const dashboard = issues ? { issues, jobEnd } : undefined
+    return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact, dashboard })
   }
   // The workflow runs on every issue's edits for the dashboard's ticks: any other edit ends here.
   if (isOrdinaryIssueEdit(runContext)) return io.info('Nothing for the loop in this issues event: issues edited.')

@@ -16,15 +16,27 @@ import type { IterationResult } from '../app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from '../app/loop-branch.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
-import { taskOfEvent } from '../domain/action-event.js'
+import { interpretEvent, taskOfEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
 import { hasStopLabel } from '../domain/commands.js'
-import { FanOutError, parseHandOff, type VerdictFile, verdictArtifact, verdictFileSchema } from '../domain/fan-out.js'
+import { initialState } from '../domain/engine/index.js'
+import {
+  FanOutError,
+  type PlanFile,
+  parseHandOff,
+  type VerdictFile,
+  verdictArtifact,
+  verdictFileSchema,
+} from '../domain/fan-out.js'
+import type { LoopConfig } from '../domain/loop-config.js'
+import { policyFromConfig } from '../domain/policy.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
+import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
-import type { Store } from '../ports/store.js'
+import { type Store, StoreConflictError } from '../ports/store.js'
 import { VERSION } from '../version.js'
 import { COMMIT_IDENTITY } from './commit-identity.js'
+import { updateDashboard } from './dashboard.js'
 import { redispatch } from './dispatch.js'
 import { type FanOutShared, type HandOff, readPlan, remoteHost } from './fan-out.js'
 import { stopLabelReader } from './kill-switch.js'
@@ -35,6 +47,7 @@ import { publishIteration } from './publish.js'
 import { reportRefusal } from './refusal.js'
 import { report } from './report.js'
 import { readyForMerge } from './ship.js'
+import { releaseSlot, takeSlot } from './slots.js'
 import { auditRestorer, createStore } from './stores.js'
 
 /** The most verdict files decide reads (GitHub's matrix limit). */
@@ -50,6 +63,11 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   const { store, auditSource } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger })
   io.setOutput(Outputs.StatePath, store.describe(loopId))
   const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger)
+  // Whatever decide does to the loop, the dashboard shows it (an event with nothing for a loop leaves it).
+  const { dashboard } = shared
+  if (dashboard && interpretEvent(runContext.event.name, runContext.event.payload).kind !== 'none') {
+    dashboard.jobEnd.dashboard = () => updateDashboard(runContext, store, { issues: dashboard.issues, logger })
+  }
 
   // The plan and every verdict are read and validated before anything is written.
   // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
@@ -58,7 +76,9 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   const bundleFile = (await nodeWorkspace.readText(handOff.bundle, 1)) === null ? null : handOff.bundle
 
   // People's commands: a comment's `/loop ...` is applied here, the one job that may save.
-  const asRun = { ...runContext, settings: { ...settings, command: 'run' as const } }
+  // A person's command given to the reusable workflow (`person-command`) is applied as the single job
+  // applies `command` (the workflow file and its dispatch need write access already); else the event's.
+  const asRun = { ...runContext, settings: { ...settings, command: settings.personCommand } }
   const commandDeps = {
     github,
     store,
@@ -68,7 +88,19 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     restoreAudit,
     reportRefusal: (refusal: Refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
   }
-  if (!(await applyCommands(asRun, loopId, commandDeps))) return
+  const slotJob = { ...commandDeps, io, redact, reportRefusal: commandDeps.reportRefusal }
+  if (!(await applyCommands(asRun, loopId, commandDeps))) {
+    // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
+    await releaseSlot(runContext, { loopId, root }, slotJob)
+    return
+  }
+  // The slot is taken before an iteration is recorded, as in the single job; a queued loop's plan is dropped.
+  const beforeSlot = plan?.iteration != null ? ((await store.load(loopId))?.version ?? null) : null
+  if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) {
+    if (plan?.iteration != null) await sayPlanDropped(shared, plan.iteration)
+    return
+  }
+  const admitted = await planOnSlotState(store, loopId, plan, beforeSlot)
 
   const git = new GitCli(root, {
     networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.pushToken),
@@ -117,7 +149,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
       ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
       ...(capGiven !== undefined ? { capGiven } : {}),
       ...(configPathRelative ? { configPathRelative } : {}),
-      plan,
+      plan: admitted,
       bundleFile,
       verdicts,
       unreadableVerdicts: unreadable,
@@ -126,23 +158,86 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     deps,
   )
   if (decided.kind === 'stale') {
-    logger.warning(decided.message)
-    io.setOutput(Outputs.Status, 'superseded')
-    const state = decided.state
+    // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
+    // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
+    const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null
+    if (started) io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`)
+    else logger.warning(decided.message)
+    io.setOutput(Outputs.Status, started ? started.status : 'superseded')
+    const state = started ?? decided.state
     if (state && state.status === 'running' && settings.dispatch) {
       const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
       if (failed) io.setFailed(redact(failed.message))
     }
     return
   }
-  await carryOn(shared, decided.result, { git, store, audit, branch })
+  await carryOn(shared, decided.result, {
+    git,
+    store,
+    audit,
+    branch,
+    releaseSlot: (state) => releaseSlot(runContext, { loopId, state, root }, slotJob),
+  })
+}
+
+/**
+ * The plan, taken as made on the state the slot left: the slot's own save (a new loop's first state,
+ * `queued` to `running`) changes the version the plan was made on and nothing the iteration reads, so
+ * a plan made on the version just before the slot was taken holds on the version after it.
+ */
+async function planOnSlotState(
+  store: Store,
+  loopId: string,
+  plan: PlanFile | null,
+  beforeSlot: string | null,
+): Promise<PlanFile | null> {
+  if (plan?.iteration == null || plan.stateVersion !== beforeSlot) return plan
+  const afterSlot = (await store.load(loopId))?.version ?? null
+  return afterSlot === beforeSlot ? plan : { ...plan, stateVersion: afterSlot }
+}
+
+/** The loop's first state, saved when this event starts it (authorized already); null for any other event. */
+async function recordStart(
+  run: FanOutShared['runContext'],
+  input: { loopId: string; config: LoopConfig },
+  store: Store,
+): Promise<LoopState | null> {
+  if (interpretEvent(run.event.name, run.event.payload).kind !== 'start') return null
+  const state = initialState({
+    loopId: input.loopId,
+    goal: input.config.goal,
+    task: taskOfEvent(run.event.name, run.event.payload),
+    policy: policyFromConfig(input.config),
+    now: systemClock.now(),
+  })
+  try {
+    await store.save(input.loopId, state, null)
+    return state
+  } catch (error) {
+    // Another job recorded it first: its state is the loop's.
+    if (!(error instanceof StoreConflictError)) throw error
+    return (await store.load(input.loopId))?.state ?? null
+  }
+}
+
+/** The plan of a loop that does not run now had work in it: the summary says it is not kept. */
+async function sayPlanDropped(shared: FanOutShared, iteration: number): Promise<void> {
+  const line = `The plan's work for iteration ${iteration} is dropped: the loop did not get its slot (above); a queued loop's iteration is planned again when it is admitted.`
+  shared.logger.info(line)
+  if (shared.runContext.hasStepSummary) await shared.io.writeSummary(`${line}\n`)
 }
 
 /** After the iteration: push and the pull request, the report, the re-dispatch (the single job's own code). */
 async function carryOn(
   shared: FanOutShared,
   result: IterationResult,
-  parts: { git: GitCli; store: Store; audit: AuditTrail; branch: string },
+  parts: {
+    git: GitCli
+    store: Store
+    audit: AuditTrail
+    branch: string
+    releaseSlot: (state: LoopState) => Promise<void>
+  },
 ): Promise<void> {
   const { runContext, root, loopId, github, logger, io, redact } = shared
   const { settings } = runContext
@@ -165,6 +260,7 @@ async function carryOn(
   await readyForMerge(state, { github: pullRequestGitHub, logger })
   const reportInput = { loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn }
   await report(runContext, reportInput, { github, io, redact })
+  await parts.releaseSlot(state)
   if (outcome === 'continue' && settings.dispatch) {
     const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
     if (failed) {

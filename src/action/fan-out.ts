@@ -12,7 +12,7 @@ import { chooseIsolation, type IsolationPlan, IsolationUnavailableError } from '
 import { nodeWorkspace } from '../adapters/node-workspace.js'
 import { ChildProcessRunner } from '../adapters/process-runner.js'
 import { CANDIDATE_REF, receiveCandidate } from '../app/fan-out/candidate.js'
-import { planIteration } from '../app/fan-out/plan.js'
+import { type Planned, planIteration } from '../app/fan-out/plan.js'
 import { verifyLeg } from '../app/fan-out/verify-leg.js'
 import type { IterationDeps, IterationInput } from '../app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from '../app/loop-branch.js'
@@ -26,12 +26,14 @@ import { hasStopLabel } from '../domain/commands.js'
 import { FanOutError, legsOf, matrixOf, type PlanFile, parseHandOff, planFileSchema } from '../domain/fan-out.js'
 import { isolationLine } from '../domain/isolation.js'
 import { systemClock } from '../ports/clock.js'
+import type { DashboardIssues } from '../ports/dashboard.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { VERSION } from '../version.js'
 import type { ActionIO } from './actions-io.js'
 import { COMMIT_IDENTITY } from './commit-identity.js'
 import { decideJob } from './fan-out-decide.js'
+import { admittedView, planGate } from './fan-out-plan-gate.js'
 import { loadActionConfig, withSecretsPassed } from './loop-config.js'
 import { removePersistedCredentials } from './persisted-credentials.js'
 import type { RunContext } from './run-context.js'
@@ -69,6 +71,11 @@ export interface FanOutShared {
   logger: Logger
   io: ActionIO
   redact: (text: string) => string
+  /**
+   * `dashboard: true`: the dashboard issue, and where decide leaves its refresh for the end of the job
+   * (plan and verify, whose token cannot write, never refresh it).
+   */
+  dashboard?: { issues: DashboardIssues; jobEnd: { dashboard?: () => Promise<void> } } | undefined
 }
 
 export async function runFanOut(command: FanOutCommand, shared: FanOutShared): Promise<void> {
@@ -175,7 +182,13 @@ async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff)
   // Emptied first: what the plan hands on is its own two files, nothing the work left in the folder.
   await nodeWorkspace.remove(handOff.planDir)
   await nodeWorkspace.makeDir(handOff.planDir)
-  const planned = await planIteration({ ...job.input, branch: job.branch, bundleFile: handOff.bundle }, job.deps)
+  const { runContext, root, loopId, github } = shared
+  const gate = await planGate(runContext, { loopId, config: job.input.config, root }, { ...job.deps, github })
+  const deps = gate.kind === 'plan' && gate.admitted ? { ...job.deps, store: admittedView(job.deps.store) } : job.deps
+  const planned =
+    gate.kind === 'skip'
+      ? await noPlan(job, gate.reason)
+      : await planIteration({ ...job.input, branch: job.branch, bundleFile: handOff.bundle }, deps)
   await nodeWorkspace.writeText(handOff.plan, `${JSON.stringify(planned.plan, null, 2)}\n`)
   const verify = planned.nothing === null
   io.setOutput(Outputs.Matrix, JSON.stringify(matrixOf(planned.plan.legs)))
@@ -187,6 +200,23 @@ async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff)
       `Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legs.length} verify leg(s).`,
     )
   } else io.info(`No iteration to verify: ${planned.nothing}. Decide settles the loop.`)
+}
+
+/** A plan with no iteration in it, on the state as it is: decide settles the loop on its own. */
+async function noPlan(job: ReadOnlyJob, reason: string): Promise<Planned> {
+  const loaded = await job.deps.store.load(job.input.loopId)
+  const plan: PlanFile = {
+    version: 1,
+    loopId: job.input.loopId,
+    stateVersion: loaded?.version ?? null,
+    iteration: null,
+    stage: null,
+    base: null,
+    candidate: null,
+    report: null,
+    legs: [],
+  }
+  return { plan, nothing: `no work planned: ${reason}`, bundled: false }
 }
 
 async function verifyJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff): Promise<void> {

@@ -35,6 +35,8 @@ export const ACTION_COMMANDS = [
   'decide',
 ] as const
 export type ActionCommand = (typeof ACTION_COMMANDS)[number]
+/** A person's command fan-out's decide applies (`person-command`); `run`: none. */
+export const PERSON_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'] as const
 
 export const MAX_ITERATIONS_LIMIT = 1000
 /** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
@@ -101,6 +103,8 @@ export interface ActionSettings {
   leg: string | undefined
   /** `command: decide`: the verify job's result (`needs.verify.result`), named for a leg without a verdict. */
   verifyResult: string
+  /** `command: decide`: the person's command the reusable workflow was called with (`run`: none). */
+  personCommand: (typeof PERSON_COMMANDS)[number]
 }
 
 /** A user's mistake in the workflow file: said plainly, never an internal fault. */
@@ -167,6 +171,7 @@ const fields = {
   },
   store: { schema: z.enum(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
   command: { schema: z.enum(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
+  personCommand: { schema: z.enum(PERSON_COMMANDS), expected: `one of ${PERSON_COMMANDS.join(', ')}` },
   agent: { schema: z.enum(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
   isolation: { schema: z.enum(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
   boolean: { schema: booleanString, expected: 'true or false' },
@@ -292,6 +297,18 @@ export function parseActionInputs(
   if (command === 'verify' && !leg)
     problems.push(`Input 'leg' is required when 'command' is 'verify' (\${{ matrix.leg }}).`)
   const verifyResult = raw(Inputs.VerifyResult)
+  const personCommand = parse(Inputs.PersonCommand, fields.personCommand, 'run')
+  if (personCommand !== 'run') {
+    if (command !== 'decide') {
+      problems.push(
+        `Input 'person-command' is for 'command: decide' (fan-out); got 'person-command: ${personCommand}' with 'command: ${command}'. Give the command as 'command' instead.`,
+      )
+    }
+    if (personCommand === 'approve' && !raw(Inputs.Gate))
+      problems.push(`Input 'gate' is required when 'person-command' is 'approve'; name the gate to approve.`)
+    if (personCommand === 'skip' && (!raw(Inputs.Task) || !reason))
+      problems.push(`Inputs 'task' and 'reason' are required when 'person-command' is 'skip'.`)
+  }
   const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env)
   problems.push(...secretsResult.problems)
 
@@ -346,6 +363,7 @@ export function parseActionInputs(
     handOff,
     leg,
     verifyResult,
+    personCommand,
   }
 }
 

@@ -411,7 +411,6 @@ describe('fan-out: decide judges the candidate and hears people', () => {
       ])
       // Its plan step did not run; its decide applied the approval and dispatched the iteration to plan.
       expect(comment[0]?.steps.map((step) => step.outcome)).toEqual([
-        'skipped',
         'success',
         'skipped',
         'skipped',

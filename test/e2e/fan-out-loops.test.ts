@@ -1,0 +1,319 @@
+// Fan-out with the rest of the house: a loop started by a writer's `loop` label on an issue runs as plan →
+// verify → decide to COMPLETE, its prompt carrying the issue; the dashboard is refreshed by decide alone
+// (one pinned issue listing the loop) and an edit of an issue plans nothing; with `max-loops: 1` a second
+// labelled loop is left unplanned (no agent call), queued by decide, admitted when the first ends and
+// COMPLETE, never two loops holding a slot. Plan's and verify's tokens stay `contents: read` throughout.
+import { execFile } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterEach, describe, expect, it } from 'vitest'
+import { parseSlotsRecord } from '../../src/domain/slots.js'
+import type { JobRecord } from '../sandbox/workflow-engine.js'
+import {
+  botComments,
+  checkOperationsExercised,
+  describeJobs,
+  expectFaithful,
+  MINUTE,
+  projectFiles,
+  type Scenario,
+  startScenario,
+  until,
+} from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
+
+let scenario: Scenario | undefined
+afterEach(async () => {
+  await scenario?.stop()
+  scenario = undefined
+})
+
+/** A caller of the reusable workflow with `fan-out: true`, started by labels, edits and dispatches. */
+function fanOutCaller(extra: Record<string, string>): string {
+  const lines = Object.entries(extra)
+    .map(([name, value]) => `      ${name}: ${JSON.stringify(value)}\n`)
+    .join('')
+  return `name: loop (fan-out)
+on:
+  workflow_dispatch:
+    inputs:
+      loop-id:
+        type: string
+        required: true
+      iteration:
+        type: string
+        default: ''
+      command:
+        type: string
+        default: run
+      gate:
+        type: string
+        default: ''
+  issues:
+    types: [labeled, edited]
+  issue_comment:
+    types: [created]
+permissions: {}
+jobs:
+  loop:
+    permissions:
+      contents: write
+      actions: write
+      pull-requests: write
+      issues: write
+    uses: loop-controller/loop-controller/.github/workflows/loop.yml@v1
+    with:
+      fan-out: true
+      loop-id: \${{ inputs.loop-id }}
+      iteration: \${{ inputs.iteration }}
+      config: .github/loop.yml
+      command: \${{ inputs.command || 'run' }}
+      gate: \${{ inputs.gate }}
+${lines}`
+}
+
+async function startFanOut(
+  steps: number,
+  extra: Record<string, string>,
+  project: Parameters<typeof projectFiles>[0] = {},
+): Promise<Scenario> {
+  const files = projectFiles({ steps, ...project })
+  const repoFiles = { ...files, '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) }
+  return startScenario({ steps, sandbox: { repoFiles, workflow: { file: 'loop-fan-out.yml' } } })
+}
+
+const named = (jobs: readonly JobRecord[], prefix: string) =>
+  jobs.filter((job) => job.name.startsWith(`loop / ${prefix}`))
+
+/** Plan and verify held a token that reads code and nothing else, in every run. */
+function expectReadOnlyPlanAndVerify(jobs: readonly JobRecord[]): void {
+  const readers = [...named(jobs, 'plan'), ...named(jobs, 'verify')].filter((job) => job.conclusion !== 'skipped')
+  expect(readers.length).toBeGreaterThan(0)
+  for (const job of readers) expect(job.permissions, job.name).toEqual({ contents: 'read' })
+}
+
+function dashboards(s: Scenario) {
+  return [...s.sandbox.api.model.issues.values()].filter(
+    (issue) => issue.state === 'open' && issue.labels.some((label) => label.name === 'loop/dashboard'),
+  )
+}
+
+describe('fan-out with labels, the dashboard and many loops', () => {
+  it(
+    "a writer's label starts a fan-out loop on the issue's task, to COMPLETE; decide alone keeps the one pinned dashboard; an edit plans nothing",
+    async () => {
+      scenario = await startFanOut(1, { dashboard: 'true' })
+      const { sandbox, signals } = scenario
+      const body = 'Climb the one step.\n\n$(touch should-not-run) and `rm -rf /`'
+      const issue = await sandbox.openIssue('alice', 'Climb it', body)
+      await sandbox.label('alice', issue.number, 'loop')
+      let jobs = await sandbox.waitForIdle(2 * MINUTE)
+      let why = describeJobs(jobs)
+      expect(
+        named(jobs, 'decide').map((job) => job.outputs.status),
+        why,
+      ).toEqual(['complete'])
+      expect(named(jobs, 'decide')[0]?.outputs['loop-id'], why).toBe(`issue-${issue.number}`)
+      // The issue is the task, quoted as untrusted text, in the plan's prompt.
+      const prompt = readFileSync(join(signals, 'prompt-1.md'), 'utf8')
+      expect(prompt).toContain(`## The task: issue #${issue.number}`)
+      for (const line of body.split('\n')) expect(prompt).toContain(line === '' ? '>\n' : `> ${line}\n`)
+      const state = JSON.parse((await sandbox.git.show('loop-state', `issue-${issue.number}/loop-state.json`)) ?? '{}')
+      expect([state.status, state.task?.number], why).toEqual(['complete', issue.number])
+      expect(
+        botComments(sandbox)
+          .map((c) => c.body)
+          .join('\n'),
+      ).toMatch(/COMPLETE · `issue-\d+`/)
+      // One pinned dashboard, written by decide, listing the loop.
+      const [dashboard, ...more] = dashboards(scenario)
+      expect(more, why).toEqual([])
+      expect(dashboard?.pinned).toBe(true)
+      expect(dashboard?.body).toContain(`| \`issue-${issue.number}\` |`)
+      expect([...sandbox.api.model.issues.values()].filter((i) => i.pinned)).toHaveLength(1)
+      // Refreshed by decide: plan and verify never touched it.
+      expect(named(jobs, 'decide')[0]?.stdout, why).toMatch(/Dashboard #\d+/)
+      for (const job of [...named(jobs, 'plan'), ...named(jobs, 'verify')]) expect(job.stdout).not.toMatch(/Dashboard/)
+
+      // An edit (as a tick would be) runs no plan: its step is skipped, and decide's job takes the event.
+      const before = jobs.length
+      await sandbox.editIssue('alice', issue.number, `${body}\nedited`)
+      jobs = await sandbox.waitForIdle(MINUTE)
+      why = describeJobs(jobs)
+      const edit = jobs.slice(before)
+      const ran = edit.filter((job) => job.name !== 'loop / loop iteration').map((job) => [job.name, job.conclusion])
+      expect(ran.sort(), why).toEqual([
+        ['loop / decide', 'success'],
+        ['loop / plan', 'success'],
+        ['loop / verify', 'skipped'],
+      ])
+      expect(named(edit, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(named(edit, 'decide')[0]?.stdout).toMatch(/Nothing for the loop in this issues event/)
+      expect(existsSync(join(signals, 'work-2'))).toBe(false)
+      expectReadOnlyPlanAndVerify(jobs)
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    'max-loops 1: a second labelled loop is not planned but queued by decide, admitted when the first ends, COMPLETE; never two hold a slot',
+    async () => {
+      scenario = await startFanOut(2, { 'max-loops': '1' })
+      const { sandbox, signals } = scenario
+      const first = await sandbox.openIssue('alice', 'First climb', 'Two steps.')
+      const second = await sandbox.openIssue('alice', 'Second climb', 'Two steps, later.')
+      // The first loop's second iteration holds in its work (it holds the slot by then) until go-2.
+      writeFileSync(join(signals, 'hold'), '')
+      writeFileSync(join(signals, 'go-1'), '')
+      await sandbox.label('alice', first.number, 'loop')
+      await until('the first loop works on iteration 2', () => existsSync(join(signals, 'work-2')), 2 * MINUTE)
+      await sandbox.label('alice', second.number, 'loop')
+      await until('the second loop queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
+      writeFileSync(join(signals, 'go-2'), '')
+      const jobs = await sandbox.waitForIdle(3 * MINUTE)
+      const why = describeJobs(jobs)
+
+      // The second loop's label: plan saw the slot taken and spent no agent call; decide queued it.
+      const labelled = jobs.filter((job) => job.event === 'issues')
+      const secondPlan = named(labelled, 'plan').find(
+        (job) => (job.eventPayload.issue as { number: number }).number === second.number,
+      )
+      expect(secondPlan?.outputs.verify, why).toBe('false')
+      expect(secondPlan?.stdout, why).toMatch(/no work planned: the loop would be queued/)
+      const queued = named(jobs, 'decide').filter((job) => job.outputs.status === 'queued')
+      expect(
+        queued.map((job) => job.outputs['loop-id']),
+        why,
+      ).toEqual([`issue-${second.number}`])
+      // Four iterations planned in all (two per loop), none of them planned twice or dropped as stale.
+      expect(
+        named(jobs, 'plan').filter((job) => job.outputs.verify === 'true'),
+        why,
+      ).toHaveLength(4)
+      expect(
+        named(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
+        why,
+      ).toEqual([])
+      for (const issue of [first.number, second.number]) {
+        const state = JSON.parse((await sandbox.git.show('loop-state', `issue-${issue}/loop-state.json`)) ?? '{}')
+        expect([issue, state.status, state.iteration], why).toEqual([issue, 'complete', 2])
+      }
+      // The admitted loop's first job is a dispatch of iteration 1, from the job that released the slot.
+      const admitted = named(jobs, 'decide').filter(
+        (job) => job.event === 'workflow_dispatch' && job.inputs['loop-id'] === `issue-${second.number}`,
+      )
+      expect(
+        admitted.map((job) => [job.inputs.iteration, job.outputs.status]),
+        why,
+      ).toEqual([
+        ['1', 'running'],
+        ['2', 'complete'],
+      ])
+      // Every version of queue.json: at most one loop holding a slot.
+      const bare = sandbox.gitServer.repositoryPath(sandbox.gitRepositoryName)
+      const git = async (...args: string[]) => (await promisify(execFile)('git', ['--git-dir', bare, ...args])).stdout
+      const commits = (await git('log', '--format=%H', 'loop-state', '--', 'queue.json')).split('\n').filter(Boolean)
+      expect(commits.length, why).toBeGreaterThan(2)
+      for (const commit of commits) {
+        const parsed = parseSlotsRecord(await git('show', `${commit}:queue.json`))
+        if ('problem' in parsed) throw new Error(parsed.problem)
+        expect(parsed.record.running.length, commit).toBeLessThanOrEqual(1)
+      }
+      expectReadOnlyPlanAndVerify(jobs)
+      expectFaithful(scenario)
+    },
+    4 * MINUTE,
+  )
+
+  it(
+    "the reusable workflow's command input: plan does no work, decide applies it (approve a gate) and the loop goes on to COMPLETE",
+    async () => {
+      scenario = await startFanOut(1, {}, { editsConfig: true })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'gated' })
+      let jobs = await sandbox.waitForIdle(2 * MINUTE)
+      let why = describeJobs(jobs)
+      expect(
+        named(jobs, 'decide').map((job) => job.outputs.status),
+        why,
+      ).toEqual(['waiting'])
+      const before = jobs.length
+      await sandbox.dispatch({ 'loop-id': 'gated', command: 'approve', gate: 'verifier' })
+      jobs = await sandbox.waitForIdle(2 * MINUTE)
+      why = describeJobs(jobs)
+      const approving = jobs.slice(before).filter((job) => job.inputs.command === 'approve')
+      const plan = named(approving, 'plan')[0]
+      expect(plan?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(named(approving, 'decide')[0]?.conclusion, why).toBe('success')
+      const state = JSON.parse((await sandbox.git.show('loop-state', 'gated/loop-state.json')) ?? '{}')
+      expect([state.status, state.gates?.verifier?.status], why).toEqual(['complete', 'approved'])
+      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expectReadOnlyPlanAndVerify(jobs)
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    "a writer's `/loop start` comment (its run plans nothing): decide records the loop with the issue and the words as its task, and plan takes it from there to COMPLETE",
+    async () => {
+      scenario = await startFanOut(1, {})
+      const { sandbox, signals } = scenario
+      const issue = await sandbox.openIssue('alice', 'Climb by comment', 'The one step.')
+      await sandbox.comment('alice', '/loop start Only touch progress.txt', issue.number)
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      const commented = jobs.filter((job) => job.event === 'issue_comment')
+      expect(named(commented, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(
+        named(commented, 'decide').map((job) => job.outputs.status),
+        why,
+      ).toEqual(['running'])
+      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      const prompt = readFileSync(join(signals, 'prompt-1.md'), 'utf8')
+      expect(prompt).toContain(`## The task: issue #${issue.number}`)
+      expect(prompt).toContain('> The one step.\n')
+      expect(prompt).toContain('Added by @alice when starting the loop:\n\n> Only touch progress.txt\n')
+      expectReadOnlyPlanAndVerify(jobs)
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    "a writer's tick on the dashboard (approve a gate): the edit's plan step is skipped, decide's job applies the tick and the loop goes on to COMPLETE",
+    async () => {
+      scenario = await startFanOut(1, { dashboard: 'true' }, { editsConfig: true })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'gated' })
+      let jobs = await sandbox.waitForIdle(2 * MINUTE)
+      let why = describeJobs(jobs)
+      expect(
+        named(jobs, 'decide').map((job) => job.outputs.status),
+        why,
+      ).toEqual(['waiting'])
+      const [dashboard] = dashboards(scenario)
+      const marker = '- [ ] <!-- loop-dashboard:approve=verifier:gated -->'
+      expect(dashboard?.body, why).toContain(marker)
+      const before = jobs.length
+      await sandbox.editIssue(
+        'alice',
+        dashboard!.number,
+        dashboard!.body!.replace(marker, marker.replace('[ ]', '[x]')),
+      )
+      jobs = await sandbox.waitForIdle(2 * MINUTE)
+      why = describeJobs(jobs)
+      const tick = jobs.slice(before).filter((job) => job.event === 'issues')
+      expect(named(tick, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(named(tick, 'decide')[0]?.stdout, why).toMatch(/Dashboard edit by alice: 1 tick\(s\) read/)
+      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expect(dashboards(scenario)).toHaveLength(1)
+      expectReadOnlyPlanAndVerify(jobs)
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+})
