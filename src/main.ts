@@ -8,7 +8,6 @@
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { type ActionIO, actionsIO } from './action/actions-io.js'
-import { COMMIT_IDENTITY } from './action/commit-identity.js'
 import {
   dashboardIssues,
   handleDashboardEdit,
@@ -19,9 +18,10 @@ import {
 import { redispatch } from './action/dispatch.js'
 import { isFanOutCommand, runFanOut } from './action/fan-out.js'
 import { handOverIteration, outsideLoopGroup } from './action/hand-over.js'
+import { runIterationInput } from './action/iteration-input.js'
 import { runJobIterations } from './action/job-iterations.js'
 import { stopLabelReader } from './action/kill-switch.js'
-import { actionSecretValues, loadActionConfig, withSecretsPassed } from './action/loop-config.js'
+import { actionSecretValues, loadActionConfig } from './action/loop-config.js'
 import { applyCommands } from './action/people-commands.js'
 import { removePersistedCredentials } from './action/persisted-credentials.js'
 import { publishIteration } from './action/publish.js'
@@ -45,9 +45,9 @@ import { sanitiseLoopId } from './config/action-inputs.js'
 import { ConfigError, messageOf } from './config/errors.js'
 import { loadUserPatterns } from './config/user-patterns.js'
 import { loopBranch, Outputs } from './constants.js'
-import { interpretEvent, taskOfEvent } from './domain/action-event.js'
+import { interpretEvent } from './domain/action-event.js'
 import { buildLibrary } from './domain/analysis/index.js'
-import { hasStopLabel, isUntrustedTrigger } from './domain/commands.js'
+import { isUntrustedTrigger } from './domain/commands.js'
 import { type IsolationMode, isolationLine } from './domain/isolation.js'
 import { loopOfPullRequestHead } from './domain/loop-names.js'
 import { createRedactor } from './domain/redact.js'
@@ -56,7 +56,6 @@ import { systemClock } from './ports/clock.js'
 import type { GitHubPort } from './ports/github.js'
 import type { Logger } from './ports/logger.js'
 import type { Store } from './ports/store.js'
-import { VERSION } from './version.js'
 
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 export async function run(io: ActionIO = actionsIO): Promise<void> {
@@ -114,7 +113,8 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   if (isOrdinaryIssueEdit(runContext)) return io.info('Nothing for the loop in this issues event: issues edited.')
 
   // The loop config comes from the ref that was checked out, before the loop's branch is.
-  const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace)
+  const loaded = await loadActionConfig(settings, root, nodeWorkspace)
+  const { config } = loaded
 
   const isolation = isolationFor(settings.isolation)
   if (isolation.report.level === 'none') logger.warning(isolationLine(isolation.report))
@@ -178,22 +178,10 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   const iterate = iterationRunner({
     input: {
-      config: withSecretsPassed(config, settings.secrets),
-      library,
-      loopId,
-      cwd: root,
-      // Raw logs and prompt files stay outside the uploaded audit trail: only redacted text leaves the runner.
-      loopDir: join(runnerTemp, 'loop-controller', 'runs', loopId),
-      excludeFromCommits: [],
-      commit: useGit,
-      identity: COMMIT_IDENTITY,
+      ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: useGit }),
       env: { ...runContext.env, ...settings.secrets },
       maxParallel: availableParallelism(),
       agentSandbox: isolation.report.nestedSandbox,
-      // The issue or pull request a starting loop is about becomes its task (quoted, untrusted text).
-      task: taskOfEvent(runContext.event.name, runContext.event.payload),
-      stopRequested: hasStopLabel(runContext.event.subject.labels),
-      toolVersion: VERSION,
       ...(runContext.runId
         ? {
             run: {
@@ -203,9 +191,6 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
           }
         : {}),
       ...(useGit ? { branchFromRemote: branch } : {}),
-      // A re-dispatch that carries no cap leaves the loop's own, set when it started, in force.
-      ...(capGiven !== undefined ? { capGiven } : {}),
-      ...(configPathRelative ? { configPathRelative } : {}),
     },
     git: useGit ? git : null,
     store,

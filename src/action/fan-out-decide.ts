@@ -18,7 +18,6 @@ import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
 import { interpretEvent, taskOfEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
-import { hasStopLabel } from '../domain/commands.js'
 import { initialState } from '../domain/engine/index.js'
 import {
   FanOutError,
@@ -34,13 +33,12 @@ import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
-import { VERSION } from '../version.js'
-import { COMMIT_IDENTITY } from './commit-identity.js'
 import { updateDashboard } from './dashboard.js'
 import { redispatch } from './dispatch.js'
 import { type FanOutShared, type HandOff, readPlan, remoteHost } from './fan-out.js'
+import { runIterationInput } from './iteration-input.js'
 import { stopLabelReader } from './kill-switch.js'
-import { loadActionConfig, withSecretsPassed } from './loop-config.js'
+import { loadActionConfig } from './loop-config.js'
 import { applyCommands } from './people-commands.js'
 import { removePersistedCredentials } from './persisted-credentials.js'
 import { publishIteration } from './publish.js'
@@ -56,7 +54,8 @@ const MAX_VERDICTS = 256
 export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise<void> {
   const { runContext, root, loopId, github, logger, io, redact } = shared
   const { settings } = runContext
-  const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace)
+  const loaded = await loadActionConfig(settings, root, nodeWorkspace)
+  const { config } = loaded
   const runnerTemp = runContext.runnerTemp ?? join(root, '..', '_loop-temp')
   const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
   const audit = new AuditTrail(loopDir, redact)
@@ -132,23 +131,12 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   }
   const decided = await decideIteration(
     {
-      config: withSecretsPassed(config, settings.secrets),
-      library,
-      loopId,
-      cwd: root,
-      loopDir: join(runnerTemp, 'loop-controller', 'runs', loopId),
-      excludeFromCommits: [],
-      commit: true,
-      identity: COMMIT_IDENTITY,
+      ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: true }),
+      // Decide runs no command of the project: no environment to pass, nothing to run side by side.
       env: {},
       maxParallel: 1,
-      task: taskOfEvent(runContext.event.name, runContext.event.payload),
-      stopRequested: hasStopLabel(runContext.event.subject.labels),
-      toolVersion: VERSION,
       branchFromRemote: branch,
       ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
-      ...(capGiven !== undefined ? { capGiven } : {}),
-      ...(configPathRelative ? { configPathRelative } : {}),
       plan: admitted,
       bundleFile,
       verdicts,

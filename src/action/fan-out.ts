@@ -20,21 +20,18 @@ import type { ActionCommand } from '../config/action-inputs.js'
 import { ConfigError } from '../config/errors.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
-import { taskOfEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
-import { hasStopLabel } from '../domain/commands.js'
 import { FanOutError, legsOf, matrixOf, type PlanFile, parseHandOff, planFileSchema } from '../domain/fan-out.js'
 import { isolationLine } from '../domain/isolation.js'
 import { systemClock } from '../ports/clock.js'
 import type { DashboardIssues } from '../ports/dashboard.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
-import { VERSION } from '../version.js'
 import type { ActionIO } from './actions-io.js'
-import { COMMIT_IDENTITY } from './commit-identity.js'
 import { decideJob } from './fan-out-decide.js'
 import { admittedView, planGate } from './fan-out-plan-gate.js'
-import { loadActionConfig, withSecretsPassed } from './loop-config.js'
+import { runIterationInput } from './iteration-input.js'
+import { loadActionConfig } from './loop-config.js'
 import { removePersistedCredentials } from './persisted-credentials.js'
 import type { RunContext } from './run-context.js'
 import { createStore } from './stores.js'
@@ -116,7 +113,8 @@ interface ReadOnlyJob {
 async function readOnlyJob(shared: FanOutShared): Promise<ReadOnlyJob> {
   const { runContext, root, loopId, logger, io, redact } = shared
   const { settings } = runContext
-  const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace)
+  const loaded = await loadActionConfig(settings, root, nodeWorkspace)
+  const { config } = loaded
   const isolation = isolationFor(settings.isolation)
   if (isolation.report.level === 'none') logger.warning(isolationLine(isolation.report))
   else io.info(isolationLine(isolation.report))
@@ -136,25 +134,12 @@ async function readOnlyJob(shared: FanOutShared): Promise<ReadOnlyJob> {
   io.info(`${checkout.created ? 'Started' : 'Continuing'} ${branch} at ${checkout.head ?? 'an empty history'}.`)
   const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   const input: IterationInput = {
-    config: withSecretsPassed(config, settings.secrets),
-    library,
-    loopId,
-    cwd: root,
-    loopDir: join(runnerTemp, 'loop-controller', 'runs', loopId),
-    excludeFromCommits: [],
-    commit: true,
-    identity: COMMIT_IDENTITY,
+    ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: true }),
     env: { ...runContext.env, ...settings.secrets },
     maxParallel: availableParallelism(),
     agentSandbox: isolation.report.nestedSandbox,
-    task: taskOfEvent(runContext.event.name, runContext.event.payload),
-    // The event's own labels (no API call): a plan on an event that carries the kill switch does no work.
-    stopRequested: hasStopLabel(runContext.event.subject.labels),
-    toolVersion: VERSION,
     branchFromRemote: branch,
     ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
-    ...(capGiven !== undefined ? { capGiven } : {}),
-    ...(configPathRelative ? { configPathRelative } : {}),
   }
   // No kill switch or pull request here: the labels and the merge are decide's to read (this token reads code alone).
   const deps: IterationDeps = {
