@@ -30806,6 +30806,694 @@ function controllerGitEnv(globalConfig = '/dev/null') {
 
 /***/ }),
 
+/***/ 85667:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   W: () => (/* binding */ GitStore)
+/* harmony export */ });
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(77598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(48161);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_3__);
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(58500);
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_4___default = /*#__PURE__*/__nccwpck_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_4__);
+/* harmony import */ var _ports_store_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(93433);
+/* harmony import */ var _remote_branch_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(94178);
+/* harmony import */ var _shared_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(56474);
+/**
+ * The `git` store: state (and, when given, the audit trail) committed to a branch of a remote
+ * (`loop-state` by default), one folder per loop: `<loop>/loop-state.json`, `<loop>/loop-state.meta.json`,
+ * `<loop>/audit/...`.
+ *
+ * The user's repository and work tree are never touched: the branch is read and written through a
+ * private bare repository (`workDir`) with plumbing and leased pushes (`remote-branch.ts`).
+ *
+ * Version: the last commit that changed the loop's folder. A save whose lease fails because the branch
+ * moved is retried on the new tip when the loop's own folder is unchanged (another loop saved); when
+ * the folder changed, it is a `StoreConflictError`. A push declined for another reason (a hook, branch
+ * protection, permissions) is an error that names git's message; nothing is lost either way.
+ *
+ * Quarantine: a state that fails validation is moved to `<loop>/loop-state.invalid-<time>.json` in a
+ * commit, with a marker `<loop>/QUARANTINED.json` that makes `load` and `save` refuse until `reset`
+ * removes the marker (the invalid file stays in the branch).
+ */
+
+
+
+
+
+
+
+
+
+const MARKER = 'QUARANTINED.json';
+const ATTEMPTS = 15;
+/** The `git` store (see the module comment). */
+class GitStore {
+    options;
+    kind = 'git';
+    branch;
+    remote;
+    stateBranch;
+    runId;
+    runAttempt;
+    constructor(options) {
+        this.options = options;
+        this.branch = options.branch ?? 'loop-state';
+        this.runId = options.runId ?? 'local';
+        this.runAttempt = options.runAttempt ?? '1';
+        this.remote = options.remote ?? 'origin';
+        if (!/^[A-Za-z0-9._/-]+$/.test(this.branch) || this.branch.includes('..')) {
+            throw new Error(`GitStore: branch ${JSON.stringify(this.branch)} is invalid: expected a plain branch name`);
+        }
+        this.stateBranch = new _remote_branch_js__WEBPACK_IMPORTED_MODULE_6__/* .RemoteBranch */ .t({
+            repoDir: options.repoDir,
+            remote: this.remote,
+            branch: this.branch,
+            identity: options.identity,
+            token: options.token,
+            workDir: options.workDir ?? (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)((0,node_os__WEBPACK_IMPORTED_MODULE_2__.tmpdir)(), 'loop-controller-git-store', (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .shortHash */ .BC)(`${options.repoDir}\n${this.remote}`)),
+        });
+    }
+    describe(loopId) {
+        return `git branch ${this.branch} of ${this.remote}, folder ${this.folder(loopId)}/`;
+    }
+    async load(loopId) {
+        (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .checkLoopId */ .aK)(loopId);
+        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+            const tip = await this.stateBranch.fetch();
+            if (!tip.commit)
+                return null;
+            await this.refuseIfQuarantined(loopId, tip.commit);
+            const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`);
+            if (text === null)
+                return null;
+            const parsed = (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .parseStoredState */ .Cm)(text, `${this.branch}:${this.folder(loopId)}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`, this.options.toolVersion);
+            if (parsed.kind === 'future')
+                throw parsed.error;
+            if (parsed.kind === 'valid')
+                return { state: parsed.state, version: await this.folderVersion(loopId, tip.commit) };
+            const outcome = await this.quarantine(loopId, tip.commit, text, parsed.reason);
+            if (outcome)
+                throw outcome;
+        }
+        throw new Error(`loop ${loopId}: the ${this.branch} branch kept moving while it was read; try again`);
+    }
+    async save(loopId, state, expectedVersion) {
+        (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .checkLoopId */ .aK)(loopId);
+        const valid = (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .checkStateToSave */ .yU)(loopId, state);
+        const folder = this.folder(loopId);
+        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+            const tip = await this.stateBranch.fetch();
+            let current = null;
+            if (tip.commit) {
+                await this.refuseIfQuarantined(loopId, tip.commit);
+                const text = await this.stateBranch.readFile(tip.commit, `${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`);
+                if (text !== null) {
+                    current = await this.folderVersion(loopId, tip.commit);
+                    if (expectedVersion === null) {
+                        const parsed = (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .parseStoredState */ .Cm)(text, `${this.branch}:${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`, this.options.toolVersion);
+                        if (parsed.kind === 'future')
+                            throw parsed.error;
+                        if (parsed.kind === 'invalid') {
+                            const outcome = await this.quarantine(loopId, tip.commit, text, parsed.reason);
+                            if (outcome)
+                                throw outcome;
+                            continue;
+                        }
+                    }
+                }
+            }
+            if (current !== expectedVersion) {
+                throw new _ports_store_js__WEBPACK_IMPORTED_MODULE_5__/* .StoreConflictError */ .yn(`loop ${loopId}: expected version ${expectedVersion ?? 'none (a new loop)'} on ${this.branch}, found ${current ?? 'none'}; another writer saved first`);
+            }
+            const meta = {
+                loopId,
+                revision: 0,
+                runId: this.runId,
+                runAttempt: this.runAttempt,
+                savedAt: new Date().toISOString(),
+                tombstone: false,
+                iteration: valid.iteration,
+                nonce: (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomUUID)(),
+            };
+            const files = new Map([
+                [`${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`, `${JSON.stringify(valid, null, 2)}\n`],
+                [`${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .META_FILE */ .fg}`, `${JSON.stringify(meta, null, 2)}\n`],
+            ]);
+            const audit = this.options.auditDir?.(loopId);
+            const auditFiles = audit && (await isDirectory(audit)) ? await listFiles(audit) : [];
+            for (const file of auditFiles)
+                files.set(`${folder}/audit/${(0,node_path__WEBPACK_IMPORTED_MODULE_3__.relative)(audit, file)}`, await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.readFile)(file));
+            const commit = await this.stateBranch.commit(tip.commit, files, auditFiles.length ? [`${folder}/audit/`] : [], `loop ${loopId}: iteration ${valid.iteration}, stage ${valid.stage}, ${valid.status}`);
+            if (await this.stateBranch.push(commit, tip.commit))
+                return commit;
+            // The branch moved: another loop (retry on the new tip) or this loop (conflict, found above). A
+            // short jittered pause keeps many loops saving at once (max-loops' queue) from colliding again.
+            await (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_4__.setTimeout)(Math.min(2000, 20 * 2 ** attempt) * (0.5 + Math.random()));
+        }
+        throw new _ports_store_js__WEBPACK_IMPORTED_MODULE_5__/* .StoreConflictError */ .yn(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`);
+    }
+    /** The ids of the loops whose state the branch holds (a quarantined loop has none until reset). */
+    async listLoops() {
+        const tip = await this.stateBranch.fetch();
+        if (!tip.commit)
+            return [];
+        const ids = [];
+        for (const folder of await this.stateBranch.topLevel(tip.commit)) {
+            const text = await this.stateBranch.readFile(tip.commit, `${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`);
+            if (text === null)
+                continue;
+            try {
+                const loopId = JSON.parse(text).loopId;
+                if (typeof loopId === 'string' && this.folder(loopId) === folder)
+                    ids.push(loopId);
+            }
+            catch {
+                // Not JSON: loading it quarantines it, and it is no loop to sweep.
+            }
+        }
+        return ids;
+    }
+    /**
+     * Copies the audit trail committed with the loop's state into `dir` when `dir` holds no file yet (a
+     * fresh runner): each save replaces `<loop>/audit/` with the local folder, so without this the trail
+     * would hold only the last job's part. Returns how many files were restored.
+     */
+    async restoreAudit(loopId, dir) {
+        (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .checkLoopId */ .aK)(loopId);
+        if ((await isDirectory(dir)) && (await listFiles(dir)).length > 0)
+            return 0;
+        const tip = await this.stateBranch.fetch();
+        if (!tip.commit)
+            return 0;
+        const prefix = `${this.folder(loopId)}/audit/`;
+        const paths = await this.stateBranch.filesUnder(tip.commit, prefix);
+        for (const path of paths) {
+            const text = await this.stateBranch.readFile(tip.commit, path);
+            if (text === null)
+                continue;
+            const target = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(dir, path.slice(prefix.length));
+            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)((0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(target, '..'), { recursive: true });
+            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(target, text);
+        }
+        return paths.length;
+    }
+    async reset(loopId) {
+        (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .checkLoopId */ .aK)(loopId);
+        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+            const tip = await this.stateBranch.fetch();
+            if (!tip.commit)
+                return;
+            const marker = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${MARKER}`);
+            if (marker === null) {
+                // An invalid state nobody loaded yet: quarantine it first, so the reset moves past it.
+                const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`);
+                if (text === null)
+                    return;
+                const parsed = (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .parseStoredState */ .Cm)(text, 'state', this.options.toolVersion);
+                if (parsed.kind !== 'invalid')
+                    return;
+                await this.quarantine(loopId, tip.commit, text, parsed.reason);
+                continue;
+            }
+            const commit = await this.stateBranch.commit(tip.commit, new Map(), [`${this.folder(loopId)}/${MARKER}`], `loop ${loopId}: reset after quarantine`);
+            if (await this.stateBranch.push(commit, tip.commit))
+                return;
+        }
+        throw new Error(`loop ${loopId}: the ${this.branch} branch kept moving during reset; try again`);
+    }
+    folder(loopId) {
+        return (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .loopFolder */ .bI)(loopId);
+    }
+    /** The loop's version: the last commit that changed its folder. */
+    async folderVersion(loopId, commit) {
+        return this.stateBranch.lastChange(commit, `${this.folder(loopId)}/`);
+    }
+    async refuseIfQuarantined(loopId, commit) {
+        const marker = await this.stateBranch.readFile(commit, `${this.folder(loopId)}/${MARKER}`);
+        if (marker === null)
+            return;
+        let kept = `${this.branch}:${this.folder(loopId)}/`;
+        let reason = 'it failed validation';
+        try {
+            const info = JSON.parse(marker);
+            if (info.file)
+                kept = `${this.branch}:${info.file}`;
+            if (info.reason)
+                reason = info.reason;
+        }
+        catch {
+            // A damaged marker still means quarantined.
+        }
+        throw new _ports_store_js__WEBPACK_IMPORTED_MODULE_5__/* .StateQuarantinedError */ .MD(`loop ${loopId}: the state is quarantined (${reason}); it is kept at ${kept}. Fix or discard it, then reset the loop's state before saving`, kept);
+    }
+    /** Moves the bad state aside in a commit; returns the error to throw, or null when the branch moved. */
+    async quarantine(loopId, tip, text, reason) {
+        const folder = this.folder(loopId);
+        const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+        const kept = `${folder}/loop-state.invalid-${stamp}.json`;
+        const commit = await this.stateBranch.commit(tip, new Map([
+            [kept, text],
+            [
+                `${folder}/${MARKER}`,
+                `${JSON.stringify({ loopId, file: kept, reason, at: new Date().toISOString() }, null, 2)}\n`,
+            ],
+        ]), [`${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`], `loop ${loopId}: quarantine an invalid state`);
+        if (!(await this.stateBranch.push(commit, tip)))
+            return null;
+        return new _ports_store_js__WEBPACK_IMPORTED_MODULE_5__/* .StateQuarantinedError */ .MD(`loop ${loopId}: ${reason}. It was moved to ${this.branch}:${kept} (kept, never overwritten); fix or discard it, then reset the loop's state before saving`, `${this.branch}:${kept}`);
+    }
+}
+async function isDirectory(path) {
+    return (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.stat)(path).then((info) => info.isDirectory(), () => false);
+}
+async function listFiles(folder) {
+    const entries = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.readdir)(folder, { recursive: true, withFileTypes: true });
+    return entries.filter((entry) => entry.isFile()).map((entry) => (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(entry.parentPath, entry.name));
+}
+
+
+/***/ }),
+
+/***/ 94178:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   t: () => (/* binding */ RemoteBranch)
+/* harmony export */ });
+/* unused harmony export GitPushRejectedError */
+/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(31421);
+/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_child_process__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(77598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_3__);
+/* harmony import */ var _domain_git_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(80818);
+/* harmony import */ var _git_env_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(76194);
+/**
+ * The git plumbing under the `git` store: one branch of a remote, read and written through a private
+ * bare repository so the user's repository and work tree are never touched. Commits are built with
+ * `hash-object`, a temporary index, `write-tree` and `commit-tree`, and pushed with
+ * `--force-with-lease=refs/heads/<branch>:<tip it read>`, so a branch that moved meanwhile is reported,
+ * never overwritten.
+ */
+
+
+
+
+
+
+/** Where the fetched branch tip is kept in the private repository. */
+const TIP_REF = 'refs/loop-controller/tip';
+/** Thrown for a push the remote declined for a reason other than a stale lease. */
+class GitPushRejectedError extends Error {
+    name = 'GitPushRejectedError';
+}
+/** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
+const STORE_REPOSITORY_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n';
+/** One branch of a remote, through a private bare repository (see the module comment). */
+class RemoteBranch {
+    options;
+    ready = null;
+    initialised = false;
+    constructor(options) {
+        this.options = options;
+    }
+    get name() {
+        return this.options.branch;
+    }
+    /** Fetches the branch; its tip, or null when the remote has no such branch. */
+    async fetch() {
+        const { url } = await this.prepare();
+        const result = await this.git(['fetch', '--quiet', '--no-tags', url, `+refs/heads/${this.name}:${TIP_REF}`]);
+        if (result.code !== 0) {
+            if (/couldn't find remote ref|could not find remote ref/i.test(result.stderr)) {
+                await this.git(['update-ref', '-d', TIP_REF]);
+                return { commit: null };
+            }
+            throw new Error(`git fetch of ${this.name} from ${redact(url)} failed: ${result.stderr.trim()}`);
+        }
+        return { commit: (await this.must(['rev-parse', TIP_REF])).trim() };
+    }
+    /** The text of `path` at `commit`, or null when it is not there. */
+    async readFile(commit, path) {
+        const result = await this.git(['cat-file', 'blob', `${commit}:${path}`]);
+        return result.code === 0 ? result.stdout : null;
+    }
+    /** The files under the folder `prefix` (ending in /) at `commit`. */
+    async filesUnder(commit, prefix) {
+        const listing = await this.must(['ls-tree', '-r', '--name-only', commit, '--', prefix]);
+        return listing.split('\n').filter((path) => path.startsWith(prefix));
+    }
+    /** The names at the top of `commit`'s tree. */
+    async topLevel(commit) {
+        return (await this.must(['ls-tree', '--name-only', commit])).split('\n').filter(Boolean);
+    }
+    /** The last commit up to `commit` that changed something under the folder `prefix` (ending in /). */
+    async lastChange(commit, prefix) {
+        return (await this.must(['log', '-1', '--format=%H', commit, '--', prefix])).trim();
+    }
+    /** A commit on top of `parent` with `files` written and `remove` (paths, or folders ending in /) gone. */
+    async commit(parent, files, remove, message) {
+        const index = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(this.options.workDir, `index-${(0,node_crypto__WEBPACK_IMPORTED_MODULE_1__.randomUUID)()}`);
+        const env = { GIT_INDEX_FILE: index };
+        try {
+            if (parent)
+                await this.must(['read-tree', parent], { env });
+            else
+                await this.must(['read-tree', '--empty'], { env });
+            // `update-index --index-info` works without a work tree (the store's repository is bare): mode 0
+            // removes an entry.
+            const entries = [];
+            for (const path of remove) {
+                const listed = (await this.must(['ls-files', '-z', '--', path], { env })).split('\0').filter(Boolean);
+                for (const file of listed)
+                    entries.push(`0 ${'0'.repeat(40)}\t${file}`);
+            }
+            const blobs = await this.writeBlobs([...files.values()]);
+            for (const [index, path] of [...files.keys()].entries())
+                entries.push(`100644 ${blobs[index]}\t${path}`);
+            if (entries.length > 0) {
+                await this.must(['update-index', '-z', '--index-info'], { env, input: `${entries.join('\0')}\0` });
+            }
+            const tree = (await this.must(['write-tree'], { env })).trim();
+            const { name, email } = this.options.identity;
+            return (await this.must(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], {
+                env: {
+                    GIT_AUTHOR_NAME: name,
+                    GIT_AUTHOR_EMAIL: email,
+                    GIT_COMMITTER_NAME: name,
+                    GIT_COMMITTER_EMAIL: email,
+                },
+            })).trim();
+        }
+        finally {
+            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.rm)(index, { force: true });
+        }
+    }
+    /**
+     * The blob ids of `contents`, written into the repository when it lacks them. A save passes the whole
+     * audit trail, most of it unchanged since the last save: its ids are computed here and checked in one
+     * `cat-file --batch-check`, so only new content costs a `hash-object` (one process per trail file on
+     * every save would make a save's time grow with the loop's iterations).
+     */
+    async writeBlobs(contents) {
+        const ids = contents.map((content) => {
+            const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+            return (0,node_crypto__WEBPACK_IMPORTED_MODULE_1__.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+        });
+        const present = new Set();
+        if (ids.length > 0) {
+            const answer = await this.must(['cat-file', '--batch-check'], { input: `${ids.join('\n')}\n` });
+            for (const line of answer.split('\n')) {
+                const [id, kind] = line.split(' ');
+                if (id && kind === 'blob')
+                    present.add(id);
+            }
+        }
+        // A repository of another hash format names no blob by these ids: each is then written, by its real id.
+        const blobs = [];
+        for (const [index, content] of contents.entries()) {
+            const id = ids[index];
+            blobs.push(present.has(id) ? id : (await this.must(['hash-object', '-w', '--stdin'], { input: content })).trim());
+        }
+        return blobs;
+    }
+    /** Pushes `commit` to the branch if it still points at `expected`; false when the lease failed. */
+    async push(commit, expected) {
+        const { url } = await this.prepare();
+        const ref = `refs/heads/${this.name}`;
+        const result = await this.git([
+            'push',
+            '--porcelain',
+            `--force-with-lease=${ref}:${expected ?? ''}`,
+            url,
+            `${commit}:${ref}`,
+        ]);
+        if (result.code === 0)
+            return true;
+        const said = `${result.stdout}\n${result.stderr}`;
+        // A lease the client saw fail (`stale info`), or one the remote refused while updating the ref
+        // because another push moved it in between (`failed to update ref`, `cannot lock ref`).
+        if (/stale info|fetch first|non-fast-forward|failed to update ref|cannot lock ref|incorrect old value|already exists/i.test(said)) {
+            return false;
+        }
+        throw new GitPushRejectedError(`git push to ${this.name} of ${redact(url)} was declined; nothing was saved: ${result.stderr.trim() || result.stdout.trim()}.${(0,_domain_git_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .pushPermissionHint */ .d7)(said)}`);
+    }
+    async git(args, options = {}) {
+        const auth = this.options.token
+            ? {
+                GIT_CONFIG_COUNT: '1',
+                GIT_CONFIG_KEY_0: 'http.extraHeader',
+                GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${this.options.token}`).toString('base64')}`,
+            }
+            : {};
+        // The private repository lives where the agent (same user) could write: its config is the store's
+        // own, written before each command, and hooks, global and system config never apply.
+        if (this.initialised)
+            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.writeFile)((0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(this.options.workDir, 'config'), STORE_REPOSITORY_CONFIG);
+        return new Promise((resolve, reject) => {
+            const child = (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.execFile)('git', [..._git_env_js__WEBPACK_IMPORTED_MODULE_5__/* .NEUTRALISED_CONFIG */ .YV, '--git-dir', this.options.workDir, ...args], {
+                env: { ...(0,_git_env_js__WEBPACK_IMPORTED_MODULE_5__/* .controllerGitEnv */ .UK)(), GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
+                maxBuffer: 64 * 1024 * 1024,
+                encoding: 'utf8',
+            }, (error, stdout, stderr) => {
+                if (error && typeof error.code !== 'number')
+                    reject(error);
+                else
+                    resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+            });
+            if (options.input !== undefined)
+                child.stdin?.end(options.input);
+            else
+                child.stdin?.end();
+        });
+    }
+    async must(args, options = {}) {
+        const result = await this.git(args, options);
+        if (result.code !== 0) {
+            throw new Error(`git ${args[0]} failed (exit ${result.code}): ${result.stderr.trim() || result.stdout.trim()}`);
+        }
+        return result.stdout;
+    }
+    /** Creates the private repository once and resolves the remote's URL; a failure is retried next time. */
+    async prepare() {
+        const { workDir, remote, repoDir } = this.options;
+        this.ready ??= (async () => {
+            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.mkdir)(workDir, { recursive: true });
+            const initialised = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.stat)((0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(workDir, 'HEAD')).then(() => true, () => false);
+            if (!initialised)
+                await this.must(['init', '--bare', '--quiet']);
+            this.initialised = true;
+            let url = remote;
+            if (!/[/:\\]/.test(remote)) {
+                const resolved = await new Promise((resolve, reject) => (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.execFile)('git', ['-C', repoDir, 'remote', 'get-url', remote], (error, stdout, stderr) => error
+                    ? reject(new Error(`GitStore: remote ${remote} of ${repoDir} is unknown: ${stderr.trim()}`))
+                    : resolve(stdout.trim())));
+                url = resolved;
+            }
+            return { url };
+        })();
+        try {
+            return await this.ready;
+        }
+        catch (error) {
+            this.ready = null;
+            throw error;
+        }
+    }
+}
+/** A URL without the credentials it may carry, for messages. */
+function redact(url) {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+
+/***/ }),
+
+/***/ 56474:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   BC: () => (/* binding */ shortHash),
+/* harmony export */   Cm: () => (/* binding */ parseStoredState),
+/* harmony export */   Oi: () => (/* binding */ encodeLoopId),
+/* harmony export */   Tu: () => (/* binding */ withActionsEnv),
+/* harmony export */   aK: () => (/* binding */ checkLoopId),
+/* harmony export */   bI: () => (/* binding */ loopFolder),
+/* harmony export */   bv: () => (/* binding */ STATE_FILE),
+/* harmony export */   fg: () => (/* binding */ META_FILE),
+/* harmony export */   o2: () => (/* binding */ StoreUnavailableError),
+/* harmony export */   yU: () => (/* binding */ checkStateToSave)
+/* harmony export */ });
+/* unused harmony export MAX_LOOP_ID_LENGTH */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(77598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(961);
+/* harmony import */ var _domain_migrations_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(46419);
+/* harmony import */ var _domain_state_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(10781);
+/* harmony import */ var _ports_store_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(93433);
+/**
+ * Helpers shared by the stores that survive GitHub (cache, artifact, git, auto): state validation with
+ * the future-version check, loop id checks, and the lock that lets one process drive `@actions/*` as
+ * several jobs (those packages read their settings from `process.env` at call time).
+ */
+
+
+
+
+
+/** The state file's name inside every store's folder (cache path, artifact, git folder). */
+const STATE_FILE = 'loop-state.json';
+/** Who wrote a revision and when; kept beside the state so the state itself stays the domain's. */
+const META_FILE = 'loop-state.meta.json';
+/**
+ * Thrown when a store's service failed (5xx, 429, a broken download): nothing was persisted or nothing
+ * could be read, and it is not a compare-and-swap conflict. The caller may retry later; no state is lost.
+ */
+class StoreUnavailableError extends Error {
+    name = 'StoreUnavailableError';
+}
+/** The longest loop id the state schema accepts; stores refuse longer ones before touching a service. */
+const MAX_LOOP_ID_LENGTH = 200;
+/** Checks a loop id before it becomes part of a key, an artifact name or a folder. */
+function checkLoopId(loopId) {
+    if (typeof loopId !== 'string' || loopId.length === 0 || loopId.length > MAX_LOOP_ID_LENGTH) {
+        const shown = typeof loopId === 'string' ? `${loopId.slice(0, 40)}${loopId.length > 40 ? '…' : ''}` : loopId;
+        throw new Error(`loop id ${JSON.stringify(shown)} (length ${typeof loopId === 'string' ? loopId.length : 'n/a'}) is invalid: expected 1 to ${MAX_LOOP_ID_LENGTH} characters`);
+    }
+    if (loopId.includes(',') || [...loopId].some((char) => char.charCodeAt(0) < 0x20)) {
+        throw new Error(`loop id ${JSON.stringify(loopId)} is invalid: expected no control characters and no commas`);
+    }
+}
+/**
+ * A loop id made safe for a path segment or an artifact name: letters, digits, `_` and `-` stay, all
+ * else is percent-encoded (so the result never holds `.` or `/`, which the stores use as separators).
+ */
+function encodeLoopId(loopId) {
+    return Array.from(Buffer.from(loopId, 'utf8'))
+        .map((byte) => {
+        const char = String.fromCharCode(byte);
+        return /[A-Za-z0-9_-]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+        .join('');
+}
+/** The folder of a loop on the git store's branch: its encoded id, or a digest when that is too long. */
+function loopFolder(loopId) {
+    const encoded = encodeLoopId(loopId);
+    return encoded.length <= 200 ? encoded : `~${shortHash(loopId)}`;
+}
+/** A short stable digest, for names that would otherwise be too long. */
+function shortHash(text) {
+    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(text).digest('hex').slice(0, 40);
+}
+/**
+ * Validates stored text as a loop state through `migrateState` (older schema versions are migrated).
+ * A `schemaVersion` above this code's is reported as `future` (refused, never quarantined: a newer
+ * release can read it); anything else that fails is `invalid`.
+ */
+function parseStoredState(text, where, toolVersion = 'this release') {
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch (error) {
+        return { kind: 'invalid', reason: `${where} is not JSON: ${error.message}` };
+    }
+    try {
+        return { kind: 'valid', state: (0,_domain_migrations_js__WEBPACK_IMPORTED_MODULE_1__/* .migrateState */ .P)(raw, toolVersion, where).state };
+    }
+    catch (error) {
+        if (error instanceof _ports_store_js__WEBPACK_IMPORTED_MODULE_3__/* .StateFromTheFutureError */ .UX)
+            return { kind: 'future', error };
+        if (error instanceof _domain_migrations_js__WEBPACK_IMPORTED_MODULE_1__/* .StateValidationError */ .NY || error instanceof zod__WEBPACK_IMPORTED_MODULE_4__/* .ZodError */ .G) {
+            const issues = error.issues
+                .slice(0, 5)
+                .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+                .join('; ');
+            return { kind: 'invalid', reason: `${where} is not a valid loop state (${issues})` };
+        }
+        throw error;
+    }
+}
+/** Validates a state before it is written: a store never writes what it could not read back. */
+function checkStateToSave(loopId, state) {
+    const result = _domain_state_js__WEBPACK_IMPORTED_MODULE_2__/* .loopStateSchema */ .lF.safeParse(state);
+    if (!result.success) {
+        const issues = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+        throw new Error(`refusing to save loop ${JSON.stringify(loopId)}: the state is invalid (${issues})`);
+    }
+    if (result.data.loopId !== loopId) {
+        throw new Error(`refusing to save loop ${JSON.stringify(loopId)}: the state belongs to loop ${JSON.stringify(result.data.loopId)}`);
+    }
+    return result.data;
+}
+let envLock = Promise.resolve();
+/**
+ * Runs `body` with `env` applied to `process.env` and restores the previous values afterwards. Calls
+ * are serialised process-wide, because `@actions/cache` and `@actions/artifact` read their settings
+ * (token, service URL, run ids) from `process.env` when called: without the lock, two stores acting
+ * as two jobs in one process (tests, or an action that reads another run's state) would mix them.
+ * When `capture` is given, every line the packages print through `@actions/core` is handed to it, so
+ * a store can tell "not found" from "the service failed" (both come back from the packages as a miss).
+ */
+async function withActionsEnv(env, body, capture) {
+    const previous = envLock;
+    let release;
+    envLock = new Promise((resolve) => {
+        release = resolve;
+    });
+    await previous;
+    const saved = new Map();
+    for (const [name, value] of Object.entries(env)) {
+        saved.set(name, process.env[name]);
+        if (value === undefined)
+            delete process.env[name];
+        else
+            process.env[name] = value;
+    }
+    const originalWrite = process.stdout.write;
+    if (capture) {
+        process.stdout.write = function (chunk, ...rest) {
+            const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
+            for (const line of text.split(/\r?\n/))
+                if (line)
+                    capture.onLine(line);
+            if (!capture.echo) {
+                const callback = rest.find((argument) => typeof argument === 'function');
+                callback?.();
+                return true;
+            }
+            return originalWrite.call(this, chunk, ...rest);
+        };
+    }
+    try {
+        return await body();
+    }
+    finally {
+        if (capture)
+            process.stdout.write = originalWrite;
+        for (const [name, value] of saved) {
+            if (value === undefined)
+                delete process.env[name];
+            else
+                process.env[name] = value;
+        }
+        release();
+    }
+}
+
+
+/***/ }),
+
 /***/ 80818:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -31300,7 +31988,7 @@ const DEFAULT_EXIT_REQUIREMENTS = {
     DOCUMENT: ['build', 'test'],
     REVIEW: ['build', 'test', 'approved'],
 };
-const LOOP_STATUSES = ['running', 'waiting', 'blocked', 'complete', 'capped', 'aborted'];
+const LOOP_STATUSES = ['running', 'waiting', 'blocked', 'complete', 'capped', 'aborted', 'queued'];
 const STRATEGIES = [
     'auto_fix',
     'context_expand',
@@ -31330,10 +32018,11 @@ const DECISION_KINDS = [
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   NL: () => (/* binding */ usageEntrySchema),
 /* harmony export */   b8: () => (/* binding */ STATE_SCHEMA_VERSION),
 /* harmony export */   lF: () => (/* binding */ loopStateSchema)
 /* harmony export */ });
-/* unused harmony exports locationSchema, checkResultSchema, failureRecordSchema, gateStateSchema, usageEntrySchema, attemptMetricSchema, metricsSchema, decisionRecordSchema, dispatchRecordSchema */
+/* unused harmony exports locationSchema, checkResultSchema, failureRecordSchema, gateStateSchema, attemptMetricSchema, metricsSchema, decisionRecordSchema, dispatchRecordSchema */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(55491);
 /* harmony import */ var _loop_task_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(50608);
 /* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(75757);
@@ -31534,6 +32223,8 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
     /** The last re-dispatch of the next iteration, recorded before the call: what `command: sweep` reads. */
     dispatch: dispatchRecordSchema.optional(),
     metrics: metricsSchema,
+    /** The workflow run whose job last ran an iteration of the loop (the action records it; the dashboard links it). */
+    lastRun: zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({ id: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().min(1), url: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP() }).optional(),
 });
 
 
@@ -31543,7 +32234,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(56512);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(35369);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -31553,7 +32244,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 56512:
+/***/ 35369:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -31602,767 +32293,2403 @@ const actionsIO = {
     },
 };
 
-;// CONCATENATED MODULE: ./src/action/commit-identity.ts
-/** The identity of the loop's commits (passed per command, never written to git config). */
-const COMMIT_IDENTITY = {
-    name: 'github-actions[bot]',
-    email: '41898282+github-actions[bot]@users.noreply.github.com',
-};
-
-;// CONCATENATED MODULE: ./src/domain/sweep.ts
-/**
- * Whether to re-dispatch `state`'s next iteration at `now`: the loop is running, its latest recorded
- * dispatch is of the iteration after the last that ran, and that dispatch failed, or no job has claimed
- * it for `staleAfterMs`. An iteration a job has claimed is never re-dispatched; and should a dispatch
- * reported as failed have started a run after all, the loop's jobs queue in one concurrency group and
- * the second job for the iteration ends superseded.
- */
-function sweepDecision(state, now, staleAfterMs) {
-    const record = state.dispatch;
-    if (state.status !== 'running')
-        return { kind: 'skip', reason: `the loop is ${state.status}` };
-    if (!record)
-        return { kind: 'skip', reason: 'no re-dispatch is recorded' };
-    if (record.iteration !== state.iteration + 1) {
-        return {
-            kind: 'skip',
-            reason: `the recorded dispatch of iteration ${record.iteration} is not the next (iteration ${state.iteration} ran last)`,
-        };
-    }
-    if (record.failed !== undefined) {
-        return {
-            kind: 'dispatch',
-            record,
-            reason: `the re-dispatch of iteration ${record.iteration} failed: ${record.failed}`,
-        };
-    }
-    if (state.claimedIteration >= record.iteration) {
-        return { kind: 'skip', reason: `iteration ${record.iteration} is claimed by a job` };
-    }
-    const waitedMs = now.getTime() - Date.parse(record.at);
-    if (waitedMs < staleAfterMs) {
-        return {
-            kind: 'skip',
-            reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago; stale after ${minutes(staleAfterMs)}`,
-        };
-    }
-    return {
-        kind: 'dispatch',
-        record,
-        reason: `no job took iteration ${record.iteration}, dispatched ${minutes(waitedMs)} ago`,
-    };
-}
-/** The state with a sweeper's re-dispatch recorded (the failure, if any, cleared until the call says). */
-function recordSweep(state, record, now, by) {
-    const { failed: _cleared, ...rest } = record;
-    return {
-        ...state,
-        dispatch: { ...rest, at: now.toISOString(), by, sweeps: (record.sweeps ?? 0) + 1 },
-    };
-}
-/** The state with its latest dispatch marked failed with `error`. */
-function recordDispatchFailure(state, record, error) {
-    return { ...state, dispatch: { ...record, failed: error.slice(0, 2000) } };
-}
-/**
- * The line the status comment and summary carry while the loop's next iteration is not scheduled, or
- * '' when nothing is amiss.
- */
-function dispatchFailureNote(state) {
-    const record = state.dispatch;
-    if (state.status !== 'running' || !record?.failed || record.iteration !== state.iteration + 1)
-        return '';
-    return (`> [!WARNING]\n> The re-dispatch of iteration ${record.iteration} failed (${record.failed.replace(/\s+/g, ' ')}): ` +
-        'nothing is scheduled. A sweeper (`command: sweep` on a schedule) dispatches it again, or run the workflow ' +
-        `with \`loop-id\` and \`iteration: ${record.iteration}\`.\n`);
-}
-function minutes(ms) {
-    const whole = Math.max(0, Math.round(ms / 60_000));
-    return `${whole} min`;
-}
-
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(77598);
+// EXTERNAL MODULE: external "node:events"
+var external_node_events_ = __nccwpck_require__(78474);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(73024);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(51455);
+// EXTERNAL MODULE: external "node:string_decoder"
+var external_node_string_decoder_ = __nccwpck_require__(46193);
+// EXTERNAL MODULE: ./src/domain/migrations.ts
+var migrations = __nccwpck_require__(46419);
+// EXTERNAL MODULE: ./src/domain/state.ts
+var state = __nccwpck_require__(10781);
 // EXTERNAL MODULE: ./src/ports/store.ts
-var store = __nccwpck_require__(93433);
-;// CONCATENATED MODULE: ./src/app/sweep.ts
+var ports_store = __nccwpck_require__(93433);
+;// CONCATENATED MODULE: ./src/adapters/file-store.ts
 /**
- * Re-dispatch with a durable record, and the sweeper that reads it (`command: sweep`).
+ * The `file` store: `<root>/<loopId>/loop-state.json`, written atomically (temp
+ * file in the same folder, fsync, rename, fsync the folder). The version for compare-and-swap is the
+ * sha256 of the file's bytes; an exclusive lock file (`open(..., 'wx')`) around compare-and-rename makes
+ * two processes racing on the same version end with exactly one winner.
  *
- * A job records the dispatch of the next iteration in the loop's state before it calls GitHub, and marks
- * it failed when the call fails, so "the last job ended without a successor" is a fact in the store, not
- * a guess. The sweeper lists the loops, and for each one `sweepDecision` picks, records its own
- * re-dispatch with compare-and-swap on the version it read, then dispatches: of two sweepers at once, or
- * a sweeper and a late job, one save wins and the other changes nothing.
+ * A state that is not JSON or fails validation is moved aside to `loop-state.invalid-<time>.json`
+ * (never overwritten) and a marker makes `save` refuse until `reset`. A state from a newer schema is
+ * refused and left where it is.
  */
 
 
-const RECORD_ATTEMPTS = 3;
-/**
- * Records `record` in the loop's stored state (loaded again when another writer saved between), calls
- * `dispatch`, and records its failure. Returns the state as last saved (null when none could be) and
- * the error of a failed call.
- */
-async function recordedDispatch(loopId, record, deps) {
-    let saved = null;
-    for (let attempt = 1; attempt <= RECORD_ATTEMPTS && saved === null; attempt++) {
-        const loaded = await deps.store.load(loopId);
-        if (!loaded)
-            break;
-        const state = { ...loaded.state, dispatch: record };
+
+
+
+
+
+
+const STATE_FILE = 'loop-state.json';
+const LOCK_FILE = 'loop-state.lock';
+const EMPTY_LOCK_STALE_MS = 1000;
+const QUARANTINE_MARKER = 'loop-state.quarantined.json';
+/** `save` was handed a state that does not pass the schema; nothing was written. */
+class InvalidStateError extends (/* unused pure expression or super */ null && (Error)) {
+    name = 'InvalidStateError';
+}
+const LOOP_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/** The `Store` port over a folder. */
+class FileStore {
+    kind = 'file';
+    root;
+    toolVersion;
+    lockStaleMs;
+    lockWaitMs;
+    now;
+    constructor(options) {
+        this.root = options.root;
+        this.toolVersion = options.toolVersion;
+        this.lockStaleMs = options.lockStaleMs ?? 30_000;
+        this.lockWaitMs = options.lockWaitMs ?? 10_000;
+        this.now = options.now ?? (() => new Date());
+    }
+    describe(loopId) {
+        return this.dir(loopId);
+    }
+    /** The path of a loop's state file. */
+    stateFile(loopId) {
+        return join(this.dir(loopId), STATE_FILE);
+    }
+    async load(loopId) {
+        const dir = this.dir(loopId);
+        const file = join(dir, STATE_FILE);
+        // A concurrent save may replace the file between our read and the quarantine; then we read again.
+        for (let attempt = 0;; attempt++) {
+            await this.refuseIfQuarantined(loopId);
+            const bytes = await readIfExists(file);
+            if (bytes === null)
+                return null;
+            const checked = this.validate(bytes, file);
+            if (checked.ok)
+                return { state: checked.state, version: versionOf(bytes) };
+            const moved = await this.quarantine(loopId, bytes, checked.problem);
+            if (moved === 'changed' && attempt < 3)
+                continue;
+            if (moved === 'changed')
+                throw new Error(`${file} keeps changing while it is being read; is another writer busy?`);
+            throw new StateQuarantinedError(`The loop state ${file} is not valid: ${checked.problem}. It was moved aside to ${moved} (kept, never ` +
+                `overwritten). Fix it and move it back, or run 'loop-controller abort' / reset the loop to start afresh.`, moved);
+        }
+    }
+    async save(loopId, state, expectedVersion) {
+        const dir = this.dir(loopId);
+        const file = join(dir, STATE_FILE);
+        if (state?.loopId !== loopId) {
+            throw new InvalidStateError(`Refusing to save to loop '${loopId}': the state belongs to loop '${state?.loopId}'. Expected the same loop id.`);
+        }
+        const parsed = loopStateSchema.safeParse(state);
+        if (!parsed.success) {
+            throw new InvalidStateError(`Refusing to save an invalid state for loop '${loopId}' to ${file}: ${describeIssues(parsed.error.issues)}.`);
+        }
+        const bytes = Buffer.from(`${JSON.stringify(parsed.data, null, 2)}\n`);
+        await mkdir(dir, { recursive: true });
+        const release = await this.lock(dir);
         try {
-            saved = { state, version: await deps.store.save(loopId, state, loaded.version) };
-        }
-        catch (error) {
-            if (!(error instanceof store/* StoreConflictError */.yn))
-                throw error;
-        }
-    }
-    if (saved === null)
-        deps.logger.warning(`The dispatch of iteration ${record.iteration} is not recorded in the state.`);
-    try {
-        await deps.dispatch(loopId, record);
-        return { state: saved?.state ?? null };
-    }
-    catch (error) {
-        const message = messageOf(error);
-        if (saved === null)
-            return { state: null, error: message };
-        const failed = recordDispatchFailure(saved.state, record, message);
-        try {
-            await deps.store.save(loopId, failed, saved.version);
-            return { state: failed, error: message };
-        }
-        catch (saveError) {
-            if (!(saveError instanceof store/* StoreConflictError */.yn))
-                throw saveError;
-            deps.logger.warning(`The failed dispatch of iteration ${record.iteration} is not recorded: the loop changed.`);
-            return { state: saved.state, error: message };
-        }
-    }
-}
-/** Sweeps every loop the store holds; one loop's trouble never stops the others. */
-async function sweepLoops(input, deps) {
-    const swept = [];
-    for (const loopId of await deps.store.listLoops()) {
-        let result;
-        try {
-            result = await sweepOne(loopId, input, deps);
-        }
-        catch (error) {
-            result = { loopId, outcome: 'skipped', reason: `its state could not be read or saved: ${messageOf(error)}` };
-        }
-        deps.logger.info(`Loop ${loopId}: ${result.outcome}, ${result.reason}.`);
-        swept.push(result);
-    }
-    return swept;
-}
-async function sweepOne(loopId, input, deps) {
-    const loaded = await deps.store.load(loopId);
-    if (!loaded)
-        return { loopId, outcome: 'skipped', reason: 'it has no state' };
-    const now = deps.clock.now();
-    const decision = sweepDecision(loaded.state, now, input.staleAfterMs);
-    if (decision.kind === 'skip')
-        return { loopId, outcome: 'skipped', reason: decision.reason };
-    const state = recordSweep(loaded.state, decision.record, now, input.by);
-    const record = state.dispatch;
-    let version;
-    try {
-        // On the version read: a job or another sweeper that saved since wins, and this one dispatches nothing.
-        version = await deps.store.save(loopId, state, loaded.version);
-    }
-    catch (error) {
-        if (!(error instanceof store/* StoreConflictError */.yn))
-            throw error;
-        return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept (a job or another sweeper)' };
-    }
-    try {
-        await deps.dispatch(loopId, record);
-    }
-    catch (error) {
-        const message = messageOf(error);
-        await deps.store.save(loopId, recordDispatchFailure(state, record, message), version).catch((saveError) => {
-            if (!(saveError instanceof store/* StoreConflictError */.yn))
-                throw saveError;
-        });
-        return { loopId, outcome: 'failed', reason: `the re-dispatch of iteration ${record.iteration} failed: ${message}` };
-    }
-    return { loopId, outcome: 'dispatched', reason: `iteration ${record.iteration}: ${decision.reason}` };
-}
-function messageOf(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-
-;// CONCATENATED MODULE: ./src/domain/loop-names.ts
-/** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
-/** Labels people put on an issue or pull request. */
-const Labels = {
-    /** Starts a loop from an issue (used by the example workflow). */
-    Start: 'loop',
-    Stop: 'loop/stop',
-    ApprovedPrefix: 'loop/approved:',
-};
-/** The hidden marker that finds a loop's sticky comment. */
-function stickyCommentMarker(loopId) {
-    return `<!-- loop-controller:${loopId} -->`;
-}
-/** The hidden marker of the comment that says why the loop refused something (kept apart from the status). */
-function refusalCommentMarker(loopId) {
-    return `<!-- loop-controller-refusal:${loopId} -->`;
-}
-/** The branch a loop commits its work to. */
-function loopBranch(loopId) {
-    return `loop/${loopId}`;
-}
-/**
- * The loop a pull request's head branch belongs to (its raw id, unsanitised), or null. Only a branch of
- * this repository is a loop's: anyone can name a fork's branch `loop/<id>`, and that pull request must
- * not receive the loop's approvals and commands. An unknown head repository (a deleted fork) is a fork.
- */
-function loopOfPullRequestHead(head, baseRepository) {
-    const sameRepository = typeof head.repository === 'string' &&
-        typeof baseRepository === 'string' &&
-        head.repository.toLowerCase() === baseRepository.toLowerCase();
-    if (!sameRepository || !head.ref.startsWith('loop/'))
-        return null;
-    return head.ref.slice('loop/'.length);
-}
-
-;// CONCATENATED MODULE: ./src/domain/commands.ts
-/**
- * Commands from people: `/loop ...` lines in comments, and labels. The result is
- * typed data: a gate or task name restricted to a safe alphabet, a reason as plain text. Nothing here
- * is ever meant for a shell; a reason reaches commands only as a file or an environment variable.
- */
-
-const GATE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
-const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
-const MAX_REASON_LENGTH = 500;
-const USAGE = 'Commands: `/loop start [what to do]`, `/loop approve GATE`, `/loop resume`, `/loop abort`, `/loop skip TASK --reason "why"`.';
-/**
- * Reads the first `/loop` command in a comment body. Lines inside code fences and quoted lines
- * (`> ...`, as in a reply) are ignored, so quoting a command never runs it.
- *
- * @returns the command, a problem for a malformed `/loop` line, or null when the body has none.
- */
-function parseCommentCommand(body) {
-    let fence = null;
-    const lines = body.split(/\r?\n/);
-    for (const [index, rawLine] of lines.entries()) {
-        const line = rawLine.trim();
-        const fenceMatch = /^(`{3,}|~{3,})/.exec(line);
-        if (fenceMatch) {
-            const marker = fenceMatch[1];
-            if (fence === null)
-                fence = marker;
-            else if (marker[0] === fence[0] && marker.length >= fence.length)
-                fence = null;
-            continue;
-        }
-        if (fence !== null || line.startsWith('>'))
-            continue;
-        if (!/^\/loop(\s|$)/.test(line))
-            continue;
-        const start = /^\/loop\s+start(?:\s+(.*))?$/i.exec(line);
-        if (start) {
-            // What follows `/loop start`, on its line and below, is the person's own words for the task.
-            const instructions = [start[1] ?? '', ...lines.slice(index + 1)].join('\n').trim();
-            return { command: instructions ? { kind: 'start', instructions } : { kind: 'start' } };
-        }
-        return parseCommandLine(line.slice('/loop'.length).trim());
-    }
-    return null;
-}
-function parseCommandLine(rest) {
-    const [verb = '', ...words] = rest.split(/\s+/);
-    const argument = rest.slice(verb.length).trim();
-    switch (verb.toLowerCase()) {
-        case 'resume':
-            return { command: { kind: 'resume' } };
-        case 'abort': {
-            const reason = argument === '' ? undefined : readReason(argument);
-            if (reason !== undefined && 'problem' in reason)
-                return reason;
-            return { command: reason ? { kind: 'abort', reason: reason.text } : { kind: 'abort' } };
-        }
-        case 'approve': {
-            const gate = (words[0] ?? '').toLowerCase();
-            if (gate === '')
-                return { problem: `\`/loop approve\` needs a gate name, e.g. \`/loop approve security\`. ${USAGE}` };
-            if (!GATE_NAME.test(gate) || words.length > 1) {
-                return { problem: `\`/loop approve\` takes one gate name (lower-case letters, digits and dashes). ${USAGE}` };
+            await this.refuseIfQuarantined(loopId);
+            const current = await readIfExists(file);
+            const currentVersion = current === null ? null : versionOf(current);
+            if (currentVersion !== expectedVersion) {
+                throw new StoreConflictError(`Another writer saved loop '${loopId}' first (${file}): expected version ${expectedVersion ?? 'none (a new loop)'}, ` +
+                    `found ${currentVersion ?? 'none'}. Load it again and retry.`);
             }
-            return { command: { kind: 'approve', gate } };
+            await writeAtomically(dir, STATE_FILE, bytes);
         }
-        case 'skip': {
-            const task = words[0] ?? '';
-            if (!TASK_NAME.test(task)) {
-                return {
-                    problem: `\`/loop skip\` needs a task name (letters, digits, dot, dash, underscore, colon, slash). ${USAGE}`,
+        finally {
+            await release();
+        }
+        return versionOf(bytes);
+    }
+    async reset(loopId) {
+        await rm(join(this.dir(loopId), QUARANTINE_MARKER), { force: true });
+    }
+    dir(loopId) {
+        if (!LOOP_ID.test(loopId)) {
+            throw new Error(`Loop id '${loopId}' is not usable as a folder name: expected letters, digits, dot, dash and underscore, starting with a letter or digit (at most 200).`);
+        }
+        return join(this.root, loopId);
+    }
+    validate(bytes, file) {
+        let raw;
+        try {
+            raw = JSON.parse(bytes.toString('utf8'));
+        }
+        catch (error) {
+            return { ok: false, problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
+        }
+        try {
+            // Older schema versions are migrated; a newer one throws StateFromTheFutureError, left untouched.
+            return { ok: true, state: migrateState(raw, this.toolVersion ?? 'in use', file).state };
+        }
+        catch (error) {
+            // Not `instanceof`: zod's error classes answer true for any Error (they pass `Error` as the parent).
+            if (error instanceof StateFromTheFutureError ||
+                !(error instanceof Error) ||
+                error.name !== 'StateValidationError') {
+                throw error;
+            }
+            return { ok: false, problem: describeIssues(error.issues) };
+        }
+    }
+    async refuseIfQuarantined(loopId) {
+        const marker = await readIfExists(join(this.dir(loopId), QUARANTINE_MARKER));
+        if (marker === null)
+            return;
+        let info = {};
+        try {
+            info = JSON.parse(marker.toString('utf8'));
+        }
+        catch {
+            // A torn marker still means quarantined.
+        }
+        const where = info.file ?? join(this.dir(loopId), 'loop-state.invalid-*.json');
+        throw new StateQuarantinedError(`The state of loop '${loopId}' is quarantined: ${info.problem ?? 'it failed validation'}. The bad state is kept ` +
+            `at ${where}. Nothing is saved until the loop is reset (FileStore.reset, or 'loop-controller abort').`, where);
+    }
+    /** Moves the bad bytes aside under the lock; 'changed' when the file is no longer the bytes we judged. */
+    async quarantine(loopId, bytes, problem) {
+        const dir = this.dir(loopId);
+        const file = join(dir, STATE_FILE);
+        const release = await this.lock(dir);
+        try {
+            const current = await readIfExists(file);
+            if (current === null || !current.equals(bytes))
+                return 'changed';
+            const stamp = this.now().toISOString().replace(/:/g, '-');
+            let target = join(dir, `loop-state.invalid-${stamp}.json`);
+            for (let n = 2; await exists(target); n++)
+                target = join(dir, `loop-state.invalid-${stamp}-${n}.json`);
+            await rename(file, target);
+            await writeAtomically(dir, QUARANTINE_MARKER, Buffer.from(`${JSON.stringify({ file: target, problem }, null, 2)}\n`));
+            return target;
+        }
+        finally {
+            await release();
+        }
+    }
+    /** Takes the folder's exclusive lock; returns its release. */
+    async lock(dir) {
+        const path = join(dir, LOCK_FILE);
+        const token = `${hostname()} ${process.pid} ${randomBytes(6).toString('hex')}`;
+        const deadline = Date.now() + this.lockWaitMs;
+        for (;;) {
+            try {
+                const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+                await handle.writeFile(token);
+                await handle.close();
+                return async () => {
+                    // Only remove our own lock: a lock broken as stale may have been taken by someone else since.
+                    const held = await readIfExists(path);
+                    if (held?.toString('utf8') === token)
+                        await unlink(path).catch(() => { });
                 };
             }
-            const afterTask = argument.slice(task.length).trim();
-            const reasonMatch = /^--reason(?:=|\s+)([\s\S]*)$/.exec(afterTask);
-            if (!reasonMatch)
-                return { problem: `\`/loop skip ${task}\` needs \`--reason "why"\`: a skip is recorded with its reason.` };
-            const reason = readReason((reasonMatch[1] ?? '').trim());
-            if ('problem' in reason)
-                return reason;
-            return { command: { kind: 'skip', task, reason: reason.text } };
+            catch (error) {
+                if (error.code !== 'EEXIST')
+                    throw error;
+            }
+            if (await this.isStale(path)) {
+                // Rename first so that only one breaker wins; then remove the renamed copy.
+                const aside = `${path}.stale-${randomBytes(6).toString('hex')}`;
+                await rename(path, aside).then(() => unlink(aside).catch(() => { }), () => { });
+                continue;
+            }
+            if (Date.now() > deadline) {
+                throw new Error(`Could not lock ${path} within ${this.lockWaitMs} ms: another loop-controller is saving this loop. ` +
+                    `If none is running, delete the lock file.`);
+            }
+            await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 8));
         }
-        default:
-            return { problem: `Unknown \`/loop\` command${verb ? ` '${verb.slice(0, 40)}'` : ''}. ${USAGE}` };
+    }
+    async isStale(path) {
+        try {
+            const info = await stat(path);
+            const age = Date.now() - info.mtimeMs;
+            if (age > this.lockStaleMs)
+                return true;
+            const text = await readFile(path, 'utf8');
+            // A writer writes its token right after creating the lock; one that is still empty a second later
+            // was left by a process killed in between.
+            if (text === '')
+                return age > EMPTY_LOCK_STALE_MS;
+            const [host, pid] = text.split(' ');
+            if (host !== hostname() || !pid)
+                return false;
+            try {
+                process.kill(Number(pid), 0);
+                return false;
+            }
+            catch (error) {
+                return error.code === 'ESRCH';
+            }
+        }
+        catch {
+            return false;
+        }
     }
 }
-/** A reason: "double quoted" (with \" escapes), 'single quoted', or the rest of the line. */
-function readReason(text) {
-    let reason = text;
-    const quote = text[0];
-    if (quote === '"' || quote === "'") {
-        let out = '';
-        let closed = false;
-        for (let i = 1; i < text.length; i++) {
-            const char = text[i];
-            if (char === '\\' && i + 1 < text.length && (text[i + 1] === quote || text[i + 1] === '\\')) {
-                out += text[i + 1];
-                i++;
+/** The version token of a state file's bytes. */
+function versionOf(bytes) {
+    return createHash('sha256').update(bytes).digest('hex');
+}
+/** zod issues as `path: message` (at most five), e.g. `iteration: Invalid input: expected number, received string`. */
+function describeIssues(issues) {
+    const shown = issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(the whole state)'}: ${issue.message}`);
+    const more = issues.length > 5 ? `; and ${issues.length - 5} more` : '';
+    return shown.join('; ') + more;
+}
+async function readIfExists(path) {
+    try {
+        return await readFile(path);
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return null;
+        throw error;
+    }
+}
+async function exists(path) {
+    return stat(path).then(() => true, () => false);
+}
+/** Temp file in the same folder, fsync, rename over `name`, fsync the folder. */
+async function writeAtomically(dir, name, bytes) {
+    const temporary = (0,external_node_path_.join)(dir, `.${name}.${process.pid}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`);
+    const handle = await (0,promises_.open)(temporary, 'w', 0o644);
+    try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+    }
+    finally {
+        await handle.close();
+    }
+    try {
+        await (0,promises_.rename)(temporary, (0,external_node_path_.join)(dir, name));
+    }
+    catch (error) {
+        await (0,promises_.rm)(temporary, { force: true });
+        throw error;
+    }
+    const folder = await (0,promises_.open)(dir, 'r');
+    try {
+        await folder.sync();
+    }
+    finally {
+        await folder.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/audit-trail.ts
+/**
+ * The audit trail of one loop, in the loop's folder: `iterations/<n>.md`,
+ * `journey-log.jsonl` (one event a line), `final.md`, `dead-letters/<signature>.md` and copies of check
+ * logs under `logs/<iteration>/`. Everything written passes through `redact` first.
+ */
+
+
+
+
+
+
+
+const JOURNEY_LOG = 'journey-log.jsonl';
+/** Staged batches of journey events, one file each, until their save lands. */
+const PENDING_PREFIX = 'journey-pending-';
+/** A staged file younger than this may belong to a save still in flight in another process. */
+const PENDING_IN_FLIGHT_MS = 60_000;
+function pendingName(marker) {
+    return `${PENDING_PREFIX}${(0,external_node_crypto_.createHash)('sha256').update(marker).digest('hex').slice(0, 16)}.json`;
+}
+async function readPending(path) {
+    try {
+        const parsed = JSON.parse(await (0,promises_.readFile)(path, 'utf8'));
+        return typeof parsed.marker === 'string' && Array.isArray(parsed.events)
+            ? { marker: parsed.marker, events: parsed.events }
+            : null;
+    }
+    catch {
+        return null;
+    }
+}
+/**
+ * The files ending in `suffix` in every loop's `dead-letters/` under `stateDir` (`.loop/` for the CLI),
+ * loops and files in name order.
+ */
+async function deadLetterFiles(stateDir, suffix) {
+    const files = [];
+    for (const loop of (await (0,promises_.readdir)(stateDir).catch(() => [])).sort()) {
+        const folder = (0,external_node_path_.join)(stateDir, loop, 'dead-letters');
+        const names = await (0,promises_.readdir)(folder).catch(() => []);
+        files.push(...names
+            .filter((name) => name.endsWith(suffix))
+            .sort()
+            .map((name) => (0,external_node_path_.join)(folder, name)));
+    }
+    return files;
+}
+/** Writes and reads one loop's audit trail. */
+class AuditTrail {
+    dir;
+    redact;
+    constructor(dir, redact) {
+        this.dir = dir;
+        this.redact = redact;
+    }
+    /**
+     * Appends events as JSON lines in one write with O_APPEND, so a crash cannot leave a torn record in
+     * the middle of the log; a torn last line from an earlier crash is closed off with a newline first.
+     */
+    async appendEvents(events) {
+        if (events.length === 0)
+            return;
+        await (0,promises_.mkdir)(this.dir, { recursive: true });
+        const lines = events.map((event) => `${JSON.stringify(redactDeep(event, this.redact))}\n`).join('');
+        const handle = await (0,promises_.open)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'a+');
+        try {
+            const { size } = await handle.stat();
+            let prefix = '';
+            if (size > 0) {
+                const last = Buffer.alloc(1);
+                await handle.read(last, 0, 1, size - 1);
+                if (last[0] !== 0x0a)
+                    prefix = '\n';
             }
-            else if (char === quote) {
-                closed = true;
+            const bytes = Buffer.from(prefix + lines);
+            const { bytesWritten } = await handle.write(bytes);
+            if (bytesWritten !== bytes.length) {
+                throw new Error(`${(0,external_node_path_.join)(this.dir, JOURNEY_LOG)}: wrote ${bytesWritten} of ${bytes.length} bytes (disk full?)`);
+            }
+            await handle.datasync();
+        }
+        finally {
+            await handle.close();
+        }
+    }
+    /**
+     * Stages events that belong to a state about to be saved, under `marker` (which names that state).
+     * They reach the journey log only with `commitPending` once the save landed, or with
+     * `recoverPending` on the next load if the process died in between; a save that lost a race drops
+     * them with `discardPending`. So the log never misses an iteration that was saved, and never records
+     * one that was not.
+     */
+    async stagePending(marker, events) {
+        if (events.length === 0)
+            return;
+        const record = { marker, events: events.map((event) => redactDeep(event, this.redact)) };
+        await (0,promises_.mkdir)(this.dir, { recursive: true });
+        await writeAtomically(this.dir, pendingName(marker), Buffer.from(`${JSON.stringify(record)}\n`));
+    }
+    /** Moves the staged events of `marker` into the journey log. */
+    async commitPending(marker) {
+        await this.flushPending((0,external_node_path_.join)(this.dir, pendingName(marker)));
+    }
+    /**
+     * Appends a staged batch once: each of its lines carries the batch's marker, so a process killed
+     * between the append and the removal of the staged file does not append the batch again when the
+     * next run recovers it.
+     */
+    async flushPending(path) {
+        const staged = await readPending(path);
+        if (staged && !(await this.logEndsWithBatch(staged.marker))) {
+            await this.appendEvents(staged.events.map((event) => ({ ...event, batch: staged.marker })));
+        }
+        await (0,promises_.rm)(path, { force: true });
+    }
+    async logEndsWithBatch(marker) {
+        const needle = `"batch":${JSON.stringify(marker)}`;
+        try {
+            const handle = await (0,promises_.open)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'r');
+            try {
+                const { size } = await handle.stat();
+                const length = Math.min(size, 256 * 1024);
+                const tail = Buffer.alloc(length);
+                await handle.read(tail, 0, length, size - length);
+                return tail.toString('utf8').includes(needle);
+            }
+            finally {
+                await handle.close();
+            }
+        }
+        catch {
+            return false;
+        }
+    }
+    async discardPending(marker) {
+        await (0,promises_.rm)((0,external_node_path_.join)(this.dir, pendingName(marker)), { force: true });
+    }
+    /**
+     * After a load: events staged for the state that is now stored (`currentMarker`) are committed; others
+     * were for a save that never landed and are dropped once they are old enough not to be in flight.
+     */
+    async recoverPending(currentMarker, now = Date.now()) {
+        let names;
+        try {
+            names = (await (0,promises_.readdir)(this.dir)).filter((name) => name.startsWith(PENDING_PREFIX));
+        }
+        catch {
+            return;
+        }
+        for (const name of names) {
+            const path = (0,external_node_path_.join)(this.dir, name);
+            const staged = await readPending(path);
+            if (staged && staged.marker === currentMarker) {
+                await this.flushPending(path);
+            }
+            else {
+                const age = await (0,promises_.stat)(path).then((info) => now - info.mtimeMs, () => 0);
+                if (!staged || age > PENDING_IN_FLIGHT_MS)
+                    await (0,promises_.rm)(path, { force: true });
+            }
+        }
+    }
+    /**
+     * The events recorded so far, oldest first. Lines that do not parse (a record torn by a crash) are
+     * left out rather than failing the whole read.
+     */
+    async readEvents() {
+        let text;
+        try {
+            text = await (0,promises_.readFile)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'utf8');
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return [];
+            throw error;
+        }
+        const events = [];
+        for (const line of text.split('\n')) {
+            if (line.trim() === '')
+                continue;
+            try {
+                const event = JSON.parse(line);
+                if (event && typeof event === 'object' && typeof event.type === 'string')
+                    events.push(event);
+            }
+            catch {
+                // A torn record: skipped.
+            }
+        }
+        return events;
+    }
+    /** Writes `iterations/<n>.md` atomically. */
+    async writeIteration(n, markdown) {
+        if (!Number.isInteger(n) || n < 0)
+            throw new Error(`iteration must be a whole number of at least 0; got ${n}`);
+        await this.writeFile(['iterations'], `${n}.md`, markdown);
+    }
+    /** Writes `final.md` atomically. */
+    async writeFinal(markdown) {
+        await this.writeFile([], 'final.md', markdown);
+    }
+    /**
+     * Writes `dead-letters/<signature>.md` (and `<signature>.pattern.yml` when a candidate pattern is
+     * proposed). The signature's characters that are not safe in a file name become `_`.
+     */
+    async writeDeadLetter(signature, markdown, candidatePatternYaml, recordJson) {
+        const name = safeFileName(signature);
+        await this.writeFile(['dead-letters'], `${name}.md`, markdown);
+        if (candidatePatternYaml !== undefined) {
+            await this.writeFile(['dead-letters'], `${name}.pattern.yml`, candidatePatternYaml);
+        }
+        if (recordJson !== undefined)
+            await this.writeFile(['dead-letters'], `${name}.json`, recordJson);
+    }
+    /**
+     * The `dead-letters/*.json` records of every loop in the folder that holds this one (`.loop/` for the
+     * CLI), its own included: at most 200 files of at most 64 KiB; unreadable ones are skipped.
+     */
+    async readDeadLetters() {
+        const records = [];
+        for (const path of await deadLetterFiles((0,external_node_path_.dirname)(this.dir), '.json')) {
+            if (records.length >= 200)
                 break;
-            }
-            else
-                out += char;
+            const info = await (0,promises_.stat)(path).catch(() => null);
+            if (!info?.isFile() || info.size > 64 * 1024)
+                continue;
+            const text = await (0,promises_.readFile)(path, 'utf8').catch(() => null);
+            if (text !== null)
+                records.push(text);
         }
-        if (!closed)
-            return { problem: `The reason starts with ${quote} but has no closing ${quote}.` };
-        reason = out;
+        return records;
     }
-    reason = reason.trim();
-    if (reason === '')
-        return { problem: 'The reason must not be empty.' };
-    if (reason.length > MAX_REASON_LENGTH)
-        return { problem: `The reason must be at most ${MAX_REASON_LENGTH} characters.` };
-    return { text: reason };
-}
-/** What a label means: `loop/approved:GATE` approves, `loop/stop` is the kill switch. */
-function parseLabel(name) {
-    if (name === Labels.Stop)
-        return { kind: 'abort', reason: `label ${Labels.Stop}` };
-    if (name.startsWith(Labels.ApprovedPrefix)) {
-        const gate = name.slice(Labels.ApprovedPrefix.length).trim().toLowerCase();
-        return GATE_NAME.test(gate) ? { kind: 'approve', gate } : null;
-    }
-    return null;
-}
-/** True when the kill-switch label is among `labels`. */
-function hasStopLabel(labels) {
-    return labels.includes(Labels.Stop);
-}
-/** Gates approved by labels among `labels`. */
-function gatesApprovedByLabels(labels) {
-    return labels.flatMap((label) => {
-        const command = parseLabel(label);
-        return command?.kind === 'approve' ? [command.gate] : [];
-    });
-}
-const AUTHORIZED_PERMISSIONS = ['admin', 'maintain', 'write'];
-/**
- * Whether a person's command counts: only users with write, maintain or admin permission. Bots and the
- * controller itself are ignored, so the controller's own comments never trigger it.
- */
-function authorizeActor(facts) {
-    const who = `@${facts.actor}`;
-    if (facts.actor.toLowerCase() === facts.controllerLogin.toLowerCase()) {
-        return { allowed: false, reason: `${who} is the controller itself; its own comments are ignored.` };
-    }
-    if (facts.actorType === 'Bot' || facts.actor.endsWith('[bot]')) {
-        return { allowed: false, reason: `${who} is a bot; only people with write access can command a loop.` };
-    }
-    const permission = facts.permission.toLowerCase();
-    if (AUTHORIZED_PERMISSIONS.includes(permission)) {
-        return { allowed: true, reason: `${who} has ${permission} permission.` };
-    }
-    return {
-        allowed: false,
-        reason: `${who} has ${permission || 'no'} permission; write, maintain or admin is needed to command a loop.`,
-    };
-}
-function record(value) {
-    return typeof value === 'object' && value !== null ? value : undefined;
-}
-function fullName(repository) {
-    const name = record(repository)?.full_name;
-    return typeof name === 'string' ? name.toLowerCase() : undefined;
-}
-/**
- * `pull_request_target` and `workflow_run` run with the base repository's secrets; when the code they
- * would act on comes from a fork, running work commands on it hands those secrets to a stranger.
- * Refused unless `allowUntrusted`: the action input's explicit opt-in, from the workflow file (never the
- * loop config, which such a fork can change).
- */
-function isUntrustedTrigger(eventName, payload, allowUntrusted) {
-    const base = fullName(payload.repository);
-    let untrusted = false;
-    let why = '';
-    if (eventName === 'pull_request_target') {
-        const head = fullName(record(record(payload.pull_request)?.head)?.repo);
-        untrusted = head === undefined || head !== base;
-        why = head === undefined ? 'its head repository is unknown (deleted fork?)' : `its head is the fork ${head}`;
-    }
-    else if (eventName === 'workflow_run') {
-        const run = record(payload.workflow_run);
-        const head = fullName(run?.head_repository);
-        untrusted = head === undefined || head !== base;
-        why = head === undefined ? 'the head repository of the run is unknown' : `the run's code comes from ${head}`;
-    }
-    if (!untrusted)
-        return { untrusted: false, refuse: false, reason: `${eventName} on trusted code.` };
-    if (allowUntrusted) {
-        return {
-            untrusted: true,
-            refuse: false,
-            reason: `${eventName}: ${why}; running anyway because allow-untrusted is set.`,
+    /**
+     * Copies a check's log into `logs/<iteration>/<check>.log`, redacted line by line as it streams (memory
+     * stays bounded whatever the log's size). Returns the copy's path.
+     */
+    async copyLog(check, iteration, logFile) {
+        const folder = (0,external_node_path_.join)(this.dir, 'logs', String(iteration));
+        await (0,promises_.mkdir)(folder, { recursive: true });
+        const target = (0,external_node_path_.join)(folder, `${safeFileName(check)}.log`);
+        const temporary = `${target}.${process.pid}.tmp`;
+        const output = (0,external_node_fs_.createWriteStream)(temporary);
+        const decoder = new external_node_string_decoder_.StringDecoder('utf8');
+        let pending = '';
+        const emit = async (text) => {
+            if (!output.write(this.redact(text)))
+                await (0,external_node_events_.once)(output, 'drain');
         };
-    }
-    return {
-        untrusted: true,
-        refuse: true,
-        reason: `Refusing to run work commands under ${eventName}: ${why}. Untrusted code would run with this repository's secrets. Set 'allow-untrusted: true' under the action's 'with:' in the workflow file (the action input 'allow-untrusted'; the loop config cannot set it) only if you accept that.`,
-    };
-}
-
-// EXTERNAL MODULE: ./src/domain/loop-task.ts
-var loop_task = __nccwpck_require__(50608);
-;// CONCATENATED MODULE: ./src/domain/action-event.ts
-/**
- * What a GitHub event asks of the controller, read from its payload (pure: the payload is data).
- * Comments, labels and reviews are people's commands; they still need `authorizeActor`.
- */
-
-
-
-function action_event_record(value) {
-    return typeof value === 'object' && value !== null ? value : {};
-}
-function action_event_text(value) {
-    return typeof value === 'string' ? value : '';
-}
-function userOf(value) {
-    const user = action_event_record(value);
-    return { actor: action_event_text(user.login), actorType: action_event_text(user.type) || 'User' };
-}
-/** Reads the intent of `eventName` with `payload`. */
-function interpretEvent(eventName, payload) {
-    switch (eventName) {
-        case 'issue_comment': {
-            if (action_event_text(payload.action) !== 'created')
-                return { kind: 'none', why: `comment ${action_event_text(payload.action)}` };
-            const comment = action_event_record(payload.comment);
-            const who = userOf(comment.user);
-            const parsed = parseCommentCommand(action_event_text(comment.body));
-            if (!parsed)
-                return { kind: 'none', why: 'the comment holds no /loop command' };
-            if ('problem' in parsed)
-                return { kind: 'problem', problem: parsed.problem, ...who };
-            const { command } = parsed;
-            if (command.kind === 'start') {
-                const { instructions } = command;
-                return { kind: 'start', via: 'comment', ...who, ...(instructions ? { instructions } : {}) };
+        try {
+            for await (const chunk of (0,external_node_fs_.createReadStream)(logFile)) {
+                pending += decoder.write(chunk);
+                const cut = pending.lastIndexOf('\n');
+                // Redact whole lines only, so a secret split across two chunks is still found; a line with no end
+                // is flushed once it grows past 1 MiB to keep memory bounded.
+                if (cut >= 0) {
+                    await emit(pending.slice(0, cut + 1));
+                    pending = pending.slice(cut + 1);
+                }
+                else if (pending.length > 1024 * 1024) {
+                    await emit(pending);
+                    pending = '';
+                }
             }
-            return { kind: 'command', command, via: 'comment', ...who };
+            pending += decoder.end();
+            if (pending)
+                await emit(pending);
+            output.end();
+            await (0,external_node_events_.once)(output, 'finish');
+            await (0,promises_.rename)(temporary, target);
         }
-        case 'issues':
-        case 'pull_request':
-        case 'pull_request_target': {
-            // Labels speak to the loop here, and a merge ends SHIP's wait: a pull request that is opened or
-            // updated (often by the loop's own push) must not start an iteration outside the dispatch chain.
-            const pull = action_event_record(payload.pull_request);
-            if (eventName !== 'issues' && action_event_text(payload.action) === 'closed') {
-                if (pull.merged !== true)
-                    return { kind: 'none', why: 'the pull request was closed without merging' };
-                const number = typeof pull.number === 'number' ? pull.number : 0;
-                return { kind: 'merged', number, actor: userOf(action_event_record(pull.merged_by)).actor || userOf(payload.sender).actor };
-            }
-            if (action_event_text(payload.action) !== 'labeled')
-                return { kind: 'none', why: `${eventName} ${action_event_text(payload.action)}` };
-            const label = action_event_text(action_event_record(payload.label).name);
-            const who = userOf(payload.sender);
-            if (label === Labels.Start)
-                return { kind: 'start', via: 'label', ...who };
-            const command = parseLabel(label);
-            if (!command)
-                return { kind: 'none', why: `label '${label}' is not for the loop` };
-            return { kind: 'command', command, via: 'label', ...who };
+        catch (error) {
+            output.destroy();
+            await (0,promises_.rm)(temporary, { force: true });
+            throw error;
         }
-        case 'pull_request_review': {
-            const review = action_event_record(payload.review);
-            const who = userOf(review.user);
-            const parsed = parseCommentCommand(action_event_text(review.body));
-            if (parsed && 'problem' in parsed)
-                return { kind: 'problem', problem: parsed.problem, ...who };
-            if (parsed) {
-                const { command } = parsed;
-                if (command.kind === 'start')
-                    return { kind: 'problem', problem: '`/loop start` goes in a comment on the issue or pull request.', ...who };
-                return { kind: 'command', command, via: 'review', ...who };
-            }
-            if (action_event_text(review.state).toLowerCase() === 'approved')
-                return { kind: 'review-approval', ...who };
-            return { kind: 'none', why: `a review that does not approve (${action_event_text(review.state)})` };
-        }
-        default:
-            return { kind: 'run' };
+        return target;
+    }
+    async writeFile(folders, name, text) {
+        const folder = (0,external_node_path_.join)(this.dir, ...folders);
+        await (0,promises_.mkdir)(folder, { recursive: true });
+        await writeAtomically(folder, name, this.redact(text));
     }
 }
-/** The issue or pull request an event is about, and its labels. */
-function subjectOf(payload) {
-    const pull = action_event_record(payload.pull_request);
-    const issue = action_event_record(payload.issue);
-    const source = typeof pull.number === 'number' ? pull : issue;
-    const labels = Array.isArray(source.labels) ? source.labels.map((label) => action_event_text(action_event_record(label).name)) : [];
-    return {
-        number: typeof source.number === 'number' ? source.number : null,
-        isPullRequest: source === pull || Object.keys(action_event_record(issue.pull_request)).length > 0,
-        labels: labels.filter(Boolean),
-        headRef: action_event_text(action_event_record(pull.head).ref) || null,
-    };
-}
-/**
- * The workflow file and ref to re-dispatch, from `GITHUB_WORKFLOW_REF`
- * (`owner/repo/.github/workflows/loop.yml@refs/heads/main`). For a reusable workflow this names the
- * caller, which is the one that accepts `workflow_dispatch`.
- */
-function parseWorkflowRef(workflowRef) {
-    const match = /^[^/]+\/[^/]+\/\.github\/workflows\/([^@/]+\.ya?ml)@(.+)$/.exec(workflowRef.trim());
-    if (!match)
-        return null;
-    return { file: match[1], ref: match[2] };
-}
-/**
- * The task a starting loop takes from this event: the issue or pull request it is about, with the
- * words a `/loop start` comment added (quoted text, see `loop-task.ts`).
- */
-function taskOfEvent(eventName, payload) {
-    const intent = interpretEvent(eventName, payload);
-    const words = intent.kind === 'start' && intent.instructions ? { text: intent.instructions, author: intent.actor } : undefined;
-    return (0,loop_task/* taskFromEvent */.SS)(payload, words);
-}
-
-;// CONCATENATED MODULE: ./src/action/dispatch.ts
-/**
- * Re-dispatch: while the loop continues, the job starts the next iteration by dispatching its own
- * workflow (`workflow_dispatch` with the loop id and the next iteration), so each iteration is a job.
- */
-
-
-/**
- * Dispatches the next iteration, recorded in the loop's state first (what a sweeper reads). Returns
- * null when the dispatch went out (or there was nothing to dispatch), else the failure: its message and
- * the state that records it, for the status comment.
- */
-async function redispatch(run, input, deps) {
-    const { loopId, state } = input;
-    const target = parseWorkflowRef(run.workflowRef ?? '');
-    if (!target) {
-        deps.logger.warning(`Cannot tell which workflow to re-dispatch from GITHUB_WORKFLOW_REF '${run.workflowRef}'.`);
-        return null;
+/** Applies `redact` to every string in a JSON-like value (keys are kept; they are ours). */
+function redactDeep(value, redact) {
+    if (typeof value === 'string')
+        return redact(value);
+    if (Array.isArray(value))
+        return value.map((item) => redactDeep(item, redact));
+    if (value && typeof value === 'object') {
+        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
     }
-    const record = {
-        iteration: state.iteration + 1,
-        workflow: target.file,
-        ref: dispatchRef(target.ref, run.event.defaultBranch),
-        at: deps.clock.now().toISOString(),
-        by: `run ${run.runId ?? 'local'}`,
-    };
-    const dispatched = await recordedDispatch(loopId, record, {
-        store: deps.store,
-        logger: deps.logger,
-        dispatch: (id, what) => dispatchIteration(id, what, deps),
-    });
-    if (dispatched.error === undefined)
-        return null;
-    return {
-        message: `The re-dispatch of iteration ${record.iteration} of loop ${loopId} failed: ${dispatched.error}. ` +
-            `Nothing is scheduled; a sweeper (\`command: sweep\`) dispatches it again${dispatched.state?.dispatch?.failed ? ' (recorded in the state)' : ''}.`,
-        state: dispatched.state,
-    };
+    return value;
 }
-/** One workflow dispatch of `record`'s iteration (the job's re-dispatch or a sweeper's). */
-async function dispatchIteration(loopId, record, deps) {
-    const dispatched = await deps.github.dispatchWorkflow({
-        workflow: record.workflow,
-        ref: record.ref,
-        inputs: { 'loop-id': loopId, iteration: String(record.iteration) },
-    });
-    deps.logger.info(`Dispatched iteration ${record.iteration} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`);
+function safeFileName(text) {
+    const safe = text.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
+    return safe.slice(0, 180) || '_';
 }
+
+;// CONCATENATED MODULE: ./src/domain/comment-author.ts
 /**
- * The ref to dispatch on: the job's own, unless it ran on a pull request's `refs/pull/N/merge`
- * (reviews, labels and merges of the pull request), which GitHub does not dispatch to (422 "No ref
- * found"). Then the default branch: its workflow file is the reviewed one, unlike the loop's branch,
- * where the agent could have rewritten it.
+ * Which comments are the controller's own, so that a marker pasted into someone else's comment never
+ * makes the loop edit or trust that comment.
+ *
+ * The controller's login is known exactly when its token may ask `GET /user` (a personal token), or
+ * once a comment it created shows its author. An installation token (the job's GITHUB_TOKEN, a GitHub
+ * App's token) may not ask; it posts as its app's bot (`github-actions[bot]`, `<app-slug>[bot]`, of
+ * type `Bot`), and no person can post as a Bot: without the exact login, a Bot author is required.
  */
-function dispatchRef(jobRef, defaultBranch) {
-    return jobRef.startsWith('refs/pull/') ? `refs/heads/${defaultBranch}` : jobRef;
+/** `login` is the controller's exact login, or null when its token cannot say (an installation token). */
+function isOwnComment(author, login) {
+    if (!author)
+        return false;
+    if (login !== null)
+        return author.login.toLowerCase() === login.toLowerCase();
+    return author.type === 'Bot' && author.login.endsWith('[bot]');
 }
 
-;// CONCATENATED MODULE: ./src/action/hand-over.ts
-
-/** Whether this job runs outside its loop's concurrency group and must not iterate itself. */
-function outsideLoopGroup(run) {
-    return run.settings.dispatch && run.event.name === 'issue_comment' && run.event.subject.isPullRequest;
-}
+;// CONCATENATED MODULE: ./src/domain/redact.ts
 /**
- * Dispatches the loop's next iteration instead of running it here. Returns the state it dispatched for
- * (and why the dispatch failed, if it did), or null when there is no loop yet (a `/loop start` on a pull
- * request: nothing else of it can run, so its first iteration runs in this job).
+ * Redaction of secrets from every line that leaves the runner, and defusing of
+ * workflow commands in text that is echoed to the log. Pure: no I/O.
  */
-async function handOverIteration(run, loopId, deps) {
-    const state = (await deps.store.load(loopId))?.state;
-    if (!state)
-        return null;
-    if (state.status !== 'running')
-        return { state, failed: null };
-    deps.logger.info(`A comment on a pull request runs outside loop ${loopId}'s concurrency group: its iteration is dispatched to run there.`);
-    const failed = await redispatch(run, { loopId, state }, deps);
-    return { state: failed?.state ?? state, failed: failed?.message ?? null };
+/** What a token-shaped string is replaced with: the kind is kept so a reader knows what was there. */
+function redactionLabel(kind) {
+    return `[redacted:${kind}]`;
 }
-
-;// CONCATENATED MODULE: ./src/action/job-iterations.ts
-async function runJobIterations(input, deps) {
-    const jobStarted = deps.now();
-    const jobBudgetMs = (input.budgetMinutes ?? 0) * 60_000;
-    let slowestIterationMs = 0;
-    let dispatchedIteration = input.firstIteration;
-    for (;;) {
-        const iterationStarted = deps.now();
-        const result = await deps.iterate(dispatchedIteration);
-        if (result.outcome === 'superseded') {
-            deps.logger.info(`Iteration ${dispatchedIteration ?? 'next'} was already claimed by another job: superseded, nothing to do.`);
-            return { kind: 'superseded' };
-        }
-        const published = await deps.publish(result);
-        const state = published.state;
-        const outcome = published.blocked ? 'blocked' : result.outcome;
-        slowestIterationMs = Math.max(slowestIterationMs, deps.now() - iterationStarted);
-        const elapsedMs = deps.now() - jobStarted;
-        // Continue here only when another iteration like the slowest one so far still fits the job's budget.
-        if (outcome !== 'continue' || elapsedMs + slowestIterationMs > jobBudgetMs) {
-            return { kind: 'done', result, state, outcome };
-        }
-        deps.logger.info(`Continuing in this job: ${Math.round(elapsedMs / 1000)} s of ${input.budgetMinutes} min used.`);
-        dispatchedIteration = state.iteration + 1;
+/** What a known secret is replaced with (the same mask GitHub uses). */
+const SECRET_MASK = '***';
+/** Secrets shorter than this are not redacted by value: masking `1` or `true` would wreck every text. */
+const MIN_SECRET_LENGTH = 4;
+/**
+ * Token shapes as data, so a new shape is one entry. `keep` is the number of leading capture groups kept
+ * verbatim (a prefix such as `Authorization: Bearer `). Every regex is linear: no nested quantifiers.
+ */
+const TOKEN_SHAPES = [
+    {
+        kind: 'private-key',
+        regex: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g,
+    },
+    // A key block cut short (e.g. by output trimming): everything after its start is withheld.
+    { kind: 'private-key', regex: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*$/g },
+    { kind: 'github-token', regex: /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g },
+    { kind: 'github-token', regex: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
+    { kind: 'npm-token', regex: /\bnpm_[A-Za-z0-9]{36}\b/g },
+    { kind: 'aws-access-key-id', regex: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
+    {
+        kind: 'aws-secret-access-key',
+        regex: /(aws_secret_access_key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi,
+        keep: 1,
+    },
+    { kind: 'anthropic-key', regex: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
+    { kind: 'openai-key', regex: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
+    { kind: 'slack-token', regex: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g },
+    { kind: 'jwt', regex: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
+    { kind: 'authorization', regex: /(\bAuthorization\s*:\s*(?:Bearer|token|Basic)\s+)[^\s'"]+/gi, keep: 1 },
+    { kind: 'bearer-token', regex: /(\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g, keep: 1 },
+    // Credentials in a URL: https://user:password@host
+    { kind: 'url-credentials', regex: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi, keep: 1 },
+];
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** The forms a secret may take in output: as is, base64 (three alignments), URL-encoded, JSON-escaped. */
+function secretForms(secret) {
+    const forms = new Set([secret]);
+    const bytes = new TextEncoder().encode(secret);
+    // A secret inside a longer base64 text starts at one of three byte offsets within a 3-byte group.
+    // The groups made only of the secret's bytes encode the same way whatever surrounds them, so that
+    // middle part identifies the secret: skip the first group (shared with the bytes before) and the
+    // last partial one (shared with the bytes after).
+    for (let offset = 0; offset < 3; offset++) {
+        const padded = new Uint8Array(offset + bytes.length);
+        padded.set(bytes, offset);
+        const encoded = toBase64(padded);
+        const start = offset === 0 ? 0 : 4;
+        const end = Math.floor((offset + bytes.length) / 3) * 4;
+        const core = encoded.slice(start, end);
+        if (core.length >= 8)
+            forms.add(core);
     }
+    forms.add(toBase64(bytes).replace(/=+$/, ''));
+    forms.add(encodeURIComponent(secret));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+    return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH);
+}
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+function toBase64(bytes) {
+    let out = '';
+    for (let i = 0; i < bytes.length; i += 3) {
+        const a = bytes[i] ?? 0;
+        const b = bytes[i + 1] ?? 0;
+        const c = bytes[i + 2] ?? 0;
+        const triple = (a << 16) | (b << 8) | c;
+        out += BASE64_ALPHABET[(triple >> 18) & 63];
+        out += BASE64_ALPHABET[(triple >> 12) & 63];
+        out += i + 1 < bytes.length ? BASE64_ALPHABET[(triple >> 6) & 63] : '=';
+        out += i + 2 < bytes.length ? BASE64_ALPHABET[triple & 63] : '=';
+    }
+    return out;
+}
+/**
+ * Returns a function that removes the known `secrets` (in every form `secretForms` lists) and every
+ * token-shaped string from a text. Known secrets go first, so a secret that also has a token shape is
+ * masked as a secret.
+ */
+function createRedactor(secrets) {
+    const forms = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(secretForms))]
+        // Longest first, so a secret that contains another is masked whole.
+        .sort((a, b) => b.length - a.length);
+    const secretRegex = forms.length > 0 ? new RegExp(forms.map(escapeRegExp).join('|'), 'g') : null;
+    return (text) => {
+        let out = secretRegex ? text.replace(secretRegex, SECRET_MASK) : text;
+        for (const shape of TOKEN_SHAPES) {
+            const label = redactionLabel(shape.kind);
+            out = out.replace(shape.regex, (...args) => {
+                const kept = shape.keep ? args.slice(1, 1 + shape.keep).join('') : '';
+                return kept + label;
+            });
+        }
+        return out;
+    };
+}
+/** The zero-width space that breaks a workflow command without changing how the line reads. */
+const ZERO_WIDTH_SPACE = '\u200b';
+/**
+ * Defuses workflow commands (`::set-output`, `::add-mask::`, `::stop-commands::`, the old `##[...]`
+ * form) at the start of any line, so text from a check or an agent cannot steer the runner when it is
+ * echoed to the log.
+ */
+function neutraliseWorkflowCommands(text) {
+    return text
+        .replace(/^([ \t]*):(?=:)/gm, `$1:${ZERO_WIDTH_SPACE}`)
+        .replace(/^([ \t]*)#(?=#\[)/gm, `$1#${ZERO_WIDTH_SPACE}`);
 }
 
-;// CONCATENATED MODULE: ./src/action/kill-switch.ts
+;// CONCATENATED MODULE: ./src/domain/report/escape.ts
 /**
- * The kill switch read from the loop itself: the `loop/stop` label on the loop's pull request or on
- * the issue it works on. A dispatched iteration's event is about neither, so the labels are asked of
- * the API at the start of every iteration instead of read from the event.
+ * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
+ * renders. `core.summary` escapes nothing, so everything goes through here.
  */
 
-/** The issue and pull request the loop belongs to: its pull request, and the task it started from. */
-function loopSubjects(state) {
-    const subjects = [];
-    if (state.pullRequest)
-        subjects.push({ kind: 'pull request', number: state.pullRequest.number });
-    const task = state.task;
-    if (task && task.number !== state.pullRequest?.number) {
-        subjects.push({ kind: task.source === 'issue' ? 'issue' : 'pull request', number: task.number });
-    }
-    return subjects;
+const ZWSP = '\u200b';
+/** Escapes `&`, `<`, `>` and quotes for HTML (a `<summary>`, an attribute). */
+function escapeHtml(text) {
+    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
-/** Where the stop label is set on the loop's issue or pull request (`pull request #3`), or null. */
-function stopLabelReader(github) {
-    return async (state) => {
-        for (const subject of loopSubjects(state)) {
-            if (hasStopLabel(await github.listLabels(subject.number)))
-                return `${subject.kind} #${subject.number}`;
-        }
+/** Breaks `@name` so quoting untrusted text never notifies anyone. */
+function neutraliseMentions(text) {
+    return text.replace(/@(?=[A-Za-z0-9])/g, `@${ZWSP}`);
+}
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+/**
+ * One line of untrusted text for inline Markdown (a table cell, a bullet): whitespace folded,
+ * HTML-escaped, Markdown punctuation backslash-escaped (so `|` cannot split a table cell and a
+ * backtick cannot open a code span), mentions broken, and at most `maxChars` long.
+ */
+function inlineText(text, maxChars = 300) {
+    return escapeInline(oneLine(text, maxChars));
+}
+/** Control characters removed, whitespace folded, at most `maxChars` long. */
+function oneLine(text, maxChars) {
+    const flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
+    return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+}
+function escapeInline(flat) {
+    return neutraliseMentions(escapeHtml(flat).replace(/([\\`*_[\]|~!#])/g, '\\$1'));
+}
+// A code span the text itself wrote: no backtick, no line break and no `|` (which splits a table cell
+// even inside a code span), at most 200 characters.
+const CODE_SPAN = /`([^`|\n]{1,200})`/g;
+/**
+ * One line of text that may hold code spans of its own (`/loop resume`, `loop/blocked`): the spans stay
+ * code spans, and everything between them is escaped as `inlineText` does. A code span is inert in
+ * GitHub's Markdown (no HTML, no link, no mention), so untrusted text gains nothing by writing one;
+ * escaping its backticks again only shows them to the reader.
+ */
+function markdownText(text, maxChars = 300) {
+    const flat = oneLine(text, maxChars);
+    let out = '';
+    let last = 0;
+    for (const match of flat.matchAll(CODE_SPAN)) {
+        const body = match[1];
+        // A span that starts or ends in a space would be trimmed by the renderer; leave it as text.
+        if (body.trim() !== body)
+            continue;
+        out += escapeInline(flat.slice(last, match.index));
+        out += `\`${body}\``;
+        last = match.index + match[0].length;
+    }
+    return out + escapeInline(flat.slice(last));
+}
+/** A code span for names from a safe alphabet (check ids, patterns, strategies); others get `inlineText`. */
+function code(name) {
+    return /^[A-Za-z0-9._:/@+-]+$/.test(name) && name.length <= 200 ? `\`${name}\`` : inlineText(name);
+}
+/**
+ * A fenced code block that untrusted content cannot close: the fence is longer than any run of
+ * backticks inside. Workflow commands and control characters are defused too, since the same text
+ * may be echoed to the log.
+ */
+function codeBlock(content, language = 'text') {
+    const clean = neutraliseWorkflowCommands(content.replace(CONTROL, ''));
+    let longest = 0;
+    for (const match of clean.matchAll(/`+/g))
+        longest = Math.max(longest, match[0].length);
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    return `${fence}${language}\n${clean.replace(/\n+$/, '')}\n${fence}`;
+}
+/** A URL for a Markdown link target: only http(s), with parentheses and spaces encoded. */
+function safeUrl(url) {
+    if (!/^https?:\/\/[^\s]+$/i.test(url))
         return null;
-    };
+    return url.replace(/\(/g, '%28').replace(/\)/g, '%29');
+}
+/** A Markdown link, or the escaped label alone when the URL is not a plain http(s) URL. */
+function escape_link(label, url) {
+    const target = url ? safeUrl(url) : null;
+    return target ? `[${inlineText(label)}](${target})` : inlineText(label);
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/limits.ts
+/**
+ * GitHub's size limits and how reports are trimmed to fit them, always with a pointer to the audit
+ * trail where nothing is trimmed. Pure.
+ */
+/** A step's job summary may hold 1 MiB. */
+const SUMMARY_MAX_BYTES = 1024 * 1024;
+/** An issue or pull request comment may hold 65,536 characters. */
+const COMMENT_MAX_CHARS = 65_536;
+/** The most table rows, failing-output sections and listed locations a report shows. */
+const REPORT_CAPS = { tableRows: 200, outputSections: 20, overflowLocations: 100, triedEntries: 20, gates: 50 };
+const encoder = new TextEncoder();
+/** Bytes of `text` in UTF-8 (what the summary limit counts). */
+function utf8Length(text) {
+    // Fast path: every UTF-16 unit is at most 3 UTF-8 bytes, so short texts need no encoding.
+    if (text.length * 3 <= SUMMARY_MAX_BYTES / 4)
+        return encoder.encode(text).length;
+    let bytes = 0;
+    for (let i = 0; i < text.length; i++) {
+        const unit = text.charCodeAt(i);
+        if (unit < 0x80)
+            bytes += 1;
+        else if (unit < 0x800)
+            bytes += 2;
+        else if (unit >= 0xd800 && unit <= 0xdbff) {
+            bytes += 4;
+            i++;
+        }
+        else
+            bytes += 3;
+    }
+    return bytes;
+}
+/** The line that marks trimmed output and says where the rest is. */
+function trimmedMarker(lines, chars, where) {
+    return `… ${lines} line${lines === 1 ? '' : 's'} (${chars} characters) trimmed; the full output is in ${where} …`;
+}
+/**
+ * Keeps the head and the tail of `text` (a third and two thirds of `maxChars`, cut at line breaks
+ * where possible), with a marker saying how much was dropped and where to find it. The tail gets more
+ * room because failures are usually reported last.
+ */
+function trimOutput(text, maxChars, where = 'the audit trail') {
+    if (text.length <= maxChars)
+        return text;
+    if (maxChars <= 0)
+        return trimmedMarker(countLines(text), text.length, where);
+    const headBudget = Math.floor(maxChars / 3);
+    const tailBudget = maxChars - headBudget;
+    let head = text.slice(0, headBudget);
+    const headBreak = head.lastIndexOf('\n');
+    if (headBreak > headBudget / 2)
+        head = head.slice(0, headBreak);
+    let tail = text.slice(text.length - tailBudget);
+    const tailBreak = tail.indexOf('\n');
+    if (tailBreak !== -1 && tailBreak < tailBudget / 2)
+        tail = tail.slice(tailBreak + 1);
+    const dropped = text.slice(head.length, text.length - tail.length);
+    return `${head}\n${trimmedMarker(countLines(dropped), dropped.length, where)}\n${tail}`;
+}
+function countLines(text) {
+    let lines = 1;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1))
+        lines++;
+    return lines;
+}
+/**
+ * Renders with ever smaller budgets until the result fits `limit` (as `measure` counts it). `render`
+ * receives a per-output character budget; a budget of 0 asks for outputs left out. As a last resort
+ * the text is cut at a line break and a note says where the full report is.
+ */
+function fitToLimit(render, measure, limit, initialBudget, where) {
+    let budget = initialBudget;
+    for (let attempt = 0; attempt < 8; attempt++) {
+        const text = render(budget);
+        const size = measure(text);
+        if (size <= limit)
+            return text;
+        if (budget === 0)
+            return hardCut(text, measure, limit, where);
+        const next = Math.floor(budget * (limit / size) * 0.85);
+        budget = next < 200 ? 0 : next;
+    }
+    return hardCut(render(0), measure, limit, where);
+}
+function hardCut(text, measure, limit, where) {
+    const note = `\n\n> [!NOTE]\n> This report was cut to fit GitHub's size limit; the full report is in ${where}.\n`;
+    const room = limit - measure(note);
+    // Characters are at most 4 bytes, so cutting at room/4 characters is safe for both measures; widen
+    // while it still fits.
+    let cut = Math.max(0, Math.floor(room / 4));
+    let step = Math.max(1, Math.floor((text.length - cut) / 2));
+    while (step >= 1 && cut < text.length) {
+        if (measure(text.slice(0, cut + step)) <= room)
+            cut += step;
+        else
+            step = Math.floor(step / 2);
+    }
+    let head = text.slice(0, cut);
+    const lineBreak = head.lastIndexOf('\n');
+    if (lineBreak > 0)
+        head = head.slice(0, lineBreak);
+    return head + note;
 }
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 13 modules
 var schemas = __nccwpck_require__(55491);
-;// CONCATENATED MODULE: ./src/constants.ts
+;// CONCATENATED MODULE: ./src/domain/slots.ts
 /**
- * Every input, output and saved-state name of the action, in one place (the loop's own names, its
- * labels, branch and comment marker, live in `domain/loop-names.ts`).
- * `action.yml` and `.github/workflows/loop.yml` must use exactly these names; a unit test checks that.
+ * Many loops at once: the repository's slots (`max-loops`) and the loops waiting for one, with their
+ * dependencies (`depends-on`). The record (`queue.json` on the git store's branch) is changed only
+ * through these rules, each a pure function from the record, the loops' statuses and the limit to the
+ * new record; the store applies them under compare-and-swap, so two jobs that end at once cannot both
+ * start the same loop.
+ *
+ * - A loop holds a slot from its admission until its state says it ended (COMPLETE, BLOCKED, capped,
+ *   aborted): the job that ends it releases the slot, and a slot whose holder ended without releasing
+ *   (a job that died) is freed by the next change of the record.
+ * - Who is next: the oldest queued loop whose dependencies are all COMPLETE. A queued loop is admitted
+ *   when it is chosen (it holds the slot before its job starts), so a newcomer cannot take the slot
+ *   between the release and the dispatched job.
+ * - A dependency that ended short of COMPLETE keeps its dependents queued and is reported.
  */
-/** Names of the action's inputs, as written in `action.yml`. */
-const Inputs = {
-    Work: 'work',
-    Agent: 'agent',
-    Verify: 'verify',
-    Goal: 'goal',
-    Config: 'config',
-    LoopId: 'loop-id',
-    MaxIterations: 'max-iterations',
-    CapReason: 'cap-reason',
-    Store: 'store',
-    StateBranch: 'state-branch',
-    GitHubToken: 'github-token',
-    PushToken: 'push-token',
-    Iteration: 'iteration',
-    Command: 'command',
-    Gate: 'gate',
-    Task: 'task',
-    Reason: 'reason',
-    Dispatch: 'dispatch',
-    BudgetMinutes: 'budget-minutes',
-    AllowUntrusted: 'allow-untrusted',
-    Isolation: 'isolation',
-    FailOn: 'fail-on',
-    Secrets: 'secrets',
-    WorkingDirectory: 'working-directory',
-    StaleAfterMinutes: 'stale-after-minutes',
-};
-/** Names of the action's outputs. */
-const Outputs = {
-    LoopId: 'loop-id',
-    Iteration: 'iteration',
-    Stage: 'stage',
-    Verdict: 'verdict',
-    Status: 'status',
-    Pattern: 'pattern',
-    NextAction: 'next-action',
-    PrNumber: 'pr-number',
-    StatePath: 'state-path',
-};
-/** Names saved with `core.saveState` for a later phase of the same job. */
-const SavedState = {
-    LoopId: 'loop-id',
-    Iteration: 'iteration',
-    StateVersion: 'state-version',
-};
-/** Defaults that `action.yml` documents; the parser applies the same ones when an input is empty. */
-const InputDefaults = {
-    config: '.github/loop.yml',
-    store: 'git',
-    stateBranch: 'loop-state',
-    command: 'run',
-    dispatch: true,
-    allowUntrusted: false,
-    isolation: 'auto',
-    failOn: 'blocked,capped,aborted',
-    workingDirectory: '.',
-    staleAfterMinutes: 30,
-};
 
-/** The login GitHub gives the `GITHUB_TOKEN` when it writes comments. */
-const GITHUB_ACTIONS_BOT_LOGIN = 'github-actions[bot]';
-
-;// CONCATENATED MODULE: ./src/domain/agents/types.ts
+/** The highest `max-loops` the input takes. */
+const MAX_LOOPS_LIMIT = 1000;
+const EMPTY_SLOTS = { running: [], queued: [] };
+const ENDED = ['complete', 'blocked', 'capped', 'aborted'];
+function hasEnded(status) {
+    return status !== undefined && ENDED.includes(status);
+}
+function dependencyWait(dependsOn, statuses) {
+    const pending = [];
+    const endedShort = [];
+    for (const loopId of dependsOn) {
+        const status = statuses.get(loopId);
+        if (status === 'complete')
+            continue;
+        if (status !== undefined && hasEnded(status))
+            endedShort.push({ loopId, status });
+        else
+            pending.push(loopId);
+    }
+    return { pending, endedShort };
+}
+function ready(entry, statuses) {
+    return entry.dependsOn.every((loopId) => statuses.get(loopId) === 'complete');
+}
+function hasRoom(record, limit) {
+    return limit === null || record.running.length < limit;
+}
 /**
- * What the loop knows of an agent CLI it drives: how to call it without a person at the keyboard, and
- * what its output says about usage, its session and whether it failed. Pure.
+ * Frees the slots of holders that ended and the queue entries of loops that ended (an aborted queued
+ * loop), then admits the oldest ready queued loops while there is room.
  */
-/** The agent presets; `command` is the escape hatch (any command line, under the work command contract). */
-const AGENT_NAMES = ['claude', 'codex', 'gemini', 'aider', 'command'];
+function settle(record, statuses, limit, at) {
+    const freed = record.running.filter((holder) => hasEnded(statuses.get(holder.loopId))).map((h) => h.loopId);
+    let running = record.running.filter((holder) => !freed.includes(holder.loopId));
+    const queued = [];
+    const started = [];
+    for (const entry of record.queued) {
+        if (hasEnded(statuses.get(entry.loopId)) || running.some((holder) => holder.loopId === entry.loopId))
+            continue;
+        if (ready(entry, statuses) && hasRoom({ running, queued }, limit)) {
+            running = [...running, { loopId: entry.loopId, since: at }];
+            started.push(entry);
+        }
+        else
+            queued.push(entry);
+    }
+    return { record: { running, queued }, started, freed };
+}
+/**
+ * A job of `request.loopId` asks to run. Admitted when it holds a slot already, or its dependencies
+ * are COMPLETE and there is room once every older ready loop is served; queued otherwise (an entry it
+ * already has keeps its place). `started` lists the older loops this change admitted.
+ */
+function requestSlot(record, request, statuses, limit) {
+    const settled = settle(record, statuses, limit, request.at);
+    const started = settled.started.filter((entry) => entry.loopId !== request.loopId);
+    let { running, queued } = settled.record;
+    if (running.some((holder) => holder.loopId === request.loopId)) {
+        return { ...settled, started, verdict: { kind: 'admitted', reason: 'it holds a slot' } };
+    }
+    const before = queued.find((waiting) => waiting.loopId === request.loopId);
+    // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
+    const dependsOn = [...new Set([...(before?.dependsOn ?? []), ...request.dependsOn])];
+    const dependencies = dependencyWait(dependsOn, statuses);
+    const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0;
+    if (depsMet && (request.started || hasRoom(settled.record, limit))) {
+        running = [...running, { loopId: request.loopId, since: request.at }];
+        queued = queued.filter((entry) => entry.loopId !== request.loopId);
+        const reason = request.started
+            ? 'it was running before it asked for a slot'
+            : limit === null
+                ? 'its dependencies are COMPLETE'
+                : `a slot is free (${running.length} of ${limit} in use)`;
+        return { record: { running, queued }, started, freed: settled.freed, verdict: { kind: 'admitted', reason } };
+    }
+    const entry = {
+        loopId: request.loopId,
+        since: request.at,
+        dependsOn,
+        workflow: request.workflow,
+        ref: request.ref,
+    };
+    const index = queued.findIndex((waiting) => waiting.loopId === request.loopId);
+    // A loop queued before keeps its place and since; where it runs is the latest word.
+    queued =
+        index === -1
+            ? [...queued, entry]
+            : queued.map((waiting, i) => (i === index ? { ...entry, since: waiting.since } : waiting));
+    const next = { running, queued };
+    return {
+        record: next,
+        started,
+        freed: settled.freed,
+        verdict: { kind: 'queued', wait: queueWait(next, request.loopId, statuses, limit) },
+    };
+}
+/**
+ * The job that ended or stopped `loopId` gives its slot back (and its queue entry, when it was aborted
+ * while queued); the oldest ready loops are admitted in its place.
+ */
+function releaseSlot(record, loopId, statuses, limit, at) {
+    const released = record.running.some((holder) => holder.loopId === loopId) || record.queued.some((entry) => entry.loopId === loopId);
+    const without = {
+        running: record.running.filter((holder) => holder.loopId !== loopId),
+        queued: record.queued.filter((entry) => entry.loopId !== loopId),
+    };
+    return { ...settle(without, statuses, limit, at), released };
+}
+/** A loop admitted whose job could not be dispatched goes back to the head of the line. */
+function requeue(record, entry) {
+    return {
+        running: record.running.filter((holder) => holder.loopId !== entry.loopId),
+        queued: [entry, ...record.queued.filter((waiting) => waiting.loopId !== entry.loopId)],
+    };
+}
+/** Where a queued loop stands, or null when it is not queued. */
+function queueWait(record, loopId, statuses, limit) {
+    const index = record.queued.findIndex((entry) => entry.loopId === loopId);
+    const entry = record.queued[index];
+    if (!entry)
+        return null;
+    const dependencies = dependencyWait(entry.dependsOn, statuses);
+    return {
+        position: index + 1,
+        queued: record.queued.length,
+        running: record.running.length,
+        limit,
+        dependencies,
+        slotOnly: dependencies.pending.length === 0 && dependencies.endedShort.length === 0,
+    };
+}
+/** Every loop id the record names, with the given dependencies: whose statuses a change needs. */
+function loopsNamed(record, extra = []) {
+    const ids = [
+        ...record.running.map((holder) => holder.loopId),
+        ...record.queued.flatMap((entry) => [entry.loopId, ...entry.dependsOn]),
+        ...extra,
+    ];
+    return [...new Set(ids)];
+}
+/** Checks the record's invariants: no more holders than the limit allows (`started` loops aside), none twice. */
+function slotProblems(record) {
+    const problems = [];
+    const seen = new Set();
+    for (const holder of record.running) {
+        if (seen.has(holder.loopId))
+            problems.push(`${holder.loopId} holds two slots`);
+        seen.add(holder.loopId);
+    }
+    for (const entry of record.queued) {
+        if (seen.has(entry.loopId))
+            problems.push(`${entry.loopId} is both running and queued, or queued twice`);
+        seen.add(entry.loopId);
+    }
+    return problems;
+}
+const isoTime = schemas/* string */.YjP().min(1);
+const loopIdSchema = schemas/* string */.YjP().min(1).max(200);
+/** `queue.json` as stored; anything else is refused (the store names the file). */
+const slotsRecordSchema = schemas/* strictObject */.rej({
+    running: schemas/* array */.YOg(schemas/* strictObject */.rej({ loopId: loopIdSchema, since: isoTime })),
+    queued: schemas/* array */.YOg(schemas/* strictObject */.rej({
+        loopId: loopIdSchema,
+        since: isoTime,
+        dependsOn: schemas/* array */.YOg(loopIdSchema).max(10),
+        workflow: schemas/* string */.YjP().min(1),
+        ref: schemas/* string */.YjP().min(1),
+    })),
+});
+/** The record in `text`, or a message that says what is wrong with it. */
+function parseSlotsRecord(text) {
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch (error) {
+        return { problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
+    }
+    const parsed = slotsRecordSchema.safeParse(raw);
+    if (parsed.success)
+        return { record: parsed.data };
+    const issue = parsed.error.issues[0];
+    return { problem: `${issue?.path.join('.') || '(the whole record)'}: ${issue?.message ?? 'invalid'}` };
+}
 
+;// CONCATENATED MODULE: ./src/domain/report/queued.ts
+
+/**
+ * How many of the loops in line a release tells their new place (each costs a state read and a comment
+ * update); one further back is told once a release finds it among them (the dashboard always shows it).
+ */
+const TOLD_IN_LINE = 10;
+/** The one line that says why the loop waits, kept as the state's `statusReason`. */
+function queuedReason(wait, issueOf = (id) => id) {
+    const { dependencies } = wait;
+    const parts = [];
+    if (dependencies.endedShort.length > 0) {
+        const ended = dependencies.endedShort.map((dep) => `${issueOf(dep.loopId)} ended ${dep.status.toUpperCase()}`);
+        parts.push(`a dependency ended short of COMPLETE (${ended.join(', ')})`);
+    }
+    if (dependencies.pending.length > 0) {
+        parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE`);
+    }
+    if (wait.slotOnly)
+        parts.push(`all ${wait.limit ?? wait.running} slots are in use (max-loops: ${wait.limit ?? 'none'})`);
+    return parts.join('; ');
+}
+/** What happens next for the queued loop, in one sentence. */
+function queuedNext(wait, issueOf = (id) => id) {
+    const { dependencies } = wait;
+    if (dependencies.endedShort.length > 0) {
+        const names = dependencies.endedShort.map((dep) => issueOf(dep.loopId)).join(', ');
+        return `It stays queued: ${names} must be resumed and reach COMPLETE (comment \`/loop resume\` there once fixed), or drop this loop with \`/loop abort\`.`;
+    }
+    if (dependencies.pending.length > 0) {
+        return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.';
+    }
+    return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.';
+}
+/** The status comment and job summary of a queued loop. */
+function renderQueued(input, issueOf = (id) => id) {
+    const { loopId, wait } = input;
+    const slots = wait.limit === null ? `${wait.running} running (no limit)` : `${wait.running} of ${wait.limit} in use`;
+    const lines = [
+        `## ⏳ loop-controller: ${code(loopId)} is queued`,
+        '',
+        // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
+        `**Why:** ${queuedReason(wait, issueOf)}.`,
+        '',
+        `**Place in line:** ${wait.position} of ${wait.queued} queued; slots: ${slots}.${wait.position > TOLD_IN_LINE
+            ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
+            : ''}`,
+        '',
+        `**Next:** ${queuedNext(wait, issueOf)}`,
+    ];
+    if (input.runUrl)
+        lines.push('', `[This job](${input.runUrl})`);
+    return `${lines.join('\n')}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/loops-table.ts
+/**
+ * Every loop on one row: stage, status, iterations of the cap, what it spent, its last verdict, its
+ * links (issue, pull request, last run) and, for a queued loop, its place in line and why it waits.
+ * One model, two renderings: plain columns for `loop-controller status --all` and a Markdown table for
+ * the dashboard issue, so the two never differ. A status is shown as the state holds it: a new status
+ * is one more value, not a new branch here.
+ */
+
+
+
+/** The columns, in order, as both renderings title them. */
+const LOOPS_TABLE_COLUMNS = [
+    'loop',
+    'stage',
+    'status',
+    'iterations',
+    'spent',
+    'last verdict',
+    'issue',
+    'pull request',
+    'last run',
+    'queue',
+];
+/** Wall time, then tokens and cost when the agent reported any. */
+function spentText(state) {
+    const seconds = Math.round(state.usage.wallMs / 1000);
+    const time = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+    const tokens = state.usage.tokens > 0 ? ` · ${state.usage.tokens} tokens` : '';
+    const cost = state.usage.costUsd > 0 ? ` · $${state.usage.costUsd.toFixed(2)}` : '';
+    return `${time}${tokens}${cost}`;
+}
+/** The last verification: `pass (n)`, `fail (k of n)`, or `-` before any. */
+function lastVerdictText(state) {
+    const results = state.lastVerification?.results ?? [];
+    if (results.length === 0)
+        return '-';
+    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error').length;
+    return failed === 0 ? `pass (${results.length})` : `fail (${failed} of ${results.length})`;
+}
+/** A loop as the queue cell names it: `#12` for an issue's loop, else its id. */
+function shortName(loopId) {
+    return /^issue-[1-9][0-9]*$/.test(loopId) ? `#${loopId.slice('issue-'.length)}` : loopId;
+}
+/**
+ * Where a queued loop stands: its place in line and why (from the record, with the statuses the listed
+ * loops give, so a dependency that ended short of COMPLETE is said the moment it ends); admitted when
+ * the record gave it a slot and its job has yet to start; the state's own reason without a record.
+ */
+function queueText(state, loops, queue) {
+    if (state.status !== 'queued')
+        return '-';
+    if (queue) {
+        const statuses = new Map(loops.flatMap((loop) => (loop.state ? [[loop.loopId, loop.state.status]] : [])));
+        // A loop that ended (aborted in line, or without giving its slot back) holds no place: the record's
+        // next change drops it, and the places are said as that change will leave them.
+        const live = {
+            running: queue.record.running.filter((holder) => !hasEnded(statuses.get(holder.loopId))),
+            queued: queue.record.queued.filter((entry) => !hasEnded(statuses.get(entry.loopId))),
+        };
+        const wait = queueWait(live, state.loopId, statuses, queue.limit);
+        if (wait) {
+            const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit;
+            const why = room ? 'a slot is free; it starts at the next change of the queue' : queuedReason(wait, shortName);
+            return `${wait.position} of ${wait.queued} in line: ${why}`;
+        }
+        if (live.running.some((holder) => holder.loopId === state.loopId)) {
+            return 'admitted: its job is starting';
+        }
+    }
+    return state.statusReason || 'queued';
+}
+/**
+ * The rows of `loops`, sorted by loop id. `repositoryUrl` (`https://github.com/owner/repo`) links the
+ * issue a loop started from; without it (a local state directory) the issue is named, not linked.
+ * `queue`, when the slots record was read, says where each queued loop stands, from the statuses of
+ * `everyLoop` (default `loops`: a table that shows only some loops still knows their dependencies').
+ */
+function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
+    return [...loops]
+        .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+        .map(({ loopId, state, problem }) => {
+        if (!state) {
+            return {
+                loopId,
+                stage: '-',
+                status: 'unreadable',
+                iterations: '-',
+                spent: '-',
+                lastVerdict: problem ?? '-',
+                issue: null,
+                pullRequest: null,
+                lastRun: null,
+                queue: '-',
+            };
+        }
+        const task = state.task;
+        return {
+            loopId,
+            stage: state.stage,
+            status: state.status,
+            iterations: `${state.iteration} of ${state.maxIterations}`,
+            spent: spentText(state),
+            lastVerdict: lastVerdictText(state),
+            issue: task?.source === 'issue'
+                ? { number: task.number, url: repositoryUrl ? `${repositoryUrl}/issues/${task.number}` : null }
+                : null,
+            pullRequest: state.pullRequest ? { number: state.pullRequest.number, url: state.pullRequest.url } : null,
+            lastRun: state.lastRun ?? null,
+            queue: queueText(state, everyLoop, queue),
+        };
+    });
+}
+function plainCells(row) {
+    return [
+        row.loopId,
+        row.stage,
+        row.status,
+        row.iterations,
+        row.spent,
+        row.lastVerdict,
+        row.issue ? `#${row.issue.number}` : '-',
+        row.pullRequest ? `#${row.pullRequest.number}` : '-',
+        row.lastRun ? row.lastRun.id : '-',
+        row.queue,
+    ];
+}
+/** Plain columns padded to their widths, for a terminal. */
+function renderLoopsText(rows) {
+    const table = rows.map(plainCells);
+    const header = [...LOOPS_TABLE_COLUMNS];
+    const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
+    const line = (cells) => cells
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd();
+    return `${[line(header), ...table.map(line)].join('\n')}\n`;
+}
+function linked(label, url) {
+    return url ? escape_link(label, url) : inlineText(label);
+}
+/** A Markdown table (every cell escaped), for the dashboard issue. */
+function renderLoopsMarkdown(rows) {
+    const header = `| ${LOOPS_TABLE_COLUMNS.join(' | ')} |\n|${LOOPS_TABLE_COLUMNS.map(() => ' --- |').join('')}`;
+    const body = rows.map((row) => {
+        const cells = [
+            code(row.loopId),
+            inlineText(row.stage),
+            `**${inlineText(row.status)}**`,
+            inlineText(row.iterations),
+            inlineText(row.spent),
+            inlineText(row.lastVerdict, 200),
+            row.issue ? linked(`#${row.issue.number}`, row.issue.url) : '-',
+            row.pullRequest ? linked(`#${row.pullRequest.number}`, row.pullRequest.url) : '-',
+            row.lastRun ? linked(`run ${row.lastRun.id}`, row.lastRun.url) : '-',
+            row.queue === '-' ? '-' : inlineText(row.queue, 200),
+        ];
+        return `| ${cells.join(' | ')} |`;
+    });
+    return [header, ...body].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/dashboard.ts
+
+
+
+const DASHBOARD_TITLE = 'Loop dashboard';
+/** The label that finds the dashboard among the issues the controller opened. */
+const DASHBOARD_LABEL = 'loop/dashboard';
+/** Opens every body the controller writes. */
+const DASHBOARD_MARKER = '<!-- loop-dashboard -->';
+const NOTES_MARKER = '<!-- loop-dashboard:notes -->';
+/** Notes kept under the table: the newest few, so the body stays bounded. */
+const MAX_NOTES = 5;
+const MAX_NOTE_CHARS = 300;
+const dashboard_LOOP_ID = '[A-Za-z0-9._-]{1,200}';
+const GATE = '[a-z0-9][a-z0-9-]{0,99}';
+/** A box's marker, e.g. `<!-- loop-dashboard:approve=verifier:my-loop -->`. */
+const MARKER_PATTERN = new RegExp(`<!-- loop-dashboard:(resume|abort|approve=${GATE}):(${dashboard_LOOP_ID}) -->`);
+function boxMarker(loopId, action) {
+    const what = action.kind === 'approve' ? `approve=${action.gate}` : action.kind;
+    return `<!-- loop-dashboard:${what}:${loopId} -->`;
+}
+/** The action and loop a marker names, or null when it is no marker of ours. */
+function parseMarker(text) {
+    const match = MARKER_PATTERN.exec(text);
+    if (!match)
+        return null;
+    const [, what = '', loopId = ''] = match;
+    const action = what.startsWith('approve=')
+        ? { kind: 'approve', gate: what.slice('approve='.length) }
+        : { kind: what };
+    return { loopId, action };
+}
+function label(loopId, action, state) {
+    switch (action.kind) {
+        case 'resume':
+            return `Resume ${code(loopId)} (${inlineText(state.status)}: ${inlineText(state.statusReason || 'no reason recorded', 160)})`;
+        case 'approve':
+            return `Approve gate ${code(action.gate)} of ${code(loopId)}`;
+        case 'abort':
+            return state.status === 'queued'
+                ? `Abort ${code(loopId)} (queued: it gives up its place in line)`
+                : `Abort ${code(loopId)} (${inlineText(state.status)})`;
+    }
+}
+/** What a person can do to this loop from the dashboard, in a fixed order. */
+function dashboardActions(state) {
+    const actions = [];
+    if (state.status === 'blocked')
+        actions.push({ kind: 'resume' });
+    const pending = Object.keys(state.gates)
+        .filter((gate) => state.gates[gate]?.status === 'pending')
+        .sort();
+    for (const gate of pending)
+        actions.push({ kind: 'approve', gate });
+    // A queued loop's abort also gives up its place in line (the job that applies it releases it).
+    if (state.status === 'running' || state.status === 'waiting' || state.status === 'queued') {
+        actions.push({ kind: 'abort' });
+    }
+    return actions;
+}
+/** The boxes of every readable loop, sorted by loop id; each line as the controller writes it, unticked. */
+function dashboardBoxes(loops) {
+    return [...loops]
+        .filter((loop) => loop.state !== null)
+        .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+        .flatMap(({ loopId, state }) => dashboardActions(state).map((action) => {
+        const marker = boxMarker(loopId, action);
+        return { loopId, action, marker, line: `- [ ] ${marker} ${label(loopId, action, state)}` };
+    }));
+}
+/** The notes under the table of a body the controller wrote (oldest first), to carry into the next one. */
+function notesOf(body) {
+    const at = body.indexOf(NOTES_MARKER);
+    if (at < 0)
+        return [];
+    return body
+        .slice(at + NOTES_MARKER.length)
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('- '))
+        .map((line) => line.slice(2).slice(0, MAX_NOTE_CHARS))
+        .slice(-MAX_NOTES);
+}
+/** Escapes a new note (text the controller composed, naming people and loops) for the body; code spans stay. */
+function noteText(text) {
+    return markdownText(text, MAX_NOTE_CHARS);
+}
+/** An action in a few words, for the log and the notes: ``resume `stuck` ``, ``approve gate `x` of `l` ``. */
+function actionWords(loopId, action) {
+    return action.kind === 'approve' ? `approve gate \`${action.gate}\` of \`${loopId}\`` : `${action.kind} \`${loopId}\``;
+}
+/**
+ * The whole body. `notes` are already escaped (`noteText`, or carried from the last body by `notesOf`);
+ * only the newest `MAX_NOTES` are kept.
+ */
+function renderDashboard(input) {
+    const maxChars = input.maxChars ?? COMMENT_MAX_CHARS;
+    const full = renderBody(input.loops, input, 0);
+    if (full.length <= maxChars)
+        return full;
+    // Too many loops for one issue: the finished ones go first, then the last by id, said in the body.
+    let shown = [...input.loops]
+        .filter((loop) => loop.state === null || !FINISHED.includes(loop.state.status))
+        .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
+    let body = renderBody(shown, input, input.loops.length - shown.length);
+    while (body.length > maxChars && shown.length > 0) {
+        const keep = Math.min(shown.length - 1, Math.floor((shown.length * maxChars) / body.length));
+        shown = shown.slice(0, Math.max(0, keep));
+        body = renderBody(shown, input, input.loops.length - shown.length);
+    }
+    return body;
+}
+/** Statuses a loop does not leave by itself; they make room first when the body is too long. */
+const FINISHED = ['complete', 'aborted'];
+function renderBody(loops, input, hidden) {
+    const rows = loopsTableRows(loops, input.repositoryUrl, input.queue, input.loops);
+    const boxes = dashboardBoxes(loops);
+    const notes = (input.notes ?? []).slice(-MAX_NOTES);
+    const omitted = hidden > 0
+        ? `\n\n${hidden} more loop(s) are not listed (an issue holds ${COMMENT_MAX_CHARS} characters); ` +
+            'the state branch holds every one, a folder per loop.'
+        : '';
+    const parts = [
+        DASHBOARD_MARKER,
+        'Every loop of loop-controller in this repository, rewritten at the end of each loop job. ' +
+            'Tick a box to act on a loop: a tick counts from people with write, maintain or admin access.',
+        '## Loops',
+        `${rows.length > 0 ? renderLoopsMarkdown(rows) : 'No loops yet.'}${omitted}`,
+        '## Actions',
+        boxes.length > 0 ? boxes.map((box) => box.line).join('\n') : 'Nothing waits for a person.',
+    ];
+    if (notes.length > 0)
+        parts.push(`## Notes\n${NOTES_MARKER}\n${notes.map((note) => `- ${note}`).join('\n')}`);
+    return `${parts.join('\n\n')}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/ports/github.ts
+/**
+ * What the controller asks of GitHub's API (docs/github.md). Implemented with Octokit in
+ * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
+ */
+/** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
+class GitHubPermissionError extends Error {
+    permission;
+    status;
+    name = 'GitHubPermissionError';
+    constructor(message, permission, status) {
+        super(message);
+        this.permission = permission;
+        this.status = status;
+    }
+}
+/**
+ * GitHub refused to let this token open a pull request because of a repository (or organization)
+ * setting, not a missing permission: "Allow GitHub Actions to create and approve pull requests" is off,
+ * the default for new repositories and organizations. The branch is pushed; only the pull request waits.
+ */
+class PullRequestsNotAllowedError extends Error {
+    name = 'PullRequestsNotAllowedError';
+}
+
+;// CONCATENATED MODULE: ./src/adapters/dashboard-issue.ts
+/**
+ * The dashboard issue with Octokit: listed by its label (`GET /repos/{o}/{r}/issues?labels=`, which
+ * also lists pull requests: they are left out) and kept only when the controller opened it, created
+ * with the label, pinned with GraphQL `pinIssue` (REST has no pinning), rewritten with `PATCH`, and a
+ * duplicate unpinned and closed as one.
+ */
+
+
+
+function toIssue(issue) {
+    return { number: issue.number, nodeId: issue.node_id, body: issue.body ?? '', url: issue.html_url };
+}
+function statusOf(error) {
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+/** GraphQL's errors (HTTP 200 with `errors`), each with its message and type. */
+function graphqlErrors(error) {
+    const errors = error?.errors;
+    return Array.isArray(errors) ? errors : [];
+}
+/** A 403 (or GraphQL's FORBIDDEN) names the permission to grant, as the other GitHub calls do. */
+function explained(error, what) {
+    const fromGraphql = graphqlErrors(error);
+    const message = fromGraphql.length
+        ? fromGraphql.map((e) => e.message).join('; ')
+        : (error.message.split('\n')[0] ?? '');
+    if (statusOf(error) === 403 || fromGraphql.some((e) => e.type === 'FORBIDDEN')) {
+        return new GitHubPermissionError(`GitHub refused to ${what} (403: ${message}). The token needs 'issues: write': add it under 'permissions:' of the job that runs loop-controller.`, 'issues: write', 403);
+    }
+    return new Error(`GitHub refused to ${what}: ${message}`, { cause: error });
+}
+class OctokitDashboardIssues {
+    octokit;
+    owner;
+    repo;
+    /** The token's own login (null: an installation token, which may not ask), asked once. */
+    login;
+    constructor(octokit, owner, repo) {
+        this.octokit = octokit;
+        this.owner = owner;
+        this.repo = repo;
+    }
+    async attempt(what, body) {
+        try {
+            return await body();
+        }
+        catch (error) {
+            throw explained(error, what);
+        }
+    }
+    async list() {
+        const issues = (await this.attempt('list the dashboard issues', () => this.octokit.paginate(this.octokit.rest.issues.listForRepo, {
+            owner: this.owner,
+            repo: this.repo,
+            labels: DASHBOARD_LABEL,
+            state: 'open',
+            sort: 'created',
+            direction: 'asc',
+            per_page: 100,
+        })));
+        const login = await this.ownLogin();
+        // Anyone who can label an issue could label theirs: only the controller's own issue is the dashboard.
+        return issues
+            .filter((issue) => issue.pull_request === undefined && isOwnComment(issue.user, login))
+            .map(toIssue)
+            .sort((a, b) => a.number - b.number);
+    }
+    async create(title, body) {
+        const response = await this.attempt('open the dashboard issue', () => this.octokit.rest.issues.create({ owner: this.owner, repo: this.repo, title, body, labels: [DASHBOARD_LABEL] }));
+        const created = response.data;
+        if (created.user?.login)
+            this.login = Promise.resolve(created.user.login);
+        return toIssue(created);
+    }
+    async pin(issue) {
+        await this.attempt(`pin issue #${issue.number}`, () => this.octokit.graphql('mutation($id: ID!) { pinIssue(input: { issueId: $id }) { issue { number } } }', {
+            id: issue.nodeId,
+        }));
+    }
+    async update(number, body) {
+        await this.attempt(`rewrite issue #${number}`, () => this.octokit.rest.issues.update({ owner: this.owner, repo: this.repo, issue_number: number, body }));
+    }
+    async closeDuplicate(duplicate, kept) {
+        const { number } = duplicate;
+        // The job that opened it pinned it: a closed duplicate must not hold one of the repository's three pins.
+        await this.octokit
+            .graphql('mutation($id: ID!) { unpinIssue(input: { issueId: $id }) { issue { number } } }', {
+            id: duplicate.nodeId,
+        })
+            .catch(() => undefined);
+        await this.attempt(`close the duplicate dashboard #${number}`, async () => {
+            await this.octokit.rest.issues.createComment({
+                owner: this.owner,
+                repo: this.repo,
+                issue_number: number,
+                body: `A second dashboard opened by a race; the dashboard is #${kept}.`,
+            });
+            await this.octokit.rest.issues.update({
+                owner: this.owner,
+                repo: this.repo,
+                issue_number: number,
+                state: 'closed',
+                state_reason: 'duplicate',
+            });
+        });
+    }
+    ownLogin() {
+        this.login ??= this.octokit.rest.users.getAuthenticated().then((response) => response.data.login, (error) => {
+            // An installation token (GITHUB_TOKEN) may not ask who it is; it opens issues as the app's bot.
+            const status = statusOf(error);
+            if (status === 401 || status === 403 || status === 404)
+                return null;
+            this.login = undefined;
+            throw error;
+        });
+        return this.login;
+    }
+}
+
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
+var github = __nccwpck_require__(61351);
+// EXTERNAL MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
+var dist_bundle = __nccwpck_require__(49735);
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __nccwpck_require__(63251);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/version.js
+var VERSION = "0.0.0-development";
+
+// pkg/dist-src/wrap-request.js
+var noop = () => Promise.resolve();
+function wrapRequest(state, request, options) {
+  return state.retryLimiter.schedule(doRequest, state, request, options);
+}
+async function doRequest(state, request, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, noop);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, noop);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, noop);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
+      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+
+// pkg/dist-src/generated/triggers-notification-paths.js
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+
+// pkg/dist-src/route-matcher.js
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+
+// pkg/dist-src/index.js
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck, common) {
+  groups.global = new Bottleneck.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck = light,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
+    const events = {};
+    const emitter = new Bottleneck.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error, info) {
+      const [state2, request, options] = info.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
+      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request.retryCount;
+      request.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error.message)) {
+          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
+          (error2) => error2.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request, options) => {
+    initializeBottleneck();
+    return wrapRequest(state, request, options);
+  });
+  return {};
+}
+throttling.VERSION = VERSION;
+throttling.triggersNotification = triggersNotification;
+
+
+;// CONCATENATED MODULE: ./src/adapters/github.ts
+/**
+ * The GitHub port with Octokit: `@actions/github`'s client plus the retry and throttling plugins
+ * (bounded), pointed at `GITHUB_API_URL` (or any base URL, e.g. a loopback stand-in in tests).
+ * A 403 becomes a `GitHubPermissionError` that names the permission the workflow must grant.
+ */
+
+
+
+
+
+/** Creates an Octokit with the retry and throttling plugins, bounded as `options` says. */
+function createOctokit(options) {
+    const rateLimitRetries = options.rateLimitRetries ?? 2;
+    const onLimit = (kind) => (retryAfter, request, _octokit, retryCount) => {
+        const again = retryCount < rateLimitRetries;
+        options.logger?.warning(`GitHub ${kind} rate limit on ${request.method} ${request.url}; ${again ? `retrying after ${retryAfter} s` : 'giving up'}.`);
+        return again;
+    };
+    return (0,github/* getOctokit */.Q)(options.token, {
+        baseUrl: options.baseUrl.replace(/\/+$/, ''),
+        userAgent: 'loop-controller',
+        retry: { retries: options.retries ?? 3, retryAfterBaseValue: options.retryBaseMs ?? 1000 },
+        throttle: options.throttle === false
+            ? { enabled: false }
+            : {
+                onRateLimit: onLimit('primary'),
+                onSecondaryRateLimit: onLimit('secondary'),
+                retryAfterBaseValue: options.rateLimitUnitMs ?? 1000,
+            },
+    }, dist_bundle/* retry */.L, throttling);
+}
+function isRequestError(error) {
+    return typeof error === 'object' && error !== null && typeof error.status === 'number';
+}
+/** Which permission an endpoint needs (data, not an if-chain). First match wins. */
+const PERMISSION_BY_ROUTE = [
+    { pattern: /\/actions\//, write: 'actions: write', read: 'actions: write' },
+    { pattern: /\/pulls(\/|$)/, write: 'pull-requests: write', read: 'pull-requests: read' },
+    // The one GraphQL call: marking the loop's pull request ready for review.
+    { pattern: /^\/graphql$/, write: 'pull-requests: write', read: 'pull-requests: read' },
+    { pattern: /\/issues\//, write: 'issues: write', read: 'issues: read' },
+    { pattern: /\/collaborators\//, write: 'metadata: read', read: 'metadata: read' },
+    { pattern: /\/(git|contents)\//, write: 'contents: write', read: 'contents: read' },
+];
+/** The permission a request needs, from its method and route. */
+function permissionFor(method, route) {
+    const entry = PERMISSION_BY_ROUTE.find((candidate) => candidate.pattern.test(route));
+    const writes = method.toUpperCase() !== 'GET';
+    if (!entry)
+        return writes ? 'contents: write' : 'contents: read';
+    return writes ? entry.write : entry.read;
+}
+function isRateLimit(error) {
+    const remaining = error.response?.headers?.['x-ratelimit-remaining'];
+    return String(remaining) === '0' || /rate limit/i.test(error.message);
+}
+/** Turns a 403 (not a rate limit) into an error naming the missing permission; rethrows the rest. */
+function explain(error, method, route) {
+    if (isRequestError(error) && error.status === 403 && !isRateLimit(error)) {
+        const permission = permissionFor(method, route);
+        throw new GitHubPermissionError(`GitHub refused ${method} ${route} (403: ${error.message.split('\n')[0]}). The token needs '${permission}': add it under 'permissions:' of the job that runs loop-controller (or use a token that has it).`, permission, 403);
+    }
+    if (isRequestError(error)) {
+        const wrapped = new Error(`GitHub ${method} ${route} failed (${error.status}): ${error.message.split('\n')[0]}`, {
+            cause: error,
+        });
+        throw Object.assign(wrapped, { status: error.status });
+    }
+    throw error;
+}
+/** Whether a dispatch was refused for asking for run details: older Enterprise Servers answer 400. */
+function refusesRunDetails(error) {
+    const status = github_statusOf(error);
+    return status === 400 || (status === 422 && isRequestError(error) && /return_run_details/.test(error.message));
+}
+function dispatchedRun(data) {
+    if (typeof data !== 'object' || data === null)
+        return {};
+    const run = data;
+    return {
+        ...(typeof run.workflow_run_id === 'number' ? { runId: run.workflow_run_id } : {}),
+        ...(typeof run.run_url === 'string' ? { runUrl: run.run_url } : {}),
+        ...(typeof run.html_url === 'string' ? { htmlUrl: run.html_url } : {}),
+    };
+}
+/** GitHub's words when "Allow GitHub Actions to create and approve pull requests" is off. */
+const PULL_REQUESTS_NOT_ALLOWED = /not permitted to create or approve pull requests/i;
+function github_statusOf(error) {
+    return isRequestError(error) ? error.status : undefined;
+}
+function toPullRequest(pull) {
+    return {
+        number: pull.number,
+        url: pull.html_url,
+        state: pull.state === 'closed' ? 'closed' : 'open',
+        merged: pull.merged === true || Boolean(pull.merged_at),
+        draft: pull.draft === true,
+        headRef: pull.head.ref,
+        headRepo: pull.head.repo?.full_name ?? null,
+        baseRef: pull.base.ref,
+    };
+}
+/** The GitHub port over Octokit. */
+class OctokitGitHub {
+    owner;
+    repo;
+    octokit;
+    logger;
+    /** The token's own login (null: an installation token, which may not ask), asked once. */
+    login;
+    constructor(options, octokit = createOctokit(options)) {
+        this.owner = options.owner;
+        this.repo = options.repo;
+        this.octokit = octokit;
+        this.logger = options.logger;
+    }
+    get repoPath() {
+        return `/repos/${this.owner}/${this.repo}`;
+    }
+    async call(method, route, body) {
+        try {
+            return await body();
+        }
+        catch (error) {
+            explain(error, method, route);
+        }
+    }
+    async dispatchWorkflow(request) {
+        const route = `${this.repoPath}/actions/workflows/${request.workflow}/dispatches`;
+        const dispatch = (runDetails) => this.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+            owner: this.owner,
+            repo: this.repo,
+            workflow_id: request.workflow,
+            ref: request.ref,
+            inputs: request.inputs,
+            ...(runDetails ? { return_run_details: true } : {}),
+        });
+        try {
+            // 204 (no run details) has no body; 200 carries the new run.
+            return dispatchedRun((await dispatch(true)).data);
+        }
+        catch (error) {
+            if (!refusesRunDetails(error))
+                explain(error, 'POST', route);
+        }
+        // An older Enterprise Server refuses the parameter (400): dispatch without it, and tell the run it
+        // started by the one run that was not listed before (no clocks compared).
+        this.logger?.debug(`${route} refused return_run_details; dispatching without and finding the run.`);
+        const before = await this.dispatchedRuns(request).catch(() => null);
+        await this.call('POST', route, () => dispatch(false));
+        if (before === null)
+            return {};
+        for (let attempt = 0; attempt < 3; attempt++) {
+            if (attempt > 0)
+                await new Promise((resolve) => setTimeout(resolve, 1000));
+            const after = await this.dispatchedRuns(request).catch(() => []);
+            const run = after.find((candidate) => !before.some((known) => known.runId === candidate.runId));
+            if (run)
+                return run;
+        }
+        return {};
+    }
+    /** The workflow's newest dispatched runs on the dispatch's branch. */
+    async dispatchedRuns(request) {
+        const response = await this.call('GET', `${this.repoPath}/actions/workflows/${request.workflow}/runs`, () => this.octokit.rest.actions.listWorkflowRuns({
+            owner: this.owner,
+            repo: this.repo,
+            workflow_id: request.workflow,
+            event: 'workflow_dispatch',
+            branch: /^refs\/heads\/(.+)$/.exec(request.ref)?.[1] ?? request.ref,
+            per_page: 20,
+        }));
+        return response.data.workflow_runs.map((run) => ({ runId: run.id, runUrl: run.url, htmlUrl: run.html_url }));
+    }
+    async findOpenPullRequest(head, base) {
+        const route = `${this.repoPath}/pulls`;
+        // GitHub allows one open pull request per head and base, but a list is followed to its end anyway.
+        const pulls = await this.call('GET', route, () => this.octokit.paginate(this.octokit.rest.pulls.list, {
+            owner: this.owner,
+            repo: this.repo,
+            head: `${this.owner}:${head}`,
+            base,
+            state: 'open',
+            per_page: 100,
+        }));
+        const pull = pulls.find((candidate) => candidate.head.ref === head);
+        return pull ? toPullRequest(pull) : null;
+    }
+    async findOrCreatePullRequest(request) {
+        const existing = await this.findOpenPullRequest(request.head, request.base);
+        if (existing)
+            return { ...existing, created: false };
+        const route = `${this.repoPath}/pulls`;
+        const create = (draft) => this.octokit.rest.pulls.create({
+            owner: this.owner,
+            repo: this.repo,
+            head: request.head,
+            base: request.base,
+            title: request.title,
+            body: request.body,
+            draft,
+        });
+        try {
+            const response = await create(request.draft);
+            return { ...toPullRequest(response.data), created: true };
+        }
+        catch (error) {
+            if (github_statusOf(error) === 422) {
+                const message = isRequestError(error) ? error.message : '';
+                // Created meanwhile (a retried request, or a concurrent job): use that one.
+                const again = await this.findOpenPullRequest(request.head, request.base);
+                if (again)
+                    return { ...again, created: false };
+                if (request.draft && /draft/i.test(message)) {
+                    this.logger?.warning('Draft pull requests are not available in this repository; opening a ready one.');
+                    const response = await this.call('POST', route, () => create(false));
+                    return { ...toPullRequest(response.data), created: true };
+                }
+            }
+            // A setting, not a permission: the token may well have pull-requests: write.
+            if (github_statusOf(error) === 403 && isRequestError(error) && PULL_REQUESTS_NOT_ALLOWED.test(error.message)) {
+                throw new PullRequestsNotAllowedError(`GitHub refused POST ${route} (403: ${error.message.split('\n')[0]})`);
+            }
+            explain(error, 'POST', route);
+        }
+    }
+    async getPullRequest(number) {
+        const response = await this.call('GET', `${this.repoPath}/pulls/${number}`, () => this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number }));
+        return toPullRequest(response.data);
+    }
+    async isPullRequestMerged(number) {
+        return (await this.getPullRequest(number)).merged;
+    }
+    async markReadyForReview(number) {
+        const route = `${this.repoPath}/pulls/${number}`;
+        const response = await this.call('GET', route, () => this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number }));
+        const pull = response.data;
+        if (pull.draft !== true)
+            return false;
+        await this.call('POST', '/graphql', () => this.octokit.graphql('mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { isDraft } } }', { id: pull.node_id }));
+        return true;
+    }
+    async findStickyComment(issueNumber, marker) {
+        const route = `${this.repoPath}/issues/${issueNumber}/comments`;
+        const comments = await this.call('GET', route, () => this.octokit.paginate(this.octokit.rest.issues.listComments, {
+            owner: this.owner,
+            repo: this.repo,
+            issue_number: issueNumber,
+            per_page: 100,
+        }));
+        // The marker must open the body (a person quoting the comment does not own it), and the comment must
+        // be the controller's own (a person pasting the marker does not either): see `isOwnComment`.
+        const login = await this.ownLogin();
+        const found = comments.find((comment) => (comment.body ?? '').trimStart().startsWith(marker) && isOwnComment(comment.user, login));
+        return found ? { id: found.id, url: found.html_url } : null;
+    }
+    async updateComment(id, body) {
+        const response = await this.call('PATCH', `${this.repoPath}/issues/comments/${id}`, () => this.octokit.rest.issues.updateComment({ owner: this.owner, repo: this.repo, comment_id: id, body }));
+        return response.data.html_url;
+    }
+    async upsertStickyComment(request) {
+        const { issueNumber, marker } = request;
+        const body = request.body.trimStart().startsWith(marker) ? request.body : `${marker}\n${request.body}`;
+        const existing = await this.findStickyComment(issueNumber, marker);
+        if (existing)
+            return { id: existing.id, url: await this.updateComment(existing.id, body), created: false };
+        const route = `${this.repoPath}/issues/${issueNumber}/comments`;
+        try {
+            // No automatic retry of the create: a retry after a lost response would post a second comment.
+            const response = await this.octokit.rest.issues.createComment({
+                owner: this.owner,
+                repo: this.repo,
+                issue_number: issueNumber,
+                body,
+                request: { retries: 0 },
+            });
+            // Its author is the token's exact identity: later searches in this job need no Bot fallback.
+            if (response.data.user?.login)
+                this.login = Promise.resolve(response.data.user.login);
+            return { id: response.data.id, url: response.data.html_url, created: true };
+        }
+        catch (error) {
+            if (github_statusOf(error) === 403)
+                explain(error, 'POST', route);
+            this.logger?.debug(`Creating the sticky comment failed (${github_statusOf(error) ?? 'no status'}); searching again.`);
+            const again = await this.findStickyComment(issueNumber, marker);
+            if (again)
+                return { id: again.id, url: await this.updateComment(again.id, body), created: false };
+            const response = await this.call('POST', route, () => this.octokit.rest.issues.createComment({ owner: this.owner, repo: this.repo, issue_number: issueNumber, body }));
+            return { id: response.data.id, url: response.data.html_url, created: true };
+        }
+    }
+    async getPermission(user) {
+        const route = `${this.repoPath}/collaborators/${user}/permission`;
+        try {
+            const response = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
+                owner: this.owner,
+                repo: this.repo,
+                username: user,
+            });
+            const data = response.data;
+            return (data.role_name || data.permission || 'none').toLowerCase();
+        }
+        catch (error) {
+            if (github_statusOf(error) === 404)
+                return 'none';
+            explain(error, 'GET', route);
+        }
+    }
+    async listLabels(issueNumber) {
+        const labels = await this.call('GET', `${this.repoPath}/issues/${issueNumber}/labels`, () => this.octokit.paginate(this.octokit.rest.issues.listLabelsOnIssue, {
+            owner: this.owner,
+            repo: this.repo,
+            issue_number: issueNumber,
+            per_page: 100,
+        }));
+        return labels.map((label) => label.name);
+    }
+    async getAuthenticatedLogin(fallback) {
+        return (await this.ownLogin()) ?? fallback;
+    }
+    ownLogin() {
+        this.login ??= this.octokit.rest.users.getAuthenticated().then((response) => response.data.login, (error) => {
+            // An installation token (GITHUB_TOKEN) may not ask who it is; it posts as the app's bot.
+            if (github_statusOf(error) === 401 || github_statusOf(error) === 403 || github_statusOf(error) === 404)
+                return null;
+            this.login = undefined; // a passing fault: ask again next time
+            throw error;
+        });
+        return this.login;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/domain/dashboard-ticks.ts
+
+const TICKED = /^- \[[xX]\] /;
+const UNTICKED = '- [ ] ';
+function linesOf(body) {
+    return body.split(/\r?\n/).map((line) => line.trimEnd());
+}
+/** The ticks made between `before` and `after`, given the boxes the controller offers now. */
+function readTicks(before, after, offered) {
+    const was = new Set(linesOf(before));
+    const ticks = [];
+    const ignored = [];
+    const counted = new Set();
+    for (const line of linesOf(after)) {
+        if (!TICKED.test(line) || !MARKER_PATTERN.test(line))
+            continue;
+        const rest = line.replace(TICKED, '');
+        const box = offered.find((candidate) => candidate.line === `${UNTICKED}${rest}`);
+        if (!box) {
+            ignored.push(`'${rest.slice(0, 120)}': not a box the dashboard offers for the loops as they stand`);
+            continue;
+        }
+        if (!was.has(box.line)) {
+            ignored.push(`'${rest.slice(0, 120)}': not unticked before this edit`);
+            continue;
+        }
+        if (counted.has(box.marker))
+            continue;
+        counted.add(box.marker);
+        ticks.push({ loopId: box.loopId, action: box.action, line: rest.replace(MARKER_PATTERN, '').trim() });
+    }
+    return { ticks, ignored };
+}
+
+;// CONCATENATED MODULE: ./src/app/dashboard.ts
+/**
+ * The dashboard issue: one per repository, listing every loop the store holds, rewritten from the
+ * states at the end of each loop job; and the ticks people make on it, applied as people's commands.
+ *
+ * Two jobs ending at once each read the states and write: after writing, the states are read again and
+ * written once more when they moved (bounded), so the last write holds the newest states. Two jobs that
+ * both find no dashboard may both open one: the lower number is kept and the other closed.
+ */
+
+
+/** Writes after the first when the states moved meanwhile. */
+const MAX_REWRITES = 2;
+/** Every loop the store holds, with its state; a state that cannot be read is named, not fatal. */
+async function listLoops(store) {
+    const loops = [];
+    for (const loopId of await store.listLoops()) {
+        try {
+            loops.push({ loopId, state: (await store.load(loopId))?.state ?? null });
+        }
+        catch (error) {
+            loops.push({ loopId, state: null, problem: error.message.split('\n')[0] ?? '' });
+        }
+    }
+    return loops;
+}
+/** The dashboard issue: the one the controller opened, or a new one (pinned); duplicates closed. */
+async function ensureDashboardIssue(deps, firstBody) {
+    let found = await deps.issues.list();
+    if (found.length === 0) {
+        const issue = await deps.issues.create(DASHBOARD_TITLE, firstBody());
+        deps.logger.info(`Opened the dashboard issue #${issue.number}.`);
+        try {
+            await deps.issues.pin(issue);
+        }
+        catch (error) {
+            deps.logger.warning(`The dashboard issue #${issue.number} is not pinned: ${error.message}`);
+        }
+        // Another job may have opened one at the same moment: both now see both, and keep the lower.
+        found = await deps.issues.list();
+        if (found.length === 0)
+            found = [issue];
+    }
+    const [kept, ...duplicates] = found;
+    for (const duplicate of duplicates) {
+        await deps.issues.closeDuplicate(duplicate, kept.number);
+        deps.logger.info(`Closed #${duplicate.number}, a second dashboard; #${kept.number} is kept.`);
+    }
+    return kept;
+}
+async function listing(deps) {
+    const loops = await listLoops(deps.store);
+    let queue = null;
+    try {
+        queue = (await deps.queue?.()) ?? null;
+    }
+    catch (error) {
+        // The rows still say `queued` and the reason each loop saved; the record's own problem is named.
+        deps.logger.warning(`The dashboard shows no places in line: ${error.message}`);
+    }
+    return { loops, queue };
+}
+/** Comparable form of what the dashboard shows: a change here is a reason to write again. */
+function fingerprint({ loops, queue }) {
+    const states = loops.map((loop) => [loop.loopId, loop.state?.updatedAt ?? null, loop.problem ?? null]);
+    return JSON.stringify([states, queue?.record ?? null]);
+}
+/**
+ * Rewrites the dashboard from the states (creating it when there is none), keeping the notes already
+ * under the table and adding `notes` (plain text, escaped here). Returns the issue and how many writes
+ * it took (0 when the body was already current).
+ */
+async function refreshDashboard(input, deps) {
+    let listed = await listing(deps);
+    const fresh = (notes) => renderDashboard({
+        loops: listed.loops,
+        queue: listed.queue,
+        repositoryUrl: input.repositoryUrl,
+        notes: [...notes, ...(input.notes ?? []).map(noteText)],
+    });
+    // Listed just now: its body holds the notes other jobs wrote, which are kept.
+    const issue = await ensureDashboardIssue(deps, () => fresh([]));
+    let current = issue.body;
+    const carried = current.startsWith(DASHBOARD_MARKER) ? notesOf(current) : [];
+    let writes = 0;
+    for (let round = 0; round <= MAX_REWRITES; round++) {
+        const body = fresh(carried);
+        if (body !== current) {
+            await deps.issues.update(issue.number, body);
+            writes++;
+            current = body;
+        }
+        const again = await listing(deps);
+        if (fingerprint(again) === fingerprint(listed))
+            break;
+        listed = again;
+    }
+    return { issue, writes };
+}
+/** The people's command a box stands for. */
+function commandOf(action) {
+    return action.kind === 'approve' ? { kind: 'approve', gate: action.gate } : { kind: action.kind };
+}
+/**
+ * The ticks of one edit of the dashboard (`before` → `after`) by `actor`: each checked against the
+ * boxes the loops offer now, authorized, applied, and the loop's next iteration dispatched when the
+ * command makes it run. Then the dashboard is rewritten (a refused tick is unticked again and said).
+ */
+async function applyDashboardTicks(input, deps) {
+    const reading = readTicks(input.before, input.after, dashboardBoxes(await listLoops(deps.store)));
+    for (const why of reading.ignored)
+        deps.logger.info(`Dashboard line ignored: ${why}.`);
+    if (reading.ticks.length === 0) {
+        deps.logger.info(`The edit by ${input.actor} ticks no box of the dashboard: nothing to do.`);
+        return [];
+    }
+    const authorization = await deps.authorize(input.actor, input.actorType);
+    deps.logger.info(`Dashboard tick from @${input.actor}: ${authorization.reason}`);
+    const outcomes = [];
+    for (const tick of reading.ticks) {
+        const what = actionWords(tick.loopId, tick.action);
+        if (!authorization.allowed) {
+            outcomes.push({
+                tick,
+                outcome: 'refused',
+                note: `${input.actor} ticked ${what}: refused, nothing changed (${authorization.reason.replace(/^@/, '')})`,
+            });
+            continue;
+        }
+        try {
+            const state = await deps.apply(tick.loopId, commandOf(tick.action), input.actor);
+            if (state.status !== 'running') {
+                outcomes.push({ tick, outcome: 'applied', note: `${input.actor} ticked ${what}: done` });
+                continue;
+            }
+            const failed = await deps.dispatch(tick.loopId, state);
+            outcomes.push(failed
+                ? { tick, outcome: 'failed', note: `${input.actor} ticked ${what}: applied, but ${failed}` }
+                : {
+                    tick,
+                    outcome: 'dispatched',
+                    note: `${input.actor} ticked ${what}: iteration ${state.iteration + 1} dispatched`,
+                });
+        }
+        catch (error) {
+            outcomes.push({ tick, outcome: 'failed', note: `${input.actor} ticked ${what}: ${error.message}` });
+        }
+    }
+    for (const outcome of outcomes)
+        deps.logger.info(`Dashboard: ${outcome.note}.`);
+    await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes: outcomes.map((o) => o.note) }, deps);
+    return outcomes;
+}
+
+// EXTERNAL MODULE: ./src/domain/stages.ts
+var domain_stages = __nccwpck_require__(75757);
 ;// CONCATENATED MODULE: ./src/domain/caps.ts
 /**
  * The iteration cap's one rule: a loop may run up to {@link CAP_WITHOUT_REASON} iterations on the cap
@@ -32385,796 +34712,6 @@ function capNeedsReason(maxIterations, capReason, names = CONFIG_CAP_NAMES) {
         `to ${CAP_WITHOUT_REASON} or less.`);
 }
 
-;// CONCATENATED MODULE: ./src/domain/isolation.ts
-/**
- * How the project's commands (the agent, checks, fixes, install, tasks) are kept from the controller's
- * own processes, whose environment holds the job's tokens: a command of the same user could otherwise
- * read `/proc/<controller>/environ`. Pure: the names, and what a person is told.
- */
-/** What a person may ask for: the strongest available (`auto`), a PID namespace or else refuse, or none. */
-const ISOLATION_MODES = ['auto', 'pid-namespace', 'none'];
-/** The line a summary or the CLI prints about it; loud when there is none. */
-function isolationLine(report) {
-    return report.level === 'pid-namespace'
-        ? `Isolation: the agent and the checks run in their own PID namespace with their own /proc and no capabilities (${report.how}); they cannot see the controller's processes or read its environment.`
-        : `⚠️ No isolation: the agent and the checks run as the controller's user and can read its environment (the job's tokens) through /proc (${report.how}). Use a runner with sudo or user namespaces, or run the agent in a job that holds no write token.`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/format.ts
-/** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
-function formatDuration(ms) {
-    if (!Number.isFinite(ms) || ms < 0)
-        return '';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    const seconds = ms / 1000;
-    if (seconds < 60)
-        return `${seconds.toFixed(1)} s`;
-    const wholeSeconds = Math.round(seconds);
-    const minutes = Math.floor(wholeSeconds / 60);
-    if (minutes < 60)
-        return `${minutes} min ${wholeSeconds % 60} s`;
-    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-const VERDICT_ICONS = {
-    pass: '✅',
-    fail: '❌',
-    timeout: '⏱️ timed out',
-    skipped: '⏭️ skipped',
-    flaky: '⚠️ flaky (passed on re-run)',
-    error: '💥 could not run',
-};
-/** The verdict cell: an icon, and a word where the icon alone is ambiguous (or the fix was automatic). */
-function verdictLabel(verdict, autoFixed = false) {
-    return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict];
-}
-/** A check's verdict cell; a failing check that passed at the baseline is called a regression. */
-function checkVerdictLabel(check) {
-    if (check.regression && isFailing(check)) {
-        return check.verdict === 'fail' ? '❌ regression' : `${VERDICT_ICONS[check.verdict]} (regression)`;
-    }
-    return verdictLabel(check.verdict, check.autoFixed);
-}
-/** True for verdicts that count against the iteration. */
-function isFailing(check) {
-    return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error';
-}
-/** `1 check`, `4 checks`, `1 auto-fix`, `2 auto-fixes` (pass the plural when it is not the word plus s). */
-function plural(count, singular, pluralForm = `${singular}s`) {
-    return `${count} ${count === 1 ? singular : pluralForm}`;
-}
-/** `✅ all 4 checks passed`, `✅ the 1 check passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
-function verdictLine(checks) {
-    if (checks.length === 0)
-        return 'no checks ran';
-    const failing = checks.filter(isFailing).length;
-    const noun = checks.length === 1 ? 'check' : 'checks';
-    if (failing === 0) {
-        const skipped = checks.filter((c) => c.verdict === 'skipped').length;
-        return skipped > 0
-            ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
-            : checks.length === 1
-                ? '✅ the 1 check passed'
-                : `✅ all ${checks.length} ${noun} passed`;
-    }
-    const regressions = checks.filter((c) => c.regression && isFailing(c)).length;
-    const which = regressions === 0 ? '' : `, ${regressions} of them ${regressions === 1 ? 'a regression' : 'regressions'}`;
-    return `❌ ${failing} of ${checks.length} ${noun} failed${which}`;
-}
-/** The single-word verdict for the `verdict` output: pass, fail or none. */
-function overallVerdict(checks) {
-    if (checks.length === 0)
-        return 'none';
-    return checks.some(isFailing) ? 'fail' : 'pass';
-}
-/** `5,500`: digits grouped, so a count of tokens reads at a glance. */
-function formatCount(value) {
-    return Math.round(value).toLocaleString('en-US');
-}
-/** `$1.84`; a cost under a cent is `<$0.01`, not a zero it is not. */
-function formatUsd(value) {
-    return value > 0 && value < 0.005 ? '<$0.01' : `$${value.toFixed(2)}`;
-}
-/** `location` as `file:line:column`. */
-function formatLocation(location) {
-    return [location.file, location.line, location.line !== undefined ? location.column : undefined]
-        .filter((part) => part !== undefined)
-        .join(':');
-}
-/** The setting GitHub names when it refuses a workflow's token a pull request. */
-const PULL_REQUEST_SETTING = 'Allow GitHub Actions to create and approve pull requests';
-/** What a person does when the pull request could not be opened: the setting, where it is, or a token. */
-function pullRequestWaitingSection(model) {
-    const waiting = model.pullRequestWaiting;
-    if (!waiting)
-        return '';
-    return [
-        `**Pull request not opened:** GitHub refused this job's token because the repository setting "${PULL_REQUEST_SETTING}" is off`,
-        '(the default for new repositories and organizations). Turn it on under Settings → Actions → General → Workflow permissions',
-        "(an organization's own Actions settings can hold it off), or give the action a `push-token` that may open pull requests.",
-        `The branch \`${waiting.branch}\` is pushed: [compare and open the pull request](${waiting.compareUrl}). The loop asks again in its next iteration.`,
-    ].join(' ');
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/view.ts
-/**
- * The facts a person reads about a loop, computed once from the report model: where it stands, why it
- * stopped, what a person does next, the failure and its attempts, each iteration, and the one
- * annotation of a stopped loop. The summary, the comment, the annotations and the outputs all render
- * from this, so a fact is said in one place with one count. Texts are plain (code spans in
- * backticks); the renderers escape them with `markdownText`. Pure.
- */
-
-
-
-const ICONS = {
-    running: '🔁',
-    waiting: '⏸️',
-    blocked: '🚫',
-    complete: '✅',
-    capped: '🛑',
-    aborted: '⏹️',
-};
-const TITLES = {
-    running: 'Running',
-    waiting: 'Waiting',
-    blocked: 'BLOCKED: needs a person',
-    complete: 'COMPLETE',
-    capped: 'Stopped at the iteration cap',
-    aborted: 'Aborted',
-};
-/** The statuses that stop a loop short of COMPLETE; `fail-on` chooses which of them fail the job. */
-const STOPPED_STATES = ['blocked', 'capped', 'aborted'];
-function buildReportView(model, surface = 'github') {
-    const state = model.status;
-    const failure = failureView(model);
-    const why = whyOf(model);
-    const nextStep = surface === 'cli' ? cliNextStepOf(model) : nextStepOf(model);
-    const iterations = iterationsOf(model);
-    return {
-        state,
-        icon: ICONS[state],
-        title: state === 'waiting' && pendingGate(model)
-            ? `Waiting for approval of gate \`${pendingGate(model)}\``
-            : TITLES[state],
-        progress: `iteration ${model.iteration} of ${model.maxIterations}`,
-        why,
-        nextStep,
-        failure,
-        iterations: iterations.list,
-        earlierIterations: iterations.earlier,
-        updatedAt: model.updatedAt ? formatTime(model.updatedAt) : '',
-        endState: isStopped(state)
-            ? {
-                title: `loop-controller: ${model.loopId} ${STOPPED_TITLES[state]} (${plainProgress(model)})`,
-                message: [why ? `Why: ${why}.` : '', `Next: ${nextStep}`].filter(Boolean).join(' '),
-            }
-            : null,
-    };
-}
-const STOPPED_TITLES = {
-    blocked: 'is BLOCKED',
-    capped: 'stopped at the iteration cap',
-    aborted: 'was aborted',
-};
-function isStopped(state) {
-    return STOPPED_STATES.includes(state);
-}
-function plainProgress(model) {
-    return `iteration ${model.iteration} of ${model.maxIterations}`;
-}
-/** The gate a waiting loop waits on, if it waits on one. */
-function pendingGate(model) {
-    if (model.next?.kind === 'WAIT_FOR_APPROVAL')
-        return model.next.gate;
-    return Object.entries(model.gates).find(([, gate]) => gate.status === 'pending')?.[0] ?? null;
-}
-function whyOf(model) {
-    if (model.status === 'running' || model.status === 'complete')
-        return null;
-    const gate = model.status === 'waiting' ? pendingGate(model) : null;
-    // A waiting gate is named by the title; its own reason says why it was raised.
-    const gateReason = gate
-        ? model.gates[gate]?.reason || (model.next?.kind === 'WAIT_FOR_APPROVAL' ? model.next.reason : '')
-        : '';
-    const reason = (model.status === 'blocked' ? model.handoff?.reason || model.statusReason : gateReason || model.statusReason).trim();
-    return reason === '' ? null : reason.replace(/[.\s]+$/, '');
-}
-/** The same steps with the CLI's commands. */
-function cliNextStepOf(model) {
-    switch (model.status) {
-        case 'complete':
-            return "review the loop's commits (`loop-controller history`) and merge them.";
-        case 'blocked':
-            return 'fix the cause or clarify the goal, then run `loop-controller resume`; to give up, `loop-controller abort`.';
-        case 'capped':
-            return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`;
-        case 'aborted':
-            return 'nothing: the loop is over; its commits stay where they are.';
-        case 'waiting': {
-            const gate = pendingGate(model);
-            if (gate)
-                return `approve gate \`${gate}\`: run \`loop-controller approve ${gate}\`.`;
-            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
-        }
-        default:
-            return `nothing: run \`loop-controller run\` to go on; to stop, \`loop-controller abort\`.`;
-    }
-}
-function nextStepOf(model) {
-    const branch = `\`${loopBranch(model.loopId)}\``;
-    const pull = model.links.pullRequest;
-    switch (model.status) {
-        case 'complete':
-            return pull
-                ? `review pull request #${pull.number}, mark it ready for review and merge it.`
-                : `merge ${branch} into the default branch (or open a pull request from it).`;
-        case 'blocked':
-            return `push a fix to ${branch} or clarify the goal in the issue, then comment \`/loop resume\`; to give up, comment \`/loop abort\`.`;
-        case 'capped':
-            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
-        case 'aborted':
-            return `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
-        case 'waiting': {
-            const gate = pendingGate(model);
-            if (gate) {
-                return `approve gate \`${gate}\` (someone with write access): comment \`/loop approve ${gate}\`, add the label \`${Labels.ApprovedPrefix}${gate}\` or approve the pull request in a review.`;
-            }
-            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
-        }
-        default:
-            return 'nothing: the loop goes on by itself; to stop it, comment `/loop abort`.';
-    }
-}
-function failureView(model) {
-    const current = model.failures.current;
-    const failingCheck = current
-        ? (model.checks.find((check) => check.name === current.check) ?? model.checks.find(isFailing))
-        : model.checks.find(isFailing);
-    if (!current && !failingCheck)
-        return null;
-    const location = failingCheck?.locations[0] ?? null;
-    const message = location?.message ?? current?.error ?? failingCheck?.excerpt ?? '';
-    return {
-        check: current?.check ?? failingCheck?.name ?? '',
-        location,
-        pattern: current?.pattern ?? failingCheck?.pattern ?? null,
-        firstLine: message
-            .split('\n')
-            .find((line) => line.trim() !== '')
-            ?.trim() ?? '',
-        attempts: Math.max(model.failures.consecutive, model.failures.tried.length + (current ? 1 : 0)),
-        attemptsLimit: model.failures.perFailureLimit,
-        tried: model.failures.tried,
-    };
-}
-/** At most this many iterations are listed; older ones are counted. */
-const MAX_LISTED_ITERATIONS = 30;
-function iterationsOf(model) {
-    const byIteration = new Map();
-    const entry = (iteration) => {
-        let view = byIteration.get(iteration);
-        if (!view) {
-            view = {
-                iteration,
-                verdict: 'none',
-                checks: 0,
-                failed: [],
-                strategies: [],
-                agentCalls: 0,
-                tokens: null,
-                costUsd: null,
-            };
-            byIteration.set(iteration, view);
-        }
-        return view;
-    };
-    for (const logged of model.usageLog) {
-        if (logged.iteration < 1)
-            continue;
-        const view = entry(logged.iteration);
-        const outputs = logged.outputs;
-        if (logged.what.startsWith('work ')) {
-            view.agentCalls += 1;
-            if (typeof outputs.strategy === 'string' && !view.strategies.includes(outputs.strategy)) {
-                view.strategies = [...view.strategies, outputs.strategy];
-            }
-            if (typeof outputs.tokens === 'number')
-                view.tokens = (view.tokens ?? 0) + outputs.tokens;
-            if (typeof outputs.costUsd === 'number')
-                view.costUsd = (view.costUsd ?? 0) + outputs.costUsd;
-        }
-        else if (logged.what === 'verify') {
-            view.checks = typeof outputs.checks === 'number' ? outputs.checks : view.checks;
-            view.failed = Array.isArray(outputs.failed)
-                ? outputs.failed.filter((f) => typeof f === 'string')
-                : [];
-            view.verdict = logged.status === 'pass' ? 'pass' : 'fail';
-        }
-    }
-    // This iteration's checks are the truth for it, whatever the log kept.
-    if (model.checks.length > 0) {
-        const view = entry(model.iteration);
-        view.checks = model.checks.length;
-        view.failed = model.checks.filter(isFailing).map((check) => check.name);
-        const verdict = overallVerdict(model.checks);
-        view.verdict = verdict;
-    }
-    const all = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration);
-    const list = all.slice(-MAX_LISTED_ITERATIONS);
-    const firstListed = list[0]?.iteration ?? model.iteration + 1;
-    return { list, earlier: Math.max(0, firstListed - 1) };
-}
-/** One checklist line's text (plain, with code spans), e.g. `iteration 2 · ❌ 1 of 4 checks failed (`unit`) · tried `context_expand` · 1 agent call · 1200 tokens · $0.01`. */
-function iterationLine(view) {
-    const verdict = view.verdict === 'none'
-        ? 'no checks ran'
-        : view.verdict === 'pass'
-            ? view.checks === 1
-                ? '✅ the 1 check passed'
-                : `✅ all ${view.checks} checks passed`
-            : `❌ ${view.failed.length} of ${plural(view.checks, 'check')} failed${view.failed.length > 0
-                ? ` (${view.failed.slice(0, 5).map(codeSpan).join(', ')}${view.failed.length > 5 ? ', …' : ''})`
-                : ''}`;
-    const parts = [`iteration ${view.iteration}`, verdict];
-    if (view.strategies.length > 0)
-        parts.push(`tried ${view.strategies.map(codeSpan).join(', ')}`);
-    if (view.agentCalls > 0)
-        parts.push(plural(view.agentCalls, 'agent call'));
-    if (view.tokens !== null)
-        parts.push(`${formatCount(view.tokens)} token${view.tokens === 1 ? '' : 's'}`);
-    if (view.costUsd !== null)
-        parts.push(formatUsd(view.costUsd));
-    return parts.join(' · ');
-}
-/** A name as a code span of the view's plain text; a backtick in it (a hostile check name) cannot pair with another. */
-function codeSpan(name) {
-    return `\`${name.replace(/`/g, "'")}\``;
-}
-/** `2026-01-01 00:00 UTC`. */
-function formatTime(iso) {
-    const date = new Date(iso);
-    if (Number.isNaN(date.getTime()))
-        return '';
-    return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-;// CONCATENATED MODULE: ./src/config/errors.ts
-/**
- * Errors that are the user's to fix (a configuration or usage mistake), kept apart from internal
- * faults so that both front doors can say them plainly and exit 2 (CLI) or fail the step with the fix.
- */
-class ConfigError extends Error {
-    name = 'ConfigError';
-}
-/** The message of anything thrown, including values that are not `Error`s. */
-function errors_messageOf(error) {
-    if (error instanceof Error)
-        return error.message;
-    if (typeof error === 'string')
-        return error;
-    try {
-        return JSON.stringify(error);
-    }
-    catch {
-        return String(error);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/config/action-inputs.ts
-/**
- * The action's inputs, parsed once into one typed settings object before any side effect, so a bad
- * value fails the job before it touches anything. Every bad value is named with the input, the value
- * and what is expected.
- * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
- * parser is testable without `process.env`.
- */
-
-
-
-
-
-
-
-
-
-const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
-const ACTION_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip', 'sweep'];
-const MAX_ITERATIONS_LIMIT = 1000;
-/** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
-const INPUT_CAP_NAMES = { cap: "Input 'max-iterations'", reason: "'cap-reason'" };
-const LOOP_ID_MAX_LENGTH = 100;
-/** A user's mistake in the workflow file: said plainly, never an internal fault. */
-class ActionInputError extends ConfigError {
-    problems;
-    name = 'ActionInputError';
-    constructor(problems) {
-        super(problems.join('\n'));
-        this.problems = problems;
-    }
-}
-const MAX_QUOTED = 120;
-function quote(value) {
-    const shown = value.length > MAX_QUOTED ? `${value.slice(0, MAX_QUOTED)}…` : value;
-    return `'${shown.replace(/\r?\n/g, '\\n')}'`;
-}
-const wholeNumber = (min, max) => schemas/* string */.YjP().regex(/^\d+$/).transform(Number).pipe(schemas/* number */.aig().int().min(min).max(max));
-const trueValues = ['true', 'True', 'TRUE'];
-const falseValues = ['false', 'False', 'FALSE'];
-const booleanString = schemas/* enum */.k5n([...trueValues, ...falseValues]).transform((value) => trueValues.includes(value));
-const gateName = /^[a-z0-9][a-z0-9-]*$/;
-const taskName = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
-const fields = {
-    maxIterations: {
-        schema: wholeNumber(1, MAX_ITERATIONS_LIMIT),
-        expected: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
-    },
-    staleAfterMinutes: {
-        schema: wholeNumber(1, 60 * 24 * 7),
-        expected: 'a whole number of minutes from 1 to 10080 (a week)',
-    },
-    iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
-    budgetMinutes: {
-        schema: schemas/* string */.YjP()
-            .regex(/^\d+(\.\d+)?$/)
-            .transform(Number)
-            .pipe(schemas/* number */.aig()
-            .positive()
-            .max(60 * 24 * 30)),
-        expected: 'a positive number of minutes (at most 43200)',
-    },
-    store: { schema: schemas/* enum */.k5n(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
-    command: { schema: schemas/* enum */.k5n(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
-    agent: { schema: schemas/* enum */.k5n(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
-    isolation: { schema: schemas/* enum */.k5n(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
-    boolean: { schema: booleanString, expected: 'true or false' },
-    failOn: {
-        schema: schemas/* string */.YjP()
-            .transform((value) => value.split(',').map((part) => part.trim().toLowerCase()))
-            .pipe(schemas/* union */.KCZ([schemas/* tuple */.PVZ([schemas/* literal */.euz('none')]), schemas/* array */.YOg(schemas/* enum */.k5n(STOPPED_STATES)).min(1)]))
-            .transform((states) => (states[0] === 'none' ? [] : [...new Set(states)])),
-        expected: `a comma-separated list of ${STOPPED_STATES.join(', ')}, or none`,
-    },
-    gate: { schema: schemas/* string */.YjP().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
-    task: {
-        schema: schemas/* string */.YjP().regex(taskName).max(200),
-        expected: 'a task name (letters, digits, dot, dash, underscore, colon, slash)',
-    },
-    stateBranch: {
-        schema: schemas/* string */.YjP()
-            .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/)
-            .max(200)
-            .refine((value) => !value.includes('..') && !value.endsWith('/') && !value.endsWith('.lock')),
-        expected: 'a branch name (letters, digits, dot, dash, underscore and slash)',
-    },
-    path: {
-        schema: schemas/* string */.YjP()
-            .min(1)
-            .refine((value) => !value.includes('\0')),
-        expected: 'a path',
-    },
-    token: { schema: schemas/* string */.YjP().min(1), expected: 'a non-empty token', secret: true },
-};
-/**
- * Parses every input at once and reports every problem at once.
- *
- * @param getInput returns the raw input value ('' when unset), like `core.getInput`.
- * @param event the triggering event, for the default loop id.
- * @param env the environment, for `secrets` lines that name a variable without a value.
- * @throws ActionInputError listing every bad input.
- */
-function parseActionInputs(getInput, event, env = {}) {
-    const problems = [];
-    const raw = (name) => getInput(name).trim();
-    function parse(name, field, fallback) {
-        const value = raw(name);
-        if (value === '')
-            return fallback;
-        const result = field.schema.safeParse(value);
-        if (result.success)
-            return result.data;
-        problems.push(`Input '${name}' must be ${field.expected}; got ${field.secret ? 'a value that is not' : quote(value)}.`);
-        return fallback;
-    }
-    const work = raw(Inputs.Work) || undefined;
-    const agent = parse(Inputs.Agent, fields.agent);
-    const verify = parseVerifyLines(getInput(Inputs.Verify));
-    const goal = raw(Inputs.Goal) || undefined;
-    const configInput = raw(Inputs.Config);
-    const config = parse(Inputs.Config, fields.path, InputDefaults.config);
-    const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations);
-    const capReason = raw(Inputs.CapReason) || undefined;
-    const capProblem = maxIterations === undefined ? undefined : capNeedsReason(maxIterations, capReason, INPUT_CAP_NAMES);
-    if (capProblem)
-        problems.push(capProblem);
-    const store = parse(Inputs.Store, fields.store, InputDefaults.store);
-    const stateBranch = parse(Inputs.StateBranch, fields.stateBranch, InputDefaults.stateBranch);
-    const githubToken = parse(Inputs.GitHubToken, fields.token, '');
-    if (githubToken === '' && raw(Inputs.GitHubToken) === '') {
-        problems.push(`Input 'github-token' must be a token; got ''. The default is \${{ github.token }}.`);
-    }
-    const pushToken = raw(Inputs.PushToken) || githubToken;
-    const iteration = parse(Inputs.Iteration, fields.iteration);
-    const command = parse(Inputs.Command, fields.command, InputDefaults.command);
-    const gate = parse(Inputs.Gate, fields.gate);
-    const task = parse(Inputs.Task, fields.task);
-    const reason = raw(Inputs.Reason) || undefined;
-    if (command === 'approve' && gate === undefined && raw(Inputs.Gate) === '') {
-        problems.push(`Input 'gate' is required when 'command' is 'approve'; name the gate to approve, e.g. 'security'.`);
-    }
-    if (command === 'skip') {
-        if (task === undefined && raw(Inputs.Task) === '')
-            problems.push(`Input 'task' is required when 'command' is 'skip'.`);
-        if (!reason)
-            problems.push(`Input 'reason' is required when 'command' is 'skip'; a skipped task needs a recorded reason.`);
-    }
-    const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch);
-    const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes);
-    const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
-    const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation);
-    const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES]);
-    const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory);
-    const staleAfterMinutes = parse(Inputs.StaleAfterMinutes, fields.staleAfterMinutes, InputDefaults.staleAfterMinutes);
-    if (command === 'sweep' && store !== 'git') {
-        problems.push(`Input 'store' must be 'git' when 'command' is 'sweep' (only the git store lists every loop); got ${quote(store)}.`);
-    }
-    const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env);
-    problems.push(...secretsResult.problems);
-    let loopId = '';
-    let loopIdSource = 'input';
-    const loopIdInput = raw(Inputs.LoopId);
-    if (loopIdInput !== '') {
-        loopId = sanitiseLoopId(loopIdInput);
-        if (loopId === '') {
-            problems.push(`Input 'loop-id' must contain letters or digits (it is used in branch names and paths); got ${quote(loopIdInput)}.`);
-        }
-    }
-    else {
-        const derived = deriveLoopId(event);
-        loopId = derived.loopId;
-        loopIdSource = derived.source;
-    }
-    if (problems.length > 0)
-        throw new ActionInputError(problems);
-    return {
-        work,
-        agent,
-        verify,
-        goal,
-        config,
-        configIsDefault: configInput === '',
-        loopId,
-        loopIdSource,
-        maxIterations,
-        capReason,
-        store,
-        stateBranch,
-        githubToken,
-        pushToken,
-        iteration,
-        command,
-        gate,
-        task,
-        reason,
-        dispatch,
-        budgetMinutes,
-        allowUntrusted,
-        isolation,
-        failOn,
-        secrets: secretsResult.secrets,
-        missingSecrets: secretsResult.missing,
-        workingDirectory,
-        staleAfterMinutes,
-    };
-}
-/** One command per line; blank lines and `#` comment lines are ignored. */
-function parseVerifyLines(text) {
-    return text
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter((line) => line !== '' && !line.startsWith('#'));
-}
-const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/**
- * `secrets` lines: `NAME=VALUE` passes VALUE as NAME; a bare `NAME` passes the variable of that name
- * from the controller's environment (e.g. set with `env:` from `${{ secrets.NAME }}`).
- */
-function parseSecretLines(text, env) {
-    const secrets = {};
-    const missing = [];
-    const problems = [];
-    text.split(/\r?\n/).forEach((line, index) => {
-        const trimmed = line.trim();
-        if (trimmed === '' || trimmed.startsWith('#'))
-            return;
-        const eq = trimmed.indexOf('=');
-        const name = (eq === -1 ? trimmed : trimmed.slice(0, eq)).trim();
-        if (!envName.test(name)) {
-            // The line may hold a secret value: never quote it back.
-            problems.push(`Input 'secrets' line ${index + 1} must be NAME or NAME=VALUE with NAME an environment variable name (letters, digits, underscore); the line is not shown because it may hold a secret.`);
-            return;
-        }
-        if (eq !== -1) {
-            secrets[name] = line.slice(line.indexOf('=') + 1);
-            return;
-        }
-        const value = env[name];
-        if (value === undefined || value === '')
-            missing.push(name);
-        else
-            secrets[name] = value;
-    });
-    return { secrets, missing, problems };
-}
-/** Keeps [A-Za-z0-9._-], turns anything else into '-', and trims to 100 characters. Never `.` or `..`. */
-function sanitiseLoopId(value) {
-    return value
-        .replace(/[^A-Za-z0-9._-]+/g, '-')
-        .replace(/-{2,}/g, '-')
-        .replace(/^[.-]+/, '')
-        .slice(0, LOOP_ID_MAX_LENGTH)
-        .replace(/[.-]+$/, '');
-}
-function action_inputs_record(value) {
-    return typeof value === 'object' && value !== null ? value : undefined;
-}
-function fullNameOf(repository) {
-    const name = action_inputs_record(repository)?.full_name;
-    return typeof name === 'string' ? name : null;
-}
-/**
- * The default loop id: `issue-<n>` or `pr-<n>` from the event; a pull request on a loop's own branch
- * (`loop/<id>` in this repository, not a fork's) belongs to that loop; otherwise `run-<runId>`.
- */
-function deriveLoopId(event) {
-    const payload = event.payload;
-    const pull = action_inputs_record(payload.pull_request);
-    if (pull && typeof pull.number === 'number') {
-        const head = action_inputs_record(pull.head);
-        const headLoop = typeof head?.ref === 'string'
-            ? loopOfPullRequestHead({ ref: head.ref, repository: fullNameOf(head.repo) }, fullNameOf(payload.repository))
-            : null;
-        const fromBranch = headLoop === null ? '' : sanitiseLoopId(headLoop);
-        if (fromBranch !== '')
-            return { loopId: fromBranch, source: 'pull-request' };
-        return { loopId: `pr-${pull.number}`, source: 'pull-request' };
-    }
-    const issue = action_inputs_record(payload.issue);
-    if (issue && typeof issue.number === 'number') {
-        if (action_inputs_record(issue.pull_request))
-            return { loopId: `pr-${issue.number}`, source: 'pull-request' };
-        return { loopId: `issue-${issue.number}`, source: 'issue' };
-    }
-    return { loopId: `run-${event.runId}`, source: 'run' };
-}
-/**
- * The options for `simpleModeConfig` (in `load-config.ts`) when `work` and `verify` describe simple
- * mode, or null when they do not. The action's `budget-minutes` and `secrets` are applied by the caller.
- */
-function simpleModeOptions(settings) {
-    const presetAgent = settings.agent !== undefined && settings.agent !== 'command';
-    if ((settings.work === undefined && !presetAgent) || settings.verify.length === 0)
-        return null;
-    return {
-        ...(settings.work !== undefined ? { work: settings.work } : {}),
-        ...(settings.agent !== undefined ? { agent: settings.agent } : {}),
-        verify: settings.verify,
-        ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
-        ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
-    };
-}
-/**
- * What `loadLoopConfig` loads for the action: the `config` file under `root`, or simple mode when
- * `work` and `verify` are given and `config` was left at its default; the cap inputs over the file's.
- */
-function actionConfigRequest(settings, root) {
-    return {
-        file: { path: (0,external_node_path_.resolve)(root, settings.config), name: settings.config },
-        fileNamed: !settings.configIsDefault,
-        simple: simpleModeOptions(settings),
-        cap: { maxIterations: settings.maxIterations, capReason: settings.capReason, names: INPUT_CAP_NAMES },
-        ...(settings.agent !== undefined ? { agent: { name: settings.agent, setting: `input '${Inputs.Agent}'` } } : {}),
-        ...(settings.goal !== undefined ? { goal: settings.goal } : {}),
-        missing: `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
-    };
-}
-/** Values that must be redacted from everything the action posts. */
-function secretValues(settings) {
-    return [settings.githubToken, settings.pushToken, ...Object.values(settings.secrets)].filter((value) => value !== '');
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(38815);
-;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
-/** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
-class MatrixPlanError extends Error {
-    name = 'MatrixPlanError';
-}
-/**
- * Plans the matrix. Throws `MatrixPlanError` for a duplicate name, an unknown `needs` name, a pre check
- * that needs a non-pre one, or a cycle (named as `a -> b -> a`).
- */
-function planMatrix(checks) {
-    const byName = new Map();
-    for (const check of checks) {
-        if (byName.has(check.name)) {
-            throw new MatrixPlanError(`checks: the name '${check.name}' is used twice; each check needs its own name`);
-        }
-        byName.set(check.name, check);
-    }
-    for (const check of checks) {
-        for (const need of check.needs) {
-            const needed = byName.get(need);
-            if (!needed) {
-                const known = [...byName.keys()].map((n) => `'${n}'`).join(', ');
-                throw new MatrixPlanError(`checks.${check.name}.needs: unknown check '${need}'; expected the name of another check (${known})`);
-            }
-            if (check.pre && !needed.pre) {
-                throw new MatrixPlanError(`checks.${check.name}.needs: the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
-                    `pre checks run first, so they may only need other pre checks`);
-            }
-        }
-    }
-    const cycle = findCycle(checks, byName);
-    if (cycle) {
-        throw new MatrixPlanError(`checks: the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`);
-    }
-    const depth = new Map();
-    const depthOf = (check) => {
-        const known = depth.get(check.name);
-        if (known !== undefined)
-            return known;
-        let value = 0;
-        for (const need of check.needs)
-            value = Math.max(value, depthOf(byName.get(need)) + 1);
-        depth.set(check.name, value);
-        return value;
-    };
-    const levels = [];
-    for (const group of [checks.filter((c) => c.pre), checks.filter((c) => !c.pre)]) {
-        const waves = [];
-        for (const check of group) {
-            const wave = depthOf(check);
-            while (waves.length <= wave)
-                waves.push([]);
-            waves[wave].push(check.name);
-        }
-        levels.push(...waves.filter((w) => w.length > 0));
-    }
-    return { order: levels.flat(), levels };
-}
-/** The first cycle found by a depth-first walk, as names with the first repeated at the end. */
-function findCycle(checks, byName) {
-    const done = new Set();
-    const path = [];
-    const onPath = new Set();
-    const visit = (name) => {
-        if (onPath.has(name))
-            return [...path.slice(path.indexOf(name)), name];
-        if (done.has(name))
-            return null;
-        onPath.add(name);
-        path.push(name);
-        for (const need of byName.get(name)?.needs ?? []) {
-            const cycle = visit(need);
-            if (cycle)
-                return cycle;
-        }
-        path.pop();
-        onPath.delete(name);
-        done.add(name);
-        return null;
-    };
-    for (const check of checks) {
-        const cycle = visit(check.name);
-        if (cycle)
-            return cycle;
-    }
-    return null;
-}
-
-// EXTERNAL MODULE: ./src/domain/stages.ts
-var domain_stages = __nccwpck_require__(75757);
 ;// CONCATENATED MODULE: ./src/domain/policy.ts
 
 /** A policy the config cannot express safely. The message names the key, the value and what is expected. */
@@ -33350,1414 +34887,6 @@ function resolvePipeline(pipeline) {
     if (stages[stages.length - 1] !== 'COMPLETE')
         stages.push('COMPLETE');
     return stages;
-}
-
-;// CONCATENATED MODULE: ./src/domain/analysis/package-scripts.ts
-/**
- * The verifier often is a `package.json` script (`npm test`): a work command that rewrites the script
- * rewrites the verifier. Scripts that existed before and were changed or removed are findings; scripts
- * added are not (a project gains scripts as it grows). Pure.
- */
-/** A script that cannot fail: `exit 0`, `true`, `:`, an `echo`, nothing, or anything `|| true`. */
-const CANNOT_FAIL = /^\s*(?:exit\s+0|true|:|echo\b[^;&|]*)?\s*$|\|\|\s*(?:true|exit\s+0|:)\s*$/;
-/** The findings for one `package.json` changed from `before` to `after` (empty when either is not JSON). */
-function packageScriptChanges(before, after) {
-    const old = scriptsOf(before);
-    const now = scriptsOf(after);
-    if (old === null || now === null)
-        return [];
-    const findings = [];
-    for (const [name, command] of Object.entries(old)) {
-        const replaced = now[name];
-        if (replaced === undefined)
-            findings.push(`script '${name}' removed (was ${package_scripts_quote(command)})`);
-        else if (replaced !== command) {
-            const neutered = CANNOT_FAIL.test(replaced) && !CANNOT_FAIL.test(command) ? ', which can no longer fail' : '';
-            findings.push(`script '${name}' changed from ${package_scripts_quote(command)} to ${package_scripts_quote(replaced)}${neutered}`);
-        }
-    }
-    return findings;
-}
-/** The `scripts` of a package.json text (non-string values left out), or null when it does not parse. */
-function scriptsOf(text) {
-    let parsed;
-    try {
-        parsed = JSON.parse(text);
-    }
-    catch {
-        return null;
-    }
-    if (typeof parsed !== 'object' || parsed === null)
-        return null;
-    const scripts = parsed.scripts;
-    if (typeof scripts !== 'object' || scripts === null)
-        return {};
-    return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === 'string'));
-}
-function package_scripts_quote(command) {
-    return `'${command.length > 80 ? `${command.slice(0, 77)}...` : command}'`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/analysis/test-weakening.ts
-/**
- * How tests assert and skip in each language the analysis knows, for the verifier-gaming guard: a test
- * file that loses assertions, gains skips or exits 0 before its assertions is a weakened test. Pure.
- */
-/** Where a shell word starts a command: a line's start, after a separator, or after a keyword. */
-const SHELL_COMMAND = String.raw `(?:^|[;&|({!]|\b(?:if|then|else|elif|while|until|do)\b)[ \t]*`;
-const TEST_LANGUAGES = [
-    {
-        name: 'Python',
-        source: /\.py$/,
-        testFiles: ['**/test_*.py', '**/*_test.py'],
-        assertions: /^[ \t]*assert\b(?![ \t(]*(?:True|1)[ \t)]*(?:[,#]|$))|\.assert(?:[A-Z]|_)\w*\s*\(|\bpytest\.raises\s*\(/gm,
-        skips: /@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail|importorskip)\s*\(|@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\.skipTest\s*\(/g,
-    },
-    {
-        name: 'Go',
-        source: /\.go$/,
-        testFiles: ['**/*_test.go'],
-        // The conventional receivers only: `err.Error()` is no assertion.
-        assertions: /\b(?:t|b|f|tb|tt)\.(?:Errorf?|Fatalf?|Fail|FailNow)\s*\(|\b(?:assert|require)\.[A-Z]\w*\s*\(/g,
-        skips: /\b(?:t|b|f|tb|tt)\.(?:Skip|Skipf|SkipNow)\s*\(/g,
-    },
-    {
-        name: 'shell',
-        source: /\.(?:sh|bash|bats)$/,
-        testFiles: ['**/*.bats', '**/test/**/*.sh', '**/tests/**/*.sh', '**/*_test.sh', '**/test_*.sh'],
-        assertions: new RegExp(`${SHELL_COMMAND}(?:test|\\[\\[?|assert(?:_\\w+)?|refute(?:_\\w+)?)(?=[ \\t]|$)`, 'gm'),
-        skips: new RegExp(`${SHELL_COMMAND}skip\\b`, 'gm'),
-        earlyExits: new RegExp(`${SHELL_COMMAND}exit[ \\t]+0\\b`, 'gm'),
-    },
-    {
-        // Any other file: JavaScript and TypeScript, and the skips of other runners (Rust, Java).
-        name: 'JavaScript',
-        source: /(?:)/,
-        testFiles: ['**/*.test.*', '**/*.spec.*', '**/test/**', '**/tests/**', '**/__tests__/**'],
-        assertions: /\bexpect\s*\(|\bassert(?:\.\w+|_\w+)?\s*[(.]|\bassert\s+\S|\.should\b|\bshould\.\w/g,
-        skips: /\.skip\s*\(|\bx(?:it|describe|test)\s*\(|\btest\.todo\s*\(|\bit\.todo\s*\(|@pytest\.mark\.(?:skip|xfail)\b|\bt\.Skip(?:Now|f)?\s*\(|#\[ignore\]|@Disabled\b|@Ignore\b|\bpytest\.skip\s*\(/g,
-    },
-];
-/** The test files the guard reads when `protect.test-files` names none: every language's. */
-const DEFAULT_TEST_FILES = [...new Set(TEST_LANGUAGES.flatMap((l) => l.testFiles))];
-function languageOf(path) {
-    return TEST_LANGUAGES.find((language) => language.source.test(path));
-}
-/** The assertions in a test file's text (`null`: absent) that can fail. */
-function countAssertions(path, text) {
-    return count(text, languageOf(path).assertions);
-}
-/** How a test file was weakened from `before` to `after` (both present and read), as reasons. */
-function testWeakening(path, before, after) {
-    const language = languageOf(path);
-    const reasons = [];
-    const assertionsBefore = count(before, language.assertions);
-    const assertionsAfter = count(after, language.assertions);
-    if (assertionsAfter < assertionsBefore) {
-        reasons.push(`test file lost assertions (${assertionsBefore} -> ${assertionsAfter})`);
-    }
-    const skipsBefore = count(before, language.skips);
-    const skipsAfter = count(after, language.skips);
-    if (skipsAfter > skipsBefore)
-        reasons.push(`test file gained skips (${skipsBefore} -> ${skipsAfter})`);
-    if (language.earlyExits) {
-        const exitsBefore = earlyExits(before, language);
-        const exitsAfter = earlyExits(after, language);
-        if (exitsAfter > exitsBefore) {
-            reasons.push(`test file gained an exit 0 before its assertions (${exitsBefore} -> ${exitsAfter})`);
-        }
-    }
-    return reasons;
-}
-/** Exits that some assertion follows: each one passes a test without running what comes after it. */
-function earlyExits(text, language) {
-    if (!language.earlyExits)
-        return 0;
-    const assertionAt = [...text.matchAll(language.assertions)].map((m) => m.index);
-    const lastAssertion = Math.max(-1, ...assertionAt);
-    return [...text.matchAll(language.earlyExits)].filter((m) => m.index < lastAssertion).length;
-}
-function count(text, pattern) {
-    if (text === null)
-        return 0;
-    return text.match(pattern)?.length ?? 0;
-}
-
-;// CONCATENATED MODULE: ./src/domain/analysis/guard.ts
-/**
- * The verifier-gaming guard: changes by the work command to protected paths, and
- * test files that lose assertions or gain skips (each language's forms: test-weakening.ts), are flagged
- * with exactly what changed. Pure.
- */
-
-
-/** Flags changes to protected paths, and test files that lose assertions or gain skips. */
-function inspectProtectedChanges(changes, rules) {
-    const findings = [];
-    for (const change of changes) {
-        const path = change.path.replace(/^\.\//, '');
-        const action = change.before === null ? 'created' : change.after === null ? 'deleted' : 'modified';
-        const protectedBy = rules.protectedGlobs.find((glob) => matchGlob(glob, path));
-        // Only changed paths are handed in: an unreadable side cannot be compared, so it counts as changed.
-        if (protectedBy !== undefined && (change.unreadable || change.before !== change.after)) {
-            const what = `${change.ignored ? 'ignored file on a ' : ''}protected path ${action}${unreadableNote(change)}`;
-            findings.push({ path, reason: `${what} (matches '${protectedBy}')` });
-            continue;
-        }
-        if (/(?:^|\/)package\.json$/.test(path) && change.before !== null && change.after !== null) {
-            for (const reason of packageScriptChanges(change.before, change.after))
-                findings.push({ path, reason });
-        }
-        if (!rules.testGlobs.some((glob) => matchGlob(glob, path)))
-            continue;
-        if (change.unreadable?.before)
-            continue;
-        if (change.unreadable?.after) {
-            const assertions = countAssertions(path, change.before);
-            if (assertions > 0) {
-                findings.push({
-                    path,
-                    reason: `test file with ${assertions} assertion(s) became ${describe(change.unreadable.after)}`,
-                });
-            }
-            continue;
-        }
-        if (change.after === null) {
-            const assertions = countAssertions(path, change.before);
-            if (assertions > 0)
-                findings.push({ path, reason: `test file deleted with ${assertions} assertion(s)` });
-            continue;
-        }
-        for (const reason of testWeakening(path, change.before ?? '', change.after))
-            findings.push({ path, reason });
-    }
-    return findings;
-}
-function describe(unreadable) {
-    return unreadable === 'binary' ? 'binary' : 'too large to read';
-}
-function unreadableNote(change) {
-    const side = change.unreadable?.after ?? change.unreadable?.before;
-    return side ? ` (${describe(side)}, not compared line by line)` : '';
-}
-/**
- * Whether `path` matches `glob`: `**` matches any number of path segments (including none), `*` any
- * characters but `/`, `?` one character but `/`; everything else is literal. Paths use `/`.
- */
-function matchGlob(glob, path) {
-    const normalised = path.replace(/\\/g, '/').replace(/^\.\//, '');
-    return globToRegExp(glob).test(normalised);
-}
-const compiledGlobs = new Map();
-function globToRegExp(glob) {
-    const cached = compiledGlobs.get(glob);
-    if (cached)
-        return cached;
-    let source = '^';
-    const pattern = glob.replace(/^\.\//, '');
-    for (let i = 0; i < pattern.length; i++) {
-        const c = pattern[i];
-        if (c === '*' && pattern[i + 1] === '*') {
-            const atSegmentStart = i === 0 || pattern[i - 1] === '/';
-            const atSegmentEnd = i + 2 === pattern.length || pattern[i + 2] === '/';
-            if (atSegmentStart && atSegmentEnd) {
-                if (pattern[i + 2] === '/') {
-                    source += '(?:[^/]*/)*';
-                    i += 2;
-                }
-                else {
-                    source += '.*';
-                    i += 1;
-                }
-                continue;
-            }
-            source += '[^/]*';
-            i += 1;
-        }
-        else if (c === '*')
-            source += '[^/]*';
-        else if (c === '?')
-            source += '[^/]';
-        else
-            source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-    }
-    const regex = new RegExp(`${source}$`);
-    if (compiledGlobs.size < 1000)
-        compiledGlobs.set(glob, regex);
-    return regex;
-}
-
-;// CONCATENATED MODULE: ./src/domain/redact.ts
-/**
- * Redaction of secrets from every line that leaves the runner, and defusing of
- * workflow commands in text that is echoed to the log. Pure: no I/O.
- */
-/** What a token-shaped string is replaced with: the kind is kept so a reader knows what was there. */
-function redactionLabel(kind) {
-    return `[redacted:${kind}]`;
-}
-/** What a known secret is replaced with (the same mask GitHub uses). */
-const SECRET_MASK = '***';
-/** Secrets shorter than this are not redacted by value: masking `1` or `true` would wreck every text. */
-const MIN_SECRET_LENGTH = 4;
-/**
- * Token shapes as data, so a new shape is one entry. `keep` is the number of leading capture groups kept
- * verbatim (a prefix such as `Authorization: Bearer `). Every regex is linear: no nested quantifiers.
- */
-const TOKEN_SHAPES = [
-    {
-        kind: 'private-key',
-        regex: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g,
-    },
-    // A key block cut short (e.g. by output trimming): everything after its start is withheld.
-    { kind: 'private-key', regex: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*$/g },
-    { kind: 'github-token', regex: /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g },
-    { kind: 'github-token', regex: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
-    { kind: 'npm-token', regex: /\bnpm_[A-Za-z0-9]{36}\b/g },
-    { kind: 'aws-access-key-id', regex: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
-    {
-        kind: 'aws-secret-access-key',
-        regex: /(aws_secret_access_key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi,
-        keep: 1,
-    },
-    { kind: 'anthropic-key', regex: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
-    { kind: 'openai-key', regex: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
-    { kind: 'slack-token', regex: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g },
-    { kind: 'jwt', regex: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
-    { kind: 'authorization', regex: /(\bAuthorization\s*:\s*(?:Bearer|token|Basic)\s+)[^\s'"]+/gi, keep: 1 },
-    { kind: 'bearer-token', regex: /(\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g, keep: 1 },
-    // Credentials in a URL: https://user:password@host
-    { kind: 'url-credentials', regex: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi, keep: 1 },
-];
-function escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-/** The forms a secret may take in output: as is, base64 (three alignments), URL-encoded, JSON-escaped. */
-function secretForms(secret) {
-    const forms = new Set([secret]);
-    const bytes = new TextEncoder().encode(secret);
-    // A secret inside a longer base64 text starts at one of three byte offsets within a 3-byte group.
-    // The groups made only of the secret's bytes encode the same way whatever surrounds them, so that
-    // middle part identifies the secret: skip the first group (shared with the bytes before) and the
-    // last partial one (shared with the bytes after).
-    for (let offset = 0; offset < 3; offset++) {
-        const padded = new Uint8Array(offset + bytes.length);
-        padded.set(bytes, offset);
-        const encoded = toBase64(padded);
-        const start = offset === 0 ? 0 : 4;
-        const end = Math.floor((offset + bytes.length) / 3) * 4;
-        const core = encoded.slice(start, end);
-        if (core.length >= 8)
-            forms.add(core);
-    }
-    forms.add(toBase64(bytes).replace(/=+$/, ''));
-    forms.add(encodeURIComponent(secret));
-    forms.add(JSON.stringify(secret).slice(1, -1));
-    return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH);
-}
-const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-function toBase64(bytes) {
-    let out = '';
-    for (let i = 0; i < bytes.length; i += 3) {
-        const a = bytes[i] ?? 0;
-        const b = bytes[i + 1] ?? 0;
-        const c = bytes[i + 2] ?? 0;
-        const triple = (a << 16) | (b << 8) | c;
-        out += BASE64_ALPHABET[(triple >> 18) & 63];
-        out += BASE64_ALPHABET[(triple >> 12) & 63];
-        out += i + 1 < bytes.length ? BASE64_ALPHABET[(triple >> 6) & 63] : '=';
-        out += i + 2 < bytes.length ? BASE64_ALPHABET[triple & 63] : '=';
-    }
-    return out;
-}
-/**
- * Returns a function that removes the known `secrets` (in every form `secretForms` lists) and every
- * token-shaped string from a text. Known secrets go first, so a secret that also has a token shape is
- * masked as a secret.
- */
-function createRedactor(secrets) {
-    const forms = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(secretForms))]
-        // Longest first, so a secret that contains another is masked whole.
-        .sort((a, b) => b.length - a.length);
-    const secretRegex = forms.length > 0 ? new RegExp(forms.map(escapeRegExp).join('|'), 'g') : null;
-    return (text) => {
-        let out = secretRegex ? text.replace(secretRegex, SECRET_MASK) : text;
-        for (const shape of TOKEN_SHAPES) {
-            const label = redactionLabel(shape.kind);
-            out = out.replace(shape.regex, (...args) => {
-                const kept = shape.keep ? args.slice(1, 1 + shape.keep).join('') : '';
-                return kept + label;
-            });
-        }
-        return out;
-    };
-}
-/** The zero-width space that breaks a workflow command without changing how the line reads. */
-const ZERO_WIDTH_SPACE = '\u200b';
-/**
- * Defuses workflow commands (`::set-output`, `::add-mask::`, `::stop-commands::`, the old `##[...]`
- * form) at the start of any line, so text from a check or an agent cannot steer the runner when it is
- * echoed to the log.
- */
-function neutraliseWorkflowCommands(text) {
-    return text
-        .replace(/^([ \t]*):(?=:)/gm, `$1:${ZERO_WIDTH_SPACE}`)
-        .replace(/^([ \t]*)#(?=#\[)/gm, `$1#${ZERO_WIDTH_SPACE}`);
-}
-
-;// CONCATENATED MODULE: ./src/domain/commit-policy.ts
-/**
- * What the loop may commit. The work command is untrusted code: whatever it leaves in the work tree would
- * otherwise be committed and pushed. Refused: files the repository ignored before the work (the work
- * can rewrite `.gitignore`), files over the size limit, credential-shaped files or contents, and changes
- * under `.github/workflows/` (a `GITHUB_TOKEN` push of those is rejected by GitHub anyway). Pure.
- */
-
-
-/** GitHub warns at 50 MB and refuses 100 MB; a loop's checkpoint has no business near either. */
-const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
-const WORKFLOWS_FOLDER = '.github/workflows/';
-const IGNORED = 'ignored by the repository';
-/** The token shapes a commit is refused for: the ones with few false positives in source code. */
-const COMMIT_TOKEN_KINDS = new Set([
-    'private-key',
-    'github-token',
-    'npm-token',
-    'aws-access-key-id',
-    'aws-secret-access-key',
-    'anthropic-key',
-    'openai-key',
-    'slack-token',
-]);
-const TOKEN_TESTS = TOKEN_SHAPES.filter((shape) => COMMIT_TOKEN_KINDS.has(shape.kind)).map((shape) => ({
-    kind: shape.kind,
-    regex: new RegExp(shape.regex.source, shape.regex.flags.replace('g', '')),
-}));
-const TOKEN_NAMES = {
-    'private-key': 'a private key block',
-    'github-token': 'a GitHub token',
-    'npm-token': 'an npm token',
-    'aws-access-key-id': 'an AWS access key id',
-    'aws-secret-access-key': 'an AWS secret access key',
-    'anthropic-key': 'an Anthropic API key',
-    'openai-key': 'an OpenAI API key',
-    'slack-token': 'a Slack token',
-};
-/** `.env` and `.env.<anything>` but the templates people commit on purpose (still scanned for tokens). */
-const ENV_FILE = /^\.env(?:\.(?!(?:example|sample|template|dist|defaults)$)[^/]+)?$/;
-const SSH_KEY_FILE = /^id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$/;
-/** Why `path` with `text` looks like a credential, or null. */
-function credentialShape(path, text) {
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    if (ENV_FILE.test(name))
-        return 'an environment file (.env), where credentials live';
-    if (SSH_KEY_FILE.test(name))
-        return 'an SSH private key file name';
-    if (text === null)
-        return null;
-    const found = TOKEN_TESTS.find((test) => test.regex.test(text));
-    return found ? `its contents hold ${TOKEN_NAMES[found.kind] ?? found.kind}` : null;
-}
-/** The paths of `candidates` the checkpoint must leave out, each with why and what to do. */
-function refuseFromCommit(candidates, rules) {
-    const refused = [];
-    for (const candidate of candidates) {
-        const verdict = judge(candidate, rules);
-        if (verdict)
-            refused.push({ path: candidate.path, ...verdict });
-    }
-    // The ignore rules that hid them stay committed as they were, so a later checkpoint judges by them too.
-    const unignored = refused.filter((r) => r.reason.startsWith(IGNORED)).map((r) => r.path);
-    if (unignored.length === 0)
-        return refused;
-    for (const candidate of candidates) {
-        if (candidate.change === 'added' || !/(?:^|\/)\.gitignore$/.test(candidate.path))
-            continue;
-        if (refused.some((r) => r.path === candidate.path))
-            continue;
-        refused.push({
-            path: candidate.path,
-            reason: `this change to the ignore rules would un-ignore ${unignored.slice(0, 3).join(', ')}${unignored.length > 3 ? ` and ${unignored.length - 3} more` : ''}`,
-            remedy: 'make the change yourself, or add the paths it un-ignores to commit.allow-paths',
-        });
-    }
-    return refused;
-}
-function judge(candidate, rules) {
-    const { path } = candidate;
-    if (path.startsWith(WORKFLOWS_FOLDER) && !rules.allowWorkflows) {
-        return {
-            reason: `a workflow file ${candidate.change}: a push with GITHUB_TOKEN may not change .github/workflows/`,
-            remedy: 'make the change yourself, or set commit.allow-workflows: true and give the action a push-token with the workflow scope',
-        };
-    }
-    // Removing a file leaks nothing.
-    if (candidate.change === 'deleted')
-        return null;
-    if (rules.allowPaths.some((glob) => matchGlob(glob, path)))
-        return null;
-    const allowIt = `if it belongs in git, add '${path}' to commit.allow-paths`;
-    if (candidate.change === 'added' && candidate.ignoredBefore) {
-        return {
-            reason: `${IGNORED} (.gitignore as before the work, .git/info/exclude)`,
-            remedy: `it stays out of git; ${allowIt}`,
-        };
-    }
-    if (candidate.bytes > rules.maxFileBytes) {
-        return {
-            reason: `${candidate.bytes} bytes, over commit.max-file-bytes (${rules.maxFileBytes})`,
-            remedy: `raise commit.max-file-bytes, or ${allowIt}`,
-        };
-    }
-    const credential = credentialShape(path, candidate.text);
-    if (credential) {
-        return {
-            reason: `looks like a credential: ${credential}`,
-            remedy: `if it is one, revoke it and keep it out of the work tree; if not, ${allowIt}`,
-        };
-    }
-    return null;
-}
-/** One line a person reads: the path, why it was not committed, and what to do. */
-function describeRefusal(refused) {
-    return `${refused.path} not committed: ${refused.reason}; ${refused.remedy}`;
-}
-
-;// CONCATENATED MODULE: ./src/config/loop-config.ts
-/**
- * The loop config (`.github/loop.yml`): one zod schema, strict keys. The JSON Schema in
- * `schema/loop-config.schema.json` is generated from this same schema (`npm run schema`).
- */
-
-
-
-
-/** Seconds as a number, or a duration string such as `90s`, `5m`, `1h`. Parsed to seconds. */
-const durationSeconds = schemas/* union */.KCZ([schemas/* number */.aig().positive(), schemas/* string */.YjP().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30s, 5m or 1h')])
-    .transform((value) => {
-    if (typeof value === 'number')
-        return value;
-    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(value);
-    const amount = Number(match?.[1]);
-    const unit = match?.[2];
-    return unit === 'ms' ? amount / 1000 : unit === 'm' ? amount * 60 : unit === 'h' ? amount * 3600 : amount;
-});
-/** A command from the config: a shell line (trusted, it comes from the config) or an argv array. */
-const commandSchema = schemas/* union */.KCZ([
-    schemas/* string */.YjP().trim().min(1, 'a command must not be empty'),
-    schemas/* array */.YOg(schemas/* string */.YjP()).min(1, 'a command must not be empty'),
-]);
-const envNameSchema = schemas/* string */.YjP().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
-const envSchema = schemas/* record */.g1P(envNameSchema, schemas/* string */.YjP());
-const checkSchema = schemas/* strictObject */.rej({
-    name: schemas/* string */.YjP().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore'),
-    run: commandSchema,
-    kind: schemas/* enum */.k5n(domain_stages/* CHECK_KINDS */.FZ).default('custom'),
-    needs: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    timeout: durationSeconds.default(600),
-    fix: commandSchema.optional(),
-    required: schemas/* boolean */.zMY().default(true),
-    junit: schemas/* string */.YjP().min(1).optional(),
-    pre: schemas/* boolean */.zMY().default(false),
-    'verify-only': schemas/* boolean */.zMY().default(false),
-    env: envSchema.default({}),
-});
-const signalSchema = schemas/* string */.YjP().min(1);
-/** A failure pattern as users write it. Users add patterns or override a default by `id`. */
-const patternSchema = schemas/* strictObject */.rej({
-    id: schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
-    description: schemas/* string */.YjP().optional(),
-    signals: schemas/* array */.YOg(signalSchema).min(1),
-    anchors: schemas/* array */.YOg(signalSchema).default([]),
-    kinds: schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* CHECK_KINDS */.FZ)).default([]),
-    strategy: schemas/* enum */.k5n(domain_stages/* STRATEGIES */.YL),
-    alternates: schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* STRATEGIES */.YL)).default([]),
-    max_auto_retries: schemas/* number */.aig().int().min(0).max(20).optional(),
-    retryable: schemas/* boolean */.zMY().default(true),
-    locations: schemas/* array */.YOg(schemas/* string */.YjP().min(1)).default([]),
-    hint: schemas/* string */.YjP().optional(),
-    outranks: schemas/* array */.YOg(schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'pattern ids')).optional(),
-});
-const gateSchema = schemas/* strictObject */.rej({
-    name: schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
-    paths: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    'at-stage': schemas/* enum */.k5n(domain_stages/* STAGES */.an).optional(),
-    approvers: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    required: schemas/* boolean */.zMY().default(true),
-});
-const stageSettingsSchema = schemas/* strictObject */.rej({
-    'required-checks': schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
-    tasks: schemas/* array */.YOg(schemas/* strictObject */.rej({ name: schemas/* string */.YjP().min(1), run: commandSchema, timeout: durationSeconds.default(600) }))
-        .default([]),
-    prompt: schemas/* string */.YjP().optional(),
-});
-const pipelineSchema = schemas/* union */.KCZ([
-    schemas/* enum */.k5n(['iterate', 'full']),
-    schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* STAGES */.an))
-        .min(1)
-        .refine((stages) => new Set(stages).size === stages.length, 'each stage at most once')
-        .refine((stages) => stages.every((s, i) => i === 0 || domain_stages/* STAGES */.an.indexOf(stages[i - 1]) < domain_stages/* STAGES */.an.indexOf(s)), 'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE'),
-]);
-const loopConfigSchema = schemas/* strictObject */.rej({
-    $schema: schemas/* string */.YjP().optional(),
-    version: schemas/* literal */.euz(1).default(1),
-    // Absent: the issue or pull request the loop starts from gives it, else DEFAULT_GOAL.
-    goal: schemas/* string */.YjP().min(1).optional(),
-    pipeline: pipelineSchema.default('iterate'),
-    'max-iterations': schemas/* number */.aig().int().min(1).max(1000).default(10),
-    'cap-reason': schemas/* string */.YjP().min(1).optional(),
-    budget: schemas/* strictObject */.rej({
-        minutes: schemas/* number */.aig().positive().optional(),
-        tokens: schemas/* number */.aig().int().positive().optional(),
-        'cost-usd': schemas/* number */.aig().positive().optional(),
-    })
-        .default({}),
-    agent: schemas/* enum */.k5n(AGENT_NAMES).default('command'),
-    'agent-args': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    model: schemas/* string */.YjP().min(1).optional(),
-    'max-turns': schemas/* number */.aig().int().min(1).max(1000).optional(),
-    work: schemas/* strictObject */.rej({
-        run: commandSchema.optional(),
-        timeout: durationSeconds.default(1800),
-        env: envSchema.default({}),
-        /** Names of environment variables from the controller's environment to hand to commands. */
-        'pass-env': schemas/* array */.YOg(envNameSchema).default([]),
-        /** Names handed to the work command (the agent) alone, never to checks, fixes or install. */
-        secrets: schemas/* array */.YOg(envNameSchema).default([]),
-    })
-        .default({ timeout: 1800, env: {}, 'pass-env': [], secrets: [] }),
-    checks: schemas/* array */.YOg(checkSchema).min(1, 'at least one check'),
-    matrix: schemas/* strictObject */.rej({
-        'max-parallel': schemas/* number */.aig().int().min(1).max(64).optional(),
-        'fail-fast': schemas/* boolean */.zMY().default(false),
-    })
-        .default({ 'fail-fast': false }),
-    retry: schemas/* strictObject */.rej({
-        'per-failure': schemas/* number */.aig().int().min(0).max(20).default(3),
-        'same-error': schemas/* number */.aig().int().min(0).max(20).default(2),
-        total: schemas/* number */.aig().int().min(1).max(100).default(10),
-        'backoff-seconds': schemas/* number */.aig().min(0).max(600).default(5),
-    })
-        .default({ 'per-failure': 3, 'same-error': 2, total: 10, 'backoff-seconds': 5 }),
-    'flake-check': schemas/* strictObject */.rej({ enabled: schemas/* boolean */.zMY().default(true), reruns: schemas/* number */.aig().int().min(0).max(3).default(1) })
-        .default({ enabled: true, reruns: 1 }),
-    install: commandSchema.optional(),
-    complexity: schemas/* enum */.k5n(['low', 'medium', 'high']).default('medium'),
-    regression: schemas/* enum */.k5n(['auto', 'on', 'off']).default('auto'),
-    capabilities: schemas/* array */.YOg(schemas/* union */.KCZ([schemas/* string */.YjP().min(1), schemas/* strictObject */.rej({ name: schemas/* string */.YjP().min(1), description: schemas/* string */.YjP().optional() })]))
-        .default([]),
-    stages: schemas/* partialRecord */.jgl(schemas/* enum */.k5n(domain_stages/* STAGES */.an), stageSettingsSchema).default({}),
-    gates: schemas/* array */.YOg(gateSchema).default([]),
-    protect: schemas/* strictObject */.rej({
-        paths: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-        'on-change': schemas/* enum */.k5n(['gate', 'fail']).default('gate'),
-        'test-files': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
-    })
-        .default({ paths: [], 'on-change': 'gate', 'test-files': [] }),
-    patterns: schemas/* union */.KCZ([schemas/* string */.YjP().min(1), schemas/* array */.YOg(patternSchema)]).optional(),
-    stop: schemas/* boolean */.zMY().default(false),
-    commit: schemas/* strictObject */.rej({
-        enabled: schemas/* boolean */.zMY().default(true),
-        'message-prefix': schemas/* string */.YjP().default('loop'),
-        'max-file-bytes': schemas/* number */.aig().int().min(1, 'a size in bytes, at least 1').default(DEFAULT_MAX_FILE_BYTES),
-        'allow-paths': schemas/* array */.YOg(schemas/* string */.YjP().min(1, 'a glob such as config/*.pem')).default([]),
-        'allow-workflows': schemas/* boolean */.zMY().default(false),
-    })
-        .default({
-        enabled: true,
-        'message-prefix': 'loop',
-        'max-file-bytes': DEFAULT_MAX_FILE_BYTES,
-        'allow-paths': [],
-        'allow-workflows': false,
-    }),
-});
-/**
- * Keys the loop config no longer takes, with where they went. `allow-untrusted` decides whether a
- * fork's code may run with this repository's secrets, and under `pull_request_target` the checked-out
- * config can be the fork's own: only the workflow file (the action's input) may say it.
- */
-const MOVED_CONFIG_KEYS = {
-    'allow-untrusted': "no longer read from the loop config, which a pull request from a fork can change; it moved to the action input 'allow-untrusted' (set 'allow-untrusted: true' under the action's 'with:' in the workflow file). Remove it from the loop config",
-};
-
-;// CONCATENATED MODULE: ./src/config/load-config.ts
-/**
- * Loading the loop config, the one way for both front doors (the action and the CLI): a config file
- * (YAML → zod, with messages that name the file, the line, the key, the bad value and what is expected)
- * or simple mode's commands, then a cap set outside the file, then the policy check. Pure except for
- * reading the file, which goes through the `readText` the caller passes.
- */
-
-
-
-
-
-
-
-/**
- * Loads the loop config for a request: the file when there is one (read through `readText`, which
- * answers null for a missing file) unless simple mode was asked for and the file was not named.
- * Throws ConfigError or PolicyError with a message for the person.
- */
-async function loadLoopConfig(request, readText) {
-    const simpleWins = request.simple !== null && !request.fileNamed;
-    return resolveLoopConfig(request, simpleWins ? null : await readText(request.file.path));
-}
-/** {@link loadLoopConfig} once the file's text (null: no such file) is at hand. Pure. */
-function resolveLoopConfig(request, fileText) {
-    const simpleWins = request.simple !== null && !request.fileNamed;
-    let config;
-    let configPath = null;
-    if (fileText !== null && !simpleWins) {
-        config = parseLoopConfig(fileText, request.file.name);
-        configPath = request.file.path;
-    }
-    else if (request.simple) {
-        config = simpleModeConfig(request.simple);
-    }
-    else {
-        throw new ConfigError(request.missing);
-    }
-    if (request.agent && request.agent.name !== config.agent) {
-        // The chosen preset builds the work command; a command the file wrote for another agent steps aside.
-        const { run: _written, ...work } = config.work;
-        config = { ...config, agent: request.agent.name, work: request.agent.name === 'command' ? config.work : work };
-        const problem = agentConfigProblem(config);
-        if (problem)
-            throw new ConfigError(`${request.agent.setting}: ${problem}`);
-    }
-    if (request.goal)
-        config = { ...config, goal: request.goal };
-    const { maxIterations, capReason, names } = request.cap;
-    if (maxIterations !== undefined || capReason) {
-        config = {
-            ...config,
-            ...(maxIterations !== undefined ? { 'max-iterations': maxIterations } : {}),
-            ...(capReason ? { 'cap-reason': capReason } : {}),
-        };
-        const problem = capNeedsReason(config['max-iterations'], config['cap-reason'], names);
-        if (problem)
-            throw new ConfigError(problem);
-    }
-    return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations };
-}
-/** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
-function parseLoopConfig(text, fileName) {
-    const lineCounter = new dist/* LineCounter */.HN();
-    const document = (0,dist/* parseDocument */.Tp)(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
-    if (document.errors.length > 0) {
-        const problems = document.errors.map((error) => {
-            const position = error.linePos?.[0];
-            const where = position ? `${fileName}:${position.line}:${position.col}` : fileName;
-            const key = error.code === 'DUPLICATE_KEY' && position ? keyOnLine(text, position.line) : null;
-            return `${where}: invalid YAML: ${error.message.split('\n')[0]}${key ? `: the key '${key}' appears twice` : ''}`;
-        });
-        throw new ConfigError(problems.join('\n'));
-    }
-    let raw;
-    try {
-        raw = document.toJS({ maxAliasCount: 100 });
-    }
-    catch (error) {
-        // Unresolved aliases and alias bombs surface only when the document is turned into values.
-        throw new ConfigError(`${fileName}: invalid YAML: ${error.message.split('\n')[0]}`);
-    }
-    if (raw === null || raw === undefined) {
-        throw new ConfigError(`${fileName}: the file is empty; expected a mapping with at least 'work' and 'checks'.`);
-    }
-    return validateLoopConfig(raw, fileName, (path) => lineOf(document, lineCounter, path));
-}
-function keyOnLine(text, line) {
-    return /^\s*-?\s*([^:#\s][^:#]*?)\s*:/.exec(text.split('\n')[line - 1] ?? '')?.[1] ?? null;
-}
-/** Validates a config object (from YAML or built from CLI flags). */
-function validateLoopConfig(raw, source, lineOfPath = () => undefined) {
-    const result = loopConfigSchema.safeParse(raw);
-    if (!result.success) {
-        const problems = result.error.issues.flatMap((issue) => describeIssue(issue, raw, source, lineOfPath));
-        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    }
-    const config = result.data;
-    const problems = [];
-    const capProblem = capNeedsReason(config['max-iterations'], config['cap-reason']);
-    if (capProblem)
-        problems.push(capProblem);
-    const agentProblem = agentConfigProblem(config);
-    if (agentProblem)
-        problems.push(agentProblem);
-    const names = new Set();
-    for (const check of config.checks) {
-        if (names.has(check.name))
-            problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`);
-        names.add(check.name);
-    }
-    try {
-        planMatrix(config.checks);
-    }
-    catch (error) {
-        problems.push(`checks: ${error.message}`);
-    }
-    if (problems.length > 0) {
-        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    }
-    return config;
-}
-/** A preset builds the work command; `command` needs one written out. */
-function agentConfigProblem(config) {
-    if (config.agent === 'command') {
-        return config.work.run === undefined
-            ? `work.run: expected the work command (for example 'claude -p ...'), or an agent preset: agent: ${AGENT_NAMES.filter((n) => n !== 'command').join(' | ')}; got nothing`
-            : null;
-    }
-    if (config.work.run !== undefined) {
-        return `work.run: the agent preset '${config.agent}' builds the work command itself; remove work.run, or set agent: command to run it as written`;
-    }
-    if (config['max-turns'] !== undefined && config.agent !== 'claude') {
-        return `max-turns: the '${config.agent}' CLI has no turn limit of its own; remove max-turns (work.timeout limits the call's time)`;
-    }
-    return null;
-}
-function describeIssue(issue, raw, source, lineOfPath) {
-    const path = issue.path;
-    const key = formatPath(path);
-    const line = lineOfPath(path);
-    const where = line ? `line ${line}, ` : '';
-    if (issue.code === 'unrecognized_keys') {
-        // A key that moved elsewhere gets its own message saying where, not "unknown key".
-        const moved = path.length === 0 ? issue.keys.filter((k) => Object.hasOwn(MOVED_CONFIG_KEYS, k)) : [];
-        const unknown = issue.keys.filter((k) => !moved.includes(k));
-        const movedProblems = moved.map((k) => {
-            const movedLine = lineOfPath([k]);
-            return `${movedLine ? `line ${movedLine}, ` : ''}${k}: ${MOVED_CONFIG_KEYS[k]}; got ${JSON.stringify(valueAt(raw, [k]))}`;
-        });
-        if (unknown.length === 0)
-            return movedProblems;
-        const known = knownKeysAt(path);
-        return [
-            ...movedProblems,
-            `${where}${key || '(top level)'}: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`,
-        ];
-    }
-    const value = valueAt(raw, path);
-    const got = value === undefined ? 'nothing' : JSON.stringify(value);
-    return [`${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`];
-}
-function expectation(issue) {
-    switch (issue.code) {
-        case 'invalid_type':
-            return `expected ${issue.expected}`;
-        case 'too_small':
-            return issue.origin === 'array'
-                ? `expected at least ${issue.minimum} item(s)`
-                : issue.origin === 'string'
-                    ? 'expected a non-empty string'
-                    : `expected a number ${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
-        case 'too_big':
-            return `expected a number ${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
-        case 'invalid_value':
-            return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-        case 'invalid_union':
-            return unionExpectation(issue);
-        default:
-            return issue.message;
-    }
-}
-function unionExpectation(issue) {
-    const messages = new Set();
-    for (const branch of issue.errors)
-        for (const inner of branch)
-            messages.add(expectation(inner));
-    return messages.size > 0
-        ? `expected ${[...messages].map((m) => m.replace(/^expected /, '')).join(' or ')}`
-        : issue.message;
-}
-function formatPath(path) {
-    return path.reduce((text, part) => {
-        if (typeof part === 'number')
-            return `${text}[${part}]`;
-        return text ? `${text}.${String(part)}` : String(part);
-    }, '');
-}
-function valueAt(raw, path) {
-    let current = raw;
-    for (const part of path) {
-        if (current === null || typeof current !== 'object')
-            return undefined;
-        current = current[part];
-    }
-    return current;
-}
-function knownKeysAt(path) {
-    let schema = loopConfigSchema;
-    for (const part of path) {
-        const next = childSchema(schema, part);
-        if (!next)
-            return undefined;
-        schema = next;
-    }
-    const shape = objectShape(schema);
-    return shape ? Object.keys(shape).join(', ') : undefined;
-}
-function unwrap(schema) {
-    let current = schema;
-    for (let i = 0; i < 10; i++) {
-        const def = current.def;
-        if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType)
-            current = def.innerType;
-        else if (def.type === 'pipe' && def.in)
-            current = def.in;
-        else
-            break;
-    }
-    return current;
-}
-function objectShape(schema) {
-    const inner = unwrap(schema);
-    return inner.def.type === 'object' ? inner.def.shape : undefined;
-}
-function childSchema(schema, part) {
-    const inner = unwrap(schema);
-    if (inner.def.type === 'object')
-        return inner.def.shape?.[String(part)];
-    if (inner.def.type === 'array')
-        return inner.def.element;
-    if (inner.def.type === 'union') {
-        for (const option of inner.def.options ?? []) {
-            const child = childSchema(option, part);
-            if (child)
-                return child;
-        }
-    }
-    return undefined;
-}
-function lineOf(document, lineCounter, path) {
-    // The issue may point below the last node that exists (a missing key): walk up to the nearest one.
-    for (let depth = path.length; depth >= 0; depth--) {
-        const node = document.getIn(path.slice(0, depth), true);
-        const start = node && ((0,dist/* isMap */.jh)(node) || (0,dist/* isSeq */.oP)(node) || 'range' in node) ? node.range?.[0] : undefined;
-        if (start !== undefined)
-            return lineCounter.linePos(start).line;
-    }
-    return undefined;
-}
-/** Builds a config for the simple mode; each `--verify` command becomes a required check. */
-function simpleModeConfig(options) {
-    const input = {
-        ...(options.goal ? { goal: options.goal } : {}),
-        ...(options.work !== undefined ? { work: { run: options.work } } : {}),
-        ...(options.agent !== undefined ? { agent: options.agent } : {}),
-        checks: options.verify.map((run, index) => ({ name: `verify-${index + 1}`, run, kind: guessKind(run) })),
-        ...(options.maxIterations !== undefined ? { 'max-iterations': options.maxIterations } : {}),
-        ...(options.capReason ? { 'cap-reason': options.capReason } : {}),
-    };
-    return validateLoopConfig(input, '(from the command line)', () => undefined);
-}
-/** A guess at a simple-mode check's kind from its command, so analysis gets the right prior. */
-function guessKind(command) {
-    const text = command.toLowerCase();
-    if (/\b(tsc|mypy|pyright|typecheck|type-check)\b/.test(text))
-        return 'typecheck';
-    if (/\b(eslint|ruff|flake8|clippy|lint|shellcheck)\b/.test(text) && !/format/.test(text))
-        return 'lint';
-    if (/\b(prettier|black|rustfmt|gofmt|format)\b/.test(text))
-        return 'format';
-    if (/\b(test|jest|vitest|mocha|pytest|spec)\b/.test(text))
-        return 'test';
-    if (/\b(build|compile|make|cargo build|go build|javac|mvn)\b/.test(text))
-        return 'build';
-    if (/\b(audit|gitleaks|trufflehog|semgrep)\b/.test(text))
-        return 'security';
-    return 'custom';
-}
-
-;// CONCATENATED MODULE: ./src/domain/agents/errors.ts
-const RULES = [
-    // Out of money or quota looks like a 429 on some APIs, but waiting does not help: checked first.
-    {
-        kind: 'quota',
-        transient: false,
-        sign: /insufficient_quota|credit balance is too low|quota exceeded|exceeded your current quota|billing/i,
-    },
-    {
-        kind: 'auth',
-        transient: false,
-        sign: /\b401\b|\b403\b|authentication_error|permission_error|invalid[ _-]?(x-)?api[ _-]?key|invalid_api_key|unauthori[sz]ed|please run \/login|not logged in/i,
-    },
-    { kind: 'overloaded', transient: true, sign: /\b529\b|overloaded/i },
-    { kind: 'rate-limit', transient: true, sign: /\b429\b|rate[ _-]?limit|too many requests/i },
-    {
-        kind: 'server-error',
-        transient: true,
-        // Codex words a 5xx as "high demand, which may cause temporary errors".
-        sign: /\b50[0234]\b|internal server error|api_error|bad gateway|service unavailable|gateway timeout|high demand|temporary errors?/i,
-    },
-    {
-        kind: 'network',
-        transient: true,
-        sign: /ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|socket hang up|connection error|stream disconnected|network error|fetch failed/i,
-    },
-    { kind: 'bad-request', transient: false, sign: /\b400\b|invalid_request_error|bad request/i },
-];
-/** The failure an agent's error text describes; `unknown` (not transient) when nothing matches. */
-function classifyAgentError(text) {
-    const message = oneLine(text);
-    for (const rule of RULES) {
-        if (rule.sign.test(text))
-            return { kind: rule.kind, transient: rule.transient, message };
-    }
-    return { kind: 'unknown', transient: false, message };
-}
-/** The first non-empty line, bounded: enough for a journey line and a handoff. */
-function oneLine(text, max = 300) {
-    const line = text
-        .split('\n')
-        .map((l) => l.trim())
-        .find((l) => l !== '');
-    const first = line ?? '';
-    return first.length > max ? `${first.slice(0, max - 1)}…` : first;
-}
-/** What a person should do about a failure that waiting will not fix. */
-function failureHandoff(failure, agent) {
-    switch (failure.kind) {
-        case 'auth':
-            return `the ${agent} API refused the key (${failure.message}); check the secret the agent reads and that it is passed to the step`;
-        case 'quota':
-            return `the ${agent} account is out of quota or credit (${failure.message}); top it up or raise the limit, then resume`;
-        case 'max-turns':
-            return `the agent stopped at its turn limit (${failure.message}); raise max-turns or narrow the goal`;
-        case 'budget':
-            return `the agent stopped at the loop's remaining USD budget (${failure.message}); raise budget.cost-usd to go on`;
-        case 'not-installed':
-            return failure.message;
-        case 'timed-out':
-            return `the agent ran past its time limit and was stopped (${failure.message})`;
-        default:
-            return `the agent failed: ${failure.message}`;
-    }
-}
-/**
- * A failure after which another call cannot help until a person acts (a refused key, no quota, a
- * request the API rejects, a CLI that is not there) or that outlasted its retries: the loop stops
- * with a handoff. A call cut short (its turn limit, the budget, the time limit) still left work to
- * verify, so the checks judge it.
- */
-function stopsTheLoop(failure) {
-    return failure.transient || ['auth', 'quota', 'bad-request', 'not-installed'].includes(failure.kind);
-}
-
-;// CONCATENATED MODULE: ./src/domain/agents/aider.ts
-/**
- * aider, headless: `--message-file` runs one message and exits; it prints a line such as
- * `Tokens: 4.2k sent, 312 received. Cost: $0.02 message, $0.05 session.` and keeps no resumable
- * session id, so each call starts fresh. The controller commits, so aider must not. Pure.
- */
-
-function aiderCall(settings, input) {
-    const argv = [
-        'aider',
-        '--message-file',
-        input.promptFile,
-        '--yes-always',
-        '--no-auto-commits',
-        '--no-dirty-commits',
-        '--no-stream',
-        '--no-pretty',
-        '--no-check-update',
-        '--analytics-disable',
-        '--no-show-model-warnings',
-    ];
-    if (settings.model)
-        argv.push('--model', settings.model);
-    argv.push(...settings.args);
-    return { argv, stdinFile: null };
-}
-const TOKENS_LINE = /Tokens:\s*([\d.]+)([kKmM]?)\s*sent,\s*([\d.]+)([kKmM]?)\s*received\.(?:\s*Cost:\s*\$([\d.]+)\s*message)?/g;
-function scaled(value, unit) {
-    const factor = unit.toLowerCase() === 'k' ? 1_000 : unit.toLowerCase() === 'm' ? 1_000_000 : 1;
-    return Math.round(Number.parseFloat(value) * factor);
-}
-function readAiderOutput(output, exitCode) {
-    let tokens;
-    let costUsd;
-    for (const match of output.matchAll(TOKENS_LINE)) {
-        tokens = (tokens ?? 0) + scaled(match[1] ?? '0', match[2] ?? '') + scaled(match[3] ?? '0', match[4] ?? '');
-        if (match[5])
-            costUsd = (costUsd ?? 0) + Number.parseFloat(match[5]);
-    }
-    const report = {
-        understood: tokens !== undefined,
-        tokensAreSessionTotal: false,
-        costIsSessionTotal: false,
-        ...(tokens !== undefined ? { tokens } : {}),
-        ...(costUsd !== undefined && Number.isFinite(costUsd) ? { costUsd } : {}),
-    };
-    if (exitCode !== 0 && exitCode !== null) {
-        const errorLine = output.split('\n').find((l) => /error|exception/i.test(l)) ?? `aider exited ${exitCode}`;
-        return { ...report, failure: classifyAgentError(errorLine) };
-    }
-    return report;
-}
-
-;// CONCATENATED MODULE: ./src/domain/agents/json-lines.ts
-/** Reading CLI output that holds JSON objects, one per line, among other lines. Pure. */
-/** Every line of `text` that parses as a JSON object, in order; other lines are skipped. */
-function jsonObjectLines(text) {
-    const objects = [];
-    for (const raw of text.split('\n')) {
-        const line = raw.trim();
-        if (!line.startsWith('{'))
-            continue;
-        try {
-            const value = JSON.parse(line);
-            if (value && typeof value === 'object' && !Array.isArray(value))
-                objects.push(value);
-        }
-        catch {
-            // A line that only looks like JSON (a log line, a cut-off write): not the CLI's report.
-        }
-    }
-    return objects;
-}
-/** A finite, non-negative number, or undefined. */
-function json_lines_count(value) {
-    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-/** The sum of the finite, non-negative numbers among `values`, or undefined when there is none. */
-function sumCounts(...values) {
-    const numbers = values.map(json_lines_count).filter((n) => n !== undefined);
-    return numbers.length === 0 ? undefined : numbers.reduce((a, b) => a + b, 0);
-}
-/** A non-empty string of at most `max` characters, or undefined. */
-function shortString(value, max = 200) {
-    return typeof value === 'string' && value !== '' && value.length <= max ? value : undefined;
-}
-function objectAt(value) {
-    return value && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/domain/agents/claude.ts
-/**
- * Claude Code (`claude`), headless: `-p` with the prompt on standard input and `--output-format json`,
- * which ends with one `result` object (`usage`, `total_cost_usd`, `session_id`, `num_turns`, `is_error`,
- * `subtype`). Pure.
- */
-
-
-/**
- * Edits in the workspace without asking, and nothing more: file tools and the shell (the agent runs the
- * project's tests as a developer would), no web tools, no pushing and no changing where git pushes.
- */
-const CLAUDE_ALLOWED_TOOLS = ['Read', 'Edit', 'MultiEdit', 'Write', 'Glob', 'Grep', 'LS', 'Bash', 'TodoWrite'];
-const CLAUDE_DISALLOWED_TOOLS = ['WebFetch', 'WebSearch', 'Bash(git push:*)', 'Bash(git remote:*)'];
-function claudeCall(settings, input) {
-    const argv = [
-        'claude',
-        '-p',
-        '--output-format',
-        'json',
-        '--permission-mode',
-        'acceptEdits',
-        '--allowedTools',
-        CLAUDE_ALLOWED_TOOLS.join(','),
-        '--disallowedTools',
-        CLAUDE_DISALLOWED_TOOLS.join(','),
-    ];
-    if (settings.model)
-        argv.push('--model', settings.model);
-    if (settings.maxTurns)
-        argv.push('--max-turns', String(settings.maxTurns));
-    if (input.remainingUsd !== null)
-        argv.push('--max-budget-usd', input.remainingUsd.toFixed(4));
-    if (input.session)
-        argv.push('--resume', input.session);
-    argv.push(...settings.args);
-    return { argv, stdinFile: input.promptFile };
-}
-const SUBTYPE_FAILURES = {
-    error_max_turns: { kind: 'max-turns', transient: false },
-    error_max_budget_usd: { kind: 'budget', transient: false },
-};
-function readClaudeOutput(stdout) {
-    const result = jsonObjectLines(stdout)
-        .reverse()
-        .find((o) => o.type === 'result');
-    if (!result)
-        return { understood: false, tokensAreSessionTotal: false, costIsSessionTotal: true };
-    const usage = objectAt(result.usage);
-    const tokens = usage
-        ? sumCounts(usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens, usage.output_tokens)
-        : undefined;
-    const costUsd = json_lines_count(result.total_cost_usd);
-    const session = shortString(result.session_id);
-    const turns = json_lines_count(result.num_turns);
-    const report = {
-        understood: true,
-        tokensAreSessionTotal: false,
-        // A resumed session reports the cost of the whole session so far, not of this call.
-        costIsSessionTotal: true,
-        ...(tokens !== undefined ? { tokens } : {}),
-        ...(costUsd !== undefined ? { costUsd } : {}),
-        ...(session ? { session } : {}),
-        ...(turns !== undefined ? { turns } : {}),
-    };
-    const subtype = typeof result.subtype === 'string' ? result.subtype : '';
-    const text = typeof result.result === 'string' ? result.result : subtype;
-    const bySubtype = SUBTYPE_FAILURES[subtype];
-    if (bySubtype)
-        return { ...report, failure: { ...bySubtype, message: `${subtype}${turns ? ` after ${turns} turns` : ''}` } };
-    if (result.is_error === true || subtype.startsWith('error')) {
-        // `api_error_status` is the API's own answer: the surest sign of what failed when there is one.
-        const status = json_lines_count(result.api_error_status);
-        const said = text || 'Claude Code reported an error';
-        return { ...report, failure: classifyAgentError(status ? `API error ${status}: ${said}` : said) };
-    }
-    return report;
-}
-
-;// CONCATENATED MODULE: ./src/domain/agents/codex.ts
-/**
- * Codex (`codex exec`), headless: `--json` prints one event per line (`thread.started` with the
- * thread's id, `turn.completed` with token usage, `turn.failed` or `error` on failure), the prompt
- * comes on standard input (`-`). Codex reports tokens, not dollars. Pure.
- */
-
-
-/** Writes inside the workspace only (`.git` read-only), never asks (there is nobody to ask), no network for its commands. */
-const CODEX_SANDBOX = 'workspace-write';
-/**
- * Where Codex's bubblewrap cannot make its user namespace (root without capabilities, inside the
- * controller's own PID namespace), every edit fails; Codex's documentation says to run it without its
- * sandbox inside a container that gives the guarantees instead, which the controller's isolation is.
- */
-const CODEX_SANDBOX_UNDER_ISOLATION = 'danger-full-access';
-function codexCall(settings, input) {
-    const common = ['--json', '--skip-git-repo-check'];
-    if (settings.model)
-        common.push('--model', settings.model);
-    const sandbox = input.ownSandbox ? CODEX_SANDBOX : CODEX_SANDBOX_UNDER_ISOLATION;
-    // `exec resume` takes no `--sandbox` flag: the mode goes in as a config override, for both forms alike.
-    common.push('-c', `sandbox_mode="${sandbox}"`, '-c', 'approval_policy="never"');
-    const argv = input.session
-        ? ['codex', 'exec', 'resume', ...common, ...settings.args, input.session, '-']
-        : ['codex', 'exec', ...common, ...settings.args, '-'];
-    if (input.ownSandbox)
-        return { argv, stdinFile: input.promptFile };
-    const note = "Codex runs without its own sandbox (sandbox_mode danger-full-access): it cannot make a user namespace here, so the controller's isolation is its only wall";
-    return { argv, stdinFile: input.promptFile, note };
-}
-function readCodexOutput(stdout) {
-    const events = jsonObjectLines(stdout).filter((e) => typeof e.type === 'string');
-    const base = { understood: events.length > 0, tokensAreSessionTotal: true, costIsSessionTotal: false };
-    if (events.length === 0)
-        return base;
-    const started = events.find((e) => e.type === 'thread.started');
-    const session = shortString(started?.thread_id);
-    // A resumed thread's `turn.completed` carries the thread's running total: the last one is the figure.
-    const completed = events.filter((e) => e.type === 'turn.completed').pop();
-    const usage = objectAt(completed?.usage);
-    // `input_tokens` already includes the cached ones (`cached_input_tokens`), as in OpenAI's usage.
-    const tokens = usage ? sumCounts(usage.input_tokens, usage.output_tokens) : undefined;
-    const turns = events.filter((e) => e.type === 'turn.completed').length;
-    const report = {
-        ...base,
-        ...(session ? { session } : {}),
-        ...(tokens !== undefined ? { tokens } : {}),
-        ...(turns > 0 ? { turns } : {}),
-    };
-    const failed = events.filter((e) => e.type === 'turn.failed' || e.type === 'error').pop();
-    if (failed && !completed) {
-        const message = objectAt(failed.error)?.message ?? failed.message;
-        return { ...report, failure: classifyAgentError(typeof message === 'string' ? message : 'Codex reported an error') };
-    }
-    return report;
-}
-
-;// CONCATENATED MODULE: ./src/domain/agents/gemini.ts
-/**
- * Gemini CLI (`gemini`), headless: the prompt on standard input, `--output-format json` prints one
- * object (`response`, `stats.models.<model>.tokens`, `error`, and the session's id in versions that
- * resume). Exit code 53 is its turn limit. Pure.
- */
-
-
-function geminiCall(settings, input) {
-    // `auto_edit` approves edits and nothing else: shell commands it would need a person for are refused.
-    const argv = ['gemini', '--output-format', 'json', '--approval-mode', 'auto_edit'];
-    if (settings.model)
-        argv.push('--model', settings.model);
-    if (input.session)
-        argv.push('--resume', input.session);
-    argv.push(...settings.args);
-    return { argv, stdinFile: input.promptFile };
-}
-function readGeminiOutput(stdout, exitCode) {
-    const result = jsonObjectLines(stdout)
-        .reverse()
-        .find((o) => 'response' in o || 'stats' in o || 'error' in o);
-    const base = {
-        understood: result !== undefined,
-        tokensAreSessionTotal: false,
-        costIsSessionTotal: false,
-    };
-    if (exitCode === 53)
-        return { ...base, failure: { kind: 'max-turns', transient: false, message: 'turn limit exceeded (exit 53)' } };
-    if (!result)
-        return base;
-    const models = objectAt(objectAt(result.stats)?.models) ?? {};
-    let tokens;
-    for (const model of Object.values(models)) {
-        const total = json_lines_count(objectAt(objectAt(model)?.tokens)?.total);
-        if (total !== undefined)
-            tokens = (tokens ?? 0) + total;
-    }
-    const session = shortString(result.session_id) ?? shortString(result.sessionId);
-    const report = { ...base, ...(tokens !== undefined ? { tokens } : {}), ...(session ? { session } : {}) };
-    const error = objectAt(result.error);
-    if (error) {
-        const text = [error.code, error.type, error.message].filter((v) => v !== undefined).join(' ');
-        return { ...report, failure: classifyAgentError(text || 'Gemini CLI reported an error') };
-    }
-    return report;
-}
-
-;// CONCATENATED MODULE: ./src/domain/agents/presets.ts
-/**
- * The agent presets, one table: how each CLI is called, what its output says, which secrets it reads
- * and how a person installs it. The values come from each CLI's own documented flags. Pure.
- */
-
-
-
-
-const AGENT_PRESETS = {
-    claude: {
-        title: 'Claude Code',
-        install: 'npm install -g @anthropic-ai/claude-code',
-        secretNames: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_BASE_URL'],
-        holdsBudget: true,
-        call: claudeCall,
-        read: ({ stdout }) => readClaudeOutput(stdout),
-    },
-    codex: {
-        title: 'Codex',
-        install: 'npm install -g @openai/codex',
-        secretNames: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL'],
-        holdsBudget: false,
-        call: codexCall,
-        read: ({ stdout }) => readCodexOutput(stdout),
-    },
-    gemini: {
-        title: 'Gemini CLI',
-        install: 'npm install -g @google/gemini-cli',
-        secretNames: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_APPLICATION_CREDENTIALS'],
-        holdsBudget: false,
-        call: geminiCall,
-        read: ({ stdout, exitCode }) => readGeminiOutput(stdout, exitCode),
-    },
-    aider: {
-        title: 'aider',
-        install: 'python -m pip install aider-install && aider-install',
-        secretNames: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'DEEPSEEK_API_KEY'],
-        holdsBudget: false,
-        call: aiderCall,
-        read: ({ output, exitCode }) => readAiderOutput(output, exitCode),
-    },
-};
-/** Every variable some preset reads its credentials or endpoint from: an agent's, never a check's. */
-const AGENT_SECRET_NAMES = [
-    ...new Set(Object.values(AGENT_PRESETS).flatMap((preset) => preset.secretNames)),
-];
-/** The message for a preset whose CLI is not on PATH: what is missing and how to install it. */
-function notInstalledMessage(name, binary) {
-    const preset = AGENT_PRESETS[name];
-    return `agent '${name}': '${binary}' (${preset.title}) is not installed or not on PATH; install it with \`${preset.install}\` in a step before the loop`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/agents/session-usage.ts
-/**
- * This call's own usage, and the session's totals to keep for the next call. A report in running
- * totals counts only what grew since the same session's last report; a new session starts from zero.
- */
-function callUsage(report, previous) {
-    const sameSession = previous !== null && report.session !== undefined && report.session === previous.id;
-    const before = sameSession ? previous : { tokens: 0, costUsd: 0 };
-    const tokens = report.tokens === undefined
-        ? undefined
-        : report.tokensAreSessionTotal
-            ? Math.max(0, report.tokens - before.tokens)
-            : report.tokens;
-    const costUsd = report.costUsd === undefined
-        ? undefined
-        : report.costIsSessionTotal
-            ? Math.max(0, report.costUsd - before.costUsd)
-            : report.costUsd;
-    if (report.session === undefined)
-        return { ...defined(tokens, costUsd), totals: null };
-    const totals = {
-        id: report.session,
-        tokens: report.tokensAreSessionTotal ? (report.tokens ?? before.tokens) : before.tokens + (tokens ?? 0),
-        costUsd: report.costIsSessionTotal ? (report.costUsd ?? before.costUsd) : before.costUsd + (costUsd ?? 0),
-    };
-    return { ...defined(tokens, costUsd), totals };
-}
-function defined(tokens, costUsd) {
-    return { ...(tokens !== undefined ? { tokens } : {}), ...(costUsd !== undefined ? { costUsd } : {}) };
-}
-
-;// CONCATENATED MODULE: ./src/domain/agents/index.ts
-/** The agent presets and what the loop reads from their output. Pure. */
-
-
-
-
-
-// EXTERNAL MODULE: ./src/domain/secret-names.ts
-var secret_names = __nccwpck_require__(16167);
-;// CONCATENATED MODULE: ./src/action/loop-config.ts
-/**
- * The loop's config for the action: the config file from the trusted ref that was checked out, or
- * simple mode from the `work` and `verify` inputs, with the inputs' caps applied over either.
- */
-
-
-
-
-
-async function loadActionConfig(settings, root, workspace) {
-    // A bad config, cap or pipeline is the user's to fix, before anything runs.
-    const loaded = await loadLoopConfig(actionConfigRequest(settings, root), (path) => workspace.readText(path));
-    return {
-        config: loaded.config,
-        configPathRelative: loaded.configPath && (0,external_node_path_.relative)(root, loaded.configPath),
-        capGiven: loaded.capGiven,
-    };
-}
-/**
- * The config the iterations run with: the `secrets` inputs reach the loop's commands too, except an
- * agent's own key (`ANTHROPIC_API_KEY`, ...), which reaches the work command alone: the checks, fixes
- * and install run code the agent may have written.
- */
-function withSecretsPassed(config, secrets) {
-    const names = Object.keys(secrets);
-    const agentKeys = names.filter((name) => AGENT_SECRET_NAMES.includes(name.toUpperCase()));
-    const shared = names.filter((name) => !agentKeys.includes(name));
-    return {
-        ...config,
-        work: {
-            ...config.work,
-            'pass-env': [...new Set([...config.work['pass-env'], ...shared])],
-            secrets: [...new Set([...config.work.secrets, ...agentKeys])],
-        },
-    };
-}
-/**
- * Every value the action masks: its tokens and `secrets` inputs, and each secret-named variable of the
- * step's environment (an agent's key handed over in `env:`, which the inputs never see). The inputs'
- * own variables (`INPUT_*`) are left to `secretValues`, which knows which of them are secret.
- */
-function actionSecretValues(settings, env) {
-    const stepEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !/^INPUT_/i.test(name)));
-    return [...new Set([...secretValues(settings), ...(0,secret_names/* secretValuesInEnv */.Rz)(stepEnv)])];
 }
 
 ;// CONCATENATED MODULE: ./src/domain/engine/errors.ts
@@ -35300,7 +35429,7 @@ function reachesVerification(stage, results, state, policy) {
  */
 function decide(state, observations, policy) {
     if (state.status === 'complete' || state.stage === 'COMPLETE') {
-        return { kind: 'COMPLETE', reason: `the loop is complete after ${decide_plural(state.iteration, 'iteration')}` };
+        return { kind: 'COMPLETE', reason: `the loop is complete after ${plural(state.iteration, 'iteration')}` };
     }
     if (state.status === 'aborted') {
         return { kind: 'ABORTED', reason: state.statusReason || 'the loop was aborted' };
@@ -35346,13 +35475,13 @@ function decide(state, observations, policy) {
         if (attempt > maxAttempts) {
             return {
                 kind: 'ESCALATE',
-                reason: `${label} in '${failure.check}' is still failing after ${decide_plural(maxAttempts, 'retry', 'retries')}`,
+                reason: `${label} in '${failure.check}' is still failing after ${plural(maxAttempts, 'retry', 'retries')}`,
             };
         }
         if (state.failures.sameError >= state.failures.limits.sameError) {
             return {
                 kind: 'ESCALATE',
-                reason: `the same ${label} came back ${decide_plural(state.failures.sameError + 1, 'time')} in '${failure.check}'`,
+                reason: `the same ${label} came back ${plural(state.failures.sameError + 1, 'time')} in '${failure.check}'`,
             };
         }
         if (state.failures.total >= state.failures.limits.total) {
@@ -35431,7 +35560,7 @@ function backoffMs(strategy, state, policy) {
 function round(value) {
     return Math.round(value * 10) / 10;
 }
-function decide_plural(count, word, many = `${word}s`) {
+function plural(count, word, many = `${word}s`) {
     return `${count} ${count === 1 ? word : many}`;
 }
 
@@ -35439,8 +35568,8 @@ function decide_plural(count, word, many = `${word}s`) {
 /** The goal of a loop that is given none and starts from no issue or pull request. */
 const DEFAULT_GOAL = 'Make every check in the verification matrix pass.';
 
-// EXTERNAL MODULE: ./src/domain/state.ts
-var state = __nccwpck_require__(10781);
+// EXTERNAL MODULE: ./src/domain/loop-task.ts
+var loop_task = __nccwpck_require__(50608);
 ;// CONCATENATED MODULE: ./src/domain/engine/initial.ts
 
 
@@ -35508,6 +35637,447 @@ function initialState(input) {
         },
     };
 }
+
+;// CONCATENATED MODULE: ./src/domain/agents/errors.ts
+const RULES = [
+    // Out of money or quota looks like a 429 on some APIs, but waiting does not help: checked first.
+    {
+        kind: 'quota',
+        transient: false,
+        sign: /insufficient_quota|credit balance is too low|quota exceeded|exceeded your current quota|billing/i,
+    },
+    {
+        kind: 'auth',
+        transient: false,
+        sign: /\b401\b|\b403\b|authentication_error|permission_error|invalid[ _-]?(x-)?api[ _-]?key|invalid_api_key|unauthori[sz]ed|please run \/login|not logged in/i,
+    },
+    { kind: 'overloaded', transient: true, sign: /\b529\b|overloaded/i },
+    { kind: 'rate-limit', transient: true, sign: /\b429\b|rate[ _-]?limit|too many requests/i },
+    {
+        kind: 'server-error',
+        transient: true,
+        // Codex words a 5xx as "high demand, which may cause temporary errors".
+        sign: /\b50[0234]\b|internal server error|api_error|bad gateway|service unavailable|gateway timeout|high demand|temporary errors?/i,
+    },
+    {
+        kind: 'network',
+        transient: true,
+        sign: /ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|socket hang up|connection error|stream disconnected|network error|fetch failed/i,
+    },
+    { kind: 'bad-request', transient: false, sign: /\b400\b|invalid_request_error|bad request/i },
+];
+/** The failure an agent's error text describes; `unknown` (not transient) when nothing matches. */
+function classifyAgentError(text) {
+    const message = errors_oneLine(text);
+    for (const rule of RULES) {
+        if (rule.sign.test(text))
+            return { kind: rule.kind, transient: rule.transient, message };
+    }
+    return { kind: 'unknown', transient: false, message };
+}
+/** The first non-empty line, bounded: enough for a journey line and a handoff. */
+function errors_oneLine(text, max = 300) {
+    const line = text
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => l !== '');
+    const first = line ?? '';
+    return first.length > max ? `${first.slice(0, max - 1)}…` : first;
+}
+/** What a person should do about a failure that waiting will not fix. */
+function failureHandoff(failure, agent) {
+    switch (failure.kind) {
+        case 'auth':
+            return `the ${agent} API refused the key (${failure.message}); check the secret the agent reads and that it is passed to the step`;
+        case 'quota':
+            return `the ${agent} account is out of quota or credit (${failure.message}); top it up or raise the limit, then resume`;
+        case 'max-turns':
+            return `the agent stopped at its turn limit (${failure.message}); raise max-turns or narrow the goal`;
+        case 'budget':
+            return `the agent stopped at the loop's remaining USD budget (${failure.message}); raise budget.cost-usd to go on`;
+        case 'not-installed':
+            return failure.message;
+        case 'timed-out':
+            return `the agent ran past its time limit and was stopped (${failure.message})`;
+        default:
+            return `the agent failed: ${failure.message}`;
+    }
+}
+/**
+ * A failure after which another call cannot help until a person acts (a refused key, no quota, a
+ * request the API rejects, a CLI that is not there) or that outlasted its retries: the loop stops
+ * with a handoff. A call cut short (its turn limit, the budget, the time limit) still left work to
+ * verify, so the checks judge it.
+ */
+function stopsTheLoop(failure) {
+    return failure.transient || ['auth', 'quota', 'bad-request', 'not-installed'].includes(failure.kind);
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/aider.ts
+/**
+ * aider, headless: `--message-file` runs one message and exits; it prints a line such as
+ * `Tokens: 4.2k sent, 312 received. Cost: $0.02 message, $0.05 session.` and keeps no resumable
+ * session id, so each call starts fresh. The controller commits, so aider must not. Pure.
+ */
+
+function aiderCall(settings, input) {
+    const argv = [
+        'aider',
+        '--message-file',
+        input.promptFile,
+        '--yes-always',
+        '--no-auto-commits',
+        '--no-dirty-commits',
+        '--no-stream',
+        '--no-pretty',
+        '--no-check-update',
+        '--analytics-disable',
+        '--no-show-model-warnings',
+    ];
+    if (settings.model)
+        argv.push('--model', settings.model);
+    argv.push(...settings.args);
+    return { argv, stdinFile: null };
+}
+const TOKENS_LINE = /Tokens:\s*([\d.]+)([kKmM]?)\s*sent,\s*([\d.]+)([kKmM]?)\s*received\.(?:\s*Cost:\s*\$([\d.]+)\s*message)?/g;
+function scaled(value, unit) {
+    const factor = unit.toLowerCase() === 'k' ? 1_000 : unit.toLowerCase() === 'm' ? 1_000_000 : 1;
+    return Math.round(Number.parseFloat(value) * factor);
+}
+function readAiderOutput(output, exitCode) {
+    let tokens;
+    let costUsd;
+    for (const match of output.matchAll(TOKENS_LINE)) {
+        tokens = (tokens ?? 0) + scaled(match[1] ?? '0', match[2] ?? '') + scaled(match[3] ?? '0', match[4] ?? '');
+        if (match[5])
+            costUsd = (costUsd ?? 0) + Number.parseFloat(match[5]);
+    }
+    const report = {
+        understood: tokens !== undefined,
+        tokensAreSessionTotal: false,
+        costIsSessionTotal: false,
+        ...(tokens !== undefined ? { tokens } : {}),
+        ...(costUsd !== undefined && Number.isFinite(costUsd) ? { costUsd } : {}),
+    };
+    if (exitCode !== 0 && exitCode !== null) {
+        const errorLine = output.split('\n').find((l) => /error|exception/i.test(l)) ?? `aider exited ${exitCode}`;
+        return { ...report, failure: classifyAgentError(errorLine) };
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/json-lines.ts
+/** Reading CLI output that holds JSON objects, one per line, among other lines. Pure. */
+/** Every line of `text` that parses as a JSON object, in order; other lines are skipped. */
+function jsonObjectLines(text) {
+    const objects = [];
+    for (const raw of text.split('\n')) {
+        const line = raw.trim();
+        if (!line.startsWith('{'))
+            continue;
+        try {
+            const value = JSON.parse(line);
+            if (value && typeof value === 'object' && !Array.isArray(value))
+                objects.push(value);
+        }
+        catch {
+            // A line that only looks like JSON (a log line, a cut-off write): not the CLI's report.
+        }
+    }
+    return objects;
+}
+/** A finite, non-negative number, or undefined. */
+function count(value) {
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+/** The sum of the finite, non-negative numbers among `values`, or undefined when there is none. */
+function sumCounts(...values) {
+    const numbers = values.map(count).filter((n) => n !== undefined);
+    return numbers.length === 0 ? undefined : numbers.reduce((a, b) => a + b, 0);
+}
+/** A non-empty string of at most `max` characters, or undefined. */
+function shortString(value, max = 200) {
+    return typeof value === 'string' && value !== '' && value.length <= max ? value : undefined;
+}
+function objectAt(value) {
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/claude.ts
+/**
+ * Claude Code (`claude`), headless: `-p` with the prompt on standard input and `--output-format json`,
+ * which ends with one `result` object (`usage`, `total_cost_usd`, `session_id`, `num_turns`, `is_error`,
+ * `subtype`). Pure.
+ */
+
+
+/**
+ * Edits in the workspace without asking, and nothing more: file tools and the shell (the agent runs the
+ * project's tests as a developer would), no web tools, no pushing and no changing where git pushes.
+ */
+const CLAUDE_ALLOWED_TOOLS = ['Read', 'Edit', 'MultiEdit', 'Write', 'Glob', 'Grep', 'LS', 'Bash', 'TodoWrite'];
+const CLAUDE_DISALLOWED_TOOLS = ['WebFetch', 'WebSearch', 'Bash(git push:*)', 'Bash(git remote:*)'];
+function claudeCall(settings, input) {
+    const argv = [
+        'claude',
+        '-p',
+        '--output-format',
+        'json',
+        '--permission-mode',
+        'acceptEdits',
+        '--allowedTools',
+        CLAUDE_ALLOWED_TOOLS.join(','),
+        '--disallowedTools',
+        CLAUDE_DISALLOWED_TOOLS.join(','),
+    ];
+    if (settings.model)
+        argv.push('--model', settings.model);
+    if (settings.maxTurns)
+        argv.push('--max-turns', String(settings.maxTurns));
+    if (input.remainingUsd !== null)
+        argv.push('--max-budget-usd', input.remainingUsd.toFixed(4));
+    if (input.session)
+        argv.push('--resume', input.session);
+    argv.push(...settings.args);
+    return { argv, stdinFile: input.promptFile };
+}
+const SUBTYPE_FAILURES = {
+    error_max_turns: { kind: 'max-turns', transient: false },
+    error_max_budget_usd: { kind: 'budget', transient: false },
+};
+function readClaudeOutput(stdout) {
+    const result = jsonObjectLines(stdout)
+        .reverse()
+        .find((o) => o.type === 'result');
+    if (!result)
+        return { understood: false, tokensAreSessionTotal: false, costIsSessionTotal: true };
+    const usage = objectAt(result.usage);
+    const tokens = usage
+        ? sumCounts(usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens, usage.output_tokens)
+        : undefined;
+    const costUsd = count(result.total_cost_usd);
+    const session = shortString(result.session_id);
+    const turns = count(result.num_turns);
+    const report = {
+        understood: true,
+        tokensAreSessionTotal: false,
+        // A resumed session reports the cost of the whole session so far, not of this call.
+        costIsSessionTotal: true,
+        ...(tokens !== undefined ? { tokens } : {}),
+        ...(costUsd !== undefined ? { costUsd } : {}),
+        ...(session ? { session } : {}),
+        ...(turns !== undefined ? { turns } : {}),
+    };
+    const subtype = typeof result.subtype === 'string' ? result.subtype : '';
+    const text = typeof result.result === 'string' ? result.result : subtype;
+    const bySubtype = SUBTYPE_FAILURES[subtype];
+    if (bySubtype)
+        return { ...report, failure: { ...bySubtype, message: `${subtype}${turns ? ` after ${turns} turns` : ''}` } };
+    if (result.is_error === true || subtype.startsWith('error')) {
+        // `api_error_status` is the API's own answer: the surest sign of what failed when there is one.
+        const status = count(result.api_error_status);
+        const said = text || 'Claude Code reported an error';
+        return { ...report, failure: classifyAgentError(status ? `API error ${status}: ${said}` : said) };
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/codex.ts
+/**
+ * Codex (`codex exec`), headless: `--json` prints one event per line (`thread.started` with the
+ * thread's id, `turn.completed` with token usage, `turn.failed` or `error` on failure), the prompt
+ * comes on standard input (`-`). Codex reports tokens, not dollars. Pure.
+ */
+
+
+/** Writes inside the workspace only (`.git` read-only), never asks (there is nobody to ask), no network for its commands. */
+const CODEX_SANDBOX = 'workspace-write';
+/**
+ * Where Codex's bubblewrap cannot make its user namespace (root without capabilities, inside the
+ * controller's own PID namespace), every edit fails; Codex's documentation says to run it without its
+ * sandbox inside a container that gives the guarantees instead, which the controller's isolation is.
+ */
+const CODEX_SANDBOX_UNDER_ISOLATION = 'danger-full-access';
+function codexCall(settings, input) {
+    const common = ['--json', '--skip-git-repo-check'];
+    if (settings.model)
+        common.push('--model', settings.model);
+    const sandbox = input.ownSandbox ? CODEX_SANDBOX : CODEX_SANDBOX_UNDER_ISOLATION;
+    // `exec resume` takes no `--sandbox` flag: the mode goes in as a config override, for both forms alike.
+    common.push('-c', `sandbox_mode="${sandbox}"`, '-c', 'approval_policy="never"');
+    const argv = input.session
+        ? ['codex', 'exec', 'resume', ...common, ...settings.args, input.session, '-']
+        : ['codex', 'exec', ...common, ...settings.args, '-'];
+    if (input.ownSandbox)
+        return { argv, stdinFile: input.promptFile };
+    const note = "Codex runs without its own sandbox (sandbox_mode danger-full-access): it cannot make a user namespace here, so the controller's isolation is its only wall";
+    return { argv, stdinFile: input.promptFile, note };
+}
+function readCodexOutput(stdout) {
+    const events = jsonObjectLines(stdout).filter((e) => typeof e.type === 'string');
+    const base = { understood: events.length > 0, tokensAreSessionTotal: true, costIsSessionTotal: false };
+    if (events.length === 0)
+        return base;
+    const started = events.find((e) => e.type === 'thread.started');
+    const session = shortString(started?.thread_id);
+    // A resumed thread's `turn.completed` carries the thread's running total: the last one is the figure.
+    const completed = events.filter((e) => e.type === 'turn.completed').pop();
+    const usage = objectAt(completed?.usage);
+    // `input_tokens` already includes the cached ones (`cached_input_tokens`), as in OpenAI's usage.
+    const tokens = usage ? sumCounts(usage.input_tokens, usage.output_tokens) : undefined;
+    const turns = events.filter((e) => e.type === 'turn.completed').length;
+    const report = {
+        ...base,
+        ...(session ? { session } : {}),
+        ...(tokens !== undefined ? { tokens } : {}),
+        ...(turns > 0 ? { turns } : {}),
+    };
+    const failed = events.filter((e) => e.type === 'turn.failed' || e.type === 'error').pop();
+    if (failed && !completed) {
+        const message = objectAt(failed.error)?.message ?? failed.message;
+        return { ...report, failure: classifyAgentError(typeof message === 'string' ? message : 'Codex reported an error') };
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/gemini.ts
+/**
+ * Gemini CLI (`gemini`), headless: the prompt on standard input, `--output-format json` prints one
+ * object (`response`, `stats.models.<model>.tokens`, `error`, and the session's id in versions that
+ * resume). Exit code 53 is its turn limit. Pure.
+ */
+
+
+function geminiCall(settings, input) {
+    // `auto_edit` approves edits and nothing else: shell commands it would need a person for are refused.
+    const argv = ['gemini', '--output-format', 'json', '--approval-mode', 'auto_edit'];
+    if (settings.model)
+        argv.push('--model', settings.model);
+    if (input.session)
+        argv.push('--resume', input.session);
+    argv.push(...settings.args);
+    return { argv, stdinFile: input.promptFile };
+}
+function readGeminiOutput(stdout, exitCode) {
+    const result = jsonObjectLines(stdout)
+        .reverse()
+        .find((o) => 'response' in o || 'stats' in o || 'error' in o);
+    const base = {
+        understood: result !== undefined,
+        tokensAreSessionTotal: false,
+        costIsSessionTotal: false,
+    };
+    if (exitCode === 53)
+        return { ...base, failure: { kind: 'max-turns', transient: false, message: 'turn limit exceeded (exit 53)' } };
+    if (!result)
+        return base;
+    const models = objectAt(objectAt(result.stats)?.models) ?? {};
+    let tokens;
+    for (const model of Object.values(models)) {
+        const total = count(objectAt(objectAt(model)?.tokens)?.total);
+        if (total !== undefined)
+            tokens = (tokens ?? 0) + total;
+    }
+    const session = shortString(result.session_id) ?? shortString(result.sessionId);
+    const report = { ...base, ...(tokens !== undefined ? { tokens } : {}), ...(session ? { session } : {}) };
+    const error = objectAt(result.error);
+    if (error) {
+        const text = [error.code, error.type, error.message].filter((v) => v !== undefined).join(' ');
+        return { ...report, failure: classifyAgentError(text || 'Gemini CLI reported an error') };
+    }
+    return report;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/presets.ts
+/**
+ * The agent presets, one table: how each CLI is called, what its output says, which secrets it reads
+ * and how a person installs it. The values come from each CLI's own documented flags. Pure.
+ */
+
+
+
+
+const AGENT_PRESETS = {
+    claude: {
+        title: 'Claude Code',
+        install: 'npm install -g @anthropic-ai/claude-code',
+        secretNames: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_BASE_URL'],
+        holdsBudget: true,
+        call: claudeCall,
+        read: ({ stdout }) => readClaudeOutput(stdout),
+    },
+    codex: {
+        title: 'Codex',
+        install: 'npm install -g @openai/codex',
+        secretNames: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL'],
+        holdsBudget: false,
+        call: codexCall,
+        read: ({ stdout }) => readCodexOutput(stdout),
+    },
+    gemini: {
+        title: 'Gemini CLI',
+        install: 'npm install -g @google/gemini-cli',
+        secretNames: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_APPLICATION_CREDENTIALS'],
+        holdsBudget: false,
+        call: geminiCall,
+        read: ({ stdout, exitCode }) => readGeminiOutput(stdout, exitCode),
+    },
+    aider: {
+        title: 'aider',
+        install: 'python -m pip install aider-install && aider-install',
+        secretNames: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'DEEPSEEK_API_KEY'],
+        holdsBudget: false,
+        call: aiderCall,
+        read: ({ output, exitCode }) => readAiderOutput(output, exitCode),
+    },
+};
+/** Every variable some preset reads its credentials or endpoint from: an agent's, never a check's. */
+const AGENT_SECRET_NAMES = [
+    ...new Set(Object.values(AGENT_PRESETS).flatMap((preset) => preset.secretNames)),
+];
+/** The message for a preset whose CLI is not on PATH: what is missing and how to install it. */
+function notInstalledMessage(name, binary) {
+    const preset = AGENT_PRESETS[name];
+    return `agent '${name}': '${binary}' (${preset.title}) is not installed or not on PATH; install it with \`${preset.install}\` in a step before the loop`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/session-usage.ts
+/**
+ * This call's own usage, and the session's totals to keep for the next call. A report in running
+ * totals counts only what grew since the same session's last report; a new session starts from zero.
+ */
+function callUsage(report, previous) {
+    const sameSession = previous !== null && report.session !== undefined && report.session === previous.id;
+    const before = sameSession ? previous : { tokens: 0, costUsd: 0 };
+    const tokens = report.tokens === undefined
+        ? undefined
+        : report.tokensAreSessionTotal
+            ? Math.max(0, report.tokens - before.tokens)
+            : report.tokens;
+    const costUsd = report.costUsd === undefined
+        ? undefined
+        : report.costIsSessionTotal
+            ? Math.max(0, report.costUsd - before.costUsd)
+            : report.costUsd;
+    if (report.session === undefined)
+        return { ...defined(tokens, costUsd), totals: null };
+    const totals = {
+        id: report.session,
+        tokens: report.tokensAreSessionTotal ? (report.tokens ?? before.tokens) : before.tokens + (tokens ?? 0),
+        costUsd: report.costIsSessionTotal ? (report.costUsd ?? before.costUsd) : before.costUsd + (costUsd ?? 0),
+    };
+    return { ...defined(tokens, costUsd), totals };
+}
+function defined(tokens, costUsd) {
+    return { ...(tokens !== undefined ? { tokens } : {}), ...(costUsd !== undefined ? { costUsd } : {}) };
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/index.ts
+/** The agent presets and what the loop reads from their output. Pure. */
+
+
+
+
 
 ;// CONCATENATED MODULE: ./src/domain/engine/copy-state.ts
 /**
@@ -35612,8 +36182,6 @@ function failingTestsFromVerdicts(check, tests) {
         .slice(0, MAX_FAILING_TESTS);
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(77598);
 ;// CONCATENATED MODULE: ./src/domain/analysis/similarity.ts
 /**
  * Normalisation and similarity of failure output, for the same-error rule (a repeated error gets a
@@ -36517,7 +37085,7 @@ async function applyPeopleCommand(command, input, deps) {
             return await applyOnce(command, input, deps);
         }
         catch (error) {
-            if (!(error instanceof store/* StoreConflictError */.yn) || attempt >= CONFLICT_ATTEMPTS)
+            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= CONFLICT_ATTEMPTS)
                 throw error;
         }
     }
@@ -36550,6 +37118,699 @@ async function applyOnce(command, input, deps) {
     await saveWithEvents(input.loopId, applied.state, applied.events, loaded.version, deps);
     return applied.state;
 }
+
+;// CONCATENATED MODULE: ./src/config/errors.ts
+/**
+ * Errors that are the user's to fix (a configuration or usage mistake), kept apart from internal
+ * faults so that both front doors can say them plainly and exit 2 (CLI) or fail the step with the fix.
+ */
+class ConfigError extends Error {
+    name = 'ConfigError';
+}
+/** The message of anything thrown, including values that are not `Error`s. */
+function messageOf(error) {
+    if (error instanceof Error)
+        return error.message;
+    if (typeof error === 'string')
+        return error;
+    try {
+        return JSON.stringify(error);
+    }
+    catch {
+        return String(error);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/domain/sweep.ts
+/**
+ * Whether to re-dispatch `state`'s next iteration at `now`: the loop is running, its latest recorded
+ * dispatch is of the iteration after the last that ran, and that dispatch failed, or no job has claimed
+ * it for `staleAfterMs`. An iteration a job has claimed is never re-dispatched; and should a dispatch
+ * reported as failed have started a run after all, the loop's jobs queue in one concurrency group and
+ * the second job for the iteration ends superseded.
+ */
+function sweepDecision(state, now, staleAfterMs) {
+    const record = state.dispatch;
+    if (state.status !== 'running')
+        return { kind: 'skip', reason: `the loop is ${state.status}` };
+    if (!record)
+        return { kind: 'skip', reason: 'no re-dispatch is recorded' };
+    if (record.iteration !== state.iteration + 1) {
+        return {
+            kind: 'skip',
+            reason: `the recorded dispatch of iteration ${record.iteration} is not the next (iteration ${state.iteration} ran last)`,
+        };
+    }
+    if (record.failed !== undefined) {
+        return {
+            kind: 'dispatch',
+            record,
+            reason: `the re-dispatch of iteration ${record.iteration} failed: ${record.failed}`,
+        };
+    }
+    if (state.claimedIteration >= record.iteration) {
+        return { kind: 'skip', reason: `iteration ${record.iteration} is claimed by a job` };
+    }
+    const waitedMs = now.getTime() - Date.parse(record.at);
+    if (waitedMs < staleAfterMs) {
+        return {
+            kind: 'skip',
+            reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago; stale after ${minutes(staleAfterMs)}`,
+        };
+    }
+    return {
+        kind: 'dispatch',
+        record,
+        reason: `no job took iteration ${record.iteration}, dispatched ${minutes(waitedMs)} ago`,
+    };
+}
+/** The state with a sweeper's re-dispatch recorded (the failure, if any, cleared until the call says). */
+function recordSweep(state, record, now, by) {
+    const { failed: _cleared, ...rest } = record;
+    return {
+        ...state,
+        dispatch: { ...rest, at: now.toISOString(), by, sweeps: (record.sweeps ?? 0) + 1 },
+    };
+}
+/** The state with its latest dispatch marked failed with `error`. */
+function recordDispatchFailure(state, record, error) {
+    return { ...state, dispatch: { ...record, failed: error.slice(0, 2000) } };
+}
+/**
+ * The line the status comment and summary carry while the loop's next iteration is not scheduled, or
+ * '' when nothing is amiss.
+ */
+function dispatchFailureNote(state) {
+    const record = state.dispatch;
+    if (state.status !== 'running' || !record?.failed || record.iteration !== state.iteration + 1)
+        return '';
+    return (`> [!WARNING]\n> The re-dispatch of iteration ${record.iteration} failed (${record.failed.replace(/\s+/g, ' ')}): ` +
+        'nothing is scheduled. A sweeper (`command: sweep` on a schedule) dispatches it again, or run the workflow ' +
+        `with \`loop-id\` and \`iteration: ${record.iteration}\`.\n`);
+}
+function minutes(ms) {
+    const whole = Math.max(0, Math.round(ms / 60_000));
+    return `${whole} min`;
+}
+
+;// CONCATENATED MODULE: ./src/app/sweep.ts
+/**
+ * Re-dispatch with a durable record, and the sweeper that reads it (`command: sweep`).
+ *
+ * A job records the dispatch of the next iteration in the loop's state before it calls GitHub, and marks
+ * it failed when the call fails, so "the last job ended without a successor" is a fact in the store, not
+ * a guess. The sweeper lists the loops, and for each one `sweepDecision` picks, records its own
+ * re-dispatch with compare-and-swap on the version it read, then dispatches: of two sweepers at once, or
+ * a sweeper and a late job, one save wins and the other changes nothing.
+ */
+
+
+const RECORD_ATTEMPTS = 3;
+/**
+ * Records `record` in the loop's stored state (loaded again when another writer saved between), calls
+ * `dispatch`, and records its failure. Returns the state as last saved (null when none could be) and
+ * the error of a failed call.
+ */
+async function recordedDispatch(loopId, record, deps) {
+    let saved = null;
+    for (let attempt = 1; attempt <= RECORD_ATTEMPTS && saved === null; attempt++) {
+        const loaded = await deps.store.load(loopId);
+        if (!loaded)
+            break;
+        const state = { ...loaded.state, dispatch: record };
+        try {
+            saved = { state, version: await deps.store.save(loopId, state, loaded.version) };
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn))
+                throw error;
+        }
+    }
+    if (saved === null)
+        deps.logger.warning(`The dispatch of iteration ${record.iteration} is not recorded in the state.`);
+    try {
+        await deps.dispatch(loopId, record);
+        return { state: saved?.state ?? null };
+    }
+    catch (error) {
+        const message = sweep_messageOf(error);
+        if (saved === null)
+            return { state: null, error: message };
+        const failed = recordDispatchFailure(saved.state, record, message);
+        try {
+            await deps.store.save(loopId, failed, saved.version);
+            return { state: failed, error: message };
+        }
+        catch (saveError) {
+            if (!(saveError instanceof ports_store/* StoreConflictError */.yn))
+                throw saveError;
+            deps.logger.warning(`The failed dispatch of iteration ${record.iteration} is not recorded: the loop changed.`);
+            return { state: saved.state, error: message };
+        }
+    }
+}
+/** Sweeps every loop the store holds; one loop's trouble never stops the others. */
+async function sweepLoops(input, deps) {
+    const swept = [];
+    for (const loopId of await deps.store.listLoops()) {
+        let result;
+        try {
+            result = await sweepOne(loopId, input, deps);
+        }
+        catch (error) {
+            result = { loopId, outcome: 'skipped', reason: `its state could not be read or saved: ${sweep_messageOf(error)}` };
+        }
+        deps.logger.info(`Loop ${loopId}: ${result.outcome}, ${result.reason}.`);
+        swept.push(result);
+    }
+    return swept;
+}
+async function sweepOne(loopId, input, deps) {
+    const loaded = await deps.store.load(loopId);
+    if (!loaded)
+        return { loopId, outcome: 'skipped', reason: 'it has no state' };
+    const now = deps.clock.now();
+    const decision = sweepDecision(loaded.state, now, input.staleAfterMs);
+    if (decision.kind === 'skip')
+        return { loopId, outcome: 'skipped', reason: decision.reason };
+    const state = recordSweep(loaded.state, decision.record, now, input.by);
+    const record = state.dispatch;
+    let version;
+    try {
+        // On the version read: a job or another sweeper that saved since wins, and this one dispatches nothing.
+        version = await deps.store.save(loopId, state, loaded.version);
+    }
+    catch (error) {
+        if (!(error instanceof ports_store/* StoreConflictError */.yn))
+            throw error;
+        return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept (a job or another sweeper)' };
+    }
+    try {
+        await deps.dispatch(loopId, record);
+    }
+    catch (error) {
+        const message = sweep_messageOf(error);
+        await deps.store.save(loopId, recordDispatchFailure(state, record, message), version).catch((saveError) => {
+            if (!(saveError instanceof ports_store/* StoreConflictError */.yn))
+                throw saveError;
+        });
+        return { loopId, outcome: 'failed', reason: `the re-dispatch of iteration ${record.iteration} failed: ${message}` };
+    }
+    return { loopId, outcome: 'dispatched', reason: `iteration ${record.iteration}: ${decision.reason}` };
+}
+function sweep_messageOf(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+
+;// CONCATENATED MODULE: ./src/domain/loop-names.ts
+/** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
+/** Labels people put on an issue or pull request. */
+const Labels = {
+    /** Starts a loop from an issue (used by the example workflow). */
+    Start: 'loop',
+    Stop: 'loop/stop',
+    ApprovedPrefix: 'loop/approved:',
+};
+/** The hidden marker that finds a loop's sticky comment. */
+function stickyCommentMarker(loopId) {
+    return `<!-- loop-controller:${loopId} -->`;
+}
+/** The hidden marker of the comment that says why the loop refused something (kept apart from the status). */
+function refusalCommentMarker(loopId) {
+    return `<!-- loop-controller-refusal:${loopId} -->`;
+}
+/** The branch a loop commits its work to. */
+function loopBranch(loopId) {
+    return `loop/${loopId}`;
+}
+/**
+ * The loop a pull request's head branch belongs to (its raw id, unsanitised), or null. Only a branch of
+ * this repository is a loop's: anyone can name a fork's branch `loop/<id>`, and that pull request must
+ * not receive the loop's approvals and commands. An unknown head repository (a deleted fork) is a fork.
+ */
+function loopOfPullRequestHead(head, baseRepository) {
+    const sameRepository = typeof head.repository === 'string' &&
+        typeof baseRepository === 'string' &&
+        head.repository.toLowerCase() === baseRepository.toLowerCase();
+    if (!sameRepository || !head.ref.startsWith('loop/'))
+        return null;
+    return head.ref.slice('loop/'.length);
+}
+
+;// CONCATENATED MODULE: ./src/domain/commands.ts
+/**
+ * Commands from people: `/loop ...` lines in comments, and labels. The result is
+ * typed data: a gate or task name restricted to a safe alphabet, a reason as plain text. Nothing here
+ * is ever meant for a shell; a reason reaches commands only as a file or an environment variable.
+ */
+
+const GATE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
+const MAX_REASON_LENGTH = 500;
+const USAGE = 'Commands: `/loop start [what to do]`, `/loop approve GATE`, `/loop resume`, `/loop abort`, `/loop skip TASK --reason "why"`.';
+/**
+ * Reads the first `/loop` command in a comment body. Lines inside code fences and quoted lines
+ * (`> ...`, as in a reply) are ignored, so quoting a command never runs it.
+ *
+ * @returns the command, a problem for a malformed `/loop` line, or null when the body has none.
+ */
+function parseCommentCommand(body) {
+    let fence = null;
+    const lines = body.split(/\r?\n/);
+    for (const [index, rawLine] of lines.entries()) {
+        const line = rawLine.trim();
+        const fenceMatch = /^(`{3,}|~{3,})/.exec(line);
+        if (fenceMatch) {
+            const marker = fenceMatch[1];
+            if (fence === null)
+                fence = marker;
+            else if (marker[0] === fence[0] && marker.length >= fence.length)
+                fence = null;
+            continue;
+        }
+        if (fence !== null || line.startsWith('>'))
+            continue;
+        if (!/^\/loop(\s|$)/.test(line))
+            continue;
+        const start = /^\/loop\s+start(?:\s+(.*))?$/i.exec(line);
+        if (start) {
+            // What follows `/loop start`, on its line and below, is the person's own words for the task.
+            const instructions = [start[1] ?? '', ...lines.slice(index + 1)].join('\n').trim();
+            return { command: instructions ? { kind: 'start', instructions } : { kind: 'start' } };
+        }
+        return parseCommandLine(line.slice('/loop'.length).trim());
+    }
+    return null;
+}
+function parseCommandLine(rest) {
+    const [verb = '', ...words] = rest.split(/\s+/);
+    const argument = rest.slice(verb.length).trim();
+    switch (verb.toLowerCase()) {
+        case 'resume':
+            return { command: { kind: 'resume' } };
+        case 'abort': {
+            const reason = argument === '' ? undefined : readReason(argument);
+            if (reason !== undefined && 'problem' in reason)
+                return reason;
+            return { command: reason ? { kind: 'abort', reason: reason.text } : { kind: 'abort' } };
+        }
+        case 'approve': {
+            const gate = (words[0] ?? '').toLowerCase();
+            if (gate === '')
+                return { problem: `\`/loop approve\` needs a gate name, e.g. \`/loop approve security\`. ${USAGE}` };
+            if (!GATE_NAME.test(gate) || words.length > 1) {
+                return { problem: `\`/loop approve\` takes one gate name (lower-case letters, digits and dashes). ${USAGE}` };
+            }
+            return { command: { kind: 'approve', gate } };
+        }
+        case 'skip': {
+            const task = words[0] ?? '';
+            if (!TASK_NAME.test(task)) {
+                return {
+                    problem: `\`/loop skip\` needs a task name (letters, digits, dot, dash, underscore, colon, slash). ${USAGE}`,
+                };
+            }
+            const afterTask = argument.slice(task.length).trim();
+            const reasonMatch = /^--reason(?:=|\s+)([\s\S]*)$/.exec(afterTask);
+            if (!reasonMatch)
+                return { problem: `\`/loop skip ${task}\` needs \`--reason "why"\`: a skip is recorded with its reason.` };
+            const reason = readReason((reasonMatch[1] ?? '').trim());
+            if ('problem' in reason)
+                return reason;
+            return { command: { kind: 'skip', task, reason: reason.text } };
+        }
+        default:
+            return { problem: `Unknown \`/loop\` command${verb ? ` '${verb.slice(0, 40)}'` : ''}. ${USAGE}` };
+    }
+}
+/** A reason: "double quoted" (with \" escapes), 'single quoted', or the rest of the line. */
+function readReason(text) {
+    let reason = text;
+    const quote = text[0];
+    if (quote === '"' || quote === "'") {
+        let out = '';
+        let closed = false;
+        for (let i = 1; i < text.length; i++) {
+            const char = text[i];
+            if (char === '\\' && i + 1 < text.length && (text[i + 1] === quote || text[i + 1] === '\\')) {
+                out += text[i + 1];
+                i++;
+            }
+            else if (char === quote) {
+                closed = true;
+                break;
+            }
+            else
+                out += char;
+        }
+        if (!closed)
+            return { problem: `The reason starts with ${quote} but has no closing ${quote}.` };
+        reason = out;
+    }
+    reason = reason.trim();
+    if (reason === '')
+        return { problem: 'The reason must not be empty.' };
+    if (reason.length > MAX_REASON_LENGTH)
+        return { problem: `The reason must be at most ${MAX_REASON_LENGTH} characters.` };
+    return { text: reason };
+}
+/** What a label means: `loop/approved:GATE` approves, `loop/stop` is the kill switch. */
+function parseLabel(name) {
+    if (name === Labels.Stop)
+        return { kind: 'abort', reason: `label ${Labels.Stop}` };
+    if (name.startsWith(Labels.ApprovedPrefix)) {
+        const gate = name.slice(Labels.ApprovedPrefix.length).trim().toLowerCase();
+        return GATE_NAME.test(gate) ? { kind: 'approve', gate } : null;
+    }
+    return null;
+}
+/** True when the kill-switch label is among `labels`. */
+function hasStopLabel(labels) {
+    return labels.includes(Labels.Stop);
+}
+/** Gates approved by labels among `labels`. */
+function gatesApprovedByLabels(labels) {
+    return labels.flatMap((label) => {
+        const command = parseLabel(label);
+        return command?.kind === 'approve' ? [command.gate] : [];
+    });
+}
+const AUTHORIZED_PERMISSIONS = ['admin', 'maintain', 'write'];
+/**
+ * Whether a person's command counts: only users with write, maintain or admin permission. Bots and the
+ * controller itself are ignored, so the controller's own comments never trigger it.
+ */
+function authorizeActor(facts) {
+    const who = `@${facts.actor}`;
+    if (facts.actor.toLowerCase() === facts.controllerLogin.toLowerCase()) {
+        return { allowed: false, reason: `${who} is the controller itself; its own comments are ignored.` };
+    }
+    if (facts.actorType === 'Bot' || facts.actor.endsWith('[bot]')) {
+        return { allowed: false, reason: `${who} is a bot; only people with write access can command a loop.` };
+    }
+    const permission = facts.permission.toLowerCase();
+    if (AUTHORIZED_PERMISSIONS.includes(permission)) {
+        return { allowed: true, reason: `${who} has ${permission} permission.` };
+    }
+    return {
+        allowed: false,
+        reason: `${who} has ${permission || 'no'} permission; write, maintain or admin is needed to command a loop.`,
+    };
+}
+function record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
+}
+function fullName(repository) {
+    const name = record(repository)?.full_name;
+    return typeof name === 'string' ? name.toLowerCase() : undefined;
+}
+/**
+ * `pull_request_target` and `workflow_run` run with the base repository's secrets; when the code they
+ * would act on comes from a fork, running work commands on it hands those secrets to a stranger.
+ * Refused unless `allowUntrusted`: the action input's explicit opt-in, from the workflow file (never the
+ * loop config, which such a fork can change).
+ */
+function isUntrustedTrigger(eventName, payload, allowUntrusted) {
+    const base = fullName(payload.repository);
+    let untrusted = false;
+    let why = '';
+    if (eventName === 'pull_request_target') {
+        const head = fullName(record(record(payload.pull_request)?.head)?.repo);
+        untrusted = head === undefined || head !== base;
+        why = head === undefined ? 'its head repository is unknown (deleted fork?)' : `its head is the fork ${head}`;
+    }
+    else if (eventName === 'workflow_run') {
+        const run = record(payload.workflow_run);
+        const head = fullName(run?.head_repository);
+        untrusted = head === undefined || head !== base;
+        why = head === undefined ? 'the head repository of the run is unknown' : `the run's code comes from ${head}`;
+    }
+    if (!untrusted)
+        return { untrusted: false, refuse: false, reason: `${eventName} on trusted code.` };
+    if (allowUntrusted) {
+        return {
+            untrusted: true,
+            refuse: false,
+            reason: `${eventName}: ${why}; running anyway because allow-untrusted is set.`,
+        };
+    }
+    return {
+        untrusted: true,
+        refuse: true,
+        reason: `Refusing to run work commands under ${eventName}: ${why}. Untrusted code would run with this repository's secrets. Set 'allow-untrusted: true' under the action's 'with:' in the workflow file (the action input 'allow-untrusted'; the loop config cannot set it) only if you accept that.`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/action-event.ts
+/**
+ * What a GitHub event asks of the controller, read from its payload (pure: the payload is data).
+ * Comments, labels and reviews are people's commands; they still need `authorizeActor`.
+ */
+
+
+
+function action_event_record(value) {
+    return typeof value === 'object' && value !== null ? value : {};
+}
+function action_event_text(value) {
+    return typeof value === 'string' ? value : '';
+}
+function userOf(value) {
+    const user = action_event_record(value);
+    return { actor: action_event_text(user.login), actorType: action_event_text(user.type) || 'User' };
+}
+/** Reads the intent of `eventName` with `payload`. */
+function interpretEvent(eventName, payload) {
+    switch (eventName) {
+        case 'issue_comment': {
+            if (action_event_text(payload.action) !== 'created')
+                return { kind: 'none', why: `comment ${action_event_text(payload.action)}` };
+            const comment = action_event_record(payload.comment);
+            const who = userOf(comment.user);
+            const parsed = parseCommentCommand(action_event_text(comment.body));
+            if (!parsed)
+                return { kind: 'none', why: 'the comment holds no /loop command' };
+            if ('problem' in parsed)
+                return { kind: 'problem', problem: parsed.problem, ...who };
+            const { command } = parsed;
+            if (command.kind === 'start') {
+                const { instructions } = command;
+                return { kind: 'start', via: 'comment', ...who, ...(instructions ? { instructions } : {}) };
+            }
+            return { kind: 'command', command, via: 'comment', ...who };
+        }
+        case 'issues':
+        case 'pull_request':
+        case 'pull_request_target': {
+            // Labels speak to the loop here, and a merge ends SHIP's wait: a pull request that is opened or
+            // updated (often by the loop's own push) must not start an iteration outside the dispatch chain.
+            const pull = action_event_record(payload.pull_request);
+            if (eventName !== 'issues' && action_event_text(payload.action) === 'closed') {
+                if (pull.merged !== true)
+                    return { kind: 'none', why: 'the pull request was closed without merging' };
+                const number = typeof pull.number === 'number' ? pull.number : 0;
+                return { kind: 'merged', number, actor: userOf(action_event_record(pull.merged_by)).actor || userOf(payload.sender).actor };
+            }
+            if (action_event_text(payload.action) !== 'labeled')
+                return { kind: 'none', why: `${eventName} ${action_event_text(payload.action)}` };
+            const label = action_event_text(action_event_record(payload.label).name);
+            const who = userOf(payload.sender);
+            if (label === Labels.Start)
+                return { kind: 'start', via: 'label', ...who };
+            const command = parseLabel(label);
+            if (!command)
+                return { kind: 'none', why: `label '${label}' is not for the loop` };
+            return { kind: 'command', command, via: 'label', ...who };
+        }
+        case 'pull_request_review': {
+            const review = action_event_record(payload.review);
+            const who = userOf(review.user);
+            const parsed = parseCommentCommand(action_event_text(review.body));
+            if (parsed && 'problem' in parsed)
+                return { kind: 'problem', problem: parsed.problem, ...who };
+            if (parsed) {
+                const { command } = parsed;
+                if (command.kind === 'start')
+                    return { kind: 'problem', problem: '`/loop start` goes in a comment on the issue or pull request.', ...who };
+                return { kind: 'command', command, via: 'review', ...who };
+            }
+            if (action_event_text(review.state).toLowerCase() === 'approved')
+                return { kind: 'review-approval', ...who };
+            return { kind: 'none', why: `a review that does not approve (${action_event_text(review.state)})` };
+        }
+        default:
+            return { kind: 'run' };
+    }
+}
+/** The issue or pull request an event is about, and its labels. */
+function subjectOf(payload) {
+    const pull = action_event_record(payload.pull_request);
+    const issue = action_event_record(payload.issue);
+    const source = typeof pull.number === 'number' ? pull : issue;
+    const labels = Array.isArray(source.labels) ? source.labels.map((label) => action_event_text(action_event_record(label).name)) : [];
+    return {
+        number: typeof source.number === 'number' ? source.number : null,
+        isPullRequest: source === pull || Object.keys(action_event_record(issue.pull_request)).length > 0,
+        labels: labels.filter(Boolean),
+        headRef: action_event_text(action_event_record(pull.head).ref) || null,
+    };
+}
+/**
+ * The workflow file and ref to re-dispatch, from `GITHUB_WORKFLOW_REF`
+ * (`owner/repo/.github/workflows/loop.yml@refs/heads/main`). For a reusable workflow this names the
+ * caller, which is the one that accepts `workflow_dispatch`.
+ */
+function parseWorkflowRef(workflowRef) {
+    const match = /^[^/]+\/[^/]+\/\.github\/workflows\/([^@/]+\.ya?ml)@(.+)$/.exec(workflowRef.trim());
+    if (!match)
+        return null;
+    return { file: match[1], ref: match[2] };
+}
+/**
+ * The task a starting loop takes from this event: the issue or pull request it is about, with the
+ * words a `/loop start` comment added (quoted text, see `loop-task.ts`).
+ */
+function taskOfEvent(eventName, payload) {
+    const intent = interpretEvent(eventName, payload);
+    const words = intent.kind === 'start' && intent.instructions ? { text: intent.instructions, author: intent.actor } : undefined;
+    return (0,loop_task/* taskFromEvent */.SS)(payload, words);
+}
+
+;// CONCATENATED MODULE: ./src/action/dispatch.ts
+/**
+ * Re-dispatch: while the loop continues, the job starts the next iteration by dispatching its own
+ * workflow (`workflow_dispatch` with the loop id and the next iteration), so each iteration is a job.
+ */
+
+
+/**
+ * Dispatches the next iteration, recorded in the loop's state first (what a sweeper reads). Returns
+ * null when the dispatch went out (or there was nothing to dispatch), else the failure: its message and
+ * the state that records it, for the status comment.
+ */
+async function redispatch(run, input, deps) {
+    const { loopId, state } = input;
+    const target = parseWorkflowRef(run.workflowRef ?? '');
+    if (!target) {
+        deps.logger.warning(`Cannot tell which workflow to re-dispatch from GITHUB_WORKFLOW_REF '${run.workflowRef}'.`);
+        return null;
+    }
+    const record = {
+        iteration: state.iteration + 1,
+        workflow: target.file,
+        ref: dispatchRef(target.ref, run.event.defaultBranch),
+        at: deps.clock.now().toISOString(),
+        by: `run ${run.runId ?? 'local'}`,
+    };
+    const dispatched = await recordedDispatch(loopId, record, {
+        store: deps.store,
+        logger: deps.logger,
+        dispatch: (id, what) => dispatchIteration(id, what, deps),
+    });
+    if (dispatched.error === undefined)
+        return null;
+    return {
+        message: `The re-dispatch of iteration ${record.iteration} of loop ${loopId} failed: ${dispatched.error}. ` +
+            `Nothing is scheduled; a sweeper (\`command: sweep\`) dispatches it again${dispatched.state?.dispatch?.failed ? ' (recorded in the state)' : ''}.`,
+        state: dispatched.state,
+    };
+}
+/** One workflow dispatch of `record`'s iteration (the job's re-dispatch or a sweeper's). */
+async function dispatchIteration(loopId, record, deps) {
+    const dispatched = await deps.github.dispatchWorkflow({
+        workflow: record.workflow,
+        ref: record.ref,
+        inputs: { 'loop-id': loopId, iteration: String(record.iteration) },
+    });
+    deps.logger.info(`Dispatched iteration ${record.iteration} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`);
+}
+/**
+ * The ref to dispatch on: the job's own, unless it ran on a pull request's `refs/pull/N/merge`
+ * (reviews, labels and merges of the pull request), which GitHub does not dispatch to (422 "No ref
+ * found"). Then the default branch: its workflow file is the reviewed one, unlike the loop's branch,
+ * where the agent could have rewritten it.
+ */
+function dispatchRef(jobRef, defaultBranch) {
+    return jobRef.startsWith('refs/pull/') ? `refs/heads/${defaultBranch}` : jobRef;
+}
+
+;// CONCATENATED MODULE: ./src/constants.ts
+/**
+ * Every input, output and saved-state name of the action, in one place (the loop's own names, its
+ * labels, branch and comment marker, live in `domain/loop-names.ts`).
+ * `action.yml` and `.github/workflows/loop.yml` must use exactly these names; a unit test checks that.
+ */
+/** Names of the action's inputs, as written in `action.yml`. */
+const Inputs = {
+    Work: 'work',
+    Agent: 'agent',
+    Verify: 'verify',
+    Goal: 'goal',
+    Config: 'config',
+    LoopId: 'loop-id',
+    MaxIterations: 'max-iterations',
+    CapReason: 'cap-reason',
+    Store: 'store',
+    StateBranch: 'state-branch',
+    GitHubToken: 'github-token',
+    PushToken: 'push-token',
+    Iteration: 'iteration',
+    Command: 'command',
+    Gate: 'gate',
+    Task: 'task',
+    Reason: 'reason',
+    Dispatch: 'dispatch',
+    BudgetMinutes: 'budget-minutes',
+    AllowUntrusted: 'allow-untrusted',
+    Isolation: 'isolation',
+    FailOn: 'fail-on',
+    Secrets: 'secrets',
+    WorkingDirectory: 'working-directory',
+    StaleAfterMinutes: 'stale-after-minutes',
+    Dashboard: 'dashboard',
+    MaxLoops: 'max-loops',
+    HandOff: 'hand-off',
+    Leg: 'leg',
+    VerifyResult: 'verify-result',
+    PersonCommand: 'person-command',
+};
+/** Names of the action's outputs. */
+const Outputs = {
+    LoopId: 'loop-id',
+    Iteration: 'iteration',
+    Stage: 'stage',
+    Verdict: 'verdict',
+    Status: 'status',
+    Pattern: 'pattern',
+    NextAction: 'next-action',
+    PrNumber: 'pr-number',
+    StatePath: 'state-path',
+    Matrix: 'matrix',
+    Verify: 'verify',
+};
+/** Names saved with `core.saveState` for a later phase of the same job. */
+const SavedState = {
+    LoopId: 'loop-id',
+    Iteration: 'iteration',
+    StateVersion: 'state-version',
+};
+/** Defaults that `action.yml` documents; the parser applies the same ones when an input is empty. */
+const InputDefaults = {
+    config: '.github/loop.yml',
+    store: 'git',
+    stateBranch: 'loop-state',
+    command: 'run',
+    dispatch: true,
+    allowUntrusted: false,
+    isolation: 'auto',
+    failOn: 'blocked,capped,aborted',
+    workingDirectory: '.',
+    staleAfterMinutes: 30,
+    dashboard: false,
+};
+
+/** The login GitHub gives the `GITHUB_TOKEN` when it writes comments. */
+const GITHUB_ACTIONS_BOT_LOGIN = 'github-actions[bot]';
 
 ;// CONCATENATED MODULE: ./src/domain/report/refusal.ts
 /**
@@ -36609,8 +37870,24 @@ function commandFromInputs(settings) {
             return { kind: settings.command };
         case 'run':
         case 'sweep':
+        case 'plan':
+        case 'verify':
+        case 'decide':
             throw new Error(`commandFromInputs: '${settings.command}' is not a person's command`);
     }
+}
+/**
+ * Whether `actor` may command a loop: write, maintain or admin on the repository, and not the controller
+ * itself (its own comments and edits never command it). Shared by comments, labels, reviews and the
+ * dashboard's ticks.
+ */
+async function authorizePerson(github, actor, actorType) {
+    return authorizeActor({
+        permission: await github.getPermission(actor),
+        actorType,
+        actor,
+        controllerLogin: await github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN),
+    });
 }
 /**
  * Applies people's commands. Returns false when the job should stop here (nothing for the loop,
@@ -36629,7 +37906,7 @@ async function applyCommands(run, loopId, deps) {
                 return null;
             }
             // Retried already (applyPeopleCommand): a conflict that kept coming back is said as one, not as a fault.
-            if (error instanceof store/* StoreConflictError */.yn) {
+            if (error instanceof ports_store/* StoreConflictError */.yn) {
                 throw new ConfigError(`'${command.kind}' for loop ${loopId} was not applied: the loop's state kept changing while it was (another job saving at the same time). Nothing was lost; give the command again. (${error.message})`);
             }
             throw error;
@@ -36650,13 +37927,7 @@ async function applyCommands(run, loopId, deps) {
     if (intent.kind === 'merged')
         return mergeEndsShip(loopId, intent.number, deps);
     // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
-    const permission = await deps.github.getPermission(intent.actor);
-    const authorization = authorizeActor({
-        permission,
-        actorType: intent.actorType,
-        actor: intent.actor,
-        controllerLogin: await deps.github.getAuthenticatedLogin(GITHUB_ACTIONS_BOT_LOGIN),
-    });
+    const authorization = await authorizePerson(deps.github, intent.actor, intent.actorType);
     if (intent.kind === 'start') {
         // The label starts work that runs with this repository's secrets: as much a command as `/loop resume`.
         logger.info(`Start ${intent.via === 'label' ? 'label' : 'comment'} from @${intent.actor}: ${authorization.reason}`);
@@ -36703,60 +37974,233 @@ async function mergeEndsShip(loopId, number, deps) {
     return false;
 }
 
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(51455);
-;// CONCATENATED MODULE: ./src/action/persisted-credentials.ts
+// EXTERNAL MODULE: external "node:timers/promises"
+var external_node_timers_promises_ = __nccwpck_require__(58500);
+;// CONCATENATED MODULE: ./src/ports/slots.ts
+/** Thrown when the record kept moving through every retry: nothing was changed. */
+class SlotStoreBusyError extends Error {
+    name = 'SlotStoreBusyError';
+}
+
+// EXTERNAL MODULE: ./src/adapters/stores/remote-branch.ts
+var remote_branch = __nccwpck_require__(94178);
+// EXTERNAL MODULE: ./src/adapters/stores/shared.ts
+var shared = __nccwpck_require__(56474);
+;// CONCATENATED MODULE: ./src/adapters/stores/git-slot-store.ts
 /**
- * A checkout that persisted its token: `actions/checkout` writes the token into `.git/config` (up to
- * v5) or into a file under RUNNER_TEMP that `.git/config` includes (v6 on), unless told
- * `persist-credentials: false`, and the agent can read both. The controller never needs it there (it
- * hands its token to git at push time), so it takes both out before any command of the project runs,
- * and says how to stop them being written.
+ * The slots record (`queue.json`) at the top of the `git` store's branch, beside the loops' folders.
+ * A change reads the record and the loops' statuses (their `loop-state.json`) at the branch's tip,
+ * commits the new record on that tip and pushes it under a lease on the tip it read: when another job
+ * moved the branch (a loop's save, another change of the record), the change runs again on the new tip.
+ * So every version of `queue.json` in the branch's history is one rule applied to the version before.
  */
 
 
-/** Local config keys through which a persisted token reaches git. */
-const CREDENTIAL_KEYS = /^(http\..*\.extraheader|includeif\..*\.path|include\.path|credential\..*)$/i;
-/** What a credentials file the checkout wrote holds: an auth header for git's HTTP requests. */
-const CREDENTIAL_CONTENT = /extraheader|authorization:/i;
+
+
+
+
+const SLOTS_FILE = 'queue.json';
+const ATTEMPTS = 20;
+class GitSlotStore {
+    options;
+    branch;
+    remote;
+    constructor(options) {
+        this.options = options;
+        this.remote = options.remote ?? 'origin';
+        this.branch = new remote_branch/* RemoteBranch */.t({
+            repoDir: options.repoDir,
+            remote: this.remote,
+            branch: options.branch ?? 'loop-state',
+            identity: options.identity,
+            token: options.token,
+            workDir: options.workDir,
+        });
+    }
+    describe() {
+        return `git branch ${this.branch.name} of ${this.remote}, file ${SLOTS_FILE}`;
+    }
+    /** The record at the branch's tip (empty before the first change): a read, nothing written. */
+    async current() {
+        const tip = await this.branch.fetch();
+        return tip.commit ? this.read(tip.commit) : EMPTY_SLOTS;
+    }
+    async update(loops, change) {
+        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+            const tip = await this.branch.fetch();
+            const record = tip.commit ? await this.read(tip.commit) : EMPTY_SLOTS;
+            const statuses = tip.commit ? await this.statuses(tip.commit, loopsNamed(record, loops)) : new Map();
+            const changed = change(record, statuses);
+            if (JSON.stringify(changed.record) === JSON.stringify(record))
+                return changed.result;
+            const commit = await this.branch.commit(tip.commit, new Map([[SLOTS_FILE, `${JSON.stringify(changed.record, null, 2)}\n`]]), [], `slots: ${changed.record.running.length} running, ${changed.record.queued.length} queued${this.options.by ? ` (${this.options.by})` : ''}`);
+            if (await this.branch.push(commit, tip.commit))
+                return changed.result;
+            // Another job moved the branch: a short, growing, jittered pause keeps racing jobs from colliding again.
+            await (0,external_node_timers_promises_.setTimeout)(Math.min(2000, 25 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+        }
+        throw new SlotStoreBusyError(`${SLOTS_FILE} on ${this.branch.name}: the branch kept moving through ${ATTEMPTS} attempts; nothing was changed`);
+    }
+    async read(commit) {
+        const text = await this.branch.readFile(commit, SLOTS_FILE);
+        if (text === null)
+            return EMPTY_SLOTS;
+        const parsed = parseSlotsRecord(text);
+        if ('problem' in parsed) {
+            throw new Error(`${this.branch.name}:${SLOTS_FILE} is not a valid slots record (${parsed.problem}); fix or delete it (it is never overwritten)`);
+        }
+        return parsed.record;
+    }
+    /** The statuses the loops' states give at `commit` (a state that cannot be read gives none). */
+    async statuses(commit, loopIds) {
+        const statuses = new Map();
+        for (const loopId of loopIds) {
+            const text = await this.branch.readFile(commit, `${(0,shared/* loopFolder */.bI)(loopId)}/${shared/* STATE_FILE */.bv}`);
+            if (text === null)
+                continue;
+            try {
+                const status = JSON.parse(text).status;
+                if (domain_stages/* LOOP_STATUSES */.gw.includes(status))
+                    statuses.set(loopId, status);
+            }
+            catch {
+                // An unreadable state is the git store's to quarantine; here the loop counts as not started.
+            }
+        }
+        return statuses;
+    }
+}
+
+// EXTERNAL MODULE: ./src/adapters/stores/git-store.ts
+var git_store = __nccwpck_require__(85667);
+;// CONCATENATED MODULE: ./src/app/slots.ts
 /**
- * The files the repository's config includes that hold credentials: unsetting the include hides them
- * from git, but the agent can still read the file itself, so it goes too.
+ * Many loops at once, as use cases over the slots record (`domain/slots.ts`, kept by a `SlotStore`):
+ * a job asks for a slot before its loop runs, the job that ends or stops a loop gives the slot back,
+ * and the loops a change admits are started (their next job dispatched). A loop whose job could not be
+ * dispatched goes back to the head of the line, so it is never admitted without a job to run it.
  */
-async function includedCredentialFiles(git) {
-    const listed = await git.exec(['config', '--local', '--get-regexp', '^(includeif\\..*|include)\\.path$'], {
-        allowFailure: true,
+
+/** The job of `request.loopId` asks to run; loops the same change admitted are started. */
+async function askForSlot(request, limit, deps) {
+    const at = deps.clock.now().toISOString();
+    const outcome = await deps.slots.update([request.loopId, ...request.dependsOn], (record, statuses) => {
+        const changed = requestSlot(record, { ...request, at }, statuses, limit);
+        return { record: changed.record, result: { verdict: changed.verdict, started: changed.started } };
     });
-    if (listed.exitCode !== 0)
-        return [];
-    const files = [];
-    for (const line of listed.stdout.split('\n')) {
-        const path = line.slice(line.indexOf(' ') + 1).trim();
-        if (!line.includes(' ') || !(0,external_node_path_.isAbsolute)(path))
-            continue;
-        const text = await (0,promises_.readFile)(path, 'utf8').catch(() => '');
-        if (CREDENTIAL_CONTENT.test(text))
-            files.push(path);
-    }
-    return files;
+    await startAdmitted(outcome.started, deps);
+    return outcome.verdict;
 }
-/** Removes persisted credentials from the repository's own config and the files it includes; returns what went. */
-async function removePersistedCredentials(git, logger) {
-    for (const file of await includedCredentialFiles(git)) {
-        await (0,promises_.rm)(file, { force: true });
-        logger.warning(`The checkout left a credentials file the agent could read (${file}); it was removed for this job.`);
-    }
-    const listed = await git.exec(['config', '--local', '--name-only', '--list'], { allowFailure: true });
-    if (listed.exitCode !== 0)
-        return [];
-    const keys = [...new Set(listed.stdout.split('\n').filter((key) => CREDENTIAL_KEYS.test(key.trim())))];
-    for (const key of keys)
-        await git.exec(['config', '--local', '--unset-all', key.trim()], { allowFailure: true });
-    if (keys.length > 0) {
-        logger.warning(`The checkout left credentials in .git/config (${keys.join(', ')}), where the agent could read them; they were removed for this job. Check out with \`persist-credentials: false\`: loop-controller gives its token to git push alone.`);
-    }
-    return keys;
+/**
+ * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
+ * place. Returns them, and the loops still in line with where each stands now (their comments are to
+ * say so: a new place, or a dependency that ended short of COMPLETE).
+ */
+async function giveBackSlot(loopId, limit, deps) {
+    const at = deps.clock.now().toISOString();
+    const outcome = await deps.slots.update([loopId], (record, statuses) => {
+        const changed = releaseSlot(record, loopId, statuses, limit, at);
+        const inLine = changed.record.queued.flatMap((entry) => {
+            const wait = queueWait(changed.record, entry.loopId, statuses, limit);
+            return wait ? [{ loopId: entry.loopId, wait }] : [];
+        });
+        return { record: changed.record, result: { started: changed.started, released: changed.released, inLine } };
+    });
+    const started = await startAdmitted(outcome.started, deps);
+    return { started, inLine: outcome.inLine, released: outcome.released };
 }
+/** Dispatches each admitted loop; one that fails goes back to the head of the line. Returns those started. */
+async function startAdmitted(entries, deps) {
+    const started = [];
+    for (const entry of entries) {
+        try {
+            await deps.start(entry);
+            started.push(entry);
+            deps.logger.info(`Loop ${entry.loopId} was admitted and its first job dispatched.`);
+        }
+        catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            deps.logger.warning(`Loop ${entry.loopId} was admitted but its job could not be dispatched (${message}); it goes back to the head of the queue.`);
+            await deps.slots.update([], (record) => ({ record: requeue(record, entry), result: undefined }));
+        }
+    }
+    return started;
+}
+
+;// CONCATENATED MODULE: ./src/domain/depends-on.ts
+/**
+ * `depends-on`: the issues whose loops must be COMPLETE before a loop starts, from the loop config
+ * (`depends-on: [12, 15]`) or from a `depends-on: #12, #15` line in the body of the issue the loop
+ * starts from. Anyone who can open an issue wrote that body, so the line is read as untrusted text:
+ * issue numbers only, at most ten; anything else is refused with a message that quotes what was
+ * found. Pure.
+ */
+/** The most dependencies a loop may have. */
+const MAX_DEPENDENCIES = 10;
+/** The loop id of the loop an issue starts (the action's default for an `issues` event). */
+function loopOfIssue(issue) {
+    return `issue-${issue}`;
+}
+const LINE = /^[ \t]*depends-on[ \t]*:(.*)$/gim;
+const MAX_SHOWN = 80;
+/**
+ * The `depends-on:` line of an issue body. A body without one depends on nothing; a body with two, or
+ * a line holding anything but issue numbers (`#12`, `12`, separated by commas or spaces), is refused.
+ */
+function parseDependsOnLine(body, issue) {
+    const lines = [...body.replace(/\r\n?/g, '\n').matchAll(LINE)];
+    if (lines.length === 0)
+        return { kind: 'none' };
+    if (lines.length > 1) {
+        return {
+            kind: 'refused',
+            message: `the body of issue #${issue} has ${lines.length} 'depends-on:' lines; expected one`,
+        };
+    }
+    const value = (lines[0]?.[1] ?? '').trim();
+    const parts = value.split(/[\s,]+/).filter(Boolean);
+    const bad = parts.find((part) => !/^#?[1-9][0-9]{0,9}$/.test(part));
+    if (parts.length === 0 || bad !== undefined) {
+        const shown = value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value;
+        return {
+            kind: 'refused',
+            message: `the 'depends-on:' line in the body of issue #${issue} must list issue numbers such as '#12, #15'; got ${JSON.stringify(shown)}${bad !== undefined ? ` (${JSON.stringify(bad.slice(0, 20))} is no issue number)` : ''}`,
+        };
+    }
+    const issues = [...new Set(parts.map((part) => Number(part.replace('#', ''))))];
+    return checkDependencies(issues, issue, `the 'depends-on:' line in the body of issue #${issue}`);
+}
+/** The dependencies from the config and the issue body together, checked: ten at most, never the loop's own issue. */
+function checkDependencies(issues, ownIssue, where) {
+    const unique = [...new Set(issues)];
+    if (unique.length > MAX_DEPENDENCIES) {
+        return {
+            kind: 'refused',
+            message: `${where} names ${unique.length} issues; expected at most ${MAX_DEPENDENCIES}`,
+        };
+    }
+    if (ownIssue !== null && unique.includes(ownIssue)) {
+        return { kind: 'refused', message: `${where} names issue #${ownIssue} itself; a loop cannot wait for itself` };
+    }
+    return unique.length === 0 ? { kind: 'none' } : { kind: 'issues', issues: unique };
+}
+/** How a loop is named to people: `#12` for the loop of issue 12, else its id in backticks. */
+function nameOfLoop(loopId) {
+    const issue = /^issue-([1-9][0-9]*)$/.exec(loopId)?.[1];
+    return issue ? `#${issue}` : `\`${loopId}\``;
+}
+
+;// CONCATENATED MODULE: ./src/version.ts
+/** The version of loop-controller, named in messages (e.g. when a state is from a newer version). */
+const version_VERSION = '1.0.0';
+
+;// CONCATENATED MODULE: ./src/action/commit-identity.ts
+/** The identity of the loop's commits (passed per command, never written to git config). */
+const COMMIT_IDENTITY = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com',
+};
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/frames.ts
 /**
@@ -37105,7 +38549,7 @@ const TRIGGERS = [
     ].flatMap((ext) => [`.${ext}\n`, `.${ext}:`, `.${ext}(`]),
 ];
 const tables = new WeakMap();
-const encoder = new TextEncoder();
+const scan_tables_encoder = new TextEncoder();
 /** The scan tables of a library: every literal in one Aho-Corasick automaton, locations deduplicated. */
 function scanTablesFor(library) {
     const cached = tables.get(library);
@@ -37156,7 +38600,7 @@ function scanTablesFor(library) {
         return index;
     }));
     const table = {
-        scanner: new LiteralScanner([...literalIds.keys()].map((literal) => encoder.encode(literal))),
+        scanner: new LiteralScanner([...literalIds.keys()].map((literal) => scan_tables_encoder.encode(literal))),
         literalMatchers,
         matchers,
         regexMatchers: matchers.flatMap((m, i) => (m.signal.regex ? [i] : [])),
@@ -37660,6 +39104,11 @@ const ADVICE = {
         'The diff since the baseline, near the failing test.',
         'Revert the change that broke it and redo it.',
     ],
+    infrastructure: [
+        'A shard of a sharded check was killed or cancelled before it reported.',
+        "The shard's log and the runner's memory, time and cancellation limits.",
+        'Give the shards more memory or time, or split the suite into more shards.',
+    ],
 };
 /** Builds the dead letter for a failure whose retry budget is spent. */
 function buildDeadLetter(input) {
@@ -37915,6 +39364,241 @@ function renderLessons(lessons) {
         lines.push('');
     }
     return lines;
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/package-scripts.ts
+/**
+ * The verifier often is a `package.json` script (`npm test`): a work command that rewrites the script
+ * rewrites the verifier. Scripts that existed before and were changed or removed are findings; scripts
+ * added are not (a project gains scripts as it grows). Pure.
+ */
+/** A script that cannot fail: `exit 0`, `true`, `:`, an `echo`, nothing, or anything `|| true`. */
+const CANNOT_FAIL = /^\s*(?:exit\s+0|true|:|echo\b[^;&|]*)?\s*$|\|\|\s*(?:true|exit\s+0|:)\s*$/;
+/** The findings for one `package.json` changed from `before` to `after` (empty when either is not JSON). */
+function packageScriptChanges(before, after) {
+    const old = scriptsOf(before);
+    const now = scriptsOf(after);
+    if (old === null || now === null)
+        return [];
+    const findings = [];
+    for (const [name, command] of Object.entries(old)) {
+        const replaced = now[name];
+        if (replaced === undefined)
+            findings.push(`script '${name}' removed (was ${quote(command)})`);
+        else if (replaced !== command) {
+            const neutered = CANNOT_FAIL.test(replaced) && !CANNOT_FAIL.test(command) ? ', which can no longer fail' : '';
+            findings.push(`script '${name}' changed from ${quote(command)} to ${quote(replaced)}${neutered}`);
+        }
+    }
+    return findings;
+}
+/** The `scripts` of a package.json text (non-string values left out), or null when it does not parse. */
+function scriptsOf(text) {
+    let parsed;
+    try {
+        parsed = JSON.parse(text);
+    }
+    catch {
+        return null;
+    }
+    if (typeof parsed !== 'object' || parsed === null)
+        return null;
+    const scripts = parsed.scripts;
+    if (typeof scripts !== 'object' || scripts === null)
+        return {};
+    return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === 'string'));
+}
+function quote(command) {
+    return `'${command.length > 80 ? `${command.slice(0, 77)}...` : command}'`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/test-weakening.ts
+/**
+ * How tests assert and skip in each language the analysis knows, for the verifier-gaming guard: a test
+ * file that loses assertions, gains skips or exits 0 before its assertions is a weakened test. Pure.
+ */
+/** Where a shell word starts a command: a line's start, after a separator, or after a keyword. */
+const SHELL_COMMAND = String.raw `(?:^|[;&|({!]|\b(?:if|then|else|elif|while|until|do)\b)[ \t]*`;
+const TEST_LANGUAGES = [
+    {
+        name: 'Python',
+        source: /\.py$/,
+        testFiles: ['**/test_*.py', '**/*_test.py'],
+        assertions: /^[ \t]*assert\b(?![ \t(]*(?:True|1)[ \t)]*(?:[,#]|$))|\.assert(?:[A-Z]|_)\w*\s*\(|\bpytest\.raises\s*\(/gm,
+        skips: /@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail|importorskip)\s*\(|@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\.skipTest\s*\(/g,
+    },
+    {
+        name: 'Go',
+        source: /\.go$/,
+        testFiles: ['**/*_test.go'],
+        // The conventional receivers only: `err.Error()` is no assertion.
+        assertions: /\b(?:t|b|f|tb|tt)\.(?:Errorf?|Fatalf?|Fail|FailNow)\s*\(|\b(?:assert|require)\.[A-Z]\w*\s*\(/g,
+        skips: /\b(?:t|b|f|tb|tt)\.(?:Skip|Skipf|SkipNow)\s*\(/g,
+    },
+    {
+        name: 'shell',
+        source: /\.(?:sh|bash|bats)$/,
+        testFiles: ['**/*.bats', '**/test/**/*.sh', '**/tests/**/*.sh', '**/*_test.sh', '**/test_*.sh'],
+        assertions: new RegExp(`${SHELL_COMMAND}(?:test|\\[\\[?|assert(?:_\\w+)?|refute(?:_\\w+)?)(?=[ \\t]|$)`, 'gm'),
+        skips: new RegExp(`${SHELL_COMMAND}skip\\b`, 'gm'),
+        earlyExits: new RegExp(`${SHELL_COMMAND}exit[ \\t]+0\\b`, 'gm'),
+    },
+    {
+        // Any other file: JavaScript and TypeScript, and the skips of other runners (Rust, Java).
+        name: 'JavaScript',
+        source: /(?:)/,
+        testFiles: ['**/*.test.*', '**/*.spec.*', '**/test/**', '**/tests/**', '**/__tests__/**'],
+        assertions: /\bexpect\s*\(|\bassert(?:\.\w+|_\w+)?\s*[(.]|\bassert\s+\S|\.should\b|\bshould\.\w/g,
+        skips: /\.skip\s*\(|\bx(?:it|describe|test)\s*\(|\btest\.todo\s*\(|\bit\.todo\s*\(|@pytest\.mark\.(?:skip|xfail)\b|\bt\.Skip(?:Now|f)?\s*\(|#\[ignore\]|@Disabled\b|@Ignore\b|\bpytest\.skip\s*\(/g,
+    },
+];
+/** The test files the guard reads when `protect.test-files` names none: every language's. */
+const DEFAULT_TEST_FILES = [...new Set(TEST_LANGUAGES.flatMap((l) => l.testFiles))];
+function languageOf(path) {
+    return TEST_LANGUAGES.find((language) => language.source.test(path));
+}
+/** The assertions in a test file's text (`null`: absent) that can fail. */
+function countAssertions(path, text) {
+    return test_weakening_count(text, languageOf(path).assertions);
+}
+/** How a test file was weakened from `before` to `after` (both present and read), as reasons. */
+function testWeakening(path, before, after) {
+    const language = languageOf(path);
+    const reasons = [];
+    const assertionsBefore = test_weakening_count(before, language.assertions);
+    const assertionsAfter = test_weakening_count(after, language.assertions);
+    if (assertionsAfter < assertionsBefore) {
+        reasons.push(`test file lost assertions (${assertionsBefore} -> ${assertionsAfter})`);
+    }
+    const skipsBefore = test_weakening_count(before, language.skips);
+    const skipsAfter = test_weakening_count(after, language.skips);
+    if (skipsAfter > skipsBefore)
+        reasons.push(`test file gained skips (${skipsBefore} -> ${skipsAfter})`);
+    if (language.earlyExits) {
+        const exitsBefore = earlyExits(before, language);
+        const exitsAfter = earlyExits(after, language);
+        if (exitsAfter > exitsBefore) {
+            reasons.push(`test file gained an exit 0 before its assertions (${exitsBefore} -> ${exitsAfter})`);
+        }
+    }
+    return reasons;
+}
+/** Exits that some assertion follows: each one passes a test without running what comes after it. */
+function earlyExits(text, language) {
+    if (!language.earlyExits)
+        return 0;
+    const assertionAt = [...text.matchAll(language.assertions)].map((m) => m.index);
+    const lastAssertion = Math.max(-1, ...assertionAt);
+    return [...text.matchAll(language.earlyExits)].filter((m) => m.index < lastAssertion).length;
+}
+function test_weakening_count(text, pattern) {
+    if (text === null)
+        return 0;
+    return text.match(pattern)?.length ?? 0;
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/guard.ts
+/**
+ * The verifier-gaming guard: changes by the work command to protected paths, and
+ * test files that lose assertions or gain skips (each language's forms: test-weakening.ts), are flagged
+ * with exactly what changed. Pure.
+ */
+
+
+/** Flags changes to protected paths, and test files that lose assertions or gain skips. */
+function inspectProtectedChanges(changes, rules) {
+    const findings = [];
+    for (const change of changes) {
+        const path = change.path.replace(/^\.\//, '');
+        const action = change.before === null ? 'created' : change.after === null ? 'deleted' : 'modified';
+        const protectedBy = rules.protectedGlobs.find((glob) => matchGlob(glob, path));
+        // Only changed paths are handed in: an unreadable side cannot be compared, so it counts as changed.
+        if (protectedBy !== undefined && (change.unreadable || change.before !== change.after)) {
+            const what = `${change.ignored ? 'ignored file on a ' : ''}protected path ${action}${unreadableNote(change)}`;
+            findings.push({ path, reason: `${what} (matches '${protectedBy}')` });
+            continue;
+        }
+        if (/(?:^|\/)package\.json$/.test(path) && change.before !== null && change.after !== null) {
+            for (const reason of packageScriptChanges(change.before, change.after))
+                findings.push({ path, reason });
+        }
+        if (!rules.testGlobs.some((glob) => matchGlob(glob, path)))
+            continue;
+        if (change.unreadable?.before)
+            continue;
+        if (change.unreadable?.after) {
+            const assertions = countAssertions(path, change.before);
+            if (assertions > 0) {
+                findings.push({
+                    path,
+                    reason: `test file with ${assertions} assertion(s) became ${describe(change.unreadable.after)}`,
+                });
+            }
+            continue;
+        }
+        if (change.after === null) {
+            const assertions = countAssertions(path, change.before);
+            if (assertions > 0)
+                findings.push({ path, reason: `test file deleted with ${assertions} assertion(s)` });
+            continue;
+        }
+        for (const reason of testWeakening(path, change.before ?? '', change.after))
+            findings.push({ path, reason });
+    }
+    return findings;
+}
+function describe(unreadable) {
+    return unreadable === 'binary' ? 'binary' : 'too large to read';
+}
+function unreadableNote(change) {
+    const side = change.unreadable?.after ?? change.unreadable?.before;
+    return side ? ` (${describe(side)}, not compared line by line)` : '';
+}
+/**
+ * Whether `path` matches `glob`: `**` matches any number of path segments (including none), `*` any
+ * characters but `/`, `?` one character but `/`; everything else is literal. Paths use `/`.
+ */
+function matchGlob(glob, path) {
+    const normalised = path.replace(/\\/g, '/').replace(/^\.\//, '');
+    return globToRegExp(glob).test(normalised);
+}
+const compiledGlobs = new Map();
+function globToRegExp(glob) {
+    const cached = compiledGlobs.get(glob);
+    if (cached)
+        return cached;
+    let source = '^';
+    const pattern = glob.replace(/^\.\//, '');
+    for (let i = 0; i < pattern.length; i++) {
+        const c = pattern[i];
+        if (c === '*' && pattern[i + 1] === '*') {
+            const atSegmentStart = i === 0 || pattern[i - 1] === '/';
+            const atSegmentEnd = i + 2 === pattern.length || pattern[i + 2] === '/';
+            if (atSegmentStart && atSegmentEnd) {
+                if (pattern[i + 2] === '/') {
+                    source += '(?:[^/]*/)*';
+                    i += 2;
+                }
+                else {
+                    source += '.*';
+                    i += 1;
+                }
+                continue;
+            }
+            source += '[^/]*';
+            i += 1;
+        }
+        else if (c === '*')
+            source += '[^/]*';
+        else if (c === '?')
+            source += '[^/]';
+        else
+            source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    }
+    const regex = new RegExp(`${source}$`);
+    if (compiledGlobs.size < 1000)
+        compiledGlobs.set(glob, regex);
+    return regex;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/junit.ts
@@ -44803,6 +46487,7 @@ const DEFAULT_PATTERNS = [
     { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S+(\\s+[\\d.]+m?s|\\s+>\\s.*)?$/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/", "/Interrupted: \\d+ errors? during collection/", "There were failing tests", "/^\\S+ > .+ FAILED$/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s+(?P<file>/\\S+\\.go):(?P<line>\\d+)(?: \\+0x[0-9a-f]+)?$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass.", "outranks": ["build-error"] },
     { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated", "make: *** ", "[build failed]", "Compilation failed; see the compiler error output", "FAILURE: Build failed with an exception", "main module", "* What went wrong:", "Build file '", "Execution failed for task", "The build could not read", "problems were encountered while processing the POMs"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]", "/^make(\\[\\d+\\])?: \\*\\*\\* \\[\\S+:\\d+: .+\\] Error [1-9]\\d*$/", "/^make(\\[\\d+\\])?: \\*\\*\\* No rule to make target/", "/^(vet: )?\\S+\\.go:\\d+:\\d+: (.+ declared (but|and) not used|.*imported and not used|missing return|too many arguments in call|not enough arguments in call|invalid operation: |.+ redeclared in this block|(too many|not enough) return values|(too many|not enough) arguments to return|assignment mismatch: |\\S+ undefined \\(type .* has no (field or method|method) |cannot assign to |no new variables on left side of :=|non-name .* on left side of :=|invalid recursive type|missing function body|non-boolean condition in |cannot range over |\\S+ is not a type|\\S+ \\(.*\\) is not used|invalid argument: |cannot call non-function |duplicate case |label \\S+ defined and not used|(break|continue) is not in a loop|first argument to append must be )/", "/^go: (go\\.mod file not found|cannot find main module)/", "/directory prefix \\S+ does not contain main module/", "Compilation failed; see the compiler error output", "Non-parseable POM", "Non-readable POM", "there is no POM in this directory", "MissingProjectException", "/A problem occurred (evaluating|configuring) (root )?project/"], "kinds": ["build", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^make(?:\\[\\d+\\])?: \\*\\*\\* (?P<message>\\[(?P<file>[^\\s:\\]]+):(?P<line>\\d+): .*)$", "^Build file '(?P<file>[^']+)' line: (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
     { "id": "regression-detected", "description": "A check (or a single test) that passed in the baseline fails now. Set by the controller.", "signals": ["regression-detected"], "anchors": ["/^regression-detected: /"], "kinds": [], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": [], "hint": "Something that worked before the loop's changes broke; diff against the baseline." },
+    { "id": "infrastructure", "description": "A shard of a sharded check gave no verdict (killed by a signal, cancelled, its job timed out or never reported). Set by the controller, whose line the check's excerpt carries; never a pass.", "signals": ["loop-controller: no verdict from"], "anchors": ["/^loop-controller: no verdict from \\S+ shard \\d+\\/\\d+: /"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "The runner lost a shard, not the code; run the checks again, and hand it to a person if it keeps happening.", "outranks": ["test-failure", "build-error", "timeout"] },
 ];
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/pattern-config.ts
@@ -45079,450 +46764,19 @@ function tallyRegressions(tally, now) {
 
 
 
-;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
-function attemptStrategy(decision) {
-    return decision.kind === 'RETRY' ? decision.strategy : null;
-}
-/** How a record names it. */
-function strategyLabel(strategy) {
-    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
-}
-
-;// CONCATENATED MODULE: ./src/domain/code-context/render.ts
-function renderCodeSections(context, fence) {
-    const lines = [];
-    if (context.attempt > 1 && context.contextAdded.length > 0) {
-        lines.push(`## Added for attempt ${context.attempt} (not shown before)`, '');
-        for (const added of context.contextAdded)
-            lines.push(`- ${added}`);
-        lines.push('');
-    }
-    if (context.codeContext.length > 0) {
-        lines.push('## Code around the failure', '');
-        for (const snippet of context.codeContext) {
-            lines.push(`\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}${snippet.why ? ` (${snippet.why})` : ''}:`, '', '```', fence(snippet.text), '```', '');
-        }
-    }
-    const changes = context.changes;
-    if (changes && changes.diff.trim() !== '') {
-        lines.push(`## What changed ${changes.since}`, '', '```diff', fence(changes.diff.trimEnd()), '```', '');
-    }
-    else if (changes) {
-        lines.push(`## What changed ${changes.since}`, '', 'No source file changed: the failure is older than that.', '');
-    }
-    if (context.contextCut.length > 0) {
-        lines.push('Left out to keep the prompt small:', '');
-        for (const cut of context.contextCut)
-            lines.push(`- ${cut}`);
-        lines.push('');
-    }
-    return lines;
-}
-
-;// CONCATENATED MODULE: ./src/domain/work-context.ts
+;// CONCATENATED MODULE: ./src/domain/isolation.ts
 /**
- * What the work command is told (the work command contract, README "Work command contract"):
- * the same content as markdown (`LOOP_PROMPT_FILE`) and JSON (`LOOP_CONTEXT_FILE`). Pure.
+ * How the project's commands (the agent, checks, fixes, install, tasks) are kept from the controller's
+ * own processes, whose environment holds the job's tokens: a command of the same user could otherwise
+ * read `/proc/<controller>/environ`. Pure: the names, and what a person is told.
  */
-
-
-
-const STRATEGY_HINTS = {
-    // The work runs on auto_fix only when no fix command covered the failure: it is the agent's to fix.
-    auto_fix: "A tool could fix this failure (a formatter, a linter's fix mode), but no fix command of the loop covered it: fix it yourself, with the tool's own fix mode where the project has one.",
-    context_expand: 'Read the code around each location below before changing anything; the failure is about how this code fits with the code it calls or is called by.',
-    analyze_then_fix: 'Find the root cause first: read the failure and the code around it, say what is wrong, then make the smallest change that fixes it. Do not weaken or skip tests.',
-    dependency_check: 'A module or command is missing. Check the import path or package name; install or declare the dependency, or fix the path.',
-    retry_with_backoff: 'The failure looked transient; the checks are re-run unchanged.',
-    escalate: 'This failure needs a person.',
-};
-/** The hint for a strategy, with the pattern's own hint when it has one. */
-function strategyHint(strategy, patternHint) {
-    const base = strategy ? STRATEGY_HINTS[strategy] : 'Work toward the goal; the checks below judge the result.';
-    return patternHint ? `${base} ${patternHint}` : base;
-}
-function buildWorkContext(input) {
-    const { state } = input;
-    const found = input.failures.find((f) => f.strategy !== 'auto_fix') ?? input.failures[0] ?? null;
-    // The failure this attempt addresses carries the attempt's strategy, not only its pattern's proposal.
-    const primary = found && input.strategy ? { ...found, strategy: input.strategy } : found;
-    const failures = input.failures.map((f) => (f === found && primary ? primary : f));
-    return {
-        loopId: state.loopId,
-        goal: state.goal,
-        task: state.task ?? null,
-        iteration: state.iteration,
-        maxIterations: state.maxIterations,
-        stage: input.stage,
-        capability: input.capability,
-        strategy: input.strategy,
-        hint: strategyHint(input.strategy, primary?.hint),
-        failure: primary,
-        failures,
-        tried: state.failures.tried.map((t) => ({ ...t })),
-        lessons: primary
-            ? lessonsFor({ pattern: primary.pattern, signature: primary.signature, file: primary.locations[0]?.file }, input.deadLetters ?? [])
-            : [],
-        codeContext: input.selection?.snippets ?? input.codeContext,
-        attempt: input.selection?.level ?? 1,
-        contextAdded: input.selection?.added ?? [],
-        contextCut: input.selection?.cut ?? [],
-        changes: input.selection?.changes ?? null,
-        session: state.session ?? null,
-    };
-}
-/** The markdown prompt: goal, stage, capability, the failure analysis, the hint, what was tried, code. */
-function renderPrompt(context) {
-    const lines = [];
-    lines.push(`# Goal`, '', context.goal, '');
-    if (context.task)
-        lines.push(...(0,loop_task/* renderTask */.eK)(context.task));
-    lines.push(`Loop \`${context.loopId}\` · iteration ${context.iteration} of ${context.maxIterations} · stage ${context.stage}` +
-        (context.capability ? ` · capability \`${context.capability}\`` : ''), '');
-    if (context.strategy)
-        lines.push(`## Strategy: \`${context.strategy}\``, '', context.hint, '');
-    if (context.failure) {
-        const f = context.failure;
-        lines.push('## What failed', '');
-        if (f.kind === 'task') {
-            lines.push(`The stage task \`${f.check.replace(/^task:/, '')}\` is not done: its command, run after your work, failed. Do what it checks for.`, '');
-        }
-        else
-            lines.push(`The check \`${f.check}\` (${f.kind}) failed: ${describePattern(f)}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`, '');
-        for (const location of f.locations.slice(0, 20))
-            lines.push(`- ${work_context_formatLocation(location)}`);
-        if (f.locations.length > 0)
-            lines.push('');
-        if (f.excerpt)
-            lines.push('```text', fence(f.excerpt), '```', '');
-        const others = context.failures.filter((other) => other !== f);
-        if (others.length > 0) {
-            lines.push('Other failing checks:', '');
-            for (const other of others) {
-                lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${work_context_formatLocation(other.locations[0])}` : ''}`);
-            }
-            lines.push('');
-        }
-    }
-    else {
-        lines.push('## Status', '', 'No check is failing right now. Work toward the goal.', '');
-    }
-    lines.push(...renderLessons(context.lessons));
-    if (context.tried.length > 0) {
-        lines.push('## Already tried (do not repeat)', '');
-        for (const [i, t] of context.tried.entries())
-            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
-        lines.push('');
-    }
-    lines.push(...renderCodeSections(context, fence));
-    lines.push('## Rules', '', '- The verification matrix decides when the work is done, not you. Do not edit the loop config, the pattern file, workflows, or weaken tests.', '- If you need a person (a decision, access, an unclear requirement), print a line starting with `BLOCKED:` and the question, and exit 3.', '');
-    return lines.join('\n');
-}
-/** The failure's pattern and confidence; the controller's own `regression-detected` is certain, so no score. */
-function describePattern(failure) {
-    if (!failure.pattern)
-        return 'no known pattern';
-    if (failure.pattern === 'regression-detected')
-        return '`regression-detected` (no other pattern matched)';
-    return `\`${failure.pattern}\` (confidence ${(failure.confidence ?? 0).toFixed(2)})`;
-}
-function work_context_formatLocation(location) {
-    const position = location.line ? `:${location.line}${location.column ? `:${location.column}` : ''}` : '';
-    return `${location.file}${position}${location.message ? ` ${location.message}` : ''}`;
-}
-function fence(text) {
-    return text.replace(/```/g, '`\u200b``');
-}
-/** Which lines to show around each location: ±50 lines, merged per file, at most `maxSnippets`. */
-function contextWindows(locations, radius = 50, maxSnippets = 4) {
-    const windows = [];
-    for (const location of locations) {
-        if (!location.line)
-            continue;
-        const start = Math.max(1, location.line - radius);
-        const end = location.line + radius;
-        const overlapping = windows.find((w) => w.file === location.file && start <= w.endLine && end >= w.startLine);
-        if (overlapping) {
-            overlapping.startLine = Math.min(overlapping.startLine, start);
-            overlapping.endLine = Math.max(overlapping.endLine, end);
-        }
-        else if (windows.length < maxSnippets) {
-            windows.push({ file: location.file, startLine: start, endLine: end });
-        }
-    }
-    return windows;
-}
-
-;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
-
-
-const OUTPUT_LIMIT = 6000;
-function renderIterationMarkdown(input) {
-    const { state, decision } = input;
-    const lines = [
-        `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
-        '',
-        `- **Decision:** ${decision.kind}: ${decision.reason}`,
-        `- **Strategy:** ${strategyLabel(attemptStrategy(decision))}`,
-        `- **Stage now:** ${state.stage} · status ${state.status}`,
-        `- **Next:** ${input.next.kind}${nextStrategy(input.next)}: ${input.next.reason}`,
-    ];
-    if (input.work) {
-        lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
-    }
-    else {
-        lines.push('- **Work command:** not run (the strategy needed no agent)');
-    }
-    if (input.commit)
-        lines.push(`- **Checkpoint:** \`${input.commit}\``);
-    for (const refused of (state.refusedFromCommit ?? []).filter((r) => r.iteration === state.iteration)) {
-        lines.push(`- **Not committed:** \`${refused.path}\`: ${refused.reason}; ${refused.remedy}`);
-    }
-    if (input.baseline && input.baseline.failures.length > 0)
-        lines.push('', ...baselineSection(input.baseline));
-    lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
-    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
-    for (const { result } of input.checks) {
-        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
-    }
-    lines.push('');
-    for (const { result, output, analysis } of input.checks) {
-        if (!analysis)
-            continue;
-        lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
-        // The result's strategy, which the regression rule may have set: the same the table shows.
-        lines.push(`- signature \`${analysis.signature}\` · pattern's strategy \`${result.strategy ?? analysis.strategy}\``);
-        for (const location of analysis.locations.slice(0, 10))
-            lines.push(`- ${work_context_formatLocation(location)}`);
-        lines.push('', '```text', trimOutput(output), '```', '');
-    }
-    return `${lines.join('\n')}\n`;
-}
-function renderFinalMarkdown(input) {
-    const { state } = input;
-    const lines = [
-        `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
-        '',
-        `- **Goal:** ${state.goal}`,
-        `- **Why it ended:** ${input.reason}`,
-        `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
-        `- **Stage:** ${state.stage}`,
-        `- **Failures:** ${state.failures.total} in total`,
-        `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
-        `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
-    ];
-    if (input.deadLetter)
-        lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``);
-    if (state.failures.current) {
-        const f = state.failures.current;
-        lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```');
-    }
-    if (state.failures.tried.length > 0) {
-        lines.push('', '## What was tried', '');
-        for (const [i, t] of state.failures.tried.entries())
-            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
-    }
-    if (state.checkpoints.length > 0) {
-        lines.push('', '## Checkpoints', '');
-        for (const c of state.checkpoints)
-            lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`);
-    }
-    return `${lines.join('\n')}\n`;
-}
-function baselineSection(baseline) {
-    return [
-        '## Baseline',
-        '',
-        'Failing before any work:',
-        '',
-        ...baseline.failures.map((f) => `- ${describeFailure(f)}`),
-        '',
-        briefingLine(baseline),
-        '',
-    ];
-}
-/** A failing check in one line: its name, kind, pattern and first location. */
-function describeFailure(failure) {
-    const where = failure.locations[0] ? ` at ${work_context_formatLocation(failure.locations[0])}` : '';
-    return `\`${failure.check}\` (${failure.kind}): ${failure.pattern ?? 'no known pattern'}${where}`;
-}
-/** Which baseline failures the agent is told of and which the controller takes itself (its fix commands). */
-function briefingLine(baseline) {
-    const names = (checks) => checks.map((c) => `\`${c}\``).join(', ');
-    const told = baseline.toldAgent === null
-        ? 'none (the work did not run)'
-        : baseline.toldAgent.length > 0
-            ? names(baseline.toldAgent)
-            : 'none';
-    const fixed = baseline.fixedFirst.length > 0
-        ? ` · the controller fixes itself, with its fix command before the agent: ${names(baseline.fixedFirst)}`
-        : '';
-    return `The agent is told of: ${told}${fixed}`;
-}
-function nextStrategy(next) {
-    const strategy = attemptStrategy(next);
-    return strategy ? ` with ${strategyLabel(strategy)}` : '';
-}
-function seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
-}
-function trimOutput(output) {
-    const text = output.replace(/```/g, '`\u200b``');
-    if (text.length <= OUTPUT_LIMIT)
-        return text;
-    return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`;
-}
-
-;// CONCATENATED MODULE: ./src/app/iteration/audit.ts
-/**
- * Audit: the iteration's markdown record, and for a loop that ended, `final.md` (with a dead letter
- * for a loop that went BLOCKED on a failure).
- */
-
-
-
-
-
-/** Writes `iterations/<n>.md` and returns its path in the audit trail. */
-async function writeIterationRecord(run, record, next) {
-    const { deps, iteration } = run;
-    const markdown = renderIterationMarkdown({
-        state: record.state,
-        decision: run.decision,
-        next,
-        checks: record.checks.map((c) => ({
-            result: c.result,
-            output: displayText(c.outcome.result?.output ?? ''),
-            analysis: c.analysis,
-        })),
-        work: record.work,
-        diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
-        commit: record.commit,
-        // The iteration that measured the baseline says what failed and who was to fix what.
-        baseline: record.previousIsFresh
-            ? { failures: record.previous, ...(record.briefing ?? { fixedFirst: [], toldAgent: null }) }
-            : null,
-    });
-    await deps.audit.writeIteration(iteration, markdown);
-    return (0,external_node_path_.join)('iterations', `${iteration}.md`);
-}
-const ENDINGS = ['complete', 'blocked', 'capped', 'aborted'];
-/**
- * For a loop that has just ended: `final.md` (saying `reason`, why it ended), and a dead letter when it
- * went BLOCKED on a failure.
- */
-async function writeEnding(loopId, deps, kind, state, reason) {
-    if (!ENDINGS.includes(kind))
-        return;
-    let deadLetter;
-    if (kind === 'blocked' && state.failures.current) {
-        const input = {
-            loopId,
-            failure: state.failures.current,
-            history: state.failures.history,
-            tried: state.failures.tried,
-        };
-        const letter = buildDeadLetter(input);
-        const failing = state.lastVerification?.results.find((r) => r.name === state.failures.current?.check);
-        const record = deadLetterRecord(input, letter, failing?.locations[0]?.file ?? null);
-        await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined, `${JSON.stringify(record, null, 2)}\n`);
-        deadLetter = letter.signature;
-    }
-    await deps.audit.writeFinal(renderFinalMarkdown({ state, reason, deadLetter }));
-}
-/** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
-function candidateYaml(pattern) {
-    return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
-}
-
-// EXTERNAL MODULE: ./src/domain/git-errors.ts
-var git_errors = __nccwpck_require__(80818);
-;// CONCATENATED MODULE: ./src/app/loop-branch.ts
-/**
- * The loop's branch (`loop/<loop-id>`): checked out at the start of a job, pushed
- * at the end. A push the remote refuses as non-fast-forward is fetched, rebased and retried; a rebase
- * conflict is reported as `merge-conflict` for the loop to go BLOCKED. Never a force push.
- */
-
-function remoteRef(remote, branch) {
-    return `refs/remotes/${remote}/${branch}`;
-}
-/**
- * Checks out `branch`: at the remote's tip when it exists there (the loop's earlier work), else a new
- * branch at the current commit.
- */
-async function checkoutLoopBranch(git, branch, remote = 'origin') {
-    const fetched = await git.fetch(remote, `+refs/heads/${branch}:${remoteRef(remote, branch)}`);
-    if (fetched.ok) {
-        await git.checkoutBranch(branch, remoteRef(remote, branch));
-        return { created: false, head: await git.head() };
-    }
-    await git.checkoutBranch(branch, 'HEAD');
-    return { created: true, head: await git.head() };
-}
-/**
- * Pushes HEAD to `branch`. On a non-fast-forward rejection: fetch, rebase onto the remote branch, push
- * again, up to `attempts` times. A rebase conflict is aborted (the branch stays as it was) and returned
- * as `conflict` with the conflicting paths and git's words (which the `merge-conflict` pattern knows).
- */
-async function pushLoopBranch(git, options) {
-    const remote = options.remote ?? 'origin';
-    const attempts = options.attempts ?? 3;
-    const refspec = `HEAD:refs/heads/${options.branch}`;
-    let lastMessage = '';
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-        const result = await git.exec(['push', '--porcelain', remote, refspec], {
-            allowFailure: true,
-            ...(options.env ? { env: options.env } : {}),
-        });
-        if (result.exitCode === 0)
-            return { kind: 'pushed', attempts: attempt, head: await git.head() };
-        const text = `${result.stdout}\n${result.stderr}`;
-        lastMessage = text.trim();
-        if (!git_errors/* NON_FAST_FORWARD_SIGNS */.qA.some((sign) => sign.test(text))) {
-            return { kind: 'failed', attempts: attempt, message: lastMessage };
-        }
-        const fetched = await git.fetch(remote, `+refs/heads/${options.branch}:${remoteRef(remote, options.branch)}`);
-        if (!fetched.ok)
-            return { kind: 'failed', attempts: attempt, message: fetched.stderr.trim() || lastMessage };
-        const rebased = await git.rebase(remoteRef(remote, options.branch), options.identity);
-        if (!rebased.ok) {
-            if (rebased.conflict || git_errors/* CONFLICT_SIGNS */.EU.some((sign) => sign.test(rebased.stderr))) {
-                const paths = rebased.conflictPaths;
-                const lines = paths.map((path) => `CONFLICT (content): Merge conflict in ${path}`);
-                return {
-                    kind: 'conflict',
-                    attempts: attempt,
-                    paths,
-                    message: [...lines, `Automatic merge failed; ${options.branch} changed on the remote.`, rebased.stderr.trim()]
-                        .filter(Boolean)
-                        .join('\n'),
-                };
-            }
-            return { kind: 'failed', attempts: attempt, message: rebased.stderr.trim() };
-        }
-    }
-    return {
-        kind: 'failed',
-        attempts,
-        message: `The remote branch ${options.branch} kept moving; gave up after ${attempts} pushes. ${lastMessage}`,
-    };
-}
-/**
- * Git configuration, as environment variables, that makes a push use `token` on `serverUrl`
- * (`https://github.com`). The empty first value clears the header `actions/checkout` persisted, so
- * only this token is sent.
- */
-function pushAuthEnv(serverUrl, token) {
-    const key = `http.${serverUrl.replace(/\/+$/, '')}/.extraheader`;
-    const basic = Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64');
-    return {
-        GIT_CONFIG_COUNT: '2',
-        GIT_CONFIG_KEY_0: key,
-        GIT_CONFIG_VALUE_0: '',
-        GIT_CONFIG_KEY_1: key,
-        GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${basic}`,
-    };
+/** What a person may ask for: the strongest available (`auto`), a PID namespace or else refuse, or none. */
+const ISOLATION_MODES = ['auto', 'pid-namespace', 'none'];
+/** The line a summary or the CLI prints about it; loud when there is none. */
+function isolationLine(report) {
+    return report.level === 'pid-namespace'
+        ? `Isolation: the agent and the checks run in their own PID namespace with their own /proc and no capabilities (${report.how}); they cannot see the controller's processes or read its environment.`
+        : `⚠️ No isolation: the agent and the checks run as the controller's user and can read its environment (the job's tokens) through /proc (${report.how}). Use a runner with sudo or user namespaces, or run the agent in a job that holds no write token.`;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/annotations.ts
@@ -45589,195 +46843,100 @@ function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = ''
     return { annotations: unique.slice(0, limit), overflow: unique.slice(limit) };
 }
 
-;// CONCATENATED MODULE: ./src/domain/report/limits.ts
-/**
- * GitHub's size limits and how reports are trimmed to fit them, always with a pointer to the audit
- * trail where nothing is trimmed. Pure.
- */
-/** A step's job summary may hold 1 MiB. */
-const SUMMARY_MAX_BYTES = 1024 * 1024;
-/** An issue or pull request comment may hold 65,536 characters. */
-const COMMENT_MAX_CHARS = 65_536;
-/** The most table rows, failing-output sections and listed locations a report shows. */
-const REPORT_CAPS = { tableRows: 200, outputSections: 20, overflowLocations: 100, triedEntries: 20, gates: 50 };
-const limits_encoder = new TextEncoder();
-/** Bytes of `text` in UTF-8 (what the summary limit counts). */
-function utf8Length(text) {
-    // Fast path: every UTF-16 unit is at most 3 UTF-8 bytes, so short texts need no encoding.
-    if (text.length * 3 <= SUMMARY_MAX_BYTES / 4)
-        return limits_encoder.encode(text).length;
-    let bytes = 0;
-    for (let i = 0; i < text.length; i++) {
-        const unit = text.charCodeAt(i);
-        if (unit < 0x80)
-            bytes += 1;
-        else if (unit < 0x800)
-            bytes += 2;
-        else if (unit >= 0xd800 && unit <= 0xdbff) {
-            bytes += 4;
-            i++;
-        }
-        else
-            bytes += 3;
+;// CONCATENATED MODULE: ./src/domain/report/format.ts
+/** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
+function formatDuration(ms) {
+    if (!Number.isFinite(ms) || ms < 0)
+        return '';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    const seconds = ms / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const wholeSeconds = Math.round(seconds);
+    const minutes = Math.floor(wholeSeconds / 60);
+    if (minutes < 60)
+        return `${minutes} min ${wholeSeconds % 60} s`;
+    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+const VERDICT_ICONS = {
+    pass: '✅',
+    fail: '❌',
+    timeout: '⏱️ timed out',
+    skipped: '⏭️ skipped',
+    flaky: '⚠️ flaky (passed on re-run)',
+    error: '💥 could not run',
+};
+/** The verdict cell: an icon, and a word where the icon alone is ambiguous (or the fix was automatic). */
+function verdictLabel(verdict, autoFixed = false) {
+    return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict];
+}
+/** A check's verdict cell; a failing check that passed at the baseline is called a regression. */
+function checkVerdictLabel(check) {
+    if (check.regression && isFailing(check)) {
+        return check.verdict === 'fail' ? '❌ regression' : `${VERDICT_ICONS[check.verdict]} (regression)`;
     }
-    return bytes;
+    return verdictLabel(check.verdict, check.autoFixed);
 }
-/** The line that marks trimmed output and says where the rest is. */
-function trimmedMarker(lines, chars, where) {
-    return `… ${lines} line${lines === 1 ? '' : 's'} (${chars} characters) trimmed; the full output is in ${where} …`;
+/** True for verdicts that count against the iteration. */
+function isFailing(check) {
+    return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error';
 }
-/**
- * Keeps the head and the tail of `text` (a third and two thirds of `maxChars`, cut at line breaks
- * where possible), with a marker saying how much was dropped and where to find it. The tail gets more
- * room because failures are usually reported last.
- */
-function limits_trimOutput(text, maxChars, where = 'the audit trail') {
-    if (text.length <= maxChars)
-        return text;
-    if (maxChars <= 0)
-        return trimmedMarker(countLines(text), text.length, where);
-    const headBudget = Math.floor(maxChars / 3);
-    const tailBudget = maxChars - headBudget;
-    let head = text.slice(0, headBudget);
-    const headBreak = head.lastIndexOf('\n');
-    if (headBreak > headBudget / 2)
-        head = head.slice(0, headBreak);
-    let tail = text.slice(text.length - tailBudget);
-    const tailBreak = tail.indexOf('\n');
-    if (tailBreak !== -1 && tailBreak < tailBudget / 2)
-        tail = tail.slice(tailBreak + 1);
-    const dropped = text.slice(head.length, text.length - tail.length);
-    return `${head}\n${trimmedMarker(countLines(dropped), dropped.length, where)}\n${tail}`;
+/** `1 check`, `4 checks`, `1 auto-fix`, `2 auto-fixes` (pass the plural when it is not the word plus s). */
+function format_plural(count, singular, pluralForm = `${singular}s`) {
+    return `${count} ${count === 1 ? singular : pluralForm}`;
 }
-function countLines(text) {
-    let lines = 1;
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1))
-        lines++;
-    return lines;
-}
-/**
- * Renders with ever smaller budgets until the result fits `limit` (as `measure` counts it). `render`
- * receives a per-output character budget; a budget of 0 asks for outputs left out. As a last resort
- * the text is cut at a line break and a note says where the full report is.
- */
-function fitToLimit(render, measure, limit, initialBudget, where) {
-    let budget = initialBudget;
-    for (let attempt = 0; attempt < 8; attempt++) {
-        const text = render(budget);
-        const size = measure(text);
-        if (size <= limit)
-            return text;
-        if (budget === 0)
-            return hardCut(text, measure, limit, where);
-        const next = Math.floor(budget * (limit / size) * 0.85);
-        budget = next < 200 ? 0 : next;
+/** `✅ all 4 checks passed`, `✅ the 1 check passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
+function verdictLine(checks) {
+    if (checks.length === 0)
+        return 'no checks ran';
+    const failing = checks.filter(isFailing).length;
+    const noun = checks.length === 1 ? 'check' : 'checks';
+    if (failing === 0) {
+        const skipped = checks.filter((c) => c.verdict === 'skipped').length;
+        return skipped > 0
+            ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
+            : checks.length === 1
+                ? '✅ the 1 check passed'
+                : `✅ all ${checks.length} ${noun} passed`;
     }
-    return hardCut(render(0), measure, limit, where);
+    const regressions = checks.filter((c) => c.regression && isFailing(c)).length;
+    const which = regressions === 0 ? '' : `, ${regressions} of them ${regressions === 1 ? 'a regression' : 'regressions'}`;
+    return `❌ ${failing} of ${checks.length} ${noun} failed${which}`;
 }
-function hardCut(text, measure, limit, where) {
-    const note = `\n\n> [!NOTE]\n> This report was cut to fit GitHub's size limit; the full report is in ${where}.\n`;
-    const room = limit - measure(note);
-    // Characters are at most 4 bytes, so cutting at room/4 characters is safe for both measures; widen
-    // while it still fits.
-    let cut = Math.max(0, Math.floor(room / 4));
-    let step = Math.max(1, Math.floor((text.length - cut) / 2));
-    while (step >= 1 && cut < text.length) {
-        if (measure(text.slice(0, cut + step)) <= room)
-            cut += step;
-        else
-            step = Math.floor(step / 2);
-    }
-    let head = text.slice(0, cut);
-    const lineBreak = head.lastIndexOf('\n');
-    if (lineBreak > 0)
-        head = head.slice(0, lineBreak);
-    return head + note;
+/** The single-word verdict for the `verdict` output: pass, fail or none. */
+function overallVerdict(checks) {
+    if (checks.length === 0)
+        return 'none';
+    return checks.some(isFailing) ? 'fail' : 'pass';
 }
-
-;// CONCATENATED MODULE: ./src/domain/report/escape.ts
-/**
- * Escaping untrusted text (check output, agent messages, branch names) for Markdown that GitHub
- * renders. `core.summary` escapes nothing, so everything goes through here.
- */
-
-const ZWSP = '\u200b';
-/** Escapes `&`, `<`, `>` and quotes for HTML (a `<summary>`, an attribute). */
-function escapeHtml(text) {
-    return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/** `5,500`: digits grouped, so a count of tokens reads at a glance. */
+function formatCount(value) {
+    return Math.round(value).toLocaleString('en-US');
 }
-/** Breaks `@name` so quoting untrusted text never notifies anyone. */
-function neutraliseMentions(text) {
-    return text.replace(/@(?=[A-Za-z0-9])/g, `@${ZWSP}`);
+/** `$1.84`; a cost under a cent is `<$0.01`, not a zero it is not. */
+function formatUsd(value) {
+    return value > 0 && value < 0.005 ? '<$0.01' : `$${value.toFixed(2)}`;
 }
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
-/**
- * One line of untrusted text for inline Markdown (a table cell, a bullet): whitespace folded,
- * HTML-escaped, Markdown punctuation backslash-escaped (so `|` cannot split a table cell and a
- * backtick cannot open a code span), mentions broken, and at most `maxChars` long.
- */
-function inlineText(text, maxChars = 300) {
-    return escapeInline(escape_oneLine(text, maxChars));
+/** `location` as `file:line:column`. */
+function formatLocation(location) {
+    return [location.file, location.line, location.line !== undefined ? location.column : undefined]
+        .filter((part) => part !== undefined)
+        .join(':');
 }
-/** Control characters removed, whitespace folded, at most `maxChars` long. */
-function escape_oneLine(text, maxChars) {
-    const flat = text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
-    return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
-}
-function escapeInline(flat) {
-    return neutraliseMentions(escapeHtml(flat).replace(/([\\`*_[\]|~!#])/g, '\\$1'));
-}
-// A code span the text itself wrote: no backtick, no line break and no `|` (which splits a table cell
-// even inside a code span), at most 200 characters.
-const CODE_SPAN = /`([^`|\n]{1,200})`/g;
-/**
- * One line of text that may hold code spans of its own (`/loop resume`, `loop/blocked`): the spans stay
- * code spans, and everything between them is escaped as `inlineText` does. A code span is inert in
- * GitHub's Markdown (no HTML, no link, no mention), so untrusted text gains nothing by writing one;
- * escaping its backticks again only shows them to the reader.
- */
-function markdownText(text, maxChars = 300) {
-    const flat = escape_oneLine(text, maxChars);
-    let out = '';
-    let last = 0;
-    for (const match of flat.matchAll(CODE_SPAN)) {
-        const body = match[1];
-        // A span that starts or ends in a space would be trimmed by the renderer; leave it as text.
-        if (body.trim() !== body)
-            continue;
-        out += escapeInline(flat.slice(last, match.index));
-        out += `\`${body}\``;
-        last = match.index + match[0].length;
-    }
-    return out + escapeInline(flat.slice(last));
-}
-/** A code span for names from a safe alphabet (check ids, patterns, strategies); others get `inlineText`. */
-function code(name) {
-    return /^[A-Za-z0-9._:/@+-]+$/.test(name) && name.length <= 200 ? `\`${name}\`` : inlineText(name);
-}
-/**
- * A fenced code block that untrusted content cannot close: the fence is longer than any run of
- * backticks inside. Workflow commands and control characters are defused too, since the same text
- * may be echoed to the log.
- */
-function codeBlock(content, language = 'text') {
-    const clean = neutraliseWorkflowCommands(content.replace(CONTROL, ''));
-    let longest = 0;
-    for (const match of clean.matchAll(/`+/g))
-        longest = Math.max(longest, match[0].length);
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    return `${fence}${language}\n${clean.replace(/\n+$/, '')}\n${fence}`;
-}
-/** A URL for a Markdown link target: only http(s), with parentheses and spaces encoded. */
-function safeUrl(url) {
-    if (!/^https?:\/\/[^\s]+$/i.test(url))
-        return null;
-    return url.replace(/\(/g, '%28').replace(/\)/g, '%29');
-}
-/** A Markdown link, or the escaped label alone when the URL is not a plain http(s) URL. */
-function escape_link(label, url) {
-    const target = url ? safeUrl(url) : null;
-    return target ? `[${inlineText(label)}](${target})` : inlineText(label);
+/** The setting GitHub names when it refuses a workflow's token a pull request. */
+const PULL_REQUEST_SETTING = 'Allow GitHub Actions to create and approve pull requests';
+/** What a person does when the pull request could not be opened: the setting, where it is, or a token. */
+function pullRequestWaitingSection(model) {
+    const waiting = model.pullRequestWaiting;
+    if (!waiting)
+        return '';
+    return [
+        `**Pull request not opened:** GitHub refused this job's token because the repository setting "${PULL_REQUEST_SETTING}" is off`,
+        '(the default for new repositories and organizations). Turn it on under Settings → Actions → General → Workflow permissions',
+        "(an organization's own Actions settings can hold it off), or give the action a `push-token` that may open pull requests.",
+        `The branch \`${waiting.branch}\` is pushed: [compare and open the pull request](${waiting.compareUrl}). The loop asks again in its next iteration.`,
+    ].join(' ');
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
@@ -45842,6 +47001,255 @@ function renderStageDiagram(input) {
     return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
 }
 
+;// CONCATENATED MODULE: ./src/domain/report/view.ts
+/**
+ * The facts a person reads about a loop, computed once from the report model: where it stands, why it
+ * stopped, what a person does next, the failure and its attempts, each iteration, and the one
+ * annotation of a stopped loop. The summary, the comment, the annotations and the outputs all render
+ * from this, so a fact is said in one place with one count. Texts are plain (code spans in
+ * backticks); the renderers escape them with `markdownText`. Pure.
+ */
+
+
+
+const ICONS = {
+    running: '🔁',
+    waiting: '⏸️',
+    blocked: '🚫',
+    complete: '✅',
+    capped: '🛑',
+    aborted: '⏹️',
+    queued: '⏳',
+};
+const TITLES = {
+    running: 'Running',
+    waiting: 'Waiting',
+    blocked: 'BLOCKED: needs a person',
+    complete: 'COMPLETE',
+    capped: 'Stopped at the iteration cap',
+    aborted: 'Aborted',
+    queued: 'Queued: waits for a slot or its dependencies',
+};
+/** The statuses that stop a loop short of COMPLETE; `fail-on` chooses which of them fail the job. */
+const STOPPED_STATES = ['blocked', 'capped', 'aborted'];
+function buildReportView(model, surface = 'github') {
+    const state = model.status;
+    const failure = failureView(model);
+    const why = whyOf(model);
+    const nextStep = surface === 'cli' ? cliNextStepOf(model) : nextStepOf(model);
+    const iterations = iterationsOf(model);
+    return {
+        state,
+        icon: ICONS[state],
+        title: state === 'waiting' && pendingGate(model)
+            ? `Waiting for approval of gate \`${pendingGate(model)}\``
+            : TITLES[state],
+        progress: `iteration ${model.iteration} of ${model.maxIterations}`,
+        why,
+        nextStep,
+        failure,
+        iterations: iterations.list,
+        earlierIterations: iterations.earlier,
+        updatedAt: model.updatedAt ? formatTime(model.updatedAt) : '',
+        endState: isStopped(state)
+            ? {
+                title: `loop-controller: ${model.loopId} ${STOPPED_TITLES[state]} (${plainProgress(model)})`,
+                message: [why ? `Why: ${why}.` : '', `Next: ${nextStep}`].filter(Boolean).join(' '),
+            }
+            : null,
+    };
+}
+const STOPPED_TITLES = {
+    blocked: 'is BLOCKED',
+    capped: 'stopped at the iteration cap',
+    aborted: 'was aborted',
+};
+function isStopped(state) {
+    return STOPPED_STATES.includes(state);
+}
+function plainProgress(model) {
+    return `iteration ${model.iteration} of ${model.maxIterations}`;
+}
+/** The gate a waiting loop waits on, if it waits on one. */
+function pendingGate(model) {
+    if (model.next?.kind === 'WAIT_FOR_APPROVAL')
+        return model.next.gate;
+    return Object.entries(model.gates).find(([, gate]) => gate.status === 'pending')?.[0] ?? null;
+}
+function whyOf(model) {
+    if (model.status === 'running' || model.status === 'complete')
+        return null;
+    const gate = model.status === 'waiting' ? pendingGate(model) : null;
+    // A waiting gate is named by the title; its own reason says why it was raised.
+    const gateReason = gate
+        ? model.gates[gate]?.reason || (model.next?.kind === 'WAIT_FOR_APPROVAL' ? model.next.reason : '')
+        : '';
+    const reason = (model.status === 'blocked' ? model.handoff?.reason || model.statusReason : gateReason || model.statusReason).trim();
+    return reason === '' ? null : reason.replace(/[.\s]+$/, '');
+}
+/** The same steps with the CLI's commands. */
+function cliNextStepOf(model) {
+    switch (model.status) {
+        case 'complete':
+            return "review the loop's commits (`loop-controller history`) and merge them.";
+        case 'blocked':
+            return 'fix the cause or clarify the goal, then run `loop-controller resume`; to give up, `loop-controller abort`.';
+        case 'capped':
+            return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`;
+        case 'aborted':
+            return 'nothing: the loop is over; its commits stay where they are.';
+        case 'queued':
+            return 'nothing: on GitHub the loop starts by itself once a slot is free and its dependencies are COMPLETE; `loop-controller run` runs it here.';
+        case 'waiting': {
+            const gate = pendingGate(model);
+            if (gate)
+                return `approve gate \`${gate}\`: run \`loop-controller approve ${gate}\`.`;
+            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
+        }
+        default:
+            return `nothing: run \`loop-controller run\` to go on; to stop, \`loop-controller abort\`.`;
+    }
+}
+function nextStepOf(model) {
+    const branch = `\`${loopBranch(model.loopId)}\``;
+    const pull = model.links.pullRequest;
+    switch (model.status) {
+        case 'complete':
+            return pull
+                ? `review pull request #${pull.number}, mark it ready for review and merge it.`
+                : `merge ${branch} into the default branch (or open a pull request from it).`;
+        case 'blocked':
+            return `push a fix to ${branch} or clarify the goal in the issue, then comment \`/loop resume\`; to give up, comment \`/loop abort\`.`;
+        case 'capped':
+            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
+        case 'aborted':
+            return `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
+        case 'queued':
+            return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.';
+        case 'waiting': {
+            const gate = pendingGate(model);
+            if (gate) {
+                return `approve gate \`${gate}\` (someone with write access): comment \`/loop approve ${gate}\`, add the label \`${Labels.ApprovedPrefix}${gate}\` or approve the pull request in a review.`;
+            }
+            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
+        }
+        default:
+            return 'nothing: the loop goes on by itself; to stop it, comment `/loop abort`.';
+    }
+}
+function failureView(model) {
+    const current = model.failures.current;
+    const failingCheck = current
+        ? (model.checks.find((check) => check.name === current.check) ?? model.checks.find(isFailing))
+        : model.checks.find(isFailing);
+    if (!current && !failingCheck)
+        return null;
+    const location = failingCheck?.locations[0] ?? null;
+    const message = location?.message ?? current?.error ?? failingCheck?.excerpt ?? '';
+    return {
+        check: current?.check ?? failingCheck?.name ?? '',
+        location,
+        pattern: current?.pattern ?? failingCheck?.pattern ?? null,
+        firstLine: message
+            .split('\n')
+            .find((line) => line.trim() !== '')
+            ?.trim() ?? '',
+        attempts: Math.max(model.failures.consecutive, model.failures.tried.length + (current ? 1 : 0)),
+        attemptsLimit: model.failures.perFailureLimit,
+        tried: model.failures.tried,
+    };
+}
+/** At most this many iterations are listed; older ones are counted. */
+const MAX_LISTED_ITERATIONS = 30;
+function iterationsOf(model) {
+    const byIteration = new Map();
+    const entry = (iteration) => {
+        let view = byIteration.get(iteration);
+        if (!view) {
+            view = {
+                iteration,
+                verdict: 'none',
+                checks: 0,
+                failed: [],
+                strategies: [],
+                agentCalls: 0,
+                tokens: null,
+                costUsd: null,
+            };
+            byIteration.set(iteration, view);
+        }
+        return view;
+    };
+    for (const logged of model.usageLog) {
+        if (logged.iteration < 1)
+            continue;
+        const view = entry(logged.iteration);
+        const outputs = logged.outputs;
+        if (logged.what.startsWith('work ')) {
+            view.agentCalls += 1;
+            if (typeof outputs.strategy === 'string' && !view.strategies.includes(outputs.strategy)) {
+                view.strategies = [...view.strategies, outputs.strategy];
+            }
+            if (typeof outputs.tokens === 'number')
+                view.tokens = (view.tokens ?? 0) + outputs.tokens;
+            if (typeof outputs.costUsd === 'number')
+                view.costUsd = (view.costUsd ?? 0) + outputs.costUsd;
+        }
+        else if (logged.what === 'verify') {
+            view.checks = typeof outputs.checks === 'number' ? outputs.checks : view.checks;
+            view.failed = Array.isArray(outputs.failed)
+                ? outputs.failed.filter((f) => typeof f === 'string')
+                : [];
+            view.verdict = logged.status === 'pass' ? 'pass' : 'fail';
+        }
+    }
+    // This iteration's checks are the truth for it, whatever the log kept.
+    if (model.checks.length > 0) {
+        const view = entry(model.iteration);
+        view.checks = model.checks.length;
+        view.failed = model.checks.filter(isFailing).map((check) => check.name);
+        const verdict = overallVerdict(model.checks);
+        view.verdict = verdict;
+    }
+    const all = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration);
+    const list = all.slice(-MAX_LISTED_ITERATIONS);
+    const firstListed = list[0]?.iteration ?? model.iteration + 1;
+    return { list, earlier: Math.max(0, firstListed - 1) };
+}
+/** One checklist line's text (plain, with code spans), e.g. `iteration 2 · ❌ 1 of 4 checks failed (`unit`) · tried `context_expand` · 1 agent call · 1200 tokens · $0.01`. */
+function iterationLine(view) {
+    const verdict = view.verdict === 'none'
+        ? 'no checks ran'
+        : view.verdict === 'pass'
+            ? view.checks === 1
+                ? '✅ the 1 check passed'
+                : `✅ all ${view.checks} checks passed`
+            : `❌ ${view.failed.length} of ${format_plural(view.checks, 'check')} failed${view.failed.length > 0
+                ? ` (${view.failed.slice(0, 5).map(codeSpan).join(', ')}${view.failed.length > 5 ? ', …' : ''})`
+                : ''}`;
+    const parts = [`iteration ${view.iteration}`, verdict];
+    if (view.strategies.length > 0)
+        parts.push(`tried ${view.strategies.map(codeSpan).join(', ')}`);
+    if (view.agentCalls > 0)
+        parts.push(format_plural(view.agentCalls, 'agent call'));
+    if (view.tokens !== null)
+        parts.push(`${formatCount(view.tokens)} token${view.tokens === 1 ? '' : 's'}`);
+    if (view.costUsd !== null)
+        parts.push(formatUsd(view.costUsd));
+    return parts.join(' · ');
+}
+/** A name as a code span of the view's plain text; a backtick in it (a hostile check name) cannot pair with another. */
+function codeSpan(name) {
+    return `\`${name.replace(/`/g, "'")}\``;
+}
+/** `2026-01-01 00:00 UTC`. */
+function formatTime(iso) {
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime()))
+        return '';
+    return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/report/sections.ts
 /**
  * The parts the job summary and the sticky comment share, each rendered from the report view so both
@@ -45856,7 +47264,7 @@ function renderStageDiagram(input) {
 
 /** `🚫 BLOCKED: needs a person · \`stuck\` · iteration 3 of 8`; COMPLETE says how many iterations it took. */
 function headingText(model, view) {
-    const progress = view.state === 'complete' ? `after ${plural(model.iteration, 'iteration')}` : view.progress;
+    const progress = view.state === 'complete' ? `after ${format_plural(model.iteration, 'iteration')}` : view.progress;
     return `${view.icon} ${markdownText(view.title)} · ${code(model.loopId)} · ${progress}`;
 }
 /** **Why** (when stopped or waiting) and **Next** (always): each said once. */
@@ -45936,14 +47344,14 @@ function handoffSection(model, view, redact, outputBudget) {
     if (failure) {
         const { failures } = model;
         const fixes = failure.tried.length;
-        const after = fixes > 0 ? `: the first, then ${plural(fixes, 'fix', 'fixes')}` : '';
+        const after = fixes > 0 ? `: the first, then ${format_plural(fixes, 'fix', 'fixes')}` : '';
         const tried = [
             `**What was tried** · ${failure.attempts} of ${failure.attemptsLimit} attempts on this failure${after} · ${failures.total} of ${failures.totalLimit} failures allowed in the loop`,
         ];
         const shown = failure.tried.slice(-REPORT_CAPS.triedEntries);
         if (shown.length < failure.tried.length) {
             const earlier = failure.tried.length - shown.length;
-            tried.push(`_(${plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
+            tried.push(`_(${format_plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
         }
         blocks.push(tried.join('  \n'));
         if (shown.length > 0) {
@@ -45956,7 +47364,7 @@ function handoffSection(model, view, redact, outputBudget) {
         blocks.push(`**Where to look:** ${markdownText(redact(model.handoff.suggestion), 800)}`);
     const check = failure && outputBudget > 0 ? model.checks.find((c) => c.name === failure.check) : undefined;
     if (check) {
-        const output = limits_trimOutput(redact(model.outputs[check.name] ?? check.excerpt), outputBudget);
+        const output = trimOutput(redact(model.outputs[check.name] ?? check.excerpt), outputBudget);
         if (output.trim() !== '') {
             blocks.push(`<details><summary>Output of ${escapeHtml(redact(check.name))}</summary>\n\n${codeBlock(output)}\n\n</details>`);
         }
@@ -45991,7 +47399,7 @@ function checkTable(checks, redact) {
         ? '| check | verdict | time | analysis |\n| --- | --- | --- | --- |'
         : '| check | verdict | time |\n| --- | --- | --- |';
     const more = checks.length > shown.length
-        ? `\n\n_… and ${plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
+        ? `\n\n_… and ${format_plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
         : '';
     return `${header}\n${rows.join('\n')}${more}`;
 }
@@ -46001,7 +47409,7 @@ function iterationChecklist(model, view, redact) {
         return '';
     const lines = ['**Iterations**'];
     if (view.earlierIterations > 0)
-        lines.push(`_(${plural(view.earlierIterations, 'earlier iteration')} in the audit trail)_`);
+        lines.push(`_(${format_plural(view.earlierIterations, 'earlier iteration')} in the audit trail)_`);
     for (const iteration of view.iterations)
         lines.push(`- [x] ${markdownText(iterationLine(iteration), 600)}`);
     if (view.state === 'running') {
@@ -46234,12 +47642,12 @@ function renderFailureOutputs(model, outputBudget, redact) {
         const raw = model.outputs[check.name] ?? check.excerpt;
         const body = outputBudget === 0
             ? `_Output left out to fit the size limit; it is in ${where}._`
-            : codeBlock(limits_trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
+            : codeBlock(trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
         return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
     });
     if (failing.length > shown.length) {
         const rest = failing.length - shown.length;
-        sections.push(`_… and ${plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
+        sections.push(`_… and ${format_plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
     }
     return sections.join('\n\n');
 }
@@ -46250,7 +47658,7 @@ function renderOverflow(overflow, redact) {
     const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
     if (overflow.length > shown.length)
         items.push(`- … and ${overflow.length - shown.length} more`);
-    return `<details><summary>${plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
+    return `<details><summary>${format_plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
 }
 /**
  * The job summary: the heading (state, loop id, iteration N of M), why and next, the BLOCKED handoff,
@@ -46297,10 +47705,10 @@ function metricsLine(model) {
     if (!m)
         return '';
     const counts = [
-        plural(m.workCalls, 'agent call'),
-        plural(m.autoFixes, 'auto-fix', 'auto-fixes'),
-        plural(m.flakes, 'flake'),
-        plural(m.regressions, 'regression'),
+        format_plural(m.workCalls, 'agent call'),
+        format_plural(m.autoFixes, 'auto-fix', 'auto-fixes'),
+        format_plural(m.flakes, 'flake'),
+        format_plural(m.regressions, 'regression'),
         `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
     ];
     const patterns = Object.entries(m.aggregate.successRateByPattern)
@@ -46321,139 +47729,6 @@ function metricsLine(model) {
 
 
 
-
-;// CONCATENATED MODULE: ./src/ports/github.ts
-/**
- * What the controller asks of GitHub's API (docs/github.md). Implemented with Octokit in
- * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
- */
-/** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
-class GitHubPermissionError extends Error {
-    permission;
-    status;
-    name = 'GitHubPermissionError';
-    constructor(message, permission, status) {
-        super(message);
-        this.permission = permission;
-        this.status = status;
-    }
-}
-/**
- * GitHub refused to let this token open a pull request because of a repository (or organization)
- * setting, not a missing permission: "Allow GitHub Actions to create and approve pull requests" is off,
- * the default for new repositories and organizations. The branch is pushed; only the pull request waits.
- */
-class PullRequestsNotAllowedError extends Error {
-    name = 'PullRequestsNotAllowedError';
-}
-
-;// CONCATENATED MODULE: ./src/action/publish.ts
-/**
- * Publishing an iteration's commit: push the loop's branch (fetch, rebase and retry on a moved remote)
- * and open its draft pull request once. A push that cannot land blocks the loop, since a person must
- * sort out the branch.
- */
-
-
-
-
-
-
-
-
-/**
- * Publishes the iteration's commit when there is one and a remote `origin` to push to; without a
- * remote the work stays on the local branch.
- */
-async function publishIteration(run, input, deps) {
-    const { git, logger } = deps;
-    if (!git)
-        return { state: input.result.state, blocked: false };
-    const hasRemote = (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0;
-    if (!hasRemote)
-        logger.info(`No remote 'origin': the work stays on the local branch ${input.branch}.`);
-    if (!hasRemote || input.result.commit === null)
-        return { state: input.result.state, blocked: false };
-    return publish(run, input, { ...deps, git });
-}
-async function publish(run, input, deps) {
-    const { git, github, logger } = deps;
-    const { loopId, branch, result } = input;
-    let state = result.state;
-    let version = result.version;
-    // The git adapter hands the push token to fetch and push itself (see `GitCliOptions.networkEnv`).
-    const pushed = await deps.io.group(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY }));
-    if (pushed.kind !== 'pushed') {
-        const reason = pushed.kind === 'conflict'
-            ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
-            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}${(0,git_errors/* pushPermissionHint */.d7)(pushed.message)}`;
-        logger.error(pushed.message);
-        const blocked = markBlocked(state, reason, deps.clock.now());
-        // The handoff goes into the trail before the save that carries it (a snapshotting store uploads both).
-        await writeEnding(loopId, deps, 'blocked', blocked.state, reason);
-        version = await saveWithEvents(loopId, blocked.state, blocked.events, version, deps);
-        return { state: blocked.state, blocked: true };
-    }
-    if (!state.pullRequest) {
-        // The task is in the state, so a re-dispatched job (whose event has no issue) still closes it.
-        const issue = state.task?.source === 'issue' ? state.task.number : run.event.issueToClose;
-        const closes = issue !== null ? `\n\nCloses #${issue}.` : '';
-        let pull;
-        try {
-            pull = await github.findOrCreatePullRequest({
-                head: branch,
-                base: run.event.defaultBranch,
-                title: `loop: ${(state.task?.title || state.goal).split('\n')[0]?.slice(0, 200) ?? loopId}`,
-                body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
-                draft: true,
-            });
-        }
-        catch (error) {
-            if (!(error instanceof PullRequestsNotAllowedError))
-                throw error;
-            // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
-            const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`;
-            logger.warning(`${error.message}. The repository setting "${PULL_REQUEST_SETTING}" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`);
-            return { state, blocked: false, pullRequestWaiting: { branch, compareUrl } };
-        }
-        logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`);
-        const at = deps.clock.now().toISOString();
-        state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged }, updatedAt: at };
-        const opened = {
-            at,
-            iteration: state.iteration,
-            type: 'pull-request',
-            message: `pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`,
-            data: { number: pull.number },
-        };
-        version = await saveWithEvents(loopId, state, [opened], version, deps);
-    }
-    return { state, blocked: false };
-}
-
-;// CONCATENATED MODULE: ./src/action/refusal.ts
-/**
- * Tells people why the loop refused something for safety: in the job summary, and in a comment on the
- * issue or pull request the event is about (its own comment, updated in place on a repeat, so the
- * loop's status comment keeps its status).
- */
-
-
-async function reportRefusal(run, refusal, deps) {
-    const { github, io, redact } = deps;
-    io.info(`${redact(refusal.title)} ${redact(refusal.reason)}`);
-    if (run.hasStepSummary)
-        await io.writeSummary(renderRefusal(refusal, redact));
-    const issueNumber = run.event.subject.number;
-    if (issueNumber === null)
-        return;
-    const comment = await github.upsertStickyComment({
-        issueNumber,
-        marker: refusalCommentMarker(refusal.loopId),
-        body: renderRefusalComment(refusal, redact),
-    });
-    io.info(`Refusal ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
-}
 
 ;// CONCATENATED MODULE: ./src/action/report.ts
 
@@ -46557,8 +47832,687 @@ function handoffOf(state) {
     };
 }
 
-// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
-var github = __nccwpck_require__(61351);
+;// CONCATENATED MODULE: ./src/action/slots.ts
+/**
+ * Many loops at once in the action (`max-loops`, `depends-on`): before a loop runs, its job asks the
+ * slots record (`queue.json` on the git store's branch) for a slot; a loop past the limit, or waiting
+ * on a dependency, is saved `queued`, its status comment and summary say why, its place in line and
+ * what happens next, and the job ends green. The job that ends or stops a loop gives its slot back and
+ * dispatches the loops admitted in its place; a dependent whose dependency ended short of COMPLETE
+ * stays queued and its comment says so.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The issue body's `depends-on:` line could not be read: the start is refused and the person told why. */
+class DependsOnRefusedError extends ConfigError {
+    name = 'DependsOnRefusedError';
+}
+const SAVE_ATTEMPTS = 3;
+/**
+ * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
+ * event is about (untrusted text: issue numbers only). A bad line is the user's to fix.
+ */
+function dependenciesOf(run, config) {
+    const issue = slots_record(run.event.payload.issue);
+    const ownIssue = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null;
+    let fromBody = [];
+    // Read when the issue starts the loop (its label, `/loop start`); a later edit of the body changes nothing.
+    const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start';
+    if (starts && ownIssue !== null && typeof issue?.body === 'string') {
+        const line = parseDependsOnLine(issue.body, ownIssue);
+        if (line.kind === 'refused')
+            throw new DependsOnRefusedError(`depends-on: ${line.message}.`);
+        if (line.kind === 'issues')
+            fromBody = line.issues;
+    }
+    const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')));
+    const checked = checkDependencies([...fromConfig, ...fromBody], ownIssue, "'depends-on' (the loop config and the issue body)");
+    if (checked.kind === 'refused')
+        throw new ConfigError(`depends-on: ${checked.message}.`);
+    return checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : [];
+}
+function slotStore(run, root) {
+    return new GitSlotStore({
+        repoDir: root,
+        remote: 'origin',
+        branch: run.settings.stateBranch,
+        identity: COMMIT_IDENTITY,
+        token: run.settings.githubToken,
+        workDir: stateWorkDir(run, root),
+        by: `run ${run.runId ?? 'local'}`,
+    });
+}
+/**
+ * The git store for other loops' states (a queued loop's status, read or saved by the job of another
+ * loop): it carries no audit trail, where this job's store would commit its own loop's trail there.
+ */
+function otherLoopsStore(run, root) {
+    return new git_store/* GitStore */.W({
+        repoDir: root,
+        remote: 'origin',
+        branch: run.settings.stateBranch,
+        identity: COMMIT_IDENTITY,
+        token: run.settings.githubToken,
+        workDir: stateWorkDir(run, root),
+        toolVersion: version_VERSION,
+        ...(run.runId !== undefined ? { runId: run.runId } : {}),
+        ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
+    });
+}
+/** The git store's private repository (see `stores.ts`): the branch's objects are fetched once for all. */
+function stateWorkDir(run, root) {
+    return (0,external_node_path_.join)(run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp'), 'loop-controller', 'git-state');
+}
+function slotDeps(run, root, deps) {
+    return {
+        slots: slotStore(run, root),
+        clock: deps.clock,
+        logger: deps.logger,
+        start: async (entry) => {
+            const state = (await otherLoopsStore(run, root).load(entry.loopId))?.state;
+            const iteration = (state?.iteration ?? 0) + 1;
+            await deps.github.dispatchWorkflow({
+                workflow: entry.workflow,
+                ref: entry.ref,
+                inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
+            });
+        },
+    };
+}
+/**
+ * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`;
+ * null where the store keeps none (a store other than git).
+ */
+function slotsQueue(run, root, store) {
+    return async () => store.kind === 'git' ? { record: await slotStore(run, root).current(), limit: run.settings.maxLoops } : null;
+}
+/**
+ * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
+ * `queued`, reported), and the job ends here, green.
+ */
+async function takeSlot(run, input, deps) {
+    const limit = run.settings.maxLoops;
+    let dependsOn;
+    try {
+        dependsOn = dependenciesOf(run, input.config);
+    }
+    catch (error) {
+        if (!(error instanceof DependsOnRefusedError))
+            throw error;
+        await deps.reportRefusal({
+            loopId: input.loopId,
+            title: `loop-controller did not start the loop \`${input.loopId}\`: the issue's \`depends-on:\` line could not be read.`,
+            // It quotes the issue body, anyone's text: escaped, so it can mention nobody and inject no HTML.
+            reason: markdownText(error.message, 600),
+            whatToDo: 'Write the line with issue numbers only, e.g. `depends-on: #12, #15` (at most ten), then start the loop again.',
+        });
+        deps.io.setOutput(Outputs.Status, 'refused');
+        return false;
+    }
+    // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
+    const mayBeQueued = run.settings.iteration === 1;
+    if (limit === null && dependsOn.length === 0 && !mayBeQueued)
+        return true;
+    const loaded = await deps.store.load(input.loopId);
+    if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued')
+        return true;
+    if (deps.store.kind !== 'git') {
+        throw new ConfigError(`'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}'. Use the default store, 'git', or remove 'depends-on'.`);
+    }
+    // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
+    if (loaded && hasEnded(loaded.state.status))
+        return true;
+    const target = parseWorkflowRef(run.workflowRef ?? '');
+    if (!target) {
+        deps.logger.warning(`max-loops and depends-on need GITHUB_WORKFLOW_REF to dispatch queued loops; got '${run.workflowRef}'. The loop runs unqueued.`);
+        return true;
+    }
+    // The state exists before the loop is in line: a job that admits it later finds its task there.
+    let current = loaded ?? (await saveNew(run, input, deps));
+    const verdict = await askForSlot({
+        loopId: input.loopId,
+        dependsOn,
+        workflow: target.file,
+        ref: dispatchRef(target.ref, run.event.defaultBranch),
+        started: current.state.status !== 'queued' && current.state.iteration > 0,
+    }, limit, slotDeps(run, input.root, deps));
+    if (verdict.kind === 'admitted') {
+        deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`);
+        if (current.state.status === 'queued') {
+            await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`);
+            await saveStatus(input.loopId, 'running', '', deps);
+        }
+        return true;
+    }
+    const reason = queuedReason(verdict.wait, nameOfLoop);
+    const { position, queued } = verdict.wait;
+    // Before the save, which carries the trail with it.
+    await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
+        position,
+        dependsOn,
+    });
+    current = await saveStatus(input.loopId, 'queued', reason, deps);
+    await reportQueued(run, { loopId: input.loopId, state: current.state, wait: verdict.wait }, deps);
+    deps.io.setOutput(Outputs.Status, 'queued');
+    return false;
+}
+/**
+ * The job that ended or stopped the loop gives its slot back, starts the loops admitted in its place,
+ * and tells the queued loops whose dependency ended short of COMPLETE. Does nothing when neither
+ * `max-loops` nor a queue is in use; a failure only warns (the next change frees the slot).
+ */
+async function slots_releaseSlot(run, input, deps) {
+    const limit = run.settings.maxLoops;
+    // Without a state in hand (a person's abort), it is read only where this workflow uses the queue.
+    if (deps.store.kind !== 'git' || (input.state === undefined && limit === null))
+        return;
+    const state = input.state ?? (await deps.store.load(input.loopId))?.state;
+    if (!state || !hasEnded(state.status))
+        return;
+    const slots = slotDeps(run, input.root, deps);
+    try {
+        const released = await giveBackSlot(input.loopId, limit, slots);
+        if (released.released)
+            deps.logger.info(`Loop ${input.loopId} gave its slot back.`);
+        for (const entry of released.started)
+            deps.io.info(`Loop ${entry.loopId} starts in its place.`);
+        // Those still in line learn their new place, or that a dependency ended short (the first few:
+        // each costs a state read and a comment update).
+        const others = { store: otherLoopsStore(run, input.root), clock: deps.clock };
+        for (const { loopId, wait } of released.inLine.slice(0, TOLD_IN_LINE)) {
+            const loaded = await others.store.load(loopId);
+            if (loaded?.state.status !== 'queued')
+                continue;
+            const reason = queuedReason(wait, nameOfLoop);
+            const state = loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state;
+            await reportQueued(run, { loopId, state, wait, summary: false }, deps);
+        }
+    }
+    catch (error) {
+        deps.logger.warning(`The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`);
+    }
+}
+async function journey(deps, type, message, data) {
+    await deps.restoreAudit();
+    const at = deps.clock.now().toISOString();
+    await deps.audit.appendEvents([{ at, iteration: 0, type, message, ...(data ? { data } : {}) }]);
+}
+async function saveNew(run, input, deps) {
+    const fresh = initialState({
+        loopId: input.loopId,
+        goal: input.config.goal,
+        task: taskOfEvent(run.event.name, run.event.payload),
+        policy: policyFromConfig(input.config),
+        now: deps.clock.now(),
+    });
+    const state = { ...fresh, status: 'queued', statusReason: 'asking for a slot' };
+    try {
+        return { state, version: await deps.store.save(input.loopId, state, null) };
+    }
+    catch (error) {
+        if (!(error instanceof ports_store/* StoreConflictError */.yn))
+            throw error;
+        const again = await deps.store.load(input.loopId);
+        if (!again)
+            throw error;
+        return again;
+    }
+}
+/** Saves the loop's status under compare-and-swap, loading again when another job saved between. */
+async function saveStatus(loopId, status, statusReason, deps) {
+    for (let attempt = 1;; attempt++) {
+        const loaded = await deps.store.load(loopId);
+        if (!loaded)
+            throw new Error(`loop ${loopId} has no state to mark ${status}`);
+        // Only a queued loop changes here: one that runs or ended meanwhile is left as it is.
+        if (loaded.state.status !== 'queued' && loaded.state.status !== status)
+            return loaded;
+        const state = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() };
+        try {
+            return { state, version: await deps.store.save(loopId, state, loaded.version) };
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= SAVE_ATTEMPTS)
+                throw error;
+        }
+    }
+}
+async function reportQueued(run, input, deps) {
+    const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
+    const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop));
+    if (input.summary !== false && run.hasStepSummary)
+        await deps.io.writeSummary(body);
+    const subject = input.summary !== false ? run.event.subject.number : null;
+    for (const issueNumber of commentTargets(subject, input.state)) {
+        try {
+            const comment = await deps.github.upsertStickyComment({
+                issueNumber,
+                marker: stickyCommentMarker(input.loopId),
+                body,
+            });
+            deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+        }
+        catch (error) {
+            if (!(error instanceof GitHubPermissionError))
+                throw error;
+            deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`));
+        }
+    }
+}
+function slots_record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/domain/agents/types.ts
+/**
+ * What the loop knows of an agent CLI it drives: how to call it without a person at the keyboard, and
+ * what its output says about usage, its session and whether it failed. Pure.
+ */
+/** The agent presets; `command` is the escape hatch (any command line, under the work command contract). */
+const AGENT_NAMES = ['claude', 'codex', 'gemini', 'aider', 'command'];
+
+;// CONCATENATED MODULE: ./src/config/input-lines.ts
+/**
+ * The action's inputs that hold one item per line: verify commands and the secrets passed to commands.
+ * A line that may hold a secret is never quoted back in a message.
+ */
+/** One command per line; blank lines and `#` comment lines are ignored. */
+function parseVerifyLines(text) {
+    return text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter((line) => line !== '' && !line.startsWith('#'));
+}
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/**
+ * `secrets` lines: `NAME=VALUE` passes VALUE as NAME; a bare `NAME` passes the variable of that name
+ * from the controller's environment (e.g. set with `env:` from `${{ secrets.NAME }}`).
+ */
+function parseSecretLines(text, env) {
+    const secrets = {};
+    const missing = [];
+    const problems = [];
+    text.split(/\r?\n/).forEach((line, index) => {
+        const trimmed = line.trim();
+        if (trimmed === '' || trimmed.startsWith('#'))
+            return;
+        const eq = trimmed.indexOf('=');
+        const name = (eq === -1 ? trimmed : trimmed.slice(0, eq)).trim();
+        if (!envName.test(name)) {
+            // The line may hold a secret value: never quote it back.
+            problems.push(`Input 'secrets' line ${index + 1} must be NAME or NAME=VALUE with NAME an environment variable name (letters, digits, underscore); the line is not shown because it may hold a secret.`);
+            return;
+        }
+        if (eq !== -1) {
+            secrets[name] = line.slice(line.indexOf('=') + 1);
+            return;
+        }
+        const value = env[name];
+        if (value === undefined || value === '')
+            missing.push(name);
+        else
+            secrets[name] = value;
+    });
+    return { secrets, missing, problems };
+}
+
+;// CONCATENATED MODULE: ./src/config/loop-id.ts
+/**
+ * The loop's id: the default one an event names (issue, pull request, or the run), and the one rule
+ * that makes any text a safe id (it becomes a branch name and a folder).
+ */
+
+/** The longest loop id (it names a branch and a folder). */
+const LOOP_ID_MAX_LENGTH = 100;
+/** Keeps [A-Za-z0-9._-], turns anything else into '-', and trims to 100 characters. Never `.` or `..`. */
+function sanitiseLoopId(value) {
+    return value
+        .replace(/[^A-Za-z0-9._-]+/g, '-')
+        .replace(/-{2,}/g, '-')
+        .replace(/^[.-]+/, '')
+        .slice(0, LOOP_ID_MAX_LENGTH)
+        .replace(/[.-]+$/, '');
+}
+function loop_id_record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
+}
+function fullNameOf(repository) {
+    const name = loop_id_record(repository)?.full_name;
+    return typeof name === 'string' ? name : null;
+}
+/**
+ * The default loop id: `issue-<n>` or `pr-<n>` from the event; a pull request on a loop's own branch
+ * (`loop/<id>` in this repository, not a fork's) belongs to that loop; otherwise `run-<runId>`.
+ */
+function deriveLoopId(event) {
+    const payload = event.payload;
+    const pull = loop_id_record(payload.pull_request);
+    if (pull && typeof pull.number === 'number') {
+        const head = loop_id_record(pull.head);
+        const headLoop = typeof head?.ref === 'string'
+            ? loopOfPullRequestHead({ ref: head.ref, repository: fullNameOf(head.repo) }, fullNameOf(payload.repository))
+            : null;
+        const fromBranch = headLoop === null ? '' : sanitiseLoopId(headLoop);
+        if (fromBranch !== '')
+            return { loopId: fromBranch, source: 'pull-request' };
+        return { loopId: `pr-${pull.number}`, source: 'pull-request' };
+    }
+    const issue = loop_id_record(payload.issue);
+    if (issue && typeof issue.number === 'number') {
+        if (loop_id_record(issue.pull_request))
+            return { loopId: `pr-${issue.number}`, source: 'pull-request' };
+        return { loopId: `issue-${issue.number}`, source: 'issue' };
+    }
+    return { loopId: `run-${event.runId}`, source: 'run' };
+}
+
+;// CONCATENATED MODULE: ./src/config/action-inputs.ts
+/**
+ * The action's inputs, parsed once into one typed settings object before any side effect, so a bad
+ * value fails the job before it touches anything. Every bad value is named with the input, the value
+ * and what is expected.
+ * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
+ * parser is testable without `process.env`.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
+const ACTION_COMMANDS = [
+    'run',
+    'resume',
+    'approve',
+    'abort',
+    'skip',
+    'sweep',
+    'plan',
+    'verify',
+    'decide',
+];
+/** A person's command fan-out's decide applies (`person-command`); `run`: none. */
+const PERSON_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'];
+const MAX_ITERATIONS_LIMIT = 1000;
+/** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
+const INPUT_CAP_NAMES = { cap: "Input 'max-iterations'", reason: "'cap-reason'" };
+/** A user's mistake in the workflow file: said plainly, never an internal fault. */
+class ActionInputError extends ConfigError {
+    problems;
+    name = 'ActionInputError';
+    constructor(problems) {
+        super(problems.join('\n'));
+        this.problems = problems;
+    }
+}
+const MAX_QUOTED = 120;
+function action_inputs_quote(value) {
+    const shown = value.length > MAX_QUOTED ? `${value.slice(0, MAX_QUOTED)}…` : value;
+    return `'${shown.replace(/\r?\n/g, '\\n')}'`;
+}
+const wholeNumber = (min, max) => schemas/* string */.YjP().regex(/^\d+$/).transform(Number).pipe(schemas/* number */.aig().int().min(min).max(max));
+const trueValues = ['true', 'True', 'TRUE'];
+const falseValues = ['false', 'False', 'FALSE'];
+const booleanString = schemas/* enum */.k5n([...trueValues, ...falseValues]).transform((value) => trueValues.includes(value));
+const gateName = /^[a-z0-9][a-z0-9-]*$/;
+const taskName = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
+const fields = {
+    maxIterations: {
+        schema: wholeNumber(1, MAX_ITERATIONS_LIMIT),
+        expected: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
+    },
+    staleAfterMinutes: {
+        schema: wholeNumber(1, 60 * 24 * 7),
+        expected: 'a whole number of minutes from 1 to 10080 (a week)',
+    },
+    maxLoops: {
+        schema: wholeNumber(0, MAX_LOOPS_LIMIT),
+        expected: `a whole number from 1 to ${MAX_LOOPS_LIMIT} (empty or 0: no limit)`,
+    },
+    iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
+    budgetMinutes: {
+        schema: schemas/* string */.YjP()
+            .regex(/^\d+(\.\d+)?$/)
+            .transform(Number)
+            .pipe(schemas/* number */.aig()
+            .positive()
+            .max(60 * 24 * 30)),
+        expected: 'a positive number of minutes (at most 43200)',
+    },
+    store: { schema: schemas/* enum */.k5n(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
+    command: { schema: schemas/* enum */.k5n(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
+    personCommand: { schema: schemas/* enum */.k5n(PERSON_COMMANDS), expected: `one of ${PERSON_COMMANDS.join(', ')}` },
+    agent: { schema: schemas/* enum */.k5n(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
+    isolation: { schema: schemas/* enum */.k5n(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
+    boolean: { schema: booleanString, expected: 'true or false' },
+    failOn: {
+        schema: schemas/* string */.YjP()
+            .transform((value) => value.split(',').map((part) => part.trim().toLowerCase()))
+            .pipe(schemas/* union */.KCZ([schemas/* tuple */.PVZ([schemas/* literal */.euz('none')]), schemas/* array */.YOg(schemas/* enum */.k5n(STOPPED_STATES)).min(1)]))
+            .transform((states) => (states[0] === 'none' ? [] : [...new Set(states)])),
+        expected: `a comma-separated list of ${STOPPED_STATES.join(', ')}, or none`,
+    },
+    gate: { schema: schemas/* string */.YjP().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
+    task: {
+        schema: schemas/* string */.YjP().regex(taskName).max(200),
+        expected: 'a task name (letters, digits, dot, dash, underscore, colon, slash)',
+    },
+    stateBranch: {
+        schema: schemas/* string */.YjP()
+            .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/)
+            .max(200)
+            .refine((value) => !value.includes('..') && !value.endsWith('/') && !value.endsWith('.lock')),
+        expected: 'a branch name (letters, digits, dot, dash, underscore and slash)',
+    },
+    path: {
+        schema: schemas/* string */.YjP()
+            .min(1)
+            .refine((value) => !value.includes('\0')),
+        expected: 'a path',
+    },
+    token: { schema: schemas/* string */.YjP().min(1), expected: 'a non-empty token', secret: true },
+};
+/**
+ * Parses every input at once and reports every problem at once.
+ *
+ * @param getInput returns the raw input value ('' when unset), like `core.getInput`.
+ * @param event the triggering event, for the default loop id.
+ * @param env the environment, for `secrets` lines that name a variable without a value.
+ * @throws ActionInputError listing every bad input.
+ */
+function parseActionInputs(getInput, event, env = {}) {
+    const problems = [];
+    const raw = (name) => getInput(name).trim();
+    function parse(name, field, fallback) {
+        const value = raw(name);
+        if (value === '')
+            return fallback;
+        const result = field.schema.safeParse(value);
+        if (result.success)
+            return result.data;
+        problems.push(`Input '${name}' must be ${field.expected}; got ${field.secret ? 'a value that is not' : action_inputs_quote(value)}.`);
+        return fallback;
+    }
+    const work = raw(Inputs.Work) || undefined;
+    const agent = parse(Inputs.Agent, fields.agent);
+    const verify = parseVerifyLines(getInput(Inputs.Verify));
+    const goal = raw(Inputs.Goal) || undefined;
+    const configInput = raw(Inputs.Config);
+    const config = parse(Inputs.Config, fields.path, InputDefaults.config);
+    const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations);
+    const capReason = raw(Inputs.CapReason) || undefined;
+    const capProblem = maxIterations === undefined ? undefined : capNeedsReason(maxIterations, capReason, INPUT_CAP_NAMES);
+    if (capProblem)
+        problems.push(capProblem);
+    const store = parse(Inputs.Store, fields.store, InputDefaults.store);
+    const stateBranch = parse(Inputs.StateBranch, fields.stateBranch, InputDefaults.stateBranch);
+    const githubToken = parse(Inputs.GitHubToken, fields.token, '');
+    if (githubToken === '' && raw(Inputs.GitHubToken) === '') {
+        problems.push(`Input 'github-token' must be a token; got ''. The default is \${{ github.token }}.`);
+    }
+    const pushToken = raw(Inputs.PushToken) || githubToken;
+    const iteration = parse(Inputs.Iteration, fields.iteration);
+    const command = parse(Inputs.Command, fields.command, InputDefaults.command);
+    const gate = parse(Inputs.Gate, fields.gate);
+    const task = parse(Inputs.Task, fields.task);
+    const reason = raw(Inputs.Reason) || undefined;
+    if (command === 'approve' && gate === undefined && raw(Inputs.Gate) === '') {
+        problems.push(`Input 'gate' is required when 'command' is 'approve'; name the gate to approve, e.g. 'security'.`);
+    }
+    if (command === 'skip') {
+        if (task === undefined && raw(Inputs.Task) === '')
+            problems.push(`Input 'task' is required when 'command' is 'skip'.`);
+        if (!reason)
+            problems.push(`Input 'reason' is required when 'command' is 'skip'; a skipped task needs a recorded reason.`);
+    }
+    const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch);
+    const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes);
+    const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
+    const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation);
+    const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES]);
+    const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory);
+    const staleAfterMinutes = parse(Inputs.StaleAfterMinutes, fields.staleAfterMinutes, InputDefaults.staleAfterMinutes);
+    if (command === 'sweep' && store !== 'git') {
+        problems.push(`Input 'store' must be 'git' when 'command' is 'sweep' (only the git store lists every loop); got ${action_inputs_quote(store)}.`);
+    }
+    const dashboard = parse(Inputs.Dashboard, fields.boolean, InputDefaults.dashboard);
+    if (dashboard && store !== 'git') {
+        problems.push(`Input 'dashboard' needs 'store: git' (only the git store lists every loop); got 'dashboard: true' with store ${action_inputs_quote(store)}.`);
+    }
+    const maxLoops = parse(Inputs.MaxLoops, fields.maxLoops, 0) || null;
+    if (maxLoops !== null && store !== 'git') {
+        problems.push(`Input 'max-loops' needs 'store: git' (the queue of loops lives on the git store's branch, changed under compare-and-swap); got 'store: ${store}' with 'max-loops: ${maxLoops}'. Use the default store, 'git', or leave 'max-loops' empty.`);
+    }
+    const handOff = parse(Inputs.HandOff, fields.path);
+    const leg = raw(Inputs.Leg) || undefined;
+    if (command === 'verify' && !leg)
+        problems.push(`Input 'leg' is required when 'command' is 'verify' (\${{ matrix.leg }}).`);
+    const verifyResult = raw(Inputs.VerifyResult);
+    const personCommand = parse(Inputs.PersonCommand, fields.personCommand, 'run');
+    if (personCommand !== 'run') {
+        if (command !== 'decide') {
+            problems.push(`Input 'person-command' is for 'command: decide' (fan-out); got 'person-command: ${personCommand}' with 'command: ${command}'. Give the command as 'command' instead.`);
+        }
+        if (personCommand === 'approve' && !raw(Inputs.Gate))
+            problems.push(`Input 'gate' is required when 'person-command' is 'approve'; name the gate to approve.`);
+        if (personCommand === 'skip' && (!raw(Inputs.Task) || !reason))
+            problems.push(`Inputs 'task' and 'reason' are required when 'person-command' is 'skip'.`);
+    }
+    const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env);
+    problems.push(...secretsResult.problems);
+    let loopId = '';
+    let loopIdSource = 'input';
+    const loopIdInput = raw(Inputs.LoopId);
+    if (loopIdInput !== '') {
+        loopId = sanitiseLoopId(loopIdInput);
+        if (loopId === '') {
+            problems.push(`Input 'loop-id' must contain letters or digits (it is used in branch names and paths); got ${action_inputs_quote(loopIdInput)}.`);
+        }
+    }
+    else {
+        const derived = deriveLoopId(event);
+        loopId = derived.loopId;
+        loopIdSource = derived.source;
+    }
+    if (problems.length > 0)
+        throw new ActionInputError(problems);
+    return {
+        work,
+        agent,
+        verify,
+        goal,
+        config,
+        configIsDefault: configInput === '',
+        loopId,
+        loopIdSource,
+        maxIterations,
+        capReason,
+        store,
+        stateBranch,
+        githubToken,
+        pushToken,
+        iteration,
+        command,
+        gate,
+        task,
+        reason,
+        dispatch,
+        budgetMinutes,
+        allowUntrusted,
+        isolation,
+        failOn,
+        secrets: secretsResult.secrets,
+        missingSecrets: secretsResult.missing,
+        workingDirectory,
+        staleAfterMinutes,
+        dashboard,
+        maxLoops,
+        handOff,
+        leg,
+        verifyResult,
+        personCommand,
+    };
+}
+/**
+ * The options for `simpleModeConfig` (in `load-config.ts`) when `work` and `verify` describe simple
+ * mode, or null when they do not. The action's `budget-minutes` and `secrets` are applied by the caller.
+ */
+function simpleModeOptions(settings) {
+    const presetAgent = settings.agent !== undefined && settings.agent !== 'command';
+    if ((settings.work === undefined && !presetAgent) || settings.verify.length === 0)
+        return null;
+    return {
+        ...(settings.work !== undefined ? { work: settings.work } : {}),
+        ...(settings.agent !== undefined ? { agent: settings.agent } : {}),
+        verify: settings.verify,
+        ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
+        ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
+    };
+}
+/**
+ * What `loadLoopConfig` loads for the action: the `config` file under `root`, or simple mode when
+ * `work` and `verify` are given and `config` was left at its default; the cap inputs over the file's.
+ */
+function actionConfigRequest(settings, root) {
+    return {
+        file: { path: (0,external_node_path_.resolve)(root, settings.config), name: settings.config },
+        fileNamed: !settings.configIsDefault,
+        simple: simpleModeOptions(settings),
+        cap: { maxIterations: settings.maxIterations, capReason: settings.capReason, names: INPUT_CAP_NAMES },
+        ...(settings.agent !== undefined ? { agent: { name: settings.agent, setting: `input '${Inputs.Agent}'` } } : {}),
+        ...(settings.goal !== undefined ? { goal: settings.goal } : {}),
+        missing: `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
+    };
+}
+/** Values that must be redacted from everything the action posts. */
+function secretValues(settings) {
+    return [settings.githubToken, settings.pushToken, ...Object.values(settings.secrets)].filter((value) => value !== '');
+}
+
 ;// CONCATENATED MODULE: ./src/action/run-context.ts
 /**
  * What this run is, read once at the edge: the triggering event, the runner's variables and the
@@ -46628,35 +48582,6 @@ function requireRunId(run) {
     return Number(required(run.runId, 'GITHUB_RUN_ID'));
 }
 
-;// CONCATENATED MODULE: ./src/action/ship.ts
-/**
- * SHIP asks a person to merge the loop's pull request, and GitHub merges no draft: before it asks, the
- * loop marks its draft ready for review. A refusal (a token without `pull-requests: write`, an older
- * server) is a warning, not a failure: the person can press "Ready for review" themselves.
- */
-
-/** Whether the loop now waits for a person to merge its (open, unmerged) pull request. */
-function waitsForMerge(state) {
-    return (state.stage === 'SHIP' && state.status === 'waiting' && state.pullRequest !== undefined && !state.pullRequest.merged);
-}
-async function readyForMerge(state, deps) {
-    if (!waitsForMerge(state) || !state.pullRequest)
-        return;
-    const { number } = state.pullRequest;
-    try {
-        if (await deps.github.markReadyForReview(number)) {
-            deps.logger.info(`Pull request #${number} is marked ready for review: it waits for a person to merge it.`);
-        }
-    }
-    catch (error) {
-        deps.logger.warning(`Could not mark pull request #${number} ready for review (${errors_messageOf(error)}); press "Ready for review" on it before merging.`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/version.ts
-/** The version of loop-controller, named in messages (e.g. when a state is from a newer version). */
-const VERSION = '1.0.0';
-
 ;// CONCATENATED MODULE: ./src/action/stores.ts
 /**
  * The state store the `store` input names, and the audit trail it carries. The stores' modules (the
@@ -46675,9 +48600,10 @@ const VERSION = '1.0.0';
 
 
 async function createStore(input) {
-    const { run, runnerTemp, root, loopDir, logger } = input;
+    const { run, runnerTemp, root, logger } = input;
+    const auditDirOf = (loopId) => (typeof input.loopDir === 'string' ? input.loopDir : input.loopDir(loopId));
     const { settings, env } = run;
-    const { ArtifactStore, AutoStore, CacheStore, GitStore } = await Promise.all(/* import() */[__nccwpck_require__.e(664), __nccwpck_require__.e(185)]).then(__nccwpck_require__.bind(__nccwpck_require__, 13185));
+    const { ArtifactStore, AutoStore, CacheStore, GitStore } = await Promise.all(/* import() */[__nccwpck_require__.e(664), __nccwpck_require__.e(699)]).then(__nccwpck_require__.bind(__nccwpck_require__, 31699));
     // Recorded in each saved revision, to tell which job wrote it.
     const runIdentity = {
         ...(run.runId !== undefined ? { runId: run.runId } : {}),
@@ -46690,7 +48616,7 @@ async function createStore(input) {
         runId: requireRunId(run),
         apiUrl: run.apiUrl,
         workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'artifacts'),
-        auditDir: () => loopDir,
+        auditDir: auditDirOf,
         env,
         onNote: (note) => logger.info(note),
     });
@@ -46713,8 +48639,8 @@ async function createStore(input) {
                 // The job's token, never a push-token PAT: a state save must not start the repository's push workflows.
                 token: settings.githubToken,
                 workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'git-state'),
-                auditDir: () => loopDir,
-                toolVersion: VERSION,
+                auditDir: auditDirOf,
+                toolVersion: version_VERSION,
                 ...runIdentity,
             });
             return { store, auditSource: store };
@@ -46752,672 +48678,144 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
                     logger.info(`Audit trail: ${count} file(s) restored from the newest snapshot.`);
             }
             catch (error) {
-                logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${errors_messageOf(error)}`);
+                logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${messageOf(error)}`);
             }
         })();
         return restored;
     };
 }
 
-;// CONCATENATED MODULE: ./src/action/sweep.ts
+;// CONCATENATED MODULE: ./src/action/dashboard.ts
 /**
- * `command: sweep`, on a schedule: finds the loops whose last job ended without a successor (a failed
- * re-dispatch, or a dispatched iteration no job took for `stale-after-minutes`) and dispatches their next
- * iteration again (`app/sweep.ts`). It runs no project code: no loop branch, no work, no checks; it
- * reads the `git` store's branch through the checkout's remote and calls the dispatch API.
+ * The `dashboard` input: the pinned `Loop dashboard` issue, rewritten at the end of every loop job
+ * (a failure only warns: the loop's own work is done), and the ticks people make on it, read from
+ * the `issues` `edited` event of that issue and applied as people's commands (`app/dashboard.ts`).
  */
 
 
 
 
 
-async function sweep(run, root, deps) {
-    const runnerTemp = run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
-    // No audit trail travels with a sweeper's save: the folder it would read stays empty.
-    const { store } = await createStore({
-        run,
-        runnerTemp,
-        root,
-        loopDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'sweeper-audit'),
-        logger: deps.logger,
-    });
-    if (!isLister(store))
-        throw new Error(`store '${store.kind}' cannot list its loops; 'command: sweep' needs 'git'`);
-    const dispatch = (loopId, record) => dispatchIteration(loopId, record, deps);
-    const swept = await sweepLoops({ staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` }, { store, dispatch, clock: deps.clock, logger: deps.logger });
-    const dispatched = swept.filter((loop) => loop.outcome === 'dispatched');
-    const failed = swept.filter((loop) => loop.outcome === 'failed');
-    deps.io.setOutput(Outputs.Status, 'swept');
-    if (run.hasStepSummary) {
-        const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${loop.reason.replace(/\|/g, '\\|')} |`);
-        await deps.io.writeSummary(`## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
-            (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : ''));
-    }
-    if (failed.length > 0) {
-        deps.io.setFailed(`The sweeper could not re-dispatch ${failed.map((loop) => loop.loopId).join(', ')}: see the log.`);
-    }
+
+
+
+
+
+
+
+function dashboard_record(value) {
+    return typeof value === 'object' && value !== null ? value : {};
+}
+function dashboard_text(value) {
+    return typeof value === 'string' ? value : null;
+}
+/** The dashboard issue through the job's token. */
+function dashboardIssues(run, owner, repo, logger) {
+    const octokit = createOctokit({ token: run.settings.githubToken, owner, repo, baseUrl: run.apiUrl, logger });
+    return new OctokitDashboardIssues(octokit, owner, repo);
+}
+function repositoryUrl(run) {
+    return `${run.serverUrl}/${run.repository}`;
 }
 function isLister(store) {
     return typeof store.listLoops === 'function';
 }
-
-;// CONCATENATED MODULE: ./src/adapters/actions-logger.ts
-/**
- * The Logger port over `@actions/core`: groups per phase, annotations for locations. Every message is
- * redacted and has workflow commands defused before it reaches the log, because it may quote a
- * check's or an agent's output.
- */
-
-
-function annotation(location) {
-    if (!location)
-        return {};
-    return {
-        ...(location.title ? { title: location.title } : {}),
-        ...(location.file ? { file: location.file } : {}),
-        ...(location.line !== undefined ? { startLine: location.line } : {}),
-        ...(location.column !== undefined ? { startColumn: location.column } : {}),
-    };
-}
-/** A Logger for the action: `redact` is applied to every message first. */
-function actionsLogger(redact) {
-    const clean = (message) => neutraliseWorkflowCommands(redact(message));
-    return {
-        info: (message) => core/* info */.pq(clean(message)),
-        debug: (message) => core/* debug */.Yz(clean(message)),
-        warning: (message, location) => core/* warning */.$e(clean(message), annotation(location)),
-        error: (message, location) => core/* error */.z3(clean(message), annotation(location)),
-        group: (name, body) => core/* group */.Os(clean(name), body),
-    };
-}
-
-// EXTERNAL MODULE: external "node:events"
-var external_node_events_ = __nccwpck_require__(78474);
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(73024);
-// EXTERNAL MODULE: external "node:string_decoder"
-var external_node_string_decoder_ = __nccwpck_require__(46193);
-// EXTERNAL MODULE: ./src/domain/migrations.ts
-var migrations = __nccwpck_require__(46419);
-;// CONCATENATED MODULE: ./src/adapters/file-store.ts
-/**
- * The `file` store: `<root>/<loopId>/loop-state.json`, written atomically (temp
- * file in the same folder, fsync, rename, fsync the folder). The version for compare-and-swap is the
- * sha256 of the file's bytes; an exclusive lock file (`open(..., 'wx')`) around compare-and-rename makes
- * two processes racing on the same version end with exactly one winner.
- *
- * A state that is not JSON or fails validation is moved aside to `loop-state.invalid-<time>.json`
- * (never overwritten) and a marker makes `save` refuse until `reset`. A state from a newer schema is
- * refused and left where it is.
- */
-
-
-
-
-
-
-
-
-const STATE_FILE = 'loop-state.json';
-const LOCK_FILE = 'loop-state.lock';
-const EMPTY_LOCK_STALE_MS = 1000;
-const QUARANTINE_MARKER = 'loop-state.quarantined.json';
-/** `save` was handed a state that does not pass the schema; nothing was written. */
-class InvalidStateError extends (/* unused pure expression or super */ null && (Error)) {
-    name = 'InvalidStateError';
-}
-const LOOP_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
-/** The `Store` port over a folder. */
-class FileStore {
-    kind = 'file';
-    root;
-    toolVersion;
-    lockStaleMs;
-    lockWaitMs;
-    now;
-    constructor(options) {
-        this.root = options.root;
-        this.toolVersion = options.toolVersion;
-        this.lockStaleMs = options.lockStaleMs ?? 30_000;
-        this.lockWaitMs = options.lockWaitMs ?? 10_000;
-        this.now = options.now ?? (() => new Date());
-    }
-    describe(loopId) {
-        return this.dir(loopId);
-    }
-    /** The path of a loop's state file. */
-    stateFile(loopId) {
-        return join(this.dir(loopId), STATE_FILE);
-    }
-    async load(loopId) {
-        const dir = this.dir(loopId);
-        const file = join(dir, STATE_FILE);
-        // A concurrent save may replace the file between our read and the quarantine; then we read again.
-        for (let attempt = 0;; attempt++) {
-            await this.refuseIfQuarantined(loopId);
-            const bytes = await readIfExists(file);
-            if (bytes === null)
-                return null;
-            const checked = this.validate(bytes, file);
-            if (checked.ok)
-                return { state: checked.state, version: versionOf(bytes) };
-            const moved = await this.quarantine(loopId, bytes, checked.problem);
-            if (moved === 'changed' && attempt < 3)
-                continue;
-            if (moved === 'changed')
-                throw new Error(`${file} keeps changing while it is being read; is another writer busy?`);
-            throw new StateQuarantinedError(`The loop state ${file} is not valid: ${checked.problem}. It was moved aside to ${moved} (kept, never ` +
-                `overwritten). Fix it and move it back, or run 'loop-controller abort' / reset the loop to start afresh.`, moved);
-        }
-    }
-    async save(loopId, state, expectedVersion) {
-        const dir = this.dir(loopId);
-        const file = join(dir, STATE_FILE);
-        if (state?.loopId !== loopId) {
-            throw new InvalidStateError(`Refusing to save to loop '${loopId}': the state belongs to loop '${state?.loopId}'. Expected the same loop id.`);
-        }
-        const parsed = loopStateSchema.safeParse(state);
-        if (!parsed.success) {
-            throw new InvalidStateError(`Refusing to save an invalid state for loop '${loopId}' to ${file}: ${describeIssues(parsed.error.issues)}.`);
-        }
-        const bytes = Buffer.from(`${JSON.stringify(parsed.data, null, 2)}\n`);
-        await mkdir(dir, { recursive: true });
-        const release = await this.lock(dir);
-        try {
-            await this.refuseIfQuarantined(loopId);
-            const current = await readIfExists(file);
-            const currentVersion = current === null ? null : versionOf(current);
-            if (currentVersion !== expectedVersion) {
-                throw new StoreConflictError(`Another writer saved loop '${loopId}' first (${file}): expected version ${expectedVersion ?? 'none (a new loop)'}, ` +
-                    `found ${currentVersion ?? 'none'}. Load it again and retry.`);
-            }
-            await writeAtomically(dir, STATE_FILE, bytes);
-        }
-        finally {
-            await release();
-        }
-        return versionOf(bytes);
-    }
-    async reset(loopId) {
-        await rm(join(this.dir(loopId), QUARANTINE_MARKER), { force: true });
-    }
-    dir(loopId) {
-        if (!LOOP_ID.test(loopId)) {
-            throw new Error(`Loop id '${loopId}' is not usable as a folder name: expected letters, digits, dot, dash and underscore, starting with a letter or digit (at most 200).`);
-        }
-        return join(this.root, loopId);
-    }
-    validate(bytes, file) {
-        let raw;
-        try {
-            raw = JSON.parse(bytes.toString('utf8'));
-        }
-        catch (error) {
-            return { ok: false, problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
-        }
-        try {
-            // Older schema versions are migrated; a newer one throws StateFromTheFutureError, left untouched.
-            return { ok: true, state: migrateState(raw, this.toolVersion ?? 'in use', file).state };
-        }
-        catch (error) {
-            // Not `instanceof`: zod's error classes answer true for any Error (they pass `Error` as the parent).
-            if (error instanceof StateFromTheFutureError ||
-                !(error instanceof Error) ||
-                error.name !== 'StateValidationError') {
-                throw error;
-            }
-            return { ok: false, problem: describeIssues(error.issues) };
-        }
-    }
-    async refuseIfQuarantined(loopId) {
-        const marker = await readIfExists(join(this.dir(loopId), QUARANTINE_MARKER));
-        if (marker === null)
-            return;
-        let info = {};
-        try {
-            info = JSON.parse(marker.toString('utf8'));
-        }
-        catch {
-            // A torn marker still means quarantined.
-        }
-        const where = info.file ?? join(this.dir(loopId), 'loop-state.invalid-*.json');
-        throw new StateQuarantinedError(`The state of loop '${loopId}' is quarantined: ${info.problem ?? 'it failed validation'}. The bad state is kept ` +
-            `at ${where}. Nothing is saved until the loop is reset (FileStore.reset, or 'loop-controller abort').`, where);
-    }
-    /** Moves the bad bytes aside under the lock; 'changed' when the file is no longer the bytes we judged. */
-    async quarantine(loopId, bytes, problem) {
-        const dir = this.dir(loopId);
-        const file = join(dir, STATE_FILE);
-        const release = await this.lock(dir);
-        try {
-            const current = await readIfExists(file);
-            if (current === null || !current.equals(bytes))
-                return 'changed';
-            const stamp = this.now().toISOString().replace(/:/g, '-');
-            let target = join(dir, `loop-state.invalid-${stamp}.json`);
-            for (let n = 2; await exists(target); n++)
-                target = join(dir, `loop-state.invalid-${stamp}-${n}.json`);
-            await rename(file, target);
-            await writeAtomically(dir, QUARANTINE_MARKER, Buffer.from(`${JSON.stringify({ file: target, problem }, null, 2)}\n`));
-            return target;
-        }
-        finally {
-            await release();
-        }
-    }
-    /** Takes the folder's exclusive lock; returns its release. */
-    async lock(dir) {
-        const path = join(dir, LOCK_FILE);
-        const token = `${hostname()} ${process.pid} ${randomBytes(6).toString('hex')}`;
-        const deadline = Date.now() + this.lockWaitMs;
-        for (;;) {
-            try {
-                const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-                await handle.writeFile(token);
-                await handle.close();
-                return async () => {
-                    // Only remove our own lock: a lock broken as stale may have been taken by someone else since.
-                    const held = await readIfExists(path);
-                    if (held?.toString('utf8') === token)
-                        await unlink(path).catch(() => { });
-                };
-            }
-            catch (error) {
-                if (error.code !== 'EEXIST')
-                    throw error;
-            }
-            if (await this.isStale(path)) {
-                // Rename first so that only one breaker wins; then remove the renamed copy.
-                const aside = `${path}.stale-${randomBytes(6).toString('hex')}`;
-                await rename(path, aside).then(() => unlink(aside).catch(() => { }), () => { });
-                continue;
-            }
-            if (Date.now() > deadline) {
-                throw new Error(`Could not lock ${path} within ${this.lockWaitMs} ms: another loop-controller is saving this loop. ` +
-                    `If none is running, delete the lock file.`);
-            }
-            await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 8));
-        }
-    }
-    async isStale(path) {
-        try {
-            const info = await stat(path);
-            const age = Date.now() - info.mtimeMs;
-            if (age > this.lockStaleMs)
-                return true;
-            const text = await readFile(path, 'utf8');
-            // A writer writes its token right after creating the lock; one that is still empty a second later
-            // was left by a process killed in between.
-            if (text === '')
-                return age > EMPTY_LOCK_STALE_MS;
-            const [host, pid] = text.split(' ');
-            if (host !== hostname() || !pid)
-                return false;
-            try {
-                process.kill(Number(pid), 0);
-                return false;
-            }
-            catch (error) {
-                return error.code === 'ESRCH';
-            }
-        }
-        catch {
-            return false;
-        }
-    }
-}
-/** The version token of a state file's bytes. */
-function versionOf(bytes) {
-    return createHash('sha256').update(bytes).digest('hex');
-}
-/** zod issues as `path: message` (at most five), e.g. `iteration: Invalid input: expected number, received string`. */
-function describeIssues(issues) {
-    const shown = issues
-        .slice(0, 5)
-        .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(the whole state)'}: ${issue.message}`);
-    const more = issues.length > 5 ? `; and ${issues.length - 5} more` : '';
-    return shown.join('; ') + more;
-}
-async function readIfExists(path) {
+/** Rewrites the dashboard from the loops' states; never fails the job. */
+async function updateDashboard(run, store, deps) {
     try {
-        return await readFile(path);
+        if (!isLister(store))
+            throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`);
+        const { issue, writes } = await refreshDashboard({ repositoryUrl: repositoryUrl(run) }, { ...deps, store });
+        deps.logger.info(`Dashboard #${issue.number}: ${writes === 0 ? 'already current' : `rewritten (${writes})`}.`);
     }
     catch (error) {
-        if (error.code === 'ENOENT')
-            return null;
-        throw error;
+        deps.logger.warning(`The dashboard issue was not updated (the loop is not affected): ${messageOf(error)}`);
     }
 }
-async function exists(path) {
-    return stat(path).then(() => true, () => false);
-}
-/** Temp file in the same folder, fsync, rename over `name`, fsync the folder. */
-async function writeAtomically(dir, name, bytes) {
-    const temporary = (0,external_node_path_.join)(dir, `.${name}.${process.pid}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`);
-    const handle = await (0,promises_.open)(temporary, 'w', 0o644);
-    try {
-        await handle.writeFile(bytes);
-        await handle.sync();
-    }
-    finally {
-        await handle.close();
-    }
-    try {
-        await (0,promises_.rename)(temporary, (0,external_node_path_.join)(dir, name));
-    }
-    catch (error) {
-        await (0,promises_.rm)(temporary, { force: true });
-        throw error;
-    }
-    const folder = await (0,promises_.open)(dir, 'r');
-    try {
-        await folder.sync();
-    }
-    finally {
-        await folder.close();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/adapters/audit-trail.ts
-/**
- * The audit trail of one loop, in the loop's folder: `iterations/<n>.md`,
- * `journey-log.jsonl` (one event a line), `final.md`, `dead-letters/<signature>.md` and copies of check
- * logs under `logs/<iteration>/`. Everything written passes through `redact` first.
- */
-
-
-
-
-
-
-
-const JOURNEY_LOG = 'journey-log.jsonl';
-/** Staged batches of journey events, one file each, until their save lands. */
-const PENDING_PREFIX = 'journey-pending-';
-/** A staged file younger than this may belong to a save still in flight in another process. */
-const PENDING_IN_FLIGHT_MS = 60_000;
-function pendingName(marker) {
-    return `${PENDING_PREFIX}${(0,external_node_crypto_.createHash)('sha256').update(marker).digest('hex').slice(0, 16)}.json`;
-}
-async function readPending(path) {
-    try {
-        const parsed = JSON.parse(await (0,promises_.readFile)(path, 'utf8'));
-        return typeof parsed.marker === 'string' && Array.isArray(parsed.events)
-            ? { marker: parsed.marker, events: parsed.events }
-            : null;
-    }
-    catch {
-        return null;
-    }
+/** Whether this job is an edit of an issue that carries the dashboard's label (the controller's is checked later). */
+function isDashboardEdit(run) {
+    return (run.settings.dashboard &&
+        run.event.name === 'issues' &&
+        dashboard_text(run.event.payload.action) === 'edited' &&
+        !run.event.subject.isPullRequest &&
+        run.event.subject.labels.includes(DASHBOARD_LABEL));
 }
 /**
- * The files ending in `suffix` in every loop's `dead-letters/` under `stateDir` (`.loop/` for the CLI),
- * loops and files in name order.
+ * An `issues` `edited` event of any other issue: a workflow that runs on edits for the dashboard's ticks
+ * gets one for every edit in the repository, and none of them is for a loop (a `depends-on:` line is
+ * read only when the loop starts). The job ends before it reads a config or a state, writing nothing.
  */
-async function deadLetterFiles(stateDir, suffix) {
-    const files = [];
-    for (const loop of (await (0,promises_.readdir)(stateDir).catch(() => [])).sort()) {
-        const folder = (0,external_node_path_.join)(stateDir, loop, 'dead-letters');
-        const names = await (0,promises_.readdir)(folder).catch(() => []);
-        files.push(...names
-            .filter((name) => name.endsWith(suffix))
-            .sort()
-            .map((name) => (0,external_node_path_.join)(folder, name)));
-    }
-    return files;
+function isOrdinaryIssueEdit(run) {
+    return run.event.name === 'issues' && dashboard_text(run.event.payload.action) === 'edited' && !isDashboardEdit(run);
 }
-/** Writes and reads one loop's audit trail. */
-class AuditTrail {
-    dir;
-    redact;
-    constructor(dir, redact) {
-        this.dir = dir;
-        this.redact = redact;
+/**
+ * An edit of the dashboard issue: the ticks it made (the body before, `changes.body.from`, against the
+ * body now) are authorized like people's comments and applied; a loop a tick makes run again gets its
+ * next iteration dispatched. The dashboard is then rewritten, saying any tick that was refused.
+ */
+async function handleDashboardEdit(run, root, deps) {
+    const { logger } = deps;
+    const payload = run.event.payload;
+    const issue = dashboard_record(payload.issue);
+    const before = dashboard_text(dashboard_record(dashboard_record(payload.changes).body).from);
+    const after = dashboard_text(issue.body) ?? '';
+    if (before === null) {
+        logger.info('The edit of the dashboard changed no body (its title, perhaps): no tick to read.');
+        return;
     }
-    /**
-     * Appends events as JSON lines in one write with O_APPEND, so a crash cannot leave a torn record in
-     * the middle of the log; a torn last line from an earlier crash is closed off with a newline first.
-     */
-    async appendEvents(events) {
-        if (events.length === 0)
-            return;
-        await (0,promises_.mkdir)(this.dir, { recursive: true });
-        const lines = events.map((event) => `${JSON.stringify(redactDeep(event, this.redact))}\n`).join('');
-        const handle = await (0,promises_.open)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'a+');
-        try {
-            const { size } = await handle.stat();
-            let prefix = '';
-            if (size > 0) {
-                const last = Buffer.alloc(1);
-                await handle.read(last, 0, 1, size - 1);
-                if (last[0] !== 0x0a)
-                    prefix = '\n';
-            }
-            const bytes = Buffer.from(prefix + lines);
-            const { bytesWritten } = await handle.write(bytes);
-            if (bytesWritten !== bytes.length) {
-                throw new Error(`${(0,external_node_path_.join)(this.dir, JOURNEY_LOG)}: wrote ${bytesWritten} of ${bytes.length} bytes (disk full?)`);
-            }
-            await handle.datasync();
-        }
-        finally {
-            await handle.close();
-        }
+    const number = typeof issue.number === 'number' ? issue.number : 0;
+    if (!(await deps.issues.list()).some((own) => own.number === number)) {
+        logger.info(`Issue #${number} carries the label ${DASHBOARD_LABEL} but is not the controller's dashboard: ignored.`);
+        return;
     }
-    /**
-     * Stages events that belong to a state about to be saved, under `marker` (which names that state).
-     * They reach the journey log only with `commitPending` once the save landed, or with
-     * `recoverPending` on the next load if the process died in between; a save that lost a race drops
-     * them with `discardPending`. So the log never misses an iteration that was saved, and never records
-     * one that was not.
-     */
-    async stagePending(marker, events) {
-        if (events.length === 0)
-            return;
-        const record = { marker, events: events.map((event) => redactDeep(event, this.redact)) };
-        await (0,promises_.mkdir)(this.dir, { recursive: true });
-        await writeAtomically(this.dir, pendingName(marker), Buffer.from(`${JSON.stringify(record)}\n`));
-    }
-    /** Moves the staged events of `marker` into the journey log. */
-    async commitPending(marker) {
-        await this.flushPending((0,external_node_path_.join)(this.dir, pendingName(marker)));
-    }
-    /**
-     * Appends a staged batch once: each of its lines carries the batch's marker, so a process killed
-     * between the append and the removal of the staged file does not append the batch again when the
-     * next run recovers it.
-     */
-    async flushPending(path) {
-        const staged = await readPending(path);
-        if (staged && !(await this.logEndsWithBatch(staged.marker))) {
-            await this.appendEvents(staged.events.map((event) => ({ ...event, batch: staged.marker })));
-        }
-        await (0,promises_.rm)(path, { force: true });
-    }
-    async logEndsWithBatch(marker) {
-        const needle = `"batch":${JSON.stringify(marker)}`;
-        try {
-            const handle = await (0,promises_.open)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'r');
+    const runnerTemp = run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+    const auditDir = (loopId) => (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
+    // Each ticked loop's save carries its own audit trail, brought back first (the git store's folders).
+    const { store, auditSource } = await createStore({ run, runnerTemp, root, loopDir: auditDir, logger });
+    if (!isLister(store))
+        throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`);
+    const sender = dashboard_record(payload.sender);
+    const outcomes = await applyDashboardTicks({
+        before,
+        after,
+        actor: dashboard_text(sender.login) ?? '',
+        actorType: dashboard_text(sender.type) ?? 'User',
+        repositoryUrl: repositoryUrl(run),
+    }, {
+        store,
+        issues: deps.issues,
+        logger,
+        queue: slotsQueue(run, root, store),
+        authorize: (actor, actorType) => authorizePerson(deps.github, actor, actorType),
+        apply: async (loopId, command, by) => {
+            let dir = auditDir(loopId);
             try {
-                const { size } = await handle.stat();
-                const length = Math.min(size, 256 * 1024);
-                const tail = Buffer.alloc(length);
-                await handle.read(tail, 0, length, size - length);
-                return tail.toString('utf8').includes(needle);
+                await auditSource?.restoreAudit(loopId, dir);
             }
-            finally {
-                await handle.close();
+            catch (error) {
+                // The store saves the folder as the loop's whole trail: a trail not brought back must not be replaced.
+                logger.warning(`Audit trail of ${loopId} not restored (${messageOf(error)}): the command's event stays out of it.`);
+                dir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit-unrestored', loopId);
             }
-        }
-        catch {
-            return false;
-        }
+            const audit = new AuditTrail(dir, deps.redact);
+            const state = await applyPeopleCommand(command, { loopId, by }, { store, clock: deps.clock, audit });
+            // An aborted loop gives its slot, or its place in line, to the next (as a `/loop abort` does).
+            if (command.kind === 'abort')
+                await slots_releaseSlot(run, { loopId, state, root }, { ...deps, store });
+            return state;
+        },
+        dispatch: async (loopId, state) => (await redispatch(run, { loopId, state }, { github: deps.github, logger, store, clock: deps.clock }))
+            ?.message ?? null,
+    });
+    logger.info(`Dashboard edit by ${dashboard_text(sender.login) ?? 'someone'}: ${outcomes.length} tick(s) read.`);
+    if (run.hasStepSummary && outcomes.length > 0) {
+        const lines = outcomes.map((outcome) => `- ${noteText(outcome.note)}`);
+        await deps.io.writeSummary(`## loop-controller dashboard\n\nTicks on #${number}:\n\n${lines.join('\n')}\n`);
     }
-    async discardPending(marker) {
-        await (0,promises_.rm)((0,external_node_path_.join)(this.dir, pendingName(marker)), { force: true });
-    }
-    /**
-     * After a load: events staged for the state that is now stored (`currentMarker`) are committed; others
-     * were for a save that never landed and are dropped once they are old enough not to be in flight.
-     */
-    async recoverPending(currentMarker, now = Date.now()) {
-        let names;
-        try {
-            names = (await (0,promises_.readdir)(this.dir)).filter((name) => name.startsWith(PENDING_PREFIX));
-        }
-        catch {
-            return;
-        }
-        for (const name of names) {
-            const path = (0,external_node_path_.join)(this.dir, name);
-            const staged = await readPending(path);
-            if (staged && staged.marker === currentMarker) {
-                await this.flushPending(path);
-            }
-            else {
-                const age = await (0,promises_.stat)(path).then((info) => now - info.mtimeMs, () => 0);
-                if (!staged || age > PENDING_IN_FLIGHT_MS)
-                    await (0,promises_.rm)(path, { force: true });
-            }
-        }
-    }
-    /**
-     * The events recorded so far, oldest first. Lines that do not parse (a record torn by a crash) are
-     * left out rather than failing the whole read.
-     */
-    async readEvents() {
-        let text;
-        try {
-            text = await (0,promises_.readFile)((0,external_node_path_.join)(this.dir, JOURNEY_LOG), 'utf8');
-        }
-        catch (error) {
-            if (error.code === 'ENOENT')
-                return [];
-            throw error;
-        }
-        const events = [];
-        for (const line of text.split('\n')) {
-            if (line.trim() === '')
-                continue;
-            try {
-                const event = JSON.parse(line);
-                if (event && typeof event === 'object' && typeof event.type === 'string')
-                    events.push(event);
-            }
-            catch {
-                // A torn record: skipped.
-            }
-        }
-        return events;
-    }
-    /** Writes `iterations/<n>.md` atomically. */
-    async writeIteration(n, markdown) {
-        if (!Number.isInteger(n) || n < 0)
-            throw new Error(`iteration must be a whole number of at least 0; got ${n}`);
-        await this.writeFile(['iterations'], `${n}.md`, markdown);
-    }
-    /** Writes `final.md` atomically. */
-    async writeFinal(markdown) {
-        await this.writeFile([], 'final.md', markdown);
-    }
-    /**
-     * Writes `dead-letters/<signature>.md` (and `<signature>.pattern.yml` when a candidate pattern is
-     * proposed). The signature's characters that are not safe in a file name become `_`.
-     */
-    async writeDeadLetter(signature, markdown, candidatePatternYaml, recordJson) {
-        const name = safeFileName(signature);
-        await this.writeFile(['dead-letters'], `${name}.md`, markdown);
-        if (candidatePatternYaml !== undefined) {
-            await this.writeFile(['dead-letters'], `${name}.pattern.yml`, candidatePatternYaml);
-        }
-        if (recordJson !== undefined)
-            await this.writeFile(['dead-letters'], `${name}.json`, recordJson);
-    }
-    /**
-     * The `dead-letters/*.json` records of every loop in the folder that holds this one (`.loop/` for the
-     * CLI), its own included: at most 200 files of at most 64 KiB; unreadable ones are skipped.
-     */
-    async readDeadLetters() {
-        const records = [];
-        for (const path of await deadLetterFiles((0,external_node_path_.dirname)(this.dir), '.json')) {
-            if (records.length >= 200)
-                break;
-            const info = await (0,promises_.stat)(path).catch(() => null);
-            if (!info?.isFile() || info.size > 64 * 1024)
-                continue;
-            const text = await (0,promises_.readFile)(path, 'utf8').catch(() => null);
-            if (text !== null)
-                records.push(text);
-        }
-        return records;
-    }
-    /**
-     * Copies a check's log into `logs/<iteration>/<check>.log`, redacted line by line as it streams (memory
-     * stays bounded whatever the log's size). Returns the copy's path.
-     */
-    async copyLog(check, iteration, logFile) {
-        const folder = (0,external_node_path_.join)(this.dir, 'logs', String(iteration));
-        await (0,promises_.mkdir)(folder, { recursive: true });
-        const target = (0,external_node_path_.join)(folder, `${safeFileName(check)}.log`);
-        const temporary = `${target}.${process.pid}.tmp`;
-        const output = (0,external_node_fs_.createWriteStream)(temporary);
-        const decoder = new external_node_string_decoder_.StringDecoder('utf8');
-        let pending = '';
-        const emit = async (text) => {
-            if (!output.write(this.redact(text)))
-                await (0,external_node_events_.once)(output, 'drain');
-        };
-        try {
-            for await (const chunk of (0,external_node_fs_.createReadStream)(logFile)) {
-                pending += decoder.write(chunk);
-                const cut = pending.lastIndexOf('\n');
-                // Redact whole lines only, so a secret split across two chunks is still found; a line with no end
-                // is flushed once it grows past 1 MiB to keep memory bounded.
-                if (cut >= 0) {
-                    await emit(pending.slice(0, cut + 1));
-                    pending = pending.slice(cut + 1);
-                }
-                else if (pending.length > 1024 * 1024) {
-                    await emit(pending);
-                    pending = '';
-                }
-            }
-            pending += decoder.end();
-            if (pending)
-                await emit(pending);
-            output.end();
-            await (0,external_node_events_.once)(output, 'finish');
-            await (0,promises_.rename)(temporary, target);
-        }
-        catch (error) {
-            output.destroy();
-            await (0,promises_.rm)(temporary, { force: true });
-            throw error;
-        }
-        return target;
-    }
-    async writeFile(folders, name, text) {
-        const folder = (0,external_node_path_.join)(this.dir, ...folders);
-        await (0,promises_.mkdir)(folder, { recursive: true });
-        await writeAtomically(folder, name, this.redact(text));
-    }
-}
-/** Applies `redact` to every string in a JSON-like value (keys are kept; they are ours). */
-function redactDeep(value, redact) {
-    if (typeof value === 'string')
-        return redact(value);
-    if (Array.isArray(value))
-        return value.map((item) => redactDeep(item, redact));
-    if (value && typeof value === 'object') {
-        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
-    }
-    return value;
-}
-function safeFileName(text) {
-    const safe = text.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
-    return safe.slice(0, 180) || '_';
 }
 
+// EXTERNAL MODULE: ./src/domain/git-errors.ts
+var git_errors = __nccwpck_require__(80818);
 ;// CONCATENATED MODULE: ./src/ports/git.ts
 /** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
 class ConcurrentCommitError extends Error {
@@ -48406,605 +49804,6 @@ function identityArgs(identity) {
     return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
 }
 
-// EXTERNAL MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
-var dist_bundle = __nccwpck_require__(49735);
-// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
-var light = __nccwpck_require__(63251);
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
-// pkg/dist-src/index.js
-
-
-// pkg/dist-src/version.js
-var dist_bundle_VERSION = "0.0.0-development";
-
-// pkg/dist-src/wrap-request.js
-var noop = () => Promise.resolve();
-function wrapRequest(state, request, options) {
-  return state.retryLimiter.schedule(doRequest, state, request, options);
-}
-async function doRequest(state, request, options) {
-  const { pathname } = new URL(options.url, "http://github.test");
-  const isAuth = isAuthRequest(options.method, pathname);
-  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
-  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
-  const isGraphQL = pathname.startsWith("/graphql");
-  const retryCount = ~~request.retryCount;
-  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
-  if (state.clustering) {
-    jobOptions.expiration = 1e3 * 60;
-  }
-  if (isWrite || isGraphQL) {
-    await state.write.key(state.id).schedule(jobOptions, noop);
-  }
-  if (isWrite && state.triggersNotification(pathname)) {
-    await state.notifications.key(state.id).schedule(jobOptions, noop);
-  }
-  if (isSearch) {
-    await state.search.key(state.id).schedule(jobOptions, noop);
-  }
-  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
-  if (isGraphQL) {
-    const res = await req;
-    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
-      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
-        response: res,
-        data: res.data
-      });
-      throw error;
-    }
-  }
-  return req;
-}
-function isAuthRequest(method, pathname) {
-  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
-  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
-  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
-  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
-  pathname === "/login/oauth/access_token");
-}
-
-// pkg/dist-src/generated/triggers-notification-paths.js
-var triggers_notification_paths_default = [
-  "/orgs/{org}/invitations",
-  "/orgs/{org}/invitations/{invitation_id}",
-  "/orgs/{org}/teams/{team_slug}/discussions",
-  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
-  "/repos/{owner}/{repo}/collaborators/{username}",
-  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
-  "/repos/{owner}/{repo}/issues",
-  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
-  "/repos/{owner}/{repo}/pulls",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-  "/repos/{owner}/{repo}/releases",
-  "/teams/{team_id}/discussions",
-  "/teams/{team_id}/discussions/{discussion_number}/comments"
-];
-
-// pkg/dist-src/route-matcher.js
-function routeMatcher(paths) {
-  const regexes = paths.map(
-    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
-  );
-  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
-  return new RegExp(regex2, "i");
-}
-
-// pkg/dist-src/index.js
-var regex = routeMatcher(triggers_notification_paths_default);
-var triggersNotification = regex.test.bind(regex);
-var groups = {};
-var createGroups = function(Bottleneck, common) {
-  groups.global = new Bottleneck.Group({
-    id: "octokit-global",
-    maxConcurrent: 10,
-    ...common
-  });
-  groups.auth = new Bottleneck.Group({
-    id: "octokit-auth",
-    maxConcurrent: 1,
-    ...common
-  });
-  groups.search = new Bottleneck.Group({
-    id: "octokit-search",
-    maxConcurrent: 1,
-    minTime: 2e3,
-    ...common
-  });
-  groups.write = new Bottleneck.Group({
-    id: "octokit-write",
-    maxConcurrent: 1,
-    minTime: 1e3,
-    ...common
-  });
-  groups.notifications = new Bottleneck.Group({
-    id: "octokit-notifications",
-    maxConcurrent: 1,
-    minTime: 3e3,
-    ...common
-  });
-};
-function throttling(octokit, octokitOptions) {
-  const {
-    enabled = true,
-    Bottleneck = light,
-    id = "no-id",
-    timeout = 1e3 * 60 * 2,
-    // Redis TTL: 2 minutes
-    connection
-  } = octokitOptions.throttle || {};
-  if (!enabled) {
-    return {};
-  }
-  const common = { timeout };
-  if (typeof connection !== "undefined") {
-    common.connection = connection;
-  }
-  const state = Object.assign(
-    {
-      clustering: connection != null,
-      triggersNotification,
-      fallbackSecondaryRateRetryAfter: 60,
-      retryAfterBaseValue: 1e3,
-      id
-    },
-    octokitOptions.throttle
-  );
-  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
-    throw new Error(`octokit/plugin-throttling error:
-        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
-        See https://octokit.github.io/rest.js/#throttling
-
-        const octokit = new Octokit({
-          throttle: {
-            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
-            onRateLimit: (retryAfter, options) => {/* ... */}
-          }
-        })
-    `);
-  }
-  let initialized = false;
-  const initializeBottleneck = () => {
-    if (initialized) {
-      return;
-    }
-    initialized = true;
-    if (groups.global == null) {
-      createGroups(Bottleneck, common);
-    }
-    state.global = state.global ?? groups.global;
-    state.auth = state.auth ?? groups.auth;
-    state.search = state.search ?? groups.search;
-    state.write = state.write ?? groups.write;
-    state.notifications = state.notifications ?? groups.notifications;
-    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
-    const events = {};
-    const emitter = new Bottleneck.Events(events);
-    events.on("secondary-limit", state.onSecondaryRateLimit);
-    events.on("rate-limit", state.onRateLimit);
-    events.on(
-      "error",
-      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
-    );
-    state.retryLimiter.on("failed", async function(error, info) {
-      const [state2, request, options] = info.args;
-      const { pathname } = new URL(options.url, "http://github.test");
-      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
-      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
-        return;
-      }
-      const retryCount = ~~request.retryCount;
-      request.retryCount = retryCount;
-      options.request.retryCount = retryCount;
-      const { wantRetry, retryAfter = 0 } = await (async function() {
-        if (/\bsecondary rate\b/i.test(error.message)) {
-          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
-          const wantRetry2 = await emitter.trigger(
-            "secondary-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
-          (error2) => error2.type === "RATE_LIMITED"
-        )) {
-          const rateLimitReset = new Date(
-            ~~error.response.headers["x-ratelimit-reset"] * 1e3
-          ).getTime();
-          const retryAfter2 = Math.max(
-            // Add one second so we retry _after_ the reset time
-            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
-            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
-            0
-          );
-          const wantRetry2 = await emitter.trigger(
-            "rate-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        return {};
-      })();
-      if (wantRetry) {
-        request.retryCount++;
-        return retryAfter * state2.retryAfterBaseValue;
-      }
-    });
-  };
-  octokit.hook.wrap("request", (request, options) => {
-    initializeBottleneck();
-    return wrapRequest(state, request, options);
-  });
-  return {};
-}
-throttling.VERSION = dist_bundle_VERSION;
-throttling.triggersNotification = triggersNotification;
-
-
-;// CONCATENATED MODULE: ./src/domain/comment-author.ts
-/**
- * Which comments are the controller's own, so that a marker pasted into someone else's comment never
- * makes the loop edit or trust that comment.
- *
- * The controller's login is known exactly when its token may ask `GET /user` (a personal token), or
- * once a comment it created shows its author. An installation token (the job's GITHUB_TOKEN, a GitHub
- * App's token) may not ask; it posts as its app's bot (`github-actions[bot]`, `<app-slug>[bot]`, of
- * type `Bot`), and no person can post as a Bot: without the exact login, a Bot author is required.
- */
-/** `login` is the controller's exact login, or null when its token cannot say (an installation token). */
-function isOwnComment(author, login) {
-    if (!author)
-        return false;
-    if (login !== null)
-        return author.login.toLowerCase() === login.toLowerCase();
-    return author.type === 'Bot' && author.login.endsWith('[bot]');
-}
-
-;// CONCATENATED MODULE: ./src/adapters/github.ts
-/**
- * The GitHub port with Octokit: `@actions/github`'s client plus the retry and throttling plugins
- * (bounded), pointed at `GITHUB_API_URL` (or any base URL, e.g. a loopback stand-in in tests).
- * A 403 becomes a `GitHubPermissionError` that names the permission the workflow must grant.
- */
-
-
-
-
-
-/** Creates an Octokit with the retry and throttling plugins, bounded as `options` says. */
-function createOctokit(options) {
-    const rateLimitRetries = options.rateLimitRetries ?? 2;
-    const onLimit = (kind) => (retryAfter, request, _octokit, retryCount) => {
-        const again = retryCount < rateLimitRetries;
-        options.logger?.warning(`GitHub ${kind} rate limit on ${request.method} ${request.url}; ${again ? `retrying after ${retryAfter} s` : 'giving up'}.`);
-        return again;
-    };
-    return (0,github/* getOctokit */.Q)(options.token, {
-        baseUrl: options.baseUrl.replace(/\/+$/, ''),
-        userAgent: 'loop-controller',
-        retry: { retries: options.retries ?? 3, retryAfterBaseValue: options.retryBaseMs ?? 1000 },
-        throttle: options.throttle === false
-            ? { enabled: false }
-            : {
-                onRateLimit: onLimit('primary'),
-                onSecondaryRateLimit: onLimit('secondary'),
-                retryAfterBaseValue: options.rateLimitUnitMs ?? 1000,
-            },
-    }, dist_bundle/* retry */.L, throttling);
-}
-function isRequestError(error) {
-    return typeof error === 'object' && error !== null && typeof error.status === 'number';
-}
-/** Which permission an endpoint needs (data, not an if-chain). First match wins. */
-const PERMISSION_BY_ROUTE = [
-    { pattern: /\/actions\//, write: 'actions: write', read: 'actions: write' },
-    { pattern: /\/pulls(\/|$)/, write: 'pull-requests: write', read: 'pull-requests: read' },
-    // The one GraphQL call: marking the loop's pull request ready for review.
-    { pattern: /^\/graphql$/, write: 'pull-requests: write', read: 'pull-requests: read' },
-    { pattern: /\/issues\//, write: 'issues: write', read: 'issues: read' },
-    { pattern: /\/collaborators\//, write: 'metadata: read', read: 'metadata: read' },
-    { pattern: /\/(git|contents)\//, write: 'contents: write', read: 'contents: read' },
-];
-/** The permission a request needs, from its method and route. */
-function permissionFor(method, route) {
-    const entry = PERMISSION_BY_ROUTE.find((candidate) => candidate.pattern.test(route));
-    const writes = method.toUpperCase() !== 'GET';
-    if (!entry)
-        return writes ? 'contents: write' : 'contents: read';
-    return writes ? entry.write : entry.read;
-}
-function isRateLimit(error) {
-    const remaining = error.response?.headers?.['x-ratelimit-remaining'];
-    return String(remaining) === '0' || /rate limit/i.test(error.message);
-}
-/** Turns a 403 (not a rate limit) into an error naming the missing permission; rethrows the rest. */
-function explain(error, method, route) {
-    if (isRequestError(error) && error.status === 403 && !isRateLimit(error)) {
-        const permission = permissionFor(method, route);
-        throw new GitHubPermissionError(`GitHub refused ${method} ${route} (403: ${error.message.split('\n')[0]}). The token needs '${permission}': add it under 'permissions:' of the job that runs loop-controller (or use a token that has it).`, permission, 403);
-    }
-    if (isRequestError(error)) {
-        const wrapped = new Error(`GitHub ${method} ${route} failed (${error.status}): ${error.message.split('\n')[0]}`, {
-            cause: error,
-        });
-        throw Object.assign(wrapped, { status: error.status });
-    }
-    throw error;
-}
-/** Whether a dispatch was refused for asking for run details: older Enterprise Servers answer 400. */
-function refusesRunDetails(error) {
-    const status = statusOf(error);
-    return status === 400 || (status === 422 && isRequestError(error) && /return_run_details/.test(error.message));
-}
-function dispatchedRun(data) {
-    if (typeof data !== 'object' || data === null)
-        return {};
-    const run = data;
-    return {
-        ...(typeof run.workflow_run_id === 'number' ? { runId: run.workflow_run_id } : {}),
-        ...(typeof run.run_url === 'string' ? { runUrl: run.run_url } : {}),
-        ...(typeof run.html_url === 'string' ? { htmlUrl: run.html_url } : {}),
-    };
-}
-/** GitHub's words when "Allow GitHub Actions to create and approve pull requests" is off. */
-const PULL_REQUESTS_NOT_ALLOWED = /not permitted to create or approve pull requests/i;
-function statusOf(error) {
-    return isRequestError(error) ? error.status : undefined;
-}
-function toPullRequest(pull) {
-    return {
-        number: pull.number,
-        url: pull.html_url,
-        state: pull.state === 'closed' ? 'closed' : 'open',
-        merged: pull.merged === true || Boolean(pull.merged_at),
-        draft: pull.draft === true,
-        headRef: pull.head.ref,
-        headRepo: pull.head.repo?.full_name ?? null,
-        baseRef: pull.base.ref,
-    };
-}
-/** The GitHub port over Octokit. */
-class OctokitGitHub {
-    owner;
-    repo;
-    octokit;
-    logger;
-    /** The token's own login (null: an installation token, which may not ask), asked once. */
-    login;
-    constructor(options, octokit = createOctokit(options)) {
-        this.owner = options.owner;
-        this.repo = options.repo;
-        this.octokit = octokit;
-        this.logger = options.logger;
-    }
-    get repoPath() {
-        return `/repos/${this.owner}/${this.repo}`;
-    }
-    async call(method, route, body) {
-        try {
-            return await body();
-        }
-        catch (error) {
-            explain(error, method, route);
-        }
-    }
-    async dispatchWorkflow(request) {
-        const route = `${this.repoPath}/actions/workflows/${request.workflow}/dispatches`;
-        const dispatch = (runDetails) => this.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
-            owner: this.owner,
-            repo: this.repo,
-            workflow_id: request.workflow,
-            ref: request.ref,
-            inputs: request.inputs,
-            ...(runDetails ? { return_run_details: true } : {}),
-        });
-        try {
-            // 204 (no run details) has no body; 200 carries the new run.
-            return dispatchedRun((await dispatch(true)).data);
-        }
-        catch (error) {
-            if (!refusesRunDetails(error))
-                explain(error, 'POST', route);
-        }
-        // An older Enterprise Server refuses the parameter (400): dispatch without it, and tell the run it
-        // started by the one run that was not listed before (no clocks compared).
-        this.logger?.debug(`${route} refused return_run_details; dispatching without and finding the run.`);
-        const before = await this.dispatchedRuns(request).catch(() => null);
-        await this.call('POST', route, () => dispatch(false));
-        if (before === null)
-            return {};
-        for (let attempt = 0; attempt < 3; attempt++) {
-            if (attempt > 0)
-                await new Promise((resolve) => setTimeout(resolve, 1000));
-            const after = await this.dispatchedRuns(request).catch(() => []);
-            const run = after.find((candidate) => !before.some((known) => known.runId === candidate.runId));
-            if (run)
-                return run;
-        }
-        return {};
-    }
-    /** The workflow's newest dispatched runs on the dispatch's branch. */
-    async dispatchedRuns(request) {
-        const response = await this.call('GET', `${this.repoPath}/actions/workflows/${request.workflow}/runs`, () => this.octokit.rest.actions.listWorkflowRuns({
-            owner: this.owner,
-            repo: this.repo,
-            workflow_id: request.workflow,
-            event: 'workflow_dispatch',
-            branch: /^refs\/heads\/(.+)$/.exec(request.ref)?.[1] ?? request.ref,
-            per_page: 20,
-        }));
-        return response.data.workflow_runs.map((run) => ({ runId: run.id, runUrl: run.url, htmlUrl: run.html_url }));
-    }
-    async findOpenPullRequest(head, base) {
-        const route = `${this.repoPath}/pulls`;
-        // GitHub allows one open pull request per head and base, but a list is followed to its end anyway.
-        const pulls = await this.call('GET', route, () => this.octokit.paginate(this.octokit.rest.pulls.list, {
-            owner: this.owner,
-            repo: this.repo,
-            head: `${this.owner}:${head}`,
-            base,
-            state: 'open',
-            per_page: 100,
-        }));
-        const pull = pulls.find((candidate) => candidate.head.ref === head);
-        return pull ? toPullRequest(pull) : null;
-    }
-    async findOrCreatePullRequest(request) {
-        const existing = await this.findOpenPullRequest(request.head, request.base);
-        if (existing)
-            return { ...existing, created: false };
-        const route = `${this.repoPath}/pulls`;
-        const create = (draft) => this.octokit.rest.pulls.create({
-            owner: this.owner,
-            repo: this.repo,
-            head: request.head,
-            base: request.base,
-            title: request.title,
-            body: request.body,
-            draft,
-        });
-        try {
-            const response = await create(request.draft);
-            return { ...toPullRequest(response.data), created: true };
-        }
-        catch (error) {
-            if (statusOf(error) === 422) {
-                const message = isRequestError(error) ? error.message : '';
-                // Created meanwhile (a retried request, or a concurrent job): use that one.
-                const again = await this.findOpenPullRequest(request.head, request.base);
-                if (again)
-                    return { ...again, created: false };
-                if (request.draft && /draft/i.test(message)) {
-                    this.logger?.warning('Draft pull requests are not available in this repository; opening a ready one.');
-                    const response = await this.call('POST', route, () => create(false));
-                    return { ...toPullRequest(response.data), created: true };
-                }
-            }
-            // A setting, not a permission: the token may well have pull-requests: write.
-            if (statusOf(error) === 403 && isRequestError(error) && PULL_REQUESTS_NOT_ALLOWED.test(error.message)) {
-                throw new PullRequestsNotAllowedError(`GitHub refused POST ${route} (403: ${error.message.split('\n')[0]})`);
-            }
-            explain(error, 'POST', route);
-        }
-    }
-    async getPullRequest(number) {
-        const response = await this.call('GET', `${this.repoPath}/pulls/${number}`, () => this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number }));
-        return toPullRequest(response.data);
-    }
-    async isPullRequestMerged(number) {
-        return (await this.getPullRequest(number)).merged;
-    }
-    async markReadyForReview(number) {
-        const route = `${this.repoPath}/pulls/${number}`;
-        const response = await this.call('GET', route, () => this.octokit.rest.pulls.get({ owner: this.owner, repo: this.repo, pull_number: number }));
-        const pull = response.data;
-        if (pull.draft !== true)
-            return false;
-        await this.call('POST', '/graphql', () => this.octokit.graphql('mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { isDraft } } }', { id: pull.node_id }));
-        return true;
-    }
-    async findStickyComment(issueNumber, marker) {
-        const route = `${this.repoPath}/issues/${issueNumber}/comments`;
-        const comments = await this.call('GET', route, () => this.octokit.paginate(this.octokit.rest.issues.listComments, {
-            owner: this.owner,
-            repo: this.repo,
-            issue_number: issueNumber,
-            per_page: 100,
-        }));
-        // The marker must open the body (a person quoting the comment does not own it), and the comment must
-        // be the controller's own (a person pasting the marker does not either): see `isOwnComment`.
-        const login = await this.ownLogin();
-        const found = comments.find((comment) => (comment.body ?? '').trimStart().startsWith(marker) && isOwnComment(comment.user, login));
-        return found ? { id: found.id, url: found.html_url } : null;
-    }
-    async updateComment(id, body) {
-        const response = await this.call('PATCH', `${this.repoPath}/issues/comments/${id}`, () => this.octokit.rest.issues.updateComment({ owner: this.owner, repo: this.repo, comment_id: id, body }));
-        return response.data.html_url;
-    }
-    async upsertStickyComment(request) {
-        const { issueNumber, marker } = request;
-        const body = request.body.trimStart().startsWith(marker) ? request.body : `${marker}\n${request.body}`;
-        const existing = await this.findStickyComment(issueNumber, marker);
-        if (existing)
-            return { id: existing.id, url: await this.updateComment(existing.id, body), created: false };
-        const route = `${this.repoPath}/issues/${issueNumber}/comments`;
-        try {
-            // No automatic retry of the create: a retry after a lost response would post a second comment.
-            const response = await this.octokit.rest.issues.createComment({
-                owner: this.owner,
-                repo: this.repo,
-                issue_number: issueNumber,
-                body,
-                request: { retries: 0 },
-            });
-            // Its author is the token's exact identity: later searches in this job need no Bot fallback.
-            if (response.data.user?.login)
-                this.login = Promise.resolve(response.data.user.login);
-            return { id: response.data.id, url: response.data.html_url, created: true };
-        }
-        catch (error) {
-            if (statusOf(error) === 403)
-                explain(error, 'POST', route);
-            this.logger?.debug(`Creating the sticky comment failed (${statusOf(error) ?? 'no status'}); searching again.`);
-            const again = await this.findStickyComment(issueNumber, marker);
-            if (again)
-                return { id: again.id, url: await this.updateComment(again.id, body), created: false };
-            const response = await this.call('POST', route, () => this.octokit.rest.issues.createComment({ owner: this.owner, repo: this.repo, issue_number: issueNumber, body }));
-            return { id: response.data.id, url: response.data.html_url, created: true };
-        }
-    }
-    async getPermission(user) {
-        const route = `${this.repoPath}/collaborators/${user}/permission`;
-        try {
-            const response = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
-                owner: this.owner,
-                repo: this.repo,
-                username: user,
-            });
-            const data = response.data;
-            return (data.role_name || data.permission || 'none').toLowerCase();
-        }
-        catch (error) {
-            if (statusOf(error) === 404)
-                return 'none';
-            explain(error, 'GET', route);
-        }
-    }
-    async listLabels(issueNumber) {
-        const labels = await this.call('GET', `${this.repoPath}/issues/${issueNumber}/labels`, () => this.octokit.paginate(this.octokit.rest.issues.listLabelsOnIssue, {
-            owner: this.owner,
-            repo: this.repo,
-            issue_number: issueNumber,
-            per_page: 100,
-        }));
-        return labels.map((label) => label.name);
-    }
-    async getAuthenticatedLogin(fallback) {
-        return (await this.ownLogin()) ?? fallback;
-    }
-    ownLogin() {
-        this.login ??= this.octokit.rest.users.getAuthenticated().then((response) => response.data.login, (error) => {
-            // An installation token (GITHUB_TOKEN) may not ask who it is; it posts as the app's bot.
-            if (statusOf(error) === 401 || statusOf(error) === 403 || statusOf(error) === 404)
-                return null;
-            this.login = undefined; // a passing fault: ask again next time
-            throw error;
-        });
-        return this.login;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/adapters/isolation.ts
 /**
  * Choosing and proving the isolation of the project's commands (see `domain/isolation.ts`): each way
@@ -49562,6 +50361,860 @@ class ChildProcessRunner {
     }
 }
 
+;// CONCATENATED MODULE: ./src/domain/shards.ts
+const MAX_SHARDS = 64;
+const SHARD_PLACEHOLDER = '{shard}';
+const SHARDS_PLACEHOLDER = '{shards}';
+/** How a leg without a verdict is told in the check's excerpt; the `infrastructure` pattern matches it. */
+const NO_VERDICT_PREFIX = 'loop-controller: no verdict from';
+/** How many legs a check runs as: its `shards`, 1 when absent. */
+function shardCount(check) {
+    return check.shards ?? 1;
+}
+function isSharded(check) {
+    return shardCount(check) > 1;
+}
+/** `text` with `{shard}` and `{shards}` replaced by the leg's numbers. */
+function substituteShard(text, shard, shards) {
+    return text.replaceAll(SHARD_PLACEHOLDER, String(shard)).replaceAll(SHARDS_PLACEHOLDER, String(shards));
+}
+/** The environment a leg adds: `LOOP_SHARD` (1-based) and `LOOP_SHARDS`. */
+function shardEnv(shard, shards) {
+    return { LOOP_SHARD: String(shard), LOOP_SHARDS: String(shards) };
+}
+/**
+ * Why a check's sharding cannot work, or null when it can: `shards` outside 1..64 or not whole, a
+ * sharded `run` that names neither `{shard}` nor `LOOP_SHARD` (every leg would run the whole suite), a
+ * sharded `junit` path without `{shard}` (every leg would write the same file).
+ */
+function shardConfigProblem(check) {
+    const key = `checks.${check.name}.shards`;
+    const shards = check.shards;
+    if (shards === undefined)
+        return null;
+    if (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS) {
+        return `${key}: expected a whole number from 1 to ${MAX_SHARDS} (1: not sharded); got ${JSON.stringify(shards)}`;
+    }
+    if (shards === 1)
+        return null;
+    const run = typeof check.run === 'string' ? check.run : check.run.join(' ');
+    if (!run.includes(SHARD_PLACEHOLDER) && !run.includes('LOOP_SHARD')) {
+        return (`${key}: ${shards} shards, but the check's run (${JSON.stringify(run)}) names neither ${SHARD_PLACEHOLDER} ` +
+            `nor LOOP_SHARD, so every shard would run the whole suite; expected a run such as ` +
+            `'vitest run --shard=${SHARD_PLACEHOLDER}/${SHARDS_PLACEHOLDER}', or one that hands "$LOOP_SHARD" to the ` +
+            `runner ('./split-tests.sh "$LOOP_SHARD" "$LOOP_SHARDS"')`);
+    }
+    if (check.junit !== undefined && !check.junit.includes(SHARD_PLACEHOLDER)) {
+        return (`${key}: ${shards} shards, but checks.${check.name}.junit (${JSON.stringify(check.junit)}) has no ` +
+            `${SHARD_PLACEHOLDER}, so every shard would write the same file; expected a path such as ` +
+            `'reports/junit-${SHARD_PLACEHOLDER}.xml'`);
+    }
+    return null;
+}
+/** The legs of a check, shard 1 to N (one leg, placeholders filled, for a check that is not sharded). */
+function expandShards(check) {
+    const shards = shardCount(check);
+    return Array.from({ length: shards }, (_, index) => legOf(check, index + 1, shards));
+}
+/** One leg of a check (shard is 1-based, at most the check's count). */
+function legOf(check, shard, shards = shardCount(check)) {
+    if (!Number.isInteger(shard) || shard < 1 || shard > shards) {
+        throw new RangeError(`shard: expected a whole number from 1 to ${shards} for check '${check.name}'; got ${shard}`);
+    }
+    const command = typeof check.run === 'string'
+        ? substituteShard(check.run, shard, shards)
+        : check.run.map((word) => substituteShard(word, shard, shards));
+    return {
+        check: check.name,
+        shard,
+        shards,
+        command,
+        ...(check.junit !== undefined ? { junit: substituteShard(check.junit, shard, shards) } : {}),
+        env: shardEnv(shard, shards),
+    };
+}
+/**
+ * The check that runs one leg alone, as any unsharded check runs: same name and settings, the leg's
+ * command and JUnit path, `LOOP_SHARD`/`LOOP_SHARDS` over its `env`. A job that runs one leg (a matrix
+ * leg of the fan-out mode) verifies with it, then its result goes to `mergeShards` as that shard's report.
+ */
+function legCheck(check, leg) {
+    const { junit: _junit, shards: _shards, ...rest } = check;
+    return {
+        ...rest,
+        run: leg.command,
+        ...(leg.junit !== undefined ? { junit: leg.junit } : {}),
+        env: { ...check.env, ...leg.env },
+    };
+}
+/** `test shard 3/4`: how a leg is named in excerpts, logs and progress. */
+function shardLabel(check, shard, shards) {
+    return `${check} shard ${shard}/${shards}`;
+}
+/** The excerpt line of a leg without a verdict, which the `infrastructure` pattern matches. */
+function noVerdictLine(check, shard, shards, reason) {
+    return `${NO_VERDICT_PREFIX} ${shardLabel(check, shard, shards)}: ${reason}`;
+}
+/** Exit codes a shell (or the isolation's first process) gives a command killed by a signal: 128 + its number. */
+const KILLED_EXIT_CODES = { 137: 'SIGKILL', 143: 'SIGTERM' };
+/**
+ * Why a finished leg's process gave no verdict, or null when its exit is one: killed by a signal the
+ * controller did not send (the OOM killer, a runner shutting down), seen as the signal or as the exit
+ * code 128 + its number a shell reports, or cancelled. A timeout is the controller's own verdict
+ * (`timeout`), as for any check.
+ */
+function noVerdictReason(run) {
+    if (run.cancelled)
+        return 'cancelled before it reported';
+    if (run.timedOut)
+        return null;
+    if (run.signal)
+        return `killed by ${run.signal} before it reported`;
+    const killedBy = run.exitCode === null ? undefined : KILLED_EXIT_CODES[run.exitCode];
+    return killedBy ? `killed by ${killedBy} (exit ${run.exitCode}) before it reported` : null;
+}
+/**
+ * The result of a leg that never reported (killed, cancelled, its job timed out, missing): `error`,
+ * never a pass, its excerpt the no-verdict line. Unclassified: the analyzer gives it its pattern.
+ */
+function missingShardResult(check, shard, shards, reason) {
+    return {
+        name: check.name,
+        kind: check.kind,
+        verdict: 'error',
+        required: check.required,
+        durationMs: 0,
+        exitCode: null,
+        pattern: null,
+        confidence: null,
+        strategy: null,
+        signature: null,
+        locations: [],
+        excerpt: noVerdictLine(check.name, shard, shards, reason),
+        autoFixed: false,
+    };
+}
+/** Higher is worse: a verdict nobody can trust, then one that ran out of time, then a failure, then none. */
+const SEVERITY = {
+    error: 5,
+    timeout: 4,
+    fail: 3,
+    skipped: 2,
+    flaky: 1,
+    pass: 0,
+};
+/** The worst of some verdicts (`pass` for none): what a check of these legs is. */
+function worstVerdict(verdicts) {
+    return verdicts.reduce((worst, verdict) => (SEVERITY[verdict] > SEVERITY[worst] ? verdict : worst), 'pass');
+}
+const shards_MAX_EXCERPT_CHARS = 4000;
+const shards_MAX_LOCATIONS = 20;
+/**
+ * Merges the legs' reports into one result for the check. A shard from 1 to `shards` with no report
+ * counts as one that reported nothing (`missing`); a report for a shard outside that range is refused.
+ */
+function mergeShards(check, shards, reports) {
+    const byShard = new Map();
+    for (const report of reports) {
+        if (!Number.isInteger(report.shard) || report.shard < 1 || report.shard > shards) {
+            throw new RangeError(`mergeShards: a report for shard ${report.shard} of check '${check.name}'; expected shards 1 to ${shards}`);
+        }
+        byShard.set(report.shard, report);
+    }
+    const legs = Array.from({ length: shards }, (_, index) => {
+        const shard = index + 1;
+        const report = byShard.get(shard);
+        const result = report?.result ?? missingShardResult(check, shard, shards, report ? report.reason : 'no result reported');
+        return { shard, result, tests: report?.result ? (report.tests ?? {}) : {} };
+    });
+    const leading = legs.reduce((worst, leg) => SEVERITY[leg.result.verdict] > SEVERITY[worst.result.verdict] ? leg : worst);
+    const failed = legs.filter((leg) => leg.result.verdict !== 'pass' && leg.result.verdict !== 'flaky');
+    const ordered = [leading, ...failed.filter((leg) => leg !== leading)];
+    const result = {
+        ...leading.result,
+        name: check.name,
+        kind: check.kind,
+        required: check.required,
+        durationMs: Math.max(...legs.map((leg) => leg.result.durationMs)),
+        locations: uniqueLocations(ordered.flatMap((leg) => leg.result.locations)).slice(0, shards_MAX_LOCATIONS),
+        excerpt: mergedExcerpt(check.name, shards, ordered.filter((leg) => leg.result.verdict !== 'pass' && leg.result.verdict !== 'flaky' && leg.result.verdict !== 'skipped')),
+        autoFixed: false,
+    };
+    delete result.regression;
+    if (leading.result.verdict !== 'skipped')
+        delete result.skippedReason;
+    return {
+        result,
+        tests: unionTests(legs.map((leg) => leg.tests)),
+        failing: failed.map((leg) => leg.shard),
+        leading: leading.shard,
+    };
+}
+/** The union of test verdicts: a test failing in any of them fails. */
+function unionTests(sets) {
+    const union = {};
+    for (const tests of sets) {
+        for (const [id, verdict] of Object.entries(tests)) {
+            if (union[id] !== 'fail')
+                union[id] = verdict;
+        }
+    }
+    return union;
+}
+/**
+ * Each failing shard's excerpt under `### <check> shard i/n: <verdict>`, the leading shard's first (its
+ * failure is the check's pattern) with up to half the room, the others sharing the rest fairly.
+ */
+function mergedExcerpt(check, shards, failed) {
+    const parts = failed.map((leg) => {
+        const heading = `### ${shardLabel(check, leg.shard, shards)}: ${leg.result.verdict}`;
+        const body = leg.result.excerpt.trim();
+        return body ? `${heading}\n${body}` : heading;
+    });
+    const [first, ...rest] = parts;
+    if (first === undefined)
+        return '';
+    const separators = 2 * rest.length;
+    const firstRoom = rest.length === 0 ? shards_MAX_EXCERPT_CHARS : Math.floor(shards_MAX_EXCERPT_CHARS / 2);
+    const lead = clip(first, Math.max(firstRoom, shards_MAX_EXCERPT_CHARS - separators - rest.join('').length));
+    const room = rest.length === 0 ? 0 : Math.floor((shards_MAX_EXCERPT_CHARS - lead.length - separators) / rest.length);
+    return [lead, ...rest.map((part) => clip(part, room))].join('\n\n').slice(0, shards_MAX_EXCERPT_CHARS);
+}
+function clip(text, room) {
+    if (text.length <= room)
+        return text;
+    return room <= 1 ? text.slice(0, Math.max(room, 0)) : `${text.slice(0, room - 1)}…`;
+}
+function uniqueLocations(locations) {
+    const seen = new Set();
+    return locations.filter((location) => {
+        const key = `${location.file}:${location.line ?? ''}:${location.column ?? ''}`;
+        if (seen.has(key))
+            return false;
+        seen.add(key);
+        return true;
+    });
+}
+
+;// CONCATENATED MODULE: ./src/domain/fan-out.ts
+/**
+ * Fan-out verification: one iteration as three kinds of job. `plan` runs the work and hands on a
+ * candidate commit and the legs of the check matrix; each `verify` leg runs one check (or one shard of
+ * a sharded check) on the candidate and hands on its verdict; `decide` merges the verdicts and carries
+ * the loop on. This module holds the
+ * pure part: the legs, GitHub's matrix limit, and the hand-off files' shapes, validated on read.
+ */
+
+
+
+/** GitHub runs at most this many jobs from one matrix. */
+const MAX_MATRIX_LEGS = 256;
+/** A hand-off file that does not hold what it must, or a matrix GitHub would not run. */
+class FanOutError extends Error {
+    name = 'FanOutError';
+}
+/** The artifact a leg's verdict is uploaded as; also the verdict file's base name. */
+function verdictArtifact(leg) {
+    return `loop-verdict-${leg.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+}
+/**
+ * The verify matrix's legs, in the config's order: one per check, and one per shard of a check with
+ * `shards: N` (named `<check> shard i/N`); `mergeVerdicts` gives each leg's run back under `legRunKey`,
+ * and decide's matrix merges a check's shards through `src/domain/shards.ts`, as the single job does.
+ */
+function legsOf(config) {
+    const legs = config.checks.flatMap((check) => {
+        if (!isSharded(check))
+            return [{ leg: check.name, check: check.name, artifact: verdictArtifact(check.name) }];
+        return expandShards(check).map(({ shard, shards }) => {
+            const leg = shardLabel(check.name, shard, shards);
+            return { leg, check: check.name, artifact: verdictArtifact(leg), shard, shards };
+        });
+    });
+    if (legs.length > MAX_MATRIX_LEGS) {
+        const sharded = config.checks.filter(isSharded).map((check) => `${check.name}: ${check.shards} shards`);
+        const why = sharded.length > 0 ? `one per check, one per shard of a sharded check (${sharded.join(', ')})` : 'one per check';
+        throw new FanOutError(`The loop config has ${config.checks.length} checks; fan-out runs ${legs.length} verify jobs (${why}) and GitHub runs at most ${MAX_MATRIX_LEGS} jobs from one matrix. ${sharded.length > 0 ? 'Use fewer shards, merge checks' : 'Merge checks'}, or run this loop with fan-out: false.`);
+    }
+    const byArtifact = new Map();
+    for (const { leg, artifact } of legs) {
+        const other = byArtifact.get(artifact);
+        if (other !== undefined) {
+            throw new FanOutError(`Legs '${other}' and '${leg}' would upload their verdicts under one artifact name (${artifact}); rename a check (letters, digits, dot, dash, underscore).`);
+        }
+        byArtifact.set(artifact, leg);
+    }
+    return legs;
+}
+/** The key of a leg's run in `mergeVerdicts`' answer: the check's name, with `#<shard>` for a shard's. */
+function legRunKey(check, shard) {
+    return shard === undefined ? check : `${check}#${shard}`;
+}
+/** The `strategy.matrix` of the verify job, as the plan job's `matrix` output (JSON). */
+function matrixOf(legs) {
+    return { include: [...legs] };
+}
+const legSchema = schemas/* strictObject */.rej({
+    leg: schemas/* string */.YjP().min(1).max(200),
+    check: schemas/* string */.YjP().min(1).max(200),
+    artifact: schemas/* string */.YjP().regex(/^loop-verdict-[A-Za-z0-9._-]+$/),
+    shard: schemas/* number */.aig().int().min(1).max(MAX_SHARDS).optional(),
+    shards: schemas/* number */.aig().int().min(2).max(MAX_SHARDS).optional(),
+})
+    .refine((leg) => (leg.shard === undefined) === (leg.shards === undefined) && (leg.shard ?? 0) <= (leg.shards ?? 0), {
+    message: 'a leg names its shard and how many shards together, the shard at most their count',
+});
+const AGENT_FAILURE_KINDS = [
+    'overloaded',
+    'rate-limit',
+    'server-error',
+    'network',
+    'auth',
+    'quota',
+    'max-turns',
+    'budget',
+    'bad-request',
+    'not-installed',
+    'timed-out',
+    'unknown',
+];
+// Every kind the agents know is one a plan may report: a new kind fails to compile here.
+const everyKind = {};
+void everyKind;
+const workSchema = schemas/* strictObject */.rej({
+    exitCode: schemas/* number */.aig().int().nullable(),
+    blocked: schemas/* boolean */.zMY(),
+    blockedReason: schemas/* string */.YjP().optional(),
+    durationMs: schemas/* number */.aig().nonnegative(),
+    tokens: schemas/* number */.aig().nonnegative().optional(),
+    costUsd: schemas/* number */.aig().nonnegative().optional(),
+    session: schemas/* string */.YjP().optional(),
+    sessionUsage: schemas/* strictObject */.rej({ tokens: schemas/* number */.aig(), costUsd: schemas/* number */.aig() }).optional(),
+    failure: schemas/* strictObject */.rej({
+        kind: schemas/* enum */.k5n(AGENT_FAILURE_KINDS),
+        transient: schemas/* boolean */.zMY(),
+        message: schemas/* string */.YjP().max(2000),
+    })
+        .optional(),
+    agent: schemas/* string */.YjP().max(200).optional(),
+});
+/** The plan's own report of what ran in it (the work, the stage's tasks, the baseline): taken on trust. */
+const planReportSchema = schemas/* strictObject */.rej({
+    work: workSchema.nullable(),
+    tasksCompleted: schemas/* array */.YOg(schemas/* string */.YjP()),
+    tasksFailed: schemas/* array */.YOg(schemas/* strictObject */.rej({ task: schemas/* string */.YjP(), excerpt: schemas/* string */.YjP().max(4000) })),
+    /** The baseline the plan measured before the work (the loop's first iteration), else null. */
+    baseline: state/* loopStateSchema */.lF.shape.baseline.unwrap().nullable(),
+    /** What the plan's commands spent (work, fixes, install, tasks), as the state's usage log records it. */
+    usage: schemas/* array */.YOg(state/* usageEntrySchema */.NL).max(200),
+    /** The plan's journey lines of the work and the baseline. */
+    events: schemas/* array */.YOg(schemas/* strictObject */.rej({
+        at: schemas/* string */.YjP(),
+        iteration: schemas/* number */.aig().int(),
+        type: schemas/* enum */.k5n(['work', 'check']),
+        message: schemas/* string */.YjP().max(8000),
+        data: schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* unknown */.L5J()).optional(),
+    }))
+        .max(200),
+});
+const commitId = schemas/* string */.YjP().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'a full commit id');
+/** `plan.json`: what the plan job hands to the verify legs and to decide. */
+const planFileSchema = schemas/* strictObject */.rej({
+    version: schemas/* literal */.euz(1),
+    loopId: schemas/* string */.YjP().min(1),
+    /** The state version the plan decided on (null: the loop had no state yet). */
+    stateVersion: schemas/* string */.YjP().nullable(),
+    /** Null when the plan found no iteration to run (the loop waits, ended, or is to be settled). */
+    iteration: schemas/* number */.aig().int().positive().nullable(),
+    stage: schemas/* string */.YjP().nullable(),
+    /** The loop branch's commit the work started from, and the commit that holds the work (equal: no change). */
+    base: commitId.nullable(),
+    candidate: commitId.nullable(),
+    report: planReportSchema.nullable(),
+    legs: schemas/* array */.YOg(legSchema).max(MAX_MATRIX_LEGS),
+});
+/** How a check's process ended in its leg: the fields of a finished run the analysis reads. */
+const recordedRunSchema = schemas/* strictObject */.rej({
+    exitCode: schemas/* number */.aig().int().nullable(),
+    signal: schemas/* string */.YjP().nullable(),
+    timedOut: schemas/* boolean */.zMY(),
+    durationMs: schemas/* number */.aig().nonnegative(),
+    output: schemas/* string */.YjP().max(256 * 1024),
+    totalBytes: schemas/* number */.aig().int().nonnegative(),
+    truncated: schemas/* boolean */.zMY(),
+    spawnError: schemas/* string */.YjP().optional(),
+});
+/** The most JUnit test verdicts a leg hands on, and the longest test id it keeps (the verdict file stays small). */
+const MAX_LEG_TESTS = 10_000;
+const MAX_TEST_ID_CHARS = 200;
+const testVerdictsSchema = schemas/* record */.g1P(schemas/* string */.YjP().min(1).max(MAX_TEST_ID_CHARS), schemas/* enum */.k5n(['pass', 'fail']))
+    .refine((tests) => Object.keys(tests).length <= MAX_LEG_TESTS, {
+    message: `at most ${MAX_LEG_TESTS} test verdicts`,
+});
+/** `<verdict artifact>.json`: one leg's run of its check on the candidate. */
+const verdictFileSchema = schemas/* strictObject */.rej({
+    version: schemas/* literal */.euz(1),
+    loopId: schemas/* string */.YjP(),
+    iteration: schemas/* number */.aig().int().positive(),
+    candidate: commitId,
+    leg: schemas/* string */.YjP(),
+    check: schemas/* string */.YjP(),
+    run: recordedRunSchema,
+    /** The check's JUnit verdicts in this leg (`<check>:<test id>`), read where the check ran. */
+    tests: testVerdictsSchema.optional(),
+});
+/** Parses a hand-off file's text; a bad one is named with what is wrong in it. */
+function parseHandOff(schema, text, what) {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch (error) {
+        throw new FanOutError(`${what} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const parsed = schema.safeParse(json);
+    if (parsed.success)
+        return parsed.data;
+    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`);
+    throw new FanOutError(`${what} is not a valid hand-off file: ${issues.join('; ')}`);
+}
+/** The line a leg without a verdict leaves in its check's output (the `infrastructure` pattern's anchor). */
+function fan_out_noVerdictLine(leg, reason) {
+    return `${NO_VERDICT_PREFIX} ${leg}: ${reason}`;
+}
+/** A leg that gave no verdict, as a run that could not be had: its check's verdict is `error`, never a pass. */
+function noVerdict(leg, reason) {
+    const line = fan_out_noVerdictLine(leg, reason);
+    return {
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        durationMs: 0,
+        output: `${line}\n`,
+        totalBytes: line.length + 1,
+        truncated: false,
+        spawnError: line,
+    };
+}
+/**
+ * Bounds a leg's JUnit verdicts for its verdict file: ids longer than `MAX_TEST_ID_CHARS` dropped, then
+ * the failing tests first (a dropped pass hides no regression, a dropped failure would), up to `MAX_LEG_TESTS`.
+ */
+function boundedTests(tests) {
+    const entries = Object.entries(tests);
+    const kept = entries
+        .filter(([id]) => id.length <= MAX_TEST_ID_CHARS)
+        .sort(([, a], [, b]) => (a === b ? 0 : a === 'fail' ? -1 : 1))
+        .slice(0, MAX_LEG_TESTS);
+    return { tests: Object.fromEntries(kept), dropped: entries.length - kept.length };
+}
+/** Each leg's verdict when it holds for this iteration's candidate, else why the leg gave none. */
+function judgeLegs(legs, verdicts, expected, unreadable) {
+    return legs.map((leg) => {
+        const mine = verdicts.filter((v) => v.leg === leg.leg);
+        const verdict = mine[0];
+        const problem = unreadable.get(leg.artifact);
+        let reason = null;
+        if (!verdict && problem !== undefined)
+            reason = `its verdict file is not valid (${problem})`;
+        else if (!verdict)
+            reason = `no verdict was uploaded (the verify job's result: ${expected.verifyResult || 'unknown'})`;
+        else if (mine.length > 1)
+            reason = `${mine.length} verdicts were uploaded for it`;
+        else if (verdict.check !== leg.check)
+            reason = `its verdict is for check '${verdict.check}', not '${leg.check}'`;
+        else if (verdict.loopId !== expected.loopId || verdict.iteration !== expected.iteration) {
+            reason = `its verdict is for loop ${verdict.loopId} iteration ${verdict.iteration}, not ${expected.loopId} iteration ${expected.iteration}`;
+        }
+        else if (verdict.candidate !== expected.candidate) {
+            reason = `its verdict is for commit ${verdict.candidate.slice(0, 12)}, not the candidate ${expected.candidate.slice(0, 12)}`;
+        }
+        return reason === null && verdict
+            ? { leg, verdict, reason: '' }
+            : { leg, verdict: null, reason: reason ?? 'no verdict' };
+    });
+}
+/**
+ * Each leg's run on the candidate, under `legRunKey(check, shard)`. A leg whose verdict is missing (its
+ * job failed, was cancelled or timed out before it uploaded one), unreadable, or for another loop,
+ * iteration or candidate is a `noVerdict`; with `tests`, the union of the JUnit verdicts of the legs
+ * that gave one (a test failing in any shard fails, `unionTests`).
+ */
+function mergeVerdicts(legs, verdicts, expected, 
+/** Verdict files that could not be read or failed validation, by artifact name, with what is wrong. */
+unreadable = new Map()) {
+    const judged = judgeLegs(legs, verdicts, expected, unreadable);
+    const runs = new Map();
+    for (const { leg, verdict, reason } of judged) {
+        runs.set(legRunKey(leg.check, leg.shard), verdict ? verdict.run : noVerdict(leg.leg, reason));
+    }
+    // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
+    const tests = unionTests(judged.map(({ leg, verdict }) => Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`)))));
+    return { runs, tests };
+}
+
+;// CONCATENATED MODULE: ./src/app/fan-out/candidate.ts
+/**
+ * The candidate travels from plan to verify and decide as a git bundle of the commits the plan made on
+ * the loop's branch (base..candidate), never as a push: the plan's token cannot push, and the receiving
+ * jobs take exactly the commits they check. Every git here runs with hooks off (the `Git` adapter's
+ * neutralised config), so nothing the work planted in a repository runs.
+ */
+
+/** The ref the candidate is fetched into from its bundle. */
+const CANDIDATE_REF = 'refs/loop-fan-out/candidate';
+/** Writes `file`: a bundle of `branch`'s commits since `base`. Nothing to bundle when the work changed nothing. */
+async function bundleCandidate(git, file, branch, base) {
+    const head = (await git.exec(['rev-parse', '--verify', '-q', `refs/heads/${branch}`])).stdout.trim();
+    if (head === base)
+        return false;
+    await git.exec(['bundle', 'create', file, `refs/heads/${branch}`, `^${base}`]);
+    return true;
+}
+/**
+ * Fetches the candidate from `file` into `CANDIDATE_REF` after checking the bundle holds what the plan
+ * says: exactly one head, at `candidate`, whose commits since `base` are a straight line of commits
+ * (one parent each) on `base`. Throws `FanOutError` naming what is wrong.
+ */
+async function receiveCandidate(git, file, base, candidate) {
+    const heads = await git.exec(['bundle', 'list-heads', file], { allowFailure: true });
+    if (heads.exitCode !== 0)
+        throw new FanOutError(`The candidate bundle cannot be read: ${candidate_firstLine(heads.stderr)}`);
+    const lines = heads.stdout.split('\n').filter((line) => line.trim() !== '');
+    if (lines.length !== 1) {
+        throw new FanOutError(`The candidate bundle must hold exactly one head; it holds ${lines.length}.`);
+    }
+    const [sha, ref] = (lines[0] ?? '').split(' ');
+    if (sha !== candidate) {
+        throw new FanOutError(`The candidate bundle's head is ${sha}, not the plan's candidate ${candidate}.`);
+    }
+    const verified = await git.exec(['bundle', 'verify', '-q', file], { allowFailure: true });
+    if (verified.exitCode !== 0) {
+        throw new FanOutError(`The candidate bundle does not apply to this repository (it needs the plan's base ${base}): ${candidate_firstLine(verified.stderr)}`);
+    }
+    const fetched = await git.exec(['fetch', '--no-tags', '--no-write-fetch-head', file, `+${ref}:${CANDIDATE_REF}`], {
+        allowFailure: true,
+    });
+    if (fetched.exitCode !== 0)
+        throw new FanOutError(`The candidate bundle cannot be fetched: ${candidate_firstLine(fetched.stderr)}`);
+    const onBase = await git.exec(['merge-base', '--is-ancestor', base, candidate], { allowFailure: true });
+    if (onBase.exitCode !== 0)
+        throw new FanOutError(`The candidate ${candidate} is not built on the plan's base ${base}.`);
+    const parents = await git.exec(['rev-list', '--parents', `${base}..${candidate}`]);
+    const merges = parents.stdout
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .filter((line) => line.trim().split(' ').length !== 2);
+    if (merges.length > 0) {
+        throw new FanOutError(`The candidate's commits must be a straight line on the base; ${merges.length} of them ${merges.length === 1 ? 'has' : 'have'} other than one parent (${(merges[0] ?? '').slice(0, 12)}).`);
+    }
+}
+/** The commits base..candidate, oldest first, with their subject lines. */
+async function candidateCommits(git, base, candidate) {
+    const log = await git.exec(['log', '--reverse', '--format=%H %s', `${base}..${candidate}`]);
+    return log.stdout
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => ({ commit: line.slice(0, line.indexOf(' ')), message: line.slice(line.indexOf(' ') + 1) }));
+}
+function candidate_firstLine(text) {
+    return text.trim().split('\n')[0] ?? '';
+}
+
+;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
+function attemptStrategy(decision) {
+    return decision.kind === 'RETRY' ? decision.strategy : null;
+}
+/** How a record names it. */
+function strategyLabel(strategy) {
+    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
+}
+
+;// CONCATENATED MODULE: ./src/domain/code-context/render.ts
+function renderCodeSections(context, fence) {
+    const lines = [];
+    if (context.attempt > 1 && context.contextAdded.length > 0) {
+        lines.push(`## Added for attempt ${context.attempt} (not shown before)`, '');
+        for (const added of context.contextAdded)
+            lines.push(`- ${added}`);
+        lines.push('');
+    }
+    if (context.codeContext.length > 0) {
+        lines.push('## Code around the failure', '');
+        for (const snippet of context.codeContext) {
+            lines.push(`\`${snippet.file}\` lines ${snippet.startLine}-${snippet.endLine}${snippet.why ? ` (${snippet.why})` : ''}:`, '', '```', fence(snippet.text), '```', '');
+        }
+    }
+    const changes = context.changes;
+    if (changes && changes.diff.trim() !== '') {
+        lines.push(`## What changed ${changes.since}`, '', '```diff', fence(changes.diff.trimEnd()), '```', '');
+    }
+    else if (changes) {
+        lines.push(`## What changed ${changes.since}`, '', 'No source file changed: the failure is older than that.', '');
+    }
+    if (context.contextCut.length > 0) {
+        lines.push('Left out to keep the prompt small:', '');
+        for (const cut of context.contextCut)
+            lines.push(`- ${cut}`);
+        lines.push('');
+    }
+    return lines;
+}
+
+;// CONCATENATED MODULE: ./src/domain/work-context.ts
+/**
+ * What the work command is told (the work command contract, README "Work command contract"):
+ * the same content as markdown (`LOOP_PROMPT_FILE`) and JSON (`LOOP_CONTEXT_FILE`). Pure.
+ */
+
+
+
+const STRATEGY_HINTS = {
+    // The work runs on auto_fix only when no fix command covered the failure: it is the agent's to fix.
+    auto_fix: "A tool could fix this failure (a formatter, a linter's fix mode), but no fix command of the loop covered it: fix it yourself, with the tool's own fix mode where the project has one.",
+    context_expand: 'Read the code around each location below before changing anything; the failure is about how this code fits with the code it calls or is called by.',
+    analyze_then_fix: 'Find the root cause first: read the failure and the code around it, say what is wrong, then make the smallest change that fixes it. Do not weaken or skip tests.',
+    dependency_check: 'A module or command is missing. Check the import path or package name; install or declare the dependency, or fix the path.',
+    retry_with_backoff: 'The failure looked transient; the checks are re-run unchanged.',
+    escalate: 'This failure needs a person.',
+};
+/** The hint for a strategy, with the pattern's own hint when it has one. */
+function strategyHint(strategy, patternHint) {
+    const base = strategy ? STRATEGY_HINTS[strategy] : 'Work toward the goal; the checks below judge the result.';
+    return patternHint ? `${base} ${patternHint}` : base;
+}
+function buildWorkContext(input) {
+    const { state } = input;
+    const found = input.failures.find((f) => f.strategy !== 'auto_fix') ?? input.failures[0] ?? null;
+    // The failure this attempt addresses carries the attempt's strategy, not only its pattern's proposal.
+    const primary = found && input.strategy ? { ...found, strategy: input.strategy } : found;
+    const failures = input.failures.map((f) => (f === found && primary ? primary : f));
+    return {
+        loopId: state.loopId,
+        goal: state.goal,
+        task: state.task ?? null,
+        iteration: state.iteration,
+        maxIterations: state.maxIterations,
+        stage: input.stage,
+        capability: input.capability,
+        strategy: input.strategy,
+        hint: strategyHint(input.strategy, primary?.hint),
+        failure: primary,
+        failures,
+        tried: state.failures.tried.map((t) => ({ ...t })),
+        lessons: primary
+            ? lessonsFor({ pattern: primary.pattern, signature: primary.signature, file: primary.locations[0]?.file }, input.deadLetters ?? [])
+            : [],
+        codeContext: input.selection?.snippets ?? input.codeContext,
+        attempt: input.selection?.level ?? 1,
+        contextAdded: input.selection?.added ?? [],
+        contextCut: input.selection?.cut ?? [],
+        changes: input.selection?.changes ?? null,
+        session: state.session ?? null,
+    };
+}
+/** The markdown prompt: goal, stage, capability, the failure analysis, the hint, what was tried, code. */
+function renderPrompt(context) {
+    const lines = [];
+    lines.push(`# Goal`, '', context.goal, '');
+    if (context.task)
+        lines.push(...(0,loop_task/* renderTask */.eK)(context.task));
+    lines.push(`Loop \`${context.loopId}\` · iteration ${context.iteration} of ${context.maxIterations} · stage ${context.stage}` +
+        (context.capability ? ` · capability \`${context.capability}\`` : ''), '');
+    if (context.strategy)
+        lines.push(`## Strategy: \`${context.strategy}\``, '', context.hint, '');
+    if (context.failure) {
+        const f = context.failure;
+        lines.push('## What failed', '');
+        if (f.kind === 'task') {
+            lines.push(`The stage task \`${f.check.replace(/^task:/, '')}\` is not done: its command, run after your work, failed. Do what it checks for.`, '');
+        }
+        else
+            lines.push(`The check \`${f.check}\` (${f.kind}) failed: ${describePattern(f)}${f.regression ? ', and it passed before the loop started (a regression)' : ''}.`, '');
+        for (const location of f.locations.slice(0, 20))
+            lines.push(`- ${work_context_formatLocation(location)}`);
+        if (f.locations.length > 0)
+            lines.push('');
+        if (f.excerpt)
+            lines.push('```text', fence(f.excerpt), '```', '');
+        const others = context.failures.filter((other) => other !== f);
+        if (others.length > 0) {
+            lines.push('Other failing checks:', '');
+            for (const other of others) {
+                lines.push(`- \`${other.check}\`: ${other.pattern ?? 'unclassified'}${other.locations[0] ? ` at ${work_context_formatLocation(other.locations[0])}` : ''}`);
+            }
+            lines.push('');
+        }
+    }
+    else {
+        lines.push('## Status', '', 'No check is failing right now. Work toward the goal.', '');
+    }
+    lines.push(...renderLessons(context.lessons));
+    if (context.tried.length > 0) {
+        lines.push('## Already tried (do not repeat)', '');
+        for (const [i, t] of context.tried.entries())
+            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
+        lines.push('');
+    }
+    lines.push(...renderCodeSections(context, fence));
+    lines.push('## Rules', '', '- The verification matrix decides when the work is done, not you. Do not edit the loop config, the pattern file, workflows, or weaken tests.', '- If you need a person (a decision, access, an unclear requirement), print a line starting with `BLOCKED:` and the question, and exit 3.', '');
+    return lines.join('\n');
+}
+/** The failure's pattern and confidence; the controller's own `regression-detected` is certain, so no score. */
+function describePattern(failure) {
+    if (!failure.pattern)
+        return 'no known pattern';
+    if (failure.pattern === 'regression-detected')
+        return '`regression-detected` (no other pattern matched)';
+    return `\`${failure.pattern}\` (confidence ${(failure.confidence ?? 0).toFixed(2)})`;
+}
+function work_context_formatLocation(location) {
+    const position = location.line ? `:${location.line}${location.column ? `:${location.column}` : ''}` : '';
+    return `${location.file}${position}${location.message ? ` ${location.message}` : ''}`;
+}
+function fence(text) {
+    return text.replace(/```/g, '`\u200b``');
+}
+/** Which lines to show around each location: ±50 lines, merged per file, at most `maxSnippets`. */
+function contextWindows(locations, radius = 50, maxSnippets = 4) {
+    const windows = [];
+    for (const location of locations) {
+        if (!location.line)
+            continue;
+        const start = Math.max(1, location.line - radius);
+        const end = location.line + radius;
+        const overlapping = windows.find((w) => w.file === location.file && start <= w.endLine && end >= w.startLine);
+        if (overlapping) {
+            overlapping.startLine = Math.min(overlapping.startLine, start);
+            overlapping.endLine = Math.max(overlapping.endLine, end);
+        }
+        else if (windows.length < maxSnippets) {
+            windows.push({ file: location.file, startLine: start, endLine: end });
+        }
+    }
+    return windows;
+}
+
+;// CONCATENATED MODULE: ./src/domain/audit-markdown.ts
+
+
+const OUTPUT_LIMIT = 6000;
+function renderIterationMarkdown(input) {
+    const { state, decision } = input;
+    const lines = [
+        `# Iteration ${state.iteration} of ${state.maxIterations} · \`${state.loopId}\``,
+        '',
+        `- **Decision:** ${decision.kind}: ${decision.reason}`,
+        `- **Strategy:** ${strategyLabel(attemptStrategy(decision))}`,
+        `- **Stage now:** ${state.stage} · status ${state.status}`,
+        `- **Next:** ${input.next.kind}${nextStrategy(input.next)}: ${input.next.reason}`,
+    ];
+    if (input.work) {
+        lines.push(`- **Work command:** exit ${input.work.exitCode ?? 'none'} in ${seconds(input.work.durationMs)}${input.work.blocked ? ` · BLOCKED: ${input.work.blockedReason ?? ''}` : ''}`);
+    }
+    else {
+        lines.push('- **Work command:** not run (the strategy needed no agent)');
+    }
+    if (input.commit)
+        lines.push(`- **Checkpoint:** \`${input.commit}\``);
+    for (const refused of (state.refusedFromCommit ?? []).filter((r) => r.iteration === state.iteration)) {
+        lines.push(`- **Not committed:** \`${refused.path}\`: ${refused.reason}; ${refused.remedy}`);
+    }
+    if (input.baseline && input.baseline.failures.length > 0)
+        lines.push('', ...baselineSection(input.baseline));
+    lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
+    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
+    for (const { result } of input.checks) {
+        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
+    }
+    lines.push('');
+    for (const { result, output, analysis } of input.checks) {
+        if (!analysis)
+            continue;
+        lines.push(`### ${result.name}: ${analysis.pattern ?? 'no known pattern'} (${analysis.tier})`, '');
+        // The result's strategy, which the regression rule may have set: the same the table shows.
+        lines.push(`- signature \`${analysis.signature}\` · pattern's strategy \`${result.strategy ?? analysis.strategy}\``);
+        for (const location of analysis.locations.slice(0, 10))
+            lines.push(`- ${work_context_formatLocation(location)}`);
+        lines.push('', '```text', audit_markdown_trimOutput(output), '```', '');
+    }
+    return `${lines.join('\n')}\n`;
+}
+function renderFinalMarkdown(input) {
+    const { state } = input;
+    const lines = [
+        `# Loop \`${state.loopId}\`: ${state.status.toUpperCase()}`,
+        '',
+        `- **Goal:** ${state.goal}`,
+        `- **Why it ended:** ${input.reason}`,
+        `- **Iterations:** ${state.iteration} of ${state.maxIterations}${state.capReason ? ` (cap reason: ${state.capReason})` : ''}`,
+        `- **Stage:** ${state.stage}`,
+        `- **Failures:** ${state.failures.total} in total`,
+        `- **Agent calls:** ${state.metrics.workCalls} · auto-fixes ${state.metrics.autoFixes} · flakes ${state.metrics.flakes} · regressions ${state.metrics.regressions}`,
+        `- **Usage:** ${Math.round(state.usage.wallMs / 1000)} s · ${state.usage.tokens} tokens · $${state.usage.costUsd.toFixed(2)}`,
+    ];
+    if (input.deadLetter)
+        lines.push(`- **Dead letter:** \`dead-letters/${input.deadLetter.replace(/:/g, '_')}.md\``);
+    if (state.failures.current) {
+        const f = state.failures.current;
+        lines.push('', '## Last failure', '', `\`${f.check}\` · ${f.pattern ?? 'unclassified'} · \`${f.signature}\``, '', '```text', f.error, '```');
+    }
+    if (state.failures.tried.length > 0) {
+        lines.push('', '## What was tried', '');
+        for (const [i, t] of state.failures.tried.entries())
+            lines.push(`${i + 1}. iteration ${t.iteration} · \`${t.strategy}\` → ${t.outcome}`);
+    }
+    if (state.checkpoints.length > 0) {
+        lines.push('', '## Checkpoints', '');
+        for (const c of state.checkpoints)
+            lines.push(`- iteration ${c.iteration}: \`${c.commit.slice(0, 12)}\` ${c.message}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+function baselineSection(baseline) {
+    return [
+        '## Baseline',
+        '',
+        'Failing before any work:',
+        '',
+        ...baseline.failures.map((f) => `- ${describeFailure(f)}`),
+        '',
+        briefingLine(baseline),
+        '',
+    ];
+}
+/** A failing check in one line: its name, kind, pattern and first location. */
+function describeFailure(failure) {
+    const where = failure.locations[0] ? ` at ${work_context_formatLocation(failure.locations[0])}` : '';
+    return `\`${failure.check}\` (${failure.kind}): ${failure.pattern ?? 'no known pattern'}${where}`;
+}
+/** Which baseline failures the agent is told of and which the controller takes itself (its fix commands). */
+function briefingLine(baseline) {
+    const names = (checks) => checks.map((c) => `\`${c}\``).join(', ');
+    const told = baseline.toldAgent === null
+        ? 'none (the work did not run)'
+        : baseline.toldAgent.length > 0
+            ? names(baseline.toldAgent)
+            : 'none';
+    const fixed = baseline.fixedFirst.length > 0
+        ? ` · the controller fixes itself, with its fix command before the agent: ${names(baseline.fixedFirst)}`
+        : '';
+    return `The agent is told of: ${told}${fixed}`;
+}
+function nextStrategy(next) {
+    const strategy = attemptStrategy(next);
+    return strategy ? ` with ${strategyLabel(strategy)}` : '';
+}
+function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+function audit_markdown_trimOutput(output) {
+    const text = output.replace(/```/g, '`\u200b``');
+    if (text.length <= OUTPUT_LIMIT)
+        return text;
+    return `${text.slice(0, OUTPUT_LIMIT / 2)}\n… [${text.length - OUTPUT_LIMIT} characters omitted; the full log is in runs/] …\n${text.slice(-OUTPUT_LIMIT / 2)}`;
+}
+
 ;// CONCATENATED MODULE: ./src/app/step-support.ts
 /**
  * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
@@ -49697,7 +51350,7 @@ function readCall(name, result) {
     return { report };
 }
 function lastLines(output) {
-    return oneLine(output.trim().split('\n').slice(-5).reverse().join('\n'));
+    return errors_oneLine(output.trim().split('\n').slice(-5).reverse().join('\n'));
 }
 
 ;// CONCATENATED MODULE: ./src/domain/code-context/symbols.ts
@@ -50458,322 +52111,8 @@ function command(run, line, logName, timeoutMs) {
     return { command: line, cwd: run.input.cwd, env: run.projectEnv, timeoutMs, logFile: (0,external_node_path_.join)(run.iterationDir, logName) };
 }
 
-;// CONCATENATED MODULE: ./src/domain/fix-coverage.ts
-/** The strategy and alternates of a failure on a check with (`hasFix`) or without a fix command. */
-function strategyForFixCoverage(plan, hasFix) {
-    const alternates = plan.alternates.filter((s) => s !== 'auto_fix');
-    if (hasFix || plan.strategy !== 'auto_fix')
-        return hasFix ? plan : { ...plan, alternates };
-    const agents = alternates.find((s) => s !== 'escalate') ?? 'analyze_then_fix';
-    return { ...plan, strategy: agents, alternates: alternates.filter((s) => s !== agents) };
-}
-
-;// CONCATENATED MODULE: ./src/app/matrix.ts
-/**
- * The verification matrix: schedules the checks of the loop config, independent ones in parallel up to
- * `maxParallel`, pre checks first, honouring `needs` and `fail-fast`; each check runs through the
- * process port.
- */
-
-
-/** The verdict of a finished run: a start failure is an `error`, not a failing check. */
-function verdictOf(result) {
-    if (result.spawnError !== undefined)
-        return 'error';
-    if (result.timedOut)
-        return 'timeout';
-    return result.exitCode === 0 ? 'pass' : 'fail';
-}
-/**
- * Runs the matrix and returns one outcome per selected check, in plan order. Throws `MatrixPlanError`
- * for an unplannable matrix and a plain Error for an unknown name in `only`; a failing check never throws.
- */
-async function runMatrix(input) {
-    const plan = planMatrix(input.checks);
-    const byName = new Map(input.checks.map((check) => [check.name, check]));
-    if (input.only) {
-        const unknown = input.only.filter((name) => !byName.has(name));
-        if (unknown.length > 0) {
-            throw new Error(`only: unknown check(s) ${unknown.map((n) => `'${n}'`).join(', ')}; expected names from the matrix (${plan.order.join(', ')})`);
-        }
-    }
-    if (!Number.isInteger(input.maxParallel) || input.maxParallel < 1) {
-        throw new Error(`maxParallel must be a whole number of at least 1; got ${input.maxParallel}`);
-    }
-    const selected = new Set(input.only ?? plan.order);
-    const order = plan.order.filter((name) => selected.has(name));
-    const outcomes = new Map();
-    const running = new Set();
-    let stopReason = null;
-    const isFailure = (outcome) => outcome.verdict !== 'pass' && outcome.verdict !== 'skipped';
-    const record = (outcome) => {
-        outcomes.set(outcome.check.name, outcome);
-        if (isFailure(outcome) && outcome.check.required && !stopReason) {
-            if (outcome.check.pre)
-                stopReason = `pre-check ${outcome.check.name} failed`;
-            else if (input.failFast)
-                stopReason = `fail-fast: ${outcome.check.name} failed`;
-        }
-        input.onCheckEnd?.(outcome);
-    };
-    const skip = (check, reason) => record({ check, verdict: 'skipped', skippedReason: reason });
-    const runCheck = async (check) => {
-        input.onCheckStart?.(check);
-        const result = await input.runner.run({
-            command: check.run,
-            cwd: input.cwd,
-            env: { ...input.env, ...check.env },
-            timeoutMs: Math.round(check.timeout * 1000),
-            logFile: (0,external_node_path_.join)(input.logDir, `${check.name}.log`),
-            onOutput: input.onOutput ? (chunk) => input.onOutput?.(check.name, chunk) : undefined,
-            signal: input.signal,
-        });
-        record({ check, verdict: verdictOf(result), result });
-    };
-    await new Promise((resolve, reject) => {
-        const pump = () => {
-            for (const name of order) {
-                if (outcomes.has(name) || running.has(name))
-                    continue;
-                const check = byName.get(name);
-                // Pre checks all finish before any other check starts.
-                if (!check.pre && order.some((n) => byName.get(n).pre && !outcomes.has(n)))
-                    break;
-                if (stopReason || input.signal?.aborted) {
-                    skip(check, stopReason ?? 'aborted');
-                    continue;
-                }
-                const failedNeed = check.needs.find((need) => {
-                    const outcome = outcomes.get(need);
-                    return outcome !== undefined && outcome.verdict !== 'pass';
-                });
-                if (failedNeed) {
-                    skip(check, `needs ${failedNeed}`);
-                    continue;
-                }
-                const waiting = check.needs.some((need) => selected.has(need) && !outcomes.has(need));
-                if (waiting || running.size >= input.maxParallel)
-                    continue;
-                running.add(name);
-                runCheck(check).then(() => {
-                    running.delete(name);
-                    pump();
-                }, (error) => reject(error));
-            }
-            if (running.size === 0 && order.every((name) => outcomes.has(name)))
-                resolve();
-        };
-        pump();
-    });
-    return order.map((name) => outcomes.get(name));
-}
-
-;// CONCATENATED MODULE: ./src/app/verification.ts
-/**
- * The verification matrix as one iteration runs it: every check a real process, its output streamed
- * through the analyzer, and the results as the state records them.
- */
-
-
-
-
-
-
-const EXCERPT_BYTES = 3000;
-/** Runs the verification matrix with streaming analysis of each failing check's output. */
-async function verify(input, deps, logDir, env, iteration, live, only) {
-    await deps.workspace.makeDir(logDir);
-    const analyzers = new Map();
-    const outcomes = await runMatrix({
-        checks: input.config.checks,
-        cwd: input.cwd,
-        env,
-        maxParallel: input.config.matrix['max-parallel'] ?? input.maxParallel,
-        failFast: input.config.matrix['fail-fast'],
-        runner: deps.runner,
-        logDir,
-        onCheckStart: (check) => {
-            analyzers.set(check.name, new StreamingAnalyzer(input.library, { kind: check.kind }));
-            if (live)
-                deps.progress?.checkStarted?.(iteration, check);
-        },
-        onOutput: (name, chunk) => analyzers.get(name)?.push(chunk),
-        ...(only ? { only } : {}),
-    });
-    return outcomes.map((outcome) => {
-        const analyzer = analyzers.get(outcome.check.name);
-        const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error';
-        // A failure no fix command covers is the agent's: never recorded as auto_fix.
-        const analysis = failing && analyzer
-            ? strategyForFixCoverage(relativeLocations(analyzer.finish({
-                timedOut: outcome.verdict === 'timeout',
-                exitCode: outcome.result?.exitCode ?? null,
-                ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
-            }), input.cwd), Boolean(outcome.check.fix))
-            : null;
-        const result = {
-            name: outcome.check.name,
-            kind: outcome.check.kind,
-            verdict: outcome.verdict,
-            required: outcome.check.required,
-            durationMs: outcome.result?.durationMs ?? 0,
-            exitCode: outcome.result?.exitCode ?? null,
-            ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
-            pattern: analysis?.pattern ?? null,
-            confidence: analysis ? round2(analysis.confidence) : null,
-            strategy: analysis?.strategy ?? null,
-            signature: analysis?.signature ?? null,
-            locations: analysis?.locations.slice(0, 20) ?? [],
-            excerpt: failing
-                ? deps
-                    .redact(displayText(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)))
-                    .slice(0, 4000)
-                : '',
-            autoFixed: false,
-        };
-        if (live)
-            deps.progress?.checkFinished?.(iteration, result);
-        return { check: outcome.check, outcome, result, analysis, log: outcome.result?.logFile ?? '' };
-    });
-}
-async function rerunCheck(input, deps, check, logDir, env, label) {
-    return deps.runner.run({
-        command: check.run,
-        cwd: input.cwd,
-        env: { ...env, ...check.env },
-        timeoutMs: check.timeout * 1000,
-        logFile: (0,external_node_path_.join)(logDir, `${safeName(label)}.log`),
-    });
-}
-async function junitResults(input, deps) {
-    const tests = {};
-    for (const check of input.config.checks) {
-        if (!check.junit)
-            continue;
-        const xml = await deps.workspace.readText((0,external_node_path_.resolve)(input.cwd, check.junit), 32 * 1024 * 1024);
-        if (!xml)
-            continue;
-        for (const test of parseJUnit(xml)) {
-            if (test.status !== 'skipped')
-                tests[`${check.name}:${test.id}`] = test.status;
-        }
-    }
-    return tests;
-}
-function relativeLocations(analysis, cwd) {
-    return {
-        ...analysis,
-        locations: analysis.locations.map((location) => {
-            let file = location.file.replace(/^file:\/\//, '');
-            if ((0,external_node_path_.isAbsolute)(file)) {
-                const rel = (0,external_node_path_.relative)(cwd, file);
-                if (!rel.startsWith('..'))
-                    file = rel;
-            }
-            return { ...location, file };
-        }),
-    };
-}
-function round2(value) {
-    return Math.round(value * 100) / 100;
-}
-function tail(text, bytes) {
-    return text.length > bytes ? text.slice(text.length - bytes) : text;
-}
-/**
- * The names of the checks that run in every iteration (all but the verify-only ones), or undefined when
- * no check is verify-only, so the whole matrix runs as configured.
- */
-function everyIterationChecks(checks) {
-    if (!checks.some((c) => c['verify-only']))
-        return undefined;
-    return checks.filter((c) => !c['verify-only']).map((c) => c.name);
-}
-
-;// CONCATENATED MODULE: ./src/app/iteration/analyze.ts
-/**
- * Analyze: regressions against the baseline, then each failing required check as a failure the retry
- * rules can weigh (its pattern, confidence, strategy and signature).
- */
-
-
-
-
-
-async function analyze(run, record) {
-    const { input, deps, iteration } = run;
-    const { config } = input;
-    const { checks, state } = record;
-    const events = [];
-    // Regressions: a check (or a JUnit test) that passed in the baseline and fails now.
-    const current = {
-        checks: Object.fromEntries(checks.map((c) => [c.check.name, step_support_isFailing(c.result) ? 'fail' : 'pass'])),
-        tests: await junitResults(input, deps),
-    };
-    const regressions = regressionEnabled(config.complexity, config.regression) && state.baseline
-        ? detectRegressions(state.baseline, current)
-        : { checks: [], tests: [] };
-    // Counted and told once per check (and test): one that stays red is the same regression.
-    const { tally, fresh } = tallyRegressions(state.metrics.regressed ?? { checks: [], tests: [] }, regressions);
-    const counted = { ...state, metrics: { ...state.metrics, regressed: tally } };
-    counted.metrics.regressions += fresh.checks.length;
-    const regressed = [...fresh.checks, ...fresh.tests];
-    if (regressed.length > 0) {
-        const message = `passed in the baseline and fail${regressed.length === 1 ? 's' : ''} now: ${regressed.join(', ')}`;
-        events.push(record_event(deps.clock.now(), iteration, 'regression', message, { checks: fresh.checks, tests: fresh.tests }));
-    }
-    const failures = [...record.guardFailures];
-    const marked = checks.map((live) => markRegression(live, regressions.checks));
-    for (const live of marked) {
-        if (!step_support_isFailing(live.result) || !live.analysis)
-            continue;
-        // Told here, once the regression is known, so the line never calls a regression unclassified.
-        deps.progress?.analysis?.(iteration, live.result);
-        if (!live.check.required)
-            continue;
-        const regression = live.result.regression === true;
-        const analysis = live.analysis;
-        failures.push({
-            check: live.check.name,
-            kind: live.check.kind,
-            pattern: regression && !analysis.pattern ? 'regression-detected' : analysis.pattern,
-            confidence: analysis.confidence,
-            strategy: regression && !analysis.pattern ? 'context_expand' : analysis.strategy,
-            alternates: analysis.alternates,
-            retryable: analysis.retryable,
-            ...(analysis.maxAutoRetries !== undefined ? { maxAutoRetries: analysis.maxAutoRetries } : {}),
-            signature: analysis.signature,
-            tokens: analysis.tokens,
-            // Progress is judged on the failing tests: the JUnit report's when the check has one, else the runner's own lines.
-            failingTests: failingTestsFromVerdicts(live.check.name, current.tests) ?? failingTestsIn(live.outcome.result?.output ?? ''),
-            error: analysis.excerpt.slice(0, 2000),
-            regression,
-            security: analysis.pattern === 'security-finding',
-        });
-        events.push(record_event(deps.clock.now(), iteration, 'analysis', 
-        // No strategy here: the retry rules choose the next attempt's (the engine's analysis event names it).
-        `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)})`, { signature: analysis.signature, locations: analysis.locations.slice(0, 5) }));
-    }
-    return withEvents({ ...record, state: counted, checks: marked, failures }, ...events);
-}
-/**
- * A failing check that passed at the baseline is marked a regression; with no pattern of its own it is
- * `regression-detected` (strategy `context_expand`), as the pattern library documents.
- */
-function markRegression(live, regressedChecks) {
-    if (!step_support_isFailing(live.result) || !regressedChecks.includes(live.check.name))
-        return live;
-    const unclassified = live.result.pattern === null;
-    return {
-        ...live,
-        result: {
-            ...live.result,
-            regression: true,
-            ...(unclassified ? { pattern: 'regression-detected', strategy: 'context_expand' } : {}),
-        },
-    };
-}
-
+// EXTERNAL MODULE: ./src/domain/secret-names.ts
+var secret_names = __nccwpck_require__(16167);
 ;// CONCATENATED MODULE: ./src/domain/command-env.ts
 /**
  * The environment handed to work commands and checks: the controller's own environment minus its
@@ -50805,6 +52144,460 @@ function withPathFirst(env, dirs, delimiter) {
     const first = dirs.filter((dir, index) => dir !== '' && dirs.indexOf(dir) === index);
     const rest = (env[name] ?? '').split(delimiter).filter((dir) => dir !== '' && !first.includes(dir));
     return { ...env, [name]: [...first, ...rest].join(delimiter) };
+}
+
+;// CONCATENATED MODULE: ./src/domain/fix-coverage.ts
+/** The strategy and alternates of a failure on a check with (`hasFix`) or without a fix command. */
+function strategyForFixCoverage(plan, hasFix) {
+    const alternates = plan.alternates.filter((s) => s !== 'auto_fix');
+    if (hasFix || plan.strategy !== 'auto_fix')
+        return hasFix ? plan : { ...plan, alternates };
+    const agents = alternates.find((s) => s !== 'escalate') ?? 'analyze_then_fix';
+    return { ...plan, strategy: agents, alternates: alternates.filter((s) => s !== agents) };
+}
+
+;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
+/** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
+class MatrixPlanError extends Error {
+    name = 'MatrixPlanError';
+}
+/**
+ * Plans the matrix. Throws `MatrixPlanError` for a duplicate name, an unknown `needs` name, a pre check
+ * that needs a non-pre one, or a cycle (named as `a -> b -> a`).
+ */
+function planMatrix(checks) {
+    const byName = new Map();
+    for (const check of checks) {
+        if (byName.has(check.name)) {
+            throw new MatrixPlanError(`checks: the name '${check.name}' is used twice; each check needs its own name`);
+        }
+        byName.set(check.name, check);
+    }
+    for (const check of checks) {
+        for (const need of check.needs) {
+            const needed = byName.get(need);
+            if (!needed) {
+                const known = [...byName.keys()].map((n) => `'${n}'`).join(', ');
+                throw new MatrixPlanError(`checks.${check.name}.needs: unknown check '${need}'; expected the name of another check (${known})`);
+            }
+            if (check.pre && !needed.pre) {
+                throw new MatrixPlanError(`checks.${check.name}.needs: the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
+                    `pre checks run first, so they may only need other pre checks`);
+            }
+        }
+    }
+    const cycle = findCycle(checks, byName);
+    if (cycle) {
+        throw new MatrixPlanError(`checks: the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`);
+    }
+    const depth = new Map();
+    const depthOf = (check) => {
+        const known = depth.get(check.name);
+        if (known !== undefined)
+            return known;
+        let value = 0;
+        for (const need of check.needs)
+            value = Math.max(value, depthOf(byName.get(need)) + 1);
+        depth.set(check.name, value);
+        return value;
+    };
+    const levels = [];
+    for (const group of [checks.filter((c) => c.pre), checks.filter((c) => !c.pre)]) {
+        const waves = [];
+        for (const check of group) {
+            const wave = depthOf(check);
+            while (waves.length <= wave)
+                waves.push([]);
+            waves[wave].push(check.name);
+        }
+        levels.push(...waves.filter((w) => w.length > 0));
+    }
+    return { order: levels.flat(), levels };
+}
+/** The first cycle found by a depth-first walk, as names with the first repeated at the end. */
+function findCycle(checks, byName) {
+    const done = new Set();
+    const path = [];
+    const onPath = new Set();
+    const visit = (name) => {
+        if (onPath.has(name))
+            return [...path.slice(path.indexOf(name)), name];
+        if (done.has(name))
+            return null;
+        onPath.add(name);
+        path.push(name);
+        for (const need of byName.get(name)?.needs ?? []) {
+            const cycle = visit(need);
+            if (cycle)
+                return cycle;
+        }
+        path.pop();
+        onPath.delete(name);
+        done.add(name);
+        return null;
+    };
+    for (const check of checks) {
+        const cycle = visit(check.name);
+        if (cycle)
+            return cycle;
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/app/matrix.ts
+/**
+ * The verification matrix: schedules the checks of the loop config, independent ones in parallel up to
+ * `maxParallel`, pre checks first, honouring `needs` and `fail-fast`; each check runs through the
+ * process port.
+ */
+
+
+
+/** The log file of a check's run in the log folder, or of one shard's (`<check>.shard-<n>.log`). */
+function checkLogName(check, shard) {
+    return shard === undefined ? `${check}.log` : `${check}.shard-${shard}.log`;
+}
+/** The verdict of a finished run: a start failure is an `error`, not a failing check. */
+function verdictOf(result) {
+    if (result.spawnError !== undefined)
+        return 'error';
+    if (result.timedOut)
+        return 'timeout';
+    return result.exitCode === 0 ? 'pass' : 'fail';
+}
+/**
+ * Runs the matrix and returns one outcome per selected check, in plan order. Throws `MatrixPlanError`
+ * for an unplannable matrix and a plain Error for an unknown name in `only`; a failing check never throws.
+ */
+async function runMatrix(input) {
+    const plan = planMatrix(input.checks);
+    const byName = new Map(input.checks.map((check) => [check.name, check]));
+    if (input.only) {
+        const unknown = input.only.filter((name) => !byName.has(name));
+        if (unknown.length > 0) {
+            throw new Error(`only: unknown check(s) ${unknown.map((n) => `'${n}'`).join(', ')}; expected names from the matrix (${plan.order.join(', ')})`);
+        }
+    }
+    if (!Number.isInteger(input.maxParallel) || input.maxParallel < 1) {
+        throw new Error(`maxParallel must be a whole number of at least 1; got ${input.maxParallel}`);
+    }
+    const selected = new Set(input.only ?? plan.order);
+    const order = plan.order.filter((name) => selected.has(name));
+    const outcomes = new Map();
+    const started = new Set();
+    // Processes running (a sharded check holds one slot per running leg), and legs waiting for a slot.
+    let busy = 0;
+    const queuedLegs = [];
+    const finishedLegs = new Map();
+    let stopReason = null;
+    const isFailure = (outcome) => outcome.verdict !== 'pass' && outcome.verdict !== 'skipped';
+    const record = (outcome) => {
+        outcomes.set(outcome.check.name, outcome);
+        if (isFailure(outcome) && outcome.check.required && !stopReason) {
+            if (outcome.check.pre)
+                stopReason = `pre-check ${outcome.check.name} failed`;
+            else if (input.failFast)
+                stopReason = `fail-fast: ${outcome.check.name} failed`;
+        }
+        input.onCheckEnd?.(outcome);
+    };
+    const skip = (check, reason) => record({ check, verdict: 'skipped', skippedReason: reason });
+    const runCheck = async (check) => {
+        input.onCheckStart?.(check);
+        const result = await input.runner.run({
+            command: check.run,
+            cwd: input.cwd,
+            env: { ...input.env, ...check.env },
+            timeoutMs: Math.round(check.timeout * 1000),
+            logFile: (0,external_node_path_.join)(input.logDir, checkLogName(check.name)),
+            onOutput: input.onOutput ? (chunk) => input.onOutput?.(check.name, chunk) : undefined,
+            signal: input.signal,
+        });
+        record({ check, verdict: verdictOf(result), result });
+    };
+    // Each leg has the check's own timeout; the check is recorded once its last leg ends.
+    const runLeg = async (check, leg) => {
+        const result = await input.runner.run({
+            command: leg.command,
+            cwd: input.cwd,
+            env: { ...input.env, ...check.env, ...leg.env },
+            timeoutMs: Math.round(check.timeout * 1000),
+            logFile: (0,external_node_path_.join)(input.logDir, checkLogName(check.name, leg.shard)),
+            onOutput: input.onOutput ? (chunk) => input.onOutput?.(check.name, chunk, leg.shard) : undefined,
+            signal: input.signal,
+        });
+        const cancelled = input.signal?.aborted === true;
+        const noVerdict = noVerdictReason({
+            exitCode: result.exitCode,
+            signal: result.signal,
+            timedOut: result.timedOut,
+            cancelled,
+        });
+        const legs = finishedLegs.get(check.name);
+        legs.push({ leg, verdict: noVerdict ? 'error' : verdictOf(result), result, noVerdict });
+        if (legs.length < leg.shards)
+            return;
+        legs.sort((a, b) => a.leg.shard - b.leg.shard);
+        const verdict = worstVerdict(legs.map((l) => l.verdict));
+        record({ check, verdict, result: mergedRun(legs), legs });
+    };
+    await new Promise((resolve, reject) => {
+        const launch = (job) => {
+            busy++;
+            job().then(() => {
+                busy--;
+                pump();
+            }, (error) => reject(error));
+        };
+        const launchQueuedLegs = () => {
+            while (queuedLegs.length > 0 && busy < input.maxParallel) {
+                const { check, leg } = queuedLegs.shift();
+                launch(() => runLeg(check, leg));
+            }
+        };
+        const pump = () => {
+            launchQueuedLegs();
+            for (const name of order) {
+                if (outcomes.has(name) || started.has(name))
+                    continue;
+                const check = byName.get(name);
+                // Pre checks all finish before any other check starts.
+                if (!check.pre && order.some((n) => byName.get(n).pre && !outcomes.has(n)))
+                    break;
+                if (stopReason || input.signal?.aborted) {
+                    skip(check, stopReason ?? 'aborted');
+                    continue;
+                }
+                const failedNeed = check.needs.find((need) => {
+                    const outcome = outcomes.get(need);
+                    return outcome !== undefined && outcome.verdict !== 'pass';
+                });
+                if (failedNeed) {
+                    skip(check, `needs ${failedNeed}`);
+                    continue;
+                }
+                const waiting = check.needs.some((need) => selected.has(need) && !outcomes.has(need));
+                if (waiting || busy >= input.maxParallel)
+                    continue;
+                started.add(name);
+                if (isSharded(check)) {
+                    input.onCheckStart?.(check);
+                    finishedLegs.set(name, []);
+                    queuedLegs.push(...expandShards(check).map((leg) => ({ check, leg })));
+                    launchQueuedLegs();
+                }
+                else {
+                    launch(() => runCheck(check));
+                }
+            }
+            if (busy === 0 && queuedLegs.length === 0 && order.every((name) => outcomes.has(name)))
+                resolve();
+        };
+        pump();
+    });
+    return order.map((name) => outcomes.get(name));
+}
+/**
+ * A sharded check's run as one: the leading leg's exit, the longest duration, and the output of each leg
+ * that did not pass under its shard's heading (so the runner's failing-test lines of every shard count).
+ */
+function mergedRun(legs) {
+    const worst = worstVerdict(legs.map((l) => l.verdict));
+    const leading = legs.find((l) => l.verdict === worst) ?? legs[0];
+    const failing = legs.filter((l) => l.verdict !== 'pass');
+    return {
+        exitCode: leading.result.exitCode,
+        signal: leading.result.signal,
+        timedOut: leading.result.timedOut,
+        durationMs: Math.max(...legs.map((l) => l.result.durationMs)),
+        output: failing.map((l) => `### shard ${l.leg.shard}/${l.leg.shards}\n${l.result.output}`).join('\n'),
+        totalBytes: legs.reduce((sum, l) => sum + l.result.totalBytes, 0),
+        truncated: legs.some((l) => l.result.truncated),
+        ...(leading.result.logFile ? { logFile: leading.result.logFile } : {}),
+        ...(leading.result.spawnError !== undefined ? { spawnError: leading.result.spawnError } : {}),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/app/verification.ts
+/**
+ * The verification matrix as one iteration runs it: every check a real process, its output streamed
+ * through the analyzer, and the results as the state records them.
+ */
+
+
+
+
+
+
+
+const EXCERPT_BYTES = 3000;
+const MISSING_TAIL_BYTES = 1500;
+/** Runs the verification matrix with streaming analysis of each failing check's output. */
+async function verify(input, deps, logDir, env, iteration, live, only) {
+    await deps.workspace.makeDir(logDir);
+    const analyzers = new Map();
+    const outcomes = await runMatrix({
+        checks: input.config.checks,
+        cwd: input.cwd,
+        env,
+        maxParallel: input.config.matrix['max-parallel'] ?? input.maxParallel,
+        failFast: input.config.matrix['fail-fast'],
+        runner: deps.runner,
+        logDir,
+        onCheckStart: (check) => {
+            // A sharded check's legs are analyzed apart: each shard's failure is classified on its own output.
+            const shards = shardCount(check);
+            for (let shard = 1; shard <= shards; shard++) {
+                analyzers.set(analyzerKey(check.name, shards > 1 ? shard : undefined), new StreamingAnalyzer(input.library, { kind: check.kind }));
+            }
+            if (live)
+                deps.progress?.checkStarted?.(iteration, check);
+        },
+        onOutput: (name, chunk, shard) => analyzers.get(analyzerKey(name, shard))?.push(chunk),
+        ...(only ? { only } : {}),
+    });
+    return outcomes.map((outcome) => {
+        const judged = outcome.legs
+            ? mergedLegs(input, deps, outcome.check, outcome.legs, analyzers)
+            : judge(input, deps, outcome.check, outcome, analyzers.get(outcome.check.name));
+        const { result } = judged;
+        if (live)
+            deps.progress?.checkFinished?.(iteration, result);
+        return {
+            check: outcome.check,
+            outcome,
+            result,
+            analysis: judged.analysis,
+            log: outcome.result?.logFile ?? '',
+            ...(judged.shards ? { shards: judged.shards } : {}),
+        };
+    });
+}
+function analyzerKey(check, shard) {
+    return shard === undefined ? check : `${check}#${shard}`;
+}
+/** A finished run's recorded result and, when it failed, its analysis. */
+function judge(input, deps, check, outcome, analyzer) {
+    const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error';
+    // A failure no fix command covers is the agent's: never recorded as auto_fix.
+    const analysis = failing && analyzer
+        ? strategyForFixCoverage(relativeLocations(analyzer.finish({
+            timedOut: outcome.verdict === 'timeout',
+            exitCode: outcome.result?.exitCode ?? null,
+            ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
+        }), input.cwd), Boolean(check.fix))
+        : null;
+    const result = {
+        name: check.name,
+        kind: check.kind,
+        verdict: outcome.verdict,
+        required: check.required,
+        durationMs: outcome.result?.durationMs ?? 0,
+        exitCode: outcome.result?.exitCode ?? null,
+        ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
+        pattern: analysis?.pattern ?? null,
+        confidence: analysis ? round2(analysis.confidence) : null,
+        strategy: analysis?.strategy ?? null,
+        signature: analysis?.signature ?? null,
+        locations: analysis?.locations.slice(0, 20) ?? [],
+        excerpt: failing
+            ? deps.redact(displayText(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES))).slice(0, 4000)
+            : '',
+        autoFixed: false,
+    };
+    return { result, analysis };
+}
+/**
+ * A sharded check: each leg judged on its own output (a leg that gave no verdict on its output and the
+ * no-verdict line, which the `infrastructure` pattern matches), then merged into the check's one
+ * result; the leading shard's analysis is the check's, with the merged excerpt and locations.
+ */
+function mergedLegs(input, deps, check, legs, analyzers) {
+    const shards = legs.map((leg) => {
+        const analyzer = analyzers.get(analyzerKey(check.name, leg.leg.shard));
+        if (leg.noVerdict === null) {
+            const judged = judge(input, deps, check, { verdict: leg.verdict, result: leg.result }, analyzer);
+            return { leg: leg.leg, result: judged.result, analysis: judged.analysis, output: leg.result.output };
+        }
+        const missing = missingShardResult(check, leg.leg.shard, leg.leg.shards, leg.noVerdict);
+        analyzer?.push(`\n${missing.excerpt}\n`);
+        const judged = judge(input, deps, check, { verdict: 'error', result: { ...leg.result, exitCode: null } }, analyzer);
+        // The line first, then what the shard printed last: where it was when it was lost.
+        const printed = deps.redact(displayText(tail(leg.result.output, MISSING_TAIL_BYTES))).trim();
+        const excerpt = (printed ? `${missing.excerpt}\n${printed}` : missing.excerpt).slice(0, 4000);
+        const result = { ...judged.result, durationMs: leg.result.durationMs, excerpt };
+        return { leg: leg.leg, result, analysis: judged.analysis, output: leg.result.output };
+    });
+    const merged = mergeShards(check, legs[0]?.leg.shards ?? shardCount(check), shards.map((s) => ({ shard: s.leg.shard, result: s.result })));
+    const leading = shards.find((s) => s.leg.shard === merged.leading)?.analysis ?? null;
+    const analysis = leading ? { ...leading, excerpt: merged.result.excerpt, locations: merged.result.locations } : null;
+    return { result: merged.result, analysis, shards };
+}
+async function rerunCheck(input, deps, check, logDir, env, label) {
+    return deps.runner.run({
+        command: check.run,
+        cwd: input.cwd,
+        env: { ...env, ...check.env },
+        timeoutMs: check.timeout * 1000,
+        logFile: (0,external_node_path_.join)(logDir, `${safeName(label)}.log`),
+    });
+}
+/**
+ * The JUnit verdicts of every check that writes a report, `<check>:<test id>`; a sharded check's shards
+ * united (fail wins). With `input.recordedTests` (fan-out's decide: the verify legs read the reports
+ * where the checks ran), those are the verdicts, and no report is read here.
+ */
+async function junitResults(input, deps) {
+    if (input.recordedTests)
+        return { ...input.recordedTests };
+    const tests = {};
+    for (const check of input.config.checks) {
+        if (!check.junit)
+            continue;
+        const perShard = [];
+        for (const leg of expandShards(check)) {
+            const xml = leg.junit ? await deps.workspace.readText((0,external_node_path_.resolve)(input.cwd, leg.junit), 32 * 1024 * 1024) : null;
+            if (!xml)
+                continue;
+            const verdicts = {};
+            for (const test of parseJUnit(xml)) {
+                if (test.status !== 'skipped')
+                    verdicts[`${check.name}:${test.id}`] = test.status;
+            }
+            perShard.push(verdicts);
+        }
+        Object.assign(tests, unionTests(perShard));
+    }
+    return tests;
+}
+function relativeLocations(analysis, cwd) {
+    return {
+        ...analysis,
+        locations: analysis.locations.map((location) => {
+            let file = location.file.replace(/^file:\/\//, '');
+            if ((0,external_node_path_.isAbsolute)(file)) {
+                const rel = (0,external_node_path_.relative)(cwd, file);
+                if (!rel.startsWith('..'))
+                    file = rel;
+            }
+            return { ...location, file };
+        }),
+    };
+}
+function round2(value) {
+    return Math.round(value * 100) / 100;
+}
+function tail(text, bytes) {
+    return text.length > bytes ? text.slice(text.length - bytes) : text;
+}
+/**
+ * The names of the checks that run in every iteration (all but the verify-only ones), or undefined when
+ * no check is verify-only, so the whole matrix runs as configured.
+ */
+function everyIterationChecks(checks) {
+    if (!checks.some((c) => c['verify-only']))
+        return undefined;
+    return checks.filter((c) => !c['verify-only']).map((c) => c.name);
 }
 
 ;// CONCATENATED MODULE: ./src/app/iteration/guard.ts
@@ -51120,6 +52913,124 @@ function trailerLines(trailers) {
     return `Loop-Id: ${trailers.loopId}\nLoop-Iteration: ${trailers.iteration}`;
 }
 
+;// CONCATENATED MODULE: ./src/domain/commit-policy.ts
+/**
+ * What the loop may commit. The work command is untrusted code: whatever it leaves in the work tree would
+ * otherwise be committed and pushed. Refused: files the repository ignored before the work (the work
+ * can rewrite `.gitignore`), files over the size limit, credential-shaped files or contents, and changes
+ * under `.github/workflows/` (a `GITHUB_TOKEN` push of those is rejected by GitHub anyway). Pure.
+ */
+
+
+/** GitHub warns at 50 MB and refuses 100 MB; a loop's checkpoint has no business near either. */
+const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
+const WORKFLOWS_FOLDER = '.github/workflows/';
+const IGNORED = 'ignored by the repository';
+/** The token shapes a commit is refused for: the ones with few false positives in source code. */
+const COMMIT_TOKEN_KINDS = new Set([
+    'private-key',
+    'github-token',
+    'npm-token',
+    'aws-access-key-id',
+    'aws-secret-access-key',
+    'anthropic-key',
+    'openai-key',
+    'slack-token',
+]);
+const TOKEN_TESTS = TOKEN_SHAPES.filter((shape) => COMMIT_TOKEN_KINDS.has(shape.kind)).map((shape) => ({
+    kind: shape.kind,
+    regex: new RegExp(shape.regex.source, shape.regex.flags.replace('g', '')),
+}));
+const TOKEN_NAMES = {
+    'private-key': 'a private key block',
+    'github-token': 'a GitHub token',
+    'npm-token': 'an npm token',
+    'aws-access-key-id': 'an AWS access key id',
+    'aws-secret-access-key': 'an AWS secret access key',
+    'anthropic-key': 'an Anthropic API key',
+    'openai-key': 'an OpenAI API key',
+    'slack-token': 'a Slack token',
+};
+/** `.env` and `.env.<anything>` but the templates people commit on purpose (still scanned for tokens). */
+const ENV_FILE = /^\.env(?:\.(?!(?:example|sample|template|dist|defaults)$)[^/]+)?$/;
+const SSH_KEY_FILE = /^id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$/;
+/** Why `path` with `text` looks like a credential, or null. */
+function credentialShape(path, text) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (ENV_FILE.test(name))
+        return 'an environment file (.env), where credentials live';
+    if (SSH_KEY_FILE.test(name))
+        return 'an SSH private key file name';
+    if (text === null)
+        return null;
+    const found = TOKEN_TESTS.find((test) => test.regex.test(text));
+    return found ? `its contents hold ${TOKEN_NAMES[found.kind] ?? found.kind}` : null;
+}
+/** The paths of `candidates` the checkpoint must leave out, each with why and what to do. */
+function refuseFromCommit(candidates, rules) {
+    const refused = [];
+    for (const candidate of candidates) {
+        const verdict = commit_policy_judge(candidate, rules);
+        if (verdict)
+            refused.push({ path: candidate.path, ...verdict });
+    }
+    // The ignore rules that hid them stay committed as they were, so a later checkpoint judges by them too.
+    const unignored = refused.filter((r) => r.reason.startsWith(IGNORED)).map((r) => r.path);
+    if (unignored.length === 0)
+        return refused;
+    for (const candidate of candidates) {
+        if (candidate.change === 'added' || !/(?:^|\/)\.gitignore$/.test(candidate.path))
+            continue;
+        if (refused.some((r) => r.path === candidate.path))
+            continue;
+        refused.push({
+            path: candidate.path,
+            reason: `this change to the ignore rules would un-ignore ${unignored.slice(0, 3).join(', ')}${unignored.length > 3 ? ` and ${unignored.length - 3} more` : ''}`,
+            remedy: 'make the change yourself, or add the paths it un-ignores to commit.allow-paths',
+        });
+    }
+    return refused;
+}
+function commit_policy_judge(candidate, rules) {
+    const { path } = candidate;
+    if (path.startsWith(WORKFLOWS_FOLDER) && !rules.allowWorkflows) {
+        return {
+            reason: `a workflow file ${candidate.change}: a push with GITHUB_TOKEN may not change .github/workflows/`,
+            remedy: 'make the change yourself, or set commit.allow-workflows: true and give the action a push-token with the workflow scope',
+        };
+    }
+    // Removing a file leaks nothing.
+    if (candidate.change === 'deleted')
+        return null;
+    if (rules.allowPaths.some((glob) => matchGlob(glob, path)))
+        return null;
+    const allowIt = `if it belongs in git, add '${path}' to commit.allow-paths`;
+    if (candidate.change === 'added' && candidate.ignoredBefore) {
+        return {
+            reason: `${IGNORED} (.gitignore as before the work, .git/info/exclude)`,
+            remedy: `it stays out of git; ${allowIt}`,
+        };
+    }
+    if (candidate.bytes > rules.maxFileBytes) {
+        return {
+            reason: `${candidate.bytes} bytes, over commit.max-file-bytes (${rules.maxFileBytes})`,
+            remedy: `raise commit.max-file-bytes, or ${allowIt}`,
+        };
+    }
+    const credential = credentialShape(path, candidate.text);
+    if (credential) {
+        return {
+            reason: `looks like a credential: ${credential}`,
+            remedy: `if it is one, revoke it and keep it out of the work tree; if not, ${allowIt}`,
+        };
+    }
+    return null;
+}
+/** One line a person reads: the path, why it was not committed, and what to do. */
+function describeRefusal(refused) {
+    return `${refused.path} not committed: ${refused.reason}; ${refused.remedy}`;
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/checkpoint.ts
 /**
  * Checkpoint: the iteration's changes, committed on the current branch with the loop's trailers. The
@@ -51164,7 +53075,7 @@ async function checkpoint(run, record) {
     catch (error) {
         if (!(error instanceof ConcurrentCommitError))
             throw error;
-        await deps.audit.appendEvents([record_event(deps.clock.now(), iteration, 'superseded', errors_messageOf(error))]);
+        await deps.audit.appendEvents([record_event(deps.clock.now(), iteration, 'superseded', messageOf(error))]);
         return { kind: 'superseded', record };
     }
     if (made.length === 0)
@@ -51217,276 +53128,6 @@ function withRefusals(run, record, refused) {
     const lines = refused.map(describeRefusal);
     deps.logger.warning(`checkpoint: ${lines.join('\n')}`);
     return withEvents({ ...record, state }, record_event(deps.clock.now(), iteration, 'guard', `not committed: ${lines.join('; ')}`, { refused }));
-}
-
-;// CONCATENATED MODULE: ./src/app/iteration/persist.ts
-
-
-
-/** Saves `record` when anything changed; `ran`: an iteration ran in this run. */
-async function persist(loopId, deps, record, ran, at, beforeSave = async () => { }) {
-    const { state, events, version } = record;
-    const changed = ran || events.some((e) => e.type !== 'decision') || !record.loaded;
-    if (!changed)
-        return { kind: 'unchanged', version };
-    let saved;
-    try {
-        saved = await saveWithEvents(loopId, state, redacted(events, deps), version, deps, beforeSave);
-    }
-    catch (error) {
-        if (!(error instanceof store/* StoreConflictError */.yn))
-            throw error;
-        const aborted = await keepAbort(loopId, deps, record, beforeSave);
-        if (aborted)
-            return aborted;
-        await deps.audit.appendEvents([
-            record_event(at, state.iteration, 'superseded', 'another controller saved this iteration first'),
-        ]);
-        return { kind: 'superseded', version };
-    }
-    return { kind: 'saved', version: saved };
-}
-/**
- * The save lost to a person's abort (from another terminal, or before the loop's first save): what this
- * run did is saved all the same, with the abort's status, so the work is kept and the loop stays stopped.
- * Null when the winner was not an abort (another controller's iteration).
- */
-async function keepAbort(loopId, deps, record, beforeSave) {
-    const latest = await deps.store.load(loopId);
-    if (latest?.state.status !== 'aborted')
-        return null;
-    const { status, statusReason } = latest.state;
-    const state = {
-        ...record.state,
-        status,
-        statusReason,
-        lastDecision: { kind: 'ABORTED', reason: statusReason },
-    };
-    const version = await saveWithEvents(loopId, state, redacted(record.events, deps), latest.version, deps, beforeSave);
-    return { kind: 'aborted', version, state };
-}
-function redacted(events, deps) {
-    return events.map((e) => JSON.parse(deps.redact(JSON.stringify(e))));
-}
-
-;// CONCATENATED MODULE: ./src/domain/flake-rerun.ts
-/** Patterns of failures that come and go with the network or the machine's load, whatever the check. */
-const TRANSIENT_PATTERNS = ['network-error', 'timeout'];
-/** Above this many failing tests the filter is not worth it (and the regex grows): the whole check. */
-const MAX_SELECTED_TESTS = 50;
-/** What the flake check re-runs for a failing check. */
-function flakeRerun(input) {
-    const transient = input.pattern !== null && TRANSIENT_PATTERNS.includes(input.pattern);
-    if (!transient && input.kind !== 'test' && input.kind !== 'custom') {
-        return { scope: 'none', reason: `a ${input.kind} check on unchanged files cannot pass when re-run` };
-    }
-    if (transient)
-        return { scope: 'check', reason: `${input.pattern} is transient` };
-    const runner = runnerOf(input.run);
-    if (!runner)
-        return { scope: 'check', reason: 'the command is not a test runner that can select tests' };
-    const filter = selectTests(runner, input.failingTests ?? []);
-    if (!filter)
-        return { scope: 'check', reason: `no failing ${runner} test could be named` };
-    return { scope: 'tests', runner, command: appendArgs(input.run, filter.args), tests: filter.tests };
-}
-/** The test runner a command runs, when it is one simple command (no shell operators) that can filter. */
-function runnerOf(run) {
-    let words;
-    if (typeof run === 'string') {
-        if (/[;&|<>`$(){}\n\\*?'"]/.test(run))
-            return null;
-        words = run.trim().split(/\s+/);
-    }
-    else {
-        words = [...run];
-    }
-    const names = words.map((word) => word.split('/').pop() ?? word);
-    // A filter of its own already: ours would fight with it.
-    if (words.some((w) => /^(-t|--testNamePattern|--testNamePattern=.*|-run|-run=.*|-k|--lf|--last-failed|--watch)$/.test(w)))
-        return null;
-    if (names.includes('vitest'))
-        return 'vitest';
-    if (names.includes('jest'))
-        return 'jest';
-    if (names.includes('pytest') || names.includes('py.test'))
-        return 'pytest';
-    const m = names.indexOf('-m');
-    if (m >= 0 && names[m + 1] === 'pytest')
-        return 'pytest';
-    const go = names.indexOf('go');
-    if (go >= 0 && names[go + 1] === 'test')
-        return 'go';
-    return null;
-}
-/** The runner's arguments that select the failing tests, or null when none can be named. */
-function selectTests(runner, failing) {
-    if (runner === 'pytest')
-        return { args: ['--lf'], tests: [...failing] };
-    const tests = flake_rerun_unique(failing.map((id) => testName(runner, id)).filter((name) => name !== null));
-    if (tests.length === 0 || tests.length > MAX_SELECTED_TESTS)
-        return null;
-    if (runner === 'go')
-        return { args: ['-run', `^(${tests.map(escapeRegex).join('|')})$`], tests };
-    return { args: ['-t', tests.map(escapeRegex).join('|')], tests };
-}
-/** The name a runner's filter matches, from the id `failingTestsIn` gives; null when the id is not this runner's. */
-function testName(runner, id) {
-    if (runner === 'vitest') {
-        // `test/math.test.ts > sum > adds`: vitest matches `-t` against the names joined by spaces.
-        const parts = id.split(' > ');
-        return parts.length >= 2 && /\.[cm]?[jt]sx?$/.test(parts[0] ?? '') ? parts.slice(1).join(' ') : null;
-    }
-    if (runner === 'jest')
-        return id.includes(' > ') ? null : id.split(' › ').join(' ');
-    // go: `TestAdd/negative` runs with its top-level test, which `-run '^(TestAdd)$'` selects whole.
-    const top = id.split('/')[0] ?? '';
-    return /^(Test|Example|Fuzz)\w*$/.test(top) ? top : null;
-}
-/** The command with `args` after it: a string gets them shell-quoted, an argument list as they are. */
-function appendArgs(run, args) {
-    if (typeof run !== 'string')
-        return [...run, ...args];
-    return `${run.trim()} ${args.map(shellQuote).join(' ')}`;
-}
-function shellQuote(arg) {
-    return /^[A-Za-z0-9_./=:-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
-}
-function escapeRegex(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-function flake_rerun_unique(values) {
-    return [...new Set(values)];
-}
-
-;// CONCATENATED MODULE: ./src/app/iteration/remedies.ts
-/**
- * Cheaper remedies before anyone is woken, for each failing check: a re-run where a flake is possible
- * (the whole check, or only its failing tests when the runner can select them), the check's own fix
- * command (whenever one is declared), the install command (dependency_check). Each ends with the check
- * passing, or leaves the failure for the analysis and the retry rules. No remedy command runs twice in
- * one iteration: one the act step already ran was measured by the matrix that followed it.
- */
-
-
-
-
-
-
-async function remedies(run, record) {
-    const { input, deps, iteration } = run;
-    const { config } = input;
-    const installedBeforeVerify = record.remediesRun.install;
-    let installed = installedBeforeVerify;
-    const fixes = [...record.remediesRun.fixes];
-    const fixSnapshots = [...record.fixSnapshots];
-    const flaky = [...record.flaky];
-    const autoFixed = [...record.autoFixed];
-    const events = [];
-    const checks = [];
-    for (const live of record.checks) {
-        if (!step_support_isFailing(live.result)) {
-            // A check the controller fixed before the agent worked (a baseline failure with a declared fix).
-            const fixedFirst = record.previousIsFresh && record.remediesRun.fixes.includes(live.check.name);
-            if (fixedFirst && record.previous.some((failure) => failure.check === live.check.name)) {
-                checks.push({ ...live, result: { ...live.result, autoFixed: true } });
-                autoFixed.push(live.check.name);
-                events.push(noted(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`));
-                continue;
-            }
-            checks.push(live);
-            continue;
-        }
-        const name = live.check.name;
-        // Flake check, where a flake is possible: a pass is recorded as flaky and costs no retry.
-        const rerun = flakeCheck(run, live);
-        if (rerun) {
-            const narrowed = rerun.scope === 'tests';
-            events.push(noted(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)));
-            let passed = false;
-            for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
-                passed = await recheck(run, live.check, `rerun-${attempt}`, narrowed ? rerun.command : undefined);
-            }
-            if (passed) {
-                checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
-                flaky.push(name);
-                const what = narrowed ? `its failing tests passed when re-run` : 'then passed when re-run';
-                events.push(noted(run, 'flaky', `${name}: failed, ${what} (flaky, no retry spent)`));
-                continue;
-            }
-        }
-        const pattern = live.analysis?.pattern;
-        // A declared fix runs whatever the analysis said (a bare `gofmt -l` file list matches no pattern),
-        // then the check again, without the agent. A timeout is not something a fix command repairs.
-        if (live.check.fix && live.result.verdict !== 'timeout' && !fixes.includes(name)) {
-            const why = pattern ? `auto_fix for ${pattern}` : 'its declared fix';
-            fixSnapshots.push(...(await beforeFix(run, name, live.check.fix)));
-            const fix = await deps.runner.run(command(run, live.check.fix, `${name}.fix.log`, live.check.timeout * 1000));
-            usage(record.state, iteration, `fix ${name}`, why, fix);
-            fixes.push(name);
-            if (await recheck(run, live.check, 'after-fix')) {
-                checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } });
-                autoFixed.push(name);
-                const what = pattern ? `${pattern} fixed` : 'fixed';
-                events.push(noted(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`));
-                continue;
-            }
-        }
-        // dependency_check: the configured install command (once an iteration), then the check again.
-        if (live.analysis?.strategy === 'dependency_check' && config.install && !installedBeforeVerify) {
-            if (!installed) {
-                const install = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS));
-                usage(record.state, iteration, 'install', `dependency_check for ${name}`, install);
-                installed = true;
-            }
-            if (await recheck(run, live.check, 'after-install')) {
-                checks.push({ ...live, result: { ...live.result, verdict: 'pass' } });
-                events.push(noted(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`));
-                continue;
-            }
-        }
-        // The analysis line is told by the analyze step, once regressions are known.
-        checks.push(live);
-    }
-    return withEvents({ ...record, checks, flaky, autoFixed, fixSnapshots, remediesRun: { install: installed, fixes } }, ...events);
-}
-/** A remedy's result, shown on the progress line and recorded in the journey. */
-function noted(run, type, message, data) {
-    run.deps.progress?.phase?.(run.iteration, 'VERIFY', message);
-    return record_event(run.deps.clock.now(), run.iteration, type, message, data);
-}
-/** What the flake check re-runs for a failing check, or null: off, a timeout, or no flake possible. */
-function flakeCheck(run, live) {
-    if (!run.input.config['flake-check'].enabled || live.result.verdict === 'timeout')
-        return null;
-    const plan = flakeRerun({
-        kind: live.check.kind,
-        run: live.check.run,
-        pattern: live.analysis?.pattern ?? null,
-        failingTests: failingTestsIn(live.outcome.result?.output ?? ''),
-    });
-    return plan.scope === 'none' ? null : plan;
-}
-function rerunWhat(rerun) {
-    if (rerun.scope === 'check')
-        return `re-running the whole check (${rerun.reason})`;
-    const tests = rerun.runner === 'pytest'
-        ? 'the last failed tests'
-        : `only the ${rerun.tests.length} failing test${rerun.tests.length === 1 ? '' : 's'}`;
-    return `re-running ${tests} (${rerun.runner})`;
-}
-function flakeData(rerun) {
-    return rerun.scope === 'tests'
-        ? { scope: 'tests', runner: rerun.runner, tests: rerun.tests.slice(0, 20), command: rerun.command }
-        : { scope: 'check', reason: rerun.reason };
-}
-/** Runs the check once more (or `command`, its failing tests only), unchanged; true when it passes. */
-async function recheck(run, check, label, command) {
-    const result = await rerunCheck(run.input, run.deps, command === undefined ? check : { ...check, run: command }, run.iterationDir, run.projectEnv, `${check.name}.${label}`);
-    return passes(result);
-}
-function passes(result) {
-    return result.exitCode === 0 && !result.timedOut;
 }
 
 ;// CONCATENATED MODULE: ./src/app/iteration/restore.ts
@@ -51620,188 +53261,443 @@ async function stageTasks(run, record) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/app/iteration/transition.ts
+;// CONCATENATED MODULE: ./src/app/fan-out/plan.ts
 /**
- * Transition: the engine applies what the iteration did to the state (the stage may advance, a failure
- * open or close). Conclude: the loop's ending decision (complete, capped, blocked, waiting, aborted)
- * is recorded in the state before it is saved.
+ * The plan job of a fan-out iteration: the beginning of an iteration (restore, decide, begin, baseline,
+ * act, guard, tasks: the single job's own steps), the work committed on the loop's branch as the
+ * candidate, and the hand-off for the verify legs and decide. Saves nothing: its token cannot write,
+ * and decide owns the state.
  */
 
 
-async function transition(run, record) {
-    const { deps, stage, strategy } = run;
-    const outcome = {
-        now: deps.clock.now(),
-        stage,
-        ...(record.work ? { work: record.work } : {}),
-        checks: record.checks.map((c) => c.result),
-        failures: record.failures,
-        flaky: record.flaky,
-        autoFixed: record.autoFixed,
-        gatesRaised: record.gatesRaised,
-        tasksCompleted: record.tasksCompleted,
-        tasksFailed: record.tasksFailed,
-        ...(strategy ? { strategyUsed: strategy } : {}),
-        wallMs: Date.now() - run.startedAt,
-    };
-    const applied = applyOutcome(record.state, outcome, run.policy);
-    return withEvents({ ...record, state: applied.state, outcome }, ...applied.events);
-}
-/** Records in the state the ending `final` names (none for a decision to go on), and compacts it. */
-function conclude(record, final, at) {
-    const { state } = record;
-    const ended = (kind, applied) => ({
-        kind,
-        record: applied
-            ? withEvents({ ...record, state: compactState(applied.state) }, ...applied.events)
-            : { ...record, state: compactState(state) },
-    });
-    switch (final.kind) {
-        case 'COMPLETE':
-            return ended('complete', markComplete(state, at));
-        case 'CAP_REACHED':
-            return ended('capped', markCapped(state, final, at));
-        case 'ESCALATE':
-            return ended('blocked', markBlocked(state, final.reason, at));
-        case 'WAIT_FOR_HUMAN':
-            // SHIP waiting for its merge is waiting, as the state says; only a BLOCKED loop is blocked.
-            return ended(state.status === 'waiting' ? 'waiting' : 'blocked');
-        case 'WAIT_FOR_APPROVAL':
-            return ended('waiting', state.status !== 'waiting' || state.statusReason !== final.reason
-                ? markWaiting(state, final.gate, final.reason, at)
-                : undefined);
-        case 'ABORTED':
-            return ended('aborted', state.status !== 'aborted'
-                ? abort(state, 'the kill switch (loop/stop label or stop: true)', at)
-                : undefined);
-        default:
-            return ended('continue');
+
+
+
+
+
+
+
+/** The single job's steps up to the verification, in its order. */
+const PLAN_STEPS = [baseline, act, guard, stageTasks];
+/**
+ * Plans one iteration on the loop's branch, checked out in `input.cwd`. `bundleFile`: where the
+ * candidate's commits are written for the other jobs.
+ */
+async function planIteration(input, deps) {
+    const git = deps.git;
+    if (!git || !input.commit) {
+        throw new Error('fan-out needs the loop to commit its work (commit.enabled and a git checkout): the candidate travels as commits');
     }
-}
-
-;// CONCATENATED MODULE: ./src/app/iteration/verify.ts
-/**
- * Verify: the matrix after the work, each failing check's output analyzed as it streams. The checks
- * marked verify-only run only when this iteration's results carry the loop into VERIFY (or it is there),
- * so that VERIFY is judged on the whole matrix while other iterations stay fast.
- */
-
-
-
-async function verify_verify(run, record) {
-    // An agent call that failed outright (a refused key, an API that stayed down) changed nothing to verify.
-    if (record.work?.failure && stopsTheLoop(record.work.failure))
-        return record;
-    run.deps.progress?.phase?.(run.iteration, 'VERIFY', 'verification matrix');
-    const { input, deps, iterationDir, projectEnv, iteration } = run;
-    const only = everyIterationChecks(input.config.checks);
-    const checks = await verify(input, deps, iterationDir, projectEnv, iteration, true, only);
-    if (!only)
-        return { ...record, checks };
-    const results = checks.map((c) => c.result);
-    if (!reachesVerification(run.stage, results, record.state, run.policy))
-        return { ...record, checks };
-    const verifyOnly = input.config.checks.filter((c) => c['verify-only']).map((c) => c.name);
-    const atVerify = await verify(input, deps, iterationDir, projectEnv, iteration, true, verifyOnly);
-    return { ...record, checks: [...checks, ...atVerify] };
-}
-
-;// CONCATENATED MODULE: ./src/app/iteration.ts
-/**
- * One controller iteration, shared by both front doors (the CLI and the action), as a pipeline of
- * named steps over an explicit record (`iteration/record.ts`):
- * restore → decide → begin → baseline → act → guard → tasks → verify → remedies → analyze → transition →
- * checkpoint → audit → conclude → persist → audit of the ending.
- * Effects go through ports; the decisions are the pure engine's.
- */
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** The steps of a running iteration, in order, from the work tree as it was to the state it leaves. */
-const RUN_STEPS = [baseline, act, guard, stageTasks, verify_verify, remedies, analyze, transition];
-/** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
-async function runOneIteration(input, deps) {
+    // A matrix GitHub would not run is refused before any work is done.
+    const legs = legsOf(input.config);
     const policy = policyFromConfig(input.config);
     const restored = await restoreAndDecide(input, deps, policy);
+    const none = (reason, stateVersion) => ({
+        plan: {
+            version: 1,
+            loopId: input.loopId,
+            stateVersion,
+            iteration: null,
+            stage: null,
+            base: null,
+            candidate: null,
+            report: null,
+            legs: [],
+        },
+        nothing: reason,
+        bundled: false,
+    });
     if (restored.kind === 'superseded')
-        return restored.result;
+        return none(restored.result.decision.reason, restored.result.version);
     const { decision } = restored;
     if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
-        return settle(input, deps, restored.record, decision);
+        return none(`${decision.kind}: ${decision.reason}`, restored.record.version);
     }
+    const hadBaseline = restored.record.state.baseline !== undefined;
     const begun = await beginRun(input, deps, policy, decision, restored.record, restored.now);
     const { run } = begun;
     let record = begun.record;
-    for (const step of RUN_STEPS)
+    for (const step of PLAN_STEPS)
         record = await step(run, record);
-    const checks = record.checks.map((c) => c.result);
+    const base = run.headBefore;
+    if (!base)
+        throw new Error('fan-out needs a commit to build on: the loop branch has no commit');
     const checkpointed = await checkpoint(run, record);
-    if (checkpointed.kind === 'superseded') {
-        return finish('superseded', checkpointed.record.state, decision, decision, { checks }, record.version);
-    }
+    if (checkpointed.kind === 'superseded')
+        return none('another controller committed first', restored.record.version);
     record = checkpointed.record;
-    const next = decide(record.state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(record.state, deps) }, policy);
-    const recordPath = await writeIterationRecord(run, record, next);
-    return settle(input, deps, record, next, { checks, commit: record.commit, record: recordPath, decision });
+    const candidate = (await git.head()) ?? base;
+    const bundled = await bundleCandidate(git, input.bundleFile, input.branch, base);
+    return {
+        plan: {
+            version: 1,
+            loopId: input.loopId,
+            stateVersion: restored.record.version,
+            iteration: run.iteration,
+            stage: run.stage,
+            base,
+            candidate,
+            report: reportOf(record, run.iteration, hadBaseline),
+            legs,
+        },
+        nothing: null,
+        bundled,
+    };
+}
+/** What decide takes from the plan on trust: what ran here and what it spent. */
+function reportOf(record, iteration, hadBaseline) {
+    return {
+        work: record.work,
+        tasksCompleted: record.tasksCompleted,
+        tasksFailed: record.tasksFailed,
+        baseline: hadBaseline ? null : (record.state.baseline ?? null),
+        usage: record.state.usage.log.filter((entry) => entry.iteration === iteration),
+        events: record.events
+            .filter((e) => e.iteration === iteration && (e.type === 'work' || e.type === 'check'))
+            .map((e) => ({ ...e, type: e.type })),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/app/fan-out/verify-leg.ts
+/**
+ * A verify leg of a fan-out iteration: one check of the matrix (or one shard of a sharded check) on the
+ * candidate, its run and its JUnit verdicts recorded as the leg's verdict. The check's pass or failure
+ * is the verdict's to say; only a leg that cannot run or report fails its job (and decide then records
+ * `no verdict`).
+ */
+
+
+
+
+
+/** The most output a verdict carries (head and tail, as the runner keeps them). */
+const MAX_OUTPUT_CHARS = 200 * 1024;
+/** Runs `leg`'s check in `input.cwd` (the candidate checked out) and returns its verdict. */
+async function verifyLeg(input, deps, plan, leg) {
+    const config = legConfig(input.config, leg);
+    const legInput = { ...input, config };
+    // The same environment the single job gives the project's commands: no controller secrets, the
+    // repository's own tools first on PATH.
+    const checkEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} });
+    const projectEnv = withPathFirst(checkEnv, [(0,external_node_path_.join)(input.cwd, 'node_modules', '.bin')], external_node_path_.delimiter);
+    const logDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(plan.iteration), 'verify');
+    const [live] = await verify(legInput, deps, logDir, projectEnv, plan.iteration, false, [leg.check]);
+    const result = live?.outcome.result;
+    const run = result
+        ? {
+            exitCode: result.exitCode,
+            signal: result.signal,
+            timedOut: result.timedOut,
+            durationMs: result.durationMs,
+            output: clamp(deps.redact(result.output)),
+            totalBytes: result.totalBytes,
+            truncated: result.truncated || result.output.length > MAX_OUTPUT_CHARS,
+            ...(result.spawnError !== undefined ? { spawnError: deps.redact(result.spawnError) } : {}),
+        }
+        : {
+            exitCode: null,
+            signal: null,
+            timedOut: false,
+            durationMs: 0,
+            output: '',
+            totalBytes: 0,
+            truncated: false,
+            spawnError: `the check did not run (${live?.outcome.skippedReason ?? 'no outcome'})`,
+        };
+    // This check's reports alone, read here where it ran: decide reads none from the candidate.
+    const only = { ...legInput, config: { ...config, checks: config.checks.filter((c) => c.name === leg.check) } };
+    const { tests, dropped } = boundedTests(await junitResults(only, deps));
+    if (dropped > 0) {
+        deps.logger.warning(`Leg ${leg.leg}: ${dropped} JUnit verdict(s) left out of the verdict file (the passing ones first).`);
+    }
+    return {
+        version: 1,
+        loopId: plan.loopId,
+        iteration: plan.iteration,
+        candidate: plan.candidate,
+        leg: leg.leg,
+        check: leg.check,
+        run,
+        ...(Object.keys(tests).length > 0 ? { tests } : {}),
+    };
 }
 /**
- * Ends a run: the ending `final` names is recorded in the state, the state saved with its journey
- * events, and for a loop that ended, its closing records written. `ran`: what an iteration that ran
- * in this run produced.
+ * The config the leg verifies with: its check as the plan named it, a shard's leg as that shard alone
+ * (its command, JUnit path and LOOP_SHARD/LOOP_SHARDS, `legCheck`), the other checks as they are.
  */
-async function settle(input, deps, loop, final, ran) {
-    const at = deps.clock.now();
-    const concluded = conclude(loop, final, at);
-    const { state } = concluded.record;
-    const decision = ran?.decision ?? final;
-    // The ending's records are written before the save they belong to (see `BeforeSave`); a save that
-    // ends up aborted by a person writes the aborted ending instead.
-    const endingOf = (saving) => saving.status === 'aborted' && concluded.kind !== 'aborted'
-        ? writeEnding(input.loopId, deps, 'aborted', saving, saving.statusReason)
-        : writeEnding(input.loopId, deps, concluded.kind, saving, final.reason);
-    const persisted = await persist(input.loopId, deps, concluded.record, ran !== undefined, at, endingOf);
-    if (persisted.kind === 'superseded') {
-        await restoreWinnersEnding(input.loopId, deps);
-        return finish('superseded', state, decision, final, { checks: ran?.checks ?? [] }, persisted.version);
+function legConfig(config, leg) {
+    const check = config.checks.find((c) => c.name === leg.check);
+    if (!check)
+        throw new Error(`Leg ${leg.leg} names check '${leg.check}', which the loop config does not have.`);
+    const shards = check.shards ?? 1;
+    if ((leg.shards ?? 1) !== shards) {
+        throw new Error(`Leg ${leg.leg} runs shard ${leg.shard ?? 1} of ${leg.shards ?? 1}; the loop config gives check '${leg.check}' ${shards} shard(s).`);
     }
-    if (persisted.kind === 'aborted') {
-        const aborted = abortedDecision(persisted.state);
-        return finish('aborted', persisted.state, decision, aborted, ran ?? {}, persisted.version);
+    if (leg.shard === undefined)
+        return config;
+    const shard = legCheck(check, legOf(check, leg.shard, shards));
+    return { ...config, checks: config.checks.map((c) => (c === check ? shard : c)) };
+}
+function clamp(text) {
+    if (text.length <= MAX_OUTPUT_CHARS)
+        return text;
+    const half = MAX_OUTPUT_CHARS / 2;
+    return `${text.slice(0, half)}\n[... output cut by loop-controller ...]\n${text.slice(-half)}`;
+}
+
+;// CONCATENATED MODULE: ./src/app/loop-branch.ts
+/**
+ * The loop's branch (`loop/<loop-id>`): checked out at the start of a job, pushed
+ * at the end. A push the remote refuses as non-fast-forward is fetched, rebased and retried; a rebase
+ * conflict is reported as `merge-conflict` for the loop to go BLOCKED. Never a force push.
+ */
+
+function remoteRef(remote, branch) {
+    return `refs/remotes/${remote}/${branch}`;
+}
+/**
+ * Checks out `branch`: at the remote's tip when it exists there (the loop's earlier work), else a new
+ * branch at the current commit.
+ */
+async function checkoutLoopBranch(git, branch, remote = 'origin') {
+    const fetched = await git.fetch(remote, `+refs/heads/${branch}:${remoteRef(remote, branch)}`);
+    if (fetched.ok) {
+        await git.checkoutBranch(branch, remoteRef(remote, branch));
+        return { created: false, head: await git.head() };
     }
-    return finish(concluded.kind, state, decision, final, ran ?? {}, persisted.version);
+    await git.checkoutBranch(branch, 'HEAD');
+    return { created: true, head: await git.head() };
 }
-function abortedDecision(state) {
-    return { kind: 'ABORTED', reason: state.statusReason };
+/**
+ * Pushes HEAD to `branch`. On a non-fast-forward rejection: fetch, rebase onto the remote branch, push
+ * again, up to `attempts` times. A rebase conflict is aborted (the branch stays as it was) and returned
+ * as `conflict` with the conflicting paths and git's words (which the `merge-conflict` pattern knows).
+ */
+async function pushLoopBranch(git, options) {
+    const remote = options.remote ?? 'origin';
+    const attempts = options.attempts ?? 3;
+    const refspec = `HEAD:refs/heads/${options.branch}`;
+    let lastMessage = '';
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+        const result = await git.exec(['push', '--porcelain', remote, refspec], {
+            allowFailure: true,
+            ...(options.env ? { env: options.env } : {}),
+        });
+        if (result.exitCode === 0)
+            return { kind: 'pushed', attempts: attempt, head: await git.head() };
+        const text = `${result.stdout}\n${result.stderr}`;
+        lastMessage = text.trim();
+        if (!git_errors/* NON_FAST_FORWARD_SIGNS */.qA.some((sign) => sign.test(text))) {
+            return { kind: 'failed', attempts: attempt, message: lastMessage };
+        }
+        const fetched = await git.fetch(remote, `+refs/heads/${options.branch}:${remoteRef(remote, options.branch)}`);
+        if (!fetched.ok)
+            return { kind: 'failed', attempts: attempt, message: fetched.stderr.trim() || lastMessage };
+        const rebased = await git.rebase(remoteRef(remote, options.branch), options.identity);
+        if (!rebased.ok) {
+            if (rebased.conflict || git_errors/* CONFLICT_SIGNS */.EU.some((sign) => sign.test(rebased.stderr))) {
+                const paths = rebased.conflictPaths;
+                const lines = paths.map((path) => `CONFLICT (content): Merge conflict in ${path}`);
+                return {
+                    kind: 'conflict',
+                    attempts: attempt,
+                    paths,
+                    message: [...lines, `Automatic merge failed; ${options.branch} changed on the remote.`, rebased.stderr.trim()]
+                        .filter(Boolean)
+                        .join('\n'),
+                };
+            }
+            return { kind: 'failed', attempts: attempt, message: rebased.stderr.trim() };
+        }
+    }
+    return {
+        kind: 'failed',
+        attempts,
+        message: `The remote branch ${options.branch} kept moving; gave up after ${attempts} pushes. ${lastMessage}`,
+    };
 }
-const ENDED_AS = {
-    complete: 'complete',
-    blocked: 'blocked',
-    capped: 'capped',
-    aborted: 'aborted',
+/**
+ * Git configuration, as environment variables, that makes a push use `token` on `serverUrl`
+ * (`https://github.com`). The empty first value clears the header `actions/checkout` persisted, so
+ * only this token is sent.
+ */
+function pushAuthEnv(serverUrl, token) {
+    const key = `http.${serverUrl.replace(/\/+$/, '')}/.extraheader`;
+    const basic = Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64');
+    return {
+        GIT_CONFIG_COUNT: '2',
+        GIT_CONFIG_KEY_0: key,
+        GIT_CONFIG_VALUE_0: '',
+        GIT_CONFIG_KEY_1: key,
+        GIT_CONFIG_VALUE_1: `AUTHORIZATION: basic ${basic}`,
+    };
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(38815);
+;// CONCATENATED MODULE: ./src/config/loop-config.ts
+/**
+ * The loop config (`.github/loop.yml`): one zod schema, strict keys. The JSON Schema in
+ * `schema/loop-config.schema.json` is generated from this same schema (`npm run schema`).
+ */
+
+
+
+
+
+/** Seconds as a number, or a duration string such as `90s`, `5m`, `1h`. Parsed to seconds. */
+const durationSeconds = schemas/* union */.KCZ([schemas/* number */.aig().positive(), schemas/* string */.YjP().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30s, 5m or 1h')])
+    .transform((value) => {
+    if (typeof value === 'number')
+        return value;
+    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(value);
+    const amount = Number(match?.[1]);
+    const unit = match?.[2];
+    return unit === 'ms' ? amount / 1000 : unit === 'm' ? amount * 60 : unit === 'h' ? amount * 3600 : amount;
+});
+/** A command from the config: a shell line (trusted, it comes from the config) or an argv array. */
+const commandSchema = schemas/* union */.KCZ([
+    schemas/* string */.YjP().trim().min(1, 'a command must not be empty'),
+    schemas/* array */.YOg(schemas/* string */.YjP()).min(1, 'a command must not be empty'),
+]);
+const envNameSchema = schemas/* string */.YjP().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+const envSchema = schemas/* record */.g1P(envNameSchema, schemas/* string */.YjP());
+const checkSchema = schemas/* strictObject */.rej({
+    name: schemas/* string */.YjP().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore'),
+    run: commandSchema,
+    kind: schemas/* enum */.k5n(domain_stages/* CHECK_KINDS */.FZ).default('custom'),
+    needs: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    timeout: durationSeconds.default(600),
+    fix: commandSchema.optional(),
+    required: schemas/* boolean */.zMY().default(true),
+    junit: schemas/* string */.YjP().min(1).optional(),
+    pre: schemas/* boolean */.zMY().default(false),
+    'verify-only': schemas/* boolean */.zMY().default(false),
+    env: envSchema.default({}),
+    /** Shards run side by side: `{shard}`/`{shards}` in run and junit, LOOP_SHARD/LOOP_SHARDS in the environment. */
+    shards: schemas/* number */.aig().int().min(1).max(MAX_SHARDS).optional(),
+});
+const signalSchema = schemas/* string */.YjP().min(1);
+/** A failure pattern as users write it. Users add patterns or override a default by `id`. */
+const patternSchema = schemas/* strictObject */.rej({
+    id: schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+    description: schemas/* string */.YjP().optional(),
+    signals: schemas/* array */.YOg(signalSchema).min(1),
+    anchors: schemas/* array */.YOg(signalSchema).default([]),
+    kinds: schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* CHECK_KINDS */.FZ)).default([]),
+    strategy: schemas/* enum */.k5n(domain_stages/* STRATEGIES */.YL),
+    alternates: schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* STRATEGIES */.YL)).default([]),
+    max_auto_retries: schemas/* number */.aig().int().min(0).max(20).optional(),
+    retryable: schemas/* boolean */.zMY().default(true),
+    locations: schemas/* array */.YOg(schemas/* string */.YjP().min(1)).default([]),
+    hint: schemas/* string */.YjP().optional(),
+    outranks: schemas/* array */.YOg(schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'pattern ids')).optional(),
+});
+const gateSchema = schemas/* strictObject */.rej({
+    name: schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+    paths: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    'at-stage': schemas/* enum */.k5n(domain_stages/* STAGES */.an).optional(),
+    approvers: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    required: schemas/* boolean */.zMY().default(true),
+});
+const stageSettingsSchema = schemas/* strictObject */.rej({
+    'required-checks': schemas/* array */.YOg(schemas/* string */.YjP()).optional(),
+    tasks: schemas/* array */.YOg(schemas/* strictObject */.rej({ name: schemas/* string */.YjP().min(1), run: commandSchema, timeout: durationSeconds.default(600) }))
+        .default([]),
+    prompt: schemas/* string */.YjP().optional(),
+});
+const pipelineSchema = schemas/* union */.KCZ([
+    schemas/* enum */.k5n(['iterate', 'full']),
+    schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* STAGES */.an))
+        .min(1)
+        .refine((stages) => new Set(stages).size === stages.length, 'each stage at most once')
+        .refine((stages) => stages.every((s, i) => i === 0 || domain_stages/* STAGES */.an.indexOf(stages[i - 1]) < domain_stages/* STAGES */.an.indexOf(s)), 'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE'),
+]);
+const loopConfigSchema = schemas/* strictObject */.rej({
+    $schema: schemas/* string */.YjP().optional(),
+    version: schemas/* literal */.euz(1).default(1),
+    // Absent: the issue or pull request the loop starts from gives it, else DEFAULT_GOAL.
+    goal: schemas/* string */.YjP().min(1).optional(),
+    pipeline: pipelineSchema.default('iterate'),
+    'max-iterations': schemas/* number */.aig().int().min(1).max(1000).default(10),
+    'cap-reason': schemas/* string */.YjP().min(1).optional(),
+    budget: schemas/* strictObject */.rej({
+        minutes: schemas/* number */.aig().positive().optional(),
+        tokens: schemas/* number */.aig().int().positive().optional(),
+        'cost-usd': schemas/* number */.aig().positive().optional(),
+    })
+        .default({}),
+    agent: schemas/* enum */.k5n(AGENT_NAMES).default('command'),
+    'agent-args': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    model: schemas/* string */.YjP().min(1).optional(),
+    'max-turns': schemas/* number */.aig().int().min(1).max(1000).optional(),
+    work: schemas/* strictObject */.rej({
+        run: commandSchema.optional(),
+        timeout: durationSeconds.default(1800),
+        env: envSchema.default({}),
+        /** Names of environment variables from the controller's environment to hand to commands. */
+        'pass-env': schemas/* array */.YOg(envNameSchema).default([]),
+        /** Names handed to the work command (the agent) alone, never to checks, fixes or install. */
+        secrets: schemas/* array */.YOg(envNameSchema).default([]),
+    })
+        .default({ timeout: 1800, env: {}, 'pass-env': [], secrets: [] }),
+    checks: schemas/* array */.YOg(checkSchema).min(1, 'at least one check'),
+    matrix: schemas/* strictObject */.rej({
+        'max-parallel': schemas/* number */.aig().int().min(1).max(64).optional(),
+        'fail-fast': schemas/* boolean */.zMY().default(false),
+    })
+        .default({ 'fail-fast': false }),
+    retry: schemas/* strictObject */.rej({
+        'per-failure': schemas/* number */.aig().int().min(0).max(20).default(3),
+        'same-error': schemas/* number */.aig().int().min(0).max(20).default(2),
+        total: schemas/* number */.aig().int().min(1).max(100).default(10),
+        'backoff-seconds': schemas/* number */.aig().min(0).max(600).default(5),
+    })
+        .default({ 'per-failure': 3, 'same-error': 2, total: 10, 'backoff-seconds': 5 }),
+    'flake-check': schemas/* strictObject */.rej({ enabled: schemas/* boolean */.zMY().default(true), reruns: schemas/* number */.aig().int().min(0).max(3).default(1) })
+        .default({ enabled: true, reruns: 1 }),
+    install: commandSchema.optional(),
+    complexity: schemas/* enum */.k5n(['low', 'medium', 'high']).default('medium'),
+    regression: schemas/* enum */.k5n(['auto', 'on', 'off']).default('auto'),
+    capabilities: schemas/* array */.YOg(schemas/* union */.KCZ([schemas/* string */.YjP().min(1), schemas/* strictObject */.rej({ name: schemas/* string */.YjP().min(1), description: schemas/* string */.YjP().optional() })]))
+        .default([]),
+    stages: schemas/* partialRecord */.jgl(schemas/* enum */.k5n(domain_stages/* STAGES */.an), stageSettingsSchema).default({}),
+    gates: schemas/* array */.YOg(gateSchema).default([]),
+    protect: schemas/* strictObject */.rej({
+        paths: schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+        'on-change': schemas/* enum */.k5n(['gate', 'fail']).default('gate'),
+        'test-files': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
+    })
+        .default({ paths: [], 'on-change': 'gate', 'test-files': [] }),
+    patterns: schemas/* union */.KCZ([schemas/* string */.YjP().min(1), schemas/* array */.YOg(patternSchema)]).optional(),
+    stop: schemas/* boolean */.zMY().default(false),
+    commit: schemas/* strictObject */.rej({
+        enabled: schemas/* boolean */.zMY().default(true),
+        'message-prefix': schemas/* string */.YjP().default('loop'),
+        'max-file-bytes': schemas/* number */.aig().int().min(1, 'a size in bytes, at least 1').default(DEFAULT_MAX_FILE_BYTES),
+        'allow-paths': schemas/* array */.YOg(schemas/* string */.YjP().min(1, 'a glob such as config/*.pem')).default([]),
+        'allow-workflows': schemas/* boolean */.zMY().default(false),
+    })
+        .default({
+        enabled: true,
+        'message-prefix': 'loop',
+        'max-file-bytes': DEFAULT_MAX_FILE_BYTES,
+        'allow-paths': [],
+        'allow-workflows': false,
+    }),
+    // Issue numbers: `[12, 15]`, or quoted `['#12', '#15']` (a bare # starts a YAML comment).
+    'depends-on': schemas/* array */.YOg(schemas/* union */.KCZ([schemas/* number */.aig().int().positive(), schemas/* string */.YjP().regex(/^#[1-9][0-9]*$/, "an issue number such as 12 or '#12'")]))
+        .max(10, 'at most 10 issues')
+        .optional(),
+});
+/**
+ * Keys the loop config no longer takes, with where they went. `allow-untrusted` decides whether a
+ * fork's code may run with this repository's secrets, and under `pull_request_target` the checked-out
+ * config can be the fork's own: only the workflow file (the action's input) may say it.
+ */
+const MOVED_CONFIG_KEYS = {
+    'allow-untrusted': "no longer read from the loop config, which a pull request from a fork can change; it moved to the action input 'allow-untrusted' (set 'allow-untrusted: true' under the action's 'with:' in the workflow file). Remove it from the loop config",
 };
-/**
- * A save that lost the race may have written its ending over the winner's (the CLI's runs share one
- * folder): the ending on record is the winner's, written again from its saved state.
- */
-async function restoreWinnersEnding(loopId, deps) {
-    const winner = (await deps.store.load(loopId))?.state;
-    const kind = winner ? ENDED_AS[winner.status] : undefined;
-    if (!winner || !kind)
-        return;
-    await writeEnding(loopId, deps, kind, winner, winner.lastDecision?.reason ?? winner.statusReason);
-}
 
 ;// CONCATENATED MODULE: ./src/config/pattern-library.ts
 /**
@@ -51896,6 +53792,2195 @@ const systemClock = {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
+;// CONCATENATED MODULE: ./src/app/iteration/analyze.ts
+/**
+ * Analyze: regressions against the baseline, then each failing required check as a failure the retry
+ * rules can weigh (its pattern, confidence, strategy and signature).
+ */
+
+
+
+
+
+async function analyze(run, record) {
+    const { input, deps, iteration } = run;
+    const { config } = input;
+    const { checks, state } = record;
+    const events = [];
+    // Regressions: a check (or a JUnit test) that passed in the baseline and fails now.
+    const current = {
+        checks: Object.fromEntries(checks.map((c) => [c.check.name, step_support_isFailing(c.result) ? 'fail' : 'pass'])),
+        tests: await junitResults(input, deps),
+    };
+    const regressions = regressionEnabled(config.complexity, config.regression) && state.baseline
+        ? detectRegressions(state.baseline, current)
+        : { checks: [], tests: [] };
+    // Counted and told once per check (and test): one that stays red is the same regression.
+    const { tally, fresh } = tallyRegressions(state.metrics.regressed ?? { checks: [], tests: [] }, regressions);
+    const counted = { ...state, metrics: { ...state.metrics, regressed: tally } };
+    counted.metrics.regressions += fresh.checks.length;
+    const regressed = [...fresh.checks, ...fresh.tests];
+    if (regressed.length > 0) {
+        const message = `passed in the baseline and fail${regressed.length === 1 ? 's' : ''} now: ${regressed.join(', ')}`;
+        events.push(record_event(deps.clock.now(), iteration, 'regression', message, { checks: fresh.checks, tests: fresh.tests }));
+    }
+    const failures = [...record.guardFailures];
+    const marked = checks.map((live) => markRegression(live, regressions.checks));
+    for (const live of marked) {
+        if (!step_support_isFailing(live.result) || !live.analysis)
+            continue;
+        // Told here, once the regression is known, so the line never calls a regression unclassified.
+        deps.progress?.analysis?.(iteration, live.result);
+        if (!live.check.required)
+            continue;
+        const regression = live.result.regression === true;
+        const analysis = live.analysis;
+        failures.push({
+            check: live.check.name,
+            kind: live.check.kind,
+            pattern: regression && !analysis.pattern ? 'regression-detected' : analysis.pattern,
+            confidence: analysis.confidence,
+            strategy: regression && !analysis.pattern ? 'context_expand' : analysis.strategy,
+            alternates: analysis.alternates,
+            retryable: analysis.retryable,
+            ...(analysis.maxAutoRetries !== undefined ? { maxAutoRetries: analysis.maxAutoRetries } : {}),
+            signature: analysis.signature,
+            tokens: analysis.tokens,
+            // Progress is judged on the failing tests: the JUnit report's when the check has one, else the runner's own lines.
+            failingTests: failingTestsFromVerdicts(live.check.name, current.tests) ?? failingTestsIn(live.outcome.result?.output ?? ''),
+            error: analysis.excerpt.slice(0, 2000),
+            regression,
+            security: analysis.pattern === 'security-finding',
+        });
+        events.push(record_event(deps.clock.now(), iteration, 'analysis', 
+        // No strategy here: the retry rules choose the next attempt's (the engine's analysis event names it).
+        `${live.check.name}: ${analysis.pattern ?? 'no match'} (${analysis.confidence.toFixed(2)})`, { signature: analysis.signature, locations: analysis.locations.slice(0, 5) }));
+    }
+    return withEvents({ ...record, state: counted, checks: marked, failures }, ...events);
+}
+/**
+ * A failing check that passed at the baseline is marked a regression; with no pattern of its own it is
+ * `regression-detected` (strategy `context_expand`), as the pattern library documents.
+ */
+function markRegression(live, regressedChecks) {
+    if (!step_support_isFailing(live.result) || !regressedChecks.includes(live.check.name))
+        return live;
+    const unclassified = live.result.pattern === null;
+    return {
+        ...live,
+        result: {
+            ...live.result,
+            regression: true,
+            ...(unclassified ? { pattern: 'regression-detected', strategy: 'context_expand' } : {}),
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/audit.ts
+/**
+ * Audit: the iteration's markdown record, and for a loop that ended, `final.md` (with a dead letter
+ * for a loop that went BLOCKED on a failure).
+ */
+
+
+
+
+
+/** Writes `iterations/<n>.md` and returns its path in the audit trail. */
+async function writeIterationRecord(run, record, next) {
+    const { deps, iteration } = run;
+    const markdown = renderIterationMarkdown({
+        state: record.state,
+        decision: run.decision,
+        next,
+        checks: record.checks.map((c) => ({
+            result: c.result,
+            output: displayText(c.outcome.result?.output ?? ''),
+            analysis: c.analysis,
+        })),
+        work: record.work,
+        diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
+        commit: record.commit,
+        // The iteration that measured the baseline says what failed and who was to fix what.
+        baseline: record.previousIsFresh
+            ? { failures: record.previous, ...(record.briefing ?? { fixedFirst: [], toldAgent: null }) }
+            : null,
+    });
+    await deps.audit.writeIteration(iteration, markdown);
+    return (0,external_node_path_.join)('iterations', `${iteration}.md`);
+}
+const ENDINGS = ['complete', 'blocked', 'capped', 'aborted'];
+/**
+ * For a loop that has just ended: `final.md` (saying `reason`, why it ended), and a dead letter when it
+ * went BLOCKED on a failure.
+ */
+async function writeEnding(loopId, deps, kind, state, reason) {
+    if (!ENDINGS.includes(kind))
+        return;
+    let deadLetter;
+    if (kind === 'blocked' && state.failures.current) {
+        const input = {
+            loopId,
+            failure: state.failures.current,
+            history: state.failures.history,
+            tried: state.failures.tried,
+        };
+        const letter = buildDeadLetter(input);
+        const failing = state.lastVerification?.results.find((r) => r.name === state.failures.current?.check);
+        const record = deadLetterRecord(input, letter, failing?.locations[0]?.file ?? null);
+        await deps.audit.writeDeadLetter(letter.signature, letter.markdown, letter.candidatePattern ? candidateYaml(letter.candidatePattern) : undefined, `${JSON.stringify(record, null, 2)}\n`);
+        deadLetter = letter.signature;
+    }
+    await deps.audit.writeFinal(renderFinalMarkdown({ state, reason, deadLetter }));
+}
+/** A proposed pattern, as a patterns file a person can review and add (`patterns:` in the loop config). */
+function candidateYaml(pattern) {
+    return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/transition.ts
+/**
+ * Transition: the engine applies what the iteration did to the state (the stage may advance, a failure
+ * open or close). Conclude: the loop's ending decision (complete, capped, blocked, waiting, aborted)
+ * is recorded in the state before it is saved.
+ */
+
+
+async function transition(run, record) {
+    const { deps, stage, strategy } = run;
+    const outcome = {
+        now: deps.clock.now(),
+        stage,
+        ...(record.work ? { work: record.work } : {}),
+        checks: record.checks.map((c) => c.result),
+        failures: record.failures,
+        flaky: record.flaky,
+        autoFixed: record.autoFixed,
+        gatesRaised: record.gatesRaised,
+        tasksCompleted: record.tasksCompleted,
+        tasksFailed: record.tasksFailed,
+        ...(strategy ? { strategyUsed: strategy } : {}),
+        wallMs: Date.now() - run.startedAt,
+    };
+    const applied = applyOutcome(record.state, outcome, run.policy);
+    return withEvents({ ...record, state: applied.state, outcome }, ...applied.events);
+}
+/** Records in the state the ending `final` names (none for a decision to go on), and compacts it. */
+function conclude(record, final, at) {
+    const { state } = record;
+    const ended = (kind, applied) => ({
+        kind,
+        record: applied
+            ? withEvents({ ...record, state: compactState(applied.state) }, ...applied.events)
+            : { ...record, state: compactState(state) },
+    });
+    switch (final.kind) {
+        case 'COMPLETE':
+            return ended('complete', markComplete(state, at));
+        case 'CAP_REACHED':
+            return ended('capped', markCapped(state, final, at));
+        case 'ESCALATE':
+            return ended('blocked', markBlocked(state, final.reason, at));
+        case 'WAIT_FOR_HUMAN':
+            // SHIP waiting for its merge is waiting, as the state says; only a BLOCKED loop is blocked.
+            return ended(state.status === 'waiting' ? 'waiting' : 'blocked');
+        case 'WAIT_FOR_APPROVAL':
+            return ended('waiting', state.status !== 'waiting' || state.statusReason !== final.reason
+                ? markWaiting(state, final.gate, final.reason, at)
+                : undefined);
+        case 'ABORTED':
+            return ended('aborted', state.status !== 'aborted'
+                ? abort(state, 'the kill switch (loop/stop label or stop: true)', at)
+                : undefined);
+        default:
+            return ended('continue');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/verify.ts
+/**
+ * Verify: the matrix after the work, each failing check's output analyzed as it streams. The checks
+ * marked verify-only run only when this iteration's results carry the loop into VERIFY (or it is there),
+ * so that VERIFY is judged on the whole matrix while other iterations stay fast.
+ */
+
+
+
+async function verify_verify(run, record) {
+    // An agent call that failed outright (a refused key, an API that stayed down) changed nothing to verify.
+    if (record.work?.failure && stopsTheLoop(record.work.failure))
+        return record;
+    run.deps.progress?.phase?.(run.iteration, 'VERIFY', 'verification matrix');
+    const { input, deps, iterationDir, projectEnv, iteration } = run;
+    const only = everyIterationChecks(input.config.checks);
+    const checks = await verify(input, deps, iterationDir, projectEnv, iteration, true, only);
+    if (!only)
+        return { ...record, checks };
+    const results = checks.map((c) => c.result);
+    if (!reachesVerification(run.stage, results, record.state, run.policy))
+        return { ...record, checks };
+    const verifyOnly = input.config.checks.filter((c) => c['verify-only']).map((c) => c.name);
+    const atVerify = await verify(input, deps, iterationDir, projectEnv, iteration, true, verifyOnly);
+    return { ...record, checks: [...checks, ...atVerify] };
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/persist.ts
+
+
+
+/** Saves `record` when anything changed; `ran`: an iteration ran in this run. */
+async function persist(loopId, deps, record, ran, at, beforeSave = async () => { }) {
+    const { state, events, version } = record;
+    const changed = ran || events.some((e) => e.type !== 'decision') || !record.loaded;
+    if (!changed)
+        return { kind: 'unchanged', version };
+    let saved;
+    try {
+        saved = await saveWithEvents(loopId, state, redacted(events, deps), version, deps, beforeSave);
+    }
+    catch (error) {
+        if (!(error instanceof ports_store/* StoreConflictError */.yn))
+            throw error;
+        const aborted = await keepAbort(loopId, deps, record, beforeSave);
+        if (aborted)
+            return aborted;
+        await deps.audit.appendEvents([
+            record_event(at, state.iteration, 'superseded', 'another controller saved this iteration first'),
+        ]);
+        return { kind: 'superseded', version };
+    }
+    return { kind: 'saved', version: saved };
+}
+/**
+ * The save lost to a person's abort (from another terminal, or before the loop's first save): what this
+ * run did is saved all the same, with the abort's status, so the work is kept and the loop stays stopped.
+ * Null when the winner was not an abort (another controller's iteration).
+ */
+async function keepAbort(loopId, deps, record, beforeSave) {
+    const latest = await deps.store.load(loopId);
+    if (latest?.state.status !== 'aborted')
+        return null;
+    const { status, statusReason } = latest.state;
+    const state = {
+        ...record.state,
+        status,
+        statusReason,
+        lastDecision: { kind: 'ABORTED', reason: statusReason },
+    };
+    const version = await saveWithEvents(loopId, state, redacted(record.events, deps), latest.version, deps, beforeSave);
+    return { kind: 'aborted', version, state };
+}
+function redacted(events, deps) {
+    return events.map((e) => JSON.parse(deps.redact(JSON.stringify(e))));
+}
+
+;// CONCATENATED MODULE: ./src/domain/flake-rerun.ts
+/**
+ * Patterns of failures that come and go with the network or the machine's load, whatever the check
+ * (`infrastructure`: a shard that was killed or cancelled before it reported).
+ */
+const TRANSIENT_PATTERNS = ['network-error', 'timeout', 'infrastructure'];
+/** Above this many failing tests the filter is not worth it (and the regex grows): the whole check. */
+const MAX_SELECTED_TESTS = 50;
+/** What the flake check re-runs for a failing check. */
+function flakeRerun(input) {
+    const transient = input.pattern !== null && TRANSIENT_PATTERNS.includes(input.pattern);
+    if (!transient && input.kind !== 'test' && input.kind !== 'custom') {
+        return { scope: 'none', reason: `a ${input.kind} check on unchanged files cannot pass when re-run` };
+    }
+    if (transient)
+        return { scope: 'check', reason: `${input.pattern} is transient` };
+    const runner = runnerOf(input.run);
+    if (!runner)
+        return { scope: 'check', reason: 'the command is not a test runner that can select tests' };
+    const filter = selectTests(runner, input.failingTests ?? []);
+    if (!filter)
+        return { scope: 'check', reason: `no failing ${runner} test could be named` };
+    return { scope: 'tests', runner, command: appendArgs(input.run, filter.args), tests: filter.tests };
+}
+/** The test runner a command runs, when it is one simple command (no shell operators) that can filter. */
+function runnerOf(run) {
+    let words;
+    if (typeof run === 'string') {
+        if (/[;&|<>`$(){}\n\\*?'"]/.test(run))
+            return null;
+        words = run.trim().split(/\s+/);
+    }
+    else {
+        words = [...run];
+    }
+    const names = words.map((word) => word.split('/').pop() ?? word);
+    // A filter of its own already: ours would fight with it.
+    if (words.some((w) => /^(-t|--testNamePattern|--testNamePattern=.*|-run|-run=.*|-k|--lf|--last-failed|--watch)$/.test(w)))
+        return null;
+    if (names.includes('vitest'))
+        return 'vitest';
+    if (names.includes('jest'))
+        return 'jest';
+    if (names.includes('pytest') || names.includes('py.test'))
+        return 'pytest';
+    const m = names.indexOf('-m');
+    if (m >= 0 && names[m + 1] === 'pytest')
+        return 'pytest';
+    const go = names.indexOf('go');
+    if (go >= 0 && names[go + 1] === 'test')
+        return 'go';
+    return null;
+}
+/** The runner's arguments that select the failing tests, or null when none can be named. */
+function selectTests(runner, failing) {
+    if (runner === 'pytest')
+        return { args: ['--lf'], tests: [...failing] };
+    const tests = flake_rerun_unique(failing.map((id) => testName(runner, id)).filter((name) => name !== null));
+    if (tests.length === 0 || tests.length > MAX_SELECTED_TESTS)
+        return null;
+    if (runner === 'go')
+        return { args: ['-run', `^(${tests.map(escapeRegex).join('|')})$`], tests };
+    return { args: ['-t', tests.map(escapeRegex).join('|')], tests };
+}
+/** The name a runner's filter matches, from the id `failingTestsIn` gives; null when the id is not this runner's. */
+function testName(runner, id) {
+    if (runner === 'vitest') {
+        // `test/math.test.ts > sum > adds`: vitest matches `-t` against the names joined by spaces.
+        const parts = id.split(' > ');
+        return parts.length >= 2 && /\.[cm]?[jt]sx?$/.test(parts[0] ?? '') ? parts.slice(1).join(' ') : null;
+    }
+    if (runner === 'jest')
+        return id.includes(' > ') ? null : id.split(' › ').join(' ');
+    // go: `TestAdd/negative` runs with its top-level test, which `-run '^(TestAdd)$'` selects whole.
+    const top = id.split('/')[0] ?? '';
+    return /^(Test|Example|Fuzz)\w*$/.test(top) ? top : null;
+}
+/** The command with `args` after it: a string gets them shell-quoted, an argument list as they are. */
+function appendArgs(run, args) {
+    if (typeof run !== 'string')
+        return [...run, ...args];
+    return `${run.trim()} ${args.map(shellQuote).join(' ')}`;
+}
+function shellQuote(arg) {
+    return /^[A-Za-z0-9_./=:-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+function escapeRegex(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+function flake_rerun_unique(values) {
+    return [...new Set(values)];
+}
+
+;// CONCATENATED MODULE: ./src/app/shard-rerun.ts
+/**
+ * Re-running a sharded check: the flake check re-runs only its failing shards (each with only its own
+ * failing tests where its runner can select them), a re-check after a fix or an install runs every
+ * shard; either way the legs run side by side, at most max-parallel at once, each with its own timeout.
+ */
+
+
+
+
+
+/**
+ * The flake check's plan for a sharded check: each failing shard, judged on its own command, pattern
+ * and output; empty when one of them cannot be a flake or timed out (the check stays failing whatever
+ * the others do, so re-running them would only cost time).
+ */
+function shardFlakePlans(live) {
+    const failing = (live.shards ?? []).filter((shard) => step_support_isFailing(shard.result));
+    const plans = [];
+    for (const shard of failing) {
+        if (shard.result.verdict === 'timeout')
+            return [];
+        const rerun = flakeRerun({
+            kind: live.check.kind,
+            run: shard.leg.command,
+            pattern: shard.analysis?.pattern ?? null,
+            failingTests: failingTestsIn(shard.output),
+        });
+        if (rerun.scope === 'none')
+            return [];
+        plans.push({ leg: shard.leg, rerun });
+    }
+    return plans;
+}
+/** How the flake check's plan is told: `re-running shard 3/4 only (its 2 failing tests, vitest)`. */
+function describeShardFlakePlans(check, plans) {
+    const shards = plans[0]?.leg.shards ?? 0;
+    const which = plans.map((plan) => `${plan.leg.shard}/${shards}`).join(', ');
+    const how = plans.map((plan) => plan.rerun.scope === 'tests'
+        ? `${shardLabel(check, plan.leg.shard, shards)}: only its failing tests (${plan.rerun.runner})`
+        : `${shardLabel(check, plan.leg.shard, shards)}: the whole shard`);
+    return `re-running only the failing shard${plans.length === 1 ? '' : 's'} ${which} of ${shards} (${how.join('; ')})`;
+}
+/** The legs the flake check runs again, each narrowed to its failing tests where it can be. */
+function flakeLegReruns(plans) {
+    return plans.map((plan) => plan.rerun.scope === 'tests' ? { leg: plan.leg, command: plan.rerun.command } : { leg: plan.leg });
+}
+/**
+ * Runs the legs again, side by side up to `maxParallel`, each logged to `<check>.shard-<i>.<label>.log`;
+ * true when every one passes.
+ */
+async function rerunLegs(input, deps, check, legs, logDir, env, label) {
+    const maxParallel = input.config.matrix['max-parallel'] ?? input.maxParallel;
+    const results = [];
+    let next = 0;
+    const worker = async () => {
+        while (next < legs.length) {
+            const { leg, command } = legs[next++];
+            results.push(await deps.runner.run({
+                command: command ?? leg.command,
+                cwd: input.cwd,
+                env: { ...env, ...check.env, ...leg.env },
+                timeoutMs: Math.round(check.timeout * 1000),
+                logFile: (0,external_node_path_.join)(logDir, `${safeName(`${check.name}.shard-${leg.shard}.${label}`)}.log`),
+            }));
+        }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(maxParallel, legs.length)) }, worker));
+    return results.every((result) => result.exitCode === 0 && !result.timedOut);
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/remedies.ts
+/**
+ * Cheaper remedies before anyone is woken, for each failing check: a re-run where a flake is possible
+ * (the whole check, or only its failing tests when the runner can select them), the check's own fix
+ * command (whenever one is declared), the install command (dependency_check). Each ends with the check
+ * passing, or leaves the failure for the analysis and the retry rules. No remedy command runs twice in
+ * one iteration: one the act step already ran was measured by the matrix that followed it.
+ */
+
+
+
+
+
+
+
+
+async function remedies(run, record) {
+    const { input, deps, iteration } = run;
+    const { config } = input;
+    const installedBeforeVerify = record.remediesRun.install;
+    let installed = installedBeforeVerify;
+    const fixes = [...record.remediesRun.fixes];
+    const fixSnapshots = [...record.fixSnapshots];
+    const flaky = [...record.flaky];
+    const autoFixed = [...record.autoFixed];
+    const events = [];
+    const checks = [];
+    for (const live of record.checks) {
+        if (!step_support_isFailing(live.result)) {
+            // A check the controller fixed before the agent worked (a baseline failure with a declared fix).
+            const fixedFirst = record.previousIsFresh && record.remediesRun.fixes.includes(live.check.name);
+            if (fixedFirst && record.previous.some((failure) => failure.check === live.check.name)) {
+                checks.push({ ...live, result: { ...live.result, autoFixed: true } });
+                autoFixed.push(live.check.name);
+                events.push(noted(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`));
+                continue;
+            }
+            checks.push(live);
+            continue;
+        }
+        const name = live.check.name;
+        // A sharded check's flake check re-runs only its failing shards.
+        if (live.shards && (await flakeCheckShards(run, live, events))) {
+            checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
+            flaky.push(name);
+            events.push(noted(run, 'flaky', `${name}: failed, then its failing shards passed when re-run (flaky, no retry spent)`));
+            continue;
+        }
+        // Flake check, where a flake is possible: a pass is recorded as flaky and costs no retry.
+        const rerun = live.shards ? null : flakeCheck(run, live);
+        if (rerun) {
+            const narrowed = rerun.scope === 'tests';
+            events.push(noted(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)));
+            let passed = false;
+            for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
+                passed = await recheck(run, live.check, `rerun-${attempt}`, narrowed ? rerun.command : undefined);
+            }
+            if (passed) {
+                checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
+                flaky.push(name);
+                const what = narrowed ? `its failing tests passed when re-run` : 'then passed when re-run';
+                events.push(noted(run, 'flaky', `${name}: failed, ${what} (flaky, no retry spent)`));
+                continue;
+            }
+        }
+        const pattern = live.analysis?.pattern;
+        // A declared fix runs whatever the analysis said (a bare `gofmt -l` file list matches no pattern),
+        // then the check again, without the agent. A timeout is not something a fix command repairs.
+        if (live.check.fix && live.result.verdict !== 'timeout' && !fixes.includes(name)) {
+            const why = pattern ? `auto_fix for ${pattern}` : 'its declared fix';
+            fixSnapshots.push(...(await beforeFix(run, name, live.check.fix)));
+            const fix = await deps.runner.run(command(run, live.check.fix, `${name}.fix.log`, live.check.timeout * 1000));
+            usage(record.state, iteration, `fix ${name}`, why, fix);
+            fixes.push(name);
+            if (await recheck(run, live.check, 'after-fix')) {
+                checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } });
+                autoFixed.push(name);
+                const what = pattern ? `${pattern} fixed` : 'fixed';
+                events.push(noted(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`));
+                continue;
+            }
+        }
+        // dependency_check: the configured install command (once an iteration), then the check again.
+        if (live.analysis?.strategy === 'dependency_check' && config.install && !installedBeforeVerify) {
+            if (!installed) {
+                const install = await deps.runner.run(command(run, config.install, 'install.log', INSTALL_TIMEOUT_MS));
+                usage(record.state, iteration, 'install', `dependency_check for ${name}`, install);
+                installed = true;
+            }
+            if (await recheck(run, live.check, 'after-install')) {
+                checks.push({ ...live, result: { ...live.result, verdict: 'pass' } });
+                events.push(noted(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`));
+                continue;
+            }
+        }
+        // The analysis line is told by the analyze step, once regressions are known.
+        checks.push(live);
+    }
+    return withEvents({ ...record, checks, flaky, autoFixed, fixSnapshots, remediesRun: { install: installed, fixes } }, ...events);
+}
+/** A remedy's result, shown on the progress line and recorded in the journey. */
+function noted(run, type, message, data) {
+    run.deps.progress?.phase?.(run.iteration, 'VERIFY', message);
+    return record_event(run.deps.clock.now(), run.iteration, type, message, data);
+}
+/** What the flake check re-runs for a failing check, or null: off, a timeout, or no flake possible. */
+function flakeCheck(run, live) {
+    if (!run.input.config['flake-check'].enabled || live.result.verdict === 'timeout')
+        return null;
+    const plan = flakeRerun({
+        kind: live.check.kind,
+        run: live.check.run,
+        pattern: live.analysis?.pattern ?? null,
+        failingTests: failingTestsIn(live.outcome.result?.output ?? ''),
+    });
+    return plan.scope === 'none' ? null : plan;
+}
+function rerunWhat(rerun) {
+    if (rerun.scope === 'check')
+        return `re-running the whole check (${rerun.reason})`;
+    const tests = rerun.runner === 'pytest'
+        ? 'the last failed tests'
+        : `only the ${rerun.tests.length} failing test${rerun.tests.length === 1 ? '' : 's'}`;
+    return `re-running ${tests} (${rerun.runner})`;
+}
+function flakeData(rerun) {
+    return rerun.scope === 'tests'
+        ? { scope: 'tests', runner: rerun.runner, tests: rerun.tests.slice(0, 20), command: rerun.command }
+        : { scope: 'check', reason: rerun.reason };
+}
+/** The flake check of a sharded check: its failing shards re-run; true when they all pass. */
+async function flakeCheckShards(run, live, events) {
+    if (!run.input.config['flake-check'].enabled)
+        return false;
+    const plans = shardFlakePlans(live);
+    if (plans.length === 0)
+        return false;
+    const name = live.check.name;
+    const shards = plans.map((plan) => plan.leg.shard);
+    events.push(noted(run, 'check', `${name}: flake check: ${describeShardFlakePlans(name, plans)}`, { scope: 'shards', shards }));
+    for (let attempt = 1; attempt <= run.input.config['flake-check'].reruns; attempt++) {
+        const legs = flakeLegReruns(plans);
+        if (await rerunLegs(run.input, run.deps, live.check, legs, run.iterationDir, run.projectEnv, `rerun-${attempt}`))
+            return true;
+    }
+    return false;
+}
+/**
+ * Runs the check once more (or `command`, its failing tests only), unchanged; true when it passes. A
+ * sharded check runs every shard again (a fix or an install may change what any of them sees).
+ */
+async function recheck(run, check, label, command) {
+    if (isSharded(check) && command === undefined) {
+        const legs = expandShards(check).map((leg) => ({ leg }));
+        return rerunLegs(run.input, run.deps, check, legs, run.iterationDir, run.projectEnv, label);
+    }
+    const result = await rerunCheck(run.input, run.deps, command === undefined ? check : { ...check, run: command }, run.iterationDir, run.projectEnv, `${check.name}.${label}`);
+    return passes(result);
+}
+function passes(result) {
+    return result.exitCode === 0 && !result.timedOut;
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration.ts
+/**
+ * One controller iteration, shared by both front doors (the CLI and the action), as a pipeline of
+ * named steps over an explicit record (`iteration/record.ts`):
+ * restore → decide → begin → baseline → act → guard → tasks → verify → remedies → analyze → transition →
+ * checkpoint → audit → conclude → persist → audit of the ending.
+ * Effects go through ports; the decisions are the pure engine's.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The steps of a running iteration, in order, from the work tree as it was to the state it leaves. */
+const RUN_STEPS = [baseline, act, guard, stageTasks, verify_verify, remedies, analyze, transition];
+/** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
+async function runOneIteration(input, deps) {
+    const policy = policyFromConfig(input.config);
+    const restored = await restoreAndDecide(input, deps, policy);
+    if (restored.kind === 'superseded')
+        return restored.result;
+    const { decision } = restored;
+    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
+        return iteration_settle(input, deps, restored.record, decision);
+    }
+    const begun = await beginRun(input, deps, policy, decision, restored.record, restored.now);
+    const { run } = begun;
+    let record = begun.record;
+    for (const step of RUN_STEPS)
+        record = await step(run, record);
+    const checks = record.checks.map((c) => c.result);
+    const checkpointed = await checkpoint(run, record);
+    if (checkpointed.kind === 'superseded') {
+        return finish('superseded', checkpointed.record.state, decision, decision, { checks }, record.version);
+    }
+    record = checkpointed.record;
+    const next = decide(record.state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(record.state, deps) }, policy);
+    const recordPath = await writeIterationRecord(run, record, next);
+    return iteration_settle(input, deps, record, next, { checks, commit: record.commit, record: recordPath, decision });
+}
+/**
+ * Ends a run: the ending `final` names is recorded in the state, the state saved with its journey
+ * events, and for a loop that ended, its closing records written. `ran`: what an iteration that ran
+ * in this run produced.
+ */
+async function iteration_settle(input, deps, loop, final, ran) {
+    const at = deps.clock.now();
+    const ended = conclude(loop, final, at);
+    // The run whose job ran this iteration: what the dashboard links as the loop's last run.
+    const concluded = ran && input.run
+        ? { ...ended, record: { ...ended.record, state: { ...ended.record.state, lastRun: input.run } } }
+        : ended;
+    const { state } = concluded.record;
+    const decision = ran?.decision ?? final;
+    // The ending's records are written before the save they belong to (see `BeforeSave`); a save that
+    // ends up aborted by a person writes the aborted ending instead.
+    const endingOf = (saving) => saving.status === 'aborted' && concluded.kind !== 'aborted'
+        ? writeEnding(input.loopId, deps, 'aborted', saving, saving.statusReason)
+        : writeEnding(input.loopId, deps, concluded.kind, saving, final.reason);
+    const persisted = await persist(input.loopId, deps, concluded.record, ran !== undefined, at, endingOf);
+    if (persisted.kind === 'superseded') {
+        await restoreWinnersEnding(input.loopId, deps);
+        return finish('superseded', state, decision, final, { checks: ran?.checks ?? [] }, persisted.version);
+    }
+    if (persisted.kind === 'aborted') {
+        const aborted = abortedDecision(persisted.state);
+        return finish('aborted', persisted.state, decision, aborted, ran ?? {}, persisted.version);
+    }
+    return finish(concluded.kind, state, decision, final, ran ?? {}, persisted.version);
+}
+function abortedDecision(state) {
+    return { kind: 'ABORTED', reason: state.statusReason };
+}
+const ENDED_AS = {
+    complete: 'complete',
+    blocked: 'blocked',
+    capped: 'capped',
+    aborted: 'aborted',
+};
+/**
+ * A save that lost the race may have written its ending over the winner's (the CLI's runs share one
+ * folder): the ending on record is the winner's, written again from its saved state.
+ */
+async function restoreWinnersEnding(loopId, deps) {
+    const winner = (await deps.store.load(loopId))?.state;
+    const kind = winner ? ENDED_AS[winner.status] : undefined;
+    if (!winner || !kind)
+        return;
+    await writeEnding(loopId, deps, kind, winner, winner.lastDecision?.reason ?? winner.statusReason);
+}
+
+;// CONCATENATED MODULE: ./src/app/fan-out/replay-runner.ts
+/**
+ * Decide's process runner: it runs nothing. A check of the matrix (or one shard of a sharded check) is
+ * answered with its verify leg's recorded run (its output replayed to the analyzer, as a live run
+ * streams it), so the single job's own verification, analysis and shard merging judge the verdicts;
+ * anything else is refused, because decide holds the write token and runs no code of the project.
+ */
+
+
+
+class ProjectCodeRefusedError extends Error {
+    name = 'ProjectCodeRefusedError';
+}
+/** `runs` holds each leg's run under `legRunKey(check, shard)`, as `mergeVerdicts` gives them. */
+function replayRunner(checks, runs) {
+    // Every process the matrix may ask for: a check's, or each shard's of a sharded check.
+    const known = checks.flatMap((check) => isSharded(check)
+        ? expandShards(check).map((leg) => ({
+            log: checkLogName(check.name, leg.shard),
+            command: leg.command,
+            key: legRunKey(check.name, leg.shard),
+        }))
+        : [{ log: checkLogName(check.name), command: check.run, key: legRunKey(check.name) }]);
+    return {
+        async run(request) {
+            const asked = known.find((k) => request.logFile?.endsWith(`/${k.log}`) && sameCommand(k.command, request.command));
+            const recorded = asked ? runs.get(asked.key) : undefined;
+            if (!recorded) {
+                throw new ProjectCodeRefusedError(`decide runs no project code; it was asked to run ${JSON.stringify(request.command)}, which is no check with a verdict`);
+            }
+            if (recorded.output !== '')
+                request.onOutput?.(Buffer.from(recorded.output));
+            return { ...recorded };
+        },
+    };
+}
+function sameCommand(a, b) {
+    return JSON.stringify(a) === JSON.stringify(b);
+}
+
+;// CONCATENATED MODULE: ./src/app/fan-out/decide.ts
+/**
+ * Decide: the end of a fan-out iteration, in the only job that holds a write token. It loads the state
+ * itself and takes the plan only if it was made on that very state; it takes the candidate's commits
+ * from their bundle after checking them; it judges the candidate's diff itself (the guard); and it
+ * merges the legs' verdicts through the single job's own verification, analysis and transition, with a
+ * process runner that runs nothing (`replay-runner.ts`). From the plan it takes on trust only the
+ * plan's report of the work: its exit and usage, the stage's tasks, the baseline.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The single job's steps from the guard on, without the remedies (they would run project code). */
+const DECIDE_STEPS = [guard, verify_verify, analyze, transition];
+async function decideIteration(given, deps) {
+    const { plan } = given;
+    const git = deps.git;
+    if (!git || !given.commit)
+        throw new FanOutError('fan-out needs the loop to commit its work (a git checkout)');
+    if (plan && plan.loopId !== given.loopId) {
+        throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${given.loopId}.`);
+    }
+    const { runs, tests } = mergeVerdicts(plan?.legs ?? [], given.verdicts, {
+        loopId: given.loopId,
+        iteration: plan?.iteration ?? 0,
+        candidate: plan?.candidate ?? '',
+        verifyResult: given.verifyResult,
+    }, given.unreadableVerdicts);
+    // The checks' JUnit reports were read in the legs, not here (a file at that path in the candidate is
+    // the work's): decide judges regressions on the verdicts the legs recorded, shards united.
+    const input = {
+        ...given,
+        config: { ...given.config, checks: given.config.checks.map(({ junit: _, ...check }) => check) },
+        recordedTests: tests,
+    };
+    const policy = policyFromConfig(input.config);
+    const replaying = { ...deps, runner: replayRunner(input.config.checks, runs) };
+    const restored = await restoreAndDecide(input, replaying, policy);
+    if (restored.kind === 'superseded')
+        return { kind: 'done', result: restored.result };
+    const { decision, record: loop } = restored;
+    const stale = (why) => ({
+        kind: 'stale',
+        message: `${why}: nothing of a plan is kept, and the iteration is dispatched to plan again.`,
+        state: loop.loaded ? loop.state : null,
+    });
+    // A decision that runs no iteration needs nothing of the plan: the loop is settled on this job's own.
+    const running = decision.kind === 'EXECUTE_STAGE' || decision.kind === 'RETRY';
+    if (!running) {
+        return { kind: 'done', result: await iteration_settle(input, replaying, loop, decision) };
+    }
+    if (!plan)
+        return stale("This run made no plan (a person's event)");
+    if (plan.stateVersion !== loop.version) {
+        return stale(`The plan was made on state version ${plan.stateVersion ?? '(none)'}, and the state is at ${loop.version ?? '(none)'}`);
+    }
+    const expected = loop.state.iteration + 1;
+    if (plan.iteration !== expected || plan.stage !== decision.stage || !plan.base || !plan.candidate || !plan.report) {
+        return stale(`This job decides iteration ${expected} (${decision.stage}); the plan ran ${plan.iteration === null ? 'no iteration' : `iteration ${plan.iteration} (${plan.stage})`}`);
+    }
+    const head = await git.head();
+    if (head !== plan.base) {
+        return stale(`The plan built on ${plan.base.slice(0, 12)}, and the loop's branch is at ${head?.slice(0, 12) ?? 'no commit'}`);
+    }
+    const begun = await beginRun(input, replaying, policy, decision, loop, restored.now);
+    const { run } = begun;
+    await takeCandidate(git, input.bundleFile, plan.base, plan.candidate);
+    let record = await withPlanReport(run, begun.record, plan, git);
+    for (const step of DECIDE_STEPS)
+        record = await step(run, record);
+    const checks = record.checks.map((c) => c.result);
+    record = await checkpointOfCandidate(run, record, plan.base, plan.candidate, git);
+    const next = decide(record.state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(record.state, deps) }, policy);
+    const recordPath = await writeIterationRecord(run, record, next);
+    const ran = { checks, commit: record.commit, record: recordPath, decision };
+    return { kind: 'done', result: await iteration_settle(input, replaying, record, next, ran) };
+}
+/** The loop's branch fast-forwarded to the candidate, its commits checked first. */
+async function takeCandidate(git, bundleFile, base, candidate) {
+    if (candidate === base)
+        return;
+    if (!bundleFile)
+        throw new FanOutError(`The plan's candidate ${candidate} came without its bundle.`);
+    await receiveCandidate(git, bundleFile, base, candidate);
+    await git.exec(['merge', '--ff-only', '-q', CANDIDATE_REF]);
+}
+/** The plan's report of what ran in it, in the record the single job's steps carry on. */
+async function withPlanReport(run, record, plan, git) {
+    const report = plan.report;
+    if (!report || !plan.base)
+        return record;
+    const { state } = record;
+    const next = {
+        ...state,
+        ...(report.baseline && !state.baseline ? { baseline: report.baseline } : {}),
+        usage: {
+            ...state.usage,
+            log: [...state.usage.log, ...report.usage.map((u) => ({ ...u, iteration: run.iteration }))],
+        },
+    };
+    const baseTree = (await git.exec(['rev-parse', `${plan.base}^{tree}`])).stdout.trim();
+    return withEvents({
+        ...record,
+        state: next,
+        work: report.work,
+        tasksCompleted: report.tasksCompleted,
+        tasksFailed: report.tasksFailed,
+        // The guard judges what the candidate changed since the base, here, from the commits themselves.
+        treeBeforeWork: baseTree,
+        ignoredBeforeWork: null,
+    }, ...report.events.map((e) => ({ ...e, iteration: run.iteration })));
+}
+/** The candidate's commits, made by the plan, recorded as this iteration's checkpoints. */
+async function checkpointOfCandidate(run, record, base, candidate, git) {
+    if (candidate === base)
+        return record;
+    const made = await candidateCommits(git, base, candidate);
+    const at = run.deps.clock.now().toISOString();
+    const state = {
+        ...record.state,
+        checkpoints: [...record.state.checkpoints, ...made.map((m) => ({ iteration: run.iteration, ...m, at }))].slice(-50),
+    };
+    return withEvents({ ...record, state, commit: made.at(-1)?.commit ?? null }, record_event(run.deps.clock.now(), run.iteration, 'checkpoint', `took ${made.map((m) => m.commit.slice(0, 12)).join(', ')} from the plan`));
+}
+
+;// CONCATENATED MODULE: ./src/config/load-config.ts
+/**
+ * Loading the loop config, the one way for both front doors (the action and the CLI): a config file
+ * (YAML → zod, with messages that name the file, the line, the key, the bad value and what is expected)
+ * or simple mode's commands, then a cap set outside the file, then the policy check. Pure except for
+ * reading the file, which goes through the `readText` the caller passes.
+ */
+
+
+
+
+
+
+
+
+/**
+ * Loads the loop config for a request: the file when there is one (read through `readText`, which
+ * answers null for a missing file) unless simple mode was asked for and the file was not named.
+ * Throws ConfigError or PolicyError with a message for the person.
+ */
+async function loadLoopConfig(request, readText) {
+    const simpleWins = request.simple !== null && !request.fileNamed;
+    return resolveLoopConfig(request, simpleWins ? null : await readText(request.file.path));
+}
+/** {@link loadLoopConfig} once the file's text (null: no such file) is at hand. Pure. */
+function resolveLoopConfig(request, fileText) {
+    const simpleWins = request.simple !== null && !request.fileNamed;
+    let config;
+    let configPath = null;
+    if (fileText !== null && !simpleWins) {
+        config = parseLoopConfig(fileText, request.file.name);
+        configPath = request.file.path;
+    }
+    else if (request.simple) {
+        config = simpleModeConfig(request.simple);
+    }
+    else {
+        throw new ConfigError(request.missing);
+    }
+    if (request.agent && request.agent.name !== config.agent) {
+        // The chosen preset builds the work command; a command the file wrote for another agent steps aside.
+        const { run: _written, ...work } = config.work;
+        config = { ...config, agent: request.agent.name, work: request.agent.name === 'command' ? config.work : work };
+        const problem = agentConfigProblem(config);
+        if (problem)
+            throw new ConfigError(`${request.agent.setting}: ${problem}`);
+    }
+    if (request.goal)
+        config = { ...config, goal: request.goal };
+    const { maxIterations, capReason, names } = request.cap;
+    if (maxIterations !== undefined || capReason) {
+        config = {
+            ...config,
+            ...(maxIterations !== undefined ? { 'max-iterations': maxIterations } : {}),
+            ...(capReason ? { 'cap-reason': capReason } : {}),
+        };
+        const problem = capNeedsReason(config['max-iterations'], config['cap-reason'], names);
+        if (problem)
+            throw new ConfigError(problem);
+    }
+    return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations };
+}
+/** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
+function parseLoopConfig(text, fileName) {
+    const lineCounter = new dist/* LineCounter */.HN();
+    const document = (0,dist/* parseDocument */.Tp)(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+    if (document.errors.length > 0) {
+        const problems = document.errors.map((error) => {
+            const position = error.linePos?.[0];
+            const where = position ? `${fileName}:${position.line}:${position.col}` : fileName;
+            const key = error.code === 'DUPLICATE_KEY' && position ? keyOnLine(text, position.line) : null;
+            return `${where}: invalid YAML: ${error.message.split('\n')[0]}${key ? `: the key '${key}' appears twice` : ''}`;
+        });
+        throw new ConfigError(problems.join('\n'));
+    }
+    let raw;
+    try {
+        raw = document.toJS({ maxAliasCount: 100 });
+    }
+    catch (error) {
+        // Unresolved aliases and alias bombs surface only when the document is turned into values.
+        throw new ConfigError(`${fileName}: invalid YAML: ${error.message.split('\n')[0]}`);
+    }
+    if (raw === null || raw === undefined) {
+        throw new ConfigError(`${fileName}: the file is empty; expected a mapping with at least 'work' and 'checks'.`);
+    }
+    return validateLoopConfig(raw, fileName, (path) => lineOf(document, lineCounter, path));
+}
+function keyOnLine(text, line) {
+    return /^\s*-?\s*([^:#\s][^:#]*?)\s*:/.exec(text.split('\n')[line - 1] ?? '')?.[1] ?? null;
+}
+/** Validates a config object (from YAML or built from CLI flags). */
+function validateLoopConfig(raw, source, lineOfPath = () => undefined) {
+    const result = loopConfigSchema.safeParse(raw);
+    if (!result.success) {
+        const problems = result.error.issues.flatMap((issue) => describeIssue(issue, raw, source, lineOfPath));
+        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    }
+    const config = result.data;
+    const problems = [];
+    const capProblem = capNeedsReason(config['max-iterations'], config['cap-reason']);
+    if (capProblem)
+        problems.push(capProblem);
+    const agentProblem = agentConfigProblem(config);
+    if (agentProblem)
+        problems.push(agentProblem);
+    const names = new Set();
+    for (const check of config.checks) {
+        if (names.has(check.name))
+            problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`);
+        names.add(check.name);
+        const shardProblem = shardConfigProblem(check);
+        if (shardProblem)
+            problems.push(shardProblem);
+    }
+    try {
+        planMatrix(config.checks);
+    }
+    catch (error) {
+        problems.push(`checks: ${error.message}`);
+    }
+    if (problems.length > 0) {
+        throw new ConfigError(`Invalid loop config ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    }
+    return config;
+}
+/** A preset builds the work command; `command` needs one written out. */
+function agentConfigProblem(config) {
+    if (config.agent === 'command') {
+        return config.work.run === undefined
+            ? `work.run: expected the work command (for example 'claude -p ...'), or an agent preset: agent: ${AGENT_NAMES.filter((n) => n !== 'command').join(' | ')}; got nothing`
+            : null;
+    }
+    if (config.work.run !== undefined) {
+        return `work.run: the agent preset '${config.agent}' builds the work command itself; remove work.run, or set agent: command to run it as written`;
+    }
+    if (config['max-turns'] !== undefined && config.agent !== 'claude') {
+        return `max-turns: the '${config.agent}' CLI has no turn limit of its own; remove max-turns (work.timeout limits the call's time)`;
+    }
+    return null;
+}
+function describeIssue(issue, raw, source, lineOfPath) {
+    const path = issue.path;
+    const key = formatPath(path);
+    const line = lineOfPath(path);
+    const where = line ? `line ${line}, ` : '';
+    if (issue.code === 'unrecognized_keys') {
+        // A key that moved elsewhere gets its own message saying where, not "unknown key".
+        const moved = path.length === 0 ? issue.keys.filter((k) => Object.hasOwn(MOVED_CONFIG_KEYS, k)) : [];
+        const unknown = issue.keys.filter((k) => !moved.includes(k));
+        const movedProblems = moved.map((k) => {
+            const movedLine = lineOfPath([k]);
+            return `${movedLine ? `line ${movedLine}, ` : ''}${k}: ${MOVED_CONFIG_KEYS[k]}; got ${JSON.stringify(valueAt(raw, [k]))}`;
+        });
+        if (unknown.length === 0)
+            return movedProblems;
+        const known = knownKeysAt(path);
+        return [
+            ...movedProblems,
+            `${where}${key || '(top level)'}: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`,
+        ];
+    }
+    const value = valueAt(raw, path);
+    const got = value === undefined ? 'nothing' : JSON.stringify(value);
+    const shards = shardsKey(path, raw);
+    if (shards)
+        return [`${where}${shards}: expected a whole number from 1 to ${MAX_SHARDS} (1: not sharded); got ${got}`];
+    return [`${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`];
+}
+/** `checks.<name>.shards` for a check's `shards` (named as the domain's sharding rule names it), else null. */
+function shardsKey(path, raw) {
+    if (path.length !== 3 || path[0] !== 'checks' || typeof path[1] !== 'number' || path[2] !== 'shards')
+        return null;
+    const name = valueAt(raw, ['checks', path[1], 'name']);
+    return typeof name === 'string' && name ? `checks.${name}.shards` : null;
+}
+function expectation(issue) {
+    switch (issue.code) {
+        case 'invalid_type':
+            return `expected ${issue.expected}`;
+        case 'too_small':
+            return issue.origin === 'array'
+                ? `expected at least ${issue.minimum} item(s)`
+                : issue.origin === 'string'
+                    ? 'expected a non-empty string'
+                    : `expected a number ${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
+        case 'too_big':
+            return `expected a number ${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
+        case 'invalid_value':
+            return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+        case 'invalid_union':
+            return unionExpectation(issue);
+        default:
+            return issue.message;
+    }
+}
+function unionExpectation(issue) {
+    const messages = new Set();
+    for (const branch of issue.errors)
+        for (const inner of branch)
+            messages.add(expectation(inner));
+    return messages.size > 0
+        ? `expected ${[...messages].map((m) => m.replace(/^expected /, '')).join(' or ')}`
+        : issue.message;
+}
+function formatPath(path) {
+    return path.reduce((text, part) => {
+        if (typeof part === 'number')
+            return `${text}[${part}]`;
+        return text ? `${text}.${String(part)}` : String(part);
+    }, '');
+}
+function valueAt(raw, path) {
+    let current = raw;
+    for (const part of path) {
+        if (current === null || typeof current !== 'object')
+            return undefined;
+        current = current[part];
+    }
+    return current;
+}
+function knownKeysAt(path) {
+    let schema = loopConfigSchema;
+    for (const part of path) {
+        const next = childSchema(schema, part);
+        if (!next)
+            return undefined;
+        schema = next;
+    }
+    const shape = objectShape(schema);
+    return shape ? Object.keys(shape).join(', ') : undefined;
+}
+function unwrap(schema) {
+    let current = schema;
+    for (let i = 0; i < 10; i++) {
+        const def = current.def;
+        if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault') && def.innerType)
+            current = def.innerType;
+        else if (def.type === 'pipe' && def.in)
+            current = def.in;
+        else
+            break;
+    }
+    return current;
+}
+function objectShape(schema) {
+    const inner = unwrap(schema);
+    return inner.def.type === 'object' ? inner.def.shape : undefined;
+}
+function childSchema(schema, part) {
+    const inner = unwrap(schema);
+    if (inner.def.type === 'object')
+        return inner.def.shape?.[String(part)];
+    if (inner.def.type === 'array')
+        return inner.def.element;
+    if (inner.def.type === 'union') {
+        for (const option of inner.def.options ?? []) {
+            const child = childSchema(option, part);
+            if (child)
+                return child;
+        }
+    }
+    return undefined;
+}
+function lineOf(document, lineCounter, path) {
+    // The issue may point below the last node that exists (a missing key): walk up to the nearest one.
+    for (let depth = path.length; depth >= 0; depth--) {
+        const node = document.getIn(path.slice(0, depth), true);
+        const start = node && ((0,dist/* isMap */.jh)(node) || (0,dist/* isSeq */.oP)(node) || 'range' in node) ? node.range?.[0] : undefined;
+        if (start !== undefined)
+            return lineCounter.linePos(start).line;
+    }
+    return undefined;
+}
+/** Builds a config for the simple mode; each `--verify` command becomes a required check. */
+function simpleModeConfig(options) {
+    const input = {
+        ...(options.goal ? { goal: options.goal } : {}),
+        ...(options.work !== undefined ? { work: { run: options.work } } : {}),
+        ...(options.agent !== undefined ? { agent: options.agent } : {}),
+        checks: options.verify.map((run, index) => ({ name: `verify-${index + 1}`, run, kind: guessKind(run) })),
+        ...(options.maxIterations !== undefined ? { 'max-iterations': options.maxIterations } : {}),
+        ...(options.capReason ? { 'cap-reason': options.capReason } : {}),
+    };
+    return validateLoopConfig(input, '(from the command line)', () => undefined);
+}
+/** A guess at a simple-mode check's kind from its command, so analysis gets the right prior. */
+function guessKind(command) {
+    const text = command.toLowerCase();
+    if (/\b(tsc|mypy|pyright|typecheck|type-check)\b/.test(text))
+        return 'typecheck';
+    if (/\b(eslint|ruff|flake8|clippy|lint|shellcheck)\b/.test(text) && !/format/.test(text))
+        return 'lint';
+    if (/\b(prettier|black|rustfmt|gofmt|format)\b/.test(text))
+        return 'format';
+    if (/\b(test|jest|vitest|mocha|pytest|spec)\b/.test(text))
+        return 'test';
+    if (/\b(build|compile|make|cargo build|go build|javac|mvn)\b/.test(text))
+        return 'build';
+    if (/\b(audit|gitleaks|trufflehog|semgrep)\b/.test(text))
+        return 'security';
+    return 'custom';
+}
+
+;// CONCATENATED MODULE: ./src/action/loop-config.ts
+/**
+ * The loop's config for the action: the config file from the trusted ref that was checked out, or
+ * simple mode from the `work` and `verify` inputs, with the inputs' caps applied over either.
+ */
+
+
+
+
+
+async function loadActionConfig(settings, root, workspace) {
+    // A bad config, cap or pipeline is the user's to fix, before anything runs.
+    const loaded = await loadLoopConfig(actionConfigRequest(settings, root), (path) => workspace.readText(path));
+    return {
+        config: loaded.config,
+        configPathRelative: loaded.configPath && (0,external_node_path_.relative)(root, loaded.configPath),
+        capGiven: loaded.capGiven,
+    };
+}
+/**
+ * The config the iterations run with: the `secrets` inputs reach the loop's commands too, except an
+ * agent's own key (`ANTHROPIC_API_KEY`, ...), which reaches the work command alone: the checks, fixes
+ * and install run code the agent may have written.
+ */
+function withSecretsPassed(config, secrets) {
+    const names = Object.keys(secrets);
+    const agentKeys = names.filter((name) => AGENT_SECRET_NAMES.includes(name.toUpperCase()));
+    const shared = names.filter((name) => !agentKeys.includes(name));
+    return {
+        ...config,
+        work: {
+            ...config.work,
+            'pass-env': [...new Set([...config.work['pass-env'], ...shared])],
+            secrets: [...new Set([...config.work.secrets, ...agentKeys])],
+        },
+    };
+}
+/**
+ * Every value the action masks: its tokens and `secrets` inputs, and each secret-named variable of the
+ * step's environment (an agent's key handed over in `env:`, which the inputs never see). The inputs'
+ * own variables (`INPUT_*`) are left to `secretValues`, which knows which of them are secret.
+ */
+function actionSecretValues(settings, env) {
+    const stepEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !/^INPUT_/i.test(name)));
+    return [...new Set([...secretValues(settings), ...(0,secret_names/* secretValuesInEnv */.Rz)(stepEnv)])];
+}
+
+;// CONCATENATED MODULE: ./src/action/iteration-input.ts
+/**
+ * What every job that runs an iteration (the single job, fan-out's plan and its decide) hands it from
+ * the run alike: the loop's config with the secrets it passes, where raw logs go, the commit identity,
+ * the event's task and stop label, the cap or config path a person gave. Each job adds what differs:
+ * the environment and parallelism of its commands, its sandbox, whether it commits, its branch.
+ */
+
+
+
+
+
+
+function runIterationInput(run, loaded, parts) {
+    const { config, configPathRelative, capGiven } = loaded;
+    return {
+        config: withSecretsPassed(config, run.settings.secrets),
+        library: parts.library,
+        loopId: parts.loopId,
+        cwd: parts.root,
+        // Raw logs and prompt files stay outside the uploaded audit trail: only redacted text leaves the runner.
+        loopDir: (0,external_node_path_.join)(parts.runnerTemp, 'loop-controller', 'runs', parts.loopId),
+        excludeFromCommits: [],
+        commit: parts.commit,
+        identity: COMMIT_IDENTITY,
+        // The issue or pull request a starting loop is about becomes its task (quoted, untrusted text).
+        task: taskOfEvent(run.event.name, run.event.payload),
+        // The event's own labels (no API call): an event that carries the kill switch starts no work.
+        stopRequested: hasStopLabel(run.event.subject.labels),
+        toolVersion: version_VERSION,
+        // A re-dispatch that carries no cap leaves the loop's own, set when it started, in force.
+        ...(capGiven !== undefined ? { capGiven } : {}),
+        ...(configPathRelative ? { configPathRelative } : {}),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/kill-switch.ts
+/**
+ * The kill switch read from the loop itself: the `loop/stop` label on the loop's pull request or on
+ * the issue it works on. A dispatched iteration's event is about neither, so the labels are asked of
+ * the API at the start of every iteration instead of read from the event.
+ */
+
+/** The issue and pull request the loop belongs to: its pull request, and the task it started from. */
+function loopSubjects(state) {
+    const subjects = [];
+    if (state.pullRequest)
+        subjects.push({ kind: 'pull request', number: state.pullRequest.number });
+    const task = state.task;
+    if (task && task.number !== state.pullRequest?.number) {
+        subjects.push({ kind: task.source === 'issue' ? 'issue' : 'pull request', number: task.number });
+    }
+    return subjects;
+}
+/** Where the stop label is set on the loop's issue or pull request (`pull request #3`), or null. */
+function stopLabelReader(github) {
+    return async (state) => {
+        for (const subject of loopSubjects(state)) {
+            if (hasStopLabel(await github.listLabels(subject.number)))
+                return `${subject.kind} #${subject.number}`;
+        }
+        return null;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/persisted-credentials.ts
+/**
+ * A checkout that persisted its token: `actions/checkout` writes the token into `.git/config` (up to
+ * v5) or into a file under RUNNER_TEMP that `.git/config` includes (v6 on), unless told
+ * `persist-credentials: false`, and the agent can read both. The controller never needs it there (it
+ * hands its token to git at push time), so it takes both out before any command of the project runs,
+ * and says how to stop them being written.
+ */
+
+
+/** Local config keys through which a persisted token reaches git. */
+const CREDENTIAL_KEYS = /^(http\..*\.extraheader|includeif\..*\.path|include\.path|credential\..*)$/i;
+/** What a credentials file the checkout wrote holds: an auth header for git's HTTP requests. */
+const CREDENTIAL_CONTENT = /extraheader|authorization:/i;
+/**
+ * The files the repository's config includes that hold credentials: unsetting the include hides them
+ * from git, but the agent can still read the file itself, so it goes too.
+ */
+async function includedCredentialFiles(git) {
+    const listed = await git.exec(['config', '--local', '--get-regexp', '^(includeif\\..*|include)\\.path$'], {
+        allowFailure: true,
+    });
+    if (listed.exitCode !== 0)
+        return [];
+    const files = [];
+    for (const line of listed.stdout.split('\n')) {
+        const path = line.slice(line.indexOf(' ') + 1).trim();
+        if (!line.includes(' ') || !(0,external_node_path_.isAbsolute)(path))
+            continue;
+        const text = await (0,promises_.readFile)(path, 'utf8').catch(() => '');
+        if (CREDENTIAL_CONTENT.test(text))
+            files.push(path);
+    }
+    return files;
+}
+/** Removes persisted credentials from the repository's own config and the files it includes; returns what went. */
+async function removePersistedCredentials(git, logger) {
+    for (const file of await includedCredentialFiles(git)) {
+        await (0,promises_.rm)(file, { force: true });
+        logger.warning(`The checkout left a credentials file the agent could read (${file}); it was removed for this job.`);
+    }
+    const listed = await git.exec(['config', '--local', '--name-only', '--list'], { allowFailure: true });
+    if (listed.exitCode !== 0)
+        return [];
+    const keys = [...new Set(listed.stdout.split('\n').filter((key) => CREDENTIAL_KEYS.test(key.trim())))];
+    for (const key of keys)
+        await git.exec(['config', '--local', '--unset-all', key.trim()], { allowFailure: true });
+    if (keys.length > 0) {
+        logger.warning(`The checkout left credentials in .git/config (${keys.join(', ')}), where the agent could read them; they were removed for this job. Check out with \`persist-credentials: false\`: loop-controller gives its token to git push alone.`);
+    }
+    return keys;
+}
+
+;// CONCATENATED MODULE: ./src/action/publish.ts
+/**
+ * Publishing an iteration's commit: push the loop's branch (fetch, rebase and retry on a moved remote)
+ * and open its draft pull request once. A push that cannot land blocks the loop, since a person must
+ * sort out the branch.
+ */
+
+
+
+
+
+
+
+
+/**
+ * Publishes the iteration's commit when there is one and a remote `origin` to push to; without a
+ * remote the work stays on the local branch.
+ */
+async function publishIteration(run, input, deps) {
+    const { git, logger } = deps;
+    if (!git)
+        return { state: input.result.state, blocked: false };
+    const hasRemote = (await git.exec(['remote', 'get-url', 'origin'], { allowFailure: true })).exitCode === 0;
+    if (!hasRemote)
+        logger.info(`No remote 'origin': the work stays on the local branch ${input.branch}.`);
+    if (!hasRemote || input.result.commit === null)
+        return { state: input.result.state, blocked: false };
+    return publish(run, input, { ...deps, git });
+}
+async function publish(run, input, deps) {
+    const { git, github, logger } = deps;
+    const { loopId, branch, result } = input;
+    let state = result.state;
+    let version = result.version;
+    // The git adapter hands the push token to fetch and push itself (see `GitCliOptions.networkEnv`).
+    const pushed = await deps.io.group(`Push ${branch}`, () => pushLoopBranch(git, { branch, identity: COMMIT_IDENTITY }));
+    if (pushed.kind !== 'pushed') {
+        const reason = pushed.kind === 'conflict'
+            ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
+            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}${(0,git_errors/* pushPermissionHint */.d7)(pushed.message)}`;
+        logger.error(pushed.message);
+        const blocked = markBlocked(state, reason, deps.clock.now());
+        // The handoff goes into the trail before the save that carries it (a snapshotting store uploads both).
+        await writeEnding(loopId, deps, 'blocked', blocked.state, reason);
+        version = await saveWithEvents(loopId, blocked.state, blocked.events, version, deps);
+        return { state: blocked.state, blocked: true };
+    }
+    if (!state.pullRequest) {
+        // The task is in the state, so a re-dispatched job (whose event has no issue) still closes it.
+        const issue = state.task?.source === 'issue' ? state.task.number : run.event.issueToClose;
+        const closes = issue !== null ? `\n\nCloses #${issue}.` : '';
+        let pull;
+        try {
+            pull = await github.findOrCreatePullRequest({
+                head: branch,
+                base: run.event.defaultBranch,
+                title: `loop: ${(state.task?.title || state.goal).split('\n')[0]?.slice(0, 200) ?? loopId}`,
+                body: `The work of loop \`${loopId}\`, made by loop-controller and checked by its verification matrix.${closes}`,
+                draft: true,
+            });
+        }
+        catch (error) {
+            if (!(error instanceof PullRequestsNotAllowedError))
+                throw error;
+            // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
+            const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`;
+            logger.warning(`${error.message}. The repository setting "${PULL_REQUEST_SETTING}" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`);
+            return { state, blocked: false, pullRequestWaiting: { branch, compareUrl } };
+        }
+        logger.info(`Pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`);
+        const at = deps.clock.now().toISOString();
+        state = { ...state, pullRequest: { number: pull.number, url: pull.url, merged: pull.merged }, updatedAt: at };
+        const opened = {
+            at,
+            iteration: state.iteration,
+            type: 'pull-request',
+            message: `pull request #${pull.number} ${pull.created ? 'opened' : 'found'}: ${pull.url}`,
+            data: { number: pull.number },
+        };
+        version = await saveWithEvents(loopId, state, [opened], version, deps);
+    }
+    return { state, blocked: false };
+}
+
+;// CONCATENATED MODULE: ./src/action/refusal.ts
+/**
+ * Tells people why the loop refused something for safety: in the job summary, and in a comment on the
+ * issue or pull request the event is about (its own comment, updated in place on a repeat, so the
+ * loop's status comment keeps its status).
+ */
+
+
+async function reportRefusal(run, refusal, deps) {
+    const { github, io, redact } = deps;
+    io.info(`${redact(refusal.title)} ${redact(refusal.reason)}`);
+    if (run.hasStepSummary)
+        await io.writeSummary(renderRefusal(refusal, redact));
+    const issueNumber = run.event.subject.number;
+    if (issueNumber === null)
+        return;
+    const comment = await github.upsertStickyComment({
+        issueNumber,
+        marker: refusalCommentMarker(refusal.loopId),
+        body: renderRefusalComment(refusal, redact),
+    });
+    io.info(`Refusal ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+}
+
+;// CONCATENATED MODULE: ./src/action/ship.ts
+/**
+ * SHIP asks a person to merge the loop's pull request, and GitHub merges no draft: before it asks, the
+ * loop marks its draft ready for review. A refusal (a token without `pull-requests: write`, an older
+ * server) is a warning, not a failure: the person can press "Ready for review" themselves.
+ */
+
+/** Whether the loop now waits for a person to merge its (open, unmerged) pull request. */
+function waitsForMerge(state) {
+    return (state.stage === 'SHIP' && state.status === 'waiting' && state.pullRequest !== undefined && !state.pullRequest.merged);
+}
+async function readyForMerge(state, deps) {
+    if (!waitsForMerge(state) || !state.pullRequest)
+        return;
+    const { number } = state.pullRequest;
+    try {
+        if (await deps.github.markReadyForReview(number)) {
+            deps.logger.info(`Pull request #${number} is marked ready for review: it waits for a person to merge it.`);
+        }
+    }
+    catch (error) {
+        deps.logger.warning(`Could not mark pull request #${number} ready for review (${messageOf(error)}); press "Ready for review" on it before merging.`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/fan-out-decide.ts
+/**
+ * The decide job of a fan-out iteration: the only job with a write token, and it runs no code of the
+ * project (no checks, no install, no hooks: every git of the controller runs with hooks off). It
+ * applies people's commands, takes the plan and the legs' verdicts (each file validated, the bundle
+ * checked), and carries the loop on through the single job's own publish, report and re-dispatch.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The most verdict files decide reads (GitHub's matrix limit). */
+const MAX_VERDICTS = 256;
+async function decideJob(shared, handOff) {
+    const { runContext, root, loopId, github, logger, io, redact } = shared;
+    const { settings } = runContext;
+    const loaded = await loadActionConfig(settings, root, nodeWorkspace);
+    const { config } = loaded;
+    const runnerTemp = runContext.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+    const loopDir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
+    const audit = new AuditTrail(loopDir, redact);
+    const { store, auditSource } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger });
+    io.setOutput(Outputs.StatePath, store.describe(loopId));
+    const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger);
+    // Whatever decide does to the loop, the dashboard shows it (an event with nothing for a loop leaves it).
+    const { dashboard } = shared;
+    if (dashboard && interpretEvent(runContext.event.name, runContext.event.payload).kind !== 'none') {
+        dashboard.jobEnd.dashboard = () => updateDashboard(runContext, store, { issues: dashboard.issues, logger });
+    }
+    // The plan and every verdict are read and validated before anything is written.
+    // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
+    const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff);
+    const { verdicts, unreadable } = await readVerdicts(handOff.verdictsIn);
+    const bundleFile = (await nodeWorkspace.readText(handOff.bundle, 1)) === null ? null : handOff.bundle;
+    // People's commands: a comment's `/loop ...` is applied here, the one job that may save.
+    // A person's command given to the reusable workflow (`person-command`) is applied as the single job
+    // applies `command` (the workflow file and its dispatch need write access already); else the event's.
+    const asRun = { ...runContext, settings: { ...settings, command: settings.personCommand } };
+    const commandDeps = {
+        github,
+        store,
+        audit,
+        logger,
+        clock: systemClock,
+        restoreAudit,
+        reportRefusal: (refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
+    };
+    const slotJob = { ...commandDeps, io, redact, reportRefusal: commandDeps.reportRefusal };
+    if (!(await applyCommands(asRun, loopId, commandDeps))) {
+        // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
+        await slots_releaseSlot(runContext, { loopId, root }, slotJob);
+        return;
+    }
+    // The slot is taken before an iteration is recorded, as in the single job; a queued loop's plan is dropped.
+    const beforeSlot = plan?.iteration != null ? ((await store.load(loopId))?.version ?? null) : null;
+    if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) {
+        if (plan?.iteration != null)
+            await sayPlanDropped(shared, plan.iteration);
+        return;
+    }
+    const admitted = await planOnSlotState(store, loopId, plan, beforeSlot);
+    const git = new GitCli(root, {
+        networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.pushToken),
+    });
+    await removePersistedCredentials(git, logger);
+    const branch = loopBranch(loopId);
+    await checkoutLoopBranch(git, branch);
+    await restoreAudit();
+    const library = buildLibrary(await loadUserPatterns(config.patterns, root));
+    const deps = {
+        store,
+        // Replaced by decide's replaying runner: nothing of the project runs here.
+        runner: {
+            run: async () => {
+                throw new ProjectCodeRefusedError('decide runs no project code');
+            },
+        },
+        git,
+        clock: systemClock,
+        logger,
+        workspace: nodeWorkspace,
+        audit,
+        redact,
+        pullRequestMerged: async () => {
+            const number = (await store.load(loopId))?.state.pullRequest?.number;
+            return number !== undefined && (await github.isPullRequestMerged(number));
+        },
+        stopLabelOn: stopLabelReader(github),
+    };
+    const decided = await decideIteration({
+        ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: true }),
+        // Decide runs no command of the project: no environment to pass, nothing to run side by side.
+        env: {},
+        maxParallel: 1,
+        branchFromRemote: branch,
+        ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
+        plan: admitted,
+        bundleFile,
+        verdicts,
+        unreadableVerdicts: unreadable,
+        verifyResult: settings.verifyResult,
+    }, deps);
+    if (decided.kind === 'stale') {
+        // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
+        // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
+        const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null;
+        if (started)
+            io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`);
+        else
+            logger.warning(decided.message);
+        io.setOutput(Outputs.Status, started ? started.status : 'superseded');
+        const state = started ?? decided.state;
+        if (state && state.status === 'running' && settings.dispatch) {
+            const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock });
+            if (failed)
+                io.setFailed(redact(failed.message));
+        }
+        return;
+    }
+    await carryOn(shared, decided.result, {
+        git,
+        store,
+        audit,
+        branch,
+        releaseSlot: (state) => slots_releaseSlot(runContext, { loopId, state, root }, slotJob),
+    });
+}
+/**
+ * The plan, taken as made on the state the slot left: the slot's own save (a new loop's first state,
+ * `queued` to `running`) changes the version the plan was made on and nothing the iteration reads, so
+ * a plan made on the version just before the slot was taken holds on the version after it.
+ */
+async function planOnSlotState(store, loopId, plan, beforeSlot) {
+    if (plan?.iteration == null || plan.stateVersion !== beforeSlot)
+        return plan;
+    const afterSlot = (await store.load(loopId))?.version ?? null;
+    return afterSlot === beforeSlot ? plan : { ...plan, stateVersion: afterSlot };
+}
+/** The loop's first state, saved when this event starts it (authorized already); null for any other event. */
+async function recordStart(run, input, store) {
+    if (interpretEvent(run.event.name, run.event.payload).kind !== 'start')
+        return null;
+    const state = initialState({
+        loopId: input.loopId,
+        goal: input.config.goal,
+        task: taskOfEvent(run.event.name, run.event.payload),
+        policy: policyFromConfig(input.config),
+        now: systemClock.now(),
+    });
+    try {
+        await store.save(input.loopId, state, null);
+        return state;
+    }
+    catch (error) {
+        // Another job recorded it first: its state is the loop's.
+        if (!(error instanceof ports_store/* StoreConflictError */.yn))
+            throw error;
+        return (await store.load(input.loopId))?.state ?? null;
+    }
+}
+/** The plan of a loop that does not run now had work in it: the summary says it is not kept. */
+async function sayPlanDropped(shared, iteration) {
+    const line = `The plan's work for iteration ${iteration} is dropped: the loop did not get its slot (above); a queued loop's iteration is planned again when it is admitted.`;
+    shared.logger.info(line);
+    if (shared.runContext.hasStepSummary)
+        await shared.io.writeSummary(`${line}\n`);
+}
+/** After the iteration: push and the pull request, the report, the re-dispatch (the single job's own code). */
+async function carryOn(shared, result, parts) {
+    const { runContext, root, loopId, github, logger, io, redact } = shared;
+    const { settings } = runContext;
+    const { git, store, audit, branch } = parts;
+    const { owner, repo } = github;
+    if (result.outcome === 'superseded') {
+        io.setOutput(Outputs.Status, 'superseded');
+        return;
+    }
+    const pullRequestGitHub = settings.pushToken !== settings.githubToken
+        ? new OctokitGitHub({ token: settings.pushToken, owner, repo, baseUrl: runContext.apiUrl, logger })
+        : github;
+    const publishDeps = { git, github: pullRequestGitHub, store, audit, logger, io, clock: systemClock };
+    const published = await publishIteration(runContext, { loopId, branch, result }, publishDeps);
+    const pullRequestWaiting = result.commit !== null ? published.pullRequestWaiting : undefined;
+    const state = published.state;
+    const outcome = published.blocked ? 'blocked' : result.outcome;
+    await readyForMerge(state, { github: pullRequestGitHub, logger });
+    const reportInput = { loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn };
+    await report(runContext, reportInput, { github, io, redact });
+    await parts.releaseSlot(state);
+    if (outcome === 'continue' && settings.dispatch) {
+        const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock });
+        if (failed) {
+            if (failed.state) {
+                const again = { ...reportInput, state: failed.state, afterFailedDispatch: true };
+                await report(runContext, again, { github, io, redact }).catch(() => undefined);
+            }
+            io.setFailed(redact(failed.message));
+        }
+    }
+}
+/**
+ * Every leg's verdict, from its own artifact's folder (`<dir>/<artifact>/<artifact>.json`), validated.
+ * A verdict is taken only from the artifact of the leg it names, so no leg (nor the plan) can speak for
+ * another. A file that is not valid is its leg's `no verdict` (named by its artifact), not the end of
+ * the job: a broken upload must not stall the loop.
+ */
+async function readVerdicts(dir) {
+    const verdicts = [];
+    const unreadable = new Map();
+    let artifacts;
+    try {
+        artifacts = (await (0,promises_.readdir)(dir)).filter((name) => name.startsWith('loop-verdict-')).sort();
+    }
+    catch {
+        return { verdicts, unreadable };
+    }
+    if (artifacts.length > MAX_VERDICTS) {
+        throw new Error(`${dir} holds ${artifacts.length} verdict artifacts; at most ${MAX_VERDICTS} legs run`);
+    }
+    for (const artifact of artifacts) {
+        const file = `${artifact}/${artifact}.json`;
+        const text = (await nodeWorkspace.readText((0,external_node_path_.join)(dir, file), 4 * 1024 * 1024)) ?? '';
+        try {
+            const verdict = parseHandOff(verdictFileSchema, text, `The verdict file ${file}`);
+            if (verdictArtifact(verdict.leg) !== artifact) {
+                throw new FanOutError(`The verdict file ${file} speaks for leg ${verdict.leg}, not for its own artifact's`);
+            }
+            verdicts.push(verdict);
+        }
+        catch (error) {
+            unreadable.set(artifact, error instanceof Error ? error.message : String(error));
+        }
+    }
+    return { verdicts, unreadable };
+}
+
+;// CONCATENATED MODULE: ./src/action/fan-out-plan-gate.ts
+/**
+ * Whether fan-out's plan spends an agent call on this event, asked before the work with what its
+ * read-only token can read: the event itself (only a dispatch, a schedule or a start runs an iteration;
+ * people's commands, ticks on the dashboard and merges are decide's to apply), the permission of the
+ * person whose label starts the loop (as the single job asks), and the slots record on the state branch
+ * (a loop that would be queued is left to decide, which queues it). What plan cannot know cheaply is
+ * left to decide, which drops the plan's work then and says so.
+ */
+
+
+
+
+
+
+
+
+
+async function planGate(run, input, deps) {
+    const intent = interpretEvent(run.event.name, run.event.payload);
+    if (intent.kind !== 'run' && intent.kind !== 'start') {
+        const what = intent.kind === 'none' ? intent.why : intent.kind;
+        return {
+            kind: 'skip',
+            reason: `this ${run.event.name} event runs no iteration (${what}); decide applies what it asks`,
+        };
+    }
+    if (intent.kind === 'start') {
+        const authorization = await authorizePerson(deps.github, intent.actor, intent.actorType);
+        if (!authorization.allowed)
+            return { kind: 'skip', reason: `the start is refused (${authorization.reason}); decide says so` };
+    }
+    return slotGate(run, input, deps);
+}
+/**
+ * Whether the loop would be queued if it asked for a slot now: a dry run of the request on the slots
+ * record as it is on the state branch; nothing is written (the record is handed back unchanged).
+ */
+async function slotGate(run, input, deps) {
+    let dependsOn;
+    try {
+        dependsOn = dependenciesOf(run, input.config);
+    }
+    catch (error) {
+        // A line decide refuses: it reports the refusal, and the work would be dropped.
+        if (error instanceof DependsOnRefusedError)
+            return { kind: 'skip', reason: `${error.message} (decide refuses the start)` };
+        throw error;
+    }
+    const limit = run.settings.maxLoops;
+    const plan = { kind: 'plan', admitted: false };
+    // An admitted loop's job is dispatched for iteration 1: only then may a loop without a limit be queued.
+    if (limit === null && dependsOn.length === 0 && run.settings.iteration !== 1)
+        return plan;
+    const loaded = await deps.store.load(input.loopId);
+    const status = loaded?.state.status;
+    if (limit === null && dependsOn.length === 0 && status !== 'queued')
+        return plan;
+    if (hasEnded(status) || deps.store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? ''))
+        return plan;
+    const slots = new GitSlotStore({
+        repoDir: input.root,
+        remote: 'origin',
+        branch: run.settings.stateBranch,
+        identity: COMMIT_IDENTITY,
+        token: run.settings.githubToken,
+        workDir: (0,external_node_path_.join)(run.runnerTemp ?? (0,external_node_path_.join)(input.root, '..', '_loop-temp'), 'loop-controller', 'git-state'),
+    });
+    const request = {
+        loopId: input.loopId,
+        dependsOn,
+        workflow: '',
+        ref: '',
+        at: deps.clock.now().toISOString(),
+        started: status !== undefined && status !== 'queued' && (loaded?.state.iteration ?? 0) > 0,
+    };
+    const verdict = await slots.update([...dependsOn, input.loopId], (record, statuses) => ({
+        record,
+        result: requestSlot(record, request, statuses, limit).verdict,
+    }));
+    if (verdict.kind === 'queued') {
+        return { kind: 'skip', reason: `the loop would be queued: ${queuedReason(verdict.wait, nameOfLoop)}` };
+    }
+    return { kind: 'plan', admitted: status === 'queued' };
+}
+/**
+ * The store as plan reads it once its queued loop is admitted: the state `running`, as decide saves it
+ * (and nothing else) when it takes the slot before it takes the plan. Plan saves nothing.
+ */
+function admittedView(store) {
+    return {
+        kind: store.kind,
+        load: async (loopId) => {
+            const loaded = await store.load(loopId);
+            if (loaded?.state.status !== 'queued')
+                return loaded;
+            return { ...loaded, state: { ...loaded.state, status: 'running', statusReason: '' } };
+        },
+        save: (loopId, state, expectedVersion) => store.save(loopId, state, expectedVersion),
+        reset: (loopId) => store.reset(loopId),
+        describe: (loopId) => store.describe(loopId),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/fan-out.ts
+/**
+ * Fan-out mode's jobs (`command: plan | verify | decide`), composed here so `main.ts` only branches.
+ * `plan` and `verify` run the agent and the project's code with a read-only token and hand their
+ * results on as files (the workflow carries them as artifacts); `decide` (`fan-out-decide.ts`) holds
+ * the write token and runs no project code. See docs/security.md, "Single job or fan-out".
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+function isFanOutCommand(command) {
+    return command === 'plan' || command === 'verify' || command === 'decide';
+}
+async function runFanOut(command, shared) {
+    const { runContext, root } = shared;
+    // Plan and verify read the state with a token that reads code alone: the git store's branch is
+    // readable so; the cache and artifact stores need the Actions API.
+    if (runContext.settings.store !== 'git') {
+        throw new ConfigError(`Input 'store' must be 'git' when 'command' is '${command}' (fan-out's plan reads the state with a contents: read token); got '${runContext.settings.store}'.`);
+    }
+    const runnerTemp = runContext.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+    const dir = runContext.settings.handOff
+        ? (0,external_node_path_.resolve)(root, runContext.settings.handOff)
+        : (0,external_node_path_.join)(runnerTemp, 'loop-fan-out');
+    const handOff = {
+        dir,
+        planDir: (0,external_node_path_.join)(dir, 'plan'),
+        plan: (0,external_node_path_.join)(dir, 'plan', 'plan.json'),
+        bundle: (0,external_node_path_.join)(dir, 'plan', 'candidate.bundle'),
+        verdictOut: (0,external_node_path_.join)(dir, 'verdict'),
+        verdictsIn: (0,external_node_path_.join)(dir, 'verdicts'),
+    };
+    if (command === 'decide')
+        return decideJob(shared, handOff);
+    const job = await readOnlyJob(shared);
+    if (command === 'plan')
+        return planJob(shared, job, handOff);
+    return verifyJob(shared, job, handOff);
+}
+async function readOnlyJob(shared) {
+    const { runContext, root, loopId, logger, io, redact } = shared;
+    const { settings } = runContext;
+    const loaded = await loadActionConfig(settings, root, nodeWorkspace);
+    const { config } = loaded;
+    const isolation = isolationFor(settings.isolation);
+    if (isolation.report.level === 'none')
+        logger.warning(isolationLine(isolation.report));
+    else
+        io.info(isolationLine(isolation.report));
+    const runnerTemp = runContext.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+    const loopDir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
+    const audit = new AuditTrail(loopDir, redact);
+    const { store } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger });
+    const git = new GitCli(root, {
+        networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.githubToken),
+    });
+    if (!config.commit.enabled || !(await git.isRepository())) {
+        throw new ConfigError('fan-out needs a git checkout and commit.enabled: the candidate travels as commits');
+    }
+    await removePersistedCredentials(git, logger);
+    const branch = loopBranch(loopId);
+    const checkout = await checkoutLoopBranch(git, branch);
+    io.info(`${checkout.created ? 'Started' : 'Continuing'} ${branch} at ${checkout.head ?? 'an empty history'}.`);
+    const library = buildLibrary(await loadUserPatterns(config.patterns, root));
+    const input = {
+        ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: true }),
+        env: { ...runContext.env, ...settings.secrets },
+        maxParallel: (0,external_node_os_.availableParallelism)(),
+        agentSandbox: isolation.report.nestedSandbox,
+        branchFromRemote: branch,
+        ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
+    };
+    // No kill switch or pull request here: the labels and the merge are decide's to read (this token reads code alone).
+    const deps = {
+        store,
+        runner: new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix }),
+        git,
+        clock: systemClock,
+        logger,
+        workspace: nodeWorkspace,
+        audit,
+        redact,
+    };
+    return { input, deps, git, branch };
+}
+async function planJob(shared, job, handOff) {
+    const { io } = shared;
+    // A matrix GitHub would not run is the config's to change, said plainly (plan checks it again first thing).
+    try {
+        legsOf(job.input.config);
+    }
+    catch (error) {
+        if (error instanceof FanOutError)
+            throw new ConfigError(error.message);
+        throw error;
+    }
+    // Emptied first: what the plan hands on is its own two files, nothing the work left in the folder.
+    await nodeWorkspace.remove(handOff.planDir);
+    await nodeWorkspace.makeDir(handOff.planDir);
+    const { runContext, root, loopId, github } = shared;
+    const gate = await planGate(runContext, { loopId, config: job.input.config, root }, { ...job.deps, github });
+    const deps = gate.kind === 'plan' && gate.admitted ? { ...job.deps, store: admittedView(job.deps.store) } : job.deps;
+    const planned = gate.kind === 'skip'
+        ? await noPlan(job, gate.reason)
+        : await planIteration({ ...job.input, branch: job.branch, bundleFile: handOff.bundle }, deps);
+    await nodeWorkspace.writeText(handOff.plan, `${JSON.stringify(planned.plan, null, 2)}\n`);
+    const verify = planned.nothing === null;
+    io.setOutput(Outputs.Matrix, JSON.stringify(matrixOf(planned.plan.legs)));
+    io.setOutput(Outputs.Verify, String(verify));
+    if (planned.plan.iteration !== null)
+        io.setOutput(Outputs.Iteration, String(planned.plan.iteration));
+    if (verify) {
+        const { base, candidate, legs } = planned.plan;
+        io.info(`Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legs.length} verify leg(s).`);
+    }
+    else
+        io.info(`No iteration to verify: ${planned.nothing}. Decide settles the loop.`);
+}
+/** A plan with no iteration in it, on the state as it is: decide settles the loop on its own. */
+async function noPlan(job, reason) {
+    const loaded = await job.deps.store.load(job.input.loopId);
+    const plan = {
+        version: 1,
+        loopId: job.input.loopId,
+        stateVersion: loaded?.version ?? null,
+        iteration: null,
+        stage: null,
+        base: null,
+        candidate: null,
+        report: null,
+        legs: [],
+    };
+    return { plan, nothing: `no work planned: ${reason}`, bundled: false };
+}
+async function verifyJob(shared, job, handOff) {
+    const { io, runContext } = shared;
+    const plan = await readPlan(handOff);
+    const legName = runContext.settings.leg ?? '';
+    const leg = plan.legs.find((l) => l.leg === legName);
+    if (!leg) {
+        throw new ConfigError(`Input 'leg' must name a leg of the plan's matrix; got '${legName}'. The plan's legs: ${plan.legs.map((l) => l.leg).join(', ') || '(none)'}.`);
+    }
+    if (plan.iteration === null || !plan.base || !plan.candidate) {
+        throw new FanOutError('The plan has no candidate to verify (the workflow runs verify only when plan outputs verify: true).');
+    }
+    const head = await job.git.head();
+    if (head !== plan.base) {
+        throw new FanOutError(`The plan built on ${plan.base}; the loop's branch here is at ${head ?? 'no commit'}.`);
+    }
+    if (plan.candidate !== plan.base) {
+        await receiveCandidate(job.git, handOff.bundle, plan.base, plan.candidate);
+        await job.git.exec(['merge', '--ff-only', '-q', CANDIDATE_REF]);
+    }
+    const verdict = await verifyLeg(job.input, job.deps, { ...plan, iteration: plan.iteration, candidate: plan.candidate }, leg);
+    // Emptied first: the leg's artifact holds its own verdict, nothing the check left in the folder.
+    await nodeWorkspace.remove(handOff.verdictOut);
+    await nodeWorkspace.makeDir(handOff.verdictOut);
+    await nodeWorkspace.writeText((0,external_node_path_.join)(handOff.verdictOut, `${leg.artifact}.json`), `${JSON.stringify(verdict)}\n`);
+    const { run } = verdict;
+    const how = run.spawnError ?? (run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`);
+    io.info(`Leg ${leg.leg}: ${leg.check} on ${plan.candidate.slice(0, 12)}: ${how}.`);
+}
+/** The plan's hand-off file, validated. */
+async function readPlan(handOff) {
+    const text = await nodeWorkspace.readText(handOff.plan, 16 * 1024 * 1024);
+    if (text === null)
+        throw new FanOutError(`The plan's hand-off file ${handOff.plan} is missing (was the plan artifact downloaded?).`);
+    return parseHandOff(planFileSchema, text, `The plan's hand-off file ${handOff.plan}`);
+}
+/** The origin of the checkout's `origin` remote when it is on HTTP(S), else `fallback` (as the single job reads it). */
+async function remoteHost(root, fallback) {
+    const url = await new GitCli(root).exec(['remote', 'get-url', 'origin'], { allowFailure: true });
+    try {
+        const parsed = new URL(url.stdout.trim());
+        return /^https?:$/.test(parsed.protocol) ? parsed.origin : fallback;
+    }
+    catch {
+        return fallback;
+    }
+}
+function isolationFor(mode) {
+    try {
+        return chooseIsolation(mode);
+    }
+    catch (error) {
+        if (error instanceof IsolationUnavailableError)
+            throw new ConfigError(`Input 'isolation': ${error.message}`);
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/hand-over.ts
+
+/** Whether this job runs outside its loop's concurrency group and must not iterate itself. */
+function outsideLoopGroup(run) {
+    return run.settings.dispatch && run.event.name === 'issue_comment' && run.event.subject.isPullRequest;
+}
+/**
+ * Dispatches the loop's next iteration instead of running it here. Returns the state it dispatched for
+ * (and why the dispatch failed, if it did), or null when there is no loop yet (a `/loop start` on a pull
+ * request: nothing else of it can run, so its first iteration runs in this job).
+ */
+async function handOverIteration(run, loopId, deps) {
+    const state = (await deps.store.load(loopId))?.state;
+    if (!state)
+        return null;
+    if (state.status !== 'running')
+        return { state, failed: null };
+    deps.logger.info(`A comment on a pull request runs outside loop ${loopId}'s concurrency group: its iteration is dispatched to run there.`);
+    const failed = await redispatch(run, { loopId, state }, deps);
+    return { state: failed?.state ?? state, failed: failed?.message ?? null };
+}
+
+;// CONCATENATED MODULE: ./src/action/job-iterations.ts
+async function runJobIterations(input, deps) {
+    const jobStarted = deps.now();
+    const jobBudgetMs = (input.budgetMinutes ?? 0) * 60_000;
+    let slowestIterationMs = 0;
+    let dispatchedIteration = input.firstIteration;
+    for (;;) {
+        const iterationStarted = deps.now();
+        const result = await deps.iterate(dispatchedIteration);
+        if (result.outcome === 'superseded') {
+            deps.logger.info(`Iteration ${dispatchedIteration ?? 'next'} was already claimed by another job: superseded, nothing to do.`);
+            return { kind: 'superseded' };
+        }
+        const published = await deps.publish(result);
+        const state = published.state;
+        const outcome = published.blocked ? 'blocked' : result.outcome;
+        slowestIterationMs = Math.max(slowestIterationMs, deps.now() - iterationStarted);
+        const elapsedMs = deps.now() - jobStarted;
+        // Continue here only when another iteration like the slowest one so far still fits the job's budget.
+        if (outcome !== 'continue' || elapsedMs + slowestIterationMs > jobBudgetMs) {
+            return { kind: 'done', result, state, outcome };
+        }
+        deps.logger.info(`Continuing in this job: ${Math.round(elapsedMs / 1000)} s of ${input.budgetMinutes} min used.`);
+        dispatchedIteration = state.iteration + 1;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/sweep.ts
+/**
+ * `command: sweep`, on a schedule: finds the loops whose last job ended without a successor (a failed
+ * re-dispatch, or a dispatched iteration no job took for `stale-after-minutes`) and dispatches their next
+ * iteration again (`app/sweep.ts`). It runs no project code: no loop branch, no work, no checks; it
+ * reads the `git` store's branch through the checkout's remote and calls the dispatch API.
+ */
+
+
+
+
+
+async function sweep(run, root, deps) {
+    const runnerTemp = run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+    // No audit trail travels with a sweeper's save: the folder it would read stays empty.
+    const { store } = await createStore({
+        run,
+        runnerTemp,
+        root,
+        loopDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'sweeper-audit'),
+        logger: deps.logger,
+    });
+    if (!sweep_isLister(store))
+        throw new Error(`store '${store.kind}' cannot list its loops; 'command: sweep' needs 'git'`);
+    const dispatch = (loopId, record) => dispatchIteration(loopId, record, deps);
+    const swept = await sweepLoops({ staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` }, { store, dispatch, clock: deps.clock, logger: deps.logger });
+    const dispatched = swept.filter((loop) => loop.outcome === 'dispatched');
+    const failed = swept.filter((loop) => loop.outcome === 'failed');
+    deps.io.setOutput(Outputs.Status, 'swept');
+    if (run.hasStepSummary) {
+        const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${loop.reason.replace(/\|/g, '\\|')} |`);
+        await deps.io.writeSummary(`## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
+            (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : ''));
+    }
+    if (failed.length > 0) {
+        deps.io.setFailed(`The sweeper could not re-dispatch ${failed.map((loop) => loop.loopId).join(', ')}: see the log.`);
+    }
+}
+function sweep_isLister(store) {
+    return typeof store.listLoops === 'function';
+}
+
+;// CONCATENATED MODULE: ./src/adapters/actions-logger.ts
+/**
+ * The Logger port over `@actions/core`: groups per phase, annotations for locations. Every message is
+ * redacted and has workflow commands defused before it reaches the log, because it may quote a
+ * check's or an agent's output.
+ */
+
+
+function annotation(location) {
+    if (!location)
+        return {};
+    return {
+        ...(location.title ? { title: location.title } : {}),
+        ...(location.file ? { file: location.file } : {}),
+        ...(location.line !== undefined ? { startLine: location.line } : {}),
+        ...(location.column !== undefined ? { startColumn: location.column } : {}),
+    };
+}
+/** A Logger for the action: `redact` is applied to every message first. */
+function actionsLogger(redact) {
+    const clean = (message) => neutraliseWorkflowCommands(redact(message));
+    return {
+        info: (message) => core/* info */.pq(clean(message)),
+        debug: (message) => core/* debug */.Yz(clean(message)),
+        warning: (message, location) => core/* warning */.$e(clean(message), annotation(location)),
+        error: (message, location) => core/* error */.z3(clean(message), annotation(location)),
+        group: (name, body) => core/* group */.Os(clean(name), body),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/main.ts
 /**
  * Composition root for the action: one controller iteration per job, or several within its budget.
@@ -51943,16 +56028,23 @@ const systemClock = {
 
 
 
+
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
+    const jobEnd = {};
     try {
-        await runAction(io);
+        await runAction(io, jobEnd);
     }
     catch (error) {
-        io.setFailed(error instanceof ConfigError ? errors_messageOf(error) : `loop-controller failed: ${errors_messageOf(error)}`);
+        io.setFailed(error instanceof ConfigError ? messageOf(error) : `loop-controller failed: ${messageOf(error)}`);
+    }
+    finally {
+        // Whatever the job did to its loop (and however it ended), the dashboard shows it.
+        await jobEnd.dashboard?.();
     }
 }
-async function runAction(io) {
+async function runAction(io, jobEnd) {
     const runContext = readRunContext(io.getInput);
     const { settings } = runContext;
     const secrets = actionSecretValues(settings, runContext.env);
@@ -51977,9 +56069,25 @@ async function runAction(io) {
     // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
     if (settings.command === 'sweep')
         return sweep(runContext, root, { github, logger, io, clock: systemClock });
+    // Fan-out's plan and verify hold a read-only token: the dashboard is decide's alone.
+    const readOnly = settings.command === 'plan' || settings.command === 'verify';
+    const issues = settings.dashboard && !readOnly ? dashboardIssues(runContext, owner, repo, logger) : null;
+    // A tick on the dashboard acts on the loops it names, not on this event's loop.
+    if (issues && isDashboardEdit(runContext)) {
+        return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact, io });
+    }
+    // Fan-out's jobs: plan and verify (read-only token, the project's code), decide (write token, no project code).
+    if (isFanOutCommand(settings.command)) {
+        const dashboard = issues ? { issues, jobEnd } : undefined;
+        return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact, dashboard });
+    }
+    // The workflow runs on every issue's edits for the dashboard's ticks: any other edit ends here.
+    if (isOrdinaryIssueEdit(runContext))
+        return io.info('Nothing for the loop in this issues event: issues edited.');
     // The loop config comes from the ref that was checked out, before the loop's branch is.
-    const { config, configPathRelative, capGiven } = await loadActionConfig(settings, root, nodeWorkspace);
-    const isolation = isolationFor(settings.isolation);
+    const loaded = await loadActionConfig(settings, root, nodeWorkspace);
+    const { config } = loaded;
+    const isolation = main_isolationFor(settings.isolation);
     if (isolation.report.level === 'none')
         logger.warning(isolationLine(isolation.report));
     else
@@ -51989,6 +56097,11 @@ async function runAction(io) {
     const audit = new AuditTrail(loopDir, redact);
     const { store, auditSource } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger });
     io.setOutput(Outputs.StatePath, store.describe(loopId));
+    // An event with nothing for any loop (another issue edited, an unrelated label) leaves it alone too.
+    if (issues && interpretEvent(runContext.event.name, runContext.event.payload).kind !== 'none') {
+        const queue = slotsQueue(runContext, root, store);
+        jobEnd.dashboard = () => updateDashboard(runContext, store, { issues, logger, queue });
+    }
     const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger);
     const commandDeps = {
         github,
@@ -51999,8 +56112,13 @@ async function runAction(io) {
         restoreAudit,
         reportRefusal: (refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
     };
-    if (!(await applyCommands(runContext, loopId, commandDeps)))
+    const { reportRefusal: refuse } = commandDeps;
+    const slotJob = { store, github, io, logger, clock: systemClock, redact, audit, restoreAudit, reportRefusal: refuse };
+    if (!(await applyCommands(runContext, loopId, commandDeps))) {
+        // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
+        await slots_releaseSlot(runContext, { loopId, root }, slotJob);
         return;
+    }
     if (outsideLoopGroup(runContext)) {
         const handedOver = await handOverIteration(runContext, loopId, { store, github, logger, clock: systemClock });
         if (handedOver) {
@@ -52010,9 +56128,12 @@ async function runAction(io) {
             return;
         }
     }
+    // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
+    if (!(await takeSlot(runContext, { loopId, config, root }, slotJob)))
+        return;
     // The token goes only to the host the trusted checkout fetched from, read before any project code runs.
     const git = new GitCli(root, {
-        networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.pushToken),
+        networkEnv: pushAuthEnv(await main_remoteHost(root, runContext.serverUrl), settings.pushToken),
     });
     const branch = loopBranch(loopId);
     const useGit = config.commit.enabled && (await git.isRepository());
@@ -52028,26 +56149,19 @@ async function runAction(io) {
     const library = buildLibrary(await loadUserPatterns(config.patterns, root));
     const iterate = iterationRunner({
         input: {
-            config: withSecretsPassed(config, settings.secrets),
-            library,
-            loopId,
-            cwd: root,
-            // Raw logs and prompt files stay outside the uploaded audit trail: only redacted text leaves the runner.
-            loopDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'runs', loopId),
-            excludeFromCommits: [],
-            commit: useGit,
-            identity: COMMIT_IDENTITY,
+            ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: useGit }),
             env: { ...runContext.env, ...settings.secrets },
             maxParallel: (0,external_node_os_.availableParallelism)(),
             agentSandbox: isolation.report.nestedSandbox,
-            // The issue or pull request a starting loop is about becomes its task (quoted, untrusted text).
-            task: taskOfEvent(runContext.event.name, runContext.event.payload),
-            stopRequested: hasStopLabel(runContext.event.subject.labels),
-            toolVersion: VERSION,
+            ...(runContext.runId
+                ? {
+                    run: {
+                        id: runContext.runId,
+                        url: `${runContext.serverUrl}/${runContext.repository}/actions/runs/${runContext.runId}`,
+                    },
+                }
+                : {}),
             ...(useGit ? { branchFromRemote: branch } : {}),
-            // A re-dispatch that carries no cap leaves the loop's own, set when it started, in force.
-            ...(capGiven !== undefined ? { capGiven } : {}),
-            ...(configPathRelative ? { configPathRelative } : {}),
         },
         git: useGit ? git : null,
         store,
@@ -52101,19 +56215,20 @@ async function runAction(io) {
         failOn: settings.failOn,
     };
     await report(runContext, reportInput, { github, io, redact });
+    await slots_releaseSlot(runContext, { loopId, state, root }, slotJob);
     if (outcome === 'continue' && settings.dispatch) {
         const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock });
         if (failed) {
             if (failed.state) {
                 const again = { ...reportInput, state: failed.state, afterFailedDispatch: true };
-                await report(runContext, again, { github, io, redact }).catch((error) => logger.warning(`The status comment does not say the re-dispatch failed: ${errors_messageOf(error)}`));
+                await report(runContext, again, { github, io, redact }).catch((error) => logger.warning(`The status comment does not say the re-dispatch failed: ${messageOf(error)}`));
             }
             io.setFailed(redact(failed.message));
         }
     }
 }
 /** The origin (`https://github.com`) of the checkout's `origin` remote when it is on HTTP(S), else `fallback`. */
-async function remoteHost(root, fallback) {
+async function main_remoteHost(root, fallback) {
     const url = await new GitCli(root).exec(['remote', 'get-url', 'origin'], { allowFailure: true });
     try {
         const parsed = new URL(url.stdout.trim());
@@ -52124,7 +56239,7 @@ async function remoteHost(root, fallback) {
     }
 }
 /** The isolation the input asks for; one that cannot be had here is the user's to change. */
-function isolationFor(mode) {
+function main_isolationFor(mode) {
     try {
         return chooseIsolation(mode);
     }
@@ -52422,6 +56537,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream"
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+
+/***/ }),
+
+/***/ 58500:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 
 /***/ }),
 
@@ -79075,6 +83197,18 @@ function constantCatch(value) {
 /******/ 			return fn.r ? promise : getResult();
 /******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
 /******/ 		queue && queue.d < 0 && (queue.d = 0);
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
 /******/ 	};
 /******/ })();
 /******/ 

@@ -18668,6 +18668,241 @@ function describeRefusal(refused) {
     return `${refused.path} not committed: ${refused.reason}; ${refused.remedy}`;
 }
 
+;// CONCATENATED MODULE: ./src/domain/shards.ts
+const MAX_SHARDS = 64;
+const SHARD_PLACEHOLDER = '{shard}';
+const SHARDS_PLACEHOLDER = '{shards}';
+/** How a leg without a verdict is told in the check's excerpt; the `infrastructure` pattern matches it. */
+const NO_VERDICT_PREFIX = 'loop-controller: no verdict from';
+/** How many legs a check runs as: its `shards`, 1 when absent. */
+function shardCount(check) {
+    return check.shards ?? 1;
+}
+function isSharded(check) {
+    return shardCount(check) > 1;
+}
+/** `text` with `{shard}` and `{shards}` replaced by the leg's numbers. */
+function substituteShard(text, shard, shards) {
+    return text.replaceAll(SHARD_PLACEHOLDER, String(shard)).replaceAll(SHARDS_PLACEHOLDER, String(shards));
+}
+/** The environment a leg adds: `LOOP_SHARD` (1-based) and `LOOP_SHARDS`. */
+function shardEnv(shard, shards) {
+    return { LOOP_SHARD: String(shard), LOOP_SHARDS: String(shards) };
+}
+/**
+ * Why a check's sharding cannot work, or null when it can: `shards` outside 1..64 or not whole, a
+ * sharded `run` that names neither `{shard}` nor `LOOP_SHARD` (every leg would run the whole suite), a
+ * sharded `junit` path without `{shard}` (every leg would write the same file).
+ */
+function shardConfigProblem(check) {
+    const key = `checks.${check.name}.shards`;
+    const shards = check.shards;
+    if (shards === undefined)
+        return null;
+    if (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS) {
+        return `${key}: expected a whole number from 1 to ${MAX_SHARDS} (1: not sharded); got ${JSON.stringify(shards)}`;
+    }
+    if (shards === 1)
+        return null;
+    const run = typeof check.run === 'string' ? check.run : check.run.join(' ');
+    if (!run.includes(SHARD_PLACEHOLDER) && !run.includes('LOOP_SHARD')) {
+        return (`${key}: ${shards} shards, but the check's run (${JSON.stringify(run)}) names neither ${SHARD_PLACEHOLDER} ` +
+            `nor LOOP_SHARD, so every shard would run the whole suite; expected a run such as ` +
+            `'vitest run --shard=${SHARD_PLACEHOLDER}/${SHARDS_PLACEHOLDER}', or one that hands "$LOOP_SHARD" to the ` +
+            `runner ('./split-tests.sh "$LOOP_SHARD" "$LOOP_SHARDS"')`);
+    }
+    if (check.junit !== undefined && !check.junit.includes(SHARD_PLACEHOLDER)) {
+        return (`${key}: ${shards} shards, but checks.${check.name}.junit (${JSON.stringify(check.junit)}) has no ` +
+            `${SHARD_PLACEHOLDER}, so every shard would write the same file; expected a path such as ` +
+            `'reports/junit-${SHARD_PLACEHOLDER}.xml'`);
+    }
+    return null;
+}
+/** The legs of a check, shard 1 to N (one leg, placeholders filled, for a check that is not sharded). */
+function expandShards(check) {
+    const shards = shardCount(check);
+    return Array.from({ length: shards }, (_, index) => legOf(check, index + 1, shards));
+}
+/** One leg of a check (shard is 1-based, at most the check's count). */
+function legOf(check, shard, shards = shardCount(check)) {
+    if (!Number.isInteger(shard) || shard < 1 || shard > shards) {
+        throw new RangeError(`shard: expected a whole number from 1 to ${shards} for check '${check.name}'; got ${shard}`);
+    }
+    const command = typeof check.run === 'string'
+        ? substituteShard(check.run, shard, shards)
+        : check.run.map((word) => substituteShard(word, shard, shards));
+    return {
+        check: check.name,
+        shard,
+        shards,
+        command,
+        ...(check.junit !== undefined ? { junit: substituteShard(check.junit, shard, shards) } : {}),
+        env: shardEnv(shard, shards),
+    };
+}
+/**
+ * The check that runs one leg alone, as any unsharded check runs: same name and settings, the leg's
+ * command and JUnit path, `LOOP_SHARD`/`LOOP_SHARDS` over its `env`. A job that runs one leg (a matrix
+ * leg of the fan-out mode) verifies with it, then its result goes to `mergeShards` as that shard's report.
+ */
+function legCheck(check, leg) {
+    const { junit: _junit, shards: _shards, ...rest } = check;
+    return {
+        ...rest,
+        run: leg.command,
+        ...(leg.junit !== undefined ? { junit: leg.junit } : {}),
+        env: { ...check.env, ...leg.env },
+    };
+}
+/** `test shard 3/4`: how a leg is named in excerpts, logs and progress. */
+function shardLabel(check, shard, shards) {
+    return `${check} shard ${shard}/${shards}`;
+}
+/** The excerpt line of a leg without a verdict, which the `infrastructure` pattern matches. */
+function noVerdictLine(check, shard, shards, reason) {
+    return `${NO_VERDICT_PREFIX} ${shardLabel(check, shard, shards)}: ${reason}`;
+}
+/** Exit codes a shell (or the isolation's first process) gives a command killed by a signal: 128 + its number. */
+const KILLED_EXIT_CODES = { 137: 'SIGKILL', 143: 'SIGTERM' };
+/**
+ * Why a finished leg's process gave no verdict, or null when its exit is one: killed by a signal the
+ * controller did not send (the OOM killer, a runner shutting down), seen as the signal or as the exit
+ * code 128 + its number a shell reports, or cancelled. A timeout is the controller's own verdict
+ * (`timeout`), as for any check.
+ */
+function noVerdictReason(run) {
+    if (run.cancelled)
+        return 'cancelled before it reported';
+    if (run.timedOut)
+        return null;
+    if (run.signal)
+        return `killed by ${run.signal} before it reported`;
+    const killedBy = run.exitCode === null ? undefined : KILLED_EXIT_CODES[run.exitCode];
+    return killedBy ? `killed by ${killedBy} (exit ${run.exitCode}) before it reported` : null;
+}
+/**
+ * The result of a leg that never reported (killed, cancelled, its job timed out, missing): `error`,
+ * never a pass, its excerpt the no-verdict line. Unclassified: the analyzer gives it its pattern.
+ */
+function missingShardResult(check, shard, shards, reason) {
+    return {
+        name: check.name,
+        kind: check.kind,
+        verdict: 'error',
+        required: check.required,
+        durationMs: 0,
+        exitCode: null,
+        pattern: null,
+        confidence: null,
+        strategy: null,
+        signature: null,
+        locations: [],
+        excerpt: noVerdictLine(check.name, shard, shards, reason),
+        autoFixed: false,
+    };
+}
+/** Higher is worse: a verdict nobody can trust, then one that ran out of time, then a failure, then none. */
+const SEVERITY = {
+    error: 5,
+    timeout: 4,
+    fail: 3,
+    skipped: 2,
+    flaky: 1,
+    pass: 0,
+};
+/** The worst of some verdicts (`pass` for none): what a check of these legs is. */
+function worstVerdict(verdicts) {
+    return verdicts.reduce((worst, verdict) => (SEVERITY[verdict] > SEVERITY[worst] ? verdict : worst), 'pass');
+}
+const MAX_EXCERPT_CHARS = 4000;
+const MAX_LOCATIONS = 20;
+/**
+ * Merges the legs' reports into one result for the check. A shard from 1 to `shards` with no report
+ * counts as one that reported nothing (`missing`); a report for a shard outside that range is refused.
+ */
+function mergeShards(check, shards, reports) {
+    const byShard = new Map();
+    for (const report of reports) {
+        if (!Number.isInteger(report.shard) || report.shard < 1 || report.shard > shards) {
+            throw new RangeError(`mergeShards: a report for shard ${report.shard} of check '${check.name}'; expected shards 1 to ${shards}`);
+        }
+        byShard.set(report.shard, report);
+    }
+    const legs = Array.from({ length: shards }, (_, index) => {
+        const shard = index + 1;
+        const report = byShard.get(shard);
+        const result = report?.result ?? missingShardResult(check, shard, shards, report ? report.reason : 'no result reported');
+        return { shard, result, tests: report?.result ? (report.tests ?? {}) : {} };
+    });
+    const leading = legs.reduce((worst, leg) => SEVERITY[leg.result.verdict] > SEVERITY[worst.result.verdict] ? leg : worst);
+    const failed = legs.filter((leg) => leg.result.verdict !== 'pass' && leg.result.verdict !== 'flaky');
+    const ordered = [leading, ...failed.filter((leg) => leg !== leading)];
+    const result = {
+        ...leading.result,
+        name: check.name,
+        kind: check.kind,
+        required: check.required,
+        durationMs: Math.max(...legs.map((leg) => leg.result.durationMs)),
+        locations: uniqueLocations(ordered.flatMap((leg) => leg.result.locations)).slice(0, MAX_LOCATIONS),
+        excerpt: mergedExcerpt(check.name, shards, ordered.filter((leg) => leg.result.verdict !== 'pass' && leg.result.verdict !== 'flaky' && leg.result.verdict !== 'skipped')),
+        autoFixed: false,
+    };
+    delete result.regression;
+    if (leading.result.verdict !== 'skipped')
+        delete result.skippedReason;
+    return {
+        result,
+        tests: unionTests(legs.map((leg) => leg.tests)),
+        failing: failed.map((leg) => leg.shard),
+        leading: leading.shard,
+    };
+}
+/** The union of test verdicts: a test failing in any of them fails. */
+function unionTests(sets) {
+    const union = {};
+    for (const tests of sets) {
+        for (const [id, verdict] of Object.entries(tests)) {
+            if (union[id] !== 'fail')
+                union[id] = verdict;
+        }
+    }
+    return union;
+}
+/**
+ * Each failing shard's excerpt under `### <check> shard i/n: <verdict>`, the leading shard's first (its
+ * failure is the check's pattern) with up to half the room, the others sharing the rest fairly.
+ */
+function mergedExcerpt(check, shards, failed) {
+    const parts = failed.map((leg) => {
+        const heading = `### ${shardLabel(check, leg.shard, shards)}: ${leg.result.verdict}`;
+        const body = leg.result.excerpt.trim();
+        return body ? `${heading}\n${body}` : heading;
+    });
+    const [first, ...rest] = parts;
+    if (first === undefined)
+        return '';
+    const separators = 2 * rest.length;
+    const firstRoom = rest.length === 0 ? MAX_EXCERPT_CHARS : Math.floor(MAX_EXCERPT_CHARS / 2);
+    const lead = clip(first, Math.max(firstRoom, MAX_EXCERPT_CHARS - separators - rest.join('').length));
+    const room = rest.length === 0 ? 0 : Math.floor((MAX_EXCERPT_CHARS - lead.length - separators) / rest.length);
+    return [lead, ...rest.map((part) => clip(part, room))].join('\n\n').slice(0, MAX_EXCERPT_CHARS);
+}
+function clip(text, room) {
+    if (text.length <= room)
+        return text;
+    return room <= 1 ? text.slice(0, Math.max(room, 0)) : `${text.slice(0, room - 1)}…`;
+}
+function uniqueLocations(locations) {
+    const seen = new Set();
+    return locations.filter((location) => {
+        const key = `${location.file}:${location.line ?? ''}:${location.column ?? ''}`;
+        if (seen.has(key))
+            return false;
+        seen.add(key);
+        return true;
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/domain/stages.ts
 /**
  * The stages of a loop and the pipeline presets.
@@ -18708,7 +18943,7 @@ const DEFAULT_EXIT_REQUIREMENTS = {
     DOCUMENT: ['build', 'test'],
     REVIEW: ['build', 'test', 'approved'],
 };
-const LOOP_STATUSES = ['running', 'waiting', 'blocked', 'complete', 'capped', 'aborted'];
+const LOOP_STATUSES = ['running', 'waiting', 'blocked', 'complete', 'capped', 'aborted', 'queued'];
 const STRATEGIES = [
     'auto_fix',
     'context_expand',
@@ -18736,6 +18971,7 @@ const DECISION_KINDS = [
  * The loop config (`.github/loop.yml`): one zod schema, strict keys. The JSON Schema in
  * `schema/loop-config.schema.json` is generated from this same schema (`npm run schema`).
  */
+
 
 
 
@@ -18769,6 +19005,8 @@ const checkSchema = strictObject({
     pre: schemas_boolean().default(false),
     'verify-only': schemas_boolean().default(false),
     env: envSchema.default({}),
+    /** Shards run side by side: `{shard}`/`{shards}` in run and junit, LOOP_SHARD/LOOP_SHARDS in the environment. */
+    shards: schemas_number().int().min(1).max(MAX_SHARDS).optional(),
 });
 const signalSchema = schemas_string().min(1);
 /** A failure pattern as users write it. Users add patterns or override a default by `id`. */
@@ -18878,6 +19116,10 @@ const loopConfigSchema = strictObject({
         'allow-paths': [],
         'allow-workflows': false,
     }),
+    // Issue numbers: `[12, 15]`, or quoted `['#12', '#15']` (a bare # starts a YAML comment).
+    'depends-on': array(union([schemas_number().int().positive(), schemas_string().regex(/^#[1-9][0-9]*$/, "an issue number such as 12 or '#12'")]))
+        .max(10, 'at most 10 issues')
+        .optional(),
 });
 /**
  * Keys the loop config no longer takes, with where they went. `allow-untrusted` decides whether a
@@ -19024,7 +19266,7 @@ function rankLocations(locations) {
 ;// CONCATENATED MODULE: ./src/domain/analysis/locations.ts
 
 /** Locations kept (the first ones in the output). */
-const MAX_LOCATIONS = 50;
+const locations_MAX_LOCATIONS = 50;
 const MAX_HITS_PER_LOCATION = 50;
 /** Collects what each location regex finds, line by line, and picks the locations to report. */
 class LocationCollector {
@@ -19078,7 +19320,7 @@ class LocationCollector {
                 found.message = lastErrorLine;
             }
             if (isLibraryFile(file)) {
-                if (this.libraryHits.length < MAX_LOCATIONS)
+                if (this.libraryHits.length < locations_MAX_LOCATIONS)
                     this.libraryHits.push({ order: this.order++, location: found });
             }
             else
@@ -19128,7 +19370,7 @@ function withCodeUnderTest(locations) {
         named.add(baseName(`${subject}.go`));
         result.push({ file: `${subject}.go`, message: `the code under test of ${location.file}` });
     }
-    return result.slice(0, MAX_LOCATIONS);
+    return result.slice(0, locations_MAX_LOCATIONS);
 }
 /**
  * Files of a language's runtime or package cache, never the project's: Go's GOROOT (`/usr/local/go/src/`,
@@ -19589,7 +19831,7 @@ const LINE_DECODE_CHARS = 4096;
 const MAX_CANDIDATE_LINES = 20_000;
 const EXCERPT_LINES = 12;
 const EXCERPT_LINE_CHARS = 300;
-const MAX_EXCERPT_CHARS = 4000;
+const analyzer_MAX_EXCERPT_CHARS = 4000;
 const TAIL_BYTES = 8 * 1024;
 const TOKEN_TEXT_CHARS = 8000;
 /**
@@ -19805,7 +20047,7 @@ class StreamingAnalyzer {
             ? this.excerptLines[best]
             : this.genericLines;
         const excerptLines = excerptSource.length > 0 ? excerptSource : this.tailLines();
-        const excerpt = displayText(excerptLines.join('\n')).slice(0, MAX_EXCERPT_CHARS);
+        const excerpt = displayText(excerptLines.join('\n')).slice(0, analyzer_MAX_EXCERPT_CHARS);
         const tokenText = [...excerptLines, ...locations.map((l) => l.message ?? '')].join('\n').slice(0, TOKEN_TEXT_CHARS);
         const tokens = normaliseTokens(tokenText);
         const patternId = matchedPattern?.id ?? null;
@@ -19945,6 +20187,11 @@ const ADVICE = {
         'A change broke something that passed in the baseline.',
         'The diff since the baseline, near the failing test.',
         'Revert the change that broke it and redo it.',
+    ],
+    infrastructure: [
+        'A shard of a sharded check was killed or cancelled before it reported.',
+        "The shard's log and the runner's memory, time and cancellation limits.",
+        'Give the shards more memory or time, or split the suite into more shards.',
     ],
 };
 /** Builds the dead letter for a failure whose retry budget is spent. */
@@ -27089,6 +27336,7 @@ const DEFAULT_PATTERNS = [
     { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S+(\\s+[\\d.]+m?s|\\s+>\\s.*)?$/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/", "/Interrupted: \\d+ errors? during collection/", "There were failing tests", "/^\\S+ > .+ FAILED$/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s+(?P<file>/\\S+\\.go):(?P<line>\\d+)(?: \\+0x[0-9a-f]+)?$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass.", "outranks": ["build-error"] },
     { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated", "make: *** ", "[build failed]", "Compilation failed; see the compiler error output", "FAILURE: Build failed with an exception", "main module", "* What went wrong:", "Build file '", "Execution failed for task", "The build could not read", "problems were encountered while processing the POMs"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]", "/^make(\\[\\d+\\])?: \\*\\*\\* \\[\\S+:\\d+: .+\\] Error [1-9]\\d*$/", "/^make(\\[\\d+\\])?: \\*\\*\\* No rule to make target/", "/^(vet: )?\\S+\\.go:\\d+:\\d+: (.+ declared (but|and) not used|.*imported and not used|missing return|too many arguments in call|not enough arguments in call|invalid operation: |.+ redeclared in this block|(too many|not enough) return values|(too many|not enough) arguments to return|assignment mismatch: |\\S+ undefined \\(type .* has no (field or method|method) |cannot assign to |no new variables on left side of :=|non-name .* on left side of :=|invalid recursive type|missing function body|non-boolean condition in |cannot range over |\\S+ is not a type|\\S+ \\(.*\\) is not used|invalid argument: |cannot call non-function |duplicate case |label \\S+ defined and not used|(break|continue) is not in a loop|first argument to append must be )/", "/^go: (go\\.mod file not found|cannot find main module)/", "/directory prefix \\S+ does not contain main module/", "Compilation failed; see the compiler error output", "Non-parseable POM", "Non-readable POM", "there is no POM in this directory", "MissingProjectException", "/A problem occurred (evaluating|configuring) (root )?project/"], "kinds": ["build", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^make(?:\\[\\d+\\])?: \\*\\*\\* (?P<message>\\[(?P<file>[^\\s:\\]]+):(?P<line>\\d+): .*)$", "^Build file '(?P<file>[^']+)' line: (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
     { "id": "regression-detected", "description": "A check (or a single test) that passed in the baseline fails now. Set by the controller.", "signals": ["regression-detected"], "anchors": ["/^regression-detected: /"], "kinds": [], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": [], "hint": "Something that worked before the loop's changes broke; diff against the baseline." },
+    { "id": "infrastructure", "description": "A shard of a sharded check gave no verdict (killed by a signal, cancelled, its job timed out or never reported). Set by the controller, whose line the check's excerpt carries; never a pass.", "signals": ["loop-controller: no verdict from"], "anchors": ["/^loop-controller: no verdict from \\S+ shard \\d+\\/\\d+: /"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "The runner lost a shard, not the code; run the checks again, and hand it to a person if it keeps happening.", "outranks": ["test-failure", "build-error", "timeout"] },
 ];
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/library.ts
@@ -28663,6 +28911,8 @@ const loopStateSchema = strictObject({
     /** The last re-dispatch of the next iteration, recorded before the call: what `command: sweep` reads. */
     dispatch: dispatchRecordSchema.optional(),
     metrics: metricsSchema,
+    /** The workflow run whose job last ran an iteration of the loop (the action records it; the dashboard links it). */
+    lastRun: strictObject({ id: schemas_string().min(1), url: schemas_string() }).optional(),
 });
 
 ;// CONCATENATED MODULE: ./src/domain/engine/initial.ts
@@ -30430,6 +30680,7 @@ const EXIT_FOR = {
     complete: EXIT.complete,
     blocked: EXIT.blocked,
     waiting: EXIT.waiting,
+    queued: EXIT.waiting,
     capped: EXIT.capped,
     aborted: EXIT.aborted,
 };
@@ -30661,6 +30912,7 @@ function findCycle(checks, byName) {
 
 
 
+
 /**
  * Loads the loop config for a request: the file when there is one (read through `readText`, which
  * answers null for a missing file) unless simple mode was asked for and the file was not named.
@@ -30757,6 +31009,9 @@ function validateLoopConfig(raw, source, lineOfPath = () => undefined) {
         if (names.has(check.name))
             problems.push(`checks: the name '${check.name}' is used twice; each check needs its own name.`);
         names.add(check.name);
+        const shardProblem = shardConfigProblem(check);
+        if (shardProblem)
+            problems.push(shardProblem);
     }
     try {
         planMatrix(config.checks);
@@ -30807,7 +31062,17 @@ function describeIssue(issue, raw, source, lineOfPath) {
     }
     const value = valueAt(raw, path);
     const got = value === undefined ? 'nothing' : JSON.stringify(value);
+    const shards = shardsKey(path, raw);
+    if (shards)
+        return [`${where}${shards}: expected a whole number from 1 to ${MAX_SHARDS} (1: not sharded); got ${got}`];
     return [`${where}${key}: ${expectation(issue)}; got ${got}${source ? '' : ''}`];
+}
+/** `checks.<name>.shards` for a check's `shards` (named as the domain's sharding rule names it), else null. */
+function shardsKey(path, raw) {
+    if (path.length !== 3 || path[0] !== 'checks' || typeof path[1] !== 'number' || path[2] !== 'shards')
+        return null;
+    const name = valueAt(raw, ['checks', path[1], 'name']);
+    return typeof name === 'string' && name ? `checks.${name}.shards` : null;
 }
 function expectation(issue) {
     switch (issue.code) {
@@ -33472,6 +33737,7 @@ const ICONS = {
     complete: '✅',
     capped: '🛑',
     aborted: '⏹️',
+    queued: '⏳',
 };
 const TITLES = {
     running: 'Running',
@@ -33480,6 +33746,7 @@ const TITLES = {
     complete: 'COMPLETE',
     capped: 'Stopped at the iteration cap',
     aborted: 'Aborted',
+    queued: 'Queued: waits for a slot or its dependencies',
 };
 /** The statuses that stop a loop short of COMPLETE; `fail-on` chooses which of them fail the job. */
 const STOPPED_STATES = ['blocked', 'capped', 'aborted'];
@@ -33549,6 +33816,8 @@ function cliNextStepOf(model) {
             return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`;
         case 'aborted':
             return 'nothing: the loop is over; its commits stay where they are.';
+        case 'queued':
+            return 'nothing: on GitHub the loop starts by itself once a slot is free and its dependencies are COMPLETE; `loop-controller run` runs it here.';
         case 'waiting': {
             const gate = view_pendingGate(model);
             if (gate)
@@ -33573,6 +33842,8 @@ function nextStepOf(model) {
             return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
         case 'aborted':
             return `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
+        case 'queued':
+            return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.';
         case 'waiting': {
             const gate = view_pendingGate(model);
             if (gate) {
@@ -34253,6 +34524,7 @@ const OUTCOMES = {
     complete: 'complete',
     capped: 'capped',
     aborted: 'aborted',
+    queued: 'waiting',
 };
 function renderStatus(state, policy) {
     // Under a minute is said in seconds, not as `0 min`.
@@ -36105,6 +36377,11 @@ function strategyForFixCoverage(plan, hasFix) {
  */
 
 
+
+/** The log file of a check's run in the log folder, or of one shard's (`<check>.shard-<n>.log`). */
+function checkLogName(check, shard) {
+    return shard === undefined ? `${check}.log` : `${check}.shard-${shard}.log`;
+}
 /** The verdict of a finished run: a start failure is an `error`, not a failing check. */
 function verdictOf(result) {
     if (result.spawnError !== undefined)
@@ -36132,7 +36409,11 @@ async function runMatrix(input) {
     const selected = new Set(input.only ?? plan.order);
     const order = plan.order.filter((name) => selected.has(name));
     const outcomes = new Map();
-    const running = new Set();
+    const started = new Set();
+    // Processes running (a sharded check holds one slot per running leg), and legs waiting for a slot.
+    let busy = 0;
+    const queuedLegs = [];
+    const finishedLegs = new Map();
     let stopReason = null;
     const isFailure = (outcome) => outcome.verdict !== 'pass' && outcome.verdict !== 'skipped';
     const record = (outcome) => {
@@ -36153,16 +36434,56 @@ async function runMatrix(input) {
             cwd: input.cwd,
             env: { ...input.env, ...check.env },
             timeoutMs: Math.round(check.timeout * 1000),
-            logFile: (0,external_node_path_namespaceObject.join)(input.logDir, `${check.name}.log`),
+            logFile: (0,external_node_path_namespaceObject.join)(input.logDir, checkLogName(check.name)),
             onOutput: input.onOutput ? (chunk) => input.onOutput?.(check.name, chunk) : undefined,
             signal: input.signal,
         });
         record({ check, verdict: verdictOf(result), result });
     };
+    // Each leg has the check's own timeout; the check is recorded once its last leg ends.
+    const runLeg = async (check, leg) => {
+        const result = await input.runner.run({
+            command: leg.command,
+            cwd: input.cwd,
+            env: { ...input.env, ...check.env, ...leg.env },
+            timeoutMs: Math.round(check.timeout * 1000),
+            logFile: (0,external_node_path_namespaceObject.join)(input.logDir, checkLogName(check.name, leg.shard)),
+            onOutput: input.onOutput ? (chunk) => input.onOutput?.(check.name, chunk, leg.shard) : undefined,
+            signal: input.signal,
+        });
+        const cancelled = input.signal?.aborted === true;
+        const noVerdict = noVerdictReason({
+            exitCode: result.exitCode,
+            signal: result.signal,
+            timedOut: result.timedOut,
+            cancelled,
+        });
+        const legs = finishedLegs.get(check.name);
+        legs.push({ leg, verdict: noVerdict ? 'error' : verdictOf(result), result, noVerdict });
+        if (legs.length < leg.shards)
+            return;
+        legs.sort((a, b) => a.leg.shard - b.leg.shard);
+        const verdict = worstVerdict(legs.map((l) => l.verdict));
+        record({ check, verdict, result: mergedRun(legs), legs });
+    };
     await new Promise((resolve, reject) => {
+        const launch = (job) => {
+            busy++;
+            job().then(() => {
+                busy--;
+                pump();
+            }, (error) => reject(error));
+        };
+        const launchQueuedLegs = () => {
+            while (queuedLegs.length > 0 && busy < input.maxParallel) {
+                const { check, leg } = queuedLegs.shift();
+                launch(() => runLeg(check, leg));
+            }
+        };
         const pump = () => {
+            launchQueuedLegs();
             for (const name of order) {
-                if (outcomes.has(name) || running.has(name))
+                if (outcomes.has(name) || started.has(name))
                     continue;
                 const check = byName.get(name);
                 // Pre checks all finish before any other check starts.
@@ -36181,20 +36502,45 @@ async function runMatrix(input) {
                     continue;
                 }
                 const waiting = check.needs.some((need) => selected.has(need) && !outcomes.has(need));
-                if (waiting || running.size >= input.maxParallel)
+                if (waiting || busy >= input.maxParallel)
                     continue;
-                running.add(name);
-                runCheck(check).then(() => {
-                    running.delete(name);
-                    pump();
-                }, (error) => reject(error));
+                started.add(name);
+                if (isSharded(check)) {
+                    input.onCheckStart?.(check);
+                    finishedLegs.set(name, []);
+                    queuedLegs.push(...expandShards(check).map((leg) => ({ check, leg })));
+                    launchQueuedLegs();
+                }
+                else {
+                    launch(() => runCheck(check));
+                }
             }
-            if (running.size === 0 && order.every((name) => outcomes.has(name)))
+            if (busy === 0 && queuedLegs.length === 0 && order.every((name) => outcomes.has(name)))
                 resolve();
         };
         pump();
     });
     return order.map((name) => outcomes.get(name));
+}
+/**
+ * A sharded check's run as one: the leading leg's exit, the longest duration, and the output of each leg
+ * that did not pass under its shard's heading (so the runner's failing-test lines of every shard count).
+ */
+function mergedRun(legs) {
+    const worst = worstVerdict(legs.map((l) => l.verdict));
+    const leading = legs.find((l) => l.verdict === worst) ?? legs[0];
+    const failing = legs.filter((l) => l.verdict !== 'pass');
+    return {
+        exitCode: leading.result.exitCode,
+        signal: leading.result.signal,
+        timedOut: leading.result.timedOut,
+        durationMs: Math.max(...legs.map((l) => l.result.durationMs)),
+        output: failing.map((l) => `### shard ${l.leg.shard}/${l.leg.shards}\n${l.result.output}`).join('\n'),
+        totalBytes: legs.reduce((sum, l) => sum + l.result.totalBytes, 0),
+        truncated: legs.some((l) => l.result.truncated),
+        ...(leading.result.logFile ? { logFile: leading.result.logFile } : {}),
+        ...(leading.result.spawnError !== undefined ? { spawnError: leading.result.spawnError } : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/app/verification.ts
@@ -36208,7 +36554,9 @@ async function runMatrix(input) {
 
 
 
+
 const EXCERPT_BYTES = 3000;
+const MISSING_TAIL_BYTES = 1500;
 /** Runs the verification matrix with streaming analysis of each failing check's output. */
 async function verify(input, deps, logDir, env, iteration, live, only) {
     await deps.workspace.makeDir(logDir);
@@ -36222,48 +36570,93 @@ async function verify(input, deps, logDir, env, iteration, live, only) {
         runner: deps.runner,
         logDir,
         onCheckStart: (check) => {
-            analyzers.set(check.name, new StreamingAnalyzer(input.library, { kind: check.kind }));
+            // A sharded check's legs are analyzed apart: each shard's failure is classified on its own output.
+            const shards = shardCount(check);
+            for (let shard = 1; shard <= shards; shard++) {
+                analyzers.set(analyzerKey(check.name, shards > 1 ? shard : undefined), new StreamingAnalyzer(input.library, { kind: check.kind }));
+            }
             if (live)
                 deps.progress?.checkStarted?.(iteration, check);
         },
-        onOutput: (name, chunk) => analyzers.get(name)?.push(chunk),
+        onOutput: (name, chunk, shard) => analyzers.get(analyzerKey(name, shard))?.push(chunk),
         ...(only ? { only } : {}),
     });
     return outcomes.map((outcome) => {
-        const analyzer = analyzers.get(outcome.check.name);
-        const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error';
-        // A failure no fix command covers is the agent's: never recorded as auto_fix.
-        const analysis = failing && analyzer
-            ? strategyForFixCoverage(relativeLocations(analyzer.finish({
-                timedOut: outcome.verdict === 'timeout',
-                exitCode: outcome.result?.exitCode ?? null,
-                ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
-            }), input.cwd), Boolean(outcome.check.fix))
-            : null;
-        const result = {
-            name: outcome.check.name,
-            kind: outcome.check.kind,
-            verdict: outcome.verdict,
-            required: outcome.check.required,
-            durationMs: outcome.result?.durationMs ?? 0,
-            exitCode: outcome.result?.exitCode ?? null,
-            ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
-            pattern: analysis?.pattern ?? null,
-            confidence: analysis ? round2(analysis.confidence) : null,
-            strategy: analysis?.strategy ?? null,
-            signature: analysis?.signature ?? null,
-            locations: analysis?.locations.slice(0, 20) ?? [],
-            excerpt: failing
-                ? deps
-                    .redact(displayText(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES)))
-                    .slice(0, 4000)
-                : '',
-            autoFixed: false,
-        };
+        const judged = outcome.legs
+            ? mergedLegs(input, deps, outcome.check, outcome.legs, analyzers)
+            : verification_judge(input, deps, outcome.check, outcome, analyzers.get(outcome.check.name));
+        const { result } = judged;
         if (live)
             deps.progress?.checkFinished?.(iteration, result);
-        return { check: outcome.check, outcome, result, analysis, log: outcome.result?.logFile ?? '' };
+        return {
+            check: outcome.check,
+            outcome,
+            result,
+            analysis: judged.analysis,
+            log: outcome.result?.logFile ?? '',
+            ...(judged.shards ? { shards: judged.shards } : {}),
+        };
     });
+}
+function analyzerKey(check, shard) {
+    return shard === undefined ? check : `${check}#${shard}`;
+}
+/** A finished run's recorded result and, when it failed, its analysis. */
+function verification_judge(input, deps, check, outcome, analyzer) {
+    const failing = outcome.verdict === 'fail' || outcome.verdict === 'timeout' || outcome.verdict === 'error';
+    // A failure no fix command covers is the agent's: never recorded as auto_fix.
+    const analysis = failing && analyzer
+        ? strategyForFixCoverage(relativeLocations(analyzer.finish({
+            timedOut: outcome.verdict === 'timeout',
+            exitCode: outcome.result?.exitCode ?? null,
+            ...(outcome.result?.spawnError ? { spawnError: outcome.result.spawnError } : {}),
+        }), input.cwd), Boolean(check.fix))
+        : null;
+    const result = {
+        name: check.name,
+        kind: check.kind,
+        verdict: outcome.verdict,
+        required: check.required,
+        durationMs: outcome.result?.durationMs ?? 0,
+        exitCode: outcome.result?.exitCode ?? null,
+        ...(outcome.skippedReason ? { skippedReason: outcome.skippedReason } : {}),
+        pattern: analysis?.pattern ?? null,
+        confidence: analysis ? round2(analysis.confidence) : null,
+        strategy: analysis?.strategy ?? null,
+        signature: analysis?.signature ?? null,
+        locations: analysis?.locations.slice(0, 20) ?? [],
+        excerpt: failing
+            ? deps.redact(displayText(analysis?.excerpt || tail(outcome.result?.output ?? '', EXCERPT_BYTES))).slice(0, 4000)
+            : '',
+        autoFixed: false,
+    };
+    return { result, analysis };
+}
+/**
+ * A sharded check: each leg judged on its own output (a leg that gave no verdict on its output and the
+ * no-verdict line, which the `infrastructure` pattern matches), then merged into the check's one
+ * result; the leading shard's analysis is the check's, with the merged excerpt and locations.
+ */
+function mergedLegs(input, deps, check, legs, analyzers) {
+    const shards = legs.map((leg) => {
+        const analyzer = analyzers.get(analyzerKey(check.name, leg.leg.shard));
+        if (leg.noVerdict === null) {
+            const judged = verification_judge(input, deps, check, { verdict: leg.verdict, result: leg.result }, analyzer);
+            return { leg: leg.leg, result: judged.result, analysis: judged.analysis, output: leg.result.output };
+        }
+        const missing = missingShardResult(check, leg.leg.shard, leg.leg.shards, leg.noVerdict);
+        analyzer?.push(`\n${missing.excerpt}\n`);
+        const judged = verification_judge(input, deps, check, { verdict: 'error', result: { ...leg.result, exitCode: null } }, analyzer);
+        // The line first, then what the shard printed last: where it was when it was lost.
+        const printed = deps.redact(displayText(tail(leg.result.output, MISSING_TAIL_BYTES))).trim();
+        const excerpt = (printed ? `${missing.excerpt}\n${printed}` : missing.excerpt).slice(0, 4000);
+        const result = { ...judged.result, durationMs: leg.result.durationMs, excerpt };
+        return { leg: leg.leg, result, analysis: judged.analysis, output: leg.result.output };
+    });
+    const merged = mergeShards(check, legs[0]?.leg.shards ?? shardCount(check), shards.map((s) => ({ shard: s.leg.shard, result: s.result })));
+    const leading = shards.find((s) => s.leg.shard === merged.leading)?.analysis ?? null;
+    const analysis = leading ? { ...leading, excerpt: merged.result.excerpt, locations: merged.result.locations } : null;
+    return { result: merged.result, analysis, shards };
 }
 async function rerunCheck(input, deps, check, logDir, env, label) {
     return deps.runner.run({
@@ -36274,18 +36667,31 @@ async function rerunCheck(input, deps, check, logDir, env, label) {
         logFile: (0,external_node_path_namespaceObject.join)(logDir, `${safeName(label)}.log`),
     });
 }
+/**
+ * The JUnit verdicts of every check that writes a report, `<check>:<test id>`; a sharded check's shards
+ * united (fail wins). With `input.recordedTests` (fan-out's decide: the verify legs read the reports
+ * where the checks ran), those are the verdicts, and no report is read here.
+ */
 async function junitResults(input, deps) {
+    if (input.recordedTests)
+        return { ...input.recordedTests };
     const tests = {};
     for (const check of input.config.checks) {
         if (!check.junit)
             continue;
-        const xml = await deps.workspace.readText((0,external_node_path_namespaceObject.resolve)(input.cwd, check.junit), 32 * 1024 * 1024);
-        if (!xml)
-            continue;
-        for (const test of parseJUnit(xml)) {
-            if (test.status !== 'skipped')
-                tests[`${check.name}:${test.id}`] = test.status;
+        const perShard = [];
+        for (const leg of expandShards(check)) {
+            const xml = leg.junit ? await deps.workspace.readText((0,external_node_path_namespaceObject.resolve)(input.cwd, leg.junit), 32 * 1024 * 1024) : null;
+            if (!xml)
+                continue;
+            const verdicts = {};
+            for (const test of parseJUnit(xml)) {
+                if (test.status !== 'skipped')
+                    verdicts[`${check.name}:${test.id}`] = test.status;
+            }
+            perShard.push(verdicts);
         }
+        Object.assign(tests, unionTests(perShard));
     }
     return tests;
 }
@@ -36961,8 +37367,11 @@ function redacted(events, deps) {
 }
 
 ;// CONCATENATED MODULE: ./src/domain/flake-rerun.ts
-/** Patterns of failures that come and go with the network or the machine's load, whatever the check. */
-const TRANSIENT_PATTERNS = ['network-error', 'timeout'];
+/**
+ * Patterns of failures that come and go with the network or the machine's load, whatever the check
+ * (`infrastructure`: a shard that was killed or cancelled before it reported).
+ */
+const TRANSIENT_PATTERNS = ['network-error', 'timeout', 'infrastructure'];
 /** Above this many failing tests the filter is not worth it (and the regex grows): the whole check. */
 const MAX_SELECTED_TESTS = 50;
 /** What the flake check re-runs for a failing check. */
@@ -37050,6 +37459,77 @@ function flake_rerun_unique(values) {
     return [...new Set(values)];
 }
 
+;// CONCATENATED MODULE: ./src/app/shard-rerun.ts
+/**
+ * Re-running a sharded check: the flake check re-runs only its failing shards (each with only its own
+ * failing tests where its runner can select them), a re-check after a fix or an install runs every
+ * shard; either way the legs run side by side, at most max-parallel at once, each with its own timeout.
+ */
+
+
+
+
+
+/**
+ * The flake check's plan for a sharded check: each failing shard, judged on its own command, pattern
+ * and output; empty when one of them cannot be a flake or timed out (the check stays failing whatever
+ * the others do, so re-running them would only cost time).
+ */
+function shardFlakePlans(live) {
+    const failing = (live.shards ?? []).filter((shard) => step_support_isFailing(shard.result));
+    const plans = [];
+    for (const shard of failing) {
+        if (shard.result.verdict === 'timeout')
+            return [];
+        const rerun = flakeRerun({
+            kind: live.check.kind,
+            run: shard.leg.command,
+            pattern: shard.analysis?.pattern ?? null,
+            failingTests: failingTestsIn(shard.output),
+        });
+        if (rerun.scope === 'none')
+            return [];
+        plans.push({ leg: shard.leg, rerun });
+    }
+    return plans;
+}
+/** How the flake check's plan is told: `re-running shard 3/4 only (its 2 failing tests, vitest)`. */
+function describeShardFlakePlans(check, plans) {
+    const shards = plans[0]?.leg.shards ?? 0;
+    const which = plans.map((plan) => `${plan.leg.shard}/${shards}`).join(', ');
+    const how = plans.map((plan) => plan.rerun.scope === 'tests'
+        ? `${shardLabel(check, plan.leg.shard, shards)}: only its failing tests (${plan.rerun.runner})`
+        : `${shardLabel(check, plan.leg.shard, shards)}: the whole shard`);
+    return `re-running only the failing shard${plans.length === 1 ? '' : 's'} ${which} of ${shards} (${how.join('; ')})`;
+}
+/** The legs the flake check runs again, each narrowed to its failing tests where it can be. */
+function flakeLegReruns(plans) {
+    return plans.map((plan) => plan.rerun.scope === 'tests' ? { leg: plan.leg, command: plan.rerun.command } : { leg: plan.leg });
+}
+/**
+ * Runs the legs again, side by side up to `maxParallel`, each logged to `<check>.shard-<i>.<label>.log`;
+ * true when every one passes.
+ */
+async function rerunLegs(input, deps, check, legs, logDir, env, label) {
+    const maxParallel = input.config.matrix['max-parallel'] ?? input.maxParallel;
+    const results = [];
+    let next = 0;
+    const worker = async () => {
+        while (next < legs.length) {
+            const { leg, command } = legs[next++];
+            results.push(await deps.runner.run({
+                command: command ?? leg.command,
+                cwd: input.cwd,
+                env: { ...env, ...check.env, ...leg.env },
+                timeoutMs: Math.round(check.timeout * 1000),
+                logFile: (0,external_node_path_namespaceObject.join)(logDir, `${safeName(`${check.name}.shard-${leg.shard}.${label}`)}.log`),
+            }));
+        }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(maxParallel, legs.length)) }, worker));
+    return results.every((result) => result.exitCode === 0 && !result.timedOut);
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/remedies.ts
 /**
  * Cheaper remedies before anyone is woken, for each failing check: a re-run where a flake is possible
@@ -37058,6 +37538,8 @@ function flake_rerun_unique(values) {
  * passing, or leaves the failure for the analysis and the retry rules. No remedy command runs twice in
  * one iteration: one the act step already ran was measured by the matrix that followed it.
  */
+
+
 
 
 
@@ -37089,8 +37571,15 @@ async function remedies(run, record) {
             continue;
         }
         const name = live.check.name;
+        // A sharded check's flake check re-runs only its failing shards.
+        if (live.shards && (await flakeCheckShards(run, live, events))) {
+            checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
+            flaky.push(name);
+            events.push(noted(run, 'flaky', `${name}: failed, then its failing shards passed when re-run (flaky, no retry spent)`));
+            continue;
+        }
         // Flake check, where a flake is possible: a pass is recorded as flaky and costs no retry.
-        const rerun = flakeCheck(run, live);
+        const rerun = live.shards ? null : flakeCheck(run, live);
         if (rerun) {
             const narrowed = rerun.scope === 'tests';
             events.push(noted(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)));
@@ -37171,8 +37660,32 @@ function flakeData(rerun) {
         ? { scope: 'tests', runner: rerun.runner, tests: rerun.tests.slice(0, 20), command: rerun.command }
         : { scope: 'check', reason: rerun.reason };
 }
-/** Runs the check once more (or `command`, its failing tests only), unchanged; true when it passes. */
+/** The flake check of a sharded check: its failing shards re-run; true when they all pass. */
+async function flakeCheckShards(run, live, events) {
+    if (!run.input.config['flake-check'].enabled)
+        return false;
+    const plans = shardFlakePlans(live);
+    if (plans.length === 0)
+        return false;
+    const name = live.check.name;
+    const shards = plans.map((plan) => plan.leg.shard);
+    events.push(noted(run, 'check', `${name}: flake check: ${describeShardFlakePlans(name, plans)}`, { scope: 'shards', shards }));
+    for (let attempt = 1; attempt <= run.input.config['flake-check'].reruns; attempt++) {
+        const legs = flakeLegReruns(plans);
+        if (await rerunLegs(run.input, run.deps, live.check, legs, run.iterationDir, run.projectEnv, `rerun-${attempt}`))
+            return true;
+    }
+    return false;
+}
+/**
+ * Runs the check once more (or `command`, its failing tests only), unchanged; true when it passes. A
+ * sharded check runs every shard again (a fix or an install may change what any of them sees).
+ */
 async function recheck(run, check, label, command) {
+    if (isSharded(check) && command === undefined) {
+        const legs = expandShards(check).map((leg) => ({ leg }));
+        return rerunLegs(run.input, run.deps, check, legs, run.iterationDir, run.projectEnv, label);
+    }
     const result = await rerunCheck(run.input, run.deps, command === undefined ? check : { ...check, run: command }, run.iterationDir, run.projectEnv, `${check.name}.${label}`);
     return passes(result);
 }
@@ -37454,7 +37967,11 @@ async function runOneIteration(input, deps) {
  */
 async function iteration_settle(input, deps, loop, final, ran) {
     const at = deps.clock.now();
-    const concluded = conclude(loop, final, at);
+    const ended = conclude(loop, final, at);
+    // The run whose job ran this iteration: what the dashboard links as the loop's last run.
+    const concluded = ran && input.run
+        ? { ...ended, record: { ...ended.record, state: { ...ended.record.state, lastRun: input.run } } }
+        : ended;
     const { state } = concluded.record;
     const decision = ran?.decision ?? final;
     // The ending's records are written before the save they belong to (see `BeforeSave`); a save that
@@ -37709,11 +38226,433 @@ async function showLoop(command, place, values, io) {
     return exitFor(loaded.state.status);
 }
 
+;// CONCATENATED MODULE: ./src/domain/slots.ts
+/**
+ * Many loops at once: the repository's slots (`max-loops`) and the loops waiting for one, with their
+ * dependencies (`depends-on`). The record (`queue.json` on the git store's branch) is changed only
+ * through these rules, each a pure function from the record, the loops' statuses and the limit to the
+ * new record; the store applies them under compare-and-swap, so two jobs that end at once cannot both
+ * start the same loop.
+ *
+ * - A loop holds a slot from its admission until its state says it ended (COMPLETE, BLOCKED, capped,
+ *   aborted): the job that ends it releases the slot, and a slot whose holder ended without releasing
+ *   (a job that died) is freed by the next change of the record.
+ * - Who is next: the oldest queued loop whose dependencies are all COMPLETE. A queued loop is admitted
+ *   when it is chosen (it holds the slot before its job starts), so a newcomer cannot take the slot
+ *   between the release and the dispatched job.
+ * - A dependency that ended short of COMPLETE keeps its dependents queued and is reported.
+ */
+
+/** The highest `max-loops` the input takes. */
+const MAX_LOOPS_LIMIT = 1000;
+const EMPTY_SLOTS = { running: [], queued: [] };
+const ENDED = ['complete', 'blocked', 'capped', 'aborted'];
+function hasEnded(status) {
+    return status !== undefined && ENDED.includes(status);
+}
+function dependencyWait(dependsOn, statuses) {
+    const pending = [];
+    const endedShort = [];
+    for (const loopId of dependsOn) {
+        const status = statuses.get(loopId);
+        if (status === 'complete')
+            continue;
+        if (status !== undefined && hasEnded(status))
+            endedShort.push({ loopId, status });
+        else
+            pending.push(loopId);
+    }
+    return { pending, endedShort };
+}
+function ready(entry, statuses) {
+    return entry.dependsOn.every((loopId) => statuses.get(loopId) === 'complete');
+}
+function hasRoom(record, limit) {
+    return limit === null || record.running.length < limit;
+}
+/**
+ * Frees the slots of holders that ended and the queue entries of loops that ended (an aborted queued
+ * loop), then admits the oldest ready queued loops while there is room.
+ */
+function slots_settle(record, statuses, limit, at) {
+    const freed = record.running.filter((holder) => hasEnded(statuses.get(holder.loopId))).map((h) => h.loopId);
+    let running = record.running.filter((holder) => !freed.includes(holder.loopId));
+    const queued = [];
+    const started = [];
+    for (const entry of record.queued) {
+        if (hasEnded(statuses.get(entry.loopId)) || running.some((holder) => holder.loopId === entry.loopId))
+            continue;
+        if (ready(entry, statuses) && hasRoom({ running, queued }, limit)) {
+            running = [...running, { loopId: entry.loopId, since: at }];
+            started.push(entry);
+        }
+        else
+            queued.push(entry);
+    }
+    return { record: { running, queued }, started, freed };
+}
+/**
+ * A job of `request.loopId` asks to run. Admitted when it holds a slot already, or its dependencies
+ * are COMPLETE and there is room once every older ready loop is served; queued otherwise (an entry it
+ * already has keeps its place). `started` lists the older loops this change admitted.
+ */
+function requestSlot(record, request, statuses, limit) {
+    const settled = slots_settle(record, statuses, limit, request.at);
+    const started = settled.started.filter((entry) => entry.loopId !== request.loopId);
+    let { running, queued } = settled.record;
+    if (running.some((holder) => holder.loopId === request.loopId)) {
+        return { ...settled, started, verdict: { kind: 'admitted', reason: 'it holds a slot' } };
+    }
+    const before = queued.find((waiting) => waiting.loopId === request.loopId);
+    // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
+    const dependsOn = [...new Set([...(before?.dependsOn ?? []), ...request.dependsOn])];
+    const dependencies = dependencyWait(dependsOn, statuses);
+    const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0;
+    if (depsMet && (request.started || hasRoom(settled.record, limit))) {
+        running = [...running, { loopId: request.loopId, since: request.at }];
+        queued = queued.filter((entry) => entry.loopId !== request.loopId);
+        const reason = request.started
+            ? 'it was running before it asked for a slot'
+            : limit === null
+                ? 'its dependencies are COMPLETE'
+                : `a slot is free (${running.length} of ${limit} in use)`;
+        return { record: { running, queued }, started, freed: settled.freed, verdict: { kind: 'admitted', reason } };
+    }
+    const entry = {
+        loopId: request.loopId,
+        since: request.at,
+        dependsOn,
+        workflow: request.workflow,
+        ref: request.ref,
+    };
+    const index = queued.findIndex((waiting) => waiting.loopId === request.loopId);
+    // A loop queued before keeps its place and since; where it runs is the latest word.
+    queued =
+        index === -1
+            ? [...queued, entry]
+            : queued.map((waiting, i) => (i === index ? { ...entry, since: waiting.since } : waiting));
+    const next = { running, queued };
+    return {
+        record: next,
+        started,
+        freed: settled.freed,
+        verdict: { kind: 'queued', wait: queueWait(next, request.loopId, statuses, limit) },
+    };
+}
+/**
+ * The job that ended or stopped `loopId` gives its slot back (and its queue entry, when it was aborted
+ * while queued); the oldest ready loops are admitted in its place.
+ */
+function releaseSlot(record, loopId, statuses, limit, at) {
+    const released = record.running.some((holder) => holder.loopId === loopId) || record.queued.some((entry) => entry.loopId === loopId);
+    const without = {
+        running: record.running.filter((holder) => holder.loopId !== loopId),
+        queued: record.queued.filter((entry) => entry.loopId !== loopId),
+    };
+    return { ...slots_settle(without, statuses, limit, at), released };
+}
+/** A loop admitted whose job could not be dispatched goes back to the head of the line. */
+function requeue(record, entry) {
+    return {
+        running: record.running.filter((holder) => holder.loopId !== entry.loopId),
+        queued: [entry, ...record.queued.filter((waiting) => waiting.loopId !== entry.loopId)],
+    };
+}
+/** Where a queued loop stands, or null when it is not queued. */
+function queueWait(record, loopId, statuses, limit) {
+    const index = record.queued.findIndex((entry) => entry.loopId === loopId);
+    const entry = record.queued[index];
+    if (!entry)
+        return null;
+    const dependencies = dependencyWait(entry.dependsOn, statuses);
+    return {
+        position: index + 1,
+        queued: record.queued.length,
+        running: record.running.length,
+        limit,
+        dependencies,
+        slotOnly: dependencies.pending.length === 0 && dependencies.endedShort.length === 0,
+    };
+}
+/** Every loop id the record names, with the given dependencies: whose statuses a change needs. */
+function loopsNamed(record, extra = []) {
+    const ids = [
+        ...record.running.map((holder) => holder.loopId),
+        ...record.queued.flatMap((entry) => [entry.loopId, ...entry.dependsOn]),
+        ...extra,
+    ];
+    return [...new Set(ids)];
+}
+/** Checks the record's invariants: no more holders than the limit allows (`started` loops aside), none twice. */
+function slotProblems(record) {
+    const problems = [];
+    const seen = new Set();
+    for (const holder of record.running) {
+        if (seen.has(holder.loopId))
+            problems.push(`${holder.loopId} holds two slots`);
+        seen.add(holder.loopId);
+    }
+    for (const entry of record.queued) {
+        if (seen.has(entry.loopId))
+            problems.push(`${entry.loopId} is both running and queued, or queued twice`);
+        seen.add(entry.loopId);
+    }
+    return problems;
+}
+const slots_isoTime = schemas_string().min(1);
+const loopIdSchema = schemas_string().min(1).max(200);
+/** `queue.json` as stored; anything else is refused (the store names the file). */
+const slotsRecordSchema = strictObject({
+    running: array(strictObject({ loopId: loopIdSchema, since: slots_isoTime })),
+    queued: array(strictObject({
+        loopId: loopIdSchema,
+        since: slots_isoTime,
+        dependsOn: array(loopIdSchema).max(10),
+        workflow: schemas_string().min(1),
+        ref: schemas_string().min(1),
+    })),
+});
+/** The record in `text`, or a message that says what is wrong with it. */
+function parseSlotsRecord(text) {
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch (error) {
+        return { problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
+    }
+    const parsed = slotsRecordSchema.safeParse(raw);
+    if (parsed.success)
+        return { record: parsed.data };
+    const issue = parsed.error.issues[0];
+    return { problem: `${issue?.path.join('.') || '(the whole record)'}: ${issue?.message ?? 'invalid'}` };
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/queued.ts
+
+/**
+ * How many of the loops in line a release tells their new place (each costs a state read and a comment
+ * update); one further back is told once a release finds it among them (the dashboard always shows it).
+ */
+const TOLD_IN_LINE = 10;
+/** The one line that says why the loop waits, kept as the state's `statusReason`. */
+function queuedReason(wait, issueOf = (id) => id) {
+    const { dependencies } = wait;
+    const parts = [];
+    if (dependencies.endedShort.length > 0) {
+        const ended = dependencies.endedShort.map((dep) => `${issueOf(dep.loopId)} ended ${dep.status.toUpperCase()}`);
+        parts.push(`a dependency ended short of COMPLETE (${ended.join(', ')})`);
+    }
+    if (dependencies.pending.length > 0) {
+        parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE`);
+    }
+    if (wait.slotOnly)
+        parts.push(`all ${wait.limit ?? wait.running} slots are in use (max-loops: ${wait.limit ?? 'none'})`);
+    return parts.join('; ');
+}
+/** What happens next for the queued loop, in one sentence. */
+function queuedNext(wait, issueOf = (id) => id) {
+    const { dependencies } = wait;
+    if (dependencies.endedShort.length > 0) {
+        const names = dependencies.endedShort.map((dep) => issueOf(dep.loopId)).join(', ');
+        return `It stays queued: ${names} must be resumed and reach COMPLETE (comment \`/loop resume\` there once fixed), or drop this loop with \`/loop abort\`.`;
+    }
+    if (dependencies.pending.length > 0) {
+        return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.';
+    }
+    return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.';
+}
+/** The status comment and job summary of a queued loop. */
+function renderQueued(input, issueOf = (id) => id) {
+    const { loopId, wait } = input;
+    const slots = wait.limit === null ? `${wait.running} running (no limit)` : `${wait.running} of ${wait.limit} in use`;
+    const lines = [
+        `## ⏳ loop-controller: ${code(loopId)} is queued`,
+        '',
+        // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
+        `**Why:** ${queuedReason(wait, issueOf)}.`,
+        '',
+        `**Place in line:** ${wait.position} of ${wait.queued} queued; slots: ${slots}.${wait.position > TOLD_IN_LINE
+            ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
+            : ''}`,
+        '',
+        `**Next:** ${queuedNext(wait, issueOf)}`,
+    ];
+    if (input.runUrl)
+        lines.push('', `[This job](${input.runUrl})`);
+    return `${lines.join('\n')}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/loops-table.ts
+/**
+ * Every loop on one row: stage, status, iterations of the cap, what it spent, its last verdict, its
+ * links (issue, pull request, last run) and, for a queued loop, its place in line and why it waits.
+ * One model, two renderings: plain columns for `loop-controller status --all` and a Markdown table for
+ * the dashboard issue, so the two never differ. A status is shown as the state holds it: a new status
+ * is one more value, not a new branch here.
+ */
+
+
+
+/** The columns, in order, as both renderings title them. */
+const LOOPS_TABLE_COLUMNS = [
+    'loop',
+    'stage',
+    'status',
+    'iterations',
+    'spent',
+    'last verdict',
+    'issue',
+    'pull request',
+    'last run',
+    'queue',
+];
+/** Wall time, then tokens and cost when the agent reported any. */
+function spentText(state) {
+    const seconds = Math.round(state.usage.wallMs / 1000);
+    const time = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+    const tokens = state.usage.tokens > 0 ? ` · ${state.usage.tokens} tokens` : '';
+    const cost = state.usage.costUsd > 0 ? ` · $${state.usage.costUsd.toFixed(2)}` : '';
+    return `${time}${tokens}${cost}`;
+}
+/** The last verification: `pass (n)`, `fail (k of n)`, or `-` before any. */
+function lastVerdictText(state) {
+    const results = state.lastVerification?.results ?? [];
+    if (results.length === 0)
+        return '-';
+    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error').length;
+    return failed === 0 ? `pass (${results.length})` : `fail (${failed} of ${results.length})`;
+}
+/** A loop as the queue cell names it: `#12` for an issue's loop, else its id. */
+function shortName(loopId) {
+    return /^issue-[1-9][0-9]*$/.test(loopId) ? `#${loopId.slice('issue-'.length)}` : loopId;
+}
+/**
+ * Where a queued loop stands: its place in line and why (from the record, with the statuses the listed
+ * loops give, so a dependency that ended short of COMPLETE is said the moment it ends); admitted when
+ * the record gave it a slot and its job has yet to start; the state's own reason without a record.
+ */
+function queueText(state, loops, queue) {
+    if (state.status !== 'queued')
+        return '-';
+    if (queue) {
+        const statuses = new Map(loops.flatMap((loop) => (loop.state ? [[loop.loopId, loop.state.status]] : [])));
+        // A loop that ended (aborted in line, or without giving its slot back) holds no place: the record's
+        // next change drops it, and the places are said as that change will leave them.
+        const live = {
+            running: queue.record.running.filter((holder) => !hasEnded(statuses.get(holder.loopId))),
+            queued: queue.record.queued.filter((entry) => !hasEnded(statuses.get(entry.loopId))),
+        };
+        const wait = queueWait(live, state.loopId, statuses, queue.limit);
+        if (wait) {
+            const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit;
+            const why = room ? 'a slot is free; it starts at the next change of the queue' : queuedReason(wait, shortName);
+            return `${wait.position} of ${wait.queued} in line: ${why}`;
+        }
+        if (live.running.some((holder) => holder.loopId === state.loopId)) {
+            return 'admitted: its job is starting';
+        }
+    }
+    return state.statusReason || 'queued';
+}
+/**
+ * The rows of `loops`, sorted by loop id. `repositoryUrl` (`https://github.com/owner/repo`) links the
+ * issue a loop started from; without it (a local state directory) the issue is named, not linked.
+ * `queue`, when the slots record was read, says where each queued loop stands, from the statuses of
+ * `everyLoop` (default `loops`: a table that shows only some loops still knows their dependencies').
+ */
+function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
+    return [...loops]
+        .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+        .map(({ loopId, state, problem }) => {
+        if (!state) {
+            return {
+                loopId,
+                stage: '-',
+                status: 'unreadable',
+                iterations: '-',
+                spent: '-',
+                lastVerdict: problem ?? '-',
+                issue: null,
+                pullRequest: null,
+                lastRun: null,
+                queue: '-',
+            };
+        }
+        const task = state.task;
+        return {
+            loopId,
+            stage: state.stage,
+            status: state.status,
+            iterations: `${state.iteration} of ${state.maxIterations}`,
+            spent: spentText(state),
+            lastVerdict: lastVerdictText(state),
+            issue: task?.source === 'issue'
+                ? { number: task.number, url: repositoryUrl ? `${repositoryUrl}/issues/${task.number}` : null }
+                : null,
+            pullRequest: state.pullRequest ? { number: state.pullRequest.number, url: state.pullRequest.url } : null,
+            lastRun: state.lastRun ?? null,
+            queue: queueText(state, everyLoop, queue),
+        };
+    });
+}
+function plainCells(row) {
+    return [
+        row.loopId,
+        row.stage,
+        row.status,
+        row.iterations,
+        row.spent,
+        row.lastVerdict,
+        row.issue ? `#${row.issue.number}` : '-',
+        row.pullRequest ? `#${row.pullRequest.number}` : '-',
+        row.lastRun ? row.lastRun.id : '-',
+        row.queue,
+    ];
+}
+/** Plain columns padded to their widths, for a terminal. */
+function renderLoopsText(rows) {
+    const table = rows.map(plainCells);
+    const header = [...LOOPS_TABLE_COLUMNS];
+    const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
+    const line = (cells) => cells
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd();
+    return `${[line(header), ...table.map(line)].join('\n')}\n`;
+}
+function linked(label, url) {
+    return url ? link(label, url) : inlineText(label);
+}
+/** A Markdown table (every cell escaped), for the dashboard issue. */
+function renderLoopsMarkdown(rows) {
+    const header = `| ${LOOPS_TABLE_COLUMNS.join(' | ')} |\n|${LOOPS_TABLE_COLUMNS.map(() => ' --- |').join('')}`;
+    const body = rows.map((row) => {
+        const cells = [
+            code(row.loopId),
+            inlineText(row.stage),
+            `**${inlineText(row.status)}**`,
+            inlineText(row.iterations),
+            inlineText(row.spent),
+            inlineText(row.lastVerdict, 200),
+            row.issue ? linked(`#${row.issue.number}`, row.issue.url) : '-',
+            row.pullRequest ? linked(`#${row.pullRequest.number}`, row.pullRequest.url) : '-',
+            row.lastRun ? linked(`run ${row.lastRun.id}`, row.lastRun.url) : '-',
+            row.queue === '-' ? '-' : inlineText(row.queue, 200),
+        ];
+        return `| ${cells.join(' | ')} |`;
+    });
+    return [header, ...body].join('\n');
+}
+
 ;// CONCATENATED MODULE: ./src/cli/status-all.ts
 /**
  * `loop-controller status --all`: every loop kept in the state directory, one line each (stage,
- * status, iterations of the cap, what it spent, its last verdict, its pull request), or `--json`.
+ * status, iterations of the cap, what it spent, its last verdict, its issue, pull request and last run),
+ * or `--json` (each loop's status, with the issue it started from and its last run, as the table links
+ * them). The rows are the dashboard issue's (`domain/report/loops-table.ts`).
  */
+
 
 
 
@@ -37731,34 +38670,25 @@ async function loopIds(stateDir) {
     }
     return ids.sort();
 }
-function spent(state) {
-    const seconds = Math.round(state.usage.wallMs / 1000);
-    const time = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
-    const tokens = state.usage.tokens > 0 ? ` · ${state.usage.tokens} tokens` : '';
-    const cost = state.usage.costUsd > 0 ? ` · $${state.usage.costUsd.toFixed(2)}` : '';
-    return `${time}${tokens}${cost}`;
-}
-function lastVerdict(state) {
-    const results = state.lastVerification?.results ?? [];
-    if (results.length === 0)
-        return '-';
-    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error').length;
-    return failed === 0 ? `pass (${results.length})` : `fail (${failed} of ${results.length})`;
-}
 /** Prints every loop; exit 0 (a listing, not one loop's state). A state that cannot be read is named. */
 async function showAllLoops(place, values, io) {
     const ids = await loopIds(place.stateDir);
     const rows = [];
-    for (const id of ids) {
+    for (const loopId of ids) {
         try {
-            rows.push({ id, state: (await place.store.load(id))?.state ?? null });
+            rows.push({ loopId, state: (await place.store.load(loopId))?.state ?? null });
         }
         catch (error) {
-            rows.push({ id, state: null, problem: error.message.split('\n')[0] ?? '' });
+            rows.push({ loopId, state: null, problem: error.message.split('\n')[0] ?? '' });
         }
     }
     if (values.json) {
-        const json = rows.map((row) => (row.state ? statusJson(row.state) : { loopId: row.id, problem: row.problem }));
+        const json = rows.map((row) => {
+            if (!row.state)
+                return { loopId: row.loopId, problem: row.problem };
+            const [table] = loopsTableRows([row]);
+            return { ...statusJson(row.state), issue: table?.issue?.number ?? null, lastRun: table?.lastRun ?? null };
+        });
         io.stdout(`${JSON.stringify(json, null, 2)}\n`);
         return EXIT.complete;
     }
@@ -37766,24 +38696,7 @@ async function showAllLoops(place, values, io) {
         io.stdout(`No loops yet in ${(0,external_node_path_namespaceObject.relative)(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.\n`);
         return EXIT.complete;
     }
-    const table = rows.map((row) => row.state
-        ? [
-            row.id,
-            row.state.stage,
-            row.state.status,
-            `${row.state.iteration} of ${row.state.maxIterations}`,
-            spent(row.state),
-            lastVerdict(row.state),
-            row.state.pullRequest ? `#${row.state.pullRequest.number}` : '-',
-        ]
-        : [row.id, '-', 'unreadable', '-', '-', '-', row.problem ?? '']);
-    const header = ['loop', 'stage', 'status', 'iterations', 'spent', 'last verdict', 'pull request'];
-    const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
-    const line = (cells) => cells
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd();
-    io.stdout(`${[line(header), ...table.map(line)].join('\n')}\n`);
+    io.stdout(renderLoopsText(loopsTableRows(rows)));
     return EXIT.complete;
 }
 
