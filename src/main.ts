@@ -6,20 +6,21 @@
  * live in `src/action/`; `run()` is the only entry and holds the one top-level catch.
  */
 import { availableParallelism } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { type ActionIO, actionsIO } from './action/actions-io.js'
-import {
-  dashboardIssues,
-  handleDashboardEdit,
-  isDashboardEdit,
-  isOrdinaryIssueEdit,
-  updateDashboard,
-} from './action/dashboard.js'
+import { dashboardIssues, handleDashboardEdit, isDashboardEdit, isOrdinaryIssueEdit } from './action/dashboard.js'
 import { redispatch } from './action/dispatch.js'
 import { isFanOutCommand, runFanOut } from './action/fan-out.js'
 import { handOverIteration, outsideLoopGroup } from './action/hand-over.js'
 import { runIterationInput } from './action/iteration-input.js'
 import { runJobIterations } from './action/job-iterations.js'
+import {
+  announcedIsolation,
+  type JobEnd,
+  openLoopStore,
+  refreshDashboardAtEnd,
+  remoteHost,
+} from './action/job-setup.js'
 import { stopLabelReader } from './action/kill-switch.js'
 import { actionSecretValues, loadActionConfig } from './action/loop-config.js'
 import { applyCommands } from './action/people-commands.js'
@@ -29,14 +30,13 @@ import { reportRefusal } from './action/refusal.js'
 import { report } from './action/report.js'
 import { type RunContext, readRunContext, requireRepository } from './action/run-context.js'
 import { readyForMerge } from './action/ship.js'
-import { releaseSlot, slotsQueue, takeSlot } from './action/slots.js'
-import { auditRestorer, createStore } from './action/stores.js'
+import { releaseSlot, takeSlot } from './action/slots.js'
+import { auditRestorer } from './action/stores.js'
 import { sweep } from './action/sweep.js'
 import { actionsLogger } from './adapters/actions-logger.js'
-import { AuditTrail } from './adapters/audit-trail.js'
+import type { AuditTrail } from './adapters/audit-trail.js'
 import { GitCli } from './adapters/git-cli.js'
 import { OctokitGitHub } from './adapters/github.js'
-import { chooseIsolation, type IsolationPlan, IsolationUnavailableError } from './adapters/isolation.js'
 import { nodeWorkspace } from './adapters/node-workspace.js'
 import { ChildProcessRunner } from './adapters/process-runner.js'
 import { type IterationInput, type IterationResult, runOneIteration } from './app/iteration.js'
@@ -45,10 +45,8 @@ import { sanitiseLoopId } from './config/action-inputs.js'
 import { ConfigError, messageOf } from './config/errors.js'
 import { loadUserPatterns } from './config/user-patterns.js'
 import { loopBranch, Outputs } from './constants.js'
-import { interpretEvent } from './domain/action-event.js'
 import { buildLibrary } from './domain/analysis/index.js'
 import { isUntrustedTrigger } from './domain/commands.js'
-import { type IsolationMode, isolationLine } from './domain/isolation.js'
 import { loopOfPullRequestHead } from './domain/loop-names.js'
 import { createRedactor } from './domain/redact.js'
 import type { PullRequestWaiting, Refusal } from './domain/report/index.js'
@@ -68,11 +66,6 @@ export async function run(io: ActionIO = actionsIO): Promise<void> {
     // Whatever the job did to its loop (and however it ended), the dashboard shows it.
     await jobEnd.dashboard?.()
   }
-}
-
-/** What runs when the job ends, once the loop's store is known. */
-interface JobEnd {
-  dashboard?: () => Promise<void>
 }
 
 async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
@@ -105,8 +98,8 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
     return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact, io })
   }
   // Fan-out's jobs: plan and verify (read-only token, the project's code), decide (write token, no project code).
+  const dashboard = issues ? { issues, jobEnd } : undefined
   if (isFanOutCommand(settings.command)) {
-    const dashboard = issues ? { issues, jobEnd } : undefined
     return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact, dashboard })
   }
   // The workflow runs on every issue's edits for the dashboard's ticks: any other edit ends here.
@@ -116,20 +109,16 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   const loaded = await loadActionConfig(settings, root, nodeWorkspace)
   const { config } = loaded
 
-  const isolation = isolationFor(settings.isolation)
-  if (isolation.report.level === 'none') logger.warning(isolationLine(isolation.report))
-  else io.info(isolationLine(isolation.report))
+  const isolation = announcedIsolation(settings.isolation, { logger, io })
 
-  const runnerTemp = runContext.runnerTemp ?? join(root, '..', '_loop-temp')
-  const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
-  const audit = new AuditTrail(loopDir, redact)
-  const { store, auditSource } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger })
+  const { runnerTemp, loopDir, audit, store, auditSource } = await openLoopStore(runContext, {
+    root,
+    loopId,
+    logger,
+    redact,
+  })
   io.setOutput(Outputs.StatePath, store.describe(loopId))
-  // An event with nothing for any loop (another issue edited, an unrelated label) leaves it alone too.
-  if (issues && interpretEvent(runContext.event.name, runContext.event.payload).kind !== 'none') {
-    const queue = slotsQueue(runContext, root, store)
-    jobEnd.dashboard = () => updateDashboard(runContext, store, { issues, logger, queue })
-  }
+  refreshDashboardAtEnd(runContext, dashboard, { root, store, logger })
   const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger)
 
   const commandDeps = {
@@ -260,27 +249,6 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
       }
       io.setFailed(redact(failed.message))
     }
-  }
-}
-
-/** The origin (`https://github.com`) of the checkout's `origin` remote when it is on HTTP(S), else `fallback`. */
-async function remoteHost(root: string, fallback: string): Promise<string> {
-  const url = await new GitCli(root).exec(['remote', 'get-url', 'origin'], { allowFailure: true })
-  try {
-    const parsed = new URL(url.stdout.trim())
-    return /^https?:$/.test(parsed.protocol) ? parsed.origin : fallback
-  } catch {
-    return fallback
-  }
-}
-
-/** The isolation the input asks for; one that cannot be had here is the user's to change. */
-function isolationFor(mode: IsolationMode): IsolationPlan {
-  try {
-    return chooseIsolation(mode)
-  } catch (error) {
-    if (error instanceof IsolationUnavailableError) throw new ConfigError(`Input 'isolation': ${error.message}`)
-    throw error
   }
 }
 

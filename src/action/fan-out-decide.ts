@@ -6,7 +6,7 @@
  */
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AuditTrail } from '../adapters/audit-trail.js'
+import type { AuditTrail } from '../adapters/audit-trail.js'
 import { GitCli } from '../adapters/git-cli.js'
 import { OctokitGitHub } from '../adapters/github.js'
 import { nodeWorkspace } from '../adapters/node-workspace.js'
@@ -33,10 +33,10 @@ import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
-import { updateDashboard } from './dashboard.js'
 import { redispatch } from './dispatch.js'
-import { type FanOutShared, type HandOff, readPlan, remoteHost } from './fan-out.js'
+import { type FanOutShared, type HandOff, readPlan } from './fan-out.js'
 import { runIterationInput } from './iteration-input.js'
+import { openLoopStore, refreshDashboardAtEnd, remoteHost } from './job-setup.js'
 import { stopLabelReader } from './kill-switch.js'
 import { loadActionConfig } from './loop-config.js'
 import { applyCommands } from './people-commands.js'
@@ -46,7 +46,7 @@ import { reportRefusal } from './refusal.js'
 import { report } from './report.js'
 import { readyForMerge } from './ship.js'
 import { releaseSlot, takeSlot } from './slots.js'
-import { auditRestorer, createStore } from './stores.js'
+import { auditRestorer } from './stores.js'
 
 /** The most verdict files decide reads (GitHub's matrix limit). */
 const MAX_VERDICTS = 256
@@ -56,17 +56,16 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   const { settings } = runContext
   const loaded = await loadActionConfig(settings, root, nodeWorkspace)
   const { config } = loaded
-  const runnerTemp = runContext.runnerTemp ?? join(root, '..', '_loop-temp')
-  const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
-  const audit = new AuditTrail(loopDir, redact)
-  const { store, auditSource } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger })
+  const { runnerTemp, loopDir, audit, store, auditSource } = await openLoopStore(runContext, {
+    root,
+    loopId,
+    logger,
+    redact,
+  })
   io.setOutput(Outputs.StatePath, store.describe(loopId))
   const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger)
-  // Whatever decide does to the loop, the dashboard shows it (an event with nothing for a loop leaves it).
-  const { dashboard } = shared
-  if (dashboard && interpretEvent(runContext.event.name, runContext.event.payload).kind !== 'none') {
-    dashboard.jobEnd.dashboard = () => updateDashboard(runContext, store, { issues: dashboard.issues, logger })
-  }
+  // Whatever decide does to the loop, the dashboard shows it, with the queue's places as the single job's.
+  refreshDashboardAtEnd(runContext, shared.dashboard, { root, store, logger })
 
   // The plan and every verdict are read and validated before anything is written.
   // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.

@@ -6,9 +6,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
-import { AuditTrail } from '../adapters/audit-trail.js'
 import { GitCli } from '../adapters/git-cli.js'
-import { chooseIsolation, type IsolationPlan, IsolationUnavailableError } from '../adapters/isolation.js'
 import { nodeWorkspace } from '../adapters/node-workspace.js'
 import { ChildProcessRunner } from '../adapters/process-runner.js'
 import { CANDIDATE_REF, receiveCandidate } from '../app/fan-out/candidate.js'
@@ -22,19 +20,17 @@ import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
 import { buildLibrary } from '../domain/analysis/index.js'
 import { FanOutError, legsOf, matrixOf, type PlanFile, parseHandOff, planFileSchema } from '../domain/fan-out.js'
-import { isolationLine } from '../domain/isolation.js'
 import { systemClock } from '../ports/clock.js'
-import type { DashboardIssues } from '../ports/dashboard.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import type { ActionIO } from './actions-io.js'
 import { decideJob } from './fan-out-decide.js'
 import { admittedView, planGate } from './fan-out-plan-gate.js'
 import { runIterationInput } from './iteration-input.js'
+import { announcedIsolation, type JobDashboard, openLoopStore, remoteHost } from './job-setup.js'
 import { loadActionConfig } from './loop-config.js'
 import { removePersistedCredentials } from './persisted-credentials.js'
 import type { RunContext } from './run-context.js'
-import { createStore } from './stores.js'
 
 export type FanOutCommand = Extract<ActionCommand, 'plan' | 'verify' | 'decide'>
 
@@ -72,7 +68,7 @@ export interface FanOutShared {
    * `dashboard: true`: the dashboard issue, and where decide leaves its refresh for the end of the job
    * (plan and verify, whose token cannot write, never refresh it).
    */
-  dashboard?: { issues: DashboardIssues; jobEnd: { dashboard?: () => Promise<void> } } | undefined
+  dashboard?: JobDashboard | undefined
 }
 
 export async function runFanOut(command: FanOutCommand, shared: FanOutShared): Promise<void> {
@@ -115,13 +111,8 @@ async function readOnlyJob(shared: FanOutShared): Promise<ReadOnlyJob> {
   const { settings } = runContext
   const loaded = await loadActionConfig(settings, root, nodeWorkspace)
   const { config } = loaded
-  const isolation = isolationFor(settings.isolation)
-  if (isolation.report.level === 'none') logger.warning(isolationLine(isolation.report))
-  else io.info(isolationLine(isolation.report))
-  const runnerTemp = runContext.runnerTemp ?? join(root, '..', '_loop-temp')
-  const loopDir = join(runnerTemp, 'loop-controller', 'audit', loopId)
-  const audit = new AuditTrail(loopDir, redact)
-  const { store } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger })
+  const isolation = announcedIsolation(settings.isolation, { logger, io })
+  const { runnerTemp, audit, store } = await openLoopStore(runContext, { root, loopId, logger, redact })
   const git = new GitCli(root, {
     networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.githubToken),
   })
@@ -248,24 +239,4 @@ export async function readPlan(handOff: HandOff): Promise<PlanFile> {
   if (text === null)
     throw new FanOutError(`The plan's hand-off file ${handOff.plan} is missing (was the plan artifact downloaded?).`)
   return parseHandOff(planFileSchema, text, `The plan's hand-off file ${handOff.plan}`)
-}
-
-/** The origin of the checkout's `origin` remote when it is on HTTP(S), else `fallback` (as the single job reads it). */
-export async function remoteHost(root: string, fallback: string): Promise<string> {
-  const url = await new GitCli(root).exec(['remote', 'get-url', 'origin'], { allowFailure: true })
-  try {
-    const parsed = new URL(url.stdout.trim())
-    return /^https?:$/.test(parsed.protocol) ? parsed.origin : fallback
-  } catch {
-    return fallback
-  }
-}
-
-function isolationFor(mode: RunContext['settings']['isolation']): IsolationPlan {
-  try {
-    return chooseIsolation(mode)
-  } catch (error) {
-    if (error instanceof IsolationUnavailableError) throw new ConfigError(`Input 'isolation': ${error.message}`)
-    throw error
-  }
 }
