@@ -22,7 +22,7 @@ import { redispatch } from './dispatch.js'
 import { authorizePerson } from './people-commands.js'
 import type { RunContext } from './run-context.js'
 import { releaseSlot, slotsQueue } from './slots.js'
-import { createStore } from './stores.js'
+import { createStore, defaultRunnerTemp } from './stores.js'
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
@@ -117,7 +117,7 @@ export async function handleDashboardEdit(
     logger.info(`Issue #${number} carries the label ${DASHBOARD_LABEL} but is not the controller's dashboard: ignored.`)
     return
   }
-  const runnerTemp = run.runnerTemp ?? join(root, '..', '_loop-temp')
+  const runnerTemp = defaultRunnerTemp(run, root)
   const auditDir = (loopId: string) => join(runnerTemp, 'loop-controller', 'audit', loopId)
   // Each ticked loop's save carries its own audit trail, brought back first (the git store's folders).
   const { store, auditSource } = await createStore({ run, runnerTemp, root, loopDir: auditDir, logger })

@@ -1,13 +1,3 @@
-/**
- * Whether fan-out's plan spends an agent call on this event, asked before the work with what its
- * read-only token can read: the event itself (only a dispatch, a schedule or a start runs an iteration;
- * people's commands, ticks on the dashboard and merges are decide's to apply), the permission of the
- * person whose label starts the loop (as the single job asks), and the slots record on the state branch
- * (a loop that would be queued is left to decide, which queues it). What plan cannot know cheaply is
- * left to decide, which drops the plan's work then and says so.
- */
-import { join } from 'node:path'
-import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
 import { interpretEvent, parseWorkflowRef } from '../domain/action-event.js'
 import { nameOfLoop } from '../domain/depends-on.js'
 import type { LoopConfig } from '../domain/loop-config.js'
@@ -16,10 +6,9 @@ import { hasEnded, requestSlot } from '../domain/slots.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Store } from '../ports/store.js'
-import { COMMIT_IDENTITY } from './commit-identity.js'
 import { authorizePerson } from './people-commands.js'
 import type { RunContext } from './run-context.js'
-import { DependsOnRefusedError, dependenciesOf } from './slots.js'
+import { DependsOnRefusedError, dependenciesOf, slotStore } from './slots.js'
 
 /**
  * What plan does for this event: `skip` (no work; decide settles the loop), or `plan`; `admitted` when
@@ -74,14 +63,7 @@ async function slotGate(
   const status = loaded?.state.status
   if (limit === null && dependsOn.length === 0 && status !== 'queued') return plan
   if (hasEnded(status) || deps.store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? '')) return plan
-  const slots = new GitSlotStore({
-    repoDir: input.root,
-    remote: 'origin',
-    branch: run.settings.stateBranch,
-    identity: COMMIT_IDENTITY,
-    token: run.settings.githubToken,
-    workDir: join(run.runnerTemp ?? join(input.root, '..', '_loop-temp'), 'loop-controller', 'git-state'),
-  })
+  const slots = slotStore(run, input.root)
   const request = {
     loopId: input.loopId,
     dependsOn,

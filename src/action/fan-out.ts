@@ -31,6 +31,7 @@ import { announcedIsolation, type JobDashboard, openLoopStore, remoteHost } from
 import { loadActionConfig } from './loop-config.js'
 import { removePersistedCredentials } from './persisted-credentials.js'
 import type { RunContext } from './run-context.js'
+import { defaultRunnerTemp } from './stores.js'
 
 export type FanOutCommand = Extract<ActionCommand, 'plan' | 'verify' | 'decide'>
 
@@ -80,7 +81,7 @@ export async function runFanOut(command: FanOutCommand, shared: FanOutShared): P
       `Input 'store' must be 'git' when 'command' is '${command}' (fan-out's plan reads the state with a contents: read token); got '${runContext.settings.store}'.`,
     )
   }
-  const runnerTemp = runContext.runnerTemp ?? join(root, '..', '_loop-temp')
+  const runnerTemp = defaultRunnerTemp(runContext, root)
   const dir = runContext.settings.handOff
     ? resolve(root, runContext.settings.handOff)
     : join(runnerTemp, 'loop-fan-out')

@@ -17,7 +17,7 @@ import type { ActionIO } from './actions-io.js'
 import { updateDashboard } from './dashboard.js'
 import type { RunContext } from './run-context.js'
 import { slotsQueue } from './slots.js'
-import { type AuditSource, createStore } from './stores.js'
+import { type AuditSource, createStore, defaultRunnerTemp } from './stores.js'
 
 /** What runs when the job ends, once the loop's store is known. */
 export interface JobEnd {
@@ -64,7 +64,7 @@ export async function openLoopStore(
   run: RunContext,
   parts: { root: string; loopId: string; logger: Logger; redact: (text: string) => string },
 ): Promise<{ runnerTemp: string; loopDir: string; audit: AuditTrail; store: Store; auditSource: AuditSource | null }> {
-  const runnerTemp = run.runnerTemp ?? join(parts.root, '..', '_loop-temp')
+  const runnerTemp = defaultRunnerTemp(run, parts.root)
   const loopDir = join(runnerTemp, 'loop-controller', 'audit', parts.loopId)
   const audit = new AuditTrail(loopDir, parts.redact)
   const { store, auditSource } = await createStore({ run, runnerTemp, root: parts.root, loopDir, logger: parts.logger })

@@ -1,12 +1,3 @@
-/**
- * Many loops at once in the action (`max-loops`, `depends-on`): before a loop runs, its job asks the
- * slots record (`queue.json` on the git store's branch) for a slot; a loop past the limit, or waiting
- * on a dependency, is saved `queued`, its status comment and summary say why, its place in line and
- * what happens next, and the job ends green. The job that ends or stops a loop gives its slot back and
- * dispatches the loops admitted in its place; a dependent whose dependency ended short of COMPLETE
- * stays queued and its comment says so.
- */
-import { join } from 'node:path'
 import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
 import { GitStore } from '../adapters/stores/git-store.js'
 import { askForSlot, giveBackSlot, type SlotDeps } from '../app/slots.js'
@@ -30,10 +21,10 @@ import type { Logger } from '../ports/logger.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
 import { VERSION } from '../version.js'
 import type { ActionIO } from './actions-io.js'
-import { COMMIT_IDENTITY } from './commit-identity.js'
 import { dispatchRef } from './dispatch.js'
 import { commentTargets } from './report.js'
 import type { RunContext } from './run-context.js'
+import { stateBranchOptions } from './stores.js'
 
 /** The issue body's `depends-on:` line could not be read: the start is refused and the person told why. */
 export class DependsOnRefusedError extends ConfigError {
@@ -81,16 +72,8 @@ export function dependenciesOf(run: Pick<RunContext, 'event'>, config: Pick<Loop
   return checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : []
 }
 
-function slotStore(run: RunContext, root: string): GitSlotStore {
-  return new GitSlotStore({
-    repoDir: root,
-    remote: 'origin',
-    branch: run.settings.stateBranch,
-    identity: COMMIT_IDENTITY,
-    token: run.settings.githubToken,
-    workDir: stateWorkDir(run, root),
-    by: `run ${run.runId ?? 'local'}`,
-  })
+export function slotStore(run: RunContext, root: string): GitSlotStore {
+  return new GitSlotStore({ ...stateBranchOptions(run, root), by: `run ${run.runId ?? 'local'}` })
 }
 
 /**
@@ -99,21 +82,11 @@ function slotStore(run: RunContext, root: string): GitSlotStore {
  */
 function otherLoopsStore(run: RunContext, root: string): Store {
   return new GitStore({
-    repoDir: root,
-    remote: 'origin',
-    branch: run.settings.stateBranch,
-    identity: COMMIT_IDENTITY,
-    token: run.settings.githubToken,
-    workDir: stateWorkDir(run, root),
+    ...stateBranchOptions(run, root),
     toolVersion: VERSION,
     ...(run.runId !== undefined ? { runId: run.runId } : {}),
     ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
   })
-}
-
-/** The git store's private repository (see `stores.ts`): the branch's objects are fetched once for all. */
-function stateWorkDir(run: RunContext, root: string): string {
-  return join(run.runnerTemp ?? join(root, '..', '_loop-temp'), 'loop-controller', 'git-state')
 }
 
 function slotDeps(run: RunContext, root: string, deps: Pick<SlotJobDeps, 'github' | 'clock' | 'logger'>): SlotDeps {

@@ -22,6 +22,27 @@ export interface AuditSource {
   restoreAudit(loopId: string, dir: string): Promise<number>
 }
 
+/**
+ * Where the git store's state branch lives and who writes it, for every reader and writer of it (the
+ * loop's store, the queue, other loops' states): the job's token, never a push-token PAT, so a state
+ * save starts none of the repository's push workflows; one private clone per job, fetched once for all.
+ */
+export function stateBranchOptions(run: RunContext, root: string, runnerTemp = defaultRunnerTemp(run, root)) {
+  return {
+    repoDir: root,
+    remote: 'origin',
+    branch: run.settings.stateBranch,
+    identity: COMMIT_IDENTITY,
+    token: run.settings.githubToken,
+    workDir: join(runnerTemp, 'loop-controller', 'git-state'),
+  }
+}
+
+/** The runner's temporary folder, or one beside the workspace outside a runner. */
+export function defaultRunnerTemp(run: Pick<RunContext, 'runnerTemp'>, root: string): string {
+  return run.runnerTemp ?? join(root, '..', '_loop-temp')
+}
+
 export async function createStore(input: {
   run: RunContext
   runnerTemp: string
@@ -65,13 +86,7 @@ export async function createStore(input: {
     case 'git': {
       // The states (and the audit trail, committed with each save) on a branch of the checkout's remote.
       const store = new GitStore({
-        repoDir: root,
-        remote: 'origin',
-        branch: settings.stateBranch,
-        identity: COMMIT_IDENTITY,
-        // The job's token, never a push-token PAT: a state save must not start the repository's push workflows.
-        token: settings.githubToken,
-        workDir: join(runnerTemp, 'loop-controller', 'git-state'),
+        ...stateBranchOptions(run, root, runnerTemp),
         auditDir: auditDirOf,
         toolVersion: VERSION,
         ...runIdentity,

@@ -15,7 +15,7 @@ import type { LoopLister, Store } from '../ports/store.js'
 import type { ActionIO } from './actions-io.js'
 import { dispatchIteration } from './dispatch.js'
 import type { RunContext } from './run-context.js'
-import { createStore } from './stores.js'
+import { createStore, defaultRunnerTemp } from './stores.js'
 
 export async function sweep(
   run: RunContext,
@@ -27,7 +27,7 @@ export async function sweep(
     clock: Clock
   },
 ): Promise<void> {
-  const runnerTemp = run.runnerTemp ?? join(root, '..', '_loop-temp')
+  const runnerTemp = defaultRunnerTemp(run, root)
   // No audit trail travels with a sweeper's save: the folder it would read stays empty.
   const { store } = await createStore({
     run,
