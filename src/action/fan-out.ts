@@ -19,7 +19,15 @@ import { ConfigError } from '../config/errors.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
 import { buildLibrary } from '../domain/analysis/index.js'
-import { FanOutError, legsOf, matrixOf, type PlanFile, parseHandOff, planFileSchema } from '../domain/fan-out.js'
+import {
+  FanOutError,
+  legsOf,
+  matrixOf,
+  noIterationPlan,
+  type PlanFile,
+  parseHandOff,
+  planFileSchema,
+} from '../domain/fan-out.js'
 import { systemClock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
@@ -182,17 +190,7 @@ async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff)
 /** A plan with no iteration in it, on the state as it is: decide settles the loop on its own. */
 async function noPlan(job: ReadOnlyJob, reason: string): Promise<Planned> {
   const loaded = await job.deps.store.load(job.input.loopId)
-  const plan: PlanFile = {
-    version: 1,
-    loopId: job.input.loopId,
-    stateVersion: loaded?.version ?? null,
-    iteration: null,
-    stage: null,
-    base: null,
-    candidate: null,
-    report: null,
-    legs: [],
-  }
+  const plan = noIterationPlan(job.input.loopId, loaded?.version ?? null)
   return { plan, nothing: `no work planned: ${reason}`, bundled: false }
 }
 

@@ -178,6 +178,21 @@ export const planFileSchema = z.strictObject({
   legs: z.array(legSchema).max(MAX_MATRIX_LEGS),
 })
 export type PlanFile = z.infer<typeof planFileSchema>
+
+/** The plan of a job that runs no iteration, on the state as it stands: decide settles the loop alone. */
+export function noIterationPlan(loopId: string, stateVersion: string | null): PlanFile {
+  return {
+    version: 1,
+    loopId,
+    stateVersion,
+    iteration: null,
+    stage: null,
+    base: null,
+    candidate: null,
+    report: null,
+    legs: [],
+  }
+}
 export type PlanReport = z.infer<typeof planReportSchema>
 
 /** How a check's process ended in its leg: the fields of a finished run the analysis reads. */

@@ -4,7 +4,7 @@
  * candidate, and the hand-off for the verify legs and decide. Saves nothing: its token cannot write,
  * and decide owns the state.
  */
-import { legsOf, type PlanFile, type PlanReport } from '../../domain/fan-out.js'
+import { legsOf, noIterationPlan, type PlanFile, type PlanReport } from '../../domain/fan-out.js'
 import { policyFromConfig } from '../../domain/policy.js'
 import { act } from '../iteration/act.js'
 import { baseline, beginRun } from '../iteration/begin.js'
@@ -47,17 +47,7 @@ export async function planIteration(
   const policy = policyFromConfig(input.config)
   const restored = await restoreAndDecide(input, deps, policy)
   const none = (reason: string, stateVersion: string | null): Planned => ({
-    plan: {
-      version: 1,
-      loopId: input.loopId,
-      stateVersion,
-      iteration: null,
-      stage: null,
-      base: null,
-      candidate: null,
-      report: null,
-      legs: [],
-    },
+    plan: noIterationPlan(input.loopId, stateVersion),
     nothing: reason,
     bundled: false,
   })
