@@ -32234,7 +32234,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(35369);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(41811);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32244,7 +32244,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 35369:
+/***/ 41811:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -38194,13 +38194,6 @@ function nameOfLoop(loopId) {
 ;// CONCATENATED MODULE: ./src/version.ts
 /** The version of loop-controller, named in messages (e.g. when a state is from a newer version). */
 const version_VERSION = '1.0.0';
-
-;// CONCATENATED MODULE: ./src/action/commit-identity.ts
-/** The identity of the loop's commits (passed per command, never written to git config). */
-const COMMIT_IDENTITY = {
-    name: 'github-actions[bot]',
-    email: '41898282+github-actions[bot]@users.noreply.github.com',
-};
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/frames.ts
 /**
@@ -47832,293 +47825,12 @@ function handoffOf(state) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/action/slots.ts
-/**
- * Many loops at once in the action (`max-loops`, `depends-on`): before a loop runs, its job asks the
- * slots record (`queue.json` on the git store's branch) for a slot; a loop past the limit, or waiting
- * on a dependency, is saved `queued`, its status comment and summary say why, its place in line and
- * what happens next, and the job ends green. The job that ends or stops a loop gives its slot back and
- * dispatches the loops admitted in its place; a dependent whose dependency ended short of COMPLETE
- * stays queued and its comment says so.
- */
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** The issue body's `depends-on:` line could not be read: the start is refused and the person told why. */
-class DependsOnRefusedError extends ConfigError {
-    name = 'DependsOnRefusedError';
-}
-const SAVE_ATTEMPTS = 3;
-/**
- * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
- * event is about (untrusted text: issue numbers only). A bad line is the user's to fix.
- */
-function dependenciesOf(run, config) {
-    const issue = slots_record(run.event.payload.issue);
-    const ownIssue = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null;
-    let fromBody = [];
-    // Read when the issue starts the loop (its label, `/loop start`); a later edit of the body changes nothing.
-    const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start';
-    if (starts && ownIssue !== null && typeof issue?.body === 'string') {
-        const line = parseDependsOnLine(issue.body, ownIssue);
-        if (line.kind === 'refused')
-            throw new DependsOnRefusedError(`depends-on: ${line.message}.`);
-        if (line.kind === 'issues')
-            fromBody = line.issues;
-    }
-    const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')));
-    const checked = checkDependencies([...fromConfig, ...fromBody], ownIssue, "'depends-on' (the loop config and the issue body)");
-    if (checked.kind === 'refused')
-        throw new ConfigError(`depends-on: ${checked.message}.`);
-    return checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : [];
-}
-function slotStore(run, root) {
-    return new GitSlotStore({
-        repoDir: root,
-        remote: 'origin',
-        branch: run.settings.stateBranch,
-        identity: COMMIT_IDENTITY,
-        token: run.settings.githubToken,
-        workDir: stateWorkDir(run, root),
-        by: `run ${run.runId ?? 'local'}`,
-    });
-}
-/**
- * The git store for other loops' states (a queued loop's status, read or saved by the job of another
- * loop): it carries no audit trail, where this job's store would commit its own loop's trail there.
- */
-function otherLoopsStore(run, root) {
-    return new git_store/* GitStore */.W({
-        repoDir: root,
-        remote: 'origin',
-        branch: run.settings.stateBranch,
-        identity: COMMIT_IDENTITY,
-        token: run.settings.githubToken,
-        workDir: stateWorkDir(run, root),
-        toolVersion: version_VERSION,
-        ...(run.runId !== undefined ? { runId: run.runId } : {}),
-        ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
-    });
-}
-/** The git store's private repository (see `stores.ts`): the branch's objects are fetched once for all. */
-function stateWorkDir(run, root) {
-    return (0,external_node_path_.join)(run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp'), 'loop-controller', 'git-state');
-}
-function slotDeps(run, root, deps) {
-    return {
-        slots: slotStore(run, root),
-        clock: deps.clock,
-        logger: deps.logger,
-        start: async (entry) => {
-            const state = (await otherLoopsStore(run, root).load(entry.loopId))?.state;
-            const iteration = (state?.iteration ?? 0) + 1;
-            await deps.github.dispatchWorkflow({
-                workflow: entry.workflow,
-                ref: entry.ref,
-                inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
-            });
-        },
-    };
-}
-/**
- * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`;
- * null where the store keeps none (a store other than git).
- */
-function slotsQueue(run, root, store) {
-    return async () => store.kind === 'git' ? { record: await slotStore(run, root).current(), limit: run.settings.maxLoops } : null;
-}
-/**
- * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
- * `queued`, reported), and the job ends here, green.
- */
-async function takeSlot(run, input, deps) {
-    const limit = run.settings.maxLoops;
-    let dependsOn;
-    try {
-        dependsOn = dependenciesOf(run, input.config);
-    }
-    catch (error) {
-        if (!(error instanceof DependsOnRefusedError))
-            throw error;
-        await deps.reportRefusal({
-            loopId: input.loopId,
-            title: `loop-controller did not start the loop \`${input.loopId}\`: the issue's \`depends-on:\` line could not be read.`,
-            // It quotes the issue body, anyone's text: escaped, so it can mention nobody and inject no HTML.
-            reason: markdownText(error.message, 600),
-            whatToDo: 'Write the line with issue numbers only, e.g. `depends-on: #12, #15` (at most ten), then start the loop again.',
-        });
-        deps.io.setOutput(Outputs.Status, 'refused');
-        return false;
-    }
-    // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
-    const mayBeQueued = run.settings.iteration === 1;
-    if (limit === null && dependsOn.length === 0 && !mayBeQueued)
-        return true;
-    const loaded = await deps.store.load(input.loopId);
-    if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued')
-        return true;
-    if (deps.store.kind !== 'git') {
-        throw new ConfigError(`'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}'. Use the default store, 'git', or remove 'depends-on'.`);
-    }
-    // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
-    if (loaded && hasEnded(loaded.state.status))
-        return true;
-    const target = parseWorkflowRef(run.workflowRef ?? '');
-    if (!target) {
-        deps.logger.warning(`max-loops and depends-on need GITHUB_WORKFLOW_REF to dispatch queued loops; got '${run.workflowRef}'. The loop runs unqueued.`);
-        return true;
-    }
-    // The state exists before the loop is in line: a job that admits it later finds its task there.
-    let current = loaded ?? (await saveNew(run, input, deps));
-    const verdict = await askForSlot({
-        loopId: input.loopId,
-        dependsOn,
-        workflow: target.file,
-        ref: dispatchRef(target.ref, run.event.defaultBranch),
-        started: current.state.status !== 'queued' && current.state.iteration > 0,
-    }, limit, slotDeps(run, input.root, deps));
-    if (verdict.kind === 'admitted') {
-        deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`);
-        if (current.state.status === 'queued') {
-            await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`);
-            await saveStatus(input.loopId, 'running', '', deps);
-        }
-        return true;
-    }
-    const reason = queuedReason(verdict.wait, nameOfLoop);
-    const { position, queued } = verdict.wait;
-    // Before the save, which carries the trail with it.
-    await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
-        position,
-        dependsOn,
-    });
-    current = await saveStatus(input.loopId, 'queued', reason, deps);
-    await reportQueued(run, { loopId: input.loopId, state: current.state, wait: verdict.wait }, deps);
-    deps.io.setOutput(Outputs.Status, 'queued');
-    return false;
-}
-/**
- * The job that ended or stopped the loop gives its slot back, starts the loops admitted in its place,
- * and tells the queued loops whose dependency ended short of COMPLETE. Does nothing when neither
- * `max-loops` nor a queue is in use; a failure only warns (the next change frees the slot).
- */
-async function slots_releaseSlot(run, input, deps) {
-    const limit = run.settings.maxLoops;
-    // Without a state in hand (a person's abort), it is read only where this workflow uses the queue.
-    if (deps.store.kind !== 'git' || (input.state === undefined && limit === null))
-        return;
-    const state = input.state ?? (await deps.store.load(input.loopId))?.state;
-    if (!state || !hasEnded(state.status))
-        return;
-    const slots = slotDeps(run, input.root, deps);
-    try {
-        const released = await giveBackSlot(input.loopId, limit, slots);
-        if (released.released)
-            deps.logger.info(`Loop ${input.loopId} gave its slot back.`);
-        for (const entry of released.started)
-            deps.io.info(`Loop ${entry.loopId} starts in its place.`);
-        // Those still in line learn their new place, or that a dependency ended short (the first few:
-        // each costs a state read and a comment update).
-        const others = { store: otherLoopsStore(run, input.root), clock: deps.clock };
-        for (const { loopId, wait } of released.inLine.slice(0, TOLD_IN_LINE)) {
-            const loaded = await others.store.load(loopId);
-            if (loaded?.state.status !== 'queued')
-                continue;
-            const reason = queuedReason(wait, nameOfLoop);
-            const state = loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state;
-            await reportQueued(run, { loopId, state, wait, summary: false }, deps);
-        }
-    }
-    catch (error) {
-        deps.logger.warning(`The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`);
-    }
-}
-async function journey(deps, type, message, data) {
-    await deps.restoreAudit();
-    const at = deps.clock.now().toISOString();
-    await deps.audit.appendEvents([{ at, iteration: 0, type, message, ...(data ? { data } : {}) }]);
-}
-async function saveNew(run, input, deps) {
-    const fresh = initialState({
-        loopId: input.loopId,
-        goal: input.config.goal,
-        task: taskOfEvent(run.event.name, run.event.payload),
-        policy: policyFromConfig(input.config),
-        now: deps.clock.now(),
-    });
-    const state = { ...fresh, status: 'queued', statusReason: 'asking for a slot' };
-    try {
-        return { state, version: await deps.store.save(input.loopId, state, null) };
-    }
-    catch (error) {
-        if (!(error instanceof ports_store/* StoreConflictError */.yn))
-            throw error;
-        const again = await deps.store.load(input.loopId);
-        if (!again)
-            throw error;
-        return again;
-    }
-}
-/** Saves the loop's status under compare-and-swap, loading again when another job saved between. */
-async function saveStatus(loopId, status, statusReason, deps) {
-    for (let attempt = 1;; attempt++) {
-        const loaded = await deps.store.load(loopId);
-        if (!loaded)
-            throw new Error(`loop ${loopId} has no state to mark ${status}`);
-        // Only a queued loop changes here: one that runs or ended meanwhile is left as it is.
-        if (loaded.state.status !== 'queued' && loaded.state.status !== status)
-            return loaded;
-        const state = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() };
-        try {
-            return { state, version: await deps.store.save(loopId, state, loaded.version) };
-        }
-        catch (error) {
-            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= SAVE_ATTEMPTS)
-                throw error;
-        }
-    }
-}
-async function reportQueued(run, input, deps) {
-    const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
-    const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop));
-    if (input.summary !== false && run.hasStepSummary)
-        await deps.io.writeSummary(body);
-    const subject = input.summary !== false ? run.event.subject.number : null;
-    for (const issueNumber of commentTargets(subject, input.state)) {
-        try {
-            const comment = await deps.github.upsertStickyComment({
-                issueNumber,
-                marker: stickyCommentMarker(input.loopId),
-                body,
-            });
-            deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
-        }
-        catch (error) {
-            if (!(error instanceof GitHubPermissionError))
-                throw error;
-            deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`));
-        }
-    }
-}
-function slots_record(value) {
-    return typeof value === 'object' && value !== null ? value : undefined;
-}
+;// CONCATENATED MODULE: ./src/action/commit-identity.ts
+/** The identity of the loop's commits (passed per command, never written to git config). */
+const COMMIT_IDENTITY = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com',
+};
 
 ;// CONCATENATED MODULE: ./src/domain/agents/types.ts
 /**
@@ -48599,6 +48311,25 @@ function requireRunId(run) {
 
 
 
+/**
+ * Where the git store's state branch lives and who writes it, for every reader and writer of it (the
+ * loop's store, the queue, other loops' states): the job's token, never a push-token PAT, so a state
+ * save starts none of the repository's push workflows; one private clone per job, fetched once for all.
+ */
+function stateBranchOptions(run, root, runnerTemp = defaultRunnerTemp(run, root)) {
+    return {
+        repoDir: root,
+        remote: 'origin',
+        branch: run.settings.stateBranch,
+        identity: COMMIT_IDENTITY,
+        token: run.settings.githubToken,
+        workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'git-state'),
+    };
+}
+/** The runner's temporary folder, or one beside the workspace outside a runner. */
+function defaultRunnerTemp(run, root) {
+    return run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+}
 async function createStore(input) {
     const { run, runnerTemp, root, logger } = input;
     const auditDirOf = (loopId) => (typeof input.loopDir === 'string' ? input.loopDir : input.loopDir(loopId));
@@ -48632,13 +48363,7 @@ async function createStore(input) {
         case 'git': {
             // The states (and the audit trail, committed with each save) on a branch of the checkout's remote.
             const store = new GitStore({
-                repoDir: root,
-                remote: 'origin',
-                branch: settings.stateBranch,
-                identity: COMMIT_IDENTITY,
-                // The job's token, never a push-token PAT: a state save must not start the repository's push workflows.
-                token: settings.githubToken,
-                workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'git-state'),
+                ...stateBranchOptions(run, root, runnerTemp),
                 auditDir: auditDirOf,
                 toolVersion: version_VERSION,
                 ...runIdentity,
@@ -48683,6 +48408,268 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
         })();
         return restored;
     };
+}
+
+;// CONCATENATED MODULE: ./src/action/slots.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The issue body's `depends-on:` line could not be read: the start is refused and the person told why. */
+class DependsOnRefusedError extends ConfigError {
+    name = 'DependsOnRefusedError';
+}
+const SAVE_ATTEMPTS = 3;
+/**
+ * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
+ * event is about (untrusted text: issue numbers only). A bad line is the user's to fix.
+ */
+function dependenciesOf(run, config) {
+    const issue = slots_record(run.event.payload.issue);
+    const ownIssue = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null;
+    let fromBody = [];
+    // Read when the issue starts the loop (its label, `/loop start`); a later edit of the body changes nothing.
+    const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start';
+    if (starts && ownIssue !== null && typeof issue?.body === 'string') {
+        const line = parseDependsOnLine(issue.body, ownIssue);
+        if (line.kind === 'refused')
+            throw new DependsOnRefusedError(`depends-on: ${line.message}.`);
+        if (line.kind === 'issues')
+            fromBody = line.issues;
+    }
+    const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')));
+    const checked = checkDependencies([...fromConfig, ...fromBody], ownIssue, "'depends-on' (the loop config and the issue body)");
+    if (checked.kind === 'refused')
+        throw new ConfigError(`depends-on: ${checked.message}.`);
+    return checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : [];
+}
+function slotStore(run, root) {
+    return new GitSlotStore({ ...stateBranchOptions(run, root), by: `run ${run.runId ?? 'local'}` });
+}
+/**
+ * The git store for other loops' states (a queued loop's status, read or saved by the job of another
+ * loop): it carries no audit trail, where this job's store would commit its own loop's trail there.
+ */
+function otherLoopsStore(run, root) {
+    return new git_store/* GitStore */.W({
+        ...stateBranchOptions(run, root),
+        toolVersion: version_VERSION,
+        ...(run.runId !== undefined ? { runId: run.runId } : {}),
+        ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
+    });
+}
+function slotDeps(run, root, deps) {
+    return {
+        slots: slotStore(run, root),
+        clock: deps.clock,
+        logger: deps.logger,
+        start: async (entry) => {
+            const state = (await otherLoopsStore(run, root).load(entry.loopId))?.state;
+            const iteration = (state?.iteration ?? 0) + 1;
+            await deps.github.dispatchWorkflow({
+                workflow: entry.workflow,
+                ref: entry.ref,
+                inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
+            });
+        },
+    };
+}
+/**
+ * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`;
+ * null where the store keeps none (a store other than git).
+ */
+function slotsQueue(run, root, store) {
+    return async () => store.kind === 'git' ? { record: await slotStore(run, root).current(), limit: run.settings.maxLoops } : null;
+}
+/**
+ * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
+ * `queued`, reported), and the job ends here, green.
+ */
+async function takeSlot(run, input, deps) {
+    const limit = run.settings.maxLoops;
+    let dependsOn;
+    try {
+        dependsOn = dependenciesOf(run, input.config);
+    }
+    catch (error) {
+        if (!(error instanceof DependsOnRefusedError))
+            throw error;
+        await deps.reportRefusal({
+            loopId: input.loopId,
+            title: `loop-controller did not start the loop \`${input.loopId}\`: the issue's \`depends-on:\` line could not be read.`,
+            // It quotes the issue body, anyone's text: escaped, so it can mention nobody and inject no HTML.
+            reason: markdownText(error.message, 600),
+            whatToDo: 'Write the line with issue numbers only, e.g. `depends-on: #12, #15` (at most ten), then start the loop again.',
+        });
+        deps.io.setOutput(Outputs.Status, 'refused');
+        return false;
+    }
+    // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
+    const mayBeQueued = run.settings.iteration === 1;
+    if (limit === null && dependsOn.length === 0 && !mayBeQueued)
+        return true;
+    const loaded = await deps.store.load(input.loopId);
+    if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued')
+        return true;
+    if (deps.store.kind !== 'git') {
+        throw new ConfigError(`'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}'. Use the default store, 'git', or remove 'depends-on'.`);
+    }
+    // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
+    if (loaded && hasEnded(loaded.state.status))
+        return true;
+    const target = parseWorkflowRef(run.workflowRef ?? '');
+    if (!target) {
+        deps.logger.warning(`max-loops and depends-on need GITHUB_WORKFLOW_REF to dispatch queued loops; got '${run.workflowRef}'. The loop runs unqueued.`);
+        return true;
+    }
+    // The state exists before the loop is in line: a job that admits it later finds its task there.
+    let current = loaded ?? (await saveNew(run, input, deps));
+    const verdict = await askForSlot({
+        loopId: input.loopId,
+        dependsOn,
+        workflow: target.file,
+        ref: dispatchRef(target.ref, run.event.defaultBranch),
+        started: current.state.status !== 'queued' && current.state.iteration > 0,
+    }, limit, slotDeps(run, input.root, deps));
+    if (verdict.kind === 'admitted') {
+        deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`);
+        if (current.state.status === 'queued') {
+            await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`);
+            await saveStatus(input.loopId, 'running', '', deps);
+        }
+        return true;
+    }
+    const reason = queuedReason(verdict.wait, nameOfLoop);
+    const { position, queued } = verdict.wait;
+    // Before the save, which carries the trail with it.
+    await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
+        position,
+        dependsOn,
+    });
+    current = await saveStatus(input.loopId, 'queued', reason, deps);
+    await reportQueued(run, { loopId: input.loopId, state: current.state, wait: verdict.wait }, deps);
+    deps.io.setOutput(Outputs.Status, 'queued');
+    return false;
+}
+/**
+ * The job that ended or stopped the loop gives its slot back, starts the loops admitted in its place,
+ * and tells the queued loops whose dependency ended short of COMPLETE. Does nothing when neither
+ * `max-loops` nor a queue is in use; a failure only warns (the next change frees the slot).
+ */
+async function slots_releaseSlot(run, input, deps) {
+    const limit = run.settings.maxLoops;
+    // Without a state in hand (a person's abort), it is read only where this workflow uses the queue.
+    if (deps.store.kind !== 'git' || (input.state === undefined && limit === null))
+        return;
+    const state = input.state ?? (await deps.store.load(input.loopId))?.state;
+    if (!state || !hasEnded(state.status))
+        return;
+    const slots = slotDeps(run, input.root, deps);
+    try {
+        const released = await giveBackSlot(input.loopId, limit, slots);
+        if (released.released)
+            deps.logger.info(`Loop ${input.loopId} gave its slot back.`);
+        for (const entry of released.started)
+            deps.io.info(`Loop ${entry.loopId} starts in its place.`);
+        // Those still in line learn their new place, or that a dependency ended short (the first few:
+        // each costs a state read and a comment update).
+        const others = { store: otherLoopsStore(run, input.root), clock: deps.clock };
+        for (const { loopId, wait } of released.inLine.slice(0, TOLD_IN_LINE)) {
+            const loaded = await others.store.load(loopId);
+            if (loaded?.state.status !== 'queued')
+                continue;
+            const reason = queuedReason(wait, nameOfLoop);
+            const state = loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state;
+            await reportQueued(run, { loopId, state, wait, summary: false }, deps);
+        }
+    }
+    catch (error) {
+        deps.logger.warning(`The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`);
+    }
+}
+async function journey(deps, type, message, data) {
+    await deps.restoreAudit();
+    const at = deps.clock.now().toISOString();
+    await deps.audit.appendEvents([{ at, iteration: 0, type, message, ...(data ? { data } : {}) }]);
+}
+async function saveNew(run, input, deps) {
+    const fresh = initialState({
+        loopId: input.loopId,
+        goal: input.config.goal,
+        task: taskOfEvent(run.event.name, run.event.payload),
+        policy: policyFromConfig(input.config),
+        now: deps.clock.now(),
+    });
+    const state = { ...fresh, status: 'queued', statusReason: 'asking for a slot' };
+    try {
+        return { state, version: await deps.store.save(input.loopId, state, null) };
+    }
+    catch (error) {
+        if (!(error instanceof ports_store/* StoreConflictError */.yn))
+            throw error;
+        const again = await deps.store.load(input.loopId);
+        if (!again)
+            throw error;
+        return again;
+    }
+}
+/** Saves the loop's status under compare-and-swap, loading again when another job saved between. */
+async function saveStatus(loopId, status, statusReason, deps) {
+    for (let attempt = 1;; attempt++) {
+        const loaded = await deps.store.load(loopId);
+        if (!loaded)
+            throw new Error(`loop ${loopId} has no state to mark ${status}`);
+        // Only a queued loop changes here: one that runs or ended meanwhile is left as it is.
+        if (loaded.state.status !== 'queued' && loaded.state.status !== status)
+            return loaded;
+        const state = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() };
+        try {
+            return { state, version: await deps.store.save(loopId, state, loaded.version) };
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= SAVE_ATTEMPTS)
+                throw error;
+        }
+    }
+}
+async function reportQueued(run, input, deps) {
+    const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
+    const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop));
+    if (input.summary !== false && run.hasStepSummary)
+        await deps.io.writeSummary(body);
+    const subject = input.summary !== false ? run.event.subject.number : null;
+    for (const issueNumber of commentTargets(subject, input.state)) {
+        try {
+            const comment = await deps.github.upsertStickyComment({
+                issueNumber,
+                marker: stickyCommentMarker(input.loopId),
+                body,
+            });
+            deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+        }
+        catch (error) {
+            if (!(error instanceof GitHubPermissionError))
+                throw error;
+            deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`));
+        }
+    }
+}
+function slots_record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/action/dashboard.ts
@@ -48768,7 +48755,7 @@ async function handleDashboardEdit(run, root, deps) {
         logger.info(`Issue #${number} carries the label ${DASHBOARD_LABEL} but is not the controller's dashboard: ignored.`);
         return;
     }
-    const runnerTemp = run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+    const runnerTemp = defaultRunnerTemp(run, root);
     const auditDir = (loopId) => (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
     // Each ticked loop's save carries its own audit trail, brought back first (the git store's folders).
     const { store, auditSource } = await createStore({ run, runnerTemp, root, loopDir: auditDir, logger });
@@ -49804,131 +49791,6 @@ function identityArgs(identity) {
     return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
 }
 
-;// CONCATENATED MODULE: ./src/adapters/isolation.ts
-/**
- * Choosing and proving the isolation of the project's commands (see `domain/isolation.ts`): each way
- * to get a PID namespace with its own /proc is tried in turn, strongest and cheapest first, and kept
- * only when a probe run through it cannot see the controller's own process.
- */
-
-/** Drops every capability and forbids gaining new ones: the command cannot unmount its /proc to look out. */
-const NO_PRIVILEGES = ['--no-new-privs', '--bounding-set=-all', '--inh-caps=-all'];
-/** A new PID namespace whose first process takes the rest with it when it ends, with /proc remounted for it. */
-const NEW_PID_NAMESPACE = ['--pid', '--fork', '--kill-child', '--mount-proc'];
-/**
- * The namespace's first process. The kernel kills everything in a PID namespace when its first process
- * ends, so the command does not play that part: this shell runs it, passes a SIGTERM on, and after it
- * exits gives what it left running (the `cat` that carries a shell line's output, say) a moment to
- * finish before it ends them all. Builtins only while it counts, so it never counts itself twice.
- */
-const NAMESPACE_INIT = [
-    'bash',
-    '-c',
-    [
-        // `<&0`: a background job would otherwise read /dev/null, and the agent's prompt comes on stdin.
-        '"$@" <&0 & child=$!',
-        "trap 'kill -TERM $child 2>/dev/null' TERM INT",
-        'wait $child; code=$?',
-        'while kill -0 $child 2>/dev/null; do wait $child; code=$?; done',
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array length, not a template.
-        'for _ in $(seq 60); do procs=(/proc/[0-9]*); [ ${#procs[@]} -le 1 ] && break; sleep 0.05; done',
-        'exit $code',
-    ].join('\n'),
-    'loop-namespace-init',
-];
-function candidates(uid, gid) {
-    const asUser = [`--reuid=${uid}`, `--regid=${gid}`, '--init-groups'];
-    const list = [];
-    if (uid === 0) {
-        list.push({
-            prefix: ['unshare', ...NEW_PID_NAMESPACE, 'setpriv', ...NO_PRIVILEGES, '--', ...NAMESPACE_INIT],
-            how: 'unshare as root',
-        });
-    }
-    else {
-        // GitHub-hosted runners give passwordless sudo: root makes the namespace, the command runs as this user.
-        list.push({
-            prefix: [
-                'sudo',
-                '-n',
-                '-E',
-                'unshare',
-                ...NEW_PID_NAMESPACE,
-                'setpriv',
-                ...asUser,
-                ...NO_PRIVILEGES,
-                '--',
-                ...NAMESPACE_INIT,
-            ],
-            how: 'sudo unshare, then back to this user',
-        });
-    }
-    list.push({
-        prefix: [
-            'unshare',
-            '--user',
-            '--map-current-user',
-            ...NEW_PID_NAMESPACE,
-            'setpriv',
-            ...NO_PRIVILEGES,
-            '--',
-            ...NAMESPACE_INIT,
-        ],
-        how: 'an unprivileged user namespace',
-    });
-    return list;
-}
-/** True when a command run through `prefix` sees its own namespace and not the controller's process. */
-function proves(prefix, controllerPid) {
-    const [file, ...args] = prefix;
-    if (!file)
-        return false;
-    const probe = (0,external_node_child_process_.spawnSync)(file, [...args, 'sh', '-c', `test -e /proc/1 && test ! -e /proc/${controllerPid} && echo isolated`], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
-    return probe.status === 0 && probe.stdout.trim() === 'isolated';
-}
-/** Unsupported here: every path tried, with the reason the summary gives. */
-class IsolationUnavailableError extends Error {
-    name = 'IsolationUnavailableError';
-}
-/**
- * The isolation for `mode` on this machine. `auto` takes the first way that proves itself, else none
- * (said loudly by the caller); `pid-namespace` throws when none does; `none` tries nothing.
- */
-function chooseIsolation(mode, platform = process.platform) {
-    if (mode === 'none')
-        return {
-            prefix: [],
-            report: { level: 'none', how: 'isolation is set to none', nestedSandbox: platform !== 'linux' || nests([]) },
-        };
-    if (platform !== 'linux') {
-        const how = `PID namespaces are a Linux feature; this is ${platform}`;
-        if (mode === 'pid-namespace')
-            throw new IsolationUnavailableError(`isolation 'pid-namespace' is not available: ${how}.`);
-        // Elsewhere an agent CLI's own sandbox (Seatbelt on macOS) needs no user namespace.
-        return { prefix: [], report: { level: 'none', how, nestedSandbox: true } };
-    }
-    const uid = process.getuid?.() ?? 0;
-    const gid = process.getgid?.() ?? 0;
-    for (const candidate of candidates(uid, gid)) {
-        if (proves(candidate.prefix, process.pid)) {
-            const report = { level: 'pid-namespace', how: candidate.how, nestedSandbox: nests(candidate.prefix) };
-            return { prefix: candidate.prefix, report };
-        }
-    }
-    const how = 'neither unshare as root, sudo without a password, nor an unprivileged user namespace worked on this runner';
-    if (mode === 'pid-namespace')
-        throw new IsolationUnavailableError(`isolation 'pid-namespace' is not available: ${how}.`);
-    return { prefix: [], report: { level: 'none', how, nestedSandbox: nests([]) } };
-}
-/** True when a command run through `prefix` can make an unprivileged user namespace of its own. */
-function nests(prefix) {
-    const [file, ...args] = [...prefix, 'unshare', '--user', '--map-current-user', 'true'];
-    if (!file)
-        return false;
-    const probe = (0,external_node_child_process_.spawnSync)(file, args, { timeout: 10_000, stdio: 'ignore' });
-    return probe.status === 0;
-}
-
 ;// CONCATENATED MODULE: ./src/adapters/node-workspace.ts
 
 
@@ -50733,6 +50595,20 @@ const planFileSchema = schemas/* strictObject */.rej({
     report: planReportSchema.nullable(),
     legs: schemas/* array */.YOg(legSchema).max(MAX_MATRIX_LEGS),
 });
+/** The plan of a job that runs no iteration, on the state as it stands: decide settles the loop alone. */
+function noIterationPlan(loopId, stateVersion) {
+    return {
+        version: 1,
+        loopId,
+        stateVersion,
+        iteration: null,
+        stage: null,
+        base: null,
+        candidate: null,
+        report: null,
+        legs: [],
+    };
+}
 /** How a check's process ended in its leg: the fields of a finished run the analysis reads. */
 const recordedRunSchema = schemas/* strictObject */.rej({
     exitCode: schemas/* number */.aig().int().nullable(),
@@ -53293,17 +53169,7 @@ async function planIteration(input, deps) {
     const policy = policyFromConfig(input.config);
     const restored = await restoreAndDecide(input, deps, policy);
     const none = (reason, stateVersion) => ({
-        plan: {
-            version: 1,
-            loopId: input.loopId,
-            stateVersion,
-            iteration: null,
-            stage: null,
-            base: null,
-            candidate: null,
-            report: null,
-            legs: [],
-        },
+        plan: noIterationPlan(input.loopId, stateVersion),
         nothing: reason,
         bundled: false,
     });
@@ -55065,6 +54931,197 @@ function runIterationInput(run, loaded, parts) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/adapters/isolation.ts
+/**
+ * Choosing and proving the isolation of the project's commands (see `domain/isolation.ts`): each way
+ * to get a PID namespace with its own /proc is tried in turn, strongest and cheapest first, and kept
+ * only when a probe run through it cannot see the controller's own process.
+ */
+
+/** Drops every capability and forbids gaining new ones: the command cannot unmount its /proc to look out. */
+const NO_PRIVILEGES = ['--no-new-privs', '--bounding-set=-all', '--inh-caps=-all'];
+/** A new PID namespace whose first process takes the rest with it when it ends, with /proc remounted for it. */
+const NEW_PID_NAMESPACE = ['--pid', '--fork', '--kill-child', '--mount-proc'];
+/**
+ * The namespace's first process. The kernel kills everything in a PID namespace when its first process
+ * ends, so the command does not play that part: this shell runs it, passes a SIGTERM on, and after it
+ * exits gives what it left running (the `cat` that carries a shell line's output, say) a moment to
+ * finish before it ends them all. Builtins only while it counts, so it never counts itself twice.
+ */
+const NAMESPACE_INIT = [
+    'bash',
+    '-c',
+    [
+        // `<&0`: a background job would otherwise read /dev/null, and the agent's prompt comes on stdin.
+        '"$@" <&0 & child=$!',
+        "trap 'kill -TERM $child 2>/dev/null' TERM INT",
+        'wait $child; code=$?',
+        'while kill -0 $child 2>/dev/null; do wait $child; code=$?; done',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array length, not a template.
+        'for _ in $(seq 60); do procs=(/proc/[0-9]*); [ ${#procs[@]} -le 1 ] && break; sleep 0.05; done',
+        'exit $code',
+    ].join('\n'),
+    'loop-namespace-init',
+];
+function candidates(uid, gid) {
+    const asUser = [`--reuid=${uid}`, `--regid=${gid}`, '--init-groups'];
+    const list = [];
+    if (uid === 0) {
+        list.push({
+            prefix: ['unshare', ...NEW_PID_NAMESPACE, 'setpriv', ...NO_PRIVILEGES, '--', ...NAMESPACE_INIT],
+            how: 'unshare as root',
+        });
+    }
+    else {
+        // GitHub-hosted runners give passwordless sudo: root makes the namespace, the command runs as this user.
+        list.push({
+            prefix: [
+                'sudo',
+                '-n',
+                '-E',
+                'unshare',
+                ...NEW_PID_NAMESPACE,
+                'setpriv',
+                ...asUser,
+                ...NO_PRIVILEGES,
+                '--',
+                ...NAMESPACE_INIT,
+            ],
+            how: 'sudo unshare, then back to this user',
+        });
+    }
+    list.push({
+        prefix: [
+            'unshare',
+            '--user',
+            '--map-current-user',
+            ...NEW_PID_NAMESPACE,
+            'setpriv',
+            ...NO_PRIVILEGES,
+            '--',
+            ...NAMESPACE_INIT,
+        ],
+        how: 'an unprivileged user namespace',
+    });
+    return list;
+}
+/** True when a command run through `prefix` sees its own namespace and not the controller's process. */
+function proves(prefix, controllerPid) {
+    const [file, ...args] = prefix;
+    if (!file)
+        return false;
+    const probe = (0,external_node_child_process_.spawnSync)(file, [...args, 'sh', '-c', `test -e /proc/1 && test ! -e /proc/${controllerPid} && echo isolated`], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    return probe.status === 0 && probe.stdout.trim() === 'isolated';
+}
+/** Unsupported here: every path tried, with the reason the summary gives. */
+class IsolationUnavailableError extends Error {
+    name = 'IsolationUnavailableError';
+}
+/**
+ * The isolation for `mode` on this machine. `auto` takes the first way that proves itself, else none
+ * (said loudly by the caller); `pid-namespace` throws when none does; `none` tries nothing.
+ */
+function chooseIsolation(mode, platform = process.platform) {
+    if (mode === 'none')
+        return {
+            prefix: [],
+            report: { level: 'none', how: 'isolation is set to none', nestedSandbox: platform !== 'linux' || nests([]) },
+        };
+    if (platform !== 'linux') {
+        const how = `PID namespaces are a Linux feature; this is ${platform}`;
+        if (mode === 'pid-namespace')
+            throw new IsolationUnavailableError(`isolation 'pid-namespace' is not available: ${how}.`);
+        // Elsewhere an agent CLI's own sandbox (Seatbelt on macOS) needs no user namespace.
+        return { prefix: [], report: { level: 'none', how, nestedSandbox: true } };
+    }
+    const uid = process.getuid?.() ?? 0;
+    const gid = process.getgid?.() ?? 0;
+    for (const candidate of candidates(uid, gid)) {
+        if (proves(candidate.prefix, process.pid)) {
+            const report = { level: 'pid-namespace', how: candidate.how, nestedSandbox: nests(candidate.prefix) };
+            return { prefix: candidate.prefix, report };
+        }
+    }
+    const how = 'neither unshare as root, sudo without a password, nor an unprivileged user namespace worked on this runner';
+    if (mode === 'pid-namespace')
+        throw new IsolationUnavailableError(`isolation 'pid-namespace' is not available: ${how}.`);
+    return { prefix: [], report: { level: 'none', how, nestedSandbox: nests([]) } };
+}
+/** True when a command run through `prefix` can make an unprivileged user namespace of its own. */
+function nests(prefix) {
+    const [file, ...args] = [...prefix, 'unshare', '--user', '--map-current-user', 'true'];
+    if (!file)
+        return false;
+    const probe = (0,external_node_child_process_.spawnSync)(file, args, { timeout: 10_000, stdio: 'ignore' });
+    return probe.status === 0;
+}
+
+;// CONCATENATED MODULE: ./src/action/job-setup.ts
+/**
+ * What every job of a loop sets up alike, whichever command it runs (the single job, fan-out's plan,
+ * verify and decide): the isolation the input asks for, the host the push token may go to, the loop's
+ * audit trail and store, and the dashboard's refresh at the job's end.
+ */
+
+
+
+
+
+
+
+
+
+
+/** The isolation the input asks for, said in the log (loudly when there is none). */
+function announcedIsolation(mode, deps) {
+    const isolation = isolationFor(mode);
+    if (isolation.report.level === 'none')
+        deps.logger.warning(isolationLine(isolation.report));
+    else
+        deps.io.info(isolationLine(isolation.report));
+    return isolation;
+}
+/** The isolation the input asks for; one that cannot be had here is the user's to change. */
+function isolationFor(mode) {
+    try {
+        return chooseIsolation(mode);
+    }
+    catch (error) {
+        if (error instanceof IsolationUnavailableError)
+            throw new ConfigError(`Input 'isolation': ${error.message}`);
+        throw error;
+    }
+}
+/** The origin (`https://github.com`) of the checkout's `origin` remote when it is on HTTP(S), else `fallback`. */
+async function remoteHost(root, fallback) {
+    const url = await new GitCli(root).exec(['remote', 'get-url', 'origin'], { allowFailure: true });
+    try {
+        const parsed = new URL(url.stdout.trim());
+        return /^https?:$/.test(parsed.protocol) ? parsed.origin : fallback;
+    }
+    catch {
+        return fallback;
+    }
+}
+/** The loop's audit trail (under the runner's temporary folder) and the store that carries its state. */
+async function openLoopStore(run, parts) {
+    const runnerTemp = defaultRunnerTemp(run, parts.root);
+    const loopDir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', parts.loopId);
+    const audit = new AuditTrail(loopDir, parts.redact);
+    const { store, auditSource } = await createStore({ run, runnerTemp, root: parts.root, loopDir, logger: parts.logger });
+    return { runnerTemp, loopDir, audit, store, auditSource };
+}
+/**
+ * Registers the dashboard's rewrite for the job's end, with the queue's places; an event with nothing
+ * for any loop (another issue edited, an unrelated label) leaves it alone.
+ */
+function refreshDashboardAtEnd(run, dashboard, deps) {
+    if (!dashboard || interpretEvent(run.event.name, run.event.payload).kind === 'none')
+        return;
+    const queue = slotsQueue(run, deps.root, deps.store);
+    dashboard.jobEnd.dashboard = () => updateDashboard(run, deps.store, { issues: dashboard.issues, logger: deps.logger, queue });
+}
+
 ;// CONCATENATED MODULE: ./src/action/kill-switch.ts
 /**
  * The kill switch read from the loop itself: the `loop/stop` label on the loop's pull request or on
@@ -55318,7 +55375,6 @@ async function readyForMerge(state, deps) {
 
 
 
-
 /** The most verdict files decide reads (GitHub's matrix limit). */
 const MAX_VERDICTS = 256;
 async function decideJob(shared, handOff) {
@@ -55326,17 +55382,16 @@ async function decideJob(shared, handOff) {
     const { settings } = runContext;
     const loaded = await loadActionConfig(settings, root, nodeWorkspace);
     const { config } = loaded;
-    const runnerTemp = runContext.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
-    const loopDir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
-    const audit = new AuditTrail(loopDir, redact);
-    const { store, auditSource } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger });
+    const { runnerTemp, loopDir, audit, store, auditSource } = await openLoopStore(runContext, {
+        root,
+        loopId,
+        logger,
+        redact,
+    });
     io.setOutput(Outputs.StatePath, store.describe(loopId));
     const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger);
-    // Whatever decide does to the loop, the dashboard shows it (an event with nothing for a loop leaves it).
-    const { dashboard } = shared;
-    if (dashboard && interpretEvent(runContext.event.name, runContext.event.payload).kind !== 'none') {
-        dashboard.jobEnd.dashboard = () => updateDashboard(runContext, store, { issues: dashboard.issues, logger });
-    }
+    // Whatever decide does to the loop, the dashboard shows it, with the queue's places as the single job's.
+    refreshDashboardAtEnd(runContext, shared.dashboard, { root, store, logger });
     // The plan and every verdict are read and validated before anything is written.
     // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
     const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff);
@@ -55545,17 +55600,6 @@ async function readVerdicts(dir) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/fan-out-plan-gate.ts
-/**
- * Whether fan-out's plan spends an agent call on this event, asked before the work with what its
- * read-only token can read: the event itself (only a dispatch, a schedule or a start runs an iteration;
- * people's commands, ticks on the dashboard and merges are decide's to apply), the permission of the
- * person whose label starts the loop (as the single job asks), and the slots record on the state branch
- * (a loop that would be queued is left to decide, which queues it). What plan cannot know cheaply is
- * left to decide, which drops the plan's work then and says so.
- */
-
-
-
 
 
 
@@ -55604,14 +55648,7 @@ async function slotGate(run, input, deps) {
         return plan;
     if (hasEnded(status) || deps.store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? ''))
         return plan;
-    const slots = new GitSlotStore({
-        repoDir: input.root,
-        remote: 'origin',
-        branch: run.settings.stateBranch,
-        identity: COMMIT_IDENTITY,
-        token: run.settings.githubToken,
-        workDir: (0,external_node_path_.join)(run.runnerTemp ?? (0,external_node_path_.join)(input.root, '..', '_loop-temp'), 'loop-controller', 'git-state'),
-    });
+    const slots = slotStore(run, input.root);
     const request = {
         loopId: input.loopId,
         dependsOn,
@@ -55677,8 +55714,6 @@ function admittedView(store) {
 
 
 
-
-
 function isFanOutCommand(command) {
     return command === 'plan' || command === 'verify' || command === 'decide';
 }
@@ -55689,7 +55724,7 @@ async function runFanOut(command, shared) {
     if (runContext.settings.store !== 'git') {
         throw new ConfigError(`Input 'store' must be 'git' when 'command' is '${command}' (fan-out's plan reads the state with a contents: read token); got '${runContext.settings.store}'.`);
     }
-    const runnerTemp = runContext.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+    const runnerTemp = defaultRunnerTemp(runContext, root);
     const dir = runContext.settings.handOff
         ? (0,external_node_path_.resolve)(root, runContext.settings.handOff)
         : (0,external_node_path_.join)(runnerTemp, 'loop-fan-out');
@@ -55713,15 +55748,8 @@ async function readOnlyJob(shared) {
     const { settings } = runContext;
     const loaded = await loadActionConfig(settings, root, nodeWorkspace);
     const { config } = loaded;
-    const isolation = isolationFor(settings.isolation);
-    if (isolation.report.level === 'none')
-        logger.warning(isolationLine(isolation.report));
-    else
-        io.info(isolationLine(isolation.report));
-    const runnerTemp = runContext.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
-    const loopDir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
-    const audit = new AuditTrail(loopDir, redact);
-    const { store } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger });
+    const isolation = announcedIsolation(settings.isolation, { logger, io });
+    const { runnerTemp, audit, store } = await openLoopStore(runContext, { root, loopId, logger, redact });
     const git = new GitCli(root, {
         networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.githubToken),
     });
@@ -55790,17 +55818,7 @@ async function planJob(shared, job, handOff) {
 /** A plan with no iteration in it, on the state as it is: decide settles the loop on its own. */
 async function noPlan(job, reason) {
     const loaded = await job.deps.store.load(job.input.loopId);
-    const plan = {
-        version: 1,
-        loopId: job.input.loopId,
-        stateVersion: loaded?.version ?? null,
-        iteration: null,
-        stage: null,
-        base: null,
-        candidate: null,
-        report: null,
-        legs: [],
-    };
+    const plan = noIterationPlan(job.input.loopId, loaded?.version ?? null);
     return { plan, nothing: `no work planned: ${reason}`, bundled: false };
 }
 async function verifyJob(shared, job, handOff) {
@@ -55837,27 +55855,6 @@ async function readPlan(handOff) {
     if (text === null)
         throw new FanOutError(`The plan's hand-off file ${handOff.plan} is missing (was the plan artifact downloaded?).`);
     return parseHandOff(planFileSchema, text, `The plan's hand-off file ${handOff.plan}`);
-}
-/** The origin of the checkout's `origin` remote when it is on HTTP(S), else `fallback` (as the single job reads it). */
-async function remoteHost(root, fallback) {
-    const url = await new GitCli(root).exec(['remote', 'get-url', 'origin'], { allowFailure: true });
-    try {
-        const parsed = new URL(url.stdout.trim());
-        return /^https?:$/.test(parsed.protocol) ? parsed.origin : fallback;
-    }
-    catch {
-        return fallback;
-    }
-}
-function isolationFor(mode) {
-    try {
-        return chooseIsolation(mode);
-    }
-    catch (error) {
-        if (error instanceof IsolationUnavailableError)
-            throw new ConfigError(`Input 'isolation': ${error.message}`);
-        throw error;
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/action/hand-over.ts
@@ -55922,7 +55919,7 @@ async function runJobIterations(input, deps) {
 
 
 async function sweep(run, root, deps) {
-    const runnerTemp = run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+    const runnerTemp = defaultRunnerTemp(run, root);
     // No audit trail travels with a sweeper's save: the folder it would read stays empty.
     const { store } = await createStore({
         run,
@@ -56027,9 +56024,6 @@ function actionsLogger(redact) {
 
 
 
-
-
-
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     const jobEnd = {};
@@ -56077,8 +56071,8 @@ async function runAction(io, jobEnd) {
         return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact, io });
     }
     // Fan-out's jobs: plan and verify (read-only token, the project's code), decide (write token, no project code).
+    const dashboard = issues ? { issues, jobEnd } : undefined;
     if (isFanOutCommand(settings.command)) {
-        const dashboard = issues ? { issues, jobEnd } : undefined;
         return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact, dashboard });
     }
     // The workflow runs on every issue's edits for the dashboard's ticks: any other edit ends here.
@@ -56087,21 +56081,15 @@ async function runAction(io, jobEnd) {
     // The loop config comes from the ref that was checked out, before the loop's branch is.
     const loaded = await loadActionConfig(settings, root, nodeWorkspace);
     const { config } = loaded;
-    const isolation = main_isolationFor(settings.isolation);
-    if (isolation.report.level === 'none')
-        logger.warning(isolationLine(isolation.report));
-    else
-        io.info(isolationLine(isolation.report));
-    const runnerTemp = runContext.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
-    const loopDir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
-    const audit = new AuditTrail(loopDir, redact);
-    const { store, auditSource } = await createStore({ run: runContext, runnerTemp, root, loopDir, logger });
+    const isolation = announcedIsolation(settings.isolation, { logger, io });
+    const { runnerTemp, loopDir, audit, store, auditSource } = await openLoopStore(runContext, {
+        root,
+        loopId,
+        logger,
+        redact,
+    });
     io.setOutput(Outputs.StatePath, store.describe(loopId));
-    // An event with nothing for any loop (another issue edited, an unrelated label) leaves it alone too.
-    if (issues && interpretEvent(runContext.event.name, runContext.event.payload).kind !== 'none') {
-        const queue = slotsQueue(runContext, root, store);
-        jobEnd.dashboard = () => updateDashboard(runContext, store, { issues, logger, queue });
-    }
+    refreshDashboardAtEnd(runContext, dashboard, { root, store, logger });
     const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger);
     const commandDeps = {
         github,
@@ -56133,7 +56121,7 @@ async function runAction(io, jobEnd) {
         return;
     // The token goes only to the host the trusted checkout fetched from, read before any project code runs.
     const git = new GitCli(root, {
-        networkEnv: pushAuthEnv(await main_remoteHost(root, runContext.serverUrl), settings.pushToken),
+        networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.pushToken),
     });
     const branch = loopBranch(loopId);
     const useGit = config.commit.enabled && (await git.isRepository());
@@ -56225,28 +56213,6 @@ async function runAction(io, jobEnd) {
             }
             io.setFailed(redact(failed.message));
         }
-    }
-}
-/** The origin (`https://github.com`) of the checkout's `origin` remote when it is on HTTP(S), else `fallback`. */
-async function main_remoteHost(root, fallback) {
-    const url = await new GitCli(root).exec(['remote', 'get-url', 'origin'], { allowFailure: true });
-    try {
-        const parsed = new URL(url.stdout.trim());
-        return /^https?:$/.test(parsed.protocol) ? parsed.origin : fallback;
-    }
-    catch {
-        return fallback;
-    }
-}
-/** The isolation the input asks for; one that cannot be had here is the user's to change. */
-function main_isolationFor(mode) {
-    try {
-        return chooseIsolation(mode);
-    }
-    catch (error) {
-        if (error instanceof IsolationUnavailableError)
-            throw new ConfigError(`Input 'isolation': ${error.message}`);
-        throw error;
     }
 }
 /**
