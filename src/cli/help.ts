@@ -61,11 +61,13 @@ none exists. Prints a live progress line per check on a terminal, plain lines ot
   next: `loop-controller next [--config FILE | --work CMD | --agent NAME --verify CMD...] [--no-commit]
 
 Runs exactly one iteration: decide, work, verify, analyze, persist.`,
-  status: `loop-controller status [--loop-id ID | --all] [--json]
+  status: `loop-controller status [--loop-id ID | --all [--remote NAME|URL [--state-branch B] [--max-loops N]]] [--json]
 
 Shows the stage, status, iteration, budget, failures, gates and the next action. With --all, one line
 per loop in the state directory: stage, status, iterations of the cap, what it spent, its last verdict
-and its pull request.`,
+and its pull request. With --remote, the loops the action keeps on that remote's state branch
+(default loop-state; GH_TOKEN or GITHUB_TOKEN for a private repository), each queued loop's place in
+line (--max-loops: the workflow's limit), read without writing anything.`,
   history: `loop-controller history [--loop-id ID] [--json]
 
 Lists each iteration: decision, checks, verdicts, patterns and strategies.`,

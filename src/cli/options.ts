@@ -22,6 +22,9 @@ export const OPTIONS = {
   version: { type: 'boolean' },
   all: { type: 'boolean' },
   from: { type: 'string' },
+  remote: { type: 'string' },
+  'state-branch': { type: 'string' },
+  'max-loops': { type: 'string' },
 } as const
 
 export type Values = ReturnType<
@@ -51,4 +54,29 @@ export function expectPositionals(command: string, positionals: string[], count:
       `'${command}' takes ${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'nothing'}.`,
     )
   }
+}
+
+/** A branch name the `git` store can use (as the action's `state-branch` input takes it). */
+export function validStateBranch(value: string): string {
+  if (
+    !/^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/.test(value) ||
+    value.includes('..') ||
+    value.endsWith('/') ||
+    value.endsWith('.lock')
+  ) {
+    throw new UsageError(
+      `--state-branch must be a plain branch name (letters, digits, '.', '_', '-', '/'; no '..'); got '${value}'.`,
+    )
+  }
+  return value
+}
+
+/** `--max-loops`: the limit the workflow gives the loops (`max-loops`), for the places in line. */
+export function parseMaxLoops(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 1000) {
+    throw new UsageError(
+      `--max-loops must be a whole number from 1 to 1000 (the workflow's max-loops); got '${value}'.`,
+    )
+  }
+  return Number(value)
 }
