@@ -19,7 +19,7 @@ function problemsOf(values: Record<string, string>): string[] {
 
 describe("budget-minutes in fan-out's jobs", () => {
   it.each([
-    { command: 'plan', extra: {} },
+    { command: 'plan', extra: {} as Record<string, string> },
     { command: 'verify', extra: { leg: 'unit' } },
     { command: 'decide', extra: {} },
   ])(
@@ -33,7 +33,7 @@ describe("budget-minutes in fan-out's jobs", () => {
   )
 
   it.each([
-    { command: 'plan', extra: {} },
+    { command: 'plan', extra: {} as Record<string, string> },
     { command: 'verify', extra: { leg: 'unit' } },
     { command: 'decide', extra: {} },
   ])("is fine left empty with 'command: $command'", ({ command, extra }) => {
