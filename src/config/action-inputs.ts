@@ -14,6 +14,7 @@ import { ISOLATION_MODES, type IsolationMode } from '../domain/isolation.js'
 import { STOPPED_STATES, type StoppedState } from '../domain/report/view.js'
 import { MAX_LOOPS_LIMIT } from '../domain/slots.js'
 import { ConfigError } from './errors.js'
+import { budgetMinutesInFanOutProblem } from './fan-out-inputs.js'
 import { parseSecretLines, parseVerifyLines } from './input-lines.js'
 import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 import { deriveLoopId, LOOP_ID_MAX_LENGTH, sanitiseLoopId } from './loop-id.js'
@@ -268,6 +269,8 @@ export function parseActionInputs(
   }
   const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch)
   const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes)
+  const fanOutBudget = budgetMinutesInFanOutProblem(command, budgetMinutes)
+  if (fanOutBudget) problems.push(fanOutBudget)
   const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted)
   const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation)
   const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES])

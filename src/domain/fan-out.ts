@@ -7,6 +7,7 @@
  */
 import { z } from 'zod'
 import type { AgentFailureKind } from './agents/types.js'
+import { MAX_JOB_WALL_MS } from './fan-out-time.js'
 import type { LoopConfig } from './loop-config.js'
 import {
   expandShards,
@@ -158,6 +159,8 @@ const planReportSchema = z.strictObject({
       }),
     )
     .max(200),
+  /** The plan's own wall time from the iteration's start to its hand-off, in ms: decide counts it in the loop's minutes. */
+  wallMs: z.number().int().nonnegative().max(MAX_JOB_WALL_MS),
 })
 
 const commitId = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'a full commit id')

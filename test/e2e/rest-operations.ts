@@ -180,6 +180,13 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'repos/get-collaborator-permission-level',
     'users/get-authenticated',
   ],
+  'fan-out-budget.test.ts': [
+    'issues/create-comment',
+    'issues/list-comments',
+    'pulls/create',
+    'pulls/list',
+    'users/get-authenticated',
+  ],
   'fan-out.test.ts': [
     'actions/create-workflow-dispatch',
     'issues/create-comment',

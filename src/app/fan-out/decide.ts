@@ -4,10 +4,11 @@
  * from their bundle after checking them; it judges the candidate's diff itself (the guard); and it
  * merges the legs' verdicts through the single job's own verification, analysis and transition, with a
  * process runner that runs nothing (`replay-runner.ts`). From the plan it takes on trust only the
- * plan's report of the work: its exit and usage, the stage's tasks, the baseline.
+ * plan's report of the work: its exit and usage, the stage's tasks, the baseline, its wall time.
  */
 import { decide } from '../../domain/engine/index.js'
 import { FanOutError, mergeVerdicts, type PlanFile, type VerdictFile } from '../../domain/fan-out.js'
+import { fanOutTimeElsewhereMs } from '../../domain/fan-out-time.js'
 import { policyFromConfig } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
 import type { Git } from '../../ports/git.js'
@@ -109,7 +110,8 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
   const { run } = begun
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate)
-  let record = await withPlanReport(run, begun.record, plan, git)
+  const legDurationsMs = [...runs.values()].map((legRun) => legRun.durationMs)
+  let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
   for (const step of DECIDE_STEPS) record = await step(run, record)
   const checks = record.checks.map((c) => c.result)
   record = await checkpointOfCandidate(run, record, plan.base, plan.candidate, git)
@@ -136,6 +138,8 @@ async function withPlanReport(
   run: IterationRun,
   record: IterationRecord,
   plan: PlanFile,
+  /** Each leg's check time on the candidate (0 for a leg without a verdict). */
+  legDurationsMs: readonly number[],
   git: Git,
 ): Promise<IterationRecord> {
   const report = plan.report
@@ -160,6 +164,8 @@ async function withPlanReport(
       // The guard judges what the candidate changed since the base, here, from the commits themselves.
       treeBeforeWork: baseTree,
       ignoredBeforeWork: null,
+      // The plan's time and the slowest leg's ran before this job: the loop's minutes count them too.
+      timeElsewhereMs: fanOutTimeElsewhereMs(report.wallMs, legDurationsMs),
     },
     ...report.events.map((e) => ({ ...e, iteration: run.iteration })),
   )

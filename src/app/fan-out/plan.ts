@@ -77,7 +77,8 @@ export async function planIteration(
       stage: run.stage,
       base,
       candidate,
-      report: reportOf(record, run.iteration, hadBaseline),
+      // Measured last, after the bundle: decide counts the plan's whole part of the iteration.
+      report: reportOf(record, run.iteration, hadBaseline, Date.now() - run.startedAt),
       legs,
     },
     nothing: null,
@@ -85,9 +86,10 @@ export async function planIteration(
   }
 }
 
-/** What decide takes from the plan on trust: what ran here and what it spent. */
-function reportOf(record: IterationRecord, iteration: number, hadBaseline: boolean): PlanReport {
+/** What decide takes from the plan on trust: what ran here and what it spent (its wall time too). */
+function reportOf(record: IterationRecord, iteration: number, hadBaseline: boolean, wallMs: number): PlanReport {
   return {
+    wallMs: Math.max(0, Math.round(wallMs)),
     work: record.work,
     tasksCompleted: record.tasksCompleted,
     tasksFailed: record.tasksFailed,

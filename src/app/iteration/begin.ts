@@ -102,6 +102,7 @@ export async function beginRun(
       failures: [],
       outcome: null,
       commit: null,
+      timeElsewhereMs: 0,
     },
   }
 }

@@ -95,6 +95,8 @@ export interface IterationRecord extends LoopRecord {
   failures: FailureInput[]
   outcome: IterationOutcome | null
   commit: string | null
+  /** Wall time this iteration spent in other jobs (fan-out's plan and slowest verify leg), added to this job's own. */
+  timeElsewhereMs: number
 }
 
 /** One step of a running iteration. */

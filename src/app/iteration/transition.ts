@@ -33,7 +33,8 @@ export async function transition(run: IterationRun, record: IterationRecord): Pr
     tasksCompleted: record.tasksCompleted,
     tasksFailed: record.tasksFailed,
     ...(strategy ? { strategyUsed: strategy } : {}),
-    wallMs: Date.now() - run.startedAt,
+    // This job's time, and what the iteration spent before it in other jobs (fan-out's plan and verify legs).
+    wallMs: Date.now() - run.startedAt + record.timeElsewhereMs,
   }
   const applied = applyOutcome(record.state, outcome, run.policy)
   return withEvents({ ...record, state: applied.state, outcome }, ...applied.events)

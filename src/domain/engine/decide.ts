@@ -49,8 +49,9 @@ export type Decision =
  * 8. otherwise EXECUTE_STAGE with the current stage and capability.
  *
  * The minutes budget counts `usage.wallMs`, the time iterations actually spent (controller and
- * commands), not the calendar time since `startedAt`: time queued between dispatches or spent waiting
- * for a person's approval does not use up the budget.
+ * commands; a fan-out iteration's plan, slowest verify leg and decide, see `fan-out-time.ts`), not the
+ * calendar time since `startedAt`: time queued between dispatches or spent waiting for a person's
+ * approval does not use up the budget.
  */
 export function decide(state: LoopState, observations: Observations, policy: Policy): Decision {
   if (state.status === 'complete' || state.stage === 'COMPLETE') {

@@ -124,6 +124,21 @@ describe('a fan-out iteration, plan → verify → decide', () => {
     expect((await s.loop.store.load('unit'))?.version).toBe(saved?.version)
   })
 
+  it("counts the plan's time and the slowest leg's in the loop's minutes, and stops the loop at its budget", async () => {
+    const withTime = { ...plan, report: { ...plan.report!, wallMs: 90_000 } }
+    // The check failed on the candidate: without the budget the loop would try again.
+    const failingRun = { ...verdict.run, exitCode: 1, output: 'FAIL not yet\n', totalBytes: 13, durationMs: 30_000 }
+    const slowLeg = { ...verdict, run: failingRun }
+    const config = { ...s.input.config, budget: { minutes: 2 } }
+    const decided = await decideIteration(decideInput({ plan: withTime, verdicts: [slowLeg], config }), s.decideDeps)
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    // 90 s of plan and 30 s of verify before decide's own time: the 2 minutes are spent after one iteration.
+    expect(decided.result.state.usage.wallMs).toBeGreaterThanOrEqual(120_000)
+    expect(decided.result.outcome).toBe('capped')
+    expect(decided.result.next).toMatchObject({ kind: 'CAP_REACHED', limit: 'minutes' })
+    expect((await s.loop.store.load('unit'))?.state.usage.wallMs).toBe(decided.result.state.usage.wallMs)
+  })
+
   it('refuses a plan for another loop', async () => {
     await expect(decideIteration(decideInput({ plan: { ...plan, loopId: 'other' } }), s.decideDeps)).rejects.toThrow(
       'The plan is for loop other; this job decides loop unit.',

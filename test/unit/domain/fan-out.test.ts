@@ -16,6 +16,7 @@ import {
   type VerdictFile,
   verdictFileSchema,
 } from '../../../src/domain/fan-out.js'
+import { MAX_JOB_WALL_MS } from '../../../src/domain/fan-out-time.js'
 
 const checksNamed = (...names: string[]) =>
   ({ checks: names.map((name) => ({ name })) }) as Parameters<typeof legsOf>[0]
@@ -102,7 +103,7 @@ const plan: PlanFile = {
   stage: 'IMPLEMENT',
   base: A,
   candidate: B,
-  report: { work: null, tasksCompleted: [], tasksFailed: [], baseline: null, usage: [], events: [] },
+  report: { work: null, tasksCompleted: [], tasksFailed: [], baseline: null, usage: [], events: [], wallMs: 4200 },
   legs: [{ leg: 'lint', check: 'lint', artifact: 'loop-verdict-lint' }],
 }
 const run = {
@@ -159,6 +160,21 @@ describe('hand-off files', () => {
         report: { ...plan.report, events: [{ at: 'x', iteration: 2, type: 'completed', message: 'done' }] },
       }),
       message: /report\.events\.0\.type/,
+    },
+    ...[
+      { what: 'a negative', wallMs: -1, message: /report\.wallMs: Too small/ },
+      { what: 'a fractional', wallMs: 1.5, message: /report\.wallMs: Invalid input: expected int/ },
+      { what: 'a longer than a job runs', wallMs: MAX_JOB_WALL_MS + 1, message: /report\.wallMs: Too big/ },
+      { what: 'a textual', wallMs: '60000', message: /report\.wallMs: Invalid input: expected number/ },
+    ].map(({ what, wallMs, message }) => ({
+      title: `a plan report with ${what} wall time`,
+      text: JSON.stringify({ ...plan, report: { ...plan.report, wallMs } }),
+      message,
+    })),
+    {
+      title: 'a plan report without its wall time',
+      text: JSON.stringify({ ...plan, report: { ...plan.report, wallMs: undefined } }),
+      message: /report\.wallMs: Invalid input: expected number/,
     },
   ])('refuses $title', ({ text, message }) => {
     expect(() => parseHandOff(planFileSchema, text, 'plan.json')).toThrow(message)

@@ -1,0 +1,22 @@
+/**
+ * The time a fan-out iteration spends outside decide. One iteration runs as jobs one after another:
+ * plan (the work), then the verify legs side by side, then decide. The loop's minutes budget counts
+ * the time iterations spend (`usage.wallMs`), so decide adds to its own time the plan's and that of
+ * the slowest leg, the iteration's critical path through the matrix.
+ */
+
+/** The longest a job runs on GitHub (5 days, on a self-hosted runner): no job's measured time is longer. */
+export const MAX_JOB_WALL_MS = 5 * 24 * 60 * 60_000
+
+/**
+ * The plan's wall time plus the slowest leg's check time, each bounded to what a job can run. A leg
+ * without a verdict counts 0: its check never ran on the candidate, or what it said was not taken.
+ */
+export function fanOutTimeElsewhereMs(planWallMs: number, legDurationsMs: readonly number[]): number {
+  const slowestLeg = Math.max(0, ...legDurationsMs.map(bounded))
+  return bounded(planWallMs) + slowestLeg
+}
+
+function bounded(ms: number): number {
+  return Number.isFinite(ms) ? Math.min(MAX_JOB_WALL_MS, Math.max(0, Math.round(ms))) : 0
+}
