@@ -165,10 +165,12 @@ const fields = {
       .pipe(
         z
           .number()
-          .positive()
+          .min(0)
           .max(60 * 24 * 30),
-      ),
-    expected: 'a positive number of minutes (at most 43200)',
+      )
+      // 0 is what the input's description offers for one iteration per job, as empty is.
+      .transform((minutes) => (minutes === 0 ? undefined : minutes)),
+    expected: 'a number of minutes from 0 to 43200 (empty or 0: one iteration per job)',
   },
   store: { schema: z.enum(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
   command: { schema: z.enum(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },

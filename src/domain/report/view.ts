@@ -5,7 +5,9 @@
  * from this, so a fact is said in one place with one count. Texts are plain (code spans in
  * backticks); the renderers escape them with `markdownText`. Pure.
  */
+
 import { CAP_WITHOUT_REASON } from '../caps.js'
+import type { CapLimit } from '../engine/decide.js'
 import { Labels, loopBranch } from '../loop-names.js'
 import type { LoopStatus } from '../stages.js'
 import type { CheckResult, Location } from '../state.js'
@@ -103,7 +105,9 @@ export function buildReportView(model: ReportModel, surface: Surface = 'github')
     title:
       state === 'waiting' && pendingGate(model)
         ? `Waiting for approval of gate \`${pendingGate(model)}\``
-        : TITLES[state],
+        : state === 'capped'
+          ? CAP_TITLES[capLimitOf(model)]
+          : TITLES[state],
     progress: `iteration ${model.iteration} of ${model.maxIterations}`,
     why,
     nextStep,
@@ -113,7 +117,7 @@ export function buildReportView(model: ReportModel, surface: Surface = 'github')
     updatedAt: model.updatedAt ? formatTime(model.updatedAt) : '',
     endState: isStopped(state)
       ? {
-          title: `loop-controller: ${model.loopId} ${STOPPED_TITLES[state]} (${plainProgress(model)})`,
+          title: `loop-controller: ${model.loopId} ${state === 'capped' ? CAPPED_TITLES[capLimitOf(model)] : STOPPED_TITLES[state]} (${plainProgress(model)})`,
           message: [why ? `Why: ${why}.` : '', `Next: ${nextStep}`].filter(Boolean).join(' '),
         }
       : null,
@@ -124,6 +128,26 @@ const STOPPED_TITLES: Record<StoppedState, string> = {
   blocked: 'is BLOCKED',
   capped: 'stopped at the iteration cap',
   aborted: 'was aborted',
+}
+
+/** A capped loop's title names the limit it reached: the iteration cap is only one of four. */
+const CAP_TITLES: Record<CapLimit, string> = {
+  iterations: 'Stopped at the iteration cap',
+  minutes: 'Stopped: the time budget is spent',
+  tokens: 'Stopped: the token budget is spent',
+  cost: 'Stopped: the cost budget is spent',
+}
+
+const CAPPED_TITLES: Record<CapLimit, string> = {
+  iterations: 'stopped at the iteration cap',
+  minutes: 'stopped: the time budget is spent',
+  tokens: 'stopped: the token budget is spent',
+  cost: 'stopped: the cost budget is spent',
+}
+
+/** The limit a capped loop reached, as the decision that stopped it names it (the iteration cap without one). */
+function capLimitOf(model: ReportModel): CapLimit {
+  return model.next?.kind === 'CAP_REACHED' ? model.next.limit : 'iterations'
 }
 
 export function isStopped(state: ViewState): state is StoppedState {

@@ -151,7 +151,12 @@ describe('parseActionInputs', () => {
         "Input 'dashboard' needs 'store: git' (only the git store lists every loop); got 'dashboard: true' with store 'auto'.",
     },
     { values: { 'allow-untrusted': '1' }, message: "Input 'allow-untrusted' must be true or false; got '1'." },
-    { values: { 'budget-minutes': '-5' }, message: "Input 'budget-minutes' must be a positive number of minutes" },
+    {
+      values: { 'budget-minutes': '-5' },
+      message:
+        "Input 'budget-minutes' must be a number of minutes from 0 to 43200 (empty or 0: one iteration per job); got '-5'.",
+    },
+    { values: { 'budget-minutes': '43201' }, message: "Input 'budget-minutes' must be a number of minutes from 0" },
     { values: { iteration: 'next' }, message: "Input 'iteration' must be a whole number" },
     { values: { command: 'approve' }, message: "Input 'gate' is required when 'command' is 'approve'" },
     { values: { command: 'approve', gate: 'Sec urity' }, message: "Input 'gate' must be a gate name" },
@@ -182,6 +187,11 @@ describe('parseActionInputs', () => {
     { value: 'none', failOn: [] },
   ])('reads fail-on $value', ({ value, failOn }) => {
     expect(parseActionInputs(inputs({ 'fail-on': value }), noEvent).failOn).toEqual(failOn)
+  })
+
+  it.each(['', '0', '0.0'])('takes budget-minutes %j as one iteration per job, in fan-out too', (value) => {
+    expect(parseActionInputs(inputs({ 'budget-minutes': value }), noEvent).budgetMinutes).toBeUndefined()
+    expect(problemsOf({ 'budget-minutes': value, command: 'plan' })).toEqual([])
   })
 
   it('reports every problem at once', () => {

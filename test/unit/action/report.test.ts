@@ -336,6 +336,16 @@ describe('renderComment', () => {
     expect(renderComment(model({}, { status }))).toContain(heading)
   })
 
+  it.each([
+    { limit: 'iterations' as const, heading: '### 🛑 Stopped at the iteration cap · `issue-42`' },
+    { limit: 'minutes' as const, heading: '### 🛑 Stopped: the time budget is spent · `issue-42`' },
+    { limit: 'tokens' as const, heading: '### 🛑 Stopped: the token budget is spent · `issue-42`' },
+    { limit: 'cost' as const, heading: '### 🛑 Stopped: the cost budget is spent · `issue-42`' },
+  ])('a capped loop names the limit it reached: $limit', ({ limit, heading }) => {
+    const next = { kind: 'CAP_REACHED' as const, limit, reason: `the ${limit} budget is spent` }
+    expect(renderComment(model({ next }, { status: 'capped' }))).toContain(heading)
+  })
+
   it('stays under 65,536 characters with huge inputs', () => {
     const many = Array.from({ length: 3000 }, (_, i) =>
       check({ name: `c${i}`, verdict: 'fail', excerpt: 'y'.repeat(4000) }),
