@@ -8,6 +8,7 @@
 import { z } from 'zod'
 import type { AgentFailureKind } from './agents/types.js'
 import { MAX_JOB_WALL_MS } from './fan-out-time.js'
+import { type LegFlakeCheck, legFlakeCheckSchema } from './leg-flake.js'
 import type { LoopConfig } from './loop-config.js'
 import {
   expandShards,
@@ -222,18 +223,29 @@ const testVerdictsSchema = z
   })
 
 /** `<verdict artifact>.json`: one leg's run of its check on the candidate. */
-export const verdictFileSchema = z.strictObject({
-  version: z.literal(1),
-  loopId: z.string(),
-  iteration: z.number().int().positive(),
-  candidate: commitId,
-  leg: z.string(),
-  check: z.string(),
-  run: recordedRunSchema,
-  /** The check's JUnit verdicts in this leg (`<check>:<test id>`), read where the check ran. */
-  tests: testVerdictsSchema.optional(),
-})
+export const verdictFileSchema = z
+  .strictObject({
+    version: z.literal(1),
+    loopId: z.string(),
+    iteration: z.number().int().positive(),
+    candidate: commitId,
+    leg: z.string(),
+    check: z.string(),
+    run: recordedRunSchema,
+    /** The check's JUnit verdicts in this leg (`<check>:<test id>`), read where the check ran. */
+    tests: testVerdictsSchema.optional(),
+    /** The leg's flake check of its failed run, re-run where it ran (`leg-flake.ts`); `run` stays the first run. */
+    flakeCheck: legFlakeCheckSchema.optional(),
+  })
+  .refine((verdict) => !verdict.flakeCheck || (failed(verdict.run) && !verdict.run.timedOut), {
+    message: 'a flake check follows only a run that failed and did not time out',
+    path: ['flakeCheck'],
+  })
 export type VerdictFile = z.infer<typeof verdictFileSchema>
+
+function failed(run: RecordedRun): boolean {
+  return run.exitCode !== 0 || run.timedOut || run.spawnError !== undefined
+}
 
 /** Parses a hand-off file's text; a bad one is named with what is wrong in it. */
 export function parseHandOff<T>(schema: z.ZodType<T>, text: string, what: string): T {
@@ -320,13 +332,16 @@ function judgeLegs(
 export interface MergedVerdicts {
   runs: Map<string, RecordedRun>
   tests: TestVerdicts
+  /** The flake checks the legs with a verdict made, under `legRunKey(check, shard)`. */
+  flakeChecks: Map<string, LegFlakeCheck>
 }
 
 /**
  * Each leg's run on the candidate, under `legRunKey(check, shard)`. A leg whose verdict is missing (its
  * job failed, was cancelled or timed out before it uploaded one), unreadable, or for another loop,
  * iteration or candidate is a `noVerdict`; with `tests`, the union of the JUnit verdicts of the legs
- * that gave one (a test failing in any shard fails, `unionTests`).
+ * that gave one (a test failing in any shard fails, `unionTests`); with `flakeChecks`, what those legs
+ * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them).
  */
 export function mergeVerdicts(
   legs: readonly Leg[],
@@ -337,8 +352,10 @@ export function mergeVerdicts(
 ): MergedVerdicts {
   const judged = judgeLegs(legs, verdicts, expected, unreadable)
   const runs = new Map<string, RecordedRun>()
+  const flakeChecks = new Map<string, LegFlakeCheck>()
   for (const { leg, verdict, reason } of judged) {
     runs.set(legRunKey(leg.check, leg.shard), verdict ? verdict.run : noVerdict(leg.leg, reason))
+    if (verdict?.flakeCheck) flakeChecks.set(legRunKey(leg.check, leg.shard), verdict.flakeCheck)
   }
   // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
   const tests = unionTests(
@@ -346,5 +363,5 @@ export function mergeVerdicts(
       Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`))),
     ),
   )
-  return { runs, tests }
+  return { runs, tests, flakeChecks }
 }

@@ -197,6 +197,13 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'pulls/list',
     'users/get-authenticated',
   ],
+  'fan-out-flake.test.ts': [
+    'issues/create-comment',
+    'issues/list-comments',
+    'pulls/create',
+    'pulls/list',
+    'users/get-authenticated',
+  ],
 }
 
 /** Calls that libraries bundled into the action make on its behalf, and what in the source makes them. */

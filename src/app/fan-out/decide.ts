@@ -3,11 +3,18 @@
  * itself and takes the plan only if it was made on that very state; it takes the candidate's commits
  * from their bundle after checking them; it judges the candidate's diff itself (the guard); and it
  * merges the legs' verdicts through the single job's own verification, analysis and transition, with a
- * process runner that runs nothing (`replay-runner.ts`). From the plan it takes on trust only the
- * plan's report of the work: its exit and usage, the stage's tasks, the baseline, its wall time.
+ * process runner that runs nothing (`replay-runner.ts`), and the flake checks the legs made in the
+ * remedies' place (`leg-flakes.ts`). From the plan it takes on trust only the plan's report of the
+ * work: its exit and usage, the stage's tasks, the baseline, its wall time.
  */
 import { decide } from '../../domain/engine/index.js'
-import { FanOutError, mergeVerdicts, type PlanFile, type VerdictFile } from '../../domain/fan-out.js'
+import {
+  FanOutError,
+  type MergedVerdicts,
+  mergeVerdicts,
+  type PlanFile,
+  type VerdictFile,
+} from '../../domain/fan-out.js'
 import { fanOutTimeElsewhereMs } from '../../domain/fan-out-time.js'
 import { policyFromConfig } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
@@ -23,10 +30,16 @@ import type { IterationDeps, IterationInput } from '../iteration/types.js'
 import { verify } from '../iteration/verify.js'
 import { type IterationResult, settle } from '../iteration.js'
 import { CANDIDATE_REF, candidateCommits, receiveCandidate } from './candidate.js'
+import { legFlakes } from './leg-flakes.js'
 import { replayRunner } from './replay-runner.js'
 
-/** The single job's steps from the guard on, without the remedies (they would run project code). */
-const DECIDE_STEPS: readonly IterationStep[] = [guard, verify, analyze, transition]
+/**
+ * The single job's steps from the guard on. In the remedies' place, the flake checks the legs made
+ * (`leg-flakes.ts`); a fix or an install after verification would run project code here.
+ */
+function decideSteps(flakeChecks: MergedVerdicts['flakeChecks']): readonly IterationStep[] {
+  return [guard, verify, legFlakes(flakeChecks), analyze, transition]
+}
 
 export interface DecideInput extends IterationInput {
   /** Null when this run made no plan (a person's event: decide applies the command and settles or re-dispatches). */
@@ -55,7 +68,7 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   if (plan && plan.loopId !== given.loopId) {
     throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${given.loopId}.`)
   }
-  const { runs, tests } = mergeVerdicts(
+  const { runs, tests, flakeChecks } = mergeVerdicts(
     plan?.legs ?? [],
     given.verdicts,
     {
@@ -112,7 +125,7 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate)
   const legDurationsMs = [...runs.values()].map((legRun) => legRun.durationMs)
   let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
-  for (const step of DECIDE_STEPS) record = await step(run, record)
+  for (const step of decideSteps(flakeChecks)) record = await step(run, record)
   const checks = record.checks.map((c) => c.result)
   record = await checkpointOfCandidate(run, record, plan.base, plan.candidate, git)
   const next = decide(

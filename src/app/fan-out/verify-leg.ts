@@ -1,8 +1,9 @@
 /**
  * A verify leg of a fan-out iteration: one check of the matrix (or one shard of a sharded check) on the
- * candidate, its run and its JUnit verdicts recorded as the leg's verdict. The check's pass or failure
- * is the verdict's to say; only a leg that cannot run or report fails its job (and decide then records
- * `no verdict`).
+ * candidate, its run and its JUnit verdicts recorded as the leg's verdict, with the flake check of a
+ * failed check (`leg-flake-check.ts`: decide runs no code, so the re-run happens here). The check's
+ * pass or failure is the verdict's to say; only a leg that cannot run or report fails its job (and
+ * decide then records `no verdict`).
  */
 import { delimiter, join } from 'node:path'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
@@ -11,6 +12,7 @@ import type { LoopConfig } from '../../domain/loop-config.js'
 import { legCheck, legOf } from '../../domain/shards.js'
 import type { IterationDeps, IterationInput } from '../iteration/types.js'
 import { junitResults, verify } from '../verification.js'
+import { flakeCheckInLeg } from './leg-flake-check.js'
 
 /** The most output a verdict carries (head and tail, as the runner keeps them). */
 const MAX_OUTPUT_CHARS = 200 * 1024
@@ -54,7 +56,18 @@ export async function verifyLeg(
       }
   // This check's reports alone, read here where it ran: decide reads none from the candidate.
   const only = { ...legInput, config: { ...config, checks: config.checks.filter((c) => c.name === leg.check) } }
-  const { tests, dropped } = boundedTests(await junitResults(only, deps))
+  const firstTests = await junitResults(only, deps)
+  // A failed check is re-run here where a flake is possible (decide runs nothing); `run` stays the first run.
+  const logName = leg.shard === undefined ? leg.check : `${leg.check}.shard-${leg.shard}`
+  const flakeCheck = live ? await flakeCheckInLeg(legInput, deps, live, logDir, projectEnv, logName) : null
+  if (flakeCheck) {
+    const how = flakeCheck.passed ? 'passed' : 'failed again'
+    deps.logger.info(`Leg ${leg.leg}: flake check: ${how} after ${flakeCheck.attempts} re-run(s).`)
+  }
+  // A re-run that passed reports its tests as the single job's would: its verdicts over the first run's.
+  const { tests, dropped } = boundedTests(
+    flakeCheck?.passed ? { ...firstTests, ...(await junitResults(only, deps)) } : firstTests,
+  )
   if (dropped > 0) {
     deps.logger.warning(
       `Leg ${leg.leg}: ${dropped} JUnit verdict(s) left out of the verdict file (the passing ones first).`,
@@ -69,6 +82,7 @@ export async function verifyLeg(
     check: leg.check,
     run,
     ...(Object.keys(tests).length > 0 ? { tests } : {}),
+    ...(flakeCheck ? { flakeCheck } : {}),
   }
 }
 
