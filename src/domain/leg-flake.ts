@@ -6,6 +6,7 @@
  * one) passed its re-run, and only where it would have re-run that leg itself. Pure.
  */
 import { z } from 'zod'
+import { MAX_JOB_WALL_MS } from './fan-out-time.js'
 import { type FlakeRerun, MAX_SELECTED_TESTS, type TestRunner } from './flake-rerun.js'
 import { shardLabel } from './shards.js'
 
@@ -20,6 +21,8 @@ const everyRunner: Record<Exclude<TestRunner, (typeof TEST_RUNNERS)[number]>, ne
 void everyRunner
 
 const attempts = z.number().int().min(1).max(MAX_FLAKE_RERUNS)
+/** The re-runs' time together, counted in the leg's (the iteration's time is its slowest leg's). */
+const durationMs = z.number().int().min(0).max(MAX_JOB_WALL_MS)
 
 /** A leg's flake check, as its verdict file records it. */
 export const legFlakeCheckSchema = z.discriminatedUnion('scope', [
@@ -29,6 +32,7 @@ export const legFlakeCheckSchema = z.discriminatedUnion('scope', [
     reason: z.string().min(1).max(500),
     attempts,
     passed: z.boolean(),
+    durationMs: durationMs.optional(),
   }),
   z.strictObject({
     /** Only the failing tests ran again, with the runner's own filter. */
@@ -37,6 +41,7 @@ export const legFlakeCheckSchema = z.discriminatedUnion('scope', [
     tests: z.array(z.string().min(1).max(MAX_FLAKE_TEST_CHARS)).max(MAX_SELECTED_TESTS),
     attempts,
     passed: z.boolean(),
+    durationMs: durationMs.optional(),
   }),
 ])
 export type LegFlakeCheck = z.infer<typeof legFlakeCheckSchema>
@@ -47,13 +52,17 @@ export function legFlakeCheck(
   attempts: number,
   passed: boolean,
   redact: (text: string) => string,
+  rerunMs = 0,
 ): LegFlakeCheck {
-  if (rerun.scope === 'check') return { scope: 'check', reason: redact(rerun.reason).slice(0, 500), attempts, passed }
+  const durationMs = Math.min(MAX_JOB_WALL_MS, Math.max(0, Math.round(rerunMs)))
+  if (rerun.scope === 'check') {
+    return { scope: 'check', reason: redact(rerun.reason).slice(0, 500), attempts, passed, durationMs }
+  }
   const tests = rerun.tests
     .map(redact)
     .filter((test) => test.length > 0 && test.length <= MAX_FLAKE_TEST_CHARS)
     .slice(0, MAX_SELECTED_TESTS)
-  return { scope: 'tests', runner: rerun.runner, tests, attempts, passed }
+  return { scope: 'tests', runner: rerun.runner, tests, attempts, passed, durationMs }
 }
 
 /** One failing leg of a check as decide sees it: its own verdict, and the flake check its verdict records. */

@@ -123,7 +123,8 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
   const { run } = begun
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate)
-  const legDurationsMs = [...runs.values()].map((legRun) => legRun.durationMs)
+  // A leg's time is its run's and its flake check's re-runs' (they ran in the same job, one after the other).
+  const legDurationsMs = [...runs].map(([key, legRun]) => legRun.durationMs + (flakeChecks.get(key)?.durationMs ?? 0))
   let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
   for (const step of decideSteps(flakeChecks)) record = await step(run, record)
   const checks = record.checks.map((c) => c.result)

@@ -37,10 +37,12 @@ export async function flakeCheckInLeg(
   const check = rerun.scope === 'tests' ? { ...live.check, run: rerun.command } : live.check
   let attempts = 0
   let passed = false
+  let rerunMs = 0
   while (attempts < reruns && !passed) {
     attempts++
     const result = await rerunCheck(input, deps, check, logDir, env, `${logName}.rerun-${attempts}`)
+    rerunMs += result.durationMs
     passed = result.exitCode === 0 && !result.timedOut
   }
-  return legFlakeCheck(rerun, attempts, passed, deps.redact)
+  return legFlakeCheck(rerun, attempts, passed, deps.redact, rerunMs)
 }

@@ -145,7 +145,7 @@ describe('the flake check of a fan-out iteration, in its legs', () => {
       ['test shard 1/2', null, null],
       [
         'test shard 2/2',
-        { scope: 'tests', runner: 'vitest', tests: ['a flips'], attempts: 1, passed: true },
+        { scope: 'tests', runner: 'vitest', tests: ['a flips'], attempts: 1, passed: true, durationMs: 5 },
         { 'test:a.flips': 'pass' },
       ],
     ])

@@ -101,6 +101,13 @@ describe('a verdict’s flake check', () => {
       message: /reason/,
     },
     { title: 'no outcome', flakeCheck: { scope: 'check', reason: 'x', attempts: 1 }, message: /passed/ },
+    { title: 'a negative re-run time', flakeCheck: { ...wholeCheck, durationMs: -1 }, message: /durationMs/ },
+    { title: 'a fractional re-run time', flakeCheck: { ...wholeCheck, durationMs: 1.5 }, message: /durationMs/ },
+    {
+      title: 'a re-run longer than a job can run',
+      flakeCheck: { ...twoTests, durationMs: 5 * 24 * 60 * 60_000 + 1 },
+      message: /durationMs/,
+    },
   ])('refuses $title', ({ flakeCheck, message }) => {
     expect(() => parse({ ...verdict(), flakeCheck })).toThrow(message)
   })
@@ -127,6 +134,7 @@ describe('legFlakeCheck: what a leg records of its re-run', () => {
         reason: 'the command is not a test runner that can select tests',
         attempts: 1,
         passed: true,
+        durationMs: 0,
       },
     },
     {
@@ -137,7 +145,7 @@ describe('legFlakeCheck: what a leg records of its re-run', () => {
         pattern: null,
         failingTests: ['test/a.test.ts > a > works'],
       }),
-      want: { scope: 'tests', runner: 'vitest', tests: ['a works'], attempts: 1, passed: true },
+      want: { scope: 'tests', runner: 'vitest', tests: ['a works'], attempts: 1, passed: true, durationMs: 0 },
     },
     {
       title: 'names are redacted, and one too long is left out',
@@ -147,13 +155,23 @@ describe('legFlakeCheck: what a leg records of its re-run', () => {
         command: 'go test',
         tests: ['TestS3cret_s3cret', `Test${'x'.repeat(MAX_FLAKE_TEST_CHARS)}`],
       },
-      want: { scope: 'tests', runner: 'go', tests: ['TestS3cret_***'], attempts: 1, passed: true },
+      want: { scope: 'tests', runner: 'go', tests: ['TestS3cret_***'], attempts: 1, passed: true, durationMs: 0 },
     },
   ])('$title', ({ rerun, want }) => {
     if (rerun.scope === 'none') throw new Error('expected a re-run')
     const recorded = legFlakeCheck(rerun, 1, true, redact)
     expect(recorded).toEqual(want)
     expect(parse(verdict({ flakeCheck: recorded })).flakeCheck).toEqual(want)
+  })
+
+  it.each([
+    { rerunMs: 1234.4, want: 1234 },
+    { rerunMs: -3, want: 0 },
+    { rerunMs: 6 * 24 * 60 * 60_000, want: 5 * 24 * 60 * 60_000 },
+  ])('records the re-runs’ time $rerunMs ms as $want (the leg’s time counts it)', ({ rerunMs, want }) => {
+    const rerun = flakeRerun({ kind: 'test', run: 'make test', pattern: null, failingTests: null })
+    if (rerun.scope === 'none') throw new Error('expected a re-run')
+    expect(legFlakeCheck(rerun, 2, false, (text) => text, rerunMs).durationMs).toBe(want)
   })
 })
 
