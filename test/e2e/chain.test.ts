@@ -1,7 +1,7 @@
 // End to end: the built action (dist/index.js) run job after job by the GitHub sandbox on loopback.
 // The chain: COMPLETE across jobs, a duplicate dispatch superseded, budget-minutes, the cap, BLOCKED
 // then `/loop resume`, and the audit trail carried across jobs.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   botComments,
   checkOperationsExercised,
@@ -10,23 +10,16 @@ import {
   expectFaithful,
   MINUTE,
   pullRequests,
-  type Scenario,
   startScenario,
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
-
 describe('the action bundle in the sandbox: a chain of jobs', () => {
   it(
     'runs a loop to COMPLETE, one job per iteration, with one draft pull request and one sticky comment; a duplicate dispatch is superseded',
     async () => {
-      scenario = await startScenario({ steps: 3 })
+      const scenario = await startScenario({ steps: 3 })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'stairs' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
@@ -106,7 +99,7 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
   it(
     'with budget-minutes, runs several iterations in one job: fewer jobs than one per iteration',
     async () => {
-      scenario = await startScenario({ steps: 4, workflowWith: { 'budget-minutes': '10' } })
+      const scenario = await startScenario({ steps: 4, workflowWith: { 'budget-minutes': '10' } })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'budget' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
@@ -125,7 +118,7 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
   it(
     'keeps the state on a branch with `store: git`, and runs the chain to COMPLETE',
     async () => {
-      scenario = await startScenario({ steps: 2, workflowWith: { store: 'git', 'state-branch': 'loop-state' } })
+      const scenario = await startScenario({ steps: 2, workflowWith: { store: 'git', 'state-branch': 'loop-state' } })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'on-git' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
@@ -150,7 +143,7 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
   it(
     'stops at the cap with a clear final report',
     async () => {
-      scenario = await startScenario({ stuck: true, workflowWith: { 'max-iterations': '2' } })
+      const scenario = await startScenario({ stuck: true, workflowWith: { 'max-iterations': '2' } })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'capped' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
@@ -185,7 +178,7 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
   it(
     'ends BLOCKED with the handoff comment; a writer fixes the branch and `/loop resume` continues the chain',
     async () => {
-      scenario = await startScenario({ stuck: true, steps: 1 })
+      const scenario = await startScenario({ stuck: true, steps: 1 })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'stuck' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)

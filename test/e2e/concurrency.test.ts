@@ -7,18 +7,12 @@
  */
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { describeJobs, MINUTE, pullRequests, type Scenario, startScenario, until } from './fixtures.js'
+import { describeJobs, MINUTE, pullRequests, startScenario, until } from './fixtures.js'
 
 const action = useActionFromSource()
-let scenario: Scenario | undefined
-
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 /** Pairs of jobs that ran at the same time. */
 function overlaps(jobs: readonly JobRecord[]): string[] {
@@ -39,7 +33,7 @@ describe('one concurrency group per loop', () => {
   it(
     'a comment on the loop`s issue waits for the running iteration and is not cancelled by the next one',
     async () => {
-      scenario = await startScenario({ steps: 4, sandbox: { actionDir: action.actionDir } })
+      const scenario = await startScenario({ steps: 4, sandbox: { actionDir: action.actionDir } })
       const s = scenario
       const { sandbox } = s
       writeFileSync(join(s.signals, 'hold'), '')
@@ -78,7 +72,7 @@ describe('one concurrency group per loop', () => {
   it(
     'a comment on the loop`s pull request records the approval and dispatches the iteration into the group',
     async () => {
-      scenario = await startScenario({ steps: 3, editsConfig: true, sandbox: { actionDir: action.actionDir } })
+      const scenario = await startScenario({ steps: 3, editsConfig: true, sandbox: { actionDir: action.actionDir } })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'gated' }, { actor: 'alice' })
       const atGate = await sandbox.waitForIdle(2 * MINUTE)

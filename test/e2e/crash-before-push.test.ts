@@ -7,23 +7,17 @@
  */
 import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { commitSubjects, describeJobs, MINUTE, type Scenario, startScenario, until } from './fixtures.js'
+import { commitSubjects, describeJobs, MINUTE, startScenario, until } from './fixtures.js'
 
 const action = useActionFromSource()
-let scenario: Scenario | undefined
-
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 describe('a runner killed after the save and before the push', () => {
   it(
     'leaves a checkpoint the branch never got: the next job forgets it, redoes the work and completes',
     async () => {
-      scenario = await startScenario({ steps: 2, sandbox: { actionDir: action.actionDir, jobTimeoutMs: 20_000 } })
+      const scenario = await startScenario({ steps: 2, sandbox: { actionDir: action.actionDir, jobTimeoutMs: 20_000 } })
       const { sandbox, signals } = scenario
       const hold = join(signals, 'hold-push')
       const held = join(signals, 'push-held')

@@ -3,25 +3,12 @@
 // issue does nothing; bob's tick (he may edit issues, the API reports him as read) is refused and said
 // under the table, the box unticked again; alice's tick resumes the BLOCKED loop, whose next iteration is
 // dispatched and completes. Then a loop waits at a gate, and a tick on `Approve gate` lets it complete.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
-import {
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  type Scenario,
-  startScenario,
-} from './fixtures.js'
+import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE, startScenario } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 const LABEL = 'loop/dashboard'
 
@@ -55,7 +42,7 @@ describe('the action bundle in the sandbox: the dashboard', () => {
   it(
     'lists a BLOCKED and a capped loop after each job; a reader`s tick is refused and said, a writer`s resumes',
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         stuck: true,
         steps: 1,
         issueTypes: ['labeled', 'edited'],
@@ -165,7 +152,7 @@ describe('the action bundle in the sandbox: the dashboard', () => {
   it(
     'a tick on `Approve gate verifier` lets the waiting loop complete',
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 2,
         editsConfig: true,
         issueTypes: ['labeled', 'edited'],

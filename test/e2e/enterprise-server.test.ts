@@ -4,23 +4,20 @@
  * from the workflow's runs, so the chain goes on and the log still links the next run. The action is
  * built from this tree's source.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { describeJobs, MINUTE, type Scenario, startScenario } from './fixtures.js'
+import { describeJobs, MINUTE, startScenario } from './fixtures.js'
 
 const action = useActionFromSource()
-let scenario: Scenario | undefined
-
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 describe('on a GitHub Enterprise Server without run details', () => {
   it(
     'dispatches without return_run_details after the 400, finds the run, and the loop completes',
     async () => {
-      scenario = await startScenario({ steps: 2, sandbox: { actionDir: action.actionDir, refusesRunDetails: true } })
+      const scenario = await startScenario({
+        steps: 2,
+        sandbox: { actionDir: action.actionDir, refusesRunDetails: true },
+      })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'ghes' }, { actor: 'alice' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)

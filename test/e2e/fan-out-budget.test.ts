@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   ACTION_DIR,
   botComments,
@@ -15,17 +15,10 @@ import {
   expectFaithful,
   MINUTE,
   projectFiles,
-  type Scenario,
   startScenario,
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
 
@@ -89,7 +82,7 @@ describe("fan-out: the loop's minutes budget", () => {
   it(
     "counts the plan's work and the slowest verify leg, and stops the loop CAP_REACHED after iteration 1",
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 2,
         sandbox: {
           repoFiles: {
@@ -139,7 +132,7 @@ describe("fan-out: the action's budget-minutes", () => {
         "      config: .github/loop.yml\n      budget-minutes: '5'\n",
       )
       expect(withBudget).not.toBe(example)
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 2,
         sandbox: {
           repoFiles: { ...projectFiles({ steps: 2 }), '.github/workflows/loop-fan-out.yml': withBudget },

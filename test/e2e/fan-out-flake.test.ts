@@ -4,7 +4,7 @@
 // the loop completes in one iteration with no retry spent and one call of the work.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   ACTION_DIR,
   botComments,
@@ -13,17 +13,10 @@ import {
   expectFaithful,
   MINUTE,
   projectFiles,
-  type Scenario,
   startScenario,
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
 
@@ -74,7 +67,7 @@ describe('fan-out: a flaky test in a sharded check', () => {
   it(
     'is re-run in its shard’s verify leg; decide records the check flaky and the loop reaches COMPLETE in one iteration, no retry spent',
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 1,
         sandbox: {
           repoFiles: {

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   ACTION_DIR,
   botComments,
@@ -16,17 +16,10 @@ import {
   MINUTE,
   projectFiles,
   pullRequests,
-  type Scenario,
   startScenario,
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
 
@@ -38,7 +31,7 @@ describe('fan-out: plan → verify legs → decide', () => {
   it(
     'reaches COMPLETE through the example workflow; plan and verify hold a read-only token',
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 2,
         sandbox: { repoFiles: fanOutFiles(), workflow: { file: 'loop-fan-out.yml' } },
       })
@@ -129,7 +122,7 @@ describe('fan-out: a sharded check', () => {
   it(
     'runs one verify leg per shard; decide merges them into one check, its JUnit verdicts included, and the loop reaches COMPLETE',
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 2,
         sandbox: {
           repoFiles: fanOutFiles({
@@ -243,7 +236,7 @@ describe('fan-out: a matrix GitHub would not run', () => {
         (_, i) => `  - name: c${i}\n    kind: test\n    run: node tools/check.mjs 1\n`,
       )
       const config = (files['.github/loop.yml'] ?? '').replace(/checks:\n[\s\S]*$/, `checks:\n${many.join('')}`)
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 1,
         sandbox: {
           repoFiles: { ...fanOutFiles(), '.github/loop.yml': config },
@@ -279,7 +272,7 @@ describe('fan-out: what the plan job cannot do', () => {
         'run: node tools/work.mjs',
         'run: node tools/plant.mjs && node tools/work.mjs',
       )
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 1,
         sandbox: {
           repoFiles: { ...fanOutFiles({ 'tools/plant.mjs': PLANT }), '.github/loop.yml': config },
@@ -335,7 +328,7 @@ describe('fan-out: a leg that leaves no verdict', () => {
         'run: node tools/check.mjs 1',
         'run: node tools/hang-leg.mjs && node tools/check.mjs 1',
       )
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 1,
         sandbox: {
           repoFiles: { ...fanOutFiles({ 'tools/hang-leg.mjs': HANG_LEG }), '.github/loop.yml': config },
@@ -377,7 +370,7 @@ describe('fan-out: decide judges the candidate and hears people', () => {
   it(
     'raises the verifier gate from the candidate’s own diff, and a writer’s `/loop approve` (decide applies it) carries the loop on',
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 1,
         sandbox: {
           repoFiles: fanOutFiles({}, { steps: 1, editsConfig: true }),

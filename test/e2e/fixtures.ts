@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, expect } from 'vitest'
+import { afterAll, expect, onTestFinished } from 'vitest'
 import { loopWorkflow } from '../sandbox/loop-workflow.js'
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
@@ -120,7 +120,7 @@ ${checks}`,
   return files
 }
 
-/** A running scenario: the sandbox, the folder the work command signals in, and clean-up. */
+/** A running scenario: the sandbox, the folder the work command signals in, and clean-up (at the test's end, or earlier). */
 export interface Scenario {
   sandbox: Sandbox
   signals: string
@@ -192,14 +192,9 @@ export async function startScenario(
     ...options.sandbox,
     extraEnv: { ...options.sandbox?.extraEnv, E2E_SIGNAL_DIR: signals },
   })
-  return {
-    sandbox,
-    signals,
-    workRuns: () =>
-      readdirSync(signals)
-        .filter((name) => name.startsWith('work-'))
-        .sort(),
-    stop: async () => {
+  let stopped: Promise<void> | null = null
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
       for (const exchange of sandbox.api.exchanges) {
         // The action's own calls carry the job's GITHUB_TOKEN; people's carry theirs; faults reach no handler.
         if (exchange.tokenKind === 'installation' && exchange.operationId && !exchange.fault) {
@@ -208,7 +203,19 @@ export async function startScenario(
       }
       await sandbox.stop()
       rmSync(signals, { recursive: true, force: true })
-    },
+    })()
+    return stopped
+  }
+  // The scenario ends with the test that started it, however the test ends.
+  onTestFinished(stop)
+  return {
+    sandbox,
+    signals,
+    workRuns: () =>
+      readdirSync(signals)
+        .filter((name) => name.startsWith('work-'))
+        .sort(),
+    stop,
   }
 }
 

@@ -3,29 +3,16 @@
 // them quoted in its prompt file, every job of the loop must keep them, and no shell may run them.
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import {
-  checkOperationsExercised,
-  describeJobs,
-  MINUTE,
-  pullRequests,
-  type Scenario,
-  startScenario,
-} from './fixtures.js'
+import { describe, expect, it } from 'vitest'
+import { checkOperationsExercised, describeJobs, MINUTE, pullRequests, startScenario } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 describe('the action bundle in the sandbox: the issue is the task', () => {
   it(
     'a writer labels an issue `loop`: its title and body reach the agent quoted in every iteration, and nothing of them reaches a shell',
     async () => {
-      scenario = await startScenario({ steps: 2 })
+      const scenario = await startScenario({ steps: 2 })
       const { sandbox, signals } = scenario
       // Each form a shell would expand writes this file; it must never appear.
       const canary = join(signals, 'a-shell-ran-the-issue')
@@ -73,7 +60,7 @@ describe('the action bundle in the sandbox: the issue is the task', () => {
   it(
     '`/loop start` in a comment: a triager is refused and told why; a writer starts the loop, the words after it quoted as theirs',
     async () => {
-      scenario = await startScenario({ steps: 1 })
+      const scenario = await startScenario({ steps: 1 })
       const { sandbox, signals } = scenario
       const canary = join(signals, 'a-shell-ran-the-comment')
       const issue = await sandbox.openIssue('alice', 'Climb one step', 'The staircase needs one step.')

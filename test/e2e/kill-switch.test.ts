@@ -6,7 +6,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
 import { useActionFromSource } from '../security/source-bundle.js'
 import {
@@ -25,11 +25,6 @@ checkOperationsExercised(import.meta.url)
 
 const action = useActionFromSource()
 let scenario: Scenario | undefined
-
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 /** The staircase scenario (alice writes), on the action built from source; iteration 1 may start at once. */
 async function start(steps: number): Promise<Scenario> {

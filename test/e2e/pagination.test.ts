@@ -1,30 +1,16 @@
 // End to end: lists longer than a page (issue 13, point 11). GitHub pages every list (30 by default, 100 at
 // most) behind `Link` headers; the action must follow them, or it misses its own sticky comment (and
 // posts a second one) or the state snapshot behind newer expired ones (and starts the loop over).
-import { afterEach, describe, expect, it } from 'vitest'
-import {
-  botComments,
-  checkOperationsExercised,
-  describeJobs,
-  MINUTE,
-  pullRequests,
-  type Scenario,
-  startScenario,
-} from './fixtures.js'
+import { describe, expect, it } from 'vitest'
+import { botComments, checkOperationsExercised, describeJobs, MINUTE, pullRequests, startScenario } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 describe('the action bundle in the sandbox: lists of more than one page', () => {
   it(
     'an issue with 150 comments: the loop finds its sticky comment on page 2 and updates it, never posting a second',
     async () => {
-      scenario = await startScenario({ steps: 2 })
+      const scenario = await startScenario({ steps: 2 })
       const { sandbox } = scenario
       const issue = await sandbox.openIssue('alice', 'Climb two steps', 'A busy issue.')
       const people = [sandbox.api.model.user('alice'), sandbox.api.model.user('bob')]
@@ -57,7 +43,7 @@ describe('the action bundle in the sandbox: lists of more than one page', () => 
   it(
     '`store: artifact` with 120 newer expired snapshots listed first: the next job reads the live one on page 2 and goes on',
     async () => {
-      scenario = await startScenario({ steps: 2, workflowWith: { store: 'artifact' } })
+      const scenario = await startScenario({ steps: 2, workflowWith: { store: 'artifact' } })
       const { sandbox } = scenario
       const repository = `${sandbox.api.model.repo.owner.login}/${sandbox.api.model.repo.name}`
       // Snapshots uploaded later with a short retention, already expired: GitHub still lists them

@@ -4,7 +4,7 @@
 // pull_request_target refused.
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   botComments,
   checkOperationsExercised,
@@ -19,12 +19,6 @@ import {
 
 checkOperationsExercised(import.meta.url)
 
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
-
 /** Waits until the work command of `iteration` has made its edit (and, with `hold`, is waiting). */
 async function waitForWork(s: Scenario, iteration: number, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs
@@ -38,7 +32,7 @@ describe('the action bundle in the sandbox: people and faults', () => {
   it(
     'waits at the verifier gate (the work edited the loop config), ignores a reader`s approval, continues after a writer`s `/loop approve`',
     async () => {
-      scenario = await startScenario({ steps: 2, editsConfig: true })
+      const scenario = await startScenario({ steps: 2, editsConfig: true })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'gated' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
@@ -74,7 +68,7 @@ describe('the action bundle in the sandbox: people and faults', () => {
     'carries on from the artifact when the cache is evicted mid-loop',
     async () => {
       // The cache and artifact store (`auto`), chosen as a user would; the default is the git branch.
-      scenario = await startScenario({ steps: 3, workflowWith: { store: 'auto' } })
+      const scenario = await startScenario({ steps: 3, workflowWith: { store: 'auto' } })
       const { sandbox } = scenario
       let evicted = 0
       sandbox.engine.onJobFinished((job) => {
@@ -104,7 +98,7 @@ describe('the action bundle in the sandbox: people and faults', () => {
   it(
     'rebases over a commit someone else pushed to the loop branch mid-iteration, and continues',
     async () => {
-      scenario = await startScenario({ steps: 2 })
+      const scenario = await startScenario({ steps: 2 })
       const { sandbox } = scenario
       writeFileSync(join(scenario.signals, 'hold'), '')
       await sandbox.dispatch({ 'loop-id': 'race' })
@@ -129,7 +123,7 @@ describe('the action bundle in the sandbox: people and faults', () => {
   it(
     'ends BLOCKED with merge-conflict when someone else`s push conflicts, never forcing over it',
     async () => {
-      scenario = await startScenario({ steps: 3 })
+      const scenario = await startScenario({ steps: 3 })
       const { sandbox } = scenario
       writeFileSync(join(scenario.signals, 'hold'), '')
       await sandbox.dispatch({ 'loop-id': 'clash' })
@@ -159,7 +153,7 @@ describe('the action bundle in the sandbox: people and faults', () => {
   it(
     'finishes through 5xx answers and secondary rate limits without a double comment',
     async () => {
-      scenario = await startScenario({ steps: 3 })
+      const scenario = await startScenario({ steps: 3 })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'flaky' })
       sandbox.api.inject({ match: 'POST /repos/*/*/actions/workflows/*/dispatches', status: 502, times: 2 })
@@ -190,7 +184,7 @@ describe('the action bundle in the sandbox: people and faults', () => {
   it(
     'refuses a pull_request_target from a fork: the step fails with the reason and no work runs',
     async () => {
-      scenario = await startScenario({ steps: 2 })
+      const scenario = await startScenario({ steps: 2 })
       const { sandbox } = scenario
       const { job } = await sandbox.openForkPullRequest('mallory', {
         branch: 'patch-1',

@@ -3,17 +3,11 @@
  * each write permission is taken away in turn from a loop's first job; the run must say which one is
  * missing and where to grant it, never fail silently. The action is built from source.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { describeJobs, MINUTE, type Scenario, startScenario } from './fixtures.js'
+import { describeJobs, MINUTE, startScenario } from './fixtures.js'
 
 const action = useActionFromSource()
-let scenario: Scenario | undefined
-
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 const ALL = { contents: 'write', actions: 'write', 'pull-requests': 'write', issues: 'write' } as const
 
@@ -52,7 +46,7 @@ describe('a missing permission', () => {
   it.each(CASES)(
     'without $scope: write the first job ends $conclusion, naming the permission and where to grant it',
     async ({ scope, conclusion, line, loop }) => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 2,
         sandbox: {
           actionDir: action.actionDir,

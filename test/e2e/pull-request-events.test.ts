@@ -5,17 +5,11 @@
  * with a green run, marks its draft ready for review (GitHub merges no draft), and the merge's `closed`
  * event completes the loop. The action is built from this tree's source.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { useActionFromSource } from '../security/source-bundle.js'
-import { describeJobs, expectFaithful, MINUTE, pullRequests, type Scenario, startScenario } from './fixtures.js'
+import { describeJobs, expectFaithful, MINUTE, pullRequests, startScenario } from './fixtures.js'
 
 const action = useActionFromSource()
-let scenario: Scenario | undefined
-
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 describe('events on the loop`s pull request (merge ref)', () => {
   it.each([
@@ -24,7 +18,7 @@ describe('events on the loop`s pull request (merge ref)', () => {
   ])(
     '$how on the pull request runs on refs/pull/N/merge, approves the gate and re-dispatches on main',
     async ({ event }) => {
-      scenario = await startScenario({ steps: 3, editsConfig: true, sandbox: { actionDir: action.actionDir } })
+      const scenario = await startScenario({ steps: 3, editsConfig: true, sandbox: { actionDir: action.actionDir } })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'gated' }, { actor: 'alice' })
       const atGate = await sandbox.waitForIdle(2 * MINUTE)
@@ -63,7 +57,7 @@ describe('events on the loop`s pull request (merge ref)', () => {
   it(
     'SHIP waits with a green run and its pull request ready for review; the merge completes the loop',
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 1,
         pipeline: '[IMPLEMENT, VERIFY, SHIP, COMPLETE]',
         sandbox: { actionDir: action.actionDir },

@@ -4,7 +4,7 @@
 // change and where (or the push-token alternative), keep the branch pushed with a compare link, and open
 // the pull request in a later iteration once the setting is on. The action is built from this tree's
 // source (dist/ is rebuilt separately).
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { useActionFromSource } from '../security/source-bundle.js'
 import {
   botComments,
@@ -22,11 +22,6 @@ checkOperationsExercised(import.meta.url)
 const SETTING = 'Allow GitHub Actions to create and approve pull requests'
 const action = useActionFromSource()
 let scenario: Scenario | undefined
-
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 /** A loop started by alice labelling an issue `loop`, with the setting off; returns the issue's number. */
 async function startFromIssue(

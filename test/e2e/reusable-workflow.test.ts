@@ -5,7 +5,7 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   ACTION_DIR,
   botComments,
@@ -14,17 +14,10 @@ import {
   MINUTE,
   projectFiles,
   pullRequests,
-  type Scenario,
   startScenario,
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 /**
  * npm and Claude Code as the runner would have them, offline: `npm install --global` of the Claude
@@ -60,7 +53,7 @@ describe('the reusable workflow, called by the example workflows', () => {
         ...projectFiles({ steps: 2 }),
         '.github/workflows/loop-from-dispatch.yml': example('loop-from-dispatch.yml'),
       }
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 2,
         sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
       })
@@ -119,7 +112,7 @@ describe('the reusable workflow, called by the example workflows', () => {
         // No loop config: the caller's simple mode (agent claude, its verify lines) is the loop.
         const { '.github/loop.yml': _config, ...project } = projectFiles({ steps: 2 })
         const files = { ...project, '.github/workflows/loop-from-issue.yml': example('loop-from-issue.yml') }
-        scenario = await startScenario({
+        const scenario = await startScenario({
           steps: 2,
           sandbox: {
             repoFiles: files,

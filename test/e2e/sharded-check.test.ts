@@ -1,14 +1,13 @@
 // End to end, the built action in one job per iteration: a loop whose `test` check runs as 4 shards side by
 // side (each a process with its own JUnit report) reaches COMPLETE, and what it posts shows one `test`
 // check, not four. Shard 3 fails until the work climbs to step 2, so the loop takes two iterations.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   checkOperationsExercised,
   describeJobs,
   expectFaithful,
   MINUTE,
   projectFiles,
-  type Scenario,
   startScenario,
 } from './fixtures.js'
 
@@ -50,17 +49,11 @@ checks:
     timeout: 30s
 `
 
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
-
 describe('the action bundle in the sandbox: a sharded check', () => {
   it(
     'a loop with a 4-shard test check reaches COMPLETE, its summary showing one test check',
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         sandbox: {
           repoFiles: {
             ...projectFiles({ steps: 2 }),

@@ -2,29 +2,16 @@
 // with nothing scheduled; the job records it in the state, fails its step saying so, and the status
 // comment says so. A scheduled run of the same workflow (`command: sweep`) finds the loop and
 // dispatches the iteration again, once, however many sweepers run: the loop then finishes.
-import { afterEach, describe, expect, it } from 'vitest'
-import {
-  botComments,
-  checkOperationsExercised,
-  describeJobs,
-  MINUTE,
-  type Scenario,
-  startScenario,
-} from './fixtures.js'
+import { describe, expect, it } from 'vitest'
+import { botComments, checkOperationsExercised, describeJobs, MINUTE, startScenario } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 describe('the action bundle in the sandbox: the sweeper', () => {
   it(
     'a failed re-dispatch is recorded and said; two scheduled sweepers dispatch it again once and the loop finishes',
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 3,
         schedule: '*/15 * * * *',
         // The same workflow sweeps when the schedule starts it.
