@@ -3,12 +3,10 @@
 // `budget-minutes`, which means one job running several iterations, is refused where an iteration is
 // three jobs.
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { FAN_OUT_EXAMPLE } from './fan-out-fixtures.js'
 import {
-  ACTION_DIR,
   botComments,
   checkOperationsExercised,
   describeJobs,
@@ -20,7 +18,7 @@ import {
 
 checkOperationsExercised(import.meta.url)
 
-const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
+const example = FAN_OUT_EXAMPLE
 
 /** How long the work sleeps in the plan, and the slow check on the work's candidate in its verify leg. */
 const WORK_SLEEP_MS = 3000

@@ -5,20 +5,17 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { fanOutFiles, shardedConfig } from './fan-out-fixtures.js'
 import {
-  ACTION_DIR,
   botComments,
   checkOperationsExercised,
   describeJobs,
   expectFaithful,
   MINUTE,
-  projectFiles,
   startScenario,
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
 
 /**
  * Shard `i/n` of a suite whose test `case <i>` each shard reports in its own JUnit file. Shard 2's test
@@ -43,25 +40,14 @@ if (flakes) {
 console.log('shard ' + shard + ' of ' + shards + ' passed')
 `
 
-const CONFIG = `goal: Climb the staircase to step 1, the suite split in two shards.
-max-iterations: 3
-regression: on
-work:
-  run: node tools/work.mjs
-  timeout: 1m
-  pass-env: [E2E_SIGNAL_DIR]
-checks:
-  - name: test
-    kind: test
-    shards: 2
-    run: node tools/flaky-shard.mjs {shard}/{shards}
-    junit: reports/junit-{shard}.xml
-    timeout: 30s
-  - name: step-1
-    kind: test
-    run: node tools/check.mjs 1
-    timeout: 30s
-`
+const CONFIG = shardedConfig({
+  goal: 'Climb the staircase to step 1, the suite split in two shards.',
+  maxIterations: 3,
+  regression: true,
+  shards: 2,
+  script: 'tools/flaky-shard.mjs',
+  stepCheck: 1,
+})
 
 describe('fan-out: a flaky test in a sharded check', () => {
   it(
@@ -70,13 +56,10 @@ describe('fan-out: a flaky test in a sharded check', () => {
       const scenario = await startScenario({
         steps: 1,
         sandbox: {
-          repoFiles: {
-            ...projectFiles({ steps: 1 }),
-            '.github/workflows/loop-fan-out.yml': example,
-            '.github/loop.yml': CONFIG,
-            'tools/flaky-shard.mjs': FLAKY_SHARD,
-            '.gitignore': 'reports/\n',
-          },
+          repoFiles: fanOutFiles(
+            { '.github/loop.yml': CONFIG, 'tools/flaky-shard.mjs': FLAKY_SHARD, '.gitignore': 'reports/\n' },
+            { steps: 1 },
+          ),
           workflow: { file: 'loop-fan-out.yml' },
         },
       })

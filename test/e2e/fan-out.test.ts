@@ -6,8 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { fanOutFiles, shardedConfig } from './fan-out-fixtures.js'
 import {
-  ACTION_DIR,
   botComments,
   checkOperationsExercised,
   commitSubjects,
@@ -20,12 +20,6 @@ import {
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
-
-function fanOutFiles(extra: Record<string, string> = {}, options: Parameters<typeof projectFiles>[0] = { steps: 2 }) {
-  return { ...projectFiles(options), '.github/workflows/loop-fan-out.yml': example, ...extra }
-}
 
 describe('fan-out: plan → verify legs → decide', () => {
   it(
@@ -98,25 +92,14 @@ if (!passes) {
 console.log('shard ' + shard + ' passed')
 `
 
-const SHARDED_CONFIG = `goal: Climb the staircase to step 2, the suite split in four shards.
-max-iterations: 4
-regression: on
-work:
-  run: node tools/work.mjs
-  timeout: 1m
-  pass-env: [E2E_SIGNAL_DIR]
-checks:
-  - name: test
-    kind: test
-    shards: 4
-    run: node tools/shard-check.mjs {shard}/{shards}
-    junit: reports/junit-{shard}.xml
-    timeout: 30s
-  - name: step-2
-    kind: test
-    run: node tools/check.mjs 2
-    timeout: 30s
-`
+const SHARDED_CONFIG = shardedConfig({
+  goal: 'Climb the staircase to step 2, the suite split in four shards.',
+  maxIterations: 4,
+  regression: true,
+  shards: 4,
+  script: 'tools/shard-check.mjs',
+  stepCheck: 2,
+})
 
 describe('fan-out: a sharded check', () => {
   it(

@@ -2,6 +2,7 @@
 // side (each a process with its own JUnit report) reaches COMPLETE, and what it posts shows one `test`
 // check, not four. Shard 3 fails until the work climbs to step 2, so the loop takes two iterations.
 import { describe, expect, it } from 'vitest'
+import { shardedConfig } from './fan-out-fixtures.js'
 import {
   checkOperationsExercised,
   describeJobs,
@@ -34,20 +35,12 @@ else {
 }
 `
 
-const LOOP_CONFIG = `goal: Climb the staircase to step 2, with the suite split in four shards.
-max-iterations: 4
-work:
-  run: node tools/work.mjs
-  timeout: 1m
-  pass-env: [E2E_SIGNAL_DIR]
-checks:
-  - name: test
-    kind: test
-    shards: 4
-    run: node tools/shard-check.mjs {shard}/{shards}
-    junit: reports/junit-{shard}.xml
-    timeout: 30s
-`
+const LOOP_CONFIG = shardedConfig({
+  goal: 'Climb the staircase to step 2, with the suite split in four shards.',
+  maxIterations: 4,
+  shards: 4,
+  script: 'tools/shard-check.mjs',
+})
 
 describe('the action bundle in the sandbox: a sharded check', () => {
   it(
