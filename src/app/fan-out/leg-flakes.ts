@@ -20,7 +20,13 @@ import {
 } from '../../domain/leg-flake.js'
 import type { CheckConfig, Command } from '../../domain/loop-config.js'
 import type { CheckResult } from '../../domain/state.js'
-import { event, type IterationRecord, type IterationRun, type IterationStep, withEvents } from '../iteration/record.js'
+import {
+  type IterationRecord,
+  type IterationRun,
+  type IterationStep,
+  verifyNote,
+  withEvents,
+} from '../iteration/record.js'
 import { isFailing } from '../step-support.js'
 import type { LiveCheck } from '../verification.js'
 
@@ -36,10 +42,10 @@ export function legFlakes(flakeChecks: ReadonlyMap<string, LegFlakeCheck>): Iter
       const judged = judgeLegFlakes(failingLegs(live, flakeChecks), run.input.config['flake-check'])
       if (judged.reran.length === 0) return live
       const what = describeLegReruns(name, judged.reran, shards)
-      events.push(noted(run, 'check', `${name}: flake check: ${what}`, legRerunData(judged.reran, shards)))
+      events.push(verifyNote(run, 'check', `${name}: flake check: ${what}`, legRerunData(judged.reran, shards)))
       if (!judged.flaky) return live
       flaky.push(name)
-      events.push(noted(run, 'flaky', `${name}: ${describeLegFlaky(judged.reran, shards !== undefined)}`))
+      events.push(verifyNote(run, 'flaky', `${name}: ${describeLegFlaky(judged.reran, shards !== undefined)}`))
       return { ...live, result: { ...live.result, verdict: 'flaky' } }
     })
     return withEvents({ ...record, checks, flaky }, ...events)
@@ -89,15 +95,4 @@ function failingLeg(
     flakePossible: possible.scope !== 'none',
     ...(flakeCheck ? { flakeCheck } : {}),
   }
-}
-
-/** A line of the journey, also shown on the progress line, as the single job's remedies tell theirs. */
-function noted(
-  run: IterationRun,
-  type: JourneyEvent['type'],
-  message: string,
-  data?: Record<string, unknown>,
-): JourneyEvent {
-  run.deps.progress?.phase?.(run.iteration, 'VERIFY', message)
-  return event(run.deps.clock.now(), run.iteration, type, message, data)
 }

@@ -107,6 +107,17 @@ export function withEvents<R extends LoopRecord>(record: R, ...events: JourneyEv
   return { ...record, events: [...record.events, ...events] }
 }
 
+/** A line of the verification's journey (a remedy, a flake check), also shown on the progress line. */
+export function verifyNote(
+  run: IterationRun,
+  type: JourneyEvent['type'],
+  message: string,
+  data?: Record<string, unknown>,
+): JourneyEvent {
+  run.deps.progress?.phase?.(run.iteration, 'VERIFY', message)
+  return event(run.deps.clock.now(), run.iteration, type, message, data)
+}
+
 export function event(
   at: Date,
   iteration: number,

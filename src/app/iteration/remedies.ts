@@ -16,7 +16,7 @@ import { describeShardFlakePlans, flakeLegReruns, rerunLegs, shardFlakePlans } f
 import { isFailing, usage } from '../step-support.js'
 import { type LiveCheck, rerunCheck } from '../verification.js'
 import { command, INSTALL_TIMEOUT_MS } from './act.js'
-import { beforeFix, event, type IterationRecord, type IterationRun, withEvents } from './record.js'
+import { beforeFix, type IterationRecord, type IterationRun, verifyNote, withEvents } from './record.js'
 
 export async function remedies(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
   const { input, deps, iteration } = run
@@ -38,7 +38,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
         checks.push({ ...live, result: { ...live.result, autoFixed: true } })
         autoFixed.push(live.check.name)
         events.push(
-          noted(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`),
+          verifyNote(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`),
         )
         continue
       }
@@ -51,7 +51,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
       checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } })
       flaky.push(name)
       events.push(
-        noted(run, 'flaky', `${name}: failed, then its failing shards passed when re-run (flaky, no retry spent)`),
+        verifyNote(run, 'flaky', `${name}: failed, then its failing shards passed when re-run (flaky, no retry spent)`),
       )
       continue
     }
@@ -59,7 +59,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
     const rerun = live.shards ? null : flakeCheck(run, live)
     if (rerun) {
       const narrowed = rerun.scope === 'tests'
-      events.push(noted(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)))
+      events.push(verifyNote(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)))
       let passed = false
       for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
         passed = await recheck(run, live.check, `rerun-${attempt}`, narrowed ? rerun.command : undefined)
@@ -68,7 +68,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
         checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } })
         flaky.push(name)
         const what = narrowed ? `its failing tests passed when re-run` : 'then passed when re-run'
-        events.push(noted(run, 'flaky', `${name}: failed, ${what} (flaky, no retry spent)`))
+        events.push(verifyNote(run, 'flaky', `${name}: failed, ${what} (flaky, no retry spent)`))
         continue
       }
     }
@@ -85,7 +85,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
         checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } })
         autoFixed.push(name)
         const what = pattern ? `${pattern} fixed` : 'fixed'
-        events.push(noted(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`))
+        events.push(verifyNote(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`))
         continue
       }
     }
@@ -98,7 +98,7 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
       }
       if (await recheck(run, live.check, 'after-install')) {
         checks.push({ ...live, result: { ...live.result, verdict: 'pass' } })
-        events.push(noted(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`))
+        events.push(verifyNote(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`))
         continue
       }
     }
@@ -109,17 +109,6 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
     { ...record, checks, flaky, autoFixed, fixSnapshots, remediesRun: { install: installed, fixes } },
     ...events,
   )
-}
-
-/** A remedy's result, shown on the progress line and recorded in the journey. */
-function noted(
-  run: IterationRun,
-  type: JourneyEvent['type'],
-  message: string,
-  data?: Record<string, unknown>,
-): JourneyEvent {
-  run.deps.progress?.phase?.(run.iteration, 'VERIFY', message)
-  return event(run.deps.clock.now(), run.iteration, type, message, data)
 }
 
 /** What the flake check re-runs for a failing check, or null: off, a timeout, or no flake possible. */
@@ -157,7 +146,10 @@ async function flakeCheckShards(run: IterationRun, live: LiveCheck, events: Jour
   const name = live.check.name
   const shards = plans.map((plan) => plan.leg.shard)
   events.push(
-    noted(run, 'check', `${name}: flake check: ${describeShardFlakePlans(name, plans)}`, { scope: 'shards', shards }),
+    verifyNote(run, 'check', `${name}: flake check: ${describeShardFlakePlans(name, plans)}`, {
+      scope: 'shards',
+      shards,
+    }),
   )
   for (let attempt = 1; attempt <= run.input.config['flake-check'].reruns; attempt++) {
     const legs = flakeLegReruns(plans)
