@@ -98,7 +98,7 @@ async function startFanOut(
   project: Parameters<typeof projectFiles>[0] & { loggedWork?: boolean } = {},
 ): Promise<Scenario> {
   const files = projectFiles({ steps, ...project })
-  const logged = project.loggedWork
+  const logged: Record<string, string> = project.loggedWork
     ? { 'tools/climb.mjs': files['tools/work.mjs'] ?? '', 'tools/work.mjs': LOGGED_WORK }
     : {}
   const repoFiles = { ...files, ...logged, '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) }
