@@ -20,6 +20,7 @@ import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
 import { VERSION } from '../version.js'
+import { reportAbortedInLine } from './aborted-in-line.js'
 import type { ActionIO } from './actions-io.js'
 import { dispatchRef } from './dispatch.js'
 import { commentTargets } from './report.js'
@@ -216,6 +217,10 @@ export async function releaseSlot(
   try {
     const released = await giveBackSlot(input.loopId, limit, slots)
     if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
+    // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
+    if (released.leftLine && state.status === 'aborted') {
+      await reportAbortedInLine(run, { loopId: input.loopId, state, wait: released.leftLine, root: input.root }, deps)
+    }
     for (const entry of released.started) deps.io.info(`Loop ${entry.loopId} starts in its place.`)
     // Those still in line learn their new place, or that a dependency ended short (the first few:
     // each costs a state read and a comment update).
