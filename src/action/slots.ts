@@ -209,8 +209,9 @@ export async function releaseSlot(
   deps: ReleaseDeps,
 ): Promise<void> {
   const limit = run.settings.maxLoops
-  // Without a state in hand (a person's abort), it is read only where this workflow uses the queue.
-  if (deps.store.kind !== 'git' || (input.state === undefined && limit === null)) return
+  // Without a state in hand (a person's command), it is read where this workflow uses the queue, or for
+  // an abort: a loop queued by `depends-on` alone is to leave the line and be told so.
+  if (deps.store.kind !== 'git' || (input.state === undefined && limit === null && !asksAbort(run))) return
   const state = input.state ?? (await deps.store.load(input.loopId))?.state
   if (!state || !hasEnded(state.status)) return
   const slots = slotDeps(run, input.root, deps)
@@ -317,6 +318,13 @@ async function reportQueued(
       deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`))
     }
   }
+}
+
+/** This job's event is a person's abort: the `command` input, fan-out's `person-command`, or a comment or label. */
+function asksAbort(run: RunContext): boolean {
+  if (run.settings.command === 'abort' || run.settings.personCommand === 'abort') return true
+  const intent = interpretEvent(run.event.name, run.event.payload)
+  return intent.kind === 'command' && intent.command.kind === 'abort'
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {

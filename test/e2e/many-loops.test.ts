@@ -7,8 +7,7 @@
 // every loop so far, a queued one with its place in line; at the end one dashboard lists all five
 // COMPLETE. And a dependency that ends BLOCKED keeps its dependent queued, its comment and its
 // dashboard row saying so, until a writer's tick aborts it and so frees its place in line (its comment
-// then says it was aborted). A loop queued behind a running one under `max-loops: 1` that a writer
-// aborts with `/loop abort` has its comment say so, leaves the line, and the running loop goes on.
+// then says it was aborted; queued-abort.test.ts has the `/loop abort` comment).
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -255,54 +254,6 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       expectFaithful(scenario)
     },
     6 * MINUTE,
-  )
-
-  it(
-    "max-loops 1: a writer's `/loop abort` on the queued loop's issue: its comment says it was aborted, the line no longer has it, the running loop COMPLETEs",
-    async () => {
-      scenario = await startScenario({ steps: 1, workflowWith: { 'max-loops': '1' } })
-      const { sandbox, signals } = scenario
-      const running = (await sandbox.openIssue('alice', 'Climb first', 'One step.')).number
-      const waiting = (await sandbox.openIssue('alice', 'Climb later', 'One step, later.')).number
-      // The running loop holds its slot in its work (until go-1) while the other is queued and aborted.
-      writeFileSync(join(signals, 'hold'), '')
-      await sandbox.label('alice', running, 'loop')
-      await until('the first loop at work', () => scenario!.workRuns().includes('work-1'), MINUTE)
-      await sandbox.label('alice', waiting, 'loop')
-      await until('the second loop queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
-      expect(statusCommentOn(scenario, waiting)).toContain(`\`issue-${waiting}\` is queued`)
-
-      const { job: abortJob } = await sandbox.comment('alice', '/loop abort', waiting)
-      await until('the abort applied', () => abortJob?.status === 'completed', MINUTE)
-      const whyAbort = describeJobs([abortJob!])
-      expect([abortJob?.conclusion, abortJob?.outputs.status], whyAbort).toEqual(['success', 'aborted'])
-      const comment = statusCommentOn(scenario, waiting)
-      expect(comment, whyAbort).toContain('Aborted')
-      expect(comment).toContain('aborted by alice, while queued (1 of 1 in line); it never ran')
-      expect(comment).not.toContain('is queued')
-      expect(abortJob?.summary).toContain('aborted by alice, while queued (1 of 1 in line)')
-      // The line no longer has it; the running loop still holds the one slot.
-      expect((await queueHistory(scenario)).at(-1)?.record, whyAbort).toEqual({
-        running: [expect.objectContaining({ loopId: `issue-${running}` })],
-        queued: [],
-      })
-
-      writeFileSync(join(signals, 'go-1'), '')
-      const jobs = await sandbox.waitForIdle(2 * MINUTE)
-      const why = describeJobs(jobs)
-      const first = JSON.parse((await sandbox.git.show('loop-state', `issue-${running}/loop-state.json`)) ?? '{}')
-      const second = JSON.parse((await sandbox.git.show('loop-state', `issue-${waiting}/loop-state.json`)) ?? '{}')
-      expect([first.status, second.status, second.iteration], why).toEqual(['complete', 'aborted', 0])
-      // Nothing ran the aborted loop, and its comment still says it was aborted.
-      expect(
-        jobs.filter((job) => job.inputs['loop-id'] === `issue-${waiting}`),
-        why,
-      ).toEqual([])
-      expect(statusCommentOn(scenario, waiting)).toContain('aborted by alice, while queued')
-      expect((await queueHistory(scenario)).at(-1)?.record, why).toEqual({ running: [], queued: [] })
-      expectFaithful(scenario)
-    },
-    3 * MINUTE,
   )
 
   it(
