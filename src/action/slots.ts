@@ -220,7 +220,14 @@ export async function releaseSlot(
     if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
     // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
     if (released.leftLine && state.status === 'aborted') {
-      await reportAbortedInLine(run, { loopId: input.loopId, state, wait: released.leftLine, root: input.root }, deps)
+      const aborted = { loopId: input.loopId, state, wait: released.leftLine, root: input.root }
+      await reportAbortedInLine(run, aborted, deps).catch((error: unknown) =>
+        deps.logger.warning(
+          deps.redact(
+            `Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${error instanceof Error ? error.message : String(error)}).`,
+          ),
+        ),
+      )
     }
     for (const entry of released.started) deps.io.info(`Loop ${entry.loopId} starts in its place.`)
     // Those still in line learn their new place, or that a dependency ended short (the first few:
