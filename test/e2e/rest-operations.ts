@@ -191,6 +191,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'users/get-authenticated',
   ],
   'queued-abort.test.ts': [
+    'actions/create-workflow-dispatch',
     'issues/create-comment',
     'issues/list-comments',
     'issues/list-labels-on-issue',
