@@ -148,9 +148,13 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
     // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
     const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null
+    // Plan works only for a loop that holds its slot: one that asked for it in this run (taken above) has
+    // its iteration planned by the next run, as planned; nothing was dropped.
+    const tookSlot = !started && plan !== null && plan.iteration === null && decided.state?.status === 'running'
     if (started) io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`)
+    else if (tookSlot) io.info(`Loop ${loopId} holds its slot now; its iteration is dispatched to plan with it.`)
     else logger.warning(decided.message)
-    io.setOutput(Outputs.Status, started ? started.status : 'superseded')
+    io.setOutput(Outputs.Status, started ? started.status : tookSlot ? 'running' : 'superseded')
     const state = started ?? decided.state
     if (state && state.status === 'running' && settings.dispatch) {
       const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })

@@ -2,9 +2,10 @@ import { interpretEvent, parseWorkflowRef } from '../domain/action-event.js'
 import { nameOfLoop } from '../domain/depends-on.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import { queuedReason } from '../domain/report/queued.js'
-import { hasEnded, requestSlot } from '../domain/slots.js'
+import { hasEnded, holdsSlot, requestSlot } from '../domain/slots.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
+import type { SlotStore } from '../ports/slots.js'
 import type { Store } from '../ports/store.js'
 import { authorizePerson } from './people-commands.js'
 import type { RunContext } from './run-context.js'
@@ -19,7 +20,13 @@ export type PlanGate = { kind: 'skip'; reason: string } | { kind: 'plan'; admitt
 export async function planGate(
   run: RunContext,
   input: { loopId: string; config: LoopConfig; root: string },
-  deps: { github: Pick<GitHubPort, 'getPermission' | 'getAuthenticatedLogin'>; store: Store; clock: Clock },
+  deps: {
+    github: Pick<GitHubPort, 'getPermission' | 'getAuthenticatedLogin'>
+    store: Store
+    clock: Clock
+    /** The slots record (default: `queue.json` on the state branch, read with the job's token). */
+    slots?: Pick<SlotStore, 'update'>
+  },
 ): Promise<PlanGate> {
   const intent = interpretEvent(run.event.name, run.event.payload)
   if (intent.kind !== 'run' && intent.kind !== 'start') {
@@ -38,13 +45,16 @@ export async function planGate(
 }
 
 /**
- * Whether the loop would be queued if it asked for a slot now: a dry run of the request on the slots
- * record as it is on the state branch; nothing is written (the record is handed back unchanged).
+ * No work without a slot: under `max-loops` or `depends-on`, plan works only for a loop that holds its
+ * slot in the slots record as it is on the state branch. This token cannot write the record, so a loop
+ * that could take a free slot is not planned either: decide takes the slot under compare-and-swap and
+ * dispatches the iteration to plan again (one short run per start), so two loops started at once never
+ * both spend an agent call. Nothing is written here (the record is handed back unchanged).
  */
 async function slotGate(
   run: RunContext,
   input: { loopId: string; config: LoopConfig; root: string },
-  deps: { store: Store; clock: Clock },
+  deps: { store: Store; clock: Clock; slots?: Pick<SlotStore, 'update'> },
 ): Promise<PlanGate> {
   let dependsOn: string[]
   try {
@@ -63,7 +73,7 @@ async function slotGate(
   const status = loaded?.state.status
   if (limit === null && dependsOn.length === 0 && status !== 'queued') return plan
   if (hasEnded(status) || deps.store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? '')) return plan
-  const slots = slotStore(run, input.root)
+  const slots = deps.slots ?? slotStore(run, input.root)
   const request = {
     loopId: input.loopId,
     dependsOn,
@@ -74,12 +84,16 @@ async function slotGate(
   }
   const verdict = await slots.update([...dependsOn, input.loopId], (record, statuses) => ({
     record,
-    result: requestSlot(record, request, statuses, limit).verdict,
+    result: holdsSlot(record, input.loopId) ? null : requestSlot(record, request, statuses, limit).verdict,
   }))
+  if (verdict === null) return { kind: 'plan', admitted: status === 'queued' }
   if (verdict.kind === 'queued') {
     return { kind: 'skip', reason: `the loop would be queued: ${queuedReason(verdict.wait, nameOfLoop)}` }
   }
-  return { kind: 'plan', admitted: status === 'queued' }
+  return {
+    kind: 'skip',
+    reason: `the loop does not hold a slot yet (${verdict.reason}): decide takes the slot first, then the iteration is planned with it`,
+  }
 }
 
 /**

@@ -20,6 +20,7 @@ import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
 import { VERSION } from '../version.js'
+import { reportAbortedInLine } from './aborted-in-line.js'
 import type { ActionIO } from './actions-io.js'
 import { dispatchRef } from './dispatch.js'
 import { commentTargets } from './report.js'
@@ -208,14 +209,26 @@ export async function releaseSlot(
   deps: ReleaseDeps,
 ): Promise<void> {
   const limit = run.settings.maxLoops
-  // Without a state in hand (a person's abort), it is read only where this workflow uses the queue.
-  if (deps.store.kind !== 'git' || (input.state === undefined && limit === null)) return
+  // Without a state in hand (a person's command), it is read where this workflow uses the queue, or for
+  // an abort: a loop queued by `depends-on` alone is to leave the line and be told so.
+  if (deps.store.kind !== 'git' || (input.state === undefined && limit === null && !asksAbort(run))) return
   const state = input.state ?? (await deps.store.load(input.loopId))?.state
   if (!state || !hasEnded(state.status)) return
   const slots = slotDeps(run, input.root, deps)
   try {
     const released = await giveBackSlot(input.loopId, limit, slots)
     if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
+    // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
+    if (released.leftLine && state.status === 'aborted') {
+      const aborted = { loopId: input.loopId, state, wait: released.leftLine, root: input.root }
+      await reportAbortedInLine(run, aborted, deps).catch((error: unknown) =>
+        deps.logger.warning(
+          deps.redact(
+            `Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${error instanceof Error ? error.message : String(error)}).`,
+          ),
+        ),
+      )
+    }
     for (const entry of released.started) deps.io.info(`Loop ${entry.loopId} starts in its place.`)
     // Those still in line learn their new place, or that a dependency ended short (the first few:
     // each costs a state read and a comment update).
@@ -312,6 +325,13 @@ async function reportQueued(
       deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`))
     }
   }
+}
+
+/** This job's event is a person's abort: the `command` input, fan-out's `person-command`, or a comment or label. */
+function asksAbort(run: RunContext): boolean {
+  if (run.settings.command === 'abort' || run.settings.personCommand === 'abort') return true
+  const intent = interpretEvent(run.event.name, run.event.payload)
+  return intent.kind === 'command' && intent.command.kind === 'abort'
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {

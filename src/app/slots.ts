@@ -48,25 +48,28 @@ export interface InLine {
 
 /**
  * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
- * place. Returns them, and the loops still in line with where each stands now (their comments are to
- * say so: a new place, or a dependency that ended short of COMPLETE).
+ * place. Returns them, the loops still in line with where each stands now (their comments are to say
+ * so: a new place, or a dependency that ended short of COMPLETE), and where `loopId` itself stood in
+ * line when it left it (null when it was not in line: it held a slot, or had no entry).
  */
 export async function giveBackSlot(
   loopId: string,
   limit: Limit,
   deps: SlotDeps,
-): Promise<{ started: WaitingLoop[]; inLine: InLine[]; released: boolean }> {
+): Promise<{ started: WaitingLoop[]; inLine: InLine[]; released: boolean; leftLine: QueueWait | null }> {
   const at = deps.clock.now().toISOString()
   const outcome = await deps.slots.update([loopId], (record, statuses) => {
+    const leftLine = queueWait(record, loopId, statuses, limit)
     const changed = releaseSlot(record, loopId, statuses, limit, at)
     const inLine = changed.record.queued.flatMap((entry) => {
       const wait = queueWait(changed.record, entry.loopId, statuses, limit)
       return wait ? [{ loopId: entry.loopId, wait }] : []
     })
-    return { record: changed.record, result: { started: changed.started, released: changed.released, inLine } }
+    const result = { started: changed.started, released: changed.released, inLine, leftLine }
+    return { record: changed.record, result }
   })
   const started = await startAdmitted(outcome.started, deps)
-  return { started, inLine: outcome.inLine, released: outcome.released }
+  return { started, inLine: outcome.inLine, released: outcome.released, leftLine: outcome.leftLine }
 }
 
 /** Dispatches each admitted loop; one that fails goes back to the head of the line. Returns those started. */

@@ -43,6 +43,11 @@ export interface SlotsRecord {
 
 export const EMPTY_SLOTS: SlotsRecord = { running: [], queued: [] }
 
+/** Whether `loopId` holds a slot in the record as stored (admitted, and no change has freed it yet). */
+export function holdsSlot(record: SlotsRecord, loopId: string): boolean {
+  return record.running.some((holder) => holder.loopId === loopId)
+}
+
 /** The statuses of the loops the record names (absent: the loop has no state yet). */
 export type Statuses = ReadonlyMap<string, LoopStatus>
 

@@ -2,7 +2,9 @@
 // verify → decide to COMPLETE, its prompt carrying the issue; the dashboard is refreshed by decide alone
 // (one pinned issue listing the loop) and an edit of an issue plans nothing; with `max-loops: 1` a second
 // labelled loop is left unplanned (no agent call), queued by decide, admitted when the first ends and
-// COMPLETE, never two loops holding a slot. Plan's and verify's tokens stay `contents: read` throughout.
+// COMPLETE, never two loops holding a slot; two loops dispatched at the same moment under `max-loops: 1`
+// never both run their work (plan works only for a loop that holds its slot). Plan's and verify's tokens
+// stay `contents: read` throughout.
 import { execFile } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -74,13 +76,32 @@ jobs:
 ${lines}`
 }
 
+/**
+ * The work, wrapped to leave a line `<loop id> <iteration>` in $E2E_SIGNAL_DIR/work.log (outside every
+ * checkout) each time it runs, before it climbs. Its first iteration waits a moment for another loop's
+ * line, so two loops whose work could run side by side do.
+ */
+const LOGGED_WORK = `import { appendFileSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+const log = join(process.env.E2E_SIGNAL_DIR, 'work.log')
+const context = JSON.parse(readFileSync(process.env.LOOP_CONTEXT_FILE, 'utf8'))
+appendFileSync(log, process.env.LOOP_ID + ' ' + context.iteration + '\\n')
+const others = () => readFileSync(log, 'utf8').split('\\n').some((line) => line && !line.startsWith(process.env.LOOP_ID + ' '))
+const until = Date.now() + 3000
+while (context.iteration === 1 && !others() && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
+await import('./climb.mjs')
+`
+
 async function startFanOut(
   steps: number,
   extra: Record<string, string>,
-  project: Parameters<typeof projectFiles>[0] = {},
+  project: Parameters<typeof projectFiles>[0] & { loggedWork?: boolean } = {},
 ): Promise<Scenario> {
   const files = projectFiles({ steps, ...project })
-  const repoFiles = { ...files, '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) }
+  const logged: Record<string, string> = project.loggedWork
+    ? { 'tools/climb.mjs': files['tools/work.mjs'] ?? '', 'tools/work.mjs': LOGGED_WORK }
+    : {}
+  const repoFiles = { ...files, ...logged, '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) }
   return startScenario({ steps, sandbox: { repoFiles, workflow: { file: 'loop-fan-out.yml' } } })
 }
 
@@ -226,6 +247,46 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       expectFaithful(scenario)
     },
     4 * MINUTE,
+  )
+
+  it(
+    'max-loops 1, two loops dispatched at the same moment: the second works only after the first ended, each iteration planned once, both COMPLETE',
+    async () => {
+      scenario = await startFanOut(2, { 'max-loops': '1' }, { loggedWork: true })
+      const { sandbox, signals } = scenario
+      const starts = await Promise.all([
+        sandbox.dispatch({ 'loop-id': 'first' }),
+        sandbox.dispatch({ 'loop-id': 'second' }),
+      ])
+      const jobs = await sandbox.waitForIdle(3 * MINUTE)
+      const why = describeJobs(jobs)
+      for (const loopId of ['first', 'second']) {
+        const state = JSON.parse((await sandbox.git.show('loop-state', `${loopId}/loop-state.json`)) ?? '{}')
+        expect([loopId, state.status, state.iteration], why).toEqual([loopId, 'complete', 2])
+      }
+      // One loop's work, then the other's: never interleaved, none run twice (no agent call dropped).
+      const ran = readFileSync(join(signals, 'work.log'), 'utf8').trim().split('\n')
+      const [one, other] = ran[0]?.startsWith('first') ? ['first', 'second'] : ['second', 'first']
+      expect(ran, why).toEqual([`${one} 1`, `${one} 2`, `${other} 1`, `${other} 2`])
+      // Each start planned nothing: decide took the slot (or queued the loop), no plan was dropped.
+      const started = named(jobs, 'plan').filter((job) => starts.some((start) => start.runId === job.runId))
+      expect(started.map((job) => job.outputs.verify).sort(), why).toEqual(['false', 'false'])
+      for (const job of started) {
+        expect(job.stdout, why).toMatch(/no work planned: the loop (would be queued|does not hold a slot yet)/)
+      }
+      expect(
+        named(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
+        why,
+      ).toEqual([])
+      expect(
+        named(jobs, 'decide')
+          .map((job) => job.stdout)
+          .join('\n'),
+      ).not.toMatch(/is dropped/)
+      expectReadOnlyPlanAndVerify(jobs)
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
   )
 
   it(

@@ -6,7 +6,8 @@
 // the jobs' own times (no more than two iterations at any moment). After each job the dashboard lists
 // every loop so far, a queued one with its place in line; at the end one dashboard lists all five
 // COMPLETE. And a dependency that ends BLOCKED keeps its dependent queued, its comment and its
-// dashboard row saying so, until a writer's tick aborts it and so frees its place in line.
+// dashboard row saying so, until a writer's tick aborts it and so frees its place in line (its comment
+// then says it was aborted; queued-abort.test.ts has the `/loop abort` comment).
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -340,6 +341,10 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       const ticked = dashboardRows(dashboards(sandbox)[0]?.body ?? '').get(`issue-${dependent}`)
       expect([ticked?.[STATUS], ticked?.[QUEUE]]).toEqual(['aborted', '-'])
       expect(dashboards(sandbox)[0]?.body).toMatch(new RegExp(`- alice ticked abort \`issue-${dependent}\`: done`))
+      // Its comment no longer says it is queued: it was aborted, by whom, from its place in line.
+      const abortedComment = statusCommentOn(scenario, dependent)
+      expect(abortedComment, whyTick).toContain('aborted by alice, while queued (1 of 1 in line)')
+      expect(abortedComment).not.toContain('is queued')
 
       const refusedJob = jobs.find((job) => job.outputs['loop-id'] === `issue-${garbled}` && job.outputs.status)
       expect([refusedJob?.outputs.status, refusedJob?.conclusion], why).toEqual(['refused', 'success'])

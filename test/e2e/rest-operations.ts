@@ -204,6 +204,17 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'pulls/list',
     'users/get-authenticated',
   ],
+  'queued-abort.test.ts': [
+    'actions/create-workflow-dispatch',
+    'issues/create-comment',
+    'issues/list-comments',
+    'issues/list-labels-on-issue',
+    'issues/update-comment',
+    'pulls/create',
+    'pulls/list',
+    'repos/get-collaborator-permission-level',
+    'users/get-authenticated',
+  ],
 }
 
 /** Calls that libraries bundled into the action make on its behalf, and what in the source makes them. */

@@ -213,7 +213,10 @@ function nextStepOf(model: ReportModel): string {
     case 'capped':
       return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`
     case 'aborted':
-      return `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`
+      // One aborted before its first iteration (a queued loop) left no work behind.
+      return model.iteration === 0
+        ? 'nothing: the loop is over before any work; comment `/loop start` to begin a new one.'
+        : `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`
     case 'queued':
       return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.'
     case 'waiting': {

@@ -1,15 +1,23 @@
-// Fan-out's plan gate: which events plan spends an agent call on, and the store as plan reads it once its
-// queued loop is admitted. (The dry run on queue.json runs end to end in test/e2e/fan-out-loops.test.ts.)
+// Fan-out's plan gate: which events plan spends an agent call on, when a loop under `max-loops` or
+// `depends-on` may work (only while it holds its slot), and the store as plan reads it once its queued
+// loop is admitted. (The gate on queue.json runs end to end in test/e2e/fan-out-loops.test.ts and
+// test/e2e/fan-out-slots.test.ts.)
 import { describe, expect, it } from 'vitest'
 import { admittedView, planGate } from '../../../src/action/fan-out-plan-gate.js'
 import { buildRunContext } from '../../../src/action/run-context.js'
 import { simpleModeConfig } from '../../../src/config/load-config.js'
+import type { SlotsRecord, Statuses } from '../../../src/domain/slots.js'
+import type { LoopState } from '../../../src/domain/state.js'
+import type { SlotStore } from '../../../src/ports/slots.js'
 import { fixedClock, loopState, memoryStore } from './fakes.js'
 
-function run(eventName: string, payload: Record<string, unknown>) {
-  const inputs: Record<string, string> = { 'github-token': 'tok', command: 'plan', 'loop-id': 'demo' }
+function run(eventName: string, payload: Record<string, unknown>, extra: Record<string, string> = {}) {
+  const inputs: Record<string, string> = { 'github-token': 'tok', command: 'plan', 'loop-id': 'demo', ...extra }
   return buildRunContext({
-    env: { GITHUB_REPOSITORY: 'acme/demo' },
+    env: {
+      GITHUB_REPOSITORY: 'acme/demo',
+      GITHUB_WORKFLOW_REF: 'acme/demo/.github/workflows/loop.yml@refs/heads/main',
+    },
     event: { eventName, payload, runId: 7 },
     getInput: (name) => inputs[name] ?? '',
     cwd: '/here',
@@ -68,6 +76,104 @@ describe('planGate', () => {
     expect(gate.kind).toBe(want)
     if (gate.kind === 'skip') expect(gate.reason).toContain(says)
     else expect(gate.admitted).toBe(false)
+  })
+})
+
+/** The slots record in memory, read as the gate reads it; a change that is not the record as it was fails the test. */
+function slotsOf(record: SlotsRecord, states: Record<string, LoopState>): Pick<SlotStore, 'update'> {
+  return {
+    update: async (loops, change) => {
+      const names = [...record.running.map((h) => h.loopId), ...record.queued.map((e) => e.loopId), ...loops]
+      const statuses: Statuses = new Map(names.flatMap((id) => (states[id] ? [[id, states[id].status] as const] : [])))
+      const changed = change(record, statuses)
+      expect(changed.record, 'plan writes nothing to the slots record').toEqual(record)
+      return changed.result
+    },
+  }
+}
+
+const since = '2026-01-01T00:00:00.000Z'
+const waiting = (loopId: string) => ({ loopId, since, dependsOn: [], workflow: 'loop.yml', ref: 'refs/heads/main' })
+
+interface SlotCase {
+  name: string
+  inputs: Record<string, string>
+  states: Record<string, LoopState>
+  /** The slots record as stored; null: the gate must not read it. */
+  record: SlotsRecord | null
+  want: 'plan' | 'skip'
+  says?: string
+  admitted?: boolean
+}
+
+describe('planGate under max-loops and depends-on: no work without a slot', () => {
+  it.each<SlotCase>([
+    {
+      name: 'no limit, no dependencies: plans without reading the queue',
+      inputs: {},
+      states: { demo: loopState({ loopId: 'demo', status: 'running', iteration: 1 }) },
+      record: null,
+      want: 'plan',
+    },
+    {
+      name: 'max-loops 1, the loop holds its slot: plans',
+      inputs: { 'max-loops': '1', iteration: '2' },
+      states: { demo: loopState({ loopId: 'demo', status: 'running', iteration: 1 }) },
+      record: { running: [{ loopId: 'demo', since }], queued: [] },
+      want: 'plan',
+    },
+    {
+      name: 'max-loops 1, admitted from the line by another job (still saved queued): plans, admitted',
+      inputs: { 'max-loops': '1', iteration: '1' },
+      states: { demo: loopState({ loopId: 'demo', status: 'queued', iteration: 0 }) },
+      record: { running: [{ loopId: 'demo', since }], queued: [] },
+      want: 'plan',
+      admitted: true,
+    },
+    {
+      name: 'max-loops 1, a slot is free but not held (a new start): skips, decide takes the slot first',
+      inputs: { 'max-loops': '1' },
+      states: {},
+      record: { running: [], queued: [] },
+      want: 'skip',
+      says: 'decide takes the slot first',
+    },
+    {
+      name: 'max-loops 2, a loop that ran before the limit, not holding one: skips, decide takes it',
+      inputs: { 'max-loops': '2', iteration: '3' },
+      states: {
+        demo: loopState({ loopId: 'demo', status: 'running', iteration: 2 }),
+        other: loopState({ loopId: 'other', status: 'running', iteration: 1 }),
+      },
+      record: { running: [{ loopId: 'other', since }], queued: [] },
+      want: 'skip',
+      says: 'decide takes the slot first',
+    },
+    {
+      name: 'max-loops 1, the slot is taken: skips, queued',
+      inputs: { 'max-loops': '1' },
+      states: { other: loopState({ loopId: 'other', status: 'running', iteration: 1 }) },
+      record: { running: [{ loopId: 'other', since }], queued: [waiting('third')] },
+      want: 'skip',
+      says: 'the loop would be queued: all 1 slots are in use',
+    },
+  ])('$name', async ({ inputs, states, record, want, says, admitted }) => {
+    const store = { ...memoryStore(states), kind: 'git' as const }
+    const slots: Pick<SlotStore, 'update'> = record
+      ? slotsOf(record, states)
+      : {
+          update: async () => {
+            throw new Error('a loop without a limit or dependencies must not read the queue')
+          },
+        }
+    const gate = await planGate(
+      run('workflow_dispatch', {}, inputs),
+      { loopId: 'demo', config, root: '/here' },
+      { github, store, clock: fixedClock, slots },
+    )
+    expect(gate.kind).toBe(want)
+    if (gate.kind === 'skip') expect(gate.reason).toContain(says)
+    else expect(gate.admitted).toBe(admitted ?? false)
   })
 })
 
