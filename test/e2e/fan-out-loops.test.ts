@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseSlotsRecord } from '../../src/domain/slots.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
 import {
@@ -25,12 +25,6 @@ import {
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 /** A caller of the reusable workflow with `fan-out: true`, started by labels, edits and dispatches. */
 function fanOutCaller(extra: Record<string, string>): string {
@@ -125,7 +119,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
   it(
     "a writer's label starts a fan-out loop on the issue's task, to COMPLETE; decide alone keeps the one pinned dashboard; an edit plans nothing",
     async () => {
-      scenario = await startFanOut(1, { dashboard: 'true' })
+      const scenario = await startFanOut(1, { dashboard: 'true' })
       const { sandbox, signals } = scenario
       const body = 'Climb the one step.\n\n$(touch should-not-run) and `rm -rf /`'
       const issue = await sandbox.openIssue('alice', 'Climb it', body)
@@ -182,7 +176,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
   it(
     'max-loops 1: a second labelled loop is not planned but queued by decide, admitted when the first ends, COMPLETE; never two hold a slot',
     async () => {
-      scenario = await startFanOut(2, { 'max-loops': '1' })
+      const scenario = await startFanOut(2, { 'max-loops': '1' })
       const { sandbox, signals } = scenario
       const first = await sandbox.openIssue('alice', 'First climb', 'Two steps.')
       const second = await sandbox.openIssue('alice', 'Second climb', 'Two steps, later.')
@@ -252,7 +246,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
   it(
     'max-loops 1, two loops dispatched at the same moment: the second works only after the first ended, each iteration planned once, both COMPLETE',
     async () => {
-      scenario = await startFanOut(2, { 'max-loops': '1' }, { loggedWork: true })
+      const scenario = await startFanOut(2, { 'max-loops': '1' }, { loggedWork: true })
       const { sandbox, signals } = scenario
       const starts = await Promise.all([
         sandbox.dispatch({ 'loop-id': 'first' }),
@@ -292,7 +286,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
   it(
     "the reusable workflow's command input: plan does no work, decide applies it (approve a gate) and the loop goes on to COMPLETE",
     async () => {
-      scenario = await startFanOut(1, {}, { editsConfig: true })
+      const scenario = await startFanOut(1, {}, { editsConfig: true })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'gated' })
       let jobs = await sandbox.waitForIdle(2 * MINUTE)
@@ -321,7 +315,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
   it(
     "a writer's `/loop start` comment (its run plans nothing): decide records the loop with the issue and the words as its task, and plan takes it from there to COMPLETE",
     async () => {
-      scenario = await startFanOut(1, {})
+      const scenario = await startFanOut(1, {})
       const { sandbox, signals } = scenario
       const issue = await sandbox.openIssue('alice', 'Climb by comment', 'The one step.')
       await sandbox.comment('alice', '/loop start Only touch progress.txt', issue.number)
@@ -347,7 +341,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
   it(
     "a writer's tick on the dashboard (approve a gate): the edit's plan step is skipped, decide's job applies the tick and the loop goes on to COMPLETE",
     async () => {
-      scenario = await startFanOut(1, { dashboard: 'true' }, { editsConfig: true })
+      const scenario = await startFanOut(1, { dashboard: 'true' }, { editsConfig: true })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'gated' })
       let jobs = await sandbox.waitForIdle(2 * MINUTE)

@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseSlotsRecord, type SlotsRecord, slotProblems } from '../../src/domain/slots.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
@@ -30,11 +30,6 @@ import {
 checkOperationsExercised(import.meta.url)
 
 const run = promisify(execFile)
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 /** Every version of queue.json on the state branch, oldest first, with the commit that wrote it. */
 async function queueHistory(s: Scenario): Promise<Array<{ commit: string; record: SlotsRecord }>> {
@@ -124,7 +119,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
   it(
     'five issues labelled at once with max-loops 2: never more than two hold a slot, three are queued and told so, the dependent starts after its dependency is COMPLETE, all five COMPLETE',
     async () => {
-      scenario = await startScenario({ steps: 1, workflowWith: { 'max-loops': '2', dashboard: 'true' } })
+      const scenario = await startScenario({ steps: 1, workflowWith: { 'max-loops': '2', dashboard: 'true' } })
       const { sandbox, signals } = scenario
       // The dashboard each job left, read the moment it ended, with the loops whose jobs had ended.
       const seen: { job: JobRecord; body: string | undefined; loopsSoFar: string[] }[] = []
@@ -259,7 +254,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
   it(
     'a dependency that ends BLOCKED keeps its dependent queued, and the dependent is told so (its comment, its dashboard row) until a tick aborts it; a garbled depends-on line refuses the start',
     async () => {
-      scenario = await startScenario({
+      const scenario = await startScenario({
         steps: 1,
         stuck: true,
         issueTypes: ['labeled', 'edited'],

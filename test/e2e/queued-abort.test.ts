@@ -6,7 +6,7 @@
 // loop: many-loops.test.ts.)
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseSlotsRecord, type SlotsRecord } from '../../src/domain/slots.js'
 import {
   botComments,
@@ -20,12 +20,6 @@ import {
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-let scenario: Scenario | undefined
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
 
 /** queue.json at the tip of the state branch. */
 async function queueNow(s: Scenario): Promise<SlotsRecord> {
@@ -45,7 +39,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
   it(
     "max-loops 1: a writer's `/loop abort` on the first queued loop's issue: its comment says it was aborted, the line no longer has it, the loop behind it moves up, both others COMPLETE",
     async () => {
-      scenario = await startScenario({ steps: 1, workflowWith: { 'max-loops': '1' } })
+      const scenario = await startScenario({ steps: 1, workflowWith: { 'max-loops': '1' } })
       const { sandbox, signals } = scenario
       const running = (await sandbox.openIssue('alice', 'Climb first', 'One step.')).number
       const waiting = (await sandbox.openIssue('alice', 'Climb later', 'One step, later.')).number
@@ -105,7 +99,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
   it(
     "depends-on alone: a writer's `/loop abort` on the waiting loop's issue takes it out of the line and its comment says it was aborted",
     async () => {
-      scenario = await startScenario({ steps: 1 })
+      const scenario = await startScenario({ steps: 1 })
       const { sandbox } = scenario
       const dependency = (await sandbox.openIssue('alice', 'Climb first (not started)', 'One step.')).number
       const waiting = (await sandbox.openIssue('alice', 'Climb after', `depends-on: #${dependency}`)).number
