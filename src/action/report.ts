@@ -66,7 +66,10 @@ export async function report(
     links: {
       run: runUrl,
       auditTrail: `${runUrl}#artifacts`,
-      branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` },
+      // A loop that never ran an iteration (one aborted while queued) has no branch to link.
+      ...(state.iteration > 0
+        ? { branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` } }
+        : {}),
       ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
       ...(state.task?.source === 'issue'
         ? {

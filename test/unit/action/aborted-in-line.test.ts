@@ -87,6 +87,8 @@ describe('reportAbortedInLine', () => {
       expect(github.posted[0]?.body).not.toContain('is queued')
       // It never ran: no work is said to stay on a branch.
       expect(github.posted[0]?.body).toContain('Nothing: the loop is over before any work')
+      // It never ran: no branch of its own to link.
+      expect(github.posted[0]?.body).not.toContain('/tree/loop/')
       expect(io.summaries.length).toBe(own ? 1 : 0)
       if (own) expect(io.summaries[0]).toContain('aborted by alice, while queued')
       expect(io.outputs.status).toBe(own ? 'aborted' : undefined)
