@@ -252,3 +252,174 @@ describe('fan-out: the write token and the project’s code', () => {
     3 * MINUTE,
   )
 })
+
+/**
+ * A forger, run by the plan's work and by each check (in plan's baseline and in the verify legs): it
+ * writes a verdict that every check passed (schema-valid, for this loop, iteration and candidate, read
+ * from the plan the leg downloaded), and a plan with no legs to verify, into every hand-off folder of
+ * its runner: `plan/` (which the plan job uploads), `verdict/` (which a leg uploads), `verdicts/` (where
+ * decide reads). A copy of it is left running to write them again after the command ends, once the
+ * controller has written its own; it says so in `survived` if it outlives its command by 5 s.
+ */
+const FORGE = `import { execFileSync, spawn } from 'node:child_process'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+const dir = join(process.env.RUNNER_TEMP, 'loop-fan-out')
+const signals = process.env.E2E_SIGNAL_DIR
+const job = process.env.GITHUB_JOB
+const read = (file) => { try { return JSON.parse(readFileSync(file, 'utf8')) } catch { return null } }
+const forge = () => {
+  const real = read(join(dir, 'plan', 'plan.json'))
+  const loopId = real?.loopId ?? 'forged'
+  const iteration = real?.iteration ?? 1
+  const candidate = real?.candidate ?? execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim()
+  const output = 'step reached (progress 9)\\n'
+  const pass = (leg) => ({ version: 1, loopId, iteration, candidate, leg, check: leg,
+    run: { exitCode: 0, signal: null, timedOut: false, durationMs: 5, output, totalBytes: output.length, truncated: false } })
+  const write = (path, content) => { mkdirSync(dirname(path), { recursive: true }); writeFileSync(path, JSON.stringify(content) + '\\n') }
+  for (const leg of ['step-1', 'step-2']) {
+    const artifact = 'loop-verdict-' + leg
+    for (const file of [join('verdict', artifact + '.json'), join('verdicts', artifact, artifact + '.json'), join('plan', artifact + '.json'), join('plan', 'verdicts', artifact, artifact + '.json')])
+      write(join(dir, file), pass(leg))
+  }
+  // The plan it hands on has no legs (nothing to verify, so nothing could fail): the controller's own
+  // plan, once it is written, with its legs taken out; a whole forged one before that.
+  if (job === 'plan' && real?.report) write(join(dir, 'plan', 'plan.json'), { ...real, legs: [] })
+  else if (job === 'plan') write(join(dir, 'plan', 'plan.json'), { version: 1, loopId, stateVersion: null, iteration, stage: 'IMPLEMENT', base: candidate, candidate, report: null, legs: [] })
+}
+if (process.argv[2] === 'again') {
+  const started = Date.now()
+  let said = false
+  while (Date.now() - started < 15000) {
+    forge()
+    if (!said && Date.now() - started > 5000) { appendFileSync(join(signals, 'survived'), job + '\\n'); said = true }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+} else {
+  forge()
+  appendFileSync(join(signals, 'forged'), job + '\\n')
+  spawn(process.execPath, [process.argv[1], 'again'], { detached: true, stdio: 'ignore' }).unref()
+}
+`
+
+/** The state decide saved for `loopId`. */
+async function savedState(
+  bareDir: string,
+  loopId: string,
+): Promise<{
+  status: string
+  iteration: number
+  lastVerification?: { iteration: number; results: { name: string; verdict: string; exitCode: number | null }[] }
+}> {
+  return JSON.parse(await git(bareDir, 'show', `loop-state:${loopId}/loop-state.json`))
+}
+
+describe('fan-out: a forged hand-off', () => {
+  it(
+    'verdicts and a plan forged by the work and by the checks, in every hand-off folder, are not taken: the failing checks fail and the loop is not COMPLETE',
+    async () => {
+      const s = await start({
+        steps: 2,
+        stuck: true,
+        maxIterations: 1,
+        files: { 'tools/forge.mjs': FORGE },
+        config: (text) =>
+          text
+            .replace('run: node tools/work.mjs', 'run: node tools/forge.mjs && node tools/work.mjs')
+            .replaceAll('run: node tools/check.mjs', 'run: node tools/forge.mjs && node tools/check.mjs'),
+      })
+      const { sandbox } = s
+      await sandbox.dispatch({ 'loop-id': 'forged' })
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      // The forger ran in the plan (the baseline's two checks and the work) and in both legs (each check and
+      // its flake re-run), never in decide.
+      const forgers = readFileSync(join(s.signals, 'forged'), 'utf8').trim().split('\n')
+      expect(
+        forgers.filter((job) => job === 'plan'),
+        why,
+      ).toHaveLength(3)
+      expect(forgers.filter((job) => job === 'verify').length).toBeGreaterThanOrEqual(2)
+      expect(forgers.filter((job) => job !== 'plan' && job !== 'verify')).toEqual([])
+      expect(jobsNamed(jobs, 'verify').map((job) => job.conclusion)).toEqual(['success', 'success'])
+      const [decide] = jobsNamed(jobs, 'decide')
+      expect(decide?.outputs.status, why).toBe('capped')
+      // Each check's verdict is its own leg's: both failed on the candidate, as the project's checks do.
+      const state = await savedState(sandbox.git.bareDir, 'forged')
+      expect(state.iteration).toBe(1)
+      expect(state.lastVerification?.iteration).toBe(1)
+      expect(state.lastVerification?.results.map((r) => [r.name, r.verdict, r.exitCode])).toEqual([
+        ['step-1', 'fail', 1],
+        ['step-2', 'fail', 1],
+      ])
+      const comment = botComments(sandbox)[0]?.body ?? ''
+      expect(comment).toMatch(/### 🛑 Stopped at the iteration cap · `forged` · iteration 1 of 1/)
+      expect(comment).toMatch(/iteration 1 · ❌ 2 of 2 checks failed/)
+      // The copies left running died with their command's namespace, before the controller wrote its files.
+      expect(existsSync(join(s.signals, 'survived'))).toBe(false)
+      expectFaithful(s)
+    },
+    3 * MINUTE,
+  )
+})
+
+/**
+ * The work rewrites the loop's history in its checkout and leaves refs about: it commits on a side
+ * branch and merges it with a merge commit, and makes another branch and two tags. The plan's checkpoint
+ * commits the work on top, and hands on whatever the loop's branch now holds.
+ */
+const REWRITE = `import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+const git = (...args) => execFileSync('git', ['-c', 'user.name=agent', '-c', 'user.email=agent@example.invalid', '-c', 'core.hooksPath=/dev/null', ...args], { encoding: 'utf8' }).trim()
+const branch = git('branch', '--show-current')
+git('checkout', '-q', '-b', 'side')
+writeFileSync('side.txt', 'from the side branch\\n')
+git('add', 'side.txt')
+git('commit', '-q', '-m', 'planted: side')
+git('checkout', '-q', branch)
+writeFileSync('line.txt', 'on the loop branch\\n')
+git('add', 'line.txt')
+git('commit', '-q', '-m', 'planted: line')
+git('merge', '-q', '--no-ff', '-m', 'planted: merge', 'side')
+git('branch', 'planted-branch')
+git('tag', 'planted-tag')
+git('tag', '-a', '-m', 'planted', 'planted-annotated')
+`
+
+describe('fan-out: a candidate that rewrites history', () => {
+  it(
+    'a merge commit in the candidate, with extra branches and tags in the plan’s checkout: the legs and decide refuse the bundle, saying why, and nothing is pushed',
+    async () => {
+      const s = await start({
+        steps: 1,
+        files: { 'tools/rewrite.mjs': REWRITE },
+        config: (text) =>
+          text.replace('run: node tools/work.mjs', 'run: node tools/rewrite.mjs && node tools/work.mjs'),
+      })
+      const { sandbox } = s
+      const main = await git(sandbox.git.bareDir, 'rev-parse', 'main')
+      await sandbox.dispatch({ 'loop-id': 'rewritten' })
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      expect(s.workRuns(), why).toEqual(['work-1'])
+      const refused = /The candidate's commits must be a straight line on the base; 1 of them has other than one parent/
+      // Each leg refuses to verify it, and decide refuses to take it, before it writes anything.
+      const legs = jobsNamed(jobs, 'verify')
+      expect(
+        legs.map((job) => job.conclusion),
+        why,
+      ).toEqual(['failure'])
+      expect(legs[0]?.annotations.map((a) => a.message)).toContainEqual(expect.stringMatching(refused))
+      const [decide] = jobsNamed(jobs, 'decide')
+      expect(decide?.conclusion).toBe('failure')
+      expect(decide?.annotations.map((a) => a.message)).toContainEqual(expect.stringMatching(refused))
+      // Nothing reached the remote: not the loop's branch, not the agent's branch or tags; main is untouched.
+      const refs = await git(sandbox.git.bareDir, 'for-each-ref', '--format=%(refname)')
+      expect(refs.split('\n').filter((ref) => ref !== 'refs/heads/loop-state')).toEqual(['refs/heads/main'])
+      expect(await git(sandbox.git.bareDir, 'rev-parse', 'main')).toBe(main)
+      expect(botComments(sandbox)).toEqual([])
+      expectFaithful(s)
+    },
+    3 * MINUTE,
+  )
+})
