@@ -10,6 +10,7 @@
 import { decide } from '../../domain/engine/index.js'
 import {
   FanOutError,
+  legsOf,
   type MergedVerdicts,
   mergeVerdicts,
   type PlanFile,
@@ -68,8 +69,10 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   if (plan && plan.loopId !== given.loopId) {
     throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${given.loopId}.`)
   }
+  // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
+  // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
   const { runs, tests, flakeChecks } = mergeVerdicts(
-    plan?.legs ?? [],
+    plan?.iteration != null ? legsOf(given.config) : [],
     given.verdicts,
     {
       loopId: given.loopId,

@@ -139,6 +139,19 @@ describe('a fan-out iteration, plan → verify → decide', () => {
     expect((await s.loop.store.load('unit'))?.state.usage.wallMs).toBe(decided.result.state.usage.wallMs)
   })
 
+  it('judges the checks of its own config, not the legs a plan names: a plan without legs is no pass', async () => {
+    // A plan whose legs were taken out (the work rewrote plan.json after the plan wrote it), with the verify
+    // legs it then left without a verdict: every check of the config is still judged, an error, not skipped.
+    const decided = await decideIteration(
+      decideInput({ plan: { ...plan, legs: [] }, verdicts: [], verifyResult: 'failure' }),
+      s.decideDeps,
+    )
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.checks.map((c) => [c.name, c.verdict])).toEqual([['unit', 'error']])
+    expect(decided.result.checks[0]?.excerpt).toContain('loop-controller: no verdict from unit')
+    expect(decided.result.outcome).toBe('continue')
+  })
+
   it('refuses a plan for another loop', async () => {
     await expect(decideIteration(decideInput({ plan: { ...plan, loopId: 'other' } }), s.decideDeps)).rejects.toThrow(
       'The plan is for loop other; this job decides loop unit.',
