@@ -1,7 +1,7 @@
 /**
  * The action built from the source under test (not the committed dist/, which lags behind a change
  * until someone rebuilds it): esbuild bundles src/index.ts into a temporary action folder with
- * action.yml beside it, so the sandbox's runner runs exactly this tree's code. LOOP_ACTION_SOURCE names
+ * action.yml (and the reusable workflow) beside it, so the sandbox's runner runs exactly this tree's code. LOOP_ACTION_SOURCE names
  * another tree (with node_modules) to build instead, e.g. a checkout from before a fix, to see a planted
  * attack succeed there.
  */
@@ -19,6 +19,10 @@ export async function buildActionFromSource(): Promise<{ actionDir: string; remo
   const actionDir = mkdtempSync(join(tmpdir(), 'loop-action-src-'))
   mkdirSync(join(actionDir, 'dist'))
   copyFileSync(join(source, 'action.yml'), join(actionDir, 'action.yml'))
+  // The reusable workflow beside it: the sandbox reads `loop-controller/loop-controller/.github/workflows/loop.yml@v1`
+  // (the fan-out example's) from the action's folder.
+  mkdirSync(join(actionDir, '.github', 'workflows'), { recursive: true })
+  copyFileSync(join(source, '.github', 'workflows', 'loop.yml'), join(actionDir, '.github', 'workflows', 'loop.yml'))
   writeFileSync(join(actionDir, 'dist', 'package.json'), '{ "type": "module" }\n')
   const esbuild = join(ACTION_DIR, 'node_modules', '.bin', 'esbuild')
   await promisify(execFile)(

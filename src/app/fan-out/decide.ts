@@ -7,9 +7,11 @@
  * remedies' place (`leg-flakes.ts`). From the plan it takes on trust only the plan's report of the
  * work: its exit and usage, the stage's tasks, the baseline, its wall time.
  */
+import { type CommitRules, describeRefusal, refuseFromCommit } from '../../domain/commit-policy.js'
 import { decide } from '../../domain/engine/index.js'
 import {
   FanOutError,
+  legsOf,
   type MergedVerdicts,
   mergeVerdicts,
   type PlanFile,
@@ -68,8 +70,10 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   if (plan && plan.loopId !== given.loopId) {
     throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${given.loopId}.`)
   }
+  // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
+  // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
   const { runs, tests, flakeChecks } = mergeVerdicts(
-    plan?.legs ?? [],
+    plan?.iteration != null ? legsOf(given.config) : [],
     given.verdicts,
     {
       loopId: given.loopId,
@@ -122,7 +126,7 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
 
   const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
   const { run } = begun
-  await takeCandidate(git, input.bundleFile, plan.base, plan.candidate)
+  await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config))
   // A leg's time is its run's and its flake check's re-runs' (they ran in the same job, one after the other).
   const legDurationsMs = [...runs].map(([key, legRun]) => legRun.durationMs + (flakeChecks.get(key)?.durationMs ?? 0))
   let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
@@ -139,12 +143,39 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   return { kind: 'done', result: await settle(input, replaying, record, next, ran) }
 }
 
-/** The loop's branch fast-forwarded to the candidate, its commits checked first. */
-async function takeCandidate(git: Git, bundleFile: string | null, base: string, candidate: string): Promise<void> {
+/**
+ * The loop's branch fast-forwarded to the candidate, its commits checked first: their shape (the bundle),
+ * and what each holds against the base by the single job's commit rules, as the plan's checkpoint judged
+ * them. A plan whose hand-off was rewritten after its checkpoint (a process the work left running, where
+ * no isolation ends it) cannot get a file past them that the loop never commits.
+ */
+async function takeCandidate(
+  git: Git,
+  bundleFile: string | null,
+  base: string,
+  candidate: string,
+  rules: CommitRules,
+): Promise<void> {
   if (candidate === base) return
   if (!bundleFile) throw new FanOutError(`The plan's candidate ${candidate} came without its bundle.`)
   await receiveCandidate(git, bundleFile, base, candidate)
+  const commits = (await candidateCommits(git, base, candidate)).map((c) => c.commit)
+  const refused = refuseFromCommit(await git.commitCandidates(commits, null, rules.maxFileBytes), rules)
+  if (refused.length > 0) {
+    const named = refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i)
+    throw new FanOutError(
+      `The candidate carries what the loop never commits, which the plan's checkpoint leaves out: ${named.map(describeRefusal).join('; ')}`,
+    )
+  }
   await git.exec(['merge', '--ff-only', '-q', CANDIDATE_REF])
+}
+
+function commitRules(config: IterationInput['config']): CommitRules {
+  return {
+    maxFileBytes: config.commit['max-file-bytes'],
+    allowPaths: config.commit['allow-paths'],
+    allowWorkflows: config.commit['allow-workflows'],
+  }
 }
 
 /** The plan's report of what ran in it, in the record the single job's steps carry on. */

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { GitCli } from '../../../src/adapters/git-cli.js'
+import { bundleCandidate } from '../../../src/app/fan-out/candidate.js'
 import { decideIteration } from '../../../src/app/fan-out/decide.js'
 import { planIteration } from '../../../src/app/fan-out/plan.js'
 import { ProjectCodeRefusedError, replayRunner } from '../../../src/app/fan-out/replay-runner.js'
@@ -137,6 +138,37 @@ describe('a fan-out iteration, plan → verify → decide', () => {
     expect(decided.result.outcome).toBe('capped')
     expect(decided.result.next).toMatchObject({ kind: 'CAP_REACHED', limit: 'minutes' })
     expect((await s.loop.store.load('unit'))?.state.usage.wallMs).toBe(decided.result.state.usage.wallMs)
+  })
+
+  it('judges the checks of its own config, not the legs a plan names: a plan without legs is no pass', async () => {
+    // A plan whose legs were taken out (the work rewrote plan.json after the plan wrote it), with the verify
+    // legs it then left without a verdict: every check of the config is still judged, an error, not skipped.
+    const decided = await decideIteration(
+      decideInput({ plan: { ...plan, legs: [] }, verdicts: [], verifyResult: 'failure' }),
+      s.decideDeps,
+    )
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.checks.map((c) => [c.name, c.verdict])).toEqual([['unit', 'error']])
+    expect(decided.result.checks[0]?.excerpt).toContain('loop-controller: no verdict from unit')
+    expect(decided.result.outcome).toBe('continue')
+  })
+
+  it('refuses a candidate that carries what the loop never commits, and takes nothing of it', async () => {
+    // A bundle the plan's checkpoint did not make (its hand-off rewritten after it): a .env committed on top.
+    writeFileSync(join(s.planDir, '.env'), 'API_KEY=sk-planted-by-the-work\n')
+    sh(s.planDir, 'add', '.env')
+    sh(s.planDir, 'commit', '-q', '-m', 'carry a secret')
+    const head = sh(s.planDir, 'rev-parse', 'HEAD')
+    expect(await bundleCandidate(s.planDeps.git, s.bundle, 'loop/unit', plan.base ?? '')).toBe(true)
+    const forged = { ...plan, candidate: head }
+    await expect(
+      decideIteration(decideInput({ plan: forged, verdicts: [{ ...verdict, candidate: head }] }), s.decideDeps),
+    ).rejects.toThrow(
+      /^The candidate carries what the loop never commits, which the plan's checkpoint leaves out: .*\.env/,
+    )
+    // The loop's branch did not move, and nothing was saved.
+    expect(sh(s.decideDir, 'rev-parse', 'HEAD')).toBe(plan.base)
+    expect(await s.loop.store.load('unit')).toBeNull()
   })
 
   it('refuses a plan for another loop', async () => {
