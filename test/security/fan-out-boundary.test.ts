@@ -6,36 +6,27 @@
  * token and runs none of it. Each test asserts what the attacker got: nothing.
  */
 import { execFile } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { chooseIsolation } from '../../src/adapters/isolation.js'
+import { fanOutFiles } from '../e2e/fan-out-fixtures.js'
 import {
-  ACTION_DIR,
   botComments,
   describeJobs,
   expectFaithful,
   MINUTE,
   type ProjectOptions,
-  projectFiles,
   type Scenario,
+  startScenario,
 } from '../e2e/fixtures.js'
-import { type SandboxOptions, startSandbox } from '../sandbox/sandbox.js'
+import type { SandboxOptions } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
 import { useActionFromSource } from './source-bundle.js'
 
 const action = useActionFromSource()
-let scenario: Scenario | undefined
-
-afterEach(async () => {
-  await scenario?.stop()
-  scenario = undefined
-})
-
-const EXAMPLE = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
-
 /**
  * The staircase project run through the fan-out example, on the action built from source, its loop
  * config edited by `config`; `files` are added to the repository.
@@ -47,37 +38,18 @@ async function start(
     sandbox?: Partial<SandboxOptions>
   },
 ): Promise<Scenario> {
-  const files: Record<string, string> = {
-    ...projectFiles(options),
-    '.github/workflows/loop-fan-out.yml': EXAMPLE,
-    ...options.files,
-  }
+  const files = fanOutFiles(options.files, options)
   files['.github/loop.yml'] = (options.config ?? ((text) => text))(files['.github/loop.yml'] ?? '')
-  const signals = mkdtempSync(join(tmpdir(), 'loop-fan-out-signals-'))
-  const sandbox = await startSandbox({
-    actionDir: action.actionDir,
-    repoFiles: files,
-    users: { alice: 'write', mallory: 'read' },
-    workflow: { file: 'loop-fan-out.yml' },
-    maxJobs: 20,
-    jobTimeoutMs: 60_000,
-    actionsCanCreatePullRequests: true,
-    ...options.sandbox,
-    extraEnv: { ...options.sandbox?.extraEnv, E2E_SIGNAL_DIR: signals },
-  })
-  scenario = {
-    sandbox,
-    signals,
-    workRuns: () =>
-      readdirSync(signals)
-        .filter((name) => name.startsWith('work-'))
-        .sort(),
-    stop: async () => {
-      await sandbox.stop()
-      rmSync(signals, { recursive: true, force: true })
+  return startScenario({
+    ...options,
+    sandbox: {
+      actionDir: action.actionDir,
+      repoFiles: files,
+      workflow: { file: 'loop-fan-out.yml' },
+      jobTimeoutMs: 60_000,
+      ...options.sandbox,
     },
-  }
-  return scenario
+  })
 }
 
 const jobsNamed = (jobs: readonly JobRecord[], prefix: string) =>
