@@ -32234,7 +32234,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(41811);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(35930);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32244,7 +32244,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 41811:
+/***/ 35930:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33238,6 +33238,10 @@ var schemas = __nccwpck_require__(55491);
 /** The highest `max-loops` the input takes. */
 const MAX_LOOPS_LIMIT = 1000;
 const EMPTY_SLOTS = { running: [], queued: [] };
+/** Whether `loopId` holds a slot in the record as stored (admitted, and no change has freed it yet). */
+function holdsSlot(record, loopId) {
+    return record.running.some((holder) => holder.loopId === loopId);
+}
 const ENDED = ['complete', 'blocked', 'capped', 'aborted'];
 function hasEnded(status) {
     return status !== undefined && ENDED.includes(status);
@@ -35424,8 +35428,9 @@ function reachesVerification(stage, results, state, policy) {
  * 8. otherwise EXECUTE_STAGE with the current stage and capability.
  *
  * The minutes budget counts `usage.wallMs`, the time iterations actually spent (controller and
- * commands), not the calendar time since `startedAt`: time queued between dispatches or spent waiting
- * for a person's approval does not use up the budget.
+ * commands; a fan-out iteration's plan, slowest verify leg and decide, see `fan-out-time.ts`), not the
+ * calendar time since `startedAt`: time queued between dispatches or spent waiting for a person's
+ * approval does not use up the budget.
  */
 function decide(state, observations, policy) {
     if (state.status === 'complete' || state.stage === 'COMPLETE') {
@@ -36999,6 +37004,11 @@ function summarizeNextAction(state, decision) {
 function withEvents(record, ...events) {
     return { ...record, events: [...record.events, ...events] };
 }
+/** A line of the verification's journey (a remedy, a flake check), also shown on the progress line. */
+function verifyNote(run, type, message, data) {
+    run.deps.progress?.phase?.(run.iteration, 'VERIFY', message);
+    return record_event(run.deps.clock.now(), run.iteration, type, message, data);
+}
 function record_event(at, iteration, type, message, data) {
     return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
 }
@@ -38094,21 +38104,24 @@ async function askForSlot(request, limit, deps) {
 }
 /**
  * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
- * place. Returns them, and the loops still in line with where each stands now (their comments are to
- * say so: a new place, or a dependency that ended short of COMPLETE).
+ * place. Returns them, the loops still in line with where each stands now (their comments are to say
+ * so: a new place, or a dependency that ended short of COMPLETE), and where `loopId` itself stood in
+ * line when it left it (null when it was not in line: it held a slot, or had no entry).
  */
 async function giveBackSlot(loopId, limit, deps) {
     const at = deps.clock.now().toISOString();
     const outcome = await deps.slots.update([loopId], (record, statuses) => {
+        const leftLine = queueWait(record, loopId, statuses, limit);
         const changed = releaseSlot(record, loopId, statuses, limit, at);
         const inLine = changed.record.queued.flatMap((entry) => {
             const wait = queueWait(changed.record, entry.loopId, statuses, limit);
             return wait ? [{ loopId: entry.loopId, wait }] : [];
         });
-        return { record: changed.record, result: { started: changed.started, released: changed.released, inLine } };
+        const result = { started: changed.started, released: changed.released, inLine, leftLine };
+        return { record: changed.record, result };
     });
     const started = await startAdmitted(outcome.started, deps);
-    return { started, inLine: outcome.inLine, released: outcome.released };
+    return { started, inLine: outcome.inLine, released: outcome.released, leftLine: outcome.leftLine };
 }
 /** Dispatches each admitted loop; one that fails goes back to the head of the line. Returns those started. */
 async function startAdmitted(entries, deps) {
@@ -47036,7 +47049,9 @@ function buildReportView(model, surface = 'github') {
         icon: ICONS[state],
         title: state === 'waiting' && pendingGate(model)
             ? `Waiting for approval of gate \`${pendingGate(model)}\``
-            : TITLES[state],
+            : state === 'capped'
+                ? CAP_TITLES[capLimitOf(model)]
+                : TITLES[state],
         progress: `iteration ${model.iteration} of ${model.maxIterations}`,
         why,
         nextStep,
@@ -47046,7 +47061,7 @@ function buildReportView(model, surface = 'github') {
         updatedAt: model.updatedAt ? formatTime(model.updatedAt) : '',
         endState: isStopped(state)
             ? {
-                title: `loop-controller: ${model.loopId} ${STOPPED_TITLES[state]} (${plainProgress(model)})`,
+                title: `loop-controller: ${model.loopId} ${state === 'capped' ? CAPPED_TITLES[capLimitOf(model)] : STOPPED_TITLES[state]} (${plainProgress(model)})`,
                 message: [why ? `Why: ${why}.` : '', `Next: ${nextStep}`].filter(Boolean).join(' '),
             }
             : null,
@@ -47057,6 +47072,23 @@ const STOPPED_TITLES = {
     capped: 'stopped at the iteration cap',
     aborted: 'was aborted',
 };
+/** A capped loop's title names the limit it reached: the iteration cap is only one of four. */
+const CAP_TITLES = {
+    iterations: 'Stopped at the iteration cap',
+    minutes: 'Stopped: the time budget is spent',
+    tokens: 'Stopped: the token budget is spent',
+    cost: 'Stopped: the cost budget is spent',
+};
+const CAPPED_TITLES = {
+    iterations: 'stopped at the iteration cap',
+    minutes: 'stopped: the time budget is spent',
+    tokens: 'stopped: the token budget is spent',
+    cost: 'stopped: the cost budget is spent',
+};
+/** The limit a capped loop reached, as the decision that stopped it names it (the iteration cap without one). */
+function capLimitOf(model) {
+    return model.next?.kind === 'CAP_REACHED' ? model.next.limit : 'iterations';
+}
 function isStopped(state) {
     return STOPPED_STATES.includes(state);
 }
@@ -47116,7 +47148,10 @@ function nextStepOf(model) {
         case 'capped':
             return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
         case 'aborted':
-            return `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
+            // One aborted before its first iteration (a queued loop) left no work behind.
+            return model.iteration === 0
+                ? 'nothing: the loop is over before any work; comment `/loop start` to begin a new one.'
+                : `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
         case 'queued':
             return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.';
         case 'waiting': {
@@ -47745,7 +47780,10 @@ async function report(run, input, deps) {
         links: {
             run: runUrl,
             auditTrail: `${runUrl}#artifacts`,
-            branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` },
+            // A loop that never ran an iteration (one aborted while queued) has no branch to link.
+            ...(state.iteration > 0
+                ? { branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` } }
+                : {}),
             ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
             ...(state.task?.source === 'issue'
                 ? {
@@ -47825,6 +47863,57 @@ function handoffOf(state) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/action/aborted-in-line.ts
+/**
+ * A queued loop that a person aborted (`/loop abort`, the stop label, a dashboard tick): no job of it
+ * runs again, so its status comment would go on saying it is queued. The job that applied the abort
+ * reports it instead, with the report a running loop's own job gives its abort (aborted by whom), and
+ * says where it stood in line.
+ */
+
+
+/** Why the loop stopped, as its report says it: the person's abort, and the place in line it gave up. */
+function abortedInLineReason(state, wait) {
+    const reason = state.statusReason.replace(/[.\s]+$/, '') || 'aborted';
+    return `${reason}, while queued (${wait.position} of ${wait.queued} in line); it never ran`;
+}
+/**
+ * The aborted loop's report: its status comment (the loop's issue and pull request), and, when this
+ * job's event is about the loop (a `/loop abort` on its issue, a dispatch naming it), the job summary
+ * and the step's outputs too. A dashboard tick's job is about the dashboard: only the loop's comment.
+ * The job stays green whatever `fail-on` says: it did what the person asked.
+ */
+async function reportAbortedInLine(run, input, deps) {
+    const { state } = input;
+    const subject = run.event.subject.number ?? null;
+    const aboutThisLoop = subject === null ||
+        (state.task?.source === 'issue' && state.task.number === subject) ||
+        state.pullRequest?.number === subject;
+    const told = { ...state, statusReason: abortedInLineReason(state, input.wait) };
+    const ended = { kind: 'ABORTED', reason: told.statusReason };
+    const result = finish('aborted', told, ended, ended, {}, null);
+    const ownRun = aboutThisLoop
+        ? run
+        : { ...run, hasStepSummary: false, event: { ...run.event, subject: { ...run.event.subject, number: null } } };
+    const io = {
+        info: (message) => deps.io.info(message),
+        writeSummary: (markdown) => deps.io.writeSummary(markdown),
+        setOutput: (name, value) => {
+            if (aboutThisLoop)
+                deps.io.setOutput(name, value);
+        },
+        warning: (message) => deps.logger.warning(message),
+        // No check ran and `fail-on` is empty here: neither is reached, and neither would be lost if it were.
+        annotateError: (message) => deps.logger.warning(message),
+        setFailed: (message) => deps.logger.warning(message),
+    };
+    await report(ownRun, { loopId: input.loopId, state: told, outcome: 'aborted', result, root: input.root, failOn: [] }, {
+        github: deps.github,
+        io,
+        redact: deps.redact,
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/action/commit-identity.ts
 /** The identity of the loop's commits (passed per command, never written to git config). */
 const COMMIT_IDENTITY = {
@@ -47839,6 +47928,24 @@ const COMMIT_IDENTITY = {
  */
 /** The agent presets; `command` is the escape hatch (any command line, under the work command contract). */
 const AGENT_NAMES = ['claude', 'codex', 'gemini', 'aider', 'command'];
+
+;// CONCATENATED MODULE: ./src/config/fan-out-inputs.ts
+/**
+ * Inputs that mean nothing in fan-out mode (`command: plan | verify | decide`) and are refused there,
+ * rather than ignored, so a workflow that sets them learns what to use instead.
+ */
+/** The commands of fan-out mode's three jobs. */
+const FAN_OUT_COMMANDS = ['plan', 'verify', 'decide'];
+/**
+ * `budget-minutes` lets one job run further iterations; in fan-out one iteration is three jobs, so
+ * there is no such job. The loop's own time budget is the config's `budget.minutes`.
+ */
+function budgetMinutesInFanOutProblem(command, budgetMinutes) {
+    if (budgetMinutes === undefined || !FAN_OUT_COMMANDS.includes(command))
+        return null;
+    return (`Input 'budget-minutes' is for the single job (one job that may run several iterations); got 'budget-minutes: ${budgetMinutes}' with 'command: ${command}' (fan-out), where one iteration is three jobs (plan, verify, decide) and no job runs a second one. ` +
+        `Leave 'budget-minutes' empty (do not pass it with the reusable workflow's 'fan-out: true'); to bound the loop's total time, set 'budget: { minutes: N }' in the loop config.`);
+}
 
 ;// CONCATENATED MODULE: ./src/config/input-lines.ts
 /**
@@ -47955,6 +48062,7 @@ function deriveLoopId(event) {
 
 
 
+
 const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
 const ACTION_COMMANDS = [
     'run',
@@ -48011,9 +48119,11 @@ const fields = {
             .regex(/^\d+(\.\d+)?$/)
             .transform(Number)
             .pipe(schemas/* number */.aig()
-            .positive()
-            .max(60 * 24 * 30)),
-        expected: 'a positive number of minutes (at most 43200)',
+            .min(0)
+            .max(60 * 24 * 30))
+            // 0 is what the input's description offers for one iteration per job, as empty is.
+            .transform((minutes) => (minutes === 0 ? undefined : minutes)),
+        expected: 'a number of minutes from 0 to 43200 (empty or 0: one iteration per job)',
     },
     store: { schema: schemas/* enum */.k5n(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
     command: { schema: schemas/* enum */.k5n(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
@@ -48103,6 +48213,9 @@ function parseActionInputs(getInput, event, env = {}) {
     }
     const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch);
     const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes);
+    const fanOutBudget = budgetMinutesInFanOutProblem(command, budgetMinutes);
+    if (fanOutBudget)
+        problems.push(fanOutBudget);
     const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
     const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation);
     const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES]);
@@ -48429,6 +48542,7 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
 
 
 
+
 /** The issue body's `depends-on:` line could not be read: the start is refused and the person told why. */
 class DependsOnRefusedError extends ConfigError {
     name = 'DependsOnRefusedError';
@@ -48572,8 +48686,9 @@ async function takeSlot(run, input, deps) {
  */
 async function slots_releaseSlot(run, input, deps) {
     const limit = run.settings.maxLoops;
-    // Without a state in hand (a person's abort), it is read only where this workflow uses the queue.
-    if (deps.store.kind !== 'git' || (input.state === undefined && limit === null))
+    // Without a state in hand (a person's command), it is read where this workflow uses the queue, or for
+    // an abort: a loop queued by `depends-on` alone is to leave the line and be told so.
+    if (deps.store.kind !== 'git' || (input.state === undefined && limit === null && !asksAbort(run)))
         return;
     const state = input.state ?? (await deps.store.load(input.loopId))?.state;
     if (!state || !hasEnded(state.status))
@@ -48583,6 +48698,11 @@ async function slots_releaseSlot(run, input, deps) {
         const released = await giveBackSlot(input.loopId, limit, slots);
         if (released.released)
             deps.logger.info(`Loop ${input.loopId} gave its slot back.`);
+        // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
+        if (released.leftLine && state.status === 'aborted') {
+            const aborted = { loopId: input.loopId, state, wait: released.leftLine, root: input.root };
+            await reportAbortedInLine(run, aborted, deps).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${error instanceof Error ? error.message : String(error)}).`)));
+        }
         for (const entry of released.started)
             deps.io.info(`Loop ${entry.loopId} starts in its place.`);
         // Those still in line learn their new place, or that a dependency ended short (the first few:
@@ -48667,6 +48787,13 @@ async function reportQueued(run, input, deps) {
             deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`));
         }
     }
+}
+/** This job's event is a person's abort: the `command` input, fan-out's `person-command`, or a comment or label. */
+function asksAbort(run) {
+    if (run.settings.command === 'abort' || run.settings.personCommand === 'abort')
+        return true;
+    const intent = interpretEvent(run.event.name, run.event.payload);
+    return intent.kind === 'command' && intent.command.kind === 'abort';
 }
 function slots_record(value) {
     return typeof value === 'object' && value !== null ? value : undefined;
@@ -50223,6 +50350,120 @@ class ChildProcessRunner {
     }
 }
 
+;// CONCATENATED MODULE: ./src/domain/fan-out-time.ts
+/**
+ * The time a fan-out iteration spends outside decide. One iteration runs as jobs one after another:
+ * plan (the work), then the verify legs side by side, then decide. The loop's minutes budget counts
+ * the time iterations spend (`usage.wallMs`), so decide adds to its own time the plan's and that of
+ * the slowest leg, the iteration's critical path through the matrix.
+ */
+/** The longest a job runs on GitHub (5 days, on a self-hosted runner): no job's measured time is longer. */
+const MAX_JOB_WALL_MS = 5 * 24 * 60 * 60_000;
+/**
+ * The plan's wall time plus the slowest leg's check time, each bounded to what a job can run. A leg
+ * without a verdict counts 0: its check never ran on the candidate, or what it said was not taken.
+ */
+function fanOutTimeElsewhereMs(planWallMs, legDurationsMs) {
+    const slowestLeg = Math.max(0, ...legDurationsMs.map(bounded));
+    return bounded(planWallMs) + slowestLeg;
+}
+function bounded(ms) {
+    return Number.isFinite(ms) ? Math.min(MAX_JOB_WALL_MS, Math.max(0, Math.round(ms))) : 0;
+}
+
+;// CONCATENATED MODULE: ./src/domain/flake-rerun.ts
+/**
+ * Patterns of failures that come and go with the network or the machine's load, whatever the check
+ * (`infrastructure`: a shard that was killed or cancelled before it reported).
+ */
+const TRANSIENT_PATTERNS = ['network-error', 'timeout', 'infrastructure'];
+/** Above this many failing tests the filter is not worth it (and the regex grows): the whole check. */
+const MAX_SELECTED_TESTS = 50;
+/** What the flake check re-runs for a failing check. */
+function flakeRerun(input) {
+    const transient = input.pattern !== null && TRANSIENT_PATTERNS.includes(input.pattern);
+    if (!transient && input.kind !== 'test' && input.kind !== 'custom') {
+        return { scope: 'none', reason: `a ${input.kind} check on unchanged files cannot pass when re-run` };
+    }
+    if (transient)
+        return { scope: 'check', reason: `${input.pattern} is transient` };
+    const runner = runnerOf(input.run);
+    if (!runner)
+        return { scope: 'check', reason: 'the command is not a test runner that can select tests' };
+    const filter = selectTests(runner, input.failingTests ?? []);
+    if (!filter)
+        return { scope: 'check', reason: `no failing ${runner} test could be named` };
+    return { scope: 'tests', runner, command: appendArgs(input.run, filter.args), tests: filter.tests };
+}
+/** The test runner a command runs, when it is one simple command (no shell operators) that can filter. */
+function runnerOf(run) {
+    let words;
+    if (typeof run === 'string') {
+        if (/[;&|<>`$(){}\n\\*?'"]/.test(run))
+            return null;
+        words = run.trim().split(/\s+/);
+    }
+    else {
+        words = [...run];
+    }
+    const names = words.map((word) => word.split('/').pop() ?? word);
+    // A filter of its own already: ours would fight with it.
+    if (words.some((w) => /^(-t|--testNamePattern|--testNamePattern=.*|-run|-run=.*|-k|--lf|--last-failed|--watch)$/.test(w)))
+        return null;
+    if (names.includes('vitest'))
+        return 'vitest';
+    if (names.includes('jest'))
+        return 'jest';
+    if (names.includes('pytest') || names.includes('py.test'))
+        return 'pytest';
+    const m = names.indexOf('-m');
+    if (m >= 0 && names[m + 1] === 'pytest')
+        return 'pytest';
+    const go = names.indexOf('go');
+    if (go >= 0 && names[go + 1] === 'test')
+        return 'go';
+    return null;
+}
+/** The runner's arguments that select the failing tests, or null when none can be named. */
+function selectTests(runner, failing) {
+    if (runner === 'pytest')
+        return { args: ['--lf'], tests: [...failing] };
+    const tests = flake_rerun_unique(failing.map((id) => testName(runner, id)).filter((name) => name !== null));
+    if (tests.length === 0 || tests.length > MAX_SELECTED_TESTS)
+        return null;
+    if (runner === 'go')
+        return { args: ['-run', `^(${tests.map(escapeRegex).join('|')})$`], tests };
+    return { args: ['-t', tests.map(escapeRegex).join('|')], tests };
+}
+/** The name a runner's filter matches, from the id `failingTestsIn` gives; null when the id is not this runner's. */
+function testName(runner, id) {
+    if (runner === 'vitest') {
+        // `test/math.test.ts > sum > adds`: vitest matches `-t` against the names joined by spaces.
+        const parts = id.split(' > ');
+        return parts.length >= 2 && /\.[cm]?[jt]sx?$/.test(parts[0] ?? '') ? parts.slice(1).join(' ') : null;
+    }
+    if (runner === 'jest')
+        return id.includes(' > ') ? null : id.split(' › ').join(' ');
+    // go: `TestAdd/negative` runs with its top-level test, which `-run '^(TestAdd)$'` selects whole.
+    const top = id.split('/')[0] ?? '';
+    return /^(Test|Example|Fuzz)\w*$/.test(top) ? top : null;
+}
+/** The command with `args` after it: a string gets them shell-quoted, an argument list as they are. */
+function appendArgs(run, args) {
+    if (typeof run !== 'string')
+        return [...run, ...args];
+    return `${run.trim()} ${args.map(shellQuote).join(' ')}`;
+}
+function shellQuote(arg) {
+    return /^[A-Za-z0-9_./=:-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+function escapeRegex(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+function flake_rerun_unique(values) {
+    return [...new Set(values)];
+}
+
 ;// CONCATENATED MODULE: ./src/domain/shards.ts
 const MAX_SHARDS = 64;
 const SHARD_PLACEHOLDER = '{shard}';
@@ -50458,6 +50699,119 @@ function uniqueLocations(locations) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/domain/leg-flake.ts
+/**
+ * Fan-out's flake check. Decide runs no code of the project, so a verify leg whose check failed re-runs
+ * it where it ran, as the single job's flake check would (`flakeRerun`: the whole check, or only its
+ * failing tests), and records in its verdict what it re-ran and whether that passed. Decide then calls
+ * the check flaky when every failing leg of it (one for a plain check, its failing shards for a sharded
+ * one) passed its re-run, and only where it would have re-run that leg itself. Pure.
+ */
+
+
+
+
+/** The most re-runs a flake check makes (the loop config's `flake-check.reruns` allows 0 to 3). */
+const MAX_FLAKE_RERUNS = 3;
+/** The longest test name a leg's flake check names (longer ones are left out of its verdict). */
+const MAX_FLAKE_TEST_CHARS = 200;
+const TEST_RUNNERS = ['vitest', 'jest', 'pytest', 'go'];
+// Every runner the flake check can narrow to is one a verdict may name: a new runner fails to compile here.
+const everyRunner = {};
+void everyRunner;
+const attempts = schemas/* number */.aig().int().min(1).max(MAX_FLAKE_RERUNS);
+/** The re-runs' time together, counted in the leg's (the iteration's time is its slowest leg's). */
+const durationMs = schemas/* number */.aig().int().min(0).max(MAX_JOB_WALL_MS);
+/** A leg's flake check, as its verdict file records it. */
+const legFlakeCheckSchema = schemas/* discriminatedUnion */.gMt('scope', [
+    schemas/* strictObject */.rej({
+        /** The whole check (or shard) ran again. */
+        scope: schemas/* literal */.euz('check'),
+        reason: schemas/* string */.YjP().min(1).max(500),
+        attempts,
+        passed: schemas/* boolean */.zMY(),
+        durationMs: durationMs.optional(),
+    }),
+    schemas/* strictObject */.rej({
+        /** Only the failing tests ran again, with the runner's own filter. */
+        scope: schemas/* literal */.euz('tests'),
+        runner: schemas/* enum */.k5n(TEST_RUNNERS),
+        tests: schemas/* array */.YOg(schemas/* string */.YjP().min(1).max(MAX_FLAKE_TEST_CHARS)).max(MAX_SELECTED_TESTS),
+        attempts,
+        passed: schemas/* boolean */.zMY(),
+        durationMs: durationMs.optional(),
+    }),
+]);
+/** What a leg records of its flake check: the re-run's plan (names bounded, `redact`ed), its attempts, its outcome. */
+function legFlakeCheck(rerun, attempts, passed, redact, rerunMs = 0) {
+    const durationMs = Math.min(MAX_JOB_WALL_MS, Math.max(0, Math.round(rerunMs)));
+    if (rerun.scope === 'check') {
+        return { scope: 'check', reason: redact(rerun.reason).slice(0, 500), attempts, passed, durationMs };
+    }
+    const tests = rerun.tests
+        .map(redact)
+        .filter((test) => test.length > 0 && test.length <= MAX_FLAKE_TEST_CHARS)
+        .slice(0, MAX_SELECTED_TESTS);
+    return { scope: 'tests', runner: rerun.runner, tests, attempts, passed, durationMs };
+}
+/**
+ * Decide's judgement of a failing check from its failing legs. Flaky only with the flake check enabled,
+ * at least one failing leg, and every failing one not timed out, a possible flake, and passed on a re-run
+ * within `flake-check.reruns` attempts: a leg without a verdict, or one that could not be a flake, keeps
+ * the check failing, as the single job would.
+ */
+function judgeLegFlakes(failing, config) {
+    if (!config.enabled)
+        return { reran: [], flaky: false };
+    const reran = failing.filter((leg) => leg.flakeCheck !== undefined);
+    const flaky = failing.length > 0 &&
+        failing.every((leg) => !leg.timedOut &&
+            leg.flakePossible &&
+            leg.flakeCheck?.passed === true &&
+            leg.flakeCheck.attempts <= config.reruns);
+    return { reran, flaky };
+}
+/**
+ * The journey's line of what the legs re-ran: `re-running only the 2 failing tests (vitest) in its leg`,
+ * or for a sharded check `re-running only the failing shard 3 of 4 in its leg (test shard 3/4: the whole shard)`.
+ */
+function describeLegReruns(check, reran, shards) {
+    if (shards === undefined) {
+        const only = reran[0]?.flakeCheck;
+        return only ? `${rerunWhat(only)} in its leg` : 'nothing re-run';
+    }
+    const which = reran.map((leg) => `${leg.shard}/${shards}`).join(', ');
+    const how = reran.map((leg) => `${shardLabel(check, leg.shard ?? 0, shards)}: ${leg.flakeCheck.scope === 'tests' ? `only its failing tests (${leg.flakeCheck.runner})` : 'the whole shard'}`);
+    const legs = reran.length === 1 ? 'its leg' : 'their legs';
+    return `re-running only the failing shard${reran.length === 1 ? '' : 's'} ${which} of ${shards} in ${legs} (${how.join('; ')})`;
+}
+/** The journey's line of a check found flaky in its legs. */
+function describeLegFlaky(reran, sharded) {
+    if (sharded) {
+        const legs = reran.length === 1 ? 'its leg' : 'their legs';
+        return `failed, then its failing shard${reran.length === 1 ? '' : 's'} passed when re-run in ${legs} (flaky, no retry spent)`;
+    }
+    const what = reran[0]?.flakeCheck.scope === 'tests' ? 'its failing tests passed' : 'then passed';
+    return `failed, ${what} when re-run in its leg (flaky, no retry spent)`;
+}
+/** The journey event's data of what the legs re-ran, as the single job's flake check gives it. */
+function legRerunData(reran, shards) {
+    if (shards !== undefined)
+        return { scope: 'shards', shards: reran.map((leg) => leg.shard), inLegs: true };
+    const only = reran[0]?.flakeCheck;
+    if (only?.scope === 'tests')
+        return { scope: 'tests', runner: only.runner, tests: only.tests.slice(0, 20), inLegs: true };
+    return { scope: 'check', reason: only?.reason ?? '', inLegs: true };
+}
+function rerunWhat(flake) {
+    if (flake.scope === 'check')
+        return `re-running the whole check (${flake.reason})`;
+    const tests = flake.runner === 'pytest'
+        ? 'the last failed tests'
+        : `only the ${flake.tests.length} failing test${flake.tests.length === 1 ? '' : 's'}`;
+    return `re-running ${tests} (${flake.runner})`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/fan-out.ts
 /**
  * Fan-out verification: one iteration as three kinds of job. `plan` runs the work and hands on a
@@ -50466,6 +50820,8 @@ function uniqueLocations(locations) {
  * the loop on. This module holds the
  * pure part: the legs, GitHub's matrix limit, and the hand-off files' shapes, validated on read.
  */
+
+
 
 
 
@@ -50578,6 +50934,8 @@ const planReportSchema = schemas/* strictObject */.rej({
         data: schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* unknown */.L5J()).optional(),
     }))
         .max(200),
+    /** The plan's own wall time from the iteration's start to its hand-off, in ms: decide counts it in the loop's minutes. */
+    wallMs: schemas/* number */.aig().int().nonnegative().max(MAX_JOB_WALL_MS),
 });
 const commitId = schemas/* string */.YjP().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'a full commit id');
 /** `plan.json`: what the plan job hands to the verify legs and to decide. */
@@ -50638,7 +50996,16 @@ const verdictFileSchema = schemas/* strictObject */.rej({
     run: recordedRunSchema,
     /** The check's JUnit verdicts in this leg (`<check>:<test id>`), read where the check ran. */
     tests: testVerdictsSchema.optional(),
+    /** The leg's flake check of its failed run, re-run where it ran (`leg-flake.ts`); `run` stays the first run. */
+    flakeCheck: legFlakeCheckSchema.optional(),
+})
+    .refine((verdict) => !verdict.flakeCheck || (failed(verdict.run) && !verdict.run.timedOut), {
+    message: 'a flake check follows only a run that failed and did not time out',
+    path: ['flakeCheck'],
 });
+function failed(run) {
+    return run.exitCode !== 0 || run.timedOut || run.spawnError !== undefined;
+}
 /** Parses a hand-off file's text; a bad one is named with what is wrong in it. */
 function parseHandOff(schema, text, what) {
     let json;
@@ -50714,19 +51081,23 @@ function judgeLegs(legs, verdicts, expected, unreadable) {
  * Each leg's run on the candidate, under `legRunKey(check, shard)`. A leg whose verdict is missing (its
  * job failed, was cancelled or timed out before it uploaded one), unreadable, or for another loop,
  * iteration or candidate is a `noVerdict`; with `tests`, the union of the JUnit verdicts of the legs
- * that gave one (a test failing in any shard fails, `unionTests`).
+ * that gave one (a test failing in any shard fails, `unionTests`); with `flakeChecks`, what those legs
+ * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them).
  */
 function mergeVerdicts(legs, verdicts, expected, 
 /** Verdict files that could not be read or failed validation, by artifact name, with what is wrong. */
 unreadable = new Map()) {
     const judged = judgeLegs(legs, verdicts, expected, unreadable);
     const runs = new Map();
+    const flakeChecks = new Map();
     for (const { leg, verdict, reason } of judged) {
         runs.set(legRunKey(leg.check, leg.shard), verdict ? verdict.run : noVerdict(leg.leg, reason));
+        if (verdict?.flakeCheck)
+            flakeChecks.set(legRunKey(leg.check, leg.shard), verdict.flakeCheck);
     }
     // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
     const tests = unionTests(judged.map(({ leg, verdict }) => Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`)))));
-    return { runs, tests };
+    return { runs, tests, flakeChecks };
 }
 
 ;// CONCATENATED MODULE: ./src/app/fan-out/candidate.ts
@@ -52635,6 +53006,7 @@ async function beginRun(input, deps, policy, decision, loop, now) {
             failures: [],
             outcome: null,
             commit: null,
+            timeElsewhereMs: 0,
         },
     };
 }
@@ -53203,16 +53575,18 @@ async function planIteration(input, deps) {
             stage: run.stage,
             base,
             candidate,
-            report: reportOf(record, run.iteration, hadBaseline),
+            // Measured last, after the bundle: decide counts the plan's whole part of the iteration.
+            report: reportOf(record, run.iteration, hadBaseline, Date.now() - run.startedAt),
             legs,
         },
         nothing: null,
         bundled,
     };
 }
-/** What decide takes from the plan on trust: what ran here and what it spent. */
-function reportOf(record, iteration, hadBaseline) {
+/** What decide takes from the plan on trust: what ran here and what it spent (its wall time too). */
+function reportOf(record, iteration, hadBaseline, wallMs) {
     return {
+        wallMs: Math.max(0, Math.round(wallMs)),
         work: record.work,
         tasksCompleted: record.tasksCompleted,
         tasksFailed: record.tasksFailed,
@@ -53224,13 +53598,58 @@ function reportOf(record, iteration, hadBaseline) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/app/fan-out/leg-flake-check.ts
+/**
+ * A verify leg's flake check: the leg's check failed, and decide (the only job with a write token) runs
+ * no code of the project, so the leg re-runs the check itself, on the candidate, judged as the single
+ * job's flake check judges it (`flakeRerun`: enabled, not a timeout, only where a flake is possible; only
+ * the failing tests where the runner can select them), up to `flake-check.reruns` times, logged next to
+ * the leg's run. Its verdict records what ran and whether it passed; decide calls the check flaky.
+ */
+
+
+
+
+
+/**
+ * Re-runs `live`'s failed check where a flake is possible; null when it re-ran nothing (flake check off
+ * or no re-runs, the check passed or timed out, or its failure cannot be a flake). `logName` names the
+ * re-runs' logs in `logDir` (`<logName>.rerun-<n>.log`).
+ */
+async function flakeCheckInLeg(input, deps, live, logDir, env, logName) {
+    const { enabled, reruns } = input.config['flake-check'];
+    if (!enabled || reruns < 1 || !step_support_isFailing(live.result) || live.result.verdict === 'timeout')
+        return null;
+    const rerun = flakeRerun({
+        kind: live.check.kind,
+        run: live.check.run,
+        pattern: live.analysis?.pattern ?? null,
+        failingTests: failingTestsIn(live.outcome.result?.output ?? ''),
+    });
+    if (rerun.scope === 'none')
+        return null;
+    const check = rerun.scope === 'tests' ? { ...live.check, run: rerun.command } : live.check;
+    let attempts = 0;
+    let passed = false;
+    let rerunMs = 0;
+    while (attempts < reruns && !passed) {
+        attempts++;
+        const result = await rerunCheck(input, deps, check, logDir, env, `${logName}.rerun-${attempts}`);
+        rerunMs += result.durationMs;
+        passed = result.exitCode === 0 && !result.timedOut;
+    }
+    return legFlakeCheck(rerun, attempts, passed, deps.redact, rerunMs);
+}
+
 ;// CONCATENATED MODULE: ./src/app/fan-out/verify-leg.ts
 /**
  * A verify leg of a fan-out iteration: one check of the matrix (or one shard of a sharded check) on the
- * candidate, its run and its JUnit verdicts recorded as the leg's verdict. The check's pass or failure
- * is the verdict's to say; only a leg that cannot run or report fails its job (and decide then records
- * `no verdict`).
+ * candidate, its run and its JUnit verdicts recorded as the leg's verdict, with the flake check of a
+ * failed check (`leg-flake-check.ts`: decide runs no code, so the re-run happens here). The check's
+ * pass or failure is the verdict's to say; only a leg that cannot run or report fails its job (and
+ * decide then records `no verdict`).
  */
+
 
 
 
@@ -53272,7 +53691,16 @@ async function verifyLeg(input, deps, plan, leg) {
         };
     // This check's reports alone, read here where it ran: decide reads none from the candidate.
     const only = { ...legInput, config: { ...config, checks: config.checks.filter((c) => c.name === leg.check) } };
-    const { tests, dropped } = boundedTests(await junitResults(only, deps));
+    const firstTests = await junitResults(only, deps);
+    // A failed check is re-run here where a flake is possible (decide runs nothing); `run` stays the first run.
+    const logName = leg.shard === undefined ? leg.check : `${leg.check}.shard-${leg.shard}`;
+    const flakeCheck = live ? await flakeCheckInLeg(legInput, deps, live, logDir, projectEnv, logName) : null;
+    if (flakeCheck) {
+        const how = flakeCheck.passed ? 'passed' : 'failed again';
+        deps.logger.info(`Leg ${leg.leg}: flake check: ${how} after ${flakeCheck.attempts} re-run(s).`);
+    }
+    // A re-run that passed reports its tests as the single job's would: its verdicts over the first run's.
+    const { tests, dropped } = boundedTests(flakeCheck?.passed ? { ...firstTests, ...(await junitResults(only, deps)) } : firstTests);
     if (dropped > 0) {
         deps.logger.warning(`Leg ${leg.leg}: ${dropped} JUnit verdict(s) left out of the verdict file (the passing ones first).`);
     }
@@ -53285,6 +53713,7 @@ async function verifyLeg(input, deps, plan, leg) {
         check: leg.check,
         run,
         ...(Object.keys(tests).length > 0 ? { tests } : {}),
+        ...(flakeCheck ? { flakeCheck } : {}),
     };
 }
 /**
@@ -53826,7 +54255,8 @@ async function transition(run, record) {
         tasksCompleted: record.tasksCompleted,
         tasksFailed: record.tasksFailed,
         ...(strategy ? { strategyUsed: strategy } : {}),
-        wallMs: Date.now() - run.startedAt,
+        // This job's time, and what the iteration spent before it in other jobs (fan-out's plan and verify legs).
+        wallMs: Date.now() - run.startedAt + record.timeElsewhereMs,
     };
     const applied = applyOutcome(record.state, outcome, run.policy);
     return withEvents({ ...record, state: applied.state, outcome }, ...applied.events);
@@ -53940,99 +54370,6 @@ function redacted(events, deps) {
     return events.map((e) => JSON.parse(deps.redact(JSON.stringify(e))));
 }
 
-;// CONCATENATED MODULE: ./src/domain/flake-rerun.ts
-/**
- * Patterns of failures that come and go with the network or the machine's load, whatever the check
- * (`infrastructure`: a shard that was killed or cancelled before it reported).
- */
-const TRANSIENT_PATTERNS = ['network-error', 'timeout', 'infrastructure'];
-/** Above this many failing tests the filter is not worth it (and the regex grows): the whole check. */
-const MAX_SELECTED_TESTS = 50;
-/** What the flake check re-runs for a failing check. */
-function flakeRerun(input) {
-    const transient = input.pattern !== null && TRANSIENT_PATTERNS.includes(input.pattern);
-    if (!transient && input.kind !== 'test' && input.kind !== 'custom') {
-        return { scope: 'none', reason: `a ${input.kind} check on unchanged files cannot pass when re-run` };
-    }
-    if (transient)
-        return { scope: 'check', reason: `${input.pattern} is transient` };
-    const runner = runnerOf(input.run);
-    if (!runner)
-        return { scope: 'check', reason: 'the command is not a test runner that can select tests' };
-    const filter = selectTests(runner, input.failingTests ?? []);
-    if (!filter)
-        return { scope: 'check', reason: `no failing ${runner} test could be named` };
-    return { scope: 'tests', runner, command: appendArgs(input.run, filter.args), tests: filter.tests };
-}
-/** The test runner a command runs, when it is one simple command (no shell operators) that can filter. */
-function runnerOf(run) {
-    let words;
-    if (typeof run === 'string') {
-        if (/[;&|<>`$(){}\n\\*?'"]/.test(run))
-            return null;
-        words = run.trim().split(/\s+/);
-    }
-    else {
-        words = [...run];
-    }
-    const names = words.map((word) => word.split('/').pop() ?? word);
-    // A filter of its own already: ours would fight with it.
-    if (words.some((w) => /^(-t|--testNamePattern|--testNamePattern=.*|-run|-run=.*|-k|--lf|--last-failed|--watch)$/.test(w)))
-        return null;
-    if (names.includes('vitest'))
-        return 'vitest';
-    if (names.includes('jest'))
-        return 'jest';
-    if (names.includes('pytest') || names.includes('py.test'))
-        return 'pytest';
-    const m = names.indexOf('-m');
-    if (m >= 0 && names[m + 1] === 'pytest')
-        return 'pytest';
-    const go = names.indexOf('go');
-    if (go >= 0 && names[go + 1] === 'test')
-        return 'go';
-    return null;
-}
-/** The runner's arguments that select the failing tests, or null when none can be named. */
-function selectTests(runner, failing) {
-    if (runner === 'pytest')
-        return { args: ['--lf'], tests: [...failing] };
-    const tests = flake_rerun_unique(failing.map((id) => testName(runner, id)).filter((name) => name !== null));
-    if (tests.length === 0 || tests.length > MAX_SELECTED_TESTS)
-        return null;
-    if (runner === 'go')
-        return { args: ['-run', `^(${tests.map(escapeRegex).join('|')})$`], tests };
-    return { args: ['-t', tests.map(escapeRegex).join('|')], tests };
-}
-/** The name a runner's filter matches, from the id `failingTestsIn` gives; null when the id is not this runner's. */
-function testName(runner, id) {
-    if (runner === 'vitest') {
-        // `test/math.test.ts > sum > adds`: vitest matches `-t` against the names joined by spaces.
-        const parts = id.split(' > ');
-        return parts.length >= 2 && /\.[cm]?[jt]sx?$/.test(parts[0] ?? '') ? parts.slice(1).join(' ') : null;
-    }
-    if (runner === 'jest')
-        return id.includes(' > ') ? null : id.split(' › ').join(' ');
-    // go: `TestAdd/negative` runs with its top-level test, which `-run '^(TestAdd)$'` selects whole.
-    const top = id.split('/')[0] ?? '';
-    return /^(Test|Example|Fuzz)\w*$/.test(top) ? top : null;
-}
-/** The command with `args` after it: a string gets them shell-quoted, an argument list as they are. */
-function appendArgs(run, args) {
-    if (typeof run !== 'string')
-        return [...run, ...args];
-    return `${run.trim()} ${args.map(shellQuote).join(' ')}`;
-}
-function shellQuote(arg) {
-    return /^[A-Za-z0-9_./=:-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
-}
-function escapeRegex(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-function flake_rerun_unique(values) {
-    return [...new Set(values)];
-}
-
 ;// CONCATENATED MODULE: ./src/app/shard-rerun.ts
 /**
  * Re-running a sharded check: the flake check re-runs only its failing shards (each with only its own
@@ -54138,7 +54475,7 @@ async function remedies(run, record) {
             if (fixedFirst && record.previous.some((failure) => failure.check === live.check.name)) {
                 checks.push({ ...live, result: { ...live.result, autoFixed: true } });
                 autoFixed.push(live.check.name);
-                events.push(noted(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`));
+                events.push(verifyNote(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`));
                 continue;
             }
             checks.push(live);
@@ -54149,14 +54486,14 @@ async function remedies(run, record) {
         if (live.shards && (await flakeCheckShards(run, live, events))) {
             checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
             flaky.push(name);
-            events.push(noted(run, 'flaky', `${name}: failed, then its failing shards passed when re-run (flaky, no retry spent)`));
+            events.push(verifyNote(run, 'flaky', `${name}: failed, then its failing shards passed when re-run (flaky, no retry spent)`));
             continue;
         }
         // Flake check, where a flake is possible: a pass is recorded as flaky and costs no retry.
         const rerun = live.shards ? null : flakeCheck(run, live);
         if (rerun) {
             const narrowed = rerun.scope === 'tests';
-            events.push(noted(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)));
+            events.push(verifyNote(run, 'check', `${name}: flake check: ${remedies_rerunWhat(rerun)}`, flakeData(rerun)));
             let passed = false;
             for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
                 passed = await recheck(run, live.check, `rerun-${attempt}`, narrowed ? rerun.command : undefined);
@@ -54165,7 +54502,7 @@ async function remedies(run, record) {
                 checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
                 flaky.push(name);
                 const what = narrowed ? `its failing tests passed when re-run` : 'then passed when re-run';
-                events.push(noted(run, 'flaky', `${name}: failed, ${what} (flaky, no retry spent)`));
+                events.push(verifyNote(run, 'flaky', `${name}: failed, ${what} (flaky, no retry spent)`));
                 continue;
             }
         }
@@ -54182,7 +54519,7 @@ async function remedies(run, record) {
                 checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } });
                 autoFixed.push(name);
                 const what = pattern ? `${pattern} fixed` : 'fixed';
-                events.push(noted(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`));
+                events.push(verifyNote(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`));
                 continue;
             }
         }
@@ -54195,7 +54532,7 @@ async function remedies(run, record) {
             }
             if (await recheck(run, live.check, 'after-install')) {
                 checks.push({ ...live, result: { ...live.result, verdict: 'pass' } });
-                events.push(noted(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`));
+                events.push(verifyNote(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`));
                 continue;
             }
         }
@@ -54203,11 +54540,6 @@ async function remedies(run, record) {
         checks.push(live);
     }
     return withEvents({ ...record, checks, flaky, autoFixed, fixSnapshots, remediesRun: { install: installed, fixes } }, ...events);
-}
-/** A remedy's result, shown on the progress line and recorded in the journey. */
-function noted(run, type, message, data) {
-    run.deps.progress?.phase?.(run.iteration, 'VERIFY', message);
-    return record_event(run.deps.clock.now(), run.iteration, type, message, data);
 }
 /** What the flake check re-runs for a failing check, or null: off, a timeout, or no flake possible. */
 function flakeCheck(run, live) {
@@ -54221,7 +54553,7 @@ function flakeCheck(run, live) {
     });
     return plan.scope === 'none' ? null : plan;
 }
-function rerunWhat(rerun) {
+function remedies_rerunWhat(rerun) {
     if (rerun.scope === 'check')
         return `re-running the whole check (${rerun.reason})`;
     const tests = rerun.runner === 'pytest'
@@ -54243,7 +54575,10 @@ async function flakeCheckShards(run, live, events) {
         return false;
     const name = live.check.name;
     const shards = plans.map((plan) => plan.leg.shard);
-    events.push(noted(run, 'check', `${name}: flake check: ${describeShardFlakePlans(name, plans)}`, { scope: 'shards', shards }));
+    events.push(verifyNote(run, 'check', `${name}: flake check: ${describeShardFlakePlans(name, plans)}`, {
+        scope: 'shards',
+        shards,
+    }));
     for (let attempt = 1; attempt <= run.input.config['flake-check'].reruns; attempt++) {
         const legs = flakeLegReruns(plans);
         if (await rerunLegs(run.input, run.deps, live.check, legs, run.iterationDir, run.projectEnv, `rerun-${attempt}`))
@@ -54368,6 +54703,74 @@ async function restoreWinnersEnding(loopId, deps) {
     await writeEnding(loopId, deps, kind, winner, winner.lastDecision?.reason ?? winner.statusReason);
 }
 
+;// CONCATENATED MODULE: ./src/app/fan-out/leg-flakes.ts
+/**
+ * Decide's flake step, between verify and analyze, where the single job runs its remedies: a failing
+ * check whose every failing leg re-ran it in that leg and passed (`leg-flake-check.ts`) is recorded
+ * flaky, with the single job's journey lines, and costs no retry. It runs nothing: whether a flake was
+ * possible is judged here on each leg's own recorded run, as the single job judges it, and a leg without
+ * a verdict (`infrastructure`) is never flaky by this path.
+ */
+
+
+
+
+
+
+/** The step, given the flake checks the legs' verdicts record under `legRunKey(check, shard)` (`mergeVerdicts`). */
+function legFlakes(flakeChecks) {
+    return async (run, record) => {
+        const events = [];
+        const flaky = [...record.flaky];
+        const checks = record.checks.map((live) => {
+            if (!step_support_isFailing(live.result))
+                return live;
+            const name = live.check.name;
+            const shards = live.shards?.[0]?.leg.shards;
+            const judged = judgeLegFlakes(failingLegs(live, flakeChecks), run.input.config['flake-check']);
+            if (judged.reran.length === 0)
+                return live;
+            const what = describeLegReruns(name, judged.reran, shards);
+            events.push(verifyNote(run, 'check', `${name}: flake check: ${what}`, legRerunData(judged.reran, shards)));
+            if (!judged.flaky)
+                return live;
+            flaky.push(name);
+            events.push(verifyNote(run, 'flaky', `${name}: ${describeLegFlaky(judged.reran, shards !== undefined)}`));
+            return { ...live, result: { ...live.result, verdict: 'flaky' } };
+        });
+        return withEvents({ ...record, checks, flaky }, ...events);
+    };
+}
+/** A failing check's failing legs: its one leg, or its failing shards, each with its verdict's flake check. */
+function failingLegs(live, flakeChecks) {
+    const name = live.check.name;
+    if (!live.shards) {
+        const output = live.outcome.result?.output ?? '';
+        return [
+            failingLeg(live.check, live.check.run, live.result, live.analysis, output, flakeChecks.get(legRunKey(name))),
+        ];
+    }
+    return live.shards
+        .filter((shard) => step_support_isFailing(shard.result))
+        .map((shard) => ({
+        shard: shard.leg.shard,
+        ...failingLeg(live.check, shard.leg.command, shard.result, shard.analysis, shard.output, flakeChecks.get(legRunKey(name, shard.leg.shard))),
+    }));
+}
+function failingLeg(check, command, result, analysis, output, flakeCheck) {
+    const possible = flakeRerun({
+        kind: check.kind,
+        run: command,
+        pattern: analysis?.pattern ?? null,
+        failingTests: failingTestsIn(output),
+    });
+    return {
+        timedOut: result.verdict === 'timeout',
+        flakePossible: possible.scope !== 'none',
+        ...(flakeCheck ? { flakeCheck } : {}),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/app/fan-out/replay-runner.ts
 /**
  * Decide's process runner: it runs nothing. A check of the matrix (or one shard of a sharded check) is
@@ -54414,8 +54817,9 @@ function sameCommand(a, b) {
  * itself and takes the plan only if it was made on that very state; it takes the candidate's commits
  * from their bundle after checking them; it judges the candidate's diff itself (the guard); and it
  * merges the legs' verdicts through the single job's own verification, analysis and transition, with a
- * process runner that runs nothing (`replay-runner.ts`). From the plan it takes on trust only the
- * plan's report of the work: its exit and usage, the stage's tasks, the baseline.
+ * process runner that runs nothing (`replay-runner.ts`), and the flake checks the legs made in the
+ * remedies' place (`leg-flakes.ts`). From the plan it takes on trust only the plan's report of the
+ * work: its exit and usage, the stage's tasks, the baseline, its wall time.
  */
 
 
@@ -54431,8 +54835,16 @@ function sameCommand(a, b) {
 
 
 
-/** The single job's steps from the guard on, without the remedies (they would run project code). */
-const DECIDE_STEPS = [guard, verify_verify, analyze, transition];
+
+
+
+/**
+ * The single job's steps from the guard on. In the remedies' place, the flake checks the legs made
+ * (`leg-flakes.ts`); a fix or an install after verification would run project code here.
+ */
+function decideSteps(flakeChecks) {
+    return [guard, verify_verify, legFlakes(flakeChecks), analyze, transition];
+}
 async function decideIteration(given, deps) {
     const { plan } = given;
     const git = deps.git;
@@ -54441,7 +54853,9 @@ async function decideIteration(given, deps) {
     if (plan && plan.loopId !== given.loopId) {
         throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${given.loopId}.`);
     }
-    const { runs, tests } = mergeVerdicts(plan?.legs ?? [], given.verdicts, {
+    // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
+    // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
+    const { runs, tests, flakeChecks } = mergeVerdicts(plan?.iteration != null ? legsOf(given.config) : [], given.verdicts, {
         loopId: given.loopId,
         iteration: plan?.iteration ?? 0,
         candidate: plan?.candidate ?? '',
@@ -54485,9 +54899,11 @@ async function decideIteration(given, deps) {
     }
     const begun = await beginRun(input, replaying, policy, decision, loop, restored.now);
     const { run } = begun;
-    await takeCandidate(git, input.bundleFile, plan.base, plan.candidate);
-    let record = await withPlanReport(run, begun.record, plan, git);
-    for (const step of DECIDE_STEPS)
+    await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config));
+    // A leg's time is its run's and its flake check's re-runs' (they ran in the same job, one after the other).
+    const legDurationsMs = [...runs].map(([key, legRun]) => legRun.durationMs + (flakeChecks.get(key)?.durationMs ?? 0));
+    let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git);
+    for (const step of decideSteps(flakeChecks))
         record = await step(run, record);
     const checks = record.checks.map((c) => c.result);
     record = await checkpointOfCandidate(run, record, plan.base, plan.candidate, git);
@@ -54496,17 +54912,37 @@ async function decideIteration(given, deps) {
     const ran = { checks, commit: record.commit, record: recordPath, decision };
     return { kind: 'done', result: await iteration_settle(input, replaying, record, next, ran) };
 }
-/** The loop's branch fast-forwarded to the candidate, its commits checked first. */
-async function takeCandidate(git, bundleFile, base, candidate) {
+/**
+ * The loop's branch fast-forwarded to the candidate, its commits checked first: their shape (the bundle),
+ * and what each holds against the base by the single job's commit rules, as the plan's checkpoint judged
+ * them. A plan whose hand-off was rewritten after its checkpoint (a process the work left running, where
+ * no isolation ends it) cannot get a file past them that the loop never commits.
+ */
+async function takeCandidate(git, bundleFile, base, candidate, rules) {
     if (candidate === base)
         return;
     if (!bundleFile)
         throw new FanOutError(`The plan's candidate ${candidate} came without its bundle.`);
     await receiveCandidate(git, bundleFile, base, candidate);
+    const commits = (await candidateCommits(git, base, candidate)).map((c) => c.commit);
+    const refused = refuseFromCommit(await git.commitCandidates(commits, null, rules.maxFileBytes), rules);
+    if (refused.length > 0) {
+        const named = refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i);
+        throw new FanOutError(`The candidate carries what the loop never commits, which the plan's checkpoint leaves out: ${named.map(describeRefusal).join('; ')}`);
+    }
     await git.exec(['merge', '--ff-only', '-q', CANDIDATE_REF]);
 }
+function commitRules(config) {
+    return {
+        maxFileBytes: config.commit['max-file-bytes'],
+        allowPaths: config.commit['allow-paths'],
+        allowWorkflows: config.commit['allow-workflows'],
+    };
+}
 /** The plan's report of what ran in it, in the record the single job's steps carry on. */
-async function withPlanReport(run, record, plan, git) {
+async function withPlanReport(run, record, plan, 
+/** Each leg's check time on the candidate (0 for a leg without a verdict). */
+legDurationsMs, git) {
     const report = plan.report;
     if (!report || !plan.base)
         return record;
@@ -54529,6 +54965,8 @@ async function withPlanReport(run, record, plan, git) {
         // The guard judges what the candidate changed since the base, here, from the commits themselves.
         treeBeforeWork: baseTree,
         ignoredBeforeWork: null,
+        // The plan's time and the slowest leg's ran before this job: the loop's minutes count them too.
+        timeElsewhereMs: fanOutTimeElsewhereMs(report.wallMs, legDurationsMs),
     }, ...report.events.map((e) => ({ ...e, iteration: run.iteration })));
 }
 /** The candidate's commits, made by the plan, recorded as this iteration's checkpoints. */
@@ -55469,11 +55907,16 @@ async function decideJob(shared, handOff) {
         // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
         // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
         const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null;
+        // Plan works only for a loop that holds its slot: one that asked for it in this run (taken above) has
+        // its iteration planned by the next run, as planned; nothing was dropped.
+        const tookSlot = !started && plan !== null && plan.iteration === null && decided.state?.status === 'running';
         if (started)
             io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`);
+        else if (tookSlot)
+            io.info(`Loop ${loopId} holds its slot now; its iteration is dispatched to plan with it.`);
         else
             logger.warning(decided.message);
-        io.setOutput(Outputs.Status, started ? started.status : 'superseded');
+        io.setOutput(Outputs.Status, started ? started.status : tookSlot ? 'running' : 'superseded');
         const state = started ?? decided.state;
         if (state && state.status === 'running' && settings.dispatch) {
             const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock });
@@ -55623,8 +56066,11 @@ async function planGate(run, input, deps) {
     return slotGate(run, input, deps);
 }
 /**
- * Whether the loop would be queued if it asked for a slot now: a dry run of the request on the slots
- * record as it is on the state branch; nothing is written (the record is handed back unchanged).
+ * No work without a slot: under `max-loops` or `depends-on`, plan works only for a loop that holds its
+ * slot in the slots record as it is on the state branch. This token cannot write the record, so a loop
+ * that could take a free slot is not planned either: decide takes the slot under compare-and-swap and
+ * dispatches the iteration to plan again (one short run per start), so two loops started at once never
+ * both spend an agent call. Nothing is written here (the record is handed back unchanged).
  */
 async function slotGate(run, input, deps) {
     let dependsOn;
@@ -55648,7 +56094,7 @@ async function slotGate(run, input, deps) {
         return plan;
     if (hasEnded(status) || deps.store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? ''))
         return plan;
-    const slots = slotStore(run, input.root);
+    const slots = deps.slots ?? slotStore(run, input.root);
     const request = {
         loopId: input.loopId,
         dependsOn,
@@ -55659,12 +56105,17 @@ async function slotGate(run, input, deps) {
     };
     const verdict = await slots.update([...dependsOn, input.loopId], (record, statuses) => ({
         record,
-        result: requestSlot(record, request, statuses, limit).verdict,
+        result: holdsSlot(record, input.loopId) ? null : requestSlot(record, request, statuses, limit).verdict,
     }));
+    if (verdict === null)
+        return { kind: 'plan', admitted: status === 'queued' };
     if (verdict.kind === 'queued') {
         return { kind: 'skip', reason: `the loop would be queued: ${queuedReason(verdict.wait, nameOfLoop)}` };
     }
-    return { kind: 'plan', admitted: status === 'queued' };
+    return {
+        kind: 'skip',
+        reason: `the loop does not hold a slot yet (${verdict.reason}): decide takes the slot first, then the iteration is planned with it`,
+    };
 }
 /**
  * The store as plan reads it once its queued loop is admitted: the state `running`, as decide saves it
@@ -73467,6 +73918,7 @@ const ZodRealError = /*@__PURE__*/ _core_index_js__WEBPACK_IMPORTED_MODULE_2__/*
 __nccwpck_require__.d(__webpack_exports__, {
   YOg: () => (/* binding */ array),
   zMY: () => (/* binding */ schemas_boolean),
+  gMt: () => (/* binding */ discriminatedUnion),
   k5n: () => (/* binding */ schemas_enum),
   euz: () => (/* binding */ literal),
   aig: () => (/* binding */ schemas_number),
@@ -73480,7 +73932,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, pipe, prefault, preprocess, promise, readonly, refine, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, uint32, uint64, ulid, undefined, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, pipe, prefault, preprocess, promise, readonly, refine, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, uint32, uint64, ulid, undefined, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(88532);
@@ -75912,11 +76364,11 @@ function discriminatorMap(def) {
 }
 const $ZodDiscriminatedUnion = 
 /*@__PURE__*/
-(/* unused pure expression or super */ null && (core.$constructor("$ZodDiscriminatedUnion", (inst, def) => {
+core_core/* $constructor */.xI("$ZodDiscriminatedUnion", (inst, def) => {
     def.inclusive = false;
     $ZodUnion.init(inst, def);
     const _super = inst._zod.parse;
-    util.defineLazyInternal(inst, "propValues", (zod) => {
+    core_util/* defineLazyInternal */.v5(inst, "propValues", (zod) => {
         const propValues = {};
         let undefinedCount = 0;
         for (const option of zod.def.options) {
@@ -75927,7 +76379,7 @@ const $ZodDiscriminatedUnion =
                 undefinedCount++;
             for (const [k, v] of Object.entries(pv)) {
                 if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
-                    util.assignProp(propValues, k, new Set());
+                    core_util/* assignProp */.Vy(propValues, k, new Set());
                 }
                 for (const val of v) {
                     propValues[k].add(val);
@@ -75940,15 +76392,15 @@ const $ZodDiscriminatedUnion =
     });
     // Checked now rather than in the lookup map below, so an option that lacks the discriminator fails at the `discriminatedUnion` call instead of on the first object parsed. Options whose shape cannot be enumerated without resolving it — pipes and lazies — are left to the map.
     def.options.forEach((option, i) => {
-        const propShape = util.rawShape(option._zod.def);
+        const propShape = core_util/* rawShape */.MO(option._zod.def);
         if (propShape && !Object.prototype.hasOwnProperty.call(propShape, def.discriminator)) {
             throw new Error(`Invalid discriminated union option at index "${i}"`);
         }
     });
-    const disc = util.cached(() => discriminatorMap(def));
+    const disc = core_util/* cached */.PO(() => discriminatorMap(def));
     inst._zod.parse = (payload, ctx) => {
         const input = payload.value;
-        if (!util.isObject(input)) {
+        if (!core_util/* isObject */.Gv(input)) {
             payload.issues.push({
                 code: "invalid_type",
                 expected: "object",
@@ -75982,7 +76434,7 @@ const $ZodDiscriminatedUnion =
         });
         return payload;
     };
-})));
+});
 const $ZodIntersection = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodIntersection", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.parse = (payload, ctx) => {
@@ -81098,17 +81550,17 @@ function xor(options, params) {
         ...util.normalizeParams(params),
     });
 }
-const ZodDiscriminatedUnion = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodDiscriminatedUnion", (inst, def) => {
+const ZodDiscriminatedUnion = /*@__PURE__*/ core_core/* $constructor */.xI("ZodDiscriminatedUnion", (inst, def) => {
     ZodUnion.init(inst, def);
-    core.$ZodDiscriminatedUnion.init(inst, def);
-})));
+    $ZodDiscriminatedUnion.init(inst, def);
+});
 function discriminatedUnion(discriminator, options, params) {
     // const [options, params] = args;
     return new ZodDiscriminatedUnion({
         type: "union",
         options: options,
         discriminator,
-        ...util.normalizeParams(params),
+        ...core_util/* normalizeParams */.A2(params),
     });
 }
 const ZodIntersection = /*@__PURE__*/ core_core/* $constructor */.xI("ZodIntersection", (inst, def) => {

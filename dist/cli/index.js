@@ -16627,7 +16627,7 @@ const errors_initializer = (inst, issues) => {
         },
     });
 };
-const ZodError = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodError", errors_initializer)));
+const ZodError = /*@__PURE__*/ $constructor("ZodError", errors_initializer);
 const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, undefined, {
     Parent: Error,
 });
@@ -18943,7 +18943,7 @@ const DEFAULT_EXIT_REQUIREMENTS = {
     DOCUMENT: ['build', 'test'],
     REVIEW: ['build', 'test', 'approved'],
 };
-const LOOP_STATUSES = ['running', 'waiting', 'blocked', 'complete', 'capped', 'aborted', 'queued'];
+const stages_LOOP_STATUSES = ['running', 'waiting', 'blocked', 'complete', 'capped', 'aborted', 'queued'];
 const STRATEGIES = [
     'auto_fix',
     'context_expand',
@@ -28480,8 +28480,9 @@ function reachesVerification(stage, results, state, policy) {
  * 8. otherwise EXECUTE_STAGE with the current stage and capability.
  *
  * The minutes budget counts `usage.wallMs`, the time iterations actually spent (controller and
- * commands), not the calendar time since `startedAt`: time queued between dispatches or spent waiting
- * for a person's approval does not use up the budget.
+ * commands; a fan-out iteration's plan, slowest verify leg and decide, see `fan-out-time.ts`), not the
+ * calendar time since `startedAt`: time queued between dispatches or spent waiting for a person's
+ * approval does not use up the budget.
  */
 function decide(state, observations, policy) {
     if (state.status === 'complete' || state.stage === 'COMPLETE') {
@@ -28831,12 +28832,12 @@ const dispatchRecordSchema = strictObject({
     /** How many times a sweeper re-dispatched this iteration. */
     sweeps: schemas_number().int().nonnegative().optional(),
 });
-const loopStateSchema = strictObject({
+const state_loopStateSchema = strictObject({
     schemaVersion: literal(STATE_SCHEMA_VERSION),
     loopId: schemas_string().min(1).max(200),
     iteration: schemas_number().int().nonnegative(),
     stage: schemas_enum(stages_STAGES),
-    status: schemas_enum(LOOP_STATUSES),
+    status: schemas_enum(stages_LOOP_STATUSES),
     statusReason: schemas_string().default(''),
     goal: schemas_string(),
     /** The issue or pull request the loop started from, quoted to the agent (untrusted text). */
@@ -30321,7 +30322,7 @@ function migrateState(raw, packageVersion, source = 'loop-state.json', migration
         }
         current = { ...migration(current), schemaVersion: from + 1 };
     }
-    const parsed = loopStateSchema.safeParse(current);
+    const parsed = state_loopStateSchema.safeParse(current);
     if (!parsed.success)
         throw new StateValidationError(parsed.error.issues, source);
     return { state: parsed.data, migratedFrom: version === STATE_SCHEMA_VERSION ? null : version };
@@ -30508,6 +30509,11 @@ class StateQuarantinedError extends Error {
 /** The record with `events` added to its journey. */
 function withEvents(record, ...events) {
     return { ...record, events: [...record.events, ...events] };
+}
+/** A line of the verification's journey (a remedy, a flake check), also shown on the progress line. */
+function verifyNote(run, type, message, data) {
+    run.deps.progress?.phase?.(run.iteration, 'VERIFY', message);
+    return record_event(run.deps.clock.now(), run.iteration, type, message, data);
 }
 function record_event(at, iteration, type, message, data) {
     return { at: at.toISOString(), iteration, type, message, ...(data ? { data } : {}) };
@@ -30770,11 +30776,13 @@ none exists. Prints a live progress line per check on a terminal, plain lines ot
     next: `loop-controller next [--config FILE | --work CMD | --agent NAME --verify CMD...] [--no-commit]
 
 Runs exactly one iteration: decide, work, verify, analyze, persist.`,
-    status: `loop-controller status [--loop-id ID | --all] [--json]
+    status: `loop-controller status [--loop-id ID | --all [--remote NAME|URL [--state-branch B] [--max-loops N]]] [--json]
 
 Shows the stage, status, iteration, budget, failures, gates and the next action. With --all, one line
 per loop in the state directory: stage, status, iterations of the cap, what it spent, its last verdict
-and its pull request.`,
+and its pull request. With --remote, the loops the action keeps on that remote's state branch
+(default loop-state; GH_TOKEN or GITHUB_TOKEN for a private repository), each queued loop's place in
+line (--max-loops: the workflow's limit), read without writing anything.`,
     history: `loop-controller history [--loop-id ID] [--json]
 
 Lists each iteration: decision, checks, verdicts, patterns and strategies.`,
@@ -31221,7 +31229,7 @@ const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
 /** Git's answer when another process moved HEAD between our read and our commit. */
 const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
 /** Signs that the remote refused the token itself (GitHub: 403, "Permission to ... denied"). */
-const PERMISSION_SIGNS = (/* unused pure expression or super */ null && ([/error: 403\b/, /Permission to \S+ denied/i, /permission denied/i]));
+const PERMISSION_SIGNS = [/error: 403\b/, /Permission to \S+ denied/i, /permission denied/i];
 /**
  * What to add to a failed push's message when the remote refused the token, naming the permission and
  * where to grant it; '' otherwise.
@@ -32414,7 +32422,7 @@ const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRe
 
 
 
-const STATE_FILE = 'loop-state.json';
+const file_store_STATE_FILE = 'loop-state.json';
 const LOCK_FILE = 'loop-state.lock';
 const EMPTY_LOCK_STALE_MS = 1000;
 const QUARANTINE_MARKER = 'loop-state.quarantined.json';
@@ -32443,11 +32451,11 @@ class FileStore {
     }
     /** The path of a loop's state file. */
     stateFile(loopId) {
-        return (0,external_node_path_namespaceObject.join)(this.dir(loopId), STATE_FILE);
+        return (0,external_node_path_namespaceObject.join)(this.dir(loopId), file_store_STATE_FILE);
     }
     async load(loopId) {
         const dir = this.dir(loopId);
-        const file = (0,external_node_path_namespaceObject.join)(dir, STATE_FILE);
+        const file = (0,external_node_path_namespaceObject.join)(dir, file_store_STATE_FILE);
         // A concurrent save may replace the file between our read and the quarantine; then we read again.
         for (let attempt = 0;; attempt++) {
             await this.refuseIfQuarantined(loopId);
@@ -32468,11 +32476,11 @@ class FileStore {
     }
     async save(loopId, state, expectedVersion) {
         const dir = this.dir(loopId);
-        const file = (0,external_node_path_namespaceObject.join)(dir, STATE_FILE);
+        const file = (0,external_node_path_namespaceObject.join)(dir, file_store_STATE_FILE);
         if (state?.loopId !== loopId) {
             throw new InvalidStateError(`Refusing to save to loop '${loopId}': the state belongs to loop '${state?.loopId}'. Expected the same loop id.`);
         }
-        const parsed = loopStateSchema.safeParse(state);
+        const parsed = state_loopStateSchema.safeParse(state);
         if (!parsed.success) {
             throw new InvalidStateError(`Refusing to save an invalid state for loop '${loopId}' to ${file}: ${file_store_describeIssues(parsed.error.issues)}.`);
         }
@@ -32487,7 +32495,7 @@ class FileStore {
                 throw new StoreConflictError(`Another writer saved loop '${loopId}' first (${file}): expected version ${expectedVersion ?? 'none (a new loop)'}, ` +
                     `found ${currentVersion ?? 'none'}. Load it again and retry.`);
             }
-            await writeAtomically(dir, STATE_FILE, bytes);
+            await writeAtomically(dir, file_store_STATE_FILE, bytes);
         }
         finally {
             await release();
@@ -32543,7 +32551,7 @@ class FileStore {
     /** Moves the bad bytes aside under the lock; 'changed' when the file is no longer the bytes we judged. */
     async quarantine(loopId, bytes, problem) {
         const dir = this.dir(loopId);
-        const file = (0,external_node_path_namespaceObject.join)(dir, STATE_FILE);
+        const file = (0,external_node_path_namespaceObject.join)(dir, file_store_STATE_FILE);
         const release = await this.lock(dir);
         try {
             const current = await readIfExists(file);
@@ -32996,6 +33004,9 @@ const OPTIONS = {
     version: { type: 'boolean' },
     all: { type: 'boolean' },
     from: { type: 'string' },
+    remote: { type: 'string' },
+    'state-branch': { type: 'string' },
+    'max-loops': { type: 'string' },
 };
 function parseCap(value) {
     if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 1000) {
@@ -33014,6 +33025,23 @@ function expectPositionals(command, positionals, count, what) {
     if (positionals.length !== count) {
         throw new UsageError(`'${command}' takes ${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'nothing'}.`);
     }
+}
+/** A branch name the `git` store can use (as the action's `state-branch` input takes it). */
+function validStateBranch(value) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/.test(value) ||
+        value.includes('..') ||
+        value.endsWith('/') ||
+        value.endsWith('.lock')) {
+        throw new UsageError(`--state-branch must be a plain branch name (letters, digits, '.', '_', '-', '/'; no '..'); got '${value}'.`);
+    }
+    return value;
+}
+/** `--max-loops`: the limit the workflow gives the loops (`max-loops`), for the places in line. */
+function parseMaxLoops(value) {
+    if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 1000) {
+        throw new UsageError(`--max-loops must be a whole number from 1 to 1000 (the workflow's max-loops); got '${value}'.`);
+    }
+    return Number(value);
 }
 
 ;// CONCATENATED MODULE: ./src/cli/loop-place.ts
@@ -33761,7 +33789,9 @@ function view_buildReportView(model, surface = 'github') {
         icon: ICONS[state],
         title: state === 'waiting' && view_pendingGate(model)
             ? `Waiting for approval of gate \`${view_pendingGate(model)}\``
-            : TITLES[state],
+            : state === 'capped'
+                ? CAP_TITLES[capLimitOf(model)]
+                : TITLES[state],
         progress: `iteration ${model.iteration} of ${model.maxIterations}`,
         why,
         nextStep,
@@ -33771,7 +33801,7 @@ function view_buildReportView(model, surface = 'github') {
         updatedAt: model.updatedAt ? formatTime(model.updatedAt) : '',
         endState: isStopped(state)
             ? {
-                title: `loop-controller: ${model.loopId} ${STOPPED_TITLES[state]} (${plainProgress(model)})`,
+                title: `loop-controller: ${model.loopId} ${state === 'capped' ? CAPPED_TITLES[capLimitOf(model)] : STOPPED_TITLES[state]} (${plainProgress(model)})`,
                 message: [why ? `Why: ${why}.` : '', `Next: ${nextStep}`].filter(Boolean).join(' '),
             }
             : null,
@@ -33782,6 +33812,23 @@ const STOPPED_TITLES = {
     capped: 'stopped at the iteration cap',
     aborted: 'was aborted',
 };
+/** A capped loop's title names the limit it reached: the iteration cap is only one of four. */
+const CAP_TITLES = {
+    iterations: 'Stopped at the iteration cap',
+    minutes: 'Stopped: the time budget is spent',
+    tokens: 'Stopped: the token budget is spent',
+    cost: 'Stopped: the cost budget is spent',
+};
+const CAPPED_TITLES = {
+    iterations: 'stopped at the iteration cap',
+    minutes: 'stopped: the time budget is spent',
+    tokens: 'stopped: the token budget is spent',
+    cost: 'stopped: the cost budget is spent',
+};
+/** The limit a capped loop reached, as the decision that stopped it names it (the iteration cap without one). */
+function capLimitOf(model) {
+    return model.next?.kind === 'CAP_REACHED' ? model.next.limit : 'iterations';
+}
 function isStopped(state) {
     return STOPPED_STATES.includes(state);
 }
@@ -33841,7 +33888,10 @@ function nextStepOf(model) {
         case 'capped':
             return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
         case 'aborted':
-            return `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
+            // One aborted before its first iteration (a queued loop) left no work behind.
+            return model.iteration === 0
+                ? 'nothing: the loop is over before any work; comment `/loop start` to begin a new one.'
+                : `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
         case 'queued':
             return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.';
         case 'waiting': {
@@ -37063,6 +37113,7 @@ async function beginRun(input, deps, policy, decision, loop, now) {
             failures: [],
             outcome: null,
             commit: null,
+            timeElsewhereMs: 0,
         },
     };
 }
@@ -37564,7 +37615,7 @@ async function remedies(run, record) {
             if (fixedFirst && record.previous.some((failure) => failure.check === live.check.name)) {
                 checks.push({ ...live, result: { ...live.result, autoFixed: true } });
                 autoFixed.push(live.check.name);
-                events.push(noted(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`));
+                events.push(verifyNote(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`));
                 continue;
             }
             checks.push(live);
@@ -37575,14 +37626,14 @@ async function remedies(run, record) {
         if (live.shards && (await flakeCheckShards(run, live, events))) {
             checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
             flaky.push(name);
-            events.push(noted(run, 'flaky', `${name}: failed, then its failing shards passed when re-run (flaky, no retry spent)`));
+            events.push(verifyNote(run, 'flaky', `${name}: failed, then its failing shards passed when re-run (flaky, no retry spent)`));
             continue;
         }
         // Flake check, where a flake is possible: a pass is recorded as flaky and costs no retry.
         const rerun = live.shards ? null : flakeCheck(run, live);
         if (rerun) {
             const narrowed = rerun.scope === 'tests';
-            events.push(noted(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)));
+            events.push(verifyNote(run, 'check', `${name}: flake check: ${rerunWhat(rerun)}`, flakeData(rerun)));
             let passed = false;
             for (let attempt = 1; attempt <= config['flake-check'].reruns && !passed; attempt++) {
                 passed = await recheck(run, live.check, `rerun-${attempt}`, narrowed ? rerun.command : undefined);
@@ -37591,7 +37642,7 @@ async function remedies(run, record) {
                 checks.push({ ...live, result: { ...live.result, verdict: 'flaky' } });
                 flaky.push(name);
                 const what = narrowed ? `its failing tests passed when re-run` : 'then passed when re-run';
-                events.push(noted(run, 'flaky', `${name}: failed, ${what} (flaky, no retry spent)`));
+                events.push(verifyNote(run, 'flaky', `${name}: failed, ${what} (flaky, no retry spent)`));
                 continue;
             }
         }
@@ -37608,7 +37659,7 @@ async function remedies(run, record) {
                 checks.push({ ...live, result: { ...live.result, verdict: 'pass', autoFixed: true } });
                 autoFixed.push(name);
                 const what = pattern ? `${pattern} fixed` : 'fixed';
-                events.push(noted(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`));
+                events.push(verifyNote(run, 'auto-fix', `${name}: ${what} by its fix command (no agent call)`));
                 continue;
             }
         }
@@ -37621,7 +37672,7 @@ async function remedies(run, record) {
             }
             if (await recheck(run, live.check, 'after-install')) {
                 checks.push({ ...live, result: { ...live.result, verdict: 'pass' } });
-                events.push(noted(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`));
+                events.push(verifyNote(run, 'auto-fix', `${name}: ${pattern} resolved by the install command (no agent call)`));
                 continue;
             }
         }
@@ -37629,11 +37680,6 @@ async function remedies(run, record) {
         checks.push(live);
     }
     return withEvents({ ...record, checks, flaky, autoFixed, fixSnapshots, remediesRun: { install: installed, fixes } }, ...events);
-}
-/** A remedy's result, shown on the progress line and recorded in the journey. */
-function noted(run, type, message, data) {
-    run.deps.progress?.phase?.(run.iteration, 'VERIFY', message);
-    return record_event(run.deps.clock.now(), run.iteration, type, message, data);
 }
 /** What the flake check re-runs for a failing check, or null: off, a timeout, or no flake possible. */
 function flakeCheck(run, live) {
@@ -37669,7 +37715,10 @@ async function flakeCheckShards(run, live, events) {
         return false;
     const name = live.check.name;
     const shards = plans.map((plan) => plan.leg.shard);
-    events.push(noted(run, 'check', `${name}: flake check: ${describeShardFlakePlans(name, plans)}`, { scope: 'shards', shards }));
+    events.push(verifyNote(run, 'check', `${name}: flake check: ${describeShardFlakePlans(name, plans)}`, {
+        scope: 'shards',
+        shards,
+    }));
     for (let attempt = 1; attempt <= run.input.config['flake-check'].reruns; attempt++) {
         const legs = flakeLegReruns(plans);
         if (await rerunLegs(run.input, run.deps, live.check, legs, run.iterationDir, run.projectEnv, `rerun-${attempt}`))
@@ -37846,7 +37895,8 @@ async function transition(run, record) {
         tasksCompleted: record.tasksCompleted,
         tasksFailed: record.tasksFailed,
         ...(strategy ? { strategyUsed: strategy } : {}),
-        wallMs: Date.now() - run.startedAt,
+        // This job's time, and what the iteration spent before it in other jobs (fan-out's plan and verify legs).
+        wallMs: Date.now() - run.startedAt + record.timeElsewhereMs,
     };
     const applied = applyOutcome(record.state, outcome, run.policy);
     return withEvents({ ...record, state: applied.state, outcome }, ...applied.events);
@@ -38245,7 +38295,11 @@ async function showLoop(command, place, values, io) {
 
 /** The highest `max-loops` the input takes. */
 const MAX_LOOPS_LIMIT = 1000;
-const EMPTY_SLOTS = { running: [], queued: [] };
+const slots_EMPTY_SLOTS = { running: [], queued: [] };
+/** Whether `loopId` holds a slot in the record as stored (admitted, and no change has freed it yet). */
+function holdsSlot(record, loopId) {
+    return record.running.some((holder) => holder.loopId === loopId);
+}
 const ENDED = ['complete', 'blocked', 'capped', 'aborted'];
 function hasEnded(status) {
     return status !== undefined && ENDED.includes(status);
@@ -38375,7 +38429,7 @@ function queueWait(record, loopId, statuses, limit) {
     };
 }
 /** Every loop id the record names, with the given dependencies: whose statuses a change needs. */
-function loopsNamed(record, extra = []) {
+function slots_loopsNamed(record, extra = []) {
     const ids = [
         ...record.running.map((holder) => holder.loopId),
         ...record.queued.flatMap((entry) => [entry.loopId, ...entry.dependsOn]),
@@ -38413,7 +38467,7 @@ const slotsRecordSchema = strictObject({
     })),
 });
 /** The record in `text`, or a message that says what is wrong with it. */
-function parseSlotsRecord(text) {
+function slots_parseSlotsRecord(text) {
     let raw;
     try {
         raw = JSON.parse(text);
@@ -38426,6 +38480,538 @@ function parseSlotsRecord(text) {
         return { record: parsed.data };
     const issue = parsed.error.issues[0];
     return { problem: `${issue?.path.join('.') || '(the whole record)'}: ${issue?.message ?? 'invalid'}` };
+}
+
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/adapters/stores/remote-branch.ts
+/**
+ * The git plumbing under the `git` store: one branch of a remote, read and written through a private
+ * bare repository so the user's repository and work tree are never touched. Commits are built with
+ * `hash-object`, a temporary index, `write-tree` and `commit-tree`, and pushed with
+ * `--force-with-lease=refs/heads/<branch>:<tip it read>`, so a branch that moved meanwhile is reported,
+ * never overwritten.
+ */
+
+
+
+
+
+
+/** Where the fetched branch tip is kept in the private repository. */
+const TIP_REF = 'refs/loop-controller/tip';
+/** Thrown for a push the remote declined for a reason other than a stale lease. */
+class GitPushRejectedError extends Error {
+    name = 'GitPushRejectedError';
+}
+/** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
+const STORE_REPOSITORY_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n';
+/** One branch of a remote, through a private bare repository (see the module comment). */
+class remote_branch_RemoteBranch {
+    options;
+    ready = null;
+    initialised = false;
+    constructor(options) {
+        this.options = options;
+    }
+    get name() {
+        return this.options.branch;
+    }
+    /** Fetches the branch; its tip, or null when the remote has no such branch. */
+    async fetch() {
+        const { url } = await this.prepare();
+        const result = await this.git(['fetch', '--quiet', '--no-tags', url, `+refs/heads/${this.name}:${TIP_REF}`]);
+        if (result.code !== 0) {
+            if (/couldn't find remote ref|could not find remote ref/i.test(result.stderr)) {
+                await this.git(['update-ref', '-d', TIP_REF]);
+                return { commit: null };
+            }
+            throw new Error(`git fetch of ${this.name} from ${redact(url)} failed: ${result.stderr.trim()}`);
+        }
+        return { commit: (await this.must(['rev-parse', TIP_REF])).trim() };
+    }
+    /** The text of `path` at `commit`, or null when it is not there. */
+    async readFile(commit, path) {
+        const result = await this.git(['cat-file', 'blob', `${commit}:${path}`]);
+        return result.code === 0 ? result.stdout : null;
+    }
+    /** The files under the folder `prefix` (ending in /) at `commit`. */
+    async filesUnder(commit, prefix) {
+        const listing = await this.must(['ls-tree', '-r', '--name-only', commit, '--', prefix]);
+        return listing.split('\n').filter((path) => path.startsWith(prefix));
+    }
+    /** The names at the top of `commit`'s tree. */
+    async topLevel(commit) {
+        return (await this.must(['ls-tree', '--name-only', commit])).split('\n').filter(Boolean);
+    }
+    /** The last commit up to `commit` that changed something under the folder `prefix` (ending in /). */
+    async lastChange(commit, prefix) {
+        return (await this.must(['log', '-1', '--format=%H', commit, '--', prefix])).trim();
+    }
+    /** A commit on top of `parent` with `files` written and `remove` (paths, or folders ending in /) gone. */
+    async commit(parent, files, remove, message) {
+        const index = (0,external_node_path_namespaceObject.join)(this.options.workDir, `index-${(0,external_node_crypto_namespaceObject.randomUUID)()}`);
+        const env = { GIT_INDEX_FILE: index };
+        try {
+            if (parent)
+                await this.must(['read-tree', parent], { env });
+            else
+                await this.must(['read-tree', '--empty'], { env });
+            // `update-index --index-info` works without a work tree (the store's repository is bare): mode 0
+            // removes an entry.
+            const entries = [];
+            for (const path of remove) {
+                const listed = (await this.must(['ls-files', '-z', '--', path], { env })).split('\0').filter(Boolean);
+                for (const file of listed)
+                    entries.push(`0 ${'0'.repeat(40)}\t${file}`);
+            }
+            const blobs = await this.writeBlobs([...files.values()]);
+            for (const [index, path] of [...files.keys()].entries())
+                entries.push(`100644 ${blobs[index]}\t${path}`);
+            if (entries.length > 0) {
+                await this.must(['update-index', '-z', '--index-info'], { env, input: `${entries.join('\0')}\0` });
+            }
+            const tree = (await this.must(['write-tree'], { env })).trim();
+            const { name, email } = this.options.identity;
+            return (await this.must(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], {
+                env: {
+                    GIT_AUTHOR_NAME: name,
+                    GIT_AUTHOR_EMAIL: email,
+                    GIT_COMMITTER_NAME: name,
+                    GIT_COMMITTER_EMAIL: email,
+                },
+            })).trim();
+        }
+        finally {
+            await (0,promises_namespaceObject.rm)(index, { force: true });
+        }
+    }
+    /**
+     * The blob ids of `contents`, written into the repository when it lacks them. A save passes the whole
+     * audit trail, most of it unchanged since the last save: its ids are computed here and checked in one
+     * `cat-file --batch-check`, so only new content costs a `hash-object` (one process per trail file on
+     * every save would make a save's time grow with the loop's iterations).
+     */
+    async writeBlobs(contents) {
+        const ids = contents.map((content) => {
+            const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+            return (0,external_node_crypto_namespaceObject.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+        });
+        const present = new Set();
+        if (ids.length > 0) {
+            const answer = await this.must(['cat-file', '--batch-check'], { input: `${ids.join('\n')}\n` });
+            for (const line of answer.split('\n')) {
+                const [id, kind] = line.split(' ');
+                if (id && kind === 'blob')
+                    present.add(id);
+            }
+        }
+        // A repository of another hash format names no blob by these ids: each is then written, by its real id.
+        const blobs = [];
+        for (const [index, content] of contents.entries()) {
+            const id = ids[index];
+            blobs.push(present.has(id) ? id : (await this.must(['hash-object', '-w', '--stdin'], { input: content })).trim());
+        }
+        return blobs;
+    }
+    /** Pushes `commit` to the branch if it still points at `expected`; false when the lease failed. */
+    async push(commit, expected) {
+        const { url } = await this.prepare();
+        const ref = `refs/heads/${this.name}`;
+        const result = await this.git([
+            'push',
+            '--porcelain',
+            `--force-with-lease=${ref}:${expected ?? ''}`,
+            url,
+            `${commit}:${ref}`,
+        ]);
+        if (result.code === 0)
+            return true;
+        const said = `${result.stdout}\n${result.stderr}`;
+        // A lease the client saw fail (`stale info`), or one the remote refused while updating the ref
+        // because another push moved it in between (`failed to update ref`, `cannot lock ref`).
+        if (/stale info|fetch first|non-fast-forward|failed to update ref|cannot lock ref|incorrect old value|already exists/i.test(said)) {
+            return false;
+        }
+        throw new GitPushRejectedError(`git push to ${this.name} of ${redact(url)} was declined; nothing was saved: ${result.stderr.trim() || result.stdout.trim()}.${pushPermissionHint(said)}`);
+    }
+    async git(args, options = {}) {
+        const auth = this.options.token
+            ? {
+                GIT_CONFIG_COUNT: '1',
+                GIT_CONFIG_KEY_0: 'http.extraHeader',
+                GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${this.options.token}`).toString('base64')}`,
+            }
+            : {};
+        // The private repository lives where the agent (same user) could write: its config is the store's
+        // own, written before each command, and hooks, global and system config never apply.
+        if (this.initialised)
+            await (0,promises_namespaceObject.writeFile)((0,external_node_path_namespaceObject.join)(this.options.workDir, 'config'), STORE_REPOSITORY_CONFIG);
+        return new Promise((resolve, reject) => {
+            const child = (0,external_node_child_process_namespaceObject.execFile)('git', [...NEUTRALISED_CONFIG, '--git-dir', this.options.workDir, ...args], {
+                env: { ...controllerGitEnv(), GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
+                maxBuffer: 64 * 1024 * 1024,
+                encoding: 'utf8',
+            }, (error, stdout, stderr) => {
+                if (error && typeof error.code !== 'number')
+                    reject(error);
+                else
+                    resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+            });
+            if (options.input !== undefined)
+                child.stdin?.end(options.input);
+            else
+                child.stdin?.end();
+        });
+    }
+    async must(args, options = {}) {
+        const result = await this.git(args, options);
+        if (result.code !== 0) {
+            throw new Error(`git ${args[0]} failed (exit ${result.code}): ${result.stderr.trim() || result.stdout.trim()}`);
+        }
+        return result.stdout;
+    }
+    /** Creates the private repository once and resolves the remote's URL; a failure is retried next time. */
+    async prepare() {
+        const { workDir, remote, repoDir } = this.options;
+        this.ready ??= (async () => {
+            await (0,promises_namespaceObject.mkdir)(workDir, { recursive: true });
+            const initialised = await (0,promises_namespaceObject.stat)((0,external_node_path_namespaceObject.join)(workDir, 'HEAD')).then(() => true, () => false);
+            if (!initialised)
+                await this.must(['init', '--bare', '--quiet']);
+            this.initialised = true;
+            let url = remote;
+            if (!/[/:\\]/.test(remote)) {
+                const resolved = await new Promise((resolve, reject) => (0,external_node_child_process_namespaceObject.execFile)('git', ['-C', repoDir, 'remote', 'get-url', remote], (error, stdout, stderr) => error
+                    ? reject(new Error(`GitStore: remote ${remote} of ${repoDir} is unknown: ${stderr.trim()}`))
+                    : resolve(stdout.trim())));
+                url = resolved;
+            }
+            return { url };
+        })();
+        try {
+            return await this.ready;
+        }
+        catch (error) {
+            this.ready = null;
+            throw error;
+        }
+    }
+}
+/** A URL without the credentials it may carry, for messages. */
+function redact(url) {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+;// CONCATENATED MODULE: ./src/adapters/stores/shared.ts
+/**
+ * Helpers shared by the stores that survive GitHub (cache, artifact, git, auto): state validation with
+ * the future-version check, loop id checks, and the lock that lets one process drive `@actions/*` as
+ * several jobs (those packages read their settings from `process.env` at call time).
+ */
+
+
+
+
+
+/** The state file's name inside every store's folder (cache path, artifact, git folder). */
+const shared_STATE_FILE = 'loop-state.json';
+/** Who wrote a revision and when; kept beside the state so the state itself stays the domain's. */
+const META_FILE = 'loop-state.meta.json';
+/**
+ * Thrown when a store's service failed (5xx, 429, a broken download): nothing was persisted or nothing
+ * could be read, and it is not a compare-and-swap conflict. The caller may retry later; no state is lost.
+ */
+class StoreUnavailableError extends (/* unused pure expression or super */ null && (Error)) {
+    name = 'StoreUnavailableError';
+}
+/** The longest loop id the state schema accepts; stores refuse longer ones before touching a service. */
+const MAX_LOOP_ID_LENGTH = 200;
+/** Checks a loop id before it becomes part of a key, an artifact name or a folder. */
+function checkLoopId(loopId) {
+    if (typeof loopId !== 'string' || loopId.length === 0 || loopId.length > MAX_LOOP_ID_LENGTH) {
+        const shown = typeof loopId === 'string' ? `${loopId.slice(0, 40)}${loopId.length > 40 ? '…' : ''}` : loopId;
+        throw new Error(`loop id ${JSON.stringify(shown)} (length ${typeof loopId === 'string' ? loopId.length : 'n/a'}) is invalid: expected 1 to ${MAX_LOOP_ID_LENGTH} characters`);
+    }
+    if (loopId.includes(',') || [...loopId].some((char) => char.charCodeAt(0) < 0x20)) {
+        throw new Error(`loop id ${JSON.stringify(loopId)} is invalid: expected no control characters and no commas`);
+    }
+}
+/**
+ * A loop id made safe for a path segment or an artifact name: letters, digits, `_` and `-` stay, all
+ * else is percent-encoded (so the result never holds `.` or `/`, which the stores use as separators).
+ */
+function encodeLoopId(loopId) {
+    return Array.from(Buffer.from(loopId, 'utf8'))
+        .map((byte) => {
+        const char = String.fromCharCode(byte);
+        return /[A-Za-z0-9_-]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+        .join('');
+}
+/** The folder of a loop on the git store's branch: its encoded id, or a digest when that is too long. */
+function shared_loopFolder(loopId) {
+    const encoded = encodeLoopId(loopId);
+    return encoded.length <= 200 ? encoded : `~${shortHash(loopId)}`;
+}
+/** A short stable digest, for names that would otherwise be too long. */
+function shortHash(text) {
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(text).digest('hex').slice(0, 40);
+}
+/**
+ * Validates stored text as a loop state through `migrateState` (older schema versions are migrated).
+ * A `schemaVersion` above this code's is reported as `future` (refused, never quarantined: a newer
+ * release can read it); anything else that fails is `invalid`.
+ */
+function parseStoredState(text, where, toolVersion = 'this release') {
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch (error) {
+        return { kind: 'invalid', reason: `${where} is not JSON: ${error.message}` };
+    }
+    try {
+        return { kind: 'valid', state: migrateState(raw, toolVersion, where).state };
+    }
+    catch (error) {
+        if (error instanceof StateFromTheFutureError)
+            return { kind: 'future', error };
+        if (error instanceof StateValidationError || error instanceof ZodError) {
+            const issues = error.issues
+                .slice(0, 5)
+                .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+                .join('; ');
+            return { kind: 'invalid', reason: `${where} is not a valid loop state (${issues})` };
+        }
+        throw error;
+    }
+}
+/** Validates a state before it is written: a store never writes what it could not read back. */
+function checkStateToSave(loopId, state) {
+    const result = loopStateSchema.safeParse(state);
+    if (!result.success) {
+        const issues = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+        throw new Error(`refusing to save loop ${JSON.stringify(loopId)}: the state is invalid (${issues})`);
+    }
+    if (result.data.loopId !== loopId) {
+        throw new Error(`refusing to save loop ${JSON.stringify(loopId)}: the state belongs to loop ${JSON.stringify(result.data.loopId)}`);
+    }
+    return result.data;
+}
+let envLock = Promise.resolve();
+/**
+ * Runs `body` with `env` applied to `process.env` and restores the previous values afterwards. Calls
+ * are serialised process-wide, because `@actions/cache` and `@actions/artifact` read their settings
+ * (token, service URL, run ids) from `process.env` when called: without the lock, two stores acting
+ * as two jobs in one process (tests, or an action that reads another run's state) would mix them.
+ * When `capture` is given, every line the packages print through `@actions/core` is handed to it, so
+ * a store can tell "not found" from "the service failed" (both come back from the packages as a miss).
+ */
+async function withActionsEnv(env, body, capture) {
+    const previous = envLock;
+    let release;
+    envLock = new Promise((resolve) => {
+        release = resolve;
+    });
+    await previous;
+    const saved = new Map();
+    for (const [name, value] of Object.entries(env)) {
+        saved.set(name, process.env[name]);
+        if (value === undefined)
+            delete process.env[name];
+        else
+            process.env[name] = value;
+    }
+    const originalWrite = process.stdout.write;
+    if (capture) {
+        process.stdout.write = function (chunk, ...rest) {
+            const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
+            for (const line of text.split(/\r?\n/))
+                if (line)
+                    capture.onLine(line);
+            if (!capture.echo) {
+                const callback = rest.find((argument) => typeof argument === 'function');
+                callback?.();
+                return true;
+            }
+            return originalWrite.call(this, chunk, ...rest);
+        };
+    }
+    try {
+        return await body();
+    }
+    finally {
+        if (capture)
+            process.stdout.write = originalWrite;
+        for (const [name, value] of saved) {
+            if (value === undefined)
+                delete process.env[name];
+            else
+                process.env[name] = value;
+        }
+        release();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/stores/git-slot-store.ts
+/**
+ * The slots record (`queue.json`) at the top of the `git` store's branch, beside the loops' folders.
+ * A change reads the record and the loops' statuses (their `loop-state.json`) at the branch's tip,
+ * commits the new record on that tip and pushes it under a lease on the tip it read: when another job
+ * moved the branch (a loop's save, another change of the record), the change runs again on the new tip.
+ * So every version of `queue.json` in the branch's history is one rule applied to the version before.
+ */
+
+
+
+
+
+
+const SLOTS_FILE = 'queue.json';
+const ATTEMPTS = 20;
+class GitSlotStore {
+    options;
+    branch;
+    remote;
+    constructor(options) {
+        this.options = options;
+        this.remote = options.remote ?? 'origin';
+        this.branch = new RemoteBranch({
+            repoDir: options.repoDir,
+            remote: this.remote,
+            branch: options.branch ?? 'loop-state',
+            identity: options.identity,
+            token: options.token,
+            workDir: options.workDir,
+        });
+    }
+    describe() {
+        return `git branch ${this.branch.name} of ${this.remote}, file ${SLOTS_FILE}`;
+    }
+    /** The record at the branch's tip (empty before the first change): a read, nothing written. */
+    async current() {
+        const tip = await this.branch.fetch();
+        return tip.commit ? this.read(tip.commit) : EMPTY_SLOTS;
+    }
+    async update(loops, change) {
+        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+            const tip = await this.branch.fetch();
+            const record = tip.commit ? await this.read(tip.commit) : EMPTY_SLOTS;
+            const statuses = tip.commit ? await this.statuses(tip.commit, loopsNamed(record, loops)) : new Map();
+            const changed = change(record, statuses);
+            if (JSON.stringify(changed.record) === JSON.stringify(record))
+                return changed.result;
+            const commit = await this.branch.commit(tip.commit, new Map([[SLOTS_FILE, `${JSON.stringify(changed.record, null, 2)}\n`]]), [], `slots: ${changed.record.running.length} running, ${changed.record.queued.length} queued${this.options.by ? ` (${this.options.by})` : ''}`);
+            if (await this.branch.push(commit, tip.commit))
+                return changed.result;
+            // Another job moved the branch: a short, growing, jittered pause keeps racing jobs from colliding again.
+            await sleep(Math.min(2000, 25 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+        }
+        throw new SlotStoreBusyError(`${SLOTS_FILE} on ${this.branch.name}: the branch kept moving through ${ATTEMPTS} attempts; nothing was changed`);
+    }
+    async read(commit) {
+        const text = await this.branch.readFile(commit, SLOTS_FILE);
+        if (text === null)
+            return EMPTY_SLOTS;
+        const parsed = parseSlotsRecord(text);
+        if ('problem' in parsed) {
+            throw new Error(`${this.branch.name}:${SLOTS_FILE} is not a valid slots record (${parsed.problem}); fix or delete it (it is never overwritten)`);
+        }
+        return parsed.record;
+    }
+    /** The statuses the loops' states give at `commit` (a state that cannot be read gives none). */
+    async statuses(commit, loopIds) {
+        const statuses = new Map();
+        for (const loopId of loopIds) {
+            const text = await this.branch.readFile(commit, `${loopFolder(loopId)}/${STATE_FILE}`);
+            if (text === null)
+                continue;
+            try {
+                const status = JSON.parse(text).status;
+                if (LOOP_STATUSES.includes(status))
+                    statuses.set(loopId, status);
+            }
+            catch {
+                // An unreadable state is the git store's to quarantine; here the loop counts as not started.
+            }
+        }
+        return statuses;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/stores/state-branch-reader.ts
+/**
+ * The `git` store's branch read, and only read: every loop's state and the slots record, as the
+ * dashboard lists them, for `loop-controller status --all --remote`. Unlike the store itself it never
+ * writes: a state that cannot be read is named (the store quarantines it the next time a loop job
+ * loads it), and nothing is pushed, whoever runs it.
+ */
+
+
+
+
+
+
+
+/** Reads the branch once, in a private repository removed afterwards. */
+async function readStateBranch(options) {
+    const workDir = await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'loop-controller-status-'));
+    try {
+        const branch = new remote_branch_RemoteBranch({
+            repoDir: options.repoDir,
+            remote: options.remote,
+            branch: options.branch,
+            // Nothing is committed here: the identity is never written anywhere.
+            identity: { name: 'loop-controller', email: 'loop-controller@users.noreply.github.com' },
+            token: options.token,
+            workDir,
+        });
+        const { commit } = await branch.fetch();
+        if (!commit)
+            return { commit: null, loops: [], slots: slots_EMPTY_SLOTS };
+        const loops = [];
+        for (const folder of await branch.topLevel(commit)) {
+            const where = `${options.branch}:${folder}/${shared_STATE_FILE}`;
+            const text = await branch.readFile(commit, `${folder}/${shared_STATE_FILE}`);
+            if (text === null)
+                continue;
+            const loop = loopIn(folder, text, where);
+            if (loop)
+                loops.push(loop);
+        }
+        loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
+        const slotsText = await branch.readFile(commit, SLOTS_FILE);
+        if (slotsText === null)
+            return { commit, loops, slots: slots_EMPTY_SLOTS };
+        const parsed = slots_parseSlotsRecord(slotsText);
+        if ('problem' in parsed) {
+            return { commit, loops, slots: slots_EMPTY_SLOTS, slotsProblem: `${options.branch}:${SLOTS_FILE}: ${parsed.problem}` };
+        }
+        return { commit, loops, slots: parsed.record };
+    }
+    finally {
+        await (0,promises_namespaceObject.rm)(workDir, { recursive: true, force: true });
+    }
+}
+/** The loop a folder holds; null for a folder that is no loop's (its state names another folder). */
+function loopIn(folder, text, where) {
+    const parsed = parseStoredState(text, where);
+    if (parsed.kind === 'valid') {
+        return shared_loopFolder(parsed.state.loopId) === folder ? { loopId: parsed.state.loopId, state: parsed.state } : null;
+    }
+    const problem = parsed.kind === 'future' ? parsed.error.message : parsed.reason;
+    return { loopId: idOf(text) ?? folder, state: null, problem: problem.split('\n')[0] ?? '' };
+}
+/** The loop id a state that failed validation still names, when it is JSON with one. */
+function idOf(text) {
+    try {
+        const loopId = JSON.parse(text).loopId;
+        return typeof loopId === 'string' ? loopId : null;
+    }
+    catch {
+        return null;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/queued.ts
@@ -38650,8 +39236,13 @@ function renderLoopsMarkdown(rows) {
  * `loop-controller status --all`: every loop kept in the state directory, one line each (stage,
  * status, iterations of the cap, what it spent, its last verdict, its issue, pull request and last run),
  * or `--json` (each loop's status, with the issue it started from and its last run, as the table links
- * them). The rows are the dashboard issue's (`domain/report/loops-table.ts`).
+ * them). The rows are the dashboard issue's (`domain/report/loops-table.ts`). With `--remote`, the loops
+ * are those the action keeps on the `git` store's branch of that remote (`--state-branch`, default
+ * `loop-state`), read without writing anything, with each queued loop's place in line as the dashboard
+ * says it.
  */
+
+
 
 
 
@@ -38672,6 +39263,11 @@ async function loopIds(stateDir) {
 }
 /** Prints every loop; exit 0 (a listing, not one loop's state). A state that cannot be read is named. */
 async function showAllLoops(place, values, io) {
+    if (values['state-branch'] !== undefined && values.remote === undefined) {
+        throw new UsageError(`--state-branch names the branch of a remote: give --remote too (e.g. --remote origin).`);
+    }
+    if (values.remote !== undefined)
+        return showBranchLoops(place, values, io);
     const ids = await loopIds(place.stateDir);
     const rows = [];
     for (const loopId of ids) {
@@ -38682,22 +39278,60 @@ async function showAllLoops(place, values, io) {
             rows.push({ loopId, state: null, problem: error.message.split('\n')[0] ?? '' });
         }
     }
-    if (values.json) {
-        const json = rows.map((row) => {
-            if (!row.state)
-                return { loopId: row.loopId, problem: row.problem };
-            const [table] = loopsTableRows([row]);
-            return { ...statusJson(row.state), issue: table?.issue?.number ?? null, lastRun: table?.lastRun ?? null };
-        });
-        io.stdout(`${JSON.stringify(json, null, 2)}\n`);
-        return EXIT.complete;
-    }
-    if (rows.length === 0) {
+    if (rows.length === 0 && !values.json) {
         io.stdout(`No loops yet in ${(0,external_node_path_namespaceObject.relative)(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.\n`);
         return EXIT.complete;
     }
-    io.stdout(renderLoopsText(loopsTableRows(rows)));
+    printLoops(rows, null, values, io);
     return EXIT.complete;
+}
+/** The loops on the `git` store's branch of `--remote` (a remote's name or a URL), read-only. */
+async function showBranchLoops(place, values, io) {
+    const remote = values.remote ?? '';
+    if (!remote.trim())
+        throw new UsageError(`--remote takes a remote's name or URL (e.g. origin); got '${remote}'.`);
+    const branch = validStateBranch(values['state-branch'] ?? 'loop-state');
+    const limit = values['max-loops'] === undefined ? null : parseMaxLoops(values['max-loops']);
+    const listing = await readStateBranch({
+        repoDir: place.root,
+        remote,
+        branch,
+        // A private repository's branch needs a token, as \`gh\` takes one.
+        token: io.env.GH_TOKEN || io.env.GITHUB_TOKEN || undefined,
+    });
+    if (listing.slotsProblem)
+        io.stderr(`warning: ${listing.slotsProblem} (places in line are not shown)\n`);
+    if (listing.loops.length === 0 && !values.json) {
+        const why = listing.commit ? 'holds no loop yet' : 'does not exist yet (no loop has saved its state there)';
+        io.stdout(`The branch ${branch} of ${remote} ${why}.\n`);
+        return EXIT.complete;
+    }
+    // The limit is the workflow's input, not kept in the record: without --max-loops, the slots the record
+    // last gave out are taken as all there are (a loop waits for a slot only when they were all in use).
+    const slots = limit ?? Math.max(1, listing.slots.running.length);
+    const queue = listing.slotsProblem ? null : { record: listing.slots, limit: slots };
+    printLoops(listing.loops, queue, values, io);
+    return EXIT.complete;
+}
+function printLoops(rows, queue, values, io) {
+    const table = loopsTableRows(rows, undefined, queue);
+    if (values.json) {
+        const byId = new Map(table.map((row) => [row.loopId, row]));
+        const json = rows.map((row) => {
+            if (!row.state)
+                return { loopId: row.loopId, problem: row.problem };
+            const listed = byId.get(row.loopId);
+            return {
+                ...statusJson(row.state),
+                issue: listed?.issue?.number ?? null,
+                lastRun: listed?.lastRun ?? null,
+                ...(queue ? { queue: listed?.queue ?? '-' } : {}),
+            };
+        });
+        io.stdout(`${JSON.stringify(json, null, 2)}\n`);
+        return;
+    }
+    io.stdout(renderLoopsText(table));
 }
 
 ;// CONCATENATED MODULE: ./src/cli/main.ts
