@@ -1,6 +1,3 @@
-// The candidate's journey from plan to verify and decide, against real git repositories: the bundle
-// the plan writes, and the checks the receiving job makes before it takes a commit of it.
-import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
@@ -11,17 +8,12 @@ import {
   candidateCommits,
   receiveCandidate,
 } from '../../../src/app/fan-out/candidate.js'
-import { tempDir } from './helpers.js'
+import { gitIn, tempDir } from './helpers.js'
 
 const root = tempDir('loop-fan-out-')
 let counter = 0
 
-const sh = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }).trim()
+const sh = gitIn
 const commit = (dir: string, file: string, text: string) => {
   writeFileSync(join(dir, file), text)
   sh(dir, 'add', file)

@@ -1,8 +1,4 @@
-// One fan-out iteration through the app layer against real git repositories: plan (the work, committed
-// and bundled), a verify leg, and decide in another clone, which takes the candidate from the bundle,
-// runs nothing of the project and refuses a plan made on another state.
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { GitCli } from '../../../src/adapters/git-cli.js'
@@ -14,29 +10,16 @@ import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
 import { loopConfigSchema } from '../../../src/config/loop-config.js'
 import type { PlanFile, VerdictFile } from '../../../src/domain/fan-out.js'
 import { fakeLoop } from '../../unit/app/iteration-fakes.js'
-import { tempDir } from './helpers.js'
+import { gitIn, planAndDecideRepos, tempDir } from './helpers.js'
 
 const root = tempDir('loop-fan-out-decide-')
 let counter = 0
-const sh = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }).trim()
+const sh = gitIn
 
 /** A repository the plan works in (on loop/unit), a clone decide works in (at the base), and a loop on them. */
 function scene() {
   const dir = join(root, `scene-${++counter}`)
-  const planDir = join(dir, 'plan')
-  mkdirSync(planDir, { recursive: true })
-  sh(planDir, 'init', '-q', '-b', 'main')
-  writeFileSync(join(planDir, 'README.md'), 'base\n')
-  sh(planDir, 'add', 'README.md')
-  sh(planDir, 'commit', '-q', '-m', 'base')
-  const decideDir = join(dir, 'decide')
-  sh(dir, 'clone', '-q', planDir, decideDir)
-  sh(planDir, 'checkout', '-q', '-b', 'loop/unit')
+  const { planDir, decideDir } = planAndDecideRepos(dir)
   // The work writes progress.txt; the check passes once it is there.
   const loop = fakeLoop(
     { 'flake-check': { enabled: false }, checks: [{ name: 'unit', run: 'npm test', kind: 'test' }] },

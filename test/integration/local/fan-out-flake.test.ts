@@ -1,8 +1,4 @@
-// Fan-out's flake check through the app layer against real git repositories: plan makes the candidate,
-// each verify leg runs its check and, when it fails, re-runs it there as the single job's flake check
-// would; decide, which runs nothing, records the check flaky when every failing leg passed its re-run.
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { GitCli } from '../../../src/adapters/git-cli.js'
@@ -12,16 +8,11 @@ import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
 import type { LoopConfigInput } from '../../../src/config/loop-config.js'
 import type { VerdictFile } from '../../../src/domain/fan-out.js'
 import { fakeLoop, type Script } from '../../unit/app/iteration-fakes.js'
-import { tempDir } from './helpers.js'
+import { gitIn, planAndDecideRepos, tempDir } from './helpers.js'
 
 const root = tempDir('loop-fan-out-flake-')
 let counter = 0
-const sh = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }).trim()
+const _sh = gitIn
 const junit = (name: string, passes: boolean) =>
   `<testsuites><testsuite name="s"><testcase classname="a" name="${name}">${passes ? '' : '<failure message="x"/>'}</testcase></testsuite></testsuites>`
 
@@ -36,15 +27,7 @@ async function iteration(
   before: Record<string, string> = {},
 ) {
   const dir = join(root, `scene-${++counter}`)
-  const planDir = join(dir, 'plan')
-  mkdirSync(planDir, { recursive: true })
-  sh(planDir, 'init', '-q', '-b', 'main')
-  writeFileSync(join(planDir, 'README.md'), 'base\n')
-  sh(planDir, 'add', 'README.md')
-  sh(planDir, 'commit', '-q', '-m', 'base')
-  const decideDir = join(dir, 'decide')
-  sh(dir, 'clone', '-q', planDir, decideDir)
-  sh(planDir, 'checkout', '-q', '-b', 'loop/unit')
+  const { planDir, decideDir } = planAndDecideRepos(dir)
   const loop = fakeLoop(config, (command) => {
     if (command === 'agent') writeFileSync(join(planDir, 'progress.txt'), '1\n')
     if (command === 'agent' || !existsSync(join(planDir, 'progress.txt'))) return { exitCode: 0 }

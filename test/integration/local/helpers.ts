@@ -1,5 +1,6 @@
-// Shared helpers for the local adapter integration tests: temp folders and process liveness.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+// Shared helpers for the local adapter integration tests: temp folders, git repositories and process liveness.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
@@ -9,6 +10,32 @@ export function tempDir(prefix = 'loop-local-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   return dir
+}
+
+/** Runs git in `cwd` as a test author; its output, trimmed. */
+export function gitIn(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim()
+}
+
+/**
+ * A fan-out scene in `dir`: the repository the plan works in (one `base` commit on main, then on
+ * `branch`) and a clone decide works in, taken at the base.
+ */
+export function planAndDecideRepos(dir: string, branch = 'loop/unit'): { planDir: string; decideDir: string } {
+  const planDir = join(dir, 'plan')
+  mkdirSync(planDir, { recursive: true })
+  gitIn(planDir, 'init', '-q', '-b', 'main')
+  writeFileSync(join(planDir, 'README.md'), 'base\n')
+  gitIn(planDir, 'add', 'README.md')
+  gitIn(planDir, 'commit', '-q', '-m', 'base')
+  const decideDir = join(dir, 'decide')
+  gitIn(dir, 'clone', '-q', planDir, decideDir)
+  gitIn(planDir, 'checkout', '-q', '-b', branch)
+  return { planDir, decideDir }
 }
 
 /**
