@@ -1,5 +1,6 @@
 /** The CLI's options, and the checks of the values that are more than a string. */
 import type { parseArgs } from 'node:util'
+import { isStateBranchName } from '../domain/loop-names.js'
 import { UsageError } from './exit-codes.js'
 
 export const OPTIONS = {
@@ -58,12 +59,7 @@ export function expectPositionals(command: string, positionals: string[], count:
 
 /** A branch name the `git` store can use (as the action's `state-branch` input takes it). */
 export function validStateBranch(value: string): string {
-  if (
-    !/^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/.test(value) ||
-    value.includes('..') ||
-    value.endsWith('/') ||
-    value.endsWith('.lock')
-  ) {
+  if (!isStateBranchName(value)) {
     throw new UsageError(
       `--state-branch must be a plain branch name (letters, digits, '.', '_', '-', '/'; no '..'); got '${value}'.`,
     )

@@ -11,6 +11,7 @@ import { InputDefaults, Inputs } from '../constants.js'
 import { AGENT_NAMES, type AgentName } from '../domain/agents/types.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ISOLATION_MODES, type IsolationMode } from '../domain/isolation.js'
+import { isStateBranchName } from '../domain/loop-names.js'
 import { STOPPED_STATES, type StoppedState } from '../domain/report/view.js'
 import { MAX_LOOPS_LIMIT } from '../domain/slots.js'
 import { ConfigError } from './errors.js'
@@ -192,11 +193,7 @@ const fields = {
     expected: 'a task name (letters, digits, dot, dash, underscore, colon, slash)',
   },
   stateBranch: {
-    schema: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/)
-      .max(200)
-      .refine((value) => !value.includes('..') && !value.endsWith('/') && !value.endsWith('.lock')),
+    schema: z.string().refine(isStateBranchName),
     expected: 'a branch name (letters, digits, dot, dash, underscore and slash)',
   },
   path: {

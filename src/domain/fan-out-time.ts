@@ -13,10 +13,11 @@ export const MAX_JOB_WALL_MS = 5 * 24 * 60 * 60_000
  * without a verdict counts 0: its check never ran on the candidate, or what it said was not taken.
  */
 export function fanOutTimeElsewhereMs(planWallMs: number, legDurationsMs: readonly number[]): number {
-  const slowestLeg = Math.max(0, ...legDurationsMs.map(bounded))
-  return bounded(planWallMs) + slowestLeg
+  const slowestLeg = Math.max(0, ...legDurationsMs.map(boundedMs))
+  return boundedMs(planWallMs) + slowestLeg
 }
 
-function bounded(ms: number): number {
+/** A measured time as a whole number of ms within what a job can run (not a number: 0). */
+export function boundedMs(ms: number): number {
   return Number.isFinite(ms) ? Math.min(MAX_JOB_WALL_MS, Math.max(0, Math.round(ms))) : 0
 }

@@ -6,7 +6,7 @@
  * one) passed its re-run, and only where it would have re-run that leg itself. Pure.
  */
 import { z } from 'zod'
-import { MAX_JOB_WALL_MS } from './fan-out-time.js'
+import { boundedMs, MAX_JOB_WALL_MS } from './fan-out-time.js'
 import { type FlakeRerun, MAX_SELECTED_TESTS, type TestRunner } from './flake-rerun.js'
 import { shardLabel } from './shards.js'
 
@@ -54,7 +54,7 @@ export function legFlakeCheck(
   redact: (text: string) => string,
   rerunMs = 0,
 ): LegFlakeCheck {
-  const durationMs = Math.min(MAX_JOB_WALL_MS, Math.max(0, Math.round(rerunMs)))
+  const durationMs = boundedMs(rerunMs)
   if (rerun.scope === 'check') {
     return { scope: 'check', reason: redact(rerun.reason).slice(0, 500), attempts, passed, durationMs }
   }

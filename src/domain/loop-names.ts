@@ -39,3 +39,16 @@ export function loopOfPullRequestHead(
   if (!sameRepository || !head.ref.startsWith('loop/')) return null
   return head.ref.slice('loop/'.length)
 }
+
+/**
+ * A branch name the `git` store can keep states on: letters, digits, dot, dash, underscore and slash,
+ * at most 200 characters, with none of the forms git refuses (`..`, a trailing `/` or `.lock`).
+ */
+export function isStateBranchName(value: string): boolean {
+  return (
+    /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/.test(value) &&
+    !value.includes('..') &&
+    !value.endsWith('/') &&
+    !value.endsWith('.lock')
+  )
+}

@@ -35,6 +35,7 @@ import {
   checkLoopId,
   checkStateToSave,
   loopFolder,
+  loopIdNamedIn,
   META_FILE,
   parseStoredState,
   type RevisionMeta,
@@ -189,12 +190,9 @@ export class GitStore implements Store, LoopLister {
     for (const folder of await this.stateBranch.topLevel(tip.commit)) {
       const text = await this.stateBranch.readFile(tip.commit, `${folder}/${STATE_FILE}`)
       if (text === null) continue
-      try {
-        const loopId = (JSON.parse(text) as { loopId?: unknown }).loopId
-        if (typeof loopId === 'string' && this.folder(loopId) === folder) ids.push(loopId)
-      } catch {
-        // Not JSON: loading it quarantines it, and it is no loop to sweep.
-      }
+      // Not JSON, or no loop id: loading it quarantines it, and it is no loop to sweep.
+      const loopId = loopIdNamedIn(text)
+      if (loopId !== null && this.folder(loopId) === folder) ids.push(loopId)
     }
     return ids
   }

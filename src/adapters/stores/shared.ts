@@ -74,6 +74,16 @@ export function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 40)
 }
 
+/** The loop id a stored state names, when its text is JSON with one (valid as a state or not). */
+export function loopIdNamedIn(text: string): string | null {
+  try {
+    const loopId = (JSON.parse(text) as { loopId?: unknown }).loopId
+    return typeof loopId === 'string' ? loopId : null
+  } catch {
+    return null
+  }
+}
+
 export type ParsedState =
   | { kind: 'valid'; state: LoopState }
   | { kind: 'invalid'; reason: string }

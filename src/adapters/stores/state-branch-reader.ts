@@ -11,7 +11,7 @@ import { EMPTY_SLOTS, parseSlotsRecord, type SlotsRecord } from '../../domain/sl
 import type { LoopState } from '../../domain/state.js'
 import { SLOTS_FILE } from './git-slot-store.js'
 import { RemoteBranch } from './remote-branch.js'
-import { loopFolder, parseStoredState, STATE_FILE } from './shared.js'
+import { loopFolder, loopIdNamedIn, parseStoredState, STATE_FILE } from './shared.js'
 
 export interface StateBranchReaderOptions {
   /** The user's repository: only read, to resolve `remote` when it is a remote name. */
@@ -83,15 +83,5 @@ function loopIn(folder: string, text: string, where: string): BranchLoop | null 
     return loopFolder(parsed.state.loopId) === folder ? { loopId: parsed.state.loopId, state: parsed.state } : null
   }
   const problem = parsed.kind === 'future' ? parsed.error.message : parsed.reason
-  return { loopId: idOf(text) ?? folder, state: null, problem: problem.split('\n')[0] ?? '' }
-}
-
-/** The loop id a state that failed validation still names, when it is JSON with one. */
-function idOf(text: string): string | null {
-  try {
-    const loopId = (JSON.parse(text) as { loopId?: unknown }).loopId
-    return typeof loopId === 'string' ? loopId : null
-  } catch {
-    return null
-  }
+  return { loopId: loopIdNamedIn(text) ?? folder, state: null, problem: problem.split('\n')[0] ?? '' }
 }
