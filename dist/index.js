@@ -30969,14 +30969,10 @@ class GitStore {
             const text = await this.stateBranch.readFile(tip.commit, `${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`);
             if (text === null)
                 continue;
-            try {
-                const loopId = JSON.parse(text).loopId;
-                if (typeof loopId === 'string' && this.folder(loopId) === folder)
-                    ids.push(loopId);
-            }
-            catch {
-                // Not JSON: loading it quarantines it, and it is no loop to sweep.
-            }
+            // Not JSON, or no loop id: loading it quarantines it, and it is no loop to sweep.
+            const loopId = (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .loopIdNamedIn */ .s9)(text);
+            if (loopId !== null && this.folder(loopId) === folder)
+                ids.push(loopId);
         }
         return ids;
     }
@@ -31332,6 +31328,7 @@ function redact(url) {
 /* harmony export */   bv: () => (/* binding */ STATE_FILE),
 /* harmony export */   fg: () => (/* binding */ META_FILE),
 /* harmony export */   o2: () => (/* binding */ StoreUnavailableError),
+/* harmony export */   s9: () => (/* binding */ loopIdNamedIn),
 /* harmony export */   yU: () => (/* binding */ checkStateToSave)
 /* harmony export */ });
 /* unused harmony export MAX_LOOP_ID_LENGTH */
@@ -31394,6 +31391,16 @@ function loopFolder(loopId) {
 /** A short stable digest, for names that would otherwise be too long. */
 function shortHash(text) {
     return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(text).digest('hex').slice(0, 40);
+}
+/** The loop id a stored state names, when its text is JSON with one (valid as a state or not). */
+function loopIdNamedIn(text) {
+    try {
+        const loopId = JSON.parse(text).loopId;
+        return typeof loopId === 'string' ? loopId : null;
+    }
+    catch {
+        return null;
+    }
 }
 /**
  * Validates stored text as a loop state through `migrateState` (older schema versions are migrated).
@@ -37365,6 +37372,16 @@ function loopOfPullRequestHead(head, baseRepository) {
     if (!sameRepository || !head.ref.startsWith('loop/'))
         return null;
     return head.ref.slice('loop/'.length);
+}
+/**
+ * A branch name the `git` store can keep states on: letters, digits, dot, dash, underscore and slash,
+ * at most 200 characters, with none of the forms git refuses (`..`, a trailing `/` or `.lock`).
+ */
+function isStateBranchName(value) {
+    return (/^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/.test(value) &&
+        !value.includes('..') &&
+        !value.endsWith('/') &&
+        !value.endsWith('.lock'));
 }
 
 ;// CONCATENATED MODULE: ./src/domain/commands.ts
@@ -48063,6 +48080,7 @@ function deriveLoopId(event) {
 
 
 
+
 const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
 const ACTION_COMMANDS = [
     'run',
@@ -48144,10 +48162,7 @@ const fields = {
         expected: 'a task name (letters, digits, dot, dash, underscore, colon, slash)',
     },
     stateBranch: {
-        schema: schemas/* string */.YjP()
-            .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/)
-            .max(200)
-            .refine((value) => !value.includes('..') && !value.endsWith('/') && !value.endsWith('.lock')),
+        schema: schemas/* string */.YjP().refine(isStateBranchName),
         expected: 'a branch name (letters, digits, dot, dash, underscore and slash)',
     },
     path: {
@@ -50364,10 +50379,11 @@ const MAX_JOB_WALL_MS = 5 * 24 * 60 * 60_000;
  * without a verdict counts 0: its check never ran on the candidate, or what it said was not taken.
  */
 function fanOutTimeElsewhereMs(planWallMs, legDurationsMs) {
-    const slowestLeg = Math.max(0, ...legDurationsMs.map(bounded));
-    return bounded(planWallMs) + slowestLeg;
+    const slowestLeg = Math.max(0, ...legDurationsMs.map(boundedMs));
+    return boundedMs(planWallMs) + slowestLeg;
 }
-function bounded(ms) {
+/** A measured time as a whole number of ms within what a job can run (not a number: 0). */
+function boundedMs(ms) {
     return Number.isFinite(ms) ? Math.min(MAX_JOB_WALL_MS, Math.max(0, Math.round(ms))) : 0;
 }
 
@@ -50744,7 +50760,7 @@ const legFlakeCheckSchema = schemas/* discriminatedUnion */.gMt('scope', [
 ]);
 /** What a leg records of its flake check: the re-run's plan (names bounded, `redact`ed), its attempts, its outcome. */
 function legFlakeCheck(rerun, attempts, passed, redact, rerunMs = 0) {
-    const durationMs = Math.min(MAX_JOB_WALL_MS, Math.max(0, Math.round(rerunMs)));
+    const durationMs = boundedMs(rerunMs);
     if (rerun.scope === 'check') {
         return { scope: 'check', reason: redact(rerun.reason).slice(0, 500), attempts, passed, durationMs };
     }

@@ -32982,7 +32982,53 @@ function safeFileName(text) {
     return safe.slice(0, 180) || '_';
 }
 
+;// CONCATENATED MODULE: ./src/domain/loop-names.ts
+/** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
+/** Labels people put on an issue or pull request. */
+const loop_names_Labels = {
+    /** Starts a loop from an issue (used by the example workflow). */
+    Start: 'loop',
+    Stop: 'loop/stop',
+    ApprovedPrefix: 'loop/approved:',
+};
+/** The hidden marker that finds a loop's sticky comment. */
+function loop_names_stickyCommentMarker(loopId) {
+    return `<!-- loop-controller:${loopId} -->`;
+}
+/** The hidden marker of the comment that says why the loop refused something (kept apart from the status). */
+function loop_names_refusalCommentMarker(loopId) {
+    return `<!-- loop-controller-refusal:${loopId} -->`;
+}
+/** The branch a loop commits its work to. */
+function loop_names_loopBranch(loopId) {
+    return `loop/${loopId}`;
+}
+/**
+ * The loop a pull request's head branch belongs to (its raw id, unsanitised), or null. Only a branch of
+ * this repository is a loop's: anyone can name a fork's branch `loop/<id>`, and that pull request must
+ * not receive the loop's approvals and commands. An unknown head repository (a deleted fork) is a fork.
+ */
+function loopOfPullRequestHead(head, baseRepository) {
+    const sameRepository = typeof head.repository === 'string' &&
+        typeof baseRepository === 'string' &&
+        head.repository.toLowerCase() === baseRepository.toLowerCase();
+    if (!sameRepository || !head.ref.startsWith('loop/'))
+        return null;
+    return head.ref.slice('loop/'.length);
+}
+/**
+ * A branch name the `git` store can keep states on: letters, digits, dot, dash, underscore and slash,
+ * at most 200 characters, with none of the forms git refuses (`..`, a trailing `/` or `.lock`).
+ */
+function isStateBranchName(value) {
+    return (/^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/.test(value) &&
+        !value.includes('..') &&
+        !value.endsWith('/') &&
+        !value.endsWith('.lock'));
+}
+
 ;// CONCATENATED MODULE: ./src/cli/options.ts
+
 
 const OPTIONS = {
     config: { type: 'string' },
@@ -33028,10 +33074,7 @@ function expectPositionals(command, positionals, count, what) {
 }
 /** A branch name the `git` store can use (as the action's `state-branch` input takes it). */
 function validStateBranch(value) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/.test(value) ||
-        value.includes('..') ||
-        value.endsWith('/') ||
-        value.endsWith('.lock')) {
+    if (!isStateBranchName(value)) {
         throw new UsageError(`--state-branch must be a plain branch name (letters, digits, '.', '_', '-', '/'; no '..'); got '${value}'.`);
     }
     return value;
@@ -33362,41 +33405,6 @@ const systemClock = {
     now: () => new Date(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
-
-;// CONCATENATED MODULE: ./src/domain/loop-names.ts
-/** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
-/** Labels people put on an issue or pull request. */
-const loop_names_Labels = {
-    /** Starts a loop from an issue (used by the example workflow). */
-    Start: 'loop',
-    Stop: 'loop/stop',
-    ApprovedPrefix: 'loop/approved:',
-};
-/** The hidden marker that finds a loop's sticky comment. */
-function loop_names_stickyCommentMarker(loopId) {
-    return `<!-- loop-controller:${loopId} -->`;
-}
-/** The hidden marker of the comment that says why the loop refused something (kept apart from the status). */
-function loop_names_refusalCommentMarker(loopId) {
-    return `<!-- loop-controller-refusal:${loopId} -->`;
-}
-/** The branch a loop commits its work to. */
-function loop_names_loopBranch(loopId) {
-    return `loop/${loopId}`;
-}
-/**
- * The loop a pull request's head branch belongs to (its raw id, unsanitised), or null. Only a branch of
- * this repository is a loop's: anyone can name a fork's branch `loop/<id>`, and that pull request must
- * not receive the loop's approvals and commands. An unknown head repository (a deleted fork) is a fork.
- */
-function loopOfPullRequestHead(head, baseRepository) {
-    const sameRepository = typeof head.repository === 'string' &&
-        typeof baseRepository === 'string' &&
-        head.repository.toLowerCase() === baseRepository.toLowerCase();
-    if (!sameRepository || !head.ref.startsWith('loop/'))
-        return null;
-    return head.ref.slice('loop/'.length);
-}
 
 ;// CONCATENATED MODULE: ./src/domain/report/format.ts
 /** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
@@ -38758,6 +38766,16 @@ function shared_loopFolder(loopId) {
 function shortHash(text) {
     return (0,external_node_crypto_namespaceObject.createHash)('sha256').update(text).digest('hex').slice(0, 40);
 }
+/** The loop id a stored state names, when its text is JSON with one (valid as a state or not). */
+function loopIdNamedIn(text) {
+    try {
+        const loopId = JSON.parse(text).loopId;
+        return typeof loopId === 'string' ? loopId : null;
+    }
+    catch {
+        return null;
+    }
+}
 /**
  * Validates stored text as a loop state through `migrateState` (older schema versions are migrated).
  * A `schemaVersion` above this code's is reported as `future` (refused, never quarantined: a newer
@@ -39001,17 +39019,7 @@ function loopIn(folder, text, where) {
         return shared_loopFolder(parsed.state.loopId) === folder ? { loopId: parsed.state.loopId, state: parsed.state } : null;
     }
     const problem = parsed.kind === 'future' ? parsed.error.message : parsed.reason;
-    return { loopId: idOf(text) ?? folder, state: null, problem: problem.split('\n')[0] ?? '' };
-}
-/** The loop id a state that failed validation still names, when it is JSON with one. */
-function idOf(text) {
-    try {
-        const loopId = JSON.parse(text).loopId;
-        return typeof loopId === 'string' ? loopId : null;
-    }
-    catch {
-        return null;
-    }
+    return { loopId: loopIdNamedIn(text) ?? folder, state: null, problem: problem.split('\n')[0] ?? '' };
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/queued.ts
