@@ -50,8 +50,8 @@ export function queuedNext(wait: QueueWait, issueOf: (loopId: string) => string 
   const noLoop = dependencies.noLoop ?? []
   if (noLoop.length > 0) {
     const names = listed(noLoop, issueOf)
-    const it = noLoop.length === 1 ? 'it' : 'each'
-    return `${names} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet: label ${it} \`${Labels.Start}\` (or start ${it}) and this loop starts after ${it} ${noLoop.length === 1 ? 'is' : 'are'} COMPLETE. Only an issue's loop counts (a pull request's does not). To drop this loop, comment \`/loop abort\`.`
+    const [label, after] = noLoop.length === 1 ? ['it', 'it is'] : ['each', 'all are']
+    return `${names} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet: label ${label} \`${Labels.Start}\` (or start it) and this loop starts after ${after} COMPLETE. Only an issue's loop counts (a pull request's does not). To drop this loop, comment \`/loop abort\`.`
   }
   if (dependencies.pending.length > 0) {
     return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.'
