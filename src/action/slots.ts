@@ -1,10 +1,17 @@
 import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
 import { GitStore } from '../adapters/stores/git-store.js'
-import { askForSlot, giveBackSlot, type SlotDeps } from '../app/slots.js'
+import { askForSlot, cycleOf, giveBackSlot, type SlotDeps } from '../app/slots.js'
 import { ConfigError } from '../config/errors.js'
 import { Outputs, stickyCommentMarker } from '../constants.js'
 import { interpretEvent, parseWorkflowRef, taskOfEvent } from '../domain/action-event.js'
-import { checkDependencies, issueOfLoop, loopOfIssue, nameOfLoop, parseDependsOnLine } from '../domain/depends-on.js'
+import {
+  checkDependencies,
+  issueOfLoop,
+  loopOfIssue,
+  nameOfCycle,
+  nameOfLoop,
+  parseDependsOnLine,
+} from '../domain/depends-on.js'
 import { initialState } from '../domain/engine/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import { policyFromConfig } from '../domain/policy.js'
@@ -179,6 +186,11 @@ export async function takeSlot(
     )
     return true
   }
+  const slots = slotDeps(run, input.root, deps)
+  // A new loop that would wait in a cycle is refused before it has a state, so a start after the fix is fresh.
+  const cycle =
+    loaded || dependsOn.length === 0 ? null : await cycleOf({ loopId: input.loopId, dependsOn }, slots.slots)
+  if (cycle) return refuseCycle(input.loopId, cycle, deps)
   // The state exists before the loop is in line: a job that admits it later finds its task there.
   let current = loaded ?? (await saveNew(run, input, deps))
   const verdict = await askForSlot(
@@ -190,14 +202,19 @@ export async function takeSlot(
       started: current.state.status !== 'queued' && current.state.iteration > 0,
     },
     limit,
-    slotDeps(run, input.root, deps),
+    slots,
   )
   if (verdict.kind === 'cycle') {
-    // Never in line and never run: the state saved for its place goes, so a start after the fix is a fresh one.
-    if (current.state.status === 'queued' && current.state.iteration === 0) await deps.store.reset(input.loopId)
-    await deps.reportRefusal(cycleRefusal(input.loopId, verdict.cycle))
-    deps.io.setOutput(Outputs.Status, 'refused')
-    return false
+    // Out of line (a place it had is given up); its state says why, and a start after the fix asks again.
+    if (current.state.status === 'queued') {
+      await saveStatus(
+        input.loopId,
+        'queued',
+        `refused: its depends-on would close a cycle, ${nameOfCycle(verdict.cycle)}`,
+        deps,
+      )
+    }
+    return refuseCycle(input.loopId, verdict.cycle, deps)
   }
   if (verdict.kind === 'admitted') {
     deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`)
@@ -268,6 +285,12 @@ export async function releaseSlot(
       `The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`,
     )
   }
+}
+
+async function refuseCycle(loopId: string, cycle: readonly string[], deps: SlotJobDeps): Promise<false> {
+  await deps.reportRefusal(cycleRefusal(loopId, cycle))
+  deps.io.setOutput(Outputs.Status, 'refused')
+  return false
 }
 
 async function journey(

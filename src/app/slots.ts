@@ -4,7 +4,7 @@
  * and the loops a change admits are started (their next job dispatched). A loop whose job could not be
  * dispatched goes back to the head of the line, so it is never admitted without a job to run it.
  */
-import { dependencyCycle } from '../domain/depends-on.js'
+import { dependencyCycle, type Waiting } from '../domain/depends-on.js'
 import {
   hasEnded,
   holdsSlot,
@@ -60,6 +60,20 @@ export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit,
   )
   await startAdmitted(outcome.started, deps)
   return outcome.verdict
+}
+
+/**
+ * The cycle `request.loopId` would close by waiting for `request.dependsOn`, read from the record as it
+ * stands (nothing is written): asked before a new loop's state is saved, so a refused loop leaves none.
+ * `askForSlot` checks again under compare-and-swap.
+ */
+export async function cycleOf(request: Waiting, slots: Pick<SlotStore, 'update'>): Promise<string[] | null> {
+  return slots.update([request.loopId, ...request.dependsOn], (record, statuses) => ({
+    record,
+    result: holdsSlot(record, request.loopId)
+      ? null
+      : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId))),
+  }))
 }
 
 /** A loop still in line after a change, and where it stands. */

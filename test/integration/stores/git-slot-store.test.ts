@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GitSlotStore, SLOTS_FILE } from '../../../src/adapters/stores/git-slot-store.js'
 import { GitStore } from '../../../src/adapters/stores/git-store.js'
-import { askForSlot, giveBackSlot } from '../../../src/app/slots.js'
+import { askForSlot, cycleOf, giveBackSlot } from '../../../src/app/slots.js'
 import { parseSlotsRecord, type SlotsRecord, slotProblems, type WaitingLoop } from '../../../src/domain/slots.js'
 import { systemClock } from '../../../src/ports/clock.js'
 import type { Logger } from '../../../src/ports/logger.js'
@@ -170,6 +170,12 @@ describe('GitSlotStore: slots under compare-and-swap on a real bare repository',
     const inLine = record[0]
     const other = inLine === 'issue-1' ? 'issue-2' : 'issue-1'
     expect(refused).toEqual({ kind: 'cycle', cycle: [other, inLine, other] })
+    // Asked before a new loop's state is saved: the same cycle, and nothing written.
+    const tip = async () => (await run('git', ['--git-dir', remote, 'rev-parse', 'loop-state'])).stdout
+    const before = await tip()
+    expect(await cycleOf({ loopId: other, dependsOn: [inLine ?? ''] }, slotsOf(5))).toEqual([other, inLine, other])
+    expect(await cycleOf({ loopId: 'issue-7', dependsOn: [inLine ?? ''] }, slotsOf(5))).toBeNull()
+    expect(await tip()).toBe(before)
     // The loop in line asking again (its dispatched job) closes no cycle: the refused one left none.
     expect((await ask(inLine ?? '', [], 4)).kind).toBe('queued')
   })
