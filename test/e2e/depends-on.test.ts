@@ -76,7 +76,7 @@ describe('the action bundle in the sandbox: depends-on that cannot be honoured',
       })
       const waiting = commentsOn(scenario, second)
       expect(waiting).toContain(
-        '**Next:** #1 and #3 have no loop yet: label each `loop` (or start it) and this loop starts after all are COMPLETE.',
+        '**Next:** #1 and #3 have no loop yet: label each `loop` (or start it) unless someone just did, and this loop starts after all are COMPLETE.',
       )
       expect(waiting).not.toContain('nothing to do')
 

@@ -50,8 +50,9 @@ export function queuedNext(wait: QueueWait, issueOf: (loopId: string) => string 
   const noLoop = dependencies.noLoop ?? []
   if (noLoop.length > 0) {
     const names = listed(noLoop, issueOf)
+    // No state may also be a loop whose first iteration runs now (its state is saved when it ends).
     const [label, after] = noLoop.length === 1 ? ['it', 'it is'] : ['each', 'all are']
-    return `${names} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet: label ${label} \`${Labels.Start}\` (or start it) and this loop starts after ${after} COMPLETE. Only an issue's loop counts (a pull request's does not). To drop this loop, comment \`/loop abort\`.`
+    return `${names} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet: label ${label} \`${Labels.Start}\` (or start it) unless someone just did, and this loop starts after ${after} COMPLETE. Only an issue's loop counts, not a pull request's. To drop this loop, comment \`/loop abort\`.`
   }
   if (dependencies.pending.length > 0) {
     return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.'

@@ -236,14 +236,14 @@ describe('a queued loop whose wait cannot end by itself says what it needs', () 
       loopId: 'issue-5',
       statuses: {},
       reason: 'it waits for #4 to be COMPLETE (#4 has no loop yet)',
-      next: "#4 has no loop yet: label it `loop` (or start it) and this loop starts after it is COMPLETE. Only an issue's loop counts",
+      next: "#4 has no loop yet: label it `loop` (or start it) unless someone just did, and this loop starts after it is COMPLETE. Only an issue's loop counts",
     },
     {
       name: 'two with no loop',
       loopId: 'issue-6',
       statuses: {},
       reason: 'it waits for #4, #8 to be COMPLETE (#4 and #8 have no loop yet)',
-      next: '#4 and #8 have no loop yet: label each `loop` (or start it) and this loop starts after all are COMPLETE',
+      next: '#4 and #8 have no loop yet: label each `loop` (or start it) unless someone just did, and this loop starts after all are COMPLETE',
     },
     {
       name: 'one running, one with no loop',
