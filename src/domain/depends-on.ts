@@ -26,7 +26,8 @@ const LIST_MARKER = /^[ \t]{0,3}(?:[-*+]|[0-9]{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+
 const KEY = /^[ \t]*[*_]{0,3}depends-on[*_]{0,3}[ \t]*:[*_]{0,3}(.*)$/i
 /** The key misspelt as two words or with an underscore: read as an attempt, refused with the spelling. */
 const NEAR_KEY = /^[ \t]*[*_]{0,3}depends[ _]on[*_]{0,3}[ \t]*:/i
-const MENTION = /depends-on/i
+/** The key as a word of its own: not part of a link's anchor (`…-and-depends-on`) or a longer name. */
+const MENTION = /(?<![\w/#.-])depends-on(?![\w-])/i
 const FENCE = /^[ \t]{0,3}(`{3,}|~{3,})/
 const ISSUE = /^#?([1-9][0-9]{0,9})$/
 const ISSUE_OF_REPOSITORY = /^([A-Za-z0-9][A-Za-z0-9-]{0,38})\/([A-Za-z0-9._-]{1,100})#([1-9][0-9]{0,9})$/
@@ -36,13 +37,15 @@ const ISSUE_OF_REPOSITORY = /^([A-Za-z0-9][A-Za-z0-9-]{0,38})\/([A-Za-z0-9._-]{1
  * line holding anything but issue numbers of `repository` (`#12`, `12`, `owner/repo#12`, separated by
  * commas or spaces, in brackets or not), or a line that mentions `depends-on` but is no such line, is
  * refused. The key may be a list item, bold or italic, in any case; fenced code blocks and code spans
- * are not read (they quote, they do not ask).
+ * and HTML comments are not read (they quote, they do not ask).
  */
 export function parseDependsOnLine(body: string, issue: number, repository: string | null = null): DependsOnLine {
   const where = `the body of issue #${issue}`
   const keyLines: string[] = []
   let fence: string | null = null
-  for (const line of body.replace(/\r\n?/g, '\n').split('\n')) {
+  // HTML comments are not shown (an issue template's hint): like code, they quote and do not ask.
+  const shown = withoutHtmlComments(body.replace(/\r\n?/g, '\n'))
+  for (const line of shown.split('\n')) {
     const fenceMark = FENCE.exec(line)?.[1]
     if (fenceMark !== undefined && (fence === null || fenceMark.startsWith(fence))) {
       fence = fence === null ? fenceMark : null
@@ -66,7 +69,8 @@ export function parseDependsOnLine(body: string, issue: number, repository: stri
   if (keyLines.length > 1) {
     return { kind: 'refused', message: `${where} has ${keyLines.length} 'depends-on:' lines; expected one` }
   }
-  const value = (keyLines[0] ?? '').trim()
+  // `**depends-on: #12**`: the emphasis closes after the value.
+  const value = (keyLines[0] ?? '').trim().replace(/[*_]+$/, '')
   const listed = /^\[(.*)\]$/.exec(value)?.[1] ?? value
   const parts = listed.split(/[\s,]+/).filter(Boolean)
   const issues: number[] = []
@@ -87,6 +91,19 @@ export function parseDependsOnLine(body: string, issue: number, repository: stri
     }
   }
   return checkDependencies(issues, issue, `the 'depends-on:' line in ${where}`)
+}
+
+/** `text` without its `<!-- … -->` comments (an unclosed one runs to the end), in one pass. */
+function withoutHtmlComments(text: string): string {
+  let out = ''
+  let at = 0
+  for (let open = text.indexOf('<!--'); open !== -1; open = text.indexOf('<!--', at)) {
+    out += text.slice(at, open)
+    const close = text.indexOf('-->', open + 4)
+    if (close === -1) return out
+    at = close + 3
+  }
+  return out + text.slice(at)
 }
 
 /** One listed issue: its number, or why it is none (another repository's issue is never waited for). */

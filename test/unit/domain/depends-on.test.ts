@@ -45,6 +45,16 @@ describe('the issue body line: the forms people write', () => {
     ['the key in a code span is a quote', 'Support the `depends-on` key in the CLI.', { kind: 'none' }],
     ['the key in a fenced block is a quote', 'Example:\n```yaml\ndepends-on: [1, 2]\n```\nDone.', { kind: 'none' }],
     ['a tilde fence too', '~~~\ndepends-on: nonsense\n~~~', { kind: 'none' }],
+    ['an HTML comment (a template hint) is not shown', '<!-- depends-on: #12, #15 -->\nFix it.', { kind: 'none' }],
+    ['a multi-line HTML comment', '<!--\nWrite depends-on: #N here\n-->\ndepends-on: #4', issues(4)],
+    [
+      'an unclosed HTML comment hides the rest, as GitHub shows it',
+      'Fix it.\n<!-- depends-on: #2\ndepends-on: #3',
+      { kind: 'none' },
+    ],
+    ['text between two comments is read', '<!-- a -->depends-on: #5<!-- b -->', issues(5)],
+    ['a link to the docs anchor', 'See docs/github.md#many-loops-at-once-max-loops-and-depends-on', { kind: 'none' }],
+    ['the emphasis closing after the value', '**depends-on: #12, #15**', issues(12, 15)],
   ])('%s', (_name, body, expected) => {
     expect(parseDependsOnLine(body, 7, REPO)).toEqual(expected)
   })
