@@ -150,7 +150,8 @@ export type ReleaseDeps = Pick<SlotJobDeps, 'store' | 'github' | 'io' | 'logger'
 
 /**
  * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
- * `queued`, reported), and the job ends here, green.
+ * `queued`, reported) or refused for its `depends-on` (an unreadable line, the config naming the loop's
+ * own issue, a cycle: told on the issue), and the job ends here, green.
  */
 export async function takeSlot(
   run: RunContext,
