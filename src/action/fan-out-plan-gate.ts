@@ -58,7 +58,7 @@ async function slotGate(
 ): Promise<PlanGate> {
   let dependsOn: string[]
   try {
-    dependsOn = dependenciesOf(run, input.config)
+    dependsOn = dependenciesOf(run, input.config, input.loopId)
   } catch (error) {
     // A line decide refuses: it reports the refusal, and the work would be dropped.
     if (error instanceof DependsOnRefusedError)

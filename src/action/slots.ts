@@ -1,14 +1,21 @@
 import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
 import { GitStore } from '../adapters/stores/git-store.js'
-import { askForSlot, giveBackSlot, type SlotDeps } from '../app/slots.js'
+import { askForSlot, cycleOf, giveBackSlot, type SlotDeps } from '../app/slots.js'
 import { ConfigError } from '../config/errors.js'
 import { Outputs, stickyCommentMarker } from '../constants.js'
 import { interpretEvent, parseWorkflowRef, taskOfEvent } from '../domain/action-event.js'
-import { checkDependencies, loopOfIssue, nameOfLoop, parseDependsOnLine } from '../domain/depends-on.js'
+import {
+  checkDependencies,
+  issueOfLoop,
+  loopOfIssue,
+  nameOfCycle,
+  nameOfLoop,
+  parseDependsOnLine,
+} from '../domain/depends-on.js'
 import { initialState } from '../domain/engine/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import { policyFromConfig } from '../domain/policy.js'
-import { markdownText } from '../domain/report/escape.js'
+import { cycleRefusal, dependsOnRefusal } from '../domain/report/depends-on-refusal.js'
 import type { QueueView } from '../domain/report/loops-table.js'
 import { queuedReason, renderQueued, TOLD_IN_LINE } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
@@ -27,9 +34,18 @@ import { commentTargets } from './report.js'
 import type { RunContext } from './run-context.js'
 import { stateBranchOptions } from './stores.js'
 
-/** The issue body's `depends-on:` line could not be read: the start is refused and the person told why. */
+/**
+ * A `depends-on` the start is refused for: the issue body's line could not be read (`issue`), or the
+ * loop config's list names the loop's own issue (`config`). The person who started the loop is told why.
+ */
 export class DependsOnRefusedError extends ConfigError {
   override name = 'DependsOnRefusedError'
+  constructor(
+    message: string,
+    readonly source: 'issue' | 'config' = 'issue',
+  ) {
+    super(message)
+  }
 }
 
 export interface SlotJobDeps {
@@ -50,26 +66,39 @@ const SAVE_ATTEMPTS = 3
 
 /**
  * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
- * event is about (untrusted text: issue numbers only). A bad line is the user's to fix.
+ * event is about (untrusted text: issue numbers of this repository only). A bad line, or a config list
+ * that names the loop's own issue (a config shared by every issue's loop), is the user's to fix.
  */
-export function dependenciesOf(run: Pick<RunContext, 'event'>, config: Pick<LoopConfig, 'depends-on'>): string[] {
+export function dependenciesOf(
+  run: Pick<RunContext, 'event'> & Partial<Pick<RunContext, 'repository'>>,
+  config: Pick<LoopConfig, 'depends-on'>,
+  loopId?: string,
+): string[] {
   const issue = record(run.event.payload.issue)
-  const ownIssue = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null
+  const issueNumber = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null
+  // A queued loop's dispatched job carries no issue: its loop id still names its issue.
+  const ownIssue = issueNumber ?? (loopId === undefined ? null : issueOfLoop(loopId))
   let fromBody: number[] = []
   // Read when the issue starts the loop (its label, `/loop start`); a later edit of the body changes nothing.
   const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start'
-  if (starts && ownIssue !== null && typeof issue?.body === 'string') {
-    const line = parseDependsOnLine(issue.body, ownIssue)
+  if (starts && issueNumber !== null && typeof issue?.body === 'string') {
+    const line = parseDependsOnLine(issue.body, issueNumber, run.repository ?? null)
     if (line.kind === 'refused') throw new DependsOnRefusedError(`depends-on: ${line.message}.`)
     if (line.kind === 'issues') fromBody = line.issues
   }
   const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')))
+  if (ownIssue !== null && fromConfig.includes(ownIssue)) {
+    throw new DependsOnRefusedError(
+      `depends-on: the loop config's 'depends-on' names issue #${ownIssue}, the issue of this loop itself; a loop cannot wait for itself. A 'depends-on' in the loop config applies to every loop that uses that config.`,
+      'config',
+    )
+  }
   const checked = checkDependencies(
     [...fromConfig, ...fromBody],
     ownIssue,
     "'depends-on' (the loop config and the issue body)",
   )
-  if (checked.kind === 'refused') throw new ConfigError(`depends-on: ${checked.message}.`)
+  if (checked.kind === 'refused') throw new DependsOnRefusedError(`depends-on: ${checked.message}.`)
   return checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : []
 }
 
@@ -121,7 +150,8 @@ export type ReleaseDeps = Pick<SlotJobDeps, 'store' | 'github' | 'io' | 'logger'
 
 /**
  * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
- * `queued`, reported), and the job ends here, green.
+ * `queued`, reported) or refused for its `depends-on` (an unreadable line, the config naming the loop's
+ * own issue, a cycle: told on the issue), and the job ends here, green.
  */
 export async function takeSlot(
   run: RunContext,
@@ -131,17 +161,10 @@ export async function takeSlot(
   const limit: Limit = run.settings.maxLoops
   let dependsOn: string[]
   try {
-    dependsOn = dependenciesOf(run, input.config)
+    dependsOn = dependenciesOf(run, input.config, input.loopId)
   } catch (error) {
     if (!(error instanceof DependsOnRefusedError)) throw error
-    await deps.reportRefusal({
-      loopId: input.loopId,
-      title: `loop-controller did not start the loop \`${input.loopId}\`: the issue's \`depends-on:\` line could not be read.`,
-      // It quotes the issue body, anyone's text: escaped, so it can mention nobody and inject no HTML.
-      reason: markdownText(error.message, 600),
-      whatToDo:
-        'Write the line with issue numbers only, e.g. `depends-on: #12, #15` (at most ten), then start the loop again.',
-    })
+    await deps.reportRefusal(dependsOnRefusal(input.loopId, error.message, error.source))
     deps.io.setOutput(Outputs.Status, 'refused')
     return false
   }
@@ -164,6 +187,11 @@ export async function takeSlot(
     )
     return true
   }
+  const slots = slotDeps(run, input.root, deps)
+  // A new loop that would wait in a cycle is refused before it has a state, so a start after the fix is fresh.
+  const cycle =
+    loaded || dependsOn.length === 0 ? null : await cycleOf({ loopId: input.loopId, dependsOn }, slots.slots)
+  if (cycle) return refuseCycle(input.loopId, cycle, deps)
   // The state exists before the loop is in line: a job that admits it later finds its task there.
   let current = loaded ?? (await saveNew(run, input, deps))
   const verdict = await askForSlot(
@@ -175,8 +203,20 @@ export async function takeSlot(
       started: current.state.status !== 'queued' && current.state.iteration > 0,
     },
     limit,
-    slotDeps(run, input.root, deps),
+    slots,
   )
+  if (verdict.kind === 'cycle') {
+    // Out of line (a place it had is given up); its state says why, and a start after the fix asks again.
+    if (current.state.status === 'queued') {
+      await saveStatus(
+        input.loopId,
+        'queued',
+        `refused: its depends-on would close a cycle, ${nameOfCycle(verdict.cycle)}`,
+        deps,
+      )
+    }
+    return refuseCycle(input.loopId, verdict.cycle, deps)
+  }
   if (verdict.kind === 'admitted') {
     deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`)
     if (current.state.status === 'queued') {
@@ -246,6 +286,12 @@ export async function releaseSlot(
       `The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`,
     )
   }
+}
+
+async function refuseCycle(loopId: string, cycle: readonly string[], deps: SlotJobDeps): Promise<false> {
+  await deps.reportRefusal(cycleRefusal(loopId, cycle))
+  deps.io.setOutput(Outputs.Status, 'refused')
+  return false
 }
 
 async function journey(

@@ -4,7 +4,10 @@
  * and the loops a change admits are started (their next job dispatched). A loop whose job could not be
  * dispatched goes back to the head of the line, so it is never admitted without a job to run it.
  */
+import { dependencyCycle, type Waiting } from '../domain/depends-on.js'
 import {
+  hasEnded,
+  holdsSlot,
   type Limit,
   type QueueWait,
   queueWait,
@@ -29,15 +32,48 @@ export interface SlotDeps {
   start: StartLoop
 }
 
-/** The job of `request.loopId` asks to run; loops the same change admitted are started. */
-export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit, deps: SlotDeps): Promise<SlotVerdict> {
+/**
+ * What asking for a slot decided: admitted, queued, or refused because waiting would close a cycle of
+ * dependencies (`cycle`: the loop ids round from this loop back to it), which no loop could ever leave.
+ */
+export type AskVerdict = SlotVerdict | { kind: 'cycle'; cycle: string[] }
+
+/**
+ * The job of `request.loopId` asks to run; loops the same change admitted are started. A loop whose
+ * wait would close a cycle is not put in line (a place it had is given up) and is told so.
+ */
+export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit, deps: SlotDeps): Promise<AskVerdict> {
   const at = deps.clock.now().toISOString()
-  const outcome = await deps.slots.update([request.loopId, ...request.dependsOn], (record, statuses) => {
-    const changed = requestSlot(record, { ...request, at }, statuses, limit)
-    return { record: changed.record, result: { verdict: changed.verdict, started: changed.started } }
-  })
+  const outcome = await deps.slots.update<{ verdict: AskVerdict; started: WaitingLoop[] }>(
+    [request.loopId, ...request.dependsOn],
+    (record, statuses) => {
+      const cycle = holdsSlot(record, request.loopId)
+        ? null
+        : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)))
+      if (cycle) {
+        const queued = record.queued.filter((entry) => entry.loopId !== request.loopId)
+        return { record: { ...record, queued }, result: { verdict: { kind: 'cycle', cycle }, started: [] } }
+      }
+      const changed = requestSlot(record, { ...request, at }, statuses, limit)
+      return { record: changed.record, result: { verdict: changed.verdict, started: changed.started } }
+    },
+  )
   await startAdmitted(outcome.started, deps)
   return outcome.verdict
+}
+
+/**
+ * The cycle `request.loopId` would close by waiting for `request.dependsOn`, read from the record as it
+ * stands (nothing is written): asked before a new loop's state is saved, so a refused loop leaves none.
+ * `askForSlot` checks again under compare-and-swap.
+ */
+export async function cycleOf(request: Waiting, slots: Pick<SlotStore, 'update'>): Promise<string[] | null> {
+  return slots.update([request.loopId, ...request.dependsOn], (record, statuses) => ({
+    record,
+    result: holdsSlot(record, request.loopId)
+      ? null
+      : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId))),
+  }))
 }
 
 /** A loop still in line after a change, and where it stands. */

@@ -70,18 +70,22 @@ export interface DependencyWait {
   /** Not COMPLETE yet and not ended: still running, queued or not started. */
   pending: string[]
   endedShort: EndedShort[]
+  /** Those of `pending` with no state at all: no loop was ever started for them (absent: none known). */
+  noLoop?: string[]
 }
 
 export function dependencyWait(dependsOn: readonly string[], statuses: Statuses): DependencyWait {
   const pending: string[] = []
   const endedShort: EndedShort[] = []
+  const noLoop: string[] = []
   for (const loopId of dependsOn) {
     const status = statuses.get(loopId)
     if (status === 'complete') continue
     if (status !== undefined && hasEnded(status)) endedShort.push({ loopId, status })
     else pending.push(loopId)
+    if (status === undefined) noLoop.push(loopId)
   }
-  return { pending, endedShort }
+  return { pending, endedShort, noLoop }
 }
 
 function ready(entry: WaitingLoop, statuses: Statuses): boolean {

@@ -85,6 +85,8 @@ export interface ProjectOptions {
   schedule?: string
   /** The `issues` event types the workflow runs on (default `[labeled]`; the dashboard adds `edited`). */
   issueTypes?: readonly string[]
+  /** The config's `depends-on` (one config for every issue's loop, as the example workflows use). */
+  configDependsOn?: readonly number[]
 }
 
 /** The repository's files for a scenario. */
@@ -108,7 +110,7 @@ work:
   timeout: 1m
   pass-env: [E2E_SIGNAL_DIR]
 checks:
-${checks}`,
+${checks}${options.configDependsOn ? `depends-on: [${options.configDependsOn.join(', ')}]\n` : ''}`,
     '.github/workflows/loop.yml': loopWorkflow({
       ...(options.workflowWith ? { with: options.workflowWith } : {}),
       ...(options.schedule ? { schedule: options.schedule } : {}),

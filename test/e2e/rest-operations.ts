@@ -215,6 +215,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'repos/get-collaborator-permission-level',
     'users/get-authenticated',
   ],
+  'depends-on.test.ts': ['issues/create-comment', 'issues/list-comments'],
 }
 
 /** Calls that libraries bundled into the action make on its behalf, and what in the source makes them. */

@@ -2,6 +2,8 @@
  * What a queued loop tells people (its sticky comment and the job summary): why it waits, its place in
  * line, and what happens next. Rendered from the slots record's view of the loop (`QueueWait`). Pure.
  */
+
+import { Labels } from '../loop-names.js'
 import type { QueueWait } from '../slots.js'
 import { code } from './escape.js'
 
@@ -20,24 +22,47 @@ export function queuedReason(wait: QueueWait, issueOf: (loopId: string) => strin
     parts.push(`a dependency ended short of COMPLETE (${ended.join(', ')})`)
   }
   if (dependencies.pending.length > 0) {
-    parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE`)
+    const noLoop = dependencies.noLoop ?? []
+    const none =
+      noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : ''
+    parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`)
   }
   if (wait.slotOnly)
     parts.push(`all ${wait.limit ?? wait.running} slots are in use (max-loops: ${wait.limit ?? 'none'})`)
   return parts.join('; ')
 }
 
-/** What happens next for the queued loop, in one sentence. */
+/** What happens next for the queued loop, said plainly: a wait that cannot end by itself says what it needs. */
 export function queuedNext(wait: QueueWait, issueOf: (loopId: string) => string = (id) => id): string {
   const { dependencies } = wait
+  const aborted = dependencies.endedShort.filter((dep) => dep.status === 'aborted').map((dep) => dep.loopId)
+  if (aborted.length > 0) {
+    const names = listed(aborted, issueOf)
+    return `It cannot start: ${names} ${aborted.length === 1 ? 'was' : 'were'} ABORTED and will never be COMPLETE. Drop this loop with \`/loop abort\`, and open a new issue whose \`depends-on:\` line leaves ${names} out.`
+  }
   if (dependencies.endedShort.length > 0) {
-    const names = dependencies.endedShort.map((dep) => issueOf(dep.loopId)).join(', ')
-    return `It stays queued: ${names} must be resumed and reach COMPLETE (comment \`/loop resume\` there once fixed), or drop this loop with \`/loop abort\`.`
+    const names = listed(
+      dependencies.endedShort.map((dep) => dep.loopId),
+      issueOf,
+    )
+    return `It stays queued: ${names} must be resumed and reach COMPLETE (comment \`/loop resume\` there once fixed), then this loop starts by itself; or drop this loop with \`/loop abort\`.`
+  }
+  const noLoop = dependencies.noLoop ?? []
+  if (noLoop.length > 0) {
+    const names = listed(noLoop, issueOf)
+    // No state may also be a loop whose first iteration runs now (its state is saved when it ends).
+    const [label, after] = noLoop.length === 1 ? ['it', 'it is'] : ['each', 'all are']
+    return `${names} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet: label ${label} \`${Labels.Start}\` (or start it) unless someone just did, and this loop starts after ${after} COMPLETE. Only an issue's loop counts, not a pull request's. To drop this loop, comment \`/loop abort\`.`
   }
   if (dependencies.pending.length > 0) {
     return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.'
   }
   return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.'
+}
+
+function listed(loopIds: readonly string[], issueOf: (loopId: string) => string): string {
+  const names = loopIds.map(issueOf)
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
 }
 
 /** The status comment and job summary of a queued loop. */

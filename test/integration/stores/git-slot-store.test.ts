@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GitSlotStore, SLOTS_FILE } from '../../../src/adapters/stores/git-slot-store.js'
 import { GitStore } from '../../../src/adapters/stores/git-store.js'
-import { askForSlot, giveBackSlot } from '../../../src/app/slots.js'
+import { askForSlot, cycleOf, giveBackSlot } from '../../../src/app/slots.js'
 import { parseSlotsRecord, type SlotsRecord, slotProblems, type WaitingLoop } from '../../../src/domain/slots.js'
 import { systemClock } from '../../../src/ports/clock.js'
 import type { Logger } from '../../../src/ports/logger.js'
@@ -151,6 +151,33 @@ describe('GitSlotStore: slots under compare-and-swap on a real bare repository',
     // Any later change (here a newcomer's request) admits the head of the line and starts it.
     expect((await ask('d')).kind).toBe('queued')
     expect(started).toEqual(['b'])
+  })
+
+  it('two loops that wait for each other, asking at once from two jobs: one waits in line, the other is refused with the cycle', async () => {
+    const remote = join(base, 'cycle.git')
+    await run('git', ['init', '--bare', '--quiet', remote])
+    const slotsOf = (n: number) =>
+      new GitSlotStore({ repoDir: base, remote, identity, workDir: join(base, `slots-cycle-${n}`) })
+    const deps = (n: number) => ({ slots: slotsOf(n), clock, logger: quiet, start: async () => {} })
+    const ask = (loopId: string, dependsOn: string[], n: number) =>
+      askForSlot({ loopId, dependsOn, workflow: 'loop.yml', ref: 'refs/heads/main', started: false }, null, deps(n))
+    const verdicts = await Promise.all([ask('issue-1', ['issue-2'], 1), ask('issue-2', ['issue-1'], 2)])
+    const kinds = verdicts.map((verdict) => verdict.kind).sort()
+    expect(kinds).toEqual(['cycle', 'queued'])
+    const refused = verdicts.find((verdict) => verdict.kind === 'cycle')
+    const record = (await slotsOf(3).current()).queued.map((entry) => entry.loopId)
+    expect(record).toHaveLength(1)
+    const inLine = record[0]
+    const other = inLine === 'issue-1' ? 'issue-2' : 'issue-1'
+    expect(refused).toEqual({ kind: 'cycle', cycle: [other, inLine, other] })
+    // Asked before a new loop's state is saved: the same cycle, and nothing written.
+    const tip = async () => (await run('git', ['--git-dir', remote, 'rev-parse', 'loop-state'])).stdout
+    const before = await tip()
+    expect(await cycleOf({ loopId: other, dependsOn: [inLine ?? ''] }, slotsOf(5))).toEqual([other, inLine, other])
+    expect(await cycleOf({ loopId: 'issue-7', dependsOn: [inLine ?? ''] }, slotsOf(5))).toBeNull()
+    expect(await tip()).toBe(before)
+    // The loop in line asking again (its dispatched job) closes no cycle: the refused one left none.
+    expect((await ask(inLine ?? '', [], 4)).kind).toBe('queued')
   })
 
   it('refuses a queue.json that is not a slots record, and never overwrites it', async () => {

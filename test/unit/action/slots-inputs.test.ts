@@ -1,7 +1,7 @@
 // The inputs of many loops at once: `max-loops` (the action's input) and `depends-on` (the loop
 // config's list, and the issue body's line, read as untrusted text).
 import { describe, expect, it } from 'vitest'
-import { dependenciesOf } from '../../../src/action/slots.js'
+import { DependsOnRefusedError, dependenciesOf } from '../../../src/action/slots.js'
 import { ActionInputError, type EventContext, parseActionInputs } from '../../../src/config/action-inputs.js'
 import { ConfigError } from '../../../src/config/errors.js'
 import { validateLoopConfig } from '../../../src/config/load-config.js'
@@ -113,6 +113,44 @@ describe('depends-on', () => {
   ])('refuses %s', (_name, run, fromConfig, message) => {
     expect(() => dependenciesOf(run as never, { 'depends-on': fromConfig })).toThrow(ConfigError)
     expect(() => dependenciesOf(run as never, { 'depends-on': fromConfig })).toThrow(message)
+  })
+
+  it.each<
+    [string, ReturnType<typeof issueEvent> | { event: { payload: Record<string, unknown> } }, string | undefined]
+  >([
+    ['the labelled issue 12', issueEvent('Fix it.', { number: 12 }), undefined],
+    ['a queued loop of issue 12 dispatched (no issue in the event)', { event: { payload: {} } }, 'issue-12'],
+  ])("a shared config's list naming the loop's own issue is refused on the issue: %s", (_name, run, loopId) => {
+    let thrown: unknown
+    try {
+      dependenciesOf(run as never, { 'depends-on': [12, 15] }, loopId)
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(DependsOnRefusedError)
+    expect((thrown as DependsOnRefusedError).source).toBe('config')
+    expect((thrown as Error).message).toContain(
+      "the loop config's 'depends-on' names issue #12, the issue of this loop itself",
+    )
+    // Another issue's loop with the same config waits for both.
+    expect(dependenciesOf(issueEvent('Fix it.') as never, { 'depends-on': [12, 15] }, 'issue-20')).toEqual([
+      'issue-12',
+      'issue-15',
+    ])
+  })
+
+  it.each([
+    ['this repository', 'octo/shop', ['issue-12']],
+    ['this repository, another case', 'Octo/Shop', ['issue-12']],
+  ])('the body may name %s', (_name, repository, expected) => {
+    const run = { ...issueEvent('depends-on: [octo/shop#12]'), repository }
+    expect(dependenciesOf(run as never, {})).toEqual(expected)
+  })
+
+  it('the body naming another repository is refused on the issue', () => {
+    const run = { ...issueEvent('- depends-on: octo/other#12'), repository: 'octo/shop' }
+    expect(() => dependenciesOf(run as never, {})).toThrow(DependsOnRefusedError)
+    expect(() => dependenciesOf(run as never, {})).toThrow('"octo/other#12" is an issue of another repository')
   })
 
   it.each([

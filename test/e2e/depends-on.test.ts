@@ -1,0 +1,112 @@
+// End to end: `depends-on` waits that could never end are refused and said plainly, never left queued
+// with "nothing to do". One loop config for every issue says `depends-on: [1]` (as the example
+// workflows use one config for all): the loop of issue 1 is refused on its issue (the config names it
+// itself) and the job stays green. Issue 2's body (`**Depends-On:** #3`, a bold key) queues it, its
+// comment saying #1 and #3 have no loop yet and what to do. Issue 3's body (`- depends-on: [acme/demo#2]`,
+// a list item, brackets, this repository named) would close the cycle #3 → #2 → #3: it is refused on
+// its issue naming the cycle, keeps no state and takes no place in line. Once its body no longer names
+// #2, `/loop start` queues it like any other loop.
+import { describe, expect, it } from 'vitest'
+import { parseSlotsRecord } from '../../src/domain/slots.js'
+import {
+  botComments,
+  checkOperationsExercised,
+  describeJobs,
+  expectFaithful,
+  MINUTE,
+  type Scenario,
+  startScenario,
+} from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
+
+function commentsOn(s: Scenario, issueNumber: number): string {
+  return botComments(s.sandbox)
+    .filter((comment) => comment.issueNumber === issueNumber)
+    .map((comment) => comment.body)
+    .join('\n')
+}
+
+async function stateOf(s: Scenario, loopId: string): Promise<{ status?: string; statusReason?: string } | undefined> {
+  const text = await s.sandbox.git.show('loop-state', `${loopId}/loop-state.json`)
+  return text === undefined ? undefined : JSON.parse(text)
+}
+
+async function queued(s: Scenario): Promise<string[]> {
+  const parsed = parseSlotsRecord((await s.sandbox.git.show('loop-state', 'queue.json')) ?? '')
+  if ('problem' in parsed) throw new Error(`queue.json: ${parsed.problem}`)
+  return parsed.record.queued.map((entry) => entry.loopId)
+}
+
+describe('the action bundle in the sandbox: depends-on that cannot be honoured', () => {
+  it(
+    "a shared config naming the loop's own issue is refused on it; a dependency with no loop says so; a cycle is refused naming it, and leaves no place in line",
+    async () => {
+      const scenario = await startScenario({ steps: 1, configDependsOn: [1] })
+      const { sandbox } = scenario
+      const first = (await sandbox.openIssue('alice', 'Climb first', 'One step.')).number
+      const second = (await sandbox.openIssue('alice', 'Climb second', 'One step.\n\n**Depends-On:** #3\n')).number
+      const third = (await sandbox.openIssue('alice', 'Climb third', 'One step.\n- depends-on: [acme/demo#2]\n')).number
+      // The config names issue 1 and the bodies issues 2 and 3 by number: the issues are those.
+      expect([first, second, third]).toEqual([1, 2, 3])
+
+      await sandbox.label('alice', first, 'loop')
+      await sandbox.label('alice', second, 'loop')
+      let jobs = await sandbox.waitForIdle(2 * MINUTE)
+      let why = describeJobs(jobs)
+      const statusOf = (issue: number) =>
+        jobs.filter((job) => job.outputs['loop-id'] === `issue-${issue}` && job.outputs.status !== undefined)
+      // A refusal, not a red job: the person is told on the issue.
+      expect(
+        statusOf(first).map((job) => [job.outputs.status, job.conclusion]),
+        why,
+      ).toEqual([['refused', 'success']])
+      expect(await stateOf(scenario, 'issue-1')).toBeUndefined()
+      const configRefusal = commentsOn(scenario, first)
+      expect(configRefusal).toContain(
+        "did not start the loop `issue-1`: the loop config's `depends-on` names this loop's own issue.",
+      )
+      expect(configRefusal).toContain('is for a config used by a single loop')
+      expect(configRefusal).toContain('write each issue')
+
+      expect(statusOf(second).map((job) => job.outputs.status)).toEqual(['queued'])
+      expect(await stateOf(scenario, 'issue-2'), why).toMatchObject({
+        status: 'queued',
+        statusReason: 'it waits for #1, #3 to be COMPLETE (#1 and #3 have no loop yet)',
+      })
+      const waiting = commentsOn(scenario, second)
+      expect(waiting).toContain(
+        '**Next:** #1 and #3 have no loop yet: label each `loop` (or start it) unless someone just did, and this loop starts after all are COMPLETE.',
+      )
+      expect(waiting).not.toContain('nothing to do')
+
+      await sandbox.label('alice', third, 'loop')
+      jobs = await sandbox.waitForIdle(MINUTE)
+      why = describeJobs(jobs)
+      expect(
+        statusOf(third).map((job) => [job.outputs.status, job.conclusion]),
+        why,
+      ).toEqual([['refused', 'success']])
+      const cycle = commentsOn(scenario, third)
+      expect(cycle).toContain('did not queue the loop `issue-3`: its `depends-on` would close a cycle, #3 → #2 → #3.')
+      expect(cycle).toContain('#3 waits for #2, #2 waits for #3')
+      expect(cycle).toContain("remove #2 from this issue's `depends-on:` line")
+      // No state and no place in line: the start after the fix is a fresh one.
+      expect(await stateOf(scenario, 'issue-3')).toBeUndefined()
+      expect(await queued(scenario)).toEqual(['issue-2'])
+
+      // The body fixed, a writer's `/loop start` queues it: it waits for #1 only.
+      await sandbox.editIssue('alice', third, 'One step.')
+      await sandbox.comment('alice', '/loop start', third)
+      jobs = await sandbox.waitForIdle(MINUTE)
+      why = describeJobs(jobs)
+      expect(await stateOf(scenario, 'issue-3'), why).toMatchObject({
+        status: 'queued',
+        statusReason: 'it waits for #1 to be COMPLETE (#1 has no loop yet)',
+      })
+      expect(await queued(scenario)).toEqual(['issue-2', 'issue-3'])
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+})
