@@ -1,11 +1,11 @@
 /**
  * The dashboard issue with Octokit: listed by its label (`GET /repos/{o}/{r}/issues?labels=`, which
- * also lists pull requests: they are left out) and kept only when the controller opened it, created
- * with the label, pinned with GraphQL `pinIssue` (REST has no pinning), rewritten with `PATCH`, and a
- * duplicate unpinned and closed as one.
+ * also lists pull requests: they are left out) and kept only when the controller opened it and its body
+ * opens with the dashboard's marker, created with the label, pinned with GraphQL `pinIssue` (REST has
+ * no pinning), rewritten with `PATCH`, and a duplicate unpinned and closed as one.
  */
 import { isOwnComment } from '../domain/comment-author.js'
-import { DASHBOARD_LABEL } from '../domain/report/dashboard.js'
+import { DASHBOARD_LABEL, isDashboardBody } from '../domain/report/dashboard.js'
 import type { DashboardIssue, DashboardIssues } from '../ports/dashboard.js'
 import { GitHubPermissionError } from '../ports/github.js'
 import type { OctokitClient } from './github.js'
@@ -82,8 +82,13 @@ export class OctokitDashboardIssues implements DashboardIssues {
     )) as RawIssue[]
     const login = await this.ownLogin()
     // Anyone who can label an issue could label theirs: only the controller's own issue is the dashboard.
+    // Without the exact login (an installation token) any bot's issue passes `isOwnComment`, another
+    // workflow's `github-actions[bot]` included: the body must also open with the dashboard's marker.
     return issues
-      .filter((issue) => issue.pull_request === undefined && isOwnComment(issue.user, login))
+      .filter(
+        (issue) =>
+          issue.pull_request === undefined && isOwnComment(issue.user, login) && isDashboardBody(issue.body ?? ''),
+      )
       .map(toIssue)
       .sort((a, b) => a.number - b.number)
   }

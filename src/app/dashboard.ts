@@ -13,6 +13,7 @@ import {
   DASHBOARD_TITLE,
   type DashboardAction,
   dashboardBoxes,
+  noLongerOffered,
   notesOf,
   noteText,
   renderDashboard,
@@ -150,29 +151,50 @@ export interface TickDeps extends DashboardDeps {
 
 export interface TickOutcome {
   tick: DashboardTick
-  outcome: 'applied' | 'dispatched' | 'refused' | 'failed'
+  /** `stale`: the box's action no longer applies (the loop moved on before this job): nothing is applied. */
+  outcome: 'applied' | 'dispatched' | 'refused' | 'failed' | 'stale'
   note: string
 }
 
 /**
  * The ticks of one edit of the dashboard (`before` → `after`) by `actor`: each checked against the
  * boxes the loops offer now, authorized, applied, and the loop's next iteration dispatched when the
- * command makes it run. Then the dashboard is rewritten (a refused tick is unticked again and said).
+ * command makes it run. Then the dashboard is rewritten: a refused tick, and a tick of a box whose
+ * action no longer applies (the loop moved on), is unticked again and said under the table.
  */
 export async function applyDashboardTicks(
   input: { before: string; after: string; actor: string; actorType: string; repositoryUrl: string },
   deps: TickDeps,
 ): Promise<TickOutcome[]> {
-  const reading = readTicks(input.before, input.after, dashboardBoxes(await listLoops(deps.store)))
+  const loops = await listLoops(deps.store)
+  const reading = readTicks(input.before, input.after, dashboardBoxes(loops))
   for (const why of reading.ignored) deps.logger.info(`Dashboard line ignored: ${why}.`)
-  if (reading.ticks.length === 0) {
+  if (reading.ticks.length === 0 && reading.stale.length === 0) {
     deps.logger.info(`The edit by ${input.actor} ticks no box of the dashboard: nothing to do.`)
     return []
   }
+  // Nothing is applied for these, whoever ticked them: the note says why, and the rewrite unticks them.
+  const outcomes: TickOutcome[] = reading.stale.map((tick) => {
+    const state = loops.find((loop) => loop.loopId === tick.loopId)?.state
+    const why = noLongerOffered(tick.loopId, tick.action, state)
+    return { tick, outcome: 'stale', note: `${input.actor} ticked ${actionWords(tick.loopId, tick.action)}: ${why}` }
+  })
+  if (reading.ticks.length > 0) outcomes.push(...(await commandTicks(reading.ticks, input, deps)))
+  for (const outcome of outcomes) deps.logger.info(`Dashboard: ${outcome.note}.`)
+  await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes: outcomes.map((o) => o.note) }, deps)
+  return outcomes
+}
+
+/** Ticks of boxes the loops offer now: authorized once for the actor, then each applied (and dispatched). */
+async function commandTicks(
+  ticks: readonly DashboardTick[],
+  input: { actor: string; actorType: string },
+  deps: TickDeps,
+): Promise<TickOutcome[]> {
   const authorization = await deps.authorize(input.actor, input.actorType)
   deps.logger.info(`Dashboard tick from @${input.actor}: ${authorization.reason}`)
   const outcomes: TickOutcome[] = []
-  for (const tick of reading.ticks) {
+  for (const tick of ticks) {
     const what = actionWords(tick.loopId, tick.action)
     if (!authorization.allowed) {
       outcomes.push({
@@ -202,7 +224,5 @@ export async function applyDashboardTicks(
       outcomes.push({ tick, outcome: 'failed', note: `${input.actor} ticked ${what}: ${(error as Error).message}` })
     }
   }
-  for (const outcome of outcomes) deps.logger.info(`Dashboard: ${outcome.note}.`)
-  await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes: outcomes.map((o) => o.note) }, deps)
   return outcomes
 }

@@ -5,11 +5,13 @@
  * them). The rows are the dashboard issue's (`domain/report/loops-table.ts`). With `--remote`, the loops
  * are those the action keeps on the `git` store's branch of that remote (`--state-branch`, default
  * `loop-state`), read without writing anything, with each queued loop's place in line as the dashboard
- * says it.
+ * says it and, where the remote's URL names a GitHub repository, each last run's web address.
  */
 import { readdir } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import { readStateBranch } from '../adapters/stores/state-branch-reader.js'
+import { RemoteFetchError, UnknownRemoteError } from '../adapters/stores/remote-branch.js'
+import { type BranchListing, readStateBranch } from '../adapters/stores/state-branch-reader.js'
+import { repositoryWebUrl } from '../domain/remote-url.js'
 import { type ListedLoop, loopsTableRows, type QueueView, renderLoopsText } from '../domain/report/loops-table.js'
 import { EXIT, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
@@ -48,8 +50,22 @@ export async function showAllLoops(place: LoopPlace, values: Values, io: CliIo):
     io.stdout(`No loops yet in ${relative(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.\n`)
     return EXIT.complete
   }
-  printLoops(rows, null, values, io)
+  printLoops(rows, null, undefined, values, io)
   return EXIT.complete
+}
+
+/** A remote this clone does not have, or one git cannot fetch from, said as the user's to fix (no stack trace). */
+function explainedRemote(error: unknown, remote: string): unknown {
+  if (error instanceof UnknownRemoteError) {
+    return new UsageError(`no remote '${remote}' in this clone; \`git remote -v\` lists them, or give a URL.`)
+  }
+  if (error instanceof RemoteFetchError) {
+    const which = error.url === remote ? `'${remote}'` : `'${remote}' (${error.url})`
+    return new UsageError(
+      `cannot read the remote ${which}: ${error.reason}. Check the name or URL; a private repository needs GH_TOKEN or GITHUB_TOKEN.`,
+    )
+  }
+  return error
 }
 
 /** The loops on the `git` store's branch of `--remote` (a remote's name or a URL), read-only. */
@@ -58,29 +74,40 @@ async function showBranchLoops(place: LoopPlace, values: Values, io: CliIo): Pro
   if (!remote.trim()) throw new UsageError(`--remote takes a remote's name or URL (e.g. origin); got '${remote}'.`)
   const branch = validStateBranch(values['state-branch'] ?? 'loop-state')
   const limit = values['max-loops'] === undefined ? null : parseMaxLoops(values['max-loops'])
-  const listing = await readStateBranch({
-    repoDir: place.root,
-    remote,
-    branch,
-    // A private repository's branch needs a token, as \`gh\` takes one.
-    token: io.env.GH_TOKEN || io.env.GITHUB_TOKEN || undefined,
-  })
+  let listing: BranchListing
+  try {
+    listing = await readStateBranch({
+      repoDir: place.root,
+      remote,
+      branch,
+      // A private repository's branch needs a token, as \`gh\` takes one.
+      token: io.env.GH_TOKEN || io.env.GITHUB_TOKEN || undefined,
+    })
+  } catch (error) {
+    throw explainedRemote(error, remote)
+  }
   if (listing.slotsProblem) io.stderr(`warning: ${listing.slotsProblem} (places in line are not shown)\n`)
   if (listing.loops.length === 0 && !values.json) {
-    const why = listing.commit ? 'holds no loop yet' : 'does not exist yet (no loop has saved its state there)'
+    const why = listing.commit
+      ? 'holds no loop yet'
+      : 'does not exist yet: no loop has saved its state there (a workflow whose state-branch input names another branch: give --state-branch)'
     io.stdout(`The branch ${branch} of ${remote} ${why}.\n`)
     return EXIT.complete
   }
-  // The limit is the workflow's input, not kept in the record: without --max-loops, the slots the record
-  // last gave out are taken as all there are (a loop waits for a slot only when they were all in use).
-  const slots = limit ?? Math.max(1, listing.slots.running.length)
-  const queue: QueueView | null = listing.slotsProblem ? null : { record: listing.slots, limit: slots }
-  printLoops(listing.loops, queue, values, io)
+  // The limit is the workflow's input, not kept in the record: without --max-loops it is not known.
+  const queue: QueueView | null = listing.slotsProblem ? null : { record: listing.slots, limit: limit ?? 'unknown' }
+  printLoops(listing.loops, queue, repositoryWebUrl(listing.url) ?? undefined, values, io)
   return EXIT.complete
 }
 
-function printLoops(rows: readonly ListedLoop[], queue: QueueView | null, values: Values, io: CliIo): void {
-  const table = loopsTableRows(rows, undefined, queue)
+function printLoops(
+  rows: readonly ListedLoop[],
+  queue: QueueView | null,
+  repositoryUrl: string | undefined,
+  values: Values,
+  io: CliIo,
+): void {
+  const table = loopsTableRows(rows, repositoryUrl, queue)
   if (values.json) {
     const byId = new Map(table.map((row) => [row.loopId, row]))
     const json = rows.map((row) => {

@@ -1,12 +1,15 @@
 /**
  * Reading a person's ticks on the dashboard issue: GitHub sends the edited body and the body before the
- * edit (`changes.body.from`). A tick counts only on a line the controller writes for the loops as they
- * stand (same marker, same words), unticked before and ticked now. A line someone added or reworded, a
- * marker for an action the loop does not offer, a box ticked before, or an untick counts for nothing.
- * Pure.
+ * edit (`changes.body.from`). A box is known by its hidden marker (loop, action, gate), which opens the
+ * line right after the checkbox as the controller writes it; its words carry live state (a status, a
+ * reason) that may have moved since the body was written, so they do not identify it. A tick counts on
+ * a box that was unticked before the edit and is ticked after it. When the loops still offer its action
+ * it is a command; when they no longer do (the loop moved on before the tick's job ran) it is `stale`:
+ * said under the table and unticked by the rewrite, never silently left ticked. A box added by the edit,
+ * a box ticked before, a marker elsewhere on a line, or an untick counts for nothing. Pure.
  */
 import type { DashboardAction, DashboardBox } from './report/dashboard.js'
-import { MARKER_PATTERN } from './report/dashboard.js'
+import { boxMarker, MARKER_PATTERN, parseMarker } from './report/dashboard.js'
 
 export interface DashboardTick {
   loopId: string
@@ -16,39 +19,62 @@ export interface DashboardTick {
 }
 
 export interface TickReading {
+  /** Ticks of boxes the loops offer now: commands to apply. */
   ticks: DashboardTick[]
+  /** Ticks of boxes the body showed whose action the loops no longer offer: said, nothing applied. */
+  stale: DashboardTick[]
   /** Ticked lines with a marker of ours that did not count, and why (for the log). */
   ignored: string[]
 }
 
-const TICKED = /^- \[[xX]\] /
-const UNTICKED = '- [ ] '
+/** A box as written: `- [ ] <!-- loop-dashboard:… -->` and its words; group 1 is the tick, 2 the marker. */
+const BOX_LINE = new RegExp(`^- \\[([ xX])\\] (${MARKER_PATTERN.source})(.*)$`)
 
-function linesOf(body: string): string[] {
-  return body.split(/\r?\n/).map((line) => line.trimEnd())
+interface BoxLine {
+  ticked: boolean
+  marker: string
+  loopId: string
+  action: DashboardAction
+  words: string
+}
+
+function boxLines(body: string): BoxLine[] {
+  return body.split(/\r?\n/).flatMap((raw) => {
+    const match = BOX_LINE.exec(raw.trimEnd())
+    const parsed = match ? parseMarker(match[2] ?? '') : null
+    if (!match || !parsed) return []
+    // The marker re-made from what it names: one box has one marker, however it was spelled.
+    const marker = boxMarker(parsed.loopId, parsed.action)
+    return [{ ticked: match[1] !== ' ', marker, ...parsed, words: (match.at(-1) ?? '').trim() }]
+  })
 }
 
 /** The ticks made between `before` and `after`, given the boxes the controller offers now. */
 export function readTicks(before: string, after: string, offered: readonly DashboardBox[]): TickReading {
-  const was = new Set(linesOf(before))
-  const ticks: DashboardTick[] = []
-  const ignored: string[] = []
+  const untickedBefore = new Set(
+    boxLines(before)
+      .filter((box) => !box.ticked)
+      .map((box) => box.marker),
+  )
+  const reading: TickReading = { ticks: [], stale: [], ignored: [] }
   const counted = new Set<string>()
-  for (const line of linesOf(after)) {
-    if (!TICKED.test(line) || !MARKER_PATTERN.test(line)) continue
-    const rest = line.replace(TICKED, '')
-    const box = offered.find((candidate) => candidate.line === `${UNTICKED}${rest}`)
-    if (!box) {
-      ignored.push(`'${rest.slice(0, 120)}': not a box the dashboard offers for the loops as they stand`)
+  for (const box of boxLines(after)) {
+    if (!box.ticked || counted.has(box.marker)) continue
+    if (!untickedBefore.has(box.marker)) {
+      reading.ignored.push(`'${box.marker} ${box.words.slice(0, 120)}': not a box unticked before this edit`)
       continue
     }
-    if (!was.has(box.line)) {
-      ignored.push(`'${rest.slice(0, 120)}': not unticked before this edit`)
-      continue
-    }
-    if (counted.has(box.marker)) continue
     counted.add(box.marker)
-    ticks.push({ loopId: box.loopId, action: box.action, line: rest.replace(MARKER_PATTERN, '').trim() })
+    const now = offered.find((candidate) => candidate.marker === box.marker)
+    if (now) {
+      const words = now.line
+        .replace(/^- \[ \] /, '')
+        .replace(MARKER_PATTERN, '')
+        .trim()
+      reading.ticks.push({ loopId: box.loopId, action: box.action, line: words })
+    } else {
+      reading.stale.push({ loopId: box.loopId, action: box.action, line: box.words })
+    }
   }
-  return { ticks, ignored }
+  return reading
 }

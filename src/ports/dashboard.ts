@@ -12,7 +12,10 @@ export interface DashboardIssue {
 }
 
 export interface DashboardIssues {
-  /** The open issues with the dashboard label that the controller itself opened, lowest number first. */
+  /**
+   * The open issues with the dashboard label that the controller itself opened and whose body opens with
+   * the dashboard's marker, lowest number first.
+   */
   list(): Promise<DashboardIssue[]>
   /** Opens the dashboard issue with its label. */
   create(title: string, body: string): Promise<DashboardIssue>

@@ -2,7 +2,8 @@
 // their jobs the one pinned `Loop dashboard` issue lists the loop as that job left it. An edit of another
 // issue does nothing; bob's tick (he may edit issues, the API reports him as read) is refused and said
 // under the table, the box unticked again; alice's tick resumes the BLOCKED loop, whose next iteration is
-// dispatched and completes. Then a loop waits at a gate, and a tick on `Approve gate` lets it complete.
+// dispatched and completes. Then a loop waits at a gate, and a tick on `Approve gate` lets it complete; a
+// tick on that box in a body that still shows it afterwards is said under the table and unticked.
 import { describe, expect, it } from 'vitest'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
@@ -173,6 +174,21 @@ describe('the action bundle in the sandbox: the dashboard', () => {
       expect([end.event, end.outputs.status], why).toEqual(['workflow_dispatch', 'complete'])
       expect(rowOf(dashboardBody(sandbox), 'gated')?.[2]).toBe('complete')
       expect(dashboardBody(sandbox)).not.toContain('- [ ]')
+
+      // A box the loop has moved past, still in the body (as when the rewrite at the end of the loop's last
+      // job did not land: a failed rewrite only warns): its tick does nothing, is said and unticked.
+      sandbox.api.model.issue(dashboard!.number).body = body
+      const staleJob = await sandbox.editIssue('alice', dashboard!.number, ticked(body, 'approve=verifier:gated'))
+      jobs = await sandbox.waitForIdle(MINUTE)
+      why = describeJobs(jobs)
+      expect(staleJob?.conclusion, why).toBe('success')
+      expect(jobs.at(-1)?.runId, why).toBe(staleJob?.runId)
+      const after = dashboardBody(sandbox)
+      expect(after).toContain(
+        '- alice ticked approve gate `verifier` of `gated`: gate `verifier` of `gated` is no longer pending (now approved); nothing to approve',
+      )
+      expect(after).not.toMatch(/- \[[ xX]\]/)
+      expect(rowOf(after, 'gated')?.[2]).toBe('complete')
       expectFaithful(scenario)
     },
     4 * MINUTE,

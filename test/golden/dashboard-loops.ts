@@ -53,6 +53,7 @@ export function dashboardLoops(): ListedLoop[] {
         iteration: 3,
         maxIterations: 8,
         usage: usage(200_000, 5500, 0.06),
+        budget: { minutes: 60, tokens: 50_000, costUsd: 5 },
         lastVerification: verified(3, 1, 3),
         pullRequest: { number: 57, url: `${REPOSITORY_URL}/pull/57`, merged: false },
         task: { source: 'issue', number: 42, title: 'Fix the sum', body: '', author: 'alice' },

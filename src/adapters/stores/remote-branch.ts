@@ -21,6 +21,31 @@ export class GitPushRejectedError extends Error {
   override name = 'GitPushRejectedError'
 }
 
+/** `remote` is a name the user's repository has no remote by. */
+export class UnknownRemoteError extends Error {
+  override name = 'UnknownRemoteError'
+  constructor(
+    message: string,
+    readonly remote: string,
+  ) {
+    super(message)
+  }
+}
+
+/** A fetch git could not make (no such repository, a host not reached, access refused); not a missing branch. */
+export class RemoteFetchError extends Error {
+  override name = 'RemoteFetchError'
+  constructor(
+    message: string,
+    /** The remote's URL, without credentials. */
+    readonly url: string,
+    /** What git said, first line, without its `fatal: `. */
+    readonly reason: string,
+  ) {
+    super(message)
+  }
+}
+
 export interface RemoteBranchOptions {
   /** The user's repository: only read, to resolve `remote` when it is a remote name. */
   repoDir: string
@@ -64,9 +89,21 @@ export class RemoteBranch {
         await this.git(['update-ref', '-d', TIP_REF])
         return { commit: null }
       }
-      throw new Error(`git fetch of ${this.name} from ${redact(url)} failed: ${result.stderr.trim()}`)
+      const lines = result.stderr.trim().split('\n')
+      const said = lines.find((line) => line.startsWith('fatal: ')) ?? lines[0] ?? ''
+      const reason = redact(said).replace(/^fatal: /, '')
+      throw new RemoteFetchError(
+        `git fetch of ${this.name} from ${redact(url)} failed: ${redact(result.stderr.trim())}`,
+        redact(url),
+        reason,
+      )
     }
     return { commit: (await this.must(['rev-parse', TIP_REF])).trim() }
+  }
+
+  /** The remote's URL (a remote name resolved in the user's repository), without credentials. */
+  async remoteUrl(): Promise<string> {
+    return redact((await this.prepare()).url)
   }
 
   /** The text of `path` at `commit`, or null when it is not there. */
@@ -241,7 +278,12 @@ export class RemoteBranch {
         const resolved = await new Promise<string>((resolve, reject) =>
           execFile('git', ['-C', repoDir, 'remote', 'get-url', remote], (error, stdout, stderr) =>
             error
-              ? reject(new Error(`GitStore: remote ${remote} of ${repoDir} is unknown: ${stderr.trim()}`))
+              ? reject(
+                  new UnknownRemoteError(
+                    `GitStore: remote ${remote} of ${repoDir} is unknown: ${stderr.trim()}`,
+                    remote,
+                  ),
+                )
               : resolve(stdout.trim()),
           ),
         )

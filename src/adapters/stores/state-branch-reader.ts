@@ -33,6 +33,8 @@ export interface BranchLoop {
 
 /** What the branch holds: null `commit` when the remote has no such branch yet. */
 export interface BranchListing {
+  /** The remote's URL (a remote name resolved), without credentials. */
+  url: string
   commit: string | null
   loops: BranchLoop[]
   slots: SlotsRecord
@@ -40,7 +42,11 @@ export interface BranchListing {
   slotsProblem?: string
 }
 
-/** Reads the branch once, in a private repository removed afterwards. */
+/**
+ * Reads the branch once, in a private repository removed afterwards. Throws `UnknownRemoteError` for a
+ * remote name the repository does not have and `RemoteFetchError` when git cannot fetch from it; a
+ * remote without the branch is a listing with a null `commit`.
+ */
 export async function readStateBranch(options: StateBranchReaderOptions): Promise<BranchListing> {
   const workDir = await mkdtemp(join(tmpdir(), 'loop-controller-status-'))
   try {
@@ -54,7 +60,8 @@ export async function readStateBranch(options: StateBranchReaderOptions): Promis
       workDir,
     })
     const { commit } = await branch.fetch()
-    if (!commit) return { commit: null, loops: [], slots: EMPTY_SLOTS }
+    const url = await branch.remoteUrl()
+    if (!commit) return { url, commit: null, loops: [], slots: EMPTY_SLOTS }
     const loops: BranchLoop[] = []
     for (const folder of await branch.topLevel(commit)) {
       const where = `${options.branch}:${folder}/${STATE_FILE}`
@@ -65,12 +72,18 @@ export async function readStateBranch(options: StateBranchReaderOptions): Promis
     }
     loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
     const slotsText = await branch.readFile(commit, SLOTS_FILE)
-    if (slotsText === null) return { commit, loops, slots: EMPTY_SLOTS }
+    if (slotsText === null) return { url, commit, loops, slots: EMPTY_SLOTS }
     const parsed = parseSlotsRecord(slotsText)
     if ('problem' in parsed) {
-      return { commit, loops, slots: EMPTY_SLOTS, slotsProblem: `${options.branch}:${SLOTS_FILE}: ${parsed.problem}` }
+      return {
+        url,
+        commit,
+        loops,
+        slots: EMPTY_SLOTS,
+        slotsProblem: `${options.branch}:${SLOTS_FILE}: ${parsed.problem}`,
+      }
     }
-    return { commit, loops, slots: parsed.record }
+    return { url, commit, loops, slots: parsed.record }
   } finally {
     await rm(workDir, { recursive: true, force: true })
   }

@@ -16,6 +16,15 @@ export const DASHBOARD_TITLE = 'Loop dashboard'
 export const DASHBOARD_LABEL = 'loop/dashboard'
 /** Opens every body the controller writes. */
 export const DASHBOARD_MARKER = '<!-- loop-dashboard -->'
+
+/**
+ * Whether an issue's body is one the controller wrote: it opens with the marker. A bot's issue that
+ * someone labelled `loop/dashboard` (another workflow's `github-actions[bot]` posts as the same login)
+ * is not the dashboard, so it is neither adopted nor kept in place of the real one.
+ */
+export function isDashboardBody(body: string): boolean {
+  return body.startsWith(DASHBOARD_MARKER)
+}
 const NOTES_MARKER = '<!-- loop-dashboard:notes -->'
 /** Notes kept under the table: the newest few, so the body stays bounded. */
 export const MAX_NOTES = 5
@@ -62,6 +71,31 @@ function label(loopId: string, action: DashboardAction, state: LoopState): strin
       return state.status === 'queued'
         ? `Abort ${code(loopId)} (queued: it gives up its place in line)`
         : `Abort ${code(loopId)} (${inlineText(state.status)})`
+  }
+}
+
+/**
+ * Why a box the body showed no longer stands for anything: the loop moved on between the rewrite and
+ * the tick's job (or is gone). Said under the table, so a tick that did nothing does not stay ticked unsaid.
+ * `state` is undefined when the store no longer lists the loop, null when its state cannot be read.
+ */
+export function noLongerOffered(loopId: string, action: DashboardAction, state: LoopState | null | undefined): string {
+  // Plain text with code spans, as `actionWords`: `noteText` escapes it for the body.
+  const verb = action.kind
+  if (state === undefined) return `\`${loopId}\` is no longer listed; nothing to ${verb}`
+  if (state === null) return `the state of \`${loopId}\` cannot be read; nothing to ${verb}`
+  const now = `now ${state.status}`
+  switch (action.kind) {
+    case 'resume':
+      return `\`${loopId}\` is no longer BLOCKED (${now}); nothing to resume`
+    case 'abort':
+      return `\`${loopId}\` is no longer running, waiting or queued (${now}); nothing to abort`
+    case 'approve': {
+      const gate = state.gates[action.gate]
+      return gate
+        ? `gate \`${action.gate}\` of \`${loopId}\` is no longer pending (now ${gate.status}); nothing to approve`
+        : `\`${loopId}\` has no gate \`${action.gate}\`; nothing to approve`
+    }
   }
 }
 

@@ -26,15 +26,20 @@ export interface LoopsTableRow {
   lastVerdict: string
   issue: { number: number; url: string | null } | null
   pullRequest: { number: number; url: string | null } | null
-  lastRun: { id: string; url: string } | null
+  /** The run that last ran an iteration; its URL where the repository's address is known. */
+  lastRun: { id: string; url: string | null } | null
   /** A queued loop's place in line and why it waits; `-` for any other status. */
   queue: string
 }
 
-/** The slots record (`queue.json`) as one read found it, and the `max-loops` it is kept under. */
+/**
+ * The slots record (`queue.json`) as one read found it, and the `max-loops` it is kept under: `unknown`
+ * where the reader cannot know it (the CLI without `--max-loops`: the limit is the workflow's input, not
+ * kept in the record), so no limit is invented.
+ */
 export interface QueueView {
   record: SlotsRecord
-  limit: Limit
+  limit: Limit | 'unknown'
 }
 
 /** The columns, in order, as both renderings title them. */
@@ -51,13 +56,42 @@ export const LOOPS_TABLE_COLUMNS = [
   'queue',
 ] as const
 
-/** Wall time, then tokens and cost when the agent reported any. */
+/** `50,000`: a whole number with thousands separated (the same in every locale). */
+function grouped(value: number): string {
+  return String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
+
+/** `5`, `0.5`, `1.25`: a limit as it was set, without trailing zeros. */
+function plain(value: number): string {
+  return String(Number(value.toFixed(2)))
+}
+
+/**
+ * Wall time, then tokens and cost when the agent reported any, each of its budget where one is set
+ * (`12 of 60 min · 3,000 of 50,000 tokens · $0.40 of $5`): a budget's part is shown even at zero spent.
+ */
 export function spentText(state: LoopState): string {
-  const seconds = Math.round(state.usage.wallMs / 1000)
-  const time = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)} min`
-  const tokens = state.usage.tokens > 0 ? ` · ${state.usage.tokens} tokens` : ''
-  const cost = state.usage.costUsd > 0 ? ` · $${state.usage.costUsd.toFixed(2)}` : ''
-  return `${time}${tokens}${cost}`
+  const { usage, budget } = state
+  const seconds = Math.round(usage.wallMs / 1000)
+  const used = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`
+  const time = budget.minutes ? `${used} of ${plain(budget.minutes)} min` : used
+  const parts = [time]
+  if (budget.tokens) parts.push(`${grouped(usage.tokens)} of ${grouped(budget.tokens)} tokens`)
+  else if (usage.tokens > 0) parts.push(`${grouped(usage.tokens)} tokens`)
+  if (budget.costUsd) parts.push(`$${usage.costUsd.toFixed(2)} of $${plain(budget.costUsd)}`)
+  else if (usage.costUsd > 0) parts.push(`$${usage.costUsd.toFixed(2)}`)
+  return parts.join(' · ')
+}
+
+/**
+ * The run's web address: from the repository's address when it is known (`https://HOST/OWNER/REPO`),
+ * else the one the state kept when it is plainly that run's; null otherwise (the id alone is shown).
+ */
+function runUrl(lastRun: { id: string; url: string }, repositoryUrl: string | undefined): string | null {
+  if (!/^[0-9]{1,20}$/.test(lastRun.id)) return null
+  if (repositoryUrl) return `${repositoryUrl}/actions/runs/${lastRun.id}`
+  const kept = lastRun.url
+  return /^https:\/\/[^\s]+$/.test(kept) && kept.endsWith(`/actions/runs/${lastRun.id}`) ? kept : null
 }
 
 /** The last verification: `pass (n)`, `fail (k of n)`, or `-` before any. */
@@ -88,10 +122,17 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
       running: queue.record.running.filter((holder) => !hasEnded(statuses.get(holder.loopId))),
       queued: queue.record.queued.filter((entry) => !hasEnded(statuses.get(entry.loopId))),
     }
-    const wait = queueWait(live, state.loopId, statuses, queue.limit)
+    const limit = queue.limit === 'unknown' ? null : queue.limit
+    const unknown = queue.limit === 'unknown'
+    const wait = queueWait(live, state.loopId, statuses, limit)
     if (wait) {
       const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit
-      const why = room ? 'a slot is free; it starts at the next change of the queue' : queuedReason(wait, shortName)
+      const why =
+        unknown && wait.slotOnly
+          ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
+          : room
+            ? 'a slot is free; it starts at the next change of the queue'
+            : queuedReason(wait, shortName)
       return `${wait.position} of ${wait.queued} in line: ${why}`
     }
     if (live.running.some((holder) => holder.loopId === state.loopId)) {
@@ -143,7 +184,7 @@ export function loopsTableRows(
             ? { number: task.number, url: repositoryUrl ? `${repositoryUrl}/issues/${task.number}` : null }
             : null,
         pullRequest: state.pullRequest ? { number: state.pullRequest.number, url: state.pullRequest.url } : null,
-        lastRun: state.lastRun ?? null,
+        lastRun: state.lastRun ? { id: state.lastRun.id, url: runUrl(state.lastRun, repositoryUrl) } : null,
         queue: queueText(state, everyLoop, queue),
       }
     })
@@ -159,7 +200,7 @@ function plainCells(row: LoopsTableRow): string[] {
     row.lastVerdict,
     row.issue ? `#${row.issue.number}` : '-',
     row.pullRequest ? `#${row.pullRequest.number}` : '-',
-    row.lastRun ? row.lastRun.id : '-',
+    row.lastRun ? (row.lastRun.url ?? row.lastRun.id) : '-',
     row.queue,
   ]
 }

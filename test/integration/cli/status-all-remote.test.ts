@@ -1,12 +1,14 @@
-// `status --all --remote`: the loops the action keeps on the `git` store's branch of a real (bare)
-// remote, with the queue's places in line, read without writing anything to the remote.
+// `status --all --remote`: the loops the action keeps on the `git` store's branch of a real (bare, or
+// served over HTTP with a token) remote, with the queue's places in line, read without writing anything
+// to the remote; a remote it cannot read is said plainly, as the user's to fix.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { GitSlotStore } from '../../../src/adapters/stores/git-slot-store.js'
 import { GitStore } from '../../../src/adapters/stores/git-store.js'
+import { GitServer } from '../../sandbox/git-server.js'
 import { makeState } from '../stores/fixtures.js'
 import { cli, tempRepo } from './helpers.js'
 
@@ -61,7 +63,10 @@ describe('status --all --remote', () => {
     expect(lines[0]).toMatch(/^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request/)
     expect(lines.slice(1).map((line) => line.split(/\s{2,}/)[0])).toEqual(['issue-12', 'issue-15', 'issue-16'])
     expect(lines[1]).toMatch(/\srunning\s+3 of \d+\s.*\s-$/)
-    expect(lines[2]).toMatch(/\squeued\s.*1 of 2 in line: all 1 slots are in use \(max-loops: 1\)$/)
+    // The workflow's limit is not on the branch: none is invented, the place in line is still said.
+    expect(lines[2]).toMatch(
+      /\squeued\s.*1 of 2 in line: it waits for a slot: 1 running, limit unknown \(give --max-loops\)$/,
+    )
     expect(lines[3]).toMatch(/\squeued\s.*2 of 2 in line: it waits for #12 to be COMPLETE$/)
 
     // The workflow's limit, when given, says a slot is free.
@@ -102,7 +107,8 @@ describe('status --all --remote', () => {
     const none = await cli(repo, 'status', '--all', '--remote', 'origin')
     expect([none.code, none.stdout]).toEqual([
       0,
-      'The branch loop-state of origin does not exist yet (no loop has saved its state there).\n',
+      'The branch loop-state of origin does not exist yet: no loop has saved its state there ' +
+        '(a workflow whose state-branch input names another branch: give --state-branch).\n',
     ])
     const noRemote = await cli(repo, 'status', '--all', '--state-branch', 'loops')
     expect(noRemote.code).not.toBe(0)
@@ -114,8 +120,71 @@ describe('status --all --remote', () => {
     expect(badLimit.stderr).toContain(
       "--max-loops must be a whole number from 1 to 1000 (the workflow's max-loops); got 'two'",
     )
+  }, 60_000)
+
+  it('says a remote it cannot read as the user`s to fix: exit 2, no stack trace', async () => {
+    const { repo, base } = repoWithRemote()
     const unknownRemote = await cli(repo, 'status', '--all', '--remote', 'upstream')
-    expect(unknownRemote.code).not.toBe(0)
-    expect(unknownRemote.stderr).toContain('upstream')
+    expect([unknownRemote.code, unknownRemote.stderr, unknownRemote.stdout]).toEqual([
+      2,
+      "loop-controller: no remote 'upstream' in this clone; `git remote -v` lists them, or give a URL.\n",
+      '',
+    ])
+    const missing = join(base, 'nowhere.git')
+    const noRepository = await cli(repo, 'status', '--all', '--remote', missing)
+    expect(noRepository.code).toBe(2)
+    expect(noRepository.stderr).toBe(
+      `loop-controller: cannot read the remote '${missing}': '${missing}' does not appear to be a git repository. ` +
+        'Check the name or URL; a private repository needs GH_TOKEN or GITHUB_TOKEN.\n',
+    )
+    // Nothing listens on port 1: git's own words for it, said once, on one line.
+    const closed = await cli(repo, 'status', '--all', '--remote', 'http://127.0.0.1:1/acme/demo.git')
+    expect(closed.code).toBe(2)
+    expect(closed.stderr).toMatch(
+      /^loop-controller: cannot read the remote 'http:\/\/127\.0\.0\.1:1\/acme\/demo\.git': unable to access '[^']+': .*\. Check the name or URL; a private repository needs GH_TOKEN or GITHUB_TOKEN\.\n$/,
+    )
+  }, 60_000)
+})
+
+describe('status --all --remote over HTTP', () => {
+  let server: GitServer | undefined
+  afterEach(async () => {
+    vi.unstubAllEnvs()
+    await server?.close()
+  })
+
+  it('links each last run from the remote`s address, with the token from GH_TOKEN; without it, says why', async () => {
+    server = await GitServer.start({ token: 'ghs_loopback' })
+    const url = `${await server.createRepository('acme/demo.git')}`
+    const repo = tempRepo()
+    const base = mkdtempSync(join(tmpdir(), 'loop-cli-http-'))
+    const store = new GitStore({
+      repoDir: repo,
+      remote: url,
+      identity,
+      token: 'ghs_loopback',
+      workDir: join(base, 'w'),
+    })
+    const lastRun = { id: '4242', url: 'https://elsewhere.example/runs/1' }
+    await store.save('issue-3', { ...makeState('issue-3', 2), status: 'running', lastRun }, null)
+    execFileSync('git', ['remote', 'add', 'origin', url], { cwd: repo })
+
+    vi.stubEnv('GH_TOKEN', '')
+    vi.stubEnv('GITHUB_TOKEN', '')
+    const refused = await cli(repo, 'status', '--all', '--remote', 'origin')
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^loop-controller: cannot read the remote 'origin' \\(${url.replace(/[.]/g, '\\.')}\\): .+\\. Check the name or URL; a private repository needs GH_TOKEN or GITHUB_TOKEN\\.\\n$`,
+      ),
+    )
+
+    vi.stubEnv('GH_TOKEN', 'ghs_loopback')
+    const all = await cli(repo, 'status', '--all', '--remote', 'origin')
+    expect([all.code, all.stderr]).toEqual([0, ''])
+    const web = url.replace(/\.git$/, '')
+    expect(all.stdout.trim().split('\n')[1]).toMatch(new RegExp(`^issue-3\\s+.*\\s${web}/actions/runs/4242\\s+-$`))
+    const json = JSON.parse((await cli(repo, 'status', '--all', '--remote', 'origin', '--json')).stdout)
+    expect(json[0].lastRun).toEqual({ id: '4242', url: `${web}/actions/runs/4242` })
   }, 60_000)
 })

@@ -5,6 +5,7 @@ import {
   loopsTableRows,
   renderLoopsMarkdown,
   renderLoopsText,
+  spentText,
 } from '../../../src/domain/report/loops-table.js'
 import type { LoopState } from '../../../src/domain/state.js'
 import { dashboardLoops, dashboardQueue, loopState, REPOSITORY_URL } from '../../golden/dashboard-loops.js'
@@ -35,7 +36,7 @@ describe('loopsTableRows', () => {
         stage: 'IMPLEMENT',
         status: 'blocked',
         iterations: '3 of 8',
-        spent: '3 min · 5500 tokens · $0.06',
+        spent: '3 of 60 min · 5,500 of 50,000 tokens · $0.06 of $5',
         lastVerdict: 'fail (1 of 3)',
         issue: { number: 42, url: `${REPOSITORY_URL}/issues/42` },
         pullRequest: { number: 57, url: `${REPOSITORY_URL}/pull/57` },
@@ -47,7 +48,7 @@ describe('loopsTableRows', () => {
       want: { status: 'capped', iterations: '2 of 2', spent: '45 s', lastVerdict: 'fail (2 of 2)', issue: null },
     },
     { id: 'gated', want: { status: 'waiting', lastVerdict: 'pass (2)', pullRequest: null, lastRun: null } },
-    { id: 'climbing', want: { status: 'running', spent: '1 min · 1200 tokens', lastVerdict: '-' } },
+    { id: 'climbing', want: { status: 'running', spent: '1 min · 1,200 tokens', lastVerdict: '-' } },
     {
       id: 'broken',
       want: { stage: '-', status: 'unreadable', lastVerdict: 'loop-state.json failed validation | moved aside' },
@@ -58,6 +59,59 @@ describe('loopsTableRows', () => {
 
   it('names the issue without a link where there is no repository (a local state directory)', () => {
     expect(byId(loopsTableRows(dashboardLoops()), 'stuck')?.issue).toEqual({ number: 42, url: null })
+  })
+
+  it.each<{ name: string; repositoryUrl?: string; lastRun: { id: string; url: string }; want: string | null }>([
+    {
+      name: 'from the repository`s address (the dashboard; status --all --remote of a GitHub remote)',
+      repositoryUrl: 'https://ghe.example.com/team/service',
+      lastRun: { id: '77', url: 'https://elsewhere.example/x' },
+      want: 'https://ghe.example.com/team/service/actions/runs/77',
+    },
+    {
+      name: 'without one, the run`s address the state kept',
+      lastRun: { id: '77', url: 'https://github.com/acme/demo/actions/runs/77' },
+      want: 'https://github.com/acme/demo/actions/runs/77',
+    },
+    {
+      name: 'without one, no address that is not plainly that run`s',
+      lastRun: { id: '77', url: 'javascript:alert(1)//actions/runs/77' },
+      want: null,
+    },
+    { name: 'an id that is no run id', repositoryUrl: REPOSITORY_URL, lastRun: { id: '7/../x', url: '' }, want: null },
+  ])('the last run`s address: $name', ({ repositoryUrl, lastRun, want }) => {
+    const [row] = loopsTableRows([{ loopId: 'l', state: loopState('l', { lastRun }) }], repositoryUrl)
+    expect(row?.lastRun).toEqual({ id: lastRun.id, url: want })
+    expect(renderLoopsText([row!]).split('\n')[1]).toMatch(
+      new RegExp(`\\s${want ?? lastRun.id.replace(/\./g, '\\.')}\\s+-$`),
+    )
+  })
+
+  it.each<{ name: string; usage: [number, number, number]; budget: LoopState['budget']; want: string }>([
+    { name: 'no budget, nothing reported but time', usage: [45_000, 0, 0], budget: {}, want: '45 s' },
+    { name: 'no budget', usage: [200_000, 5500, 0.06], budget: {}, want: '3 min · 5,500 tokens · $0.06' },
+    {
+      name: 'every budget',
+      usage: [720_000, 3000, 0.4],
+      budget: { minutes: 60, tokens: 50_000, costUsd: 5 },
+      want: '12 of 60 min · 3,000 of 50,000 tokens · $0.40 of $5',
+    },
+    {
+      name: 'a budget is shown before anything is spent of it',
+      usage: [20_000, 0, 0],
+      budget: { tokens: 1_000_000, costUsd: 2.5 },
+      want: '20 s · 0 of 1,000,000 tokens · $0.00 of $2.5',
+    },
+    {
+      name: 'a minutes budget, under a minute spent',
+      usage: [20_000, 0, 0],
+      budget: { minutes: 0.5 },
+      want: '20 s of 0.5 min',
+    },
+  ])('spent: $name', ({ usage, budget, want }) => {
+    const [wallMs, tokens, costUsd] = usage
+    const state = loopState('l', { budget, usage: { log: [], compacted: 0, wallMs, tokens, costUsd } })
+    expect(spentText(state)).toBe(want)
   })
 
   it('shows a status as the state holds it: a new status is one more value', () => {
@@ -132,6 +186,21 @@ describe('loopsTableRows', () => {
       want: 'all 1 slots are in use (max-loops: 1)',
     },
     { name: 'a loop that is not queued', loops: [{ ...queued({}), state: loopState('q') }], queue: null, want: '-' },
+    {
+      name: 'the limit not known (status --all --remote without --max-loops): none invented, the place still said',
+      loops: [queued({})],
+      queue: {
+        record: { running: [{ loopId: 'a', since: 't' }], queued: [entry('z'), entry('q')] },
+        limit: 'unknown',
+      },
+      want: '2 of 2 in line: it waits for a slot: 1 running, limit unknown (give --max-loops)',
+    },
+    {
+      name: 'the limit not known, waiting for a dependency: said as with one',
+      loops: [queued({}), { loopId: 'issue-4', state: loopState('issue-4', { status: 'running' }) }],
+      queue: { record: { running: [], queued: [entry('q', ['issue-4'])] }, limit: 'unknown' },
+      want: '1 of 1 in line: it waits for #4 to be COMPLETE',
+    },
   ])('queue: $name', ({ loops, queue, want }) => {
     expect(byId(loopsTableRows(loops, undefined, queue), 'q')?.queue).toBe(want)
   })
@@ -149,8 +218,11 @@ describe('renderLoopsText (status --all)', () => {
     expect(header).toMatch(
       /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run\s+queue$/,
     )
-    expect(first).toMatch(/^capped\s+IMPLEMENT\s+capped\s+2 of 2\s+45 s\s+fail \(2 of 2\)\s+-\s+-\s+9100000007\s+-$/)
-    expect(second).toMatch(/^stuck\s+IMPLEMENT\s+blocked\s+3 of 8\s+.+#42\s+#57\s+9100000003\s+-$/)
+    // Without the repository's address, each run's own address as the state kept it.
+    expect(first).toMatch(
+      /^capped\s+IMPLEMENT\s+capped\s+2 of 2\s+45 s\s+fail \(2 of 2\)\s+-\s+-\s+https:\/\/github\.com\/acme\/demo\/actions\/runs\/9100000007\s+-$/,
+    )
+    expect(second).toMatch(/^stuck\s+IMPLEMENT\s+blocked\s+3 of 8\s+.+#42\s+#57\s+\S+\/actions\/runs\/9100000003\s+-$/)
     expect(header?.indexOf('status')).toBe(first?.indexOf('capped', 6))
   })
 })
