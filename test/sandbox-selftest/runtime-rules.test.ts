@@ -68,6 +68,39 @@ describe('cancel-in-progress as an expression', () => {
   })
 })
 
+describe('timeout-minutes as an expression', () => {
+  it('fails the job when it gives no number, instead of falling back to a default', async () => {
+    const workflow = `name: timeout
+on:
+  workflow_dispatch:
+    inputs:
+      minutes:
+        type: string
+        default: 'soon'
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    timeout-minutes: \${{ inputs.minutes }}
+    steps:
+      - run: echo never
+  after:
+    needs: build
+    if: always()
+    runs-on: ubuntu-latest
+    timeout-minutes: \${{ fromJSON('2') }}
+    steps:
+      - run: echo "after \${{ needs.build.result }}"
+`
+    sandbox = await start('timeout.yml', workflow)
+    const { runId } = await sandbox.dispatch({})
+    const [build, after] = await sandbox.waitForIdle(20_000)
+    const message = `run ${runId} job 'build': timeout-minutes must be a positive number; '\${{ inputs.minutes }}' gave NaN`
+    expect(build).toMatchObject({ conclusion: 'failure', reason: message, stdout: '' })
+    expect(after).toMatchObject({ conclusion: 'success', stdout: 'after failure\n' })
+    expect(sandbox.engine.problems).toEqual([message])
+  })
+})
+
 const ARTIFACTS = `name: hidden-files
 on: workflow_dispatch
 permissions: {}

@@ -137,6 +137,28 @@ const REFUSED: [string, string, string | RegExp][] = [
     `on:\n  workflow_call:\n    outputs:\n      x:\n        value: \${{ matrix.y }}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n`,
     /workflow_call outputs 'x' on.workflow_call.outputs.<output_id>.value: Unrecognized named-value: 'matrix'/,
   ],
+  [
+    'an event that does not exist',
+    workflow().replace('on: workflow_dispatch', 'on: [workflow_dispatch, pul_request]'),
+    "sandbox: w.yml: on: unknown event 'pul_request'",
+  ],
+  [
+    'a misspelt activity type (the workflow would never run on it)',
+    workflow().replace('on: workflow_dispatch', 'on:\n  issues:\n    types: [labled]'),
+    /sandbox: w.yml: on.issues.types: unknown activity type 'labled' \(opened, edited,/,
+  ],
+  [
+    'a timeout that is no number',
+    workflow({ job: '    runs-on: ubuntu-latest\n    timeout-minutes: ten\n' }),
+    "sandbox: w.yml: job 'build' timeout-minutes: takes a number or an expression; got 'ten'",
+  ],
+  [
+    'fail-fast as a word',
+    workflow({
+      job: '    runs-on: ubuntu-latest\n    strategy:\n      fail-fast: no\n      matrix:\n        a: [1]\n',
+    }),
+    /strategy.fail-fast: takes true, false or an expression; got 'no'/,
+  ],
 ]
 
 describe('a workflow file GitHub would reject', () => {

@@ -8,8 +8,9 @@ import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 
 /** The `with:` keys of the two actions the engine honours. */
-export const UPLOAD_INPUTS = new Set(['name', 'path', 'if-no-files-found', 'include-hidden-files'])
+export const UPLOAD_INPUTS = new Set(['name', 'path', 'if-no-files-found'])
 export const DOWNLOAD_INPUTS = new Set(['name', 'path', 'pattern', 'merge-multiple'])
+UPLOAD_INPUTS.add('include-hidden-files')
 
 export class ArtifactStore {
   constructor(private readonly dir: string) {}

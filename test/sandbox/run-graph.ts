@@ -238,7 +238,10 @@ export class RunGraph {
       return { result: 'cancelled', outputs: {} }
     }
     const failFast = job.strategy ? evaluateValue(job.strategy.failFast, context) !== false : false
-    const maxParallel = Number(evaluateValue(job.strategy?.maxParallel, context)) || legs.length
+    const maxParallel = Number(evaluateValue(job.strategy?.maxParallel, context) ?? legs.length)
+    if (!Number.isInteger(maxParallel) || maxParallel < 1) {
+      throw new Error(`strategy.max-parallel must be a positive whole number; got ${maxParallel}`)
+    }
     const legLimit = new Limiter(maxParallel)
     const permissions = this.permissionsOf(job)
     const conclusions = await Promise.all(

@@ -185,6 +185,121 @@ function checkActionVersion(where: string, uses: string): void {
   }
 }
 
+/** The events that trigger workflows (GitHub's "Events that trigger workflows"). */
+const EVENTS = new Set([
+  'branch_protection_rule',
+  'check_run',
+  'check_suite',
+  'create',
+  'delete',
+  'deployment',
+  'deployment_status',
+  'discussion',
+  'discussion_comment',
+  'fork',
+  'gollum',
+  'image_version',
+  'issue_comment',
+  'issues',
+  'label',
+  'merge_group',
+  'milestone',
+  'page_build',
+  'project',
+  'project_card',
+  'project_column',
+  'public',
+  'pull_request',
+  'pull_request_review',
+  'pull_request_review_comment',
+  'pull_request_target',
+  'push',
+  'registry_package',
+  'release',
+  'repository_dispatch',
+  'schedule',
+  'status',
+  'watch',
+  'workflow_call',
+  'workflow_dispatch',
+  'workflow_run',
+])
+
+const PULL_REQUEST_TYPES = [
+  'assigned',
+  'unassigned',
+  'labeled',
+  'unlabeled',
+  'opened',
+  'edited',
+  'closed',
+  'reopened',
+  'synchronize',
+  'converted_to_draft',
+  'ready_for_review',
+  'locked',
+  'unlocked',
+  'review_requested',
+  'review_request_removed',
+  'auto_merge_enabled',
+  'auto_merge_disabled',
+  'milestoned',
+  'demilestoned',
+  'enqueued',
+  'dequeued',
+]
+
+/** The activity types of the events the engine delivers: a misspelt one would never start a run. */
+const ACTIVITY_TYPES: Readonly<Record<string, readonly string[]>> = {
+  issues: [
+    'opened',
+    'edited',
+    'deleted',
+    'transferred',
+    'pinned',
+    'unpinned',
+    'closed',
+    'reopened',
+    'assigned',
+    'unassigned',
+    'labeled',
+    'unlabeled',
+    'locked',
+    'unlocked',
+    'milestoned',
+    'demilestoned',
+    'typed',
+    'untyped',
+  ],
+  issue_comment: ['created', 'edited', 'deleted'],
+  pull_request: PULL_REQUEST_TYPES,
+  pull_request_target: PULL_REQUEST_TYPES,
+  pull_request_review: ['submitted', 'edited', 'dismissed'],
+}
+
+function checkTriggers(where: string, on: unknown): void {
+  const events =
+    typeof on === 'string' ? [on] : Array.isArray(on) ? on.map(String) : Object.keys(isRecord(on) ? on : {})
+  for (const event of events) {
+    if (!EVENTS.has(event)) throw new Error(`${where} on: unknown event '${event}'`)
+    const config = isRecord(on) ? on[event] : undefined
+    const types = isRecord(config) ? config.types : undefined
+    const known = ACTIVITY_TYPES[event]
+    for (const type of typeof types === 'string' ? [types] : Array.isArray(types) ? types : []) {
+      if (known && !known.includes(String(type))) {
+        throw new Error(`${where} on.${event}.types: unknown activity type '${type}' (${known.join(', ')})`)
+      }
+    }
+  }
+}
+
+/** A number, or an expression (evaluated when the job starts). */
+function checkNumber(where: string, key: string, value: unknown): void {
+  if (value === undefined || typeof value === 'number') return
+  if (typeof value === 'string' && /^\s*\$\{\{[\s\S]*\}\}\s*$/.test(value)) return
+  throw new Error(`${where} ${key}: takes a number or an expression; got '${String(value)}'`)
+}
+
 /** GitHub's rule for job and step ids. */
 const ID = /^[A-Za-z_][A-Za-z0-9_-]{0,99}$/
 const idRule = (id: string) =>
@@ -225,6 +340,13 @@ function checkJob(file: string, id: string, raw: unknown): void {
   for (const key of ['needs', 'uses', 'permissions']) checkExpressions(where, key, raw[key])
   checkPermissions(where, raw.permissions)
   checkConcurrency(where, raw.concurrency)
+  checkNumber(where, 'timeout-minutes', raw['timeout-minutes'])
+  const strategy = isRecord(raw.strategy) ? raw.strategy : {}
+  checkNumber(where, 'strategy.max-parallel', strategy['max-parallel'])
+  const failFast = strategy['fail-fast']
+  if (failFast !== undefined && typeof failFast !== 'boolean' && !/^\s*\$\{\{[\s\S]*\}\}\s*$/.test(String(failFast))) {
+    throw new Error(`${where} strategy.fail-fast: takes true, false or an expression; got '${String(failFast)}'`)
+  }
   const seen = new Set<string>()
   const steps = Array.isArray(raw.steps) ? raw.steps : []
   steps.forEach((step, index) => {
@@ -243,6 +365,7 @@ export function checkWorkflowDocument(file: string, doc: Record<string, unknown>
   checkPermissions(where, doc.permissions)
   checkConcurrency(where, doc.concurrency)
   const on = doc.on ?? doc.true // YAML 1.1 parsers read a bare `on` key as `true`.
+  checkTriggers(where, on)
   for (const [event, config] of Object.entries(isRecord(on) ? on : {})) {
     if (event !== 'workflow_call' || !isRecord(config)) {
       checkExpressions(where, 'on', config)
