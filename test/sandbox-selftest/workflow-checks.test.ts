@@ -159,6 +159,38 @@ const REFUSED: [string, string, string | RegExp][] = [
     }),
     /strategy.fail-fast: takes true, false or an expression; got 'no'/,
   ],
+  [
+    'a misspelt key of a dispatch input (its default would be lost)',
+    workflow().replace(
+      'on: workflow_dispatch',
+      "on:\n  workflow_dispatch:\n    inputs:\n      step:\n        defualt: '1'",
+    ),
+    "sandbox: w.yml: on.workflow_dispatch.inputs.step: unknown key 'defualt' (GitHub takes description, required, default, type, options)",
+  ],
+  [
+    'a dispatch input type that does not exist',
+    workflow().replace(
+      'on: workflow_dispatch',
+      'on:\n  workflow_dispatch:\n    inputs:\n      step:\n        type: text',
+    ),
+    /on.workflow_dispatch.inputs.step: type 'text' is not one of string, boolean, number, choice, environment/,
+  ],
+  [
+    'a choice whose default is not an option',
+    workflow().replace(
+      'on: workflow_dispatch',
+      'on:\n  workflow_dispatch:\n    inputs:\n      mode:\n        type: choice\n        options: [a, b]\n        default: c',
+    ),
+    /on.workflow_dispatch.inputs.mode: the default 'c' is not one of its options/,
+  ],
+  [
+    'a misspelt key of a workflow_call secret',
+    workflow().replace(
+      'on: workflow_dispatch',
+      'on:\n  workflow_call:\n    secrets:\n      TOKEN:\n        requird: true',
+    ),
+    /on.workflow_call.secrets.TOKEN: unknown key 'requird'/,
+  ],
 ]
 
 describe('a workflow file GitHub would reject', () => {

@@ -290,6 +290,47 @@ function checkTriggers(where: string, on: unknown): void {
         throw new Error(`${where} on.${event}.types: unknown activity type '${type}' (${known.join(', ')})`)
       }
     }
+    if (event === 'workflow_dispatch' || event === 'workflow_call') checkDeclarations(where, event, config)
+  }
+}
+
+/** The keys GitHub takes in `on.workflow_dispatch` and `on.workflow_call`, and in each declaration there. */
+const DECLARATION_KEYS: Readonly<Record<string, readonly string[]>> = {
+  workflow_dispatch: ['inputs'],
+  workflow_call: ['inputs', 'secrets', 'outputs'],
+  'workflow_dispatch.inputs': ['description', 'required', 'default', 'type', 'options'],
+  'workflow_call.inputs': ['description', 'required', 'default', 'type'],
+  'workflow_call.secrets': ['description', 'required'],
+  'workflow_call.outputs': ['description', 'value'],
+}
+const DISPATCH_INPUT_TYPES = ['string', 'boolean', 'number', 'choice', 'environment']
+
+function refuseOtherKeys(where: string, value: Record<string, unknown>, kind: string, path = kind): void {
+  const known = DECLARATION_KEYS[kind] ?? []
+  const other = Object.keys(value).find((key) => !known.includes(key))
+  if (other) throw new Error(`${where} on.${path}: unknown key '${other}' (GitHub takes ${known.join(', ')})`)
+}
+
+/** Refuses a misspelt key of a dispatch's or a reusable workflow's declarations, or a dispatch input's bad type. */
+function checkDeclarations(where: string, event: 'workflow_dispatch' | 'workflow_call', config: unknown): void {
+  if (config === null || config === undefined) return
+  if (!isRecord(config)) throw new Error(`${where} on.${event}: takes a mapping; got ${JSON.stringify(config)}`)
+  refuseOtherKeys(where, config, event)
+  for (const part of DECLARATION_KEYS[event] ?? []) {
+    for (const [name, declared] of Object.entries(isRecord(config[part]) ? config[part] : {})) {
+      const at = `${where} on.${event}.${part}.${name}:`
+      if (!isRecord(declared)) throw new Error(`${at} takes a mapping`)
+      refuseOtherKeys(where, declared, `${event}.${part}`, `${event}.${part}.${name}`)
+      if (event !== 'workflow_dispatch' || declared.type === undefined) continue
+      if (!DISPATCH_INPUT_TYPES.includes(String(declared.type))) {
+        throw new Error(`${at} type '${declared.type}' is not one of ${DISPATCH_INPUT_TYPES.join(', ')}`)
+      }
+      const options = Array.isArray(declared.options) ? declared.options.map(String) : []
+      if (declared.type === 'choice' && options.length === 0) throw new Error(`${at} a choice needs options`)
+      if (declared.type === 'choice' && declared.default !== undefined && !options.includes(String(declared.default))) {
+        throw new Error(`${at} the default '${declared.default}' is not one of its options`)
+      }
+    }
   }
 }
 
