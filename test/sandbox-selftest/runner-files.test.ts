@@ -86,7 +86,7 @@ describe('workflow files and expressions', () => {
     expect(evaluateExpression('vegetables.*.portions', { vegetables: { a: { portions: ['roots'] } } })).toEqual([
       ['roots'],
     ])
-    expect(evaluateExpression('nothing.*.name', {})).toEqual([])
+    expect(evaluateExpression('nothing.*.name', { nothing: null })).toEqual([])
   })
 
   it('reads triggers, dispatch inputs, concurrency, permissions and the action step', () => {
@@ -111,7 +111,11 @@ describe('workflow files and expressions', () => {
   })
 
   it('evaluates the expressions such workflows use', () => {
-    const context = { github: { ref: 'refs/heads/main', event: { issue: { number: 7 } } }, inputs: { step: '' } }
+    const context = {
+      github: { ref: 'refs/heads/main', event: { issue: { number: 7 } } },
+      inputs: { step: '' },
+      vars: {},
+    }
     expect(interpolate('loop-${{ github.ref }}', context)).toBe('loop-refs/heads/main')
     expect(interpolate("${{ inputs.step || 'one' }}", context)).toBe('one')
     expect(interpolate('#${{ github.event.issue.number }}${{ vars.NOPE }}', context)).toBe('#7')

@@ -1,13 +1,16 @@
 // actions/upload-artifact and actions/download-artifact between the jobs of one run, kept in a folder
 // of the run (not in the results service: these artifacts are not listed by the REST API, and the
 // action under test keeps using the results service through @actions/artifact). Paths are files or
-// folders relative to the workspace, one per line; wildcards and `!` exclusions are refused.
+// folders relative to the workspace, one per line; wildcards and `!` exclusions are refused. Hidden
+// files and folders (a name starting with `.`) are left out unless `include-hidden-files: true`, as
+// upload-artifact does since v4.4.0.
 import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 
 /** The `with:` keys of the two actions the engine honours. */
 export const UPLOAD_INPUTS = new Set(['name', 'path', 'if-no-files-found'])
 export const DOWNLOAD_INPUTS = new Set(['name', 'path', 'pattern', 'merge-multiple'])
+UPLOAD_INPUTS.add('include-hidden-files')
 
 export class ArtifactStore {
   constructor(private readonly dir: string) {}
@@ -25,7 +28,11 @@ export class ArtifactStore {
     if (paths.length === 0) throw new Error("input 'path' is required")
     const refused = paths.find((path) => /[*?[\]]/.test(path) || path.startsWith('!'))
     if (refused) throw new Error(`the sandbox's upload-artifact takes plain paths; got '${refused}'`)
-    const found = paths.map((path) => resolve(workspace, path)).filter(existsSync)
+    const includeHidden = booleanInput('include-hidden-files', withInputs['include-hidden-files'])
+    const shown = (path: string) => includeHidden || !basename(path).startsWith('.')
+    const found = paths
+      .map((path) => resolve(workspace, path))
+      .filter((path) => existsSync(path) && shown(path) && hasFile(path, shown))
     if (found.length === 0) {
       const mode = withInputs['if-no-files-found'] || 'warn'
       if (mode === 'error') throw new Error(`No files were found with the provided path: ${paths.join(', ')}`)
@@ -34,10 +41,11 @@ export class ArtifactStore {
     mkdirSync(target, { recursive: true })
     // As upload-artifact does: one folder uploads its content; paths keep their place under their common folder.
     const only = found.length === 1 ? (found[0] ?? '') : ''
-    if (only && statSync(only).isDirectory()) cpSync(only, target, { recursive: true })
+    const options = { recursive: true, filter: shown }
+    if (only && statSync(only).isDirectory()) cpSync(only, target, options)
     else {
       const root = commonFolder(found)
-      for (const path of found) cpSync(path, join(target, relative(root, path) || basename(path)), { recursive: true })
+      for (const path of found) cpSync(path, join(target, relative(root, path) || basename(path)), options)
     }
     return `Artifact ${name} has been uploaded (${found.length} path(s))`
   }
@@ -60,6 +68,20 @@ export class ArtifactStore {
     }
     return `${chosen.length} artifact(s) downloaded to ${destination}`
   }
+}
+
+/** An action's boolean input as @actions/core's getBooleanInput reads it (YAML 1.2 core schema). */
+function booleanInput(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === '') return false
+  if (['true', 'True', 'TRUE'].includes(value)) return true
+  if (['false', 'False', 'FALSE'].includes(value)) return false
+  throw new TypeError(`Input does not meet YAML 1.2 "Core Schema" specification: ${name}`)
+}
+
+/** Whether `path` is a file, or a folder with a file somewhere under it, that `shown` lets through. */
+function hasFile(path: string, shown: (path: string) => boolean): boolean {
+  if (!statSync(path).isDirectory()) return true
+  return readdirSync(path).some((name) => shown(join(path, name)) && hasFile(join(path, name), shown))
 }
 
 function commonFolder(paths: string[]): string {

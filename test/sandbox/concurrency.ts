@@ -2,6 +2,8 @@
 // cancelling the older, `queue: single`, GitHub's default) or up to 100 in order (`queue: max`; past
 // that the new one is cancelled); `cancel-in-progress` interrupts the running one. Group names compare
 // case-insensitively. A member is a whole run (workflow-level `concurrency:`) or one job.
+import { type ExpressionContext, evaluateValue, interpolate } from './expressions.js'
+import type { ConcurrencySpec } from './workflow-file.js'
 
 /** GitHub keeps at most this many members pending in one group with `queue: max`. */
 export const MAX_PENDING = 100
@@ -19,6 +21,29 @@ export interface GroupMember {
 export interface GroupOptions {
   cancelInProgress: boolean
   queue?: 'single' | 'max'
+}
+
+/**
+ * A `concurrency:` as a run or job enters its group: the group's name and `cancel-in-progress`, each
+ * evaluated in `context`. GitHub refuses `queue: max` with `cancel-in-progress: true`, also when an
+ * expression gives the true.
+ */
+export function resolveConcurrency(
+  spec: ConcurrencySpec,
+  context: ExpressionContext,
+): { group: string; options: GroupOptions } {
+  const cancel = evaluateValue(spec.cancelInProgress, context)
+  if (typeof cancel !== 'boolean') {
+    throw new Error(
+      `concurrency.cancel-in-progress must be true or false; '${spec.cancelInProgress}' gave ${JSON.stringify(cancel)}`,
+    )
+  }
+  if (spec.queue === 'max' && cancel) {
+    throw new Error("concurrency: the combination of 'queue: max' and 'cancel-in-progress: true' is not allowed")
+  }
+  const options: GroupOptions = { cancelInProgress: cancel }
+  if (spec.queue) options.queue = spec.queue
+  return { group: interpolate(spec.group, context), options }
 }
 
 export class ConcurrencyGroups {

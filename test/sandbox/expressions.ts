@@ -7,7 +7,7 @@
  */
 export type ExpressionContext = Record<string, unknown> & { $status?: StatusContext }
 
-type Token = { kind: 'num' | 'str' | 'ident' | 'op'; text: string; value?: unknown }
+type Token = { kind: 'num' | 'str' | 'ident' | 'op'; text: string; value?: unknown; at: number }
 
 function tokenize(source: string): Token[] {
   const tokens: Token[] = []
@@ -23,10 +23,10 @@ function tokenize(source: string): Token[] {
     const number = /^-?\d+(\.\d+)?/.exec(rest)
     const ident = /^[A-Za-z_][\w-]*/.exec(rest)
     const op = /^(==|!=|<=|>=|&&|\|\||[!<>().,[\]*])/.exec(rest)
-    if (quoted) tokens.push({ kind: 'str', text: quoted[0], value: quoted[1]?.replaceAll("''", "'") })
-    else if (number) tokens.push({ kind: 'num', text: number[0], value: Number(number[0]) })
-    else if (ident) tokens.push({ kind: 'ident', text: ident[0] })
-    else if (op) tokens.push({ kind: 'op', text: op[0] })
+    if (quoted) tokens.push({ kind: 'str', text: quoted[0], value: quoted[1]?.replaceAll("''", "'"), at: i })
+    else if (number) tokens.push({ kind: 'num', text: number[0], value: Number(number[0]), at: i })
+    else if (ident) tokens.push({ kind: 'ident', text: ident[0], at: i })
+    else if (op) tokens.push({ kind: 'op', text: op[0], at: i })
     else throw new Error(`sandbox: cannot read the expression '${source}' at '${rest}'`)
     i += (quoted ?? number ?? ident ?? op)?.[0].length ?? 1
   }
@@ -61,11 +61,48 @@ const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
     String(text ?? '')
       .toLowerCase()
       .endsWith(String(suffix ?? '').toLowerCase()),
-  format: (template, ...args) =>
-    String(template).replace(/\{(\d+)\}/g, (_, index: string) => String(args[Number(index)] ?? '')),
+  format: (template, ...args) => format(String(template ?? ''), args),
   join: (items, separator = ',') => (Array.isArray(items) ? items.join(String(separator)) : String(items ?? '')),
   tojson: (value) => JSON.stringify(value, null, 2),
   fromjson: (text) => JSON.parse(String(text)),
+}
+
+/** A value as GitHub's expressions turn it into text: null is empty, an array `Array`, an object `Object`. */
+const asText = (value: unknown): string =>
+  value === null || value === undefined
+    ? ''
+    : Array.isArray(value)
+      ? 'Array'
+      : typeof value === 'object'
+        ? 'Object'
+        : String(value)
+
+/**
+ * GitHub's `format`: `{N}` is the Nth argument, `{{` and `}}` are braces; a placeholder past the last
+ * argument, or a lone brace, is an error, never an empty string.
+ */
+function format(template: string, args: unknown[]): string {
+  let text = ''
+  for (let i = 0; i < template.length; i++) {
+    const char = template[i]
+    const next = template[i + 1]
+    if ((char === '{' && next === '{') || (char === '}' && next === '}')) {
+      text += char
+      i++
+    } else if (char === '{') {
+      const placeholder = /^\{(\d+)\}/.exec(template.slice(i))
+      if (!placeholder) throw new Error(`The following format string is invalid: '${template}'`)
+      const index = Number(placeholder[1])
+      if (index >= args.length) {
+        throw new Error(`The following format string references more arguments than were supplied: '${template}'`)
+      }
+      text += asText(args[index])
+      i += placeholder[0].length - 1
+    } else if (char === '}') {
+      throw new Error(`The following format string is invalid: '${template}'`)
+    } else text += char
+  }
+  return text
 }
 
 /** What the status functions report: for a job's `if:` its needs' results, for a step's the steps before. */
@@ -179,6 +216,12 @@ export function evaluateExpression(expression: string, context: ExpressionContex
       take(')')
       return fn(...args)
     }
+    // GitHub refuses a name that is no context here ("Unrecognized named-value"); it is never undefined.
+    if (!Object.hasOwn(context, word)) {
+      throw new Error(
+        `Unrecognized named-value: '${word}'. Located at position ${token.at + 1} within expression: ${expression}`,
+      )
+    }
     let value: unknown = context[word]
     // After an object filter (`labels.*.name`) each step applies to every element, as GitHub's does.
     let filtered = false
@@ -215,6 +258,25 @@ export function evaluateExpression(expression: string, context: ExpressionContex
   }
   return result
 }
+
+/**
+ * The context names and the functions an expression reads, without evaluating it (as GitHub checks a
+ * workflow file when it reads it): a name is an identifier not after `.` and not called.
+ */
+export function expressionReferences(expression: string): { names: string[]; functions: string[] } {
+  const tokens = tokenize(expression)
+  const names = new Set<string>()
+  const functions = new Set<string>()
+  tokens.forEach((token, index) => {
+    if (token.kind !== 'ident' || tokens[index - 1]?.text === '.') return
+    if (tokens[index + 1]?.text === '(') functions.add(token.text.toLowerCase())
+    else if (!['true', 'false', 'null'].includes(token.text)) names.add(token.text)
+  })
+  return { names: [...names], functions: [...functions] }
+}
+
+/** The functions the engine evaluates (lower case), besides the status functions. */
+export const EXPRESSION_FUNCTIONS: ReadonlySet<string> = new Set(Object.keys(FUNCTIONS))
 
 /** Evaluates a job's `if:` (with or without `${{ }}`) to a boolean, as GitHub does. */
 export function evaluateCondition(condition: string, context: ExpressionContext): boolean {

@@ -128,12 +128,16 @@ export class RunGraph {
       const job = jobs.get(id)
       if (!job) throw new Error(`sandbox: no job '${id}'`) // parseWorkflow refused unknown needs already
       // A job without needs starts now, synchronously: a dispatch's answer finds it running or pending.
+      // The status functions read every ancestor (the needs of its needs too), as GitHub's do.
+      const ancestors = ancestorsOf(id, jobs)
       const outcome =
         job.needs.length === 0
-          ? this.node(job, {})
-          : Promise.all(job.needs.map(outcomeOf)).then((list) =>
-              this.node(job, Object.fromEntries(job.needs.map((need, index) => [need, list[index] as NodeOutcome]))),
-            )
+          ? this.node(job, {}, {})
+          : Promise.all(ancestors.map(outcomeOf)).then((list) => {
+              const byAncestor = Object.fromEntries(ancestors.map((a, index) => [a, list[index] as NodeOutcome]))
+              const needs = Object.fromEntries(job.needs.map((need) => [need, byAncestor[need] as NodeOutcome]))
+              return this.node(job, needs, byAncestor)
+            })
       outcomes.set(id, outcome)
       return outcome
     }
@@ -149,8 +153,15 @@ export class RunGraph {
     for (const call of this.calls.values()) if (call instanceof RunGraph) call.skipAll(reason)
   }
 
-  private async node(job: JobSpec, needs: Record<string, NodeOutcome>): Promise<NodeOutcome> {
-    const results = Object.values(needs).map((n) => n.result)
+  private async node(
+    job: JobSpec,
+    needs: Record<string, NodeOutcome>,
+    ancestors: Record<string, NodeOutcome>,
+  ): Promise<NodeOutcome> {
+    // "If you have a chain of dependent jobs, failure() returns true if any ancestor job fails" (GitHub's
+    // docs); success() likewise wants every ancestor to have succeeded, so a job after an `always()` job
+    // whose own need failed is skipped (actions/runner#2205).
+    const results = Object.values(ancestors).map((n) => n.result)
     const context: ExpressionContext = {
       ...this.scope.base,
       needs: needs,
@@ -160,10 +171,11 @@ export class RunGraph {
         cancelled: this.run.cancelled,
       },
     }
-    const failing = Object.entries(needs).filter(([, n]) => n.result !== 'success')
+    const failing = Object.entries(ancestors).filter(([, n]) => n.result !== 'success')
+    const through = (id: string) => (id in needs ? '' : `, an ancestor through ${job.needs.join(', ')}`)
     const skipReason = job.if
       ? `the job's condition is false: ${job.if.trim()}`
-      : `a job it needs did not succeed: ${failing.map(([id, n]) => `${id} (${n.result})`).join(', ')}`
+      : `a job it needs did not succeed: ${failing.map(([id, n]) => `${id} (${n.result}${through(id)})`).join(', ')}`
     try {
       if (job.call) return await this.callNode(job, context, skipReason)
       return await this.jobNode(job, context, skipReason)
@@ -226,7 +238,10 @@ export class RunGraph {
       return { result: 'cancelled', outputs: {} }
     }
     const failFast = job.strategy ? evaluateValue(job.strategy.failFast, context) !== false : false
-    const maxParallel = Number(evaluateValue(job.strategy?.maxParallel, context)) || legs.length
+    const maxParallel = Number(evaluateValue(job.strategy?.maxParallel, context) ?? legs.length)
+    if (!Number.isInteger(maxParallel) || maxParallel < 1) {
+      throw new Error(`strategy.max-parallel must be a positive whole number; got ${maxParallel}`)
+    }
     const legLimit = new Limiter(maxParallel)
     const permissions = this.permissionsOf(job)
     const conclusions = await Promise.all(
@@ -321,6 +336,21 @@ export class RunGraph {
     )
     return { result: ran.result, outputs }
   }
+}
+
+/** Every job `id` depends on, directly or through its needs, in the order of the file. */
+function ancestorsOf(id: string, jobs: ReadonlyMap<string, JobSpec>): string[] {
+  const found = new Set<string>()
+  const visit = (current: string) => {
+    for (const need of jobs.get(current)?.needs ?? []) {
+      if (!found.has(need)) {
+        found.add(need)
+        visit(need)
+      }
+    }
+  }
+  visit(id)
+  return [...jobs.keys()].filter((job) => found.has(job))
 }
 
 /** A `workflow_call` input's value as its type says (GitHub refuses a value of another type). */

@@ -5,9 +5,9 @@
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { ArtifactStore } from './artifact-store.js'
-import { ConcurrencyGroups, type GroupMember } from './concurrency.js'
+import { ConcurrencyGroups, type GroupMember, resolveConcurrency } from './concurrency.js'
 import type { WorkflowEngineOptions } from './engine-options.js'
-import { callsStatusFunction, type ExpressionContext, evaluateValue, interpolate } from './expressions.js'
+import { callsStatusFunction, type ExpressionContext, evaluateValue } from './expressions.js'
 import * as gh from './github-objects.js'
 import { type Conclusion, type JobRecord, newJobRecord, type RunState } from './job-record.js'
 import { JobRunner } from './job-runner.js'
@@ -182,37 +182,53 @@ export class WorkflowEngine implements GraphHost {
     }
     return new Promise((resolve) => {
       this.waiters.set(record, resolve)
-      const github = { ...(ready.context.github as Record<string, unknown>), token: record.token, job: record.jobId }
-      const secrets = { ...(ready.context.secrets as Record<string, string>), GITHUB_TOKEN: record.token }
-      const context: ExpressionContext = { ...ready.context, github, secrets }
-      const job = ready.job
-      const group = job.concurrency ? interpolate(job.concurrency.group, context) : ''
-      const runGroup = run.records.length === 1 ? record.concurrencyGroup : undefined
-      const minutes = Number(evaluateValue(job.timeoutMinutes, context))
-      const plan = {
-        run,
-        job,
-        context,
-        permissions: ready.permissions,
-        workflowEnv: ready.workflowEnv,
-        workflowFile: this.workflow.file,
-        sharedTempGroup: group || runGroup,
-        timeoutMs: this.options.jobTimeoutMs ?? (minutes > 0 ? minutes * 60_000 : 120_000),
+      try {
+        this.enterJob(record, ready, run)
+      } catch (error) {
+        // What GitHub refuses as the job starts (an expression of its group or timeout) fails the job alone.
+        const message = `run ${record.runId} job '${record.name}': ${(error as Error).message}`
+        this.problems.push(message)
+        this.finish(record, 'failure', message)
       }
-      if (!group) {
-        this.start(record, plan)
-        return
-      }
-      record.concurrencyGroup = group
-      const member: GroupMember = {
-        start: () => this.start(record, plan),
-        cancel: (reason) => this.finish(record, 'cancelled', reason),
-        interrupt: (reason) => this.cancel(record, reason),
-      }
-      this.jobGroups.set(record, { group, member })
-      const concurrency = job.concurrency ?? { cancelInProgress: false }
-      if (this.groups.enter(group, member, concurrency) === 'pending') record.status = 'pending'
     })
+  }
+
+  /** Starts the job, or keeps it pending in its concurrency group. */
+  private enterJob(record: JobRecord, ready: ReadyJob, run: RunState): void {
+    const github = { ...(ready.context.github as Record<string, unknown>), token: record.token, job: record.jobId }
+    const secrets = { ...(ready.context.secrets as Record<string, string>), GITHUB_TOKEN: record.token }
+    const context: ExpressionContext = { ...ready.context, github, secrets }
+    const job = ready.job
+    const resolved = job.concurrency ? resolveConcurrency(job.concurrency, context) : undefined
+    const group = resolved?.group ?? ''
+    const runGroup = run.records.length === 1 ? record.concurrencyGroup : undefined
+    const minutes = Number(evaluateValue(job.timeoutMinutes, context))
+    if (job.timeoutMinutes !== undefined && !(minutes > 0)) {
+      throw new Error(`timeout-minutes must be a positive number; '${job.timeoutMinutes}' gave ${minutes}`)
+    }
+    const plan = {
+      run,
+      job,
+      context,
+      permissions: ready.permissions,
+      workflowEnv: ready.workflowEnv,
+      workflowFile: this.workflow.file,
+      sharedTempGroup: group || runGroup,
+      timeoutMs: this.options.jobTimeoutMs ?? (minutes > 0 ? minutes * 60_000 : 120_000),
+    }
+    if (!group) {
+      this.start(record, plan)
+      return
+    }
+    record.concurrencyGroup = group
+    const member: GroupMember = {
+      start: () => this.start(record, plan),
+      cancel: (reason) => this.finish(record, 'cancelled', reason),
+      interrupt: (reason) => this.cancel(record, reason),
+    }
+    this.jobGroups.set(record, { group, member })
+    const options = resolved?.options ?? { cancelInProgress: false }
+    if (this.groups.enter(group, member, options) === 'pending') record.status = 'pending'
   }
 
   cancel(record: JobRecord, reason: string): void {
@@ -358,9 +374,20 @@ export class WorkflowEngine implements GraphHost {
       depth: 0,
     }
     const graph = new RunGraph(this, run, this.workflow, scope)
-    this.activeRuns++
     const concurrency = this.workflow.workflowConcurrency
-    const group = concurrency ? interpolate(concurrency.group, base) : ''
+    let resolved: ReturnType<typeof resolveConcurrency> | undefined
+    try {
+      resolved = concurrency ? resolveConcurrency(concurrency, base) : undefined
+    } catch (error) {
+      // GitHub fails such a run at once: the workflow is invalid.
+      const message = `run ${runId}: ${(error as Error).message}`
+      this.problems.push(message)
+      for (const record of graph.allRecords()) this.finish(record, 'failure', message)
+      this.endRun(run)
+      return run
+    }
+    this.activeRuns++
+    const group = resolved?.group ?? ''
     let member: GroupMember | undefined
     const end = () => {
       this.activeRuns--
@@ -375,7 +402,7 @@ export class WorkflowEngine implements GraphHost {
         end()
       })
     }
-    if (!concurrency || !group) {
+    if (!resolved || !group) {
       begin()
       return run
     }
@@ -400,7 +427,7 @@ export class WorkflowEngine implements GraphHost {
         }
       },
     }
-    this.groups.enter(group, member, concurrency)
+    this.groups.enter(group, member, resolved.options)
     return run
   }
 

@@ -4,6 +4,7 @@
 // when the file is read, never ignored. Expressions live in expressions.ts.
 import { parse } from 'yaml'
 import type { Scope } from './rest-api.js'
+import { checkExpressions, checkWorkflowDocument } from './workflow-checks.js'
 
 export { type ExpressionContext, evaluateCondition, evaluateExpression, interpolate } from './expressions.js'
 
@@ -21,7 +22,8 @@ export type Permissions = Partial<Record<Scope, 'read' | 'write'>>
 export interface ConcurrencySpec {
   /** Expressions allowed. */
   group: string
-  cancelInProgress: boolean
+  /** `true`, `false`, or a `${{ }}` expression evaluated when the run or job enters its group. */
+  cancelInProgress: boolean | string
   /** `single` (GitHub's default: one pending, a newer one cancels it) or `max` (up to 100, in order). */
   queue?: 'single' | 'max'
 }
@@ -111,7 +113,7 @@ export interface WorkflowSpec {
   env?: Record<string, string>
   /** The action job's (or the workflow's) `concurrency.group`. */
   concurrency?: string
-  cancelInProgress?: boolean
+  cancelInProgress?: boolean | string
   queue?: 'single' | 'max'
   /** The action job's `permissions:`; absent means GitHub's permissive default (write). */
   permissions?: Permissions
@@ -174,17 +176,14 @@ function concurrencyOf(file: string, value: unknown): ConcurrencySpec | undefine
   if (value === undefined) return undefined
   if (typeof value === 'string') return { group: value, cancelInProgress: false }
   const record = asRecord(value)
+  // The keys, the queue and the cancel-in-progress value were checked with the file (workflow-checks.ts).
+  const cancel = record['cancel-in-progress']
   const spec: ConcurrencySpec = {
     group: String(record.group ?? ''),
-    cancelInProgress: record['cancel-in-progress'] === true,
+    cancelInProgress: typeof cancel === 'string' ? cancel : cancel === true,
   }
-  const queue = record.queue
-  if (queue !== undefined) {
-    if (queue !== 'single' && queue !== 'max') {
-      throw new Error(`${file}: concurrency.queue must be 'single' or 'max'; got ${JSON.stringify(queue)}`)
-    }
-    spec.queue = queue
-  }
+  if (record.queue === 'single' || record.queue === 'max') spec.queue = record.queue
+  else if (record.queue !== undefined) throw new Error(`${file}: concurrency.queue must be 'single' or 'max'`)
   return spec
 }
 
@@ -304,6 +303,7 @@ export function actionJobOf(spec: WorkflowSpec): JobSpec | undefined {
 export function parseWorkflow(file: string, text: string): WorkflowSpec {
   const doc = asRecord(parse(text))
   refuseUnknownKeys(file, doc, WORKFLOW_KEYS)
+  checkWorkflowDocument(file, doc)
   const rawOn = doc.on ?? doc.true // YAML 1.1 parsers read a bare `on` key as `true`.
   const on =
     typeof rawOn === 'string' ? [rawOn] : Array.isArray(rawOn) ? rawOn.map(String) : Object.keys(asRecord(rawOn))
@@ -369,6 +369,9 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
  * where the file declares it). Without a file, one job: checkout, then the action with `with`.
  */
 export function applyOverrides(parsed: WorkflowSpec | undefined, overrides: Partial<WorkflowSpec> & { file: string }) {
+  // A test's overrides are held to the file's rules.
+  checkExpressions(`sandbox: ${overrides.file} (override)`, 'jobs.<job_id>.if', overrides.if)
+  checkExpressions(`sandbox: ${overrides.file} (override)`, 'jobs.<job_id>.steps.with', overrides.with)
   const spec: WorkflowSpec = { ...parsed, ...overrides }
   if (!parsed) {
     const checkoutWith: Record<string, string> = {}
