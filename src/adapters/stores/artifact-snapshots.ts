@@ -6,7 +6,7 @@
 import { mkdir, rm } from 'node:fs/promises'
 import { DefaultArtifactClient } from '@actions/artifact'
 import { getOctokit } from '@actions/github'
-import { StoreUnavailableError, withActionsEnv } from './shared.js'
+import { type NoteSink, StoreUnavailableError, withActionsEnv } from './shared.js'
 
 /** One snapshot artifact as the REST API lists it. */
 export interface Snapshot {
@@ -29,7 +29,7 @@ export interface SnapshotsOptions {
   apiUrl: string
   env: Record<string, string | undefined>
   echoLog: boolean
-  note: (message: string) => void
+  note: NoteSink
 }
 
 /** The snapshots of a repository (see the module comment). */
@@ -73,12 +73,24 @@ export class Snapshots {
       throw new StoreUnavailableError(`listing artifacts named ${name} failed: ${(error as Error).message}`)
     }
     const expired = found.filter((snapshot) => snapshot.expired)
+    const live = found.filter((snapshot) => !snapshot.expired).sort((a, b) => b.id - a.id)
     if (expired.length > 0 && !firstPageOnly) {
-      this.options.note(
-        `skipped ${expired.length} expired snapshot(s) of ${name}: #${expired.map((s) => s.id).join(', #')}`,
-      )
+      // Older snapshots expire as designed; one newer than every live snapshot means a rollback.
+      const newestLive = live[0]?.id ?? 0
+      const newer = expired.filter((snapshot) => snapshot.id > newestLive)
+      if (newer.length > 0) {
+        this.options.note(
+          `the newest snapshot(s) of ${name} expired (#${newer.map((s) => s.id).join(', #')}): ${live[0] ? `what is read is the older snapshot #${live[0].id}, a rollback` : 'no snapshot of it is left'}`,
+          'warning',
+        )
+      } else {
+        this.options.note(
+          `skipped ${expired.length} expired snapshot(s) of ${name}: #${expired.map((s) => s.id).join(', #')}`,
+          'info',
+        )
+      }
     }
-    return found.filter((snapshot) => !snapshot.expired).sort((a, b) => b.id - a.id)
+    return live
   }
 
   async delete(snapshot: Snapshot, why: string): Promise<void> {
@@ -88,10 +100,11 @@ export class Snapshots {
         repo: this.options.repo,
         artifact_id: snapshot.id,
       })
-      this.options.note(`deleted snapshot ${snapshot.name} #${snapshot.id}: ${why}`)
+      this.options.note(`deleted snapshot ${snapshot.name} #${snapshot.id}: ${why}`, 'info')
     } catch (error) {
       this.options.note(
         `could not delete snapshot ${snapshot.name} #${snapshot.id} (${why}): ${(error as Error).message}`,
+        'info',
       )
     }
   }
