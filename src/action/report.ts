@@ -24,7 +24,7 @@ import {
 } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
 import { dispatchFailureNote } from '../domain/sweep.js'
-import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
+import { GitHubPermissionError, type GitHubPort, GitHubRateLimitedError } from '../ports/github.js'
 import type { ActionIO } from './actions-io.js'
 import type { RunContext } from './run-context.js'
 import { storeWarningsNote } from './store-warnings.js'
@@ -111,8 +111,9 @@ export async function report(
       const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body })
       io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
     } catch (error) {
-      // The summary says it all too: the loop goes on without its comment rather than stop here.
-      if (!(error instanceof GitHubPermissionError)) throw error
+      // The summary says it all too: the loop goes on without its comment rather than stop here
+      // (and, past the rate limit, on to its re-dispatch, which records a failure the sweeper reads).
+      if (!(error instanceof GitHubPermissionError) && !(error instanceof GitHubRateLimitedError)) throw error
       io.warning(redact(`${error.message} Until then the loop goes on without its status comment on #${issueNumber}.`))
     }
   }

@@ -5,7 +5,7 @@
  */
 import { mkdir, rm } from 'node:fs/promises'
 import { DefaultArtifactClient } from '@actions/artifact'
-import { getOctokit } from '@actions/github'
+import { createOctokit, type OctokitClient } from '../github-client.js'
 import { type NoteSink, StoreUnavailableError, withActionsEnv } from './shared.js'
 
 /** One snapshot artifact as the REST API lists it. */
@@ -34,11 +34,18 @@ export interface SnapshotsOptions {
 
 /** The snapshots of a repository (see the module comment). */
 export class Snapshots {
-  private readonly octokit: ReturnType<typeof getOctokit>
+  private readonly octokit: OctokitClient
   readonly client = new DefaultArtifactClient()
 
   constructor(private readonly options: SnapshotsOptions) {
-    this.octokit = getOctokit(options.token, { baseUrl: options.apiUrl.replace(/\/$/, '') })
+    // The same bounded retries (5xx, network) and rate-limit waits as every other call of the job.
+    this.octokit = createOctokit({
+      token: options.token,
+      owner: options.owner,
+      repo: options.repo,
+      baseUrl: options.apiUrl,
+      logger: { warning: (message) => options.note(message, 'info'), debug: () => {} },
+    })
   }
 
   /** Runs a call of `@actions/artifact` with the job's settings applied. */
@@ -80,14 +87,11 @@ export class Snapshots {
       const newer = expired.filter((snapshot) => snapshot.id > newestLive)
       if (newer.length > 0) {
         this.options.note(
-          `the newest snapshot(s) of ${name} expired (#${newer.map((s) => s.id).join(', #')}): ${live[0] ? `what is read is the older snapshot #${live[0].id}, a rollback` : 'no snapshot of it is left'}`,
+          `the ${newer.length} newest snapshot(s) of ${name} expired (${idList(newer)}): ${live[0] ? `what is read is the older snapshot #${live[0].id}, a rollback` : 'no snapshot of it is left'}`,
           'warning',
         )
       } else {
-        this.options.note(
-          `skipped ${expired.length} expired snapshot(s) of ${name}: #${expired.map((s) => s.id).join(', #')}`,
-          'info',
-        )
+        this.options.note(`skipped ${expired.length} expired snapshot(s) of ${name}: ${idList(expired)}`, 'info')
       }
     }
     return live
@@ -139,4 +143,10 @@ export class Snapshots {
       )
     }
   }
+}
+
+/** Snapshot ids for a note: the first ten, then how many more. */
+function idList(snapshots: readonly Snapshot[]): string {
+  const shown = snapshots.slice(0, 10).map((snapshot) => `#${snapshot.id}`)
+  return snapshots.length > 10 ? `${shown.join(', ')} and ${snapshots.length - 10} more` : shown.join(', ')
 }

@@ -177,11 +177,8 @@ export class ArtifactStore implements Store {
     }
     const { restored, lost } = await assembleTrail(trail, folders, dir)
     const where = `snapshot ${head.snapshot.name} #${head.snapshot.id}`
-    if (!complete)
-      this.note(
-        `the trail of ${where} leans on a snapshot that expired or was deleted: older files are not restored`,
-        'warning',
-      )
+    const cut = `the trail of ${where} leans on a snapshot that expired or was deleted: older files are not restored`
+    if (!complete) this.note(cut, 'warning')
     if (lost.length > 0) {
       this.note(
         `${lost.length} audit trail file(s) of ${where} could not be restored (a snapshot holding part of them expired or was deleted): ${lost.slice(0, 10).join(', ')}${lost.length > 10 ? ', …' : ''}`,
@@ -350,7 +347,6 @@ export class ArtifactStore implements Store {
     } catch (error) {
       this.note(
         `could not read the trail of ${snapshot.name} #${snapshot.id} (${(error as Error).message}); it counts as empty`,
-        'info',
       )
       return { trail: EMPTY_TRAIL, lineage: [], complete: false }
     }
@@ -366,7 +362,7 @@ export class ArtifactStore implements Store {
     }
   }
 
-  private note(message: string, level: NoteLevel): void {
+  private note(message: string, level: NoteLevel = 'info'): void {
     this.notes.push(message)
     this.options.onNote?.(message, level)
   }
@@ -404,7 +400,6 @@ export class ArtifactStore implements Store {
     const trail = await readStoredTrail(folder, snapshot.id).catch((error: unknown): StoredTrail => {
       this.note(
         `the trail manifest of snapshot ${snapshot.name} #${snapshot.id} is unreadable: ${(error as Error).message}`,
-        'info',
       )
       return { base: null, files: {} }
     })
