@@ -167,6 +167,15 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'pulls/list',
     'users/get-authenticated',
   ],
+  'rate-limit.test.ts': [
+    'actions/create-workflow-dispatch',
+    'issues/create-comment',
+    'issues/list-comments',
+    'issues/list-labels-on-issue',
+    'issues/update-comment',
+    'pulls/create',
+    'pulls/list',
+  ],
   'fan-out-loops.test.ts': [
     'actions/create-workflow-dispatch',
     'issues/create',
