@@ -167,6 +167,18 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'pulls/list',
     'users/get-authenticated',
   ],
+  'lost-state.test.ts': [
+    'actions/create-workflow-dispatch',
+    'actions/list-artifacts-for-repo',
+    'issues/create-comment',
+    'issues/list-comments',
+    'issues/list-labels-on-issue',
+    'issues/update-comment',
+    'pulls/create',
+    'pulls/get',
+    'pulls/list',
+    'repos/get-collaborator-permission-level',
+  ],
   'rate-limit.test.ts': [
     'actions/create-workflow-dispatch',
     'issues/create-comment',
