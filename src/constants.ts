@@ -37,6 +37,7 @@ export const Inputs = {
   Leg: 'leg',
   VerifyResult: 'verify-result',
   PersonCommand: 'person-command',
+  JobTimeoutMinutes: 'job-timeout-minutes',
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 

@@ -111,7 +111,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
 
   const isolation = announcedIsolation(settings.isolation, { logger, io })
 
-  const { runnerTemp, loopDir, audit, store, auditSource } = await openLoopStore(runContext, {
+  const { runnerTemp, loopDir, audit, store, auditSource, storeWarnings } = await openLoopStore(runContext, {
     root,
     loopId,
     logger,
@@ -235,6 +235,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
     isolation: isolation.report,
     pullRequestWaiting,
     failOn: settings.failOn,
+    storeWarnings: storeWarnings.messages,
   }
   await report(runContext, reportInput, { github, io, redact })
   await releaseSlot(runContext, { loopId, state, root }, slotJob)

@@ -43,7 +43,8 @@ export async function redispatch(
   return {
     message:
       `The re-dispatch of iteration ${record.iteration} of loop ${loopId} failed: ${dispatched.error}. ` +
-      `Nothing is scheduled; a sweeper (\`command: sweep\`) dispatches it again${dispatched.state?.dispatch?.failed ? ' (recorded in the state)' : ''}.`,
+      `Nothing is scheduled${dispatched.state?.dispatch?.failed ? ' (the failure is recorded in the state)' : ''}: a scheduled sweeper (\`command: sweep\`) dispatches it again; ` +
+      `without one, run the workflow with \`loop-id: ${loopId}\` and \`iteration: ${record.iteration}\`.`,
     state: dispatched.state,
   }
 }

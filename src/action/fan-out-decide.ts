@@ -46,6 +46,7 @@ import { reportRefusal } from './refusal.js'
 import { report } from './report.js'
 import { readyForMerge } from './ship.js'
 import { releaseSlot, takeSlot } from './slots.js'
+import type { StoreWarnings } from './store-warnings.js'
 import { auditRestorer } from './stores.js'
 
 /** The most verdict files decide reads (GitHub's matrix limit). */
@@ -56,7 +57,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   const { settings } = runContext
   const loaded = await loadActionConfig(settings, root, nodeWorkspace)
   const { config } = loaded
-  const { runnerTemp, loopDir, audit, store, auditSource } = await openLoopStore(runContext, {
+  const { runnerTemp, loopDir, audit, store, auditSource, storeWarnings } = await openLoopStore(runContext, {
     root,
     loopId,
     logger,
@@ -166,6 +167,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     git,
     store,
     audit,
+    storeWarnings,
     branch,
     releaseSlot: (state) => releaseSlot(runContext, { loopId, state, root }, slotJob),
   })
@@ -228,6 +230,7 @@ async function carryOn(
     audit: AuditTrail
     branch: string
     releaseSlot: (state: LoopState) => Promise<void>
+    storeWarnings: StoreWarnings
   },
 ): Promise<void> {
   const { runContext, root, loopId, github, logger, io, redact } = shared
@@ -249,7 +252,10 @@ async function carryOn(
   const state = published.state
   const outcome = published.blocked ? 'blocked' : result.outcome
   await readyForMerge(state, { github: pullRequestGitHub, logger })
-  const reportInput = { loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn }
+  const reportInput = {
+    ...{ loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn },
+    storeWarnings: parts.storeWarnings.messages,
+  }
   await report(runContext, reportInput, { github, io, redact })
   await parts.releaseSlot(state)
   if (outcome === 'continue' && settings.dispatch) {

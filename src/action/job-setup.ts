@@ -17,6 +17,7 @@ import type { ActionIO } from './actions-io.js'
 import { updateDashboard } from './dashboard.js'
 import type { RunContext } from './run-context.js'
 import { slotsQueue } from './slots.js'
+import { StoreWarnings } from './store-warnings.js'
 import { type AuditSource, createStore, defaultRunnerTemp } from './stores.js'
 
 /** What runs when the job ends, once the loop's store is known. */
@@ -63,12 +64,27 @@ export async function remoteHost(root: string, fallback: string): Promise<string
 export async function openLoopStore(
   run: RunContext,
   parts: { root: string; loopId: string; logger: Logger; redact: (text: string) => string },
-): Promise<{ runnerTemp: string; loopDir: string; audit: AuditTrail; store: Store; auditSource: AuditSource | null }> {
+): Promise<{
+  runnerTemp: string
+  loopDir: string
+  audit: AuditTrail
+  store: Store
+  auditSource: AuditSource | null
+  storeWarnings: StoreWarnings
+}> {
   const runnerTemp = defaultRunnerTemp(run, parts.root)
   const loopDir = join(runnerTemp, 'loop-controller', 'audit', parts.loopId)
   const audit = new AuditTrail(loopDir, parts.redact)
-  const { store, auditSource } = await createStore({ run, runnerTemp, root: parts.root, loopDir, logger: parts.logger })
-  return { runnerTemp, loopDir, audit, store, auditSource }
+  const storeWarnings = new StoreWarnings()
+  const { store, auditSource } = await createStore({
+    run,
+    runnerTemp,
+    root: parts.root,
+    loopDir,
+    logger: parts.logger,
+    warnings: storeWarnings,
+  })
+  return { runnerTemp, loopDir, audit, store, auditSource, storeWarnings }
 }
 
 /**

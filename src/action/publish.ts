@@ -15,7 +15,7 @@ import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
 import type { Git } from '../ports/git.js'
-import { type GitHubPort, PullRequestsNotAllowedError } from '../ports/github.js'
+import { type GitHubPort, GitHubRateLimitedError, PullRequestsNotAllowedError } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import type { Store } from '../ports/store.js'
 import type { ActionIO } from './actions-io.js'
@@ -96,6 +96,11 @@ async function publish(
         draft: true,
       })
     } catch (error) {
+      if (error instanceof GitHubRateLimitedError) {
+        // The work is safe on the pushed branch; the next iteration asks again, after the reset.
+        logger.warning(`${error.message}. ${branch} is pushed; its pull request is opened by a later iteration.`)
+        return { state, blocked: false }
+      }
       if (!(error instanceof PullRequestsNotAllowedError)) throw error
       // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
       const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`

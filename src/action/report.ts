@@ -24,9 +24,10 @@ import {
 } from '../domain/report/index.js'
 import type { LoopState } from '../domain/state.js'
 import { dispatchFailureNote } from '../domain/sweep.js'
-import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
+import { GitHubPermissionError, type GitHubPort, GitHubRateLimitedError } from '../ports/github.js'
 import type { ActionIO } from './actions-io.js'
 import type { RunContext } from './run-context.js'
+import { storeWarningsNote } from './store-warnings.js'
 
 export async function report(
   run: Pick<RunContext, 'event' | 'serverUrl' | 'repository' | 'runId' | 'hasStepSummary'>,
@@ -45,6 +46,8 @@ export async function report(
     failOn?: readonly StoppedState[]
     /** Reporting again after the re-dispatch failed: the comment anew, the summary only the note. */
     afterFailedDispatch?: boolean
+    /** What the state store lost, rolled back or did not mirror in this job (`StoreWarnings`). */
+    storeWarnings?: readonly string[]
   },
   deps: {
     github: Pick<GitHubPort, 'upsertStickyComment'>
@@ -81,6 +84,7 @@ export async function report(
   const view = buildReportView(model)
   // Nothing scheduled the next iteration: said wherever people look.
   const dispatchNote = redact(dispatchFailureNote(state))
+  const storeNote = storeWarningsNote(input.storeWarnings ?? [], redact)
   // The end state's annotation comes first and counts against GitHub's 10 per step, so it is never
   // the one dropped.
   const failsJob = view.endState !== null && isStopped(view.state) && (input.failOn ?? []).includes(view.state)
@@ -97,17 +101,19 @@ export async function report(
   else if (input.afterFailedDispatch) await io.writeSummary(`\n${dispatchNote}`)
   else {
     const summary = renderSummary(model, { redact, overflowLocations: overflow })
-    await io.writeSummary(input.isolation ? `${summary}\n${isolationLine(input.isolation)}\n` : summary)
+    const withStore = storeNote ? `${summary}\n${storeNote}` : summary
+    await io.writeSummary(input.isolation ? `${withStore}\n${isolationLine(input.isolation)}\n` : withStore)
   }
   for (const issueNumber of commentTargets(run.event.subject.number, state)) {
     const rendered = renderComment(model, { redact, postedOn: issueNumber })
-    const body = dispatchNote ? `${rendered}\n${dispatchNote}` : rendered
+    const body = [rendered, storeNote, dispatchNote].filter(Boolean).join('\n')
     try {
       const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body })
       io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
     } catch (error) {
-      // The summary says it all too: the loop goes on without its comment rather than stop here.
-      if (!(error instanceof GitHubPermissionError)) throw error
+      // The summary says it all too: the loop goes on without its comment rather than stop here
+      // (and, past the rate limit, on to its re-dispatch, which records a failure the sweeper reads).
+      if (!(error instanceof GitHubPermissionError) && !(error instanceof GitHubRateLimitedError)) throw error
       io.warning(redact(`${error.message} Until then the loop goes on without its status comment on #${issueNumber}.`))
     }
   }

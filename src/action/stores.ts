@@ -16,6 +16,7 @@ import type { Store } from '../ports/store.js'
 import { VERSION } from '../version.js'
 import { COMMIT_IDENTITY } from './commit-identity.js'
 import { type RunContext, requireRepository, requireRunId } from './run-context.js'
+import { StoreWarnings } from './store-warnings.js'
 
 /** A store that carries the audit trail and can bring it back onto a fresh runner. */
 export interface AuditSource {
@@ -53,8 +54,11 @@ export async function createStore(input: {
    */
   loopDir: string | ((loopId: string) => string)
   logger: Logger
+  /** Where the store's warnings are kept for the report (data lost, rolled back or not mirrored). */
+  warnings?: StoreWarnings
 }): Promise<{ store: Store; auditSource: AuditSource | null }> {
   const { run, runnerTemp, root, logger } = input
+  const onNote = (input.warnings ?? new StoreWarnings()).sink(logger)
   const auditDirOf = (loopId: string) => (typeof input.loopDir === 'string' ? input.loopDir : input.loopDir(loopId))
   const { settings, env } = run
   const { ArtifactStore, AutoStore, CacheStore, GitStore } = await import('../adapters/stores/index.js')
@@ -73,7 +77,7 @@ export async function createStore(input: {
       workDir: join(runnerTemp, 'loop-controller', 'artifacts'),
       auditDir: auditDirOf,
       env,
-      onNote: (note) => logger.info(note),
+      onNote,
     })
   if (settings.store === 'cache' || settings.store === 'auto') warnOffDefaultBranch(run, logger)
   switch (settings.store) {
@@ -95,7 +99,7 @@ export async function createStore(input: {
     }
     default: {
       const mirror = artifact()
-      return { store: new AutoStore(cache(), mirror, { onNote: (note) => logger.info(note) }), auditSource: mirror }
+      return { store: new AutoStore(cache(), mirror, { onNote }), auditSource: mirror }
     }
   }
 }

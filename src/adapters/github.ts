@@ -3,9 +3,6 @@
  * (bounded), pointed at `GITHUB_API_URL` (or any base URL, e.g. a loopback stand-in in tests).
  * A 403 becomes a `GitHubPermissionError` that names the permission the workflow must grant.
  */
-import { getOctokit } from '@actions/github'
-import { retry } from '@octokit/plugin-retry'
-import { throttling } from '@octokit/plugin-throttling'
 import { isOwnComment } from '../domain/comment-author.js'
 import {
   type CommentRef,
@@ -13,65 +10,20 @@ import {
   type GitHubPermission,
   GitHubPermissionError,
   type GitHubPort,
+  GitHubRateLimitedError,
   type PullRequestInfo,
   PullRequestsNotAllowedError,
   type WorkflowDispatch,
 } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
+import { createOctokit, type GitHubClientOptions, type OctokitClient } from './github-client.js'
 
-export interface GitHubClientOptions {
-  token: string
-  owner: string
-  repo: string
-  /** The REST API root; `GITHUB_API_URL` on a runner. */
-  baseUrl: string
-  logger?: Pick<Logger, 'warning' | 'debug'>
-  /** Retries of a failed request (5xx, network); 403/404/422 are never retried. Default 3. */
-  retries?: number
-  /** Base of the retry back-off in ms (the wait is base x attempt²). Default 1000. */
-  retryBaseMs?: number
-  /** Retries after a primary or secondary rate limit before giving up. Default 2. */
-  rateLimitRetries?: number
-  /** The throttling plugin (on by default); off only for tests of other behaviour. */
-  throttle?: boolean
-  /** Milliseconds per second of a rate limit's `retry-after`. Default 1000 (tests shorten it). */
-  rateLimitUnitMs?: number
-}
-
-/** The REST client the adapter uses (exported for the composition root's own calls). */
-export type OctokitClient = ReturnType<typeof getOctokit>
-
-/** Creates an Octokit with the retry and throttling plugins, bounded as `options` says. */
-export function createOctokit(options: GitHubClientOptions): OctokitClient {
-  const rateLimitRetries = options.rateLimitRetries ?? 2
-  const onLimit =
-    (kind: string) =>
-    (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number): boolean => {
-      const again = retryCount < rateLimitRetries
-      options.logger?.warning(
-        `GitHub ${kind} rate limit on ${request.method} ${request.url}; ${again ? `retrying after ${retryAfter} s` : 'giving up'}.`,
-      )
-      return again
-    }
-  return getOctokit(
-    options.token,
-    {
-      baseUrl: options.baseUrl.replace(/\/+$/, ''),
-      userAgent: 'loop-controller',
-      retry: { retries: options.retries ?? 3, retryAfterBaseValue: options.retryBaseMs ?? 1000 },
-      throttle:
-        options.throttle === false
-          ? { enabled: false }
-          : {
-              onRateLimit: onLimit('primary'),
-              onSecondaryRateLimit: onLimit('secondary'),
-              retryAfterBaseValue: options.rateLimitUnitMs ?? 1000,
-            },
-    },
-    retry,
-    throttling,
-  )
-}
+export {
+  createOctokit,
+  type GitHubClientOptions,
+  MAX_RATE_LIMIT_WAIT_SECONDS,
+  type OctokitClient,
+} from './github-client.js'
 
 interface RequestErrorLike {
   status: number
@@ -107,8 +59,21 @@ function isRateLimit(error: RequestErrorLike): boolean {
   return String(remaining) === '0' || /rate limit/i.test(error.message)
 }
 
+/** When a rate-limited answer says the limit resets (`x-ratelimit-reset`, epoch seconds), if it does. */
+function resetOf(error: RequestErrorLike): Date | null {
+  const reset = Number(error.response?.headers?.['x-ratelimit-reset'])
+  return Number.isFinite(reset) && reset > 0 ? new Date(reset * 1000) : null
+}
+
 /** Turns a 403 (not a rate limit) into an error naming the missing permission; rethrows the rest. */
 function explain(error: unknown, method: string, route: string): never {
+  if (isRequestError(error) && (error.status === 403 || error.status === 429) && isRateLimit(error)) {
+    const resetAt = resetOf(error)
+    throw new GitHubRateLimitedError(
+      `GitHub ${method} ${route} was not made: the API rate limit is used up${resetAt ? ` until ${resetAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}` : ''} (${error.status}: ${error.message.split('\n')[0]})`,
+      resetAt,
+    )
+  }
   if (isRequestError(error) && error.status === 403 && !isRateLimit(error)) {
     const permission = permissionFor(method, route)
     throw new GitHubPermissionError(

@@ -17,6 +17,7 @@ import { MAX_LOOPS_LIMIT } from '../domain/slots.js'
 import { ConfigError } from './errors.js'
 import { budgetMinutesInFanOutProblem } from './fan-out-inputs.js'
 import { parseSecretLines, parseVerifyLines } from './input-lines.js'
+import { budgetBeyondJobTimeoutProblem, MAX_BUDGET_MINUTES } from './job-time-inputs.js'
 import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 import { deriveLoopId, LOOP_ID_MAX_LENGTH, sanitiseLoopId } from './loop-id.js'
 
@@ -107,6 +108,8 @@ export interface ActionSettings {
   verifyResult: string
   /** `command: decide`: the person's command the reusable workflow was called with (`run`: none). */
   personCommand: (typeof PERSON_COMMANDS)[number]
+  /** The job's `timeout-minutes`, when the workflow passes it: `budget-minutes` must leave room in it. */
+  jobTimeoutMinutes: number | undefined
 }
 
 /** A user's mistake in the workflow file: said plainly, never an internal fault. */
@@ -163,15 +166,15 @@ const fields = {
       .string()
       .regex(/^\d+(\.\d+)?$/)
       .transform(Number)
-      .pipe(
-        z
-          .number()
-          .min(0)
-          .max(60 * 24 * 30),
-      )
+      .pipe(z.number().min(0).lt(MAX_BUDGET_MINUTES))
       // 0 is what the input's description offers for one iteration per job, as empty is.
       .transform((minutes) => (minutes === 0 ? undefined : minutes)),
-    expected: 'a number of minutes from 0 to 43200 (empty or 0: one iteration per job)',
+    expected: `a number of minutes below ${MAX_BUDGET_MINUTES} (GitHub ends a job on its runners after 6 hours; empty or 0: one iteration per job)`,
+  },
+  // Up to the 5 days a job may run on a self-hosted runner.
+  jobTimeoutMinutes: {
+    schema: wholeNumber(1, 60 * 24 * 5),
+    expected: "a whole number of minutes from 1 to 7200 (the job's timeout-minutes)",
   },
   store: { schema: z.enum(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
   command: { schema: z.enum(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
@@ -270,6 +273,9 @@ export function parseActionInputs(
   const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes)
   const fanOutBudget = budgetMinutesInFanOutProblem(command, budgetMinutes)
   if (fanOutBudget) problems.push(fanOutBudget)
+  const jobTimeoutMinutes = parse(Inputs.JobTimeoutMinutes, fields.jobTimeoutMinutes)
+  const beyondTimeout = budgetBeyondJobTimeoutProblem(budgetMinutes, jobTimeoutMinutes)
+  if (beyondTimeout) problems.push(beyondTimeout)
   const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted)
   const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation)
   const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES])
@@ -366,6 +372,7 @@ export function parseActionInputs(
     leg,
     verifyResult,
     personCommand,
+    jobTimeoutMinutes,
   }
 }
 

@@ -93,6 +93,21 @@ export class GitHubPermissionError extends Error {
 }
 
 /**
+ * GitHub's rate limit ran out and resets later than a job waits: the call was not made. What it was
+ * for waits for a later job (the sweeper re-dispatches a loop whose dispatch failed).
+ */
+export class GitHubRateLimitedError extends Error {
+  override name = 'GitHubRateLimitedError'
+  constructor(
+    message: string,
+    /** When GitHub said the limit resets, if it said. */
+    readonly resetAt: Date | null,
+  ) {
+    super(message)
+  }
+}
+
+/**
  * GitHub refused to let this token open a pull request because of a repository (or organization)
  * setting, not a missing permission: "Allow GitHub Actions to create and approve pull requests" is off,
  * the default for new repositories and organizations. The branch is pushed; only the pull request waits.

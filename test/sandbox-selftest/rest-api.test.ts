@@ -324,14 +324,30 @@ describe('REST API stand-in: permissions and faults', () => {
 
   it('sends rate-limit headers and answers 403 when the primary limit is spent', async () => {
     const ok = await call('/repos/acme/demo')
-    expect(ok.headers.get('x-ratelimit-limit')).toBe('5000')
-    expect(ok.headers.get('x-ratelimit-remaining')).toBe('4999')
-    api.setRateLimit('full', 0, 60)
-    const spent = await call('/repos/acme/demo')
-    expect(spent.status).toBe(403)
-    expect(spent.headers.get('x-ratelimit-remaining')).toBe('0')
-    expect(Number(spent.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000)
-    expect(await spent.json()).toMatchObject({ message: expect.stringContaining('API rate limit exceeded') })
+    // GITHUB_TOKEN: 1,000 an hour per repository, shared by every job's token.
+    expect(ok.headers.get('x-ratelimit-limit')).toBe('1000')
+    expect(ok.headers.get('x-ratelimit-remaining')).toBe('999')
+    expect((await call('/repos/acme/demo', { token: 'readonly' })).headers.get('x-ratelimit-remaining')).toBe('998')
+    // A person's token: 5,000 an hour of its own.
+    api.addToken('alice-token', { actor: 'alice', kind: 'user', permissions: {} })
+    const person = await call('/repos/acme/demo', { token: 'alice-token' })
+    expect([person.headers.get('x-ratelimit-limit'), person.headers.get('x-ratelimit-remaining')]).toEqual([
+      '5000',
+      '4999',
+    ])
+    api.setRepositoryRateLimit(0, 3000)
+    for (const token of ['full', 'readonly']) {
+      const spent = await call('/repos/acme/demo', { token })
+      expect(spent.status).toBe(403)
+      expect(spent.headers.get('x-ratelimit-remaining')).toBe('0')
+      expect(Number(spent.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000 + 2900)
+      expect(await spent.json()).toMatchObject({
+        message: expect.stringMatching(/^API rate limit exceeded for installation ID \d+\.$/),
+      })
+    }
+    expect((await call('/repos/acme/demo', { token: 'alice-token' })).status).toBe(200)
+    api.setRateLimit('alice-token', 0, 60)
+    expect((await call('/repos/acme/demo', { token: 'alice-token' })).status).toBe(403)
   })
 })
 

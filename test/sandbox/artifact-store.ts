@@ -4,20 +4,34 @@
 // folders relative to the workspace, one per line; wildcards and `!` exclusions are refused. Hidden
 // files and folders (a name starting with `.`) are left out unless `include-hidden-files: true`, as
 // upload-artifact does since v4.4.0.
+// `retention-days` as upload-artifact takes it: a whole number, 0 or empty for the repository's setting
+// (90 days, GitHub's default), more than that reduced to it with GitHub's warning; an artifact past its
+// retention is not found.
 import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 
 /** The `with:` keys of the two actions the engine honours. */
-export const UPLOAD_INPUTS = new Set(['name', 'path', 'if-no-files-found'])
+export const UPLOAD_INPUTS = new Set(['name', 'path', 'if-no-files-found', 'retention-days'])
+
+/** The repository's artifact retention setting: GitHub's default, 90 days. */
+export const REPOSITORY_RETENTION_DAYS = 90
+const DAY_MS = 24 * 60 * 60 * 1000
 export const DOWNLOAD_INPUTS = new Set(['name', 'path', 'pattern', 'merge-multiple'])
 UPLOAD_INPUTS.add('include-hidden-files')
 
 export class ArtifactStore {
-  constructor(private readonly dir: string) {}
+  /** When each artifact of the run expires (ms since the epoch), by name. */
+  private readonly expiries = new Map<string, number>()
+
+  constructor(
+    private readonly dir: string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Uploads `paths` (relative to the workspace) as `name`; says what it did, throws what GitHub refuses. */
   upload(workspace: string, withInputs: Record<string, string>): string {
     const name = withInputs.name || 'artifact'
+    const retention = retentionOf(withInputs['retention-days'])
     const target = join(this.dir, name)
     // upload-artifact v4 on: one upload per name and run.
     if (existsSync(target)) throw new Error(`an artifact named '${name}' already exists in this run`)
@@ -47,14 +61,17 @@ export class ArtifactStore {
       const root = commonFolder(found)
       for (const path of found) cpSync(path, join(target, relative(root, path) || basename(path)), options)
     }
-    return `Artifact ${name} has been uploaded (${found.length} path(s))`
+    this.expiries.set(name, this.now() + retention.days * DAY_MS)
+    return `${retention.warning}Artifact ${name} has been uploaded (${found.length} path(s)), kept ${retention.days} day(s)`
   }
 
   /** Downloads one artifact by name, or every one (matching `pattern`), into `path` of the workspace. */
   download(workspace: string, withInputs: Record<string, string>): string {
     const destination = withInputs.path ? resolve(workspace, withInputs.path) : workspace
     if (!isAbsolute(destination)) throw new Error(`bad path '${withInputs.path}'`)
-    const all = existsSync(this.dir) ? readdirSync(this.dir).sort() : []
+    const all = (existsSync(this.dir) ? readdirSync(this.dir).sort() : []).filter(
+      (name) => this.now() < (this.expiries.get(name) ?? Number.POSITIVE_INFINITY),
+    )
     if (withInputs.name) {
       if (!all.includes(withInputs.name)) throw new Error(`Artifact not found for name: ${withInputs.name}`)
       cpSync(join(this.dir, withInputs.name), destination, { recursive: true })
@@ -82,6 +99,19 @@ function booleanInput(name: string, value: string | undefined): boolean {
 function hasFile(path: string, shown: (path: string) => boolean): boolean {
   if (!statSync(path).isDirectory()) return true
   return readdirSync(path).some((name) => shown(join(path, name)) && hasFile(join(path, name), shown))
+}
+
+/** upload-artifact's `retention-days`: the days kept, and GitHub's warning when it was reduced. */
+function retentionOf(value: string | undefined): { days: number; warning: string } {
+  const text = (value ?? '').trim()
+  if (text !== '' && !/^\d+$/.test(text)) throw new Error(`Invalid retention-days: '${text}'`)
+  const days = Number(text || 0)
+  if (days === 0) return { days: REPOSITORY_RETENTION_DAYS, warning: '' }
+  if (days <= REPOSITORY_RETENTION_DAYS) return { days, warning: '' }
+  return {
+    days: REPOSITORY_RETENTION_DAYS,
+    warning: `Retention days cannot be greater than the maximum allowed retention set within the repository. Using ${REPOSITORY_RETENTION_DAYS} instead.\n`,
+  }
 }
 
 function commonFolder(paths: string[]): string {

@@ -64,8 +64,13 @@ export interface RestApiOptions {
   users?: Record<string, gh.RepoPermission>
   /** Tokens the API accepts. */
   tokens?: Record<string, TokenGrant>
-  /** Calls per hour per token before the primary rate limit answers 403 (default 5000). */
+  /** Calls per hour per user token before the primary rate limit answers 403 (default 5000, GitHub's). */
   rateLimit?: number
+  /**
+   * Calls per hour per repository that every installation token (each job's GITHUB_TOKEN) shares
+   * before the primary rate limit answers 403: GitHub's 1,000 for GITHUB_TOKEN (default).
+   */
+  installationRateLimit?: number
   /** The web/git server root for links (defaults to the API's own URL). */
   serverUrl?: string
   /** Resolves a branch or sha to a commit sha (the git remote); unknown refs give undefined. */
@@ -108,8 +113,10 @@ export interface RestApi {
   onDispatch(handler: DispatchHandler): void
   /** Sets the web/git server root used in links. */
   setServerUrl(url: string): void
-  /** Sets the remaining primary rate limit of a token, and when it resets. */
+  /** Sets the remaining primary rate limit of a token (an installation token's is its repository's), and when it resets. */
   setRateLimit(token: string, remaining: number, resetInSeconds?: number): void
+  /** Sets the remaining primary rate limit every job's GITHUB_TOKEN shares (the repository's), and when it resets. */
+  setRepositoryRateLimit(remaining: number, resetInSeconds?: number): void
   /** A person with admin rights flips "Allow GitHub Actions to create and approve pull requests". */
   setActionsCanCreatePullRequests(allowed: boolean): void
   stop(): Promise<void>
@@ -127,6 +134,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
   const violations: string[] = []
   const exchanges: Exchange[] = []
   const hourly = options.rateLimit ?? 5000
+  const repositoryHourly = options.installationRateLimit ?? 1000
   let actionsCanCreatePullRequests = options.actionsCanCreatePullRequests ?? false
   const usage = new Map<string, { used: number; limit: number; reset: number }>()
   const caches: CacheIndex = options.caches ?? {
@@ -153,14 +161,23 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     actionsCanCreatePullRequests: () => actionsCanCreatePullRequests,
   })
 
+  // GitHub: a user's tokens have 5,000 calls an hour each here (one budget per token); GITHUB_TOKEN has
+  // 1,000 an hour per repository, shared by every job's token ("Rate limits for the REST API").
+  const REPOSITORY_BUDGET = 'installation tokens of the repository'
   const rateFor = (token: string) => {
-    let entry = usage.get(token)
+    const installation = tokens.get(token)?.kind === 'installation'
+    const key = installation ? REPOSITORY_BUDGET : token
+    let entry = usage.get(key)
     const nowSeconds = Math.floor(Date.now() / 1000)
     if (!entry || entry.reset <= nowSeconds) {
-      entry = { used: 0, limit: hourly, reset: nowSeconds + 3600 }
-      usage.set(token, entry)
+      entry = { used: 0, limit: installation ? repositoryHourly : hourly, reset: nowSeconds + 3600 }
+      usage.set(key, entry)
     }
     return entry
+  }
+  const setRemaining = (rate: { used: number; limit: number; reset: number }, remaining: number, inSeconds: number) => {
+    rate.used = Math.max(0, rate.limit - remaining)
+    rate.reset = Math.floor(Date.now() / 1000) + inSeconds
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -421,9 +438,13 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       actionsCanCreatePullRequests = allowed
     },
     setRateLimit(token, remaining, resetInSeconds = 3600) {
-      const rate = rateFor(token)
-      rate.used = Math.max(0, rate.limit - remaining)
-      rate.reset = Math.floor(Date.now() / 1000) + resetInSeconds
+      setRemaining(rateFor(token), remaining, resetInSeconds)
+    },
+    setRepositoryRateLimit(remaining, resetInSeconds = 3600) {
+      const nowSeconds = Math.floor(Date.now() / 1000)
+      const rate = usage.get(REPOSITORY_BUDGET) ?? { used: 0, limit: repositoryHourly, reset: nowSeconds + 3600 }
+      usage.set(REPOSITORY_BUDGET, rate)
+      setRemaining(rate, remaining, resetInSeconds)
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -5,8 +5,8 @@
  */
 import { mkdir, rm } from 'node:fs/promises'
 import { DefaultArtifactClient } from '@actions/artifact'
-import { getOctokit } from '@actions/github'
-import { StoreUnavailableError, withActionsEnv } from './shared.js'
+import { createOctokit, type OctokitClient } from '../github-client.js'
+import { type NoteSink, StoreUnavailableError, withActionsEnv } from './shared.js'
 
 /** One snapshot artifact as the REST API lists it. */
 export interface Snapshot {
@@ -29,16 +29,23 @@ export interface SnapshotsOptions {
   apiUrl: string
   env: Record<string, string | undefined>
   echoLog: boolean
-  note: (message: string) => void
+  note: NoteSink
 }
 
 /** The snapshots of a repository (see the module comment). */
 export class Snapshots {
-  private readonly octokit: ReturnType<typeof getOctokit>
+  private readonly octokit: OctokitClient
   readonly client = new DefaultArtifactClient()
 
   constructor(private readonly options: SnapshotsOptions) {
-    this.octokit = getOctokit(options.token, { baseUrl: options.apiUrl.replace(/\/$/, '') })
+    // The same bounded retries (5xx, network) and rate-limit waits as every other call of the job.
+    this.octokit = createOctokit({
+      token: options.token,
+      owner: options.owner,
+      repo: options.repo,
+      baseUrl: options.apiUrl,
+      logger: { warning: (message) => options.note(message, 'info'), debug: () => {} },
+    })
   }
 
   /** Runs a call of `@actions/artifact` with the job's settings applied. */
@@ -73,12 +80,21 @@ export class Snapshots {
       throw new StoreUnavailableError(`listing artifacts named ${name} failed: ${(error as Error).message}`)
     }
     const expired = found.filter((snapshot) => snapshot.expired)
+    const live = found.filter((snapshot) => !snapshot.expired).sort((a, b) => b.id - a.id)
     if (expired.length > 0 && !firstPageOnly) {
-      this.options.note(
-        `skipped ${expired.length} expired snapshot(s) of ${name}: #${expired.map((s) => s.id).join(', #')}`,
-      )
+      // Older snapshots expire as designed; one newer than every live snapshot means a rollback.
+      const newestLive = live[0]?.id ?? 0
+      const newer = expired.filter((snapshot) => snapshot.id > newestLive)
+      if (newer.length > 0) {
+        this.options.note(
+          `the ${newer.length} newest snapshot(s) of ${name} expired (${idList(newer)}): ${live[0] ? `what is read is the older snapshot #${live[0].id}, a rollback` : 'no snapshot of it is left'}`,
+          'warning',
+        )
+      } else {
+        this.options.note(`skipped ${expired.length} expired snapshot(s) of ${name}: ${idList(expired)}`, 'info')
+      }
     }
-    return found.filter((snapshot) => !snapshot.expired).sort((a, b) => b.id - a.id)
+    return live
   }
 
   async delete(snapshot: Snapshot, why: string): Promise<void> {
@@ -88,10 +104,11 @@ export class Snapshots {
         repo: this.options.repo,
         artifact_id: snapshot.id,
       })
-      this.options.note(`deleted snapshot ${snapshot.name} #${snapshot.id}: ${why}`)
+      this.options.note(`deleted snapshot ${snapshot.name} #${snapshot.id}: ${why}`, 'info')
     } catch (error) {
       this.options.note(
         `could not delete snapshot ${snapshot.name} #${snapshot.id} (${why}): ${(error as Error).message}`,
+        'info',
       )
     }
   }
@@ -126,4 +143,10 @@ export class Snapshots {
       )
     }
   }
+}
+
+/** Snapshot ids for a note: the first ten, then how many more. */
+function idList(snapshots: readonly Snapshot[]): string {
+  const shown = snapshots.slice(0, 10).map((snapshot) => `#${snapshot.id}`)
+  return snapshots.length > 10 ? `${shown.join(', ')} and ${snapshots.length - 10} more` : shown.join(', ')
 }

@@ -62,6 +62,8 @@ import {
   checkStateToSave,
   encodeLoopId,
   META_FILE,
+  type NoteLevel,
+  type NoteSink,
   parseStoredState,
   type RevisionMeta,
   STATE_FILE,
@@ -86,8 +88,8 @@ export interface ArtifactStoreOptions {
   retentionDays?: number
   /** Settings for `@actions/artifact` (ACTIONS_RUNTIME_TOKEN, ACTIONS_RESULTS_URL), applied around its calls. */
   env?: Record<string, string | undefined>
-  /** Where notes go (skipped expired snapshots, conflict clean-up). Default: kept in `notes` only. */
-  onNote?: (message: string) => void
+  /** Where notes go (expired snapshots, lost trail files, conflict clean-up). Default: kept in `notes` only. */
+  onNote?: NoteSink
   /** Pass `@actions/artifact`'s log lines through to stdout. Default true. */
   echoLog?: boolean
 }
@@ -129,7 +131,7 @@ export class ArtifactStore implements Store {
       apiUrl: options.apiUrl,
       env: options.env ?? {},
       echoLog: options.echoLog ?? true,
-      note: (message) => this.note(message),
+      note: (message, level) => this.note(message, level),
     })
   }
 
@@ -175,11 +177,12 @@ export class ArtifactStore implements Store {
     }
     const { restored, lost } = await assembleTrail(trail, folders, dir)
     const where = `snapshot ${head.snapshot.name} #${head.snapshot.id}`
-    if (!complete)
-      this.note(`the trail of ${where} leans on a snapshot that expired or was deleted: older files are not restored`)
+    const cut = `the trail of ${where} leans on a snapshot that expired or was deleted: older files are not restored`
+    if (!complete) this.note(cut, 'warning')
     if (lost.length > 0) {
       this.note(
         `${lost.length} audit trail file(s) of ${where} could not be restored (a snapshot holding part of them expired or was deleted): ${lost.slice(0, 10).join(', ')}${lost.length > 10 ? ', …' : ''}`,
+        'warning',
       )
     }
     return restored
@@ -359,9 +362,9 @@ export class ArtifactStore implements Store {
     }
   }
 
-  private note(message: string): void {
+  private note(message: string, level: NoteLevel = 'info'): void {
     this.notes.push(message)
-    this.options.onNote?.(message)
+    this.options.onNote?.(message, level)
   }
 
   /** The newest readable snapshot; one that expired between listing and download is skipped. */
@@ -372,7 +375,8 @@ export class ArtifactStore implements Store {
       } catch (error) {
         if (error instanceof ExpiredError) {
           this.note(
-            `snapshot ${snapshot.name} #${snapshot.id} expired before it could be downloaded; trying an older one`,
+            `snapshot ${snapshot.name} #${snapshot.id} expired before it could be downloaded; trying an older one (a rollback)`,
+            'warning',
           )
           continue
         }
@@ -424,7 +428,7 @@ export class ArtifactStore implements Store {
       await this.snapshots
         .actions(async () => this.snapshots.client.uploadArtifact(name, await listFiles(keep), keep))
         .catch((error: unknown) =>
-          this.note(`could not upload quarantine artifact ${name}: ${(error as Error).message}`),
+          this.note(`could not upload quarantine artifact ${name}: ${(error as Error).message}`, 'warning'),
         )
     }
     return new StateQuarantinedError(

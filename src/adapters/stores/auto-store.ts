@@ -15,11 +15,11 @@ import type { LoopState } from '../../domain/state.js'
 import { type Loaded, StateQuarantinedError, type Store, type StoreVersion } from '../../ports/store.js'
 import type { ArtifactStore } from './artifact-store.js'
 import type { CacheStore } from './cache-store.js'
-import { StoreUnavailableError } from './shared.js'
+import { type NoteLevel, type NoteSink, StoreUnavailableError } from './shared.js'
 
 export interface AutoStoreOptions {
   /** Where notes go (fallbacks taken, mirrors that failed). Default: kept in `notes` only. */
-  onNote?: (message: string) => void
+  onNote?: NoteSink
 }
 
 /** The `auto` store (see the module comment). */
@@ -43,10 +43,13 @@ export class AutoStore implements Store {
       const found = await this.cache.inspect(loopId)
       if (found.kind === 'state') return { state: found.loaded.state, version: `cache:${found.loaded.version}` }
       if (found.kind === 'reset') return null
-      this.note(`the cache holds no state for loop ${loopId} (evicted or another branch's scope); reading the artifact`)
+      this.note(
+        `the cache holds no state for loop ${loopId} (evicted or another branch's scope); reading the artifact`,
+        'info',
+      )
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error
-      this.note(`the cache could not be read (${error.message}); reading the artifact instead`)
+      this.note(`the cache could not be read (${error.message}); reading the artifact instead`, 'info')
     }
     const loaded = await this.artifact.load(loopId)
     return loaded ? { state: loaded.state, version: `artifact:${loaded.version}` } : null
@@ -65,7 +68,10 @@ export class AutoStore implements Store {
     try {
       await this.artifact.mirror(loopId, state)
     } catch (error) {
-      this.note(`loop ${loopId}: saved to the cache, but mirroring to the artifact failed: ${(error as Error).message}`)
+      this.note(
+        `loop ${loopId}: saved to the cache, but mirroring to the artifact failed (a cache miss would read an older state): ${(error as Error).message}`,
+        'warning',
+      )
     }
     return `cache:${saved}`
   }
@@ -74,7 +80,10 @@ export class AutoStore implements Store {
     await this.cache.reset(loopId)
     const artifactHead = await this.artifact.load(loopId).catch((error: unknown) => error)
     if (artifactHead instanceof Error && !(artifactHead instanceof StateQuarantinedError)) {
-      this.note(`loop ${loopId}: the cache was reset, but the artifact could not be checked: ${artifactHead.message}`)
+      this.note(
+        `loop ${loopId}: the cache was reset, but the artifact could not be checked (a cache miss may bring the old state back): ${artifactHead.message}`,
+        'warning',
+      )
       return
     }
     if (artifactHead !== null) {
@@ -85,8 +94,8 @@ export class AutoStore implements Store {
     }
   }
 
-  private note(message: string): void {
+  private note(message: string, level: NoteLevel): void {
     this.notes.push(message)
-    this.options.onNote?.(message)
+    this.options.onNote?.(message, level)
   }
 }

@@ -182,3 +182,12 @@ export async function withActionsEnv<T>(
     release()
   }
 }
+
+/**
+ * How much a store's note matters: `warning` when data was lost, rolled back or not mirrored (the
+ * action shows it as an annotation and in the summary), `info` for what the store did as designed.
+ */
+export type NoteLevel = 'info' | 'warning'
+
+/** Where a store's notes go. */
+export type NoteSink = (message: string, level: NoteLevel) => void

@@ -8,8 +8,10 @@ import {
   decide,
   forgetLostCheckpoint,
   initialState,
+  markBlocked,
 } from '../../domain/engine/index.js'
 import { Labels } from '../../domain/loop-names.js'
+import { lostStateReason } from '../../domain/lost-state.js'
 import type { Policy } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
 import { event, finish, type LoopRecord, savedMarker, withEvents } from './record.js'
@@ -47,6 +49,7 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
     }
   }
 
+  record = withLostState(record, input, deps, now)
   record = await withLostCheckpoint(record, input, deps, now)
   const { state } = record
   if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
@@ -76,6 +79,21 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
     now,
   }
 }
+
+/**
+ * A dispatched iteration whose state the store lost (none at all, or one older than the iteration
+ * before it) stops BLOCKED, saying so, instead of starting over or repeating iterations quietly.
+ */
+function withLostState(record: LoopRecord, input: IterationInput, deps: IterationDeps, now: Date): LoopRecord {
+  const { state } = record
+  const reason = lostStateReason(deps.store.kind, input.dispatchedIteration, record.loaded ? state.iteration : null)
+  if (reason === null || state.status === 'blocked' || TERMINAL.includes(state.status)) return record
+  deps.logger.warning(`Loop ${state.loopId}: ${reason}.`)
+  const blocked = markBlocked(state, reason, now)
+  return withEvents({ ...record, state: blocked.state }, ...blocked.events)
+}
+
+const TERMINAL: readonly LoopState['status'][] = ['complete', 'aborted', 'capped']
 
 /**
  * The kill switch on the loop's own issue or pull request, read afresh at the start of every

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { OctokitGitHub, permissionFor } from '../../../src/adapters/github.js'
-import { GitHubPermissionError } from '../../../src/ports/github.js'
+import { GitHubPermissionError, GitHubRateLimitedError } from '../../../src/ports/github.js'
 
 interface Recorded {
   method: string
@@ -321,6 +321,61 @@ describe('throttling', () => {
     })
     expect(await client(true).listLabels(5)).toEqual(['ok'])
     expect(calls).toBe(2)
+  })
+
+  /** GitHub's answer when the primary limit is spent until `resetInSeconds` from now. */
+  function primaryLimit(res: ServerResponse, resetInSeconds: number) {
+    const reset = Math.floor(Date.now() / 1000) + resetInSeconds
+    json(
+      res,
+      403,
+      { message: 'API rate limit exceeded for installation ID 1.' },
+      { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) },
+    )
+  }
+
+  function limitedClient(warnings: string[]): OctokitGitHub {
+    return new OctokitGitHub({
+      token: 'test-token',
+      owner: 'o',
+      repo: 'r',
+      baseUrl,
+      retryBaseMs: 1,
+      rateLimitUnitMs: 10,
+      logger: { warning: (message) => warnings.push(message), debug: () => {} },
+    })
+  }
+
+  it('gives up at once on a primary limit that resets later than a job waits, naming the reset', async () => {
+    route('POST', /dispatches$/, (_req, res) => primaryLimit(res, 3000))
+    const warnings: string[] = []
+    const error = await limitedClient(warnings)
+      .dispatchWorkflow({ workflow: 'loop.yml', ref: 'main', inputs: {} })
+      .catch((e: unknown) => e)
+    expect(requests).toHaveLength(1)
+    expect(error).toBeInstanceOf(GitHubRateLimitedError)
+    const resetAt = (error as GitHubRateLimitedError).resetAt?.getTime() ?? 0
+    expect(resetAt - Date.now()).toBeGreaterThan(2900_000)
+    expect((error as Error).message).toMatch(
+      /^GitHub POST \/repos\/o\/r\/actions\/workflows\/loop\.yml\/dispatches was not made: the API rate limit is used up until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(403: API rate limit exceeded/,
+    )
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(
+      /^GitHub primary rate limit on POST .*dispatches: it resets at \d{4}-.*Z \(in 30\d\d s\), later than the 60 s a job waits; giving up on this call now\.$/,
+    )
+  })
+
+  it('waits for a primary limit that resets within the bound, and retries', async () => {
+    let calls = 0
+    route('GET', /\/issues\/5\/labels/, (_req, res) => {
+      calls++
+      if (calls === 1) primaryLimit(res, 2)
+      else json(res, 200, [{ name: 'ok' }])
+    })
+    const warnings: string[] = []
+    expect(await limitedClient(warnings).listLabels(5)).toEqual(['ok'])
+    expect(calls).toBe(2)
+    expect(warnings[0]).toMatch(/^GitHub primary rate limit on GET .*labels\?per_page=100; retrying after [1-4] s\.$/)
   })
 })
 

@@ -26,9 +26,10 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true })
 })
 
-/** An artifact store acting as a job of a new run. */
-function artifactJob(auditDir?: string, runId = newRunId()) {
+/** An artifact store acting as a job of a new run; `warnings` collects the notes it gives as warnings. */
+function artifactJob(auditDir?: string, runId = newRunId(), warnings?: string[]) {
   return new ArtifactStore({
+    ...(warnings ? { onNote: (message: string, level: string) => level === 'warning' && warnings.push(message) } : {}),
     token: REST_TOKEN,
     repository: REPOSITORY,
     runId,
@@ -78,21 +79,34 @@ describe('artifact store: snapshots, expiry and runs', () => {
     expect((await artifactJob().load(loopId))?.version).toBe(version)
   })
 
-  it('skips expired snapshots with a note and falls back to nothing when all expired', async () => {
+  it('warns of a rollback when the newest snapshot expired, and when every one did; an old one expiring is a plain note', async () => {
     const loopId = freshLoopId('expiry')
     const store = artifactJob()
-    const v1 = await store.save(loopId, makeState(loopId, 1), null)
+    const v0 = await store.save(loopId, makeState(loopId, 1), null)
+    const v1 = await artifactJob().save(loopId, makeState(loopId, 1), v0)
+    server.artifacts.find((a) => String(a.id) === v0)!.expired = true
+    const quiet: string[] = []
+    const current = artifactJob(undefined, undefined, quiet)
+    expect((await current.load(loopId))?.version).toBe(v1)
+    expect(current.notes.join('\n')).toMatch(/skipped 1 expired snapshot/)
+    expect(quiet).toEqual([])
+
     const v2 = await artifactJob().save(loopId, makeState(loopId, 2), v1)
-    const newest = server.artifacts.find((a) => String(a.id) === v2)!
-    newest.expired = true
-    const reader = artifactJob()
+    server.artifacts.find((a) => String(a.id) === v2)!.expired = true
+    const warned: string[] = []
+    const reader = artifactJob(undefined, undefined, warned)
     const loaded = await reader.load(loopId)
     expect(loaded?.version).toBe(v1)
-    expect(reader.notes.join('\n')).toMatch(/skipped 1 expired snapshot/)
+    expect(warned.join('\n')).toMatch(
+      new RegExp(
+        `the 1 newest snapshot\\(s\\) of loop-state-${loopId} expired \\(#${v2}\\): what is read is the older snapshot #${v1}, a rollback`,
+      ),
+    )
     server.expireArtifacts(`loop-state-${loopId}`)
-    const late = artifactJob()
+    const lateWarnings: string[] = []
+    const late = artifactJob(undefined, undefined, lateWarnings)
     expect(await late.load(loopId)).toBeNull()
-    expect(late.notes.join('\n')).toMatch(/expired/)
+    expect(lateWarnings.join('\n')).toMatch(/expired .*: no snapshot of it is left/)
     await expect(artifactJob().save(loopId, makeState(loopId, 3), v1)).rejects.toBeInstanceOf(StoreConflictError)
   })
 
@@ -120,7 +134,9 @@ describe('artifact store: snapshots, expiry and runs', () => {
     expect(listed.headers.get('link')).toMatch(/<http:\/\/127\.0\.0\.1:\d+\/repos\/[^>]*page=2>; rel="next"/)
     const reader = artifactJob()
     expect((await reader.load(loopId))?.version).toBe(v1)
-    expect(reader.notes.join('\n')).toMatch(/skipped 120 expired snapshot/)
+    expect(reader.notes.join('\n')).toMatch(
+      /the 120 newest snapshot\(s\) of \S+ expired \(#8000119, .* and 110 more\): what is read is the older snapshot #\d+, a rollback/,
+    )
   })
 
   it('replaces its own earlier snapshot when it saves twice in one run', async () => {

@@ -27,8 +27,8 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true })
 })
 
-/** An `auto` store acting as a job of a new run on `ref`. */
-function autoJob(ref = 'refs/heads/main') {
+/** An `auto` store acting as a job of a new run on `ref`; `warnings` collects the notes it gives as warnings. */
+function autoJob(ref = 'refs/heads/main', warnings?: string[]) {
   const runId = newRunId()
   const artifact = new ArtifactStore({
     token: REST_TOKEN,
@@ -39,7 +39,8 @@ function autoJob(ref = 'refs/heads/main') {
     env: jobEnv(server, base, { repository: REPOSITORY, runId, ref }),
     echoLog: false,
   })
-  return new AutoStore(jobs.store(ref, runId), artifact)
+  const onNote = (message: string, level: string) => level === 'warning' && warnings?.push(message)
+  return new AutoStore(jobs.store(ref, runId), artifact, { onNote })
 }
 
 runStoreContract('auto', async () => ({
@@ -101,13 +102,20 @@ describe('auto store: the cache decides, the artifact remembers', () => {
     expect(loaded?.state.iteration).toBe(1)
   })
 
-  it('counts a failed artifact mirror as a note, not a lost save', async () => {
+  it('counts a failed artifact mirror as a warning, not a lost save; a cache miss read from the artifact is a plain note', async () => {
     const loopId = freshLoopId('mirror-fails')
-    const job = autoJob()
+    const warnings: string[] = []
+    const job = autoJob('refs/heads/main', warnings)
     server.failNext(1, 400, 'CreateArtifact')
     const version = await job.save(loopId, makeState(loopId, 1), null)
     expect(version).toBe('cache:1')
     expect(job.notes.join('\n')).toMatch(/mirroring to the artifact failed/)
+    expect(warnings.join('\n')).toMatch(
+      /saved to the cache, but mirroring to the artifact failed \(a cache miss would read an older state\)/,
+    )
+    const elsewhere: string[] = []
+    await autoJob('refs/heads/feature', elsewhere).load(loopId)
+    expect(elsewhere).toEqual([])
     expect((await autoJob().load(loopId))?.version).toBe('cache:1')
   })
 })

@@ -154,9 +154,9 @@ describe('parseActionInputs', () => {
     {
       values: { 'budget-minutes': '-5' },
       message:
-        "Input 'budget-minutes' must be a number of minutes from 0 to 43200 (empty or 0: one iteration per job); got '-5'.",
+        "Input 'budget-minutes' must be a number of minutes below 350 (GitHub ends a job on its runners after 6 hours; empty or 0: one iteration per job); got '-5'.",
     },
-    { values: { 'budget-minutes': '43201' }, message: "Input 'budget-minutes' must be a number of minutes from 0" },
+    { values: { 'budget-minutes': '350' }, message: "Input 'budget-minutes' must be a number of minutes below 350" },
     { values: { iteration: 'next' }, message: "Input 'iteration' must be a whole number" },
     { values: { command: 'approve' }, message: "Input 'gate' is required when 'command' is 'approve'" },
     { values: { command: 'approve', gate: 'Sec urity' }, message: "Input 'gate' must be a gate name" },

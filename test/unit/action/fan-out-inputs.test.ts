@@ -47,7 +47,7 @@ describe("budget-minutes in fan-out's jobs", () => {
   it('reports a value that is no number of minutes as such, not as misplaced', () => {
     const problems = problemsOf({ command: 'plan', 'budget-minutes': 'soon' })
     expect(problems).toEqual([
-      "Input 'budget-minutes' must be a number of minutes from 0 to 43200 (empty or 0: one iteration per job); got 'soon'.",
+      "Input 'budget-minutes' must be a number of minutes below 350 (GitHub ends a job on its runners after 6 hours; empty or 0: one iteration per job); got 'soon'.",
     ])
   })
 })

@@ -1,0 +1,57 @@
+// End to end: the `artifact` store loses a loop's state between two jobs (its snapshot expired). The dispatched iteration 2 does not start the loop over: it stops BLOCKED,
+// its summary says the state of iteration 1 was not found and what `/loop resume` does, with the store's
+// warning; a writer's `/loop resume` then carries the loop on to COMPLETE.
+import { describe, expect, it } from 'vitest'
+import {
+  botComments,
+  checkOperationsExercised,
+  describeJobs,
+  expectFaithful,
+  MINUTE,
+  startScenario,
+} from './fixtures.js'
+
+checkOperationsExercised(import.meta.url)
+
+describe('the action bundle in the sandbox: a state the store lost', () => {
+  it(
+    'stops BLOCKED saying so, never starting over quietly, and goes on after `/loop resume`',
+    async () => {
+      const scenario = await startScenario({ steps: 3, workflowWith: { store: 'artifact' } })
+      const { sandbox } = scenario
+      let lostAfter: number | null = null
+      sandbox.engine.onJobFinished((job) => {
+        // Once, after the first job: the BLOCKED job that follows is at iteration 1 too.
+        if (job.outputs.iteration !== '1' || lostAfter !== null) return
+        lostAfter = job.runId
+        sandbox.results.expireArtifacts()
+      })
+      await sandbox.dispatch({ 'loop-id': 'forgotten' })
+      let jobs = await sandbox.waitForIdle(2 * MINUTE)
+      let why = describeJobs(jobs)
+      expect(jobs, why).toHaveLength(2)
+      const lost = jobs[1]!
+      expect([lost.conclusion, lost.outputs.status, lost.outputs.iteration], why).toEqual(['failure', 'blocked', '1'])
+      expect(scenario.workRuns()).toEqual(['work-1'])
+      const reason =
+        'the state of iteration 1 was not found in the artifact store: the artifact snapshot expired (its retention days) or was deleted'
+      // The summary says it; the status comment cannot: where it is (the loop's pull request) was in the lost state.
+      expect(lost.summary, why).toContain(reason)
+      expect(lost.summary).toContain('The state store lost, rolled back or did not mirror data in this job:')
+      expect(lost.summary).toMatch(/newest snapshot\(s\) of loop-state-forgotten expired .*no snapshot of it is left/)
+      expect(botComments(sandbox)).toHaveLength(1)
+      const warnings = lost.annotations.filter((a) => a.level === 'warning').map((a) => a.message)
+      expect(warnings.join('\n')).toMatch(/State store: the 1 newest snapshot\(s\) of loop-state-forgotten expired/)
+
+      await sandbox.comment('alice', '/loop resume')
+      jobs = await sandbox.waitForIdle(3 * MINUTE)
+      why = describeJobs(jobs)
+      expect(jobs.at(-1)!.outputs.status, why).toBe('complete')
+      // Iterations 2 and 3 ran from the fresh state the BLOCKED job saved; iteration 1's commit stayed.
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2', 'work-3'])
+      expect(await sandbox.git.show('loop/forgotten', 'progress.txt')).toBe('3\n')
+      expectFaithful(scenario)
+    },
+    5 * MINUTE,
+  )
+})

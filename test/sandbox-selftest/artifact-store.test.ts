@@ -1,0 +1,58 @@
+// The run's artifacts (upload-artifact / download-artifact between its jobs): retention-days as GitHub takes it.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ArtifactStore } from '../sandbox/artifact-store.js'
+
+const DAY = 24 * 60 * 60 * 1000
+let root = ''
+
+function setup() {
+  root = mkdtempSync(join(tmpdir(), 'sandbox-artifacts-'))
+  const workspace = join(root, 'work')
+  mkdirSync(join(workspace, 'plan'), { recursive: true })
+  writeFileSync(join(workspace, 'plan', 'plan.json'), '{}\n')
+  let now = Date.parse('2026-11-26T12:00:00Z')
+  const store = new ArtifactStore(join(root, 'artifacts'), () => now)
+  return { store, workspace, later: (ms: number) => (now += ms) }
+}
+
+afterEach(() => rmSync(root, { recursive: true, force: true }))
+
+describe('the run`s artifacts: retention-days', () => {
+  it('keeps an artifact its retention-days, then it is not found', () => {
+    const { store, workspace, later } = setup()
+    expect(store.upload(workspace, { name: 'loop-plan', path: 'plan', 'retention-days': '1' })).toBe(
+      'Artifact loop-plan has been uploaded (1 path(s)), kept 1 day(s)',
+    )
+    later(DAY - 1)
+    store.download(workspace, { name: 'loop-plan', path: 'got' })
+    expect(readFileSync(join(workspace, 'got', 'plan.json'), 'utf8')).toBe('{}\n')
+    later(1)
+    expect(() => store.download(workspace, { name: 'loop-plan', path: 'again' })).toThrow(
+      'Artifact not found for name: loop-plan',
+    )
+    expect(store.download(workspace, { pattern: 'loop-*', path: 'all' })).toMatch(/^0 artifact\(s\) downloaded/)
+  })
+
+  it.each([
+    { value: '', kept: 'kept 90 day(s)' },
+    { value: '0', kept: 'kept 90 day(s)' },
+    { value: '90', kept: 'kept 90 day(s)' },
+    {
+      value: '400',
+      kept: 'Retention days cannot be greater than the maximum allowed retention set within the repository. Using 90 instead.\nArtifact a has been uploaded (1 path(s)), kept 90 day(s)',
+    },
+  ])('takes retention-days $value as the repository`s setting allows', ({ value, kept }) => {
+    const { store, workspace } = setup()
+    expect(store.upload(workspace, { name: 'a', path: 'plan', 'retention-days': value })).toContain(kept)
+  })
+
+  it.each(['1.5', '-1', 'a week'])('refuses retention-days %j, as upload-artifact does', (value) => {
+    const { store, workspace } = setup()
+    expect(() => store.upload(workspace, { name: 'a', path: 'plan', 'retention-days': value })).toThrow(
+      `Invalid retention-days: '${value}'`,
+    )
+  })
+})
