@@ -8,16 +8,18 @@
  * work: its exit and usage, the stage's tasks, the baseline, its wall time.
  */
 import { type CommitRules, describeRefusal, refuseFromCommit } from '../../domain/commit-policy.js'
-import { decide } from '../../domain/engine/index.js'
+import { decide, mayReachVerification } from '../../domain/engine/index.js'
 import {
   FanOutError,
+  iterationLegs,
+  legRunKey,
   legsOf,
   type MergedVerdicts,
   mergeVerdicts,
   type PlanFile,
   type VerdictFile,
 } from '../../domain/fan-out.js'
-import { fanOutTimeElsewhereMs } from '../../domain/fan-out-time.js'
+import { fanOutTimeElsewhereMs, legTimeMs } from '../../domain/fan-out-time.js'
 import { policyFromConfig } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
 import type { Git } from '../../ports/git.js'
@@ -72,7 +74,7 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   }
   // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
   // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
-  const { runs, tests, flakeChecks } = mergeVerdicts(
+  const { runs, tests, flakeChecks, legTimesMs } = mergeVerdicts(
     plan?.iteration != null ? legsOf(given.config) : [],
     given.verdicts,
     {
@@ -127,8 +129,13 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
   const { run } = begun
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config))
-  // A leg's time is its run's and its flake check's re-runs' (they ran in the same job, one after the other).
-  const legDurationsMs = [...runs].map(([key, legRun]) => legRun.durationMs + (flakeChecks.get(key)?.durationMs ?? 0))
+  // The legs this iteration ran (the verify-only ones only where it may reach VERIFY, as the plan chose),
+  // each at its measured time, or at its check's timeout when it gave no verdict.
+  const legs = iterationLegs(input.config, mayReachVerification(run.stage, begun.record.state))
+  const legDurationsMs = legs.map((leg) => {
+    const timeout = input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0
+    return legTimeMs(legTimesMs.get(legRunKey(leg.check, leg.shard)), timeout)
+  })
   let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
   for (const step of decideSteps(flakeChecks)) record = await step(run, record)
   const checks = record.checks.map((c) => c.result)
@@ -183,7 +190,7 @@ async function withPlanReport(
   run: IterationRun,
   record: IterationRecord,
   plan: PlanFile,
-  /** Each leg's check time on the candidate (0 for a leg without a verdict). */
+  /** Each leg's time on the candidate (`legTimeMs`). */
   legDurationsMs: readonly number[],
   git: Git,
 ): Promise<IterationRecord> {

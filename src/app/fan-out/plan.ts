@@ -4,7 +4,8 @@
  * candidate, and the hand-off for the verify legs and decide. Saves nothing: its token cannot write,
  * and decide owns the state.
  */
-import { legsOf, noIterationPlan, type PlanFile, type PlanReport } from '../../domain/fan-out.js'
+import { mayReachVerification } from '../../domain/engine/index.js'
+import { iterationLegs, legsOf, noIterationPlan, type PlanFile, type PlanReport } from '../../domain/fan-out.js'
 import { policyFromConfig } from '../../domain/policy.js'
 import { act } from '../iteration/act.js'
 import { baseline, beginRun } from '../iteration/begin.js'
@@ -43,7 +44,7 @@ export async function planIteration(
     )
   }
   // A matrix GitHub would not run is refused before any work is done.
-  const legs = legsOf(input.config)
+  legsOf(input.config)
   const policy = policyFromConfig(input.config)
   const restored = await restoreAndDecide(input, deps, policy)
   const none = (reason: string, stateVersion: string | null): Planned => ({
@@ -79,7 +80,9 @@ export async function planIteration(
       candidate,
       // Measured last, after the bundle: decide counts the plan's whole part of the iteration.
       report: reportOf(record, run.iteration, hadBaseline, Date.now() - run.startedAt),
-      legs,
+      // The slow verify-only checks run only where the single job would run them: when this iteration
+      // can reach VERIFY (decide replays them only where its results do, `iteration/verify.ts`).
+      legs: iterationLegs(input.config, mayReachVerification(run.stage, record.state)),
     },
     nothing: null,
     bundled,

@@ -136,6 +136,15 @@ export function matrixIsGreen(results: readonly CheckResult[], policy: Policy): 
 }
 
 /**
+ * Whether an iteration in `stage` can reach a verification stage at all, whatever its checks say: the
+ * stage is one, or the next one is. `reachesVerification` is true only where this is; fan-out's plan,
+ * which must choose the legs before any check has run, runs the verify-only ones exactly here.
+ */
+export function mayReachVerification(stage: Stage, state: LoopState): boolean {
+  return isVerificationStage(stage) || isVerificationStage(stepFrom(state, stage).to)
+}
+
+/**
  * Whether this iteration's matrix carries the loop from `stage` into a verification stage (or the loop is
  * at one): then the verify-only checks run too, so that VERIFY is judged on the whole matrix.
  */
