@@ -8,10 +8,9 @@
  * work: its exit and usage, the stage's tasks, the baseline, its wall time.
  */
 import { type CommitRules, describeRefusal, refuseFromCommit } from '../../domain/commit-policy.js'
-import { decide, mayReachVerification } from '../../domain/engine/index.js'
+import { decide } from '../../domain/engine/index.js'
 import {
   FanOutError,
-  iterationLegs,
   legRunKey,
   legsOf,
   type MergedVerdicts,
@@ -129,12 +128,13 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
   const { run } = begun
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config))
-  // The legs this iteration ran (the verify-only ones only where it may reach VERIFY, as the plan chose),
-  // each at its measured time, or at its check's timeout when it gave no verdict.
-  const legs = iterationLegs(input.config, mayReachVerification(run.stage, begun.record.state))
-  const legDurationsMs = legs.map((leg) => {
-    const timeout = input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0
-    return legTimeMs(legTimesMs.get(legRunKey(leg.check, leg.shard)), timeout)
+  // Each leg at its measured time; one without a verdict at its check's timeout if the plan ran it as
+  // a job, else 0 (a verify-only check the plan left out: no job ran it).
+  const planned = new Set(plan.legs.map((leg) => leg.leg))
+  const legDurationsMs = legsOf(input.config).map((leg) => {
+    const measured = legTimesMs.get(legRunKey(leg.check, leg.shard))
+    if (measured === undefined && !planned.has(leg.leg)) return 0
+    return legTimeMs(measured, input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0)
   })
   let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
   for (const step of decideSteps(flakeChecks)) record = await step(run, record)

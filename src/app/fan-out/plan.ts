@@ -80,9 +80,9 @@ export async function planIteration(
       candidate,
       // Measured last, after the bundle: decide counts the plan's whole part of the iteration.
       report: reportOf(record, run.iteration, hadBaseline, Date.now() - run.startedAt),
-      // The slow verify-only checks run only where the single job would run them: when this iteration
-      // can reach VERIFY (decide replays them only where its results do, `iteration/verify.ts`).
-      legs: iterationLegs(input.config, mayReachVerification(run.stage, record.state)),
+      // The slow verify-only checks are legs only where the single job could run them: where this
+      // iteration reaches VERIFY if its checks pass (decide replays them only where they do, `iteration/verify.ts`).
+      legs: iterationLegs(input.config, mayReachVerification(run.stage, record.state, policy)),
     },
     nothing: null,
     bundled,

@@ -14,8 +14,22 @@ describe('mayReachVerification', () => {
     { pipeline: 'full', stage: 'DOCUMENT', may: false },
     { pipeline: ['IMPLEMENT', 'DOCUMENT'], stage: 'IMPLEMENT', may: false },
   ] as const)('$pipeline at $stage: $may', ({ pipeline, stage, may }) => {
-    const state = startState(policyOf({ pipeline: pipeline as never }))
-    expect(mayReachVerification(stage, state)).toBe(may)
+    const policy = policyOf({ pipeline: pipeline as never })
+    expect(mayReachVerification(stage, startState(policy), policy)).toBe(may)
+  })
+
+  it.each([
+    {
+      title: 'a required task of the stage not done yet',
+      config: { stages: { IMPLEMENT: { tasks: [{ name: 'changelog', run: 'true' }] } } },
+    },
+    {
+      title: 'a gate to approve on leaving the stage',
+      config: { gates: [{ name: 'design', 'at-stage': 'IMPLEMENT' }] },
+    },
+  ] as const)('is false where the stage cannot be left whatever the checks say: $title', ({ config }) => {
+    const policy = policyOf({ pipeline: 'iterate', ...(config as object) })
+    expect(mayReachVerification('IMPLEMENT', startState(policy), policy)).toBe(false)
   })
 
   it('holds wherever the single job would run the verify-only checks, whatever the checks say', () => {
@@ -25,7 +39,7 @@ describe('mayReachVerification', () => {
       for (const stage of state.pipeline as Stage[]) {
         for (const failing of [[], ['unit']]) {
           if (reachesVerification(stage, matrix(policy, failing), state, policy)) {
-            expect(mayReachVerification(stage, state), `${pipeline} ${stage}`).toBe(true)
+            expect(mayReachVerification(stage, state, policy), `${pipeline} ${stage}`).toBe(true)
           }
         }
       }
