@@ -9,7 +9,7 @@ import { z } from 'zod'
 import type { AgentFailureKind } from './agents/types.js'
 import { MAX_JOB_WALL_MS } from './fan-out-time.js'
 import { type LegFlakeCheck, legFlakeCheckSchema } from './leg-flake.js'
-import type { LoopConfig } from './loop-config.js'
+import type { Command, LoopConfig } from './loop-config.js'
 import {
   expandShards,
   isSharded,
@@ -89,6 +89,18 @@ export function legsOf(config: Pick<LoopConfig, 'checks'>): Leg[] {
 export function iterationLegs(config: Pick<LoopConfig, 'checks'>, verifyOnly: boolean): Leg[] {
   const slow = new Set(config.checks.filter((c) => c['verify-only']).map((c) => c.name))
   return legsOf(config).filter((leg) => verifyOnly || !slow.has(leg.check))
+}
+
+/**
+ * What a fresh runner of fan-out runs before the project's checks, and under which config key: the
+ * loop config's `verify-setup`, else its `install`; null when it has neither.
+ */
+export function legSetupOf(
+  config: Pick<LoopConfig, 'verify-setup' | 'install'>,
+): { key: 'verify-setup' | 'install'; command: Command } | null {
+  if (config['verify-setup'] !== undefined) return { key: 'verify-setup', command: config['verify-setup'] }
+  if (config.install !== undefined) return { key: 'install', command: config.install }
+  return null
 }
 
 /**

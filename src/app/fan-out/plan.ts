@@ -16,9 +16,10 @@ import { restoreAndDecide } from '../iteration/restore.js'
 import { stageTasks } from '../iteration/tasks.js'
 import type { IterationDeps, IterationInput } from '../iteration/types.js'
 import { bundleCandidate } from './candidate.js'
+import { setupBeforeBaseline } from './plan-setup.js'
 
-/** The single job's steps up to the verification, in its order. */
-const PLAN_STEPS: readonly IterationStep[] = [baseline, act, guard, stageTasks]
+/** The single job's steps up to the verification, in its order, the baseline after the legs' setup. */
+const PLAN_STEPS: readonly IterationStep[] = [setupBeforeBaseline, baseline, act, guard, stageTasks]
 
 /** What the plan hands on, and why there is no iteration to verify when there is none. */
 export interface Planned {

@@ -7,7 +7,14 @@
  */
 import { delimiter, join } from 'node:path'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
-import { boundedTests, type Leg, type PlanFile, type RecordedRun, type VerdictFile } from '../../domain/fan-out.js'
+import {
+  boundedTests,
+  type Leg,
+  legSetupOf,
+  type PlanFile,
+  type RecordedRun,
+  type VerdictFile,
+} from '../../domain/fan-out.js'
 import type { LoopConfig } from '../../domain/loop-config.js'
 import { legCheck, legOf } from '../../domain/shards.js'
 import { INSTALL_TIMEOUT_MS } from '../iteration/act.js'
@@ -115,12 +122,18 @@ async function legSetup(
   env: Record<string, string>,
   logDir: string,
 ): Promise<{ durationMs: number; failed: RecordedRun | null } | null> {
-  const setup = input.config['verify-setup'] ?? input.config.install
-  if (setup === undefined) return null
-  const key = input.config['verify-setup'] !== undefined ? 'verify-setup' : 'install'
+  const setup = legSetupOf(input.config)
+  if (setup === null) return null
+  const { key } = setup
   deps.logger.info(`Leg ${leg.leg}: ${key} before the check.`)
   const logFile = join(logDir, `${key}.log`)
-  const result = await deps.runner.run({ command: setup, cwd: input.cwd, env, timeoutMs: SETUP_TIMEOUT_MS, logFile })
+  const result = await deps.runner.run({
+    command: setup.command,
+    cwd: input.cwd,
+    env,
+    timeoutMs: SETUP_TIMEOUT_MS,
+    logFile,
+  })
   const durationMs = Math.max(0, Math.round(result.durationMs))
   const how =
     result.spawnError !== undefined

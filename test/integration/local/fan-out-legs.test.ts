@@ -119,6 +119,24 @@ describe('fan-out legs: the setup', () => {
     expect(verdict.run.exitCode).toBe(0)
   })
 
+  it('runs in the plan before the baseline (a fresh runner too), and only in the iteration that takes it', async () => {
+    const s = scene({ checks: [unit], 'verify-setup': 'npm ci' })
+    const first = await s.plan()
+    expect(s.loop.runner.runs.map((r) => r.command)).toEqual(['npm ci', 'npm test', 'agent'])
+    expect(s.loop.runner.runs[0]?.logFile).toMatch(/runs\/1\/verify-setup\.log$/)
+    expect(first.report?.usage.map((u) => u.what)).toContain('verify-setup')
+    // The check failed before the work: the baseline ran after the setup, and says so.
+    expect(first.report?.baseline?.checks).toEqual({ unit: 'fail' })
+    // The check failed on the candidate (as if the work were not done yet): the loop runs on.
+    const leg = await s.verify(first)
+    const decided = await s.decide(first, [{ ...leg, run: { ...leg.run, exitCode: 1, output: 'FAIL not yet\n' } }])
+    expect(decided.kind).toBe('done')
+    const before = s.loop.runner.runs.length
+    const second = await s.plan()
+    expect(second.iteration).toBe(2)
+    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['agent'])
+  })
+
   it('runs no setup where the config names none', async () => {
     const s = scene({ checks: [unit] })
     const plan = await s.plan()
