@@ -1,10 +1,14 @@
 /**
- * Figure 12: a sharded test check in the fan-out mode. One iteration through the GitHub sandbox
+ * Figure 12: a sharded test check in the fan-out mode. A two-iteration loop through the GitHub sandbox
  * (test/sandbox) with the action's bundle and the reusable workflow, as GitHub would run it: plan, the
- * verify legs, decide. The project's suite has a known length, 16 test files of 1 s each, split by
+ * verify legs, decide, twice. The project's suite has a known length, 16 test files of 1 s each, split by
  * `{shard}`; the figure is the loop with `shards: 4` (four verify legs), the baseline the same loop with
- * `shards: 1` (one leg), in the same run. Both read from the job records: the verify wall time (first
- * leg's start to the last leg's end) and the iteration's (first job's start to the last job's end).
+ * `shards: 1` (one leg), in the same run. The work passes the suite only at its second attempt, so the
+ * figure is iteration 2, the loop's steady state: its plan measures no baseline (iteration 1's plan runs
+ * the whole suite before the work). Both read from the job records of iteration 2: the verify wall time
+ * (first leg's start to the last leg's end) and the iteration's (first job's start to the last job's
+ * end), the latter against its ideal, the 4-shard plan and decide plus a quarter of the 1-shard verify.
+ * The sandbox starts a job at once: no runner is provisioned, so on GitHub each job adds its queue time.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,6 +22,8 @@ const ROOT = resolve(import.meta.dirname, '..')
 export const TEST_FILES = 16
 const TEST_SECONDS = 1
 const SHARDS = 4
+/** The share of its ideal wall time (`idealIterationSeconds`) the 4-shard iteration must reach. */
+const MIN_OF_IDEAL = 0.6
 
 /** The suite's test files, each a second long; the last passes only once the work has written feature.txt. */
 function writeProject(dir: string, shards: number): void {
@@ -69,9 +75,10 @@ process.exit(cases.some((c) => c.includes('<failure')) ? 1 : 0)
     shards > 1
       ? `    shards: ${shards}\n    run: node run-tests.mjs {shard} {shards}\n    junit: reports/junit-{shard}.xml\n`
       : '    run: node run-tests.mjs 1 1\n    junit: reports/junit-1.xml\n'
+  // The first attempt leaves a note, the second writes the feature: the loop needs two iterations.
   writeFileSync(
     join(dir, 'work.mjs'),
-    "import { writeFileSync } from 'node:fs'\nwriteFileSync('feature.txt', 'done\\n')\n",
+    "import { existsSync, writeFileSync } from 'node:fs'\nwriteFileSync(existsSync('attempt.txt') ? 'feature.txt' : 'attempt.txt', 'done\\n')\n",
   )
   writeFileSync(
     join(dir, '.github', 'loop.yml'),
@@ -79,6 +86,7 @@ process.exit(cases.some((c) => c.includes('<failure')) ? 1 : 0)
 pipeline: iterate
 max-iterations: 3
 flake-check: { enabled: false }
+retry: { backoff-seconds: 0 }
 # The plan job measures the baseline with every shard one after another, the same in both loops.
 matrix: { max-parallel: 1 }
 work:
@@ -121,6 +129,23 @@ export function fanOutTimes(jobs: readonly Pick<JobRecord, 'name' | 'startedAt' 
   }
 }
 
+/** The jobs of one iteration's workflow run: the dispatch that carries `iteration` (the first has none). */
+export function iterationJobs<T extends Pick<JobRecord, 'inputs'>>(jobs: readonly T[], iteration: number): T[] {
+  return jobs.filter((job) => (job.inputs.iteration || '1') === String(iteration))
+}
+
+/**
+ * The wall time an iteration with `shards` legs would take if sharding cost nothing: its own plan and
+ * decide, and the one-leg verify divided among the legs.
+ */
+export function idealIterationSeconds(
+  sharded: Pick<FanOutTimes, 'planSeconds' | 'decideSeconds'>,
+  oneLegVerifySeconds: number,
+  shards: number,
+): number {
+  return sharded.planSeconds + sharded.decideSeconds + oneLegVerifySeconds / shards
+}
+
 /** `2.90x (0.73 of the ideal 4x)`: a speed-up and how much of the ideal it reaches. */
 export function speedUp(baselineSeconds: number, seconds: number, ideal: number): string {
   const ratio = baselineSeconds / seconds
@@ -151,8 +176,11 @@ async function fanOutIteration(work: string, actionDir: string, shards: number):
     print: () => {},
   })
   const decide = result.jobs.filter((job) => job.name === 'loop / decide').at(-1)
+  const second = iterationJobs(result.jobs, 2)
+  if (second.length === 0)
+    throw new Error(`the ${label} loop ran no iteration 2 (${decide?.outputs.status ?? 'no status'})`)
   return {
-    ...fanOutTimes(result.jobs),
+    ...fanOutTimes(second),
     status: decide?.outputs.status ?? 'no status',
     problems: result.problems,
   }
@@ -174,17 +202,22 @@ export async function fanOutShards(): Promise<BenchRow[]> {
     const complete = one.status === 'complete' && four.status === 'complete'
     const problems = [...one.problems, ...four.problems]
     const verifyRatio = one.verifySeconds / four.verifySeconds
+    const ideal = idealIterationSeconds(four, one.verifySeconds, SHARDS)
+    const ofIdeal = ideal / four.iterationSeconds
     return [
       {
-        figure: `12. fan-out, a ${TEST_FILES} × ${TEST_SECONDS} s test suite in ${SHARDS} shards`,
+        figure: `12. fan-out, a ${TEST_FILES} × ${TEST_SECONDS} s test suite in ${SHARDS} shards, iteration 2 of 2 (no baseline in plan)`,
         value: describe(four),
         baseline: `shards: 1: ${describe(one)}`,
-        ratio: `verify ${speedUp(one.verifySeconds, four.verifySeconds, SHARDS)}, iteration ${(one.iterationSeconds / four.iterationSeconds).toFixed(2)}x`,
-        budget: `verify >= 0.5 of the ideal ${SHARDS}x`,
-        met: complete && four.legs === SHARDS && verifyRatio / SHARDS >= 0.5 ? 'yes' : 'no',
+        ratio:
+          `verify ${speedUp(one.verifySeconds, four.verifySeconds, SHARDS)}, iteration ${(one.iterationSeconds / four.iterationSeconds).toFixed(2)}x; ` +
+          `iteration ${four.iterationSeconds.toFixed(1)} s against the ideal ${ideal.toFixed(1)} s (plan + decide + verify/${SHARDS}): ${ofIdeal.toFixed(2)} of it`,
+        budget: `iteration >= ${MIN_OF_IDEAL} of its ideal`,
+        met: complete && four.legs === SHARDS && verifyRatio > 1 && ofIdeal >= MIN_OF_IDEAL ? 'yes' : 'no',
         note:
-          `plan ${one.planSeconds.toFixed(1)} s / ${four.planSeconds.toFixed(1)} s (the baseline runs the whole suite in plan, in both), ` +
-          `decide ${one.decideSeconds.toFixed(1)} s / ${four.decideSeconds.toFixed(1)} s (shards: 1 / shards: ${SHARDS})` +
+          `iteration 2: plan ${one.planSeconds.toFixed(1)} s / ${four.planSeconds.toFixed(1)} s, ` +
+          `decide ${one.decideSeconds.toFixed(1)} s / ${four.decideSeconds.toFixed(1)} s (shards: 1 / shards: ${SHARDS}); ` +
+          'the sandbox starts each job at once, with no runner to provision' +
           (problems.length > 0 || !complete
             ? `; sandbox: ${complete ? '' : 'a loop did not complete; '}${problems.slice(0, 3).join('; ')}`
             : ''),

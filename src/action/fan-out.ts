@@ -38,6 +38,7 @@ import { runIterationInput } from './iteration-input.js'
 import { announcedIsolation, type JobDashboard, openLoopStore, remoteHost } from './job-setup.js'
 import { loadActionConfig } from './loop-config.js'
 import { removePersistedCredentials } from './persisted-credentials.js'
+import { refuseAgentWithoutCli } from './plan-agent-cli.js'
 import type { RunContext } from './run-context.js'
 import { defaultRunnerTemp } from './stores.js'
 
@@ -164,6 +165,12 @@ async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff)
     if (error instanceof FanOutError) throw new ConfigError(error.message)
     throw error
   }
+  refuseAgentWithoutCli(
+    job.input.config.agent,
+    shared.runContext.settings.agent,
+    shared.runContext.settings.config,
+    job.input.env.PATH ?? '',
+  )
   // Emptied first: what the plan hands on is its own two files, nothing the work left in the folder.
   await nodeWorkspace.remove(handOff.planDir)
   await nodeWorkspace.makeDir(handOff.planDir)

@@ -144,6 +144,8 @@ export const loopConfigSchema = z.strictObject({
     .strictObject({ enabled: z.boolean().default(true), reruns: z.number().int().min(0).max(3).default(1) })
     .default({ enabled: true, reruns: 1 }),
   install: commandSchema.optional(),
+  /** Fan-out: what each verify leg runs on its fresh runner before its check (absent: `install`, if set). */
+  'verify-setup': commandSchema.optional(),
   complexity: z.enum(['low', 'medium', 'high']).default('medium'),
   regression: z.enum(['auto', 'on', 'off']).default('auto'),
   capabilities: z

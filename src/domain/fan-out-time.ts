@@ -9,8 +9,8 @@
 export const MAX_JOB_WALL_MS = 5 * 24 * 60 * 60_000
 
 /**
- * The plan's wall time plus the slowest leg's check time, each bounded to what a job can run. A leg
- * without a verdict counts 0: its check never ran on the candidate, or what it said was not taken.
+ * The plan's wall time plus the slowest leg's time, each bounded to what a job can run (`legTimeMs`
+ * gives a leg's).
  */
 export function fanOutTimeElsewhereMs(planWallMs: number, legDurationsMs: readonly number[]): number {
   const slowestLeg = Math.max(0, ...legDurationsMs.map(boundedMs))
@@ -20,4 +20,14 @@ export function fanOutTimeElsewhereMs(planWallMs: number, legDurationsMs: readon
 /** A measured time as a whole number of ms within what a job can run (not a number: 0). */
 export function boundedMs(ms: number): number {
   return Number.isFinite(ms) ? Math.min(MAX_JOB_WALL_MS, Math.max(0, Math.round(ms))) : 0
+}
+
+/**
+ * A leg's time on the critical path: what its verdict measured (its setup, its check, its flake
+ * check's re-runs), or, for a leg without a verdict (its job failed, hung or timed out before it
+ * reported), its check's `timeout`: the loop cannot see how long that job ran, and counting it 0 would
+ * leave a hung leg's time out of the loop's minutes.
+ */
+export function legTimeMs(measuredMs: number | undefined, checkTimeoutSeconds: number): number {
+  return boundedMs(measuredMs ?? checkTimeoutSeconds * 1000)
 }

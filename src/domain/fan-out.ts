@@ -9,7 +9,7 @@ import { z } from 'zod'
 import type { AgentFailureKind } from './agents/types.js'
 import { MAX_JOB_WALL_MS } from './fan-out-time.js'
 import { type LegFlakeCheck, legFlakeCheckSchema } from './leg-flake.js'
-import type { LoopConfig } from './loop-config.js'
+import type { Command, LoopConfig } from './loop-config.js'
 import {
   expandShards,
   isSharded,
@@ -52,6 +52,7 @@ export function verdictArtifact(leg: string): string {
  * and decide's matrix merges a check's shards through `src/domain/shards.ts`, as the single job does.
  */
 export function legsOf(config: Pick<LoopConfig, 'checks'>): Leg[] {
+  refuseNeedsBetweenLegs(config.checks)
   const legs: Leg[] = config.checks.flatMap((check) => {
     if (!isSharded(check)) return [{ leg: check.name, check: check.name, artifact: verdictArtifact(check.name) }]
     return expandShards(check).map(({ shard, shards }) => {
@@ -78,6 +79,41 @@ export function legsOf(config: Pick<LoopConfig, 'checks'>): Leg[] {
     byArtifact.set(artifact, leg)
   }
   return legs
+}
+
+/**
+ * The legs of one iteration: every leg of `legsOf`, the legs of the `verify-only` checks only when
+ * `verifyOnly` (the iteration may reach VERIFY, `mayReachVerification`), as the single job runs them
+ * only in an iteration that reaches VERIFY.
+ */
+export function iterationLegs(config: Pick<LoopConfig, 'checks'>, verifyOnly: boolean): Leg[] {
+  const slow = new Set(config.checks.filter((c) => c['verify-only']).map((c) => c.name))
+  return legsOf(config).filter((leg) => verifyOnly || !slow.has(leg.check))
+}
+
+/**
+ * What a fresh runner of fan-out runs before the project's checks, and under which config key: the
+ * loop config's `verify-setup`, else its `install`; null when it has neither.
+ */
+export function legSetupOf(
+  config: Pick<LoopConfig, 'verify-setup' | 'install'>,
+): { key: 'verify-setup' | 'install'; command: Command } | null {
+  if (config['verify-setup'] !== undefined) return { key: 'verify-setup', command: config['verify-setup'] }
+  if (config.install !== undefined) return { key: 'install', command: config.install }
+  return null
+}
+
+/**
+ * Each leg is a job on its own runner: a check cannot see what another check built there, so a
+ * `needs` between checks cannot be honoured in fan-out and is refused, naming both checks.
+ */
+function refuseNeedsBetweenLegs(checks: LoopConfig['checks']): void {
+  const waiting = checks.find((check) => (check.needs ?? []).length > 0)
+  const needed = waiting?.needs[0]
+  if (!waiting || needed === undefined) return
+  throw new FanOutError(
+    `checks.${waiting.name}.needs: check '${waiting.name}' needs '${needed}', and in fan-out each check runs in its own verify job on a fresh runner, so '${waiting.name}' would not see what '${needed}' made there. Remove the needs and put what every check needs first (an install, a build) in verify-setup, which each leg runs before its check; or run this loop with fan-out: false.`,
+  )
 }
 
 /** The key of a leg's run in `mergeVerdicts`' answer: the check's name, with `#<shard>` for a shard's. */
@@ -236,6 +272,8 @@ export const verdictFileSchema = z
     tests: testVerdictsSchema.optional(),
     /** The leg's flake check of its failed run, re-run where it ran (`leg-flake.ts`); `run` stays the first run. */
     flakeCheck: legFlakeCheckSchema.optional(),
+    /** How long the leg's `verify-setup` ran before its check, in ms (decide counts it in the leg's time). */
+    setupMs: z.number().int().nonnegative().max(MAX_JOB_WALL_MS).optional(),
   })
   .refine((verdict) => !verdict.flakeCheck || (failed(verdict.run) && !verdict.run.timedOut), {
     message: 'a flake check follows only a run that failed and did not time out',
@@ -334,6 +372,11 @@ export interface MergedVerdicts {
   tests: TestVerdicts
   /** The flake checks the legs with a verdict made, under `legRunKey(check, shard)`. */
   flakeChecks: Map<string, LegFlakeCheck>
+  /**
+   * Each leg with a verdict's time, under `legRunKey(check, shard)`: its setup, its check's run and its
+   * flake check's re-runs, one after the other in its job. A leg without a verdict has none.
+   */
+  legTimesMs: Map<string, number>
 }
 
 /**
@@ -353,9 +396,13 @@ export function mergeVerdicts(
   const judged = judgeLegs(legs, verdicts, expected, unreadable)
   const runs = new Map<string, RecordedRun>()
   const flakeChecks = new Map<string, LegFlakeCheck>()
+  const legTimesMs = new Map<string, number>()
   for (const { leg, verdict, reason } of judged) {
-    runs.set(legRunKey(leg.check, leg.shard), verdict ? verdict.run : noVerdict(leg.leg, reason))
-    if (verdict?.flakeCheck) flakeChecks.set(legRunKey(leg.check, leg.shard), verdict.flakeCheck)
+    const key = legRunKey(leg.check, leg.shard)
+    runs.set(key, verdict ? verdict.run : noVerdict(leg.leg, reason))
+    if (verdict?.flakeCheck) flakeChecks.set(key, verdict.flakeCheck)
+    if (verdict)
+      legTimesMs.set(key, (verdict.setupMs ?? 0) + verdict.run.durationMs + (verdict.flakeCheck?.durationMs ?? 0))
   }
   // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
   const tests = unionTests(
@@ -363,5 +410,5 @@ export function mergeVerdicts(
       Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`))),
     ),
   )
-  return { runs, tests, flakeChecks }
+  return { runs, tests, flakeChecks, legTimesMs }
 }

@@ -85,6 +85,8 @@ export interface LoopConfig {
   retry: { 'per-failure': number; 'same-error': number; total: number; 'backoff-seconds': number }
   'flake-check': { enabled: boolean; reruns: number }
   install?: Command | undefined
+  /** Fan-out: what each verify leg runs on its fresh runner before its check (absent: `install`, if set). */
+  'verify-setup'?: Command | undefined
   complexity: 'low' | 'medium' | 'high'
   regression: 'auto' | 'on' | 'off'
   capabilities: CapabilityConfig[]

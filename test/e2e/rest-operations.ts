@@ -218,6 +218,16 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'pulls/list',
     'users/get-authenticated',
   ],
+  'fan-out-legs.test.ts': [
+    'actions/create-workflow-dispatch',
+    'issues/create-comment',
+    'issues/list-comments',
+    'issues/list-labels-on-issue',
+    'issues/update-comment',
+    'pulls/create',
+    'pulls/list',
+    'users/get-authenticated',
+  ],
   'fan-out-flake.test.ts': [
     'issues/create-comment',
     'issues/list-comments',

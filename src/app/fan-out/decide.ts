@@ -11,13 +11,14 @@ import { type CommitRules, describeRefusal, refuseFromCommit } from '../../domai
 import { decide } from '../../domain/engine/index.js'
 import {
   FanOutError,
+  legRunKey,
   legsOf,
   type MergedVerdicts,
   mergeVerdicts,
   type PlanFile,
   type VerdictFile,
 } from '../../domain/fan-out.js'
-import { fanOutTimeElsewhereMs } from '../../domain/fan-out-time.js'
+import { fanOutTimeElsewhereMs, legTimeMs } from '../../domain/fan-out-time.js'
 import { policyFromConfig } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
 import type { Git } from '../../ports/git.js'
@@ -72,7 +73,7 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   }
   // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
   // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
-  const { runs, tests, flakeChecks } = mergeVerdicts(
+  const { runs, tests, flakeChecks, legTimesMs } = mergeVerdicts(
     plan?.iteration != null ? legsOf(given.config) : [],
     given.verdicts,
     {
@@ -127,8 +128,14 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
   const { run } = begun
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config))
-  // A leg's time is its run's and its flake check's re-runs' (they ran in the same job, one after the other).
-  const legDurationsMs = [...runs].map(([key, legRun]) => legRun.durationMs + (flakeChecks.get(key)?.durationMs ?? 0))
+  // Each leg at its measured time; one without a verdict at its check's timeout if the plan ran it as
+  // a job, else 0 (a verify-only check the plan left out: no job ran it).
+  const planned = new Set(plan.legs.map((leg) => leg.leg))
+  const legDurationsMs = legsOf(input.config).map((leg) => {
+    const measured = legTimesMs.get(legRunKey(leg.check, leg.shard))
+    if (measured === undefined && !planned.has(leg.leg)) return 0
+    return legTimeMs(measured, input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0)
+  })
   let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
   for (const step of decideSteps(flakeChecks)) record = await step(run, record)
   const checks = record.checks.map((c) => c.result)
@@ -183,7 +190,7 @@ async function withPlanReport(
   run: IterationRun,
   record: IterationRecord,
   plan: PlanFile,
-  /** Each leg's check time on the candidate (0 for a leg without a verdict). */
+  /** Each leg's time on the candidate (`legTimeMs`). */
   legDurationsMs: readonly number[],
   git: Git,
 ): Promise<IterationRecord> {

@@ -4,7 +4,8 @@
  * candidate, and the hand-off for the verify legs and decide. Saves nothing: its token cannot write,
  * and decide owns the state.
  */
-import { legsOf, noIterationPlan, type PlanFile, type PlanReport } from '../../domain/fan-out.js'
+import { mayReachVerification } from '../../domain/engine/index.js'
+import { iterationLegs, legsOf, noIterationPlan, type PlanFile, type PlanReport } from '../../domain/fan-out.js'
 import { policyFromConfig } from '../../domain/policy.js'
 import { act } from '../iteration/act.js'
 import { baseline, beginRun } from '../iteration/begin.js'
@@ -15,9 +16,10 @@ import { restoreAndDecide } from '../iteration/restore.js'
 import { stageTasks } from '../iteration/tasks.js'
 import type { IterationDeps, IterationInput } from '../iteration/types.js'
 import { bundleCandidate } from './candidate.js'
+import { setupBeforeBaseline } from './plan-setup.js'
 
-/** The single job's steps up to the verification, in its order. */
-const PLAN_STEPS: readonly IterationStep[] = [baseline, act, guard, stageTasks]
+/** The single job's steps up to the verification, in its order, the baseline after the legs' setup. */
+const PLAN_STEPS: readonly IterationStep[] = [setupBeforeBaseline, baseline, act, guard, stageTasks]
 
 /** What the plan hands on, and why there is no iteration to verify when there is none. */
 export interface Planned {
@@ -43,7 +45,7 @@ export async function planIteration(
     )
   }
   // A matrix GitHub would not run is refused before any work is done.
-  const legs = legsOf(input.config)
+  legsOf(input.config)
   const policy = policyFromConfig(input.config)
   const restored = await restoreAndDecide(input, deps, policy)
   const none = (reason: string, stateVersion: string | null): Planned => ({
@@ -79,7 +81,9 @@ export async function planIteration(
       candidate,
       // Measured last, after the bundle: decide counts the plan's whole part of the iteration.
       report: reportOf(record, run.iteration, hadBaseline, Date.now() - run.startedAt),
-      legs,
+      // The slow verify-only checks are legs only where the single job could run them: where this
+      // iteration reaches VERIFY if its checks pass (decide replays them only where they do, `iteration/verify.ts`).
+      legs: iterationLegs(input.config, mayReachVerification(run.stage, record.state, policy)),
     },
     nothing: null,
     bundled,

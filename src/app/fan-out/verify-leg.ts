@@ -7,15 +7,26 @@
  */
 import { delimiter, join } from 'node:path'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
-import { boundedTests, type Leg, type PlanFile, type RecordedRun, type VerdictFile } from '../../domain/fan-out.js'
+import {
+  boundedTests,
+  type Leg,
+  legSetupOf,
+  type PlanFile,
+  type RecordedRun,
+  type VerdictFile,
+} from '../../domain/fan-out.js'
 import type { LoopConfig } from '../../domain/loop-config.js'
 import { legCheck, legOf } from '../../domain/shards.js'
+import { INSTALL_TIMEOUT_MS } from '../iteration/act.js'
 import type { IterationDeps, IterationInput } from '../iteration/types.js'
 import { junitResults, verify } from '../verification.js'
 import { flakeCheckInLeg } from './leg-flake-check.js'
 
 /** The most output a verdict carries (head and tail, as the runner keeps them). */
 const MAX_OUTPUT_CHARS = 200 * 1024
+
+/** The longest a leg's setup runs (an install and a build), as the single job's `install`. */
+const SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS
 
 /** Runs `leg`'s check in `input.cwd` (the candidate checked out) and returns its verdict. */
 export async function verifyLeg(
@@ -31,6 +42,8 @@ export async function verifyLeg(
   const checkEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} })
   const projectEnv = withPathFirst(checkEnv, [join(input.cwd, 'node_modules', '.bin')], delimiter)
   const logDir = join(input.loopDir, 'runs', String(plan.iteration), 'verify')
+  const setup = await legSetup(input, deps, leg, projectEnv, logDir)
+  if (setup?.failed) return verdictOf(plan, leg, { run: setup.failed, setupMs: setup.durationMs })
   const [live] = await verify(legInput, deps, logDir, projectEnv, plan.iteration, false, [leg.check])
   const result = live?.outcome.result
   const run: RecordedRun = result
@@ -73,6 +86,19 @@ export async function verifyLeg(
       `Leg ${leg.leg}: ${dropped} JUnit verdict(s) left out of the verdict file (the passing ones first).`,
     )
   }
+  return verdictOf(plan, leg, {
+    run,
+    ...(Object.keys(tests).length > 0 ? { tests } : {}),
+    ...(flakeCheck ? { flakeCheck } : {}),
+    ...(setup ? { setupMs: setup.durationMs } : {}),
+  })
+}
+
+function verdictOf(
+  plan: PlanFile & { iteration: number; candidate: string },
+  leg: Leg,
+  what: Pick<VerdictFile, 'run' | 'tests' | 'flakeCheck' | 'setupMs'>,
+): VerdictFile {
   return {
     version: 1,
     loopId: plan.loopId,
@@ -80,9 +106,59 @@ export async function verifyLeg(
     candidate: plan.candidate,
     leg: leg.leg,
     check: leg.check,
-    run,
-    ...(Object.keys(tests).length > 0 ? { tests } : {}),
-    ...(flakeCheck ? { flakeCheck } : {}),
+    ...what,
+  }
+}
+
+/**
+ * The leg's `verify-setup` (else the config's `install`), run on the leg's fresh runner before its
+ * check, as a check runs (the same environment, isolation and log folder): null when there is none.
+ * A setup that fails is the check's run, an `error` whose output is the setup's, and the check is not run.
+ */
+async function legSetup(
+  input: IterationInput,
+  deps: IterationDeps,
+  leg: Leg,
+  env: Record<string, string>,
+  logDir: string,
+): Promise<{ durationMs: number; failed: RecordedRun | null } | null> {
+  const setup = legSetupOf(input.config)
+  if (setup === null) return null
+  const { key } = setup
+  deps.logger.info(`Leg ${leg.leg}: ${key} before the check.`)
+  const logFile = join(logDir, `${key}.log`)
+  const result = await deps.runner.run({
+    command: setup.command,
+    cwd: input.cwd,
+    env,
+    timeoutMs: SETUP_TIMEOUT_MS,
+    logFile,
+  })
+  const durationMs = Math.max(0, Math.round(result.durationMs))
+  const how =
+    result.spawnError !== undefined
+      ? `could not start (${result.spawnError})`
+      : result.timedOut
+        ? `timed out after ${SETUP_TIMEOUT_MS / 60_000} minutes`
+        : result.exitCode === 0
+          ? null
+          : `failed (${result.exitCode === null ? `signal ${result.signal}` : `exit ${result.exitCode}`})`
+  if (how === null) return { durationMs, failed: null }
+  const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run in leg ${leg.leg}`
+  deps.logger.warning(line)
+  const output = `${clamp(deps.redact(result.output))}\n${line}\n`
+  return {
+    durationMs,
+    failed: {
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      durationMs: 0,
+      output,
+      totalBytes: result.totalBytes + line.length + 2,
+      truncated: result.truncated || result.output.length > MAX_OUTPUT_CHARS,
+      spawnError: line,
+    },
   }
 }
 

@@ -38,6 +38,7 @@ export {
   evaluateExit,
   isVerificationStage,
   matrixIsGreen,
+  mayReachVerification,
   pendingRequiredGates,
   reachesVerification,
   requiredChecksFor,

@@ -136,6 +136,33 @@ export function matrixIsGreen(results: readonly CheckResult[], policy: Policy): 
 }
 
 /**
+ * Whether an iteration in `stage` can reach a verification stage, whatever its checks say: where
+ * `reachesVerification` would be true with every check passing (its tasks, gates and the pipeline
+ * allowing). `reachesVerification` is true only where this is; fan-out's plan, which must choose the
+ * legs before any check has run, runs the verify-only ones exactly here.
+ */
+export function mayReachVerification(stage: Stage, state: LoopState, policy: Policy): boolean {
+  const passing = policy.checks.map(
+    (c): CheckResult => ({
+      name: c.name,
+      kind: c.kind,
+      verdict: 'pass',
+      required: c.required,
+      durationMs: 0,
+      exitCode: 0,
+      pattern: null,
+      confidence: null,
+      strategy: null,
+      signature: null,
+      locations: [],
+      excerpt: '',
+      autoFixed: false,
+    }),
+  )
+  return reachesVerification(stage, passing, state, policy)
+}
+
+/**
  * Whether this iteration's matrix carries the loop from `stage` into a verification stage (or the loop is
  * at one): then the verify-only checks run too, so that VERIFY is judged on the whole matrix.
  */

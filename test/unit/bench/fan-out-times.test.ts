@@ -1,6 +1,6 @@
 // Figure 12's arithmetic: wall times read from the sandbox's job records, and the speed-up against the ideal.
 import { describe, expect, it } from 'vitest'
-import { fanOutTimes, speedUp } from '../../../bench/fan-out.js'
+import { fanOutTimes, idealIterationSeconds, iterationJobs, speedUp } from '../../../bench/fan-out.js'
 
 const job = (name: string, startedAt: number | undefined, durationMs: number | undefined) => ({
   name,
@@ -44,5 +44,29 @@ describe('speedUp', () => {
     { baseline: 10, seconds: 20, text: '0.50x (0.13 of the ideal 4x)' },
   ])('$baseline s against $seconds s', ({ baseline, seconds, text }) => {
     expect(speedUp(baseline, seconds, 4)).toBe(text)
+  })
+})
+
+describe('iterationJobs', () => {
+  it("takes one iteration's run by its dispatch's iteration input (the first run has none)", () => {
+    const jobs: { name: string; inputs: Record<string, string> }[] = [
+      { name: 'plan', inputs: { 'loop-id': 'l' } },
+      { name: 'decide', inputs: { 'loop-id': 'l', iteration: '' } },
+      { name: 'plan', inputs: { 'loop-id': 'l', iteration: '2' } },
+      { name: 'decide', inputs: { 'loop-id': 'l', iteration: '2' } },
+    ]
+    expect(iterationJobs(jobs, 1).map((j) => j.name)).toEqual(['plan', 'decide'])
+    expect(iterationJobs(jobs, 2)).toEqual(jobs.slice(2))
+    expect(iterationJobs(jobs, 3)).toEqual([])
+  })
+})
+
+describe('idealIterationSeconds', () => {
+  it.each([
+    { plan: 3, decide: 4, verify: 16, shards: 4, ideal: 11 },
+    { plan: 0, decide: 0, verify: 10, shards: 1, ideal: 10 },
+    { plan: 2.5, decide: 1.5, verify: 6, shards: 3, ideal: 6 },
+  ])('plan $plan s + decide $decide s + verify $verify s / $shards', ({ plan, decide, verify, shards, ideal }) => {
+    expect(idealIterationSeconds({ planSeconds: plan, decideSeconds: decide }, verify, shards)).toBe(ideal)
   })
 })

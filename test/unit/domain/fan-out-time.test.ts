@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fanOutTimeElsewhereMs, MAX_JOB_WALL_MS } from '../../../src/domain/fan-out-time.js'
+import { fanOutTimeElsewhereMs, legTimeMs, MAX_JOB_WALL_MS } from '../../../src/domain/fan-out-time.js'
 
 describe('fanOutTimeElsewhereMs', () => {
   it.each([
@@ -19,5 +19,16 @@ describe('fanOutTimeElsewhereMs', () => {
     { title: 'a time that is no number as 0', plan: Number.NaN, legs: [Number.POSITIVE_INFINITY, 50], ms: 50 },
   ])('counts $title', ({ plan, legs, ms }) => {
     expect(fanOutTimeElsewhereMs(plan, legs)).toBe(ms)
+  })
+})
+
+describe('legTimeMs', () => {
+  it.each([
+    { title: 'a leg with a verdict at its measured time', measured: 12_300, timeout: 600, ms: 12_300 },
+    { title: 'a leg with a verdict that took no time as 0', measured: 0, timeout: 600, ms: 0 },
+    { title: "a leg without a verdict at its check's timeout", measured: undefined, timeout: 90, ms: 90_000 },
+    { title: 'a timeout past what a job runs, bounded', measured: undefined, timeout: 10 ** 9, ms: MAX_JOB_WALL_MS },
+  ])('counts $title', ({ measured, timeout, ms }) => {
+    expect(legTimeMs(measured, timeout)).toBe(ms)
   })
 })

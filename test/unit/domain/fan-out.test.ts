@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   boundedTests,
   FanOutError,
+  iterationLegs,
   legRunKey,
   legsOf,
   MAX_LEG_TESTS,
@@ -86,6 +87,40 @@ describe('legsOf', () => {
       expect(legs).toThrow(
         /^The loop config has 5 checks; fan-out runs 257 verify jobs \(one per check, one per shard of a sharded check \(s0: 64 shards, s1: 64 shards, s2: 64 shards, s3: 64 shards\)\) and GitHub runs at most 256 jobs from one matrix\. Use fewer shards/,
       )
+  })
+
+  it.each([
+    { title: 'a check', needs: ['build'], pre: false },
+    { title: 'a pre check', needs: ['build'], pre: true },
+  ])('refuses a needs between checks, naming both and why: $title', ({ needs, pre }) => {
+    const config = {
+      checks: [
+        { name: 'build', run: 'npm run build', needs: [], pre },
+        { name: 'unit', run: 'npm test', needs, pre },
+      ],
+    } as unknown as Parameters<typeof legsOf>[0]
+    expect(() => legsOf(config)).toThrow(FanOutError)
+    expect(() => legsOf(config)).toThrow(
+      /^checks\.unit\.needs: check 'unit' needs 'build', and in fan-out each check runs in its own verify job on a fresh runner, so 'unit' would not see what 'build' made there\. .* verify-setup/,
+    )
+  })
+
+  it.each([
+    {
+      title: 'with the verify-only checks where the iteration may reach VERIFY',
+      verifyOnly: true,
+      legs: ['unit', 'e2e shard 1/2', 'e2e shard 2/2', 'lint'],
+    },
+    { title: 'without them elsewhere', verifyOnly: false, legs: ['unit', 'lint'] },
+  ])('gives an iteration its legs $title', ({ verifyOnly, legs }) => {
+    const config = {
+      checks: [
+        { name: 'unit', run: 'npm test', needs: [] },
+        { name: 'e2e', run: 'e2e {shard}', needs: [], 'verify-only': true, shards: 2 },
+        { name: 'lint', run: 'lint', needs: [], 'verify-only': false },
+      ],
+    } as unknown as Parameters<typeof legsOf>[0]
+    expect(iterationLegs(config, verifyOnly).map((l) => l.leg)).toEqual(legs)
   })
 
   it('makes the verify job a matrix of include entries', () => {

@@ -1,0 +1,164 @@
+import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { GitCli } from '../../../src/adapters/git-cli.js'
+import { decideIteration } from '../../../src/app/fan-out/decide.js'
+import { planIteration } from '../../../src/app/fan-out/plan.js'
+import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
+import type { LoopConfigInput } from '../../../src/config/loop-config.js'
+import type { PlanFile, VerdictFile } from '../../../src/domain/fan-out.js'
+import { fakeLoop } from '../../unit/app/iteration-fakes.js'
+import { planAndDecideRepos, tempDir } from './helpers.js'
+
+const root = tempDir('loop-fan-out-legs-')
+let counter = 0
+
+/**
+ * A loop on a plan repository and a decide clone: the work writes progress.txt; `npm test` passes once
+ * it is there; `npm run e2e` (the slow suite) passes; `npm ci` fails while `broken` is set.
+ */
+function scene(config: Partial<LoopConfigInput>, broken = false) {
+  const dir = join(root, `scene-${++counter}`)
+  const { planDir, decideDir } = planAndDecideRepos(dir)
+  const loop = fakeLoop({ 'flake-check': { enabled: false }, ...config }, (command) => {
+    if (command === 'agent') writeFileSync(join(planDir, 'progress.txt'), '1\n')
+    if (command === 'npm test')
+      return existsSync(join(planDir, 'progress.txt')) ? { exitCode: 0 } : { exitCode: 1, output: 'FAIL not yet\n' }
+    if (command === 'npm ci' && broken)
+      return { exitCode: 1, output: 'npm ERR! code EUSAGE\nnpm ERR! lockfile out of date\n' }
+    return { exitCode: 0 }
+  })
+  const input = { ...loop.input, cwd: planDir, commit: true }
+  const planDeps = { ...loop.deps, git: new GitCli(planDir) }
+  const decideDeps = { ...loop.deps, git: new GitCli(decideDir) }
+  const bundle = join(dir, 'candidate.bundle')
+  const plan = async () => (await planIteration({ ...input, branch: 'loop/unit', bundleFile: bundle }, planDeps)).plan
+  const verify = (plan: PlanFile, leg = plan.legs[0]!) =>
+    verifyLeg(input, planDeps, { ...plan, iteration: plan.iteration ?? 0, candidate: plan.candidate ?? '' }, leg)
+  const decide = (plan: PlanFile, verdicts: VerdictFile[]) =>
+    decideIteration(
+      {
+        ...input,
+        cwd: decideDir,
+        plan,
+        bundleFile: bundle,
+        verdicts,
+        unreadableVerdicts: new Map(),
+        verifyResult: verdicts.length > 0 ? 'success' : 'failure',
+      },
+      decideDeps,
+    )
+  return { loop, plan, verify, decide }
+}
+
+const unit = { name: 'unit', run: 'npm test', kind: 'test' as const }
+const e2e = { name: 'e2e', run: 'npm run e2e', kind: 'test' as const, 'verify-only': true, timeout: 3600 }
+
+describe('fan-out legs: the verify-only checks', () => {
+  it('are legs of an iteration that can reach VERIFY, and decide judges them there', async () => {
+    const s = scene({ pipeline: 'iterate', checks: [unit, e2e] })
+    const plan = await s.plan()
+    expect(plan.stage).toBe('IMPLEMENT')
+    expect(plan.legs.map((l) => l.leg)).toEqual(['unit', 'e2e'])
+    const decided = await s.decide(plan, [await s.verify(plan, plan.legs[0]), await s.verify(plan, plan.legs[1])])
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.checks.map((c) => [c.name, c.verdict])).toEqual([
+      ['unit', 'pass'],
+      ['e2e', 'pass'],
+    ])
+  })
+
+  it('are no legs of an iteration that cannot reach VERIFY, and cost it neither a runner nor time', async () => {
+    const s = scene({ pipeline: ['IMPLEMENT', 'TEST', 'VERIFY', 'COMPLETE'], checks: [unit, e2e] })
+    const plan = await s.plan()
+    expect(plan.stage).toBe('IMPLEMENT')
+    expect(plan.legs.map((l) => l.leg)).toEqual(['unit'])
+    const decided = await s.decide(plan, [await s.verify(plan)])
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    // Judged as the single job judges it: e2e did not run, and is no error.
+    expect(decided.result.checks.map((c) => [c.name, c.verdict])).toEqual([['unit', 'pass']])
+    // The e2e leg, not run, is not counted at its hour-long timeout.
+    expect(decided.result.state.usage.wallMs).toBeLessThan(600_000)
+  })
+})
+
+describe('fan-out legs: time', () => {
+  it("counts a leg that gave no verdict at its check's timeout: a hung leg spends the budget", async () => {
+    const s = scene({ checks: [{ ...unit, timeout: 180 }], budget: { minutes: 3 } })
+    const plan = await s.plan()
+    const decided = await s.decide(plan, [])
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.state.usage.wallMs).toBeGreaterThanOrEqual(180_000)
+    expect(decided.result.next).toMatchObject({ kind: 'CAP_REACHED', limit: 'minutes' })
+  })
+
+  it("counts a leg's setup with its check", async () => {
+    const s = scene({ checks: [unit], 'verify-setup': 'npm ci', budget: { minutes: 2 } })
+    const plan = await s.plan()
+    const verdict = await s.verify(plan)
+    expect(verdict.setupMs).toBe(5)
+    const decided = await s.decide(plan, [{ ...verdict, setupMs: 150_000 }])
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.state.usage.wallMs).toBeGreaterThanOrEqual(150_000)
+  })
+})
+
+describe('fan-out legs: the setup', () => {
+  it.each([
+    { title: 'verify-setup', config: { 'verify-setup': 'npm ci' }, log: 'verify-setup.log' },
+    { title: 'install, when there is no verify-setup', config: { install: 'npm ci' }, log: 'install.log' },
+  ])('runs $title in the leg before its check, in the check’s environment', async ({ config, log }) => {
+    const s = scene({ checks: [unit], ...config })
+    const plan = await s.plan()
+    const before = s.loop.runner.runs.length
+    const verdict = await s.verify(plan)
+    const ran = s.loop.runner.runs.slice(before)
+    expect(ran.map((r) => r.command)).toEqual(['npm ci', 'npm test'])
+    expect(ran[0]?.logFile).toMatch(new RegExp(`runs/1/verify/${log.replace('.', '\\.')}$`))
+    expect(ran[0]?.env).toEqual(ran[1]?.env)
+    expect(verdict.run.exitCode).toBe(0)
+  })
+
+  it('runs in the plan before the baseline (a fresh runner too), and only in the iteration that takes it', async () => {
+    const s = scene({ checks: [unit], 'verify-setup': 'npm ci' })
+    const first = await s.plan()
+    expect(s.loop.runner.runs.map((r) => r.command)).toEqual(['npm ci', 'npm test', 'agent'])
+    expect(s.loop.runner.runs[0]?.logFile).toMatch(/runs\/1\/verify-setup\.log$/)
+    expect(first.report?.usage.map((u) => u.what)).toContain('verify-setup')
+    // The check failed before the work: the baseline ran after the setup, and says so.
+    expect(first.report?.baseline?.checks).toEqual({ unit: 'fail' })
+    // The check failed on the candidate (as if the work were not done yet): the loop runs on.
+    const leg = await s.verify(first)
+    const decided = await s.decide(first, [{ ...leg, run: { ...leg.run, exitCode: 1, output: 'FAIL not yet\n' } }])
+    expect(decided.kind).toBe('done')
+    const before = s.loop.runner.runs.length
+    const second = await s.plan()
+    expect(second.iteration).toBe(2)
+    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['agent'])
+  })
+
+  it('runs no setup where the config names none', async () => {
+    const s = scene({ checks: [unit] })
+    const plan = await s.plan()
+    const before = s.loop.runner.runs.length
+    const verdict = await s.verify(plan)
+    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['npm test'])
+    expect(verdict.setupMs).toBeUndefined()
+  })
+
+  it('makes a failed setup the check’s error, with its output and a line saying so, and runs no check', async () => {
+    const s = scene({ checks: [unit], 'verify-setup': 'npm ci' }, true)
+    const plan = await s.plan()
+    const before = s.loop.runner.runs.length
+    const verdict = await s.verify(plan)
+    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['npm ci'])
+    const line = "loop-controller: the leg's verify-setup failed (exit 1), so check 'unit' did not run in leg unit"
+    expect(verdict.run.spawnError).toBe(line)
+    expect(verdict.run.output).toContain('npm ERR! lockfile out of date')
+    expect(verdict.run.output).toContain(line)
+    const decided = await s.decide(plan, [verdict])
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.checks.map((c) => [c.name, c.verdict])).toEqual([['unit', 'error']])
+    expect(decided.result.checks[0]?.excerpt).toContain(line)
+  })
+})
