@@ -19,7 +19,7 @@ import { type SlotDeps, stamped, startAdmitted } from './slots.js'
 
 export interface SweptSlot {
   loopId: string
-  outcome: 'blocked' | 'restarted' | 'freed' | 'started' | 'kept' | 'raced'
+  outcome: 'blocked' | 'restarted' | 'freed' | 'started' | 'dropped' | 'kept' | 'raced'
   reason: string
 }
 
@@ -77,20 +77,22 @@ export async function sweepSlots(
     return { record: stamped(changed.record, limit), result: changed.started }
   })
   const slotDeps: SlotDeps = { slots: deps.slots, clock: deps.clock, logger: deps.logger, start: deps.start }
-  const started = await startAdmitted(admitted, limit, slotDeps)
-  for (const entry of admitted) {
-    const ran = started.some((candidate) => candidate.loopId === entry.loopId)
+  const { started, dropped } = await startAdmitted(admitted, limit, slotDeps)
+  for (const entry of [...admitted, ...started.filter((loop) => !admitted.includes(loop))]) {
+    const ran = started.includes(entry)
+    const drop = dropped.find((loop) => loop.loopId === entry.loopId)
     const restarted = swept.find((loop) => loop.loopId === entry.loopId && loop.outcome === 'restarted')
-    if (restarted && !ran) restarted.reason += '; its dispatch failed, it waits at the head of the line'
-    if (!restarted) {
-      swept.push({
-        loopId: entry.loopId,
-        outcome: ran ? 'started' : 'kept',
-        reason: ran
-          ? 'admitted to a freed slot; its job dispatched'
-          : 'admitted, but its dispatch failed: back at the head of the line',
-      })
+    if (restarted) {
+      if (drop) restarted.reason += `; not started: ${drop.why}`
+      else if (!ran) restarted.reason += '; its dispatch failed, it waits at the head of the line'
+      continue
     }
+    const why = drop
+      ? `not started: ${drop.why}; it left the line`
+      : ran
+        ? 'admitted to a freed slot; its job dispatched'
+        : 'admitted, but its dispatch failed: back at the head of the line'
+    swept.push({ loopId: entry.loopId, outcome: drop ? 'dropped' : ran ? 'started' : 'kept', reason: why })
   }
   for (const loop of swept) deps.logger.info(`Slot of ${loop.loopId}: ${loop.outcome}, ${loop.reason}.`)
   return swept

@@ -74,7 +74,7 @@ export async function giveBackSlot(
     const result = { started: changed.started, released: changed.released, inLine, leftLine }
     return { record: stamped(changed.record, limit), result }
   })
-  const started = await startAdmitted(outcome.started, limit, deps)
+  const { started } = await startAdmitted(outcome.started, limit, deps)
   return { started, inLine: outcome.inLine, released: outcome.released, leftLine: outcome.leftLine }
 }
 
@@ -86,14 +86,15 @@ export function stamped(record: SlotsRecord, limit: Limit): SlotsRecord {
 /**
  * Dispatches each admitted loop and records the run it started as the one that has its slot. One whose
  * dispatch fails goes back to the head of the line; one whose start is dropped leaves the line, and the
- * loops admitted in its place are started too. Returns those started.
+ * loops admitted in its place are started too. Returns those started, and those dropped with why.
  */
 export async function startAdmitted(
   entries: readonly WaitingLoop[],
   limit: Limit,
   deps: SlotDeps,
-): Promise<WaitingLoop[]> {
+): Promise<{ started: WaitingLoop[]; dropped: Array<{ loopId: string; why: string }> }> {
   const started: WaitingLoop[] = []
+  const dropped: Array<{ loopId: string; why: string }> = []
   const pending = [...entries]
   for (let entry = pending.shift(); entry !== undefined; entry = pending.shift()) {
     const admitted = entry
@@ -110,6 +111,7 @@ export async function startAdmitted(
     }
     if (typeof outcome === 'object') {
       deps.logger.info(`Loop ${admitted.loopId} leaves the line without starting: ${outcome.dropped}.`)
+      dropped.push({ loopId: admitted.loopId, why: outcome.dropped })
       const at = deps.clock.now().toISOString()
       const next = await deps.slots.update([admitted.loopId], (record, statuses) => {
         const changed = releaseSlot(record, admitted.loopId, statuses, limit, at)
@@ -131,5 +133,5 @@ export async function startAdmitted(
         )
     }
   }
-  return started
+  return { started, dropped }
 }
