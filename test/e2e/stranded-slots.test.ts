@@ -224,4 +224,70 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
     },
     4 * MINUTE,
   )
+
+  it(
+    "max-loops 1: a dashboard tick aborts the running loop mid-iteration; its slot stays held until that iteration's job ends, and only then does the queued loop start",
+    async () => {
+      const scenario = await startScenario({
+        steps: 1,
+        issueTypes: ['labeled', 'edited'],
+        workflowWith: { 'max-loops': '1', dashboard: 'true' },
+      })
+      const { sandbox, signals } = scenario
+      const running = (await sandbox.openIssue('alice', 'Climb, aborted mid-way', 'One step.')).number
+      const waiting = (await sandbox.openIssue('alice', 'Climb after', 'One step, after.')).number
+      writeFileSync(join(signals, 'hold'), '')
+      const runningJob = await sandbox.label('alice', running, 'loop')
+      await until('the first loop at work', () => scenario.workRuns().includes('work-1'), MINUTE)
+      await sandbox.label('alice', waiting, 'loop')
+      const box = `- [ ] <!-- loop-dashboard:abort:issue-${running} -->`
+      const dashboard = () =>
+        [...sandbox.api.model.issues.values()].find(
+          (issue) => issue.state === 'open' && issue.labels.some((label) => label.name === 'loop/dashboard'),
+        )
+      await until(
+        'the second loop queued and the dashboard offering the abort',
+        () =>
+          sandbox.jobs.some((job) => job.outputs.status === 'queued' && job.status === 'completed') &&
+          (dashboard()?.body ?? '').includes(box),
+        MINUTE,
+      )
+      const board = dashboard()!
+      const tickJob = await sandbox.editIssue(
+        'alice',
+        board.number,
+        (board.body ?? '').replace(box, box.replace('[ ]', '[x]')),
+      )
+      await until('the tick applied', () => tickJob?.status === 'completed', MINUTE)
+      const whyTick = describeJobs([tickJob!, runningJob!])
+      expect(tickJob?.conclusion, whyTick).toBe('success')
+      expect(runningJob?.status, whyTick).toBe('running')
+      // The iteration still runs: the aborted loop keeps its slot (stopping), nothing starts the next.
+      const held = await queueNow(scenario)
+      expect(held.running, whyTick).toEqual([
+        expect.objectContaining({ loopId: `issue-${running}`, run: String(runningJob?.runId), stopping: true }),
+      ])
+      expect(held.queued.map((entry) => entry.loopId)).toEqual([`issue-${waiting}`])
+      expect(sandbox.jobs.filter((job) => job.inputs['loop-id'] === `issue-${waiting}`)).toEqual([])
+
+      const iterationLetGo = Date.now()
+      writeFileSync(join(signals, 'go-1'), '')
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      expect([runningJob?.outputs.status, (await stateOf(scenario, `issue-${running}`)).status], why).toEqual([
+        'aborted',
+        'aborted',
+      ])
+      const next = jobs.filter((job) => job.inputs['loop-id'] === `issue-${waiting}`)
+      expect(
+        next.map((job) => job.outputs.status),
+        why,
+      ).toEqual(['complete'])
+      // It was dispatched by the aborted loop's own job, after that job's iteration was let go.
+      expect(next[0]?.startedAt ?? 0, why).toBeGreaterThan(iterationLetGo)
+      expect(await queueNow(scenario), why).toEqual({ running: [], queued: [], limit: 1 })
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
 })
