@@ -70,7 +70,25 @@ export async function blockClosed(
   }
   if (state === null) return
   deps.logger.info(`Loop ${input.loopId} was not started: ${reason}.`)
-  const ended: Decision = { kind: 'ESCALATE', reason }
+  await reportBlockedElsewhere(input, state, deps)
+}
+
+/**
+ * The status comment of a loop another job saved BLOCKED (a closed issue's, or one whose job died,
+ * found by the sweeper): only the loop's comment, as this job's summary and outputs are not its.
+ * A failure only warns.
+ */
+export async function reportBlockedElsewhere(
+  input: { run: RunContext; root: string; loopId: string },
+  state: LoopState,
+  deps: {
+    logger: Logger
+    github: Pick<GitHubPort, 'upsertStickyComment'>
+    io: Pick<ActionIO, 'info'>
+    redact: (text: string) => string
+  },
+): Promise<void> {
+  const ended: Decision = { kind: 'ESCALATE', reason: state.statusReason }
   const result = finish('blocked', state, ended, ended, {}, null)
   const otherLoop = {
     ...input.run,
@@ -82,7 +100,7 @@ export async function blockClosed(
     writeSummary: async () => {},
     setOutput: () => {},
     warning: (message: string) => deps.logger.warning(message),
-    // `fail-on` is empty: this job is another loop's, and stays as that loop's report makes it.
+    // `fail-on` is empty: this job is not the loop's, and stays as its own work makes it.
     annotateError: (message: string) => deps.logger.warning(message),
     setFailed: (message: string) => deps.logger.warning(message),
   }
@@ -93,7 +111,7 @@ export async function blockClosed(
   ).catch((error: unknown) =>
     deps.logger.warning(
       deps.redact(
-        `Loop ${input.loopId}'s status comment does not say it was not started (${error instanceof Error ? error.message : String(error)}).`,
+        `Loop ${input.loopId}'s status comment does not say it is BLOCKED (${error instanceof Error ? error.message : String(error)}).`,
       ),
     ),
   )

@@ -1,8 +1,10 @@
 /**
  * `command: sweep`, on a schedule: finds the loops whose last job ended without a successor (a failed
  * re-dispatch, or a dispatched iteration no job took for `stale-after-minutes`) and dispatches their next
- * iteration again (`app/sweep.ts`). It runs no project code: no loop branch, no work, no checks; it
- * reads the `git` store's branch through the checkout's remote and calls the dispatch API.
+ * iteration again (`app/sweep.ts`); then the slots of `max-loops` (`app/slot-sweep.ts`): a loop whose
+ * job died holding one is saved BLOCKED (its comment says so) and the next in line started. It runs no
+ * project code: no loop branch, no work, no checks; it reads the `git` store's branch through the
+ * checkout's remote and calls the API (dispatches, runs, issues, the loops' comments).
  */
 import { join } from 'node:path'
 import { type SweptSlot, sweepSlots } from '../app/slot-sweep.js'
@@ -14,6 +16,7 @@ import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import type { LoopLister, Store } from '../ports/store.js'
 import type { ActionIO } from './actions-io.js'
+import { reportBlockedElsewhere } from './closed-in-line.js'
 import { dispatchIteration } from './dispatch.js'
 import type { RunContext } from './run-context.js'
 import { slotDeps, slotStore } from './slots.js'
@@ -47,6 +50,11 @@ export async function sweep(
   )
   // Then the slots of `max-loops`: a holder whose job died is freed, an admitted loop never started is dispatched again.
   const slots = store.kind === 'git' ? await sweepTheSlots(run, root, store, deps) : []
+  // A loop the sweep marked BLOCKED has no job left to say so: its comment is rewritten here.
+  for (const loop of slots.filter((swept) => swept.outcome === 'blocked')) {
+    const state = (await store.load(loop.loopId).catch(() => null))?.state
+    if (state?.status === 'blocked') await reportBlockedElsewhere({ run, root, loopId: loop.loopId }, state, deps)
+  }
   const dispatched = swept.filter((loop) => loop.outcome === 'dispatched')
   const failed = swept.filter((loop) => loop.outcome === 'failed')
   deps.io.setOutput(Outputs.Status, 'swept')

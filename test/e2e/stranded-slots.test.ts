@@ -151,6 +151,10 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       const blocked = await stateOf(scenario, `issue-${stranded}`)
       expect([blocked.status, blocked.iteration], why).toEqual(['blocked', 0])
       expect(blocked.statusReason).toMatch(/`\/loop resume`/)
+      // Its status comment, which said running, now says BLOCKED and why (the sweeper wrote it).
+      expect(statusCommentOn(scenario, stranded), why).toMatch(
+        new RegExp(`BLOCKED[\\s\\S]*run ${cancelled.runId} ended \\(cancelled\\)`),
+      )
       // The next loop ran to COMPLETE; the closed issue's loop was never started, and says why.
       expect((await stateOf(scenario, `issue-${next}`)).status, why).toBe('complete')
       const never = await stateOf(scenario, `issue-${closed}`)
