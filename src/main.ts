@@ -237,7 +237,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
     failOn: settings.failOn,
   }
   await report(runContext, reportInput, { github, io, redact })
-  await releaseSlot(runContext, { loopId, state, root }, slotJob)
+  await releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob)
   if (outcome === 'continue' && settings.dispatch) {
     const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
     if (failed) {

@@ -167,7 +167,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     store,
     audit,
     branch,
-    releaseSlot: (state) => releaseSlot(runContext, { loopId, state, root }, slotJob),
+    releaseSlot: (state) => releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob),
   })
 }
 

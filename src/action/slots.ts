@@ -12,7 +12,7 @@ import { markdownText } from '../domain/report/escape.js'
 import type { QueueView } from '../domain/report/loops-table.js'
 import { queuedReason, renderQueued, TOLD_IN_LINE } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
-import { hasEnded, type Limit, markStopping, type QueueWait } from '../domain/slots.js'
+import { hasEnded, type Limit, type QueueWait } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
@@ -20,10 +20,12 @@ import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
 import { VERSION } from '../version.js'
+import { keptForRunningJob } from './abort-beside.js'
 import { reportAbortedInLine } from './aborted-in-line.js'
 import type { ActionIO } from './actions-io.js'
 import { blockClosed, closedIssueOf } from './closed-in-line.js'
 import { dispatchRef } from './dispatch.js'
+import { outsideLoopGroup } from './hand-over.js'
 import { commentTargets } from './report.js'
 import type { RunContext } from './run-context.js'
 import { stateBranchOptions } from './stores.js'
@@ -187,7 +189,9 @@ export async function takeSlot(
       ref: dispatchRef(target.ref, run.event.defaultBranch),
       // A person's resume runs a loop that gave its slot back when it ended: it queues like a new one.
       started: current.state.status !== 'queued' && current.state.iteration > 0 && !asksResume(run),
-      ...(run.runId !== undefined ? { run: run.runId } : {}),
+      // The run that has the loop: not a pull request comment's job, which hands an existing loop's
+      // iteration to a dispatch instead of running it.
+      ...(run.runId !== undefined && !(outsideLoopGroup(run) && loaded) ? { run: run.runId } : {}),
     },
     limit,
     slotDeps(run, input.root, deps),
@@ -221,7 +225,13 @@ export async function takeSlot(
  */
 export async function releaseSlot(
   run: RunContext,
-  input: { loopId: string; state?: LoopState; root: string },
+  input: {
+    loopId: string
+    state?: LoopState
+    root: string
+    /** This job ran the loop and saved its end (not a person's command applied beside it). */
+    endedHere?: boolean
+  },
   deps: ReleaseDeps,
 ): Promise<void> {
   const limit = run.settings.maxLoops
@@ -233,7 +243,7 @@ export async function releaseSlot(
   const slots = slotDeps(run, input.root, deps)
   try {
     // An iteration that runs on in another job keeps the slot until that job ends (it gives it back).
-    if (state.status === 'aborted' && (await keptForRunningJob(run, input, deps))) return
+    if (state.status === 'aborted' && !input.endedHere && (await keptForRunningJob(run, input, state, deps))) return
     const released = await giveBackSlot(input.loopId, limit, slots)
     if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
     // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
@@ -295,42 +305,6 @@ export async function queueResumed(
   const saved = await saveStatus(input.loopId, 'queued', reason, deps, true)
   await reportQueued(run, { loopId: input.loopId, state: saved.state, wait: verdict.wait, summary: false }, deps)
   return saved.state
-}
-
-/**
- * A loop aborted while its iteration runs in another job (the run recorded with its slot, not this
- * one, and GitHub says it has not completed): its slot is marked `stopping` and kept, so no loop starts
- * beside that iteration; the job gives it back when it saves the loop ABORTED. True when kept.
- */
-async function keptForRunningJob(
-  run: RunContext,
-  input: { loopId: string; root: string },
-  deps: ReleaseDeps,
-): Promise<boolean> {
-  const slots = slotStore(run, input.root)
-  const holder = (await slots.current()).running.find((candidate) => candidate.loopId === input.loopId)
-  if (!holder?.run || holder.run === run.runId) return false
-  const holderRun = holder.run
-  let status: string
-  try {
-    status = (await deps.github.getWorkflowRun(holderRun)).status
-  } catch (error) {
-    deps.logger.warning(
-      `Whether run ${holderRun} of loop ${input.loopId} still runs is unknown (${error instanceof Error ? error.message : String(error)}); its slot is given back now.`,
-    )
-    return false
-  }
-  if (status === 'completed') return false
-  const kept = await slots.update([], (record) => {
-    const still = record.running.some((candidate) => candidate.loopId === input.loopId && candidate.run === holderRun)
-    return { record: still ? markStopping(record, input.loopId) : record, result: still }
-  })
-  if (kept) {
-    deps.logger.info(
-      `Loop ${input.loopId} is aborted, but its iteration still runs in run ${holderRun}: that job gives the slot back when it ends.`,
-    )
-  }
-  return kept
 }
 
 async function journey(
