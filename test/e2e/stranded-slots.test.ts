@@ -119,6 +119,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       const holderJob = await sandbox.label('alice', stranded, 'loop')
       await until('the first loop at work', () => scenario.workRuns().includes('work-1'), MINUTE)
       await sandbox.label('alice', next, 'loop')
+      await until('the next loop queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
       await sandbox.label('alice', closed, 'loop')
       const queuedTwo = () => sandbox.jobs.filter((job) => job.outputs.status === 'queued').length === 2
       await until('two loops queued', queuedTwo, MINUTE)
