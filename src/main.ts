@@ -89,7 +89,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   if (trigger.refuse) throw new ConfigError(trigger.reason)
   if (trigger.untrusted) logger.warning(trigger.reason)
   // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
-  if (settings.command === 'sweep') return sweep(runContext, root, { github, logger, io, clock: systemClock })
+  if (settings.command === 'sweep') return sweep(runContext, root, { github, logger, io, clock: systemClock, redact })
   // Fan-out's plan and verify hold a read-only token: the dashboard is decide's alone.
   const readOnly = settings.command === 'plan' || settings.command === 'verify'
   const issues = settings.dashboard && !readOnly ? dashboardIssues(runContext, owner, repo, logger) : null
@@ -137,6 +137,9 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
     await releaseSlot(runContext, { loopId, root }, slotJob)
     return
   }
+  // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
+  // Before a hand-over, so a resumed loop queues like a new one and is dispatched only with a slot.
+  if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) return
   if (outsideLoopGroup(runContext)) {
     const handedOver = await handOverIteration(runContext, loopId, { store, github, logger, clock: systemClock })
     if (handedOver) {
@@ -145,9 +148,6 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
       return
     }
   }
-
-  // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
-  if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) return
 
   // The token goes only to the host the trusted checkout fetched from, read before any project code runs.
   const git = new GitCli(root, {
@@ -238,7 +238,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
     storeWarnings: storeWarnings.messages,
   }
   await report(runContext, reportInput, { github, io, redact })
-  await releaseSlot(runContext, { loopId, state, root }, slotJob)
+  await releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob)
   if (outcome === 'continue' && settings.dispatch) {
     const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
     if (failed) {

@@ -21,7 +21,7 @@ import type { ActionIO } from './actions-io.js'
 import { redispatch } from './dispatch.js'
 import { authorizePerson } from './people-commands.js'
 import type { RunContext } from './run-context.js'
-import { releaseSlot, slotsQueue } from './slots.js'
+import { queueResumed, releaseSlot, slotsQueue } from './slots.js'
 import { createStore, defaultRunnerTemp } from './stores.js'
 
 function record(value: unknown): Record<string, unknown> {
@@ -95,7 +95,15 @@ export async function handleDashboardEdit(
   run: RunContext,
   root: string,
   deps: {
-    github: Pick<GitHubPort, 'getPermission' | 'getAuthenticatedLogin' | 'dispatchWorkflow' | 'upsertStickyComment'>
+    github: Pick<
+      GitHubPort,
+      | 'getPermission'
+      | 'getAuthenticatedLogin'
+      | 'dispatchWorkflow'
+      | 'upsertStickyComment'
+      | 'getIssueState'
+      | 'getWorkflowRun'
+    >
     issues: DashboardIssues
     logger: Logger
     clock: Clock
@@ -152,6 +160,8 @@ export async function handleDashboardEdit(
         const state = await applyPeopleCommand(command, { loopId, by }, { store, clock: deps.clock, audit })
         // An aborted loop gives its slot, or its place in line, to the next (as a `/loop abort` does).
         if (command.kind === 'abort') await releaseSlot(run, { loopId, state, root }, { ...deps, store })
+        // A resumed loop gave its slot back when it ended: it asks for one like a new loop (queued: no dispatch).
+        if (command.kind === 'resume') return queueResumed(run, { loopId, state, root }, { ...deps, store })
         return state
       },
       dispatch: async (loopId, state) =>

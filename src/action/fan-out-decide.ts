@@ -169,7 +169,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     audit,
     storeWarnings,
     branch,
-    releaseSlot: (state) => releaseSlot(runContext, { loopId, state, root }, slotJob),
+    releaseSlot: (state) => releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob),
   })
 }
 

@@ -27,9 +27,12 @@ import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
 import { VERSION } from '../version.js'
+import { keptForRunningJob } from './abort-beside.js'
 import { reportAbortedInLine } from './aborted-in-line.js'
 import type { ActionIO } from './actions-io.js'
+import { blockClosed, closedIssueOf } from './closed-in-line.js'
 import { dispatchRef } from './dispatch.js'
+import { outsideLoopGroup } from './hand-over.js'
 import { commentTargets } from './report.js'
 import type { RunContext } from './run-context.js'
 import { stateBranchOptions } from './stores.js'
@@ -50,7 +53,7 @@ export class DependsOnRefusedError extends ConfigError {
 
 export interface SlotJobDeps {
   store: Store
-  github: Pick<GitHubPort, 'dispatchWorkflow' | 'upsertStickyComment'>
+  github: Pick<GitHubPort, 'dispatchWorkflow' | 'upsertStickyComment' | 'getIssueState' | 'getWorkflowRun'>
   io: Pick<ActionIO, 'setOutput' | 'writeSummary' | 'info'>
   logger: Logger
   clock: Clock
@@ -119,19 +122,31 @@ function otherLoopsStore(run: RunContext, root: string): Store {
   })
 }
 
-function slotDeps(run: RunContext, root: string, deps: Pick<SlotJobDeps, 'github' | 'clock' | 'logger'>): SlotDeps {
+export function slotDeps(
+  run: RunContext,
+  root: string,
+  deps: Pick<SlotJobDeps, 'github' | 'clock' | 'logger' | 'io' | 'redact'>,
+): SlotDeps {
   return {
     slots: slotStore(run, root),
     clock: deps.clock,
     logger: deps.logger,
     start: async (entry) => {
-      const state = (await otherLoopsStore(run, root).load(entry.loopId))?.state
+      const store = otherLoopsStore(run, root)
+      const state = (await store.load(entry.loopId))?.state
+      // A loop whose issue was closed while it waited is not started (nothing reacts to `issues: closed`).
+      const closed = state ? await closedIssueOf(state, deps) : null
+      if (state && closed !== null) {
+        await blockClosed({ run, root, loopId: entry.loopId, issue: closed }, { ...deps, store })
+        return { dropped: `its issue #${closed} is closed` }
+      }
       const iteration = (state?.iteration ?? 0) + 1
-      await deps.github.dispatchWorkflow({
+      const dispatched = await deps.github.dispatchWorkflow({
         workflow: entry.workflow,
         ref: entry.ref,
         inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
       })
+      return dispatched.runId !== undefined ? String(dispatched.runId) : undefined
     },
   }
 }
@@ -200,7 +215,11 @@ export async function takeSlot(
       dependsOn,
       workflow: target.file,
       ref: dispatchRef(target.ref, run.event.defaultBranch),
-      started: current.state.status !== 'queued' && current.state.iteration > 0,
+      // A person's resume runs a loop that gave its slot back when it ended: it queues like a new one.
+      started: current.state.status !== 'queued' && current.state.iteration > 0 && !asksResume(run),
+      // The run that has the loop: not a pull request comment's job, which hands an existing loop's
+      // iteration to a dispatch instead of running it.
+      ...(run.runId !== undefined && !(outsideLoopGroup(run) && loaded) ? { run: run.runId } : {}),
     },
     limit,
     slots,
@@ -232,7 +251,8 @@ export async function takeSlot(
     position,
     dependsOn,
   })
-  current = await saveStatus(input.loopId, 'queued', reason, deps)
+  // A resumed loop is `running` until here; it waits in line `queued` like any other.
+  current = await saveStatus(input.loopId, 'queued', reason, deps, asksResume(run))
   await reportQueued(run, { loopId: input.loopId, state: current.state, wait: verdict.wait }, deps)
   deps.io.setOutput(Outputs.Status, 'queued')
   return false
@@ -245,7 +265,13 @@ export async function takeSlot(
  */
 export async function releaseSlot(
   run: RunContext,
-  input: { loopId: string; state?: LoopState; root: string },
+  input: {
+    loopId: string
+    state?: LoopState
+    root: string
+    /** This job ran the loop and saved its end (not a person's command applied beside it). */
+    endedHere?: boolean
+  },
   deps: ReleaseDeps,
 ): Promise<void> {
   const limit = run.settings.maxLoops
@@ -256,6 +282,8 @@ export async function releaseSlot(
   if (!state || !hasEnded(state.status)) return
   const slots = slotDeps(run, input.root, deps)
   try {
+    // An iteration that runs on in another job keeps the slot until that job ends (it gives it back).
+    if (state.status === 'aborted' && !input.endedHere && (await keptForRunningJob(run, input, state, deps))) return
     const released = await giveBackSlot(input.loopId, limit, slots)
     if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
     // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
@@ -292,6 +320,38 @@ async function refuseCycle(loopId: string, cycle: readonly string[], deps: SlotJ
   await deps.reportRefusal(cycleRefusal(loopId, cycle))
   deps.io.setOutput(Outputs.Status, 'refused')
   return false
+}
+
+/**
+ * A dashboard tick resumed `loopId` (BLOCKED or capped, its slot given back when it ended): before its
+ * next iteration is dispatched it asks for a slot like a new loop. Returns the state to go on with:
+ * `running` (a slot is its; dispatch it) or `queued` (saved and told so; it starts when a slot frees).
+ */
+export async function queueResumed(
+  run: RunContext,
+  input: { loopId: string; state: LoopState; root: string },
+  deps: ReleaseDeps,
+): Promise<LoopState> {
+  const limit = run.settings.maxLoops
+  const target = parseWorkflowRef(run.workflowRef ?? '')
+  if (limit === null || deps.store.kind !== 'git' || input.state.status !== 'running' || !target) return input.state
+  const verdict = await askForSlot(
+    {
+      loopId: input.loopId,
+      dependsOn: [],
+      workflow: target.file,
+      ref: dispatchRef(target.ref, run.event.defaultBranch),
+      started: false,
+    },
+    limit,
+    slotDeps(run, input.root, deps),
+  )
+  // A resumed loop names no dependency here, so it cannot close a cycle.
+  if (verdict.kind === 'admitted' || verdict.kind === 'cycle') return input.state
+  const reason = queuedReason(verdict.wait, nameOfLoop)
+  const saved = await saveStatus(input.loopId, 'queued', reason, deps, true)
+  await reportQueued(run, { loopId: input.loopId, state: saved.state, wait: verdict.wait, summary: false }, deps)
+  return saved.state
 }
 
 async function journey(
@@ -334,12 +394,15 @@ async function saveStatus(
   status: 'queued' | 'running',
   statusReason: string,
   deps: Pick<SlotJobDeps, 'store' | 'clock'>,
+  fromRunning = false,
 ): Promise<{ state: LoopState; version: string }> {
   for (let attempt = 1; ; attempt++) {
     const loaded = await deps.store.load(loopId)
     if (!loaded) throw new Error(`loop ${loopId} has no state to mark ${status}`)
-    // Only a queued loop changes here: one that runs or ended meanwhile is left as it is.
-    if (loaded.state.status !== 'queued' && loaded.state.status !== status) return loaded
+    // Only a queued loop changes here (and a resumed one, `running`, that queues): one that ended
+    // meanwhile is left as it is.
+    const from = loaded.state.status
+    if (from !== 'queued' && from !== status && !(fromRunning && from === 'running')) return loaded
     const state: LoopState = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() }
     try {
       return { state, version: await deps.store.save(loopId, state, loaded.version) }
@@ -375,9 +438,18 @@ async function reportQueued(
 
 /** This job's event is a person's abort: the `command` input, fan-out's `person-command`, or a comment or label. */
 function asksAbort(run: RunContext): boolean {
-  if (run.settings.command === 'abort' || run.settings.personCommand === 'abort') return true
+  return asksCommand(run, 'abort')
+}
+
+/** This job's event is a person's resume (of a loop that ended BLOCKED or capped, or waits). */
+function asksResume(run: RunContext): boolean {
+  return asksCommand(run, 'resume')
+}
+
+function asksCommand(run: RunContext, kind: 'abort' | 'resume'): boolean {
+  if (run.settings.command === kind || run.settings.personCommand === kind) return true
   const intent = interpretEvent(run.event.name, run.event.payload)
-  return intent.kind === 'command' && intent.command.kind === 'abort'
+  return intent.kind === 'command' && intent.command.kind === kind
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {

@@ -1,10 +1,13 @@
 /**
  * `command: sweep`, on a schedule: finds the loops whose last job ended without a successor (a failed
  * re-dispatch, or a dispatched iteration no job took for `stale-after-minutes`) and dispatches their next
- * iteration again (`app/sweep.ts`). It runs no project code: no loop branch, no work, no checks; it
- * reads the `git` store's branch through the checkout's remote and calls the dispatch API.
+ * iteration again (`app/sweep.ts`); then the slots of `max-loops` (`app/slot-sweep.ts`): a loop whose
+ * job died holding one is saved BLOCKED (its comment says so) and the next in line started. It runs no
+ * project code: no loop branch, no work, no checks; it reads the `git` store's branch through the
+ * checkout's remote and calls the API (dispatches, runs, issues, the loops' comments).
  */
 import { join } from 'node:path'
+import { type SweptSlot, sweepSlots } from '../app/slot-sweep.js'
 import type { Dispatch } from '../app/sweep.js'
 import { sweepLoops } from '../app/sweep.js'
 import { Outputs } from '../constants.js'
@@ -13,18 +16,21 @@ import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import type { LoopLister, Store } from '../ports/store.js'
 import type { ActionIO } from './actions-io.js'
+import { reportBlockedElsewhere } from './closed-in-line.js'
 import { dispatchIteration } from './dispatch.js'
 import type { RunContext } from './run-context.js'
+import { slotDeps, slotStore } from './slots.js'
 import { createStore, defaultRunnerTemp } from './stores.js'
 
 export async function sweep(
   run: RunContext,
   root: string,
   deps: {
-    github: Pick<GitHubPort, 'dispatchWorkflow'>
+    github: Pick<GitHubPort, 'dispatchWorkflow' | 'getWorkflowRun' | 'getIssueState' | 'upsertStickyComment'>
     logger: Logger
-    io: Pick<ActionIO, 'setOutput' | 'writeSummary' | 'setFailed'>
+    io: Pick<ActionIO, 'setOutput' | 'writeSummary' | 'setFailed' | 'info'>
     clock: Clock
+    redact: (text: string) => string
   },
 ): Promise<void> {
   const runnerTemp = defaultRunnerTemp(run, root)
@@ -42,19 +48,61 @@ export async function sweep(
     { staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` },
     { store, dispatch, clock: deps.clock, logger: deps.logger },
   )
+  // Then the slots of `max-loops`: a holder whose job died is freed, an admitted loop never started is dispatched again.
+  const slots = store.kind === 'git' ? await sweepTheSlots(run, root, store, deps) : []
+  // A loop the sweep marked BLOCKED has no job left to say so: its comment is rewritten here.
+  for (const loop of slots.filter((swept) => swept.outcome === 'blocked')) {
+    const state = (await store.load(loop.loopId).catch(() => null))?.state
+    if (state?.status === 'blocked') await reportBlockedElsewhere({ run, root, loopId: loop.loopId }, state, deps)
+  }
   const dispatched = swept.filter((loop) => loop.outcome === 'dispatched')
   const failed = swept.filter((loop) => loop.outcome === 'failed')
   deps.io.setOutput(Outputs.Status, 'swept')
   if (run.hasStepSummary) {
-    const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${loop.reason.replace(/\|/g, '\\|')} |`)
+    const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`)
+    const slotRows = slots.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`)
     await deps.io.writeSummary(
       `## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
-        (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : ''),
+        (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : '') +
+        (slotRows.length
+          ? `\n### Slots (\`max-loops\`)\n\n| loop | slot | why |\n| --- | --- | --- |\n${slotRows.join('\n')}\n`
+          : ''),
     )
   }
   if (failed.length > 0) {
     deps.io.setFailed(`The sweeper could not re-dispatch ${failed.map((loop) => loop.loopId).join(', ')}: see the log.`)
   }
+}
+
+/** The slots' pass; its trouble is said, and never stops the loops' sweep that ran before it. */
+async function sweepTheSlots(
+  run: RunContext,
+  root: string,
+  store: Store,
+  deps: Parameters<typeof sweep>[2],
+): Promise<SweptSlot[]> {
+  try {
+    const limit = run.settings.maxLoops
+    return await sweepSlots(
+      // Without its own `max-loops`, the sweeper admits under the limit the record was last changed under.
+      { limit: limit === null ? undefined : limit, staleAfterMs: run.settings.staleAfterMinutes * 60_000 },
+      {
+        slots: slotStore(run, root),
+        store,
+        runOf: (runId) => deps.github.getWorkflowRun(runId),
+        start: slotDeps(run, root, deps).start,
+        clock: deps.clock,
+        logger: deps.logger,
+      },
+    )
+  } catch (error) {
+    deps.logger.warning(`The slots were not swept: ${error instanceof Error ? error.message : String(error)}`)
+    return []
+  }
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 }
 
 function isLister(store: Store): store is Store & LoopLister {

@@ -17,6 +17,7 @@ import {
 } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { createOctokit, type GitHubClientOptions, type OctokitClient } from './github-client.js'
+import { type RawPull, toPullRequest } from './github-pulls.js'
 
 export {
   createOctokit,
@@ -112,31 +113,6 @@ const PULL_REQUESTS_NOT_ALLOWED = /not permitted to create or approve pull reque
 
 function statusOf(error: unknown): number | undefined {
   return isRequestError(error) ? error.status : undefined
-}
-
-interface RawPull {
-  number: number
-  node_id?: string
-  html_url: string
-  state: string
-  merged?: boolean | null
-  merged_at?: string | null
-  draft?: boolean
-  head: { ref: string; repo: { full_name: string } | null }
-  base: { ref: string }
-}
-
-function toPullRequest(pull: RawPull): PullRequestInfo {
-  return {
-    number: pull.number,
-    url: pull.html_url,
-    state: pull.state === 'closed' ? 'closed' : 'open',
-    merged: pull.merged === true || Boolean(pull.merged_at),
-    draft: pull.draft === true,
-    headRef: pull.head.ref,
-    headRepo: pull.head.repo?.full_name ?? null,
-    baseRef: pull.base.ref,
-  }
 }
 
 /** The GitHub port over Octokit. */
@@ -387,6 +363,23 @@ export class OctokitGitHub implements GitHubPort {
 
   async getAuthenticatedLogin(fallback: string): Promise<string> {
     return (await this.ownLogin()) ?? fallback
+  }
+
+  async getWorkflowRun(runId: string): Promise<{ status: string; conclusion: string | null }> {
+    const { owner, repo } = this
+    const { data } = await this.call('GET', `${this.repoPath}/actions/runs/${runId}`, () =>
+      this.octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: Number(runId) }),
+    )
+    return { status: data.status ?? 'unknown', conclusion: data.conclusion ?? null }
+  }
+
+  async getIssueState(issueNumber: number): Promise<'open' | 'closed'> {
+    const route = `${this.repoPath}/issues/${issueNumber}`
+    const { owner, repo } = this
+    const { data } = await this.call('GET', route, () =>
+      this.octokit.rest.issues.get({ owner, repo, issue_number: issueNumber }),
+    )
+    return data.state === 'closed' ? 'closed' : 'open'
   }
 
   private ownLogin(): Promise<string | null> {

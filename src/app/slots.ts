@@ -15,15 +15,21 @@ import {
   requestSlot,
   requeue,
   type SlotRequest,
+  type SlotsRecord,
   type SlotVerdict,
   type WaitingLoop,
+  withHolderRun,
 } from '../domain/slots.js'
 import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
 import type { SlotStore } from '../ports/slots.js'
 
-/** Starts the job of an admitted loop (a workflow dispatch of its first iteration). */
-export type StartLoop = (entry: WaitingLoop) => Promise<void>
+/**
+ * Starts the job of an admitted loop (a workflow dispatch of its next iteration). Returns the id of the
+ * run it started when GitHub says it, or `dropped` with why when the loop must not start (its issue
+ * was closed while it waited): it leaves the line, and the next is admitted in its place.
+ */
+export type StartLoop = (entry: WaitingLoop) => Promise<string | undefined | { dropped: string }>
 
 export interface SlotDeps {
   slots: SlotStore
@@ -52,13 +58,16 @@ export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit,
         : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)))
       if (cycle) {
         const queued = record.queued.filter((entry) => entry.loopId !== request.loopId)
-        return { record: { ...record, queued }, result: { verdict: { kind: 'cycle', cycle }, started: [] } }
+        return {
+          record: stamped({ ...record, queued }, limit),
+          result: { verdict: { kind: 'cycle', cycle }, started: [] },
+        }
       }
       const changed = requestSlot(record, { ...request, at }, statuses, limit)
-      return { record: changed.record, result: { verdict: changed.verdict, started: changed.started } }
+      return { record: stamped(changed.record, limit), result: { verdict: changed.verdict, started: changed.started } }
     },
   )
-  await startAdmitted(outcome.started, deps)
+  await startAdmitted(outcome.started, limit, deps)
   return outcome.verdict
 }
 
@@ -102,27 +111,66 @@ export async function giveBackSlot(
       return wait ? [{ loopId: entry.loopId, wait }] : []
     })
     const result = { started: changed.started, released: changed.released, inLine, leftLine }
-    return { record: changed.record, result }
+    return { record: stamped(changed.record, limit), result }
   })
-  const started = await startAdmitted(outcome.started, deps)
+  const { started } = await startAdmitted(outcome.started, limit, deps)
   return { started, inLine: outcome.inLine, released: outcome.released, leftLine: outcome.leftLine }
 }
 
-/** Dispatches each admitted loop; one that fails goes back to the head of the line. Returns those started. */
-async function startAdmitted(entries: readonly WaitingLoop[], deps: SlotDeps): Promise<WaitingLoop[]> {
+/** The record with the limit it was changed under: what a sweeper without `max-loops` admits by. */
+export function stamped(record: SlotsRecord, limit: Limit): SlotsRecord {
+  return record.limit === limit ? record : { ...record, limit }
+}
+
+/**
+ * Dispatches each admitted loop and records the run it started as the one that has its slot. One whose
+ * dispatch fails goes back to the head of the line; one whose start is dropped leaves the line, and the
+ * loops admitted in its place are started too. Returns those started, and those dropped with why.
+ */
+export async function startAdmitted(
+  entries: readonly WaitingLoop[],
+  limit: Limit,
+  deps: SlotDeps,
+): Promise<{ started: WaitingLoop[]; dropped: Array<{ loopId: string; why: string }> }> {
   const started: WaitingLoop[] = []
-  for (const entry of entries) {
+  const dropped: Array<{ loopId: string; why: string }> = []
+  const pending = [...entries]
+  for (let entry = pending.shift(); entry !== undefined; entry = pending.shift()) {
+    const admitted = entry
+    let outcome: Awaited<ReturnType<StartLoop>>
     try {
-      await deps.start(entry)
-      started.push(entry)
-      deps.logger.info(`Loop ${entry.loopId} was admitted and its first job dispatched.`)
+      outcome = await deps.start(admitted)
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       deps.logger.warning(
-        `Loop ${entry.loopId} was admitted but its job could not be dispatched (${message}); it goes back to the head of the queue.`,
+        `Loop ${admitted.loopId} was admitted but its job could not be dispatched (${message}); it goes back to the head of the queue.`,
       )
-      await deps.slots.update([], (record) => ({ record: requeue(record, entry), result: undefined }))
+      await deps.slots.update([], (record) => ({ record: requeue(record, admitted), result: undefined }))
+      continue
+    }
+    if (typeof outcome === 'object') {
+      deps.logger.info(`Loop ${admitted.loopId} leaves the line without starting: ${outcome.dropped}.`)
+      dropped.push({ loopId: admitted.loopId, why: outcome.dropped })
+      const at = deps.clock.now().toISOString()
+      const next = await deps.slots.update([admitted.loopId], (record, statuses) => {
+        const changed = releaseSlot(record, admitted.loopId, statuses, limit, at)
+        return { record: stamped(changed.record, limit), result: changed.started }
+      })
+      pending.push(...next)
+      continue
+    }
+    started.push(admitted)
+    deps.logger.info(`Loop ${admitted.loopId} was admitted and its first job dispatched.`)
+    if (outcome !== undefined) {
+      const run = outcome
+      await deps.slots
+        .update([], (record) => ({ record: withHolderRun(record, admitted.loopId, run), result: undefined }))
+        .catch((error: unknown) =>
+          deps.logger.warning(
+            `The run that starts loop ${admitted.loopId} is not recorded with its slot (${error instanceof Error ? error.message : String(error)}).`,
+          ),
+        )
     }
   }
-  return started
+  return { started, dropped }
 }

@@ -6,8 +6,10 @@
  * start the same loop.
  *
  * - A loop holds a slot from its admission until its state says it ended (COMPLETE, BLOCKED, capped,
- *   aborted): the job that ends it releases the slot, and a slot whose holder ended without releasing
- *   (a job that died) is freed by the next change of the record.
+ *   aborted): the job that ends it releases the slot, and a slot whose holder's state says it ended is
+ *   freed by the next change of the record. A holder records the run that has it (`run`), so the
+ *   sweeper can free a slot whose job died with the state still `running` (`domain/slot-sweep.ts`).
+ * - A loop aborted while its iteration still runs keeps its slot (`stopping`) until that job ends.
  * - Who is next: the oldest queued loop whose dependencies are all COMPLETE. A queued loop is admitted
  *   when it is chosen (it holds the slot before its job starts), so a newcomer cannot take the slot
  *   between the release and the dispatched job.
@@ -23,6 +25,13 @@ export const MAX_LOOPS_LIMIT = 1000
 export interface SlotHolder {
   loopId: string
   since: string
+  /** The workflow run that has the loop now: the job that holds the slot, or the run dispatched to start it. */
+  run?: string
+  /** Where its first job is dispatched again, should that job never start it (the sweeper's restart). */
+  workflow?: string
+  ref?: string
+  /** Aborted while its iteration still runs: the slot is freed when that job ends, not before. */
+  stopping?: true
 }
 
 /** A loop waiting for a slot or for its dependencies, with where its next job is dispatched. */
@@ -39,6 +48,8 @@ export interface WaitingLoop {
 export interface SlotsRecord {
   running: SlotHolder[]
   queued: WaitingLoop[]
+  /** The `max-loops` of the last change (null: none), so a sweeper without the input admits under it. */
+  limit?: Limit
 }
 
 export const EMPTY_SLOTS: SlotsRecord = { running: [], queued: [] }
@@ -109,18 +120,21 @@ export interface Settled {
  * loop), then admits the oldest ready queued loops while there is room.
  */
 export function settle(record: SlotsRecord, statuses: Statuses, limit: Limit, at: string): Settled {
-  const freed = record.running.filter((holder) => hasEnded(statuses.get(holder.loopId))).map((h) => h.loopId)
+  // A stopping holder's job still runs its iteration: its slot is freed when that job ends.
+  const freed = record.running
+    .filter((holder) => !holder.stopping && hasEnded(statuses.get(holder.loopId)))
+    .map((h) => h.loopId)
   let running = record.running.filter((holder) => !freed.includes(holder.loopId))
   const queued: WaitingLoop[] = []
   const started: WaitingLoop[] = []
   for (const entry of record.queued) {
     if (hasEnded(statuses.get(entry.loopId)) || running.some((holder) => holder.loopId === entry.loopId)) continue
     if (ready(entry, statuses) && hasRoom({ running, queued }, limit)) {
-      running = [...running, { loopId: entry.loopId, since: at }]
+      running = [...running, { loopId: entry.loopId, since: at, workflow: entry.workflow, ref: entry.ref }]
       started.push(entry)
     } else queued.push(entry)
   }
-  return { record: { running, queued }, started, freed }
+  return { record: { ...record, running, queued }, started, freed }
 }
 
 export interface SlotRequest {
@@ -130,10 +144,14 @@ export interface SlotRequest {
   ref: string
   at: string
   /**
-   * The loop has run before (its state is past its first iteration and neither queued nor ended): it
-   * is admitted whatever the limit, because queueing it halfway would strand its work.
+   * The loop has run before and never gave its slot back (its state is past its first iteration and
+   * neither queued nor ended, and no person resumed it from an end): it is admitted whatever the limit,
+   * because queueing it halfway would strand its work. A loop resumed after BLOCKED or the cap gave its
+   * slot back when it ended, and queues like a new one.
    */
   started: boolean
+  /** The workflow run of the job asking: recorded as the run that has the slot. */
+  run?: string
 }
 
 export type SlotVerdict = { kind: 'admitted'; reason: string } | { kind: 'queued'; wait: QueueWait }
@@ -166,7 +184,10 @@ export function requestSlot(
   const started = settled.started.filter((entry) => entry.loopId !== request.loopId)
   let { running, queued } = settled.record
   if (running.some((holder) => holder.loopId === request.loopId)) {
-    return { ...settled, started, verdict: { kind: 'admitted', reason: 'it holds a slot' } }
+    // The job asking has the loop now: its run is the one the sweeper asks GitHub about.
+    const record =
+      request.run === undefined ? settled.record : withHolderRun(settled.record, request.loopId, request.run)
+    return { ...settled, record, started, verdict: { kind: 'admitted', reason: 'it holds a slot' } }
   }
   const before = queued.find((waiting) => waiting.loopId === request.loopId)
   // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
@@ -174,14 +195,21 @@ export function requestSlot(
   const dependencies = dependencyWait(dependsOn, statuses)
   const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0
   if (depsMet && (request.started || hasRoom(settled.record, limit))) {
-    running = [...running, { loopId: request.loopId, since: request.at }]
+    const holder: SlotHolder = {
+      loopId: request.loopId,
+      since: request.at,
+      ...(request.run !== undefined ? { run: request.run } : {}),
+      ...(request.workflow && request.ref ? { workflow: request.workflow, ref: request.ref } : {}),
+    }
+    running = [...running, holder]
     queued = queued.filter((entry) => entry.loopId !== request.loopId)
     const reason = request.started
       ? 'it was running before it asked for a slot'
       : limit === null
         ? 'its dependencies are COMPLETE'
         : `a slot is free (${running.length} of ${limit} in use)`
-    return { record: { running, queued }, started, freed: settled.freed, verdict: { kind: 'admitted', reason } }
+    const record = { ...settled.record, running, queued }
+    return { record, started, freed: settled.freed, verdict: { kind: 'admitted', reason } }
   }
   const entry: WaitingLoop = {
     loopId: request.loopId,
@@ -196,7 +224,7 @@ export function requestSlot(
     index === -1
       ? [...queued, entry]
       : queued.map((waiting, i) => (i === index ? { ...entry, since: waiting.since } : waiting))
-  const next = { running, queued }
+  const next = { ...settled.record, running, queued }
   return {
     record: next,
     started,
@@ -219,6 +247,7 @@ export function releaseSlot(
   const released =
     record.running.some((holder) => holder.loopId === loopId) || record.queued.some((entry) => entry.loopId === loopId)
   const without: SlotsRecord = {
+    ...record,
     running: record.running.filter((holder) => holder.loopId !== loopId),
     queued: record.queued.filter((entry) => entry.loopId !== loopId),
   }
@@ -228,8 +257,28 @@ export function releaseSlot(
 /** A loop admitted whose job could not be dispatched goes back to the head of the line. */
 export function requeue(record: SlotsRecord, entry: WaitingLoop): SlotsRecord {
   return {
+    ...record,
     running: record.running.filter((holder) => holder.loopId !== entry.loopId),
     queued: [entry, ...record.queued.filter((waiting) => waiting.loopId !== entry.loopId)],
+  }
+}
+
+/** The record with `run` as the run that has `loopId`'s slot (unchanged when it holds none). */
+export function withHolderRun(record: SlotsRecord, loopId: string, run: string): SlotsRecord {
+  if (!record.running.some((holder) => holder.loopId === loopId && holder.run !== run)) return record
+  return {
+    ...record,
+    running: record.running.map((holder) => (holder.loopId === loopId ? { ...holder, run } : holder)),
+  }
+}
+
+/** The record with `loopId`'s slot kept for the job still running its aborted iteration. */
+export function markStopping(record: SlotsRecord, loopId: string): SlotsRecord {
+  return {
+    ...record,
+    running: record.running.map((holder) =>
+      holder.loopId === loopId ? { ...holder, stopping: true as const } : holder,
+    ),
   }
 }
 
@@ -279,7 +328,16 @@ const loopIdSchema = z.string().min(1).max(200)
 
 /** `queue.json` as stored; anything else is refused (the store names the file). */
 export const slotsRecordSchema = z.strictObject({
-  running: z.array(z.strictObject({ loopId: loopIdSchema, since: isoTime })),
+  running: z.array(
+    z.strictObject({
+      loopId: loopIdSchema,
+      since: isoTime,
+      run: z.string().min(1).max(40).optional(),
+      workflow: z.string().min(1).optional(),
+      ref: z.string().min(1).optional(),
+      stopping: z.literal(true).optional(),
+    }),
+  ),
   queued: z.array(
     z.strictObject({
       loopId: loopIdSchema,
@@ -289,6 +347,7 @@ export const slotsRecordSchema = z.strictObject({
       ref: z.string().min(1),
     }),
   ),
+  limit: z.number().int().positive().max(MAX_LOOPS_LIMIT).nullable().optional(),
 })
 
 /** The record in `text`, or a message that says what is wrong with it. */

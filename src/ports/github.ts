@@ -67,6 +67,10 @@ export interface GitHubPort {
   listLabels(issueNumber: number): Promise<string[]>
   /** The login the token acts as; for a GITHUB_TOKEN (which cannot ask), `fallback`. */
   getAuthenticatedLogin(fallback: string): Promise<string>
+  /** A workflow run's status (`queued`, `in_progress`, `completed`, ...) and, once completed, its conclusion. */
+  getWorkflowRun(runId: string): Promise<{ status: string; conclusion: string | null }>
+  /** Whether the issue is open or closed. */
+  getIssueState(issueNumber: number): Promise<'open' | 'closed'>
 }
 
 /** The permission an endpoint needs, named so a 403 says exactly what to add to `permissions:`. */

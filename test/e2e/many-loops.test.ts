@@ -201,7 +201,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         }
       }
       expect([...admittedAt.keys()].sort()).toEqual(issues.map((issue) => `issue-${issue}`).sort())
-      expect(history.at(-1)?.record).toEqual({ running: [], queued: [] })
+      expect(history.at(-1)?.record).toEqual({ running: [], queued: [], limit: 2 })
       // The jobs' own times say the same: two iterations ran at once, never three.
       expect(await mostIterationsAtOnce(scenario, jobs), why).toBe(2)
       // The dependent was admitted by a change that saw its dependency COMPLETE.
@@ -335,7 +335,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       const aborted = JSON.parse((await sandbox.git.show('loop-state', `issue-${dependent}/loop-state.json`)) ?? '{}')
       expect([aborted.status, aborted.statusReason], whyTick).toEqual(['aborted', 'aborted by alice'])
       const queue = (await queueHistory(scenario)).at(-1)?.record
-      expect(queue, whyTick).toEqual({ running: [], queued: [] })
+      expect(queue, whyTick).toEqual({ running: [], queued: [], limit: null })
       const ticked = dashboardRows(dashboards(sandbox)[0]?.body ?? '').get(`issue-${dependent}`)
       expect([ticked?.[STATUS], ticked?.[QUEUE]]).toEqual(['aborted', '-'])
       expect(dashboards(sandbox)[0]?.body).toMatch(new RegExp(`- alice ticked abort \`issue-${dependent}\`: done`))

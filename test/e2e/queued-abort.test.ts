@@ -70,6 +70,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       expect(await queueNow(scenario), whyAbort).toEqual({
         running: [expect.objectContaining({ loopId: `issue-${running}` })],
         queued: [expect.objectContaining({ loopId: `issue-${behind}` })],
+        limit: 1,
       })
 
       writeFileSync(join(signals, 'go-1'), '')
@@ -90,7 +91,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
         why,
       ).toEqual([])
       expect(statusCommentOn(scenario, waiting)).toContain('aborted by alice, while queued')
-      expect(await queueNow(scenario), why).toEqual({ running: [], queued: [] })
+      expect(await queueNow(scenario), why).toEqual({ running: [], queued: [], limit: 1 })
       expectFaithful(scenario)
     },
     3 * MINUTE,
@@ -115,7 +116,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       const comment = statusCommentOn(scenario, waiting)
       expect(comment, why).toContain('aborted by alice, while queued (1 of 1 in line); it never ran')
       expect(comment).not.toContain('is queued')
-      expect(await queueNow(scenario), why).toEqual({ running: [], queued: [] })
+      expect(await queueNow(scenario), why).toEqual({ running: [], queued: [], limit: null })
       const state = JSON.parse((await sandbox.git.show('loop-state', `issue-${waiting}/loop-state.json`)) ?? '{}')
       expect([state.status, state.iteration], why).toEqual(['aborted', 0])
       expectFaithful(scenario)

@@ -235,6 +235,17 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'pulls/list',
     'users/get-authenticated',
   ],
+  'stranded-slots.test.ts': [
+    'actions/create-workflow-dispatch',
+    'actions/get-workflow-run',
+    'issues/create-comment',
+    'issues/get',
+    'issues/list-comments',
+    'issues/list-labels-on-issue',
+    'issues/update-comment',
+    'repos/get-collaborator-permission-level',
+    'users/get-authenticated',
+  ],
   'queued-abort.test.ts': [
     'actions/create-workflow-dispatch',
     'issues/create-comment',

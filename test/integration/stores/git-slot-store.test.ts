@@ -73,6 +73,7 @@ describe('GitSlotStore: slots under compare-and-swap on a real bare repository',
         logger: quiet,
         start: async (entry: WaitingLoop) => {
           dispatched.push(entry.loopId)
+          return undefined
         },
       }
       const request = { loopId, dependsOn: [], workflow: 'loop.yml', ref: 'refs/heads/main', started: false }
@@ -108,7 +109,7 @@ describe('GitSlotStore: slots under compare-and-swap on a real bare repository',
     expect(Object.fromEntries(admittedBy)).toEqual(Object.fromEntries(loops.map((loopId) => [loopId, 1])))
     // A loop a release admitted was dispatched by that release alone.
     expect(new Set(dispatched).size).toBe(dispatched.length)
-    expect(versions.at(-1)).toEqual({ running: [], queued: [] })
+    expect(versions.at(-1)).toEqual({ running: [], queued: [], limit: LIMIT })
   }, 120_000)
 
   it('a loop admitted whose dispatch fails goes back to the head of the line, and the next change starts it', async () => {
@@ -127,6 +128,7 @@ describe('GitSlotStore: slots under compare-and-swap on a real bare repository',
       start: async (entry: WaitingLoop) => {
         if (failing) throw new Error('HTTP 502')
         started.push(entry.loopId)
+        return undefined
       },
     }
     const ask = (loopId: string) =>
@@ -158,7 +160,7 @@ describe('GitSlotStore: slots under compare-and-swap on a real bare repository',
     await run('git', ['init', '--bare', '--quiet', remote])
     const slotsOf = (n: number) =>
       new GitSlotStore({ repoDir: base, remote, identity, workDir: join(base, `slots-cycle-${n}`) })
-    const deps = (n: number) => ({ slots: slotsOf(n), clock, logger: quiet, start: async () => {} })
+    const deps = (n: number) => ({ slots: slotsOf(n), clock, logger: quiet, start: async () => undefined })
     const ask = (loopId: string, dependsOn: string[], n: number) =>
       askForSlot({ loopId, dependsOn, workflow: 'loop.yml', ref: 'refs/heads/main', started: false }, null, deps(n))
     const verdicts = await Promise.all([ask('issue-1', ['issue-2'], 1), ask('issue-2', ['issue-1'], 2)])

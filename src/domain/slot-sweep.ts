@@ -1,0 +1,93 @@
+/**
+ * The sweeper's judgement of the slots (`command: sweep`): a slot is freed only when its holder's state
+ * says it ended, and a job that dies (cancelled in the Actions tab, a lost runner, `timeout-minutes`)
+ * leaves that state `running` for good. Each holder records the run that has it; the sweeper asks
+ * GitHub about that run, and this decides from the answer and the loop's state. Pure.
+ */
+import type { SlotHolder } from './slots.js'
+import type { LoopState } from './state.js'
+
+/** What GitHub says of a holder's run (`GET .../actions/runs/{run_id}`). */
+export type RunFact =
+  | { kind: 'active'; status: string }
+  | { kind: 'over'; conclusion: string }
+  | { kind: 'unknown'; why: string }
+
+export type HolderVerdict =
+  /** Left as it is. */
+  | { kind: 'keep'; reason: string }
+  /** Its job died with the loop `running`: the loop is marked BLOCKED (a person resumes it), its slot freed. */
+  | { kind: 'block'; reason: string }
+  /** Admitted, but the run dispatched to start it ended before it did: dispatched again, keeping the slot. */
+  | { kind: 'restart'; reason: string }
+  /** Its slot is freed now (an aborted loop whose last job ended, a loop with no state). */
+  | { kind: 'free'; reason: string }
+
+export interface HolderFacts {
+  holder: SlotHolder
+  state: Pick<LoopState, 'status' | 'iteration' | 'dispatch'> | null
+  /** Null when the holder records no run. */
+  run: RunFact | null
+}
+
+/**
+ * Whether the sweeper frees, restarts or keeps `facts.holder`'s slot. A running loop whose next
+ * iteration is dispatched is the dispatch sweep's (`domain/sweep.ts`: re-dispatched when the dispatch
+ * failed or went stale); one at a gate keeps its slot by design. A run that ended `success` without
+ * dispatching the next iteration is a workflow with `dispatch: false`, not a death: kept.
+ */
+export function judgeHolder(facts: HolderFacts, now: Date, staleAfterMs: number): HolderVerdict {
+  const { holder, state, run } = facts
+  const runName = holder.run ? `run ${holder.run}` : 'its run'
+  if (!state) return { kind: 'free', reason: 'it has no state' }
+  if (state.status === 'complete' || state.status === 'blocked' || state.status === 'capped') {
+    return { kind: 'free', reason: `it is ${state.status}` }
+  }
+  if (state.status === 'aborted') {
+    if (holder.stopping && run?.kind === 'active') {
+      return { kind: 'keep', reason: `aborted; ${runName} still runs its iteration (${run.status})` }
+    }
+    return { kind: 'free', reason: 'it is aborted and no job of it runs' }
+  }
+  if (state.status === 'waiting') return { kind: 'keep', reason: 'it waits for a person, holding its slot' }
+  if (state.status === 'queued') {
+    if (run === null) {
+      const waitedMs = now.getTime() - Date.parse(holder.since)
+      if (waitedMs < staleAfterMs) {
+        return { kind: 'keep', reason: `admitted ${minutes(waitedMs)} ago; its job may not have started yet` }
+      }
+      return { kind: 'restart', reason: `admitted ${minutes(waitedMs)} ago and never started (no run is recorded)` }
+    }
+    if (run.kind === 'over') {
+      return {
+        kind: 'restart',
+        reason: `admitted, but ${runName} ended (${run.conclusion}) before it started the loop`,
+      }
+    }
+    return { kind: 'keep', reason: run.kind === 'active' ? `${runName} is ${run.status}` : `${runName}: ${run.why}` }
+  }
+  // running
+  const pending = state.dispatch
+  if (pending && pending.iteration === state.iteration + 1) {
+    return { kind: 'keep', reason: `iteration ${pending.iteration} is dispatched (the dispatch sweep looks after it)` }
+  }
+  if (run === null) return { kind: 'keep', reason: 'no run is recorded for its slot' }
+  if (run.kind === 'active') return { kind: 'keep', reason: `${runName} is ${run.status}` }
+  if (run.kind === 'unknown') return { kind: 'keep', reason: `${runName}: ${run.why}` }
+  if (run.conclusion === 'success') {
+    return { kind: 'keep', reason: `${runName} succeeded without dispatching the next iteration (dispatch: false)` }
+  }
+  return {
+    kind: 'block',
+    reason: `its job's ${runName} ended (${run.conclusion}) without saving iteration ${state.iteration + 1} or dispatching the next; the sweeper freed its slot`,
+  }
+}
+
+/** What a person reads as the BLOCKED loop's reason. */
+export function strandedReason(verdict: Extract<HolderVerdict, { kind: 'block' }>): string {
+  return `${verdict.reason}. Resume it with \`/loop resume\` (it queues for a slot like a new loop).`
+}
+
+function minutes(ms: number): string {
+  return `${Math.max(0, Math.round(ms / 60_000))} min`
+}

@@ -1,0 +1,120 @@
+// A dashboard tick resumes a BLOCKED loop: it gave its slot back when it ended, so before its next
+// iteration is dispatched it asks for a slot like a new loop, on a real state branch (a bare repository
+// the job's checkout reaches as `origin`). With both slots held it is saved queued and its comment says
+// so; with a slot free it takes it and goes on running.
+import { execFile } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { COMMIT_IDENTITY } from '../../../src/action/commit-identity.js'
+import { buildRunContext } from '../../../src/action/run-context.js'
+import { queueResumed, slotStore } from '../../../src/action/slots.js'
+import { GitStore } from '../../../src/adapters/stores/git-store.js'
+import type { SlotsRecord } from '../../../src/domain/slots.js'
+import { fixedClock, recordingIO, recordingLogger } from '../../unit/action/fakes.js'
+import { makeState } from './fixtures.js'
+
+const run = promisify(execFile)
+let base: string
+let jobs = 0
+
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'resume-queue-'))
+})
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true })
+})
+
+/** A job's checkout of a fresh repository whose state branch holds `record` and the loops' states. */
+async function job(record: SlotsRecord, states: Record<string, Parameters<typeof makeState>[0]>) {
+  jobs++
+  const bare = join(base, `remote-${jobs}.git`)
+  const root = join(base, `work-${jobs}`)
+  await run('git', ['init', '--bare', '--quiet', bare])
+  await run('git', ['init', '--quiet', root])
+  await run('git', ['-C', root, 'remote', 'add', 'origin', bare])
+  const context = buildRunContext({
+    env: {
+      GITHUB_REPOSITORY: 'acme/demo',
+      GITHUB_WORKFLOW_REF: 'acme/demo/.github/workflows/loop.yml@refs/heads/main',
+      RUNNER_TEMP: join(base, `temp-${jobs}`),
+    },
+    event: { eventName: 'issues', payload: { action: 'edited' }, runId: 40 + jobs },
+    getInput: (name) => ({ 'github-token': 'tok', 'max-loops': '2' })[name] ?? '',
+    cwd: root,
+  })
+  const store = new GitStore({
+    repoDir: base,
+    remote: bare,
+    identity: COMMIT_IDENTITY,
+    workDir: join(base, `s-${jobs}`),
+  })
+  for (const loopId of Object.keys(states)) await store.save(loopId, { ...makeState(loopId, 1) }, null)
+  await slotStore(context, root).update([], () => ({ record, result: null }))
+  const comments: Array<{ issueNumber: number; body: string }> = []
+  const github = {
+    dispatchWorkflow: async () => ({}),
+    getIssueState: async () => 'open' as const,
+    getWorkflowRun: async () => ({ status: 'in_progress', conclusion: null }),
+    upsertStickyComment: async (request: { issueNumber: number; marker: string; body: string }) => {
+      comments.push(request)
+      return { url: 'https://example.invalid/c/1', created: true, id: 1 }
+    },
+  }
+  const deps = {
+    store,
+    github,
+    io: recordingIO(),
+    logger: recordingLogger(),
+    clock: fixedClock,
+    redact: (t: string) => t,
+  }
+  return { context, root, store, comments, deps }
+}
+
+const AT = '2026-01-01T00:00:00.000Z'
+
+describe('queueResumed: a resumed loop asks for a slot like a new one', () => {
+  it('with both slots held it is saved queued, in line, and its comment says so', async () => {
+    const held = {
+      running: [
+        { loopId: 'a', since: AT },
+        { loopId: 'b', since: AT },
+      ],
+      queued: [],
+    }
+    const { context, root, store, comments, deps } = await job(held, { a: 'a', b: 'b', z: 'z' })
+    const loaded = await store.load('z')
+    const resumed = {
+      ...loaded!.state,
+      status: 'running' as const,
+      task: { source: 'issue' as const, number: 9, title: 't', body: '', author: 'alice' },
+    }
+    await store.save('z', resumed, loaded!.version)
+
+    const state = await queueResumed(context, { loopId: 'z', state: resumed, root }, deps)
+    expect(state.status).toBe('queued')
+    expect((await store.load('z'))?.state.status).toBe('queued')
+    const record = await slotStore(context, root).current()
+    expect(record.running.map((holder) => holder.loopId)).toEqual(['a', 'b'])
+    expect(record.queued.map((entry) => entry.loopId)).toEqual(['z'])
+    expect(comments.map((comment) => comment.issueNumber)).toEqual([9])
+    expect(comments[0]?.body).toMatch(/`z` is queued[\s\S]*slots: 2 of 2 in use/)
+  })
+
+  it('with a slot free it takes it and goes on running', async () => {
+    const { context, root, store, comments, deps } = await job(
+      { running: [{ loopId: 'a', since: AT }], queued: [] },
+      { a: 'a', z: 'z' },
+    )
+    const resumed = (await store.load('z'))!.state
+    const state = await queueResumed(context, { loopId: 'z', state: resumed, root }, deps)
+    expect(state.status).toBe('running')
+    const record = await slotStore(context, root).current()
+    expect(record.running.map((holder) => holder.loopId)).toEqual(['a', 'z'])
+    expect(comments).toEqual([])
+  })
+})
