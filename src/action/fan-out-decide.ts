@@ -76,7 +76,11 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   // The plan and every verdict are read and validated before anything is written.
   // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
   const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff)
-  const { verdicts, unreadable } = await readVerdicts(handOff.verdictsIn)
+  const attempt = Number(runContext.runAttempt)
+  const { verdicts, unreadable, foreign } = await readVerdicts(handOff.verdictsIn, attempt >= 1 ? attempt : undefined)
+  if (foreign.length > 0) {
+    logger.warning(`Artifacts the workflow did not name so, not read as verdicts: ${foreign.slice(0, 10).join(', ')}`)
+  }
   const bundleFile = (await nodeWorkspace.readText(handOff.bundle, 1)) === null ? null : handOff.bundle
 
   // People's commands: a comment's `/loop ...` is applied here, the one job that may save.
@@ -299,16 +303,20 @@ async function carryOn(
  * (`.failed`: whatever it holds is never a pass), is its leg's `no verdict` with the reason (keyed by the
  * leg's artifact), not the end of the job: a broken upload must not stall the loop.
  */
-async function readVerdicts(dir: string): Promise<{ verdicts: VerdictFile[]; unreadable: Map<string, string> }> {
+async function readVerdicts(
+  dir: string,
+  /** This job's run attempt: no leg's artifact can come from a later one. */
+  attempt: number | undefined,
+): Promise<{ verdicts: VerdictFile[]; unreadable: Map<string, string>; foreign: string[] }> {
   const verdicts: VerdictFile[] = []
   const unreadable = new Map<string, string>()
   let names: string[]
   try {
     names = (await readdir(dir)).filter((name) => name.startsWith('loop-verdict-')).sort()
   } catch {
-    return { verdicts, unreadable }
+    return { verdicts, unreadable, foreign: [] }
   }
-  const { latest } = latestVerdictArtifacts(names)
+  const { latest, foreign } = latestVerdictArtifacts(names, attempt)
   if (latest.length > MAX_VERDICTS) {
     throw new Error(`${dir} holds ${latest.length} legs' verdict artifacts; at most ${MAX_VERDICTS} legs run`)
   }
@@ -332,7 +340,7 @@ async function readVerdicts(dir: string): Promise<{ verdicts: VerdictFile[]; unr
       )
     }
   }
-  return { verdicts, unreadable }
+  return { verdicts, unreadable, foreign }
 }
 
 /** The error a failed leg handed on, when it is a valid error file of that very leg. */

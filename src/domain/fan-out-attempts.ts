@@ -36,9 +36,13 @@ export function parseVerdictArtifactName(name: string): VerdictArtifactName | nu
 /**
  * Of every verdict artifact in the run, each leg's latest attempt's (one per leg artifact), and the names
  * that are no verdict artifact of the workflow's. The latest attempt speaks for the leg: an earlier
- * attempt's verdict is of a leg that ran again since.
+ * attempt's verdict is of a leg that ran again since. An attempt after decide's own (`currentAttempt`,
+ * when known) is none the workflow made yet: something else uploaded it, and it is foreign.
  */
-export function latestVerdictArtifacts(names: readonly string[]): {
+export function latestVerdictArtifacts(
+  names: readonly string[],
+  currentAttempt?: number,
+): {
   latest: VerdictArtifactName[]
   foreign: string[]
 } {
@@ -46,7 +50,7 @@ export function latestVerdictArtifacts(names: readonly string[]): {
   const foreign: string[] = []
   for (const name of names) {
     const parsed = parseVerdictArtifactName(name)
-    if (!parsed) {
+    if (!parsed || (currentAttempt !== undefined && parsed.attempt > currentAttempt)) {
       foreign.push(name)
       continue
     }

@@ -75,11 +75,31 @@ describe('latestVerdictArtifacts', () => {
       latest: ['loop-verdict-a.attempt-1'],
       foreign: ['loop-verdict-a'],
     },
-  ])('$title', ({ names, latest, foreign }) => {
-    const got = latestVerdictArtifacts(names)
-    expect(got.latest.map((a) => a.name)).toEqual(latest)
-    expect(got.foreign).toEqual(foreign)
-  })
+    {
+      title: "an attempt after decide's own is no upload of the workflow's: foreign, never the latest",
+      names: ['loop-verdict-a.attempt-1.failed', 'loop-verdict-a.attempt-2'],
+      current: 1,
+      latest: ['loop-verdict-a.attempt-1.failed'],
+      foreign: ['loop-verdict-a.attempt-2'],
+    },
+  ])(
+    '$title',
+    ({
+      names,
+      latest,
+      foreign,
+      current,
+    }: {
+      names: string[]
+      latest: string[]
+      foreign: string[]
+      current?: number
+    }) => {
+      const got = latestVerdictArtifacts(names, current)
+      expect(got.latest.map((a) => a.name)).toEqual(latest)
+      expect(got.foreign).toEqual(foreign)
+    },
+  )
 })
 
 describe('a leg whose controller failed', () => {
