@@ -52,7 +52,7 @@ export function isFanOutCommand(command: ActionCommand): command is FanOutComman
 /**
  * Where a fan-out job's hand-off files are, each in a folder of its own so that nothing one job hands on
  * lands where another job's files are read: `plan/` (plan.json and the candidate's bundle, the artifact
- * `loop-plan`), `verdict/` (a leg's own verdict, its artifact), `verdicts/<artifact>/` (every leg's,
+ * `loop-plan.attempt-<n>`), `verdict/` (a leg's own verdict, its artifact), `verdicts/<artifact>/` (every leg's,
  * as decide downloads them, one folder per artifact).
  */
 export interface HandOff {
