@@ -36,6 +36,7 @@ import {
 import type { LoopConfig } from '../domain/loop-config.js'
 import { policyFromConfig } from '../domain/policy.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
+import { laterDispatchRecorded } from '../domain/stale-dispatch.js'
 import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
@@ -170,6 +171,12 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     const status = started ? started.status : tookSlot ? 'running' : applied ? decided.state?.status : 'superseded'
     io.setOutput(Outputs.Status, status ?? 'superseded')
     const state = started ?? decided.state
+    if (state && !started && laterDispatchRecorded(state, settings.iteration)) {
+      io.info(
+        `Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`,
+      )
+      return
+    }
     if (state && state.status === 'running' && settings.dispatch) {
       const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
       if (failed) io.setFailed(redact(failed.message))
