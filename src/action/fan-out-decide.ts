@@ -27,9 +27,16 @@ import {
   verdictArtifact,
   verdictFileSchema,
 } from '../domain/fan-out.js'
+import {
+  failedLegReason,
+  type LegErrorFile,
+  latestVerdictArtifacts,
+  legErrorFileSchema,
+} from '../domain/fan-out-attempts.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import { policyFromConfig } from '../domain/policy.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
+import { laterDispatchRecorded } from '../domain/stale-dispatch.js'
 import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
@@ -71,7 +78,11 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   // The plan and every verdict are read and validated before anything is written.
   // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
   const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff)
-  const { verdicts, unreadable } = await readVerdicts(handOff.verdictsIn)
+  const attempt = Number(runContext.runAttempt)
+  const { verdicts, unreadable, foreign } = await readVerdicts(handOff.verdictsIn, attempt >= 1 ? attempt : undefined)
+  if (foreign.length > 0) {
+    logger.warning(`Artifacts the workflow did not name so, not read as verdicts: ${foreign.slice(0, 10).join(', ')}`)
+  }
   const bundleFile = (await nodeWorkspace.readText(handOff.bundle, 1)) === null ? null : handOff.bundle
 
   // People's commands: a comment's `/loop ...` is applied here, the one job that may save.
@@ -152,11 +163,21 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     // Plan works only for a loop that holds its slot: one that asked for it in this run (taken above) has
     // its iteration planned by the next run, as planned; nothing was dropped.
     const tookSlot = !started && plan !== null && plan.iteration === null && decided.state?.status === 'running'
+    // A person's event (its run plans nothing): what decide applied is the outcome, not a stale plan.
+    const applied = !started && plan === null && decided.state !== null
     if (started) io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`)
     else if (tookSlot) io.info(`Loop ${loopId} holds its slot now; its iteration is dispatched to plan with it.`)
+    else if (applied && decided.state) await sayApplied(shared, decided.state)
     else logger.warning(decided.message)
-    io.setOutput(Outputs.Status, started ? started.status : tookSlot ? 'running' : 'superseded')
+    const status = started ? started.status : tookSlot ? 'running' : applied ? decided.state?.status : 'superseded'
+    io.setOutput(Outputs.Status, status ?? 'superseded')
     const state = started ?? decided.state
+    if (state && !started && laterDispatchRecorded(state, settings.iteration)) {
+      io.info(
+        `Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`,
+      )
+      return
+    }
     if (state && state.status === 'running' && settings.dispatch) {
       const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
       if (failed) io.setFailed(redact(failed.message))
@@ -211,6 +232,24 @@ async function recordStart(
     if (!(error instanceof StoreConflictError)) throw error
     return (await store.load(input.loopId))?.state ?? null
   }
+}
+
+/** What a person's event did to a loop that runs on: said at info and in the summary, with the loop's status now. */
+async function sayApplied(shared: FanOutShared, state: LoopState): Promise<void> {
+  const { runContext, loopId, io } = shared
+  const line = `Applied ${personCommandOf(runContext)} to loop ${loopId}: it is ${state.status} in ${state.stage}; its iteration ${state.iteration + 1} is dispatched to plan.`
+  io.info(line)
+  if (runContext.hasStepSummary) await io.writeSummary(`${line}\n`)
+}
+
+/** The person's command this run carries, as they gave it (the command input, a comment, a label, a review). */
+function personCommandOf(run: FanOutShared['runContext']): string {
+  const given = run.settings.personCommand
+  if (given !== 'run') return `the command '${given}'${run.actor ? ` of @${run.actor}` : ''}`
+  const intent = interpretEvent(run.event.name, run.event.payload)
+  if (intent.kind === 'command') return `\`/loop ${intent.command.kind}\` of @${intent.actor} (${intent.via})`
+  if (intent.kind === 'review-approval') return `the approving review of @${intent.actor}`
+  return `the ${run.event.name} event`
 }
 
 /** The plan of a loop that does not run now had work in it: the summary says it is not kept. */
@@ -271,26 +310,36 @@ async function carryOn(
 }
 
 /**
- * Every leg's verdict, from its own artifact's folder (`<dir>/<artifact>/<artifact>.json`), validated.
- * A verdict is taken only from the artifact of the leg it names, so no leg (nor the plan) can speak for
- * another. A file that is not valid is its leg's `no verdict` (named by its artifact), not the end of
- * the job: a broken upload must not stall the loop.
+ * Every leg's verdict, from its own artifact's folder (`<dir>/<name>/<artifact>.json`), validated, of the
+ * leg's latest attempt. A verdict is taken only from the artifact of the leg it names, so no leg (nor the
+ * plan) can speak for another. A file that is not valid, or the artifact of a leg whose controller failed
+ * (`.failed`: whatever it holds is never a pass), is its leg's `no verdict` with the reason (keyed by the
+ * leg's artifact), not the end of the job: a broken upload must not stall the loop.
  */
-async function readVerdicts(dir: string): Promise<{ verdicts: VerdictFile[]; unreadable: Map<string, string> }> {
+async function readVerdicts(
+  dir: string,
+  /** This job's run attempt: no leg's artifact can come from a later one. */
+  attempt: number | undefined,
+): Promise<{ verdicts: VerdictFile[]; unreadable: Map<string, string>; foreign: string[] }> {
   const verdicts: VerdictFile[] = []
   const unreadable = new Map<string, string>()
-  let artifacts: string[]
+  let names: string[]
   try {
-    artifacts = (await readdir(dir)).filter((name) => name.startsWith('loop-verdict-')).sort()
+    names = (await readdir(dir)).filter((name) => name.startsWith('loop-verdict-')).sort()
   } catch {
-    return { verdicts, unreadable }
+    return { verdicts, unreadable, foreign: [] }
   }
-  if (artifacts.length > MAX_VERDICTS) {
-    throw new Error(`${dir} holds ${artifacts.length} verdict artifacts; at most ${MAX_VERDICTS} legs run`)
+  const { latest, foreign } = latestVerdictArtifacts(names, attempt)
+  if (latest.length > MAX_VERDICTS) {
+    throw new Error(`${dir} holds ${latest.length} legs' verdict artifacts; at most ${MAX_VERDICTS} legs run`)
   }
-  for (const artifact of artifacts) {
-    const file = `${artifact}/${artifact}.json`
+  for (const { name, artifact, failed } of latest) {
+    const file = `${name}/${artifact}.json`
     const text = (await nodeWorkspace.readText(join(dir, file), 4 * 1024 * 1024)) ?? ''
+    if (failed) {
+      unreadable.set(artifact, failedLegReason(legErrorOf(text, artifact)))
+      continue
+    }
     try {
       const verdict = parseHandOff(verdictFileSchema, text, `The verdict file ${file}`)
       if (verdictArtifact(verdict.leg) !== artifact) {
@@ -298,8 +347,21 @@ async function readVerdicts(dir: string): Promise<{ verdicts: VerdictFile[]; unr
       }
       verdicts.push(verdict)
     } catch (error) {
-      unreadable.set(artifact, error instanceof Error ? error.message : String(error))
+      unreadable.set(
+        artifact,
+        `its verdict file is not valid (${error instanceof Error ? error.message : String(error)})`,
+      )
     }
   }
-  return { verdicts, unreadable }
+  return { verdicts, unreadable, foreign }
+}
+
+/** The error a failed leg handed on, when it is a valid error file of that very leg. */
+function legErrorOf(text: string, artifact: string): LegErrorFile | null {
+  try {
+    const error = parseHandOff(legErrorFileSchema, text, 'The leg error file')
+    return verdictArtifact(error.leg) === artifact ? error : null
+  } catch {
+    return null
+  }
 }

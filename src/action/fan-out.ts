@@ -27,7 +27,9 @@ import {
   type PlanFile,
   parseHandOff,
   planFileSchema,
+  verdictArtifact,
 } from '../domain/fan-out.js'
+import type { LegErrorFile } from '../domain/fan-out-attempts.js'
 import { systemClock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
@@ -51,7 +53,7 @@ export function isFanOutCommand(command: ActionCommand): command is FanOutComman
 /**
  * Where a fan-out job's hand-off files are, each in a folder of its own so that nothing one job hands on
  * lands where another job's files are read: `plan/` (plan.json and the candidate's bundle, the artifact
- * `loop-plan`), `verdict/` (a leg's own verdict, its artifact), `verdicts/<artifact>/` (every leg's,
+ * `loop-plan.attempt-<n>`), `verdict/` (a leg's own verdict, its artifact), `verdicts/<artifact>/` (every leg's,
  * as decide downloads them, one folder per artifact).
  */
 export interface HandOff {
@@ -103,9 +105,28 @@ export async function runFanOut(command: FanOutCommand, shared: FanOutShared): P
     verdictsIn: join(dir, 'verdicts'),
   }
   if (command === 'decide') return decideJob(shared, handOff)
-  const job = await readOnlyJob(shared)
-  if (command === 'plan') return planJob(shared, job, handOff)
-  return verifyJob(shared, job, handOff)
+  if (command === 'plan') return planJob(shared, await readOnlyJob(shared), handOff)
+  try {
+    await verifyJob(shared, await readOnlyJob(shared), handOff)
+  } catch (error) {
+    await handOnLegError(shared, handOff, error).catch(() => undefined)
+    throw error
+  }
+}
+
+/**
+ * A leg whose controller fails hands its error on in its own folder (the workflow uploads it under a
+ * `.failed` name, which decide never takes as a pass), so decide names why the leg gave no verdict.
+ */
+async function handOnLegError(shared: FanOutShared, handOff: HandOff, error: unknown): Promise<void> {
+  const leg = shared.runContext.settings.leg
+  if (!leg) return
+  const message = shared.redact(error instanceof Error ? error.message : String(error)).slice(0, 4000)
+  const file: LegErrorFile = { version: 1, loopId: shared.loopId, leg, error: message }
+  // Emptied first: the failed leg's artifact holds its error alone, nothing the check left in the folder.
+  await nodeWorkspace.remove(handOff.verdictOut)
+  await nodeWorkspace.makeDir(handOff.verdictOut)
+  await nodeWorkspace.writeText(join(handOff.verdictOut, `${verdictArtifact(leg)}.json`), `${JSON.stringify(file)}\n`)
 }
 
 /** What plan and verify share: the loop's branch checked out with the job's own (read-only) token. */

@@ -351,7 +351,7 @@ function judgeLegs(
     const verdict = mine[0]
     const problem = unreadable.get(leg.artifact)
     let reason: string | null = null
-    if (!verdict && problem !== undefined) reason = `its verdict file is not valid (${problem})`
+    if (!verdict && problem !== undefined) reason = problem
     else if (!verdict)
       reason = `no verdict was uploaded (the verify job's result: ${expected.verifyResult || 'unknown'})`
     else if (mine.length > 1) reason = `${mine.length} verdicts were uploaded for it`
@@ -390,7 +390,7 @@ export function mergeVerdicts(
   legs: readonly Leg[],
   verdicts: readonly VerdictFile[],
   expected: Expected,
-  /** Verdict files that could not be read or failed validation, by artifact name, with what is wrong. */
+  /** Legs whose artifact gave no verdict (a file not valid, a leg whose controller failed), by artifact name, with why. */
   unreadable: ReadonlyMap<string, string> = new Map(),
 ): MergedVerdicts {
   const judged = judgeLegs(legs, verdicts, expected, unreadable)

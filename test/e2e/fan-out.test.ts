@@ -382,9 +382,16 @@ describe('fan-out: decide judges the candidate and hears people', () => {
         describeJobs(jobs),
       ).toEqual([
         ['loop / plan', 'success', ''],
-        ['loop / decide', 'success', 'superseded'],
+        ['loop / decide', 'success', 'running'],
         ['loop / verify', 'skipped', ''],
       ])
+      // What decide applied is its outcome, said at info and in its summary: no stale plan, no warning.
+      const applied = comment[1]
+      expect(applied?.summary).toMatch(
+        /Applied `\/loop approve` of @alice \(comment\) to loop gated: it is running in /,
+      )
+      expect(applied?.annotations.filter((a) => a.level === 'warning')).toEqual([])
+      expect(applied?.stdout).not.toMatch(/made no plan/)
       // Its plan step did not run; its decide applied the approval and dispatched the iteration to plan.
       expect(comment[0]?.steps.map((step) => step.outcome)).toEqual([
         'success',
@@ -393,7 +400,7 @@ describe('fan-out: decide judges the candidate and hears people', () => {
         'skipped',
         'skipped',
       ])
-      expect(decide().map((job) => job.outputs.status)).toEqual(['waiting', 'superseded', 'complete'])
+      expect(decide().map((job) => job.outputs.status)).toEqual(['waiting', 'running', 'complete'])
       expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `gated`/)
       expectFaithful(scenario)
     },

@@ -228,6 +228,13 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'pulls/list',
     'users/get-authenticated',
   ],
+  'fan-out-rerun.test.ts': [
+    'actions/create-workflow-dispatch',
+    'issues/create-comment',
+    'issues/list-comments',
+    'pulls/create',
+    'pulls/list',
+  ],
   'fan-out-flake.test.ts': [
     'issues/create-comment',
     'issues/list-comments',

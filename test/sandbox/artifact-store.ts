@@ -34,7 +34,11 @@ export class ArtifactStore {
     const retention = retentionOf(withInputs['retention-days'])
     const target = join(this.dir, name)
     // upload-artifact v4 on: one upload per name and run.
-    if (existsSync(target)) throw new Error(`an artifact named '${name}' already exists in this run`)
+    if (existsSync(target)) {
+      throw new Error(
+        `Failed to CreateArtifact: Received non-retryable error: Failed request: (409) Conflict: an artifact with this name already exists on the workflow run ('${name}')`,
+      )
+    }
     const paths = (withInputs.path ?? '')
       .split('\n')
       .map((line) => line.trim())

@@ -164,6 +164,23 @@ export class WorkflowEngine implements GraphHost {
     while (this.runner.busy > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
   }
 
+  /**
+   * "Re-run all jobs" of a finished run, as a person's button does it: a new attempt of the same run (its
+   * id, number, event, commit and inputs; `run_attempt` one more) that keeps the artifacts every attempt
+   * uploaded (download-artifact lists them all; an upload under a name the run holds fails).
+   */
+  rerun(runId: number): RunState {
+    const previous = this.runs.get(runId)
+    if (!previous) throw new ApiError(404, `sandbox: no run ${runId} to re-run`)
+    if (previous.records.some((record) => record.status !== 'completed')) {
+      throw new ApiError(403, `sandbox: run ${runId} is still in progress; only a finished run is re-run`)
+    }
+    // GitHub re-runs a run at most 50 times.
+    if (previous.runAttempt > 50) throw new ApiError(403, `sandbox: run ${runId} has been re-run 50 times`)
+    const { event, ref, sha, actor, inputs, payload } = previous
+    return this.enqueue(event, ref, sha, actor, inputs, payload, previous)
+  }
+
   // GraphHost: what the run graphs call back.
 
   newRecord(run: RunState, jobId: string, name: string, matrix?: Record<string, unknown>): JobRecord {
@@ -321,6 +338,8 @@ export class WorkflowEngine implements GraphHost {
     actor: gh.UserModel,
     inputs: Record<string, string>,
     payload: Record<string, unknown>,
+    /** "Re-run all jobs": the run's last attempt, whose id, number and artifacts the new attempt keeps. */
+    previous?: RunState,
   ): RunState {
     if (this.stopped) throw new ApiError(503, 'sandbox: stopped')
     const maxJobs = this.options.maxJobs ?? 50
@@ -329,11 +348,11 @@ export class WorkflowEngine implements GraphHost {
       this.problems.push(message)
       throw new ApiError(422, message)
     }
-    const runId = ++this.nextRunId
+    const runId = previous?.runId ?? ++this.nextRunId
     const run: RunState = {
       runId,
-      runNumber: this.nextRunNumber++,
-      runAttempt: 1,
+      runNumber: previous?.runNumber ?? this.nextRunNumber++,
+      runAttempt: (previous?.runAttempt ?? 0) + 1,
       event,
       ref,
       sha,
@@ -342,13 +361,13 @@ export class WorkflowEngine implements GraphHost {
       payload,
       records: [],
       cancelled: false,
-      artifacts: new ArtifactStore(join(this.options.root, 'artifacts', String(runId))),
+      artifacts: previous?.artifacts ?? new ArtifactStore(join(this.options.root, 'artifacts', String(runId))),
     }
     this.runs.set(runId, run)
     this.model.runs.set(runId, {
       id: runId,
       runNumber: run.runNumber,
-      runAttempt: 1,
+      runAttempt: run.runAttempt,
       workflowId: this.workflowId,
       workflowPath: `.github/workflows/${this.workflow.file}`,
       workflowName: this.workflow.name ?? `.github/workflows/${this.workflow.file}`,

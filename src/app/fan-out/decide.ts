@@ -50,7 +50,7 @@ export interface DecideInput extends IterationInput {
   /** The candidate's bundle, when the plan made one. */
   bundleFile: string | null
   verdicts: readonly VerdictFile[]
-  /** Verdict files that were not valid, by artifact name, with what is wrong (their legs are `no verdict`). */
+  /** Legs whose artifact gave no verdict (a file not valid, a failed leg), by artifact name, with why (their legs are `no verdict`). */
   unreadableVerdicts: ReadonlyMap<string, string>
   /** The verify job's result as the workflow saw it (`needs.verify.result`), named for a leg without a verdict. */
   verifyResult: string

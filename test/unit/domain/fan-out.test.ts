@@ -269,8 +269,10 @@ describe('mergeVerdicts', () => {
     expect(merged?.spawnError).toBe(spawnError)
   })
 
-  it('names what is wrong with a verdict file that could not be read', () => {
-    const unreadable = new Map([['loop-verdict-lint', 'The verdict file loop-verdict-lint.json is not JSON']])
+  it('names why a leg whose artifact gave no verdict has none (decide reads the files and says why)', () => {
+    const unreadable = new Map([
+      ['loop-verdict-lint', 'its verdict file is not valid (The verdict file loop-verdict-lint.json is not JSON)'],
+    ])
     const merged = mergeVerdicts(plan.legs, [], expected, unreadable).runs.get('lint')
     expect(merged?.spawnError).toBe(
       line('its verdict file is not valid (The verdict file loop-verdict-lint.json is not JSON)'),

@@ -1,0 +1,36 @@
+// Whether a run whose plan went stale dispatches its loop again: not when another run carried the loop
+// on and dispatched a later iteration already (else every later iteration would run twice).
+import { describe, expect, it } from 'vitest'
+import { simpleModeConfig } from '../../../src/config/load-config.js'
+import { initialState } from '../../../src/domain/engine/index.js'
+import { policyFromConfig } from '../../../src/domain/policy.js'
+import { laterDispatchRecorded } from '../../../src/domain/stale-dispatch.js'
+import type { DispatchRecord, LoopState } from '../../../src/domain/state.js'
+
+const NOW = new Date('2026-03-01T12:00:00.000Z')
+
+/** The loop after iteration 2 ran, with its recorded dispatch. */
+function state(dispatch: Partial<DispatchRecord> | null): LoopState {
+  const config = simpleModeConfig({ work: 'true', verify: ['true'] })
+  const fresh = initialState({ loopId: 'l1', goal: 'g', policy: policyFromConfig(config), now: NOW })
+  const record = { iteration: 3, workflow: 'loop.yml', ref: 'refs/heads/main', at: NOW.toISOString(), by: 'run 7' }
+  return { ...fresh, iteration: 2, claimedIteration: 2, ...(dispatch ? { dispatch: { ...record, ...dispatch } } : {}) }
+}
+
+describe('laterDispatchRecorded', () => {
+  it.each([
+    {
+      why: 'a run for iteration 2 (a duplicate): the run that ran 2 dispatched 3',
+      s: state({}),
+      asked: 2,
+      later: true,
+    },
+    { why: 'the run for iteration 3 itself, its plan stale for another reason', s: state({}), asked: 3, later: false },
+    { why: 'the later dispatch failed: this run dispatches it', s: state({ failed: '502' }), asked: 2, later: false },
+    { why: 'a fresh start (no iteration asked)', s: state({}), asked: undefined, later: false },
+    { why: 'no dispatch recorded', s: state(null), asked: 2, later: false },
+    { why: 'a recorded dispatch that is not the next iteration', s: state({ iteration: 5 }), asked: 2, later: false },
+  ])('$why', ({ s, asked, later }) => {
+    expect(laterDispatchRecorded(s, asked)).toBe(later)
+  })
+})
