@@ -8,7 +8,7 @@ import { isOwnComment } from '../domain/comment-author.js'
 import { DASHBOARD_LABEL, isDashboardBody } from '../domain/report/dashboard.js'
 import type { DashboardIssue, DashboardIssues } from '../ports/dashboard.js'
 import { GitHubPermissionError } from '../ports/github.js'
-import type { OctokitClient } from './github.js'
+import { type OctokitClient, rateLimited } from './github.js'
 
 interface RawIssue {
   number: number
@@ -34,8 +34,13 @@ function graphqlErrors(error: unknown): { message: string; type?: string }[] {
   return Array.isArray(errors) ? (errors as { message: string; type?: string }[]) : []
 }
 
-/** A 403 (or GraphQL's FORBIDDEN) names the permission to grant, as the other GitHub calls do. */
+/**
+ * A 403 (or GraphQL's FORBIDDEN) names the permission to grant, as the other GitHub calls do; a 403 or
+ * 429 that is a used-up rate limit says so instead (no permission would help).
+ */
 function explained(error: unknown, what: string): Error {
+  const limited = rateLimited(error, `The dashboard call to ${what}`)
+  if (limited) return limited
   const fromGraphql = graphqlErrors(error)
   const message = fromGraphql.length
     ? fromGraphql.map((e) => e.message).join('; ')

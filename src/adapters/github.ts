@@ -66,15 +66,20 @@ function resetOf(error: RequestErrorLike): Date | null {
   return Number.isFinite(reset) && reset > 0 ? new Date(reset * 1000) : null
 }
 
+/** A 403 or 429 that says the rate limit is used up, as the error to throw (null: not one). */
+export function rateLimited(error: unknown, what: string): GitHubRateLimitedError | null {
+  if (!isRequestError(error) || (error.status !== 403 && error.status !== 429) || !isRateLimit(error)) return null
+  const resetAt = resetOf(error)
+  return new GitHubRateLimitedError(
+    `${what} was not made: the API rate limit is used up${resetAt ? ` until ${resetAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}` : ''} (${error.status}: ${error.message.split('\n')[0]})`,
+    resetAt,
+  )
+}
+
 /** Turns a 403 (not a rate limit) into an error naming the missing permission; rethrows the rest. */
 function explain(error: unknown, method: string, route: string): never {
-  if (isRequestError(error) && (error.status === 403 || error.status === 429) && isRateLimit(error)) {
-    const resetAt = resetOf(error)
-    throw new GitHubRateLimitedError(
-      `GitHub ${method} ${route} was not made: the API rate limit is used up${resetAt ? ` until ${resetAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}` : ''} (${error.status}: ${error.message.split('\n')[0]})`,
-      resetAt,
-    )
-  }
+  const limited = rateLimited(error, `GitHub ${method} ${route}`)
+  if (limited) throw limited
   if (isRequestError(error) && error.status === 403 && !isRateLimit(error)) {
     const permission = permissionFor(method, route)
     throw new GitHubPermissionError(

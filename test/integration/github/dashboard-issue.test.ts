@@ -205,6 +205,21 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     await expect(issuesAs('readonly').create('Loop dashboard', 'body')).rejects.toThrow(/'issues: write'/)
   })
 
+  it('says a used-up rate limit as one, with its reset, not as a missing permission', async () => {
+    api.setRepositoryRateLimit(0, 1800)
+    const refused = await issuesAs('job')
+      .create('Loop dashboard', 'body')
+      .then(
+        () => null,
+        (error: Error) => error,
+      )
+    expect(refused?.name).toBe('GitHubRateLimitedError')
+    expect(refused?.message).toMatch(
+      /open the dashboard issue was not made: the API rate limit is used up until \d{4}-/,
+    )
+    expect(refused?.message).not.toMatch(/issues: write/)
+  })
+
   it('applies a writer`s tick and dispatches; says a reader`s refused tick under the table', async () => {
     const states = new Map([['stuck', loopState('stuck', { status: 'blocked', statusReason: 'same error' })]])
     const issues = issuesAs('job')
