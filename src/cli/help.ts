@@ -67,7 +67,7 @@ Shows the stage, status, iteration, budget, failures, gates and the next action.
 per loop in the state directory: stage, status, iterations of the cap, what it spent, its last verdict
 and its pull request. With --remote, the loops the action keeps on that remote's state branch
 (default loop-state; GH_TOKEN or GITHUB_TOKEN for a private repository), each queued loop's place in
-line (--max-loops: the workflow's limit; without it, the limit is unknown) and, for a GitHub remote,
+line (the limit the queue recorded at its last change; --max-loops N overrides it) and, for a GitHub remote,
 each last run's address, read without writing anything.`,
   history: `loop-controller history [--loop-id ID] [--json]
 

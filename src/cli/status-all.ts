@@ -94,8 +94,11 @@ async function showBranchLoops(place: LoopPlace, values: Values, io: CliIo): Pro
     io.stdout(`The branch ${branch} of ${remote} ${why}.\n`)
     return EXIT.complete
   }
-  // The limit is the workflow's input, not kept in the record: without --max-loops it is not known.
-  const queue: QueueView | null = listing.slotsProblem ? null : { record: listing.slots, limit: limit ?? 'unknown' }
+  // The limit is the workflow's input; each change of the queue records the one it was made under, so
+  // without --max-loops the recorded one is shown (a queue older than that record: unknown).
+  const recorded = listing.slots.limit
+  const known = limit ?? (recorded === undefined ? 'unknown' : recorded)
+  const queue: QueueView | null = listing.slotsProblem ? null : { record: listing.slots, limit: known }
   printLoops(listing.loops, queue, repositoryWebUrl(listing.url) ?? undefined, values, io)
   return EXIT.complete
 }

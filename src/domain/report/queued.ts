@@ -27,8 +27,11 @@ export function queuedReason(wait: QueueWait, issueOf: (loopId: string) => strin
       noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : ''
     parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`)
   }
-  if (wait.slotOnly)
-    parts.push(`all ${wait.limit ?? wait.running} slots are in use (max-loops: ${wait.limit ?? 'none'})`)
+  if (wait.slotOnly) {
+    const slots = wait.limit ?? wait.running
+    const inUse = slots === 1 ? 'its one slot is in use' : `all ${slots} slots are in use`
+    parts.push(`${inUse} (max-loops: ${wait.limit ?? 'none'})`)
+  }
   return parts.join('; ')
 }
 

@@ -78,6 +78,13 @@ describe('status --all --remote', () => {
       ['issue-16', 'queued', '2 of 2 in line: it waits for #12 to be COMPLETE'],
     ])
     expect(tip()).toBe(before)
+
+    // A queue changed by this version records the limit it was made under: that one is said.
+    await slots.update([], (record) => ({ record: { ...record, limit: 1 }, result: record }))
+    const recorded = await cli(repo, 'status', '--all', '--remote', 'origin')
+    expect(recorded.stdout.trim().split('\n')[2]).toMatch(
+      /\squeued\s.*1 of 2 in line: its one slot is in use \(max-loops: 1\)$/,
+    )
   }, 60_000)
 
   it('names a state it cannot read instead of quarantining it, and pushes nothing', async () => {

@@ -155,7 +155,7 @@ describe('planGate under max-loops and depends-on: no work without a slot', () =
       states: { other: loopState({ loopId: 'other', status: 'running', iteration: 1 }) },
       record: { running: [{ loopId: 'other', since }], queued: [waiting('third')] },
       want: 'skip',
-      says: 'the loop would be queued: all 1 slots are in use',
+      says: 'the loop would be queued: its one slot is in use',
     },
   ])('$name', async ({ inputs, states, record, want, says, admitted }) => {
     const store = { ...memoryStore(states), kind: 'git' as const }
@@ -180,7 +180,7 @@ describe('planGate under max-loops and depends-on: no work without a slot', () =
 describe('admittedView', () => {
   it('shows a queued state running, at the same version; any other state as it is', async () => {
     const store = memoryStore({
-      waiting: loopState({ loopId: 'waiting', status: 'queued', statusReason: 'all 1 slots are in use' }),
+      waiting: loopState({ loopId: 'waiting', status: 'queued', statusReason: 'its one slot is in use' }),
       blocked: loopState({ loopId: 'blocked', status: 'blocked', statusReason: 'needs a person' }),
     })
     const view = admittedView(store)

@@ -216,7 +216,7 @@ describe('renderDashboard', () => {
     const queue = { record: { running: [{ loopId: 'other', since: 't' }], queued: [entry] }, limit: 1 }
     const bounded = renderDashboard({ loops, queue, repositoryUrl: REPOSITORY_URL, maxChars: 1500 })
     expect(bounded).toContain('40 more loop(s) are not listed')
-    expect(bounded).toContain('1 of 1 in line: all 1 slots are in use (max-loops: 1)')
+    expect(bounded).toContain('1 of 1 in line: its one slot is in use (max-loops: 1)')
   })
 
   it('matches the golden dashboard (test/golden/dashboard.md)', () => {

@@ -137,7 +137,7 @@ describe('loopsTableRows', () => {
       name: 'second in line for a slot',
       loops: [queued({})],
       queue: { record: { running: [{ loopId: 'a', since: 't' }], queued: [entry('z'), entry('q')] }, limit: 1 },
-      want: '2 of 2 in line: all 1 slots are in use (max-loops: 1)',
+      want: '2 of 2 in line: its one slot is in use (max-loops: 1)',
     },
     {
       name: 'waiting for an issue loop that runs, with no limit',
@@ -175,15 +175,15 @@ describe('loopsTableRows', () => {
     },
     {
       name: 'admitted, its job not started yet',
-      loops: [queued({ statusReason: 'all 1 slots are in use (max-loops: 1)' })],
+      loops: [queued({ statusReason: 'its one slot is in use (max-loops: 1)' })],
       queue: { record: { running: [{ loopId: 'q', since: 't' }], queued: [] }, limit: 1 },
       want: 'admitted: its job is starting',
     },
     {
       name: 'no record read (a local state directory): the reason it saved',
-      loops: [queued({ statusReason: 'all 1 slots are in use (max-loops: 1)' })],
+      loops: [queued({ statusReason: 'its one slot is in use (max-loops: 1)' })],
       queue: null,
-      want: 'all 1 slots are in use (max-loops: 1)',
+      want: 'its one slot is in use (max-loops: 1)',
     },
     { name: 'a loop that is not queued', loops: [{ ...queued({}), state: loopState('q') }], queue: null, want: '-' },
     {
