@@ -228,6 +228,16 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'pulls/list',
     'users/get-authenticated',
   ],
+  'fan-out-caller-group.test.ts': [
+    'actions/create-workflow-dispatch',
+    'issues/create-comment',
+    'issues/list-comments',
+    'issues/list-labels-on-issue',
+    'issues/update-comment',
+    'pulls/create',
+    'pulls/list',
+    'users/get-authenticated',
+  ],
   'fan-out-rerun.test.ts': [
     'actions/create-workflow-dispatch',
     'issues/create-comment',

@@ -4,6 +4,7 @@
 // `fromJSON(needs.x.outputs.y)`, with include/exclude, fail-fast, max-parallel) makes one job per leg;
 // a job that `uses:` a reusable workflow runs that workflow's jobs in this run, with its inputs,
 // secrets and outputs.
+import { type CallGroupHost, type CallHold, enterCallGroup } from './call-group.js'
 import { callsStatusFunction, type ExpressionContext, evaluateIf, evaluateValue, interpolate } from './expressions.js'
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import { DEFAULT_PERMISSIONS } from './job-runner.js'
@@ -22,10 +23,12 @@ export interface ReadyJob {
   context: ExpressionContext
   permissions: Permissions | undefined
   workflowEnv: Record<string, string>
+  /** The groups the calls above the job hold (lower case): the job's own group must not be one of them. */
+  heldAbove?: string[]
 }
 
 /** What the graph needs from the engine. */
-export interface GraphHost {
+export interface GraphHost extends CallGroupHost {
   newRecord(run: RunState, jobId: string, name: string, matrix?: Record<string, unknown>): JobRecord
   /** Runs the job (through its concurrency group); resolves with its conclusion when it ends. */
   runJob(record: JobRecord, ready: ReadyJob): Promise<Conclusion>
@@ -66,6 +69,8 @@ export interface GraphScope {
   permissionCap: Permissions | undefined
   slots: Limiter
   depth: number
+  /** The concurrency holds of the calls this graph runs inside, outermost first. */
+  holds?: CallHold[]
 }
 
 const worst = (results: NodeOutcome['result'][]): NodeOutcome['result'] =>
@@ -103,7 +108,8 @@ export class RunGraph {
           const called = host.readCalledWorkflow(job.call.uses, run)
           if (!called.workflowCall) throw new Error(`${job.call.uses} has no 'on: workflow_call'`)
           if (called.workflowConcurrency) throw new Error(`${job.call.uses}: a called workflow's own concurrency`)
-          const nestedScope = { ...scope, namePrefix: `${name} / `, depth: scope.depth + 1 }
+          const holds = [...(scope.holds ?? []), {}]
+          const nestedScope = { ...scope, namePrefix: `${name} / `, depth: scope.depth + 1, holds }
           this.calls.set(job.id, new RunGraph(host, run, called, nestedScope))
         } catch (error) {
           this.calls.set(job.id, new Error(`job '${job.id}': ${(error as Error).message}`))
@@ -198,6 +204,20 @@ export class RunGraph {
     }
   }
 
+  /** Why this graph stops: a call it runs inside was interrupted by its concurrency group. */
+  private halted(): string | undefined {
+    return this.scope.holds?.find((hold) => hold.haltReason)?.haltReason
+  }
+
+  private heldAbove(): string[] {
+    return (this.scope.holds ?? []).flatMap((hold) => (hold.group ? [hold.group.toLowerCase()] : []))
+  }
+
+  private cancelCall(called: RunGraph, reason: string): NodeOutcome {
+    for (const record of called.allRecords()) this.host.finish(record, 'cancelled', reason)
+    return { result: 'cancelled', outputs: {} }
+  }
+
   private callRecords(job: JobSpec): JobRecord[] {
     const call = this.calls.get(job.id)
     return call instanceof RunGraph ? call.allRecords() : []
@@ -233,8 +253,9 @@ export class RunGraph {
       : [this.records.get(job.id) as JobRecord]
     // In a cancelled run only a job whose `if:` asks for it (`always()`, `cancelled()`) still runs.
     const runsWhenCancelled = job.if !== undefined && callsStatusFunction(job.if)
-    if (this.host.isStopped() || (this.run.cancelled && !runsWhenCancelled)) {
-      for (const record of records) this.host.finish(record, 'cancelled', 'The run was cancelled')
+    const halted = this.halted()
+    if (this.host.isStopped() || (this.run.cancelled && !runsWhenCancelled) || halted) {
+      for (const record of records) this.host.finish(record, 'cancelled', halted ?? 'The run was cancelled')
       return { result: 'cancelled', outputs: {} }
     }
     const failFast = job.strategy ? evaluateValue(job.strategy.failFast, context) !== false : false
@@ -265,7 +286,7 @@ export class RunGraph {
             return 'skipped'
           }
           const workflowEnv = this.spec.workflowEnv ?? {}
-          const ready = { job, context: legContext, permissions, workflowEnv }
+          const ready = { job, context: legContext, permissions, workflowEnv, heldAbove: this.heldAbove() }
           const conclusion = await this.scope.slots.run(() => this.host.runJob(record, ready))
           if (failFast && (conclusion === 'failure' || conclusion === 'timed_out')) {
             const why = `The strategy configuration was canceled because "${job.id}.${index}" failed`
@@ -297,6 +318,8 @@ export class RunGraph {
       called.skipAll(skipReason)
       return { result: 'skipped', outputs: {} }
     }
+    const halted = this.halted()
+    if (halted) return this.cancelCall(called, halted)
     const call = job.call
     const declared = called.spec.workflowCall as WorkflowCallSpec
     const inputs: Record<string, unknown> = {}
@@ -329,7 +352,17 @@ export class RunGraph {
     }
     called.scope.base = { ...this.scope.base, inputs, secrets }
     called.scope.permissionCap = this.permissionsOf(job) ?? DEFAULT_PERMISSIONS
-    const ran = await called.start()
+    const hold = called.scope.holds?.at(-1) ?? {}
+    const entry = job.concurrency
+      ? await enterCallGroup(this.host, job.concurrency, context, hold, () => called.allRecords(), this.heldAbove())
+      : { release: () => {} }
+    if ('cancelled' in entry) return this.cancelCall(called, entry.cancelled)
+    let ran: Awaited<ReturnType<RunGraph['start']>>
+    try {
+      ran = await called.start()
+    } finally {
+      entry.release()
+    }
     const jobsContext = { jobs: ran.jobs, ...called.scope.base }
     const outputs = Object.fromEntries(
       Object.entries(declared.outputs).map(([name, value]) => [name, interpolate(value, jobsContext)]),

@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { ArtifactStore } from './artifact-store.js'
-import { ConcurrencyGroups, type GroupMember, resolveConcurrency } from './concurrency.js'
+import { deadlock } from './call-group.js'
+import { ConcurrencyGroups, type GroupMember, type GroupOptions, resolveConcurrency } from './concurrency.js'
 import type { WorkflowEngineOptions } from './engine-options.js'
 import { callsStatusFunction, type ExpressionContext, evaluateValue } from './expressions.js'
 import * as gh from './github-objects.js'
@@ -218,6 +219,7 @@ export class WorkflowEngine implements GraphHost {
     const job = ready.job
     const resolved = job.concurrency ? resolveConcurrency(job.concurrency, context) : undefined
     const group = resolved?.group ?? ''
+    if (group && ready.heldAbove?.includes(group.toLowerCase())) throw new Error(deadlock(group))
     const runGroup = run.records.length === 1 ? record.concurrencyGroup : undefined
     const minutes = Number(evaluateValue(job.timeoutMinutes, context))
     if (job.timeoutMinutes !== undefined && !(minutes > 0)) {
@@ -246,6 +248,14 @@ export class WorkflowEngine implements GraphHost {
     this.jobGroups.set(record, { group, member })
     const options = resolved?.options ?? { cancelInProgress: false }
     if (this.groups.enter(group, member, options) === 'pending') record.status = 'pending'
+  }
+
+  enterGroup(name: string, member: GroupMember, options: GroupOptions): 'running' | 'pending' | 'cancelled' {
+    return this.groups.enter(name, member, options)
+  }
+
+  leaveGroup(name: string, member: GroupMember): void {
+    this.groups.leave(name, member, !this.stopped)
   }
 
   cancel(record: JobRecord, reason: string): void {

@@ -152,6 +152,7 @@ const JOB_KEYS = new Set([
   'timeout-minutes',
 ])
 const CALLER_JOB_KEYS = new Set(['name', 'needs', 'if', 'permissions', 'uses', 'with', 'secrets', 'strategy'])
+CALLER_JOB_KEYS.add('concurrency') // held by the call until every called job ended (call-group.ts)
 const STEP_KEYS = new Set(['id', 'name', 'if', 'run', 'uses', 'with', 'env', 'shell', 'working-directory'])
 STEP_KEYS.add('continue-on-error')
 
