@@ -2,7 +2,7 @@ import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
 import { GitStore } from '../adapters/stores/git-store.js'
 import { askForSlot, cycleOf, giveBackSlot, type SlotDeps } from '../app/slots.js'
 import { ConfigError } from '../config/errors.js'
-import { Outputs, stickyCommentMarker } from '../constants.js'
+import { Outputs } from '../constants.js'
 import { interpretEvent, parseWorkflowRef, taskOfEvent } from '../domain/action-event.js'
 import {
   checkDependencies,
@@ -17,13 +17,13 @@ import type { LoopConfig } from '../domain/loop-config.js'
 import { policyFromConfig } from '../domain/policy.js'
 import { cycleRefusal, dependsOnRefusal } from '../domain/report/depends-on-refusal.js'
 import type { QueueView } from '../domain/report/loops-table.js'
-import { queuedReason, renderQueued, TOLD_IN_LINE } from '../domain/report/queued.js'
+import { queuedReason, TOLD_IN_LINE } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
-import { hasEnded, type Limit, type QueueWait } from '../domain/slots.js'
+import { hasEnded, type Limit } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
-import { GitHubPermissionError, type GitHubPort } from '../ports/github.js'
+import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
 import { VERSION } from '../version.js'
@@ -33,7 +33,7 @@ import type { ActionIO } from './actions-io.js'
 import { blockClosed, closedIssueOf } from './closed-in-line.js'
 import { dispatchRef } from './dispatch.js'
 import { outsideLoopGroup } from './hand-over.js'
-import { commentTargets } from './report.js'
+import { reportQueued, saveStatus } from './queued-status.js'
 import type { RunContext } from './run-context.js'
 import { stateBranchOptions } from './stores.js'
 
@@ -64,8 +64,6 @@ export interface SlotJobDeps {
   audit: Pick<AuditLog, 'appendEvents'>
   restoreAudit: () => Promise<void>
 }
-
-const SAVE_ATTEMPTS = 3
 
 /**
  * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
@@ -385,54 +383,6 @@ async function saveNew(
     const again = await deps.store.load(input.loopId)
     if (!again) throw error
     return again
-  }
-}
-
-/** Saves the loop's status under compare-and-swap, loading again when another job saved between. */
-async function saveStatus(
-  loopId: string,
-  status: 'queued' | 'running',
-  statusReason: string,
-  deps: Pick<SlotJobDeps, 'store' | 'clock'>,
-  fromRunning = false,
-): Promise<{ state: LoopState; version: string }> {
-  for (let attempt = 1; ; attempt++) {
-    const loaded = await deps.store.load(loopId)
-    if (!loaded) throw new Error(`loop ${loopId} has no state to mark ${status}`)
-    // Only a queued loop changes here (and a resumed one, `running`, that queues): one that ended
-    // meanwhile is left as it is.
-    const from = loaded.state.status
-    if (from !== 'queued' && from !== status && !(fromRunning && from === 'running')) return loaded
-    const state: LoopState = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() }
-    try {
-      return { state, version: await deps.store.save(loopId, state, loaded.version) }
-    } catch (error) {
-      if (!(error instanceof StoreConflictError) || attempt >= SAVE_ATTEMPTS) throw error
-    }
-  }
-}
-
-async function reportQueued(
-  run: RunContext,
-  input: { loopId: string; state: LoopState; wait: QueueWait; summary?: boolean },
-  deps: ReleaseDeps,
-): Promise<void> {
-  const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`
-  const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop))
-  if (input.summary !== false && run.hasStepSummary) await deps.io.writeSummary(body)
-  const subject = input.summary !== false ? run.event.subject.number : null
-  for (const issueNumber of commentTargets(subject, input.state)) {
-    try {
-      const comment = await deps.github.upsertStickyComment({
-        issueNumber,
-        marker: stickyCommentMarker(input.loopId),
-        body,
-      })
-      deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
-    } catch (error) {
-      if (!(error instanceof GitHubPermissionError)) throw error
-      deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`))
-    }
   }
 }
 

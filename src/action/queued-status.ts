@@ -1,0 +1,64 @@
+/**
+ * A queued loop's status, said: saved under compare-and-swap (a loop that ended meanwhile is left as it
+ * is) and told in its status comment and the job summary.
+ */
+import { stickyCommentMarker } from '../constants.js'
+import { nameOfLoop } from '../domain/depends-on.js'
+import { renderQueued } from '../domain/report/queued.js'
+import type { QueueWait } from '../domain/slots.js'
+import type { LoopState } from '../domain/state.js'
+import { GitHubPermissionError } from '../ports/github.js'
+import { StoreConflictError } from '../ports/store.js'
+import { commentTargets } from './report.js'
+import type { RunContext } from './run-context.js'
+import type { ReleaseDeps, SlotJobDeps } from './slots.js'
+
+const SAVE_ATTEMPTS = 3
+
+/** Saves the loop's status under compare-and-swap, loading again when another job saved between. */
+export async function saveStatus(
+  loopId: string,
+  status: 'queued' | 'running',
+  statusReason: string,
+  deps: Pick<SlotJobDeps, 'store' | 'clock'>,
+  fromRunning = false,
+): Promise<{ state: LoopState; version: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await deps.store.load(loopId)
+    if (!loaded) throw new Error(`loop ${loopId} has no state to mark ${status}`)
+    // Only a queued loop changes here (and a resumed one, `running`, that queues): one that ended
+    // meanwhile is left as it is.
+    const from = loaded.state.status
+    if (from !== 'queued' && from !== status && !(fromRunning && from === 'running')) return loaded
+    const state: LoopState = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() }
+    try {
+      return { state, version: await deps.store.save(loopId, state, loaded.version) }
+    } catch (error) {
+      if (!(error instanceof StoreConflictError) || attempt >= SAVE_ATTEMPTS) throw error
+    }
+  }
+}
+
+export async function reportQueued(
+  run: RunContext,
+  input: { loopId: string; state: LoopState; wait: QueueWait; summary?: boolean },
+  deps: ReleaseDeps,
+): Promise<void> {
+  const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`
+  const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop))
+  if (input.summary !== false && run.hasStepSummary) await deps.io.writeSummary(body)
+  const subject = input.summary !== false ? run.event.subject.number : null
+  for (const issueNumber of commentTargets(subject, input.state)) {
+    try {
+      const comment = await deps.github.upsertStickyComment({
+        issueNumber,
+        marker: stickyCommentMarker(input.loopId),
+        body,
+      })
+      deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
+    } catch (error) {
+      if (!(error instanceof GitHubPermissionError)) throw error
+      deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`))
+    }
+  }
+}
