@@ -24,8 +24,8 @@ var external_node_path_ = __webpack_require__(76760);
 var store = __webpack_require__(93433);
 // EXTERNAL MODULE: ./node_modules/@actions/artifact/lib/artifact.js + 85 modules
 var artifact = __webpack_require__(142);
-// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
-var github = __webpack_require__(61351);
+// EXTERNAL MODULE: ./src/adapters/github-client.ts + 1 modules
+var github_client = __webpack_require__(49960);
 // EXTERNAL MODULE: ./src/adapters/stores/shared.ts
 var shared = __webpack_require__(56474);
 ;// CONCATENATED MODULE: ./src/adapters/stores/artifact-snapshots.ts
@@ -48,7 +48,14 @@ class Snapshots {
     client = new artifact/* DefaultArtifactClient */.t9();
     constructor(options) {
         this.options = options;
-        this.octokit = (0,github/* getOctokit */.Q)(options.token, { baseUrl: options.apiUrl.replace(/\/$/, '') });
+        // The same bounded retries (5xx, network) and rate-limit waits as every other call of the job.
+        this.octokit = (0,github_client/* createOctokit */.Q)({
+            token: options.token,
+            owner: options.owner,
+            repo: options.repo,
+            baseUrl: options.apiUrl,
+            logger: { warning: (message) => options.note(message, 'info'), debug: () => { } },
+        });
     }
     /** Runs a call of `@actions/artifact` with the job's settings applied. */
     async actions(body) {
@@ -83,10 +90,19 @@ class Snapshots {
             throw new shared/* StoreUnavailableError */.o2(`listing artifacts named ${name} failed: ${error.message}`);
         }
         const expired = found.filter((snapshot) => snapshot.expired);
+        const live = found.filter((snapshot) => !snapshot.expired).sort((a, b) => b.id - a.id);
         if (expired.length > 0 && !firstPageOnly) {
-            this.options.note(`skipped ${expired.length} expired snapshot(s) of ${name}: #${expired.map((s) => s.id).join(', #')}`);
+            // Older snapshots expire as designed; one newer than every live snapshot means a rollback.
+            const newestLive = live[0]?.id ?? 0;
+            const newer = expired.filter((snapshot) => snapshot.id > newestLive);
+            if (newer.length > 0) {
+                this.options.note(`the ${newer.length} newest snapshot(s) of ${name} expired (${idList(newer)}): ${live[0] ? `what is read is the older snapshot #${live[0].id}, a rollback` : 'no snapshot of it is left'}`, 'warning');
+            }
+            else {
+                this.options.note(`skipped ${expired.length} expired snapshot(s) of ${name}: ${idList(expired)}`, 'info');
+            }
         }
-        return found.filter((snapshot) => !snapshot.expired).sort((a, b) => b.id - a.id);
+        return live;
     }
     async delete(snapshot, why) {
         try {
@@ -95,10 +111,10 @@ class Snapshots {
                 repo: this.options.repo,
                 artifact_id: snapshot.id,
             });
-            this.options.note(`deleted snapshot ${snapshot.name} #${snapshot.id}: ${why}`);
+            this.options.note(`deleted snapshot ${snapshot.name} #${snapshot.id}: ${why}`, 'info');
         }
         catch (error) {
-            this.options.note(`could not delete snapshot ${snapshot.name} #${snapshot.id} (${why}): ${error.message}`);
+            this.options.note(`could not delete snapshot ${snapshot.name} #${snapshot.id} (${why}): ${error.message}`, 'info');
         }
     }
     /** Downloads `snapshot` into a fresh `folder`; throws `ExpiredError` when GitHub no longer has it. */
@@ -130,6 +146,11 @@ class Snapshots {
             throw new shared/* StoreUnavailableError */.o2(`snapshot ${snapshot.name} #${snapshot.id} arrived damaged (its sha256 does not match ${snapshot.digest}); try again`);
         }
     }
+}
+/** Snapshot ids for a note: the first ten, then how many more. */
+function idList(snapshots) {
+    const shown = snapshots.slice(0, 10).map((snapshot) => `#${snapshot.id}`);
+    return snapshots.length > 10 ? `${shown.join(', ')} and ${snapshots.length - 10} more` : shown.join(', ');
 }
 
 // EXTERNAL MODULE: external "node:crypto"
@@ -458,7 +479,7 @@ class ArtifactStore {
             apiUrl: options.apiUrl,
             env: options.env ?? {},
             echoLog: options.echoLog ?? true,
-            note: (message) => this.note(message),
+            note: (message, level) => this.note(message, level),
         });
     }
     /** The artifact name of the loop's snapshots. */
@@ -503,10 +524,11 @@ class ArtifactStore {
         }
         const { restored, lost } = await assembleTrail(trail, folders, dir);
         const where = `snapshot ${head.snapshot.name} #${head.snapshot.id}`;
+        const cut = `the trail of ${where} leans on a snapshot that expired or was deleted: older files are not restored`;
         if (!complete)
-            this.note(`the trail of ${where} leans on a snapshot that expired or was deleted: older files are not restored`);
+            this.note(cut, 'warning');
         if (lost.length > 0) {
-            this.note(`${lost.length} audit trail file(s) of ${where} could not be restored (a snapshot holding part of them expired or was deleted): ${lost.slice(0, 10).join(', ')}${lost.length > 10 ? ', …' : ''}`);
+            this.note(`${lost.length} audit trail file(s) of ${where} could not be restored (a snapshot holding part of them expired or was deleted): ${lost.slice(0, 10).join(', ')}${lost.length > 10 ? ', …' : ''}`, 'warning');
         }
         return restored;
     }
@@ -672,9 +694,9 @@ class ArtifactStore {
             throw error;
         }
     }
-    note(message) {
+    note(message, level = 'info') {
         this.notes.push(message);
-        this.options.onNote?.(message);
+        this.options.onNote?.(message, level);
     }
     /** The newest readable snapshot; one that expired between listing and download is skipped. */
     async downloadNewest(loopId) {
@@ -684,7 +706,7 @@ class ArtifactStore {
             }
             catch (error) {
                 if (error instanceof ExpiredError) {
-                    this.note(`snapshot ${snapshot.name} #${snapshot.id} expired before it could be downloaded; trying an older one`);
+                    this.note(`snapshot ${snapshot.name} #${snapshot.id} expired before it could be downloaded; trying an older one (a rollback)`, 'warning');
                     continue;
                 }
                 throw error;
@@ -729,7 +751,7 @@ class ArtifactStore {
                 await this.snapshots.delete(sameRun, 'replaced by a newer quarantine in the same run');
             await this.snapshots
                 .actions(async () => this.snapshots.client.uploadArtifact(name, await listFiles(keep), keep))
-                .catch((error) => this.note(`could not upload quarantine artifact ${name}: ${error.message}`));
+                .catch((error) => this.note(`could not upload quarantine artifact ${name}: ${error.message}`, 'warning'));
         }
         return new store/* StateQuarantinedError */.MD(`loop ${loopId}: ${reason}. Snapshot #${head.snapshot.id} was quarantined (artifact ${name}; local copy ${keep}); fix or discard it, then reset the loop's state before saving`, keep);
     }
@@ -769,12 +791,12 @@ class AutoStore {
                 return { state: found.loaded.state, version: `cache:${found.loaded.version}` };
             if (found.kind === 'reset')
                 return null;
-            this.note(`the cache holds no state for loop ${loopId} (evicted or another branch's scope); reading the artifact`);
+            this.note(`the cache holds no state for loop ${loopId} (evicted or another branch's scope); reading the artifact`, 'info');
         }
         catch (error) {
             if (!(error instanceof shared/* StoreUnavailableError */.o2))
                 throw error;
-            this.note(`the cache could not be read (${error.message}); reading the artifact instead`);
+            this.note(`the cache could not be read (${error.message}); reading the artifact instead`, 'info');
         }
         const loaded = await this.artifact.load(loopId);
         return loaded ? { state: loaded.state, version: `artifact:${loaded.version}` } : null;
@@ -793,7 +815,7 @@ class AutoStore {
             await this.artifact.mirror(loopId, state);
         }
         catch (error) {
-            this.note(`loop ${loopId}: saved to the cache, but mirroring to the artifact failed: ${error.message}`);
+            this.note(`loop ${loopId}: saved to the cache, but mirroring to the artifact failed (a cache miss would read an older state): ${error.message}`, 'warning');
         }
         return `cache:${saved}`;
     }
@@ -801,7 +823,7 @@ class AutoStore {
         await this.cache.reset(loopId);
         const artifactHead = await this.artifact.load(loopId).catch((error) => error);
         if (artifactHead instanceof Error && !(artifactHead instanceof store/* StateQuarantinedError */.MD)) {
-            this.note(`loop ${loopId}: the cache was reset, but the artifact could not be checked: ${artifactHead.message}`);
+            this.note(`loop ${loopId}: the cache was reset, but the artifact could not be checked (a cache miss may bring the old state back): ${artifactHead.message}`, 'warning');
             return;
         }
         if (artifactHead !== null) {
@@ -811,9 +833,9 @@ class AutoStore {
             await this.artifact.mirror(loopId, null);
         }
     }
-    note(message) {
+    note(message, level) {
         this.notes.push(message);
-        this.options.onNote?.(message);
+        this.options.onNote?.(message, level);
     }
 }
 

@@ -30806,6 +30806,313 @@ function controllerGitEnv(globalConfig = '/dev/null') {
 
 /***/ }),
 
+/***/ 49960:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  Q: () => (/* binding */ createOctokit)
+});
+
+// UNUSED EXPORTS: MAX_RATE_LIMIT_WAIT_SECONDS
+
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
+var github = __nccwpck_require__(61351);
+// EXTERNAL MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
+var dist_bundle = __nccwpck_require__(49735);
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __nccwpck_require__(63251);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/version.js
+var VERSION = "0.0.0-development";
+
+// pkg/dist-src/wrap-request.js
+var noop = () => Promise.resolve();
+function wrapRequest(state, request, options) {
+  return state.retryLimiter.schedule(doRequest, state, request, options);
+}
+async function doRequest(state, request, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, noop);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, noop);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, noop);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
+      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+
+// pkg/dist-src/generated/triggers-notification-paths.js
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+
+// pkg/dist-src/route-matcher.js
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+
+// pkg/dist-src/index.js
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck, common) {
+  groups.global = new Bottleneck.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck = light,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
+    const events = {};
+    const emitter = new Bottleneck.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error, info) {
+      const [state2, request, options] = info.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
+      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request.retryCount;
+      request.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error.message)) {
+          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
+          (error2) => error2.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request, options) => {
+    initializeBottleneck();
+    return wrapRequest(state, request, options);
+  });
+  return {};
+}
+throttling.VERSION = VERSION;
+throttling.triggersNotification = triggersNotification;
+
+
+;// CONCATENATED MODULE: ./src/adapters/github-client.ts
+/**
+ * The REST client every GitHub call of the action goes through: `@actions/github`'s Octokit with the
+ * retry plugin (5xx, network; bounded) and the throttling plugin (rate limits; waited out only while
+ * the wait is short, see `MAX_RATE_LIMIT_WAIT_SECONDS`).
+ */
+
+
+
+/**
+ * The longest a job waits for a rate limit to reset before it gives up on the call. The primary limit
+ * resets on the hour: its wait can be up to 3,600 s, longer than the reusable workflow's default job
+ * timeout (60 min), so a job that waited would be killed waiting, reporting nothing. GitHub's secondary
+ * limits ask for about 60 s. A call given up on fails at once with a warning naming the reset; a failed
+ * re-dispatch is recorded in the state, and a sweeper dispatches it again later.
+ */
+const MAX_RATE_LIMIT_WAIT_SECONDS = 60;
+/** Creates an Octokit with the retry and throttling plugins, bounded as `options` says. */
+function createOctokit(options) {
+    const rateLimitRetries = options.rateLimitRetries ?? 2;
+    const onLimit = (kind) => (retryAfter, request, _octokit, retryCount) => {
+        const where = `GitHub ${kind} rate limit on ${request.method} ${request.url}`;
+        if (retryAfter > MAX_RATE_LIMIT_WAIT_SECONDS) {
+            const resetAt = new Date(Date.now() + retryAfter * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+            options.logger?.warning(`${where}: it resets at ${resetAt} (in ${retryAfter} s), later than the ${MAX_RATE_LIMIT_WAIT_SECONDS} s a job waits; giving up on this call now.`);
+            return false;
+        }
+        const again = retryCount < rateLimitRetries;
+        options.logger?.warning(`${where}; ${again ? `retrying after ${retryAfter} s` : 'giving up'}.`);
+        return again;
+    };
+    return (0,github/* getOctokit */.Q)(options.token, {
+        baseUrl: options.baseUrl.replace(/\/+$/, ''),
+        userAgent: 'loop-controller',
+        retry: { retries: options.retries ?? 3, retryAfterBaseValue: options.retryBaseMs ?? 1000 },
+        throttle: options.throttle === false
+            ? { enabled: false }
+            : {
+                onRateLimit: onLimit('primary'),
+                onSecondaryRateLimit: onLimit('secondary'),
+                retryAfterBaseValue: options.rateLimitUnitMs ?? 1000,
+            },
+    }, dist_bundle/* retry */.L, throttling);
+}
+
+
+/***/ }),
+
 /***/ 85667:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -30871,7 +31178,7 @@ class GitStore {
         if (!/^[A-Za-z0-9._/-]+$/.test(this.branch) || this.branch.includes('..')) {
             throw new Error(`GitStore: branch ${JSON.stringify(this.branch)} is invalid: expected a plain branch name`);
         }
-        this.stateBranch = new _remote_branch_js__WEBPACK_IMPORTED_MODULE_6__/* .RemoteBranch */ .t({
+        this.stateBranch = new _remote_branch_js__WEBPACK_IMPORTED_MODULE_6__/* .RemoteBranch */ .tf({
             repoDir: options.repoDir,
             remote: this.remote,
             branch: this.branch,
@@ -31081,9 +31388,9 @@ async function listFiles(folder) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   t: () => (/* binding */ RemoteBranch)
+/* harmony export */   tf: () => (/* binding */ RemoteBranch)
 /* harmony export */ });
-/* unused harmony export GitPushRejectedError */
+/* unused harmony exports GitPushRejectedError, UnknownRemoteError, RemoteFetchError */
 /* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(31421);
 /* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_child_process__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(77598);
@@ -31113,6 +31420,30 @@ const TIP_REF = 'refs/loop-controller/tip';
 class GitPushRejectedError extends Error {
     name = 'GitPushRejectedError';
 }
+/** `remote` is a name the user's repository has no remote by. */
+class UnknownRemoteError extends Error {
+    remote;
+    name = 'UnknownRemoteError';
+    constructor(message, remote) {
+        super(message);
+        this.remote = remote;
+    }
+}
+/** A fetch git could not make (no such repository, a host not reached, access refused); not a missing branch. */
+class RemoteFetchError extends Error {
+    url;
+    reason;
+    name = 'RemoteFetchError';
+    constructor(message, 
+    /** The remote's URL, without credentials. */
+    url, 
+    /** What git said, first line, without its `fatal: `. */
+    reason) {
+        super(message);
+        this.url = url;
+        this.reason = reason;
+    }
+}
 /** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
 const STORE_REPOSITORY_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n';
 /** One branch of a remote, through a private bare repository (see the module comment). */
@@ -31135,9 +31466,16 @@ class RemoteBranch {
                 await this.git(['update-ref', '-d', TIP_REF]);
                 return { commit: null };
             }
-            throw new Error(`git fetch of ${this.name} from ${redact(url)} failed: ${result.stderr.trim()}`);
+            const lines = result.stderr.trim().split('\n');
+            const said = lines.find((line) => line.startsWith('fatal: ')) ?? lines[0] ?? '';
+            const reason = redact(said).replace(/^fatal: /, '');
+            throw new RemoteFetchError(`git fetch of ${this.name} from ${redact(url)} failed: ${redact(result.stderr.trim())}`, redact(url), reason);
         }
         return { commit: (await this.must(['rev-parse', TIP_REF])).trim() };
+    }
+    /** The remote's URL (a remote name resolved in the user's repository), without credentials. */
+    async remoteUrl() {
+        return redact((await this.prepare()).url);
     }
     /** The text of `path` at `commit`, or null when it is not there. */
     async readFile(commit, path) {
@@ -31292,7 +31630,7 @@ class RemoteBranch {
             let url = remote;
             if (!/[/:\\]/.test(remote)) {
                 const resolved = await new Promise((resolve, reject) => (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.execFile)('git', ['-C', repoDir, 'remote', 'get-url', remote], (error, stdout, stderr) => error
-                    ? reject(new Error(`GitStore: remote ${remote} of ${repoDir} is unknown: ${stderr.trim()}`))
+                    ? reject(new UnknownRemoteError(`GitStore: remote ${remote} of ${repoDir} is unknown: ${stderr.trim()}`, remote))
                     : resolve(stdout.trim())));
                 url = resolved;
             }
@@ -32241,7 +32579,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(35930);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(60667);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32251,7 +32589,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 35930:
+/***/ 60667:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33234,8 +33572,10 @@ var schemas = __nccwpck_require__(55491);
  * start the same loop.
  *
  * - A loop holds a slot from its admission until its state says it ended (COMPLETE, BLOCKED, capped,
- *   aborted): the job that ends it releases the slot, and a slot whose holder ended without releasing
- *   (a job that died) is freed by the next change of the record.
+ *   aborted): the job that ends it releases the slot, and a slot whose holder's state says it ended is
+ *   freed by the next change of the record. A holder records the run that has it (`run`), so the
+ *   sweeper can free a slot whose job died with the state still `running` (`domain/slot-sweep.ts`).
+ * - A loop aborted while its iteration still runs keeps its slot (`stopping`) until that job ends.
  * - Who is next: the oldest queued loop whose dependencies are all COMPLETE. A queued loop is admitted
  *   when it is chosen (it holds the slot before its job starts), so a newcomer cannot take the slot
  *   between the release and the dispatched job.
@@ -33256,6 +33596,7 @@ function hasEnded(status) {
 function dependencyWait(dependsOn, statuses) {
     const pending = [];
     const endedShort = [];
+    const noLoop = [];
     for (const loopId of dependsOn) {
         const status = statuses.get(loopId);
         if (status === 'complete')
@@ -33264,8 +33605,10 @@ function dependencyWait(dependsOn, statuses) {
             endedShort.push({ loopId, status });
         else
             pending.push(loopId);
+        if (status === undefined)
+            noLoop.push(loopId);
     }
-    return { pending, endedShort };
+    return { pending, endedShort, noLoop };
 }
 function ready(entry, statuses) {
     return entry.dependsOn.every((loopId) => statuses.get(loopId) === 'complete');
@@ -33278,7 +33621,10 @@ function hasRoom(record, limit) {
  * loop), then admits the oldest ready queued loops while there is room.
  */
 function settle(record, statuses, limit, at) {
-    const freed = record.running.filter((holder) => hasEnded(statuses.get(holder.loopId))).map((h) => h.loopId);
+    // A stopping holder's job still runs its iteration: its slot is freed when that job ends.
+    const freed = record.running
+        .filter((holder) => !holder.stopping && hasEnded(statuses.get(holder.loopId)))
+        .map((h) => h.loopId);
     let running = record.running.filter((holder) => !freed.includes(holder.loopId));
     const queued = [];
     const started = [];
@@ -33286,13 +33632,13 @@ function settle(record, statuses, limit, at) {
         if (hasEnded(statuses.get(entry.loopId)) || running.some((holder) => holder.loopId === entry.loopId))
             continue;
         if (ready(entry, statuses) && hasRoom({ running, queued }, limit)) {
-            running = [...running, { loopId: entry.loopId, since: at }];
+            running = [...running, { loopId: entry.loopId, since: at, workflow: entry.workflow, ref: entry.ref }];
             started.push(entry);
         }
         else
             queued.push(entry);
     }
-    return { record: { running, queued }, started, freed };
+    return { record: { ...record, running, queued }, started, freed };
 }
 /**
  * A job of `request.loopId` asks to run. Admitted when it holds a slot already, or its dependencies
@@ -33304,7 +33650,9 @@ function requestSlot(record, request, statuses, limit) {
     const started = settled.started.filter((entry) => entry.loopId !== request.loopId);
     let { running, queued } = settled.record;
     if (running.some((holder) => holder.loopId === request.loopId)) {
-        return { ...settled, started, verdict: { kind: 'admitted', reason: 'it holds a slot' } };
+        // The job asking has the loop now: its run is the one the sweeper asks GitHub about.
+        const record = request.run === undefined ? settled.record : withHolderRun(settled.record, request.loopId, request.run);
+        return { ...settled, record, started, verdict: { kind: 'admitted', reason: 'it holds a slot' } };
     }
     const before = queued.find((waiting) => waiting.loopId === request.loopId);
     // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
@@ -33312,14 +33660,21 @@ function requestSlot(record, request, statuses, limit) {
     const dependencies = dependencyWait(dependsOn, statuses);
     const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0;
     if (depsMet && (request.started || hasRoom(settled.record, limit))) {
-        running = [...running, { loopId: request.loopId, since: request.at }];
+        const holder = {
+            loopId: request.loopId,
+            since: request.at,
+            ...(request.run !== undefined ? { run: request.run } : {}),
+            ...(request.workflow && request.ref ? { workflow: request.workflow, ref: request.ref } : {}),
+        };
+        running = [...running, holder];
         queued = queued.filter((entry) => entry.loopId !== request.loopId);
         const reason = request.started
             ? 'it was running before it asked for a slot'
             : limit === null
                 ? 'its dependencies are COMPLETE'
                 : `a slot is free (${running.length} of ${limit} in use)`;
-        return { record: { running, queued }, started, freed: settled.freed, verdict: { kind: 'admitted', reason } };
+        const record = { ...settled.record, running, queued };
+        return { record, started, freed: settled.freed, verdict: { kind: 'admitted', reason } };
     }
     const entry = {
         loopId: request.loopId,
@@ -33334,7 +33689,7 @@ function requestSlot(record, request, statuses, limit) {
         index === -1
             ? [...queued, entry]
             : queued.map((waiting, i) => (i === index ? { ...entry, since: waiting.since } : waiting));
-    const next = { running, queued };
+    const next = { ...settled.record, running, queued };
     return {
         record: next,
         started,
@@ -33349,6 +33704,7 @@ function requestSlot(record, request, statuses, limit) {
 function releaseSlot(record, loopId, statuses, limit, at) {
     const released = record.running.some((holder) => holder.loopId === loopId) || record.queued.some((entry) => entry.loopId === loopId);
     const without = {
+        ...record,
         running: record.running.filter((holder) => holder.loopId !== loopId),
         queued: record.queued.filter((entry) => entry.loopId !== loopId),
     };
@@ -33357,8 +33713,25 @@ function releaseSlot(record, loopId, statuses, limit, at) {
 /** A loop admitted whose job could not be dispatched goes back to the head of the line. */
 function requeue(record, entry) {
     return {
+        ...record,
         running: record.running.filter((holder) => holder.loopId !== entry.loopId),
         queued: [entry, ...record.queued.filter((waiting) => waiting.loopId !== entry.loopId)],
+    };
+}
+/** The record with `run` as the run that has `loopId`'s slot (unchanged when it holds none). */
+function withHolderRun(record, loopId, run) {
+    if (!record.running.some((holder) => holder.loopId === loopId && holder.run !== run))
+        return record;
+    return {
+        ...record,
+        running: record.running.map((holder) => (holder.loopId === loopId ? { ...holder, run } : holder)),
+    };
+}
+/** The record with `loopId`'s slot kept for the job still running its aborted iteration. */
+function markStopping(record, loopId) {
+    return {
+        ...record,
+        running: record.running.map((holder) => holder.loopId === loopId ? { ...holder, stopping: true } : holder),
     };
 }
 /** Where a queued loop stands, or null when it is not queued. */
@@ -33406,7 +33779,14 @@ const isoTime = schemas/* string */.YjP().min(1);
 const loopIdSchema = schemas/* string */.YjP().min(1).max(200);
 /** `queue.json` as stored; anything else is refused (the store names the file). */
 const slotsRecordSchema = schemas/* strictObject */.rej({
-    running: schemas/* array */.YOg(schemas/* strictObject */.rej({ loopId: loopIdSchema, since: isoTime })),
+    running: schemas/* array */.YOg(schemas/* strictObject */.rej({
+        loopId: loopIdSchema,
+        since: isoTime,
+        run: schemas/* string */.YjP().min(1).max(40).optional(),
+        workflow: schemas/* string */.YjP().min(1).optional(),
+        ref: schemas/* string */.YjP().min(1).optional(),
+        stopping: schemas/* literal */.euz(true).optional(),
+    })),
     queued: schemas/* array */.YOg(schemas/* strictObject */.rej({
         loopId: loopIdSchema,
         since: isoTime,
@@ -33414,6 +33794,7 @@ const slotsRecordSchema = schemas/* strictObject */.rej({
         workflow: schemas/* string */.YjP().min(1),
         ref: schemas/* string */.YjP().min(1),
     })),
+    limit: schemas/* number */.aig().int().positive().max(MAX_LOOPS_LIMIT).nullable().optional(),
 });
 /** The record in `text`, or a message that says what is wrong with it. */
 function parseSlotsRecord(text) {
@@ -33431,7 +33812,57 @@ function parseSlotsRecord(text) {
     return { problem: `${issue?.path.join('.') || '(the whole record)'}: ${issue?.message ?? 'invalid'}` };
 }
 
+;// CONCATENATED MODULE: ./src/domain/loop-names.ts
+/** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
+/** Labels people put on an issue or pull request. */
+const Labels = {
+    /** Starts a loop from an issue (used by the example workflow). */
+    Start: 'loop',
+    Stop: 'loop/stop',
+    ApprovedPrefix: 'loop/approved:',
+};
+/** The hidden marker that finds a loop's sticky comment. */
+function stickyCommentMarker(loopId) {
+    return `<!-- loop-controller:${loopId} -->`;
+}
+/** The hidden marker of the comment that says why the loop refused something (kept apart from the status). */
+function refusalCommentMarker(loopId) {
+    return `<!-- loop-controller-refusal:${loopId} -->`;
+}
+/** The branch a loop commits its work to. */
+function loopBranch(loopId) {
+    return `loop/${loopId}`;
+}
+/**
+ * The loop a pull request's head branch belongs to (its raw id, unsanitised), or null. Only a branch of
+ * this repository is a loop's: anyone can name a fork's branch `loop/<id>`, and that pull request must
+ * not receive the loop's approvals and commands. An unknown head repository (a deleted fork) is a fork.
+ */
+function loopOfPullRequestHead(head, baseRepository) {
+    const sameRepository = typeof head.repository === 'string' &&
+        typeof baseRepository === 'string' &&
+        head.repository.toLowerCase() === baseRepository.toLowerCase();
+    if (!sameRepository || !head.ref.startsWith('loop/'))
+        return null;
+    return head.ref.slice('loop/'.length);
+}
+/**
+ * A branch name the `git` store can keep states on: letters, digits, dot, dash, underscore and slash,
+ * at most 200 characters, with none of the forms git refuses (`..`, a trailing `/` or `.lock`).
+ */
+function isStateBranchName(value) {
+    return (/^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/.test(value) &&
+        !value.includes('..') &&
+        !value.endsWith('/') &&
+        !value.endsWith('.lock'));
+}
+
 ;// CONCATENATED MODULE: ./src/domain/report/queued.ts
+/**
+ * What a queued loop tells people (its sticky comment and the job summary): why it waits, its place in
+ * line, and what happens next. Rendered from the slots record's view of the loop (`QueueWait`). Pure.
+ */
+
 
 /**
  * How many of the loops in line a release tells their new place (each costs a state read and a comment
@@ -33447,23 +33878,44 @@ function queuedReason(wait, issueOf = (id) => id) {
         parts.push(`a dependency ended short of COMPLETE (${ended.join(', ')})`);
     }
     if (dependencies.pending.length > 0) {
-        parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE`);
+        const noLoop = dependencies.noLoop ?? [];
+        const none = noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : '';
+        parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`);
     }
-    if (wait.slotOnly)
-        parts.push(`all ${wait.limit ?? wait.running} slots are in use (max-loops: ${wait.limit ?? 'none'})`);
+    if (wait.slotOnly) {
+        const slots = wait.limit ?? wait.running;
+        const inUse = slots === 1 ? 'its one slot is in use' : `all ${slots} slots are in use`;
+        parts.push(`${inUse} (max-loops: ${wait.limit ?? 'none'})`);
+    }
     return parts.join('; ');
 }
-/** What happens next for the queued loop, in one sentence. */
+/** What happens next for the queued loop, said plainly: a wait that cannot end by itself says what it needs. */
 function queuedNext(wait, issueOf = (id) => id) {
     const { dependencies } = wait;
+    const aborted = dependencies.endedShort.filter((dep) => dep.status === 'aborted').map((dep) => dep.loopId);
+    if (aborted.length > 0) {
+        const names = listed(aborted, issueOf);
+        return `It cannot start: ${names} ${aborted.length === 1 ? 'was' : 'were'} ABORTED and will never be COMPLETE. Drop this loop with \`/loop abort\`, and open a new issue whose \`depends-on:\` line leaves ${names} out.`;
+    }
     if (dependencies.endedShort.length > 0) {
-        const names = dependencies.endedShort.map((dep) => issueOf(dep.loopId)).join(', ');
-        return `It stays queued: ${names} must be resumed and reach COMPLETE (comment \`/loop resume\` there once fixed), or drop this loop with \`/loop abort\`.`;
+        const names = listed(dependencies.endedShort.map((dep) => dep.loopId), issueOf);
+        return `It stays queued: ${names} must be resumed and reach COMPLETE (comment \`/loop resume\` there once fixed), then this loop starts by itself; or drop this loop with \`/loop abort\`.`;
+    }
+    const noLoop = dependencies.noLoop ?? [];
+    if (noLoop.length > 0) {
+        const names = listed(noLoop, issueOf);
+        // No state may also be a loop whose first iteration runs now (its state is saved when it ends).
+        const [label, after] = noLoop.length === 1 ? ['it', 'it is'] : ['each', 'all are'];
+        return `${names} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet: label ${label} \`${Labels.Start}\` (or start it) unless someone just did, and this loop starts after ${after} COMPLETE. Only an issue's loop counts, not a pull request's. To drop this loop, comment \`/loop abort\`.`;
     }
     if (dependencies.pending.length > 0) {
         return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.';
     }
     return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.';
+}
+function listed(loopIds, issueOf) {
+    const names = loopIds.map(issueOf);
+    return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 /** The status comment and job summary of a queued loop. */
 function renderQueued(input, issueOf = (id) => id) {
@@ -33510,13 +33962,45 @@ const LOOPS_TABLE_COLUMNS = [
     'last run',
     'queue',
 ];
-/** Wall time, then tokens and cost when the agent reported any. */
+/** `50,000`: a whole number with thousands separated (the same in every locale). */
+function grouped(value) {
+    return String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+/** `5`, `0.5`, `1.25`: a limit as it was set, without trailing zeros. */
+function plain(value) {
+    return String(Number(value.toFixed(2)));
+}
+/**
+ * Wall time, then tokens and cost when the agent reported any, each of its budget where one is set
+ * (`12 of 60 min · 3,000 of 50,000 tokens · $0.40 of $5`): a budget's part is shown even at zero spent.
+ */
 function spentText(state) {
-    const seconds = Math.round(state.usage.wallMs / 1000);
-    const time = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
-    const tokens = state.usage.tokens > 0 ? ` · ${state.usage.tokens} tokens` : '';
-    const cost = state.usage.costUsd > 0 ? ` · $${state.usage.costUsd.toFixed(2)}` : '';
-    return `${time}${tokens}${cost}`;
+    const { usage, budget } = state;
+    const seconds = Math.round(usage.wallMs / 1000);
+    const used = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`;
+    const time = budget.minutes ? `${used} of ${plain(budget.minutes)} min` : used;
+    const parts = [time];
+    if (budget.tokens)
+        parts.push(`${grouped(usage.tokens)} of ${grouped(budget.tokens)} tokens`);
+    else if (usage.tokens > 0)
+        parts.push(`${grouped(usage.tokens)} tokens`);
+    if (budget.costUsd)
+        parts.push(`$${usage.costUsd.toFixed(2)} of $${plain(budget.costUsd)}`);
+    else if (usage.costUsd > 0)
+        parts.push(`$${usage.costUsd.toFixed(2)}`);
+    return parts.join(' · ');
+}
+/**
+ * The run's web address: from the repository's address when it is known (`https://HOST/OWNER/REPO`),
+ * else the one the state kept when it is plainly that run's; null otherwise (the id alone is shown).
+ */
+function runUrl(lastRun, repositoryUrl) {
+    if (!/^[0-9]{1,20}$/.test(lastRun.id))
+        return null;
+    if (repositoryUrl)
+        return `${repositoryUrl}/actions/runs/${lastRun.id}`;
+    const kept = lastRun.url;
+    return /^https:\/\/[^\s]+$/.test(kept) && kept.endsWith(`/actions/runs/${lastRun.id}`) ? kept : null;
 }
 /** The last verification: `pass (n)`, `fail (k of n)`, or `-` before any. */
 function lastVerdictText(state) {
@@ -33546,10 +34030,16 @@ function queueText(state, loops, queue) {
             running: queue.record.running.filter((holder) => !hasEnded(statuses.get(holder.loopId))),
             queued: queue.record.queued.filter((entry) => !hasEnded(statuses.get(entry.loopId))),
         };
-        const wait = queueWait(live, state.loopId, statuses, queue.limit);
+        const limit = queue.limit === 'unknown' ? null : queue.limit;
+        const unknown = queue.limit === 'unknown';
+        const wait = queueWait(live, state.loopId, statuses, limit);
         if (wait) {
             const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit;
-            const why = room ? 'a slot is free; it starts at the next change of the queue' : queuedReason(wait, shortName);
+            const why = unknown && wait.slotOnly
+                ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
+                : room
+                    ? 'a slot is free; it starts at the next change of the queue'
+                    : queuedReason(wait, shortName);
             return `${wait.position} of ${wait.queued} in line: ${why}`;
         }
         if (live.running.some((holder) => holder.loopId === state.loopId)) {
@@ -33594,7 +34084,7 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
                 ? { number: task.number, url: repositoryUrl ? `${repositoryUrl}/issues/${task.number}` : null }
                 : null,
             pullRequest: state.pullRequest ? { number: state.pullRequest.number, url: state.pullRequest.url } : null,
-            lastRun: state.lastRun ?? null,
+            lastRun: state.lastRun ? { id: state.lastRun.id, url: runUrl(state.lastRun, repositoryUrl) } : null,
             queue: queueText(state, everyLoop, queue),
         };
     });
@@ -33609,7 +34099,7 @@ function plainCells(row) {
         row.lastVerdict,
         row.issue ? `#${row.issue.number}` : '-',
         row.pullRequest ? `#${row.pullRequest.number}` : '-',
-        row.lastRun ? row.lastRun.id : '-',
+        row.lastRun ? (row.lastRun.url ?? row.lastRun.id) : '-',
         row.queue,
     ];
 }
@@ -33657,6 +34147,14 @@ const DASHBOARD_TITLE = 'Loop dashboard';
 const DASHBOARD_LABEL = 'loop/dashboard';
 /** Opens every body the controller writes. */
 const DASHBOARD_MARKER = '<!-- loop-dashboard -->';
+/**
+ * Whether an issue's body is one the controller wrote: it opens with the marker. A bot's issue that
+ * someone labelled `loop/dashboard` (another workflow's `github-actions[bot]` posts as the same login)
+ * is not the dashboard, so it is neither adopted nor kept in place of the real one.
+ */
+function isDashboardBody(body) {
+    return body.startsWith(DASHBOARD_MARKER);
+}
 const NOTES_MARKER = '<!-- loop-dashboard:notes -->';
 /** Notes kept under the table: the newest few, so the body stays bounded. */
 const MAX_NOTES = 5;
@@ -33690,6 +34188,32 @@ function label(loopId, action, state) {
             return state.status === 'queued'
                 ? `Abort ${code(loopId)} (queued: it gives up its place in line)`
                 : `Abort ${code(loopId)} (${inlineText(state.status)})`;
+    }
+}
+/**
+ * Why a box the body showed no longer stands for anything: the loop moved on between the rewrite and
+ * the tick's job (or is gone). Said under the table, so a tick that did nothing does not stay ticked unsaid.
+ * `state` is undefined when the store no longer lists the loop, null when its state cannot be read.
+ */
+function noLongerOffered(loopId, action, state) {
+    // Plain text with code spans, as `actionWords`: `noteText` escapes it for the body.
+    const verb = action.kind;
+    if (state === undefined)
+        return `\`${loopId}\` is no longer listed; nothing to ${verb}`;
+    if (state === null)
+        return `the state of \`${loopId}\` cannot be read; nothing to ${verb}`;
+    const now = `now ${state.status}`;
+    switch (action.kind) {
+        case 'resume':
+            return `\`${loopId}\` is no longer BLOCKED (${now}); nothing to resume`;
+        case 'abort':
+            return `\`${loopId}\` is no longer running, waiting or queued (${now}); nothing to abort`;
+        case 'approve': {
+            const gate = state.gates[action.gate];
+            return gate
+                ? `gate \`${action.gate}\` of \`${loopId}\` is no longer pending (now ${gate.status}); nothing to approve`
+                : `\`${loopId}\` has no gate \`${action.gate}\`; nothing to approve`;
+        }
     }
 }
 /** What a person can do to this loop from the dashboard, in a fixed order. */
@@ -33800,6 +34324,20 @@ class GitHubPermissionError extends Error {
     }
 }
 /**
+ * GitHub's rate limit ran out and resets later than a job waits: the call was not made. What it was
+ * for waits for a later job (the sweeper re-dispatches a loop whose dispatch failed).
+ */
+class GitHubRateLimitedError extends Error {
+    resetAt;
+    name = 'GitHubRateLimitedError';
+    constructor(message, 
+    /** When GitHub said the limit resets, if it said. */
+    resetAt) {
+        super(message);
+        this.resetAt = resetAt;
+    }
+}
+/**
  * GitHub refused to let this token open a pull request because of a repository (or organization)
  * setting, not a missing permission: "Allow GitHub Actions to create and approve pull requests" is off,
  * the default for new repositories and organizations. The branch is pushed; only the pull request waits.
@@ -33808,374 +34346,21 @@ class PullRequestsNotAllowedError extends Error {
     name = 'PullRequestsNotAllowedError';
 }
 
-;// CONCATENATED MODULE: ./src/adapters/dashboard-issue.ts
-/**
- * The dashboard issue with Octokit: listed by its label (`GET /repos/{o}/{r}/issues?labels=`, which
- * also lists pull requests: they are left out) and kept only when the controller opened it, created
- * with the label, pinned with GraphQL `pinIssue` (REST has no pinning), rewritten with `PATCH`, and a
- * duplicate unpinned and closed as one.
- */
-
-
-
-function toIssue(issue) {
-    return { number: issue.number, nodeId: issue.node_id, body: issue.body ?? '', url: issue.html_url };
+// EXTERNAL MODULE: ./src/adapters/github-client.ts + 1 modules
+var github_client = __nccwpck_require__(49960);
+;// CONCATENATED MODULE: ./src/adapters/github-pulls.ts
+function toPullRequest(pull) {
+    return {
+        number: pull.number,
+        url: pull.html_url,
+        state: pull.state === 'closed' ? 'closed' : 'open',
+        merged: pull.merged === true || Boolean(pull.merged_at),
+        draft: pull.draft === true,
+        headRef: pull.head.ref,
+        headRepo: pull.head.repo?.full_name ?? null,
+        baseRef: pull.base.ref,
+    };
 }
-function statusOf(error) {
-    const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
-}
-/** GraphQL's errors (HTTP 200 with `errors`), each with its message and type. */
-function graphqlErrors(error) {
-    const errors = error?.errors;
-    return Array.isArray(errors) ? errors : [];
-}
-/** A 403 (or GraphQL's FORBIDDEN) names the permission to grant, as the other GitHub calls do. */
-function explained(error, what) {
-    const fromGraphql = graphqlErrors(error);
-    const message = fromGraphql.length
-        ? fromGraphql.map((e) => e.message).join('; ')
-        : (error.message.split('\n')[0] ?? '');
-    if (statusOf(error) === 403 || fromGraphql.some((e) => e.type === 'FORBIDDEN')) {
-        return new GitHubPermissionError(`GitHub refused to ${what} (403: ${message}). The token needs 'issues: write': add it under 'permissions:' of the job that runs loop-controller.`, 'issues: write', 403);
-    }
-    return new Error(`GitHub refused to ${what}: ${message}`, { cause: error });
-}
-class OctokitDashboardIssues {
-    octokit;
-    owner;
-    repo;
-    /** The token's own login (null: an installation token, which may not ask), asked once. */
-    login;
-    constructor(octokit, owner, repo) {
-        this.octokit = octokit;
-        this.owner = owner;
-        this.repo = repo;
-    }
-    async attempt(what, body) {
-        try {
-            return await body();
-        }
-        catch (error) {
-            throw explained(error, what);
-        }
-    }
-    async list() {
-        const issues = (await this.attempt('list the dashboard issues', () => this.octokit.paginate(this.octokit.rest.issues.listForRepo, {
-            owner: this.owner,
-            repo: this.repo,
-            labels: DASHBOARD_LABEL,
-            state: 'open',
-            sort: 'created',
-            direction: 'asc',
-            per_page: 100,
-        })));
-        const login = await this.ownLogin();
-        // Anyone who can label an issue could label theirs: only the controller's own issue is the dashboard.
-        return issues
-            .filter((issue) => issue.pull_request === undefined && isOwnComment(issue.user, login))
-            .map(toIssue)
-            .sort((a, b) => a.number - b.number);
-    }
-    async create(title, body) {
-        const response = await this.attempt('open the dashboard issue', () => this.octokit.rest.issues.create({ owner: this.owner, repo: this.repo, title, body, labels: [DASHBOARD_LABEL] }));
-        const created = response.data;
-        if (created.user?.login)
-            this.login = Promise.resolve(created.user.login);
-        return toIssue(created);
-    }
-    async pin(issue) {
-        await this.attempt(`pin issue #${issue.number}`, () => this.octokit.graphql('mutation($id: ID!) { pinIssue(input: { issueId: $id }) { issue { number } } }', {
-            id: issue.nodeId,
-        }));
-    }
-    async update(number, body) {
-        await this.attempt(`rewrite issue #${number}`, () => this.octokit.rest.issues.update({ owner: this.owner, repo: this.repo, issue_number: number, body }));
-    }
-    async closeDuplicate(duplicate, kept) {
-        const { number } = duplicate;
-        // The job that opened it pinned it: a closed duplicate must not hold one of the repository's three pins.
-        await this.octokit
-            .graphql('mutation($id: ID!) { unpinIssue(input: { issueId: $id }) { issue { number } } }', {
-            id: duplicate.nodeId,
-        })
-            .catch(() => undefined);
-        await this.attempt(`close the duplicate dashboard #${number}`, async () => {
-            await this.octokit.rest.issues.createComment({
-                owner: this.owner,
-                repo: this.repo,
-                issue_number: number,
-                body: `A second dashboard opened by a race; the dashboard is #${kept}.`,
-            });
-            await this.octokit.rest.issues.update({
-                owner: this.owner,
-                repo: this.repo,
-                issue_number: number,
-                state: 'closed',
-                state_reason: 'duplicate',
-            });
-        });
-    }
-    ownLogin() {
-        this.login ??= this.octokit.rest.users.getAuthenticated().then((response) => response.data.login, (error) => {
-            // An installation token (GITHUB_TOKEN) may not ask who it is; it opens issues as the app's bot.
-            const status = statusOf(error);
-            if (status === 401 || status === 403 || status === 404)
-                return null;
-            this.login = undefined;
-            throw error;
-        });
-        return this.login;
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
-var github = __nccwpck_require__(61351);
-// EXTERNAL MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
-var dist_bundle = __nccwpck_require__(49735);
-// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
-var light = __nccwpck_require__(63251);
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
-// pkg/dist-src/index.js
-
-
-// pkg/dist-src/version.js
-var VERSION = "0.0.0-development";
-
-// pkg/dist-src/wrap-request.js
-var noop = () => Promise.resolve();
-function wrapRequest(state, request, options) {
-  return state.retryLimiter.schedule(doRequest, state, request, options);
-}
-async function doRequest(state, request, options) {
-  const { pathname } = new URL(options.url, "http://github.test");
-  const isAuth = isAuthRequest(options.method, pathname);
-  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
-  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
-  const isGraphQL = pathname.startsWith("/graphql");
-  const retryCount = ~~request.retryCount;
-  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
-  if (state.clustering) {
-    jobOptions.expiration = 1e3 * 60;
-  }
-  if (isWrite || isGraphQL) {
-    await state.write.key(state.id).schedule(jobOptions, noop);
-  }
-  if (isWrite && state.triggersNotification(pathname)) {
-    await state.notifications.key(state.id).schedule(jobOptions, noop);
-  }
-  if (isSearch) {
-    await state.search.key(state.id).schedule(jobOptions, noop);
-  }
-  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
-  if (isGraphQL) {
-    const res = await req;
-    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
-      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
-        response: res,
-        data: res.data
-      });
-      throw error;
-    }
-  }
-  return req;
-}
-function isAuthRequest(method, pathname) {
-  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
-  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
-  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
-  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
-  pathname === "/login/oauth/access_token");
-}
-
-// pkg/dist-src/generated/triggers-notification-paths.js
-var triggers_notification_paths_default = [
-  "/orgs/{org}/invitations",
-  "/orgs/{org}/invitations/{invitation_id}",
-  "/orgs/{org}/teams/{team_slug}/discussions",
-  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
-  "/repos/{owner}/{repo}/collaborators/{username}",
-  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
-  "/repos/{owner}/{repo}/issues",
-  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
-  "/repos/{owner}/{repo}/pulls",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-  "/repos/{owner}/{repo}/releases",
-  "/teams/{team_id}/discussions",
-  "/teams/{team_id}/discussions/{discussion_number}/comments"
-];
-
-// pkg/dist-src/route-matcher.js
-function routeMatcher(paths) {
-  const regexes = paths.map(
-    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
-  );
-  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
-  return new RegExp(regex2, "i");
-}
-
-// pkg/dist-src/index.js
-var regex = routeMatcher(triggers_notification_paths_default);
-var triggersNotification = regex.test.bind(regex);
-var groups = {};
-var createGroups = function(Bottleneck, common) {
-  groups.global = new Bottleneck.Group({
-    id: "octokit-global",
-    maxConcurrent: 10,
-    ...common
-  });
-  groups.auth = new Bottleneck.Group({
-    id: "octokit-auth",
-    maxConcurrent: 1,
-    ...common
-  });
-  groups.search = new Bottleneck.Group({
-    id: "octokit-search",
-    maxConcurrent: 1,
-    minTime: 2e3,
-    ...common
-  });
-  groups.write = new Bottleneck.Group({
-    id: "octokit-write",
-    maxConcurrent: 1,
-    minTime: 1e3,
-    ...common
-  });
-  groups.notifications = new Bottleneck.Group({
-    id: "octokit-notifications",
-    maxConcurrent: 1,
-    minTime: 3e3,
-    ...common
-  });
-};
-function throttling(octokit, octokitOptions) {
-  const {
-    enabled = true,
-    Bottleneck = light,
-    id = "no-id",
-    timeout = 1e3 * 60 * 2,
-    // Redis TTL: 2 minutes
-    connection
-  } = octokitOptions.throttle || {};
-  if (!enabled) {
-    return {};
-  }
-  const common = { timeout };
-  if (typeof connection !== "undefined") {
-    common.connection = connection;
-  }
-  const state = Object.assign(
-    {
-      clustering: connection != null,
-      triggersNotification,
-      fallbackSecondaryRateRetryAfter: 60,
-      retryAfterBaseValue: 1e3,
-      id
-    },
-    octokitOptions.throttle
-  );
-  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
-    throw new Error(`octokit/plugin-throttling error:
-        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
-        See https://octokit.github.io/rest.js/#throttling
-
-        const octokit = new Octokit({
-          throttle: {
-            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
-            onRateLimit: (retryAfter, options) => {/* ... */}
-          }
-        })
-    `);
-  }
-  let initialized = false;
-  const initializeBottleneck = () => {
-    if (initialized) {
-      return;
-    }
-    initialized = true;
-    if (groups.global == null) {
-      createGroups(Bottleneck, common);
-    }
-    state.global = state.global ?? groups.global;
-    state.auth = state.auth ?? groups.auth;
-    state.search = state.search ?? groups.search;
-    state.write = state.write ?? groups.write;
-    state.notifications = state.notifications ?? groups.notifications;
-    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
-    const events = {};
-    const emitter = new Bottleneck.Events(events);
-    events.on("secondary-limit", state.onSecondaryRateLimit);
-    events.on("rate-limit", state.onRateLimit);
-    events.on(
-      "error",
-      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
-    );
-    state.retryLimiter.on("failed", async function(error, info) {
-      const [state2, request, options] = info.args;
-      const { pathname } = new URL(options.url, "http://github.test");
-      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
-      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
-        return;
-      }
-      const retryCount = ~~request.retryCount;
-      request.retryCount = retryCount;
-      options.request.retryCount = retryCount;
-      const { wantRetry, retryAfter = 0 } = await (async function() {
-        if (/\bsecondary rate\b/i.test(error.message)) {
-          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
-          const wantRetry2 = await emitter.trigger(
-            "secondary-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
-          (error2) => error2.type === "RATE_LIMITED"
-        )) {
-          const rateLimitReset = new Date(
-            ~~error.response.headers["x-ratelimit-reset"] * 1e3
-          ).getTime();
-          const retryAfter2 = Math.max(
-            // Add one second so we retry _after_ the reset time
-            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
-            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
-            0
-          );
-          const wantRetry2 = await emitter.trigger(
-            "rate-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        return {};
-      })();
-      if (wantRetry) {
-        request.retryCount++;
-        return retryAfter * state2.retryAfterBaseValue;
-      }
-    });
-  };
-  octokit.hook.wrap("request", (request, options) => {
-    initializeBottleneck();
-    return wrapRequest(state, request, options);
-  });
-  return {};
-}
-throttling.VERSION = VERSION;
-throttling.triggersNotification = triggersNotification;
-
 
 ;// CONCATENATED MODULE: ./src/adapters/github.ts
 /**
@@ -34188,27 +34373,6 @@ throttling.triggersNotification = triggersNotification;
 
 
 
-/** Creates an Octokit with the retry and throttling plugins, bounded as `options` says. */
-function createOctokit(options) {
-    const rateLimitRetries = options.rateLimitRetries ?? 2;
-    const onLimit = (kind) => (retryAfter, request, _octokit, retryCount) => {
-        const again = retryCount < rateLimitRetries;
-        options.logger?.warning(`GitHub ${kind} rate limit on ${request.method} ${request.url}; ${again ? `retrying after ${retryAfter} s` : 'giving up'}.`);
-        return again;
-    };
-    return (0,github/* getOctokit */.Q)(options.token, {
-        baseUrl: options.baseUrl.replace(/\/+$/, ''),
-        userAgent: 'loop-controller',
-        retry: { retries: options.retries ?? 3, retryAfterBaseValue: options.retryBaseMs ?? 1000 },
-        throttle: options.throttle === false
-            ? { enabled: false }
-            : {
-                onRateLimit: onLimit('primary'),
-                onSecondaryRateLimit: onLimit('secondary'),
-                retryAfterBaseValue: options.rateLimitUnitMs ?? 1000,
-            },
-    }, dist_bundle/* retry */.L, throttling);
-}
 function isRequestError(error) {
     return typeof error === 'object' && error !== null && typeof error.status === 'number';
 }
@@ -34234,8 +34398,23 @@ function isRateLimit(error) {
     const remaining = error.response?.headers?.['x-ratelimit-remaining'];
     return String(remaining) === '0' || /rate limit/i.test(error.message);
 }
+/** When a rate-limited answer says the limit resets (`x-ratelimit-reset`, epoch seconds), if it does. */
+function resetOf(error) {
+    const reset = Number(error.response?.headers?.['x-ratelimit-reset']);
+    return Number.isFinite(reset) && reset > 0 ? new Date(reset * 1000) : null;
+}
+/** A 403 or 429 that says the rate limit is used up, as the error to throw (null: not one). */
+function rateLimited(error, what) {
+    if (!isRequestError(error) || (error.status !== 403 && error.status !== 429) || !isRateLimit(error))
+        return null;
+    const resetAt = resetOf(error);
+    return new GitHubRateLimitedError(`${what} was not made: the API rate limit is used up${resetAt ? ` until ${resetAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}` : ''} (${error.status}: ${error.message.split('\n')[0]})`, resetAt);
+}
 /** Turns a 403 (not a rate limit) into an error naming the missing permission; rethrows the rest. */
 function explain(error, method, route) {
+    const limited = rateLimited(error, `GitHub ${method} ${route}`);
+    if (limited)
+        throw limited;
     if (isRequestError(error) && error.status === 403 && !isRateLimit(error)) {
         const permission = permissionFor(method, route);
         throw new GitHubPermissionError(`GitHub refused ${method} ${route} (403: ${error.message.split('\n')[0]}). The token needs '${permission}': add it under 'permissions:' of the job that runs loop-controller (or use a token that has it).`, permission, 403);
@@ -34250,7 +34429,7 @@ function explain(error, method, route) {
 }
 /** Whether a dispatch was refused for asking for run details: older Enterprise Servers answer 400. */
 function refusesRunDetails(error) {
-    const status = github_statusOf(error);
+    const status = statusOf(error);
     return status === 400 || (status === 422 && isRequestError(error) && /return_run_details/.test(error.message));
 }
 function dispatchedRun(data) {
@@ -34265,20 +34444,8 @@ function dispatchedRun(data) {
 }
 /** GitHub's words when "Allow GitHub Actions to create and approve pull requests" is off. */
 const PULL_REQUESTS_NOT_ALLOWED = /not permitted to create or approve pull requests/i;
-function github_statusOf(error) {
+function statusOf(error) {
     return isRequestError(error) ? error.status : undefined;
-}
-function toPullRequest(pull) {
-    return {
-        number: pull.number,
-        url: pull.html_url,
-        state: pull.state === 'closed' ? 'closed' : 'open',
-        merged: pull.merged === true || Boolean(pull.merged_at),
-        draft: pull.draft === true,
-        headRef: pull.head.ref,
-        headRepo: pull.head.repo?.full_name ?? null,
-        baseRef: pull.base.ref,
-    };
 }
 /** The GitHub port over Octokit. */
 class OctokitGitHub {
@@ -34288,7 +34455,7 @@ class OctokitGitHub {
     logger;
     /** The token's own login (null: an installation token, which may not ask), asked once. */
     login;
-    constructor(options, octokit = createOctokit(options)) {
+    constructor(options, octokit = (0,github_client/* createOctokit */.Q)(options)) {
         this.owner = options.owner;
         this.repo = options.repo;
         this.octokit = octokit;
@@ -34385,7 +34552,7 @@ class OctokitGitHub {
             return { ...toPullRequest(response.data), created: true };
         }
         catch (error) {
-            if (github_statusOf(error) === 422) {
+            if (statusOf(error) === 422) {
                 const message = isRequestError(error) ? error.message : '';
                 // Created meanwhile (a retried request, or a concurrent job): use that one.
                 const again = await this.findOpenPullRequest(request.head, request.base);
@@ -34398,7 +34565,7 @@ class OctokitGitHub {
                 }
             }
             // A setting, not a permission: the token may well have pull-requests: write.
-            if (github_statusOf(error) === 403 && isRequestError(error) && PULL_REQUESTS_NOT_ALLOWED.test(error.message)) {
+            if (statusOf(error) === 403 && isRequestError(error) && PULL_REQUESTS_NOT_ALLOWED.test(error.message)) {
                 throw new PullRequestsNotAllowedError(`GitHub refused POST ${route} (403: ${error.message.split('\n')[0]})`);
             }
             explain(error, 'POST', route);
@@ -34460,9 +34627,9 @@ class OctokitGitHub {
             return { id: response.data.id, url: response.data.html_url, created: true };
         }
         catch (error) {
-            if (github_statusOf(error) === 403)
+            if (statusOf(error) === 403)
                 explain(error, 'POST', route);
-            this.logger?.debug(`Creating the sticky comment failed (${github_statusOf(error) ?? 'no status'}); searching again.`);
+            this.logger?.debug(`Creating the sticky comment failed (${statusOf(error) ?? 'no status'}); searching again.`);
             const again = await this.findStickyComment(issueNumber, marker);
             if (again)
                 return { id: again.id, url: await this.updateComment(again.id, body), created: false };
@@ -34482,7 +34649,7 @@ class OctokitGitHub {
             return (data.role_name || data.permission || 'none').toLowerCase();
         }
         catch (error) {
-            if (github_statusOf(error) === 404)
+            if (statusOf(error) === 404)
                 return 'none';
             explain(error, 'GET', route);
         }
@@ -34499,10 +34666,21 @@ class OctokitGitHub {
     async getAuthenticatedLogin(fallback) {
         return (await this.ownLogin()) ?? fallback;
     }
+    async getWorkflowRun(runId) {
+        const { owner, repo } = this;
+        const { data } = await this.call('GET', `${this.repoPath}/actions/runs/${runId}`, () => this.octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: Number(runId) }));
+        return { status: data.status ?? 'unknown', conclusion: data.conclusion ?? null };
+    }
+    async getIssueState(issueNumber) {
+        const route = `${this.repoPath}/issues/${issueNumber}`;
+        const { owner, repo } = this;
+        const { data } = await this.call('GET', route, () => this.octokit.rest.issues.get({ owner, repo, issue_number: issueNumber }));
+        return data.state === 'closed' ? 'closed' : 'open';
+    }
     ownLogin() {
         this.login ??= this.octokit.rest.users.getAuthenticated().then((response) => response.data.login, (error) => {
             // An installation token (GITHUB_TOKEN) may not ask who it is; it posts as the app's bot.
-            if (github_statusOf(error) === 401 || github_statusOf(error) === 403 || github_statusOf(error) === 404)
+            if (statusOf(error) === 401 || statusOf(error) === 403 || statusOf(error) === 404)
                 return null;
             this.login = undefined; // a passing fault: ask again next time
             throw error;
@@ -34511,38 +34689,179 @@ class OctokitGitHub {
     }
 }
 
+;// CONCATENATED MODULE: ./src/adapters/dashboard-issue.ts
+/**
+ * The dashboard issue with Octokit: listed by its label (`GET /repos/{o}/{r}/issues?labels=`, which
+ * also lists pull requests: they are left out) and kept only when the controller opened it and its body
+ * opens with the dashboard's marker, created with the label, pinned with GraphQL `pinIssue` (REST has
+ * no pinning), rewritten with `PATCH`, and a duplicate unpinned and closed as one.
+ */
+
+
+
+
+function toIssue(issue) {
+    return { number: issue.number, nodeId: issue.node_id, body: issue.body ?? '', url: issue.html_url };
+}
+function dashboard_issue_statusOf(error) {
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+/** GraphQL's errors (HTTP 200 with `errors`), each with its message and type. */
+function graphqlErrors(error) {
+    const errors = error?.errors;
+    return Array.isArray(errors) ? errors : [];
+}
+/**
+ * A 403 (or GraphQL's FORBIDDEN) names the permission to grant, as the other GitHub calls do; a 403 or
+ * 429 that is a used-up rate limit says so instead (no permission would help).
+ */
+function explained(error, what) {
+    const limited = rateLimited(error, `The dashboard call to ${what}`);
+    if (limited)
+        return limited;
+    const fromGraphql = graphqlErrors(error);
+    const message = fromGraphql.length
+        ? fromGraphql.map((e) => e.message).join('; ')
+        : (error.message.split('\n')[0] ?? '');
+    if (dashboard_issue_statusOf(error) === 403 || fromGraphql.some((e) => e.type === 'FORBIDDEN')) {
+        return new GitHubPermissionError(`GitHub refused to ${what} (403: ${message}). The token needs 'issues: write': add it under 'permissions:' of the job that runs loop-controller.`, 'issues: write', 403);
+    }
+    return new Error(`GitHub refused to ${what}: ${message}`, { cause: error });
+}
+class OctokitDashboardIssues {
+    octokit;
+    owner;
+    repo;
+    /** The token's own login (null: an installation token, which may not ask), asked once. */
+    login;
+    constructor(octokit, owner, repo) {
+        this.octokit = octokit;
+        this.owner = owner;
+        this.repo = repo;
+    }
+    async attempt(what, body) {
+        try {
+            return await body();
+        }
+        catch (error) {
+            throw explained(error, what);
+        }
+    }
+    async list() {
+        const issues = (await this.attempt('list the dashboard issues', () => this.octokit.paginate(this.octokit.rest.issues.listForRepo, {
+            owner: this.owner,
+            repo: this.repo,
+            labels: DASHBOARD_LABEL,
+            state: 'open',
+            sort: 'created',
+            direction: 'asc',
+            per_page: 100,
+        })));
+        const login = await this.ownLogin();
+        // Anyone who can label an issue could label theirs: only the controller's own issue is the dashboard.
+        // Without the exact login (an installation token) any bot's issue passes `isOwnComment`, another
+        // workflow's `github-actions[bot]` included: the body must also open with the dashboard's marker.
+        return issues
+            .filter((issue) => issue.pull_request === undefined && isOwnComment(issue.user, login) && isDashboardBody(issue.body ?? ''))
+            .map(toIssue)
+            .sort((a, b) => a.number - b.number);
+    }
+    async create(title, body) {
+        const response = await this.attempt('open the dashboard issue', () => this.octokit.rest.issues.create({ owner: this.owner, repo: this.repo, title, body, labels: [DASHBOARD_LABEL] }));
+        const created = response.data;
+        if (created.user?.login)
+            this.login = Promise.resolve(created.user.login);
+        return toIssue(created);
+    }
+    async pin(issue) {
+        await this.attempt(`pin issue #${issue.number}`, () => this.octokit.graphql('mutation($id: ID!) { pinIssue(input: { issueId: $id }) { issue { number } } }', {
+            id: issue.nodeId,
+        }));
+    }
+    async update(number, body) {
+        await this.attempt(`rewrite issue #${number}`, () => this.octokit.rest.issues.update({ owner: this.owner, repo: this.repo, issue_number: number, body }));
+    }
+    async closeDuplicate(duplicate, kept) {
+        const { number } = duplicate;
+        // The job that opened it pinned it: a closed duplicate must not hold one of the repository's three pins.
+        await this.octokit
+            .graphql('mutation($id: ID!) { unpinIssue(input: { issueId: $id }) { issue { number } } }', {
+            id: duplicate.nodeId,
+        })
+            .catch(() => undefined);
+        await this.attempt(`close the duplicate dashboard #${number}`, async () => {
+            await this.octokit.rest.issues.createComment({
+                owner: this.owner,
+                repo: this.repo,
+                issue_number: number,
+                body: `A second dashboard opened by a race; the dashboard is #${kept}.`,
+            });
+            await this.octokit.rest.issues.update({
+                owner: this.owner,
+                repo: this.repo,
+                issue_number: number,
+                state: 'closed',
+                state_reason: 'duplicate',
+            });
+        });
+    }
+    ownLogin() {
+        this.login ??= this.octokit.rest.users.getAuthenticated().then((response) => response.data.login, (error) => {
+            // An installation token (GITHUB_TOKEN) may not ask who it is; it opens issues as the app's bot.
+            const status = dashboard_issue_statusOf(error);
+            if (status === 401 || status === 403 || status === 404)
+                return null;
+            this.login = undefined;
+            throw error;
+        });
+        return this.login;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/domain/dashboard-ticks.ts
 
-const TICKED = /^- \[[xX]\] /;
-const UNTICKED = '- [ ] ';
-function linesOf(body) {
-    return body.split(/\r?\n/).map((line) => line.trimEnd());
+/** A box as written: `- [ ] <!-- loop-dashboard:… -->` and its words; group 1 is the tick, 2 the marker. */
+const BOX_LINE = new RegExp(`^- \\[([ xX])\\] (${MARKER_PATTERN.source})(.*)$`);
+function boxLines(body) {
+    return body.split(/\r?\n/).flatMap((raw) => {
+        const match = BOX_LINE.exec(raw.trimEnd());
+        const parsed = match ? parseMarker(match[2] ?? '') : null;
+        if (!match || !parsed)
+            return [];
+        // The marker re-made from what it names: one box has one marker, however it was spelled.
+        const marker = boxMarker(parsed.loopId, parsed.action);
+        return [{ ticked: match[1] !== ' ', marker, ...parsed, words: (match.at(-1) ?? '').trim() }];
+    });
 }
 /** The ticks made between `before` and `after`, given the boxes the controller offers now. */
 function readTicks(before, after, offered) {
-    const was = new Set(linesOf(before));
-    const ticks = [];
-    const ignored = [];
+    const untickedBefore = new Set(boxLines(before)
+        .filter((box) => !box.ticked)
+        .map((box) => box.marker));
+    const reading = { ticks: [], stale: [], ignored: [] };
     const counted = new Set();
-    for (const line of linesOf(after)) {
-        if (!TICKED.test(line) || !MARKER_PATTERN.test(line))
+    for (const box of boxLines(after)) {
+        if (!box.ticked || counted.has(box.marker))
             continue;
-        const rest = line.replace(TICKED, '');
-        const box = offered.find((candidate) => candidate.line === `${UNTICKED}${rest}`);
-        if (!box) {
-            ignored.push(`'${rest.slice(0, 120)}': not a box the dashboard offers for the loops as they stand`);
+        if (!untickedBefore.has(box.marker)) {
+            reading.ignored.push(`'${box.marker} ${box.words.slice(0, 120)}': not a box unticked before this edit`);
             continue;
         }
-        if (!was.has(box.line)) {
-            ignored.push(`'${rest.slice(0, 120)}': not unticked before this edit`);
-            continue;
-        }
-        if (counted.has(box.marker))
-            continue;
         counted.add(box.marker);
-        ticks.push({ loopId: box.loopId, action: box.action, line: rest.replace(MARKER_PATTERN, '').trim() });
+        const now = offered.find((candidate) => candidate.marker === box.marker);
+        if (now) {
+            const words = now.line
+                .replace(/^- \[ \] /, '')
+                .replace(MARKER_PATTERN, '')
+                .trim();
+            reading.ticks.push({ loopId: box.loopId, action: box.action, line: words });
+        }
+        else {
+            reading.stale.push({ loopId: box.loopId, action: box.action, line: box.words });
+        }
     }
-    return { ticks, ignored };
+    return reading;
 }
 
 ;// CONCATENATED MODULE: ./src/app/dashboard.ts
@@ -34651,20 +34970,37 @@ function commandOf(action) {
 /**
  * The ticks of one edit of the dashboard (`before` → `after`) by `actor`: each checked against the
  * boxes the loops offer now, authorized, applied, and the loop's next iteration dispatched when the
- * command makes it run. Then the dashboard is rewritten (a refused tick is unticked again and said).
+ * command makes it run. Then the dashboard is rewritten: a refused tick, and a tick of a box whose
+ * action no longer applies (the loop moved on), is unticked again and said under the table.
  */
 async function applyDashboardTicks(input, deps) {
-    const reading = readTicks(input.before, input.after, dashboardBoxes(await listLoops(deps.store)));
+    const loops = await listLoops(deps.store);
+    const reading = readTicks(input.before, input.after, dashboardBoxes(loops));
     for (const why of reading.ignored)
         deps.logger.info(`Dashboard line ignored: ${why}.`);
-    if (reading.ticks.length === 0) {
+    if (reading.ticks.length === 0 && reading.stale.length === 0) {
         deps.logger.info(`The edit by ${input.actor} ticks no box of the dashboard: nothing to do.`);
         return [];
     }
+    // Nothing is applied for these, whoever ticked them: the note says why, and the rewrite unticks them.
+    const outcomes = reading.stale.map((tick) => {
+        const state = loops.find((loop) => loop.loopId === tick.loopId)?.state;
+        const why = noLongerOffered(tick.loopId, tick.action, state);
+        return { tick, outcome: 'stale', note: `${input.actor} ticked ${actionWords(tick.loopId, tick.action)}: ${why}` };
+    });
+    if (reading.ticks.length > 0)
+        outcomes.push(...(await commandTicks(reading.ticks, input, deps)));
+    for (const outcome of outcomes)
+        deps.logger.info(`Dashboard: ${outcome.note}.`);
+    await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes: outcomes.map((o) => o.note) }, deps);
+    return outcomes;
+}
+/** Ticks of boxes the loops offer now: authorized once for the actor, then each applied (and dispatched). */
+async function commandTicks(ticks, input, deps) {
     const authorization = await deps.authorize(input.actor, input.actorType);
     deps.logger.info(`Dashboard tick from @${input.actor}: ${authorization.reason}`);
     const outcomes = [];
-    for (const tick of reading.ticks) {
+    for (const tick of ticks) {
         const what = actionWords(tick.loopId, tick.action);
         if (!authorization.allowed) {
             outcomes.push({
@@ -34693,9 +35029,6 @@ async function applyDashboardTicks(input, deps) {
             outcomes.push({ tick, outcome: 'failed', note: `${input.actor} ticked ${what}: ${error.message}` });
         }
     }
-    for (const outcome of outcomes)
-        deps.logger.info(`Dashboard: ${outcome.note}.`);
-    await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes: outcomes.map((o) => o.note) }, deps);
     return outcomes;
 }
 
@@ -35398,6 +35731,30 @@ function matrixIsGreen(results, policy) {
         const verdict = byName.get(c.name)?.verdict;
         return verdict !== undefined && PASSING_VERDICTS.includes(verdict);
     });
+}
+/**
+ * Whether an iteration in `stage` can reach a verification stage, whatever its checks say: where
+ * `reachesVerification` would be true with every check passing (its tasks, gates and the pipeline
+ * allowing). `reachesVerification` is true only where this is; fan-out's plan, which must choose the
+ * legs before any check has run, runs the verify-only ones exactly here.
+ */
+function mayReachVerification(stage, state, policy) {
+    const passing = policy.checks.map((c) => ({
+        name: c.name,
+        kind: c.kind,
+        verdict: 'pass',
+        required: c.required,
+        durationMs: 0,
+        exitCode: 0,
+        pattern: null,
+        confidence: null,
+        strategy: null,
+        signature: null,
+        locations: [],
+        excerpt: '',
+        autoFixed: false,
+    }));
+    return reachesVerification(stage, passing, state, policy);
 }
 /**
  * Whether this iteration's matrix carries the loop from `stage` into a verification stage (or the loop is
@@ -37339,51 +37696,6 @@ function sweep_messageOf(error) {
     return error instanceof Error ? error.message : String(error);
 }
 
-;// CONCATENATED MODULE: ./src/domain/loop-names.ts
-/** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
-/** Labels people put on an issue or pull request. */
-const Labels = {
-    /** Starts a loop from an issue (used by the example workflow). */
-    Start: 'loop',
-    Stop: 'loop/stop',
-    ApprovedPrefix: 'loop/approved:',
-};
-/** The hidden marker that finds a loop's sticky comment. */
-function stickyCommentMarker(loopId) {
-    return `<!-- loop-controller:${loopId} -->`;
-}
-/** The hidden marker of the comment that says why the loop refused something (kept apart from the status). */
-function refusalCommentMarker(loopId) {
-    return `<!-- loop-controller-refusal:${loopId} -->`;
-}
-/** The branch a loop commits its work to. */
-function loopBranch(loopId) {
-    return `loop/${loopId}`;
-}
-/**
- * The loop a pull request's head branch belongs to (its raw id, unsanitised), or null. Only a branch of
- * this repository is a loop's: anyone can name a fork's branch `loop/<id>`, and that pull request must
- * not receive the loop's approvals and commands. An unknown head repository (a deleted fork) is a fork.
- */
-function loopOfPullRequestHead(head, baseRepository) {
-    const sameRepository = typeof head.repository === 'string' &&
-        typeof baseRepository === 'string' &&
-        head.repository.toLowerCase() === baseRepository.toLowerCase();
-    if (!sameRepository || !head.ref.startsWith('loop/'))
-        return null;
-    return head.ref.slice('loop/'.length);
-}
-/**
- * A branch name the `git` store can keep states on: letters, digits, dot, dash, underscore and slash,
- * at most 200 characters, with none of the forms git refuses (`..`, a trailing `/` or `.lock`).
- */
-function isStateBranchName(value) {
-    return (/^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/.test(value) &&
-        !value.includes('..') &&
-        !value.endsWith('/') &&
-        !value.endsWith('.lock'));
-}
-
 ;// CONCATENATED MODULE: ./src/domain/commands.ts
 /**
  * Commands from people: `/loop ...` lines in comments, and labels. The result is
@@ -37738,7 +38050,8 @@ async function redispatch(run, input, deps) {
         return null;
     return {
         message: `The re-dispatch of iteration ${record.iteration} of loop ${loopId} failed: ${dispatched.error}. ` +
-            `Nothing is scheduled; a sweeper (\`command: sweep\`) dispatches it again${dispatched.state?.dispatch?.failed ? ' (recorded in the state)' : ''}.`,
+            `Nothing is scheduled${dispatched.state?.dispatch?.failed ? ' (the failure is recorded in the state)' : ''}: a scheduled sweeper (\`command: sweep\`) dispatches it again; ` +
+            `without one, run the workflow with \`loop-id: ${loopId}\` and \`iteration: ${record.iteration}\`.`,
         state: dispatched.state,
     };
 }
@@ -37800,6 +38113,7 @@ const Inputs = {
     Leg: 'leg',
     VerifyResult: 'verify-result',
     PersonCommand: 'person-command',
+    JobTimeoutMinutes: 'job-timeout-minutes',
 };
 /** Names of the action's outputs. */
 const Outputs = {
@@ -38036,7 +38350,7 @@ class GitSlotStore {
     constructor(options) {
         this.options = options;
         this.remote = options.remote ?? 'origin';
-        this.branch = new remote_branch/* RemoteBranch */.t({
+        this.branch = new remote_branch/* RemoteBranch */.tf({
             repoDir: options.repoDir,
             remote: this.remote,
             branch: options.branch ?? 'loop-state',
@@ -38101,6 +38415,192 @@ class GitSlotStore {
 
 // EXTERNAL MODULE: ./src/adapters/stores/git-store.ts
 var git_store = __nccwpck_require__(85667);
+;// CONCATENATED MODULE: ./src/domain/depends-on.ts
+/**
+ * `depends-on`: the issues whose loops must be COMPLETE before a loop starts, from the loop config
+ * (`depends-on: [12, 15]`) or from a `depends-on: #12, #15` line in the body of the issue the loop
+ * starts from. Anyone who can open an issue wrote that body, so the line is read as untrusted text:
+ * issue numbers of this repository only, at most ten; anything else is refused with a message that
+ * quotes what was found, never ignored. Also: the cycle a loop would close by waiting. Pure.
+ */
+/** The most dependencies a loop may have. */
+const MAX_DEPENDENCIES = 10;
+/** The loop id of the loop an issue starts (the action's default for an `issues` event). */
+function loopOfIssue(issue) {
+    return `issue-${issue}`;
+}
+const MAX_SHOWN = 80;
+/** A Markdown list item's marker (`-`, `*`, `+`, `1.`, `1)`), and a task list's box after it. */
+const LIST_MARKER = /^[ \t]{0,3}(?:[-*+]|[0-9]{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/;
+/** The key, in any case, bold or italic around it or around its colon: `**depends-on:**`, `_Depends-On_:`. */
+const KEY = /^[ \t]*[*_]{0,3}depends-on[*_]{0,3}[ \t]*:[*_]{0,3}(.*)$/i;
+/** The key misspelt as two words or with an underscore: read as an attempt, refused with the spelling. */
+const NEAR_KEY = /^[ \t]*[*_]{0,3}depends[ _]on[*_]{0,3}[ \t]*:/i;
+/** The key as a word of its own: not part of a link's anchor (`…-and-depends-on`) or a longer name. */
+const MENTION = /(?<![\w/#.-])depends-on(?![\w-])/i;
+const FENCE = /^[ \t]{0,3}(`{3,}|~{3,})/;
+const ISSUE = /^#?([1-9][0-9]{0,9})$/;
+const ISSUE_OF_REPOSITORY = /^([A-Za-z0-9][A-Za-z0-9-]{0,38})\/([A-Za-z0-9._-]{1,100})#([1-9][0-9]{0,9})$/;
+/**
+ * The `depends-on:` line of an issue body. A body without one depends on nothing; a body with two, a
+ * line holding anything but issue numbers of `repository` (`#12`, `12`, `owner/repo#12`, separated by
+ * commas or spaces, in brackets or not), or a line that mentions `depends-on` but is no such line, is
+ * refused. The key may be a list item, bold or italic, in any case; fenced code blocks and code spans
+ * and HTML comments are not read (they quote, they do not ask).
+ */
+function parseDependsOnLine(body, issue, repository = null) {
+    const where = `the body of issue #${issue}`;
+    const keyLines = [];
+    let fence = null;
+    // HTML comments are not shown (an issue template's hint): like code, they quote and do not ask.
+    const shown = withoutHtmlComments(body.replace(/\r\n?/g, '\n'));
+    for (const line of shown.split('\n')) {
+        const fenceMark = FENCE.exec(line)?.[1];
+        if (fenceMark !== undefined && (fence === null || fenceMark.startsWith(fence))) {
+            fence = fence === null ? fenceMark : null;
+            continue;
+        }
+        if (fence !== null)
+            continue;
+        const item = line.replace(LIST_MARKER, '');
+        const key = KEY.exec(item);
+        if (key) {
+            keyLines.push(key[1] ?? '');
+            continue;
+        }
+        if (NEAR_KEY.test(item) || MENTION.test(line.replace(/`[^`\n]*`/g, ''))) {
+            return {
+                kind: 'refused',
+                message: `${where} has a line that mentions depends-on but is no 'depends-on:' line: ${quote(line.trim())}; write it on a line of its own as 'depends-on: #12, #15' (a list item or bold key is fine), or put the word in backticks if it asks for nothing`,
+            };
+        }
+    }
+    if (keyLines.length === 0)
+        return { kind: 'none' };
+    if (keyLines.length > 1) {
+        return { kind: 'refused', message: `${where} has ${keyLines.length} 'depends-on:' lines; expected one` };
+    }
+    // `**depends-on: #12**`: the emphasis closes after the value.
+    const value = (keyLines[0] ?? '').trim().replace(/[*_]+$/, '');
+    const listed = /^\[(.*)\]$/.exec(value)?.[1] ?? value;
+    const parts = listed.split(/[\s,]+/).filter(Boolean);
+    const issues = [];
+    for (const part of parts) {
+        const read = readIssue(part, repository);
+        if (typeof read === 'string') {
+            return {
+                kind: 'refused',
+                message: `the 'depends-on:' line in ${where} must list issue numbers such as '#12, #15'; got ${quote(value)} (${read})`,
+            };
+        }
+        issues.push(read);
+    }
+    if (issues.length === 0) {
+        return {
+            kind: 'refused',
+            message: `the 'depends-on:' line in ${where} must list issue numbers such as '#12, #15'; got ${quote(value)}`,
+        };
+    }
+    return checkDependencies(issues, issue, `the 'depends-on:' line in ${where}`);
+}
+/** `text` without its `<!-- … -->` comments (an unclosed one runs to the end), in one pass. */
+function withoutHtmlComments(text) {
+    let out = '';
+    let at = 0;
+    for (let open = text.indexOf('<!--'); open !== -1; open = text.indexOf('<!--', at)) {
+        out += text.slice(at, open);
+        const close = text.indexOf('-->', open + 4);
+        if (close === -1)
+            return out;
+        at = close + 3;
+    }
+    return out + text.slice(at);
+}
+/** One listed issue: its number, or why it is none (another repository's issue is never waited for). */
+function readIssue(part, repository) {
+    const plain = ISSUE.exec(part);
+    if (plain)
+        return Number(plain[1]);
+    const qualified = ISSUE_OF_REPOSITORY.exec(part);
+    if (qualified) {
+        const named = `${qualified[1]}/${qualified[2]}`;
+        if (repository !== null && named.toLowerCase() === repository.toLowerCase())
+            return Number(qualified[3]);
+        return `${quote(part.slice(0, 150))} is an issue of ${repository === null ? 'a named repository' : 'another repository'}; a loop waits only for loops of ${repository ?? 'its own repository'}, named '#12'`;
+    }
+    return `${quote(part.slice(0, 20))} is no issue number`;
+}
+function quote(text) {
+    return JSON.stringify(text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
+}
+/** The dependencies from the config and the issue body together, checked: ten at most, never the loop's own issue. */
+function checkDependencies(issues, ownIssue, where) {
+    const unique = [...new Set(issues)];
+    if (unique.length > MAX_DEPENDENCIES) {
+        return {
+            kind: 'refused',
+            message: `${where} names ${unique.length} issues; expected at most ${MAX_DEPENDENCIES}`,
+        };
+    }
+    if (ownIssue !== null && unique.includes(ownIssue)) {
+        return { kind: 'refused', message: `${where} names issue #${ownIssue} itself; a loop cannot wait for itself` };
+    }
+    return unique.length === 0 ? { kind: 'none' } : { kind: 'issues', issues: unique };
+}
+/** The issue whose loop `loopId` is (`issue-12`: 12), or null for any other loop id. */
+function issueOfLoop(loopId) {
+    const issue = /^issue-([1-9][0-9]{0,9})$/.exec(loopId)?.[1];
+    return issue === undefined ? null : Number(issue);
+}
+/** How a loop is named to people: `#12` for the loop of issue 12, else its id in backticks. */
+function nameOfLoop(loopId) {
+    const issue = issueOfLoop(loopId);
+    return issue !== null ? `#${issue}` : `\`${loopId}\``;
+}
+/**
+ * The cycle `loopId` would close by waiting for `dependsOn` (with what its own place in line, if any,
+ * already waits for), through the loops in line that wait in turn: the loop ids from `loopId` round to
+ * `loopId` again, the shortest such, or null. A loop that ended (`ended`) waits for nothing: a cycle
+ * through it is no cycle. A loop in a cycle would wait forever, so it is refused instead.
+ */
+function dependencyCycle(inLine, request, ended = () => false) {
+    const waits = new Map();
+    for (const entry of inLine)
+        if (!ended(entry.loopId))
+            waits.set(entry.loopId, entry.dependsOn);
+    waits.set(request.loopId, [...new Set([...(waits.get(request.loopId) ?? []), ...request.dependsOn])]);
+    // Breadth first from the loop, so the cycle named is a shortest one.
+    const cameFrom = new Map();
+    let frontier = [request.loopId];
+    while (frontier.length > 0) {
+        const next = [];
+        for (const loopId of frontier) {
+            for (const dependency of waits.get(loopId) ?? []) {
+                if (dependency === request.loopId)
+                    return [...pathTo(loopId, cameFrom, request.loopId), request.loopId];
+                if (cameFrom.has(dependency) || ended(dependency))
+                    continue;
+                cameFrom.set(dependency, loopId);
+                next.push(dependency);
+            }
+        }
+        frontier = next;
+    }
+    return null;
+}
+function pathTo(loopId, cameFrom, start) {
+    const path = [loopId];
+    for (let at = loopId; at !== start;) {
+        at = cameFrom.get(at) ?? start;
+        path.unshift(at);
+    }
+    return path;
+}
+/** A cycle as people read it: `#1 → #2 → #1`. */
+function nameOfCycle(cycle) {
+    return cycle.map(nameOfLoop).join(' → ');
+}
+
 ;// CONCATENATED MODULE: ./src/app/slots.ts
 /**
  * Many loops at once, as use cases over the slots record (`domain/slots.ts`, kept by a `SlotStore`):
@@ -38109,15 +38609,42 @@ var git_store = __nccwpck_require__(85667);
  * dispatched goes back to the head of the line, so it is never admitted without a job to run it.
  */
 
-/** The job of `request.loopId` asks to run; loops the same change admitted are started. */
+
+/**
+ * The job of `request.loopId` asks to run; loops the same change admitted are started. A loop whose
+ * wait would close a cycle is not put in line (a place it had is given up) and is told so.
+ */
 async function askForSlot(request, limit, deps) {
     const at = deps.clock.now().toISOString();
     const outcome = await deps.slots.update([request.loopId, ...request.dependsOn], (record, statuses) => {
+        const cycle = holdsSlot(record, request.loopId)
+            ? null
+            : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)));
+        if (cycle) {
+            const queued = record.queued.filter((entry) => entry.loopId !== request.loopId);
+            return {
+                record: stamped({ ...record, queued }, limit),
+                result: { verdict: { kind: 'cycle', cycle }, started: [] },
+            };
+        }
         const changed = requestSlot(record, { ...request, at }, statuses, limit);
-        return { record: changed.record, result: { verdict: changed.verdict, started: changed.started } };
+        return { record: stamped(changed.record, limit), result: { verdict: changed.verdict, started: changed.started } };
     });
-    await startAdmitted(outcome.started, deps);
+    await startAdmitted(outcome.started, limit, deps);
     return outcome.verdict;
+}
+/**
+ * The cycle `request.loopId` would close by waiting for `request.dependsOn`, read from the record as it
+ * stands (nothing is written): asked before a new loop's state is saved, so a refused loop leaves none.
+ * `askForSlot` checks again under compare-and-swap.
+ */
+async function cycleOf(request, slots) {
+    return slots.update([request.loopId, ...request.dependsOn], (record, statuses) => ({
+        record,
+        result: holdsSlot(record, request.loopId)
+            ? null
+            : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId))),
+    }));
 }
 /**
  * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
@@ -38135,95 +38662,157 @@ async function giveBackSlot(loopId, limit, deps) {
             return wait ? [{ loopId: entry.loopId, wait }] : [];
         });
         const result = { started: changed.started, released: changed.released, inLine, leftLine };
-        return { record: changed.record, result };
+        return { record: stamped(changed.record, limit), result };
     });
-    const started = await startAdmitted(outcome.started, deps);
+    const { started } = await startAdmitted(outcome.started, limit, deps);
     return { started, inLine: outcome.inLine, released: outcome.released, leftLine: outcome.leftLine };
 }
-/** Dispatches each admitted loop; one that fails goes back to the head of the line. Returns those started. */
-async function startAdmitted(entries, deps) {
+/** The record with the limit it was changed under: what a sweeper without `max-loops` admits by. */
+function stamped(record, limit) {
+    return record.limit === limit ? record : { ...record, limit };
+}
+/**
+ * Dispatches each admitted loop and records the run it started as the one that has its slot. One whose
+ * dispatch fails goes back to the head of the line; one whose start is dropped leaves the line, and the
+ * loops admitted in its place are started too. Returns those started, and those dropped with why.
+ */
+async function startAdmitted(entries, limit, deps) {
     const started = [];
-    for (const entry of entries) {
+    const dropped = [];
+    const pending = [...entries];
+    for (let entry = pending.shift(); entry !== undefined; entry = pending.shift()) {
+        const admitted = entry;
+        let outcome;
         try {
-            await deps.start(entry);
-            started.push(entry);
-            deps.logger.info(`Loop ${entry.loopId} was admitted and its first job dispatched.`);
+            outcome = await deps.start(admitted);
         }
         catch (error) {
             const message = error instanceof Error ? error.message : String(error);
-            deps.logger.warning(`Loop ${entry.loopId} was admitted but its job could not be dispatched (${message}); it goes back to the head of the queue.`);
-            await deps.slots.update([], (record) => ({ record: requeue(record, entry), result: undefined }));
+            deps.logger.warning(`Loop ${admitted.loopId} was admitted but its job could not be dispatched (${message}); it goes back to the head of the queue.`);
+            await deps.slots.update([], (record) => ({ record: requeue(record, admitted), result: undefined }));
+            continue;
+        }
+        if (typeof outcome === 'object') {
+            deps.logger.info(`Loop ${admitted.loopId} leaves the line without starting: ${outcome.dropped}.`);
+            dropped.push({ loopId: admitted.loopId, why: outcome.dropped });
+            const at = deps.clock.now().toISOString();
+            const next = await deps.slots.update([admitted.loopId], (record, statuses) => {
+                const changed = releaseSlot(record, admitted.loopId, statuses, limit, at);
+                return { record: stamped(changed.record, limit), result: changed.started };
+            });
+            pending.push(...next);
+            continue;
+        }
+        started.push(admitted);
+        deps.logger.info(`Loop ${admitted.loopId} was admitted and its first job dispatched.`);
+        if (outcome !== undefined) {
+            const run = outcome;
+            await deps.slots
+                .update([], (record) => ({ record: withHolderRun(record, admitted.loopId, run), result: undefined }))
+                .catch((error) => deps.logger.warning(`The run that starts loop ${admitted.loopId} is not recorded with its slot (${error instanceof Error ? error.message : String(error)}).`));
         }
     }
-    return started;
+    return { started, dropped };
 }
 
-;// CONCATENATED MODULE: ./src/domain/depends-on.ts
+;// CONCATENATED MODULE: ./src/domain/report/depends-on-refusal.ts
 /**
- * `depends-on`: the issues whose loops must be COMPLETE before a loop starts, from the loop config
- * (`depends-on: [12, 15]`) or from a `depends-on: #12, #15` line in the body of the issue the loop
- * starts from. Anyone who can open an issue wrote that body, so the line is read as untrusted text:
- * issue numbers only, at most ten; anything else is refused with a message that quotes what was
- * found. Pure.
+ * What a loop whose `depends-on` cannot be honoured tells the person who started it: a line that could
+ * not be read, a loop config whose list names the loop's own issue, or a wait that would close a cycle
+ * and so never end. Each says why and what to do, in the loop's refusal comment. Pure.
  */
-/** The most dependencies a loop may have. */
-const MAX_DEPENDENCIES = 10;
-/** The loop id of the loop an issue starts (the action's default for an `issues` event). */
-function loopOfIssue(issue) {
-    return `issue-${issue}`;
-}
-const LINE = /^[ \t]*depends-on[ \t]*:(.*)$/gim;
-const MAX_SHOWN = 80;
-/**
- * The `depends-on:` line of an issue body. A body without one depends on nothing; a body with two, or
- * a line holding anything but issue numbers (`#12`, `12`, separated by commas or spaces), is refused.
- */
-function parseDependsOnLine(body, issue) {
-    const lines = [...body.replace(/\r\n?/g, '\n').matchAll(LINE)];
-    if (lines.length === 0)
-        return { kind: 'none' };
-    if (lines.length > 1) {
+
+
+
+const RESTART = `then start the loop again (remove the \`${Labels.Start}\` label and add it back)`;
+/** The start is refused for its `depends-on` (`message` may quote the issue body, anyone's text). */
+function dependsOnRefusal(loopId, message, source) {
+    if (source === 'config') {
         return {
-            kind: 'refused',
-            message: `the body of issue #${issue} has ${lines.length} 'depends-on:' lines; expected one`,
+            loopId,
+            title: `loop-controller did not start the loop \`${loopId}\`: the loop config's \`depends-on\` names this loop's own issue.`,
+            reason: markdownText(message, 600),
+            whatToDo: `The loop config's \`depends-on\` is for a config used by a single loop (a workflow whose \`config:\` input names that loop's own file). For loops started from issues, remove it from the config and write each issue's dependencies in its body, on a line such as \`depends-on: #12, #15\`; ${RESTART}.`,
         };
     }
-    const value = (lines[0]?.[1] ?? '').trim();
-    const parts = value.split(/[\s,]+/).filter(Boolean);
-    const bad = parts.find((part) => !/^#?[1-9][0-9]{0,9}$/.test(part));
-    if (parts.length === 0 || bad !== undefined) {
-        const shown = value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value;
-        return {
-            kind: 'refused',
-            message: `the 'depends-on:' line in the body of issue #${issue} must list issue numbers such as '#12, #15'; got ${JSON.stringify(shown)}${bad !== undefined ? ` (${JSON.stringify(bad.slice(0, 20))} is no issue number)` : ''}`,
-        };
-    }
-    const issues = [...new Set(parts.map((part) => Number(part.replace('#', ''))))];
-    return checkDependencies(issues, issue, `the 'depends-on:' line in the body of issue #${issue}`);
+    return {
+        loopId,
+        title: `loop-controller did not start the loop \`${loopId}\`: the issue's \`depends-on:\` line could not be read.`,
+        // It quotes the issue body, anyone's text: escaped, so it can mention nobody and inject no HTML.
+        reason: markdownText(message, 600),
+        whatToDo: `Write the line with issue numbers of this repository only, e.g. \`depends-on: #12, #15\` or \`depends-on: [#12, #15]\` (at most ten), ${RESTART}.`,
+    };
 }
-/** The dependencies from the config and the issue body together, checked: ten at most, never the loop's own issue. */
-function checkDependencies(issues, ownIssue, where) {
-    const unique = [...new Set(issues)];
-    if (unique.length > MAX_DEPENDENCIES) {
-        return {
-            kind: 'refused',
-            message: `${where} names ${unique.length} issues; expected at most ${MAX_DEPENDENCIES}`,
-        };
-    }
-    if (ownIssue !== null && unique.includes(ownIssue)) {
-        return { kind: 'refused', message: `${where} names issue #${ownIssue} itself; a loop cannot wait for itself` };
-    }
-    return unique.length === 0 ? { kind: 'none' } : { kind: 'issues', issues: unique };
-}
-/** How a loop is named to people: `#12` for the loop of issue 12, else its id in backticks. */
-function nameOfLoop(loopId) {
-    const issue = /^issue-([1-9][0-9]*)$/.exec(loopId)?.[1];
-    return issue ? `#${issue}` : `\`${loopId}\``;
+/** The loop would wait in a cycle (`cycle`: loop ids from this loop round to it again). */
+function cycleRefusal(loopId, cycle) {
+    const links = cycle
+        .slice(0, -1)
+        .map((from, index) => from === cycle[index + 1]
+        ? `${nameOfLoop(from)} waits for itself`
+        : `${nameOfLoop(from)} waits for ${nameOfLoop(cycle[index + 1] ?? '')}`);
+    const next = cycle[1] ?? loopId;
+    const breakIt = next === loopId
+        ? `remove ${nameOfLoop(loopId)} from its own \`depends-on\``
+        : `remove ${nameOfLoop(next)} from this issue's \`depends-on:\` line (or from the loop config's \`depends-on\`)`;
+    return {
+        loopId,
+        title: `loop-controller did not queue the loop \`${loopId}\`: its \`depends-on\` would close a cycle, ${nameOfCycle(cycle)}.`,
+        reason: `${links.join(', ')}: none of them could be COMPLETE first, so none would ever start. This loop was not put in line (a place it had is given up); the loops in line keep theirs.`,
+        whatToDo: `Break the cycle: ${breakIt}, ${RESTART}. Or drop another loop of the cycle with \`/loop abort\` on its issue.`,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/version.ts
 /** The version of loop-controller, named in messages (e.g. when a state is from a newer version). */
-const version_VERSION = '1.0.0';
+const VERSION = '1.0.0';
+
+;// CONCATENATED MODULE: ./src/action/abort-beside.ts
+/**
+ * An abort applied beside a running iteration (a dashboard tick, `/loop abort` on the loop's pull
+ * request, which run outside the loop's concurrency group): "an iteration already running finishes its
+ * work", so its slot must not go to the next loop until that work ends.
+ */
+
+
+/**
+ * A loop a person aborted while an iteration of it may run in another job: the run recorded with its
+ * slot is not this one and GitHub says it has not completed, or its next iteration is dispatched (that
+ * job may be running it, a fan-out `plan` for one). Its slot is marked `stopping` and kept, so no loop
+ * starts beside that iteration; the loop's own job gives it back when it ends, and the sweeper frees a
+ * stopping slot whose job died. True when kept.
+ */
+async function keptForRunningJob(run, input, state, deps) {
+    const slots = slotStore(run, input.root);
+    const holder = (await slots.current()).running.find((candidate) => candidate.loopId === input.loopId);
+    if (!holder || holder.run === run.runId)
+        return false;
+    const next = state.dispatch;
+    const dispatched = next !== undefined && next.iteration === state.iteration + 1 && next.failed === undefined;
+    const where = dispatched ? `iteration ${next.iteration} is dispatched` : await runStillGoing(holder.run, input, deps);
+    if (where === null)
+        return false;
+    const kept = await slots.update([], (record) => {
+        const still = record.running.some((candidate) => candidate.loopId === input.loopId && candidate.run === holder.run);
+        return { record: still ? markStopping(record, input.loopId) : record, result: still };
+    });
+    if (kept) {
+        deps.logger.info(`Loop ${input.loopId} is aborted, but ${where}: its slot is kept until that job ends and gives it back.`);
+    }
+    return kept;
+}
+/** `its iteration still runs in run N` while GitHub says run N has not completed, else null. */
+async function runStillGoing(runId, input, deps) {
+    if (runId === undefined)
+        return null;
+    try {
+        const { status } = await deps.github.getWorkflowRun(runId);
+        return status === 'completed' ? null : `its iteration still runs in run ${runId}`;
+    }
+    catch (error) {
+        deps.logger.warning(`Whether run ${runId} of loop ${input.loopId} still runs is unknown (${error instanceof Error ? error.message : String(error)}); its slot is given back now.`);
+        return null;
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/frames.ts
 /**
@@ -39407,10 +39996,10 @@ function packageScriptChanges(before, after) {
     for (const [name, command] of Object.entries(old)) {
         const replaced = now[name];
         if (replaced === undefined)
-            findings.push(`script '${name}' removed (was ${quote(command)})`);
+            findings.push(`script '${name}' removed (was ${package_scripts_quote(command)})`);
         else if (replaced !== command) {
             const neutered = CANNOT_FAIL.test(replaced) && !CANNOT_FAIL.test(command) ? ', which can no longer fail' : '';
-            findings.push(`script '${name}' changed from ${quote(command)} to ${quote(replaced)}${neutered}`);
+            findings.push(`script '${name}' changed from ${package_scripts_quote(command)} to ${package_scripts_quote(replaced)}${neutered}`);
         }
     }
     return findings;
@@ -39431,7 +40020,7 @@ function scriptsOf(text) {
         return {};
     return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === 'string'));
 }
-function quote(command) {
+function package_scripts_quote(command) {
     return `'${command.length > 80 ? `${command.slice(0, 77)}...` : command}'`;
 }
 
@@ -47775,7 +48364,38 @@ function metricsLine(model) {
 
 
 
+;// CONCATENATED MODULE: ./src/action/store-warnings.ts
+/** The warnings of one job's store, each once, in the order they came. */
+class StoreWarnings {
+    seen = new Set();
+    get messages() {
+        return [...this.seen];
+    }
+    /** Where the store's notes go: warnings to the log's annotations and this list, the rest to the log. */
+    sink(logger) {
+        return (message, level) => {
+            if (level === 'info')
+                return logger.info(message);
+            if (this.seen.has(message))
+                return;
+            this.seen.add(message);
+            logger.warning(`State store: ${message}`);
+        };
+    }
+}
+/**
+ * The block the summary and the status comment carry while the store warned in this job, or '' when
+ * it did not. `redact` is the report's own (a message may quote an API's answer).
+ */
+function storeWarningsNote(messages, redact) {
+    if (messages.length === 0)
+        return '';
+    const lines = messages.map((message) => `> - ${redact(message).replace(/\s+/g, ' ')}`);
+    return `> [!WARNING]\n> The state store lost, rolled back or did not mirror data in this job:\n${lines.join('\n')}\n`;
+}
+
 ;// CONCATENATED MODULE: ./src/action/report.ts
+
 
 
 
@@ -47812,6 +48432,7 @@ async function report(run, input, deps) {
     const view = buildReportView(model);
     // Nothing scheduled the next iteration: said wherever people look.
     const dispatchNote = redact(dispatchFailureNote(state));
+    const storeNote = storeWarningsNote(input.storeWarnings ?? [], redact);
     // The end state's annotation comes first and counts against GitHub's 10 per step, so it is never
     // the one dropped.
     const failsJob = view.endState !== null && isStopped(view.state) && (input.failOn ?? []).includes(view.state);
@@ -47828,18 +48449,20 @@ async function report(run, input, deps) {
         await io.writeSummary(`\n${dispatchNote}`);
     else {
         const summary = renderSummary(model, { redact, overflowLocations: overflow });
-        await io.writeSummary(input.isolation ? `${summary}\n${isolationLine(input.isolation)}\n` : summary);
+        const withStore = storeNote ? `${summary}\n${storeNote}` : summary;
+        await io.writeSummary(input.isolation ? `${withStore}\n${isolationLine(input.isolation)}\n` : withStore);
     }
     for (const issueNumber of commentTargets(run.event.subject.number, state)) {
         const rendered = renderComment(model, { redact, postedOn: issueNumber });
-        const body = dispatchNote ? `${rendered}\n${dispatchNote}` : rendered;
+        const body = [rendered, storeNote, dispatchNote].filter(Boolean).join('\n');
         try {
             const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body });
             io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
         }
         catch (error) {
-            // The summary says it all too: the loop goes on without its comment rather than stop here.
-            if (!(error instanceof GitHubPermissionError))
+            // The summary says it all too: the loop goes on without its comment rather than stop here
+            // (and, past the rate limit, on to its re-dispatch, which records a failure the sweeper reads).
+            if (!(error instanceof GitHubPermissionError) && !(error instanceof GitHubRateLimitedError))
                 throw error;
             io.warning(redact(`${error.message} Until then the loop goes on without its status comment on #${issueNumber}.`));
         }
@@ -47931,6 +48554,165 @@ async function reportAbortedInLine(run, input, deps) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/action/closed-in-line.ts
+/**
+ * A queued loop whose issue was closed while it waited: nothing reacts to `issues: closed`, so the job
+ * that is about to start it asks GitHub first. Such a loop is not started: it leaves the line BLOCKED
+ * (reopen the issue and `/loop resume` to run it after all), and its status comment says why.
+ */
+
+
+
+
+const SAVE_ATTEMPTS = 3;
+/**
+ * The loop's issue when GitHub says it is closed; null for an open one, a loop not from an issue, or
+ * an answer that did not come (then it starts: a token without `issues: read` must not strand it).
+ */
+async function closedIssueOf(state, deps) {
+    if (state.task?.source !== 'issue')
+        return null;
+    try {
+        return (await deps.github.getIssueState(state.task.number)) === 'closed' ? state.task.number : null;
+    }
+    catch (error) {
+        deps.logger.warning(`Whether issue #${state.task.number} is still open is unknown (${error instanceof Error ? error.message : String(error)}); its loop starts.`);
+        return null;
+    }
+}
+/** Why a closed issue's loop was not started, as its state and comment say it. */
+function closedIssueReason(issue) {
+    return `issue #${issue} was closed while the loop waited for a slot, so it was not started; reopen the issue and \`/loop resume\` to run it after all`;
+}
+/**
+ * Saves the loop BLOCKED (under compare-and-swap; a loop that moved meanwhile is left as it is) and
+ * rewrites its status comment. Only the loop's comment: this job's summary and outputs are its own loop's.
+ */
+async function blockClosed(input, deps) {
+    const reason = closedIssueReason(input.issue);
+    let state = null;
+    for (let attempt = 1; attempt <= SAVE_ATTEMPTS && state === null; attempt++) {
+        const loaded = await deps.store.load(input.loopId);
+        if (!loaded || (loaded.state.status !== 'queued' && loaded.state.status !== 'running'))
+            return;
+        const blocked = markBlocked(loaded.state, reason, deps.clock.now()).state;
+        try {
+            await deps.store.save(input.loopId, blocked, loaded.version);
+            state = blocked;
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= SAVE_ATTEMPTS)
+                throw error;
+        }
+    }
+    if (state === null)
+        return;
+    deps.logger.info(`Loop ${input.loopId} was not started: ${reason}.`);
+    await reportBlockedElsewhere(input, state, deps);
+}
+/**
+ * The status comment of a loop another job saved BLOCKED (a closed issue's, or one whose job died,
+ * found by the sweeper): only the loop's comment, as this job's summary and outputs are not its.
+ * A failure only warns.
+ */
+async function reportBlockedElsewhere(input, state, deps) {
+    const ended = { kind: 'ESCALATE', reason: state.statusReason };
+    const result = finish('blocked', state, ended, ended, {}, null);
+    const otherLoop = {
+        ...input.run,
+        hasStepSummary: false,
+        event: { ...input.run.event, subject: { ...input.run.event.subject, number: null } },
+    };
+    const io = {
+        info: (message) => deps.io.info(message),
+        writeSummary: async () => { },
+        setOutput: () => { },
+        warning: (message) => deps.logger.warning(message),
+        // `fail-on` is empty: this job is not the loop's, and stays as its own work makes it.
+        annotateError: (message) => deps.logger.warning(message),
+        setFailed: (message) => deps.logger.warning(message),
+    };
+    await report(otherLoop, { loopId: input.loopId, state, outcome: 'blocked', result, root: input.root, failOn: [] }, { github: deps.github, io, redact: deps.redact }).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId}'s status comment does not say it is BLOCKED (${error instanceof Error ? error.message : String(error)}).`)));
+}
+
+;// CONCATENATED MODULE: ./src/action/hand-over.ts
+
+/** Whether this job runs outside its loop's concurrency group and must not iterate itself. */
+function outsideLoopGroup(run) {
+    return run.settings.dispatch && run.event.name === 'issue_comment' && run.event.subject.isPullRequest;
+}
+/**
+ * Dispatches the loop's next iteration instead of running it here. Returns the state it dispatched for
+ * (and why the dispatch failed, if it did), or null when there is no loop yet (a `/loop start` on a pull
+ * request: nothing else of it can run, so its first iteration runs in this job).
+ */
+async function handOverIteration(run, loopId, deps) {
+    const state = (await deps.store.load(loopId))?.state;
+    if (!state)
+        return null;
+    if (state.status !== 'running')
+        return { state, failed: null };
+    deps.logger.info(`A comment on a pull request runs outside loop ${loopId}'s concurrency group: its iteration is dispatched to run there.`);
+    const failed = await redispatch(run, { loopId, state }, deps);
+    return { state: failed?.state ?? state, failed: failed?.message ?? null };
+}
+
+;// CONCATENATED MODULE: ./src/action/queued-status.ts
+/**
+ * A queued loop's status, said: saved under compare-and-swap (a loop that ended meanwhile is left as it
+ * is) and told in its status comment and the job summary.
+ */
+
+
+
+
+
+
+const queued_status_SAVE_ATTEMPTS = 3;
+/** Saves the loop's status under compare-and-swap, loading again when another job saved between. */
+async function saveStatus(loopId, status, statusReason, deps, fromRunning = false) {
+    for (let attempt = 1;; attempt++) {
+        const loaded = await deps.store.load(loopId);
+        if (!loaded)
+            throw new Error(`loop ${loopId} has no state to mark ${status}`);
+        // Only a queued loop changes here (and a resumed one, `running`, that queues): one that ended
+        // meanwhile is left as it is.
+        const from = loaded.state.status;
+        if (from !== 'queued' && from !== status && !(fromRunning && from === 'running'))
+            return loaded;
+        const state = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() };
+        try {
+            return { state, version: await deps.store.save(loopId, state, loaded.version) };
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= queued_status_SAVE_ATTEMPTS)
+                throw error;
+        }
+    }
+}
+async function reportQueued(run, input, deps) {
+    const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
+    const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop));
+    if (input.summary !== false && run.hasStepSummary)
+        await deps.io.writeSummary(body);
+    const subject = input.summary !== false ? run.event.subject.number : null;
+    for (const issueNumber of commentTargets(subject, input.state)) {
+        try {
+            const comment = await deps.github.upsertStickyComment({
+                issueNumber,
+                marker: stickyCommentMarker(input.loopId),
+                body,
+            });
+            deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+        }
+        catch (error) {
+            if (!(error instanceof GitHubPermissionError))
+                throw error;
+            deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`));
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/action/commit-identity.ts
 /** The identity of the loop's commits (passed per command, never written to git config). */
 const COMMIT_IDENTITY = {
@@ -47938,6 +48720,8 @@ const COMMIT_IDENTITY = {
     email: '41898282+github-actions[bot]@users.noreply.github.com',
 };
 
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
+var github = __nccwpck_require__(61351);
 ;// CONCATENATED MODULE: ./src/domain/agents/types.ts
 /**
  * What the loop knows of an agent CLI it drives: how to call it without a person at the keyboard, and
@@ -48007,6 +48791,31 @@ function parseSecretLines(text, env) {
             secrets[name] = value;
     });
     return { secrets, missing, problems };
+}
+
+;// CONCATENATED MODULE: ./src/config/job-time-inputs.ts
+/**
+ * `budget-minutes` against the time a job has: GitHub ends a job on a GitHub-hosted runner after 6
+ * hours, and the workflow's `timeout-minutes` (the reusable workflow's default is 60) cancels it
+ * sooner. A budget past either lets a job start an iteration it cannot finish, killed with no report
+ * and no re-dispatch, so such a budget is refused before anything runs.
+ */
+/** GitHub's 6-hour job limit on its hosted runners (360 minutes), less 10 for set-up and the report. */
+const MAX_BUDGET_MINUTES = 350;
+/**
+ * What a job needs besides its iterations (checkout, restoring the trail, the report, the re-dispatch):
+ * a budget must leave this much of the job's timeout.
+ */
+const JOB_TIMEOUT_MARGIN_MINUTES = 5;
+/** The problem with `budget-minutes` for a job that times out after `jobTimeoutMinutes`, or null. */
+function budgetBeyondJobTimeoutProblem(budgetMinutes, jobTimeoutMinutes) {
+    if (budgetMinutes === undefined || jobTimeoutMinutes === undefined)
+        return null;
+    if (budgetMinutes + JOB_TIMEOUT_MARGIN_MINUTES <= jobTimeoutMinutes)
+        return null;
+    return (`Input 'budget-minutes' must leave ${JOB_TIMEOUT_MARGIN_MINUTES} minutes of the job's timeout for set-up and the report; ` +
+        `got 'budget-minutes: ${budgetMinutes}' with 'job-timeout-minutes: ${jobTimeoutMinutes}' (the job's timeout-minutes). ` +
+        `Lower 'budget-minutes' to ${Math.max(0, jobTimeoutMinutes - JOB_TIMEOUT_MARGIN_MINUTES)} or less, or raise the job's timeout-minutes.`);
 }
 
 ;// CONCATENATED MODULE: ./src/config/loop-id.ts
@@ -48081,6 +48890,7 @@ function deriveLoopId(event) {
 
 
 
+
 const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
 const ACTION_COMMANDS = [
     'run',
@@ -48136,12 +48946,15 @@ const fields = {
         schema: schemas/* string */.YjP()
             .regex(/^\d+(\.\d+)?$/)
             .transform(Number)
-            .pipe(schemas/* number */.aig()
-            .min(0)
-            .max(60 * 24 * 30))
+            .pipe(schemas/* number */.aig().min(0).lt(MAX_BUDGET_MINUTES))
             // 0 is what the input's description offers for one iteration per job, as empty is.
             .transform((minutes) => (minutes === 0 ? undefined : minutes)),
-        expected: 'a number of minutes from 0 to 43200 (empty or 0: one iteration per job)',
+        expected: `a number of minutes below ${MAX_BUDGET_MINUTES} (GitHub ends a job on its runners after 6 hours; empty or 0: one iteration per job)`,
+    },
+    // Up to the 5 days a job may run on a self-hosted runner.
+    jobTimeoutMinutes: {
+        schema: wholeNumber(1, 60 * 24 * 5),
+        expected: "a whole number of minutes from 1 to 7200 (the job's timeout-minutes)",
     },
     store: { schema: schemas/* enum */.k5n(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
     command: { schema: schemas/* enum */.k5n(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
@@ -48231,6 +49044,10 @@ function parseActionInputs(getInput, event, env = {}) {
     const fanOutBudget = budgetMinutesInFanOutProblem(command, budgetMinutes);
     if (fanOutBudget)
         problems.push(fanOutBudget);
+    const jobTimeoutMinutes = parse(Inputs.JobTimeoutMinutes, fields.jobTimeoutMinutes);
+    const beyondTimeout = budgetBeyondJobTimeoutProblem(budgetMinutes, jobTimeoutMinutes);
+    if (beyondTimeout)
+        problems.push(beyondTimeout);
     const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
     const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation);
     const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES]);
@@ -48315,6 +49132,7 @@ function parseActionInputs(getInput, event, env = {}) {
         leg,
         verifyResult,
         personCommand,
+        jobTimeoutMinutes,
     };
 }
 /**
@@ -48439,6 +49257,7 @@ function requireRunId(run) {
 
 
 
+
 /**
  * Where the git store's state branch lives and who writes it, for every reader and writer of it (the
  * loop's store, the queue, other loops' states): the job's token, never a push-token PAT, so a state
@@ -48460,6 +49279,7 @@ function defaultRunnerTemp(run, root) {
 }
 async function createStore(input) {
     const { run, runnerTemp, root, logger } = input;
+    const onNote = (input.warnings ?? new StoreWarnings()).sink(logger);
     const auditDirOf = (loopId) => (typeof input.loopDir === 'string' ? input.loopDir : input.loopDir(loopId));
     const { settings, env } = run;
     const { ArtifactStore, AutoStore, CacheStore, GitStore } = await Promise.all(/* import() */[__nccwpck_require__.e(664), __nccwpck_require__.e(699)]).then(__nccwpck_require__.bind(__nccwpck_require__, 31699));
@@ -48477,7 +49297,7 @@ async function createStore(input) {
         workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'artifacts'),
         auditDir: auditDirOf,
         env,
-        onNote: (note) => logger.info(note),
+        onNote,
     });
     if (settings.store === 'cache' || settings.store === 'auto')
         warnOffDefaultBranch(run, logger);
@@ -48493,14 +49313,14 @@ async function createStore(input) {
             const store = new GitStore({
                 ...stateBranchOptions(run, root, runnerTemp),
                 auditDir: auditDirOf,
-                toolVersion: version_VERSION,
+                toolVersion: VERSION,
                 ...runIdentity,
             });
             return { store, auditSource: store };
         }
         default: {
             const mirror = artifact();
-            return { store: new AutoStore(cache(), mirror, { onNote: (note) => logger.info(note) }), auditSource: mirror };
+            return { store: new AutoStore(cache(), mirror, { onNote }), auditSource: mirror };
         }
     }
 }
@@ -48558,32 +49378,47 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
 
 
 
-/** The issue body's `depends-on:` line could not be read: the start is refused and the person told why. */
+
+
+/**
+ * A `depends-on` the start is refused for: the issue body's line could not be read (`issue`), or the
+ * loop config's list names the loop's own issue (`config`). The person who started the loop is told why.
+ */
 class DependsOnRefusedError extends ConfigError {
+    source;
     name = 'DependsOnRefusedError';
+    constructor(message, source = 'issue') {
+        super(message);
+        this.source = source;
+    }
 }
-const SAVE_ATTEMPTS = 3;
 /**
  * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
- * event is about (untrusted text: issue numbers only). A bad line is the user's to fix.
+ * event is about (untrusted text: issue numbers of this repository only). A bad line, or a config list
+ * that names the loop's own issue (a config shared by every issue's loop), is the user's to fix.
  */
-function dependenciesOf(run, config) {
+function dependenciesOf(run, config, loopId) {
     const issue = slots_record(run.event.payload.issue);
-    const ownIssue = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null;
+    const issueNumber = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null;
+    // A queued loop's dispatched job carries no issue: its loop id still names its issue.
+    const ownIssue = issueNumber ?? (loopId === undefined ? null : issueOfLoop(loopId));
     let fromBody = [];
     // Read when the issue starts the loop (its label, `/loop start`); a later edit of the body changes nothing.
     const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start';
-    if (starts && ownIssue !== null && typeof issue?.body === 'string') {
-        const line = parseDependsOnLine(issue.body, ownIssue);
+    if (starts && issueNumber !== null && typeof issue?.body === 'string') {
+        const line = parseDependsOnLine(issue.body, issueNumber, run.repository ?? null);
         if (line.kind === 'refused')
             throw new DependsOnRefusedError(`depends-on: ${line.message}.`);
         if (line.kind === 'issues')
             fromBody = line.issues;
     }
     const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')));
+    if (ownIssue !== null && fromConfig.includes(ownIssue)) {
+        throw new DependsOnRefusedError(`depends-on: the loop config's 'depends-on' names issue #${ownIssue}, the issue of this loop itself; a loop cannot wait for itself. A 'depends-on' in the loop config applies to every loop that uses that config.`, 'config');
+    }
     const checked = checkDependencies([...fromConfig, ...fromBody], ownIssue, "'depends-on' (the loop config and the issue body)");
     if (checked.kind === 'refused')
-        throw new ConfigError(`depends-on: ${checked.message}.`);
+        throw new DependsOnRefusedError(`depends-on: ${checked.message}.`);
     return checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : [];
 }
 function slotStore(run, root) {
@@ -48596,7 +49431,7 @@ function slotStore(run, root) {
 function otherLoopsStore(run, root) {
     return new git_store/* GitStore */.W({
         ...stateBranchOptions(run, root),
-        toolVersion: version_VERSION,
+        toolVersion: VERSION,
         ...(run.runId !== undefined ? { runId: run.runId } : {}),
         ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
     });
@@ -48607,13 +49442,21 @@ function slotDeps(run, root, deps) {
         clock: deps.clock,
         logger: deps.logger,
         start: async (entry) => {
-            const state = (await otherLoopsStore(run, root).load(entry.loopId))?.state;
+            const store = otherLoopsStore(run, root);
+            const state = (await store.load(entry.loopId))?.state;
+            // A loop whose issue was closed while it waited is not started (nothing reacts to `issues: closed`).
+            const closed = state ? await closedIssueOf(state, deps) : null;
+            if (state && closed !== null) {
+                await blockClosed({ run, root, loopId: entry.loopId, issue: closed }, { ...deps, store });
+                return { dropped: `its issue #${closed} is closed` };
+            }
             const iteration = (state?.iteration ?? 0) + 1;
-            await deps.github.dispatchWorkflow({
+            const dispatched = await deps.github.dispatchWorkflow({
                 workflow: entry.workflow,
                 ref: entry.ref,
                 inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
             });
+            return dispatched.runId !== undefined ? String(dispatched.runId) : undefined;
         },
     };
 }
@@ -48626,24 +49469,19 @@ function slotsQueue(run, root, store) {
 }
 /**
  * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
- * `queued`, reported), and the job ends here, green.
+ * `queued`, reported) or refused for its `depends-on` (an unreadable line, the config naming the loop's
+ * own issue, a cycle: told on the issue), and the job ends here, green.
  */
 async function takeSlot(run, input, deps) {
     const limit = run.settings.maxLoops;
     let dependsOn;
     try {
-        dependsOn = dependenciesOf(run, input.config);
+        dependsOn = dependenciesOf(run, input.config, input.loopId);
     }
     catch (error) {
         if (!(error instanceof DependsOnRefusedError))
             throw error;
-        await deps.reportRefusal({
-            loopId: input.loopId,
-            title: `loop-controller did not start the loop \`${input.loopId}\`: the issue's \`depends-on:\` line could not be read.`,
-            // It quotes the issue body, anyone's text: escaped, so it can mention nobody and inject no HTML.
-            reason: markdownText(error.message, 600),
-            whatToDo: 'Write the line with issue numbers only, e.g. `depends-on: #12, #15` (at most ten), then start the loop again.',
-        });
+        await deps.reportRefusal(dependsOnRefusal(input.loopId, error.message, error.source));
         deps.io.setOutput(Outputs.Status, 'refused');
         return false;
     }
@@ -48665,6 +49503,11 @@ async function takeSlot(run, input, deps) {
         deps.logger.warning(`max-loops and depends-on need GITHUB_WORKFLOW_REF to dispatch queued loops; got '${run.workflowRef}'. The loop runs unqueued.`);
         return true;
     }
+    const slots = slotDeps(run, input.root, deps);
+    // A new loop that would wait in a cycle is refused before it has a state, so a start after the fix is fresh.
+    const cycle = loaded || dependsOn.length === 0 ? null : await cycleOf({ loopId: input.loopId, dependsOn }, slots.slots);
+    if (cycle)
+        return refuseCycle(input.loopId, cycle, deps);
     // The state exists before the loop is in line: a job that admits it later finds its task there.
     let current = loaded ?? (await saveNew(run, input, deps));
     const verdict = await askForSlot({
@@ -48672,8 +49515,19 @@ async function takeSlot(run, input, deps) {
         dependsOn,
         workflow: target.file,
         ref: dispatchRef(target.ref, run.event.defaultBranch),
-        started: current.state.status !== 'queued' && current.state.iteration > 0,
-    }, limit, slotDeps(run, input.root, deps));
+        // A person's resume runs a loop that gave its slot back when it ended: it queues like a new one.
+        started: current.state.status !== 'queued' && current.state.iteration > 0 && !asksResume(run),
+        // The run that has the loop: not a pull request comment's job, which hands an existing loop's
+        // iteration to a dispatch instead of running it.
+        ...(run.runId !== undefined && !(outsideLoopGroup(run) && loaded) ? { run: run.runId } : {}),
+    }, limit, slots);
+    if (verdict.kind === 'cycle') {
+        // Out of line (a place it had is given up); its state says why, and a start after the fix asks again.
+        if (current.state.status === 'queued') {
+            await saveStatus(input.loopId, 'queued', `refused: its depends-on would close a cycle, ${nameOfCycle(verdict.cycle)}`, deps);
+        }
+        return refuseCycle(input.loopId, verdict.cycle, deps);
+    }
     if (verdict.kind === 'admitted') {
         deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`);
         if (current.state.status === 'queued') {
@@ -48689,7 +49543,8 @@ async function takeSlot(run, input, deps) {
         position,
         dependsOn,
     });
-    current = await saveStatus(input.loopId, 'queued', reason, deps);
+    // A resumed loop is `running` until here; it waits in line `queued` like any other.
+    current = await saveStatus(input.loopId, 'queued', reason, deps, asksResume(run));
     await reportQueued(run, { loopId: input.loopId, state: current.state, wait: verdict.wait }, deps);
     deps.io.setOutput(Outputs.Status, 'queued');
     return false;
@@ -48710,6 +49565,9 @@ async function slots_releaseSlot(run, input, deps) {
         return;
     const slots = slotDeps(run, input.root, deps);
     try {
+        // An iteration that runs on in another job keeps the slot until that job ends (it gives it back).
+        if (state.status === 'aborted' && !input.endedHere && (await keptForRunningJob(run, input, state, deps)))
+            return;
         const released = await giveBackSlot(input.loopId, limit, slots);
         if (released.released)
             deps.logger.info(`Loop ${input.loopId} gave its slot back.`);
@@ -48735,6 +49593,36 @@ async function slots_releaseSlot(run, input, deps) {
     catch (error) {
         deps.logger.warning(`The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`);
     }
+}
+async function refuseCycle(loopId, cycle, deps) {
+    await deps.reportRefusal(cycleRefusal(loopId, cycle));
+    deps.io.setOutput(Outputs.Status, 'refused');
+    return false;
+}
+/**
+ * A dashboard tick resumed `loopId` (BLOCKED or capped, its slot given back when it ended): before its
+ * next iteration is dispatched it asks for a slot like a new loop. Returns the state to go on with:
+ * `running` (a slot is its; dispatch it) or `queued` (saved and told so; it starts when a slot frees).
+ */
+async function queueResumed(run, input, deps) {
+    const limit = run.settings.maxLoops;
+    const target = parseWorkflowRef(run.workflowRef ?? '');
+    if (limit === null || deps.store.kind !== 'git' || input.state.status !== 'running' || !target)
+        return input.state;
+    const verdict = await askForSlot({
+        loopId: input.loopId,
+        dependsOn: [],
+        workflow: target.file,
+        ref: dispatchRef(target.ref, run.event.defaultBranch),
+        started: false,
+    }, limit, slotDeps(run, input.root, deps));
+    // A resumed loop names no dependency here, so it cannot close a cycle.
+    if (verdict.kind === 'admitted' || verdict.kind === 'cycle')
+        return input.state;
+    const reason = queuedReason(verdict.wait, nameOfLoop);
+    const saved = await saveStatus(input.loopId, 'queued', reason, deps, true);
+    await reportQueued(run, { loopId: input.loopId, state: saved.state, wait: verdict.wait, summary: false }, deps);
+    return saved.state;
 }
 async function journey(deps, type, message, data) {
     await deps.restoreAudit();
@@ -48762,53 +49650,19 @@ async function saveNew(run, input, deps) {
         return again;
     }
 }
-/** Saves the loop's status under compare-and-swap, loading again when another job saved between. */
-async function saveStatus(loopId, status, statusReason, deps) {
-    for (let attempt = 1;; attempt++) {
-        const loaded = await deps.store.load(loopId);
-        if (!loaded)
-            throw new Error(`loop ${loopId} has no state to mark ${status}`);
-        // Only a queued loop changes here: one that runs or ended meanwhile is left as it is.
-        if (loaded.state.status !== 'queued' && loaded.state.status !== status)
-            return loaded;
-        const state = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() };
-        try {
-            return { state, version: await deps.store.save(loopId, state, loaded.version) };
-        }
-        catch (error) {
-            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= SAVE_ATTEMPTS)
-                throw error;
-        }
-    }
-}
-async function reportQueued(run, input, deps) {
-    const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
-    const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop));
-    if (input.summary !== false && run.hasStepSummary)
-        await deps.io.writeSummary(body);
-    const subject = input.summary !== false ? run.event.subject.number : null;
-    for (const issueNumber of commentTargets(subject, input.state)) {
-        try {
-            const comment = await deps.github.upsertStickyComment({
-                issueNumber,
-                marker: stickyCommentMarker(input.loopId),
-                body,
-            });
-            deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
-        }
-        catch (error) {
-            if (!(error instanceof GitHubPermissionError))
-                throw error;
-            deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`));
-        }
-    }
-}
 /** This job's event is a person's abort: the `command` input, fan-out's `person-command`, or a comment or label. */
 function asksAbort(run) {
-    if (run.settings.command === 'abort' || run.settings.personCommand === 'abort')
+    return asksCommand(run, 'abort');
+}
+/** This job's event is a person's resume (of a loop that ended BLOCKED or capped, or waits). */
+function asksResume(run) {
+    return asksCommand(run, 'resume');
+}
+function asksCommand(run, kind) {
+    if (run.settings.command === kind || run.settings.personCommand === kind)
         return true;
     const intent = interpretEvent(run.event.name, run.event.payload);
-    return intent.kind === 'command' && intent.command.kind === 'abort';
+    return intent.kind === 'command' && intent.command.kind === kind;
 }
 function slots_record(value) {
     return typeof value === 'object' && value !== null ? value : undefined;
@@ -48840,7 +49694,7 @@ function dashboard_text(value) {
 }
 /** The dashboard issue through the job's token. */
 function dashboardIssues(run, owner, repo, logger) {
-    const octokit = createOctokit({ token: run.settings.githubToken, owner, repo, baseUrl: run.apiUrl, logger });
+    const octokit = (0,github_client/* createOctokit */.Q)({ token: run.settings.githubToken, owner, repo, baseUrl: run.apiUrl, logger });
     return new OctokitDashboardIssues(octokit, owner, repo);
 }
 function repositoryUrl(run) {
@@ -48931,6 +49785,9 @@ async function handleDashboardEdit(run, root, deps) {
             // An aborted loop gives its slot, or its place in line, to the next (as a `/loop abort` does).
             if (command.kind === 'abort')
                 await slots_releaseSlot(run, { loopId, state, root }, { ...deps, store });
+            // A resumed loop gave its slot back when it ended: it asks for one like a new loop (queued: no dispatch).
+            if (command.kind === 'resume')
+                return queueResumed(run, { loopId, state, root }, { ...deps, store });
             return state;
         },
         dispatch: async (loopId, state) => (await redispatch(run, { loopId, state }, { github: deps.github, logger, store, clock: deps.clock }))
@@ -50375,8 +51232,8 @@ class ChildProcessRunner {
 /** The longest a job runs on GitHub (5 days, on a self-hosted runner): no job's measured time is longer. */
 const MAX_JOB_WALL_MS = 5 * 24 * 60 * 60_000;
 /**
- * The plan's wall time plus the slowest leg's check time, each bounded to what a job can run. A leg
- * without a verdict counts 0: its check never ran on the candidate, or what it said was not taken.
+ * The plan's wall time plus the slowest leg's time, each bounded to what a job can run (`legTimeMs`
+ * gives a leg's).
  */
 function fanOutTimeElsewhereMs(planWallMs, legDurationsMs) {
     const slowestLeg = Math.max(0, ...legDurationsMs.map(boundedMs));
@@ -50385,6 +51242,15 @@ function fanOutTimeElsewhereMs(planWallMs, legDurationsMs) {
 /** A measured time as a whole number of ms within what a job can run (not a number: 0). */
 function boundedMs(ms) {
     return Number.isFinite(ms) ? Math.min(MAX_JOB_WALL_MS, Math.max(0, Math.round(ms))) : 0;
+}
+/**
+ * A leg's time on the critical path: what its verdict measured (its setup, its check, its flake
+ * check's re-runs), or, for a leg without a verdict (its job failed, hung or timed out before it
+ * reported), its check's `timeout`: the loop cannot see how long that job ran, and counting it 0 would
+ * leave a hung leg's time out of the loop's minutes.
+ */
+function legTimeMs(measuredMs, checkTimeoutSeconds) {
+    return boundedMs(measuredMs ?? checkTimeoutSeconds * 1000);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/flake-rerun.ts
@@ -50857,6 +51723,7 @@ function verdictArtifact(leg) {
  * and decide's matrix merges a check's shards through `src/domain/shards.ts`, as the single job does.
  */
 function legsOf(config) {
+    refuseNeedsBetweenLegs(config.checks);
     const legs = config.checks.flatMap((check) => {
         if (!isSharded(check))
             return [{ leg: check.name, check: check.name, artifact: verdictArtifact(check.name) }];
@@ -50879,6 +51746,37 @@ function legsOf(config) {
         byArtifact.set(artifact, leg);
     }
     return legs;
+}
+/**
+ * The legs of one iteration: every leg of `legsOf`, the legs of the `verify-only` checks only when
+ * `verifyOnly` (the iteration may reach VERIFY, `mayReachVerification`), as the single job runs them
+ * only in an iteration that reaches VERIFY.
+ */
+function iterationLegs(config, verifyOnly) {
+    const slow = new Set(config.checks.filter((c) => c['verify-only']).map((c) => c.name));
+    return legsOf(config).filter((leg) => verifyOnly || !slow.has(leg.check));
+}
+/**
+ * What a fresh runner of fan-out runs before the project's checks, and under which config key: the
+ * loop config's `verify-setup`, else its `install`; null when it has neither.
+ */
+function legSetupOf(config) {
+    if (config['verify-setup'] !== undefined)
+        return { key: 'verify-setup', command: config['verify-setup'] };
+    if (config.install !== undefined)
+        return { key: 'install', command: config.install };
+    return null;
+}
+/**
+ * Each leg is a job on its own runner: a check cannot see what another check built there, so a
+ * `needs` between checks cannot be honoured in fan-out and is refused, naming both checks.
+ */
+function refuseNeedsBetweenLegs(checks) {
+    const waiting = checks.find((check) => (check.needs ?? []).length > 0);
+    const needed = waiting?.needs[0];
+    if (!waiting || needed === undefined)
+        return;
+    throw new FanOutError(`checks.${waiting.name}.needs: check '${waiting.name}' needs '${needed}', and in fan-out each check runs in its own verify job on a fresh runner, so '${waiting.name}' would not see what '${needed}' made there. Remove the needs and put what every check needs first (an install, a build) in verify-setup, which each leg runs before its check; or run this loop with fan-out: false.`);
 }
 /** The key of a leg's run in `mergeVerdicts`' answer: the check's name, with `#<shard>` for a shard's. */
 function legRunKey(check, shard) {
@@ -51014,6 +51912,8 @@ const verdictFileSchema = schemas/* strictObject */.rej({
     tests: testVerdictsSchema.optional(),
     /** The leg's flake check of its failed run, re-run where it ran (`leg-flake.ts`); `run` stays the first run. */
     flakeCheck: legFlakeCheckSchema.optional(),
+    /** How long the leg's `verify-setup` ran before its check, in ms (decide counts it in the leg's time). */
+    setupMs: schemas/* number */.aig().int().nonnegative().max(MAX_JOB_WALL_MS).optional(),
 })
     .refine((verdict) => !verdict.flakeCheck || (failed(verdict.run) && !verdict.run.timedOut), {
     message: 'a flake check follows only a run that failed and did not time out',
@@ -51075,7 +51975,7 @@ function judgeLegs(legs, verdicts, expected, unreadable) {
         const problem = unreadable.get(leg.artifact);
         let reason = null;
         if (!verdict && problem !== undefined)
-            reason = `its verdict file is not valid (${problem})`;
+            reason = problem;
         else if (!verdict)
             reason = `no verdict was uploaded (the verify job's result: ${expected.verifyResult || 'unknown'})`;
         else if (mine.length > 1)
@@ -51101,19 +52001,23 @@ function judgeLegs(legs, verdicts, expected, unreadable) {
  * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them).
  */
 function mergeVerdicts(legs, verdicts, expected, 
-/** Verdict files that could not be read or failed validation, by artifact name, with what is wrong. */
+/** Legs whose artifact gave no verdict (a file not valid, a leg whose controller failed), by artifact name, with why. */
 unreadable = new Map()) {
     const judged = judgeLegs(legs, verdicts, expected, unreadable);
     const runs = new Map();
     const flakeChecks = new Map();
+    const legTimesMs = new Map();
     for (const { leg, verdict, reason } of judged) {
-        runs.set(legRunKey(leg.check, leg.shard), verdict ? verdict.run : noVerdict(leg.leg, reason));
+        const key = legRunKey(leg.check, leg.shard);
+        runs.set(key, verdict ? verdict.run : noVerdict(leg.leg, reason));
         if (verdict?.flakeCheck)
-            flakeChecks.set(legRunKey(leg.check, leg.shard), verdict.flakeCheck);
+            flakeChecks.set(key, verdict.flakeCheck);
+        if (verdict)
+            legTimesMs.set(key, (verdict.setupMs ?? 0) + verdict.run.durationMs + (verdict.flakeCheck?.durationMs ?? 0));
     }
     // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
     const tests = unionTests(judged.map(({ leg, verdict }) => Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`)))));
-    return { runs, tests, flakeChecks };
+    return { runs, tests, flakeChecks, legTimesMs };
 }
 
 ;// CONCATENATED MODULE: ./src/app/fan-out/candidate.ts
@@ -53394,10 +54298,45 @@ function withRefusals(run, record, refused) {
     return withEvents({ ...record, state }, record_event(deps.clock.now(), iteration, 'guard', `not committed: ${lines.join('; ')}`, { refused }));
 }
 
+;// CONCATENATED MODULE: ./src/domain/lost-state.ts
+/**
+ * A dispatched iteration that finds its loop's state missing, or older than the dispatch says it must
+ * be, met a store that lost data (a cache entry evicted, an artifact snapshot expired). Starting over
+ * quietly would forget the loop's history and budgets; going on from an older snapshot would redo
+ * iterations no one sees. Either way the loop stops BLOCKED with this reason, and a person decides.
+ */
+/** The store kinds (as `Store.kind` names them) and how each can lose a state. */
+const HOW_LOST = {
+    cache: 'the cache entry was evicted (unused for 7 days, or the repository over its cache quota) or saved on another ref',
+    artifact: 'the artifact snapshot expired (its retention days) or was deleted',
+    auto: 'the cache entry was evicted and the artifact snapshot expired or was never mirrored',
+    git: 'the state branch no longer holds it (deleted or rewritten)',
+    file: 'the state file is gone',
+};
+/**
+ * Why iteration `dispatched` cannot go on from what the store holds (`storedIteration`, null when it
+ * holds nothing), or null when it can: a first iteration, or a state at the iteration before it.
+ */
+function lostStateReason(storeKind, dispatched, storedIteration) {
+    if (dispatched === undefined || dispatched <= 1)
+        return null;
+    const how = HOW_LOST[storeKind] ?? 'the store no longer holds it';
+    const previous = dispatched - 1;
+    if (storedIteration === null) {
+        return (`the state of iteration ${previous} was not found in the ${storeKind} store: ${how}. ` +
+            `\`/loop resume\` restarts from iteration ${dispatched} with a fresh state (the failures, budgets and history of iterations 1 to ${previous} are lost; the loop's branch keeps their commits)`);
+    }
+    if (storedIteration >= previous)
+        return null;
+    return (`the stored state is of iteration ${storedIteration}, but iteration ${dispatched} was dispatched: the state of iteration ${previous} was lost from the ${storeKind} store (${how}). ` +
+        `\`/loop resume\` goes on from that older state with iteration ${storedIteration + 1}`);
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/restore.ts
 /**
  * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
  */
+
 
 
 
@@ -53428,6 +54367,7 @@ async function restoreAndDecide(input, deps, policy) {
             version: null,
         };
     }
+    record = withLostState(record, input, deps, now);
     record = await withLostCheckpoint(record, input, deps, now);
     const { state } = record;
     if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
@@ -53449,6 +54389,20 @@ async function restoreAndDecide(input, deps, policy) {
         now,
     };
 }
+/**
+ * A dispatched iteration whose state the store lost (none at all, or one older than the iteration
+ * before it) stops BLOCKED, saying so, instead of starting over or repeating iterations quietly.
+ */
+function withLostState(record, input, deps, now) {
+    const { state } = record;
+    const reason = lostStateReason(deps.store.kind, input.dispatchedIteration, record.loaded ? state.iteration : null);
+    if (reason === null || state.status === 'blocked' || restore_TERMINAL.includes(state.status))
+        return record;
+    deps.logger.warning(`Loop ${state.loopId}: ${reason}.`);
+    const blocked = markBlocked(state, reason, now);
+    return withEvents({ ...record, state: blocked.state }, ...blocked.events);
+}
+const restore_TERMINAL = ['complete', 'aborted', 'capped'];
 /**
  * The kill switch on the loop's own issue or pull request, read afresh at the start of every
  * iteration: a dispatched job's event carries no labels, so the label is seen only if the loop asks.
@@ -53525,6 +54479,31 @@ async function stageTasks(run, record) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/app/fan-out/plan-setup.ts
+/**
+ * The plan measures the loop's baseline on a fresh runner too: before it, the plan runs the legs' setup
+ * (`verify-setup`, else `install`), so that the baseline sees the checks as a leg does (installed and
+ * built), and not every check failing for a missing install.
+ */
+
+
+
+/** Runs the legs' setup when this iteration takes the baseline; a setup that fails is said, and the baseline records what it finds. */
+async function setupBeforeBaseline(run, record) {
+    const setup = legSetupOf(run.input.config);
+    if (record.state.baseline || setup === null)
+        return record;
+    const { deps, iteration } = run;
+    deps.logger.info(`Plan: ${setup.key} before the baseline.`);
+    const result = await deps.runner.run(command(run, setup.command, `${setup.key}.log`, INSTALL_TIMEOUT_MS));
+    usage(record.state, iteration, setup.key, 'before the baseline (fan-out plan)', result);
+    if (result.exitCode !== 0 || result.timedOut || result.spawnError !== undefined) {
+        const how = result.spawnError ?? (result.timedOut ? 'timed out' : `exit ${result.exitCode ?? result.signal}`);
+        deps.logger.warning(`Plan: ${setup.key} failed before the baseline (${how}); the baseline records the checks as they are.`);
+    }
+    return record;
+}
+
 ;// CONCATENATED MODULE: ./src/app/fan-out/plan.ts
 /**
  * The plan job of a fan-out iteration: the beginning of an iteration (restore, decide, begin, baseline,
@@ -53541,8 +54520,10 @@ async function stageTasks(run, record) {
 
 
 
-/** The single job's steps up to the verification, in its order. */
-const PLAN_STEPS = [baseline, act, guard, stageTasks];
+
+
+/** The single job's steps up to the verification, in its order, the baseline after the legs' setup. */
+const PLAN_STEPS = [setupBeforeBaseline, baseline, act, guard, stageTasks];
 /**
  * Plans one iteration on the loop's branch, checked out in `input.cwd`. `bundleFile`: where the
  * candidate's commits are written for the other jobs.
@@ -53553,7 +54534,7 @@ async function planIteration(input, deps) {
         throw new Error('fan-out needs the loop to commit its work (commit.enabled and a git checkout): the candidate travels as commits');
     }
     // A matrix GitHub would not run is refused before any work is done.
-    const legs = legsOf(input.config);
+    legsOf(input.config);
     const policy = policyFromConfig(input.config);
     const restored = await restoreAndDecide(input, deps, policy);
     const none = (reason, stateVersion) => ({
@@ -53593,7 +54574,9 @@ async function planIteration(input, deps) {
             candidate,
             // Measured last, after the bundle: decide counts the plan's whole part of the iteration.
             report: reportOf(record, run.iteration, hadBaseline, Date.now() - run.startedAt),
-            legs,
+            // The slow verify-only checks are legs only where the single job could run them: where this
+            // iteration reaches VERIFY if its checks pass (decide replays them only where they do, `iteration/verify.ts`).
+            legs: iterationLegs(input.config, mayReachVerification(run.stage, record.state, policy)),
         },
         nothing: null,
         bundled,
@@ -53671,8 +54654,11 @@ async function flakeCheckInLeg(input, deps, live, logDir, env, logName) {
 
 
 
+
 /** The most output a verdict carries (head and tail, as the runner keeps them). */
 const MAX_OUTPUT_CHARS = 200 * 1024;
+/** The longest a leg's setup runs (an install and a build), as the single job's `install`. */
+const SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS;
 /** Runs `leg`'s check in `input.cwd` (the candidate checked out) and returns its verdict. */
 async function verifyLeg(input, deps, plan, leg) {
     const config = legConfig(input.config, leg);
@@ -53682,6 +54668,9 @@ async function verifyLeg(input, deps, plan, leg) {
     const checkEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} });
     const projectEnv = withPathFirst(checkEnv, [(0,external_node_path_.join)(input.cwd, 'node_modules', '.bin')], external_node_path_.delimiter);
     const logDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(plan.iteration), 'verify');
+    const setup = await legSetup(input, deps, leg, projectEnv, logDir);
+    if (setup?.failed)
+        return verify_leg_verdictOf(plan, leg, { run: setup.failed, setupMs: setup.durationMs });
     const [live] = await verify(legInput, deps, logDir, projectEnv, plan.iteration, false, [leg.check]);
     const result = live?.outcome.result;
     const run = result
@@ -53720,6 +54709,14 @@ async function verifyLeg(input, deps, plan, leg) {
     if (dropped > 0) {
         deps.logger.warning(`Leg ${leg.leg}: ${dropped} JUnit verdict(s) left out of the verdict file (the passing ones first).`);
     }
+    return verify_leg_verdictOf(plan, leg, {
+        run,
+        ...(Object.keys(tests).length > 0 ? { tests } : {}),
+        ...(flakeCheck ? { flakeCheck } : {}),
+        ...(setup ? { setupMs: setup.durationMs } : {}),
+    });
+}
+function verify_leg_verdictOf(plan, leg, what) {
     return {
         version: 1,
         loopId: plan.loopId,
@@ -53727,9 +54724,53 @@ async function verifyLeg(input, deps, plan, leg) {
         candidate: plan.candidate,
         leg: leg.leg,
         check: leg.check,
-        run,
-        ...(Object.keys(tests).length > 0 ? { tests } : {}),
-        ...(flakeCheck ? { flakeCheck } : {}),
+        ...what,
+    };
+}
+/**
+ * The leg's `verify-setup` (else the config's `install`), run on the leg's fresh runner before its
+ * check, as a check runs (the same environment, isolation and log folder): null when there is none.
+ * A setup that fails is the check's run, an `error` whose output is the setup's, and the check is not run.
+ */
+async function legSetup(input, deps, leg, env, logDir) {
+    const setup = legSetupOf(input.config);
+    if (setup === null)
+        return null;
+    const { key } = setup;
+    deps.logger.info(`Leg ${leg.leg}: ${key} before the check.`);
+    const logFile = (0,external_node_path_.join)(logDir, `${key}.log`);
+    const result = await deps.runner.run({
+        command: setup.command,
+        cwd: input.cwd,
+        env,
+        timeoutMs: SETUP_TIMEOUT_MS,
+        logFile,
+    });
+    const durationMs = Math.max(0, Math.round(result.durationMs));
+    const how = result.spawnError !== undefined
+        ? `could not start (${result.spawnError})`
+        : result.timedOut
+            ? `timed out after ${SETUP_TIMEOUT_MS / 60_000} minutes`
+            : result.exitCode === 0
+                ? null
+                : `failed (${result.exitCode === null ? `signal ${result.signal}` : `exit ${result.exitCode}`})`;
+    if (how === null)
+        return { durationMs, failed: null };
+    const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run in leg ${leg.leg}`;
+    deps.logger.warning(line);
+    const output = `${clamp(deps.redact(result.output))}\n${line}\n`;
+    return {
+        durationMs,
+        failed: {
+            exitCode: null,
+            signal: null,
+            timedOut: false,
+            durationMs: 0,
+            output,
+            totalBytes: result.totalBytes + line.length + 2,
+            truncated: result.truncated || result.output.length > MAX_OUTPUT_CHARS,
+            spawnError: line,
+        },
     };
 }
 /**
@@ -53968,6 +55009,8 @@ const loopConfigSchema = schemas/* strictObject */.rej({
     'flake-check': schemas/* strictObject */.rej({ enabled: schemas/* boolean */.zMY().default(true), reruns: schemas/* number */.aig().int().min(0).max(3).default(1) })
         .default({ enabled: true, reruns: 1 }),
     install: commandSchema.optional(),
+    /** Fan-out: what each verify leg runs on its fresh runner before its check (absent: `install`, if set). */
+    'verify-setup': commandSchema.optional(),
     complexity: schemas/* enum */.k5n(['low', 'medium', 'high']).default('medium'),
     regression: schemas/* enum */.k5n(['auto', 'on', 'off']).default('auto'),
     capabilities: schemas/* array */.YOg(schemas/* union */.KCZ([schemas/* string */.YjP().min(1), schemas/* strictObject */.rej({ name: schemas/* string */.YjP().min(1), description: schemas/* string */.YjP().optional() })]))
@@ -54871,7 +55914,7 @@ async function decideIteration(given, deps) {
     }
     // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
     // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
-    const { runs, tests, flakeChecks } = mergeVerdicts(plan?.iteration != null ? legsOf(given.config) : [], given.verdicts, {
+    const { runs, tests, flakeChecks, legTimesMs } = mergeVerdicts(plan?.iteration != null ? legsOf(given.config) : [], given.verdicts, {
         loopId: given.loopId,
         iteration: plan?.iteration ?? 0,
         candidate: plan?.candidate ?? '',
@@ -54916,8 +55959,15 @@ async function decideIteration(given, deps) {
     const begun = await beginRun(input, replaying, policy, decision, loop, restored.now);
     const { run } = begun;
     await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config));
-    // A leg's time is its run's and its flake check's re-runs' (they ran in the same job, one after the other).
-    const legDurationsMs = [...runs].map(([key, legRun]) => legRun.durationMs + (flakeChecks.get(key)?.durationMs ?? 0));
+    // Each leg at its measured time; one without a verdict at its check's timeout if the plan ran it as
+    // a job, else 0 (a verify-only check the plan left out: no job ran it).
+    const planned = new Set(plan.legs.map((leg) => leg.leg));
+    const legDurationsMs = legsOf(input.config).map((leg) => {
+        const measured = legTimesMs.get(legRunKey(leg.check, leg.shard));
+        if (measured === undefined && !planned.has(leg.leg))
+            return 0;
+        return legTimeMs(measured, input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0);
+    });
     let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git);
     for (const step of decideSteps(flakeChecks))
         record = await step(run, record);
@@ -54957,7 +56007,7 @@ function commitRules(config) {
 }
 /** The plan's report of what ran in it, in the record the single job's steps carry on. */
 async function withPlanReport(run, record, plan, 
-/** Each leg's check time on the candidate (0 for a leg without a verdict). */
+/** Each leg's time on the candidate (`legTimeMs`). */
 legDurationsMs, git) {
     const report = plan.report;
     if (!report || !plan.base)
@@ -54996,6 +56046,78 @@ async function checkpointOfCandidate(run, record, base, candidate, git) {
         checkpoints: [...record.state.checkpoints, ...made.map((m) => ({ iteration: run.iteration, ...m, at }))].slice(-50),
     };
     return withEvents({ ...record, state, commit: made.at(-1)?.commit ?? null }, record_event(run.deps.clock.now(), run.iteration, 'checkpoint', `took ${made.map((m) => m.commit.slice(0, 12)).join(', ')} from the plan`));
+}
+
+;// CONCATENATED MODULE: ./src/domain/fan-out-attempts.ts
+/**
+ * Fan-out across a run's attempts. "Re-run all jobs" and "Re-run failed jobs" make new attempts of the
+ * same run, and upload-artifact refuses a name the run holds already, so each hand-off artifact names
+ * the attempt that made it (`loop-plan.attempt-<n>`, `<leg artifact>.attempt-<n>`), and a verify leg
+ * whose controller failed says so in its name (`.failed`): the runner names it, not the leg's code.
+ * Decide takes each leg's latest attempt; a re-run of failed jobs keeps the earlier attempt's legs that
+ * passed, and their artifacts, in the run.
+ */
+
+/** The most attempts GitHub makes of one run (a run is re-run at most 50 times). */
+const MAX_ATTEMPT = 51;
+/** The artifact name the verify job's upload step gives a leg's verdict (the workflow's expression, as a function). */
+function verdictArtifactName(artifact, attempt, failed) {
+    return `${artifact}.attempt-${attempt}${failed ? '.failed' : ''}`;
+}
+/** A verdict artifact's name, or null when it is not one the workflow gives. */
+function parseVerdictArtifactName(name) {
+    const match = /^(loop-verdict-[A-Za-z0-9._-]+)\.attempt-([1-9][0-9]{0,2})(\.failed)?$/.exec(name);
+    if (!match)
+        return null;
+    const attempt = Number(match[2]);
+    if (attempt > MAX_ATTEMPT)
+        return null;
+    return { name, artifact: match[1], attempt, failed: match[3] !== undefined };
+}
+/**
+ * Of every verdict artifact in the run, each leg's latest attempt's (one per leg artifact), and the names
+ * that are no verdict artifact of the workflow's. The latest attempt speaks for the leg: an earlier
+ * attempt's verdict is of a leg that ran again since. An attempt after decide's own (`currentAttempt`,
+ * when known) is none the workflow made yet: something else uploaded it, and it is foreign.
+ */
+function latestVerdictArtifacts(names, currentAttempt) {
+    const byArtifact = new Map();
+    const foreign = [];
+    for (const name of names) {
+        const parsed = parseVerdictArtifactName(name);
+        if (!parsed || (currentAttempt !== undefined && parsed.attempt > currentAttempt)) {
+            foreign.push(name);
+            continue;
+        }
+        const known = byArtifact.get(parsed.artifact);
+        // Two names of one attempt (passed and failed) cannot both come from the workflow: the failed one counts.
+        if (!known || parsed.attempt > known.attempt || (parsed.attempt === known.attempt && parsed.failed)) {
+            byArtifact.set(parsed.artifact, parsed);
+        }
+    }
+    const latest = [...byArtifact.values()].sort((a, b) => a.artifact < b.artifact ? -1 : a.artifact > b.artifact ? 1 : 0);
+    return { latest, foreign };
+}
+/** `<leg artifact>.json` in a failed leg's artifact: the error its controller met, for decide to name. */
+const legErrorFileSchema = schemas/* strictObject */.rej({
+    version: schemas/* literal */.euz(1),
+    loopId: schemas/* string */.YjP(),
+    leg: schemas/* string */.YjP(),
+    error: schemas/* string */.YjP().max(4000),
+});
+/** Why a leg whose controller failed has no verdict: its own error when it handed one on. */
+function failedLegReason(error) {
+    return error
+        ? `its verify job failed: ${error.error}`
+        : 'its verify job failed and handed on no error (its verdict, if any, is not taken)';
+}
+
+;// CONCATENATED MODULE: ./src/domain/stale-dispatch.ts
+function laterDispatchRecorded(state, dispatchedIteration) {
+    const record = state.dispatch;
+    if (dispatchedIteration === undefined || !record || record.failed !== undefined)
+        return false;
+    return record.iteration > dispatchedIteration && record.iteration === state.iteration + 1;
 }
 
 ;// CONCATENATED MODULE: ./src/config/load-config.ts
@@ -55378,7 +56500,7 @@ function runIterationInput(run, loaded, parts) {
         task: taskOfEvent(run.event.name, run.event.payload),
         // The event's own labels (no API call): an event that carries the kill switch starts no work.
         stopRequested: hasStopLabel(run.event.subject.labels),
-        toolVersion: version_VERSION,
+        toolVersion: VERSION,
         // A re-dispatch that carries no cap leaves the loop's own, set when it started, in force.
         ...(capGiven !== undefined ? { capGiven } : {}),
         ...(configPathRelative ? { configPathRelative } : {}),
@@ -55526,6 +56648,7 @@ function nests(prefix) {
 
 
 
+
 /** The isolation the input asks for, said in the log (loudly when there is none). */
 function announcedIsolation(mode, deps) {
     const isolation = isolationFor(mode);
@@ -55562,8 +56685,16 @@ async function openLoopStore(run, parts) {
     const runnerTemp = defaultRunnerTemp(run, parts.root);
     const loopDir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', parts.loopId);
     const audit = new AuditTrail(loopDir, parts.redact);
-    const { store, auditSource } = await createStore({ run, runnerTemp, root: parts.root, loopDir, logger: parts.logger });
-    return { runnerTemp, loopDir, audit, store, auditSource };
+    const storeWarnings = new StoreWarnings();
+    const { store, auditSource } = await createStore({
+        run,
+        runnerTemp,
+        root: parts.root,
+        loopDir,
+        logger: parts.logger,
+        warnings: storeWarnings,
+    });
+    return { runnerTemp, loopDir, audit, store, auditSource, storeWarnings };
 }
 /**
  * Registers the dashboard's rewrite for the job's end, with the queue's places; an event with nothing
@@ -55720,6 +56851,11 @@ async function publish(run, input, deps) {
             });
         }
         catch (error) {
+            if (error instanceof GitHubRateLimitedError) {
+                // The work is safe on the pushed branch; the next iteration asks again, after the reset.
+                logger.warning(`${error.message}. ${branch} is pushed; its pull request is opened by a later iteration.`);
+                return { state, blocked: false };
+            }
             if (!(error instanceof PullRequestsNotAllowedError))
                 throw error;
             // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
@@ -55829,6 +56965,8 @@ async function readyForMerge(state, deps) {
 
 
 
+
+
 /** The most verdict files decide reads (GitHub's matrix limit). */
 const MAX_VERDICTS = 256;
 async function decideJob(shared, handOff) {
@@ -55836,7 +56974,7 @@ async function decideJob(shared, handOff) {
     const { settings } = runContext;
     const loaded = await loadActionConfig(settings, root, nodeWorkspace);
     const { config } = loaded;
-    const { runnerTemp, loopDir, audit, store, auditSource } = await openLoopStore(runContext, {
+    const { runnerTemp, loopDir, audit, store, auditSource, storeWarnings } = await openLoopStore(runContext, {
         root,
         loopId,
         logger,
@@ -55849,7 +56987,11 @@ async function decideJob(shared, handOff) {
     // The plan and every verdict are read and validated before anything is written.
     // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
     const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff);
-    const { verdicts, unreadable } = await readVerdicts(handOff.verdictsIn);
+    const attempt = Number(runContext.runAttempt);
+    const { verdicts, unreadable, foreign } = await readVerdicts(handOff.verdictsIn, attempt >= 1 ? attempt : undefined);
+    if (foreign.length > 0) {
+        logger.warning(`Artifacts the workflow did not name so, not read as verdicts: ${foreign.slice(0, 10).join(', ')}`);
+    }
     const bundleFile = (await nodeWorkspace.readText(handOff.bundle, 1)) === null ? null : handOff.bundle;
     // People's commands: a comment's `/loop ...` is applied here, the one job that may save.
     // A person's command given to the reusable workflow (`person-command`) is applied as the single job
@@ -55926,14 +57068,23 @@ async function decideJob(shared, handOff) {
         // Plan works only for a loop that holds its slot: one that asked for it in this run (taken above) has
         // its iteration planned by the next run, as planned; nothing was dropped.
         const tookSlot = !started && plan !== null && plan.iteration === null && decided.state?.status === 'running';
+        // A person's event (its run plans nothing): what decide applied is the outcome, not a stale plan.
+        const applied = !started && plan === null && decided.state !== null;
         if (started)
             io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`);
         else if (tookSlot)
             io.info(`Loop ${loopId} holds its slot now; its iteration is dispatched to plan with it.`);
+        else if (applied && decided.state)
+            await sayApplied(shared, decided.state);
         else
             logger.warning(decided.message);
-        io.setOutput(Outputs.Status, started ? started.status : tookSlot ? 'running' : 'superseded');
+        const status = started ? started.status : tookSlot ? 'running' : applied ? decided.state?.status : 'superseded';
+        io.setOutput(Outputs.Status, status ?? 'superseded');
         const state = started ?? decided.state;
+        if (state && !started && laterDispatchRecorded(state, settings.iteration)) {
+            io.info(`Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`);
+            return;
+        }
         if (state && state.status === 'running' && settings.dispatch) {
             const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock });
             if (failed)
@@ -55945,8 +57096,9 @@ async function decideJob(shared, handOff) {
         git,
         store,
         audit,
+        storeWarnings,
         branch,
-        releaseSlot: (state) => slots_releaseSlot(runContext, { loopId, state, root }, slotJob),
+        releaseSlot: (state) => slots_releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob),
     });
 }
 /**
@@ -55982,6 +57134,26 @@ async function recordStart(run, input, store) {
         return (await store.load(input.loopId))?.state ?? null;
     }
 }
+/** What a person's event did to a loop that runs on: said at info and in the summary, with the loop's status now. */
+async function sayApplied(shared, state) {
+    const { runContext, loopId, io } = shared;
+    const line = `Applied ${personCommandOf(runContext)} to loop ${loopId}: it is ${state.status} in ${state.stage}; its iteration ${state.iteration + 1} is dispatched to plan.`;
+    io.info(line);
+    if (runContext.hasStepSummary)
+        await io.writeSummary(`${line}\n`);
+}
+/** The person's command this run carries, as they gave it (the command input, a comment, a label, a review). */
+function personCommandOf(run) {
+    const given = run.settings.personCommand;
+    if (given !== 'run')
+        return `the command '${given}'${run.actor ? ` of @${run.actor}` : ''}`;
+    const intent = interpretEvent(run.event.name, run.event.payload);
+    if (intent.kind === 'command')
+        return `\`/loop ${intent.command.kind}\` of @${intent.actor} (${intent.via})`;
+    if (intent.kind === 'review-approval')
+        return `the approving review of @${intent.actor}`;
+    return `the ${run.event.name} event`;
+}
 /** The plan of a loop that does not run now had work in it: the summary says it is not kept. */
 async function sayPlanDropped(shared, iteration) {
     const line = `The plan's work for iteration ${iteration} is dropped: the loop did not get its slot (above); a queued loop's iteration is planned again when it is admitted.`;
@@ -56008,7 +57180,10 @@ async function carryOn(shared, result, parts) {
     const state = published.state;
     const outcome = published.blocked ? 'blocked' : result.outcome;
     await readyForMerge(state, { github: pullRequestGitHub, logger });
-    const reportInput = { loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn };
+    const reportInput = {
+        ...{ loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn },
+        storeWarnings: parts.storeWarnings.messages,
+    };
     await report(runContext, reportInput, { github, io, redact });
     await parts.releaseSlot(state);
     if (outcome === 'continue' && settings.dispatch) {
@@ -56023,27 +57198,35 @@ async function carryOn(shared, result, parts) {
     }
 }
 /**
- * Every leg's verdict, from its own artifact's folder (`<dir>/<artifact>/<artifact>.json`), validated.
- * A verdict is taken only from the artifact of the leg it names, so no leg (nor the plan) can speak for
- * another. A file that is not valid is its leg's `no verdict` (named by its artifact), not the end of
- * the job: a broken upload must not stall the loop.
+ * Every leg's verdict, from its own artifact's folder (`<dir>/<name>/<artifact>.json`), validated, of the
+ * leg's latest attempt. A verdict is taken only from the artifact of the leg it names, so no leg (nor the
+ * plan) can speak for another. A file that is not valid, or the artifact of a leg whose controller failed
+ * (`.failed`: whatever it holds is never a pass), is its leg's `no verdict` with the reason (keyed by the
+ * leg's artifact), not the end of the job: a broken upload must not stall the loop.
  */
-async function readVerdicts(dir) {
+async function readVerdicts(dir, 
+/** This job's run attempt: no leg's artifact can come from a later one. */
+attempt) {
     const verdicts = [];
     const unreadable = new Map();
-    let artifacts;
+    let names;
     try {
-        artifacts = (await (0,promises_.readdir)(dir)).filter((name) => name.startsWith('loop-verdict-')).sort();
+        names = (await (0,promises_.readdir)(dir)).filter((name) => name.startsWith('loop-verdict-')).sort();
     }
     catch {
-        return { verdicts, unreadable };
+        return { verdicts, unreadable, foreign: [] };
     }
-    if (artifacts.length > MAX_VERDICTS) {
-        throw new Error(`${dir} holds ${artifacts.length} verdict artifacts; at most ${MAX_VERDICTS} legs run`);
+    const { latest, foreign } = latestVerdictArtifacts(names, attempt);
+    if (latest.length > MAX_VERDICTS) {
+        throw new Error(`${dir} holds ${latest.length} legs' verdict artifacts; at most ${MAX_VERDICTS} legs run`);
     }
-    for (const artifact of artifacts) {
-        const file = `${artifact}/${artifact}.json`;
+    for (const { name, artifact, failed } of latest) {
+        const file = `${name}/${artifact}.json`;
         const text = (await nodeWorkspace.readText((0,external_node_path_.join)(dir, file), 4 * 1024 * 1024)) ?? '';
+        if (failed) {
+            unreadable.set(artifact, failedLegReason(legErrorOf(text, artifact)));
+            continue;
+        }
         try {
             const verdict = parseHandOff(verdictFileSchema, text, `The verdict file ${file}`);
             if (verdictArtifact(verdict.leg) !== artifact) {
@@ -56052,10 +57235,20 @@ async function readVerdicts(dir) {
             verdicts.push(verdict);
         }
         catch (error) {
-            unreadable.set(artifact, error instanceof Error ? error.message : String(error));
+            unreadable.set(artifact, `its verdict file is not valid (${error instanceof Error ? error.message : String(error)})`);
         }
     }
-    return { verdicts, unreadable };
+    return { verdicts, unreadable, foreign };
+}
+/** The error a failed leg handed on, when it is a valid error file of that very leg. */
+function legErrorOf(text, artifact) {
+    try {
+        const error = parseHandOff(legErrorFileSchema, text, 'The leg error file');
+        return verdictArtifact(error.leg) === artifact ? error : null;
+    }
+    catch {
+        return null;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/action/fan-out-plan-gate.ts
@@ -56091,7 +57284,7 @@ async function planGate(run, input, deps) {
 async function slotGate(run, input, deps) {
     let dependsOn;
     try {
-        dependsOn = dependenciesOf(run, input.config);
+        dependsOn = dependenciesOf(run, input.config, input.loopId);
     }
     catch (error) {
         // A line decide refuses: it reports the refusal, and the work would be dropped.
@@ -56152,6 +57345,42 @@ function admittedView(store) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/action/plan-agent-cli.ts
+/**
+ * The reusable workflow installs a preset's CLI only when its `agent` input names the preset: a loop
+ * config's `agent: claude` alone leaves the plan job without `claude`. The plan refuses that before the
+ * work, saying which input to set, rather than calling an agent that is not there.
+ */
+
+
+
+/** The presets the reusable workflow installs (`Install the agent CLI`), and the program each puts on PATH. */
+const WORKFLOW_INSTALLS = { claude: 'claude', codex: 'codex', gemini: 'gemini' };
+/**
+ * Throws a `ConfigError` when the config names a preset the workflow would install, the `agent`
+ * input is empty (`inputAgent` undefined), and no such program is on `path`.
+ */
+function refuseAgentWithoutCli(configAgent, inputAgent, configPath, path) {
+    const program = WORKFLOW_INSTALLS[configAgent];
+    if (inputAgent !== undefined || program === undefined || onPath(program, path))
+        return;
+    throw new ConfigError(`agent: ${configAgent} in ${configPath}, but the workflow's 'agent' input is empty and '${program}' is not on PATH: set the reusable workflow's input agent: ${configAgent} so that it installs the CLI (or install it in a step before the loop).`);
+}
+function onPath(program, path) {
+    return path
+        .split(external_node_path_.delimiter)
+        .filter((dir) => dir !== '')
+        .some((dir) => {
+        try {
+            (0,external_node_fs_.accessSync)((0,external_node_path_.join)(dir, program), external_node_fs_.constants.X_OK);
+            return true;
+        }
+        catch {
+            return false;
+        }
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/action/fan-out.ts
 /**
  * Fan-out mode's jobs (`command: plan | verify | decide`), composed here so `main.ts` only branches.
@@ -56159,6 +57388,7 @@ function admittedView(store) {
  * results on as files (the workflow carries them as artifacts); `decide` (`fan-out-decide.ts`) holds
  * the write token and runs no project code. See docs/security.md, "Single job or fan-out".
  */
+
 
 
 
@@ -56205,10 +57435,30 @@ async function runFanOut(command, shared) {
     };
     if (command === 'decide')
         return decideJob(shared, handOff);
-    const job = await readOnlyJob(shared);
     if (command === 'plan')
-        return planJob(shared, job, handOff);
-    return verifyJob(shared, job, handOff);
+        return planJob(shared, await readOnlyJob(shared), handOff);
+    try {
+        await verifyJob(shared, await readOnlyJob(shared), handOff);
+    }
+    catch (error) {
+        await handOnLegError(shared, handOff, error).catch(() => undefined);
+        throw error;
+    }
+}
+/**
+ * A leg whose controller fails hands its error on in its own folder (the workflow uploads it under a
+ * `.failed` name, which decide never takes as a pass), so decide names why the leg gave no verdict.
+ */
+async function handOnLegError(shared, handOff, error) {
+    const leg = shared.runContext.settings.leg;
+    if (!leg)
+        return;
+    const message = shared.redact(error instanceof Error ? error.message : String(error)).slice(0, 4000);
+    const file = { version: 1, loopId: shared.loopId, leg, error: message };
+    // Emptied first: the failed leg's artifact holds its error alone, nothing the check left in the folder.
+    await nodeWorkspace.remove(handOff.verdictOut);
+    await nodeWorkspace.makeDir(handOff.verdictOut);
+    await nodeWorkspace.writeText((0,external_node_path_.join)(handOff.verdictOut, `${verdictArtifact(leg)}.json`), `${JSON.stringify(file)}\n`);
 }
 async function readOnlyJob(shared) {
     const { runContext, root, loopId, logger, io, redact } = shared;
@@ -56260,6 +57510,7 @@ async function planJob(shared, job, handOff) {
             throw new ConfigError(error.message);
         throw error;
     }
+    refuseAgentWithoutCli(job.input.config.agent, shared.runContext.settings.agent, shared.runContext.settings.config, job.input.env.PATH ?? '');
     // Emptied first: what the plan hands on is its own two files, nothing the work left in the folder.
     await nodeWorkspace.remove(handOff.planDir);
     await nodeWorkspace.makeDir(handOff.planDir);
@@ -56324,28 +57575,6 @@ async function readPlan(handOff) {
     return parseHandOff(planFileSchema, text, `The plan's hand-off file ${handOff.plan}`);
 }
 
-;// CONCATENATED MODULE: ./src/action/hand-over.ts
-
-/** Whether this job runs outside its loop's concurrency group and must not iterate itself. */
-function outsideLoopGroup(run) {
-    return run.settings.dispatch && run.event.name === 'issue_comment' && run.event.subject.isPullRequest;
-}
-/**
- * Dispatches the loop's next iteration instead of running it here. Returns the state it dispatched for
- * (and why the dispatch failed, if it did), or null when there is no loop yet (a `/loop start` on a pull
- * request: nothing else of it can run, so its first iteration runs in this job).
- */
-async function handOverIteration(run, loopId, deps) {
-    const state = (await deps.store.load(loopId))?.state;
-    if (!state)
-        return null;
-    if (state.status !== 'running')
-        return { state, failed: null };
-    deps.logger.info(`A comment on a pull request runs outside loop ${loopId}'s concurrency group: its iteration is dispatched to run there.`);
-    const failed = await redispatch(run, { loopId, state }, deps);
-    return { state: failed?.state ?? state, failed: failed?.message ?? null };
-}
-
 ;// CONCATENATED MODULE: ./src/action/job-iterations.ts
 async function runJobIterations(input, deps) {
     const jobStarted = deps.now();
@@ -56373,13 +57602,210 @@ async function runJobIterations(input, deps) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/domain/slot-sweep.ts
+/**
+ * Whether the sweeper frees, restarts or keeps `facts.holder`'s slot. A running loop whose next
+ * iteration is dispatched is the dispatch sweep's (`domain/sweep.ts`: re-dispatched when the dispatch
+ * failed or went stale); one at a gate keeps its slot by design. A run that ended `success` without
+ * dispatching the next iteration is a workflow with `dispatch: false`, not a death: kept.
+ */
+function judgeHolder(facts, now, staleAfterMs) {
+    const { holder, state, run } = facts;
+    const runName = holder.run ? `run ${holder.run}` : 'its run';
+    if (!state)
+        return { kind: 'free', reason: 'it has no state' };
+    if (state.status === 'complete' || state.status === 'blocked' || state.status === 'capped') {
+        return { kind: 'free', reason: `it is ${state.status}` };
+    }
+    if (state.status === 'aborted') {
+        if (holder.stopping && run?.kind === 'active') {
+            return { kind: 'keep', reason: `aborted; ${runName} still runs its iteration (${run.status})` };
+        }
+        return { kind: 'free', reason: 'it is aborted and no job of it runs' };
+    }
+    if (state.status === 'waiting')
+        return { kind: 'keep', reason: 'it waits for a person, holding its slot' };
+    if (state.status === 'queued') {
+        if (run === null) {
+            const waitedMs = now.getTime() - Date.parse(holder.since);
+            if (waitedMs < staleAfterMs) {
+                return { kind: 'keep', reason: `admitted ${slot_sweep_minutes(waitedMs)} ago; its job may not have started yet` };
+            }
+            return { kind: 'restart', reason: `admitted ${slot_sweep_minutes(waitedMs)} ago and never started (no run is recorded)` };
+        }
+        if (run.kind === 'over') {
+            return {
+                kind: 'restart',
+                reason: `admitted, but ${runName} ended (${run.conclusion}) before it started the loop`,
+            };
+        }
+        return { kind: 'keep', reason: run.kind === 'active' ? `${runName} is ${run.status}` : `${runName}: ${run.why}` };
+    }
+    // running
+    const pending = state.dispatch;
+    if (pending && pending.iteration === state.iteration + 1) {
+        return { kind: 'keep', reason: `iteration ${pending.iteration} is dispatched (the dispatch sweep looks after it)` };
+    }
+    if (run === null)
+        return { kind: 'keep', reason: 'no run is recorded for its slot' };
+    if (run.kind === 'active')
+        return { kind: 'keep', reason: `${runName} is ${run.status}` };
+    if (run.kind === 'unknown')
+        return { kind: 'keep', reason: `${runName}: ${run.why}` };
+    if (run.conclusion === 'success') {
+        return { kind: 'keep', reason: `${runName} succeeded without dispatching the next iteration (dispatch: false)` };
+    }
+    return {
+        kind: 'block',
+        reason: `its job's ${runName} ended (${run.conclusion}) without saving iteration ${state.iteration + 1} or dispatching the next; the sweeper freed its slot`,
+    };
+}
+/** What a person reads as the BLOCKED loop's reason. */
+function strandedReason(verdict) {
+    return `${verdict.reason}. Resume it with \`/loop resume\` (it queues for a slot like a new loop).`;
+}
+function slot_sweep_minutes(ms) {
+    return `${Math.max(0, Math.round(ms / 60_000))} min`;
+}
+
+;// CONCATENATED MODULE: ./src/app/slot-sweep.ts
+/**
+ * The sweeper's pass over the slots (`queue.json`): a job that died (cancelled, a lost runner,
+ * `timeout-minutes`) leaves its loop's state `running`, and a slot is freed only by a state that says
+ * the loop ended, so the queue would jam for good. For each holder the run that has it is asked about
+ * (`domain/slot-sweep.ts` decides): a loop whose job died is saved BLOCKED (compare-and-swap on the state
+ * it read) and so loses its slot; an admitted loop whose start never ran is dispatched again; then one
+ * change of the record (compare-and-swap on the branch) frees the slots of loops that ended and admits
+ * the next in line, which are started as any releasing job starts them.
+ */
+
+
+
+
+
+/**
+ * Sweeps the slots under `limit` (the sweeper's `max-loops`, else the one the record was last changed
+ * under). Returns what it did to each loop it touched, and why it left the others.
+ */
+async function sweepSlots(input, deps) {
+    const before = await deps.slots.current();
+    if (before.running.length === 0 && before.queued.length === 0)
+        return [];
+    const limit = input.limit !== undefined ? input.limit : (before.limit ?? null);
+    const now = deps.clock.now();
+    const swept = [];
+    const restart = [];
+    const free = [];
+    for (const holder of before.running) {
+        const verdict = await slot_sweep_judge(holder, now, input.staleAfterMs, deps);
+        if (verdict.kind === 'block') {
+            swept.push(await blockStranded(holder.loopId, verdict, deps));
+        }
+        else if (verdict.kind === 'restart') {
+            restart.push(holder);
+            swept.push({ loopId: holder.loopId, outcome: 'restarted', reason: verdict.reason });
+        }
+        else if (verdict.kind === 'free') {
+            free.push(holder);
+            swept.push({ loopId: holder.loopId, outcome: 'freed', reason: verdict.reason });
+        }
+        else
+            swept.push({ loopId: holder.loopId, outcome: 'kept', reason: verdict.reason });
+    }
+    const at = now.toISOString();
+    const admitted = await deps.slots.update([], (record, statuses) => {
+        // Only a holder as judged: one whose run or start changed since belongs to the job that changed it.
+        const same = (holder, judged) => holder.loopId === judged.loopId && holder.run === judged.run && holder.since === judged.since;
+        let next = {
+            ...record,
+            running: record.running.filter((holder) => !free.some((judged) => same(holder, judged))),
+        };
+        for (const judged of restart) {
+            const holder = next.running.find((candidate) => same(candidate, judged));
+            if (holder?.workflow && holder.ref)
+                next = requeue(next, restartEntry(holder.loopId, holder.workflow, holder.ref));
+        }
+        const changed = settle(next, statuses, limit, at);
+        return { record: stamped(changed.record, limit), result: changed.started };
+    });
+    const slotDeps = { slots: deps.slots, clock: deps.clock, logger: deps.logger, start: deps.start };
+    const { started, dropped } = await startAdmitted(admitted, limit, slotDeps);
+    for (const entry of [...admitted, ...started.filter((loop) => !admitted.includes(loop))]) {
+        const ran = started.includes(entry);
+        const drop = dropped.find((loop) => loop.loopId === entry.loopId);
+        const restarted = swept.find((loop) => loop.loopId === entry.loopId && loop.outcome === 'restarted');
+        if (restarted) {
+            if (drop)
+                restarted.reason += `; not started: ${drop.why}`;
+            else if (!ran)
+                restarted.reason += '; its dispatch failed, it waits at the head of the line';
+            continue;
+        }
+        const why = drop
+            ? `not started: ${drop.why}; it left the line`
+            : ran
+                ? 'admitted to a freed slot; its job dispatched'
+                : 'admitted, but its dispatch failed: back at the head of the line';
+        swept.push({ loopId: entry.loopId, outcome: drop ? 'dropped' : ran ? 'started' : 'kept', reason: why });
+    }
+    for (const loop of swept)
+        deps.logger.info(`Slot of ${loop.loopId}: ${loop.outcome}, ${loop.reason}.`);
+    return swept;
+}
+async function slot_sweep_judge(holder, now, staleAfterMs, deps) {
+    const state = (await deps.store.load(holder.loopId))?.state ?? null;
+    let run = null;
+    if (holder.run && state && state.status !== 'waiting') {
+        try {
+            const answer = await deps.runOf(holder.run);
+            run =
+                answer.status === 'completed'
+                    ? { kind: 'over', conclusion: answer.conclusion ?? 'no conclusion' }
+                    : { kind: 'active', status: answer.status };
+        }
+        catch (error) {
+            run = { kind: 'unknown', why: `GitHub did not say how it stands (${slot_sweep_messageOf(error)})` };
+        }
+    }
+    return judgeHolder({ holder, state, run }, now, staleAfterMs);
+}
+/** Saves the loop BLOCKED on the version judged: a job or person that saved since wins, and nothing changes. */
+async function blockStranded(loopId, verdict, deps) {
+    const loaded = await deps.store.load(loopId);
+    if (loaded?.state.status !== 'running') {
+        return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept' };
+    }
+    const blocked = markBlocked(loaded.state, strandedReason(verdict), deps.clock.now()).state;
+    try {
+        await deps.store.save(loopId, blocked, loaded.version);
+    }
+    catch (error) {
+        if (!(error instanceof ports_store/* StoreConflictError */.yn))
+            throw error;
+        return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept (a job or a person)' };
+    }
+    return { loopId, outcome: 'blocked', reason: `${verdict.reason}; marked BLOCKED` };
+}
+/** The entry an admitted loop that never started goes back in line with, at the head. */
+function restartEntry(loopId, workflow, ref) {
+    return { loopId, since: new Date(0).toISOString(), dependsOn: [], workflow, ref };
+}
+function slot_sweep_messageOf(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+
 ;// CONCATENATED MODULE: ./src/action/sweep.ts
 /**
  * `command: sweep`, on a schedule: finds the loops whose last job ended without a successor (a failed
  * re-dispatch, or a dispatched iteration no job took for `stale-after-minutes`) and dispatches their next
- * iteration again (`app/sweep.ts`). It runs no project code: no loop branch, no work, no checks; it
- * reads the `git` store's branch through the checkout's remote and calls the dispatch API.
+ * iteration again (`app/sweep.ts`); then the slots of `max-loops` (`app/slot-sweep.ts`): a loop whose
+ * job died holding one is saved BLOCKED (its comment says so) and the next in line started. It runs no
+ * project code: no loop branch, no work, no checks; it reads the `git` store's branch through the
+ * checkout's remote and calls the API (dispatches, runs, issues, the loops' comments).
  */
+
+
+
 
 
 
@@ -56399,17 +57825,52 @@ async function sweep(run, root, deps) {
         throw new Error(`store '${store.kind}' cannot list its loops; 'command: sweep' needs 'git'`);
     const dispatch = (loopId, record) => dispatchIteration(loopId, record, deps);
     const swept = await sweepLoops({ staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` }, { store, dispatch, clock: deps.clock, logger: deps.logger });
+    // Then the slots of `max-loops`: a holder whose job died is freed, an admitted loop never started is dispatched again.
+    const slots = store.kind === 'git' ? await sweepTheSlots(run, root, store, deps) : [];
+    // A loop the sweep marked BLOCKED has no job left to say so: its comment is rewritten here.
+    for (const loop of slots.filter((swept) => swept.outcome === 'blocked')) {
+        const state = (await store.load(loop.loopId).catch(() => null))?.state;
+        if (state?.status === 'blocked')
+            await reportBlockedElsewhere({ run, root, loopId: loop.loopId }, state, deps);
+    }
     const dispatched = swept.filter((loop) => loop.outcome === 'dispatched');
     const failed = swept.filter((loop) => loop.outcome === 'failed');
     deps.io.setOutput(Outputs.Status, 'swept');
     if (run.hasStepSummary) {
-        const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${loop.reason.replace(/\|/g, '\\|')} |`);
+        const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`);
+        const slotRows = slots.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`);
         await deps.io.writeSummary(`## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
-            (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : ''));
+            (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : '') +
+            (slotRows.length
+                ? `\n### Slots (\`max-loops\`)\n\n| loop | slot | why |\n| --- | --- | --- |\n${slotRows.join('\n')}\n`
+                : ''));
     }
     if (failed.length > 0) {
         deps.io.setFailed(`The sweeper could not re-dispatch ${failed.map((loop) => loop.loopId).join(', ')}: see the log.`);
     }
+}
+/** The slots' pass; its trouble is said, and never stops the loops' sweep that ran before it. */
+async function sweepTheSlots(run, root, store, deps) {
+    try {
+        const limit = run.settings.maxLoops;
+        return await sweepSlots(
+        // Without its own `max-loops`, the sweeper admits under the limit the record was last changed under.
+        { limit: limit === null ? undefined : limit, staleAfterMs: run.settings.staleAfterMinutes * 60_000 }, {
+            slots: slotStore(run, root),
+            store,
+            runOf: (runId) => deps.github.getWorkflowRun(runId),
+            start: slotDeps(run, root, deps).start,
+            clock: deps.clock,
+            logger: deps.logger,
+        });
+    }
+    catch (error) {
+        deps.logger.warning(`The slots were not swept: ${error instanceof Error ? error.message : String(error)}`);
+        return [];
+    }
+}
+function cell(text) {
+    return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 function sweep_isLister(store) {
     return typeof store.listLoops === 'function';
@@ -56529,7 +57990,7 @@ async function runAction(io, jobEnd) {
         logger.warning(trigger.reason);
     // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
     if (settings.command === 'sweep')
-        return sweep(runContext, root, { github, logger, io, clock: systemClock });
+        return sweep(runContext, root, { github, logger, io, clock: systemClock, redact });
     // Fan-out's plan and verify hold a read-only token: the dashboard is decide's alone.
     const readOnly = settings.command === 'plan' || settings.command === 'verify';
     const issues = settings.dashboard && !readOnly ? dashboardIssues(runContext, owner, repo, logger) : null;
@@ -56549,7 +58010,7 @@ async function runAction(io, jobEnd) {
     const loaded = await loadActionConfig(settings, root, nodeWorkspace);
     const { config } = loaded;
     const isolation = announcedIsolation(settings.isolation, { logger, io });
-    const { runnerTemp, loopDir, audit, store, auditSource } = await openLoopStore(runContext, {
+    const { runnerTemp, loopDir, audit, store, auditSource, storeWarnings } = await openLoopStore(runContext, {
         root,
         loopId,
         logger,
@@ -56574,6 +58035,10 @@ async function runAction(io, jobEnd) {
         await slots_releaseSlot(runContext, { loopId, root }, slotJob);
         return;
     }
+    // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
+    // Before a hand-over, so a resumed loop queues like a new one and is dispatched only with a slot.
+    if (!(await takeSlot(runContext, { loopId, config, root }, slotJob)))
+        return;
     if (outsideLoopGroup(runContext)) {
         const handedOver = await handOverIteration(runContext, loopId, { store, github, logger, clock: systemClock });
         if (handedOver) {
@@ -56583,9 +58048,6 @@ async function runAction(io, jobEnd) {
             return;
         }
     }
-    // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
-    if (!(await takeSlot(runContext, { loopId, config, root }, slotJob)))
-        return;
     // The token goes only to the host the trusted checkout fetched from, read before any project code runs.
     const git = new GitCli(root, {
         networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.pushToken),
@@ -56668,9 +58130,10 @@ async function runAction(io, jobEnd) {
         isolation: isolation.report,
         pullRequestWaiting,
         failOn: settings.failOn,
+        storeWarnings: storeWarnings.messages,
     };
     await report(runContext, reportInput, { github, io, redact });
-    await slots_releaseSlot(runContext, { loopId, state, root }, slotJob);
+    await slots_releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob);
     if (outcome === 'continue' && settings.dispatch) {
         const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock });
         if (failed) {

@@ -19088,6 +19088,8 @@ const loopConfigSchema = strictObject({
     'flake-check': strictObject({ enabled: schemas_boolean().default(true), reruns: schemas_number().int().min(0).max(3).default(1) })
         .default({ enabled: true, reruns: 1 }),
     install: commandSchema.optional(),
+    /** Fan-out: what each verify leg runs on its fresh runner before its check (absent: `install`, if set). */
+    'verify-setup': commandSchema.optional(),
     complexity: schemas_enum(['low', 'medium', 'high']).default('medium'),
     regression: schemas_enum(['auto', 'on', 'off']).default('auto'),
     capabilities: array(union([schemas_string().min(1), strictObject({ name: schemas_string().min(1), description: schemas_string().optional() })]))
@@ -28445,6 +28447,30 @@ function matrixIsGreen(results, policy) {
     });
 }
 /**
+ * Whether an iteration in `stage` can reach a verification stage, whatever its checks say: where
+ * `reachesVerification` would be true with every check passing (its tasks, gates and the pipeline
+ * allowing). `reachesVerification` is true only where this is; fan-out's plan, which must choose the
+ * legs before any check has run, runs the verify-only ones exactly here.
+ */
+function mayReachVerification(stage, state, policy) {
+    const passing = policy.checks.map((c) => ({
+        name: c.name,
+        kind: c.kind,
+        verdict: 'pass',
+        required: c.required,
+        durationMs: 0,
+        exitCode: 0,
+        pattern: null,
+        confidence: null,
+        strategy: null,
+        signature: null,
+        locations: [],
+        excerpt: '',
+        autoFixed: false,
+    }));
+    return reachesVerification(stage, passing, state, policy);
+}
+/**
  * Whether this iteration's matrix carries the loop from `stage` into a verification stage (or the loop is
  * at one): then the verify-only checks run too, so that VERIFY is judged on the whole matrix.
  */
@@ -30782,7 +30808,8 @@ Shows the stage, status, iteration, budget, failures, gates and the next action.
 per loop in the state directory: stage, status, iterations of the cap, what it spent, its last verdict
 and its pull request. With --remote, the loops the action keeps on that remote's state branch
 (default loop-state; GH_TOKEN or GITHUB_TOKEN for a private repository), each queued loop's place in
-line (--max-loops: the workflow's limit), read without writing anything.`,
+line (the limit the queue recorded at its last change; --max-loops N overrides it) and, for a GitHub remote,
+each last run's address, read without writing anything.`,
     history: `loop-controller history [--loop-id ID] [--json]
 
 Lists each iteration: decision, checks, verdicts, patterns and strategies.`,
@@ -37750,10 +37777,45 @@ function passes(result) {
     return result.exitCode === 0 && !result.timedOut;
 }
 
+;// CONCATENATED MODULE: ./src/domain/lost-state.ts
+/**
+ * A dispatched iteration that finds its loop's state missing, or older than the dispatch says it must
+ * be, met a store that lost data (a cache entry evicted, an artifact snapshot expired). Starting over
+ * quietly would forget the loop's history and budgets; going on from an older snapshot would redo
+ * iterations no one sees. Either way the loop stops BLOCKED with this reason, and a person decides.
+ */
+/** The store kinds (as `Store.kind` names them) and how each can lose a state. */
+const HOW_LOST = {
+    cache: 'the cache entry was evicted (unused for 7 days, or the repository over its cache quota) or saved on another ref',
+    artifact: 'the artifact snapshot expired (its retention days) or was deleted',
+    auto: 'the cache entry was evicted and the artifact snapshot expired or was never mirrored',
+    git: 'the state branch no longer holds it (deleted or rewritten)',
+    file: 'the state file is gone',
+};
+/**
+ * Why iteration `dispatched` cannot go on from what the store holds (`storedIteration`, null when it
+ * holds nothing), or null when it can: a first iteration, or a state at the iteration before it.
+ */
+function lostStateReason(storeKind, dispatched, storedIteration) {
+    if (dispatched === undefined || dispatched <= 1)
+        return null;
+    const how = HOW_LOST[storeKind] ?? 'the store no longer holds it';
+    const previous = dispatched - 1;
+    if (storedIteration === null) {
+        return (`the state of iteration ${previous} was not found in the ${storeKind} store: ${how}. ` +
+            `\`/loop resume\` restarts from iteration ${dispatched} with a fresh state (the failures, budgets and history of iterations 1 to ${previous} are lost; the loop's branch keeps their commits)`);
+    }
+    if (storedIteration >= previous)
+        return null;
+    return (`the stored state is of iteration ${storedIteration}, but iteration ${dispatched} was dispatched: the state of iteration ${previous} was lost from the ${storeKind} store (${how}). ` +
+        `\`/loop resume\` goes on from that older state with iteration ${storedIteration + 1}`);
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/restore.ts
 /**
  * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
  */
+
 
 
 
@@ -37784,6 +37846,7 @@ async function restoreAndDecide(input, deps, policy) {
             version: null,
         };
     }
+    record = withLostState(record, input, deps, now);
     record = await withLostCheckpoint(record, input, deps, now);
     const { state } = record;
     if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
@@ -37805,6 +37868,20 @@ async function restoreAndDecide(input, deps, policy) {
         now,
     };
 }
+/**
+ * A dispatched iteration whose state the store lost (none at all, or one older than the iteration
+ * before it) stops BLOCKED, saying so, instead of starting over or repeating iterations quietly.
+ */
+function withLostState(record, input, deps, now) {
+    const { state } = record;
+    const reason = lostStateReason(deps.store.kind, input.dispatchedIteration, record.loaded ? state.iteration : null);
+    if (reason === null || state.status === 'blocked' || restore_TERMINAL.includes(state.status))
+        return record;
+    deps.logger.warning(`Loop ${state.loopId}: ${reason}.`);
+    const blocked = markBlocked(state, reason, now);
+    return withEvents({ ...record, state: blocked.state }, ...blocked.events);
+}
+const restore_TERMINAL = ['complete', 'aborted', 'capped'];
 /**
  * The kill switch on the loop's own issue or pull request, read afresh at the start of every
  * iteration: a dispatched job's event carries no labels, so the label is seen only if the loop asks.
@@ -38284,214 +38361,6 @@ async function showLoop(command, place, values, io) {
     return exitFor(loaded.state.status);
 }
 
-;// CONCATENATED MODULE: ./src/domain/slots.ts
-/**
- * Many loops at once: the repository's slots (`max-loops`) and the loops waiting for one, with their
- * dependencies (`depends-on`). The record (`queue.json` on the git store's branch) is changed only
- * through these rules, each a pure function from the record, the loops' statuses and the limit to the
- * new record; the store applies them under compare-and-swap, so two jobs that end at once cannot both
- * start the same loop.
- *
- * - A loop holds a slot from its admission until its state says it ended (COMPLETE, BLOCKED, capped,
- *   aborted): the job that ends it releases the slot, and a slot whose holder ended without releasing
- *   (a job that died) is freed by the next change of the record.
- * - Who is next: the oldest queued loop whose dependencies are all COMPLETE. A queued loop is admitted
- *   when it is chosen (it holds the slot before its job starts), so a newcomer cannot take the slot
- *   between the release and the dispatched job.
- * - A dependency that ended short of COMPLETE keeps its dependents queued and is reported.
- */
-
-/** The highest `max-loops` the input takes. */
-const MAX_LOOPS_LIMIT = 1000;
-const slots_EMPTY_SLOTS = { running: [], queued: [] };
-/** Whether `loopId` holds a slot in the record as stored (admitted, and no change has freed it yet). */
-function holdsSlot(record, loopId) {
-    return record.running.some((holder) => holder.loopId === loopId);
-}
-const ENDED = ['complete', 'blocked', 'capped', 'aborted'];
-function hasEnded(status) {
-    return status !== undefined && ENDED.includes(status);
-}
-function dependencyWait(dependsOn, statuses) {
-    const pending = [];
-    const endedShort = [];
-    for (const loopId of dependsOn) {
-        const status = statuses.get(loopId);
-        if (status === 'complete')
-            continue;
-        if (status !== undefined && hasEnded(status))
-            endedShort.push({ loopId, status });
-        else
-            pending.push(loopId);
-    }
-    return { pending, endedShort };
-}
-function ready(entry, statuses) {
-    return entry.dependsOn.every((loopId) => statuses.get(loopId) === 'complete');
-}
-function hasRoom(record, limit) {
-    return limit === null || record.running.length < limit;
-}
-/**
- * Frees the slots of holders that ended and the queue entries of loops that ended (an aborted queued
- * loop), then admits the oldest ready queued loops while there is room.
- */
-function slots_settle(record, statuses, limit, at) {
-    const freed = record.running.filter((holder) => hasEnded(statuses.get(holder.loopId))).map((h) => h.loopId);
-    let running = record.running.filter((holder) => !freed.includes(holder.loopId));
-    const queued = [];
-    const started = [];
-    for (const entry of record.queued) {
-        if (hasEnded(statuses.get(entry.loopId)) || running.some((holder) => holder.loopId === entry.loopId))
-            continue;
-        if (ready(entry, statuses) && hasRoom({ running, queued }, limit)) {
-            running = [...running, { loopId: entry.loopId, since: at }];
-            started.push(entry);
-        }
-        else
-            queued.push(entry);
-    }
-    return { record: { running, queued }, started, freed };
-}
-/**
- * A job of `request.loopId` asks to run. Admitted when it holds a slot already, or its dependencies
- * are COMPLETE and there is room once every older ready loop is served; queued otherwise (an entry it
- * already has keeps its place). `started` lists the older loops this change admitted.
- */
-function requestSlot(record, request, statuses, limit) {
-    const settled = slots_settle(record, statuses, limit, request.at);
-    const started = settled.started.filter((entry) => entry.loopId !== request.loopId);
-    let { running, queued } = settled.record;
-    if (running.some((holder) => holder.loopId === request.loopId)) {
-        return { ...settled, started, verdict: { kind: 'admitted', reason: 'it holds a slot' } };
-    }
-    const before = queued.find((waiting) => waiting.loopId === request.loopId);
-    // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
-    const dependsOn = [...new Set([...(before?.dependsOn ?? []), ...request.dependsOn])];
-    const dependencies = dependencyWait(dependsOn, statuses);
-    const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0;
-    if (depsMet && (request.started || hasRoom(settled.record, limit))) {
-        running = [...running, { loopId: request.loopId, since: request.at }];
-        queued = queued.filter((entry) => entry.loopId !== request.loopId);
-        const reason = request.started
-            ? 'it was running before it asked for a slot'
-            : limit === null
-                ? 'its dependencies are COMPLETE'
-                : `a slot is free (${running.length} of ${limit} in use)`;
-        return { record: { running, queued }, started, freed: settled.freed, verdict: { kind: 'admitted', reason } };
-    }
-    const entry = {
-        loopId: request.loopId,
-        since: request.at,
-        dependsOn,
-        workflow: request.workflow,
-        ref: request.ref,
-    };
-    const index = queued.findIndex((waiting) => waiting.loopId === request.loopId);
-    // A loop queued before keeps its place and since; where it runs is the latest word.
-    queued =
-        index === -1
-            ? [...queued, entry]
-            : queued.map((waiting, i) => (i === index ? { ...entry, since: waiting.since } : waiting));
-    const next = { running, queued };
-    return {
-        record: next,
-        started,
-        freed: settled.freed,
-        verdict: { kind: 'queued', wait: queueWait(next, request.loopId, statuses, limit) },
-    };
-}
-/**
- * The job that ended or stopped `loopId` gives its slot back (and its queue entry, when it was aborted
- * while queued); the oldest ready loops are admitted in its place.
- */
-function releaseSlot(record, loopId, statuses, limit, at) {
-    const released = record.running.some((holder) => holder.loopId === loopId) || record.queued.some((entry) => entry.loopId === loopId);
-    const without = {
-        running: record.running.filter((holder) => holder.loopId !== loopId),
-        queued: record.queued.filter((entry) => entry.loopId !== loopId),
-    };
-    return { ...slots_settle(without, statuses, limit, at), released };
-}
-/** A loop admitted whose job could not be dispatched goes back to the head of the line. */
-function requeue(record, entry) {
-    return {
-        running: record.running.filter((holder) => holder.loopId !== entry.loopId),
-        queued: [entry, ...record.queued.filter((waiting) => waiting.loopId !== entry.loopId)],
-    };
-}
-/** Where a queued loop stands, or null when it is not queued. */
-function queueWait(record, loopId, statuses, limit) {
-    const index = record.queued.findIndex((entry) => entry.loopId === loopId);
-    const entry = record.queued[index];
-    if (!entry)
-        return null;
-    const dependencies = dependencyWait(entry.dependsOn, statuses);
-    return {
-        position: index + 1,
-        queued: record.queued.length,
-        running: record.running.length,
-        limit,
-        dependencies,
-        slotOnly: dependencies.pending.length === 0 && dependencies.endedShort.length === 0,
-    };
-}
-/** Every loop id the record names, with the given dependencies: whose statuses a change needs. */
-function slots_loopsNamed(record, extra = []) {
-    const ids = [
-        ...record.running.map((holder) => holder.loopId),
-        ...record.queued.flatMap((entry) => [entry.loopId, ...entry.dependsOn]),
-        ...extra,
-    ];
-    return [...new Set(ids)];
-}
-/** Checks the record's invariants: no more holders than the limit allows (`started` loops aside), none twice. */
-function slotProblems(record) {
-    const problems = [];
-    const seen = new Set();
-    for (const holder of record.running) {
-        if (seen.has(holder.loopId))
-            problems.push(`${holder.loopId} holds two slots`);
-        seen.add(holder.loopId);
-    }
-    for (const entry of record.queued) {
-        if (seen.has(entry.loopId))
-            problems.push(`${entry.loopId} is both running and queued, or queued twice`);
-        seen.add(entry.loopId);
-    }
-    return problems;
-}
-const slots_isoTime = schemas_string().min(1);
-const loopIdSchema = schemas_string().min(1).max(200);
-/** `queue.json` as stored; anything else is refused (the store names the file). */
-const slotsRecordSchema = strictObject({
-    running: array(strictObject({ loopId: loopIdSchema, since: slots_isoTime })),
-    queued: array(strictObject({
-        loopId: loopIdSchema,
-        since: slots_isoTime,
-        dependsOn: array(loopIdSchema).max(10),
-        workflow: schemas_string().min(1),
-        ref: schemas_string().min(1),
-    })),
-});
-/** The record in `text`, or a message that says what is wrong with it. */
-function slots_parseSlotsRecord(text) {
-    let raw;
-    try {
-        raw = JSON.parse(text);
-    }
-    catch (error) {
-        return { problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
-    }
-    const parsed = slotsRecordSchema.safeParse(raw);
-    if (parsed.success)
-        return { record: parsed.data };
-    const issue = parsed.error.issues[0];
-    return { problem: `${issue?.path.join('.') || '(the whole record)'}: ${issue?.message ?? 'invalid'}` };
-}
-
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/adapters/stores/remote-branch.ts
 /**
  * The git plumbing under the `git` store: one branch of a remote, read and written through a private
@@ -38511,6 +38380,30 @@ const TIP_REF = 'refs/loop-controller/tip';
 /** Thrown for a push the remote declined for a reason other than a stale lease. */
 class GitPushRejectedError extends Error {
     name = 'GitPushRejectedError';
+}
+/** `remote` is a name the user's repository has no remote by. */
+class UnknownRemoteError extends Error {
+    remote;
+    name = 'UnknownRemoteError';
+    constructor(message, remote) {
+        super(message);
+        this.remote = remote;
+    }
+}
+/** A fetch git could not make (no such repository, a host not reached, access refused); not a missing branch. */
+class RemoteFetchError extends Error {
+    url;
+    reason;
+    name = 'RemoteFetchError';
+    constructor(message, 
+    /** The remote's URL, without credentials. */
+    url, 
+    /** What git said, first line, without its `fatal: `. */
+    reason) {
+        super(message);
+        this.url = url;
+        this.reason = reason;
+    }
 }
 /** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
 const STORE_REPOSITORY_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n';
@@ -38534,9 +38427,16 @@ class remote_branch_RemoteBranch {
                 await this.git(['update-ref', '-d', TIP_REF]);
                 return { commit: null };
             }
-            throw new Error(`git fetch of ${this.name} from ${redact(url)} failed: ${result.stderr.trim()}`);
+            const lines = result.stderr.trim().split('\n');
+            const said = lines.find((line) => line.startsWith('fatal: ')) ?? lines[0] ?? '';
+            const reason = redact(said).replace(/^fatal: /, '');
+            throw new RemoteFetchError(`git fetch of ${this.name} from ${redact(url)} failed: ${redact(result.stderr.trim())}`, redact(url), reason);
         }
         return { commit: (await this.must(['rev-parse', TIP_REF])).trim() };
+    }
+    /** The remote's URL (a remote name resolved in the user's repository), without credentials. */
+    async remoteUrl() {
+        return redact((await this.prepare()).url);
     }
     /** The text of `path` at `commit`, or null when it is not there. */
     async readFile(commit, path) {
@@ -38691,7 +38591,7 @@ class remote_branch_RemoteBranch {
             let url = remote;
             if (!/[/:\\]/.test(remote)) {
                 const resolved = await new Promise((resolve, reject) => (0,external_node_child_process_namespaceObject.execFile)('git', ['-C', repoDir, 'remote', 'get-url', remote], (error, stdout, stderr) => error
-                    ? reject(new Error(`GitStore: remote ${remote} of ${repoDir} is unknown: ${stderr.trim()}`))
+                    ? reject(new UnknownRemoteError(`GitStore: remote ${remote} of ${repoDir} is unknown: ${stderr.trim()}`, remote))
                     : resolve(stdout.trim())));
                 url = resolved;
             }
@@ -38711,6 +38611,257 @@ function redact(url) {
     return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
+;// CONCATENATED MODULE: ./src/domain/slots.ts
+/**
+ * Many loops at once: the repository's slots (`max-loops`) and the loops waiting for one, with their
+ * dependencies (`depends-on`). The record (`queue.json` on the git store's branch) is changed only
+ * through these rules, each a pure function from the record, the loops' statuses and the limit to the
+ * new record; the store applies them under compare-and-swap, so two jobs that end at once cannot both
+ * start the same loop.
+ *
+ * - A loop holds a slot from its admission until its state says it ended (COMPLETE, BLOCKED, capped,
+ *   aborted): the job that ends it releases the slot, and a slot whose holder's state says it ended is
+ *   freed by the next change of the record. A holder records the run that has it (`run`), so the
+ *   sweeper can free a slot whose job died with the state still `running` (`domain/slot-sweep.ts`).
+ * - A loop aborted while its iteration still runs keeps its slot (`stopping`) until that job ends.
+ * - Who is next: the oldest queued loop whose dependencies are all COMPLETE. A queued loop is admitted
+ *   when it is chosen (it holds the slot before its job starts), so a newcomer cannot take the slot
+ *   between the release and the dispatched job.
+ * - A dependency that ended short of COMPLETE keeps its dependents queued and is reported.
+ */
+
+/** The highest `max-loops` the input takes. */
+const MAX_LOOPS_LIMIT = 1000;
+const slots_EMPTY_SLOTS = { running: [], queued: [] };
+/** Whether `loopId` holds a slot in the record as stored (admitted, and no change has freed it yet). */
+function holdsSlot(record, loopId) {
+    return record.running.some((holder) => holder.loopId === loopId);
+}
+const ENDED = ['complete', 'blocked', 'capped', 'aborted'];
+function hasEnded(status) {
+    return status !== undefined && ENDED.includes(status);
+}
+function dependencyWait(dependsOn, statuses) {
+    const pending = [];
+    const endedShort = [];
+    const noLoop = [];
+    for (const loopId of dependsOn) {
+        const status = statuses.get(loopId);
+        if (status === 'complete')
+            continue;
+        if (status !== undefined && hasEnded(status))
+            endedShort.push({ loopId, status });
+        else
+            pending.push(loopId);
+        if (status === undefined)
+            noLoop.push(loopId);
+    }
+    return { pending, endedShort, noLoop };
+}
+function ready(entry, statuses) {
+    return entry.dependsOn.every((loopId) => statuses.get(loopId) === 'complete');
+}
+function hasRoom(record, limit) {
+    return limit === null || record.running.length < limit;
+}
+/**
+ * Frees the slots of holders that ended and the queue entries of loops that ended (an aborted queued
+ * loop), then admits the oldest ready queued loops while there is room.
+ */
+function slots_settle(record, statuses, limit, at) {
+    // A stopping holder's job still runs its iteration: its slot is freed when that job ends.
+    const freed = record.running
+        .filter((holder) => !holder.stopping && hasEnded(statuses.get(holder.loopId)))
+        .map((h) => h.loopId);
+    let running = record.running.filter((holder) => !freed.includes(holder.loopId));
+    const queued = [];
+    const started = [];
+    for (const entry of record.queued) {
+        if (hasEnded(statuses.get(entry.loopId)) || running.some((holder) => holder.loopId === entry.loopId))
+            continue;
+        if (ready(entry, statuses) && hasRoom({ running, queued }, limit)) {
+            running = [...running, { loopId: entry.loopId, since: at, workflow: entry.workflow, ref: entry.ref }];
+            started.push(entry);
+        }
+        else
+            queued.push(entry);
+    }
+    return { record: { ...record, running, queued }, started, freed };
+}
+/**
+ * A job of `request.loopId` asks to run. Admitted when it holds a slot already, or its dependencies
+ * are COMPLETE and there is room once every older ready loop is served; queued otherwise (an entry it
+ * already has keeps its place). `started` lists the older loops this change admitted.
+ */
+function requestSlot(record, request, statuses, limit) {
+    const settled = slots_settle(record, statuses, limit, request.at);
+    const started = settled.started.filter((entry) => entry.loopId !== request.loopId);
+    let { running, queued } = settled.record;
+    if (running.some((holder) => holder.loopId === request.loopId)) {
+        // The job asking has the loop now: its run is the one the sweeper asks GitHub about.
+        const record = request.run === undefined ? settled.record : withHolderRun(settled.record, request.loopId, request.run);
+        return { ...settled, record, started, verdict: { kind: 'admitted', reason: 'it holds a slot' } };
+    }
+    const before = queued.find((waiting) => waiting.loopId === request.loopId);
+    // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
+    const dependsOn = [...new Set([...(before?.dependsOn ?? []), ...request.dependsOn])];
+    const dependencies = dependencyWait(dependsOn, statuses);
+    const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0;
+    if (depsMet && (request.started || hasRoom(settled.record, limit))) {
+        const holder = {
+            loopId: request.loopId,
+            since: request.at,
+            ...(request.run !== undefined ? { run: request.run } : {}),
+            ...(request.workflow && request.ref ? { workflow: request.workflow, ref: request.ref } : {}),
+        };
+        running = [...running, holder];
+        queued = queued.filter((entry) => entry.loopId !== request.loopId);
+        const reason = request.started
+            ? 'it was running before it asked for a slot'
+            : limit === null
+                ? 'its dependencies are COMPLETE'
+                : `a slot is free (${running.length} of ${limit} in use)`;
+        const record = { ...settled.record, running, queued };
+        return { record, started, freed: settled.freed, verdict: { kind: 'admitted', reason } };
+    }
+    const entry = {
+        loopId: request.loopId,
+        since: request.at,
+        dependsOn,
+        workflow: request.workflow,
+        ref: request.ref,
+    };
+    const index = queued.findIndex((waiting) => waiting.loopId === request.loopId);
+    // A loop queued before keeps its place and since; where it runs is the latest word.
+    queued =
+        index === -1
+            ? [...queued, entry]
+            : queued.map((waiting, i) => (i === index ? { ...entry, since: waiting.since } : waiting));
+    const next = { ...settled.record, running, queued };
+    return {
+        record: next,
+        started,
+        freed: settled.freed,
+        verdict: { kind: 'queued', wait: queueWait(next, request.loopId, statuses, limit) },
+    };
+}
+/**
+ * The job that ended or stopped `loopId` gives its slot back (and its queue entry, when it was aborted
+ * while queued); the oldest ready loops are admitted in its place.
+ */
+function releaseSlot(record, loopId, statuses, limit, at) {
+    const released = record.running.some((holder) => holder.loopId === loopId) || record.queued.some((entry) => entry.loopId === loopId);
+    const without = {
+        ...record,
+        running: record.running.filter((holder) => holder.loopId !== loopId),
+        queued: record.queued.filter((entry) => entry.loopId !== loopId),
+    };
+    return { ...slots_settle(without, statuses, limit, at), released };
+}
+/** A loop admitted whose job could not be dispatched goes back to the head of the line. */
+function requeue(record, entry) {
+    return {
+        ...record,
+        running: record.running.filter((holder) => holder.loopId !== entry.loopId),
+        queued: [entry, ...record.queued.filter((waiting) => waiting.loopId !== entry.loopId)],
+    };
+}
+/** The record with `run` as the run that has `loopId`'s slot (unchanged when it holds none). */
+function withHolderRun(record, loopId, run) {
+    if (!record.running.some((holder) => holder.loopId === loopId && holder.run !== run))
+        return record;
+    return {
+        ...record,
+        running: record.running.map((holder) => (holder.loopId === loopId ? { ...holder, run } : holder)),
+    };
+}
+/** The record with `loopId`'s slot kept for the job still running its aborted iteration. */
+function markStopping(record, loopId) {
+    return {
+        ...record,
+        running: record.running.map((holder) => holder.loopId === loopId ? { ...holder, stopping: true } : holder),
+    };
+}
+/** Where a queued loop stands, or null when it is not queued. */
+function queueWait(record, loopId, statuses, limit) {
+    const index = record.queued.findIndex((entry) => entry.loopId === loopId);
+    const entry = record.queued[index];
+    if (!entry)
+        return null;
+    const dependencies = dependencyWait(entry.dependsOn, statuses);
+    return {
+        position: index + 1,
+        queued: record.queued.length,
+        running: record.running.length,
+        limit,
+        dependencies,
+        slotOnly: dependencies.pending.length === 0 && dependencies.endedShort.length === 0,
+    };
+}
+/** Every loop id the record names, with the given dependencies: whose statuses a change needs. */
+function slots_loopsNamed(record, extra = []) {
+    const ids = [
+        ...record.running.map((holder) => holder.loopId),
+        ...record.queued.flatMap((entry) => [entry.loopId, ...entry.dependsOn]),
+        ...extra,
+    ];
+    return [...new Set(ids)];
+}
+/** Checks the record's invariants: no more holders than the limit allows (`started` loops aside), none twice. */
+function slotProblems(record) {
+    const problems = [];
+    const seen = new Set();
+    for (const holder of record.running) {
+        if (seen.has(holder.loopId))
+            problems.push(`${holder.loopId} holds two slots`);
+        seen.add(holder.loopId);
+    }
+    for (const entry of record.queued) {
+        if (seen.has(entry.loopId))
+            problems.push(`${entry.loopId} is both running and queued, or queued twice`);
+        seen.add(entry.loopId);
+    }
+    return problems;
+}
+const slots_isoTime = schemas_string().min(1);
+const loopIdSchema = schemas_string().min(1).max(200);
+/** `queue.json` as stored; anything else is refused (the store names the file). */
+const slotsRecordSchema = strictObject({
+    running: array(strictObject({
+        loopId: loopIdSchema,
+        since: slots_isoTime,
+        run: schemas_string().min(1).max(40).optional(),
+        workflow: schemas_string().min(1).optional(),
+        ref: schemas_string().min(1).optional(),
+        stopping: literal(true).optional(),
+    })),
+    queued: array(strictObject({
+        loopId: loopIdSchema,
+        since: slots_isoTime,
+        dependsOn: array(loopIdSchema).max(10),
+        workflow: schemas_string().min(1),
+        ref: schemas_string().min(1),
+    })),
+    limit: schemas_number().int().positive().max(MAX_LOOPS_LIMIT).nullable().optional(),
+});
+/** The record in `text`, or a message that says what is wrong with it. */
+function slots_parseSlotsRecord(text) {
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch (error) {
+        return { problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
+    }
+    const parsed = slotsRecordSchema.safeParse(raw);
+    if (parsed.success)
+        return { record: parsed.data };
+    const issue = parsed.error.issues[0];
+    return { problem: `${issue?.path.join('.') || '(the whole record)'}: ${issue?.message ?? 'invalid'}` };
+}
+
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/adapters/stores/shared.ts
 /**
  * Helpers shared by the stores that survive GitHub (cache, artifact, git, auto): state validation with
@@ -38972,7 +39123,11 @@ class GitSlotStore {
 
 
 
-/** Reads the branch once, in a private repository removed afterwards. */
+/**
+ * Reads the branch once, in a private repository removed afterwards. Throws `UnknownRemoteError` for a
+ * remote name the repository does not have and `RemoteFetchError` when git cannot fetch from it; a
+ * remote without the branch is a listing with a null `commit`.
+ */
 async function readStateBranch(options) {
     const workDir = await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'loop-controller-status-'));
     try {
@@ -38986,8 +39141,9 @@ async function readStateBranch(options) {
             workDir,
         });
         const { commit } = await branch.fetch();
+        const url = await branch.remoteUrl();
         if (!commit)
-            return { commit: null, loops: [], slots: slots_EMPTY_SLOTS };
+            return { url, commit: null, loops: [], slots: slots_EMPTY_SLOTS };
         const loops = [];
         for (const folder of await branch.topLevel(commit)) {
             const where = `${options.branch}:${folder}/${shared_STATE_FILE}`;
@@ -39001,12 +39157,18 @@ async function readStateBranch(options) {
         loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
         const slotsText = await branch.readFile(commit, SLOTS_FILE);
         if (slotsText === null)
-            return { commit, loops, slots: slots_EMPTY_SLOTS };
+            return { url, commit, loops, slots: slots_EMPTY_SLOTS };
         const parsed = slots_parseSlotsRecord(slotsText);
         if ('problem' in parsed) {
-            return { commit, loops, slots: slots_EMPTY_SLOTS, slotsProblem: `${options.branch}:${SLOTS_FILE}: ${parsed.problem}` };
+            return {
+                url,
+                commit,
+                loops,
+                slots: slots_EMPTY_SLOTS,
+                slotsProblem: `${options.branch}:${SLOTS_FILE}: ${parsed.problem}`,
+            };
         }
-        return { commit, loops, slots: parsed.record };
+        return { url, commit, loops, slots: parsed.record };
     }
     finally {
         await (0,promises_namespaceObject.rm)(workDir, { recursive: true, force: true });
@@ -39022,7 +39184,40 @@ function loopIn(folder, text, where) {
     return { loopId: loopIdNamedIn(text) ?? folder, state: null, problem: problem.split('\n')[0] ?? '' };
 }
 
+;// CONCATENATED MODULE: ./src/domain/remote-url.ts
+/**
+ * A GitHub repository's web address from the URL of a git remote that points at it, so a listing read
+ * from a clone can link what the action links (a run: `https://HOST/OWNER/REPO/actions/runs/ID`).
+ * github.com and GitHub Enterprise Server serve the web pages on the host (and scheme) that serves git
+ * over HTTP(S), at the same `OWNER/REPO` path; over SSH, the web is HTTPS on that host. Pure.
+ */
+const OWNER = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})';
+const REPO = '[A-Za-z0-9._-]{1,100}';
+const HOST = '[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})';
+// `https://[user[:token]@]HOST[:port]/OWNER/REPO[.git][/]` (or `http://`, a server without TLS)
+const HTTP = new RegExp(`^(https?)://(?:[^@/\\s]*@)?(${HOST}(?::[0-9]{1,5})?)/(${OWNER})/(${REPO})/?$`);
+// `git@HOST:OWNER/REPO[.git]` and `ssh://git@HOST[:port]/OWNER/REPO[.git]`: the web is HTTPS on that host.
+const SCP = new RegExp(`^()[A-Za-z0-9._-]+@(${HOST}):/?(${OWNER})/(${REPO})$`);
+const SSH = new RegExp(`^()ssh://(?:[A-Za-z0-9._-]+@)?(${HOST})(?::[0-9]{1,5})?/(${OWNER})/(${REPO})/?$`);
+/** `https://HOST/OWNER/REPO` for a remote URL of a GitHub repository; null for any other (a path, a bundle). */
+function repositoryWebUrl(remoteUrl) {
+    const url = remoteUrl.trim();
+    const match = HTTP.exec(url) ?? SCP.exec(url) ?? SSH.exec(url);
+    if (!match)
+        return null;
+    const [, scheme = '', host = '', owner = '', repo = ''] = match;
+    const name = repo.replace(/\.git$/, '');
+    if (name === '' || name === '.' || name === '..')
+        return null;
+    return `${scheme || 'https'}://${host.toLowerCase()}/${owner}/${name}`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/report/queued.ts
+/**
+ * What a queued loop tells people (its sticky comment and the job summary): why it waits, its place in
+ * line, and what happens next. Rendered from the slots record's view of the loop (`QueueWait`). Pure.
+ */
+
 
 /**
  * How many of the loops in line a release tells their new place (each costs a state read and a comment
@@ -39038,23 +39233,44 @@ function queuedReason(wait, issueOf = (id) => id) {
         parts.push(`a dependency ended short of COMPLETE (${ended.join(', ')})`);
     }
     if (dependencies.pending.length > 0) {
-        parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE`);
+        const noLoop = dependencies.noLoop ?? [];
+        const none = noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : '';
+        parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`);
     }
-    if (wait.slotOnly)
-        parts.push(`all ${wait.limit ?? wait.running} slots are in use (max-loops: ${wait.limit ?? 'none'})`);
+    if (wait.slotOnly) {
+        const slots = wait.limit ?? wait.running;
+        const inUse = slots === 1 ? 'its one slot is in use' : `all ${slots} slots are in use`;
+        parts.push(`${inUse} (max-loops: ${wait.limit ?? 'none'})`);
+    }
     return parts.join('; ');
 }
-/** What happens next for the queued loop, in one sentence. */
+/** What happens next for the queued loop, said plainly: a wait that cannot end by itself says what it needs. */
 function queuedNext(wait, issueOf = (id) => id) {
     const { dependencies } = wait;
+    const aborted = dependencies.endedShort.filter((dep) => dep.status === 'aborted').map((dep) => dep.loopId);
+    if (aborted.length > 0) {
+        const names = listed(aborted, issueOf);
+        return `It cannot start: ${names} ${aborted.length === 1 ? 'was' : 'were'} ABORTED and will never be COMPLETE. Drop this loop with \`/loop abort\`, and open a new issue whose \`depends-on:\` line leaves ${names} out.`;
+    }
     if (dependencies.endedShort.length > 0) {
-        const names = dependencies.endedShort.map((dep) => issueOf(dep.loopId)).join(', ');
-        return `It stays queued: ${names} must be resumed and reach COMPLETE (comment \`/loop resume\` there once fixed), or drop this loop with \`/loop abort\`.`;
+        const names = listed(dependencies.endedShort.map((dep) => dep.loopId), issueOf);
+        return `It stays queued: ${names} must be resumed and reach COMPLETE (comment \`/loop resume\` there once fixed), then this loop starts by itself; or drop this loop with \`/loop abort\`.`;
+    }
+    const noLoop = dependencies.noLoop ?? [];
+    if (noLoop.length > 0) {
+        const names = listed(noLoop, issueOf);
+        // No state may also be a loop whose first iteration runs now (its state is saved when it ends).
+        const [label, after] = noLoop.length === 1 ? ['it', 'it is'] : ['each', 'all are'];
+        return `${names} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet: label ${label} \`${Labels.Start}\` (or start it) unless someone just did, and this loop starts after ${after} COMPLETE. Only an issue's loop counts, not a pull request's. To drop this loop, comment \`/loop abort\`.`;
     }
     if (dependencies.pending.length > 0) {
         return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.';
     }
     return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.';
+}
+function listed(loopIds, issueOf) {
+    const names = loopIds.map(issueOf);
+    return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 /** The status comment and job summary of a queued loop. */
 function renderQueued(input, issueOf = (id) => id) {
@@ -39101,13 +39317,45 @@ const LOOPS_TABLE_COLUMNS = [
     'last run',
     'queue',
 ];
-/** Wall time, then tokens and cost when the agent reported any. */
+/** `50,000`: a whole number with thousands separated (the same in every locale). */
+function grouped(value) {
+    return String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+/** `5`, `0.5`, `1.25`: a limit as it was set, without trailing zeros. */
+function plain(value) {
+    return String(Number(value.toFixed(2)));
+}
+/**
+ * Wall time, then tokens and cost when the agent reported any, each of its budget where one is set
+ * (`12 of 60 min · 3,000 of 50,000 tokens · $0.40 of $5`): a budget's part is shown even at zero spent.
+ */
 function spentText(state) {
-    const seconds = Math.round(state.usage.wallMs / 1000);
-    const time = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
-    const tokens = state.usage.tokens > 0 ? ` · ${state.usage.tokens} tokens` : '';
-    const cost = state.usage.costUsd > 0 ? ` · $${state.usage.costUsd.toFixed(2)}` : '';
-    return `${time}${tokens}${cost}`;
+    const { usage, budget } = state;
+    const seconds = Math.round(usage.wallMs / 1000);
+    const used = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`;
+    const time = budget.minutes ? `${used} of ${plain(budget.minutes)} min` : used;
+    const parts = [time];
+    if (budget.tokens)
+        parts.push(`${grouped(usage.tokens)} of ${grouped(budget.tokens)} tokens`);
+    else if (usage.tokens > 0)
+        parts.push(`${grouped(usage.tokens)} tokens`);
+    if (budget.costUsd)
+        parts.push(`$${usage.costUsd.toFixed(2)} of $${plain(budget.costUsd)}`);
+    else if (usage.costUsd > 0)
+        parts.push(`$${usage.costUsd.toFixed(2)}`);
+    return parts.join(' · ');
+}
+/**
+ * The run's web address: from the repository's address when it is known (`https://HOST/OWNER/REPO`),
+ * else the one the state kept when it is plainly that run's; null otherwise (the id alone is shown).
+ */
+function runUrl(lastRun, repositoryUrl) {
+    if (!/^[0-9]{1,20}$/.test(lastRun.id))
+        return null;
+    if (repositoryUrl)
+        return `${repositoryUrl}/actions/runs/${lastRun.id}`;
+    const kept = lastRun.url;
+    return /^https:\/\/[^\s]+$/.test(kept) && kept.endsWith(`/actions/runs/${lastRun.id}`) ? kept : null;
 }
 /** The last verification: `pass (n)`, `fail (k of n)`, or `-` before any. */
 function lastVerdictText(state) {
@@ -39137,10 +39385,16 @@ function queueText(state, loops, queue) {
             running: queue.record.running.filter((holder) => !hasEnded(statuses.get(holder.loopId))),
             queued: queue.record.queued.filter((entry) => !hasEnded(statuses.get(entry.loopId))),
         };
-        const wait = queueWait(live, state.loopId, statuses, queue.limit);
+        const limit = queue.limit === 'unknown' ? null : queue.limit;
+        const unknown = queue.limit === 'unknown';
+        const wait = queueWait(live, state.loopId, statuses, limit);
         if (wait) {
             const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit;
-            const why = room ? 'a slot is free; it starts at the next change of the queue' : queuedReason(wait, shortName);
+            const why = unknown && wait.slotOnly
+                ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
+                : room
+                    ? 'a slot is free; it starts at the next change of the queue'
+                    : queuedReason(wait, shortName);
             return `${wait.position} of ${wait.queued} in line: ${why}`;
         }
         if (live.running.some((holder) => holder.loopId === state.loopId)) {
@@ -39185,7 +39439,7 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
                 ? { number: task.number, url: repositoryUrl ? `${repositoryUrl}/issues/${task.number}` : null }
                 : null,
             pullRequest: state.pullRequest ? { number: state.pullRequest.number, url: state.pullRequest.url } : null,
-            lastRun: state.lastRun ?? null,
+            lastRun: state.lastRun ? { id: state.lastRun.id, url: runUrl(state.lastRun, repositoryUrl) } : null,
             queue: queueText(state, everyLoop, queue),
         };
     });
@@ -39200,7 +39454,7 @@ function plainCells(row) {
         row.lastVerdict,
         row.issue ? `#${row.issue.number}` : '-',
         row.pullRequest ? `#${row.pullRequest.number}` : '-',
-        row.lastRun ? row.lastRun.id : '-',
+        row.lastRun ? (row.lastRun.url ?? row.lastRun.id) : '-',
         row.queue,
     ];
 }
@@ -39247,8 +39501,10 @@ function renderLoopsMarkdown(rows) {
  * them). The rows are the dashboard issue's (`domain/report/loops-table.ts`). With `--remote`, the loops
  * are those the action keeps on the `git` store's branch of that remote (`--state-branch`, default
  * `loop-state`), read without writing anything, with each queued loop's place in line as the dashboard
- * says it.
+ * says it and, where the remote's URL names a GitHub repository, each last run's web address.
  */
+
+
 
 
 
@@ -39290,8 +39546,19 @@ async function showAllLoops(place, values, io) {
         io.stdout(`No loops yet in ${(0,external_node_path_namespaceObject.relative)(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.\n`);
         return EXIT.complete;
     }
-    printLoops(rows, null, values, io);
+    printLoops(rows, null, undefined, values, io);
     return EXIT.complete;
+}
+/** A remote this clone does not have, or one git cannot fetch from, said as the user's to fix (no stack trace). */
+function explainedRemote(error, remote) {
+    if (error instanceof UnknownRemoteError) {
+        return new UsageError(`no remote '${remote}' in this clone; \`git remote -v\` lists them, or give a URL.`);
+    }
+    if (error instanceof RemoteFetchError) {
+        const which = error.url === remote ? `'${remote}'` : `'${remote}' (${error.url})`;
+        return new UsageError(`cannot read the remote ${which}: ${error.reason}. Check the name or URL; a private repository needs GH_TOKEN or GITHUB_TOKEN.`);
+    }
+    return error;
 }
 /** The loops on the `git` store's branch of `--remote` (a remote's name or a URL), read-only. */
 async function showBranchLoops(place, values, io) {
@@ -39300,29 +39567,38 @@ async function showBranchLoops(place, values, io) {
         throw new UsageError(`--remote takes a remote's name or URL (e.g. origin); got '${remote}'.`);
     const branch = validStateBranch(values['state-branch'] ?? 'loop-state');
     const limit = values['max-loops'] === undefined ? null : parseMaxLoops(values['max-loops']);
-    const listing = await readStateBranch({
-        repoDir: place.root,
-        remote,
-        branch,
-        // A private repository's branch needs a token, as \`gh\` takes one.
-        token: io.env.GH_TOKEN || io.env.GITHUB_TOKEN || undefined,
-    });
+    let listing;
+    try {
+        listing = await readStateBranch({
+            repoDir: place.root,
+            remote,
+            branch,
+            // A private repository's branch needs a token, as \`gh\` takes one.
+            token: io.env.GH_TOKEN || io.env.GITHUB_TOKEN || undefined,
+        });
+    }
+    catch (error) {
+        throw explainedRemote(error, remote);
+    }
     if (listing.slotsProblem)
         io.stderr(`warning: ${listing.slotsProblem} (places in line are not shown)\n`);
     if (listing.loops.length === 0 && !values.json) {
-        const why = listing.commit ? 'holds no loop yet' : 'does not exist yet (no loop has saved its state there)';
+        const why = listing.commit
+            ? 'holds no loop yet'
+            : 'does not exist yet: no loop has saved its state there (a workflow whose state-branch input names another branch: give --state-branch)';
         io.stdout(`The branch ${branch} of ${remote} ${why}.\n`);
         return EXIT.complete;
     }
-    // The limit is the workflow's input, not kept in the record: without --max-loops, the slots the record
-    // last gave out are taken as all there are (a loop waits for a slot only when they were all in use).
-    const slots = limit ?? Math.max(1, listing.slots.running.length);
-    const queue = listing.slotsProblem ? null : { record: listing.slots, limit: slots };
-    printLoops(listing.loops, queue, values, io);
+    // The limit is the workflow's input; each change of the queue records the one it was made under, so
+    // without --max-loops the recorded one is shown (a queue older than that record: unknown).
+    const recorded = listing.slots.limit;
+    const known = limit ?? (recorded === undefined ? 'unknown' : recorded);
+    const queue = listing.slotsProblem ? null : { record: listing.slots, limit: known };
+    printLoops(listing.loops, queue, repositoryWebUrl(listing.url) ?? undefined, values, io);
     return EXIT.complete;
 }
-function printLoops(rows, queue, values, io) {
-    const table = loopsTableRows(rows, undefined, queue);
+function printLoops(rows, queue, repositoryUrl, values, io) {
+    const table = loopsTableRows(rows, repositoryUrl, queue);
     if (values.json) {
         const byId = new Map(table.map((row) => [row.loopId, row]));
         const json = rows.map((row) => {
