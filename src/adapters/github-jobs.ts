@@ -23,10 +23,13 @@ export async function listRunAttemptJobs(
   octokit: OctokitClient,
   where: { owner: string; repo: string; runId: number; attempt: number },
 ): Promise<RunJob[]> {
-  const jobs: RawJob[] = await octokit.paginate(
-    'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs',
-    { owner: where.owner, repo: where.repo, run_id: where.runId, attempt_number: where.attempt, per_page: PER_PAGE },
-  )
+  const jobs: RawJob[] = await octokit.paginate(octokit.rest.actions.listJobsForWorkflowRunAttempt, {
+    owner: where.owner,
+    repo: where.repo,
+    run_id: where.runId,
+    attempt_number: where.attempt,
+    per_page: PER_PAGE,
+  })
   return jobs.map((job) => ({
     name: job.name,
     status: job.status,
