@@ -21,6 +21,7 @@ import { buildLibrary } from '../domain/analysis/index.js'
 import { initialState } from '../domain/engine/index.js'
 import {
   FanOutError,
+  legsOf,
   type PlanFile,
   parseHandOff,
   type VerdictFile,
@@ -42,6 +43,7 @@ import { systemClock } from '../ports/clock.js'
 import { type Store, StoreConflictError } from '../ports/store.js'
 import { redispatch } from './dispatch.js'
 import { type FanOutShared, type HandOff, readPlan } from './fan-out.js'
+import { verdictsByLegJobs } from './fan-out-leg-jobs.js'
 import { runIterationInput } from './iteration-input.js'
 import { openLoopStore, refreshDashboardAtEnd, remoteHost } from './job-setup.js'
 import { stopLabelReader } from './kill-switch.js'
@@ -79,7 +81,8 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
   const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff)
   const attempt = Number(runContext.runAttempt)
-  const { verdicts, unreadable, foreign } = await readVerdicts(handOff.verdictsIn, attempt >= 1 ? attempt : undefined)
+  const read = await readVerdicts(handOff.verdictsIn, attempt >= 1 ? attempt : undefined)
+  const { foreign } = read
   if (foreign.length > 0) {
     logger.warning(`Artifacts the workflow did not name so, not read as verdicts: ${foreign.slice(0, 10).join(', ')}`)
   }
@@ -120,6 +123,22 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   await checkoutLoopBranch(git, branch)
   await restoreAudit()
   const library = buildLibrary(await loadUserPatterns(config.patterns, root))
+  // A verdict counts only as its leg's own job vouches for it (a forged artifact's job failed); a leg
+  // without a verdict is charged its job's wall time. Only an iteration the plan ran has legs to judge.
+  const trusted =
+    admitted?.iteration != null
+      ? await verdictsByLegJobs(
+          {
+            legs: legsOf(config),
+            verdicts: read.verdicts,
+            verdictAttempts: read.attempts,
+            runId: runContext.runId,
+            attempt,
+            verifyResult: settings.verifyResult,
+          },
+          { github, logger, io, hasStepSummary: runContext.hasStepSummary },
+        )
+      : null
   const deps = {
     store,
     // Replaced by decide's replaying runner: nothing of the project runs here.
@@ -150,8 +169,9 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
       ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
       plan: admitted,
       bundleFile,
-      verdicts,
-      unreadableVerdicts: unreadable,
+      verdicts: trusted?.verdicts ?? read.verdicts,
+      unreadableVerdicts: new Map([...read.unreadable, ...(trusted?.untrusted ?? [])]),
+      legJobWallMs: trusted?.jobWallMs ?? new Map(),
       verifyResult: settings.verifyResult,
     },
     deps,
@@ -320,20 +340,27 @@ async function readVerdicts(
   dir: string,
   /** This job's run attempt: no leg's artifact can come from a later one. */
   attempt: number | undefined,
-): Promise<{ verdicts: VerdictFile[]; unreadable: Map<string, string>; foreign: string[] }> {
+): Promise<{
+  verdicts: VerdictFile[]
+  unreadable: Map<string, string>
+  foreign: string[]
+  /** The run attempt each verdict taken came from, by the leg's artifact name. */
+  attempts: Map<string, number>
+}> {
   const verdicts: VerdictFile[] = []
   const unreadable = new Map<string, string>()
+  const attempts = new Map<string, number>()
   let names: string[]
   try {
     names = (await readdir(dir)).filter((name) => name.startsWith('loop-verdict-')).sort()
   } catch {
-    return { verdicts, unreadable, foreign: [] }
+    return { verdicts, unreadable, foreign: [], attempts }
   }
   const { latest, foreign } = latestVerdictArtifacts(names, attempt)
   if (latest.length > MAX_VERDICTS) {
     throw new Error(`${dir} holds ${latest.length} legs' verdict artifacts; at most ${MAX_VERDICTS} legs run`)
   }
-  for (const { name, artifact, failed } of latest) {
+  for (const { name, artifact, failed, attempt: from } of latest) {
     const file = `${name}/${artifact}.json`
     const text = (await nodeWorkspace.readText(join(dir, file), 4 * 1024 * 1024)) ?? ''
     if (failed) {
@@ -346,6 +373,7 @@ async function readVerdicts(
         throw new FanOutError(`The verdict file ${file} speaks for leg ${verdict.leg}, not for its own artifact's`)
       }
       verdicts.push(verdict)
+      attempts.set(artifact, from)
     } catch (error) {
       unreadable.set(
         artifact,
@@ -353,7 +381,7 @@ async function readVerdicts(
       )
     }
   }
-  return { verdicts, unreadable, foreign }
+  return { verdicts, unreadable, foreign, attempts }
 }
 
 /** The error a failed leg handed on, when it is a valid error file of that very leg. */

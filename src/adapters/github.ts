@@ -4,6 +4,7 @@
  * A 403 becomes a `GitHubPermissionError` that names the permission the workflow must grant.
  */
 import { isOwnComment } from '../domain/comment-author.js'
+import type { RunJob } from '../domain/fan-out-jobs.js'
 import {
   type CommentRef,
   type DispatchedRun,
@@ -17,6 +18,7 @@ import {
 } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { createOctokit, type GitHubClientOptions, type OctokitClient } from './github-client.js'
+import { listRunAttemptJobs } from './github-jobs.js'
 import { type RawPull, toPullRequest } from './github-pulls.js'
 
 export {
@@ -385,6 +387,13 @@ export class OctokitGitHub implements GitHubPort {
       this.octokit.rest.issues.get({ owner, repo, issue_number: issueNumber }),
     )
     return data.state === 'closed' ? 'closed' : 'open'
+  }
+
+  async listRunAttemptJobs(runId: string, attempt: number): Promise<RunJob[]> {
+    const { owner, repo } = this
+    return this.call('GET', `${this.repoPath}/actions/runs/${runId}/attempts/${attempt}/jobs`, () =>
+      listRunAttemptJobs(this.octokit, { owner, repo, runId: Number(runId), attempt }),
+    )
   }
 
   private ownLogin(): Promise<string | null> {

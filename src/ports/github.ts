@@ -2,6 +2,7 @@
  * What the controller asks of GitHub's API (docs/github.md). Implemented with Octokit in
  * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
  */
+import type { RunJob } from '../domain/fan-out-jobs.js'
 
 export interface WorkflowDispatch {
   /** The workflow file name (`loop.yml`) or its numeric id. */
@@ -71,6 +72,8 @@ export interface GitHubPort {
   getWorkflowRun(runId: string): Promise<{ status: string; conclusion: string | null }>
   /** Whether the issue is open or closed. */
   getIssueState(issueNumber: number): Promise<'open' | 'closed'>
+  /** The jobs of one attempt of a workflow run, every page (`actions: read`; decide holds `actions: write`). */
+  listRunAttemptJobs(runId: string, attempt: number): Promise<RunJob[]>
 }
 
 /** The permission an endpoint needs, named so a 403 says exactly what to add to `permissions:`. */

@@ -190,6 +190,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   ],
   'fan-out-loops.test.ts': [
     'actions/create-workflow-dispatch',
+    'actions/list-jobs-for-workflow-run-attempt',
     'issues/create',
     'issues/create-comment',
     'issues/list-comments',
@@ -202,6 +203,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     'users/get-authenticated',
   ],
   'fan-out-budget.test.ts': [
+    'actions/list-jobs-for-workflow-run-attempt',
     'issues/create-comment',
     'issues/list-comments',
     'pulls/create',
@@ -210,6 +212,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   ],
   'fan-out.test.ts': [
     'actions/create-workflow-dispatch',
+    'actions/list-jobs-for-workflow-run-attempt',
     'issues/create-comment',
     'issues/list-comments',
     'issues/list-labels-on-issue',
@@ -220,6 +223,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   ],
   'fan-out-legs.test.ts': [
     'actions/create-workflow-dispatch',
+    'actions/list-jobs-for-workflow-run-attempt',
     'issues/create-comment',
     'issues/list-comments',
     'issues/list-labels-on-issue',
@@ -240,12 +244,19 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   ],
   'fan-out-rerun.test.ts': [
     'actions/create-workflow-dispatch',
+    'actions/list-jobs-for-workflow-run-attempt',
     'issues/create-comment',
     'issues/list-comments',
     'pulls/create',
     'pulls/list',
   ],
+  'fan-out-leg-jobs.test.ts': [
+    'actions/list-jobs-for-workflow-run-attempt',
+    'issues/create-comment',
+    'issues/list-comments',
+  ],
   'fan-out-flake.test.ts': [
+    'actions/list-jobs-for-workflow-run-attempt',
     'issues/create-comment',
     'issues/list-comments',
     'pulls/create',

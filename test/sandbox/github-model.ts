@@ -1,6 +1,7 @@
 // The in-memory repository behind the REST stand-in (users, issues and pull requests, comments, labels,
 // reviews, runs, caches), and the error the API answers with in GitHub's shape.
 import type * as gh from './github-objects.js'
+import type { JobModel } from './run-jobs.js'
 
 /** One cache entry as `GET /repos/{o}/{r}/actions/caches` lists it. */
 export interface CacheEntry {
@@ -39,6 +40,8 @@ export class GitHubModel {
   readonly comments: gh.CommentModel[] = []
   readonly reviews: gh.ReviewModel[] = []
   readonly runs = new Map<number, gh.RunModel>()
+  /** Every job of every run attempt, in the order they were created (`run-jobs.ts`). */
+  readonly jobs: JobModel[] = []
   readonly labels = new Map<string, gh.LabelModel>()
   readonly caches: CacheEntry[] = []
   private nextId = 1000

@@ -4,6 +4,7 @@ import { ApiError, type CacheEntry, type CacheIndex, type GitHubModel } from './
 import * as gh from './github-objects.js'
 import { paginate } from './pagination.js'
 import type { DispatchHandler } from './rest-api.js'
+import { workflowJob } from './run-jobs.js'
 
 export const DOCS = 'https://docs.github.com/rest'
 /** The GitHub Actions app's bot: the actor of every job's GITHUB_TOKEN. */
@@ -93,6 +94,15 @@ export function createHandlers(env: HandlerEnvironment): Record<string, (c: Hand
       const run = model.runs.get(Number(c.params.run_id))
       if (!run) throw new ApiError(404, 'Not Found')
       return { status: 200, body: gh.workflowRun(ctx(), model.repo, run, model.now()) }
+    },
+    'actions/list-jobs-for-workflow-run-attempt': (c) => {
+      const run = model.runs.get(Number(c.params.run_id))
+      const attempt = Number(c.params.attempt_number)
+      if (!run || !(attempt >= 1 && attempt <= run.runAttempt)) throw new ApiError(404, 'Not Found')
+      const jobs = model.jobs.filter((job) => job.runId === run.id && job.runAttempt === attempt)
+      const { page, headers } = paginate(jobs, c.url)
+      const body = { total_count: jobs.length, jobs: page.map((job) => workflowJob(ctx(), model.repo, job)) }
+      return { status: 200, headers, body }
     },
     'actions/get-actions-cache-list': (c) => {
       const key = c.query.get('key')

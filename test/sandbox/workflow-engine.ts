@@ -15,6 +15,7 @@ import { JobRunner } from './job-runner.js'
 import { ApiError, type DispatchRequest } from './rest-api.js'
 import { checkDispatchInputs, readCalledWorkflow, runConclusion, runContext } from './run-context.js'
 import { type GraphHost, Limiter, type ReadyJob, RunGraph } from './run-graph.js'
+import { jobModelOf } from './run-jobs.js'
 import { readActionMetadata } from './steps.js'
 import type { WorkflowSpec } from './workflow-file.js'
 
@@ -187,6 +188,8 @@ export class WorkflowEngine implements GraphHost {
   newRecord(run: RunState, jobId: string, name: string, matrix?: Record<string, unknown>): JobRecord {
     const record = newJobRecord(run, jobId, name, matrix)
     run.records.push(record)
+    const modelRun = this.model.runs.get(run.runId)
+    if (modelRun) this.model.jobs.push(jobModelOf(this.model.id(), record, modelRun))
     this.jobs.push(record)
     return record
   }

@@ -54,6 +54,8 @@ export interface DecideInput extends IterationInput {
   unreadableVerdicts: ReadonlyMap<string, string>
   /** The verify job's result as the workflow saw it (`needs.verify.result`), named for a leg without a verdict. */
   verifyResult: string
+  /** Each leg's job's wall time (completed − started) as GitHub's Jobs API gave it, under `legRunKey`. */
+  legJobWallMs?: ReadonlyMap<string, number>
 }
 
 export type Decided =
@@ -128,11 +130,12 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
   const { run } = begun
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config))
-  // Each leg at its measured time; one without a verdict at its check's timeout if the plan ran it as
-  // a job, else 0 (a verify-only check the plan left out: no job ran it).
+  // Each leg at its measured time; one without a verdict at its job's wall time (GitHub's Jobs API), else
+  // at its check's timeout if the plan ran it as a job, else 0 (a verify-only check the plan left out).
   const planned = new Set(plan.legs.map((leg) => leg.leg))
   const legDurationsMs = legsOf(input.config).map((leg) => {
-    const measured = legTimesMs.get(legRunKey(leg.check, leg.shard))
+    const key = legRunKey(leg.check, leg.shard)
+    const measured = legTimesMs.get(key) ?? input.legJobWallMs?.get(key)
     if (measured === undefined && !planned.has(leg.leg)) return 0
     return legTimeMs(measured, input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0)
   })

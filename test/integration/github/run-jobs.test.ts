@@ -1,0 +1,80 @@
+// The Jobs API of a run attempt through the GitHub adapter, against the REST stand-in (which validates
+// every request and response against GitHub's description): every page read, the attempt's jobs only,
+// and a token without `actions` refused with the permission named.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { OctokitGitHub } from '../../../src/adapters/github.js'
+import { GitHubPermissionError } from '../../../src/ports/github.js'
+import { type RestApi, startRestApi } from '../../sandbox/rest-api.js'
+import type { JobModel } from '../../sandbox/run-jobs.js'
+
+const BOT = 'github-actions[bot]'
+const RUN_ID = 4242
+let api: RestApi
+
+beforeEach(async () => {
+  api = await startRestApi({
+    owner: 'acme',
+    repo: 'demo',
+    tokens: {
+      decide: { actor: BOT, kind: 'installation', permissions: { actions: 'write' } },
+      plan: { actor: BOT, kind: 'installation', permissions: { contents: 'read' } },
+    },
+  })
+  const now = '2026-11-26T10:00:00Z'
+  api.model.runs.set(RUN_ID, {
+    ...{ id: RUN_ID, runNumber: 7, runAttempt: 2, workflowId: 1, workflowPath: '.github/workflows/loop.yml' },
+    ...{ workflowName: 'loop', event: 'workflow_dispatch', headBranch: 'main', headSha: 'a'.repeat(40) },
+    ...{ actor: api.model.user('acme'), status: 'completed', conclusion: 'failure', createdAt: now, updatedAt: now },
+    startedAt: now,
+  })
+  // 130 legs in attempt 1 (two pages of 100), and one in attempt 2.
+  const job = (index: number, attempt: number, conclusion: JobModel['conclusion']): JobModel => ({
+    ...{
+      id: 10_000 + attempt * 1000 + index,
+      runId: RUN_ID,
+      runAttempt: attempt,
+      name: `loop / verify (leg-${index})`,
+    },
+    ...{ status: 'completed', conclusion, headSha: 'a'.repeat(40), headBranch: 'main', workflowName: 'loop' },
+    ...{ createdAt: now, startedAt: now, completedAt: '2026-11-26T10:01:30Z' },
+  })
+  for (let index = 0; index < 130; index++) api.model.jobs.push(job(index, 1, index === 3 ? 'failure' : 'success'))
+  api.model.jobs.push(job(0, 2, 'cancelled'))
+})
+afterEach(async () => {
+  expect(api.violations).toEqual([])
+  await api.stop()
+})
+
+const github = (token: string) =>
+  new OctokitGitHub({ token, owner: 'acme', repo: 'demo', baseUrl: api.url, retries: 0, throttle: false })
+
+describe('listRunAttemptJobs', () => {
+  it("reads every page of one attempt's jobs, with their names, conclusions and times", async () => {
+    const jobs = await github('decide').listRunAttemptJobs(String(RUN_ID), 1)
+    expect(jobs).toHaveLength(130)
+    expect(jobs[3]).toEqual({
+      name: 'loop / verify (leg-3)',
+      status: 'completed',
+      conclusion: 'failure',
+      startedAt: '2026-11-26T10:00:00Z',
+      completedAt: '2026-11-26T10:01:30Z',
+      runAttempt: 1,
+    })
+    const pages = api.exchanges.filter((e) => e.operationId === 'actions/list-jobs-for-workflow-run-attempt')
+    expect(pages.map((e) => e.status)).toEqual([200, 200])
+    expect((await github('decide').listRunAttemptJobs(String(RUN_ID), 2)).map((j) => j.conclusion)).toEqual([
+      'cancelled',
+    ])
+  })
+
+  it('an attempt the run never made is a 404 error', async () => {
+    await expect(github('decide').listRunAttemptJobs(String(RUN_ID), 3)).rejects.toThrow(/\(404\)/)
+  })
+
+  it("a token without 'actions' is refused, naming the permission", async () => {
+    const refused = github('plan').listRunAttemptJobs(String(RUN_ID), 1)
+    await expect(refused).rejects.toBeInstanceOf(GitHubPermissionError)
+    await expect(refused).rejects.toThrow(/actions: write/)
+  })
+})
