@@ -32579,7 +32579,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(60667);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(25077);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32589,7 +32589,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 60667:
+/***/ 25077:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -34308,10 +34308,6 @@ function renderBody(loops, input, hidden) {
 }
 
 ;// CONCATENATED MODULE: ./src/ports/github.ts
-/**
- * What the controller asks of GitHub's API (docs/github.md). Implemented with Octokit in
- * `adapters/github.ts`; any other implementation (a test double, another forge) keeps the same meaning.
- */
 /** GitHub answered 403 for lack of a permission: the message names it and where to grant it. */
 class GitHubPermissionError extends Error {
     permission;
@@ -34348,6 +34344,27 @@ class PullRequestsNotAllowedError extends Error {
 
 // EXTERNAL MODULE: ./src/adapters/github-client.ts + 1 modules
 var github_client = __nccwpck_require__(49960);
+;// CONCATENATED MODULE: ./src/adapters/github-jobs.ts
+/** GitHub's most jobs per page; a matrix of 256 legs and its few other jobs take 3 pages. */
+const PER_PAGE = 100;
+async function listRunAttemptJobs(octokit, where) {
+    const jobs = await octokit.paginate(octokit.rest.actions.listJobsForWorkflowRunAttempt, {
+        owner: where.owner,
+        repo: where.repo,
+        run_id: where.runId,
+        attempt_number: where.attempt,
+        per_page: PER_PAGE,
+    });
+    return jobs.map((job) => ({
+        name: job.name,
+        status: job.status,
+        conclusion: job.conclusion ?? null,
+        startedAt: job.started_at ?? null,
+        completedAt: job.completed_at ?? null,
+        runAttempt: job.run_attempt ?? where.attempt,
+    }));
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/github-pulls.ts
 function toPullRequest(pull) {
     return {
@@ -34368,6 +34385,7 @@ function toPullRequest(pull) {
  * (bounded), pointed at `GITHUB_API_URL` (or any base URL, e.g. a loopback stand-in in tests).
  * A 403 becomes a `GitHubPermissionError` that names the permission the workflow must grant.
  */
+
 
 
 
@@ -34676,6 +34694,10 @@ class OctokitGitHub {
         const { owner, repo } = this;
         const { data } = await this.call('GET', route, () => this.octokit.rest.issues.get({ owner, repo, issue_number: issueNumber }));
         return data.state === 'closed' ? 'closed' : 'open';
+    }
+    async listRunAttemptJobs(runId, attempt) {
+        const { owner, repo } = this;
+        return this.call('GET', `${this.repoPath}/actions/runs/${runId}/attempts/${attempt}/jobs`, () => listRunAttemptJobs(this.octokit, { owner, repo, runId: Number(runId), attempt }));
     }
     ownLogin() {
         this.login ??= this.octokit.rest.users.getAuthenticated().then((response) => response.data.login, (error) => {
@@ -55959,11 +55981,12 @@ async function decideIteration(given, deps) {
     const begun = await beginRun(input, replaying, policy, decision, loop, restored.now);
     const { run } = begun;
     await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config));
-    // Each leg at its measured time; one without a verdict at its check's timeout if the plan ran it as
-    // a job, else 0 (a verify-only check the plan left out: no job ran it).
+    // Each leg at its measured time; one without a verdict at its job's wall time (GitHub's Jobs API), else
+    // at its check's timeout if the plan ran it as a job, else 0 (a verify-only check the plan left out).
     const planned = new Set(plan.legs.map((leg) => leg.leg));
     const legDurationsMs = legsOf(input.config).map((leg) => {
-        const measured = legTimesMs.get(legRunKey(leg.check, leg.shard));
+        const key = legRunKey(leg.check, leg.shard);
+        const measured = legTimesMs.get(key) ?? input.legJobWallMs?.get(key);
         if (measured === undefined && !planned.has(leg.leg))
             return 0;
         return legTimeMs(measured, input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0);
@@ -56118,6 +56141,147 @@ function laterDispatchRecorded(state, dispatchedIteration) {
     if (dispatchedIteration === undefined || !record || record.failed !== undefined)
         return false;
     return record.iteration > dispatchedIteration && record.iteration === state.iteration + 1;
+}
+
+;// CONCATENATED MODULE: ./src/domain/fan-out-jobs.ts
+/**
+ * The verify legs' own jobs, as GitHub's Jobs API lists them for decide's run attempt: what decide takes
+ * of a leg's verdict depends on them. A verdict artifact is only a file in the run: where the work of
+ * plan could reach the runner's runtime token (no process isolation), it could upload a passing verdict
+ * under a leg's name before the leg ran. The leg's own upload then fails (the name is taken) and its job
+ * fails; so a passing verdict counts only when the leg's job concluded `success`. A leg without a verdict
+ * is counted at its job's wall time when the API gives it.
+ */
+
+
+/** The name the reusable workflow's verify job renders for a leg (`name: verify (${{ matrix.leg }})`). */
+function legJobName(leg) {
+    return `verify (${leg})`;
+}
+/**
+ * A leg's job among a run attempt's: named `verify (<leg>)`, alone or after a caller's prefix
+ * (`<caller job> / verify (<leg>)`; decide cannot know the caller's job id). Two jobs that both match
+ * leave the leg unconfirmed: no guess is made between them.
+ */
+function findLegJob(jobs, leg) {
+    const name = legJobName(leg);
+    const matching = jobs.filter((job) => job.name === name || job.name.endsWith(` / ${name}`));
+    const job = matching[0];
+    if (matching.length > 1)
+        return { kind: 'ambiguous', count: matching.length };
+    return job ? { kind: 'found', job } : { kind: 'none' };
+}
+/** A verdict that could make its check pass: its run passed, or its failed run has a flake check to judge. */
+function passLike(verdict) {
+    const run = verdict.run;
+    const passed = run.exitCode === 0 && !run.timedOut && run.spawnError === undefined;
+    return passed || verdict.flakeCheck !== undefined;
+}
+/**
+ * The verdicts decide takes, judged against the legs' own jobs:
+ * - a pass-like verdict whose leg's job is listed counts only when that job concluded `success`;
+ * - a leg whose job is not listed, or named twice, has its pass-like verdict refused;
+ * - where the attempt's jobs cannot be listed, the matrix's aggregate speaks: `success` means every
+ *   leg's job succeeded, and the verdicts are taken; any other result means some leg's job did not,
+ *   and no pass-like verdict can be tied to a job that did, so none is taken (an `error`, never a pass).
+ * A failing verdict is taken as it is: it cannot complete the loop.
+ */
+function trustVerdicts(input) {
+    const legOf = new Map(input.legs.map((leg) => [leg.leg, leg]));
+    const verdicts = [];
+    const untrusted = new Map();
+    const warnings = [];
+    for (const [attempt, jobs] of [...input.jobsByAttempt].sort(([a], [b]) => a - b)) {
+        if (jobs.kind === 'unavailable') {
+            const rule = input.verifyResult === 'success'
+                ? `the verify jobs' result (success) vouches for every leg`
+                : `the verify jobs' result is '${input.verifyResult || 'unknown'}', so no passing verdict of that attempt is taken`;
+            warnings.push(`The jobs of run attempt ${attempt} could not be listed (${jobs.reason}): the legs' verdicts are not checked against their own jobs; ${rule}.`);
+        }
+    }
+    for (const verdict of input.verdicts) {
+        const leg = legOf.get(verdict.leg);
+        const attempt = leg ? input.verdictAttempts.get(leg.artifact) : undefined;
+        const jobs = attempt === undefined ? undefined : input.jobsByAttempt.get(attempt);
+        if (!leg || !passLike(verdict) || !jobs) {
+            // No leg of the config (mergeVerdicts ignores it), a failing verdict, or no attempt to check (none asked).
+            verdicts.push(verdict);
+            continue;
+        }
+        const refusal = refusalOf(verdict.leg, jobs, input.verifyResult);
+        if (refusal === null)
+            verdicts.push(verdict);
+        else
+            untrusted.set(leg.artifact, refusal);
+    }
+    return { verdicts, untrusted, jobWallMs: jobWallTimes(input), warnings };
+}
+/** Why a leg's pass-like verdict is not taken, or null when its job vouches for it. */
+function refusalOf(leg, jobs, verifyResult) {
+    if (jobs.kind === 'unavailable') {
+        if (verifyResult === 'success')
+            return null;
+        return `its verdict came from an artifact, and its verify job could not be confirmed (the jobs could not be listed: ${jobs.reason}; the verify jobs' result: ${verifyResult || 'unknown'}): not trusted`;
+    }
+    const found = findLegJob(jobs.jobs, leg);
+    if (found.kind === 'ambiguous') {
+        return `its verdict came from an artifact, and ${found.count} jobs of the run are named ${legJobName(leg)}: not trusted`;
+    }
+    if (found.kind === 'none') {
+        return `its verdict came from an artifact, and no job of the run is named ${legJobName(leg)}: not trusted`;
+    }
+    const { job } = found;
+    if (job.conclusion === 'success')
+        return null;
+    return `its verdict came from an artifact but its verify job concluded ${job.conclusion ?? `nothing (${job.status})`}: not trusted`;
+}
+/** Each leg's job's wall time in decide's own attempt, where the job is listed once and has both times. */
+function jobWallTimes(input) {
+    const wall = new Map();
+    const jobs = input.jobsByAttempt.get(input.attempt);
+    if (jobs?.kind !== 'listed')
+        return wall;
+    for (const leg of input.legs) {
+        const found = findLegJob(jobs.jobs, leg.leg);
+        if (found.kind !== 'found')
+            continue;
+        const started = Date.parse(found.job.startedAt ?? '');
+        const completed = Date.parse(found.job.completedAt ?? '');
+        if (Number.isFinite(started) && Number.isFinite(completed) && completed >= started) {
+            wall.set(legRunKey(leg.check, leg.shard), boundedMs(completed - started));
+        }
+    }
+    return wall;
+}
+
+;// CONCATENATED MODULE: ./src/action/fan-out-leg-jobs.ts
+
+async function verdictsByLegJobs(input, deps) {
+    const attempts = new Set([input.attempt, ...input.verdictAttempts.values()]);
+    const jobsByAttempt = new Map();
+    for (const attempt of [...attempts].sort((a, b) => a - b)) {
+        jobsByAttempt.set(attempt, await attemptJobs(input.runId, attempt, deps.github));
+    }
+    const trusted = trustVerdicts({ ...input, jobsByAttempt });
+    for (const warning of trusted.warnings)
+        deps.logger.warning(warning);
+    if (trusted.warnings.length > 0 && deps.hasStepSummary) {
+        await deps.io.writeSummary(`${trusted.warnings.map((w) => `> [!WARNING]\n> ${w}`).join('\n\n')}\n\n`);
+    }
+    return trusted;
+}
+async function attemptJobs(runId, attempt, github) {
+    if (!runId || !(attempt >= 1))
+        return { kind: 'unavailable', reason: 'the run id or attempt is not known' };
+    try {
+        return { kind: 'listed', jobs: await github.listRunAttemptJobs(runId, attempt) };
+    }
+    catch (error) {
+        return {
+            kind: 'unavailable',
+            reason: error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error),
+        };
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/config/load-config.ts
@@ -56967,6 +57131,7 @@ async function readyForMerge(state, deps) {
 
 
 
+
 /** The most verdict files decide reads (GitHub's matrix limit). */
 const MAX_VERDICTS = 256;
 async function decideJob(shared, handOff) {
@@ -56988,7 +57153,8 @@ async function decideJob(shared, handOff) {
     // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
     const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff);
     const attempt = Number(runContext.runAttempt);
-    const { verdicts, unreadable, foreign } = await readVerdicts(handOff.verdictsIn, attempt >= 1 ? attempt : undefined);
+    const read = await readVerdicts(handOff.verdictsIn, attempt >= 1 ? attempt : undefined);
+    const { foreign } = read;
     if (foreign.length > 0) {
         logger.warning(`Artifacts the workflow did not name so, not read as verdicts: ${foreign.slice(0, 10).join(', ')}`);
     }
@@ -57028,6 +57194,18 @@ async function decideJob(shared, handOff) {
     await checkoutLoopBranch(git, branch);
     await restoreAudit();
     const library = buildLibrary(await loadUserPatterns(config.patterns, root));
+    // A verdict counts only as its leg's own job vouches for it (a forged artifact's job failed); a leg
+    // without a verdict is charged its job's wall time. Only an iteration the plan ran has legs to judge.
+    const trusted = admitted?.iteration != null
+        ? await verdictsByLegJobs({
+            legs: legsOf(config),
+            verdicts: read.verdicts,
+            verdictAttempts: read.attempts,
+            runId: runContext.runId,
+            attempt,
+            verifyResult: settings.verifyResult,
+        }, { github, logger, io, hasStepSummary: runContext.hasStepSummary })
+        : null;
     const deps = {
         store,
         // Replaced by decide's replaying runner: nothing of the project runs here.
@@ -57057,8 +57235,9 @@ async function decideJob(shared, handOff) {
         ...(settings.iteration !== undefined ? { dispatchedIteration: settings.iteration } : {}),
         plan: admitted,
         bundleFile,
-        verdicts,
-        unreadableVerdicts: unreadable,
+        verdicts: trusted?.verdicts ?? read.verdicts,
+        unreadableVerdicts: new Map([...read.unreadable, ...(trusted?.untrusted ?? [])]),
+        legJobWallMs: trusted?.jobWallMs ?? new Map(),
         verifyResult: settings.verifyResult,
     }, deps);
     if (decided.kind === 'stale') {
@@ -57209,18 +57388,19 @@ async function readVerdicts(dir,
 attempt) {
     const verdicts = [];
     const unreadable = new Map();
+    const attempts = new Map();
     let names;
     try {
         names = (await (0,promises_.readdir)(dir)).filter((name) => name.startsWith('loop-verdict-')).sort();
     }
     catch {
-        return { verdicts, unreadable, foreign: [] };
+        return { verdicts, unreadable, foreign: [], attempts };
     }
     const { latest, foreign } = latestVerdictArtifacts(names, attempt);
     if (latest.length > MAX_VERDICTS) {
         throw new Error(`${dir} holds ${latest.length} legs' verdict artifacts; at most ${MAX_VERDICTS} legs run`);
     }
-    for (const { name, artifact, failed } of latest) {
+    for (const { name, artifact, failed, attempt: from } of latest) {
         const file = `${name}/${artifact}.json`;
         const text = (await nodeWorkspace.readText((0,external_node_path_.join)(dir, file), 4 * 1024 * 1024)) ?? '';
         if (failed) {
@@ -57233,12 +57413,13 @@ attempt) {
                 throw new FanOutError(`The verdict file ${file} speaks for leg ${verdict.leg}, not for its own artifact's`);
             }
             verdicts.push(verdict);
+            attempts.set(artifact, from);
         }
         catch (error) {
             unreadable.set(artifact, `its verdict file is not valid (${error instanceof Error ? error.message : String(error)})`);
         }
     }
-    return { verdicts, unreadable, foreign };
+    return { verdicts, unreadable, foreign, attempts };
 }
 /** The error a failed leg handed on, when it is a valid error file of that very leg. */
 function legErrorOf(text, artifact) {
