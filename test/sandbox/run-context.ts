@@ -120,3 +120,35 @@ export function readCalledWorkflow(uses: string, sha: string, bareDir: string, a
   }
   throw new Error(`the workflow engine runs reusable workflows of this repository or of loop-controller; not ${uses}`)
 }
+
+/** The run as the REST API lists it, queued, from the engine's run. */
+export function modelRunOf(run: RunState, workflow: WorkflowSpec, workflowId: number, now: string): gh.RunModel {
+  const { payload, ref } = run
+  return {
+    id: run.runId,
+    runNumber: run.runNumber,
+    runAttempt: run.runAttempt,
+    workflowId,
+    workflowPath: `.github/workflows/${workflow.file}`,
+    workflowName: workflow.name ?? `.github/workflows/${workflow.file}`,
+    event: run.event,
+    // A pull request's run names its head branch, not the merge ref it runs on.
+    headBranch: ref.startsWith('refs/pull/')
+      ? String((payload.pull_request as { head?: { ref?: string } } | undefined)?.head?.ref ?? '')
+      : ref.replace(/^refs\/(heads|tags)\//, ''),
+    headSha: run.sha,
+    actor: run.actor,
+    status: 'queued',
+    conclusion: null,
+    createdAt: now,
+    updatedAt: now,
+    startedAt: null,
+  }
+}
+
+/** The run ended: completed, with the conclusion its jobs give it. */
+export function completeModelRun(modelRun: gh.RunModel, records: JobRecord[], now: string): void {
+  modelRun.status = 'completed'
+  modelRun.conclusion = runConclusion(records)
+  modelRun.updatedAt = now
+}

@@ -13,8 +13,9 @@ import * as gh from './github-objects.js'
 import { type Conclusion, type JobRecord, newJobRecord, type RunState } from './job-record.js'
 import { JobRunner } from './job-runner.js'
 import { ApiError, type DispatchRequest } from './rest-api.js'
-import { checkDispatchInputs, readCalledWorkflow, runConclusion, runContext } from './run-context.js'
+import { checkDispatchInputs, completeModelRun, modelRunOf, readCalledWorkflow, runContext } from './run-context.js'
 import { type GraphHost, Limiter, type ReadyJob, RunGraph } from './run-graph.js'
+import { runGroupMember } from './run-group.js'
 import { jobModelOf } from './run-jobs.js'
 import { readActionMetadata } from './steps.js'
 import type { WorkflowSpec } from './workflow-file.js'
@@ -377,26 +378,7 @@ export class WorkflowEngine implements GraphHost {
       artifacts: previous?.artifacts ?? new ArtifactStore(join(this.options.root, 'artifacts', String(runId))),
     }
     this.runs.set(runId, run)
-    this.model.runs.set(runId, {
-      id: runId,
-      runNumber: run.runNumber,
-      runAttempt: run.runAttempt,
-      workflowId: this.workflowId,
-      workflowPath: `.github/workflows/${this.workflow.file}`,
-      workflowName: this.workflow.name ?? `.github/workflows/${this.workflow.file}`,
-      event,
-      // A pull request's run names its head branch, not the merge ref it runs on.
-      headBranch: ref.startsWith('refs/pull/')
-        ? String((payload.pull_request as { head?: { ref?: string } } | undefined)?.head?.ref ?? '')
-        : ref.replace(/^refs\/(heads|tags)\//, ''),
-      headSha: sha,
-      actor,
-      status: 'queued',
-      conclusion: null,
-      createdAt: this.model.now(),
-      updatedAt: this.model.now(),
-      startedAt: null,
-    })
+    this.model.runs.set(runId, modelRunOf(run, this.workflow, this.workflowId, this.model.now()))
     const base = this.baseContext(run)
     const scope = {
       base,
@@ -439,39 +421,16 @@ export class WorkflowEngine implements GraphHost {
       return run
     }
     // The run's group (workflow-level concurrency): a pending run's jobs wait with it.
-    for (const record of run.records) {
-      record.concurrencyGroup = group
-      record.status = 'pending'
-    }
-    member = {
-      start: begin,
-      cancel: (reason) => {
-        run.cancelled = true
-        for (const record of graph.allRecords()) this.finish(record, 'cancelled', reason)
-        end()
-      },
-      // The running jobs are killed; the run graph decides for the others (an `if: cancelled()` job runs).
-      interrupt: (reason) => {
-        run.cancelled = true
-        for (const record of run.records) {
-          if (record.status === 'running') this.cancel(record, reason)
-          else if (record.status === 'pending') this.finish(record, 'cancelled', reason)
-        }
-      },
-    }
+    const finish = this.finish.bind(this)
+    member = runGroupMember(run, graph, group, { begin, end, finish, cancel: this.cancel.bind(this) })
     this.groups.enter(group, member, resolved.options)
     return run
   }
 
   /** The run ends: its conclusion from its jobs', as GitHub gives it. */
   private endRun(run: RunState): void {
-    const conclusion = runConclusion(run.records)
     const modelRun = this.model.runs.get(run.runId)
-    if (modelRun) {
-      modelRun.status = 'completed'
-      modelRun.conclusion = conclusion
-      modelRun.updatedAt = this.model.now()
-    }
+    if (modelRun) completeModelRun(modelRun, run.records, this.model.now())
     this.notifyIfIdle()
   }
 
