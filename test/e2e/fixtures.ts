@@ -272,6 +272,15 @@ export async function until(what: string, done: () => boolean, timeoutMs = MINUT
   }
 }
 
+/** Waits until the work command of `iteration` has made its edit (and, with `hold`, is waiting for its go). */
+export function waitForWork(s: Scenario, iteration: number, timeoutMs = MINUTE): Promise<void> {
+  return until(
+    `the work command of iteration ${iteration}`,
+    () => existsSync(join(s.signals, `work-${iteration}`)),
+    timeoutMs,
+  )
+}
+
 /** The stand-in saw nothing GitHub would refuse, and its engine nothing it could not run. */
 export function expectFaithful(s: Pick<Scenario, 'sandbox'>): void {
   expect(s.sandbox.api.violations).toEqual([])

@@ -2,7 +2,7 @@
 // refused from a reader and approved by a writer, the cache evicted mid-loop, a push race (rebased,
 // or BLOCKED on a conflict), the API failing with 5xx and secondary rate limits, a fork's
 // pull_request_target refused.
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
@@ -13,20 +13,11 @@ import {
   expectFaithful,
   MINUTE,
   pullRequests,
-  type Scenario,
   startScenario,
+  waitForWork,
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-/** Waits until the work command of `iteration` has made its edit (and, with `hold`, is waiting). */
-async function waitForWork(s: Scenario, iteration: number, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (!existsSync(join(s.signals, `work-${iteration}`))) {
-    if (Date.now() > until) throw new Error(`the work command of iteration ${iteration} did not run`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe('the action bundle in the sandbox: people and faults', () => {
   it(

@@ -3,7 +3,7 @@
 // call gives up at once, naming the reset; the iteration is saved (git store), the status comment waits
 // for a later job, the re-dispatch is recorded as failed and the step fails saying so.
 // After the reset, a scheduled sweeper dispatches the iteration again and the loop finishes.
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
@@ -12,20 +12,11 @@ import {
   expectFaithful,
   MINUTE,
   pullRequests,
-  type Scenario,
   startScenario,
+  waitForWork,
 } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-/** Waits until the work command of `iteration` has made its edit and is waiting for its go. */
-async function waitForWork(s: Scenario, iteration: number): Promise<void> {
-  const until = Date.now() + MINUTE
-  while (!existsSync(join(s.signals, `work-${iteration}`))) {
-    if (Date.now() > until) throw new Error(`the work command of iteration ${iteration} did not run`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe('the action bundle in the sandbox: the primary rate limit', () => {
   it(
