@@ -68,7 +68,7 @@ let aptUpdated = false
 
 /**
  * Makes the project's tools available, installing them from Debian's packages or the npm registry when
- * allowed (REAL_PROJECTS_INSTALL=0 forbids it). Returns the environment for the loop, or the reason the
+ * allowed (REAL_PROJECTS_INSTALL=0 forbids it; REAL_PROJECTS_APT=0 forbids Debian's alone). Returns the environment for the loop, or the reason the
  * project must be skipped.
  */
 export function prepareToolchain(project: RealProject): { env: NodeJS.ProcessEnv; nodeModules?: string } | string {
@@ -82,6 +82,9 @@ export function prepareToolchain(project: RealProject): { env: NodeJS.ProcessEnv
     project.apt.length > 0 && (missing().length > 0 || !(pythonOk('python3') || pythonOk('/usr/bin/python3')))
   if (needsApt) {
     if (!install) return `missing ${missing().join(', ') || 'python modules'}; REAL_PROJECTS_INSTALL=0`
+    // CI keeps its time: Debian's toolchains are used where the machine has them, not installed.
+    if (process.env.REAL_PROJECTS_APT === '0')
+      return `missing ${missing().join(', ') || 'python modules'}; REAL_PROJECTS_APT=0 (no Debian installs)`
     if (!has('apt-get') || process.getuid?.() !== 0) return `missing ${missing().join(', ')} and no apt-get as root`
     if (!aptUpdated) {
       spawnSync('apt-get', ['update', '-q'], { stdio: 'ignore' })
