@@ -30,12 +30,17 @@ const NEAR_KEY = /^[ \t]*[*_]{0,3}depends[ _]on[*_]{0,3}[ \t]*:/i
 const MENTION = /(?<![\w/#.-])depends-on(?![\w-])/i
 const FENCE = /^[ \t]{0,3}(`{3,}|~{3,})/
 const ISSUE = /^#?([1-9][0-9]{0,9})$/
-const ISSUE_OF_REPOSITORY = /^([A-Za-z0-9][A-Za-z0-9-]{0,38})\/([A-Za-z0-9._-]{1,100})#([1-9][0-9]{0,9})$/
+const OWNER_REPO = '(?<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?<repo>[A-Za-z0-9._-]{1,100})'
+const ISSUE_OF_REPOSITORY = new RegExp(`^${OWNER_REPO}#(?<number>[1-9][0-9]{0,9})$`)
+/** An issue's (or pull request's) address on any GitHub server, a comment's anchor after it allowed. */
+const ISSUE_URL = new RegExp(
+  `^https?://[^/\\s]+/${OWNER_REPO}/(?<kind>issues|pull)/(?<number>[1-9][0-9]{0,9})/?(?:#[\\w-]*)?$`,
+)
 
 /**
  * The `depends-on:` line of an issue body. A body without one depends on nothing; a body with two, a
- * line holding anything but issue numbers of `repository` (`#12`, `12`, `owner/repo#12`, separated by
- * commas or spaces, in brackets or not), or a line that mentions `depends-on` but is no such line, is
+ * line holding anything but issue numbers of `repository` (`#12`, `12`, `owner/repo#12` or the issue's
+ * address, separated by commas or spaces, in brackets or not), or a line that mentions `depends-on` but is no such line, is
  * refused. The key may be a list item, bold or italic, in any case; fenced code blocks and code spans
  * and HTML comments are not read (they quote, they do not ask).
  */
@@ -110,13 +115,16 @@ function withoutHtmlComments(text: string): string {
 function readIssue(part: string, repository: string | null): number | string {
   const plain = ISSUE.exec(part)
   if (plain) return Number(plain[1])
-  const qualified = ISSUE_OF_REPOSITORY.exec(part)
-  if (qualified) {
-    const named = `${qualified[1]}/${qualified[2]}`
-    if (repository !== null && named.toLowerCase() === repository.toLowerCase()) return Number(qualified[3])
+  const named = ISSUE_OF_REPOSITORY.exec(part) ?? ISSUE_URL.exec(part)
+  if (!named?.groups) return `${quote(part.slice(0, 20))} is no issue number`
+  const { owner, repo, kind, number } = named.groups
+  const ofRepository = `${owner}/${repo}`
+  if (repository === null || ofRepository.toLowerCase() !== repository.toLowerCase()) {
     return `${quote(part.slice(0, 150))} is an issue of ${repository === null ? 'a named repository' : 'another repository'}; a loop waits only for loops of ${repository ?? 'its own repository'}, named '#12'`
   }
-  return `${quote(part.slice(0, 20))} is no issue number`
+  if (kind === 'pull')
+    return `${quote(part.slice(0, 150))} is a pull request; a loop waits only for the loops of issues`
+  return Number(number)
 }
 
 function quote(text: string): string {
