@@ -224,7 +224,7 @@ describe('what the refused loop is told', () => {
       refusal: cycleRefusal('issue-2', ['issue-2', 'issue-1', 'issue-2']),
       says: [
         'did not queue the loop `issue-2`: its `depends-on` would close a cycle, #2 → #1 → #2.',
-        '#2 waits for #1, #1 waits for #2: none of them could be COMPLETE first',
+        '#2 waits for #1, #1 waits for #2: neither could be COMPLETE first, so neither would ever start.',
         "remove #1 from this issue's `depends-on:` line",
         'remove the `loop` label and add it back',
       ],
@@ -232,7 +232,20 @@ describe('what the refused loop is told', () => {
     {
       name: 'a loop waiting for itself',
       refusal: cycleRefusal('issue-12', ['issue-12', 'issue-12']),
-      says: ['#12 → #12', '#12 waits for itself', 'remove #12 from its own `depends-on`'],
+      says: [
+        '#12 → #12',
+        '#12 waits for itself: it could never be COMPLETE first, so it would never start.',
+        'remove #12 from its own `depends-on`',
+      ],
+    },
+    {
+      name: 'a cycle of three names every loop in it and the link this issue can break',
+      refusal: cycleRefusal('issue-3', ['issue-3', 'issue-1', 'issue-2', 'issue-3']),
+      says: [
+        'would close a cycle, #3 → #1 → #2 → #3.',
+        '#3 waits for #1, #1 waits for #2, #2 waits for #3: none of these 3 loops could be COMPLETE first',
+        "remove #1 from this issue's `depends-on:` line",
+      ],
     },
     {
       name: "the config's list naming the loop's own issue",
