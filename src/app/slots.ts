@@ -17,6 +17,7 @@ import {
   type SlotRequest,
   type SlotsRecord,
   type SlotVerdict,
+  type Statuses,
   type WaitingLoop,
   withHolderRun,
 } from '../domain/slots.js'
@@ -53,9 +54,7 @@ export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit,
   const outcome = await deps.slots.update<{ verdict: AskVerdict; started: WaitingLoop[] }>(
     [request.loopId, ...request.dependsOn],
     (record, statuses) => {
-      const cycle = holdsSlot(record, request.loopId)
-        ? null
-        : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)))
+      const cycle = cycleInLine(record, request, statuses)
       if (cycle) {
         const queued = record.queued.filter((entry) => entry.loopId !== request.loopId)
         return {
@@ -79,10 +78,14 @@ export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit,
 export async function cycleOf(request: Waiting, slots: Pick<SlotStore, 'update'>): Promise<string[] | null> {
   return slots.update([request.loopId, ...request.dependsOn], (record, statuses) => ({
     record,
-    result: holdsSlot(record, request.loopId)
-      ? null
-      : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId))),
+    result: cycleInLine(record, request, statuses),
   }))
+}
+
+/** The cycle `request` closes with the loops in line; none for a loop that holds a slot (it waits no more). */
+function cycleInLine(record: SlotsRecord, request: Waiting, statuses: Statuses): string[] | null {
+  if (holdsSlot(record, request.loopId)) return null
+  return dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)))
 }
 
 /** A loop still in line after a change, and where it stands. */
