@@ -163,7 +163,7 @@ export async function startAdmitted(
       continue
     }
     started.push(admitted)
-    deps.logger.info(`Loop ${admitted.loopId} was admitted and its first job dispatched.`)
+    deps.logger.info(`Loop ${admitted.loopId} was admitted and its next job dispatched.`)
     if (outcome !== undefined) {
       const run = outcome
       await deps.slots
