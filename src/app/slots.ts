@@ -137,9 +137,9 @@ export async function startAdmitted(
 ): Promise<{ started: WaitingLoop[]; dropped: Array<{ loopId: string; why: string }> }> {
   const started: WaitingLoop[] = []
   const dropped: Array<{ loopId: string; why: string }> = []
+  // Those admitted in place of a dropped start are pushed on, and the loop visits them too.
   const pending = [...entries]
-  for (let entry = pending.shift(); entry !== undefined; entry = pending.shift()) {
-    const admitted = entry
+  for (const admitted of pending) {
     let outcome: Awaited<ReturnType<StartLoop>>
     try {
       outcome = await deps.start(admitted)
