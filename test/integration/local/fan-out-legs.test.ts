@@ -128,6 +128,17 @@ describe('fan-out legs: the setup', () => {
     expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['agent'])
   })
 
+  it('says a setup that failed in the plan, and the baseline records the checks as they are', async () => {
+    const s = scene({ checks: [unit], 'verify-setup': 'npm ci' }, true)
+    const warnings: string[] = []
+    s.loop.deps.logger.warning = (message) => warnings.push(message)
+    const plan = await s.plan()
+    expect(warnings).toContain(
+      'Plan: verify-setup failed (exit 1) before the baseline; the baseline records the checks as they are.',
+    )
+    expect(plan.report?.baseline?.checks).toEqual({ unit: 'fail' })
+  })
+
   it('runs no setup where the config names none', async () => {
     const s = scene({ checks: [unit] })
     const plan = await s.plan()
