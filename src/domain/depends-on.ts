@@ -46,30 +46,14 @@ const ISSUE_URL = new RegExp(
  */
 export function parseDependsOnLine(body: string, issue: number, repository: string | null = null): DependsOnLine {
   const where = `the body of issue #${issue}`
-  const keyLines: string[] = []
-  let fence: string | null = null
-  // HTML comments are not shown (an issue template's hint): like code, they quote and do not ask.
-  const shown = withoutHtmlComments(body.replace(/\r\n?/g, '\n'))
-  for (const line of shown.split('\n')) {
-    const fenceMark = FENCE.exec(line)?.[1]
-    if (fenceMark !== undefined && (fence === null || fenceMark.startsWith(fence))) {
-      fence = fence === null ? fenceMark : null
-      continue
-    }
-    if (fence !== null) continue
-    const item = line.replace(LIST_MARKER, '')
-    const key = KEY.exec(item)
-    if (key) {
-      keyLines.push(key[1] ?? '')
-      continue
-    }
-    if (NEAR_KEY.test(item) || MENTION.test(line.replace(/`[^`\n]*`/g, ''))) {
-      return {
-        kind: 'refused',
-        message: `${where} has a line that mentions depends-on but is no 'depends-on:' line: ${quote(line.trim())}; write it on a line of its own as 'depends-on: #12, #15' (a list item or bold key is fine), or put the word in backticks if it asks for nothing`,
-      }
+  const found = keyLinesOf(body)
+  if ('mention' in found) {
+    return {
+      kind: 'refused',
+      message: `${where} has a line that mentions depends-on but is no 'depends-on:' line: ${quote(found.mention.trim())}; write it on a line of its own as 'depends-on: #12, #15' (a list item or bold key is fine), or put the word in backticks if it asks for nothing`,
     }
   }
+  const { keyLines } = found
   if (keyLines.length === 0) return { kind: 'none' }
   if (keyLines.length > 1) {
     return { kind: 'refused', message: `${where} has ${keyLines.length} 'depends-on:' lines; expected one` }
@@ -96,6 +80,30 @@ export function parseDependsOnLine(body: string, issue: number, repository: stri
     }
   }
   return checkDependencies(issues, issue, `the 'depends-on:' line in ${where}`)
+}
+
+/**
+ * The values of the body's `depends-on:` lines, outside fenced code and HTML comments; or the first line
+ * that mentions the key but is no such line (misspelt, in prose), which is refused rather than ignored.
+ */
+function keyLinesOf(body: string): { keyLines: string[] } | { mention: string } {
+  const keyLines: string[] = []
+  let fence: string | null = null
+  // HTML comments are not shown (an issue template's hint): like code, they quote and do not ask.
+  const shown = withoutHtmlComments(body.replace(/\r\n?/g, '\n'))
+  for (const line of shown.split('\n')) {
+    const fenceMark = FENCE.exec(line)?.[1]
+    if (fenceMark !== undefined && (fence === null || fenceMark.startsWith(fence))) {
+      fence = fence === null ? fenceMark : null
+      continue
+    }
+    if (fence !== null) continue
+    const item = line.replace(LIST_MARKER, '')
+    const key = KEY.exec(item)
+    if (key) keyLines.push(key[1] ?? '')
+    else if (NEAR_KEY.test(item) || MENTION.test(line.replace(/`[^`\n]*`/g, ''))) return { mention: line }
+  }
+  return { keyLines }
 }
 
 /** `text` without its `<!-- … -->` comments (an unclosed one runs to the end), in one pass. */
