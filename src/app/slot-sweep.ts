@@ -8,6 +8,7 @@
  * the next in line, which are started as any releasing job starts them.
  */
 
+import { messageOf } from '../config/errors.js'
 import { markBlocked } from '../domain/engine/index.js'
 import { type HolderVerdict, judgeHolder, type RunFact, strandedReason } from '../domain/slot-sweep.js'
 import { type Limit, requeue, type SlotHolder, type SlotsRecord, settle, type WaitingLoop } from '../domain/slots.js'
@@ -151,8 +152,4 @@ async function blockStranded(
 /** The entry an admitted loop that never started goes back in line with, at the head. */
 function restartEntry(loopId: string, workflow: string, ref: string): WaitingLoop {
   return { loopId, since: new Date(0).toISOString(), dependsOn: [], workflow, ref }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

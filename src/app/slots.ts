@@ -4,6 +4,7 @@
  * and the loops a change admits are started (their next job dispatched). A loop whose job could not be
  * dispatched goes back to the head of the line, so it is never admitted without a job to run it.
  */
+import { messageOf } from '../config/errors.js'
 import { dependencyCycle, type Waiting } from '../domain/depends-on.js'
 import {
   hasEnded,
@@ -144,7 +145,7 @@ export async function startAdmitted(
     try {
       outcome = await deps.start(admitted)
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
+      const message = messageOf(error)
       deps.logger.warning(
         `Loop ${admitted.loopId} was admitted but its job could not be dispatched (${message}); it goes back to the head of the queue.`,
       )
@@ -170,7 +171,7 @@ export async function startAdmitted(
         .update([], (record) => ({ record: withHolderRun(record, admitted.loopId, run), result: undefined }))
         .catch((error: unknown) =>
           deps.logger.warning(
-            `The run that starts loop ${admitted.loopId} is not recorded with its slot (${error instanceof Error ? error.message : String(error)}).`,
+            `The run that starts loop ${admitted.loopId} is not recorded with its slot (${messageOf(error)}).`,
           ),
         )
     }
