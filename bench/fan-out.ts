@@ -10,13 +10,12 @@
  * end), the latter against its ideal, the 4-shard plan and decide plus a quarter of the 1-shard verify.
  * The sandbox starts a job at once: no runner is provisioned, so on GitHub each job adds its queue time.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { delimiter, join, resolve } from 'node:path'
-import { runGitHubDemo } from '../scripts/demo-github.js'
+import { join, resolve } from 'node:path'
 import type { JobRecord } from '../test/sandbox/workflow-engine.js'
 import type { BenchRow } from './lib.js'
-import { bundleFolder } from './startup.js'
+import { runSandboxLoop, sandboxAction } from './sandbox-loop.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 export const TEST_FILES = 16
@@ -162,18 +161,16 @@ async function fanOutIteration(work: string, actionDir: string, shards: number):
   const project = join(work, `project-${label}`)
   writeProject(project, shards)
   const workflow = readFileSync(join(ROOT, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
-  const result = await runGitHubDemo({
+  const result = await runSandboxLoop({
     actionDir,
     projectDir: project,
     files: { '.github/workflows/loop-fan-out.yml': workflow },
     workflowFile: 'loop-fan-out.yml',
     inputs: { 'loop-id': label },
     out: join(work, `out-${label}`),
-    extraEnv: { PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}` },
     maxJobs: 10,
     jobTimeoutMs: 180_000,
     timeoutMs: 400_000,
-    print: () => {},
   })
   const decide = result.jobs.filter((job) => job.name === 'loop / decide').at(-1)
   const second = iterationJobs(result.jobs, 2)
@@ -189,12 +186,7 @@ async function fanOutIteration(work: string, actionDir: string, shards: number):
 export async function fanOutShards(): Promise<BenchRow[]> {
   const work = mkdtempSync(join(tmpdir(), 'loop-bench-fan-out-'))
   try {
-    // The sandbox runs <actionDir>/<runs.main> and reads the reusable workflow from <actionDir>/.github.
-    const actionDir = join(work, 'action')
-    mkdirSync(join(actionDir, '.github', 'workflows'), { recursive: true })
-    cpSync(join(ROOT, 'action.yml'), join(actionDir, 'action.yml'))
-    cpSync(join(ROOT, '.github', 'workflows', 'loop.yml'), join(actionDir, '.github', 'workflows', 'loop.yml'))
-    cpSync(bundleFolder().dir, join(actionDir, 'dist'), { recursive: true })
+    const actionDir = sandboxAction(work, { reusableWorkflow: true })
     const one = await fanOutIteration(work, actionDir, 1)
     const four = await fanOutIteration(work, actionDir, SHARDS)
     const describe = (it: SandboxIteration) =>

@@ -4,15 +4,14 @@
  * baseline is one job per iteration (re-dispatch after each). The figure is the same loop with
  * `budget-minutes` continuing in the same job (`src/action/job-iterations.ts`).
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { delimiter, join, resolve } from 'node:path'
-import { DEMO_WORKFLOW, runGitHubDemo } from '../scripts/demo-github.js'
+import { join } from 'node:path'
+import { DEMO_WORKFLOW } from '../scripts/demo-github.js'
 import { loopWorkflow } from '../test/sandbox/loop-workflow.js'
 import type { BenchRow } from './lib.js'
-import { bundleFolder } from './startup.js'
+import { runSandboxLoop, sandboxAction } from './sandbox-loop.js'
 
-const ROOT = resolve(import.meta.dirname, '..')
 const ITERATIONS = 10
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliett']
 
@@ -81,18 +80,16 @@ async function sandboxLoop(
       ? DEMO_WORKFLOW
       : loopWorkflow({ name: 'loop (demo)', with: { 'budget-minutes': String(budgetMinutes) } })
   const started = performance.now()
-  const result = await runGitHubDemo({
+  const result = await runSandboxLoop({
     actionDir,
     projectDir: project,
     files: { '.github/workflows/loop.yml': workflow },
     workflowFile: 'loop.yml',
     inputs: { 'loop-id': 'ten' },
     out: join(work, `out-${label}`),
-    extraEnv: { PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}` },
     maxJobs: 15,
     jobTimeoutMs: 120_000,
     timeoutMs: 300_000,
-    print: () => {},
   })
   return {
     jobs: result.jobs.length,
@@ -112,11 +109,7 @@ function requestsPerIteration(loop: SandboxLoop): string {
 export async function jobsPerLoop(): Promise<BenchRow[]> {
   const work = mkdtempSync(join(tmpdir(), 'loop-bench-jobs-'))
   try {
-    // The sandbox runs <actionDir>/<runs.main>: the action's metadata with the bundle under dist/.
-    const actionDir = join(work, 'action')
-    mkdirSync(actionDir, { recursive: true })
-    cpSync(join(ROOT, 'action.yml'), join(actionDir, 'action.yml'))
-    cpSync(bundleFolder().dir, join(actionDir, 'dist'), { recursive: true })
+    const actionDir = sandboxAction(work)
     const perIteration = await sandboxLoop(work, actionDir, 'per-iteration')
     const describe = (loop: SandboxLoop) =>
       `${loop.jobs} jobs, ${requestsPerIteration(loop)} API requests/iteration, ${loop.seconds.toFixed(0)} s, ${loop.status}`

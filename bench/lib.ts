@@ -6,6 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { type LoopConfigInput, loopConfigSchema } from '../src/config/loop-config.js'
 import { normaliseTokens } from '../src/domain/analysis/index.js'
+import { unanalyzedResult } from '../src/domain/check-result.js'
 import {
   applyOutcome,
   beginIteration,
@@ -166,21 +167,10 @@ function syntheticFailure(i: number): FailureInput {
 }
 
 function checkResult(name: string, kind: CheckResult['kind'], failing: boolean): CheckResult {
-  return {
-    name,
-    kind,
-    verdict: failing ? 'fail' : 'pass',
-    required: true,
-    durationMs: 1200,
-    exitCode: failing ? 1 : 0,
-    pattern: null,
-    confidence: null,
-    strategy: null,
-    signature: null,
-    locations: [],
-    excerpt: '',
-    autoFixed: false,
-  }
+  return unanalyzedResult(
+    { name, kind, required: true },
+    { verdict: failing ? 'fail' : 'pass', durationMs: 1200, exitCode: failing ? 1 : 0 },
+  )
 }
 
 /**

@@ -5,13 +5,12 @@
  * the default `git` store; `git` with `dashboard: true`; `auto` (cache and artifact); `artifact`.
  * Run: `npm run bundle && npx tsx bench/requests-by-setup.ts` (about a minute).
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { delimiter, join, resolve } from 'node:path'
-import { runGitHubDemo } from '../scripts/demo-github.js'
+import { join } from 'node:path'
 import { loopWorkflow } from '../test/sandbox/loop-workflow.js'
+import { runSandboxLoop, sandboxAction } from './sandbox-loop.js'
 
-const ROOT = resolve(import.meta.dirname, '..')
 const ITERATIONS = 3
 
 /** A project whose loop needs exactly three iterations: each work call adds a line, the check wants three. */
@@ -41,26 +40,21 @@ const SETUPS: ReadonlyArray<{ label: string; with: Record<string, string> }> = [
 
 const work = mkdtempSync(join(tmpdir(), 'loop-requests-'))
 try {
-  const actionDir = join(work, 'action')
-  mkdirSync(actionDir, { recursive: true })
-  cpSync(join(ROOT, 'action.yml'), join(actionDir, 'action.yml'))
-  cpSync(join(ROOT, 'dist'), join(actionDir, 'dist'), { recursive: true })
+  const actionDir = sandboxAction(work)
   for (const setup of SETUPS) {
     const label = setup.label.replace(/\W+/g, '-')
     const project = join(work, `project-${label}`)
     writeProject(project)
-    const result = await runGitHubDemo({
+    const result = await runSandboxLoop({
       actionDir,
       projectDir: project,
       files: { '.github/workflows/loop.yml': loopWorkflow({ name: 'loop', with: setup.with }) },
       workflowFile: 'loop.yml',
       inputs: { 'loop-id': 'three' },
       out: join(work, `out-${label}`),
-      extraEnv: { PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}` },
       maxJobs: 8,
       jobTimeoutMs: 120_000,
       timeoutMs: 300_000,
-      print: () => {},
     })
     const perIteration = (result.jobTokenRequests / ITERATIONS).toFixed(1)
     const problems = result.problems.length > 0 ? `; problems: ${result.problems.slice(0, 3).join('; ')}` : ''

@@ -8,6 +8,7 @@
  * the next in line, which are started as any releasing job starts them.
  */
 
+import { messageOf } from '../config/errors.js'
 import { markBlocked } from '../domain/engine/index.js'
 import { type HolderVerdict, judgeHolder, type RunFact, strandedReason } from '../domain/slot-sweep.js'
 import { type Limit, requeue, type SlotHolder, type SlotsRecord, settle, type WaitingLoop } from '../domain/slots.js'
@@ -77,11 +78,25 @@ export async function sweepSlots(
     return { record: stamped(changed.record, limit), result: changed.started }
   })
   const slotDeps: SlotDeps = { slots: deps.slots, clock: deps.clock, logger: deps.logger, start: deps.start }
-  const { started, dropped } = await startAdmitted(admitted, limit, slotDeps)
-  for (const entry of [...admitted, ...started.filter((loop) => !admitted.includes(loop))]) {
-    const ran = started.includes(entry)
-    const drop = dropped.find((loop) => loop.loopId === entry.loopId)
-    const restarted = swept.find((loop) => loop.loopId === entry.loopId && loop.outcome === 'restarted')
+  swept.push(...startsSwept(swept, await startAdmitted(admitted, limit, slotDeps), admitted))
+  for (const loop of swept) deps.logger.info(`Slot of ${loop.loopId}: ${loop.outcome}, ${loop.reason}.`)
+  return swept
+}
+
+/**
+ * What became of each loop the sweep admitted, and of each admitted in place of one whose start was
+ * dropped: started, dropped, or back in line. A restarted holder's line (in `swept`) is told the same.
+ */
+function startsSwept(
+  swept: readonly SweptSlot[],
+  { started, dropped }: Awaited<ReturnType<typeof startAdmitted>>,
+  admitted: readonly WaitingLoop[],
+): SweptSlot[] {
+  const starts: SweptSlot[] = []
+  for (const loopId of new Set([...admitted, ...dropped, ...started].map((loop) => loop.loopId))) {
+    const ran = started.some((loop) => loop.loopId === loopId)
+    const drop = dropped.find((loop) => loop.loopId === loopId)
+    const restarted = swept.find((loop) => loop.loopId === loopId && loop.outcome === 'restarted')
     if (restarted) {
       if (drop) restarted.reason += `; not started: ${drop.why}`
       else if (!ran) restarted.reason += '; its dispatch failed, it waits at the head of the line'
@@ -92,10 +107,9 @@ export async function sweepSlots(
       : ran
         ? 'admitted to a freed slot; its job dispatched'
         : 'admitted, but its dispatch failed: back at the head of the line'
-    swept.push({ loopId: entry.loopId, outcome: drop ? 'dropped' : ran ? 'started' : 'kept', reason: why })
+    starts.push({ loopId, outcome: drop ? 'dropped' : ran ? 'started' : 'kept', reason: why })
   }
-  for (const loop of swept) deps.logger.info(`Slot of ${loop.loopId}: ${loop.outcome}, ${loop.reason}.`)
-  return swept
+  return starts
 }
 
 async function judge(holder: SlotHolder, now: Date, staleAfterMs: number, deps: SlotSweepDeps): Promise<HolderVerdict> {
@@ -138,8 +152,4 @@ async function blockStranded(
 /** The entry an admitted loop that never started goes back in line with, at the head. */
 function restartEntry(loopId: string, workflow: string, ref: string): WaitingLoop {
   return { loopId, since: new Date(0).toISOString(), dependsOn: [], workflow, ref }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

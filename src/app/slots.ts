@@ -4,6 +4,7 @@
  * and the loops a change admits are started (their next job dispatched). A loop whose job could not be
  * dispatched goes back to the head of the line, so it is never admitted without a job to run it.
  */
+import { messageOf } from '../config/errors.js'
 import { dependencyCycle, type Waiting } from '../domain/depends-on.js'
 import {
   hasEnded,
@@ -17,6 +18,7 @@ import {
   type SlotRequest,
   type SlotsRecord,
   type SlotVerdict,
+  type Statuses,
   type WaitingLoop,
   withHolderRun,
 } from '../domain/slots.js'
@@ -53,9 +55,7 @@ export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit,
   const outcome = await deps.slots.update<{ verdict: AskVerdict; started: WaitingLoop[] }>(
     [request.loopId, ...request.dependsOn],
     (record, statuses) => {
-      const cycle = holdsSlot(record, request.loopId)
-        ? null
-        : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)))
+      const cycle = cycleInLine(record, request, statuses)
       if (cycle) {
         const queued = record.queued.filter((entry) => entry.loopId !== request.loopId)
         return {
@@ -79,10 +79,14 @@ export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit,
 export async function cycleOf(request: Waiting, slots: Pick<SlotStore, 'update'>): Promise<string[] | null> {
   return slots.update([request.loopId, ...request.dependsOn], (record, statuses) => ({
     record,
-    result: holdsSlot(record, request.loopId)
-      ? null
-      : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId))),
+    result: cycleInLine(record, request, statuses),
   }))
+}
+
+/** The cycle `request` closes with the loops in line; none for a loop that holds a slot (it waits no more). */
+function cycleInLine(record: SlotsRecord, request: Waiting, statuses: Statuses): string[] | null {
+  if (holdsSlot(record, request.loopId)) return null
+  return dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)))
 }
 
 /** A loop still in line after a change, and where it stands. */
@@ -134,14 +138,14 @@ export async function startAdmitted(
 ): Promise<{ started: WaitingLoop[]; dropped: Array<{ loopId: string; why: string }> }> {
   const started: WaitingLoop[] = []
   const dropped: Array<{ loopId: string; why: string }> = []
+  // Those admitted in place of a dropped start are pushed on, and the loop visits them too.
   const pending = [...entries]
-  for (let entry = pending.shift(); entry !== undefined; entry = pending.shift()) {
-    const admitted = entry
+  for (const admitted of pending) {
     let outcome: Awaited<ReturnType<StartLoop>>
     try {
       outcome = await deps.start(admitted)
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
+      const message = messageOf(error)
       deps.logger.warning(
         `Loop ${admitted.loopId} was admitted but its job could not be dispatched (${message}); it goes back to the head of the queue.`,
       )
@@ -160,14 +164,14 @@ export async function startAdmitted(
       continue
     }
     started.push(admitted)
-    deps.logger.info(`Loop ${admitted.loopId} was admitted and its first job dispatched.`)
+    deps.logger.info(`Loop ${admitted.loopId} was admitted and its next job dispatched.`)
     if (outcome !== undefined) {
       const run = outcome
       await deps.slots
         .update([], (record) => ({ record: withHolderRun(record, admitted.loopId, run), result: undefined }))
         .catch((error: unknown) =>
           deps.logger.warning(
-            `The run that starts loop ${admitted.loopId} is not recorded with its slot (${error instanceof Error ? error.message : String(error)}).`,
+            `The run that starts loop ${admitted.loopId} is not recorded with its slot (${messageOf(error)}).`,
           ),
         )
     }

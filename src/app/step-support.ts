@@ -1,5 +1,6 @@
 /**
- * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
+ * Small helpers the steps of an iteration share: the usage log, how a command failed, file-safe names,
+ * failing verdicts.
  */
 
 import type { CheckResult, LoopState } from '../domain/state.js'
@@ -20,6 +21,17 @@ export function usage(state: LoopState, iteration: number, what: string, why: st
         : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
     outputs: {},
   })
+}
+
+/**
+ * How a command the controller ran failed, for a person (`failed (exit 1)`, `timed out after 15
+ * minutes`, `could not start (…)`), or null when it succeeded.
+ */
+export function howItFailed(result: RunResult, timeoutMs: number): string | null {
+  if (result.spawnError !== undefined) return `could not start (${result.spawnError})`
+  if (result.timedOut) return `timed out after ${timeoutMs / 60_000} minutes`
+  if (result.exitCode === 0) return null
+  return `failed (${result.exitCode === null ? `signal ${result.signal}` : `exit ${result.exitCode}`})`
 }
 
 /** A check or task name as a file name. */

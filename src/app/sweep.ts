@@ -8,6 +8,7 @@
  * a sweeper and a late job, one save wins and the other changes nothing.
  */
 
+import { messageOf } from '../config/errors.js'
 import type { DispatchRecord, LoopState } from '../domain/state.js'
 import { recordDispatchFailure, recordSweep, sweepDecision } from '../domain/sweep.js'
 import type { Clock } from '../ports/clock.js'
@@ -114,8 +115,4 @@ async function sweepOne(
     return { loopId, outcome: 'failed', reason: `the re-dispatch of iteration ${record.iteration} failed: ${message}` }
   }
   return { loopId, outcome: 'dispatched', reason: `iteration ${record.iteration}: ${decision.reason}` }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

@@ -1,6 +1,6 @@
 /** The CLI's options, and the checks of the values that are more than a string. */
 import type { parseArgs } from 'node:util'
-import { isStateBranchName } from '../domain/loop-names.js'
+import { isStateBranchName, STATE_BRANCH_RULE } from '../domain/loop-names.js'
 import { UsageError } from './exit-codes.js'
 
 export const OPTIONS = {
@@ -60,9 +60,7 @@ export function expectPositionals(command: string, positionals: string[], count:
 /** A branch name the `git` store can use (as the action's `state-branch` input takes it). */
 export function validStateBranch(value: string): string {
   if (!isStateBranchName(value)) {
-    throw new UsageError(
-      `--state-branch must be a plain branch name (letters, digits, '.', '_', '-', '/'; no '..'); got '${value}'.`,
-    )
+    throw new UsageError(`--state-branch must be a plain branch name (${STATE_BRANCH_RULE}); got '${value}'.`)
   }
   return value
 }

@@ -11,7 +11,7 @@ import { InputDefaults, Inputs } from '../constants.js'
 import { AGENT_NAMES, type AgentName } from '../domain/agents/types.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ISOLATION_MODES, type IsolationMode } from '../domain/isolation.js'
-import { isStateBranchName } from '../domain/loop-names.js'
+import { isStateBranchName, STATE_BRANCH_RULE } from '../domain/loop-names.js'
 import { STOPPED_STATES, type StoppedState } from '../domain/report/view.js'
 import { MAX_LOOPS_LIMIT } from '../domain/slots.js'
 import { ConfigError } from './errors.js'
@@ -197,7 +197,7 @@ const fields = {
   },
   stateBranch: {
     schema: z.string().refine(isStateBranchName),
-    expected: 'a branch name (letters, digits, dot, dash, underscore and slash)',
+    expected: `a branch name (${STATE_BRANCH_RULE})`,
   },
   path: {
     schema: z

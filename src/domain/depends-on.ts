@@ -30,41 +30,30 @@ const NEAR_KEY = /^[ \t]*[*_]{0,3}depends[ _]on[*_]{0,3}[ \t]*:/i
 const MENTION = /(?<![\w/#.-])depends-on(?![\w-])/i
 const FENCE = /^[ \t]{0,3}(`{3,}|~{3,})/
 const ISSUE = /^#?([1-9][0-9]{0,9})$/
-const ISSUE_OF_REPOSITORY = /^([A-Za-z0-9][A-Za-z0-9-]{0,38})\/([A-Za-z0-9._-]{1,100})#([1-9][0-9]{0,9})$/
+const OWNER_REPO = '(?<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?<repo>[A-Za-z0-9._-]{1,100})'
+const ISSUE_OF_REPOSITORY = new RegExp(`^${OWNER_REPO}#(?<number>[1-9][0-9]{0,9})$`)
+/** An issue's (or pull request's) address on any GitHub server, a comment's anchor after it allowed. */
+const ISSUE_URL = new RegExp(
+  `^https?://[^/\\s]+/${OWNER_REPO}/(?<kind>issues|pull)/(?<number>[1-9][0-9]{0,9})/?(?:#[\\w-]*)?$`,
+)
 
 /**
  * The `depends-on:` line of an issue body. A body without one depends on nothing; a body with two, a
- * line holding anything but issue numbers of `repository` (`#12`, `12`, `owner/repo#12`, separated by
- * commas or spaces, in brackets or not), or a line that mentions `depends-on` but is no such line, is
+ * line holding anything but issue numbers of `repository` (`#12`, `12`, `owner/repo#12` or the issue's
+ * address, separated by commas or spaces, in brackets or not), or a line that mentions `depends-on` but is no such line, is
  * refused. The key may be a list item, bold or italic, in any case; fenced code blocks and code spans
  * and HTML comments are not read (they quote, they do not ask).
  */
 export function parseDependsOnLine(body: string, issue: number, repository: string | null = null): DependsOnLine {
   const where = `the body of issue #${issue}`
-  const keyLines: string[] = []
-  let fence: string | null = null
-  // HTML comments are not shown (an issue template's hint): like code, they quote and do not ask.
-  const shown = withoutHtmlComments(body.replace(/\r\n?/g, '\n'))
-  for (const line of shown.split('\n')) {
-    const fenceMark = FENCE.exec(line)?.[1]
-    if (fenceMark !== undefined && (fence === null || fenceMark.startsWith(fence))) {
-      fence = fence === null ? fenceMark : null
-      continue
-    }
-    if (fence !== null) continue
-    const item = line.replace(LIST_MARKER, '')
-    const key = KEY.exec(item)
-    if (key) {
-      keyLines.push(key[1] ?? '')
-      continue
-    }
-    if (NEAR_KEY.test(item) || MENTION.test(line.replace(/`[^`\n]*`/g, ''))) {
-      return {
-        kind: 'refused',
-        message: `${where} has a line that mentions depends-on but is no 'depends-on:' line: ${quote(line.trim())}; write it on a line of its own as 'depends-on: #12, #15' (a list item or bold key is fine), or put the word in backticks if it asks for nothing`,
-      }
+  const found = keyLinesOf(body)
+  if ('mention' in found) {
+    return {
+      kind: 'refused',
+      message: `${where} has a line that mentions depends-on but is no 'depends-on:' line: ${quote(found.mention.trim())}; write it on a line of its own as 'depends-on: #12, #15' (a list item or bold key is fine), or put the word in backticks if it asks for nothing`,
     }
   }
+  const { keyLines } = found
   if (keyLines.length === 0) return { kind: 'none' }
   if (keyLines.length > 1) {
     return { kind: 'refused', message: `${where} has ${keyLines.length} 'depends-on:' lines; expected one` }
@@ -93,6 +82,30 @@ export function parseDependsOnLine(body: string, issue: number, repository: stri
   return checkDependencies(issues, issue, `the 'depends-on:' line in ${where}`)
 }
 
+/**
+ * The values of the body's `depends-on:` lines, outside fenced code and HTML comments; or the first line
+ * that mentions the key but is no such line (misspelt, in prose), which is refused rather than ignored.
+ */
+function keyLinesOf(body: string): { keyLines: string[] } | { mention: string } {
+  const keyLines: string[] = []
+  let fence: string | null = null
+  // HTML comments are not shown (an issue template's hint): like code, they quote and do not ask.
+  const shown = withoutHtmlComments(body.replace(/\r\n?/g, '\n'))
+  for (const line of shown.split('\n')) {
+    const fenceMark = FENCE.exec(line)?.[1]
+    if (fenceMark !== undefined && (fence === null || fenceMark.startsWith(fence))) {
+      fence = fence === null ? fenceMark : null
+      continue
+    }
+    if (fence !== null) continue
+    const item = line.replace(LIST_MARKER, '')
+    const key = KEY.exec(item)
+    if (key) keyLines.push(key[1] ?? '')
+    else if (NEAR_KEY.test(item) || MENTION.test(line.replace(/`[^`\n]*`/g, ''))) return { mention: line }
+  }
+  return { keyLines }
+}
+
 /** `text` without its `<!-- … -->` comments (an unclosed one runs to the end), in one pass. */
 function withoutHtmlComments(text: string): string {
   let out = ''
@@ -110,13 +123,16 @@ function withoutHtmlComments(text: string): string {
 function readIssue(part: string, repository: string | null): number | string {
   const plain = ISSUE.exec(part)
   if (plain) return Number(plain[1])
-  const qualified = ISSUE_OF_REPOSITORY.exec(part)
-  if (qualified) {
-    const named = `${qualified[1]}/${qualified[2]}`
-    if (repository !== null && named.toLowerCase() === repository.toLowerCase()) return Number(qualified[3])
+  const named = ISSUE_OF_REPOSITORY.exec(part) ?? ISSUE_URL.exec(part)
+  if (!named?.groups) return `${quote(part.slice(0, 20))} is no issue number`
+  const { owner, repo, kind, number } = named.groups
+  const ofRepository = `${owner}/${repo}`
+  if (repository === null || ofRepository.toLowerCase() !== repository.toLowerCase()) {
     return `${quote(part.slice(0, 150))} is an issue of ${repository === null ? 'a named repository' : 'another repository'}; a loop waits only for loops of ${repository ?? 'its own repository'}, named '#12'`
   }
-  return `${quote(part.slice(0, 20))} is no issue number`
+  if (kind === 'pull')
+    return `${quote(part.slice(0, 150))} is a pull request; a loop waits only for the loops of issues`
+  return Number(number)
 }
 
 function quote(text: string): string {

@@ -82,13 +82,13 @@ export function legsOf(config: Pick<LoopConfig, 'checks'>): Leg[] {
 }
 
 /**
- * The legs of one iteration: every leg of `legsOf`, the legs of the `verify-only` checks only when
- * `verifyOnly` (the iteration may reach VERIFY, `mayReachVerification`), as the single job runs them
- * only in an iteration that reaches VERIFY.
+ * The legs of one iteration, of the loop's `legs` (`legsOf`): the legs of its `verify-only` checks only
+ * when `verifyOnly` (the iteration may reach VERIFY, `mayReachVerification`), as the single job runs
+ * them only in an iteration that reaches VERIFY.
  */
-export function iterationLegs(config: Pick<LoopConfig, 'checks'>, verifyOnly: boolean): Leg[] {
-  const slow = new Set(config.checks.filter((c) => c['verify-only']).map((c) => c.name))
-  return legsOf(config).filter((leg) => verifyOnly || !slow.has(leg.check))
+export function iterationLegs(legs: readonly Leg[], checks: LoopConfig['checks'], verifyOnly: boolean): Leg[] {
+  const slow = new Set(checks.filter((c) => c['verify-only']).map((c) => c.name))
+  return legs.filter((leg) => verifyOnly || !slow.has(leg.check))
 }
 
 /**

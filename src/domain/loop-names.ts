@@ -40,6 +40,10 @@ export function loopOfPullRequestHead(
   return head.ref.slice('loop/'.length)
 }
 
+/** What `isStateBranchName` takes, as a message tells the person who gave another name. */
+export const STATE_BRANCH_RULE =
+  "letters, digits, '.', '_', '-' and '/', at most 200 characters, with no '..' and no trailing '/' or '.lock'"
+
 /**
  * A branch name the `git` store can keep states on: letters, digits, dot, dash, underscore and slash,
  * at most 200 characters, with none of the forms git refuses (`..`, a trailing `/` or `.lock`).

@@ -5,6 +5,7 @@
  * that reported nothing is never a pass: the check is `error`, with a line the `infrastructure` pattern
  * matches. Pure: the single-job matrix and the fan-out mode both expand and merge through here.
  */
+import { unanalyzedResult } from './check-result.js'
 import type { CheckConfig, Command } from './loop-config.js'
 import type { CheckResult, Location } from './state.js'
 
@@ -180,21 +181,12 @@ export function missingShardResult(
   shards: number,
   reason: string,
 ): CheckResult {
-  return {
-    name: check.name,
-    kind: check.kind,
+  return unanalyzedResult(check, {
     verdict: 'error',
-    required: check.required,
     durationMs: 0,
     exitCode: null,
-    pattern: null,
-    confidence: null,
-    strategy: null,
-    signature: null,
-    locations: [],
     excerpt: noVerdictLine(check.name, shard, shards, reason),
-    autoFixed: false,
-  }
+  })
 }
 
 /** Higher is worse: a verdict nobody can trust, then one that ran out of time, then a failure, then none. */

@@ -2,6 +2,7 @@
 // BLOCKED, capped, COMPLETE, queued for a slot, queued behind a dependency that ended BLOCKED, one
 // whose text is hostile, and one whose state cannot be read), and the slots record they are kept in.
 // The golden dashboard and the renderer's tests both read these.
+import { unanalyzedResult } from '../../src/domain/check-result.js'
 import type { ListedLoop, QueueView } from '../../src/domain/report/loops-table.js'
 import type { LoopState } from '../../src/domain/state.js'
 import { policyOf, startState } from '../unit/engine/helpers.js'
@@ -11,21 +12,12 @@ export const REPOSITORY_URL = 'https://github.com/acme/demo'
 const verified = (iteration: number, failing: number, total: number): LoopState['lastVerification'] => ({
   iteration,
   at: '2025-01-01T00:10:00.000Z',
-  results: Array.from({ length: total }, (_, index) => ({
-    name: `check-${index + 1}`,
-    kind: 'test' as const,
-    verdict: index < failing ? ('fail' as const) : ('pass' as const),
-    required: true,
-    durationMs: 1000,
-    exitCode: index < failing ? 1 : 0,
-    pattern: null,
-    confidence: null,
-    strategy: null,
-    signature: null,
-    locations: [],
-    excerpt: '',
-    autoFixed: false,
-  })),
+  results: Array.from({ length: total }, (_, index) =>
+    unanalyzedResult(
+      { name: `check-${index + 1}`, kind: 'test', required: true },
+      { verdict: index < failing ? 'fail' : 'pass', durationMs: 1000, exitCode: index < failing ? 1 : 0 },
+    ),
+  ),
 })
 
 /** A loop's state: a fresh one with `fields` over it. */

@@ -11,6 +11,7 @@ import { type CommitRules, describeRefusal, refuseFromCommit } from '../../domai
 import { decide } from '../../domain/engine/index.js'
 import {
   FanOutError,
+  type Leg,
   legRunKey,
   legsOf,
   type MergedVerdicts,
@@ -75,8 +76,9 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   }
   // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
   // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
+  const legs = plan?.iteration != null ? legsOf(given.config) : []
   const { runs, tests, flakeChecks, legTimesMs } = mergeVerdicts(
-    plan?.iteration != null ? legsOf(given.config) : [],
+    legs,
     given.verdicts,
     {
       loopId: given.loopId,
@@ -130,15 +132,7 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
   const { run } = begun
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config))
-  // Each leg at its measured time; one without a verdict at its job's wall time (GitHub's Jobs API), else
-  // at its check's timeout if the plan ran it as a job, else 0 (a verify-only check the plan left out).
-  const planned = new Set(plan.legs.map((leg) => leg.leg))
-  const legDurationsMs = legsOf(input.config).map((leg) => {
-    const key = legRunKey(leg.check, leg.shard)
-    const measured = legTimesMs.get(key) ?? input.legJobWallMs?.get(key)
-    if (measured === undefined && !planned.has(leg.leg)) return 0
-    return legTimeMs(measured, input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0)
-  })
+  const legDurationsMs = legDurationsOf(legs, input, plan, legTimesMs)
   let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
   for (const step of decideSteps(flakeChecks)) record = await step(run, record)
   const checks = record.checks.map((c) => c.result)
@@ -151,6 +145,26 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   const recordPath = await writeIterationRecord(run, record, next)
   const ran = { checks, commit: record.commit, record: recordPath, decision }
   return { kind: 'done', result: await settle(input, replaying, record, next, ran) }
+}
+
+/**
+ * Each leg's time on the candidate: what its verdict measured; for a leg without one, its job's wall
+ * time (GitHub's Jobs API), else its check's timeout if the plan ran it as a job, else 0 (a verify-only
+ * check the plan left out).
+ */
+function legDurationsOf(
+  legs: readonly Leg[],
+  input: Pick<DecideInput, 'config' | 'legJobWallMs'>,
+  plan: PlanFile,
+  measuredMs: ReadonlyMap<string, number>,
+): number[] {
+  const planned = new Set(plan.legs.map((leg) => leg.leg))
+  return legs.map((leg) => {
+    const key = legRunKey(leg.check, leg.shard)
+    const measured = measuredMs.get(key) ?? input.legJobWallMs?.get(key)
+    if (measured === undefined && !planned.has(leg.leg)) return 0
+    return legTimeMs(measured, input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0)
+  })
 }
 
 /**

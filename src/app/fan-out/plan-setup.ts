@@ -6,7 +6,7 @@
 import { legSetupOf } from '../../domain/fan-out.js'
 import { command, INSTALL_TIMEOUT_MS } from '../iteration/act.js'
 import type { IterationRecord, IterationRun } from '../iteration/record.js'
-import { usage } from '../step-support.js'
+import { howItFailed, usage } from '../step-support.js'
 
 /** Runs the legs' setup when this iteration takes the baseline; a setup that fails is said, and the baseline records what it finds. */
 export async function setupBeforeBaseline(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
@@ -16,11 +16,9 @@ export async function setupBeforeBaseline(run: IterationRun, record: IterationRe
   deps.logger.info(`Plan: ${setup.key} before the baseline.`)
   const result = await deps.runner.run(command(run, setup.command, `${setup.key}.log`, INSTALL_TIMEOUT_MS))
   usage(record.state, iteration, setup.key, 'before the baseline (fan-out plan)', result)
-  if (result.exitCode !== 0 || result.timedOut || result.spawnError !== undefined) {
-    const how = result.spawnError ?? (result.timedOut ? 'timed out' : `exit ${result.exitCode ?? result.signal}`)
-    deps.logger.warning(
-      `Plan: ${setup.key} failed before the baseline (${how}); the baseline records the checks as they are.`,
-    )
+  const how = howItFailed(result, INSTALL_TIMEOUT_MS)
+  if (how !== null) {
+    deps.logger.warning(`Plan: ${setup.key} ${how} before the baseline; the baseline records the checks as they are.`)
   }
   return record
 }

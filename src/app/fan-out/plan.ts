@@ -45,7 +45,7 @@ export async function planIteration(
     )
   }
   // A matrix GitHub would not run is refused before any work is done.
-  legsOf(input.config)
+  const legs = legsOf(input.config)
   const policy = policyFromConfig(input.config)
   const restored = await restoreAndDecide(input, deps, policy)
   const none = (reason: string, stateVersion: string | null): Planned => ({
@@ -83,7 +83,7 @@ export async function planIteration(
       report: reportOf(record, run.iteration, hadBaseline, Date.now() - run.startedAt),
       // The slow verify-only checks are legs only where the single job could run them: where this
       // iteration reaches VERIFY if its checks pass (decide replays them only where they do, `iteration/verify.ts`).
-      legs: iterationLegs(input.config, mayReachVerification(run.stage, record.state, policy)),
+      legs: iterationLegs(legs, input.config.checks, mayReachVerification(run.stage, record.state, policy)),
     },
     nothing: null,
     bundled,

@@ -19,6 +19,7 @@ import type { LoopConfig } from '../../domain/loop-config.js'
 import { legCheck, legOf } from '../../domain/shards.js'
 import { INSTALL_TIMEOUT_MS } from '../iteration/act.js'
 import type { IterationDeps, IterationInput } from '../iteration/types.js'
+import { howItFailed } from '../step-support.js'
 import { junitResults, verify } from '../verification.js'
 import { flakeCheckInLeg } from './leg-flake-check.js'
 
@@ -135,14 +136,7 @@ async function legSetup(
     logFile,
   })
   const durationMs = Math.max(0, Math.round(result.durationMs))
-  const how =
-    result.spawnError !== undefined
-      ? `could not start (${result.spawnError})`
-      : result.timedOut
-        ? `timed out after ${SETUP_TIMEOUT_MS / 60_000} minutes`
-        : result.exitCode === 0
-          ? null
-          : `failed (${result.exitCode === null ? `signal ${result.signal}` : `exit ${result.exitCode}`})`
+  const how = howItFailed(result, SETUP_TIMEOUT_MS)
   if (how === null) return { durationMs, failed: null }
   const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run in leg ${leg.leg}`
   deps.logger.warning(line)

@@ -13,6 +13,7 @@ import {
 import { Labels } from '../../domain/loop-names.js'
 import { lostStateReason } from '../../domain/lost-state.js'
 import type { Policy } from '../../domain/policy.js'
+import { hasEnded } from '../../domain/slots.js'
 import type { LoopState } from '../../domain/state.js'
 import { event, finish, type LoopRecord, savedMarker, withEvents } from './record.js'
 import type { IterationDeps, IterationInput, IterationResult } from './types.js'
@@ -87,13 +88,11 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
 function withLostState(record: LoopRecord, input: IterationInput, deps: IterationDeps, now: Date): LoopRecord {
   const { state } = record
   const reason = lostStateReason(deps.store.kind, input.dispatchedIteration, record.loaded ? state.iteration : null)
-  if (reason === null || state.status === 'blocked' || TERMINAL.includes(state.status)) return record
+  if (reason === null || hasEnded(state.status)) return record
   deps.logger.warning(`Loop ${state.loopId}: ${reason}.`)
   const blocked = markBlocked(state, reason, now)
   return withEvents({ ...record, state: blocked.state }, ...blocked.events)
 }
-
-const TERMINAL: readonly LoopState['status'][] = ['complete', 'aborted', 'capped']
 
 /**
  * The kill switch on the loop's own issue or pull request, read afresh at the start of every

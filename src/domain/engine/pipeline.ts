@@ -1,6 +1,7 @@
 /**
  * Where the loop goes next and what leaving a stage requires. Pure.
  */
+import { unanalyzedResult } from '../check-result.js'
 import { APPROVED_REQUIREMENT, type Policy, type PolicyCheck, type PolicyGate } from '../policy.js'
 import { CAPABILITY_LOOP, type Stage } from '../stages.js'
 import type { CheckResult, LoopState } from '../state.js'
@@ -142,23 +143,7 @@ export function matrixIsGreen(results: readonly CheckResult[], policy: Policy): 
  * legs before any check has run, runs the verify-only ones exactly here.
  */
 export function mayReachVerification(stage: Stage, state: LoopState, policy: Policy): boolean {
-  const passing = policy.checks.map(
-    (c): CheckResult => ({
-      name: c.name,
-      kind: c.kind,
-      verdict: 'pass',
-      required: c.required,
-      durationMs: 0,
-      exitCode: 0,
-      pattern: null,
-      confidence: null,
-      strategy: null,
-      signature: null,
-      locations: [],
-      excerpt: '',
-      autoFixed: false,
-    }),
-  )
+  const passing = policy.checks.map((c) => unanalyzedResult(c, { verdict: 'pass', durationMs: 0, exitCode: 0 }))
   return reachesVerification(stage, passing, state, policy)
 }
 

@@ -46,7 +46,14 @@ export function cycleRefusal(loopId: string, cycle: readonly string[]): Refusal 
   return {
     loopId,
     title: `loop-controller did not queue the loop \`${loopId}\`: its \`depends-on\` would close a cycle, ${nameOfCycle(cycle)}.`,
-    reason: `${links.join(', ')}: none of them could be COMPLETE first, so none would ever start. This loop was not put in line (a place it had is given up); the loops in line keep theirs.`,
+    reason: `${links.join(', ')}: ${noneFirst(cycle.length - 1)}. This loop was not put in line (a place it had is given up); the loops in line keep theirs.`,
     whatToDo: `Break the cycle: ${breakIt}, ${RESTART}. Or drop another loop of the cycle with \`/loop abort\` on its issue.`,
   }
+}
+
+/** Why a cycle of `loops` loops never moves, said for one, two or more. */
+function noneFirst(loops: number): string {
+  if (loops === 1) return 'it could never be COMPLETE first, so it would never start'
+  if (loops === 2) return 'neither could be COMPLETE first, so neither would ever start'
+  return `none of these ${loops} loops could be COMPLETE first, so none would ever start`
 }

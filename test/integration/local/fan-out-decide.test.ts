@@ -1,7 +1,6 @@
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { GitCli } from '../../../src/adapters/git-cli.js'
 import { bundleCandidate } from '../../../src/app/fan-out/candidate.js'
 import { decideIteration } from '../../../src/app/fan-out/decide.js'
 import { planIteration } from '../../../src/app/fan-out/plan.js'
@@ -9,8 +8,7 @@ import { ProjectCodeRefusedError, replayRunner } from '../../../src/app/fan-out/
 import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
 import { loopConfigSchema } from '../../../src/config/loop-config.js'
 import type { PlanFile, VerdictFile } from '../../../src/domain/fan-out.js'
-import { fakeLoop } from '../../unit/app/iteration-fakes.js'
-import { gitIn, planAndDecideRepos, tempDir } from './helpers.js'
+import { fanOutScene, gitIn, tempDir } from './helpers.js'
 
 const root = tempDir('loop-fan-out-decide-')
 let counter = 0
@@ -18,22 +16,10 @@ const sh = gitIn
 
 /** A repository the plan works in (on loop/unit), a clone decide works in (at the base), and a loop on them. */
 function scene() {
-  const dir = join(root, `scene-${++counter}`)
-  const { planDir, decideDir } = planAndDecideRepos(dir)
-  // The work writes progress.txt; the check passes once it is there.
-  const loop = fakeLoop(
-    { 'flake-check': { enabled: false }, checks: [{ name: 'unit', run: 'npm test', kind: 'test' }] },
-    (command) => {
-      if (command === 'agent') writeFileSync(join(planDir, 'progress.txt'), '1\n')
-      if (command === 'npm test')
-        return existsSync(join(planDir, 'progress.txt')) ? { exitCode: 0 } : { exitCode: 1, output: 'FAIL not yet\n' }
-      return { exitCode: 0 }
-    },
-  )
-  const input = { ...loop.input, cwd: planDir, commit: true }
-  const planDeps = { ...loop.deps, git: new GitCli(planDir) }
-  const decideDeps = { ...loop.deps, git: new GitCli(decideDir) }
-  return { dir, planDir, decideDir, loop, input, planDeps, decideDeps, bundle: join(dir, 'candidate.bundle') }
+  return fanOutScene(join(root, `scene-${++counter}`), {
+    'flake-check': { enabled: false },
+    checks: [{ name: 'unit', run: 'npm test', kind: 'test' }],
+  })
 }
 
 describe('a fan-out iteration, plan → verify → decide', () => {

@@ -1,14 +1,11 @@
-import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { GitCli } from '../../../src/adapters/git-cli.js'
 import { decideIteration } from '../../../src/app/fan-out/decide.js'
 import { planIteration } from '../../../src/app/fan-out/plan.js'
 import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
 import type { LoopConfigInput } from '../../../src/config/loop-config.js'
 import type { PlanFile, VerdictFile } from '../../../src/domain/fan-out.js'
-import { fakeLoop } from '../../unit/app/iteration-fakes.js'
-import { planAndDecideRepos, tempDir } from './helpers.js'
+import { fanOutScene, tempDir } from './helpers.js'
 
 const root = tempDir('loop-fan-out-legs-')
 let counter = 0
@@ -18,20 +15,14 @@ let counter = 0
  * it is there; `npm run e2e` (the slow suite) passes; `npm ci` fails while `broken` is set.
  */
 function scene(config: Partial<LoopConfigInput>, broken = false) {
-  const dir = join(root, `scene-${++counter}`)
-  const { planDir, decideDir } = planAndDecideRepos(dir)
-  const loop = fakeLoop({ 'flake-check': { enabled: false }, ...config }, (command) => {
-    if (command === 'agent') writeFileSync(join(planDir, 'progress.txt'), '1\n')
-    if (command === 'npm test')
-      return existsSync(join(planDir, 'progress.txt')) ? { exitCode: 0 } : { exitCode: 1, output: 'FAIL not yet\n' }
-    if (command === 'npm ci' && broken)
-      return { exitCode: 1, output: 'npm ERR! code EUSAGE\nnpm ERR! lockfile out of date\n' }
-    return { exitCode: 0 }
-  })
-  const input = { ...loop.input, cwd: planDir, commit: true }
-  const planDeps = { ...loop.deps, git: new GitCli(planDir) }
-  const decideDeps = { ...loop.deps, git: new GitCli(decideDir) }
-  const bundle = join(dir, 'candidate.bundle')
+  const { loop, input, planDeps, decideDeps, decideDir, bundle } = fanOutScene(
+    join(root, `scene-${++counter}`),
+    { 'flake-check': { enabled: false }, ...config },
+    (command) =>
+      command === 'npm ci' && broken
+        ? { exitCode: 1, output: 'npm ERR! code EUSAGE\nnpm ERR! lockfile out of date\n' }
+        : { exitCode: 0 },
+  )
   const plan = async () => (await planIteration({ ...input, branch: 'loop/unit', bundleFile: bundle }, planDeps)).plan
   const verify = (plan: PlanFile, leg = plan.legs[0]!) =>
     verifyLeg(input, planDeps, { ...plan, iteration: plan.iteration ?? 0, candidate: plan.candidate ?? '' }, leg)
@@ -135,6 +126,17 @@ describe('fan-out legs: the setup', () => {
     const second = await s.plan()
     expect(second.iteration).toBe(2)
     expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['agent'])
+  })
+
+  it('says a setup that failed in the plan, and the baseline records the checks as they are', async () => {
+    const s = scene({ checks: [unit], 'verify-setup': 'npm ci' }, true)
+    const warnings: string[] = []
+    s.loop.deps.logger.warning = (message) => warnings.push(message)
+    const plan = await s.plan()
+    expect(warnings).toContain(
+      'Plan: verify-setup failed (exit 1) before the baseline; the baseline records the checks as they are.',
+    )
+    expect(plan.report?.baseline?.checks).toEqual({ unit: 'fail' })
   })
 
   it('runs no setup where the config names none', async () => {

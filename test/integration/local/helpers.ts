@@ -1,9 +1,13 @@
-// Shared helpers for the local adapter integration tests: temp folders, git repositories and process liveness.
+// Shared helpers for the local adapter integration tests: temp folders, git repositories, a fan-out loop
+// on them and process liveness.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
+import { GitCli } from '../../../src/adapters/git-cli.js'
+import type { LoopConfigInput } from '../../../src/config/loop-config.js'
+import { fakeLoop, type Script } from '../../unit/app/iteration-fakes.js'
 
 /** A fresh temp folder, removed when the test file ends. */
 export function tempDir(prefix = 'loop-local-'): string {
@@ -36,6 +40,29 @@ export function planAndDecideRepos(dir: string, branch = 'loop/unit'): { planDir
   gitIn(dir, 'clone', '-q', planDir, decideDir)
   gitIn(planDir, 'checkout', '-q', '-b', branch)
   return { planDir, decideDir }
+}
+
+/**
+ * A fan-out loop on `planAndDecideRepos(dir)`: the work writes progress.txt and `npm test` passes once
+ * it is there; `other` answers any other command (by default, exit 0). The plan and the legs run in the
+ * plan repository, decide in its clone.
+ */
+export function fanOutScene(
+  dir: string,
+  config: Partial<LoopConfigInput>,
+  other: (command: string) => Script = () => ({ exitCode: 0 }),
+) {
+  const { planDir, decideDir } = planAndDecideRepos(dir)
+  const loop = fakeLoop(config, (command) => {
+    if (command === 'agent') writeFileSync(join(planDir, 'progress.txt'), '1\n')
+    if (command === 'npm test')
+      return existsSync(join(planDir, 'progress.txt')) ? { exitCode: 0 } : { exitCode: 1, output: 'FAIL not yet\n' }
+    return other(command)
+  })
+  const input = { ...loop.input, cwd: planDir, commit: true }
+  const planDeps = { ...loop.deps, git: new GitCli(planDir) }
+  const decideDeps = { ...loop.deps, git: new GitCli(decideDir) }
+  return { dir, planDir, decideDir, loop, input, planDeps, decideDeps, bundle: join(dir, 'candidate.bundle') }
 }
 
 /**

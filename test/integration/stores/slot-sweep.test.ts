@@ -193,4 +193,23 @@ describe('sweepSlots: the slots of max-loops cannot jam', () => {
       limit: 1,
     })
   })
+
+  it('each start dropped is told, also of a loop admitted in place of one dropped before it', async () => {
+    const queued = { status: 'queued' as const, iteration: 0 }
+    const planted = await plant(
+      { a: { status: 'complete' }, b: queued, c: queued, d: queued },
+      { running: [{ loopId: 'a', since: AT, run: '1' }], queued: [waiting('b'), waiting('c'), waiting('d')], limit: 1 },
+    )
+    const { started, sweep } = sweeper(planted, {}, async (entry) =>
+      entry.loopId === 'd' ? '903' : { dropped: `its issue ${entry.loopId} is closed` },
+    )
+    expect((await sweep()).map((loop) => [loop.loopId, loop.outcome, loop.reason])).toEqual([
+      ['a', 'freed', 'it is complete'],
+      ['b', 'dropped', 'not started: its issue b is closed; it left the line'],
+      ['c', 'dropped', 'not started: its issue c is closed; it left the line'],
+      ['d', 'started', 'admitted to a freed slot; its job dispatched'],
+    ])
+    expect(started).toEqual(['b', 'c', 'd'])
+    expect((await planted.slots.current()).running.map((holder) => holder.loopId)).toEqual(['d'])
+  })
 })

@@ -32,10 +32,26 @@ describe('a dispatched iteration without its state', () => {
     )
   })
 
+  it('leaves a loop that ended as it is: its own reason is kept, nothing runs', async () => {
+    const loop = fakeLoop(CONFIG, () => ({ exitCode: 1, output: 'boom' }))
+    await runOneIteration(loop.input, loop.deps)
+    const stored = await loop.store.load('unit')
+    if (!stored) throw new Error('the first iteration saved no state')
+    const ended = { ...stored.state, status: 'blocked' as const, statusReason: 'a person must look' }
+    await loop.store.save('unit', ended, stored.version)
+    const runs = loop.runner.runs.length
+    await runOneIteration({ ...loop.input, dispatchedIteration: 3 }, loop.deps)
+    expect(loop.runner.runs).toHaveLength(runs)
+    expect((await loop.store.load('unit'))?.state).toMatchObject({
+      status: 'blocked',
+      statusReason: 'a person must look',
+    })
+  })
+
   it('goes on as usual for the first iteration and for the iteration after the stored one', async () => {
     const loop = fakeLoop(CONFIG, () => ({ exitCode: 1, output: 'boom' }))
-    expect((await runOneIteration({ ...loop.input, dispatchedIteration: 1 }, loop.deps)).outcome).not.toBe('blocked')
-    expect((await runOneIteration({ ...loop.input, dispatchedIteration: 2 }, loop.deps)).outcome).not.toBe('blocked')
+    expect((await runOneIteration({ ...loop.input, dispatchedIteration: 1 }, loop.deps)).outcome).toBe('continue')
+    expect((await runOneIteration({ ...loop.input, dispatchedIteration: 2 }, loop.deps)).outcome).toBe('continue')
     expect((await loop.store.load('unit'))?.state.iteration).toBe(2)
   })
 })

@@ -37,6 +37,17 @@ describe('the issue body line: the forms people write', () => {
     ['upper case', 'DEPENDS-ON: 12 15', issues(12, 15)],
     ['this repository named', `depends-on: ${REPO}#12, #15`, issues(12, 15)],
     ['this repository named in another case', 'depends-on: Octo/Shop#12', issues(12)],
+    [
+      'a link to an issue of this repository',
+      'depends-on: https://github.com/octo/shop/issues/12, #15',
+      issues(12, 15),
+    ],
+    ['a link on a GitHub Enterprise server', 'depends-on: https://ghe.example.com/Octo/Shop/issues/12/', issues(12)],
+    [
+      'a link to a comment of the issue',
+      'depends-on: [https://github.com/octo/shop/issues/12#issuecomment-1]',
+      issues(12),
+    ],
     ['Windows line ends', 'Fix it.\r\ndepends-on: #3\r\n', issues(3)],
     ['indented up to three spaces', '   depends-on: #3', issues(3)],
     ['repeats counted once', 'depends-on: #3 #3 3', issues(3)],
@@ -74,7 +85,25 @@ describe('the issue body line: refused, never ignored, with a message naming wha
       null,
       refused('is an issue of a named repository'),
     ],
-    ['a link', 'depends-on: https://github.com/octo/shop/issues/12', REPO, refused('is no issue number')],
+    [
+      'a link to another repository’s issue',
+      'depends-on: https://github.com/octo/other/issues/12',
+      REPO,
+      refused('"https://github.com/octo/other/issues/12" is an issue of another repository'),
+    ],
+    [
+      'a link when this repository is unknown',
+      'depends-on: https://github.com/octo/shop/issues/12',
+      null,
+      refused('is an issue of a named repository'),
+    ],
+    [
+      'a link to a pull request',
+      'depends-on: https://github.com/octo/shop/pull/12',
+      REPO,
+      refused('"https://github.com/octo/shop/pull/12" is a pull request; a loop waits only for the loops of issues'),
+    ],
+    ['a link to something else', 'depends-on: https://github.com/octo/shop/wiki', REPO, refused('is no issue number')],
     ['a word', 'depends-on: #12 and #15', REPO, refused('("and" is no issue number)')],
     ['an empty list', 'depends-on: []', REPO, refused('must list issue numbers such as \'#12, #15\'; got "[]"')],
     ['a half bracket', 'depends-on: [#12, #15', REPO, refused('"[#12" is no issue number')],
@@ -195,7 +224,7 @@ describe('what the refused loop is told', () => {
       refusal: cycleRefusal('issue-2', ['issue-2', 'issue-1', 'issue-2']),
       says: [
         'did not queue the loop `issue-2`: its `depends-on` would close a cycle, #2 → #1 → #2.',
-        '#2 waits for #1, #1 waits for #2: none of them could be COMPLETE first',
+        '#2 waits for #1, #1 waits for #2: neither could be COMPLETE first, so neither would ever start.',
         "remove #1 from this issue's `depends-on:` line",
         'remove the `loop` label and add it back',
       ],
@@ -203,7 +232,20 @@ describe('what the refused loop is told', () => {
     {
       name: 'a loop waiting for itself',
       refusal: cycleRefusal('issue-12', ['issue-12', 'issue-12']),
-      says: ['#12 → #12', '#12 waits for itself', 'remove #12 from its own `depends-on`'],
+      says: [
+        '#12 → #12',
+        '#12 waits for itself: it could never be COMPLETE first, so it would never start.',
+        'remove #12 from its own `depends-on`',
+      ],
+    },
+    {
+      name: 'a cycle of three names every loop in it and the link this issue can break',
+      refusal: cycleRefusal('issue-3', ['issue-3', 'issue-1', 'issue-2', 'issue-3']),
+      says: [
+        'would close a cycle, #3 → #1 → #2 → #3.',
+        '#3 waits for #1, #1 waits for #2, #2 waits for #3: none of these 3 loops could be COMPLETE first',
+        "remove #1 from this issue's `depends-on:` line",
+      ],
     },
     {
       name: "the config's list naming the loop's own issue",

@@ -120,7 +120,7 @@ describe('legsOf', () => {
         { name: 'lint', run: 'lint', needs: [], 'verify-only': false },
       ],
     } as unknown as Parameters<typeof legsOf>[0]
-    expect(iterationLegs(config, verifyOnly).map((l) => l.leg)).toEqual(legs)
+    expect(iterationLegs(legsOf(config), config.checks, verifyOnly).map((l) => l.leg)).toEqual(legs)
   })
 
   it('makes the verify job a matrix of include entries', () => {

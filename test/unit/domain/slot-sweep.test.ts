@@ -1,18 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { type HolderFacts, judgeHolder, type RunFact, strandedReason } from '../../../src/domain/slot-sweep.js'
 import {
-  type Limit,
   markStopping,
   parseSlotsRecord,
-  requestSlot,
   type SlotHolder,
   type SlotsRecord,
   settle,
   withHolderRun,
 } from '../../../src/domain/slots.js'
-import type { LoopStatus } from '../../../src/domain/stages.js'
+import { AT, holder, statuses } from './slot-fixtures.js'
 
-const AT = '2026-01-01T00:00:00.000Z'
 const NOW = new Date('2026-01-01T01:00:00.000Z')
 const STALE_MS = 30 * 60_000
 const over = (conclusion: string): RunFact => ({ kind: 'over', conclusion })
@@ -151,70 +148,7 @@ describe('judgeHolder: what the sweeper does with a slot whose holder may have d
   })
 })
 
-const holder = (loopId: string, extra: Partial<SlotHolder> = {}): SlotHolder => ({ loopId, since: AT, ...extra })
-const statuses = (entries: Record<string, LoopStatus>) => new Map(Object.entries(entries))
-const ask = (loopId: string, started: boolean, run?: string) => ({
-  loopId,
-  dependsOn: [],
-  workflow: 'loop.yml',
-  ref: 'refs/heads/main',
-  at: AT,
-  started,
-  ...(run ? { run } : {}),
-})
-
 describe('slots with the run that holds them', () => {
-  it.each<{
-    name: string
-    record: SlotsRecord
-    request: ReturnType<typeof ask>
-    statuses: Record<string, LoopStatus>
-    limit: Limit
-    verdict: 'admitted' | 'queued'
-    running: SlotHolder[]
-  }>([
-    {
-      name: 'a job that holds the slot records its run',
-      record: { running: [holder('a', { run: '1' })], queued: [] },
-      request: ask('a', true, '2'),
-      statuses: { a: 'running' },
-      limit: 1,
-      verdict: 'admitted',
-      running: [holder('a', { run: '2' })],
-    },
-    {
-      name: 'a newcomer admitted records its run, workflow and ref',
-      record: { running: [], queued: [] },
-      request: ask('a', false, '7'),
-      statuses: {},
-      limit: 1,
-      verdict: 'admitted',
-      running: [holder('a', { run: '7', workflow: 'loop.yml', ref: 'refs/heads/main' })],
-    },
-    {
-      name: 'a loop that never gave its slot back (started) is admitted over the limit',
-      record: { running: [holder('a'), holder('b')], queued: [] },
-      request: ask('c', true),
-      statuses: { a: 'running', b: 'running', c: 'running' },
-      limit: 2,
-      verdict: 'admitted',
-      running: [holder('a'), holder('b'), holder('c', { workflow: 'loop.yml', ref: 'refs/heads/main' })],
-    },
-    {
-      name: 'a resumed loop (not started: it gave its slot back) queues at 2 of 2',
-      record: { running: [holder('a'), holder('b')], queued: [] },
-      request: ask('c', false),
-      statuses: { a: 'running', b: 'running', c: 'running' },
-      limit: 2,
-      verdict: 'queued',
-      running: [holder('a'), holder('b')],
-    },
-  ])('$name', (row) => {
-    const result = requestSlot(row.record, row.request, statuses(row.statuses), row.limit)
-    expect(result.verdict.kind).toBe(row.verdict)
-    expect(result.record.running).toEqual(row.running)
-  })
-
   it('a stopping holder keeps its slot though its state says aborted; a plain one is freed', () => {
     const record = markStopping({ running: [holder('a'), holder('b')], queued: [] }, 'a')
     expect(record.running[0]).toEqual(holder('a', { stopping: true }))

@@ -9,31 +9,13 @@ import {
   releaseSlot,
   requestSlot,
   requeue,
+  type SlotHolder,
   type SlotsRecord,
   settle,
   slotProblems,
-  type WaitingLoop,
 } from '../../../src/domain/slots.js'
 import type { LoopStatus } from '../../../src/domain/stages.js'
-
-const AT = '2026-01-01T00:00:00.000Z'
-const holder = (loopId: string) => ({ loopId, since: AT })
-const waiting = (loopId: string, dependsOn: string[] = []): WaitingLoop => ({
-  loopId,
-  since: AT,
-  dependsOn,
-  workflow: 'loop.yml',
-  ref: 'refs/heads/main',
-})
-const statuses = (entries: Record<string, LoopStatus> = {}) => new Map(Object.entries(entries))
-const ask = (loopId: string, dependsOn: string[] = [], started = false) => ({
-  loopId,
-  dependsOn,
-  workflow: 'loop.yml',
-  ref: 'refs/heads/main',
-  at: AT,
-  started,
-})
+import { AT, ask, holder, statuses, waiting } from './slot-fixtures.js'
 
 describe('requestSlot: admitted or queued, with a reason', () => {
   it.each<{
@@ -46,6 +28,8 @@ describe('requestSlot: admitted or queued, with a reason', () => {
     running: string[]
     queued: string[]
     started?: string[]
+    /** The holders in full, where the row is about what a holder records (its run, where to restart it). */
+    holders?: SlotHolder[]
   }>([
     {
       name: 'a free slot admits',
@@ -138,10 +122,55 @@ describe('requestSlot: admitted or queued, with a reason', () => {
       running: ['x'],
       queued: ['b', 'c'],
     },
+    {
+      name: 'a job that holds the slot records its run',
+      record: { running: [holder('a', { run: '1' })], queued: [] },
+      request: ask('a', [], true, '2'),
+      statuses: { a: 'running' },
+      limit: 1,
+      verdict: 'admitted',
+      running: ['a'],
+      queued: [],
+      holders: [holder('a', { run: '2' })],
+    },
+    {
+      name: 'a newcomer admitted records its run, workflow and ref',
+      record: EMPTY_SLOTS,
+      request: ask('a', [], false, '7'),
+      statuses: {},
+      limit: 1,
+      verdict: 'admitted',
+      running: ['a'],
+      queued: [],
+      holders: [holder('a', { run: '7', workflow: 'loop.yml', ref: 'refs/heads/main' })],
+    },
+    {
+      name: 'a loop that never gave its slot back (started) is admitted over the limit',
+      record: { running: [holder('a'), holder('b')], queued: [] },
+      request: ask('c', [], true),
+      statuses: { a: 'running', b: 'running', c: 'running' },
+      limit: 2,
+      verdict: 'admitted',
+      running: ['a', 'b', 'c'],
+      queued: [],
+      holders: [holder('a'), holder('b'), holder('c', { workflow: 'loop.yml', ref: 'refs/heads/main' })],
+    },
+    {
+      name: 'a resumed loop (not started: it gave its slot back) queues at 2 of 2',
+      record: { running: [holder('a'), holder('b')], queued: [] },
+      request: ask('c'),
+      statuses: { a: 'running', b: 'running', c: 'running' },
+      limit: 2,
+      verdict: 'queued',
+      running: ['a', 'b'],
+      queued: ['c'],
+      holders: [holder('a'), holder('b')],
+    },
   ])('$name', (row) => {
     const result = requestSlot(row.record, row.request, statuses(row.statuses), row.limit)
     expect(result.verdict.kind).toBe(row.verdict)
     expect(result.record.running.map((h) => h.loopId)).toEqual(row.running)
+    if (row.holders) expect(result.record.running).toEqual(row.holders)
     expect(result.record.queued.map((e) => e.loopId)).toEqual(row.queued)
     expect(result.started.map((e) => e.loopId)).toEqual(row.started ?? [])
     expect(slotProblems(result.record)).toEqual([])

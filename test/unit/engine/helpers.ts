@@ -1,6 +1,7 @@
 // Builders shared by the engine tests: real configs through the real schema, real outcomes.
 import { type LoopConfigInput, loopConfigSchema } from '../../../src/config/loop-config.js'
 import { normaliseTokens } from '../../../src/domain/analysis/similarity.js'
+import { unanalyzedResult } from '../../../src/domain/check-result.js'
 import {
   applyOutcome,
   beginIteration,
@@ -37,21 +38,10 @@ export function startState(policy: Policy, loopId = 'loop-1'): LoopState {
 }
 
 export function result(name: string, kind: CheckKind, verdict: CheckResult['verdict'] = 'pass'): CheckResult {
-  return {
-    name,
-    kind,
-    verdict,
-    required: true,
-    durationMs: 100,
-    exitCode: verdict === 'pass' ? 0 : 1,
-    pattern: null,
-    confidence: null,
-    strategy: null,
-    signature: null,
-    locations: [],
-    excerpt: '',
-    autoFixed: false,
-  }
+  return unanalyzedResult(
+    { name, kind, required: true },
+    { verdict, durationMs: 100, exitCode: verdict === 'pass' ? 0 : 1 },
+  )
 }
 
 /** The policy's matrix with every check passing except the named failing ones. */
