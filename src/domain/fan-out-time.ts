@@ -24,9 +24,9 @@ export function boundedMs(ms: number): number {
 
 /**
  * A leg's time on the critical path: what its verdict measured (its setup, its check, its flake
- * check's re-runs), or, for a leg without a verdict (its job failed, hung or timed out before it
- * reported), its check's `timeout`: the loop cannot see how long that job ran, and counting it 0 would
- * leave a hung leg's time out of the loop's minutes.
+ * check's re-runs) or, for a leg without a verdict, its job's wall time from the Jobs API (the caller
+ * passes either as `measuredMs`); where neither is known (the jobs could not be listed), its check's
+ * `timeout`, since counting it 0 would leave a hung leg's time out of the loop's minutes.
  */
 export function legTimeMs(measuredMs: number | undefined, checkTimeoutSeconds: number): number {
   return boundedMs(measuredMs ?? checkTimeoutSeconds * 1000)
