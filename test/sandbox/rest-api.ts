@@ -301,7 +301,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       match.operation.operationId.startsWith('actions/') &&
       url.pathname.includes('/artifacts')
     ) {
-      const served = await serveMounted(options.artifacts, req, res, url, raw, match, exchange, rateHeaders(rate))
+      const served = await serveMounted(options.artifacts, req, res, url, match, exchange, rateHeaders(rate))
       if (served) return
     }
 
@@ -344,7 +344,6 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
-    raw: string,
     match: MatchedOperation,
     exchange: Exchange,
     headers: Record<string, string>,
@@ -368,8 +367,6 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       violations.push(...problems.map((p) => `response ${match.operation.operationId} ${res.statusCode}: ${p}`))
       return (originalEnd as (...a: unknown[]) => ServerResponse)(chunk, ...rest)
     }) as typeof res.end
-    // The body was already read; hand it over on the request object for handlers that need it.
-    ;(req as IncomingMessage & { rawBody?: string }).rawBody = raw
     return handler(req, res, url)
   }
 
