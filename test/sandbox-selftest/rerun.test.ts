@@ -1,14 +1,9 @@
 // "Re-run all jobs" (`engine.rerun`): a new attempt of the same run that keeps the artifacts of the
 // attempts before it, where an upload under a name the run holds fails as upload-artifact v4's does.
-import { afterEach, describe, expect, it } from 'vitest'
-import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
-import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
+import { describe, expect, it } from 'vitest'
+import { sandboxPerTest } from './fixtures.js'
 
-let sandbox: Sandbox | undefined
-afterEach(async () => {
-  await sandbox?.stop()
-  sandbox = undefined
-})
+const sandboxes = sandboxPerTest()
 
 const RERUN = `name: rerun
 on: workflow_dispatch
@@ -41,16 +36,12 @@ jobs:
 
 describe('re-running a run', () => {
   it('runs every job again as attempt 2 of the same run, with the artifacts of attempt 1; a name the run holds is refused (409)', async () => {
-    sandbox = await startSandbox({
-      actionDir: TEST_ACTION_DIR,
-      repoFiles: { ...REPO_FILES, '.github/workflows/rerun.yml': RERUN },
-      workflow: { file: 'rerun.yml' },
-    })
+    const sandbox = await sandboxes.start('rerun.yml', RERUN)
     const { runId } = await sandbox.dispatch({})
     await sandbox.waitForIdle(30_000)
     // A run in progress is not re-run; a finished one is.
     const rerun = sandbox.engine.rerun(runId)
-    expect(() => sandbox?.engine.rerun(runId)).toThrow(/still in progress/)
+    expect(() => sandbox.engine.rerun(runId)).toThrow(/still in progress/)
     const jobs = await sandbox.waitForIdle(30_000)
     expect(rerun.runAttempt).toBe(2)
     expect(jobs.map((job) => [job.runId, job.runAttempt, job.name, job.conclusion])).toEqual([
@@ -65,7 +56,7 @@ describe('re-running a run', () => {
     expect(`${secondMake?.stdout}${secondMake?.stderr}${secondMake?.reason ?? ''}`).toMatch(
       /\(409\) Conflict: an artifact with this name already exists on the workflow run \('same-name'\)/,
     )
-    expect(() => sandbox?.engine.rerun(runId + 1000)).toThrow(/no run/)
+    expect(() => sandbox.engine.rerun(runId + 1000)).toThrow(/no run/)
     expect(sandbox.engine.problems).toEqual([])
     expect(sandbox.api.violations).toEqual([])
   })

@@ -1,16 +1,11 @@
 // A job that `uses:` a reusable workflow: the called workflow's jobs run in the caller's run, with the
 // caller's event and `github` context, `with:` as typed `inputs`, the secrets passed (or inherited),
 // permissions no wider than the calling job's, and the workflow's `outputs` read back as needs outputs.
-import { afterEach, describe, expect, it } from 'vitest'
-import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
+import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
-import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
+import { sandboxPerTest } from './fixtures.js'
 
-let sandbox: Sandbox | undefined
-afterEach(async () => {
-  await sandbox?.stop()
-  sandbox = undefined
-})
+const sandboxes = sandboxPerTest()
 
 const REUSABLE = `name: reusable
 on:
@@ -83,22 +78,13 @@ jobs:
 `
 
 const start = (caller: string) =>
-  startSandbox({
-    actionDir: TEST_ACTION_DIR,
-    repoFiles: {
-      ...REPO_FILES,
-      '.github/workflows/reusable.yml': REUSABLE,
-      '.github/workflows/caller.yml': caller,
-    },
-    workflow: { file: 'caller.yml' },
-    secrets: { A: 'sekrit' },
-  })
+  sandboxes.start('caller.yml', caller, { workflows: { 'reusable.yml': REUSABLE }, secrets: { A: 'sekrit' } })
 
 const byName = (jobs: readonly JobRecord[]) => Object.fromEntries(jobs.map((job) => [job.name, job]))
 
 describe('workflow_call', () => {
   it("runs the called workflow's jobs in the caller's run with typed inputs, secrets, capped permissions and outputs", async () => {
-    sandbox = await start(CALLER)
+    const sandbox = await start(CALLER)
     const { runId } = await sandbox.dispatch({})
     const jobs = await sandbox.waitForIdle(30_000)
     const named = byName(jobs)
@@ -124,7 +110,7 @@ describe('workflow_call', () => {
   })
 
   it('fails a call GitHub would refuse, naming why: an undeclared input, a missing required one, a foreign workflow', async () => {
-    sandbox = await start(`name: caller
+    const sandbox = await start(`name: caller
 on: workflow_dispatch
 jobs:
   undeclared:
