@@ -66,6 +66,11 @@ const REFUSED: [string, string, string | RegExp][] = [
     "sandbox: w.yml: concurrency: 'group' is required",
   ],
   [
+    'a cancel-in-progress that is neither true, false nor an expression',
+    workflow({ top: 'concurrency:\n  group: g\n  cancel-in-progress: sometimes\n' }),
+    "sandbox: w.yml: concurrency.cancel-in-progress: takes true, false or an expression; got 'sometimes'",
+  ],
+  [
     'a misspelt permission scope',
     workflow({ job: '    runs-on: ubuntu-latest\n    permissions:\n      contnts: read\n' }),
     /job 'build' permissions: unknown scope 'contnts' \(GitHub's scopes: actions, attestations,/,
