@@ -1,5 +1,5 @@
 // The sandbox's repository on the git server: seeding it, and changing it as someone else would.
-import { execFile } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
@@ -38,6 +38,18 @@ function writeFiles(dir: string, files: Record<string, string>): void {
     }
     mkdirSync(dirname(join(dir, path)), { recursive: true })
     writeFileSync(join(dir, path), content)
+  }
+}
+
+/** The commit `ref` points at in the bare repository `bareDir`, or undefined. */
+export function commitOf(bareDir: string, ref: string): string | undefined {
+  try {
+    return execFileSync('git', ['--git-dir', bareDir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim()
+  } catch {
+    return undefined
   }
 }
 

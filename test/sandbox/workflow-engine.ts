@@ -2,7 +2,6 @@
 // the workflow; its jobs run as a graph (run-graph.ts), each on a fresh runner (job-runner.ts). It
 // honours concurrency groups (concurrency.ts) of the run (workflow-level) and of each job, bounds
 // the jobs per sandbox, and records every job.
-import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { ArtifactStore } from './artifact-store.js'
 import { deadlock } from './call-group.js'
@@ -12,6 +11,7 @@ import { callsStatusFunction, type ExpressionContext, evaluateValue } from './ex
 import * as gh from './github-objects.js'
 import { type Conclusion, type JobRecord, newJobRecord, type RunState } from './job-record.js'
 import { JobRunner } from './job-runner.js'
+import { commitOf } from './remote-repo.js'
 import { ApiError, type DispatchRequest } from './rest-api.js'
 import { checkDispatchInputs, completeModelRun, modelRunOf, readCalledWorkflow, runContext } from './run-context.js'
 import { type GraphHost, Limiter, type ReadyJob, RunGraph } from './run-graph.js'
@@ -74,15 +74,7 @@ export class WorkflowEngine implements GraphHost {
 
   /** The commit a ref points at on the remote, or undefined (a local git call: no server involved). */
   resolveRef(ref: string): string | undefined {
-    try {
-      return execFileSync(
-        'git',
-        ['--git-dir', this.options.remote.bareDir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`],
-        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
-      ).trim()
-    } catch {
-      return undefined
-    }
+    return commitOf(this.options.remote.bareDir, ref)
   }
 
   /** Handles `POST .../dispatches` as GitHub does: checks the workflow, ref and inputs, then queues a run. */
