@@ -57,6 +57,10 @@ describe('re-running a run', () => {
       /\(409\) Conflict: an artifact with this name already exists on the workflow run \('same-name'\)/,
     )
     expect(() => sandbox.engine.rerun(runId + 1000)).toThrow(/no run/)
+    expect(() => sandbox.engine.rerun(runId, 'failed')).toThrow(
+      'sandbox: "Re-run failed jobs" is not modelled (GitHub re-runs the failed jobs and the jobs that depend on them, the others keeping their outputs); the engine re-runs all jobs only',
+    )
+    expect(sandbox.jobs).toHaveLength(4)
     expect(sandbox.engine.problems).toEqual([])
     expect(sandbox.api.violations).toEqual([])
   })

@@ -25,6 +25,8 @@ export type { Conclusion, JobRecord, RunState } from './job-record.js'
 export { type GitRemote, inputVariable, type ResultsService } from './job-runner.js'
 
 const BASE_RUN_ID = 9_100_000_000
+const RERUN_FAILED_REFUSED =
+  'sandbox: "Re-run failed jobs" is not modelled (GitHub re-runs the failed jobs and the jobs that depend on them, the others keeping their outputs); the engine re-runs all jobs only'
 
 /** The engine. Create through `startSandbox`, or directly with an API and a remote. */
 export class WorkflowEngine implements GraphHost {
@@ -162,9 +164,11 @@ export class WorkflowEngine implements GraphHost {
   /**
    * "Re-run all jobs" of a finished run, as a person's button does it: a new attempt of the same run (its
    * id, number, event, commit and inputs; `run_attempt` one more) that keeps the artifacts every attempt
-   * uploaded (download-artifact lists them all; an upload under a name the run holds fails).
+   * uploaded (download-artifact lists them all; an upload under a name the run holds fails). "Re-run
+   * failed jobs" (`jobs: 'failed'`) is not modelled: it is refused, naming what GitHub would do.
    */
-  rerun(runId: number): RunState {
+  rerun(runId: number, jobs: 'all' | 'failed' = 'all'): RunState {
+    if (jobs !== 'all') throw new Error(RERUN_FAILED_REFUSED)
     const previous = this.runs.get(runId)
     if (!previous) throw new ApiError(404, `sandbox: no run ${runId} to re-run`)
     if (previous.records.some((record) => record.status !== 'completed')) {
