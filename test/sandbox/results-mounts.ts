@@ -4,14 +4,11 @@ import { artifactsRestHandler } from './artifacts-rest.js'
 import type { CacheEntry, CacheIndex, MountedHandler } from './rest-api.js'
 import type { ResultsServer } from './results-server.js'
 
-/** Reads the results server's cache entries for the REST caches endpoints. */
+/** The results server's cache entries as the REST caches endpoints list and delete them. */
 export function cacheIndexOf(results: ResultsServer): CacheIndex {
-  // ResultsServer keeps its entries private; until it exposes a listing, read the field it keeps them in.
-  const entries = () =>
-    ((results as unknown as { cacheEntries?: RawCacheEntry[] }).cacheEntries ?? []).filter((e) => e.finalized)
   return {
     list: (): CacheEntry[] =>
-      entries().map((e) => ({
+      results.finalizedCacheEntries().map((e) => ({
         id: e.id,
         key: e.key,
         ref: e.scope,
@@ -20,23 +17,8 @@ export function cacheIndexOf(results: ResultsServer): CacheIndex {
         createdAt: new Date(e.createdAt).toISOString(),
         lastAccessedAt: new Date(e.createdAt).toISOString(),
       })),
-    delete: (id: number): boolean => {
-      const all = (results as unknown as { cacheEntries?: RawCacheEntry[] }).cacheEntries ?? []
-      const index = all.findIndex((e) => e.id === id)
-      if (index >= 0) all.splice(index, 1)
-      return index >= 0
-    },
+    delete: (id: number): boolean => results.deleteCacheEntry(id),
   }
-}
-
-interface RawCacheEntry {
-  id: number
-  key: string
-  version: string
-  scope: string
-  createdAt: number
-  finalized: boolean
-  sizeBytes: number
 }
 
 /**

@@ -221,6 +221,20 @@ export class ResultsServer {
       .map((entry) => entry.key)
   }
 
+  /** The finalized cache entries (what the REST caches endpoints list). */
+  finalizedCacheEntries(): readonly CacheEntry[] {
+    return this.cacheEntries.filter((entry) => entry.finalized)
+  }
+
+  /** Deletes a cache entry and its blob (the REST caches endpoints' DELETE); false when there is none. */
+  deleteCacheEntry(id: number): boolean {
+    const index = this.cacheEntries.findIndex((entry) => entry.id === id)
+    if (index < 0) return false
+    const [entry] = this.cacheEntries.splice(index, 1)
+    this.blobs.delete(entry!.blob)
+    return true
+  }
+
   /** A signed URL for a blob, valid for `signedUrlTtlMs`, with permissions `r`, `w` or `rw`. */
   signBlobUrl(blob: string, permissions: string): string {
     const expiry = new Date(Date.now() + this.signedUrlTtlMs).toISOString()
