@@ -25,8 +25,6 @@ export type { Conclusion, JobRecord, RunState } from './job-record.js'
 export { type GitRemote, inputVariable, type ResultsService } from './job-runner.js'
 
 const BASE_RUN_ID = 9_100_000_000
-const RERUN_FAILED_REFUSED =
-  'sandbox: "Re-run failed jobs" is not modelled (GitHub re-runs the failed jobs and the jobs that depend on them, the others keeping their outputs); the engine re-runs all jobs only'
 
 /** The engine. Create through `startSandbox`, or directly with an API and a remote. */
 export class WorkflowEngine implements GraphHost {
@@ -164,11 +162,11 @@ export class WorkflowEngine implements GraphHost {
   /**
    * "Re-run all jobs" of a finished run, as a person's button does it: a new attempt of the same run (its
    * id, number, event, commit and inputs; `run_attempt` one more) that keeps the artifacts every attempt
-   * uploaded (download-artifact lists them all; an upload under a name the run holds fails). "Re-run
-   * failed jobs" (`jobs: 'failed'`) is not modelled: it is refused, naming what GitHub would do.
+   * uploaded (download-artifact lists them all; an upload under a name the run holds fails). With `jobs:
+   * 'failed'`, "Re-run failed jobs": the failed, timed-out and cancelled jobs and every job after one run
+   * anew; the others keep their result and outputs of the last attempt (run-graph.ts).
    */
   rerun(runId: number, jobs: 'all' | 'failed' = 'all'): RunState {
-    if (jobs !== 'all') throw new Error(RERUN_FAILED_REFUSED)
     const previous = this.runs.get(runId)
     if (!previous) throw new ApiError(404, `sandbox: no run ${runId} to re-run`)
     if (previous.records.some((record) => record.status !== 'completed')) {
@@ -176,8 +174,10 @@ export class WorkflowEngine implements GraphHost {
     }
     // GitHub re-runs a run at most 50 times.
     if (previous.runAttempt > 50) throw new ApiError(403, `sandbox: run ${runId} has been re-run 50 times`)
+    const failed = previous.records.some((record) => record.conclusion !== 'success' && record.conclusion !== 'skipped')
+    if (jobs === 'failed' && !failed) throw new ApiError(403, `sandbox: run ${runId} has no failed job to re-run`)
     const { event, ref, sha, actor, inputs, payload } = previous
-    return this.enqueue(event, ref, sha, actor, inputs, payload, previous)
+    return this.enqueue(event, ref, sha, actor, inputs, payload, previous, jobs === 'failed')
   }
 
   // GraphHost: what the run graphs call back.
@@ -350,6 +350,8 @@ export class WorkflowEngine implements GraphHost {
     payload: Record<string, unknown>,
     /** "Re-run all jobs": the run's last attempt, whose id, number and artifacts the new attempt keeps. */
     previous?: RunState,
+    /** "Re-run failed jobs": the jobs of `previous` that succeeded or were skipped may be kept. */
+    keepSucceeded = false,
   ): RunState {
     if (this.stopped) throw new ApiError(503, 'sandbox: stopped')
     const maxJobs = this.options.maxJobs ?? 50
@@ -382,6 +384,7 @@ export class WorkflowEngine implements GraphHost {
       permissionCap: undefined,
       slots: new Limiter(this.options.maxParallelJobs ?? 4),
       depth: 0,
+      ...(previous && keepSucceeded ? { previous: new Map(previous.records.map((r) => [r.name, r])) } : {}),
     }
     const graph = new RunGraph(this, run, this.workflow, scope)
     const concurrency = this.workflow.workflowConcurrency
