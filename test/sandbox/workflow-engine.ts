@@ -348,7 +348,7 @@ export class WorkflowEngine implements GraphHost {
     actor: gh.UserModel,
     inputs: Record<string, string>,
     payload: Record<string, unknown>,
-    /** "Re-run all jobs": the run's last attempt, whose id, number and artifacts the new attempt keeps. */
+    /** A re-run: the run's last attempt, whose id, number and artifacts the new attempt keeps. */
     previous?: RunState,
     /** "Re-run failed jobs": the jobs of `previous` that succeeded or were skipped may be kept. */
     keepSucceeded = false,
