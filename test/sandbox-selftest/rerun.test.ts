@@ -204,4 +204,19 @@ jobs:
     expect(sandbox.engine.problems).toEqual([])
     expect(sandbox.api.violations).toEqual([])
   })
+
+  it('re-runs a run at most 50 times, as GitHub does', async () => {
+    const once =
+      'name: once\non: workflow_dispatch\npermissions: {}\njobs:\n  one:\n    runs-on: ubuntu-latest\n    steps:\n      - run: "true"\n'
+    const sandbox = await sandboxes.start('once.yml', once, { maxJobs: 60 })
+    const { runId } = await sandbox.dispatch({})
+    await sandbox.waitForIdle(30_000)
+    for (let rerun = 1; rerun <= 50; rerun++) {
+      sandbox.engine.rerun(runId)
+      await sandbox.waitForIdle(30_000)
+    }
+    expect(sandbox.jobs.at(-1)).toMatchObject({ runAttempt: 51, conclusion: 'success' })
+    expect(() => sandbox.engine.rerun(runId)).toThrow(`sandbox: run ${runId} has been re-run 50 times`)
+    expect(sandbox.jobs).toHaveLength(51)
+  })
 })
