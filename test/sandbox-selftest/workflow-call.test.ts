@@ -136,4 +136,36 @@ jobs:
     ])
     expect(sandbox.api.model.runs.get(runId)?.conclusion).toBe('failure')
   })
+
+  it('runs ten levels of workflows, the caller and nine reusable ones, and fails a call that would be the eleventh', async () => {
+    // level0 → level1 → … → level9; level9 runs a job. `ok` calls level1 (ten levels), `too-deep` level0.
+    const levels = Object.fromEntries(
+      Array.from({ length: 9 }, (_, level) => [
+        `level${level}.yml`,
+        `on: workflow_call\njobs:\n  next:\n    uses: ./.github/workflows/level${level + 1}.yml\n`,
+      ]),
+    )
+    levels['level9.yml'] =
+      'on: workflow_call\njobs:\n  work:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo deep\n'
+    const caller = `name: caller
+on: workflow_dispatch
+jobs:
+  ok:
+    uses: ./.github/workflows/level1.yml
+  too-deep:
+    uses: ./.github/workflows/level0.yml
+`
+    const sandbox = await sandboxes.start('caller.yml', caller, { workflows: levels })
+    const { runId } = await sandbox.dispatch({})
+    const jobs = await sandbox.waitForIdle(30_000)
+
+    const eightCalls = Array(8).fill('next').join(' / ')
+    expect(jobs.map((job) => [job.name, job.conclusion, job.stdout])).toEqual([
+      [`ok / ${eightCalls} / work`, 'success', 'deep\n'],
+      [`too-deep / ${eightCalls} / next`, 'failure', ''],
+    ])
+    expect(sandbox.engine.problems).toEqual([
+      `run ${runId} job 'too-deep / ${eightCalls} / next': job 'next': GitHub connects at most ten levels of workflows; ./.github/workflows/level9.yml would be the eleventh`,
+    ])
+  })
 })

@@ -91,8 +91,8 @@ const worst = (results: NodeOutcome['result'][]): NodeOutcome['result'] =>
 const resultOf = (conclusion: Conclusion | null): NodeOutcome['result'] =>
   conclusion === 'timed_out' || conclusion === null ? 'failure' : conclusion
 
-/** GitHub nests reusable workflows at most this deep (the caller plus three levels in its docs of old). */
-const MAX_DEPTH = 4
+/** GitHub connects at most ten levels of workflows: the caller and nine levels of reusable workflows. */
+const MAX_CALLED_LEVELS = 9
 
 export class RunGraph {
   private readonly calls = new Map<string, RunGraph | Error>()
@@ -110,7 +110,9 @@ export class RunGraph {
       if (job.call) {
         try {
           if (job.strategy) throw new Error(`a matrix of reusable workflow calls ('${job.id}') is not supported`)
-          if (scope.depth >= MAX_DEPTH) throw new Error(`reusable workflows nest deeper than ${MAX_DEPTH}`)
+          if (scope.depth >= MAX_CALLED_LEVELS) {
+            throw new Error(`GitHub connects at most ten levels of workflows; ${job.call.uses} would be the eleventh`)
+          }
           const called = host.readCalledWorkflow(job.call.uses, run)
           if (!called.workflowCall) throw new Error(`${job.call.uses} has no 'on: workflow_call'`)
           if (called.workflowConcurrency) throw new Error(`${job.call.uses}: a called workflow's own concurrency`)
