@@ -1,4 +1,5 @@
-// The run's artifacts (upload-artifact / download-artifact between its jobs): retention-days as GitHub takes it.
+// The run's artifacts (upload-artifact / download-artifact between its jobs): retention-days and
+// include-hidden-files as upload-artifact takes them.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -55,4 +56,16 @@ describe('the run`s artifacts: retention-days', () => {
       `Invalid retention-days: '${value}'`,
     )
   })
+})
+
+describe('the run`s artifacts: include-hidden-files', () => {
+  it.each(['yes', 'on', '1'])(
+    'refuses include-hidden-files %j, which is no YAML 1.2 boolean, as getBooleanInput does',
+    (value) => {
+      const { store, workspace } = setup()
+      expect(() => store.upload(workspace, { name: 'a', path: 'plan', 'include-hidden-files': value })).toThrow(
+        'Input does not meet YAML 1.2 "Core Schema" specification: include-hidden-files',
+      )
+    },
+  )
 })

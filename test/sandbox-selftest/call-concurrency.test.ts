@@ -1,16 +1,11 @@
 // The concurrency group of a job that calls a reusable workflow: held from the moment the calling job
 // would start until the called workflow's last job ended, so runs of the same group run their called
 // jobs one whole call after another; queue, cancel-in-progress and deadlocks as GitHub has them.
-import { afterEach, describe, expect, it } from 'vitest'
-import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
+import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
-import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
+import { sandboxPerTest } from './fixtures.js'
 
-let sandbox: Sandbox | undefined
-afterEach(async () => {
-  await sandbox?.stop()
-  sandbox = undefined
-})
+const sandboxes = sandboxPerTest()
 
 const REUSABLE = `name: reusable
 on:
@@ -58,15 +53,7 @@ ${extra}    uses: ./.github/workflows/reusable.yml
 `
 
 const start = (extra: string, innerGroup = '') =>
-  startSandbox({
-    actionDir: TEST_ACTION_DIR,
-    repoFiles: {
-      ...REPO_FILES,
-      '.github/workflows/reusable.yml': REUSABLE,
-      '.github/workflows/caller.yml': caller(extra, innerGroup),
-    },
-    workflow: { file: 'caller.yml' },
-  })
+  sandboxes.start('caller.yml', caller(extra, innerGroup), { workflows: { 'reusable.yml': REUSABLE } })
 
 const ended = (job: JobRecord | undefined) => (job?.startedAt ?? 0) + (job?.durationMs ?? 0)
 const called = (jobs: readonly JobRecord[], runId: number, name: string) =>
@@ -83,7 +70,7 @@ async function waitFor(done: () => boolean, timeoutMs = 20_000): Promise<void> {
 
 /** Dispatches, and waits until the run's `prepare` ended: its call has entered the group then or will at once. */
 async function dispatchPrepared(key = 'a'): Promise<number> {
-  const box = sandbox as Sandbox
+  const box = sandboxes.current
   const { runId } = await box.dispatch({ key })
   await waitFor(
     () => box.jobs.some((job) => job.runId === runId && job.name === 'call / first' && job.status !== 'queued'),
@@ -94,7 +81,7 @@ async function dispatchPrepared(key = 'a'): Promise<number> {
 
 describe('concurrency of a job that calls a reusable workflow', () => {
   it("with queue: max runs each call's jobs after the previous call's last job ended, in order", async () => {
-    sandbox = await start('      cancel-in-progress: false\n      queue: max\n')
+    const sandbox = await start('      cancel-in-progress: false\n      queue: max\n')
     const runs = [await dispatchPrepared(), await dispatchPrepared(), await dispatchPrepared()]
     // The later calls wait in the group with all their jobs, also the one whose needs are not met yet.
     expect(sandbox.jobs.filter((job) => job.runId === runs[1]).map((job) => [job.name, job.status])).toEqual([
@@ -118,7 +105,7 @@ describe('concurrency of a job that calls a reusable workflow', () => {
   })
 
   it('with the default queue replaces the pending call by a newer one; other groups do not wait', async () => {
-    sandbox = await start('')
+    const sandbox = await start('')
     const first = await dispatchPrepared()
     const replaced = await dispatchPrepared()
     const other = await dispatchPrepared('b')
@@ -141,9 +128,9 @@ describe('concurrency of a job that calls a reusable workflow', () => {
   })
 
   it('with cancel-in-progress stops the running call: its running job is killed, its later jobs never start', async () => {
-    sandbox = await start('      cancel-in-progress: true\n')
+    const sandbox = await start('      cancel-in-progress: true\n')
     const interrupted = await dispatchPrepared()
-    await waitFor(() => called(sandbox?.jobs ?? [], interrupted, 'first')?.status === 'running', 20_000)
+    await waitFor(() => called(sandbox.jobs, interrupted, 'first')?.status === 'running', 20_000)
     const newer = await dispatchPrepared()
     const jobs = await sandbox.waitForIdle(30_000)
 
@@ -160,7 +147,7 @@ describe('concurrency of a job that calls a reusable workflow', () => {
   })
 
   it('fails a called job that asks for the group its calling job holds, as the deadlock it would be', async () => {
-    sandbox = await start('', 'CALL-a')
+    const sandbox = await start('', 'CALL-a')
     const runId = await dispatchPrepared()
     const jobs = await sandbox.waitForIdle(30_000)
 

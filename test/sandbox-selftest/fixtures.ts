@@ -1,6 +1,8 @@
 // The repository and workflow the self-tests run the test action in.
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { afterEach } from 'vitest'
+import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js'
 
 /** The self-test action (action.yml, main.mjs, post.mjs). */
 export const TEST_ACTION_DIR = join(dirname(fileURLToPath(import.meta.url)), 'test-action')
@@ -47,4 +49,43 @@ export const REPO_FILES = {
   'README.md': '# demo\n',
   'src/step.ts': 'export const step = 1\n',
   '.github/workflows/loop.yml': LOOP_WORKFLOW,
+}
+
+/** startSandbox's options a self-test may add, and more workflow files (name → text) beside the one it runs. */
+export type StartOptions = Omit<SandboxOptions, 'actionDir' | 'repoFiles' | 'workflow'> & {
+  workflows?: Record<string, string>
+}
+
+/**
+ * One sandbox per test, stopped after it: `start(file, text)` runs the workflow `file` (with `text`, in
+ * .github/workflows/) of REPO_FILES with the test action; `current` is the test's sandbox.
+ */
+export function sandboxPerTest(): {
+  start(file: string, text: string, options?: StartOptions): Promise<Sandbox>
+  readonly current: Sandbox
+} {
+  let current: Sandbox | undefined
+  afterEach(async () => {
+    await current?.stop()
+    current = undefined
+  })
+  return {
+    async start(file, text, { workflows = {}, ...options } = {}) {
+      const files = Object.entries({ ...workflows, [file]: text }).map(([name, content]) => [
+        `.github/workflows/${name}`,
+        content,
+      ])
+      current = await startSandbox({
+        actionDir: TEST_ACTION_DIR,
+        repoFiles: { ...REPO_FILES, ...Object.fromEntries(files) },
+        workflow: { file },
+        ...options,
+      })
+      return current
+    },
+    get current() {
+      if (!current) throw new Error('sandboxPerTest: this test started no sandbox')
+      return current
+    },
+  }
 }

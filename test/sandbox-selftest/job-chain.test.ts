@@ -1,15 +1,10 @@
 // A chain of jobs as GitHub runs it: the status functions of a job's `if:` read every ancestor, not only
 // its direct needs ("If you have a chain of dependent jobs, failure() returns true if any ancestor job
 // fails"), so a failure two jobs up still skips a job without `if:` and still runs an `if: failure()` one.
-import { afterEach, describe, expect, it } from 'vitest'
-import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
-import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
+import { describe, expect, it } from 'vitest'
+import { sandboxPerTest } from './fixtures.js'
 
-let sandbox: Sandbox | undefined
-afterEach(async () => {
-  await sandbox?.stop()
-  sandbox = undefined
-})
+const sandboxes = sandboxPerTest()
 
 const CHAIN = `name: chain
 on: workflow_dispatch
@@ -46,11 +41,7 @@ jobs:
 
 describe('a chain of dependent jobs', () => {
   it("reads every ancestor's result in failure() and success(): c runs, d is skipped", async () => {
-    sandbox = await startSandbox({
-      actionDir: TEST_ACTION_DIR,
-      repoFiles: { ...REPO_FILES, '.github/workflows/chain.yml': CHAIN },
-      workflow: { file: 'chain.yml' },
-    })
+    const sandbox = await sandboxes.start('chain.yml', CHAIN)
     await sandbox.dispatch({})
     const jobs = await sandbox.waitForIdle(30_000)
     const byName = Object.fromEntries(jobs.map((job) => [job.name, job]))

@@ -1,14 +1,9 @@
 // A run cancelled by its concurrency group (`cancel-in-progress`): the running job is killed, the jobs
 // that had not started are cancelled, and a job whose `if:` is `cancelled()` still runs, as on GitHub.
-import { afterEach, describe, expect, it } from 'vitest'
-import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
-import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
+import { describe, expect, it } from 'vitest'
+import { sandboxPerTest } from './fixtures.js'
 
-let sandbox: Sandbox | undefined
-afterEach(async () => {
-  await sandbox?.stop()
-  sandbox = undefined
-})
+const sandboxes = sandboxPerTest()
 
 const WORKFLOW = `name: cancellable
 on:
@@ -40,11 +35,7 @@ jobs:
 
 describe('a cancelled run', () => {
   it('kills the running job, cancels the jobs waiting for it, and runs the cancelled() job', async () => {
-    sandbox = await startSandbox({
-      actionDir: TEST_ACTION_DIR,
-      repoFiles: { ...REPO_FILES, '.github/workflows/cancellable.yml': WORKFLOW },
-      workflow: { file: 'cancellable.yml' },
-    })
+    const sandbox = await sandboxes.start('cancellable.yml', WORKFLOW)
     const first = await sandbox.dispatch({ sleep: '20' })
     expect(sandbox.jobs.map((j) => [j.name, j.status])).toEqual([
       ['slow', 'running'],

@@ -1,21 +1,9 @@
 // What the engine decides while a run goes, as GitHub does: `cancel-in-progress` as an expression, read
 // when a run enters its group; upload-artifact leaving hidden files out unless `include-hidden-files`.
-import { afterEach, describe, expect, it } from 'vitest'
-import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
-import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
+import { describe, expect, it } from 'vitest'
+import { sandboxPerTest } from './fixtures.js'
 
-let sandbox: Sandbox | undefined
-afterEach(async () => {
-  await sandbox?.stop()
-  sandbox = undefined
-})
-
-const start = (file: string, text: string) =>
-  startSandbox({
-    actionDir: TEST_ACTION_DIR,
-    repoFiles: { ...REPO_FILES, [`.github/workflows/${file}`]: text },
-    workflow: { file },
-  })
+const sandboxes = sandboxPerTest()
 
 const CANCELLABLE = `name: cancel-when-asked
 on:
@@ -39,7 +27,7 @@ jobs:
 
 describe('cancel-in-progress as an expression', () => {
   it('is evaluated per run: false waits behind the running run, true cancels it', async () => {
-    sandbox = await start('cancel.yml', CANCELLABLE)
+    const sandbox = await sandboxes.start('cancel.yml', CANCELLABLE)
     const first = await sandbox.dispatch({ sleep: '20' })
     const second = await sandbox.dispatch({})
     expect(sandbox.jobs.map((job) => [job.runId, job.status])).toEqual([
@@ -59,7 +47,7 @@ describe('cancel-in-progress as an expression', () => {
   })
 
   it('refuses a value that is not a boolean, and fails the run', async () => {
-    sandbox = await start('cancel.yml', CANCELLABLE.replace("inputs.cancel == 'yes'", 'inputs.cancel'))
+    const sandbox = await sandboxes.start('cancel.yml', CANCELLABLE.replace("inputs.cancel == 'yes'", 'inputs.cancel'))
     const { runId } = await sandbox.dispatch({ cancel: 'yes' })
     const [job] = await sandbox.waitForIdle(20_000)
     const message = `run ${runId}: concurrency.cancel-in-progress must be true or false; '\${{ inputs.cancel }}' gave "yes"`
@@ -91,7 +79,7 @@ jobs:
     steps:
       - run: echo "after \${{ needs.build.result }}"
 `
-    sandbox = await start('timeout.yml', workflow)
+    const sandbox = await sandboxes.start('timeout.yml', workflow)
     const { runId } = await sandbox.dispatch({})
     const [build, after] = await sandbox.waitForIdle(20_000)
     const message = `run ${runId} job 'build': timeout-minutes must be a positive number; '\${{ inputs.minutes }}' gave NaN`
@@ -143,7 +131,7 @@ jobs:
 
 describe('upload-artifact and hidden files', () => {
   it('leaves out files and folders starting with a dot unless include-hidden-files is true', async () => {
-    sandbox = await start('hidden.yml', ARTIFACTS)
+    const sandbox = await sandboxes.start('hidden.yml', ARTIFACTS)
     await sandbox.dispatch({})
     const [make, read] = await sandbox.waitForIdle(20_000)
 

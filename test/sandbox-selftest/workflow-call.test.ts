@@ -1,16 +1,11 @@
 // A job that `uses:` a reusable workflow: the called workflow's jobs run in the caller's run, with the
 // caller's event and `github` context, `with:` as typed `inputs`, the secrets passed (or inherited),
 // permissions no wider than the calling job's, and the workflow's `outputs` read back as needs outputs.
-import { afterEach, describe, expect, it } from 'vitest'
-import { type Sandbox, startSandbox } from '../sandbox/sandbox.js'
+import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
-import { REPO_FILES, TEST_ACTION_DIR } from './fixtures.js'
+import { sandboxPerTest } from './fixtures.js'
 
-let sandbox: Sandbox | undefined
-afterEach(async () => {
-  await sandbox?.stop()
-  sandbox = undefined
-})
+const sandboxes = sandboxPerTest()
 
 const REUSABLE = `name: reusable
 on:
@@ -83,22 +78,13 @@ jobs:
 `
 
 const start = (caller: string) =>
-  startSandbox({
-    actionDir: TEST_ACTION_DIR,
-    repoFiles: {
-      ...REPO_FILES,
-      '.github/workflows/reusable.yml': REUSABLE,
-      '.github/workflows/caller.yml': caller,
-    },
-    workflow: { file: 'caller.yml' },
-    secrets: { A: 'sekrit' },
-  })
+  sandboxes.start('caller.yml', caller, { workflows: { 'reusable.yml': REUSABLE }, secrets: { A: 'sekrit' } })
 
 const byName = (jobs: readonly JobRecord[]) => Object.fromEntries(jobs.map((job) => [job.name, job]))
 
 describe('workflow_call', () => {
   it("runs the called workflow's jobs in the caller's run with typed inputs, secrets, capped permissions and outputs", async () => {
-    sandbox = await start(CALLER)
+    const sandbox = await start(CALLER)
     const { runId } = await sandbox.dispatch({})
     const jobs = await sandbox.waitForIdle(30_000)
     const named = byName(jobs)
@@ -124,7 +110,7 @@ describe('workflow_call', () => {
   })
 
   it('fails a call GitHub would refuse, naming why: an undeclared input, a missing required one, a foreign workflow', async () => {
-    sandbox = await start(`name: caller
+    const sandbox = await start(`name: caller
 on: workflow_dispatch
 jobs:
   undeclared:
@@ -149,5 +135,37 @@ jobs:
       `run ${runId} job 'undeclared': Invalid input, colour is not defined in the referenced workflow.`,
     ])
     expect(sandbox.api.model.runs.get(runId)?.conclusion).toBe('failure')
+  })
+
+  it('runs ten levels of workflows, the caller and nine reusable ones, and fails a call that would be the eleventh', async () => {
+    // level0 → level1 → … → level9; level9 runs a job. `ok` calls level1 (ten levels), `too-deep` level0.
+    const levels = Object.fromEntries(
+      Array.from({ length: 9 }, (_, level) => [
+        `level${level}.yml`,
+        `on: workflow_call\njobs:\n  next:\n    uses: ./.github/workflows/level${level + 1}.yml\n`,
+      ]),
+    )
+    levels['level9.yml'] =
+      'on: workflow_call\njobs:\n  work:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo deep\n'
+    const caller = `name: caller
+on: workflow_dispatch
+jobs:
+  ok:
+    uses: ./.github/workflows/level1.yml
+  too-deep:
+    uses: ./.github/workflows/level0.yml
+`
+    const sandbox = await sandboxes.start('caller.yml', caller, { workflows: levels })
+    const { runId } = await sandbox.dispatch({})
+    const jobs = await sandbox.waitForIdle(30_000)
+
+    const eightCalls = Array(8).fill('next').join(' / ')
+    expect(jobs.map((job) => [job.name, job.conclusion, job.stdout])).toEqual([
+      [`ok / ${eightCalls} / work`, 'success', 'deep\n'],
+      [`too-deep / ${eightCalls} / next`, 'failure', ''],
+    ])
+    expect(sandbox.engine.problems).toEqual([
+      `run ${runId} job 'too-deep / ${eightCalls} / next': job 'next': GitHub connects at most ten levels of workflows; ./.github/workflows/level9.yml would be the eleventh`,
+    ])
   })
 })

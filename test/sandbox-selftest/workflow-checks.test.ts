@@ -66,6 +66,16 @@ const REFUSED: [string, string, string | RegExp][] = [
     "sandbox: w.yml: concurrency: 'group' is required",
   ],
   [
+    'a cancel-in-progress that is neither true, false nor an expression',
+    workflow({ top: 'concurrency:\n  group: g\n  cancel-in-progress: sometimes\n' }),
+    "sandbox: w.yml: concurrency.cancel-in-progress: takes true, false or an expression; got 'sometimes'",
+  ],
+  [
+    'a queue GitHub does not have',
+    workflow({ job: '    runs-on: ubuntu-latest\n    concurrency:\n      group: g\n      queue: all\n' }),
+    `sandbox: w.yml: job 'build' concurrency.queue: takes 'single' or 'max'; got "all"`,
+  ],
+  [
     'a misspelt permission scope',
     workflow({ job: '    runs-on: ubuntu-latest\n    permissions:\n      contnts: read\n' }),
     /job 'build' permissions: unknown scope 'contnts' \(GitHub's scopes: actions, attestations,/,

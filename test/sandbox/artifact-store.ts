@@ -11,13 +11,12 @@ import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 
 /** The `with:` keys of the two actions the engine honours. */
-export const UPLOAD_INPUTS = new Set(['name', 'path', 'if-no-files-found', 'retention-days'])
+export const UPLOAD_INPUTS = new Set(['name', 'path', 'if-no-files-found', 'retention-days', 'include-hidden-files'])
+export const DOWNLOAD_INPUTS = new Set(['name', 'path', 'pattern', 'merge-multiple'])
 
 /** The repository's artifact retention setting: GitHub's default, 90 days. */
 export const REPOSITORY_RETENTION_DAYS = 90
 const DAY_MS = 24 * 60 * 60 * 1000
-export const DOWNLOAD_INPUTS = new Set(['name', 'path', 'pattern', 'merge-multiple'])
-UPLOAD_INPUTS.add('include-hidden-files')
 
 export class ArtifactStore {
   /** When each artifact of the run expires (ms since the epoch), by name. */

@@ -9,6 +9,7 @@ import { ApiError, type CacheIndex, GitHubModel } from './github-model.js'
 import type * as gh from './github-objects.js'
 import { serveGraphql } from './graphql-api.js'
 import { githubDescription, type MatchedOperation } from './openapi.js'
+import { RateLimits, rateHeaders, rateLimitBody } from './rate-limits.js'
 import { type FaultRule, FaultRules, faultReply } from './rest-faults.js'
 import { createHandlers, DOCS, type Reply } from './rest-handlers.js'
 import { grants, permissionProblem, type TokenGrant } from './rest-permissions.js'
@@ -133,10 +134,12 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
   const faults = new FaultRules()
   const violations: string[] = []
   const exchanges: Exchange[] = []
-  const hourly = options.rateLimit ?? 5000
-  const repositoryHourly = options.installationRateLimit ?? 1000
+  const rates = new RateLimits(
+    options.rateLimit ?? 5000,
+    options.installationRateLimit ?? 1000,
+    (token) => tokens.get(token)?.kind === 'installation',
+  )
   let actionsCanCreatePullRequests = options.actionsCanCreatePullRequests ?? false
-  const usage = new Map<string, { used: number; limit: number; reset: number }>()
   const caches: CacheIndex = options.caches ?? {
     list: () => model.caches,
     delete: (id) => {
@@ -160,25 +163,6 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     ctx,
     actionsCanCreatePullRequests: () => actionsCanCreatePullRequests,
   })
-
-  // GitHub: a user's tokens have 5,000 calls an hour each here (one budget per token); GITHUB_TOKEN has
-  // 1,000 an hour per repository, shared by every job's token ("Rate limits for the REST API").
-  const REPOSITORY_BUDGET = 'installation tokens of the repository'
-  const rateFor = (token: string) => {
-    const installation = tokens.get(token)?.kind === 'installation'
-    const key = installation ? REPOSITORY_BUDGET : token
-    let entry = usage.get(key)
-    const nowSeconds = Math.floor(Date.now() / 1000)
-    if (!entry || entry.reset <= nowSeconds) {
-      entry = { used: 0, limit: installation ? repositoryHourly : hourly, reset: nowSeconds + 3600 }
-      usage.set(key, entry)
-    }
-    return entry
-  }
-  const setRemaining = (rate: { used: number; limit: number; reset: number }, remaining: number, inSeconds: number) => {
-    rate.used = Math.max(0, rate.limit - remaining)
-    rate.reset = Math.floor(Date.now() / 1000) + inSeconds
-  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', apiUrl)
@@ -231,26 +215,13 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       return send({ status: 401, body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' } })
     exchange.actor = grant.actor
     exchange.tokenKind = grant.kind
-    const rate = rateFor(token)
-    const rateHeaders = () => ({
-      'x-ratelimit-limit': String(rate.limit),
-      'x-ratelimit-remaining': String(Math.max(0, rate.limit - rate.used)),
-      'x-ratelimit-used': String(rate.used),
-      'x-ratelimit-reset': String(rate.reset),
-      'x-ratelimit-resource': 'core',
-    })
+    const rate = rates.of(token)
     if (signature === 'GET /rate_limit') {
-      const core = {
-        limit: rate.limit,
-        remaining: Math.max(0, rate.limit - rate.used),
-        reset: rate.reset,
-        used: rate.used,
-      }
-      const body = { resources: { core, search: { ...core, limit: 30, remaining: 30, used: 0 } }, rate: core }
+      const body = rateLimitBody(rate)
       const match = openapi.match(method, url.pathname)
       if (match)
         violations.push(...openapi.validateResponse(match, 200, body).map((p) => `response GET /rate_limit: ${p}`))
-      return send({ status: 200, body }, rateHeaders())
+      return send({ status: 200, body }, rateHeaders(rate))
     }
     if (rate.used >= rate.limit) {
       return send(
@@ -262,7 +233,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
             status: '403',
           },
         },
-        rateHeaders(),
+        rateHeaders(rate),
       )
     }
     rate.used += 1
@@ -270,7 +241,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     if (signature === 'POST /graphql') {
       const reply = await serveGraphql(raw, (scope, level) => grants(grant, scope, level), model)
       violations.push(...reply.problems)
-      return send({ status: reply.status, body: reply.body }, rateHeaders())
+      return send({ status: reply.status, body: reply.body }, rateHeaders(rate))
     }
 
     const match = openapi.match(method, url.pathname)
@@ -278,7 +249,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       violations.push(`unknown endpoint: ${signature} is no operation of GitHub's REST description (${openapi.source})`)
       return send(
         { status: 404, body: { message: 'Not Found', documentation_url: DOCS, status: '404' } },
-        rateHeaders(),
+        rateHeaders(rate),
       )
     }
     exchange.operationId = match.operation.operationId
@@ -290,7 +261,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       if (!sameRepo)
         return send(
           { status: 404, body: { message: 'Not Found', documentation_url: DOCS, status: '404' } },
-          rateHeaders(),
+          rateHeaders(rate),
         )
     }
 
@@ -301,7 +272,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       } catch {
         return send(
           { status: 400, body: { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' } },
-          rateHeaders(),
+          rateHeaders(rate),
         )
       }
     }
@@ -318,19 +289,19 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
             status: '422',
           },
         },
-        rateHeaders(),
+        rateHeaders(rate),
       )
     }
 
     const forbidden = permissionProblem(match, grant, (number) => model.issues.get(number)?.pull !== undefined)
-    if (forbidden) return send(forbidden, rateHeaders())
+    if (forbidden) return send(forbidden, rateHeaders(rate))
 
     if (
       options.artifacts &&
       match.operation.operationId.startsWith('actions/') &&
       url.pathname.includes('/artifacts')
     ) {
-      const served = await serveMounted(options.artifacts, req, res, url, raw, match, exchange, rateHeaders())
+      const served = await serveMounted(options.artifacts, req, res, url, match, exchange, rateHeaders(rate))
       if (served) return
     }
 
@@ -342,7 +313,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       )
       return send(
         { status: 404, body: { message: 'Not Found', documentation_url: DOCS, status: '404' } },
-        rateHeaders(),
+        rateHeaders(rate),
       )
     }
     let reply: Reply
@@ -365,7 +336,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     const responseProblems =
       reply.status === 404 && reply.body === undefined ? [] : openapi.validateResponse(match, reply.status, reply.body)
     violations.push(...responseProblems.map((p) => `response ${match.operation.operationId} ${reply.status}: ${p}`))
-    send(reply, rateHeaders())
+    send(reply, rateHeaders(rate))
   }
 
   async function serveMounted(
@@ -373,7 +344,6 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
-    raw: string,
     match: MatchedOperation,
     exchange: Exchange,
     headers: Record<string, string>,
@@ -397,8 +367,6 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       violations.push(...problems.map((p) => `response ${match.operation.operationId} ${res.statusCode}: ${p}`))
       return (originalEnd as (...a: unknown[]) => ServerResponse)(chunk, ...rest)
     }) as typeof res.end
-    // The body was already read; hand it over on the request object for handlers that need it.
-    ;(req as IncomingMessage & { rawBody?: string }).rawBody = raw
     return handler(req, res, url)
   }
 
@@ -438,13 +406,10 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       actionsCanCreatePullRequests = allowed
     },
     setRateLimit(token, remaining, resetInSeconds = 3600) {
-      setRemaining(rateFor(token), remaining, resetInSeconds)
+      rates.setRemaining(token, remaining, resetInSeconds)
     },
     setRepositoryRateLimit(remaining, resetInSeconds = 3600) {
-      const nowSeconds = Math.floor(Date.now() / 1000)
-      const rate = usage.get(REPOSITORY_BUDGET) ?? { used: 0, limit: repositoryHourly, reset: nowSeconds + 3600 }
-      usage.set(REPOSITORY_BUDGET, rate)
-      setRemaining(rate, remaining, resetInSeconds)
+      rates.setRepositoryRemaining(remaining, resetInSeconds)
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -15,6 +15,8 @@ import type { JobSpec, Permissions, WorkflowCallSpec, WorkflowSpec } from './wor
 export interface NodeOutcome {
   result: 'success' | 'failure' | 'cancelled' | 'skipped'
   outputs: Record<string, string>
+  /** False when every job of it was kept from the last attempt ("Re-run failed jobs"). */
+  ranAnew?: boolean
 }
 
 /** A job ready to run, as the graph hands it to the engine. */
@@ -71,6 +73,10 @@ export interface GraphScope {
   depth: number
   /** The concurrency holds of the calls this graph runs inside, outermost first. */
   holds?: CallHold[]
+  /** "Re-run failed jobs": the last attempt's jobs by name (a job no ancestor of which runs anew keeps its). */
+  previous?: ReadonlyMap<string, JobRecord>
+  /** The calling job runs anew, so every job of the workflow it calls does. */
+  rerunAll?: boolean
 }
 
 const worst = (results: NodeOutcome['result'][]): NodeOutcome['result'] =>
@@ -85,8 +91,8 @@ const worst = (results: NodeOutcome['result'][]): NodeOutcome['result'] =>
 const resultOf = (conclusion: Conclusion | null): NodeOutcome['result'] =>
   conclusion === 'timed_out' || conclusion === null ? 'failure' : conclusion
 
-/** GitHub nests reusable workflows at most this deep (the caller plus three levels in its docs of old). */
-const MAX_DEPTH = 4
+/** GitHub connects at most ten levels of workflows: the caller and nine levels of reusable workflows. */
+const MAX_CALLED_LEVELS = 9
 
 export class RunGraph {
   private readonly calls = new Map<string, RunGraph | Error>()
@@ -104,7 +110,9 @@ export class RunGraph {
       if (job.call) {
         try {
           if (job.strategy) throw new Error(`a matrix of reusable workflow calls ('${job.id}') is not supported`)
-          if (scope.depth >= MAX_DEPTH) throw new Error(`reusable workflows nest deeper than ${MAX_DEPTH}`)
+          if (scope.depth >= MAX_CALLED_LEVELS) {
+            throw new Error(`GitHub connects at most ten levels of workflows; ${job.call.uses} would be the eleventh`)
+          }
           const called = host.readCalledWorkflow(job.call.uses, run)
           if (!called.workflowCall) throw new Error(`${job.call.uses} has no 'on: workflow_call'`)
           if (called.workflowConcurrency) throw new Error(`${job.call.uses}: a called workflow's own concurrency`)
@@ -125,7 +133,7 @@ export class RunGraph {
   }
 
   /** Runs the jobs; resolves when every one has ended. */
-  async start(): Promise<{ result: NodeOutcome['result']; jobs: Record<string, NodeOutcome> }> {
+  async start(): Promise<{ result: NodeOutcome['result']; jobs: Record<string, NodeOutcome>; ranAnew: boolean }> {
     const jobs = new Map((this.spec.jobs ?? []).map((job) => [job.id, job]))
     const outcomes = new Map<string, Promise<NodeOutcome>>()
     const outcomeOf = (id: string): Promise<NodeOutcome> => {
@@ -150,7 +158,7 @@ export class RunGraph {
     const ids = [...jobs.keys()]
     const list = await Promise.all(ids.map(outcomeOf))
     const byId = Object.fromEntries(ids.map((id, index) => [id, list[index] as NodeOutcome]))
-    return { result: worst(list.map((o) => o.result)), jobs: byId }
+    return { result: worst(list.map((o) => o.result)), jobs: byId, ranAnew: list.some((o) => o.ranAnew !== false) }
   }
 
   /** Ends every record of this graph (and the graphs it calls) as skipped. */
@@ -182,9 +190,11 @@ export class RunGraph {
     const skipReason = job.if
       ? `the job's condition is false: ${job.if.trim()}`
       : `a job it needs did not succeed: ${failing.map(([id, n]) => `${id} (${n.result}${through(id)})`).join(', ')}`
+    // "Re-run failed jobs" runs anew the failed jobs and every job after one that runs anew.
+    const anew = this.scope.rerunAll === true || Object.values(ancestors).some((n) => n.ranAnew !== false)
     try {
-      if (job.call) return await this.callNode(job, context, skipReason)
-      return await this.jobNode(job, context, skipReason)
+      if (job.call) return await this.callNode(job, context, skipReason, anew)
+      return await this.jobNode(job, context, skipReason, anew)
     } catch (error) {
       const message = `run ${this.run.runId} job '${this.scope.namePrefix}${job.id}': ${(error as Error).message}`
       this.host.problems.push(message)
@@ -238,7 +248,22 @@ export class RunGraph {
     return capped
   }
 
-  private async jobNode(job: JobSpec, context: ExpressionContext, skipReason: string): Promise<NodeOutcome> {
+  /** Ends `record` as the last attempt's job of its name ended, when that one succeeded or was skipped. */
+  private keep(record: JobRecord): boolean {
+    const last = this.scope.previous?.get(record.name)
+    if (last?.conclusion !== 'success' && last?.conclusion !== 'skipped') return false
+    record.outputs = { ...last.outputs }
+    record.jobOutputs = { ...last.jobOutputs }
+    this.host.finish(record, last.conclusion, `kept from attempt ${last.runAttempt} ("Re-run failed jobs")`)
+    return true
+  }
+
+  private async jobNode(
+    job: JobSpec,
+    context: ExpressionContext,
+    skipReason: string,
+    anew: boolean,
+  ): Promise<NodeOutcome> {
     // GitHub decides a job's `if:` (its contexts: github, needs, vars, inputs; no matrix) before it
     // expands the job's matrix: a job it skips is one skipped job, and its matrix is never evaluated.
     if (job.strategy && !this.host.isStopped() && !this.run.cancelled && !evaluateIf(job.if, context)) {
@@ -265,11 +290,16 @@ export class RunGraph {
     }
     const legLimit = new Limiter(maxParallel)
     const permissions = this.permissionsOf(job)
+    const kept = new Set<JobRecord>()
     const conclusions = await Promise.all(
       legs.map((leg, index) =>
         legLimit.run(async () => {
           const record = records[index] as JobRecord
           if (record.status === 'completed') return record.conclusion
+          if (!anew && this.keep(record)) {
+            kept.add(record)
+            return record.conclusion
+          }
           const legContext: ExpressionContext = {
             ...context,
             matrix: leg ?? {},
@@ -305,10 +335,15 @@ export class RunGraph {
     for (const record of finished) {
       for (const [name, value] of Object.entries(record.jobOutputs)) if (value !== '') outputs[name] = value
     }
-    return { result: worst(conclusions.map(resultOf)), outputs }
+    return { result: worst(conclusions.map(resultOf)), outputs, ranAnew: records.some((r) => !kept.has(r)) }
   }
 
-  private async callNode(job: JobSpec, context: ExpressionContext, skipReason: string): Promise<NodeOutcome> {
+  private async callNode(
+    job: JobSpec,
+    context: ExpressionContext,
+    skipReason: string,
+    anew: boolean,
+  ): Promise<NodeOutcome> {
     const called = this.calls.get(job.id)
     if (called instanceof Error || called === undefined) {
       const record = this.host.newRecord(this.run, job.id, `${this.scope.namePrefix}${job.name ?? job.id}`)
@@ -352,6 +387,7 @@ export class RunGraph {
     }
     called.scope.base = { ...this.scope.base, inputs, secrets }
     called.scope.permissionCap = this.permissionsOf(job) ?? DEFAULT_PERMISSIONS
+    called.scope.rerunAll = anew
     const hold = called.scope.holds?.at(-1) ?? {}
     const entry = job.concurrency
       ? await enterCallGroup(this.host, job.concurrency, context, hold, () => called.allRecords(), this.heldAbove())
@@ -367,7 +403,7 @@ export class RunGraph {
     const outputs = Object.fromEntries(
       Object.entries(declared.outputs).map(([name, value]) => [name, interpolate(value, jobsContext)]),
     )
-    return { result: ran.result, outputs }
+    return { result: ran.result, outputs, ranAnew: ran.ranAnew }
   }
 }
 

@@ -2,7 +2,7 @@
 // record of that job, so its name (a matrix leg's, rendered when the leg starts), status, conclusion and
 // times are what the engine holds at the moment of the request.
 
-import type { RepoModel, RunModel, UrlContext } from './github-objects.js'
+import { nodeId, type RepoModel, type RunModel, type UrlContext } from './github-objects.js'
 import type { JobRecord } from './job-record.js'
 
 /** A job of a run attempt, as the API reports it. */
@@ -66,7 +66,7 @@ export function workflowJob(ctx: UrlContext, repo: RepoModel, job: JobModel) {
     run_id: job.runId,
     run_url: `${api}/actions/runs/${job.runId}`,
     run_attempt: job.runAttempt,
-    node_id: Buffer.from(`CR:${job.id}`).toString('base64url'),
+    node_id: nodeId('CR', job.id),
     head_sha: job.headSha,
     url: `${api}/actions/jobs/${job.id}`,
     html_url: `${ctx.serverUrl}/${repo.owner.login}/${repo.name}/actions/runs/${job.runId}/job/${job.id}`,

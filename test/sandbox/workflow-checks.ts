@@ -138,10 +138,7 @@ function checkConcurrency(where: string, value: unknown): void {
     throw new Error(`${where} concurrency: 'group' is required`)
   }
   const cancel = value['cancel-in-progress']
-  const isExpression = typeof cancel === 'string' && /^\s*\$\{\{[\s\S]*\}\}\s*$/.test(cancel)
-  if (cancel !== undefined && typeof cancel !== 'boolean' && !isExpression) {
-    throw new Error(`${where} concurrency.cancel-in-progress: takes true, false or an expression; got '${cancel}'`)
-  }
+  checkBooleanOrExpression(where, 'concurrency.cancel-in-progress', cancel)
   if (value.queue !== undefined && value.queue !== 'single' && value.queue !== 'max') {
     throw new Error(`${where} concurrency.queue: takes 'single' or 'max'; got ${JSON.stringify(value.queue)}`)
   }
@@ -334,11 +331,20 @@ function checkDeclarations(where: string, event: 'workflow_dispatch' | 'workflow
   }
 }
 
-/** A number, or an expression (evaluated when the job starts). */
+/** A value that is one `${{ }}` expression as a whole (evaluated when the run or job starts). */
+const isWholeExpression = (value: unknown): boolean =>
+  typeof value === 'string' && /^\s*\$\{\{[\s\S]*\}\}\s*$/.test(value)
+
+/** A number, or an expression. */
 function checkNumber(where: string, key: string, value: unknown): void {
-  if (value === undefined || typeof value === 'number') return
-  if (typeof value === 'string' && /^\s*\$\{\{[\s\S]*\}\}\s*$/.test(value)) return
+  if (value === undefined || typeof value === 'number' || isWholeExpression(value)) return
   throw new Error(`${where} ${key}: takes a number or an expression; got '${String(value)}'`)
+}
+
+/** true, false, or an expression. */
+function checkBooleanOrExpression(where: string, key: string, value: unknown): void {
+  if (value === undefined || typeof value === 'boolean' || isWholeExpression(value)) return
+  throw new Error(`${where} ${key}: takes true, false or an expression; got '${String(value)}'`)
 }
 
 /** GitHub's rule for job and step ids. */
@@ -384,10 +390,7 @@ function checkJob(file: string, id: string, raw: unknown): void {
   checkNumber(where, 'timeout-minutes', raw['timeout-minutes'])
   const strategy = isRecord(raw.strategy) ? raw.strategy : {}
   checkNumber(where, 'strategy.max-parallel', strategy['max-parallel'])
-  const failFast = strategy['fail-fast']
-  if (failFast !== undefined && typeof failFast !== 'boolean' && !/^\s*\$\{\{[\s\S]*\}\}\s*$/.test(String(failFast))) {
-    throw new Error(`${where} strategy.fail-fast: takes true, false or an expression; got '${String(failFast)}'`)
-  }
+  checkBooleanOrExpression(where, 'strategy.fail-fast', strategy['fail-fast'])
   const seen = new Set<string>()
   const steps = Array.isArray(raw.steps) ? raw.steps : []
   steps.forEach((step, index) => {

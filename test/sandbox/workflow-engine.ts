@@ -2,7 +2,6 @@
 // the workflow; its jobs run as a graph (run-graph.ts), each on a fresh runner (job-runner.ts). It
 // honours concurrency groups (concurrency.ts) of the run (workflow-level) and of each job, bounds
 // the jobs per sandbox, and records every job.
-import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { ArtifactStore } from './artifact-store.js'
 import { deadlock } from './call-group.js'
@@ -12,6 +11,7 @@ import { callsStatusFunction, type ExpressionContext, evaluateValue } from './ex
 import * as gh from './github-objects.js'
 import { type Conclusion, type JobRecord, newJobRecord, type RunState } from './job-record.js'
 import { JobRunner } from './job-runner.js'
+import { commitOf } from './remote-repo.js'
 import { ApiError, type DispatchRequest } from './rest-api.js'
 import { checkDispatchInputs, completeModelRun, modelRunOf, readCalledWorkflow, runContext } from './run-context.js'
 import { type GraphHost, Limiter, type ReadyJob, RunGraph } from './run-graph.js'
@@ -74,15 +74,7 @@ export class WorkflowEngine implements GraphHost {
 
   /** The commit a ref points at on the remote, or undefined (a local git call: no server involved). */
   resolveRef(ref: string): string | undefined {
-    try {
-      return execFileSync(
-        'git',
-        ['--git-dir', this.options.remote.bareDir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`],
-        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
-      ).trim()
-    } catch {
-      return undefined
-    }
+    return commitOf(this.options.remote.bareDir, ref)
   }
 
   /** Handles `POST .../dispatches` as GitHub does: checks the workflow, ref and inputs, then queues a run. */
@@ -170,9 +162,11 @@ export class WorkflowEngine implements GraphHost {
   /**
    * "Re-run all jobs" of a finished run, as a person's button does it: a new attempt of the same run (its
    * id, number, event, commit and inputs; `run_attempt` one more) that keeps the artifacts every attempt
-   * uploaded (download-artifact lists them all; an upload under a name the run holds fails).
+   * uploaded (download-artifact lists them all; an upload under a name the run holds fails). With `jobs:
+   * 'failed'`, "Re-run failed jobs": the failed, timed-out and cancelled jobs and every job after one run
+   * anew; the others keep their result and outputs of the last attempt (run-graph.ts).
    */
-  rerun(runId: number): RunState {
+  rerun(runId: number, jobs: 'all' | 'failed' = 'all'): RunState {
     const previous = this.runs.get(runId)
     if (!previous) throw new ApiError(404, `sandbox: no run ${runId} to re-run`)
     if (previous.records.some((record) => record.status !== 'completed')) {
@@ -180,8 +174,10 @@ export class WorkflowEngine implements GraphHost {
     }
     // GitHub re-runs a run at most 50 times.
     if (previous.runAttempt > 50) throw new ApiError(403, `sandbox: run ${runId} has been re-run 50 times`)
+    const failed = previous.records.some((record) => record.conclusion !== 'success' && record.conclusion !== 'skipped')
+    if (jobs === 'failed' && !failed) throw new ApiError(403, `sandbox: run ${runId} has no failed job to re-run`)
     const { event, ref, sha, actor, inputs, payload } = previous
-    return this.enqueue(event, ref, sha, actor, inputs, payload, previous)
+    return this.enqueue(event, ref, sha, actor, inputs, payload, previous, jobs === 'failed')
   }
 
   // GraphHost: what the run graphs call back.
@@ -352,8 +348,10 @@ export class WorkflowEngine implements GraphHost {
     actor: gh.UserModel,
     inputs: Record<string, string>,
     payload: Record<string, unknown>,
-    /** "Re-run all jobs": the run's last attempt, whose id, number and artifacts the new attempt keeps. */
+    /** A re-run: the run's last attempt, whose id, number and artifacts the new attempt keeps. */
     previous?: RunState,
+    /** "Re-run failed jobs": the jobs of `previous` that succeeded or were skipped may be kept. */
+    keepSucceeded = false,
   ): RunState {
     if (this.stopped) throw new ApiError(503, 'sandbox: stopped')
     const maxJobs = this.options.maxJobs ?? 50
@@ -386,6 +384,7 @@ export class WorkflowEngine implements GraphHost {
       permissionCap: undefined,
       slots: new Limiter(this.options.maxParallelJobs ?? 4),
       depth: 0,
+      ...(previous && keepSucceeded ? { previous: new Map(previous.records.map((r) => [r.name, r])) } : {}),
     }
     const graph = new RunGraph(this, run, this.workflow, scope)
     const concurrency = this.workflow.workflowConcurrency

@@ -173,7 +173,7 @@ function permissionsOf(value: unknown): Permissions | undefined {
   return undefined
 }
 
-function concurrencyOf(file: string, value: unknown): ConcurrencySpec | undefined {
+function concurrencyOf(value: unknown): ConcurrencySpec | undefined {
   if (value === undefined) return undefined
   if (typeof value === 'string') return { group: value, cancelInProgress: false }
   const record = asRecord(value)
@@ -184,7 +184,6 @@ function concurrencyOf(file: string, value: unknown): ConcurrencySpec | undefine
     cancelInProgress: typeof cancel === 'string' ? cancel : cancel === true,
   }
   if (record.queue === 'single' || record.queue === 'max') spec.queue = record.queue
-  else if (record.queue !== undefined) throw new Error(`${file}: concurrency.queue must be 'single' or 'max'`)
   return spec
 }
 
@@ -227,7 +226,7 @@ function jobOf(file: string, id: string, raw: unknown): JobSpec {
   if (job.if !== undefined) spec.if = String(job.if)
   const permissions = permissionsOf(job.permissions)
   if (permissions) spec.permissions = permissions
-  const concurrency = concurrencyOf(file, job.concurrency)
+  const concurrency = concurrencyOf(job.concurrency)
   if (concurrency) spec.concurrency = concurrency
   if (job['timeout-minutes'] !== undefined) spec.timeoutMinutes = String(job['timeout-minutes'])
   if (job.strategy !== undefined) {
@@ -334,7 +333,7 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
   if (typeof doc.name === 'string') spec.name = doc.name
   const workflowPermissions = permissionsOf(doc.permissions)
   if (workflowPermissions) spec.workflowPermissions = workflowPermissions
-  const workflowConcurrency = concurrencyOf(file, doc.concurrency)
+  const workflowConcurrency = concurrencyOf(doc.concurrency)
   if (workflowConcurrency) spec.workflowConcurrency = workflowConcurrency
 
   // The action job's view, as the engine described a one-job workflow before it ran jobs.
