@@ -9,12 +9,11 @@ import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
-import { type Store, StoreConflictError } from '../ports/store.js'
+import type { Store } from '../ports/store.js'
 import type { ActionIO } from './actions-io.js'
 import { report } from './report.js'
 import type { RunContext } from './run-context.js'
-
-const SAVE_ATTEMPTS = 3
+import { saveOnLatest } from './save-on-latest.js'
 
 /**
  * The loop's issue when GitHub says it is closed; null for an open one, a loop not from an issue, or
@@ -56,19 +55,13 @@ export async function blockClosed(
   },
 ): Promise<void> {
   const reason = closedIssueReason(input.issue)
-  let state: LoopState | null = null
-  for (let attempt = 1; attempt <= SAVE_ATTEMPTS && state === null; attempt++) {
-    const loaded = await deps.store.load(input.loopId)
-    if (!loaded || (loaded.state.status !== 'queued' && loaded.state.status !== 'running')) return
-    const blocked = markBlocked(loaded.state, reason, deps.clock.now()).state
-    try {
-      await deps.store.save(input.loopId, blocked, loaded.version)
-      state = blocked
-    } catch (error) {
-      if (!(error instanceof StoreConflictError) || attempt >= SAVE_ATTEMPTS) throw error
-    }
-  }
-  if (state === null) return
+  const stored = await saveOnLatest(deps.store, input.loopId, (latest) =>
+    latest.status === 'queued' || latest.status === 'running'
+      ? markBlocked(latest, reason, deps.clock.now()).state
+      : null,
+  )
+  if (!stored?.saved) return
+  const { state } = stored
   deps.logger.info(`Loop ${input.loopId} was not started: ${reason}.`)
   await reportBlockedElsewhere(input, state, deps)
 }
