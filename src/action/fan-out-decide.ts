@@ -16,9 +16,8 @@ import type { IterationResult } from '../app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from '../app/loop-branch.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
-import { interpretEvent, taskOfEvent } from '../domain/action-event.js'
+import { interpretEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
-import { initialState } from '../domain/engine/index.js'
 import {
   FanOutError,
   legsOf,
@@ -35,15 +34,15 @@ import {
   legErrorFileSchema,
 } from '../domain/fan-out-attempts.js'
 import type { LoopConfig } from '../domain/loop-config.js'
-import { policyFromConfig } from '../domain/policy.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
 import { laterDispatchRecorded } from '../domain/stale-dispatch.js'
 import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
-import { type Store, StoreConflictError } from '../ports/store.js'
+import type { Store } from '../ports/store.js'
 import { redispatch } from './dispatch.js'
 import { type FanOutShared, type HandOff, readPlan } from './fan-out.js'
 import { verdictsByLegJobs } from './fan-out-leg-jobs.js'
+import { firstState, saveFirstState } from './first-state.js'
 import { runIterationInput } from './iteration-input.js'
 import { openLoopStore, refreshDashboardAtEnd, remoteHost } from './job-setup.js'
 import { stopLabelReader } from './kill-switch.js'
@@ -237,21 +236,8 @@ async function recordStart(
   store: Store,
 ): Promise<LoopState | null> {
   if (interpretEvent(run.event.name, run.event.payload).kind !== 'start') return null
-  const state = initialState({
-    loopId: input.loopId,
-    goal: input.config.goal,
-    task: taskOfEvent(run.event.name, run.event.payload),
-    policy: policyFromConfig(input.config),
-    now: systemClock.now(),
-  })
-  try {
-    await store.save(input.loopId, state, null)
-    return state
-  } catch (error) {
-    // Another job recorded it first: its state is the loop's.
-    if (!(error instanceof StoreConflictError)) throw error
-    return (await store.load(input.loopId))?.state ?? null
-  }
+  // Another job recorded it first: its state is the loop's.
+  return (await saveFirstState(store, input.loopId, firstState(run.event, input, systemClock.now())))?.state ?? null
 }
 
 /** What a person's event did to a loop that runs on: said at info and in the summary, with the loop's status now. */

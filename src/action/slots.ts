@@ -3,7 +3,7 @@ import { GitStore } from '../adapters/stores/git-store.js'
 import { askForSlot, cycleOf, giveBackSlot, type SlotDeps } from '../app/slots.js'
 import { ConfigError } from '../config/errors.js'
 import { Outputs } from '../constants.js'
-import { interpretEvent, parseWorkflowRef, taskOfEvent } from '../domain/action-event.js'
+import { interpretEvent, parseWorkflowRef } from '../domain/action-event.js'
 import {
   checkDependencies,
   issueOfLoop,
@@ -12,9 +12,7 @@ import {
   nameOfLoop,
   parseDependsOnLine,
 } from '../domain/depends-on.js'
-import { initialState } from '../domain/engine/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
-import { policyFromConfig } from '../domain/policy.js'
 import { cycleRefusal, dependsOnRefusal } from '../domain/report/depends-on-refusal.js'
 import type { QueueView } from '../domain/report/loops-table.js'
 import { queuedReason, TOLD_IN_LINE } from '../domain/report/queued.js'
@@ -32,6 +30,7 @@ import { reportAbortedInLine } from './aborted-in-line.js'
 import type { ActionIO } from './actions-io.js'
 import { blockClosed, closedIssueOf } from './closed-in-line.js'
 import { dispatchRef } from './dispatch.js'
+import { firstState, saveFirstState } from './first-state.js'
 import { outsideLoopGroup } from './hand-over.js'
 import { reportQueued, saveStatus } from './queued-status.js'
 import type { RunContext } from './run-context.js'
@@ -368,22 +367,12 @@ async function saveNew(
   input: { loopId: string; config: LoopConfig },
   deps: SlotJobDeps,
 ): Promise<{ state: LoopState; version: string }> {
-  const fresh = initialState({
-    loopId: input.loopId,
-    goal: input.config.goal,
-    task: taskOfEvent(run.event.name, run.event.payload),
-    policy: policyFromConfig(input.config),
-    now: deps.clock.now(),
-  })
+  const fresh = firstState(run.event, input, deps.clock.now())
   const state: LoopState = { ...fresh, status: 'queued', statusReason: 'asking for a slot' }
-  try {
-    return { state, version: await deps.store.save(input.loopId, state, null) }
-  } catch (error) {
-    if (!(error instanceof StoreConflictError)) throw error
-    const again = await deps.store.load(input.loopId)
-    if (!again) throw error
-    return again
-  }
+  const saved = await saveFirstState(deps.store, input.loopId, state)
+  if (!saved)
+    throw new StoreConflictError(`loop ${input.loopId}: another job saved its first state, which is gone again`)
+  return saved
 }
 
 /** This job's event is a person's abort: the `command` input, fan-out's `person-command`, or a comment or label. */
