@@ -3,6 +3,7 @@
  * request, which run outside the loop's concurrency group): "an iteration already running finishes its
  * work", so its slot must not go to the next loop until that work ends.
  */
+import { messageOf } from '../config/errors.js'
 import { markStopping } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
 import type { RunContext } from './run-context.js'
@@ -52,7 +53,7 @@ async function runStillGoing(
     return status === 'completed' ? null : `its iteration still runs in run ${runId}`
   } catch (error) {
     deps.logger.warning(
-      `Whether run ${runId} of loop ${input.loopId} still runs is unknown (${error instanceof Error ? error.message : String(error)}); its slot is given back now.`,
+      `Whether run ${runId} of loop ${input.loopId} still runs is unknown (${messageOf(error)}); its slot is given back now.`,
     )
     return null
   }

@@ -4,6 +4,7 @@
  * (reopen the issue and `/loop resume` to run it after all), and its status comment says why.
  */
 import { finish } from '../app/iteration/record.js'
+import { messageOf } from '../config/errors.js'
 import { type Decision, markBlocked } from '../domain/engine/index.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
@@ -28,7 +29,7 @@ export async function closedIssueOf(
     return (await deps.github.getIssueState(state.task.number)) === 'closed' ? state.task.number : null
   } catch (error) {
     deps.logger.warning(
-      `Whether issue #${state.task.number} is still open is unknown (${error instanceof Error ? error.message : String(error)}); its loop starts.`,
+      `Whether issue #${state.task.number} is still open is unknown (${messageOf(error)}); its loop starts.`,
     )
     return null
   }
@@ -103,9 +104,7 @@ export async function reportBlockedElsewhere(
     { github: deps.github, io, redact: deps.redact },
   ).catch((error: unknown) =>
     deps.logger.warning(
-      deps.redact(
-        `Loop ${input.loopId}'s status comment does not say it is BLOCKED (${error instanceof Error ? error.message : String(error)}).`,
-      ),
+      deps.redact(`Loop ${input.loopId}'s status comment does not say it is BLOCKED (${messageOf(error)}).`),
     ),
   )
 }

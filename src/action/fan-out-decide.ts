@@ -4,6 +4,7 @@
  * applies people's commands, takes the plan and the legs' verdicts (each file validated, the bundle
  * checked), and carries the loop on through the single job's own publish, report and re-dispatch.
  */
+
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AuditTrail } from '../adapters/audit-trail.js'
@@ -14,6 +15,7 @@ import { decideIteration } from '../app/fan-out/decide.js'
 import { ProjectCodeRefusedError } from '../app/fan-out/replay-runner.js'
 import type { IterationResult } from '../app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from '../app/loop-branch.js'
+import { messageOf } from '../config/errors.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
@@ -361,10 +363,7 @@ async function readVerdicts(
       verdicts.push(verdict)
       attempts.set(artifact, from)
     } catch (error) {
-      unreadable.set(
-        artifact,
-        `its verdict file is not valid (${error instanceof Error ? error.message : String(error)})`,
-      )
+      unreadable.set(artifact, `its verdict file is not valid (${messageOf(error)})`)
     }
   }
   return { verdicts, unreadable, foreign, attempts }

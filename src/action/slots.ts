@@ -1,7 +1,7 @@
 import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
 import { GitStore } from '../adapters/stores/git-store.js'
 import { askForSlot, cycleOf, giveBackSlot, type SlotDeps } from '../app/slots.js'
-import { ConfigError } from '../config/errors.js'
+import { ConfigError, messageOf } from '../config/errors.js'
 import { Outputs } from '../constants.js'
 import { interpretEvent, parseWorkflowRef } from '../domain/action-event.js'
 import {
@@ -289,7 +289,7 @@ export async function releaseSlot(
       await reportAbortedInLine(run, aborted, deps).catch((error: unknown) =>
         deps.logger.warning(
           deps.redact(
-            `Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${error instanceof Error ? error.message : String(error)}).`,
+            `Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${messageOf(error)}).`,
           ),
         ),
       )
@@ -308,7 +308,7 @@ export async function releaseSlot(
     }
   } catch (error) {
     deps.logger.warning(
-      `The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`,
+      `The slot of loop ${input.loopId} was not given back now (${messageOf(error)}); the next change of the queue frees it.`,
     )
   }
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { type SweptSlot, sweepSlots } from '../app/slot-sweep.js'
 import type { Dispatch } from '../app/sweep.js'
 import { sweepLoops } from '../app/sweep.js'
+import { messageOf } from '../config/errors.js'
 import { Outputs } from '../constants.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
@@ -96,7 +97,7 @@ async function sweepTheSlots(
       },
     )
   } catch (error) {
-    deps.logger.warning(`The slots were not swept: ${error instanceof Error ? error.message : String(error)}`)
+    deps.logger.warning(`The slots were not swept: ${messageOf(error)}`)
     return []
   }
 }
