@@ -60,8 +60,8 @@ export async function sweep(
   const failed = swept.filter((loop) => loop.outcome === 'failed')
   deps.io.setOutput(Outputs.Status, 'swept')
   if (run.hasStepSummary) {
-    const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`)
-    const slotRows = slots.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`)
+    const rows = swept.map(row)
+    const slotRows = slots.map(row)
     await deps.io.writeSummary(
       `## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
         (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : '') +
@@ -100,6 +100,11 @@ async function sweepTheSlots(
     deps.logger.warning(`The slots were not swept: ${messageOf(error)}`)
     return []
   }
+}
+
+/** A loop's row in the summary's tables: the loops' sweep and the slots' share the columns. */
+function row(loop: { loopId: string; outcome: string; reason: string }): string {
+  return `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`
 }
 
 function cell(text: string): string {
