@@ -11,7 +11,7 @@ import type { AuditTrail } from '../adapters/audit-trail.js'
 import { GitCli } from '../adapters/git-cli.js'
 import { OctokitGitHub } from '../adapters/github.js'
 import { nodeWorkspace } from '../adapters/node-workspace.js'
-import { decideIteration } from '../app/fan-out/decide.js'
+import { type Decided, decideIteration } from '../app/fan-out/decide.js'
 import { ProjectCodeRefusedError } from '../app/fan-out/replay-runner.js'
 import type { IterationResult } from '../app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from '../app/loop-branch.js'
@@ -177,34 +177,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     },
     deps,
   )
-  if (decided.kind === 'stale') {
-    // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
-    // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
-    const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null
-    // Plan works only for a loop that holds its slot: one that asked for it in this run (taken above) has
-    // its iteration planned by the next run, as planned; nothing was dropped.
-    const tookSlot = !started && plan !== null && plan.iteration === null && decided.state?.status === 'running'
-    // A person's event (its run plans nothing): what decide applied is the outcome, not a stale plan.
-    const applied = !started && plan === null && decided.state !== null
-    if (started) io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`)
-    else if (tookSlot) io.info(`Loop ${loopId} holds its slot now; its iteration is dispatched to plan with it.`)
-    else if (applied && decided.state) await sayApplied(shared, decided.state)
-    else logger.warning(decided.message)
-    const status = started ? started.status : tookSlot ? 'running' : applied ? decided.state?.status : 'superseded'
-    io.setOutput(Outputs.Status, status ?? 'superseded')
-    const state = started ?? decided.state
-    if (state && !started && laterDispatchRecorded(state, settings.iteration)) {
-      io.info(
-        `Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`,
-      )
-      return
-    }
-    if (state && state.status === 'running' && settings.dispatch) {
-      const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
-      if (failed) io.setFailed(redact(failed.message))
-    }
-    return
-  }
+  if (decided.kind === 'stale') return endWithoutIteration(shared, decided, { config, store, plan })
   await carryOn(shared, decided.result, {
     git,
     store,
@@ -213,6 +186,46 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     branch,
     releaseSlot: (state) => releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob),
   })
+}
+
+/**
+ * An iteration decide does not carry on (its plan is stale, or there was none): a start recorded, a slot
+ * taken, a person's command applied or a superseded run, said as such; then the loop's next iteration is
+ * dispatched, unless another run carried the loop on already.
+ */
+async function endWithoutIteration(
+  shared: FanOutShared,
+  decided: Extract<Decided, { kind: 'stale' }>,
+  input: { config: LoopConfig; store: Store; plan: PlanFile | null },
+): Promise<void> {
+  const { runContext, loopId, github, logger, io, redact } = shared
+  const { settings } = runContext
+  const { config, store, plan } = input
+  // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
+  // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
+  const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null
+  // Plan works only for a loop that holds its slot: one that asked for it in this run (decideJob took it) has
+  // its iteration planned by the next run, as planned; nothing was dropped.
+  const tookSlot = !started && plan !== null && plan.iteration === null && decided.state?.status === 'running'
+  // A person's event (its run plans nothing): what decide applied is the outcome, not a stale plan.
+  const applied = !started && plan === null && decided.state !== null
+  if (started) io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`)
+  else if (tookSlot) io.info(`Loop ${loopId} holds its slot now; its iteration is dispatched to plan with it.`)
+  else if (applied && decided.state) await sayApplied(shared, decided.state)
+  else logger.warning(decided.message)
+  const status = started ? started.status : tookSlot ? 'running' : applied ? decided.state?.status : 'superseded'
+  io.setOutput(Outputs.Status, status ?? 'superseded')
+  const state = started ?? decided.state
+  if (state && !started && laterDispatchRecorded(state, settings.iteration)) {
+    io.info(
+      `Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`,
+    )
+    return
+  }
+  if (state && state.status === 'running' && settings.dispatch) {
+    const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
+    if (failed) io.setFailed(redact(failed.message))
+  }
 }
 
 /**
