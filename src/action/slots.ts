@@ -187,7 +187,7 @@ export async function takeSlot(
   if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued') return true
   if (deps.store.kind !== 'git') {
     throw new ConfigError(
-      `'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}'. Use the default store, 'git', or remove 'depends-on'.`,
+      `'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}' with 'depends-on: ${dependsOn.map(nameOfLoop).join(', ')}'. Use the default store, 'git', or remove 'depends-on'.`,
     )
   }
   // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
