@@ -17,7 +17,7 @@ import {
   type WorkflowDispatch,
 } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
-import { createOctokit, type GitHubClientOptions, type OctokitClient } from './github-client.js'
+import { createOctokit, type GitHubClientOptions, type OctokitClient, resetTime } from './github-client.js'
 import { listRunAttemptJobs } from './github-jobs.js'
 import { type RawPull, toPullRequest } from './github-pulls.js'
 
@@ -73,7 +73,7 @@ export function rateLimited(error: unknown, what: string): GitHubRateLimitedErro
   if (!isRequestError(error) || (error.status !== 403 && error.status !== 429) || !isRateLimit(error)) return null
   const resetAt = resetOf(error)
   return new GitHubRateLimitedError(
-    `${what} was not made: the API rate limit is used up${resetAt ? ` until ${resetAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}` : ''} (${error.status}: ${error.message.split('\n')[0]})`,
+    `${what} was not made: the API rate limit is used up${resetAt ? ` until ${resetTime(resetAt)}` : ''} (${error.status}: ${error.message.split('\n')[0]})`,
     resetAt,
   )
 }
