@@ -21,13 +21,6 @@ import { createOctokit, type GitHubClientOptions, type OctokitClient, resetTime 
 import { listRunAttemptJobs } from './github-jobs.js'
 import { type RawPull, toPullRequest } from './github-pulls.js'
 
-export {
-  createOctokit,
-  type GitHubClientOptions,
-  MAX_RATE_LIMIT_WAIT_SECONDS,
-  type OctokitClient,
-} from './github-client.js'
-
 interface RequestErrorLike {
   status: number
   message: string
