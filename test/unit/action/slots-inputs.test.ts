@@ -165,10 +165,8 @@ describe('depends-on', () => {
     if (problem === null) expect(validateLoopConfig(config, 'loop.yml')['depends-on']).toEqual(list)
     else expect(() => validateLoopConfig(config, 'loop.yml')).toThrow(problem)
   })
-})
 
-describe('depends-on with a store other than git', () => {
-  it('is refused naming the store and the loops waited for', async () => {
+  it('with a store other than git is refused, naming the store and the loops waited for', async () => {
     const run = buildRunContext({
       env: {
         GITHUB_REPOSITORY: 'octo/shop',
@@ -176,12 +174,7 @@ describe('depends-on with a store other than git', () => {
       },
       event: {
         eventName: 'issues',
-        payload: {
-          action: 'labeled',
-          label: { name: 'loop' },
-          sender: { login: 'alice', type: 'User' },
-          issue: { number: 20, body: 'Fix it.\ndepends-on: #12, #15' },
-        },
+        payload: issueEvent('Fix it.\ndepends-on: #12, #15').event.payload,
         runId: 7,
       },
       getInput: inputs({ store: 'cache' }),
