@@ -123,7 +123,7 @@ export function slotDeps(
   run: RunContext,
   root: string,
   deps: Pick<SlotJobDeps, 'github' | 'clock' | 'logger' | 'io' | 'redact'>,
-): SlotDeps {
+): SlotDeps & { slots: GitSlotStore } {
   return {
     slots: slotStore(run, root),
     clock: deps.clock,
@@ -280,7 +280,8 @@ export async function releaseSlot(
   const slots = slotDeps(run, input.root, deps)
   try {
     // An iteration that runs on in another job keeps the slot until that job ends (it gives it back).
-    if (state.status === 'aborted' && !input.endedHere && (await keptForRunningJob(run, input, state, deps))) return
+    const abortedBeside = state.status === 'aborted' && !input.endedHere
+    if (abortedBeside && (await keptForRunningJob(run, input, state, { ...deps, slots: slots.slots }))) return
     const released = await giveBackSlot(input.loopId, limit, slots)
     if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
     // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
