@@ -20,7 +20,7 @@ import type { ActionIO } from './actions-io.js'
 import { reportBlockedElsewhere } from './closed-in-line.js'
 import { dispatchIteration } from './dispatch.js'
 import type { RunContext } from './run-context.js'
-import { slotDeps, slotStore } from './slots.js'
+import { slotDeps } from './slots.js'
 import { createStore, defaultRunnerTemp } from './stores.js'
 
 export async function sweep(
@@ -84,14 +84,15 @@ async function sweepTheSlots(
 ): Promise<SweptSlot[]> {
   try {
     const limit = run.settings.maxLoops
+    const { slots, start } = slotDeps(run, root, deps)
     return await sweepSlots(
       // Without its own `max-loops`, the sweeper admits under the limit the record was last changed under.
       { limit: limit === null ? undefined : limit, staleAfterMs: run.settings.staleAfterMinutes * 60_000 },
       {
-        slots: slotStore(run, root),
+        slots,
         store,
         runOf: (runId) => deps.github.getWorkflowRun(runId),
-        start: slotDeps(run, root, deps).start,
+        start,
         clock: deps.clock,
         logger: deps.logger,
       },
