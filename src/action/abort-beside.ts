@@ -3,10 +3,12 @@
  * request, which run outside the loop's concurrency group): "an iteration already running finishes its
  * work", so its slot must not go to the next loop until that work ends.
  */
+import type { GitSlotStore } from '../adapters/stores/git-slot-store.js'
+import { messageOf } from '../config/errors.js'
 import { markStopping } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
 import type { RunContext } from './run-context.js'
-import { type ReleaseDeps, slotStore } from './slots.js'
+import type { ReleaseDeps } from './slots.js'
 
 /**
  * A loop a person aborted while an iteration of it may run in another job: the run recorded with its
@@ -16,12 +18,12 @@ import { type ReleaseDeps, slotStore } from './slots.js'
  * stopping slot whose job died. True when kept.
  */
 export async function keptForRunningJob(
-  run: RunContext,
-  input: { loopId: string; root: string },
+  run: Pick<RunContext, 'runId'>,
+  input: { loopId: string },
   state: LoopState,
-  deps: ReleaseDeps,
+  deps: ReleaseDeps & { slots: Pick<GitSlotStore, 'current' | 'update'> },
 ): Promise<boolean> {
-  const slots = slotStore(run, input.root)
+  const { slots } = deps
   const holder = (await slots.current()).running.find((candidate) => candidate.loopId === input.loopId)
   if (!holder || holder.run === run.runId) return false
   const next = state.dispatch
@@ -52,7 +54,7 @@ async function runStillGoing(
     return status === 'completed' ? null : `its iteration still runs in run ${runId}`
   } catch (error) {
     deps.logger.warning(
-      `Whether run ${runId} of loop ${input.loopId} still runs is unknown (${error instanceof Error ? error.message : String(error)}); its slot is given back now.`,
+      `Whether run ${runId} of loop ${input.loopId} still runs is unknown (${messageOf(error)}); its slot is given back now.`,
     )
     return null
   }

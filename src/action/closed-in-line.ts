@@ -4,17 +4,17 @@
  * (reopen the issue and `/loop resume` to run it after all), and its status comment says why.
  */
 import { finish } from '../app/iteration/record.js'
+import { messageOf } from '../config/errors.js'
 import { type Decision, markBlocked } from '../domain/engine/index.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
-import { type Store, StoreConflictError } from '../ports/store.js'
+import type { Store } from '../ports/store.js'
 import type { ActionIO } from './actions-io.js'
 import { report } from './report.js'
 import type { RunContext } from './run-context.js'
-
-const SAVE_ATTEMPTS = 3
+import { saveOnLatest } from './save-on-latest.js'
 
 /**
  * The loop's issue when GitHub says it is closed; null for an open one, a loop not from an issue, or
@@ -29,7 +29,7 @@ export async function closedIssueOf(
     return (await deps.github.getIssueState(state.task.number)) === 'closed' ? state.task.number : null
   } catch (error) {
     deps.logger.warning(
-      `Whether issue #${state.task.number} is still open is unknown (${error instanceof Error ? error.message : String(error)}); its loop starts.`,
+      `Whether issue #${state.task.number} is still open is unknown (${messageOf(error)}); its loop starts.`,
     )
     return null
   }
@@ -56,19 +56,13 @@ export async function blockClosed(
   },
 ): Promise<void> {
   const reason = closedIssueReason(input.issue)
-  let state: LoopState | null = null
-  for (let attempt = 1; attempt <= SAVE_ATTEMPTS && state === null; attempt++) {
-    const loaded = await deps.store.load(input.loopId)
-    if (!loaded || (loaded.state.status !== 'queued' && loaded.state.status !== 'running')) return
-    const blocked = markBlocked(loaded.state, reason, deps.clock.now()).state
-    try {
-      await deps.store.save(input.loopId, blocked, loaded.version)
-      state = blocked
-    } catch (error) {
-      if (!(error instanceof StoreConflictError) || attempt >= SAVE_ATTEMPTS) throw error
-    }
-  }
-  if (state === null) return
+  const stored = await saveOnLatest(deps.store, input.loopId, (latest) =>
+    latest.status === 'queued' || latest.status === 'running'
+      ? markBlocked(latest, reason, deps.clock.now()).state
+      : null,
+  )
+  if (!stored?.saved) return
+  const { state } = stored
   deps.logger.info(`Loop ${input.loopId} was not started: ${reason}.`)
   await reportBlockedElsewhere(input, state, deps)
 }
@@ -110,9 +104,7 @@ export async function reportBlockedElsewhere(
     { github: deps.github, io, redact: deps.redact },
   ).catch((error: unknown) =>
     deps.logger.warning(
-      deps.redact(
-        `Loop ${input.loopId}'s status comment does not say it is BLOCKED (${error instanceof Error ? error.message : String(error)}).`,
-      ),
+      deps.redact(`Loop ${input.loopId}'s status comment does not say it is BLOCKED (${messageOf(error)}).`),
     ),
   )
 }

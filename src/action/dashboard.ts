@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import { AuditTrail } from '../adapters/audit-trail.js'
 import { OctokitDashboardIssues } from '../adapters/dashboard-issue.js'
-import { createOctokit } from '../adapters/github.js'
+import { createOctokit } from '../adapters/github-client.js'
 import { applyDashboardTicks, refreshDashboard } from '../app/dashboard.js'
 import { applyPeopleCommand } from '../app/people-commands.js'
 import { messageOf } from '../config/errors.js'

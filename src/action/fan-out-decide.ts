@@ -4,21 +4,22 @@
  * applies people's commands, takes the plan and the legs' verdicts (each file validated, the bundle
  * checked), and carries the loop on through the single job's own publish, report and re-dispatch.
  */
+
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AuditTrail } from '../adapters/audit-trail.js'
 import { GitCli } from '../adapters/git-cli.js'
 import { OctokitGitHub } from '../adapters/github.js'
 import { nodeWorkspace } from '../adapters/node-workspace.js'
-import { decideIteration } from '../app/fan-out/decide.js'
+import { type Decided, decideIteration } from '../app/fan-out/decide.js'
 import { ProjectCodeRefusedError } from '../app/fan-out/replay-runner.js'
 import type { IterationResult } from '../app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from '../app/loop-branch.js'
+import { messageOf } from '../config/errors.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
-import { interpretEvent, taskOfEvent } from '../domain/action-event.js'
+import { interpretEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
-import { initialState } from '../domain/engine/index.js'
 import {
   FanOutError,
   legsOf,
@@ -35,15 +36,15 @@ import {
   legErrorFileSchema,
 } from '../domain/fan-out-attempts.js'
 import type { LoopConfig } from '../domain/loop-config.js'
-import { policyFromConfig } from '../domain/policy.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
 import { laterDispatchRecorded } from '../domain/stale-dispatch.js'
 import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
-import { type Store, StoreConflictError } from '../ports/store.js'
+import type { Store } from '../ports/store.js'
 import { redispatch } from './dispatch.js'
 import { type FanOutShared, type HandOff, readPlan } from './fan-out.js'
 import { verdictsByLegJobs } from './fan-out-leg-jobs.js'
+import { firstState, saveFirstState } from './first-state.js'
 import { runIterationInput } from './iteration-input.js'
 import { openLoopStore, refreshDashboardAtEnd, remoteHost } from './job-setup.js'
 import { stopLabelReader } from './kill-switch.js'
@@ -176,34 +177,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     },
     deps,
   )
-  if (decided.kind === 'stale') {
-    // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
-    // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
-    const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null
-    // Plan works only for a loop that holds its slot: one that asked for it in this run (taken above) has
-    // its iteration planned by the next run, as planned; nothing was dropped.
-    const tookSlot = !started && plan !== null && plan.iteration === null && decided.state?.status === 'running'
-    // A person's event (its run plans nothing): what decide applied is the outcome, not a stale plan.
-    const applied = !started && plan === null && decided.state !== null
-    if (started) io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`)
-    else if (tookSlot) io.info(`Loop ${loopId} holds its slot now; its iteration is dispatched to plan with it.`)
-    else if (applied && decided.state) await sayApplied(shared, decided.state)
-    else logger.warning(decided.message)
-    const status = started ? started.status : tookSlot ? 'running' : applied ? decided.state?.status : 'superseded'
-    io.setOutput(Outputs.Status, status ?? 'superseded')
-    const state = started ?? decided.state
-    if (state && !started && laterDispatchRecorded(state, settings.iteration)) {
-      io.info(
-        `Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`,
-      )
-      return
-    }
-    if (state && state.status === 'running' && settings.dispatch) {
-      const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
-      if (failed) io.setFailed(redact(failed.message))
-    }
-    return
-  }
+  if (decided.kind === 'stale') return endWithoutIteration(shared, decided, { config, store, plan })
   await carryOn(shared, decided.result, {
     git,
     store,
@@ -212,6 +186,46 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     branch,
     releaseSlot: (state) => releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob),
   })
+}
+
+/**
+ * An iteration decide does not carry on (its plan is stale, or there was none): a start recorded, a slot
+ * taken, a person's command applied or a superseded run, said as such; then the loop's next iteration is
+ * dispatched, unless another run carried the loop on already.
+ */
+async function endWithoutIteration(
+  shared: FanOutShared,
+  decided: Extract<Decided, { kind: 'stale' }>,
+  input: { config: LoopConfig; store: Store; plan: PlanFile | null },
+): Promise<void> {
+  const { runContext, loopId, github, logger, io, redact } = shared
+  const { settings } = runContext
+  const { config, store, plan } = input
+  // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
+  // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
+  const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null
+  // Plan works only for a loop that holds its slot: one that asked for it in this run (decideJob took it) has
+  // its iteration planned by the next run, as planned; nothing was dropped.
+  const tookSlot = !started && plan !== null && plan.iteration === null && decided.state?.status === 'running'
+  // A person's event (its run plans nothing): what decide applied is the outcome, not a stale plan.
+  const applied = !started && plan === null && decided.state !== null
+  if (started) io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`)
+  else if (tookSlot) io.info(`Loop ${loopId} holds its slot now; its iteration is dispatched to plan with it.`)
+  else if (applied && decided.state) await sayApplied(shared, decided.state)
+  else logger.warning(decided.message)
+  const status = started ? started.status : tookSlot ? 'running' : applied ? decided.state?.status : 'superseded'
+  io.setOutput(Outputs.Status, status ?? 'superseded')
+  const state = started ?? decided.state
+  if (state && !started && laterDispatchRecorded(state, settings.iteration)) {
+    io.info(
+      `Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`,
+    )
+    return
+  }
+  if (state && state.status === 'running' && settings.dispatch) {
+    const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock })
+    if (failed) io.setFailed(redact(failed.message))
+  }
 }
 
 /**
@@ -237,21 +251,8 @@ async function recordStart(
   store: Store,
 ): Promise<LoopState | null> {
   if (interpretEvent(run.event.name, run.event.payload).kind !== 'start') return null
-  const state = initialState({
-    loopId: input.loopId,
-    goal: input.config.goal,
-    task: taskOfEvent(run.event.name, run.event.payload),
-    policy: policyFromConfig(input.config),
-    now: systemClock.now(),
-  })
-  try {
-    await store.save(input.loopId, state, null)
-    return state
-  } catch (error) {
-    // Another job recorded it first: its state is the loop's.
-    if (!(error instanceof StoreConflictError)) throw error
-    return (await store.load(input.loopId))?.state ?? null
-  }
+  // Another job recorded it first: its state is the loop's.
+  return (await saveFirstState(store, input.loopId, firstState(run.event, input, systemClock.now())))?.state ?? null
 }
 
 /** What a person's event did to a loop that runs on: said at info and in the summary, with the loop's status now. */
@@ -375,10 +376,7 @@ async function readVerdicts(
       verdicts.push(verdict)
       attempts.set(artifact, from)
     } catch (error) {
-      unreadable.set(
-        artifact,
-        `its verdict file is not valid (${error instanceof Error ? error.message : String(error)})`,
-      )
+      unreadable.set(artifact, `its verdict file is not valid (${messageOf(error)})`)
     }
   }
   return { verdicts, unreadable, foreign, attempts }

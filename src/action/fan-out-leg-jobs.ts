@@ -3,6 +3,7 @@
  * them (`domain/fan-out-jobs.ts`). A list that cannot be read is not the end of the job: decide falls back
  * on the matrix's aggregate result, and says so in a warning and in the summary.
  */
+import { messageOf } from '../config/errors.js'
 import type { Leg, VerdictFile } from '../domain/fan-out.js'
 import { type AttemptJobs, type Trusted, trustVerdicts } from '../domain/fan-out-jobs.js'
 import type { GitHubPort } from '../ports/github.js'
@@ -46,9 +47,6 @@ async function attemptJobs(
   try {
     return { kind: 'listed', jobs: await github.listRunAttemptJobs(runId, attempt) }
   } catch (error) {
-    return {
-      kind: 'unavailable',
-      reason: error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error),
-    }
+    return { kind: 'unavailable', reason: messageOf(error).split('\n')[0] ?? '' }
   }
 }

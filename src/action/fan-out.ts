@@ -15,7 +15,7 @@ import { verifyLeg } from '../app/fan-out/verify-leg.js'
 import type { IterationDeps, IterationInput } from '../app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from '../app/loop-branch.js'
 import type { ActionCommand } from '../config/action-inputs.js'
-import { ConfigError } from '../config/errors.js'
+import { ConfigError, messageOf } from '../config/errors.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
 import { buildLibrary } from '../domain/analysis/index.js'
@@ -121,7 +121,7 @@ export async function runFanOut(command: FanOutCommand, shared: FanOutShared): P
 async function handOnLegError(shared: FanOutShared, handOff: HandOff, error: unknown): Promise<void> {
   const leg = shared.runContext.settings.leg
   if (!leg) return
-  const message = shared.redact(error instanceof Error ? error.message : String(error)).slice(0, 4000)
+  const message = shared.redact(messageOf(error)).slice(0, 4000)
   const file: LegErrorFile = { version: 1, loopId: shared.loopId, leg, error: message }
   // Emptied first: the failed leg's artifact holds its error alone, nothing the check left in the folder.
   await nodeWorkspace.remove(handOff.verdictOut)

@@ -11,6 +11,7 @@ import { pushLoopBranch } from '../app/loop-branch.js'
 import { markBlocked } from '../domain/engine/index.js'
 import { pushPermissionHint } from '../domain/git-errors.js'
 import { PULL_REQUEST_SETTING, type PullRequestWaiting } from '../domain/report/index.js'
+import { hasEnded } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
@@ -96,14 +97,18 @@ async function publish(
         draft: true,
       })
     } catch (error) {
+      const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`
       if (error instanceof GitHubRateLimitedError) {
-        // The work is safe on the pushed branch; the next iteration asks again, after the reset.
-        logger.warning(`${error.message}. ${branch} is pushed; its pull request is opened by a later iteration.`)
+        // The work is safe on the pushed branch; a loop that goes on asks again next iteration, after the
+        // reset, and one that ended here has no next iteration: a person opens its pull request.
+        const who = hasEnded(state.status)
+          ? `the loop ended ${state.status}, so no later iteration opens its pull request: open it from ${compareUrl}`
+          : 'its pull request is opened by a later iteration'
+        logger.warning(`${error.message}. ${branch} is pushed; ${who}.`)
         return { state, blocked: false }
       }
       if (!(error instanceof PullRequestsNotAllowedError)) throw error
       // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
-      const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`
       logger.warning(
         `${error.message}. The repository setting "${PULL_REQUEST_SETTING}" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`,
       )

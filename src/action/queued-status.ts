@@ -8,14 +8,12 @@ import { renderQueued } from '../domain/report/queued.js'
 import type { QueueWait } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
 import { GitHubPermissionError } from '../ports/github.js'
-import { StoreConflictError } from '../ports/store.js'
 import { commentTargets } from './report.js'
 import type { RunContext } from './run-context.js'
+import { saveOnLatest } from './save-on-latest.js'
 import type { ReleaseDeps, SlotJobDeps } from './slots.js'
 
-const SAVE_ATTEMPTS = 3
-
-/** Saves the loop's status under compare-and-swap, loading again when another job saved between. */
+/** Saves the loop's status on its latest state (`saveOnLatest`). */
 export async function saveStatus(
   loopId: string,
   status: 'queued' | 'running',
@@ -23,20 +21,15 @@ export async function saveStatus(
   deps: Pick<SlotJobDeps, 'store' | 'clock'>,
   fromRunning = false,
 ): Promise<{ state: LoopState; version: string }> {
-  for (let attempt = 1; ; attempt++) {
-    const loaded = await deps.store.load(loopId)
-    if (!loaded) throw new Error(`loop ${loopId} has no state to mark ${status}`)
-    // Only a queued loop changes here (and a resumed one, `running`, that queues): one that ended
-    // meanwhile is left as it is.
-    const from = loaded.state.status
-    if (from !== 'queued' && from !== status && !(fromRunning && from === 'running')) return loaded
-    const state: LoopState = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() }
-    try {
-      return { state, version: await deps.store.save(loopId, state, loaded.version) }
-    } catch (error) {
-      if (!(error instanceof StoreConflictError) || attempt >= SAVE_ATTEMPTS) throw error
-    }
-  }
+  const stored = await saveOnLatest(deps.store, loopId, (latest) => {
+    // A queued loop, one in `status` already, or a resumed (`running`) one that queues changes; one that
+    // ended meanwhile is left as it is.
+    const from = latest.status
+    if (from !== 'queued' && from !== status && !(fromRunning && from === 'running')) return null
+    return { ...latest, status, statusReason, updatedAt: deps.clock.now().toISOString() }
+  })
+  if (!stored) throw new Error(`loop ${loopId} has no state to mark ${status}`)
+  return stored
 }
 
 export async function reportQueued(

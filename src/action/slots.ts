@@ -1,9 +1,9 @@
 import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
 import { GitStore } from '../adapters/stores/git-store.js'
 import { askForSlot, cycleOf, giveBackSlot, type SlotDeps } from '../app/slots.js'
-import { ConfigError } from '../config/errors.js'
+import { ConfigError, messageOf } from '../config/errors.js'
 import { Outputs } from '../constants.js'
-import { interpretEvent, parseWorkflowRef, taskOfEvent } from '../domain/action-event.js'
+import { interpretEvent, parseWorkflowRef } from '../domain/action-event.js'
 import {
   checkDependencies,
   issueOfLoop,
@@ -12,9 +12,7 @@ import {
   nameOfLoop,
   parseDependsOnLine,
 } from '../domain/depends-on.js'
-import { initialState } from '../domain/engine/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
-import { policyFromConfig } from '../domain/policy.js'
 import { cycleRefusal, dependsOnRefusal } from '../domain/report/depends-on-refusal.js'
 import type { QueueView } from '../domain/report/loops-table.js'
 import { queuedReason, TOLD_IN_LINE } from '../domain/report/queued.js'
@@ -32,6 +30,7 @@ import { reportAbortedInLine } from './aborted-in-line.js'
 import type { ActionIO } from './actions-io.js'
 import { blockClosed, closedIssueOf } from './closed-in-line.js'
 import { dispatchRef } from './dispatch.js'
+import { firstState, saveFirstState } from './first-state.js'
 import { outsideLoopGroup } from './hand-over.js'
 import { reportQueued, saveStatus } from './queued-status.js'
 import type { RunContext } from './run-context.js'
@@ -124,7 +123,7 @@ export function slotDeps(
   run: RunContext,
   root: string,
   deps: Pick<SlotJobDeps, 'github' | 'clock' | 'logger' | 'io' | 'redact'>,
-): SlotDeps {
+): SlotDeps & { slots: GitSlotStore } {
   return {
     slots: slotStore(run, root),
     clock: deps.clock,
@@ -188,7 +187,7 @@ export async function takeSlot(
   if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued') return true
   if (deps.store.kind !== 'git') {
     throw new ConfigError(
-      `'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}'. Use the default store, 'git', or remove 'depends-on'.`,
+      `'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}' with 'depends-on: ${dependsOn.map(nameOfLoop).join(', ')}'. Use the default store, 'git', or remove 'depends-on'.`,
     )
   }
   // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
@@ -281,7 +280,8 @@ export async function releaseSlot(
   const slots = slotDeps(run, input.root, deps)
   try {
     // An iteration that runs on in another job keeps the slot until that job ends (it gives it back).
-    if (state.status === 'aborted' && !input.endedHere && (await keptForRunningJob(run, input, state, deps))) return
+    const abortedBeside = state.status === 'aborted' && !input.endedHere
+    if (abortedBeside && (await keptForRunningJob(run, input, state, { ...deps, slots: slots.slots }))) return
     const released = await giveBackSlot(input.loopId, limit, slots)
     if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
     // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
@@ -290,7 +290,7 @@ export async function releaseSlot(
       await reportAbortedInLine(run, aborted, deps).catch((error: unknown) =>
         deps.logger.warning(
           deps.redact(
-            `Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${error instanceof Error ? error.message : String(error)}).`,
+            `Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${messageOf(error)}).`,
           ),
         ),
       )
@@ -309,7 +309,7 @@ export async function releaseSlot(
     }
   } catch (error) {
     deps.logger.warning(
-      `The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`,
+      `The slot of loop ${input.loopId} was not given back now (${messageOf(error)}); the next change of the queue frees it.`,
     )
   }
 }
@@ -368,22 +368,12 @@ async function saveNew(
   input: { loopId: string; config: LoopConfig },
   deps: SlotJobDeps,
 ): Promise<{ state: LoopState; version: string }> {
-  const fresh = initialState({
-    loopId: input.loopId,
-    goal: input.config.goal,
-    task: taskOfEvent(run.event.name, run.event.payload),
-    policy: policyFromConfig(input.config),
-    now: deps.clock.now(),
-  })
+  const fresh = firstState(run.event, input, deps.clock.now())
   const state: LoopState = { ...fresh, status: 'queued', statusReason: 'asking for a slot' }
-  try {
-    return { state, version: await deps.store.save(input.loopId, state, null) }
-  } catch (error) {
-    if (!(error instanceof StoreConflictError)) throw error
-    const again = await deps.store.load(input.loopId)
-    if (!again) throw error
-    return again
-  }
+  const saved = await saveFirstState(deps.store, input.loopId, state)
+  if (!saved)
+    throw new StoreConflictError(`loop ${input.loopId}: another job saved its first state, which is gone again`)
+  return saved
 }
 
 /** This job's event is a person's abort: the `command` input, fan-out's `person-command`, or a comment or label. */

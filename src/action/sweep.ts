@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { type SweptSlot, sweepSlots } from '../app/slot-sweep.js'
 import type { Dispatch } from '../app/sweep.js'
 import { sweepLoops } from '../app/sweep.js'
+import { messageOf } from '../config/errors.js'
 import { Outputs } from '../constants.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
@@ -19,7 +20,7 @@ import type { ActionIO } from './actions-io.js'
 import { reportBlockedElsewhere } from './closed-in-line.js'
 import { dispatchIteration } from './dispatch.js'
 import type { RunContext } from './run-context.js'
-import { slotDeps, slotStore } from './slots.js'
+import { slotDeps } from './slots.js'
 import { createStore, defaultRunnerTemp } from './stores.js'
 
 export async function sweep(
@@ -59,8 +60,8 @@ export async function sweep(
   const failed = swept.filter((loop) => loop.outcome === 'failed')
   deps.io.setOutput(Outputs.Status, 'swept')
   if (run.hasStepSummary) {
-    const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`)
-    const slotRows = slots.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`)
+    const rows = swept.map(row)
+    const slotRows = slots.map(row)
     await deps.io.writeSummary(
       `## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
         (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : '') +
@@ -83,22 +84,28 @@ async function sweepTheSlots(
 ): Promise<SweptSlot[]> {
   try {
     const limit = run.settings.maxLoops
+    const { slots, start } = slotDeps(run, root, deps)
     return await sweepSlots(
       // Without its own `max-loops`, the sweeper admits under the limit the record was last changed under.
       { limit: limit === null ? undefined : limit, staleAfterMs: run.settings.staleAfterMinutes * 60_000 },
       {
-        slots: slotStore(run, root),
+        slots,
         store,
         runOf: (runId) => deps.github.getWorkflowRun(runId),
-        start: slotDeps(run, root, deps).start,
+        start,
         clock: deps.clock,
         logger: deps.logger,
       },
     )
   } catch (error) {
-    deps.logger.warning(`The slots were not swept: ${error instanceof Error ? error.message : String(error)}`)
+    deps.logger.warning(`The slots were not swept: ${messageOf(error)}`)
     return []
   }
+}
+
+/** A loop's row in the summary's tables: the loops' sweep and the slots' share the columns. */
+function row(loop: { loopId: string; outcome: string; reason: string }): string {
+  return `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`
 }
 
 function cell(text: string): string {

@@ -8,7 +8,8 @@ import { isOwnComment } from '../domain/comment-author.js'
 import { DASHBOARD_LABEL, isDashboardBody } from '../domain/report/dashboard.js'
 import type { DashboardIssue, DashboardIssues } from '../ports/dashboard.js'
 import { GitHubPermissionError } from '../ports/github.js'
-import { type OctokitClient, rateLimited } from './github.js'
+import { rateLimited } from './github.js'
+import type { OctokitClient } from './github-client.js'
 
 interface RawIssue {
   number: number

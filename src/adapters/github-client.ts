@@ -39,6 +39,11 @@ export type OctokitClient = ReturnType<typeof getOctokit>
  */
 export const MAX_RATE_LIMIT_WAIT_SECONDS = 60
 
+/** When a rate limit resets, as its messages say it: UTC to the second. */
+export function resetTime(at: Date): string {
+  return at.toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
 /** Creates an Octokit with the retry and throttling plugins, bounded as `options` says. */
 export function createOctokit(options: GitHubClientOptions): OctokitClient {
   const rateLimitRetries = options.rateLimitRetries ?? 2
@@ -47,7 +52,7 @@ export function createOctokit(options: GitHubClientOptions): OctokitClient {
     (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number): boolean => {
       const where = `GitHub ${kind} rate limit on ${request.method} ${request.url}`
       if (retryAfter > MAX_RATE_LIMIT_WAIT_SECONDS) {
-        const resetAt = new Date(Date.now() + retryAfter * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+        const resetAt = resetTime(new Date(Date.now() + retryAfter * 1000))
         options.logger?.warning(
           `${where}: it resets at ${resetAt} (in ${retryAfter} s), later than the ${MAX_RATE_LIMIT_WAIT_SECONDS} s a job waits; giving up on this call now.`,
         )

@@ -17,16 +17,9 @@ import {
   type WorkflowDispatch,
 } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
-import { createOctokit, type GitHubClientOptions, type OctokitClient } from './github-client.js'
+import { createOctokit, type GitHubClientOptions, type OctokitClient, resetTime } from './github-client.js'
 import { listRunAttemptJobs } from './github-jobs.js'
 import { type RawPull, toPullRequest } from './github-pulls.js'
-
-export {
-  createOctokit,
-  type GitHubClientOptions,
-  MAX_RATE_LIMIT_WAIT_SECONDS,
-  type OctokitClient,
-} from './github-client.js'
 
 interface RequestErrorLike {
   status: number
@@ -73,7 +66,7 @@ export function rateLimited(error: unknown, what: string): GitHubRateLimitedErro
   if (!isRequestError(error) || (error.status !== 403 && error.status !== 429) || !isRateLimit(error)) return null
   const resetAt = resetOf(error)
   return new GitHubRateLimitedError(
-    `${what} was not made: the API rate limit is used up${resetAt ? ` until ${resetAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}` : ''} (${error.status}: ${error.message.split('\n')[0]})`,
+    `${what} was not made: the API rate limit is used up${resetAt ? ` until ${resetTime(resetAt)}` : ''} (${error.status}: ${error.message.split('\n')[0]})`,
     resetAt,
   )
 }

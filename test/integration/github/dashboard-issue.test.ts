@@ -4,7 +4,7 @@
 // a duplicate from a race unpinned and closed, and a tick read, authorized and said.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OctokitDashboardIssues } from '../../../src/adapters/dashboard-issue.js'
-import { createOctokit } from '../../../src/adapters/github.js'
+import { createOctokit } from '../../../src/adapters/github-client.js'
 import { applyDashboardTicks, refreshDashboard } from '../../../src/app/dashboard.js'
 import type { PeopleCommand } from '../../../src/app/people-commands.js'
 import { DASHBOARD_LABEL } from '../../../src/domain/report/dashboard.js'

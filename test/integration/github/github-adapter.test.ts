@@ -60,15 +60,18 @@ beforeEach(() => {
   requests = []
 })
 
-function client(throttle = false): OctokitGitHub {
+/** The adapter against the stand-in; the throttling plugin only where a test is about rate limits. */
+function client(options: { throttle?: boolean; warnings?: string[] } = {}): OctokitGitHub {
+  const { warnings } = options
   return new OctokitGitHub({
     token: 'test-token',
     owner: 'o',
     repo: 'r',
     baseUrl,
     retryBaseMs: 1,
-    throttle,
+    throttle: options.throttle ?? false,
     rateLimitUnitMs: 10,
+    ...(warnings ? { logger: { warning: (message: string) => warnings.push(message), debug: () => {} } } : {}),
   })
 }
 
@@ -319,7 +322,7 @@ describe('throttling', () => {
       if (calls === 1) json(res, 403, { message: 'You have exceeded a secondary rate limit.' }, { 'retry-after': '1' })
       else json(res, 200, [{ name: 'ok' }])
     })
-    expect(await client(true).listLabels(5)).toEqual(['ok'])
+    expect(await client({ throttle: true }).listLabels(5)).toEqual(['ok'])
     expect(calls).toBe(2)
   })
 
@@ -334,22 +337,10 @@ describe('throttling', () => {
     )
   }
 
-  function limitedClient(warnings: string[]): OctokitGitHub {
-    return new OctokitGitHub({
-      token: 'test-token',
-      owner: 'o',
-      repo: 'r',
-      baseUrl,
-      retryBaseMs: 1,
-      rateLimitUnitMs: 10,
-      logger: { warning: (message) => warnings.push(message), debug: () => {} },
-    })
-  }
-
   it('gives up at once on a primary limit that resets later than a job waits, naming the reset', async () => {
     route('POST', /dispatches$/, (_req, res) => primaryLimit(res, 3000))
     const warnings: string[] = []
-    const error = await limitedClient(warnings)
+    const error = await client({ throttle: true, warnings })
       .dispatchWorkflow({ workflow: 'loop.yml', ref: 'main', inputs: {} })
       .catch((e: unknown) => e)
     expect(requests).toHaveLength(1)
@@ -373,7 +364,7 @@ describe('throttling', () => {
       else json(res, 200, [{ name: 'ok' }])
     })
     const warnings: string[] = []
-    expect(await limitedClient(warnings).listLabels(5)).toEqual(['ok'])
+    expect(await client({ throttle: true, warnings }).listLabels(5)).toEqual(['ok'])
     expect(calls).toBe(2)
     expect(warnings[0]).toMatch(/^GitHub primary rate limit on GET .*labels\?per_page=100; retrying after [1-4] s\.$/)
   })

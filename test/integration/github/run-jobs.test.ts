@@ -1,6 +1,7 @@
-// The Jobs API of a run attempt through the GitHub adapter, against the REST stand-in (which validates
-// every request and response against GitHub's description): every page read, the attempt's jobs only,
-// and a token without `actions` refused with the permission named.
+// A run, the jobs of one of its attempts and an issue's state through the GitHub adapter, against the
+// REST stand-in (which validates every request and response against GitHub's description): every page
+// read, the attempt's jobs only, a run still going, a closed issue, and a token without `actions`
+// refused with the permission named.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OctokitGitHub } from '../../../src/adapters/github.js'
 import { GitHubPermissionError } from '../../../src/ports/github.js'
@@ -18,6 +19,7 @@ beforeEach(async () => {
     tokens: {
       decide: { actor: BOT, kind: 'installation', permissions: { actions: 'write' } },
       plan: { actor: BOT, kind: 'installation', permissions: { contents: 'read' } },
+      sweeper: { actor: BOT, kind: 'installation', permissions: { actions: 'read', issues: 'read' } },
     },
   })
   const now = '2026-11-26T10:00:00Z'
@@ -76,5 +78,36 @@ describe('listRunAttemptJobs', () => {
     const refused = github('plan').listRunAttemptJobs(String(RUN_ID), 1)
     await expect(refused).rejects.toBeInstanceOf(GitHubPermissionError)
     await expect(refused).rejects.toThrow(/actions: write/)
+  })
+})
+
+describe('getWorkflowRun', () => {
+  it('says whether the run is over, and how it ended', async () => {
+    expect(await github('sweeper').getWorkflowRun(String(RUN_ID))).toEqual({
+      status: 'completed',
+      conclusion: 'failure',
+    })
+    const going = api.model.runs.get(RUN_ID)
+    if (going) Object.assign(going, { status: 'in_progress', conclusion: null })
+    expect(await github('sweeper').getWorkflowRun(String(RUN_ID))).toEqual({ status: 'in_progress', conclusion: null })
+  })
+
+  it('a run that does not exist is a 404 error', async () => {
+    await expect(github('sweeper').getWorkflowRun('999')).rejects.toThrow(/\(404\)/)
+  })
+
+  it("a token without 'actions' is refused, naming the permission", async () => {
+    const refused = github('plan').getWorkflowRun(String(RUN_ID))
+    await expect(refused).rejects.toBeInstanceOf(GitHubPermissionError)
+    await expect(refused).rejects.toMatchObject({ permission: expect.stringMatching(/^actions: /) })
+  })
+})
+
+describe('getIssueState', () => {
+  it('says an open issue open and a closed one closed', async () => {
+    const issue = api.model.createIssue(api.model.user('acme'), 'Fix it', null)
+    expect(await github('sweeper').getIssueState(issue.number)).toBe('open')
+    issue.state = 'closed'
+    expect(await github('sweeper').getIssueState(issue.number)).toBe('closed')
   })
 })

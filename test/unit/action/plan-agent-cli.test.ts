@@ -1,7 +1,9 @@
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+// The plan's refusal of a preset agent named in the loop config alone, whose CLI the workflow would
+// not install: PATHs built in a temporary folder, with and without an executable `claude`.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { refuseAgentWithoutCli } from '../../../src/action/plan-agent-cli.js'
 import { ConfigError } from '../../../src/config/errors.js'
 
@@ -14,6 +16,7 @@ writeFileSync(join(withClaude, 'claude'), '#!/bin/sh\n')
 chmodSync(join(withClaude, 'claude'), 0o755)
 writeFileSync(join(notExecutable, 'claude'), '#!/bin/sh\n')
 chmodSync(join(notExecutable, 'claude'), 0o644)
+afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 describe('refuseAgentWithoutCli', () => {
   it.each([

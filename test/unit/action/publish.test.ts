@@ -7,6 +7,7 @@ import { publishIteration } from '../../../src/action/publish.js'
 import { buildRunContext } from '../../../src/action/run-context.js'
 import { AuditTrail, PENDING_PREFIX } from '../../../src/adapters/audit-trail.js'
 import type { Git, GitResult } from '../../../src/ports/git.js'
+import { GitHubRateLimitedError } from '../../../src/ports/github.js'
 import { fixedClock, iterationResult, loopState, memoryStore, recordingIO, recordingLogger } from './fakes.js'
 
 function runOf(payload: Record<string, unknown>, inputs: Record<string, string> = {}) {
@@ -151,6 +152,34 @@ describe('publishIteration', () => {
     await publishIteration(runOf({}), input('c1', state), deps)
     expect(pulls).toEqual([])
   })
+
+  it.each([
+    { status: 'running' as const, after: 'loop/l1 is pushed; its pull request is opened by a later iteration.' },
+    { status: 'waiting' as const, after: 'loop/l1 is pushed; its pull request is opened by a later iteration.' },
+    {
+      status: 'complete' as const,
+      after:
+        'loop/l1 is pushed; the loop ended complete, so no later iteration opens its pull request: open it from https://ghe.example/o/r/compare/trunk...loop/l1?expand=1.',
+    },
+  ])(
+    'goes on past a used-up rate limit, saying who opens the pull request of a loop $status',
+    async ({ status, after }) => {
+      const { deps, logger, store } = setup({ remote: true })
+      const limited = new GitHubRateLimitedError(
+        'GitHub POST /repos/o/r/pulls was not made: the API rate limit is used up',
+        null,
+      )
+      deps.github.findOrCreatePullRequest = async () => {
+        throw limited
+      }
+      const state = loopState({ status })
+      const run = runOf({ repository: { default_branch: 'trunk' } })
+      const published = await publishIteration({ ...run, repository: 'o/r' }, input('c1', state), deps)
+      expect(published).toEqual({ state, blocked: false })
+      expect(store.saved).toEqual([])
+      expect(logger.lines).toContain(`warning: ${limited.message}. ${after}`)
+    },
+  )
 
   it('blocks the loop when the push fails', async () => {
     const { deps, logger, store, state } = setup({

@@ -1,10 +1,12 @@
 // The inputs of many loops at once: `max-loops` (the action's input) and `depends-on` (the loop
 // config's list, and the issue body's line, read as untrusted text).
 import { describe, expect, it } from 'vitest'
-import { DependsOnRefusedError, dependenciesOf } from '../../../src/action/slots.js'
+import { buildRunContext } from '../../../src/action/run-context.js'
+import { DependsOnRefusedError, dependenciesOf, takeSlot } from '../../../src/action/slots.js'
 import { ActionInputError, type EventContext, parseActionInputs } from '../../../src/config/action-inputs.js'
 import { ConfigError } from '../../../src/config/errors.js'
 import { validateLoopConfig } from '../../../src/config/load-config.js'
+import { memoryStore } from './fakes.js'
 
 const noEvent: EventContext = { eventName: 'workflow_dispatch', payload: {}, runId: 777 }
 const inputs = (values: Record<string, string>) => (name: string) =>
@@ -162,5 +164,28 @@ describe('depends-on', () => {
     const config = { work: { run: 'agent' }, checks: [{ name: 'test', run: 'npm test' }], 'depends-on': list }
     if (problem === null) expect(validateLoopConfig(config, 'loop.yml')['depends-on']).toEqual(list)
     else expect(() => validateLoopConfig(config, 'loop.yml')).toThrow(problem)
+  })
+
+  it('with a store other than git is refused, naming the store and the loops waited for', async () => {
+    const run = buildRunContext({
+      env: {
+        GITHUB_REPOSITORY: 'octo/shop',
+        GITHUB_WORKFLOW_REF: 'octo/shop/.github/workflows/loop.yml@refs/heads/main',
+      },
+      event: {
+        eventName: 'issues',
+        payload: issueEvent('Fix it.\ndepends-on: #12, #15').event.payload,
+        runId: 7,
+      },
+      getInput: inputs({ store: 'cache' }),
+      cwd: '/',
+    })
+    const store = { ...memoryStore(), kind: 'cache' as const }
+    const config = validateLoopConfig({ work: { run: 'agent' }, checks: [{ name: 'test', run: 'true' }] }, 'loop.yml')
+    const taken = takeSlot(run, { loopId: 'issue-20', config, root: '/' }, { store } as never)
+    await expect(taken).rejects.toBeInstanceOf(ConfigError)
+    await expect(taken).rejects.toThrow(
+      "'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: cache' with 'depends-on: #12, #15'. Use the default store, 'git', or remove 'depends-on'.",
+    )
   })
 })

@@ -30,6 +30,15 @@ describe('StoreWarnings', () => {
 })
 
 describe('report with store warnings', () => {
+  /** A job of run 77 with a step summary, on `eventName`. */
+  const runOn = (eventName: string, payload: Record<string, unknown>) =>
+    buildRunContext({
+      env: { GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '77', GITHUB_STEP_SUMMARY: '/tmp/summary.md' },
+      event: { eventName, payload, runId: 77 },
+      getInput: (name) => (name === 'github-token' ? 'tok' : ''),
+      cwd: '/',
+    })
+
   it('puts them in the summary and the status comment, redacted', async () => {
     const io = recordingIO()
     const comments: string[] = []
@@ -39,12 +48,7 @@ describe('report with store warnings', () => {
         return { id: 1, url: 'https://github.com/o/r/issues/5#c1', created: true }
       },
     }
-    const run = buildRunContext({
-      env: { GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '77', GITHUB_STEP_SUMMARY: '/tmp/summary.md' },
-      event: { eventName: 'issues', payload: { issue: { number: 5 } }, runId: 77 },
-      getInput: (name) => (name === 'github-token' ? 'tok' : ''),
-      cwd: '/',
-    })
+    const run = runOn('issues', { issue: { number: 5 } })
     const state = loopState({ iteration: 2 })
     const lost = 'loop l1: saved to the cache, but mirroring to the artifact failed: token s3cret refused'
     await report(
@@ -68,12 +72,7 @@ describe('report with store warnings', () => {
 
   it('adds nothing when the store did not warn', async () => {
     const io = recordingIO()
-    const run = buildRunContext({
-      env: { GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '77', GITHUB_STEP_SUMMARY: '/tmp/summary.md' },
-      event: { eventName: 'workflow_dispatch', payload: {}, runId: 77 },
-      getInput: (name) => (name === 'github-token' ? 'tok' : ''),
-      cwd: '/',
-    })
+    const run = runOn('workflow_dispatch', {})
     const state = loopState()
     const github = { upsertStickyComment: async () => ({ id: 1, url: 'u', created: true }) }
     await report(
@@ -81,6 +80,8 @@ describe('report with store warnings', () => {
       { loopId: 'l1', state, outcome: 'continue', result: iterationResult({ state }), root: '/', storeWarnings: [] },
       { github, io, redact: (text) => text },
     )
+    // The summary is written, without the block.
+    expect(io.summaries.join('')).toContain('`l1`')
     expect(io.summaries.join('')).not.toContain('The state store lost')
   })
 })
