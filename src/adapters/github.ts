@@ -33,7 +33,7 @@ function isRequestError(error: unknown): error is RequestErrorLike {
 
 /** Which permission an endpoint needs (data, not an if-chain). First match wins. */
 const PERMISSION_BY_ROUTE: ReadonlyArray<{ pattern: RegExp; write: GitHubPermission; read: GitHubPermission }> = [
-  { pattern: /\/actions\//, write: 'actions: write', read: 'actions: write' },
+  { pattern: /\/actions\//, write: 'actions: write', read: 'actions: read' },
   { pattern: /\/pulls(\/|$)/, write: 'pull-requests: write', read: 'pull-requests: read' },
   // The one GraphQL call: marking the loop's pull request ready for review.
   { pattern: /^\/graphql$/, write: 'pull-requests: write', read: 'pull-requests: read' },

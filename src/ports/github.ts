@@ -81,6 +81,7 @@ export type GitHubPermission =
   | 'contents: write'
   | 'contents: read'
   | 'actions: write'
+  | 'actions: read'
   | 'pull-requests: write'
   | 'pull-requests: read'
   | 'issues: write'

@@ -373,6 +373,7 @@ describe('throttling', () => {
 describe('permissionFor', () => {
   it.each([
     { method: 'POST', route: '/repos/o/r/actions/workflows/x/dispatches', expected: 'actions: write' },
+    { method: 'GET', route: '/repos/o/r/actions/runs/1/attempts/1/jobs', expected: 'actions: read' },
     { method: 'PATCH', route: '/repos/o/r/pulls/1', expected: 'pull-requests: write' },
     { method: 'GET', route: '/repos/o/r/pulls/1/reviews', expected: 'pull-requests: read' },
     { method: 'POST', route: '/repos/o/r/issues/1/comments', expected: 'issues: write' },

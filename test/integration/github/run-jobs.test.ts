@@ -77,7 +77,7 @@ describe('listRunAttemptJobs', () => {
   it("a token without 'actions' is refused, naming the permission", async () => {
     const refused = github('plan').listRunAttemptJobs(String(RUN_ID), 1)
     await expect(refused).rejects.toBeInstanceOf(GitHubPermissionError)
-    await expect(refused).rejects.toThrow(/actions: write/)
+    await expect(refused).rejects.toThrow(/'actions: read'/)
   })
 })
 
