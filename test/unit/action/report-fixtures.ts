@@ -1,5 +1,6 @@
 // The report tests' loop: a VERIFY iteration of issue-42 with one failing check of five, its failure
 // tried twice, and the report model built from it (each test overrides what it is about).
+import { unanalyzedResult } from '../../../src/domain/check-result.js'
 import { buildReportModel, type ReportModel } from '../../../src/domain/report/index.js'
 import { type CheckResult, type LoopState, loopStateSchema } from '../../../src/domain/state.js'
 
@@ -54,18 +55,10 @@ export function state(overrides: Partial<LoopState> = {}): LoopState {
 
 export function check(partial: Partial<CheckResult> & { name: string }): CheckResult {
   return {
-    kind: 'custom',
-    verdict: 'pass',
-    required: true,
-    durationMs: 1000,
-    exitCode: 0,
-    pattern: null,
-    confidence: null,
-    strategy: null,
-    signature: null,
-    locations: [],
-    excerpt: '',
-    autoFixed: false,
+    ...unanalyzedResult(
+      { name: partial.name, kind: 'custom', required: true },
+      { verdict: 'pass', durationMs: 1000, exitCode: 0 },
+    ),
     ...partial,
   }
 }
