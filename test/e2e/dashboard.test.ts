@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
 import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE, startScenario } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -136,7 +137,7 @@ describe('the action bundle in the sandbox: the dashboard', () => {
       expect(body).not.toContain('loop-dashboard:resume:stuck')
       expect(body).toMatch(/- alice ticked resume `stuck`: iteration \d+ dispatched/)
       expect(aliceJob?.summary).toMatch(/Ticks on #\d+:\n\n- alice ticked resume `stuck`: iteration \d+ dispatched/)
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'stuck/loop-state.json')) ?? '{}')
+      const state = await savedState(scenario, 'stuck')
       expect(state.lastRun).toEqual({
         id: String(resumed.runId),
         url: expect.stringContaining(`/runs/${resumed.runId}`),

@@ -2,8 +2,6 @@
 // time (the plan's work and the slowest verify leg, not only decide's own few seconds), and the action's
 // `budget-minutes`, which means one job running several iterations, is refused where an iteration is
 // three jobs.
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { FAN_OUT_EXAMPLE } from './fan-out-fixtures.js'
 import {
@@ -15,6 +13,7 @@ import {
   projectFiles,
   startScenario,
 } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -60,22 +59,6 @@ checks:
     timeout: 30s
 `
 
-/** The loop's state as decide saved it on the state branch of the remote. */
-async function savedState(bareDir: string, loopId: string): Promise<SavedState> {
-  const { stdout } = await promisify(execFile)('git', ['show', `loop-state:${loopId}/loop-state.json`], {
-    cwd: bareDir,
-  })
-  return JSON.parse(stdout) as SavedState
-}
-
-interface SavedState {
-  iteration: number
-  status: string
-  statusReason: string
-  usage: { wallMs: number }
-  lastDecision: { kind: string } | null
-}
-
 describe("fan-out: the loop's minutes budget", () => {
   it(
     "counts the plan's work and the slowest verify leg, and stops the loop CAP_REACHED after iteration 1",
@@ -109,7 +92,7 @@ describe("fan-out: the loop's minutes budget", () => {
       // One iteration, and no second plan: the work ran once.
       expect(named('decide').map((job) => job.outputs.status)).toEqual(['capped'])
       expect(scenario.workRuns()).toEqual(['work-1'])
-      const state = await savedState(sandbox.git.bareDir, 'timed')
+      const state = await savedState(scenario, 'timed')
       expect(state).toMatchObject({ iteration: 1, status: 'capped', lastDecision: { kind: 'CAP_REACHED' } })
       expect(state.statusReason).toMatch(/^the time budget is spent: [\d.]+ of 0\.1 minutes \(budget\.minutes\)$/)
       // The iteration's time is at least the work's sleep (in plan) and the slow leg's (in verify).

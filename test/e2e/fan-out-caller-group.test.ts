@@ -16,6 +16,7 @@ import {
   startScenario,
   until,
 } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -72,7 +73,7 @@ describe("fan-out: the calling job's concurrency group", () => {
       // One agent call per iteration: the duplicate's plan found iteration 2 done and planned nothing.
       const calls = readFileSync(join(signals, 'work.log'), 'utf8').trim().split('\n')
       expect(calls, why).toEqual(['1', '2', '3'])
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'twin/loop-state.json')) ?? '{}')
+      const state = await savedState(scenario, 'twin')
       expect([state.status, state.iteration], why).toEqual(['complete', 3])
       // The duplicate started only after the first run's last job (its decide) ended.
       const firstRun = jobs.filter((job) => job.runId === running?.runId && job.startedAt !== undefined)

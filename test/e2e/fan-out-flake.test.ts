@@ -14,6 +14,7 @@ import {
   MINUTE,
   startScenario,
 } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -87,7 +88,7 @@ describe('fan-out: a flaky test in a sharded check', () => {
       expect(runs(2)).toEqual(['progress 0: pass', 'progress 1: fail', 'progress 1: pass'])
       expect(runs(1)).toEqual(['progress 0: pass', 'progress 1: pass'])
 
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'flaky/loop-state.json')) ?? '{}') as SavedState
+      const state = await savedState(scenario, 'flaky')
       expect(state.status).toBe('complete')
       expect(state.iteration).toBe(1)
       expect(state.metrics.flakes).toBe(1)
@@ -111,11 +112,3 @@ describe('fan-out: a flaky test in a sharded check', () => {
     4 * MINUTE,
   )
 })
-
-/** What the scenario reads of the saved state. */
-interface SavedState {
-  status: string
-  iteration: number
-  failures: { history: unknown[] }
-  metrics: { flakes: number; regressed?: { checks: string[]; tests: string[] } }
-}

@@ -3,10 +3,8 @@
 // verdict planted under a leg's artifact name before the leg ran is not taken (the leg's own upload met
 // 409, its job failed), and a leg that hung and was ended is charged its job's wall time, not its
 // check's timeout.
-import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
 import { fanOutFiles } from './fan-out-fixtures.js'
@@ -18,15 +16,9 @@ import {
   projectFiles,
   startScenario,
 } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-async function savedState(bareDir: string, loopId: string): Promise<{ status: string; usage: { wallMs: number } }> {
-  const { stdout } = await promisify(execFile)('git', ['show', `loop-state:${loopId}/loop-state.json`], {
-    cwd: bareDir,
-  })
-  return JSON.parse(stdout)
-}
 
 /** The `plan.json` the plan handed on, read from its artifact in the run's artifact folder. */
 function handedPlan(runArtifacts: string): { loopId: string; iteration: number; candidate: string } {
@@ -112,7 +104,7 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
       expect(`${decide?.stdout}${decide?.summary}`, why).toContain(
         'loop-controller: no verdict from step-1: its verdict came from an artifact but its verify job concluded failure: not trusted',
       )
-      const state = await savedState(sandbox.git.bareDir, 'forged')
+      const state = await savedState(scenario, 'forged')
       expect(state.status).not.toBe('complete')
       expect(
         sandbox.api.exchanges
@@ -176,7 +168,7 @@ describe('fan-out: a leg that hung and was ended without a verdict', () => {
       )
       const legWallMs = leg?.durationMs ?? 0
       expect(legWallMs, why).toBeGreaterThan(0)
-      const state = await savedState(sandbox.git.bareDir, 'hung')
+      const state = await savedState(scenario, 'hung')
       // The iteration's time holds the leg's job time, and is far from the 10 minutes its timeout would be.
       expect(state.usage.wallMs, why).toBeGreaterThanOrEqual(Math.floor(legWallMs / 1000) * 1000)
       expect(state.usage.wallMs, why).toBeLessThan(10 * MINUTE)

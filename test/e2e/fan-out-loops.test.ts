@@ -5,12 +5,9 @@
 // COMPLETE, never two loops holding a slot; two loops dispatched at the same moment under `max-loops: 1`
 // never both run their work (plan works only for a loop that holds its slot). Plan's and verify's tokens
 // stay `contents: read` throughout.
-import { execFile } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { parseSlotsRecord } from '../../src/domain/slots.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
 import {
   botComments,
@@ -23,6 +20,7 @@ import {
   startScenario,
   until,
 } from './fixtures.js'
+import { queueHistory, savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -135,7 +133,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       const prompt = readFileSync(join(signals, 'prompt-1.md'), 'utf8')
       expect(prompt).toContain(`## The task: issue #${issue.number}`)
       for (const line of body.split('\n')) expect(prompt).toContain(line === '' ? '>\n' : `> ${line}\n`)
-      const state = JSON.parse((await sandbox.git.show('loop-state', `issue-${issue.number}/loop-state.json`)) ?? '{}')
+      const state = await savedState(scenario, `issue-${issue.number}`)
       expect([state.status, state.task?.number], why).toEqual(['complete', issue.number])
       expect(
         botComments(sandbox)
@@ -213,7 +211,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
         why,
       ).toEqual([])
       for (const issue of [first.number, second.number]) {
-        const state = JSON.parse((await sandbox.git.show('loop-state', `issue-${issue}/loop-state.json`)) ?? '{}')
+        const state = await savedState(scenario, `issue-${issue}`)
         expect([issue, state.status, state.iteration], why).toEqual([issue, 'complete', 2])
       }
       // The admitted loop's first job is a dispatch of iteration 1, from the job that released the slot.
@@ -228,15 +226,9 @@ describe('fan-out with labels, the dashboard and many loops', () => {
         ['2', 'complete'],
       ])
       // Every version of queue.json: at most one loop holding a slot.
-      const bare = sandbox.gitServer.repositoryPath(sandbox.gitRepositoryName)
-      const git = async (...args: string[]) => (await promisify(execFile)('git', ['--git-dir', bare, ...args])).stdout
-      const commits = (await git('log', '--format=%H', 'loop-state', '--', 'queue.json')).split('\n').filter(Boolean)
-      expect(commits.length, why).toBeGreaterThan(2)
-      for (const commit of commits) {
-        const parsed = parseSlotsRecord(await git('show', `${commit}:queue.json`))
-        if ('problem' in parsed) throw new Error(parsed.problem)
-        expect(parsed.record.running.length, commit).toBeLessThanOrEqual(1)
-      }
+      const history = await queueHistory(scenario)
+      expect(history.length, why).toBeGreaterThan(2)
+      for (const { commit, record } of history) expect(record.running.length, commit).toBeLessThanOrEqual(1)
       expectReadOnlyPlanAndVerify(jobs)
       expectFaithful(scenario)
     },
@@ -255,7 +247,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
       for (const loopId of ['first', 'second']) {
-        const state = JSON.parse((await sandbox.git.show('loop-state', `${loopId}/loop-state.json`)) ?? '{}')
+        const state = await savedState(scenario, loopId)
         expect([loopId, state.status, state.iteration], why).toEqual([loopId, 'complete', 2])
       }
       // One loop's work, then the other's: never interleaved, none run twice (no agent call dropped).
@@ -303,7 +295,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       const plan = named(approving, 'plan')[0]
       expect(plan?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
       expect(named(approving, 'decide')[0]?.conclusion, why).toBe('success')
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'gated/loop-state.json')) ?? '{}')
+      const state = await savedState(scenario, 'gated')
       expect([state.status, state.gates?.verifier?.status], why).toEqual(['complete', 'approved'])
       expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
       expectReadOnlyPlanAndVerify(jobs)

@@ -18,6 +18,7 @@ import {
   pullRequests,
   startScenario,
 } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -131,7 +132,7 @@ describe('fan-out: a sharded check', () => {
       expect(legs.every((job) => job.conclusion === 'success')).toBe(true)
       const decides = jobs.filter((job) => job.name === 'loop / decide')
       expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
-      const state = (await savedState(sandbox.git.bareDir, 'shards')) as StateFailures
+      const state = await savedState(scenario, 'shards')
       // One `test` failure, shard 3's under its heading; its test's regression seen from the legs' JUnit verdicts.
       const failures = state.failures.history.filter((f) => f.check === 'test')
       expect(failures.map((f) => [f.iteration, f.pattern])).toEqual([[1, 'test-failure']])
@@ -143,20 +144,6 @@ describe('fan-out: a sharded check', () => {
     5 * MINUTE,
   )
 })
-
-/** What the scenarios read of a saved state. */
-interface StateFailures {
-  failures: { history: { iteration: number; check: string; pattern: string | null; error: string }[] }
-  metrics: { regressed?: { checks: string[]; tests: string[] } }
-}
-
-/** The loop's state as decide saved it on the state branch of the remote. */
-async function savedState(bareDir: string, loopId: string): Promise<unknown> {
-  const { stdout } = await promisify(execFile)('git', ['show', `loop-state:${loopId}/loop-state.json`], {
-    cwd: bareDir,
-  })
-  return JSON.parse(stdout)
-}
 
 /**
  * An agent that tries to push with every credential it can find (its environment, its ancestors'
@@ -333,7 +320,7 @@ describe('fan-out: a leg that leaves no verdict', () => {
       // The first decide ran although its leg failed, and judged the check an error: the loop went on.
       expect(decides.map((job) => job.conclusion)).toEqual(['success', 'success'])
       expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
-      const state = (await savedState(sandbox.git.bareDir, 'broken')) as StateFailures
+      const state = await savedState(scenario, 'broken')
       // Its failure, as the state keeps it for the agent and the handoff: the runner's, not the code's.
       expect(state.failures.history.map((f) => [f.iteration, f.check, f.pattern])).toEqual([
         [1, 'step-1', 'infrastructure'],

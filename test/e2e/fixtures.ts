@@ -228,6 +228,21 @@ export function botComments(sandbox: Sandbox): { id: number; body: string; issue
     .map((comment) => ({ id: comment.id, body: comment.body, issueNumber: comment.issueNumber }))
 }
 
+/** Every comment the loop posted on the issue, joined. */
+export function commentsOn(s: Pick<Scenario, 'sandbox'>, issueNumber: number): string {
+  return botComments(s.sandbox)
+    .filter((comment) => comment.issueNumber === issueNumber)
+    .map((comment) => comment.body)
+    .join('\n')
+}
+
+/** The loop's status comment on the issue (one at most, kept up to date), or '' when there is none yet. */
+export function statusCommentOn(s: Pick<Scenario, 'sandbox'>, issueNumber: number): string {
+  const comments = botComments(s.sandbox).filter((comment) => comment.issueNumber === issueNumber)
+  expect(comments.length).toBeLessThanOrEqual(1)
+  return comments[0]?.body ?? ''
+}
+
 /** A short account of the jobs, for failure messages. */
 export function describeJobs(jobs: readonly JobRecord[]): string {
   return jobs

@@ -15,6 +15,7 @@ import {
   startScenario,
   waitForWork,
 } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -59,9 +60,9 @@ describe('the action bundle in the sandbox: the primary rate limit', () => {
       )
       expect(errors.join('\n')).not.toMatch(/loop-controller failed/)
       expect(await sandbox.git.show('loop/limited', 'progress.txt')).toBe('2\n')
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'limited/loop-state.json')) ?? '{}')
+      const state = await savedState(scenario, 'limited')
       expect(state).toMatchObject({ iteration: 2, status: 'running', dispatch: { iteration: 3 } })
-      expect(state.dispatch.failed).toMatch(/rate limit is used up/)
+      expect(state.dispatch?.failed).toMatch(/rate limit is used up/)
 
       // The hour turns; a scheduled sweeper dispatches iteration 3, which opens the pull request and ends the loop.
       sandbox.api.setRepositoryRateLimit(1000, 3600)

@@ -5,63 +5,27 @@
 // loop BLOCKED and starts the next in line; a queued loop whose issue was closed meanwhile is not started
 // and its comment says why. And a person's resume of a BLOCKED loop, with both slots held, queues it
 // like a new one (told so in its comment); it starts when a slot frees, never a third at once.
-import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { parseSlotsRecord, type SlotsRecord } from '../../src/domain/slots.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
 import {
-  botComments,
   checkOperationsExercised,
   describeJobs,
   expectFaithful,
   MINUTE,
   type Scenario,
   startScenario,
+  statusCommentOn,
   until,
 } from './fixtures.js'
+import { queueHistory, queueNow, savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
-const run = promisify(execFile)
 const SCHEDULE = '*/15 * * * *'
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
 const SWEEP_ON_SCHEDULE = "${{ github.event_name == 'schedule' && 'sweep' || 'run' }}"
-
-async function queueNow(s: Scenario): Promise<SlotsRecord> {
-  const parsed = parseSlotsRecord((await s.sandbox.git.show('loop-state', 'queue.json')) ?? '')
-  if ('problem' in parsed) throw new Error(`queue.json: ${parsed.problem}`)
-  return parsed.record
-}
-
-/** Every version of queue.json on the state branch, oldest first. */
-async function queueHistory(s: Scenario): Promise<SlotsRecord[]> {
-  const bare = s.sandbox.gitServer.repositoryPath(s.sandbox.gitRepositoryName)
-  const git = async (...args: string[]) => (await run('git', ['--git-dir', bare, ...args])).stdout
-  const commits = (await git('log', '--reverse', '--format=%H', 'loop-state', '--', 'queue.json')).split('\n')
-  const records: SlotsRecord[] = []
-  for (const commit of commits.filter(Boolean)) {
-    const parsed = parseSlotsRecord(await git('show', `${commit}:queue.json`))
-    if ('problem' in parsed) throw new Error(`queue.json at ${commit}: ${parsed.problem}`)
-    records.push(parsed.record)
-  }
-  return records
-}
-
-async function stateOf(
-  s: Scenario,
-  loopId: string,
-): Promise<{ status: string; statusReason: string; iteration: number }> {
-  return JSON.parse((await s.sandbox.git.show('loop-state', `${loopId}/loop-state.json`)) ?? '{}')
-}
-
-function statusCommentOn(s: Scenario, issueNumber: number): string {
-  const comments = botComments(s.sandbox).filter((comment) => comment.issueNumber === issueNumber)
-  expect(comments.length).toBeLessThanOrEqual(1)
-  return comments[0]?.body ?? ''
-}
 
 /** Polls an asynchronous condition (the state branch is read through git). */
 async function untilRead(what: string, done: () => Promise<boolean>, timeoutMs = MINUTE): Promise<void> {
@@ -132,7 +96,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       let why = describeJobs(jobs)
       expect(cancelled.conclusion, why).toBe('cancelled')
       expect(sandbox.api.model.runs.get(cancelled.runId)?.conclusion).toBe('cancelled')
-      expect((await stateOf(scenario, `issue-${stranded}`)).status, why).toBe('running')
+      expect((await savedState(scenario, `issue-${stranded}`)).status, why).toBe('running')
       const jammed = await queueNow(scenario)
       expect(
         jammed.running.map((holder) => [holder.loopId, holder.run]),
@@ -149,7 +113,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
         new RegExp(`\`issue-${stranded}\` \\| blocked \\| its job's run ${cancelled.runId} ended \\(cancelled\\)`),
       )
       expect(sweeper?.summary).toMatch(new RegExp(`\`issue-${next}\` \\| started \\| admitted to a freed slot`))
-      const blocked = await stateOf(scenario, `issue-${stranded}`)
+      const blocked = await savedState(scenario, `issue-${stranded}`)
       expect([blocked.status, blocked.iteration], why).toEqual(['blocked', 0])
       expect(blocked.statusReason).toMatch(/`\/loop resume`/)
       // Its status comment, which said running, now says BLOCKED and why (the sweeper wrote it).
@@ -157,8 +121,8 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
         new RegExp(`BLOCKED[\\s\\S]*run ${cancelled.runId} ended \\(cancelled\\)`),
       )
       // The next loop ran to COMPLETE; the closed issue's loop was never started, and says why.
-      expect((await stateOf(scenario, `issue-${next}`)).status, why).toBe('complete')
-      const never = await stateOf(scenario, `issue-${closed}`)
+      expect((await savedState(scenario, `issue-${next}`)).status, why).toBe('complete')
+      const never = await savedState(scenario, `issue-${closed}`)
       expect([never.status, never.iteration], why).toEqual(['blocked', 0])
       expect(never.statusReason).toMatch(new RegExp(`issue #${closed} was closed while the loop waited for a slot`))
       // The comment escapes the `#` (no autolink to the issue inside the sentence).
@@ -170,7 +134,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
         why,
       ).toEqual([])
       expect(await queueNow(scenario), why).toMatchObject({ running: [], queued: [] })
-      expect((await queueHistory(scenario)).every((record) => record.running.length <= 1)).toBe(true)
+      expect((await queueHistory(scenario)).every(({ record }) => record.running.length <= 1)).toBe(true)
       expectFaithful(scenario)
     },
     4 * MINUTE,
@@ -195,7 +159,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       await cancelJob(scenario, doomed)
       sweep(scenario)
       await sandbox.waitForIdle(MINUTE)
-      expect((await stateOf(scenario, `issue-${resumed}`)).status).toBe('blocked')
+      expect((await savedState(scenario, `issue-${resumed}`)).status).toBe('blocked')
       expect((await queueNow(scenario)).running).toEqual([])
 
       // Two loops take both slots and hold in their work.
@@ -206,7 +170,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       await until('the resume applied', () => resumeJob?.status === 'completed', MINUTE)
       const whyResume = describeJobs([resumeJob!])
       expect([resumeJob?.conclusion, resumeJob?.outputs.status], whyResume).toEqual(['success', 'queued'])
-      expect((await stateOf(scenario, `issue-${resumed}`)).status).toBe('queued')
+      expect((await savedState(scenario, `issue-${resumed}`)).status).toBe('queued')
       const told = statusCommentOn(scenario, resumed)
       expect(told, whyResume).toContain(`\`issue-${resumed}\` is queued`)
       expect(told).toMatch(/slots: 2 of 2 in use/)
@@ -216,14 +180,14 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
       const why = describeJobs(jobs)
       for (const issue of [first, second, resumed]) {
-        expect([issue, (await stateOf(scenario, `issue-${issue}`)).status], why).toEqual([issue, 'complete'])
+        expect([issue, (await savedState(scenario, `issue-${issue}`)).status], why).toEqual([issue, 'complete'])
       }
       // The resumed loop ran in a job dispatched when a slot freed; no version of the record had three.
       expect(
         jobs.filter((job) => job.event === 'workflow_dispatch' && job.inputs['loop-id'] === `issue-${resumed}`),
         why,
       ).toHaveLength(1)
-      expect((await queueHistory(scenario)).map((record) => record.running.length).every((n) => n <= 2)).toBe(true)
+      expect((await queueHistory(scenario)).map(({ record }) => record.running.length).every((n) => n <= 2)).toBe(true)
       expect(await queueNow(scenario), why).toMatchObject({ running: [], queued: [] })
       expectFaithful(scenario)
     },
@@ -279,7 +243,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       writeFileSync(join(signals, 'go-1'), '')
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
       const why = describeJobs(jobs)
-      expect([runningJob?.outputs.status, (await stateOf(scenario, `issue-${running}`)).status], why).toEqual([
+      expect([runningJob?.outputs.status, (await savedState(scenario, `issue-${running}`)).status], why).toEqual([
         'aborted',
         'aborted',
       ])

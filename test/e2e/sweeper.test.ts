@@ -4,6 +4,7 @@
 // dispatches the iteration again, once, however many sweepers run: the loop then finishes.
 import { describe, expect, it } from 'vitest'
 import { botComments, checkOperationsExercised, describeJobs, MINUTE, startScenario } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -32,9 +33,9 @@ describe('the action bundle in the sandbox: the sweeper', () => {
       expect(errors.join('\n'), why).toMatch(/re-dispatch of iteration 2 of loop swept failed: .*502/)
       expect(errors.join('\n')).toMatch(/command: sweep/)
       expect(errors.join('\n')).not.toMatch(/loop-controller failed/)
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'swept/loop-state.json')) ?? '{}')
+      const state = await savedState(scenario, 'swept')
       expect(state.dispatch).toMatchObject({ iteration: 2, workflow: 'loop.yml', ref: 'refs/heads/main' })
-      expect(state.dispatch.failed).toMatch(/502/)
+      expect(state.dispatch?.failed).toMatch(/502/)
       const [comment] = botComments(sandbox)
       expect(comment?.body).toMatch(/re-dispatch of iteration 2 failed .*nothing is scheduled/s)
 
