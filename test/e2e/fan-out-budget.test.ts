@@ -3,21 +3,11 @@
 // `budget-minutes`, which means one job running several iterations, is refused where an iteration is
 // three jobs.
 import { describe, expect, it } from 'vitest'
-import { FAN_OUT_EXAMPLE } from './fan-out-fixtures.js'
-import {
-  botComments,
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  projectFiles,
-  startScenario,
-} from './fixtures.js'
+import { FAN_OUT_EXAMPLE, jobsNamed, startFanOutScenario } from './fan-out-fixtures.js'
+import { botComments, checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-const example = FAN_OUT_EXAMPLE
 
 /** How long the work sleeps in the plan, and the slow check on the work's candidate in its verify leg. */
 const WORK_SLEEP_MS = 3000
@@ -63,34 +53,25 @@ describe("fan-out: the loop's minutes budget", () => {
   it(
     "counts the plan's work and the slowest verify leg, and stops the loop CAP_REACHED after iteration 1",
     async () => {
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: {
-            ...projectFiles({ steps: 2 }),
-            '.github/workflows/loop-fan-out.yml': example,
-            '.github/loop.yml': BUDGET_CONFIG,
-            'tools/slow-work.mjs': SLOW_WORK,
-            'tools/slow-check.mjs': SLOW_CHECK,
-          },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
+      const scenario = await startFanOutScenario({
+        '.github/loop.yml': BUDGET_CONFIG,
+        'tools/slow-work.mjs': SLOW_WORK,
+        'tools/slow-check.mjs': SLOW_CHECK,
       })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'timed' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
-      const named = (prefix: string) => jobs.filter((job) => job.name.startsWith(`loop / ${prefix}`))
       expect(
-        named('plan').map((job) => job.conclusion),
+        jobsNamed(jobs, 'plan').map((job) => job.conclusion),
         why,
       ).toEqual(['success'])
-      expect(named('verify').map((job) => [job.matrix?.leg, job.conclusion])).toEqual([
+      expect(jobsNamed(jobs, 'verify').map((job) => [job.matrix?.leg, job.conclusion])).toEqual([
         ['slow', 'success'],
         ['step-2', 'success'],
       ])
       // One iteration, and no second plan: the work ran once.
-      expect(named('decide').map((job) => job.outputs.status)).toEqual(['capped'])
+      expect(jobsNamed(jobs, 'decide').map((job) => job.outputs.status)).toEqual(['capped'])
       expect(scenario.workRuns()).toEqual(['work-1'])
       const state = await savedState(scenario, 'timed')
       expect(state).toMatchObject({ iteration: 1, status: 'capped', lastDecision: { kind: 'CAP_REACHED' } })
@@ -108,18 +89,12 @@ describe("fan-out: the action's budget-minutes", () => {
   it(
     'is refused by the plan, which says what to use instead; nothing runs',
     async () => {
-      const withBudget = example.replace(
+      const withBudget = FAN_OUT_EXAMPLE.replace(
         '      config: .github/loop.yml\n',
         "      config: .github/loop.yml\n      budget-minutes: '5'\n",
       )
-      expect(withBudget).not.toBe(example)
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: { ...projectFiles({ steps: 2 }), '.github/workflows/loop-fan-out.yml': withBudget },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      expect(withBudget).not.toBe(FAN_OUT_EXAMPLE)
+      const scenario = await startFanOutScenario({ '.github/workflows/loop-fan-out.yml': withBudget })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'told' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)

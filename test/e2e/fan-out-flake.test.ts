@@ -5,15 +5,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { fanOutFiles, shardedConfig } from './fan-out-fixtures.js'
-import {
-  botComments,
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  startScenario,
-} from './fixtures.js'
+import { shardedConfig, startFanOutScenario } from './fan-out-fixtures.js'
+import { botComments, checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
@@ -54,16 +47,10 @@ describe('fan-out: a flaky test in a sharded check', () => {
   it(
     'is re-run in its shard’s verify leg; decide records the check flaky and the loop reaches COMPLETE in one iteration, no retry spent',
     async () => {
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: fanOutFiles(
-            { '.github/loop.yml': CONFIG, 'tools/flaky-shard.mjs': FLAKY_SHARD, '.gitignore': 'reports/\n' },
-            { steps: 1 },
-          ),
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario(
+        { '.github/loop.yml': CONFIG, 'tools/flaky-shard.mjs': FLAKY_SHARD, '.gitignore': 'reports/\n' },
+        { steps: 1 },
+      )
       const { sandbox, signals } = scenario
       await sandbox.dispatch({ 'loop-id': 'flaky' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)

@@ -7,15 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
-import { fanOutFiles } from './fan-out-fixtures.js'
-import {
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  projectFiles,
-  startScenario,
-} from './fixtures.js'
+import { staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
+import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
@@ -45,15 +38,7 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
     "is not taken: the leg's job failed (its own upload met 409), so its check is an error and the loop does not complete",
     async () => {
       // The work is stuck: step-1 fails on the candidate, and only a forged pass could complete the loop.
-      const scenario = await startScenario({
-        steps: 1,
-        stuck: true,
-        maxIterations: 1,
-        sandbox: {
-          repoFiles: fanOutFiles({}, { steps: 1, stuck: true, maxIterations: 1 }),
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario({}, { steps: 1, stuck: true, maxIterations: 1 })
       const { sandbox } = scenario
       let forged = ''
       // Stands for the plan's work on a runner without process isolation: it reads the runner's
@@ -131,24 +116,17 @@ describe('fan-out: a leg that hung and was ended without a verdict', () => {
   it(
     "is charged its job's wall time (the Jobs API's started and completed), not its check's 10-minute timeout",
     async () => {
-      const files = projectFiles({ steps: 1, maxIterations: 1 })
-      const config = (files['.github/loop.yml'] ?? '').replace(
+      const project = { steps: 1, maxIterations: 1 }
+      const config = staircaseConfigWith(
         'run: node tools/check.mjs 1\n    timeout: 30s',
         'run: node tools/hang.mjs\n    timeout: 10m',
+        project,
       )
       expect(config).toContain('tools/hang.mjs')
-      const scenario = await startScenario({
-        steps: 1,
-        maxIterations: 1,
-        sandbox: {
-          repoFiles: {
-            ...fanOutFiles({}, { steps: 1, maxIterations: 1 }),
-            '.github/loop.yml': config,
-            'tools/hang.mjs': HANGING_CHECK,
-          },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario(
+        { '.github/loop.yml': config, 'tools/hang.mjs': HANGING_CHECK },
+        project,
+      )
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'hung' })
       const hanging = join(scenario.signals, 'hanging')

@@ -2,15 +2,8 @@
 // fresh runner, so it runs the loop config's `verify-setup` before its check (a build the check needs);
 // a `needs` between checks, which a leg cannot honour, is refused by plan before the work runs.
 import { describe, expect, it } from 'vitest'
-import { fanOutFiles } from './fan-out-fixtures.js'
-import {
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  projectFiles,
-  startScenario,
-} from './fixtures.js'
+import { staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
+import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -28,22 +21,14 @@ describe('fan-out legs: verify-setup', () => {
   it(
     'runs in every leg before its check, so a check that needs a build passes, and the loop reaches COMPLETE',
     async () => {
-      const files = projectFiles({ steps: 2 })
-      const config = (files['.github/loop.yml'] ?? '').replace(
+      const config = staircaseConfigWith(
         'checks:\n',
         'verify-setup: node tools/setup.mjs\nchecks:\n  - name: built\n    kind: build\n    run: node tools/built.mjs\n    timeout: 30s\n',
       )
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: {
-            ...fanOutFiles(),
-            '.github/loop.yml': config,
-            'tools/setup.mjs': SETUP,
-            'tools/built.mjs': BUILT,
-          },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
+      const scenario = await startFanOutScenario({
+        '.github/loop.yml': config,
+        'tools/setup.mjs': SETUP,
+        'tools/built.mjs': BUILT,
       })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'setup' })
@@ -76,18 +61,11 @@ describe('fan-out legs: a needs between checks', () => {
   it(
     'is refused by plan before the work runs, naming both checks and why',
     async () => {
-      const files = projectFiles({ steps: 2 })
-      const config = (files['.github/loop.yml'] ?? '').replace(
+      const config = staircaseConfigWith(
         'run: node tools/check.mjs 2\n',
         'run: node tools/check.mjs 2\n    needs: [step-1]\n',
       )
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: { ...fanOutFiles(), '.github/loop.yml': config },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario({ '.github/loop.yml': config })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'needs' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)

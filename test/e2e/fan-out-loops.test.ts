@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { jobsNamed, startFanOutScenario } from './fan-out-fixtures.js'
 import {
   botComments,
   checkOperationsExercised,
@@ -17,7 +18,6 @@ import {
   MINUTE,
   projectFiles,
   type Scenario,
-  startScenario,
   until,
 } from './fixtures.js'
 import { queueHistory, savedState } from './state-fixtures.js'
@@ -93,16 +93,17 @@ async function startFanOut(
   const logged: Record<string, string> = project.loggedWork
     ? { 'tools/climb.mjs': files['tools/work.mjs'] ?? '', 'tools/work.mjs': LOGGED_WORK }
     : {}
-  const repoFiles = { ...files, ...logged, '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) }
-  return startScenario({ steps, sandbox: { repoFiles, workflow: { file: 'loop-fan-out.yml' } } })
+  return startFanOutScenario(
+    { ...logged, '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) },
+    { steps, ...project },
+  )
 }
-
-const named = (jobs: readonly JobRecord[], prefix: string) =>
-  jobs.filter((job) => job.name.startsWith(`loop / ${prefix}`))
 
 /** Plan and verify held a token that reads code and nothing else, in every run. */
 function expectReadOnlyPlanAndVerify(jobs: readonly JobRecord[]): void {
-  const readers = [...named(jobs, 'plan'), ...named(jobs, 'verify')].filter((job) => job.conclusion !== 'skipped')
+  const readers = [...jobsNamed(jobs, 'plan'), ...jobsNamed(jobs, 'verify')].filter(
+    (job) => job.conclusion !== 'skipped',
+  )
   expect(readers.length).toBeGreaterThan(0)
   for (const job of readers) expect(job.permissions, job.name).toEqual({ contents: 'read' })
 }
@@ -125,10 +126,10 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       let jobs = await sandbox.waitForIdle(2 * MINUTE)
       let why = describeJobs(jobs)
       expect(
-        named(jobs, 'decide').map((job) => job.outputs.status),
+        jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         why,
       ).toEqual(['complete'])
-      expect(named(jobs, 'decide')[0]?.outputs['loop-id'], why).toBe(`issue-${issue.number}`)
+      expect(jobsNamed(jobs, 'decide')[0]?.outputs['loop-id'], why).toBe(`issue-${issue.number}`)
       // The issue is the task, quoted as untrusted text, in the plan's prompt.
       const prompt = readFileSync(join(signals, 'prompt-1.md'), 'utf8')
       expect(prompt).toContain(`## The task: issue #${issue.number}`)
@@ -147,8 +148,9 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       expect(dashboard?.body).toContain(`| \`issue-${issue.number}\` |`)
       expect([...sandbox.api.model.issues.values()].filter((i) => i.pinned)).toHaveLength(1)
       // Refreshed by decide: plan and verify never touched it.
-      expect(named(jobs, 'decide')[0]?.stdout, why).toMatch(/Dashboard #\d+/)
-      for (const job of [...named(jobs, 'plan'), ...named(jobs, 'verify')]) expect(job.stdout).not.toMatch(/Dashboard/)
+      expect(jobsNamed(jobs, 'decide')[0]?.stdout, why).toMatch(/Dashboard #\d+/)
+      for (const job of [...jobsNamed(jobs, 'plan'), ...jobsNamed(jobs, 'verify')])
+        expect(job.stdout).not.toMatch(/Dashboard/)
 
       // An edit (as a tick would be) runs no plan: its step is skipped, and decide's job takes the event.
       const before = jobs.length
@@ -162,8 +164,8 @@ describe('fan-out with labels, the dashboard and many loops', () => {
         ['loop / plan', 'success'],
         ['loop / verify', 'skipped'],
       ])
-      expect(named(edit, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
-      expect(named(edit, 'decide')[0]?.stdout).toMatch(/Nothing for the loop in this issues event/)
+      expect(jobsNamed(edit, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(jobsNamed(edit, 'decide')[0]?.stdout).toMatch(/Nothing for the loop in this issues event/)
       expect(existsSync(join(signals, 'work-2'))).toBe(false)
       expectReadOnlyPlanAndVerify(jobs)
       expectFaithful(scenario)
@@ -191,23 +193,23 @@ describe('fan-out with labels, the dashboard and many loops', () => {
 
       // The second loop's label: plan saw the slot taken and spent no agent call; decide queued it.
       const labelled = jobs.filter((job) => job.event === 'issues')
-      const secondPlan = named(labelled, 'plan').find(
+      const secondPlan = jobsNamed(labelled, 'plan').find(
         (job) => (job.eventPayload.issue as { number: number }).number === second.number,
       )
       expect(secondPlan?.outputs.verify, why).toBe('false')
       expect(secondPlan?.stdout, why).toMatch(/no work planned: the loop would be queued/)
-      const queued = named(jobs, 'decide').filter((job) => job.outputs.status === 'queued')
+      const queued = jobsNamed(jobs, 'decide').filter((job) => job.outputs.status === 'queued')
       expect(
         queued.map((job) => job.outputs['loop-id']),
         why,
       ).toEqual([`issue-${second.number}`])
       // Four iterations planned in all (two per loop), none of them planned twice or dropped as stale.
       expect(
-        named(jobs, 'plan').filter((job) => job.outputs.verify === 'true'),
+        jobsNamed(jobs, 'plan').filter((job) => job.outputs.verify === 'true'),
         why,
       ).toHaveLength(4)
       expect(
-        named(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
+        jobsNamed(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
         why,
       ).toEqual([])
       for (const issue of [first.number, second.number]) {
@@ -215,7 +217,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
         expect([issue, state.status, state.iteration], why).toEqual([issue, 'complete', 2])
       }
       // The admitted loop's first job is a dispatch of iteration 1, from the job that released the slot.
-      const admitted = named(jobs, 'decide').filter(
+      const admitted = jobsNamed(jobs, 'decide').filter(
         (job) => job.event === 'workflow_dispatch' && job.inputs['loop-id'] === `issue-${second.number}`,
       )
       expect(
@@ -255,17 +257,17 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       const [one, other] = ran[0]?.startsWith('first') ? ['first', 'second'] : ['second', 'first']
       expect(ran, why).toEqual([`${one} 1`, `${one} 2`, `${other} 1`, `${other} 2`])
       // Each start planned nothing: decide took the slot (or queued the loop), no plan was dropped.
-      const started = named(jobs, 'plan').filter((job) => starts.some((start) => start.runId === job.runId))
+      const started = jobsNamed(jobs, 'plan').filter((job) => starts.some((start) => start.runId === job.runId))
       expect(started.map((job) => job.outputs.verify).sort(), why).toEqual(['false', 'false'])
       for (const job of started) {
         expect(job.stdout, why).toMatch(/no work planned: the loop (would be queued|does not hold a slot yet)/)
       }
       expect(
-        named(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
+        jobsNamed(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
         why,
       ).toEqual([])
       expect(
-        named(jobs, 'decide')
+        jobsNamed(jobs, 'decide')
           .map((job) => job.stdout)
           .join('\n'),
       ).not.toMatch(/is dropped/)
@@ -284,7 +286,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       let jobs = await sandbox.waitForIdle(2 * MINUTE)
       let why = describeJobs(jobs)
       expect(
-        named(jobs, 'decide').map((job) => job.outputs.status),
+        jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         why,
       ).toEqual(['waiting'])
       const before = jobs.length
@@ -292,12 +294,12 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       jobs = await sandbox.waitForIdle(2 * MINUTE)
       why = describeJobs(jobs)
       const approving = jobs.slice(before).filter((job) => job.inputs.command === 'approve')
-      const plan = named(approving, 'plan')[0]
+      const plan = jobsNamed(approving, 'plan')[0]
       expect(plan?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
-      expect(named(approving, 'decide')[0]?.conclusion, why).toBe('success')
+      expect(jobsNamed(approving, 'decide')[0]?.conclusion, why).toBe('success')
       const state = await savedState(scenario, 'gated')
       expect([state.status, state.gates?.verifier?.status], why).toEqual(['complete', 'approved'])
-      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expect(jobsNamed(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
       expectReadOnlyPlanAndVerify(jobs)
       expectFaithful(scenario)
     },
@@ -314,12 +316,12 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
       const why = describeJobs(jobs)
       const commented = jobs.filter((job) => job.event === 'issue_comment')
-      expect(named(commented, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(jobsNamed(commented, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
       expect(
-        named(commented, 'decide').map((job) => job.outputs.status),
+        jobsNamed(commented, 'decide').map((job) => job.outputs.status),
         why,
       ).toEqual(['running'])
-      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expect(jobsNamed(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
       const prompt = readFileSync(join(signals, 'prompt-1.md'), 'utf8')
       expect(prompt).toContain(`## The task: issue #${issue.number}`)
       expect(prompt).toContain('> The one step.\n')
@@ -339,7 +341,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       let jobs = await sandbox.waitForIdle(2 * MINUTE)
       let why = describeJobs(jobs)
       expect(
-        named(jobs, 'decide').map((job) => job.outputs.status),
+        jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         why,
       ).toEqual(['waiting'])
       const [dashboard] = dashboards(scenario)
@@ -354,9 +356,9 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       jobs = await sandbox.waitForIdle(2 * MINUTE)
       why = describeJobs(jobs)
       const tick = jobs.slice(before).filter((job) => job.event === 'issues')
-      expect(named(tick, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
-      expect(named(tick, 'decide')[0]?.stdout, why).toMatch(/Dashboard edit by alice: 1 tick\(s\) read/)
-      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expect(jobsNamed(tick, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(jobsNamed(tick, 'decide')[0]?.stdout, why).toMatch(/Dashboard edit by alice: 1 tick\(s\) read/)
+      expect(jobsNamed(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
       expect(dashboards(scenario)).toHaveLength(1)
       expectReadOnlyPlanAndVerify(jobs)
       expectFaithful(scenario)

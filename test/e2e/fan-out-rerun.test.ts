@@ -4,15 +4,8 @@
 // controller fails hands its error on to decide under a name that says it failed.
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { fanOutFiles } from './fan-out-fixtures.js'
-import {
-  botComments,
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  startScenario,
-} from './fixtures.js'
+import { startFanOutScenario } from './fan-out-fixtures.js'
+import { botComments, checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -20,10 +13,7 @@ describe('fan-out: re-run all jobs', () => {
   it(
     'after a decide that failed (its push refused), a re-run of the run plans, verifies and decides again, and the loop reaches COMPLETE',
     async () => {
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: { repoFiles: fanOutFiles({}, { steps: 1 }), workflow: { file: 'loop-fan-out.yml' } },
-      })
+      const scenario = await startFanOutScenario({}, { steps: 1 })
       const { sandbox } = scenario
       await sandbox.gitServer.rejectPushes(sandbox.gitRepositoryName, 'pushes are closed for maintenance')
       await sandbox.dispatch({ 'loop-id': 'again' })
@@ -74,10 +64,7 @@ describe('fan-out: a leg whose controller fails', () => {
   it(
     "hands its error on: decide names it in the check's error (infrastructure), never a pass, and the loop goes on",
     async () => {
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: { repoFiles: fanOutFiles({}, { steps: 1 }), workflow: { file: 'loop-fan-out.yml' } },
-      })
+      const scenario = await startFanOutScenario({}, { steps: 1 })
       const { sandbox } = scenario
       const bare = sandbox.git.bareDir
       const branch = 'refs/heads/loop/moved'

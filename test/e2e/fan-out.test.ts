@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { fanOutFiles, shardedConfig } from './fan-out-fixtures.js'
+import { shardedConfig, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
 import {
   botComments,
   checkOperationsExercised,
@@ -14,9 +14,7 @@ import {
   describeJobs,
   expectFaithful,
   MINUTE,
-  projectFiles,
   pullRequests,
-  startScenario,
 } from './fixtures.js'
 import { savedState } from './state-fixtures.js'
 
@@ -26,10 +24,7 @@ describe('fan-out: plan → verify legs → decide', () => {
   it(
     'reaches COMPLETE through the example workflow; plan and verify hold a read-only token',
     async () => {
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: { repoFiles: fanOutFiles(), workflow: { file: 'loop-fan-out.yml' } },
-      })
+      const scenario = await startFanOutScenario()
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'fanned' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
@@ -106,16 +101,10 @@ describe('fan-out: a sharded check', () => {
   it(
     'runs one verify leg per shard; decide merges them into one check, its JUnit verdicts included, and the loop reaches COMPLETE',
     async () => {
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: fanOutFiles({
-            '.github/loop.yml': SHARDED_CONFIG,
-            'tools/shard-check.mjs': SHARD_CHECK,
-            '.gitignore': 'reports/\n',
-          }),
-          workflow: { file: 'loop-fan-out.yml' },
-        },
+      const scenario = await startFanOutScenario({
+        '.github/loop.yml': SHARDED_CONFIG,
+        'tools/shard-check.mjs': SHARD_CHECK,
+        '.gitignore': 'reports/\n',
       })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'shards' })
@@ -200,19 +189,12 @@ describe('fan-out: a matrix GitHub would not run', () => {
   it(
     'is refused by plan before the work runs, naming the check count',
     async () => {
-      const files = projectFiles({ steps: 1 })
       const many = Array.from(
         { length: 257 },
         (_, i) => `  - name: c${i}\n    kind: test\n    run: node tools/check.mjs 1\n`,
       )
-      const config = (files['.github/loop.yml'] ?? '').replace(/checks:\n[\s\S]*$/, `checks:\n${many.join('')}`)
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: { ...fanOutFiles(), '.github/loop.yml': config },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const config = staircaseConfigWith(/checks:\n[\s\S]*$/, `checks:\n${many.join('')}`, { steps: 1 })
+      const scenario = await startFanOutScenario({ '.github/loop.yml': config })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'wide' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
@@ -237,18 +219,12 @@ describe('fan-out: what the plan job cannot do', () => {
   it(
     'an agent that pushes with every credential it finds and plants hooks: no push lands, no hook runs in any job',
     async () => {
-      const files = projectFiles({ steps: 1 })
-      const config = (files['.github/loop.yml'] ?? '').replace(
+      const config = staircaseConfigWith(
         'run: node tools/work.mjs',
         'run: node tools/plant.mjs && node tools/work.mjs',
+        { steps: 1 },
       )
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: { ...fanOutFiles({ 'tools/plant.mjs': PLANT }), '.github/loop.yml': config },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario({ 'tools/plant.mjs': PLANT, '.github/loop.yml': config })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'planted' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
@@ -293,20 +269,17 @@ describe('fan-out: a leg that leaves no verdict', () => {
   it(
     'a leg killed at its time limit is an error verdict naming the leg (no verdict from step-1), classified infrastructure, never a pass; the checks run again',
     async () => {
-      const files = projectFiles({ steps: 1 })
-      const config = (files['.github/loop.yml'] ?? '').replace(
+      const config = staircaseConfigWith(
         'run: node tools/check.mjs 1',
         'run: node tools/hang-leg.mjs && node tools/check.mjs 1',
+        { steps: 1 },
       )
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: { ...fanOutFiles({ 'tools/hang-leg.mjs': HANG_LEG }), '.github/loop.yml': config },
-          workflow: { file: 'loop-fan-out.yml' },
-          // Every job's time limit (plan, a leg and decide each take a few seconds): the hung leg is killed.
-          jobTimeoutMs: 20_000,
-        },
-      })
+      const scenario = await startFanOutScenario(
+        { 'tools/hang-leg.mjs': HANG_LEG, '.github/loop.yml': config },
+        { steps: 2 },
+        // Every job's time limit (plan, a leg and decide each take a few seconds): the hung leg is killed.
+        { jobTimeoutMs: 20_000 },
+      )
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'broken' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
@@ -340,13 +313,7 @@ describe('fan-out: decide judges the candidate and hears people', () => {
   it(
     'raises the verifier gate from the candidate’s own diff, and a writer’s `/loop approve` (decide applies it) carries the loop on',
     async () => {
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: fanOutFiles({}, { steps: 1, editsConfig: true }),
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario({}, { steps: 1, editsConfig: true })
       const { sandbox } = scenario
       // The work edits .github/loop.yml in its first iteration: plan commits it; decide's guard sees it.
       await sandbox.dispatch({ 'loop-id': 'gated' })
