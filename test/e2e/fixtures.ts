@@ -301,3 +301,16 @@ export function expectFaithful(s: Pick<Scenario, 'sandbox'>): void {
   expect(s.sandbox.api.violations).toEqual([])
   expect(s.sandbox.engine.problems).toEqual([])
 }
+
+/** The cron of the scenarios' sweeper: the loop workflow's `schedule`. */
+export const SWEEP_SCHEDULE = '*/15 * * * *'
+/** The loop workflow's `command`: it sweeps when its schedule starts it, and runs the loop otherwise. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+export const SWEEP_ON_SCHEDULE = "${{ github.event_name == 'schedule' && 'sweep' || 'run' }}"
+
+/** Starts a scheduled run of the loop workflow, as GitHub's cron does (the workflow needs `schedule: SWEEP_SCHEDULE`). */
+export function sweep(s: Pick<Scenario, 'sandbox'>): void {
+  const owner = s.sandbox.api.model.user('alice')
+  const schedule = { schedule: SWEEP_SCHEDULE, workflow: '.github/workflows/loop.yml' }
+  expect(s.sandbox.engine.trigger('schedule', schedule, owner)).toBeDefined()
+}

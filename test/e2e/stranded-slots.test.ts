@@ -15,17 +15,16 @@ import {
   expectFaithful,
   MINUTE,
   type Scenario,
+  SWEEP_ON_SCHEDULE,
+  SWEEP_SCHEDULE,
   startScenario,
   statusCommentOn,
+  sweep,
   until,
 } from './fixtures.js'
 import { queueHistory, queueNow, savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-const SCHEDULE = '*/15 * * * *'
-// biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
-const SWEEP_ON_SCHEDULE = "${{ github.event_name == 'schedule' && 'sweep' || 'run' }}"
 
 /** Polls an asynchronous condition (the state branch is read through git). */
 async function untilRead(what: string, done: () => Promise<boolean>, timeoutMs = MINUTE): Promise<void> {
@@ -55,20 +54,13 @@ async function closeIssue(s: Scenario, issueNumber: number): Promise<void> {
   expect(response.status).toBe(200)
 }
 
-function sweep(s: Scenario): void {
-  const owner = s.sandbox.api.model.user('alice')
-  expect(
-    s.sandbox.engine.trigger('schedule', { schedule: SCHEDULE, workflow: '.github/workflows/loop.yml' }, owner),
-  ).toBeDefined()
-}
-
 describe('the action bundle in the sandbox: slots that cannot jam', () => {
   it(
     "max-loops 1: the holder's job is cancelled, the line waits until the sweeper marks it BLOCKED and starts the next; a queued loop whose issue was closed is not started",
     async () => {
       const scenario = await startScenario({
         steps: 1,
-        schedule: SCHEDULE,
+        schedule: SWEEP_SCHEDULE,
         workflowWith: {
           command: SWEEP_ON_SCHEDULE,
           // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
@@ -145,7 +137,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
     async () => {
       const scenario = await startScenario({
         steps: 1,
-        schedule: SCHEDULE,
+        schedule: SWEEP_SCHEDULE,
         workflowWith: { command: SWEEP_ON_SCHEDULE, 'max-loops': '2' },
       })
       const { sandbox, signals } = scenario
