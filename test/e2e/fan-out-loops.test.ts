@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { dashboards, ticked } from './dashboard-fixtures.js'
 import { jobsNamed, startFanOutScenario } from './fan-out-fixtures.js'
 import {
   botComments,
@@ -108,12 +109,6 @@ function expectReadOnlyPlanAndVerify(jobs: readonly JobRecord[]): void {
   for (const job of readers) expect(job.permissions, job.name).toEqual({ contents: 'read' })
 }
 
-function dashboards(s: Scenario) {
-  return [...s.sandbox.api.model.issues.values()].filter(
-    (issue) => issue.state === 'open' && issue.labels.some((label) => label.name === 'loop/dashboard'),
-  )
-}
-
 describe('fan-out with labels, the dashboard and many loops', () => {
   it(
     "a writer's label starts a fan-out loop on the issue's task, to COMPLETE; decide alone keeps the one pinned dashboard; an edit plans nothing",
@@ -142,7 +137,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
           .join('\n'),
       ).toMatch(/COMPLETE · `issue-\d+`/)
       // One pinned dashboard, written by decide, listing the loop.
-      const [dashboard, ...more] = dashboards(scenario)
+      const [dashboard, ...more] = dashboards(sandbox)
       expect(more, why).toEqual([])
       expect(dashboard?.pinned).toBe(true)
       expect(dashboard?.body).toContain(`| \`issue-${issue.number}\` |`)
@@ -344,22 +339,17 @@ describe('fan-out with labels, the dashboard and many loops', () => {
         jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         why,
       ).toEqual(['waiting'])
-      const [dashboard] = dashboards(scenario)
-      const marker = '- [ ] <!-- loop-dashboard:approve=verifier:gated -->'
-      expect(dashboard?.body, why).toContain(marker)
+      const [dashboard] = dashboards(sandbox)
+      expect(dashboard?.body, why).toContain('- [ ] <!-- loop-dashboard:approve=verifier:gated -->')
       const before = jobs.length
-      await sandbox.editIssue(
-        'alice',
-        dashboard!.number,
-        dashboard!.body!.replace(marker, marker.replace('[ ]', '[x]')),
-      )
+      await sandbox.editIssue('alice', dashboard!.number, ticked(dashboard!.body!, 'approve=verifier:gated'))
       jobs = await sandbox.waitForIdle(2 * MINUTE)
       why = describeJobs(jobs)
       const tick = jobs.slice(before).filter((job) => job.event === 'issues')
       expect(jobsNamed(tick, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
       expect(jobsNamed(tick, 'decide')[0]?.stdout, why).toMatch(/Dashboard edit by alice: 1 tick\(s\) read/)
       expect(jobsNamed(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
-      expect(dashboards(scenario)).toHaveLength(1)
+      expect(dashboards(sandbox)).toHaveLength(1)
       expectReadOnlyPlanAndVerify(jobs)
       expectFaithful(scenario)
     },

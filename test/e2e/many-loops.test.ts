@@ -14,8 +14,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { slotProblems } from '../../src/domain/slots.js'
-import type { Sandbox } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { dashboardRows, dashboards, ticked } from './dashboard-fixtures.js'
 import {
   botComments,
   checkOperationsExercised,
@@ -32,23 +32,6 @@ import { queueHistory, savedState, savedStateIfAny } from './state-fixtures.js'
 checkOperationsExercised(import.meta.url)
 
 const run = promisify(execFile)
-
-/** The open dashboards, lowest number first (a race may open two for a moment; the lower is kept). */
-function dashboards(sandbox: Sandbox) {
-  return [...sandbox.api.model.issues.values()]
-    .filter((issue) => issue.state === 'open' && issue.labels.some((label) => label.name === 'loop/dashboard'))
-    .sort((a, b) => a.number - b.number)
-}
-
-/** The dashboard's rows: loop id → its cells (loop, stage, status, …, queue). */
-function dashboardRows(body: string): Map<string, string[]> {
-  const rows = new Map<string, string[]>()
-  for (const line of body.split('\n').filter((candidate) => candidate.startsWith('| `'))) {
-    const cells = line.split(' | ').map((cell) => cell.replace(/^\| |\*\*| \|$/g, ''))
-    rows.set(cells[0]?.replaceAll('`', '') ?? '', cells)
-  }
-  return rows
-}
 
 const STATUS = 2
 const QUEUE = 9
@@ -297,7 +280,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
 
       // alice ticks the abort: the loop is aborted by her, and its place in line is given up.
       const jobsBefore = sandbox.jobs.length
-      const tickJob = await sandbox.editIssue('alice', dashboard!.number, body.replace(box, box.replace('[ ]', '[x]')))
+      const tickJob = await sandbox.editIssue('alice', dashboard!.number, ticked(body, `abort:issue-${dependent}`))
       const afterTick = await sandbox.waitForIdle(MINUTE)
       const whyTick = describeJobs(afterTick)
       expect(tickJob?.conclusion, whyTick).toBe('success')
@@ -307,8 +290,8 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       expect([aborted.status, aborted.statusReason], whyTick).toEqual(['aborted', 'aborted by alice'])
       const queue = (await queueHistory(scenario)).at(-1)?.record
       expect(queue, whyTick).toEqual({ running: [], queued: [], limit: null })
-      const ticked = dashboardRows(dashboards(sandbox)[0]?.body ?? '').get(`issue-${dependent}`)
-      expect([ticked?.[STATUS], ticked?.[QUEUE]]).toEqual(['aborted', '-'])
+      const abortedRow = dashboardRows(dashboards(sandbox)[0]?.body ?? '').get(`issue-${dependent}`)
+      expect([abortedRow?.[STATUS], abortedRow?.[QUEUE]]).toEqual(['aborted', '-'])
       expect(dashboards(sandbox)[0]?.body).toMatch(new RegExp(`- alice ticked abort \`issue-${dependent}\`: done`))
       // Its comment no longer says it is queued: it was aborted, by whom, from its place in line.
       const abortedComment = commentsOn(scenario, dependent)

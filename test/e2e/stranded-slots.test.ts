@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { dashboards, ticked } from './dashboard-fixtures.js'
 import {
   checkOperationsExercised,
   describeJobs,
@@ -202,23 +203,15 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       await until('the first loop at work', () => scenario.workRuns().includes('work-1'), MINUTE)
       await sandbox.label('alice', waiting, 'loop')
       const box = `- [ ] <!-- loop-dashboard:abort:issue-${running} -->`
-      const dashboard = () =>
-        [...sandbox.api.model.issues.values()].find(
-          (issue) => issue.state === 'open' && issue.labels.some((label) => label.name === 'loop/dashboard'),
-        )
       await until(
         'the second loop queued and the dashboard offering the abort',
         () =>
           sandbox.jobs.some((job) => job.outputs.status === 'queued' && job.status === 'completed') &&
-          (dashboard()?.body ?? '').includes(box),
+          (dashboards(sandbox)[0]?.body ?? '').includes(box),
         MINUTE,
       )
-      const board = dashboard()!
-      const tickJob = await sandbox.editIssue(
-        'alice',
-        board.number,
-        (board.body ?? '').replace(box, box.replace('[ ]', '[x]')),
-      )
+      const board = dashboards(sandbox)[0]!
+      const tickJob = await sandbox.editIssue('alice', board.number, ticked(board.body ?? '', `abort:issue-${running}`))
       await until('the tick applied', () => tickJob?.status === 'completed', MINUTE)
       const whyTick = describeJobs([tickJob!, runningJob!])
       expect(tickJob?.conclusion, whyTick).toBe('success')
