@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { shardedConfig, startFanOutScenario } from './fan-out-fixtures.js'
+import { jobsNamed, shardedConfig, startFanOutScenario } from './fan-out-fixtures.js'
 import { botComments, checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 import { savedState } from './state-fixtures.js'
 
@@ -55,7 +55,7 @@ describe('fan-out: a flaky test in a sharded check', () => {
       await sandbox.dispatch({ 'loop-id': 'flaky' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
-      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      const legs = jobsNamed(jobs, 'verify')
       expect(
         legs.map((job) => [job.matrix?.leg, job.conclusion]),
         why,
@@ -64,7 +64,7 @@ describe('fan-out: a flaky test in a sharded check', () => {
         ['test shard 2/2', 'success'],
         ['step-1', 'success'],
       ])
-      const decides = jobs.filter((job) => job.name === 'loop / decide')
+      const decides = jobsNamed(jobs, 'decide')
       expect(decides.map((job) => job.outputs.status)).toEqual(['complete'])
       // The work ran once; shard 2 ran in plan's baseline, then failed in its leg and passed when re-run there.
       expect(scenario.workRuns()).toEqual(['work-1'])

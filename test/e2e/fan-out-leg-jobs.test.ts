@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
-import { staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
+import { jobsNamed, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
 import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 import { savedState } from './state-fixtures.js'
 
@@ -77,13 +77,13 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
       expect(forged, why).not.toBe('')
-      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      const legs = jobsNamed(jobs, 'verify')
       expect(
         legs.map((job) => [job.name, job.conclusion]),
         why,
       ).toEqual([['loop / verify (step-1)', 'failure']])
       expect(`${legs[0]?.stdout}${legs[0]?.stderr}`, why).toContain('(409) Conflict')
-      const decide = jobs.find((job) => job.name === 'loop / decide')
+      const decide = jobsNamed(jobs, 'decide')[0]
       // One iteration allowed, and its check an error: the loop is capped there (the job fails so), not COMPLETE.
       expect(decide?.outputs.status, why).toBe('capped')
       expect(`${decide?.stdout}${decide?.summary}`, why).toContain(
@@ -139,7 +139,7 @@ describe('fan-out: a leg that hung and was ended without a verdict', () => {
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
       expect(leg?.conclusion, why).toBe('cancelled')
-      const decide = jobs.find((job) => job.name === 'loop / decide')
+      const decide = jobsNamed(jobs, 'decide')[0]
       expect(decide?.outputs.status, why).toBe('capped')
       expect(`${decide?.stdout}${decide?.summary}`, why).toContain(
         'loop-controller: no verdict from step-1: no verdict was uploaded',

@@ -2,7 +2,7 @@
 // fresh runner, so it runs the loop config's `verify-setup` before its check (a build the check needs);
 // a `needs` between checks, which a leg cannot honour, is refused by plan before the work runs.
 import { describe, expect, it } from 'vitest'
-import { staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
+import { jobsNamed, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
 import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
@@ -34,7 +34,7 @@ describe('fan-out legs: verify-setup', () => {
       await sandbox.dispatch({ 'loop-id': 'setup' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
-      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      const legs = jobsNamed(jobs, 'verify')
       expect(
         legs.map((job) => [job.matrix?.leg, job.conclusion]),
         why,
@@ -48,7 +48,7 @@ describe('fan-out legs: verify-setup', () => {
       ])
       for (const leg of legs)
         expect(leg.stdout, why).toContain(`Leg ${leg.matrix?.leg}: verify-setup before the check.`)
-      const decided = jobs.filter((job) => job.name === 'loop / decide').map((job) => job.outputs.status)
+      const decided = jobsNamed(jobs, 'decide').map((job) => job.outputs.status)
       expect(decided, why).toEqual(['running', 'complete'])
       expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
       expectFaithful(scenario)
@@ -69,7 +69,7 @@ describe('fan-out legs: a needs between checks', () => {
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'needs' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
-      const plan = jobs.find((job) => job.name === 'loop / plan')
+      const plan = jobsNamed(jobs, 'plan')[0]
       expect(plan?.conclusion, describeJobs(jobs)).toBe('failure')
       expect(plan?.annotations.map((a) => a.message)).toContainEqual(
         expect.stringMatching(

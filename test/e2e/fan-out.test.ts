@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { shardedConfig, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
+import { jobsNamed, shardedConfig, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
 import {
   botComments,
   checkOperationsExercised,
@@ -110,7 +110,7 @@ describe('fan-out: a sharded check', () => {
       await sandbox.dispatch({ 'loop-id': 'shards' })
       const jobs = await sandbox.waitForIdle(4 * MINUTE)
       const why = describeJobs(jobs)
-      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      const legs = jobsNamed(jobs, 'verify')
       // Each iteration: four legs of `test`, one of step-2, every one a success (a failing check is a verdict).
       const iteration = ['test shard 1/4', 'test shard 2/4', 'test shard 3/4', 'test shard 4/4', 'step-2']
       expect(
@@ -119,7 +119,7 @@ describe('fan-out: a sharded check', () => {
       ).toEqual([...iteration, ...iteration])
       expect(legs.map((job) => job.name)).toContain('loop / verify (test shard 3/4)')
       expect(legs.every((job) => job.conclusion === 'success')).toBe(true)
-      const decides = jobs.filter((job) => job.name === 'loop / decide')
+      const decides = jobsNamed(jobs, 'decide')
       expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
       const state = await savedState(scenario, 'shards')
       // One `test` failure, shard 3's under its heading; its test's regression seen from the legs' JUnit verdicts.
@@ -198,7 +198,7 @@ describe('fan-out: a matrix GitHub would not run', () => {
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'wide' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
-      const plan = jobs.find((job) => job.name === 'loop / plan')
+      const plan = jobsNamed(jobs, 'plan')[0]
       expect(plan?.conclusion, describeJobs(jobs)).toBe('failure')
       expect(plan?.annotations.map((a) => a.message)).toContainEqual(
         expect.stringMatching(/^The loop config has 257 checks; .* GitHub runs at most 256 jobs from one matrix/),
@@ -247,7 +247,7 @@ describe('fan-out: what the plan job cannot do', () => {
       const subjects = await commitSubjects(sandbox, 'loop/planted')
       expect(subjects[0], why).toMatch(/^loop\(planted\)/)
       expect(readdirSync(scenario.signals).filter((name) => name.startsWith('hook-'))).toEqual([])
-      expect(jobs.find((job) => job.name === 'loop / decide')?.outputs.status, why).toBe('complete')
+      expect(jobsNamed(jobs, 'decide')[0]?.outputs.status, why).toBe('complete')
       expectFaithful(scenario)
     },
     3 * MINUTE,
@@ -284,12 +284,12 @@ describe('fan-out: a leg that leaves no verdict', () => {
       await sandbox.dispatch({ 'loop-id': 'broken' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
-      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      const legs = jobsNamed(jobs, 'verify')
       expect(
         legs.map((job) => job.conclusion),
         why,
       ).toEqual(['timed_out', 'success'])
-      const decides = jobs.filter((job) => job.name === 'loop / decide')
+      const decides = jobsNamed(jobs, 'decide')
       // The first decide ran although its leg failed, and judged the check an error: the loop went on.
       expect(decides.map((job) => job.conclusion)).toEqual(['success', 'success'])
       expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
@@ -318,7 +318,7 @@ describe('fan-out: decide judges the candidate and hears people', () => {
       // The work edits .github/loop.yml in its first iteration: plan commits it; decide's guard sees it.
       await sandbox.dispatch({ 'loop-id': 'gated' })
       let jobs = await sandbox.waitForIdle(3 * MINUTE)
-      const decide = () => jobs.filter((job) => job.name === 'loop / decide')
+      const decide = () => jobsNamed(jobs, 'decide')
       expect(
         decide().map((job) => job.outputs.status),
         describeJobs(jobs),
