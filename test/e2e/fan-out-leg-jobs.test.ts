@@ -90,7 +90,7 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
         'loop-controller: no verdict from step-1: its verdict came from an artifact but its verify job concluded failure: not trusted',
       )
       const state = await savedState(scenario, 'forged')
-      expect(state.status).not.toBe('complete')
+      expect(state.status).toBe('capped')
       expect(
         sandbox.api.exchanges
           .filter((e) => e.operationId === 'actions/list-jobs-for-workflow-run-attempt')
