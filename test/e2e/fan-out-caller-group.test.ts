@@ -2,11 +2,11 @@
 // (`queue: max`) until the called run's last job ended, so a second run of the same iteration (a
 // sweeper's re-dispatch, a person's "Run workflow") waits for the whole first run, plan to decide,
 // instead of planning (and paying for an agent call) while the first run's legs verify.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { jobsNamed, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
-import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE, until } from './fixtures.js'
+import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE, waitForWork } from './fixtures.js'
 import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
@@ -33,7 +33,7 @@ describe("fan-out: the calling job's concurrency group", () => {
       writeFileSync(join(signals, 'hold'), '')
       writeFileSync(join(signals, 'go-1'), '')
       await sandbox.dispatch({ 'loop-id': 'twin' })
-      await until('iteration 2 to be working', () => existsSync(join(signals, 'work-2')), 2 * MINUTE)
+      await waitForWork(scenario, 2, 2 * MINUTE)
       const running = sandbox.jobs.find((job) => job.name === 'loop / plan' && job.status === 'running')
       // What the sweeper would dispatch for an iteration it thinks stranded: the same iteration again.
       const { runId: duplicate } = await sandbox.dispatch({ 'loop-id': 'twin', iteration: '2' })

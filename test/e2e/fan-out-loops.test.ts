@@ -20,6 +20,7 @@ import {
   projectFiles,
   type Scenario,
   until,
+  waitForWork,
 } from './fixtures.js'
 import { queueHistory, savedState } from './state-fixtures.js'
 
@@ -179,7 +180,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       writeFileSync(join(signals, 'hold'), '')
       writeFileSync(join(signals, 'go-1'), '')
       await sandbox.label('alice', first.number, 'loop')
-      await until('the first loop works on iteration 2', () => existsSync(join(signals, 'work-2')), 2 * MINUTE)
+      await waitForWork(scenario, 2, 2 * MINUTE)
       await sandbox.label('alice', second.number, 'loop')
       await until('the second loop queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
       writeFileSync(join(signals, 'go-2'), '')

@@ -15,6 +15,7 @@ import {
   startScenario,
   statusCommentOn,
   until,
+  waitForWork,
 } from './fixtures.js'
 import { queueNow, savedState } from './state-fixtures.js'
 
@@ -32,7 +33,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       // The running loop holds its slot in its work (until go-1) while the others queue and one is aborted.
       writeFileSync(join(signals, 'hold'), '')
       await sandbox.label('alice', running, 'loop')
-      await until('the first loop at work', () => scenario!.workRuns().includes('work-1'), MINUTE)
+      await waitForWork(scenario, 1)
       await sandbox.label('alice', waiting, 'loop')
       await until('the second loop queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
       await sandbox.label('alice', behind, 'loop')

@@ -22,6 +22,7 @@ import {
   statusCommentOn,
   sweep,
   until,
+  waitForWork,
 } from './fixtures.js'
 import { queueHistory, queueNow, savedState } from './state-fixtures.js'
 
@@ -74,7 +75,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       const closed = (await sandbox.openIssue('alice', 'Climb never', 'One step, never.')).number
       writeFileSync(join(signals, 'hold'), '')
       const holderJob = await sandbox.label('alice', stranded, 'loop')
-      await until('the first loop at work', () => scenario.workRuns().includes('work-1'), MINUTE)
+      await waitForWork(scenario, 1)
       await sandbox.label('alice', next, 'loop')
       await until('the next loop queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
       await sandbox.label('alice', closed, 'loop')
@@ -150,7 +151,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       // A BLOCKED loop, made the way the first scenario makes one: its job dies, the sweeper frees its slot.
       writeFileSync(join(signals, 'hold'), '')
       const doomed = await sandbox.label('alice', resumed, 'loop')
-      await until('the loop at work', () => scenario.workRuns().includes('work-1'), MINUTE)
+      await waitForWork(scenario, 1)
       await cancelJob(scenario, doomed)
       sweep(scenario)
       await sandbox.waitForIdle(MINUTE)
@@ -204,7 +205,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       const waiting = (await sandbox.openIssue('alice', 'Climb after', 'One step, after.')).number
       writeFileSync(join(signals, 'hold'), '')
       const runningJob = await sandbox.label('alice', running, 'loop')
-      await until('the first loop at work', () => scenario.workRuns().includes('work-1'), MINUTE)
+      await waitForWork(scenario, 1)
       await sandbox.label('alice', waiting, 'loop')
       const box = `- [ ] <!-- loop-dashboard:abort:issue-${running} -->`
       await until(
