@@ -5,39 +5,12 @@
 // dispatched and completes. Then a loop waits at a gate, and a tick on `Approve gate` lets it complete; a
 // tick on that box in a body that still shows it afterwards is said under the table and unticked.
 import { describe, expect, it } from 'vitest'
-import type { Sandbox } from '../sandbox/sandbox.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { dashboardBody, dashboardRow, dashboards, ticked } from './dashboard-fixtures.js'
 import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE, startScenario } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-const LABEL = 'loop/dashboard'
-
-function dashboards(sandbox: Sandbox) {
-  return [...sandbox.api.model.issues.values()].filter(
-    (issue) => issue.state === 'open' && issue.labels.some((label) => label.name === LABEL),
-  )
-}
-
-function dashboardBody(sandbox: Sandbox): string {
-  const [only, ...more] = dashboards(sandbox)
-  if (!only || more.length > 0)
-    throw new Error(`expected one open dashboard, found ${1 + more.length - (only ? 0 : 1)}`)
-  return only.body ?? ''
-}
-
-/** The dashboard's row of `loopId`, split into its cells. */
-function rowOf(body: string, loopId: string): string[] | undefined {
-  const line = body.split('\n').find((candidate) => candidate.startsWith(`| \`${loopId}\` |`))
-  return line?.split(' | ').map((cell) => cell.replace(/^\| |\*\*| \|$/g, ''))
-}
-
-/** Ticks the box whose marker names `what` (e.g. `resume:stuck`), as GitHub's task list does. */
-function ticked(body: string, what: string): string {
-  const marker = `- [ ] <!-- loop-dashboard:${what} -->`
-  if (!body.includes(marker)) throw new Error(`the dashboard offers no box ${what}:\n${body}`)
-  return body.replace(marker, marker.replace('[ ]', '[x]'))
-}
 
 describe('the action bundle in the sandbox: the dashboard', () => {
   it(
@@ -60,7 +33,7 @@ describe('the action bundle in the sandbox: the dashboard', () => {
         const loopId = job.inputs['loop-id']
         if (job.event !== 'workflow_dispatch' || !loopId) return
         const open = dashboards(sandbox)
-        seen.push({ job, row: rowOf(open[0]?.body ?? '', loopId), open: open.length })
+        seen.push({ job, row: dashboardRow(open[0]?.body ?? '', loopId), open: open.length })
       })
       await sandbox.dispatch({ 'loop-id': 'stuck' })
       await sandbox.dispatch({ 'loop-id': 'capped' })
@@ -114,7 +87,7 @@ describe('the action bundle in the sandbox: the dashboard', () => {
       body = dashboardBody(sandbox)
       expect(body).toMatch(/- bob ticked resume `stuck`: refused, nothing changed \(bob has triage permission/)
       expect(body).toContain('- [ ] <!-- loop-dashboard:resume:stuck -->')
-      expect(rowOf(body, 'stuck')?.[2]).toBe('blocked')
+      expect(dashboardRow(body, 'stuck')?.[2]).toBe('blocked')
 
       // alice unblocks the branch and ticks: the loop resumes, its next iteration is dispatched and completes.
       await sandbox.git.commit(
@@ -132,11 +105,11 @@ describe('the action bundle in the sandbox: the dashboard', () => {
       expect(resumed.inputs['loop-id'], why).toBe('stuck')
       expect(resumed.outputs.status, why).toBe('complete')
       body = dashboardBody(sandbox)
-      expect(rowOf(body, 'stuck')?.slice(1, 3)).toEqual(['COMPLETE', 'complete'])
+      expect(dashboardRow(body, 'stuck')?.slice(1, 3)).toEqual(['COMPLETE', 'complete'])
       expect(body).not.toContain('loop-dashboard:resume:stuck')
       expect(body).toMatch(/- alice ticked resume `stuck`: iteration \d+ dispatched/)
       expect(aliceJob?.summary).toMatch(/Ticks on #\d+:\n\n- alice ticked resume `stuck`: iteration \d+ dispatched/)
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'stuck/loop-state.json')) ?? '{}')
+      const state = await savedState(scenario, 'stuck')
       expect(state.lastRun).toEqual({
         id: String(resumed.runId),
         url: expect.stringContaining(`/runs/${resumed.runId}`),
@@ -165,14 +138,14 @@ describe('the action bundle in the sandbox: the dashboard', () => {
       let why = describeJobs(jobs)
       expect(jobs.at(-1)?.outputs.status, why).toBe('waiting')
       const body = dashboardBody(sandbox)
-      expect(rowOf(body, 'gated')?.[2]).toBe('waiting')
+      expect(dashboardRow(body, 'gated')?.[2]).toBe('waiting')
       const [dashboard] = dashboards(sandbox)
       await sandbox.editIssue('alice', dashboard!.number, ticked(body, 'approve=verifier:gated'))
       jobs = await sandbox.waitForIdle(2 * MINUTE)
       why = describeJobs(jobs)
       const end = jobs.at(-1)!
       expect([end.event, end.outputs.status], why).toEqual(['workflow_dispatch', 'complete'])
-      expect(rowOf(dashboardBody(sandbox), 'gated')?.[2]).toBe('complete')
+      expect(dashboardRow(dashboardBody(sandbox), 'gated')?.[2]).toBe('complete')
       expect(dashboardBody(sandbox)).not.toContain('- [ ]')
 
       // A box the loop has moved past, still in the body (as when the rewrite at the end of the loop's last
@@ -188,7 +161,7 @@ describe('the action bundle in the sandbox: the dashboard', () => {
         '- alice ticked approve gate `verifier` of `gated`: gate `verifier` of `gated` is no longer pending (now approved); nothing to approve',
       )
       expect(after).not.toMatch(/- \[[ xX]\]/)
-      expect(rowOf(after, 'gated')?.[2]).toBe('complete')
+      expect(dashboardRow(after, 'gated')?.[2]).toBe('complete')
       expectFaithful(scenario)
     },
     4 * MINUTE,

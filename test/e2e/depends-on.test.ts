@@ -7,36 +7,17 @@
 // its issue naming the cycle, keeps no state and takes no place in line. Once its body no longer names
 // #2, `/loop start` queues it like any other loop.
 import { describe, expect, it } from 'vitest'
-import { parseSlotsRecord } from '../../src/domain/slots.js'
 import {
-  botComments,
   checkOperationsExercised,
+  commentsOn,
   describeJobs,
   expectFaithful,
   MINUTE,
-  type Scenario,
   startScenario,
 } from './fixtures.js'
+import { queueNow, savedStateIfAny } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-function commentsOn(s: Scenario, issueNumber: number): string {
-  return botComments(s.sandbox)
-    .filter((comment) => comment.issueNumber === issueNumber)
-    .map((comment) => comment.body)
-    .join('\n')
-}
-
-async function stateOf(s: Scenario, loopId: string): Promise<{ status?: string; statusReason?: string } | undefined> {
-  const text = await s.sandbox.git.show('loop-state', `${loopId}/loop-state.json`)
-  return text === undefined ? undefined : JSON.parse(text)
-}
-
-async function queued(s: Scenario): Promise<string[]> {
-  const parsed = parseSlotsRecord((await s.sandbox.git.show('loop-state', 'queue.json')) ?? '')
-  if ('problem' in parsed) throw new Error(`queue.json: ${parsed.problem}`)
-  return parsed.record.queued.map((entry) => entry.loopId)
-}
 
 describe('the action bundle in the sandbox: depends-on that cannot be honoured', () => {
   it(
@@ -61,7 +42,7 @@ describe('the action bundle in the sandbox: depends-on that cannot be honoured',
         statusOf(first).map((job) => [job.outputs.status, job.conclusion]),
         why,
       ).toEqual([['refused', 'success']])
-      expect(await stateOf(scenario, 'issue-1')).toBeUndefined()
+      expect(await savedStateIfAny(scenario, 'issue-1')).toBeUndefined()
       const configRefusal = commentsOn(scenario, first)
       expect(configRefusal).toContain(
         "did not start the loop `issue-1`: the loop config's `depends-on` names this loop's own issue.",
@@ -70,7 +51,7 @@ describe('the action bundle in the sandbox: depends-on that cannot be honoured',
       expect(configRefusal).toContain('write each issue')
 
       expect(statusOf(second).map((job) => job.outputs.status)).toEqual(['queued'])
-      expect(await stateOf(scenario, 'issue-2'), why).toMatchObject({
+      expect(await savedStateIfAny(scenario, 'issue-2'), why).toMatchObject({
         status: 'queued',
         statusReason: 'it waits for #1, #3 to be COMPLETE (#1 and #3 have no loop yet)',
       })
@@ -92,19 +73,19 @@ describe('the action bundle in the sandbox: depends-on that cannot be honoured',
       expect(cycle).toContain('#3 waits for #2, #2 waits for #3')
       expect(cycle).toContain("remove #2 from this issue's `depends-on:` line")
       // No state and no place in line: the start after the fix is a fresh one.
-      expect(await stateOf(scenario, 'issue-3')).toBeUndefined()
-      expect(await queued(scenario)).toEqual(['issue-2'])
+      expect(await savedStateIfAny(scenario, 'issue-3')).toBeUndefined()
+      expect((await queueNow(scenario)).queued.map((entry) => entry.loopId)).toEqual(['issue-2'])
 
       // The body fixed, a writer's `/loop start` queues it: it waits for #1 only.
       await sandbox.editIssue('alice', third, 'One step.')
       await sandbox.comment('alice', '/loop start', third)
       jobs = await sandbox.waitForIdle(MINUTE)
       why = describeJobs(jobs)
-      expect(await stateOf(scenario, 'issue-3'), why).toMatchObject({
+      expect(await savedStateIfAny(scenario, 'issue-3'), why).toMatchObject({
         status: 'queued',
         statusReason: 'it waits for #1 to be COMPLETE (#1 has no loop yet)',
       })
-      expect(await queued(scenario)).toEqual(['issue-2', 'issue-3'])
+      expect((await queueNow(scenario)).queued.map((entry) => entry.loopId)).toEqual(['issue-2', 'issue-3'])
       expectFaithful(scenario)
     },
     3 * MINUTE,

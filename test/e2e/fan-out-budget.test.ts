@@ -2,23 +2,12 @@
 // time (the plan's work and the slowest verify leg, not only decide's own few seconds), and the action's
 // `budget-minutes`, which means one job running several iterations, is refused where an iteration is
 // three jobs.
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { FAN_OUT_EXAMPLE } from './fan-out-fixtures.js'
-import {
-  botComments,
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  projectFiles,
-  startScenario,
-} from './fixtures.js'
+import { FAN_OUT_EXAMPLE, jobsNamed, startFanOutScenario } from './fan-out-fixtures.js'
+import { botComments, checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-const example = FAN_OUT_EXAMPLE
 
 /** How long the work sleeps in the plan, and the slow check on the work's candidate in its verify leg. */
 const WORK_SLEEP_MS = 3000
@@ -60,56 +49,31 @@ checks:
     timeout: 30s
 `
 
-/** The loop's state as decide saved it on the state branch of the remote. */
-async function savedState(bareDir: string, loopId: string): Promise<SavedState> {
-  const { stdout } = await promisify(execFile)('git', ['show', `loop-state:${loopId}/loop-state.json`], {
-    cwd: bareDir,
-  })
-  return JSON.parse(stdout) as SavedState
-}
-
-interface SavedState {
-  iteration: number
-  status: string
-  statusReason: string
-  usage: { wallMs: number }
-  lastDecision: { kind: string } | null
-}
-
 describe("fan-out: the loop's minutes budget", () => {
   it(
     "counts the plan's work and the slowest verify leg, and stops the loop CAP_REACHED after iteration 1",
     async () => {
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: {
-            ...projectFiles({ steps: 2 }),
-            '.github/workflows/loop-fan-out.yml': example,
-            '.github/loop.yml': BUDGET_CONFIG,
-            'tools/slow-work.mjs': SLOW_WORK,
-            'tools/slow-check.mjs': SLOW_CHECK,
-          },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
+      const scenario = await startFanOutScenario({
+        '.github/loop.yml': BUDGET_CONFIG,
+        'tools/slow-work.mjs': SLOW_WORK,
+        'tools/slow-check.mjs': SLOW_CHECK,
       })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'timed' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
-      const named = (prefix: string) => jobs.filter((job) => job.name.startsWith(`loop / ${prefix}`))
       expect(
-        named('plan').map((job) => job.conclusion),
+        jobsNamed(jobs, 'plan').map((job) => job.conclusion),
         why,
       ).toEqual(['success'])
-      expect(named('verify').map((job) => [job.matrix?.leg, job.conclusion])).toEqual([
+      expect(jobsNamed(jobs, 'verify').map((job) => [job.matrix?.leg, job.conclusion])).toEqual([
         ['slow', 'success'],
         ['step-2', 'success'],
       ])
       // One iteration, and no second plan: the work ran once.
-      expect(named('decide').map((job) => job.outputs.status)).toEqual(['capped'])
+      expect(jobsNamed(jobs, 'decide').map((job) => job.outputs.status)).toEqual(['capped'])
       expect(scenario.workRuns()).toEqual(['work-1'])
-      const state = await savedState(sandbox.git.bareDir, 'timed')
+      const state = await savedState(scenario, 'timed')
       expect(state).toMatchObject({ iteration: 1, status: 'capped', lastDecision: { kind: 'CAP_REACHED' } })
       expect(state.statusReason).toMatch(/^the time budget is spent: [\d.]+ of 0\.1 minutes \(budget\.minutes\)$/)
       // The iteration's time is at least the work's sleep (in plan) and the slow leg's (in verify).
@@ -125,18 +89,12 @@ describe("fan-out: the action's budget-minutes", () => {
   it(
     'is refused by the plan, which says what to use instead; nothing runs',
     async () => {
-      const withBudget = example.replace(
+      const withBudget = FAN_OUT_EXAMPLE.replace(
         '      config: .github/loop.yml\n',
         "      config: .github/loop.yml\n      budget-minutes: '5'\n",
       )
-      expect(withBudget).not.toBe(example)
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: { ...projectFiles({ steps: 2 }), '.github/workflows/loop-fan-out.yml': withBudget },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      expect(withBudget).not.toBe(FAN_OUT_EXAMPLE)
+      const scenario = await startFanOutScenario({ '.github/workflows/loop-fan-out.yml': withBudget })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'told' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)

@@ -2,20 +2,12 @@
 // (`queue: max`) until the called run's last job ended, so a second run of the same iteration (a
 // sweeper's re-dispatch, a person's "Run workflow") waits for the whole first run, plan to decide,
 // instead of planning (and paying for an agent call) while the first run's legs verify.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { JobRecord } from '../sandbox/workflow-engine.js'
-import { fanOutFiles } from './fan-out-fixtures.js'
-import {
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  projectFiles,
-  startScenario,
-  until,
-} from './fixtures.js'
+import { jobsNamed, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
+import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE, waitForWork } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -27,33 +19,21 @@ appendFileSync(join(process.env.E2E_SIGNAL_DIR, 'work.log'), context.iteration +
 await import('./work.mjs')
 `
 
-const named = (jobs: readonly JobRecord[], prefix: string) =>
-  jobs.filter((job) => job.name.startsWith(`loop / ${prefix}`))
-
 describe("fan-out: the calling job's concurrency group", () => {
   it(
     "a second dispatch of the running iteration waits for the first run's decide, plans nothing and dispatches nothing",
     async () => {
-      const config = projectFiles({ steps: 3 })['.github/loop.yml'] ?? ''
-      const scenario = await startScenario({
-        steps: 3,
-        sandbox: {
-          repoFiles: fanOutFiles(
-            {
-              'tools/counted-work.mjs': COUNTED_WORK,
-              '.github/loop.yml': config.replace('run: node tools/work.mjs', 'run: node tools/counted-work.mjs'),
-            },
-            { steps: 3 },
-          ),
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const config = staircaseConfigWith('run: node tools/work.mjs', 'run: node tools/counted-work.mjs', { steps: 3 })
+      const scenario = await startFanOutScenario(
+        { 'tools/counted-work.mjs': COUNTED_WORK, '.github/loop.yml': config },
+        { steps: 3 },
+      )
       const { sandbox, signals } = scenario
       // Iteration 1 runs through; iteration 2's work holds until go-2.
       writeFileSync(join(signals, 'hold'), '')
       writeFileSync(join(signals, 'go-1'), '')
       await sandbox.dispatch({ 'loop-id': 'twin' })
-      await until('iteration 2 to be working', () => existsSync(join(signals, 'work-2')), 2 * MINUTE)
+      await waitForWork(scenario, 2, 2 * MINUTE)
       const running = sandbox.jobs.find((job) => job.name === 'loop / plan' && job.status === 'running')
       // What the sweeper would dispatch for an iteration it thinks stranded: the same iteration again.
       const { runId: duplicate } = await sandbox.dispatch({ 'loop-id': 'twin', iteration: '2' })
@@ -72,7 +52,7 @@ describe("fan-out: the calling job's concurrency group", () => {
       // One agent call per iteration: the duplicate's plan found iteration 2 done and planned nothing.
       const calls = readFileSync(join(signals, 'work.log'), 'utf8').trim().split('\n')
       expect(calls, why).toEqual(['1', '2', '3'])
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'twin/loop-state.json')) ?? '{}')
+      const state = await savedState(scenario, 'twin')
       expect([state.status, state.iteration], why).toEqual(['complete', 3])
       // The duplicate started only after the first run's last job (its decide) ended.
       const firstRun = jobs.filter((job) => job.runId === running?.runId && job.startedAt !== undefined)
@@ -81,12 +61,12 @@ describe("fan-out: the calling job's concurrency group", () => {
       expect(duplicateJobs.length, why).toBeGreaterThan(0)
       for (const job of duplicateJobs) expect(job.startedAt ?? 0, job.name).toBeGreaterThanOrEqual(firstEnded)
       // Its plan asked for no legs; its decide dispatched nothing again (the loop was carried on).
-      const duplicatePlan = named(jobs, 'plan').find((job) => job.runId === duplicate)
+      const duplicatePlan = jobsNamed(jobs, 'plan').find((job) => job.runId === duplicate)
       expect(duplicatePlan?.outputs.verify, why).toBe('false')
-      const duplicateDecide = named(jobs, 'decide').find((job) => job.runId === duplicate)
+      const duplicateDecide = jobsNamed(jobs, 'decide').find((job) => job.runId === duplicate)
       expect(duplicateDecide?.outputs.status, why).toBe('superseded')
       expect(
-        named(jobs, 'verify').filter((job) => job.runId === duplicate && job.conclusion !== 'skipped'),
+        jobsNamed(jobs, 'verify').filter((job) => job.runId === duplicate && job.conclusion !== 'skipped'),
         why,
       ).toEqual([])
       // Iteration 3 was dispatched once, by the first run's decide: three iterations, four runs.

@@ -1,8 +1,11 @@
-// What the fan-out and sharded-check scenarios share: the example fan-out workflow in the project, and
-// the loop config of a staircase whose `test` check is split in shards, each with its own JUnit report.
+// What the fan-out and sharded-check scenarios share: the example fan-out workflow in the project, the
+// scenario it runs, its jobs by kind, and the loop config of a staircase whose `test` check is split in
+// shards, each with its own JUnit report.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ACTION_DIR, projectFiles } from './fixtures.js'
+import type { SandboxOptions } from '../sandbox/sandbox.js'
+import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { ACTION_DIR, type ProjectOptions, projectFiles, type Scenario, startScenario } from './fixtures.js'
 
 /** examples/workflows/loop-fan-out.yml, as a user copies it. */
 export const FAN_OUT_EXAMPLE = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-fan-out.yml'), 'utf8')
@@ -10,9 +13,36 @@ export const FAN_OUT_EXAMPLE = readFileSync(join(ACTION_DIR, 'examples', 'workfl
 /** The staircase project with the example fan-out workflow (run as `loop-fan-out.yml`), and `extra` files. */
 export function fanOutFiles(
   extra: Record<string, string> = {},
-  options: Parameters<typeof projectFiles>[0] = { steps: 2 },
+  options: ProjectOptions = { steps: 2 },
 ): Record<string, string> {
   return { ...projectFiles(options), '.github/workflows/loop-fan-out.yml': FAN_OUT_EXAMPLE, ...extra }
+}
+
+/** Starts a scenario on fanOutFiles(extra, project), its dispatches running `loop-fan-out.yml`. */
+export function startFanOutScenario(
+  extra: Record<string, string> = {},
+  project: ProjectOptions = { steps: 2 },
+  sandbox: Partial<SandboxOptions> = {},
+): Promise<Scenario> {
+  return startScenario({
+    sandbox: { ...sandbox, repoFiles: fanOutFiles(extra, project), workflow: { file: 'loop-fan-out.yml' } },
+  })
+}
+
+/**
+ * The staircase's loop config (of `project`) with `from` replaced by `to`. Throws when the config has no
+ * `from`: a replace that changes nothing would quietly run the scenario on the plain staircase.
+ */
+export function staircaseConfigWith(from: string | RegExp, to: string, project: ProjectOptions = { steps: 2 }): string {
+  const config = projectFiles(project)['.github/loop.yml'] ?? ''
+  const edited = config.replace(from, to)
+  if (edited === config) throw new Error(`the staircase's loop config has no ${String(from)}:\n${config}`)
+  return edited
+}
+
+/** The fan-out jobs of one kind (`plan`, `verify`, `decide`), as the caller's job `loop` names them. */
+export function jobsNamed(jobs: readonly JobRecord[], kind: 'plan' | 'verify' | 'decide'): JobRecord[] {
+  return jobs.filter((job) => job.name.startsWith(`loop / ${kind}`))
 }
 
 export interface ShardedConfig {

@@ -5,15 +5,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { fanOutFiles, shardedConfig } from './fan-out-fixtures.js'
-import {
-  botComments,
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  startScenario,
-} from './fixtures.js'
+import { jobsNamed, shardedConfig, startFanOutScenario } from './fan-out-fixtures.js'
+import { botComments, checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -53,21 +47,15 @@ describe('fan-out: a flaky test in a sharded check', () => {
   it(
     'is re-run in its shard’s verify leg; decide records the check flaky and the loop reaches COMPLETE in one iteration, no retry spent',
     async () => {
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: fanOutFiles(
-            { '.github/loop.yml': CONFIG, 'tools/flaky-shard.mjs': FLAKY_SHARD, '.gitignore': 'reports/\n' },
-            { steps: 1 },
-          ),
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario(
+        { '.github/loop.yml': CONFIG, 'tools/flaky-shard.mjs': FLAKY_SHARD, '.gitignore': 'reports/\n' },
+        { steps: 1 },
+      )
       const { sandbox, signals } = scenario
       await sandbox.dispatch({ 'loop-id': 'flaky' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
-      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      const legs = jobsNamed(jobs, 'verify')
       expect(
         legs.map((job) => [job.matrix?.leg, job.conclusion]),
         why,
@@ -76,7 +64,7 @@ describe('fan-out: a flaky test in a sharded check', () => {
         ['test shard 2/2', 'success'],
         ['step-1', 'success'],
       ])
-      const decides = jobs.filter((job) => job.name === 'loop / decide')
+      const decides = jobsNamed(jobs, 'decide')
       expect(decides.map((job) => job.outputs.status)).toEqual(['complete'])
       // The work ran once; shard 2 ran in plan's baseline, then failed in its leg and passed when re-run there.
       expect(scenario.workRuns()).toEqual(['work-1'])
@@ -87,7 +75,7 @@ describe('fan-out: a flaky test in a sharded check', () => {
       expect(runs(2)).toEqual(['progress 0: pass', 'progress 1: fail', 'progress 1: pass'])
       expect(runs(1)).toEqual(['progress 0: pass', 'progress 1: pass'])
 
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'flaky/loop-state.json')) ?? '{}') as SavedState
+      const state = await savedState(scenario, 'flaky')
       expect(state.status).toBe('complete')
       expect(state.iteration).toBe(1)
       expect(state.metrics.flakes).toBe(1)
@@ -111,11 +99,3 @@ describe('fan-out: a flaky test in a sharded check', () => {
     4 * MINUTE,
   )
 })
-
-/** What the scenario reads of the saved state. */
-interface SavedState {
-  status: string
-  iteration: number
-  failures: { history: unknown[] }
-  metrics: { flakes: number; regressed?: { checks: string[]; tests: string[] } }
-}

@@ -3,30 +3,15 @@
 // verdict planted under a leg's artifact name before the leg ran is not taken (the leg's own upload met
 // 409, its job failed), and a leg that hung and was ended is charged its job's wall time, not its
 // check's timeout.
-import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
-import { fanOutFiles } from './fan-out-fixtures.js'
-import {
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  projectFiles,
-  startScenario,
-} from './fixtures.js'
+import { jobsNamed, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
+import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-async function savedState(bareDir: string, loopId: string): Promise<{ status: string; usage: { wallMs: number } }> {
-  const { stdout } = await promisify(execFile)('git', ['show', `loop-state:${loopId}/loop-state.json`], {
-    cwd: bareDir,
-  })
-  return JSON.parse(stdout)
-}
 
 /** The `plan.json` the plan handed on, read from its artifact in the run's artifact folder. */
 function handedPlan(runArtifacts: string): { loopId: string; iteration: number; candidate: string } {
@@ -53,15 +38,7 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
     "is not taken: the leg's job failed (its own upload met 409), so its check is an error and the loop does not complete",
     async () => {
       // The work is stuck: step-1 fails on the candidate, and only a forged pass could complete the loop.
-      const scenario = await startScenario({
-        steps: 1,
-        stuck: true,
-        maxIterations: 1,
-        sandbox: {
-          repoFiles: fanOutFiles({}, { steps: 1, stuck: true, maxIterations: 1 }),
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario({}, { steps: 1, stuck: true, maxIterations: 1 })
       const { sandbox } = scenario
       let forged = ''
       // Stands for the plan's work on a runner without process isolation: it reads the runner's
@@ -100,20 +77,20 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
       expect(forged, why).not.toBe('')
-      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      const legs = jobsNamed(jobs, 'verify')
       expect(
         legs.map((job) => [job.name, job.conclusion]),
         why,
       ).toEqual([['loop / verify (step-1)', 'failure']])
       expect(`${legs[0]?.stdout}${legs[0]?.stderr}`, why).toContain('(409) Conflict')
-      const decide = jobs.find((job) => job.name === 'loop / decide')
+      const decide = jobsNamed(jobs, 'decide')[0]
       // One iteration allowed, and its check an error: the loop is capped there (the job fails so), not COMPLETE.
       expect(decide?.outputs.status, why).toBe('capped')
       expect(`${decide?.stdout}${decide?.summary}`, why).toContain(
         'loop-controller: no verdict from step-1: its verdict came from an artifact but its verify job concluded failure: not trusted',
       )
-      const state = await savedState(sandbox.git.bareDir, 'forged')
-      expect(state.status).not.toBe('complete')
+      const state = await savedState(scenario, 'forged')
+      expect(state.status).toBe('capped')
       expect(
         sandbox.api.exchanges
           .filter((e) => e.operationId === 'actions/list-jobs-for-workflow-run-attempt')
@@ -139,24 +116,17 @@ describe('fan-out: a leg that hung and was ended without a verdict', () => {
   it(
     "is charged its job's wall time (the Jobs API's started and completed), not its check's 10-minute timeout",
     async () => {
-      const files = projectFiles({ steps: 1, maxIterations: 1 })
-      const config = (files['.github/loop.yml'] ?? '').replace(
+      const project = { steps: 1, maxIterations: 1 }
+      const config = staircaseConfigWith(
         'run: node tools/check.mjs 1\n    timeout: 30s',
         'run: node tools/hang.mjs\n    timeout: 10m',
+        project,
       )
       expect(config).toContain('tools/hang.mjs')
-      const scenario = await startScenario({
-        steps: 1,
-        maxIterations: 1,
-        sandbox: {
-          repoFiles: {
-            ...fanOutFiles({}, { steps: 1, maxIterations: 1 }),
-            '.github/loop.yml': config,
-            'tools/hang.mjs': HANGING_CHECK,
-          },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario(
+        { '.github/loop.yml': config, 'tools/hang.mjs': HANGING_CHECK },
+        project,
+      )
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'hung' })
       const hanging = join(scenario.signals, 'hanging')
@@ -169,14 +139,14 @@ describe('fan-out: a leg that hung and was ended without a verdict', () => {
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
       expect(leg?.conclusion, why).toBe('cancelled')
-      const decide = jobs.find((job) => job.name === 'loop / decide')
+      const decide = jobsNamed(jobs, 'decide')[0]
       expect(decide?.outputs.status, why).toBe('capped')
       expect(`${decide?.stdout}${decide?.summary}`, why).toContain(
         'loop-controller: no verdict from step-1: no verdict was uploaded',
       )
       const legWallMs = leg?.durationMs ?? 0
       expect(legWallMs, why).toBeGreaterThan(0)
-      const state = await savedState(sandbox.git.bareDir, 'hung')
+      const state = await savedState(scenario, 'hung')
       // The iteration's time holds the leg's job time, and is far from the 10 minutes its timeout would be.
       expect(state.usage.wallMs, why).toBeGreaterThanOrEqual(Math.floor(legWallMs / 1000) * 1000)
       expect(state.usage.wallMs, why).toBeLessThan(10 * MINUTE)

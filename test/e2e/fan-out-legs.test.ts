@@ -2,15 +2,8 @@
 // fresh runner, so it runs the loop config's `verify-setup` before its check (a build the check needs);
 // a `needs` between checks, which a leg cannot honour, is refused by plan before the work runs.
 import { describe, expect, it } from 'vitest'
-import { fanOutFiles } from './fan-out-fixtures.js'
-import {
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  projectFiles,
-  startScenario,
-} from './fixtures.js'
+import { jobsNamed, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
+import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -28,28 +21,20 @@ describe('fan-out legs: verify-setup', () => {
   it(
     'runs in every leg before its check, so a check that needs a build passes, and the loop reaches COMPLETE',
     async () => {
-      const files = projectFiles({ steps: 2 })
-      const config = (files['.github/loop.yml'] ?? '').replace(
+      const config = staircaseConfigWith(
         'checks:\n',
         'verify-setup: node tools/setup.mjs\nchecks:\n  - name: built\n    kind: build\n    run: node tools/built.mjs\n    timeout: 30s\n',
       )
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: {
-            ...fanOutFiles(),
-            '.github/loop.yml': config,
-            'tools/setup.mjs': SETUP,
-            'tools/built.mjs': BUILT,
-          },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
+      const scenario = await startFanOutScenario({
+        '.github/loop.yml': config,
+        'tools/setup.mjs': SETUP,
+        'tools/built.mjs': BUILT,
       })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'setup' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
-      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      const legs = jobsNamed(jobs, 'verify')
       expect(
         legs.map((job) => [job.matrix?.leg, job.conclusion]),
         why,
@@ -63,7 +48,7 @@ describe('fan-out legs: verify-setup', () => {
       ])
       for (const leg of legs)
         expect(leg.stdout, why).toContain(`Leg ${leg.matrix?.leg}: verify-setup before the check.`)
-      const decided = jobs.filter((job) => job.name === 'loop / decide').map((job) => job.outputs.status)
+      const decided = jobsNamed(jobs, 'decide').map((job) => job.outputs.status)
       expect(decided, why).toEqual(['running', 'complete'])
       expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
       expectFaithful(scenario)
@@ -76,22 +61,15 @@ describe('fan-out legs: a needs between checks', () => {
   it(
     'is refused by plan before the work runs, naming both checks and why',
     async () => {
-      const files = projectFiles({ steps: 2 })
-      const config = (files['.github/loop.yml'] ?? '').replace(
+      const config = staircaseConfigWith(
         'run: node tools/check.mjs 2\n',
         'run: node tools/check.mjs 2\n    needs: [step-1]\n',
       )
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: { ...fanOutFiles(), '.github/loop.yml': config },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario({ '.github/loop.yml': config })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'needs' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
-      const plan = jobs.find((job) => job.name === 'loop / plan')
+      const plan = jobsNamed(jobs, 'plan')[0]
       expect(plan?.conclusion, describeJobs(jobs)).toBe('failure')
       expect(plan?.annotations.map((a) => a.message)).toContainEqual(
         expect.stringMatching(

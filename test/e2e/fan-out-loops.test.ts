@@ -5,13 +5,12 @@
 // COMPLETE, never two loops holding a slot; two loops dispatched at the same moment under `max-loops: 1`
 // never both run their work (plan works only for a loop that holds its slot). Plan's and verify's tokens
 // stay `contents: read` throughout.
-import { execFile } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { parseSlotsRecord } from '../../src/domain/slots.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { dashboards, ticked } from './dashboard-fixtures.js'
+import { jobsNamed, startFanOutScenario } from './fan-out-fixtures.js'
 import {
   botComments,
   checkOperationsExercised,
@@ -20,9 +19,10 @@ import {
   MINUTE,
   projectFiles,
   type Scenario,
-  startScenario,
   until,
+  waitForWork,
 } from './fixtures.js'
+import { queueHistory, savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -95,24 +95,19 @@ async function startFanOut(
   const logged: Record<string, string> = project.loggedWork
     ? { 'tools/climb.mjs': files['tools/work.mjs'] ?? '', 'tools/work.mjs': LOGGED_WORK }
     : {}
-  const repoFiles = { ...files, ...logged, '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) }
-  return startScenario({ steps, sandbox: { repoFiles, workflow: { file: 'loop-fan-out.yml' } } })
+  return startFanOutScenario(
+    { ...logged, '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) },
+    { steps, ...project },
+  )
 }
-
-const named = (jobs: readonly JobRecord[], prefix: string) =>
-  jobs.filter((job) => job.name.startsWith(`loop / ${prefix}`))
 
 /** Plan and verify held a token that reads code and nothing else, in every run. */
 function expectReadOnlyPlanAndVerify(jobs: readonly JobRecord[]): void {
-  const readers = [...named(jobs, 'plan'), ...named(jobs, 'verify')].filter((job) => job.conclusion !== 'skipped')
+  const readers = [...jobsNamed(jobs, 'plan'), ...jobsNamed(jobs, 'verify')].filter(
+    (job) => job.conclusion !== 'skipped',
+  )
   expect(readers.length).toBeGreaterThan(0)
   for (const job of readers) expect(job.permissions, job.name).toEqual({ contents: 'read' })
-}
-
-function dashboards(s: Scenario) {
-  return [...s.sandbox.api.model.issues.values()].filter(
-    (issue) => issue.state === 'open' && issue.labels.some((label) => label.name === 'loop/dashboard'),
-  )
 }
 
 describe('fan-out with labels, the dashboard and many loops', () => {
@@ -127,15 +122,15 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       let jobs = await sandbox.waitForIdle(2 * MINUTE)
       let why = describeJobs(jobs)
       expect(
-        named(jobs, 'decide').map((job) => job.outputs.status),
+        jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         why,
       ).toEqual(['complete'])
-      expect(named(jobs, 'decide')[0]?.outputs['loop-id'], why).toBe(`issue-${issue.number}`)
+      expect(jobsNamed(jobs, 'decide')[0]?.outputs['loop-id'], why).toBe(`issue-${issue.number}`)
       // The issue is the task, quoted as untrusted text, in the plan's prompt.
       const prompt = readFileSync(join(signals, 'prompt-1.md'), 'utf8')
       expect(prompt).toContain(`## The task: issue #${issue.number}`)
       for (const line of body.split('\n')) expect(prompt).toContain(line === '' ? '>\n' : `> ${line}\n`)
-      const state = JSON.parse((await sandbox.git.show('loop-state', `issue-${issue.number}/loop-state.json`)) ?? '{}')
+      const state = await savedState(scenario, `issue-${issue.number}`)
       expect([state.status, state.task?.number], why).toEqual(['complete', issue.number])
       expect(
         botComments(sandbox)
@@ -143,14 +138,15 @@ describe('fan-out with labels, the dashboard and many loops', () => {
           .join('\n'),
       ).toMatch(/COMPLETE · `issue-\d+`/)
       // One pinned dashboard, written by decide, listing the loop.
-      const [dashboard, ...more] = dashboards(scenario)
+      const [dashboard, ...more] = dashboards(sandbox)
       expect(more, why).toEqual([])
       expect(dashboard?.pinned).toBe(true)
       expect(dashboard?.body).toContain(`| \`issue-${issue.number}\` |`)
       expect([...sandbox.api.model.issues.values()].filter((i) => i.pinned)).toHaveLength(1)
       // Refreshed by decide: plan and verify never touched it.
-      expect(named(jobs, 'decide')[0]?.stdout, why).toMatch(/Dashboard #\d+/)
-      for (const job of [...named(jobs, 'plan'), ...named(jobs, 'verify')]) expect(job.stdout).not.toMatch(/Dashboard/)
+      expect(jobsNamed(jobs, 'decide')[0]?.stdout, why).toMatch(/Dashboard #\d+/)
+      for (const job of [...jobsNamed(jobs, 'plan'), ...jobsNamed(jobs, 'verify')])
+        expect(job.stdout).not.toMatch(/Dashboard/)
 
       // An edit (as a tick would be) runs no plan: its step is skipped, and decide's job takes the event.
       const before = jobs.length
@@ -164,8 +160,8 @@ describe('fan-out with labels, the dashboard and many loops', () => {
         ['loop / plan', 'success'],
         ['loop / verify', 'skipped'],
       ])
-      expect(named(edit, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
-      expect(named(edit, 'decide')[0]?.stdout).toMatch(/Nothing for the loop in this issues event/)
+      expect(jobsNamed(edit, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(jobsNamed(edit, 'decide')[0]?.stdout).toMatch(/Nothing for the loop in this issues event/)
       expect(existsSync(join(signals, 'work-2'))).toBe(false)
       expectReadOnlyPlanAndVerify(jobs)
       expectFaithful(scenario)
@@ -184,7 +180,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       writeFileSync(join(signals, 'hold'), '')
       writeFileSync(join(signals, 'go-1'), '')
       await sandbox.label('alice', first.number, 'loop')
-      await until('the first loop works on iteration 2', () => existsSync(join(signals, 'work-2')), 2 * MINUTE)
+      await waitForWork(scenario, 2, 2 * MINUTE)
       await sandbox.label('alice', second.number, 'loop')
       await until('the second loop queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
       writeFileSync(join(signals, 'go-2'), '')
@@ -193,31 +189,31 @@ describe('fan-out with labels, the dashboard and many loops', () => {
 
       // The second loop's label: plan saw the slot taken and spent no agent call; decide queued it.
       const labelled = jobs.filter((job) => job.event === 'issues')
-      const secondPlan = named(labelled, 'plan').find(
+      const secondPlan = jobsNamed(labelled, 'plan').find(
         (job) => (job.eventPayload.issue as { number: number }).number === second.number,
       )
       expect(secondPlan?.outputs.verify, why).toBe('false')
       expect(secondPlan?.stdout, why).toMatch(/no work planned: the loop would be queued/)
-      const queued = named(jobs, 'decide').filter((job) => job.outputs.status === 'queued')
+      const queued = jobsNamed(jobs, 'decide').filter((job) => job.outputs.status === 'queued')
       expect(
         queued.map((job) => job.outputs['loop-id']),
         why,
       ).toEqual([`issue-${second.number}`])
       // Four iterations planned in all (two per loop), none of them planned twice or dropped as stale.
       expect(
-        named(jobs, 'plan').filter((job) => job.outputs.verify === 'true'),
+        jobsNamed(jobs, 'plan').filter((job) => job.outputs.verify === 'true'),
         why,
       ).toHaveLength(4)
       expect(
-        named(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
+        jobsNamed(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
         why,
       ).toEqual([])
       for (const issue of [first.number, second.number]) {
-        const state = JSON.parse((await sandbox.git.show('loop-state', `issue-${issue}/loop-state.json`)) ?? '{}')
+        const state = await savedState(scenario, `issue-${issue}`)
         expect([issue, state.status, state.iteration], why).toEqual([issue, 'complete', 2])
       }
       // The admitted loop's first job is a dispatch of iteration 1, from the job that released the slot.
-      const admitted = named(jobs, 'decide').filter(
+      const admitted = jobsNamed(jobs, 'decide').filter(
         (job) => job.event === 'workflow_dispatch' && job.inputs['loop-id'] === `issue-${second.number}`,
       )
       expect(
@@ -228,15 +224,9 @@ describe('fan-out with labels, the dashboard and many loops', () => {
         ['2', 'complete'],
       ])
       // Every version of queue.json: at most one loop holding a slot.
-      const bare = sandbox.gitServer.repositoryPath(sandbox.gitRepositoryName)
-      const git = async (...args: string[]) => (await promisify(execFile)('git', ['--git-dir', bare, ...args])).stdout
-      const commits = (await git('log', '--format=%H', 'loop-state', '--', 'queue.json')).split('\n').filter(Boolean)
-      expect(commits.length, why).toBeGreaterThan(2)
-      for (const commit of commits) {
-        const parsed = parseSlotsRecord(await git('show', `${commit}:queue.json`))
-        if ('problem' in parsed) throw new Error(parsed.problem)
-        expect(parsed.record.running.length, commit).toBeLessThanOrEqual(1)
-      }
+      const history = await queueHistory(scenario)
+      expect(history.length, why).toBeGreaterThan(2)
+      for (const { commit, record } of history) expect(record.running.length, commit).toBeLessThanOrEqual(1)
       expectReadOnlyPlanAndVerify(jobs)
       expectFaithful(scenario)
     },
@@ -255,7 +245,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
       for (const loopId of ['first', 'second']) {
-        const state = JSON.parse((await sandbox.git.show('loop-state', `${loopId}/loop-state.json`)) ?? '{}')
+        const state = await savedState(scenario, loopId)
         expect([loopId, state.status, state.iteration], why).toEqual([loopId, 'complete', 2])
       }
       // One loop's work, then the other's: never interleaved, none run twice (no agent call dropped).
@@ -263,17 +253,17 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       const [one, other] = ran[0]?.startsWith('first') ? ['first', 'second'] : ['second', 'first']
       expect(ran, why).toEqual([`${one} 1`, `${one} 2`, `${other} 1`, `${other} 2`])
       // Each start planned nothing: decide took the slot (or queued the loop), no plan was dropped.
-      const started = named(jobs, 'plan').filter((job) => starts.some((start) => start.runId === job.runId))
+      const started = jobsNamed(jobs, 'plan').filter((job) => starts.some((start) => start.runId === job.runId))
       expect(started.map((job) => job.outputs.verify).sort(), why).toEqual(['false', 'false'])
       for (const job of started) {
         expect(job.stdout, why).toMatch(/no work planned: the loop (would be queued|does not hold a slot yet)/)
       }
       expect(
-        named(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
+        jobsNamed(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
         why,
       ).toEqual([])
       expect(
-        named(jobs, 'decide')
+        jobsNamed(jobs, 'decide')
           .map((job) => job.stdout)
           .join('\n'),
       ).not.toMatch(/is dropped/)
@@ -292,7 +282,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       let jobs = await sandbox.waitForIdle(2 * MINUTE)
       let why = describeJobs(jobs)
       expect(
-        named(jobs, 'decide').map((job) => job.outputs.status),
+        jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         why,
       ).toEqual(['waiting'])
       const before = jobs.length
@@ -300,12 +290,12 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       jobs = await sandbox.waitForIdle(2 * MINUTE)
       why = describeJobs(jobs)
       const approving = jobs.slice(before).filter((job) => job.inputs.command === 'approve')
-      const plan = named(approving, 'plan')[0]
+      const plan = jobsNamed(approving, 'plan')[0]
       expect(plan?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
-      expect(named(approving, 'decide')[0]?.conclusion, why).toBe('success')
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'gated/loop-state.json')) ?? '{}')
+      expect(jobsNamed(approving, 'decide')[0]?.conclusion, why).toBe('success')
+      const state = await savedState(scenario, 'gated')
       expect([state.status, state.gates?.verifier?.status], why).toEqual(['complete', 'approved'])
-      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expect(jobsNamed(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
       expectReadOnlyPlanAndVerify(jobs)
       expectFaithful(scenario)
     },
@@ -322,12 +312,12 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
       const why = describeJobs(jobs)
       const commented = jobs.filter((job) => job.event === 'issue_comment')
-      expect(named(commented, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(jobsNamed(commented, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
       expect(
-        named(commented, 'decide').map((job) => job.outputs.status),
+        jobsNamed(commented, 'decide').map((job) => job.outputs.status),
         why,
       ).toEqual(['running'])
-      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expect(jobsNamed(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
       const prompt = readFileSync(join(signals, 'prompt-1.md'), 'utf8')
       expect(prompt).toContain(`## The task: issue #${issue.number}`)
       expect(prompt).toContain('> The one step.\n')
@@ -347,25 +337,20 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       let jobs = await sandbox.waitForIdle(2 * MINUTE)
       let why = describeJobs(jobs)
       expect(
-        named(jobs, 'decide').map((job) => job.outputs.status),
+        jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         why,
       ).toEqual(['waiting'])
-      const [dashboard] = dashboards(scenario)
-      const marker = '- [ ] <!-- loop-dashboard:approve=verifier:gated -->'
-      expect(dashboard?.body, why).toContain(marker)
+      const [dashboard] = dashboards(sandbox)
+      expect(dashboard?.body, why).toContain('- [ ] <!-- loop-dashboard:approve=verifier:gated -->')
       const before = jobs.length
-      await sandbox.editIssue(
-        'alice',
-        dashboard!.number,
-        dashboard!.body!.replace(marker, marker.replace('[ ]', '[x]')),
-      )
+      await sandbox.editIssue('alice', dashboard!.number, ticked(dashboard!.body!, 'approve=verifier:gated'))
       jobs = await sandbox.waitForIdle(2 * MINUTE)
       why = describeJobs(jobs)
       const tick = jobs.slice(before).filter((job) => job.event === 'issues')
-      expect(named(tick, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
-      expect(named(tick, 'decide')[0]?.stdout, why).toMatch(/Dashboard edit by alice: 1 tick\(s\) read/)
-      expect(named(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
-      expect(dashboards(scenario)).toHaveLength(1)
+      expect(jobsNamed(tick, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
+      expect(jobsNamed(tick, 'decide')[0]?.stdout, why).toMatch(/Dashboard edit by alice: 1 tick\(s\) read/)
+      expect(jobsNamed(jobs, 'decide').at(-1)?.outputs.status, why).toBe('complete')
+      expect(dashboards(sandbox)).toHaveLength(1)
       expectReadOnlyPlanAndVerify(jobs)
       expectFaithful(scenario)
     },

@@ -4,15 +4,8 @@
 // controller fails hands its error on to decide under a name that says it failed.
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { fanOutFiles } from './fan-out-fixtures.js'
-import {
-  botComments,
-  checkOperationsExercised,
-  describeJobs,
-  expectFaithful,
-  MINUTE,
-  startScenario,
-} from './fixtures.js'
+import { jobsNamed, startFanOutScenario } from './fan-out-fixtures.js'
+import { botComments, checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -20,10 +13,7 @@ describe('fan-out: re-run all jobs', () => {
   it(
     'after a decide that failed (its push refused), a re-run of the run plans, verifies and decides again, and the loop reaches COMPLETE',
     async () => {
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: { repoFiles: fanOutFiles({}, { steps: 1 }), workflow: { file: 'loop-fan-out.yml' } },
-      })
+      const scenario = await startFanOutScenario({}, { steps: 1 })
       const { sandbox } = scenario
       await sandbox.gitServer.rejectPushes(sandbox.gitRepositoryName, 'pushes are closed for maintenance')
       await sandbox.dispatch({ 'loop-id': 'again' })
@@ -53,7 +43,7 @@ describe('fan-out: re-run all jobs', () => {
       const decide = jobs.find((job) => job.runAttempt === 2 && job.name === 'loop / decide')
       expect(decide?.outputs.status, why).toBe('complete')
       // Each attempt planned iteration 1 (the first attempt's plan was never kept), and handed it on as its own.
-      const plans = jobs.filter((job) => job.name === 'loop / plan')
+      const plans = jobsNamed(jobs, 'plan')
       expect(plans.map((job) => [job.runAttempt, job.outputs.iteration, job.jobOutputs['plan-artifact']])).toEqual([
         [1, '1', 'loop-plan.attempt-1'],
         [2, '1', 'loop-plan.attempt-2'],
@@ -74,10 +64,7 @@ describe('fan-out: a leg whose controller fails', () => {
   it(
     "hands its error on: decide names it in the check's error (infrastructure), never a pass, and the loop goes on",
     async () => {
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: { repoFiles: fanOutFiles({}, { steps: 1 }), workflow: { file: 'loop-fan-out.yml' } },
-      })
+      const scenario = await startFanOutScenario({}, { steps: 1 })
       const { sandbox } = scenario
       const bare = sandbox.git.bareDir
       const branch = 'refs/heads/loop/moved'
@@ -105,7 +92,7 @@ describe('fan-out: a leg whose controller fails', () => {
       ).toEqual(['failure'])
       // The failed leg uploaded its error under its failed name, by the workflow's upload step.
       expect(legs[0]?.steps.map((step) => step.outcome).slice(-2)).toEqual(['failure', 'success'])
-      const decides = jobs.filter((job) => job.name === 'loop / decide')
+      const decides = jobsNamed(jobs, 'decide')
       expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
       const state = JSON.parse(bareGit(bare, ['show', 'loop-state:moved/loop-state.json']))
       const failures = state.failures.history as { iteration: number; check: string; pattern: string; error: string }[]

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { fanOutFiles, shardedConfig } from './fan-out-fixtures.js'
+import { jobsNamed, shardedConfig, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
 import {
   botComments,
   checkOperationsExercised,
@@ -14,10 +14,9 @@ import {
   describeJobs,
   expectFaithful,
   MINUTE,
-  projectFiles,
   pullRequests,
-  startScenario,
 } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -25,10 +24,7 @@ describe('fan-out: plan → verify legs → decide', () => {
   it(
     'reaches COMPLETE through the example workflow; plan and verify hold a read-only token',
     async () => {
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: { repoFiles: fanOutFiles(), workflow: { file: 'loop-fan-out.yml' } },
-      })
+      const scenario = await startFanOutScenario()
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'fanned' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
@@ -105,22 +101,16 @@ describe('fan-out: a sharded check', () => {
   it(
     'runs one verify leg per shard; decide merges them into one check, its JUnit verdicts included, and the loop reaches COMPLETE',
     async () => {
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: fanOutFiles({
-            '.github/loop.yml': SHARDED_CONFIG,
-            'tools/shard-check.mjs': SHARD_CHECK,
-            '.gitignore': 'reports/\n',
-          }),
-          workflow: { file: 'loop-fan-out.yml' },
-        },
+      const scenario = await startFanOutScenario({
+        '.github/loop.yml': SHARDED_CONFIG,
+        'tools/shard-check.mjs': SHARD_CHECK,
+        '.gitignore': 'reports/\n',
       })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'shards' })
       const jobs = await sandbox.waitForIdle(4 * MINUTE)
       const why = describeJobs(jobs)
-      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      const legs = jobsNamed(jobs, 'verify')
       // Each iteration: four legs of `test`, one of step-2, every one a success (a failing check is a verdict).
       const iteration = ['test shard 1/4', 'test shard 2/4', 'test shard 3/4', 'test shard 4/4', 'step-2']
       expect(
@@ -129,9 +119,9 @@ describe('fan-out: a sharded check', () => {
       ).toEqual([...iteration, ...iteration])
       expect(legs.map((job) => job.name)).toContain('loop / verify (test shard 3/4)')
       expect(legs.every((job) => job.conclusion === 'success')).toBe(true)
-      const decides = jobs.filter((job) => job.name === 'loop / decide')
+      const decides = jobsNamed(jobs, 'decide')
       expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
-      const state = (await savedState(sandbox.git.bareDir, 'shards')) as StateFailures
+      const state = await savedState(scenario, 'shards')
       // One `test` failure, shard 3's under its heading; its test's regression seen from the legs' JUnit verdicts.
       const failures = state.failures.history.filter((f) => f.check === 'test')
       expect(failures.map((f) => [f.iteration, f.pattern])).toEqual([[1, 'test-failure']])
@@ -143,20 +133,6 @@ describe('fan-out: a sharded check', () => {
     5 * MINUTE,
   )
 })
-
-/** What the scenarios read of a saved state. */
-interface StateFailures {
-  failures: { history: { iteration: number; check: string; pattern: string | null; error: string }[] }
-  metrics: { regressed?: { checks: string[]; tests: string[] } }
-}
-
-/** The loop's state as decide saved it on the state branch of the remote. */
-async function savedState(bareDir: string, loopId: string): Promise<unknown> {
-  const { stdout } = await promisify(execFile)('git', ['show', `loop-state:${loopId}/loop-state.json`], {
-    cwd: bareDir,
-  })
-  return JSON.parse(stdout)
-}
 
 /**
  * An agent that tries to push with every credential it can find (its environment, its ancestors'
@@ -213,23 +189,16 @@ describe('fan-out: a matrix GitHub would not run', () => {
   it(
     'is refused by plan before the work runs, naming the check count',
     async () => {
-      const files = projectFiles({ steps: 1 })
       const many = Array.from(
         { length: 257 },
         (_, i) => `  - name: c${i}\n    kind: test\n    run: node tools/check.mjs 1\n`,
       )
-      const config = (files['.github/loop.yml'] ?? '').replace(/checks:\n[\s\S]*$/, `checks:\n${many.join('')}`)
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: { ...fanOutFiles(), '.github/loop.yml': config },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const config = staircaseConfigWith(/checks:\n[\s\S]*$/, `checks:\n${many.join('')}`, { steps: 1 })
+      const scenario = await startFanOutScenario({ '.github/loop.yml': config })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'wide' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
-      const plan = jobs.find((job) => job.name === 'loop / plan')
+      const plan = jobsNamed(jobs, 'plan')[0]
       expect(plan?.conclusion, describeJobs(jobs)).toBe('failure')
       expect(plan?.annotations.map((a) => a.message)).toContainEqual(
         expect.stringMatching(/^The loop config has 257 checks; .* GitHub runs at most 256 jobs from one matrix/),
@@ -250,18 +219,12 @@ describe('fan-out: what the plan job cannot do', () => {
   it(
     'an agent that pushes with every credential it finds and plants hooks: no push lands, no hook runs in any job',
     async () => {
-      const files = projectFiles({ steps: 1 })
-      const config = (files['.github/loop.yml'] ?? '').replace(
+      const config = staircaseConfigWith(
         'run: node tools/work.mjs',
         'run: node tools/plant.mjs && node tools/work.mjs',
+        { steps: 1 },
       )
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: { ...fanOutFiles({ 'tools/plant.mjs': PLANT }), '.github/loop.yml': config },
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario({ 'tools/plant.mjs': PLANT, '.github/loop.yml': config })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'planted' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
@@ -284,7 +247,7 @@ describe('fan-out: what the plan job cannot do', () => {
       const subjects = await commitSubjects(sandbox, 'loop/planted')
       expect(subjects[0], why).toMatch(/^loop\(planted\)/)
       expect(readdirSync(scenario.signals).filter((name) => name.startsWith('hook-'))).toEqual([])
-      expect(jobs.find((job) => job.name === 'loop / decide')?.outputs.status, why).toBe('complete')
+      expect(jobsNamed(jobs, 'decide')[0]?.outputs.status, why).toBe('complete')
       expectFaithful(scenario)
     },
     3 * MINUTE,
@@ -306,34 +269,31 @@ describe('fan-out: a leg that leaves no verdict', () => {
   it(
     'a leg killed at its time limit is an error verdict naming the leg (no verdict from step-1), classified infrastructure, never a pass; the checks run again',
     async () => {
-      const files = projectFiles({ steps: 1 })
-      const config = (files['.github/loop.yml'] ?? '').replace(
+      const config = staircaseConfigWith(
         'run: node tools/check.mjs 1',
         'run: node tools/hang-leg.mjs && node tools/check.mjs 1',
+        { steps: 1 },
       )
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: { ...fanOutFiles({ 'tools/hang-leg.mjs': HANG_LEG }), '.github/loop.yml': config },
-          workflow: { file: 'loop-fan-out.yml' },
-          // Every job's time limit (plan, a leg and decide each take a few seconds): the hung leg is killed.
-          jobTimeoutMs: 20_000,
-        },
-      })
+      const scenario = await startFanOutScenario(
+        { 'tools/hang-leg.mjs': HANG_LEG, '.github/loop.yml': config },
+        { steps: 2 },
+        // Every job's time limit (plan, a leg and decide each take a few seconds): the hung leg is killed.
+        { jobTimeoutMs: 20_000 },
+      )
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'broken' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
-      const legs = jobs.filter((job) => job.name.startsWith('loop / verify'))
+      const legs = jobsNamed(jobs, 'verify')
       expect(
         legs.map((job) => job.conclusion),
         why,
       ).toEqual(['timed_out', 'success'])
-      const decides = jobs.filter((job) => job.name === 'loop / decide')
+      const decides = jobsNamed(jobs, 'decide')
       // The first decide ran although its leg failed, and judged the check an error: the loop went on.
       expect(decides.map((job) => job.conclusion)).toEqual(['success', 'success'])
       expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
-      const state = (await savedState(sandbox.git.bareDir, 'broken')) as StateFailures
+      const state = await savedState(scenario, 'broken')
       // Its failure, as the state keeps it for the agent and the handoff: the runner's, not the code's.
       expect(state.failures.history.map((f) => [f.iteration, f.check, f.pattern])).toEqual([
         [1, 'step-1', 'infrastructure'],
@@ -353,18 +313,12 @@ describe('fan-out: decide judges the candidate and hears people', () => {
   it(
     'raises the verifier gate from the candidate’s own diff, and a writer’s `/loop approve` (decide applies it) carries the loop on',
     async () => {
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: fanOutFiles({}, { steps: 1, editsConfig: true }),
-          workflow: { file: 'loop-fan-out.yml' },
-        },
-      })
+      const scenario = await startFanOutScenario({}, { steps: 1, editsConfig: true })
       const { sandbox } = scenario
       // The work edits .github/loop.yml in its first iteration: plan commits it; decide's guard sees it.
       await sandbox.dispatch({ 'loop-id': 'gated' })
       let jobs = await sandbox.waitForIdle(3 * MINUTE)
-      const decide = () => jobs.filter((job) => job.name === 'loop / decide')
+      const decide = () => jobsNamed(jobs, 'decide')
       expect(
         decide().map((job) => job.outputs.status),
         describeJobs(jobs),

@@ -228,6 +228,21 @@ export function botComments(sandbox: Sandbox): { id: number; body: string; issue
     .map((comment) => ({ id: comment.id, body: comment.body, issueNumber: comment.issueNumber }))
 }
 
+/** Every comment the loop posted on the issue, joined. */
+export function commentsOn(s: Pick<Scenario, 'sandbox'>, issueNumber: number): string {
+  return botComments(s.sandbox)
+    .filter((comment) => comment.issueNumber === issueNumber)
+    .map((comment) => comment.body)
+    .join('\n')
+}
+
+/** The loop's status comment on the issue (one at most, kept up to date), or '' when there is none yet. */
+export function statusCommentOn(s: Pick<Scenario, 'sandbox'>, issueNumber: number): string {
+  const comments = botComments(s.sandbox).filter((comment) => comment.issueNumber === issueNumber)
+  expect(comments.length).toBeLessThanOrEqual(1)
+  return comments[0]?.body ?? ''
+}
+
 /** A short account of the jobs, for failure messages. */
 export function describeJobs(jobs: readonly JobRecord[]): string {
   return jobs
@@ -285,4 +300,17 @@ export function waitForWork(s: Scenario, iteration: number, timeoutMs = MINUTE):
 export function expectFaithful(s: Pick<Scenario, 'sandbox'>): void {
   expect(s.sandbox.api.violations).toEqual([])
   expect(s.sandbox.engine.problems).toEqual([])
+}
+
+/** The cron of the scenarios' sweeper: the loop workflow's `schedule`. */
+export const SWEEP_SCHEDULE = '*/15 * * * *'
+/** The loop workflow's `command`: it sweeps when its schedule starts it, and runs the loop otherwise. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+export const SWEEP_ON_SCHEDULE = "${{ github.event_name == 'schedule' && 'sweep' || 'run' }}"
+
+/** Starts a scheduled run of the loop workflow, as GitHub's cron does (the workflow needs `schedule: SWEEP_SCHEDULE`). */
+export function sweep(s: Pick<Scenario, 'sandbox'>): void {
+  const owner = s.sandbox.api.model.user('alice')
+  const schedule = { schedule: SWEEP_SCHEDULE, workflow: '.github/workflows/loop.yml' }
+  expect(s.sandbox.engine.trigger('schedule', schedule, owner)).toBeDefined()
 }

@@ -13,12 +13,13 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { parseSlotsRecord, type SlotsRecord, slotProblems } from '../../src/domain/slots.js'
-import type { Sandbox } from '../sandbox/sandbox.js'
+import { slotProblems } from '../../src/domain/slots.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { dashboardRows, dashboards, ticked } from './dashboard-fixtures.js'
 import {
   botComments,
   checkOperationsExercised,
+  commentsOn,
   describeJobs,
   expectFaithful,
   MINUTE,
@@ -26,58 +27,11 @@ import {
   startScenario,
   until,
 } from './fixtures.js'
+import { queueHistory, savedState, savedStateIfAny } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
 const run = promisify(execFile)
-
-/** Every version of queue.json on the state branch, oldest first, with the commit that wrote it. */
-async function queueHistory(s: Scenario): Promise<Array<{ commit: string; record: SlotsRecord }>> {
-  const bare = s.sandbox.gitServer.repositoryPath(s.sandbox.gitRepositoryName)
-  const git = async (...args: string[]) => (await run('git', ['--git-dir', bare, ...args])).stdout
-  const commits = (await git('log', '--reverse', '--format=%H', 'loop-state', '--', 'queue.json')).split('\n')
-  const versions: Array<{ commit: string; record: SlotsRecord }> = []
-  for (const commit of commits.filter(Boolean)) {
-    const parsed = parseSlotsRecord(await git('show', `${commit}:queue.json`))
-    if ('problem' in parsed) throw new Error(`queue.json at ${commit}: ${parsed.problem}`)
-    versions.push({ commit, record: parsed.record })
-  }
-  return versions
-}
-
-/** The status a loop's state had at `commit` of the state branch. */
-async function statusAt(s: Scenario, commit: string, loopId: string): Promise<string | undefined> {
-  const bare = s.sandbox.gitServer.repositoryPath(s.sandbox.gitRepositoryName)
-  const text = await run('git', ['--git-dir', bare, 'show', `${commit}:${loopId}/loop-state.json`]).then(
-    (result) => result.stdout,
-    () => undefined,
-  )
-  return text === undefined ? undefined : (JSON.parse(text) as { status: string }).status
-}
-
-function statusCommentOn(s: Scenario, issueNumber: number): string {
-  return botComments(s.sandbox)
-    .filter((comment) => comment.issueNumber === issueNumber)
-    .map((comment) => comment.body)
-    .join('\n')
-}
-
-/** The open dashboards, lowest number first (a race may open two for a moment; the lower is kept). */
-function dashboards(sandbox: Sandbox) {
-  return [...sandbox.api.model.issues.values()]
-    .filter((issue) => issue.state === 'open' && issue.labels.some((label) => label.name === 'loop/dashboard'))
-    .sort((a, b) => a.number - b.number)
-}
-
-/** The dashboard's rows: loop id → its cells (loop, stage, status, …, queue). */
-function dashboardRows(body: string): Map<string, string[]> {
-  const rows = new Map<string, string[]>()
-  for (const line of body.split('\n').filter((candidate) => candidate.startsWith('| `'))) {
-    const cells = line.split(' | ').map((cell) => cell.replace(/^\| |\*\*| \|$/g, ''))
-    rows.set(cells[0]?.replaceAll('`', '') ?? '', cells)
-  }
-  return rows
-}
 
 const STATUS = 2
 const QUEUE = 9
@@ -148,7 +102,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       expect(queuedIssues).toContain(dependent)
       expect(queuedJobs.map((job) => job.conclusion)).toEqual(['success', 'success', 'success'])
       for (const issue of queuedIssues) {
-        const comment = statusCommentOn(scenario, issue)
+        const comment = commentsOn(scenario, issue)
         expect(comment).toContain(`\`issue-${issue}\` is queued`)
         expect(comment).toMatch(/\*\*Place in line:\*\* [1-3] of [1-3] queued; slots: [0-2] of 2 in use\./)
         // The dependent may have asked before its dependency's job saved a state: then it says so.
@@ -159,7 +113,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         if (issue !== dependent)
           expect(comment).toMatch(/all 2 slots are in use \(max-loops: 2\).*slots: 2 of 2 in use/s)
       }
-      expect(statusCommentOn(scenario, dependent)).toContain(`it waits for #${first} to be COMPLETE`)
+      expect(commentsOn(scenario, dependent)).toContain(`it waits for #${first} to be COMPLETE`)
       // All five are labelled: the dashboard lists them, the three queued ones with their places 1 to 3.
       const lined = dashboardRows(dashboards(sandbox)[0]?.body ?? '')
       expect([...lined.keys()].sort()).toEqual(issues.map((issue) => `issue-${issue}`).sort())
@@ -177,7 +131,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       const why = describeJobs(jobs)
       // Every loop ended COMPLETE, each in one iteration: the queued ones in the job a release dispatched.
       for (const issue of issues) {
-        const state = JSON.parse((await sandbox.git.show('loop-state', `issue-${issue}/loop-state.json`)) ?? '{}')
+        const state = await savedState(scenario, `issue-${issue}`)
         expect([issue, state.status], why).toEqual([issue, 'complete'])
       }
       expect(scenario.workRuns(), why).toEqual(['work-1'])
@@ -206,7 +160,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       expect(await mostIterationsAtOnce(scenario, jobs), why).toBe(2)
       // The dependent was admitted by a change that saw its dependency COMPLETE.
       const dependentAdmitted = admittedAt.get(`issue-${dependent}`)!
-      expect(await statusAt(scenario, dependentAdmitted, `issue-${first}`)).toBe('complete')
+      expect((await savedStateIfAny(scenario, `issue-${first}`, dependentAdmitted))?.status).toBe('complete')
       // A queued loop's journey says it waited and was admitted, before its iteration started.
       for (const issue of queuedIssues) {
         const log = (await sandbox.git.show('loop-state', `issue-${issue}/audit/journey-log.jsonl`)) ?? ''
@@ -276,9 +230,9 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       await sandbox.label('alice', garbled, 'loop')
       const jobs = await sandbox.waitForIdle(4 * MINUTE)
       const why = describeJobs(jobs)
-      const blocked = JSON.parse((await sandbox.git.show('loop-state', `issue-${dependency}/loop-state.json`)) ?? '{}')
+      const blocked = await savedState(scenario, `issue-${dependency}`)
       expect(blocked.status, why).toBe('blocked')
-      const waiting = JSON.parse((await sandbox.git.show('loop-state', `issue-${dependent}/loop-state.json`)) ?? '{}')
+      const waiting = await savedState(scenario, `issue-${dependent}`)
       expect(waiting.status, why).toBe('queued')
       expect(waiting.statusReason).toBe(`a dependency ended short of COMPLETE (#${dependency} ended BLOCKED)`)
       expect(waiting.iteration).toBe(0)
@@ -294,8 +248,8 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         why,
       ).toEqual([['issues', 'queued']])
       // The releasing job saved the dependent's reason without its own loop's audit trail.
-      const bare = sandbox.gitServer.repositoryPath(sandbox.gitRepositoryName)
-      const files = (await run('git', ['--git-dir', bare, 'ls-tree', '-r', '--name-only', 'loop-state'])).stdout
+      const files = (await run('git', ['--git-dir', sandbox.git.bareDir, 'ls-tree', '-r', '--name-only', 'loop-state']))
+        .stdout
       expect(files.split('\n').filter((path) => path.startsWith(`issue-${dependent}/`))).toEqual([
         `issue-${dependent}/audit/journey-log.jsonl`,
         `issue-${dependent}/loop-state.json`,
@@ -309,7 +263,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
           .map((line) => JSON.parse(line).type),
       ).toEqual(['queued'])
       expect(files).toContain(`issue-${dependency}/audit/`)
-      const comment = statusCommentOn(scenario, dependent)
+      const comment = commentsOn(scenario, dependent)
       expect(comment).toContain(`#${dependency} ended BLOCKED`)
       expect(comment).toContain(`It stays queued: #${dependency} must be resumed and reach COMPLETE`)
       // The dashboard says the same on the dependent's row, and offers to drop it.
@@ -326,28 +280,28 @@ describe('the action bundle in the sandbox: many loops at once', () => {
 
       // alice ticks the abort: the loop is aborted by her, and its place in line is given up.
       const jobsBefore = sandbox.jobs.length
-      const tickJob = await sandbox.editIssue('alice', dashboard!.number, body.replace(box, box.replace('[ ]', '[x]')))
+      const tickJob = await sandbox.editIssue('alice', dashboard!.number, ticked(body, `abort:issue-${dependent}`))
       const afterTick = await sandbox.waitForIdle(MINUTE)
       const whyTick = describeJobs(afterTick)
       expect(tickJob?.conclusion, whyTick).toBe('success')
       // Nothing is started in its place (no other loop waits).
       expect(afterTick.length, whyTick).toBe(jobsBefore + 1)
-      const aborted = JSON.parse((await sandbox.git.show('loop-state', `issue-${dependent}/loop-state.json`)) ?? '{}')
+      const aborted = await savedState(scenario, `issue-${dependent}`)
       expect([aborted.status, aborted.statusReason], whyTick).toEqual(['aborted', 'aborted by alice'])
       const queue = (await queueHistory(scenario)).at(-1)?.record
       expect(queue, whyTick).toEqual({ running: [], queued: [], limit: null })
-      const ticked = dashboardRows(dashboards(sandbox)[0]?.body ?? '').get(`issue-${dependent}`)
-      expect([ticked?.[STATUS], ticked?.[QUEUE]]).toEqual(['aborted', '-'])
+      const abortedRow = dashboardRows(dashboards(sandbox)[0]?.body ?? '').get(`issue-${dependent}`)
+      expect([abortedRow?.[STATUS], abortedRow?.[QUEUE]]).toEqual(['aborted', '-'])
       expect(dashboards(sandbox)[0]?.body).toMatch(new RegExp(`- alice ticked abort \`issue-${dependent}\`: done`))
       // Its comment no longer says it is queued: it was aborted, by whom, from its place in line.
-      const abortedComment = statusCommentOn(scenario, dependent)
+      const abortedComment = commentsOn(scenario, dependent)
       expect(abortedComment, whyTick).toContain('aborted by alice, while queued (1 of 1 in line)')
       expect(abortedComment).not.toContain('is queued')
 
       const refusedJob = jobs.find((job) => job.outputs['loop-id'] === `issue-${garbled}` && job.outputs.status)
       expect([refusedJob?.outputs.status, refusedJob?.conclusion], why).toEqual(['refused', 'success'])
-      expect(await sandbox.git.show('loop-state', `issue-${garbled}/loop-state.json`)).toBeUndefined()
-      const refusal = statusCommentOn(scenario, garbled)
+      expect(await savedStateIfAny(scenario, `issue-${garbled}`)).toBeUndefined()
+      const refusal = commentsOn(scenario, garbled)
       expect(refusal).toContain(
         `did not start the loop \`issue-${garbled}\`: the issue's \`depends-on:\` line could not be read`,
       )

@@ -7,33 +7,19 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseSlotsRecord, type SlotsRecord } from '../../src/domain/slots.js'
 import {
-  botComments,
   checkOperationsExercised,
   describeJobs,
   expectFaithful,
   MINUTE,
-  type Scenario,
   startScenario,
+  statusCommentOn,
   until,
+  waitForWork,
 } from './fixtures.js'
+import { queueNow, savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-/** queue.json at the tip of the state branch. */
-async function queueNow(s: Scenario): Promise<SlotsRecord> {
-  const parsed = parseSlotsRecord((await s.sandbox.git.show('loop-state', 'queue.json')) ?? '')
-  if ('problem' in parsed) throw new Error(`queue.json: ${parsed.problem}`)
-  return parsed.record
-}
-
-/** The loop's status comment on the issue (one, kept up to date). */
-function statusCommentOn(s: Scenario, issueNumber: number): string {
-  const comments = botComments(s.sandbox).filter((comment) => comment.issueNumber === issueNumber)
-  expect(comments.length).toBeLessThanOrEqual(1)
-  return comments[0]?.body ?? ''
-}
 
 describe('the action bundle in the sandbox: a queued loop aborted', () => {
   it(
@@ -47,7 +33,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       // The running loop holds its slot in its work (until go-1) while the others queue and one is aborted.
       writeFileSync(join(signals, 'hold'), '')
       await sandbox.label('alice', running, 'loop')
-      await until('the first loop at work', () => scenario!.workRuns().includes('work-1'), MINUTE)
+      await waitForWork(scenario, 1)
       await sandbox.label('alice', waiting, 'loop')
       await until('the second loop queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
       await sandbox.label('alice', behind, 'loop')
@@ -76,9 +62,9 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       writeFileSync(join(signals, 'go-1'), '')
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
       const why = describeJobs(jobs)
-      const first = JSON.parse((await sandbox.git.show('loop-state', `issue-${running}/loop-state.json`)) ?? '{}')
-      const second = JSON.parse((await sandbox.git.show('loop-state', `issue-${waiting}/loop-state.json`)) ?? '{}')
-      const third = JSON.parse((await sandbox.git.show('loop-state', `issue-${behind}/loop-state.json`)) ?? '{}')
+      const first = await savedState(scenario, `issue-${running}`)
+      const second = await savedState(scenario, `issue-${waiting}`)
+      const third = await savedState(scenario, `issue-${behind}`)
       expect([first.status, second.status, second.iteration, third.status], why).toEqual([
         'complete',
         'aborted',
@@ -117,7 +103,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       expect(comment, why).toContain('aborted by alice, while queued (1 of 1 in line); it never ran')
       expect(comment).not.toContain('is queued')
       expect(await queueNow(scenario), why).toEqual({ running: [], queued: [], limit: null })
-      const state = JSON.parse((await sandbox.git.show('loop-state', `issue-${waiting}/loop-state.json`)) ?? '{}')
+      const state = await savedState(scenario, `issue-${waiting}`)
       expect([state.status, state.iteration], why).toEqual(['aborted', 0])
       expectFaithful(scenario)
     },

@@ -12,9 +12,13 @@ import {
   expectFaithful,
   MINUTE,
   pullRequests,
+  SWEEP_ON_SCHEDULE,
+  SWEEP_SCHEDULE,
   startScenario,
+  sweep,
   waitForWork,
 } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -24,9 +28,8 @@ describe('the action bundle in the sandbox: the primary rate limit', () => {
     async () => {
       const scenario = await startScenario({
         steps: 3,
-        schedule: '*/15 * * * *',
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
-        workflowWith: { command: "${{ github.event_name == 'schedule' && 'sweep' || 'run' }}" },
+        schedule: SWEEP_SCHEDULE,
+        workflowWith: { command: SWEEP_ON_SCHEDULE },
       })
       const { sandbox } = scenario
       writeFileSync(join(scenario.signals, 'hold'), '')
@@ -59,16 +62,14 @@ describe('the action bundle in the sandbox: the primary rate limit', () => {
       )
       expect(errors.join('\n')).not.toMatch(/loop-controller failed/)
       expect(await sandbox.git.show('loop/limited', 'progress.txt')).toBe('2\n')
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'limited/loop-state.json')) ?? '{}')
+      const state = await savedState(scenario, 'limited')
       expect(state).toMatchObject({ iteration: 2, status: 'running', dispatch: { iteration: 3 } })
-      expect(state.dispatch.failed).toMatch(/rate limit is used up/)
+      expect(state.dispatch?.failed).toMatch(/rate limit is used up/)
 
       // The hour turns; a scheduled sweeper dispatches iteration 3, which opens the pull request and ends the loop.
       sandbox.api.setRepositoryRateLimit(1000, 3600)
       writeFileSync(join(scenario.signals, 'go-3'), '')
-      const owner = sandbox.api.model.user('alice')
-      const schedule = { schedule: '*/15 * * * *', workflow: '.github/workflows/loop.yml' }
-      expect(sandbox.engine.trigger('schedule', schedule, owner)).toBeDefined()
+      sweep(scenario)
       jobs = await sandbox.waitForIdle(2 * MINUTE)
       why = describeJobs(jobs)
       expect(

@@ -11,6 +11,7 @@ import {
   projectFiles,
   startScenario,
 } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -67,13 +68,11 @@ describe('the action bundle in the sandbox: a sharded check', () => {
         ['', 'running'],
         ['2', 'complete'],
       ])
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'sharded/loop-state.json')) ?? '{}')
+      const state = await savedState(scenario, 'sharded')
       expect(state.status).toBe('complete')
-      expect(state.lastVerification.results.map((r: { name: string; verdict: string }) => [r.name, r.verdict])).toEqual(
-        [['test', 'pass']],
-      )
+      expect(state.lastVerification?.results.map((r) => [r.name, r.verdict])).toEqual([['test', 'pass']])
       // The baseline's JUnit verdicts are the four shards' reports united; shard 3's test failed there.
-      expect(state.baseline.tests).toEqual({
+      expect(state.baseline?.tests).toEqual({
         'test:steps.staircase step 1': 'pass',
         'test:steps.staircase step 2': 'pass',
         'test:steps.staircase step 3': 'fail',

@@ -5,63 +5,28 @@
 // loop BLOCKED and starts the next in line; a queued loop whose issue was closed meanwhile is not started
 // and its comment says why. And a person's resume of a BLOCKED loop, with both slots held, queues it
 // like a new one (told so in its comment); it starts when a slot frees, never a third at once.
-import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { parseSlotsRecord, type SlotsRecord } from '../../src/domain/slots.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { dashboards, ticked } from './dashboard-fixtures.js'
 import {
-  botComments,
   checkOperationsExercised,
   describeJobs,
   expectFaithful,
   MINUTE,
   type Scenario,
+  SWEEP_ON_SCHEDULE,
+  SWEEP_SCHEDULE,
   startScenario,
+  statusCommentOn,
+  sweep,
   until,
+  waitForWork,
 } from './fixtures.js'
+import { queueHistory, queueNow, savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-const run = promisify(execFile)
-const SCHEDULE = '*/15 * * * *'
-// biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
-const SWEEP_ON_SCHEDULE = "${{ github.event_name == 'schedule' && 'sweep' || 'run' }}"
-
-async function queueNow(s: Scenario): Promise<SlotsRecord> {
-  const parsed = parseSlotsRecord((await s.sandbox.git.show('loop-state', 'queue.json')) ?? '')
-  if ('problem' in parsed) throw new Error(`queue.json: ${parsed.problem}`)
-  return parsed.record
-}
-
-/** Every version of queue.json on the state branch, oldest first. */
-async function queueHistory(s: Scenario): Promise<SlotsRecord[]> {
-  const bare = s.sandbox.gitServer.repositoryPath(s.sandbox.gitRepositoryName)
-  const git = async (...args: string[]) => (await run('git', ['--git-dir', bare, ...args])).stdout
-  const commits = (await git('log', '--reverse', '--format=%H', 'loop-state', '--', 'queue.json')).split('\n')
-  const records: SlotsRecord[] = []
-  for (const commit of commits.filter(Boolean)) {
-    const parsed = parseSlotsRecord(await git('show', `${commit}:queue.json`))
-    if ('problem' in parsed) throw new Error(`queue.json at ${commit}: ${parsed.problem}`)
-    records.push(parsed.record)
-  }
-  return records
-}
-
-async function stateOf(
-  s: Scenario,
-  loopId: string,
-): Promise<{ status: string; statusReason: string; iteration: number }> {
-  return JSON.parse((await s.sandbox.git.show('loop-state', `${loopId}/loop-state.json`)) ?? '{}')
-}
-
-function statusCommentOn(s: Scenario, issueNumber: number): string {
-  const comments = botComments(s.sandbox).filter((comment) => comment.issueNumber === issueNumber)
-  expect(comments.length).toBeLessThanOrEqual(1)
-  return comments[0]?.body ?? ''
-}
 
 /** Polls an asynchronous condition (the state branch is read through git). */
 async function untilRead(what: string, done: () => Promise<boolean>, timeoutMs = MINUTE): Promise<void> {
@@ -91,20 +56,13 @@ async function closeIssue(s: Scenario, issueNumber: number): Promise<void> {
   expect(response.status).toBe(200)
 }
 
-function sweep(s: Scenario): void {
-  const owner = s.sandbox.api.model.user('alice')
-  expect(
-    s.sandbox.engine.trigger('schedule', { schedule: SCHEDULE, workflow: '.github/workflows/loop.yml' }, owner),
-  ).toBeDefined()
-}
-
 describe('the action bundle in the sandbox: slots that cannot jam', () => {
   it(
     "max-loops 1: the holder's job is cancelled, the line waits until the sweeper marks it BLOCKED and starts the next; a queued loop whose issue was closed is not started",
     async () => {
       const scenario = await startScenario({
         steps: 1,
-        schedule: SCHEDULE,
+        schedule: SWEEP_SCHEDULE,
         workflowWith: {
           command: SWEEP_ON_SCHEDULE,
           // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
@@ -117,7 +75,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       const closed = (await sandbox.openIssue('alice', 'Climb never', 'One step, never.')).number
       writeFileSync(join(signals, 'hold'), '')
       const holderJob = await sandbox.label('alice', stranded, 'loop')
-      await until('the first loop at work', () => scenario.workRuns().includes('work-1'), MINUTE)
+      await waitForWork(scenario, 1)
       await sandbox.label('alice', next, 'loop')
       await until('the next loop queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
       await sandbox.label('alice', closed, 'loop')
@@ -132,7 +90,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       let why = describeJobs(jobs)
       expect(cancelled.conclusion, why).toBe('cancelled')
       expect(sandbox.api.model.runs.get(cancelled.runId)?.conclusion).toBe('cancelled')
-      expect((await stateOf(scenario, `issue-${stranded}`)).status, why).toBe('running')
+      expect((await savedState(scenario, `issue-${stranded}`)).status, why).toBe('running')
       const jammed = await queueNow(scenario)
       expect(
         jammed.running.map((holder) => [holder.loopId, holder.run]),
@@ -149,7 +107,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
         new RegExp(`\`issue-${stranded}\` \\| blocked \\| its job's run ${cancelled.runId} ended \\(cancelled\\)`),
       )
       expect(sweeper?.summary).toMatch(new RegExp(`\`issue-${next}\` \\| started \\| admitted to a freed slot`))
-      const blocked = await stateOf(scenario, `issue-${stranded}`)
+      const blocked = await savedState(scenario, `issue-${stranded}`)
       expect([blocked.status, blocked.iteration], why).toEqual(['blocked', 0])
       expect(blocked.statusReason).toMatch(/`\/loop resume`/)
       // Its status comment, which said running, now says BLOCKED and why (the sweeper wrote it).
@@ -157,8 +115,8 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
         new RegExp(`BLOCKED[\\s\\S]*run ${cancelled.runId} ended \\(cancelled\\)`),
       )
       // The next loop ran to COMPLETE; the closed issue's loop was never started, and says why.
-      expect((await stateOf(scenario, `issue-${next}`)).status, why).toBe('complete')
-      const never = await stateOf(scenario, `issue-${closed}`)
+      expect((await savedState(scenario, `issue-${next}`)).status, why).toBe('complete')
+      const never = await savedState(scenario, `issue-${closed}`)
       expect([never.status, never.iteration], why).toEqual(['blocked', 0])
       expect(never.statusReason).toMatch(new RegExp(`issue #${closed} was closed while the loop waited for a slot`))
       // The comment escapes the `#` (no autolink to the issue inside the sentence).
@@ -170,7 +128,9 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
         why,
       ).toEqual([])
       expect(await queueNow(scenario), why).toMatchObject({ running: [], queued: [] })
-      expect((await queueHistory(scenario)).every((record) => record.running.length <= 1)).toBe(true)
+      const history = await queueHistory(scenario)
+      expect(history.length, why).toBeGreaterThan(2)
+      for (const { commit, record } of history) expect(record.running.length, commit).toBeLessThanOrEqual(1)
       expectFaithful(scenario)
     },
     4 * MINUTE,
@@ -181,7 +141,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
     async () => {
       const scenario = await startScenario({
         steps: 1,
-        schedule: SCHEDULE,
+        schedule: SWEEP_SCHEDULE,
         workflowWith: { command: SWEEP_ON_SCHEDULE, 'max-loops': '2' },
       })
       const { sandbox, signals } = scenario
@@ -191,11 +151,11 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       // A BLOCKED loop, made the way the first scenario makes one: its job dies, the sweeper frees its slot.
       writeFileSync(join(signals, 'hold'), '')
       const doomed = await sandbox.label('alice', resumed, 'loop')
-      await until('the loop at work', () => scenario.workRuns().includes('work-1'), MINUTE)
+      await waitForWork(scenario, 1)
       await cancelJob(scenario, doomed)
       sweep(scenario)
       await sandbox.waitForIdle(MINUTE)
-      expect((await stateOf(scenario, `issue-${resumed}`)).status).toBe('blocked')
+      expect((await savedState(scenario, `issue-${resumed}`)).status).toBe('blocked')
       expect((await queueNow(scenario)).running).toEqual([])
 
       // Two loops take both slots and hold in their work.
@@ -206,7 +166,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       await until('the resume applied', () => resumeJob?.status === 'completed', MINUTE)
       const whyResume = describeJobs([resumeJob!])
       expect([resumeJob?.conclusion, resumeJob?.outputs.status], whyResume).toEqual(['success', 'queued'])
-      expect((await stateOf(scenario, `issue-${resumed}`)).status).toBe('queued')
+      expect((await savedState(scenario, `issue-${resumed}`)).status).toBe('queued')
       const told = statusCommentOn(scenario, resumed)
       expect(told, whyResume).toContain(`\`issue-${resumed}\` is queued`)
       expect(told).toMatch(/slots: 2 of 2 in use/)
@@ -216,14 +176,16 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
       const why = describeJobs(jobs)
       for (const issue of [first, second, resumed]) {
-        expect([issue, (await stateOf(scenario, `issue-${issue}`)).status], why).toEqual([issue, 'complete'])
+        expect([issue, (await savedState(scenario, `issue-${issue}`)).status], why).toEqual([issue, 'complete'])
       }
       // The resumed loop ran in a job dispatched when a slot freed; no version of the record had three.
       expect(
         jobs.filter((job) => job.event === 'workflow_dispatch' && job.inputs['loop-id'] === `issue-${resumed}`),
         why,
       ).toHaveLength(1)
-      expect((await queueHistory(scenario)).map((record) => record.running.length).every((n) => n <= 2)).toBe(true)
+      const history = await queueHistory(scenario)
+      expect(history.length, why).toBeGreaterThan(2)
+      for (const { commit, record } of history) expect(record.running.length, commit).toBeLessThanOrEqual(2)
       expect(await queueNow(scenario), why).toMatchObject({ running: [], queued: [] })
       expectFaithful(scenario)
     },
@@ -243,26 +205,18 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       const waiting = (await sandbox.openIssue('alice', 'Climb after', 'One step, after.')).number
       writeFileSync(join(signals, 'hold'), '')
       const runningJob = await sandbox.label('alice', running, 'loop')
-      await until('the first loop at work', () => scenario.workRuns().includes('work-1'), MINUTE)
+      await waitForWork(scenario, 1)
       await sandbox.label('alice', waiting, 'loop')
       const box = `- [ ] <!-- loop-dashboard:abort:issue-${running} -->`
-      const dashboard = () =>
-        [...sandbox.api.model.issues.values()].find(
-          (issue) => issue.state === 'open' && issue.labels.some((label) => label.name === 'loop/dashboard'),
-        )
       await until(
         'the second loop queued and the dashboard offering the abort',
         () =>
           sandbox.jobs.some((job) => job.outputs.status === 'queued' && job.status === 'completed') &&
-          (dashboard()?.body ?? '').includes(box),
+          (dashboards(sandbox)[0]?.body ?? '').includes(box),
         MINUTE,
       )
-      const board = dashboard()!
-      const tickJob = await sandbox.editIssue(
-        'alice',
-        board.number,
-        (board.body ?? '').replace(box, box.replace('[ ]', '[x]')),
-      )
+      const board = dashboards(sandbox)[0]!
+      const tickJob = await sandbox.editIssue('alice', board.number, ticked(board.body ?? '', `abort:issue-${running}`))
       await until('the tick applied', () => tickJob?.status === 'completed', MINUTE)
       const whyTick = describeJobs([tickJob!, runningJob!])
       expect(tickJob?.conclusion, whyTick).toBe('success')
@@ -279,7 +233,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       writeFileSync(join(signals, 'go-1'), '')
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
       const why = describeJobs(jobs)
-      expect([runningJob?.outputs.status, (await stateOf(scenario, `issue-${running}`)).status], why).toEqual([
+      expect([runningJob?.outputs.status, (await savedState(scenario, `issue-${running}`)).status], why).toEqual([
         'aborted',
         'aborted',
       ])

@@ -3,7 +3,18 @@
 // comment says so. A scheduled run of the same workflow (`command: sweep`) finds the loop and
 // dispatches the iteration again, once, however many sweepers run: the loop then finishes.
 import { describe, expect, it } from 'vitest'
-import { botComments, checkOperationsExercised, describeJobs, MINUTE, startScenario } from './fixtures.js'
+import {
+  botComments,
+  checkOperationsExercised,
+  describeJobs,
+  expectFaithful,
+  MINUTE,
+  SWEEP_ON_SCHEDULE,
+  SWEEP_SCHEDULE,
+  startScenario,
+  sweep,
+} from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -13,10 +24,9 @@ describe('the action bundle in the sandbox: the sweeper', () => {
     async () => {
       const scenario = await startScenario({
         steps: 3,
-        schedule: '*/15 * * * *',
+        schedule: SWEEP_SCHEDULE,
         // The same workflow sweeps when the schedule starts it.
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
-        workflowWith: { command: "${{ github.event_name == 'schedule' && 'sweep' || 'run' }}" },
+        workflowWith: { command: SWEEP_ON_SCHEDULE },
       })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'swept' })
@@ -32,17 +42,15 @@ describe('the action bundle in the sandbox: the sweeper', () => {
       expect(errors.join('\n'), why).toMatch(/re-dispatch of iteration 2 of loop swept failed: .*502/)
       expect(errors.join('\n')).toMatch(/command: sweep/)
       expect(errors.join('\n')).not.toMatch(/loop-controller failed/)
-      const state = JSON.parse((await sandbox.git.show('loop-state', 'swept/loop-state.json')) ?? '{}')
+      const state = await savedState(scenario, 'swept')
       expect(state.dispatch).toMatchObject({ iteration: 2, workflow: 'loop.yml', ref: 'refs/heads/main' })
-      expect(state.dispatch.failed).toMatch(/502/)
+      expect(state.dispatch?.failed).toMatch(/502/)
       const [comment] = botComments(sandbox)
       expect(comment?.body).toMatch(/re-dispatch of iteration 2 failed .*nothing is scheduled/s)
 
       // Two scheduled runs of the sweeper: the first re-dispatches, the second finds it done.
-      const owner = sandbox.api.model.user('alice')
-      const schedule = { schedule: '*/15 * * * *', workflow: '.github/workflows/loop.yml' }
-      expect(sandbox.engine.trigger('schedule', schedule, owner)).toBeDefined()
-      expect(sandbox.engine.trigger('schedule', schedule, owner)).toBeDefined()
+      sweep(scenario)
+      sweep(scenario)
       jobs = await sandbox.waitForIdle(3 * MINUTE)
       why = describeJobs(jobs)
       const sweepers = jobs.filter((job) => job.event === 'schedule')
@@ -67,8 +75,7 @@ describe('the action bundle in the sandbox: the sweeper', () => {
       const comments = botComments(sandbox)
       expect(comments).toHaveLength(1)
       expect(comments[0]?.body).not.toMatch(/nothing is scheduled/)
-      expect(sandbox.api.violations).toEqual([])
-      expect(sandbox.engine.problems).toEqual([])
+      expectFaithful(scenario)
     },
     6 * MINUTE,
   )
