@@ -1,7 +1,8 @@
 // End to end: the `artifact` store loses a loop's state between two jobs (its snapshot expired). The dispatched iteration 2 does not start the loop over: it stops BLOCKED,
 // its summary says the state of iteration 1 was not found and what `/loop resume` does, with the store's
 // warning, and so does the status comment on the loop's pull request (found again by its branch); a
-// writer's `/loop resume` then carries the loop on to COMPLETE.
+// writer's `/loop resume` then carries the loop on to COMPLETE. A loop started from an issue says it on
+// that issue too.
 import { describe, expect, it } from 'vitest'
 import {
   botComments,
@@ -65,5 +66,35 @@ describe('the action bundle in the sandbox: a state the store lost', () => {
       expectFaithful(scenario)
     },
     5 * MINUTE,
+  )
+
+  it(
+    'says BLOCKED on the issue a loop started from (its loop id `issue-N` names it) and on its pull request',
+    async () => {
+      const scenario = await startScenario({ steps: 2, workflowWith: { store: 'artifact' } })
+      const { sandbox } = scenario
+      let expired = false
+      sandbox.engine.onJobFinished((job) => {
+        if (job.outputs.iteration !== '1' || expired) return
+        expired = true
+        sandbox.results.expireArtifacts()
+      })
+      const issue = await sandbox.openIssue('alice', 'Climb two steps', 'The staircase needs two steps.')
+      await sandbox.label('alice', issue.number, 'loop')
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      expect(jobs.at(-1)?.outputs.status, why).toBe('blocked')
+      expect(scenario.workRuns()).toEqual(['work-1'])
+      const pull = pullRequests(sandbox).find((p) => p.head === `loop/issue-${issue.number}`)
+      expect(pull, why).toBeDefined()
+      const reason = 'the state of iteration 1 was not found in the artifact store'
+      for (const where of [issue.number, pull!.number]) {
+        const comment = statusCommentOn(scenario, where)
+        expect(comment, `the status comment on #${where}`).toContain('BLOCKED')
+        expect(comment, `the status comment on #${where}`).toContain(reason)
+      }
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
   )
 })
