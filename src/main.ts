@@ -188,6 +188,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
     audit,
     redact,
     isolationPrefix: isolation.prefix,
+    pullRequestBase: runContext.event.defaultBranch,
   })
   // A push-token (a person's or an app's) also opens the pull request: GitHub's setting that refuses
   // workflows' tokens a pull request does not apply to it, and the pull request's checks then run.
@@ -281,6 +282,8 @@ function iterationRunner(parts: {
   audit: AuditTrail
   redact: (text: string) => string
   isolationPrefix: readonly string[]
+  /** The branch the loop's pull request goes into (the repository's default branch). */
+  pullRequestBase: string
 }): (dispatchedIteration: number | undefined) => Promise<IterationResult> {
   const { input, git, store, github, logger, audit, redact, isolationPrefix } = parts
   return (dispatchedIteration) =>
@@ -300,6 +303,7 @@ function iterationRunner(parts: {
           return number !== undefined && (await github.isPullRequestMerged(number))
         },
         stopLabelOn: stopLabelReader(github),
+        openPullRequestOf: (branch) => github.findOpenPullRequest(branch, parts.pullRequestBase),
       },
     )
 }

@@ -159,6 +159,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
       return number !== undefined && (await github.isPullRequestMerged(number))
     },
     stopLabelOn: stopLabelReader(github),
+    openPullRequestOf: (head: string) => github.findOpenPullRequest(head, runContext.event.defaultBranch),
   }
   const decided = await decideIteration(
     {

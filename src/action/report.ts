@@ -6,6 +6,7 @@
 import type { IterationResult } from '../app/iteration.js'
 import { loopBranch, Outputs, stickyCommentMarker } from '../constants.js'
 import { failureAdvice } from '../domain/analysis/index.js'
+import { issueOfLoop } from '../domain/depends-on.js'
 import { type IsolationReport, isolationLine } from '../domain/isolation.js'
 import {
   buildReportModel,
@@ -59,6 +60,7 @@ export async function report(
   const { github, io, redact } = deps
   const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`
   const branch = loopBranch(loopId)
+  const issue = loopIssue(state)
   const model = buildReportModel(state, {
     checks: result.checks,
     next: result.next,
@@ -74,10 +76,8 @@ export async function report(
         ? { branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` } }
         : {}),
       ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
-      ...(state.task?.source === 'issue'
-        ? {
-            issue: { number: state.task.number, url: `${run.serverUrl}/${run.repository}/issues/${state.task.number}` },
-          }
+      ...(issue !== null
+        ? { issue: { number: issue, url: `${run.serverUrl}/${run.repository}/issues/${issue}` } }
         : {}),
     },
   })
@@ -133,8 +133,18 @@ export async function report(
  * pull request's reviewers (a dispatched job's event names neither).
  */
 export function commentTargets(subject: number | null | undefined, state: LoopState): number[] {
-  const targets = [subject, state.pullRequest?.number, state.task?.source === 'issue' ? state.task.number : undefined]
+  const targets = [subject, state.pullRequest?.number, loopIssue(state) ?? undefined]
   return [...new Set(targets.filter((n): n is number => typeof n === 'number'))]
+}
+
+/**
+ * The issue the loop started from: its task's, or, for a state without a task (one started afresh
+ * after the store lost the loop's state), the issue its loop id names (`issue-N`, the id a loop started
+ * from issue N gets). Any other loop id names no issue, and none is guessed.
+ */
+export function loopIssue(state: LoopState): number | null {
+  if (state.task) return state.task.source === 'issue' ? state.task.number : null
+  return issueOfLoop(state.loopId)
 }
 
 /**

@@ -190,7 +190,7 @@ export class OctokitGitHub implements GitHubPort {
     return response.data.workflow_runs.map((run) => ({ runId: run.id, runUrl: run.url, htmlUrl: run.html_url }))
   }
 
-  private async findOpenPullRequest(head: string, base: string): Promise<PullRequestInfo | null> {
+  async findOpenPullRequest(head: string, base: string): Promise<PullRequestInfo | null> {
     const route = `${this.repoPath}/pulls`
     // GitHub allows one open pull request per head and base, but a list is followed to its end anyway.
     const pulls = await this.call('GET', route, () =>

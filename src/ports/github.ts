@@ -51,6 +51,8 @@ export interface GitHubPort {
     body: string
     draft: boolean
   }): Promise<PullRequestInfo & { created: boolean }>
+  /** The open pull request from the branch `head` (of this repository) into `base`, or null when there is none. */
+  findOpenPullRequest(head: string, base: string): Promise<PullRequestInfo | null>
   getPullRequest(number: number): Promise<PullRequestInfo>
   isPullRequestMerged(number: number): Promise<boolean>
   /**

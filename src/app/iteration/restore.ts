@@ -15,6 +15,7 @@ import { lostStateReason } from '../../domain/lost-state.js'
 import type { Policy } from '../../domain/policy.js'
 import { hasEnded } from '../../domain/slots.js'
 import type { LoopState } from '../../domain/state.js'
+import { withWatchedPullRequest } from './lost-state-watch.js'
 import { event, finish, type LoopRecord, savedMarker, withEvents } from './record.js'
 import type { IterationDeps, IterationInput, IterationResult } from './types.js'
 
@@ -50,7 +51,7 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
     }
   }
 
-  record = withLostState(record, input, deps, now)
+  record = await withLostState(record, input, deps, now)
   record = await withLostCheckpoint(record, input, deps, now)
   const { state } = record
   if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
@@ -83,14 +84,24 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
 
 /**
  * A dispatched iteration whose state the store lost (none at all, or one older than the iteration
- * before it) stops BLOCKED, saying so, instead of starting over or repeating iterations quietly.
+ * before it) stops BLOCKED, saying so, instead of starting over or repeating iterations quietly, and
+ * says it on the loop's pull request, found again by its branch.
  */
-function withLostState(record: LoopRecord, input: IterationInput, deps: IterationDeps, now: Date): LoopRecord {
-  const { state } = record
-  const reason = lostStateReason(deps.store.kind, input.dispatchedIteration, record.loaded ? state.iteration : null)
-  if (reason === null || hasEnded(state.status)) return record
-  deps.logger.warning(`Loop ${state.loopId}: ${reason}.`)
-  const blocked = markBlocked(state, reason, now)
+async function withLostState(
+  loaded: LoopRecord,
+  input: IterationInput,
+  deps: IterationDeps,
+  now: Date,
+): Promise<LoopRecord> {
+  const reason = lostStateReason(
+    deps.store.kind,
+    input.dispatchedIteration,
+    loaded.loaded ? loaded.state.iteration : null,
+  )
+  if (reason === null || hasEnded(loaded.state.status)) return loaded
+  deps.logger.warning(`Loop ${loaded.state.loopId}: ${reason}.`)
+  const record = await withWatchedPullRequest(loaded, deps, now)
+  const blocked = markBlocked(record.state, reason, now)
   return withEvents({ ...record, state: blocked.state }, ...blocked.events)
 }
 

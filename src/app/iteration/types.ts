@@ -42,6 +42,11 @@ export interface IterationDeps {
    * issue or pull request (e.g. `pull request #3`), or null when it is not.
    */
   stopLabelOn?: (state: LoopState) => Promise<string | null>
+  /**
+   * Asked only when the loop's state was lost: the open pull request of the loop's branch (`loop/<id>`),
+   * or null when there is none. Recorded in the BLOCKED state, so its status comment is posted there.
+   */
+  openPullRequestOf?: (branch: string) => Promise<{ number: number; url: string } | null>
 }
 
 export interface IterationInput {

@@ -274,6 +274,24 @@ describe('pull requests', () => {
     expect(await client().findOrCreatePullRequest(request)).toMatchObject({ number: 10, created: true, draft: false })
   })
 
+  it("finds the open pull request of a loop's branch, or none, with one request", async () => {
+    let answer = [pull(7)]
+    route('GET', /\/pulls\?/, (_req, res) => json(res, 200, answer))
+    expect(await client().findOpenPullRequest('loop/issue-1', 'main')).toMatchObject({ number: 7, state: 'open' })
+    answer = []
+    expect(await client().findOpenPullRequest('loop/issue-1', 'main')).toBeNull()
+    const query = new URLSearchParams(requests[0]?.path.split('?')[1])
+    expect([query.get('head'), query.get('base'), query.get('state')]).toEqual(['o:loop/issue-1', 'main', 'open'])
+    expect(requests.map((r) => r.method)).toEqual(['GET', 'GET'])
+  })
+
+  it('names pull-requests: read when looking for the open pull request is refused', async () => {
+    route('GET', /\/pulls\?/, (_req, res) => json(res, 403, { message: 'Resource not accessible by integration' }))
+    await expect(client().findOpenPullRequest('loop/issue-1', 'main')).rejects.toThrow(
+      "The token needs 'pull-requests: read'",
+    )
+  })
+
   it('reads merged state', async () => {
     route('GET', /\/pulls\/7$/, (_req, res) => json(res, 200, { ...pull(7), merged: true, state: 'closed' }))
     expect(await client().isPullRequestMerged(7)).toBe(true)

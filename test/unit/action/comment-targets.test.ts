@@ -24,6 +24,19 @@ describe('commentTargets: where the sticky comment is kept current', () => {
       { task: { ...task, source: 'pull-request' as const, number: 12 }, pullRequest },
       [12],
     ],
+    [
+      'a state started afresh after the store lost it (no task): the pull request and the issue its loop id names',
+      undefined,
+      { loopId: 'issue-7', pullRequest },
+      [12, 7],
+    ],
+    ['a state without a task whose loop id names no issue: none is guessed', undefined, { loopId: 'run-7' }, []],
+    [
+      'a task wins over the loop id: a loop `issue-7` started from pull request 12',
+      undefined,
+      { loopId: 'issue-7', task: { ...task, source: 'pull-request' as const, number: 12 } },
+      [],
+    ],
   ])('%s', (_name, subject, overrides, expected) => {
     expect(commentTargets(subject, { ...loopState(), ...overrides })).toEqual(expected)
   })
