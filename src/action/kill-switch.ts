@@ -4,6 +4,7 @@
  * the API at the start of every iteration instead of read from the event.
  */
 import { hasStopLabel } from '../domain/commands.js'
+import { issueOfLoop } from '../domain/depends-on.js'
 import type { LoopState } from '../domain/state.js'
 import type { GitHubPort } from '../ports/github.js'
 
@@ -12,14 +13,21 @@ interface LoopSubject {
   number: number
 }
 
-/** The issue and pull request the loop belongs to: its pull request, and the task it started from. */
+/**
+ * The issue and pull request the loop belongs to: its pull request, and the task it started from; a
+ * state without its task (the store lost the one that had it) still belongs to the issue its id names.
+ */
 export function loopSubjects(state: LoopState): LoopSubject[] {
   const subjects: LoopSubject[] = []
   if (state.pullRequest) subjects.push({ kind: 'pull request', number: state.pullRequest.number })
   const task = state.task
-  if (task && task.number !== state.pullRequest?.number) {
-    subjects.push({ kind: task.source === 'issue' ? 'issue' : 'pull request', number: task.number })
-  }
+  const issue = task ? null : issueOfLoop(state.loopId)
+  const own: LoopSubject | null = task
+    ? { kind: task.source === 'issue' ? 'issue' : 'pull request', number: task.number }
+    : issue === null
+      ? null
+      : { kind: 'issue', number: issue }
+  if (own && own.number !== state.pullRequest?.number) subjects.push(own)
   return subjects
 }
 
