@@ -1,0 +1,165 @@
+// Fan-out under GitHub's "Re-run failed jobs": a new attempt of the same run where only the failed jobs
+// and the jobs after them run again; the others keep their result, outputs and artifacts of the attempt
+// before. The plan job's output `plan-artifact` names the attempt-1 plan, and decide takes each leg's
+// latest verdict and checks it against that leg's job of the attempt it came from.
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { jobsNamed, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
+import {
+  botComments,
+  checkOperationsExercised,
+  commitSubjects,
+  describeJobs,
+  expectFaithful,
+  MINUTE,
+  until,
+} from './fixtures.js'
+import { savedState, savedStateIfAny } from './state-fixtures.js'
+
+checkOperationsExercised(import.meta.url)
+
+/** The jobs of one attempt of a run, name and conclusion, by name; `anew` marks those that ran in it. */
+function attemptOf(jobs: readonly JobRecord[], runId: number, attempt: number): [string, string | null, string][] {
+  return jobs
+    .filter((job) => job.runId === runId && job.runAttempt === attempt && job.name !== 'loop / loop iteration')
+    .map((job): [string, string | null, string] => [job.name, job.conclusion, job.startedAt ? 'ran' : 'kept'])
+    .sort(([a], [b]) => a.localeCompare(b))
+}
+
+/** How many workflow dispatches the loop's jobs made. */
+function dispatches(jobs: { sandbox: { api: { exchanges: readonly { operationId?: string; status: number }[] } } }) {
+  return jobs.sandbox.api.exchanges.filter(
+    (e) => e.operationId === 'actions/create-workflow-dispatch' && e.status === 204,
+  ).length
+}
+
+describe('fan-out: re-run failed jobs after decide failed', () => {
+  it(
+    "runs decide alone again: it takes attempt 1's plan and verdicts, the work ran once, and the loop reaches COMPLETE",
+    async () => {
+      const scenario = await startFanOutScenario({}, { steps: 1 })
+      const { sandbox } = scenario
+      await sandbox.gitServer.rejectPushes(sandbox.gitRepositoryName, 'pushes are closed for maintenance')
+      const { runId } = await sandbox.dispatch({ 'loop-id': 'decide-again' })
+      let jobs = await sandbox.waitForIdle(3 * MINUTE)
+      expect(attemptOf(jobs, runId, 1), describeJobs(jobs)).toEqual([
+        ['loop / decide', 'failure', 'ran'],
+        ['loop / plan', 'success', 'ran'],
+        ['loop / verify (step-1)', 'success', 'ran'],
+      ])
+      // Decide failed at its push, and the state branch refused its save as well: nothing of iteration 1 is kept.
+      expect(await savedStateIfAny(scenario, 'decide-again')).toBeUndefined()
+
+      await sandbox.gitServer.rejectPushes(sandbox.gitRepositoryName, null)
+      sandbox.engine.rerun(runId, 'failed')
+      jobs = await sandbox.waitForIdle(3 * MINUTE)
+      const why = describeJobs(jobs)
+      expect(attemptOf(jobs, runId, 2), why).toEqual([
+        ['loop / decide', 'success', 'ran'],
+        ['loop / plan', 'success', 'kept'],
+        ['loop / verify (step-1)', 'success', 'kept'],
+      ])
+      expect(new Set(jobs.map((job) => job.runId)), why).toEqual(new Set([runId]))
+      // The kept plan hands on attempt 1's plan; decide of attempt 2 takes it and the kept leg's verdict.
+      const plans = jobsNamed(jobs, 'plan')
+      expect(plans.map((job) => [job.runAttempt, job.jobOutputs['plan-artifact']])).toEqual([
+        [1, 'loop-plan.attempt-1'],
+        [2, 'loop-plan.attempt-1'],
+      ])
+      const decide = jobsNamed(jobs, 'decide').find((job) => job.runAttempt === 2)
+      expect(decide?.outputs.status, why).toBe('complete')
+      expect(`${decide?.stdout}${decide?.stderr}`, why).not.toContain('not trusted')
+      // The leg's verdict came from attempt 1: decide checked it against attempt 1's jobs (and its own attempt's).
+      const listed = sandbox.api.exchanges
+        .filter((e) => e.operationId === 'actions/list-jobs-for-workflow-run-attempt' && e.status === 200)
+        .map((e) => e.path.replace(/^.*\/attempts\/(\d+)\/jobs.*$/, '$1'))
+      expect([...new Set(listed)].sort(), why).toEqual(['1', '2'])
+      // One agent call for the one iteration; nothing dispatched (the loop is COMPLETE).
+      expect(scenario.workRuns()).toEqual(['work-1'])
+      expect(dispatches(scenario)).toBe(0)
+      const state = await savedState(scenario, 'decide-again')
+      expect([state.status, state.iteration]).toEqual(['complete', 1])
+      expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `decide-again` · after 1 iteration/)
+      expectFaithful(scenario)
+    },
+    4 * MINUTE,
+  )
+})
+
+/**
+ * A `lint` check that passes in the plan's baseline, and hangs once in its verify leg (a runner that stops
+ * answering): the test ends that job as GitHub ends one whose runner is lost. Every later run of it passes.
+ */
+const HANGS_ONCE = `import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+const have = Number(readFileSync('progress.txt', 'utf8').trim() || 0)
+const marker = process.env.E2E_SIGNAL_DIR + '/lint-hanging'
+if (have >= 1 && !existsSync(marker)) {
+  writeFileSync(marker, String(Date.now()))
+  await new Promise((resolve) => setTimeout(resolve, 10 * 60_000))
+}
+console.log('lint passed at progress ' + have)
+`
+
+describe('fan-out: re-run failed jobs after a leg was lost', () => {
+  it(
+    "is moot once decide carried the loop on: the leg and decide run again, decide takes nothing stale, nothing is dispatched twice, and the leg's infrastructure verdict stays",
+    async () => {
+      const project = { steps: 1 }
+      const config = staircaseConfigWith(
+        'checks:\n',
+        'checks:\n  - name: lint\n    kind: lint\n    run: node tools/lint.mjs\n    timeout: 10m\n',
+        project,
+      )
+      const scenario = await startFanOutScenario({ '.github/loop.yml': config, 'tools/lint.mjs': HANGS_ONCE }, project)
+      const { sandbox } = scenario
+      const { runId } = await sandbox.dispatch({ 'loop-id': 'lost-leg' })
+      await until('the lint leg to hang', () => existsSync(join(scenario.signals, 'lint-hanging')), 2 * MINUTE)
+      const lint = sandbox.jobs.find((job) => job.name === 'loop / verify (lint)')
+      expect(lint?.status, describeJobs(sandbox.jobs)).toBe('running')
+      // Its runner is lost: GitHub ends the job, no step after it runs, no verdict is uploaded.
+      if (lint) sandbox.engine.cancel(lint, 'The runner has received a shutdown signal.')
+      let jobs = await sandbox.waitForIdle(3 * MINUTE)
+      let why = describeJobs(jobs)
+      expect(attemptOf(jobs, runId, 1), why).toEqual([
+        ['loop / decide', 'success', 'ran'],
+        ['loop / plan', 'success', 'ran'],
+        ['loop / verify (lint)', 'cancelled', 'ran'],
+        ['loop / verify (step-1)', 'success', 'ran'],
+      ])
+      // Decide of attempt 1 judged the lost leg (infrastructure), saved iteration 1 and dispatched iteration 2,
+      // which planned, verified and completed the loop.
+      expect(jobsNamed(jobs, 'decide').map((job) => job.outputs.status)).toEqual(['running', 'complete'])
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
+      const before = await savedState(scenario, 'lost-leg')
+      const branchBefore = await commitSubjects(sandbox, 'refs/heads/loop/lost-leg')
+      expect(dispatches(scenario)).toBe(1)
+
+      sandbox.engine.rerun(runId, 'failed')
+      jobs = await sandbox.waitForIdle(3 * MINUTE)
+      why = describeJobs(jobs)
+      expect(attemptOf(jobs, runId, 2), why).toEqual([
+        ['loop / decide', 'success', 'ran'],
+        ['loop / plan', 'success', 'kept'],
+        ['loop / verify (lint)', 'success', 'ran'],
+        ['loop / verify (step-1)', 'success', 'kept'],
+      ])
+      const decide = jobsNamed(jobs, 'decide').find((job) => job.runId === runId && job.runAttempt === 2)
+      // Its plan was made on the state before iteration 1: decide takes nothing of it, and says so.
+      expect(decide?.outputs.status, why).toBe('superseded')
+      // No second agent call, no second iteration, no dispatch, the branch as it was, the verdict kept.
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
+      expect(dispatches(scenario)).toBe(1)
+      expect(await commitSubjects(sandbox, 'refs/heads/loop/lost-leg')).toEqual(branchBefore)
+      const after = await savedState(scenario, 'lost-leg')
+      expect([after.status, after.iteration]).toEqual(['complete', 2])
+      expect(after.failures.history).toEqual(before.failures.history)
+      expect(after.failures.history.map((f) => [f.iteration, f.check, f.pattern])).toEqual([
+        [1, 'lint', 'infrastructure'],
+      ])
+      expectFaithful(scenario)
+    },
+    4 * MINUTE,
+  )
+})
