@@ -2,7 +2,7 @@
 // and the jobs after them run again; the others keep their result, outputs and artifacts of the attempt
 // before. The plan job's output `plan-artifact` names the attempt-1 plan, and decide takes each leg's
 // latest verdict and checks it against that leg's job of the attempt it came from.
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
@@ -16,6 +16,7 @@ import {
   MINUTE,
   type Scenario,
   until,
+  waitForWork,
 } from './fixtures.js'
 import { savedState, savedStateIfAny } from './state-fixtures.js'
 
@@ -166,6 +167,56 @@ describe('fan-out: re-run failed jobs after a leg was lost', () => {
       expect(after.failures.history.map((f) => [f.iteration, f.check, f.pattern])).toEqual([
         [1, 'lint', 'infrastructure'],
       ])
+      expectFaithful(scenario)
+    },
+    4 * MINUTE,
+  )
+})
+
+describe('fan-out: re-run failed jobs while the loop runs on', () => {
+  it(
+    "of the loop's first run, clicked while a later iteration runs: it waits for that run, and dispatches nothing again",
+    async () => {
+      const project = { steps: 3 }
+      const config = staircaseConfigWith(
+        'checks:\n',
+        'checks:\n  - name: lint\n    kind: lint\n    run: node tools/lint.mjs\n    timeout: 10m\n',
+        project,
+      )
+      // Four runs and a re-run: more jobs than the scenarios' usual bound of 30.
+      const files = { '.github/loop.yml': config, 'tools/lint.mjs': HANGS_ONCE }
+      const scenario = await startFanOutScenario(files, project, { maxJobs: 45 })
+      const { sandbox } = scenario
+      // Iteration 1's lint leg is lost; iteration 2 verifies the same work again (no agent call), and
+      // iteration 3's work waits for its go: the person clicks "Re-run failed jobs" on run 1 meanwhile.
+      writeFileSync(join(scenario.signals, 'hold'), 'wait for go-<iteration>\n')
+      for (const iteration of [1, 2, 4]) writeFileSync(join(scenario.signals, `go-${iteration}`), 'go\n')
+      const { runId } = await sandbox.dispatch({ 'loop-id': 'runs-on' })
+      await until('the lint leg to hang', () => existsSync(join(scenario.signals, 'lint-hanging')), 2 * MINUTE)
+      const lint = sandbox.jobs.find((job) => job.name === 'loop / verify (lint)')
+      if (lint) sandbox.engine.cancel(lint, 'The runner has received a shutdown signal.')
+      await waitForWork(scenario, 3, 2 * MINUTE)
+      sandbox.engine.rerun(runId, 'failed')
+      // The re-run's calling job waits in the caller's concurrency group behind run 3, and there it is
+      // ahead of run 4, which run 3 dispatches as it ends: its decide finds the loop at iteration 3.
+      writeFileSync(join(scenario.signals, 'go-3'), 'go\n')
+      const jobs = await sandbox.waitForIdle(3 * MINUTE)
+      const why = describeJobs(jobs)
+      const runOf = (iteration: string) =>
+        jobsNamed(jobs, 'plan').find((job) => job.startedAt !== undefined && job.outputs.iteration === iteration)?.runId
+      const decide = jobsNamed(jobs, 'decide').find((job) => job.runId === runId && job.runAttempt === 2)
+      expect(`${decide?.stdout}`, why).toContain(
+        `was carried on by another run, which dispatched iteration 4 (run ${runOf('3')}): nothing is dispatched again.`,
+      )
+      expect(decide?.outputs.status, why).toBe('superseded')
+      // One run per iteration, each planned once, one dispatch of each next iteration: the loop reaches COMPLETE.
+      expect(new Set(jobs.map((job) => job.runId)).size, why).toBe(4)
+      const planned = jobsNamed(jobs, 'plan').filter((job) => job.startedAt !== undefined)
+      expect(planned.map((job) => job.outputs.iteration)).toEqual(['1', '2', '3', '4'])
+      expect(dispatchesByJobs(scenario)).toBe(3)
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-3', 'work-4'])
+      const state = await savedState(scenario, 'runs-on')
+      expect([state.status, state.iteration]).toEqual(['complete', 4])
       expectFaithful(scenario)
     },
     4 * MINUTE,
