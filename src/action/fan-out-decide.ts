@@ -217,7 +217,11 @@ async function endWithoutIteration(
   const status = started ? started.status : tookSlot ? 'running' : applied ? decided.state?.status : 'superseded'
   io.setOutput(Outputs.Status, status ?? 'superseded')
   const state = started ?? decided.state
-  if (state && !started && laterDispatchRecorded(state, settings.iteration)) {
+  if (
+    state &&
+    !started &&
+    laterDispatchRecorded(state, { dispatchedIteration: settings.iteration, plannedIteration: plan?.iteration })
+  ) {
     io.info(
       `Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`,
     )

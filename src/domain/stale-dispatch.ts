@@ -7,8 +7,17 @@
  */
 import type { LoopState } from './state.js'
 
-export function laterDispatchRecorded(state: LoopState, dispatchedIteration: number | undefined): boolean {
+export function laterDispatchRecorded(state: LoopState, run: RunIteration): boolean {
   const record = state.dispatch
-  if (dispatchedIteration === undefined || !record || record.failed !== undefined) return false
-  return record.iteration > dispatchedIteration && record.iteration === state.iteration + 1
+  // A run no dispatch named (a person's, or the first) is for the iteration its plan ran: re-run with
+  // "Re-run failed jobs" after its decide carried the loop on, it must not dispatch the next one again.
+  const ranFor = run.dispatchedIteration ?? run.plannedIteration ?? undefined
+  if (ranFor === undefined || !record || record.failed !== undefined) return false
+  return record.iteration > ranFor && record.iteration === state.iteration + 1
+}
+
+/** The iteration a run is for: its dispatch's `iteration` input, and the iteration its plan ran (null: none). */
+export interface RunIteration {
+  dispatchedIteration: number | undefined
+  plannedIteration: number | null | undefined
 }

@@ -69,6 +69,13 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'fan-out-caller-group.test.ts': ITERATING,
   'fan-out-rerun.test.ts': [DISPATCH, LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST],
   'fan-out-leg-jobs.test.ts': [LEG_JOBS, 'issues/create-comment', 'issues/list-comments'],
+  'fan-out-rerun-failed.test.ts': [
+    DISPATCH,
+    LEG_JOBS,
+    'issues/create-comment',
+    'issues/list-comments',
+    ...PULL_REQUEST,
+  ],
   'fan-out-flake.test.ts': [LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST, OWN_LOGIN],
   'stranded-slots.test.ts': [
     DISPATCH,

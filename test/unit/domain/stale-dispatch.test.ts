@@ -1,5 +1,6 @@
 // Whether a run whose plan went stale dispatches its loop again: not when another run carried the loop
-// on and dispatched a later iteration already (else every later iteration would run twice).
+// on and dispatched a later iteration already (else every later iteration would run twice). A run no
+// dispatch named is for the iteration its plan ran.
 import { describe, expect, it } from 'vitest'
 import { simpleModeConfig } from '../../../src/config/load-config.js'
 import { initialState } from '../../../src/domain/engine/index.js'
@@ -27,10 +28,26 @@ describe('laterDispatchRecorded', () => {
     },
     { why: 'the run for iteration 3 itself, its plan stale for another reason', s: state({}), asked: 3, later: false },
     { why: 'the later dispatch failed: this run dispatches it', s: state({ failed: '502' }), asked: 2, later: false },
-    { why: 'a fresh start (no iteration asked)', s: state({}), asked: undefined, later: false },
+    { why: 'a fresh start (no iteration asked, none planned)', s: state({}), asked: undefined, later: false },
+    {
+      why: 'a person\'s first run re-run ("Re-run failed jobs") after its decide ran iteration 2 and dispatched 3',
+      s: state({}),
+      asked: undefined,
+      planned: 2,
+      later: true,
+    },
+    {
+      why: "a person's run that planned iteration 3 itself, its plan stale for another reason",
+      s: state({}),
+      asked: undefined,
+      planned: 3,
+      later: false,
+    },
+    { why: "a person's run that planned no iteration", s: state({}), asked: undefined, planned: null, later: false },
+    { why: 'the dispatch input speaks over the plan', s: state({}), asked: 3, planned: 2, later: false },
     { why: 'no dispatch recorded', s: state(null), asked: 2, later: false },
     { why: 'a recorded dispatch that is not the next iteration', s: state({ iteration: 5 }), asked: 2, later: false },
-  ])('$why', ({ s, asked, later }) => {
-    expect(laterDispatchRecorded(s, asked)).toBe(later)
+  ])('$why', ({ s, asked, planned, later }) => {
+    expect(laterDispatchRecorded(s, { dispatchedIteration: asked, plannedIteration: planned })).toBe(later)
   })
 })
