@@ -44,6 +44,15 @@ const LATER: Record<string, string[]> = { queued: ['queued', 'running', 'complet
 /** A queued loop's row: its place in line and why, or admitted (its job starting). */
 const QUEUED_ROW = /^([1-3] of [1-3] in line: .+|admitted: its job is starting)$/
 
+/** The events of a loop's journey log on the state branch, oldest first. */
+async function journeyOf(s: Pick<Scenario, 'sandbox'>, loopId: string) {
+  const log = (await s.sandbox.git.show('loop-state', `${loopId}/audit/journey-log.jsonl`)) ?? ''
+  return log
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string; at: string; message: string })
+}
+
 /**
  * The most iterations running at one moment. An iteration runs from its job's start to the moment its
  * loop was saved COMPLETE (its journey's `completed` event): the job gives its slot back after that,
@@ -53,12 +62,7 @@ async function mostIterationsAtOnce(s: Scenario, jobs: readonly JobRecord[]): Pr
   const edges: Array<[number, number]> = []
   for (const job of jobs.filter((candidate) => candidate.outputs.status === 'complete')) {
     const loopId = job.outputs['loop-id']
-    const log = (await s.sandbox.git.show('loop-state', `${loopId}/audit/journey-log.jsonl`)) ?? ''
-    const events = log
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { type: string; at: string })
-    const completed = events.find((event) => event.type === 'completed')
+    const completed = (await journeyOf(s, loopId ?? '')).find((event) => event.type === 'completed')
     if (job.startedAt === undefined || !completed) throw new Error(`job ${job.runId} of ${loopId}: no start or end`)
     edges.push([job.startedAt, 1], [Date.parse(completed.at), -1])
   }
@@ -191,12 +195,8 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       expect((await savedStateIfAny(scenario, `issue-${first}`, dependentAdmitted))?.status).toBe('complete')
       // A queued loop's journey says it waited and was admitted, before its iteration started.
       for (const issue of queuedIssues) {
-        const log = (await sandbox.git.show('loop-state', `issue-${issue}/audit/journey-log.jsonl`)) ?? ''
-        const types = log
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => (JSON.parse(line) as { type: string }).type)
-        expect(types.slice(0, 3), log).toEqual(['queued', 'admitted', 'decision'])
+        const types = (await journeyOf(scenario, `issue-${issue}`)).map((event) => event.type)
+        expect(types.slice(0, 3), types.join(', ')).toEqual(['queued', 'admitted', 'decision'])
         expect(types).toContain('completed')
       }
       // Each status comment now says COMPLETE (the queued notice was replaced, never a second comment).
@@ -281,13 +281,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         `issue-${dependent}/loop-state.json`,
         `issue-${dependent}/loop-state.meta.json`,
       ])
-      const journey = (await sandbox.git.show('loop-state', `issue-${dependent}/audit/journey-log.jsonl`)) ?? ''
-      expect(
-        journey
-          .trim()
-          .split('\n')
-          .map((line) => JSON.parse(line).type),
-      ).toEqual(['queued'])
+      expect((await journeyOf(scenario, `issue-${dependent}`)).map((event) => event.type)).toEqual(['queued'])
       expect(files).toContain(`issue-${dependency}/audit/`)
       const comment = commentsOn(scenario, dependent)
       expect(comment).toContain(`#${dependency} ended BLOCKED`)
@@ -346,9 +340,8 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       await until('the new dependent queued', () => laterJob?.status === 'completed', MINUTE)
       expect(laterJob?.outputs.status, describeJobs(sandbox.jobs)).toBe('queued')
       writeFileSync(join(signals, 'hold'), '')
-      const fillers: number[] = []
-      for (const title of ['Climb beside', 'Climb beside too'])
-        fillers.push((await sandbox.openIssue('alice', title, 'One step.')).number)
+      const fillers = [(await sandbox.openIssue('alice', 'Climb beside', 'One step.')).number]
+      fillers.push((await sandbox.openIssue('alice', 'Climb beside too', 'One step.')).number)
       await Promise.all(fillers.map((issue) => sandbox.label('alice', issue, 'loop')))
       let slotsHeld: string[] = []
       for (let tries = 0; slotsHeld.length < 2 && tries < 300; tries++) {
@@ -426,10 +419,13 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       expect(laterAdmittedAt, whyEnd).toBeDefined()
       expect((await savedStateIfAny(scenario, `issue-${dependency}`, laterAdmittedAt))?.status).toBe('complete')
       expect(history.at(-1)?.record).toEqual({ running: [], queued: [], limit: 2 })
-      // Its trail says it was resumed, then admitted (the iteration's events reach the log with its next
-      // load: the last save carries them staged), and the resumed iteration's record is there.
-      const resumedJourney = (await sandbox.git.show('loop-state', `issue-${dependency}/audit/journey-log.jsonl`)) ?? ''
-      expect(resumedJourney).toMatch(/resumed by alice[^\n]*\n(.*\n)*.*"type":"admitted"/)
+      // Its trail says it was resumed, queued and why, then admitted (the iteration's events reach the log
+      // with its next load: the last save carries them staged), and the resumed iteration's record is there.
+      const sinceResume = (await journeyOf(scenario, `issue-${dependency}`)).slice(-3)
+      expect(sinceResume.map((event) => event.type)).toEqual(['resumed', 'queued', 'admitted'])
+      expect(sinceResume.map((event) => event.message).join('\n')).toMatch(
+        /^resumed by alice.*\n.*: all 2 slots are in use/,
+      )
       const resumedIteration = `issue-${dependency}/audit/iterations/${blocked.iteration + 1}.md`
       expect(await sandbox.git.show('loop-state', resumedIteration), resumedIteration).toBeDefined()
       // After every job the dashboard listed every loop so far; at the end all of them, the aborted one aborted.
