@@ -374,7 +374,9 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       expect(inLine.running.map((holder) => holder.loopId).sort()).toEqual(slotsHeld)
       expect(inLine.queued.map((waiter) => waiter.loopId)).toContain(`issue-${dependency}`)
       const resumeBody = dashboardBody(sandbox)
-      expect(resumeBody).toMatch(new RegExp(`- alice ticked resume \`issue-${dependency}\`: done`))
+      expect(resumeBody).toContain(
+        `- alice ticked resume \`issue-${dependency}\`: queued, not dispatched yet: all 2 slots are in use (max-loops: 2)`,
+      )
       const resumeRow = dashboardRows(resumeBody).get(`issue-${dependency}`)
       expect([resumeRow?.[STATUS], resumeRow?.[QUEUE]?.replace(/^\d of \d/, 'n of m')], resumeBody).toEqual([
         'queued',
