@@ -161,7 +161,7 @@ export async function handleDashboardEdit(
         // An aborted loop gives its slot, or its place in line, to the next (as a `/loop abort` does).
         if (command.kind === 'abort') await releaseSlot(run, { loopId, state, root }, { ...deps, store })
         // A resumed loop gave its slot back when it ended: it asks for one like a new loop (queued: no dispatch).
-        if (command.kind === 'resume') return queueResumed(run, { loopId, state, root }, { ...deps, store })
+        if (command.kind === 'resume') return queueResumed(run, { loopId, state, root }, { ...deps, store, audit })
         return state
       },
       dispatch: async (loopId, state) =>

@@ -328,7 +328,8 @@ async function refuseCycle(loopId: string, cycle: readonly string[], deps: SlotJ
 export async function queueResumed(
   run: RunContext,
   input: { loopId: string; state: LoopState; root: string },
-  deps: ReleaseDeps,
+  /** `audit`: the loop's journey log, its trail already brought back by the caller. */
+  deps: ReleaseDeps & Pick<SlotJobDeps, 'audit'>,
 ): Promise<LoopState> {
   const limit = run.settings.maxLoops
   const target = parseWorkflowRef(run.workflowRef ?? '')
@@ -347,18 +348,24 @@ export async function queueResumed(
   // A resumed loop names no dependency here, so it cannot close a cycle.
   if (verdict.kind === 'admitted' || verdict.kind === 'cycle') return input.state
   const reason = queuedReason(verdict.wait, nameOfLoop)
+  const { position, queued } = verdict.wait
+  // Before the save, which carries the trail with it: the trail says why it waits, as a `/loop resume` that queues does.
+  await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
+    position,
+    dependsOn: [],
+  })
   const saved = await saveStatus(input.loopId, 'queued', reason, deps, true)
   await reportQueued(run, { loopId: input.loopId, state: saved.state, wait: verdict.wait, summary: false }, deps)
   return saved.state
 }
 
 async function journey(
-  deps: SlotJobDeps,
+  deps: Pick<SlotJobDeps, 'audit' | 'clock'> & Partial<Pick<SlotJobDeps, 'restoreAudit'>>,
   type: 'queued' | 'admitted',
   message: string,
   data?: Record<string, unknown>,
 ): Promise<void> {
-  await deps.restoreAudit()
+  await deps.restoreAudit?.()
   const at = deps.clock.now().toISOString()
   await deps.audit.appendEvents([{ at, iteration: 0, type, message, ...(data ? { data } : {}) }])
 }

@@ -152,7 +152,7 @@ export interface TickDeps extends DashboardDeps {
 export interface TickOutcome {
   tick: DashboardTick
   /** `stale`: the box's action no longer applies (the loop moved on before this job): nothing is applied. */
-  outcome: 'applied' | 'dispatched' | 'refused' | 'failed' | 'stale'
+  outcome: 'applied' | 'queued' | 'dispatched' | 'refused' | 'failed' | 'stale'
   note: string
 }
 
@@ -206,6 +206,16 @@ async function commandTicks(
     }
     try {
       const state = await deps.apply(tick.loopId, commandOf(tick.action), input.actor)
+      // A resume past `max-loops` waits in line: the writer is told it is not running yet, and why.
+      if (state.status === 'queued') {
+        const why = state.statusReason ? `: ${state.statusReason}` : ''
+        outcomes.push({
+          tick,
+          outcome: 'queued',
+          note: `${input.actor} ticked ${what}: queued, not dispatched yet${why}`,
+        })
+        continue
+      }
       if (state.status !== 'running') {
         outcomes.push({ tick, outcome: 'applied', note: `${input.actor} ticked ${what}: done` })
         continue

@@ -5,17 +5,21 @@
 // history of queue.json on the state branch (no version has more than two loops holding a slot) and
 // the jobs' own times (no more than two iterations at any moment). After each job the dashboard lists
 // every loop so far, a queued one with its place in line; at the end one dashboard lists all five
-// COMPLETE. And a dependency that ends BLOCKED keeps its dependent queued, its comment and its
-// dashboard row saying so, until a writer's tick aborts it and so frees its place in line (its comment
-// then says it was aborted; queued-abort.test.ts has the `/loop abort` comment).
+// COMPLETE. And, again under `max-loops: 2`, a dependency that ends BLOCKED keeps its dependent queued,
+// its comment and dashboard row saying so, until a writer's tick aborts it (its comment then says it was
+// aborted; queued-abort.test.ts has the `/loop abort` comment). A person then does what the agent could
+// not, a second dependent queues, two more loops take both slots, and a writer's tick on `resume` of the
+// BLOCKED loop queues it (no dispatch while the slots are full); a freed slot dispatches it, it
+// completes, and the second dependent is admitted only then and completes too: five loops, the
+// dashboard listing every one so far after every job.
 import { execFile } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { slotProblems } from '../../src/domain/slots.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
-import { dashboardRows, dashboards, ticked } from './dashboard-fixtures.js'
+import { dashboardBody, dashboardRows, dashboards, ticked } from './dashboard-fixtures.js'
 import {
   botComments,
   checkOperationsExercised,
@@ -27,7 +31,7 @@ import {
   startScenario,
   until,
 } from './fixtures.js'
-import { queueHistory, savedState, savedStateIfAny } from './state-fixtures.js'
+import { queueHistory, queueNow, savedState, savedStateIfAny } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -40,6 +44,15 @@ const LATER: Record<string, string[]> = { queued: ['queued', 'running', 'complet
 /** A queued loop's row: its place in line and why, or admitted (its job starting). */
 const QUEUED_ROW = /^([1-3] of [1-3] in line: .+|admitted: its job is starting)$/
 
+/** The events of a loop's journey log on the state branch, oldest first. */
+async function journeyOf(s: Pick<Scenario, 'sandbox'>, loopId: string) {
+  const log = (await s.sandbox.git.show('loop-state', `${loopId}/audit/journey-log.jsonl`)) ?? ''
+  return log
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string; at: string; message: string })
+}
+
 /**
  * The most iterations running at one moment. An iteration runs from its job's start to the moment its
  * loop was saved COMPLETE (its journey's `completed` event): the job gives its slot back after that,
@@ -49,12 +62,7 @@ async function mostIterationsAtOnce(s: Scenario, jobs: readonly JobRecord[]): Pr
   const edges: Array<[number, number]> = []
   for (const job of jobs.filter((candidate) => candidate.outputs.status === 'complete')) {
     const loopId = job.outputs['loop-id']
-    const log = (await s.sandbox.git.show('loop-state', `${loopId}/audit/journey-log.jsonl`)) ?? ''
-    const events = log
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { type: string; at: string })
-    const completed = events.find((event) => event.type === 'completed')
+    const completed = (await journeyOf(s, loopId ?? '')).find((event) => event.type === 'completed')
     if (job.startedAt === undefined || !completed) throw new Error(`job ${job.runId} of ${loopId}: no start or end`)
     edges.push([job.startedAt, 1], [Date.parse(completed.at), -1])
   }
@@ -69,20 +77,44 @@ async function mostIterationsAtOnce(s: Scenario, jobs: readonly JobRecord[]): Pr
   return most
 }
 
+interface DashboardSeen {
+  job: JobRecord
+  body: string | undefined
+  loopsSoFar: string[]
+}
+
+/** The dashboard each job left, read the moment it ended, with the loops whose jobs had saved a state. */
+function watchDashboards(s: Scenario): DashboardSeen[] {
+  const seen: DashboardSeen[] = []
+  const loopsSoFar = new Set<string>()
+  s.sandbox.engine.onJobFinished((job) => {
+    const loopId = job.outputs['loop-id']
+    // A refused start saves no state: there is no loop to list.
+    if (job.outputs.status !== undefined && job.outputs.status !== 'refused' && loopId) loopsSoFar.add(loopId)
+    seen.push({ job, body: dashboards(s.sandbox)[0]?.body ?? undefined, loopsSoFar: [...loopsSoFar] })
+  })
+  return seen
+}
+
+/** After every job, its dashboard listed every loop whose job had ended. */
+function expectEveryLoopListed(seen: readonly DashboardSeen[]): void {
+  for (const { job, body, loopsSoFar } of seen) {
+    const rows = dashboardRows(body ?? '')
+    const after = `after run ${job.runId} (${job.outputs['loop-id']}: ${job.outputs.status})\n${body}`
+    expect(
+      loopsSoFar.filter((loopId) => !rows.has(loopId)),
+      after,
+    ).toEqual([])
+  }
+}
+
 describe('the action bundle in the sandbox: many loops at once', () => {
   it(
     'five issues labelled at once with max-loops 2: never more than two hold a slot, three are queued and told so, the dependent starts after its dependency is COMPLETE, all five COMPLETE',
     async () => {
       const scenario = await startScenario({ steps: 1, workflowWith: { 'max-loops': '2', dashboard: 'true' } })
       const { sandbox, signals } = scenario
-      // The dashboard each job left, read the moment it ended, with the loops whose jobs had ended.
-      const seen: { job: JobRecord; body: string | undefined; loopsSoFar: string[] }[] = []
-      const loopsSoFar = new Set<string>()
-      sandbox.engine.onJobFinished((job) => {
-        const loopId = job.outputs['loop-id']
-        if (job.outputs.status !== undefined && loopId) loopsSoFar.add(loopId)
-        seen.push({ job, body: dashboards(sandbox)[0]?.body ?? undefined, loopsSoFar: [...loopsSoFar] })
-      })
+      const seen = watchDashboards(scenario)
       const issues: number[] = []
       for (let i = 1; i <= 4; i++) issues.push((await sandbox.openIssue('alice', `Climb ${i}`, 'One step.')).number)
       const first = issues[0]!
@@ -163,12 +195,8 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       expect((await savedStateIfAny(scenario, `issue-${first}`, dependentAdmitted))?.status).toBe('complete')
       // A queued loop's journey says it waited and was admitted, before its iteration started.
       for (const issue of queuedIssues) {
-        const log = (await sandbox.git.show('loop-state', `issue-${issue}/audit/journey-log.jsonl`)) ?? ''
-        const types = log
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => (JSON.parse(line) as { type: string }).type)
-        expect(types.slice(0, 3), log).toEqual(['queued', 'admitted', 'decision'])
+        const types = (await journeyOf(scenario, `issue-${issue}`)).map((event) => event.type)
+        expect(types.slice(0, 3), types.join(', ')).toEqual(['queued', 'admitted', 'decision'])
         expect(types).toContain('completed')
       }
       // Each status comment now says COMPLETE (the queued notice was replaced, never a second comment).
@@ -179,13 +207,10 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       }
       // After every job, its dashboard listed every loop whose job had ended, each queued one with its place.
       expect(seen.length, why).toBe(jobs.length)
-      for (const { job, body, loopsSoFar: loops } of seen) {
+      expectEveryLoopListed(seen)
+      for (const { job, body } of seen) {
         const rows = dashboardRows(body ?? '')
         const after = `after run ${job.runId} (${job.outputs['loop-id']}: ${job.outputs.status})\n${body}`
-        expect(
-          loops.filter((loopId) => !rows.has(loopId)),
-          after,
-        ).toEqual([])
         const own = rows.get(job.outputs['loop-id'] ?? '')
         expect(LATER[job.outputs.status ?? '']?.includes(own?.[STATUS] ?? ''), after).toBe(true)
         for (const row of rows.values()) {
@@ -209,15 +234,16 @@ describe('the action bundle in the sandbox: many loops at once', () => {
   )
 
   it(
-    'a dependency that ends BLOCKED keeps its dependent queued, and the dependent is told so (its comment, its dashboard row) until a tick aborts it; a garbled depends-on line refuses the start',
+    'a dependency that ends BLOCKED keeps its dependent queued and told so until a tick aborts it; a tick resumes the dependency through the queue of max-loops 2, then it and a second dependent COMPLETE; a garbled depends-on line refuses the start',
     async () => {
       const scenario = await startScenario({
         steps: 1,
         stuck: true,
         issueTypes: ['labeled', 'edited'],
-        workflowWith: { dashboard: 'true' },
+        workflowWith: { dashboard: 'true', 'max-loops': '2' },
       })
-      const { sandbox } = scenario
+      const { sandbox, signals } = scenario
+      const seen = watchDashboards(scenario)
       const dependency = (await sandbox.openIssue('alice', 'Climb (it cannot)', 'One step.')).number
       const dependent = (await sandbox.openIssue('alice', 'Then climb', `depends-on: #${dependency}`)).number
       await sandbox.label('alice', dependent, 'loop')
@@ -255,13 +281,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         `issue-${dependent}/loop-state.json`,
         `issue-${dependent}/loop-state.meta.json`,
       ])
-      const journey = (await sandbox.git.show('loop-state', `issue-${dependent}/audit/journey-log.jsonl`)) ?? ''
-      expect(
-        journey
-          .trim()
-          .split('\n')
-          .map((line) => JSON.parse(line).type),
-      ).toEqual(['queued'])
+      expect((await journeyOf(scenario, `issue-${dependent}`)).map((event) => event.type)).toEqual(['queued'])
       expect(files).toContain(`issue-${dependency}/audit/`)
       const comment = commentsOn(scenario, dependent)
       expect(comment).toContain(`#${dependency} ended BLOCKED`)
@@ -289,7 +309,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       const aborted = await savedState(scenario, `issue-${dependent}`)
       expect([aborted.status, aborted.statusReason], whyTick).toEqual(['aborted', 'aborted by alice'])
       const queue = (await queueHistory(scenario)).at(-1)?.record
-      expect(queue, whyTick).toEqual({ running: [], queued: [], limit: null })
+      expect(queue, whyTick).toEqual({ running: [], queued: [], limit: 2 })
       const abortedRow = dashboardRows(dashboards(sandbox)[0]?.body ?? '').get(`issue-${dependent}`)
       expect([abortedRow?.[STATUS], abortedRow?.[QUEUE]]).toEqual(['aborted', '-'])
       expect(dashboards(sandbox)[0]?.body).toMatch(new RegExp(`- alice ticked abort \`issue-${dependent}\`: done`))
@@ -309,6 +329,113 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       // The quoted line mentions nobody and brings no HTML.
       expect(refusal).toContain('&lt;b&gt;@\u200bmallory&lt;/b&gt;')
       expect(refusal).toContain('`depends-on: #12, #15`')
+
+      // alice does what the agent could not, on main and on the BLOCKED loop's branch. A new dependent
+      // waits for the BLOCKED loop; two more loops take both slots and hold in their work.
+      const fix = { 'unblocked.txt': 'a person did what the agent could not\n' }
+      await sandbox.git.commit('main', fix, 'Unblock the staircase', 'alice')
+      await sandbox.git.commit(`loop/issue-${dependency}`, fix, 'Unblock', 'alice')
+      const later = (await sandbox.openIssue('alice', 'Then climb, again', `depends-on: #${dependency}`)).number
+      const laterJob = await sandbox.label('alice', later, 'loop')
+      await until('the new dependent queued', () => laterJob?.status === 'completed', MINUTE)
+      expect(laterJob?.outputs.status, describeJobs(sandbox.jobs)).toBe('queued')
+      writeFileSync(join(signals, 'hold'), '')
+      const fillers = [(await sandbox.openIssue('alice', 'Climb beside', 'One step.')).number]
+      fillers.push((await sandbox.openIssue('alice', 'Climb beside too', 'One step.')).number)
+      await Promise.all(fillers.map((issue) => sandbox.label('alice', issue, 'loop')))
+      let slotsHeld: string[] = []
+      for (let tries = 0; slotsHeld.length < 2 && tries < 300; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        slotsHeld = (await queueNow(scenario)).running.map((holder) => holder.loopId)
+      }
+      expect(slotsHeld.sort(), describeJobs(sandbox.jobs)).toEqual(fillers.map((issue) => `issue-${issue}`).sort())
+
+      // alice ticks the resume while both slots are held: the loop is resumed, but it asks for a slot like
+      // any start, so it waits in line and nothing is dispatched yet.
+      const jobsAtTick = sandbox.jobs.length
+      const resumeTick = await sandbox.editIssue(
+        'alice',
+        dashboard!.number,
+        ticked(dashboardBody(sandbox), `resume:issue-${dependency}`),
+      )
+      await until('the resume tick handled', () => resumeTick?.status === 'completed', MINUTE)
+      const whyResume = describeJobs(sandbox.jobs)
+      expect(resumeTick?.conclusion, whyResume).toBe('success')
+      const resumedQueued = await savedState(scenario, `issue-${dependency}`)
+      expect([resumedQueued.status, resumedQueued.statusReason], whyResume).toEqual([
+        'queued',
+        'all 2 slots are in use (max-loops: 2)',
+      ])
+      expect(
+        sandbox.jobs.slice(jobsAtTick).filter((job) => job.inputs['loop-id'] === `issue-${dependency}`),
+        whyResume,
+      ).toEqual([])
+      const inLine = await queueNow(scenario)
+      expect(inLine.running.map((holder) => holder.loopId).sort()).toEqual(slotsHeld)
+      expect(inLine.queued.map((waiter) => waiter.loopId)).toContain(`issue-${dependency}`)
+      const resumeBody = dashboardBody(sandbox)
+      expect(resumeBody).toContain(
+        `- alice ticked resume \`issue-${dependency}\`: queued, not dispatched yet: all 2 slots are in use (max-loops: 2)`,
+      )
+      const resumeRow = dashboardRows(resumeBody).get(`issue-${dependency}`)
+      expect([resumeRow?.[STATUS], resumeRow?.[QUEUE]?.replace(/^\d of \d/, 'n of m')], resumeBody).toEqual([
+        'queued',
+        'n of m in line: all 2 slots are in use (max-loops: 2)',
+      ])
+
+      // The two go on and end: a freed slot dispatches the resumed loop, which completes on alice's fix,
+      // and then its dependent is admitted and completes too.
+      rmSync(join(signals, 'hold'))
+      writeFileSync(join(signals, 'go-1'), '')
+      const end = await sandbox.waitForIdle(2 * MINUTE)
+      const whyEnd = describeJobs(end)
+      for (const issue of [dependency, later, ...fillers])
+        expect([issue, (await savedState(scenario, `issue-${issue}`)).status], whyEnd).toEqual([issue, 'complete'])
+      const resumedRun = end.slice(jobsAtTick).filter((job) => job.inputs['loop-id'] === `issue-${dependency}`)
+      expect(
+        resumedRun.map((job) => [job.event, job.inputs.iteration, job.outputs.status]),
+        whyEnd,
+      ).toEqual([['workflow_dispatch', String(blocked.iteration + 1), 'complete']])
+      // queue.json's history: never more than two holders; the resumed loop admitted only after a filler
+      // gave its slot back, and the dependent only in a version that saw its dependency COMPLETE.
+      const history = await queueHistory(scenario)
+      let fillersHeld = false
+      let fillerReleased = false
+      let resumedAdmitted = false
+      let laterAdmittedAt: string | undefined
+      for (const { commit, record } of history) {
+        expect(record.running.length, JSON.stringify(record)).toBeLessThanOrEqual(2)
+        expect(slotProblems(record)).toEqual([])
+        const holders = record.running.map((holder) => holder.loopId)
+        const fillersHolding = fillers.filter((issue) => holders.includes(`issue-${issue}`)).length
+        if (fillersHolding === 2) fillersHeld = true
+        else if (fillersHeld) fillerReleased = true
+        // Its first run held a slot too: the one that counts is the first after the two took both.
+        if (fillersHeld && !resumedAdmitted && holders.includes(`issue-${dependency}`)) {
+          resumedAdmitted = true
+          expect(fillerReleased, JSON.stringify(record)).toBe(true)
+        }
+        if (laterAdmittedAt === undefined && holders.includes(`issue-${later}`)) laterAdmittedAt = commit
+      }
+      expect(resumedAdmitted, whyEnd).toBe(true)
+      expect(laterAdmittedAt, whyEnd).toBeDefined()
+      expect((await savedStateIfAny(scenario, `issue-${dependency}`, laterAdmittedAt))?.status).toBe('complete')
+      expect(history.at(-1)?.record).toEqual({ running: [], queued: [], limit: 2 })
+      // Its trail says it was resumed, queued and why, then admitted (the iteration's events reach the log
+      // with its next load: the last save carries them staged), and the resumed iteration's record is there.
+      const sinceResume = (await journeyOf(scenario, `issue-${dependency}`)).slice(-3)
+      expect(sinceResume.map((event) => event.type)).toEqual(['resumed', 'queued', 'admitted'])
+      expect(sinceResume.map((event) => event.message).join('\n')).toMatch(
+        /^resumed by alice.*\n.*: all 2 slots are in use/,
+      )
+      const resumedIteration = `issue-${dependency}/audit/iterations/${blocked.iteration + 1}.md`
+      expect(await sandbox.git.show('loop-state', resumedIteration), resumedIteration).toBeDefined()
+      // After every job the dashboard listed every loop so far; at the end all of them, the aborted one aborted.
+      expectEveryLoopListed(seen)
+      const finalRows = dashboardRows(dashboardBody(sandbox))
+      expect(
+        [dependency, dependent, later, ...fillers].map((issue) => finalRows.get(`issue-${issue}`)?.[STATUS]),
+      ).toEqual(['complete', 'aborted', 'complete', 'complete', 'complete'])
       expectFaithful(scenario)
     },
     5 * MINUTE,

@@ -260,6 +260,42 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     expect(applied).toEqual(['alice: resume stuck', 'dispatch stuck'])
   })
 
+  it('a writer`s resume that waits in line (max-loops) is said queued with its reason, and nothing is dispatched', async () => {
+    const states = new Map([['stuck', loopState('stuck', { status: 'blocked', statusReason: 'same error' })]])
+    const issues = issuesAs('job')
+    await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, { store: storeOf(states), issues, logger })
+    const before = dashboardsIn()[0]?.body ?? ''
+    const after = before.replace(
+      '- [ ] <!-- loop-dashboard:resume:stuck -->',
+      '- [x] <!-- loop-dashboard:resume:stuck -->',
+    )
+    const dispatched: string[] = []
+    const outcomes = await applyDashboardTicks(
+      { before, after, actor: 'alice', actorType: 'User', repositoryUrl: REPOSITORY_URL },
+      {
+        store: storeOf(states),
+        issues,
+        logger,
+        authorize: async () => ({ allowed: true, reason: '@alice has write permission.' }),
+        apply: async (loopId: string) => {
+          const reason = 'all 2 slots are in use (max-loops: 2)'
+          const queued = { ...(states.get(loopId) as LoopState), status: 'queued' as const, statusReason: reason }
+          states.set(loopId, queued)
+          return queued
+        },
+        dispatch: async (loopId: string) => {
+          dispatched.push(loopId)
+          return null
+        },
+      },
+    )
+    expect(outcomes.map((o) => o.outcome)).toEqual(['queued'])
+    expect(dispatched).toEqual([])
+    expect(dashboardsIn()[0]?.body).toContain(
+      '- alice ticked resume `stuck`: queued, not dispatched yet: all 2 slots are in use (max-loops: 2)',
+    )
+  })
+
   it('a tick on a box the loop has moved past is said under the table and unticked; one whose words moved still counts', async () => {
     const states = new Map([
       ['stuck', loopState('stuck', { status: 'blocked', statusReason: 'same error' })],

@@ -1,7 +1,8 @@
 // A dashboard tick resumes a BLOCKED loop: it gave its slot back when it ended, so before its next
 // iteration is dispatched it asks for a slot like a new loop, on a real state branch (a bare repository
 // the job's checkout reaches as `origin`). With both slots held it is saved queued and its comment says
-// so; with a slot free it takes it and goes on running.
+// so, and its journey says why it waits (before the save that carries it); with a slot free it takes it
+// and goes on running.
 import { execFile } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
@@ -13,6 +14,7 @@ import { COMMIT_IDENTITY } from '../../../src/action/commit-identity.js'
 import { buildRunContext } from '../../../src/action/run-context.js'
 import { queueResumed, slotStore } from '../../../src/action/slots.js'
 import { GitStore } from '../../../src/adapters/stores/git-store.js'
+import type { JourneyEvent } from '../../../src/domain/journey.js'
 import type { SlotsRecord } from '../../../src/domain/slots.js'
 import { fixedClock, recordingIO, recordingLogger } from '../../unit/action/fakes.js'
 import { makeState } from './fixtures.js'
@@ -64,7 +66,13 @@ async function job(record: SlotsRecord, states: Record<string, Parameters<typeof
       return { url: 'https://example.invalid/c/1', created: true, id: 1 }
     },
   }
+  const journey: JourneyEvent[] = []
   const deps = {
+    audit: {
+      appendEvents: async (events: readonly JourneyEvent[]) => {
+        journey.push(...events)
+      },
+    },
     store,
     github,
     io: recordingIO(),
@@ -72,7 +80,7 @@ async function job(record: SlotsRecord, states: Record<string, Parameters<typeof
     clock: fixedClock,
     redact: (t: string) => t,
   }
-  return { context, root, store, comments, deps }
+  return { context, root, store, comments, deps, journey }
 }
 
 const AT = '2026-01-01T00:00:00.000Z'
@@ -86,7 +94,7 @@ describe('queueResumed: a resumed loop asks for a slot like a new one', () => {
       ],
       queued: [],
     }
-    const { context, root, store, comments, deps } = await job(held, { a: 'a', b: 'b', z: 'z' })
+    const { context, root, store, comments, deps, journey } = await job(held, { a: 'a', b: 'b', z: 'z' })
     const loaded = await store.load('z')
     const resumed = {
       ...loaded!.state,
@@ -103,10 +111,13 @@ describe('queueResumed: a resumed loop asks for a slot like a new one', () => {
     expect(record.queued.map((entry) => entry.loopId)).toEqual(['z'])
     expect(comments.map((comment) => comment.issueNumber)).toEqual([9])
     expect(comments[0]?.body).toMatch(/`z` is queued[\s\S]*slots: 2 of 2 in use/)
+    expect(journey.map((event) => [event.type, event.message])).toEqual([
+      ['queued', 'loop z queued (1 of 1 in line): all 2 slots are in use (max-loops: 2)'],
+    ])
   })
 
   it('with a slot free it takes it and goes on running', async () => {
-    const { context, root, store, comments, deps } = await job(
+    const { context, root, store, comments, deps, journey } = await job(
       { running: [{ loopId: 'a', since: AT }], queued: [] },
       { a: 'a', z: 'z' },
     )
@@ -116,5 +127,6 @@ describe('queueResumed: a resumed loop asks for a slot like a new one', () => {
     const record = await slotStore(context, root).current()
     expect(record.running.map((holder) => holder.loopId)).toEqual(['a', 'z'])
     expect(comments).toEqual([])
+    expect(journey).toEqual([])
   })
 })
