@@ -49,7 +49,7 @@ class Snapshots {
     constructor(options) {
         this.options = options;
         // The same bounded retries (5xx, network) and rate-limit waits as every other call of the job.
-        this.octokit = (0,github_client/* createOctokit */.Q)({
+        this.octokit = (0,github_client/* createOctokit */.Qi)({
             token: options.token,
             owner: options.owner,
             repo: options.repo,

@@ -30812,7 +30812,8 @@ function controllerGitEnv(globalConfig = '/dev/null') {
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  Q: () => (/* binding */ createOctokit)
+  Qi: () => (/* binding */ createOctokit),
+  JC: () => (/* binding */ resetTime)
 });
 
 // UNUSED EXPORTS: MAX_RATE_LIMIT_WAIT_SECONDS
@@ -31082,13 +31083,17 @@ throttling.triggersNotification = triggersNotification;
  * re-dispatch is recorded in the state, and a sweeper dispatches it again later.
  */
 const MAX_RATE_LIMIT_WAIT_SECONDS = 60;
+/** When a rate limit resets, as its messages say it: UTC to the second. */
+function resetTime(at) {
+    return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
 /** Creates an Octokit with the retry and throttling plugins, bounded as `options` says. */
 function createOctokit(options) {
     const rateLimitRetries = options.rateLimitRetries ?? 2;
     const onLimit = (kind) => (retryAfter, request, _octokit, retryCount) => {
         const where = `GitHub ${kind} rate limit on ${request.method} ${request.url}`;
         if (retryAfter > MAX_RATE_LIMIT_WAIT_SECONDS) {
-            const resetAt = new Date(Date.now() + retryAfter * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+            const resetAt = resetTime(new Date(Date.now() + retryAfter * 1000));
             options.logger?.warning(`${where}: it resets at ${resetAt} (in ${retryAfter} s), later than the ${MAX_RATE_LIMIT_WAIT_SECONDS} s a job waits; giving up on this call now.`);
             return false;
         }
@@ -32579,7 +32584,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(25077);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(92948);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32589,7 +32594,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 25077:
+/***/ 92948:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33846,6 +33851,8 @@ function loopOfPullRequestHead(head, baseRepository) {
         return null;
     return head.ref.slice('loop/'.length);
 }
+/** What `isStateBranchName` takes, as a message tells the person who gave another name. */
+const STATE_BRANCH_RULE = "letters, digits, '.', '_', '-' and '/', at most 200 characters, with no '..' and no trailing '/' or '.lock'";
 /**
  * A branch name the `git` store can keep states on: letters, digits, dot, dash, underscore and slash,
  * at most 200 characters, with none of the forms git refuses (`..`, a trailing `/` or `.lock`).
@@ -34390,13 +34397,12 @@ function toPullRequest(pull) {
 
 
 
-
 function isRequestError(error) {
     return typeof error === 'object' && error !== null && typeof error.status === 'number';
 }
 /** Which permission an endpoint needs (data, not an if-chain). First match wins. */
 const PERMISSION_BY_ROUTE = [
-    { pattern: /\/actions\//, write: 'actions: write', read: 'actions: write' },
+    { pattern: /\/actions\//, write: 'actions: write', read: 'actions: read' },
     { pattern: /\/pulls(\/|$)/, write: 'pull-requests: write', read: 'pull-requests: read' },
     // The one GraphQL call: marking the loop's pull request ready for review.
     { pattern: /^\/graphql$/, write: 'pull-requests: write', read: 'pull-requests: read' },
@@ -34426,7 +34432,7 @@ function rateLimited(error, what) {
     if (!isRequestError(error) || (error.status !== 403 && error.status !== 429) || !isRateLimit(error))
         return null;
     const resetAt = resetOf(error);
-    return new GitHubRateLimitedError(`${what} was not made: the API rate limit is used up${resetAt ? ` until ${resetAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}` : ''} (${error.status}: ${error.message.split('\n')[0]})`, resetAt);
+    return new GitHubRateLimitedError(`${what} was not made: the API rate limit is used up${resetAt ? ` until ${(0,github_client/* resetTime */.JC)(resetAt)}` : ''} (${error.status}: ${error.message.split('\n')[0]})`, resetAt);
 }
 /** Turns a 403 (not a rate limit) into an error naming the missing permission; rethrows the rest. */
 function explain(error, method, route) {
@@ -34473,7 +34479,7 @@ class OctokitGitHub {
     logger;
     /** The token's own login (null: an installation token, which may not ask), asked once. */
     login;
-    constructor(options, octokit = (0,github_client/* createOctokit */.Q)(options)) {
+    constructor(options, octokit = (0,github_client/* createOctokit */.Qi)(options)) {
         this.owner = options.owner;
         this.repo = options.repo;
         this.octokit = octokit;
@@ -35034,6 +35040,16 @@ async function commandTicks(ticks, input, deps) {
         }
         try {
             const state = await deps.apply(tick.loopId, commandOf(tick.action), input.actor);
+            // A resume past `max-loops` waits in line: the writer is told it is not running yet, and why.
+            if (state.status === 'queued') {
+                const why = state.statusReason ? `: ${state.statusReason}` : '';
+                outcomes.push({
+                    tick,
+                    outcome: 'queued',
+                    note: `${input.actor} ticked ${what}: queued, not dispatched yet${why}`,
+                });
+                continue;
+            }
             if (state.status !== 'running') {
                 outcomes.push({ tick, outcome: 'applied', note: `${input.actor} ticked ${what}: done` });
                 continue;
@@ -35651,10 +35667,30 @@ function compactState(state) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/domain/check-result.ts
+function unanalyzedResult(check, outcome) {
+    return {
+        name: check.name,
+        kind: check.kind,
+        verdict: outcome.verdict,
+        required: check.required,
+        durationMs: outcome.durationMs,
+        exitCode: outcome.exitCode,
+        pattern: null,
+        confidence: null,
+        strategy: null,
+        signature: null,
+        locations: [],
+        excerpt: outcome.excerpt ?? '',
+        autoFixed: false,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/domain/engine/pipeline.ts
 /**
  * Where the loop goes next and what leaving a stage requires. Pure.
  */
+
 
 
 /**
@@ -35761,21 +35797,7 @@ function matrixIsGreen(results, policy) {
  * legs before any check has run, runs the verify-only ones exactly here.
  */
 function mayReachVerification(stage, state, policy) {
-    const passing = policy.checks.map((c) => ({
-        name: c.name,
-        kind: c.kind,
-        verdict: 'pass',
-        required: c.required,
-        durationMs: 0,
-        exitCode: 0,
-        pattern: null,
-        confidence: null,
-        strategy: null,
-        signature: null,
-        locations: [],
-        excerpt: '',
-        autoFixed: false,
-    }));
+    const passing = policy.checks.map((c) => unanalyzedResult(c, { verdict: 'pass', durationMs: 0, exitCode: 0 }));
     return reachesVerification(stage, passing, state, policy);
 }
 /**
@@ -37621,6 +37643,7 @@ function minutes(ms) {
  */
 
 
+
 const RECORD_ATTEMPTS = 3;
 /**
  * Records `record` in the loop's stored state (loaded again when another writer saved between), calls
@@ -37649,7 +37672,7 @@ async function recordedDispatch(loopId, record, deps) {
         return { state: saved?.state ?? null };
     }
     catch (error) {
-        const message = sweep_messageOf(error);
+        const message = messageOf(error);
         if (saved === null)
             return { state: null, error: message };
         const failed = recordDispatchFailure(saved.state, record, message);
@@ -37674,7 +37697,7 @@ async function sweepLoops(input, deps) {
             result = await sweepOne(loopId, input, deps);
         }
         catch (error) {
-            result = { loopId, outcome: 'skipped', reason: `its state could not be read or saved: ${sweep_messageOf(error)}` };
+            result = { loopId, outcome: 'skipped', reason: `its state could not be read or saved: ${messageOf(error)}` };
         }
         deps.logger.info(`Loop ${loopId}: ${result.outcome}, ${result.reason}.`);
         swept.push(result);
@@ -37705,7 +37728,7 @@ async function sweepOne(loopId, input, deps) {
         await deps.dispatch(loopId, record);
     }
     catch (error) {
-        const message = sweep_messageOf(error);
+        const message = messageOf(error);
         await deps.store.save(loopId, recordDispatchFailure(state, record, message), version).catch((saveError) => {
             if (!(saveError instanceof ports_store/* StoreConflictError */.yn))
                 throw saveError;
@@ -37713,9 +37736,6 @@ async function sweepOne(loopId, input, deps) {
         return { loopId, outcome: 'failed', reason: `the re-dispatch of iteration ${record.iteration} failed: ${message}` };
     }
     return { loopId, outcome: 'dispatched', reason: `iteration ${record.iteration}: ${decision.reason}` };
-}
-function sweep_messageOf(error) {
-    return error instanceof Error ? error.message : String(error);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/commands.ts
@@ -38462,41 +38482,27 @@ const NEAR_KEY = /^[ \t]*[*_]{0,3}depends[ _]on[*_]{0,3}[ \t]*:/i;
 const MENTION = /(?<![\w/#.-])depends-on(?![\w-])/i;
 const FENCE = /^[ \t]{0,3}(`{3,}|~{3,})/;
 const ISSUE = /^#?([1-9][0-9]{0,9})$/;
-const ISSUE_OF_REPOSITORY = /^([A-Za-z0-9][A-Za-z0-9-]{0,38})\/([A-Za-z0-9._-]{1,100})#([1-9][0-9]{0,9})$/;
+const OWNER_REPO = '(?<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?<repo>[A-Za-z0-9._-]{1,100})';
+const ISSUE_OF_REPOSITORY = new RegExp(`^${OWNER_REPO}#(?<number>[1-9][0-9]{0,9})$`);
+/** An issue's (or pull request's) address on any GitHub server, a comment's anchor after it allowed. */
+const ISSUE_URL = new RegExp(`^https?://[^/\\s]+/${OWNER_REPO}/(?<kind>issues|pull)/(?<number>[1-9][0-9]{0,9})/?(?:#[\\w-]*)?$`);
 /**
  * The `depends-on:` line of an issue body. A body without one depends on nothing; a body with two, a
- * line holding anything but issue numbers of `repository` (`#12`, `12`, `owner/repo#12`, separated by
- * commas or spaces, in brackets or not), or a line that mentions `depends-on` but is no such line, is
+ * line holding anything but issue numbers of `repository` (`#12`, `12`, `owner/repo#12` or the issue's
+ * address, separated by commas or spaces, in brackets or not), or a line that mentions `depends-on` but is no such line, is
  * refused. The key may be a list item, bold or italic, in any case; fenced code blocks and code spans
  * and HTML comments are not read (they quote, they do not ask).
  */
 function parseDependsOnLine(body, issue, repository = null) {
     const where = `the body of issue #${issue}`;
-    const keyLines = [];
-    let fence = null;
-    // HTML comments are not shown (an issue template's hint): like code, they quote and do not ask.
-    const shown = withoutHtmlComments(body.replace(/\r\n?/g, '\n'));
-    for (const line of shown.split('\n')) {
-        const fenceMark = FENCE.exec(line)?.[1];
-        if (fenceMark !== undefined && (fence === null || fenceMark.startsWith(fence))) {
-            fence = fence === null ? fenceMark : null;
-            continue;
-        }
-        if (fence !== null)
-            continue;
-        const item = line.replace(LIST_MARKER, '');
-        const key = KEY.exec(item);
-        if (key) {
-            keyLines.push(key[1] ?? '');
-            continue;
-        }
-        if (NEAR_KEY.test(item) || MENTION.test(line.replace(/`[^`\n]*`/g, ''))) {
-            return {
-                kind: 'refused',
-                message: `${where} has a line that mentions depends-on but is no 'depends-on:' line: ${quote(line.trim())}; write it on a line of its own as 'depends-on: #12, #15' (a list item or bold key is fine), or put the word in backticks if it asks for nothing`,
-            };
-        }
+    const found = keyLinesOf(body);
+    if ('mention' in found) {
+        return {
+            kind: 'refused',
+            message: `${where} has a line that mentions depends-on but is no 'depends-on:' line: ${quote(found.mention.trim())}; write it on a line of its own as 'depends-on: #12, #15' (a list item or bold key is fine), or put the word in backticks if it asks for nothing`,
+        };
     }
+    const { keyLines } = found;
     if (keyLines.length === 0)
         return { kind: 'none' };
     if (keyLines.length > 1) {
@@ -38525,6 +38531,32 @@ function parseDependsOnLine(body, issue, repository = null) {
     }
     return checkDependencies(issues, issue, `the 'depends-on:' line in ${where}`);
 }
+/**
+ * The values of the body's `depends-on:` lines, outside fenced code and HTML comments; or the first line
+ * that mentions the key but is no such line (misspelt, in prose), which is refused rather than ignored.
+ */
+function keyLinesOf(body) {
+    const keyLines = [];
+    let fence = null;
+    // HTML comments are not shown (an issue template's hint): like code, they quote and do not ask.
+    const shown = withoutHtmlComments(body.replace(/\r\n?/g, '\n'));
+    for (const line of shown.split('\n')) {
+        const fenceMark = FENCE.exec(line)?.[1];
+        if (fenceMark !== undefined && (fence === null || fenceMark.startsWith(fence))) {
+            fence = fence === null ? fenceMark : null;
+            continue;
+        }
+        if (fence !== null)
+            continue;
+        const item = line.replace(LIST_MARKER, '');
+        const key = KEY.exec(item);
+        if (key)
+            keyLines.push(key[1] ?? '');
+        else if (NEAR_KEY.test(item) || MENTION.test(line.replace(/`[^`\n]*`/g, '')))
+            return { mention: line };
+    }
+    return { keyLines };
+}
 /** `text` without its `<!-- … -->` comments (an unclosed one runs to the end), in one pass. */
 function withoutHtmlComments(text) {
     let out = '';
@@ -38543,14 +38575,17 @@ function readIssue(part, repository) {
     const plain = ISSUE.exec(part);
     if (plain)
         return Number(plain[1]);
-    const qualified = ISSUE_OF_REPOSITORY.exec(part);
-    if (qualified) {
-        const named = `${qualified[1]}/${qualified[2]}`;
-        if (repository !== null && named.toLowerCase() === repository.toLowerCase())
-            return Number(qualified[3]);
+    const named = ISSUE_OF_REPOSITORY.exec(part) ?? ISSUE_URL.exec(part);
+    if (!named?.groups)
+        return `${quote(part.slice(0, 20))} is no issue number`;
+    const { owner, repo, kind, number } = named.groups;
+    const ofRepository = `${owner}/${repo}`;
+    if (repository === null || ofRepository.toLowerCase() !== repository.toLowerCase()) {
         return `${quote(part.slice(0, 150))} is an issue of ${repository === null ? 'a named repository' : 'another repository'}; a loop waits only for loops of ${repository ?? 'its own repository'}, named '#12'`;
     }
-    return `${quote(part.slice(0, 20))} is no issue number`;
+    if (kind === 'pull')
+        return `${quote(part.slice(0, 150))} is a pull request; a loop waits only for the loops of issues`;
+    return Number(number);
 }
 function quote(text) {
     return JSON.stringify(text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
@@ -38632,6 +38667,7 @@ function nameOfCycle(cycle) {
  */
 
 
+
 /**
  * The job of `request.loopId` asks to run; loops the same change admitted are started. A loop whose
  * wait would close a cycle is not put in line (a place it had is given up) and is told so.
@@ -38639,9 +38675,7 @@ function nameOfCycle(cycle) {
 async function askForSlot(request, limit, deps) {
     const at = deps.clock.now().toISOString();
     const outcome = await deps.slots.update([request.loopId, ...request.dependsOn], (record, statuses) => {
-        const cycle = holdsSlot(record, request.loopId)
-            ? null
-            : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)));
+        const cycle = cycleInLine(record, request, statuses);
         if (cycle) {
             const queued = record.queued.filter((entry) => entry.loopId !== request.loopId);
             return {
@@ -38663,10 +38697,14 @@ async function askForSlot(request, limit, deps) {
 async function cycleOf(request, slots) {
     return slots.update([request.loopId, ...request.dependsOn], (record, statuses) => ({
         record,
-        result: holdsSlot(record, request.loopId)
-            ? null
-            : dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId))),
+        result: cycleInLine(record, request, statuses),
     }));
+}
+/** The cycle `request` closes with the loops in line; none for a loop that holds a slot (it waits no more). */
+function cycleInLine(record, request, statuses) {
+    if (holdsSlot(record, request.loopId))
+        return null;
+    return dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)));
 }
 /**
  * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
@@ -38701,15 +38739,15 @@ function stamped(record, limit) {
 async function startAdmitted(entries, limit, deps) {
     const started = [];
     const dropped = [];
+    // Those admitted in place of a dropped start are pushed on, and the loop visits them too.
     const pending = [...entries];
-    for (let entry = pending.shift(); entry !== undefined; entry = pending.shift()) {
-        const admitted = entry;
+    for (const admitted of pending) {
         let outcome;
         try {
             outcome = await deps.start(admitted);
         }
         catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
+            const message = messageOf(error);
             deps.logger.warning(`Loop ${admitted.loopId} was admitted but its job could not be dispatched (${message}); it goes back to the head of the queue.`);
             await deps.slots.update([], (record) => ({ record: requeue(record, admitted), result: undefined }));
             continue;
@@ -38726,12 +38764,12 @@ async function startAdmitted(entries, limit, deps) {
             continue;
         }
         started.push(admitted);
-        deps.logger.info(`Loop ${admitted.loopId} was admitted and its first job dispatched.`);
+        deps.logger.info(`Loop ${admitted.loopId} was admitted and its next job dispatched.`);
         if (outcome !== undefined) {
             const run = outcome;
             await deps.slots
                 .update([], (record) => ({ record: withHolderRun(record, admitted.loopId, run), result: undefined }))
-                .catch((error) => deps.logger.warning(`The run that starts loop ${admitted.loopId} is not recorded with its slot (${error instanceof Error ? error.message : String(error)}).`));
+                .catch((error) => deps.logger.warning(`The run that starts loop ${admitted.loopId} is not recorded with its slot (${messageOf(error)}).`));
         }
     }
     return { started, dropped };
@@ -38779,9 +38817,17 @@ function cycleRefusal(loopId, cycle) {
     return {
         loopId,
         title: `loop-controller did not queue the loop \`${loopId}\`: its \`depends-on\` would close a cycle, ${nameOfCycle(cycle)}.`,
-        reason: `${links.join(', ')}: none of them could be COMPLETE first, so none would ever start. This loop was not put in line (a place it had is given up); the loops in line keep theirs.`,
+        reason: `${links.join(', ')}: ${noneFirst(cycle.length - 1)}. This loop was not put in line (a place it had is given up); the loops in line keep theirs.`,
         whatToDo: `Break the cycle: ${breakIt}, ${RESTART}. Or drop another loop of the cycle with \`/loop abort\` on its issue.`,
     };
+}
+/** Why a cycle of `loops` loops never moves, said for one, two or more. */
+function noneFirst(loops) {
+    if (loops === 1)
+        return 'it could never be COMPLETE first, so it would never start';
+    if (loops === 2)
+        return 'neither could be COMPLETE first, so neither would ever start';
+    return `none of these ${loops} loops could be COMPLETE first, so none would ever start`;
 }
 
 ;// CONCATENATED MODULE: ./src/version.ts
@@ -38789,11 +38835,6 @@ function cycleRefusal(loopId, cycle) {
 const VERSION = '1.0.0';
 
 ;// CONCATENATED MODULE: ./src/action/abort-beside.ts
-/**
- * An abort applied beside a running iteration (a dashboard tick, `/loop abort` on the loop's pull
- * request, which run outside the loop's concurrency group): "an iteration already running finishes its
- * work", so its slot must not go to the next loop until that work ends.
- */
 
 
 /**
@@ -38804,7 +38845,7 @@ const VERSION = '1.0.0';
  * stopping slot whose job died. True when kept.
  */
 async function keptForRunningJob(run, input, state, deps) {
-    const slots = slotStore(run, input.root);
+    const { slots } = deps;
     const holder = (await slots.current()).running.find((candidate) => candidate.loopId === input.loopId);
     if (!holder || holder.run === run.runId)
         return false;
@@ -38831,7 +38872,7 @@ async function runStillGoing(runId, input, deps) {
         return status === 'completed' ? null : `its iteration still runs in run ${runId}`;
     }
     catch (error) {
-        deps.logger.warning(`Whether run ${runId} of loop ${input.loopId} still runs is unknown (${error instanceof Error ? error.message : String(error)}); its slot is given back now.`);
+        deps.logger.warning(`Whether run ${runId} of loop ${input.loopId} still runs is unknown (${messageOf(error)}); its slot is given back now.`);
         return null;
     }
 }
@@ -48424,11 +48465,13 @@ function storeWarningsNote(messages, redact) {
 
 
 
+
 async function report(run, input, deps) {
     const { loopId, state, outcome, result } = input;
     const { github, io, redact } = deps;
     const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
     const branch = loopBranch(loopId);
+    const issue = loopIssue(state);
     const model = buildReportModel(state, {
         checks: result.checks,
         next: result.next,
@@ -48444,10 +48487,8 @@ async function report(run, input, deps) {
                 ? { branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` } }
                 : {}),
             ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
-            ...(state.task?.source === 'issue'
-                ? {
-                    issue: { number: state.task.number, url: `${run.serverUrl}/${run.repository}/issues/${state.task.number}` },
-                }
+            ...(issue !== null
+                ? { issue: { number: issue, url: `${run.serverUrl}/${run.repository}/issues/${issue}` } }
                 : {}),
         },
     });
@@ -48504,8 +48545,18 @@ async function report(run, input, deps) {
  * pull request's reviewers (a dispatched job's event names neither).
  */
 function commentTargets(subject, state) {
-    const targets = [subject, state.pullRequest?.number, state.task?.source === 'issue' ? state.task.number : undefined];
+    const targets = [subject, state.pullRequest?.number, loopIssue(state) ?? undefined];
     return [...new Set(targets.filter((n) => typeof n === 'number'))];
+}
+/**
+ * The issue the loop started from: its task's, or, for a state without a task (one started afresh
+ * after the store lost the loop's state), the issue its loop id names (`issue-N`, the id a loop started
+ * from issue N gets). Any other loop id names no issue, and none is guessed.
+ */
+function loopIssue(state) {
+    if (state.task)
+        return state.task.source === 'issue' ? state.task.number : null;
+    return issueOfLoop(state.loopId);
 }
 /**
  * The BLOCKED handoff's ask of a person, from the failure pattern's advice (likely root cause, where
@@ -48576,6 +48627,32 @@ async function reportAbortedInLine(run, input, deps) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/action/save-on-latest.ts
+
+const SAVE_ATTEMPTS = 3;
+/**
+ * Saves `change` of the loop's latest state under compare-and-swap. `change` returns null to leave the
+ * state as it is (a loop that moved on meanwhile). Returns what is stored now and whether this call
+ * saved it; null when the loop has no state.
+ */
+async function saveOnLatest(store, loopId, change) {
+    for (let attempt = 1;; attempt++) {
+        const loaded = await store.load(loopId);
+        if (!loaded)
+            return null;
+        const state = change(loaded.state);
+        if (state === null)
+            return { ...loaded, saved: false };
+        try {
+            return { state, version: await store.save(loopId, state, loaded.version), saved: true };
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= SAVE_ATTEMPTS)
+                throw error;
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/action/closed-in-line.ts
 /**
  * A queued loop whose issue was closed while it waited: nothing reacts to `issues: closed`, so the job
@@ -48586,7 +48663,7 @@ async function reportAbortedInLine(run, input, deps) {
 
 
 
-const SAVE_ATTEMPTS = 3;
+
 /**
  * The loop's issue when GitHub says it is closed; null for an open one, a loop not from an issue, or
  * an answer that did not come (then it starts: a token without `issues: read` must not strand it).
@@ -48598,7 +48675,7 @@ async function closedIssueOf(state, deps) {
         return (await deps.github.getIssueState(state.task.number)) === 'closed' ? state.task.number : null;
     }
     catch (error) {
-        deps.logger.warning(`Whether issue #${state.task.number} is still open is unknown (${error instanceof Error ? error.message : String(error)}); its loop starts.`);
+        deps.logger.warning(`Whether issue #${state.task.number} is still open is unknown (${messageOf(error)}); its loop starts.`);
         return null;
     }
 }
@@ -48612,23 +48689,12 @@ function closedIssueReason(issue) {
  */
 async function blockClosed(input, deps) {
     const reason = closedIssueReason(input.issue);
-    let state = null;
-    for (let attempt = 1; attempt <= SAVE_ATTEMPTS && state === null; attempt++) {
-        const loaded = await deps.store.load(input.loopId);
-        if (!loaded || (loaded.state.status !== 'queued' && loaded.state.status !== 'running'))
-            return;
-        const blocked = markBlocked(loaded.state, reason, deps.clock.now()).state;
-        try {
-            await deps.store.save(input.loopId, blocked, loaded.version);
-            state = blocked;
-        }
-        catch (error) {
-            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= SAVE_ATTEMPTS)
-                throw error;
-        }
-    }
-    if (state === null)
+    const stored = await saveOnLatest(deps.store, input.loopId, (latest) => latest.status === 'queued' || latest.status === 'running'
+        ? markBlocked(latest, reason, deps.clock.now()).state
+        : null);
+    if (!stored?.saved)
         return;
+    const { state } = stored;
     deps.logger.info(`Loop ${input.loopId} was not started: ${reason}.`);
     await reportBlockedElsewhere(input, state, deps);
 }
@@ -48654,7 +48720,42 @@ async function reportBlockedElsewhere(input, state, deps) {
         annotateError: (message) => deps.logger.warning(message),
         setFailed: (message) => deps.logger.warning(message),
     };
-    await report(otherLoop, { loopId: input.loopId, state, outcome: 'blocked', result, root: input.root, failOn: [] }, { github: deps.github, io, redact: deps.redact }).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId}'s status comment does not say it is BLOCKED (${error instanceof Error ? error.message : String(error)}).`)));
+    await report(otherLoop, { loopId: input.loopId, state, outcome: 'blocked', result, root: input.root, failOn: [] }, { github: deps.github, io, redact: deps.redact }).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId}'s status comment does not say it is BLOCKED (${messageOf(error)}).`)));
+}
+
+;// CONCATENATED MODULE: ./src/action/first-state.ts
+/**
+ * The first state of a loop the event starts, saved by whichever job gets there first: a loop queued
+ * for its slot (`slots.ts`) and fan-out's decide recording a start (`fan-out-decide.ts`) both save one,
+ * and a job that loses the race goes on with the state the other saved.
+ */
+
+
+
+
+/** The loop's first state: the config's goal and policy, the event's issue (or comment) as its task. */
+function firstState(event, input, now) {
+    return initialState({
+        loopId: input.loopId,
+        goal: input.config.goal,
+        task: taskOfEvent(event.name, event.payload),
+        policy: policyFromConfig(input.config),
+        now,
+    });
+}
+/**
+ * Saves `state` as the loop's first; when another job saved one first, that one is the loop's. Null
+ * only when that one is gone again by the time it is read.
+ */
+async function saveFirstState(store, loopId, state) {
+    try {
+        return { state, version: await store.save(loopId, state, null) };
+    }
+    catch (error) {
+        if (!(error instanceof ports_store/* StoreConflictError */.yn))
+            throw error;
+        return store.load(loopId);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/action/hand-over.ts
@@ -48690,27 +48791,19 @@ async function handOverIteration(run, loopId, deps) {
 
 
 
-const queued_status_SAVE_ATTEMPTS = 3;
-/** Saves the loop's status under compare-and-swap, loading again when another job saved between. */
+/** Saves the loop's status on its latest state (`saveOnLatest`). */
 async function saveStatus(loopId, status, statusReason, deps, fromRunning = false) {
-    for (let attempt = 1;; attempt++) {
-        const loaded = await deps.store.load(loopId);
-        if (!loaded)
-            throw new Error(`loop ${loopId} has no state to mark ${status}`);
-        // Only a queued loop changes here (and a resumed one, `running`, that queues): one that ended
-        // meanwhile is left as it is.
-        const from = loaded.state.status;
+    const stored = await saveOnLatest(deps.store, loopId, (latest) => {
+        // A queued loop, one in `status` already, or a resumed (`running`) one that queues changes; one that
+        // ended meanwhile is left as it is.
+        const from = latest.status;
         if (from !== 'queued' && from !== status && !(fromRunning && from === 'running'))
-            return loaded;
-        const state = { ...loaded.state, status, statusReason, updatedAt: deps.clock.now().toISOString() };
-        try {
-            return { state, version: await deps.store.save(loopId, state, loaded.version) };
-        }
-        catch (error) {
-            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= queued_status_SAVE_ATTEMPTS)
-                throw error;
-        }
-    }
+            return null;
+        return { ...latest, status, statusReason, updatedAt: deps.clock.now().toISOString() };
+    });
+    if (!stored)
+        throw new Error(`loop ${loopId} has no state to mark ${status}`);
+    return stored;
 }
 async function reportQueued(run, input, deps) {
     const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
@@ -48998,7 +49091,7 @@ const fields = {
     },
     stateBranch: {
         schema: schemas/* string */.YjP().refine(isStateBranchName),
-        expected: 'a branch name (letters, digits, dot, dash, underscore and slash)',
+        expected: `a branch name (${STATE_BRANCH_RULE})`,
     },
     path: {
         schema: schemas/* string */.YjP()
@@ -49401,7 +49494,6 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
 
 
 
-
 /**
  * A `depends-on` the start is refused for: the issue body's line could not be read (`issue`), or the
  * loop config's list names the loop's own issue (`config`). The person who started the loop is told why.
@@ -49515,7 +49607,7 @@ async function takeSlot(run, input, deps) {
     if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued')
         return true;
     if (deps.store.kind !== 'git') {
-        throw new ConfigError(`'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}'. Use the default store, 'git', or remove 'depends-on'.`);
+        throw new ConfigError(`'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}' with 'depends-on: ${dependsOn.map(nameOfLoop).join(', ')}'. Use the default store, 'git', or remove 'depends-on'.`);
     }
     // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
     if (loaded && hasEnded(loaded.state.status))
@@ -49588,7 +49680,8 @@ async function slots_releaseSlot(run, input, deps) {
     const slots = slotDeps(run, input.root, deps);
     try {
         // An iteration that runs on in another job keeps the slot until that job ends (it gives it back).
-        if (state.status === 'aborted' && !input.endedHere && (await keptForRunningJob(run, input, state, deps)))
+        const abortedBeside = state.status === 'aborted' && !input.endedHere;
+        if (abortedBeside && (await keptForRunningJob(run, input, state, { ...deps, slots: slots.slots })))
             return;
         const released = await giveBackSlot(input.loopId, limit, slots);
         if (released.released)
@@ -49596,7 +49689,7 @@ async function slots_releaseSlot(run, input, deps) {
         // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
         if (released.leftLine && state.status === 'aborted') {
             const aborted = { loopId: input.loopId, state, wait: released.leftLine, root: input.root };
-            await reportAbortedInLine(run, aborted, deps).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${error instanceof Error ? error.message : String(error)}).`)));
+            await reportAbortedInLine(run, aborted, deps).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${messageOf(error)}).`)));
         }
         for (const entry of released.started)
             deps.io.info(`Loop ${entry.loopId} starts in its place.`);
@@ -49613,7 +49706,7 @@ async function slots_releaseSlot(run, input, deps) {
         }
     }
     catch (error) {
-        deps.logger.warning(`The slot of loop ${input.loopId} was not given back now (${error instanceof Error ? error.message : String(error)}); the next change of the queue frees it.`);
+        deps.logger.warning(`The slot of loop ${input.loopId} was not given back now (${messageOf(error)}); the next change of the queue frees it.`);
     }
 }
 async function refuseCycle(loopId, cycle, deps) {
@@ -49626,7 +49719,9 @@ async function refuseCycle(loopId, cycle, deps) {
  * next iteration is dispatched it asks for a slot like a new loop. Returns the state to go on with:
  * `running` (a slot is its; dispatch it) or `queued` (saved and told so; it starts when a slot frees).
  */
-async function queueResumed(run, input, deps) {
+async function queueResumed(run, input, 
+/** `audit`: the loop's journey log, its trail already brought back by the caller. */
+deps) {
     const limit = run.settings.maxLoops;
     const target = parseWorkflowRef(run.workflowRef ?? '');
     if (limit === null || deps.store.kind !== 'git' || input.state.status !== 'running' || !target)
@@ -49642,35 +49737,28 @@ async function queueResumed(run, input, deps) {
     if (verdict.kind === 'admitted' || verdict.kind === 'cycle')
         return input.state;
     const reason = queuedReason(verdict.wait, nameOfLoop);
+    const { position, queued } = verdict.wait;
+    // Before the save, which carries the trail with it: the trail says why it waits, as a `/loop resume` that queues does.
+    await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
+        position,
+        dependsOn: [],
+    });
     const saved = await saveStatus(input.loopId, 'queued', reason, deps, true);
     await reportQueued(run, { loopId: input.loopId, state: saved.state, wait: verdict.wait, summary: false }, deps);
     return saved.state;
 }
 async function journey(deps, type, message, data) {
-    await deps.restoreAudit();
+    await deps.restoreAudit?.();
     const at = deps.clock.now().toISOString();
     await deps.audit.appendEvents([{ at, iteration: 0, type, message, ...(data ? { data } : {}) }]);
 }
 async function saveNew(run, input, deps) {
-    const fresh = initialState({
-        loopId: input.loopId,
-        goal: input.config.goal,
-        task: taskOfEvent(run.event.name, run.event.payload),
-        policy: policyFromConfig(input.config),
-        now: deps.clock.now(),
-    });
+    const fresh = firstState(run.event, input, deps.clock.now());
     const state = { ...fresh, status: 'queued', statusReason: 'asking for a slot' };
-    try {
-        return { state, version: await deps.store.save(input.loopId, state, null) };
-    }
-    catch (error) {
-        if (!(error instanceof ports_store/* StoreConflictError */.yn))
-            throw error;
-        const again = await deps.store.load(input.loopId);
-        if (!again)
-            throw error;
-        return again;
-    }
+    const saved = await saveFirstState(deps.store, input.loopId, state);
+    if (!saved)
+        throw new ports_store/* StoreConflictError */.yn(`loop ${input.loopId}: another job saved its first state, which is gone again`);
+    return saved;
 }
 /** This job's event is a person's abort: the `command` input, fan-out's `person-command`, or a comment or label. */
 function asksAbort(run) {
@@ -49716,7 +49804,7 @@ function dashboard_text(value) {
 }
 /** The dashboard issue through the job's token. */
 function dashboardIssues(run, owner, repo, logger) {
-    const octokit = (0,github_client/* createOctokit */.Q)({ token: run.settings.githubToken, owner, repo, baseUrl: run.apiUrl, logger });
+    const octokit = (0,github_client/* createOctokit */.Qi)({ token: run.settings.githubToken, owner, repo, baseUrl: run.apiUrl, logger });
     return new OctokitDashboardIssues(octokit, owner, repo);
 }
 function repositoryUrl(run) {
@@ -49809,7 +49897,7 @@ async function handleDashboardEdit(run, root, deps) {
                 await slots_releaseSlot(run, { loopId, state, root }, { ...deps, store });
             // A resumed loop gave its slot back when it ended: it asks for one like a new loop (queued: no dispatch).
             if (command.kind === 'resume')
-                return queueResumed(run, { loopId, state, root }, { ...deps, store });
+                return queueResumed(run, { loopId, state, root }, { ...deps, store, audit });
             return state;
         },
         dispatch: async (loopId, state) => (await redispatch(run, { loopId, state }, { github: deps.github, logger, store, clock: deps.clock }))
@@ -51267,9 +51355,9 @@ function boundedMs(ms) {
 }
 /**
  * A leg's time on the critical path: what its verdict measured (its setup, its check, its flake
- * check's re-runs), or, for a leg without a verdict (its job failed, hung or timed out before it
- * reported), its check's `timeout`: the loop cannot see how long that job ran, and counting it 0 would
- * leave a hung leg's time out of the loop's minutes.
+ * check's re-runs) or, for a leg without a verdict, its job's wall time from the Jobs API (the caller
+ * passes either as `measuredMs`); where neither is known (the jobs could not be listed), its check's
+ * `timeout`, since counting it 0 would leave a hung leg's time out of the loop's minutes.
  */
 function legTimeMs(measuredMs, checkTimeoutSeconds) {
     return boundedMs(measuredMs ?? checkTimeoutSeconds * 1000);
@@ -51369,6 +51457,14 @@ function flake_rerun_unique(values) {
 }
 
 ;// CONCATENATED MODULE: ./src/domain/shards.ts
+/**
+ * Sharded checks: a check with `shards: N` runs as N legs, each with `{shard}` (1-based) and `{shards}`
+ * put into its command and JUnit path and `LOOP_SHARD` / `LOOP_SHARDS` in its environment; the legs'
+ * results merge into ONE check result, so regressions, progress and flake re-runs see one check. A leg
+ * that reported nothing is never a pass: the check is `error`, with a line the `infrastructure` pattern
+ * matches. Pure: the single-job matrix and the fan-out mode both expand and merge through here.
+ */
+
 const MAX_SHARDS = 64;
 const SHARD_PLACEHOLDER = '{shard}';
 const SHARDS_PLACEHOLDER = '{shards}';
@@ -51485,21 +51581,12 @@ function noVerdictReason(run) {
  * never a pass, its excerpt the no-verdict line. Unclassified: the analyzer gives it its pattern.
  */
 function missingShardResult(check, shard, shards, reason) {
-    return {
-        name: check.name,
-        kind: check.kind,
+    return unanalyzedResult(check, {
         verdict: 'error',
-        required: check.required,
         durationMs: 0,
         exitCode: null,
-        pattern: null,
-        confidence: null,
-        strategy: null,
-        signature: null,
-        locations: [],
         excerpt: noVerdictLine(check.name, shard, shards, reason),
-        autoFixed: false,
-    };
+    });
 }
 /** Higher is worse: a verdict nobody can trust, then one that ran out of time, then a failure, then none. */
 const SEVERITY = {
@@ -51770,13 +51857,13 @@ function legsOf(config) {
     return legs;
 }
 /**
- * The legs of one iteration: every leg of `legsOf`, the legs of the `verify-only` checks only when
- * `verifyOnly` (the iteration may reach VERIFY, `mayReachVerification`), as the single job runs them
- * only in an iteration that reaches VERIFY.
+ * The legs of one iteration, of the loop's `legs` (`legsOf`): the legs of its `verify-only` checks only
+ * when `verifyOnly` (the iteration may reach VERIFY, `mayReachVerification`), as the single job runs
+ * them only in an iteration that reaches VERIFY.
  */
-function iterationLegs(config, verifyOnly) {
-    const slow = new Set(config.checks.filter((c) => c['verify-only']).map((c) => c.name));
-    return legsOf(config).filter((leg) => verifyOnly || !slow.has(leg.check));
+function iterationLegs(legs, checks, verifyOnly) {
+    const slow = new Set(checks.filter((c) => c['verify-only']).map((c) => c.name));
+    return legs.filter((leg) => verifyOnly || !slow.has(leg.check));
 }
 /**
  * What a fresh runner of fan-out runs before the project's checks, and under which config key: the
@@ -52406,7 +52493,8 @@ function audit_markdown_trimOutput(output) {
 
 ;// CONCATENATED MODULE: ./src/app/step-support.ts
 /**
- * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
+ * Small helpers the steps of an iteration share: the usage log, how a command failed, file-safe names,
+ * failing verdicts.
  */
 /** Records a command the controller ran (what, why, when, how long, how it ended) in the usage log. */
 function usage(state, iteration, what, why, result) {
@@ -52423,6 +52511,19 @@ function usage(state, iteration, what, why, result) {
                 : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
         outputs: {},
     });
+}
+/**
+ * How a command the controller ran failed, for a person (`failed (exit 1)`, `timed out after 15
+ * minutes`, `could not start (…)`), or null when it succeeded.
+ */
+function howItFailed(result, timeoutMs) {
+    if (result.spawnError !== undefined)
+        return `could not start (${result.spawnError})`;
+    if (result.timedOut)
+        return `timed out after ${timeoutMs / 60_000} minutes`;
+    if (result.exitCode === 0)
+        return null;
+    return `failed (${result.exitCode === null ? `signal ${result.signal}` : `exit ${result.exitCode}`})`;
 }
 /** A check or task name as a file name. */
 function safeName(name) {
@@ -54354,10 +54455,51 @@ function lostStateReason(storeKind, dispatched, storedIteration) {
         `\`/loop resume\` goes on from that older state with iteration ${storedIteration + 1}`);
 }
 
+;// CONCATENATED MODULE: ./src/app/iteration/lost-state-watch.ts
+/**
+ * Where people watch a loop whose state the store lost: the fresh state knows neither the loop's pull
+ * request nor its task, so the BLOCKED report would reach only the job summary. The pull request is
+ * found again by the loop's branch, once, in this case only; the issue a loop started from is named by
+ * its loop id (`issue-N`, see `commentTargets`), needing no request.
+ */
+
+
+
+/**
+ * The record with the loop's open pull request, when its state does not hold one and the lookup finds
+ * it, so the BLOCKED comment is posted there and `/loop resume` goes on with it known. The task is not
+ * rebuilt from the issue: its text then is not what a writer started the loop on (an edit since could
+ * add instructions), and the loop asks no one for it.
+ */
+async function withWatchedPullRequest(record, deps, now) {
+    const { state } = record;
+    if (state.pullRequest || !deps.openPullRequestOf)
+        return record;
+    const branch = loopBranch(state.loopId);
+    let pull;
+    try {
+        pull = await deps.openPullRequestOf(branch);
+    }
+    catch (error) {
+        // Any failure (a missing permission, the rate limit, an outage) costs only where the comment goes:
+        // the BLOCKED state is saved and the job summary says why, as without the lookup.
+        deps.logger.warning(`Loop ${state.loopId}: the open pull request of ${branch} was not looked up (${messageOf(error)}); the BLOCKED status is said in the job summary and wherever else the loop is known.`);
+        return record;
+    }
+    if (pull === null)
+        return record;
+    const message = `pull request #${pull.number} found by the loop's branch ${branch}: ${pull.url}`;
+    deps.logger.info(`Loop ${state.loopId}: ${message}.`);
+    const pullRequest = { number: pull.number, url: pull.url, merged: false };
+    return withEvents({ ...record, state: { ...state, pullRequest, updatedAt: now.toISOString() } }, record_event(now, state.iteration, 'pull-request', message, { number: pull.number }));
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/restore.ts
 /**
  * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
  */
+
+
 
 
 
@@ -54389,7 +54531,7 @@ async function restoreAndDecide(input, deps, policy) {
             version: null,
         };
     }
-    record = withLostState(record, input, deps, now);
+    record = await withLostState(record, input, deps, now);
     record = await withLostCheckpoint(record, input, deps, now);
     const { state } = record;
     if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
@@ -54413,18 +54555,18 @@ async function restoreAndDecide(input, deps, policy) {
 }
 /**
  * A dispatched iteration whose state the store lost (none at all, or one older than the iteration
- * before it) stops BLOCKED, saying so, instead of starting over or repeating iterations quietly.
+ * before it) stops BLOCKED, saying so, instead of starting over or repeating iterations quietly, and
+ * says it on the loop's pull request, found again by its branch.
  */
-function withLostState(record, input, deps, now) {
-    const { state } = record;
-    const reason = lostStateReason(deps.store.kind, input.dispatchedIteration, record.loaded ? state.iteration : null);
-    if (reason === null || state.status === 'blocked' || restore_TERMINAL.includes(state.status))
-        return record;
-    deps.logger.warning(`Loop ${state.loopId}: ${reason}.`);
-    const blocked = markBlocked(state, reason, now);
+async function withLostState(loaded, input, deps, now) {
+    const reason = lostStateReason(deps.store.kind, input.dispatchedIteration, loaded.loaded ? loaded.state.iteration : null);
+    if (reason === null || hasEnded(loaded.state.status))
+        return loaded;
+    deps.logger.warning(`Loop ${loaded.state.loopId}: ${reason}.`);
+    const record = await withWatchedPullRequest(loaded, deps, now);
+    const blocked = markBlocked(record.state, reason, now);
     return withEvents({ ...record, state: blocked.state }, ...blocked.events);
 }
-const restore_TERMINAL = ['complete', 'aborted', 'capped'];
 /**
  * The kill switch on the loop's own issue or pull request, read afresh at the start of every
  * iteration: a dispatched job's event carries no labels, so the label is seen only if the loop asks.
@@ -54519,9 +54661,9 @@ async function setupBeforeBaseline(run, record) {
     deps.logger.info(`Plan: ${setup.key} before the baseline.`);
     const result = await deps.runner.run(command(run, setup.command, `${setup.key}.log`, INSTALL_TIMEOUT_MS));
     usage(record.state, iteration, setup.key, 'before the baseline (fan-out plan)', result);
-    if (result.exitCode !== 0 || result.timedOut || result.spawnError !== undefined) {
-        const how = result.spawnError ?? (result.timedOut ? 'timed out' : `exit ${result.exitCode ?? result.signal}`);
-        deps.logger.warning(`Plan: ${setup.key} failed before the baseline (${how}); the baseline records the checks as they are.`);
+    const how = howItFailed(result, INSTALL_TIMEOUT_MS);
+    if (how !== null) {
+        deps.logger.warning(`Plan: ${setup.key} ${how} before the baseline; the baseline records the checks as they are.`);
     }
     return record;
 }
@@ -54556,7 +54698,7 @@ async function planIteration(input, deps) {
         throw new Error('fan-out needs the loop to commit its work (commit.enabled and a git checkout): the candidate travels as commits');
     }
     // A matrix GitHub would not run is refused before any work is done.
-    legsOf(input.config);
+    const legs = legsOf(input.config);
     const policy = policyFromConfig(input.config);
     const restored = await restoreAndDecide(input, deps, policy);
     const none = (reason, stateVersion) => ({
@@ -54598,7 +54740,7 @@ async function planIteration(input, deps) {
             report: reportOf(record, run.iteration, hadBaseline, Date.now() - run.startedAt),
             // The slow verify-only checks are legs only where the single job could run them: where this
             // iteration reaches VERIFY if its checks pass (decide replays them only where they do, `iteration/verify.ts`).
-            legs: iterationLegs(input.config, mayReachVerification(run.stage, record.state, policy)),
+            legs: iterationLegs(legs, input.config.checks, mayReachVerification(run.stage, record.state, policy)),
         },
         nothing: null,
         bundled,
@@ -54670,6 +54812,7 @@ async function flakeCheckInLeg(input, deps, live, logDir, env, logName) {
  * pass or failure is the verdict's to say; only a leg that cannot run or report fails its job (and
  * decide then records `no verdict`).
  */
+
 
 
 
@@ -54769,13 +54912,7 @@ async function legSetup(input, deps, leg, env, logDir) {
         logFile,
     });
     const durationMs = Math.max(0, Math.round(result.durationMs));
-    const how = result.spawnError !== undefined
-        ? `could not start (${result.spawnError})`
-        : result.timedOut
-            ? `timed out after ${SETUP_TIMEOUT_MS / 60_000} minutes`
-            : result.exitCode === 0
-                ? null
-                : `failed (${result.exitCode === null ? `signal ${result.signal}` : `exit ${result.exitCode}`})`;
+    const how = howItFailed(result, SETUP_TIMEOUT_MS);
     if (how === null)
         return { durationMs, failed: null };
     const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run in leg ${leg.leg}`;
@@ -55936,7 +56073,8 @@ async function decideIteration(given, deps) {
     }
     // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
     // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
-    const { runs, tests, flakeChecks, legTimesMs } = mergeVerdicts(plan?.iteration != null ? legsOf(given.config) : [], given.verdicts, {
+    const legs = plan?.iteration != null ? legsOf(given.config) : [];
+    const { runs, tests, flakeChecks, legTimesMs } = mergeVerdicts(legs, given.verdicts, {
         loopId: given.loopId,
         iteration: plan?.iteration ?? 0,
         candidate: plan?.candidate ?? '',
@@ -55981,16 +56119,7 @@ async function decideIteration(given, deps) {
     const begun = await beginRun(input, replaying, policy, decision, loop, restored.now);
     const { run } = begun;
     await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config));
-    // Each leg at its measured time; one without a verdict at its job's wall time (GitHub's Jobs API), else
-    // at its check's timeout if the plan ran it as a job, else 0 (a verify-only check the plan left out).
-    const planned = new Set(plan.legs.map((leg) => leg.leg));
-    const legDurationsMs = legsOf(input.config).map((leg) => {
-        const key = legRunKey(leg.check, leg.shard);
-        const measured = legTimesMs.get(key) ?? input.legJobWallMs?.get(key);
-        if (measured === undefined && !planned.has(leg.leg))
-            return 0;
-        return legTimeMs(measured, input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0);
-    });
+    const legDurationsMs = legDurationsOf(legs, input, plan, legTimesMs);
     let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git);
     for (const step of decideSteps(flakeChecks))
         record = await step(run, record);
@@ -56000,6 +56129,21 @@ async function decideIteration(given, deps) {
     const recordPath = await writeIterationRecord(run, record, next);
     const ran = { checks, commit: record.commit, record: recordPath, decision };
     return { kind: 'done', result: await iteration_settle(input, replaying, record, next, ran) };
+}
+/**
+ * Each leg's time on the candidate: what its verdict measured; for a leg without one, its job's wall
+ * time (GitHub's Jobs API), else its check's timeout if the plan ran it as a job, else 0 (a verify-only
+ * check the plan left out).
+ */
+function legDurationsOf(legs, input, plan, measuredMs) {
+    const planned = new Set(plan.legs.map((leg) => leg.leg));
+    return legs.map((leg) => {
+        const key = legRunKey(leg.check, leg.shard);
+        const measured = measuredMs.get(key) ?? input.legJobWallMs?.get(key);
+        if (measured === undefined && !planned.has(leg.leg))
+            return 0;
+        return legTimeMs(measured, input.config.checks.find((c) => c.name === leg.check)?.timeout ?? 0);
+    });
 }
 /**
  * The loop's branch fast-forwarded to the candidate, its commits checked first: their shape (the bundle),
@@ -56136,11 +56280,14 @@ function failedLegReason(error) {
 }
 
 ;// CONCATENATED MODULE: ./src/domain/stale-dispatch.ts
-function laterDispatchRecorded(state, dispatchedIteration) {
+function laterDispatchRecorded(state, run) {
     const record = state.dispatch;
-    if (dispatchedIteration === undefined || !record || record.failed !== undefined)
+    // A run no dispatch named (a person's, or the first) is for the iteration its plan ran: re-run with
+    // "Re-run failed jobs" after its decide carried the loop on, it must not dispatch the next one again.
+    const ranFor = run.dispatchedIteration ?? run.plannedIteration ?? undefined;
+    if (ranFor === undefined || !record || record.failed !== undefined)
         return false;
-    return record.iteration > dispatchedIteration && record.iteration === state.iteration + 1;
+    return record.iteration > ranFor && record.iteration === state.iteration + 1;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/fan-out-jobs.ts
@@ -56255,6 +56402,12 @@ function jobWallTimes(input) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/fan-out-leg-jobs.ts
+/**
+ * Decide's reading of the verify legs' own jobs (GitHub's Jobs API) and its judgement of the verdicts by
+ * them (`domain/fan-out-jobs.ts`). A list that cannot be read is not the end of the job: decide falls back
+ * on the matrix's aggregate result, and says so in a warning and in the summary.
+ */
+
 
 async function verdictsByLegJobs(input, deps) {
     const attempts = new Set([input.attempt, ...input.verdictAttempts.values()]);
@@ -56277,10 +56430,7 @@ async function attemptJobs(runId, attempt, github) {
         return { kind: 'listed', jobs: await github.listRunAttemptJobs(runId, attempt) };
     }
     catch (error) {
-        return {
-            kind: 'unavailable',
-            reason: error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error),
-        };
+        return { kind: 'unavailable', reason: messageOf(error).split('\n')[0] ?? '' };
     }
 }
 
@@ -56878,15 +57028,24 @@ function refreshDashboardAtEnd(run, dashboard, deps) {
  * the API at the start of every iteration instead of read from the event.
  */
 
-/** The issue and pull request the loop belongs to: its pull request, and the task it started from. */
+
+/**
+ * The issue and pull request the loop belongs to: its pull request, and the task it started from; a
+ * state without its task (the store lost the one that had it) still belongs to the issue its id names.
+ */
 function loopSubjects(state) {
     const subjects = [];
     if (state.pullRequest)
         subjects.push({ kind: 'pull request', number: state.pullRequest.number });
     const task = state.task;
-    if (task && task.number !== state.pullRequest?.number) {
-        subjects.push({ kind: task.source === 'issue' ? 'issue' : 'pull request', number: task.number });
-    }
+    const issue = task ? null : issueOfLoop(state.loopId);
+    const own = task
+        ? { kind: task.source === 'issue' ? 'issue' : 'pull request', number: task.number }
+        : issue === null
+            ? null
+            : { kind: 'issue', number: issue };
+    if (own && own.number !== state.pullRequest?.number)
+        subjects.push(own);
     return subjects;
 }
 /** Where the stop label is set on the loop's issue or pull request (`pull request #3`), or null. */
@@ -56967,6 +57126,7 @@ async function removePersistedCredentials(git, logger) {
 
 
 
+
 /**
  * Publishes the iteration's commit when there is one and a remote `origin` to push to; without a
  * remote the work stays on the local branch.
@@ -57015,15 +57175,19 @@ async function publish(run, input, deps) {
             });
         }
         catch (error) {
+            const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`;
             if (error instanceof GitHubRateLimitedError) {
-                // The work is safe on the pushed branch; the next iteration asks again, after the reset.
-                logger.warning(`${error.message}. ${branch} is pushed; its pull request is opened by a later iteration.`);
+                // The work is safe on the pushed branch; a loop that goes on asks again next iteration, after the
+                // reset, and one that ended here has no next iteration: a person opens its pull request.
+                const who = hasEnded(state.status)
+                    ? `the loop ended ${state.status}, so no later iteration opens its pull request: open it from ${compareUrl}`
+                    : 'its pull request is opened by a later iteration';
+                logger.warning(`${error.message}. ${branch} is pushed; ${who}.`);
                 return { state, blocked: false };
             }
             if (!(error instanceof PullRequestsNotAllowedError))
                 throw error;
             // The work is safe on the pushed branch; the loop goes on and asks again next iteration.
-            const compareUrl = `${run.serverUrl}/${run.repository}/compare/${run.event.defaultBranch}...${branch}?expand=1`;
             logger.warning(`${error.message}. The repository setting "${PULL_REQUEST_SETTING}" is off: turn it on (Settings → Actions → General → Workflow permissions) or set the push-token input. ${branch} is pushed: ${compareUrl}`);
             return { state, blocked: false, pullRequestWaiting: { branch, compareUrl } };
         }
@@ -57098,7 +57262,6 @@ async function readyForMerge(state, deps) {
  * applies people's commands, takes the plan and the legs' verdicts (each file validated, the bundle
  * checked), and carries the loop on through the single job's own publish, report and re-dispatch.
  */
-
 
 
 
@@ -57225,6 +57388,7 @@ async function decideJob(shared, handOff) {
             return number !== undefined && (await github.isPullRequestMerged(number));
         },
         stopLabelOn: stopLabelReader(github),
+        openPullRequestOf: (head) => github.findOpenPullRequest(head, runContext.event.defaultBranch),
     };
     const decided = await decideIteration({
         ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: true }),
@@ -57240,37 +57404,8 @@ async function decideJob(shared, handOff) {
         legJobWallMs: trusted?.jobWallMs ?? new Map(),
         verifyResult: settings.verifyResult,
     }, deps);
-    if (decided.kind === 'stale') {
-        // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
-        // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
-        const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null;
-        // Plan works only for a loop that holds its slot: one that asked for it in this run (taken above) has
-        // its iteration planned by the next run, as planned; nothing was dropped.
-        const tookSlot = !started && plan !== null && plan.iteration === null && decided.state?.status === 'running';
-        // A person's event (its run plans nothing): what decide applied is the outcome, not a stale plan.
-        const applied = !started && plan === null && decided.state !== null;
-        if (started)
-            io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`);
-        else if (tookSlot)
-            io.info(`Loop ${loopId} holds its slot now; its iteration is dispatched to plan with it.`);
-        else if (applied && decided.state)
-            await sayApplied(shared, decided.state);
-        else
-            logger.warning(decided.message);
-        const status = started ? started.status : tookSlot ? 'running' : applied ? decided.state?.status : 'superseded';
-        io.setOutput(Outputs.Status, status ?? 'superseded');
-        const state = started ?? decided.state;
-        if (state && !started && laterDispatchRecorded(state, settings.iteration)) {
-            io.info(`Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`);
-            return;
-        }
-        if (state && state.status === 'running' && settings.dispatch) {
-            const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock });
-            if (failed)
-                io.setFailed(redact(failed.message));
-        }
-        return;
-    }
+    if (decided.kind === 'stale')
+        return endWithoutIteration(shared, decided, { config, store, plan });
     await carryOn(shared, decided.result, {
         git,
         store,
@@ -57279,6 +57414,46 @@ async function decideJob(shared, handOff) {
         branch,
         releaseSlot: (state) => slots_releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob),
     });
+}
+/**
+ * An iteration decide does not carry on (its plan is stale, or there was none): a start recorded, a slot
+ * taken, a person's command applied or a superseded run, said as such; then the loop's next iteration is
+ * dispatched, unless another run carried the loop on already.
+ */
+async function endWithoutIteration(shared, decided, input) {
+    const { runContext, loopId, github, logger, io, redact } = shared;
+    const { settings } = runContext;
+    const { config, store, plan } = input;
+    // A start with no plan (`/loop start`, a comment: its run plans nothing) is recorded here, the one job
+    // that can save: the issue (and the comment's words) become the task, and iteration 1 goes to plan.
+    const started = decided.state === null ? await recordStart(runContext, { loopId, config }, store) : null;
+    // Plan works only for a loop that holds its slot: one that asked for it in this run (decideJob took it) has
+    // its iteration planned by the next run, as planned; nothing was dropped.
+    const tookSlot = !started && plan !== null && plan.iteration === null && decided.state?.status === 'running';
+    // A person's event (its run plans nothing): what decide applied is the outcome, not a stale plan.
+    const applied = !started && plan === null && decided.state !== null;
+    if (started)
+        io.info(`Loop ${loopId} is recorded from its start; its first iteration is dispatched to plan.`);
+    else if (tookSlot)
+        io.info(`Loop ${loopId} holds its slot now; its iteration is dispatched to plan with it.`);
+    else if (applied && decided.state)
+        await sayApplied(shared, decided.state);
+    else
+        logger.warning(decided.message);
+    const status = started ? started.status : tookSlot ? 'running' : applied ? decided.state?.status : 'superseded';
+    io.setOutput(Outputs.Status, status ?? 'superseded');
+    const state = started ?? decided.state;
+    if (state &&
+        !started &&
+        laterDispatchRecorded(state, { dispatchedIteration: settings.iteration, plannedIteration: plan?.iteration })) {
+        io.info(`Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`);
+        return;
+    }
+    if (state && state.status === 'running' && settings.dispatch) {
+        const failed = await redispatch(runContext, { loopId, state }, { github, logger, store, clock: systemClock });
+        if (failed)
+            io.setFailed(redact(failed.message));
+    }
 }
 /**
  * The plan, taken as made on the state the slot left: the slot's own save (a new loop's first state,
@@ -57295,23 +57470,8 @@ async function planOnSlotState(store, loopId, plan, beforeSlot) {
 async function recordStart(run, input, store) {
     if (interpretEvent(run.event.name, run.event.payload).kind !== 'start')
         return null;
-    const state = initialState({
-        loopId: input.loopId,
-        goal: input.config.goal,
-        task: taskOfEvent(run.event.name, run.event.payload),
-        policy: policyFromConfig(input.config),
-        now: systemClock.now(),
-    });
-    try {
-        await store.save(input.loopId, state, null);
-        return state;
-    }
-    catch (error) {
-        // Another job recorded it first: its state is the loop's.
-        if (!(error instanceof ports_store/* StoreConflictError */.yn))
-            throw error;
-        return (await store.load(input.loopId))?.state ?? null;
-    }
+    // Another job recorded it first: its state is the loop's.
+    return (await saveFirstState(store, input.loopId, firstState(run.event, input, systemClock.now())))?.state ?? null;
 }
 /** What a person's event did to a loop that runs on: said at info and in the summary, with the loop's status now. */
 async function sayApplied(shared, state) {
@@ -57416,7 +57576,7 @@ attempt) {
             attempts.set(artifact, from);
         }
         catch (error) {
-            unreadable.set(artifact, `its verdict file is not valid (${error instanceof Error ? error.message : String(error)})`);
+            unreadable.set(artifact, `its verdict file is not valid (${messageOf(error)})`);
         }
     }
     return { verdicts, unreadable, foreign, attempts };
@@ -57634,7 +57794,7 @@ async function handOnLegError(shared, handOff, error) {
     const leg = shared.runContext.settings.leg;
     if (!leg)
         return;
-    const message = shared.redact(error instanceof Error ? error.message : String(error)).slice(0, 4000);
+    const message = shared.redact(messageOf(error)).slice(0, 4000);
     const file = { version: 1, loopId: shared.loopId, leg, error: message };
     // Emptied first: the failed leg's artifact holds its error alone, nothing the check left in the folder.
     await nodeWorkspace.remove(handOff.verdictOut);
@@ -57864,6 +58024,7 @@ function slot_sweep_minutes(ms) {
 
 
 
+
 /**
  * Sweeps the slots under `limit` (the sweeper's `max-loops`, else the one the record was last changed
  * under). Returns what it did to each loop it touched, and why it left the others.
@@ -57910,11 +58071,21 @@ async function sweepSlots(input, deps) {
         return { record: stamped(changed.record, limit), result: changed.started };
     });
     const slotDeps = { slots: deps.slots, clock: deps.clock, logger: deps.logger, start: deps.start };
-    const { started, dropped } = await startAdmitted(admitted, limit, slotDeps);
-    for (const entry of [...admitted, ...started.filter((loop) => !admitted.includes(loop))]) {
-        const ran = started.includes(entry);
-        const drop = dropped.find((loop) => loop.loopId === entry.loopId);
-        const restarted = swept.find((loop) => loop.loopId === entry.loopId && loop.outcome === 'restarted');
+    swept.push(...startsSwept(swept, await startAdmitted(admitted, limit, slotDeps), admitted));
+    for (const loop of swept)
+        deps.logger.info(`Slot of ${loop.loopId}: ${loop.outcome}, ${loop.reason}.`);
+    return swept;
+}
+/**
+ * What became of each loop the sweep admitted, and of each admitted in place of one whose start was
+ * dropped: started, dropped, or back in line. A restarted holder's line (in `swept`) is told the same.
+ */
+function startsSwept(swept, { started, dropped }, admitted) {
+    const starts = [];
+    for (const loopId of new Set([...admitted, ...dropped, ...started].map((loop) => loop.loopId))) {
+        const ran = started.some((loop) => loop.loopId === loopId);
+        const drop = dropped.find((loop) => loop.loopId === loopId);
+        const restarted = swept.find((loop) => loop.loopId === loopId && loop.outcome === 'restarted');
         if (restarted) {
             if (drop)
                 restarted.reason += `; not started: ${drop.why}`;
@@ -57927,11 +58098,9 @@ async function sweepSlots(input, deps) {
             : ran
                 ? 'admitted to a freed slot; its job dispatched'
                 : 'admitted, but its dispatch failed: back at the head of the line';
-        swept.push({ loopId: entry.loopId, outcome: drop ? 'dropped' : ran ? 'started' : 'kept', reason: why });
+        starts.push({ loopId, outcome: drop ? 'dropped' : ran ? 'started' : 'kept', reason: why });
     }
-    for (const loop of swept)
-        deps.logger.info(`Slot of ${loop.loopId}: ${loop.outcome}, ${loop.reason}.`);
-    return swept;
+    return starts;
 }
 async function slot_sweep_judge(holder, now, staleAfterMs, deps) {
     const state = (await deps.store.load(holder.loopId))?.state ?? null;
@@ -57945,7 +58114,7 @@ async function slot_sweep_judge(holder, now, staleAfterMs, deps) {
                     : { kind: 'active', status: answer.status };
         }
         catch (error) {
-            run = { kind: 'unknown', why: `GitHub did not say how it stands (${slot_sweep_messageOf(error)})` };
+            run = { kind: 'unknown', why: `GitHub did not say how it stands (${messageOf(error)})` };
         }
     }
     return judgeHolder({ holder, state, run }, now, staleAfterMs);
@@ -57971,9 +58140,6 @@ async function blockStranded(loopId, verdict, deps) {
 function restartEntry(loopId, workflow, ref) {
     return { loopId, since: new Date(0).toISOString(), dependsOn: [], workflow, ref };
 }
-function slot_sweep_messageOf(error) {
-    return error instanceof Error ? error.message : String(error);
-}
 
 ;// CONCATENATED MODULE: ./src/action/sweep.ts
 /**
@@ -57984,6 +58150,7 @@ function slot_sweep_messageOf(error) {
  * project code: no loop branch, no work, no checks; it reads the `git` store's branch through the
  * checkout's remote and calls the API (dispatches, runs, issues, the loops' comments).
  */
+
 
 
 
@@ -58018,8 +58185,8 @@ async function sweep(run, root, deps) {
     const failed = swept.filter((loop) => loop.outcome === 'failed');
     deps.io.setOutput(Outputs.Status, 'swept');
     if (run.hasStepSummary) {
-        const rows = swept.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`);
-        const slotRows = slots.map((loop) => `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`);
+        const rows = swept.map(row);
+        const slotRows = slots.map(row);
         await deps.io.writeSummary(`## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
             (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : '') +
             (slotRows.length
@@ -58034,21 +58201,26 @@ async function sweep(run, root, deps) {
 async function sweepTheSlots(run, root, store, deps) {
     try {
         const limit = run.settings.maxLoops;
+        const { slots, start } = slotDeps(run, root, deps);
         return await sweepSlots(
         // Without its own `max-loops`, the sweeper admits under the limit the record was last changed under.
         { limit: limit === null ? undefined : limit, staleAfterMs: run.settings.staleAfterMinutes * 60_000 }, {
-            slots: slotStore(run, root),
+            slots,
             store,
             runOf: (runId) => deps.github.getWorkflowRun(runId),
-            start: slotDeps(run, root, deps).start,
+            start,
             clock: deps.clock,
             logger: deps.logger,
         });
     }
     catch (error) {
-        deps.logger.warning(`The slots were not swept: ${error instanceof Error ? error.message : String(error)}`);
+        deps.logger.warning(`The slots were not swept: ${messageOf(error)}`);
         return [];
     }
+}
+/** A loop's row in the summary's tables: the loops' sweep and the slots' share the columns. */
+function row(loop) {
+    return `| \`${loop.loopId}\` | ${loop.outcome} | ${cell(loop.reason)} |`;
 }
 function cell(text) {
     return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -58268,6 +58440,7 @@ async function runAction(io, jobEnd) {
         audit,
         redact,
         isolationPrefix: isolation.prefix,
+        pullRequestBase: runContext.event.defaultBranch,
     });
     // A push-token (a person's or an app's) also opens the pull request: GitHub's setting that refuses
     // workflows' tokens a pull request does not apply to it, and the pull request's checks then run.
@@ -58357,6 +58530,7 @@ function iterationRunner(parts) {
             return number !== undefined && (await github.isPullRequestMerged(number));
         },
         stopLabelOn: stopLabelReader(github),
+        openPullRequestOf: (branch) => github.findOpenPullRequest(branch, parts.pullRequestBase),
     });
 }
 

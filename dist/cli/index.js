@@ -18668,7 +18668,34 @@ function describeRefusal(refused) {
     return `${refused.path} not committed: ${refused.reason}; ${refused.remedy}`;
 }
 
+;// CONCATENATED MODULE: ./src/domain/check-result.ts
+function check_result_unanalyzedResult(check, outcome) {
+    return {
+        name: check.name,
+        kind: check.kind,
+        verdict: outcome.verdict,
+        required: check.required,
+        durationMs: outcome.durationMs,
+        exitCode: outcome.exitCode,
+        pattern: null,
+        confidence: null,
+        strategy: null,
+        signature: null,
+        locations: [],
+        excerpt: outcome.excerpt ?? '',
+        autoFixed: false,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/domain/shards.ts
+/**
+ * Sharded checks: a check with `shards: N` runs as N legs, each with `{shard}` (1-based) and `{shards}`
+ * put into its command and JUnit path and `LOOP_SHARD` / `LOOP_SHARDS` in its environment; the legs'
+ * results merge into ONE check result, so regressions, progress and flake re-runs see one check. A leg
+ * that reported nothing is never a pass: the check is `error`, with a line the `infrastructure` pattern
+ * matches. Pure: the single-job matrix and the fan-out mode both expand and merge through here.
+ */
+
 const MAX_SHARDS = 64;
 const SHARD_PLACEHOLDER = '{shard}';
 const SHARDS_PLACEHOLDER = '{shards}';
@@ -18785,21 +18812,12 @@ function noVerdictReason(run) {
  * never a pass, its excerpt the no-verdict line. Unclassified: the analyzer gives it its pattern.
  */
 function missingShardResult(check, shard, shards, reason) {
-    return {
-        name: check.name,
-        kind: check.kind,
+    return check_result_unanalyzedResult(check, {
         verdict: 'error',
-        required: check.required,
         durationMs: 0,
         exitCode: null,
-        pattern: null,
-        confidence: null,
-        strategy: null,
-        signature: null,
-        locations: [],
         excerpt: noVerdictLine(check.name, shard, shards, reason),
-        autoFixed: false,
-    };
+    });
 }
 /** Higher is worse: a verdict nobody can trust, then one that ran out of time, then a failure, then none. */
 const SEVERITY = {
@@ -28349,6 +28367,7 @@ function compactState(state) {
  */
 
 
+
 /**
  * Stages with no work of their own: their job is the verification matrix that the iteration reaching
  * them has just run, so the engine evaluates them in that same iteration. A failure there is retried in
@@ -28453,21 +28472,7 @@ function matrixIsGreen(results, policy) {
  * legs before any check has run, runs the verify-only ones exactly here.
  */
 function mayReachVerification(stage, state, policy) {
-    const passing = policy.checks.map((c) => ({
-        name: c.name,
-        kind: c.kind,
-        verdict: 'pass',
-        required: c.required,
-        durationMs: 0,
-        exitCode: 0,
-        pattern: null,
-        confidence: null,
-        strategy: null,
-        signature: null,
-        locations: [],
-        excerpt: '',
-        autoFixed: false,
-    }));
+    const passing = policy.checks.map((c) => unanalyzedResult(c, { verdict: 'pass', durationMs: 0, exitCode: 0 }));
     return reachesVerification(stage, passing, state, policy);
 }
 /**
@@ -33043,6 +33048,8 @@ function loopOfPullRequestHead(head, baseRepository) {
         return null;
     return head.ref.slice('loop/'.length);
 }
+/** What `isStateBranchName` takes, as a message tells the person who gave another name. */
+const STATE_BRANCH_RULE = "letters, digits, '.', '_', '-' and '/', at most 200 characters, with no '..' and no trailing '/' or '.lock'";
 /**
  * A branch name the `git` store can keep states on: letters, digits, dot, dash, underscore and slash,
  * at most 200 characters, with none of the forms git refuses (`..`, a trailing `/` or `.lock`).
@@ -33102,7 +33109,7 @@ function expectPositionals(command, positionals, count, what) {
 /** A branch name the `git` store can use (as the action's `state-branch` input takes it). */
 function validStateBranch(value) {
     if (!isStateBranchName(value)) {
-        throw new UsageError(`--state-branch must be a plain branch name (letters, digits, '.', '_', '-', '/'; no '..'); got '${value}'.`);
+        throw new UsageError(`--state-branch must be a plain branch name (${STATE_BRANCH_RULE}); got '${value}'.`);
     }
     return value;
 }
@@ -35550,7 +35557,8 @@ function audit_markdown_trimOutput(output) {
 
 ;// CONCATENATED MODULE: ./src/app/step-support.ts
 /**
- * Small helpers the steps of an iteration share: the usage log, file-safe names, failing verdicts.
+ * Small helpers the steps of an iteration share: the usage log, how a command failed, file-safe names,
+ * failing verdicts.
  */
 /** Records a command the controller ran (what, why, when, how long, how it ended) in the usage log. */
 function usage(state, iteration, what, why, result) {
@@ -35567,6 +35575,19 @@ function usage(state, iteration, what, why, result) {
                 : `exit ${result.exitCode ?? result.signal ?? 'error'}`,
         outputs: {},
     });
+}
+/**
+ * How a command the controller ran failed, for a person (`failed (exit 1)`, `timed out after 15
+ * minutes`, `could not start (…)`), or null when it succeeded.
+ */
+function howItFailed(result, timeoutMs) {
+    if (result.spawnError !== undefined)
+        return `could not start (${result.spawnError})`;
+    if (result.timedOut)
+        return `timed out after ${timeoutMs / 60_000} minutes`;
+    if (result.exitCode === 0)
+        return null;
+    return `failed (${result.exitCode === null ? `signal ${result.signal}` : `exit ${result.exitCode}`})`;
 }
 /** A check or task name as a file name. */
 function safeName(name) {
@@ -37811,10 +37832,300 @@ function lostStateReason(storeKind, dispatched, storedIteration) {
         `\`/loop resume\` goes on from that older state with iteration ${storedIteration + 1}`);
 }
 
+;// CONCATENATED MODULE: ./src/domain/slots.ts
+/**
+ * Many loops at once: the repository's slots (`max-loops`) and the loops waiting for one, with their
+ * dependencies (`depends-on`). The record (`queue.json` on the git store's branch) is changed only
+ * through these rules, each a pure function from the record, the loops' statuses and the limit to the
+ * new record; the store applies them under compare-and-swap, so two jobs that end at once cannot both
+ * start the same loop.
+ *
+ * - A loop holds a slot from its admission until its state says it ended (COMPLETE, BLOCKED, capped,
+ *   aborted): the job that ends it releases the slot, and a slot whose holder's state says it ended is
+ *   freed by the next change of the record. A holder records the run that has it (`run`), so the
+ *   sweeper can free a slot whose job died with the state still `running` (`domain/slot-sweep.ts`).
+ * - A loop aborted while its iteration still runs keeps its slot (`stopping`) until that job ends.
+ * - Who is next: the oldest queued loop whose dependencies are all COMPLETE. A queued loop is admitted
+ *   when it is chosen (it holds the slot before its job starts), so a newcomer cannot take the slot
+ *   between the release and the dispatched job.
+ * - A dependency that ended short of COMPLETE keeps its dependents queued and is reported.
+ */
+
+/** The highest `max-loops` the input takes. */
+const MAX_LOOPS_LIMIT = 1000;
+const slots_EMPTY_SLOTS = { running: [], queued: [] };
+/** Whether `loopId` holds a slot in the record as stored (admitted, and no change has freed it yet). */
+function holdsSlot(record, loopId) {
+    return record.running.some((holder) => holder.loopId === loopId);
+}
+const ENDED = ['complete', 'blocked', 'capped', 'aborted'];
+function hasEnded(status) {
+    return status !== undefined && ENDED.includes(status);
+}
+function dependencyWait(dependsOn, statuses) {
+    const pending = [];
+    const endedShort = [];
+    const noLoop = [];
+    for (const loopId of dependsOn) {
+        const status = statuses.get(loopId);
+        if (status === 'complete')
+            continue;
+        if (status !== undefined && hasEnded(status))
+            endedShort.push({ loopId, status });
+        else
+            pending.push(loopId);
+        if (status === undefined)
+            noLoop.push(loopId);
+    }
+    return { pending, endedShort, noLoop };
+}
+function ready(entry, statuses) {
+    return entry.dependsOn.every((loopId) => statuses.get(loopId) === 'complete');
+}
+function hasRoom(record, limit) {
+    return limit === null || record.running.length < limit;
+}
+/**
+ * Frees the slots of holders that ended and the queue entries of loops that ended (an aborted queued
+ * loop), then admits the oldest ready queued loops while there is room.
+ */
+function slots_settle(record, statuses, limit, at) {
+    // A stopping holder's job still runs its iteration: its slot is freed when that job ends.
+    const freed = record.running
+        .filter((holder) => !holder.stopping && hasEnded(statuses.get(holder.loopId)))
+        .map((h) => h.loopId);
+    let running = record.running.filter((holder) => !freed.includes(holder.loopId));
+    const queued = [];
+    const started = [];
+    for (const entry of record.queued) {
+        if (hasEnded(statuses.get(entry.loopId)) || running.some((holder) => holder.loopId === entry.loopId))
+            continue;
+        if (ready(entry, statuses) && hasRoom({ running, queued }, limit)) {
+            running = [...running, { loopId: entry.loopId, since: at, workflow: entry.workflow, ref: entry.ref }];
+            started.push(entry);
+        }
+        else
+            queued.push(entry);
+    }
+    return { record: { ...record, running, queued }, started, freed };
+}
+/**
+ * A job of `request.loopId` asks to run. Admitted when it holds a slot already, or its dependencies
+ * are COMPLETE and there is room once every older ready loop is served; queued otherwise (an entry it
+ * already has keeps its place). `started` lists the older loops this change admitted.
+ */
+function requestSlot(record, request, statuses, limit) {
+    const settled = slots_settle(record, statuses, limit, request.at);
+    const started = settled.started.filter((entry) => entry.loopId !== request.loopId);
+    let { running, queued } = settled.record;
+    if (running.some((holder) => holder.loopId === request.loopId)) {
+        // The job asking has the loop now: its run is the one the sweeper asks GitHub about.
+        const record = request.run === undefined ? settled.record : withHolderRun(settled.record, request.loopId, request.run);
+        return { ...settled, record, started, verdict: { kind: 'admitted', reason: 'it holds a slot' } };
+    }
+    const before = queued.find((waiting) => waiting.loopId === request.loopId);
+    // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
+    const dependsOn = [...new Set([...(before?.dependsOn ?? []), ...request.dependsOn])];
+    const dependencies = dependencyWait(dependsOn, statuses);
+    const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0;
+    if (depsMet && (request.started || hasRoom(settled.record, limit))) {
+        const holder = {
+            loopId: request.loopId,
+            since: request.at,
+            ...(request.run !== undefined ? { run: request.run } : {}),
+            ...(request.workflow && request.ref ? { workflow: request.workflow, ref: request.ref } : {}),
+        };
+        running = [...running, holder];
+        queued = queued.filter((entry) => entry.loopId !== request.loopId);
+        const reason = request.started
+            ? 'it was running before it asked for a slot'
+            : limit === null
+                ? 'its dependencies are COMPLETE'
+                : `a slot is free (${running.length} of ${limit} in use)`;
+        const record = { ...settled.record, running, queued };
+        return { record, started, freed: settled.freed, verdict: { kind: 'admitted', reason } };
+    }
+    const entry = {
+        loopId: request.loopId,
+        since: request.at,
+        dependsOn,
+        workflow: request.workflow,
+        ref: request.ref,
+    };
+    const index = queued.findIndex((waiting) => waiting.loopId === request.loopId);
+    // A loop queued before keeps its place and since; where it runs is the latest word.
+    queued =
+        index === -1
+            ? [...queued, entry]
+            : queued.map((waiting, i) => (i === index ? { ...entry, since: waiting.since } : waiting));
+    const next = { ...settled.record, running, queued };
+    return {
+        record: next,
+        started,
+        freed: settled.freed,
+        verdict: { kind: 'queued', wait: queueWait(next, request.loopId, statuses, limit) },
+    };
+}
+/**
+ * The job that ended or stopped `loopId` gives its slot back (and its queue entry, when it was aborted
+ * while queued); the oldest ready loops are admitted in its place.
+ */
+function releaseSlot(record, loopId, statuses, limit, at) {
+    const released = record.running.some((holder) => holder.loopId === loopId) || record.queued.some((entry) => entry.loopId === loopId);
+    const without = {
+        ...record,
+        running: record.running.filter((holder) => holder.loopId !== loopId),
+        queued: record.queued.filter((entry) => entry.loopId !== loopId),
+    };
+    return { ...slots_settle(without, statuses, limit, at), released };
+}
+/** A loop admitted whose job could not be dispatched goes back to the head of the line. */
+function requeue(record, entry) {
+    return {
+        ...record,
+        running: record.running.filter((holder) => holder.loopId !== entry.loopId),
+        queued: [entry, ...record.queued.filter((waiting) => waiting.loopId !== entry.loopId)],
+    };
+}
+/** The record with `run` as the run that has `loopId`'s slot (unchanged when it holds none). */
+function withHolderRun(record, loopId, run) {
+    if (!record.running.some((holder) => holder.loopId === loopId && holder.run !== run))
+        return record;
+    return {
+        ...record,
+        running: record.running.map((holder) => (holder.loopId === loopId ? { ...holder, run } : holder)),
+    };
+}
+/** The record with `loopId`'s slot kept for the job still running its aborted iteration. */
+function markStopping(record, loopId) {
+    return {
+        ...record,
+        running: record.running.map((holder) => holder.loopId === loopId ? { ...holder, stopping: true } : holder),
+    };
+}
+/** Where a queued loop stands, or null when it is not queued. */
+function queueWait(record, loopId, statuses, limit) {
+    const index = record.queued.findIndex((entry) => entry.loopId === loopId);
+    const entry = record.queued[index];
+    if (!entry)
+        return null;
+    const dependencies = dependencyWait(entry.dependsOn, statuses);
+    return {
+        position: index + 1,
+        queued: record.queued.length,
+        running: record.running.length,
+        limit,
+        dependencies,
+        slotOnly: dependencies.pending.length === 0 && dependencies.endedShort.length === 0,
+    };
+}
+/** Every loop id the record names, with the given dependencies: whose statuses a change needs. */
+function slots_loopsNamed(record, extra = []) {
+    const ids = [
+        ...record.running.map((holder) => holder.loopId),
+        ...record.queued.flatMap((entry) => [entry.loopId, ...entry.dependsOn]),
+        ...extra,
+    ];
+    return [...new Set(ids)];
+}
+/** Checks the record's invariants: no more holders than the limit allows (`started` loops aside), none twice. */
+function slotProblems(record) {
+    const problems = [];
+    const seen = new Set();
+    for (const holder of record.running) {
+        if (seen.has(holder.loopId))
+            problems.push(`${holder.loopId} holds two slots`);
+        seen.add(holder.loopId);
+    }
+    for (const entry of record.queued) {
+        if (seen.has(entry.loopId))
+            problems.push(`${entry.loopId} is both running and queued, or queued twice`);
+        seen.add(entry.loopId);
+    }
+    return problems;
+}
+const slots_isoTime = schemas_string().min(1);
+const loopIdSchema = schemas_string().min(1).max(200);
+/** `queue.json` as stored; anything else is refused (the store names the file). */
+const slotsRecordSchema = strictObject({
+    running: array(strictObject({
+        loopId: loopIdSchema,
+        since: slots_isoTime,
+        run: schemas_string().min(1).max(40).optional(),
+        workflow: schemas_string().min(1).optional(),
+        ref: schemas_string().min(1).optional(),
+        stopping: literal(true).optional(),
+    })),
+    queued: array(strictObject({
+        loopId: loopIdSchema,
+        since: slots_isoTime,
+        dependsOn: array(loopIdSchema).max(10),
+        workflow: schemas_string().min(1),
+        ref: schemas_string().min(1),
+    })),
+    limit: schemas_number().int().positive().max(MAX_LOOPS_LIMIT).nullable().optional(),
+});
+/** The record in `text`, or a message that says what is wrong with it. */
+function slots_parseSlotsRecord(text) {
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch (error) {
+        return { problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
+    }
+    const parsed = slotsRecordSchema.safeParse(raw);
+    if (parsed.success)
+        return { record: parsed.data };
+    const issue = parsed.error.issues[0];
+    return { problem: `${issue?.path.join('.') || '(the whole record)'}: ${issue?.message ?? 'invalid'}` };
+}
+
+;// CONCATENATED MODULE: ./src/app/iteration/lost-state-watch.ts
+/**
+ * Where people watch a loop whose state the store lost: the fresh state knows neither the loop's pull
+ * request nor its task, so the BLOCKED report would reach only the job summary. The pull request is
+ * found again by the loop's branch, once, in this case only; the issue a loop started from is named by
+ * its loop id (`issue-N`, see `commentTargets`), needing no request.
+ */
+
+
+
+/**
+ * The record with the loop's open pull request, when its state does not hold one and the lookup finds
+ * it, so the BLOCKED comment is posted there and `/loop resume` goes on with it known. The task is not
+ * rebuilt from the issue: its text then is not what a writer started the loop on (an edit since could
+ * add instructions), and the loop asks no one for it.
+ */
+async function withWatchedPullRequest(record, deps, now) {
+    const { state } = record;
+    if (state.pullRequest || !deps.openPullRequestOf)
+        return record;
+    const branch = loop_names_loopBranch(state.loopId);
+    let pull;
+    try {
+        pull = await deps.openPullRequestOf(branch);
+    }
+    catch (error) {
+        // Any failure (a missing permission, the rate limit, an outage) costs only where the comment goes:
+        // the BLOCKED state is saved and the job summary says why, as without the lookup.
+        deps.logger.warning(`Loop ${state.loopId}: the open pull request of ${branch} was not looked up (${messageOf(error)}); the BLOCKED status is said in the job summary and wherever else the loop is known.`);
+        return record;
+    }
+    if (pull === null)
+        return record;
+    const message = `pull request #${pull.number} found by the loop's branch ${branch}: ${pull.url}`;
+    deps.logger.info(`Loop ${state.loopId}: ${message}.`);
+    const pullRequest = { number: pull.number, url: pull.url, merged: false };
+    return withEvents({ ...record, state: { ...state, pullRequest, updatedAt: now.toISOString() } }, record_event(now, state.iteration, 'pull-request', message, { number: pull.number }));
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/restore.ts
 /**
  * The first steps of every run: restore the loop's state (or start it) and decide what this run does.
  */
+
+
 
 
 
@@ -37846,7 +38157,7 @@ async function restoreAndDecide(input, deps, policy) {
             version: null,
         };
     }
-    record = withLostState(record, input, deps, now);
+    record = await withLostState(record, input, deps, now);
     record = await withLostCheckpoint(record, input, deps, now);
     const { state } = record;
     if (input.dispatchedIteration !== undefined && input.dispatchedIteration <= state.iteration) {
@@ -37870,18 +38181,18 @@ async function restoreAndDecide(input, deps, policy) {
 }
 /**
  * A dispatched iteration whose state the store lost (none at all, or one older than the iteration
- * before it) stops BLOCKED, saying so, instead of starting over or repeating iterations quietly.
+ * before it) stops BLOCKED, saying so, instead of starting over or repeating iterations quietly, and
+ * says it on the loop's pull request, found again by its branch.
  */
-function withLostState(record, input, deps, now) {
-    const { state } = record;
-    const reason = lostStateReason(deps.store.kind, input.dispatchedIteration, record.loaded ? state.iteration : null);
-    if (reason === null || state.status === 'blocked' || restore_TERMINAL.includes(state.status))
-        return record;
-    deps.logger.warning(`Loop ${state.loopId}: ${reason}.`);
-    const blocked = markBlocked(state, reason, now);
+async function withLostState(loaded, input, deps, now) {
+    const reason = lostStateReason(deps.store.kind, input.dispatchedIteration, loaded.loaded ? loaded.state.iteration : null);
+    if (reason === null || hasEnded(loaded.state.status))
+        return loaded;
+    deps.logger.warning(`Loop ${loaded.state.loopId}: ${reason}.`);
+    const record = await withWatchedPullRequest(loaded, deps, now);
+    const blocked = markBlocked(record.state, reason, now);
     return withEvents({ ...record, state: blocked.state }, ...blocked.events);
 }
-const restore_TERMINAL = ['complete', 'aborted', 'capped'];
 /**
  * The kill switch on the loop's own issue or pull request, read afresh at the start of every
  * iteration: a dispatched job's event carries no labels, so the label is seen only if the loop asks.
@@ -38609,255 +38920,6 @@ class remote_branch_RemoteBranch {
 /** A URL without the credentials it may carry, for messages. */
 function redact(url) {
     return url.replace(/\/\/[^@/]*@/, '//***@');
-}
-
-;// CONCATENATED MODULE: ./src/domain/slots.ts
-/**
- * Many loops at once: the repository's slots (`max-loops`) and the loops waiting for one, with their
- * dependencies (`depends-on`). The record (`queue.json` on the git store's branch) is changed only
- * through these rules, each a pure function from the record, the loops' statuses and the limit to the
- * new record; the store applies them under compare-and-swap, so two jobs that end at once cannot both
- * start the same loop.
- *
- * - A loop holds a slot from its admission until its state says it ended (COMPLETE, BLOCKED, capped,
- *   aborted): the job that ends it releases the slot, and a slot whose holder's state says it ended is
- *   freed by the next change of the record. A holder records the run that has it (`run`), so the
- *   sweeper can free a slot whose job died with the state still `running` (`domain/slot-sweep.ts`).
- * - A loop aborted while its iteration still runs keeps its slot (`stopping`) until that job ends.
- * - Who is next: the oldest queued loop whose dependencies are all COMPLETE. A queued loop is admitted
- *   when it is chosen (it holds the slot before its job starts), so a newcomer cannot take the slot
- *   between the release and the dispatched job.
- * - A dependency that ended short of COMPLETE keeps its dependents queued and is reported.
- */
-
-/** The highest `max-loops` the input takes. */
-const MAX_LOOPS_LIMIT = 1000;
-const slots_EMPTY_SLOTS = { running: [], queued: [] };
-/** Whether `loopId` holds a slot in the record as stored (admitted, and no change has freed it yet). */
-function holdsSlot(record, loopId) {
-    return record.running.some((holder) => holder.loopId === loopId);
-}
-const ENDED = ['complete', 'blocked', 'capped', 'aborted'];
-function hasEnded(status) {
-    return status !== undefined && ENDED.includes(status);
-}
-function dependencyWait(dependsOn, statuses) {
-    const pending = [];
-    const endedShort = [];
-    const noLoop = [];
-    for (const loopId of dependsOn) {
-        const status = statuses.get(loopId);
-        if (status === 'complete')
-            continue;
-        if (status !== undefined && hasEnded(status))
-            endedShort.push({ loopId, status });
-        else
-            pending.push(loopId);
-        if (status === undefined)
-            noLoop.push(loopId);
-    }
-    return { pending, endedShort, noLoop };
-}
-function ready(entry, statuses) {
-    return entry.dependsOn.every((loopId) => statuses.get(loopId) === 'complete');
-}
-function hasRoom(record, limit) {
-    return limit === null || record.running.length < limit;
-}
-/**
- * Frees the slots of holders that ended and the queue entries of loops that ended (an aborted queued
- * loop), then admits the oldest ready queued loops while there is room.
- */
-function slots_settle(record, statuses, limit, at) {
-    // A stopping holder's job still runs its iteration: its slot is freed when that job ends.
-    const freed = record.running
-        .filter((holder) => !holder.stopping && hasEnded(statuses.get(holder.loopId)))
-        .map((h) => h.loopId);
-    let running = record.running.filter((holder) => !freed.includes(holder.loopId));
-    const queued = [];
-    const started = [];
-    for (const entry of record.queued) {
-        if (hasEnded(statuses.get(entry.loopId)) || running.some((holder) => holder.loopId === entry.loopId))
-            continue;
-        if (ready(entry, statuses) && hasRoom({ running, queued }, limit)) {
-            running = [...running, { loopId: entry.loopId, since: at, workflow: entry.workflow, ref: entry.ref }];
-            started.push(entry);
-        }
-        else
-            queued.push(entry);
-    }
-    return { record: { ...record, running, queued }, started, freed };
-}
-/**
- * A job of `request.loopId` asks to run. Admitted when it holds a slot already, or its dependencies
- * are COMPLETE and there is room once every older ready loop is served; queued otherwise (an entry it
- * already has keeps its place). `started` lists the older loops this change admitted.
- */
-function requestSlot(record, request, statuses, limit) {
-    const settled = slots_settle(record, statuses, limit, request.at);
-    const started = settled.started.filter((entry) => entry.loopId !== request.loopId);
-    let { running, queued } = settled.record;
-    if (running.some((holder) => holder.loopId === request.loopId)) {
-        // The job asking has the loop now: its run is the one the sweeper asks GitHub about.
-        const record = request.run === undefined ? settled.record : withHolderRun(settled.record, request.loopId, request.run);
-        return { ...settled, record, started, verdict: { kind: 'admitted', reason: 'it holds a slot' } };
-    }
-    const before = queued.find((waiting) => waiting.loopId === request.loopId);
-    // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
-    const dependsOn = [...new Set([...(before?.dependsOn ?? []), ...request.dependsOn])];
-    const dependencies = dependencyWait(dependsOn, statuses);
-    const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0;
-    if (depsMet && (request.started || hasRoom(settled.record, limit))) {
-        const holder = {
-            loopId: request.loopId,
-            since: request.at,
-            ...(request.run !== undefined ? { run: request.run } : {}),
-            ...(request.workflow && request.ref ? { workflow: request.workflow, ref: request.ref } : {}),
-        };
-        running = [...running, holder];
-        queued = queued.filter((entry) => entry.loopId !== request.loopId);
-        const reason = request.started
-            ? 'it was running before it asked for a slot'
-            : limit === null
-                ? 'its dependencies are COMPLETE'
-                : `a slot is free (${running.length} of ${limit} in use)`;
-        const record = { ...settled.record, running, queued };
-        return { record, started, freed: settled.freed, verdict: { kind: 'admitted', reason } };
-    }
-    const entry = {
-        loopId: request.loopId,
-        since: request.at,
-        dependsOn,
-        workflow: request.workflow,
-        ref: request.ref,
-    };
-    const index = queued.findIndex((waiting) => waiting.loopId === request.loopId);
-    // A loop queued before keeps its place and since; where it runs is the latest word.
-    queued =
-        index === -1
-            ? [...queued, entry]
-            : queued.map((waiting, i) => (i === index ? { ...entry, since: waiting.since } : waiting));
-    const next = { ...settled.record, running, queued };
-    return {
-        record: next,
-        started,
-        freed: settled.freed,
-        verdict: { kind: 'queued', wait: queueWait(next, request.loopId, statuses, limit) },
-    };
-}
-/**
- * The job that ended or stopped `loopId` gives its slot back (and its queue entry, when it was aborted
- * while queued); the oldest ready loops are admitted in its place.
- */
-function releaseSlot(record, loopId, statuses, limit, at) {
-    const released = record.running.some((holder) => holder.loopId === loopId) || record.queued.some((entry) => entry.loopId === loopId);
-    const without = {
-        ...record,
-        running: record.running.filter((holder) => holder.loopId !== loopId),
-        queued: record.queued.filter((entry) => entry.loopId !== loopId),
-    };
-    return { ...slots_settle(without, statuses, limit, at), released };
-}
-/** A loop admitted whose job could not be dispatched goes back to the head of the line. */
-function requeue(record, entry) {
-    return {
-        ...record,
-        running: record.running.filter((holder) => holder.loopId !== entry.loopId),
-        queued: [entry, ...record.queued.filter((waiting) => waiting.loopId !== entry.loopId)],
-    };
-}
-/** The record with `run` as the run that has `loopId`'s slot (unchanged when it holds none). */
-function withHolderRun(record, loopId, run) {
-    if (!record.running.some((holder) => holder.loopId === loopId && holder.run !== run))
-        return record;
-    return {
-        ...record,
-        running: record.running.map((holder) => (holder.loopId === loopId ? { ...holder, run } : holder)),
-    };
-}
-/** The record with `loopId`'s slot kept for the job still running its aborted iteration. */
-function markStopping(record, loopId) {
-    return {
-        ...record,
-        running: record.running.map((holder) => holder.loopId === loopId ? { ...holder, stopping: true } : holder),
-    };
-}
-/** Where a queued loop stands, or null when it is not queued. */
-function queueWait(record, loopId, statuses, limit) {
-    const index = record.queued.findIndex((entry) => entry.loopId === loopId);
-    const entry = record.queued[index];
-    if (!entry)
-        return null;
-    const dependencies = dependencyWait(entry.dependsOn, statuses);
-    return {
-        position: index + 1,
-        queued: record.queued.length,
-        running: record.running.length,
-        limit,
-        dependencies,
-        slotOnly: dependencies.pending.length === 0 && dependencies.endedShort.length === 0,
-    };
-}
-/** Every loop id the record names, with the given dependencies: whose statuses a change needs. */
-function slots_loopsNamed(record, extra = []) {
-    const ids = [
-        ...record.running.map((holder) => holder.loopId),
-        ...record.queued.flatMap((entry) => [entry.loopId, ...entry.dependsOn]),
-        ...extra,
-    ];
-    return [...new Set(ids)];
-}
-/** Checks the record's invariants: no more holders than the limit allows (`started` loops aside), none twice. */
-function slotProblems(record) {
-    const problems = [];
-    const seen = new Set();
-    for (const holder of record.running) {
-        if (seen.has(holder.loopId))
-            problems.push(`${holder.loopId} holds two slots`);
-        seen.add(holder.loopId);
-    }
-    for (const entry of record.queued) {
-        if (seen.has(entry.loopId))
-            problems.push(`${entry.loopId} is both running and queued, or queued twice`);
-        seen.add(entry.loopId);
-    }
-    return problems;
-}
-const slots_isoTime = schemas_string().min(1);
-const loopIdSchema = schemas_string().min(1).max(200);
-/** `queue.json` as stored; anything else is refused (the store names the file). */
-const slotsRecordSchema = strictObject({
-    running: array(strictObject({
-        loopId: loopIdSchema,
-        since: slots_isoTime,
-        run: schemas_string().min(1).max(40).optional(),
-        workflow: schemas_string().min(1).optional(),
-        ref: schemas_string().min(1).optional(),
-        stopping: literal(true).optional(),
-    })),
-    queued: array(strictObject({
-        loopId: loopIdSchema,
-        since: slots_isoTime,
-        dependsOn: array(loopIdSchema).max(10),
-        workflow: schemas_string().min(1),
-        ref: schemas_string().min(1),
-    })),
-    limit: schemas_number().int().positive().max(MAX_LOOPS_LIMIT).nullable().optional(),
-});
-/** The record in `text`, or a message that says what is wrong with it. */
-function slots_parseSlotsRecord(text) {
-    let raw;
-    try {
-        raw = JSON.parse(text);
-    }
-    catch (error) {
-        return { problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
-    }
-    const parsed = slotsRecordSchema.safeParse(raw);
-    if (parsed.success)
-        return { record: parsed.data };
-    const issue = parsed.error.issues[0];
-    return { problem: `${issue?.path.join('.') || '(the whole record)'}: ${issue?.message ?? 'invalid'}` };
 }
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
