@@ -62,6 +62,19 @@ function planted(login: string, title = 'Loop dashboard'): IssueModel {
 const dashboardsIn = () =>
   [...api.model.issues.values()].filter((i) => i.labels.some((l) => l.name === DASHBOARD_LABEL))
 
+/** A dashboard listing one BLOCKED loop, `stuck`, and its body with `stuck`'s resume box ticked. */
+async function stuckLoopResumeTicked() {
+  const states = new Map([['stuck', loopState('stuck', { status: 'blocked', statusReason: 'same error' })]])
+  const issues = issuesAs('job')
+  await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, { store: storeOf(states), issues, logger })
+  const before = dashboardsIn()[0]?.body ?? ''
+  const after = before.replace(
+    '- [ ] <!-- loop-dashboard:resume:stuck -->',
+    '- [x] <!-- loop-dashboard:resume:stuck -->',
+  )
+  return { states, issues, before, after }
+}
+
 describe('the dashboard issue on the REST and GraphQL stand-in', () => {
   it('lists only the open issues the controller opened with the label, lowest first', async () => {
     planted('alice') // anyone may label an issue: a person's is never the dashboard
@@ -221,14 +234,7 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
   })
 
   it('applies a writer`s tick and dispatches; says a reader`s refused tick under the table', async () => {
-    const states = new Map([['stuck', loopState('stuck', { status: 'blocked', statusReason: 'same error' })]])
-    const issues = issuesAs('job')
-    await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, { store: storeOf(states), issues, logger })
-    const before = dashboardsIn()[0]?.body ?? ''
-    const after = before.replace(
-      '- [ ] <!-- loop-dashboard:resume:stuck -->',
-      '- [x] <!-- loop-dashboard:resume:stuck -->',
-    )
+    const { states, issues, before, after } = await stuckLoopResumeTicked()
     const applied: string[] = []
     const deps = (allowed: boolean) => ({
       store: storeOf(states),
@@ -261,14 +267,7 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
   })
 
   it('a writer`s resume that waits in line (max-loops) is said queued with its reason, and nothing is dispatched', async () => {
-    const states = new Map([['stuck', loopState('stuck', { status: 'blocked', statusReason: 'same error' })]])
-    const issues = issuesAs('job')
-    await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, { store: storeOf(states), issues, logger })
-    const before = dashboardsIn()[0]?.body ?? ''
-    const after = before.replace(
-      '- [ ] <!-- loop-dashboard:resume:stuck -->',
-      '- [x] <!-- loop-dashboard:resume:stuck -->',
-    )
+    const { states, issues, before, after } = await stuckLoopResumeTicked()
     const dispatched: string[] = []
     const outcomes = await applyDashboardTicks(
       { before, after, actor: 'alice', actorType: 'User', repositoryUrl: REPOSITORY_URL },
