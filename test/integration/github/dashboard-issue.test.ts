@@ -62,6 +62,16 @@ function planted(login: string, title = 'Loop dashboard'): IssueModel {
 const dashboardsIn = () =>
   [...api.model.issues.values()].filter((i) => i.labels.some((l) => l.name === DASHBOARD_LABEL))
 
+/** What a writer's (alice's) ticks are applied with, but for what each command does. */
+function writerTicks(states: Map<string, LoopState>, issues: OctokitDashboardIssues) {
+  return {
+    store: storeOf(states),
+    issues,
+    logger,
+    authorize: async () => ({ allowed: true, reason: '@alice has write permission.' }),
+  }
+}
+
 /** A dashboard listing one BLOCKED loop, `stuck`, and its body with `stuck`'s resume box ticked. */
 async function stuckLoopResumeTicked() {
   const states = new Map([['stuck', loopState('stuck', { status: 'blocked', statusReason: 'same error' })]])
@@ -272,10 +282,7 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     const outcomes = await applyDashboardTicks(
       { before, after, actor: 'alice', actorType: 'User', repositoryUrl: REPOSITORY_URL },
       {
-        store: storeOf(states),
-        issues,
-        logger,
-        authorize: async () => ({ allowed: true, reason: '@alice has write permission.' }),
+        ...writerTicks(states, issues),
         apply: async (loopId: string) => {
           const reason = 'all 2 slots are in use (max-loops: 2)'
           const queued = { ...(states.get(loopId) as LoopState), status: 'queued' as const, statusReason: reason }
@@ -314,10 +321,7 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     const outcomes = await applyDashboardTicks(
       { before, after, actor: 'alice', actorType: 'User', repositoryUrl: REPOSITORY_URL },
       {
-        store: storeOf(states),
-        issues,
-        logger,
-        authorize: async () => ({ allowed: true, reason: '@alice has write permission.' }),
+        ...writerTicks(states, issues),
         apply: async (loopId: string, command: PeopleCommand, by: string) => {
           applied.push(`${by}: ${command.kind} ${loopId}`)
           const aborted = { ...(states.get(loopId) as LoopState), status: 'aborted' as const, updatedAt: 'latest' }
