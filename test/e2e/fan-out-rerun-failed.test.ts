@@ -157,6 +157,8 @@ describe('fan-out: re-run failed jobs after a leg was lost', () => {
       const decide = jobsNamed(jobs, 'decide').find((job) => job.runId === runId && job.runAttempt === 2)
       expect([decide?.outputs.status, decide?.outputs.iteration], why).toEqual(['complete', '2'])
       expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `lost-leg` · after 2 iterations/)
+      // Its status comment keeps iteration 2's checks: this job ran none, the iteration did.
+      expect(botComments(sandbox)[0]?.body).toMatch(/Checks of iteration 2: ✅/)
       // No second agent call, no third iteration, no dispatch, the branch as it was, the verdict kept.
       expect(scenario.workRuns()).toEqual(['work-1'])
       expect(dispatchesByJobs(scenario)).toBe(1)

@@ -48,6 +48,11 @@ export interface ReportModel {
   capabilities: { total: number; completed: number; current: string | null }
   /** This iteration's checks, in matrix order. */
   checks: readonly CheckResult[]
+  /**
+   * The checks ran in an earlier job of this iteration (this job ran none: a person's command, a late
+   * dispatch on an ended loop): the report shows them rather than lose the loop's last verdict.
+   */
+  checksRanEarlier: boolean
   /** Longer output per failing check (already redacted and bounded), by check name; else its excerpt. */
   outputs: Readonly<Record<string, string>>
   /** The decision for what comes next. */
@@ -111,6 +116,7 @@ export interface PullRequestWaiting {
 
 /** Builds the report model from the loop's state plus what the iteration returned. */
 export function buildReportModel(state: LoopState, extras: ReportExtras): ReportModel {
+  const earlier = extras.checks.length === 0 ? checksOfThisIteration(state) : []
   return {
     loopId: state.loopId,
     iteration: state.iteration,
@@ -127,7 +133,8 @@ export function buildReportModel(state: LoopState, extras: ReportExtras): Report
       completed: state.capabilities.completed.length,
       current: state.capabilities.current,
     },
-    checks: extras.checks,
+    checks: earlier.length > 0 ? earlier : extras.checks,
+    checksRanEarlier: earlier.length > 0,
     outputs: extras.outputs ?? {},
     next: extras.next,
     nextAction: extras.nextAction,
@@ -161,4 +168,10 @@ export function buildReportModel(state: LoopState, extras: ReportExtras): Report
       aggregate: aggregateMetrics(state.metrics),
     },
   }
+}
+
+/** The checks the loop's current iteration ran, as its state recorded them; none when it ran none. */
+function checksOfThisIteration(state: LoopState): readonly CheckResult[] {
+  const verification = state.lastVerification
+  return verification && verification.iteration === state.iteration ? verification.results : []
 }

@@ -85,7 +85,7 @@ export function renderSummary(model: ReportModel, options: RenderOptions = {}): 
   const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)]
   const body = [
     stageDiagram(model, view),
-    `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}${
+    `**Verdict:** ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${
       view.state === 'running' && model.nextAction
         ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
         : ''
