@@ -52,11 +52,16 @@ export type Tampering =
   /** The path is no regular file any more (removed, a symlink, a pipe). */
   | { kind: 'replaced'; what: string }
 
-/** How `found` differs from `expected`, the controller's own text; null when it does not. */
-export function tamperingOf(expected: string, found: string): Tampering | null {
-  if (found === expected) return null
-  if (found.startsWith(expected)) return { kind: 'appended', text: found.slice(expected.length) }
-  return { kind: 'rewritten', text: found }
+/**
+ * How `found` differs from `expected`, the controller's own bytes; null when it does not. Compared as
+ * bytes (two texts that are not UTF-8 may decode alike), quoted as UTF-8.
+ */
+export function tamperingOf(expected: Uint8Array, found: Uint8Array): Tampering | null {
+  const startsWithExpected = found.length >= expected.length && expected.every((byte, index) => found[index] === byte)
+  if (startsWithExpected && found.length === expected.length) return null
+  const decoder = new TextDecoder()
+  if (startsWithExpected) return { kind: 'appended', text: decoder.decode(found.subarray(expected.length)) }
+  return { kind: 'rewritten', text: decoder.decode(found) }
 }
 
 /** Who may have written: the commands that ran while it happened, or none (between or after them). */

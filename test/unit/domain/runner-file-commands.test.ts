@@ -70,7 +70,12 @@ describe('tamperingOf', () => {
     },
   ]
   it.each(table)('$case', ({ expected, found, tampering }) => {
-    expect(tamperingOf(expected, found)).toEqual(tampering)
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    expect(tamperingOf(bytes(expected), bytes(found))).toEqual(tampering)
+  })
+
+  it('compares bytes, not their decoding: two invalid sequences are told apart', () => {
+    expect(tamperingOf(Uint8Array.of(0xff), Uint8Array.of(0xfe))).toEqual({ kind: 'rewritten', text: '\ufffd' })
   })
 })
 
