@@ -14,7 +14,18 @@
  * writes through a planted symlink: the text goes to a new file that replaces the path.
  */
 import { randomUUID } from 'node:crypto'
-import { closeSync, lstatSync, openSync, readSync, renameSync, type Stats, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  type Stats,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { dirname } from 'node:path'
 import {
   commandLabel,
   RUNNER_FILE_COMMANDS,
@@ -169,6 +180,8 @@ function tamperingIn(held: HeldFile): Tampering | null {
 /** Replaces `path` with a new file holding `text`; a symlink or pipe planted there is replaced, not followed. */
 function replaceWith(path: string, text: Buffer): void {
   const temporary = `${path}.${randomUUID()}`
+  // A command that removed the whole folder does not keep the controller's text from the runner.
+  mkdirSync(dirname(path), { recursive: true })
   writeFileSync(temporary, text, { flag: 'wx', mode: 0o644 })
   try {
     renameSync(temporary, path)

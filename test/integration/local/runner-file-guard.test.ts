@@ -116,6 +116,16 @@ describe('RunnerFileGuard', () => {
     ])
   })
 
+  it('puts the controller’s text back where a command removed the whole folder', async () => {
+    const step = runnerStep()
+    step.setOutput('status', 'running')
+    const held = step.text('GITHUB_OUTPUT')
+    await step.run('rm -rf "$RUNNER_TEMP/_runner_file_commands"')
+    expect(step.text('GITHUB_OUTPUT')).toBe(held)
+    expect(step.text('GITHUB_ENV')).toBe('')
+    expect(step.guard.found).toHaveLength(RUNNER_FILE_COMMANDS.length)
+  })
+
   it('names every command that ran beside the one that planted', async () => {
     const step = runnerStep()
     const go = join(step.temp, 'go')
