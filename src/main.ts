@@ -29,6 +29,7 @@ import { publishIteration } from './action/publish.js'
 import { reportRefusal } from './action/refusal.js'
 import { report } from './action/report.js'
 import { type RunContext, readRunContext, requireRepository } from './action/run-context.js'
+import { guardRunnerFiles } from './action/runner-files.js'
 import { readyForMerge } from './action/ship.js'
 import { releaseSlot, takeSlot } from './action/slots.js'
 import { auditRestorer } from './action/stores.js'
@@ -39,6 +40,7 @@ import { GitCli } from './adapters/git-cli.js'
 import { OctokitGitHub } from './adapters/github.js'
 import { nodeWorkspace } from './adapters/node-workspace.js'
 import { ChildProcessRunner } from './adapters/process-runner.js'
+import type { RunnerFileGuard } from './adapters/runner-file-guard.js'
 import { type IterationInput, type IterationResult, runOneIteration } from './app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from './app/loop-branch.js'
 import { sanitiseLoopId } from './config/action-inputs.js'
@@ -63,18 +65,34 @@ export async function run(io: ActionIO = actionsIO): Promise<void> {
   } catch (error) {
     io.setFailed(error instanceof ConfigError ? messageOf(error) : `loop-controller failed: ${messageOf(error)}`)
   } finally {
-    // Whatever the job did to its loop (and however it ended), the dashboard shows it.
-    await jobEnd.dashboard?.()
+    try {
+      // Whatever the job did to its loop (and however it ended), the dashboard shows it.
+      await jobEnd.dashboard?.()
+    } finally {
+      // The very last thing: the runner's file commands hold the controller's text alone.
+      putBackRunnerFiles(io, jobEnd)
+    }
   }
 }
 
-async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
-  const runContext = readRunContext(io.getInput)
+/** The last put-back of the runner's file commands; one that fails fails the step, so no later step runs. */
+function putBackRunnerFiles(io: ActionIO, jobEnd: JobEnd): void {
+  try {
+    jobEnd.runnerFiles?.()
+  } catch (error) {
+    io.setFailed(`loop-controller could not put back the runner's file commands: ${messageOf(error)}`)
+  }
+}
+
+async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
+  const runContext = readRunContext(unguardedIo.getInput)
   const { settings } = runContext
   const secrets = actionSecretValues(settings, runContext.env)
-  for (const secret of secrets) io.setSecret(secret)
+  for (const secret of secrets) unguardedIo.setSecret(secret)
   const redact = createRedactor(secrets)
   const logger = actionsLogger(redact)
+  // Before any project command runs: the runner's file commands are held for the controller from here.
+  const { guard: runnerFiles, io } = guardRunnerFiles(runContext, { io: unguardedIo, logger, jobEnd })
   for (const name of settings.missingSecrets) logger.warning(`Secret ${name} is listed in 'secrets' but has no value.`)
 
   const { owner, repo } = requireRepository(runContext)
@@ -100,7 +118,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
   // Fan-out's jobs: plan and verify (read-only token, the project's code), decide (write token, no project code).
   const dashboard = issues ? { issues, jobEnd } : undefined
   if (isFanOutCommand(settings.command)) {
-    return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact, dashboard })
+    return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact, dashboard, runnerFiles })
   }
   // The workflow runs on every issue's edits for the dashboard's ticks: any other edit ends here.
   if (isOrdinaryIssueEdit(runContext)) return io.info('Nothing for the loop in this issues event: issues edited.')
@@ -189,6 +207,7 @@ async function runAction(io: ActionIO, jobEnd: JobEnd): Promise<void> {
     redact,
     isolationPrefix: isolation.prefix,
     pullRequestBase: runContext.event.defaultBranch,
+    runnerFiles,
   })
   // A push-token (a person's or an app's) also opens the pull request: GitHub's setting that refuses
   // workflows' tokens a pull request does not apply to it, and the pull request's checks then run.
@@ -284,14 +303,16 @@ function iterationRunner(parts: {
   isolationPrefix: readonly string[]
   /** The branch the loop's pull request goes into (the repository's default branch). */
   pullRequestBase: string
+  /** Puts back the runner's file commands after each project command. */
+  runnerFiles: RunnerFileGuard
 }): (dispatchedIteration: number | undefined) => Promise<IterationResult> {
-  const { input, git, store, github, logger, audit, redact, isolationPrefix } = parts
+  const { input, git, store, github, logger, audit, redact, isolationPrefix, runnerFiles } = parts
   return (dispatchedIteration) =>
     runOneIteration(
       { ...input, ...(dispatchedIteration !== undefined ? { dispatchedIteration } : {}) },
       {
         store,
-        runner: new ChildProcessRunner({ redact, isolationPrefix }),
+        runner: runnerFiles.runner(new ChildProcessRunner({ redact, isolationPrefix })),
         git,
         clock: systemClock,
         logger,

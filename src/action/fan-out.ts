@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path'
 import { GitCli } from '../adapters/git-cli.js'
 import { nodeWorkspace } from '../adapters/node-workspace.js'
 import { ChildProcessRunner } from '../adapters/process-runner.js'
+import type { RunnerFileGuard } from '../adapters/runner-file-guard.js'
 import { CANDIDATE_REF, receiveCandidate } from '../app/fan-out/candidate.js'
 import { type Planned, planIteration } from '../app/fan-out/plan.js'
 import { verifyLeg } from '../app/fan-out/verify-leg.js'
@@ -76,6 +77,8 @@ export interface FanOutShared {
   logger: Logger
   io: ActionIO
   redact: (text: string) => string
+  /** Puts back the runner's file commands after each project command (plan's and a verify leg's). */
+  runnerFiles: RunnerFileGuard
   /**
    * `dashboard: true`: the dashboard issue, and where decide leaves its refresh for the end of the job
    * (plan and verify, whose token cannot write, never refresh it).
@@ -166,7 +169,7 @@ async function readOnlyJob(shared: FanOutShared): Promise<ReadOnlyJob> {
   // No kill switch or pull request here: the labels and the merge are decide's to read (this token reads code alone).
   const deps: IterationDeps = {
     store,
-    runner: new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix }),
+    runner: shared.runnerFiles.runner(new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix })),
     git,
     clock: systemClock,
     logger,

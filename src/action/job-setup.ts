@@ -23,6 +23,8 @@ import { type AuditSource, createStore, defaultRunnerTemp } from './stores.js'
 /** What runs when the job ends, once the loop's store is known. */
 export interface JobEnd {
   dashboard?: () => Promise<void>
+  /** The last put-back of the runner's file commands (`runner-files.ts`), after everything else. */
+  runnerFiles?: () => void
 }
 
 /** The dashboard a loop job keeps: its issues and the job's end, where the refresh is registered. */

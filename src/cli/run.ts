@@ -5,6 +5,7 @@ import { GitCli } from '../adapters/git-cli.js'
 import { chooseIsolation, type IsolationPlan, IsolationUnavailableError } from '../adapters/isolation.js'
 import { nodeWorkspace } from '../adapters/node-workspace.js'
 import { ChildProcessRunner } from '../adapters/process-runner.js'
+import { RunnerFileGuard, runnerFileCommandPaths } from '../adapters/runner-file-guard.js'
 import { type IterationResult, runOneIteration } from '../app/iteration.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { buildLibrary } from '../domain/analysis/index.js'
@@ -44,37 +45,43 @@ export async function runIterations(
   )
   const isolation = cliIsolation(values)
   io.stdout(`${isolationLine(isolation.report)}\n`)
-  for (;;) {
-    last = await runOneIteration(
-      {
-        config,
-        library,
-        loopId,
-        cwd: root,
-        loopDir: join(stateDir, loopId),
-        excludeFromCommits: excluded.startsWith('..') ? [] : [excluded],
-        commit: !values['no-commit'] && config.commit.enabled,
-        identity: { name: 'loop-controller', email: 'loop-controller@users.noreply.github.com' },
-        env: io.env,
-        maxParallel: availableParallelism(),
-        agentSandbox: isolation.report.nestedSandbox,
-        toolVersion: VERSION,
-        ...(capGiven !== undefined ? { capGiven } : {}),
-        ...(configPath ? { configPathRelative: relative(root, configPath) } : {}),
-      },
-      {
-        store,
-        runner: new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix }),
-        git,
-        clock: systemClock,
-        logger,
-        workspace: nodeWorkspace,
-        audit,
-        redact,
-        progress,
-      },
-    )
-    if (last.outcome !== 'continue' || command === 'next') break
+  // Run in a workflow step, the step's file commands are put back after each project command and at the end.
+  const runnerFiles = new RunnerFileGuard(runnerFileCommandPaths(io.env), (message) => logger.warning(message))
+  try {
+    for (;;) {
+      last = await runOneIteration(
+        {
+          config,
+          library,
+          loopId,
+          cwd: root,
+          loopDir: join(stateDir, loopId),
+          excludeFromCommits: excluded.startsWith('..') ? [] : [excluded],
+          commit: !values['no-commit'] && config.commit.enabled,
+          identity: { name: 'loop-controller', email: 'loop-controller@users.noreply.github.com' },
+          env: io.env,
+          maxParallel: availableParallelism(),
+          agentSandbox: isolation.report.nestedSandbox,
+          toolVersion: VERSION,
+          ...(capGiven !== undefined ? { capGiven } : {}),
+          ...(configPath ? { configPathRelative: relative(root, configPath) } : {}),
+        },
+        {
+          store,
+          runner: runnerFiles.runner(new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix })),
+          git,
+          clock: systemClock,
+          logger,
+          workspace: nodeWorkspace,
+          audit,
+          redact,
+          progress,
+        },
+      )
+      if (last.outcome !== 'continue' || command === 'next') break
+    }
+  } finally {
+    runnerFiles.putBackAtExit()
   }
   io.stdout(`${closingLine(last, Date.now() - started, relative(io.cwd, join(stateDir, loopId)) || '.')}\n`)
   if (command === 'next' && last.outcome === 'continue') return EXIT.complete

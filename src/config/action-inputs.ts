@@ -15,7 +15,7 @@ import { isStateBranchName, STATE_BRANCH_RULE } from '../domain/loop-names.js'
 import { STOPPED_STATES, type StoppedState } from '../domain/report/view.js'
 import { MAX_LOOPS_LIMIT } from '../domain/slots.js'
 import { ConfigError } from './errors.js'
-import { budgetMinutesInFanOutProblem } from './fan-out-inputs.js'
+import { budgetMinutesInFanOutProblem, storeInFanOutProblem } from './fan-out-inputs.js'
 import { parseSecretLines, parseVerifyLines } from './input-lines.js'
 import { budgetBeyondJobTimeoutProblem, MAX_BUDGET_MINUTES } from './job-time-inputs.js'
 import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
@@ -273,6 +273,8 @@ export function parseActionInputs(
   const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes)
   const fanOutBudget = budgetMinutesInFanOutProblem(command, budgetMinutes)
   if (fanOutBudget) problems.push(fanOutBudget)
+  const fanOutStore = storeInFanOutProblem(command, store)
+  if (fanOutStore) problems.push(fanOutStore)
   const jobTimeoutMinutes = parse(Inputs.JobTimeoutMinutes, fields.jobTimeoutMinutes)
   const beyondTimeout = budgetBeyondJobTimeoutProblem(budgetMinutes, jobTimeoutMinutes)
   if (beyondTimeout) problems.push(beyondTimeout)

@@ -17,3 +17,19 @@ export function budgetMinutesInFanOutProblem(command: string, budgetMinutes: num
     `Leave 'budget-minutes' empty (do not pass it with the reusable workflow's 'fan-out: true'); to bound the loop's total time, set 'budget: { minutes: N }' in the loop config.`
   )
 }
+
+/**
+ * Fan-out's `plan` and `verify` run the project's code beside the runner's runtime token, which can
+ * write the Actions cache and upload artifacts whatever the job's `permissions` (a command reads it from
+ * the controller's `/proc` where there is no isolation). The `cache`, `auto` and `artifact` stores keep
+ * the state there, so a forged state could reach `decide`; the `git` store's branch takes only a push,
+ * which their read-only token cannot make.
+ */
+export function storeInFanOutProblem(command: string, store: string): string | null {
+  if (store === 'git' || !FAN_OUT_COMMANDS.includes(command)) return null
+  return (
+    `Input 'store' must be 'git' with 'command: ${command}' (fan-out); got 'store: ${store}'. ` +
+    `Fan-out's plan and verify jobs run the project's code beside the runner's runtime token, which can write the Actions cache and upload artifacts, ` +
+    `so a state kept there could be forged before decide reads it; the git store's branch takes only decide's push. Use the default store, 'git'.`
+  )
+}

@@ -1,7 +1,9 @@
 /**
  * The environment handed to work commands and checks: the controller's own environment minus its
- * secrets (see `secret-names.ts`), unless the config passes them by name. Pure.
+ * secrets (see `secret-names.ts`), unless the config passes them by name, and never the runner's
+ * file commands (see `runner-file-commands.ts`), whatever the config says. Pure.
  */
+import { withoutRunnerFileCommands } from './runner-file-commands.js'
 import { isSecretName } from './secret-names.js'
 
 export interface CommandEnvOptions {
@@ -18,7 +20,8 @@ export interface CommandEnvOptions {
 
 /**
  * Builds the environment for a command: everything in `base` that is not a secret, plus the names in
- * `passEnv`, then `extra` on top, then `pathFirst` in front of PATH. Undefined values are dropped.
+ * `passEnv`, then `extra` on top, then `pathFirst` in front of PATH. Undefined values are dropped, and so
+ * are the runner's file commands (GITHUB_ENV, GITHUB_PATH, ...), even when passed or set in `extra`.
  */
 export function buildCommandEnv(
   base: Readonly<Record<string, string | undefined>>,
@@ -30,7 +33,7 @@ export function buildCommandEnv(
     if (value === undefined) continue
     if (passed.has(name) || !isSecretName(name)) env[name] = value
   }
-  const merged = { ...env, ...options.extra }
+  const merged = withoutRunnerFileCommands({ ...env, ...options.extra })
   return options.pathFirst ? withPathFirst(merged, options.pathFirst.dirs, options.pathFirst.delimiter) : merged
 }
 

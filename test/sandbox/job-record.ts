@@ -52,6 +52,8 @@ export interface JobRecord {
   state: Record<string, string>
   /** GITHUB_ENV additions. */
   exportedEnv: Record<string, string>
+  /** GITHUB_PATH additions, in the order they lead the later steps' PATH (the latest step's first). */
+  addedPath: string[]
   /** The step summaries, joined. */
   summary: string
   annotations: Annotation[]
@@ -117,6 +119,7 @@ export function newJobRecord(
     steps: [],
     state: {},
     exportedEnv: {},
+    addedPath: [],
     summary: '',
     annotations: [],
     stdout: '',

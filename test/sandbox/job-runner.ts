@@ -12,7 +12,7 @@ import { type ExpressionContext, evaluateIf, interpolate, type StatusContext } f
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import type { RestApi, TokenGrant } from './rest-api.js'
 import type { JobIdentity } from './results-server.js'
-import { parseFileCommands, parseWorkflowCommands } from './runner-files.js'
+import { NODE_OPTIONS_REFUSED, parseFileCommands, parseWorkflowCommands } from './runner-files.js'
 import { type ActionMetadata, killTree, runNode, runStep, type StepIo } from './steps.js'
 import { type JobSpec, type Permissions, usesActionUnderTest } from './workflow-file.js'
 
@@ -35,6 +35,15 @@ export interface GitRemote {
 export const inputVariable = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
 
 /** GitHub's permissive default for a GITHUB_TOKEN when no `permissions:` is given. */
+/** The runner's file-command files of a step, by the prefix of their names in `_runner_file_commands`. */
+const RUNNER_FILE_PREFIXES = {
+  output: 'set_output',
+  state: 'save_state',
+  env: 'set_env',
+  path: 'add_path',
+  summary: 'step_summary',
+} as const
+
 export const DEFAULT_PERMISSIONS: Permissions = {
   actions: 'write',
   checks: 'write',
@@ -249,9 +258,10 @@ export class JobRunner {
         record.steps.push({ id: stepId, outcome: 'skipped' })
         continue
       }
+      // Named as the runner names them, so a command that lists the folder finds what it would on GitHub.
       const files = Object.fromEntries(
-        ['output', 'state', 'env', 'path', 'summary'].map((kind) => {
-          const path = join(temp, '_runner_file_commands', `${kind}_${randomUUID()}`)
+        Object.entries(RUNNER_FILE_PREFIXES).map(([kind, prefix]) => {
+          const path = join(temp, '_runner_file_commands', `${prefix}_${randomUUID()}`)
           writeFileSync(path, '')
           return [kind, path]
         }),
@@ -316,7 +326,13 @@ export class JobRunner {
       try {
         outputs = parseFileCommands(readFileSync(files.output, 'utf8'), 'GITHUB_OUTPUT')
         const state = parseFileCommands(readFileSync(files.state, 'utf8'), 'GITHUB_STATE')
-        Object.assign(record.exportedEnv, parseFileCommands(readFileSync(files.env, 'utf8'), 'GITHUB_ENV'))
+        const exported = parseFileCommands(readFileSync(files.env, 'utf8'), 'GITHUB_ENV')
+        // The runner refuses NODE_OPTIONS there (v2.309.0, actions/runner#2775): skipped with an error annotation.
+        for (const name of Object.keys(exported).filter((name) => name.toUpperCase() === 'NODE_OPTIONS')) {
+          delete exported[name]
+          say(`::error::${NODE_OPTIONS_REFUSED}`)
+        }
+        Object.assign(record.exportedEnv, exported)
         if (isAction) record.state = state
         if (isAction && deps.action.post) {
           posts.unshift({ script: join(deps.actionDir, deps.action.post), env, state })
@@ -325,7 +341,12 @@ export class JobRunner {
         deps.problems.push(`run ${record.runId}: ${(error as Error).message}`)
         exitCode = exitCode === 0 ? 1 : exitCode
       }
-      addedPath.unshift(...readFileSync(files.path, 'utf8').split('\n').filter(Boolean).reverse())
+      // As the runner: each line goes first, and a folder added again moves there rather than appearing twice.
+      for (const line of readFileSync(files.path, 'utf8').split('\n').filter(Boolean)) {
+        if (addedPath.includes(line)) addedPath.splice(addedPath.indexOf(line), 1)
+        addedPath.unshift(line)
+      }
+      record.addedPath = [...addedPath]
       Object.assign(record.outputs, outputs)
       record.summary += readFileSync(files.summary, 'utf8')
       lastExitCode = exitCode

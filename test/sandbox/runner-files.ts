@@ -2,6 +2,9 @@
 // GITHUB_ENV: `name=value` lines and `name<<DELIMITER` heredocs) and the workflow commands on stdout
 // (`::error file=a.ts,line=3::message`, `::add-mask::`, `::stop-commands::`).
 
+/** The runner's error for NODE_OPTIONS in GITHUB_ENV, whose line it skips (runner v2.309.0 on). */
+export const NODE_OPTIONS_REFUSED = "Can't store NODE_OPTIONS output parameter using '$GITHUB_ENV' command."
+
 /**
  * Parses a file-command file as the runner does. Throws, naming the file's line, on a heredoc without
  * its closing delimiter or a line that is neither form (the runner fails the step the same way).
