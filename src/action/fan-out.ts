@@ -88,13 +88,6 @@ export interface FanOutShared {
 
 export async function runFanOut(command: FanOutCommand, shared: FanOutShared): Promise<void> {
   const { runContext, root } = shared
-  // Plan and verify read the state with a token that reads code alone: the git store's branch is
-  // readable so; the cache and artifact stores need the Actions API.
-  if (runContext.settings.store !== 'git') {
-    throw new ConfigError(
-      `Input 'store' must be 'git' when 'command' is '${command}' (fan-out's plan reads the state with a contents: read token); got '${runContext.settings.store}'.`,
-    )
-  }
   const runnerTemp = defaultRunnerTemp(runContext, root)
   const dir = runContext.settings.handOff
     ? resolve(root, runContext.settings.handOff)
