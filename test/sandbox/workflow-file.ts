@@ -90,6 +90,8 @@ export interface WorkflowSpec {
   file: string
   /** `name:` of the workflow (GITHUB_WORKFLOW); the path when absent, as GitHub does. */
   name?: string
+  /** `run-name:` (expressions over github, inputs, vars): the run's title. */
+  runName?: string
   /** Events that start it (default `['workflow_dispatch']`). */
   on?: string[]
   /**
@@ -331,6 +333,7 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
   if (activityTypes.length > 0) spec.activityTypes = Object.fromEntries(activityTypes)
   if (on.includes('workflow_call')) spec.workflowCall = workflowCallOf(asRecord(rawOn).workflow_call)
   if (typeof doc.name === 'string') spec.name = doc.name
+  if (doc['run-name'] !== undefined) spec.runName = String(doc['run-name'])
   const workflowPermissions = permissionsOf(doc.permissions)
   if (workflowPermissions) spec.workflowPermissions = workflowPermissions
   const workflowConcurrency = concurrencyOf(doc.concurrency)
