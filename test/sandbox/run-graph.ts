@@ -364,8 +364,9 @@ export class RunGraph {
         throw new Error(`Invalid input, ${name} is not defined in the referenced workflow.`)
     }
     for (const [name, input] of Object.entries(declared.inputs)) {
-      const raw = name in given ? evaluateValue(given[name], context) : undefined
-      const value = raw === undefined ? evaluateValue(input.default, context) : raw
+      // A value given that evaluates to nothing is null (GitHub's ''), not the default.
+      const value =
+        name in given ? (evaluateValue(given[name], context) ?? null) : evaluateValue(input.default, context)
       if (value === undefined && input.required)
         throw new Error(`Input ${name} is required, but not provided while calling.`)
       inputs[name] = typedInput(name, input.type, value)
@@ -422,14 +423,23 @@ function ancestorsOf(id: string, jobs: ReadonlyMap<string, JobSpec>): string[] {
   return [...jobs.keys()].filter((job) => found.has(job))
 }
 
-/** A `workflow_call` input's value as its type says (GitHub refuses a value of another type). */
+/**
+ * A `workflow_call` input's value, which must be of its declared type as GitHub types it: a YAML
+ * `true` or `3` is a boolean or a number, `'true'` or `'3'` a string; `${{ }}` gives its expression's
+ * type (`inputs.flag` of a boolean input is a boolean, `github.event.inputs.flag` a string). GitHub
+ * fails the run for any other ("Unexpected value 'false'"; for '' "Unexpected type of value '',
+ * expected type: Boolean."). A string input takes a boolean or a number as its text.
+ */
 function typedInput(name: string, type: 'string' | 'boolean' | 'number', value: unknown): unknown {
   if (value === undefined) return type === 'boolean' ? false : type === 'number' ? 0 : ''
-  if (type === 'string') return typeof value === 'object' ? JSON.stringify(value) : String(value)
-  if (type === 'boolean') {
-    if (value === true || value === 'true') return true
-    if (value === false || value === 'false') return false
-  }
-  if (type === 'number' && value !== '' && Number.isFinite(Number(value))) return Number(value)
-  throw new Error(`The input '${name}' of type ${type} got ${JSON.stringify(value)}`)
+  if (type === 'string') return value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)
+  if (type === 'boolean' && typeof value === 'boolean') return value
+  if (type === 'number' && typeof value === 'number' && Number.isFinite(value)) return value
+  const expected = type === 'boolean' ? 'Boolean' : 'Number'
+  const shown = value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)
+  const why =
+    shown !== '' && typeof value !== 'object'
+      ? `Unexpected value '${shown}'`
+      : `Unexpected type of value '${shown}', expected type: ${expected}.`
+  throw new Error(`evaluate reusable workflow inputs: input '${name}': ${why}`)
 }
