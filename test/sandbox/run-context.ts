@@ -32,6 +32,9 @@ export function checkDispatchInputs(
       if (input.type === 'boolean' && value !== 'true' && value !== 'false') {
         throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a boolean`)
       }
+      if (input.type === 'number' && !/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value.trim())) {
+        throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a valid number`)
+      }
       inputs[name] = value
     }
   } else {

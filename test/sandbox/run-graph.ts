@@ -271,6 +271,13 @@ export class RunGraph {
       return { result: 'skipped', outputs: {} }
     }
     const legs = job.strategy ? expandMatrix(evaluateValue(job.strategy.matrix, context), context) : [undefined]
+    // GitHub types `fail-fast` as a boolean: an expression giving a string ('false') fails the job.
+    const failFast = job.strategy ? evaluateValue(job.strategy.failFast, context) : false
+    if (typeof failFast !== 'boolean') throw new Error(`strategy.fail-fast: Unexpected value '${String(failFast)}'`)
+    const maxParallel = Number(evaluateValue(job.strategy?.maxParallel, context) ?? legs.length)
+    if (!Number.isInteger(maxParallel) || maxParallel < 1) {
+      throw new Error(`strategy.max-parallel must be a positive whole number; got ${maxParallel}`)
+    }
     const records = job.strategy
       ? legs.map((leg) =>
           this.host.newRecord(this.run, job.id, this.scope.namePrefix + legName(job, leg, context), leg),
@@ -282,11 +289,6 @@ export class RunGraph {
     if (this.host.isStopped() || (this.run.cancelled && !runsWhenCancelled) || halted) {
       for (const record of records) this.host.finish(record, 'cancelled', halted ?? 'The run was cancelled')
       return { result: 'cancelled', outputs: {} }
-    }
-    const failFast = job.strategy ? evaluateValue(job.strategy.failFast, context) !== false : false
-    const maxParallel = Number(evaluateValue(job.strategy?.maxParallel, context) ?? legs.length)
-    if (!Number.isInteger(maxParallel) || maxParallel < 1) {
-      throw new Error(`strategy.max-parallel must be a positive whole number; got ${maxParallel}`)
     }
     const legLimit = new Limiter(maxParallel)
     const permissions = this.permissionsOf(job)

@@ -4,7 +4,7 @@
 // when the file is read, never ignored. Expressions live in expressions.ts.
 import { parse } from 'yaml'
 import type { Scope } from './rest-api.js'
-import { checkExpressions, checkWorkflowDocument } from './workflow-checks.js'
+import { allPermissions, checkExpressions, checkWorkflowDocument } from './workflow-checks.js'
 
 export { type ExpressionContext, evaluateCondition, evaluateExpression, interpolate } from './expressions.js'
 
@@ -167,10 +167,7 @@ function refuseUnknownKeys(where: string, value: Record<string, unknown>, known:
 }
 
 function permissionsOf(value: unknown): Permissions | undefined {
-  if (value === 'read-all' || value === 'write-all') {
-    const level = value === 'read-all' ? 'read' : 'write'
-    return { actions: level, contents: level, issues: level, 'pull-requests': level, checks: level }
-  }
+  if (value === 'read-all' || value === 'write-all') return allPermissions(value === 'read-all' ? 'read' : 'write')
   if (value !== undefined && typeof value === 'object') return stringValues(value) as Permissions
   return undefined
 }
