@@ -96,20 +96,25 @@ describe('several workflow files', () => {
       alsoRun: ['sweep.yml'],
     })
     await sandbox.git.commit('other', { '.github/workflows/sweep.yml': SWEEP.replace('word=first', 'word=other') }, 'c')
-    // A file the sandbox was not told of is still dispatched, as GitHub dispatches any workflow file.
-    await sandbox.git.commit(
-      'main',
-      { '.github/workflows/late.yml': sayer('late', '  workflow_dispatch:', 'late') },
-      'c',
-    )
+    // A file the sandbox was not told of is still dispatched, and scheduled, as GitHub runs any workflow file.
+    const late = sayer('late', "  workflow_dispatch:\n  schedule:\n    - cron: '0 3 * * *'", 'late')
+    await sandbox.git.commit('main', { '.github/workflows/late.yml': late }, 'c')
     expect(await dispatchTo(sandbox, 'sweep.yml', 'other')).toBe(204)
     expect(await dispatchTo(sandbox, 'sweep.yml', 'main')).toBe(204)
     expect(await dispatchTo(sandbox, 'late.yml')).toBe(204)
+    const owner = sandbox.api.model.user('acme')
+    const cron = { schedule: '0 3 * * *', workflow: '.github/workflows/late.yml' }
+    expect(sandbox.engine.trigger('schedule', cron, owner)?.event).toBe('schedule')
+    // A schedule naming no file of the repository starts nothing.
+    expect(
+      sandbox.engine.trigger('schedule', { ...cron, workflow: '.github/workflows/gone.yml' }, owner),
+    ).toBeUndefined()
     await sandbox.waitForIdle(20_000)
     expect(runs(sandbox)).toEqual([
       ['.github/workflows/sweep.yml', 1, 'workflow_dispatch', 'other'],
       ['.github/workflows/sweep.yml', 2, 'workflow_dispatch', 'first'],
       ['.github/workflows/late.yml', 1, 'workflow_dispatch', 'late'],
+      ['.github/workflows/late.yml', 2, 'schedule', 'late'],
     ])
     // The file at the dispatched ref decides: without workflow_dispatch there, GitHub refuses the dispatch.
     const scheduleOnly = SWEEP.replace('  workflow_dispatch:\n', '')

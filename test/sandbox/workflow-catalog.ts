@@ -134,7 +134,8 @@ export class WorkflowCatalog {
 /**
  * The workflows an event starts, as each file is at `sha`: those whose `on:` has the event and whose
  * `on.<event>.types` (when given) has the payload's `action`; a `schedule` payload's `workflow` names
- * its one file. A file the engine cannot run starts nothing and is a problem.
+ * its one file (one the sandbox was not told of too). A file the engine cannot run starts nothing and is
+ * a problem.
  */
 export function listeningWorkflows(
   catalog: WorkflowCatalog,
@@ -144,9 +145,10 @@ export function listeningWorkflows(
   problems: string[],
 ): WorkflowSpec[] {
   const named = typeof payload.workflow === 'string' ? payload.workflow.replace(/^\.github\/workflows\//, '') : ''
-  const files = catalog.listening
-    .map((entry) => entry.file)
-    .filter((file) => event !== 'schedule' || !named || file === named)
+  // GitHub's cron runs the file it names, listed or not.
+  const byName = event === 'schedule' && named !== ''
+  const scheduled = byName ? catalog.entryFor(named, sha) : undefined
+  const files = byName ? (scheduled ? [scheduled.file] : []) : catalog.listening.map((entry) => entry.file)
   return files.flatMap((file) => {
     let spec: WorkflowSpec | undefined
     try {
