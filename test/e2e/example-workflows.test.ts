@@ -167,6 +167,8 @@ describe('the example workflows loop-step.yml and loop-sweeper.yml, verbatim', (
       expect(sweeper.permissions).toEqual({ contents: 'write', actions: 'write', issues: 'write' })
       expect(sweeper.concurrencyGroup).toBe('loop-controller-sweeper')
       expect([resumed.inputs.iteration, resumed.outputs.status], why).toEqual(['2', 'complete'])
+      // The sweeper ran no agent: each iteration's work ran once, in loop-step.yml's jobs.
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
       expect(botComments(sandbox).at(-1)?.body).toMatch(/COMPLETE · `swept` · after 2 iterations/)
       expectFaithful(scenario)
     },
