@@ -27,7 +27,7 @@ import { queueHistory, savedState } from './state-fixtures.js'
 checkOperationsExercised(import.meta.url)
 
 /** A caller of the reusable workflow with `fan-out: true`, started by labels, edits and dispatches. */
-function fanOutCaller(extra: Record<string, string>): string {
+function fanOutCaller(extra: Record<string, string | boolean>): string {
   const lines = Object.entries(extra)
     .map(([name, value]) => `      ${name}: ${JSON.stringify(value)}\n`)
     .join('')
@@ -88,7 +88,7 @@ await import('./climb.mjs')
 
 async function startFanOut(
   steps: number,
-  extra: Record<string, string>,
+  extra: Record<string, string | boolean>,
   project: Parameters<typeof projectFiles>[0] & { loggedWork?: boolean } = {},
 ): Promise<Scenario> {
   const files = projectFiles({ steps, ...project })
@@ -114,7 +114,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
   it(
     "a writer's label starts a fan-out loop on the issue's task, to COMPLETE; decide alone keeps the one pinned dashboard; an edit plans nothing",
     async () => {
-      const scenario = await startFanOut(1, { dashboard: 'true' })
+      const scenario = await startFanOut(1, { dashboard: true })
       const { sandbox, signals } = scenario
       const body = 'Climb the one step.\n\n$(touch should-not-run) and `rm -rf /`'
       const issue = await sandbox.openIssue('alice', 'Climb it', body)
@@ -331,7 +331,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
   it(
     "a writer's tick on the dashboard (approve a gate): the edit's plan step is skipped, decide's job applies the tick and the loop goes on to COMPLETE",
     async () => {
-      const scenario = await startFanOut(1, { dashboard: 'true' }, { editsConfig: true })
+      const scenario = await startFanOut(1, { dashboard: true }, { editsConfig: true })
       const { sandbox } = scenario
       await sandbox.dispatch({ 'loop-id': 'gated' })
       let jobs = await sandbox.waitForIdle(2 * MINUTE)

@@ -52,6 +52,8 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'sharded-check.test.ts': ITERATING,
   'many-loops.test.ts': [DISPATCH, STOP_LABELS, OWN_LOGIN, ...STATUS_COMMENT, ...DASHBOARD, PERMISSION],
   'sweeper.test.ts': ITERATING,
+  'example-workflows.test.ts': ITERATING,
+  'workflow-push.test.ts': ITERATING,
   'lost-state.test.ts': [
     DISPATCH,
     'actions/list-artifacts-for-repo',

@@ -51,9 +51,13 @@ export const REPO_FILES = {
   '.github/workflows/loop.yml': LOOP_WORKFLOW,
 }
 
-/** startSandbox's options a self-test may add, and more workflow files (name → text) beside the one it runs. */
-export type StartOptions = Omit<SandboxOptions, 'actionDir' | 'repoFiles' | 'workflow'> & {
+/**
+ * startSandbox's options a self-test may add, and more workflow files (name → text) beside the one it
+ * runs; `alsoRun` names those of them the sandbox runs too (startSandbox's `workflows`).
+ */
+export type StartOptions = Omit<SandboxOptions, 'actionDir' | 'repoFiles' | 'workflow' | 'workflows'> & {
   workflows?: Record<string, string>
+  alsoRun?: readonly string[]
 }
 
 /**
@@ -70,7 +74,7 @@ export function sandboxPerTest(): {
     current = undefined
   })
   return {
-    async start(file, text, { workflows = {}, ...options } = {}) {
+    async start(file, text, { workflows = {}, alsoRun, ...options } = {}) {
       const files = Object.entries({ ...workflows, [file]: text }).map(([name, content]) => [
         `.github/workflows/${name}`,
         content,
@@ -79,6 +83,7 @@ export function sandboxPerTest(): {
         actionDir: TEST_ACTION_DIR,
         repoFiles: { ...REPO_FILES, ...Object.fromEntries(files) },
         workflow: { file },
+        ...(alsoRun ? { workflows: alsoRun } : {}),
         ...options,
       })
       return current

@@ -137,6 +137,70 @@ jobs:
     expect(sandbox.api.model.runs.get(runId)?.conclusion).toBe('failure')
   })
 
+  it('takes with: values typed as GitHub types them: YAML literals and expressions` results, never a string for a boolean or a number', async () => {
+    const sandbox = await sandboxes.start(
+      'caller.yml',
+      `name: caller
+on:
+  workflow_dispatch:
+    inputs:
+      flag:
+        type: boolean
+        default: false
+      n:
+        type: number
+        default: 1
+jobs:
+  literals:
+    uses: ./.github/workflows/reusable.yml
+    with: { greeting: literals, count: 3, loud: true }
+  expressions:
+    uses: ./.github/workflows/reusable.yml
+    with:
+      greeting: \${{ inputs.flag }}
+      count: \${{ inputs.n }}
+      loud: \${{ inputs.flag }}
+  comparison:
+    uses: ./.github/workflows/reusable.yml
+    with:
+      greeting: 7
+      loud: \${{ github.event.inputs.flag == 'true' }}
+  quoted-boolean:
+    uses: ./.github/workflows/reusable.yml
+    with: { greeting: hi, loud: 'false' }
+  event-input:
+    uses: ./.github/workflows/reusable.yml
+    with: { greeting: hi, loud: '\${{ github.event.inputs.flag }}' }
+  quoted-number:
+    uses: ./.github/workflows/reusable.yml
+    with: { greeting: hi, count: '3' }
+  nothing:
+    uses: ./.github/workflows/reusable.yml
+    with: { greeting: hi, loud: '\${{ vars.UNSET }}' }
+`,
+      { workflows: { 'reusable.yml': REUSABLE } },
+    )
+    const { runId } = await sandbox.dispatch({ flag: 'true', n: '2' })
+    const named = byName(await sandbox.waitForIdle(30_000))
+
+    const said = (name: string) => named[`${name} / speak`]?.jobOutputs.said?.replace(/ on .*/, '')
+    expect([said('literals'), said('expressions'), said('comparison')]).toEqual([
+      'literals x3 loud=true secret=0',
+      'true x2 loud=true secret=0',
+      '7 x1 loud=true secret=0',
+    ])
+    const failed = ['quoted-boolean', 'event-input', 'quoted-number', 'nothing']
+    expect(failed.map((name) => named[`${name} / speak`]?.conclusion)).toEqual(failed.map(() => 'failure'))
+    const why = (job: string, message: string) =>
+      `run ${runId} job '${job}': evaluate reusable workflow inputs: input '${message}`
+    expect([...sandbox.engine.problems].sort()).toEqual([
+      why('event-input', "loud': Unexpected value 'true'"),
+      why('nothing', "loud': Unexpected type of value '', expected type: Boolean."),
+      why('quoted-boolean', "loud': Unexpected value 'false'"),
+      why('quoted-number', "count': Unexpected value '3'"),
+    ])
+  })
+
   it('runs ten levels of workflows, the caller and nine reusable ones, and fails a call that would be the eleventh', async () => {
     // level0 → level1 → … → level9; level9 runs a job. `ok` calls level1 (ten levels), `too-deep` level0.
     const levels = Object.fromEntries(

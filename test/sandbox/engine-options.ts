@@ -33,4 +33,8 @@ export interface WorkflowEngineOptions {
   serverUrl?: string
   /** Extra environment for every job (e.g. a fake agent on PATH). */
   extraEnv?: Record<string, string>
+  /** The test's overrides of `workflow`, applied again each time a run reads its file at the run's commit. */
+  workflowOverrides?: Partial<WorkflowSpec> & { file: string }
+  /** More files of `.github/workflows/` whose events the engine delivers beside `workflow`'s. */
+  moreWorkflows?: readonly string[]
 }

@@ -37,13 +37,34 @@ function tokenize(source: string): Token[] {
 const truthy = (value: unknown): boolean =>
   !(value === false || value === 0 || value === '' || value === null || value === undefined || Number.isNaN(value))
 
+/** GitHub's number of a value: null 0, a boolean 1 or 0, a string as a JSON number ('' is 0), else NaN. */
+function toNumber(value: unknown): number {
+  if (value === null || value === undefined) return 0
+  if (typeof value === 'boolean') return value ? 1 : 0
+  if (typeof value === 'number') return value
+  if (typeof value !== 'string') return Number.NaN
+  const text = value.trim()
+  if (text === '') return 0
+  return /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(text) ? Number(text) : Number.NaN
+}
+
 /** GitHub's loose equality: strings compare case-insensitively; mixed types compare as numbers. */
 function looseEquals(left: unknown, right: unknown): boolean {
   if (typeof left === 'string' && typeof right === 'string') return left.toLowerCase() === right.toLowerCase()
   if (typeof left === 'object' && left !== null) return left === right
   if (typeof right === 'object' && right !== null) return false
-  const asNumber = (v: unknown) => (v === null || v === undefined ? 0 : v === '' ? 0 : Number(v))
-  return asNumber(left) === asNumber(right)
+  return toNumber(left) === toNumber(right)
+}
+
+/**
+ * GitHub's `<`, `>`, `<=`, `>=`: two strings compare ordinally ignoring case; other mixed types as
+ * numbers; an object or an array, or a NaN, compares false every way.
+ */
+function looseCompare(operator: string, left: unknown, right: unknown): boolean {
+  if ((typeof left === 'object' && left !== null) || (typeof right === 'object' && right !== null)) return false
+  const strings = typeof left === 'string' && typeof right === 'string'
+  const [a, b] = strings ? [left.toUpperCase(), right.toUpperCase()] : [toNumber(left), toNumber(right)]
+  return operator === '<' ? a < b : operator === '>' ? a > b : operator === '<=' ? a <= b : a >= b
 }
 
 const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
@@ -169,8 +190,7 @@ export function evaluateExpression(expression: string, context: ExpressionContex
       const right = unary()
       if (operator === '==') return looseEquals(left, right)
       if (operator === '!=') return !looseEquals(left, right)
-      const [a, b] = [Number(left), Number(right)]
-      return operator === '<' ? a < b : operator === '>' ? a > b : operator === '<=' ? a <= b : a >= b
+      return looseCompare(operator, left, right)
     }
     return left
   }

@@ -3,11 +3,13 @@ import { createServer, request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { GitServer } from './git-server.js'
 import type { RestApi } from './rest-api.js'
+import { TOKEN_KIND_HEADER } from './workflow-push-hook.js'
 
 /**
  * The git remote as GitHub serves it: `git http-backend` (git-server.ts) behind a front that takes the
  * same tokens as the API (`x-access-token:<token>` basic auth): a job's GITHUB_TOKEN while the job runs,
- * or a person's token; fetching needs `contents: read`, pushing `contents: write`.
+ * or a person's token; fetching needs `contents: read`, pushing `contents: write`. The token's kind goes
+ * to the backend, whose pre-receive hook refuses what GitHub refuses an app's token (workflow files).
  */
 export async function startGitFront(
   api: RestApi,
@@ -35,7 +37,10 @@ export async function startGitFront(
     const target = new URL(req.url ?? '/', backend.url)
     const forward = httpRequest(
       target,
-      { method: req.method, headers: { ...req.headers, authorization: backendAuth } },
+      {
+        method: req.method,
+        headers: { ...req.headers, authorization: backendAuth, [TOKEN_KIND_HEADER]: grant.kind },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers)
         answer.pipe(res)

@@ -2,7 +2,8 @@
  * A real git remote on loopback: `git http-backend` (the CGI that ships with git) behind a Node HTTP
  * server, over bare repositories in a temporary folder. Requests need HTTP basic auth as GitHub takes a
  * token (`x-access-token:<token>`); without it the server answers 401 and git reports an
- * authentication failure. `rejectPushes(reason)` installs a pre-receive hook that declines every push.
+ * authentication failure. Each repository's pre-receive hook (workflow-push-hook.ts) refuses a push by
+ * an installation token that changes `.github/workflows/`, and every push while `rejectPushes(reason)`.
  */
 import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
@@ -12,6 +13,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { PRE_RECEIVE_HOOK, REJECT_REASON_FILE, TOKEN_KIND_HEADER } from './workflow-push-hook.js'
 
 const run = promisify(execFile)
 
@@ -45,6 +47,8 @@ export class GitServer {
     await mkdir(dir, { recursive: true })
     await run('git', ['init', '--bare', '--quiet', '--initial-branch=main', dir])
     await run('git', ['-C', dir, 'config', 'http.receivepack', 'true'])
+    await writeFile(join(dir, 'hooks', 'pre-receive'), PRE_RECEIVE_HOOK)
+    await chmod(join(dir, 'hooks', 'pre-receive'), 0o755)
     return `${this.url}/${name}`
   }
 
@@ -55,13 +59,9 @@ export class GitServer {
 
   /** Makes every push to `name` fail in a pre-receive hook with `reason` (null: accept pushes again). */
   async rejectPushes(name: string, reason: string | null): Promise<void> {
-    const hook = join(this.repositoryPath(name), 'hooks', 'pre-receive')
-    if (reason === null) {
-      await rm(hook, { force: true })
-      return
-    }
-    await writeFile(hook, `#!/bin/sh\necho ${JSON.stringify(reason)} >&2\nexit 1\n`)
-    await chmod(hook, 0o755)
+    const file = join(this.repositoryPath(name), REJECT_REASON_FILE)
+    if (reason === null) await rm(file, { force: true })
+    else await writeFile(file, `${reason}\n`)
   }
 
   async close(): Promise<void> {
@@ -97,6 +97,8 @@ export class GitServer {
         ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
         GIT_CONFIG_NOSYSTEM: '1',
         HOME: this.root,
+        // Who pushes, as the front found the token: the pre-receive hook refuses workflow changes of an app.
+        SANDBOX_TOKEN_KIND: String(req.headers[TOKEN_KIND_HEADER] ?? ''),
       },
     })
     const entry = { method: req.method ?? '', path: url.pathname, status: 0, bytesIn: 0 }

@@ -100,6 +100,8 @@ export interface RunModel {
   workflowId: number
   workflowPath: string
   workflowName: string
+  /** The run's title (`display_title`): its `run-name`, when the workflow has one. */
+  displayTitle?: string
   event: string
   headBranch: string
   headSha: string

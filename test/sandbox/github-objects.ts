@@ -380,7 +380,7 @@ export function workflowRun(ctx: UrlContext, repo: RepoModel, model: RunModel, n
     head_branch: model.headBranch,
     head_sha: model.headSha,
     path: model.workflowPath,
-    display_title: model.workflowName,
+    display_title: model.displayTitle ?? model.workflowName,
     run_number: model.runNumber,
     run_attempt: model.runAttempt,
     event: model.event,

@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { refNameOf } from './checkout.js'
-import type { ExpressionContext } from './expressions.js'
-import type * as gh from './github-objects.js'
+import { type ExpressionContext, interpolate } from './expressions.js'
+import * as gh from './github-objects.js'
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import { ApiError } from './rest-api.js'
 import { type DispatchInput, parseWorkflow, type WorkflowSpec } from './workflow-file.js'
@@ -32,12 +32,30 @@ export function checkDispatchInputs(
       if (input.type === 'boolean' && value !== 'true' && value !== 'false') {
         throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a boolean`)
       }
+      if (input.type === 'number' && !/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value.trim())) {
+        throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a valid number`)
+      }
       inputs[name] = value
     }
   } else {
     Object.assign(inputs, request.inputs)
   }
   return inputs
+}
+
+/** The `workflow_dispatch` event's payload, as GitHub delivers it. */
+export function dispatchPayload(
+  urls: gh.UrlContext,
+  model: { repo: gh.RepoModel; now(): string },
+  run: { inputs: Record<string, string>; ref: string; actor: gh.UserModel; spec: WorkflowSpec },
+): Record<string, unknown> {
+  return {
+    inputs: run.inputs,
+    ref: run.ref,
+    repository: gh.repository(urls, model.repo, model.now()),
+    sender: gh.simpleUser(urls, run.actor),
+    workflow: `.github/workflows/${run.spec.file}`,
+  }
 }
 
 /** The run's conclusion: one job's own; else failure, cancelled, skipped (all skipped) or success. */
@@ -121,9 +139,19 @@ export function readCalledWorkflow(uses: string, sha: string, bareDir: string, a
   throw new Error(`the workflow engine runs reusable workflows of this repository or of loop-controller; not ${uses}`)
 }
 
-/** The run as the REST API lists it, queued, from the engine's run. */
-export function modelRunOf(run: RunState, workflow: WorkflowSpec, workflowId: number, now: string): gh.RunModel {
+/**
+ * The run as the REST API lists it, queued, from the engine's run; its title is the workflow's
+ * `run-name` evaluated with the run's contexts (github, inputs, vars), else the workflow's name.
+ */
+export function modelRunOf(
+  run: RunState,
+  workflow: WorkflowSpec,
+  workflowId: number,
+  now: string,
+  context: ExpressionContext,
+): gh.RunModel {
   const { payload, ref } = run
+  const runName = workflow.runName === undefined ? '' : interpolate(workflow.runName, context).trim()
   return {
     id: run.runId,
     runNumber: run.runNumber,
@@ -131,6 +159,7 @@ export function modelRunOf(run: RunState, workflow: WorkflowSpec, workflowId: nu
     workflowId,
     workflowPath: `.github/workflows/${workflow.file}`,
     workflowName: workflow.name ?? `.github/workflows/${workflow.file}`,
+    ...(runName ? { displayTitle: runName } : {}),
     event: run.event,
     // A pull request's run names its head branch, not the merge ref it runs on.
     headBranch: ref.startsWith('refs/pull/')

@@ -271,6 +271,13 @@ export class RunGraph {
       return { result: 'skipped', outputs: {} }
     }
     const legs = job.strategy ? expandMatrix(evaluateValue(job.strategy.matrix, context), context) : [undefined]
+    // GitHub types `fail-fast` as a boolean: an expression giving a string ('false') fails the job.
+    const failFast = job.strategy ? evaluateValue(job.strategy.failFast, context) : false
+    if (typeof failFast !== 'boolean') throw new Error(`strategy.fail-fast: Unexpected value '${String(failFast)}'`)
+    const maxParallel = Number(evaluateValue(job.strategy?.maxParallel, context) ?? legs.length)
+    if (!Number.isInteger(maxParallel) || maxParallel < 1) {
+      throw new Error(`strategy.max-parallel must be a positive whole number; got ${maxParallel}`)
+    }
     const records = job.strategy
       ? legs.map((leg) =>
           this.host.newRecord(this.run, job.id, this.scope.namePrefix + legName(job, leg, context), leg),
@@ -282,11 +289,6 @@ export class RunGraph {
     if (this.host.isStopped() || (this.run.cancelled && !runsWhenCancelled) || halted) {
       for (const record of records) this.host.finish(record, 'cancelled', halted ?? 'The run was cancelled')
       return { result: 'cancelled', outputs: {} }
-    }
-    const failFast = job.strategy ? evaluateValue(job.strategy.failFast, context) !== false : false
-    const maxParallel = Number(evaluateValue(job.strategy?.maxParallel, context) ?? legs.length)
-    if (!Number.isInteger(maxParallel) || maxParallel < 1) {
-      throw new Error(`strategy.max-parallel must be a positive whole number; got ${maxParallel}`)
     }
     const legLimit = new Limiter(maxParallel)
     const permissions = this.permissionsOf(job)
@@ -364,8 +366,9 @@ export class RunGraph {
         throw new Error(`Invalid input, ${name} is not defined in the referenced workflow.`)
     }
     for (const [name, input] of Object.entries(declared.inputs)) {
-      const raw = name in given ? evaluateValue(given[name], context) : undefined
-      const value = raw === undefined ? evaluateValue(input.default, context) : raw
+      // A value given that evaluates to nothing is null (GitHub's ''), not the default.
+      const value =
+        name in given ? (evaluateValue(given[name], context) ?? null) : evaluateValue(input.default, context)
       if (value === undefined && input.required)
         throw new Error(`Input ${name} is required, but not provided while calling.`)
       inputs[name] = typedInput(name, input.type, value)
@@ -422,14 +425,23 @@ function ancestorsOf(id: string, jobs: ReadonlyMap<string, JobSpec>): string[] {
   return [...jobs.keys()].filter((job) => found.has(job))
 }
 
-/** A `workflow_call` input's value as its type says (GitHub refuses a value of another type). */
+/**
+ * A `workflow_call` input's value, which must be of its declared type as GitHub types it: a YAML
+ * `true` or `3` is a boolean or a number, `'true'` or `'3'` a string; `${{ }}` gives its expression's
+ * type (`inputs.flag` of a boolean input is a boolean, `github.event.inputs.flag` a string). GitHub
+ * fails the run for any other ("Unexpected value 'false'"; for '' "Unexpected type of value '',
+ * expected type: Boolean."). A string input takes a boolean or a number as its text.
+ */
 function typedInput(name: string, type: 'string' | 'boolean' | 'number', value: unknown): unknown {
   if (value === undefined) return type === 'boolean' ? false : type === 'number' ? 0 : ''
-  if (type === 'string') return typeof value === 'object' ? JSON.stringify(value) : String(value)
-  if (type === 'boolean') {
-    if (value === true || value === 'true') return true
-    if (value === false || value === 'false') return false
-  }
-  if (type === 'number' && value !== '' && Number.isFinite(Number(value))) return Number(value)
-  throw new Error(`The input '${name}' of type ${type} got ${JSON.stringify(value)}`)
+  if (type === 'string') return value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)
+  if (type === 'boolean' && typeof value === 'boolean') return value
+  if (type === 'number' && typeof value === 'number' && Number.isFinite(value)) return value
+  const expected = type === 'boolean' ? 'Boolean' : 'Number'
+  const shown = value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)
+  const why =
+    shown !== '' && typeof value !== 'object'
+      ? `Unexpected value '${shown}'`
+      : `Unexpected type of value '${shown}', expected type: ${expected}.`
+  throw new Error(`evaluate reusable workflow inputs: input '${name}': ${why}`)
 }

@@ -38,6 +38,11 @@ export interface SandboxOptions {
    * here override what the file says.
    */
   workflow: Partial<WorkflowSpec> & { file: string }
+  /**
+   * More workflow files of the repository (names under `.github/workflows/`) the sandbox runs beside
+   * `workflow`: each has its own id, dispatches and `on:` (a sweeper beside the loop's workflow).
+   */
+  workflows?: readonly string[]
   maxJobs?: number
   jobTimeoutMs?: number
   secrets?: Record<string, string>
@@ -155,6 +160,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     results,
     actionDir: options.actionDir,
     workflow,
+    workflowOverrides: options.workflow,
+    ...(options.workflows ? { moreWorkflows: options.workflows } : {}),
     root,
     ...(options.maxJobs === undefined ? {} : { maxJobs: options.maxJobs }),
     ...(options.jobTimeoutMs === undefined ? {} : { jobTimeoutMs: options.jobTimeoutMs }),

@@ -103,6 +103,19 @@ const PERMISSION_LEVELS: Readonly<Record<string, readonly string[]>> = Object.fr
   ['models', ['read', 'none']],
 ])
 
+/**
+ * `permissions: read-all` or `write-all`: every scope GitHub lists at that level, or at the highest
+ * level below it the scope takes (`models: read` in write-all; read-all has no `id-token`).
+ */
+export function allPermissions(level: 'read' | 'write'): Record<string, 'read' | 'write'> {
+  const granted: Record<string, 'read' | 'write'> = {}
+  for (const [scope, levels] of Object.entries(PERMISSION_LEVELS)) {
+    if (levels.includes(level)) granted[scope] = level
+    else if (level === 'write' && levels.includes('read')) granted[scope] = 'read'
+  }
+  return granted
+}
+
 function checkPermissions(where: string, value: unknown): void {
   if (value === undefined || value === 'read-all' || value === 'write-all') return
   if (!isRecord(value)) {

@@ -8,16 +8,24 @@ import { deadlock } from './call-group.js'
 import { ConcurrencyGroups, type GroupMember, type GroupOptions, resolveConcurrency } from './concurrency.js'
 import type { WorkflowEngineOptions } from './engine-options.js'
 import { callsStatusFunction, type ExpressionContext, evaluateValue } from './expressions.js'
-import * as gh from './github-objects.js'
+import type * as gh from './github-objects.js'
 import { type Conclusion, type JobRecord, newJobRecord, type RunState } from './job-record.js'
 import { JobRunner } from './job-runner.js'
 import { commitOf } from './remote-repo.js'
 import { ApiError, type DispatchRequest } from './rest-api.js'
-import { checkDispatchInputs, completeModelRun, modelRunOf, readCalledWorkflow, runContext } from './run-context.js'
+import {
+  checkDispatchInputs,
+  completeModelRun,
+  dispatchPayload,
+  modelRunOf,
+  readCalledWorkflow,
+  runContext,
+} from './run-context.js'
 import { type GraphHost, Limiter, type ReadyJob, RunGraph } from './run-graph.js'
 import { runGroupMember } from './run-group.js'
 import { jobModelOf } from './run-jobs.js'
 import { readActionMetadata } from './steps.js'
+import { listeningWorkflows, WorkflowCatalog } from './workflow-catalog.js'
 import type { WorkflowSpec } from './workflow-file.js'
 
 export type { WorkflowEngineOptions } from './engine-options.js'
@@ -39,8 +47,8 @@ export class WorkflowEngine implements GraphHost {
   private readonly idleWaiters: (() => void)[] = []
   private activeRuns = 0
   private nextRunId = BASE_RUN_ID
-  private nextRunNumber = 1
-  private readonly workflowId = 161_335
+  /** Each file this engine runs (`workflow` and `moreWorkflows`), read at each run's commit. */
+  readonly workflows: WorkflowCatalog
   private stopped = false
 
   constructor(private readonly options: WorkflowEngineOptions) {
@@ -56,15 +64,17 @@ export class WorkflowEngine implements GraphHost {
       ...(options.extraEnv ? { extraEnv: options.extraEnv } : {}),
       problems: this.problems,
     })
+    this.workflows = new WorkflowCatalog({
+      bareDir: options.remote.bareDir,
+      primary: options.workflow,
+      ...(options.workflowOverrides ? { overrides: options.workflowOverrides } : {}),
+      more: options.moreWorkflows ?? [],
+    })
     options.api.onDispatch((request) => this.dispatch(request))
   }
 
   private get model() {
     return this.options.api.model
-  }
-
-  private get workflow(): WorkflowSpec {
-    return this.options.workflow
   }
 
   /** Calls `listener` each time a job ends (completed, skipped or cancelled). */
@@ -79,39 +89,27 @@ export class WorkflowEngine implements GraphHost {
 
   /** Handles `POST .../dispatches` as GitHub does: checks the workflow, ref and inputs, then queues a run. */
   dispatch(request: DispatchRequest): { runId: number } {
-    const spec = this.workflow
-    const idMatches = request.workflowId === spec.file || request.workflowId === String(this.workflowId)
-    if (!idMatches) throw new ApiError(404, 'Not Found')
-    if (!(spec.on ?? ['workflow_dispatch']).includes('workflow_dispatch')) {
-      throw new ApiError(422, "Workflow does not have 'workflow_dispatch' trigger")
-    }
+    const defaultSha = this.resolveRef(`refs/heads/${this.model.repo.defaultBranch}`) ?? ''
+    const entry = this.workflows.entryFor(request.workflowId, defaultSha)
+    if (!entry) throw new ApiError(404, 'Not Found')
     // A dispatch names a branch or a tag; GitHub finds no ref for anything else (`refs/pull/N/merge`).
     const fullRef = /^refs\/(?!heads\/|tags\/)/.test(request.ref) ? undefined : this.fullRef(request.ref)
     if (!fullRef) throw new ApiError(422, `No ref found for: ${request.ref}`)
+    const sha = this.resolveRef(fullRef) ?? ''
+    // GitHub runs the workflow file as it is at the dispatched ref.
+    const spec = this.workflows.forDispatch(entry.file, sha)
     const inputs = checkDispatchInputs(spec.inputs, request.inputs)
-    const payload = {
-      inputs,
-      ref: fullRef,
-      repository: gh.repository(this.urls(), this.model.repo, this.model.now()),
-      sender: gh.simpleUser(this.urls(), request.actor),
-      workflow: `.github/workflows/${spec.file}`,
-    }
-    const run = this.enqueue(
-      'workflow_dispatch',
-      fullRef,
-      this.resolveRef(fullRef) ?? '',
-      request.actor,
-      inputs,
-      payload,
-    )
+    const payload = dispatchPayload(this.urls(), this.model, { inputs, ref: fullRef, actor: request.actor, spec })
+    const run = this.enqueue(spec, 'workflow_dispatch', fullRef, sha, request.actor, inputs, payload)
     return { runId: run.runId }
   }
 
   /**
-   * Starts a run for an event (if the workflow listens to it), on `ref` (default: the default branch,
+   * Starts a run for an event of each workflow that listens to it (as its file is at the commit; a
+   * `schedule` payload's `workflow` names the one file), on `ref` (default: the default branch,
    * where `issue_comment`, `issues` and `pull_request_target` run; pull requests' own events run on
-   * `refs/pull/N/merge`) at `shaOverride` or the ref's commit. Returns the run's first job, or undefined
-   * when the workflow does not listen.
+   * `refs/pull/N/merge`) at `shaOverride` or the ref's commit. Returns the first run's first job, or
+   * undefined when no workflow listens.
    */
   trigger(
     event: string,
@@ -120,14 +118,13 @@ export class WorkflowEngine implements GraphHost {
     ref?: string,
     shaOverride?: string,
   ): JobRecord | undefined {
-    if (!(this.workflow.on ?? ['workflow_dispatch']).includes(event)) return undefined
-    // `on.<event>.types` filters by the payload's `action`, as GitHub does.
-    const types = this.workflow.activityTypes?.[event]
-    if (types && typeof payload.action === 'string' && !types.includes(payload.action)) return undefined
     const fullRef = this.fullRef(ref ?? this.model.repo.defaultBranch)
     if (!fullRef) throw new Error(`sandbox: no ref '${ref}' on the remote to run the ${event} event on`)
     const sha = shaOverride ?? this.resolveRef(fullRef) ?? ''
-    return this.enqueue(event, fullRef, sha, actor, {}, payload).records[0]
+    const runs = listeningWorkflows(this.workflows, event, payload, sha, this.problems).map(
+      (spec) => this.enqueue(spec, event, fullRef, sha, actor, {}, payload).records[0],
+    )
+    return runs[0]
   }
 
   /** Resolves when no run is active; rejects after `timeoutMs` naming the jobs still busy. */
@@ -177,7 +174,8 @@ export class WorkflowEngine implements GraphHost {
     const failed = previous.records.some((record) => record.conclusion !== 'success' && record.conclusion !== 'skipped')
     if (jobs === 'failed' && !failed) throw new ApiError(403, `sandbox: run ${runId} has no failed job to re-run`)
     const { event, ref, sha, actor, inputs, payload } = previous
-    return this.enqueue(event, ref, sha, actor, inputs, payload, previous, jobs === 'failed')
+    const spec = this.workflows.ofRun(runId)
+    return this.enqueue(spec, event, ref, sha, actor, inputs, payload, previous, jobs === 'failed')
   }
 
   // GraphHost: what the run graphs call back.
@@ -231,7 +229,7 @@ export class WorkflowEngine implements GraphHost {
       context,
       permissions: ready.permissions,
       workflowEnv: ready.workflowEnv,
-      workflowFile: this.workflow.file,
+      workflowFile: this.workflows.ofRun(run.runId).file,
       sharedTempGroup: group || runGroup,
       timeoutMs: this.options.jobTimeoutMs ?? (minutes > 0 ? minutes * 60_000 : 120_000),
     }
@@ -342,6 +340,7 @@ export class WorkflowEngine implements GraphHost {
   }
 
   private enqueue(
+    spec: WorkflowSpec,
     event: string,
     ref: string,
     sha: string,
@@ -361,9 +360,10 @@ export class WorkflowEngine implements GraphHost {
       throw new ApiError(422, message)
     }
     const runId = previous?.runId ?? ++this.nextRunId
+    const runNumber = previous?.runNumber ?? this.workflows.nextRunNumber(spec.file)
     const run: RunState = {
       runId,
-      runNumber: previous?.runNumber ?? this.nextRunNumber++,
+      runNumber,
       runAttempt: (previous?.runAttempt ?? 0) + 1,
       event,
       ref,
@@ -376,8 +376,9 @@ export class WorkflowEngine implements GraphHost {
       artifacts: previous?.artifacts ?? new ArtifactStore(join(this.options.root, 'artifacts', String(runId))),
     }
     this.runs.set(runId, run)
-    this.model.runs.set(runId, modelRunOf(run, this.workflow, this.workflowId, this.model.now()))
-    const base = this.baseContext(run)
+    this.workflows.startRun(runId, spec)
+    const base = this.baseContext(run, spec)
+    this.model.runs.set(runId, modelRunOf(run, spec, this.workflows.idOf(spec.file), this.model.now(), base))
     const scope = {
       base,
       namePrefix: '',
@@ -386,8 +387,8 @@ export class WorkflowEngine implements GraphHost {
       depth: 0,
       ...(previous && keepSucceeded ? { previous: new Map(previous.records.map((r) => [r.name, r])) } : {}),
     }
-    const graph = new RunGraph(this, run, this.workflow, scope)
-    const concurrency = this.workflow.workflowConcurrency
+    const graph = new RunGraph(this, run, spec, scope)
+    const concurrency = spec.workflowConcurrency
     let resolved: ReturnType<typeof resolveConcurrency> | undefined
     try {
       resolved = concurrency ? resolveConcurrency(concurrency, base) : undefined
@@ -433,10 +434,10 @@ export class WorkflowEngine implements GraphHost {
     this.notifyIfIdle()
   }
 
-  private baseContext(run: RunState): ExpressionContext {
+  private baseContext(run: RunState, workflow: WorkflowSpec): ExpressionContext {
     return runContext(run, {
       repo: this.model.repo,
-      workflow: this.workflow,
+      workflow,
       serverUrl: this.serverUrl(),
       apiUrl: this.options.api.url,
       secrets: this.options.secrets ?? {},

@@ -4,7 +4,7 @@
 // when the file is read, never ignored. Expressions live in expressions.ts.
 import { parse } from 'yaml'
 import type { Scope } from './rest-api.js'
-import { checkExpressions, checkWorkflowDocument } from './workflow-checks.js'
+import { allPermissions, checkExpressions, checkWorkflowDocument } from './workflow-checks.js'
 
 export { type ExpressionContext, evaluateCondition, evaluateExpression, interpolate } from './expressions.js'
 
@@ -90,6 +90,8 @@ export interface WorkflowSpec {
   file: string
   /** `name:` of the workflow (GITHUB_WORKFLOW); the path when absent, as GitHub does. */
   name?: string
+  /** `run-name:` (expressions over github, inputs, vars): the run's title. */
+  runName?: string
   /** Events that start it (default `['workflow_dispatch']`). */
   on?: string[]
   /**
@@ -165,10 +167,7 @@ function refuseUnknownKeys(where: string, value: Record<string, unknown>, known:
 }
 
 function permissionsOf(value: unknown): Permissions | undefined {
-  if (value === 'read-all' || value === 'write-all') {
-    const level = value === 'read-all' ? 'read' : 'write'
-    return { actions: level, contents: level, issues: level, 'pull-requests': level, checks: level }
-  }
+  if (value === 'read-all' || value === 'write-all') return allPermissions(value === 'read-all' ? 'read' : 'write')
   if (value !== undefined && typeof value === 'object') return stringValues(value) as Permissions
   return undefined
 }
@@ -331,6 +330,7 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
   if (activityTypes.length > 0) spec.activityTypes = Object.fromEntries(activityTypes)
   if (on.includes('workflow_call')) spec.workflowCall = workflowCallOf(asRecord(rawOn).workflow_call)
   if (typeof doc.name === 'string') spec.name = doc.name
+  if (doc['run-name'] !== undefined) spec.runName = String(doc['run-name'])
   const workflowPermissions = permissionsOf(doc.permissions)
   if (workflowPermissions) spec.workflowPermissions = workflowPermissions
   const workflowConcurrency = concurrencyOf(doc.concurrency)
