@@ -11,7 +11,7 @@ import { refNameOf } from './checkout.js'
 import { type ExpressionContext, evaluateIf, interpolate, type StatusContext } from './expressions.js'
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import type { RestApi, TokenGrant } from './rest-api.js'
-import type { JobIdentity } from './results-server.js'
+import type { JobIdentity, StepArtifactUpload } from './results-server.js'
 import { parseFileCommands, parseWorkflowCommands } from './runner-files.js'
 import { type ActionMetadata, killTree, runNode, runStep, type StepIo } from './steps.js'
 import { type JobSpec, type Permissions, usesActionUnderTest } from './workflow-file.js'
@@ -21,6 +21,8 @@ export interface ResultsService {
   /** Origin of the service; `ACTIONS_RESULTS_URL` is this plus `/`. */
   url: string
   issueRuntimeToken?(job: JobIdentity): string
+  /** Lists an upload-artifact step's zip with the run's artifacts in the REST API. */
+  publishStepArtifact?(upload: StepArtifactUpload): number
 }
 
 /** The git remote jobs check out from and push to. */
