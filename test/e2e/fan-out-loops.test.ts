@@ -4,7 +4,7 @@
 // labelled loop is left unplanned (no agent call), queued by decide, admitted when the first ends and
 // COMPLETE, never two loops holding a slot; two loops dispatched at the same moment under `max-loops: 1`
 // never both run their work (plan works only for a loop that holds its slot). Plan's and verify's tokens
-// stay `contents: read` throughout.
+// only read throughout (`contents: read`; verify's also `actions: read`, for the run's artifacts).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'

@@ -69,6 +69,13 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'fan-out.test.ts': [...ITERATING, LEG_JOBS, ...FAN_OUT_HAND_OFF],
   'fan-out-legs.test.ts': [...ITERATING, LEG_JOBS],
   'fan-out-caller-group.test.ts': ITERATING,
+  'fan-out-example-dashboard.test.ts': [
+    LEG_JOBS,
+    'issues/create',
+    'issues/list-for-repo',
+    ...PULL_REQUEST,
+    ...FAN_OUT_HAND_OFF,
+  ],
   'fan-out-rerun.test.ts': [DISPATCH, LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST],
   'fan-out-leg-jobs.test.ts': [LEG_JOBS, 'issues/create-comment', 'issues/list-comments'],
   'fan-out-rerun-failed.test.ts': [
