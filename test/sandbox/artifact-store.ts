@@ -11,7 +11,7 @@
 // `retention-days` as upload-artifact takes it: a whole number, 0 or empty for the repository's setting
 // (90 days, GitHub's default), more than that reduced to it with GitHub's warning; an artifact past its
 // retention is not found.
-import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { globToRegExp } from './artifact-rest-download.js'
 import { zipFolder } from './zip.js'
@@ -91,7 +91,13 @@ export class ArtifactStore {
     const expiresAt = this.now() + retention.days * DAY_MS
     this.expiries.set(name, expiresAt)
     this.attempts.set(name, attempt)
-    this.publish?.(name, zipFolder(target), new Date(expiresAt), attempt)
+    try {
+      this.publish?.(name, zipFolder(target), new Date(expiresAt), attempt)
+    } catch (error) {
+      // The results service refused it (a name the run holds there): no artifact of that name is made.
+      rmSync(target, { recursive: true, force: true })
+      throw error
+    }
     return `${retention.warning}Artifact ${name} has been uploaded (${found.length} path(s)), kept ${retention.days} day(s)`
   }
 

@@ -188,6 +188,13 @@ export class ResultsServer {
    * API with the run's other artifacts, as GitHub lists every artifact of a run there; its id.
    */
   publishStepArtifact(upload: StepArtifactUpload): number {
+    // One artifact service: a name the run holds (an upload-artifact step's, or @actions/artifact's) is refused.
+    const runBackendId = this.runBackendId(upload)
+    if (this.artifacts.some((a) => a.runBackendId === runBackendId && !a.expired && a.name === upload.name)) {
+      throw new Error(
+        `Failed to CreateArtifact: Received non-retryable error: Failed request: (409) Conflict: an artifact with this name already exists on the workflow run ('${upload.name}')`,
+      )
+    }
     const blob = `actions-results/${randomBytes(8).toString('hex')}/${upload.name}.zip`
     const etag = `"${randomBytes(8).toString('hex')}"`
     this.blobs.set(blob, {
@@ -204,7 +211,7 @@ export class ResultsServer {
       name: upload.name,
       repository: upload.repository,
       runId: upload.runId,
-      runBackendId: this.runBackendId(upload),
+      runBackendId,
       jobBackendId: this.jobBackendId(upload),
       ref: upload.ref,
       blob,
