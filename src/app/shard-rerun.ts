@@ -10,6 +10,7 @@ import type { CheckConfig, Command } from '../domain/loop-config.js'
 import { type ShardLeg, shardLabel } from '../domain/shards.js'
 import type { RunResult } from '../ports/process.js'
 import type { IterationDeps, IterationInput } from './iteration/types.js'
+import { removeReport } from './junit-reports.js'
 import { isFailing, safeName } from './step-support.js'
 import type { LiveCheck } from './verification.js'
 
@@ -85,6 +86,7 @@ export async function rerunLegs(
   const worker = async (): Promise<void> => {
     while (next < legs.length) {
       const { leg, command } = legs[next++]!
+      if (leg.junit !== undefined) await removeReport(input, deps, leg.junit)
       results.push(
         await deps.runner.run({
           command: command ?? leg.command,

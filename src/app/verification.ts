@@ -16,8 +16,10 @@ import {
   unionTests,
 } from '../domain/shards.js'
 import type { CheckResult } from '../domain/state.js'
+import { testKey } from '../domain/test-ids.js'
 import type { RunResult } from '../ports/process.js'
 import type { IterationDeps, IterationInput } from './iteration/types.js'
+import { removeReports } from './junit-reports.js'
 import { type MatrixCheckOutcome, type MatrixLegOutcome, runMatrix } from './matrix.js'
 import { safeName } from './step-support.js'
 
@@ -54,6 +56,12 @@ export async function verify(
   only?: string[],
 ): Promise<LiveCheck[]> {
   await deps.workspace.makeDir(logDir)
+  const selected = only ? new Set(only) : undefined
+  await removeReports(
+    input,
+    deps,
+    input.config.checks.filter((check) => !selected || selected.has(check.name)),
+  )
   const analyzers = new Map<string, StreamingAnalyzer>()
   const outcomes = await runMatrix({
     checks: input.config.checks,
@@ -194,6 +202,8 @@ export async function rerunCheck(
   env: Record<string, string>,
   label: string,
 ): Promise<RunResult> {
+  // A sharded check comes here only with a command of its own (its failing tests): no shard's report is its.
+  if (shardCount(check) === 1) await removeReports(input, deps, [check])
   return deps.runner.run({
     command: check.run,
     cwd: input.cwd,
@@ -222,7 +232,7 @@ export async function junitResults(
       if (!xml) continue
       const verdicts: Record<string, 'pass' | 'fail'> = {}
       for (const test of parseJUnit(xml)) {
-        if (test.status !== 'skipped') verdicts[`${check.name}:${test.id}`] = test.status
+        if (test.status !== 'skipped') verdicts[testKey(check.name, test.id)] = test.status
       }
       perShard.push(verdicts)
     }

@@ -20,6 +20,7 @@ import {
   unionTests,
 } from './shards.js'
 import { loopStateSchema, usageEntrySchema } from './state.js'
+import { boundedTestKey, MAX_TEST_KEY_CHARS } from './test-ids.js'
 
 /** GitHub runs at most this many jobs from one matrix. */
 export const MAX_MATRIX_LEGS = 256
@@ -248,9 +249,9 @@ const recordedRunSchema = z.strictObject({
 })
 export type RecordedRun = z.infer<typeof recordedRunSchema>
 
-/** The most JUnit test verdicts a leg hands on, and the longest test id it keeps (the verdict file stays small). */
+/** The most JUnit test verdicts a leg hands on, and the longest test key (longer ones end in a hash, `test-ids.ts`). */
 export const MAX_LEG_TESTS = 10_000
-export const MAX_TEST_ID_CHARS = 200
+export const MAX_TEST_ID_CHARS = MAX_TEST_KEY_CHARS
 
 const testVerdictsSchema = z
   .record(z.string().min(1).max(MAX_TEST_ID_CHARS), z.enum(['pass', 'fail']))
@@ -320,13 +321,14 @@ export function noVerdict(leg: string, reason: string): RecordedRun {
 }
 
 /**
- * Bounds a leg's JUnit verdicts for its verdict file: ids longer than `MAX_TEST_ID_CHARS` dropped, then
- * the failing tests first (a dropped pass hides no regression, a dropped failure would), up to `MAX_LEG_TESTS`.
+ * Bounds a leg's JUnit verdicts for its verdict file: each key bounded as the baseline bounds it (a long
+ * one ends in its hash, never dropped), then the failing tests first (a dropped pass hides no
+ * regression, a dropped failure would), up to `MAX_LEG_TESTS`.
  */
 export function boundedTests(tests: TestVerdicts): { tests: TestVerdicts; dropped: number } {
   const entries = Object.entries(tests)
   const kept = entries
-    .filter(([id]) => id.length <= MAX_TEST_ID_CHARS)
+    .map(([key, verdict]): [string, 'pass' | 'fail'] => [boundedTestKey(key), verdict])
     .sort(([, a], [, b]) => (a === b ? 0 : a === 'fail' ? -1 : 1))
     .slice(0, MAX_LEG_TESTS)
   return { tests: Object.fromEntries(kept), dropped: entries.length - kept.length }

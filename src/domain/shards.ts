@@ -89,6 +89,8 @@ export function shardConfigProblem(check: ShardableCheck): string | null {
       `runner ('./split-tests.sh "$LOOP_SHARD" "$LOOP_SHARDS"')`
     )
   }
+  const argvProblem = argvShardProblem(check.name, check.run)
+  if (argvProblem) return argvProblem
   if (check.junit !== undefined && !check.junit.includes(SHARD_PLACEHOLDER)) {
     return (
       `${key}: ${shards} shards, but checks.${check.name}.junit (${JSON.stringify(check.junit)}) has no ` +
@@ -97,6 +99,27 @@ export function shardConfigProblem(check: ShardableCheck): string | null {
     )
   }
   return null
+}
+
+/** The shells whose `-c` script expands `$LOOP_SHARD` when the run is an argument list. */
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh'])
+
+/**
+ * An argument-list `run` is started without a shell: `"$LOOP_SHARD"` in its words stays literal, so every
+ * leg would get the same words. Only `{shard}`/`{shards}` (filled in before the run) work there, or a
+ * shell's own `-c` script.
+ */
+function argvShardProblem(name: string, run: ShardableCheck['run']): string | null {
+  if (typeof run === 'string' || run.some((word) => word.includes(SHARD_PLACEHOLDER))) return null
+  if (!run.some((word) => word.includes('LOOP_SHARD'))) return null
+  const program = run[0]?.slice(run[0].lastIndexOf('/') + 1) ?? ''
+  if (SHELLS.has(program) && run.includes('-c')) return null
+  return (
+    `checks.${name}.run: an argument list (${JSON.stringify(run)}) is run without a shell, so LOOP_SHARD in ` +
+    `it is never expanded and every shard would get the same words; expected ${SHARD_PLACEHOLDER}/` +
+    `${SHARDS_PLACEHOLDER} in its words (["vitest", "run", "--shard=${SHARD_PLACEHOLDER}/${SHARDS_PLACEHOLDER}"]) ` +
+    `or a string run, which a shell runs ('pytest --splits "$LOOP_SHARDS" --group "$LOOP_SHARD"')`
+  )
 }
 
 /** The legs of a check, shard 1 to N (one leg, placeholders filled, for a check that is not sharded). */

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { zipFolder } from '../sandbox/zip.js'
 import { jobsNamed, staircaseConfigWith, startFanOutScenario } from './fan-out-fixtures.js'
 import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE } from './fixtures.js'
 import { savedState } from './state-fixtures.js'
@@ -43,15 +44,16 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
       let forged = ''
       // Stands for the plan's work on a runner without process isolation: it reads the runner's
       // ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL from the controller's /proc/<pid>/environ and uploads
-      // a passing verdict as `loop-verdict-step-1.attempt-1` before the leg runs. The sandbox keeps a
-      // run's artifacts as folders (one per name), so the upload is that folder, made as the plan ends
-      // and before any verify leg starts (this listener runs as the engine records the plan's end).
+      // a passing verdict as `loop-verdict-step-1.attempt-1` to the run's artifact service before the leg
+      // runs, made as the plan ends and before any verify leg starts (this listener runs as the engine
+      // records the plan's end). Decide lists the run's artifacts through the REST API, where it is.
       sandbox.engine.onJobFinished((job: JobRecord) => {
         if (job.name !== 'loop / plan' || job.conclusion !== 'success') return
         const runArtifacts = join(sandbox.root, 'artifacts', String(job.runId))
         const plan = handedPlan(runArtifacts)
         const artifact = 'loop-verdict-step-1'
-        const folder = join(runArtifacts, `${artifact}.attempt-${job.runAttempt}`)
+        const name = `${artifact}.attempt-${job.runAttempt}`
+        const folder = join(sandbox.root, 'forged', name)
         mkdirSync(folder, { recursive: true })
         const verdict = {
           version: 1,
@@ -71,6 +73,16 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
           },
         }
         writeFileSync(join(folder, `${artifact}.json`), JSON.stringify(verdict))
+        const { owner, name: repo } = sandbox.api.model.repo
+        sandbox.results.publishStepArtifact({
+          name,
+          zip: zipFolder(folder),
+          expiresAt: new Date(Date.now() + 24 * 60 * 60 * 1000),
+          repository: `${owner.login}/${repo}`,
+          runId: job.runId,
+          runAttempt: job.runAttempt,
+          ref: job.ref,
+        })
         forged = folder
       })
       await sandbox.dispatch({ 'loop-id': 'forged' })

@@ -4,7 +4,7 @@
 // labelled loop is left unplanned (no agent call), queued by decide, admitted when the first ends and
 // COMPLETE, never two loops holding a slot; two loops dispatched at the same moment under `max-loops: 1`
 // never both run their work (plan works only for a loop that holds its slot). Plan's and verify's tokens
-// stay `contents: read` throughout.
+// only read throughout (`contents: read`; verify's also `actions: read`, for the run's artifacts).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -101,13 +101,15 @@ async function startFanOut(
   )
 }
 
-/** Plan and verify held a token that reads code and nothing else, in every run. */
+/** Plan and verify held a token that reads and nothing else, in every run (verify: code and the run's artifacts). */
 function expectReadOnlyPlanAndVerify(jobs: readonly JobRecord[]): void {
-  const readers = [...jobsNamed(jobs, 'plan'), ...jobsNamed(jobs, 'verify')].filter(
-    (job) => job.conclusion !== 'skipped',
-  )
+  const ran = (job: JobRecord) => job.conclusion !== 'skipped'
+  const readers = [...jobsNamed(jobs, 'plan'), ...jobsNamed(jobs, 'verify')].filter(ran)
   expect(readers.length).toBeGreaterThan(0)
-  for (const job of readers) expect(job.permissions, job.name).toEqual({ contents: 'read' })
+  for (const job of jobsNamed(jobs, 'plan').filter(ran)) expect(job.permissions, job.name).toEqual({ contents: 'read' })
+  for (const job of jobsNamed(jobs, 'verify').filter(ran)) {
+    expect(job.permissions, job.name).toEqual({ contents: 'read', actions: 'read' })
+  }
 }
 
 describe('fan-out with labels, the dashboard and many loops', () => {

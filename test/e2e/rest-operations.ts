@@ -1,7 +1,7 @@
 // Which REST operations the action calls, read from its source, and which e2e files exercise each: every
 // operation the action calls must be served to a job in at least one end-to-end scenario, where the
 // stand-in validates its request and response against GitHub's description.
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { githubDescription } from '../sandbox/openapi.js'
@@ -25,6 +25,8 @@ const ARTIFACT_STORE = [
   'actions/download-artifact',
   'actions/list-artifacts-for-repo',
 ] as const
+/** Fan-out's hand-off: verify and decide take the plan and the verdicts through the REST API. */
+const FAN_OUT_HAND_OFF = ['actions/list-workflow-run-artifacts', 'actions/download-artifact'] as const
 /**
  * A loop that iterates to its pull request: it dispatches each next iteration, reads the stop labels,
  * tells its own login from people's, and keeps its status comment.
@@ -66,14 +68,22 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'rate-limit.test.ts': [DISPATCH, STOP_LABELS, ...STATUS_COMMENT, ...PULL_REQUEST],
   'fan-out-loops.test.ts': [...ITERATING, LEG_JOBS, 'issues/create', 'issues/list-for-repo', PERMISSION],
   'fan-out-budget.test.ts': [LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST, OWN_LOGIN],
-  'fan-out.test.ts': [...ITERATING, LEG_JOBS],
+  'fan-out.test.ts': [...ITERATING, LEG_JOBS, ...FAN_OUT_HAND_OFF],
   'fan-out-legs.test.ts': [...ITERATING, LEG_JOBS],
   'fan-out-caller-group.test.ts': ITERATING,
+  'fan-out-example-dashboard.test.ts': [
+    LEG_JOBS,
+    'issues/create',
+    'issues/list-for-repo',
+    ...PULL_REQUEST,
+    ...FAN_OUT_HAND_OFF,
+  ],
   'fan-out-rerun.test.ts': [DISPATCH, LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST],
   'fan-out-leg-jobs.test.ts': [LEG_JOBS, 'issues/create-comment', 'issues/list-comments'],
   'fan-out-rerun-failed.test.ts': [
     DISPATCH,
     LEG_JOBS,
+    ...FAN_OUT_HAND_OFF,
     'issues/create-comment',
     'issues/list-comments',
     ...PULL_REQUEST,
@@ -99,6 +109,15 @@ const LIBRARY_CALLS: readonly { operationId: string; caller: RegExp; why: string
     operationId: 'actions/download-artifact',
     caller: /\.downloadArtifact\([\s\S]{0,400}?\bfindBy\b/,
     why: "@actions/artifact's downloadArtifact with findBy fetches the zip through REST",
+  },
+]
+
+/** Calls the reusable workflow's steps make with the job's token, and what in the workflow makes them. */
+const WORKFLOW_CALLS: readonly { operationIds: readonly string[]; caller: RegExp; why: string }[] = [
+  {
+    operationIds: ['actions/list-workflow-run-artifacts', 'actions/download-artifact'],
+    caller: /uses: actions\/download-artifact@[^\n]*\n(?:\s+[^\n]*\n){0,6}?\s+github-token:/,
+    why: 'download-artifact with github-token lists the run`s artifacts and fetches each zip through REST',
   },
 ]
 
@@ -138,6 +157,13 @@ export function operationsTheActionCalls(root = ACTION_DIR): Map<string, string[
       add(matched.operation.operationId, where)
     }
     for (const call of LIBRARY_CALLS) if (call.caller.test(text)) add(call.operationId, `${where} (${call.why})`)
+  }
+  // The reusable workflow ships with the action: its steps' calls are the action's too.
+  const workflow = join(root, '.github', 'workflows', 'loop.yml')
+  const text = existsSync(workflow) ? readFileSync(workflow, 'utf8') : ''
+  for (const call of WORKFLOW_CALLS) {
+    if (!call.caller.test(text)) continue
+    for (const operationId of call.operationIds) add(operationId, `.github/workflows/loop.yml (${call.why})`)
   }
   return found
 }

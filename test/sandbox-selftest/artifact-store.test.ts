@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ArtifactStore } from '../sandbox/artifact-store.js'
+import { ArtifactStore, EARLIER_ATTEMPT_ERROR } from '../sandbox/artifact-store.js'
+import { unzipInto, zipFolder } from '../sandbox/zip.js'
 
 const DAY = 24 * 60 * 60 * 1000
 let root = ''
@@ -68,4 +69,45 @@ describe('the run`s artifacts: include-hidden-files', () => {
       )
     },
   )
+})
+
+describe('the run`s artifacts: attempts and the REST side', () => {
+  it('publishes each upload as a zip of its files, with the attempt that made it', () => {
+    const published: { name: string; zip: Buffer; attempt: number }[] = []
+    root = mkdtempSync(join(tmpdir(), 'sandbox-artifacts-'))
+    const workspace = join(root, 'work')
+    mkdirSync(join(workspace, 'plan', 'deep'), { recursive: true })
+    writeFileSync(join(workspace, 'plan', 'plan.json'), '{}\n')
+    writeFileSync(join(workspace, 'plan', 'deep', 'bundle'), 'bytes')
+    const store = new ArtifactStore(join(root, 'artifacts'), Date.now, (name, zip, _expires, attempt) =>
+      published.push({ name, zip, attempt }),
+    )
+    store.upload(workspace, { name: 'loop-plan.attempt-2', path: 'plan' }, 2)
+    expect(published.map((p) => [p.name, p.attempt])).toEqual([['loop-plan.attempt-2', 2]])
+    expect(unzipInto(published[0]!.zip, join(root, 'out'))).toBe(2)
+    expect(readFileSync(join(root, 'out', 'deep', 'bundle'), 'utf8')).toBe('bytes')
+    expect(readFileSync(join(root, 'out', 'plan.json'), 'utf8')).toBe('{}\n')
+  })
+
+  it('serves a job of a later attempt, without a token, none of an earlier attempt`s artifacts (the 404 GitHub gives)', () => {
+    const { store, workspace } = setup()
+    store.upload(workspace, { name: 'loop-plan.attempt-1', path: 'plan' }, 1)
+    expect(store.download(workspace, { name: 'loop-plan.attempt-1', path: 'same' }, 1)).toMatch(/downloaded/)
+    expect(() => store.download(workspace, { name: 'loop-plan.attempt-1', path: 'later' }, 2)).toThrow(
+      EARLIER_ATTEMPT_ERROR,
+    )
+    expect(() => store.download(workspace, { pattern: 'loop-*', path: 'later' }, 2)).toThrow(EARLIER_ATTEMPT_ERROR)
+  })
+
+  it('refuses a zip whose entry would land outside the destination, or whose bytes changed', () => {
+    root = mkdtempSync(join(tmpdir(), 'sandbox-artifacts-'))
+    mkdirSync(join(root, 'in'))
+    writeFileSync(join(root, 'in', 'a.txt'), 'hello')
+    const zip = zipFolder(join(root, 'in'))
+    const renamed = Buffer.from(zip.toString('latin1').replaceAll('a.txt', '../..'), 'latin1')
+    expect(() => unzipInto(renamed, join(root, 'out'))).toThrow(/outside the destination/)
+    const corrupt = Buffer.from(zip)
+    corrupt[35] = corrupt[35]! ^ 0xff // the first byte of a.txt's data
+    expect(() => unzipInto(corrupt, join(root, 'out'))).toThrow(/CRC mismatch/)
+  })
 })

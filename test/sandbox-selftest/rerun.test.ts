@@ -1,5 +1,9 @@
 // "Re-run all jobs" (`engine.rerun`): a new attempt of the same run that keeps the artifacts of the
 // attempts before it, where an upload under a name the run holds fails as upload-artifact v4's does.
+// download-artifact without a token asks the runner's artifact service, which fails an earlier attempt's
+// artifact with `(404) Not Found: workflow run not found` (actions/download-artifact#486); with
+// `github-token` (and the token's `actions: read`) it goes through the REST API, where the run's
+// artifacts of every attempt are listed and downloaded.
 // "Re-run failed jobs" (`engine.rerun(id, 'failed')`): the failed jobs and the jobs after them run anew,
 // the others keep their result and outputs ("Jobs that aren't included keep their outputs from the
 // previous attempt, which the newly run jobs can use", GitHub's docs).
@@ -35,10 +39,37 @@ jobs:
           pattern: by-attempt-*
           path: got
       - run: cat got/*/a.txt | tr '\\n' ' ' >> "$GITHUB_STEP_SUMMARY"
+  take-by-rest:
+    needs: make
+    if: always()
+    runs-on: ubuntu-latest
+    permissions:
+      actions: read
+    steps:
+      - uses: actions/download-artifact@v4
+        with:
+          pattern: by-attempt-*
+          path: got
+          github-token: \${{ github.token }}
+          run-id: \${{ github.run_id }}
+      - uses: actions/download-artifact@v4
+        with:
+          name: by-attempt-1
+          path: one
+          github-token: \${{ github.token }}
+      - run: cat got/*/a.txt one/a.txt | tr '\\n' ' ' >> "$GITHUB_STEP_SUMMARY"
+  take-without-actions-read:
+    needs: make
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/download-artifact@v4
+        with:
+          name: by-attempt-1
+          github-token: \${{ github.token }}
 `
 
 describe('re-running a run', () => {
-  it('runs every job again as attempt 2 of the same run, with the artifacts of attempt 1; a name the run holds is refused (409)', async () => {
+  it('runs every job again as attempt 2 of the same run, with the artifacts of attempt 1 through the REST API alone; a name the run holds is refused (409)', async () => {
     const sandbox = await sandboxes.start('rerun.yml', RERUN)
     const { runId } = await sandbox.dispatch({})
     await sandbox.waitForIdle(30_000)
@@ -47,18 +78,33 @@ describe('re-running a run', () => {
     expect(() => sandbox.engine.rerun(runId)).toThrow(/still in progress/)
     const jobs = await sandbox.waitForIdle(30_000)
     expect(rerun.runAttempt).toBe(2)
-    expect(jobs.map((job) => [job.runId, job.runAttempt, job.name, job.conclusion])).toEqual([
+    const byName = (attempt: number, name: string) =>
+      jobs.find((job) => job.runAttempt === attempt && job.name === name)
+    expect(jobs.map((job) => [job.runId, job.runAttempt, job.name, job.conclusion]).sort()).toEqual([
       [runId, 1, 'make', 'success'],
       [runId, 1, 'take', 'success'],
+      [runId, 1, 'take-by-rest', 'success'],
+      [runId, 1, 'take-without-actions-read', 'failure'],
       [runId, 2, 'make', 'failure'],
-      [runId, 2, 'take', 'success'],
+      [runId, 2, 'take', 'failure'],
+      [runId, 2, 'take-by-rest', 'success'],
+      [runId, 2, 'take-without-actions-read', 'skipped'],
     ])
-    const [, firstTake, secondMake, secondTake] = jobs
-    expect(firstTake?.summary.trim()).toBe('attempt 1')
-    expect(secondTake?.summary.trim()).toBe('attempt 1 attempt 2')
+    expect(byName(1, 'take')?.summary.trim()).toBe('attempt 1')
+    expect(byName(1, 'take-by-rest')?.summary.trim()).toBe('attempt 1 attempt 1')
+    // Attempt 2 without a token: the runner's artifact service lists attempt 1's artifact but will not serve it.
+    expect(byName(2, 'take')?.stderr).toContain('(404) Not Found: workflow run not found')
+    // Through the REST API the run's artifacts of both attempts are there.
+    expect(byName(2, 'take-by-rest')?.summary.trim()).toBe('attempt 1 attempt 2 attempt 1')
+    expect(byName(1, 'take-without-actions-read')?.stderr).toContain('Resource not accessible by integration')
+    const secondMake = byName(2, 'make')
     expect(`${secondMake?.stdout}${secondMake?.stderr}${secondMake?.reason ?? ''}`).toMatch(
       /\(409\) Conflict: an artifact with this name already exists on the workflow run \('same-name'\)/,
     )
+    const served = sandbox.api.exchanges
+      .filter((e) => e.status < 400 && e.tokenKind === 'installation')
+      .map((e) => e.operationId)
+    expect(new Set(served)).toEqual(new Set(['actions/list-workflow-run-artifacts', 'actions/download-artifact']))
     expect(() => sandbox.engine.rerun(runId + 1000)).toThrow(/no run/)
     expect(sandbox.engine.problems).toEqual([])
     expect(sandbox.api.violations).toEqual([])

@@ -1,18 +1,39 @@
 // actions/upload-artifact and actions/download-artifact between the jobs of one run, kept in a folder
-// of the run (not in the results service: these artifacts are not listed by the REST API, and the
-// action under test keeps using the results service through @actions/artifact). Paths are files or
+// of the run; each upload is also zipped and published to the results service (`publish`), so the REST
+// API lists it with the run's artifacts and a download with a `github-token` takes it from there
+// (artifact-rest-download.ts). Without a token, download-artifact asks the runner's artifact service,
+// which answers for the job's own attempt: an artifact an earlier attempt uploaded is listed, but its
+// download fails with GitHub's `(404) Not Found: workflow run not found` (actions/download-artifact#486:
+// what "Re-run failed jobs" meets on GitHub). Paths are files or
 // folders relative to the workspace, one per line; wildcards and `!` exclusions are refused. Hidden
 // files and folders (a name starting with `.`) are left out unless `include-hidden-files: true`, as
 // upload-artifact does since v4.4.0.
 // `retention-days` as upload-artifact takes it: a whole number, 0 or empty for the repository's setting
 // (90 days, GitHub's default), more than that reduced to it with GitHub's warning; an artifact past its
 // retention is not found.
-import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
+import { globToRegExp } from './artifact-rest-download.js'
+import { zipFolder } from './zip.js'
 
 /** The `with:` keys of the two actions the engine honours. */
 export const UPLOAD_INPUTS = new Set(['name', 'path', 'if-no-files-found', 'retention-days', 'include-hidden-files'])
-export const DOWNLOAD_INPUTS = new Set(['name', 'path', 'pattern', 'merge-multiple'])
+export const DOWNLOAD_INPUTS = new Set([
+  'name',
+  'path',
+  'pattern',
+  'merge-multiple',
+  'github-token',
+  'repository',
+  'run-id',
+])
+
+/** Publishes an uploaded artifact's zip where the REST API lists it (the results service). */
+export type PublishArtifact = (name: string, zip: Buffer, expiresAt: Date, attempt: number) => void
+
+/** The runner artifact service's answer for an artifact of an earlier attempt (actions/download-artifact#486). */
+export const EARLIER_ATTEMPT_ERROR =
+  'Failed to GetSignedArtifactURL: Received non-retryable error: Failed request: (404) Not Found: workflow run not found'
 
 /** The repository's artifact retention setting: GitHub's default, 90 days. */
 export const REPOSITORY_RETENTION_DAYS = 90
@@ -21,14 +42,17 @@ const DAY_MS = 24 * 60 * 60 * 1000
 export class ArtifactStore {
   /** When each artifact of the run expires (ms since the epoch), by name. */
   private readonly expiries = new Map<string, number>()
+  /** The run attempt that uploaded each artifact, by name. */
+  private readonly attempts = new Map<string, number>()
 
   constructor(
     private readonly dir: string,
     private readonly now: () => number = Date.now,
+    private readonly publish?: PublishArtifact,
   ) {}
 
   /** Uploads `paths` (relative to the workspace) as `name`; says what it did, throws what GitHub refuses. */
-  upload(workspace: string, withInputs: Record<string, string>): string {
+  upload(workspace: string, withInputs: Record<string, string>, attempt = 1): string {
     const name = withInputs.name || 'artifact'
     const retention = retentionOf(withInputs['retention-days'])
     const target = join(this.dir, name)
@@ -64,12 +88,24 @@ export class ArtifactStore {
       const root = commonFolder(found)
       for (const path of found) cpSync(path, join(target, relative(root, path) || basename(path)), options)
     }
-    this.expiries.set(name, this.now() + retention.days * DAY_MS)
+    const expiresAt = this.now() + retention.days * DAY_MS
+    this.expiries.set(name, expiresAt)
+    this.attempts.set(name, attempt)
+    try {
+      this.publish?.(name, zipFolder(target), new Date(expiresAt), attempt)
+    } catch (error) {
+      // The results service refused it (a name the run holds there): no artifact of that name is made.
+      rmSync(target, { recursive: true, force: true })
+      throw error
+    }
     return `${retention.warning}Artifact ${name} has been uploaded (${found.length} path(s)), kept ${retention.days} day(s)`
   }
 
-  /** Downloads one artifact by name, or every one (matching `pattern`), into `path` of the workspace. */
-  download(workspace: string, withInputs: Record<string, string>): string {
+  /**
+   * Downloads one artifact by name, or every one (matching `pattern`), into `path` of the workspace, as
+   * the runner's artifact service serves a job of `attempt` (download-artifact without a `github-token`).
+   */
+  download(workspace: string, withInputs: Record<string, string>, attempt = 1): string {
     const destination = withInputs.path ? resolve(workspace, withInputs.path) : workspace
     if (!isAbsolute(destination)) throw new Error(`bad path '${withInputs.path}'`)
     const all = (existsSync(this.dir) ? readdirSync(this.dir).sort() : []).filter(
@@ -77,16 +113,22 @@ export class ArtifactStore {
     )
     if (withInputs.name) {
       if (!all.includes(withInputs.name)) throw new Error(`Artifact not found for name: ${withInputs.name}`)
+      this.refuseEarlierAttempt(withInputs.name, attempt)
       cpSync(join(this.dir, withInputs.name), destination, { recursive: true })
       return `Artifact ${withInputs.name} downloaded to ${destination}`
     }
     const pattern = withInputs.pattern ? globToRegExp(withInputs.pattern) : /.*/
     const chosen = all.filter((name) => pattern.test(name))
     const merge = withInputs['merge-multiple'] === 'true'
+    for (const name of chosen) this.refuseEarlierAttempt(name, attempt)
     for (const name of chosen) {
       cpSync(join(this.dir, name), merge ? destination : join(destination, name), { recursive: true })
     }
     return `${chosen.length} artifact(s) downloaded to ${destination}`
+  }
+
+  private refuseEarlierAttempt(name: string, attempt: number): void {
+    if ((this.attempts.get(name) ?? attempt) < attempt) throw new Error(EARLIER_ATTEMPT_ERROR)
   }
 }
 
@@ -123,13 +165,4 @@ function commonFolder(paths: string[]): string {
   let length = 0
   while (length < first.length && parts.every((p) => p[length] === first[length])) length++
   return first.slice(0, length).join('/') || '/'
-}
-
-/** download-artifact's `pattern`: `*` and `?` wildcards. */
-function globToRegExp(glob: string): RegExp {
-  const escaped = glob
-    .replace(/[.+^${}()|\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.')
-  return new RegExp(`^${escaped}$`)
 }

@@ -11,7 +11,7 @@ import { refNameOf } from './checkout.js'
 import { type ExpressionContext, evaluateIf, interpolate, type StatusContext } from './expressions.js'
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import type { RestApi, TokenGrant } from './rest-api.js'
-import type { JobIdentity } from './results-server.js'
+import type { JobIdentity, StepArtifactUpload } from './results-server.js'
 import { NODE_OPTIONS_REFUSED, parseFileCommands, parseWorkflowCommands } from './runner-files.js'
 import { type ActionMetadata, killTree, runNode, runStep, type StepIo } from './steps.js'
 import { type JobSpec, type Permissions, usesActionUnderTest } from './workflow-file.js'
@@ -21,6 +21,8 @@ export interface ResultsService {
   /** Origin of the service; `ACTIONS_RESULTS_URL` is this plus `/`. */
   url: string
   issueRuntimeToken?(job: JobIdentity): string
+  /** Lists an upload-artifact step's zip with the run's artifacts in the REST API. */
+  publishStepArtifact?(upload: StepArtifactUpload): number
 }
 
 /** The git remote jobs check out from and push to. */
@@ -34,7 +36,6 @@ export interface GitRemote {
 /** `INPUT_<NAME>` as the runner spells it: upper case, spaces to underscores, dashes kept. */
 export const inputVariable = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
 
-/** GitHub's permissive default for a GITHUB_TOKEN when no `permissions:` is given. */
 /** The runner's file-command files of a step, by the prefix of their names in `_runner_file_commands`. */
 const RUNNER_FILE_PREFIXES = {
   output: 'set_output',
@@ -44,6 +45,7 @@ const RUNNER_FILE_PREFIXES = {
   summary: 'step_summary',
 } as const
 
+/** GitHub's permissive default for a GITHUB_TOKEN when no `permissions:` is given. */
 export const DEFAULT_PERMISSIONS: Permissions = {
   actions: 'write',
   checks: 'write',

@@ -53,6 +53,13 @@ export interface JobIdentity {
   baseRef?: string
 }
 
+/** What `publishStepArtifact` takes: the zip of an upload-artifact step and where it was made. */
+export interface StepArtifactUpload extends JobIdentity {
+  name: string
+  zip: Buffer
+  expiresAt: Date
+}
+
 export interface RequestLogEntry {
   method: string
   path: string
@@ -174,6 +181,48 @@ export class ResultsServer {
       GITHUB_RUN_ATTEMPT: String(job.runAttempt ?? 1),
       GITHUB_REF: job.ref,
     }
+  }
+
+  /**
+   * An upload-artifact step's artifact, zipped by the engine: finalized at once and listed by the REST
+   * API with the run's other artifacts, as GitHub lists every artifact of a run there; its id.
+   */
+  publishStepArtifact(upload: StepArtifactUpload): number {
+    // One artifact service: a name the run holds (an upload-artifact step's, or @actions/artifact's) is refused.
+    const runBackendId = this.runBackendId(upload)
+    if (this.artifacts.some((a) => a.runBackendId === runBackendId && !a.expired && a.name === upload.name)) {
+      throw new Error(
+        `Failed to CreateArtifact: Received non-retryable error: Failed request: (409) Conflict: an artifact with this name already exists on the workflow run ('${upload.name}')`,
+      )
+    }
+    const blob = `actions-results/${randomBytes(8).toString('hex')}/${upload.name}.zip`
+    const etag = `"${randomBytes(8).toString('hex')}"`
+    this.blobs.set(blob, {
+      data: upload.zip,
+      contentType: 'application/zip',
+      blocks: new Map(),
+      committed: true,
+      etag,
+      lastModified: new Date(),
+    })
+    const id = this.store.newArtifactId()
+    this.artifacts.push({
+      id,
+      name: upload.name,
+      repository: upload.repository,
+      runId: upload.runId,
+      runBackendId,
+      jobBackendId: this.jobBackendId(upload),
+      ref: upload.ref,
+      blob,
+      size: upload.zip.length,
+      digest: `sha256:${createHash('sha256').update(upload.zip).digest('hex')}`,
+      createdAt: new Date(),
+      expiresAt: upload.expiresAt,
+      expired: false,
+      finalized: true,
+    })
+    return id
   }
 
   /** Removes finalized cache entries whose key starts with `keyPrefix` (all when omitted); returns how many. */

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parse } from 'yaml'
+import { downloadThroughRest } from './artifact-rest-download.js'
 import { type ArtifactStore, DOWNLOAD_INPUTS, UPLOAD_INPUTS } from './artifact-store.js'
 import { CHECKOUT_INPUTS, type CheckoutRequest, checkout } from './checkout.js'
 import { type StepSpec, usesActionUnderTest } from './workflow-file.js'
@@ -165,12 +166,22 @@ export async function runStep(step: StepSpec, io: StepIo): Promise<StepRun> {
     if (name === 'actions/upload-artifact') {
       const unknown = unknownInputs(io, UPLOAD_INPUTS)
       if (unknown) return { ...done('', 1), refused: `${uses} with ${unknown}` }
-      return done(`${io.artifacts.upload(io.workspace, io.with)}\n`)
+      return done(`${io.artifacts.upload(io.workspace, io.with, attemptOf(io))}\n`)
     }
     if (name === 'actions/download-artifact') {
       const unknown = unknownInputs(io, DOWNLOAD_INPUTS)
       if (unknown) return { ...done('', 1), refused: `${uses} with ${unknown}` }
-      return done(`${io.artifacts.download(io.workspace, io.with)}\n`)
+      if (io.with['github-token']) {
+        const request = {
+          workspace: io.workspace,
+          apiUrl: io.env.GITHUB_API_URL ?? '',
+          repository: io.env.GITHUB_REPOSITORY ?? '',
+          runId: io.env.GITHUB_RUN_ID ?? '',
+          with: io.with,
+        }
+        return done(`${await downloadThroughRest(request)}\n`)
+      }
+      return done(`${io.artifacts.download(io.workspace, io.with, attemptOf(io))}\n`)
     }
   } catch (error) {
     return done('', 1, `${uses}: ${(error as Error).message}\n`)
@@ -178,6 +189,8 @@ export async function runStep(step: StepSpec, io: StepIo): Promise<StepRun> {
   if (usesActionUnderTest(uses)) return runNode(join(io.actionDir, io.action.main), io)
   return { ...done('', 1), refused: `uses: ${uses}` }
 }
+
+const attemptOf = (io: StepIo) => Number(io.env.GITHUB_RUN_ATTEMPT ?? 1)
 
 /** The runner runs `node <main>` (or `<post>`) with the workspace as the working directory. */
 export function runNode(script: string, io: Pick<StepIo, 'workspace' | 'env' | 'deadline' | 'track'>) {

@@ -329,6 +329,20 @@ export class WorkflowEngine implements GraphHost {
     return { apiUrl: this.options.api.url, serverUrl: this.serverUrl() }
   }
 
+  /** A run's artifacts: a folder of the run, each upload also published to the results service's REST list. */
+  private artifactStoreOf(runId: number, ref: string): ArtifactStore {
+    const results = this.options.results
+    const repository = `${this.model.repo.owner.login}/${this.model.repo.name}`
+    return new ArtifactStore(
+      join(this.options.root, 'artifacts', String(runId)),
+      Date.now,
+      results?.publishStepArtifact
+        ? (name, zip, expiresAt, runAttempt) =>
+            results.publishStepArtifact?.({ name, zip, expiresAt, repository, runId, runAttempt, ref })
+        : undefined,
+    )
+  }
+
   private serverUrl(): string {
     return this.options.serverUrl ?? 'https://github.com'
   }
@@ -373,7 +387,7 @@ export class WorkflowEngine implements GraphHost {
       payload,
       records: [],
       cancelled: false,
-      artifacts: previous?.artifacts ?? new ArtifactStore(join(this.options.root, 'artifacts', String(runId))),
+      artifacts: previous?.artifacts ?? this.artifactStoreOf(runId, ref),
     }
     this.runs.set(runId, run)
     this.workflows.startRun(runId, spec)

@@ -23,17 +23,20 @@ const junit = (name: string, passes: boolean) =>
 async function iteration(
   config: Partial<LoopConfigInput>,
   check: (command: string, planDir: string, files: Map<string, string>) => Script,
-  /** Files the in-memory workspace holds before the iteration (JUnit reports of the baseline), by path in the repository. */
+  /** The JUnit reports the checks write before the work (the baseline's), by path in the repository. */
   before: Record<string, string> = {},
 ) {
   const dir = join(root, `scene-${++counter}`)
   const { planDir, decideDir } = planAndDecideRepos(dir)
   const loop = fakeLoop(config, (command) => {
     if (command === 'agent') writeFileSync(join(planDir, 'progress.txt'), '1\n')
-    if (command === 'agent' || !existsSync(join(planDir, 'progress.txt'))) return { exitCode: 0 }
+    if (command === 'agent') return { exitCode: 0 }
+    if (!existsSync(join(planDir, 'progress.txt'))) {
+      for (const [path, text] of Object.entries(before)) loop.files.set(join(planDir, path), text)
+      return { exitCode: 0 }
+    }
     return check(command, planDir, loop.files)
   })
-  for (const [path, text] of Object.entries(before)) loop.files.set(join(planDir, path), text)
   const input = { ...loop.input, cwd: planDir, commit: true }
   const bundle = join(dir, 'candidate.bundle')
   const { plan } = await planIteration(

@@ -40,11 +40,13 @@ function planOf(legs: PlanFile['legs']): PlanFile & { iteration: number; candida
 
 describe('a verify leg of a sharded check', () => {
   it('runs its shard alone (its command, LOOP_SHARD) and hands on that shard’s JUnit verdicts only', async () => {
-    const loop = fakeLoop(SHARDED, (command) =>
-      command === 'test 2/3' ? { exitCode: 1, output: 'AssertionError: b broke\n' } : { exitCode: 0 },
-    )
+    const loop = fakeLoop(SHARDED, (command) => {
+      if (command !== 'test 2/3') return { exitCode: 0 }
+      loop.files.set('/repo/reports/j-2.xml', junit({ b: false, c: true }))
+      return { exitCode: 1, output: 'AssertionError: b broke\n' }
+    })
+    // Reports of other checks and shards lying in the candidate: not this leg's.
     loop.files.set('/repo/reports/j-1.xml', junit({ a: true }))
-    loop.files.set('/repo/reports/j-2.xml', junit({ b: false, c: true }))
     loop.files.set('/repo/reports/lint.xml', junit({ l: false }))
     const legs = legsOf(loop.input.config)
     const verdict = await verifyLeg(loop.input, loop.deps, planOf(legs), legs[2]!)

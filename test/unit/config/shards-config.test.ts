@@ -51,6 +51,14 @@ describe('a sharded check in the loop config', () => {
       ],
     },
     {
+      name: 'LOOP_SHARD in an argument list, which no shell expands',
+      lines: ['shards: 2', 'run: [pytest, --group, "$LOOP_SHARD"]'],
+      want: [
+        /checks\.unit\.run: an argument list \(\["pytest","--group","\$LOOP_SHARD"\]\) is run without a shell/,
+        /expected \{shard\}\/\{shards\} in its words .* or a string run/,
+      ],
+    },
+    {
       name: 'a JUnit path every shard would write',
       lines: ['shards: 2', 'run: vitest run --shard={shard}/{shards}', 'junit: reports/junit.xml'],
       want: [

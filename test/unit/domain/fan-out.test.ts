@@ -18,6 +18,7 @@ import {
   verdictFileSchema,
 } from '../../../src/domain/fan-out.js'
 import { MAX_JOB_WALL_MS } from '../../../src/domain/fan-out-time.js'
+import { testKey } from '../../../src/domain/test-ids.js'
 
 const checksNamed = (...names: string[]) =>
   ({ checks: names.map((name) => ({ name })) }) as Parameters<typeof legsOf>[0]
@@ -330,10 +331,10 @@ describe('boundedTests', () => {
   it.each([
     { title: 'a small set as it is', tests: { 't:a': 'pass', 't:b': 'fail' } as const, kept: 2, dropped: 0 },
     {
-      title: 'a test id too long dropped',
+      title: 'a test id too long kept, under its bounded key',
       tests: { [`t:${'x'.repeat(MAX_TEST_ID_CHARS)}`]: 'fail', 't:b': 'pass' } as const,
-      kept: 1,
-      dropped: 1,
+      kept: 2,
+      dropped: 0,
     },
     { title: 'too many: the limit kept', tests: manyTests(MAX_LEG_TESTS + 50), kept: MAX_LEG_TESTS, dropped: 50 },
   ])('$title', ({ tests, kept, dropped }) => {
@@ -343,6 +344,13 @@ describe('boundedTests', () => {
     expect(
       parseHandOff(verdictFileSchema, JSON.stringify({ ...verdict, tests: bounded.tests }), 'verdict').tests,
     ).toEqual(bounded.tests)
+  })
+
+  it('keys a long test id as the baseline keys it (junitResults: testKey), so its regression is seen', () => {
+    const id = `renders ${'case '.repeat(60)}`
+    const bounded = boundedTests({ [`unit:${id}`]: 'fail' })
+    expect(bounded.tests).toEqual({ [testKey('unit', id)]: 'fail' })
+    expect(Object.keys(bounded.tests)[0]).toHaveLength(MAX_TEST_ID_CHARS)
   })
 
   it('keeps every failing test before any passing one', () => {

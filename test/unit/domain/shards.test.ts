@@ -125,6 +125,14 @@ describe('the config rule for a sharded check', () => {
       want: /run \("npm test"\) names neither \{shard\} nor LOOP_SHARD/,
     },
     {
+      check: { name: 'py', run: ['pytest', '--group', '$LOOP_SHARD'], shards: 2 },
+      want: /^checks\.py\.run: an argument list \(\["pytest","--group","\$LOOP_SHARD"\]\) is run without a shell, so LOOP_SHARD in it is never expanded.*expected \{shard\}\/\{shards\} in its words.*or a string run/,
+    },
+    { check: { name: 'py', run: ['sh', '-c', 'pytest --group "$LOOP_SHARD"'], shards: 2 }, want: null },
+    { check: { name: 'py', run: ['/bin/bash', '-c', 'pytest --group "$LOOP_SHARD"'], shards: 2 }, want: null },
+    { check: { name: 'py', run: ['pytest', '--group={shard}', '# $LOOP_SHARD'], shards: 2 }, want: null },
+    { check: { name: 'py', run: ['pytest', '--group', '$LOOP_SHARD'], shards: 1 }, want: null },
+    {
       check: { name: 'e2e', run: 'x {shard}', shards: 2, junit: 'junit.xml' },
       want: /^checks\.e2e\.shards: .*checks\.e2e\.junit \("junit\.xml"\) has no \{shard\}/,
     },
