@@ -16,7 +16,7 @@ import type { Clock } from '../ports/clock.js'
 import type { DashboardIssues } from '../ports/dashboard.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
-import type { LoopLister, Store } from '../ports/store.js'
+import type { LoopReader, Store } from '../ports/store.js'
 import type { ActionIO } from './actions-io.js'
 import { redispatch } from './dispatch.js'
 import { authorizePerson } from './people-commands.js'
@@ -47,8 +47,8 @@ function repositoryUrl(run: Pick<RunContext, 'serverUrl' | 'repository'>): strin
   return `${run.serverUrl}/${run.repository}`
 }
 
-function isLister(store: Store): store is Store & LoopLister {
-  return typeof (store as Partial<LoopLister>).listLoops === 'function'
+function isLister(store: Store): store is Store & LoopReader {
+  return typeof (store as Partial<LoopReader>).readLoops === 'function'
 }
 
 /** Rewrites the dashboard from the loops' states; never fails the job. */

@@ -22,31 +22,27 @@ import type { ListedLoop, QueueView } from '../domain/report/loops-table.js'
 import type { LoopState } from '../domain/state.js'
 import type { DashboardIssue, DashboardIssues } from '../ports/dashboard.js'
 import type { Logger } from '../ports/logger.js'
-import type { LoopLister, Store } from '../ports/store.js'
+import type { LoopReader } from '../ports/store.js'
 import type { PeopleCommand } from './people-commands.js'
 
 /** Writes after the first when the states moved meanwhile. */
 const MAX_REWRITES = 2
 
 export interface DashboardDeps {
-  store: Pick<Store, 'load'> & LoopLister
+  store: LoopReader
   issues: DashboardIssues
   logger: Pick<Logger, 'info' | 'warning'>
   /** The slots record (`max-loops`, `depends-on`), read with each listing; absent where there is none. */
   queue?: () => Promise<QueueView | null>
 }
 
-/** Every loop the store holds, with its state; a state that cannot be read is named, not fatal. */
-export async function listLoops(store: Pick<Store, 'load'> & LoopLister): Promise<ListedLoop[]> {
-  const loops: ListedLoop[] = []
-  for (const loopId of await store.listLoops()) {
-    try {
-      loops.push({ loopId, state: (await store.load(loopId))?.state ?? null })
-    } catch (error) {
-      loops.push({ loopId, state: null, problem: (error as Error).message.split('\n')[0] ?? '' })
-    }
-  }
-  return loops
+/**
+ * Every loop the store holds, with its state; a state that cannot be read (or one quarantined) is a row
+ * with its problem. Read only: a job never moves another loop's state aside, so the row stays listed
+ * until a person resets that loop.
+ */
+export async function listLoops(store: LoopReader): Promise<ListedLoop[]> {
+  return store.readLoops()
 }
 
 /** The dashboard issue: the one the controller opened, or a new one (pinned); duplicates closed. */

@@ -7,8 +7,7 @@
  * `loop-state`), read without writing anything, with each queued loop's place in line as the dashboard
  * says it and, where the remote's URL names a GitHub repository, each last run's web address.
  */
-import { readdir } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { relative } from 'node:path'
 import { RemoteFetchError, UnknownRemoteError } from '../adapters/stores/remote-branch.js'
 import { type BranchListing, readStateBranch } from '../adapters/stores/state-branch-reader.js'
 import { repositoryWebUrl } from '../domain/remote-url.js'
@@ -19,33 +18,14 @@ import type { LoopPlace } from './loop-place.js'
 import { parseMaxLoops, type Values, validStateBranch } from './options.js'
 import { statusJson } from './render.js'
 
-/** The ids of the loops kept in `stateDir` (a folder holding `loop-state.json`), sorted. */
-async function loopIds(stateDir: string): Promise<string[]> {
-  const entries = await readdir(stateDir, { withFileTypes: true }).catch(() => [])
-  const ids: string[] = []
-  for (const entry of entries) {
-    if (!entry.isDirectory()) continue
-    const files = await readdir(join(stateDir, entry.name)).catch(() => [] as string[])
-    if (files.includes('loop-state.json')) ids.push(entry.name)
-  }
-  return ids.sort()
-}
-
 /** Prints every loop; exit 0 (a listing, not one loop's state). A state that cannot be read is named. */
 export async function showAllLoops(place: LoopPlace, values: Values, io: CliIo): Promise<number> {
   if (values['state-branch'] !== undefined && values.remote === undefined) {
     throw new UsageError(`--state-branch names the branch of a remote: give --remote too (e.g. --remote origin).`)
   }
   if (values.remote !== undefined) return showBranchLoops(place, values, io)
-  const ids = await loopIds(place.stateDir)
-  const rows: ListedLoop[] = []
-  for (const loopId of ids) {
-    try {
-      rows.push({ loopId, state: (await place.store.load(loopId))?.state ?? null })
-    } catch (error) {
-      rows.push({ loopId, state: null, problem: (error as Error).message.split('\n')[0] ?? '' })
-    }
-  }
+  // Read only: a listing never moves a bad state aside, so it is listed again the next time.
+  const rows = await place.store.readLoops()
   if (rows.length === 0 && !values.json) {
     io.stdout(`No loops yet in ${relative(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.\n`)
     return EXIT.complete

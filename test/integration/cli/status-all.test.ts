@@ -1,5 +1,5 @@
 // `status --all`: every loop in the state directory on one line each, and as JSON.
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cli, tempRepo } from './helpers.js'
@@ -46,6 +46,22 @@ describe('status --all', () => {
     expect((await cli(repo, 'status', '--all')).stdout.split('\n')[1]).toMatch(
       /^green\s.*\s#12\s+-\s+https:\/\/github\.com\/acme\/demo\/actions\/runs\/77\s+-$/,
     )
+  }, 120_000)
+
+  it('lists a loop whose state cannot be read on every run: nothing is moved aside by a listing', async () => {
+    const repo = tempRepo({ files: { '.github/loop.yml': config(true) } })
+    expect((await cli(repo, 'run', '--loop-id', 'green', '--no-commit')).code).toBe(0)
+    const broken = join(repo, '.loop', 'broken', 'loop-state.json')
+    mkdirSync(join(repo, '.loop', 'broken'))
+    writeFileSync(broken, '{ not json')
+    const first = await cli(repo, 'status', '--all')
+    const second = await cli(repo, 'status', '--all')
+    expect(second).toEqual(first)
+    expect(first.stdout.split('\n')[1]).toMatch(
+      /^broken\s+-\s+unreadable\s+-\s+-\s+not a valid loop state: it is not JSON/,
+    )
+    expect(readFileSync(broken, 'utf8')).toBe('{ not json')
+    expect(readdirSync(join(repo, '.loop', 'broken'))).toEqual(['loop-state.json'])
   }, 120_000)
 
   it('says so when there is no loop yet', async () => {

@@ -2,14 +2,19 @@
 // which validates every request and response against GitHub's description and schema: found by its
 // label among the controller's own issues, opened and pinned once, rewritten only when it changed,
 // a duplicate from a race unpinned and closed, and a tick read, authorized and said.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OctokitDashboardIssues } from '../../../src/adapters/dashboard-issue.js'
 import { createOctokit } from '../../../src/adapters/github-client.js'
+import { GitStore } from '../../../src/adapters/stores/git-store.js'
 import { applyDashboardTicks, refreshDashboard } from '../../../src/app/dashboard.js'
 import type { PeopleCommand } from '../../../src/app/people-commands.js'
 import { DASHBOARD_LABEL } from '../../../src/domain/report/dashboard.js'
 import type { LoopState } from '../../../src/domain/state.js'
-import type { Loaded, LoopLister, Store } from '../../../src/ports/store.js'
+import type { Loaded, LoopReader, Store } from '../../../src/ports/store.js'
 import { loopState } from '../../golden/dashboard-loops.js'
 import type { IssueModel } from '../../sandbox/github-objects.js'
 import { type RestApi, startRestApi } from '../../sandbox/rest-api.js'
@@ -39,14 +44,14 @@ function issuesAs(token: string): OctokitDashboardIssues {
   return new OctokitDashboardIssues(octokit, 'acme', 'demo')
 }
 
-/** The loops a store holds (load and list are all the dashboard asks of it). */
-function storeOf(states: Map<string, LoopState>): Pick<Store, 'load'> & LoopLister {
+/** The loops a store holds (a read-only listing is all the dashboard asks of it; load for the ticks' commands). */
+function storeOf(states: Map<string, LoopState>): Pick<Store, 'load'> & LoopReader {
   return {
     load: async (loopId): Promise<Loaded | null> => {
       const state = states.get(loopId)
       return state ? { state, version: state.updatedAt } : null
     },
-    listLoops: async () => [...states.keys()],
+    readLoops: async () => [...states.entries()].map(([loopId, state]) => ({ loopId, state })),
   }
 }
 
@@ -126,10 +131,10 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     let lists = 0
     const moving = {
       ...store,
-      listLoops: async () => {
+      readLoops: async () => {
         // Another job saves loop a between this job's first read and its read after writing.
         if (++lists === 2) states.set('a', loopState('a', { iteration: 2, updatedAt: 'later' }))
-        return store.listLoops()
+        return store.readLoops()
       },
     }
     const { writes } = await refreshDashboard(
@@ -343,5 +348,42 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     expect(body).toContain('- alice ticked abort `busy`: done')
     expect(body).not.toMatch(/- \[[xX]\]/)
     expect(body).toContain('- [ ] <!-- loop-dashboard:abort:stuck --> Abort `stuck` (running)')
+  })
+})
+
+describe('a damaged loop on the git store`s branch', () => {
+  it('stays on the dashboard through two rewrites, and no job moves it aside', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'dashboard-damaged-'))
+    const bare = join(base, 'remote.git')
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' })
+    git(base, 'init', '--bare', '--quiet', bare)
+    const identity = { name: 'loop-controller', email: 'loop-controller@example.invalid' }
+    const store = new GitStore({ repoDir: base, remote: bare, identity, workDir: join(base, 'job') })
+    await store.save('fine', loopState('fine', { iteration: 1 }), null)
+    // Another tool (or a bad hand edit) commits a state that is not JSON for loop `broken`.
+    const clone = join(base, 'clone')
+    git(base, 'clone', '--quiet', '--branch', 'loop-state', bare, clone)
+    mkdirSync(join(clone, 'broken'))
+    writeFileSync(join(clone, 'broken', 'loop-state.json'), '{ not json')
+    git(clone, 'add', '-A')
+    git(clone, '-c', 'user.name=x', '-c', 'user.email=x@example.invalid', 'commit', '--quiet', '-m', 'hand edit')
+    git(clone, 'push', '--quiet', 'origin', 'HEAD:loop-state')
+    const tip = () => git(base, '--git-dir', bare, 'rev-parse', 'loop-state').trim()
+    const issues = issuesAs('job')
+    const rowOfBroken = /^\| `broken` \| - \| \*\*unreadable\*\* \| .*is not JSON.* \|$/m
+
+    await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, { store, issues, logger })
+    expect(dashboardsIn()[0]?.body).toMatch(rowOfBroken)
+    // The next loop job saves its own loop and rewrites the dashboard: `broken` is still listed.
+    const version = (await store.load('fine'))?.version ?? null
+    await store.save('fine', loopState('fine', { iteration: 2, updatedAt: 'later' }), version)
+    const saved = tip()
+    const { writes } = await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, { store, issues, logger })
+    expect(writes).toBe(1)
+    expect(dashboardsIn()[0]?.body).toMatch(rowOfBroken)
+    expect(dashboardsIn()[0]?.body).toContain('| 2 of 10 |')
+    expect(tip()).toBe(saved)
+    expect(git(base, '--git-dir', bare, 'show', 'loop-state:broken/loop-state.json')).toBe('{ not json')
+    rmSync(base, { recursive: true, force: true })
   })
 })
