@@ -2,7 +2,7 @@
  * The dashboard issue with Octokit: listed by its label (`GET /repos/{o}/{r}/issues?labels=`, which
  * also lists pull requests: they are left out) and kept only when the controller opened it and its body
  * opens with the dashboard's marker, created with the label, pinned with GraphQL `pinIssue` (REST has
- * no pinning), rewritten with `PATCH`, and a duplicate unpinned and closed as one.
+ * no pinning), read again with `GET` before each rewrite, rewritten with `PATCH`, and a duplicate unpinned and closed as one.
  */
 import { isOwnComment } from '../domain/comment-author.js'
 import { DASHBOARD_LABEL, isDashboardBody } from '../domain/report/dashboard.js'
@@ -120,6 +120,13 @@ export class OctokitDashboardIssues implements DashboardIssues {
     await this.attempt(`rewrite issue #${number}`, () =>
       this.octokit.rest.issues.update({ owner: this.owner, repo: this.repo, issue_number: number, body }),
     )
+  }
+
+  async get(number: number): Promise<DashboardIssue> {
+    const response = await this.attempt(`read issue #${number}`, () =>
+      this.octokit.rest.issues.get({ owner: this.owner, repo: this.repo, issue_number: number }),
+    )
+    return toIssue(response.data as RawIssue)
   }
 
   async closeDuplicate(duplicate: DashboardIssue, kept: number): Promise<void> {

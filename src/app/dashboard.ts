@@ -9,10 +9,11 @@
 import { type DashboardTick, readTicks } from '../domain/dashboard-ticks.js'
 import {
   actionWords,
-  DASHBOARD_MARKER,
   DASHBOARD_TITLE,
   type DashboardAction,
   dashboardBoxes,
+  isDashboardBody,
+  MAX_NOTES,
   noLongerOffered,
   notesOf,
   noteText,
@@ -99,36 +100,48 @@ function fingerprint({ loops, queue }: Listing): string {
  * Rewrites the dashboard from the states (creating it when there is none), keeping the notes already
  * under the table and adding `notes` (plain text, escaped here). Returns the issue and how many writes
  * it took (0 when the body was already current).
+ *
+ * GitHub has no compare-and-swap for an issue's body, so another job's note is kept by reading the body
+ * again right before each write, and this job's notes by reading it again after writing: a write of
+ * another job that landed in between and dropped them is answered by writing again (bounded).
  */
 export async function refreshDashboard(
   input: { repositoryUrl: string; notes?: readonly string[] },
   deps: DashboardDeps,
 ): Promise<{ issue: DashboardIssue; writes: number }> {
   let listed = await listing(deps)
+  const ours = (input.notes ?? []).map(noteText)
   const fresh = (notes: readonly string[]) =>
-    renderDashboard({
-      loops: listed.loops,
-      queue: listed.queue,
-      repositoryUrl: input.repositoryUrl,
-      notes: [...notes, ...(input.notes ?? []).map(noteText)],
-    })
-  // Listed just now: its body holds the notes other jobs wrote, which are kept.
+    renderDashboard({ loops: listed.loops, queue: listed.queue, repositoryUrl: input.repositoryUrl, notes })
+  // A new issue starts without notes: the first round below adds this job's.
   const issue = await ensureDashboardIssue(deps, () => fresh([]))
-  let current = issue.body
-  const carried = current.startsWith(DASHBOARD_MARKER) ? notesOf(current) : []
   let writes = 0
+  let written: string[] = []
   for (let round = 0; round <= MAX_REWRITES; round++) {
-    const body = fresh(carried)
+    const current = (await deps.issues.get(issue.number)).body
+    const carried = isDashboardBody(current) ? notesOf(current) : []
+    // Our notes go in once; a later round adds back only those another job's write dropped.
+    const adding = written.length === 0 ? ours : ours.filter((note) => !carried.includes(note))
+    const body = fresh([...carried, ...adding])
     if (body !== current) {
       await deps.issues.update(issue.number, body)
       writes++
-      current = body
     }
+    if (written.length === 0 && ours.length > 0) written = notesOf(body).slice(-Math.min(ours.length, MAX_NOTES))
     const again = await listing(deps)
-    if (fingerprint(again) === fingerprint(listed)) break
+    const kept = written.length === 0 || (await notesKept(deps.issues, issue.number, written))
+    if (kept && fingerprint(again) === fingerprint(listed)) break
+    if (!kept)
+      deps.logger.info(`Another job rewrote the dashboard #${issue.number} over this job's notes: writing them again.`)
     listed = again
   }
   return { issue, writes }
+}
+
+/** Whether the issue's body still holds `notes`. */
+async function notesKept(issues: DashboardIssues, number: number, notes: readonly string[]): Promise<boolean> {
+  const now = notesOf((await issues.get(number)).body)
+  return notes.every((note) => now.includes(note))
 }
 
 /** The people's command a box stands for. */

@@ -22,6 +22,8 @@ export interface DashboardIssues {
   /** Pins the issue to the repository (GraphQL `pinIssue`). */
   pin(issue: DashboardIssue): Promise<void>
   update(number: number, body: string): Promise<void>
+  /** The issue as it is now (its body, for the notes other jobs wrote since it was listed). */
+  get(number: number): Promise<DashboardIssue>
   /** Unpins and closes a duplicate, saying which issue is kept. */
   closeDuplicate(duplicate: DashboardIssue, kept: number): Promise<void>
 }

@@ -387,3 +387,107 @@ describe('a damaged loop on the git store`s branch', () => {
     rmSync(base, { recursive: true, force: true })
   })
 })
+
+describe('two jobs rewriting the dashboard at once (GitHub has no compare-and-swap for a body)', () => {
+  /** A promise and its resolve, to hold one job at a step until the other has passed another. */
+  function signal(): { promise: Promise<void>; fire: () => void } {
+    let fire!: () => void
+    const promise = new Promise<void>((resolve) => {
+      fire = resolve
+    })
+    return { promise, fire }
+  }
+  const REFUSED = 'bob ticked resume `stuck`: refused, nothing changed'
+  const twoLoops = () =>
+    new Map([
+      ['stuck', loopState('stuck', { status: 'blocked', statusReason: 'same error' })],
+      ['other', loopState('other', { iteration: 1 })],
+    ])
+
+  it('a tick job`s note survives a loop job that read the body before the note was written', async () => {
+    const states = twoLoops()
+    await refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL },
+      { store: storeOf(states), issues: issuesAs('job'), logger },
+    )
+    // The loop job lists the dashboard (its body as it was), then waits while the tick job writes its note.
+    const loopJobIssues = issuesAs('job')
+    const listed = signal()
+    const resume = signal()
+    const list = loopJobIssues.list.bind(loopJobIssues)
+    loopJobIssues.list = async () => {
+      const found = await list()
+      listed.fire()
+      await resume.promise
+      return found
+    }
+    states.set('other', loopState('other', { iteration: 2, updatedAt: 'later' }))
+    const loopJob = refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL },
+      { store: storeOf(states), issues: loopJobIssues, logger },
+    )
+    await listed.promise
+    await refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL, notes: [REFUSED] },
+      { store: storeOf(states), issues: issuesAs('job'), logger },
+    )
+    resume.fire()
+    await loopJob
+    const body = dashboardsIn()[0]?.body ?? ''
+    expect(body).toContain(`- ${REFUSED}`)
+    expect(body).toContain('| 2 of 10 |')
+  })
+
+  it('a note overwritten by a write that landed after it is written again by the job that wrote it', async () => {
+    const states = twoLoops()
+    await refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL },
+      { store: storeOf(states), issues: issuesAs('job'), logger },
+    )
+    // The loop job reads the body, then the tick job writes its note, then the loop job writes over it:
+    // the tick job's read after its write finds its note gone.
+    const loopJobIssues = issuesAs('job')
+    const tickJobIssues = issuesAs('job')
+    const loopJobRead = signal()
+    const tickJobWrote = signal()
+    const loopJobWrote = signal()
+    const loopGet = loopJobIssues.get.bind(loopJobIssues)
+    const loopUpdate = loopJobIssues.update.bind(loopJobIssues)
+    let loopGets = 0
+    loopJobIssues.get = async (number) => {
+      const issue = await loopGet(number)
+      if (++loopGets === 1) loopJobRead.fire()
+      return issue
+    }
+    loopJobIssues.update = async (number, body) => {
+      await tickJobWrote.promise
+      await loopUpdate(number, body)
+      loopJobWrote.fire()
+    }
+    const tickGet = tickJobIssues.get.bind(tickJobIssues)
+    const tickUpdate = tickJobIssues.update.bind(tickJobIssues)
+    let tickGets = 0
+    tickJobIssues.get = async (number) => {
+      // Its first read (before writing) comes after the loop job's; its read after writing, after the loop job wrote.
+      if (++tickGets === 1) await loopJobRead.promise
+      if (tickGets === 2) await loopJobWrote.promise
+      return tickGet(number)
+    }
+    tickJobIssues.update = async (number, body) => {
+      await tickUpdate(number, body)
+      tickJobWrote.fire()
+    }
+    states.set('other', loopState('other', { iteration: 2, updatedAt: 'later' }))
+    const [, tick] = await Promise.all([
+      refreshDashboard({ repositoryUrl: REPOSITORY_URL }, { store: storeOf(states), issues: loopJobIssues, logger }),
+      refreshDashboard(
+        { repositoryUrl: REPOSITORY_URL, notes: [REFUSED] },
+        { store: storeOf(states), issues: tickJobIssues, logger },
+      ),
+    ])
+    expect(tick.writes).toBe(2)
+    const body = dashboardsIn()[0]?.body ?? ''
+    expect(body.split('\n').filter((line) => line === `- ${REFUSED}`)).toHaveLength(1)
+    expect(body).toContain('| 2 of 10 |')
+  })
+})

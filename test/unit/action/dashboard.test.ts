@@ -86,6 +86,9 @@ describe('updateDashboard', () => {
     },
     pin: async () => {},
     update: async () => {},
+    get: async () => {
+      throw new Error('not reached')
+    },
     closeDuplicate: async () => {},
   }
 
