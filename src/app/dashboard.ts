@@ -9,6 +9,7 @@
 import { type DashboardTick, readTicks } from '../domain/dashboard-ticks.js'
 import {
   actionWords,
+  contentOf,
   DASHBOARD_TITLE,
   type DashboardAction,
   dashboardBoxes,
@@ -17,10 +18,12 @@ import {
   noLongerOffered,
   notesOf,
   noteText,
+  type Rewrite,
   renderDashboard,
 } from '../domain/report/dashboard.js'
 import type { ListedLoop, QueueView } from '../domain/report/loops-table.js'
 import type { LoopState } from '../domain/state.js'
+import type { Clock } from '../ports/clock.js'
 import type { DashboardIssue, DashboardIssues } from '../ports/dashboard.js'
 import type { Logger } from '../ports/logger.js'
 import type { LoopReader } from '../ports/store.js'
@@ -35,6 +38,8 @@ export interface DashboardDeps {
   logger: Pick<Logger, 'info' | 'warning'>
   /** The slots record (`max-loops`, `depends-on`), read with each listing; absent where there is none. */
   queue?: () => Promise<QueueView | null>
+  /** When a rewrite happens, said in the body (each loop's age is counted to it); absent: no times. */
+  clock?: Pick<Clock, 'now'>
 }
 
 /**
@@ -106,13 +111,21 @@ function fingerprint({ loops, queue }: Listing): string {
  * another job that landed in between and dropped them is answered by writing again (bounded).
  */
 export async function refreshDashboard(
-  input: { repositoryUrl: string; notes?: readonly string[] },
+  input: { repositoryUrl: string; notes?: readonly string[]; run?: Rewrite['run'] },
   deps: DashboardDeps,
 ): Promise<{ issue: DashboardIssue; writes: number }> {
   let listed = await listing(deps)
   const ours = (input.notes ?? []).map(noteText)
+  const at = deps.clock?.now()
+  const rewrite: Rewrite | undefined = at ? { at, ...(input.run ? { run: input.run } : {}) } : undefined
   const fresh = (notes: readonly string[]) =>
-    renderDashboard({ loops: listed.loops, queue: listed.queue, repositoryUrl: input.repositoryUrl, notes })
+    renderDashboard({
+      loops: listed.loops,
+      queue: listed.queue,
+      repositoryUrl: input.repositoryUrl,
+      notes,
+      ...(rewrite ? { rewrite } : {}),
+    })
   // A new issue starts without notes: the first round below adds this job's.
   const issue = await ensureDashboardIssue(deps, () => fresh([]))
   let writes = 0
@@ -123,7 +136,9 @@ export async function refreshDashboard(
     // Our notes go in once; a later round adds back only those another job's write dropped.
     const adding = written.length === 0 ? ours : ours.filter((note) => !carried.includes(note))
     const body = fresh([...carried, ...adding])
-    if (body !== current) {
+    // Only the times differ: nothing a person needs is new, and the issue is not written for them.
+    const unchanged = body === current || (contentOf(current) !== null && contentOf(current) === contentOf(body))
+    if (!unchanged) {
       await deps.issues.update(issue.number, body)
       writes++
     }
@@ -172,7 +187,14 @@ export interface TickOutcome {
  * action no longer applies (the loop moved on), is unticked again and said under the table.
  */
 export async function applyDashboardTicks(
-  input: { before: string; after: string; actor: string; actorType: string; repositoryUrl: string },
+  input: {
+    before: string
+    after: string
+    actor: string
+    actorType: string
+    repositoryUrl: string
+    run?: Rewrite['run']
+  },
   deps: TickDeps,
 ): Promise<TickOutcome[]> {
   const loops = await listLoops(deps.store)
@@ -190,7 +212,8 @@ export async function applyDashboardTicks(
   })
   if (reading.ticks.length > 0) outcomes.push(...(await commandTicks(reading.ticks, input, deps)))
   for (const outcome of outcomes) deps.logger.info(`Dashboard: ${outcome.note}.`)
-  await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes: outcomes.map((o) => o.note) }, deps)
+  const notes = outcomes.map((o) => o.note)
+  await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes, ...(input.run ? { run: input.run } : {}) }, deps)
   return outcomes
 }
 

@@ -8,6 +8,7 @@
  * says it and, where the remote's URL names a GitHub repository, each last run's web address.
  */
 import { relative } from 'node:path'
+import { GitCli } from '../adapters/git-cli.js'
 import { RemoteFetchError, UnknownRemoteError } from '../adapters/stores/remote-branch.js'
 import { type BranchListing, readStateBranch } from '../adapters/stores/state-branch-reader.js'
 import { repositoryWebUrl } from '../domain/remote-url.js'
@@ -18,7 +19,10 @@ import type { LoopPlace } from './loop-place.js'
 import { parseMaxLoops, type Values, validStateBranch } from './options.js'
 import { statusJson } from './render.js'
 
-/** Prints every loop; exit 0 (a listing, not one loop's state). A state that cannot be read is named. */
+/**
+ * Prints every loop; exit 0 (a listing, not one loop's state), also when a state cannot be read: that
+ * loop is a row `unreadable` and the count is said on stderr.
+ */
 export async function showAllLoops(place: LoopPlace, values: Values, io: CliIo): Promise<number> {
   if (values['state-branch'] !== undefined && values.remote === undefined) {
     throw new UsageError(`--state-branch names the branch of a remote: give --remote too (e.g. --remote origin).`)
@@ -27,7 +31,14 @@ export async function showAllLoops(place: LoopPlace, values: Values, io: CliIo):
   // Read only: a listing never moves a bad state aside, so it is listed again the next time.
   const rows = await place.store.readLoops()
   if (rows.length === 0 && !values.json) {
-    io.stdout(`No loops yet in ${relative(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.\n`)
+    const remotes = await stateBranchRemotes(place.root)
+    // A clone of a repository whose loops run on GitHub keeps them on a remote's branch, not here.
+    const hint = remotes.length
+      ? ` The loops the action runs are on ${remotes.map((r) => `${r}/loop-state`).join(', ')}: 'loop-controller status --all --remote ${remotes[0]}'.`
+      : ''
+    io.stdout(
+      `No loops yet in ${relative(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.${hint}\n`,
+    )
     return EXIT.complete
   }
   printLoops(rows, null, undefined, values, io)
@@ -83,6 +94,18 @@ async function showBranchLoops(place: LoopPlace, values: Values, io: CliIo): Pro
   return EXIT.complete
 }
 
+/** The remotes this clone has fetched a `loop-state` branch from (`refs/remotes/<name>/loop-state`). */
+async function stateBranchRemotes(root: string): Promise<string[]> {
+  const listed = await new GitCli(root).exec(['for-each-ref', '--format=%(refname)', 'refs/remotes/*/loop-state'], {
+    allowFailure: true,
+  })
+  if (listed.exitCode !== 0) return []
+  return listed.stdout
+    .split('\n')
+    .map((ref) => /^refs\/remotes\/(.+)\/loop-state$/.exec(ref.trim())?.[1])
+    .filter((remote): remote is string => Boolean(remote))
+}
+
 function printLoops(
   rows: readonly ListedLoop[],
   queue: QueueView | null,
@@ -90,7 +113,13 @@ function printLoops(
   values: Values,
   io: CliIo,
 ): void {
-  const table = loopsTableRows(rows, repositoryUrl, queue)
+  // Each loop's last save as an age: a running loop last saved days ago has plainly stopped.
+  const table = loopsTableRows(rows, repositoryUrl, queue, rows, new Date())
+  const unreadable = rows.filter((row) => !row.state).length
+  // The table cuts each problem short; said once on stderr too, so a script reading stdout is not misled.
+  if (unreadable > 0) {
+    io.stderr(`warning: ${unreadable} loop(s) unreadable${values.json ? '' : ' (--json shows each problem in full)'}\n`)
+  }
   if (values.json) {
     const byId = new Map(table.map((row) => [row.loopId, row]))
     const json = rows.map((row) => {

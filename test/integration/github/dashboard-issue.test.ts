@@ -491,3 +491,27 @@ describe('two jobs rewriting the dashboard at once (GitHub has no compare-and-sw
     expect(body).toContain('| 2 of 10 |')
   })
 })
+
+describe('the rewrite`s time', () => {
+  it('is said in the body; a later job whose loops did not move writes nothing for the time alone', async () => {
+    const states = new Map([['a', loopState('a', { iteration: 1, updatedAt: '2025-01-01T00:00:00.000Z' })]])
+    const at = (iso: string) => ({ now: () => new Date(iso) })
+    const run = (id: string) => ({ id, url: `${REPOSITORY_URL}/actions/runs/${id}` })
+    const issues = issuesAs('job')
+    const refresh = (clock: { now: () => Date }, id: string) =>
+      refreshDashboard(
+        { repositoryUrl: REPOSITORY_URL, run: run(id) },
+        { store: storeOf(states), issues, logger, clock },
+      )
+
+    await refresh(at('2025-01-01T01:30:00.000Z'), '11')
+    expect(dashboardsIn()[0]?.body).toContain('Rewritten 2025-01-01 01:30 UTC by [run 11]')
+    expect(dashboardsIn()[0]?.body).toMatch(/^\| `a` \| IMPLEMENT \| \*\*running\*\* \| 1h 30m ago \|/m)
+    expect((await refresh(at('2025-01-01T05:00:00.000Z'), '12')).writes).toBe(0)
+    expect(dashboardsIn()[0]?.body).toContain('Rewritten 2025-01-01 01:30 UTC by [run 11]')
+    states.set('a', loopState('a', { iteration: 2, updatedAt: '2025-01-01T04:00:00.000Z' }))
+    expect((await refresh(at('2025-01-01T05:00:00.000Z'), '13')).writes).toBe(1)
+    expect(dashboardsIn()[0]?.body).toContain('Rewritten 2025-01-01 05:00 UTC by [run 13]')
+    expect(dashboardsIn()[0]?.body).toMatch(/^\| `a` \| IMPLEMENT \| \*\*running\*\* \| 1h 0m ago \| 2 of 10 \|/m)
+  })
+})
