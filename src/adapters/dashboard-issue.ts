@@ -1,8 +1,9 @@
 /**
  * The dashboard issue with Octokit: listed by its label (`GET /repos/{o}/{r}/issues?labels=`, which
  * also lists pull requests: they are left out) and kept only when the controller opened it and its body
- * opens with the dashboard's marker, created with the label, pinned with GraphQL `pinIssue` (REST has
- * no pinning), read again with `GET` before each rewrite, rewritten with `PATCH`, and a duplicate unpinned and closed as one.
+ * opens with the dashboard's marker, created with the label, pinned with GraphQL `pinIssue` and its
+ * `isPinned` read back (REST has no pinning), read again with `GET` around each rewrite, rewritten
+ * with `PATCH`, and a duplicate unpinned and closed as one.
  */
 import { isOwnComment } from '../domain/comment-author.js'
 import { DASHBOARD_LABEL, isDashboardBody } from '../domain/report/dashboard.js'
@@ -114,6 +115,16 @@ export class OctokitDashboardIssues implements DashboardIssues {
         id: issue.nodeId,
       }),
     )
+  }
+
+  async isPinned(issue: DashboardIssue): Promise<boolean> {
+    const data = await this.attempt(`read whether issue #${issue.number} is pinned`, () =>
+      this.octokit.graphql<{ repository: { issue: { isPinned: boolean } | null } | null }>(
+        'query($owner: String!, $repo: String!, $number: Int!) { repository(owner: $owner, name: $repo) { issue(number: $number) { isPinned } } }',
+        { owner: this.owner, repo: this.repo, number: issue.number },
+      ),
+    )
+    return data.repository?.issue?.isPinned === true
   }
 
   async update(number: number, body: string): Promise<void> {

@@ -51,7 +51,7 @@ export async function listLoops(store: LoopReader): Promise<ListedLoop[]> {
   return store.readLoops()
 }
 
-/** The dashboard issue: the one the controller opened, or a new one (pinned); duplicates closed. */
+/** The dashboard issue: the one the controller opened, or a new one; duplicates closed. */
 export async function ensureDashboardIssue(
   deps: Pick<DashboardDeps, 'issues' | 'logger'>,
   firstBody: () => string,
@@ -60,11 +60,6 @@ export async function ensureDashboardIssue(
   if (found.length === 0) {
     const issue = await deps.issues.create(DASHBOARD_TITLE, firstBody())
     deps.logger.info(`Opened the dashboard issue #${issue.number}.`)
-    try {
-      await deps.issues.pin(issue)
-    } catch (error) {
-      deps.logger.warning(`The dashboard issue #${issue.number} is not pinned: ${(error as Error).message}`)
-    }
     // Another job may have opened one at the same moment: both now see both, and keep the lower.
     found = await deps.issues.list()
     if (found.length === 0) found = [issue]
@@ -75,6 +70,26 @@ export async function ensureDashboardIssue(
     deps.logger.info(`Closed #${duplicate.number}, a second dashboard; #${kept.number} is kept.`)
   }
   return kept
+}
+
+/**
+ * Pins the dashboard while it is not pinned (a person may unpin it, or all three of the repository's
+ * pins were taken when it opened): null once it is, else why not, which the body says.
+ */
+export async function keepPinned(
+  deps: Pick<DashboardDeps, 'issues' | 'logger'>,
+  issue: DashboardIssue,
+): Promise<string | null> {
+  try {
+    if (await deps.issues.isPinned(issue)) return null
+    await deps.issues.pin(issue)
+    deps.logger.info(`Pinned the dashboard issue #${issue.number}.`)
+    return null
+  } catch (error) {
+    const why = (error as Error).message.split('\n')[0] ?? ''
+    deps.logger.warning(`The dashboard issue #${issue.number} is not pinned: ${why}`)
+    return why
+  }
 }
 
 /** The loops and the queue as one listing found them: what one body is rendered from. */
@@ -118,6 +133,7 @@ export async function refreshDashboard(
   const ours = (input.notes ?? []).map(noteText)
   const at = deps.clock?.now()
   const rewrite: Rewrite | undefined = at ? { at, ...(input.run ? { run: input.run } : {}) } : undefined
+  let notPinned: string | null = null
   const fresh = (notes: readonly string[]) =>
     renderDashboard({
       loops: listed.loops,
@@ -125,9 +141,11 @@ export async function refreshDashboard(
       repositoryUrl: input.repositoryUrl,
       notes,
       ...(rewrite ? { rewrite } : {}),
+      ...(notPinned ? { notPinned } : {}),
     })
   // A new issue starts without notes: the first round below adds this job's.
   const issue = await ensureDashboardIssue(deps, () => fresh([]))
+  notPinned = await keepPinned(deps, issue)
   let writes = 0
   let written: string[] = []
   for (let round = 0; round <= MAX_REWRITES; round++) {

@@ -176,6 +176,8 @@ interface BodyInput {
   queue?: QueueView | null
   /** When (and by which run) this body is written; without it each loop's last save is its UTC time. */
   rewrite?: Rewrite
+  /** Why the issue is not pinned (GitHub pins three issues per repository), when it is not. */
+  notPinned?: string
 }
 
 /**
@@ -231,6 +233,9 @@ function bodyParts(loops: readonly ListedLoop[], input: BodyInput, hidden: numbe
       'Tick a box to act on a loop: a tick counts from people with write, maintain or admin access.',
   ]
   if (input.rewrite) parts.push(rewrittenLine(input.rewrite))
+  if (input.notPinned) {
+    parts.push(`Not pinned: ${inlineText(input.notPinned, 200)}. Each rewrite tries again.`)
+  }
   parts.push(
     '## Loops',
     `${rows.length > 0 ? renderLoopsMarkdown(rows) : 'No loops yet.'}${omitted}`,

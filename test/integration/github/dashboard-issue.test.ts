@@ -226,6 +226,28 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     const own = dashboardsIn().find((issue) => issue.user.login === BOT)
     expect(own?.pinned).toBeFalsy()
     expect(logged.find((line) => line.startsWith('warning:'))).toMatch(/is not pinned: .*at most 3 pinned issues/)
+    expect(own?.body).toMatch(
+      /^Not pinned: GitHub refused to pin issue \\#\d+: .*at most 3 pinned issues.*Each rewrite tries again\.$/m,
+    )
+
+    // A person makes room: the next rewrite pins it, and the body no longer says it is not.
+    const [first] = dashboardsIn().filter((issue) => issue.pinned)
+    if (first) first.pinned = false
+    const { writes } = await refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL },
+      { store: storeOf(new Map()), issues: issuesAs('job'), logger },
+    )
+    expect(writes).toBe(1)
+    expect(own?.pinned).toBe(true)
+    expect(own?.body).not.toContain('Not pinned')
+  })
+
+  it('pins the dashboard again when a person unpinned it', async () => {
+    const deps = { store: storeOf(new Map()), issues: issuesAs('job'), logger }
+    const { issue } = await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, deps)
+    api.model.issue(issue.number).pinned = false
+    expect((await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, deps)).writes).toBe(0)
+    expect(api.model.issue(issue.number).pinned).toBe(true)
   })
 
   it('names the permission when the token may not open issues', async () => {

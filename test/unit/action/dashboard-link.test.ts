@@ -8,7 +8,7 @@ function issuesListing(list: () => Promise<DashboardIssue[]>): DashboardIssues {
   const unused = async (): Promise<never> => {
     throw new Error('not used by the link')
   }
-  return { list, create: unused, pin: unused, update: unused, get: unused, closeDuplicate: unused }
+  return { list, create: unused, pin: unused, isPinned: unused, update: unused, get: unused, closeDuplicate: unused }
 }
 
 describe('dashboardLink', () => {

@@ -85,6 +85,7 @@ describe('updateDashboard', () => {
       throw new Error('not reached')
     },
     pin: async () => {},
+    isPinned: async () => true,
     update: async () => {},
     get: async () => {
       throw new Error('not reached')
