@@ -49,7 +49,6 @@ export const LOOPS_TABLE_COLUMNS = [
   'loop',
   'stage',
   'status',
-  'updated',
   'iterations',
   'spent',
   'last verdict',
@@ -57,6 +56,8 @@ export const LOOPS_TABLE_COLUMNS = [
   'pull request',
   'last run',
   'queue',
+  // Last, so the columns before it keep their places for whoever reads a row by position.
+  'updated',
 ] as const
 
 /** `50,000`: a whole number with thousands separated (the same in every locale). */
@@ -241,7 +242,6 @@ function plainCells(row: LoopsTableRow): string[] {
     row.loopId,
     row.stage,
     row.status,
-    row.updated,
     row.iterations,
     row.spent,
     cut(row.lastVerdict, TEXT_VERDICT_CHARS),
@@ -249,14 +249,17 @@ function plainCells(row: LoopsTableRow): string[] {
     row.pullRequest ? `#${row.pullRequest.number}` : '-',
     row.lastRun ? (row.lastRun.url ?? row.lastRun.id) : '-',
     row.queue,
+    row.updated,
   ]
 }
 
 /** Plain columns padded to their widths, for a terminal; the queue column only when some loop is queued. */
 export function renderLoopsText(rows: readonly LoopsTableRow[]): string {
+  const queueAt = LOOPS_TABLE_COLUMNS.indexOf('queue')
   const withQueue = rows.some((row) => row.queue !== '-')
-  const table = rows.map((row) => (withQueue ? plainCells(row) : plainCells(row).slice(0, -1)))
-  const header = withQueue ? [...LOOPS_TABLE_COLUMNS] : LOOPS_TABLE_COLUMNS.slice(0, -1)
+  const shown = <T>(cells: readonly T[]): T[] => cells.filter((_, i) => withQueue || i !== queueAt)
+  const table = rows.map((row) => shown(plainCells(row)))
+  const header = shown(LOOPS_TABLE_COLUMNS)
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)))
   const line = (cells: string[]) =>
     cells
@@ -278,7 +281,6 @@ export function renderLoopsMarkdown(rows: readonly LoopsTableRow[]): string {
       code(row.loopId),
       inlineText(row.stage),
       `**${inlineText(row.status)}**`,
-      inlineText(row.updated),
       inlineText(row.iterations),
       inlineText(row.spent),
       inlineText(row.lastVerdict, 200),
@@ -286,6 +288,7 @@ export function renderLoopsMarkdown(rows: readonly LoopsTableRow[]): string {
       row.pullRequest ? linked(`#${row.pullRequest.number}`, row.pullRequest.url) : '-',
       row.lastRun ? linked(`run ${row.lastRun.id}`, row.lastRun.url) : '-',
       row.queue === '-' ? '-' : inlineText(row.queue, 200),
+      inlineText(row.updated),
     ]
     return `| ${cells.join(' | ')} |`
   })

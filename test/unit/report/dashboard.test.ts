@@ -182,8 +182,8 @@ describe('renderDashboard', () => {
     expect(body).toContain(
       `Rewritten 2025-01-01 02:10 UTC by [run 9100000042](${REPOSITORY_URL}/actions/runs/9100000042); a loop's *updated* is the age of its last save at that moment.`,
     )
-    expect(body).toMatch(/^\| `climbing` \| IMPLEMENT \| \*\*running\*\* \| 2d 2h ago \|/m)
-    expect(body).toMatch(/^\| `stuck` \| IMPLEMENT \| \*\*blocked\*\* \| 2h 10m ago \|/m)
+    expect(body).toMatch(/^\| `climbing` \| IMPLEMENT \| \*\*running\*\* \| .* \| 2d 2h ago \|$/m)
+    expect(body).toMatch(/^\| `stuck` \| IMPLEMENT \| \*\*blocked\*\* \| .* \| 2h 10m ago \|$/m)
   })
 
   it('carries its notes into the next body, the newest few', () => {
@@ -216,12 +216,12 @@ describe('renderDashboard', () => {
 
   it('says where each queued loop stands, from the record and the statuses of the loops it waits for', () => {
     const row = (loopId: string) => body.split('\n').find((line) => line.startsWith(`| \`${loopId}\` |`)) ?? ''
-    expect(row('issue-7')).toMatch(/\| 1 of 2 in line: all 2 slots are in use \(max-loops: 2\) \|$/)
+    expect(row('issue-7')).toMatch(/\| 1 of 2 in line: all 2 slots are in use \(max-loops: 2\) \| [^|]+ \|$/)
     // The state's saved reason is older: the row says the dependency ended BLOCKED since.
     expect(row('issue-9')).toMatch(
-      /\| 2 of 2 in line: a dependency ended short of COMPLETE \(stuck ended BLOCKED\) \|$/,
+      /\| 2 of 2 in line: a dependency ended short of COMPLETE \(stuck ended BLOCKED\) \| [^|]+ \|$/,
     )
-    expect(row('climbing')).toMatch(/\| - \|$/)
+    expect(row('climbing')).toMatch(/\| - \| [^|]+ \|$/)
     expect(body).toContain(
       '- [ ] <!-- loop-dashboard:abort:issue-7 --> Abort `issue-7` (queued: it gives up its place in line)',
     )

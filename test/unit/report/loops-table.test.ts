@@ -89,7 +89,7 @@ describe('loopsTableRows', () => {
     const [row] = loopsTableRows([{ loopId: 'l', state: loopState('l', { lastRun }) }], repositoryUrl)
     expect(row?.lastRun).toEqual({ id: lastRun.id, url: want })
     expect(renderLoopsText([row!]).split('\n')[1]).toMatch(
-      new RegExp(`\\s${want ?? lastRun.id.replace(/\./g, '\\.')}$`),
+      new RegExp(`\\s${want ?? lastRun.id.replace(/\./g, '\\.')}\\s+2025-01-01 00:00 UTC$`),
     )
   })
 
@@ -223,14 +223,14 @@ describe('renderLoopsText (status --all)', () => {
     const [header, first, second] = text.split('\n')
     // No loop is queued: no queue column, which would say `-` on every line.
     expect(header).toMatch(
-      /^loop\s+stage\s+status\s+updated\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run$/,
+      /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run\s+updated$/,
     )
     // Without the repository's address, each run's own address as the state kept it.
     expect(first).toMatch(
-      /^capped\s+IMPLEMENT\s+capped\s+2025-01-01 00:00 UTC\s+2 of 2\s+45 s\s+fail: check-1, check-2 \(2 of 2\)\s+-\s+-\s+https:\/\/github\.com\/acme\/demo\/actions\/runs\/9100000007$/,
+      /^capped\s+IMPLEMENT\s+capped\s+2 of 2\s+45 s\s+fail: check-1, check-2 \(2 of 2\)\s+-\s+-\s+https:\/\/github\.com\/acme\/demo\/actions\/runs\/9100000007\s+2025-01-01 00:00 UTC$/,
     )
     expect(second).toMatch(
-      /^stuck\s+IMPLEMENT\s+blocked\s+\S.+\s+3 of 8\s+.+#42\s+#57\s+\S+\/actions\/runs\/9100000003$/,
+      /^stuck\s+IMPLEMENT\s+blocked\s+3 of 8\s+.+#42\s+#57\s+\S+\/actions\/runs\/9100000003\s+2025-01-01 00:00 UTC$/,
     )
     expect(header?.indexOf('status')).toBe(first?.indexOf('capped', 6))
   })
@@ -313,7 +313,7 @@ describe('the rows a person reads at a glance', () => {
     const withQueued = renderLoopsText(
       loopsTableRows([broken, { loopId: 'q', state: loopState('q', { status: 'queued' }) }]),
     )
-    expect(withQueued.split('\n')[0]).toMatch(/\slast run\s+queue$/)
+    expect(withQueued.split('\n')[0]).toMatch(/\slast run\s+queue\s+updated$/)
   })
 })
 
