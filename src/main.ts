@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { type ActionIO, actionsIO } from './action/actions-io.js'
 import { dashboardIssues, handleDashboardEdit, isDashboardEdit, isOrdinaryIssueEdit } from './action/dashboard.js'
+import { dashboardLink } from './action/dashboard-link.js'
 import { redispatch } from './action/dispatch.js'
 import { isFanOutCommand, runFanOut } from './action/fan-out.js'
 import { handOverIteration, outsideLoopGroup } from './action/hand-over.js'
@@ -256,6 +257,7 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
     pullRequestWaiting,
     failOn: settings.failOn,
     storeWarnings: storeWarnings.messages,
+    dashboard: await dashboardLink(dashboard?.issues, logger),
   }
   await report(runContext, reportInput, { github, io, redact })
   await releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob)

@@ -12,11 +12,11 @@ import { applyPeopleCommand } from '../app/people-commands.js'
 import { messageOf } from '../config/errors.js'
 import { DASHBOARD_LABEL, noteText } from '../domain/report/dashboard.js'
 import type { QueueView } from '../domain/report/loops-table.js'
-import type { Clock } from '../ports/clock.js'
+import { type Clock, systemClock } from '../ports/clock.js'
 import type { DashboardIssues } from '../ports/dashboard.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
-import type { LoopLister, Store } from '../ports/store.js'
+import type { LoopReader, Store } from '../ports/store.js'
 import type { ActionIO } from './actions-io.js'
 import { redispatch } from './dispatch.js'
 import { authorizePerson } from './people-commands.js'
@@ -47,19 +47,27 @@ function repositoryUrl(run: Pick<RunContext, 'serverUrl' | 'repository'>): strin
   return `${run.serverUrl}/${run.repository}`
 }
 
-function isLister(store: Store): store is Store & LoopLister {
-  return typeof (store as Partial<LoopLister>).listLoops === 'function'
+/** This job's run, which the dashboard names as its last writer (off a runner: none). */
+function thisRun(run: Pick<RunContext, 'serverUrl' | 'repository' | 'runId'>): { run?: { id: string; url: string } } {
+  return run.runId ? { run: { id: run.runId, url: `${repositoryUrl(run)}/actions/runs/${run.runId}` } } : {}
+}
+
+function isLister(store: Store): store is Store & LoopReader {
+  return typeof (store as Partial<LoopReader>).readLoops === 'function'
 }
 
 /** Rewrites the dashboard from the loops' states; never fails the job. */
 export async function updateDashboard(
-  run: Pick<RunContext, 'serverUrl' | 'repository'>,
+  run: Pick<RunContext, 'serverUrl' | 'repository' | 'runId'>,
   store: Store,
-  deps: { issues: DashboardIssues; logger: Logger; queue?: () => Promise<QueueView | null> },
+  deps: { issues: DashboardIssues; logger: Logger; queue?: () => Promise<QueueView | null>; clock?: Clock },
 ): Promise<void> {
   try {
     if (!isLister(store)) throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`)
-    const { issue, writes } = await refreshDashboard({ repositoryUrl: repositoryUrl(run) }, { ...deps, store })
+    const { issue, writes } = await refreshDashboard(
+      { repositoryUrl: repositoryUrl(run), ...thisRun(run) },
+      { clock: systemClock, ...deps, store },
+    )
     deps.logger.info(`Dashboard #${issue.number}: ${writes === 0 ? 'already current' : `rewritten (${writes})`}.`)
   } catch (error) {
     deps.logger.warning(`The dashboard issue was not updated (the loop is not affected): ${messageOf(error)}`)
@@ -138,11 +146,13 @@ export async function handleDashboardEdit(
       actor: text(sender.login) ?? '',
       actorType: text(sender.type) ?? 'User',
       repositoryUrl: repositoryUrl(run),
+      ...thisRun(run),
     },
     {
       store,
       issues: deps.issues,
       logger,
+      clock: deps.clock,
       queue: slotsQueue(run, root, store),
       authorize: (actor, actorType) => authorizePerson(deps.github, actor, actorType),
       apply: async (loopId, command, by) => {

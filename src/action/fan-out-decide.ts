@@ -41,6 +41,7 @@ import { laterDispatchRecorded } from '../domain/stale-dispatch.js'
 import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
 import type { Store } from '../ports/store.js'
+import { dashboardLink } from './dashboard-link.js'
 import { redispatch } from './dispatch.js'
 import { type FanOutShared, type HandOff, readPlan } from './fan-out.js'
 import { verdictsByLegJobs } from './fan-out-leg-jobs.js'
@@ -320,6 +321,7 @@ async function carryOn(
   const reportInput = {
     ...{ loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn },
     storeWarnings: parts.storeWarnings.messages,
+    dashboard: await dashboardLink(shared.dashboard?.issues, logger),
   }
   await report(runContext, reportInput, { github, io, redact })
   await parts.releaseSlot(state)

@@ -49,6 +49,8 @@ export async function report(
     afterFailedDispatch?: boolean
     /** What the state store lost, rolled back or did not mirror in this job (`StoreWarnings`). */
     storeWarnings?: readonly string[]
+    /** The dashboard issue, linked from the summary and the comment (`dashboard: true`, once it exists). */
+    dashboard?: { number: number; url: string } | undefined
   },
   deps: {
     github: Pick<GitHubPort, 'upsertStickyComment'>
@@ -79,6 +81,7 @@ export async function report(
       ...(issue !== null
         ? { issue: { number: issue, url: `${run.serverUrl}/${run.repository}/issues/${issue}` } }
         : {}),
+      ...(input.dashboard ? { dashboard: input.dashboard } : {}),
     },
   })
   const view = buildReportView(model)

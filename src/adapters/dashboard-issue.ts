@@ -1,8 +1,9 @@
 /**
  * The dashboard issue with Octokit: listed by its label (`GET /repos/{o}/{r}/issues?labels=`, which
  * also lists pull requests: they are left out) and kept only when the controller opened it and its body
- * opens with the dashboard's marker, created with the label, pinned with GraphQL `pinIssue` (REST has
- * no pinning), rewritten with `PATCH`, and a duplicate unpinned and closed as one.
+ * opens with the dashboard's marker, created with the label, pinned with GraphQL `pinIssue` and its
+ * `isPinned` read back (REST has no pinning), read again with `GET` around each rewrite, rewritten
+ * with `PATCH`, and a duplicate unpinned and closed as one.
  */
 import { isOwnComment } from '../domain/comment-author.js'
 import { DASHBOARD_LABEL, isDashboardBody } from '../domain/report/dashboard.js'
@@ -116,10 +117,27 @@ export class OctokitDashboardIssues implements DashboardIssues {
     )
   }
 
+  async isPinned(issue: DashboardIssue): Promise<boolean> {
+    const data = await this.attempt(`read whether issue #${issue.number} is pinned`, () =>
+      this.octokit.graphql<{ repository: { issue: { isPinned: boolean } | null } | null }>(
+        'query($owner: String!, $repo: String!, $number: Int!) { repository(owner: $owner, name: $repo) { issue(number: $number) { isPinned } } }',
+        { owner: this.owner, repo: this.repo, number: issue.number },
+      ),
+    )
+    return data.repository?.issue?.isPinned === true
+  }
+
   async update(number: number, body: string): Promise<void> {
     await this.attempt(`rewrite issue #${number}`, () =>
       this.octokit.rest.issues.update({ owner: this.owner, repo: this.repo, issue_number: number, body }),
     )
+  }
+
+  async get(number: number): Promise<DashboardIssue> {
+    const response = await this.attempt(`read issue #${number}`, () =>
+      this.octokit.rest.issues.get({ owner: this.owner, repo: this.repo, issue_number: number }),
+    )
+    return toIssue(response.data as RawIssue)
   }
 
   async closeDuplicate(duplicate: DashboardIssue, kept: number): Promise<void> {

@@ -10,13 +10,15 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { migrateState, type StateValidationError } from '../domain/migrations.js'
+import type { ListedLoop } from '../domain/report/loops-table.js'
 import { type LoopState, loopStateSchema } from '../domain/state.js'
 import {
   type Loaded,
+  type LoopReader,
   StateFromTheFutureError,
   StateQuarantinedError,
   type Store,
@@ -50,7 +52,7 @@ export interface FileStoreOptions {
 const LOOP_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/
 
 /** The `Store` port over a folder. */
-export class FileStore implements Store {
+export class FileStore implements Store, LoopReader {
   readonly kind = 'file' as const
   readonly root: string
   private readonly toolVersion: string | undefined
@@ -94,6 +96,40 @@ export class FileStore implements Store {
         moved,
       )
     }
+  }
+
+  /**
+   * Every loop folder under the root, read only (`status --all`): a state that is not valid, or one
+   * quarantined, is a row with its problem; nothing is moved aside, so a second listing shows the same.
+   */
+  async readLoops(): Promise<ListedLoop[]> {
+    const entries = await readdir(this.root, { withFileTypes: true }).catch(() => [])
+    const loops: ListedLoop[] = []
+    for (const entry of entries) {
+      if (!entry.isDirectory() || !LOOP_ID.test(entry.name)) continue
+      const loopId = entry.name
+      const dir = join(this.root, loopId)
+      const marker = await readIfExists(join(dir, QUARANTINE_MARKER))
+      if (marker !== null) {
+        loops.push({ loopId, state: null, problem: quarantinedProblem(marker, dir) })
+        continue
+      }
+      const file = join(dir, STATE_FILE)
+      const bytes = await readIfExists(file)
+      if (bytes === null) continue
+      try {
+        const checked = this.validate(bytes, file)
+        loops.push(
+          checked.ok
+            ? { loopId, state: checked.state }
+            : { loopId, state: null, problem: `not a valid loop state: ${checked.problem} (${file})` },
+        )
+      } catch (error) {
+        // A state from a newer schema: named, left where it is.
+        loops.push({ loopId, state: null, problem: firstLine((error as Error).message) })
+      }
+    }
+    return loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
   }
 
   async save(loopId: string, state: LoopState, expectedVersion: StoreVersion | null): Promise<StoreVersion> {
@@ -264,6 +300,23 @@ export class FileStore implements Store {
       return false
     }
   }
+}
+
+/** What a quarantine marker says: why, and where the bad state is kept. */
+function quarantinedProblem(marker: Buffer, dir: string): string {
+  let info: { file?: unknown; problem?: unknown } = {}
+  try {
+    info = JSON.parse(marker.toString('utf8')) as typeof info
+  } catch {
+    // A torn marker still means quarantined.
+  }
+  const why = typeof info.problem === 'string' ? firstLine(info.problem) : 'it failed validation'
+  const kept = typeof info.file === 'string' ? info.file : join(dir, 'loop-state.invalid-*.json')
+  return `quarantined (${why}); kept at ${kept}: fix it and move it back, or reset the loop`
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? ''
 }
 
 /** The version token of a state file's bytes. */

@@ -9,47 +9,49 @@
 import { type DashboardTick, readTicks } from '../domain/dashboard-ticks.js'
 import {
   actionWords,
-  DASHBOARD_MARKER,
+  contentOf,
   DASHBOARD_TITLE,
   type DashboardAction,
   dashboardBoxes,
+  isDashboardBody,
+  MAX_NOTES,
   noLongerOffered,
   notesOf,
   noteText,
+  type Rewrite,
   renderDashboard,
 } from '../domain/report/dashboard.js'
 import type { ListedLoop, QueueView } from '../domain/report/loops-table.js'
 import type { LoopState } from '../domain/state.js'
+import type { Clock } from '../ports/clock.js'
 import type { DashboardIssue, DashboardIssues } from '../ports/dashboard.js'
 import type { Logger } from '../ports/logger.js'
-import type { LoopLister, Store } from '../ports/store.js'
+import type { LoopReader } from '../ports/store.js'
 import type { PeopleCommand } from './people-commands.js'
 
 /** Writes after the first when the states moved meanwhile. */
 const MAX_REWRITES = 2
 
 export interface DashboardDeps {
-  store: Pick<Store, 'load'> & LoopLister
+  store: LoopReader
   issues: DashboardIssues
   logger: Pick<Logger, 'info' | 'warning'>
   /** The slots record (`max-loops`, `depends-on`), read with each listing; absent where there is none. */
   queue?: () => Promise<QueueView | null>
+  /** When a rewrite happens, said in the body (each loop's age is counted to it); absent: no times. */
+  clock?: Pick<Clock, 'now'>
 }
 
-/** Every loop the store holds, with its state; a state that cannot be read is named, not fatal. */
-export async function listLoops(store: Pick<Store, 'load'> & LoopLister): Promise<ListedLoop[]> {
-  const loops: ListedLoop[] = []
-  for (const loopId of await store.listLoops()) {
-    try {
-      loops.push({ loopId, state: (await store.load(loopId))?.state ?? null })
-    } catch (error) {
-      loops.push({ loopId, state: null, problem: (error as Error).message.split('\n')[0] ?? '' })
-    }
-  }
-  return loops
+/**
+ * Every loop the store holds, with its state; a state that cannot be read (or one quarantined) is a row
+ * with its problem. Read only: a job never moves another loop's state aside, so the row stays listed
+ * until a person resets that loop.
+ */
+export async function listLoops(store: LoopReader): Promise<ListedLoop[]> {
+  return store.readLoops()
 }
 
-/** The dashboard issue: the one the controller opened, or a new one (pinned); duplicates closed. */
+/** The dashboard issue: the one the controller opened, or a new one; duplicates closed. */
 export async function ensureDashboardIssue(
   deps: Pick<DashboardDeps, 'issues' | 'logger'>,
   firstBody: () => string,
@@ -58,11 +60,6 @@ export async function ensureDashboardIssue(
   if (found.length === 0) {
     const issue = await deps.issues.create(DASHBOARD_TITLE, firstBody())
     deps.logger.info(`Opened the dashboard issue #${issue.number}.`)
-    try {
-      await deps.issues.pin(issue)
-    } catch (error) {
-      deps.logger.warning(`The dashboard issue #${issue.number} is not pinned: ${(error as Error).message}`)
-    }
     // Another job may have opened one at the same moment: both now see both, and keep the lower.
     found = await deps.issues.list()
     if (found.length === 0) found = [issue]
@@ -73,6 +70,26 @@ export async function ensureDashboardIssue(
     deps.logger.info(`Closed #${duplicate.number}, a second dashboard; #${kept.number} is kept.`)
   }
   return kept
+}
+
+/**
+ * Pins the dashboard while it is not pinned (a person may unpin it, or all three of the repository's
+ * pins were taken when it opened): null once it is, else why not, which the body says.
+ */
+export async function keepPinned(
+  deps: Pick<DashboardDeps, 'issues' | 'logger'>,
+  issue: DashboardIssue,
+): Promise<string | null> {
+  try {
+    if (await deps.issues.isPinned(issue)) return null
+    await deps.issues.pin(issue)
+    deps.logger.info(`Pinned the dashboard issue #${issue.number}.`)
+    return null
+  } catch (error) {
+    const why = (error as Error).message.split('\n')[0] ?? ''
+    deps.logger.warning(`The dashboard issue #${issue.number} is not pinned: ${why}`)
+    return why
+  }
 }
 
 /** The loops and the queue as one listing found them: what one body is rendered from. */
@@ -103,36 +120,61 @@ function fingerprint({ loops, queue }: Listing): string {
  * Rewrites the dashboard from the states (creating it when there is none), keeping the notes already
  * under the table and adding `notes` (plain text, escaped here). Returns the issue and how many writes
  * it took (0 when the body was already current).
+ *
+ * GitHub has no compare-and-swap for an issue's body, so another job's note is kept by reading the body
+ * again right before each write, and this job's notes by reading it again after writing: a write of
+ * another job that landed in between and dropped them is answered by writing again (bounded).
  */
 export async function refreshDashboard(
-  input: { repositoryUrl: string; notes?: readonly string[] },
+  input: { repositoryUrl: string; notes?: readonly string[]; run?: Rewrite['run'] },
   deps: DashboardDeps,
 ): Promise<{ issue: DashboardIssue; writes: number }> {
   let listed = await listing(deps)
+  const ours = (input.notes ?? []).map(noteText)
+  const at = deps.clock?.now()
+  const rewrite: Rewrite | undefined = at ? { at, ...(input.run ? { run: input.run } : {}) } : undefined
+  let notPinned: string | null = null
   const fresh = (notes: readonly string[]) =>
     renderDashboard({
       loops: listed.loops,
       queue: listed.queue,
       repositoryUrl: input.repositoryUrl,
-      notes: [...notes, ...(input.notes ?? []).map(noteText)],
+      notes,
+      ...(rewrite ? { rewrite } : {}),
+      ...(notPinned ? { notPinned } : {}),
     })
-  // Listed just now: its body holds the notes other jobs wrote, which are kept.
+  // A new issue starts without notes: the first round below adds this job's.
   const issue = await ensureDashboardIssue(deps, () => fresh([]))
-  let current = issue.body
-  const carried = current.startsWith(DASHBOARD_MARKER) ? notesOf(current) : []
+  notPinned = await keepPinned(deps, issue)
   let writes = 0
+  let written: string[] = []
   for (let round = 0; round <= MAX_REWRITES; round++) {
-    const body = fresh(carried)
-    if (body !== current) {
+    const current = (await deps.issues.get(issue.number)).body
+    const carried = isDashboardBody(current) ? notesOf(current) : []
+    // Our notes go in once; a later round adds back only those another job's write dropped.
+    const adding = written.length === 0 ? ours : ours.filter((note) => !carried.includes(note))
+    const body = fresh([...carried, ...adding])
+    // Only the times differ: nothing a person needs is new, and the issue is not written for them.
+    const unchanged = body === current || (contentOf(current) !== null && contentOf(current) === contentOf(body))
+    if (!unchanged) {
       await deps.issues.update(issue.number, body)
       writes++
-      current = body
     }
+    if (written.length === 0 && ours.length > 0) written = notesOf(body).slice(-Math.min(ours.length, MAX_NOTES))
     const again = await listing(deps)
-    if (fingerprint(again) === fingerprint(listed)) break
+    const kept = written.length === 0 || (await notesKept(deps.issues, issue.number, written))
+    if (kept && fingerprint(again) === fingerprint(listed)) break
+    if (!kept)
+      deps.logger.info(`Another job rewrote the dashboard #${issue.number} over this job's notes: writing them again.`)
     listed = again
   }
   return { issue, writes }
+}
+
+/** Whether the issue's body still holds `notes`. */
+async function notesKept(issues: DashboardIssues, number: number, notes: readonly string[]): Promise<boolean> {
+  const now = notesOf((await issues.get(number)).body)
+  return notes.every((note) => now.includes(note))
 }
 
 /** The people's command a box stands for. */
@@ -163,7 +205,14 @@ export interface TickOutcome {
  * action no longer applies (the loop moved on), is unticked again and said under the table.
  */
 export async function applyDashboardTicks(
-  input: { before: string; after: string; actor: string; actorType: string; repositoryUrl: string },
+  input: {
+    before: string
+    after: string
+    actor: string
+    actorType: string
+    repositoryUrl: string
+    run?: Rewrite['run']
+  },
   deps: TickDeps,
 ): Promise<TickOutcome[]> {
   const loops = await listLoops(deps.store)
@@ -181,7 +230,8 @@ export async function applyDashboardTicks(
   })
   if (reading.ticks.length > 0) outcomes.push(...(await commandTicks(reading.ticks, input, deps)))
   for (const outcome of outcomes) deps.logger.info(`Dashboard: ${outcome.note}.`)
-  await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes: outcomes.map((o) => o.note) }, deps)
+  const notes = outcomes.map((o) => o.note)
+  await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes, ...(input.run ? { run: input.run } : {}) }, deps)
   return outcomes
 }
 

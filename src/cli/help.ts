@@ -64,8 +64,10 @@ Runs exactly one iteration: decide, work, verify, analyze, persist.`,
   status: `loop-controller status [--loop-id ID | --all [--remote NAME|URL [--state-branch B] [--max-loops N]]] [--json]
 
 Shows the stage, status, iteration, budget, failures, gates and the next action. With --all, one line
-per loop in the state directory: stage, status, iterations of the cap, what it spent, its last verdict
-and its pull request. With --remote, the loops the action keeps on that remote's state branch
+per loop in the state directory: stage, status, how long ago it last saved, iterations of the cap, what
+it spent, its last verdict (the failing checks named) and its pull request. A loop whose state cannot be
+read is listed unreadable, its problem cut short (--json has it whole) and counted on stderr; the exit
+code stays 0, as for any listing. With --remote, the loops the action keeps on that remote's state branch
 (default loop-state; GH_TOKEN or GITHUB_TOKEN for a private repository), each queued loop's place in
 line (the limit the queue recorded at its last change; --max-loops N overrides it) and, for a GitHub remote,
 each last run's address, read without writing anything.`,

@@ -7,8 +7,8 @@
  * `loop-state`), read without writing anything, with each queued loop's place in line as the dashboard
  * says it and, where the remote's URL names a GitHub repository, each last run's web address.
  */
-import { readdir } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { relative } from 'node:path'
+import { GitCli } from '../adapters/git-cli.js'
 import { RemoteFetchError, UnknownRemoteError } from '../adapters/stores/remote-branch.js'
 import { type BranchListing, readStateBranch } from '../adapters/stores/state-branch-reader.js'
 import { repositoryWebUrl } from '../domain/remote-url.js'
@@ -19,35 +19,26 @@ import type { LoopPlace } from './loop-place.js'
 import { parseMaxLoops, type Values, validStateBranch } from './options.js'
 import { statusJson } from './render.js'
 
-/** The ids of the loops kept in `stateDir` (a folder holding `loop-state.json`), sorted. */
-async function loopIds(stateDir: string): Promise<string[]> {
-  const entries = await readdir(stateDir, { withFileTypes: true }).catch(() => [])
-  const ids: string[] = []
-  for (const entry of entries) {
-    if (!entry.isDirectory()) continue
-    const files = await readdir(join(stateDir, entry.name)).catch(() => [] as string[])
-    if (files.includes('loop-state.json')) ids.push(entry.name)
-  }
-  return ids.sort()
-}
-
-/** Prints every loop; exit 0 (a listing, not one loop's state). A state that cannot be read is named. */
+/**
+ * Prints every loop; exit 0 (a listing, not one loop's state), also when a state cannot be read: that
+ * loop is a row `unreadable` and the count is said on stderr.
+ */
 export async function showAllLoops(place: LoopPlace, values: Values, io: CliIo): Promise<number> {
   if (values['state-branch'] !== undefined && values.remote === undefined) {
     throw new UsageError(`--state-branch names the branch of a remote: give --remote too (e.g. --remote origin).`)
   }
   if (values.remote !== undefined) return showBranchLoops(place, values, io)
-  const ids = await loopIds(place.stateDir)
-  const rows: ListedLoop[] = []
-  for (const loopId of ids) {
-    try {
-      rows.push({ loopId, state: (await place.store.load(loopId))?.state ?? null })
-    } catch (error) {
-      rows.push({ loopId, state: null, problem: (error as Error).message.split('\n')[0] ?? '' })
-    }
-  }
+  // Read only: a listing never moves a bad state aside, so it is listed again the next time.
+  const rows = await place.store.readLoops()
   if (rows.length === 0 && !values.json) {
-    io.stdout(`No loops yet in ${relative(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.\n`)
+    const remotes = await stateBranchRemotes(place.root)
+    // A clone of a repository whose loops run on GitHub keeps them on a remote's branch, not here.
+    const hint = remotes.length
+      ? ` The loops the action runs are on ${remotes.map((r) => `${r}/loop-state`).join(', ')}: 'loop-controller status --all --remote ${remotes[0]}'.`
+      : ''
+    io.stdout(
+      `No loops yet in ${relative(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.${hint}\n`,
+    )
     return EXIT.complete
   }
   printLoops(rows, null, undefined, values, io)
@@ -103,6 +94,18 @@ async function showBranchLoops(place: LoopPlace, values: Values, io: CliIo): Pro
   return EXIT.complete
 }
 
+/** The remotes this clone has fetched a `loop-state` branch from (`refs/remotes/<name>/loop-state`). */
+async function stateBranchRemotes(root: string): Promise<string[]> {
+  const listed = await new GitCli(root).exec(['for-each-ref', '--format=%(refname)', 'refs/remotes/*/loop-state'], {
+    allowFailure: true,
+  })
+  if (listed.exitCode !== 0) return []
+  return listed.stdout
+    .split('\n')
+    .map((ref) => /^refs\/remotes\/(.+)\/loop-state$/.exec(ref.trim())?.[1])
+    .filter((remote): remote is string => Boolean(remote))
+}
+
 function printLoops(
   rows: readonly ListedLoop[],
   queue: QueueView | null,
@@ -110,7 +113,13 @@ function printLoops(
   values: Values,
   io: CliIo,
 ): void {
-  const table = loopsTableRows(rows, repositoryUrl, queue)
+  // Each loop's last save as an age: a running loop last saved days ago has plainly stopped.
+  const table = loopsTableRows(rows, repositoryUrl, queue, rows, new Date())
+  const unreadable = rows.filter((row) => !row.state).length
+  // The table cuts each problem short; said once on stderr too, so a script reading stdout is not misled.
+  if (unreadable > 0) {
+    io.stderr(`warning: ${unreadable} loop(s) unreadable${values.json ? '' : ' (--json shows each problem in full)'}\n`)
+  }
   if (values.json) {
     const byId = new Map(table.map((row) => [row.loopId, row]))
     const json = rows.map((row) => {

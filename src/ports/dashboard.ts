@@ -21,7 +21,11 @@ export interface DashboardIssues {
   create(title: string, body: string): Promise<DashboardIssue>
   /** Pins the issue to the repository (GraphQL `pinIssue`). */
   pin(issue: DashboardIssue): Promise<void>
+  /** Whether the issue is pinned now (GraphQL `Issue.isPinned`: REST does not say). */
+  isPinned(issue: DashboardIssue): Promise<boolean>
   update(number: number, body: string): Promise<void>
+  /** The issue as it is now (its body, for the notes other jobs wrote since it was listed). */
+  get(number: number): Promise<DashboardIssue>
   /** Unpins and closes a duplicate, saying which issue is kept. */
   closeDuplicate(duplicate: DashboardIssue, kept: number): Promise<void>
 }

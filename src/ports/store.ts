@@ -1,3 +1,4 @@
+import type { ListedLoop } from '../domain/report/loops-table.js'
 import type { LoopState } from '../domain/state.js'
 
 /** An opaque version token for compare-and-swap; `null` means "no state yet". */
@@ -52,4 +53,13 @@ export interface Store {
 /** A store that can name every loop it holds: the `git` store, one branch for all of a repository's loops. */
 export interface LoopLister {
   listLoops(): Promise<string[]>
+}
+
+/**
+ * A store that can show every loop it holds without changing anything: a state that fails validation,
+ * or one quarantined, is a row with its problem (never moved aside, never dropped), so a listing run
+ * twice shows the same loops. What the dashboard and `status --all` list.
+ */
+export interface LoopReader {
+  readLoops(): Promise<ListedLoop[]>
 }

@@ -108,6 +108,9 @@ describe('the action bundle in the sandbox: the dashboard', () => {
       expect(dashboardRow(body, 'stuck')?.slice(1, 3)).toEqual(['COMPLETE', 'complete'])
       expect(body).not.toContain('loop-dashboard:resume:stuck')
       expect(body).toMatch(/- alice ticked resume `stuck`: iteration \d+ dispatched/)
+      // The loop's own report links the dashboard; the dashboard says which run rewrote it last.
+      expect(resumed.summary, why).toContain(`dashboard: [\\#${dashboardNumber}](`)
+      expect(body).toMatch(/^Rewritten \d{4}-\d\d-\d\d \d\d:\d\d UTC by \[run \d+\]\(/m)
       expect(aliceJob?.summary).toMatch(/Ticks on #\d+:\n\n- alice ticked resume `stuck`: iteration \d+ dispatched/)
       const state = await savedState(scenario, 'stuck')
       expect(state.lastRun).toEqual({

@@ -17,8 +17,8 @@ const OWN_LOGIN = 'users/get-authenticated'
 const STATUS_COMMENT = ['issues/create-comment', 'issues/list-comments', 'issues/update-comment'] as const
 /** The loop's pull request: looked for, then opened. */
 const PULL_REQUEST = ['pulls/create', 'pulls/list'] as const
-/** The pinned dashboard issue: looked for, opened, then rewritten. */
-const DASHBOARD = ['issues/create', 'issues/list-for-repo', 'issues/update'] as const
+/** The pinned dashboard issue: looked for, opened, read again before and after each rewrite, rewritten. */
+const DASHBOARD = ['issues/create', 'issues/list-for-repo', 'issues/update', 'issues/get'] as const
 /** The `artifact` state store: its snapshots listed, downloaded and pruned. */
 const ARTIFACT_STORE = [
   'actions/delete-artifact',

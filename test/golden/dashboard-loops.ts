@@ -9,6 +9,12 @@ import { policyOf, startState } from '../unit/engine/helpers.js'
 
 export const REPOSITORY_URL = 'https://github.com/acme/demo'
 
+/** When the golden dashboard is rewritten, and by which run: each loop's age is counted to it. */
+export const REWRITE = {
+  at: new Date('2025-01-01T02:10:30.000Z'),
+  run: { id: '9100000042', url: `${REPOSITORY_URL}/actions/runs/9100000042` },
+}
+
 const verified = (iteration: number, failing: number, total: number): LoopState['lastVerification'] => ({
   iteration,
   at: '2025-01-01T00:10:00.000Z',
@@ -80,7 +86,11 @@ export function dashboardLoops(): ListedLoop[] {
       }),
     },
     { loopId: 'green', state: loopState('green', { stage: 'COMPLETE', status: 'complete', iteration: 3 }) },
-    { loopId: 'climbing', state: loopState('climbing', { iteration: 1, usage: usage(61_000, 1200) }) },
+    // Running, but last saved two days before the rewrite: its job died (the sweeper has yet to say so).
+    {
+      loopId: 'climbing',
+      state: loopState('climbing', { iteration: 1, usage: usage(61_000, 1200), updatedAt: '2024-12-30T00:05:00.000Z' }),
+    },
     {
       loopId: 'hostile',
       state: loopState('hostile', {

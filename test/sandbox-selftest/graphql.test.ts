@@ -134,3 +134,38 @@ describe('GraphQL stand-in: pinning issues', () => {
     expect(notIssue.body.errors?.[0]).toMatchObject({ type: 'NOT_FOUND' })
   })
 })
+
+describe('GraphQL stand-in: whether an issue is pinned', () => {
+  const IS_PINNED =
+    'query($owner: String!, $repo: String!, $number: Int!) { repository(owner: $owner, name: $repo) { issue(number: $number) { isPinned } } }'
+  const issue = (title: string) => api.model.createIssue(api.model.user('alice'), title, null)
+
+  it('answers isPinned for an issue of the repository, as the pins change', async () => {
+    api.addToken('issues', { actor: 'github-actions[bot]', kind: 'installation', permissions: { issues: 'read' } })
+    const target = issue('a')
+    const ask = () => graphql(IS_PINNED, { owner: 'acme', repo: 'demo', number: target.number }, 'issues')
+    expect((await ask()).body).toEqual({ data: { repository: { issue: { isPinned: false } } } })
+    target.pinned = true
+    expect((await ask()).body).toEqual({ data: { repository: { issue: { isPinned: true } } } })
+    expect(api.violations).toEqual([])
+  })
+
+  it('refuses another repository, a missing issue, a token without issues access, and a field it does not model', async () => {
+    api.addToken('issues', { actor: 'github-actions[bot]', kind: 'installation', permissions: { issues: 'read' } })
+    const target = issue('a')
+    const elsewhere = await graphql(IS_PINNED, { owner: 'acme', repo: 'other', number: target.number }, 'issues')
+    expect(elsewhere.body.errors?.[0]).toMatchObject({ type: 'NOT_FOUND' })
+    const missing = await graphql(IS_PINNED, { owner: 'acme', repo: 'demo', number: 999 }, 'issues')
+    expect(missing.body.errors?.[0]).toMatchObject({ type: 'NOT_FOUND' })
+    const forbidden = await graphql(IS_PINNED, { owner: 'acme', repo: 'demo', number: target.number }, 'readonly')
+    expect(forbidden.body.errors?.[0]).toMatchObject({ type: 'FORBIDDEN' })
+    expect(api.violations).toEqual([])
+    const title = await graphql(IS_PINNED.replace('isPinned', 'isPinned title'), {
+      owner: 'acme',
+      repo: 'demo',
+      number: target.number,
+    })
+    expect(title.body.errors?.[0]?.message).toBe('the sandbox does not serve repository.issue.title')
+    expect(api.violations).toEqual(['graphql: the sandbox does not serve repository.issue.title'])
+  })
+})

@@ -1,12 +1,23 @@
 // GitHub's GraphQL endpoint (`POST /graphql`) for the mutations the action sends (marking its pull
-// request ready for review, pinning the dashboard issue): every query is
+// request ready for review, pinning the dashboard issue) and the one query (whether an issue is pinned,
+// `repository.issue.isPinned`): every query is
 // parsed and validated against GitHub's published schema (`@octokit/graphql-schema`), then executed
 // against the sandbox's model. A valid query for a field the sandbox does not serve is a violation, not
 // a silent null. Errors come back as GitHub sends them: HTTP 200 with an `errors` array.
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { buildSchema, type GraphQLSchema, graphql, Kind, type OperationDefinitionNode, parse, validate } from 'graphql'
+import {
+  buildSchema,
+  type FieldNode,
+  type GraphQLSchema,
+  graphql,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  type SelectionSetNode,
+  validate,
+} from 'graphql'
 import { nodeId } from './github-objects.js'
 import type { GitHubModel, Scope } from './rest-api.js'
 
@@ -28,7 +39,7 @@ function githubSchema(): GraphQLSchema {
 }
 
 /** The mutations and queries the sandbox serves; anything else valid is reported as unserved. */
-const SERVED = new Set(['markPullRequestReadyForReview', 'pinIssue', 'unpinIssue'])
+const SERVED = new Set(['markPullRequestReadyForReview', 'pinIssue', 'unpinIssue', 'repository'])
 
 /** GitHub pins at most three issues per repository. */
 export const MAX_PINNED_ISSUES = 3
@@ -74,13 +85,37 @@ export async function serveGraphql(
   const fields = operations.flatMap((op) =>
     op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : [])),
   )
-  const unserved = fields.filter((name) => !SERVED.has(name))
+  const unserved = [...fields.filter((name) => !SERVED.has(name)), ...unmodelledRepositoryFields(operations)]
   if (unserved.length > 0) {
     const message = `the sandbox does not serve ${unserved.join(', ')}`
     return { status: 200, body: { errors: [{ message }] }, problems: [`graphql: ${message}`] }
   }
 
   const rootValue = {
+    // Only an issue's pinned state is modelled (`unmodelledRepositoryFields` refuses any other field).
+    repository: (args: { owner: string; name: string }) => {
+      const { owner, name } = model.repo
+      if (args.owner.toLowerCase() !== owner.login.toLowerCase() || args.name.toLowerCase() !== name.toLowerCase()) {
+        throw Object.assign(
+          new Error(`Could not resolve to a Repository with the name '${args.owner}/${args.name}'.`),
+          { type: 'NOT_FOUND' },
+        )
+      }
+      if (!can('issues', 'read')) {
+        throw Object.assign(new Error('Resource not accessible by integration'), { type: 'FORBIDDEN' })
+      }
+      return {
+        issue: (issueArgs: { number: number }) => {
+          const target = model.issues.get(issueArgs.number)
+          if (!target || target.pull) {
+            throw Object.assign(new Error(`Could not resolve to an Issue with the number of ${issueArgs.number}.`), {
+              type: 'NOT_FOUND',
+            })
+          }
+          return { number: target.number, isPinned: target.pinned === true }
+        },
+      }
+    },
     markPullRequestReadyForReview: (args: { input: { pullRequestId: string } }) => {
       if (!can('pull-requests', 'write')) {
         throw Object.assign(new Error('Resource not accessible by integration'), { type: 'FORBIDDEN' })
@@ -150,6 +185,23 @@ export async function serveGraphql(
     ...(e.path ? { path: e.path } : {}),
   }))
   return { status: 200, body: { data: result.data ?? null, ...(errors.length > 0 ? { errors } : {}) }, problems: [] }
+}
+
+/** The repository fields a query asks for beyond the one modelled, `issue { number isPinned }`. */
+function unmodelledRepositoryFields(operations: OperationDefinitionNode[]): string[] {
+  const fieldsOf = (node: { selectionSet?: SelectionSetNode | undefined }): FieldNode[] =>
+    (node.selectionSet?.selections ?? []).filter((s): s is FieldNode => s.kind === Kind.FIELD)
+  const modelled = new Set(['number', 'isPinned', '__typename'])
+  const repositories = operations.flatMap((op) => fieldsOf(op).filter((f) => f.name.value === 'repository'))
+  return repositories.flatMap((repository) =>
+    fieldsOf(repository).flatMap((field) =>
+      field.name.value === 'issue'
+        ? fieldsOf(field)
+            .filter((f) => !modelled.has(f.name.value))
+            .map((f) => `repository.issue.${f.name.value}`)
+        : [`repository.${field.name.value}`],
+    ),
+  )
 }
 
 /** GitHub's error `type` (FORBIDDEN, NOT_FOUND) that a resolver attached to its error. */

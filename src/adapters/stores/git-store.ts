@@ -20,16 +20,19 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { ListedLoop } from '../../domain/report/loops-table.js'
 import type { LoopState } from '../../domain/state.js'
 import type { Identity } from '../../ports/git.js'
 import {
   type Loaded,
   type LoopLister,
+  type LoopReader,
   StateQuarantinedError,
   type Store,
   StoreConflictError,
   type StoreVersion,
 } from '../../ports/store.js'
+import { loopsOnBranch, QUARANTINE_MARKER } from './branch-loops.js'
 import { GitPushRejectedError, RemoteBranch } from './remote-branch.js'
 import {
   checkLoopId,
@@ -45,7 +48,7 @@ import {
 
 export { GitPushRejectedError }
 
-const MARKER = 'QUARANTINED.json'
+const MARKER = QUARANTINE_MARKER
 const ATTEMPTS = 15
 
 export interface GitStoreOptions {
@@ -71,7 +74,7 @@ export interface GitStoreOptions {
 }
 
 /** The `git` store (see the module comment). */
-export class GitStore implements Store, LoopLister {
+export class GitStore implements Store, LoopLister, LoopReader {
   readonly kind = 'git' as const
   private readonly branch: string
   private readonly remote: string
@@ -195,6 +198,13 @@ export class GitStore implements Store, LoopLister {
       if (loopId !== null && this.folder(loopId) === folder) ids.push(loopId)
     }
     return ids
+  }
+
+  /** Every loop folder on the branch, read only: a damaged or quarantined state is a row with its problem. */
+  async readLoops(): Promise<ListedLoop[]> {
+    const tip = await this.stateBranch.fetch()
+    if (!tip.commit) return []
+    return loopsOnBranch(this.stateBranch, tip.commit, this.branch, this.options.toolVersion)
   }
 
   /**

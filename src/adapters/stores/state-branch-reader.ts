@@ -1,17 +1,17 @@
 /**
  * The `git` store's branch read, and only read: every loop's state and the slots record, as the
- * dashboard lists them, for `loop-controller status --all --remote`. Unlike the store itself it never
- * writes: a state that cannot be read is named (the store quarantines it the next time a loop job
- * loads it), and nothing is pushed, whoever runs it.
+ * dashboard lists them (`branch-loops.ts`), for `loop-controller status --all --remote`. It never
+ * writes: a state that cannot be read, or one the store quarantined, is a row with its problem, and
+ * nothing is pushed, whoever runs it.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { ListedLoop } from '../../domain/report/loops-table.js'
 import { EMPTY_SLOTS, parseSlotsRecord, type SlotsRecord } from '../../domain/slots.js'
-import type { LoopState } from '../../domain/state.js'
+import { loopsOnBranch } from './branch-loops.js'
 import { SLOTS_FILE } from './git-slot-store.js'
 import { RemoteBranch } from './remote-branch.js'
-import { loopFolder, loopIdNamedIn, parseStoredState, STATE_FILE } from './shared.js'
 
 export interface StateBranchReaderOptions {
   /** The user's repository: only read, to resolve `remote` when it is a remote name. */
@@ -24,12 +24,8 @@ export interface StateBranchReaderOptions {
   token?: string | undefined
 }
 
-/** One loop found on the branch: its state, or why it cannot be read. */
-export interface BranchLoop {
-  loopId: string
-  state: LoopState | null
-  problem?: string
-}
+/** One loop found on the branch: its state, or why it cannot be read (quarantined, not valid). */
+export type BranchLoop = ListedLoop
 
 /** What the branch holds: null `commit` when the remote has no such branch yet. */
 export interface BranchListing {
@@ -62,15 +58,7 @@ export async function readStateBranch(options: StateBranchReaderOptions): Promis
     const { commit } = await branch.fetch()
     const url = await branch.remoteUrl()
     if (!commit) return { url, commit: null, loops: [], slots: EMPTY_SLOTS }
-    const loops: BranchLoop[] = []
-    for (const folder of await branch.topLevel(commit)) {
-      const where = `${options.branch}:${folder}/${STATE_FILE}`
-      const text = await branch.readFile(commit, `${folder}/${STATE_FILE}`)
-      if (text === null) continue
-      const loop = loopIn(folder, text, where)
-      if (loop) loops.push(loop)
-    }
-    loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+    const loops = await loopsOnBranch(branch, commit, options.branch)
     const slotsText = await branch.readFile(commit, SLOTS_FILE)
     if (slotsText === null) return { url, commit, loops, slots: EMPTY_SLOTS }
     const parsed = parseSlotsRecord(slotsText)
@@ -87,14 +75,4 @@ export async function readStateBranch(options: StateBranchReaderOptions): Promis
   } finally {
     await rm(workDir, { recursive: true, force: true })
   }
-}
-
-/** The loop a folder holds; null for a folder that is no loop's (its state names another folder). */
-function loopIn(folder: string, text: string, where: string): BranchLoop | null {
-  const parsed = parseStoredState(text, where)
-  if (parsed.kind === 'valid') {
-    return loopFolder(parsed.state.loopId) === folder ? { loopId: parsed.state.loopId, state: parsed.state } : null
-  }
-  const problem = parsed.kind === 'future' ? parsed.error.message : parsed.reason
-  return { loopId: loopIdNamedIn(text) ?? folder, state: null, problem: problem.split('\n')[0] ?? '' }
 }

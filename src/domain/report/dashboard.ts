@@ -3,13 +3,14 @@
  * can do to a loop from here (resume a BLOCKED loop, approve each pending gate, abort a running,
  * waiting or queued one), then notes on ticks that changed nothing. Each box carries a hidden marker naming its
  * loop and action, as Renovate's Dependency Dashboard does, so a tick is read back from the edited body
- * (`dashboard-ticks.ts`). Pure, and stable: the same loops give the same body, so an unchanged body is
- * never written again.
+ * (`dashboard-ticks.ts`). Pure, and stable: the same loops give the same content (the digest the body
+ * carries, its times left out), so a body whose loops did not move is never written again.
  */
+import { createHash } from 'node:crypto'
 import type { LoopState } from '../state.js'
-import { code, inlineText, markdownText } from './escape.js'
+import { code, inlineText, link, markdownText } from './escape.js'
 import { COMMENT_MAX_CHARS } from './limits.js'
-import { type ListedLoop, loopsTableRows, type QueueView, renderLoopsMarkdown } from './loops-table.js'
+import { type ListedLoop, loopsTableRows, type QueueView, renderLoopsMarkdown, utcMinute } from './loops-table.js'
 
 export const DASHBOARD_TITLE = 'Loop dashboard'
 /** The label that finds the dashboard among the issues the controller opened. */
@@ -149,19 +150,46 @@ export function actionWords(loopId: string, action: DashboardAction): string {
   return action.kind === 'approve' ? `approve gate \`${action.gate}\` of \`${loopId}\`` : `${action.kind} \`${loopId}\``
 }
 
+/** Who rewrote the body and when: said in it, and the loops' ages are counted to that moment. */
+export interface Rewrite {
+  at: Date
+  /** The workflow run that wrote it, linked where its address is known. */
+  run?: { id: string; url: string | null }
+}
+
+const CONTENT_MARKER = /<!-- loop-dashboard:content ([0-9a-f]{16}) -->/
+
 /**
- * The whole body. `notes` are already escaped (`noteText`, or carried from the last body by `notesOf`);
- * only the newest `MAX_NOTES` are kept.
+ * What a body shows but for when it was rewritten (the hidden digest the body carries): two bodies with
+ * the same content differ only in their times, and the second need not be written. Null for a body
+ * without one (written by an older release).
  */
-export function renderDashboard(input: {
+export function contentOf(body: string): string | null {
+  return CONTENT_MARKER.exec(body)?.[1] ?? null
+}
+
+interface BodyInput {
   loops: readonly ListedLoop[]
   repositoryUrl: string
   notes?: readonly string[]
   /** The slots record, when the store keeps one: a queued loop's row says its place in line and why. */
   queue?: QueueView | null
-  /** At most this many characters (GitHub's issue body holds 65,536); default that. */
-  maxChars?: number
-}): string {
+  /** When (and by which run) this body is written; without it each loop's last save is its UTC time. */
+  rewrite?: Rewrite
+  /** Why the issue is not pinned (GitHub pins three issues per repository), when it is not. */
+  notPinned?: string
+}
+
+/**
+ * The whole body. `notes` are already escaped (`noteText`, or carried from the last body by `notesOf`);
+ * only the newest `MAX_NOTES` are kept.
+ */
+export function renderDashboard(
+  input: BodyInput & {
+    /** At most this many characters (GitHub's issue body holds 65,536); default that. */
+    maxChars?: number
+  },
+): string {
   const maxChars = input.maxChars ?? COMMENT_MAX_CHARS
   const full = renderBody(input.loops, input, 0)
   if (full.length <= maxChars) return full
@@ -181,12 +209,17 @@ export function renderDashboard(input: {
 /** Statuses a loop does not leave by itself; they make room first when the body is too long. */
 const FINISHED: readonly string[] = ['complete', 'aborted']
 
-function renderBody(
-  loops: readonly ListedLoop[],
-  input: { loops: readonly ListedLoop[]; repositoryUrl: string; notes?: readonly string[]; queue?: QueueView | null },
-  hidden: number,
-): string {
-  const rows = loopsTableRows(loops, input.repositoryUrl, input.queue, input.loops)
+/** The body with its content digest: taken over the same body without its times, so a rewrite that changes only them is none. */
+function renderBody(loops: readonly ListedLoop[], input: BodyInput, hidden: number): string {
+  const timeless = bodyParts(loops, { ...input, rewrite: undefined }, hidden).join('\n\n')
+  const digest = createHash('sha256').update(timeless).digest('hex').slice(0, 16)
+  const parts = bodyParts(loops, input, hidden)
+  parts.splice(1, 0, `<!-- loop-dashboard:content ${digest} -->`)
+  return `${parts.join('\n\n')}\n`
+}
+
+function bodyParts(loops: readonly ListedLoop[], input: BodyInput, hidden: number): string[] {
+  const rows = loopsTableRows(loops, input.repositoryUrl, input.queue, input.loops, input.rewrite?.at)
   const boxes = dashboardBoxes(loops)
   const notes = (input.notes ?? []).slice(-MAX_NOTES)
   const omitted =
@@ -198,11 +231,24 @@ function renderBody(
     DASHBOARD_MARKER,
     'Every loop of loop-controller in this repository, rewritten at the end of each loop job. ' +
       'Tick a box to act on a loop: a tick counts from people with write, maintain or admin access.',
+  ]
+  if (input.rewrite) parts.push(rewrittenLine(input.rewrite))
+  if (input.notPinned) {
+    parts.push(`Not pinned: ${inlineText(input.notPinned, 200)}. Each rewrite tries again.`)
+  }
+  parts.push(
     '## Loops',
     `${rows.length > 0 ? renderLoopsMarkdown(rows) : 'No loops yet.'}${omitted}`,
     '## Actions',
     boxes.length > 0 ? boxes.map((box) => box.line).join('\n') : 'Nothing waits for a person.',
-  ]
+  )
   if (notes.length > 0) parts.push(`## Notes\n${NOTES_MARKER}\n${notes.map((note) => `- ${note}`).join('\n')}`)
-  return `${parts.join('\n\n')}\n`
+  return parts
+}
+
+/** `Rewritten 2026-01-01 10:00 UTC by [run 77](…); each loop's "updated" is its last save's age then.` */
+function rewrittenLine(rewrite: Rewrite): string {
+  const run = rewrite.run
+  const by = run ? ` by ${run.url ? link(`run ${run.id}`, run.url) : inlineText(`run ${run.id}`)}` : ''
+  return `Rewritten ${utcMinute(rewrite.at)}${by}; a loop's *updated* is the age of its last save at that moment.`
 }

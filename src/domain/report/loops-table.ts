@@ -21,6 +21,8 @@ export interface LoopsTableRow {
   loopId: string
   stage: string
   status: string
+  /** When the state was last saved: its age at `now` (`2h 10m ago`), or the UTC time without one. */
+  updated: string
   iterations: string
   spent: string
   lastVerdict: string
@@ -54,6 +56,8 @@ export const LOOPS_TABLE_COLUMNS = [
   'pull request',
   'last run',
   'queue',
+  // Last, so the columns before it keep their places for whoever reads a row by position.
+  'updated',
 ] as const
 
 /** `50,000`: a whole number with thousands separated (the same in every locale). */
@@ -94,12 +98,40 @@ function runUrl(lastRun: { id: string; url: string }, repositoryUrl: string | un
   return /^https:\/\/[^\s]+$/.test(kept) && kept.endsWith(`/actions/runs/${lastRun.id}`) ? kept : null
 }
 
-/** The last verification: `pass (n)`, `fail (k of n)`, or `-` before any. */
+/** Failing checks named in the verdict before the rest are counted. */
+const NAMED_FAILURES = 3
+
+/** The last verification: `pass (all 4)`, `fail: unit, lint (2 of 3)`, or `-` before any. */
 export function lastVerdictText(state: LoopState): string {
   const results = state.lastVerification?.results ?? []
   if (results.length === 0) return '-'
-  const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error').length
-  return failed === 0 ? `pass (${results.length})` : `fail (${failed} of ${results.length})`
+  const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error')
+  if (failed.length === 0) return `pass (all ${results.length})`
+  const named = failed.slice(0, NAMED_FAILURES).map((r) => r.name)
+  const more = failed.length > NAMED_FAILURES ? ` +${failed.length - NAMED_FAILURES} more` : ''
+  return `fail: ${named.join(', ')}${more} (${failed.length} of ${results.length})`
+}
+
+/** `2026-01-01 10:00 UTC`: an instant to the minute, the same wherever it is read. */
+export function utcMinute(at: Date): string {
+  return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`
+}
+
+/** How long before `now` a thing happened: `just now`, `5m ago`, `2h 10m ago`, `3d 4h ago`. */
+export function ageText(at: Date, now: Date): string {
+  const minutes = Math.floor((now.getTime() - at.getTime()) / 60_000)
+  if (minutes < 1) return 'just now'
+  if (minutes < 60) return `${minutes}m ago`
+  const hours = Math.floor(minutes / 60)
+  if (hours < 24) return `${hours}h ${minutes % 60}m ago`
+  return `${Math.floor(hours / 24)}d ${hours % 24}h ago`
+}
+
+/** When a state was saved, as the table says it: its age at `now`, else its UTC time; `-` when unknown. */
+function updatedText(updatedAt: string, now?: Date): string {
+  const at = new Date(updatedAt)
+  if (Number.isNaN(at.getTime())) return '-'
+  return now ? ageText(at, now) : utcMinute(at)
 }
 
 /** A loop as the queue cell names it: `#12` for an issue's loop, else its id. */
@@ -147,12 +179,14 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
  * issue a loop started from; without it (a local state directory) the issue is named, not linked.
  * `queue`, when the slots record was read, says where each queued loop stands, from the statuses of
  * `everyLoop` (default `loops`: a table that shows only some loops still knows their dependencies').
+ * `now` makes each loop's last save an age (a running loop last saved days ago is plainly not running).
  */
 export function loopsTableRows(
   loops: readonly ListedLoop[],
   repositoryUrl?: string,
   queue?: QueueView | null,
   everyLoop: readonly ListedLoop[] = loops,
+  now?: Date,
 ): LoopsTableRow[] {
   return [...loops]
     .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
@@ -162,6 +196,7 @@ export function loopsTableRows(
           loopId,
           stage: '-',
           status: 'unreadable',
+          updated: '-',
           iterations: '-',
           spent: '-',
           lastVerdict: problem ?? '-',
@@ -172,11 +207,16 @@ export function loopsTableRows(
         }
       }
       const task = state.task
+      // A loop waiting in line before its first iteration is in no stage yet.
+      const notStarted = state.status === 'queued' && state.iteration === 0
       return {
         loopId,
-        stage: state.stage,
+        stage: notStarted ? '-' : state.stage,
         status: state.status,
-        iterations: `${state.iteration} of ${state.maxIterations}`,
+        updated: updatedText(state.updatedAt, now),
+        iterations: notStarted
+          ? `not started (cap ${state.maxIterations})`
+          : `${state.iteration} of ${state.maxIterations}`,
         spent: spentText(state),
         lastVerdict: lastVerdictText(state),
         issue:
@@ -190,6 +230,13 @@ export function loopsTableRows(
     })
 }
 
+/** A terminal's last verdict: a long problem (an unreadable state's) is cut; `--json` has it whole. */
+const TEXT_VERDICT_CHARS = 60
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
+}
+
 function plainCells(row: LoopsTableRow): string[] {
   return [
     row.loopId,
@@ -197,18 +244,22 @@ function plainCells(row: LoopsTableRow): string[] {
     row.status,
     row.iterations,
     row.spent,
-    row.lastVerdict,
+    cut(row.lastVerdict, TEXT_VERDICT_CHARS),
     row.issue ? `#${row.issue.number}` : '-',
     row.pullRequest ? `#${row.pullRequest.number}` : '-',
     row.lastRun ? (row.lastRun.url ?? row.lastRun.id) : '-',
     row.queue,
+    row.updated,
   ]
 }
 
-/** Plain columns padded to their widths, for a terminal. */
+/** Plain columns padded to their widths, for a terminal; the queue column only when some loop is queued. */
 export function renderLoopsText(rows: readonly LoopsTableRow[]): string {
-  const table = rows.map(plainCells)
-  const header = [...LOOPS_TABLE_COLUMNS]
+  const queueAt = LOOPS_TABLE_COLUMNS.indexOf('queue')
+  const withQueue = rows.some((row) => row.queue !== '-')
+  const shown = <T>(cells: readonly T[]): T[] => cells.filter((_, i) => withQueue || i !== queueAt)
+  const table = rows.map((row) => shown(plainCells(row)))
+  const header = shown(LOOPS_TABLE_COLUMNS)
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)))
   const line = (cells: string[]) =>
     cells
@@ -237,6 +288,7 @@ export function renderLoopsMarkdown(rows: readonly LoopsTableRow[]): string {
       row.pullRequest ? linked(`#${row.pullRequest.number}`, row.pullRequest.url) : '-',
       row.lastRun ? linked(`run ${row.lastRun.id}`, row.lastRun.url) : '-',
       row.queue === '-' ? '-' : inlineText(row.queue, 200),
+      inlineText(row.updated),
     ]
     return `| ${cells.join(' | ')} |`
   })

@@ -20,6 +20,8 @@ export interface ReportLinks {
   branch?: { name: string; url?: string }
   /** The issue the loop works on. */
   issue?: { number: number; url: string }
+  /** The repository's dashboard issue (`dashboard: true`), where every loop is listed. */
+  dashboard?: { number: number; url: string }
 }
 
 /** The BLOCKED handoff's parts the engine cannot know from state alone. */

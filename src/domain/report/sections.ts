@@ -206,7 +206,7 @@ export function spentLine(model: ReportModel): string {
   return `**Spent:** ${parts.join(' · ')}`
 }
 
-/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch and the run. */
+/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch, the run and the dashboard. */
 export function linksLine(model: ReportModel, postedOn?: number): string {
   const { links } = model
   const parts: string[] = []
@@ -217,6 +217,7 @@ export function linksLine(model: ReportModel, postedOn?: number): string {
   if (links.issue && links.issue.number !== postedOn) parts.push(link(`issue #${links.issue.number}`, links.issue.url))
   if (links.branch) parts.push(links.branch.url ? link(links.branch.name, links.branch.url) : code(links.branch.name))
   if (links.run) parts.push(link('this run', links.run))
+  if (links.dashboard) parts.push(`dashboard: ${link(`#${links.dashboard.number}`, links.dashboard.url)}`)
   return parts.join(' · ')
 }
 

@@ -1,5 +1,6 @@
 // `status --all`: every loop in the state directory on one line each, and as JSON.
-import { readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cli, tempRepo } from './helpers.js'
@@ -26,11 +27,16 @@ describe('status --all', () => {
     const all = await cli(repo, 'status', '--all')
     expect(all.code).toBe(0)
     const lines = all.stdout.trim().split('\n')
+    // No loop is queued: no queue column. Each loop's last save as an age.
     expect(lines[0]).toMatch(
-      /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run\s+queue$/,
+      /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run\s+updated$/,
     )
-    expect(lines[1]).toMatch(/^green\s+COMPLETE\s+complete\s+1 of 2\s+\d+ s\s+pass \(1\)\s+-\s+-\s+-\s+-$/)
-    expect(lines[2]).toMatch(/^red\s+\w+\s+(blocked|capped)\s+\d of 2\s+\d+ s\s+fail \(1 of 1\)\s+-\s+-\s+-\s+-$/)
+    expect(lines[1]).toMatch(
+      /^green\s+COMPLETE\s+complete\s+1 of 2\s+\d+ s\s+pass \(all 1\)\s+-\s+-\s+-\s+(just now|\d+m ago)$/,
+    )
+    expect(lines[2]).toMatch(
+      /^red\s+\w+\s+(blocked|capped)\s+\d of 2\s+\d+ s\s+fail: made \(1 of 1\)\s+-\s+-\s+-\s+(just now|\d+m ago)$/,
+    )
 
     // A loop that started from an issue and ran on GitHub (its state from the git store's branch).
     const path = join(repo, '.loop', 'green', 'loop-state.json')
@@ -44,13 +50,54 @@ describe('status --all', () => {
     ])
     // No remote to take the repository's address from: the run's own address as the state kept it.
     expect((await cli(repo, 'status', '--all')).stdout.split('\n')[1]).toMatch(
-      /^green\s.*\s#12\s+-\s+https:\/\/github\.com\/acme\/demo\/actions\/runs\/77\s+-$/,
+      /^green\s.*\s#12\s+-\s+https:\/\/github\.com\/acme\/demo\/actions\/runs\/77\s+(just now|\d+m ago)$/,
     )
+  }, 120_000)
+
+  it('lists a loop whose state cannot be read on every run: nothing is moved aside by a listing', async () => {
+    const repo = tempRepo({ files: { '.github/loop.yml': config(true) } })
+    expect((await cli(repo, 'run', '--loop-id', 'green', '--no-commit')).code).toBe(0)
+    const broken = join(repo, '.loop', 'broken', 'loop-state.json')
+    mkdirSync(join(repo, '.loop', 'broken'))
+    writeFileSync(broken, '{ not json')
+    const first = await cli(repo, 'status', '--all')
+    const second = await cli(repo, 'status', '--all')
+    // The same loops both times (the broken one first, by id); only green's age may have moved on.
+    for (const listed of [first, second]) {
+      expect(listed.code).toBe(0)
+      expect(listed.stderr).toBe('warning: 1 loop(s) unreadable (--json shows each problem in full)\n')
+      expect(listed.stdout.split('\n').map((line) => line.split(/\s+/)[0])).toEqual(['loop', 'broken', 'green', ''])
+    }
+    expect(second.stdout.split('\n')[1]).toBe(first.stdout.split('\n')[1])
+    expect(first.stdout.split('\n')[1]).toMatch(
+      /^broken\s+-\s+unreadable\s+-\s+-\s+not a valid loop state: it is not JSON \(.{10,}…\s/,
+    )
+    // The text cuts the problem short; --json has it whole.
+    const json = JSON.parse((await cli(repo, 'status', '--all', '--json')).stdout) as { problem?: string }[]
+    expect(json[0]?.problem).toMatch(/^not a valid loop state: it is not JSON \(.+\) \(.+loop-state\.json\)$/)
+    expect(readFileSync(broken, 'utf8')).toBe('{ not json')
+    expect(readdirSync(join(repo, '.loop', 'broken'))).toEqual(['loop-state.json'])
   }, 120_000)
 
   it('says so when there is no loop yet', async () => {
     const repo = tempRepo()
     const none = await cli(repo, 'status', '--all')
     expect([none.code, none.stdout]).toEqual([0, "No loops yet in .loop. Start one with 'loop-controller run'.\n"])
+  })
+
+  it('in a clone of a repository whose loops run on GitHub, points at the remote`s state branch', async () => {
+    const remote = tempRepo()
+    const commit = ['-c', 'user.name=x', '-c', 'user.email=x@x', 'commit', '--quiet', '--allow-empty', '-m', 'states']
+    execFileSync('git', ['-C', remote, 'checkout', '--quiet', '--orphan', 'loop-state'])
+    execFileSync('git', ['-C', remote, ...commit])
+    execFileSync('git', ['-C', remote, 'checkout', '--quiet', 'main'])
+    const clone = join(tempRepo(), 'clone')
+    execFileSync('git', ['clone', '--quiet', remote, clone])
+    const none = await cli(clone, 'status', '--all')
+    expect([none.code, none.stdout]).toEqual([
+      0,
+      "No loops yet in .loop. Start one with 'loop-controller run'. The loops the action runs are on " +
+        "origin/loop-state: 'loop-controller status --all --remote origin'.\n",
+    ])
   })
 })

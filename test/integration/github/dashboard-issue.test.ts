@@ -9,7 +9,7 @@ import { applyDashboardTicks, refreshDashboard } from '../../../src/app/dashboar
 import type { PeopleCommand } from '../../../src/app/people-commands.js'
 import { DASHBOARD_LABEL } from '../../../src/domain/report/dashboard.js'
 import type { LoopState } from '../../../src/domain/state.js'
-import type { Loaded, LoopLister, Store } from '../../../src/ports/store.js'
+import type { Loaded, LoopReader, Store } from '../../../src/ports/store.js'
 import { loopState } from '../../golden/dashboard-loops.js'
 import type { IssueModel } from '../../sandbox/github-objects.js'
 import { type RestApi, startRestApi } from '../../sandbox/rest-api.js'
@@ -39,14 +39,14 @@ function issuesAs(token: string): OctokitDashboardIssues {
   return new OctokitDashboardIssues(octokit, 'acme', 'demo')
 }
 
-/** The loops a store holds (load and list are all the dashboard asks of it). */
-function storeOf(states: Map<string, LoopState>): Pick<Store, 'load'> & LoopLister {
+/** The loops a store holds (a read-only listing is all the dashboard asks of it; load for the ticks' commands). */
+function storeOf(states: Map<string, LoopState>): Pick<Store, 'load'> & LoopReader {
   return {
     load: async (loopId): Promise<Loaded | null> => {
       const state = states.get(loopId)
       return state ? { state, version: state.updatedAt } : null
     },
-    listLoops: async () => [...states.keys()],
+    readLoops: async () => [...states.entries()].map(([loopId, state]) => ({ loopId, state })),
   }
 }
 
@@ -126,10 +126,10 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     let lists = 0
     const moving = {
       ...store,
-      listLoops: async () => {
+      readLoops: async () => {
         // Another job saves loop a between this job's first read and its read after writing.
         if (++lists === 2) states.set('a', loopState('a', { iteration: 2, updatedAt: 'later' }))
-        return store.listLoops()
+        return store.readLoops()
       },
     }
     const { writes } = await refreshDashboard(
@@ -159,7 +159,7 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     expect(writes).toBe(2)
     expect(reads).toBe(3)
     const body = dashboardsIn()[0]?.body ?? ''
-    expect(body).toMatch(/\| `b` \|.*\*\*queued\*\*.*\| admitted: its job is starting \|$/m)
+    expect(body).toMatch(/\| `b` \|.*\*\*queued\*\*.*\| admitted: its job is starting \| [^|]+ \|$/m)
     expect(body).toContain('- [ ] <!-- loop-dashboard:abort:b --> Abort `b` (queued: it gives up its place in line)')
 
     // A record that cannot be read: the rows say what each loop saved, and the problem is named.
@@ -168,7 +168,7 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
       throw new Error('loop-state:queue.json is not a valid slots record (running: expected array)')
     }
     await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, { ...deps, queue: broken })
-    expect(dashboardsIn()[0]?.body).toMatch(/\| `b` \|.*\| asking for a slot \|$/m)
+    expect(dashboardsIn()[0]?.body).toMatch(/\| `b` \|.*\| asking for a slot \| [^|]+ \|$/m)
     expect(logged).toContain(
       'warning: The dashboard shows no places in line: loop-state:queue.json is not a valid slots record (running: expected array)',
     )
@@ -221,6 +221,28 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     const own = dashboardsIn().find((issue) => issue.user.login === BOT)
     expect(own?.pinned).toBeFalsy()
     expect(logged.find((line) => line.startsWith('warning:'))).toMatch(/is not pinned: .*at most 3 pinned issues/)
+    expect(own?.body).toMatch(
+      /^Not pinned: GitHub refused to pin issue \\#\d+: .*at most 3 pinned issues.*Each rewrite tries again\.$/m,
+    )
+
+    // A person makes room: the next rewrite pins it, and the body no longer says it is not.
+    const [first] = dashboardsIn().filter((issue) => issue.pinned)
+    if (first) first.pinned = false
+    const { writes } = await refreshDashboard(
+      { repositoryUrl: REPOSITORY_URL },
+      { store: storeOf(new Map()), issues: issuesAs('job'), logger },
+    )
+    expect(writes).toBe(1)
+    expect(own?.pinned).toBe(true)
+    expect(own?.body).not.toContain('Not pinned')
+  })
+
+  it('pins the dashboard again when a person unpinned it', async () => {
+    const deps = { store: storeOf(new Map()), issues: issuesAs('job'), logger }
+    const { issue } = await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, deps)
+    api.model.issue(issue.number).pinned = false
+    expect((await refreshDashboard({ repositoryUrl: REPOSITORY_URL }, deps)).writes).toBe(0)
+    expect(api.model.issue(issue.number).pinned).toBe(true)
   })
 
   it('names the permission when the token may not open issues', async () => {

@@ -48,6 +48,32 @@ describe('FileStore', () => {
     expect(again.message).toMatch(/not JSON/)
   })
 
+  it('lists its loops read only: a state that is not valid and one quarantined stay rows, nothing moved', async () => {
+    const listRoot = tempDir('loop-file-store-list-')
+    const store = new FileStore({ root: listRoot, now: () => new Date('2025-03-04T05:06:07.089Z') })
+    await store.save('good', makeState('good', 1), null)
+    await store.save('held', makeState('held', 1), null)
+    writeFileSync(join(listRoot, 'held', 'loop-state.json'), '{ "loopId": "held" }')
+    await expect(store.load('held')).rejects.toBeInstanceOf(StateQuarantinedError)
+    await store.save('bad', makeState('bad', 1), null)
+    writeFileSync(join(listRoot, 'bad', 'loop-state.json'), '{ not json')
+    const folders = () => ['bad', 'good', 'held'].map((loopId) => readdirSync(join(listRoot, loopId)).sort())
+    const before = folders()
+
+    const first = await store.readLoops()
+    expect(await store.readLoops()).toEqual(first)
+    expect(folders()).toEqual(before)
+    expect(first.map((loop) => [loop.loopId, loop.state?.iteration ?? null])).toEqual([
+      ['bad', null],
+      ['good', 1],
+      ['held', null],
+    ])
+    expect(first[0]?.problem).toMatch(/^not a valid loop state: it is not JSON \(.+\) \(.+bad\/loop-state\.json\)$/)
+    expect(first[2]?.problem).toMatch(
+      /^quarantined \(.+\); kept at .+held\/loop-state\.invalid-2025-03-04T05-06-07\.089Z\.json: fix it and move it back, or reset the loop$/,
+    )
+  })
+
   it('never writes a state that fails validation', async () => {
     const store = new FileStore({ root })
     const version = await store.save('guarded', makeState('guarded', 1), null)

@@ -108,6 +108,39 @@ describe('git store: branch, lease and remote', () => {
     expect(listed.every((loopId) => !loopId.startsWith('not-json'))).toBe(true)
   })
 
+  it('shows every loop read only: a damaged state and a quarantined one stay rows, listed twice alike, no commit made', async () => {
+    const [good, damaged, quarantined] = [freshLoopId('shown'), freshLoopId('damaged'), freshLoopId('quarantined')]
+    await gitJob().save(good, makeState(good, 1), null)
+    await plantCommit(damaged, '{ not json')
+    await plantCommit(quarantined, JSON.stringify({ loopId: quarantined, iteration: 'three' }))
+    await expect(gitJob().load(quarantined)).rejects.toThrow(/moved to loop-state:/)
+    const tip = () => execFileSync('git', ['--git-dir', bare, 'rev-parse', 'loop-state'], { encoding: 'utf8' }).trim()
+    const before = tip()
+    const reader = gitJob()
+    const first = await reader.readLoops()
+    const second = await gitJob().readLoops()
+    expect(second).toEqual(first)
+    expect(tip()).toBe(before)
+    const rowOf = (loopId: string) => first.find((loop) => loop.loopId === loopId)
+    expect(rowOf(good)?.state?.iteration).toBe(1)
+    expect(rowOf(damaged)).toEqual({
+      loopId: damaged,
+      state: null,
+      problem: expect.stringMatching(new RegExp(`^loop-state:${damaged}/loop-state.json is not JSON`)),
+    })
+    expect(rowOf(quarantined)).toEqual({
+      loopId: quarantined,
+      state: null,
+      problem: expect.stringMatching(
+        new RegExp(
+          `^quarantined \\(.*not a valid loop state.*\\); kept at loop-state:${quarantined}/loop-state\\.invalid-`,
+        ),
+      ),
+    })
+    // The sweeper's listing still names only loops it can load.
+    expect(await gitJob().listLoops()).not.toContain(damaged)
+  })
+
   it('retries on the new tip when another loop moved the branch, without a conflict', async () => {
     const [a, b] = [freshLoopId('neighbour-a'), freshLoopId('neighbour-b')]
     const alice = gitJob()

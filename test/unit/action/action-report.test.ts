@@ -165,4 +165,21 @@ describe('report', () => {
     expect(byTarget[5]).toContain('[pull request \\#9](https://github.com/o/r/pull/9)')
     expect(byTarget[9]).not.toContain('pull request \\#9')
   })
+
+  it('links the dashboard from the summary and every comment when the job knows it, and not otherwise', async () => {
+    const { io, comments, deps } = setup()
+    const run = runOf({ issue: { number: 5 } }, { GITHUB_STEP_SUMMARY: '/tmp/summary.md' })
+    const state = loopState({ pullRequest: { number: 9, url: 'https://github.com/o/r/pull/9', merged: false } })
+    const dashboard = { number: 3, url: 'https://github.com/o/r/issues/3' }
+    const input = { loopId: 'l1', state, outcome: 'continue' as const, result: iterationResult({ state }), root: '/' }
+    await report(run, { ...input, dashboard }, deps)
+    const linked = 'dashboard: [\\#3](https://github.com/o/r/issues/3)'
+    expect(io.summaries[0]).toContain(linked)
+    expect(comments.map((c) => [c.issueNumber, c.body.includes(linked)])).toEqual([
+      [5, true],
+      [9, true],
+    ])
+    await report(run, input, deps)
+    expect(io.summaries[1]).not.toContain('dashboard')
+  })
 })

@@ -85,13 +85,17 @@ describe('updateDashboard', () => {
       throw new Error('not reached')
     },
     pin: async () => {},
+    isPinned: async () => true,
     update: async () => {},
+    get: async () => {
+      throw new Error('not reached')
+    },
     closeDuplicate: async () => {},
   }
 
   it('warns and never throws when GitHub fails: the loop`s job is not failed for it', async () => {
     const logger = recordingLogger()
-    const store = Object.assign(memoryStore(), { listLoops: async () => [] })
+    const store = Object.assign(memoryStore(), { readLoops: async () => [] })
     await updateDashboard(run('workflow_dispatch', {}), store, { issues: failing, logger })
     expect(logger.lines).toEqual([
       'warning: The dashboard issue was not updated (the loop is not affected): GitHub refused to list the dashboard issues: 502',

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   boxMarker,
+  contentOf,
   DASHBOARD_MARKER,
   dashboardActions,
   dashboardBoxes,
@@ -17,7 +18,7 @@ import {
   renderDashboard,
 } from '../../../src/domain/report/dashboard.js'
 import type { LoopState } from '../../../src/domain/state.js'
-import { dashboardLoops, dashboardQueue, loopState, REPOSITORY_URL } from '../../golden/dashboard-loops.js'
+import { dashboardLoops, dashboardQueue, loopState, REPOSITORY_URL, REWRITE } from '../../golden/dashboard-loops.js'
 
 const pending = { status: 'pending' as const, reason: 'r', requestedAt: '2025-01-01T00:00:00.000Z' }
 
@@ -130,6 +131,7 @@ describe('renderDashboard', () => {
     queue: dashboardQueue(),
     repositoryUrl: REPOSITORY_URL,
     notes: [noteText('bob ticked')],
+    rewrite: REWRITE,
   })
 
   it('opens with its marker and lists each box once, unticked, with its marker', () => {
@@ -155,14 +157,33 @@ describe('renderDashboard', () => {
   })
 
   it('is the same for the same loops, so an unchanged dashboard is not written again', () => {
-    expect(
+    const again = (rewrite: typeof REWRITE, notes = ['bob ticked']) =>
       renderDashboard({
         loops: dashboardLoops(),
         queue: dashboardQueue(),
         repositoryUrl: REPOSITORY_URL,
-        notes: [noteText('bob ticked')],
-      }),
-    ).toBe(body)
+        notes: notes.map(noteText),
+        rewrite,
+      })
+    expect(again(REWRITE)).toBe(body)
+    // Rewritten later by another run: only the times differ, and the content digest says so.
+    const later = again({
+      at: new Date('2025-01-02T00:00:00.000Z'),
+      run: { id: '5', url: `${REPOSITORY_URL}/actions/runs/5` },
+    })
+    expect(later).not.toBe(body)
+    expect(contentOf(later)).toBe(contentOf(body))
+    expect(contentOf(body)).toMatch(/^[0-9a-f]{16}$/)
+    expect(contentOf(again(REWRITE, ['bob ticked', 'carol ticked']))).not.toBe(contentOf(body))
+    expect(contentOf('a body of an older release')).toBeNull()
+  })
+
+  it('says when and by which run it was rewritten, and each loop`s age then', () => {
+    expect(body).toContain(
+      `Rewritten 2025-01-01 02:10 UTC by [run 9100000042](${REPOSITORY_URL}/actions/runs/9100000042); a loop's *updated* is the age of its last save at that moment.`,
+    )
+    expect(body).toMatch(/^\| `climbing` \| IMPLEMENT \| \*\*running\*\* \| .* \| 2d 2h ago \|$/m)
+    expect(body).toMatch(/^\| `stuck` \| IMPLEMENT \| \*\*blocked\*\* \| .* \| 2h 10m ago \|$/m)
   })
 
   it('carries its notes into the next body, the newest few', () => {
@@ -195,12 +216,12 @@ describe('renderDashboard', () => {
 
   it('says where each queued loop stands, from the record and the statuses of the loops it waits for', () => {
     const row = (loopId: string) => body.split('\n').find((line) => line.startsWith(`| \`${loopId}\` |`)) ?? ''
-    expect(row('issue-7')).toMatch(/\| 1 of 2 in line: all 2 slots are in use \(max-loops: 2\) \|$/)
+    expect(row('issue-7')).toMatch(/\| 1 of 2 in line: all 2 slots are in use \(max-loops: 2\) \| [^|]+ \|$/)
     // The state's saved reason is older: the row says the dependency ended BLOCKED since.
     expect(row('issue-9')).toMatch(
-      /\| 2 of 2 in line: a dependency ended short of COMPLETE \(stuck ended BLOCKED\) \|$/,
+      /\| 2 of 2 in line: a dependency ended short of COMPLETE \(stuck ended BLOCKED\) \| [^|]+ \|$/,
     )
-    expect(row('climbing')).toMatch(/\| - \|$/)
+    expect(row('climbing')).toMatch(/\| - \| [^|]+ \|$/)
     expect(body).toContain(
       '- [ ] <!-- loop-dashboard:abort:issue-7 --> Abort `issue-7` (queued: it gives up its place in line)',
     )

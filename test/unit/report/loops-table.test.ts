@@ -37,7 +37,7 @@ describe('loopsTableRows', () => {
         status: 'blocked',
         iterations: '3 of 8',
         spent: '3 of 60 min · 5,500 of 50,000 tokens · $0.06 of $5',
-        lastVerdict: 'fail (1 of 3)',
+        lastVerdict: 'fail: check-1 (1 of 3)',
         issue: { number: 42, url: `${REPOSITORY_URL}/issues/42` },
         pullRequest: { number: 57, url: `${REPOSITORY_URL}/pull/57` },
         lastRun: { id: '9100000003', url: `${REPOSITORY_URL}/actions/runs/9100000003` },
@@ -45,9 +45,15 @@ describe('loopsTableRows', () => {
     },
     {
       id: 'capped',
-      want: { status: 'capped', iterations: '2 of 2', spent: '45 s', lastVerdict: 'fail (2 of 2)', issue: null },
+      want: {
+        status: 'capped',
+        iterations: '2 of 2',
+        spent: '45 s',
+        lastVerdict: 'fail: check-1, check-2 (2 of 2)',
+        issue: null,
+      },
     },
-    { id: 'gated', want: { status: 'waiting', lastVerdict: 'pass (2)', pullRequest: null, lastRun: null } },
+    { id: 'gated', want: { status: 'waiting', lastVerdict: 'pass (all 2)', pullRequest: null, lastRun: null } },
     { id: 'climbing', want: { status: 'running', spent: '1 min · 1,200 tokens', lastVerdict: '-' } },
     {
       id: 'broken',
@@ -83,7 +89,7 @@ describe('loopsTableRows', () => {
     const [row] = loopsTableRows([{ loopId: 'l', state: loopState('l', { lastRun }) }], repositoryUrl)
     expect(row?.lastRun).toEqual({ id: lastRun.id, url: want })
     expect(renderLoopsText([row!]).split('\n')[1]).toMatch(
-      new RegExp(`\\s${want ?? lastRun.id.replace(/\./g, '\\.')}\\s+-$`),
+      new RegExp(`\\s${want ?? lastRun.id.replace(/\./g, '\\.')}\\s+2025-01-01 00:00 UTC$`),
     )
   })
 
@@ -118,7 +124,7 @@ describe('loopsTableRows', () => {
     const queued = { loopId: 'later', state: loopState('later', { status: 'queued' as LoopState['status'] }) }
     const [row] = loopsTableRows([queued])
     expect(row?.status).toBe('queued')
-    expect(renderLoopsText([row!]).split('\n')[1]).toMatch(/^later\s+IMPLEMENT\s+queued\s/)
+    expect(renderLoopsText([row!]).split('\n')[1]).toMatch(/^later\s+-\s+queued\s/)
   })
 
   const queued = (fields: Partial<LoopState>) => ({
@@ -215,15 +221,99 @@ describe('renderLoopsText (status --all)', () => {
   it('pads every column under its title', () => {
     const text = renderLoopsText(loopsTableRows(dashboardLoops().slice(0, 2)))
     const [header, first, second] = text.split('\n')
+    // No loop is queued: no queue column, which would say `-` on every line.
     expect(header).toMatch(
-      /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run\s+queue$/,
+      /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run\s+updated$/,
     )
     // Without the repository's address, each run's own address as the state kept it.
     expect(first).toMatch(
-      /^capped\s+IMPLEMENT\s+capped\s+2 of 2\s+45 s\s+fail \(2 of 2\)\s+-\s+-\s+https:\/\/github\.com\/acme\/demo\/actions\/runs\/9100000007\s+-$/,
+      /^capped\s+IMPLEMENT\s+capped\s+2 of 2\s+45 s\s+fail: check-1, check-2 \(2 of 2\)\s+-\s+-\s+https:\/\/github\.com\/acme\/demo\/actions\/runs\/9100000007\s+2025-01-01 00:00 UTC$/,
     )
-    expect(second).toMatch(/^stuck\s+IMPLEMENT\s+blocked\s+3 of 8\s+.+#42\s+#57\s+\S+\/actions\/runs\/9100000003\s+-$/)
+    expect(second).toMatch(
+      /^stuck\s+IMPLEMENT\s+blocked\s+3 of 8\s+.+#42\s+#57\s+\S+\/actions\/runs\/9100000003\s+2025-01-01 00:00 UTC$/,
+    )
     expect(header?.indexOf('status')).toBe(first?.indexOf('capped', 6))
+  })
+})
+
+describe('the rows a person reads at a glance', () => {
+  it.each<{ name: string; minutesBefore: number; want: string }>([
+    { name: 'seconds ago', minutesBefore: 0.5, want: 'just now' },
+    { name: 'minutes', minutesBefore: 59, want: '59m ago' },
+    { name: 'hours and minutes', minutesBefore: 130, want: '2h 10m ago' },
+    { name: 'days and hours (a running loop that stopped)', minutesBefore: 3 * 1440 + 4 * 60 + 5, want: '3d 4h ago' },
+    { name: 'a clock ahead of the rewrite', minutesBefore: -5, want: 'just now' },
+  ])('updated, counted to the rewrite: $name', ({ minutesBefore, want }) => {
+    const now = new Date('2025-01-05T12:00:00.000Z')
+    const updatedAt = new Date(now.getTime() - minutesBefore * 60_000).toISOString()
+    const [row] = loopsTableRows(
+      [{ loopId: 'l', state: loopState('l', { updatedAt }) }],
+      undefined,
+      null,
+      undefined,
+      now,
+    )
+    expect(row?.updated).toBe(want)
+  })
+
+  it('updated without a rewrite time is the UTC minute, and - for a time that is none', () => {
+    const rows = loopsTableRows([
+      { loopId: 'a', state: loopState('a', { updatedAt: '2025-03-04T05:06:59.000Z' }) },
+      { loopId: 'b', state: loopState('b', { updatedAt: 'later' }) },
+    ])
+    expect(rows.map((row) => row.updated)).toEqual(['2025-03-04 05:06 UTC', '-'])
+  })
+
+  const checks = (verdicts: string[]) => ({
+    iteration: 1,
+    at: '2025-01-01T00:10:00.000Z',
+    results: verdicts.map((verdict, index) => ({
+      ...(dashboardLoops().find((loop) => loop.loopId === 'stuck')?.state?.lastVerification?.results[0] as object),
+      name: ['unit', 'lint', 'types', 'build', 'e2e'][index] as string,
+      verdict,
+    })),
+  })
+  it.each<{ name: string; verdicts: string[]; want: string }>([
+    { name: 'all passed', verdicts: ['pass', 'pass', 'pass', 'pass'], want: 'pass (all 4)' },
+    { name: 'the failing checks named', verdicts: ['fail', 'fail', 'pass'], want: 'fail: unit, lint (2 of 3)' },
+    {
+      name: 'a timeout and an error fail too',
+      verdicts: ['pass', 'timeout', 'error'],
+      want: 'fail: lint, types (2 of 3)',
+    },
+    {
+      name: 'past three, the rest counted',
+      verdicts: ['fail', 'fail', 'fail', 'fail', 'fail'],
+      want: 'fail: unit, lint, types +2 more (5 of 5)',
+    },
+  ])('last verdict: $name', ({ verdicts, want }) => {
+    const state = loopState('l', { lastVerification: checks(verdicts) as LoopState['lastVerification'] })
+    expect(loopsTableRows([{ loopId: 'l', state }])[0]?.lastVerdict).toBe(want)
+  })
+
+  it('a loop queued before its first iteration is in no stage yet; one queued after a resume keeps its own', () => {
+    const rows = loopsTableRows([
+      { loopId: 'new', state: loopState('new', { status: 'queued' }) },
+      { loopId: 'resumed', state: loopState('resumed', { status: 'queued', iteration: 4 }) },
+    ])
+    expect(rows.map((row) => [row.stage, row.iterations])).toEqual([
+      ['-', 'not started (cap 10)'],
+      ['IMPLEMENT', '4 of 10'],
+    ])
+  })
+
+  it('the text view cuts an unreadable state`s long problem and shows the queue column only with a queued loop', () => {
+    const problem = `loop-state:x/loop-state.json is not a valid loop state (${'iteration: expected number; '.repeat(12)})`
+    const broken: ListedLoop = { loopId: 'x', state: null, problem }
+    const [row] = loopsTableRows([broken])
+    expect(row?.lastVerdict).toBe(problem)
+    const line = renderLoopsText([row!]).split('\n')[1] ?? ''
+    expect(line).toContain(`${problem.slice(0, 59)}…`)
+    expect(line).not.toContain(problem.slice(0, 61))
+    const withQueued = renderLoopsText(
+      loopsTableRows([broken, { loopId: 'q', state: loopState('q', { status: 'queued' }) }]),
+    )
+    expect(withQueued.split('\n')[0]).toMatch(/\slast run\s+queue\s+updated$/)
   })
 })
 
@@ -232,7 +322,7 @@ describe('renderLoopsMarkdown (the dashboard)', () => {
     const hostile: ListedLoop = { loopId: 'x', state: null, problem: 'a | b <b>bold</b> @team' }
     const table = renderLoopsMarkdown(loopsTableRows([hostile]))
     const row = table.split('\n')[2] ?? ''
-    expect(row.split(' | ')).toHaveLength(10)
+    expect(row.split(' | ')).toHaveLength(11)
     expect(row).toContain('a \\| b &lt;b&gt;bold&lt;/b&gt; @\u200bteam')
   })
 
