@@ -17,7 +17,7 @@ import { cycleRefusal, dependsOnRefusal } from '../domain/report/depends-on-refu
 import type { QueueView } from '../domain/report/loops-table.js'
 import { queuedReason, TOLD_IN_LINE } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
-import { hasEnded, type Limit } from '../domain/slots.js'
+import { hasEnded, type Limit, limitUnder } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
@@ -149,12 +149,15 @@ export function slotDeps(
 }
 
 /**
- * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`;
- * null where the store keeps none (a store other than git).
+ * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`
+ * (without one, the record's); null where the store keeps none (a store other than git).
  */
 export function slotsQueue(run: RunContext, root: string, store: Pick<Store, 'kind'>): () => Promise<QueueView | null> {
-  return async () =>
-    store.kind === 'git' ? { record: await slotStore(run, root).current(), limit: run.settings.maxLoops } : null
+  return async () => {
+    if (store.kind !== 'git') return null
+    const record = await slotStore(run, root).current()
+    return { record, limit: limitUnder(record, run.settings.maxLoops) }
+  }
 }
 
 /** What giving a slot back needs of the job: no audit trail (it saves other loops' states only). */

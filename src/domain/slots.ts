@@ -65,6 +65,28 @@ export type Statuses = ReadonlyMap<string, LoopStatus>
 /** `max-loops`: null means no limit (dependencies alone queue a loop). */
 export type Limit = number | null
 
+/**
+ * The limit a change of the record is made under: the job's own `max-loops`, else the one the record was
+ * last changed under. A workflow without the input (one that only runs the loops another admits) never
+ * lifts the limit; only an explicit value changes it.
+ */
+export function limitUnder(record: Pick<SlotsRecord, 'limit'>, asked: Limit): Limit {
+  return asked ?? record.limit ?? null
+}
+
+/**
+ * What a job whose `max-loops` differs from the one the record was last changed under is told (it changes
+ * the limit for every loop), or null when they agree, or either says nothing.
+ */
+export function limitChange(record: Pick<SlotsRecord, 'limit'>, asked: Limit): string | null {
+  const recorded = record.limit ?? null
+  if (asked === null || recorded === null || asked === recorded) return null
+  return (
+    `max-loops is ${asked} in this job, but queue.json was last changed under max-loops ${recorded} (another workflow sets a different value); ` +
+    `the limit is ${asked} from now on. Set the same max-loops in every workflow that runs these loops.`
+  )
+}
+
 const ENDED: readonly LoopStatus[] = ['complete', 'blocked', 'capped', 'aborted']
 
 export function hasEnded(status: LoopStatus | undefined): boolean {
