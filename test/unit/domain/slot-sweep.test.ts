@@ -14,12 +14,13 @@ const NOW = new Date('2026-01-01T01:00:00.000Z')
 const STALE_MS = 30 * 60_000
 const over = (conclusion: string): RunFact => ({ kind: 'over', conclusion })
 const active: RunFact = { kind: 'active', status: 'in_progress' }
-const dispatchOf = (iteration: number) => ({
+const dispatchOf = (iteration: number, extra: { by?: string; sweeps?: number } = {}) => ({
   iteration,
   workflow: 'loop.yml',
   ref: 'refs/heads/main',
   at: AT,
   by: 'run 1',
+  ...extra,
 })
 
 describe('judgeHolder: what the sweeper does with a slot whose holder may have died', () => {
@@ -53,11 +54,39 @@ describe('judgeHolder: what the sweeper does with a slot whose holder may have d
       reason: /run 101 is in_progress/,
     },
     {
-      name: 'a running loop whose next iteration is dispatched is the dispatch sweep’s',
-      state: { status: 'running', iteration: 2, dispatch: dispatchOf(3) },
-      run: over('cancelled'),
+      name: 'a running loop whose job dispatched the next iteration, then failed: the dispatch sweep’s',
+      state: { status: 'running', iteration: 2, dispatch: dispatchOf(3, { by: 'run 101' }) },
+      run: over('failure'),
       verdict: 'keep',
       reason: /iteration 3 is dispatched/,
+    },
+    {
+      name: 'the run that took the dispatched iteration 3 was cancelled before it saved it: BLOCKED, not dispatched again',
+      state: { status: 'running', iteration: 2, dispatch: dispatchOf(3) },
+      run: over('cancelled'),
+      verdict: 'block',
+      reason: /run 101 took iteration 3 and ended \(cancelled\) without saving it; the sweeper freed its slot/,
+    },
+    {
+      name: 'the run that took the dispatched iteration 2 hit timeout-minutes: BLOCKED',
+      state: { status: 'running', iteration: 1, dispatch: dispatchOf(2) },
+      run: over('timed_out'),
+      verdict: 'block',
+      reason: /took iteration 2 and ended \(timed_out\)/,
+    },
+    {
+      name: 'the run that took the dispatched iteration still runs it',
+      state: { status: 'running', iteration: 1, dispatch: dispatchOf(2) },
+      run: active,
+      verdict: 'keep',
+      reason: /iteration 2 is dispatched/,
+    },
+    {
+      name: 'after the sweeper’s own dispatch, a dead holder is the dispatch sweep’s (it blocks after once)',
+      state: { status: 'running', iteration: 1, dispatch: dispatchOf(2, { by: 'sweeper run 9', sweeps: 1 }) },
+      run: over('cancelled'),
+      verdict: 'keep',
+      reason: /iteration 2 is dispatched/,
     },
     {
       name: 'a run that succeeded without dispatching (dispatch: false) is no death',
