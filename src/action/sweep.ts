@@ -53,6 +53,11 @@ export async function sweep(
     { staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` },
     { store, dispatch, clock: deps.clock, logger: deps.logger },
   )
+  // A loop the loops' sweep marked BLOCKED gives its slot to the next in line now, not at the next sweep.
+  if (store.kind === 'git' && swept.some((loop) => loop.outcome === 'blocked')) {
+    const again = await sweepTheSlots(run, root, store, deps)
+    slots.push(...again.filter((slot) => slot.outcome !== 'kept' && slot.outcome !== 'blocked'))
+  }
   // A loop the sweep marked BLOCKED has no job left to say so: its comment is rewritten here.
   for (const loop of [...slots, ...swept].filter((swept) => swept.outcome === 'blocked')) {
     const state = (await store.load(loop.loopId).catch(() => null))?.state
