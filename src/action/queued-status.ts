@@ -2,8 +2,11 @@
  * A queued loop's status, said: saved under compare-and-swap (a loop that ended meanwhile is left as it
  * is) and told in its status comment and the job summary.
  */
+
+import { messageOf } from '../config/errors.js'
 import { stickyCommentMarker } from '../constants.js'
 import { nameOfLoop } from '../domain/depends-on.js'
+import { renderAdmitted } from '../domain/report/admitted.js'
 import { renderQueued } from '../domain/report/queued.js'
 import type { QueueWait } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
@@ -52,6 +55,39 @@ export async function reportQueued(
     } catch (error) {
       if (!(error instanceof GitHubPermissionError)) throw error
       deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`))
+    }
+  }
+}
+
+/**
+ * A loop admitted from the line, at the start of its job: its comment, which said queued, says which run
+ * runs its iteration now (the iteration's report replaces it). A comment that cannot be written only warns.
+ */
+export async function reportAdmitted(
+  run: RunContext,
+  input: { loopId: string; state: LoopState },
+  deps: Pick<ReleaseDeps, 'github' | 'io' | 'logger' | 'redact'>,
+): Promise<void> {
+  const runId = run.runId === undefined ? undefined : String(run.runId)
+  const runUrl = runId === undefined ? undefined : `${run.serverUrl}/${run.repository}/actions/runs/${runId}`
+  const iteration = input.state.iteration + 1
+  const body = deps.redact(
+    renderAdmitted({ loopId: input.loopId, iteration, ...(runId ? { runId } : {}), ...(runUrl ? { runUrl } : {}) }),
+  )
+  for (const issueNumber of commentTargets(run.event.subject.number, input.state)) {
+    try {
+      const comment = await deps.github.upsertStickyComment({
+        issueNumber,
+        marker: stickyCommentMarker(input.loopId),
+        body,
+      })
+      deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
+    } catch (error) {
+      deps.logger.warning(
+        deps.redact(
+          `The status comment of loop ${input.loopId} on #${issueNumber} still says queued (${messageOf(error)}).`,
+        ),
+      )
     }
   }
 }

@@ -32,7 +32,7 @@ import { blockClosed, closedIssueOf } from './closed-in-line.js'
 import { dispatchRef } from './dispatch.js'
 import { firstState, saveFirstState } from './first-state.js'
 import { outsideLoopGroup } from './hand-over.js'
-import { reportQueued, saveStatus } from './queued-status.js'
+import { reportAdmitted, reportQueued, saveStatus } from './queued-status.js'
 import type { RunContext } from './run-context.js'
 import { stateBranchOptions } from './stores.js'
 
@@ -240,7 +240,9 @@ export async function takeSlot(
     deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`)
     if (current.state.status === 'queued') {
       await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`)
-      await saveStatus(input.loopId, 'running', '', deps)
+      const admitted = await saveStatus(input.loopId, 'running', '', deps)
+      // Its comment said queued: from now on it says which run runs the loop.
+      await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps)
     }
     return true
   }
