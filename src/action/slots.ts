@@ -17,6 +17,7 @@ import { cycleRefusal, dependsOnRefusal } from '../domain/report/depends-on-refu
 import type { QueueView } from '../domain/report/loops-table.js'
 import { queuedReason, TOLD_IN_LINE } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
+import { ASKING_FOR_SLOT } from '../domain/slot-sweep.js'
 import { hasEnded, type Limit, limitUnder } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
@@ -381,7 +382,7 @@ async function saveNew(
   deps: SlotJobDeps,
 ): Promise<{ state: LoopState; version: string }> {
   const fresh = firstState(run.event, input, deps.clock.now())
-  const state: LoopState = { ...fresh, status: 'queued', statusReason: 'asking for a slot' }
+  const state: LoopState = { ...fresh, status: 'queued', statusReason: ASKING_FOR_SLOT }
   const saved = await saveFirstState(deps.store, input.loopId, state)
   if (!saved)
     throw new StoreConflictError(`loop ${input.loopId}: another job saved its first state, which is gone again`)

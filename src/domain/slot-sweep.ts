@@ -102,6 +102,30 @@ function tookDispatch(holder: SlotHolder, pending: DispatchRecord): boolean {
   return holder.run !== undefined && (pending.sweeps ?? 0) === 0 && pending.by !== `run ${holder.run}`
 }
 
+/** The reason a new loop's first job saves before it asks for its place in line: not in line yet. */
+export const ASKING_FOR_SLOT = 'asking for a slot'
+
+/**
+ * A loop whose first job saved it `queued` (`ASKING_FOR_SLOT`) and then failed before queue.json named
+ * it (a lease never won, a fetch or push refused): no change of the queue ever reaches it, and no job of
+ * it runs again. Past `staleAfterMs` it is BLOCKED for a person (a resume queues it like a new loop);
+ * null leaves it (in line, named by the record, or its job may still be asking).
+ */
+export function judgeOutOfLine(
+  state: Pick<LoopState, 'status' | 'statusReason' | 'updatedAt'>,
+  named: boolean,
+  now: Date,
+  staleAfterMs: number,
+): Extract<HolderVerdict, { kind: 'block' }> | null {
+  if (named || state.status !== 'queued' || state.statusReason !== ASKING_FOR_SLOT) return null
+  const waitedMs = now.getTime() - Date.parse(state.updatedAt)
+  if (waitedMs < staleAfterMs) return null
+  return {
+    kind: 'block',
+    reason: `its first job saved it queued ${minutes(waitedMs)} ago but failed before it took a place in line (queue.json never named it), so no loop ending would start it`,
+  }
+}
+
 /** What a person reads as the BLOCKED loop's reason. */
 export function strandedReason(verdict: Extract<HolderVerdict, { kind: 'block' }>): string {
   return `${verdict.reason}. Resume it with \`/loop resume\` (it queues for a slot like a new loop).`

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { type HolderFacts, judgeHolder, type RunFact, strandedReason } from '../../../src/domain/slot-sweep.js'
+import {
+  ASKING_FOR_SLOT,
+  type HolderFacts,
+  judgeHolder,
+  judgeOutOfLine,
+  type RunFact,
+  strandedReason,
+} from '../../../src/domain/slot-sweep.js'
 import {
   markStopping,
   parseSlotsRecord,
@@ -174,6 +181,70 @@ describe('judgeHolder: what the sweeper does with a slot whose holder may have d
     expect(strandedReason({ kind: 'block', reason: 'its job died' })).toBe(
       'its job died. Resume it with `/loop resume` (it queues for a slot like a new loop).',
     )
+  })
+})
+
+describe('judgeOutOfLine: a new loop saved queued whose job failed before queue.json named it', () => {
+  const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString()
+  it.each<{ name: string; status: 'queued' | 'running'; reason: string; at: string; named: boolean; blocked: boolean }>(
+    [
+      {
+        name: 'asking for 45 min, never named: BLOCKED',
+        status: 'queued',
+        reason: ASKING_FOR_SLOT,
+        at: minutesAgo(45),
+        named: false,
+        blocked: true,
+      },
+      {
+        name: 'asking for 5 min: its job may still be asking',
+        status: 'queued',
+        reason: ASKING_FOR_SLOT,
+        at: minutesAgo(5),
+        named: false,
+        blocked: false,
+      },
+      {
+        name: 'named by the record (in line or holding a slot)',
+        status: 'queued',
+        reason: ASKING_FOR_SLOT,
+        at: minutesAgo(45),
+        named: true,
+        blocked: false,
+      },
+      {
+        name: 'queued with its place told (in line)',
+        status: 'queued',
+        reason: 'all 2 slots are in use (max-loops: 2)',
+        at: minutesAgo(300),
+        named: false,
+        blocked: false,
+      },
+      {
+        name: 'refused for a cycle: out of line on purpose',
+        status: 'queued',
+        reason: 'refused: its depends-on would close a cycle, #2 → #1 → #2',
+        at: minutesAgo(300),
+        named: false,
+        blocked: false,
+      },
+      {
+        name: 'running',
+        status: 'running',
+        reason: ASKING_FOR_SLOT,
+        at: minutesAgo(300),
+        named: false,
+        blocked: false,
+      },
+    ],
+  )('$name', ({ status, reason, at, named, blocked }) => {
+    const verdict = judgeOutOfLine({ status, statusReason: reason, updatedAt: at }, named, NOW, STALE_MS)
+    expect(verdict !== null).toBe(blocked)
+    if (verdict) {
+      expect(verdict.reason).toBe(
+        'its first job saved it queued 45 min ago but failed before it took a place in line (queue.json never named it), so no loop ending would start it',
+      )
+    }
   })
 })
 
