@@ -189,6 +189,11 @@ export interface QueueWait {
   dependencies: DependencyWait
   /** True when the loop's dependencies are met and it waits for a slot only. */
   slotOnly: boolean
+  /**
+   * Loops ahead of it in line that can start (their dependencies COMPLETE): a freed slot goes to those
+   * first, and passes over the ones ahead still waiting for their dependencies.
+   */
+  ahead?: number
 }
 
 /**
@@ -310,7 +315,12 @@ export function queueWait(record: SlotsRecord, loopId: string, statuses: Statuse
   const entry = record.queued[index]
   if (!entry) return null
   const dependencies = dependencyWait(entry.dependsOn, statuses)
+  // As `settle` serves the line: an ended entry leaves it, one not ready is passed over.
+  const ahead = record.queued
+    .slice(0, index)
+    .filter((before) => !hasEnded(statuses.get(before.loopId)) && ready(before, statuses)).length
   return {
+    ahead,
     position: index + 1,
     queued: record.queued.length,
     running: record.running.length,

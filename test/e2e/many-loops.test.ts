@@ -77,7 +77,10 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       for (const issue of queuedIssues) {
         const comment = commentsOn(scenario, issue)
         expect(comment).toContain(`\`issue-${issue}\` is queued`)
-        expect(comment).toMatch(/\*\*Place in line:\*\* [1-3] of [1-3] queued; slots: [0-2] of 2 in use\./)
+        // A loop behind the dependent (waiting for its dependency) is told its place among those that can start.
+        expect(comment).toMatch(
+          /\*\*Place in line:\*\* [1-3] of [1-3] queued(, (first|2nd) of the loops that can start \(1 ahead waits for its dependencies\))?; slots: [0-2] of 2 in use\./,
+        )
         // The dependent may have asked before its dependency's job saved a state: then it says so.
         const next =
           issue === dependent ? `(It starts by itself|#${first} has no loop yet: label it)` : 'It starts by itself'
