@@ -60,21 +60,25 @@ export async function reportQueued(
 }
 
 /**
- * A loop admitted from the line, at the start of its job: its comment, which said queued, says which run
- * runs its iteration now (the iteration's report replaces it). A comment that cannot be written only warns.
+ * A loop admitted from the line, when the job that admitted it dispatched its run and again at the start
+ * of its own job: its comment, which said queued, says which run starts its iteration (the iteration's
+ * report replaces it). A comment that cannot be written only warns.
  */
 export async function reportAdmitted(
   run: RunContext,
-  input: { loopId: string; state: LoopState },
+  /** `runId`: the run dispatched to start it, when another job admitted it (default: this job's run). */
+  input: { loopId: string; state: LoopState; runId?: string },
   deps: Pick<ReleaseDeps, 'github' | 'io' | 'logger' | 'redact'>,
 ): Promise<void> {
-  const runId = run.runId === undefined ? undefined : String(run.runId)
+  const runId = input.runId ?? (run.runId === undefined ? undefined : String(run.runId))
   const runUrl = runId === undefined ? undefined : `${run.serverUrl}/${run.repository}/actions/runs/${runId}`
   const iteration = input.state.iteration + 1
   const body = deps.redact(
     renderAdmitted({ loopId: input.loopId, iteration, ...(runId ? { runId } : {}), ...(runUrl ? { runUrl } : {}) }),
   )
-  for (const issueNumber of commentTargets(run.event.subject.number, input.state)) {
+  // Another loop's job (its event about that loop) tells only the admitted loop's own issues.
+  const subject = input.runId === undefined ? run.event.subject.number : null
+  for (const issueNumber of commentTargets(subject, input.state)) {
     try {
       const comment = await deps.github.upsertStickyComment({
         issueNumber,

@@ -144,7 +144,10 @@ export function slotDeps(
         ref: entry.ref,
         inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
       })
-      return dispatched.runId !== undefined ? String(dispatched.runId) : undefined
+      const runId = dispatched.runId !== undefined ? String(dispatched.runId) : undefined
+      // Its comment said queued: from its admission on it names the run that starts it.
+      if (state && runId !== undefined) await reportAdmitted(run, { loopId: entry.loopId, state, runId }, deps)
+      return runId
     },
   }
 }

@@ -108,18 +108,24 @@ export function commentPhase(body: string): 'none' | 'queued' | 'started' | 'com
  * Each issue's status comment as it changes, read every 50 ms and at each job's end: the phases it went
  * through, in order, each once (`stop` ends the polling).
  */
-export function watchComments(s: Scenario, issues: readonly number[]): { phases: Map<number, string[]>; stop(): void } {
+export function watchComments(
+  s: Scenario,
+  issues: readonly number[],
+): { phases: Map<number, string[]>; started: Map<number, string>; stop(): void } {
   const phases = new Map<number, string[]>(issues.map((issue) => [issue, []]))
+  /** The first comment each issue's loop said it started with. */
+  const started = new Map<number, string>()
   const look = () => {
     for (const issue of issues) {
       const body = botComments(s.sandbox).find((comment) => comment.issueNumber === issue)?.body ?? ''
       const seen = phases.get(issue) ?? []
       const phase = commentPhase(body)
       if (seen.at(-1) !== phase) seen.push(phase)
+      if (phase === 'started' && !started.has(issue)) started.set(issue, body)
     }
   }
   look()
   s.sandbox.engine.onJobFinished(look)
   const timer = setInterval(look, 50)
-  return { phases, stop: () => clearInterval(timer) }
+  return { phases, started, stop: () => clearInterval(timer) }
 }

@@ -112,6 +112,11 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       // started (and in which run) for the whole iteration, then the iteration's report; never back.
       for (const issue of queuedIssues) {
         expect([issue, comments.phases.get(issue)], why).toEqual([issue, ['queued', 'started', 'complete']])
+        // It names the run dispatched to start it, linked.
+        const own = jobs.find((job) => job.event === 'workflow_dispatch' && job.inputs['loop-id'] === `issue-${issue}`)
+        expect(comments.started.get(issue), why).toMatch(
+          new RegExp(`iteration 1 starts in \\[run ${own?.runId}\\]\\(http[^)]+/actions/runs/${own?.runId}\\)`),
+        )
       }
       // Every loop ended COMPLETE, each in one iteration: the queued ones in the job a release dispatched.
       for (const issue of issues) {
