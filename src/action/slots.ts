@@ -15,7 +15,7 @@ import {
 import type { LoopConfig } from '../domain/loop-config.js'
 import { cycleRefusal, dependsOnRefusal } from '../domain/report/depends-on-refusal.js'
 import type { QueueView } from '../domain/report/loops-table.js'
-import { queuedReason, TOLD_IN_LINE } from '../domain/report/queued.js'
+import { notInLineRefusal, queuedReason, TOLD_IN_LINE } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
 import { ASKING_FOR_SLOT } from '../domain/slot-sweep.js'
 import { hasEnded, type Limit, limitUnder } from '../domain/slots.js'
@@ -227,7 +227,11 @@ export async function takeSlot(
     },
     limit,
     slots,
-  )
+  ).catch(async (error: unknown) => {
+    // A new loop saved queued but not in line: no loop ending would start it, so its issue is told.
+    if (!loaded) await tellNotInLine(input.loopId, error, deps)
+    throw error
+  })
   if (verdict.kind === 'cycle') {
     // Out of line (a place it had is given up); its state says why, and a start after the fix asks again.
     if (current.state.status === 'queued') {
@@ -321,6 +325,16 @@ export async function releaseSlot(
       `The slot of loop ${input.loopId} was not given back now (${messageOf(error)}); the next change of the queue frees it.`,
     )
   }
+}
+
+async function tellNotInLine(loopId: string, error: unknown, deps: SlotJobDeps): Promise<void> {
+  await deps
+    .reportRefusal(notInLineRefusal(loopId, deps.redact(messageOf(error))))
+    .catch((reportError: unknown) =>
+      deps.logger.warning(
+        deps.redact(`Loop ${loopId} is not in line, and its issue was not told (${messageOf(reportError)}).`),
+      ),
+    )
 }
 
 async function refuseCycle(loopId: string, cycle: readonly string[], deps: SlotJobDeps): Promise<false> {

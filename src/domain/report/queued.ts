@@ -5,7 +5,8 @@
 
 import { Labels } from '../loop-names.js'
 import type { QueueWait } from '../slots.js'
-import { code } from './escape.js'
+import { code, markdownText } from './escape.js'
+import type { Refusal } from './refusal.js'
 
 /**
  * How many of the loops in line a release tells their new place (each costs a state read and a comment
@@ -120,4 +121,17 @@ export function renderQueued(
   ]
   if (input.runUrl) lines.push('', `[This job](${input.runUrl})`)
   return `${lines.join('\n')}\n`
+}
+
+/**
+ * A new loop saved `queued` whose job could not take its place in line (queue.json was not changed):
+ * no loop ending would start it, so the person who started it is told, with the error.
+ */
+export function notInLineRefusal(loopId: string, error: string): Refusal {
+  return {
+    loopId,
+    title: `loop-controller could not put the loop ${code(loopId)} in line: queue.json was not changed.`,
+    reason: markdownText(error, 600),
+    whatToDo: `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then. Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
+  }
 }
