@@ -2,7 +2,7 @@ import { interpretEvent, parseWorkflowRef } from '../domain/action-event.js'
 import { nameOfLoop } from '../domain/depends-on.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import { queuedReason } from '../domain/report/queued.js'
-import { hasEnded, holdsSlot, requestSlot } from '../domain/slots.js'
+import { hasEnded, holdsSlot, limitUnder, requestSlot } from '../domain/slots.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { SlotStore } from '../ports/slots.js'
@@ -84,7 +84,9 @@ async function slotGate(
   }
   const verdict = await slots.update([...dependsOn, input.loopId], (record, statuses) => ({
     record,
-    result: holdsSlot(record, input.loopId) ? null : requestSlot(record, request, statuses, limit).verdict,
+    result: holdsSlot(record, input.loopId)
+      ? null
+      : requestSlot(record, request, statuses, limitUnder(record, limit)).verdict,
   }))
   if (verdict === null) return { kind: 'plan', admitted: status === 'queued' }
   if (verdict.kind === 'queued') {

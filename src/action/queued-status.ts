@@ -2,8 +2,11 @@
  * A queued loop's status, said: saved under compare-and-swap (a loop that ended meanwhile is left as it
  * is) and told in its status comment and the job summary.
  */
+
+import { messageOf } from '../config/errors.js'
 import { stickyCommentMarker } from '../constants.js'
 import { nameOfLoop } from '../domain/depends-on.js'
+import { renderAdmitted } from '../domain/report/admitted.js'
 import { renderQueued } from '../domain/report/queued.js'
 import type { QueueWait } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
@@ -52,6 +55,43 @@ export async function reportQueued(
     } catch (error) {
       if (!(error instanceof GitHubPermissionError)) throw error
       deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`))
+    }
+  }
+}
+
+/**
+ * A loop admitted from the line, when the job that admitted it dispatched its run and again at the start
+ * of its own job: its comment, which said queued, says which run starts its iteration (the iteration's
+ * report replaces it). A comment that cannot be written only warns.
+ */
+export async function reportAdmitted(
+  run: RunContext,
+  /** `runId`: the run dispatched to start it, when another job admitted it (default: this job's run). */
+  input: { loopId: string; state: LoopState; runId?: string },
+  deps: Pick<ReleaseDeps, 'github' | 'io' | 'logger' | 'redact'>,
+): Promise<void> {
+  const runId = input.runId ?? (run.runId === undefined ? undefined : String(run.runId))
+  const runUrl = runId === undefined ? undefined : `${run.serverUrl}/${run.repository}/actions/runs/${runId}`
+  const iteration = input.state.iteration + 1
+  const body = deps.redact(
+    renderAdmitted({ loopId: input.loopId, iteration, ...(runId ? { runId } : {}), ...(runUrl ? { runUrl } : {}) }),
+  )
+  // Another loop's job (its event about that loop) tells only the admitted loop's own issues.
+  const subject = input.runId === undefined ? run.event.subject.number : null
+  for (const issueNumber of commentTargets(subject, input.state)) {
+    try {
+      const comment = await deps.github.upsertStickyComment({
+        issueNumber,
+        marker: stickyCommentMarker(input.loopId),
+        body,
+      })
+      deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
+    } catch (error) {
+      deps.logger.warning(
+        deps.redact(
+          `The status comment of loop ${input.loopId} on #${issueNumber} still says queued (${messageOf(error)}).`,
+        ),
+      )
     }
   }
 }

@@ -15,9 +15,10 @@ import {
 import type { LoopConfig } from '../domain/loop-config.js'
 import { cycleRefusal, dependsOnRefusal } from '../domain/report/depends-on-refusal.js'
 import type { QueueView } from '../domain/report/loops-table.js'
-import { queuedReason, TOLD_IN_LINE } from '../domain/report/queued.js'
+import { notInLineRefusal, queuedReason, TOLD_IN_LINE } from '../domain/report/queued.js'
 import type { Refusal } from '../domain/report/refusal.js'
-import { hasEnded, type Limit } from '../domain/slots.js'
+import { ASKING_FOR_SLOT } from '../domain/slot-sweep.js'
+import { hasEnded, type Limit, limitUnder } from '../domain/slots.js'
 import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
@@ -32,7 +33,7 @@ import { blockClosed, closedIssueOf } from './closed-in-line.js'
 import { dispatchRef } from './dispatch.js'
 import { firstState, saveFirstState } from './first-state.js'
 import { outsideLoopGroup } from './hand-over.js'
-import { reportQueued, saveStatus } from './queued-status.js'
+import { reportAdmitted, reportQueued, saveStatus } from './queued-status.js'
 import type { RunContext } from './run-context.js'
 import { stateBranchOptions } from './stores.js'
 
@@ -143,18 +144,24 @@ export function slotDeps(
         ref: entry.ref,
         inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
       })
-      return dispatched.runId !== undefined ? String(dispatched.runId) : undefined
+      const runId = dispatched.runId !== undefined ? String(dispatched.runId) : undefined
+      // Its comment said queued: from its admission on it names the run that starts it.
+      if (state && runId !== undefined) await reportAdmitted(run, { loopId: entry.loopId, state, runId }, deps)
+      return runId
     },
   }
 }
 
 /**
- * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`;
- * null where the store keeps none (a store other than git).
+ * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`
+ * (without one, the record's); null where the store keeps none (a store other than git).
  */
 export function slotsQueue(run: RunContext, root: string, store: Pick<Store, 'kind'>): () => Promise<QueueView | null> {
-  return async () =>
-    store.kind === 'git' ? { record: await slotStore(run, root).current(), limit: run.settings.maxLoops } : null
+  return async () => {
+    if (store.kind !== 'git') return null
+    const record = await slotStore(run, root).current()
+    return { record, limit: limitUnder(record, run.settings.maxLoops) }
+  }
 }
 
 /** What giving a slot back needs of the job: no audit trail (it saves other loops' states only). */
@@ -220,7 +227,11 @@ export async function takeSlot(
     },
     limit,
     slots,
-  )
+  ).catch(async (error: unknown) => {
+    // A new loop saved queued but not in line: no loop ending would start it, so its issue is told.
+    if (!loaded) await tellNotInLine(input.loopId, error, deps)
+    throw error
+  })
   if (verdict.kind === 'cycle') {
     // Out of line (a place it had is given up); its state says why, and a start after the fix asks again.
     if (current.state.status === 'queued') {
@@ -237,7 +248,9 @@ export async function takeSlot(
     deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`)
     if (current.state.status === 'queued') {
       await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`)
-      await saveStatus(input.loopId, 'running', '', deps)
+      const admitted = await saveStatus(input.loopId, 'running', '', deps)
+      // Its comment said queued: from now on it says which run runs the loop.
+      await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps)
     }
     return true
   }
@@ -314,6 +327,16 @@ export async function releaseSlot(
   }
 }
 
+async function tellNotInLine(loopId: string, error: unknown, deps: SlotJobDeps): Promise<void> {
+  await deps
+    .reportRefusal(notInLineRefusal(loopId, deps.redact(messageOf(error))))
+    .catch((reportError: unknown) =>
+      deps.logger.warning(
+        deps.redact(`Loop ${loopId} is not in line, and its issue was not told (${messageOf(reportError)}).`),
+      ),
+    )
+}
+
 async function refuseCycle(loopId: string, cycle: readonly string[], deps: SlotJobDeps): Promise<false> {
   await deps.reportRefusal(cycleRefusal(loopId, cycle))
   deps.io.setOutput(Outputs.Status, 'refused')
@@ -376,7 +399,7 @@ async function saveNew(
   deps: SlotJobDeps,
 ): Promise<{ state: LoopState; version: string }> {
   const fresh = firstState(run.event, input, deps.clock.now())
-  const state: LoopState = { ...fresh, status: 'queued', statusReason: 'asking for a slot' }
+  const state: LoopState = { ...fresh, status: 'queued', statusReason: ASKING_FOR_SLOT }
   const saved = await saveFirstState(deps.store, input.loopId, state)
   if (!saved)
     throw new StoreConflictError(`loop ${input.loopId}: another job saved its first state, which is gone again`)

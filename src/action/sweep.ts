@@ -1,7 +1,7 @@
 /**
  * `command: sweep`, on a schedule: finds the loops whose last job ended without a successor (a failed
  * re-dispatch, or a dispatched iteration no job took for `stale-after-minutes`) and dispatches their next
- * iteration again (`app/sweep.ts`); then the slots of `max-loops` (`app/slot-sweep.ts`): a loop whose
+ * iteration again, once (`app/sweep.ts`), after the slots of `max-loops` (`app/slot-sweep.ts`): a loop whose
  * job died holding one is saved BLOCKED (its comment says so) and the next in line started. It runs no
  * project code: no loop branch, no work, no checks; it reads the `git` store's branch through the
  * checkout's remote and calls the API (dispatches, runs, issues, the loops' comments).
@@ -44,15 +44,22 @@ export async function sweep(
     logger: deps.logger,
   })
   if (!isLister(store)) throw new Error(`store '${store.kind}' cannot list its loops; 'command: sweep' needs 'git'`)
+  // The slots of `max-loops` first: a holder whose job died (one that took a dispatched iteration too) is
+  // BLOCKED and freed before the loops' sweep would dispatch that iteration again; an admitted loop never
+  // started is dispatched again.
+  const slots = store.kind === 'git' ? await sweepTheSlots(run, root, store, deps) : []
   const dispatch: Dispatch = (loopId, record) => dispatchIteration(loopId, record, deps)
   const swept = await sweepLoops(
     { staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` },
     { store, dispatch, clock: deps.clock, logger: deps.logger },
   )
-  // Then the slots of `max-loops`: a holder whose job died is freed, an admitted loop never started is dispatched again.
-  const slots = store.kind === 'git' ? await sweepTheSlots(run, root, store, deps) : []
+  // A loop the loops' sweep marked BLOCKED gives its slot to the next in line now, not at the next sweep.
+  if (store.kind === 'git' && swept.some((loop) => loop.outcome === 'blocked')) {
+    const again = await sweepTheSlots(run, root, store, deps)
+    slots.push(...again.filter((slot) => slot.outcome !== 'kept' && slot.outcome !== 'blocked'))
+  }
   // A loop the sweep marked BLOCKED has no job left to say so: its comment is rewritten here.
-  for (const loop of slots.filter((swept) => swept.outcome === 'blocked')) {
+  for (const loop of [...slots, ...swept].filter((swept) => swept.outcome === 'blocked')) {
     const state = (await store.load(loop.loopId).catch(() => null))?.state
     if (state?.status === 'blocked') await reportBlockedElsewhere({ run, root, loopId: loop.loopId }, state, deps)
   }

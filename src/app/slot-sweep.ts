@@ -10,12 +10,20 @@
 
 import { messageOf } from '../config/errors.js'
 import { markBlocked } from '../domain/engine/index.js'
-import { type HolderVerdict, judgeHolder, type RunFact, strandedReason } from '../domain/slot-sweep.js'
-import { type Limit, requeue, type SlotHolder, type SlotsRecord, settle, type WaitingLoop } from '../domain/slots.js'
+import { type HolderVerdict, judgeHolder, judgeOutOfLine, type RunFact, strandedReason } from '../domain/slot-sweep.js'
+import {
+  type Limit,
+  loopsNamed,
+  requeue,
+  type SlotHolder,
+  type SlotsRecord,
+  settle,
+  type WaitingLoop,
+} from '../domain/slots.js'
 import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
 import type { SlotStore } from '../ports/slots.js'
-import { type Store, StoreConflictError } from '../ports/store.js'
+import { type LoopLister, type Store, StoreConflictError } from '../ports/store.js'
 import { type SlotDeps, stamped, startAdmitted } from './slots.js'
 
 export interface SweptSlot {
@@ -26,7 +34,8 @@ export interface SweptSlot {
 
 export interface SlotSweepDeps {
   slots: SlotStore & { current(): Promise<SlotsRecord> }
-  store: Store
+  /** With `listLoops`, a new loop left `queued` outside the line by a job that failed is found too. */
+  store: Store & Partial<LoopLister>
   /** What GitHub says of a run (its status and conclusion). */
   runOf: (runId: string) => Promise<{ status: string; conclusion: string | null }>
   start: SlotDeps['start']
@@ -43,10 +52,13 @@ export async function sweepSlots(
   deps: SlotSweepDeps,
 ): Promise<SweptSlot[]> {
   const before = await deps.slots.current()
-  if (before.running.length === 0 && before.queued.length === 0) return []
-  const limit = input.limit !== undefined ? input.limit : (before.limit ?? null)
   const now = deps.clock.now()
-  const swept: SweptSlot[] = []
+  const swept: SweptSlot[] = await blockOutOfLine(before, now, input.staleAfterMs, deps)
+  if (before.running.length === 0 && before.queued.length === 0) {
+    for (const loop of swept) deps.logger.info(`Loop ${loop.loopId}: ${loop.outcome}, ${loop.reason}.`)
+    return swept
+  }
+  const limit = input.limit !== undefined ? input.limit : (before.limit ?? null)
   const restart: SlotHolder[] = []
   const free: SlotHolder[] = []
   for (const holder of before.running) {
@@ -129,14 +141,37 @@ async function judge(holder: SlotHolder, now: Date, staleAfterMs: number, deps: 
   return judgeHolder({ holder, state, run }, now, staleAfterMs)
 }
 
+/**
+ * The loops saved `queued` by a first job that failed before the record named them (`judgeOutOfLine`):
+ * each is saved BLOCKED, saying why. Only where the store lists its loops.
+ */
+async function blockOutOfLine(
+  record: SlotsRecord,
+  now: Date,
+  staleAfterMs: number,
+  deps: SlotSweepDeps,
+): Promise<SweptSlot[]> {
+  if (!deps.store.listLoops) return []
+  const named = new Set(loopsNamed(record))
+  const swept: SweptSlot[] = []
+  for (const loopId of await deps.store.listLoops()) {
+    if (named.has(loopId)) continue
+    const state = (await deps.store.load(loopId).catch(() => null))?.state
+    const verdict = state ? judgeOutOfLine(state, false, now, staleAfterMs) : null
+    if (verdict) swept.push(await blockStranded(loopId, verdict, deps, 'queued'))
+  }
+  return swept
+}
+
 /** Saves the loop BLOCKED on the version judged: a job or person that saved since wins, and nothing changes. */
 async function blockStranded(
   loopId: string,
   verdict: Extract<HolderVerdict, { kind: 'block' }>,
   deps: SlotSweepDeps,
+  from: 'running' | 'queued' = 'running',
 ): Promise<SweptSlot> {
   const loaded = await deps.store.load(loopId)
-  if (loaded?.state.status !== 'running') {
+  if (loaded?.state.status !== from) {
     return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept' }
   }
   const blocked = markBlocked(loaded.state, strandedReason(verdict), deps.clock.now()).state

@@ -10,6 +10,8 @@ import {
   hasEnded,
   holdsSlot,
   type Limit,
+  limitChange,
+  limitUnder,
   type QueueWait,
   queueWait,
   releaseSlot,
@@ -48,25 +50,30 @@ export type AskVerdict = SlotVerdict | { kind: 'cycle'; cycle: string[] }
 
 /**
  * The job of `request.loopId` asks to run; loops the same change admitted are started. A loop whose
- * wait would close a cycle is not put in line (a place it had is given up) and is told so.
+ * wait would close a cycle is not put in line (a place it had is given up) and is told so. `limit` is
+ * the job's `max-loops`: null (none) keeps the one the record was last changed under.
  */
 export async function askForSlot(request: Omit<SlotRequest, 'at'>, limit: Limit, deps: SlotDeps): Promise<AskVerdict> {
   const at = deps.clock.now().toISOString()
-  const outcome = await deps.slots.update<{ verdict: AskVerdict; started: WaitingLoop[] }>(
+  const outcome = await deps.slots.update<{ verdict: AskVerdict; started: WaitingLoop[]; change: string | null }>(
     [request.loopId, ...request.dependsOn],
     (record, statuses) => {
+      const under = limitUnder(record, limit)
+      const change = limitChange(record, limit)
       const cycle = cycleInLine(record, request, statuses)
       if (cycle) {
         const queued = record.queued.filter((entry) => entry.loopId !== request.loopId)
         return {
-          record: stamped({ ...record, queued }, limit),
-          result: { verdict: { kind: 'cycle', cycle }, started: [] },
+          record: stamped({ ...record, queued }, under),
+          result: { verdict: { kind: 'cycle', cycle }, started: [], change },
         }
       }
-      const changed = requestSlot(record, { ...request, at }, statuses, limit)
-      return { record: stamped(changed.record, limit), result: { verdict: changed.verdict, started: changed.started } }
+      const changed = requestSlot(record, { ...request, at }, statuses, under)
+      const result = { verdict: changed.verdict, started: changed.started, change }
+      return { record: stamped(changed.record, under), result }
     },
   )
+  if (outcome.change) deps.logger.warning(outcome.change)
   await startAdmitted(outcome.started, limit, deps)
   return outcome.verdict
 }
@@ -97,7 +104,7 @@ export interface InLine {
 
 /**
  * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
- * place. Returns them, the loops still in line with where each stands now (their comments are to say
+ * place, under its `max-loops` or, without one, the record's. Returns them, the loops still in line with where each stands now (their comments are to say
  * so: a new place, or a dependency that ended short of COMPLETE), and where `loopId` itself stood in
  * line when it left it (null when it was not in line: it held a slot, or had no entry).
  */
@@ -108,15 +115,18 @@ export async function giveBackSlot(
 ): Promise<{ started: WaitingLoop[]; inLine: InLine[]; released: boolean; leftLine: QueueWait | null }> {
   const at = deps.clock.now().toISOString()
   const outcome = await deps.slots.update([loopId], (record, statuses) => {
-    const leftLine = queueWait(record, loopId, statuses, limit)
-    const changed = releaseSlot(record, loopId, statuses, limit, at)
+    const under = limitUnder(record, limit)
+    const leftLine = queueWait(record, loopId, statuses, under)
+    const changed = releaseSlot(record, loopId, statuses, under, at)
     const inLine = changed.record.queued.flatMap((entry) => {
-      const wait = queueWait(changed.record, entry.loopId, statuses, limit)
+      const wait = queueWait(changed.record, entry.loopId, statuses, under)
       return wait ? [{ loopId: entry.loopId, wait }] : []
     })
-    const result = { started: changed.started, released: changed.released, inLine, leftLine }
-    return { record: stamped(changed.record, limit), result }
+    const change = limitChange(record, limit)
+    const result = { started: changed.started, released: changed.released, inLine, leftLine, change }
+    return { record: stamped(changed.record, under), result }
   })
+  if (outcome.change) deps.logger.warning(outcome.change)
   const { started } = await startAdmitted(outcome.started, limit, deps)
   return { started, inLine: outcome.inLine, released: outcome.released, leftLine: outcome.leftLine }
 }
@@ -157,8 +167,9 @@ export async function startAdmitted(
       dropped.push({ loopId: admitted.loopId, why: outcome.dropped })
       const at = deps.clock.now().toISOString()
       const next = await deps.slots.update([admitted.loopId], (record, statuses) => {
-        const changed = releaseSlot(record, admitted.loopId, statuses, limit, at)
-        return { record: stamped(changed.record, limit), result: changed.started }
+        const under = limitUnder(record, limit)
+        const changed = releaseSlot(record, admitted.loopId, statuses, under, at)
+        return { record: stamped(changed.record, under), result: changed.started }
       })
       pending.push(...next)
       continue

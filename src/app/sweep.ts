@@ -9,6 +9,7 @@
  */
 
 import { messageOf } from '../config/errors.js'
+import { markBlocked } from '../domain/engine/index.js'
 import type { DispatchRecord, LoopState } from '../domain/state.js'
 import { recordDispatchFailure, recordSweep, sweepDecision } from '../domain/sweep.js'
 import type { Clock } from '../ports/clock.js'
@@ -62,7 +63,7 @@ export async function recordedDispatch(
 
 export interface SweptLoop {
   loopId: string
-  outcome: 'dispatched' | 'failed' | 'skipped' | 'raced'
+  outcome: 'dispatched' | 'failed' | 'skipped' | 'raced' | 'blocked'
   reason: string
 }
 
@@ -95,6 +96,17 @@ async function sweepOne(
   const now = deps.clock.now()
   const decision = sweepDecision(loaded.state, now, input.staleAfterMs)
   if (decision.kind === 'skip') return { loopId, outcome: 'skipped', reason: decision.reason }
+  if (decision.kind === 'block') {
+    const blocked = markBlocked(loaded.state, `${decision.reason}. Resume it with \`/loop resume\`.`, now).state
+    try {
+      // On the version read, as a re-dispatch: a job that saved since wins.
+      await deps.store.save(loopId, blocked, loaded.version)
+    } catch (error) {
+      if (!(error instanceof StoreConflictError)) throw error
+      return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept (a job or another sweeper)' }
+    }
+    return { loopId, outcome: 'blocked', reason: `${decision.reason}; marked BLOCKED` }
+  }
   const state = recordSweep(loaded.state, decision.record, now, input.by)
   const record = state.dispatch as DispatchRecord
   let version: StoreVersion

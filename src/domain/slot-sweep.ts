@@ -5,7 +5,7 @@
  * GitHub about that run, and this decides from the answer and the loop's state. Pure.
  */
 import type { SlotHolder } from './slots.js'
-import type { LoopState } from './state.js'
+import type { DispatchRecord, LoopState } from './state.js'
 
 /** What GitHub says of a holder's run (`GET .../actions/runs/{run_id}`). */
 export type RunFact =
@@ -33,7 +33,8 @@ export interface HolderFacts {
 /**
  * Whether the sweeper frees, restarts or keeps `facts.holder`'s slot. A running loop whose next
  * iteration is dispatched is the dispatch sweep's (`domain/sweep.ts`: re-dispatched when the dispatch
- * failed or went stale); one at a gate keeps its slot by design. A run that ended `success` without
+ * failed or went stale), unless the run that took that dispatch is over without success: BLOCKED, as
+ * any job that died holding a slot; one at a gate keeps its slot by design. A run that ended `success` without
  * dispatching the next iteration is a workflow with `dispatch: false`, not a death: kept.
  */
 export function judgeHolder(facts: HolderFacts, now: Date, staleAfterMs: number): HolderVerdict {
@@ -69,6 +70,14 @@ export function judgeHolder(facts: HolderFacts, now: Date, staleAfterMs: number)
   // running
   const pending = state.dispatch
   if (pending && pending.iteration === state.iteration + 1) {
+    // The run that took the dispatched iteration holds the slot and saves nothing until the iteration ends:
+    // over and not `success`, it died with it, and a dispatch again would die again (`timeout-minutes`).
+    if (run?.kind === 'over' && run.conclusion !== 'success' && tookDispatch(holder, pending)) {
+      return {
+        kind: 'block',
+        reason: `its job's ${runName} took iteration ${pending.iteration} and ended (${run.conclusion}) without saving it; the sweeper freed its slot`,
+      }
+    }
     return { kind: 'keep', reason: `iteration ${pending.iteration} is dispatched (the dispatch sweep looks after it)` }
   }
   if (run === null) return { kind: 'keep', reason: 'no run is recorded for its slot' }
@@ -80,6 +89,40 @@ export function judgeHolder(facts: HolderFacts, now: Date, staleAfterMs: number)
   return {
     kind: 'block',
     reason: `its job's ${runName} ended (${run.conclusion}) without saving iteration ${state.iteration + 1} or dispatching the next; the sweeper freed its slot`,
+  }
+}
+
+/**
+ * Whether the holder's run took `pending` rather than made it: a loop's job records its run with the slot
+ * when it asks, so a run other than the one that dispatched is the dispatched one. After the sweeper's
+ * own dispatch the holder may still be the run whose dispatch went stale: the dispatch sweep's bound
+ * (once) decides that case.
+ */
+function tookDispatch(holder: SlotHolder, pending: DispatchRecord): boolean {
+  return holder.run !== undefined && (pending.sweeps ?? 0) === 0 && pending.by !== `run ${holder.run}`
+}
+
+/** The reason a new loop's first job saves before it asks for its place in line: not in line yet. */
+export const ASKING_FOR_SLOT = 'asking for a slot'
+
+/**
+ * A loop whose first job saved it `queued` (`ASKING_FOR_SLOT`) and then failed before queue.json named
+ * it (a lease never won, a fetch or push refused): no change of the queue ever reaches it, and no job of
+ * it runs again. Past `staleAfterMs` it is BLOCKED for a person (a resume queues it like a new loop);
+ * null leaves it (in line, named by the record, or its job may still be asking).
+ */
+export function judgeOutOfLine(
+  state: Pick<LoopState, 'status' | 'statusReason' | 'updatedAt'>,
+  named: boolean,
+  now: Date,
+  staleAfterMs: number,
+): Extract<HolderVerdict, { kind: 'block' }> | null {
+  if (named || state.status !== 'queued' || state.statusReason !== ASKING_FOR_SLOT) return null
+  const waitedMs = now.getTime() - Date.parse(state.updatedAt)
+  if (waitedMs < staleAfterMs) return null
+  return {
+    kind: 'block',
+    reason: `its first job saved it queued ${minutes(waitedMs)} ago but failed before it took a place in line (queue.json never named it), so no loop ending would start it`,
   }
 }
 

@@ -65,6 +65,28 @@ export type Statuses = ReadonlyMap<string, LoopStatus>
 /** `max-loops`: null means no limit (dependencies alone queue a loop). */
 export type Limit = number | null
 
+/**
+ * The limit a change of the record is made under: the job's own `max-loops`, else the one the record was
+ * last changed under. A workflow without the input (one that only runs the loops another admits) never
+ * lifts the limit; only an explicit value changes it.
+ */
+export function limitUnder(record: Pick<SlotsRecord, 'limit'>, asked: Limit): Limit {
+  return asked ?? record.limit ?? null
+}
+
+/**
+ * What a job whose `max-loops` differs from the one the record was last changed under is told (it changes
+ * the limit for every loop), or null when they agree, or either says nothing.
+ */
+export function limitChange(record: Pick<SlotsRecord, 'limit'>, asked: Limit): string | null {
+  const recorded = record.limit ?? null
+  if (asked === null || recorded === null || asked === recorded) return null
+  return (
+    `max-loops is ${asked} in this job, but queue.json was last changed under max-loops ${recorded} (another workflow sets a different value); ` +
+    `the limit is ${asked} from now on. Set the same max-loops in every workflow that runs these loops.`
+  )
+}
+
 const ENDED: readonly LoopStatus[] = ['complete', 'blocked', 'capped', 'aborted']
 
 export function hasEnded(status: LoopStatus | undefined): boolean {
@@ -167,6 +189,11 @@ export interface QueueWait {
   dependencies: DependencyWait
   /** True when the loop's dependencies are met and it waits for a slot only. */
   slotOnly: boolean
+  /**
+   * Loops ahead of it in line that can start (their dependencies COMPLETE): a freed slot goes to those
+   * first, and passes over the ones ahead still waiting for their dependencies.
+   */
+  ahead?: number
 }
 
 /**
@@ -288,7 +315,12 @@ export function queueWait(record: SlotsRecord, loopId: string, statuses: Statuse
   const entry = record.queued[index]
   if (!entry) return null
   const dependencies = dependencyWait(entry.dependsOn, statuses)
+  // As `settle` serves the line: an ended entry leaves it, one not ready is passed over.
+  const ahead = record.queued
+    .slice(0, index)
+    .filter((before) => !hasEnded(statuses.get(before.loopId)) && ready(before, statuses)).length
   return {
+    ahead,
     position: index + 1,
     queued: record.queued.length,
     running: record.running.length,

@@ -8,11 +8,16 @@ import type { DispatchRecord, LoopState } from './state.js'
 export type SweepDecision =
   | { kind: 'dispatch'; record: DispatchRecord; reason: string }
   | { kind: 'skip'; reason: string }
+  /** Dispatched again once already, and no job took that either: saved BLOCKED for a person. */
+  | { kind: 'block'; reason: string }
 
 /**
  * Whether to re-dispatch `state`'s next iteration at `now`: the loop is running, its latest recorded
  * dispatch is of the iteration after the last that ran, and that dispatch failed, or no job has claimed
- * it for `staleAfterMs`. An iteration a job has claimed is never re-dispatched; and should a dispatch
+ * it for `staleAfterMs`. Once only: when the sweeper's own dispatch went through and no job claimed that
+ * either (a job that took it and died saves nothing: `timeout-minutes` would kill it again, each time an
+ * agent call the cap never counts), the loop is BLOCKED for a person instead. An iteration a job has
+ * claimed is never re-dispatched; and should a dispatch
  * reported as failed have started a run after all, the loop's jobs queue in one concurrency group and
  * the second job for the iteration ends superseded.
  */
@@ -41,6 +46,12 @@ export function sweepDecision(state: LoopState, now: Date, staleAfterMs: number)
     return {
       kind: 'skip',
       reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago; stale after ${minutes(staleAfterMs)}`,
+    }
+  }
+  if ((record.sweeps ?? 0) > 0) {
+    return {
+      kind: 'block',
+      reason: `iteration ${record.iteration} was dispatched again by the sweeper ${minutes(waitedMs)} ago (${record.by}) and no job saved it either (its job died, or none started); the sweeper dispatches an iteration again once`,
     }
   }
   return {

@@ -18,7 +18,6 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { slotProblems } from '../../src/domain/slots.js'
-import type { JobRecord } from '../sandbox/workflow-engine.js'
 import { dashboardBody, dashboardRows, dashboards, ticked } from './dashboard-fixtures.js'
 import {
   botComments,
@@ -27,10 +26,16 @@ import {
   describeJobs,
   expectFaithful,
   MINUTE,
-  type Scenario,
   startScenario,
   until,
 } from './fixtures.js'
+import {
+  expectEveryLoopListed,
+  journeyOf,
+  mostIterationsAtOnce,
+  watchComments,
+  watchDashboards,
+} from './many-loops-fixtures.js'
 import { queueHistory, queueNow, savedState, savedStateIfAny } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
@@ -43,70 +48,6 @@ const QUEUE = 9
 const LATER: Record<string, string[]> = { queued: ['queued', 'running', 'complete'], complete: ['complete'] }
 /** A queued loop's row: its place in line and why, or admitted (its job starting). */
 const QUEUED_ROW = /^([1-3] of [1-3] in line: .+|admitted: its job is starting)$/
-
-/** The events of a loop's journey log on the state branch, oldest first. */
-async function journeyOf(s: Pick<Scenario, 'sandbox'>, loopId: string) {
-  const log = (await s.sandbox.git.show('loop-state', `${loopId}/audit/journey-log.jsonl`)) ?? ''
-  return log
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { type: string; at: string; message: string })
-}
-
-/**
- * The most iterations running at one moment. An iteration runs from its job's start to the moment its
- * loop was saved COMPLETE (its journey's `completed` event): the job gives its slot back after that,
- * before its last steps (the report, the dashboard), so the next job may start while it ends.
- */
-async function mostIterationsAtOnce(s: Scenario, jobs: readonly JobRecord[]): Promise<number> {
-  const edges: Array<[number, number]> = []
-  for (const job of jobs.filter((candidate) => candidate.outputs.status === 'complete')) {
-    const loopId = job.outputs['loop-id']
-    const completed = (await journeyOf(s, loopId ?? '')).find((event) => event.type === 'completed')
-    if (job.startedAt === undefined || !completed) throw new Error(`job ${job.runId} of ${loopId}: no start or end`)
-    edges.push([job.startedAt, 1], [Date.parse(completed.at), -1])
-  }
-  // At one instant an end comes before a start: touching is not overlapping.
-  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1])
-  let running = 0
-  let most = 0
-  for (const [, step] of edges) {
-    running += step
-    most = Math.max(most, running)
-  }
-  return most
-}
-
-interface DashboardSeen {
-  job: JobRecord
-  body: string | undefined
-  loopsSoFar: string[]
-}
-
-/** The dashboard each job left, read the moment it ended, with the loops whose jobs had saved a state. */
-function watchDashboards(s: Scenario): DashboardSeen[] {
-  const seen: DashboardSeen[] = []
-  const loopsSoFar = new Set<string>()
-  s.sandbox.engine.onJobFinished((job) => {
-    const loopId = job.outputs['loop-id']
-    // A refused start saves no state: there is no loop to list.
-    if (job.outputs.status !== undefined && job.outputs.status !== 'refused' && loopId) loopsSoFar.add(loopId)
-    seen.push({ job, body: dashboards(s.sandbox)[0]?.body ?? undefined, loopsSoFar: [...loopsSoFar] })
-  })
-  return seen
-}
-
-/** After every job, its dashboard listed every loop whose job had ended. */
-function expectEveryLoopListed(seen: readonly DashboardSeen[]): void {
-  for (const { job, body, loopsSoFar } of seen) {
-    const rows = dashboardRows(body ?? '')
-    const after = `after run ${job.runId} (${job.outputs['loop-id']}: ${job.outputs.status})\n${body}`
-    expect(
-      loopsSoFar.filter((loopId) => !rows.has(loopId)),
-      after,
-    ).toEqual([])
-  }
-}
 
 describe('the action bundle in the sandbox: many loops at once', () => {
   it(
@@ -136,7 +77,10 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       for (const issue of queuedIssues) {
         const comment = commentsOn(scenario, issue)
         expect(comment).toContain(`\`issue-${issue}\` is queued`)
-        expect(comment).toMatch(/\*\*Place in line:\*\* [1-3] of [1-3] queued; slots: [0-2] of 2 in use\./)
+        // A loop behind the dependent (waiting for its dependency) is told its place among those that can start.
+        expect(comment).toMatch(
+          /\*\*Place in line:\*\* [1-3] of [1-3] queued(, (first|2nd) of the loops that can start \(1 ahead waits for its dependencies\))?; slots: [0-2] of 2 in use\./,
+        )
         // The dependent may have asked before its dependency's job saved a state: then it says so.
         const next =
           issue === dependent ? `(It starts by itself|#${first} has no loop yet: label it)` : 'It starts by itself'
@@ -157,10 +101,23 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         '3 of 3 in li',
       ])
       expect(lined.get(`issue-${dependent}`)?.[QUEUE]).toContain(`it waits for \\#${first} to be COMPLETE`)
+      // From here on every loop has a state: each job's dashboard must list all five.
+      const allSaved = Date.now()
+      const comments = watchComments(scenario, queuedIssues)
       writeFileSync(join(signals, 'go-1'), '')
 
-      const jobs = await sandbox.waitForIdle(4 * MINUTE)
+      const jobs = await sandbox.waitForIdle(4 * MINUTE).finally(comments.stop)
       const why = describeJobs(jobs)
+      // Each queued loop's comment, at every step: queued until its own job starts, then it says it
+      // started (and in which run) for the whole iteration, then the iteration's report; never back.
+      for (const issue of queuedIssues) {
+        expect([issue, comments.phases.get(issue)], why).toEqual([issue, ['queued', 'started', 'complete']])
+        // It names the run dispatched to start it, linked.
+        const own = jobs.find((job) => job.event === 'workflow_dispatch' && job.inputs['loop-id'] === `issue-${issue}`)
+        expect(comments.started.get(issue), why).toMatch(
+          new RegExp(`iteration 1 starts in \\[run ${own?.runId}\\]\\(http[^)]+/actions/runs/${own?.runId}\\)`),
+        )
+      }
       // Every loop ended COMPLETE, each in one iteration: the queued ones in the job a release dispatched.
       for (const issue of issues) {
         const state = await savedState(scenario, `issue-${issue}`)
@@ -205,9 +162,13 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         expect(comments, why).toHaveLength(1)
         expect(comments[0]?.body).toContain('COMPLETE')
       }
-      // After every job, its dashboard listed every loop whose job had ended, each queued one with its place.
+      // After every job, its dashboard listed every loop that had a state when the job started (all five for
+      // the jobs that started after the line formed), each queued one with its place.
       expect(seen.length, why).toBe(jobs.length)
-      expectEveryLoopListed(seen)
+      const heldTo = await expectEveryLoopListed(scenario, seen)
+      const afterLine = jobs.filter((job) => (job.startedAt ?? 0) > allSaved + 1000)
+      expect(afterLine.length, why).toBeGreaterThan(2)
+      for (const job of afterLine) expect([job.runId, heldTo.get(job)]).toEqual([job.runId, issues.length])
       for (const { job, body } of seen) {
         const rows = dashboardRows(body ?? '')
         const after = `after run ${job.runId} (${job.outputs['loop-id']}: ${job.outputs.status})\n${body}`
@@ -431,7 +392,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       const resumedIteration = `issue-${dependency}/audit/iterations/${blocked.iteration + 1}.md`
       expect(await sandbox.git.show('loop-state', resumedIteration), resumedIteration).toBeDefined()
       // After every job the dashboard listed every loop so far; at the end all of them, the aborted one aborted.
-      expectEveryLoopListed(seen)
+      await expectEveryLoopListed(scenario, seen)
       const finalRows = dashboardRows(dashboardBody(sandbox))
       expect(
         [dependency, dependent, later, ...fillers].map((issue) => finalRows.get(`issue-${issue}`)?.[STATUS]),

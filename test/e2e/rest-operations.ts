@@ -101,6 +101,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'queued-abort.test.ts': [...ITERATING, PERMISSION],
   'depends-on.test.ts': ['issues/create-comment', 'issues/list-comments'],
   'runner-file-commands.test.ts': [...ITERATING, LEG_JOBS],
+  'max-loops-workflows.test.ts': [DISPATCH, STOP_LABELS, OWN_LOGIN, ...STATUS_COMMENT, PERMISSION],
 }
 
 /** Calls that libraries bundled into the action make on its behalf, and what in the source makes them. */

@@ -137,6 +137,67 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
   )
 
   it(
+    'max-loops 1: the dispatched job of iteration 2 is cancelled mid-iteration; the sweeper marks the loop BLOCKED rather than dispatching it again, and starts the next',
+    async () => {
+      const scenario = await startScenario({
+        steps: 2,
+        schedule: SWEEP_SCHEDULE,
+        workflowWith: { command: SWEEP_ON_SCHEDULE, 'max-loops': '1' },
+      })
+      const { sandbox, signals } = scenario
+      const stranded = (await sandbox.openIssue('alice', 'Climb two, stopped', 'Two steps.')).number
+      const next = (await sandbox.openIssue('alice', 'Climb two after', 'Two steps, next.')).number
+      // Iteration 1 runs through; the job dispatched for iteration 2 holds in its work.
+      writeFileSync(join(signals, 'hold'), '')
+      writeFileSync(join(signals, 'go-1'), '')
+      await sandbox.label('alice', stranded, 'loop')
+      await waitForWork(scenario, 2)
+      await sandbox.label('alice', next, 'loop')
+      await until('the next loop queued', () => sandbox.jobs.some((job) => job.outputs.status === 'queued'), MINUTE)
+      const second = sandbox.jobs.find(
+        (job) => job.inputs['loop-id'] === `issue-${stranded}` && job.inputs.iteration === '2',
+      )
+      const cancelled = await cancelJob(scenario, second)
+      writeFileSync(join(signals, 'go-2'), '')
+      await sandbox.waitForIdle(MINUTE)
+      // The job that took iteration 2 saved nothing: the loop says running at iteration 1, with iteration 2
+      // dispatched, and its slot records the dead run.
+      const before = await savedState(scenario, `issue-${stranded}`)
+      expect([before.status, before.iteration, before.dispatch?.iteration]).toEqual(['running', 1, 2])
+      expect((await queueNow(scenario)).running.map((holder) => holder.run)).toEqual([String(cancelled.runId)])
+
+      const jobsBefore = sandbox.jobs.length
+      sweep(scenario)
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      const sweeper = jobs.find((job) => job.event === 'schedule')
+      expect(sweeper?.summary, why).toMatch(
+        new RegExp(
+          `\`issue-${stranded}\` \\| blocked \\| its job's run ${cancelled.runId} took iteration 2 and ended \\(cancelled\\)`,
+        ),
+      )
+      const blocked = await savedState(scenario, `issue-${stranded}`)
+      expect([blocked.status, blocked.iteration], why).toEqual(['blocked', 1])
+      expect(statusCommentOn(scenario, stranded), why).toMatch(
+        new RegExp(`BLOCKED[\\s\\S]*run ${cancelled.runId} took iteration 2`),
+      )
+      // Not dispatched again: the jobs after the sweep are the next loop's alone, and it completes.
+      const after = jobs.slice(jobsBefore).filter((job) => job.event !== 'schedule')
+      expect(
+        after.map((job) => [job.inputs['loop-id'], job.inputs.iteration]),
+        why,
+      ).toEqual([
+        [`issue-${next}`, '1'],
+        [`issue-${next}`, '2'],
+      ])
+      expect((await savedState(scenario, `issue-${next}`)).status, why).toBe('complete')
+      expect(await queueNow(scenario), why).toMatchObject({ running: [], queued: [] })
+      expectFaithful(scenario)
+    },
+    4 * MINUTE,
+  )
+
+  it(
     'max-loops 2: a resume of a BLOCKED loop while both slots are held is queued, told so, and starts when a slot frees',
     async () => {
       const scenario = await startScenario({

@@ -5,7 +5,8 @@
 
 import { Labels } from '../loop-names.js'
 import type { QueueWait } from '../slots.js'
-import { code } from './escape.js'
+import { code, markdownText } from './escape.js'
+import type { Refusal } from './refusal.js'
 
 /**
  * How many of the loops in line a release tells their new place (each costs a state read and a comment
@@ -60,7 +61,36 @@ export function queuedNext(wait: QueueWait, issueOf: (loopId: string) => string 
   if (dependencies.pending.length > 0) {
     return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.'
   }
+  const waitingAhead = waitingOnDependenciesAhead(wait)
+  if (waitingAhead > 0 && wait.ahead !== undefined) {
+    const first =
+      wait.ahead === 0
+        ? 'no loop ahead of it can start first'
+        : `the ${wait.ahead} ahead of it that can start have started`
+    return `It starts by itself when a running loop ends and ${first} (${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies and ${waitingAhead === 1 ? 'is' : 'are'} passed over); nothing to do. To drop it, comment \`/loop abort\`.`
+  }
   return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.'
+}
+
+/** Loops ahead in line still waiting for their dependencies (a freed slot passes them over); 0 when unknown. */
+function waitingOnDependenciesAhead(wait: QueueWait): number {
+  return wait.ahead === undefined ? 0 : Math.max(0, wait.position - 1 - wait.ahead)
+}
+
+/** The place in line, said among the loops that can start where some ahead wait for their dependencies. */
+export function placeInLine(wait: QueueWait): string {
+  const place = `${wait.position} of ${wait.queued} queued`
+  const waitingAhead = waitingOnDependenciesAhead(wait)
+  if (waitingAhead === 0 || wait.ahead === undefined) return place
+  const passed = `${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies`
+  return wait.ahead === 0
+    ? `${place}, first of the loops that can start (${passed})`
+    : `${place}, ${ordinal(wait.ahead + 1)} of the loops that can start (${passed})`
+}
+
+function ordinal(n: number): string {
+  if (n % 100 >= 11 && n % 100 <= 13) return `${n}th`
+  return `${n}${['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`
 }
 
 function listed(loopIds: readonly string[], issueOf: (loopId: string) => string): string {
@@ -81,7 +111,7 @@ export function renderQueued(
     // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
     `**Why:** ${queuedReason(wait, issueOf)}.`,
     '',
-    `**Place in line:** ${wait.position} of ${wait.queued} queued; slots: ${slots}.${
+    `**Place in line:** ${placeInLine(wait)}; slots: ${slots}.${
       wait.position > TOLD_IN_LINE
         ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
         : ''
@@ -91,4 +121,17 @@ export function renderQueued(
   ]
   if (input.runUrl) lines.push('', `[This job](${input.runUrl})`)
   return `${lines.join('\n')}\n`
+}
+
+/**
+ * A new loop saved `queued` whose job could not take its place in line (queue.json was not changed):
+ * no loop ending would start it, so the person who started it is told, with the error.
+ */
+export function notInLineRefusal(loopId: string, error: string): Refusal {
+  return {
+    loopId,
+    title: `loop-controller could not put the loop ${code(loopId)} in line: queue.json was not changed.`,
+    reason: markdownText(error, 600),
+    whatToDo: `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then. Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
+  }
 }

@@ -13,6 +13,7 @@ import { GitSlotStore } from '../../../src/adapters/stores/git-slot-store.js'
 import { GitStore } from '../../../src/adapters/stores/git-store.js'
 import { sweepSlots } from '../../../src/app/slot-sweep.js'
 import { giveBackSlot } from '../../../src/app/slots.js'
+import { ASKING_FOR_SLOT } from '../../../src/domain/slot-sweep.js'
 import type { SlotsRecord, WaitingLoop } from '../../../src/domain/slots.js'
 import type { LoopState } from '../../../src/domain/state.js'
 import type { Clock } from '../../../src/ports/clock.js'
@@ -105,6 +106,32 @@ describe('sweepSlots: the slots of max-loops cannot jam', () => {
     const again = sweeper(planted, { '900': { status: 'in_progress', conclusion: null } })
     expect((await again.sweep()).map((loop) => loop.outcome)).toEqual(['kept'])
     expect(again.started).toEqual([])
+  })
+
+  it('a new loop left queued outside the line by a job that failed before queue.json named it is saved BLOCKED, once stale', async () => {
+    const asking = { status: 'queued' as const, statusReason: ASKING_FOR_SLOT, iteration: 0 }
+    const planted = await plant(
+      {
+        stranded: { ...asking, updatedAt: AT },
+        asking: { ...asking, updatedAt: new Date(NOW.getTime() - 5 * 60_000).toISOString() },
+        inLine: { ...asking, updatedAt: AT },
+      },
+      { running: [], queued: [waiting('inLine')], limit: 1 },
+    )
+    const { started, sweep } = sweeper(planted, {})
+    const swept = await sweep()
+    expect(swept.map((loop) => [loop.loopId, loop.outcome])).toEqual([
+      ['stranded', 'blocked'],
+      ['inLine', 'started'],
+    ])
+    const stranded = (await planted.store.load('stranded'))?.state
+    expect([stranded?.status, stranded?.statusReason]).toEqual([
+      'blocked',
+      'its first job saved it queued 60 min ago but failed before it took a place in line (queue.json never named it), so no loop ending would start it. Resume it with `/loop resume` (it queues for a slot like a new loop).',
+    ])
+    // One whose job may still be asking is left alone, and so is one in line.
+    expect((await planted.store.load('asking'))?.state.status).toBe('queued')
+    expect(started).toEqual(['inLine'])
   })
 
   it('a holder whose job still runs, or whose next iteration is dispatched, keeps its slot', async () => {

@@ -55,6 +55,31 @@ describe('sweepLoops', () => {
     expect(after).toEqual({ ...record(), at: NOW.toISOString(), by: 'sweeper run 5', sweeps: 1 })
   })
 
+  it('dispatches again once: its own dispatch taken by no job for stale-after saves the loop BLOCKED, dispatching nothing', async () => {
+    const store = listing({ twice: running('twice', record({ at: at(45), by: 'sweeper run 4', sweeps: 1 })) })
+    const dispatched: string[] = []
+    const swept = await sweepLoops(
+      { staleAfterMs: 30 * 60_000, by: 'sweeper run 5' },
+      {
+        store,
+        dispatch: async (loopId) => {
+          dispatched.push(loopId)
+        },
+        clock: fixedClock,
+        logger: recordingLogger(),
+      },
+    )
+    expect(dispatched).toEqual([])
+    expect(swept.map((loop) => [loop.outcome, loop.reason])).toEqual([
+      ['blocked', expect.stringMatching(/dispatched again by the sweeper 45 min ago .*; marked BLOCKED$/)],
+    ])
+    const saved = (await store.load('twice'))?.state
+    expect([saved?.status, saved?.statusReason]).toEqual([
+      'blocked',
+      expect.stringMatching(/no job saved it either .*Resume it with `\/loop resume`\.$/),
+    ])
+  })
+
   it('two sweepers at once: one dispatches, the other finds the loop changed and dispatches nothing', async () => {
     const store = listing({ l1: running('l1', record({ failed: '502' })) })
     // Both read the same version before either saves.

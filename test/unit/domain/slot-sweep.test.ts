@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { type HolderFacts, judgeHolder, type RunFact, strandedReason } from '../../../src/domain/slot-sweep.js'
+import {
+  ASKING_FOR_SLOT,
+  type HolderFacts,
+  judgeHolder,
+  judgeOutOfLine,
+  type RunFact,
+  strandedReason,
+} from '../../../src/domain/slot-sweep.js'
 import {
   markStopping,
   parseSlotsRecord,
@@ -14,12 +21,13 @@ const NOW = new Date('2026-01-01T01:00:00.000Z')
 const STALE_MS = 30 * 60_000
 const over = (conclusion: string): RunFact => ({ kind: 'over', conclusion })
 const active: RunFact = { kind: 'active', status: 'in_progress' }
-const dispatchOf = (iteration: number) => ({
+const dispatchOf = (iteration: number, extra: { by?: string; sweeps?: number } = {}) => ({
   iteration,
   workflow: 'loop.yml',
   ref: 'refs/heads/main',
   at: AT,
   by: 'run 1',
+  ...extra,
 })
 
 describe('judgeHolder: what the sweeper does with a slot whose holder may have died', () => {
@@ -53,11 +61,39 @@ describe('judgeHolder: what the sweeper does with a slot whose holder may have d
       reason: /run 101 is in_progress/,
     },
     {
-      name: 'a running loop whose next iteration is dispatched is the dispatch sweep’s',
-      state: { status: 'running', iteration: 2, dispatch: dispatchOf(3) },
-      run: over('cancelled'),
+      name: 'a running loop whose job dispatched the next iteration, then failed: the dispatch sweep’s',
+      state: { status: 'running', iteration: 2, dispatch: dispatchOf(3, { by: 'run 101' }) },
+      run: over('failure'),
       verdict: 'keep',
       reason: /iteration 3 is dispatched/,
+    },
+    {
+      name: 'the run that took the dispatched iteration 3 was cancelled before it saved it: BLOCKED, not dispatched again',
+      state: { status: 'running', iteration: 2, dispatch: dispatchOf(3) },
+      run: over('cancelled'),
+      verdict: 'block',
+      reason: /run 101 took iteration 3 and ended \(cancelled\) without saving it; the sweeper freed its slot/,
+    },
+    {
+      name: 'the run that took the dispatched iteration 2 hit timeout-minutes: BLOCKED',
+      state: { status: 'running', iteration: 1, dispatch: dispatchOf(2) },
+      run: over('timed_out'),
+      verdict: 'block',
+      reason: /took iteration 2 and ended \(timed_out\)/,
+    },
+    {
+      name: 'the run that took the dispatched iteration still runs it',
+      state: { status: 'running', iteration: 1, dispatch: dispatchOf(2) },
+      run: active,
+      verdict: 'keep',
+      reason: /iteration 2 is dispatched/,
+    },
+    {
+      name: 'after the sweeper’s own dispatch, a dead holder is the dispatch sweep’s (it blocks after once)',
+      state: { status: 'running', iteration: 1, dispatch: dispatchOf(2, { by: 'sweeper run 9', sweeps: 1 }) },
+      run: over('cancelled'),
+      verdict: 'keep',
+      reason: /iteration 2 is dispatched/,
     },
     {
       name: 'a run that succeeded without dispatching (dispatch: false) is no death',
@@ -145,6 +181,70 @@ describe('judgeHolder: what the sweeper does with a slot whose holder may have d
     expect(strandedReason({ kind: 'block', reason: 'its job died' })).toBe(
       'its job died. Resume it with `/loop resume` (it queues for a slot like a new loop).',
     )
+  })
+})
+
+describe('judgeOutOfLine: a new loop saved queued whose job failed before queue.json named it', () => {
+  const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString()
+  it.each<{ name: string; status: 'queued' | 'running'; reason: string; at: string; named: boolean; blocked: boolean }>(
+    [
+      {
+        name: 'asking for 45 min, never named: BLOCKED',
+        status: 'queued',
+        reason: ASKING_FOR_SLOT,
+        at: minutesAgo(45),
+        named: false,
+        blocked: true,
+      },
+      {
+        name: 'asking for 5 min: its job may still be asking',
+        status: 'queued',
+        reason: ASKING_FOR_SLOT,
+        at: minutesAgo(5),
+        named: false,
+        blocked: false,
+      },
+      {
+        name: 'named by the record (in line or holding a slot)',
+        status: 'queued',
+        reason: ASKING_FOR_SLOT,
+        at: minutesAgo(45),
+        named: true,
+        blocked: false,
+      },
+      {
+        name: 'queued with its place told (in line)',
+        status: 'queued',
+        reason: 'all 2 slots are in use (max-loops: 2)',
+        at: minutesAgo(300),
+        named: false,
+        blocked: false,
+      },
+      {
+        name: 'refused for a cycle: out of line on purpose',
+        status: 'queued',
+        reason: 'refused: its depends-on would close a cycle, #2 → #1 → #2',
+        at: minutesAgo(300),
+        named: false,
+        blocked: false,
+      },
+      {
+        name: 'running',
+        status: 'running',
+        reason: ASKING_FOR_SLOT,
+        at: minutesAgo(300),
+        named: false,
+        blocked: false,
+      },
+    ],
+  )('$name', ({ status, reason, at, named, blocked }) => {
+    const verdict = judgeOutOfLine({ status, statusReason: reason, updatedAt: at }, named, NOW, STALE_MS)
+    expect(verdict !== null).toBe(blocked)
+    if (verdict) {
+      expect(verdict.reason).toBe(
+        'its first job saved it queued 45 min ago but failed before it took a place in line (queue.json never named it), so no loop ending would start it',
+      )
+    }
   })
 })
 

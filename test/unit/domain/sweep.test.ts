@@ -44,8 +44,37 @@ describe('sweepDecision', () => {
     { why: 'waiting at a gate', s: state({ status: 'waiting', dispatch: record({ failed: '502' }) }), kind: 'skip' },
     { why: 'aborted', s: state({ status: 'aborted', dispatch: record({ failed: '502' }) }), kind: 'skip' },
     { why: 'complete', s: state({ status: 'complete', dispatch: record({ at: ago(600) }) }), kind: 'skip' },
+    {
+      why: "the sweeper's own dispatch, taken by no job for 31 min: once is enough",
+      s: state({ dispatch: record({ at: ago(31), sweeps: 1, by: 'sweeper run 9' }) }),
+      kind: 'block',
+    },
+    {
+      why: "the sweeper's own dispatch, 5 min old",
+      s: state({ dispatch: record({ sweeps: 1, by: 'sweeper run 9' }) }),
+      kind: 'skip',
+    },
+    {
+      why: "the sweeper's own dispatch failed: it tries again (nothing was started)",
+      s: state({ dispatch: record({ at: ago(31), sweeps: 1, failed: '502' }) }),
+      kind: 'dispatch',
+    },
+    {
+      why: "a job claimed the sweeper's dispatch",
+      s: state({ claimedIteration: 3, dispatch: record({ at: ago(90), sweeps: 1 }) }),
+      kind: 'skip',
+    },
   ])('$why: $kind', ({ s, kind }) => {
     expect(sweepDecision(s, NOW, STALE).kind).toBe(kind)
+  })
+
+  it('says why it blocks after the one re-dispatch', () => {
+    const s = state({ dispatch: record({ at: ago(45), sweeps: 1, by: 'sweeper run 9' }) })
+    expect(sweepDecision(s, NOW, STALE)).toEqual({
+      kind: 'block',
+      reason:
+        'iteration 3 was dispatched again by the sweeper 45 min ago (sweeper run 9) and no job saved it either (its job died, or none started); the sweeper dispatches an iteration again once',
+    })
   })
 
   it('says why it skips', () => {
