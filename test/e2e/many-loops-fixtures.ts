@@ -47,13 +47,41 @@ export interface DashboardSeen {
   body: string | undefined
 }
 
-/** The dashboard each job left, read the moment it ended. */
+/**
+ * The dashboard each job left: the body its token last wrote, or where it wrote none (its listing found
+ * the body current), the body it last read. Not the issue at the job's end: a job whose listing predates
+ * a loop's first state may be between its write and the rewrite its second listing makes, and the issue
+ * has no compare-and-swap to stop that.
+ */
 export function watchDashboards(s: Scenario): DashboardSeen[] {
   const seen: DashboardSeen[] = []
   s.sandbox.engine.onJobFinished((job) => {
-    seen.push({ job, body: dashboards(s.sandbox)[0]?.body ?? undefined })
+    const number = dashboards(s.sandbox)[0]?.number
+    seen.push({ job, body: number === undefined ? undefined : bodyLeftBy(s, job.token, number) })
   })
   return seen
+}
+
+/** What `token` last wrote to issue `number` (a create or an edit), else the body it last read. */
+function bodyLeftBy(s: Pick<Scenario, 'sandbox'>, token: string, number: number): string | undefined {
+  const own = s.sandbox.api.exchanges.filter(
+    (exchange) =>
+      exchange.token === token &&
+      exchange.status >= 200 &&
+      exchange.status < 300 &&
+      new URL(exchange.path, 'http://api').pathname.endsWith(
+        `/issues${exchange.method === 'POST' ? '' : `/${number}`}`,
+      ),
+  )
+  const bodyOf = (value: unknown) => (value as { body?: string; number?: number } | undefined) ?? {}
+  const writes = own.filter(
+    (exchange) =>
+      (exchange.method === 'PATCH' && bodyOf(exchange.requestBody).body !== undefined) ||
+      (exchange.method === 'POST' && bodyOf(exchange.responseBody).number === number),
+  )
+  const written = writes.at(-1)
+  if (written) return bodyOf(written.requestBody).body
+  return bodyOf(own.filter((exchange) => exchange.method === 'GET').at(-1)?.responseBody).body
 }
 
 /** When each loop's first state reached the state branch (ms; its commit's second, rounded up). */

@@ -50,6 +50,8 @@ export interface Exchange {
   actor: string | undefined
   /** `installation` for a job's GITHUB_TOKEN (the action's own calls), `user` for a person's token. */
   tokenKind: TokenGrant['kind'] | undefined
+  /** The token that made the request (a job's GITHUB_TOKEN names its job), once it authenticated. */
+  token: string | undefined
   status: number
   requestBody: unknown
   responseBody: unknown
@@ -174,6 +176,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       operationId: undefined,
       actor: undefined,
       tokenKind: undefined,
+      token: undefined,
       status: 0,
       requestBody: undefined,
       responseBody: undefined,
@@ -215,6 +218,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
       return send({ status: 401, body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' } })
     exchange.actor = grant.actor
     exchange.tokenKind = grant.kind
+    exchange.token = token
     const rate = rates.of(token)
     if (signature === 'GET /rate_limit') {
       const body = rateLimitBody(rate)
