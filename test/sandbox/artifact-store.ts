@@ -14,6 +14,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { globToRegExp } from './artifact-rest-download.js'
+import type { WorkflowEngineOptions } from './engine-options.js'
 import { zipFolder } from './zip.js'
 
 /** The `with:` keys of the two actions the engine honours. */
@@ -165,4 +166,22 @@ function commonFolder(paths: string[]): string {
   let length = 0
   while (length < first.length && parts.every((p) => p[length] === first[length])) length++
   return first.slice(0, length).join('/') || '/'
+}
+
+/** A run's artifacts: a folder of the run, each upload also published to the results service's REST list. */
+export function runArtifactStore(
+  options: Pick<WorkflowEngineOptions, 'root' | 'results'>,
+  repository: string,
+  runId: number,
+  ref: string,
+): ArtifactStore {
+  const { results } = options
+  return new ArtifactStore(
+    join(options.root, 'artifacts', String(runId)),
+    Date.now,
+    results?.publishStepArtifact
+      ? (name, zip, expiresAt, runAttempt) =>
+          results.publishStepArtifact?.({ name, zip, expiresAt, repository, runId, runAttempt, ref })
+      : undefined,
+  )
 }

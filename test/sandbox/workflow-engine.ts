@@ -2,8 +2,7 @@
 // the workflow; its jobs run as a graph (run-graph.ts), each on a fresh runner (job-runner.ts). It
 // honours concurrency groups (concurrency.ts) of the run (workflow-level) and of each job, bounds
 // the jobs per sandbox, and records every job.
-import { join } from 'node:path'
-import { ArtifactStore } from './artifact-store.js'
+import { runArtifactStore } from './artifact-store.js'
 import { deadlock } from './call-group.js'
 import { ConcurrencyGroups, type GroupMember, type GroupOptions, resolveConcurrency } from './concurrency.js'
 import type { WorkflowEngineOptions } from './engine-options.js'
@@ -329,20 +328,6 @@ export class WorkflowEngine implements GraphHost {
     return { apiUrl: this.options.api.url, serverUrl: this.serverUrl() }
   }
 
-  /** A run's artifacts: a folder of the run, each upload also published to the results service's REST list. */
-  private artifactStoreOf(runId: number, ref: string): ArtifactStore {
-    const results = this.options.results
-    const repository = `${this.model.repo.owner.login}/${this.model.repo.name}`
-    return new ArtifactStore(
-      join(this.options.root, 'artifacts', String(runId)),
-      Date.now,
-      results?.publishStepArtifact
-        ? (name, zip, expiresAt, runAttempt) =>
-            results.publishStepArtifact?.({ name, zip, expiresAt, repository, runId, runAttempt, ref })
-        : undefined,
-    )
-  }
-
   private serverUrl(): string {
     return this.options.serverUrl ?? 'https://github.com'
   }
@@ -387,7 +372,9 @@ export class WorkflowEngine implements GraphHost {
       payload,
       records: [],
       cancelled: false,
-      artifacts: previous?.artifacts ?? this.artifactStoreOf(runId, ref),
+      artifacts:
+        previous?.artifacts ??
+        runArtifactStore(this.options, `${this.model.repo.owner.login}/${this.model.repo.name}`, runId, ref),
     }
     this.runs.set(runId, run)
     this.workflows.startRun(runId, spec)
