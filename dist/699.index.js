@@ -1152,8 +1152,8 @@ function stripCommand(line) {
     return line.replace(/^::[a-z]+::/, '');
 }
 
-// EXTERNAL MODULE: ./src/adapters/stores/git-store.ts
-var git_store = __webpack_require__(85667);
+// EXTERNAL MODULE: ./src/adapters/stores/git-store.ts + 1 modules
+var git_store = __webpack_require__(36738);
 ;// CONCATENATED MODULE: ./src/adapters/stores/index.ts
 /** The stores that survive GitHub's disposable runners; the `file` store lives beside. */
 

@@ -31118,25 +31118,96 @@ function createOctokit(options) {
 
 /***/ }),
 
-/***/ 85667:
+/***/ 36738:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   W: () => (/* binding */ GitStore)
-/* harmony export */ });
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(77598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(48161);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_3__);
-/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(58500);
-/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_4___default = /*#__PURE__*/__nccwpck_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_4__);
-/* harmony import */ var _ports_store_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(93433);
-/* harmony import */ var _remote_branch_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(94178);
-/* harmony import */ var _shared_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(56474);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  W: () => (/* binding */ GitStore)
+});
+
+// UNUSED EXPORTS: GitPushRejectedError
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(77598);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(51455);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(48161);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(76760);
+// EXTERNAL MODULE: external "node:timers/promises"
+var external_node_timers_promises_ = __nccwpck_require__(58500);
+// EXTERNAL MODULE: ./src/ports/store.ts
+var store = __nccwpck_require__(93433);
+// EXTERNAL MODULE: ./src/adapters/stores/shared.ts
+var shared = __nccwpck_require__(56474);
+;// CONCATENATED MODULE: ./src/adapters/stores/branch-loops.ts
+
+/** The marker the store commits beside a quarantined state; `load` and `save` refuse while it is there. */
+const QUARANTINE_MARKER = 'QUARANTINED.json';
+/** The loops at `commit`, sorted by id. `branchName` names where a problem is (`loop-state:<folder>/...`). */
+async function loopsOnBranch(branch, commit, branchName, toolVersion) {
+    const loops = [];
+    for (const folder of await branch.topLevel(commit)) {
+        const marker = await branch.readFile(commit, `${folder}/${QUARANTINE_MARKER}`);
+        if (marker !== null) {
+            loops.push(quarantinedLoop(folder, marker, branchName));
+            continue;
+        }
+        const text = await branch.readFile(commit, `${folder}/${shared/* STATE_FILE */.bv}`);
+        if (text === null)
+            continue;
+        const loop = loopIn(folder, text, `${branchName}:${folder}/${shared/* STATE_FILE */.bv}`, toolVersion);
+        if (loop)
+            loops.push(loop);
+    }
+    return loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
+}
+/** The loop a folder holds; null for a folder that is no loop's (its valid state names another folder). */
+function loopIn(folder, text, where, toolVersion) {
+    const parsed = (0,shared/* parseStoredState */.Cm)(text, where, toolVersion);
+    if (parsed.kind === 'valid') {
+        return (0,shared/* loopFolder */.bI)(parsed.state.loopId) === folder ? { loopId: parsed.state.loopId, state: parsed.state } : null;
+    }
+    const problem = parsed.kind === 'future' ? parsed.error.message : parsed.reason;
+    return { loopId: (0,shared/* loopIdNamedIn */.s9)(text) ?? folderLoopId(folder), state: null, problem: firstLine(problem) };
+}
+/** A folder the store quarantined: its marker says the loop, why and where the bad state is kept. */
+function quarantinedLoop(folder, marker, branchName) {
+    let info = {};
+    try {
+        info = JSON.parse(marker);
+    }
+    catch {
+        // A damaged marker still means quarantined.
+    }
+    const loopId = typeof info.loopId === 'string' && (0,shared/* loopFolder */.bI)(info.loopId) === folder ? info.loopId : folderLoopId(folder);
+    const kept = typeof info.file === 'string' ? `${branchName}:${info.file}` : `${branchName}:${folder}/`;
+    const reason = typeof info.reason === 'string' ? firstLine(info.reason) : 'it failed validation';
+    return {
+        loopId,
+        state: null,
+        problem: `quarantined (${reason}); kept at ${kept}: fix or discard it, then reset the loop's state`,
+    };
+}
+/** The loop id a folder name encodes (`encodeLoopId`), or the name itself when it is no encoding. */
+function folderLoopId(folder) {
+    try {
+        return decodeURIComponent(folder);
+    }
+    catch {
+        return folder;
+    }
+}
+function firstLine(text) {
+    return text.split('\n')[0] ?? '';
+}
+
+// EXTERNAL MODULE: ./src/adapters/stores/remote-branch.ts
+var remote_branch = __nccwpck_require__(94178);
+;// CONCATENATED MODULE: ./src/adapters/stores/git-store.ts
 /**
  * The `git` store: state (and, when given, the audit trail) committed to a branch of a remote
  * (`loop-state` by default), one folder per loop: `<loop>/loop-state.json`, `<loop>/loop-state.meta.json`,
@@ -31163,7 +31234,8 @@ function createOctokit(options) {
 
 
 
-const MARKER = 'QUARANTINED.json';
+
+const MARKER = QUARANTINE_MARKER;
 const ATTEMPTS = 15;
 /** The `git` store (see the module comment). */
 class GitStore {
@@ -31183,29 +31255,29 @@ class GitStore {
         if (!/^[A-Za-z0-9._/-]+$/.test(this.branch) || this.branch.includes('..')) {
             throw new Error(`GitStore: branch ${JSON.stringify(this.branch)} is invalid: expected a plain branch name`);
         }
-        this.stateBranch = new _remote_branch_js__WEBPACK_IMPORTED_MODULE_6__/* .RemoteBranch */ .tf({
+        this.stateBranch = new remote_branch/* RemoteBranch */.tf({
             repoDir: options.repoDir,
             remote: this.remote,
             branch: this.branch,
             identity: options.identity,
             token: options.token,
-            workDir: options.workDir ?? (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)((0,node_os__WEBPACK_IMPORTED_MODULE_2__.tmpdir)(), 'loop-controller-git-store', (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .shortHash */ .BC)(`${options.repoDir}\n${this.remote}`)),
+            workDir: options.workDir ?? (0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-controller-git-store', (0,shared/* shortHash */.BC)(`${options.repoDir}\n${this.remote}`)),
         });
     }
     describe(loopId) {
         return `git branch ${this.branch} of ${this.remote}, folder ${this.folder(loopId)}/`;
     }
     async load(loopId) {
-        (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .checkLoopId */ .aK)(loopId);
+        (0,shared/* checkLoopId */.aK)(loopId);
         for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
             const tip = await this.stateBranch.fetch();
             if (!tip.commit)
                 return null;
             await this.refuseIfQuarantined(loopId, tip.commit);
-            const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`);
+            const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${shared/* STATE_FILE */.bv}`);
             if (text === null)
                 return null;
-            const parsed = (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .parseStoredState */ .Cm)(text, `${this.branch}:${this.folder(loopId)}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`, this.options.toolVersion);
+            const parsed = (0,shared/* parseStoredState */.Cm)(text, `${this.branch}:${this.folder(loopId)}/${shared/* STATE_FILE */.bv}`, this.options.toolVersion);
             if (parsed.kind === 'future')
                 throw parsed.error;
             if (parsed.kind === 'valid')
@@ -31217,19 +31289,19 @@ class GitStore {
         throw new Error(`loop ${loopId}: the ${this.branch} branch kept moving while it was read; try again`);
     }
     async save(loopId, state, expectedVersion) {
-        (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .checkLoopId */ .aK)(loopId);
-        const valid = (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .checkStateToSave */ .yU)(loopId, state);
+        (0,shared/* checkLoopId */.aK)(loopId);
+        const valid = (0,shared/* checkStateToSave */.yU)(loopId, state);
         const folder = this.folder(loopId);
         for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
             const tip = await this.stateBranch.fetch();
             let current = null;
             if (tip.commit) {
                 await this.refuseIfQuarantined(loopId, tip.commit);
-                const text = await this.stateBranch.readFile(tip.commit, `${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`);
+                const text = await this.stateBranch.readFile(tip.commit, `${folder}/${shared/* STATE_FILE */.bv}`);
                 if (text !== null) {
                     current = await this.folderVersion(loopId, tip.commit);
                     if (expectedVersion === null) {
-                        const parsed = (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .parseStoredState */ .Cm)(text, `${this.branch}:${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`, this.options.toolVersion);
+                        const parsed = (0,shared/* parseStoredState */.Cm)(text, `${this.branch}:${folder}/${shared/* STATE_FILE */.bv}`, this.options.toolVersion);
                         if (parsed.kind === 'future')
                             throw parsed.error;
                         if (parsed.kind === 'invalid') {
@@ -31242,7 +31314,7 @@ class GitStore {
                 }
             }
             if (current !== expectedVersion) {
-                throw new _ports_store_js__WEBPACK_IMPORTED_MODULE_5__/* .StoreConflictError */ .yn(`loop ${loopId}: expected version ${expectedVersion ?? 'none (a new loop)'} on ${this.branch}, found ${current ?? 'none'}; another writer saved first`);
+                throw new store/* StoreConflictError */.yn(`loop ${loopId}: expected version ${expectedVersion ?? 'none (a new loop)'} on ${this.branch}, found ${current ?? 'none'}; another writer saved first`);
             }
             const meta = {
                 loopId,
@@ -31252,24 +31324,24 @@ class GitStore {
                 savedAt: new Date().toISOString(),
                 tombstone: false,
                 iteration: valid.iteration,
-                nonce: (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomUUID)(),
+                nonce: (0,external_node_crypto_.randomUUID)(),
             };
             const files = new Map([
-                [`${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`, `${JSON.stringify(valid, null, 2)}\n`],
-                [`${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .META_FILE */ .fg}`, `${JSON.stringify(meta, null, 2)}\n`],
+                [`${folder}/${shared/* STATE_FILE */.bv}`, `${JSON.stringify(valid, null, 2)}\n`],
+                [`${folder}/${shared/* META_FILE */.fg}`, `${JSON.stringify(meta, null, 2)}\n`],
             ]);
             const audit = this.options.auditDir?.(loopId);
             const auditFiles = audit && (await isDirectory(audit)) ? await listFiles(audit) : [];
             for (const file of auditFiles)
-                files.set(`${folder}/audit/${(0,node_path__WEBPACK_IMPORTED_MODULE_3__.relative)(audit, file)}`, await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.readFile)(file));
+                files.set(`${folder}/audit/${(0,external_node_path_.relative)(audit, file)}`, await (0,promises_.readFile)(file));
             const commit = await this.stateBranch.commit(tip.commit, files, auditFiles.length ? [`${folder}/audit/`] : [], `loop ${loopId}: iteration ${valid.iteration}, stage ${valid.stage}, ${valid.status}`);
             if (await this.stateBranch.push(commit, tip.commit))
                 return commit;
             // The branch moved: another loop (retry on the new tip) or this loop (conflict, found above). A
             // short jittered pause keeps many loops saving at once (max-loops' queue) from colliding again.
-            await (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_4__.setTimeout)(Math.min(2000, 20 * 2 ** attempt) * (0.5 + Math.random()));
+            await (0,external_node_timers_promises_.setTimeout)(Math.min(2000, 20 * 2 ** attempt) * (0.5 + Math.random()));
         }
-        throw new _ports_store_js__WEBPACK_IMPORTED_MODULE_5__/* .StoreConflictError */ .yn(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`);
+        throw new store/* StoreConflictError */.yn(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`);
     }
     /** The ids of the loops whose state the branch holds (a quarantined loop has none until reset). */
     async listLoops() {
@@ -31278,15 +31350,22 @@ class GitStore {
             return [];
         const ids = [];
         for (const folder of await this.stateBranch.topLevel(tip.commit)) {
-            const text = await this.stateBranch.readFile(tip.commit, `${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`);
+            const text = await this.stateBranch.readFile(tip.commit, `${folder}/${shared/* STATE_FILE */.bv}`);
             if (text === null)
                 continue;
             // Not JSON, or no loop id: loading it quarantines it, and it is no loop to sweep.
-            const loopId = (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .loopIdNamedIn */ .s9)(text);
+            const loopId = (0,shared/* loopIdNamedIn */.s9)(text);
             if (loopId !== null && this.folder(loopId) === folder)
                 ids.push(loopId);
         }
         return ids;
+    }
+    /** Every loop folder on the branch, read only: a damaged or quarantined state is a row with its problem. */
+    async readLoops() {
+        const tip = await this.stateBranch.fetch();
+        if (!tip.commit)
+            return [];
+        return loopsOnBranch(this.stateBranch, tip.commit, this.branch, this.options.toolVersion);
     }
     /**
      * Copies the audit trail committed with the loop's state into `dir` when `dir` holds no file yet (a
@@ -31294,7 +31373,7 @@ class GitStore {
      * would hold only the last job's part. Returns how many files were restored.
      */
     async restoreAudit(loopId, dir) {
-        (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .checkLoopId */ .aK)(loopId);
+        (0,shared/* checkLoopId */.aK)(loopId);
         if ((await isDirectory(dir)) && (await listFiles(dir)).length > 0)
             return 0;
         const tip = await this.stateBranch.fetch();
@@ -31306,14 +31385,14 @@ class GitStore {
             const text = await this.stateBranch.readFile(tip.commit, path);
             if (text === null)
                 continue;
-            const target = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(dir, path.slice(prefix.length));
-            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)((0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(target, '..'), { recursive: true });
-            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(target, text);
+            const target = (0,external_node_path_.join)(dir, path.slice(prefix.length));
+            await (0,promises_.mkdir)((0,external_node_path_.join)(target, '..'), { recursive: true });
+            await (0,promises_.writeFile)(target, text);
         }
         return paths.length;
     }
     async reset(loopId) {
-        (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .checkLoopId */ .aK)(loopId);
+        (0,shared/* checkLoopId */.aK)(loopId);
         for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
             const tip = await this.stateBranch.fetch();
             if (!tip.commit)
@@ -31321,10 +31400,10 @@ class GitStore {
             const marker = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${MARKER}`);
             if (marker === null) {
                 // An invalid state nobody loaded yet: quarantine it first, so the reset moves past it.
-                const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`);
+                const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${shared/* STATE_FILE */.bv}`);
                 if (text === null)
                     return;
-                const parsed = (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .parseStoredState */ .Cm)(text, 'state', this.options.toolVersion);
+                const parsed = (0,shared/* parseStoredState */.Cm)(text, 'state', this.options.toolVersion);
                 if (parsed.kind !== 'invalid')
                     return;
                 await this.quarantine(loopId, tip.commit, text, parsed.reason);
@@ -31337,7 +31416,7 @@ class GitStore {
         throw new Error(`loop ${loopId}: the ${this.branch} branch kept moving during reset; try again`);
     }
     folder(loopId) {
-        return (0,_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .loopFolder */ .bI)(loopId);
+        return (0,shared/* loopFolder */.bI)(loopId);
     }
     /** The loop's version: the last commit that changed its folder. */
     async folderVersion(loopId, commit) {
@@ -31359,7 +31438,7 @@ class GitStore {
         catch {
             // A damaged marker still means quarantined.
         }
-        throw new _ports_store_js__WEBPACK_IMPORTED_MODULE_5__/* .StateQuarantinedError */ .MD(`loop ${loopId}: the state is quarantined (${reason}); it is kept at ${kept}. Fix or discard it, then reset the loop's state before saving`, kept);
+        throw new store/* StateQuarantinedError */.MD(`loop ${loopId}: the state is quarantined (${reason}); it is kept at ${kept}. Fix or discard it, then reset the loop's state before saving`, kept);
     }
     /** Moves the bad state aside in a commit; returns the error to throw, or null when the branch moved. */
     async quarantine(loopId, tip, text, reason) {
@@ -31372,18 +31451,18 @@ class GitStore {
                 `${folder}/${MARKER}`,
                 `${JSON.stringify({ loopId, file: kept, reason, at: new Date().toISOString() }, null, 2)}\n`,
             ],
-        ]), [`${folder}/${_shared_js__WEBPACK_IMPORTED_MODULE_7__/* .STATE_FILE */ .bv}`], `loop ${loopId}: quarantine an invalid state`);
+        ]), [`${folder}/${shared/* STATE_FILE */.bv}`], `loop ${loopId}: quarantine an invalid state`);
         if (!(await this.stateBranch.push(commit, tip)))
             return null;
-        return new _ports_store_js__WEBPACK_IMPORTED_MODULE_5__/* .StateQuarantinedError */ .MD(`loop ${loopId}: ${reason}. It was moved to ${this.branch}:${kept} (kept, never overwritten); fix or discard it, then reset the loop's state before saving`, `${this.branch}:${kept}`);
+        return new store/* StateQuarantinedError */.MD(`loop ${loopId}: ${reason}. It was moved to ${this.branch}:${kept} (kept, never overwritten); fix or discard it, then reset the loop's state before saving`, `${this.branch}:${kept}`);
     }
 }
 async function isDirectory(path) {
-    return (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.stat)(path).then((info) => info.isDirectory(), () => false);
+    return (0,promises_.stat)(path).then((info) => info.isDirectory(), () => false);
 }
 async function listFiles(folder) {
-    const entries = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.readdir)(folder, { recursive: true, withFileTypes: true });
-    return entries.filter((entry) => entry.isFile()).map((entry) => (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(entry.parentPath, entry.name));
+    const entries = await (0,promises_.readdir)(folder, { recursive: true, withFileTypes: true });
+    return entries.filter((entry) => entry.isFile()).map((entry) => (0,external_node_path_.join)(entry.parentPath, entry.name));
 }
 
 
@@ -32584,7 +32663,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(92948);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(76715);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32594,7 +32673,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 92948:
+/***/ 76715:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32729,6 +32808,40 @@ class FileStore {
             throw new StateQuarantinedError(`The loop state ${file} is not valid: ${checked.problem}. It was moved aside to ${moved} (kept, never ` +
                 `overwritten). Fix it and move it back, or run 'loop-controller abort' / reset the loop to start afresh.`, moved);
         }
+    }
+    /**
+     * Every loop folder under the root, read only (`status --all`): a state that is not valid, or one
+     * quarantined, is a row with its problem; nothing is moved aside, so a second listing shows the same.
+     */
+    async readLoops() {
+        const entries = await readdir(this.root, { withFileTypes: true }).catch(() => []);
+        const loops = [];
+        for (const entry of entries) {
+            if (!entry.isDirectory() || !LOOP_ID.test(entry.name))
+                continue;
+            const loopId = entry.name;
+            const dir = join(this.root, loopId);
+            const marker = await readIfExists(join(dir, QUARANTINE_MARKER));
+            if (marker !== null) {
+                loops.push({ loopId, state: null, problem: quarantinedProblem(marker, dir) });
+                continue;
+            }
+            const file = join(dir, STATE_FILE);
+            const bytes = await readIfExists(file);
+            if (bytes === null)
+                continue;
+            try {
+                const checked = this.validate(bytes, file);
+                loops.push(checked.ok
+                    ? { loopId, state: checked.state }
+                    : { loopId, state: null, problem: `not a valid loop state: ${checked.problem} (${file})` });
+            }
+            catch (error) {
+                // A state from a newer schema: named, left where it is.
+                loops.push({ loopId, state: null, problem: firstLine(error.message) });
+            }
+        }
+        return loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
     }
     async save(loopId, state, expectedVersion) {
         const dir = this.dir(loopId);
@@ -32885,6 +32998,22 @@ class FileStore {
             return false;
         }
     }
+}
+/** What a quarantine marker says: why, and where the bad state is kept. */
+function quarantinedProblem(marker, dir) {
+    let info = {};
+    try {
+        info = JSON.parse(marker.toString('utf8'));
+    }
+    catch {
+        // A torn marker still means quarantined.
+    }
+    const why = typeof info.problem === 'string' ? firstLine(info.problem) : 'it failed validation';
+    const kept = typeof info.file === 'string' ? info.file : join(dir, 'loop-state.invalid-*.json');
+    return `quarantined (${why}); kept at ${kept}: fix it and move it back, or reset the loop`;
+}
+function firstLine(text) {
+    return text.split('\n')[0] ?? '';
 }
 /** The version token of a state file's bytes. */
 function versionOf(bytes) {
@@ -33594,6 +33723,25 @@ const EMPTY_SLOTS = { running: [], queued: [] };
 function holdsSlot(record, loopId) {
     return record.running.some((holder) => holder.loopId === loopId);
 }
+/**
+ * The limit a change of the record is made under: the job's own `max-loops`, else the one the record was
+ * last changed under. A workflow without the input (one that only runs the loops another admits) never
+ * lifts the limit; only an explicit value changes it.
+ */
+function limitUnder(record, asked) {
+    return asked ?? record.limit ?? null;
+}
+/**
+ * What a job whose `max-loops` differs from the one the record was last changed under is told (it changes
+ * the limit for every loop), or null when they agree, or either says nothing.
+ */
+function limitChange(record, asked) {
+    const recorded = record.limit ?? null;
+    if (asked === null || recorded === null || asked === recorded)
+        return null;
+    return (`max-loops is ${asked} in this job, but queue.json was last changed under max-loops ${recorded} (another workflow sets a different value); ` +
+        `the limit is ${asked} from now on. Set the same max-loops in every workflow that runs these loops.`);
+}
 const ENDED = ['complete', 'blocked', 'capped', 'aborted'];
 function hasEnded(status) {
     return status !== undefined && ENDED.includes(status);
@@ -33746,7 +33894,12 @@ function queueWait(record, loopId, statuses, limit) {
     if (!entry)
         return null;
     const dependencies = dependencyWait(entry.dependsOn, statuses);
+    // As `settle` serves the line: an ended entry leaves it, one not ready is passed over.
+    const ahead = record.queued
+        .slice(0, index)
+        .filter((before) => !hasEnded(statuses.get(before.loopId)) && ready(before, statuses)).length;
     return {
+        ahead,
         position: index + 1,
         queued: record.queued.length,
         running: record.running.length,
@@ -33918,7 +34071,34 @@ function queuedNext(wait, issueOf = (id) => id) {
     if (dependencies.pending.length > 0) {
         return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.';
     }
+    const waitingAhead = waitingOnDependenciesAhead(wait);
+    if (waitingAhead > 0 && wait.ahead !== undefined) {
+        const first = wait.ahead === 0
+            ? 'no loop ahead of it can start first'
+            : `the ${wait.ahead} ahead of it that can start have started`;
+        return `It starts by itself when a running loop ends and ${first} (${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies and ${waitingAhead === 1 ? 'is' : 'are'} passed over); nothing to do. To drop it, comment \`/loop abort\`.`;
+    }
     return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.';
+}
+/** Loops ahead in line still waiting for their dependencies (a freed slot passes them over); 0 when unknown. */
+function waitingOnDependenciesAhead(wait) {
+    return wait.ahead === undefined ? 0 : Math.max(0, wait.position - 1 - wait.ahead);
+}
+/** The place in line, said among the loops that can start where some ahead wait for their dependencies. */
+function placeInLine(wait) {
+    const place = `${wait.position} of ${wait.queued} queued`;
+    const waitingAhead = waitingOnDependenciesAhead(wait);
+    if (waitingAhead === 0 || wait.ahead === undefined)
+        return place;
+    const passed = `${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies`;
+    return wait.ahead === 0
+        ? `${place}, first of the loops that can start (${passed})`
+        : `${place}, ${ordinal(wait.ahead + 1)} of the loops that can start (${passed})`;
+}
+function ordinal(n) {
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return `${n}th`;
+    return `${n}${['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
 }
 function listed(loopIds, issueOf) {
     const names = loopIds.map(issueOf);
@@ -33934,7 +34114,7 @@ function renderQueued(input, issueOf = (id) => id) {
         // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
         `**Why:** ${queuedReason(wait, issueOf)}.`,
         '',
-        `**Place in line:** ${wait.position} of ${wait.queued} queued; slots: ${slots}.${wait.position > TOLD_IN_LINE
+        `**Place in line:** ${placeInLine(wait)}; slots: ${slots}.${wait.position > TOLD_IN_LINE
             ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
             : ''}`,
         '',
@@ -33943,6 +34123,18 @@ function renderQueued(input, issueOf = (id) => id) {
     if (input.runUrl)
         lines.push('', `[This job](${input.runUrl})`);
     return `${lines.join('\n')}\n`;
+}
+/**
+ * A new loop saved `queued` whose job could not take its place in line (queue.json was not changed):
+ * no loop ending would start it, so the person who started it is told, with the error.
+ */
+function notInLineRefusal(loopId, error) {
+    return {
+        loopId,
+        title: `loop-controller could not put the loop ${code(loopId)} in line: queue.json was not changed.`,
+        reason: markdownText(error, 600),
+        whatToDo: `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then. Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/loops-table.ts
@@ -33968,6 +34160,8 @@ const LOOPS_TABLE_COLUMNS = [
     'pull request',
     'last run',
     'queue',
+    // Last, so the columns before it keep their places for whoever reads a row by position.
+    'updated',
 ];
 /** `50,000`: a whole number with thousands separated (the same in every locale). */
 function grouped(value) {
@@ -34009,13 +34203,42 @@ function runUrl(lastRun, repositoryUrl) {
     const kept = lastRun.url;
     return /^https:\/\/[^\s]+$/.test(kept) && kept.endsWith(`/actions/runs/${lastRun.id}`) ? kept : null;
 }
-/** The last verification: `pass (n)`, `fail (k of n)`, or `-` before any. */
+/** Failing checks named in the verdict before the rest are counted. */
+const NAMED_FAILURES = 3;
+/** The last verification: `pass (all 4)`, `fail: unit, lint (2 of 3)`, or `-` before any. */
 function lastVerdictText(state) {
     const results = state.lastVerification?.results ?? [];
     if (results.length === 0)
         return '-';
-    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error').length;
-    return failed === 0 ? `pass (${results.length})` : `fail (${failed} of ${results.length})`;
+    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error');
+    if (failed.length === 0)
+        return `pass (all ${results.length})`;
+    const named = failed.slice(0, NAMED_FAILURES).map((r) => r.name);
+    const more = failed.length > NAMED_FAILURES ? ` +${failed.length - NAMED_FAILURES} more` : '';
+    return `fail: ${named.join(', ')}${more} (${failed.length} of ${results.length})`;
+}
+/** `2026-01-01 10:00 UTC`: an instant to the minute, the same wherever it is read. */
+function utcMinute(at) {
+    return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+/** How long before `now` a thing happened: `just now`, `5m ago`, `2h 10m ago`, `3d 4h ago`. */
+function ageText(at, now) {
+    const minutes = Math.floor((now.getTime() - at.getTime()) / 60_000);
+    if (minutes < 1)
+        return 'just now';
+    if (minutes < 60)
+        return `${minutes}m ago`;
+    const hours = Math.floor(minutes / 60);
+    if (hours < 24)
+        return `${hours}h ${minutes % 60}m ago`;
+    return `${Math.floor(hours / 24)}d ${hours % 24}h ago`;
+}
+/** When a state was saved, as the table says it: its age at `now`, else its UTC time; `-` when unknown. */
+function updatedText(updatedAt, now) {
+    const at = new Date(updatedAt);
+    if (Number.isNaN(at.getTime()))
+        return '-';
+    return now ? ageText(at, now) : utcMinute(at);
 }
 /** A loop as the queue cell names it: `#12` for an issue's loop, else its id. */
 function shortName(loopId) {
@@ -34060,8 +34283,9 @@ function queueText(state, loops, queue) {
  * issue a loop started from; without it (a local state directory) the issue is named, not linked.
  * `queue`, when the slots record was read, says where each queued loop stands, from the statuses of
  * `everyLoop` (default `loops`: a table that shows only some loops still knows their dependencies').
+ * `now` makes each loop's last save an age (a running loop last saved days ago is plainly not running).
  */
-function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
+function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
     return [...loops]
         .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
         .map(({ loopId, state, problem }) => {
@@ -34070,6 +34294,7 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
                 loopId,
                 stage: '-',
                 status: 'unreadable',
+                updated: '-',
                 iterations: '-',
                 spent: '-',
                 lastVerdict: problem ?? '-',
@@ -34080,11 +34305,16 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
             };
         }
         const task = state.task;
+        // A loop waiting in line before its first iteration is in no stage yet.
+        const notStarted = state.status === 'queued' && state.iteration === 0;
         return {
             loopId,
-            stage: state.stage,
+            stage: notStarted ? '-' : state.stage,
             status: state.status,
-            iterations: `${state.iteration} of ${state.maxIterations}`,
+            updated: updatedText(state.updatedAt, now),
+            iterations: notStarted
+                ? `not started (cap ${state.maxIterations})`
+                : `${state.iteration} of ${state.maxIterations}`,
             spent: spentText(state),
             lastVerdict: lastVerdictText(state),
             issue: task?.source === 'issue'
@@ -34096,6 +34326,11 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
         };
     });
 }
+/** A terminal's last verdict: a long problem (an unreadable state's) is cut; `--json` has it whole. */
+const TEXT_VERDICT_CHARS = 60;
+function cut(text, max) {
+    return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
 function plainCells(row) {
     return [
         row.loopId,
@@ -34103,17 +34338,21 @@ function plainCells(row) {
         row.status,
         row.iterations,
         row.spent,
-        row.lastVerdict,
+        cut(row.lastVerdict, TEXT_VERDICT_CHARS),
         row.issue ? `#${row.issue.number}` : '-',
         row.pullRequest ? `#${row.pullRequest.number}` : '-',
         row.lastRun ? (row.lastRun.url ?? row.lastRun.id) : '-',
         row.queue,
+        row.updated,
     ];
 }
-/** Plain columns padded to their widths, for a terminal. */
+/** Plain columns padded to their widths, for a terminal; the queue column only when some loop is queued. */
 function renderLoopsText(rows) {
-    const table = rows.map(plainCells);
-    const header = [...LOOPS_TABLE_COLUMNS];
+    const queueAt = LOOPS_TABLE_COLUMNS.indexOf('queue');
+    const withQueue = rows.some((row) => row.queue !== '-');
+    const shown = (cells) => cells.filter((_, i) => withQueue || i !== queueAt);
+    const table = rows.map((row) => shown(plainCells(row)));
+    const header = shown(LOOPS_TABLE_COLUMNS);
     const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
     const line = (cells) => cells
         .map((cell, i) => cell.padEnd(widths[i] ?? 0))
@@ -34139,6 +34378,7 @@ function renderLoopsMarkdown(rows) {
             row.pullRequest ? linked(`#${row.pullRequest.number}`, row.pullRequest.url) : '-',
             row.lastRun ? linked(`run ${row.lastRun.id}`, row.lastRun.url) : '-',
             row.queue === '-' ? '-' : inlineText(row.queue, 200),
+            inlineText(row.updated),
         ];
         return `| ${cells.join(' | ')} |`;
     });
@@ -34146,6 +34386,15 @@ function renderLoopsMarkdown(rows) {
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/dashboard.ts
+/**
+ * The dashboard issue's body: every loop's row (`loops-table.ts`), then one checkbox per thing a person
+ * can do to a loop from here (resume a BLOCKED loop, approve each pending gate, abort a running,
+ * waiting or queued one), then notes on ticks that changed nothing. Each box carries a hidden marker naming its
+ * loop and action, as Renovate's Dependency Dashboard does, so a tick is read back from the edited body
+ * (`dashboard-ticks.ts`). Pure, and stable: the same loops give the same content (the digest the body
+ * carries, its times left out), so a body whose loops did not move is never written again.
+ */
+
 
 
 
@@ -34269,6 +34518,15 @@ function noteText(text) {
 function actionWords(loopId, action) {
     return action.kind === 'approve' ? `approve gate \`${action.gate}\` of \`${loopId}\`` : `${action.kind} \`${loopId}\``;
 }
+const CONTENT_MARKER = /<!-- loop-dashboard:content ([0-9a-f]{16}) -->/;
+/**
+ * What a body shows but for when it was rewritten (the hidden digest the body carries): two bodies with
+ * the same content differ only in their times, and the second need not be written. Null for a body
+ * without one (written by an older release).
+ */
+function contentOf(body) {
+    return CONTENT_MARKER.exec(body)?.[1] ?? null;
+}
 /**
  * The whole body. `notes` are already escaped (`noteText`, or carried from the last body by `notesOf`);
  * only the newest `MAX_NOTES` are kept.
@@ -34292,8 +34550,16 @@ function renderDashboard(input) {
 }
 /** Statuses a loop does not leave by itself; they make room first when the body is too long. */
 const FINISHED = ['complete', 'aborted'];
+/** The body with its content digest: taken over the same body without its times, so a rewrite that changes only them is none. */
 function renderBody(loops, input, hidden) {
-    const rows = loopsTableRows(loops, input.repositoryUrl, input.queue, input.loops);
+    const timeless = bodyParts(loops, { ...input, rewrite: undefined }, hidden).join('\n\n');
+    const digest = (0,external_node_crypto_.createHash)('sha256').update(timeless).digest('hex').slice(0, 16);
+    const parts = bodyParts(loops, input, hidden);
+    parts.splice(1, 0, `<!-- loop-dashboard:content ${digest} -->`);
+    return `${parts.join('\n\n')}\n`;
+}
+function bodyParts(loops, input, hidden) {
+    const rows = loopsTableRows(loops, input.repositoryUrl, input.queue, input.loops, input.rewrite?.at);
     const boxes = dashboardBoxes(loops);
     const notes = (input.notes ?? []).slice(-MAX_NOTES);
     const omitted = hidden > 0
@@ -34304,14 +34570,22 @@ function renderBody(loops, input, hidden) {
         DASHBOARD_MARKER,
         'Every loop of loop-controller in this repository, rewritten at the end of each loop job. ' +
             'Tick a box to act on a loop: a tick counts from people with write, maintain or admin access.',
-        '## Loops',
-        `${rows.length > 0 ? renderLoopsMarkdown(rows) : 'No loops yet.'}${omitted}`,
-        '## Actions',
-        boxes.length > 0 ? boxes.map((box) => box.line).join('\n') : 'Nothing waits for a person.',
     ];
+    if (input.rewrite)
+        parts.push(rewrittenLine(input.rewrite));
+    if (input.notPinned) {
+        parts.push(`Not pinned: ${inlineText(input.notPinned, 200)}. Each rewrite tries again.`);
+    }
+    parts.push('## Loops', `${rows.length > 0 ? renderLoopsMarkdown(rows) : 'No loops yet.'}${omitted}`, '## Actions', boxes.length > 0 ? boxes.map((box) => box.line).join('\n') : 'Nothing waits for a person.');
     if (notes.length > 0)
         parts.push(`## Notes\n${NOTES_MARKER}\n${notes.map((note) => `- ${note}`).join('\n')}`);
-    return `${parts.join('\n\n')}\n`;
+    return parts;
+}
+/** `Rewritten 2026-01-01 10:00 UTC by [run 77](…); each loop's "updated" is its last save's age then.` */
+function rewrittenLine(rewrite) {
+    const run = rewrite.run;
+    const by = run ? ` by ${run.url ? escape_link(`run ${run.id}`, run.url) : inlineText(`run ${run.id}`)}` : '';
+    return `Rewritten ${utcMinute(rewrite.at)}${by}; a loop's *updated* is the age of its last save at that moment.`;
 }
 
 ;// CONCATENATED MODULE: ./src/ports/github.ts
@@ -34721,8 +34995,9 @@ class OctokitGitHub {
 /**
  * The dashboard issue with Octokit: listed by its label (`GET /repos/{o}/{r}/issues?labels=`, which
  * also lists pull requests: they are left out) and kept only when the controller opened it and its body
- * opens with the dashboard's marker, created with the label, pinned with GraphQL `pinIssue` (REST has
- * no pinning), rewritten with `PATCH`, and a duplicate unpinned and closed as one.
+ * opens with the dashboard's marker, created with the label, pinned with GraphQL `pinIssue` and its
+ * `isPinned` read back (REST has no pinning), read again with `GET` around each rewrite, rewritten
+ * with `PATCH`, and a duplicate unpinned and closed as one.
  */
 
 
@@ -34807,8 +35082,16 @@ class OctokitDashboardIssues {
             id: issue.nodeId,
         }));
     }
+    async isPinned(issue) {
+        const data = await this.attempt(`read whether issue #${issue.number} is pinned`, () => this.octokit.graphql('query($owner: String!, $repo: String!, $number: Int!) { repository(owner: $owner, name: $repo) { issue(number: $number) { isPinned } } }', { owner: this.owner, repo: this.repo, number: issue.number }));
+        return data.repository?.issue?.isPinned === true;
+    }
     async update(number, body) {
         await this.attempt(`rewrite issue #${number}`, () => this.octokit.rest.issues.update({ owner: this.owner, repo: this.repo, issue_number: number, body }));
+    }
+    async get(number) {
+        const response = await this.attempt(`read issue #${number}`, () => this.octokit.rest.issues.get({ owner: this.owner, repo: this.repo, issue_number: number }));
+        return toIssue(response.data);
     }
     async closeDuplicate(duplicate, kept) {
         const { number } = duplicate;
@@ -34905,31 +35188,20 @@ function readTicks(before, after, offered) {
 
 /** Writes after the first when the states moved meanwhile. */
 const MAX_REWRITES = 2;
-/** Every loop the store holds, with its state; a state that cannot be read is named, not fatal. */
+/**
+ * Every loop the store holds, with its state; a state that cannot be read (or one quarantined) is a row
+ * with its problem. Read only: a job never moves another loop's state aside, so the row stays listed
+ * until a person resets that loop.
+ */
 async function listLoops(store) {
-    const loops = [];
-    for (const loopId of await store.listLoops()) {
-        try {
-            loops.push({ loopId, state: (await store.load(loopId))?.state ?? null });
-        }
-        catch (error) {
-            loops.push({ loopId, state: null, problem: error.message.split('\n')[0] ?? '' });
-        }
-    }
-    return loops;
+    return store.readLoops();
 }
-/** The dashboard issue: the one the controller opened, or a new one (pinned); duplicates closed. */
+/** The dashboard issue: the one the controller opened, or a new one; duplicates closed. */
 async function ensureDashboardIssue(deps, firstBody) {
     let found = await deps.issues.list();
     if (found.length === 0) {
         const issue = await deps.issues.create(DASHBOARD_TITLE, firstBody());
         deps.logger.info(`Opened the dashboard issue #${issue.number}.`);
-        try {
-            await deps.issues.pin(issue);
-        }
-        catch (error) {
-            deps.logger.warning(`The dashboard issue #${issue.number} is not pinned: ${error.message}`);
-        }
         // Another job may have opened one at the same moment: both now see both, and keep the lower.
         found = await deps.issues.list();
         if (found.length === 0)
@@ -34941,6 +35213,24 @@ async function ensureDashboardIssue(deps, firstBody) {
         deps.logger.info(`Closed #${duplicate.number}, a second dashboard; #${kept.number} is kept.`);
     }
     return kept;
+}
+/**
+ * Pins the dashboard while it is not pinned (a person may unpin it, or all three of the repository's
+ * pins were taken when it opened): null once it is, else why not, which the body says.
+ */
+async function keepPinned(deps, issue) {
+    try {
+        if (await deps.issues.isPinned(issue))
+            return null;
+        await deps.issues.pin(issue);
+        deps.logger.info(`Pinned the dashboard issue #${issue.number}.`);
+        return null;
+    }
+    catch (error) {
+        const why = error.message.split('\n')[0] ?? '';
+        deps.logger.warning(`The dashboard issue #${issue.number} is not pinned: ${why}`);
+        return why;
+    }
 }
 async function listing(deps) {
     const loops = await listLoops(deps.store);
@@ -34963,33 +35253,58 @@ function fingerprint({ loops, queue }) {
  * Rewrites the dashboard from the states (creating it when there is none), keeping the notes already
  * under the table and adding `notes` (plain text, escaped here). Returns the issue and how many writes
  * it took (0 when the body was already current).
+ *
+ * GitHub has no compare-and-swap for an issue's body, so another job's note is kept by reading the body
+ * again right before each write, and this job's notes by reading it again after writing: a write of
+ * another job that landed in between and dropped them is answered by writing again (bounded).
  */
 async function refreshDashboard(input, deps) {
     let listed = await listing(deps);
+    const ours = (input.notes ?? []).map(noteText);
+    const at = deps.clock?.now();
+    const rewrite = at ? { at, ...(input.run ? { run: input.run } : {}) } : undefined;
+    let notPinned = null;
     const fresh = (notes) => renderDashboard({
         loops: listed.loops,
         queue: listed.queue,
         repositoryUrl: input.repositoryUrl,
-        notes: [...notes, ...(input.notes ?? []).map(noteText)],
+        notes,
+        ...(rewrite ? { rewrite } : {}),
+        ...(notPinned ? { notPinned } : {}),
     });
-    // Listed just now: its body holds the notes other jobs wrote, which are kept.
+    // A new issue starts without notes: the first round below adds this job's.
     const issue = await ensureDashboardIssue(deps, () => fresh([]));
-    let current = issue.body;
-    const carried = current.startsWith(DASHBOARD_MARKER) ? notesOf(current) : [];
+    notPinned = await keepPinned(deps, issue);
     let writes = 0;
+    let written = [];
     for (let round = 0; round <= MAX_REWRITES; round++) {
-        const body = fresh(carried);
-        if (body !== current) {
+        const current = (await deps.issues.get(issue.number)).body;
+        const carried = isDashboardBody(current) ? notesOf(current) : [];
+        // Our notes go in once; a later round adds back only those another job's write dropped.
+        const adding = written.length === 0 ? ours : ours.filter((note) => !carried.includes(note));
+        const body = fresh([...carried, ...adding]);
+        // Only the times differ: nothing a person needs is new, and the issue is not written for them.
+        const unchanged = body === current || (contentOf(current) !== null && contentOf(current) === contentOf(body));
+        if (!unchanged) {
             await deps.issues.update(issue.number, body);
             writes++;
-            current = body;
         }
+        if (written.length === 0 && ours.length > 0)
+            written = notesOf(body).slice(-Math.min(ours.length, MAX_NOTES));
         const again = await listing(deps);
-        if (fingerprint(again) === fingerprint(listed))
+        const kept = written.length === 0 || (await notesKept(deps.issues, issue.number, written));
+        if (kept && fingerprint(again) === fingerprint(listed))
             break;
+        if (!kept)
+            deps.logger.info(`Another job rewrote the dashboard #${issue.number} over this job's notes: writing them again.`);
         listed = again;
     }
     return { issue, writes };
+}
+/** Whether the issue's body still holds `notes`. */
+async function notesKept(issues, number, notes) {
+    const now = notesOf((await issues.get(number)).body);
+    return notes.every((note) => now.includes(note));
 }
 /** The people's command a box stands for. */
 function commandOf(action) {
@@ -35020,7 +35335,8 @@ async function applyDashboardTicks(input, deps) {
         outcomes.push(...(await commandTicks(reading.ticks, input, deps)));
     for (const outcome of outcomes)
         deps.logger.info(`Dashboard: ${outcome.note}.`);
-    await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes: outcomes.map((o) => o.note) }, deps);
+    const notes = outcomes.map((o) => o.note);
+    await refreshDashboard({ repositoryUrl: input.repositoryUrl, notes, ...(input.run ? { run: input.run } : {}) }, deps);
     return outcomes;
 }
 /** Ticks of boxes the loops offer now: authorized once for the actor, then each applied (and dispatched). */
@@ -37020,7 +37336,7 @@ function synthesizeFailure(name, results) {
         error: excerpt,
     };
 }
-function firstLine(text) {
+function failure_handling_firstLine(text) {
     return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim().slice(0, 200);
 }
 
@@ -37262,7 +37578,7 @@ function applyOutcome(state, outcome, policy) {
         if (previous)
             setResolution(next, previous, 'escalated');
         openFailure(next, security, security.strategy, outcome, at);
-        return block(`a security finding (${where}) needs a person: ${firstLine(security.error)}`, true);
+        return block(`a security finding (${where}) needs a person: ${failure_handling_firstLine(security.error)}`, true);
     }
     // protect.on-change: fail. The work changed what judges it, so no verdict of the checks can be trusted.
     const protectedChange = outcome.failures.find((f) => f.protectedChange);
@@ -37559,11 +37875,20 @@ function messageOf(error) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/ports/clock.ts
+const systemClock = {
+    now: () => new Date(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
 ;// CONCATENATED MODULE: ./src/domain/sweep.ts
 /**
  * Whether to re-dispatch `state`'s next iteration at `now`: the loop is running, its latest recorded
  * dispatch is of the iteration after the last that ran, and that dispatch failed, or no job has claimed
- * it for `staleAfterMs`. An iteration a job has claimed is never re-dispatched; and should a dispatch
+ * it for `staleAfterMs`. Once only: when the sweeper's own dispatch went through and no job claimed that
+ * either (a job that took it and died saves nothing: `timeout-minutes` would kill it again, each time an
+ * agent call the cap never counts), the loop is BLOCKED for a person instead. An iteration a job has
+ * claimed is never re-dispatched; and should a dispatch
  * reported as failed have started a run after all, the loop's jobs queue in one concurrency group and
  * the second job for the iteration ends superseded.
  */
@@ -37594,6 +37919,12 @@ function sweepDecision(state, now, staleAfterMs) {
         return {
             kind: 'skip',
             reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago; stale after ${minutes(staleAfterMs)}`,
+        };
+    }
+    if ((record.sweeps ?? 0) > 0) {
+        return {
+            kind: 'block',
+            reason: `iteration ${record.iteration} was dispatched again by the sweeper ${minutes(waitedMs)} ago (${record.by}) and no job saved it either (its job died, or none started); the sweeper dispatches an iteration again once`,
         };
     }
     return {
@@ -37641,6 +37972,7 @@ function minutes(ms) {
  * re-dispatch with compare-and-swap on the version it read, then dispatches: of two sweepers at once, or
  * a sweeper and a late job, one save wins and the other changes nothing.
  */
+
 
 
 
@@ -37712,6 +38044,19 @@ async function sweepOne(loopId, input, deps) {
     const decision = sweepDecision(loaded.state, now, input.staleAfterMs);
     if (decision.kind === 'skip')
         return { loopId, outcome: 'skipped', reason: decision.reason };
+    if (decision.kind === 'block') {
+        const blocked = markBlocked(loaded.state, `${decision.reason}. Resume it with \`/loop resume\`.`, now).state;
+        try {
+            // On the version read, as a re-dispatch: a job that saved since wins.
+            await deps.store.save(loopId, blocked, loaded.version);
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn))
+                throw error;
+            return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept (a job or another sweeper)' };
+        }
+        return { loopId, outcome: 'blocked', reason: `${decision.reason}; marked BLOCKED` };
+    }
     const state = recordSweep(loaded.state, decision.record, now, input.by);
     const record = state.dispatch;
     let version;
@@ -38455,8 +38800,8 @@ class GitSlotStore {
     }
 }
 
-// EXTERNAL MODULE: ./src/adapters/stores/git-store.ts
-var git_store = __nccwpck_require__(85667);
+// EXTERNAL MODULE: ./src/adapters/stores/git-store.ts + 1 modules
+var git_store = __nccwpck_require__(36738);
 ;// CONCATENATED MODULE: ./src/domain/depends-on.ts
 /**
  * `depends-on`: the issues whose loops must be COMPLETE before a loop starts, from the loop config
@@ -38670,22 +39015,28 @@ function nameOfCycle(cycle) {
 
 /**
  * The job of `request.loopId` asks to run; loops the same change admitted are started. A loop whose
- * wait would close a cycle is not put in line (a place it had is given up) and is told so.
+ * wait would close a cycle is not put in line (a place it had is given up) and is told so. `limit` is
+ * the job's `max-loops`: null (none) keeps the one the record was last changed under.
  */
 async function askForSlot(request, limit, deps) {
     const at = deps.clock.now().toISOString();
     const outcome = await deps.slots.update([request.loopId, ...request.dependsOn], (record, statuses) => {
+        const under = limitUnder(record, limit);
+        const change = limitChange(record, limit);
         const cycle = cycleInLine(record, request, statuses);
         if (cycle) {
             const queued = record.queued.filter((entry) => entry.loopId !== request.loopId);
             return {
-                record: stamped({ ...record, queued }, limit),
-                result: { verdict: { kind: 'cycle', cycle }, started: [] },
+                record: stamped({ ...record, queued }, under),
+                result: { verdict: { kind: 'cycle', cycle }, started: [], change },
             };
         }
-        const changed = requestSlot(record, { ...request, at }, statuses, limit);
-        return { record: stamped(changed.record, limit), result: { verdict: changed.verdict, started: changed.started } };
+        const changed = requestSlot(record, { ...request, at }, statuses, under);
+        const result = { verdict: changed.verdict, started: changed.started, change };
+        return { record: stamped(changed.record, under), result };
     });
+    if (outcome.change)
+        deps.logger.warning(outcome.change);
     await startAdmitted(outcome.started, limit, deps);
     return outcome.verdict;
 }
@@ -38708,22 +39059,26 @@ function cycleInLine(record, request, statuses) {
 }
 /**
  * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
- * place. Returns them, the loops still in line with where each stands now (their comments are to say
+ * place, under its `max-loops` or, without one, the record's. Returns them, the loops still in line with where each stands now (their comments are to say
  * so: a new place, or a dependency that ended short of COMPLETE), and where `loopId` itself stood in
  * line when it left it (null when it was not in line: it held a slot, or had no entry).
  */
 async function giveBackSlot(loopId, limit, deps) {
     const at = deps.clock.now().toISOString();
     const outcome = await deps.slots.update([loopId], (record, statuses) => {
-        const leftLine = queueWait(record, loopId, statuses, limit);
-        const changed = releaseSlot(record, loopId, statuses, limit, at);
+        const under = limitUnder(record, limit);
+        const leftLine = queueWait(record, loopId, statuses, under);
+        const changed = releaseSlot(record, loopId, statuses, under, at);
         const inLine = changed.record.queued.flatMap((entry) => {
-            const wait = queueWait(changed.record, entry.loopId, statuses, limit);
+            const wait = queueWait(changed.record, entry.loopId, statuses, under);
             return wait ? [{ loopId: entry.loopId, wait }] : [];
         });
-        const result = { started: changed.started, released: changed.released, inLine, leftLine };
-        return { record: stamped(changed.record, limit), result };
+        const change = limitChange(record, limit);
+        const result = { started: changed.started, released: changed.released, inLine, leftLine, change };
+        return { record: stamped(changed.record, under), result };
     });
+    if (outcome.change)
+        deps.logger.warning(outcome.change);
     const { started } = await startAdmitted(outcome.started, limit, deps);
     return { started, inLine: outcome.inLine, released: outcome.released, leftLine: outcome.leftLine };
 }
@@ -38757,8 +39112,9 @@ async function startAdmitted(entries, limit, deps) {
             dropped.push({ loopId: admitted.loopId, why: outcome.dropped });
             const at = deps.clock.now().toISOString();
             const next = await deps.slots.update([admitted.loopId], (record, statuses) => {
-                const changed = releaseSlot(record, admitted.loopId, statuses, limit, at);
-                return { record: stamped(changed.record, limit), result: changed.started };
+                const under = limitUnder(record, limit);
+                const changed = releaseSlot(record, admitted.loopId, statuses, under, at);
+                return { record: stamped(changed.record, under), result: changed.started };
             });
             pending.push(...next);
             continue;
@@ -38828,6 +39184,109 @@ function noneFirst(loops) {
     if (loops === 2)
         return 'neither could be COMPLETE first, so neither would ever start';
     return `none of these ${loops} loops could be COMPLETE first, so none would ever start`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/slot-sweep.ts
+/**
+ * Whether the sweeper frees, restarts or keeps `facts.holder`'s slot. A running loop whose next
+ * iteration is dispatched is the dispatch sweep's (`domain/sweep.ts`: re-dispatched when the dispatch
+ * failed or went stale), unless the run that took that dispatch is over without success: BLOCKED, as
+ * any job that died holding a slot; one at a gate keeps its slot by design. A run that ended `success` without
+ * dispatching the next iteration is a workflow with `dispatch: false`, not a death: kept.
+ */
+function judgeHolder(facts, now, staleAfterMs) {
+    const { holder, state, run } = facts;
+    const runName = holder.run ? `run ${holder.run}` : 'its run';
+    if (!state)
+        return { kind: 'free', reason: 'it has no state' };
+    if (state.status === 'complete' || state.status === 'blocked' || state.status === 'capped') {
+        return { kind: 'free', reason: `it is ${state.status}` };
+    }
+    if (state.status === 'aborted') {
+        if (holder.stopping && run?.kind === 'active') {
+            return { kind: 'keep', reason: `aborted; ${runName} still runs its iteration (${run.status})` };
+        }
+        return { kind: 'free', reason: 'it is aborted and no job of it runs' };
+    }
+    if (state.status === 'waiting')
+        return { kind: 'keep', reason: 'it waits for a person, holding its slot' };
+    if (state.status === 'queued') {
+        if (run === null) {
+            const waitedMs = now.getTime() - Date.parse(holder.since);
+            if (waitedMs < staleAfterMs) {
+                return { kind: 'keep', reason: `admitted ${slot_sweep_minutes(waitedMs)} ago; its job may not have started yet` };
+            }
+            return { kind: 'restart', reason: `admitted ${slot_sweep_minutes(waitedMs)} ago and never started (no run is recorded)` };
+        }
+        if (run.kind === 'over') {
+            return {
+                kind: 'restart',
+                reason: `admitted, but ${runName} ended (${run.conclusion}) before it started the loop`,
+            };
+        }
+        return { kind: 'keep', reason: run.kind === 'active' ? `${runName} is ${run.status}` : `${runName}: ${run.why}` };
+    }
+    // running
+    const pending = state.dispatch;
+    if (pending && pending.iteration === state.iteration + 1) {
+        // The run that took the dispatched iteration holds the slot and saves nothing until the iteration ends:
+        // over and not `success`, it died with it, and a dispatch again would die again (`timeout-minutes`).
+        if (run?.kind === 'over' && run.conclusion !== 'success' && tookDispatch(holder, pending)) {
+            return {
+                kind: 'block',
+                reason: `its job's ${runName} took iteration ${pending.iteration} and ended (${run.conclusion}) without saving it; the sweeper freed its slot`,
+            };
+        }
+        return { kind: 'keep', reason: `iteration ${pending.iteration} is dispatched (the dispatch sweep looks after it)` };
+    }
+    if (run === null)
+        return { kind: 'keep', reason: 'no run is recorded for its slot' };
+    if (run.kind === 'active')
+        return { kind: 'keep', reason: `${runName} is ${run.status}` };
+    if (run.kind === 'unknown')
+        return { kind: 'keep', reason: `${runName}: ${run.why}` };
+    if (run.conclusion === 'success') {
+        return { kind: 'keep', reason: `${runName} succeeded without dispatching the next iteration (dispatch: false)` };
+    }
+    return {
+        kind: 'block',
+        reason: `its job's ${runName} ended (${run.conclusion}) without saving iteration ${state.iteration + 1} or dispatching the next; the sweeper freed its slot`,
+    };
+}
+/**
+ * Whether the holder's run took `pending` rather than made it: a loop's job records its run with the slot
+ * when it asks, so a run other than the one that dispatched is the dispatched one. After the sweeper's
+ * own dispatch the holder may still be the run whose dispatch went stale: the dispatch sweep's bound
+ * (once) decides that case.
+ */
+function tookDispatch(holder, pending) {
+    return holder.run !== undefined && (pending.sweeps ?? 0) === 0 && pending.by !== `run ${holder.run}`;
+}
+/** The reason a new loop's first job saves before it asks for its place in line: not in line yet. */
+const ASKING_FOR_SLOT = 'asking for a slot';
+/**
+ * A loop whose first job saved it `queued` (`ASKING_FOR_SLOT`) and then failed before queue.json named
+ * it (a lease never won, a fetch or push refused): no change of the queue ever reaches it, and no job of
+ * it runs again. Past `staleAfterMs` it is BLOCKED for a person (a resume queues it like a new loop);
+ * null leaves it (in line, named by the record, or its job may still be asking).
+ */
+function judgeOutOfLine(state, named, now, staleAfterMs) {
+    if (named || state.status !== 'queued' || state.statusReason !== ASKING_FOR_SLOT)
+        return null;
+    const waitedMs = now.getTime() - Date.parse(state.updatedAt);
+    if (waitedMs < staleAfterMs)
+        return null;
+    return {
+        kind: 'block',
+        reason: `its first job saved it queued ${slot_sweep_minutes(waitedMs)} ago but failed before it took a place in line (queue.json never named it), so no loop ending would start it`,
+    };
+}
+/** What a person reads as the BLOCKED loop's reason. */
+function strandedReason(verdict) {
+    return `${verdict.reason}. Resume it with \`/loop resume\` (it queues for a slot like a new loop).`;
+}
+function slot_sweep_minutes(ms) {
+    return `${Math.max(0, Math.round(ms / 60_000))} min`;
 }
 
 ;// CONCATENATED MODULE: ./src/version.ts
@@ -47162,7 +47621,7 @@ const DEFAULT_PATTERNS = [
     { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S+(\\s+[\\d.]+m?s|\\s+>\\s.*)?$/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/", "/Interrupted: \\d+ errors? during collection/", "There were failing tests", "/^\\S+ > .+ FAILED$/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s+(?P<file>/\\S+\\.go):(?P<line>\\d+)(?: \\+0x[0-9a-f]+)?$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass.", "outranks": ["build-error"] },
     { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated", "make: *** ", "[build failed]", "Compilation failed; see the compiler error output", "FAILURE: Build failed with an exception", "main module", "* What went wrong:", "Build file '", "Execution failed for task", "The build could not read", "problems were encountered while processing the POMs"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]", "/^make(\\[\\d+\\])?: \\*\\*\\* \\[\\S+:\\d+: .+\\] Error [1-9]\\d*$/", "/^make(\\[\\d+\\])?: \\*\\*\\* No rule to make target/", "/^(vet: )?\\S+\\.go:\\d+:\\d+: (.+ declared (but|and) not used|.*imported and not used|missing return|too many arguments in call|not enough arguments in call|invalid operation: |.+ redeclared in this block|(too many|not enough) return values|(too many|not enough) arguments to return|assignment mismatch: |\\S+ undefined \\(type .* has no (field or method|method) |cannot assign to |no new variables on left side of :=|non-name .* on left side of :=|invalid recursive type|missing function body|non-boolean condition in |cannot range over |\\S+ is not a type|\\S+ \\(.*\\) is not used|invalid argument: |cannot call non-function |duplicate case |label \\S+ defined and not used|(break|continue) is not in a loop|first argument to append must be )/", "/^go: (go\\.mod file not found|cannot find main module)/", "/directory prefix \\S+ does not contain main module/", "Compilation failed; see the compiler error output", "Non-parseable POM", "Non-readable POM", "there is no POM in this directory", "MissingProjectException", "/A problem occurred (evaluating|configuring) (root )?project/"], "kinds": ["build", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^make(?:\\[\\d+\\])?: \\*\\*\\* (?P<message>\\[(?P<file>[^\\s:\\]]+):(?P<line>\\d+): .*)$", "^Build file '(?P<file>[^']+)' line: (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
     { "id": "regression-detected", "description": "A check (or a single test) that passed in the baseline fails now. Set by the controller.", "signals": ["regression-detected"], "anchors": ["/^regression-detected: /"], "kinds": [], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": [], "hint": "Something that worked before the loop's changes broke; diff against the baseline." },
-    { "id": "infrastructure", "description": "A shard of a sharded check gave no verdict (killed by a signal, cancelled, its job timed out or never reported). Set by the controller, whose line the check's excerpt carries; never a pass.", "signals": ["loop-controller: no verdict from"], "anchors": ["/^loop-controller: no verdict from \\S+ shard \\d+\\/\\d+: /"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "The runner lost a shard, not the code; run the checks again, and hand it to a person if it keeps happening.", "outranks": ["test-failure", "build-error", "timeout"] },
+    { "id": "infrastructure", "description": "A check's run gave no verdict: a shard of a sharded check, or a fan-out verify leg of any check (killed by a signal, cancelled, its job failed, timed out or never reported). Set by the controller, whose line the check's excerpt carries; never a pass.", "signals": ["loop-controller: no verdict from"], "anchors": ["/^loop-controller: no verdict from \\S+( shard \\d+\\/\\d+)?: /"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "The runner lost a shard, not the code; run the checks again, and hand it to a person if it keeps happening.", "outranks": ["test-failure", "build-error", "timeout"] },
 ];
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/pattern-config.ts
@@ -48131,7 +48590,7 @@ function spentLine(model) {
     }
     return `**Spent:** ${parts.join(' · ')}`;
 }
-/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch and the run. */
+/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch, the run and the dashboard. */
 function linksLine(model, postedOn) {
     const { links } = model;
     const parts = [];
@@ -48146,6 +48605,8 @@ function linksLine(model, postedOn) {
         parts.push(links.branch.url ? escape_link(links.branch.name, links.branch.url) : code(links.branch.name));
     if (links.run)
         parts.push(escape_link('this run', links.run));
+    if (links.dashboard)
+        parts.push(`dashboard: ${escape_link(`#${links.dashboard.number}`, links.dashboard.url)}`);
     return parts.join(' · ');
 }
 /** `<sub>Updated 2026-01-01 00:00 UTC</sub>`. */
@@ -48266,6 +48727,7 @@ function metrics_round(value) {
 
 /** Builds the report model from the loop's state plus what the iteration returned. */
 function buildReportModel(state, extras) {
+    const earlier = extras.checks.length === 0 ? checksOfThisIteration(state) : [];
     return {
         loopId: state.loopId,
         iteration: state.iteration,
@@ -48282,7 +48744,8 @@ function buildReportModel(state, extras) {
             completed: state.capabilities.completed.length,
             current: state.capabilities.current,
         },
-        checks: extras.checks,
+        checks: earlier.length > 0 ? earlier : extras.checks,
+        checksRanEarlier: earlier.length > 0,
         outputs: extras.outputs ?? {},
         next: extras.next,
         nextAction: extras.nextAction,
@@ -48316,6 +48779,11 @@ function buildReportModel(state, extras) {
             aggregate: aggregateMetrics(state.metrics),
         },
     };
+}
+/** The checks the loop's current iteration ran, as its state recorded them; none when it ran none. */
+function checksOfThisIteration(state) {
+    const verification = state.lastVerification;
+    return verification && verification.iteration === state.iteration ? verification.results : [];
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/summary.ts
@@ -48370,7 +48838,7 @@ function renderSummary(model, options = {}) {
     const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
     const body = [
         stageDiagram(model, view),
-        `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+        `**Verdict:** ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
             ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
             : ''}`,
         checkTable(model.checks, redact),
@@ -48490,6 +48958,7 @@ async function report(run, input, deps) {
             ...(issue !== null
                 ? { issue: { number: issue, url: `${run.serverUrl}/${run.repository}/issues/${issue}` } }
                 : {}),
+            ...(input.dashboard ? { dashboard: input.dashboard } : {}),
         },
     });
     const view = buildReportView(model);
@@ -48780,11 +49249,31 @@ async function handOverIteration(run, loopId, deps) {
     return { state: failed?.state ?? state, failed: failed?.message ?? null };
 }
 
+;// CONCATENATED MODULE: ./src/domain/report/admitted.ts
+/**
+ * What a loop admitted from the line says once its job starts (its sticky comment): it no longer waits,
+ * and which run runs its iteration, until that iteration's report replaces it. Pure.
+ */
+
+function renderAdmitted(input) {
+    const runName = input.runId ? `run ${input.runId}` : 'this job';
+    return [
+        `## ▶️ loop-controller: ${code(input.loopId)} started`,
+        '',
+        '**Out of the line:** it is admitted and no longer waits; its slot is its own until it ends.',
+        '',
+        `**Now:** iteration ${input.iteration} starts in ${escape_link(runName, input.runUrl)}. This comment says how it went when the iteration ends.`,
+        '',
+    ].join('\n');
+}
+
 ;// CONCATENATED MODULE: ./src/action/queued-status.ts
 /**
  * A queued loop's status, said: saved under compare-and-swap (a loop that ended meanwhile is left as it
  * is) and told in its status comment and the job summary.
  */
+
+
 
 
 
@@ -48827,6 +49316,34 @@ async function reportQueued(run, input, deps) {
         }
     }
 }
+/**
+ * A loop admitted from the line, when the job that admitted it dispatched its run and again at the start
+ * of its own job: its comment, which said queued, says which run starts its iteration (the iteration's
+ * report replaces it). A comment that cannot be written only warns.
+ */
+async function reportAdmitted(run, 
+/** `runId`: the run dispatched to start it, when another job admitted it (default: this job's run). */
+input, deps) {
+    const runId = input.runId ?? (run.runId === undefined ? undefined : String(run.runId));
+    const runUrl = runId === undefined ? undefined : `${run.serverUrl}/${run.repository}/actions/runs/${runId}`;
+    const iteration = input.state.iteration + 1;
+    const body = deps.redact(renderAdmitted({ loopId: input.loopId, iteration, ...(runId ? { runId } : {}), ...(runUrl ? { runUrl } : {}) }));
+    // Another loop's job (its event about that loop) tells only the admitted loop's own issues.
+    const subject = input.runId === undefined ? run.event.subject.number : null;
+    for (const issueNumber of commentTargets(subject, input.state)) {
+        try {
+            const comment = await deps.github.upsertStickyComment({
+                issueNumber,
+                marker: stickyCommentMarker(input.loopId),
+                body,
+            });
+            deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+        }
+        catch (error) {
+            deps.logger.warning(deps.redact(`The status comment of loop ${input.loopId} on #${issueNumber} still says queued (${messageOf(error)}).`));
+        }
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/action/commit-identity.ts
 /** The identity of the loop's commits (passed per command, never written to git config). */
@@ -48861,6 +49378,20 @@ function budgetMinutesInFanOutProblem(command, budgetMinutes) {
         return null;
     return (`Input 'budget-minutes' is for the single job (one job that may run several iterations); got 'budget-minutes: ${budgetMinutes}' with 'command: ${command}' (fan-out), where one iteration is three jobs (plan, verify, decide) and no job runs a second one. ` +
         `Leave 'budget-minutes' empty (do not pass it with the reusable workflow's 'fan-out: true'); to bound the loop's total time, set 'budget: { minutes: N }' in the loop config.`);
+}
+/**
+ * Fan-out's `plan` and `verify` run the project's code beside the runner's runtime token, which can
+ * write the Actions cache and upload artifacts whatever the job's `permissions` (a command reads it from
+ * the controller's `/proc` where there is no isolation). The `cache`, `auto` and `artifact` stores keep
+ * the state there, so a forged state could reach `decide`; the `git` store's branch takes only a push,
+ * which their read-only token cannot make.
+ */
+function storeInFanOutProblem(command, store) {
+    if (store === 'git' || !FAN_OUT_COMMANDS.includes(command))
+        return null;
+    return (`Input 'store' must be 'git' with 'command: ${command}' (fan-out); got 'store: ${store}'. ` +
+        `Fan-out's plan and verify jobs run the project's code beside the runner's runtime token, which can write the Actions cache and upload artifacts, ` +
+        `so a state kept there could be forged before decide reads it; the git store's branch takes only decide's push. Use the default store, 'git'.`);
 }
 
 ;// CONCATENATED MODULE: ./src/config/input-lines.ts
@@ -49159,6 +49690,9 @@ function parseActionInputs(getInput, event, env = {}) {
     const fanOutBudget = budgetMinutesInFanOutProblem(command, budgetMinutes);
     if (fanOutBudget)
         problems.push(fanOutBudget);
+    const fanOutStore = storeInFanOutProblem(command, store);
+    if (fanOutStore)
+        problems.push(fanOutStore);
     const jobTimeoutMinutes = parse(Inputs.JobTimeoutMinutes, fields.jobTimeoutMinutes);
     const beyondTimeout = budgetBeyondJobTimeoutProblem(budgetMinutes, jobTimeoutMinutes);
     if (beyondTimeout)
@@ -49494,6 +50028,7 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
 
 
 
+
 /**
  * A `depends-on` the start is refused for: the issue body's line could not be read (`issue`), or the
  * loop config's list names the loop's own issue (`config`). The person who started the loop is told why.
@@ -49570,16 +50105,25 @@ function slotDeps(run, root, deps) {
                 ref: entry.ref,
                 inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
             });
-            return dispatched.runId !== undefined ? String(dispatched.runId) : undefined;
+            const runId = dispatched.runId !== undefined ? String(dispatched.runId) : undefined;
+            // Its comment said queued: from its admission on it names the run that starts it.
+            if (state && runId !== undefined)
+                await reportAdmitted(run, { loopId: entry.loopId, state, runId }, deps);
+            return runId;
         },
     };
 }
 /**
- * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`;
- * null where the store keeps none (a store other than git).
+ * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`
+ * (without one, the record's); null where the store keeps none (a store other than git).
  */
 function slotsQueue(run, root, store) {
-    return async () => store.kind === 'git' ? { record: await slotStore(run, root).current(), limit: run.settings.maxLoops } : null;
+    return async () => {
+        if (store.kind !== 'git')
+            return null;
+        const record = await slotStore(run, root).current();
+        return { record, limit: limitUnder(record, run.settings.maxLoops) };
+    };
 }
 /**
  * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
@@ -49634,7 +50178,12 @@ async function takeSlot(run, input, deps) {
         // The run that has the loop: not a pull request comment's job, which hands an existing loop's
         // iteration to a dispatch instead of running it.
         ...(run.runId !== undefined && !(outsideLoopGroup(run) && loaded) ? { run: run.runId } : {}),
-    }, limit, slots);
+    }, limit, slots).catch(async (error) => {
+        // A new loop saved queued but not in line: no loop ending would start it, so its issue is told.
+        if (!loaded)
+            await tellNotInLine(input.loopId, error, deps);
+        throw error;
+    });
     if (verdict.kind === 'cycle') {
         // Out of line (a place it had is given up); its state says why, and a start after the fix asks again.
         if (current.state.status === 'queued') {
@@ -49646,7 +50195,9 @@ async function takeSlot(run, input, deps) {
         deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`);
         if (current.state.status === 'queued') {
             await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`);
-            await saveStatus(input.loopId, 'running', '', deps);
+            const admitted = await saveStatus(input.loopId, 'running', '', deps);
+            // Its comment said queued: from now on it says which run runs the loop.
+            await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps);
         }
         return true;
     }
@@ -49709,6 +50260,11 @@ async function slots_releaseSlot(run, input, deps) {
         deps.logger.warning(`The slot of loop ${input.loopId} was not given back now (${messageOf(error)}); the next change of the queue frees it.`);
     }
 }
+async function tellNotInLine(loopId, error, deps) {
+    await deps
+        .reportRefusal(notInLineRefusal(loopId, deps.redact(messageOf(error))))
+        .catch((reportError) => deps.logger.warning(deps.redact(`Loop ${loopId} is not in line, and its issue was not told (${messageOf(reportError)}).`)));
+}
 async function refuseCycle(loopId, cycle, deps) {
     await deps.reportRefusal(cycleRefusal(loopId, cycle));
     deps.io.setOutput(Outputs.Status, 'refused');
@@ -49754,7 +50310,7 @@ async function journey(deps, type, message, data) {
 }
 async function saveNew(run, input, deps) {
     const fresh = firstState(run.event, input, deps.clock.now());
-    const state = { ...fresh, status: 'queued', statusReason: 'asking for a slot' };
+    const state = { ...fresh, status: 'queued', statusReason: ASKING_FOR_SLOT };
     const saved = await saveFirstState(deps.store, input.loopId, state);
     if (!saved)
         throw new ports_store/* StoreConflictError */.yn(`loop ${input.loopId}: another job saved its first state, which is gone again`);
@@ -49796,6 +50352,7 @@ function slots_record(value) {
 
 
 
+
 function dashboard_record(value) {
     return typeof value === 'object' && value !== null ? value : {};
 }
@@ -49810,15 +50367,19 @@ function dashboardIssues(run, owner, repo, logger) {
 function repositoryUrl(run) {
     return `${run.serverUrl}/${run.repository}`;
 }
+/** This job's run, which the dashboard names as its last writer (off a runner: none). */
+function thisRun(run) {
+    return run.runId ? { run: { id: run.runId, url: `${repositoryUrl(run)}/actions/runs/${run.runId}` } } : {};
+}
 function isLister(store) {
-    return typeof store.listLoops === 'function';
+    return typeof store.readLoops === 'function';
 }
 /** Rewrites the dashboard from the loops' states; never fails the job. */
 async function updateDashboard(run, store, deps) {
     try {
         if (!isLister(store))
             throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`);
-        const { issue, writes } = await refreshDashboard({ repositoryUrl: repositoryUrl(run) }, { ...deps, store });
+        const { issue, writes } = await refreshDashboard({ repositoryUrl: repositoryUrl(run), ...thisRun(run) }, { clock: systemClock, ...deps, store });
         deps.logger.info(`Dashboard #${issue.number}: ${writes === 0 ? 'already current' : `rewritten (${writes})`}.`);
     }
     catch (error) {
@@ -49874,10 +50435,12 @@ async function handleDashboardEdit(run, root, deps) {
         actor: dashboard_text(sender.login) ?? '',
         actorType: dashboard_text(sender.type) ?? 'User',
         repositoryUrl: repositoryUrl(run),
+        ...thisRun(run),
     }, {
         store,
         issues: deps.issues,
         logger,
+        clock: deps.clock,
         queue: slotsQueue(run, root, store),
         authorize: (actor, actorType) => authorizePerson(deps.github, actor, actorType),
         apply: async (loopId, command, by) => {
@@ -49907,6 +50470,26 @@ async function handleDashboardEdit(run, root, deps) {
     if (run.hasStepSummary && outcomes.length > 0) {
         const lines = outcomes.map((outcome) => `- ${noteText(outcome.note)}`);
         await deps.io.writeSummary(`## loop-controller dashboard\n\nTicks on #${number}:\n\n${lines.join('\n')}\n`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/dashboard-link.ts
+/**
+ * The dashboard issue a loop's summary and status comment link to (`dashboard: true`): the one the
+ * controller keeps, found as the end-of-job rewrite finds it. None before the first rewrite opened it,
+ * and none when GitHub cannot list it: a link is not worth failing the report for.
+ */
+
+async function dashboardLink(issues, logger) {
+    if (!issues)
+        return undefined;
+    try {
+        const [kept] = await issues.list();
+        return kept ? { number: kept.number, url: kept.url } : undefined;
+    }
+    catch (error) {
+        logger.info(`The report does not link the dashboard: ${messageOf(error)}`);
+        return undefined;
     }
 }
 
@@ -51507,12 +52090,35 @@ function shardConfigProblem(check) {
             `'vitest run --shard=${SHARD_PLACEHOLDER}/${SHARDS_PLACEHOLDER}', or one that hands "$LOOP_SHARD" to the ` +
             `runner ('./split-tests.sh "$LOOP_SHARD" "$LOOP_SHARDS"')`);
     }
+    const argvProblem = argvShardProblem(check.name, check.run);
+    if (argvProblem)
+        return argvProblem;
     if (check.junit !== undefined && !check.junit.includes(SHARD_PLACEHOLDER)) {
         return (`${key}: ${shards} shards, but checks.${check.name}.junit (${JSON.stringify(check.junit)}) has no ` +
             `${SHARD_PLACEHOLDER}, so every shard would write the same file; expected a path such as ` +
             `'reports/junit-${SHARD_PLACEHOLDER}.xml'`);
     }
     return null;
+}
+/** The shells whose `-c` script expands `$LOOP_SHARD` when the run is an argument list. */
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);
+/**
+ * An argument-list `run` is started without a shell: `"$LOOP_SHARD"` in its words stays literal, so every
+ * leg would get the same words. Only `{shard}`/`{shards}` (filled in before the run) work there, or a
+ * shell's own `-c` script.
+ */
+function argvShardProblem(name, run) {
+    if (typeof run === 'string' || run.some((word) => word.includes(SHARD_PLACEHOLDER)))
+        return null;
+    if (!run.some((word) => word.includes('LOOP_SHARD')))
+        return null;
+    const program = run[0]?.slice(run[0].lastIndexOf('/') + 1) ?? '';
+    if (SHELLS.has(program) && run.includes('-c'))
+        return null;
+    return (`checks.${name}.run: an argument list (${JSON.stringify(run)}) is run without a shell, so LOOP_SHARD in ` +
+        `it is never expanded and every shard would get the same words; expected ${SHARD_PLACEHOLDER}/` +
+        `${SHARDS_PLACEHOLDER} in its words (["vitest", "run", "--shard=${SHARD_PLACEHOLDER}/${SHARDS_PLACEHOLDER}"]) ` +
+        `or a string run, which a shell runs ('pytest --splits "$LOOP_SHARDS" --group "$LOOP_SHARD"')`);
 }
 /** The legs of a check, shard 1 to N (one leg, placeholders filled, for a check that is not sharded). */
 function expandShards(check) {
@@ -51803,6 +52409,29 @@ function rerunWhat(flake) {
     return `re-running ${tests} (${flake.runner})`;
 }
 
+;// CONCATENATED MODULE: ./src/domain/test-ids.ts
+/**
+ * A JUnit verdict's key, `<check>:<test id>`, as the state and the fan-out verdict files hold it. A key
+ * longer than `MAX_TEST_KEY_CHARS` (a long parametrised test) keeps its start and ends in a hash of the
+ * whole key: the same test gives the same key in the baseline and in every later run, in the single job
+ * and in a verify leg, so its regression is still seen, and two long keys that share their start stay
+ * apart.
+ */
+
+const MAX_TEST_KEY_CHARS = 200;
+const HASH_CHARS = 16;
+/** `key` itself when short enough, else its start, `#`, and the first 16 hex digits of its SHA-256. */
+function boundedTestKey(key) {
+    if (key.length <= MAX_TEST_KEY_CHARS)
+        return key;
+    const hash = (0,external_node_crypto_.createHash)('sha256').update(key).digest('hex').slice(0, HASH_CHARS);
+    return `${key.slice(0, MAX_TEST_KEY_CHARS - HASH_CHARS - 1)}#${hash}`;
+}
+/** The key of `testId` of `check`, bounded. */
+function testKey(check, testId) {
+    return boundedTestKey(`${check}:${testId}`);
+}
+
 ;// CONCATENATED MODULE: ./src/domain/fan-out.ts
 /**
  * Fan-out verification: one iteration as three kinds of job. `plan` runs the work and hands on a
@@ -51811,6 +52440,7 @@ function rerunWhat(flake) {
  * the loop on. This module holds the
  * pure part: the legs, GitHub's matrix limit, and the hand-off files' shapes, validated on read.
  */
+
 
 
 
@@ -52001,9 +52631,9 @@ const recordedRunSchema = schemas/* strictObject */.rej({
     truncated: schemas/* boolean */.zMY(),
     spawnError: schemas/* string */.YjP().optional(),
 });
-/** The most JUnit test verdicts a leg hands on, and the longest test id it keeps (the verdict file stays small). */
+/** The most JUnit test verdicts a leg hands on, and the longest test key (longer ones end in a hash, `test-ids.ts`). */
 const MAX_LEG_TESTS = 10_000;
-const MAX_TEST_ID_CHARS = 200;
+const MAX_TEST_ID_CHARS = MAX_TEST_KEY_CHARS;
 const testVerdictsSchema = schemas/* record */.g1P(schemas/* string */.YjP().min(1).max(MAX_TEST_ID_CHARS), schemas/* enum */.k5n(['pass', 'fail']))
     .refine((tests) => Object.keys(tests).length <= MAX_LEG_TESTS, {
     message: `at most ${MAX_LEG_TESTS} test verdicts`,
@@ -52065,13 +52695,14 @@ function noVerdict(leg, reason) {
     };
 }
 /**
- * Bounds a leg's JUnit verdicts for its verdict file: ids longer than `MAX_TEST_ID_CHARS` dropped, then
- * the failing tests first (a dropped pass hides no regression, a dropped failure would), up to `MAX_LEG_TESTS`.
+ * Bounds a leg's JUnit verdicts for its verdict file: each key bounded as the baseline bounds it (a long
+ * one ends in its hash, never dropped), then the failing tests first (a dropped pass hides no
+ * regression, a dropped failure would), up to `MAX_LEG_TESTS`.
  */
 function boundedTests(tests) {
     const entries = Object.entries(tests);
     const kept = entries
-        .filter(([id]) => id.length <= MAX_TEST_ID_CHARS)
+        .map(([key, verdict]) => [boundedTestKey(key), verdict])
         .sort(([, a], [, b]) => (a === b ? 0 : a === 'fail' ? -1 : 1))
         .slice(0, MAX_LEG_TESTS);
     return { tests: Object.fromEntries(kept), dropped: entries.length - kept.length };
@@ -53401,17 +54032,97 @@ function command(run, line, logName, timeoutMs) {
     return { command: line, cwd: run.input.cwd, env: run.projectEnv, timeoutMs, logFile: (0,external_node_path_.join)(run.iterationDir, logName) };
 }
 
+;// CONCATENATED MODULE: ./src/domain/runner-file-commands.ts
+/**
+ * The Actions runner's file commands: files whose paths the runner hands a step in these variables and
+ * reads back when the step ends. What a step appends there acts beyond the step: GITHUB_ENV and
+ * GITHUB_PATH change every later step's environment (an `LD_PRELOAD`, a fake `git` first on PATH, in the
+ * step that uploads the verdict or in checkout's post step, which holds its token), GITHUB_OUTPUT sets the
+ * step's outputs, GITHUB_STATE feeds its post step, GITHUB_STEP_SUMMARY is the job's summary. They are the
+ * controller's alone: no project command gets these names, and what one writes there anyway (the folder
+ * can be listed) is put back and said (`adapters/runner-file-guard.ts`). Pure.
+ */
+const RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY',
+];
+/** True when `name` is one of the runner's file-command variables (the runner spells them in upper case). */
+function isRunnerFileCommand(name) {
+    return RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+}
+/** `env` without the runner's file-command variables. */
+function withoutRunnerFileCommands(env) {
+    return Object.fromEntries(Object.entries(env).filter(([name]) => !isRunnerFileCommand(name)));
+}
+/** Characters of a command line a warning quotes. */
+const LABEL_CHARS = 120;
+/** Characters of what was planted a warning quotes. */
+const EXCERPT_CHARS = 300;
+/** A command as a warning names it: its first line, shortened. */
+function commandLabel(command) {
+    const text = typeof command === 'string' ? command : command.join(' ');
+    const lines = text.trim().split('\n');
+    const first = lines[0] ?? '';
+    const shortened = first.length > LABEL_CHARS ? `${first.slice(0, LABEL_CHARS)}…` : first;
+    return lines.length > 1 && shortened === first ? `${shortened} …` : shortened;
+}
+/**
+ * How `found` differs from `expected`, the controller's own bytes; null when it does not. Compared as
+ * bytes (two texts that are not UTF-8 may decode alike), quoted as UTF-8.
+ */
+function tamperingOf(expected, found) {
+    const startsWithExpected = found.length >= expected.length && expected.every((byte, index) => found[index] === byte);
+    if (startsWithExpected && found.length === expected.length)
+        return null;
+    const decoder = new TextDecoder();
+    if (startsWithExpected)
+        return { kind: 'appended', text: decoder.decode(found.subarray(expected.length)) };
+    return { kind: 'rewritten', text: decoder.decode(found) };
+}
+function writersText(writers) {
+    if ('after' in writers) {
+        return writers.after === 'commands'
+            ? 'a process still running between the project commands (one a command left behind)'
+            : 'a process still running after the last project command (one a command left behind)';
+    }
+    const [first, ...others] = writers.commands;
+    if (others.length === 0)
+        return `the command '${first}'`;
+    return `one of the commands that ran side by side: ${writers.commands.map((label) => `'${label}'`).join(', ')}`;
+}
+function excerpt(text) {
+    const cut = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+    return JSON.stringify(cut);
+}
+/** The warning for a file command a project command wrote to, which the controller put back. */
+function tamperingWarning(file, writers, tampering) {
+    const what = tampering.kind === 'appended'
+        ? `appended ${excerpt(tampering.text)}`
+        : tampering.kind === 'rewritten'
+            ? `rewrote it as ${excerpt(tampering.text)}`
+            : `replaced it (${tampering.what})`;
+    return (`${writersText(writers)} wrote to the runner's ${file} file, which is the controller's alone: ${what}. ` +
+        `The controller put back its own text, so none of it reaches the job's later steps. ` +
+        `A project command must not write the runner's file commands; hand results on as files in the work tree.`);
+}
+
 // EXTERNAL MODULE: ./src/domain/secret-names.ts
 var secret_names = __nccwpck_require__(16167);
 ;// CONCATENATED MODULE: ./src/domain/command-env.ts
 /**
  * The environment handed to work commands and checks: the controller's own environment minus its
- * secrets (see `secret-names.ts`), unless the config passes them by name. Pure.
+ * secrets (see `secret-names.ts`), unless the config passes them by name, and never the runner's
+ * file commands (see `runner-file-commands.ts`), whatever the config says. Pure.
  */
+
 
 /**
  * Builds the environment for a command: everything in `base` that is not a secret, plus the names in
- * `passEnv`, then `extra` on top, then `pathFirst` in front of PATH. Undefined values are dropped.
+ * `passEnv`, then `extra` on top, then `pathFirst` in front of PATH. Undefined values are dropped, and so
+ * are the runner's file commands (GITHUB_ENV, GITHUB_PATH, ...), even when passed or set in `extra`.
  */
 function buildCommandEnv(base, options) {
     const passed = new Set(options.passEnv);
@@ -53422,7 +54133,7 @@ function buildCommandEnv(base, options) {
         if (passed.has(name) || !(0,secret_names/* isSecretName */.eh)(name))
             env[name] = value;
     }
-    const merged = { ...env, ...options.extra };
+    const merged = withoutRunnerFileCommands({ ...env, ...options.extra });
     return options.pathFirst ? withPathFirst(merged, options.pathFirst.dirs, options.pathFirst.delimiter) : merged;
 }
 /**
@@ -53444,6 +54155,33 @@ function strategyForFixCoverage(plan, hasFix) {
         return hasFix ? plan : { ...plan, alternates };
     const agents = alternates.find((s) => s !== 'escalate') ?? 'analyze_then_fix';
     return { ...plan, strategy: agents, alternates: alternates.filter((s) => s !== agents) };
+}
+
+;// CONCATENATED MODULE: ./src/app/junit-reports.ts
+/**
+ * A check's JUnit report is its own run's only when nothing else was at its path before: a report left
+ * in the candidate (committed, stale from an earlier run, or written by the agent) would otherwise be
+ * read as the result of a run that died before writing one. Each report path is removed before its run.
+ */
+
+
+/** Removes the report of every leg of `checks` (only paths inside the work tree: the config could name others). */
+async function removeReports(input, deps, checks) {
+    for (const check of checks) {
+        if (check.junit === undefined)
+            continue;
+        for (const leg of expandShards(check))
+            if (leg.junit !== undefined)
+                await removeReport(input, deps, leg.junit);
+    }
+}
+/** Removes one report path (a leg's, placeholders filled) when it lies inside the work tree. */
+async function removeReport(input, deps, path) {
+    const target = (0,external_node_path_.resolve)(input.cwd, path);
+    const inside = (0,external_node_path_.relative)(input.cwd, target);
+    if (inside === '' || inside.startsWith('..') || (0,external_node_path_.isAbsolute)(inside))
+        return;
+    await deps.workspace.remove(target);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
@@ -53720,11 +54458,15 @@ function mergedRun(legs) {
 
 
 
+
+
 const EXCERPT_BYTES = 3000;
 const MISSING_TAIL_BYTES = 1500;
 /** Runs the verification matrix with streaming analysis of each failing check's output. */
 async function verify(input, deps, logDir, env, iteration, live, only) {
     await deps.workspace.makeDir(logDir);
+    const selected = only ? new Set(only) : undefined;
+    await removeReports(input, deps, input.config.checks.filter((check) => !selected || selected.has(check.name)));
     const analyzers = new Map();
     const outcomes = await runMatrix({
         checks: input.config.checks,
@@ -53824,6 +54566,9 @@ function mergedLegs(input, deps, check, legs, analyzers) {
     return { result: merged.result, analysis, shards };
 }
 async function rerunCheck(input, deps, check, logDir, env, label) {
+    // A sharded check comes here only with a command of its own (its failing tests): no shard's report is its.
+    if (shardCount(check) === 1)
+        await removeReports(input, deps, [check]);
     return deps.runner.run({
         command: check.run,
         cwd: input.cwd,
@@ -53852,7 +54597,7 @@ async function junitResults(input, deps) {
             const verdicts = {};
             for (const test of parseJUnit(xml)) {
                 if (test.status !== 'skipped')
-                    verdicts[`${check.name}:${test.id}`] = test.status;
+                    verdicts[testKey(check.name, test.id)] = test.status;
             }
             perShard.push(verdicts);
         }
@@ -55299,12 +56044,6 @@ async function loadUserPatterns(patterns, root) {
     return parsePatternFile(text, patterns);
 }
 
-;// CONCATENATED MODULE: ./src/ports/clock.ts
-const systemClock = {
-    now: () => new Date(),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
-
 ;// CONCATENATED MODULE: ./src/app/iteration/analyze.ts
 /**
  * Analyze: regressions against the baseline, then each failing required check as a failure the retry
@@ -55599,6 +56338,7 @@ function redacted(events, deps) {
 
 
 
+
 /**
  * The flake check's plan for a sharded check: each failing shard, judged on its own command, pattern
  * and output; empty when one of them cannot be a flake or timed out (the check stays failing whatever
@@ -55646,6 +56386,8 @@ async function rerunLegs(input, deps, check, legs, logDir, env, label) {
     const worker = async () => {
         while (next < legs.length) {
             const { leg, command } = legs[next++];
+            if (leg.junit !== undefined)
+                await removeReport(input, deps, leg.junit);
             results.push(await deps.runner.run({
                 command: command ?? leg.command,
                 cwd: input.cwd,
@@ -57295,6 +58037,7 @@ async function readyForMerge(state, deps) {
 
 
 
+
 /** The most verdict files decide reads (GitHub's matrix limit). */
 const MAX_VERDICTS = 256;
 async function decideJob(shared, handOff) {
@@ -57522,6 +58265,7 @@ async function carryOn(shared, result, parts) {
     const reportInput = {
         ...{ loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn },
         storeWarnings: parts.storeWarnings.messages,
+        dashboard: await dashboardLink(shared.dashboard?.issues, logger),
     };
     await report(runContext, reportInput, { github, io, redact });
     await parts.releaseSlot(state);
@@ -57655,7 +58399,9 @@ async function slotGate(run, input, deps) {
     };
     const verdict = await slots.update([...dependsOn, input.loopId], (record, statuses) => ({
         record,
-        result: holdsSlot(record, input.loopId) ? null : requestSlot(record, request, statuses, limit).verdict,
+        result: holdsSlot(record, input.loopId)
+            ? null
+            : requestSlot(record, request, statuses, limitUnder(record, limit)).verdict,
     }));
     if (verdict === null)
         return { kind: 'plan', admitted: status === 'queued' };
@@ -57757,11 +58503,6 @@ function isFanOutCommand(command) {
 }
 async function runFanOut(command, shared) {
     const { runContext, root } = shared;
-    // Plan and verify read the state with a token that reads code alone: the git store's branch is
-    // readable so; the cache and artifact stores need the Actions API.
-    if (runContext.settings.store !== 'git') {
-        throw new ConfigError(`Input 'store' must be 'git' when 'command' is '${command}' (fan-out's plan reads the state with a contents: read token); got '${runContext.settings.store}'.`);
-    }
     const runnerTemp = defaultRunnerTemp(runContext, root);
     const dir = runContext.settings.handOff
         ? (0,external_node_path_.resolve)(root, runContext.settings.handOff)
@@ -57830,7 +58571,7 @@ async function readOnlyJob(shared) {
     // No kill switch or pull request here: the labels and the merge are decide's to read (this token reads code alone).
     const deps = {
         store,
-        runner: new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix }),
+        runner: shared.runnerFiles.runner(new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix })),
         git,
         clock: systemClock,
         logger,
@@ -57943,70 +58684,217 @@ async function runJobIterations(input, deps) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/domain/slot-sweep.ts
+;// CONCATENATED MODULE: ./src/adapters/runner-file-guard.ts
 /**
- * Whether the sweeper frees, restarts or keeps `facts.holder`'s slot. A running loop whose next
- * iteration is dispatched is the dispatch sweep's (`domain/sweep.ts`: re-dispatched when the dispatch
- * failed or went stale); one at a gate keeps its slot by design. A run that ended `success` without
- * dispatching the next iteration is a workflow with `dispatch: false`, not a death: kept.
+ * The runner's file commands (`domain/runner-file-commands.ts`) held for the controller. No project
+ * command gets their variables, but their folder (`$RUNNER_TEMP/_runner_file_commands`) can be listed,
+ * so the guard holds what the controller itself wrote to each file and puts that text back:
+ *
+ * - after each project command's process tree has ended (`runner()` wraps the process runner);
+ * - before each command starts and before each write of the controller's own (`own`, `ownSync`), in
+ *   case something written meanwhile (a process a command left behind) would be taken for the
+ *   controller's;
+ * - once more as the last thing before the step exits (`putBackAtExit`).
+ *
+ * What the controller writes between commands (an output, the summary) is held from then on. Whatever
+ * else was there is said in a warning naming the file and the command that wrote it. A put-back never
+ * writes through a planted symlink: the text goes to a new file that replaces the path.
  */
-function judgeHolder(facts, now, staleAfterMs) {
-    const { holder, state, run } = facts;
-    const runName = holder.run ? `run ${holder.run}` : 'its run';
-    if (!state)
-        return { kind: 'free', reason: 'it has no state' };
-    if (state.status === 'complete' || state.status === 'blocked' || state.status === 'capped') {
-        return { kind: 'free', reason: `it is ${state.status}` };
+
+
+
+
+/** Bytes read past the controller's own text to quote what was planted (the rest is put back unread). */
+const READ_PAST_BYTES = 4096;
+/** The file-command paths the runner gave this step, from its environment (unset ones are not held). */
+function runnerFileCommandPaths(env) {
+    const paths = {};
+    for (const file of RUNNER_FILE_COMMANDS) {
+        const path = env[file];
+        if (path)
+            paths[file] = path;
     }
-    if (state.status === 'aborted') {
-        if (holder.stopping && run?.kind === 'active') {
-            return { kind: 'keep', reason: `aborted; ${runName} still runs its iteration (${run.status})` };
+    return paths;
+}
+class RunnerFileGuard {
+    warn;
+    held;
+    running = new Map();
+    nextCommand = 0;
+    putBacks = [];
+    /**
+     * Holds each file as it is now (what the controller wrote so far: the runner gives a step empty ones).
+     * `warn` hears each put-back as a sentence (the caller's logger redacts it).
+     */
+    constructor(paths, warn) {
+        this.warn = warn;
+        this.held = Object.entries(paths).map(([file, path]) => ({
+            file: file,
+            path,
+            text: readWhole(path) ?? Buffer.alloc(0),
+        }));
+    }
+    /** Every put-back so far, in order. */
+    get found() {
+        return this.putBacks;
+    }
+    /** `inner`, with the guard around each command, which never gets the file commands' variables. */
+    runner(inner) {
+        return {
+            run: async (request) => {
+                this.putBack(this.idleWriters());
+                const id = this.nextCommand++;
+                this.running.set(id, commandLabel(request.command));
+                try {
+                    return await inner.run({ ...request, env: withoutRunnerFileCommands(request.env) });
+                }
+                finally {
+                    const writers = { commands: [this.running.get(id) ?? '', ...this.othersThan(id).commands] };
+                    this.running.delete(id);
+                    this.putBack(writers);
+                }
+            },
+        };
+    }
+    /** A write of the controller's own (an output): anything foreign is put back first, then the write is held. */
+    ownSync(write) {
+        this.putBack(this.idleWriters());
+        try {
+            return write();
         }
-        return { kind: 'free', reason: 'it is aborted and no job of it runs' };
-    }
-    if (state.status === 'waiting')
-        return { kind: 'keep', reason: 'it waits for a person, holding its slot' };
-    if (state.status === 'queued') {
-        if (run === null) {
-            const waitedMs = now.getTime() - Date.parse(holder.since);
-            if (waitedMs < staleAfterMs) {
-                return { kind: 'keep', reason: `admitted ${slot_sweep_minutes(waitedMs)} ago; its job may not have started yet` };
-            }
-            return { kind: 'restart', reason: `admitted ${slot_sweep_minutes(waitedMs)} ago and never started (no run is recorded)` };
+        finally {
+            this.hold();
         }
-        if (run.kind === 'over') {
-            return {
-                kind: 'restart',
-                reason: `admitted, but ${runName} ended (${run.conclusion}) before it started the loop`,
-            };
+    }
+    /** `ownSync` for a write that completes later (the summary). */
+    async own(write) {
+        this.putBack(this.idleWriters());
+        try {
+            return await write();
         }
-        return { kind: 'keep', reason: run.kind === 'active' ? `${runName} is ${run.status}` : `${runName}: ${run.why}` };
+        finally {
+            this.hold();
+        }
     }
-    // running
-    const pending = state.dispatch;
-    if (pending && pending.iteration === state.iteration + 1) {
-        return { kind: 'keep', reason: `iteration ${pending.iteration} is dispatched (the dispatch sweep looks after it)` };
+    /** The last check, as the step ends: what a process left behind wrote since is put back too. */
+    putBackAtExit() {
+        return this.putBack(this.running.size > 0 ? this.othersThan(-1) : { after: 'the last command' });
     }
-    if (run === null)
-        return { kind: 'keep', reason: 'no run is recorded for its slot' };
-    if (run.kind === 'active')
-        return { kind: 'keep', reason: `${runName} is ${run.status}` };
-    if (run.kind === 'unknown')
-        return { kind: 'keep', reason: `${runName}: ${run.why}` };
-    if (run.conclusion === 'success') {
-        return { kind: 'keep', reason: `${runName} succeeded without dispatching the next iteration (dispatch: false)` };
+    /** Puts back every file that holds other than the controller's text, and says so. */
+    putBack(writers) {
+        const done = [];
+        for (const held of this.held) {
+            const tampering = tamperingIn(held);
+            if (!tampering)
+                continue;
+            replaceWith(held.path, held.text);
+            const putBack = { file: held.file, path: held.path, writers, tampering };
+            done.push(putBack);
+            this.putBacks.push(putBack);
+            this.warn(tamperingWarning(held.file, writers, tampering));
+        }
+        return done;
     }
+    /** After a write of the controller's: the file's text, its own write included, is the controller's. */
+    hold() {
+        for (const held of this.held)
+            held.text = readWhole(held.path) ?? held.text;
+    }
+    othersThan(id) {
+        return { commands: [...this.running].filter(([other]) => other !== id).map(([, label]) => label) };
+    }
+    idleWriters() {
+        return this.running.size > 0 ? this.othersThan(-1) : { after: 'commands' };
+    }
+}
+/** How the file at `held.path` differs from the controller's text, reading no more than needed. */
+function tamperingIn(held) {
+    const stats = lstatOrNull(held.path);
+    if (!stats)
+        return { kind: 'replaced', what: 'the file was removed' };
+    if (!stats.isFile())
+        return { kind: 'replaced', what: stats.isSymbolicLink() ? 'a symlink' : 'no regular file' };
+    if (stats.size === held.text.length && held.text.length === 0)
+        return null;
+    const found = readHead(held.path, Math.min(stats.size, held.text.length + READ_PAST_BYTES));
+    if (found === null)
+        return { kind: 'replaced', what: 'the file cannot be read' };
+    return tamperingOf(held.text, found);
+}
+/** Replaces `path` with a new file holding `text`; a symlink or pipe planted there is replaced, not followed. */
+function replaceWith(path, text) {
+    const temporary = `${path}.${(0,external_node_crypto_.randomUUID)()}`;
+    // A command that removed the whole folder does not keep the controller's text from the runner.
+    (0,external_node_fs_.mkdirSync)((0,external_node_path_.dirname)(path), { recursive: true });
+    (0,external_node_fs_.writeFileSync)(temporary, text, { flag: 'wx', mode: 0o644 });
+    try {
+        (0,external_node_fs_.renameSync)(temporary, path);
+    }
+    catch (error) {
+        (0,external_node_fs_.unlinkSync)(temporary);
+        throw error;
+    }
+}
+function lstatOrNull(path) {
+    try {
+        return (0,external_node_fs_.lstatSync)(path);
+    }
+    catch {
+        return null;
+    }
+}
+/** The first `bytes` bytes of a regular file, or null when it cannot be opened. */
+function readHead(path, bytes) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(path, 'r');
+    }
+    catch {
+        return null;
+    }
+    try {
+        const buffer = Buffer.alloc(bytes);
+        let filled = 0;
+        while (filled < bytes) {
+            const read = (0,external_node_fs_.readSync)(fd, buffer, filled, bytes - filled, filled);
+            if (read === 0)
+                break;
+            filled += read;
+        }
+        return buffer.subarray(0, filled);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+function readWhole(path) {
+    const stats = lstatOrNull(path);
+    if (!stats?.isFile())
+        return null;
+    return readHead(path, stats.size);
+}
+
+;// CONCATENATED MODULE: ./src/action/runner-files.ts
+/**
+ * The action's side of the runner file guard (`adapters/runner-file-guard.ts`): the guard is made from
+ * the step's own file-command paths once the logger exists, the action's outputs and summary are
+ * written through it (so they are held as the controller's), and it puts the files back once more when
+ * the job ends.
+ */
+
+/** The guard for this step, with `io` writing through it; the last put-back registered on `jobEnd`. */
+function guardRunnerFiles(runContext, deps) {
+    const guard = new RunnerFileGuard(runnerFileCommandPaths(runContext.env), (message) => deps.logger.warning(message, { title: 'A project command wrote to the runner file commands' }));
+    deps.jobEnd.runnerFiles = () => guard.putBackAtExit();
+    const { io } = deps;
     return {
-        kind: 'block',
-        reason: `its job's ${runName} ended (${run.conclusion}) without saving iteration ${state.iteration + 1} or dispatching the next; the sweeper freed its slot`,
+        guard,
+        io: {
+            ...io,
+            setOutput: (name, value) => guard.ownSync(() => io.setOutput(name, value)),
+            writeSummary: (markdown) => guard.own(() => io.writeSummary(markdown)),
+        },
     };
-}
-/** What a person reads as the BLOCKED loop's reason. */
-function strandedReason(verdict) {
-    return `${verdict.reason}. Resume it with \`/loop resume\` (it queues for a slot like a new loop).`;
-}
-function slot_sweep_minutes(ms) {
-    return `${Math.max(0, Math.round(ms / 60_000))} min`;
 }
 
 ;// CONCATENATED MODULE: ./src/app/slot-sweep.ts
@@ -58031,11 +58919,14 @@ function slot_sweep_minutes(ms) {
  */
 async function sweepSlots(input, deps) {
     const before = await deps.slots.current();
-    if (before.running.length === 0 && before.queued.length === 0)
-        return [];
-    const limit = input.limit !== undefined ? input.limit : (before.limit ?? null);
     const now = deps.clock.now();
-    const swept = [];
+    const swept = await blockOutOfLine(before, now, input.staleAfterMs, deps);
+    if (before.running.length === 0 && before.queued.length === 0) {
+        for (const loop of swept)
+            deps.logger.info(`Loop ${loop.loopId}: ${loop.outcome}, ${loop.reason}.`);
+        return swept;
+    }
+    const limit = input.limit !== undefined ? input.limit : (before.limit ?? null);
     const restart = [];
     const free = [];
     for (const holder of before.running) {
@@ -58119,10 +59010,29 @@ async function slot_sweep_judge(holder, now, staleAfterMs, deps) {
     }
     return judgeHolder({ holder, state, run }, now, staleAfterMs);
 }
+/**
+ * The loops saved `queued` by a first job that failed before the record named them (`judgeOutOfLine`):
+ * each is saved BLOCKED, saying why. Only where the store lists its loops.
+ */
+async function blockOutOfLine(record, now, staleAfterMs, deps) {
+    if (!deps.store.listLoops)
+        return [];
+    const named = new Set(loopsNamed(record));
+    const swept = [];
+    for (const loopId of await deps.store.listLoops()) {
+        if (named.has(loopId))
+            continue;
+        const state = (await deps.store.load(loopId).catch(() => null))?.state;
+        const verdict = state ? judgeOutOfLine(state, false, now, staleAfterMs) : null;
+        if (verdict)
+            swept.push(await blockStranded(loopId, verdict, deps, 'queued'));
+    }
+    return swept;
+}
 /** Saves the loop BLOCKED on the version judged: a job or person that saved since wins, and nothing changes. */
-async function blockStranded(loopId, verdict, deps) {
+async function blockStranded(loopId, verdict, deps, from = 'running') {
     const loaded = await deps.store.load(loopId);
-    if (loaded?.state.status !== 'running') {
+    if (loaded?.state.status !== from) {
         return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept' };
     }
     const blocked = markBlocked(loaded.state, strandedReason(verdict), deps.clock.now()).state;
@@ -58145,7 +59055,7 @@ function restartEntry(loopId, workflow, ref) {
 /**
  * `command: sweep`, on a schedule: finds the loops whose last job ended without a successor (a failed
  * re-dispatch, or a dispatched iteration no job took for `stale-after-minutes`) and dispatches their next
- * iteration again (`app/sweep.ts`); then the slots of `max-loops` (`app/slot-sweep.ts`): a loop whose
+ * iteration again, once (`app/sweep.ts`), after the slots of `max-loops` (`app/slot-sweep.ts`): a loop whose
  * job died holding one is saved BLOCKED (its comment says so) and the next in line started. It runs no
  * project code: no loop branch, no work, no checks; it reads the `git` store's branch through the
  * checkout's remote and calls the API (dispatches, runs, issues, the loops' comments).
@@ -58171,12 +59081,19 @@ async function sweep(run, root, deps) {
     });
     if (!sweep_isLister(store))
         throw new Error(`store '${store.kind}' cannot list its loops; 'command: sweep' needs 'git'`);
+    // The slots of `max-loops` first: a holder whose job died (one that took a dispatched iteration too) is
+    // BLOCKED and freed before the loops' sweep would dispatch that iteration again; an admitted loop never
+    // started is dispatched again.
+    const slots = store.kind === 'git' ? await sweepTheSlots(run, root, store, deps) : [];
     const dispatch = (loopId, record) => dispatchIteration(loopId, record, deps);
     const swept = await sweepLoops({ staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` }, { store, dispatch, clock: deps.clock, logger: deps.logger });
-    // Then the slots of `max-loops`: a holder whose job died is freed, an admitted loop never started is dispatched again.
-    const slots = store.kind === 'git' ? await sweepTheSlots(run, root, store, deps) : [];
+    // A loop the loops' sweep marked BLOCKED gives its slot to the next in line now, not at the next sweep.
+    if (store.kind === 'git' && swept.some((loop) => loop.outcome === 'blocked')) {
+        const again = await sweepTheSlots(run, root, store, deps);
+        slots.push(...again.filter((slot) => slot.outcome !== 'kept' && slot.outcome !== 'blocked'));
+    }
     // A loop the sweep marked BLOCKED has no job left to say so: its comment is rewritten here.
-    for (const loop of slots.filter((swept) => swept.outcome === 'blocked')) {
+    for (const loop of [...slots, ...swept].filter((swept) => swept.outcome === 'blocked')) {
         const state = (await store.load(loop.loopId).catch(() => null))?.state;
         if (state?.status === 'blocked')
             await reportBlockedElsewhere({ run, root, loopId: loop.loopId }, state, deps);
@@ -58305,6 +59222,8 @@ function actionsLogger(redact) {
 
 
 
+
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     const jobEnd = {};
@@ -58315,18 +59234,35 @@ async function run(io = actionsIO) {
         io.setFailed(error instanceof ConfigError ? messageOf(error) : `loop-controller failed: ${messageOf(error)}`);
     }
     finally {
-        // Whatever the job did to its loop (and however it ended), the dashboard shows it.
-        await jobEnd.dashboard?.();
+        try {
+            // Whatever the job did to its loop (and however it ended), the dashboard shows it.
+            await jobEnd.dashboard?.();
+        }
+        finally {
+            // The very last thing: the runner's file commands hold the controller's text alone.
+            putBackRunnerFiles(io, jobEnd);
+        }
     }
 }
-async function runAction(io, jobEnd) {
-    const runContext = readRunContext(io.getInput);
+/** The last put-back of the runner's file commands; one that fails fails the step, so no later step runs. */
+function putBackRunnerFiles(io, jobEnd) {
+    try {
+        jobEnd.runnerFiles?.();
+    }
+    catch (error) {
+        io.setFailed(`loop-controller could not put back the runner's file commands: ${messageOf(error)}`);
+    }
+}
+async function runAction(unguardedIo, jobEnd) {
+    const runContext = readRunContext(unguardedIo.getInput);
     const { settings } = runContext;
     const secrets = actionSecretValues(settings, runContext.env);
     for (const secret of secrets)
-        io.setSecret(secret);
+        unguardedIo.setSecret(secret);
     const redact = createRedactor(secrets);
     const logger = actionsLogger(redact);
+    // Before any project command runs: the runner's file commands are held for the controller from here.
+    const { guard: runnerFiles, io } = guardRunnerFiles(runContext, { io: unguardedIo, logger, jobEnd });
     for (const name of settings.missingSecrets)
         logger.warning(`Secret ${name} is listed in 'secrets' but has no value.`);
     const { owner, repo } = requireRepository(runContext);
@@ -58354,7 +59290,7 @@ async function runAction(io, jobEnd) {
     // Fan-out's jobs: plan and verify (read-only token, the project's code), decide (write token, no project code).
     const dashboard = issues ? { issues, jobEnd } : undefined;
     if (isFanOutCommand(settings.command)) {
-        return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact, dashboard });
+        return runFanOut(settings.command, { runContext, root, loopId, github, logger, io, redact, dashboard, runnerFiles });
     }
     // The workflow runs on every issue's edits for the dashboard's ticks: any other edit ends here.
     if (isOrdinaryIssueEdit(runContext))
@@ -58441,6 +59377,7 @@ async function runAction(io, jobEnd) {
         redact,
         isolationPrefix: isolation.prefix,
         pullRequestBase: runContext.event.defaultBranch,
+        runnerFiles,
     });
     // A push-token (a person's or an app's) also opens the pull request: GitHub's setting that refuses
     // workflows' tokens a pull request does not apply to it, and the pull request's checks then run.
@@ -58485,6 +59422,7 @@ async function runAction(io, jobEnd) {
         pullRequestWaiting,
         failOn: settings.failOn,
         storeWarnings: storeWarnings.messages,
+        dashboard: await dashboardLink(dashboard?.issues, logger),
     };
     await report(runContext, reportInput, { github, io, redact });
     await slots_releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob);
@@ -58515,10 +59453,10 @@ async function loopIdOf(runContext, github) {
 }
 /** Runs one iteration of the loop: the iteration this job was dispatched for, or the next. */
 function iterationRunner(parts) {
-    const { input, git, store, github, logger, audit, redact, isolationPrefix } = parts;
+    const { input, git, store, github, logger, audit, redact, isolationPrefix, runnerFiles } = parts;
     return (dispatchedIteration) => runOneIteration({ ...input, ...(dispatchedIteration !== undefined ? { dispatchedIteration } : {}) }, {
         store,
-        runner: new ChildProcessRunner({ redact, isolationPrefix }),
+        runner: runnerFiles.runner(new ChildProcessRunner({ redact, isolationPrefix })),
         git,
         clock: systemClock,
         logger,

@@ -18738,12 +18738,35 @@ function shardConfigProblem(check) {
             `'vitest run --shard=${SHARD_PLACEHOLDER}/${SHARDS_PLACEHOLDER}', or one that hands "$LOOP_SHARD" to the ` +
             `runner ('./split-tests.sh "$LOOP_SHARD" "$LOOP_SHARDS"')`);
     }
+    const argvProblem = argvShardProblem(check.name, check.run);
+    if (argvProblem)
+        return argvProblem;
     if (check.junit !== undefined && !check.junit.includes(SHARD_PLACEHOLDER)) {
         return (`${key}: ${shards} shards, but checks.${check.name}.junit (${JSON.stringify(check.junit)}) has no ` +
             `${SHARD_PLACEHOLDER}, so every shard would write the same file; expected a path such as ` +
             `'reports/junit-${SHARD_PLACEHOLDER}.xml'`);
     }
     return null;
+}
+/** The shells whose `-c` script expands `$LOOP_SHARD` when the run is an argument list. */
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);
+/**
+ * An argument-list `run` is started without a shell: `"$LOOP_SHARD"` in its words stays literal, so every
+ * leg would get the same words. Only `{shard}`/`{shards}` (filled in before the run) work there, or a
+ * shell's own `-c` script.
+ */
+function argvShardProblem(name, run) {
+    if (typeof run === 'string' || run.some((word) => word.includes(SHARD_PLACEHOLDER)))
+        return null;
+    if (!run.some((word) => word.includes('LOOP_SHARD')))
+        return null;
+    const program = run[0]?.slice(run[0].lastIndexOf('/') + 1) ?? '';
+    if (SHELLS.has(program) && run.includes('-c'))
+        return null;
+    return (`checks.${name}.run: an argument list (${JSON.stringify(run)}) is run without a shell, so LOOP_SHARD in ` +
+        `it is never expanded and every shard would get the same words; expected ${SHARD_PLACEHOLDER}/` +
+        `${SHARDS_PLACEHOLDER} in its words (["vitest", "run", "--shard=${SHARD_PLACEHOLDER}/${SHARDS_PLACEHOLDER}"]) ` +
+        `or a string run, which a shell runs ('pytest --splits "$LOOP_SHARDS" --group "$LOOP_SHARD"')`);
 }
 /** The legs of a check, shard 1 to N (one leg, placeholders filled, for a check that is not sharded). */
 function expandShards(check) {
@@ -27356,7 +27379,7 @@ const DEFAULT_PATTERNS = [
     { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S+(\\s+[\\d.]+m?s|\\s+>\\s.*)?$/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/", "/Interrupted: \\d+ errors? during collection/", "There were failing tests", "/^\\S+ > .+ FAILED$/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s+(?P<file>/\\S+\\.go):(?P<line>\\d+)(?: \\+0x[0-9a-f]+)?$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass.", "outranks": ["build-error"] },
     { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated", "make: *** ", "[build failed]", "Compilation failed; see the compiler error output", "FAILURE: Build failed with an exception", "main module", "* What went wrong:", "Build file '", "Execution failed for task", "The build could not read", "problems were encountered while processing the POMs"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]", "/^make(\\[\\d+\\])?: \\*\\*\\* \\[\\S+:\\d+: .+\\] Error [1-9]\\d*$/", "/^make(\\[\\d+\\])?: \\*\\*\\* No rule to make target/", "/^(vet: )?\\S+\\.go:\\d+:\\d+: (.+ declared (but|and) not used|.*imported and not used|missing return|too many arguments in call|not enough arguments in call|invalid operation: |.+ redeclared in this block|(too many|not enough) return values|(too many|not enough) arguments to return|assignment mismatch: |\\S+ undefined \\(type .* has no (field or method|method) |cannot assign to |no new variables on left side of :=|non-name .* on left side of :=|invalid recursive type|missing function body|non-boolean condition in |cannot range over |\\S+ is not a type|\\S+ \\(.*\\) is not used|invalid argument: |cannot call non-function |duplicate case |label \\S+ defined and not used|(break|continue) is not in a loop|first argument to append must be )/", "/^go: (go\\.mod file not found|cannot find main module)/", "/directory prefix \\S+ does not contain main module/", "Compilation failed; see the compiler error output", "Non-parseable POM", "Non-readable POM", "there is no POM in this directory", "MissingProjectException", "/A problem occurred (evaluating|configuring) (root )?project/"], "kinds": ["build", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^make(?:\\[\\d+\\])?: \\*\\*\\* (?P<message>\\[(?P<file>[^\\s:\\]]+):(?P<line>\\d+): .*)$", "^Build file '(?P<file>[^']+)' line: (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
     { "id": "regression-detected", "description": "A check (or a single test) that passed in the baseline fails now. Set by the controller.", "signals": ["regression-detected"], "anchors": ["/^regression-detected: /"], "kinds": [], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": [], "hint": "Something that worked before the loop's changes broke; diff against the baseline." },
-    { "id": "infrastructure", "description": "A shard of a sharded check gave no verdict (killed by a signal, cancelled, its job timed out or never reported). Set by the controller, whose line the check's excerpt carries; never a pass.", "signals": ["loop-controller: no verdict from"], "anchors": ["/^loop-controller: no verdict from \\S+ shard \\d+\\/\\d+: /"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "The runner lost a shard, not the code; run the checks again, and hand it to a person if it keeps happening.", "outranks": ["test-failure", "build-error", "timeout"] },
+    { "id": "infrastructure", "description": "A check's run gave no verdict: a shard of a sharded check, or a fan-out verify leg of any check (killed by a signal, cancelled, its job failed, timed out or never reported). Set by the controller, whose line the check's excerpt carries; never a pass.", "signals": ["loop-controller: no verdict from"], "anchors": ["/^loop-controller: no verdict from \\S+( shard \\d+\\/\\d+)?: /"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "The runner lost a shard, not the code; run the checks again, and hand it to a person if it keeps happening.", "outranks": ["test-failure", "build-error", "timeout"] },
 ];
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/library.ts
@@ -30810,8 +30833,10 @@ Runs exactly one iteration: decide, work, verify, analyze, persist.`,
     status: `loop-controller status [--loop-id ID | --all [--remote NAME|URL [--state-branch B] [--max-loops N]]] [--json]
 
 Shows the stage, status, iteration, budget, failures, gates and the next action. With --all, one line
-per loop in the state directory: stage, status, iterations of the cap, what it spent, its last verdict
-and its pull request. With --remote, the loops the action keeps on that remote's state branch
+per loop in the state directory: stage, status, how long ago it last saved, iterations of the cap, what
+it spent, its last verdict (the failing checks named) and its pull request. A loop whose state cannot be
+read is listed unreadable, its problem cut short (--json has it whole) and counted on stderr; the exit
+code stays 0, as for any listing. With --remote, the loops the action keeps on that remote's state branch
 (default loop-state; GH_TOKEN or GITHUB_TOKEN for a private repository), each queued loop's place in
 line (the limit the queue recorded at its last change; --max-loops N overrides it) and, for a GitHub remote,
 each last run's address, read without writing anything.`,
@@ -32506,6 +32531,40 @@ class FileStore {
                 `overwritten). Fix it and move it back, or run 'loop-controller abort' / reset the loop to start afresh.`, moved);
         }
     }
+    /**
+     * Every loop folder under the root, read only (`status --all`): a state that is not valid, or one
+     * quarantined, is a row with its problem; nothing is moved aside, so a second listing shows the same.
+     */
+    async readLoops() {
+        const entries = await (0,promises_namespaceObject.readdir)(this.root, { withFileTypes: true }).catch(() => []);
+        const loops = [];
+        for (const entry of entries) {
+            if (!entry.isDirectory() || !LOOP_ID.test(entry.name))
+                continue;
+            const loopId = entry.name;
+            const dir = (0,external_node_path_namespaceObject.join)(this.root, loopId);
+            const marker = await readIfExists((0,external_node_path_namespaceObject.join)(dir, QUARANTINE_MARKER));
+            if (marker !== null) {
+                loops.push({ loopId, state: null, problem: quarantinedProblem(marker, dir) });
+                continue;
+            }
+            const file = (0,external_node_path_namespaceObject.join)(dir, file_store_STATE_FILE);
+            const bytes = await readIfExists(file);
+            if (bytes === null)
+                continue;
+            try {
+                const checked = this.validate(bytes, file);
+                loops.push(checked.ok
+                    ? { loopId, state: checked.state }
+                    : { loopId, state: null, problem: `not a valid loop state: ${checked.problem} (${file})` });
+            }
+            catch (error) {
+                // A state from a newer schema: named, left where it is.
+                loops.push({ loopId, state: null, problem: file_store_firstLine(error.message) });
+            }
+        }
+        return loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
+    }
     async save(loopId, state, expectedVersion) {
         const dir = this.dir(loopId);
         const file = (0,external_node_path_namespaceObject.join)(dir, file_store_STATE_FILE);
@@ -32661,6 +32720,22 @@ class FileStore {
             return false;
         }
     }
+}
+/** What a quarantine marker says: why, and where the bad state is kept. */
+function quarantinedProblem(marker, dir) {
+    let info = {};
+    try {
+        info = JSON.parse(marker.toString('utf8'));
+    }
+    catch {
+        // A torn marker still means quarantined.
+    }
+    const why = typeof info.problem === 'string' ? file_store_firstLine(info.problem) : 'it failed validation';
+    const kept = typeof info.file === 'string' ? info.file : (0,external_node_path_namespaceObject.join)(dir, 'loop-state.invalid-*.json');
+    return `quarantined (${why}); kept at ${kept}: fix it and move it back, or reset the loop`;
+}
+function file_store_firstLine(text) {
+    return text.split('\n')[0] ?? '';
 }
 /** The version token of a state file's bytes. */
 function versionOf(bytes) {
@@ -34244,7 +34319,7 @@ function sections_spentLine(model) {
     }
     return `**Spent:** ${parts.join(' · ')}`;
 }
-/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch and the run. */
+/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch, the run and the dashboard. */
 function sections_linksLine(model, postedOn) {
     const { links } = model;
     const parts = [];
@@ -34259,6 +34334,8 @@ function sections_linksLine(model, postedOn) {
         parts.push(links.branch.url ? link(links.branch.name, links.branch.url) : code(links.branch.name));
     if (links.run)
         parts.push(link('this run', links.run));
+    if (links.dashboard)
+        parts.push(`dashboard: ${link(`#${links.dashboard.number}`, links.dashboard.url)}`);
     return parts.join(' · ');
 }
 /** `<sub>Updated 2026-01-01 00:00 UTC</sub>`. */
@@ -34350,6 +34427,7 @@ function renderComment(model, options = {}) {
 
 /** Builds the report model from the loop's state plus what the iteration returned. */
 function buildReportModel(state, extras) {
+    const earlier = extras.checks.length === 0 ? checksOfThisIteration(state) : [];
     return {
         loopId: state.loopId,
         iteration: state.iteration,
@@ -34366,7 +34444,8 @@ function buildReportModel(state, extras) {
             completed: state.capabilities.completed.length,
             current: state.capabilities.current,
         },
-        checks: extras.checks,
+        checks: earlier.length > 0 ? earlier : extras.checks,
+        checksRanEarlier: earlier.length > 0,
         outputs: extras.outputs ?? {},
         next: extras.next,
         nextAction: extras.nextAction,
@@ -34400,6 +34479,11 @@ function buildReportModel(state, extras) {
             aggregate: aggregateMetrics(state.metrics),
         },
     };
+}
+/** The checks the loop's current iteration ran, as its state recorded them; none when it ran none. */
+function checksOfThisIteration(state) {
+    const verification = state.lastVerification;
+    return verification && verification.iteration === state.iteration ? verification.results : [];
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/refusal.ts
@@ -34489,7 +34573,7 @@ function renderSummary(model, options = {}) {
     const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
     const body = [
         stageDiagram(model, view),
-        `**Verdict:** ${verdictLine(model.checks)} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+        `**Verdict:** ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
             ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
             : ''}`,
         checkTable(model.checks, redact),
@@ -35259,6 +35343,273 @@ class ChildProcessRunner {
             });
         });
     }
+}
+
+;// CONCATENATED MODULE: ./src/domain/runner-file-commands.ts
+/**
+ * The Actions runner's file commands: files whose paths the runner hands a step in these variables and
+ * reads back when the step ends. What a step appends there acts beyond the step: GITHUB_ENV and
+ * GITHUB_PATH change every later step's environment (an `LD_PRELOAD`, a fake `git` first on PATH, in the
+ * step that uploads the verdict or in checkout's post step, which holds its token), GITHUB_OUTPUT sets the
+ * step's outputs, GITHUB_STATE feeds its post step, GITHUB_STEP_SUMMARY is the job's summary. They are the
+ * controller's alone: no project command gets these names, and what one writes there anyway (the folder
+ * can be listed) is put back and said (`adapters/runner-file-guard.ts`). Pure.
+ */
+const RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY',
+];
+/** True when `name` is one of the runner's file-command variables (the runner spells them in upper case). */
+function isRunnerFileCommand(name) {
+    return RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+}
+/** `env` without the runner's file-command variables. */
+function withoutRunnerFileCommands(env) {
+    return Object.fromEntries(Object.entries(env).filter(([name]) => !isRunnerFileCommand(name)));
+}
+/** Characters of a command line a warning quotes. */
+const LABEL_CHARS = 120;
+/** Characters of what was planted a warning quotes. */
+const EXCERPT_CHARS = 300;
+/** A command as a warning names it: its first line, shortened. */
+function commandLabel(command) {
+    const text = typeof command === 'string' ? command : command.join(' ');
+    const lines = text.trim().split('\n');
+    const first = lines[0] ?? '';
+    const shortened = first.length > LABEL_CHARS ? `${first.slice(0, LABEL_CHARS)}…` : first;
+    return lines.length > 1 && shortened === first ? `${shortened} …` : shortened;
+}
+/**
+ * How `found` differs from `expected`, the controller's own bytes; null when it does not. Compared as
+ * bytes (two texts that are not UTF-8 may decode alike), quoted as UTF-8.
+ */
+function tamperingOf(expected, found) {
+    const startsWithExpected = found.length >= expected.length && expected.every((byte, index) => found[index] === byte);
+    if (startsWithExpected && found.length === expected.length)
+        return null;
+    const decoder = new TextDecoder();
+    if (startsWithExpected)
+        return { kind: 'appended', text: decoder.decode(found.subarray(expected.length)) };
+    return { kind: 'rewritten', text: decoder.decode(found) };
+}
+function writersText(writers) {
+    if ('after' in writers) {
+        return writers.after === 'commands'
+            ? 'a process still running between the project commands (one a command left behind)'
+            : 'a process still running after the last project command (one a command left behind)';
+    }
+    const [first, ...others] = writers.commands;
+    if (others.length === 0)
+        return `the command '${first}'`;
+    return `one of the commands that ran side by side: ${writers.commands.map((label) => `'${label}'`).join(', ')}`;
+}
+function excerpt(text) {
+    const cut = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+    return JSON.stringify(cut);
+}
+/** The warning for a file command a project command wrote to, which the controller put back. */
+function tamperingWarning(file, writers, tampering) {
+    const what = tampering.kind === 'appended'
+        ? `appended ${excerpt(tampering.text)}`
+        : tampering.kind === 'rewritten'
+            ? `rewrote it as ${excerpt(tampering.text)}`
+            : `replaced it (${tampering.what})`;
+    return (`${writersText(writers)} wrote to the runner's ${file} file, which is the controller's alone: ${what}. ` +
+        `The controller put back its own text, so none of it reaches the job's later steps. ` +
+        `A project command must not write the runner's file commands; hand results on as files in the work tree.`);
+}
+
+;// CONCATENATED MODULE: ./src/adapters/runner-file-guard.ts
+/**
+ * The runner's file commands (`domain/runner-file-commands.ts`) held for the controller. No project
+ * command gets their variables, but their folder (`$RUNNER_TEMP/_runner_file_commands`) can be listed,
+ * so the guard holds what the controller itself wrote to each file and puts that text back:
+ *
+ * - after each project command's process tree has ended (`runner()` wraps the process runner);
+ * - before each command starts and before each write of the controller's own (`own`, `ownSync`), in
+ *   case something written meanwhile (a process a command left behind) would be taken for the
+ *   controller's;
+ * - once more as the last thing before the step exits (`putBackAtExit`).
+ *
+ * What the controller writes between commands (an output, the summary) is held from then on. Whatever
+ * else was there is said in a warning naming the file and the command that wrote it. A put-back never
+ * writes through a planted symlink: the text goes to a new file that replaces the path.
+ */
+
+
+
+
+/** Bytes read past the controller's own text to quote what was planted (the rest is put back unread). */
+const READ_PAST_BYTES = 4096;
+/** The file-command paths the runner gave this step, from its environment (unset ones are not held). */
+function runnerFileCommandPaths(env) {
+    const paths = {};
+    for (const file of RUNNER_FILE_COMMANDS) {
+        const path = env[file];
+        if (path)
+            paths[file] = path;
+    }
+    return paths;
+}
+class RunnerFileGuard {
+    warn;
+    held;
+    running = new Map();
+    nextCommand = 0;
+    putBacks = [];
+    /**
+     * Holds each file as it is now (what the controller wrote so far: the runner gives a step empty ones).
+     * `warn` hears each put-back as a sentence (the caller's logger redacts it).
+     */
+    constructor(paths, warn) {
+        this.warn = warn;
+        this.held = Object.entries(paths).map(([file, path]) => ({
+            file: file,
+            path,
+            text: readWhole(path) ?? Buffer.alloc(0),
+        }));
+    }
+    /** Every put-back so far, in order. */
+    get found() {
+        return this.putBacks;
+    }
+    /** `inner`, with the guard around each command, which never gets the file commands' variables. */
+    runner(inner) {
+        return {
+            run: async (request) => {
+                this.putBack(this.idleWriters());
+                const id = this.nextCommand++;
+                this.running.set(id, commandLabel(request.command));
+                try {
+                    return await inner.run({ ...request, env: withoutRunnerFileCommands(request.env) });
+                }
+                finally {
+                    const writers = { commands: [this.running.get(id) ?? '', ...this.othersThan(id).commands] };
+                    this.running.delete(id);
+                    this.putBack(writers);
+                }
+            },
+        };
+    }
+    /** A write of the controller's own (an output): anything foreign is put back first, then the write is held. */
+    ownSync(write) {
+        this.putBack(this.idleWriters());
+        try {
+            return write();
+        }
+        finally {
+            this.hold();
+        }
+    }
+    /** `ownSync` for a write that completes later (the summary). */
+    async own(write) {
+        this.putBack(this.idleWriters());
+        try {
+            return await write();
+        }
+        finally {
+            this.hold();
+        }
+    }
+    /** The last check, as the step ends: what a process left behind wrote since is put back too. */
+    putBackAtExit() {
+        return this.putBack(this.running.size > 0 ? this.othersThan(-1) : { after: 'the last command' });
+    }
+    /** Puts back every file that holds other than the controller's text, and says so. */
+    putBack(writers) {
+        const done = [];
+        for (const held of this.held) {
+            const tampering = tamperingIn(held);
+            if (!tampering)
+                continue;
+            replaceWith(held.path, held.text);
+            const putBack = { file: held.file, path: held.path, writers, tampering };
+            done.push(putBack);
+            this.putBacks.push(putBack);
+            this.warn(tamperingWarning(held.file, writers, tampering));
+        }
+        return done;
+    }
+    /** After a write of the controller's: the file's text, its own write included, is the controller's. */
+    hold() {
+        for (const held of this.held)
+            held.text = readWhole(held.path) ?? held.text;
+    }
+    othersThan(id) {
+        return { commands: [...this.running].filter(([other]) => other !== id).map(([, label]) => label) };
+    }
+    idleWriters() {
+        return this.running.size > 0 ? this.othersThan(-1) : { after: 'commands' };
+    }
+}
+/** How the file at `held.path` differs from the controller's text, reading no more than needed. */
+function tamperingIn(held) {
+    const stats = lstatOrNull(held.path);
+    if (!stats)
+        return { kind: 'replaced', what: 'the file was removed' };
+    if (!stats.isFile())
+        return { kind: 'replaced', what: stats.isSymbolicLink() ? 'a symlink' : 'no regular file' };
+    if (stats.size === held.text.length && held.text.length === 0)
+        return null;
+    const found = readHead(held.path, Math.min(stats.size, held.text.length + READ_PAST_BYTES));
+    if (found === null)
+        return { kind: 'replaced', what: 'the file cannot be read' };
+    return tamperingOf(held.text, found);
+}
+/** Replaces `path` with a new file holding `text`; a symlink or pipe planted there is replaced, not followed. */
+function replaceWith(path, text) {
+    const temporary = `${path}.${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
+    // A command that removed the whole folder does not keep the controller's text from the runner.
+    (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(path), { recursive: true });
+    (0,external_node_fs_namespaceObject.writeFileSync)(temporary, text, { flag: 'wx', mode: 0o644 });
+    try {
+        (0,external_node_fs_namespaceObject.renameSync)(temporary, path);
+    }
+    catch (error) {
+        (0,external_node_fs_namespaceObject.unlinkSync)(temporary);
+        throw error;
+    }
+}
+function lstatOrNull(path) {
+    try {
+        return (0,external_node_fs_namespaceObject.lstatSync)(path);
+    }
+    catch {
+        return null;
+    }
+}
+/** The first `bytes` bytes of a regular file, or null when it cannot be opened. */
+function readHead(path, bytes) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
+    }
+    catch {
+        return null;
+    }
+    try {
+        const buffer = Buffer.alloc(bytes);
+        let filled = 0;
+        while (filled < bytes) {
+            const read = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, filled, bytes - filled, filled);
+            if (read === 0)
+                break;
+            filled += read;
+        }
+        return buffer.subarray(0, filled);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+function readWhole(path) {
+    const stats = lstatOrNull(path);
+    if (!stats?.isFile())
+        return null;
+    return readHead(path, stats.size);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
@@ -36475,6 +36826,56 @@ function strategyForFixCoverage(plan, hasFix) {
     return { ...plan, strategy: agents, alternates: alternates.filter((s) => s !== agents) };
 }
 
+;// CONCATENATED MODULE: ./src/domain/test-ids.ts
+/**
+ * A JUnit verdict's key, `<check>:<test id>`, as the state and the fan-out verdict files hold it. A key
+ * longer than `MAX_TEST_KEY_CHARS` (a long parametrised test) keeps its start and ends in a hash of the
+ * whole key: the same test gives the same key in the baseline and in every later run, in the single job
+ * and in a verify leg, so its regression is still seen, and two long keys that share their start stay
+ * apart.
+ */
+
+const MAX_TEST_KEY_CHARS = 200;
+const HASH_CHARS = 16;
+/** `key` itself when short enough, else its start, `#`, and the first 16 hex digits of its SHA-256. */
+function boundedTestKey(key) {
+    if (key.length <= MAX_TEST_KEY_CHARS)
+        return key;
+    const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256').update(key).digest('hex').slice(0, HASH_CHARS);
+    return `${key.slice(0, MAX_TEST_KEY_CHARS - HASH_CHARS - 1)}#${hash}`;
+}
+/** The key of `testId` of `check`, bounded. */
+function testKey(check, testId) {
+    return boundedTestKey(`${check}:${testId}`);
+}
+
+;// CONCATENATED MODULE: ./src/app/junit-reports.ts
+/**
+ * A check's JUnit report is its own run's only when nothing else was at its path before: a report left
+ * in the candidate (committed, stale from an earlier run, or written by the agent) would otherwise be
+ * read as the result of a run that died before writing one. Each report path is removed before its run.
+ */
+
+
+/** Removes the report of every leg of `checks` (only paths inside the work tree: the config could name others). */
+async function removeReports(input, deps, checks) {
+    for (const check of checks) {
+        if (check.junit === undefined)
+            continue;
+        for (const leg of expandShards(check))
+            if (leg.junit !== undefined)
+                await removeReport(input, deps, leg.junit);
+    }
+}
+/** Removes one report path (a leg's, placeholders filled) when it lies inside the work tree. */
+async function removeReport(input, deps, path) {
+    const target = (0,external_node_path_namespaceObject.resolve)(input.cwd, path);
+    const inside = (0,external_node_path_namespaceObject.relative)(input.cwd, target);
+    if (inside === '' || inside.startsWith('..') || (0,external_node_path_namespaceObject.isAbsolute)(inside))
+        return;
+    await deps.workspace.remove(target);
+}
+
 ;// CONCATENATED MODULE: ./src/app/matrix.ts
 /**
  * The verification matrix: schedules the checks of the loop config, independent ones in parallel up to
@@ -36661,11 +37062,15 @@ function mergedRun(legs) {
 
 
 
+
+
 const EXCERPT_BYTES = 3000;
 const MISSING_TAIL_BYTES = 1500;
 /** Runs the verification matrix with streaming analysis of each failing check's output. */
 async function verify(input, deps, logDir, env, iteration, live, only) {
     await deps.workspace.makeDir(logDir);
+    const selected = only ? new Set(only) : undefined;
+    await removeReports(input, deps, input.config.checks.filter((check) => !selected || selected.has(check.name)));
     const analyzers = new Map();
     const outcomes = await runMatrix({
         checks: input.config.checks,
@@ -36765,6 +37170,9 @@ function mergedLegs(input, deps, check, legs, analyzers) {
     return { result: merged.result, analysis, shards };
 }
 async function rerunCheck(input, deps, check, logDir, env, label) {
+    // A sharded check comes here only with a command of its own (its failing tests): no shard's report is its.
+    if (shardCount(check) === 1)
+        await removeReports(input, deps, [check]);
     return deps.runner.run({
         command: check.run,
         cwd: input.cwd,
@@ -36793,7 +37201,7 @@ async function junitResults(input, deps) {
             const verdicts = {};
             for (const test of parseJUnit(xml)) {
                 if (test.status !== 'skipped')
-                    verdicts[`${check.name}:${test.id}`] = test.status;
+                    verdicts[testKey(check.name, test.id)] = test.status;
             }
             perShard.push(verdicts);
         }
@@ -36980,12 +37388,15 @@ function candidateYaml(pattern) {
 ;// CONCATENATED MODULE: ./src/domain/command-env.ts
 /**
  * The environment handed to work commands and checks: the controller's own environment minus its
- * secrets (see `secret-names.ts`), unless the config passes them by name. Pure.
+ * secrets (see `secret-names.ts`), unless the config passes them by name, and never the runner's
+ * file commands (see `runner-file-commands.ts`), whatever the config says. Pure.
  */
+
 
 /**
  * Builds the environment for a command: everything in `base` that is not a secret, plus the names in
- * `passEnv`, then `extra` on top, then `pathFirst` in front of PATH. Undefined values are dropped.
+ * `passEnv`, then `extra` on top, then `pathFirst` in front of PATH. Undefined values are dropped, and so
+ * are the runner's file commands (GITHUB_ENV, GITHUB_PATH, ...), even when passed or set in `extra`.
  */
 function buildCommandEnv(base, options) {
     const passed = new Set(options.passEnv);
@@ -36996,7 +37407,7 @@ function buildCommandEnv(base, options) {
         if (passed.has(name) || !isSecretName(name))
             env[name] = value;
     }
-    const merged = { ...env, ...options.extra };
+    const merged = withoutRunnerFileCommands({ ...env, ...options.extra });
     return options.pathFirst ? withPathFirst(merged, options.pathFirst.dirs, options.pathFirst.delimiter) : merged;
 }
 /**
@@ -37577,6 +37988,7 @@ function flake_rerun_unique(values) {
 
 
 
+
 /**
  * The flake check's plan for a sharded check: each failing shard, judged on its own command, pattern
  * and output; empty when one of them cannot be a flake or timed out (the check stays failing whatever
@@ -37624,6 +38036,8 @@ async function rerunLegs(input, deps, check, legs, logDir, env, label) {
     const worker = async () => {
         while (next < legs.length) {
             const { leg, command } = legs[next++];
+            if (leg.junit !== undefined)
+                await removeReport(input, deps, leg.junit);
             results.push(await deps.runner.run({
                 command: command ?? leg.command,
                 cwd: input.cwd,
@@ -37858,6 +38272,25 @@ const slots_EMPTY_SLOTS = { running: [], queued: [] };
 function holdsSlot(record, loopId) {
     return record.running.some((holder) => holder.loopId === loopId);
 }
+/**
+ * The limit a change of the record is made under: the job's own `max-loops`, else the one the record was
+ * last changed under. A workflow without the input (one that only runs the loops another admits) never
+ * lifts the limit; only an explicit value changes it.
+ */
+function limitUnder(record, asked) {
+    return asked ?? record.limit ?? null;
+}
+/**
+ * What a job whose `max-loops` differs from the one the record was last changed under is told (it changes
+ * the limit for every loop), or null when they agree, or either says nothing.
+ */
+function limitChange(record, asked) {
+    const recorded = record.limit ?? null;
+    if (asked === null || recorded === null || asked === recorded)
+        return null;
+    return (`max-loops is ${asked} in this job, but queue.json was last changed under max-loops ${recorded} (another workflow sets a different value); ` +
+        `the limit is ${asked} from now on. Set the same max-loops in every workflow that runs these loops.`);
+}
 const ENDED = ['complete', 'blocked', 'capped', 'aborted'];
 function hasEnded(status) {
     return status !== undefined && ENDED.includes(status);
@@ -38010,7 +38443,12 @@ function queueWait(record, loopId, statuses, limit) {
     if (!entry)
         return null;
     const dependencies = dependencyWait(entry.dependsOn, statuses);
+    // As `settle` serves the line: an ended entry leaves it, one not ready is passed over.
+    const ahead = record.queued
+        .slice(0, index)
+        .filter((before) => !hasEnded(statuses.get(before.loopId)) && ready(before, statuses)).length;
     return {
+        ahead,
         position: index + 1,
         queued: record.queued.length,
         running: record.running.length,
@@ -38577,6 +39015,7 @@ function ttyProgress(io) {
 
 
 
+
 /** Runs one iteration (`next`) or iterations until the loop stops (`run`); returns the exit code. */
 async function runIterations(command, place, values, io) {
     const { root, stateDir, loopId, store, audit, redact } = place;
@@ -38594,35 +39033,42 @@ async function runIterations(command, place, values, io) {
     io.stdout(`loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${capGiven ?? header?.state.maxIterations ?? config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`);
     const isolation = cliIsolation(values);
     io.stdout(`${isolationLine(isolation.report)}\n`);
-    for (;;) {
-        last = await runOneIteration({
-            config,
-            library,
-            loopId,
-            cwd: root,
-            loopDir: (0,external_node_path_namespaceObject.join)(stateDir, loopId),
-            excludeFromCommits: excluded.startsWith('..') ? [] : [excluded],
-            commit: !values['no-commit'] && config.commit.enabled,
-            identity: { name: 'loop-controller', email: 'loop-controller@users.noreply.github.com' },
-            env: io.env,
-            maxParallel: (0,external_node_os_namespaceObject.availableParallelism)(),
-            agentSandbox: isolation.report.nestedSandbox,
-            toolVersion: VERSION,
-            ...(capGiven !== undefined ? { capGiven } : {}),
-            ...(configPath ? { configPathRelative: (0,external_node_path_namespaceObject.relative)(root, configPath) } : {}),
-        }, {
-            store,
-            runner: new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix }),
-            git,
-            clock: systemClock,
-            logger,
-            workspace: nodeWorkspace,
-            audit,
-            redact,
-            progress,
-        });
-        if (last.outcome !== 'continue' || command === 'next')
-            break;
+    // Run in a workflow step, the step's file commands are put back after each project command and at the end.
+    const runnerFiles = new RunnerFileGuard(runnerFileCommandPaths(io.env), (message) => logger.warning(message));
+    try {
+        for (;;) {
+            last = await runOneIteration({
+                config,
+                library,
+                loopId,
+                cwd: root,
+                loopDir: (0,external_node_path_namespaceObject.join)(stateDir, loopId),
+                excludeFromCommits: excluded.startsWith('..') ? [] : [excluded],
+                commit: !values['no-commit'] && config.commit.enabled,
+                identity: { name: 'loop-controller', email: 'loop-controller@users.noreply.github.com' },
+                env: io.env,
+                maxParallel: (0,external_node_os_namespaceObject.availableParallelism)(),
+                agentSandbox: isolation.report.nestedSandbox,
+                toolVersion: VERSION,
+                ...(capGiven !== undefined ? { capGiven } : {}),
+                ...(configPath ? { configPathRelative: (0,external_node_path_namespaceObject.relative)(root, configPath) } : {}),
+            }, {
+                store,
+                runner: runnerFiles.runner(new ChildProcessRunner({ redact, isolationPrefix: isolation.prefix })),
+                git,
+                clock: systemClock,
+                logger,
+                workspace: nodeWorkspace,
+                audit,
+                redact,
+                progress,
+            });
+            if (last.outcome !== 'continue' || command === 'next')
+                break;
+        }
+    }
+    finally {
+        runnerFiles.putBackAtExit();
     }
     io.stdout(`${closingLine(last, Date.now() - started, (0,external_node_path_namespaceObject.relative)(io.cwd, (0,external_node_path_namespaceObject.join)(stateDir, loopId)) || '.')}\n`);
     if (command === 'next' && last.outcome === 'continue')
@@ -38922,8 +39368,6 @@ function redact(url) {
     return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/adapters/stores/shared.ts
 /**
  * Helpers shared by the stores that survive GitHub (cache, artifact, git, auto): state validation with
@@ -39085,6 +39529,70 @@ async function withActionsEnv(env, body, capture) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/adapters/stores/branch-loops.ts
+
+/** The marker the store commits beside a quarantined state; `load` and `save` refuse while it is there. */
+const branch_loops_QUARANTINE_MARKER = 'QUARANTINED.json';
+/** The loops at `commit`, sorted by id. `branchName` names where a problem is (`loop-state:<folder>/...`). */
+async function loopsOnBranch(branch, commit, branchName, toolVersion) {
+    const loops = [];
+    for (const folder of await branch.topLevel(commit)) {
+        const marker = await branch.readFile(commit, `${folder}/${branch_loops_QUARANTINE_MARKER}`);
+        if (marker !== null) {
+            loops.push(quarantinedLoop(folder, marker, branchName));
+            continue;
+        }
+        const text = await branch.readFile(commit, `${folder}/${shared_STATE_FILE}`);
+        if (text === null)
+            continue;
+        const loop = loopIn(folder, text, `${branchName}:${folder}/${shared_STATE_FILE}`, toolVersion);
+        if (loop)
+            loops.push(loop);
+    }
+    return loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
+}
+/** The loop a folder holds; null for a folder that is no loop's (its valid state names another folder). */
+function loopIn(folder, text, where, toolVersion) {
+    const parsed = parseStoredState(text, where, toolVersion);
+    if (parsed.kind === 'valid') {
+        return shared_loopFolder(parsed.state.loopId) === folder ? { loopId: parsed.state.loopId, state: parsed.state } : null;
+    }
+    const problem = parsed.kind === 'future' ? parsed.error.message : parsed.reason;
+    return { loopId: loopIdNamedIn(text) ?? folderLoopId(folder), state: null, problem: branch_loops_firstLine(problem) };
+}
+/** A folder the store quarantined: its marker says the loop, why and where the bad state is kept. */
+function quarantinedLoop(folder, marker, branchName) {
+    let info = {};
+    try {
+        info = JSON.parse(marker);
+    }
+    catch {
+        // A damaged marker still means quarantined.
+    }
+    const loopId = typeof info.loopId === 'string' && shared_loopFolder(info.loopId) === folder ? info.loopId : folderLoopId(folder);
+    const kept = typeof info.file === 'string' ? `${branchName}:${info.file}` : `${branchName}:${folder}/`;
+    const reason = typeof info.reason === 'string' ? branch_loops_firstLine(info.reason) : 'it failed validation';
+    return {
+        loopId,
+        state: null,
+        problem: `quarantined (${reason}); kept at ${kept}: fix or discard it, then reset the loop's state`,
+    };
+}
+/** The loop id a folder name encodes (`encodeLoopId`), or the name itself when it is no encoding. */
+function folderLoopId(folder) {
+    try {
+        return decodeURIComponent(folder);
+    }
+    catch {
+        return folder;
+    }
+}
+function branch_loops_firstLine(text) {
+    return text.split('\n')[0] ?? '';
+}
+
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/adapters/stores/git-slot-store.ts
 /**
  * The slots record (`queue.json`) at the top of the `git` store's branch, beside the loops' folders.
@@ -39174,9 +39682,9 @@ class GitSlotStore {
 ;// CONCATENATED MODULE: ./src/adapters/stores/state-branch-reader.ts
 /**
  * The `git` store's branch read, and only read: every loop's state and the slots record, as the
- * dashboard lists them, for `loop-controller status --all --remote`. Unlike the store itself it never
- * writes: a state that cannot be read is named (the store quarantines it the next time a loop job
- * loads it), and nothing is pushed, whoever runs it.
+ * dashboard lists them (`branch-loops.ts`), for `loop-controller status --all --remote`. It never
+ * writes: a state that cannot be read, or one the store quarantined, is a row with its problem, and
+ * nothing is pushed, whoever runs it.
  */
 
 
@@ -39206,17 +39714,7 @@ async function readStateBranch(options) {
         const url = await branch.remoteUrl();
         if (!commit)
             return { url, commit: null, loops: [], slots: slots_EMPTY_SLOTS };
-        const loops = [];
-        for (const folder of await branch.topLevel(commit)) {
-            const where = `${options.branch}:${folder}/${shared_STATE_FILE}`;
-            const text = await branch.readFile(commit, `${folder}/${shared_STATE_FILE}`);
-            if (text === null)
-                continue;
-            const loop = loopIn(folder, text, where);
-            if (loop)
-                loops.push(loop);
-        }
-        loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
+        const loops = await loopsOnBranch(branch, commit, options.branch);
         const slotsText = await branch.readFile(commit, SLOTS_FILE);
         if (slotsText === null)
             return { url, commit, loops, slots: slots_EMPTY_SLOTS };
@@ -39235,15 +39733,6 @@ async function readStateBranch(options) {
     finally {
         await (0,promises_namespaceObject.rm)(workDir, { recursive: true, force: true });
     }
-}
-/** The loop a folder holds; null for a folder that is no loop's (its state names another folder). */
-function loopIn(folder, text, where) {
-    const parsed = parseStoredState(text, where);
-    if (parsed.kind === 'valid') {
-        return shared_loopFolder(parsed.state.loopId) === folder ? { loopId: parsed.state.loopId, state: parsed.state } : null;
-    }
-    const problem = parsed.kind === 'future' ? parsed.error.message : parsed.reason;
-    return { loopId: loopIdNamedIn(text) ?? folder, state: null, problem: problem.split('\n')[0] ?? '' };
 }
 
 ;// CONCATENATED MODULE: ./src/domain/remote-url.ts
@@ -39328,7 +39817,34 @@ function queuedNext(wait, issueOf = (id) => id) {
     if (dependencies.pending.length > 0) {
         return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.';
     }
+    const waitingAhead = waitingOnDependenciesAhead(wait);
+    if (waitingAhead > 0 && wait.ahead !== undefined) {
+        const first = wait.ahead === 0
+            ? 'no loop ahead of it can start first'
+            : `the ${wait.ahead} ahead of it that can start have started`;
+        return `It starts by itself when a running loop ends and ${first} (${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies and ${waitingAhead === 1 ? 'is' : 'are'} passed over); nothing to do. To drop it, comment \`/loop abort\`.`;
+    }
     return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.';
+}
+/** Loops ahead in line still waiting for their dependencies (a freed slot passes them over); 0 when unknown. */
+function waitingOnDependenciesAhead(wait) {
+    return wait.ahead === undefined ? 0 : Math.max(0, wait.position - 1 - wait.ahead);
+}
+/** The place in line, said among the loops that can start where some ahead wait for their dependencies. */
+function placeInLine(wait) {
+    const place = `${wait.position} of ${wait.queued} queued`;
+    const waitingAhead = waitingOnDependenciesAhead(wait);
+    if (waitingAhead === 0 || wait.ahead === undefined)
+        return place;
+    const passed = `${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies`;
+    return wait.ahead === 0
+        ? `${place}, first of the loops that can start (${passed})`
+        : `${place}, ${ordinal(wait.ahead + 1)} of the loops that can start (${passed})`;
+}
+function ordinal(n) {
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return `${n}th`;
+    return `${n}${['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
 }
 function listed(loopIds, issueOf) {
     const names = loopIds.map(issueOf);
@@ -39344,7 +39860,7 @@ function renderQueued(input, issueOf = (id) => id) {
         // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
         `**Why:** ${queuedReason(wait, issueOf)}.`,
         '',
-        `**Place in line:** ${wait.position} of ${wait.queued} queued; slots: ${slots}.${wait.position > TOLD_IN_LINE
+        `**Place in line:** ${placeInLine(wait)}; slots: ${slots}.${wait.position > TOLD_IN_LINE
             ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
             : ''}`,
         '',
@@ -39353,6 +39869,18 @@ function renderQueued(input, issueOf = (id) => id) {
     if (input.runUrl)
         lines.push('', `[This job](${input.runUrl})`);
     return `${lines.join('\n')}\n`;
+}
+/**
+ * A new loop saved `queued` whose job could not take its place in line (queue.json was not changed):
+ * no loop ending would start it, so the person who started it is told, with the error.
+ */
+function notInLineRefusal(loopId, error) {
+    return {
+        loopId,
+        title: `loop-controller could not put the loop ${code(loopId)} in line: queue.json was not changed.`,
+        reason: markdownText(error, 600),
+        whatToDo: `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then. Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/loops-table.ts
@@ -39378,6 +39906,8 @@ const LOOPS_TABLE_COLUMNS = [
     'pull request',
     'last run',
     'queue',
+    // Last, so the columns before it keep their places for whoever reads a row by position.
+    'updated',
 ];
 /** `50,000`: a whole number with thousands separated (the same in every locale). */
 function grouped(value) {
@@ -39419,13 +39949,42 @@ function runUrl(lastRun, repositoryUrl) {
     const kept = lastRun.url;
     return /^https:\/\/[^\s]+$/.test(kept) && kept.endsWith(`/actions/runs/${lastRun.id}`) ? kept : null;
 }
-/** The last verification: `pass (n)`, `fail (k of n)`, or `-` before any. */
+/** Failing checks named in the verdict before the rest are counted. */
+const NAMED_FAILURES = 3;
+/** The last verification: `pass (all 4)`, `fail: unit, lint (2 of 3)`, or `-` before any. */
 function lastVerdictText(state) {
     const results = state.lastVerification?.results ?? [];
     if (results.length === 0)
         return '-';
-    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error').length;
-    return failed === 0 ? `pass (${results.length})` : `fail (${failed} of ${results.length})`;
+    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error');
+    if (failed.length === 0)
+        return `pass (all ${results.length})`;
+    const named = failed.slice(0, NAMED_FAILURES).map((r) => r.name);
+    const more = failed.length > NAMED_FAILURES ? ` +${failed.length - NAMED_FAILURES} more` : '';
+    return `fail: ${named.join(', ')}${more} (${failed.length} of ${results.length})`;
+}
+/** `2026-01-01 10:00 UTC`: an instant to the minute, the same wherever it is read. */
+function utcMinute(at) {
+    return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+/** How long before `now` a thing happened: `just now`, `5m ago`, `2h 10m ago`, `3d 4h ago`. */
+function ageText(at, now) {
+    const minutes = Math.floor((now.getTime() - at.getTime()) / 60_000);
+    if (minutes < 1)
+        return 'just now';
+    if (minutes < 60)
+        return `${minutes}m ago`;
+    const hours = Math.floor(minutes / 60);
+    if (hours < 24)
+        return `${hours}h ${minutes % 60}m ago`;
+    return `${Math.floor(hours / 24)}d ${hours % 24}h ago`;
+}
+/** When a state was saved, as the table says it: its age at `now`, else its UTC time; `-` when unknown. */
+function updatedText(updatedAt, now) {
+    const at = new Date(updatedAt);
+    if (Number.isNaN(at.getTime()))
+        return '-';
+    return now ? ageText(at, now) : utcMinute(at);
 }
 /** A loop as the queue cell names it: `#12` for an issue's loop, else its id. */
 function shortName(loopId) {
@@ -39470,8 +40029,9 @@ function queueText(state, loops, queue) {
  * issue a loop started from; without it (a local state directory) the issue is named, not linked.
  * `queue`, when the slots record was read, says where each queued loop stands, from the statuses of
  * `everyLoop` (default `loops`: a table that shows only some loops still knows their dependencies').
+ * `now` makes each loop's last save an age (a running loop last saved days ago is plainly not running).
  */
-function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
+function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
     return [...loops]
         .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
         .map(({ loopId, state, problem }) => {
@@ -39480,6 +40040,7 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
                 loopId,
                 stage: '-',
                 status: 'unreadable',
+                updated: '-',
                 iterations: '-',
                 spent: '-',
                 lastVerdict: problem ?? '-',
@@ -39490,11 +40051,16 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
             };
         }
         const task = state.task;
+        // A loop waiting in line before its first iteration is in no stage yet.
+        const notStarted = state.status === 'queued' && state.iteration === 0;
         return {
             loopId,
-            stage: state.stage,
+            stage: notStarted ? '-' : state.stage,
             status: state.status,
-            iterations: `${state.iteration} of ${state.maxIterations}`,
+            updated: updatedText(state.updatedAt, now),
+            iterations: notStarted
+                ? `not started (cap ${state.maxIterations})`
+                : `${state.iteration} of ${state.maxIterations}`,
             spent: spentText(state),
             lastVerdict: lastVerdictText(state),
             issue: task?.source === 'issue'
@@ -39506,6 +40072,11 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops) {
         };
     });
 }
+/** A terminal's last verdict: a long problem (an unreadable state's) is cut; `--json` has it whole. */
+const TEXT_VERDICT_CHARS = 60;
+function cut(text, max) {
+    return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
 function plainCells(row) {
     return [
         row.loopId,
@@ -39513,17 +40084,21 @@ function plainCells(row) {
         row.status,
         row.iterations,
         row.spent,
-        row.lastVerdict,
+        cut(row.lastVerdict, TEXT_VERDICT_CHARS),
         row.issue ? `#${row.issue.number}` : '-',
         row.pullRequest ? `#${row.pullRequest.number}` : '-',
         row.lastRun ? (row.lastRun.url ?? row.lastRun.id) : '-',
         row.queue,
+        row.updated,
     ];
 }
-/** Plain columns padded to their widths, for a terminal. */
+/** Plain columns padded to their widths, for a terminal; the queue column only when some loop is queued. */
 function renderLoopsText(rows) {
-    const table = rows.map(plainCells);
-    const header = [...LOOPS_TABLE_COLUMNS];
+    const queueAt = LOOPS_TABLE_COLUMNS.indexOf('queue');
+    const withQueue = rows.some((row) => row.queue !== '-');
+    const shown = (cells) => cells.filter((_, i) => withQueue || i !== queueAt);
+    const table = rows.map((row) => shown(plainCells(row)));
+    const header = shown(LOOPS_TABLE_COLUMNS);
     const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
     const line = (cells) => cells
         .map((cell, i) => cell.padEnd(widths[i] ?? 0))
@@ -39549,6 +40124,7 @@ function renderLoopsMarkdown(rows) {
             row.pullRequest ? linked(`#${row.pullRequest.number}`, row.pullRequest.url) : '-',
             row.lastRun ? linked(`run ${row.lastRun.id}`, row.lastRun.url) : '-',
             row.queue === '-' ? '-' : inlineText(row.queue, 200),
+            inlineText(row.updated),
         ];
         return `| ${cells.join(' | ')} |`;
     });
@@ -39574,38 +40150,25 @@ function renderLoopsMarkdown(rows) {
 
 
 
-/** The ids of the loops kept in `stateDir` (a folder holding `loop-state.json`), sorted. */
-async function loopIds(stateDir) {
-    const entries = await (0,promises_namespaceObject.readdir)(stateDir, { withFileTypes: true }).catch(() => []);
-    const ids = [];
-    for (const entry of entries) {
-        if (!entry.isDirectory())
-            continue;
-        const files = await (0,promises_namespaceObject.readdir)((0,external_node_path_namespaceObject.join)(stateDir, entry.name)).catch(() => []);
-        if (files.includes('loop-state.json'))
-            ids.push(entry.name);
-    }
-    return ids.sort();
-}
-/** Prints every loop; exit 0 (a listing, not one loop's state). A state that cannot be read is named. */
+/**
+ * Prints every loop; exit 0 (a listing, not one loop's state), also when a state cannot be read: that
+ * loop is a row `unreadable` and the count is said on stderr.
+ */
 async function showAllLoops(place, values, io) {
     if (values['state-branch'] !== undefined && values.remote === undefined) {
         throw new UsageError(`--state-branch names the branch of a remote: give --remote too (e.g. --remote origin).`);
     }
     if (values.remote !== undefined)
         return showBranchLoops(place, values, io);
-    const ids = await loopIds(place.stateDir);
-    const rows = [];
-    for (const loopId of ids) {
-        try {
-            rows.push({ loopId, state: (await place.store.load(loopId))?.state ?? null });
-        }
-        catch (error) {
-            rows.push({ loopId, state: null, problem: error.message.split('\n')[0] ?? '' });
-        }
-    }
+    // Read only: a listing never moves a bad state aside, so it is listed again the next time.
+    const rows = await place.store.readLoops();
     if (rows.length === 0 && !values.json) {
-        io.stdout(`No loops yet in ${(0,external_node_path_namespaceObject.relative)(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.\n`);
+        const remotes = await stateBranchRemotes(place.root);
+        // A clone of a repository whose loops run on GitHub keeps them on a remote's branch, not here.
+        const hint = remotes.length
+            ? ` The loops the action runs are on ${remotes.map((r) => `${r}/loop-state`).join(', ')}: 'loop-controller status --all --remote ${remotes[0]}'.`
+            : '';
+        io.stdout(`No loops yet in ${(0,external_node_path_namespaceObject.relative)(io.cwd, place.stateDir) || '.'}. Start one with 'loop-controller run'.${hint}\n`);
         return EXIT.complete;
     }
     printLoops(rows, null, undefined, values, io);
@@ -39659,8 +40222,26 @@ async function showBranchLoops(place, values, io) {
     printLoops(listing.loops, queue, repositoryWebUrl(listing.url) ?? undefined, values, io);
     return EXIT.complete;
 }
+/** The remotes this clone has fetched a `loop-state` branch from (`refs/remotes/<name>/loop-state`). */
+async function stateBranchRemotes(root) {
+    const listed = await new GitCli(root).exec(['for-each-ref', '--format=%(refname)', 'refs/remotes/*/loop-state'], {
+        allowFailure: true,
+    });
+    if (listed.exitCode !== 0)
+        return [];
+    return listed.stdout
+        .split('\n')
+        .map((ref) => /^refs\/remotes\/(.+)\/loop-state$/.exec(ref.trim())?.[1])
+        .filter((remote) => Boolean(remote));
+}
 function printLoops(rows, queue, repositoryUrl, values, io) {
-    const table = loopsTableRows(rows, repositoryUrl, queue);
+    // Each loop's last save as an age: a running loop last saved days ago has plainly stopped.
+    const table = loopsTableRows(rows, repositoryUrl, queue, rows, new Date());
+    const unreadable = rows.filter((row) => !row.state).length;
+    // The table cuts each problem short; said once on stderr too, so a script reading stdout is not misled.
+    if (unreadable > 0) {
+        io.stderr(`warning: ${unreadable} loop(s) unreadable${values.json ? '' : ' (--json shows each problem in full)'}\n`);
+    }
     if (values.json) {
         const byId = new Map(table.map((row) => [row.loopId, row]));
         const json = rows.map((row) => {
