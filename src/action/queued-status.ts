@@ -44,19 +44,11 @@ export async function reportQueued(
   const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop))
   if (input.summary !== false && run.hasStepSummary) await deps.io.writeSummary(body)
   const subject = input.summary !== false ? run.event.subject.number : null
-  for (const issueNumber of commentTargets(subject, input.state)) {
-    try {
-      const comment = await deps.github.upsertStickyComment({
-        issueNumber,
-        marker: stickyCommentMarker(input.loopId),
-        body,
-      })
-      deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
-    } catch (error) {
-      if (!(error instanceof GitHubPermissionError)) throw error
-      deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`))
-    }
-  }
+  await writeStatusComments(commentTargets(subject, input.state), input.loopId, body, deps, (issueNumber, error) =>
+    error instanceof GitHubPermissionError
+      ? `${error.message} The queued loop has no status comment on #${issueNumber}.`
+      : undefined,
+  )
 }
 
 /**
@@ -78,20 +70,35 @@ export async function reportAdmitted(
   )
   // Another loop's job (its event about that loop) tells only the admitted loop's own issues.
   const subject = input.runId === undefined ? run.event.subject.number : null
-  for (const issueNumber of commentTargets(subject, input.state)) {
+  await writeStatusComments(
+    commentTargets(subject, input.state),
+    input.loopId,
+    body,
+    deps,
+    (issueNumber, error) =>
+      `The status comment of loop ${input.loopId} on #${issueNumber} still says queued (${messageOf(error)}).`,
+  )
+}
+
+/**
+ * Writes the loop's sticky comment on each of `issueNumbers`. A comment that cannot be written is warned
+ * about in the words `warningOf` gives, or, where it gives none, fails the job.
+ */
+async function writeStatusComments(
+  issueNumbers: readonly number[],
+  loopId: string,
+  body: string,
+  deps: Pick<ReleaseDeps, 'github' | 'io' | 'logger' | 'redact'>,
+  warningOf: (issueNumber: number, error: unknown) => string | undefined,
+): Promise<void> {
+  for (const issueNumber of issueNumbers) {
     try {
-      const comment = await deps.github.upsertStickyComment({
-        issueNumber,
-        marker: stickyCommentMarker(input.loopId),
-        body,
-      })
+      const comment = await deps.github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body })
       deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`)
     } catch (error) {
-      deps.logger.warning(
-        deps.redact(
-          `The status comment of loop ${input.loopId} on #${issueNumber} still says queued (${messageOf(error)}).`,
-        ),
-      )
+      const warning = warningOf(issueNumber, error)
+      if (warning === undefined) throw error
+      deps.logger.warning(deps.redact(warning))
     }
   }
 }
