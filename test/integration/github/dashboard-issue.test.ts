@@ -2,56 +2,26 @@
 // which validates every request and response against GitHub's description and schema: found by its
 // label among the controller's own issues, opened and pinned once, rewritten only when it changed,
 // a duplicate from a race unpinned and closed, and a tick read, authorized and said.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { OctokitDashboardIssues } from '../../../src/adapters/dashboard-issue.js'
-import { createOctokit } from '../../../src/adapters/github-client.js'
+import { describe, expect, it } from 'vitest'
+import type { OctokitDashboardIssues } from '../../../src/adapters/dashboard-issue.js'
 import { applyDashboardTicks, refreshDashboard } from '../../../src/app/dashboard.js'
 import type { PeopleCommand } from '../../../src/app/people-commands.js'
 import { DASHBOARD_LABEL } from '../../../src/domain/report/dashboard.js'
 import type { LoopState } from '../../../src/domain/state.js'
-import type { Loaded, LoopReader, Store } from '../../../src/ports/store.js'
 import { loopState } from '../../golden/dashboard-loops.js'
 import type { IssueModel } from '../../sandbox/github-objects.js'
-import { type RestApi, startRestApi } from '../../sandbox/rest-api.js'
+import {
+  api,
+  BOT,
+  issuesAs,
+  logged,
+  logger,
+  REPOSITORY_URL,
+  storeOf,
+  useDashboardStandIn,
+} from './dashboard-stand-in.js'
 
-const BOT = 'github-actions[bot]'
-const REPOSITORY_URL = 'https://github.com/acme/demo'
-let api: RestApi
-
-beforeEach(async () => {
-  api = await startRestApi({
-    owner: 'acme',
-    repo: 'demo',
-    users: { alice: 'write' },
-    tokens: {
-      job: { actor: BOT, kind: 'installation', permissions: { issues: 'write' } },
-      alice: { actor: 'alice', kind: 'user', permissions: { issues: 'write' } },
-    },
-  })
-})
-afterEach(async () => {
-  expect(api.violations).toEqual([])
-  await api.stop()
-})
-
-function issuesAs(token: string): OctokitDashboardIssues {
-  const octokit = createOctokit({ token, owner: 'acme', repo: 'demo', baseUrl: api.url, retries: 0, throttle: false })
-  return new OctokitDashboardIssues(octokit, 'acme', 'demo')
-}
-
-/** The loops a store holds (a read-only listing is all the dashboard asks of it; load for the ticks' commands). */
-function storeOf(states: Map<string, LoopState>): Pick<Store, 'load'> & LoopReader {
-  return {
-    load: async (loopId): Promise<Loaded | null> => {
-      const state = states.get(loopId)
-      return state ? { state, version: state.updatedAt } : null
-    },
-    readLoops: async () => [...states.entries()].map(([loopId, state]) => ({ loopId, state })),
-  }
-}
-
-const logged: string[] = []
-const logger = { info: (m: string) => void logged.push(m), warning: (m: string) => void logged.push(`warning: ${m}`) }
+useDashboardStandIn()
 
 function planted(login: string, title = 'Loop dashboard'): IssueModel {
   const issue = api.model.createIssue(api.model.user(login), title, '<!-- loop-dashboard -->\nold')

@@ -5,55 +5,14 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { OctokitDashboardIssues } from '../../../src/adapters/dashboard-issue.js'
-import { createOctokit } from '../../../src/adapters/github-client.js'
+import { describe, expect, it } from 'vitest'
 import { GitStore } from '../../../src/adapters/stores/git-store.js'
 import { refreshDashboard } from '../../../src/app/dashboard.js'
 import { DASHBOARD_LABEL } from '../../../src/domain/report/dashboard.js'
-import type { LoopState } from '../../../src/domain/state.js'
-import type { Loaded, LoopReader, Store } from '../../../src/ports/store.js'
 import { loopState } from '../../golden/dashboard-loops.js'
-import { type RestApi, startRestApi } from '../../sandbox/rest-api.js'
+import { api, issuesAs, logger, REPOSITORY_URL, storeOf, useDashboardStandIn } from './dashboard-stand-in.js'
 
-const BOT = 'github-actions[bot]'
-const REPOSITORY_URL = 'https://github.com/acme/demo'
-let api: RestApi
-
-beforeEach(async () => {
-  api = await startRestApi({
-    owner: 'acme',
-    repo: 'demo',
-    users: { alice: 'write' },
-    tokens: {
-      job: { actor: BOT, kind: 'installation', permissions: { issues: 'write' } },
-      alice: { actor: 'alice', kind: 'user', permissions: { issues: 'write' } },
-    },
-  })
-})
-afterEach(async () => {
-  expect(api.violations).toEqual([])
-  await api.stop()
-})
-
-function issuesAs(token: string): OctokitDashboardIssues {
-  const octokit = createOctokit({ token, owner: 'acme', repo: 'demo', baseUrl: api.url, retries: 0, throttle: false })
-  return new OctokitDashboardIssues(octokit, 'acme', 'demo')
-}
-
-/** The loops a store holds (a read-only listing is all the dashboard asks of it; load for the ticks' commands). */
-function storeOf(states: Map<string, LoopState>): Pick<Store, 'load'> & LoopReader {
-  return {
-    load: async (loopId): Promise<Loaded | null> => {
-      const state = states.get(loopId)
-      return state ? { state, version: state.updatedAt } : null
-    },
-    readLoops: async () => [...states.entries()].map(([loopId, state]) => ({ loopId, state })),
-  }
-}
-
-const logged: string[] = []
-const logger = { info: (m: string) => void logged.push(m), warning: (m: string) => void logged.push(`warning: ${m}`) }
+useDashboardStandIn()
 
 const dashboardsIn = () =>
   [...api.model.issues.values()].filter((i) => i.labels.some((l) => l.name === DASHBOARD_LABEL))
