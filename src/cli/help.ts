@@ -70,7 +70,8 @@ read is listed unreadable, its problem cut short (--json has it whole) and count
 code stays 0, as for any listing. With --remote, the loops the action keeps on that remote's state branch
 (default loop-state; GH_TOKEN or GITHUB_TOKEN for a private repository), each queued loop's place in
 line (the limit the queue recorded at its last change; --max-loops N overrides it) and, for a GitHub remote,
-each last run's address, read without writing anything.`,
+each last run's address, read without writing anything. The table is for reading (a queue column only
+while a loop is queued); scripts read --json, whose fields stay put.`,
   history: `loop-controller history [--loop-id ID] [--json]
 
 Lists each iteration: decision, checks, verdicts, patterns and strategies.`,

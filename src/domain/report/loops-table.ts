@@ -56,7 +56,8 @@ export const LOOPS_TABLE_COLUMNS = [
   'pull request',
   'last run',
   'queue',
-  // Last, so the columns before it keep their places for whoever reads a row by position.
+  // Last, so the dashboard's columns before it keep their places for whoever reads a row by position (the
+  // text table, for eyes, drops an all-empty queue column; scripts read `status --all --json`).
   'updated',
 ] as const
 
