@@ -96,7 +96,7 @@ export class RunnerFileGuard {
     for (const [file, path] of Object.entries(paths)) {
       const text = readWhole(path)
       if (text === null) {
-        report.info(`${file} (${path}) is not a regular file, so it is not guarded: writes to it are not put back.`)
+        report.info(`${file} (${path}) ${whatIsAt(path)}, so it is not guarded: writes to it are not put back.`)
         continue
       }
       this.held.push({ file: file as RunnerFileCommand, path, text })
@@ -204,6 +204,14 @@ function replaceWith(held: HeldFile, text: Buffer): void {
       `The controller's ${held.file} (${path}) could not be put back: ${error instanceof Error ? error.message : String(error)}`,
     )
   }
+}
+
+/** What a path that is no regular file is, as the log says it. */
+function whatIsAt(path: string): string {
+  const stats = lstatOrNull(path)
+  if (!stats) return 'does not exist'
+  if (stats.isSymbolicLink()) return 'is a symlink'
+  return stats.isFile() ? 'cannot be read' : 'is not a regular file'
 }
 
 function lstatOrNull(path: string): Stats | null {

@@ -236,8 +236,8 @@ describe('RunnerFileGuard', () => {
     expect(guard.holds('GITHUB_OUTPUT')).toBe(false)
     expect(guard.holds('GITHUB_STEP_SUMMARY')).toBe(false)
     expect(infos).toHaveLength(2)
-    expect(infos[0]).toContain(missing)
-    expect(infos[1]).toContain(summary)
+    expect(infos[0]).toContain(`GITHUB_OUTPUT (${missing}) does not exist, so it is not guarded`)
+    expect(infos[1]).toContain(`GITHUB_STEP_SUMMARY (${summary}) is a symlink, so it is not guarded`)
     await guard.runner(new ChildProcessRunner({ killGraceMs: 400, pipeGraceMs: 200 })).run({
       command: 'true',
       cwd: temp,
