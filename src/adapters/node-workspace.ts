@@ -1,4 +1,4 @@
-import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, open, realpath, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { Workspace } from '../ports/workspace.js'
 
@@ -29,5 +29,20 @@ export const nodeWorkspace: Workspace = {
   },
   async remove(path) {
     await rm(path, { recursive: true, force: true })
+  },
+  async removeFile(path) {
+    const info = await lstat(path).catch(() => null)
+    if (!info) return 'absent'
+    if (!info.isFile() && !info.isSymbolicLink()) return 'not-a-file'
+    try {
+      await unlink(path)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent'
+      throw error
+    }
+    return 'removed'
+  },
+  async realPath(path) {
+    return realpath(path).catch(() => null)
   },
 }

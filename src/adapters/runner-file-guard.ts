@@ -4,14 +4,15 @@
  * so the guard holds what the controller itself wrote to each file and puts that text back:
  *
  * - after each project command's process tree has ended (`runner()` wraps the process runner);
- * - before each command starts and before each write of the controller's own (`own`, `ownSync`), in
- *   case something written meanwhile (a process a command left behind) would be taken for the
- *   controller's;
+ * - before each command starts and before each write of the controller's own (`appendOwn`);
  * - once more as the last thing before the step exits (`putBackAtExit`).
  *
- * What the controller writes between commands (an output, the summary) is held from then on. Whatever
+ * The controller's own writes (an output, the summary) are made by the guard: their bytes are added to
+ * the held text and the file is replaced with it, so what the files hold is never read back as the
+ * controller's (a process left behind that re-plants in a loop would have its line adopted). Whatever
  * else was there is said in a warning naming the file and the command that wrote it. A put-back never
- * writes through a planted symlink: the text goes to a new file that replaces the path.
+ * writes through a planted symlink: the text goes to a new file that replaces the path (a planted
+ * folder is removed first). Only paths that are regular files when the guard is made are held.
  */
 import { randomUUID } from 'node:crypto'
 import {
@@ -21,6 +22,7 @@ import {
   openSync,
   readSync,
   renameSync,
+  rmSync,
   type Stats,
   unlinkSync,
   writeFileSync,
@@ -68,6 +70,12 @@ export function runnerFileCommandPaths(
   return paths
 }
 
+/** What the guard says: each put-back as a warning, a path it does not hold as a plain line. */
+export interface GuardReport {
+  warn(message: string): void
+  info(message: string): void
+}
+
 export class RunnerFileGuard {
   private readonly held: HeldFile[]
   private readonly running = new Map<number, string>()
@@ -76,17 +84,28 @@ export class RunnerFileGuard {
 
   /**
    * Holds each file as it is now (what the controller wrote so far: the runner gives a step empty ones).
-   * `warn` hears each put-back as a sentence (the caller's logger redacts it).
+   * A path that is no regular file (missing, a symlink, a device such as `/dev/stdout`) is not the
+   * runner's file command and is not held. `report` hears each put-back as a sentence (the caller's
+   * logger redacts it).
    */
   constructor(
     paths: Partial<Record<RunnerFileCommand, string>>,
-    private readonly warn: (message: string) => void,
+    private readonly report: GuardReport,
   ) {
-    this.held = Object.entries(paths).map(([file, path]) => ({
-      file: file as RunnerFileCommand,
-      path,
-      text: readWhole(path) ?? Buffer.alloc(0),
-    }))
+    this.held = []
+    for (const [file, path] of Object.entries(paths)) {
+      const text = readWhole(path)
+      if (text === null) {
+        report.info(`${file} (${path}) ${whatIsAt(path)}, so it is not guarded: writes to it are not put back.`)
+        continue
+      }
+      this.held.push({ file: file as RunnerFileCommand, path, text })
+    }
+  }
+
+  /** True when `file` is held (the controller's writes to it go through `appendOwn`). */
+  holds(file: RunnerFileCommand): boolean {
+    return this.held.some((held) => held.file === file)
   }
 
   /** Every put-back so far, in order. */
@@ -112,24 +131,17 @@ export class RunnerFileGuard {
     }
   }
 
-  /** A write of the controller's own (an output): anything foreign is put back first, then the write is held. */
-  ownSync<T>(write: () => T): T {
+  /**
+   * A write of the controller's own (an output, the summary), made here: anything foreign is put back
+   * first, then `bytes` are added to the held text and the file is replaced with it. What another
+   * process writes in between is dropped, never taken for the controller's.
+   */
+  appendOwn(file: RunnerFileCommand, bytes: string | Uint8Array): void {
+    const held = this.held.find((candidate) => candidate.file === file)
+    if (!held) throw new Error(`${file} is not guarded: the controller cannot write to it through the guard.`)
     this.putBack(this.idleWriters())
-    try {
-      return write()
-    } finally {
-      this.hold()
-    }
-  }
-
-  /** `ownSync` for a write that completes later (the summary). */
-  async own<T>(write: () => Promise<T>): Promise<T> {
-    this.putBack(this.idleWriters())
-    try {
-      return await write()
-    } finally {
-      this.hold()
-    }
+    held.text = Buffer.concat([held.text, typeof bytes === 'string' ? Buffer.from(bytes) : bytes])
+    replaceWith(held, held.text)
   }
 
   /** The last check, as the step ends: what a process left behind wrote since is put back too. */
@@ -143,18 +155,14 @@ export class RunnerFileGuard {
     for (const held of this.held) {
       const tampering = tamperingIn(held)
       if (!tampering) continue
-      replaceWith(held.path, held.text)
+      // Said before the put-back, so a put-back that fails still leaves the warning.
+      this.report.warn(tamperingWarning(held.file, writers, tampering))
+      replaceWith(held, held.text)
       const putBack = { file: held.file, path: held.path, writers, tampering }
       done.push(putBack)
       this.putBacks.push(putBack)
-      this.warn(tamperingWarning(held.file, writers, tampering))
     }
     return done
-  }
-
-  /** After a write of the controller's: the file's text, its own write included, is the controller's. */
-  private hold(): void {
-    for (const held of this.held) held.text = readWhole(held.path) ?? held.text
   }
 
   private othersThan(id: number): { commands: string[] } {
@@ -177,18 +185,33 @@ function tamperingIn(held: HeldFile): Tampering | null {
   return tamperingOf(held.text, found)
 }
 
-/** Replaces `path` with a new file holding `text`; a symlink or pipe planted there is replaced, not followed. */
-function replaceWith(path: string, text: Buffer): void {
+/**
+ * Replaces the held path with a new file holding `text`; a symlink or pipe planted there is replaced,
+ * not followed, and a folder planted there is removed first (a rename cannot replace one).
+ */
+function replaceWith(held: HeldFile, text: Buffer): void {
+  const { path } = held
   const temporary = `${path}.${randomUUID()}`
   // A command that removed the whole folder does not keep the controller's text from the runner.
   mkdirSync(dirname(path), { recursive: true })
   writeFileSync(temporary, text, { flag: 'wx', mode: 0o644 })
   try {
+    if (lstatOrNull(path)?.isDirectory()) rmSync(path, { recursive: true, force: true })
     renameSync(temporary, path)
   } catch (error) {
     unlinkSync(temporary)
-    throw error
+    throw new Error(
+      `The controller's ${held.file} (${path}) could not be put back: ${error instanceof Error ? error.message : String(error)}`,
+    )
   }
+}
+
+/** What a path that is no regular file is, as the log says it. */
+function whatIsAt(path: string): string {
+  const stats = lstatOrNull(path)
+  if (!stats) return 'does not exist'
+  if (stats.isSymbolicLink()) return 'is a symlink'
+  return stats.isFile() ? 'cannot be read' : 'is not a regular file'
 }
 
 function lstatOrNull(path: string): Stats | null {

@@ -46,7 +46,10 @@ export async function runIterations(
   const isolation = cliIsolation(values)
   io.stdout(`${isolationLine(isolation.report)}\n`)
   // Run in a workflow step, the step's file commands are put back after each project command and at the end.
-  const runnerFiles = new RunnerFileGuard(runnerFileCommandPaths(io.env), (message) => logger.warning(message))
+  const runnerFiles = new RunnerFileGuard(runnerFileCommandPaths(io.env), {
+    warn: (message) => logger.warning(message),
+    info: (message) => logger.info(message),
+  })
   try {
     for (;;) {
       last = await runOneIteration(

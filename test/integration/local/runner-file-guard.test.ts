@@ -4,7 +4,16 @@
  * entry and summary text, found by listing `$RUNNER_TEMP/_runner_file_commands` (the variables are not
  * handed on). After each command the files hold the controller's own text again, and a warning says so.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ChildProcessRunner } from '../../../src/adapters/process-runner.js'
@@ -29,16 +38,18 @@ function runnerStep() {
     writeFileSync(env[file], '')
   }
   const warnings: string[] = []
-  const guard = new RunnerFileGuard(runnerFileCommandPaths(env), (message) => warnings.push(message))
+  const infos: string[] = []
+  const guard = new RunnerFileGuard(runnerFileCommandPaths(env), {
+    warn: (message) => warnings.push(message),
+    info: (message) => infos.push(message),
+  })
   const runner = guard.runner(new ChildProcessRunner({ killGraceMs: 400, pipeGraceMs: 200 }))
   const run = (command: string) => runner.run({ command, cwd: temp, env, timeoutMs: 20_000 })
   const text = (file: string) => readFileSync(env[file] as string, 'utf8')
-  /** What `@actions/core`'s setOutput appends. */
+  /** What `@actions/core`'s setOutput appends (the action's outputs are written by the guard). */
   const setOutput = (name: string, value: string) =>
-    guard.ownSync(() =>
-      appendFileSync(env.GITHUB_OUTPUT as string, `${name}<<ghadelimiter_1\n${value}\nghadelimiter_1\n`),
-    )
-  return { temp, folder, env, guard, run, text, setOutput, warnings }
+    guard.appendOwn('GITHUB_OUTPUT', `${name}<<ghadelimiter_1\n${value}\nghadelimiter_1\n`)
+  return { temp, folder, env, guard, run, text, setOutput, warnings, infos }
 }
 
 /** The attack: every file command found by listing the folder, written as the runner reads them. */
@@ -169,5 +180,74 @@ describe('RunnerFileGuard', () => {
     expect(step.text('GITHUB_OUTPUT')).toBe(`${held}pattern<<ghadelimiter_1\nnone\nghadelimiter_1\n`)
     expect(step.warnings[0]).toContain('between the project commands')
     expect(step.warnings[0]).toContain('verdict=pass')
+  })
+
+  it('never adopts what a leftover process re-plants in a loop while the controller writes its outputs', async () => {
+    const step = runnerStep()
+    const started = join(step.temp, 'started')
+    const stop = join(step.temp, 'stop')
+    const stopped = join(step.temp, 'stopped')
+    const replant = `cd "$RUNNER_TEMP/_runner_file_commands"; touch ${started}; while [ ! -e ${stop} ]; do echo LD_PRELOAD=/tmp/evil.so >> set_env_0b6e2c; echo status=complete >> set_output_0b6e2c; done; touch ${stopped}`
+    await step.run(
+      `setsid sh -c '${replant}' </dev/null >/dev/null 2>&1 &\nwhile [ ! -e ${started} ]; do sleep 0.02; done`,
+    )
+    let outputs = ''
+    for (let index = 0; index < 300; index++) {
+      step.setOutput(`out-${index}`, 'value')
+      outputs += `out-${index}<<ghadelimiter_1\nvalue\nghadelimiter_1\n`
+    }
+    writeFileSync(stop, '')
+    expect(await eventually(() => existsSync(stopped), 10_000)).toBe(true)
+    step.guard.putBackAtExit()
+    expect(step.text('GITHUB_ENV')).toBe('')
+    expect(step.text('GITHUB_OUTPUT')).toBe(outputs)
+  })
+
+  it('puts back a file a command replaced with a folder, warning first', async () => {
+    const step = runnerStep()
+    step.setOutput('status', 'running')
+    const held = step.text('GITHUB_OUTPUT')
+    const result = await step.run(
+      'cd "$RUNNER_TEMP/_runner_file_commands" && rm set_output_0b6e2c && mkdir -p set_output_0b6e2c/inside && touch set_output_0b6e2c/inside/file',
+    )
+    expect(result.exitCode).toBe(0)
+    expect(lstatSync(step.env.GITHUB_OUTPUT as string).isFile()).toBe(true)
+    expect(step.text('GITHUB_OUTPUT')).toBe(held)
+    expect(step.guard.found.map((found) => [found.file, found.tampering])).toEqual([
+      ['GITHUB_OUTPUT', { kind: 'replaced', what: 'no regular file' }],
+    ])
+    expect(step.warnings).toHaveLength(1)
+  })
+
+  it('holds only paths that are regular files when it is made, and says which it leaves', async () => {
+    const temp = tempDir('loop-runner-files-odd-')
+    const victim = join(temp, 'victim.md')
+    writeFileSync(victim, '# kept\n')
+    const summary = join(temp, 'step_summary_link')
+    symlinkSync(victim, summary)
+    const missing = join(temp, 'set_output_missing')
+    const env = { ...baseEnv, GITHUB_OUTPUT: missing, GITHUB_STEP_SUMMARY: summary }
+    const warnings: string[] = []
+    const infos: string[] = []
+    const guard = new RunnerFileGuard(runnerFileCommandPaths(env), {
+      warn: (message) => warnings.push(message),
+      info: (message) => infos.push(message),
+    })
+    expect(guard.holds('GITHUB_OUTPUT')).toBe(false)
+    expect(guard.holds('GITHUB_STEP_SUMMARY')).toBe(false)
+    expect(infos).toHaveLength(2)
+    expect(infos[0]).toContain(`GITHUB_OUTPUT (${missing}) does not exist, so it is not guarded`)
+    expect(infos[1]).toContain(`GITHUB_STEP_SUMMARY (${summary}) is a symlink, so it is not guarded`)
+    await guard.runner(new ChildProcessRunner({ killGraceMs: 400, pipeGraceMs: 200 })).run({
+      command: 'true',
+      cwd: temp,
+      env,
+      timeoutMs: 20_000,
+    })
+    expect(guard.putBackAtExit()).toEqual([])
+    expect(warnings).toEqual([])
+    expect(existsSync(missing)).toBe(false)
+    expect(readlinkSync(summary)).toBe(victim)
+    expect(readFileSync(victim, 'utf8')).toBe('# kept\n')
   })
 })

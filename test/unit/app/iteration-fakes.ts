@@ -150,6 +150,8 @@ export function fakeLoop(config: Partial<LoopConfigInput>, script: (command: str
       remove: async (path) => {
         files.delete(path)
       },
+      removeFile: async (path) => (files.delete(path) ? 'removed' : 'absent'),
+      realPath: async (path) => path,
     },
     audit,
     redact: (text) => text,
