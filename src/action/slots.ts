@@ -1,6 +1,6 @@
 import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
 import { GitStore } from '../adapters/stores/git-store.js'
-import { askForSlot, cycleOf, giveBackSlot, type SlotDeps } from '../app/slots.js'
+import { askForSlot, cycleOf, giveBackSlot, type SlotDeps, stillInLine } from '../app/slots.js'
 import { ConfigError, messageOf } from '../config/errors.js'
 import { Outputs } from '../constants.js'
 import { interpretEvent, parseWorkflowRef } from '../domain/action-event.js'
@@ -318,6 +318,7 @@ export async function releaseSlot(
       const reason = queuedReason(wait, nameOfLoop)
       const state =
         loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state
+      if (!(await stillInLine(loopId, slots))) continue
       await reportQueued(run, { loopId, state, wait, summary: false }, deps)
     }
   } catch (error) {

@@ -131,6 +131,18 @@ export async function giveBackSlot(
   return { started, inLine: outcome.inLine, released: outcome.released, leftLine: outcome.leftLine }
 }
 
+/**
+ * Whether `loopId` still waits in the line as the record stands now (read, not written): a job telling
+ * the loops in line their new place skips one that another job admitted meanwhile, whose comment says
+ * it started. Comments have no compare-and-swap; this read narrows the window to the comment's write.
+ */
+export async function stillInLine(loopId: string, deps: Pick<SlotDeps, 'slots'>): Promise<boolean> {
+  return deps.slots.update([], (record) => ({
+    record,
+    result: record.queued.some((entry) => entry.loopId === loopId),
+  }))
+}
+
 /** The record with the limit it was changed under: what a sweeper without `max-loops` admits by. */
 export function stamped(record: SlotsRecord, limit: Limit): SlotsRecord {
   return record.limit === limit ? record : { ...record, limit }
