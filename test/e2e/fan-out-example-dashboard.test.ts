@@ -1,8 +1,9 @@
 // examples/workflows/loop-fan-out.yml with its dashboard hint followed (`dashboard: true`, `edited` among
 // the issue types), as a user would: the job's `if:` lets through an edit of the dashboard issue (a tick
-// is one), which decide reads for ticks, and no edit of any other issue.
+// is one), which decide reads for ticks, and no edit of any other issue. The tick is a real one: a writer
+// aborts a loop waiting at its gate, and the rewrite drops the box and says what the tick did.
 import { describe, expect, it } from 'vitest'
-import { dashboards } from './dashboard-fixtures.js'
+import { dashboardRow, dashboards, ticked } from './dashboard-fixtures.js'
 import { FAN_OUT_EXAMPLE, jobsNamed } from './fan-out-fixtures.js'
 import {
   checkOperationsExercised,
@@ -12,6 +13,7 @@ import {
   projectFiles,
   startScenario,
 } from './fixtures.js'
+import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -30,12 +32,16 @@ function exampleWithDashboard(): string {
 
 describe('the fan-out example with the dashboard', () => {
   it(
-    'runs on an edit of the dashboard issue (decide reads it for ticks, plan plans nothing) and on no other edit',
+    "runs on an edit of the dashboard issue and on no other edit: a writer's tick aborts the loop at its gate, plan plans nothing, decide applies it and rewrites the dashboard",
     async () => {
+      // The work edits the loop config, which raises the `verifier` gate: the loop waits there, its boxes offered.
       const scenario = await startScenario({
         steps: 1,
         sandbox: {
-          repoFiles: { ...projectFiles({ steps: 1 }), '.github/workflows/loop-fan-out.yml': exampleWithDashboard() },
+          repoFiles: {
+            ...projectFiles({ steps: 1, editsConfig: true }),
+            '.github/workflows/loop-fan-out.yml': exampleWithDashboard(),
+          },
           workflow: { file: 'loop-fan-out.yml' },
         },
       })
@@ -45,9 +51,10 @@ describe('the fan-out example with the dashboard', () => {
       expect(
         jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         describeJobs(jobs),
-      ).toEqual(['complete'])
+      ).toEqual(['waiting'])
       const [dashboard] = dashboards(sandbox)
-      expect(dashboard?.body).toContain('| `dash` |')
+      const abortBox = '- [ ] <!-- loop-dashboard:abort:dash -->'
+      expect(dashboard?.body, describeJobs(jobs)).toContain(abortBox)
 
       // An edit of another issue: the job's `if:` holds it back, nothing of the loop runs.
       const other = await sandbox.openIssue('alice', 'Unrelated', 'Some text')
@@ -59,9 +66,9 @@ describe('the fan-out example with the dashboard', () => {
         describeJobs(jobs),
       ).toEqual([])
 
-      // An edit of the dashboard: the run plans nothing, and decide takes the edit as the dashboard's.
+      // alice ticks the abort: the run plans nothing, and decide applies the tick.
       before = jobs.length
-      await sandbox.editIssue('alice', dashboard!.number, `${dashboard!.body}\n`)
+      await sandbox.editIssue('alice', dashboard!.number, ticked(dashboard!.body!, 'abort:dash'))
       jobs = await sandbox.waitForIdle(MINUTE)
       const edit = jobs.slice(before)
       const why = describeJobs(jobs)
@@ -72,7 +79,13 @@ describe('the fan-out example with the dashboard', () => {
         ['loop / verify', 'skipped'],
       ])
       expect(jobsNamed(edit, 'plan')[0]?.steps.find((step) => step.id === 'plan')?.outcome, why).toBe('skipped')
-      expect(jobsNamed(edit, 'decide')[0]?.stdout, why).not.toMatch(/Nothing for the loop in this issues event/)
+      expect(jobsNamed(edit, 'decide')[0]?.stdout, why).toMatch(/Dashboard edit by alice: 1 tick\(s\) read/)
+      const state = await savedState(scenario, 'dash')
+      expect([state.status, state.statusReason], why).toEqual(['aborted', 'aborted by alice'])
+      const body = dashboards(sandbox)[0]?.body ?? ''
+      expect(body, why).not.toContain('<!-- loop-dashboard:abort:dash -->')
+      expect(body, why).toMatch(/- alice ticked abort `dash`: done/)
+      expect(dashboardRow(body, 'dash')?.[2], why).toBe('aborted')
       expect(scenario.workRuns()).toEqual(['work-1'])
       expectFaithful(scenario)
     },

@@ -130,6 +130,15 @@ describe('fan-out: a sharded check', () => {
       expect(failures[0]?.error).toMatch(/### test shard 3\/4: fail/)
       expect(state.metrics.regressed?.tests).toEqual(['test:steps.step 3'])
       expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `shards` · after 2 iterations/)
+      // The hand-offs cost the jobs' token REST requests (docs/reliability.md, "Fan-out's downloads"): per
+      // iteration 2 a leg (the plan listed by name, its zip) and 3 + legs for decide (the plan's list and
+      // zip, the verdicts' list, a zip a leg).
+      const downloads = sandbox.api.exchanges.filter(
+        (exchange) =>
+          exchange.tokenKind === 'installation' &&
+          /\/actions\/(runs\/\d+\/artifacts|artifacts\/\d+\/zip)/.test(exchange.path),
+      )
+      expect(downloads).toHaveLength(2 * (3 * iteration.length + 3))
       expectFaithful(scenario)
     },
     5 * MINUTE,

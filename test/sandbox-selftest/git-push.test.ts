@@ -37,6 +37,30 @@ jobs:
           git push -q origin HEAD:refs/heads/gone
 `
 
+/** A job that merges a branch the remote holds, whose one commit adds a workflow file, and pushes the merge. */
+const MERGER = `name: merger
+on: workflow_dispatch
+permissions:
+  contents: write
+jobs:
+  merge:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - id: merge
+        run: |
+          git config user.name bot && git config user.email bot@example.invalid
+          git fetch -q origin person-workflow
+          git merge -q --no-ff --no-edit FETCH_HEAD
+          test "$(git rev-list --count --merges HEAD^..HEAD)" = 1
+      - id: onto-main
+        continue-on-error: true
+        run: git push -q origin HEAD:refs/heads/main
+      - id: new-branch
+        continue-on-error: true
+        run: git push -q origin HEAD:refs/heads/merged
+`
+
 describe('pushes of workflow files', () => {
   it('refuses a GITHUB_TOKEN push that adds or deletes a workflow file, as GitHub does; other pushes land', async () => {
     const sandbox = await sandboxes.start('pusher.yml', PUSHER)
@@ -78,5 +102,34 @@ describe('pushes of workflow files', () => {
     await sandbox.gitServer.rejectPushes(sandbox.gitRepositoryName, null)
     await git('push', '-q', 'origin', 'HEAD:refs/heads/again')
     expect(sandbox.engine.resolveRef('refs/heads/again')).toBeDefined()
+  })
+
+  it('refuses a GITHUB_TOKEN push of a merge that brings in a workflow file the remote already holds on another branch', async () => {
+    const sandbox = await sandboxes.start('merger.yml', MERGER)
+    const work = mkdtempSync(join(sandbox.root, 'person-'))
+    const url = sandbox.git.cloneUrl.replace('http://', `http://x-access-token:${sandbox.tokenOf('acme')}@`)
+    const git = (...args: string[]) => execGit('git', args, { cwd: work })
+    await git('clone', '-q', url, '.')
+    await git('config', 'user.name', 'acme')
+    await git('config', 'user.email', 'acme@example.invalid')
+    mkdirSync(join(work, '.github', 'workflows'), { recursive: true })
+    writeFileSync(join(work, '.github', 'workflows', 'z.yml'), 'on: push\n')
+    await git('add', '.github')
+    await git('commit', '-qm', 'a workflow by a person, on a branch of its own')
+    await git('push', '-q', 'origin', 'HEAD:refs/heads/person-workflow')
+    const mainBefore = sandbox.engine.resolveRef('refs/heads/main')
+
+    await sandbox.dispatch({})
+    const [job] = await sandbox.waitForIdle(30_000)
+
+    expect(job?.steps.map((step) => [step.id, step.outcome])).toEqual([
+      [expect.any(String), 'success'],
+      ['merge', 'success'],
+      ['onto-main', 'failure'],
+      ['new-branch', 'failure'],
+    ])
+    expect(job?.stderr).toContain('workflow `.github/workflows/z.yml` without `workflows` permission')
+    expect(sandbox.engine.resolveRef('refs/heads/main')).toBe(mainBefore)
+    expect(sandbox.engine.resolveRef('refs/heads/merged')).toBeUndefined()
   })
 })
