@@ -1,8 +1,8 @@
 /**
  * A verify leg's run of its check at the baseline (the plan's `baselineAt`, the loop's first
  * iteration): in a scratch checkout of that commit apart from the leg's workspace, which stays the
- * candidate's, after the candidate's verdict is taken. Its verdict there is the baseline's, never the
- * candidate's: a check failing at the base only says it failed before the work, as the single job's baseline.
+ * candidate's, before the candidate's code runs in the leg. Its verdict there is the baseline's, never
+ * the candidate's: a check failing at the base only says it failed before the work, as the single job's baseline.
  */
 import { delimiter, join } from 'node:path'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'

@@ -18,7 +18,7 @@ import { clamp, legSetup, MAX_OUTPUT_CHARS } from './leg-setup.js'
 
 /**
  * Runs `leg`'s check in `input.cwd` (the candidate checked out) and returns its verdict; when the plan
- * asks for the baseline (`baselineAt`), the check at the base too, checked out apart after (in the
+ * asks for the baseline (`baselineAt`), the check at the base too, first, checked out apart (in the
  * loop's folder, the runner's temporary folder in the action: never in the workspace).
  */
 export async function verifyLeg(
@@ -27,9 +27,11 @@ export async function verifyLeg(
   plan: PlanFile & { iteration: number; candidate: string },
   leg: Leg,
 ): Promise<VerdictFile> {
-  const onCandidate = await candidateVerdict(input, deps, plan, leg)
+  // The baseline first: its checkout is made before any of the candidate's code runs here (nothing the
+  // candidate planted in .git runs in the controller's git), and its verdict is in hand before that code runs.
   const scratchDir = join(input.loopDir, 'baseline-checkout')
   const baseline = await baselineInLeg({ ...input, config: legConfig(input.config, leg) }, deps, plan, leg, scratchDir)
+  const onCandidate = await candidateVerdict(input, deps, plan, leg)
   return verdictOf(plan, leg, { ...onCandidate, ...(baseline ? { baseline } : {}) })
 }
 

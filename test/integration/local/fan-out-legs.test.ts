@@ -106,10 +106,10 @@ describe('fan-out legs: the setup', () => {
     const before = s.loop.runner.runs.length
     const verdict = await s.verify(plan)
     const ran = s.loop.runner.runs.slice(before)
-    // Then the same at the baseline (the loop's first iteration), in the base's checkout.
+    // The same at the baseline first (the loop's first iteration), in the base's checkout.
     expect(ran.map((r) => r.command)).toEqual(['npm ci', 'npm test', 'npm ci', 'npm test'])
-    expect(ran[0]?.logFile).toMatch(new RegExp(`runs/1/verify/${log.replace('.', '\\.')}$`))
-    expect(ran[0]?.env).toEqual(ran[1]?.env)
+    expect(ran[2]?.logFile).toMatch(new RegExp(`runs/1/verify/${log.replace('.', '\\.')}$`))
+    expect(ran[2]?.env).toEqual(ran[3]?.env)
     expect(verdict.run.exitCode).toBe(0)
   })
 
@@ -123,12 +123,12 @@ describe('fan-out legs: the setup', () => {
     const leg = await s.verify(first)
     const ran = s.loop.runner.runs.slice(1)
     expect(ran.map((r) => r.command)).toEqual(['npm ci', 'npm test', 'npm ci', 'npm test'])
-    // The candidate's run in the leg's workspace; the baseline's in the base's checkout, logged apart.
-    expect(ran.slice(0, 2).every((r) => r.cwd === s.planDir)).toBe(true)
-    const apart = ran[2]?.cwd ?? ''
+    // The baseline's first, in the base's checkout, logged apart; then the candidate's in the leg's workspace.
+    const apart = ran[0]?.cwd ?? ''
     expect(apart).not.toBe(s.planDir)
-    expect(ran[3]?.cwd).toBe(apart)
-    expect(ran[2]?.logFile).toMatch(/runs\/1\/verify-baseline\/verify-setup\.log$/)
+    expect(ran[1]?.cwd).toBe(apart)
+    expect(ran[0]?.logFile).toMatch(/runs\/1\/verify-baseline\/verify-setup\.log$/)
+    expect(ran.slice(2).every((r) => r.cwd === s.planDir)).toBe(true)
     // The check passes on the candidate and failed before the work: each verdict where it ran.
     expect(leg.run.exitCode).toBe(0)
     expect(leg.baseline).toEqual({ commit: first.base, verdict: 'fail', durationMs: 10 })
