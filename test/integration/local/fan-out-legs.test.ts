@@ -146,6 +146,24 @@ describe('fan-out legs: the setup', () => {
     expect(second.baselineAt).toBeUndefined()
   })
 
+  it('records no baseline for the check of a lost leg, and says so; the checks of the others keep theirs', async () => {
+    const s = scene({ checks: [unit, { name: 'lint', run: 'npm run lint' }] })
+    const plan = await s.plan()
+    const [unitLeg, lintLeg] = plan.legs
+    if (!unitLeg || !lintLeg) throw new Error('expected two legs')
+    const warnings: string[] = []
+    s.loop.deps.logger.warning = (message) => warnings.push(message)
+    // The unit leg was lost: only lint's verdict (with its baseline) reaches decide.
+    const decided = await s.decide(plan, [await s.verify(plan, lintLeg)])
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.state.baseline?.checks).toEqual({ lint: 'pass' })
+    const line =
+      "no baseline for unit (no baseline from 'unit'): not judged for regressions as a check, as one the baseline lacks"
+    expect(warnings).toContain(`The baseline: ${line}.`)
+    const journey = s.loop.audit.journey.map((e) => e.message)
+    expect(journey).toContain(`baseline (the verify legs, at ${plan.base?.slice(0, 12)}): pass: lint · ${line}`)
+  })
+
   it('makes a setup that failed at the baseline a failure there, never the candidate’s', async () => {
     const s = scene({ checks: [unit], 'verify-setup': 'npm ci' }, true)
     const warnings: string[] = []
