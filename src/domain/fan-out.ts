@@ -19,7 +19,7 @@ import {
   type TestVerdicts,
   unionTests,
 } from './shards.js'
-import { loopStateSchema, usageEntrySchema } from './state.js'
+import { usageEntrySchema } from './state.js'
 import { boundedTestKey, MAX_TEST_KEY_CHARS } from './test-ids.js'
 
 /** GitHub runs at most this many jobs from one matrix. */
@@ -176,16 +176,14 @@ const workSchema = z.strictObject({
   agent: z.string().max(200).optional(),
 })
 
-/** The plan's own report of what ran in it (the work, the stage's tasks, the baseline): taken on trust. */
+/** The plan's own report of what ran in it (the work, the stage's tasks): taken on trust. */
 const planReportSchema = z.strictObject({
   work: workSchema.nullable(),
   tasksCompleted: z.array(z.string()),
   tasksFailed: z.array(z.strictObject({ task: z.string(), excerpt: z.string().max(4000) })),
-  /** The baseline the plan measured before the work (the loop's first iteration), else null. */
-  baseline: loopStateSchema.shape.baseline.unwrap().nullable(),
   /** What the plan's commands spent (work, fixes, install, tasks), as the state's usage log records it. */
   usage: z.array(usageEntrySchema).max(200),
-  /** The plan's journey lines of the work and the baseline. */
+  /** The plan's journey lines of the work. */
   events: z
     .array(
       z.strictObject({
@@ -217,6 +215,11 @@ export const planFileSchema = z.strictObject({
   candidate: commitId.nullable(),
   report: planReportSchema.nullable(),
   legs: z.array(legSchema).max(MAX_MATRIX_LEGS),
+  /**
+   * Set (to `base`) when the loop has no baseline yet: each leg also runs its check at this commit and
+   * hands on its verdict there, and decide records the legs' merged verdicts as the baseline.
+   */
+  baselineAt: commitId.optional(),
 })
 export type PlanFile = z.infer<typeof planFileSchema>
 
@@ -259,6 +262,16 @@ const testVerdictsSchema = z
     message: `at most ${MAX_LEG_TESTS} test verdicts`,
   })
 
+/** A leg's run of its check at the plan's `baselineAt`, in a scratch checkout of that commit: the check's verdict there and its JUnit verdicts. */
+const legBaselineSchema = z.strictObject({
+  commit: commitId,
+  verdict: z.enum(['pass', 'fail']),
+  tests: testVerdictsSchema.optional(),
+  /** Its setup and its run, in ms (decide counts them in the leg's time). */
+  durationMs: z.number().int().nonnegative().max(MAX_JOB_WALL_MS),
+})
+export type LegBaseline = z.infer<typeof legBaselineSchema>
+
 /** `<verdict artifact>.json`: one leg's run of its check on the candidate. */
 export const verdictFileSchema = z
   .strictObject({
@@ -275,6 +288,8 @@ export const verdictFileSchema = z
     flakeCheck: legFlakeCheckSchema.optional(),
     /** How long the leg's `verify-setup` ran before its check, in ms (decide counts it in the leg's time). */
     setupMs: z.number().int().nonnegative().max(MAX_JOB_WALL_MS).optional(),
+    /** The leg's check at the plan's `baselineAt`, when the plan asked for it and the leg could run it. */
+    baseline: legBaselineSchema.optional(),
   })
   .refine((verdict) => !verdict.flakeCheck || (failed(verdict.run) && !verdict.run.timedOut), {
     message: 'a flake check follows only a run that failed and did not time out',
@@ -379,6 +394,8 @@ export interface MergedVerdicts {
    * flake check's re-runs, one after the other in its job. A leg without a verdict has none.
    */
   legTimesMs: Map<string, number>
+  /** The baselines the legs with a verdict measured (`LegBaseline`), under `legRunKey(check, shard)`. */
+  baselines: Map<string, LegBaseline>
 }
 
 /**
@@ -386,7 +403,8 @@ export interface MergedVerdicts {
  * job failed, was cancelled or timed out before it uploaded one), unreadable, or for another loop,
  * iteration or candidate is a `noVerdict`; with `tests`, the union of the JUnit verdicts of the legs
  * that gave one (a test failing in any shard fails, `unionTests`); with `flakeChecks`, what those legs
- * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them).
+ * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them); with
+ * `baselines`, what they measured at the plan's `baselineAt` (`fan-out-baseline.ts` merges them).
  */
 export function mergeVerdicts(
   legs: readonly Leg[],
@@ -399,12 +417,16 @@ export function mergeVerdicts(
   const runs = new Map<string, RecordedRun>()
   const flakeChecks = new Map<string, LegFlakeCheck>()
   const legTimesMs = new Map<string, number>()
+  const baselines = new Map<string, LegBaseline>()
   for (const { leg, verdict, reason } of judged) {
     const key = legRunKey(leg.check, leg.shard)
     runs.set(key, verdict ? verdict.run : noVerdict(leg.leg, reason))
     if (verdict?.flakeCheck) flakeChecks.set(key, verdict.flakeCheck)
-    if (verdict)
-      legTimesMs.set(key, (verdict.setupMs ?? 0) + verdict.run.durationMs + (verdict.flakeCheck?.durationMs ?? 0))
+    if (verdict?.baseline) baselines.set(key, verdict.baseline)
+    if (verdict) {
+      const ran = (verdict.setupMs ?? 0) + verdict.run.durationMs + (verdict.flakeCheck?.durationMs ?? 0)
+      legTimesMs.set(key, ran + (verdict.baseline?.durationMs ?? 0))
+    }
   }
   // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
   const tests = unionTests(
@@ -412,5 +434,5 @@ export function mergeVerdicts(
       Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`))),
     ),
   )
-  return { runs, tests, flakeChecks, legTimesMs }
+  return { runs, tests, flakeChecks, legTimesMs, baselines }
 }

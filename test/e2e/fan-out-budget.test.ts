@@ -18,7 +18,7 @@ const SLOW_WORK = `await new Promise((resolve) => setTimeout(resolve, ${WORK_SLE
 await import('./work.mjs')
 `
 
-/** A check that is quick before the work (the plan's baseline) and slow on the work's candidate (its leg). */
+/** A check that is quick before the work (the baseline, measured in its leg at the base) and slow on the work's candidate (its leg). */
 const SLOW_CHECK = `import { existsSync, readFileSync } from 'node:fs'
 const have = Number(existsSync('progress.txt') ? readFileSync('progress.txt', 'utf8').trim() || 0 : 0)
 if (have >= 1) await new Promise((resolve) => setTimeout(resolve, ${CHECK_SLEEP_MS}))

@@ -66,7 +66,8 @@ describe('fan-out: a flaky test in a sharded check', () => {
       ])
       const decides = jobsNamed(jobs, 'decide')
       expect(decides.map((job) => job.outputs.status)).toEqual(['complete'])
-      // The work ran once; shard 2 ran in plan's baseline, then failed in its leg and passed when re-run there.
+      // The work ran once; shard 2 ran at the base in its leg (the baseline), then failed on the candidate and
+      // passed when re-run there.
       expect(scenario.workRuns()).toEqual(['work-1'])
       const runs = (shard: number) =>
         readFileSync(join(signals, `shard-${shard}-runs`), 'utf8')

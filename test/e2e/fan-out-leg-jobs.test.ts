@@ -114,7 +114,7 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
   )
 })
 
-/** A check that passes before the work (the plan's baseline) and hangs on the work's candidate (its leg). */
+/** A check that passes before the work (the baseline, measured in its leg at the base) and hangs on the work's candidate (its leg). */
 const HANGING_CHECK = `import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 const have = Number(existsSync('progress.txt') ? readFileSync('progress.txt', 'utf8').trim() || 0 : 0)
 if (have >= 1) {

@@ -91,7 +91,7 @@ describe('fan-out: re-run failed jobs after decide failed', () => {
 })
 
 /**
- * A `lint` check that passes in the plan's baseline, and hangs once in its verify leg (a runner that stops
+ * A `lint` check that passes in the baseline (its leg, at the base), and hangs once in its verify leg (a runner that stops
  * answering): the test ends that job as GitHub ends one whose runner is lost. Every later run of it passes.
  */
 const HANGS_ONCE = `import { existsSync, readFileSync, writeFileSync } from 'node:fs'

@@ -75,10 +75,13 @@ describe('fan-out: plan → verify legs → decide', () => {
  * passes before the work and after step 2, and fails at step 1: a regression of one test, which decide
  * sees only through the verdicts its legs recorded.
  */
-const SHARD_CHECK = `import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+const SHARD_CHECK = `import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
 const [shard, shards] = process.argv[2].split('/').map(Number)
 if (process.env.LOOP_SHARD !== String(shard) || process.env.LOOP_SHARDS !== String(shards)) process.exit(2)
 const have = Number(existsSync('progress.txt') ? readFileSync('progress.txt', 'utf8').trim() || 0 : 0)
+// Each run, with the step it found and the folder it ran in, outside every checkout.
+appendFileSync(join(process.env.E2E_SIGNAL_DIR, 'shard-runs.log'), shard + ' ' + have + ' ' + basename(process.cwd()) + '\\n')
 const passes = shard !== 3 || have !== 1
 mkdirSync('reports', { recursive: true })
 const failure = passes ? '' : '<failure message="step 1 breaks shard 3"/>'
@@ -108,7 +111,7 @@ describe('fan-out: a sharded check', () => {
         'tools/shard-check.mjs': SHARD_CHECK,
         '.gitignore': 'reports/\n',
       })
-      const { sandbox } = scenario
+      const { sandbox, signals } = scenario
       await sandbox.dispatch({ 'loop-id': 'shards' })
       const jobs = await sandbox.waitForIdle(4 * MINUTE)
       const why = describeJobs(jobs)
@@ -129,6 +132,28 @@ describe('fan-out: a sharded check', () => {
       expect(failures.map((f) => [f.iteration, f.pattern])).toEqual([[1, 'test-failure']])
       expect(failures[0]?.error).toMatch(/### test shard 3\/4: fail/)
       expect(state.metrics.regressed?.tests).toEqual(['test:steps.step 3'])
+      // The baseline the regression is judged against came from the legs: each shard ran at the base (step 0)
+      // in the checkout of the base apart, and nowhere else (the plan ran no check), then on each candidate.
+      const runs = readFileSync(join(signals, 'shard-runs.log'), 'utf8').trim().split('\n').sort()
+      const apart = (folder: string) => (folder === 'baseline-checkout' ? 'apart' : 'workspace')
+      expect(
+        runs.map((line) => line.split(' ')).map(([shard, step, folder]) => `${shard} ${step} ${apart(folder ?? '')}`),
+      ).toEqual(
+        // Shard 3, failing at step 1, once more: its leg's flake check.
+        [1, 2, 3, 4].flatMap((shard) => [
+          `${shard} 0 apart`,
+          ...(shard === 3 ? ['3 1 workspace'] : []),
+          `${shard} 1 workspace`,
+          `${shard} 2 workspace`,
+        ]),
+      )
+      const plans = jobsNamed(jobs, 'plan')
+      for (const plan of plans) expect(plan.stdout).not.toMatch(/shard \d passed|baseline/i)
+      for (const leg of legs.slice(0, 4)) {
+        expect(leg.stdout).toContain(`Leg ${leg.matrix?.leg}: the baseline: test passed at the base.`)
+      }
+      expect(legs.slice(iteration.length).every((leg) => !leg.stdout.includes('the baseline'))).toBe(true)
+      expect(state.baseline?.checks).toEqual({ test: 'pass', 'step-2': 'fail' })
       expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `shards` · after 2 iterations/)
       // The hand-offs cost the jobs' token REST requests (docs/reliability.md, "Fan-out's downloads"): per
       // iteration 2 a leg (the plan listed by name, its zip) and 3 + legs for decide (the plan's list and

@@ -107,7 +107,7 @@ describe('the runner file commands are the controller’s alone', () => {
   )
 
   it(
-    'fan-out: what plan’s work and check and a verify leg’s check plant reaches no later step; the matrix is plan’s own',
+    'fan-out: what plan’s work and a verify leg’s check (at the base and on the candidate) plant reaches no later step; the matrix is plan’s own',
     async () => {
       const scenario = await startFanOutScenario(plantingProject(1), { steps: 1 })
       const { sandbox } = scenario
@@ -131,9 +131,16 @@ describe('the runner file commands are the controller’s alone', () => {
         include: [{ leg: 'plant' }, { leg: 'step-1' }],
       })
       expectWarned(plan as JobRecord, 'sh tools/plant.sh work', why)
-      expectWarned(plan as JobRecord, 'sh tools/plant.sh check', why)
+      // Plan runs no check (the legs measure the baseline); the plant leg runs it at the base, then on the candidate.
+      const checkWarnings = (job: JobRecord) =>
+        plantWarnings(job).filter((warning) => warning.includes("'sh tools/plant.sh check"))
+      expect(checkWarnings(plan as JobRecord), why).toEqual([])
       const plantLeg = legs.find((leg) => leg.matrix?.leg === 'plant') as JobRecord
       expectWarned(plantLeg, 'sh tools/plant.sh check', why)
+      expect(
+        checkWarnings(plantLeg).filter((warning) => warning.includes("runner's GITHUB_ENV file")),
+        why,
+      ).toHaveLength(2)
       expect(plantWarnings(decide as JobRecord), why).toEqual([])
       expectFaithful(scenario)
     },

@@ -191,11 +191,12 @@ describe('fan-out: the write token and the project’s code', () => {
       const tree = await git(sandbox.git.bareDir, 'ls-tree', '-r', '--name-only', 'loop/boundary')
       for (const path of ['package.json', '.husky/post-checkout', '.githooks/post-merge', '.gitattributes', 'Makefile'])
         expect(tree.split('\n')).toContain(path)
-      // What ran, and where: the loop's check (the Makefile) in plan's baseline, before the work planted
-      // anything, and in the verify leg, on the candidate, with its planted line. Nothing in decide, and no
-      // hook, driver or npm script anywhere: the controller's git runs none, and no job runs npm.
+      // What ran, and where: the loop's check (the Makefile) in the verify leg, at the base (the baseline,
+      // in its checkout apart, without the planted line) and on the candidate, with it. Nothing in plan
+      // (it runs no check) nor decide, and no hook, driver or npm script anywhere: the controller's git
+      // (the leg's worktree of the base too) runs none, and no job runs npm.
       const markers = readFileSync(join(s.signals, 'markers'), 'utf8').trim().split('\n').sort()
-      expect(markers, why).toEqual(['plan make check', 'verify make check', 'verify planted make'])
+      expect(markers, why).toEqual(['verify make check', 'verify make check', 'verify planted make'])
 
       // The token: not in the work's environment, nor in the checkout's .git/config.
       const stolen = JSON.parse(readFileSync(join(s.signals, 'stolen.json'), 'utf8')) as Record<string, unknown>
@@ -308,14 +309,14 @@ describe('fan-out: a forged hand-off', () => {
       await sandbox.dispatch({ 'loop-id': 'forged' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
       const why = describeJobs(jobs)
-      // The forger ran in the plan (the baseline's two checks and the work) and in both legs (each check and
-      // its flake re-run), never in decide.
+      // The forger ran in the plan (the work: plan runs no check) and in both legs (each check at the base,
+      // the baseline, then on the candidate, and its flake re-run), never in decide.
       const forgers = readFileSync(join(s.signals, 'forged'), 'utf8').trim().split('\n')
       expect(
         forgers.filter((job) => job === 'plan'),
         why,
-      ).toHaveLength(3)
-      expect(forgers.filter((job) => job === 'verify').length).toBeGreaterThanOrEqual(2)
+      ).toHaveLength(1)
+      expect(forgers.filter((job) => job === 'verify').length).toBeGreaterThanOrEqual(4)
       expect(forgers.filter((job) => job !== 'plan' && job !== 'verify')).toEqual([])
       expect(jobsNamed(jobs, 'verify').map((job) => job.conclusion)).toEqual(['success', 'success'])
       const [decide] = jobsNamed(jobs, 'decide')

@@ -4,8 +4,9 @@
  * from their bundle after checking them; it judges the candidate's diff itself (the guard); and it
  * merges the legs' verdicts through the single job's own verification, analysis and transition, with a
  * process runner that runs nothing (`replay-runner.ts`), and the flake checks the legs made in the
- * remedies' place (`leg-flakes.ts`). From the plan it takes on trust only the plan's report of the
- * work: its exit and usage, the stage's tasks, the baseline, its wall time.
+ * remedies' place (`leg-flakes.ts`). In the loop's first iteration it records the baseline the legs
+ * measured at the plan's base, before the verification judges regressions against it. From the plan it
+ * takes on trust only the plan's report of the work: its exit and usage, the stage's tasks, its wall time.
  */
 import { type CommitRules, describeRefusal, refuseFromCommit } from '../../domain/commit-policy.js'
 import { decide } from '../../domain/engine/index.js'
@@ -19,6 +20,7 @@ import {
   type PlanFile,
   type VerdictFile,
 } from '../../domain/fan-out.js'
+import { legBaselineMessage, mergeLegBaselines, missingBaselineLine } from '../../domain/fan-out-baseline.js'
 import { fanOutTimeElsewhereMs, legTimeMs } from '../../domain/fan-out-time.js'
 import { policyFromConfig } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
@@ -77,7 +79,7 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
   // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
   const legs = plan?.iteration != null ? legsOf(given.config) : []
-  const { runs, tests, flakeChecks, legTimesMs } = mergeVerdicts(
+  const { runs, tests, flakeChecks, legTimesMs, baselines } = mergeVerdicts(
     legs,
     given.verdicts,
     {
@@ -134,6 +136,7 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config))
   const legDurationsMs = legDurationsOf(legs, input, plan, legTimesMs)
   let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
+  record = withLegBaseline(run, record, plan, legs, baselines)
   for (const step of decideSteps(flakeChecks)) record = await step(run, record)
   const checks = record.checks.map((c) => c.result)
   record = await checkpointOfCandidate(run, record, plan.base, plan.candidate, git)
@@ -216,7 +219,6 @@ async function withPlanReport(
   const { state } = record
   const next: LoopState = {
     ...state,
-    ...(report.baseline && !state.baseline ? { baseline: report.baseline } : {}),
     usage: {
       ...state.usage,
       log: [...state.usage.log, ...report.usage.map((u) => ({ ...u, iteration: run.iteration }))],
@@ -237,6 +239,28 @@ async function withPlanReport(
       timeElsewhereMs: fanOutTimeElsewhereMs(report.wallMs, legDurationsMs),
     },
     ...report.events.map((e) => ({ ...e, iteration: run.iteration })),
+  )
+}
+
+/**
+ * The baseline the legs measured at the plan's base, when the plan asked for one (the loop has none):
+ * recorded as the single job's baseline is, before the verification judges regressions against it. A
+ * check whose legs gave none is said, and left out (as a check the baseline lacks).
+ */
+function withLegBaseline(
+  run: IterationRun,
+  record: IterationRecord,
+  plan: PlanFile,
+  legs: readonly Leg[],
+  baselines: MergedVerdicts['baselines'],
+): IterationRecord {
+  const base = plan.base
+  if (!plan.baselineAt || plan.baselineAt !== base || record.state.baseline) return record
+  const merged = mergeLegBaselines(legs, run.input.config.checks, baselines, base, run.now.toISOString())
+  if (merged.missing.length > 0) run.deps.logger.warning(`The baseline: ${missingBaselineLine(merged.missing)}.`)
+  return withEvents(
+    { ...record, state: { ...record.state, baseline: merged.baseline } },
+    event(run.now, run.iteration, 'check', legBaselineMessage(merged, base)),
   )
 }
 

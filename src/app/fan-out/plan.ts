@@ -1,14 +1,15 @@
 /**
- * The plan job of a fan-out iteration: the beginning of an iteration (restore, decide, begin, baseline,
- * act, guard, tasks: the single job's own steps), the work committed on the loop's branch as the
- * candidate, and the hand-off for the verify legs and decide. Saves nothing: its token cannot write,
- * and decide owns the state.
+ * The plan job of a fan-out iteration: the beginning of an iteration (restore, decide, begin, act,
+ * guard, tasks: the single job's own steps), the work committed on the loop's branch as the candidate,
+ * and the hand-off for the verify legs and decide. It runs no check: the loop's baseline is measured by
+ * the verify legs at the base the plan names (`baselineAt`), and decide records it. Saves nothing: its
+ * token cannot write, and decide owns the state.
  */
 import { mayReachVerification } from '../../domain/engine/index.js'
 import { iterationLegs, legsOf, noIterationPlan, type PlanFile, type PlanReport } from '../../domain/fan-out.js'
 import { policyFromConfig } from '../../domain/policy.js'
 import { act } from '../iteration/act.js'
-import { baseline, beginRun } from '../iteration/begin.js'
+import { beginRun, noteTreeBeforeWork } from '../iteration/begin.js'
 import { checkpoint } from '../iteration/checkpoint.js'
 import { guard } from '../iteration/guard.js'
 import type { IterationRecord, IterationStep } from '../iteration/record.js'
@@ -16,10 +17,12 @@ import { restoreAndDecide } from '../iteration/restore.js'
 import { stageTasks } from '../iteration/tasks.js'
 import type { IterationDeps, IterationInput } from '../iteration/types.js'
 import { bundleCandidate } from './candidate.js'
-import { setupBeforeBaseline } from './plan-setup.js'
 
-/** The single job's steps up to the verification, in its order, the baseline after the legs' setup. */
-const PLAN_STEPS: readonly IterationStep[] = [setupBeforeBaseline, baseline, act, guard, stageTasks]
+/**
+ * The single job's steps up to the verification, in its order, but for the baseline: the legs measure
+ * it (a whole check matrix here would cost the loop's first iteration the suite's whole time, sharded or not).
+ */
+const PLAN_STEPS: readonly IterationStep[] = [noteTreeBeforeWork, act, guard, stageTasks]
 
 /** What the plan hands on, and why there is no iteration to verify when there is none. */
 export interface Planned {
@@ -80,10 +83,11 @@ export async function planIteration(
       base,
       candidate,
       // Measured last, after the bundle: decide counts the plan's whole part of the iteration.
-      report: reportOf(record, run.iteration, hadBaseline, Date.now() - run.startedAt),
+      report: reportOf(record, run.iteration, Date.now() - run.startedAt),
       // The slow verify-only checks are legs only where the single job could run them: where this
       // iteration reaches VERIFY if its checks pass (decide replays them only where they do, `iteration/verify.ts`).
       legs: iterationLegs(legs, input.config.checks, mayReachVerification(run.stage, record.state, policy)),
+      ...(hadBaseline ? {} : { baselineAt: base }),
     },
     nothing: null,
     bundled,
@@ -91,13 +95,12 @@ export async function planIteration(
 }
 
 /** What decide takes from the plan on trust: what ran here and what it spent (its wall time too). */
-function reportOf(record: IterationRecord, iteration: number, hadBaseline: boolean, wallMs: number): PlanReport {
+function reportOf(record: IterationRecord, iteration: number, wallMs: number): PlanReport {
   return {
     wallMs: Math.max(0, Math.round(wallMs)),
     work: record.work,
     tasksCompleted: record.tasksCompleted,
     tasksFailed: record.tasksFailed,
-    baseline: hadBaseline ? null : (record.state.baseline ?? null),
     usage: record.state.usage.log.filter((entry) => entry.iteration === iteration),
     events: record.events
       .filter((e) => e.iteration === iteration && (e.type === 'work' || e.type === 'check'))

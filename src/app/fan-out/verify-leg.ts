@@ -7,35 +7,41 @@
  */
 import { delimiter, join } from 'node:path'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
-import {
-  boundedTests,
-  type Leg,
-  legSetupOf,
-  type PlanFile,
-  type RecordedRun,
-  type VerdictFile,
-} from '../../domain/fan-out.js'
+import { boundedTests, type Leg, type PlanFile, type RecordedRun, type VerdictFile } from '../../domain/fan-out.js'
 import type { LoopConfig } from '../../domain/loop-config.js'
 import { legCheck, legOf } from '../../domain/shards.js'
-import { INSTALL_TIMEOUT_MS } from '../iteration/act.js'
 import type { IterationDeps, IterationInput } from '../iteration/types.js'
-import { howItFailed } from '../step-support.js'
 import { junitResults, verify } from '../verification.js'
+import { baselineInLeg } from './leg-baseline.js'
 import { flakeCheckInLeg } from './leg-flake-check.js'
+import { clamp, legSetup, MAX_OUTPUT_CHARS } from './leg-setup.js'
 
-/** The most output a verdict carries (head and tail, as the runner keeps them). */
-const MAX_OUTPUT_CHARS = 200 * 1024
-
-/** The longest a leg's setup runs (an install and a build), as the single job's `install`. */
-const SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS
-
-/** Runs `leg`'s check in `input.cwd` (the candidate checked out) and returns its verdict. */
+/**
+ * Runs `leg`'s check in `input.cwd` (the candidate checked out) and returns its verdict; when the plan
+ * asks for the baseline (`baselineAt`), the check at the base too, first, checked out apart (in the
+ * loop's folder, the runner's temporary folder in the action: never in the workspace).
+ */
 export async function verifyLeg(
   input: IterationInput,
   deps: IterationDeps,
   plan: PlanFile & { iteration: number; candidate: string },
   leg: Leg,
 ): Promise<VerdictFile> {
+  // The baseline first: its checkout is made before any of the candidate's code runs here (nothing the
+  // candidate planted in .git runs in the controller's git), and its verdict is in hand before that code runs.
+  const scratchDir = join(input.loopDir, 'baseline-checkout')
+  const baseline = await baselineInLeg({ ...input, config: legConfig(input.config, leg) }, deps, plan, leg, scratchDir)
+  const onCandidate = await candidateVerdict(input, deps, plan, leg)
+  return verdictOf(plan, leg, { ...onCandidate, ...(baseline ? { baseline } : {}) })
+}
+
+/** The leg's check on the candidate: its setup, its run, its JUnit verdicts and its flake check. */
+async function candidateVerdict(
+  input: IterationInput,
+  deps: IterationDeps,
+  plan: PlanFile & { iteration: number; candidate: string },
+  leg: Leg,
+): Promise<Pick<VerdictFile, 'run' | 'tests' | 'flakeCheck' | 'setupMs'>> {
   const config = legConfig(input.config, leg)
   const legInput = { ...input, config }
   // The same environment the single job gives the project's commands: no controller secrets, the
@@ -44,7 +50,7 @@ export async function verifyLeg(
   const projectEnv = withPathFirst(checkEnv, [join(input.cwd, 'node_modules', '.bin')], delimiter)
   const logDir = join(input.loopDir, 'runs', String(plan.iteration), 'verify')
   const setup = await legSetup(input, deps, leg, projectEnv, logDir)
-  if (setup?.failed) return verdictOf(plan, leg, { run: setup.failed, setupMs: setup.durationMs })
+  if (setup?.failed) return { run: setup.failed, setupMs: setup.durationMs }
   const [live] = await verify(legInput, deps, logDir, projectEnv, plan.iteration, false, [leg.check])
   const result = live?.outcome.result
   const run: RecordedRun = result
@@ -87,18 +93,18 @@ export async function verifyLeg(
       `Leg ${leg.leg}: ${dropped} JUnit verdict(s) left out of the verdict file (the passing ones first).`,
     )
   }
-  return verdictOf(plan, leg, {
+  return {
     run,
     ...(Object.keys(tests).length > 0 ? { tests } : {}),
     ...(flakeCheck ? { flakeCheck } : {}),
     ...(setup ? { setupMs: setup.durationMs } : {}),
-  })
+  }
 }
 
 function verdictOf(
   plan: PlanFile & { iteration: number; candidate: string },
   leg: Leg,
-  what: Pick<VerdictFile, 'run' | 'tests' | 'flakeCheck' | 'setupMs'>,
+  what: Pick<VerdictFile, 'run' | 'tests' | 'flakeCheck' | 'setupMs' | 'baseline'>,
 ): VerdictFile {
   return {
     version: 1,
@@ -108,51 +114,6 @@ function verdictOf(
     leg: leg.leg,
     check: leg.check,
     ...what,
-  }
-}
-
-/**
- * The leg's `verify-setup` (else the config's `install`), run on the leg's fresh runner before its
- * check, as a check runs (the same environment, isolation and log folder): null when there is none.
- * A setup that fails is the check's run, an `error` whose output is the setup's, and the check is not run.
- */
-async function legSetup(
-  input: IterationInput,
-  deps: IterationDeps,
-  leg: Leg,
-  env: Record<string, string>,
-  logDir: string,
-): Promise<{ durationMs: number; failed: RecordedRun | null } | null> {
-  const setup = legSetupOf(input.config)
-  if (setup === null) return null
-  const { key } = setup
-  deps.logger.info(`Leg ${leg.leg}: ${key} before the check.`)
-  const logFile = join(logDir, `${key}.log`)
-  const result = await deps.runner.run({
-    command: setup.command,
-    cwd: input.cwd,
-    env,
-    timeoutMs: SETUP_TIMEOUT_MS,
-    logFile,
-  })
-  const durationMs = Math.max(0, Math.round(result.durationMs))
-  const how = howItFailed(result, SETUP_TIMEOUT_MS)
-  if (how === null) return { durationMs, failed: null }
-  const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run in leg ${leg.leg}`
-  deps.logger.warning(line)
-  const output = `${clamp(deps.redact(result.output))}\n${line}\n`
-  return {
-    durationMs,
-    failed: {
-      exitCode: null,
-      signal: null,
-      timedOut: false,
-      durationMs: 0,
-      output,
-      totalBytes: result.totalBytes + line.length + 2,
-      truncated: result.truncated || result.output.length > MAX_OUTPUT_CHARS,
-      spawnError: line,
-    },
   }
 }
 
@@ -172,10 +133,4 @@ export function legConfig(config: LoopConfig, leg: Leg): LoopConfig {
   if (leg.shard === undefined) return config
   const shard = legCheck(check, legOf(check, leg.shard, shards))
   return { ...config, checks: config.checks.map((c) => (c === check ? shard : c)) }
-}
-
-function clamp(text: string): string {
-  if (text.length <= MAX_OUTPUT_CHARS) return text
-  const half = MAX_OUTPUT_CHARS / 2
-  return `${text.slice(0, half)}\n[... output cut by loop-controller ...]\n${text.slice(-half)}`
 }

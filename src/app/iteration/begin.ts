@@ -140,9 +140,15 @@ export async function baseline(run: IterationRun, record: IterationRecord): Prom
       event(now, iteration, 'check', baselineMessage(checks)),
     )
   }
+  return noteTreeBeforeWork(run, next)
+}
+
+/** The work tree as the work finds it, so the guard judges only what the work changed. */
+export async function noteTreeBeforeWork(run: IterationRun, record: IterationRecord): Promise<IterationRecord> {
+  const { input, deps } = run
   const treeBeforeWork = deps.git && run.headBefore ? await deps.git.snapshot() : null
   const ignoredBeforeWork = deps.git && run.headBefore ? await deps.git.ignoredFiles(protectedGlobs(input)) : null
-  return { ...next, treeBeforeWork, ignoredBeforeWork }
+  return { ...record, treeBeforeWork, ignoredBeforeWork }
 }
 
 /**

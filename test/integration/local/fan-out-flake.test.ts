@@ -28,16 +28,18 @@ async function iteration(
 ) {
   const dir = join(root, `scene-${++counter}`)
   const { planDir, decideDir } = planAndDecideRepos(dir)
-  const loop = fakeLoop(config, (command) => {
+  const loop = fakeLoop(config, (command, cwd) => {
     if (command === 'agent') writeFileSync(join(planDir, 'progress.txt'), '1\n')
     if (command === 'agent') return { exitCode: 0 }
-    if (!existsSync(join(planDir, 'progress.txt'))) {
-      for (const [path, text] of Object.entries(before)) loop.files.set(join(planDir, path), text)
+    // Before the work: the legs' baseline, in their checkout of the base apart.
+    if (!existsSync(join(cwd, 'progress.txt'))) {
+      for (const [path, text] of Object.entries(before)) loop.files.set(join(cwd, path), text)
       return { exitCode: 0 }
     }
     return check(command, planDir, loop.files)
   })
-  const input = { ...loop.input, cwd: planDir, commit: true }
+  // The loop's folder outside the checkout, as the action's: a leg checks the base out in it.
+  const input = { ...loop.input, cwd: planDir, loopDir: join(dir, 'loop-dir'), commit: true }
   const bundle = join(dir, 'candidate.bundle')
   const { plan } = await planIteration(
     { ...input, branch: 'loop/unit', bundleFile: bundle },
@@ -45,7 +47,8 @@ async function iteration(
   )
   const planned = { ...plan, iteration: plan.iteration ?? 0, candidate: plan.candidate ?? '' }
   const verdicts: VerdictFile[] = []
-  for (const leg of plan.legs) verdicts.push(await verifyLeg(input, loop.deps, planned, leg))
+  const legDeps = { ...loop.deps, git: new GitCli(planDir) }
+  for (const leg of plan.legs) verdicts.push(await verifyLeg(input, legDeps, planned, leg))
   const ranBeforeDecide = loop.runner.runs.length
   const decided = await decideIteration(
     {

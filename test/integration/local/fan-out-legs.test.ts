@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { decideIteration } from '../../../src/app/fan-out/decide.js'
@@ -15,7 +17,7 @@ let counter = 0
  * it is there; `npm run e2e` (the slow suite) passes; `npm ci` fails while `broken` is set.
  */
 function scene(config: Partial<LoopConfigInput>, broken = false) {
-  const { loop, input, planDeps, decideDeps, decideDir, bundle } = fanOutScene(
+  const { loop, input, planDeps, decideDeps, decideDir, planDir, bundle } = fanOutScene(
     join(root, `scene-${++counter}`),
     { 'flake-check': { enabled: false }, ...config },
     (command) =>
@@ -39,7 +41,7 @@ function scene(config: Partial<LoopConfigInput>, broken = false) {
       },
       decideDeps,
     )
-  return { loop, plan, verify, decide }
+  return { loop, plan, verify, decide, planDir }
 }
 
 const unit = { name: 'unit', run: 'npm test', kind: 'test' as const }
@@ -104,39 +106,77 @@ describe('fan-out legs: the setup', () => {
     const before = s.loop.runner.runs.length
     const verdict = await s.verify(plan)
     const ran = s.loop.runner.runs.slice(before)
-    expect(ran.map((r) => r.command)).toEqual(['npm ci', 'npm test'])
-    expect(ran[0]?.logFile).toMatch(new RegExp(`runs/1/verify/${log.replace('.', '\\.')}$`))
-    expect(ran[0]?.env).toEqual(ran[1]?.env)
+    // The same at the baseline first (the loop's first iteration), in the base's checkout.
+    expect(ran.map((r) => r.command)).toEqual(['npm ci', 'npm test', 'npm ci', 'npm test'])
+    expect(ran[2]?.logFile).toMatch(new RegExp(`runs/1/verify/${log.replace('.', '\\.')}$`))
+    expect(ran[2]?.env).toEqual(ran[3]?.env)
     expect(verdict.run.exitCode).toBe(0)
   })
 
-  it('runs in the plan before the baseline (a fresh runner too), and only in the iteration that takes it', async () => {
+  it('runs in each leg before its check at the baseline too, in a checkout of the base apart; the plan runs neither', async () => {
     const s = scene({ checks: [unit], 'verify-setup': 'npm ci' })
     const first = await s.plan()
-    expect(s.loop.runner.runs.map((r) => r.command)).toEqual(['npm ci', 'npm test', 'agent'])
-    expect(s.loop.runner.runs[0]?.logFile).toMatch(/runs\/1\/verify-setup\.log$/)
-    expect(first.report?.usage.map((u) => u.what)).toContain('verify-setup')
-    // The check failed before the work: the baseline ran after the setup, and says so.
-    expect(first.report?.baseline?.checks).toEqual({ unit: 'fail' })
-    // The check failed on the candidate (as if the work were not done yet): the loop runs on.
+    // The plan ran the work alone, and names the base the legs measure the baseline at.
+    expect(s.loop.runner.runs.map((r) => r.command)).toEqual(['agent'])
+    expect(first.baselineAt).toBe(first.base)
+    expect(first.report?.usage.map((u) => u.what)).not.toContain('verify-setup')
     const leg = await s.verify(first)
+    const ran = s.loop.runner.runs.slice(1)
+    expect(ran.map((r) => r.command)).toEqual(['npm ci', 'npm test', 'npm ci', 'npm test'])
+    // The baseline's first, in the base's checkout, logged apart; then the candidate's in the leg's workspace.
+    const apart = ran[0]?.cwd ?? ''
+    expect(apart).not.toBe(s.planDir)
+    expect(ran[1]?.cwd).toBe(apart)
+    expect(ran[0]?.logFile).toMatch(/runs\/1\/verify-baseline\/verify-setup\.log$/)
+    expect(ran.slice(2).every((r) => r.cwd === s.planDir)).toBe(true)
+    // The check passes on the candidate and failed before the work: each verdict where it ran.
+    expect(leg.run.exitCode).toBe(0)
+    expect(leg.baseline).toEqual({ commit: first.base, verdict: 'fail', durationMs: 10 })
+    // The checkout of the base is gone, and git knows no worktree of it.
+    expect(existsSync(apart)).toBe(false)
+    const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: s.planDir, encoding: 'utf8' })
+    expect(worktrees).not.toContain(apart)
+    // The check failed on the candidate (as if the work were not done yet): the loop runs on.
     const decided = await s.decide(first, [{ ...leg, run: { ...leg.run, exitCode: 1, output: 'FAIL not yet\n' } }])
-    expect(decided.kind).toBe('done')
-    const before = s.loop.runner.runs.length
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.state.baseline?.checks).toEqual({ unit: 'fail' })
+    // The next iteration has its baseline: no leg measures it again.
     const second = await s.plan()
     expect(second.iteration).toBe(2)
-    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['agent'])
+    expect(second.baselineAt).toBeUndefined()
   })
 
-  it('says a setup that failed in the plan, and the baseline records the checks as they are', async () => {
+  it('records no baseline for the check of a lost leg, and says so; the checks of the others keep theirs', async () => {
+    const s = scene({ checks: [unit, { name: 'lint', run: 'npm run lint' }] })
+    const plan = await s.plan()
+    const [unitLeg, lintLeg] = plan.legs
+    if (!unitLeg || !lintLeg) throw new Error('expected two legs')
+    const warnings: string[] = []
+    s.loop.deps.logger.warning = (message) => warnings.push(message)
+    // The unit leg was lost: only lint's verdict (with its baseline) reaches decide.
+    const decided = await s.decide(plan, [await s.verify(plan, lintLeg)])
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.state.baseline?.checks).toEqual({ lint: 'pass' })
+    const line =
+      "no baseline for unit (no baseline from 'unit'): not judged for regressions as a check, as one the baseline lacks"
+    expect(warnings).toContain(`The baseline: ${line}.`)
+    const journey = s.loop.audit.journey.map((e) => e.message)
+    expect(journey).toContain(`baseline (the verify legs, at ${plan.base?.slice(0, 12)}): pass: lint · ${line}`)
+  })
+
+  it('makes a setup that failed at the baseline a failure there, never the candidate’s', async () => {
     const s = scene({ checks: [unit], 'verify-setup': 'npm ci' }, true)
     const warnings: string[] = []
     s.loop.deps.logger.warning = (message) => warnings.push(message)
     const plan = await s.plan()
+    const leg = await s.verify(plan)
     expect(warnings).toContain(
-      'Plan: verify-setup failed (exit 1) before the baseline; the baseline records the checks as they are.',
+      "loop-controller: the leg's verify-setup failed (exit 1), so check 'unit' did not run at the baseline in leg unit",
     )
-    expect(plan.report?.baseline?.checks).toEqual({ unit: 'fail' })
+    expect(leg.baseline).toMatchObject({ commit: plan.base, verdict: 'fail' })
+    expect(leg.run.spawnError).toBe(
+      "loop-controller: the leg's verify-setup failed (exit 1), so check 'unit' did not run in leg unit",
+    )
   })
 
   it('runs no setup where the config names none', async () => {
@@ -144,7 +184,7 @@ describe('fan-out legs: the setup', () => {
     const plan = await s.plan()
     const before = s.loop.runner.runs.length
     const verdict = await s.verify(plan)
-    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['npm test'])
+    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['npm test', 'npm test'])
     expect(verdict.setupMs).toBeUndefined()
   })
 
@@ -153,7 +193,8 @@ describe('fan-out legs: the setup', () => {
     const plan = await s.plan()
     const before = s.loop.runner.runs.length
     const verdict = await s.verify(plan)
-    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['npm ci'])
+    // On the candidate and at the baseline: the setup failed, and no check ran.
+    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['npm ci', 'npm ci'])
     const line = "loop-controller: the leg's verify-setup failed (exit 1), so check 'unit' did not run in leg unit"
     expect(verdict.run.spawnError).toBe(line)
     expect(verdict.run.output).toContain('npm ERR! lockfile out of date')

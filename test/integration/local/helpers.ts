@@ -53,13 +53,15 @@ export function fanOutScene(
   other: (command: string) => Script = () => ({ exitCode: 0 }),
 ) {
   const { planDir, decideDir } = planAndDecideRepos(dir)
-  const loop = fakeLoop(config, (command) => {
+  const loop = fakeLoop(config, (command, cwd) => {
     if (command === 'agent') writeFileSync(join(planDir, 'progress.txt'), '1\n')
+    // Where it runs: the plan's checkout, or a leg's checkout of the base apart (its baseline).
     if (command === 'npm test')
-      return existsSync(join(planDir, 'progress.txt')) ? { exitCode: 0 } : { exitCode: 1, output: 'FAIL not yet\n' }
+      return existsSync(join(cwd, 'progress.txt')) ? { exitCode: 0 } : { exitCode: 1, output: 'FAIL not yet\n' }
     return other(command)
   })
-  const input = { ...loop.input, cwd: planDir, commit: true }
+  // The loop's folder on disk, outside the checkout, as the action's (a leg checks the base out in it).
+  const input = { ...loop.input, cwd: planDir, loopDir: join(dir, 'loop-dir'), commit: true }
   const planDeps = { ...loop.deps, git: new GitCli(planDir) }
   const decideDeps = { ...loop.deps, git: new GitCli(decideDir) }
   return { dir, planDir, decideDir, loop, input, planDeps, decideDeps, bundle: join(dir, 'candidate.bundle') }

@@ -25,14 +25,20 @@ export interface Script {
 
 /** A process runner that answers each command from a script and remembers every run. */
 export class ScriptedRunner {
-  readonly runs: Array<{ command: string; env: Record<string, string>; logFile?: string }> = []
+  readonly runs: Array<{ command: string; env: Record<string, string>; logFile?: string; cwd: string }> = []
 
-  constructor(private readonly script: (command: string) => Script) {}
+  /** `script` answers each command, told where it runs. */
+  constructor(private readonly script: (command: string, cwd: string) => Script) {}
 
   async run(request: RunRequest): Promise<RunResult> {
     const command = typeof request.command === 'string' ? request.command : request.command.join(' ')
-    this.runs.push({ command, env: request.env, ...(request.logFile ? { logFile: request.logFile } : {}) })
-    const { exitCode, output = '' } = this.script(command)
+    this.runs.push({
+      command,
+      env: request.env,
+      ...(request.logFile ? { logFile: request.logFile } : {}),
+      cwd: request.cwd,
+    })
+    const { exitCode, output = '' } = this.script(command, request.cwd)
     request.onOutput?.(Buffer.from(output))
     return {
       exitCode,
@@ -108,7 +114,7 @@ export class MemoryAudit implements AuditLog {
 }
 
 /** A loop wired to in-memory ports; `next()` runs one iteration. */
-export function fakeLoop(config: Partial<LoopConfigInput>, script: (command: string) => Script) {
+export function fakeLoop(config: Partial<LoopConfigInput>, script: (command: string, cwd: string) => Script) {
   const runner = new ScriptedRunner(script)
   const store = new MemoryStore()
   const audit = new MemoryAudit()

@@ -1,12 +1,6 @@
 // Figure 12's arithmetic: wall times read from the sandbox's job records, and the speed-up against the ideal.
 import { describe, expect, it } from 'vitest'
-import {
-  fanOutTimes,
-  idealFirstIterationSeconds,
-  idealIterationSeconds,
-  iterationJobs,
-  speedUp,
-} from '../../../bench/fan-out.js'
+import { fanOutTimes, idealIterationSeconds, iterationJobs, speedUp } from '../../../bench/fan-out.js'
 
 const job = (name: string, startedAt: number | undefined, durationMs: number | undefined) => ({
   name,
@@ -75,21 +69,4 @@ describe('idealIterationSeconds', () => {
   ])('plan $plan s + decide $decide s + verify $verify s / $shards', ({ plan, decide, verify, shards, ideal }) => {
     expect(idealIterationSeconds({ planSeconds: plan, decideSeconds: decide }, verify, shards)).toBe(ideal)
   })
-})
-
-describe('idealFirstIterationSeconds', () => {
-  it.each([
-    // A plan of 20 s holding a 16 s baseline: split in 4 it would be 4 + 4 s, so 8 s of plan.
-    { plan: 20, decide: 2, verify: 16, shards: 4, ideal: 14 },
-    { plan: 12, decide: 1, verify: 10, shards: 1, ideal: 23 },
-    { plan: 7, decide: 1, verify: 6, shards: 3, ideal: 6 },
-  ])(
-    'plan $plan s (with the baseline) + decide $decide s, verify $verify s / $shards',
-    ({ plan, decide, verify, shards, ideal }) => {
-      expect(idealFirstIterationSeconds({ planSeconds: plan, decideSeconds: decide }, verify, shards)).toBeCloseTo(
-        ideal,
-        9,
-      )
-    },
-  )
 })

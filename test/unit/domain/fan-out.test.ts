@@ -139,7 +139,7 @@ const plan: PlanFile = {
   stage: 'IMPLEMENT',
   base: A,
   candidate: B,
-  report: { work: null, tasksCompleted: [], tasksFailed: [], baseline: null, usage: [], events: [], wallMs: 4200 },
+  report: { work: null, tasksCompleted: [], tasksFailed: [], usage: [], events: [], wallMs: 4200 },
   legs: [{ leg: 'lint', check: 'lint', artifact: 'loop-verdict-lint' }],
 }
 const run = {
