@@ -74,7 +74,7 @@ export function sweepDecision(
     const ended =
       dispatchedRun?.kind === 'over'
         ? `its ${runName} ended (${dispatchedRun.conclusion}) without saving it`
-        : 'no job saved it either (its job died, or none started)'
+        : 'no job saved it either (its job died, or none started; GitHub named no run of it to ask about)'
     return {
       kind: 'block',
       reason: `iteration ${record.iteration} was dispatched again by the sweeper ${minutes(waitedMs)} ago (${record.by}) and ${ended}; the sweeper dispatches an iteration again once`,

@@ -107,7 +107,7 @@ describe('sweepDecision', () => {
     expect(sweepDecision(s, NOW, STALE)).toEqual({
       kind: 'block',
       reason:
-        'iteration 3 was dispatched again by the sweeper 45 min ago (sweeper run 9) and no job saved it either (its job died, or none started); the sweeper dispatches an iteration again once',
+        'iteration 3 was dispatched again by the sweeper 45 min ago (sweeper run 9) and no job saved it either (its job died, or none started; GitHub named no run of it to ask about); the sweeper dispatches an iteration again once',
     })
   })
 
