@@ -49,7 +49,8 @@ export async function recordedDispatch(
   if (saved === null) deps.logger.warning(`The dispatch of iteration ${record.iteration} is not recorded in the state.`)
   try {
     const runId = await deps.dispatch(loopId, record)
-    if (saved === null || runId === undefined) return { state: saved?.state ?? null }
+    // Only the `git` store is swept (it lists its loops); another's extra save would cost an upload.
+    if (saved === null || runId === undefined || deps.store.kind !== 'git') return { state: saved?.state ?? null }
     return { state: (await recordRun(loopId, saved, runId, deps)) ?? saved.state }
   } catch (error) {
     const message = messageOf(error)
