@@ -49,12 +49,12 @@ export async function redispatch(
   }
 }
 
-/** One workflow dispatch of `record`'s iteration (the job's re-dispatch or a sweeper's). */
+/** One workflow dispatch of `record`'s iteration (the job's re-dispatch or a sweeper's); the run's id where GitHub said. */
 export async function dispatchIteration(
   loopId: string,
   record: DispatchRecord,
   deps: { github: Pick<GitHubPort, 'dispatchWorkflow'>; logger: Logger },
-): Promise<void> {
+): Promise<string | undefined> {
   const dispatched = await deps.github.dispatchWorkflow({
     workflow: record.workflow,
     ref: record.ref,
@@ -63,6 +63,7 @@ export async function dispatchIteration(
   deps.logger.info(
     `Dispatched iteration ${record.iteration} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`,
   )
+  return dispatched.runId !== undefined ? String(dispatched.runId) : undefined
 }
 
 /**

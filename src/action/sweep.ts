@@ -51,7 +51,7 @@ export async function sweep(
   const dispatch: Dispatch = (loopId, record) => dispatchIteration(loopId, record, deps)
   const swept = await sweepLoops(
     { staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` },
-    { store, dispatch, clock: deps.clock, logger: deps.logger },
+    { store, dispatch, runOf: (runId) => deps.github.getWorkflowRun(runId), clock: deps.clock, logger: deps.logger },
   )
   // A loop the loops' sweep marked BLOCKED gives its slot to the next in line now, not at the next sweep.
   if (store.kind === 'git' && swept.some((loop) => loop.outcome === 'blocked')) {

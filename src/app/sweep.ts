@@ -10,14 +10,18 @@
 
 import { messageOf } from '../config/errors.js'
 import { markBlocked } from '../domain/engine/index.js'
+import type { RunFact } from '../domain/slot-sweep.js'
 import type { DispatchRecord, LoopState } from '../domain/state.js'
 import { recordDispatchFailure, recordSweep, sweepDecision } from '../domain/sweep.js'
 import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
 import { type LoopLister, type Store, StoreConflictError, type StoreVersion } from '../ports/store.js'
 
-/** Starts the run of `record.iteration` of `loopId` (the workflow dispatch). */
-export type Dispatch = (loopId: string, record: DispatchRecord) => Promise<void>
+/** Starts the run of `record.iteration` of `loopId` (the workflow dispatch); the run's id where GitHub says it. */
+export type Dispatch = (loopId: string, record: DispatchRecord) => Promise<string | undefined>
+
+/** What GitHub says of a run (`GET .../actions/runs/{run_id}`). */
+export type RunOf = (runId: string) => Promise<{ status: string; conclusion: string | null }>
 
 const RECORD_ATTEMPTS = 3
 
@@ -44,8 +48,10 @@ export async function recordedDispatch(
   }
   if (saved === null) deps.logger.warning(`The dispatch of iteration ${record.iteration} is not recorded in the state.`)
   try {
-    await deps.dispatch(loopId, record)
-    return { state: saved?.state ?? null }
+    const runId = await deps.dispatch(loopId, record)
+    // Only the `git` store is swept (it lists its loops); another's extra save would cost an upload.
+    if (saved === null || runId === undefined || deps.store.kind !== 'git') return { state: saved?.state ?? null }
+    return { state: (await recordRun(loopId, saved, runId, deps)) ?? saved.state }
   } catch (error) {
     const message = messageOf(error)
     if (saved === null) return { state: null, error: message }
@@ -61,6 +67,31 @@ export async function recordedDispatch(
   }
 }
 
+/**
+ * Records the run the dispatch started, on the version that recorded the dispatch, so the sweeper can ask
+ * GitHub whether it still runs. The started run waits in the loop's concurrency group until this job ends,
+ * so it loads this save; a conflict (anyone saved since) leaves the record without it, as before GitHub
+ * said run ids. Returns the state saved, or null.
+ */
+async function recordRun(
+  loopId: string,
+  saved: { state: LoopState; version: StoreVersion },
+  runId: string,
+  deps: { store: Store; logger: Logger },
+): Promise<LoopState | null> {
+  const record = saved.state.dispatch
+  if (!record) return null
+  const state = { ...saved.state, dispatch: { ...record, run: runId } }
+  try {
+    await deps.store.save(loopId, state, saved.version)
+    return state
+  } catch (error) {
+    if (!(error instanceof StoreConflictError)) throw error
+    deps.logger.warning(`The run of iteration ${record.iteration} (${runId}) is not recorded: the loop changed.`)
+    return null
+  }
+}
+
 export interface SweptLoop {
   loopId: string
   outcome: 'dispatched' | 'failed' | 'skipped' | 'raced' | 'blocked'
@@ -70,7 +101,7 @@ export interface SweptLoop {
 /** Sweeps every loop the store holds; one loop's trouble never stops the others. */
 export async function sweepLoops(
   input: { staleAfterMs: number; by: string },
-  deps: { store: Store & LoopLister; dispatch: Dispatch; clock: Clock; logger: Logger },
+  deps: { store: Store & LoopLister; dispatch: Dispatch; runOf: RunOf; clock: Clock; logger: Logger },
 ): Promise<SweptLoop[]> {
   const swept: SweptLoop[] = []
   for (const loopId of await deps.store.listLoops()) {
@@ -89,12 +120,17 @@ export async function sweepLoops(
 async function sweepOne(
   loopId: string,
   input: { staleAfterMs: number; by: string },
-  deps: { store: Store; dispatch: Dispatch; clock: Clock },
+  deps: { store: Store; dispatch: Dispatch; runOf: RunOf; clock: Clock; logger: Logger },
 ): Promise<SweptLoop> {
   const loaded = await deps.store.load(loopId)
   if (!loaded) return { loopId, outcome: 'skipped', reason: 'it has no state' }
   const now = deps.clock.now()
-  const decision = sweepDecision(loaded.state, now, input.staleAfterMs)
+  let decision = sweepDecision(loaded.state, now, input.staleAfterMs)
+  // GitHub is asked only about a run the sweeper would act on: a live one keeps its iteration.
+  const runId = loaded.state.dispatch?.run
+  if (decision.kind !== 'skip' && runId !== undefined) {
+    decision = sweepDecision(loaded.state, now, input.staleAfterMs, await runFact(runId, deps.runOf))
+  }
   if (decision.kind === 'skip') return { loopId, outcome: 'skipped', reason: decision.reason }
   if (decision.kind === 'block') {
     const blocked = markBlocked(loaded.state, `${decision.reason}. Resume it with \`/loop resume\`.`, now).state
@@ -117,8 +153,9 @@ async function sweepOne(
     if (!(error instanceof StoreConflictError)) throw error
     return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept (a job or another sweeper)' }
   }
+  let started: string | undefined
   try {
-    await deps.dispatch(loopId, record)
+    started = await deps.dispatch(loopId, record)
   } catch (error) {
     const message = messageOf(error)
     await deps.store.save(loopId, recordDispatchFailure(state, record, message), version).catch((saveError) => {
@@ -126,5 +163,18 @@ async function sweepOne(
     })
     return { loopId, outcome: 'failed', reason: `the re-dispatch of iteration ${record.iteration} failed: ${message}` }
   }
+  if (started !== undefined) await recordRun(loopId, { state, version }, started, deps)
   return { loopId, outcome: 'dispatched', reason: `iteration ${record.iteration}: ${decision.reason}` }
+}
+
+/** What GitHub says of `runId`, as the decision reads it; its failure is said, never thrown. */
+async function runFact(runId: string, runOf: RunOf): Promise<RunFact> {
+  try {
+    const run = await runOf(runId)
+    return run.status === 'completed'
+      ? { kind: 'over', conclusion: run.conclusion ?? 'no conclusion' }
+      : { kind: 'active', status: run.status }
+  } catch (error) {
+    return { kind: 'unknown', why: `GitHub did not say how it stands (${messageOf(error)})` }
+  }
 }

@@ -136,6 +136,8 @@ export const dispatchRecordSchema = z.strictObject({
   failed: z.string().max(2000).optional(),
   /** How many times a sweeper re-dispatched this iteration. */
   sweeps: z.number().int().nonnegative().optional(),
+  /** The run the dispatch started, where GitHub said (`return_run_details`): the sweeper asks how it stands. */
+  run: z.string().min(1).optional(),
 })
 export type DispatchRecord = z.infer<typeof dispatchRecordSchema>
 

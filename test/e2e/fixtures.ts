@@ -23,7 +23,7 @@ export const MINUTE = 60_000
  * The work command: climbs one step (progress.txt), optionally also edits the loop config in its first
  * iteration (a protected path: that raises the `verifier` gate),
  * and leaves a marker and a copy of its prompt per run in E2E_SIGNAL_DIR. When `$E2E_SIGNAL_DIR/hold` exists it waits for
- * `$E2E_SIGNAL_DIR/go-<iteration>` after its edit, so a test can act while the job is mid-iteration.
+ * `$E2E_SIGNAL_DIR/go-<iteration>` after its edit (30 s at most; 5 min with `hold-long`), so a test can act while the job is mid-iteration.
  */
 const WORK = `import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -46,7 +46,7 @@ if (signals) {
     writeFileSync(join(signals, 'work-saw-key'), process.env.ANTHROPIC_API_KEY)
   }
   if (existsSync(join(signals, 'hold'))) {
-    const until = Date.now() + 30000
+    const until = Date.now() + (existsSync(join(signals, 'hold-long')) ? 300000 : 30000)
     while (!existsSync(join(signals, 'go-' + iteration)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
   }
 }
@@ -78,6 +78,8 @@ export interface ProjectOptions {
   stuck?: boolean
   /** The work also edits .github/loop.yml in its first iteration, which raises the `verifier` gate. */
   editsConfig?: boolean
+  /** The work command's `timeout` (default `1m`). */
+  workTimeout?: string
   /** The config's `pipeline` (default `iterate`). */
   pipeline?: string
   workflowWith?: Record<string, string>
@@ -107,7 +109,7 @@ pipeline: ${options.pipeline ?? 'iterate'}
 max-iterations: ${options.maxIterations ?? 8}
 work:
   run: node tools/work.mjs
-  timeout: 1m
+  timeout: ${options.workTimeout ?? '1m'}
   pass-env: [E2E_SIGNAL_DIR]
 checks:
 ${checks}${options.configDependsOn ? `depends-on: [${options.configDependsOn.join(', ')}]\n` : ''}`,

@@ -53,7 +53,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'reusable-workflow.test.ts': [...ITERATING, ...DASHBOARD],
   'sharded-check.test.ts': ITERATING,
   'many-loops.test.ts': [DISPATCH, STOP_LABELS, OWN_LOGIN, ...STATUS_COMMENT, ...DASHBOARD, PERMISSION],
-  'sweeper.test.ts': ITERATING,
+  'sweeper.test.ts': [...ITERATING, 'actions/get-workflow-run'],
   'example-workflows.test.ts': ITERATING,
   'workflow-push.test.ts': ITERATING,
   'lost-state.test.ts': [

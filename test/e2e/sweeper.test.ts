@@ -1,7 +1,10 @@
 // End to end: a re-dispatch that fails (GitHub answers 502 through every retry) leaves the loop running
 // with nothing scheduled; the job records it in the state, fails its step saying so, and the status
 // comment says so. A scheduled run of the same workflow (`command: sweep`) finds the loop and
-// dispatches the iteration again, once, however many sweepers run: the loop then finishes.
+// dispatches the iteration again, once, however many sweepers run: the loop then finishes. An iteration
+// whose dispatched run still works past the stale time is left to it.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   botComments,
@@ -13,6 +16,8 @@ import {
   SWEEP_SCHEDULE,
   startScenario,
   sweep,
+  until,
+  waitForWork,
 } from './fixtures.js'
 import { savedState } from './state-fixtures.js'
 
@@ -78,5 +83,53 @@ describe('the action bundle in the sandbox: the sweeper', () => {
       expectFaithful(scenario)
     },
     6 * MINUTE,
+  )
+
+  it(
+    'an iteration whose dispatched run is still in progress past stale-after-minutes is kept: not dispatched again, not BLOCKED',
+    async () => {
+      const scenario = await startScenario({
+        steps: 2,
+        schedule: SWEEP_SCHEDULE,
+        workflowWith: { command: SWEEP_ON_SCHEDULE, 'stale-after-minutes': '1' },
+        // The held iteration outlives the stale time (a minute), within its work's and its job's time.
+        workTimeout: '3m',
+        sandbox: { jobTimeoutMs: 4 * MINUTE },
+      })
+      const { sandbox, signals } = scenario
+      // Iteration 1 runs through; the job dispatched for iteration 2 works on past the stale time.
+      writeFileSync(join(signals, 'hold'), '')
+      writeFileSync(join(signals, 'hold-long'), '')
+      writeFileSync(join(signals, 'go-1'), '')
+      await sandbox.dispatch({ 'loop-id': 'live' })
+      await waitForWork(scenario, 2)
+      // A job saves nothing until its iteration ends: the state knows only the dispatch and its run.
+      const dispatched = (await savedState(scenario, 'live')).dispatch
+      const live = sandbox.jobs.find((job) => job.inputs['loop-id'] === 'live' && job.inputs.iteration === '2')
+      expect([dispatched?.iteration, dispatched?.run]).toEqual([2, String(live?.runId)])
+      const staleAt = Date.parse(dispatched?.at ?? '') + MINUTE + 1000
+      await until('the dispatch stale', () => Date.now() > staleAt, 2 * MINUTE)
+
+      sweep(scenario)
+      await until('the sweeper done', () => sandbox.jobs.some((job) => job.event === 'schedule' && job.conclusion))
+      writeFileSync(join(signals, 'go-2'), '')
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      const sweeper = jobs.find((job) => job.event === 'schedule')
+      expect(sweeper?.summary, why).toMatch(
+        new RegExp(
+          `\`live\` \\| skipped \\| iteration 2 was dispatched \\d+ min ago and its run ${live?.runId} is in_progress; kept`,
+        ),
+      )
+      // The first job's own, then iteration 2 once: nothing dispatched it again.
+      const runs = jobs.filter((job) => job.event === 'workflow_dispatch').slice(1)
+      expect(
+        runs.map((job) => [job.inputs.iteration, job.outputs.status]),
+        why,
+      ).toEqual([['2', 'complete']])
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
+      expectFaithful(scenario)
+    },
+    5 * MINUTE,
   )
 })

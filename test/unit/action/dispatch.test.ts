@@ -36,6 +36,29 @@ describe('redispatch', () => {
     expect(logger.lines).toEqual(['info: Dispatched iteration 5 of loop l1: https://github.com/o/r/actions/runs/9.'])
   })
 
+  it.each([
+    { kind: 'git', run: '91' },
+    // No sweeper reads another store: its extra save would cost an upload for nothing.
+    { kind: 'artifact', run: undefined },
+  ] as const)('records the run the dispatch started, where GitHub said, in the $kind store: $run', async (row) => {
+    const github = { dispatchWorkflow: async () => ({ runId: 91, htmlUrl: 'https://github.com/o/r/actions/runs/91' }) }
+    const store = { ...memoryStore({ l1: loopState({ iteration: 4 }) }), kind: row.kind }
+    const failed = await redispatch(
+      { workflowRef: 'o/r/.github/workflows/loop.yml@refs/heads/main', runId: '77', event: { defaultBranch: 'main' } },
+      { loopId: 'l1', state: loopState({ iteration: 4 }) },
+      { github, logger: recordingLogger(), store, clock: fixedClock },
+    )
+    expect(failed).toBeNull()
+    expect((await store.load('l1'))?.state.dispatch).toEqual({
+      iteration: 5,
+      workflow: 'loop.yml',
+      ref: 'refs/heads/main',
+      at: NOW.toISOString(),
+      by: 'run 77',
+      ...(row.run ? { run: row.run } : {}),
+    })
+  })
+
   it.each([undefined, 'not a workflow ref'])('warns and dispatches nothing for the ref %s', async (workflowRef) => {
     const logger = recordingLogger()
     const github = {

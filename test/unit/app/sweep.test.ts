@@ -18,6 +18,11 @@ const record = (overrides: Partial<DispatchRecord> = {}): DispatchRecord => ({
 const running = (loopId: string, dispatch?: DispatchRecord): LoopState =>
   loopState({ loopId, iteration: 2, claimedIteration: 2, ...(dispatch ? { dispatch } : {}) })
 
+/** For a loop whose record names no run: GitHub is not asked. */
+const unasked = async (runId: string): Promise<never> => {
+  throw new Error(`run ${runId} was asked about`)
+}
+
 function listing(states: Record<string, LoopState>): Store & LoopLister & { saved: LoopState[] } {
   return Object.assign(memoryStore(states), { listLoops: async () => Object.keys(states) })
 }
@@ -38,7 +43,9 @@ describe('sweepLoops', () => {
         store,
         dispatch: async (loopId, what) => {
           dispatched.push(`${loopId}#${what.iteration}`)
+          return undefined
         },
+        runOf: unasked,
         clock: fixedClock,
         logger: recordingLogger(),
       },
@@ -64,7 +71,9 @@ describe('sweepLoops', () => {
         store,
         dispatch: async (loopId) => {
           dispatched.push(loopId)
+          return undefined
         },
+        runOf: unasked,
         clock: fixedClock,
         logger: recordingLogger(),
       },
@@ -78,6 +87,60 @@ describe('sweepLoops', () => {
       'blocked',
       expect.stringMatching(/no job saved it either .*Resume it with `\/loop resume`\.$/),
     ])
+  })
+
+  it('keeps an iteration whose run still works past stale-after: not BLOCKED, not dispatched again', async () => {
+    const live = record({ at: at(45), by: 'sweeper run 4', sweeps: 1, run: '88' })
+    const store = listing({ live: running('live', live) })
+    const asked: string[] = []
+    const swept = await sweepLoops(
+      { staleAfterMs: 30 * 60_000, by: 'sweeper run 5' },
+      {
+        store,
+        dispatch: async () => {
+          throw new Error('no dispatch expected')
+        },
+        runOf: async (runId) => {
+          asked.push(runId)
+          return { status: 'in_progress', conclusion: null }
+        },
+        clock: fixedClock,
+        logger: recordingLogger(),
+      },
+    )
+    expect(asked).toEqual(['88'])
+    expect(swept).toEqual([
+      {
+        loopId: 'live',
+        outcome: 'skipped',
+        reason: 'iteration 3 was dispatched 45 min ago and its run 88 is in_progress; kept',
+      },
+    ])
+    expect(store.saved).toEqual([])
+  })
+
+  it('records the run its own dispatch started, so the next sweep asks GitHub about that run', async () => {
+    const store = listing({ stale: running('stale', record({ at: at(45), run: '70' })) })
+    const swept = await sweepLoops(
+      { staleAfterMs: 30 * 60_000, by: 'sweeper run 5' },
+      {
+        store,
+        dispatch: async () => '91',
+        runOf: async () => ({ status: 'completed', conclusion: 'cancelled' }),
+        clock: fixedClock,
+        logger: recordingLogger(),
+      },
+    )
+    expect(swept.map((loop) => [loop.outcome, loop.reason])).toEqual([
+      ['dispatched', 'iteration 3: no job took iteration 3, dispatched 45 min ago (its run 70 ended: cancelled)'],
+    ])
+    expect((await store.load('stale'))?.state.dispatch).toEqual({
+      ...record(),
+      at: NOW.toISOString(),
+      by: 'sweeper run 5',
+      sweeps: 1,
+      run: '91',
+    })
   })
 
   it('two sweepers at once: one dispatches, the other finds the loop changed and dispatches nothing', async () => {
@@ -99,7 +162,9 @@ describe('sweepLoops', () => {
       store,
       dispatch: async (loopId: string, what: DispatchRecord) => {
         dispatched.push(`${loopId}#${what.iteration}`)
+        return undefined
       },
+      runOf: unasked,
       clock: fixedClock,
       logger: recordingLogger(),
     }
@@ -122,7 +187,9 @@ describe('sweepLoops', () => {
         store,
         dispatch: async (loopId) => {
           if (loopId === 'a') throw new Error('503 Service Unavailable')
+          return undefined
         },
+        runOf: unasked,
         clock: fixedClock,
         logger: recordingLogger(),
       },

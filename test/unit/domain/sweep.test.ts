@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { simpleModeConfig } from '../../../src/config/load-config.js'
 import { initialState } from '../../../src/domain/engine/index.js'
 import { policyFromConfig } from '../../../src/domain/policy.js'
+import type { RunFact } from '../../../src/domain/slot-sweep.js'
 import type { DispatchRecord, LoopState } from '../../../src/domain/state.js'
 import { loopStateSchema } from '../../../src/domain/state.js'
 import { dispatchFailureNote, recordSweep, sweepDecision } from '../../../src/domain/sweep.js'
@@ -23,6 +24,9 @@ function record(overrides: Partial<DispatchRecord> = {}): DispatchRecord {
 }
 
 const ago = (minutes: number) => new Date(NOW.getTime() - minutes * MINUTE).toISOString()
+const active = (status: string): RunFact => ({ kind: 'active', status })
+const over = (conclusion: string): RunFact => ({ kind: 'over', conclusion })
+const unknown: RunFact = { kind: 'unknown', why: 'GitHub did not say how it stands (502)' }
 
 describe('sweepDecision', () => {
   it.each([
@@ -68,12 +72,42 @@ describe('sweepDecision', () => {
     expect(sweepDecision(s, NOW, STALE).kind).toBe(kind)
   })
 
+  // A job saves nothing until its iteration ends: only the run its dispatch started tells a live
+  // iteration from one no job took.
+  const sweptOnce = state({ dispatch: record({ at: ago(45), sweeps: 1, by: 'sweeper run 9', run: '88' }) })
+  const stale = state({ dispatch: record({ at: ago(45), run: '88' }) })
+  it.each([
+    { why: 'its run still works past stale-after', s: sweptOnce, run: active('in_progress'), kind: 'skip' },
+    { why: 'its run waits in the queue', s: sweptOnce, run: active('queued'), kind: 'skip' },
+    { why: 'its run waits for an environment', s: sweptOnce, run: active('waiting'), kind: 'skip' },
+    { why: 'its run ended failed', s: sweptOnce, run: over('failure'), kind: 'block' },
+    { why: 'its run was cancelled', s: sweptOnce, run: over('cancelled'), kind: 'block' },
+    { why: 'GitHub did not say how its run stands', s: sweptOnce, run: unknown, kind: 'skip' },
+    { why: 'no run is recorded (today: staleness alone)', s: sweptOnce, run: null, kind: 'block' },
+    { why: "a job's dispatch whose run is queued", s: stale, run: active('queued'), kind: 'skip' },
+    { why: "a job's dispatch whose run ended", s: stale, run: over('cancelled'), kind: 'dispatch' },
+    { why: "a job's dispatch, GitHub silent: dispatched again", s: stale, run: unknown, kind: 'dispatch' },
+  ] as const)('the sweep of a stale dispatch whose run: $why: $kind', ({ s, run, kind }) => {
+    expect(sweepDecision(s, NOW, STALE, run).kind).toBe(kind)
+  })
+
+  it('says the live run it keeps, and the ended run it blocks on', () => {
+    expect(sweepDecision(sweptOnce, NOW, STALE, active('in_progress'))).toEqual({
+      kind: 'skip',
+      reason: 'iteration 3 was dispatched 45 min ago and its run 88 is in_progress; kept',
+    })
+    expect(sweepDecision(sweptOnce, NOW, STALE, over('failure'))).toMatchObject({
+      kind: 'block',
+      reason: expect.stringContaining('and its run 88 ended (failure) without saving it;'),
+    })
+  })
+
   it('says why it blocks after the one re-dispatch', () => {
     const s = state({ dispatch: record({ at: ago(45), sweeps: 1, by: 'sweeper run 9' }) })
     expect(sweepDecision(s, NOW, STALE)).toEqual({
       kind: 'block',
       reason:
-        'iteration 3 was dispatched again by the sweeper 45 min ago (sweeper run 9) and no job saved it either (its job died, or none started); the sweeper dispatches an iteration again once',
+        'iteration 3 was dispatched again by the sweeper 45 min ago (sweeper run 9) and no job saved it either (its job died, or none started; GitHub named no run of it to ask about); the sweeper dispatches an iteration again once',
     })
   })
 
@@ -86,10 +120,10 @@ describe('sweepDecision', () => {
 })
 
 describe('recordSweep', () => {
-  it('clears the failure, stamps the sweeper and counts the sweep; the result is a valid state', () => {
+  it('clears the failure and the run before, stamps the sweeper and counts the sweep; the result is a valid state', () => {
     const swept = recordSweep(
-      state({ dispatch: record({ failed: '502', sweeps: 1 }) }),
-      record({ failed: '502', sweeps: 1 }),
+      state({ dispatch: record({ failed: '502', sweeps: 1, run: '88' }) }),
+      record({ failed: '502', sweeps: 1, run: '88' }),
       NOW,
       'sweeper run 9',
     )
