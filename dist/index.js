@@ -32571,6 +32571,8 @@ const dispatchRecordSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */
     failed: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().max(2000).optional(),
     /** How many times a sweeper re-dispatched this iteration. */
     sweeps: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().nonnegative().optional(),
+    /** The run the dispatch started, where GitHub said (`return_run_details`): the sweeper asks how it stands. */
+    run: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().min(1).optional(),
 });
 const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({
     schemaVersion: zod__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(STATE_SCHEMA_VERSION),
@@ -32663,7 +32665,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(76715);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(59684);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32673,7 +32675,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 76715:
+/***/ 59684:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -34160,7 +34162,8 @@ const LOOPS_TABLE_COLUMNS = [
     'pull request',
     'last run',
     'queue',
-    // Last, so the columns before it keep their places for whoever reads a row by position.
+    // Last, so the dashboard's columns before it keep their places for whoever reads a row by position (the
+    // text table, for eyes, drops an all-empty queue column; scripts read `status --all --json`).
     'updated',
 ];
 /** `50,000`: a whole number with thousands separated (the same in every locale). */
@@ -37884,15 +37887,16 @@ const systemClock = {
 ;// CONCATENATED MODULE: ./src/domain/sweep.ts
 /**
  * Whether to re-dispatch `state`'s next iteration at `now`: the loop is running, its latest recorded
- * dispatch is of the iteration after the last that ran, and that dispatch failed, or no job has claimed
- * it for `staleAfterMs`. Once only: when the sweeper's own dispatch went through and no job claimed that
- * either (a job that took it and died saves nothing: `timeout-minutes` would kill it again, each time an
- * agent call the cap never counts), the loop is BLOCKED for a person instead. An iteration a job has
- * claimed is never re-dispatched; and should a dispatch
- * reported as failed have started a run after all, the loop's jobs queue in one concurrency group and
- * the second job for the iteration ends superseded.
+ * dispatch is of the iteration after the last that ran, and that dispatch failed, or no job has saved
+ * it for `staleAfterMs` and the run it started (`dispatchedRun`, when the record names one) is not
+ * queued or in progress. Once only: when the sweeper's own dispatch went through and its run also ended
+ * without saving the iteration (a job that took it and died saves nothing: `timeout-minutes` would kill
+ * it again, each time an agent call the cap never counts), the loop is BLOCKED for a person instead;
+ * never on a guess when GitHub did not say how that run stands. Without a recorded run (GitHub returned
+ * none) staleness alone decides. Should a dispatch reported as failed have started a run after all, the
+ * loop's jobs queue in one concurrency group and the second job for the iteration ends superseded.
  */
-function sweepDecision(state, now, staleAfterMs) {
+function sweepDecision(state, now, staleAfterMs, dispatchedRun = null) {
     const record = state.dispatch;
     if (state.status !== 'running')
         return { kind: 'skip', reason: `the loop is ${state.status}` };
@@ -37921,21 +37925,38 @@ function sweepDecision(state, now, staleAfterMs) {
             reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago; stale after ${minutes(staleAfterMs)}`,
         };
     }
+    const runName = `run ${record.run ?? '?'}`;
+    if (dispatchedRun?.kind === 'active') {
+        return {
+            kind: 'skip',
+            reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago and its ${runName} is ${dispatchedRun.status}; kept`,
+        };
+    }
     if ((record.sweeps ?? 0) > 0) {
+        if (dispatchedRun?.kind === 'unknown') {
+            return {
+                kind: 'skip',
+                reason: `${runName} of iteration ${record.iteration}: ${dispatchedRun.why}; not BLOCKED on a guess`,
+            };
+        }
+        const ended = dispatchedRun?.kind === 'over'
+            ? `its ${runName} ended (${dispatchedRun.conclusion}) without saving it`
+            : 'no job saved it either (its job died, or none started; GitHub named no run of it to ask about)';
         return {
             kind: 'block',
-            reason: `iteration ${record.iteration} was dispatched again by the sweeper ${minutes(waitedMs)} ago (${record.by}) and no job saved it either (its job died, or none started); the sweeper dispatches an iteration again once`,
+            reason: `iteration ${record.iteration} was dispatched again by the sweeper ${minutes(waitedMs)} ago (${record.by}) and ${ended}; the sweeper dispatches an iteration again once`,
         };
     }
     return {
         kind: 'dispatch',
         record,
-        reason: `no job took iteration ${record.iteration}, dispatched ${minutes(waitedMs)} ago`,
+        reason: `no job took iteration ${record.iteration}, dispatched ${minutes(waitedMs)} ago${dispatchedRun?.kind === 'over' ? ` (its ${runName} ended: ${dispatchedRun.conclusion})` : ''}`,
     };
 }
 /** The state with a sweeper's re-dispatch recorded (the failure, if any, cleared until the call says). */
 function recordSweep(state, record, now, by) {
-    const { failed: _cleared, ...rest } = record;
+    // The run of the dispatch before is not this one's: the new one is recorded once GitHub says it.
+    const { failed: _cleared, run: _before, ...rest } = record;
     return {
         ...state,
         dispatch: { ...rest, at: now.toISOString(), by, sweeps: (record.sweeps ?? 0) + 1 },
@@ -38000,8 +38021,11 @@ async function recordedDispatch(loopId, record, deps) {
     if (saved === null)
         deps.logger.warning(`The dispatch of iteration ${record.iteration} is not recorded in the state.`);
     try {
-        await deps.dispatch(loopId, record);
-        return { state: saved?.state ?? null };
+        const runId = await deps.dispatch(loopId, record);
+        // Only the `git` store is swept (it lists its loops); another's extra save would cost an upload.
+        if (saved === null || runId === undefined || deps.store.kind !== 'git')
+            return { state: saved?.state ?? null };
+        return { state: (await recordRun(loopId, saved, runId, deps)) ?? saved.state };
     }
     catch (error) {
         const message = messageOf(error);
@@ -38018,6 +38042,28 @@ async function recordedDispatch(loopId, record, deps) {
             deps.logger.warning(`The failed dispatch of iteration ${record.iteration} is not recorded: the loop changed.`);
             return { state: saved.state, error: message };
         }
+    }
+}
+/**
+ * Records the run the dispatch started, on the version that recorded the dispatch, so the sweeper can ask
+ * GitHub whether it still runs. The started run waits in the loop's concurrency group until this job ends,
+ * so it loads this save; a conflict (anyone saved since) leaves the record without it, as before GitHub
+ * said run ids. Returns the state saved, or null.
+ */
+async function recordRun(loopId, saved, runId, deps) {
+    const record = saved.state.dispatch;
+    if (!record)
+        return null;
+    const state = { ...saved.state, dispatch: { ...record, run: runId } };
+    try {
+        await deps.store.save(loopId, state, saved.version);
+        return state;
+    }
+    catch (error) {
+        if (!(error instanceof ports_store/* StoreConflictError */.yn))
+            throw error;
+        deps.logger.warning(`The run of iteration ${record.iteration} (${runId}) is not recorded: the loop changed.`);
+        return null;
     }
 }
 /** Sweeps every loop the store holds; one loop's trouble never stops the others. */
@@ -38041,7 +38087,12 @@ async function sweepOne(loopId, input, deps) {
     if (!loaded)
         return { loopId, outcome: 'skipped', reason: 'it has no state' };
     const now = deps.clock.now();
-    const decision = sweepDecision(loaded.state, now, input.staleAfterMs);
+    let decision = sweepDecision(loaded.state, now, input.staleAfterMs);
+    // GitHub is asked only about a run the sweeper would act on: a live one keeps its iteration.
+    const runId = loaded.state.dispatch?.run;
+    if (decision.kind !== 'skip' && runId !== undefined) {
+        decision = sweepDecision(loaded.state, now, input.staleAfterMs, await runFact(runId, deps.runOf));
+    }
     if (decision.kind === 'skip')
         return { loopId, outcome: 'skipped', reason: decision.reason };
     if (decision.kind === 'block') {
@@ -38069,8 +38120,9 @@ async function sweepOne(loopId, input, deps) {
             throw error;
         return { loopId, outcome: 'raced', reason: 'the loop changed while it was swept (a job or another sweeper)' };
     }
+    let started;
     try {
-        await deps.dispatch(loopId, record);
+        started = await deps.dispatch(loopId, record);
     }
     catch (error) {
         const message = messageOf(error);
@@ -38080,7 +38132,21 @@ async function sweepOne(loopId, input, deps) {
         });
         return { loopId, outcome: 'failed', reason: `the re-dispatch of iteration ${record.iteration} failed: ${message}` };
     }
+    if (started !== undefined)
+        await recordRun(loopId, { state, version }, started, deps);
     return { loopId, outcome: 'dispatched', reason: `iteration ${record.iteration}: ${decision.reason}` };
+}
+/** What GitHub says of `runId`, as the decision reads it; its failure is said, never thrown. */
+async function runFact(runId, runOf) {
+    try {
+        const run = await runOf(runId);
+        return run.status === 'completed'
+            ? { kind: 'over', conclusion: run.conclusion ?? 'no conclusion' }
+            : { kind: 'active', status: run.status };
+    }
+    catch (error) {
+        return { kind: 'unknown', why: `GitHub did not say how it stands (${messageOf(error)})` };
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/domain/commands.ts
@@ -38442,7 +38508,7 @@ async function redispatch(run, input, deps) {
         state: dispatched.state,
     };
 }
-/** One workflow dispatch of `record`'s iteration (the job's re-dispatch or a sweeper's). */
+/** One workflow dispatch of `record`'s iteration (the job's re-dispatch or a sweeper's); the run's id where GitHub said. */
 async function dispatchIteration(loopId, record, deps) {
     const dispatched = await deps.github.dispatchWorkflow({
         workflow: record.workflow,
@@ -38450,6 +38516,7 @@ async function dispatchIteration(loopId, record, deps) {
         inputs: { 'loop-id': loopId, iteration: String(record.iteration) },
     });
     deps.logger.info(`Dispatched iteration ${record.iteration} of loop ${loopId}${dispatched.htmlUrl ? `: ${dispatched.htmlUrl}` : ''}.`);
+    return dispatched.runId !== undefined ? String(dispatched.runId) : undefined;
 }
 /**
  * The ref to dispatch on: the job's own, unless it ran on a pull request's `refs/pull/N/merge`
@@ -39081,6 +39148,17 @@ async function giveBackSlot(loopId, limit, deps) {
         deps.logger.warning(outcome.change);
     const { started } = await startAdmitted(outcome.started, limit, deps);
     return { started, inLine: outcome.inLine, released: outcome.released, leftLine: outcome.leftLine };
+}
+/**
+ * Whether `loopId` still waits in the line as the record stands now (read, not written): a job telling
+ * the loops in line their new place skips one that another job admitted meanwhile, whose comment says
+ * it started. Comments have no compare-and-swap; this read narrows the window to the comment's write.
+ */
+async function stillInLine(loopId, deps) {
+    return deps.slots.update([], (record) => ({
+        record,
+        result: record.queued.some((entry) => entry.loopId === loopId),
+    }));
 }
 /** The record with the limit it was changed under: what a sweeper without `max-loops` admits by. */
 function stamped(record, limit) {
@@ -49300,21 +49378,9 @@ async function reportQueued(run, input, deps) {
     if (input.summary !== false && run.hasStepSummary)
         await deps.io.writeSummary(body);
     const subject = input.summary !== false ? run.event.subject.number : null;
-    for (const issueNumber of commentTargets(subject, input.state)) {
-        try {
-            const comment = await deps.github.upsertStickyComment({
-                issueNumber,
-                marker: stickyCommentMarker(input.loopId),
-                body,
-            });
-            deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
-        }
-        catch (error) {
-            if (!(error instanceof GitHubPermissionError))
-                throw error;
-            deps.logger.warning(deps.redact(`${error.message} The queued loop has no status comment on #${issueNumber}.`));
-        }
-    }
+    await writeStatusComments(commentTargets(subject, input.state), input.loopId, body, deps, (issueNumber, error) => error instanceof GitHubPermissionError
+        ? `${error.message} The queued loop has no status comment on #${issueNumber}.`
+        : undefined);
 }
 /**
  * A loop admitted from the line, when the job that admitted it dispatched its run and again at the start
@@ -49330,17 +49396,23 @@ input, deps) {
     const body = deps.redact(renderAdmitted({ loopId: input.loopId, iteration, ...(runId ? { runId } : {}), ...(runUrl ? { runUrl } : {}) }));
     // Another loop's job (its event about that loop) tells only the admitted loop's own issues.
     const subject = input.runId === undefined ? run.event.subject.number : null;
-    for (const issueNumber of commentTargets(subject, input.state)) {
+    await writeStatusComments(commentTargets(subject, input.state), input.loopId, body, deps, (issueNumber, error) => `The status comment of loop ${input.loopId} on #${issueNumber} still says queued (${messageOf(error)}).`);
+}
+/**
+ * Writes the loop's sticky comment on each of `issueNumbers`. A comment that cannot be written is warned
+ * about in the words `warningOf` gives, or, where it gives none, fails the job.
+ */
+async function writeStatusComments(issueNumbers, loopId, body, deps, warningOf) {
+    for (const issueNumber of issueNumbers) {
         try {
-            const comment = await deps.github.upsertStickyComment({
-                issueNumber,
-                marker: stickyCommentMarker(input.loopId),
-                body,
-            });
+            const comment = await deps.github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body });
             deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
         }
         catch (error) {
-            deps.logger.warning(deps.redact(`The status comment of loop ${input.loopId} on #${issueNumber} still says queued (${messageOf(error)}).`));
+            const warning = warningOf(issueNumber, error);
+            if (warning === undefined)
+                throw error;
+            deps.logger.warning(deps.redact(warning));
         }
     }
 }
@@ -50253,6 +50325,8 @@ async function slots_releaseSlot(run, input, deps) {
                 continue;
             const reason = queuedReason(wait, nameOfLoop);
             const state = loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state;
+            if (!(await stillInLine(loopId, slots)))
+                continue;
             await reportQueued(run, { loopId, state, wait, summary: false }, deps);
         }
     }
@@ -51517,6 +51591,25 @@ const nodeWorkspace = {
     async remove(path) {
         await (0,promises_.rm)(path, { recursive: true, force: true });
     },
+    async removeFile(path) {
+        const info = await (0,promises_.lstat)(path).catch(() => null);
+        if (!info)
+            return 'absent';
+        if (!info.isFile() && !info.isSymbolicLink())
+            return 'not-a-file';
+        try {
+            await (0,promises_.unlink)(path);
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return 'absent';
+            throw error;
+        }
+        return 'removed';
+    },
+    async realPath(path) {
+        return (0,promises_.realpath)(path).catch(() => null);
+    },
 };
 
 ;// CONCATENATED MODULE: ./src/adapters/redacting-lines.ts
@@ -52569,16 +52662,14 @@ const workSchema = schemas/* strictObject */.rej({
         .optional(),
     agent: schemas/* string */.YjP().max(200).optional(),
 });
-/** The plan's own report of what ran in it (the work, the stage's tasks, the baseline): taken on trust. */
+/** The plan's own report of what ran in it (the work, the stage's tasks): taken on trust. */
 const planReportSchema = schemas/* strictObject */.rej({
     work: workSchema.nullable(),
     tasksCompleted: schemas/* array */.YOg(schemas/* string */.YjP()),
     tasksFailed: schemas/* array */.YOg(schemas/* strictObject */.rej({ task: schemas/* string */.YjP(), excerpt: schemas/* string */.YjP().max(4000) })),
-    /** The baseline the plan measured before the work (the loop's first iteration), else null. */
-    baseline: state/* loopStateSchema */.lF.shape.baseline.unwrap().nullable(),
     /** What the plan's commands spent (work, fixes, install, tasks), as the state's usage log records it. */
     usage: schemas/* array */.YOg(state/* usageEntrySchema */.NL).max(200),
-    /** The plan's journey lines of the work and the baseline. */
+    /** The plan's journey lines of the work. */
     events: schemas/* array */.YOg(schemas/* strictObject */.rej({
         at: schemas/* string */.YjP(),
         iteration: schemas/* number */.aig().int(),
@@ -52605,6 +52696,11 @@ const planFileSchema = schemas/* strictObject */.rej({
     candidate: commitId.nullable(),
     report: planReportSchema.nullable(),
     legs: schemas/* array */.YOg(legSchema).max(MAX_MATRIX_LEGS),
+    /**
+     * Set (to `base`) when the loop has no baseline yet: each leg also runs its check at this commit and
+     * hands on its verdict there, and decide records the legs' merged verdicts as the baseline.
+     */
+    baselineAt: commitId.optional(),
 });
 /** The plan of a job that runs no iteration, on the state as it stands: decide settles the loop alone. */
 function noIterationPlan(loopId, stateVersion) {
@@ -52638,6 +52734,14 @@ const testVerdictsSchema = schemas/* record */.g1P(schemas/* string */.YjP().min
     .refine((tests) => Object.keys(tests).length <= MAX_LEG_TESTS, {
     message: `at most ${MAX_LEG_TESTS} test verdicts`,
 });
+/** A leg's run of its check at the plan's `baselineAt`, in a scratch checkout of that commit: the check's verdict there and its JUnit verdicts. */
+const legBaselineSchema = schemas/* strictObject */.rej({
+    commit: commitId,
+    verdict: schemas/* enum */.k5n(['pass', 'fail']),
+    tests: testVerdictsSchema.optional(),
+    /** Its setup and its run, in ms (decide counts them in the leg's time). */
+    durationMs: schemas/* number */.aig().int().nonnegative().max(MAX_JOB_WALL_MS),
+});
 /** `<verdict artifact>.json`: one leg's run of its check on the candidate. */
 const verdictFileSchema = schemas/* strictObject */.rej({
     version: schemas/* literal */.euz(1),
@@ -52653,6 +52757,8 @@ const verdictFileSchema = schemas/* strictObject */.rej({
     flakeCheck: legFlakeCheckSchema.optional(),
     /** How long the leg's `verify-setup` ran before its check, in ms (decide counts it in the leg's time). */
     setupMs: schemas/* number */.aig().int().nonnegative().max(MAX_JOB_WALL_MS).optional(),
+    /** The leg's check at the plan's `baselineAt`, when the plan asked for it and the leg could run it. */
+    baseline: legBaselineSchema.optional(),
 })
     .refine((verdict) => !verdict.flakeCheck || (failed(verdict.run) && !verdict.run.timedOut), {
     message: 'a flake check follows only a run that failed and did not time out',
@@ -52738,7 +52844,8 @@ function judgeLegs(legs, verdicts, expected, unreadable) {
  * job failed, was cancelled or timed out before it uploaded one), unreadable, or for another loop,
  * iteration or candidate is a `noVerdict`; with `tests`, the union of the JUnit verdicts of the legs
  * that gave one (a test failing in any shard fails, `unionTests`); with `flakeChecks`, what those legs
- * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them).
+ * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them); with
+ * `baselines`, what they measured at the plan's `baselineAt` (`fan-out-baseline.ts` merges them).
  */
 function mergeVerdicts(legs, verdicts, expected, 
 /** Legs whose artifact gave no verdict (a file not valid, a leg whose controller failed), by artifact name, with why. */
@@ -52747,17 +52854,22 @@ unreadable = new Map()) {
     const runs = new Map();
     const flakeChecks = new Map();
     const legTimesMs = new Map();
+    const baselines = new Map();
     for (const { leg, verdict, reason } of judged) {
         const key = legRunKey(leg.check, leg.shard);
         runs.set(key, verdict ? verdict.run : noVerdict(leg.leg, reason));
         if (verdict?.flakeCheck)
             flakeChecks.set(key, verdict.flakeCheck);
-        if (verdict)
-            legTimesMs.set(key, (verdict.setupMs ?? 0) + verdict.run.durationMs + (verdict.flakeCheck?.durationMs ?? 0));
+        if (verdict?.baseline)
+            baselines.set(key, verdict.baseline);
+        if (verdict) {
+            const ran = (verdict.setupMs ?? 0) + verdict.run.durationMs + (verdict.flakeCheck?.durationMs ?? 0);
+            legTimesMs.set(key, ran + (verdict.baseline?.durationMs ?? 0));
+        }
     }
     // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
     const tests = unionTests(judged.map(({ leg, verdict }) => Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`)))));
-    return { runs, tests, flakeChecks, legTimesMs };
+    return { runs, tests, flakeChecks, legTimesMs, baselines };
 }
 
 ;// CONCATENATED MODULE: ./src/app/fan-out/candidate.ts
@@ -54160,8 +54272,14 @@ function strategyForFixCoverage(plan, hasFix) {
 ;// CONCATENATED MODULE: ./src/app/junit-reports.ts
 /**
  * A check's JUnit report is its own run's only when nothing else was at its path before: a report left
- * in the candidate (committed, stale from an earlier run, or written by the agent) would otherwise be
- * read as the result of a run that died before writing one. Each report path is removed before its run.
+ * in the candidate (stale from an earlier run, or written by the agent) would otherwise be read as the
+ * result of a run that died before writing one. Each report path is removed before its run, but only a
+ * file (or a symlink, not what it names) whose real folder lies inside the work tree: a `junit:` naming
+ * a folder, or a path through a symlink out of the work tree, is left as it is.
+ *
+ * A report git tracks is left too, with a warning: removing it would have the loop commit its deletion
+ * whenever the check does not write it again, and since the check runs the candidate's own code, its
+ * report is never more than the candidate's word anyway; what a stale committed report costs is said.
  */
 
 
@@ -54175,13 +54293,43 @@ async function removeReports(input, deps, checks) {
                 await removeReport(input, deps, leg.junit);
     }
 }
-/** Removes one report path (a leg's, placeholders filled) when it lies inside the work tree. */
+/** Removes one report path (a leg's, placeholders filled) when it is an untracked file inside the work tree. */
 async function removeReport(input, deps, path) {
     const target = (0,external_node_path_.resolve)(input.cwd, path);
-    const inside = (0,external_node_path_.relative)(input.cwd, target);
-    if (inside === '' || inside.startsWith('..') || (0,external_node_path_.isAbsolute)(inside))
+    if (!inside(input.cwd, target))
         return;
-    await deps.workspace.remove(target);
+    // The folder as the file system resolves it: a symlinked folder on the way could lead out of the work tree.
+    const folder = await deps.workspace.realPath((0,external_node_path_.dirname)(target));
+    const root = (await deps.workspace.realPath(input.cwd)) ?? input.cwd;
+    if (folder === null || (folder !== root && !inside(root, folder)))
+        return;
+    const report = (0,external_node_path_.join)(folder, (0,external_node_path_.basename)(target));
+    if (deps.git && (await tracked(deps.git, (0,external_node_path_.relative)(root, report)))) {
+        warnOnce(deps.logger, `junit:${path}:tracked`, `The JUnit report ${path} is tracked by git, so it is left in place before its check runs (removing it would commit its deletion): when the check does not write it, its verdicts are the committed file's.`);
+        return;
+    }
+    const removed = await deps.workspace.removeFile(report);
+    if (removed === 'not-a-file') {
+        warnOnce(deps.logger, `junit:${path}:not-a-file`, `The JUnit report path ${path} is not a file (a folder?), so it is left as it is: \`junit\` must name the report file the check writes, e.g. reports/junit.xml.`);
+    }
+}
+function inside(root, path) {
+    const within = (0,external_node_path_.relative)(root, path);
+    return within !== '' && !within.startsWith('..') && !(0,external_node_path_.isAbsolute)(within);
+}
+async function tracked(git, path) {
+    const listed = await git.exec(['ls-files', '--', `:(literal)${path}`], { allowFailure: true });
+    return listed.exitCode === 0 && listed.stdout.trim() !== '';
+}
+/** Each warning once per logger (a check's report is removed before every run of it). */
+const warned = new WeakMap();
+function warnOnce(logger, key, message) {
+    const keys = warned.get(logger) ?? new Set();
+    warned.set(logger, keys);
+    if (keys.has(key))
+        return;
+    keys.add(key);
+    logger.warning(message);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
@@ -54828,9 +54976,14 @@ async function baseline(run, record) {
             previousIsFresh: true,
         }, record_event(now, iteration, 'check', baselineMessage(checks)));
     }
+    return noteTreeBeforeWork(run, next);
+}
+/** The work tree as the work finds it, so the guard judges only what the work changed. */
+async function noteTreeBeforeWork(run, record) {
+    const { input, deps } = run;
     const treeBeforeWork = deps.git && run.headBefore ? await deps.git.snapshot() : null;
     const ignoredBeforeWork = deps.git && run.headBefore ? await deps.git.ignoredFiles(protectedGlobs(input)) : null;
-    return { ...next, treeBeforeWork, ignoredBeforeWork };
+    return { ...record, treeBeforeWork, ignoredBeforeWork };
 }
 /**
  * While HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
@@ -55388,37 +55541,13 @@ async function stageTasks(run, record) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/app/fan-out/plan-setup.ts
-/**
- * The plan measures the loop's baseline on a fresh runner too: before it, the plan runs the legs' setup
- * (`verify-setup`, else `install`), so that the baseline sees the checks as a leg does (installed and
- * built), and not every check failing for a missing install.
- */
-
-
-
-/** Runs the legs' setup when this iteration takes the baseline; a setup that fails is said, and the baseline records what it finds. */
-async function setupBeforeBaseline(run, record) {
-    const setup = legSetupOf(run.input.config);
-    if (record.state.baseline || setup === null)
-        return record;
-    const { deps, iteration } = run;
-    deps.logger.info(`Plan: ${setup.key} before the baseline.`);
-    const result = await deps.runner.run(command(run, setup.command, `${setup.key}.log`, INSTALL_TIMEOUT_MS));
-    usage(record.state, iteration, setup.key, 'before the baseline (fan-out plan)', result);
-    const how = howItFailed(result, INSTALL_TIMEOUT_MS);
-    if (how !== null) {
-        deps.logger.warning(`Plan: ${setup.key} ${how} before the baseline; the baseline records the checks as they are.`);
-    }
-    return record;
-}
-
 ;// CONCATENATED MODULE: ./src/app/fan-out/plan.ts
 /**
- * The plan job of a fan-out iteration: the beginning of an iteration (restore, decide, begin, baseline,
- * act, guard, tasks: the single job's own steps), the work committed on the loop's branch as the
- * candidate, and the hand-off for the verify legs and decide. Saves nothing: its token cannot write,
- * and decide owns the state.
+ * The plan job of a fan-out iteration: the beginning of an iteration (restore, decide, begin, act,
+ * guard, tasks: the single job's own steps), the work committed on the loop's branch as the candidate,
+ * and the hand-off for the verify legs and decide. It runs no check: the loop's baseline is measured by
+ * the verify legs at the base the plan names (`baselineAt`), and decide records it. Saves nothing: its
+ * token cannot write, and decide owns the state.
  */
 
 
@@ -55430,9 +55559,11 @@ async function setupBeforeBaseline(run, record) {
 
 
 
-
-/** The single job's steps up to the verification, in its order, the baseline after the legs' setup. */
-const PLAN_STEPS = [setupBeforeBaseline, baseline, act, guard, stageTasks];
+/**
+ * The single job's steps up to the verification, in its order, but for the baseline: the legs measure
+ * it (a whole check matrix here would cost the loop's first iteration the suite's whole time, sharded or not).
+ */
+const PLAN_STEPS = [noteTreeBeforeWork, act, guard, stageTasks];
 /**
  * Plans one iteration on the loop's branch, checked out in `input.cwd`. `bundleFile`: where the
  * candidate's commits are written for the other jobs.
@@ -55482,28 +55613,154 @@ async function planIteration(input, deps) {
             base,
             candidate,
             // Measured last, after the bundle: decide counts the plan's whole part of the iteration.
-            report: reportOf(record, run.iteration, hadBaseline, Date.now() - run.startedAt),
+            report: reportOf(record, run.iteration, Date.now() - run.startedAt),
             // The slow verify-only checks are legs only where the single job could run them: where this
             // iteration reaches VERIFY if its checks pass (decide replays them only where they do, `iteration/verify.ts`).
             legs: iterationLegs(legs, input.config.checks, mayReachVerification(run.stage, record.state, policy)),
+            ...(hadBaseline ? {} : { baselineAt: base }),
         },
         nothing: null,
         bundled,
     };
 }
 /** What decide takes from the plan on trust: what ran here and what it spent (its wall time too). */
-function reportOf(record, iteration, hadBaseline, wallMs) {
+function reportOf(record, iteration, wallMs) {
     return {
         wallMs: Math.max(0, Math.round(wallMs)),
         work: record.work,
         tasksCompleted: record.tasksCompleted,
         tasksFailed: record.tasksFailed,
-        baseline: hadBaseline ? null : (record.state.baseline ?? null),
         usage: record.state.usage.log.filter((entry) => entry.iteration === iteration),
         events: record.events
             .filter((e) => e.iteration === iteration && (e.type === 'work' || e.type === 'check'))
             .map((e) => ({ ...e, type: e.type })),
     };
+}
+
+;// CONCATENATED MODULE: ./src/app/fan-out/leg-setup.ts
+/**
+ * A verify leg's setup (`verify-setup`, else `install`) and the bounds of what a verdict carries, shared
+ * by the leg's run on the candidate and its run at the baseline (`leg-baseline.ts`).
+ */
+
+
+
+
+/** The most output a verdict carries (head and tail, as the runner keeps them). */
+const MAX_OUTPUT_CHARS = 200 * 1024;
+/** The longest a leg's setup runs (an install and a build), as the single job's `install`. */
+const SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS;
+/**
+ * The leg's `verify-setup` (else the config's `install`), run on the leg's fresh runner before its
+ * check, as a check runs (the same environment, isolation and log folder): null when there is none.
+ * A setup that fails is the check's run, an `error` whose output is the setup's, and the check is not run.
+ */
+async function legSetup(input, deps, leg, env, logDir, 
+/** Where the check is run, said in the log lines: '' on the candidate, ' at the baseline' there. */
+where = '') {
+    const setup = legSetupOf(input.config);
+    if (setup === null)
+        return null;
+    const { key } = setup;
+    deps.logger.info(`Leg ${leg.leg}: ${key} before the check${where}.`);
+    const logFile = (0,external_node_path_.join)(logDir, `${key}.log`);
+    const result = await deps.runner.run({
+        command: setup.command,
+        cwd: input.cwd,
+        env,
+        timeoutMs: SETUP_TIMEOUT_MS,
+        logFile,
+    });
+    const durationMs = Math.max(0, Math.round(result.durationMs));
+    const how = howItFailed(result, SETUP_TIMEOUT_MS);
+    if (how === null)
+        return { durationMs, failed: null };
+    const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run${where} in leg ${leg.leg}`;
+    deps.logger.warning(line);
+    const output = `${clamp(deps.redact(result.output))}\n${line}\n`;
+    return {
+        durationMs,
+        failed: {
+            exitCode: null,
+            signal: null,
+            timedOut: false,
+            durationMs: 0,
+            output,
+            totalBytes: result.totalBytes + line.length + 2,
+            truncated: result.truncated || result.output.length > MAX_OUTPUT_CHARS,
+            spawnError: line,
+        },
+    };
+}
+function clamp(text) {
+    if (text.length <= MAX_OUTPUT_CHARS)
+        return text;
+    const half = MAX_OUTPUT_CHARS / 2;
+    return `${text.slice(0, half)}\n[... output cut by loop-controller ...]\n${text.slice(-half)}`;
+}
+
+;// CONCATENATED MODULE: ./src/app/fan-out/leg-baseline.ts
+/**
+ * A verify leg's run of its check at the baseline (the plan's `baselineAt`, the loop's first
+ * iteration): in a scratch checkout of that commit apart from the leg's workspace, which stays the
+ * candidate's, before the candidate's code runs in the leg. Its verdict there is the baseline's, never
+ * the candidate's: a check failing at the base only says it failed before the work, as the single job's baseline.
+ */
+
+
+
+
+
+/**
+ * Runs `leg`'s check (as `input.config` gives it: the leg's shard alone) at `plan.baselineAt`, checked
+ * out in `scratchDir` (a git worktree, removed after). Null when the plan asks for no baseline, the check
+ * is verify-only (the baseline leaves those out), or the base cannot be checked out (said in the log:
+ * decide then records no baseline for the check).
+ */
+async function baselineInLeg(input, deps, plan, leg, scratchDir) {
+    const base = plan.baselineAt;
+    const check = input.config.checks.find((c) => c.name === leg.check);
+    if (!base || !check || check['verify-only'])
+        return null;
+    const git = deps.git;
+    if (!git) {
+        deps.logger.warning(`Leg ${leg.leg}: no baseline: the leg has no git checkout to check the base out from.`);
+        return null;
+    }
+    await deps.workspace.remove(scratchDir);
+    const added = await git.exec(['worktree', 'add', '--detach', '--force', scratchDir, base], { allowFailure: true });
+    if (added.exitCode !== 0) {
+        deps.logger.warning(`Leg ${leg.leg}: no baseline: the base ${base.slice(0, 12)} cannot be checked out apart (${added.stderr.trim().split('\n')[0] ?? ''}).`);
+        return null;
+    }
+    try {
+        deps.logger.info(`Leg ${leg.leg}: the baseline: ${leg.check} at ${base.slice(0, 12)}, checked out apart.`);
+        const at = { ...input, cwd: scratchDir };
+        const checkEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} });
+        const env = withPathFirst(checkEnv, [(0,external_node_path_.join)(scratchDir, 'node_modules', '.bin')], external_node_path_.delimiter);
+        const logDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(plan.iteration), 'verify-baseline');
+        const setup = await legSetup(at, deps, leg, env, logDir, ' at the baseline');
+        const setupMs = setup?.durationMs ?? 0;
+        if (setup?.failed)
+            return { commit: base, verdict: 'fail', durationMs: setupMs };
+        const [live] = await verify(at, deps, logDir, env, plan.iteration, false, [leg.check]);
+        const verdict = live?.result.verdict === 'pass' ? 'pass' : 'fail';
+        const only = { ...at, config: { ...at.config, checks: [check] } };
+        const { tests } = boundedTests(await junitResults(only, deps));
+        const ranMs = Math.max(0, Math.round(live?.outcome.result?.durationMs ?? 0));
+        deps.logger.info(`Leg ${leg.leg}: the baseline: ${leg.check} ${verdict === 'pass' ? 'passed' : 'failed'} at the base.`);
+        return {
+            commit: base,
+            verdict,
+            ...(Object.keys(tests).length > 0 ? { tests } : {}),
+            durationMs: setupMs + ranMs,
+        };
+    }
+    finally {
+        await git.exec(['worktree', 'remove', '--force', scratchDir], { allowFailure: true });
+        await deps.workspace.remove(scratchDir);
+        await git.exec(['worktree', 'prune'], { allowFailure: true });
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/app/fan-out/leg-flake-check.ts
@@ -55565,12 +55822,21 @@ async function flakeCheckInLeg(input, deps, live, logDir, env, logName) {
 
 
 
-/** The most output a verdict carries (head and tail, as the runner keeps them). */
-const MAX_OUTPUT_CHARS = 200 * 1024;
-/** The longest a leg's setup runs (an install and a build), as the single job's `install`. */
-const SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS;
-/** Runs `leg`'s check in `input.cwd` (the candidate checked out) and returns its verdict. */
+/**
+ * Runs `leg`'s check in `input.cwd` (the candidate checked out) and returns its verdict; when the plan
+ * asks for the baseline (`baselineAt`), the check at the base too, first, checked out apart (in the
+ * loop's folder, the runner's temporary folder in the action: never in the workspace).
+ */
 async function verifyLeg(input, deps, plan, leg) {
+    // The baseline first: its checkout is made before any of the candidate's code runs here (nothing the
+    // candidate planted in .git runs in the controller's git), and its verdict is in hand before that code runs.
+    const scratchDir = (0,external_node_path_.join)(input.loopDir, 'baseline-checkout');
+    const baseline = await baselineInLeg({ ...input, config: legConfig(input.config, leg) }, deps, plan, leg, scratchDir);
+    const onCandidate = await candidateVerdict(input, deps, plan, leg);
+    return verify_leg_verdictOf(plan, leg, { ...onCandidate, ...(baseline ? { baseline } : {}) });
+}
+/** The leg's check on the candidate: its setup, its run, its JUnit verdicts and its flake check. */
+async function candidateVerdict(input, deps, plan, leg) {
     const config = legConfig(input.config, leg);
     const legInput = { ...input, config };
     // The same environment the single job gives the project's commands: no controller secrets, the
@@ -55580,7 +55846,7 @@ async function verifyLeg(input, deps, plan, leg) {
     const logDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(plan.iteration), 'verify');
     const setup = await legSetup(input, deps, leg, projectEnv, logDir);
     if (setup?.failed)
-        return verify_leg_verdictOf(plan, leg, { run: setup.failed, setupMs: setup.durationMs });
+        return { run: setup.failed, setupMs: setup.durationMs };
     const [live] = await verify(legInput, deps, logDir, projectEnv, plan.iteration, false, [leg.check]);
     const result = live?.outcome.result;
     const run = result
@@ -55619,12 +55885,12 @@ async function verifyLeg(input, deps, plan, leg) {
     if (dropped > 0) {
         deps.logger.warning(`Leg ${leg.leg}: ${dropped} JUnit verdict(s) left out of the verdict file (the passing ones first).`);
     }
-    return verify_leg_verdictOf(plan, leg, {
+    return {
         run,
         ...(Object.keys(tests).length > 0 ? { tests } : {}),
         ...(flakeCheck ? { flakeCheck } : {}),
         ...(setup ? { setupMs: setup.durationMs } : {}),
-    });
+    };
 }
 function verify_leg_verdictOf(plan, leg, what) {
     return {
@@ -55635,46 +55901,6 @@ function verify_leg_verdictOf(plan, leg, what) {
         leg: leg.leg,
         check: leg.check,
         ...what,
-    };
-}
-/**
- * The leg's `verify-setup` (else the config's `install`), run on the leg's fresh runner before its
- * check, as a check runs (the same environment, isolation and log folder): null when there is none.
- * A setup that fails is the check's run, an `error` whose output is the setup's, and the check is not run.
- */
-async function legSetup(input, deps, leg, env, logDir) {
-    const setup = legSetupOf(input.config);
-    if (setup === null)
-        return null;
-    const { key } = setup;
-    deps.logger.info(`Leg ${leg.leg}: ${key} before the check.`);
-    const logFile = (0,external_node_path_.join)(logDir, `${key}.log`);
-    const result = await deps.runner.run({
-        command: setup.command,
-        cwd: input.cwd,
-        env,
-        timeoutMs: SETUP_TIMEOUT_MS,
-        logFile,
-    });
-    const durationMs = Math.max(0, Math.round(result.durationMs));
-    const how = howItFailed(result, SETUP_TIMEOUT_MS);
-    if (how === null)
-        return { durationMs, failed: null };
-    const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run in leg ${leg.leg}`;
-    deps.logger.warning(line);
-    const output = `${clamp(deps.redact(result.output))}\n${line}\n`;
-    return {
-        durationMs,
-        failed: {
-            exitCode: null,
-            signal: null,
-            timedOut: false,
-            durationMs: 0,
-            output,
-            totalBytes: result.totalBytes + line.length + 2,
-            truncated: result.truncated || result.output.length > MAX_OUTPUT_CHARS,
-            spawnError: line,
-        },
     };
 }
 /**
@@ -55693,12 +55919,6 @@ function legConfig(config, leg) {
         return config;
     const shard = legCheck(check, legOf(check, leg.shard, shards));
     return { ...config, checks: config.checks.map((c) => (c === check ? shard : c)) };
-}
-function clamp(text) {
-    if (text.length <= MAX_OUTPUT_CHARS)
-        return text;
-    const half = MAX_OUTPUT_CHARS / 2;
-    return `${text.slice(0, half)}\n[... output cut by loop-controller ...]\n${text.slice(-half)}`;
 }
 
 ;// CONCATENATED MODULE: ./src/app/loop-branch.ts
@@ -56042,6 +56262,70 @@ async function loadUserPatterns(patterns, root) {
         throw new ConfigError(`patterns: the file '${patterns}' named in the loop config cannot be read (looked at ${path}).`);
     }
     return parsePatternFile(text, patterns);
+}
+
+;// CONCATENATED MODULE: ./src/domain/fan-out-baseline.ts
+/**
+ * The loop's baseline in fan-out: measured by the verify legs, each running its check (or shard) at the
+ * plan's base as well as on the candidate, and merged here as the single job's baseline is measured:
+ * a check passes at the base when each of its legs passed there, and the tests are the union of the
+ * legs' JUnit verdicts (a test failing in any shard fails).
+ */
+
+
+/**
+ * The baseline of the checks the single job measures (all but the verify-only ones), from the legs'
+ * `baselines` (`mergeVerdicts`, under `legRunKey`) taken at `base`. A check any of whose legs gave no
+ * baseline at `base` is left out of `checks` and named in `missing`: regression detection then judges
+ * it as a check the baseline lacks (never a regression); the tests the other legs saw at the base are kept.
+ */
+function mergeLegBaselines(legs, checks, baselines, base, takenAt) {
+    const verdicts = {};
+    const testSets = [];
+    const missing = [];
+    for (const check of checks) {
+        if (check['verify-only'])
+            continue;
+        const own = legs.filter((leg) => leg.check === check.name);
+        const measured = own.map((leg) => {
+            const found = baselines.get(legRunKey(leg.check, leg.shard));
+            return found?.commit === base ? found : undefined;
+        });
+        for (const found of measured) {
+            if (!found?.tests)
+                continue;
+            // A leg speaks for its own check's tests alone.
+            testSets.push(Object.fromEntries(Object.entries(found.tests).filter(([id]) => id.startsWith(`${check.name}:`))));
+        }
+        const lost = own.filter((_, i) => measured[i] === undefined).map((leg) => leg.leg);
+        if (own.length === 0 || lost.length > 0) {
+            missing.push({ check: check.name, legs: lost });
+            continue;
+        }
+        verdicts[check.name] = measured.every((found) => found?.verdict === 'pass') ? 'pass' : 'fail';
+    }
+    return { baseline: { takenAt, checks: verdicts, tests: unionTests(testSets) }, missing };
+}
+/** The journey line of a baseline the legs measured: each check's verdict at the base, and the checks without one. */
+function legBaselineMessage(merged, base) {
+    const named = (verdict) => Object.entries(merged.baseline.checks)
+        .filter(([, v]) => v === verdict)
+        .map(([name]) => name);
+    const parts = [`baseline (the verify legs, at ${base.slice(0, 12)}):`];
+    const passed = named('pass');
+    const failed = named('fail');
+    if (passed.length > 0)
+        parts.push(`pass: ${passed.join(', ')}`);
+    if (failed.length > 0)
+        parts.push(`${passed.length > 0 ? '· ' : ''}fail: ${failed.join(', ')}`);
+    if (merged.missing.length > 0)
+        parts.push(`· ${missingBaselineLine(merged.missing)}`);
+    return parts.join(' ');
+}
+/** The checks the legs gave no baseline for, and what that means for regression detection. */
+function missingBaselineLine(missing) {
+    const each = missing.map(({ check, legs }) => legs.length > 0 ? `${check} (no baseline from ${legs.map((leg) => `'${leg}'`).join(', ')})` : check);
+    return `no baseline for ${each.join('; ')}: not judged for regressions as a check, as one the baseline lacks`;
 }
 
 ;// CONCATENATED MODULE: ./src/app/iteration/analyze.ts
@@ -56778,9 +57062,11 @@ function sameCommand(a, b) {
  * from their bundle after checking them; it judges the candidate's diff itself (the guard); and it
  * merges the legs' verdicts through the single job's own verification, analysis and transition, with a
  * process runner that runs nothing (`replay-runner.ts`), and the flake checks the legs made in the
- * remedies' place (`leg-flakes.ts`). From the plan it takes on trust only the plan's report of the
- * work: its exit and usage, the stage's tasks, the baseline, its wall time.
+ * remedies' place (`leg-flakes.ts`). In the loop's first iteration it records the baseline the legs
+ * measured at the plan's base, before the verification judges regressions against it. From the plan it
+ * takes on trust only the plan's report of the work: its exit and usage, the stage's tasks, its wall time.
  */
+
 
 
 
@@ -56816,7 +57102,7 @@ async function decideIteration(given, deps) {
     // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
     // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
     const legs = plan?.iteration != null ? legsOf(given.config) : [];
-    const { runs, tests, flakeChecks, legTimesMs } = mergeVerdicts(legs, given.verdicts, {
+    const { runs, tests, flakeChecks, legTimesMs, baselines } = mergeVerdicts(legs, given.verdicts, {
         loopId: given.loopId,
         iteration: plan?.iteration ?? 0,
         candidate: plan?.candidate ?? '',
@@ -56863,6 +57149,7 @@ async function decideIteration(given, deps) {
     await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config));
     const legDurationsMs = legDurationsOf(legs, input, plan, legTimesMs);
     let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git);
+    record = withLegBaseline(run, record, plan, legs, baselines);
     for (const step of decideSteps(flakeChecks))
         record = await step(run, record);
     const checks = record.checks.map((c) => c.result);
@@ -56924,7 +57211,6 @@ legDurationsMs, git) {
     const { state } = record;
     const next = {
         ...state,
-        ...(report.baseline && !state.baseline ? { baseline: report.baseline } : {}),
         usage: {
             ...state.usage,
             log: [...state.usage.log, ...report.usage.map((u) => ({ ...u, iteration: run.iteration }))],
@@ -56943,6 +57229,20 @@ legDurationsMs, git) {
         // The plan's time and the slowest leg's ran before this job: the loop's minutes count them too.
         timeElsewhereMs: fanOutTimeElsewhereMs(report.wallMs, legDurationsMs),
     }, ...report.events.map((e) => ({ ...e, iteration: run.iteration })));
+}
+/**
+ * The baseline the legs measured at the plan's base, when the plan asked for one (the loop has none):
+ * recorded as the single job's baseline is, before the verification judges regressions against it. A
+ * check whose legs gave none is said, and left out (as a check the baseline lacks).
+ */
+function withLegBaseline(run, record, plan, legs, baselines) {
+    const base = plan.base;
+    if (!plan.baselineAt || plan.baselineAt !== base || record.state.baseline)
+        return record;
+    const merged = mergeLegBaselines(legs, run.input.config.checks, baselines, base, run.now.toISOString());
+    if (merged.missing.length > 0)
+        run.deps.logger.warning(`The baseline: ${missingBaselineLine(merged.missing)}.`);
+    return withEvents({ ...record, state: { ...record.state, baseline: merged.baseline } }, record_event(run.now, run.iteration, 'check', legBaselineMessage(merged, base)));
 }
 /** The candidate's commits, made by the plan, recorded as this iteration's checkpoints. */
 async function checkpointOfCandidate(run, record, base, candidate, git) {
@@ -58691,14 +58991,15 @@ async function runJobIterations(input, deps) {
  * so the guard holds what the controller itself wrote to each file and puts that text back:
  *
  * - after each project command's process tree has ended (`runner()` wraps the process runner);
- * - before each command starts and before each write of the controller's own (`own`, `ownSync`), in
- *   case something written meanwhile (a process a command left behind) would be taken for the
- *   controller's;
+ * - before each command starts and before each write of the controller's own (`appendOwn`);
  * - once more as the last thing before the step exits (`putBackAtExit`).
  *
- * What the controller writes between commands (an output, the summary) is held from then on. Whatever
+ * The controller's own writes (an output, the summary) are made by the guard: their bytes are added to
+ * the held text and the file is replaced with it, so what the files hold is never read back as the
+ * controller's (a process left behind that re-plants in a loop would have its line adopted). Whatever
  * else was there is said in a warning naming the file and the command that wrote it. A put-back never
- * writes through a planted symlink: the text goes to a new file that replaces the path.
+ * writes through a planted symlink: the text goes to a new file that replaces the path (a planted
+ * folder is removed first). Only paths that are regular files when the guard is made are held.
  */
 
 
@@ -58717,22 +59018,32 @@ function runnerFileCommandPaths(env) {
     return paths;
 }
 class RunnerFileGuard {
-    warn;
+    report;
     held;
     running = new Map();
     nextCommand = 0;
     putBacks = [];
     /**
      * Holds each file as it is now (what the controller wrote so far: the runner gives a step empty ones).
-     * `warn` hears each put-back as a sentence (the caller's logger redacts it).
+     * A path that is no regular file (missing, a symlink, a device such as `/dev/stdout`) is not the
+     * runner's file command and is not held. `report` hears each put-back as a sentence (the caller's
+     * logger redacts it).
      */
-    constructor(paths, warn) {
-        this.warn = warn;
-        this.held = Object.entries(paths).map(([file, path]) => ({
-            file: file,
-            path,
-            text: readWhole(path) ?? Buffer.alloc(0),
-        }));
+    constructor(paths, report) {
+        this.report = report;
+        this.held = [];
+        for (const [file, path] of Object.entries(paths)) {
+            const text = readWhole(path);
+            if (text === null) {
+                report.info(`${file} (${path}) ${whatIsAt(path)}, so it is not guarded: writes to it are not put back.`);
+                continue;
+            }
+            this.held.push({ file: file, path, text });
+        }
+    }
+    /** True when `file` is held (the controller's writes to it go through `appendOwn`). */
+    holds(file) {
+        return this.held.some((held) => held.file === file);
     }
     /** Every put-back so far, in order. */
     get found() {
@@ -58756,25 +59067,18 @@ class RunnerFileGuard {
             },
         };
     }
-    /** A write of the controller's own (an output): anything foreign is put back first, then the write is held. */
-    ownSync(write) {
+    /**
+     * A write of the controller's own (an output, the summary), made here: anything foreign is put back
+     * first, then `bytes` are added to the held text and the file is replaced with it. What another
+     * process writes in between is dropped, never taken for the controller's.
+     */
+    appendOwn(file, bytes) {
+        const held = this.held.find((candidate) => candidate.file === file);
+        if (!held)
+            throw new Error(`${file} is not guarded: the controller cannot write to it through the guard.`);
         this.putBack(this.idleWriters());
-        try {
-            return write();
-        }
-        finally {
-            this.hold();
-        }
-    }
-    /** `ownSync` for a write that completes later (the summary). */
-    async own(write) {
-        this.putBack(this.idleWriters());
-        try {
-            return await write();
-        }
-        finally {
-            this.hold();
-        }
+        held.text = Buffer.concat([held.text, typeof bytes === 'string' ? Buffer.from(bytes) : bytes]);
+        replaceWith(held, held.text);
     }
     /** The last check, as the step ends: what a process left behind wrote since is put back too. */
     putBackAtExit() {
@@ -58787,18 +59091,14 @@ class RunnerFileGuard {
             const tampering = tamperingIn(held);
             if (!tampering)
                 continue;
-            replaceWith(held.path, held.text);
+            // Said before the put-back, so a put-back that fails still leaves the warning.
+            this.report.warn(tamperingWarning(held.file, writers, tampering));
+            replaceWith(held, held.text);
             const putBack = { file: held.file, path: held.path, writers, tampering };
             done.push(putBack);
             this.putBacks.push(putBack);
-            this.warn(tamperingWarning(held.file, writers, tampering));
         }
         return done;
-    }
-    /** After a write of the controller's: the file's text, its own write included, is the controller's. */
-    hold() {
-        for (const held of this.held)
-            held.text = readWhole(held.path) ?? held.text;
     }
     othersThan(id) {
         return { commands: [...this.running].filter(([other]) => other !== id).map(([, label]) => label) };
@@ -58821,19 +59121,34 @@ function tamperingIn(held) {
         return { kind: 'replaced', what: 'the file cannot be read' };
     return tamperingOf(held.text, found);
 }
-/** Replaces `path` with a new file holding `text`; a symlink or pipe planted there is replaced, not followed. */
-function replaceWith(path, text) {
+/**
+ * Replaces the held path with a new file holding `text`; a symlink or pipe planted there is replaced,
+ * not followed, and a folder planted there is removed first (a rename cannot replace one).
+ */
+function replaceWith(held, text) {
+    const { path } = held;
     const temporary = `${path}.${(0,external_node_crypto_.randomUUID)()}`;
     // A command that removed the whole folder does not keep the controller's text from the runner.
     (0,external_node_fs_.mkdirSync)((0,external_node_path_.dirname)(path), { recursive: true });
     (0,external_node_fs_.writeFileSync)(temporary, text, { flag: 'wx', mode: 0o644 });
     try {
+        if (lstatOrNull(path)?.isDirectory())
+            (0,external_node_fs_.rmSync)(path, { recursive: true, force: true });
         (0,external_node_fs_.renameSync)(temporary, path);
     }
     catch (error) {
         (0,external_node_fs_.unlinkSync)(temporary);
-        throw error;
+        throw new Error(`The controller's ${held.file} (${path}) could not be put back: ${error instanceof Error ? error.message : String(error)}`);
     }
+}
+/** What a path that is no regular file is, as the log says it. */
+function whatIsAt(path) {
+    const stats = lstatOrNull(path);
+    if (!stats)
+        return 'does not exist';
+    if (stats.isSymbolicLink())
+        return 'is a symlink';
+    return stats.isFile() ? 'cannot be read' : 'is not a regular file';
 }
 function lstatOrNull(path) {
     try {
@@ -58878,23 +59193,46 @@ function readWhole(path) {
 /**
  * The action's side of the runner file guard (`adapters/runner-file-guard.ts`): the guard is made from
  * the step's own file-command paths once the logger exists, the action's outputs and summary are
- * written through it (so they are held as the controller's), and it puts the files back once more when
- * the job ends.
+ * written by it (so they are held as the controller's), and it puts the files back once more when the
+ * job ends.
  */
+
+
 
 /** The guard for this step, with `io` writing through it; the last put-back registered on `jobEnd`. */
 function guardRunnerFiles(runContext, deps) {
-    const guard = new RunnerFileGuard(runnerFileCommandPaths(runContext.env), (message) => deps.logger.warning(message, { title: 'A project command wrote to the runner file commands' }));
+    const guard = new RunnerFileGuard(runnerFileCommandPaths(runContext.env), {
+        warn: (message) => deps.logger.warning(message, { title: 'A project command wrote to the runner file commands' }),
+        info: (message) => deps.logger.info(message),
+    });
     deps.jobEnd.runnerFiles = () => guard.putBackAtExit();
     const { io } = deps;
     return {
         guard,
         io: {
             ...io,
-            setOutput: (name, value) => guard.ownSync(() => io.setOutput(name, value)),
-            writeSummary: (markdown) => guard.own(() => io.writeSummary(markdown)),
+            setOutput: (name, value) => {
+                if (!guard.holds('GITHUB_OUTPUT'))
+                    return io.setOutput(name, value);
+                io.info(`${name} = ${value}`);
+                guard.appendOwn('GITHUB_OUTPUT', outputFileCommand(name, value));
+            },
+            writeSummary: async (markdown) => {
+                if (!guard.holds('GITHUB_STEP_SUMMARY'))
+                    return io.writeSummary(markdown);
+                guard.appendOwn('GITHUB_STEP_SUMMARY', markdown);
+            },
         },
     };
+}
+/** An output as `@actions/core`'s `setOutput` writes it to GITHUB_OUTPUT (a heredoc with a fresh delimiter). */
+function outputFileCommand(name, value) {
+    const delimiter = `ghadelimiter_${(0,external_node_crypto_.randomUUID)()}`;
+    const text = String(value);
+    if (name.includes(delimiter) || text.includes(delimiter)) {
+        throw new Error(`The output ${name} cannot be written: it contains its delimiter ${delimiter}.`);
+    }
+    return `${name}<<${delimiter}${external_node_os_.EOL}${text}${external_node_os_.EOL}${delimiter}${external_node_os_.EOL}`;
 }
 
 ;// CONCATENATED MODULE: ./src/app/slot-sweep.ts
@@ -59086,7 +59424,7 @@ async function sweep(run, root, deps) {
     // started is dispatched again.
     const slots = store.kind === 'git' ? await sweepTheSlots(run, root, store, deps) : [];
     const dispatch = (loopId, record) => dispatchIteration(loopId, record, deps);
-    const swept = await sweepLoops({ staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` }, { store, dispatch, clock: deps.clock, logger: deps.logger });
+    const swept = await sweepLoops({ staleAfterMs: run.settings.staleAfterMinutes * 60_000, by: `sweeper run ${run.runId ?? 'local'}` }, { store, dispatch, runOf: (runId) => deps.github.getWorkflowRun(runId), clock: deps.clock, logger: deps.logger });
     // A loop the loops' sweep marked BLOCKED gives its slot to the next in line now, not at the next sweep.
     if (store.kind === 'git' && swept.some((loop) => loop.outcome === 'blocked')) {
         const again = await sweepTheSlots(run, root, store, deps);

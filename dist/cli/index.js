@@ -28885,6 +28885,8 @@ const dispatchRecordSchema = strictObject({
     failed: schemas_string().max(2000).optional(),
     /** How many times a sweeper re-dispatched this iteration. */
     sweeps: schemas_number().int().nonnegative().optional(),
+    /** The run the dispatch started, where GitHub said (`return_run_details`): the sweeper asks how it stands. */
+    run: schemas_string().min(1).optional(),
 });
 const state_loopStateSchema = strictObject({
     schemaVersion: literal(STATE_SCHEMA_VERSION),
@@ -30839,7 +30841,8 @@ read is listed unreadable, its problem cut short (--json has it whole) and count
 code stays 0, as for any listing. With --remote, the loops the action keeps on that remote's state branch
 (default loop-state; GH_TOKEN or GITHUB_TOKEN for a private repository), each queued loop's place in
 line (the limit the queue recorded at its last change; --max-loops N overrides it) and, for a GitHub remote,
-each last run's address, read without writing anything.`,
+each last run's address, read without writing anything. The table is for reading (a queue column only
+while a loop is queued); scripts read --json, whose fields stay put.`,
     history: `loop-controller history [--loop-id ID] [--json]
 
 Lists each iteration: decision, checks, verdicts, patterns and strategies.`,
@@ -33255,6 +33258,25 @@ const nodeWorkspace = {
     async remove(path) {
         await (0,promises_namespaceObject.rm)(path, { recursive: true, force: true });
     },
+    async removeFile(path) {
+        const info = await (0,promises_namespaceObject.lstat)(path).catch(() => null);
+        if (!info)
+            return 'absent';
+        if (!info.isFile() && !info.isSymbolicLink())
+            return 'not-a-file';
+        try {
+            await (0,promises_namespaceObject.unlink)(path);
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return 'absent';
+            throw error;
+        }
+        return 'removed';
+    },
+    async realPath(path) {
+        return (0,promises_namespaceObject.realpath)(path).catch(() => null);
+    },
 };
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/promote-patterns.ts
@@ -35429,14 +35451,15 @@ function tamperingWarning(file, writers, tampering) {
  * so the guard holds what the controller itself wrote to each file and puts that text back:
  *
  * - after each project command's process tree has ended (`runner()` wraps the process runner);
- * - before each command starts and before each write of the controller's own (`own`, `ownSync`), in
- *   case something written meanwhile (a process a command left behind) would be taken for the
- *   controller's;
+ * - before each command starts and before each write of the controller's own (`appendOwn`);
  * - once more as the last thing before the step exits (`putBackAtExit`).
  *
- * What the controller writes between commands (an output, the summary) is held from then on. Whatever
+ * The controller's own writes (an output, the summary) are made by the guard: their bytes are added to
+ * the held text and the file is replaced with it, so what the files hold is never read back as the
+ * controller's (a process left behind that re-plants in a loop would have its line adopted). Whatever
  * else was there is said in a warning naming the file and the command that wrote it. A put-back never
- * writes through a planted symlink: the text goes to a new file that replaces the path.
+ * writes through a planted symlink: the text goes to a new file that replaces the path (a planted
+ * folder is removed first). Only paths that are regular files when the guard is made are held.
  */
 
 
@@ -35455,22 +35478,32 @@ function runnerFileCommandPaths(env) {
     return paths;
 }
 class RunnerFileGuard {
-    warn;
+    report;
     held;
     running = new Map();
     nextCommand = 0;
     putBacks = [];
     /**
      * Holds each file as it is now (what the controller wrote so far: the runner gives a step empty ones).
-     * `warn` hears each put-back as a sentence (the caller's logger redacts it).
+     * A path that is no regular file (missing, a symlink, a device such as `/dev/stdout`) is not the
+     * runner's file command and is not held. `report` hears each put-back as a sentence (the caller's
+     * logger redacts it).
      */
-    constructor(paths, warn) {
-        this.warn = warn;
-        this.held = Object.entries(paths).map(([file, path]) => ({
-            file: file,
-            path,
-            text: readWhole(path) ?? Buffer.alloc(0),
-        }));
+    constructor(paths, report) {
+        this.report = report;
+        this.held = [];
+        for (const [file, path] of Object.entries(paths)) {
+            const text = readWhole(path);
+            if (text === null) {
+                report.info(`${file} (${path}) ${whatIsAt(path)}, so it is not guarded: writes to it are not put back.`);
+                continue;
+            }
+            this.held.push({ file: file, path, text });
+        }
+    }
+    /** True when `file` is held (the controller's writes to it go through `appendOwn`). */
+    holds(file) {
+        return this.held.some((held) => held.file === file);
     }
     /** Every put-back so far, in order. */
     get found() {
@@ -35494,25 +35527,18 @@ class RunnerFileGuard {
             },
         };
     }
-    /** A write of the controller's own (an output): anything foreign is put back first, then the write is held. */
-    ownSync(write) {
+    /**
+     * A write of the controller's own (an output, the summary), made here: anything foreign is put back
+     * first, then `bytes` are added to the held text and the file is replaced with it. What another
+     * process writes in between is dropped, never taken for the controller's.
+     */
+    appendOwn(file, bytes) {
+        const held = this.held.find((candidate) => candidate.file === file);
+        if (!held)
+            throw new Error(`${file} is not guarded: the controller cannot write to it through the guard.`);
         this.putBack(this.idleWriters());
-        try {
-            return write();
-        }
-        finally {
-            this.hold();
-        }
-    }
-    /** `ownSync` for a write that completes later (the summary). */
-    async own(write) {
-        this.putBack(this.idleWriters());
-        try {
-            return await write();
-        }
-        finally {
-            this.hold();
-        }
+        held.text = Buffer.concat([held.text, typeof bytes === 'string' ? Buffer.from(bytes) : bytes]);
+        replaceWith(held, held.text);
     }
     /** The last check, as the step ends: what a process left behind wrote since is put back too. */
     putBackAtExit() {
@@ -35525,18 +35551,14 @@ class RunnerFileGuard {
             const tampering = tamperingIn(held);
             if (!tampering)
                 continue;
-            replaceWith(held.path, held.text);
+            // Said before the put-back, so a put-back that fails still leaves the warning.
+            this.report.warn(tamperingWarning(held.file, writers, tampering));
+            replaceWith(held, held.text);
             const putBack = { file: held.file, path: held.path, writers, tampering };
             done.push(putBack);
             this.putBacks.push(putBack);
-            this.warn(tamperingWarning(held.file, writers, tampering));
         }
         return done;
-    }
-    /** After a write of the controller's: the file's text, its own write included, is the controller's. */
-    hold() {
-        for (const held of this.held)
-            held.text = readWhole(held.path) ?? held.text;
     }
     othersThan(id) {
         return { commands: [...this.running].filter(([other]) => other !== id).map(([, label]) => label) };
@@ -35559,19 +35581,34 @@ function tamperingIn(held) {
         return { kind: 'replaced', what: 'the file cannot be read' };
     return tamperingOf(held.text, found);
 }
-/** Replaces `path` with a new file holding `text`; a symlink or pipe planted there is replaced, not followed. */
-function replaceWith(path, text) {
+/**
+ * Replaces the held path with a new file holding `text`; a symlink or pipe planted there is replaced,
+ * not followed, and a folder planted there is removed first (a rename cannot replace one).
+ */
+function replaceWith(held, text) {
+    const { path } = held;
     const temporary = `${path}.${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
     // A command that removed the whole folder does not keep the controller's text from the runner.
     (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(path), { recursive: true });
     (0,external_node_fs_namespaceObject.writeFileSync)(temporary, text, { flag: 'wx', mode: 0o644 });
     try {
+        if (lstatOrNull(path)?.isDirectory())
+            (0,external_node_fs_namespaceObject.rmSync)(path, { recursive: true, force: true });
         (0,external_node_fs_namespaceObject.renameSync)(temporary, path);
     }
     catch (error) {
         (0,external_node_fs_namespaceObject.unlinkSync)(temporary);
-        throw error;
+        throw new Error(`The controller's ${held.file} (${path}) could not be put back: ${error instanceof Error ? error.message : String(error)}`);
     }
+}
+/** What a path that is no regular file is, as the log says it. */
+function whatIsAt(path) {
+    const stats = lstatOrNull(path);
+    if (!stats)
+        return 'does not exist';
+    if (stats.isSymbolicLink())
+        return 'is a symlink';
+    return stats.isFile() ? 'cannot be read' : 'is not a regular file';
 }
 function lstatOrNull(path) {
     try {
@@ -36852,8 +36889,14 @@ function testKey(check, testId) {
 ;// CONCATENATED MODULE: ./src/app/junit-reports.ts
 /**
  * A check's JUnit report is its own run's only when nothing else was at its path before: a report left
- * in the candidate (committed, stale from an earlier run, or written by the agent) would otherwise be
- * read as the result of a run that died before writing one. Each report path is removed before its run.
+ * in the candidate (stale from an earlier run, or written by the agent) would otherwise be read as the
+ * result of a run that died before writing one. Each report path is removed before its run, but only a
+ * file (or a symlink, not what it names) whose real folder lies inside the work tree: a `junit:` naming
+ * a folder, or a path through a symlink out of the work tree, is left as it is.
+ *
+ * A report git tracks is left too, with a warning: removing it would have the loop commit its deletion
+ * whenever the check does not write it again, and since the check runs the candidate's own code, its
+ * report is never more than the candidate's word anyway; what a stale committed report costs is said.
  */
 
 
@@ -36867,13 +36910,43 @@ async function removeReports(input, deps, checks) {
                 await removeReport(input, deps, leg.junit);
     }
 }
-/** Removes one report path (a leg's, placeholders filled) when it lies inside the work tree. */
+/** Removes one report path (a leg's, placeholders filled) when it is an untracked file inside the work tree. */
 async function removeReport(input, deps, path) {
     const target = (0,external_node_path_namespaceObject.resolve)(input.cwd, path);
-    const inside = (0,external_node_path_namespaceObject.relative)(input.cwd, target);
-    if (inside === '' || inside.startsWith('..') || (0,external_node_path_namespaceObject.isAbsolute)(inside))
+    if (!inside(input.cwd, target))
         return;
-    await deps.workspace.remove(target);
+    // The folder as the file system resolves it: a symlinked folder on the way could lead out of the work tree.
+    const folder = await deps.workspace.realPath((0,external_node_path_namespaceObject.dirname)(target));
+    const root = (await deps.workspace.realPath(input.cwd)) ?? input.cwd;
+    if (folder === null || (folder !== root && !inside(root, folder)))
+        return;
+    const report = (0,external_node_path_namespaceObject.join)(folder, (0,external_node_path_namespaceObject.basename)(target));
+    if (deps.git && (await tracked(deps.git, (0,external_node_path_namespaceObject.relative)(root, report)))) {
+        warnOnce(deps.logger, `junit:${path}:tracked`, `The JUnit report ${path} is tracked by git, so it is left in place before its check runs (removing it would commit its deletion): when the check does not write it, its verdicts are the committed file's.`);
+        return;
+    }
+    const removed = await deps.workspace.removeFile(report);
+    if (removed === 'not-a-file') {
+        warnOnce(deps.logger, `junit:${path}:not-a-file`, `The JUnit report path ${path} is not a file (a folder?), so it is left as it is: \`junit\` must name the report file the check writes, e.g. reports/junit.xml.`);
+    }
+}
+function inside(root, path) {
+    const within = (0,external_node_path_namespaceObject.relative)(root, path);
+    return within !== '' && !within.startsWith('..') && !(0,external_node_path_namespaceObject.isAbsolute)(within);
+}
+async function tracked(git, path) {
+    const listed = await git.exec(['ls-files', '--', `:(literal)${path}`], { allowFailure: true });
+    return listed.exitCode === 0 && listed.stdout.trim() !== '';
+}
+/** Each warning once per logger (a check's report is removed before every run of it). */
+const warned = new WeakMap();
+function warnOnce(logger, key, message) {
+    const keys = warned.get(logger) ?? new Set();
+    warned.set(logger, keys);
+    if (keys.has(key))
+        return;
+    keys.add(key);
+    logger.warning(message);
 }
 
 ;// CONCATENATED MODULE: ./src/app/matrix.ts
@@ -37614,9 +37687,14 @@ async function baseline(run, record) {
             previousIsFresh: true,
         }, record_event(now, iteration, 'check', baselineMessage(checks)));
     }
+    return noteTreeBeforeWork(run, next);
+}
+/** The work tree as the work finds it, so the guard judges only what the work changed. */
+async function noteTreeBeforeWork(run, record) {
+    const { input, deps } = run;
     const treeBeforeWork = deps.git && run.headBefore ? await deps.git.snapshot() : null;
     const ignoredBeforeWork = deps.git && run.headBefore ? await deps.git.ignoredFiles(protectedGlobs(input)) : null;
-    return { ...next, treeBeforeWork, ignoredBeforeWork };
+    return { ...record, treeBeforeWork, ignoredBeforeWork };
 }
 /**
  * While HEAD is this loop's checkpoint for `iteration` and the state does not know it (the controller died
@@ -39034,7 +39112,10 @@ async function runIterations(command, place, values, io) {
     const isolation = cliIsolation(values);
     io.stdout(`${isolationLine(isolation.report)}\n`);
     // Run in a workflow step, the step's file commands are put back after each project command and at the end.
-    const runnerFiles = new RunnerFileGuard(runnerFileCommandPaths(io.env), (message) => logger.warning(message));
+    const runnerFiles = new RunnerFileGuard(runnerFileCommandPaths(io.env), {
+        warn: (message) => logger.warning(message),
+        info: (message) => logger.info(message),
+    });
     try {
         for (;;) {
             last = await runOneIteration({
@@ -39906,7 +39987,8 @@ const LOOPS_TABLE_COLUMNS = [
     'pull request',
     'last run',
     'queue',
-    // Last, so the columns before it keep their places for whoever reads a row by position.
+    // Last, so the dashboard's columns before it keep their places for whoever reads a row by position (the
+    // text table, for eyes, drops an all-empty queue column; scripts read `status --all --json`).
     'updated',
 ];
 /** `50,000`: a whole number with thousands separated (the same in every locale). */
