@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import type { Sandbox } from '../sandbox/sandbox.js'
 import { sandboxPerTest } from './fixtures.js'
 
 const execGit = promisify(execFile)
@@ -84,17 +85,7 @@ describe('pushes of workflow files', () => {
 
   it("takes a person's push of a workflow file (a PAT with the workflow scope), and refuses every push while rejectPushes", async () => {
     const sandbox = await sandboxes.start('pusher.yml', PUSHER)
-    const work = mkdtempSync(join(sandbox.root, 'person-'))
-    const url = sandbox.git.cloneUrl.replace('http://', `http://x-access-token:${sandbox.tokenOf('acme')}@`)
-    const git = (...args: string[]) => execGit('git', args, { cwd: work })
-    await git('clone', '-q', url, '.')
-    await git('config', 'user.name', 'acme')
-    await git('config', 'user.email', 'acme@example.invalid')
-    mkdirSync(join(work, '.github', 'workflows'), { recursive: true })
-    writeFileSync(join(work, '.github', 'workflows', 'y.yml'), 'on: push\n')
-    await git('add', '.github')
-    await git('commit', '-qm', 'a workflow by a person')
-    await git('push', '-q', 'origin', 'HEAD:refs/heads/by-person')
+    const git = await pushPersonWorkflow(sandbox, 'y.yml', 'by-person')
     expect(sandbox.engine.resolveRef('refs/heads/by-person')).toBeDefined()
 
     await sandbox.gitServer.rejectPushes(sandbox.gitRepositoryName, 'the remote is read-only today')
@@ -106,17 +97,7 @@ describe('pushes of workflow files', () => {
 
   it('refuses a GITHUB_TOKEN push of a merge that brings in a workflow file the remote already holds on another branch', async () => {
     const sandbox = await sandboxes.start('merger.yml', MERGER)
-    const work = mkdtempSync(join(sandbox.root, 'person-'))
-    const url = sandbox.git.cloneUrl.replace('http://', `http://x-access-token:${sandbox.tokenOf('acme')}@`)
-    const git = (...args: string[]) => execGit('git', args, { cwd: work })
-    await git('clone', '-q', url, '.')
-    await git('config', 'user.name', 'acme')
-    await git('config', 'user.email', 'acme@example.invalid')
-    mkdirSync(join(work, '.github', 'workflows'), { recursive: true })
-    writeFileSync(join(work, '.github', 'workflows', 'z.yml'), 'on: push\n')
-    await git('add', '.github')
-    await git('commit', '-qm', 'a workflow by a person, on a branch of its own')
-    await git('push', '-q', 'origin', 'HEAD:refs/heads/person-workflow')
+    await pushPersonWorkflow(sandbox, 'z.yml', 'person-workflow')
     const mainBefore = sandbox.engine.resolveRef('refs/heads/main')
 
     await sandbox.dispatch({})
@@ -133,3 +114,22 @@ describe('pushes of workflow files', () => {
     expect(sandbox.engine.resolveRef('refs/heads/merged')).toBeUndefined()
   })
 })
+
+/**
+ * A person (acme, whose token stands for a PAT with the workflow scope) pushes a commit adding
+ * `.github/workflows/<file>` to `branch`; returns git in that person's clone.
+ */
+async function pushPersonWorkflow(sandbox: Sandbox, file: string, branch: string) {
+  const work = mkdtempSync(join(sandbox.root, 'person-'))
+  const url = sandbox.git.cloneUrl.replace('http://', `http://x-access-token:${sandbox.tokenOf('acme')}@`)
+  const git = (...args: string[]) => execGit('git', args, { cwd: work })
+  await git('clone', '-q', url, '.')
+  await git('config', 'user.name', 'acme')
+  await git('config', 'user.email', 'acme@example.invalid')
+  mkdirSync(join(work, '.github', 'workflows'), { recursive: true })
+  writeFileSync(join(work, '.github', 'workflows', file), 'on: push\n')
+  await git('add', '.github')
+  await git('commit', '-qm', `a workflow by a person: ${file}`)
+  await git('push', '-q', 'origin', `HEAD:refs/heads/${branch}`)
+  return git
+}
