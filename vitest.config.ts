@@ -9,6 +9,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at once even on two cores: the e2e files mostly wait on the sandbox's jobs (git, child
+    // processes, loopback HTTP), so one file at a time leaves a core idle and CI near its 30 minutes.
+    maxWorkers: 2,
     setupFiles: ['test/setup.ts'],
   },
 })
