@@ -5,10 +5,9 @@ import { describe, expect, it } from 'vitest'
 import { ProjectCodeRefusedError, replayRunner } from '../../../src/app/fan-out/replay-runner.js'
 import { legConfig, verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
 import { verify } from '../../../src/app/verification.js'
-import { legsOf, mergeVerdicts, type PlanFile, type VerdictFile } from '../../../src/domain/fan-out.js'
-import { fakeLoop } from './iteration-fakes.js'
+import { legsOf, mergeVerdicts, type VerdictFile } from '../../../src/domain/fan-out.js'
+import { fakeLoop, legPlan } from './iteration-fakes.js'
 
-const A = 'a'.repeat(40)
 const B = 'b'.repeat(40)
 const SHARDED = {
   'flake-check': { enabled: false },
@@ -24,20 +23,6 @@ const junit = (cases: Record<string, boolean>) =>
     )
     .join('')}</testsuite></testsuites>`
 
-function planOf(legs: PlanFile['legs']): PlanFile & { iteration: number; candidate: string } {
-  return {
-    version: 1,
-    loopId: 'unit',
-    stateVersion: null,
-    iteration: 1,
-    stage: 'IMPLEMENT',
-    base: A,
-    candidate: B,
-    report: null,
-    legs,
-  }
-}
-
 describe('a verify leg of a sharded check', () => {
   it('runs its shard alone (its command, LOOP_SHARD) and hands on that shard’s JUnit verdicts only', async () => {
     const loop = fakeLoop(SHARDED, (command) => {
@@ -49,7 +34,7 @@ describe('a verify leg of a sharded check', () => {
     loop.files.set('/repo/reports/j-1.xml', junit({ a: true }))
     loop.files.set('/repo/reports/lint.xml', junit({ l: false }))
     const legs = legsOf(loop.input.config)
-    const verdict = await verifyLeg(loop.input, loop.deps, planOf(legs), legs[2]!)
+    const verdict = await verifyLeg(loop.input, loop.deps, legPlan(legs), legs[2]!)
     expect(loop.runner.runs.map((r) => [r.command, r.env.LOOP_SHARD, r.env.LOOP_SHARDS])).toEqual([
       ['test 2/3', '2', '3'],
     ])

@@ -1,9 +1,11 @@
 // In-memory ports for running whole iterations in a unit test: no processes, no files, no git.
+
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { IterationDeps, IterationInput } from '../../../src/app/iteration.js'
 import { type LoopConfigInput, loopConfigSchema } from '../../../src/config/loop-config.js'
 import { buildLibrary } from '../../../src/domain/analysis/index.js'
+import type { PlanFile } from '../../../src/domain/fan-out.js'
 import type { JourneyEvent } from '../../../src/domain/journey.js'
 import type { LoopState } from '../../../src/domain/state.js'
 import type { AuditLog } from '../../../src/ports/audit.js'
@@ -163,4 +165,19 @@ export function fakeLoop(config: Partial<LoopConfigInput>, script: (command: str
     redact: (text) => text,
   }
   return { input, deps, runner, store, audit, files }
+}
+
+/** A verify leg's plan of iteration 1 for `legs`, between two made-up commits (base `a…`, candidate `b…`). */
+export function legPlan(legs: PlanFile['legs']): PlanFile & { iteration: number; candidate: string } {
+  return {
+    version: 1,
+    loopId: 'unit',
+    stateVersion: null,
+    iteration: 1,
+    stage: 'IMPLEMENT',
+    base: 'a'.repeat(40),
+    candidate: 'b'.repeat(40),
+    report: null,
+    legs,
+  }
 }

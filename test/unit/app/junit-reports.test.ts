@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest'
 import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
 import { junitResults, rerunCheck, verify } from '../../../src/app/verification.js'
-import { legsOf, type PlanFile } from '../../../src/domain/fan-out.js'
-import { fakeLoop } from './iteration-fakes.js'
+import { legsOf } from '../../../src/domain/fan-out.js'
+import { fakeLoop, legPlan } from './iteration-fakes.js'
 
 const STALE = `<testsuites><testsuite name="s"><testcase classname="c" name="old"/></testsuite></testsuites>`
 const FRESH = `<testsuites><testsuite name="s"><testcase classname="c" name="new"><failure message="x"/></testcase></testsuite></testsuites>`
@@ -14,20 +14,6 @@ const CONFIG = {
   checks: [{ name: 'unit', run: 'unit', kind: 'test' as const, junit: 'reports/unit.xml' }],
 }
 const REPORT = '/repo/reports/unit.xml'
-
-function plan(legs: PlanFile['legs']): PlanFile & { iteration: number; candidate: string } {
-  return {
-    version: 1,
-    loopId: 'unit',
-    stateVersion: null,
-    iteration: 1,
-    stage: 'IMPLEMENT',
-    base: 'a'.repeat(40),
-    candidate: 'b'.repeat(40),
-    report: null,
-    legs,
-  }
-}
 
 describe('a JUnit report already in the candidate', () => {
   it.each([
@@ -40,7 +26,7 @@ describe('a JUnit report already in the candidate', () => {
     })
     loop.files.set(REPORT, STALE)
     const legs = legsOf(loop.input.config)
-    const verdict = await verifyLeg(loop.input, loop.deps, plan(legs), legs[0]!)
+    const verdict = await verifyLeg(loop.input, loop.deps, legPlan(legs), legs[0]!)
     expect(verdict.tests).toEqual(tests)
   })
 
