@@ -5,6 +5,7 @@
 // artifacts belong to the run, not to an attempt: a re-run's job finds those of the attempts before.
 // The calls go to the REST stand-in with the job's token, so they are validated against GitHub's
 // description and need the token's `actions: read`, as on GitHub.
+import { createHash } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { unzipInto } from './zip.js'
 
@@ -16,11 +17,14 @@ export interface RestDownloadRequest {
   repository: string
   runId: string
   with: Record<string, string>
+  /** The step's major (`@v8`): from v8 on a digest mismatch fails the step by default, before it only warns. */
+  major: number
 }
 
 interface ListedArtifact {
   id: number
   name: string
+  digest?: string | null
 }
 
 /** Downloads as download-artifact does with a token; says what it did, throws its error message. */
@@ -69,6 +73,7 @@ export async function downloadThroughRest(request: RestDownloadRequest): Promise
   }
   const destination = inputs.path ? resolve(request.workspace, inputs.path) : request.workspace
   const merge = inputs['merge-multiple'] === 'true'
+  const mismatched: string[] = []
   for (const artifact of chosen) {
     const redirect = await call(`/repos/${owner}/${repo}/actions/artifacts/${artifact.id}/zip`, 'manual')
     const location = redirect.headers.get('location')
@@ -77,10 +82,19 @@ export async function downloadThroughRest(request: RestDownloadRequest): Promise
     }
     const blob = await fetch(location)
     if (!blob.ok) throw new Error(`Unable to download and extract artifact: blob answered ${blob.status}`)
+    const zip = Buffer.from(await blob.arrayBuffer())
+    const digest = `sha256:${createHash('sha256').update(zip).digest('hex')}`
+    if (artifact.digest && artifact.digest !== digest) mismatched.push(artifact.name)
     const target = single || merge ? destination : join(destination, artifact.name)
-    unzipInto(Buffer.from(await blob.arrayBuffer()), target)
+    unzipInto(zip, target)
   }
-  return `${chosen.length} artifact(s) downloaded to ${destination} through the REST API (run ${runId})`
+  // download-artifact checks each download against the digest GitHub listed; v8 made a mismatch an error
+  // (its `digest-mismatch: error` default), earlier majors log a warning and keep the files.
+  if (mismatched.length > 0 && request.major >= 8) {
+    throw new Error(`Digest validation failed for artifact(s): ${mismatched.join(', ')}`)
+  }
+  const warned = mismatched.map((name) => `::warning::Digest validation failed for artifact '${name}'\n`).join('')
+  return `${warned}${chosen.length} artifact(s) downloaded to ${destination} through the REST API (run ${runId})`
 }
 
 /** download-artifact's `pattern`: `*` and `?` wildcards. */

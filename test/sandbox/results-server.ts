@@ -249,6 +249,21 @@ export class ResultsServer {
     this.truncations += count
   }
 
+  /**
+   * Makes each artifact named `name` disagree with the digest GitHub lists for it, as a blob damaged in
+   * storage or in transit does (the listed digest is changed, so the zip itself still opens):
+   * download-artifact v8 fails on the mismatch, earlier majors only warn.
+   */
+  breakArtifactDigests(name: string): number {
+    let count = 0
+    for (const artifact of this.artifacts) {
+      if (artifact.name !== name || !artifact.digest) continue
+      artifact.digest = `sha256:${createHash('sha256').update(`not ${artifact.digest}`).digest('hex')}`
+      count++
+    }
+    return count
+  }
+
   /** Marks artifacts expired (all, or those named `name`), as GitHub does after the retention period. */
   expireArtifacts(name?: string): number {
     let count = 0

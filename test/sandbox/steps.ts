@@ -178,6 +178,7 @@ export async function runStep(step: StepSpec, io: StepIo): Promise<StepRun> {
           repository: io.env.GITHUB_REPOSITORY ?? '',
           runId: io.env.GITHUB_RUN_ID ?? '',
           with: io.with,
+          major: Number(/@v(\d+)/.exec(uses)?.[1] ?? 4),
         }
         return done(`${await downloadThroughRest(request)}\n`)
       }
