@@ -2,9 +2,11 @@
 /**
  * What must hold before `vX.Y.Z` is tagged (the release workflow runs this first): the version is
  * semantic, `package.json` and `src/version.ts` both say it, CHANGELOG.md has its section, and the tag
- * is new. Prints the CHANGELOG section (the release notes) on success.
+ * is new. Prints the CHANGELOG section (the release notes) on success. With `--pin-action FILE` it
+ * instead rewrites FILE (the reusable workflow) to run the action at vX.Y.Z: the release commit.
  *
  *   node scripts/release-check.mjs X.Y.Z [--notes FILE] [--root DIR]
+ *   node scripts/release-check.mjs X.Y.Z --pin-action .github/workflows/loop.yml [--root DIR]
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -39,10 +41,59 @@ export function releaseProblems(version, files) {
   return problems
 }
 
+/** A step's `uses:` of the action itself at a tag (`@v1`, `@v1.2.3`); a reusable workflow's path never matches. */
+const ACTION_USES = /^(\s*(?:-\s+)?uses:\s*)(['"]?)loop-controller\/loop-controller@([^\s'"#]+)\2(\s*(?:#.*)?)$/
+
+/**
+ * The reusable workflow as the release of `version` holds it: each `uses: loop-controller/loop-controller@vN`
+ * line (N the version's major) reads `@vX.Y.Z`, so a caller that pins the workflow's tag runs that release
+ * of the action in every job, not whatever `vN` is today. Throws when there is no such line, or when a
+ * reference to the action at another ref would stay (it would run a version the release does not name).
+ */
+export function pinActionUses(workflow, version) {
+  if (!SEMVER.test(version)) throw new Error(`version: expected X.Y.Z (for example 1.2.0); got '${version}'`)
+  const major = `v${version.split('.')[0]}`
+  let pinned = 0
+  const lines = workflow.split('\n').map((line) => {
+    const uses = ACTION_USES.exec(line)
+    if (!uses || uses[3] !== major) return line
+    pinned++
+    return `${uses[1]}${uses[2]}loop-controller/loop-controller@v${version}${uses[2]}${uses[4]}`
+  })
+  if (pinned === 0) {
+    throw new Error(
+      `no 'uses: loop-controller/loop-controller@${major}' line to pin to v${version}: the release's workflow would not run its own action (main's uses the major tag, ${major})`,
+    )
+  }
+  const other = lines.find((line) => {
+    const uses = ACTION_USES.exec(line)
+    return uses !== null && uses[3] !== `v${version}`
+  })
+  if (other !== undefined) {
+    throw new Error(`'${other.trim()}' would stay: every use of the action in the release must read @v${version}`)
+  }
+  return { workflow: lines.join('\n'), pinned }
+}
+
+function pinAction(version, root, file) {
+  const path = join(root, file)
+  try {
+    const { workflow, pinned } = pinActionUses(readFileSync(path, 'utf8'), version)
+    writeFileSync(path, workflow)
+    console.log(`release-check: ${file}: ${pinned} use(s) of the action now read @v${version}`)
+    return 0
+  } catch (error) {
+    console.error(`release-check: ${file}: ${error.message}`)
+    return 1
+  }
+}
+
 function main(argv) {
   const version = argv.find((arg) => !arg.startsWith('--')) ?? ''
   const at = (flag) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined)
   const root = resolve(at('--root') ?? '.')
+  const pin = at('--pin-action')
+  if (pin) return pinAction(version, root, pin)
   const read = (path) => readFileSync(join(root, path), 'utf8')
   const tag = spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/tags/v${version}`], { cwd: root })
   const files = {

@@ -107,11 +107,13 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
   const trigger = isUntrustedTrigger(runContext.event.name, runContext.event.payload, settings.allowUntrusted)
   if (trigger.refuse) throw new ConfigError(trigger.reason)
   if (trigger.untrusted) logger.warning(trigger.reason)
-  // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
-  if (settings.command === 'sweep') return sweep(runContext, root, { github, logger, io, clock: systemClock, redact })
   // Fan-out's plan and verify hold a read-only token: the dashboard is decide's alone.
   const readOnly = settings.command === 'plan' || settings.command === 'verify'
   const issues = settings.dashboard && !readOnly ? dashboardIssues(runContext, owner, repo, logger) : null
+  // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
+  if (settings.command === 'sweep') {
+    return sweep(runContext, root, { github, logger, io, clock: systemClock, redact, dashboard: issues })
+  }
   // A tick on the dashboard acts on the loops it names, not on this event's loop.
   if (issues && isDashboardEdit(runContext)) {
     return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact, io })

@@ -4,23 +4,25 @@
  * iteration again, once (`app/sweep.ts`), after the slots of `max-loops` (`app/slot-sweep.ts`): a loop whose
  * job died holding one is saved BLOCKED (its comment says so) and the next in line started. It runs no
  * project code: no loop branch, no work, no checks; it reads the `git` store's branch through the
- * checkout's remote and calls the API (dispatches, runs, issues, the loops' comments).
+ * checkout's remote and calls the API (dispatches, runs, issues, the loops' comments). With `dashboard: true`
+ * it rewrites the dashboard when it changed a loop or the line: no loop job may come to show a loop it BLOCKED.
  */
 import { join } from 'node:path'
 import { type SweptSlot, sweepSlots } from '../app/slot-sweep.js'
-import type { Dispatch } from '../app/sweep.js'
-import { sweepLoops } from '../app/sweep.js'
+import { type Dispatch, sweepChanged, sweepLoops } from '../app/sweep.js'
 import { messageOf } from '../config/errors.js'
 import { Outputs } from '../constants.js'
 import type { Clock } from '../ports/clock.js'
+import type { DashboardIssues } from '../ports/dashboard.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import type { LoopLister, Store } from '../ports/store.js'
 import type { ActionIO } from './actions-io.js'
 import { reportBlockedElsewhere } from './closed-in-line.js'
+import { updateDashboard } from './dashboard.js'
 import { dispatchIteration } from './dispatch.js'
 import type { RunContext } from './run-context.js'
-import { slotDeps } from './slots.js'
+import { slotDeps, slotsQueue } from './slots.js'
 import { createStore, defaultRunnerTemp } from './stores.js'
 
 export async function sweep(
@@ -32,6 +34,8 @@ export async function sweep(
     io: Pick<ActionIO, 'setOutput' | 'writeSummary' | 'setFailed' | 'info'>
     clock: Clock
     redact: (text: string) => string
+    /** The dashboard issue (`dashboard: true`), else null. */
+    dashboard: DashboardIssues | null
   },
 ): Promise<void> {
   const runnerTemp = defaultRunnerTemp(run, root)
@@ -62,6 +66,12 @@ export async function sweep(
   for (const loop of [...slots, ...swept].filter((swept) => swept.outcome === 'blocked')) {
     const state = (await store.load(loop.loopId).catch(() => null))?.state
     if (state?.status === 'blocked') await reportBlockedElsewhere({ run, root, loopId: loop.loopId }, state, deps)
+  }
+  // Nor has it a job to rewrite the dashboard. A sweep that changed nothing leaves it alone: even a rewrite
+  // that finds the body current lists the issue, asks whether it is pinned and reads it, every schedule.
+  if (deps.dashboard && sweepChanged(swept, slots)) {
+    const queue = slotsQueue(run, root, store)
+    await updateDashboard(run, store, { issues: deps.dashboard, logger: deps.logger, queue, clock: deps.clock })
   }
   const dispatched = swept.filter((loop) => loop.outcome === 'dispatched')
   const failed = swept.filter((loop) => loop.outcome === 'failed')

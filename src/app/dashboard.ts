@@ -1,6 +1,7 @@
 /**
  * The dashboard issue: one per repository, listing every loop the store holds, rewritten from the
- * states at the end of each loop job; and the ticks people make on it, applied as people's commands.
+ * states at the end of each loop job (and by a sweep that changed a loop); and the ticks people make on
+ * it, applied as people's commands.
  *
  * Two jobs ending at once each read the states and write: after writing, the states are read again and
  * written once more when they moved (bounded), so the last write holds the newest states. Two jobs that

@@ -16,6 +16,7 @@ import { recordDispatchFailure, recordSweep, sweepDecision } from '../domain/swe
 import type { Clock } from '../ports/clock.js'
 import type { Logger } from '../ports/logger.js'
 import { type LoopLister, type Store, StoreConflictError, type StoreVersion } from '../ports/store.js'
+import type { SweptSlot } from './slot-sweep.js'
 
 /** Starts the run of `record.iteration` of `loopId` (the workflow dispatch); the run's id where GitHub says it. */
 export type Dispatch = (loopId: string, record: DispatchRecord) => Promise<string | undefined>
@@ -96,6 +97,16 @@ export interface SweptLoop {
   loopId: string
   outcome: 'dispatched' | 'failed' | 'skipped' | 'raced' | 'blocked'
   reason: string
+}
+
+/**
+ * Whether a sweep saved any loop's state or changed the line of `max-loops`: what the dashboard shows.
+ * Skipped and kept loops are as they were; a raced one was changed by a job (or a person), whose own
+ * job says it.
+ */
+export function sweepChanged(loops: readonly SweptLoop[], slots: readonly SweptSlot[]): boolean {
+  const unchanged = new Set(['skipped', 'kept', 'raced'])
+  return [...loops, ...slots].some((swept) => !unchanged.has(swept.outcome))
 }
 
 /** Sweeps every loop the store holds; one loop's trouble never stops the others. */

@@ -2,10 +2,13 @@
 // with nothing scheduled; the job records it in the state, fails its step saying so, and the status
 // comment says so. A scheduled run of the same workflow (`command: sweep`) finds the loop and
 // dispatches the iteration again, once, however many sweepers run: the loop then finishes. An iteration
-// whose dispatched run still works past the stale time is left to it.
+// whose dispatched run still works past the stale time is left to it. With `dashboard: true` the sweeper
+// rewrites the dashboard when it changes a loop: a loop it marks BLOCKED shows so there, with its resume
+// box, though no loop job runs after it.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { dashboardBody, dashboardRow, dashboards, ticked } from './dashboard-fixtures.js'
 import {
   botComments,
   checkOperationsExercised,
@@ -127,6 +130,71 @@ describe('the action bundle in the sandbox: the sweeper', () => {
         runs.map((job) => [job.inputs.iteration, job.outputs.status]),
         why,
       ).toEqual([['2', 'complete']])
+      expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
+      expectFaithful(scenario)
+    },
+    5 * MINUTE,
+  )
+
+  it(
+    'dashboard: true: the loop the sweeper marks BLOCKED shows BLOCKED on the dashboard with the resume box; a tick on it runs the loop to COMPLETE',
+    async () => {
+      const scenario = await startScenario({
+        steps: 2,
+        schedule: SWEEP_SCHEDULE,
+        issueTypes: ['labeled', 'edited'],
+        workflowWith: { command: SWEEP_ON_SCHEDULE, 'max-loops': '1', dashboard: 'true' },
+      })
+      const { sandbox, signals } = scenario
+      // Iteration 1 runs through; the job dispatched for iteration 2 holds in its work and is cancelled.
+      writeFileSync(join(signals, 'hold'), '')
+      writeFileSync(join(signals, 'go-1'), '')
+      await sandbox.dispatch({ 'loop-id': 'stranded' })
+      await waitForWork(scenario, 2)
+      const second = sandbox.jobs.find((job) => job.inputs['loop-id'] === 'stranded' && job.inputs.iteration === '2')
+      if (!second) throw new Error('no job took iteration 2')
+      await until('the job of iteration 2 running', () => second.status === 'running')
+      sandbox.engine.cancel(second, 'The run was canceled by @alice.')
+      writeFileSync(join(signals, 'go-2'), '')
+      let jobs = await sandbox.waitForIdle(MINUTE)
+      let why = describeJobs(jobs)
+      expect(second.conclusion, why).toBe('cancelled')
+      // The dashboard as the loop's last job left it: running, with an abort box and no resume box.
+      let body = dashboardBody(sandbox)
+      expect(dashboardRow(body, 'stranded')?.[2], body).toBe('running')
+      expect(body).toContain('<!-- loop-dashboard:abort:stranded -->')
+      expect(body).not.toContain('<!-- loop-dashboard:resume:stranded -->')
+
+      const jobsBefore = jobs.length
+      sweep(scenario)
+      jobs = await sandbox.waitForIdle(2 * MINUTE)
+      why = describeJobs(jobs)
+      // The sweeper was the last job: nothing else ran to rewrite the dashboard.
+      expect(
+        jobs.slice(jobsBefore).map((job) => [job.event, job.conclusion, job.outputs.status]),
+        why,
+      ).toEqual([['schedule', 'success', 'swept']])
+      const sweeper = jobs.at(-1)
+      expect(sweeper?.summary, why).toMatch(/`stranded` \| blocked \| its job's run \d+ took iteration 2/)
+      expect((await savedState(scenario, 'stranded')).status, why).toBe('blocked')
+      body = dashboardBody(sandbox)
+      expect(dashboardRow(body, 'stranded')?.[2], body).toBe('blocked')
+      expect(body).toContain('<!-- loop-dashboard:resume:stranded -->')
+      expect(body).not.toContain('<!-- loop-dashboard:abort:stranded -->')
+      expect(body).toContain(`/actions/runs/${sweeper?.runId})`)
+
+      // alice ticks resume: the loop asks for the free slot, is dispatched, and completes iteration 2.
+      const board = dashboards(sandbox)[0]!
+      const tickJob = await sandbox.editIssue('alice', board.number, ticked(body, 'resume:stranded'))
+      jobs = await sandbox.waitForIdle(2 * MINUTE)
+      why = describeJobs(jobs)
+      expect(tickJob?.conclusion, why).toBe('success')
+      const resumed = jobs.filter((job) => job.event === 'workflow_dispatch').slice(2)
+      expect(
+        resumed.map((job) => [job.inputs['loop-id'], job.inputs.iteration, job.outputs.status]),
+        why,
+      ).toEqual([['stranded', '2', 'complete']])
+      expect(dashboardRow(dashboardBody(sandbox), 'stranded')?.[2], why).toBe('complete')
       expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
       expectFaithful(scenario)
     },

@@ -229,7 +229,7 @@ function bodyParts(loops: readonly ListedLoop[], input: BodyInput, hidden: numbe
       : ''
   const parts = [
     DASHBOARD_MARKER,
-    'Every loop of loop-controller in this repository, rewritten at the end of each loop job. ' +
+    'Every loop of loop-controller in this repository, rewritten at the end of each loop job and by a sweep that changed one. ' +
       'Tick a box to act on a loop: a tick counts from people with write, maintain or admin access.',
   ]
   if (input.rewrite) parts.push(rewrittenLine(input.rewrite))

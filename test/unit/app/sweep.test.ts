@@ -1,7 +1,8 @@
 // The sweeper over a store: it re-dispatches only the loops left without a successor, records what it
 // did with compare-and-swap, and two sweepers at once dispatch each iteration once.
 import { describe, expect, it } from 'vitest'
-import { sweepLoops } from '../../../src/app/sweep.js'
+import type { SweptSlot } from '../../../src/app/slot-sweep.js'
+import { type SweptLoop, sweepChanged, sweepLoops } from '../../../src/app/sweep.js'
 import type { DispatchRecord, LoopState } from '../../../src/domain/state.js'
 import type { LoopLister, Store } from '../../../src/ports/store.js'
 import { fixedClock, loopState, memoryStore, NOW, recordingLogger } from '../action/fakes.js'
@@ -197,5 +198,24 @@ describe('sweepLoops', () => {
     expect(swept.map((loop) => loop.outcome)).toEqual(['failed', 'dispatched'])
     expect(swept[0]?.reason).toBe('the re-dispatch of iteration 3 failed: 503 Service Unavailable')
     expect((await store.load('a'))?.state.dispatch).toMatchObject({ failed: '503 Service Unavailable', sweeps: 1 })
+  })
+})
+
+describe('sweepChanged: whether the sweeper rewrites the dashboard', () => {
+  const loop = (outcome: SweptLoop['outcome']): SweptLoop => ({ loopId: 'a', outcome, reason: 'why' })
+  const slot = (outcome: SweptSlot['outcome']): SweptSlot => ({ loopId: 'b', outcome, reason: 'why' })
+
+  it('a sweep that saved no state and moved no slot changed nothing', () => {
+    expect(sweepChanged([], [])).toBe(false)
+    expect(sweepChanged([loop('skipped'), loop('raced')], [slot('kept'), slot('raced')])).toBe(false)
+  })
+
+  it('a loop BLOCKED, dispatched again or its failure recorded; a slot freed, restarted, started, dropped or BLOCKED', () => {
+    for (const outcome of ['blocked', 'dispatched', 'failed'] as const) {
+      expect([outcome, sweepChanged([loop('skipped'), loop(outcome)], [])]).toEqual([outcome, true])
+    }
+    for (const outcome of ['blocked', 'restarted', 'freed', 'started', 'dropped'] as const) {
+      expect([outcome, sweepChanged([], [slot('kept'), slot(outcome)])]).toEqual([outcome, true])
+    }
   })
 })
