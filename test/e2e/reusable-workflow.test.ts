@@ -16,6 +16,7 @@ import {
   pullRequests,
   startScenario,
 } from './fixtures.js'
+import { savedStateIfAny } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -97,6 +98,51 @@ describe('the reusable workflow, called by the example workflows', () => {
       expect(jobs[0]!.concurrencyGroup).toBe('loop-controller-loop/called')
       expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
       expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `called` · after 2 iterations/)
+      expect(sandbox.api.violations).toEqual([])
+      expect(sandbox.engine.problems).toEqual([])
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    'refuses, through loop-from-dispatch.yml, a loop config`s agent: claude with no `agent` input and no claude on PATH: the job red, naming the input, nothing saved',
+    async () => {
+      const project = projectFiles({ steps: 2 })
+      // The starter config of `loop-controller init`: the preset alone, no work command.
+      const config = project['.github/loop.yml']!.replace(
+        /^work:\n {2}run: .*\n {2}timeout: .*\n {2}pass-env: .*\n/m,
+        'agent: claude\nwork:\n  timeout: 30m\n',
+      )
+      expect(config).toMatch(/^agent: claude$/m)
+      const files = {
+        ...project,
+        '.github/loop.yml': config,
+        '.github/workflows/loop-from-dispatch.yml': example('loop-from-dispatch.yml'),
+      }
+      const scenario = await startScenario({
+        steps: 2,
+        sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'no-cli' })
+      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
+      const why = describeJobs(jobs)
+      expect(
+        jobs.map((job) => [job.name, job.conclusion]),
+        why,
+      ).toEqual([['loop / loop iteration', 'failure']])
+      // The install step was skipped (no `agent` input); the action failed with what to set.
+      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual(['success', 'skipped', 'skipped', 'failure'])
+      const message =
+        "agent: claude in .github/loop.yml, but the workflow's 'agent' input is empty and 'claude' is not on PATH: set the reusable workflow's input agent: claude so that it installs the CLI (or install it in a step before the loop)."
+      expect(jobs[0]!.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
+        message,
+      ])
+      // Nothing of the loop was saved, posted or pushed: the fixed workflow starts the loop afresh.
+      expect(await savedStateIfAny(scenario, 'no-cli')).toBeUndefined()
+      expect(sandbox.engine.resolveRef('refs/heads/loop/no-cli')).toBeUndefined()
+      expect(botComments(sandbox)).toEqual([])
+      expect(scenario.workRuns()).toEqual([])
       expect(sandbox.api.violations).toEqual([])
       expect(sandbox.engine.problems).toEqual([])
     },
