@@ -14,6 +14,7 @@ import {
   expectFaithful,
   MINUTE,
   projectFiles,
+  pullRequests,
   type Scenario,
   startScenario,
 } from './fixtures.js'
@@ -165,5 +166,31 @@ describe("the README's quick start, verbatim", () => {
       expectFaithful(scenario)
     },
     5 * MINUTE,
+  )
+
+  it(
+    'a `/loop abort` comment on the loop`s pull request ends a BLOCKED loop; a comment without `/loop` starts no job',
+    async () => {
+      const scenario = await start({ steps: 1, stuck: true })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'dropped' })
+      let jobs = await sandbox.waitForIdle(3 * MINUTE)
+      expect(jobs.at(-1)!.outputs.status, describeJobs(jobs)).toBe('blocked')
+      const pull = pullRequests(sandbox).find((candidate) => candidate.head === 'loop/dropped')
+      expect(pull).toBeDefined()
+
+      const chat = await sandbox.comment('alice', 'Looks hard; I will have a look.', pull!.number)
+      expect([chat.job?.conclusion, chat.job?.steps.length]).toEqual(['skipped', 0])
+      const { job } = await sandbox.comment('alice', '/loop abort', pull!.number)
+      jobs = await sandbox.waitForIdle(MINUTE)
+      expect([job?.event, job?.conclusion], describeJobs(jobs)).toEqual(['issue_comment', 'success'])
+      expect((await savedState(scenario, 'dropped')).status).toBe('aborted')
+      expect(runTitles(scenario).slice(-2)).toEqual([
+        `/loop comment on #${pull!.number}`,
+        `/loop comment on #${pull!.number}`,
+      ])
+      expectFaithful(scenario)
+    },
+    4 * MINUTE,
   )
 })
