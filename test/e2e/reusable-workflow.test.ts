@@ -88,6 +88,9 @@ describe('the reusable workflow, called by the example workflows', () => {
         'acme/demo/.github/workflows/loop-from-dispatch.yml@refs/heads/main',
       )
       expect(jobs[1]!.inputs).toMatchObject({ 'loop-id': 'called', iteration: '2' })
+      // Each run's title (`run-name`) names the loop and its iteration.
+      const titles = [...sandbox.api.model.runs.values()].map((run) => run.displayTitle)
+      expect(titles).toEqual(['loop called · by hand', 'loop called · iteration 2'])
       // The called job's token has what the caller grants, and the reusable job's concurrency group.
       expect(jobs[0]!.permissions).toEqual({
         contents: 'write',
@@ -190,6 +193,12 @@ describe('the reusable workflow, called by the example workflows', () => {
         expect(npmLog).toContain('npm test')
         expect(ran.at(-1)!.outputs.status, why).toBe('complete')
         expect(ran.at(-1)!.inputs).toMatchObject({ 'loop-id': `issue-${issue.number}` })
+        // Each run's title (`run-name`): the label's event and its issue, then the loop and its iteration.
+        const titles = [...sandbox.api.model.runs.values()].map((run) => run.displayTitle)
+        expect(titles.slice(0, 2)).toEqual([
+          `loop · issues labeled on #${issue.number}`,
+          `loop issue-${issue.number} · iteration 2`,
+        ])
 
         // The example keeps the dashboard: one pinned issue, the loop on it COMPLETE.
         const [dashboard, ...more] = [...sandbox.api.model.issues.values()].filter((candidate) =>
