@@ -26,6 +26,7 @@ import { stopLabelReader } from './action/kill-switch.js'
 import { actionSecretValues, loadActionConfig } from './action/loop-config.js'
 import { applyCommands } from './action/people-commands.js'
 import { removePersistedCredentials } from './action/persisted-credentials.js'
+import { refuseAgentWithoutCli } from './action/plan-agent-cli.js'
 import { publishIteration } from './action/publish.js'
 import { reportRefusal } from './action/refusal.js'
 import { report } from './action/report.js'
@@ -158,6 +159,9 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
     await releaseSlot(runContext, { loopId, root }, slotJob)
     return
   }
+  // Before anything of the loop is saved: a preset named in the config alone, whose CLI no step installed,
+  // fails the job with what to set (a fixed workflow starts the loop afresh), as fan-out's plan does.
+  refuseAgentWithoutCli(config.agent, settings.agent, settings.config, runContext.env.PATH ?? '')
   // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
   // Before a hand-over, so a resumed loop queues like a new one and is dispatched only with a slot.
   if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) return

@@ -1,7 +1,8 @@
 /**
  * The reusable workflow installs a preset's CLI only when its `agent` input names the preset: a loop
- * config's `agent: claude` alone leaves the plan job without `claude`. The plan refuses that before the
- * work, saying which input to set, rather than calling an agent that is not there.
+ * config's `agent: claude` alone leaves the plan job (or the single job) without `claude`. Both refuse that
+ * before the work and before any state is saved, saying which input to set, rather than calling an agent
+ * that is not there and saving the loop BLOCKED with advice a caller of the workflow cannot follow.
  */
 import { accessSync, constants } from 'node:fs'
 import { delimiter, join } from 'node:path'

@@ -115,6 +115,9 @@ describe('the example workflows loop-step.yml and loop-sweeper.yml, verbatim', (
       // The controller re-dispatched loop-step.yml itself.
       const paths = [...sandbox.api.model.runs.values()].map((run) => run.workflowPath)
       expect(paths).toEqual(['.github/workflows/loop-step.yml', '.github/workflows/loop-step.yml'])
+      // Each run's title (`run-name`) names the loop and its iteration.
+      const titles = [...sandbox.api.model.runs.values()].map((run) => run.displayTitle)
+      expect(titles).toEqual(['loop stepped · by hand', 'loop stepped · iteration 2'])
       // The install step and the verify lines ran as the file says, in each job.
       const log = (name: string) => readFileSync(join(scenario.bin, name), 'utf8').trim().split('\n')
       expect(log('npm.log')).toEqual(Array(2).fill('npm install --global --no-audit --no-fund @openai/codex@0.169.0'))

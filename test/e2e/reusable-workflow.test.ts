@@ -16,6 +16,7 @@ import {
   pullRequests,
   startScenario,
 } from './fixtures.js'
+import { savedStateIfAny } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -87,6 +88,9 @@ describe('the reusable workflow, called by the example workflows', () => {
         'acme/demo/.github/workflows/loop-from-dispatch.yml@refs/heads/main',
       )
       expect(jobs[1]!.inputs).toMatchObject({ 'loop-id': 'called', iteration: '2' })
+      // Each run's title (`run-name`) names the loop and its iteration.
+      const titles = [...sandbox.api.model.runs.values()].map((run) => run.displayTitle)
+      expect(titles).toEqual(['loop called · by hand', 'loop called · iteration 2'])
       // The called job's token has what the caller grants, and the reusable job's concurrency group.
       expect(jobs[0]!.permissions).toEqual({
         contents: 'write',
@@ -97,6 +101,51 @@ describe('the reusable workflow, called by the example workflows', () => {
       expect(jobs[0]!.concurrencyGroup).toBe('loop-controller-loop/called')
       expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
       expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `called` · after 2 iterations/)
+      expect(sandbox.api.violations).toEqual([])
+      expect(sandbox.engine.problems).toEqual([])
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    'refuses, through loop-from-dispatch.yml, a loop config`s agent: claude with no `agent` input and no claude on PATH: the job red, naming the input, nothing saved',
+    async () => {
+      const project = projectFiles({ steps: 2 })
+      // The starter config of `loop-controller init`: the preset alone, no work command.
+      const config = project['.github/loop.yml']!.replace(
+        /^work:\n {2}run: .*\n {2}timeout: .*\n {2}pass-env: .*\n/m,
+        'agent: claude\nwork:\n  timeout: 30m\n',
+      )
+      expect(config).toMatch(/^agent: claude$/m)
+      const files = {
+        ...project,
+        '.github/loop.yml': config,
+        '.github/workflows/loop-from-dispatch.yml': example('loop-from-dispatch.yml'),
+      }
+      const scenario = await startScenario({
+        steps: 2,
+        sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'no-cli' })
+      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
+      const why = describeJobs(jobs)
+      expect(
+        jobs.map((job) => [job.name, job.conclusion]),
+        why,
+      ).toEqual([['loop / loop iteration', 'failure']])
+      // The install step was skipped (no `agent` input); the action failed with what to set.
+      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual(['success', 'skipped', 'skipped', 'failure'])
+      const message =
+        "agent: claude in .github/loop.yml, but the workflow's 'agent' input is empty and 'claude' is not on PATH: set the reusable workflow's input agent: claude so that it installs the CLI (or install it in a step before the loop)."
+      expect(jobs[0]!.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
+        message,
+      ])
+      // Nothing of the loop was saved, posted or pushed: the fixed workflow starts the loop afresh.
+      expect(await savedStateIfAny(scenario, 'no-cli')).toBeUndefined()
+      expect(sandbox.engine.resolveRef('refs/heads/loop/no-cli')).toBeUndefined()
+      expect(botComments(sandbox)).toEqual([])
+      expect(scenario.workRuns()).toEqual([])
       expect(sandbox.api.violations).toEqual([])
       expect(sandbox.engine.problems).toEqual([])
     },
@@ -144,6 +193,12 @@ describe('the reusable workflow, called by the example workflows', () => {
         expect(npmLog).toContain('npm test')
         expect(ran.at(-1)!.outputs.status, why).toBe('complete')
         expect(ran.at(-1)!.inputs).toMatchObject({ 'loop-id': `issue-${issue.number}` })
+        // Each run's title (`run-name`): the label's event and its issue, then the loop and its iteration.
+        const titles = [...sandbox.api.model.runs.values()].map((run) => run.displayTitle)
+        expect(titles.slice(0, 2)).toEqual([
+          `loop · issues labeled on #${issue.number}`,
+          `loop issue-${issue.number} · iteration 2`,
+        ])
 
         // The example keeps the dashboard: one pinned issue, the loop on it COMPLETE.
         const [dashboard, ...more] = [...sandbox.api.model.issues.values()].filter((candidate) =>

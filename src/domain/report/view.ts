@@ -203,6 +203,12 @@ function cliNextStepOf(model: ReportModel): string {
 function nextStepOf(model: ReportModel): string {
   const branch = `\`${loopBranch(model.loopId)}\``
   const pull = model.links.pullRequest
+  // A loop started by a dispatch has no issue, and no pull request before its first commit: a comment
+  // there reaches nothing, so the advice is the workflow's `command` input.
+  if (!pull && !model.links.issue) {
+    const noThread = dispatchOnlyNextStep(model, branch)
+    if (noThread !== null) return noThread
+  }
   switch (model.status) {
     case 'complete':
       return pull
@@ -228,6 +234,21 @@ function nextStepOf(model: ReportModel): string {
     }
     default:
       return 'nothing: the loop goes on by itself; to stop it, comment `/loop abort`.'
+  }
+}
+
+/** What a person does for a loop with no issue and no pull request to comment on; null: as anywhere else. */
+function dispatchOnlyNextStep(model: ReportModel, branch: string): string | null {
+  const runAgain = (command: string) => `run the workflow again with the loop's \`loop-id\` and \`command: ${command}\``
+  switch (model.status) {
+    case 'blocked':
+      return `push a fix to ${branch} or clarify the goal, then ${runAgain('resume')}; to give up, ${runAgain('abort')}.`
+    case 'capped':
+      return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and ${runAgain('resume')}, or finish ${branch} by hand.`
+    case 'running':
+      return `nothing: the loop goes on by itself; to stop it, ${runAgain('abort')}.`
+    default:
+      return null
   }
 }
 

@@ -16,6 +16,31 @@ describe('renderSummary', () => {
     expect(summary).toContain('**Next:** Nothing: the loop goes on by itself; to stop it, comment `/loop abort`.')
   })
 
+  it.each([
+    {
+      status: 'blocked' as const,
+      next: "Push a fix to `loop/issue-42` or clarify the goal, then run the workflow again with the loop's `loop-id` and `command: resume`; to give up, run the workflow again with the loop's `loop-id` and `command: abort`.",
+    },
+    {
+      status: 'capped' as const,
+      next: "Raise `max-iterations` (above 25 it needs a `cap-reason`) and run the workflow again with the loop's `loop-id` and `command: resume`, or finish `loop/issue-42` by hand.",
+    },
+    {
+      status: 'running' as const,
+      next: "Nothing: the loop goes on by itself; to stop it, run the workflow again with the loop's `loop-id` and `command: abort`.",
+    },
+  ])(
+    'a $status loop with no issue and no pull request: the workflow `command` input, no comment',
+    ({ status, next }) => {
+      const base = model({}, { status })
+      const text = renderSummary({ ...base, links: { run: 'https://github.com/o/r/actions/runs/1' } })
+      expect(text).toContain(`**Next:** ${next}`)
+      expect(text).not.toContain('comment `/loop')
+      // With a pull request to comment on, the comment is the way.
+      expect(renderSummary(base)).toContain('comment `/loop')
+    },
+  )
+
   it('has the iteration table', () => {
     expect(summary).toContain('| check | verdict | time | analysis |')
     expect(summary).toContain('| `build` | ✅ | 12.1 s |  |')
