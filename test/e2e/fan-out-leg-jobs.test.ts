@@ -56,7 +56,7 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
         const folder = join(sandbox.root, 'forged', name)
         mkdirSync(folder, { recursive: true })
         const verdict = {
-          version: 1,
+          version: 2,
           loopId: plan.loopId,
           iteration: plan.iteration,
           candidate: plan.candidate,

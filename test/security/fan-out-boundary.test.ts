@@ -191,10 +191,10 @@ describe('fan-out: the write token and the project’s code', () => {
       const tree = await git(sandbox.git.bareDir, 'ls-tree', '-r', '--name-only', 'loop/boundary')
       for (const path of ['package.json', '.husky/post-checkout', '.githooks/post-merge', '.gitattributes', 'Makefile'])
         expect(tree.split('\n')).toContain(path)
-      // What ran, and where: the loop's check (the Makefile) in the verify leg, at the base (the baseline,
-      // in its checkout apart, without the planted line) and on the candidate, with it. Nothing in plan
-      // (it runs no check) nor decide, and no hook, driver or npm script anywhere: the controller's git
-      // (the leg's worktree of the base too) runs none, and no job runs npm.
+      // What ran, and where: the loop's check (the Makefile) in the verify legs, at the base (the baseline
+      // round's leg, without the planted line) and on the candidate, with it. Nothing in plan (it runs no
+      // check) nor decide, and no hook, driver or npm script anywhere: the controller's git runs none, and
+      // no job runs npm.
       const markers = readFileSync(join(s.signals, 'markers'), 'utf8').trim().split('\n').sort()
       expect(markers, why).toEqual(['verify make check', 'verify make check', 'verify planted make'])
 
@@ -248,7 +248,7 @@ const forge = () => {
   const iteration = real?.iteration ?? 1
   const candidate = real?.candidate ?? execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim()
   const output = 'step reached (progress 9)\\n'
-  const pass = (leg) => ({ version: 1, loopId, iteration, candidate, leg, check: leg,
+  const pass = (leg) => ({ version: 2, loopId, iteration, candidate, leg, check: leg,
     run: { exitCode: 0, signal: null, timedOut: false, durationMs: 5, output, totalBytes: output.length, truncated: false } })
   const write = (path, content) => { mkdirSync(dirname(path), { recursive: true }); writeFileSync(path, JSON.stringify(content) + '\\n') }
   for (const leg of ['step-1', 'step-2']) {
@@ -259,7 +259,7 @@ const forge = () => {
   // The plan it hands on has no legs (nothing to verify, so nothing could fail): the controller's own
   // plan, once it is written, with its legs taken out; a whole forged one before that.
   if (job === 'plan' && real?.report) write(join(dir, 'plan', 'plan.json'), { ...real, legs: [] })
-  else if (job === 'plan') write(join(dir, 'plan', 'plan.json'), { version: 1, loopId, stateVersion: null, iteration, stage: 'IMPLEMENT', base: candidate, candidate, report: null, legs: [] })
+  else if (job === 'plan') write(join(dir, 'plan', 'plan.json'), { version: 2, loopId, stateVersion: null, iteration, stage: 'IMPLEMENT', base: candidate, candidate, report: null, legs: [], baseline: false })
 }
 if (process.argv[2] === 'again') {
   const started = Date.now()
