@@ -9,6 +9,7 @@ import { type Decision, decide } from '../../domain/engine/index.js'
 import type { Leg, MergedVerdicts } from '../../domain/fan-out.js'
 import { keptBaselineFailures, mergeLegBaselines, missingBaselineLine } from '../../domain/fan-out-baseline.js'
 import { fanOutTimeElsewhereMs } from '../../domain/fan-out-time.js'
+import type { Policy } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
 import { baselineMessage, toAgentFailure } from '../iteration/begin.js'
 import { event, type LoopRecord, withEvents } from '../iteration/record.js'
@@ -39,7 +40,7 @@ export async function recordBaselineRound(
   deps: IterationDeps,
   loop: LoopRecord,
   round: BaselineRound,
-  policy: Parameters<typeof decide>[2],
+  policy: Policy,
 ): Promise<IterationResult> {
   const now = deps.clock.now()
   const { config } = input
