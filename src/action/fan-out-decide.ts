@@ -221,7 +221,11 @@ async function endWithoutIteration(
   if (
     state &&
     !started &&
-    laterDispatchRecorded(state, { dispatchedIteration: settings.iteration, plannedIteration: plan?.iteration })
+    laterDispatchRecorded(state, {
+      dispatchedIteration: settings.iteration,
+      plannedIteration: plan?.iteration,
+      baselineRound: plan?.baseline === true,
+    })
   ) {
     io.info(
       `Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`,

@@ -203,7 +203,12 @@ async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff)
   io.setOutput(Outputs.Matrix, JSON.stringify(matrixOf(planned.plan.legs)))
   io.setOutput(Outputs.Verify, String(verify))
   if (planned.plan.iteration !== null) io.setOutput(Outputs.Iteration, String(planned.plan.iteration))
-  if (verify) {
+  if (verify && planned.plan.baseline) {
+    const { base, legs, iteration } = planned.plan
+    io.info(
+      `Planned the baseline round before iteration ${iteration}: no work; ${legs.length} verify leg(s) measure the baseline at ${base?.slice(0, 12)}.`,
+    )
+  } else if (verify) {
     const { base, candidate, legs } = planned.plan
     io.info(
       `Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legs.length} verify leg(s).`,
@@ -253,7 +258,10 @@ async function verifyJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOf
   await nodeWorkspace.writeText(join(handOff.verdictOut, `${leg.artifact}.json`), `${JSON.stringify(verdict)}\n`)
   const { run } = verdict
   const how = run.spawnError ?? (run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`)
-  io.info(`Leg ${leg.leg}: ${leg.check} on ${plan.candidate.slice(0, 12)}: ${how}.`)
+  const where = plan.baseline
+    ? `at the base ${plan.base.slice(0, 12)} (the baseline)`
+    : `on ${plan.candidate.slice(0, 12)}`
+  io.info(`Leg ${leg.leg}: ${leg.check} ${where}: ${how}.`)
 }
 
 /** The plan's hand-off file, validated. */

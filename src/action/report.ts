@@ -64,7 +64,9 @@ export async function report(
   const branch = loopBranch(loopId)
   const issue = loopIssue(state)
   const model = buildReportModel(state, {
-    checks: result.checks,
+    // A baseline round ran no iteration: its report shows the checks at the base, said as such.
+    checks: result.baselineRound?.checks ?? result.checks,
+    ...(result.baselineRound ? { baselineRound: { iteration: result.baselineRound.iteration } } : {}),
     next: result.next,
     nextAction: result.nextAction,
     outcome,

@@ -2,12 +2,14 @@
  * Fan-out verification: one iteration as three kinds of job. `plan` runs the work and hands on a
  * candidate commit and the legs of the check matrix; each `verify` leg runs one check (or one shard of
  * a sharded check) on the candidate and hands on its verdict; `decide` merges the verdicts and carries
- * the loop on. This module holds the
- * pure part: the legs, GitHub's matrix limit, and the hand-off files' shapes, validated on read.
+ * the loop on. A loop without a baseline first runs a baseline round of the same three jobs: no work,
+ * the legs run their checks at the base, and decide records the baseline (`fan-out-baseline.ts`).
+ * This module holds the pure part: the legs, GitHub's matrix limit, and the hand-off files' shapes,
+ * validated on read.
  */
 import { z } from 'zod'
-import type { AgentFailureKind } from './agents/types.js'
 import { MAX_JOB_WALL_MS } from './fan-out-time.js'
+import { workSchema } from './fan-out-work.js'
 import { type LegFlakeCheck, legFlakeCheckSchema } from './leg-flake.js'
 import type { Command, LoopConfig } from './loop-config.js'
 import {
@@ -83,6 +85,14 @@ export function legsOf(config: Pick<LoopConfig, 'checks'>): Leg[] {
 }
 
 /**
+ * The legs of a baseline round: every check's but the verify-only ones', which the single job's
+ * baseline leaves out too (they are judged at VERIFY alone).
+ */
+export function baselineLegs(legs: readonly Leg[], checks: LoopConfig['checks']): Leg[] {
+  return iterationLegs(legs, checks, false)
+}
+
+/**
  * The legs of one iteration, of the loop's `legs` (`legsOf`): the legs of its `verify-only` checks only
  * when `verifyOnly` (the iteration may reach VERIFY, `mayReachVerification`), as the single job runs
  * them only in an iteration that reaches VERIFY.
@@ -139,43 +149,6 @@ const legSchema = z
     message: 'a leg names its shard and how many shards together, the shard at most their count',
   })
 
-const AGENT_FAILURE_KINDS = [
-  'overloaded',
-  'rate-limit',
-  'server-error',
-  'network',
-  'auth',
-  'quota',
-  'max-turns',
-  'budget',
-  'bad-request',
-  'not-installed',
-  'timed-out',
-  'unknown',
-] as const satisfies readonly AgentFailureKind[]
-// Every kind the agents know is one a plan may report: a new kind fails to compile here.
-const everyKind: Record<Exclude<AgentFailureKind, (typeof AGENT_FAILURE_KINDS)[number]>, never> = {}
-void everyKind
-
-const workSchema = z.strictObject({
-  exitCode: z.number().int().nullable(),
-  blocked: z.boolean(),
-  blockedReason: z.string().optional(),
-  durationMs: z.number().nonnegative(),
-  tokens: z.number().nonnegative().optional(),
-  costUsd: z.number().nonnegative().optional(),
-  session: z.string().optional(),
-  sessionUsage: z.strictObject({ tokens: z.number(), costUsd: z.number() }).optional(),
-  failure: z
-    .strictObject({
-      kind: z.enum(AGENT_FAILURE_KINDS),
-      transient: z.boolean(),
-      message: z.string().max(2000),
-    })
-    .optional(),
-  agent: z.string().max(200).optional(),
-})
-
 /** The plan's own report of what ran in it (the work, the stage's tasks): taken on trust. */
 const planReportSchema = z.strictObject({
   work: workSchema.nullable(),
@@ -197,36 +170,62 @@ const planReportSchema = z.strictObject({
     .max(200),
   /** The plan's own wall time from the iteration's start to its hand-off, in ms: decide counts it in the loop's minutes. */
   wallMs: z.number().int().nonnegative().max(MAX_JOB_WALL_MS),
+  /**
+   * In the iteration after the baseline round: the baseline's failures the controller fixed with their
+   * fix commands before the work, and those the agent was told of (null: the work did not run).
+   */
+  briefing: z
+    .strictObject({
+      fixedFirst: z.array(z.string().max(200)).max(MAX_MATRIX_LEGS),
+      toldAgent: z.array(z.string().max(200)).max(MAX_MATRIX_LEGS).nullable(),
+    })
+    .nullable()
+    .optional(),
 })
 
 const commitId = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'a full commit id')
 
-/** `plan.json`: what the plan job hands to the verify legs and to decide. */
-export const planFileSchema = z.strictObject({
-  version: z.literal(1),
-  loopId: z.string().min(1),
-  /** The state version the plan decided on (null: the loop had no state yet). */
-  stateVersion: z.string().nullable(),
-  /** Null when the plan found no iteration to run (the loop waits, ended, or is to be settled). */
-  iteration: z.number().int().positive().nullable(),
-  stage: z.string().nullable(),
-  /** The loop branch's commit the work started from, and the commit that holds the work (equal: no change). */
-  base: commitId.nullable(),
-  candidate: commitId.nullable(),
-  report: planReportSchema.nullable(),
-  legs: z.array(legSchema).max(MAX_MATRIX_LEGS),
-  /**
-   * Set (to `base`) when the loop has no baseline yet: each leg also runs its check at this commit and
-   * hands on its verdict there, and decide records the legs' merged verdicts as the baseline.
-   */
-  baselineAt: commitId.optional(),
-})
+/**
+ * `plan.json`: what the plan job hands to the verify legs and to decide. Version 2: `baseline` says
+ * whether the run is a baseline round (version 1's legs ran their check at `baselineAt` as well as on
+ * the candidate; a version 1 plan is refused, as the jobs of one run are of one controller).
+ */
+export const PLAN_FILE_VERSION = 2
+export const planFileSchema = z
+  .strictObject({
+    version: z.literal(PLAN_FILE_VERSION),
+    loopId: z.string().min(1),
+    /** The state version the plan decided on (null: the loop had no state yet). */
+    stateVersion: z.string().nullable(),
+    /** Null when the plan found no iteration to run (the loop waits, ended, or is to be settled). */
+    iteration: z.number().int().positive().nullable(),
+    stage: z.string().nullable(),
+    /** The loop branch's commit the work started from, and the commit that holds the work (equal: no change). */
+    base: commitId.nullable(),
+    candidate: commitId.nullable(),
+    report: planReportSchema.nullable(),
+    legs: z.array(legSchema).max(MAX_MATRIX_LEGS),
+    /**
+     * True: this run is the loop's baseline round, not an iteration's work. The loop has no baseline
+     * yet; the plan did no work (its candidate is its base), each leg runs its check once at the base,
+     * and decide records the merged verdicts and their analysed failures as the baseline, for the
+     * iteration's first prompt. `iteration` is the iteration the round measures for, which runs next.
+     */
+    baseline: z.boolean(),
+  })
+  .refine(
+    (plan) => !plan.baseline || (plan.iteration !== null && plan.candidate === plan.base && plan.report?.work === null),
+    {
+      message: 'a baseline round has an iteration, does no work and names its base as the candidate',
+      path: ['baseline'],
+    },
+  )
 export type PlanFile = z.infer<typeof planFileSchema>
 
 /** The plan of a job that runs no iteration, on the state as it stands: decide settles the loop alone. */
 export function noIterationPlan(loopId: string, stateVersion: string | null): PlanFile {
   return {
-    version: 1,
+    version: PLAN_FILE_VERSION,
     loopId,
     stateVersion,
     iteration: null,
@@ -235,6 +234,7 @@ export function noIterationPlan(loopId: string, stateVersion: string | null): Pl
     candidate: null,
     report: null,
     legs: [],
+    baseline: false,
   }
 }
 export type PlanReport = z.infer<typeof planReportSchema>
@@ -262,20 +262,14 @@ const testVerdictsSchema = z
     message: `at most ${MAX_LEG_TESTS} test verdicts`,
   })
 
-/** A leg's run of its check at the plan's `baselineAt`, in a scratch checkout of that commit: the check's verdict there and its JUnit verdicts. */
-const legBaselineSchema = z.strictObject({
-  commit: commitId,
-  verdict: z.enum(['pass', 'fail']),
-  tests: testVerdictsSchema.optional(),
-  /** Its setup and its run, in ms (decide counts them in the leg's time). */
-  durationMs: z.number().int().nonnegative().max(MAX_JOB_WALL_MS),
-})
-export type LegBaseline = z.infer<typeof legBaselineSchema>
-
-/** `<verdict artifact>.json`: one leg's run of its check on the candidate. */
+/**
+ * `<verdict artifact>.json`: one leg's run of its check on the plan's candidate (in a baseline round,
+ * the base). Version 2: version 1 also carried the leg's run at the plan's `baselineAt`.
+ */
+export const VERDICT_FILE_VERSION = 2
 export const verdictFileSchema = z
   .strictObject({
-    version: z.literal(1),
+    version: z.literal(VERDICT_FILE_VERSION),
     loopId: z.string(),
     iteration: z.number().int().positive(),
     candidate: commitId,
@@ -288,8 +282,6 @@ export const verdictFileSchema = z
     flakeCheck: legFlakeCheckSchema.optional(),
     /** How long the leg's `verify-setup` ran before its check, in ms (decide counts it in the leg's time). */
     setupMs: z.number().int().nonnegative().max(MAX_JOB_WALL_MS).optional(),
-    /** The leg's check at the plan's `baselineAt`, when the plan asked for it and the leg could run it. */
-    baseline: legBaselineSchema.optional(),
   })
   .refine((verdict) => !verdict.flakeCheck || (failed(verdict.run) && !verdict.run.timedOut), {
     message: 'a flake check follows only a run that failed and did not time out',
@@ -318,6 +310,11 @@ export function parseHandOff<T>(schema: z.ZodType<T>, text: string, what: string
 /** The line a leg without a verdict leaves in its check's output (the `infrastructure` pattern's anchor). */
 export function noVerdictLine(leg: string, reason: string): string {
   return `${NO_VERDICT_PREFIX} ${leg}: ${reason}`
+}
+
+/** Whether `run` stands for a leg that gave no verdict (`noVerdict`), not a run of its check. */
+export function isNoVerdict(run: RecordedRun): boolean {
+  return run.spawnError?.startsWith(`${NO_VERDICT_PREFIX} `) === true
 }
 
 /** A leg that gave no verdict, as a run that could not be had: its check's verdict is `error`, never a pass. */
@@ -394,8 +391,6 @@ export interface MergedVerdicts {
    * flake check's re-runs, one after the other in its job. A leg without a verdict has none.
    */
   legTimesMs: Map<string, number>
-  /** The baselines the legs with a verdict measured (`LegBaseline`), under `legRunKey(check, shard)`. */
-  baselines: Map<string, LegBaseline>
 }
 
 /**
@@ -403,8 +398,7 @@ export interface MergedVerdicts {
  * job failed, was cancelled or timed out before it uploaded one), unreadable, or for another loop,
  * iteration or candidate is a `noVerdict`; with `tests`, the union of the JUnit verdicts of the legs
  * that gave one (a test failing in any shard fails, `unionTests`); with `flakeChecks`, what those legs
- * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them); with
- * `baselines`, what they measured at the plan's `baselineAt` (`fan-out-baseline.ts` merges them).
+ * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them).
  */
 export function mergeVerdicts(
   legs: readonly Leg[],
@@ -417,15 +411,12 @@ export function mergeVerdicts(
   const runs = new Map<string, RecordedRun>()
   const flakeChecks = new Map<string, LegFlakeCheck>()
   const legTimesMs = new Map<string, number>()
-  const baselines = new Map<string, LegBaseline>()
   for (const { leg, verdict, reason } of judged) {
     const key = legRunKey(leg.check, leg.shard)
     runs.set(key, verdict ? verdict.run : noVerdict(leg.leg, reason))
     if (verdict?.flakeCheck) flakeChecks.set(key, verdict.flakeCheck)
-    if (verdict?.baseline) baselines.set(key, verdict.baseline)
     if (verdict) {
-      const ran = (verdict.setupMs ?? 0) + verdict.run.durationMs + (verdict.flakeCheck?.durationMs ?? 0)
-      legTimesMs.set(key, ran + (verdict.baseline?.durationMs ?? 0))
+      legTimesMs.set(key, (verdict.setupMs ?? 0) + verdict.run.durationMs + (verdict.flakeCheck?.durationMs ?? 0))
     }
   }
   // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
@@ -434,5 +425,5 @@ export function mergeVerdicts(
       Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`))),
     ),
   )
-  return { runs, tests, flakeChecks, legTimesMs, baselines }
+  return { runs, tests, flakeChecks, legTimesMs }
 }

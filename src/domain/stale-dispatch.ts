@@ -13,11 +13,19 @@ export function laterDispatchRecorded(state: LoopState, run: RunIteration): bool
   // "Re-run failed jobs" after its decide carried the loop on, it must not dispatch the next one again.
   const ranFor = run.dispatchedIteration ?? run.plannedIteration ?? undefined
   if (ranFor === undefined || !record || record.failed !== undefined) return false
-  return record.iteration > ranFor && record.iteration === state.iteration + 1
+  if (record.iteration !== state.iteration + 1) return false
+  // A baseline round is no iteration: once the loop has its baseline, the dispatch of the very iteration
+  // the round measured for was made by the round's decide (or a later run), which carried the loop on.
+  return (
+    record.iteration > ranFor ||
+    (run.baselineRound === true && state.baseline !== undefined && record.iteration === ranFor)
+  )
 }
 
 /** The iteration a run is for: its dispatch's `iteration` input, and the iteration its plan ran (null: none). */
 export interface RunIteration {
   dispatchedIteration: number | undefined
   plannedIteration: number | null | undefined
+  /** The run's plan was fan-out's baseline round (it measured the baseline before `plannedIteration`). */
+  baselineRound?: boolean
 }

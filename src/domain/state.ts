@@ -42,6 +42,25 @@ export const checkResultSchema = z.strictObject({
 })
 export type CheckResult = z.infer<typeof checkResultSchema>
 
+/** The most baseline failures, locations of one and characters of its hint the state keeps. */
+export const MAX_BASELINE_FAILURES = 256
+export const MAX_FAILURE_LOCATIONS = 20
+export const MAX_FAILURE_HINT_CHARS = 2000
+
+/** A failing check of the baseline as the work command is told of it (`FailureForAgent`). */
+const baselineFailureSchema = z.strictObject({
+  check: z.string(),
+  kind: z.string(),
+  pattern: z.string().nullable(),
+  confidence: z.number().min(0).max(1).nullable(),
+  strategy: z.enum(STRATEGIES),
+  locations: z.array(locationSchema).max(MAX_FAILURE_LOCATIONS),
+  excerpt: z.string().max(4000),
+  hint: z.string().max(MAX_FAILURE_HINT_CHARS).optional(),
+  regression: z.boolean().optional(),
+  signature: z.string().optional(),
+})
+
 export const failureRecordSchema = z.strictObject({
   iteration: z.number().int().nonnegative(),
   stage: stageOrFailure,
@@ -213,6 +232,11 @@ export const loopStateSchema = z.strictObject({
       takenAt: isoTime,
       checks: z.record(z.string(), z.enum(['pass', 'fail'])),
       tests: z.record(z.string(), z.enum(['pass', 'fail'])),
+      /**
+       * The baseline's failures, analysed, when a round of its own measured it (fan-out): the next
+       * iteration's prompt carries them, and its declared fixes run on them first. Not a verification.
+       */
+      failures: z.array(baselineFailureSchema).max(MAX_BASELINE_FAILURES).optional(),
     })
     .optional(),
   lastVerification: z

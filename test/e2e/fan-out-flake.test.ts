@@ -60,14 +60,18 @@ describe('fan-out: a flaky test in a sharded check', () => {
         legs.map((job) => [job.matrix?.leg, job.conclusion]),
         why,
       ).toEqual([
+        // The baseline round's legs, then iteration 1's.
+        ['test shard 1/2', 'success'],
+        ['test shard 2/2', 'success'],
+        ['step-1', 'success'],
         ['test shard 1/2', 'success'],
         ['test shard 2/2', 'success'],
         ['step-1', 'success'],
       ])
       const decides = jobsNamed(jobs, 'decide')
-      expect(decides.map((job) => job.outputs.status)).toEqual(['complete'])
-      // The work ran once; shard 2 ran at the base in its leg (the baseline), then failed on the candidate and
-      // passed when re-run there.
+      expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
+      // The work ran once; shard 2 ran at the base in its baseline round's leg, then failed on the candidate
+      // and passed when re-run there.
       expect(scenario.workRuns()).toEqual(['work-1'])
       const runs = (shard: number) =>
         readFileSync(join(signals, `shard-${shard}-runs`), 'utf8')

@@ -15,7 +15,7 @@ import { savedState } from './state-fixtures.js'
 checkOperationsExercised(import.meta.url)
 
 /** The `plan.json` the plan handed on, read from its artifact in the run's artifact folder. */
-function handedPlan(runArtifacts: string): { loopId: string; iteration: number; candidate: string } {
+function handedPlan(runArtifacts: string): { loopId: string; iteration: number; candidate: string; baseline: boolean } {
   const planArtifact = readdirSync(runArtifacts).find((name) => name.startsWith('loop-plan.attempt-'))
   if (!planArtifact) throw new Error(`no plan artifact in ${runArtifacts}: ${readdirSync(runArtifacts).join(', ')}`)
   const find = (dir: string): string | undefined => {
@@ -46,17 +46,19 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
       // ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL from the controller's /proc/<pid>/environ and uploads
       // a passing verdict as `loop-verdict-step-1.attempt-1` to the run's artifact service before the leg
       // runs, made as the plan ends and before any verify leg starts (this listener runs as the engine
-      // records the plan's end). Decide lists the run's artifacts through the REST API, where it is.
+      // records the plan's end). Decide lists the run's artifacts through the REST API, where it is. The
+      // plan of the baseline round (which runs no work) is left alone.
       sandbox.engine.onJobFinished((job: JobRecord) => {
         if (job.name !== 'loop / plan' || job.conclusion !== 'success') return
         const runArtifacts = join(sandbox.root, 'artifacts', String(job.runId))
         const plan = handedPlan(runArtifacts)
+        if (plan.baseline) return
         const artifact = 'loop-verdict-step-1'
         const name = `${artifact}.attempt-${job.runAttempt}`
         const folder = join(sandbox.root, 'forged', name)
         mkdirSync(folder, { recursive: true })
         const verdict = {
-          version: 1,
+          version: 2,
           loopId: plan.loopId,
           iteration: plan.iteration,
           candidate: plan.candidate,
@@ -93,9 +95,13 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
       expect(
         legs.map((job) => [job.name, job.conclusion]),
         why,
-      ).toEqual([['loop / verify (step-1)', 'failure']])
-      expect(`${legs[0]?.stdout}${legs[0]?.stderr}`, why).toContain('(409) Conflict')
-      const decide = jobsNamed(jobs, 'decide')[0]
+      ).toEqual([
+        // The baseline round's leg, then iteration 1's.
+        ['loop / verify (step-1)', 'success'],
+        ['loop / verify (step-1)', 'failure'],
+      ])
+      expect(`${legs[1]?.stdout}${legs[1]?.stderr}`, why).toContain('(409) Conflict')
+      const decide = jobsNamed(jobs, 'decide').at(-1)
       // One iteration allowed, and its check an error: the loop is capped there (the job fails so), not COMPLETE.
       expect(decide?.outputs.status, why).toBe('capped')
       expect(`${decide?.stdout}${decide?.summary}`, why).toContain(
@@ -107,7 +113,7 @@ describe('fan-out: a verdict forged under a leg artifact name', () => {
         sandbox.api.exchanges
           .filter((e) => e.operationId === 'actions/list-jobs-for-workflow-run-attempt')
           .map((e) => e.status),
-      ).toEqual([200])
+      ).toEqual([200, 200])
       expectFaithful(scenario)
     },
     4 * MINUTE,
@@ -144,14 +150,15 @@ describe('fan-out: a leg that hung and was ended without a verdict', () => {
       const hanging = join(scenario.signals, 'hanging')
       const deadline = Date.now() + 2 * MINUTE
       while (!existsSync(hanging) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-      const leg = sandbox.jobs.find((job) => job.name === 'loop / verify (step-1)')
+      // Iteration 1's leg (the baseline round's, before the work, passed).
+      const leg = sandbox.jobs.find((job) => job.name === 'loop / verify (step-1)' && job.status === 'running')
       expect(leg?.status, describeJobs(sandbox.jobs)).toBe('running')
       // The leg is ended as GitHub ends a job past its timeout-minutes: no step after it runs, no verdict.
       if (leg) sandbox.engine.cancel(leg, 'The job has exceeded the maximum execution time')
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
       expect(leg?.conclusion, why).toBe('cancelled')
-      const decide = jobsNamed(jobs, 'decide')[0]
+      const decide = jobsNamed(jobs, 'decide').at(-1)
       expect(decide?.outputs.status, why).toBe('capped')
       expect(`${decide?.stdout}${decide?.summary}`, why).toContain(
         'loop-controller: no verdict from step-1: no verdict was uploaded',

@@ -39,6 +39,10 @@ describe('fan-out legs: verify-setup', () => {
         legs.map((job) => [job.matrix?.leg, job.conclusion]),
         why,
       ).toEqual([
+        // The baseline round's legs, then each iteration's.
+        ['built', 'success'],
+        ['step-1', 'success'],
+        ['step-2', 'success'],
         ['built', 'success'],
         ['step-1', 'success'],
         ['step-2', 'success'],
@@ -49,7 +53,7 @@ describe('fan-out legs: verify-setup', () => {
       for (const leg of legs)
         expect(leg.stdout, why).toContain(`Leg ${leg.matrix?.leg}: verify-setup before the check.`)
       const decided = jobsNamed(jobs, 'decide').map((job) => job.outputs.status)
-      expect(decided, why).toEqual(['running', 'complete'])
+      expect(decided, why).toEqual(['running', 'running', 'complete'])
       expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
       expectFaithful(scenario)
     },

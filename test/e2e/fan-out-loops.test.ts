@@ -98,6 +98,8 @@ async function startFanOut(
   return startFanOutScenario(
     { ...logged, '.github/workflows/loop-fan-out.yml': fanOutCaller(extra) },
     { steps, ...project },
+    // Two loops, each with its baseline round and its iterations, at five jobs a run: more than the default 30.
+    { maxJobs: 60 },
   )
 }
 
@@ -123,10 +125,11 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       await sandbox.label('alice', issue.number, 'loop')
       let jobs = await sandbox.waitForIdle(2 * MINUTE)
       let why = describeJobs(jobs)
+      // The baseline round's decide, then iteration 1's.
       expect(
         jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         why,
-      ).toEqual(['complete'])
+      ).toEqual(['running', 'complete'])
       expect(jobsNamed(jobs, 'decide')[0]?.outputs['loop-id'], why).toBe(`issue-${issue.number}`)
       // The issue is the task, quoted as untrusted text, in the plan's prompt.
       const prompt = readFileSync(join(signals, 'prompt-1.md'), 'utf8')
@@ -201,11 +204,12 @@ describe('fan-out with labels, the dashboard and many loops', () => {
         queued.map((job) => job.outputs['loop-id']),
         why,
       ).toEqual([`issue-${second.number}`])
-      // Four iterations planned in all (two per loop), none of them planned twice or dropped as stale.
+      // Four iterations planned in all (two per loop) and each loop's baseline round, none of them planned
+      // twice or dropped as stale.
       expect(
         jobsNamed(jobs, 'plan').filter((job) => job.outputs.verify === 'true'),
         why,
-      ).toHaveLength(4)
+      ).toHaveLength(6)
       expect(
         jobsNamed(jobs, 'decide').filter((job) => job.outputs.status === 'superseded'),
         why,
@@ -214,7 +218,8 @@ describe('fan-out with labels, the dashboard and many loops', () => {
         const state = await savedState(scenario, `issue-${issue}`)
         expect([issue, state.status, state.iteration], why).toEqual([issue, 'complete', 2])
       }
-      // The admitted loop's first job is a dispatch of iteration 1, from the job that released the slot.
+      // The admitted loop's first job is a dispatch of iteration 1, from the job that released the slot: its
+      // baseline round, which dispatches iteration 1 again to work.
       const admitted = jobsNamed(jobs, 'decide').filter(
         (job) => job.event === 'workflow_dispatch' && job.inputs['loop-id'] === `issue-${second.number}`,
       )
@@ -222,6 +227,7 @@ describe('fan-out with labels, the dashboard and many loops', () => {
         admitted.map((job) => [job.inputs.iteration, job.outputs.status]),
         why,
       ).toEqual([
+        ['1', 'running'],
         ['1', 'running'],
         ['2', 'complete'],
       ])
@@ -283,10 +289,11 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       await sandbox.dispatch({ 'loop-id': 'gated' })
       let jobs = await sandbox.waitForIdle(2 * MINUTE)
       let why = describeJobs(jobs)
+      // The baseline round's decide, then iteration 1's.
       expect(
         jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         why,
-      ).toEqual(['waiting'])
+      ).toEqual(['running', 'waiting'])
       const before = jobs.length
       await sandbox.dispatch({ 'loop-id': 'gated', command: 'approve', gate: 'verifier' })
       jobs = await sandbox.waitForIdle(2 * MINUTE)
@@ -338,10 +345,11 @@ describe('fan-out with labels, the dashboard and many loops', () => {
       await sandbox.dispatch({ 'loop-id': 'gated' })
       let jobs = await sandbox.waitForIdle(2 * MINUTE)
       let why = describeJobs(jobs)
+      // The baseline round's decide, then iteration 1's.
       expect(
         jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
         why,
-      ).toEqual(['waiting'])
+      ).toEqual(['running', 'waiting'])
       const [dashboard] = dashboards(sandbox)
       expect(dashboard?.body, why).toContain('- [ ] <!-- loop-dashboard:approve=verifier:gated -->')
       const before = jobs.length

@@ -15,12 +15,19 @@ describe('fan-out: re-run all jobs', () => {
     async () => {
       const scenario = await startFanOutScenario({}, { steps: 1 })
       const { sandbox } = scenario
-      await sandbox.gitServer.rejectPushes(sandbox.gitRepositoryName, 'pushes are closed for maintenance')
-      await sandbox.dispatch({ 'loop-id': 'again' })
+      // The baseline round's decide saves and dispatches iteration 1; then pushes are refused, before
+      // iteration 1's decide (its plan and leg push nothing).
+      let closed: Promise<void> | null = null
+      sandbox.engine.onJobFinished((job) => {
+        if (job.name !== 'loop / decide' || closed) return
+        closed = sandbox.gitServer.rejectPushes(sandbox.gitRepositoryName, 'pushes are closed for maintenance')
+      })
+      const { runId: roundRun } = await sandbox.dispatch({ 'loop-id': 'again' })
       let jobs = await sandbox.waitForIdle(3 * MINUTE)
+      await closed
       const fanOut = (attempt: number) =>
         jobs
-          .filter((job) => job.runAttempt === attempt && job.name !== 'loop / loop iteration')
+          .filter((job) => job.runId !== roundRun && job.runAttempt === attempt && job.name !== 'loop / loop iteration')
           .map((job) => [job.name, job.conclusion])
           .sort(([a], [b]) => String(a).localeCompare(String(b)))
       expect(fanOut(1), describeJobs(jobs)).toEqual([
@@ -28,7 +35,7 @@ describe('fan-out: re-run all jobs', () => {
         ['loop / plan', 'success'],
         ['loop / verify (step-1)', 'success'],
       ])
-      const runId = jobs[0]!.runId
+      const runId = jobsNamed(jobs, 'plan').find((job) => job.runId !== roundRun)?.runId ?? 0
       await sandbox.gitServer.rejectPushes(sandbox.gitRepositoryName, null)
       sandbox.engine.rerun(runId)
       jobs = await sandbox.waitForIdle(3 * MINUTE)
@@ -39,11 +46,11 @@ describe('fan-out: re-run all jobs', () => {
         ['loop / plan', 'success'],
         ['loop / verify (step-1)', 'success'],
       ])
-      expect(new Set(jobs.map((job) => job.runId))).toEqual(new Set([runId]))
+      expect(new Set(jobs.map((job) => job.runId))).toEqual(new Set([roundRun, runId]))
       const decide = jobs.find((job) => job.runAttempt === 2 && job.name === 'loop / decide')
       expect(decide?.outputs.status, why).toBe('complete')
       // Each attempt planned iteration 1 (the first attempt's plan was never kept), and handed it on as its own.
-      const plans = jobsNamed(jobs, 'plan')
+      const plans = jobsNamed(jobs, 'plan').filter((job) => job.runId === runId)
       expect(plans.map((job) => [job.runAttempt, job.outputs.iteration, job.jobOutputs['plan-artifact']])).toEqual([
         [1, '1', 'loop-plan.attempt-1'],
         [2, '1', 'loop-plan.attempt-2'],
@@ -68,12 +75,14 @@ describe('fan-out: a leg whose controller fails', () => {
       const { sandbox } = scenario
       const bare = sandbox.git.bareDir
       const branch = 'refs/heads/loop/moved'
-      // Someone pushes to the loop's branch after the first plan (the leg then refuses the plan's base),
+      // Someone pushes to the loop's branch after iteration 1's plan (the leg then refuses the plan's base),
       // and the branch is gone again before decide: decide takes the plan, and judges the leg by its error.
-      // Each runs as the job ends, before the next job of the run starts.
+      // Each runs as the job ends, before the next job of the run starts. The baseline round's run (no
+      // work, before iteration 1) is left alone.
       let movedIn: number | undefined
       sandbox.engine.onJobFinished((job) => {
-        if (job.name === 'loop / plan' && movedIn === undefined) {
+        const round = job.stdout.includes('Planned the baseline round')
+        if (job.name === 'loop / plan' && !round && movedIn === undefined) {
           movedIn = job.runId
           const main = bareGit(bare, ['rev-parse', 'refs/heads/main'])
           const tree = bareGit(bare, ['rev-parse', `${main}^{tree}`])
@@ -93,7 +102,7 @@ describe('fan-out: a leg whose controller fails', () => {
       // The failed leg uploaded its error under its failed name, by the workflow's upload step.
       expect(legs[0]?.steps.map((step) => step.outcome).slice(-2)).toEqual(['failure', 'success'])
       const decides = jobsNamed(jobs, 'decide')
-      expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
+      expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'running', 'complete'])
       const state = JSON.parse(bareGit(bare, ['show', 'loop-state:moved/loop-state.json']))
       const failures = state.failures.history as { iteration: number; check: string; pattern: string; error: string }[]
       expect(failures.map((f) => [f.iteration, f.check, f.pattern])).toEqual([[1, 'step-1', 'infrastructure']])

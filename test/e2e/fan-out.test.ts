@@ -29,17 +29,19 @@ describe('fan-out: plan → verify legs → decide', () => {
       await sandbox.dispatch({ 'loop-id': 'fanned' })
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
-      // The single job of the reusable workflow is skipped; every fan-out job succeeds.
+      // The single job of the reusable workflow is skipped in each of the three runs (the baseline round,
+      // two iterations); every fan-out job succeeds.
       const ran = jobs.filter((job) => job.name !== 'loop / loop iteration')
-      expect(jobs.length - ran.length, why).toBe(2)
+      expect(jobs.length - ran.length, why).toBe(3)
       expect(
         ran.every((job) => job.conclusion === 'success'),
         why,
       ).toBe(true)
       const named = (prefix: string) => jobs.filter((job) => job.name.startsWith(`loop / ${prefix}`))
-      expect(named('plan')).toHaveLength(2)
-      expect(named('verify')).toHaveLength(4)
-      expect(named('decide')).toHaveLength(2)
+      // The baseline round first (the loop had no baseline), then two iterations.
+      expect(named('plan')).toHaveLength(3)
+      expect(named('verify')).toHaveLength(6)
+      expect(named('decide')).toHaveLength(3)
       for (const job of named('plan')) expect(job.permissions, job.name).toEqual({ contents: 'read' })
       // Verify reads the run's artifacts too: it takes the plan through the REST API.
       for (const job of named('verify'))
@@ -50,16 +52,40 @@ describe('fan-out: plan → verify legs → decide', () => {
         'pull-requests': 'write',
         issues: 'write',
       })
-      expect(named('decide').map((job) => job.outputs.status)).toEqual(['running', 'complete'])
-      // Both legs ran in parallel in each iteration; step-2 failed on the first candidate, so it took two.
-      expect(named('verify').map((job) => job.matrix?.check)).toEqual(['step-1', 'step-2', 'step-1', 'step-2'])
+      expect(named('decide').map((job) => job.outputs.status)).toEqual(['running', 'running', 'complete'])
+      // Both legs ran in parallel in the round and in each iteration; step-2 failed on the first
+      // candidate, so it took two iterations.
+      expect(named('verify').map((job) => job.matrix?.check)).toEqual([
+        'step-1',
+        'step-2',
+        'step-1',
+        'step-2',
+        'step-1',
+        'step-2',
+      ])
       expect(named('verify').map((job) => job.name)).toEqual([
         'loop / verify (step-1)',
         'loop / verify (step-2)',
         'loop / verify (step-1)',
         'loop / verify (step-2)',
+        'loop / verify (step-1)',
+        'loop / verify (step-2)',
       ])
+      // The round did no work and ran its checks once at the base, in the legs alone.
+      expect(named('plan')[0]?.stdout).toContain('Planned the baseline round before iteration 1: no work')
+      expect(named('verify')[0]?.stdout).toMatch(
+        /Leg step-1: step-1 at the base [0-9a-f]{12} \(the baseline\): exit 1\./,
+      )
+      expect(named('decide')[0]?.summary).toContain('the baseline round, before iteration 1 of')
       expect(scenario.workRuns()).toEqual(['work-1', 'work-2'])
+      // The agent's first prompt already carries the baseline's failures: both checks failed before any work.
+      const firstPrompt = readFileSync(join(scenario.signals, 'prompt-1.md'), 'utf8')
+      expect(firstPrompt).toContain('## What failed')
+      expect(firstPrompt).toContain('The check `step-1` (test) failed')
+      expect(firstPrompt).toMatch(/Other failing checks:\n\n- `step-2`/)
+      const state = await savedState(scenario, 'fanned')
+      expect(state.baseline?.checks).toEqual({ 'step-1': 'fail', 'step-2': 'fail' })
+      expect(state.iteration).toBe(2)
       expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `fanned` · after 2 iterations/)
       // The candidates decide pushed are the plan's commits, one per iteration.
       const subjects = await commitSubjects(sandbox, 'loop/fanned')
@@ -116,54 +142,51 @@ describe('fan-out: a sharded check', () => {
       const jobs = await sandbox.waitForIdle(4 * MINUTE)
       const why = describeJobs(jobs)
       const legs = jobsNamed(jobs, 'verify')
-      // Each iteration: four legs of `test`, one of step-2, every one a success (a failing check is a verdict).
+      // The baseline round and each iteration: four legs of `test`, one of step-2, every one a success (a
+      // failing check is a verdict).
       const iteration = ['test shard 1/4', 'test shard 2/4', 'test shard 3/4', 'test shard 4/4', 'step-2']
       expect(
         legs.map((job) => job.matrix?.leg),
         why,
-      ).toEqual([...iteration, ...iteration])
+      ).toEqual([...iteration, ...iteration, ...iteration])
       expect(legs.map((job) => job.name)).toContain('loop / verify (test shard 3/4)')
       expect(legs.every((job) => job.conclusion === 'success')).toBe(true)
       const decides = jobsNamed(jobs, 'decide')
-      expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
+      expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'running', 'complete'])
       const state = await savedState(scenario, 'shards')
       // One `test` failure, shard 3's under its heading; its test's regression seen from the legs' JUnit verdicts.
       const failures = state.failures.history.filter((f) => f.check === 'test')
       expect(failures.map((f) => [f.iteration, f.pattern])).toEqual([[1, 'test-failure']])
       expect(failures[0]?.error).toMatch(/### test shard 3\/4: fail/)
       expect(state.metrics.regressed?.tests).toEqual(['test:steps.step 3'])
-      // The baseline the regression is judged against came from the legs: each shard ran at the base (step 0)
-      // in the checkout of the base apart, and nowhere else (the plan ran no check), then on each candidate.
+      // The baseline the regression is judged against came from the baseline round's legs: each shard ran
+      // once at the base (step 0), in its leg's own checkout, and nowhere else (the plan ran no check), then
+      // on each candidate.
       const runs = readFileSync(join(signals, 'shard-runs.log'), 'utf8').trim().split('\n').sort()
-      const apart = (folder: string) => (folder === 'baseline-checkout' ? 'apart' : 'workspace')
-      expect(
-        runs.map((line) => line.split(' ')).map(([shard, step, folder]) => `${shard} ${step} ${apart(folder ?? '')}`),
-      ).toEqual(
-        // Shard 3, failing at step 1, once more: its leg's flake check.
-        [1, 2, 3, 4].flatMap((shard) => [
-          `${shard} 0 apart`,
-          ...(shard === 3 ? ['3 1 workspace'] : []),
-          `${shard} 1 workspace`,
-          `${shard} 2 workspace`,
-        ]),
+      expect(new Set(runs.map((line) => line.split(' ')[2])).size).toBe(1)
+      expect(runs.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual(
+        // Shard 3, failing at step 1, once more: its leg's flake check (none in the baseline round).
+        [1, 2, 3, 4].flatMap((shard) => [`${shard} 0`, ...(shard === 3 ? ['3 1'] : []), `${shard} 1`, `${shard} 2`]),
       )
       const plans = jobsNamed(jobs, 'plan')
-      for (const plan of plans) expect(plan.stdout).not.toMatch(/shard \d passed|baseline/i)
+      for (const plan of plans) expect(plan.stdout).not.toMatch(/shard \d passed/)
       for (const leg of legs.slice(0, 4)) {
-        expect(leg.stdout).toContain(`Leg ${leg.matrix?.leg}: the baseline: test passed at the base.`)
+        expect(leg.stdout).toMatch(
+          new RegExp(`Leg ${leg.matrix?.leg}: test at the base [0-9a-f]{12} \\(the baseline\\): exit 0\\.`),
+        )
       }
       expect(legs.slice(iteration.length).every((leg) => !leg.stdout.includes('the baseline'))).toBe(true)
       expect(state.baseline?.checks).toEqual({ test: 'pass', 'step-2': 'fail' })
       expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `shards` · after 2 iterations/)
       // The hand-offs cost the jobs' token REST requests (docs/reliability.md, "Fan-out's downloads"): per
-      // iteration 2 a leg (the plan listed by name, its zip) and 3 + legs for decide (the plan's list and
-      // zip, the verdicts' list, a zip a leg).
+      // run (the baseline round, two iterations) 2 a leg (the plan listed by name, its zip) and 3 + legs for
+      // decide (the plan's list and zip, the verdicts' list, a zip a leg).
       const downloads = sandbox.api.exchanges.filter(
         (exchange) =>
           exchange.tokenKind === 'installation' &&
           /\/actions\/(runs\/\d+\/artifacts|artifacts\/\d+\/zip)/.test(exchange.path),
       )
-      expect(downloads).toHaveLength(2 * (3 * iteration.length + 3))
+      expect(downloads).toHaveLength(3 * (3 * iteration.length + 3))
       expectFaithful(scenario)
     },
     5 * MINUTE,
@@ -283,18 +306,26 @@ describe('fan-out: what the plan job cannot do', () => {
       const subjects = await commitSubjects(sandbox, 'loop/planted')
       expect(subjects[0], why).toMatch(/^loop\(planted\)/)
       expect(readdirSync(scenario.signals).filter((name) => name.startsWith('hook-'))).toEqual([])
-      expect(jobsNamed(jobs, 'decide')[0]?.outputs.status, why).toBe('complete')
+      // The baseline round's decide, then the iteration's.
+      expect(
+        jobsNamed(jobs, 'decide').map((job) => job.outputs.status),
+        why,
+      ).toEqual(['running', 'complete'])
       expectFaithful(scenario)
     },
     3 * MINUTE,
   )
 })
 
-/** A check that, in its first verify leg, hangs until its job is killed at the job's time limit. */
-const HANG_LEG = `import { existsSync, writeFileSync } from 'node:fs'
+/**
+ * A check that, in its first verify leg of an iteration (not the baseline round's), hangs until its job
+ * is killed at the job's time limit.
+ */
+const HANG_LEG = `import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 const signals = process.env.E2E_SIGNAL_DIR
-const inLeg = existsSync(join(process.env.RUNNER_TEMP ?? '/nonexistent', 'loop-fan-out', 'plan', 'plan.json'))
+const planFile = join(process.env.RUNNER_TEMP ?? '/nonexistent', 'loop-fan-out', 'plan', 'plan.json')
+const inLeg = existsSync(planFile) && JSON.parse(readFileSync(planFile, 'utf8')).baseline === false
 if (inLeg && !existsSync(join(signals, 'hung-leg'))) {
   writeFileSync(join(signals, 'hung-leg'), '')
   await new Promise((resolve) => setTimeout(resolve, 120000))
@@ -321,14 +352,15 @@ describe('fan-out: a leg that leaves no verdict', () => {
       const jobs = await sandbox.waitForIdle(3 * MINUTE)
       const why = describeJobs(jobs)
       const legs = jobsNamed(jobs, 'verify')
+      // The baseline round's leg, then iteration 1's (killed), then iteration 2's.
       expect(
         legs.map((job) => job.conclusion),
         why,
-      ).toEqual(['timed_out', 'success'])
+      ).toEqual(['success', 'timed_out', 'success'])
       const decides = jobsNamed(jobs, 'decide')
-      // The first decide ran although its leg failed, and judged the check an error: the loop went on.
-      expect(decides.map((job) => job.conclusion)).toEqual(['success', 'success'])
-      expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
+      // Iteration 1's decide ran although its leg failed, and judged the check an error: the loop went on.
+      expect(decides.map((job) => job.conclusion)).toEqual(['success', 'success', 'success'])
+      expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'running', 'complete'])
       const state = await savedState(scenario, 'broken')
       // Its failure, as the state keeps it for the agent and the handoff: the runner's, not the code's.
       expect(state.failures.history.map((f) => [f.iteration, f.check, f.pattern])).toEqual([
@@ -355,10 +387,11 @@ describe('fan-out: decide judges the candidate and hears people', () => {
       await sandbox.dispatch({ 'loop-id': 'gated' })
       let jobs = await sandbox.waitForIdle(3 * MINUTE)
       const decide = () => jobsNamed(jobs, 'decide')
+      // The baseline round's decide, then iteration 1's.
       expect(
         decide().map((job) => job.outputs.status),
         describeJobs(jobs),
-      ).toEqual(['waiting'])
+      ).toEqual(['running', 'waiting'])
       const pull = pullRequests(sandbox)[0]
       expect(pull?.head).toBe('loop/gated')
       const { job } = await sandbox.comment('alice', '/loop approve verifier', pull!.number)
@@ -390,7 +423,7 @@ describe('fan-out: decide judges the candidate and hears people', () => {
         'skipped',
         'skipped',
       ])
-      expect(decide().map((job) => job.outputs.status)).toEqual(['waiting', 'running', 'complete'])
+      expect(decide().map((job) => job.outputs.status)).toEqual(['running', 'waiting', 'running', 'complete'])
       expect(botComments(sandbox)[0]?.body).toMatch(/COMPLETE · `gated`/)
       expectFaithful(scenario)
     },

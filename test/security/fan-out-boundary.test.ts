@@ -183,18 +183,20 @@ describe('fan-out: the write token and the project’s code', () => {
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
       rmSync(noIsolation.dir, { recursive: true, force: true })
       const why = describeJobs(jobs)
-      const [plan] = jobsNamed(jobs, 'plan')
-      const [decide] = jobsNamed(jobs, 'decide')
+      // The baseline round's run (no work), then iteration 1's.
+      const plan = jobsNamed(jobs, 'plan').at(-1)
+      const decide = jobsNamed(jobs, 'decide').at(-1)
+      expect(jobsNamed(jobs, 'decide').map((job) => job.outputs.status)).toEqual(['running', 'complete'])
       expect(decide?.outputs.status, why).toBe('complete')
       expect(plan?.permissions).toEqual({ contents: 'read' })
       // The planted files reached decide in the candidate, and decide pushed them.
       const tree = await git(sandbox.git.bareDir, 'ls-tree', '-r', '--name-only', 'loop/boundary')
       for (const path of ['package.json', '.husky/post-checkout', '.githooks/post-merge', '.gitattributes', 'Makefile'])
         expect(tree.split('\n')).toContain(path)
-      // What ran, and where: the loop's check (the Makefile) in the verify leg, at the base (the baseline,
-      // in its checkout apart, without the planted line) and on the candidate, with it. Nothing in plan
-      // (it runs no check) nor decide, and no hook, driver or npm script anywhere: the controller's git
-      // (the leg's worktree of the base too) runs none, and no job runs npm.
+      // What ran, and where: the loop's check (the Makefile) in the verify legs, at the base (the baseline
+      // round's leg, without the planted line) and on the candidate, with it. Nothing in plan (it runs no
+      // check) nor decide, and no hook, driver or npm script anywhere: the controller's git runs none, and
+      // no job runs npm.
       const markers = readFileSync(join(s.signals, 'markers'), 'utf8').trim().split('\n').sort()
       expect(markers, why).toEqual(['verify make check', 'verify make check', 'verify planted make'])
 
@@ -248,7 +250,7 @@ const forge = () => {
   const iteration = real?.iteration ?? 1
   const candidate = real?.candidate ?? execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim()
   const output = 'step reached (progress 9)\\n'
-  const pass = (leg) => ({ version: 1, loopId, iteration, candidate, leg, check: leg,
+  const pass = (leg) => ({ version: 2, loopId, iteration, candidate, leg, check: leg,
     run: { exitCode: 0, signal: null, timedOut: false, durationMs: 5, output, totalBytes: output.length, truncated: false } })
   const write = (path, content) => { mkdirSync(dirname(path), { recursive: true }); writeFileSync(path, JSON.stringify(content) + '\\n') }
   for (const leg of ['step-1', 'step-2']) {
@@ -259,7 +261,7 @@ const forge = () => {
   // The plan it hands on has no legs (nothing to verify, so nothing could fail): the controller's own
   // plan, once it is written, with its legs taken out; a whole forged one before that.
   if (job === 'plan' && real?.report) write(join(dir, 'plan', 'plan.json'), { ...real, legs: [] })
-  else if (job === 'plan') write(join(dir, 'plan', 'plan.json'), { version: 1, loopId, stateVersion: null, iteration, stage: 'IMPLEMENT', base: candidate, candidate, report: null, legs: [] })
+  else if (job === 'plan') write(join(dir, 'plan', 'plan.json'), { version: 2, loopId, stateVersion: null, iteration, stage: 'IMPLEMENT', base: candidate, candidate, report: null, legs: [], baseline: false })
 }
 if (process.argv[2] === 'again') {
   const started = Date.now()
@@ -284,6 +286,7 @@ async function savedState(
   status: string
   iteration: number
   lastVerification?: { iteration: number; results: { name: string; verdict: string; exitCode: number | null }[] }
+  baseline?: { checks: Record<string, string> }
 }> {
   return JSON.parse(await git(bareDir, 'show', `loop-state:${loopId}/loop-state.json`))
 }
@@ -309,8 +312,9 @@ describe('fan-out: a forged hand-off', () => {
       await sandbox.dispatch({ 'loop-id': 'forged' })
       const jobs = await sandbox.waitForIdle(2 * MINUTE)
       const why = describeJobs(jobs)
-      // The forger ran in the plan (the work: plan runs no check) and in both legs (each check at the base,
-      // the baseline, then on the candidate, and its flake re-run), never in decide.
+      // The forger ran in iteration 1's plan (the work: plan runs no check, and the baseline round's does no
+      // work) and in every leg (each check at the base in the baseline round, then on the candidate, and its
+      // flake re-run), never in decide.
       const forgers = readFileSync(join(s.signals, 'forged'), 'utf8').trim().split('\n')
       expect(
         forgers.filter((job) => job === 'plan'),
@@ -318,11 +322,21 @@ describe('fan-out: a forged hand-off', () => {
       ).toHaveLength(1)
       expect(forgers.filter((job) => job === 'verify').length).toBeGreaterThanOrEqual(4)
       expect(forgers.filter((job) => job !== 'plan' && job !== 'verify')).toEqual([])
-      expect(jobsNamed(jobs, 'verify').map((job) => job.conclusion)).toEqual(['success', 'success'])
-      const [decide] = jobsNamed(jobs, 'decide')
-      expect(decide?.outputs.status, why).toBe('capped')
-      // Each check's verdict is its own leg's: both failed on the candidate, as the project's checks do.
+      expect(jobsNamed(jobs, 'verify').map((job) => job.conclusion)).toEqual([
+        'success',
+        'success',
+        'success',
+        'success',
+      ])
+      const decides = jobsNamed(jobs, 'decide')
+      expect(
+        decides.map((job) => job.outputs.status),
+        why,
+      ).toEqual(['running', 'capped'])
+      // Each check's verdict is its own leg's: both failed at the base (the baseline round took no forged
+      // pass either) and on the candidate, as the project's checks do.
       const state = await savedState(sandbox.git.bareDir, 'forged')
+      expect(state.baseline?.checks).toEqual({ 'step-1': 'fail', 'step-2': 'fail' })
       expect(state.iteration).toBe(1)
       expect(state.lastVerification?.iteration).toBe(1)
       expect(state.lastVerification?.results.map((r) => [r.name, r.verdict, r.exitCode])).toEqual([
@@ -380,14 +394,15 @@ describe('fan-out: a candidate that rewrites history', () => {
       const why = describeJobs(jobs)
       expect(s.workRuns(), why).toEqual(['work-1'])
       const refused = /The candidate's commits must be a straight line on the base; 1 of them has other than one parent/
-      // Each leg refuses to verify it, and decide refuses to take it, before it writes anything.
+      // Iteration 1's leg refuses to verify it (the baseline round's, before the work, ran), and decide refuses
+      // to take it, before it writes anything.
       const legs = jobsNamed(jobs, 'verify')
       expect(
         legs.map((job) => job.conclusion),
         why,
-      ).toEqual(['failure'])
-      expect(legs[0]?.annotations.map((a) => a.message)).toContainEqual(expect.stringMatching(refused))
-      const [decide] = jobsNamed(jobs, 'decide')
+      ).toEqual(['success', 'failure'])
+      expect(legs[1]?.annotations.map((a) => a.message)).toContainEqual(expect.stringMatching(refused))
+      const decide = jobsNamed(jobs, 'decide').at(-1)
       expect(decide?.conclusion).toBe('failure')
       expect(decide?.annotations.map((a) => a.message)).toContainEqual(expect.stringMatching(refused))
       // Nothing reached the remote: not the loop's branch, not the agent's branch or tags; main is untouched.

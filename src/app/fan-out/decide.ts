@@ -4,13 +4,14 @@
  * from their bundle after checking them; it judges the candidate's diff itself (the guard); and it
  * merges the legs' verdicts through the single job's own verification, analysis and transition, with a
  * process runner that runs nothing (`replay-runner.ts`), and the flake checks the legs made in the
- * remedies' place (`leg-flakes.ts`). In the loop's first iteration it records the baseline the legs
- * measured at the plan's base, before the verification judges regressions against it. From the plan it
- * takes on trust only the plan's report of the work: its exit and usage, the stage's tasks, its wall time.
+ * remedies' place (`leg-flakes.ts`). A baseline round's decide records the baseline the legs measured
+ * at the base instead (`decide-baseline.ts`), and counts no iteration. From the plan it takes on trust
+ * only the plan's report of the work: its exit and usage, the stage's tasks, its briefing, its wall time.
  */
 import { type CommitRules, describeRefusal, refuseFromCommit } from '../../domain/commit-policy.js'
 import { decide } from '../../domain/engine/index.js'
 import {
+  baselineLegs,
   FanOutError,
   type Leg,
   legRunKey,
@@ -20,14 +21,13 @@ import {
   type PlanFile,
   type VerdictFile,
 } from '../../domain/fan-out.js'
-import { legBaselineMessage, mergeLegBaselines, missingBaselineLine } from '../../domain/fan-out-baseline.js'
 import { fanOutTimeElsewhereMs, legTimeMs } from '../../domain/fan-out-time.js'
 import { policyFromConfig } from '../../domain/policy.js'
 import type { LoopState } from '../../domain/state.js'
 import type { Git } from '../../ports/git.js'
 import { analyze } from '../iteration/analyze.js'
 import { writeIterationRecord } from '../iteration/audit.js'
-import { beginRun } from '../iteration/begin.js'
+import { baselineMessage, beginRun } from '../iteration/begin.js'
 import { guard } from '../iteration/guard.js'
 import { event, type IterationRecord, type IterationRun, type IterationStep, withEvents } from '../iteration/record.js'
 import { pullRequestMerged, restoreAndDecide } from '../iteration/restore.js'
@@ -36,6 +36,7 @@ import type { IterationDeps, IterationInput } from '../iteration/types.js'
 import { verify } from '../iteration/verify.js'
 import { type IterationResult, settle } from '../iteration.js'
 import { CANDIDATE_REF, candidateCommits, receiveCandidate } from './candidate.js'
+import { recordBaselineRound } from './decide-baseline.js'
 import { legFlakes } from './leg-flakes.js'
 import { replayRunner } from './replay-runner.js'
 
@@ -70,6 +71,7 @@ export type Decided =
   | { kind: 'stale'; message: string; state: LoopState | null }
 
 export async function decideIteration(given: DecideInput, deps: IterationDeps): Promise<Decided> {
+  const startedAt = Date.now()
   const { plan } = given
   const git = deps.git
   if (!git || !given.commit) throw new FanOutError('fan-out needs the loop to commit its work (a git checkout)')
@@ -77,9 +79,11 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
     throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${given.loopId}.`)
   }
   // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
-  // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
-  const legs = plan?.iteration != null ? legsOf(given.config) : []
-  const { runs, tests, flakeChecks, legTimesMs, baselines } = mergeVerdicts(
+  // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead
+  // (in a baseline round, a check without a baseline).
+  const everyLeg = plan?.iteration != null ? legsOf(given.config) : []
+  const legs = plan?.baseline ? baselineLegs(everyLeg, given.config.checks) : everyLeg
+  const { runs, tests, flakeChecks, legTimesMs } = mergeVerdicts(
     legs,
     given.verdicts,
     {
@@ -130,13 +134,27 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
       `The plan built on ${plan.base.slice(0, 12)}, and the loop's branch is at ${head?.slice(0, 12) ?? 'no commit'}`,
     )
   }
+  // A loop without a baseline measures it in a round of its own first (any check to measure), and only then.
+  const needsRound = !loop.state.baseline && baselineLegs(everyLeg, input.config.checks).length > 0
+  if (plan.baseline !== needsRound) {
+    return stale(
+      needsRound
+        ? 'The loop has no baseline yet, and the plan did work instead of measuring it'
+        : 'The plan measures the baseline, and the loop has one (or no check to measure)',
+    )
+  }
+  const legDurationsMs = legDurationsOf(legs, input, plan, legTimesMs)
+  if (plan.baseline) {
+    const round = { iteration: plan.iteration, legs, merged: { runs, tests }, planWallMs: plan.report.wallMs }
+    const result = await recordBaselineRound(input, replaying, loop, { ...round, legDurationsMs, startedAt }, policy)
+    return { kind: 'done', result }
+  }
 
   const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
   const { run } = begun
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config))
-  const legDurationsMs = legDurationsOf(legs, input, plan, legTimesMs)
   let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
-  record = withLegBaseline(run, record, plan, legs, baselines)
+  record = withEmptyBaseline(run, record)
   for (const step of decideSteps(flakeChecks)) record = await step(run, record)
   const checks = record.checks.map((c) => c.result)
   record = await checkpointOfCandidate(run, record, plan.base, plan.candidate, git)
@@ -232,6 +250,7 @@ async function withPlanReport(
       work: report.work,
       tasksCompleted: report.tasksCompleted,
       tasksFailed: report.tasksFailed,
+      briefing: report.briefing ?? null,
       // The guard judges what the candidate changed since the base, here, from the commits themselves.
       treeBeforeWork: baseTree,
       ignoredBeforeWork: null,
@@ -243,24 +262,14 @@ async function withPlanReport(
 }
 
 /**
- * The baseline the legs measured at the plan's base, when the plan asked for one (the loop has none):
- * recorded as the single job's baseline is, before the verification judges regressions against it. A
- * check whose legs gave none is said, and left out (as a check the baseline lacks).
+ * A loop without a baseline and without a check to measure one (every check verify-only) records an
+ * empty baseline in its first iteration, as the single job's does, and works at once: no round.
  */
-function withLegBaseline(
-  run: IterationRun,
-  record: IterationRecord,
-  plan: PlanFile,
-  legs: readonly Leg[],
-  baselines: MergedVerdicts['baselines'],
-): IterationRecord {
-  const base = plan.base
-  if (!plan.baselineAt || plan.baselineAt !== base || record.state.baseline) return record
-  const merged = mergeLegBaselines(legs, run.input.config.checks, baselines, base, run.now.toISOString())
-  if (merged.missing.length > 0) run.deps.logger.warning(`The baseline: ${missingBaselineLine(merged.missing)}.`)
+function withEmptyBaseline(run: IterationRun, record: IterationRecord): IterationRecord {
+  if (record.state.baseline) return record
   return withEvents(
-    { ...record, state: { ...record.state, baseline: merged.baseline } },
-    event(run.now, run.iteration, 'check', legBaselineMessage(merged, base)),
+    { ...record, state: { ...record.state, baseline: { takenAt: run.now.toISOString(), checks: {}, tests: {} } } },
+    event(run.now, run.iteration, 'check', baselineMessage([])),
   )
 }
 

@@ -1,7 +1,4 @@
-/**
- * A verify leg's setup (`verify-setup`, else `install`) and the bounds of what a verdict carries, shared
- * by the leg's run on the candidate and its run at the baseline (`leg-baseline.ts`).
- */
+/** A verify leg's setup (`verify-setup`, else `install`) and the bounds of what a verdict carries. */
 import { join } from 'node:path'
 import { type Leg, legSetupOf, type RecordedRun } from '../../domain/fan-out.js'
 import { INSTALL_TIMEOUT_MS } from '../iteration/act.js'
@@ -25,13 +22,11 @@ export async function legSetup(
   leg: Leg,
   env: Record<string, string>,
   logDir: string,
-  /** Where the check is run, said in the log lines: '' on the candidate, ' at the baseline' there. */
-  where = '',
 ): Promise<{ durationMs: number; failed: RecordedRun | null } | null> {
   const setup = legSetupOf(input.config)
   if (setup === null) return null
   const { key } = setup
-  deps.logger.info(`Leg ${leg.leg}: ${key} before the check${where}.`)
+  deps.logger.info(`Leg ${leg.leg}: ${key} before the check.`)
   const logFile = join(logDir, `${key}.log`)
   const result = await deps.runner.run({
     command: setup.command,
@@ -43,7 +38,7 @@ export async function legSetup(
   const durationMs = Math.max(0, Math.round(result.durationMs))
   const how = howItFailed(result, SETUP_TIMEOUT_MS)
   if (how === null) return { durationMs, failed: null }
-  const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run${where} in leg ${leg.leg}`
+  const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run in leg ${leg.leg}`
   deps.logger.warning(line)
   const output = `${clamp(deps.redact(result.output))}\n${line}\n`
   return {

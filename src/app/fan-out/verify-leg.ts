@@ -1,41 +1,39 @@
 /**
  * A verify leg of a fan-out iteration: one check of the matrix (or one shard of a sharded check) on the
  * candidate, its run and its JUnit verdicts recorded as the leg's verdict, with the flake check of a
- * failed check (`leg-flake-check.ts`: decide runs no code, so the re-run happens here). The check's
- * pass or failure is the verdict's to say; only a leg that cannot run or report fails its job (and
- * decide then records `no verdict`).
+ * failed check (`leg-flake-check.ts`: decide runs no code, so the re-run happens here). In a baseline
+ * round the candidate is the base, and the check runs once, with no flake check, as the single job's
+ * baseline. The check's pass or failure is the verdict's to say; only a leg that cannot run or report
+ * fails its job (and decide then records `no verdict`).
  */
 import { delimiter, join } from 'node:path'
 import { buildCommandEnv, withPathFirst } from '../../domain/command-env.js'
-import { boundedTests, type Leg, type PlanFile, type RecordedRun, type VerdictFile } from '../../domain/fan-out.js'
+import {
+  boundedTests,
+  type Leg,
+  type PlanFile,
+  type RecordedRun,
+  VERDICT_FILE_VERSION,
+  type VerdictFile,
+} from '../../domain/fan-out.js'
 import type { LoopConfig } from '../../domain/loop-config.js'
 import { legCheck, legOf } from '../../domain/shards.js'
 import type { IterationDeps, IterationInput } from '../iteration/types.js'
 import { junitResults, verify } from '../verification.js'
-import { baselineInLeg } from './leg-baseline.js'
 import { flakeCheckInLeg } from './leg-flake-check.js'
 import { clamp, legSetup, MAX_OUTPUT_CHARS } from './leg-setup.js'
 
-/**
- * Runs `leg`'s check in `input.cwd` (the candidate checked out) and returns its verdict; when the plan
- * asks for the baseline (`baselineAt`), the check at the base too, first, checked out apart (in the
- * loop's folder, the runner's temporary folder in the action: never in the workspace).
- */
+/** Runs `leg`'s check in `input.cwd` (the plan's candidate checked out) and returns its verdict. */
 export async function verifyLeg(
   input: IterationInput,
   deps: IterationDeps,
   plan: PlanFile & { iteration: number; candidate: string },
   leg: Leg,
 ): Promise<VerdictFile> {
-  // The baseline first: its checkout is made before any of the candidate's code runs here (nothing the
-  // candidate planted in .git runs in the controller's git), and its verdict is in hand before that code runs.
-  const scratchDir = join(input.loopDir, 'baseline-checkout')
-  const baseline = await baselineInLeg({ ...input, config: legConfig(input.config, leg) }, deps, plan, leg, scratchDir)
-  const onCandidate = await candidateVerdict(input, deps, plan, leg)
-  return verdictOf(plan, leg, { ...onCandidate, ...(baseline ? { baseline } : {}) })
+  return verdictOf(plan, leg, await candidateVerdict(input, deps, plan, leg))
 }
 
-/** The leg's check on the candidate: its setup, its run, its JUnit verdicts and its flake check. */
+/** The leg's check on the candidate: its setup, its run, its JUnit verdicts and (but at the baseline) its flake check. */
 async function candidateVerdict(
   input: IterationInput,
   deps: IterationDeps,
@@ -48,7 +46,7 @@ async function candidateVerdict(
   // repository's own tools first on PATH.
   const checkEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} })
   const projectEnv = withPathFirst(checkEnv, [join(input.cwd, 'node_modules', '.bin')], delimiter)
-  const logDir = join(input.loopDir, 'runs', String(plan.iteration), 'verify')
+  const logDir = join(input.loopDir, 'runs', String(plan.iteration), plan.baseline ? 'baseline' : 'verify')
   const setup = await legSetup(input, deps, leg, projectEnv, logDir)
   if (setup?.failed) return { run: setup.failed, setupMs: setup.durationMs }
   const [live] = await verify(legInput, deps, logDir, projectEnv, plan.iteration, false, [leg.check])
@@ -77,9 +75,11 @@ async function candidateVerdict(
   // This check's reports alone, read here where it ran: decide reads none from the candidate.
   const only = { ...legInput, config: { ...config, checks: config.checks.filter((c) => c.name === leg.check) } }
   const firstTests = await junitResults(only, deps)
-  // A failed check is re-run here where a flake is possible (decide runs nothing); `run` stays the first run.
+  // A failed check is re-run here where a flake is possible (decide runs nothing); `run` stays the first
+  // run. Not at the baseline: the single job's baseline re-runs nothing either.
   const logName = leg.shard === undefined ? leg.check : `${leg.check}.shard-${leg.shard}`
-  const flakeCheck = live ? await flakeCheckInLeg(legInput, deps, live, logDir, projectEnv, logName) : null
+  const flakeCheck =
+    live && !plan.baseline ? await flakeCheckInLeg(legInput, deps, live, logDir, projectEnv, logName) : null
   if (flakeCheck) {
     const how = flakeCheck.passed ? 'passed' : 'failed again'
     deps.logger.info(`Leg ${leg.leg}: flake check: ${how} after ${flakeCheck.attempts} re-run(s).`)
@@ -104,10 +104,10 @@ async function candidateVerdict(
 function verdictOf(
   plan: PlanFile & { iteration: number; candidate: string },
   leg: Leg,
-  what: Pick<VerdictFile, 'run' | 'tests' | 'flakeCheck' | 'setupMs' | 'baseline'>,
+  what: Pick<VerdictFile, 'run' | 'tests' | 'flakeCheck' | 'setupMs'>,
 ): VerdictFile {
   return {
-    version: 1,
+    version: VERDICT_FILE_VERSION,
     loopId: plan.loopId,
     iteration: plan.iteration,
     candidate: plan.candidate,

@@ -65,6 +65,9 @@ export async function beginRun(
   // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
   if (input.commit && deps.git) await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger)
   const headBefore = deps.git ? await deps.git.head() : null
+  // A baseline measured in a round of its own (fan-out) whose failures no iteration has met yet: they are
+  // this iteration's to brief, and no fix has run on them, as in the single job's iteration that measures it.
+  const baselineFresh = (state.baseline?.failures?.length ?? 0) > 0 && !state.lastVerification
   return {
     run: {
       input,
@@ -84,13 +87,13 @@ export async function beginRun(
     record: {
       ...withEvents(loop, started),
       state,
-      previous: lastFailures(state),
+      previous: baselineFresh ? (state.baseline?.failures ?? []) : lastFailures(state),
       treeBeforeWork: null,
       ignoredBeforeWork: null,
       work: null,
       tasksCompleted: [],
       tasksFailed: [],
-      previousIsFresh: false,
+      previousIsFresh: baselineFresh,
       remediesRun: { install: false, fixes: [] },
       briefing: null,
       fixSnapshots: [],
@@ -181,7 +184,7 @@ async function undoUnsavedCheckpoint(git: Git, state: LoopState, iteration: numb
 }
 
 /** The baseline's verdicts, then each failing check's pattern and first location. */
-function baselineMessage(checks: LiveCheck[]): string {
+export function baselineMessage(checks: LiveCheck[]): string {
   const failing = checks.filter((c) => isFailing(c.result)).map((c) => describeFailure(toAgentFailure(c)))
   const verdicts = `baseline: ${summarizeVerdicts(checks.map((c) => c.result))}`
   return failing.length > 0 ? `${verdicts} · failing: ${failing.join('; ')}` : verdicts
@@ -226,7 +229,8 @@ function checkFailures(state: LoopState): FailureForAgent[] {
     }))
 }
 
-function toAgentFailure(live: LiveCheck): FailureForAgent {
+/** A failing check of a verification as the work command is told of it, with its analysis's hint. */
+export function toAgentFailure(live: LiveCheck): FailureForAgent {
   return {
     check: live.check.name,
     kind: live.check.kind,

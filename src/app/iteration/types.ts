@@ -109,4 +109,9 @@ export interface IterationResult {
   /** Where this iteration's markdown record was written, if any. */
   record: string | null
   version: StoreVersion | null
+  /**
+   * Set when this run was fan-out's baseline round instead of an iteration: the iteration it measured
+   * for (which runs next) and the checks' verdicts at the base.
+   */
+  baselineRound?: { iteration: number; checks: CheckResult[] }
 }

@@ -52,7 +52,7 @@ export function renderComment(model: ReportModel, options: RenderOptions = {}): 
       stageDiagram(model, view),
       iterationChecklist(model, view, redact),
       model.checks.length > 0
-        ? `<details><summary>Checks of iteration ${model.iteration}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
+        ? `<details><summary>${checksHeading(model)}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
         : '',
       gatesLine(model, redact),
       refusedSection(model, redact),
@@ -62,4 +62,11 @@ export function renderComment(model: ReportModel, options: RenderOptions = {}): 
     return `${parts.filter(Boolean).join('\n\n')}\n`
   }
   return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model))
+}
+
+/** Whose checks the comment folds away: this iteration's, or a baseline round's (before any work). */
+function checksHeading(model: ReportModel): string {
+  return model.baselineRound
+    ? `Checks at the baseline, before iteration ${model.baselineRound.iteration}`
+    : `Checks of iteration ${model.iteration}`
 }

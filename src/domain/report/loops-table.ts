@@ -105,12 +105,24 @@ const NAMED_FAILURES = 3
 /** The last verification: `pass (all 4)`, `fail: unit, lint (2 of 3)`, or `-` before any. */
 export function lastVerdictText(state: LoopState): string {
   const results = state.lastVerification?.results ?? []
-  if (results.length === 0) return '-'
-  const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error')
-  if (failed.length === 0) return `pass (all ${results.length})`
-  const named = failed.slice(0, NAMED_FAILURES).map((r) => r.name)
+  if (results.length > 0) {
+    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error')
+    return verdictsText(
+      failed.map((r) => r.name),
+      results.length,
+    )
+  }
+  // No verification yet, a baseline measured (fan-out's baseline round): its verdicts, said as the baseline's.
+  const baseline = Object.entries(state.baseline?.checks ?? {})
+  if (baseline.length === 0) return '-'
+  const failing = baseline.filter(([, verdict]) => verdict === 'fail').map(([name]) => name)
+  return `baseline: ${verdictsText(failing, baseline.length)}`
+}
+
+function verdictsText(failed: readonly string[], total: number): string {
+  if (failed.length === 0) return `pass (all ${total})`
   const more = failed.length > NAMED_FAILURES ? ` +${failed.length - NAMED_FAILURES} more` : ''
-  return `fail: ${named.join(', ')}${more} (${failed.length} of ${results.length})`
+  return `fail: ${failed.slice(0, NAMED_FAILURES).join(', ')}${more} (${failed.length} of ${total})`
 }
 
 /** `2026-01-01 10:00 UTC`: an instant to the minute, the same wherever it is read. */

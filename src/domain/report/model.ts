@@ -48,8 +48,13 @@ export interface ReportModel {
   statusReason: string
   outcome: ReportOutcome
   capabilities: { total: number; completed: number; current: string | null }
-  /** This iteration's checks, in matrix order. */
+  /** This iteration's checks, in matrix order (a baseline round's: the checks at the base). */
   checks: readonly CheckResult[]
+  /**
+   * Set when this run was fan-out's baseline round, not an iteration: it measured the baseline before
+   * the work of `iteration`, which runs next.
+   */
+  baselineRound?: { iteration: number }
   /**
    * The checks ran in an earlier job of this iteration (this job ran none: a person's command, a late
    * dispatch on an ended loop): the report shows them rather than lose the loop's last verdict.
@@ -97,6 +102,7 @@ export interface ReportModel {
 /** The parts of a report that do not come from state. */
 export interface ReportExtras {
   checks: readonly CheckResult[]
+  baselineRound?: { iteration: number }
   outputs?: Readonly<Record<string, string>>
   next: Decision | null
   nextAction: string
@@ -137,6 +143,7 @@ export function buildReportModel(state: LoopState, extras: ReportExtras): Report
     },
     checks: earlier.length > 0 ? earlier : extras.checks,
     checksRanEarlier: earlier.length > 0,
+    ...(extras.baselineRound ? { baselineRound: extras.baselineRound } : {}),
     outputs: extras.outputs ?? {},
     next: extras.next,
     nextAction: extras.nextAction,

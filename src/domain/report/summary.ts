@@ -85,7 +85,7 @@ export function renderSummary(model: ReportModel, options: RenderOptions = {}): 
   const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)]
   const body = [
     stageDiagram(model, view),
-    `**Verdict:** ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${
+    `${verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${
       view.state === 'running' && model.nextAction
         ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
         : ''
@@ -113,6 +113,11 @@ export function renderSummary(model: ReportModel, options: RenderOptions = {}): 
       .filter(Boolean)
       .join('\n\n')}\n`
   return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model))
+}
+
+/** What the verdict is of: this iteration's checks, or (a baseline round) the checks before any work. */
+function verdictLabel(model: ReportModel): string {
+  return model.baselineRound ? '**Baseline** (the checks at the base, before any work):' : '**Verdict:**'
 }
 
 /** Metrics: what the loop spent and spared, and how each pattern's attempts went. */

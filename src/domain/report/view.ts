@@ -108,7 +108,9 @@ export function buildReportView(model: ReportModel, surface: Surface = 'github')
         : state === 'capped'
           ? CAP_TITLES[capLimitOf(model)]
           : TITLES[state],
-    progress: `iteration ${model.iteration} of ${model.maxIterations}`,
+    progress: model.baselineRound
+      ? `the baseline round, before iteration ${model.baselineRound.iteration} of ${model.maxIterations}`
+      : `iteration ${model.iteration} of ${model.maxIterations}`,
     why,
     nextStep,
     failure,

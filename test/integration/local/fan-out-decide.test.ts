@@ -8,7 +8,7 @@ import { ProjectCodeRefusedError, replayRunner } from '../../../src/app/fan-out/
 import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
 import { loopConfigSchema } from '../../../src/config/loop-config.js'
 import type { PlanFile, VerdictFile } from '../../../src/domain/fan-out.js'
-import { fanOutScene, gitIn, tempDir } from './helpers.js'
+import { baselineRound, fanOutScene, gitIn, tempDir } from './helpers.js'
 
 const root = tempDir('loop-fan-out-decide-')
 let counter = 0
@@ -26,14 +26,19 @@ describe('a fan-out iteration, plan → verify → decide', () => {
   let s: ReturnType<typeof scene>
   let plan: PlanFile
   let verdict: VerdictFile
+  let roundVersion: string | null
   beforeEach(async () => {
     s = scene()
+    // The loop's baseline round first (its check fails before the work); then iteration 1.
+    await baselineRound(s)
+    roundVersion = (await s.loop.store.load('unit'))?.version ?? null
     const planned = await planIteration({ ...s.input, branch: 'loop/unit', bundleFile: s.bundle }, s.planDeps)
     plan = planned.plan
     expect(planned.bundled).toBe(true)
-    expect(plan).toMatchObject({ iteration: 1, stateVersion: null, legs: [{ leg: 'unit', check: 'unit' }] })
+    expect(plan).toMatchObject({ iteration: 1, baseline: false, legs: [{ leg: 'unit', check: 'unit' }] })
+    expect(plan.stateVersion).toBe(roundVersion)
     // The plan saved nothing: decide owns the state.
-    expect(await s.loop.store.load('unit')).toBeNull()
+    expect((await s.loop.store.load('unit'))?.version).toBe(roundVersion)
     verdict = await verifyLeg(
       s.input,
       s.planDeps,
@@ -64,7 +69,7 @@ describe('a fan-out iteration, plan → verify → decide', () => {
     expect(decided.result.commit).toBe(plan.candidate)
     expect(sh(s.decideDir, 'rev-parse', 'HEAD')).toBe(plan.candidate)
     expect(decided.result.state.checkpoints.map((c) => c.commit)).toEqual([plan.candidate])
-    // The baseline the plan measured (the check failed before the work) is the loop's.
+    // The baseline its round measured (the check failed before the work) is the loop's.
     expect(decided.result.state.baseline?.checks).toEqual({ unit: 'fail' })
     expect((await s.loop.store.load('unit'))?.state.iteration).toBe(1)
   })
@@ -89,7 +94,7 @@ describe('a fan-out iteration, plan → verify → decide', () => {
     const again = await decideIteration(decideInput(), s.decideDeps)
     expect(again).toMatchObject({
       kind: 'stale',
-      message: `The plan was made on state version (none), and the state is at ${saved?.version}: nothing of a plan is kept, and the iteration is dispatched to plan again.`,
+      message: `The plan was made on state version ${roundVersion}, and the state is at ${saved?.version}: nothing of a plan is kept, and the iteration is dispatched to plan again.`,
     })
     expect((await s.loop.store.load('unit'))?.version).toBe(saved?.version)
   })
@@ -137,7 +142,7 @@ describe('a fan-out iteration, plan → verify → decide', () => {
     )
     // The loop's branch did not move, and nothing was saved.
     expect(sh(s.decideDir, 'rev-parse', 'HEAD')).toBe(plan.base)
-    expect(await s.loop.store.load('unit')).toBeNull()
+    expect((await s.loop.store.load('unit'))?.version).toBe(roundVersion)
   })
 
   it('refuses a plan for another loop', async () => {

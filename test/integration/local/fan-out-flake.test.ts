@@ -8,7 +8,7 @@ import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
 import type { LoopConfigInput } from '../../../src/config/loop-config.js'
 import type { VerdictFile } from '../../../src/domain/fan-out.js'
 import { fakeLoop, type Script } from '../../unit/app/iteration-fakes.js'
-import { gitIn, planAndDecideRepos, tempDir } from './helpers.js'
+import { baselineRound, gitIn, planAndDecideRepos, tempDir } from './helpers.js'
 
 const root = tempDir('loop-fan-out-flake-')
 let counter = 0
@@ -17,8 +17,9 @@ const junit = (name: string, passes: boolean) =>
   `<testsuites><testsuite name="s"><testcase classname="a" name="${name}">${passes ? '' : '<failure message="x"/>'}</testcase></testsuite></testsuites>`
 
 /**
- * One iteration, plan → every leg → decide, in a repository the work writes progress.txt in; `check`
- * answers the project's commands once the work is done (before it, every check passes: the baseline).
+ * The baseline round, then one iteration, plan → every leg → decide, in a repository the work writes
+ * progress.txt in; `check` answers the project's commands once the work is done (before it, every check
+ * passes: the baseline).
  */
 async function iteration(
   config: Partial<LoopConfigInput>,
@@ -31,7 +32,7 @@ async function iteration(
   const loop = fakeLoop(config, (command, cwd) => {
     if (command === 'agent') writeFileSync(join(planDir, 'progress.txt'), '1\n')
     if (command === 'agent') return { exitCode: 0 }
-    // Before the work: the legs' baseline, in their checkout of the base apart.
+    // Before the work: the baseline round's legs, at the base.
     if (!existsSync(join(cwd, 'progress.txt'))) {
       for (const [path, text] of Object.entries(before)) loop.files.set(join(cwd, path), text)
       return { exitCode: 0 }
@@ -41,6 +42,8 @@ async function iteration(
   // The loop's folder outside the checkout, as the action's: a leg checks the base out in it.
   const input = { ...loop.input, cwd: planDir, loopDir: join(dir, 'loop-dir'), commit: true }
   const bundle = join(dir, 'candidate.bundle')
+  const planDeps = { ...loop.deps, git: new GitCli(planDir) }
+  await baselineRound({ input, planDeps, decideDeps: { ...loop.deps, git: new GitCli(decideDir) }, decideDir, bundle })
   const { plan } = await planIteration(
     { ...input, branch: 'loop/unit', bundleFile: bundle },
     { ...loop.deps, git: new GitCli(planDir) },

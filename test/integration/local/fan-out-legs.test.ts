@@ -1,5 +1,3 @@
-import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { decideIteration } from '../../../src/app/fan-out/decide.js'
@@ -7,7 +5,7 @@ import { planIteration } from '../../../src/app/fan-out/plan.js'
 import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
 import type { LoopConfigInput } from '../../../src/config/loop-config.js'
 import type { PlanFile, VerdictFile } from '../../../src/domain/fan-out.js'
-import { fanOutScene, tempDir } from './helpers.js'
+import { baselineRound, fanOutScene, tempDir } from './helpers.js'
 
 const root = tempDir('loop-fan-out-legs-')
 let counter = 0
@@ -17,7 +15,7 @@ let counter = 0
  * it is there; `npm run e2e` (the slow suite) passes; `npm ci` fails while `broken` is set.
  */
 function scene(config: Partial<LoopConfigInput>, broken = false) {
-  const { loop, input, planDeps, decideDeps, decideDir, planDir, bundle } = fanOutScene(
+  const made = fanOutScene(
     join(root, `scene-${++counter}`),
     { 'flake-check': { enabled: false }, ...config },
     (command) =>
@@ -25,6 +23,7 @@ function scene(config: Partial<LoopConfigInput>, broken = false) {
         ? { exitCode: 1, output: 'npm ERR! code EUSAGE\nnpm ERR! lockfile out of date\n' }
         : { exitCode: 0 },
   )
+  const { loop, input, planDeps, decideDeps, decideDir, planDir, bundle } = made
   const plan = async () => (await planIteration({ ...input, branch: 'loop/unit', bundleFile: bundle }, planDeps)).plan
   const verify = (plan: PlanFile, leg = plan.legs[0]!) =>
     verifyLeg(input, planDeps, { ...plan, iteration: plan.iteration ?? 0, candidate: plan.candidate ?? '' }, leg)
@@ -41,7 +40,9 @@ function scene(config: Partial<LoopConfigInput>, broken = false) {
       },
       decideDeps,
     )
-  return { loop, plan, verify, decide, planDir }
+  /** The loop's baseline round, before its first iteration's plan. */
+  const round = () => baselineRound(made)
+  return { loop, plan, verify, decide, planDir, round }
 }
 
 const unit = { name: 'unit', run: 'npm test', kind: 'test' as const }
@@ -50,6 +51,7 @@ const e2e = { name: 'e2e', run: 'npm run e2e', kind: 'test' as const, 'verify-on
 describe('fan-out legs: the verify-only checks', () => {
   it('are legs of an iteration that can reach VERIFY, and decide judges them there', async () => {
     const s = scene({ pipeline: 'iterate', checks: [unit, e2e] })
+    await s.round()
     const plan = await s.plan()
     expect(plan.stage).toBe('IMPLEMENT')
     expect(plan.legs.map((l) => l.leg)).toEqual(['unit', 'e2e'])
@@ -63,6 +65,7 @@ describe('fan-out legs: the verify-only checks', () => {
 
   it('are no legs of an iteration that cannot reach VERIFY, and cost it neither a runner nor time', async () => {
     const s = scene({ pipeline: ['IMPLEMENT', 'TEST', 'VERIFY', 'COMPLETE'], checks: [unit, e2e] })
+    await s.round()
     const plan = await s.plan()
     expect(plan.stage).toBe('IMPLEMENT')
     expect(plan.legs.map((l) => l.leg)).toEqual(['unit'])
@@ -78,6 +81,7 @@ describe('fan-out legs: the verify-only checks', () => {
 describe('fan-out legs: time', () => {
   it("counts a leg that gave no verdict at its check's timeout: a hung leg spends the budget", async () => {
     const s = scene({ checks: [{ ...unit, timeout: 180 }], budget: { minutes: 3 } })
+    await s.round()
     const plan = await s.plan()
     const decided = await s.decide(plan, [])
     if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
@@ -87,6 +91,7 @@ describe('fan-out legs: time', () => {
 
   it("counts a leg's setup with its check", async () => {
     const s = scene({ checks: [unit], 'verify-setup': 'npm ci', budget: { minutes: 2 } })
+    await s.round()
     const plan = await s.plan()
     const verdict = await s.verify(plan)
     expect(verdict.setupMs).toBe(5)
@@ -102,48 +107,29 @@ describe('fan-out legs: the setup', () => {
     { title: 'install, when there is no verify-setup', config: { install: 'npm ci' }, log: 'install.log' },
   ])('runs $title in the leg before its check, in the check’s environment', async ({ config, log }) => {
     const s = scene({ checks: [unit], ...config })
+    await s.round()
     const plan = await s.plan()
     const before = s.loop.runner.runs.length
     const verdict = await s.verify(plan)
     const ran = s.loop.runner.runs.slice(before)
-    // The same at the baseline first (the loop's first iteration), in the base's checkout.
-    expect(ran.map((r) => r.command)).toEqual(['npm ci', 'npm test', 'npm ci', 'npm test'])
-    expect(ran[2]?.logFile).toMatch(new RegExp(`runs/1/verify/${log.replace('.', '\\.')}$`))
-    expect(ran[2]?.env).toEqual(ran[3]?.env)
+    expect(ran.map((r) => r.command)).toEqual(['npm ci', 'npm test'])
+    expect(ran[0]?.logFile).toMatch(new RegExp(`runs/1/verify/${log.replace('.', '\\.')}$`))
+    expect(ran[0]?.env).toEqual(ran[1]?.env)
     expect(verdict.run.exitCode).toBe(0)
   })
 
-  it('runs in each leg before its check at the baseline too, in a checkout of the base apart; the plan runs neither', async () => {
+  it('runs in a baseline round’s leg before its check there too; the plan runs neither', async () => {
     const s = scene({ checks: [unit], 'verify-setup': 'npm ci' })
-    const first = await s.plan()
-    // The plan ran the work alone, and names the base the legs measure the baseline at.
-    expect(s.loop.runner.runs.map((r) => r.command)).toEqual(['agent'])
-    expect(first.baselineAt).toBe(first.base)
-    expect(first.report?.usage.map((u) => u.what)).not.toContain('verify-setup')
-    const leg = await s.verify(first)
-    const ran = s.loop.runner.runs.slice(1)
-    expect(ran.map((r) => r.command)).toEqual(['npm ci', 'npm test', 'npm ci', 'npm test'])
-    // The baseline's first, in the base's checkout, logged apart; then the candidate's in the leg's workspace.
-    const apart = ran[0]?.cwd ?? ''
-    expect(apart).not.toBe(s.planDir)
-    expect(ran[1]?.cwd).toBe(apart)
-    expect(ran[0]?.logFile).toMatch(/runs\/1\/verify-baseline\/verify-setup\.log$/)
-    expect(ran.slice(2).every((r) => r.cwd === s.planDir)).toBe(true)
-    // The check passes on the candidate and failed before the work: each verdict where it ran.
-    expect(leg.run.exitCode).toBe(0)
-    expect(leg.baseline).toEqual({ commit: first.base, verdict: 'fail', durationMs: 10 })
-    // The checkout of the base is gone, and git knows no worktree of it.
-    expect(existsSync(apart)).toBe(false)
-    const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: s.planDir, encoding: 'utf8' })
-    expect(worktrees).not.toContain(apart)
-    // The check failed on the candidate (as if the work were not done yet): the loop runs on.
-    const decided = await s.decide(first, [{ ...leg, run: { ...leg.run, exitCode: 1, output: 'FAIL not yet\n' } }])
-    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
-    expect(decided.result.state.baseline?.checks).toEqual({ unit: 'fail' })
-    // The next iteration has its baseline: no leg measures it again.
-    const second = await s.plan()
-    expect(second.iteration).toBe(2)
-    expect(second.baselineAt).toBeUndefined()
+    const plan = await s.plan()
+    expect(plan.baseline).toBe(true)
+    expect(s.loop.runner.runs).toEqual([])
+    const leg = await s.verify(plan)
+    expect(s.loop.runner.runs.map((r) => [r.command, r.cwd])).toEqual([
+      ['npm ci', s.planDir],
+      ['npm test', s.planDir],
+    ])
+    expect(s.loop.runner.runs[0]?.logFile).toMatch(/runs\/1\/baseline\/verify-setup\.log$/)
+    expect(leg).toMatchObject({ candidate: plan.base, run: { exitCode: 1 }, setupMs: 5 })
   })
 
   it('records no baseline for the check of a lost leg, and says so; the checks of the others keep theirs', async () => {
@@ -153,48 +139,49 @@ describe('fan-out legs: the setup', () => {
     if (!unitLeg || !lintLeg) throw new Error('expected two legs')
     const warnings: string[] = []
     s.loop.deps.logger.warning = (message) => warnings.push(message)
-    // The unit leg was lost: only lint's verdict (with its baseline) reaches decide.
+    // The unit leg was lost: only lint's verdict reaches decide.
     const decided = await s.decide(plan, [await s.verify(plan, lintLeg)])
     if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
-    expect(decided.result.state.baseline?.checks).toEqual({ lint: 'pass' })
+    expect(decided.result.state.baseline).toMatchObject({ checks: { lint: 'pass' }, failures: [] })
     const line =
       "no baseline for unit (no baseline from 'unit'): not judged for regressions as a check, as one the baseline lacks"
     expect(warnings).toContain(`The baseline: ${line}.`)
     const journey = s.loop.audit.journey.map((e) => e.message)
-    expect(journey).toContain(`baseline (the verify legs, at ${plan.base?.slice(0, 12)}): pass: lint · ${line}`)
+    expect(journey).toContain(`baseline: lint pass · ${line}`)
   })
 
-  it('makes a setup that failed at the baseline a failure there, never the candidate’s', async () => {
+  it('makes a setup that failed at the baseline a failure there', async () => {
     const s = scene({ checks: [unit], 'verify-setup': 'npm ci' }, true)
     const warnings: string[] = []
     s.loop.deps.logger.warning = (message) => warnings.push(message)
     const plan = await s.plan()
     const leg = await s.verify(plan)
-    expect(warnings).toContain(
-      "loop-controller: the leg's verify-setup failed (exit 1), so check 'unit' did not run at the baseline in leg unit",
-    )
-    expect(leg.baseline).toMatchObject({ commit: plan.base, verdict: 'fail' })
-    expect(leg.run.spawnError).toBe(
-      "loop-controller: the leg's verify-setup failed (exit 1), so check 'unit' did not run in leg unit",
-    )
+    const line = "loop-controller: the leg's verify-setup failed (exit 1), so check 'unit' did not run in leg unit"
+    expect(warnings).toContain(line)
+    expect(leg.run.spawnError).toBe(line)
+    const decided = await s.decide(plan, [leg])
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.state.baseline?.checks).toEqual({ unit: 'fail' })
   })
 
   it('runs no setup where the config names none', async () => {
     const s = scene({ checks: [unit] })
+    await s.round()
     const plan = await s.plan()
     const before = s.loop.runner.runs.length
     const verdict = await s.verify(plan)
-    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['npm test', 'npm test'])
+    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['npm test'])
     expect(verdict.setupMs).toBeUndefined()
   })
 
   it('makes a failed setup the check’s error, with its output and a line saying so, and runs no check', async () => {
     const s = scene({ checks: [unit], 'verify-setup': 'npm ci' }, true)
+    await s.round()
     const plan = await s.plan()
     const before = s.loop.runner.runs.length
     const verdict = await s.verify(plan)
-    // On the candidate and at the baseline: the setup failed, and no check ran.
-    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['npm ci', 'npm ci'])
+    // The setup failed, and no check ran.
+    expect(s.loop.runner.runs.slice(before).map((r) => r.command)).toEqual(['npm ci'])
     const line = "loop-controller: the leg's verify-setup failed (exit 1), so check 'unit' did not run in leg unit"
     expect(verdict.run.spawnError).toBe(line)
     expect(verdict.run.output).toContain('npm ERR! lockfile out of date')

@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
 import { GitCli } from '../../../src/adapters/git-cli.js'
+import { decideIteration } from '../../../src/app/fan-out/decide.js'
+import { planIteration } from '../../../src/app/fan-out/plan.js'
+import { verifyLeg } from '../../../src/app/fan-out/verify-leg.js'
+import type { IterationDeps, IterationInput } from '../../../src/app/iteration.js'
 import type { LoopConfigInput } from '../../../src/config/loop-config.js'
+import type { PlanFile } from '../../../src/domain/fan-out.js'
 import { fakeLoop, type Script } from '../../unit/app/iteration-fakes.js'
 
 /** A fresh temp folder, removed when the test file ends. */
@@ -65,6 +70,46 @@ export function fanOutScene(
   const planDeps = { ...loop.deps, git: new GitCli(planDir) }
   const decideDeps = { ...loop.deps, git: new GitCli(decideDir) }
   return { dir, planDir, decideDir, loop, input, planDeps, decideDeps, bundle: join(dir, 'candidate.bundle') }
+}
+
+/**
+ * A fan-out loop's baseline round, plan → every leg → decide, on `scene`'s repositories: what a loop
+ * without a baseline runs before its first iteration. Returns the round's plan; throws unless decide
+ * recorded the baseline.
+ */
+export async function baselineRound(scene: {
+  input: IterationInput
+  planDeps: IterationDeps
+  decideDeps: IterationDeps
+  decideDir: string
+  bundle: string
+}): Promise<PlanFile> {
+  const { plan } = await planIteration(
+    { ...scene.input, branch: 'loop/unit', bundleFile: scene.bundle },
+    scene.planDeps,
+  )
+  if (!plan.baseline || plan.iteration === null || plan.candidate === null) {
+    throw new Error(`expected a baseline round, got ${JSON.stringify(plan)}`)
+  }
+  const planned = { ...plan, iteration: plan.iteration, candidate: plan.candidate }
+  const verdicts = []
+  for (const leg of plan.legs) verdicts.push(await verifyLeg(scene.input, scene.planDeps, planned, leg))
+  const decided = await decideIteration(
+    {
+      ...scene.input,
+      cwd: scene.decideDir,
+      plan,
+      bundleFile: null,
+      verdicts,
+      unreadableVerdicts: new Map(),
+      verifyResult: 'success',
+    },
+    scene.decideDeps,
+  )
+  if (decided.kind !== 'done' || !decided.result.state.baseline) {
+    throw new Error(`the baseline round recorded no baseline: ${JSON.stringify(decided)}`)
+  }
+  return plan
 }
 
 /**

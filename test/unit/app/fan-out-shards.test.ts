@@ -68,7 +68,7 @@ describe('decide’s merge of a sharded check’s legs', () => {
     const loop = fakeLoop(SHARDED, () => ({ exitCode: 0 }))
     const legs = legsOf(loop.input.config)
     const verdict = (leg: number, r: VerdictFile['run']): VerdictFile => ({
-      version: 1,
+      version: 2,
       loopId: 'unit',
       iteration: 1,
       candidate: B,

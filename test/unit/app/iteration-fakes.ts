@@ -170,7 +170,7 @@ export function fakeLoop(config: Partial<LoopConfigInput>, script: (command: str
 /** A verify leg's plan of iteration 1 for `legs`, between two made-up commits (base `a…`, candidate `b…`). */
 export function legPlan(legs: PlanFile['legs']): PlanFile & { iteration: number; candidate: string } {
   return {
-    version: 1,
+    version: 2,
     loopId: 'unit',
     stateVersion: null,
     iteration: 1,
@@ -179,5 +179,6 @@ export function legPlan(legs: PlanFile['legs']): PlanFile & { iteration: number;
     candidate: 'b'.repeat(40),
     report: null,
     legs,
+    baseline: false,
   }
 }

@@ -1,6 +1,6 @@
 // Figure 12's arithmetic: wall times read from the sandbox's job records, and the speed-up against the ideal.
 import { describe, expect, it } from 'vitest'
-import { fanOutTimes, idealIterationSeconds, iterationJobs, speedUp } from '../../../bench/fan-out.js'
+import { fanOutTimes, idealIterationSeconds, jobsByRun, speedUp } from '../../../bench/fan-out.js'
 
 const job = (name: string, startedAt: number | undefined, durationMs: number | undefined) => ({
   name,
@@ -47,17 +47,22 @@ describe('speedUp', () => {
   })
 })
 
-describe('iterationJobs', () => {
-  it("takes one iteration's run by its dispatch's iteration input (the first run has none)", () => {
-    const jobs: { name: string; inputs: Record<string, string> }[] = [
-      { name: 'plan', inputs: { 'loop-id': 'l' } },
-      { name: 'decide', inputs: { 'loop-id': 'l', iteration: '' } },
-      { name: 'plan', inputs: { 'loop-id': 'l', iteration: '2' } },
-      { name: 'decide', inputs: { 'loop-id': 'l', iteration: '2' } },
+describe('jobsByRun', () => {
+  it('groups the jobs by their workflow run, the runs in the order they were made', () => {
+    // The baseline round's run and iteration 1's both carry iteration 1 (the round is no iteration).
+    const jobs = [
+      { name: 'plan', runId: 7, inputs: { iteration: '1' } },
+      { name: 'plan', runId: 5, inputs: { 'loop-id': 'l' } },
+      { name: 'decide', runId: 5, inputs: { 'loop-id': 'l' } },
+      { name: 'decide', runId: 7, inputs: { iteration: '1' } },
+      { name: 'plan', runId: 9, inputs: { iteration: '2' } },
     ]
-    expect(iterationJobs(jobs, 1).map((j) => j.name)).toEqual(['plan', 'decide'])
-    expect(iterationJobs(jobs, 2)).toEqual(jobs.slice(2))
-    expect(iterationJobs(jobs, 3)).toEqual([])
+    expect(jobsByRun(jobs).map((run) => run.map((job) => `${job.runId} ${job.name}`))).toEqual([
+      ['5 plan', '5 decide'],
+      ['7 plan', '7 decide'],
+      ['9 plan'],
+    ])
+    expect(jobsByRun([])).toEqual([])
   })
 })
 

@@ -8,7 +8,7 @@ const legs = legsOf(config)
 
 function verdict(leg: string, exitCode: number): VerdictFile {
   return {
-    version: 1,
+    version: 2,
     loopId: 'loop',
     iteration: 1,
     candidate: CANDIDATE,

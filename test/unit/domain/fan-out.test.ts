@@ -132,7 +132,7 @@ describe('legsOf', () => {
 })
 
 const plan: PlanFile = {
-  version: 1,
+  version: 2,
   loopId: 'demo',
   stateVersion: 'v1',
   iteration: 2,
@@ -141,6 +141,7 @@ const plan: PlanFile = {
   candidate: B,
   report: { work: null, tasksCompleted: [], tasksFailed: [], usage: [], events: [], wallMs: 4200 },
   legs: [{ leg: 'lint', check: 'lint', artifact: 'loop-verdict-lint' }],
+  baseline: false,
 }
 const run = {
   exitCode: 0,
@@ -151,7 +152,7 @@ const run = {
   totalBytes: 3,
   truncated: false,
 }
-const verdict: VerdictFile = { version: 1, loopId: 'demo', iteration: 2, candidate: B, leg: 'lint', check: 'lint', run }
+const verdict: VerdictFile = { version: 2, loopId: 'demo', iteration: 2, candidate: B, leg: 'lint', check: 'lint', run }
 
 describe('hand-off files', () => {
   it('reads a valid plan and verdict back as written', () => {
@@ -159,8 +160,46 @@ describe('hand-off files', () => {
     expect(parseHandOff(verdictFileSchema, JSON.stringify(verdict), 'verdict')).toEqual(verdict)
   })
 
+  it('refuses a verdict of version 1, which carried a run at the base of its own', () => {
+    const old = { ...verdict, version: 1, baseline: { commit: A, verdict: 'pass', durationMs: 1 } }
+    expect(() => parseHandOff(verdictFileSchema, JSON.stringify(old), 'verdict')).toThrow(
+      /version: Invalid input: expected 2; \(top\): Unrecognized key: "baseline"/,
+    )
+  })
+
+  it('reads a baseline round’s plan: no work, its base as the candidate', () => {
+    const round = { ...plan, candidate: A, baseline: true }
+    expect(parseHandOff(planFileSchema, JSON.stringify(round), 'plan.json')).toEqual(round)
+  })
+
   it.each([
     { title: 'text that is not JSON', text: '{', message: /^plan.json is not JSON: / },
+    {
+      title: 'a plan of version 1 (its legs ran the baseline beside the candidate)',
+      text: JSON.stringify({ ...plan, version: 1 }),
+      message: /version: Invalid input: expected 2/,
+    },
+    {
+      title: 'a plan that does not say whether it is a baseline round',
+      text: JSON.stringify({ ...plan, baseline: undefined }),
+      message: /baseline: Invalid input: expected boolean/,
+    },
+    {
+      title: 'a baseline round whose candidate is not its base',
+      text: JSON.stringify({ ...plan, baseline: true }),
+      message: /baseline: a baseline round has an iteration, does no work and names its base as the candidate/,
+    },
+    {
+      title: 'a baseline round that did work',
+      text: JSON.stringify({
+        ...plan,
+        candidate: A,
+        baseline: true,
+        report: { ...plan.report, work: { exitCode: 0, blocked: false, durationMs: 1 } },
+      }),
+      message: /baseline: a baseline round has an iteration/,
+    },
+
     {
       title: 'a candidate that is not a commit id',
       text: JSON.stringify({ ...plan, candidate: 'HEAD' }),

@@ -45,7 +45,7 @@ const twoTests: LegFlakeCheck = {
   passed: true,
 }
 const verdict = (over: Partial<VerdictFile> = {}): VerdictFile => ({
-  version: 1,
+  version: 2,
   loopId: 'demo',
   iteration: 2,
   candidate: B,

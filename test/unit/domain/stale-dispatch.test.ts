@@ -46,8 +46,34 @@ describe('laterDispatchRecorded', () => {
     { why: "a person's run that planned no iteration", s: state({}), asked: undefined, planned: null, later: false },
     { why: 'the dispatch input speaks over the plan', s: state({}), asked: 3, planned: 2, later: false },
     { why: 'no dispatch recorded', s: state(null), asked: 2, later: false },
+    {
+      why: "a baseline round's run re-run after its decide recorded the baseline and dispatched the iteration it measured for",
+      s: { ...state({}), iteration: 2, baseline: { takenAt: NOW.toISOString(), checks: {}, tests: {} } },
+      asked: 3,
+      round: true,
+      later: true,
+    },
+    {
+      why: 'a baseline round whose plan went stale before any baseline was recorded: it dispatches again',
+      s: state({}),
+      asked: 3,
+      round: true,
+      later: false,
+    },
+    {
+      why: 'an iteration (no round) for the recorded dispatch itself',
+      s: state({}),
+      asked: 3,
+      round: false,
+      later: false,
+    },
     { why: 'a recorded dispatch that is not the next iteration', s: state({ iteration: 5 }), asked: 2, later: false },
-  ])('$why', ({ s, asked, planned, later }) => {
-    expect(laterDispatchRecorded(s, { dispatchedIteration: asked, plannedIteration: planned })).toBe(later)
+  ])('$why', ({ s, asked, planned, round, later }) => {
+    const run = {
+      dispatchedIteration: asked,
+      plannedIteration: planned,
+      ...(round !== undefined ? { baselineRound: round } : {}),
+    }
+    expect(laterDispatchRecorded(s, run)).toBe(later)
   })
 })
