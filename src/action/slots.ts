@@ -75,15 +75,28 @@ export function dependenciesOf(
   config: Pick<LoopConfig, 'depends-on'>,
   loopId?: string,
 ): string[] {
+  return readDependencies(run, config, loopId).loops
+}
+
+/**
+ * `dependenciesOf`, and whether the issue body was read (a start from the issue: its label, `/loop
+ * start`): then the list replaces the one a queued loop has, so an edit of the line counts at the next start.
+ */
+export function readDependencies(
+  run: Pick<RunContext, 'event'> & Partial<Pick<RunContext, 'repository'>>,
+  config: Pick<LoopConfig, 'depends-on'>,
+  loopId?: string,
+): { loops: string[]; bodyRead: boolean } {
   const issue = record(run.event.payload.issue)
   const issueNumber = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null
   // A queued loop's dispatched job carries no issue: its loop id still names its issue.
   const ownIssue = issueNumber ?? (loopId === undefined ? null : issueOfLoop(loopId))
   let fromBody: number[] = []
-  // Read when the issue starts the loop (its label, `/loop start`); a later edit of the body changes nothing.
+  // Read when the issue starts the loop (its label, `/loop start`); an edit counts at the next start.
   const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start'
-  if (starts && issueNumber !== null && typeof issue?.body === 'string') {
-    const line = parseDependsOnLine(issue.body, issueNumber, run.repository ?? null)
+  const body = starts && issueNumber !== null && typeof issue?.body === 'string' ? issue.body : null
+  if (body !== null && issueNumber !== null) {
+    const line = parseDependsOnLine(body, issueNumber, run.repository ?? null)
     if (line.kind === 'refused') throw new DependsOnRefusedError(`depends-on: ${line.message}.`)
     if (line.kind === 'issues') fromBody = line.issues
   }
@@ -100,7 +113,7 @@ export function dependenciesOf(
     "'depends-on' (the loop config and the issue body)",
   )
   if (checked.kind === 'refused') throw new DependsOnRefusedError(`depends-on: ${checked.message}.`)
-  return checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : []
+  return { loops: checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : [], bodyRead: body !== null }
 }
 
 export function slotStore(run: RunContext, root: string): GitSlotStore {
@@ -179,8 +192,9 @@ export async function takeSlot(
 ): Promise<boolean> {
   const limit: Limit = run.settings.maxLoops
   let dependsOn: string[]
+  let bodyRead: boolean
   try {
-    dependsOn = dependenciesOf(run, input.config, input.loopId)
+    ;({ loops: dependsOn, bodyRead } = readDependencies(run, input.config, input.loopId))
   } catch (error) {
     if (!(error instanceof DependsOnRefusedError)) throw error
     await deps.reportRefusal(dependsOnRefusal(input.loopId, error.message, error.source))
@@ -188,7 +202,8 @@ export async function takeSlot(
     return false
   }
   // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
-  const mayBeQueued = run.settings.iteration === 1
+  // A start from its issue may find it queued too (its `depends-on:` line since edited): it asks again.
+  const mayBeQueued = run.settings.iteration === 1 || bodyRead
   if (limit === null && dependsOn.length === 0 && !mayBeQueued) return true
   const loaded = await deps.store.load(input.loopId)
   if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued') return true
@@ -221,6 +236,7 @@ export async function takeSlot(
       ref: dispatchRef(target.ref, run.event.defaultBranch),
       // A person's resume runs a loop that gave its slot back when it ended: it queues like a new one.
       started: current.state.status !== 'queued' && current.state.iteration > 0 && !asksResume(run),
+      replacesDependencies: bodyRead,
       // The run that has the loop: not a pull request comment's job, which hands an existing loop's
       // iteration to a dispatch instead of running it.
       ...(run.runId !== undefined && !(outsideLoopGroup(run) && loaded) ? { run: run.runId } : {}),

@@ -187,6 +187,29 @@ describe('requestSlot: admitted or queued, with a reason', () => {
     expect(result.record.queued[0]?.dependsOn).toEqual(['a'])
     expect(result.verdict.kind === 'queued' && result.verdict.wait.dependencies.pending).toEqual(['a'])
   })
+
+  it('a start that read the issue body again replaces the dependencies: a typo it no longer names is dropped', () => {
+    const result = requestSlot(
+      { running: [holder('x')], queued: [waiting('b', ['a', 'typo'])] },
+      { ...ask('b', ['a']), replacesDependencies: true },
+      statuses({ x: 'running', a: 'running' }),
+      2,
+    )
+    expect(result.record.queued[0]?.dependsOn).toEqual(['a'])
+    expect(result.verdict.kind === 'queued' && result.verdict.wait.dependencies.pending).toEqual(['a'])
+  })
+
+  it('a queued loop whose edited body names no dependency any more is admitted by its start, without a limit too', () => {
+    const result = requestSlot(
+      { running: [], queued: [waiting('b', ['typo'])] },
+      { ...ask('b'), replacesDependencies: true },
+      statuses({}),
+      null,
+    )
+    expect(result.verdict.kind).toBe('admitted')
+    expect(result.record.running.map((h) => h.loopId)).toEqual(['b'])
+    expect(result.record.queued).toEqual([])
+  })
 })
 
 describe('releaseSlot and settle: who is next', () => {
