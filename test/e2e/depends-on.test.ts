@@ -126,4 +126,44 @@ describe('the action bundle in the sandbox: depends-on that cannot be honoured',
     },
     3 * MINUTE,
   )
+
+  it(
+    'a dependency that is no issue (a number that names nothing, a pull request) refuses the start naming each; fixed, the loop starts',
+    async () => {
+      const scenario = await startScenario({ steps: 1 })
+      const { sandbox } = scenario
+      const pull = (
+        await sandbox.openForkPullRequest('mallory', {
+          branch: 'patch-1',
+          files: { 'notes.md': 'hi\n' },
+          title: 'Notes',
+        })
+      ).number
+      const loop = (await sandbox.openIssue('alice', 'Climb', `One step.\n\ndepends-on: #${pull}, #42\n`)).number
+      expect([pull, loop]).toEqual([1, 2])
+      await sandbox.label('alice', loop, 'loop')
+      let jobs = await sandbox.waitForIdle(MINUTE)
+      let why = describeJobs(jobs)
+      const ofLoop = () => jobs.filter((job) => job.outputs['loop-id'] === 'issue-2')
+      expect(
+        ofLoop().map((job) => [job.outputs.status, job.conclusion]),
+        why,
+      ).toEqual([['refused', 'success']])
+      const refusal = commentsOn(scenario, loop)
+      expect(refusal).toContain('#1 is a pull request; depends-on names issues')
+      expect(refusal).toContain('#42: no such issue in acme/demo')
+      expect(refusal).toContain("Correct the number in the issue's `depends-on:` line")
+      // Refused before it has a state or a place in line (no queue.json at all): the start after the fix is a fresh one.
+      expect(await savedStateIfAny(scenario, 'issue-2')).toBeUndefined()
+      expect(await sandbox.git.show('loop-state', 'queue.json')).toBeUndefined()
+
+      await sandbox.editIssue('alice', loop, 'One step.')
+      await sandbox.comment('alice', '/loop start', loop)
+      jobs = await sandbox.waitForIdle(2 * MINUTE)
+      why = describeJobs(jobs)
+      expect(await savedStateIfAny(scenario, 'issue-2'), why).toMatchObject({ status: 'complete' })
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
 })

@@ -261,6 +261,20 @@ describe('what the refused loop is told', () => {
       refusal: dependsOnRefusal('issue-3', 'got "<b>@mallory</b>"', 'issue'),
       says: ["the issue's `depends-on:` line could not be read", '&lt;b&gt;@\u200bmallory', '`depends-on: [#12, #15]`'],
     },
+    {
+      name: 'a number that is no issue, or a pull request',
+      refusal: dependsOnRefusal(
+        'issue-3',
+        '#42: no such issue in acme/demo; #7 is a pull request; depends-on names issues',
+        'target',
+      ),
+      says: [
+        'its `depends-on` names a number that is no issue to wait for',
+        '\\#42: no such issue in acme/demo; \\#7 is a pull request',
+        'this loop would wait forever',
+        "Correct the number in the issue's `depends-on:` line",
+      ],
+    },
   ])('$name', ({ refusal, says }) => {
     const text = [refusal.title, refusal.reason, refusal.whatToDo].join('\n')
     for (const part of says) expect(text).toContain(part)
