@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   checkOperationsExercised,
+  commentsOn,
   describeJobs,
   expectFaithful,
   MINUTE,
@@ -105,6 +106,17 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       expect(await queueNow(scenario), why).toEqual({ running: [], queued: [], limit: null })
       const state = await savedState(scenario, `issue-${waiting}`)
       expect([state.status, state.iteration], why).toEqual(['aborted', 0])
+
+      // A start of the aborted loop is refused, green, saying what begins the work again: it never runs ABORTED again.
+      const { job: startJob } = await sandbox.comment('alice', '/loop start', waiting)
+      const afterStart = await sandbox.waitForIdle(MINUTE)
+      expect(startJob?.conclusion, describeJobs(afterStart)).toBe('success')
+      const refusal = commentsOn(scenario, waiting)
+      expect(refusal).toContain(
+        `did not start the loop \`issue-${waiting}\`: it was aborted, and an aborted loop does not run again.`,
+      )
+      expect(refusal).toContain('To do the work, open a new issue and label it `loop`')
+      expect((await savedState(scenario, `issue-${waiting}`)).updatedAt).toBe(state.updatedAt)
       expectFaithful(scenario)
     },
     2 * MINUTE,

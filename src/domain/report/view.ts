@@ -200,6 +200,9 @@ function cliNextStepOf(model: ReportModel): string {
   }
 }
 
+/** What begins the work again after an abort: a loop of another id. */
+export const ANOTHER_LOOP = `open a new issue and label it \`${Labels.Start}\`, or dispatch the workflow with another \`loop-id\``
+
 function nextStepOf(model: ReportModel): string {
   const branch = `\`${loopBranch(model.loopId)}\``
   const pull = model.links.pullRequest
@@ -213,10 +216,11 @@ function nextStepOf(model: ReportModel): string {
     case 'capped':
       return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`
     case 'aborted':
-      // One aborted before its first iteration (a queued loop) left no work behind.
+      // One aborted before its first iteration (a queued loop) left no work behind. A start of the same
+      // loop id finds it aborted and is refused: only a new loop id begins again.
       return model.iteration === 0
-        ? 'nothing: the loop is over before any work; comment `/loop start` to begin a new one.'
-        : `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`
+        ? `nothing: the loop is over before any work, and an aborted loop does not run again; to do the work, ${ANOTHER_LOOP}.`
+        : `nothing: the loop is over and its work stays on ${branch}; an aborted loop does not run again: to go on, ${ANOTHER_LOOP} (a new loop starts from the default branch).`
     case 'queued':
       return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.'
     case 'waiting': {
