@@ -269,7 +269,7 @@ export async function releaseSlot(
       const state =
         loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state
       if (!(await stillInLine(loopId, slots))) continue
-      await reportQueued(run, { loopId, state, wait, summary: false }, deps)
+      await reportQueued(run, { loopId, state, wait, summary: false, releasedBy: input.loopId }, deps)
     }
   } catch (error) {
     deps.logger.warning(

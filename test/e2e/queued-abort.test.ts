@@ -42,6 +42,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       await until('the third loop queued', queuedTwo, MINUTE)
       expect(statusCommentOn(scenario, waiting)).toContain(`\`issue-${waiting}\` is queued`)
       expect(statusCommentOn(scenario, behind)).toContain('**Place in line:** 2 of 2 queued')
+      expect(statusCommentOn(scenario, behind)).toMatch(/As of .* UTC · \[this job\]\(/)
 
       const { job: abortJob } = await sandbox.comment('alice', '/loop abort', waiting)
       await until('the abort applied', () => abortJob?.status === 'completed', MINUTE)
@@ -54,6 +55,10 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       expect(abortJob?.summary).toContain('aborted by alice, while queued (1 of 2 in line)')
       // The line no longer has it, the loop behind it is told its new place; the running loop holds the slot.
       expect(statusCommentOn(scenario, behind)).toContain('**Place in line:** 1 of 1 queued')
+      // Told by the aborted loop's job, and said so: not "this job".
+      expect(statusCommentOn(scenario, behind)).toMatch(
+        new RegExp(`As of .* UTC · updated by \\[run ${abortJob?.runId}\\]\\(.*\\), when \`issue-${waiting}\` ended`),
+      )
       expect(await queueNow(scenario), whyAbort).toEqual({
         running: [expect.objectContaining({ loopId: `issue-${running}` })],
         queued: [expect.objectContaining({ loopId: `issue-${behind}` })],

@@ -370,6 +370,26 @@ describe('where a queued loop stands, and what it is told', () => {
     )
   })
 
+  it('without max-loops the place in line counts no slots (there are none)', () => {
+    const wait = queueWait(record, 'issue-5', statuses({ 'issue-4': 'running' }), null)!
+    const rendered = renderQueued({ loopId: 'issue-5', wait }, nameOfLoop)
+    expect(rendered).toContain('**Place in line:** 2 of 2 queued.\n')
+    expect(rendered).not.toContain('slots')
+  })
+
+  it("says which run wrote it and when: its own job, or another loop's that ended", () => {
+    const wait = queueWait(record, 'issue-3', statuses(), 2)!
+    const writer = { runId: '91', runUrl: 'https://github.com/o/r/actions/runs/91', at: '2026-01-01T10:00:30.000Z' }
+    expect(renderQueued({ loopId: 'issue-3', wait, writer })).toContain(
+      'As of 2026-01-01 10:00 UTC · [this job](https://github.com/o/r/actions/runs/91)',
+    )
+    const told = renderQueued({ loopId: 'issue-3', wait, writer: { ...writer, releasedBy: 'issue-2' } })
+    expect(told).toContain(
+      'As of 2026-01-01 10:00 UTC · updated by [run 91](https://github.com/o/r/actions/runs/91), when `issue-2` ended',
+    )
+    expect(told).not.toContain('this job')
+  })
+
   it('a loop not in line has no place', () => {
     expect(queueWait(record, 'issue-1', statuses(), 2)).toBeNull()
   })
