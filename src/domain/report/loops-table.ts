@@ -42,6 +42,11 @@ export interface LoopsTableRow {
 export interface QueueView {
   record: SlotsRecord
   limit: Limit | 'unknown'
+  /**
+   * `limit` is the reader's (`status --all --max-loops N`), not the one the queue was last changed under:
+   * a slot it frees is said as what that limit would give, not as what happens.
+   */
+  supposed?: true
 }
 
 /** The columns, in order, as both renderings title them. */
@@ -164,7 +169,7 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
         unknown && wait.slotOnly
           ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
           : room
-            ? 'a slot is free; it starts at the next change of the queue'
+            ? freeSlotText(wait.limit, queue)
             : queuedReason(wait, shortName)
       return `${wait.position} of ${wait.queued} in line: ${why}`
     }
@@ -173,6 +178,17 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
     }
   }
   return state.statusReason || 'queued'
+}
+
+/** A free slot, as fact under the queue's own limit, or as a supposition under the reader's. */
+function freeSlotText(limit: Limit, queue: QueueView): string {
+  if (!queue.supposed) return 'a slot is free; it starts at the next change of the queue'
+  const recorded = queue.record.limit
+  const since =
+    recorded === undefined || recorded === null
+      ? 'the queue records no limit'
+      : `the queue was last changed under max-loops ${recorded}`
+  return `under max-loops ${limit} a slot would be free (${since})`
 }
 
 /**
