@@ -61,13 +61,13 @@ export function readDependencies(
   const body = starts && issueNumber !== null && typeof issue?.body === 'string' ? issue.body : null
   if (body !== null && issueNumber !== null) {
     const line = parseDependsOnLine(body, issueNumber, run.repository ?? null)
-    if (line.kind === 'refused') throw new DependsOnRefusedError(`depends-on: ${line.message}.`)
+    if (line.kind === 'refused') throw new DependsOnRefusedError(`${line.message}.`)
     if (line.kind === 'issues') fromBody = line.issues
   }
   const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')))
   if (ownIssue !== null && fromConfig.includes(ownIssue)) {
     throw new DependsOnRefusedError(
-      `depends-on: the loop config's 'depends-on' names issue #${ownIssue}, the issue of this loop itself; a loop cannot wait for itself. A 'depends-on' in the loop config applies to every loop that uses that config.`,
+      `the loop config's 'depends-on' names issue #${ownIssue}, the issue of this loop itself; a loop cannot wait for itself. A 'depends-on' in the loop config applies to every loop that uses that config.`,
       'config',
     )
   }
@@ -76,7 +76,7 @@ export function readDependencies(
     ownIssue,
     "'depends-on' (the loop config and the issue body)",
   )
-  if (checked.kind === 'refused') throw new DependsOnRefusedError(`depends-on: ${checked.message}.`)
+  if (checked.kind === 'refused') throw new DependsOnRefusedError(`${checked.message}.`)
   return { loops: checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : [], bodyRead: body !== null }
 }
 

@@ -83,7 +83,10 @@ function plain(value: number): string {
 export function spentText(state: LoopState): string {
   const { usage, budget } = state
   const seconds = Math.round(usage.wallMs / 1000)
-  const used = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`
+  // Under half a second is not nothing (the comment says `242 ms`): `<1 s`, and `0 s` only for none.
+  const underOne = seconds === 0 && usage.wallMs > 0
+  const used =
+    seconds < 60 ? `${underOne ? '<1' : seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`
   const time = budget.minutes ? `${used} of ${plain(budget.minutes)} min` : used
   const parts = [time]
   if (budget.tokens) parts.push(`${grouped(usage.tokens)} of ${grouped(budget.tokens)} tokens`)

@@ -67,7 +67,9 @@ export function queuedNext(wait: QueueWait, issueOf: (loopId: string) => string 
     const first =
       wait.ahead === 0
         ? 'no loop ahead of it can start first'
-        : `the ${wait.ahead} ahead of it that can start have started`
+        : wait.ahead === 1
+          ? 'the one ahead of it that can start has started'
+          : `the ${wait.ahead} ahead of it that can start have started`
     return `It starts by itself when a running loop ends and ${first} (${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies and ${waitingAhead === 1 ? 'is' : 'are'} passed over); nothing to do. To drop it, comment \`/loop abort\`.`
   }
   return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.'

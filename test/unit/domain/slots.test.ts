@@ -419,7 +419,9 @@ describe('depends-on from an issue body (untrusted text)', () => {
       'depends-on: #12; rm -rf /',
       { kind: 'refused', message: expect.stringContaining('("#12;" is no issue number)') },
     ],
-    ['an empty line', 'depends-on:', { kind: 'refused', message: expect.stringContaining('must list issue numbers') }],
+    // What an issue template leaves: no dependency.
+    ['an empty line', 'depends-on:', { kind: 'none' }],
+    ['an empty line in bold, as a list item', '- **depends-on:** ', { kind: 'none' }],
     [
       'a loop id',
       'depends-on: issue-12',

@@ -95,6 +95,8 @@ describe('loopsTableRows', () => {
 
   it.each<{ name: string; usage: [number, number, number]; budget: LoopState['budget']; want: string }>([
     { name: 'no budget, nothing reported but time', usage: [45_000, 0, 0], budget: {}, want: '45 s' },
+    { name: 'under half a second: not nothing', usage: [242, 0, 0], budget: {}, want: '<1 s' },
+    { name: 'nothing at all (it never ran)', usage: [0, 0, 0], budget: {}, want: '0 s' },
     { name: 'no budget', usage: [200_000, 5500, 0.06], budget: {}, want: '3 min · 5,500 tokens · $0.06' },
     {
       name: 'every budget',
