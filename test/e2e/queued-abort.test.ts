@@ -107,6 +107,10 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       expect([abortJob?.conclusion, abortJob?.outputs.status], why).toEqual(['success', 'aborted'])
       const comment = statusCommentOn(scenario, waiting)
       expect(comment, why).toContain('aborted by alice, while queued (1 of 1 in line); it never ran')
+      // Never started: no iteration, no stage it left from.
+      expect(comment).toContain(`· \`issue-${waiting}\` · never started`)
+      expect(comment).toContain('[*] --> ABORTED')
+      expect(comment).not.toContain('VERIFY --> ABORTED')
       expect(comment).not.toContain('is queued')
       expect(await queueNow(scenario), why).toEqual({ running: [], queued: [], limit: null })
       const state = await savedState(scenario, `issue-${waiting}`)

@@ -8,6 +8,7 @@
 import { hasEnded, type Limit, queueWait, type SlotsRecord } from '../slots.js'
 import type { LoopState } from '../state.js'
 import { code, inlineText, link } from './escape.js'
+import { neverRan } from './format.js'
 import { queuedReason } from './queued.js'
 
 /** A loop as a lister found it: its state, or why it could not be read. */
@@ -227,8 +228,8 @@ export function loopsTableRows(
         }
       }
       const task = state.task
-      // A loop waiting in line before its first iteration is in no stage yet.
-      const notStarted = state.status === 'queued' && state.iteration === 0
+      // A loop waiting in line before its first iteration, or aborted there, is in no stage.
+      const notStarted = neverRan(state)
       return {
         loopId,
         stage: notStarted ? '-' : state.stage,

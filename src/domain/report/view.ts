@@ -11,7 +11,7 @@ import type { CapLimit } from '../engine/decide.js'
 import { Labels, loopBranch } from '../loop-names.js'
 import type { LoopStatus } from '../stages.js'
 import type { CheckResult, Location } from '../state.js'
-import { formatCount, formatUsd, isFailing, overallVerdict, plural } from './format.js'
+import { formatCount, formatUsd, isFailing, neverRan, overallVerdict, plural } from './format.js'
 import type { ReportModel } from './model.js'
 
 /** The end states a person tells apart (a running loop is one too: it is where the report ends). */
@@ -108,7 +108,10 @@ export function buildReportView(model: ReportModel, surface: Surface = 'github')
         : state === 'capped'
           ? CAP_TITLES[capLimitOf(model)]
           : TITLES[state],
-    progress: `iteration ${model.iteration} of ${model.maxIterations}`,
+    progress:
+      model.status === 'aborted' && neverRan(model)
+        ? 'never started'
+        : `iteration ${model.iteration} of ${model.maxIterations}`,
     why,
     nextStep,
     failure,
