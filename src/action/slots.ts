@@ -134,7 +134,8 @@ export async function takeSlot(
   }
   // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
   // A start from its issue may find it queued too (its `depends-on:` line since edited): it asks again.
-  const mayBeQueued = run.settings.iteration === 1 || bodyRead
+  // Only the git store keeps a queue, so only there may a loop be queued.
+  const mayBeQueued = run.settings.iteration === 1 || (bodyRead && deps.store.kind === 'git')
   if (limit === null && dependsOn.length === 0 && !mayBeQueued) return true
   const loaded = await deps.store.load(input.loopId)
   if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued') return true
