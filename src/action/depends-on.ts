@@ -98,7 +98,7 @@ export async function dependencyTargetsProblem(
       continue
     }
     if (kind === 'none') problems.push(`#${issue}: no such issue in ${repository}`)
-    if (kind === 'pull-request') problems.push(`#${issue} is a pull request; depends-on names issues`)
+    if (kind === 'pull-request') problems.push(`#${issue} is a pull request (depends-on names issues)`)
   }
   return problems.length === 0 ? null : problems.join('; ')
 }

@@ -150,7 +150,7 @@ describe('the action bundle in the sandbox: depends-on that cannot be honoured',
         why,
       ).toEqual([['refused', 'success']])
       const refusal = commentsOn(scenario, loop)
-      expect(refusal).toContain('#1 is a pull request; depends-on names issues')
+      expect(refusal).toContain('#1 is a pull request (depends-on names issues)')
       expect(refusal).toContain('#42: no such issue in acme/demo')
       expect(refusal).toContain("Correct the number in the issue's `depends-on:` line")
       // Refused before it has a state or a place in line (no queue.json at all): the start after the fix is a fresh one.

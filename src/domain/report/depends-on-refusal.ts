@@ -23,7 +23,7 @@ export function dependsOnRefusal(loopId: string, message: string, source: Depend
     return {
       loopId,
       title: `loop-controller did not start the loop \`${loopId}\`: its \`depends-on\` names a number that is no issue to wait for.`,
-      reason: `${markdownText(message, 600)}. No loop of it could ever be COMPLETE, so this loop would wait forever.`,
+      reason: `${markdownText(message, 600)}. No loop of such a number could ever be COMPLETE, so this loop would wait forever.`,
       whatToDo: `Correct the number in the issue's \`depends-on:\` line (or in the loop config's \`depends-on\`), or delete it, ${RESTART}.`,
     }
   }

@@ -40,7 +40,7 @@ export function abortedStartRefusal(loopId: string, reason: string): Refusal {
   return {
     loopId,
     title: `loop-controller did not start the loop \`${loopId}\`: it was aborted, and an aborted loop does not run again.`,
-    reason: markdownText(reason.trim().replace(/[.\s]+$/, '') || 'it was aborted', 300),
+    reason: `${markdownText(reason.trim().replace(/[.\s]+$/, '') || 'it was aborted', 300)}.`,
     whatToDo: `To do the work, ${ANOTHER_LOOP}: a new loop starts from the default branch (this loop's commits, if any, stay on \`${loopBranch(loopId)}\`).`,
   }
 }

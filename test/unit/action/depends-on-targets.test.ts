@@ -17,7 +17,7 @@ describe('dependencyTargetsProblem', () => {
   it('names each number that is no issue, in order, and says nothing of the issues', async () => {
     const logger = recordingLogger()
     const problem = await dependencyTargetsProblem(['issue-42', 'issue-3', 'issue-7'], 'acme/demo', { github, logger })
-    expect(problem).toBe('#42: no such issue in acme/demo; #7 is a pull request; depends-on names issues')
+    expect(problem).toBe('#42: no such issue in acme/demo; #7 is a pull request (depends-on names issues)')
     expect(logger.lines).toEqual([])
   })
 

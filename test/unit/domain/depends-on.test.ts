@@ -265,7 +265,7 @@ describe('what the refused loop is told', () => {
       name: 'a number that is no issue, or a pull request',
       refusal: dependsOnRefusal(
         'issue-3',
-        '#42: no such issue in acme/demo; #7 is a pull request; depends-on names issues',
+        '#42: no such issue in acme/demo; #7 is a pull request (depends-on names issues)',
         'target',
       ),
       says: [
