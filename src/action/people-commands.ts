@@ -9,7 +9,7 @@ import { ConfigError } from '../config/errors.js'
 import { GITHUB_ACTIONS_BOT_LOGIN } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
 import { type Authorization, authorizeActor, type LoopCommand } from '../domain/commands.js'
-import { type Refusal, startRefusal } from '../domain/report/refusal.js'
+import { abortedStartRefusal, type Refusal, startRefusal } from '../domain/report/refusal.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
@@ -119,8 +119,18 @@ export async function applyCommands(
   if (intent.kind === 'start') {
     // The label starts work that runs with this repository's secrets: as much a command as `/loop resume`.
     logger.info(`Start ${intent.via === 'label' ? 'label' : 'comment'} from @${intent.actor}: ${authorization.reason}`)
-    if (!authorization.allowed) await deps.reportRefusal?.(startRefusal(loopId, authorization.reason, intent.via))
-    return authorization.allowed
+    if (!authorization.allowed) {
+      await deps.reportRefusal?.(startRefusal(loopId, authorization.reason, intent.via))
+      return false
+    }
+    // An aborted loop would only say ABORTED again, failing the job: the person is told what works.
+    const aborted = (await deps.store.load(loopId))?.state
+    if (aborted?.status === 'aborted') {
+      logger.info(`Loop ${loopId} was aborted; the start does not run it again.`)
+      await deps.reportRefusal?.(abortedStartRefusal(loopId, aborted.statusReason))
+      return false
+    }
+    return true
   }
   logger.info(`Command from @${intent.actor}: ${authorization.reason}`)
   if (!authorization.allowed) return false

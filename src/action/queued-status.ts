@@ -37,11 +37,18 @@ export async function saveStatus(
 
 export async function reportQueued(
   run: RunContext,
-  input: { loopId: string; state: LoopState; wait: QueueWait; summary?: boolean },
+  /** `releasedBy`: the loop whose job tells this one its new place (it ended). */
+  input: { loopId: string; state: LoopState; wait: QueueWait; summary?: boolean; releasedBy?: string },
   deps: ReleaseDeps,
 ): Promise<void> {
-  const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`
-  const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop))
+  const runId = String(run.runId ?? 'local')
+  const writer = {
+    runId,
+    runUrl: `${run.serverUrl}/${run.repository}/actions/runs/${runId}`,
+    at: deps.clock.now().toISOString(),
+    ...(input.releasedBy !== undefined ? { releasedBy: input.releasedBy } : {}),
+  }
+  const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, writer }, nameOfLoop))
   if (input.summary !== false && run.hasStepSummary) await deps.io.writeSummary(body)
   const subject = input.summary !== false ? run.event.subject.number : null
   await writeStatusComments(commentTargets(subject, input.state), input.loopId, body, deps, (issueNumber, error) =>

@@ -4,14 +4,7 @@ import { askForSlot, cycleOf, giveBackSlot, type SlotDeps, stillInLine } from '.
 import { ConfigError, messageOf } from '../config/errors.js'
 import { Outputs } from '../constants.js'
 import { interpretEvent, parseWorkflowRef } from '../domain/action-event.js'
-import {
-  checkDependencies,
-  issueOfLoop,
-  loopOfIssue,
-  nameOfCycle,
-  nameOfLoop,
-  parseDependsOnLine,
-} from '../domain/depends-on.js'
+import { nameOfCycle, nameOfLoop } from '../domain/depends-on.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import { cycleRefusal, dependsOnRefusal } from '../domain/report/depends-on-refusal.js'
 import type { QueueView } from '../domain/report/loops-table.js'
@@ -30,6 +23,7 @@ import { keptForRunningJob } from './abort-beside.js'
 import { reportAbortedInLine } from './aborted-in-line.js'
 import type { ActionIO } from './actions-io.js'
 import { blockClosed, closedIssueOf } from './closed-in-line.js'
+import { DependsOnRefusedError, dependencyTargetsProblem, readDependencies } from './depends-on.js'
 import { dispatchRef } from './dispatch.js'
 import { firstState, saveFirstState } from './first-state.js'
 import { outsideLoopGroup } from './hand-over.js'
@@ -37,19 +31,8 @@ import { reportAdmitted, reportQueued, saveStatus } from './queued-status.js'
 import type { RunContext } from './run-context.js'
 import { stateBranchOptions } from './stores.js'
 
-/**
- * A `depends-on` the start is refused for: the issue body's line could not be read (`issue`), or the
- * loop config's list names the loop's own issue (`config`). The person who started the loop is told why.
- */
-export class DependsOnRefusedError extends ConfigError {
-  override name = 'DependsOnRefusedError'
-  constructor(
-    message: string,
-    readonly source: 'issue' | 'config' = 'issue',
-  ) {
-    super(message)
-  }
-}
+// Read by fan-out's plan gate too.
+export { DependsOnRefusedError, dependenciesOf, readDependencies } from './depends-on.js'
 
 export interface SlotJobDeps {
   store: Store
@@ -63,44 +46,6 @@ export interface SlotJobDeps {
   /** This loop's journey log, brought back from the store first so the events join its trail. */
   audit: Pick<AuditLog, 'appendEvents'>
   restoreAudit: () => Promise<void>
-}
-
-/**
- * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
- * event is about (untrusted text: issue numbers of this repository only). A bad line, or a config list
- * that names the loop's own issue (a config shared by every issue's loop), is the user's to fix.
- */
-export function dependenciesOf(
-  run: Pick<RunContext, 'event'> & Partial<Pick<RunContext, 'repository'>>,
-  config: Pick<LoopConfig, 'depends-on'>,
-  loopId?: string,
-): string[] {
-  const issue = record(run.event.payload.issue)
-  const issueNumber = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null
-  // A queued loop's dispatched job carries no issue: its loop id still names its issue.
-  const ownIssue = issueNumber ?? (loopId === undefined ? null : issueOfLoop(loopId))
-  let fromBody: number[] = []
-  // Read when the issue starts the loop (its label, `/loop start`); a later edit of the body changes nothing.
-  const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start'
-  if (starts && issueNumber !== null && typeof issue?.body === 'string') {
-    const line = parseDependsOnLine(issue.body, issueNumber, run.repository ?? null)
-    if (line.kind === 'refused') throw new DependsOnRefusedError(`depends-on: ${line.message}.`)
-    if (line.kind === 'issues') fromBody = line.issues
-  }
-  const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')))
-  if (ownIssue !== null && fromConfig.includes(ownIssue)) {
-    throw new DependsOnRefusedError(
-      `depends-on: the loop config's 'depends-on' names issue #${ownIssue}, the issue of this loop itself; a loop cannot wait for itself. A 'depends-on' in the loop config applies to every loop that uses that config.`,
-      'config',
-    )
-  }
-  const checked = checkDependencies(
-    [...fromConfig, ...fromBody],
-    ownIssue,
-    "'depends-on' (the loop config and the issue body)",
-  )
-  if (checked.kind === 'refused') throw new DependsOnRefusedError(`depends-on: ${checked.message}.`)
-  return checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : []
 }
 
 export function slotStore(run: RunContext, root: string): GitSlotStore {
@@ -175,20 +120,22 @@ export type ReleaseDeps = Pick<SlotJobDeps, 'store' | 'github' | 'io' | 'logger'
 export async function takeSlot(
   run: RunContext,
   input: { loopId: string; config: LoopConfig; root: string },
-  deps: SlotJobDeps,
+  /** `getIssueKind`: a start asks whether each dependency is an issue. */
+  deps: SlotJobDeps & { github: Pick<GitHubPort, 'getIssueKind'> },
 ): Promise<boolean> {
   const limit: Limit = run.settings.maxLoops
   let dependsOn: string[]
+  let bodyRead: boolean
   try {
-    dependsOn = dependenciesOf(run, input.config, input.loopId)
+    ;({ loops: dependsOn, bodyRead } = readDependencies(run, input.config, input.loopId))
   } catch (error) {
     if (!(error instanceof DependsOnRefusedError)) throw error
-    await deps.reportRefusal(dependsOnRefusal(input.loopId, error.message, error.source))
-    deps.io.setOutput(Outputs.Status, 'refused')
-    return false
+    return refuseDependsOn(input.loopId, error, deps)
   }
   // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
-  const mayBeQueued = run.settings.iteration === 1
+  // A start from its issue may find it queued too (its `depends-on:` line since edited): it asks again.
+  // Only the git store keeps a queue, so only there may a loop be queued.
+  const mayBeQueued = run.settings.iteration === 1 || (bodyRead && deps.store.kind === 'git')
   if (limit === null && dependsOn.length === 0 && !mayBeQueued) return true
   const loaded = await deps.store.load(input.loopId)
   if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued') return true
@@ -199,6 +146,9 @@ export async function takeSlot(
   }
   // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
   if (loaded && hasEnded(loaded.state.status)) return true
+  // Asked at a start only: a dispatched job's loop was asked about when it started.
+  const targets = bodyRead ? await dependencyTargetsProblem(dependsOn, run.repository ?? 'this repository', deps) : null
+  if (targets !== null) return refuseDependsOn(input.loopId, new DependsOnRefusedError(targets, 'target'), deps)
   const target = parseWorkflowRef(run.workflowRef ?? '')
   if (!target) {
     deps.logger.warning(
@@ -221,6 +171,7 @@ export async function takeSlot(
       ref: dispatchRef(target.ref, run.event.defaultBranch),
       // A person's resume runs a loop that gave its slot back when it ended: it queues like a new one.
       started: current.state.status !== 'queued' && current.state.iteration > 0 && !asksResume(run),
+      replacesDependencies: bodyRead,
       // The run that has the loop: not a pull request comment's job, which hands an existing loop's
       // iteration to a dispatch instead of running it.
       ...(run.runId !== undefined && !(outsideLoopGroup(run) && loaded) ? { run: run.runId } : {}),
@@ -319,7 +270,7 @@ export async function releaseSlot(
       const state =
         loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state
       if (!(await stillInLine(loopId, slots))) continue
-      await reportQueued(run, { loopId, state, wait, summary: false }, deps)
+      await reportQueued(run, { loopId, state, wait, summary: false, releasedBy: input.loopId }, deps)
     }
   } catch (error) {
     deps.logger.warning(
@@ -336,6 +287,12 @@ async function tellNotInLine(loopId: string, error: unknown, deps: SlotJobDeps):
         deps.redact(`Loop ${loopId} is not in line, and its issue was not told (${messageOf(reportError)}).`),
       ),
     )
+}
+
+async function refuseDependsOn(loopId: string, error: DependsOnRefusedError, deps: SlotJobDeps): Promise<false> {
+  await deps.reportRefusal(dependsOnRefusal(loopId, error.message, error.source))
+  deps.io.setOutput(Outputs.Status, 'refused')
+  return false
 }
 
 async function refuseCycle(loopId: string, cycle: readonly string[], deps: SlotJobDeps): Promise<false> {
@@ -421,8 +378,4 @@ function asksCommand(run: RunContext, kind: 'abort' | 'resume'): boolean {
   if (run.settings.command === kind || run.settings.personCommand === kind) return true
   const intent = interpretEvent(run.event.name, run.event.payload)
   return intent.kind === 'command' && intent.command.kind === kind
-}
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
 }

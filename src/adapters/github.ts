@@ -382,6 +382,18 @@ export class OctokitGitHub implements GitHubPort {
     return data.state === 'closed' ? 'closed' : 'open'
   }
 
+  async getIssueKind(issueNumber: number): Promise<'issue' | 'pull-request' | 'none'> {
+    const { owner, repo } = this
+    try {
+      const { data } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issueNumber })
+      return data.pull_request ? 'pull-request' : 'issue'
+    } catch (error) {
+      // 410: an issue that was deleted.
+      if (statusOf(error) === 404 || statusOf(error) === 410) return 'none'
+      explain(error, 'GET', `${this.repoPath}/issues/${issueNumber}`)
+    }
+  }
+
   async listRunAttemptJobs(runId: string, attempt: number): Promise<RunJob[]> {
     const { owner, repo } = this
     return this.call('GET', `${this.repoPath}/actions/runs/${runId}/attempts/${attempt}/jobs`, () =>

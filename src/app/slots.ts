@@ -90,10 +90,20 @@ export async function cycleOf(request: Waiting, slots: Pick<SlotStore, 'update'>
   }))
 }
 
-/** The cycle `request` closes with the loops in line; none for a loop that holds a slot (it waits no more). */
-function cycleInLine(record: SlotsRecord, request: Waiting, statuses: Statuses): string[] | null {
+/**
+ * The cycle `request` closes with the loops in line; none for a loop that holds a slot (it waits no more).
+ * Dependencies read afresh replace the loop's own entry's, so only they can close one.
+ */
+function cycleInLine(
+  record: SlotsRecord,
+  request: Waiting & Pick<SlotRequest, 'replacesDependencies'>,
+  statuses: Statuses,
+): string[] | null {
   if (holdsSlot(record, request.loopId)) return null
-  return dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)))
+  const inLine = request.replacesDependencies
+    ? record.queued.filter((entry) => entry.loopId !== request.loopId)
+    : record.queued
+  return dependencyCycle(inLine, request, (loopId) => hasEnded(statuses.get(loopId)))
 }
 
 /** A loop still in line after a change, and where it stands. */

@@ -11,7 +11,7 @@ import { COMMANDS, type CommandName, HELP } from './help.js'
 import { init } from './init.js'
 import type { CliIo } from './io.js'
 import { loopPlace } from './loop-place.js'
-import { expectPositionals, OPTIONS, type Values } from './options.js'
+import { checkShowOptions, expectPositionals, OPTIONS, type Values } from './options.js'
 import { runPatternsCommand } from './patterns.js'
 import { runPeopleCommand } from './people.js'
 import { runIterations } from './run.js'
@@ -63,6 +63,7 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
     case 'status':
     case 'history':
       expectPositionals(command, positionals, 0, 'no arguments')
+      checkShowOptions(command, values)
       if (command === 'status' && values.all) return showAllLoops(place, values, io)
       return showLoop(command, place, values, io)
     case 'resume':

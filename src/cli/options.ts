@@ -74,3 +74,33 @@ export function parseMaxLoops(value: string): number {
   }
   return Number(value)
 }
+
+/** What each option only `status --all --remote` reads needs, said when it is given anywhere else. */
+const REMOTE_LISTING = {
+  remote: `'status --all --remote NAME' lists the loops on that remote's state branch`,
+  'state-branch': `'status --all --remote NAME --state-branch B' reads that branch of the remote`,
+  'max-loops': `'status --all --remote NAME --max-loops N' says the places in line under that limit`,
+} as const
+
+/**
+ * Refuses options `status` or `history` would otherwise ignore, naming the option and what it needs:
+ * `--remote`, `--state-branch` and `--max-loops` belong to the listing of every loop (`status --all`);
+ * `--loop-id` names one loop, which `--all` does not show.
+ */
+export function checkShowOptions(command: 'status' | 'history', values: Values): void {
+  const listsAll = command === 'status' && values.all === true
+  if (command === 'history' && values.all) {
+    throw new UsageError(`--all is read by 'status' only; 'history' shows one loop (--loop-id ID, or the default one).`)
+  }
+  if (listsAll && values['loop-id'] !== undefined) {
+    throw new UsageError(
+      `--loop-id names one loop, and --all lists every loop: give one of them ('status --loop-id ${values['loop-id']}' or 'status --all').`,
+    )
+  }
+  if (listsAll) return
+  for (const option of Object.keys(REMOTE_LISTING) as (keyof typeof REMOTE_LISTING)[]) {
+    if (values[option] !== undefined) {
+      throw new UsageError(`--${option} is read only with --all: ${REMOTE_LISTING[option]}.`)
+    }
+  }
+}

@@ -89,7 +89,11 @@ async function showBranchLoops(place: LoopPlace, values: Values, io: CliIo): Pro
   // without --max-loops the recorded one is shown (a queue older than that record: unknown).
   const recorded = listing.slots.limit
   const known = limit ?? (recorded === undefined ? 'unknown' : recorded)
-  const queue: QueueView | null = listing.slotsProblem ? null : { record: listing.slots, limit: known }
+  // A --max-loops other than the recorded one is the reader's supposition: what it frees is said as such.
+  const supposed = limit !== null && limit !== (recorded ?? null)
+  const queue: QueueView | null = listing.slotsProblem
+    ? null
+    : { record: listing.slots, limit: known, ...(supposed ? { supposed: true as const } : {}) }
   printLoops(listing.loops, queue, repositoryWebUrl(listing.url) ?? undefined, values, io)
   return EXIT.complete
 }

@@ -38,7 +38,8 @@ const ISSUE_URL = new RegExp(
 )
 
 /**
- * The `depends-on:` line of an issue body. A body without one depends on nothing; a body with two, a
+ * The `depends-on:` line of an issue body. A body without one, or with the line left empty (an issue
+ * template's `depends-on:`), depends on nothing; a body with two, a
  * line holding anything but issue numbers of `repository` (`#12`, `12`, `owner/repo#12` or the issue's
  * address, separated by commas or spaces, in brackets or not), or a line that mentions `depends-on` but is no such line, is
  * refused. The key may be a list item, bold or italic, in any case; fenced code blocks and code spans
@@ -73,12 +74,8 @@ export function parseDependsOnLine(body: string, issue: number, repository: stri
     }
     issues.push(read)
   }
-  if (issues.length === 0) {
-    return {
-      kind: 'refused',
-      message: `the 'depends-on:' line in ${where} must list issue numbers such as '#12, #15'; got ${quote(value)}`,
-    }
-  }
+  // An empty line (`depends-on:`, or `[]`) is what an issue template leaves: it names no dependency.
+  if (issues.length === 0) return { kind: 'none' }
   return checkDependencies(issues, issue, `the 'depends-on:' line in ${where}`)
 }
 

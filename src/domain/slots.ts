@@ -174,6 +174,12 @@ export interface SlotRequest {
   started: boolean
   /** The workflow run of the job asking: recorded as the run that has the slot. */
   run?: string
+  /**
+   * `dependsOn` was read afresh (a start that read the issue body): it replaces the list the loop was
+   * queued with, so an edited line drops what it no longer names. Otherwise (a dispatched job, which
+   * carries no body) it adds to that list.
+   */
+  replacesDependencies?: boolean
 }
 
 export type SlotVerdict = { kind: 'admitted'; reason: string } | { kind: 'queued'; wait: QueueWait }
@@ -218,7 +224,8 @@ export function requestSlot(
   }
   const before = queued.find((waiting) => waiting.loopId === request.loopId)
   // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
-  const dependsOn = [...new Set([...(before?.dependsOn ?? []), ...request.dependsOn])]
+  const kept = request.replacesDependencies ? [] : (before?.dependsOn ?? [])
+  const dependsOn = [...new Set([...kept, ...request.dependsOn])]
   const dependencies = dependencyWait(dependsOn, statuses)
   const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0
   if (depsMet && (request.started || hasRoom(settled.record, limit))) {

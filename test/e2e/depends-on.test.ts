@@ -6,6 +6,9 @@
 // a list item, brackets, this repository named) would close the cycle #3 → #2 → #3: it is refused on
 // its issue naming the cycle, keeps no state and takes no place in line. Once its body no longer names
 // #2, `/loop start` queues it like any other loop.
+//
+// A dependency named by mistake is dropped by editing the line and starting again: the start reads the
+// body afresh and its list replaces the one the loop was queued with, with or without `max-loops`.
 import { describe, expect, it } from 'vitest'
 import {
   checkOperationsExercised,
@@ -86,6 +89,79 @@ describe('the action bundle in the sandbox: depends-on that cannot be honoured',
         statusReason: 'it waits for #1 to be COMPLETE (#1 has no loop yet)',
       })
       expect((await queueNow(scenario)).queued.map((entry) => entry.loopId)).toEqual(['issue-2', 'issue-3'])
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+
+  it.each([
+    { name: 'without max-loops', workflowWith: undefined },
+    { name: 'under max-loops', workflowWith: { 'max-loops': '2' } },
+  ])(
+    "$name, a queued loop whose issue's line is edited to drop a mistaken dependency starts at the next `/loop start`",
+    async ({ workflowWith }) => {
+      const scenario = await startScenario({ steps: 1, ...(workflowWith ? { workflowWith } : {}) })
+      const { sandbox } = scenario
+      const loop = (await sandbox.openIssue('alice', 'Climb', 'One step.\n\ndepends-on: #2\n')).number
+      // #2 was meant to be another issue: it exists, and has no loop.
+      const other = (await sandbox.openIssue('alice', 'Unrelated', 'Nothing to do.')).number
+      expect([loop, other]).toEqual([1, 2])
+      await sandbox.label('alice', loop, 'loop')
+      let jobs = await sandbox.waitForIdle(MINUTE)
+      expect(await savedStateIfAny(scenario, 'issue-1'), describeJobs(jobs)).toMatchObject({ status: 'queued' })
+      expect((await queueNow(scenario)).queued).toMatchObject([{ loopId: 'issue-1', dependsOn: ['issue-2'] }])
+
+      await sandbox.editIssue('alice', loop, 'One step.')
+      await sandbox.comment('alice', '/loop start', loop)
+      jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      // Never a red job: the start admits it and runs it to the end.
+      expect(
+        jobs.filter((job) => job.conclusion === 'failure').map((job) => job.runId),
+        why,
+      ).toEqual([])
+      expect(await savedStateIfAny(scenario, 'issue-1'), why).toMatchObject({ status: 'complete' })
+      expect(await queueNow(scenario), why).toMatchObject({ running: [], queued: [] })
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    'a dependency that is no issue (a number that names nothing, a pull request) refuses the start naming each; fixed, the loop starts',
+    async () => {
+      const scenario = await startScenario({ steps: 1 })
+      const { sandbox } = scenario
+      const pull = (
+        await sandbox.openForkPullRequest('mallory', {
+          branch: 'patch-1',
+          files: { 'notes.md': 'hi\n' },
+          title: 'Notes',
+        })
+      ).number
+      const loop = (await sandbox.openIssue('alice', 'Climb', `One step.\n\ndepends-on: #${pull}, #42\n`)).number
+      expect([pull, loop]).toEqual([1, 2])
+      await sandbox.label('alice', loop, 'loop')
+      let jobs = await sandbox.waitForIdle(MINUTE)
+      let why = describeJobs(jobs)
+      const ofLoop = () => jobs.filter((job) => job.outputs['loop-id'] === 'issue-2')
+      expect(
+        ofLoop().map((job) => [job.outputs.status, job.conclusion]),
+        why,
+      ).toEqual([['refused', 'success']])
+      const refusal = commentsOn(scenario, loop)
+      expect(refusal).toContain('#1 is a pull request (depends-on names issues)')
+      expect(refusal).toContain('#42: no such issue in acme/demo')
+      expect(refusal).toContain("Correct the number in the issue's `depends-on:` line")
+      // Refused before it has a state or a place in line (no queue.json at all): the start after the fix is a fresh one.
+      expect(await savedStateIfAny(scenario, 'issue-2')).toBeUndefined()
+      expect(await sandbox.git.show('loop-state', 'queue.json')).toBeUndefined()
+
+      await sandbox.editIssue('alice', loop, 'One step.')
+      await sandbox.comment('alice', '/loop start', loop)
+      jobs = await sandbox.waitForIdle(2 * MINUTE)
+      why = describeJobs(jobs)
+      expect(await savedStateIfAny(scenario, 'issue-2'), why).toMatchObject({ status: 'complete' })
       expectFaithful(scenario)
     },
     3 * MINUTE,

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   checkOperationsExercised,
+  commentsOn,
   describeJobs,
   expectFaithful,
   MINUTE,
@@ -41,6 +42,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       await until('the third loop queued', queuedTwo, MINUTE)
       expect(statusCommentOn(scenario, waiting)).toContain(`\`issue-${waiting}\` is queued`)
       expect(statusCommentOn(scenario, behind)).toContain('**Place in line:** 2 of 2 queued')
+      expect(statusCommentOn(scenario, behind)).toMatch(/As of .* UTC · \[this job\]\(/)
 
       const { job: abortJob } = await sandbox.comment('alice', '/loop abort', waiting)
       await until('the abort applied', () => abortJob?.status === 'completed', MINUTE)
@@ -53,6 +55,10 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       expect(abortJob?.summary).toContain('aborted by alice, while queued (1 of 2 in line)')
       // The line no longer has it, the loop behind it is told its new place; the running loop holds the slot.
       expect(statusCommentOn(scenario, behind)).toContain('**Place in line:** 1 of 1 queued')
+      // Told by the aborted loop's job, and said so: not "this job".
+      expect(statusCommentOn(scenario, behind)).toMatch(
+        new RegExp(`As of .* UTC · updated by \\[run ${abortJob?.runId}\\]\\(.*\\), when \`issue-${waiting}\` ended`),
+      )
       expect(await queueNow(scenario), whyAbort).toEqual({
         running: [expect.objectContaining({ loopId: `issue-${running}` })],
         queued: [expect.objectContaining({ loopId: `issue-${behind}` })],
@@ -101,10 +107,25 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       expect([abortJob?.conclusion, abortJob?.outputs.status], why).toEqual(['success', 'aborted'])
       const comment = statusCommentOn(scenario, waiting)
       expect(comment, why).toContain('aborted by alice, while queued (1 of 1 in line); it never ran')
+      // Never started: no iteration, no stage it left from.
+      expect(comment).toContain(`· \`issue-${waiting}\` · never started`)
+      expect(comment).toContain('[*] --> ABORTED')
+      expect(comment).not.toContain('VERIFY --> ABORTED')
       expect(comment).not.toContain('is queued')
       expect(await queueNow(scenario), why).toEqual({ running: [], queued: [], limit: null })
       const state = await savedState(scenario, `issue-${waiting}`)
       expect([state.status, state.iteration], why).toEqual(['aborted', 0])
+
+      // A start of the aborted loop is refused, green, saying what begins the work again: it never runs ABORTED again.
+      const { job: startJob } = await sandbox.comment('alice', '/loop start', waiting)
+      const afterStart = await sandbox.waitForIdle(MINUTE)
+      expect(startJob?.conclusion, describeJobs(afterStart)).toBe('success')
+      const refusal = commentsOn(scenario, waiting)
+      expect(refusal).toContain(
+        `did not start the loop \`issue-${waiting}\`: it was aborted, and an aborted loop does not run again.`,
+      )
+      expect(refusal).toContain('To do the work, open a new issue and label it `loop`')
+      expect((await savedState(scenario, `issue-${waiting}`)).updatedAt).toBe(state.updatedAt)
       expectFaithful(scenario)
     },
     2 * MINUTE,

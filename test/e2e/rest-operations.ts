@@ -100,7 +100,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     OWN_LOGIN,
   ],
   'queued-abort.test.ts': [...ITERATING, PERMISSION],
-  'depends-on.test.ts': ['issues/create-comment', 'issues/list-comments'],
+  'depends-on.test.ts': ['issues/create-comment', 'issues/list-comments', 'issues/get'],
   'runner-file-commands.test.ts': [...ITERATING, LEG_JOBS],
   'max-loops-workflows.test.ts': [DISPATCH, STOP_LABELS, OWN_LOGIN, ...STATUS_COMMENT, PERMISSION],
 }

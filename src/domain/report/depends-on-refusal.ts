@@ -10,8 +10,23 @@ import type { Refusal } from './refusal.js'
 
 const RESTART = `then start the loop again (remove the \`${Labels.Start}\` label and add it back)`
 
+/**
+ * Where a refused `depends-on` went wrong: the issue body's line could not be read (`issue`), the loop
+ * config's list names the loop's own issue (`config`), or a number names no issue (`target`: none such,
+ * or a pull request).
+ */
+export type DependsOnFault = 'issue' | 'config' | 'target'
+
 /** The start is refused for its `depends-on` (`message` may quote the issue body, anyone's text). */
-export function dependsOnRefusal(loopId: string, message: string, source: 'issue' | 'config'): Refusal {
+export function dependsOnRefusal(loopId: string, message: string, source: DependsOnFault): Refusal {
+  if (source === 'target') {
+    return {
+      loopId,
+      title: `loop-controller did not start the loop \`${loopId}\`: its \`depends-on\` names a number that is no issue to wait for.`,
+      reason: `${markdownText(message, 600)}. No loop of such a number could ever be COMPLETE, so this loop would wait forever.`,
+      whatToDo: `Correct the number in the issue's \`depends-on:\` line (or in the loop config's \`depends-on\`), or delete it, ${RESTART}.`,
+    }
+  }
   if (source === 'config') {
     return {
       loopId,

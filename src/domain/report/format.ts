@@ -1,4 +1,5 @@
 /** Small formatters shared by the summary and the comment. Pure. */
+import type { LoopStatus } from '../stages.js'
 import type { CheckResult } from '../state.js'
 import type { PullRequestWaiting } from './model.js'
 
@@ -105,4 +106,9 @@ export function pullRequestWaitingSection(model: { pullRequestWaiting?: PullRequ
     "(an organization's own Actions settings can hold it off), or give the action a `push-token` that may open pull requests.",
     `The branch \`${waiting.branch}\` is pushed: [compare and open the pull request](${waiting.compareUrl}). The loop asks again in its next iteration.`,
   ].join(' ')
+}
+
+/** A loop that has run no iteration and will not by itself: queued, or aborted before its first one. */
+export function neverRan(state: { status: LoopStatus; iteration: number }): boolean {
+  return (state.status === 'queued' || state.status === 'aborted') && state.iteration === 0
 }

@@ -8,6 +8,7 @@
 import { hasEnded, type Limit, queueWait, type SlotsRecord } from '../slots.js'
 import type { LoopState } from '../state.js'
 import { code, inlineText, link } from './escape.js'
+import { neverRan } from './format.js'
 import { queuedReason } from './queued.js'
 
 /** A loop as a lister found it: its state, or why it could not be read. */
@@ -42,6 +43,11 @@ export interface LoopsTableRow {
 export interface QueueView {
   record: SlotsRecord
   limit: Limit | 'unknown'
+  /**
+   * `limit` is the reader's (`status --all --max-loops N`), not the one the queue was last changed under:
+   * a slot it frees is said as what that limit would give, not as what happens.
+   */
+  supposed?: true
 }
 
 /** The columns, in order, as both renderings title them. */
@@ -78,7 +84,10 @@ function plain(value: number): string {
 export function spentText(state: LoopState): string {
   const { usage, budget } = state
   const seconds = Math.round(usage.wallMs / 1000)
-  const used = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`
+  // Under half a second is not nothing (the comment says `242 ms`): `<1 s`, and `0 s` only for none.
+  const underOne = seconds === 0 && usage.wallMs > 0
+  const used =
+    seconds < 60 ? `${underOne ? '<1' : seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`
   const time = budget.minutes ? `${used} of ${plain(budget.minutes)} min` : used
   const parts = [time]
   if (budget.tokens) parts.push(`${grouped(usage.tokens)} of ${grouped(budget.tokens)} tokens`)
@@ -176,7 +185,7 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
         unknown && wait.slotOnly
           ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
           : room
-            ? 'a slot is free; it starts at the next change of the queue'
+            ? freeSlotText(wait.limit, queue)
             : queuedReason(wait, shortName)
       return `${wait.position} of ${wait.queued} in line: ${why}`
     }
@@ -185,6 +194,17 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
     }
   }
   return state.statusReason || 'queued'
+}
+
+/** A free slot, as fact under the queue's own limit, or as a supposition under the reader's. */
+function freeSlotText(limit: Limit, queue: QueueView): string {
+  if (!queue.supposed) return 'a slot is free; it starts at the next change of the queue'
+  const recorded = queue.record.limit
+  const since =
+    recorded === undefined || recorded === null
+      ? 'the queue records no limit'
+      : `the queue was last changed under max-loops ${recorded}`
+  return `under max-loops ${limit} a slot would be free (${since})`
 }
 
 /**
@@ -220,8 +240,8 @@ export function loopsTableRows(
         }
       }
       const task = state.task
-      // A loop waiting in line before its first iteration is in no stage yet.
-      const notStarted = state.status === 'queued' && state.iteration === 0
+      // A loop waiting in line before its first iteration, or aborted there, is in no stage.
+      const notStarted = neverRan(state)
       return {
         loopId,
         stage: notStarted ? '-' : state.stage,

@@ -17,7 +17,13 @@ export interface DiagramInput {
 const END_NODES: Partial<Record<LoopStatus, { id: string; label: (input: DiagramInput) => string }>> = {
   blocked: { id: 'BLOCKED', label: (d) => `BLOCKED at iteration ${d.iteration} of ${d.maxIterations}` },
   capped: { id: 'CAPPED', label: (d) => `Cap reached: ${d.iteration} of ${d.maxIterations} iterations` },
-  aborted: { id: 'ABORTED', label: (d) => `Aborted at iteration ${d.iteration} of ${d.maxIterations}` },
+  aborted: {
+    id: 'ABORTED',
+    label: (d) =>
+      d.iteration === 0
+        ? 'Aborted before its first iteration'
+        : `Aborted at iteration ${d.iteration} of ${d.maxIterations}`,
+  },
   waiting: { id: 'WAITING', label: (d) => (d.gate ? `Waiting for gate ${d.gate}` : 'Waiting') },
 }
 
@@ -33,6 +39,8 @@ export function renderStageDiagram(input: DiagramInput): string {
   const ordered = STAGES.filter((s) => pipeline.includes(s))
   const lines = ['stateDiagram-v2', '  direction LR']
   const complete = status === 'complete' || stage === 'COMPLETE'
+  // Aborted before its first iteration (while queued): it left from the start, not from a stage.
+  const neverRan = status === 'aborted' && iteration === 0
   if (complete && ordered.includes('COMPLETE')) {
     lines.push(`  state "COMPLETE in ${iteration} iteration${iteration === 1 ? '' : 's'}" as COMPLETE`)
   }
@@ -43,7 +51,7 @@ export function renderStageDiagram(input: DiagramInput): string {
   const loops = ordered.includes(loopStart) && ordered.includes(loopEnd)
   if (loops) {
     lines.push(
-      `  ${loopEnd} --> ${loopStart}: ${complete ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`,
+      `  ${loopEnd} --> ${loopStart}: ${complete || neverRan ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`,
     )
   }
 
@@ -52,7 +60,8 @@ export function renderStageDiagram(input: DiagramInput): string {
   const end = complete ? undefined : END_NODES[status]
   if (end) {
     lines.push(`  state "${end.label(input)}" as ${end.id}`)
-    lines.push(`  ${ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage)} --> ${end.id}`)
+    const from = neverRan ? '[*]' : ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage)
+    lines.push(`  ${from} --> ${end.id}`)
   }
 
   lines.push('  classDef done fill:#dafbe1,stroke:#1a7f37,color:#1f2328')

@@ -7,6 +7,7 @@ import { Labels } from '../loop-names.js'
 import type { QueueWait } from '../slots.js'
 import { code, markdownText } from './escape.js'
 import type { Refusal } from './refusal.js'
+import { formatTime } from './view.js'
 
 /**
  * How many of the loops in line a release tells their new place (each costs a state read and a comment
@@ -66,7 +67,9 @@ export function queuedNext(wait: QueueWait, issueOf: (loopId: string) => string 
     const first =
       wait.ahead === 0
         ? 'no loop ahead of it can start first'
-        : `the ${wait.ahead} ahead of it that can start have started`
+        : wait.ahead === 1
+          ? 'the one ahead of it that can start has started'
+          : `the ${wait.ahead} ahead of it that can start have started`
     return `It starts by itself when a running loop ends and ${first} (${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies and ${waitingAhead === 1 ? 'is' : 'are'} passed over); nothing to do. To drop it, comment \`/loop abort\`.`
   }
   return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.'
@@ -98,20 +101,34 @@ function listed(loopIds: readonly string[], issueOf: (loopId: string) => string)
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
 }
 
+/**
+ * The run that writes a queued loop's comment, and when (its words may be stale by the time they are read:
+ * a dependency may have started since). `releasedBy`: the loop whose job it is, when that is not the
+ * queued loop's own (it ended, and told the line their new places).
+ */
+export interface QueuedWriter {
+  runId: string
+  runUrl: string
+  /** ISO time. */
+  at: string
+  releasedBy?: string
+}
+
 /** The status comment and job summary of a queued loop. */
 export function renderQueued(
-  input: { loopId: string; wait: QueueWait; runUrl?: string },
+  input: { loopId: string; wait: QueueWait; writer?: QueuedWriter },
   issueOf: (loopId: string) => string = (id) => id,
 ): string {
-  const { loopId, wait } = input
-  const slots = wait.limit === null ? `${wait.running} running (no limit)` : `${wait.running} of ${wait.limit} in use`
+  const { loopId, wait, writer } = input
+  // Without a limit only dependencies queue a loop: there is no slot to count.
+  const slots = wait.limit === null ? '' : `; slots: ${wait.running} of ${wait.limit} in use`
   const lines = [
     `## ⏳ loop-controller: ${code(loopId)} is queued`,
     '',
     // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
     `**Why:** ${queuedReason(wait, issueOf)}.`,
     '',
-    `**Place in line:** ${placeInLine(wait)}; slots: ${slots}.${
+    `**Place in line:** ${placeInLine(wait)}${slots}.${
       wait.position > TOLD_IN_LINE
         ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
         : ''
@@ -119,8 +136,14 @@ export function renderQueued(
     '',
     `**Next:** ${queuedNext(wait, issueOf)}`,
   ]
-  if (input.runUrl) lines.push('', `[This job](${input.runUrl})`)
+  if (writer) lines.push('', writtenBy(writer))
   return `${lines.join('\n')}\n`
+}
+
+function writtenBy(writer: QueuedWriter): string {
+  const asOf = `As of ${formatTime(writer.at)}`
+  if (writer.releasedBy === undefined) return `${asOf} · [this job](${writer.runUrl})`
+  return `${asOf} · updated by [run ${writer.runId}](${writer.runUrl}), when ${code(writer.releasedBy)} ended`
 }
 
 /**

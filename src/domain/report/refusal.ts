@@ -2,7 +2,9 @@
  * What the loop refused to do for safety, said to the person who asked: why, and what to do instead.
  * Rendered once for the job summary and for a comment on the issue or pull request.
  */
-import { Labels, refusalCommentMarker } from '../loop-names.js'
+import { Labels, loopBranch, refusalCommentMarker } from '../loop-names.js'
+import { markdownText } from './escape.js'
+import { ANOTHER_LOOP } from './view.js'
 
 export interface Refusal {
   loopId: string
@@ -27,6 +29,19 @@ export function startRefusal(loopId: string, reason: string, via: 'label' | 'com
     title: `loop-controller did not start the loop \`${loopId}\`: ${what} by someone with write access.`,
     reason,
     whatToDo: `Ask someone with write access to this repository ${how}, or to start the loop from the Actions tab.`,
+  }
+}
+
+/**
+ * A start (label, `/loop start`) of a loop that was aborted: an aborted loop does not run again, so the
+ * start is refused, saying why it ended and what begins the work again. `reason`: its state's, anyone's text.
+ */
+export function abortedStartRefusal(loopId: string, reason: string): Refusal {
+  return {
+    loopId,
+    title: `loop-controller did not start the loop \`${loopId}\`: it was aborted, and an aborted loop does not run again.`,
+    reason: `${markdownText(reason.trim().replace(/[.\s]+$/, '') || 'it was aborted', 300)}.`,
+    whatToDo: `To do the work, ${ANOTHER_LOOP}: a new loop starts from the default branch (this loop's commits, if any, stay on \`${loopBranch(loopId)}\`).`,
   }
 }
 

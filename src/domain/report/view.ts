@@ -11,7 +11,7 @@ import type { CapLimit } from '../engine/decide.js'
 import { Labels, loopBranch } from '../loop-names.js'
 import type { LoopStatus } from '../stages.js'
 import type { CheckResult, Location } from '../state.js'
-import { formatCount, formatUsd, isFailing, overallVerdict, plural } from './format.js'
+import { formatCount, formatUsd, isFailing, neverRan, overallVerdict, plural } from './format.js'
 import type { ReportModel } from './model.js'
 
 /** The end states a person tells apart (a running loop is one too: it is where the report ends). */
@@ -110,7 +110,9 @@ export function buildReportView(model: ReportModel, surface: Surface = 'github')
           : TITLES[state],
     progress: model.baselineRound
       ? `the baseline round, before iteration ${model.baselineRound.iteration} of ${model.maxIterations}`
-      : `iteration ${model.iteration} of ${model.maxIterations}`,
+      : model.status === 'aborted' && neverRan(model)
+        ? 'never started'
+        : `iteration ${model.iteration} of ${model.maxIterations}`,
     why,
     nextStep,
     failure,
@@ -202,6 +204,9 @@ function cliNextStepOf(model: ReportModel): string {
   }
 }
 
+/** What begins the work again after an abort: a loop of another id. */
+export const ANOTHER_LOOP = `open a new issue and label it \`${Labels.Start}\`, or dispatch the workflow with another \`loop-id\``
+
 function nextStepOf(model: ReportModel): string {
   const branch = `\`${loopBranch(model.loopId)}\``
   const pull = model.links.pullRequest
@@ -221,10 +226,11 @@ function nextStepOf(model: ReportModel): string {
     case 'capped':
       return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`
     case 'aborted':
-      // One aborted before its first iteration (a queued loop) left no work behind.
+      // One aborted before its first iteration (a queued loop) left no work behind. A start of the same
+      // loop id finds it aborted and is refused: only a new loop id begins again.
       return model.iteration === 0
-        ? 'nothing: the loop is over before any work; comment `/loop start` to begin a new one.'
-        : `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`
+        ? `nothing: the loop is over before any work, and an aborted loop does not run again; to do the work, ${ANOTHER_LOOP}.`
+        : `nothing: the loop is over and its work stays on ${branch}; an aborted loop does not run again: to go on, ${ANOTHER_LOOP} (a new loop starts from the default branch).`
     case 'queued':
       return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.'
     case 'waiting': {

@@ -71,12 +71,12 @@ describe('status --all --remote', () => {
     )
     expect(lines[3]).toMatch(/\squeued\s.*2 of 2 in line: it waits for #12 to be COMPLETE\s+\d+d \d+h ago$/)
 
-    // The workflow's limit, when given, says a slot is free.
+    // The workflow's limit, when given, says a slot would be free under it: the queue recorded none.
     const roomy = await cli(repo, 'status', '--all', '--remote', 'origin', '--max-loops', '2', '--json')
     const json = JSON.parse(roomy.stdout) as { loopId: string; status: string; queue: string }[]
     expect(json.map((loop) => [loop.loopId, loop.status, loop.queue])).toEqual([
       ['issue-12', 'running', '-'],
-      ['issue-15', 'queued', '1 of 2 in line: a slot is free; it starts at the next change of the queue'],
+      ['issue-15', 'queued', '1 of 2 in line: under max-loops 2 a slot would be free (the queue records no limit)'],
       ['issue-16', 'queued', '2 of 2 in line: it waits for #12 to be COMPLETE'],
     ])
     expect(tip()).toBe(before)
@@ -87,6 +87,13 @@ describe('status --all --remote', () => {
     expect(recorded.stdout.trim().split('\n')[2]).toMatch(
       /\squeued\s.*1 of 2 in line: its one slot is in use \(max-loops: 1\)\s+\d+d \d+h ago$/,
     )
+    // Another limit than the recorded one is the reader's supposition, said as one.
+    const supposed = await cli(repo, 'status', '--all', '--remote', 'origin', '--max-loops', '3')
+    expect(supposed.stdout.trim().split('\n')[2]).toMatch(
+      /1 of 2 in line: under max-loops 3 a slot would be free \(the queue was last changed under max-loops 1\)/,
+    )
+    const same = await cli(repo, 'status', '--all', '--remote', 'origin', '--max-loops', '1')
+    expect(same.stdout.trim().split('\n')[2]).toMatch(/1 of 2 in line: its one slot is in use \(max-loops: 1\)/)
   }, 60_000)
 
   it('names a state it cannot read instead of quarantining it, and pushes nothing', async () => {
@@ -125,6 +132,24 @@ describe('status --all --remote', () => {
     const badBranch = await cli(repo, 'status', '--all', '--remote', 'origin', '--state-branch', '../up')
     expect(badBranch.stderr).toContain('--state-branch must be a plain branch name')
     expect(badBranch.stderr).toContain("got '../up'")
+    // An option the command would ignore is refused, naming it and what it needs.
+    const noAll = await cli(repo, 'status', '--remote', 'origin')
+    expect([noAll.code, noAll.stdout]).toEqual([2, ''])
+    expect(noAll.stderr).toContain(
+      "--remote is read only with --all: 'status --all --remote NAME' lists the loops on that remote's state branch.",
+    )
+    const limitAlone = await cli(repo, 'status', '--max-loops', '3')
+    expect([limitAlone.code, limitAlone.stderr]).toEqual([
+      2,
+      expect.stringContaining('--max-loops is read only with --all'),
+    ])
+    const oneAndAll = await cli(repo, 'status', '--all', '--loop-id', 'issue-12')
+    expect([oneAndAll.code, oneAndAll.stderr]).toEqual([
+      2,
+      expect.stringContaining('--loop-id names one loop, and --all lists every loop: give one of them'),
+    ])
+    const historyAll = await cli(repo, 'history', '--all')
+    expect([historyAll.code, historyAll.stderr]).toEqual([2, expect.stringContaining("--all is read by 'status' only")])
     const badLimit = await cli(repo, 'status', '--all', '--remote', 'origin', '--max-loops', 'two')
     expect(badLimit.stderr).toContain(
       "--max-loops must be a whole number from 1 to 1000 (the workflow's max-loops); got 'two'",

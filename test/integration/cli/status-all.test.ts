@@ -32,10 +32,10 @@ describe('status --all', () => {
       /^loop\s+stage\s+status\s+iterations\s+spent\s+last verdict\s+issue\s+pull request\s+last run\s+updated$/,
     )
     expect(lines[1]).toMatch(
-      /^green\s+COMPLETE\s+complete\s+1 of 2\s+\d+ s\s+pass \(all 1\)\s+-\s+-\s+-\s+(just now|\d+m ago)$/,
+      /^green\s+COMPLETE\s+complete\s+1 of 2\s+(<1|\d+) s\s+pass \(all 1\)\s+-\s+-\s+-\s+(just now|\d+m ago)$/,
     )
     expect(lines[2]).toMatch(
-      /^red\s+\w+\s+(blocked|capped)\s+\d of 2\s+\d+ s\s+fail: made \(1 of 1\)\s+-\s+-\s+-\s+(just now|\d+m ago)$/,
+      /^red\s+\w+\s+(blocked|capped)\s+\d of 2\s+(<1|\d+) s\s+fail: made \(1 of 1\)\s+-\s+-\s+-\s+(just now|\d+m ago)$/,
     )
 
     // A loop that started from an issue and ran on GitHub (its state from the git store's branch).

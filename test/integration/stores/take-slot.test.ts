@@ -64,6 +64,7 @@ describe('takeSlot: a new loop whose place in line could not be taken', () => {
       github: {
         dispatchWorkflow: async () => ({}),
         getIssueState: async () => 'open' as const,
+        getIssueKind: async () => 'issue' as const,
         getWorkflowRun: async () => ({ status: 'in_progress', conclusion: null }),
         upsertStickyComment: async () => ({ url: 'https://example.invalid/c/1', created: true, id: 1 }),
       },

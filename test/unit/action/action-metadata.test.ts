@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { InputDefaults, Inputs, Outputs } from '../../../src/constants.js'
+import { LOOP_STATUSES } from '../../../src/domain/stages.js'
 
 const root = join(import.meta.dirname, '../../..')
 const action = parse(readFileSync(join(root, 'action.yml'), 'utf8')) as {
@@ -26,6 +27,16 @@ describe('action.yml', () => {
 
   it('declares exactly the outputs the action sets', () => {
     expect(Object.keys(action.outputs).sort()).toEqual(Object.values(Outputs).sort())
+  })
+
+  it("documents every value the action sets as `status`: the loop's statuses and the job's own words", () => {
+    const sources = execFileSync('git', ['grep', '-h', '-o', "setOutput(Outputs.Status, '[a-z]*')", '--', 'src'], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+    const set = [...sources.matchAll(/'([a-z]+)'/g)].map((match) => match[1] ?? '')
+    const documented = action.outputs.status?.description ?? ''
+    for (const value of new Set([...LOOP_STATUSES, ...set])) expect(documented).toContain(`\`${value}\``)
   })
 
   it('documents the same defaults the parser applies', () => {

@@ -1,7 +1,12 @@
 // The sticky status comment (progress, the BLOCKED handoff, gates, end states, its size limit) and the
 // stage diagram it carries.
 import { describe, expect, it } from 'vitest'
-import { COMMENT_MAX_CHARS, renderComment, renderStageDiagram } from '../../../src/domain/report/index.js'
+import {
+  COMMENT_MAX_CHARS,
+  renderComment,
+  renderStageDiagram,
+  renderSummary,
+} from '../../../src/domain/report/index.js'
 import { at, check, model, state } from './report-fixtures.js'
 
 describe('renderComment', () => {
@@ -98,6 +103,20 @@ describe('renderComment', () => {
   ])('a capped loop names the limit it reached: $limit', ({ limit, heading }) => {
     const next = { kind: 'CAP_REACHED' as const, limit, reason: `the ${limit} budget is spent` }
     expect(renderComment(model({ next }, { status: 'capped' }))).toContain(heading)
+  })
+
+  it('a loop aborted before its first iteration (while queued) is said as never started, in no stage', () => {
+    const neverRan = model(
+      { checks: [], links: {} },
+      { status: 'aborted', statusReason: 'aborted by alice, while queued', iteration: 0, stage: 'IMPLEMENT' },
+    )
+    const aborted = renderComment(neverRan)
+    expect(aborted).toContain('· `issue-42` · never started')
+    expect(aborted).not.toContain('iteration 0 of')
+    expect(aborted).toContain('  [*] --> ABORTED')
+    expect(aborted).toContain('state "Aborted before its first iteration" as ABORTED')
+    expect(aborted).not.toMatch(/VERIFY --> ABORTED/)
+    expect(renderSummary(neverRan)).toContain('**Stage:** none (aborted before its first iteration)')
   })
 
   it('stays under 65,536 characters with huge inputs', () => {

@@ -103,7 +103,7 @@ describe('depends-on', () => {
       'a word in the line',
       issueEvent('depends-on: #12 and $(rm -rf /)'),
       [],
-      /depends-on: the 'depends-on:' line in the body of issue #20 must list issue numbers/,
+      /^the 'depends-on:' line in the body of issue #20 must list issue numbers/,
     ],
     ['its own issue', issueEvent('depends-on: #20'), [], /names issue #20 itself/],
     [

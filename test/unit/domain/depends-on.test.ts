@@ -105,7 +105,7 @@ describe('the issue body line: refused, never ignored, with a message naming wha
     ],
     ['a link to something else', 'depends-on: https://github.com/octo/shop/wiki', REPO, refused('is no issue number')],
     ['a word', 'depends-on: #12 and #15', REPO, refused('("and" is no issue number)')],
-    ['an empty list', 'depends-on: []', REPO, refused('must list issue numbers such as \'#12, #15\'; got "[]"')],
+    ['an empty list: no dependency', 'depends-on: []', REPO, { kind: 'none' }],
     ['a half bracket', 'depends-on: [#12, #15', REPO, refused('"[#12" is no issue number')],
     [
       'the key without its colon',
@@ -260,6 +260,20 @@ describe('what the refused loop is told', () => {
       name: 'an unreadable line, its quote escaped',
       refusal: dependsOnRefusal('issue-3', 'got "<b>@mallory</b>"', 'issue'),
       says: ["the issue's `depends-on:` line could not be read", '&lt;b&gt;@\u200bmallory', '`depends-on: [#12, #15]`'],
+    },
+    {
+      name: 'a number that is no issue, or a pull request',
+      refusal: dependsOnRefusal(
+        'issue-3',
+        '#42: no such issue in acme/demo; #7 is a pull request (depends-on names issues)',
+        'target',
+      ),
+      says: [
+        'its `depends-on` names a number that is no issue to wait for',
+        '\\#42: no such issue in acme/demo; \\#7 is a pull request',
+        'this loop would wait forever',
+        "Correct the number in the issue's `depends-on:` line",
+      ],
     },
   ])('$name', ({ refusal, says }) => {
     const text = [refusal.title, refusal.reason, refusal.whatToDo].join('\n')

@@ -63,7 +63,7 @@ describe('the place in line among the loops that can start: a freed slot passes 
       statuses: { x: 'queued' },
       loopId: 'me',
       place: '3 of 3 queued, 2nd of the loops that can start (1 ahead waits for its dependencies)',
-      next: /the 1 ahead of it that can start have started \(1 ahead waits/,
+      next: /the one ahead of it that can start has started \(1 ahead waits/,
       startsNext: 'ready',
     },
     {

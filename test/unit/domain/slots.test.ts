@@ -187,6 +187,29 @@ describe('requestSlot: admitted or queued, with a reason', () => {
     expect(result.record.queued[0]?.dependsOn).toEqual(['a'])
     expect(result.verdict.kind === 'queued' && result.verdict.wait.dependencies.pending).toEqual(['a'])
   })
+
+  it('a start that read the issue body again replaces the dependencies: a typo it no longer names is dropped', () => {
+    const result = requestSlot(
+      { running: [holder('x')], queued: [waiting('b', ['a', 'typo'])] },
+      { ...ask('b', ['a']), replacesDependencies: true },
+      statuses({ x: 'running', a: 'running' }),
+      2,
+    )
+    expect(result.record.queued[0]?.dependsOn).toEqual(['a'])
+    expect(result.verdict.kind === 'queued' && result.verdict.wait.dependencies.pending).toEqual(['a'])
+  })
+
+  it('a queued loop whose edited body names no dependency any more is admitted by its start, without a limit too', () => {
+    const result = requestSlot(
+      { running: [], queued: [waiting('b', ['typo'])] },
+      { ...ask('b'), replacesDependencies: true },
+      statuses({}),
+      null,
+    )
+    expect(result.verdict.kind).toBe('admitted')
+    expect(result.record.running.map((h) => h.loopId)).toEqual(['b'])
+    expect(result.record.queued).toEqual([])
+  })
 })
 
 describe('releaseSlot and settle: who is next', () => {
@@ -347,6 +370,26 @@ describe('where a queued loop stands, and what it is told', () => {
     )
   })
 
+  it('without max-loops the place in line counts no slots (there are none)', () => {
+    const wait = queueWait(record, 'issue-5', statuses({ 'issue-4': 'running' }), null)!
+    const rendered = renderQueued({ loopId: 'issue-5', wait }, nameOfLoop)
+    expect(rendered).toContain('**Place in line:** 2 of 2 queued.\n')
+    expect(rendered).not.toContain('slots')
+  })
+
+  it("says which run wrote it and when: its own job, or another loop's that ended", () => {
+    const wait = queueWait(record, 'issue-3', statuses(), 2)!
+    const writer = { runId: '91', runUrl: 'https://github.com/o/r/actions/runs/91', at: '2026-01-01T10:00:30.000Z' }
+    expect(renderQueued({ loopId: 'issue-3', wait, writer })).toContain(
+      'As of 2026-01-01 10:00 UTC · [this job](https://github.com/o/r/actions/runs/91)',
+    )
+    const told = renderQueued({ loopId: 'issue-3', wait, writer: { ...writer, releasedBy: 'issue-2' } })
+    expect(told).toContain(
+      'As of 2026-01-01 10:00 UTC · updated by [run 91](https://github.com/o/r/actions/runs/91), when `issue-2` ended',
+    )
+    expect(told).not.toContain('this job')
+  })
+
   it('a loop not in line has no place', () => {
     expect(queueWait(record, 'issue-1', statuses(), 2)).toBeNull()
   })
@@ -376,7 +419,9 @@ describe('depends-on from an issue body (untrusted text)', () => {
       'depends-on: #12; rm -rf /',
       { kind: 'refused', message: expect.stringContaining('("#12;" is no issue number)') },
     ],
-    ['an empty line', 'depends-on:', { kind: 'refused', message: expect.stringContaining('must list issue numbers') }],
+    // What an issue template leaves: no dependency.
+    ['an empty line', 'depends-on:', { kind: 'none' }],
+    ['an empty line in bold, as a list item', '- **depends-on:** ', { kind: 'none' }],
     [
       'a loop id',
       'depends-on: issue-12',

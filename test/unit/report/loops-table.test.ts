@@ -95,6 +95,8 @@ describe('loopsTableRows', () => {
 
   it.each<{ name: string; usage: [number, number, number]; budget: LoopState['budget']; want: string }>([
     { name: 'no budget, nothing reported but time', usage: [45_000, 0, 0], budget: {}, want: '45 s' },
+    { name: 'under half a second: not nothing', usage: [242, 0, 0], budget: {}, want: '<1 s' },
+    { name: 'nothing at all (it never ran)', usage: [0, 0, 0], budget: {}, want: '0 s' },
     { name: 'no budget', usage: [200_000, 5500, 0.06], budget: {}, want: '3 min · 5,500 tokens · $0.06' },
     {
       name: 'every budget',
@@ -291,14 +293,16 @@ describe('the rows a person reads at a glance', () => {
     expect(loopsTableRows([{ loopId: 'l', state }])[0]?.lastVerdict).toBe(want)
   })
 
-  it('a loop queued before its first iteration is in no stage yet; one queued after a resume keeps its own', () => {
+  it('a loop queued before its first iteration, or aborted there, is in no stage; one queued after a resume keeps its own', () => {
     const rows = loopsTableRows([
       { loopId: 'new', state: loopState('new', { status: 'queued' }) },
       { loopId: 'resumed', state: loopState('resumed', { status: 'queued', iteration: 4 }) },
+      { loopId: 'x-aborted-in-line', state: loopState('x-aborted-in-line', { status: 'aborted' }) },
     ])
     expect(rows.map((row) => [row.stage, row.iterations])).toEqual([
       ['-', 'not started (cap 10)'],
       ['IMPLEMENT', '4 of 10'],
+      ['-', 'not started (cap 10)'],
     ])
   })
 
