@@ -32448,8 +32448,11 @@ const DECISION_KINDS = [
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   NL: () => (/* binding */ usageEntrySchema),
+/* harmony export */   Pc: () => (/* binding */ MAX_FAILURE_LOCATIONS),
+/* harmony export */   aP: () => (/* binding */ MAX_FAILURE_HINT_CHARS),
 /* harmony export */   b8: () => (/* binding */ STATE_SCHEMA_VERSION),
-/* harmony export */   lF: () => (/* binding */ loopStateSchema)
+/* harmony export */   lF: () => (/* binding */ loopStateSchema),
+/* harmony export */   z9: () => (/* binding */ MAX_BASELINE_FAILURES)
 /* harmony export */ });
 /* unused harmony exports locationSchema, checkResultSchema, failureRecordSchema, gateStateSchema, attemptMetricSchema, metricsSchema, decisionRecordSchema, dispatchRecordSchema */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(55491);
@@ -32491,6 +32494,23 @@ const checkResultSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .r
     autoFixed: zod__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY().default(false),
     /** It passed at the baseline and fails now. */
     regression: zod__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY().optional(),
+});
+/** The most baseline failures, locations of one and characters of its hint the state keeps. */
+const MAX_BASELINE_FAILURES = 256;
+const MAX_FAILURE_LOCATIONS = 20;
+const MAX_FAILURE_HINT_CHARS = 2000;
+/** A failing check of the baseline as the work command is told of it (`FailureForAgent`). */
+const baselineFailureSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({
+    check: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    kind: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+    pattern: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().nullable(),
+    confidence: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().min(0).max(1).nullable(),
+    strategy: zod__WEBPACK_IMPORTED_MODULE_2__/* ["enum"] */ .k5n(_stages_js__WEBPACK_IMPORTED_MODULE_1__/* .STRATEGIES */ .YL),
+    locations: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(locationSchema).max(MAX_FAILURE_LOCATIONS),
+    excerpt: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().max(4000),
+    hint: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().max(MAX_FAILURE_HINT_CHARS).optional(),
+    regression: zod__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY().optional(),
+    signature: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().optional(),
 });
 const failureRecordSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({
     iteration: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().nonnegative(),
@@ -32640,6 +32660,11 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
         takenAt: isoTime,
         checks: zod__WEBPACK_IMPORTED_MODULE_2__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_2__/* ["enum"] */ .k5n(['pass', 'fail'])),
         tests: zod__WEBPACK_IMPORTED_MODULE_2__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_2__/* ["enum"] */ .k5n(['pass', 'fail'])),
+        /**
+         * The baseline's failures, analysed, when a round of its own measured it (fan-out): the next
+         * iteration's prompt carries them, and its declared fixes run on them first. Not a verification.
+         */
+        failures: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(baselineFailureSchema).max(MAX_BASELINE_FAILURES).optional(),
     })
         .optional(),
     lastVerification: zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({ iteration: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int(), at: isoTime, results: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(checkResultSchema) })
@@ -32665,7 +32690,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(59684);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(23467);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32675,7 +32700,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 59684:
+/***/ 23467:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33811,7 +33836,8 @@ function requestSlot(record, request, statuses, limit) {
     }
     const before = queued.find((waiting) => waiting.loopId === request.loopId);
     // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
-    const dependsOn = [...new Set([...(before?.dependsOn ?? []), ...request.dependsOn])];
+    const kept = request.replacesDependencies ? [] : (before?.dependsOn ?? []);
+    const dependsOn = [...new Set([...kept, ...request.dependsOn])];
     const dependencies = dependencyWait(dependsOn, statuses);
     const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0;
     if (depsMet && (request.started || hasRoom(settled.record, limit))) {
@@ -33972,6 +33998,106 @@ function parseSlotsRecord(text) {
     return { problem: `${issue?.path.join('.') || '(the whole record)'}: ${issue?.message ?? 'invalid'}` };
 }
 
+;// CONCATENATED MODULE: ./src/domain/report/format.ts
+/** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
+function formatDuration(ms) {
+    if (!Number.isFinite(ms) || ms < 0)
+        return '';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    const seconds = ms / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const wholeSeconds = Math.round(seconds);
+    const minutes = Math.floor(wholeSeconds / 60);
+    if (minutes < 60)
+        return `${minutes} min ${wholeSeconds % 60} s`;
+    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+const VERDICT_ICONS = {
+    pass: '✅',
+    fail: '❌',
+    timeout: '⏱️ timed out',
+    skipped: '⏭️ skipped',
+    flaky: '⚠️ flaky (passed on re-run)',
+    error: '💥 could not run',
+};
+/** The verdict cell: an icon, and a word where the icon alone is ambiguous (or the fix was automatic). */
+function verdictLabel(verdict, autoFixed = false) {
+    return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict];
+}
+/** A check's verdict cell; a failing check that passed at the baseline is called a regression. */
+function checkVerdictLabel(check) {
+    if (check.regression && isFailing(check)) {
+        return check.verdict === 'fail' ? '❌ regression' : `${VERDICT_ICONS[check.verdict]} (regression)`;
+    }
+    return verdictLabel(check.verdict, check.autoFixed);
+}
+/** True for verdicts that count against the iteration. */
+function isFailing(check) {
+    return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error';
+}
+/** `1 check`, `4 checks`, `1 auto-fix`, `2 auto-fixes` (pass the plural when it is not the word plus s). */
+function plural(count, singular, pluralForm = `${singular}s`) {
+    return `${count} ${count === 1 ? singular : pluralForm}`;
+}
+/** `✅ all 4 checks passed`, `✅ the 1 check passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
+function verdictLine(checks) {
+    if (checks.length === 0)
+        return 'no checks ran';
+    const failing = checks.filter(isFailing).length;
+    const noun = checks.length === 1 ? 'check' : 'checks';
+    if (failing === 0) {
+        const skipped = checks.filter((c) => c.verdict === 'skipped').length;
+        return skipped > 0
+            ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
+            : checks.length === 1
+                ? '✅ the 1 check passed'
+                : `✅ all ${checks.length} ${noun} passed`;
+    }
+    const regressions = checks.filter((c) => c.regression && isFailing(c)).length;
+    const which = regressions === 0 ? '' : `, ${regressions} of them ${regressions === 1 ? 'a regression' : 'regressions'}`;
+    return `❌ ${failing} of ${checks.length} ${noun} failed${which}`;
+}
+/** The single-word verdict for the `verdict` output: pass, fail or none. */
+function overallVerdict(checks) {
+    if (checks.length === 0)
+        return 'none';
+    return checks.some(isFailing) ? 'fail' : 'pass';
+}
+/** `5,500`: digits grouped, so a count of tokens reads at a glance. */
+function formatCount(value) {
+    return Math.round(value).toLocaleString('en-US');
+}
+/** `$1.84`; a cost under a cent is `<$0.01`, not a zero it is not. */
+function formatUsd(value) {
+    return value > 0 && value < 0.005 ? '<$0.01' : `$${value.toFixed(2)}`;
+}
+/** `location` as `file:line:column`. */
+function formatLocation(location) {
+    return [location.file, location.line, location.line !== undefined ? location.column : undefined]
+        .filter((part) => part !== undefined)
+        .join(':');
+}
+/** The setting GitHub names when it refuses a workflow's token a pull request. */
+const PULL_REQUEST_SETTING = 'Allow GitHub Actions to create and approve pull requests';
+/** What a person does when the pull request could not be opened: the setting, where it is, or a token. */
+function pullRequestWaitingSection(model) {
+    const waiting = model.pullRequestWaiting;
+    if (!waiting)
+        return '';
+    return [
+        `**Pull request not opened:** GitHub refused this job's token because the repository setting "${PULL_REQUEST_SETTING}" is off`,
+        '(the default for new repositories and organizations). Turn it on under Settings → Actions → General → Workflow permissions',
+        "(an organization's own Actions settings can hold it off), or give the action a `push-token` that may open pull requests.",
+        `The branch \`${waiting.branch}\` is pushed: [compare and open the pull request](${waiting.compareUrl}). The loop asks again in its next iteration.`,
+    ].join(' ');
+}
+/** A loop that has run no iteration and will not by itself: queued, or aborted before its first one. */
+function neverRan(state) {
+    return (state.status === 'queued' || state.status === 'aborted') && state.iteration === 0;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/loop-names.ts
 /** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
 /** Labels people put on an issue or pull request. */
@@ -34019,11 +34145,333 @@ function isStateBranchName(value) {
         !value.endsWith('.lock'));
 }
 
+;// CONCATENATED MODULE: ./src/domain/caps.ts
+/**
+ * The iteration cap's one rule: a loop may run up to {@link CAP_WITHOUT_REASON} iterations on the cap
+ * alone; above that, a person must say why (the reason is recorded in the loop's state), so a runaway
+ * cap is a decision someone made, not a typo.
+ */
+/** Above this many iterations a loop needs a recorded `cap-reason`. */
+const CAP_WITHOUT_REASON = 25;
+/** The names in the loop config (`.github/loop.yml`). */
+const CONFIG_CAP_NAMES = { cap: 'max-iterations', reason: 'cap-reason' };
+/**
+ * What is wrong with a cap and its reason, named the way the person set them; undefined when the cap
+ * is fine. A reason of only spaces is no reason.
+ */
+function capNeedsReason(maxIterations, capReason, names = CONFIG_CAP_NAMES) {
+    if (maxIterations <= CAP_WITHOUT_REASON || capReason?.trim())
+        return undefined;
+    return (`${names.cap} is ${maxIterations}, above ${CAP_WITHOUT_REASON}: set ${names.reason} to say why this loop ` +
+        `needs more than ${CAP_WITHOUT_REASON} iterations (it is recorded in the loop's state), or lower the cap ` +
+        `to ${CAP_WITHOUT_REASON} or less.`);
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/view.ts
+/**
+ * The facts a person reads about a loop, computed once from the report model: where it stands, why it
+ * stopped, what a person does next, the failure and its attempts, each iteration, and the one
+ * annotation of a stopped loop. The summary, the comment, the annotations and the outputs all render
+ * from this, so a fact is said in one place with one count. Texts are plain (code spans in
+ * backticks); the renderers escape them with `markdownText`. Pure.
+ */
+
+
+
+const ICONS = {
+    running: '🔁',
+    waiting: '⏸️',
+    blocked: '🚫',
+    complete: '✅',
+    capped: '🛑',
+    aborted: '⏹️',
+    queued: '⏳',
+};
+const TITLES = {
+    running: 'Running',
+    waiting: 'Waiting',
+    blocked: 'BLOCKED: needs a person',
+    complete: 'COMPLETE',
+    capped: 'Stopped at the iteration cap',
+    aborted: 'Aborted',
+    queued: 'Queued: waits for a slot or its dependencies',
+};
+/** The statuses that stop a loop short of COMPLETE; `fail-on` chooses which of them fail the job. */
+const STOPPED_STATES = ['blocked', 'capped', 'aborted'];
+function buildReportView(model, surface = 'github') {
+    const state = model.status;
+    const failure = failureView(model);
+    const why = whyOf(model);
+    const nextStep = surface === 'cli' ? cliNextStepOf(model) : nextStepOf(model);
+    const iterations = iterationsOf(model);
+    return {
+        state,
+        icon: ICONS[state],
+        title: state === 'waiting' && pendingGate(model)
+            ? `Waiting for approval of gate \`${pendingGate(model)}\``
+            : state === 'capped'
+                ? CAP_TITLES[capLimitOf(model)]
+                : TITLES[state],
+        progress: model.baselineRound
+            ? `the baseline round, before iteration ${model.baselineRound.iteration} of ${model.maxIterations}`
+            : model.status === 'aborted' && neverRan(model)
+                ? 'never started'
+                : `iteration ${model.iteration} of ${model.maxIterations}`,
+        why,
+        nextStep,
+        failure,
+        iterations: iterations.list,
+        earlierIterations: iterations.earlier,
+        updatedAt: model.updatedAt ? formatTime(model.updatedAt) : '',
+        endState: isStopped(state)
+            ? {
+                title: `loop-controller: ${model.loopId} ${state === 'capped' ? CAPPED_TITLES[capLimitOf(model)] : STOPPED_TITLES[state]} (${plainProgress(model)})`,
+                message: [why ? `Why: ${why}.` : '', `Next: ${nextStep}`].filter(Boolean).join(' '),
+            }
+            : null,
+    };
+}
+const STOPPED_TITLES = {
+    blocked: 'is BLOCKED',
+    capped: 'stopped at the iteration cap',
+    aborted: 'was aborted',
+};
+/** A capped loop's title names the limit it reached: the iteration cap is only one of four. */
+const CAP_TITLES = {
+    iterations: 'Stopped at the iteration cap',
+    minutes: 'Stopped: the time budget is spent',
+    tokens: 'Stopped: the token budget is spent',
+    cost: 'Stopped: the cost budget is spent',
+};
+const CAPPED_TITLES = {
+    iterations: 'stopped at the iteration cap',
+    minutes: 'stopped: the time budget is spent',
+    tokens: 'stopped: the token budget is spent',
+    cost: 'stopped: the cost budget is spent',
+};
+/** The limit a capped loop reached, as the decision that stopped it names it (the iteration cap without one). */
+function capLimitOf(model) {
+    return model.next?.kind === 'CAP_REACHED' ? model.next.limit : 'iterations';
+}
+function isStopped(state) {
+    return STOPPED_STATES.includes(state);
+}
+function plainProgress(model) {
+    return `iteration ${model.iteration} of ${model.maxIterations}`;
+}
+/** The gate a waiting loop waits on, if it waits on one. */
+function pendingGate(model) {
+    if (model.next?.kind === 'WAIT_FOR_APPROVAL')
+        return model.next.gate;
+    return Object.entries(model.gates).find(([, gate]) => gate.status === 'pending')?.[0] ?? null;
+}
+function whyOf(model) {
+    if (model.status === 'running' || model.status === 'complete')
+        return null;
+    const gate = model.status === 'waiting' ? pendingGate(model) : null;
+    // A waiting gate is named by the title; its own reason says why it was raised.
+    const gateReason = gate
+        ? model.gates[gate]?.reason || (model.next?.kind === 'WAIT_FOR_APPROVAL' ? model.next.reason : '')
+        : '';
+    const reason = (model.status === 'blocked' ? model.handoff?.reason || model.statusReason : gateReason || model.statusReason).trim();
+    return reason === '' ? null : reason.replace(/[.\s]+$/, '');
+}
+/** The same steps with the CLI's commands. */
+function cliNextStepOf(model) {
+    switch (model.status) {
+        case 'complete':
+            return "review the loop's commits (`loop-controller history`) and merge them.";
+        case 'blocked':
+            return 'fix the cause or clarify the goal, then run `loop-controller resume`; to give up, `loop-controller abort`.';
+        case 'capped':
+            return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`;
+        case 'aborted':
+            return 'nothing: the loop is over; its commits stay where they are.';
+        case 'queued':
+            return 'nothing: on GitHub the loop starts by itself once a slot is free and its dependencies are COMPLETE; `loop-controller run` runs it here.';
+        case 'waiting': {
+            const gate = pendingGate(model);
+            if (gate)
+                return `approve gate \`${gate}\`: run \`loop-controller approve ${gate}\`.`;
+            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
+        }
+        default:
+            return `nothing: run \`loop-controller run\` to go on; to stop, \`loop-controller abort\`.`;
+    }
+}
+/** What begins the work again after an abort: a loop of another id. */
+const ANOTHER_LOOP = `open a new issue and label it \`${Labels.Start}\`, or dispatch the workflow with another \`loop-id\``;
+function nextStepOf(model) {
+    const branch = `\`${loopBranch(model.loopId)}\``;
+    const pull = model.links.pullRequest;
+    // A loop started by a dispatch has no issue, and no pull request before its first commit: a comment
+    // there reaches nothing, so the advice is the workflow's `command` input.
+    if (!pull && !model.links.issue) {
+        const noThread = dispatchOnlyNextStep(model, branch);
+        if (noThread !== null)
+            return noThread;
+    }
+    switch (model.status) {
+        case 'complete':
+            return pull
+                ? `review pull request #${pull.number}, mark it ready for review and merge it.`
+                : `merge ${branch} into the default branch (or open a pull request from it).`;
+        case 'blocked':
+            return `push a fix to ${branch} or clarify the goal in the issue, then comment \`/loop resume\`; to give up, comment \`/loop abort\`.`;
+        case 'capped':
+            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
+        case 'aborted':
+            // One aborted before its first iteration (a queued loop) left no work behind. A start of the same
+            // loop id finds it aborted and is refused: only a new loop id begins again.
+            return model.iteration === 0
+                ? `nothing: the loop is over before any work, and an aborted loop does not run again; to do the work, ${ANOTHER_LOOP}.`
+                : `nothing: the loop is over and its work stays on ${branch}; an aborted loop does not run again: to go on, ${ANOTHER_LOOP} (a new loop starts from the default branch).`;
+        case 'queued':
+            return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.';
+        case 'waiting': {
+            const gate = pendingGate(model);
+            if (gate) {
+                return `approve gate \`${gate}\` (someone with write access): comment \`/loop approve ${gate}\`, add the label \`${Labels.ApprovedPrefix}${gate}\` or approve the pull request in a review.`;
+            }
+            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
+        }
+        default:
+            return 'nothing: the loop goes on by itself; to stop it, comment `/loop abort`.';
+    }
+}
+/** What a person does for a loop with no issue and no pull request to comment on; null: as anywhere else. */
+function dispatchOnlyNextStep(model, branch) {
+    const runAgain = (command) => `run the workflow again with the loop's \`loop-id\` and \`command: ${command}\``;
+    switch (model.status) {
+        case 'blocked':
+            return `push a fix to ${branch} or clarify the goal, then ${runAgain('resume')}; to give up, ${runAgain('abort')}.`;
+        case 'capped':
+            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and ${runAgain('resume')}, or finish ${branch} by hand.`;
+        case 'running':
+            return `nothing: the loop goes on by itself; to stop it, ${runAgain('abort')}.`;
+        default:
+            return null;
+    }
+}
+function failureView(model) {
+    const current = model.failures.current;
+    const failingCheck = current
+        ? (model.checks.find((check) => check.name === current.check) ?? model.checks.find(isFailing))
+        : model.checks.find(isFailing);
+    if (!current && !failingCheck)
+        return null;
+    const location = failingCheck?.locations[0] ?? null;
+    const message = location?.message ?? current?.error ?? failingCheck?.excerpt ?? '';
+    return {
+        check: current?.check ?? failingCheck?.name ?? '',
+        location,
+        pattern: current?.pattern ?? failingCheck?.pattern ?? null,
+        firstLine: message
+            .split('\n')
+            .find((line) => line.trim() !== '')
+            ?.trim() ?? '',
+        attempts: Math.max(model.failures.consecutive, model.failures.tried.length + (current ? 1 : 0)),
+        attemptsLimit: model.failures.perFailureLimit,
+        tried: model.failures.tried,
+    };
+}
+/** At most this many iterations are listed; older ones are counted. */
+const MAX_LISTED_ITERATIONS = 30;
+function iterationsOf(model) {
+    const byIteration = new Map();
+    const entry = (iteration) => {
+        let view = byIteration.get(iteration);
+        if (!view) {
+            view = {
+                iteration,
+                verdict: 'none',
+                checks: 0,
+                failed: [],
+                strategies: [],
+                agentCalls: 0,
+                tokens: null,
+                costUsd: null,
+            };
+            byIteration.set(iteration, view);
+        }
+        return view;
+    };
+    for (const logged of model.usageLog) {
+        if (logged.iteration < 1)
+            continue;
+        const view = entry(logged.iteration);
+        const outputs = logged.outputs;
+        if (logged.what.startsWith('work ')) {
+            view.agentCalls += 1;
+            if (typeof outputs.strategy === 'string' && !view.strategies.includes(outputs.strategy)) {
+                view.strategies = [...view.strategies, outputs.strategy];
+            }
+            if (typeof outputs.tokens === 'number')
+                view.tokens = (view.tokens ?? 0) + outputs.tokens;
+            if (typeof outputs.costUsd === 'number')
+                view.costUsd = (view.costUsd ?? 0) + outputs.costUsd;
+        }
+        else if (logged.what === 'verify') {
+            view.checks = typeof outputs.checks === 'number' ? outputs.checks : view.checks;
+            view.failed = Array.isArray(outputs.failed)
+                ? outputs.failed.filter((f) => typeof f === 'string')
+                : [];
+            view.verdict = logged.status === 'pass' ? 'pass' : 'fail';
+        }
+    }
+    // This iteration's checks are the truth for it, whatever the log kept.
+    if (model.checks.length > 0) {
+        const view = entry(model.iteration);
+        view.checks = model.checks.length;
+        view.failed = model.checks.filter(isFailing).map((check) => check.name);
+        const verdict = overallVerdict(model.checks);
+        view.verdict = verdict;
+    }
+    const all = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration);
+    const list = all.slice(-MAX_LISTED_ITERATIONS);
+    const firstListed = list[0]?.iteration ?? model.iteration + 1;
+    return { list, earlier: Math.max(0, firstListed - 1) };
+}
+/** One checklist line's text (plain, with code spans), e.g. `iteration 2 · ❌ 1 of 4 checks failed (`unit`) · tried `context_expand` · 1 agent call · 1200 tokens · $0.01`. */
+function iterationLine(view) {
+    const verdict = view.verdict === 'none'
+        ? 'no checks ran'
+        : view.verdict === 'pass'
+            ? view.checks === 1
+                ? '✅ the 1 check passed'
+                : `✅ all ${view.checks} checks passed`
+            : `❌ ${view.failed.length} of ${plural(view.checks, 'check')} failed${view.failed.length > 0
+                ? ` (${view.failed.slice(0, 5).map(codeSpan).join(', ')}${view.failed.length > 5 ? ', …' : ''})`
+                : ''}`;
+    const parts = [`iteration ${view.iteration}`, verdict];
+    if (view.strategies.length > 0)
+        parts.push(`tried ${view.strategies.map(codeSpan).join(', ')}`);
+    if (view.agentCalls > 0)
+        parts.push(plural(view.agentCalls, 'agent call'));
+    if (view.tokens !== null)
+        parts.push(`${formatCount(view.tokens)} token${view.tokens === 1 ? '' : 's'}`);
+    if (view.costUsd !== null)
+        parts.push(formatUsd(view.costUsd));
+    return parts.join(' · ');
+}
+/** A name as a code span of the view's plain text; a backtick in it (a hostile check name) cannot pair with another. */
+function codeSpan(name) {
+    return `\`${name.replace(/`/g, "'")}\``;
+}
+/** `2026-01-01 00:00 UTC`. */
+function formatTime(iso) {
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime()))
+        return '';
+    return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/report/queued.ts
 /**
  * What a queued loop tells people (its sticky comment and the job summary): why it waits, its place in
  * line, and what happens next. Rendered from the slots record's view of the loop (`QueueWait`). Pure.
  */
+
 
 
 /**
@@ -34077,7 +34525,9 @@ function queuedNext(wait, issueOf = (id) => id) {
     if (waitingAhead > 0 && wait.ahead !== undefined) {
         const first = wait.ahead === 0
             ? 'no loop ahead of it can start first'
-            : `the ${wait.ahead} ahead of it that can start have started`;
+            : wait.ahead === 1
+                ? 'the one ahead of it that can start has started'
+                : `the ${wait.ahead} ahead of it that can start have started`;
         return `It starts by itself when a running loop ends and ${first} (${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies and ${waitingAhead === 1 ? 'is' : 'are'} passed over); nothing to do. To drop it, comment \`/loop abort\`.`;
     }
     return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.';
@@ -34108,23 +34558,30 @@ function listed(loopIds, issueOf) {
 }
 /** The status comment and job summary of a queued loop. */
 function renderQueued(input, issueOf = (id) => id) {
-    const { loopId, wait } = input;
-    const slots = wait.limit === null ? `${wait.running} running (no limit)` : `${wait.running} of ${wait.limit} in use`;
+    const { loopId, wait, writer } = input;
+    // Without a limit only dependencies queue a loop: there is no slot to count.
+    const slots = wait.limit === null ? '' : `; slots: ${wait.running} of ${wait.limit} in use`;
     const lines = [
         `## ⏳ loop-controller: ${code(loopId)} is queued`,
         '',
         // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
         `**Why:** ${queuedReason(wait, issueOf)}.`,
         '',
-        `**Place in line:** ${placeInLine(wait)}; slots: ${slots}.${wait.position > TOLD_IN_LINE
+        `**Place in line:** ${placeInLine(wait)}${slots}.${wait.position > TOLD_IN_LINE
             ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
             : ''}`,
         '',
         `**Next:** ${queuedNext(wait, issueOf)}`,
     ];
-    if (input.runUrl)
-        lines.push('', `[This job](${input.runUrl})`);
+    if (writer)
+        lines.push('', writtenBy(writer));
     return `${lines.join('\n')}\n`;
+}
+function writtenBy(writer) {
+    const asOf = `As of ${formatTime(writer.at)}`;
+    if (writer.releasedBy === undefined)
+        return `${asOf} · [this job](${writer.runUrl})`;
+    return `${asOf} · updated by [run ${writer.runId}](${writer.runUrl}), when ${code(writer.releasedBy)} ended`;
 }
 /**
  * A new loop saved `queued` whose job could not take its place in line (queue.json was not changed):
@@ -34147,6 +34604,7 @@ function notInLineRefusal(loopId, error) {
  * the dashboard issue, so the two never differ. A status is shown as the state holds it: a new status
  * is one more value, not a new branch here.
  */
+
 
 
 
@@ -34181,7 +34639,9 @@ function plain(value) {
 function spentText(state) {
     const { usage, budget } = state;
     const seconds = Math.round(usage.wallMs / 1000);
-    const used = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`;
+    // Under half a second is not nothing (the comment says `242 ms`): `<1 s`, and `0 s` only for none.
+    const underOne = seconds === 0 && usage.wallMs > 0;
+    const used = seconds < 60 ? `${underOne ? '<1' : seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`;
     const time = budget.minutes ? `${used} of ${plain(budget.minutes)} min` : used;
     const parts = [time];
     if (budget.tokens)
@@ -34211,14 +34671,22 @@ const NAMED_FAILURES = 3;
 /** The last verification: `pass (all 4)`, `fail: unit, lint (2 of 3)`, or `-` before any. */
 function lastVerdictText(state) {
     const results = state.lastVerification?.results ?? [];
-    if (results.length === 0)
+    if (results.length > 0) {
+        const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error');
+        return verdictsText(failed.map((r) => r.name), results.length);
+    }
+    // No verification yet, a baseline measured (fan-out's baseline round): its verdicts, said as the baseline's.
+    const baseline = Object.entries(state.baseline?.checks ?? {});
+    if (baseline.length === 0)
         return '-';
-    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error');
+    const failing = baseline.filter(([, verdict]) => verdict === 'fail').map(([name]) => name);
+    return `baseline: ${verdictsText(failing, baseline.length)}`;
+}
+function verdictsText(failed, total) {
     if (failed.length === 0)
-        return `pass (all ${results.length})`;
-    const named = failed.slice(0, NAMED_FAILURES).map((r) => r.name);
+        return `pass (all ${total})`;
     const more = failed.length > NAMED_FAILURES ? ` +${failed.length - NAMED_FAILURES} more` : '';
-    return `fail: ${named.join(', ')}${more} (${failed.length} of ${results.length})`;
+    return `fail: ${failed.slice(0, NAMED_FAILURES).join(', ')}${more} (${failed.length} of ${total})`;
 }
 /** `2026-01-01 10:00 UTC`: an instant to the minute, the same wherever it is read. */
 function utcMinute(at) {
@@ -34271,7 +34739,7 @@ function queueText(state, loops, queue) {
             const why = unknown && wait.slotOnly
                 ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
                 : room
-                    ? 'a slot is free; it starts at the next change of the queue'
+                    ? freeSlotText(wait.limit, queue)
                     : queuedReason(wait, shortName);
             return `${wait.position} of ${wait.queued} in line: ${why}`;
         }
@@ -34280,6 +34748,16 @@ function queueText(state, loops, queue) {
         }
     }
     return state.statusReason || 'queued';
+}
+/** A free slot, as fact under the queue's own limit, or as a supposition under the reader's. */
+function freeSlotText(limit, queue) {
+    if (!queue.supposed)
+        return 'a slot is free; it starts at the next change of the queue';
+    const recorded = queue.record.limit;
+    const since = recorded === undefined || recorded === null
+        ? 'the queue records no limit'
+        : `the queue was last changed under max-loops ${recorded}`;
+    return `under max-loops ${limit} a slot would be free (${since})`;
 }
 /**
  * The rows of `loops`, sorted by loop id. `repositoryUrl` (`https://github.com/owner/repo`) links the
@@ -34308,8 +34786,8 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
             };
         }
         const task = state.task;
-        // A loop waiting in line before its first iteration is in no stage yet.
-        const notStarted = state.status === 'queued' && state.iteration === 0;
+        // A loop waiting in line before its first iteration, or aborted there, is in no stage.
+        const notStarted = neverRan(state);
         return {
             loopId,
             stage: notStarted ? '-' : state.stage,
@@ -34571,7 +35049,7 @@ function bodyParts(loops, input, hidden) {
         : '';
     const parts = [
         DASHBOARD_MARKER,
-        'Every loop of loop-controller in this repository, rewritten at the end of each loop job. ' +
+        'Every loop of loop-controller in this repository, rewritten at the end of each loop job and by a sweep that changed one. ' +
             'Tick a box to act on a loop: a tick counts from people with write, maintain or admin access.',
     ];
     if (input.rewrite)
@@ -34978,6 +35456,19 @@ class OctokitGitHub {
         const { data } = await this.call('GET', route, () => this.octokit.rest.issues.get({ owner, repo, issue_number: issueNumber }));
         return data.state === 'closed' ? 'closed' : 'open';
     }
+    async getIssueKind(issueNumber) {
+        const { owner, repo } = this;
+        try {
+            const { data } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issueNumber });
+            return data.pull_request ? 'pull-request' : 'issue';
+        }
+        catch (error) {
+            // 410: an issue that was deleted.
+            if (statusOf(error) === 404 || statusOf(error) === 410)
+                return 'none';
+            explain(error, 'GET', `${this.repoPath}/issues/${issueNumber}`);
+        }
+    }
     async listRunAttemptJobs(runId, attempt) {
         const { owner, repo } = this;
         return this.call('GET', `${this.repoPath}/actions/runs/${runId}/attempts/${attempt}/jobs`, () => listRunAttemptJobs(this.octokit, { owner, repo, runId: Number(runId), attempt }));
@@ -35181,7 +35672,8 @@ function readTicks(before, after, offered) {
 ;// CONCATENATED MODULE: ./src/app/dashboard.ts
 /**
  * The dashboard issue: one per repository, listing every loop the store holds, rewritten from the
- * states at the end of each loop job; and the ticks people make on it, applied as people's commands.
+ * states at the end of each loop job (and by a sweep that changed a loop); and the ticks people make on
+ * it, applied as people's commands.
  *
  * Two jobs ending at once each read the states and write: after writing, the states are read again and
  * written once more when they moved (bounded), so the last write holds the newest states. Two jobs that
@@ -35391,28 +35883,6 @@ async function commandTicks(ticks, input, deps) {
 
 // EXTERNAL MODULE: ./src/domain/stages.ts
 var domain_stages = __nccwpck_require__(75757);
-;// CONCATENATED MODULE: ./src/domain/caps.ts
-/**
- * The iteration cap's one rule: a loop may run up to {@link CAP_WITHOUT_REASON} iterations on the cap
- * alone; above that, a person must say why (the reason is recorded in the loop's state), so a runaway
- * cap is a decision someone made, not a typo.
- */
-/** Above this many iterations a loop needs a recorded `cap-reason`. */
-const CAP_WITHOUT_REASON = 25;
-/** The names in the loop config (`.github/loop.yml`). */
-const CONFIG_CAP_NAMES = { cap: 'max-iterations', reason: 'cap-reason' };
-/**
- * What is wrong with a cap and its reason, named the way the person set them; undefined when the cap
- * is fine. A reason of only spaces is no reason.
- */
-function capNeedsReason(maxIterations, capReason, names = CONFIG_CAP_NAMES) {
-    if (maxIterations <= CAP_WITHOUT_REASON || capReason?.trim())
-        return undefined;
-    return (`${names.cap} is ${maxIterations}, above ${CAP_WITHOUT_REASON}: set ${names.reason} to say why this loop ` +
-        `needs more than ${CAP_WITHOUT_REASON} iterations (it is recorded in the loop's state), or lower the cap ` +
-        `to ${CAP_WITHOUT_REASON} or less.`);
-}
-
 ;// CONCATENATED MODULE: ./src/domain/policy.ts
 
 /** A policy the config cannot express safely. The message names the key, the value and what is expected. */
@@ -36161,7 +36631,7 @@ function reachesVerification(stage, results, state, policy) {
  */
 function decide(state, observations, policy) {
     if (state.status === 'complete' || state.stage === 'COMPLETE') {
-        return { kind: 'COMPLETE', reason: `the loop is complete after ${plural(state.iteration, 'iteration')}` };
+        return { kind: 'COMPLETE', reason: `the loop is complete after ${decide_plural(state.iteration, 'iteration')}` };
     }
     if (state.status === 'aborted') {
         return { kind: 'ABORTED', reason: state.statusReason || 'the loop was aborted' };
@@ -36207,13 +36677,13 @@ function decide(state, observations, policy) {
         if (attempt > maxAttempts) {
             return {
                 kind: 'ESCALATE',
-                reason: `${label} in '${failure.check}' is still failing after ${plural(maxAttempts, 'retry', 'retries')}`,
+                reason: `${label} in '${failure.check}' is still failing after ${decide_plural(maxAttempts, 'retry', 'retries')}`,
             };
         }
         if (state.failures.sameError >= state.failures.limits.sameError) {
             return {
                 kind: 'ESCALATE',
-                reason: `the same ${label} came back ${plural(state.failures.sameError + 1, 'time')} in '${failure.check}'`,
+                reason: `the same ${label} came back ${decide_plural(state.failures.sameError + 1, 'time')} in '${failure.check}'`,
             };
         }
         if (state.failures.total >= state.failures.limits.total) {
@@ -36292,7 +36762,7 @@ function backoffMs(strategy, state, policy) {
 function round(value) {
     return Math.round(value * 10) / 10;
 }
-function plural(count, word, many = `${word}s`) {
+function decide_plural(count, word, many = `${word}s`) {
     return `${count} ${count === 1 ? word : many}`;
 }
 
@@ -38066,6 +38536,15 @@ async function recordRun(loopId, saved, runId, deps) {
         return null;
     }
 }
+/**
+ * Whether a sweep saved any loop's state or changed the line of `max-loops`: what the dashboard shows.
+ * Skipped and kept loops are as they were; a raced one was changed by a job (or a person), whose own
+ * job says it.
+ */
+function sweepChanged(loops, slots) {
+    const unchanged = new Set(['skipped', 'kept', 'raced']);
+    return [...loops, ...slots].some((swept) => !unchanged.has(swept.outcome));
+}
 /** Sweeps every loop the store holds; one loop's trouble never stops the others. */
 async function sweepLoops(input, deps) {
     const swept = [];
@@ -38613,6 +39092,8 @@ const GITHUB_ACTIONS_BOT_LOGIN = 'github-actions[bot]';
  * Rendered once for the job summary and for a comment on the issue or pull request.
  */
 
+
+
 /** The start label was added by someone the loop may not take orders from. */
 function startRefusal(loopId, reason, via = 'label') {
     const what = via === 'label' ? `the \`${Labels.Start}\` label was not added` : 'the `/loop start` comment was not written';
@@ -38624,6 +39105,18 @@ function startRefusal(loopId, reason, via = 'label') {
         title: `loop-controller did not start the loop \`${loopId}\`: ${what} by someone with write access.`,
         reason,
         whatToDo: `Ask someone with write access to this repository ${how}, or to start the loop from the Actions tab.`,
+    };
+}
+/**
+ * A start (label, `/loop start`) of a loop that was aborted: an aborted loop does not run again, so the
+ * start is refused, saying why it ended and what begins the work again. `reason`: its state's, anyone's text.
+ */
+function abortedStartRefusal(loopId, reason) {
+    return {
+        loopId,
+        title: `loop-controller did not start the loop \`${loopId}\`: it was aborted, and an aborted loop does not run again.`,
+        reason: `${markdownText(reason.trim().replace(/[.\s]+$/, '') || 'it was aborted', 300)}.`,
+        whatToDo: `To do the work, ${ANOTHER_LOOP}: a new loop starts from the default branch (this loop's commits, if any, stay on \`${loopBranch(loopId)}\`).`,
     };
 }
 /** The refusal as markdown; `redact` keeps secrets out of anything quoted. */
@@ -38726,9 +39219,18 @@ async function applyCommands(run, loopId, deps) {
     if (intent.kind === 'start') {
         // The label starts work that runs with this repository's secrets: as much a command as `/loop resume`.
         logger.info(`Start ${intent.via === 'label' ? 'label' : 'comment'} from @${intent.actor}: ${authorization.reason}`);
-        if (!authorization.allowed)
+        if (!authorization.allowed) {
             await deps.reportRefusal?.(startRefusal(loopId, authorization.reason, intent.via));
-        return authorization.allowed;
+            return false;
+        }
+        // An aborted loop would only say ABORTED again, failing the job: the person is told what works.
+        const aborted = (await deps.store.load(loopId))?.state;
+        if (aborted?.status === 'aborted') {
+            logger.info(`Loop ${loopId} was aborted; the start does not run it again.`);
+            await deps.reportRefusal?.(abortedStartRefusal(loopId, aborted.statusReason));
+            return false;
+        }
+        return true;
     }
     logger.info(`Command from @${intent.actor}: ${authorization.reason}`);
     if (!authorization.allowed)
@@ -38899,7 +39401,8 @@ const ISSUE_OF_REPOSITORY = new RegExp(`^${OWNER_REPO}#(?<number>[1-9][0-9]{0,9}
 /** An issue's (or pull request's) address on any GitHub server, a comment's anchor after it allowed. */
 const ISSUE_URL = new RegExp(`^https?://[^/\\s]+/${OWNER_REPO}/(?<kind>issues|pull)/(?<number>[1-9][0-9]{0,9})/?(?:#[\\w-]*)?$`);
 /**
- * The `depends-on:` line of an issue body. A body without one depends on nothing; a body with two, a
+ * The `depends-on:` line of an issue body. A body without one, or with the line left empty (an issue
+ * template's `depends-on:`), depends on nothing; a body with two, a
  * line holding anything but issue numbers of `repository` (`#12`, `12`, `owner/repo#12` or the issue's
  * address, separated by commas or spaces, in brackets or not), or a line that mentions `depends-on` but is no such line, is
  * refused. The key may be a list item, bold or italic, in any case; fenced code blocks and code spans
@@ -38935,12 +39438,9 @@ function parseDependsOnLine(body, issue, repository = null) {
         }
         issues.push(read);
     }
-    if (issues.length === 0) {
-        return {
-            kind: 'refused',
-            message: `the 'depends-on:' line in ${where} must list issue numbers such as '#12, #15'; got ${quote(value)}`,
-        };
-    }
+    // An empty line (`depends-on:`, or `[]`) is what an issue template leaves: it names no dependency.
+    if (issues.length === 0)
+        return { kind: 'none' };
     return checkDependencies(issues, issue, `the 'depends-on:' line in ${where}`);
 }
 /**
@@ -39118,11 +39618,17 @@ async function cycleOf(request, slots) {
         result: cycleInLine(record, request, statuses),
     }));
 }
-/** The cycle `request` closes with the loops in line; none for a loop that holds a slot (it waits no more). */
+/**
+ * The cycle `request` closes with the loops in line; none for a loop that holds a slot (it waits no more).
+ * Dependencies read afresh replace the loop's own entry's, so only they can close one.
+ */
 function cycleInLine(record, request, statuses) {
     if (holdsSlot(record, request.loopId))
         return null;
-    return dependencyCycle(record.queued, request, (loopId) => hasEnded(statuses.get(loopId)));
+    const inLine = request.replacesDependencies
+        ? record.queued.filter((entry) => entry.loopId !== request.loopId)
+        : record.queued;
+    return dependencyCycle(inLine, request, (loopId) => hasEnded(statuses.get(loopId)));
 }
 /**
  * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
@@ -39221,6 +39727,14 @@ async function startAdmitted(entries, limit, deps) {
 const RESTART = `then start the loop again (remove the \`${Labels.Start}\` label and add it back)`;
 /** The start is refused for its `depends-on` (`message` may quote the issue body, anyone's text). */
 function dependsOnRefusal(loopId, message, source) {
+    if (source === 'target') {
+        return {
+            loopId,
+            title: `loop-controller did not start the loop \`${loopId}\`: its \`depends-on\` names a number that is no issue to wait for.`,
+            reason: `${markdownText(message, 600)}. No loop of such a number could ever be COMPLETE, so this loop would wait forever.`,
+            whatToDo: `Correct the number in the issue's \`depends-on:\` line (or in the loop config's \`depends-on\`), or delete it, ${RESTART}.`,
+        };
+    }
     if (source === 'config') {
         return {
             loopId,
@@ -48055,102 +48569,6 @@ function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = ''
     return { annotations: unique.slice(0, limit), overflow: unique.slice(limit) };
 }
 
-;// CONCATENATED MODULE: ./src/domain/report/format.ts
-/** `850 ms`, `12.1 s`, `3 min 5 s`, `1 h 2 min`. */
-function formatDuration(ms) {
-    if (!Number.isFinite(ms) || ms < 0)
-        return '';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    const seconds = ms / 1000;
-    if (seconds < 60)
-        return `${seconds.toFixed(1)} s`;
-    const wholeSeconds = Math.round(seconds);
-    const minutes = Math.floor(wholeSeconds / 60);
-    if (minutes < 60)
-        return `${minutes} min ${wholeSeconds % 60} s`;
-    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-const VERDICT_ICONS = {
-    pass: '✅',
-    fail: '❌',
-    timeout: '⏱️ timed out',
-    skipped: '⏭️ skipped',
-    flaky: '⚠️ flaky (passed on re-run)',
-    error: '💥 could not run',
-};
-/** The verdict cell: an icon, and a word where the icon alone is ambiguous (or the fix was automatic). */
-function verdictLabel(verdict, autoFixed = false) {
-    return autoFixed && verdict === 'pass' ? '✅ auto-fixed' : VERDICT_ICONS[verdict];
-}
-/** A check's verdict cell; a failing check that passed at the baseline is called a regression. */
-function checkVerdictLabel(check) {
-    if (check.regression && isFailing(check)) {
-        return check.verdict === 'fail' ? '❌ regression' : `${VERDICT_ICONS[check.verdict]} (regression)`;
-    }
-    return verdictLabel(check.verdict, check.autoFixed);
-}
-/** True for verdicts that count against the iteration. */
-function isFailing(check) {
-    return check.verdict === 'fail' || check.verdict === 'timeout' || check.verdict === 'error';
-}
-/** `1 check`, `4 checks`, `1 auto-fix`, `2 auto-fixes` (pass the plural when it is not the word plus s). */
-function format_plural(count, singular, pluralForm = `${singular}s`) {
-    return `${count} ${count === 1 ? singular : pluralForm}`;
-}
-/** `✅ all 4 checks passed`, `✅ the 1 check passed`, `❌ 1 of 4 checks failed`, `no checks ran`. */
-function verdictLine(checks) {
-    if (checks.length === 0)
-        return 'no checks ran';
-    const failing = checks.filter(isFailing).length;
-    const noun = checks.length === 1 ? 'check' : 'checks';
-    if (failing === 0) {
-        const skipped = checks.filter((c) => c.verdict === 'skipped').length;
-        return skipped > 0
-            ? `✅ ${checks.length - skipped} of ${checks.length} ${noun} passed, ${skipped} skipped`
-            : checks.length === 1
-                ? '✅ the 1 check passed'
-                : `✅ all ${checks.length} ${noun} passed`;
-    }
-    const regressions = checks.filter((c) => c.regression && isFailing(c)).length;
-    const which = regressions === 0 ? '' : `, ${regressions} of them ${regressions === 1 ? 'a regression' : 'regressions'}`;
-    return `❌ ${failing} of ${checks.length} ${noun} failed${which}`;
-}
-/** The single-word verdict for the `verdict` output: pass, fail or none. */
-function overallVerdict(checks) {
-    if (checks.length === 0)
-        return 'none';
-    return checks.some(isFailing) ? 'fail' : 'pass';
-}
-/** `5,500`: digits grouped, so a count of tokens reads at a glance. */
-function formatCount(value) {
-    return Math.round(value).toLocaleString('en-US');
-}
-/** `$1.84`; a cost under a cent is `<$0.01`, not a zero it is not. */
-function formatUsd(value) {
-    return value > 0 && value < 0.005 ? '<$0.01' : `$${value.toFixed(2)}`;
-}
-/** `location` as `file:line:column`. */
-function formatLocation(location) {
-    return [location.file, location.line, location.line !== undefined ? location.column : undefined]
-        .filter((part) => part !== undefined)
-        .join(':');
-}
-/** The setting GitHub names when it refuses a workflow's token a pull request. */
-const PULL_REQUEST_SETTING = 'Allow GitHub Actions to create and approve pull requests';
-/** What a person does when the pull request could not be opened: the setting, where it is, or a token. */
-function pullRequestWaitingSection(model) {
-    const waiting = model.pullRequestWaiting;
-    if (!waiting)
-        return '';
-    return [
-        `**Pull request not opened:** GitHub refused this job's token because the repository setting "${PULL_REQUEST_SETTING}" is off`,
-        '(the default for new repositories and organizations). Turn it on under Settings → Actions → General → Workflow permissions',
-        "(an organization's own Actions settings can hold it off), or give the action a `push-token` that may open pull requests.",
-        `The branch \`${waiting.branch}\` is pushed: [compare and open the pull request](${waiting.compareUrl}). The loop asks again in its next iteration.`,
-    ].join(' ');
-}
-
 ;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
 /** The Mermaid stage diagram of the summary and the comment: where the loop stands. Pure. */
 
@@ -48158,7 +48576,12 @@ function pullRequestWaitingSection(model) {
 const END_NODES = {
     blocked: { id: 'BLOCKED', label: (d) => `BLOCKED at iteration ${d.iteration} of ${d.maxIterations}` },
     capped: { id: 'CAPPED', label: (d) => `Cap reached: ${d.iteration} of ${d.maxIterations} iterations` },
-    aborted: { id: 'ABORTED', label: (d) => `Aborted at iteration ${d.iteration} of ${d.maxIterations}` },
+    aborted: {
+        id: 'ABORTED',
+        label: (d) => d.iteration === 0
+            ? 'Aborted before its first iteration'
+            : `Aborted at iteration ${d.iteration} of ${d.maxIterations}`,
+    },
     waiting: { id: 'WAITING', label: (d) => (d.gate ? `Waiting for gate ${d.gate}` : 'Waiting') },
 };
 /**
@@ -48173,6 +48596,8 @@ function renderStageDiagram(input) {
     const ordered = domain_stages/* STAGES */.an.filter((s) => pipeline.includes(s));
     const lines = ['stateDiagram-v2', '  direction LR'];
     const complete = status === 'complete' || stage === 'COMPLETE';
+    // Aborted before its first iteration (while queued): it left from the start, not from a stage.
+    const neverRan = status === 'aborted' && iteration === 0;
     if (complete && ordered.includes('COMPLETE')) {
         lines.push(`  state "COMPLETE in ${iteration} iteration${iteration === 1 ? '' : 's'}" as COMPLETE`);
     }
@@ -48184,14 +48609,15 @@ function renderStageDiagram(input) {
     const loopEnd = domain_stages/* CAPABILITY_LOOP */.y3[domain_stages/* CAPABILITY_LOOP */.y3.length - 1];
     const loops = ordered.includes(loopStart) && ordered.includes(loopEnd);
     if (loops) {
-        lines.push(`  ${loopEnd} --> ${loopStart}: ${complete ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`);
+        lines.push(`  ${loopEnd} --> ${loopStart}: ${complete || neverRan ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`);
     }
     // The stage whose checks ran this iteration: VERIFY where the pipeline has it, else where the loop is.
     const verifiedAt = loops && !complete ? loopEnd : stage;
     const end = complete ? undefined : END_NODES[status];
     if (end) {
         lines.push(`  state "${end.label(input)}" as ${end.id}`);
-        lines.push(`  ${ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage)} --> ${end.id}`);
+        const from = neverRan ? '[*]' : ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage);
+        lines.push(`  ${from} --> ${end.id}`);
     }
     lines.push('  classDef done fill:#dafbe1,stroke:#1a7f37,color:#1f2328');
     lines.push('  classDef current fill:#fff8c5,stroke:#9a6700,color:#1f2328,stroke-width:2px');
@@ -48213,277 +48639,6 @@ function renderStageDiagram(input) {
     return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
 }
 
-;// CONCATENATED MODULE: ./src/domain/report/view.ts
-/**
- * The facts a person reads about a loop, computed once from the report model: where it stands, why it
- * stopped, what a person does next, the failure and its attempts, each iteration, and the one
- * annotation of a stopped loop. The summary, the comment, the annotations and the outputs all render
- * from this, so a fact is said in one place with one count. Texts are plain (code spans in
- * backticks); the renderers escape them with `markdownText`. Pure.
- */
-
-
-
-const ICONS = {
-    running: '🔁',
-    waiting: '⏸️',
-    blocked: '🚫',
-    complete: '✅',
-    capped: '🛑',
-    aborted: '⏹️',
-    queued: '⏳',
-};
-const TITLES = {
-    running: 'Running',
-    waiting: 'Waiting',
-    blocked: 'BLOCKED: needs a person',
-    complete: 'COMPLETE',
-    capped: 'Stopped at the iteration cap',
-    aborted: 'Aborted',
-    queued: 'Queued: waits for a slot or its dependencies',
-};
-/** The statuses that stop a loop short of COMPLETE; `fail-on` chooses which of them fail the job. */
-const STOPPED_STATES = ['blocked', 'capped', 'aborted'];
-function buildReportView(model, surface = 'github') {
-    const state = model.status;
-    const failure = failureView(model);
-    const why = whyOf(model);
-    const nextStep = surface === 'cli' ? cliNextStepOf(model) : nextStepOf(model);
-    const iterations = iterationsOf(model);
-    return {
-        state,
-        icon: ICONS[state],
-        title: state === 'waiting' && pendingGate(model)
-            ? `Waiting for approval of gate \`${pendingGate(model)}\``
-            : state === 'capped'
-                ? CAP_TITLES[capLimitOf(model)]
-                : TITLES[state],
-        progress: `iteration ${model.iteration} of ${model.maxIterations}`,
-        why,
-        nextStep,
-        failure,
-        iterations: iterations.list,
-        earlierIterations: iterations.earlier,
-        updatedAt: model.updatedAt ? formatTime(model.updatedAt) : '',
-        endState: isStopped(state)
-            ? {
-                title: `loop-controller: ${model.loopId} ${state === 'capped' ? CAPPED_TITLES[capLimitOf(model)] : STOPPED_TITLES[state]} (${plainProgress(model)})`,
-                message: [why ? `Why: ${why}.` : '', `Next: ${nextStep}`].filter(Boolean).join(' '),
-            }
-            : null,
-    };
-}
-const STOPPED_TITLES = {
-    blocked: 'is BLOCKED',
-    capped: 'stopped at the iteration cap',
-    aborted: 'was aborted',
-};
-/** A capped loop's title names the limit it reached: the iteration cap is only one of four. */
-const CAP_TITLES = {
-    iterations: 'Stopped at the iteration cap',
-    minutes: 'Stopped: the time budget is spent',
-    tokens: 'Stopped: the token budget is spent',
-    cost: 'Stopped: the cost budget is spent',
-};
-const CAPPED_TITLES = {
-    iterations: 'stopped at the iteration cap',
-    minutes: 'stopped: the time budget is spent',
-    tokens: 'stopped: the token budget is spent',
-    cost: 'stopped: the cost budget is spent',
-};
-/** The limit a capped loop reached, as the decision that stopped it names it (the iteration cap without one). */
-function capLimitOf(model) {
-    return model.next?.kind === 'CAP_REACHED' ? model.next.limit : 'iterations';
-}
-function isStopped(state) {
-    return STOPPED_STATES.includes(state);
-}
-function plainProgress(model) {
-    return `iteration ${model.iteration} of ${model.maxIterations}`;
-}
-/** The gate a waiting loop waits on, if it waits on one. */
-function pendingGate(model) {
-    if (model.next?.kind === 'WAIT_FOR_APPROVAL')
-        return model.next.gate;
-    return Object.entries(model.gates).find(([, gate]) => gate.status === 'pending')?.[0] ?? null;
-}
-function whyOf(model) {
-    if (model.status === 'running' || model.status === 'complete')
-        return null;
-    const gate = model.status === 'waiting' ? pendingGate(model) : null;
-    // A waiting gate is named by the title; its own reason says why it was raised.
-    const gateReason = gate
-        ? model.gates[gate]?.reason || (model.next?.kind === 'WAIT_FOR_APPROVAL' ? model.next.reason : '')
-        : '';
-    const reason = (model.status === 'blocked' ? model.handoff?.reason || model.statusReason : gateReason || model.statusReason).trim();
-    return reason === '' ? null : reason.replace(/[.\s]+$/, '');
-}
-/** The same steps with the CLI's commands. */
-function cliNextStepOf(model) {
-    switch (model.status) {
-        case 'complete':
-            return "review the loop's commits (`loop-controller history`) and merge them.";
-        case 'blocked':
-            return 'fix the cause or clarify the goal, then run `loop-controller resume`; to give up, `loop-controller abort`.';
-        case 'capped':
-            return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`;
-        case 'aborted':
-            return 'nothing: the loop is over; its commits stay where they are.';
-        case 'queued':
-            return 'nothing: on GitHub the loop starts by itself once a slot is free and its dependencies are COMPLETE; `loop-controller run` runs it here.';
-        case 'waiting': {
-            const gate = pendingGate(model);
-            if (gate)
-                return `approve gate \`${gate}\`: run \`loop-controller approve ${gate}\`.`;
-            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
-        }
-        default:
-            return `nothing: run \`loop-controller run\` to go on; to stop, \`loop-controller abort\`.`;
-    }
-}
-function nextStepOf(model) {
-    const branch = `\`${loopBranch(model.loopId)}\``;
-    const pull = model.links.pullRequest;
-    switch (model.status) {
-        case 'complete':
-            return pull
-                ? `review pull request #${pull.number}, mark it ready for review and merge it.`
-                : `merge ${branch} into the default branch (or open a pull request from it).`;
-        case 'blocked':
-            return `push a fix to ${branch} or clarify the goal in the issue, then comment \`/loop resume\`; to give up, comment \`/loop abort\`.`;
-        case 'capped':
-            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
-        case 'aborted':
-            // One aborted before its first iteration (a queued loop) left no work behind.
-            return model.iteration === 0
-                ? 'nothing: the loop is over before any work; comment `/loop start` to begin a new one.'
-                : `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
-        case 'queued':
-            return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.';
-        case 'waiting': {
-            const gate = pendingGate(model);
-            if (gate) {
-                return `approve gate \`${gate}\` (someone with write access): comment \`/loop approve ${gate}\`, add the label \`${Labels.ApprovedPrefix}${gate}\` or approve the pull request in a review.`;
-            }
-            return `${model.nextAction.replace(/[.\s]+$/, '')}.`;
-        }
-        default:
-            return 'nothing: the loop goes on by itself; to stop it, comment `/loop abort`.';
-    }
-}
-function failureView(model) {
-    const current = model.failures.current;
-    const failingCheck = current
-        ? (model.checks.find((check) => check.name === current.check) ?? model.checks.find(isFailing))
-        : model.checks.find(isFailing);
-    if (!current && !failingCheck)
-        return null;
-    const location = failingCheck?.locations[0] ?? null;
-    const message = location?.message ?? current?.error ?? failingCheck?.excerpt ?? '';
-    return {
-        check: current?.check ?? failingCheck?.name ?? '',
-        location,
-        pattern: current?.pattern ?? failingCheck?.pattern ?? null,
-        firstLine: message
-            .split('\n')
-            .find((line) => line.trim() !== '')
-            ?.trim() ?? '',
-        attempts: Math.max(model.failures.consecutive, model.failures.tried.length + (current ? 1 : 0)),
-        attemptsLimit: model.failures.perFailureLimit,
-        tried: model.failures.tried,
-    };
-}
-/** At most this many iterations are listed; older ones are counted. */
-const MAX_LISTED_ITERATIONS = 30;
-function iterationsOf(model) {
-    const byIteration = new Map();
-    const entry = (iteration) => {
-        let view = byIteration.get(iteration);
-        if (!view) {
-            view = {
-                iteration,
-                verdict: 'none',
-                checks: 0,
-                failed: [],
-                strategies: [],
-                agentCalls: 0,
-                tokens: null,
-                costUsd: null,
-            };
-            byIteration.set(iteration, view);
-        }
-        return view;
-    };
-    for (const logged of model.usageLog) {
-        if (logged.iteration < 1)
-            continue;
-        const view = entry(logged.iteration);
-        const outputs = logged.outputs;
-        if (logged.what.startsWith('work ')) {
-            view.agentCalls += 1;
-            if (typeof outputs.strategy === 'string' && !view.strategies.includes(outputs.strategy)) {
-                view.strategies = [...view.strategies, outputs.strategy];
-            }
-            if (typeof outputs.tokens === 'number')
-                view.tokens = (view.tokens ?? 0) + outputs.tokens;
-            if (typeof outputs.costUsd === 'number')
-                view.costUsd = (view.costUsd ?? 0) + outputs.costUsd;
-        }
-        else if (logged.what === 'verify') {
-            view.checks = typeof outputs.checks === 'number' ? outputs.checks : view.checks;
-            view.failed = Array.isArray(outputs.failed)
-                ? outputs.failed.filter((f) => typeof f === 'string')
-                : [];
-            view.verdict = logged.status === 'pass' ? 'pass' : 'fail';
-        }
-    }
-    // This iteration's checks are the truth for it, whatever the log kept.
-    if (model.checks.length > 0) {
-        const view = entry(model.iteration);
-        view.checks = model.checks.length;
-        view.failed = model.checks.filter(isFailing).map((check) => check.name);
-        const verdict = overallVerdict(model.checks);
-        view.verdict = verdict;
-    }
-    const all = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration);
-    const list = all.slice(-MAX_LISTED_ITERATIONS);
-    const firstListed = list[0]?.iteration ?? model.iteration + 1;
-    return { list, earlier: Math.max(0, firstListed - 1) };
-}
-/** One checklist line's text (plain, with code spans), e.g. `iteration 2 · ❌ 1 of 4 checks failed (`unit`) · tried `context_expand` · 1 agent call · 1200 tokens · $0.01`. */
-function iterationLine(view) {
-    const verdict = view.verdict === 'none'
-        ? 'no checks ran'
-        : view.verdict === 'pass'
-            ? view.checks === 1
-                ? '✅ the 1 check passed'
-                : `✅ all ${view.checks} checks passed`
-            : `❌ ${view.failed.length} of ${format_plural(view.checks, 'check')} failed${view.failed.length > 0
-                ? ` (${view.failed.slice(0, 5).map(codeSpan).join(', ')}${view.failed.length > 5 ? ', …' : ''})`
-                : ''}`;
-    const parts = [`iteration ${view.iteration}`, verdict];
-    if (view.strategies.length > 0)
-        parts.push(`tried ${view.strategies.map(codeSpan).join(', ')}`);
-    if (view.agentCalls > 0)
-        parts.push(format_plural(view.agentCalls, 'agent call'));
-    if (view.tokens !== null)
-        parts.push(`${formatCount(view.tokens)} token${view.tokens === 1 ? '' : 's'}`);
-    if (view.costUsd !== null)
-        parts.push(formatUsd(view.costUsd));
-    return parts.join(' · ');
-}
-/** A name as a code span of the view's plain text; a backtick in it (a hostile check name) cannot pair with another. */
-function codeSpan(name) {
-    return `\`${name.replace(/`/g, "'")}\``;
-}
-/** `2026-01-01 00:00 UTC`. */
-function formatTime(iso) {
-    const date = new Date(iso);
-    if (Number.isNaN(date.getTime()))
-        return '';
-    return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
 ;// CONCATENATED MODULE: ./src/domain/report/sections.ts
 /**
  * The parts the job summary and the sticky comment share, each rendered from the report view so both
@@ -48498,7 +48653,7 @@ function formatTime(iso) {
 
 /** `🚫 BLOCKED: needs a person · \`stuck\` · iteration 3 of 8`; COMPLETE says how many iterations it took. */
 function headingText(model, view) {
-    const progress = view.state === 'complete' ? `after ${format_plural(model.iteration, 'iteration')}` : view.progress;
+    const progress = view.state === 'complete' ? `after ${plural(model.iteration, 'iteration')}` : view.progress;
     return `${view.icon} ${markdownText(view.title)} · ${code(model.loopId)} · ${progress}`;
 }
 /** **Why** (when stopped or waiting) and **Next** (always): each said once. */
@@ -48518,6 +48673,8 @@ function auditTrailPointer(model) {
 }
 /** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
 function stageLine(model) {
+    if (model.status === 'aborted' && neverRan(model))
+        return 'none (aborted before its first iteration)';
     const { capabilities } = model;
     if (capabilities.total === 0 || capabilities.current === null)
         return model.stage;
@@ -48578,14 +48735,14 @@ function handoffSection(model, view, redact, outputBudget) {
     if (failure) {
         const { failures } = model;
         const fixes = failure.tried.length;
-        const after = fixes > 0 ? `: the first, then ${format_plural(fixes, 'fix', 'fixes')}` : '';
+        const after = fixes > 0 ? `: the first, then ${plural(fixes, 'fix', 'fixes')}` : '';
         const tried = [
             `**What was tried** · ${failure.attempts} of ${failure.attemptsLimit} attempts on this failure${after} · ${failures.total} of ${failures.totalLimit} failures allowed in the loop`,
         ];
         const shown = failure.tried.slice(-REPORT_CAPS.triedEntries);
         if (shown.length < failure.tried.length) {
             const earlier = failure.tried.length - shown.length;
-            tried.push(`_(${format_plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
+            tried.push(`_(${plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
         }
         blocks.push(tried.join('  \n'));
         if (shown.length > 0) {
@@ -48633,7 +48790,7 @@ function checkTable(checks, redact) {
         ? '| check | verdict | time | analysis |\n| --- | --- | --- | --- |'
         : '| check | verdict | time |\n| --- | --- | --- |';
     const more = checks.length > shown.length
-        ? `\n\n_… and ${format_plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
+        ? `\n\n_… and ${plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
         : '';
     return `${header}\n${rows.join('\n')}${more}`;
 }
@@ -48643,7 +48800,7 @@ function iterationChecklist(model, view, redact) {
         return '';
     const lines = ['**Iterations**'];
     if (view.earlierIterations > 0)
-        lines.push(`_(${format_plural(view.earlierIterations, 'earlier iteration')} in the audit trail)_`);
+        lines.push(`_(${plural(view.earlierIterations, 'earlier iteration')} in the audit trail)_`);
     for (const iteration of view.iterations)
         lines.push(`- [x] ${markdownText(iterationLine(iteration), 600)}`);
     if (view.state === 'running') {
@@ -48756,7 +48913,7 @@ function renderComment(model, options = {}) {
             stageDiagram(model, view),
             iterationChecklist(model, view, redact),
             model.checks.length > 0
-                ? `<details><summary>Checks of iteration ${model.iteration}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
+                ? `<details><summary>${checksHeading(model)}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
                 : '',
             gatesLine(model, redact),
             refusedSection(model, redact),
@@ -48766,6 +48923,12 @@ function renderComment(model, options = {}) {
         return `${parts.filter(Boolean).join('\n\n')}\n`;
     };
     return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
+}
+/** Whose checks the comment folds away: this iteration's, or a baseline round's (before any work). */
+function checksHeading(model) {
+    return model.baselineRound
+        ? `Checks at the baseline, before iteration ${model.baselineRound.iteration}`
+        : `Checks of iteration ${model.iteration}`;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/metrics.ts
@@ -48824,6 +48987,7 @@ function buildReportModel(state, extras) {
         },
         checks: earlier.length > 0 ? earlier : extras.checks,
         checksRanEarlier: earlier.length > 0,
+        ...(extras.baselineRound ? { baselineRound: extras.baselineRound } : {}),
         outputs: extras.outputs ?? {},
         next: extras.next,
         nextAction: extras.nextAction,
@@ -48890,7 +49054,7 @@ function renderFailureOutputs(model, outputBudget, redact) {
     });
     if (failing.length > shown.length) {
         const rest = failing.length - shown.length;
-        sections.push(`_… and ${format_plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
+        sections.push(`_… and ${plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
     }
     return sections.join('\n\n');
 }
@@ -48901,7 +49065,7 @@ function renderOverflow(overflow, redact) {
     const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
     if (overflow.length > shown.length)
         items.push(`- … and ${overflow.length - shown.length} more`);
-    return `<details><summary>${format_plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
+    return `<details><summary>${plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
 }
 /**
  * The job summary: the heading (state, loop id, iteration N of M), why and next, the BLOCKED handoff,
@@ -48916,7 +49080,7 @@ function renderSummary(model, options = {}) {
     const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
     const body = [
         stageDiagram(model, view),
-        `**Verdict:** ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+        `${summary_verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
             ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
             : ''}`,
         checkTable(model.checks, redact),
@@ -48942,16 +49106,20 @@ function renderSummary(model, options = {}) {
         .join('\n\n')}\n`;
     return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
 }
+/** What the verdict is of: this iteration's checks, or (a baseline round) the checks before any work. */
+function summary_verdictLabel(model) {
+    return model.baselineRound ? '**Baseline** (the checks at the base, before any work):' : '**Verdict:**';
+}
 /** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
 function metricsLine(model) {
     const m = model.metrics;
     if (!m)
         return '';
     const counts = [
-        format_plural(m.workCalls, 'agent call'),
-        format_plural(m.autoFixes, 'auto-fix', 'auto-fixes'),
-        format_plural(m.flakes, 'flake'),
-        format_plural(m.regressions, 'regression'),
+        plural(m.workCalls, 'agent call'),
+        plural(m.autoFixes, 'auto-fix', 'auto-fixes'),
+        plural(m.flakes, 'flake'),
+        plural(m.regressions, 'regression'),
         `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
     ];
     const patterns = Object.entries(m.aggregate.successRateByPattern)
@@ -49019,7 +49187,9 @@ async function report(run, input, deps) {
     const branch = loopBranch(loopId);
     const issue = loopIssue(state);
     const model = buildReportModel(state, {
-        checks: result.checks,
+        // A baseline round ran no iteration: its report shows the checks at the base, said as such.
+        checks: result.baselineRound?.checks ?? result.checks,
+        ...(result.baselineRound ? { baselineRound: { iteration: result.baselineRound.iteration } } : {}),
         next: result.next,
         nextAction: result.nextAction,
         outcome,
@@ -49270,6 +49440,93 @@ async function reportBlockedElsewhere(input, state, deps) {
     await report(otherLoop, { loopId: input.loopId, state, outcome: 'blocked', result, root: input.root, failOn: [] }, { github: deps.github, io, redact: deps.redact }).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId}'s status comment does not say it is BLOCKED (${messageOf(error)}).`)));
 }
 
+;// CONCATENATED MODULE: ./src/action/depends-on.ts
+/**
+ * A loop's `depends-on`, read at its start: the loop config's list and the issue body's line (untrusted
+ * text), checked; and the numbers asked about, since one may name no issue of this repository (a typo)
+ * or a pull request: no loop of it would ever be COMPLETE, so the loop would wait forever. Such a number
+ * refuses the start, naming it, so the person fixes the line and starts again. An answer that does not
+ * come only warns: the loop waits as before.
+ */
+
+
+
+/**
+ * A `depends-on` the start is refused for: the issue body's line could not be read (`issue`), the loop
+ * config's list names the loop's own issue (`config`), or a number is no issue (`target`). The person
+ * who started the loop is told why.
+ */
+class DependsOnRefusedError extends ConfigError {
+    source;
+    name = 'DependsOnRefusedError';
+    constructor(message, source = 'issue') {
+        super(message);
+        this.source = source;
+    }
+}
+/**
+ * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
+ * event is about (untrusted text: issue numbers of this repository only). A bad line, or a config list
+ * that names the loop's own issue (a config shared by every issue's loop), is the user's to fix.
+ */
+function dependenciesOf(run, config, loopId) {
+    return readDependencies(run, config, loopId).loops;
+}
+/**
+ * `dependenciesOf`, and whether the issue body was read (a start from the issue: its label, `/loop
+ * start`): then the list replaces the one a queued loop has, so an edit of the line counts at the next start.
+ */
+function readDependencies(run, config, loopId) {
+    const issue = depends_on_record(run.event.payload.issue);
+    const issueNumber = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null;
+    // A queued loop's dispatched job carries no issue: its loop id still names its issue.
+    const ownIssue = issueNumber ?? (loopId === undefined ? null : issueOfLoop(loopId));
+    let fromBody = [];
+    // Read when the issue starts the loop (its label, `/loop start`); an edit counts at the next start.
+    const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start';
+    const body = starts && issueNumber !== null && typeof issue?.body === 'string' ? issue.body : null;
+    if (body !== null && issueNumber !== null) {
+        const line = parseDependsOnLine(body, issueNumber, run.repository ?? null);
+        if (line.kind === 'refused')
+            throw new DependsOnRefusedError(`${line.message}.`);
+        if (line.kind === 'issues')
+            fromBody = line.issues;
+    }
+    const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')));
+    if (ownIssue !== null && fromConfig.includes(ownIssue)) {
+        throw new DependsOnRefusedError(`the loop config's 'depends-on' names issue #${ownIssue}, the issue of this loop itself; a loop cannot wait for itself. A 'depends-on' in the loop config applies to every loop that uses that config.`, 'config');
+    }
+    const checked = checkDependencies([...fromConfig, ...fromBody], ownIssue, "'depends-on' (the loop config and the issue body)");
+    if (checked.kind === 'refused')
+        throw new DependsOnRefusedError(`${checked.message}.`);
+    return { loops: checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : [], bodyRead: body !== null };
+}
+/** What is wrong with the loops `dependsOn` names (each `issue-N`), or null when each is an issue. */
+async function dependencyTargetsProblem(dependsOn, repository, deps) {
+    const problems = [];
+    for (const loopId of dependsOn) {
+        const issue = issueOfLoop(loopId);
+        if (issue === null)
+            continue;
+        let kind;
+        try {
+            kind = await deps.github.getIssueKind(issue);
+        }
+        catch (error) {
+            deps.logger.warning(`Whether #${issue} (named by depends-on) is an issue is unknown (${messageOf(error)}).`);
+            continue;
+        }
+        if (kind === 'none')
+            problems.push(`#${issue}: no such issue in ${repository}`);
+        if (kind === 'pull-request')
+            problems.push(`#${issue} is a pull request (depends-on names issues)`);
+    }
+    return problems.length === 0 ? null : problems.join('; ');
+}
+function depends_on_record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/action/first-state.ts
 /**
  * The first state of a loop the event starts, saved by whichever job gets there first: a loop queued
@@ -49372,9 +49629,17 @@ async function saveStatus(loopId, status, statusReason, deps, fromRunning = fals
         throw new Error(`loop ${loopId} has no state to mark ${status}`);
     return stored;
 }
-async function reportQueued(run, input, deps) {
-    const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
-    const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, runUrl }, nameOfLoop));
+async function reportQueued(run, 
+/** `releasedBy`: the loop whose job tells this one its new place (it ended). */
+input, deps) {
+    const runId = String(run.runId ?? 'local');
+    const writer = {
+        runId,
+        runUrl: `${run.serverUrl}/${run.repository}/actions/runs/${runId}`,
+        at: deps.clock.now().toISOString(),
+        ...(input.releasedBy !== undefined ? { releasedBy: input.releasedBy } : {}),
+    };
+    const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, writer }, nameOfLoop));
     if (input.summary !== false && run.hasStepSummary)
         await deps.io.writeSummary(body);
     const subject = input.summary !== false ? run.event.subject.number : null;
@@ -50101,47 +50366,9 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
 
 
 
-/**
- * A `depends-on` the start is refused for: the issue body's line could not be read (`issue`), or the
- * loop config's list names the loop's own issue (`config`). The person who started the loop is told why.
- */
-class DependsOnRefusedError extends ConfigError {
-    source;
-    name = 'DependsOnRefusedError';
-    constructor(message, source = 'issue') {
-        super(message);
-        this.source = source;
-    }
-}
-/**
- * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
- * event is about (untrusted text: issue numbers of this repository only). A bad line, or a config list
- * that names the loop's own issue (a config shared by every issue's loop), is the user's to fix.
- */
-function dependenciesOf(run, config, loopId) {
-    const issue = slots_record(run.event.payload.issue);
-    const issueNumber = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null;
-    // A queued loop's dispatched job carries no issue: its loop id still names its issue.
-    const ownIssue = issueNumber ?? (loopId === undefined ? null : issueOfLoop(loopId));
-    let fromBody = [];
-    // Read when the issue starts the loop (its label, `/loop start`); a later edit of the body changes nothing.
-    const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start';
-    if (starts && issueNumber !== null && typeof issue?.body === 'string') {
-        const line = parseDependsOnLine(issue.body, issueNumber, run.repository ?? null);
-        if (line.kind === 'refused')
-            throw new DependsOnRefusedError(`depends-on: ${line.message}.`);
-        if (line.kind === 'issues')
-            fromBody = line.issues;
-    }
-    const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')));
-    if (ownIssue !== null && fromConfig.includes(ownIssue)) {
-        throw new DependsOnRefusedError(`depends-on: the loop config's 'depends-on' names issue #${ownIssue}, the issue of this loop itself; a loop cannot wait for itself. A 'depends-on' in the loop config applies to every loop that uses that config.`, 'config');
-    }
-    const checked = checkDependencies([...fromConfig, ...fromBody], ownIssue, "'depends-on' (the loop config and the issue body)");
-    if (checked.kind === 'refused')
-        throw new DependsOnRefusedError(`depends-on: ${checked.message}.`);
-    return checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : [];
-}
+
+// Read by fan-out's plan gate too.
+
 function slotStore(run, root) {
     return new GitSlotStore({ ...stateBranchOptions(run, root), by: `run ${run.runId ?? 'local'}` });
 }
@@ -50202,21 +50429,25 @@ function slotsQueue(run, root, store) {
  * `queued`, reported) or refused for its `depends-on` (an unreadable line, the config naming the loop's
  * own issue, a cycle: told on the issue), and the job ends here, green.
  */
-async function takeSlot(run, input, deps) {
+async function takeSlot(run, input, 
+/** `getIssueKind`: a start asks whether each dependency is an issue. */
+deps) {
     const limit = run.settings.maxLoops;
     let dependsOn;
+    let bodyRead;
     try {
-        dependsOn = dependenciesOf(run, input.config, input.loopId);
+        ;
+        ({ loops: dependsOn, bodyRead } = readDependencies(run, input.config, input.loopId));
     }
     catch (error) {
         if (!(error instanceof DependsOnRefusedError))
             throw error;
-        await deps.reportRefusal(dependsOnRefusal(input.loopId, error.message, error.source));
-        deps.io.setOutput(Outputs.Status, 'refused');
-        return false;
+        return refuseDependsOn(input.loopId, error, deps);
     }
     // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
-    const mayBeQueued = run.settings.iteration === 1;
+    // A start from its issue may find it queued too (its `depends-on:` line since edited): it asks again.
+    // Only the git store keeps a queue, so only there may a loop be queued.
+    const mayBeQueued = run.settings.iteration === 1 || (bodyRead && deps.store.kind === 'git');
     if (limit === null && dependsOn.length === 0 && !mayBeQueued)
         return true;
     const loaded = await deps.store.load(input.loopId);
@@ -50228,6 +50459,10 @@ async function takeSlot(run, input, deps) {
     // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
     if (loaded && hasEnded(loaded.state.status))
         return true;
+    // Asked at a start only: a dispatched job's loop was asked about when it started.
+    const targets = bodyRead ? await dependencyTargetsProblem(dependsOn, run.repository ?? 'this repository', deps) : null;
+    if (targets !== null)
+        return refuseDependsOn(input.loopId, new DependsOnRefusedError(targets, 'target'), deps);
     const target = parseWorkflowRef(run.workflowRef ?? '');
     if (!target) {
         deps.logger.warning(`max-loops and depends-on need GITHUB_WORKFLOW_REF to dispatch queued loops; got '${run.workflowRef}'. The loop runs unqueued.`);
@@ -50247,6 +50482,7 @@ async function takeSlot(run, input, deps) {
         ref: dispatchRef(target.ref, run.event.defaultBranch),
         // A person's resume runs a loop that gave its slot back when it ended: it queues like a new one.
         started: current.state.status !== 'queued' && current.state.iteration > 0 && !asksResume(run),
+        replacesDependencies: bodyRead,
         // The run that has the loop: not a pull request comment's job, which hands an existing loop's
         // iteration to a dispatch instead of running it.
         ...(run.runId !== undefined && !(outsideLoopGroup(run) && loaded) ? { run: run.runId } : {}),
@@ -50327,7 +50563,7 @@ async function slots_releaseSlot(run, input, deps) {
             const state = loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state;
             if (!(await stillInLine(loopId, slots)))
                 continue;
-            await reportQueued(run, { loopId, state, wait, summary: false }, deps);
+            await reportQueued(run, { loopId, state, wait, summary: false, releasedBy: input.loopId }, deps);
         }
     }
     catch (error) {
@@ -50338,6 +50574,11 @@ async function tellNotInLine(loopId, error, deps) {
     await deps
         .reportRefusal(notInLineRefusal(loopId, deps.redact(messageOf(error))))
         .catch((reportError) => deps.logger.warning(deps.redact(`Loop ${loopId} is not in line, and its issue was not told (${messageOf(reportError)}).`)));
+}
+async function refuseDependsOn(loopId, error, deps) {
+    await deps.reportRefusal(dependsOnRefusal(loopId, error.message, error.source));
+    deps.io.setOutput(Outputs.Status, 'refused');
+    return false;
 }
 async function refuseCycle(loopId, cycle, deps) {
     await deps.reportRefusal(cycleRefusal(loopId, cycle));
@@ -50403,9 +50644,6 @@ function asksCommand(run, kind) {
         return true;
     const intent = interpretEvent(run.event.name, run.event.payload);
     return intent.kind === 'command' && intent.command.kind === kind;
-}
-function slots_record(value) {
-    return typeof value === 'object' && value !== null ? value : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/action/dashboard.ts
@@ -52039,6 +52277,45 @@ function legTimeMs(measuredMs, checkTimeoutSeconds) {
     return boundedMs(measuredMs ?? checkTimeoutSeconds * 1000);
 }
 
+;// CONCATENATED MODULE: ./src/domain/fan-out-work.ts
+/** The plan file's report of the work (`fan-out.ts`): what the agent's call ended as, in the plan job. */
+
+const AGENT_FAILURE_KINDS = [
+    'overloaded',
+    'rate-limit',
+    'server-error',
+    'network',
+    'auth',
+    'quota',
+    'max-turns',
+    'budget',
+    'bad-request',
+    'not-installed',
+    'timed-out',
+    'unknown',
+];
+// Every kind the agents know is one a plan may report: a new kind fails to compile here.
+const everyKind = {};
+void everyKind;
+/** The plan's report of its work: the work command's exit, usage and failure, as the plan measured them. */
+const workSchema = schemas/* strictObject */.rej({
+    exitCode: schemas/* number */.aig().int().nullable(),
+    blocked: schemas/* boolean */.zMY(),
+    blockedReason: schemas/* string */.YjP().optional(),
+    durationMs: schemas/* number */.aig().nonnegative(),
+    tokens: schemas/* number */.aig().nonnegative().optional(),
+    costUsd: schemas/* number */.aig().nonnegative().optional(),
+    session: schemas/* string */.YjP().optional(),
+    sessionUsage: schemas/* strictObject */.rej({ tokens: schemas/* number */.aig(), costUsd: schemas/* number */.aig() }).optional(),
+    failure: schemas/* strictObject */.rej({
+        kind: schemas/* enum */.k5n(AGENT_FAILURE_KINDS),
+        transient: schemas/* boolean */.zMY(),
+        message: schemas/* string */.YjP().max(2000),
+    })
+        .optional(),
+    agent: schemas/* string */.YjP().max(200).optional(),
+});
+
 ;// CONCATENATED MODULE: ./src/domain/flake-rerun.ts
 /**
  * Patterns of failures that come and go with the network or the machine's load, whatever the check
@@ -52530,9 +52807,12 @@ function testKey(check, testId) {
  * Fan-out verification: one iteration as three kinds of job. `plan` runs the work and hands on a
  * candidate commit and the legs of the check matrix; each `verify` leg runs one check (or one shard of
  * a sharded check) on the candidate and hands on its verdict; `decide` merges the verdicts and carries
- * the loop on. This module holds the
- * pure part: the legs, GitHub's matrix limit, and the hand-off files' shapes, validated on read.
+ * the loop on. A loop without a baseline first runs a baseline round of the same three jobs: no work,
+ * the legs run their checks at the base, and decide records the baseline (`fan-out-baseline.ts`).
+ * This module holds the pure part: the legs, GitHub's matrix limit, and the hand-off files' shapes,
+ * validated on read.
  */
+
 
 
 
@@ -52578,6 +52858,13 @@ function legsOf(config) {
         byArtifact.set(artifact, leg);
     }
     return legs;
+}
+/**
+ * The legs of a baseline round: every check's but the verify-only ones', which the single job's
+ * baseline leaves out too (they are judged at VERIFY alone).
+ */
+function baselineLegs(legs, checks) {
+    return iterationLegs(legs, checks, false);
 }
 /**
  * The legs of one iteration, of the loop's `legs` (`legsOf`): the legs of its `verify-only` checks only
@@ -52628,40 +52915,6 @@ const legSchema = schemas/* strictObject */.rej({
     .refine((leg) => (leg.shard === undefined) === (leg.shards === undefined) && (leg.shard ?? 0) <= (leg.shards ?? 0), {
     message: 'a leg names its shard and how many shards together, the shard at most their count',
 });
-const AGENT_FAILURE_KINDS = [
-    'overloaded',
-    'rate-limit',
-    'server-error',
-    'network',
-    'auth',
-    'quota',
-    'max-turns',
-    'budget',
-    'bad-request',
-    'not-installed',
-    'timed-out',
-    'unknown',
-];
-// Every kind the agents know is one a plan may report: a new kind fails to compile here.
-const everyKind = {};
-void everyKind;
-const workSchema = schemas/* strictObject */.rej({
-    exitCode: schemas/* number */.aig().int().nullable(),
-    blocked: schemas/* boolean */.zMY(),
-    blockedReason: schemas/* string */.YjP().optional(),
-    durationMs: schemas/* number */.aig().nonnegative(),
-    tokens: schemas/* number */.aig().nonnegative().optional(),
-    costUsd: schemas/* number */.aig().nonnegative().optional(),
-    session: schemas/* string */.YjP().optional(),
-    sessionUsage: schemas/* strictObject */.rej({ tokens: schemas/* number */.aig(), costUsd: schemas/* number */.aig() }).optional(),
-    failure: schemas/* strictObject */.rej({
-        kind: schemas/* enum */.k5n(AGENT_FAILURE_KINDS),
-        transient: schemas/* boolean */.zMY(),
-        message: schemas/* string */.YjP().max(2000),
-    })
-        .optional(),
-    agent: schemas/* string */.YjP().max(200).optional(),
-});
 /** The plan's own report of what ran in it (the work, the stage's tasks): taken on trust. */
 const planReportSchema = schemas/* strictObject */.rej({
     work: workSchema.nullable(),
@@ -52680,11 +52933,26 @@ const planReportSchema = schemas/* strictObject */.rej({
         .max(200),
     /** The plan's own wall time from the iteration's start to its hand-off, in ms: decide counts it in the loop's minutes. */
     wallMs: schemas/* number */.aig().int().nonnegative().max(MAX_JOB_WALL_MS),
+    /**
+     * In the iteration after the baseline round: the baseline's failures the controller fixed with their
+     * fix commands before the work, and those the agent was told of (null: the work did not run).
+     */
+    briefing: schemas/* strictObject */.rej({
+        fixedFirst: schemas/* array */.YOg(schemas/* string */.YjP().max(200)).max(MAX_MATRIX_LEGS),
+        toldAgent: schemas/* array */.YOg(schemas/* string */.YjP().max(200)).max(MAX_MATRIX_LEGS).nullable(),
+    })
+        .nullable()
+        .optional(),
 });
 const commitId = schemas/* string */.YjP().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'a full commit id');
-/** `plan.json`: what the plan job hands to the verify legs and to decide. */
+/**
+ * `plan.json`: what the plan job hands to the verify legs and to decide. Version 2: `baseline` says
+ * whether the run is a baseline round (version 1's legs ran their check at `baselineAt` as well as on
+ * the candidate; a version 1 plan is refused, as the jobs of one run are of one controller).
+ */
+const PLAN_FILE_VERSION = 2;
 const planFileSchema = schemas/* strictObject */.rej({
-    version: schemas/* literal */.euz(1),
+    version: schemas/* literal */.euz(PLAN_FILE_VERSION),
     loopId: schemas/* string */.YjP().min(1),
     /** The state version the plan decided on (null: the loop had no state yet). */
     stateVersion: schemas/* string */.YjP().nullable(),
@@ -52697,15 +52965,21 @@ const planFileSchema = schemas/* strictObject */.rej({
     report: planReportSchema.nullable(),
     legs: schemas/* array */.YOg(legSchema).max(MAX_MATRIX_LEGS),
     /**
-     * Set (to `base`) when the loop has no baseline yet: each leg also runs its check at this commit and
-     * hands on its verdict there, and decide records the legs' merged verdicts as the baseline.
+     * True: this run is the loop's baseline round, not an iteration's work. The loop has no baseline
+     * yet; the plan did no work (its candidate is its base), each leg runs its check once at the base,
+     * and decide records the merged verdicts and their analysed failures as the baseline, for the
+     * iteration's first prompt. `iteration` is the iteration the round measures for, which runs next.
      */
-    baselineAt: commitId.optional(),
+    baseline: schemas/* boolean */.zMY(),
+})
+    .refine((plan) => !plan.baseline || (plan.iteration !== null && plan.candidate === plan.base && plan.report?.work === null), {
+    message: 'a baseline round has an iteration, does no work and names its base as the candidate',
+    path: ['baseline'],
 });
 /** The plan of a job that runs no iteration, on the state as it stands: decide settles the loop alone. */
 function noIterationPlan(loopId, stateVersion) {
     return {
-        version: 1,
+        version: PLAN_FILE_VERSION,
         loopId,
         stateVersion,
         iteration: null,
@@ -52714,6 +52988,7 @@ function noIterationPlan(loopId, stateVersion) {
         candidate: null,
         report: null,
         legs: [],
+        baseline: false,
     };
 }
 /** How a check's process ended in its leg: the fields of a finished run the analysis reads. */
@@ -52734,17 +53009,13 @@ const testVerdictsSchema = schemas/* record */.g1P(schemas/* string */.YjP().min
     .refine((tests) => Object.keys(tests).length <= MAX_LEG_TESTS, {
     message: `at most ${MAX_LEG_TESTS} test verdicts`,
 });
-/** A leg's run of its check at the plan's `baselineAt`, in a scratch checkout of that commit: the check's verdict there and its JUnit verdicts. */
-const legBaselineSchema = schemas/* strictObject */.rej({
-    commit: commitId,
-    verdict: schemas/* enum */.k5n(['pass', 'fail']),
-    tests: testVerdictsSchema.optional(),
-    /** Its setup and its run, in ms (decide counts them in the leg's time). */
-    durationMs: schemas/* number */.aig().int().nonnegative().max(MAX_JOB_WALL_MS),
-});
-/** `<verdict artifact>.json`: one leg's run of its check on the candidate. */
+/**
+ * `<verdict artifact>.json`: one leg's run of its check on the plan's candidate (in a baseline round,
+ * the base). Version 2: version 1 also carried the leg's run at the plan's `baselineAt`.
+ */
+const VERDICT_FILE_VERSION = 2;
 const verdictFileSchema = schemas/* strictObject */.rej({
-    version: schemas/* literal */.euz(1),
+    version: schemas/* literal */.euz(VERDICT_FILE_VERSION),
     loopId: schemas/* string */.YjP(),
     iteration: schemas/* number */.aig().int().positive(),
     candidate: commitId,
@@ -52757,8 +53028,6 @@ const verdictFileSchema = schemas/* strictObject */.rej({
     flakeCheck: legFlakeCheckSchema.optional(),
     /** How long the leg's `verify-setup` ran before its check, in ms (decide counts it in the leg's time). */
     setupMs: schemas/* number */.aig().int().nonnegative().max(MAX_JOB_WALL_MS).optional(),
-    /** The leg's check at the plan's `baselineAt`, when the plan asked for it and the leg could run it. */
-    baseline: legBaselineSchema.optional(),
 })
     .refine((verdict) => !verdict.flakeCheck || (failed(verdict.run) && !verdict.run.timedOut), {
     message: 'a flake check follows only a run that failed and did not time out',
@@ -52785,6 +53054,10 @@ function parseHandOff(schema, text, what) {
 /** The line a leg without a verdict leaves in its check's output (the `infrastructure` pattern's anchor). */
 function fan_out_noVerdictLine(leg, reason) {
     return `${NO_VERDICT_PREFIX} ${leg}: ${reason}`;
+}
+/** Whether `run` stands for a leg that gave no verdict (`noVerdict`), not a run of its check. */
+function isNoVerdict(run) {
+    return run.spawnError?.startsWith(`${NO_VERDICT_PREFIX} `) === true;
 }
 /** A leg that gave no verdict, as a run that could not be had: its check's verdict is `error`, never a pass. */
 function noVerdict(leg, reason) {
@@ -52844,8 +53117,7 @@ function judgeLegs(legs, verdicts, expected, unreadable) {
  * job failed, was cancelled or timed out before it uploaded one), unreadable, or for another loop,
  * iteration or candidate is a `noVerdict`; with `tests`, the union of the JUnit verdicts of the legs
  * that gave one (a test failing in any shard fails, `unionTests`); with `flakeChecks`, what those legs
- * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them); with
- * `baselines`, what they measured at the plan's `baselineAt` (`fan-out-baseline.ts` merges them).
+ * re-ran of their failed check and whether it passed (decide's `leg-flakes.ts` judges them).
  */
 function mergeVerdicts(legs, verdicts, expected, 
 /** Legs whose artifact gave no verdict (a file not valid, a leg whose controller failed), by artifact name, with why. */
@@ -52854,22 +53126,18 @@ unreadable = new Map()) {
     const runs = new Map();
     const flakeChecks = new Map();
     const legTimesMs = new Map();
-    const baselines = new Map();
     for (const { leg, verdict, reason } of judged) {
         const key = legRunKey(leg.check, leg.shard);
         runs.set(key, verdict ? verdict.run : noVerdict(leg.leg, reason));
         if (verdict?.flakeCheck)
             flakeChecks.set(key, verdict.flakeCheck);
-        if (verdict?.baseline)
-            baselines.set(key, verdict.baseline);
         if (verdict) {
-            const ran = (verdict.setupMs ?? 0) + verdict.run.durationMs + (verdict.flakeCheck?.durationMs ?? 0);
-            legTimesMs.set(key, ran + (verdict.baseline?.durationMs ?? 0));
+            legTimesMs.set(key, (verdict.setupMs ?? 0) + verdict.run.durationMs + (verdict.flakeCheck?.durationMs ?? 0));
         }
     }
     // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
     const tests = unionTests(judged.map(({ leg, verdict }) => Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`)))));
-    return { runs, tests, flakeChecks, legTimesMs, baselines };
+    return { runs, tests, flakeChecks, legTimesMs };
 }
 
 ;// CONCATENATED MODULE: ./src/app/fan-out/candidate.ts
@@ -54905,6 +55173,9 @@ async function beginRun(input, deps, policy, decision, loop, now) {
     if (input.commit && deps.git)
         await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger);
     const headBefore = deps.git ? await deps.git.head() : null;
+    // A baseline measured in a round of its own (fan-out) whose failures no iteration has met yet: they are
+    // this iteration's to brief, and no fix has run on them, as in the single job's iteration that measures it.
+    const baselineFresh = (state.baseline?.failures?.length ?? 0) > 0 && !state.lastVerification;
     return {
         run: {
             input,
@@ -54924,13 +55195,13 @@ async function beginRun(input, deps, policy, decision, loop, now) {
         record: {
             ...withEvents(loop, started),
             state,
-            previous: lastFailures(state),
+            previous: baselineFresh ? (state.baseline?.failures ?? []) : lastFailures(state),
             treeBeforeWork: null,
             ignoredBeforeWork: null,
             work: null,
             tasksCompleted: [],
             tasksFailed: [],
-            previousIsFresh: false,
+            previousIsFresh: baselineFresh,
             remediesRun: { install: false, fixes: [] },
             briefing: null,
             fixSnapshots: [],
@@ -55058,6 +55329,7 @@ function checkFailures(state) {
         ...(r.regression ? { regression: true } : {}),
     }));
 }
+/** A failing check of a verification as the work command is told of it, with its analysis's hint. */
 function toAgentFailure(live) {
     return {
         check: live.check.name,
@@ -55545,8 +55817,10 @@ async function stageTasks(run, record) {
 /**
  * The plan job of a fan-out iteration: the beginning of an iteration (restore, decide, begin, act,
  * guard, tasks: the single job's own steps), the work committed on the loop's branch as the candidate,
- * and the hand-off for the verify legs and decide. It runs no check: the loop's baseline is measured by
- * the verify legs at the base the plan names (`baselineAt`), and decide records it. Saves nothing: its
+ * and the hand-off for the verify legs and decide. It runs no check. A loop without a baseline gets a
+ * baseline round first: the plan does no work and names its base as the candidate, the legs run their
+ * checks there, and decide records the baseline with its analysed failures, which the next plan's
+ * prompt carries (as the single job's first iteration measures it before the work). Saves nothing: its
  * token cannot write, and decide owns the state.
  */
 
@@ -55560,8 +55834,8 @@ async function stageTasks(run, record) {
 
 
 /**
- * The single job's steps up to the verification, in its order, but for the baseline: the legs measure
- * it (a whole check matrix here would cost the loop's first iteration the suite's whole time, sharded or not).
+ * The single job's steps up to the verification, in its order, but for the baseline: a baseline round's
+ * legs measure it (a whole check matrix here would cost the suite's whole time, sharded or not).
  */
 const PLAN_STEPS = [noteTreeBeforeWork, act, guard, stageTasks];
 /**
@@ -55573,6 +55847,7 @@ async function planIteration(input, deps) {
     if (!git || !input.commit) {
         throw new Error('fan-out needs the loop to commit its work (commit.enabled and a git checkout): the candidate travels as commits');
     }
+    const startedAt = Date.now();
     // A matrix GitHub would not run is refused before any work is done.
     const legs = legsOf(input.config);
     const policy = policyFromConfig(input.config);
@@ -55588,7 +55863,11 @@ async function planIteration(input, deps) {
     if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
         return none(`${decision.kind}: ${decision.reason}`, restored.record.version);
     }
-    const hadBaseline = restored.record.state.baseline !== undefined;
+    // No baseline yet: this run measures it (a round of its own) when any check is measured in it; with
+    // none to measure, the single job's empty baseline is decide's to record, and the work runs at once.
+    const measuring = restored.record.state.baseline ? [] : baselineLegs(legs, input.config.checks);
+    if (measuring.length > 0)
+        return baselineRound(input, git, restored.record, decision.stage, measuring, startedAt);
     const begun = await beginRun(input, deps, policy, decision, restored.record, restored.now);
     const { run } = begun;
     let record = begun.record;
@@ -55605,7 +55884,7 @@ async function planIteration(input, deps) {
     const bundled = await bundleCandidate(git, input.bundleFile, input.branch, base);
     return {
         plan: {
-            version: 1,
+            version: PLAN_FILE_VERSION,
             loopId: input.loopId,
             stateVersion: restored.record.version,
             iteration: run.iteration,
@@ -55617,10 +55896,44 @@ async function planIteration(input, deps) {
             // The slow verify-only checks are legs only where the single job could run them: where this
             // iteration reaches VERIFY if its checks pass (decide replays them only where they do, `iteration/verify.ts`).
             legs: iterationLegs(legs, input.config.checks, mayReachVerification(run.stage, record.state, policy)),
-            ...(hadBaseline ? {} : { baselineAt: base }),
+            baseline: false,
         },
         nothing: null,
         bundled,
+    };
+}
+/**
+ * The plan of a baseline round: no work, no checkpoint, no bundle; the base (the loop branch's head) is
+ * the candidate, and `legs` are the checks the single job's baseline measures. The iteration it names
+ * is the one it measures for, not begun here: decide saves the baseline and dispatches that iteration.
+ */
+async function baselineRound(input, git, loop, stage, legs, startedAt) {
+    const base = await git.head();
+    if (!base)
+        throw new Error('fan-out needs a commit to build on: the loop branch has no commit');
+    const iteration = Math.max(loop.state.iteration, loop.state.claimedIteration) + 1;
+    return {
+        plan: {
+            version: PLAN_FILE_VERSION,
+            loopId: input.loopId,
+            stateVersion: loop.version,
+            iteration,
+            stage,
+            base,
+            candidate: base,
+            report: {
+                work: null,
+                tasksCompleted: [],
+                tasksFailed: [],
+                usage: [],
+                events: [],
+                wallMs: Math.max(0, Math.round(Date.now() - startedAt)),
+            },
+            legs,
+            baseline: true,
+        },
+        nothing: null,
+        bundled: false,
     };
 }
 /** What decide takes from the plan on trust: what ran here and what it spent (its wall time too). */
@@ -55631,136 +55944,11 @@ function reportOf(record, iteration, wallMs) {
         tasksCompleted: record.tasksCompleted,
         tasksFailed: record.tasksFailed,
         usage: record.state.usage.log.filter((entry) => entry.iteration === iteration),
+        briefing: record.briefing,
         events: record.events
             .filter((e) => e.iteration === iteration && (e.type === 'work' || e.type === 'check'))
             .map((e) => ({ ...e, type: e.type })),
     };
-}
-
-;// CONCATENATED MODULE: ./src/app/fan-out/leg-setup.ts
-/**
- * A verify leg's setup (`verify-setup`, else `install`) and the bounds of what a verdict carries, shared
- * by the leg's run on the candidate and its run at the baseline (`leg-baseline.ts`).
- */
-
-
-
-
-/** The most output a verdict carries (head and tail, as the runner keeps them). */
-const MAX_OUTPUT_CHARS = 200 * 1024;
-/** The longest a leg's setup runs (an install and a build), as the single job's `install`. */
-const SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS;
-/**
- * The leg's `verify-setup` (else the config's `install`), run on the leg's fresh runner before its
- * check, as a check runs (the same environment, isolation and log folder): null when there is none.
- * A setup that fails is the check's run, an `error` whose output is the setup's, and the check is not run.
- */
-async function legSetup(input, deps, leg, env, logDir, 
-/** Where the check is run, said in the log lines: '' on the candidate, ' at the baseline' there. */
-where = '') {
-    const setup = legSetupOf(input.config);
-    if (setup === null)
-        return null;
-    const { key } = setup;
-    deps.logger.info(`Leg ${leg.leg}: ${key} before the check${where}.`);
-    const logFile = (0,external_node_path_.join)(logDir, `${key}.log`);
-    const result = await deps.runner.run({
-        command: setup.command,
-        cwd: input.cwd,
-        env,
-        timeoutMs: SETUP_TIMEOUT_MS,
-        logFile,
-    });
-    const durationMs = Math.max(0, Math.round(result.durationMs));
-    const how = howItFailed(result, SETUP_TIMEOUT_MS);
-    if (how === null)
-        return { durationMs, failed: null };
-    const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run${where} in leg ${leg.leg}`;
-    deps.logger.warning(line);
-    const output = `${clamp(deps.redact(result.output))}\n${line}\n`;
-    return {
-        durationMs,
-        failed: {
-            exitCode: null,
-            signal: null,
-            timedOut: false,
-            durationMs: 0,
-            output,
-            totalBytes: result.totalBytes + line.length + 2,
-            truncated: result.truncated || result.output.length > MAX_OUTPUT_CHARS,
-            spawnError: line,
-        },
-    };
-}
-function clamp(text) {
-    if (text.length <= MAX_OUTPUT_CHARS)
-        return text;
-    const half = MAX_OUTPUT_CHARS / 2;
-    return `${text.slice(0, half)}\n[... output cut by loop-controller ...]\n${text.slice(-half)}`;
-}
-
-;// CONCATENATED MODULE: ./src/app/fan-out/leg-baseline.ts
-/**
- * A verify leg's run of its check at the baseline (the plan's `baselineAt`, the loop's first
- * iteration): in a scratch checkout of that commit apart from the leg's workspace, which stays the
- * candidate's, before the candidate's code runs in the leg. Its verdict there is the baseline's, never
- * the candidate's: a check failing at the base only says it failed before the work, as the single job's baseline.
- */
-
-
-
-
-
-/**
- * Runs `leg`'s check (as `input.config` gives it: the leg's shard alone) at `plan.baselineAt`, checked
- * out in `scratchDir` (a git worktree, removed after). Null when the plan asks for no baseline, the check
- * is verify-only (the baseline leaves those out), or the base cannot be checked out (said in the log:
- * decide then records no baseline for the check).
- */
-async function baselineInLeg(input, deps, plan, leg, scratchDir) {
-    const base = plan.baselineAt;
-    const check = input.config.checks.find((c) => c.name === leg.check);
-    if (!base || !check || check['verify-only'])
-        return null;
-    const git = deps.git;
-    if (!git) {
-        deps.logger.warning(`Leg ${leg.leg}: no baseline: the leg has no git checkout to check the base out from.`);
-        return null;
-    }
-    await deps.workspace.remove(scratchDir);
-    const added = await git.exec(['worktree', 'add', '--detach', '--force', scratchDir, base], { allowFailure: true });
-    if (added.exitCode !== 0) {
-        deps.logger.warning(`Leg ${leg.leg}: no baseline: the base ${base.slice(0, 12)} cannot be checked out apart (${added.stderr.trim().split('\n')[0] ?? ''}).`);
-        return null;
-    }
-    try {
-        deps.logger.info(`Leg ${leg.leg}: the baseline: ${leg.check} at ${base.slice(0, 12)}, checked out apart.`);
-        const at = { ...input, cwd: scratchDir };
-        const checkEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} });
-        const env = withPathFirst(checkEnv, [(0,external_node_path_.join)(scratchDir, 'node_modules', '.bin')], external_node_path_.delimiter);
-        const logDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(plan.iteration), 'verify-baseline');
-        const setup = await legSetup(at, deps, leg, env, logDir, ' at the baseline');
-        const setupMs = setup?.durationMs ?? 0;
-        if (setup?.failed)
-            return { commit: base, verdict: 'fail', durationMs: setupMs };
-        const [live] = await verify(at, deps, logDir, env, plan.iteration, false, [leg.check]);
-        const verdict = live?.result.verdict === 'pass' ? 'pass' : 'fail';
-        const only = { ...at, config: { ...at.config, checks: [check] } };
-        const { tests } = boundedTests(await junitResults(only, deps));
-        const ranMs = Math.max(0, Math.round(live?.outcome.result?.durationMs ?? 0));
-        deps.logger.info(`Leg ${leg.leg}: the baseline: ${leg.check} ${verdict === 'pass' ? 'passed' : 'failed'} at the base.`);
-        return {
-            commit: base,
-            verdict,
-            ...(Object.keys(tests).length > 0 ? { tests } : {}),
-            durationMs: setupMs + ranMs,
-        };
-    }
-    finally {
-        await git.exec(['worktree', 'remove', '--force', scratchDir], { allowFailure: true });
-        await deps.workspace.remove(scratchDir);
-        await git.exec(['worktree', 'prune'], { allowFailure: true });
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/app/fan-out/leg-flake-check.ts
@@ -55806,13 +55994,71 @@ async function flakeCheckInLeg(input, deps, live, logDir, env, logName) {
     return legFlakeCheck(rerun, attempts, passed, deps.redact, rerunMs);
 }
 
+;// CONCATENATED MODULE: ./src/app/fan-out/leg-setup.ts
+/** A verify leg's setup (`verify-setup`, else `install`) and the bounds of what a verdict carries. */
+
+
+
+
+/** The most output a verdict carries (head and tail, as the runner keeps them). */
+const MAX_OUTPUT_CHARS = 200 * 1024;
+/** The longest a leg's setup runs (an install and a build), as the single job's `install`. */
+const SETUP_TIMEOUT_MS = INSTALL_TIMEOUT_MS;
+/**
+ * The leg's `verify-setup` (else the config's `install`), run on the leg's fresh runner before its
+ * check, as a check runs (the same environment, isolation and log folder): null when there is none.
+ * A setup that fails is the check's run, an `error` whose output is the setup's, and the check is not run.
+ */
+async function legSetup(input, deps, leg, env, logDir) {
+    const setup = legSetupOf(input.config);
+    if (setup === null)
+        return null;
+    const { key } = setup;
+    deps.logger.info(`Leg ${leg.leg}: ${key} before the check.`);
+    const logFile = (0,external_node_path_.join)(logDir, `${key}.log`);
+    const result = await deps.runner.run({
+        command: setup.command,
+        cwd: input.cwd,
+        env,
+        timeoutMs: SETUP_TIMEOUT_MS,
+        logFile,
+    });
+    const durationMs = Math.max(0, Math.round(result.durationMs));
+    const how = howItFailed(result, SETUP_TIMEOUT_MS);
+    if (how === null)
+        return { durationMs, failed: null };
+    const line = `loop-controller: the leg's ${key} ${how}, so check '${leg.check}' did not run in leg ${leg.leg}`;
+    deps.logger.warning(line);
+    const output = `${clamp(deps.redact(result.output))}\n${line}\n`;
+    return {
+        durationMs,
+        failed: {
+            exitCode: null,
+            signal: null,
+            timedOut: false,
+            durationMs: 0,
+            output,
+            totalBytes: result.totalBytes + line.length + 2,
+            truncated: result.truncated || result.output.length > MAX_OUTPUT_CHARS,
+            spawnError: line,
+        },
+    };
+}
+function clamp(text) {
+    if (text.length <= MAX_OUTPUT_CHARS)
+        return text;
+    const half = MAX_OUTPUT_CHARS / 2;
+    return `${text.slice(0, half)}\n[... output cut by loop-controller ...]\n${text.slice(-half)}`;
+}
+
 ;// CONCATENATED MODULE: ./src/app/fan-out/verify-leg.ts
 /**
  * A verify leg of a fan-out iteration: one check of the matrix (or one shard of a sharded check) on the
  * candidate, its run and its JUnit verdicts recorded as the leg's verdict, with the flake check of a
- * failed check (`leg-flake-check.ts`: decide runs no code, so the re-run happens here). The check's
- * pass or failure is the verdict's to say; only a leg that cannot run or report fails its job (and
- * decide then records `no verdict`).
+ * failed check (`leg-flake-check.ts`: decide runs no code, so the re-run happens here). In a baseline
+ * round the candidate is the base, and the check runs once, with no flake check, as the single job's
+ * baseline. The check's pass or failure is the verdict's to say; only a leg that cannot run or report
+ * fails its job (and decide then records `no verdict`).
  */
 
 
@@ -55821,21 +56067,11 @@ async function flakeCheckInLeg(input, deps, live, logDir, env, logName) {
 
 
 
-
-/**
- * Runs `leg`'s check in `input.cwd` (the candidate checked out) and returns its verdict; when the plan
- * asks for the baseline (`baselineAt`), the check at the base too, first, checked out apart (in the
- * loop's folder, the runner's temporary folder in the action: never in the workspace).
- */
+/** Runs `leg`'s check in `input.cwd` (the plan's candidate checked out) and returns its verdict. */
 async function verifyLeg(input, deps, plan, leg) {
-    // The baseline first: its checkout is made before any of the candidate's code runs here (nothing the
-    // candidate planted in .git runs in the controller's git), and its verdict is in hand before that code runs.
-    const scratchDir = (0,external_node_path_.join)(input.loopDir, 'baseline-checkout');
-    const baseline = await baselineInLeg({ ...input, config: legConfig(input.config, leg) }, deps, plan, leg, scratchDir);
-    const onCandidate = await candidateVerdict(input, deps, plan, leg);
-    return verify_leg_verdictOf(plan, leg, { ...onCandidate, ...(baseline ? { baseline } : {}) });
+    return verify_leg_verdictOf(plan, leg, await candidateVerdict(input, deps, plan, leg));
 }
-/** The leg's check on the candidate: its setup, its run, its JUnit verdicts and its flake check. */
+/** The leg's check on the candidate: its setup, its run, its JUnit verdicts and (but at the baseline) its flake check. */
 async function candidateVerdict(input, deps, plan, leg) {
     const config = legConfig(input.config, leg);
     const legInput = { ...input, config };
@@ -55843,7 +56079,7 @@ async function candidateVerdict(input, deps, plan, leg) {
     // repository's own tools first on PATH.
     const checkEnv = buildCommandEnv(input.env, { passEnv: input.config.work['pass-env'], extra: {} });
     const projectEnv = withPathFirst(checkEnv, [(0,external_node_path_.join)(input.cwd, 'node_modules', '.bin')], external_node_path_.delimiter);
-    const logDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(plan.iteration), 'verify');
+    const logDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(plan.iteration), plan.baseline ? 'baseline' : 'verify');
     const setup = await legSetup(input, deps, leg, projectEnv, logDir);
     if (setup?.failed)
         return { run: setup.failed, setupMs: setup.durationMs };
@@ -55873,9 +56109,10 @@ async function candidateVerdict(input, deps, plan, leg) {
     // This check's reports alone, read here where it ran: decide reads none from the candidate.
     const only = { ...legInput, config: { ...config, checks: config.checks.filter((c) => c.name === leg.check) } };
     const firstTests = await junitResults(only, deps);
-    // A failed check is re-run here where a flake is possible (decide runs nothing); `run` stays the first run.
+    // A failed check is re-run here where a flake is possible (decide runs nothing); `run` stays the first
+    // run. Not at the baseline: the single job's baseline re-runs nothing either.
     const logName = leg.shard === undefined ? leg.check : `${leg.check}.shard-${leg.shard}`;
-    const flakeCheck = live ? await flakeCheckInLeg(legInput, deps, live, logDir, projectEnv, logName) : null;
+    const flakeCheck = live && !plan.baseline ? await flakeCheckInLeg(legInput, deps, live, logDir, projectEnv, logName) : null;
     if (flakeCheck) {
         const how = flakeCheck.passed ? 'passed' : 'failed again';
         deps.logger.info(`Leg ${leg.leg}: flake check: ${how} after ${flakeCheck.attempts} re-run(s).`);
@@ -55894,7 +56131,7 @@ async function candidateVerdict(input, deps, plan, leg) {
 }
 function verify_leg_verdictOf(plan, leg, what) {
     return {
-        version: 1,
+        version: VERDICT_FILE_VERSION,
         loopId: plan.loopId,
         iteration: plan.iteration,
         candidate: plan.candidate,
@@ -56262,70 +56499,6 @@ async function loadUserPatterns(patterns, root) {
         throw new ConfigError(`patterns: the file '${patterns}' named in the loop config cannot be read (looked at ${path}).`);
     }
     return parsePatternFile(text, patterns);
-}
-
-;// CONCATENATED MODULE: ./src/domain/fan-out-baseline.ts
-/**
- * The loop's baseline in fan-out: measured by the verify legs, each running its check (or shard) at the
- * plan's base as well as on the candidate, and merged here as the single job's baseline is measured:
- * a check passes at the base when each of its legs passed there, and the tests are the union of the
- * legs' JUnit verdicts (a test failing in any shard fails).
- */
-
-
-/**
- * The baseline of the checks the single job measures (all but the verify-only ones), from the legs'
- * `baselines` (`mergeVerdicts`, under `legRunKey`) taken at `base`. A check any of whose legs gave no
- * baseline at `base` is left out of `checks` and named in `missing`: regression detection then judges
- * it as a check the baseline lacks (never a regression); the tests the other legs saw at the base are kept.
- */
-function mergeLegBaselines(legs, checks, baselines, base, takenAt) {
-    const verdicts = {};
-    const testSets = [];
-    const missing = [];
-    for (const check of checks) {
-        if (check['verify-only'])
-            continue;
-        const own = legs.filter((leg) => leg.check === check.name);
-        const measured = own.map((leg) => {
-            const found = baselines.get(legRunKey(leg.check, leg.shard));
-            return found?.commit === base ? found : undefined;
-        });
-        for (const found of measured) {
-            if (!found?.tests)
-                continue;
-            // A leg speaks for its own check's tests alone.
-            testSets.push(Object.fromEntries(Object.entries(found.tests).filter(([id]) => id.startsWith(`${check.name}:`))));
-        }
-        const lost = own.filter((_, i) => measured[i] === undefined).map((leg) => leg.leg);
-        if (own.length === 0 || lost.length > 0) {
-            missing.push({ check: check.name, legs: lost });
-            continue;
-        }
-        verdicts[check.name] = measured.every((found) => found?.verdict === 'pass') ? 'pass' : 'fail';
-    }
-    return { baseline: { takenAt, checks: verdicts, tests: unionTests(testSets) }, missing };
-}
-/** The journey line of a baseline the legs measured: each check's verdict at the base, and the checks without one. */
-function legBaselineMessage(merged, base) {
-    const named = (verdict) => Object.entries(merged.baseline.checks)
-        .filter(([, v]) => v === verdict)
-        .map(([name]) => name);
-    const parts = [`baseline (the verify legs, at ${base.slice(0, 12)}):`];
-    const passed = named('pass');
-    const failed = named('fail');
-    if (passed.length > 0)
-        parts.push(`pass: ${passed.join(', ')}`);
-    if (failed.length > 0)
-        parts.push(`${passed.length > 0 ? '· ' : ''}fail: ${failed.join(', ')}`);
-    if (merged.missing.length > 0)
-        parts.push(`· ${missingBaselineLine(merged.missing)}`);
-    return parts.join(' ');
-}
-/** The checks the legs gave no baseline for, and what that means for regression detection. */
-function missingBaselineLine(missing) {
-    const each = missing.map(({ check, legs }) => legs.length > 0 ? `${check} (no baseline from ${legs.map((leg) => `'${leg}'`).join(', ')})` : check);
-    return `no baseline for ${each.join('; ')}: not judged for regressions as a check, as one the baseline lacks`;
 }
 
 ;// CONCATENATED MODULE: ./src/app/iteration/analyze.ts
@@ -56947,6 +57120,115 @@ async function restoreWinnersEnding(loopId, deps) {
     await writeEnding(loopId, deps, kind, winner, winner.lastDecision?.reason ?? winner.statusReason);
 }
 
+;// CONCATENATED MODULE: ./src/domain/fan-out-baseline.ts
+/**
+ * The loop's baseline in fan-out: measured in a baseline round, whose verify legs each run their check
+ * (or shard) once at the base, and merged here as the single job's baseline is measured: a check passes
+ * at the base when each of its legs passed there, and the tests are the union of the legs' JUnit
+ * verdicts (a test failing in any shard fails). The baseline's failures, analysed by decide, are kept
+ * with it (bounded) for the first iteration's prompt.
+ */
+
+
+/**
+ * The baseline of the checks the single job measures (all but the verify-only ones), from the legs'
+ * `runs` at the base (`mergeVerdicts`, under `legRunKey`; a leg without a verdict is a `noVerdict`) and
+ * their united JUnit `tests`. A check any of whose legs gave no verdict is left out of `checks` and
+ * named in `missing`: regression detection then judges it as a check the baseline lacks (never a
+ * regression, never a pass); the tests the other legs saw at the base are kept.
+ */
+function mergeLegBaselines(legs, checks, runs, tests, takenAt) {
+    const verdicts = {};
+    const missing = [];
+    const measuredChecks = new Set();
+    for (const check of checks) {
+        if (check['verify-only'])
+            continue;
+        const own = legs.filter((leg) => leg.check === check.name);
+        const measured = own.map((leg) => {
+            const run = runs.get(legRunKey(leg.check, leg.shard));
+            return run && !isNoVerdict(run) ? run : undefined;
+        });
+        const lost = own.filter((_, i) => measured[i] === undefined).map((leg) => leg.leg);
+        if (own.some((_, i) => measured[i] !== undefined))
+            measuredChecks.add(check.name);
+        if (own.length === 0 || lost.length > 0) {
+            missing.push({ check: check.name, legs: lost });
+            continue;
+        }
+        verdicts[check.name] = measured.every((run) => run !== undefined && passed(run)) ? 'pass' : 'fail';
+    }
+    // A leg speaks for its own check's tests alone, and only a check measured at the base has any.
+    const kept = Object.entries(tests).filter(([id]) => [...measuredChecks].some((check) => id.startsWith(`${check}:`)));
+    return { baseline: { takenAt, checks: verdicts, tests: Object.fromEntries(kept) }, missing };
+}
+/** The check's run passed: it started, did not time out and exited 0 (the matrix's own verdict of a run). */
+function passed(run) {
+    return run.spawnError === undefined && !run.timedOut && run.exitCode === 0;
+}
+/** The baseline's failures as the state keeps them for the next prompt: bounded as other excerpts are. */
+function keptBaselineFailures(failures) {
+    return failures.slice(0, state/* MAX_BASELINE_FAILURES */.z9).map((failure) => ({
+        ...failure,
+        locations: failure.locations.slice(0, state/* MAX_FAILURE_LOCATIONS */.Pc),
+        excerpt: failure.excerpt.slice(0, 4000),
+        ...(failure.hint !== undefined ? { hint: failure.hint.slice(0, state/* MAX_FAILURE_HINT_CHARS */.aP) } : {}),
+    }));
+}
+/** The checks the legs gave no baseline for, and what that means for regression detection. */
+function missingBaselineLine(missing) {
+    const each = missing.map(({ check, legs }) => legs.length > 0 ? `${check} (no baseline from ${legs.map((leg) => `'${leg}'`).join(', ')})` : check);
+    return `no baseline for ${each.join('; ')}: not judged for regressions as a check, as one the baseline lacks`;
+}
+
+;// CONCATENATED MODULE: ./src/app/fan-out/decide-baseline.ts
+/**
+ * Decide's part of a baseline round (fan-out's measure of the baseline before the loop's first work):
+ * the legs' runs at the base replayed through the single job's own verification and analysis (nothing
+ * of the project runs here), recorded as the loop's baseline with its failures analysed, which the next
+ * plan's prompt carries. No iteration is counted: the iteration the round measured for runs next.
+ */
+
+
+
+
+
+
+
+
+
+
+/**
+ * Records the baseline the round's legs measured, in `loop`'s state (`deps.runner` replays the legs'
+ * runs), and settles the loop with the engine's next decision: the state's iteration is left as it is.
+ */
+async function recordBaselineRound(input, deps, loop, round, policy) {
+    const now = deps.clock.now();
+    const { config } = input;
+    const logDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(round.iteration), 'baseline');
+    const checks = await verify(input, deps, logDir, {}, round.iteration, false, everyIterationChecks(config.checks));
+    const merged = mergeLegBaselines(round.legs, config.checks, round.merged.runs, round.merged.tests, now.toISOString());
+    const missing = new Set(merged.missing.map((m) => m.check));
+    if (missing.size > 0)
+        deps.logger.warning(`The baseline: ${missingBaselineLine(merged.missing)}.`);
+    // A check without a verdict at the base is no failure of the project's: the agent is not told of it.
+    const measured = checks.filter((c) => !missing.has(c.check.name));
+    const failures = keptBaselineFailures(measured.filter((c) => step_support_isFailing(c.result)).map(toAgentFailure));
+    const spentMs = fanOutTimeElsewhereMs(round.planWallMs, round.legDurationsMs) + (Date.now() - round.startedAt);
+    const state = {
+        ...loop.state,
+        baseline: { ...merged.baseline, failures },
+        usage: { ...loop.state.usage, wallMs: loop.state.usage.wallMs + Math.max(0, spentMs) },
+        updatedAt: now.toISOString(),
+    };
+    const line = `${baselineMessage(measured)}${missing.size > 0 ? ` · ${missingBaselineLine(merged.missing)}` : ''}`;
+    const record = withEvents({ ...loop, state }, record_event(now, round.iteration, 'check', line));
+    deps.logger.info(`The baseline round: ${line}; iteration ${round.iteration} is next.`);
+    const next = decide(state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(state, deps) }, policy);
+    const settled = await iteration_settle(input, deps, record, next);
+    return { ...settled, baselineRound: { iteration: round.iteration, checks: measured.map((c) => c.result) } };
+}
+
 ;// CONCATENATED MODULE: ./src/app/fan-out/leg-flakes.ts
 /**
  * Decide's flake step, between verify and analyze, where the single job runs its remedies: a failing
@@ -57062,9 +57344,9 @@ function sameCommand(a, b) {
  * from their bundle after checking them; it judges the candidate's diff itself (the guard); and it
  * merges the legs' verdicts through the single job's own verification, analysis and transition, with a
  * process runner that runs nothing (`replay-runner.ts`), and the flake checks the legs made in the
- * remedies' place (`leg-flakes.ts`). In the loop's first iteration it records the baseline the legs
- * measured at the plan's base, before the verification judges regressions against it. From the plan it
- * takes on trust only the plan's report of the work: its exit and usage, the stage's tasks, its wall time.
+ * remedies' place (`leg-flakes.ts`). A baseline round's decide records the baseline the legs measured
+ * at the base instead (`decide-baseline.ts`), and counts no iteration. From the plan it takes on trust
+ * only the plan's report of the work: its exit and usage, the stage's tasks, its briefing, its wall time.
  */
 
 
@@ -57092,6 +57374,7 @@ function decideSteps(flakeChecks) {
     return [guard, verify_verify, legFlakes(flakeChecks), analyze, transition];
 }
 async function decideIteration(given, deps) {
+    const startedAt = Date.now();
     const { plan } = given;
     const git = deps.git;
     if (!git || !given.commit)
@@ -57100,9 +57383,11 @@ async function decideIteration(given, deps) {
         throw new FanOutError(`The plan is for loop ${plan.loopId}; this job decides loop ${given.loopId}.`);
     }
     // The legs are decide's own config's, never the plan's list: a plan.json the work rewrote with legs
-    // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead.
-    const legs = plan?.iteration != null ? legsOf(given.config) : [];
-    const { runs, tests, flakeChecks, legTimesMs, baselines } = mergeVerdicts(legs, given.verdicts, {
+    // taken out would leave checks unjudged; each leg of the config without a verdict is an error instead
+    // (in a baseline round, a check without a baseline).
+    const everyLeg = plan?.iteration != null ? legsOf(given.config) : [];
+    const legs = plan?.baseline ? baselineLegs(everyLeg, given.config.checks) : everyLeg;
+    const { runs, tests, flakeChecks, legTimesMs } = mergeVerdicts(legs, given.verdicts, {
         loopId: given.loopId,
         iteration: plan?.iteration ?? 0,
         candidate: plan?.candidate ?? '',
@@ -57144,12 +57429,24 @@ async function decideIteration(given, deps) {
     if (head !== plan.base) {
         return stale(`The plan built on ${plan.base.slice(0, 12)}, and the loop's branch is at ${head?.slice(0, 12) ?? 'no commit'}`);
     }
+    // A loop without a baseline measures it in a round of its own first (any check to measure), and only then.
+    const needsRound = !loop.state.baseline && baselineLegs(everyLeg, input.config.checks).length > 0;
+    if (plan.baseline !== needsRound) {
+        return stale(needsRound
+            ? 'The loop has no baseline yet, and the plan did work instead of measuring it'
+            : 'The plan measures the baseline, and the loop has one (or no check to measure)');
+    }
+    const legDurationsMs = legDurationsOf(legs, input, plan, legTimesMs);
+    if (plan.baseline) {
+        const round = { iteration: plan.iteration, legs, merged: { runs, tests }, planWallMs: plan.report.wallMs };
+        const result = await recordBaselineRound(input, replaying, loop, { ...round, legDurationsMs, startedAt }, policy);
+        return { kind: 'done', result };
+    }
     const begun = await beginRun(input, replaying, policy, decision, loop, restored.now);
     const { run } = begun;
     await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config));
-    const legDurationsMs = legDurationsOf(legs, input, plan, legTimesMs);
     let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git);
-    record = withLegBaseline(run, record, plan, legs, baselines);
+    record = withEmptyBaseline(run, record);
     for (const step of decideSteps(flakeChecks))
         record = await step(run, record);
     const checks = record.checks.map((c) => c.result);
@@ -57223,6 +57520,7 @@ legDurationsMs, git) {
         work: report.work,
         tasksCompleted: report.tasksCompleted,
         tasksFailed: report.tasksFailed,
+        briefing: report.briefing ?? null,
         // The guard judges what the candidate changed since the base, here, from the commits themselves.
         treeBeforeWork: baseTree,
         ignoredBeforeWork: null,
@@ -57231,18 +57529,13 @@ legDurationsMs, git) {
     }, ...report.events.map((e) => ({ ...e, iteration: run.iteration })));
 }
 /**
- * The baseline the legs measured at the plan's base, when the plan asked for one (the loop has none):
- * recorded as the single job's baseline is, before the verification judges regressions against it. A
- * check whose legs gave none is said, and left out (as a check the baseline lacks).
+ * A loop without a baseline and without a check to measure one (every check verify-only) records an
+ * empty baseline in its first iteration, as the single job's does, and works at once: no round.
  */
-function withLegBaseline(run, record, plan, legs, baselines) {
-    const base = plan.base;
-    if (!plan.baselineAt || plan.baselineAt !== base || record.state.baseline)
+function withEmptyBaseline(run, record) {
+    if (record.state.baseline)
         return record;
-    const merged = mergeLegBaselines(legs, run.input.config.checks, baselines, base, run.now.toISOString());
-    if (merged.missing.length > 0)
-        run.deps.logger.warning(`The baseline: ${missingBaselineLine(merged.missing)}.`);
-    return withEvents({ ...record, state: { ...record.state, baseline: merged.baseline } }, record_event(run.now, run.iteration, 'check', legBaselineMessage(merged, base)));
+    return withEvents({ ...record, state: { ...record.state, baseline: { takenAt: run.now.toISOString(), checks: {}, tests: {} } } }, record_event(run.now, run.iteration, 'check', baselineMessage([])));
 }
 /** The candidate's commits, made by the plan, recorded as this iteration's checkpoints. */
 async function checkpointOfCandidate(run, record, base, candidate, git) {
@@ -57329,7 +57622,12 @@ function laterDispatchRecorded(state, run) {
     const ranFor = run.dispatchedIteration ?? run.plannedIteration ?? undefined;
     if (ranFor === undefined || !record || record.failed !== undefined)
         return false;
-    return record.iteration > ranFor && record.iteration === state.iteration + 1;
+    if (record.iteration !== state.iteration + 1)
+        return false;
+    // A baseline round is no iteration: once the loop has its baseline, the dispatch of the very iteration
+    // the round measured for was made by the round's decide (or a later run), which carried the loop on.
+    return (record.iteration > ranFor ||
+        (run.baselineRound === true && state.baseline !== undefined && record.iteration === ranFor));
 }
 
 ;// CONCATENATED MODULE: ./src/domain/fan-out-jobs.ts
@@ -58488,7 +58786,11 @@ async function endWithoutIteration(shared, decided, input) {
     const state = started ?? decided.state;
     if (state &&
         !started &&
-        laterDispatchRecorded(state, { dispatchedIteration: settings.iteration, plannedIteration: plan?.iteration })) {
+        laterDispatchRecorded(state, {
+            dispatchedIteration: settings.iteration,
+            plannedIteration: plan?.iteration,
+            baselineRound: plan?.baseline === true,
+        })) {
         io.info(`Loop ${loopId} was carried on by another run, which dispatched iteration ${state.dispatch?.iteration} (${state.dispatch?.by}): nothing is dispatched again.`);
         return;
     }
@@ -58735,8 +59037,9 @@ function admittedView(store) {
 ;// CONCATENATED MODULE: ./src/action/plan-agent-cli.ts
 /**
  * The reusable workflow installs a preset's CLI only when its `agent` input names the preset: a loop
- * config's `agent: claude` alone leaves the plan job without `claude`. The plan refuses that before the
- * work, saying which input to set, rather than calling an agent that is not there.
+ * config's `agent: claude` alone leaves the plan job (or the single job) without `claude`. Both refuse that
+ * before the work and before any state is saved, saying which input to set, rather than calling an agent
+ * that is not there and saving the loop BLOCKED with advice a caller of the workflow cannot follow.
  */
 
 
@@ -58908,7 +59211,11 @@ async function planJob(shared, job, handOff) {
     io.setOutput(Outputs.Verify, String(verify));
     if (planned.plan.iteration !== null)
         io.setOutput(Outputs.Iteration, String(planned.plan.iteration));
-    if (verify) {
+    if (verify && planned.plan.baseline) {
+        const { base, legs, iteration } = planned.plan;
+        io.info(`Planned the baseline round before iteration ${iteration}: no work; ${legs.length} verify leg(s) measure the baseline at ${base?.slice(0, 12)}.`);
+    }
+    else if (verify) {
         const { base, candidate, legs } = planned.plan;
         io.info(`Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legs.length} verify leg(s).`);
     }
@@ -58947,7 +59254,10 @@ async function verifyJob(shared, job, handOff) {
     await nodeWorkspace.writeText((0,external_node_path_.join)(handOff.verdictOut, `${leg.artifact}.json`), `${JSON.stringify(verdict)}\n`);
     const { run } = verdict;
     const how = run.spawnError ?? (run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`);
-    io.info(`Leg ${leg.leg}: ${leg.check} on ${plan.candidate.slice(0, 12)}: ${how}.`);
+    const where = plan.baseline
+        ? `at the base ${plan.base.slice(0, 12)} (the baseline)`
+        : `on ${plan.candidate.slice(0, 12)}`;
+    io.info(`Leg ${leg.leg}: ${leg.check} ${where}: ${how}.`);
 }
 /** The plan's hand-off file, validated. */
 async function readPlan(handOff) {
@@ -59396,8 +59706,10 @@ function restartEntry(loopId, workflow, ref) {
  * iteration again, once (`app/sweep.ts`), after the slots of `max-loops` (`app/slot-sweep.ts`): a loop whose
  * job died holding one is saved BLOCKED (its comment says so) and the next in line started. It runs no
  * project code: no loop branch, no work, no checks; it reads the `git` store's branch through the
- * checkout's remote and calls the API (dispatches, runs, issues, the loops' comments).
+ * checkout's remote and calls the API (dispatches, runs, issues, the loops' comments). With `dashboard: true`
+ * it rewrites the dashboard when it changed a loop or the line: no loop job may come to show a loop it BLOCKED.
  */
+
 
 
 
@@ -59435,6 +59747,12 @@ async function sweep(run, root, deps) {
         const state = (await store.load(loop.loopId).catch(() => null))?.state;
         if (state?.status === 'blocked')
             await reportBlockedElsewhere({ run, root, loopId: loop.loopId }, state, deps);
+    }
+    // Nor has it a job to rewrite the dashboard. A sweep that changed nothing leaves it alone: even a rewrite
+    // that finds the body current lists the issue, asks whether it is pinned and reads it, every schedule.
+    if (deps.dashboard && sweepChanged(swept, slots)) {
+        const queue = slotsQueue(run, root, store);
+        await updateDashboard(run, store, { issues: deps.dashboard, logger: deps.logger, queue, clock: deps.clock });
     }
     const dispatched = swept.filter((loop) => loop.outcome === 'dispatched');
     const failed = swept.filter((loop) => loop.outcome === 'failed');
@@ -59562,6 +59880,7 @@ function actionsLogger(redact) {
 
 
 
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     const jobEnd = {};
@@ -59615,12 +59934,13 @@ async function runAction(unguardedIo, jobEnd) {
         throw new ConfigError(trigger.reason);
     if (trigger.untrusted)
         logger.warning(trigger.reason);
-    // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
-    if (settings.command === 'sweep')
-        return sweep(runContext, root, { github, logger, io, clock: systemClock, redact });
     // Fan-out's plan and verify hold a read-only token: the dashboard is decide's alone.
     const readOnly = settings.command === 'plan' || settings.command === 'verify';
     const issues = settings.dashboard && !readOnly ? dashboardIssues(runContext, owner, repo, logger) : null;
+    // The sweeper reads the loops' states and dispatches; it loads no loop config and runs no project code.
+    if (settings.command === 'sweep') {
+        return sweep(runContext, root, { github, logger, io, clock: systemClock, redact, dashboard: issues });
+    }
     // A tick on the dashboard acts on the loops it names, not on this event's loop.
     if (issues && isDashboardEdit(runContext)) {
         return handleDashboardEdit(runContext, root, { github, issues, logger, clock: systemClock, redact, io });
@@ -59662,6 +59982,9 @@ async function runAction(unguardedIo, jobEnd) {
         await slots_releaseSlot(runContext, { loopId, root }, slotJob);
         return;
     }
+    // Before anything of the loop is saved: a preset named in the config alone, whose CLI no step installed,
+    // fails the job with what to set (a fixed workflow starts the loop afresh), as fan-out's plan does.
+    refuseAgentWithoutCli(config.agent, settings.agent, settings.config, runContext.env.PATH ?? '');
     // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
     // Before a hand-over, so a resumed loop queues like a new one and is dispatched only with a slot.
     if (!(await takeSlot(runContext, { loopId, config, root }, slotJob)))

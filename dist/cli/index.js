@@ -28806,6 +28806,23 @@ const checkResultSchema = strictObject({
     /** It passed at the baseline and fails now. */
     regression: schemas_boolean().optional(),
 });
+/** The most baseline failures, locations of one and characters of its hint the state keeps. */
+const MAX_BASELINE_FAILURES = 256;
+const MAX_FAILURE_LOCATIONS = 20;
+const MAX_FAILURE_HINT_CHARS = 2000;
+/** A failing check of the baseline as the work command is told of it (`FailureForAgent`). */
+const baselineFailureSchema = strictObject({
+    check: schemas_string(),
+    kind: schemas_string(),
+    pattern: schemas_string().nullable(),
+    confidence: schemas_number().min(0).max(1).nullable(),
+    strategy: schemas_enum(STRATEGIES),
+    locations: array(locationSchema).max(MAX_FAILURE_LOCATIONS),
+    excerpt: schemas_string().max(4000),
+    hint: schemas_string().max(MAX_FAILURE_HINT_CHARS).optional(),
+    regression: schemas_boolean().optional(),
+    signature: schemas_string().optional(),
+});
 const failureRecordSchema = strictObject({
     iteration: schemas_number().int().nonnegative(),
     stage: stageOrFailure,
@@ -28954,6 +28971,11 @@ const state_loopStateSchema = strictObject({
         takenAt: isoTime,
         checks: record(schemas_string(), schemas_enum(['pass', 'fail'])),
         tests: record(schemas_string(), schemas_enum(['pass', 'fail'])),
+        /**
+         * The baseline's failures, analysed, when a round of its own measured it (fan-out): the next
+         * iteration's prompt carries them, and its declared fixes run on them first. Not a verification.
+         */
+        failures: array(baselineFailureSchema).max(MAX_BASELINE_FAILURES).optional(),
     })
         .optional(),
     lastVerification: strictObject({ iteration: schemas_number().int(), at: isoTime, results: array(checkResultSchema) })
@@ -33198,6 +33220,33 @@ function parseMaxLoops(value) {
     }
     return Number(value);
 }
+/** What each option only `status --all --remote` reads needs, said when it is given anywhere else. */
+const REMOTE_LISTING = {
+    remote: `'status --all --remote NAME' lists the loops on that remote's state branch`,
+    'state-branch': `'status --all --remote NAME --state-branch B' reads that branch of the remote`,
+    'max-loops': `'status --all --remote NAME --max-loops N' says the places in line under that limit`,
+};
+/**
+ * Refuses options `status` or `history` would otherwise ignore, naming the option and what it needs:
+ * `--remote`, `--state-branch` and `--max-loops` belong to the listing of every loop (`status --all`);
+ * `--loop-id` names one loop, which `--all` does not show.
+ */
+function checkShowOptions(command, values) {
+    const listsAll = command === 'status' && values.all === true;
+    if (command === 'history' && values.all) {
+        throw new UsageError(`--all is read by 'status' only; 'history' shows one loop (--loop-id ID, or the default one).`);
+    }
+    if (listsAll && values['loop-id'] !== undefined) {
+        throw new UsageError(`--loop-id names one loop, and --all lists every loop: give one of them ('status --loop-id ${values['loop-id']}' or 'status --all').`);
+    }
+    if (listsAll)
+        return;
+    for (const option of Object.keys(REMOTE_LISTING)) {
+        if (values[option] !== undefined) {
+            throw new UsageError(`--${option} is read only with --all: ${REMOTE_LISTING[option]}.`);
+        }
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/cli/loop-place.ts
 /** Where a command's loop lives: the repository, the loop id and its state, and the adapters over them. */
@@ -33632,6 +33681,10 @@ function format_pullRequestWaitingSection(model) {
         `The branch \`${waiting.branch}\` is pushed: [compare and open the pull request](${waiting.compareUrl}). The loop asks again in its next iteration.`,
     ].join(' ');
 }
+/** A loop that has run no iteration and will not by itself: queued, or aborted before its first one. */
+function format_neverRan(state) {
+    return (state.status === 'queued' || state.status === 'aborted') && state.iteration === 0;
+}
 
 ;// CONCATENATED MODULE: ./src/domain/report/limits.ts
 /**
@@ -33831,7 +33884,12 @@ function escape_link(label, url) {
 const END_NODES = {
     blocked: { id: 'BLOCKED', label: (d) => `BLOCKED at iteration ${d.iteration} of ${d.maxIterations}` },
     capped: { id: 'CAPPED', label: (d) => `Cap reached: ${d.iteration} of ${d.maxIterations} iterations` },
-    aborted: { id: 'ABORTED', label: (d) => `Aborted at iteration ${d.iteration} of ${d.maxIterations}` },
+    aborted: {
+        id: 'ABORTED',
+        label: (d) => d.iteration === 0
+            ? 'Aborted before its first iteration'
+            : `Aborted at iteration ${d.iteration} of ${d.maxIterations}`,
+    },
     waiting: { id: 'WAITING', label: (d) => (d.gate ? `Waiting for gate ${d.gate}` : 'Waiting') },
 };
 /**
@@ -33846,6 +33904,8 @@ function mermaid_renderStageDiagram(input) {
     const ordered = STAGES.filter((s) => pipeline.includes(s));
     const lines = ['stateDiagram-v2', '  direction LR'];
     const complete = status === 'complete' || stage === 'COMPLETE';
+    // Aborted before its first iteration (while queued): it left from the start, not from a stage.
+    const neverRan = status === 'aborted' && iteration === 0;
     if (complete && ordered.includes('COMPLETE')) {
         lines.push(`  state "COMPLETE in ${iteration} iteration${iteration === 1 ? '' : 's'}" as COMPLETE`);
     }
@@ -33857,14 +33917,15 @@ function mermaid_renderStageDiagram(input) {
     const loopEnd = CAPABILITY_LOOP[CAPABILITY_LOOP.length - 1];
     const loops = ordered.includes(loopStart) && ordered.includes(loopEnd);
     if (loops) {
-        lines.push(`  ${loopEnd} --> ${loopStart}: ${complete ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`);
+        lines.push(`  ${loopEnd} --> ${loopStart}: ${complete || neverRan ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`);
     }
     // The stage whose checks ran this iteration: VERIFY where the pipeline has it, else where the loop is.
     const verifiedAt = loops && !complete ? loopEnd : stage;
     const end = complete ? undefined : END_NODES[status];
     if (end) {
         lines.push(`  state "${end.label(input)}" as ${end.id}`);
-        lines.push(`  ${ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage)} --> ${end.id}`);
+        const from = neverRan ? '[*]' : ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage);
+        lines.push(`  ${from} --> ${end.id}`);
     }
     lines.push('  classDef done fill:#dafbe1,stroke:#1a7f37,color:#1f2328');
     lines.push('  classDef current fill:#fff8c5,stroke:#9a6700,color:#1f2328,stroke-width:2px');
@@ -33931,13 +33992,17 @@ function view_buildReportView(model, surface = 'github') {
             : state === 'capped'
                 ? CAP_TITLES[capLimitOf(model)]
                 : TITLES[state],
-        progress: `iteration ${model.iteration} of ${model.maxIterations}`,
+        progress: model.baselineRound
+            ? `the baseline round, before iteration ${model.baselineRound.iteration} of ${model.maxIterations}`
+            : model.status === 'aborted' && format_neverRan(model)
+                ? 'never started'
+                : `iteration ${model.iteration} of ${model.maxIterations}`,
         why,
         nextStep,
         failure,
         iterations: iterations.list,
         earlierIterations: iterations.earlier,
-        updatedAt: model.updatedAt ? formatTime(model.updatedAt) : '',
+        updatedAt: model.updatedAt ? view_formatTime(model.updatedAt) : '',
         endState: isStopped(state)
             ? {
                 title: `loop-controller: ${model.loopId} ${state === 'capped' ? CAPPED_TITLES[capLimitOf(model)] : STOPPED_TITLES[state]} (${plainProgress(model)})`,
@@ -34014,9 +34079,18 @@ function cliNextStepOf(model) {
             return `nothing: run \`loop-controller run\` to go on; to stop, \`loop-controller abort\`.`;
     }
 }
+/** What begins the work again after an abort: a loop of another id. */
+const view_ANOTHER_LOOP = `open a new issue and label it \`${loop_names_Labels.Start}\`, or dispatch the workflow with another \`loop-id\``;
 function nextStepOf(model) {
     const branch = `\`${loop_names_loopBranch(model.loopId)}\``;
     const pull = model.links.pullRequest;
+    // A loop started by a dispatch has no issue, and no pull request before its first commit: a comment
+    // there reaches nothing, so the advice is the workflow's `command` input.
+    if (!pull && !model.links.issue) {
+        const noThread = dispatchOnlyNextStep(model, branch);
+        if (noThread !== null)
+            return noThread;
+    }
     switch (model.status) {
         case 'complete':
             return pull
@@ -34027,10 +34101,11 @@ function nextStepOf(model) {
         case 'capped':
             return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
         case 'aborted':
-            // One aborted before its first iteration (a queued loop) left no work behind.
+            // One aborted before its first iteration (a queued loop) left no work behind. A start of the same
+            // loop id finds it aborted and is refused: only a new loop id begins again.
             return model.iteration === 0
-                ? 'nothing: the loop is over before any work; comment `/loop start` to begin a new one.'
-                : `nothing: the loop is over and its work stays on ${branch}; comment \`/loop start\` to begin a new one.`;
+                ? `nothing: the loop is over before any work, and an aborted loop does not run again; to do the work, ${view_ANOTHER_LOOP}.`
+                : `nothing: the loop is over and its work stays on ${branch}; an aborted loop does not run again: to go on, ${view_ANOTHER_LOOP} (a new loop starts from the default branch).`;
         case 'queued':
             return 'nothing: the loop starts by itself once a slot is free and its dependencies are COMPLETE; to drop it, comment `/loop abort`.';
         case 'waiting': {
@@ -34042,6 +34117,20 @@ function nextStepOf(model) {
         }
         default:
             return 'nothing: the loop goes on by itself; to stop it, comment `/loop abort`.';
+    }
+}
+/** What a person does for a loop with no issue and no pull request to comment on; null: as anywhere else. */
+function dispatchOnlyNextStep(model, branch) {
+    const runAgain = (command) => `run the workflow again with the loop's \`loop-id\` and \`command: ${command}\``;
+    switch (model.status) {
+        case 'blocked':
+            return `push a fix to ${branch} or clarify the goal, then ${runAgain('resume')}; to give up, ${runAgain('abort')}.`;
+        case 'capped':
+            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and ${runAgain('resume')}, or finish ${branch} by hand.`;
+        case 'running':
+            return `nothing: the loop goes on by itself; to stop it, ${runAgain('abort')}.`;
+        default:
+            return null;
     }
 }
 function failureView(model) {
@@ -34150,7 +34239,7 @@ function codeSpan(name) {
     return `\`${name.replace(/`/g, "'")}\``;
 }
 /** `2026-01-01 00:00 UTC`. */
-function formatTime(iso) {
+function view_formatTime(iso) {
     const date = new Date(iso);
     if (Number.isNaN(date.getTime()))
         return '';
@@ -34191,6 +34280,8 @@ function sections_auditTrailPointer(model) {
 }
 /** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
 function sections_stageLine(model) {
+    if (model.status === 'aborted' && neverRan(model))
+        return 'none (aborted before its first iteration)';
     const { capabilities } = model;
     if (capabilities.total === 0 || capabilities.current === null)
         return model.stage;
@@ -34429,7 +34520,7 @@ function renderComment(model, options = {}) {
             stageDiagram(model, view),
             iterationChecklist(model, view, redact),
             model.checks.length > 0
-                ? `<details><summary>Checks of iteration ${model.iteration}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
+                ? `<details><summary>${checksHeading(model)}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
                 : '',
             gatesLine(model, redact),
             refusedSection(model, redact),
@@ -34439,6 +34530,12 @@ function renderComment(model, options = {}) {
         return `${parts.filter(Boolean).join('\n\n')}\n`;
     };
     return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
+}
+/** Whose checks the comment folds away: this iteration's, or a baseline round's (before any work). */
+function checksHeading(model) {
+    return model.baselineRound
+        ? `Checks at the baseline, before iteration ${model.baselineRound.iteration}`
+        : `Checks of iteration ${model.iteration}`;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/model.ts
@@ -34468,6 +34565,7 @@ function buildReportModel(state, extras) {
         },
         checks: earlier.length > 0 ? earlier : extras.checks,
         checksRanEarlier: earlier.length > 0,
+        ...(extras.baselineRound ? { baselineRound: extras.baselineRound } : {}),
         outputs: extras.outputs ?? {},
         next: extras.next,
         nextAction: extras.nextAction,
@@ -34514,6 +34612,8 @@ function checksOfThisIteration(state) {
  * Rendered once for the job summary and for a comment on the issue or pull request.
  */
 
+
+
 /** The start label was added by someone the loop may not take orders from. */
 function startRefusal(loopId, reason, via = 'label') {
     const what = via === 'label' ? `the \`${Labels.Start}\` label was not added` : 'the `/loop start` comment was not written';
@@ -34525,6 +34625,18 @@ function startRefusal(loopId, reason, via = 'label') {
         title: `loop-controller did not start the loop \`${loopId}\`: ${what} by someone with write access.`,
         reason,
         whatToDo: `Ask someone with write access to this repository ${how}, or to start the loop from the Actions tab.`,
+    };
+}
+/**
+ * A start (label, `/loop start`) of a loop that was aborted: an aborted loop does not run again, so the
+ * start is refused, saying why it ended and what begins the work again. `reason`: its state's, anyone's text.
+ */
+function abortedStartRefusal(loopId, reason) {
+    return {
+        loopId,
+        title: `loop-controller did not start the loop \`${loopId}\`: it was aborted, and an aborted loop does not run again.`,
+        reason: `${markdownText(reason.trim().replace(/[.\s]+$/, '') || 'it was aborted', 300)}.`,
+        whatToDo: `To do the work, ${ANOTHER_LOOP}: a new loop starts from the default branch (this loop's commits, if any, stay on \`${loopBranch(loopId)}\`).`,
     };
 }
 /** The refusal as markdown; `redact` keeps secrets out of anything quoted. */
@@ -34595,7 +34707,7 @@ function renderSummary(model, options = {}) {
     const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
     const body = [
         stageDiagram(model, view),
-        `**Verdict:** ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+        `${summary_verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
             ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
             : ''}`,
         checkTable(model.checks, redact),
@@ -34620,6 +34732,10 @@ function renderSummary(model, options = {}) {
         .filter(Boolean)
         .join('\n\n')}\n`;
     return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
+}
+/** What the verdict is of: this iteration's checks, or (a baseline round) the checks before any work. */
+function summary_verdictLabel(model) {
+    return model.baselineRound ? '**Baseline** (the checks at the base, before any work):' : '**Verdict:**';
 }
 /** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
 function metricsLine(model) {
@@ -37616,6 +37732,9 @@ async function beginRun(input, deps, policy, decision, loop, now) {
     if (input.commit && deps.git)
         await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger);
     const headBefore = deps.git ? await deps.git.head() : null;
+    // A baseline measured in a round of its own (fan-out) whose failures no iteration has met yet: they are
+    // this iteration's to brief, and no fix has run on them, as in the single job's iteration that measures it.
+    const baselineFresh = (state.baseline?.failures?.length ?? 0) > 0 && !state.lastVerification;
     return {
         run: {
             input,
@@ -37635,13 +37754,13 @@ async function beginRun(input, deps, policy, decision, loop, now) {
         record: {
             ...withEvents(loop, started),
             state,
-            previous: lastFailures(state),
+            previous: baselineFresh ? (state.baseline?.failures ?? []) : lastFailures(state),
             treeBeforeWork: null,
             ignoredBeforeWork: null,
             work: null,
             tasksCompleted: [],
             tasksFailed: [],
-            previousIsFresh: false,
+            previousIsFresh: baselineFresh,
             remediesRun: { install: false, fixes: [] },
             briefing: null,
             fixSnapshots: [],
@@ -37769,6 +37888,7 @@ function checkFailures(state) {
         ...(r.regression ? { regression: true } : {}),
     }));
 }
+/** A failing check of a verification as the work command is told of it, with its analysis's hint. */
 function toAgentFailure(live) {
     return {
         check: live.check.name,
@@ -38436,7 +38556,8 @@ function requestSlot(record, request, statuses, limit) {
     }
     const before = queued.find((waiting) => waiting.loopId === request.loopId);
     // A dispatched job carries no issue body: the dependencies the loop was queued with still hold.
-    const dependsOn = [...new Set([...(before?.dependsOn ?? []), ...request.dependsOn])];
+    const kept = request.replacesDependencies ? [] : (before?.dependsOn ?? []);
+    const dependsOn = [...new Set([...kept, ...request.dependsOn])];
     const dependencies = dependencyWait(dependsOn, statuses);
     const depsMet = dependencies.pending.length === 0 && dependencies.endedShort.length === 0;
     if (depsMet && (request.started || hasRoom(settled.record, limit))) {
@@ -39851,6 +39972,7 @@ function repositoryWebUrl(remoteUrl) {
  */
 
 
+
 /**
  * How many of the loops in line a release tells their new place (each costs a state read and a comment
  * update); one further back is told once a release finds it among them (the dashboard always shows it).
@@ -39902,7 +40024,9 @@ function queuedNext(wait, issueOf = (id) => id) {
     if (waitingAhead > 0 && wait.ahead !== undefined) {
         const first = wait.ahead === 0
             ? 'no loop ahead of it can start first'
-            : `the ${wait.ahead} ahead of it that can start have started`;
+            : wait.ahead === 1
+                ? 'the one ahead of it that can start has started'
+                : `the ${wait.ahead} ahead of it that can start have started`;
         return `It starts by itself when a running loop ends and ${first} (${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies and ${waitingAhead === 1 ? 'is' : 'are'} passed over); nothing to do. To drop it, comment \`/loop abort\`.`;
     }
     return 'It starts by itself when a running loop ends and it is first in line; nothing to do. To drop it, comment `/loop abort`.';
@@ -39933,23 +40057,30 @@ function listed(loopIds, issueOf) {
 }
 /** The status comment and job summary of a queued loop. */
 function renderQueued(input, issueOf = (id) => id) {
-    const { loopId, wait } = input;
-    const slots = wait.limit === null ? `${wait.running} running (no limit)` : `${wait.running} of ${wait.limit} in use`;
+    const { loopId, wait, writer } = input;
+    // Without a limit only dependencies queue a loop: there is no slot to count.
+    const slots = wait.limit === null ? '' : `; slots: ${wait.running} of ${wait.limit} in use`;
     const lines = [
         `## ⏳ loop-controller: ${code(loopId)} is queued`,
         '',
         // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
         `**Why:** ${queuedReason(wait, issueOf)}.`,
         '',
-        `**Place in line:** ${placeInLine(wait)}; slots: ${slots}.${wait.position > TOLD_IN_LINE
+        `**Place in line:** ${placeInLine(wait)}${slots}.${wait.position > TOLD_IN_LINE
             ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
             : ''}`,
         '',
         `**Next:** ${queuedNext(wait, issueOf)}`,
     ];
-    if (input.runUrl)
-        lines.push('', `[This job](${input.runUrl})`);
+    if (writer)
+        lines.push('', writtenBy(writer));
     return `${lines.join('\n')}\n`;
+}
+function writtenBy(writer) {
+    const asOf = `As of ${formatTime(writer.at)}`;
+    if (writer.releasedBy === undefined)
+        return `${asOf} · [this job](${writer.runUrl})`;
+    return `${asOf} · updated by [run ${writer.runId}](${writer.runUrl}), when ${code(writer.releasedBy)} ended`;
 }
 /**
  * A new loop saved `queued` whose job could not take its place in line (queue.json was not changed):
@@ -39972,6 +40103,7 @@ function notInLineRefusal(loopId, error) {
  * the dashboard issue, so the two never differ. A status is shown as the state holds it: a new status
  * is one more value, not a new branch here.
  */
+
 
 
 
@@ -40006,7 +40138,9 @@ function plain(value) {
 function spentText(state) {
     const { usage, budget } = state;
     const seconds = Math.round(usage.wallMs / 1000);
-    const used = seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`;
+    // Under half a second is not nothing (the comment says `242 ms`): `<1 s`, and `0 s` only for none.
+    const underOne = seconds === 0 && usage.wallMs > 0;
+    const used = seconds < 60 ? `${underOne ? '<1' : seconds} s` : `${Math.round(seconds / 60)}${budget.minutes ? '' : ' min'}`;
     const time = budget.minutes ? `${used} of ${plain(budget.minutes)} min` : used;
     const parts = [time];
     if (budget.tokens)
@@ -40036,14 +40170,22 @@ const NAMED_FAILURES = 3;
 /** The last verification: `pass (all 4)`, `fail: unit, lint (2 of 3)`, or `-` before any. */
 function lastVerdictText(state) {
     const results = state.lastVerification?.results ?? [];
-    if (results.length === 0)
+    if (results.length > 0) {
+        const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error');
+        return verdictsText(failed.map((r) => r.name), results.length);
+    }
+    // No verification yet, a baseline measured (fan-out's baseline round): its verdicts, said as the baseline's.
+    const baseline = Object.entries(state.baseline?.checks ?? {});
+    if (baseline.length === 0)
         return '-';
-    const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error');
+    const failing = baseline.filter(([, verdict]) => verdict === 'fail').map(([name]) => name);
+    return `baseline: ${verdictsText(failing, baseline.length)}`;
+}
+function verdictsText(failed, total) {
     if (failed.length === 0)
-        return `pass (all ${results.length})`;
-    const named = failed.slice(0, NAMED_FAILURES).map((r) => r.name);
+        return `pass (all ${total})`;
     const more = failed.length > NAMED_FAILURES ? ` +${failed.length - NAMED_FAILURES} more` : '';
-    return `fail: ${named.join(', ')}${more} (${failed.length} of ${results.length})`;
+    return `fail: ${failed.slice(0, NAMED_FAILURES).join(', ')}${more} (${failed.length} of ${total})`;
 }
 /** `2026-01-01 10:00 UTC`: an instant to the minute, the same wherever it is read. */
 function utcMinute(at) {
@@ -40096,7 +40238,7 @@ function queueText(state, loops, queue) {
             const why = unknown && wait.slotOnly
                 ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
                 : room
-                    ? 'a slot is free; it starts at the next change of the queue'
+                    ? freeSlotText(wait.limit, queue)
                     : queuedReason(wait, shortName);
             return `${wait.position} of ${wait.queued} in line: ${why}`;
         }
@@ -40105,6 +40247,16 @@ function queueText(state, loops, queue) {
         }
     }
     return state.statusReason || 'queued';
+}
+/** A free slot, as fact under the queue's own limit, or as a supposition under the reader's. */
+function freeSlotText(limit, queue) {
+    if (!queue.supposed)
+        return 'a slot is free; it starts at the next change of the queue';
+    const recorded = queue.record.limit;
+    const since = recorded === undefined || recorded === null
+        ? 'the queue records no limit'
+        : `the queue was last changed under max-loops ${recorded}`;
+    return `under max-loops ${limit} a slot would be free (${since})`;
 }
 /**
  * The rows of `loops`, sorted by loop id. `repositoryUrl` (`https://github.com/owner/repo`) links the
@@ -40133,8 +40285,8 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
             };
         }
         const task = state.task;
-        // A loop waiting in line before its first iteration is in no stage yet.
-        const notStarted = state.status === 'queued' && state.iteration === 0;
+        // A loop waiting in line before its first iteration, or aborted there, is in no stage.
+        const notStarted = format_neverRan(state);
         return {
             loopId,
             stage: notStarted ? '-' : state.stage,
@@ -40300,7 +40452,11 @@ async function showBranchLoops(place, values, io) {
     // without --max-loops the recorded one is shown (a queue older than that record: unknown).
     const recorded = listing.slots.limit;
     const known = limit ?? (recorded === undefined ? 'unknown' : recorded);
-    const queue = listing.slotsProblem ? null : { record: listing.slots, limit: known };
+    // A --max-loops other than the recorded one is the reader's supposition: what it frees is said as such.
+    const supposed = limit !== null && limit !== (recorded ?? null);
+    const queue = listing.slotsProblem
+        ? null
+        : { record: listing.slots, limit: known, ...(supposed ? { supposed: true } : {}) };
     printLoops(listing.loops, queue, repositoryWebUrl(listing.url) ?? undefined, values, io);
     return EXIT.complete;
 }
@@ -40407,6 +40563,7 @@ async function dispatch(command, values, positionals, io) {
         case 'status':
         case 'history':
             expectPositionals(command, positionals, 0, 'no arguments');
+            checkShowOptions(command, values);
             if (command === 'status' && values.all)
                 return showAllLoops(place, values, io);
             return showLoop(command, place, values, io);
