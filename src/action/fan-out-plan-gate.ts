@@ -9,7 +9,8 @@ import type { SlotStore } from '../ports/slots.js'
 import type { Store } from '../ports/store.js'
 import { authorizePerson } from './people-commands.js'
 import type { RunContext } from './run-context.js'
-import { DependsOnRefusedError, dependenciesOf, slotStore } from './slots.js'
+import { readDependencies } from './depends-on.js'
+import { DependsOnRefusedError, slotStore } from './slots.js'
 
 /**
  * What plan does for this event: `skip` (no work; decide settles the loop), or `plan`; `admitted` when
@@ -57,8 +58,9 @@ async function slotGate(
   deps: { store: Store; clock: Clock; slots?: Pick<SlotStore, 'update'> },
 ): Promise<PlanGate> {
   let dependsOn: string[]
+  let bodyRead: boolean
   try {
-    dependsOn = dependenciesOf(run, input.config, input.loopId)
+    ;({ loops: dependsOn, bodyRead } = readDependencies(run, input.config, input.loopId))
   } catch (error) {
     // A line decide refuses: it reports the refusal, and the work would be dropped.
     if (error instanceof DependsOnRefusedError)
@@ -81,6 +83,8 @@ async function slotGate(
     ref: '',
     at: deps.clock.now().toISOString(),
     started: status !== undefined && status !== 'queued' && (loaded?.state.iteration ?? 0) > 0,
+    // As decide judges the start: a body read afresh replaces the dependencies the line had named.
+    replacesDependencies: bodyRead,
   }
   const verdict = await slots.update([...dependsOn, input.loopId], (record, statuses) => ({
     record,

@@ -177,6 +177,34 @@ describe('planGate under max-loops and depends-on: no work without a slot', () =
   })
 })
 
+describe('planGate on a start that read the issue body', () => {
+  it('judges the line as it reads now: a dependency dropped from the body no longer holds the loop', async () => {
+    const states = {
+      demo: loopState({ loopId: 'demo', status: 'queued', iteration: 0 }),
+      'issue-9': loopState({ loopId: 'issue-9', status: 'running', iteration: 1 }),
+    }
+    const record: SlotsRecord = {
+      running: [{ loopId: 'issue-9', since }],
+      queued: [{ ...waiting('demo'), dependsOn: ['issue-9'] }],
+    }
+    const gate = await planGate(
+      run('issues', labelled('alice'), { 'max-loops': '2' }),
+      { loopId: 'demo', config, root: '/here' },
+      {
+        github,
+        store: { ...memoryStore(states), kind: 'git' as const },
+        clock: fixedClock,
+        slots: slotsOf(record, states),
+      },
+    )
+    // Decide replaces the queued loop's dependencies with the body's (none): the loop takes the free slot.
+    expect(gate).toEqual({
+      kind: 'skip',
+      reason: expect.stringContaining('decide takes the slot first'),
+    })
+  })
+})
+
 describe('admittedView', () => {
   it('shows a queued state running, at the same version; any other state as it is', async () => {
     const store = memoryStore({
