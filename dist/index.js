@@ -58945,6 +58945,7 @@ function legErrorOf(text, artifact) {
 
 
 
+
 async function planGate(run, input, deps) {
     const intent = interpretEvent(run.event.name, run.event.payload);
     if (intent.kind !== 'run' && intent.kind !== 'start') {
@@ -58970,8 +58971,10 @@ async function planGate(run, input, deps) {
  */
 async function slotGate(run, input, deps) {
     let dependsOn;
+    let bodyRead;
     try {
-        dependsOn = dependenciesOf(run, input.config, input.loopId);
+        ;
+        ({ loops: dependsOn, bodyRead } = readDependencies(run, input.config, input.loopId));
     }
     catch (error) {
         // A line decide refuses: it reports the refusal, and the work would be dropped.
@@ -58998,6 +59001,8 @@ async function slotGate(run, input, deps) {
         ref: '',
         at: deps.clock.now().toISOString(),
         started: status !== undefined && status !== 'queued' && (loaded?.state.iteration ?? 0) > 0,
+        // As decide judges the start: a body read afresh replaces the dependencies the line had named.
+        replacesDependencies: bodyRead,
     };
     const verdict = await slots.update([...dependsOn, input.loopId], (record, statuses) => ({
         record,
