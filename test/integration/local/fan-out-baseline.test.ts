@@ -153,6 +153,13 @@ describe('fan-out: the baseline round', () => {
       ['e2e', 'pass'],
     ])
     expect(result.state.iteration).toBe(1)
+    // The fix the plan ran first took lint: an auto-fix, as the single job records it, not a plain pass.
+    expect(result.checks.find((c) => c.name === 'lint')?.autoFixed).toBe(true)
+    expect(result.checks.find((c) => c.name === 'unit')?.autoFixed).toBe(false)
+    expect(result.state.metrics.autoFixes).toBe(1)
+    expect(s.loop.audit.journey.map((e) => e.message)).toContain(
+      'lint: fixed by its fix command before the work (no agent call)',
+    )
     const record = s.loop.audit.files.get('iterations/1.md') ?? ''
     expect(record).toContain('## Baseline')
     expect(record).toContain(
