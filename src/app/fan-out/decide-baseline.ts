@@ -50,7 +50,10 @@ export async function recordBaselineRound(
   const now = deps.clock.now()
   const { config } = input
   const logDir = join(input.loopDir, 'runs', String(round.iteration), 'baseline')
-  const checks = await verify(input, deps, logDir, {}, round.iteration, false, everyIterationChecks(config.checks))
+  // Every leg ran its check: none is replayed as skipped by fail-fast, a `pre` check or a failed `needs`,
+  // so the briefing, the report and the baseline's verdicts are the same runs' verdicts.
+  const only = everyIterationChecks(config.checks)
+  const checks = await verify(input, deps, logDir, {}, round.iteration, false, only, { runAll: true })
   const merged = mergeLegBaselines(round.legs, config.checks, round.merged.runs, round.merged.tests, now.toISOString())
   const missing = new Set(merged.missing.map((m) => m.check))
   const spentMs = fanOutTimeElsewhereMs(round.planWallMs, round.legDurationsMs) + (Date.now() - round.startedAt)

@@ -20,11 +20,12 @@ const LINT = fixture('lint-error/eslint-unix.txt')
  * A loop whose `unit` check fails before the work (vitest's output) and passes once the work wrote
  * progress.txt, and whose `lint` check fails until its declared fix ran; a verify-only `e2e` check.
  */
-function scene() {
+function scene(config: Record<string, unknown> = {}) {
   const dir = join(root, `scene-${++counter}`)
   const made = fanOutScene(
     dir,
     {
+      ...config,
       'flake-check': { enabled: false },
       checks: [
         { name: 'unit', run: 'npm test', kind: 'test' },
@@ -128,6 +129,24 @@ describe('fan-out: the baseline round', () => {
     )
     expect(result).toMatchObject({ outcome: 'continue', next: { kind: 'EXECUTE_STAGE', stage: 'IMPLEMENT' } })
     expect(result.baselineRound).toMatchObject({ iteration: 1, checks: [{ name: 'unit' }, { name: 'lint' }] })
+  })
+
+  it('judges every leg’s check with fail-fast on: both failing checks are in the baseline’s failures, the report and the briefing', async () => {
+    const s = scene({ matrix: { 'fail-fast': true, 'max-parallel': 1 } })
+    const round = await s.plan()
+    const result = await s.decide(round, await s.verify(round))
+    const saved = (await s.loop.store.load('unit'))?.state
+    expect(saved?.baseline?.checks).toEqual({ unit: 'fail', lint: 'fail' })
+    expect(saved?.baseline?.failures?.map((f) => f.check)).toEqual(['unit', 'lint'])
+    expect(result.baselineRound?.checks.map((c) => [c.name, c.verdict])).toEqual([
+      ['unit', 'fail'],
+      ['lint', 'fail'],
+    ])
+    expect(s.loop.audit.journey.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/^baseline: unit fail, lint fail · failing: `unit` \(test\): .*; `lint` \(lint\): /),
+    )
+    // Iteration 1's plan is briefed on both: lint's fix runs first, the agent hears of unit.
+    expect((await s.plan()).report?.briefing).toEqual({ fixedFirst: ['lint'], toldAgent: ['unit'] })
   })
 
   it('gives the next plan, iteration 1, the baseline’s failures: the declared fix runs first, the agent’s prompt names the rest', async () => {
