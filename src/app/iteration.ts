@@ -1,8 +1,8 @@
 /**
  * One controller iteration, shared by both front doors (the CLI and the action), as a pipeline of
  * named steps over an explicit record (`iteration/record.ts`):
- * restore → decide → begin → baseline → act → guard → tasks → verify → remedies → analyze → transition →
- * checkpoint → audit → conclude → persist → audit of the ending.
+ * restore → decide → begin → baseline → act → guard → tasks → verify → fixed first → remedies → analyze →
+ * transition → checkpoint → audit → conclude → persist → audit of the ending.
  * Effects go through ports; the decisions are the pure engine's.
  */
 import { type Decision, decide } from '../domain/engine/index.js'
@@ -13,6 +13,7 @@ import { analyze } from './iteration/analyze.js'
 import { writeEnding, writeIterationRecord } from './iteration/audit.js'
 import { baseline, beginRun } from './iteration/begin.js'
 import { checkpoint } from './iteration/checkpoint.js'
+import { fixedFirst } from './iteration/fixed-first.js'
 import { guard } from './iteration/guard.js'
 import { persist } from './iteration/persist.js'
 import { finish, type IterationStep, type LoopRecord, type RanIteration } from './iteration/record.js'
@@ -32,7 +33,17 @@ export type {
 } from './iteration/types.js'
 
 /** The steps of a running iteration, in order, from the work tree as it was to the state it leaves. */
-const RUN_STEPS: readonly IterationStep[] = [baseline, act, guard, stageTasks, verify, remedies, analyze, transition]
+const RUN_STEPS: readonly IterationStep[] = [
+  baseline,
+  act,
+  guard,
+  stageTasks,
+  verify,
+  fixedFirst,
+  remedies,
+  analyze,
+  transition,
+]
 
 /** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
 export async function runOneIteration(input: IterationInput, deps: IterationDeps): Promise<IterationResult> {

@@ -51,6 +51,11 @@ export interface MatrixInput {
    * list are neither run nor reported, and a `needs` outside the list counts as met.
    */
   only?: string[]
+  /**
+   * Every selected check runs whatever failed before it: no `pre` stop, no `fail-fast`, no skip for a
+   * failed `needs` (a replay of runs that each happened, as fan-out's baseline round's legs did).
+   */
+  runAll?: boolean
   signal?: AbortSignal
 }
 
@@ -97,7 +102,7 @@ export async function runMatrix(input: MatrixInput): Promise<MatrixCheckOutcome[
   const isFailure = (outcome: MatrixCheckOutcome) => outcome.verdict !== 'pass' && outcome.verdict !== 'skipped'
   const record = (outcome: MatrixCheckOutcome): void => {
     outcomes.set(outcome.check.name, outcome)
-    if (isFailure(outcome) && outcome.check.required && !stopReason) {
+    if (isFailure(outcome) && outcome.check.required && !stopReason && !input.runAll) {
       if (outcome.check.pre) stopReason = `pre-check ${outcome.check.name} failed`
       else if (input.failFast) stopReason = `fail-fast: ${outcome.check.name} failed`
     }
@@ -176,7 +181,7 @@ export async function runMatrix(input: MatrixInput): Promise<MatrixCheckOutcome[
         }
         const failedNeed = check.needs.find((need) => {
           const outcome = outcomes.get(need)
-          return outcome !== undefined && outcome.verdict !== 'pass'
+          return !input.runAll && outcome !== undefined && outcome.verdict !== 'pass'
         })
         if (failedNeed) {
           skip(check, `needs ${failedNeed}`)

@@ -54,6 +54,8 @@ export async function verify(
   iteration: number,
   live: boolean,
   only?: string[],
+  /** `runAll`: no check is skipped for an earlier failure (`MatrixInput.runAll`). */
+  options: { runAll?: boolean } = {},
 ): Promise<LiveCheck[]> {
   await deps.workspace.makeDir(logDir)
   const selected = only ? new Set(only) : undefined
@@ -84,6 +86,7 @@ export async function verify(
     },
     onOutput: (name, chunk, shard) => analyzers.get(analyzerKey(name, shard))?.push(chunk),
     ...(only ? { only } : {}),
+    ...(options.runAll ? { runAll: true } : {}),
   })
   return outcomes.map((outcome) => {
     const judged = outcome.legs

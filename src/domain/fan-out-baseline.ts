@@ -5,7 +5,7 @@
  * verdicts (a test failing in any shard fails). The baseline's failures, analysed by decide, are kept
  * with it (bounded) for the first iteration's prompt.
  */
-import { isNoVerdict, type Leg, legRunKey, type RecordedRun } from './fan-out.js'
+import { isNoVerdict, type Leg, legRunKey, noVerdictLine, type RecordedRun } from './fan-out.js'
 import type { LoopConfig } from './loop-config.js'
 import type { TestVerdicts } from './shards.js'
 import type { LoopState } from './state.js'
@@ -78,4 +78,16 @@ export function missingBaselineLine(missing: MergedBaseline['missing']): string 
     legs.length > 0 ? `${check} (no baseline from ${legs.map((leg) => `'${leg}'`).join(', ')})` : check,
   )
   return `no baseline for ${each.join('; ')}: not judged for regressions as a check, as one the baseline lacks`
+}
+
+/** The round's legs that gave no verdict, each with why (its `noVerdict` line), or '' when none was lost. */
+export function lostLegsLine(legs: readonly Leg[], runs: ReadonlyMap<string, RecordedRun>): string {
+  return legs
+    .flatMap((leg) => {
+      const run = runs.get(legRunKey(leg.check, leg.shard))
+      if (run && !isNoVerdict(run)) return []
+      const why = run?.spawnError?.slice(noVerdictLine(leg.leg, '').length) || 'no run recorded'
+      return [`'${leg.leg}' (${why})`]
+    })
+    .join('; ')
 }

@@ -239,6 +239,11 @@ export const loopStateSchema = z.strictObject({
       failures: z.array(baselineFailureSchema).max(MAX_BASELINE_FAILURES).optional(),
     })
     .optional(),
+  /**
+   * Fan-out's baseline rounds that lost a leg (no verdict) while the loop had no baseline: the first is
+   * not recorded and the round runs again; a second records what its legs measured (bounded, never a loop).
+   */
+  baselineRoundsLost: z.number().int().positive().optional(),
   lastVerification: z
     .strictObject({ iteration: z.number().int(), at: isoTime, results: z.array(checkResultSchema) })
     .optional(),

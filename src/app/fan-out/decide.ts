@@ -28,6 +28,7 @@ import type { Git } from '../../ports/git.js'
 import { analyze } from '../iteration/analyze.js'
 import { writeIterationRecord } from '../iteration/audit.js'
 import { baselineMessage, beginRun } from '../iteration/begin.js'
+import { fixedFirst } from '../iteration/fixed-first.js'
 import { guard } from '../iteration/guard.js'
 import { event, type IterationRecord, type IterationRun, type IterationStep, withEvents } from '../iteration/record.js'
 import { pullRequestMerged, restoreAndDecide } from '../iteration/restore.js'
@@ -41,11 +42,12 @@ import { legFlakes } from './leg-flakes.js'
 import { replayRunner } from './replay-runner.js'
 
 /**
- * The single job's steps from the guard on. In the remedies' place, the flake checks the legs made
- * (`leg-flakes.ts`); a fix or an install after verification would run project code here.
+ * The single job's steps from the guard on. A baseline failure the plan's declared fix ran on before the
+ * work is marked fixed first, as the single job marks it; in the remedies' place, the flake checks the
+ * legs made (`leg-flakes.ts`): a fix or an install after verification would run project code here.
  */
 function decideSteps(flakeChecks: MergedVerdicts['flakeChecks']): readonly IterationStep[] {
-  return [guard, verify, legFlakes(flakeChecks), analyze, transition]
+  return [guard, verify, fixedFirst, legFlakes(flakeChecks), analyze, transition]
 }
 
 export interface DecideInput extends IterationInput {
@@ -251,6 +253,8 @@ async function withPlanReport(
       tasksCompleted: report.tasksCompleted,
       tasksFailed: report.tasksFailed,
       briefing: report.briefing ?? null,
+      // The fixes the plan ran on the baseline's failures before the work: `fixedFirst` marks their checks.
+      remediesRun: { ...record.remediesRun, fixes: report.briefing?.fixedFirst ?? [] },
       // The guard judges what the candidate changed since the base, here, from the commits themselves.
       treeBeforeWork: baseTree,
       ignoredBeforeWork: null,

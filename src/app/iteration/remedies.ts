@@ -31,17 +31,8 @@ export async function remedies(run: IterationRun, record: IterationRecord): Prom
   const checks: LiveCheck[] = []
 
   for (const live of record.checks) {
+    // A passing check is left as it is (one fixed before the work is marked so by `fixed-first.ts`).
     if (!isFailing(live.result)) {
-      // A check the controller fixed before the agent worked (a baseline failure with a declared fix).
-      const fixedFirst = record.previousIsFresh && record.remediesRun.fixes.includes(live.check.name)
-      if (fixedFirst && record.previous.some((failure) => failure.check === live.check.name)) {
-        checks.push({ ...live, result: { ...live.result, autoFixed: true } })
-        autoFixed.push(live.check.name)
-        events.push(
-          verifyNote(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`),
-        )
-        continue
-      }
       checks.push(live)
       continue
     }

@@ -20,11 +20,12 @@ const LINT = fixture('lint-error/eslint-unix.txt')
  * A loop whose `unit` check fails before the work (vitest's output) and passes once the work wrote
  * progress.txt, and whose `lint` check fails until its declared fix ran; a verify-only `e2e` check.
  */
-function scene() {
+function scene(config: Record<string, unknown> = {}) {
   const dir = join(root, `scene-${++counter}`)
   const made = fanOutScene(
     dir,
     {
+      ...config,
       'flake-check': { enabled: false },
       checks: [
         { name: 'unit', run: 'npm test', kind: 'test' },
@@ -56,7 +57,7 @@ function scene() {
     for (const leg of plan.legs) verdicts.push(await verifyLeg(made.input, made.planDeps, planned, leg))
     return verdicts
   }
-  const decide = async (plan: PlanFile, verdicts: VerdictFile[]) => {
+  const decide = async (plan: PlanFile, verdicts: VerdictFile[], verifyResult = 'success') => {
     const decided = await decideIteration(
       {
         ...made.input,
@@ -65,7 +66,7 @@ function scene() {
         bundleFile: plan.candidate === plan.base ? null : made.bundle,
         verdicts,
         unreadableVerdicts: new Map(),
-        verifyResult: 'success',
+        verifyResult,
       },
       made.decideDeps,
     )
@@ -130,6 +131,24 @@ describe('fan-out: the baseline round', () => {
     expect(result.baselineRound).toMatchObject({ iteration: 1, checks: [{ name: 'unit' }, { name: 'lint' }] })
   })
 
+  it('judges every leg’s check with fail-fast on: both failing checks are in the baseline’s failures, the report and the briefing', async () => {
+    const s = scene({ matrix: { 'fail-fast': true, 'max-parallel': 1 } })
+    const round = await s.plan()
+    const result = await s.decide(round, await s.verify(round))
+    const saved = (await s.loop.store.load('unit'))?.state
+    expect(saved?.baseline?.checks).toEqual({ unit: 'fail', lint: 'fail' })
+    expect(saved?.baseline?.failures?.map((f) => f.check)).toEqual(['unit', 'lint'])
+    expect(result.baselineRound?.checks.map((c) => [c.name, c.verdict])).toEqual([
+      ['unit', 'fail'],
+      ['lint', 'fail'],
+    ])
+    expect(s.loop.audit.journey.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/^baseline: unit fail, lint fail · failing: `unit` \(test\): .*; `lint` \(lint\): /),
+    )
+    // Iteration 1's plan is briefed on both: lint's fix runs first, the agent hears of unit.
+    expect((await s.plan()).report?.briefing).toEqual({ fixedFirst: ['lint'], toldAgent: ['unit'] })
+  })
+
   it('gives the next plan, iteration 1, the baseline’s failures: the declared fix runs first, the agent’s prompt names the rest', async () => {
     const s = scene()
     const round = await s.plan()
@@ -153,12 +172,76 @@ describe('fan-out: the baseline round', () => {
       ['e2e', 'pass'],
     ])
     expect(result.state.iteration).toBe(1)
+    // The fix the plan ran first took lint: an auto-fix, as the single job records it, not a plain pass.
+    expect(result.checks.find((c) => c.name === 'lint')?.autoFixed).toBe(true)
+    expect(result.checks.find((c) => c.name === 'unit')?.autoFixed).toBe(false)
+    expect(result.state.metrics.autoFixes).toBe(1)
+    expect(s.loop.audit.journey.map((e) => e.message)).toContain(
+      'lint: fixed by its fix command before the work (no agent call)',
+    )
     const record = s.loop.audit.files.get('iterations/1.md') ?? ''
     expect(record).toContain('## Baseline')
     expect(record).toContain(
       'The agent is told of: `unit` · the controller fixes itself, with its fix command before the agent: `lint`',
     )
     expect(result.state.baseline?.checks).toEqual({ unit: 'fail', lint: 'fail' })
+  })
+
+  it('is not recorded when a leg gave no verdict: the loss is journalled, the state keeps no baseline, and the next plan is a round again', async () => {
+    const s = scene()
+    const round = await s.plan()
+    // Both legs lost: the verify job failed before either uploaded its verdict.
+    const result = await s.decide(round, [], 'failure')
+    const saved = (await s.loop.store.load('unit'))?.state
+    expect(saved?.baseline).toBeUndefined()
+    expect(saved).toMatchObject({ iteration: 0, baselineRoundsLost: 1, status: 'running' })
+    expect(result).toMatchObject({
+      outcome: 'continue',
+      next: { kind: 'EXECUTE_STAGE' },
+      baselineRound: { iteration: 1 },
+    })
+    const lost = "no verdict was uploaded (the verify job's result: failure)"
+    expect(s.loop.audit.journey.map((e) => e.message)).toContain(
+      `baseline round lost: no verdict from 'unit' (${lost}); 'lint' (${lost}); no baseline is recorded, and the round runs again (a second round that loses a leg records what its legs measured)`,
+    )
+    const again = await s.plan()
+    expect(again).toMatchObject({ baseline: true, iteration: 1 })
+    expect(again.legs.map((leg) => leg.leg)).toEqual(['unit', 'lint'])
+  })
+
+  it('records what a second round that lost a leg measured, names the check without a baseline, and iteration 1 runs next', async () => {
+    const s = scene()
+    const first = await s.plan()
+    await s.decide(first, [], 'failure')
+    const second = await s.plan()
+    // lint's leg lost again; unit's gave its verdict.
+    const verdicts = (await s.verify(second)).filter((v) => v.leg === 'unit')
+    await s.decide(second, verdicts, 'failure')
+    const saved = (await s.loop.store.load('unit'))?.state
+    expect(saved?.baseline?.checks).toEqual({ unit: 'fail' })
+    expect(saved?.baseline?.failures?.map((f) => f.check)).toEqual(['unit'])
+    expect(saved?.baselineRoundsLost).toBeUndefined()
+    expect(s.loop.audit.journey.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(
+        /^baseline: unit fail · failing: `unit` \(test\): .* · no baseline for lint \(no baseline from 'lint'\)/,
+      ),
+    )
+    const plan = await s.plan()
+    expect(plan).toMatchObject({ baseline: false, iteration: 1 })
+  })
+
+  it('says no check was measured when a second round lost every leg, and goes on to iteration 1', async () => {
+    const s = scene()
+    const first = await s.plan()
+    await s.decide(first, [], 'failure')
+    await s.decide(await s.plan(), [], 'cancelled')
+    expect((await s.loop.store.load('unit'))?.state.baseline).toMatchObject({ checks: {}, tests: {}, failures: [] })
+    expect(s.loop.audit.journey.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(
+        /^baseline: no check measured at the base · no baseline for unit \(no baseline from 'unit'\); lint /,
+      ),
+    )
+    expect(await s.plan()).toMatchObject({ baseline: false, iteration: 1 })
   })
 
   it('is dispatched again on a plan made before the round’s state was saved (stale), and measures once', async () => {

@@ -132,14 +132,20 @@ describe('fan-out legs: the setup', () => {
     expect(leg).toMatchObject({ candidate: plan.base, run: { exitCode: 1 }, setupMs: 5 })
   })
 
-  it('records no baseline for the check of a lost leg, and says so; the checks of the others keep theirs', async () => {
+  it('records no baseline for the check of a leg lost in a second round, and says so; the checks of the others keep theirs', async () => {
     const s = scene({ checks: [unit, { name: 'lint', run: 'npm run lint' }] })
-    const plan = await s.plan()
-    const [unitLeg, lintLeg] = plan.legs
-    if (!unitLeg || !lintLeg) throw new Error('expected two legs')
     const warnings: string[] = []
     s.loop.deps.logger.warning = (message) => warnings.push(message)
-    // The unit leg was lost: only lint's verdict reaches decide.
+    // The unit leg was lost: only lint's verdict reaches decide. The first such round is not recorded.
+    const first = await s.plan()
+    const lintOf = (plan: typeof first) => plan.legs.find((leg) => leg.check === 'lint')
+    const firstLint = lintOf(first)
+    if (!firstLint) throw new Error('expected a lint leg')
+    expect((await s.decide(first, [await s.verify(first, firstLint)])).kind).toBe('done')
+    expect((await s.loop.store.load('unit'))?.state).toMatchObject({ iteration: 0, baselineRoundsLost: 1 })
+    const plan = await s.plan()
+    const lintLeg = lintOf(plan)
+    if (!lintLeg) throw new Error('expected a lint leg')
     const decided = await s.decide(plan, [await s.verify(plan, lintLeg)])
     if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
     expect(decided.result.state.baseline).toMatchObject({ checks: { lint: 'pass' }, failures: [] })

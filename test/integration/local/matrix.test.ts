@@ -124,6 +124,17 @@ describe('runMatrix', () => {
     })
   })
 
+  it('with runAll, runs every check whatever failed before it: no pre stop, no fail-fast, no skip for a failed need', async () => {
+    const checks = [
+      check({ name: 'format', run: 'exit 1', pre: true }),
+      check({ name: 'build', run: 'exit 1' }),
+      check({ name: 'test', run: 'exit 1', needs: ['build'] }),
+      check({ name: 'lint', run: 'true' }),
+    ]
+    const { outcomes } = await matrix(checks, { maxParallel: 1, failFast: true, runAll: true })
+    expect(verdicts(outcomes)).toEqual({ format: 'fail', build: 'fail', test: 'fail', lint: 'pass' })
+  })
+
   it('lets an optional check fail without fail-fast or a pre stop', async () => {
     const checks = [
       check({ name: 'advice', run: 'exit 1', required: false, pre: true }),

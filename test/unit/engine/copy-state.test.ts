@@ -59,6 +59,7 @@ function fullState(): LoopState {
     session: 'session-1',
     sessionUsage: { tokens: 1200, costUsd: 0.05 },
     baseline: { takenAt: AT, checks: { unit: 'pass' }, tests: { 'a > b': 'pass' } },
+    baselineRoundsLost: 1,
     lastVerification: { iteration: 1, at: AT, results: [check] },
     lastDecision: { kind: 'RETRY', stage: 'IMPLEMENT', capability: 'login', strategy: 'analyze_then_fix', reason: 'r' },
     pullRequest: { number: 7, url: 'https://example.test/pull/7', merged: false },
