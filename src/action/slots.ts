@@ -146,8 +146,10 @@ export async function takeSlot(
   }
   // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
   if (loaded && hasEnded(loaded.state.status)) return true
-  // Asked at a start only: a dispatched job's loop was asked about when it started.
-  const targets = bodyRead ? await dependencyTargetsProblem(dependsOn, run.repository ?? 'this repository', deps) : null
+  // Asked at a start (the issue body read, or the loop's first job, with the config's list): a later
+  // job's loop was asked about when it started.
+  const asks = bodyRead || !loaded
+  const targets = asks ? await dependencyTargetsProblem(dependsOn, run.repository ?? 'this repository', deps) : null
   if (targets !== null) return refuseDependsOn(input.loopId, new DependsOnRefusedError(targets, 'target'), deps)
   const target = parseWorkflowRef(run.workflowRef ?? '')
   if (!target) {
