@@ -248,7 +248,9 @@ export async function releaseSlot(
     // An iteration that runs on in another job keeps the slot until that job ends (it gives it back).
     const abortedBeside = state.status === 'aborted' && !input.endedHere
     if (abortedBeside && (await keptForRunningJob(run, input, state, { ...deps, slots: slots.slots }))) return
-    const released = await giveBackSlot(input.loopId, limit, slots)
+    // Its end was saved by this job (a state in hand, or a person's abort): the line may wait on it.
+    const endedNow = input.state !== undefined || asksAbort(run)
+    const released = await giveBackSlot(input.loopId, limit, slots, { endedNow })
     if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
     // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
     if (released.leftLine && state.status === 'aborted') {
