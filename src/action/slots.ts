@@ -31,9 +31,6 @@ import { reportAdmitted, reportQueued, saveStatus } from './queued-status.js'
 import type { RunContext } from './run-context.js'
 import { stateBranchOptions } from './stores.js'
 
-// Read by fan-out's plan gate too.
-export { DependsOnRefusedError, dependenciesOf, readDependencies } from './depends-on.js'
-
 export interface SlotJobDeps {
   store: Store
   github: Pick<GitHubPort, 'dispatchWorkflow' | 'upsertStickyComment' | 'getIssueState' | 'getWorkflowRun'>
