@@ -26,7 +26,7 @@ import { stopLabelReader } from './action/kill-switch.js'
 import { actionSecretValues, loadActionConfig } from './action/loop-config.js'
 import { applyCommands } from './action/people-commands.js'
 import { removePersistedCredentials } from './action/persisted-credentials.js'
-import { refuseAgentWithoutCli } from './action/plan-agent-cli.js'
+import { agentCliProblem } from './action/plan-agent-cli.js'
 import { publishIteration } from './action/publish.js'
 import { reportRefusal } from './action/refusal.js'
 import { report } from './action/report.js'
@@ -53,7 +53,7 @@ import { buildLibrary } from './domain/analysis/index.js'
 import { isUntrustedTrigger } from './domain/commands.js'
 import { loopOfPullRequestHead } from './domain/loop-names.js'
 import { createRedactor } from './domain/redact.js'
-import type { PullRequestWaiting, Refusal } from './domain/report/index.js'
+import { agentCliRefusal, type PullRequestWaiting, type Refusal } from './domain/report/index.js'
 import { systemClock } from './ports/clock.js'
 import type { GitHubPort } from './ports/github.js'
 import type { Logger } from './ports/logger.js'
@@ -143,6 +143,7 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
   refreshDashboardAtEnd(runContext, dashboard, { root, store, logger })
   const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger)
 
+  const refuse = (refusal: Refusal) => reportRefusal(runContext, refusal, { github, io, redact })
   const commandDeps = {
     github,
     store,
@@ -150,18 +151,25 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
     logger,
     clock: systemClock,
     restoreAudit,
-    reportRefusal: (refusal: Refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
+    reportRefusal: refuse,
+    // Before a person's command is saved (a resume would leave the loop running with no job) or a new loop
+    // is: a preset named in the config alone, whose CLI no step installed, is refused (the issue is told)
+    // and fails the job with what to set, as fan-out's plan does. An abort needs no agent.
+    beforeRun: async () => {
+      const problem = agentCliProblem(config.agent, settings.agent, settings.config, runContext.env.PATH ?? '')
+      if (problem === null) return
+      await refuse(agentCliRefusal(loopId, problem)).catch((error: unknown) =>
+        logger.warning(redact(`The refusal was not posted: ${messageOf(error)}`)),
+      )
+      throw new ConfigError(problem)
+    },
   }
-  const { reportRefusal: refuse } = commandDeps
   const slotJob = { store, github, io, logger, clock: systemClock, redact, audit, restoreAudit, reportRefusal: refuse }
   if (!(await applyCommands(runContext, loopId, commandDeps))) {
     // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
     await releaseSlot(runContext, { loopId, root }, slotJob)
     return
   }
-  // Before anything of the loop is saved: a preset named in the config alone, whose CLI no step installed,
-  // fails the job with what to set (a fixed workflow starts the loop afresh), as fan-out's plan does.
-  refuseAgentWithoutCli(config.agent, settings.agent, settings.config, runContext.env.PATH ?? '')
   // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
   // Before a hand-over, so a resumed loop queues like a new one and is dispatched only with a slot.
   if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) return

@@ -99,6 +99,8 @@ export async function dependencyTargetsProblem(
     }
     if (kind === 'none') problems.push(`#${issue}: no such issue in ${repository}`)
     if (kind === 'pull-request') problems.push(`#${issue} is a pull request (depends-on names issues)`)
+    if (kind === 'moved')
+      problems.push(`#${issue} was moved to another repository (depends-on names this one's issues)`)
   }
   return problems.length === 0 ? null : problems.join('; ')
 }

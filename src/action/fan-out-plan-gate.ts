@@ -7,10 +7,10 @@ import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { SlotStore } from '../ports/slots.js'
 import type { Store } from '../ports/store.js'
+import { DependsOnRefusedError, readDependencies } from './depends-on.js'
 import { authorizePerson } from './people-commands.js'
 import type { RunContext } from './run-context.js'
-import { readDependencies } from './depends-on.js'
-import { DependsOnRefusedError, slotStore } from './slots.js'
+import { slotStore } from './slots.js'
 
 /**
  * What plan does for this event: `skip` (no work; decide settles the loop), or `plan`; `admitted` when

@@ -27,6 +27,11 @@ export interface PeopleCommandDeps {
   restoreAudit: () => Promise<void>
   /** Tells people why something they asked for was refused (job summary, comment); the log has it regardless. */
   reportRefusal?: (refusal: Refusal) => Promise<void>
+  /**
+   * Refuses (throws), before a person's command is saved or a start or run goes on, a job that could not
+   * run the loop; never asked for an abort, or for an event that leaves the loop alone.
+   */
+  beforeRun?: () => Promise<void>
 }
 
 function toPeopleCommand(command: Exclude<LoopCommand, { kind: 'start' }>): PeopleCommand {
@@ -102,18 +107,27 @@ export async function applyCommands(
       throw error
     }
   }
+  const beforeRun = deps.beforeRun ?? (async () => {})
   if (run.settings.command !== 'run') {
     const command = commandFromInputs(run.settings)
+    if (command.kind !== 'abort') await beforeRun()
     const state = await apply(command, run.actor ?? 'workflow')
     return state !== null && command.kind !== 'abort'
   }
   const intent = interpretEvent(run.event.name, run.event.payload)
-  if (intent.kind === 'run') return true
+  if (intent.kind === 'run') {
+    await beforeRun()
+    return true
+  }
   if (intent.kind === 'none') {
     logger.info(`Nothing for the loop in this ${run.event.name} event: ${intent.why}.`)
     return false
   }
-  if (intent.kind === 'merged') return mergeEndsShip(loopId, intent.number, deps)
+  if (intent.kind === 'merged') {
+    if (!(await mergeEndsShip(loopId, intent.number, deps))) return false
+    await beforeRun()
+    return true
+  }
   // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
   const authorization = await authorizePerson(deps.github, intent.actor, intent.actorType)
   if (intent.kind === 'start') {
@@ -130,6 +144,7 @@ export async function applyCommands(
       await deps.reportRefusal?.(abortedStartRefusal(loopId, aborted.statusReason))
       return false
     }
+    await beforeRun()
     return true
   }
   logger.info(`Command from @${intent.actor}: ${authorization.reason}`)
@@ -145,9 +160,11 @@ export async function applyCommands(
       logger.info('The review approves no pending gate.')
       return false
     }
+    await beforeRun()
     for (const [gate] of pending) await apply({ kind: 'approve', gate }, intent.actor)
     return true
   }
+  if (intent.command.kind !== 'abort') await beforeRun()
   const state = await apply(toPeopleCommand(intent.command), intent.actor)
   return state !== null && intent.command.kind !== 'abort'
 }

@@ -22,11 +22,20 @@ export function refuseAgentWithoutCli(
   configPath: string,
   path: string,
 ): void {
+  const problem = agentCliProblem(configAgent, inputAgent, configPath, path)
+  if (problem !== null) throw new ConfigError(problem)
+}
+
+/** What `refuseAgentWithoutCli` would throw, or null when the agent's CLI is there (or not the workflow's to install). */
+export function agentCliProblem(
+  configAgent: AgentName,
+  inputAgent: AgentName | undefined,
+  configPath: string,
+  path: string,
+): string | null {
   const program = WORKFLOW_INSTALLS[configAgent]
-  if (inputAgent !== undefined || program === undefined || onPath(program, path)) return
-  throw new ConfigError(
-    `agent: ${configAgent} in ${configPath}, but the workflow's 'agent' input is empty and '${program}' is not on PATH: set the reusable workflow's input agent: ${configAgent} so that it installs the CLI (or install it in a step before the loop).`,
-  )
+  if (inputAgent !== undefined || program === undefined || onPath(program, path)) return null
+  return `agent: ${configAgent} in ${configPath}, but the workflow's 'agent' input is empty and '${program}' is not on PATH: set the reusable workflow's input agent: ${configAgent} so that it installs the CLI (or install it in a step before the loop).`
 }
 
 function onPath(program: string, path: string): boolean {

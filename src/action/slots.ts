@@ -31,9 +31,6 @@ import { reportAdmitted, reportQueued, saveStatus } from './queued-status.js'
 import type { RunContext } from './run-context.js'
 import { stateBranchOptions } from './stores.js'
 
-// Read by fan-out's plan gate too.
-export { DependsOnRefusedError, dependenciesOf, readDependencies } from './depends-on.js'
-
 export interface SlotJobDeps {
   store: Store
   github: Pick<GitHubPort, 'dispatchWorkflow' | 'upsertStickyComment' | 'getIssueState' | 'getWorkflowRun'>
@@ -146,8 +143,10 @@ export async function takeSlot(
   }
   // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
   if (loaded && hasEnded(loaded.state.status)) return true
-  // Asked at a start only: a dispatched job's loop was asked about when it started.
-  const targets = bodyRead ? await dependencyTargetsProblem(dependsOn, run.repository ?? 'this repository', deps) : null
+  // Asked at a start (the issue body read, or the loop's first job, with the config's list): a later
+  // job's loop was asked about when it started.
+  const asks = bodyRead || !loaded
+  const targets = asks ? await dependencyTargetsProblem(dependsOn, run.repository ?? 'this repository', deps) : null
   if (targets !== null) return refuseDependsOn(input.loopId, new DependsOnRefusedError(targets, 'target'), deps)
   const target = parseWorkflowRef(run.workflowRef ?? '')
   if (!target) {
@@ -246,7 +245,9 @@ export async function releaseSlot(
     // An iteration that runs on in another job keeps the slot until that job ends (it gives it back).
     const abortedBeside = state.status === 'aborted' && !input.endedHere
     if (abortedBeside && (await keptForRunningJob(run, input, state, { ...deps, slots: slots.slots }))) return
-    const released = await giveBackSlot(input.loopId, limit, slots)
+    // Its end was saved by this job (a state in hand, or a person's abort): the line may wait on it.
+    const endedNow = input.state !== undefined || asksAbort(run)
+    const released = await giveBackSlot(input.loopId, limit, slots, { endedNow })
     if (released.released) deps.logger.info(`Loop ${input.loopId} gave its slot back.`)
     // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
     if (released.leftLine && state.status === 'aborted') {

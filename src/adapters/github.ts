@@ -382,10 +382,14 @@ export class OctokitGitHub implements GitHubPort {
     return data.state === 'closed' ? 'closed' : 'open'
   }
 
-  async getIssueKind(issueNumber: number): Promise<'issue' | 'pull-request' | 'none'> {
+  async getIssueKind(issueNumber: number): Promise<'issue' | 'pull-request' | 'none' | 'moved'> {
     const { owner, repo } = this
     try {
       const { data } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issueNumber })
+      // A transferred issue answers 301 to its new repository, which the client follows: the issue it
+      // answers with is another repository's (its number there may differ), never this one's.
+      const here = `/repos/${owner}/${repo}`.toLowerCase()
+      if (data.number !== issueNumber || !data.repository_url.toLowerCase().endsWith(here)) return 'moved'
       return data.pull_request ? 'pull-request' : 'issue'
     } catch (error) {
       // 410: an issue that was deleted.

@@ -114,21 +114,26 @@ export interface InLine {
 
 /**
  * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
- * place, under its `max-loops` or, without one, the record's. Returns them, the loops still in line with where each stands now (their comments are to say
- * so: a new place, or a dependency that ended short of COMPLETE), and where `loopId` itself stood in
- * line when it left it (null when it was not in line: it held a slot, or had no entry).
+ * place, under its `max-loops` or, without one, the record's. Returns them, the loops still in line with
+ * where each stands now (their comments are to say so: a new place, or a dependency that ended short of
+ * COMPLETE), and where `loopId` itself stood in line when it left it (null when it was not in line: it
+ * held a slot, or had no entry). The line is told only of a change: a slot or place given up, a loop
+ * started, or `endedNow` (this job saved the loop's end, which a dependent's wait may name though the
+ * loop had no entry); a job that found the loop ended long ago changes nothing of their waits.
  */
 export async function giveBackSlot(
   loopId: string,
   limit: Limit,
   deps: SlotDeps,
+  options: { endedNow?: boolean } = {},
 ): Promise<{ started: WaitingLoop[]; inLine: InLine[]; released: boolean; leftLine: QueueWait | null }> {
   const at = deps.clock.now().toISOString()
   const outcome = await deps.slots.update([loopId], (record, statuses) => {
     const under = limitUnder(record, limit)
     const leftLine = queueWait(record, loopId, statuses, under)
     const changed = releaseSlot(record, loopId, statuses, under, at)
-    const inLine = changed.record.queued.flatMap((entry) => {
+    const told = changed.released || changed.started.length > 0 || leftLine !== null || options.endedNow === true
+    const inLine = (told ? changed.record.queued : []).flatMap((entry) => {
       const wait = queueWait(changed.record, entry.loopId, statuses, under)
       return wait ? [{ loopId: entry.loopId, wait }] : []
     })

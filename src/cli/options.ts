@@ -84,7 +84,8 @@ const REMOTE_LISTING = {
 
 /**
  * Refuses options `status` or `history` would otherwise ignore, naming the option and what it needs:
- * `--remote`, `--state-branch` and `--max-loops` belong to the listing of every loop (`status --all`);
+ * `--remote` belongs to the listing of every loop (`status --all`), `--state-branch` and `--max-loops`
+ * to the listing of a remote's loops (`status --all --remote`);
  * `--loop-id` names one loop, which `--all` does not show.
  */
 export function checkShowOptions(command: 'status' | 'history', values: Values): void {
@@ -97,10 +98,12 @@ export function checkShowOptions(command: 'status' | 'history', values: Values):
       `--loop-id names one loop, and --all lists every loop: give one of them ('status --loop-id ${values['loop-id']}' or 'status --all').`,
     )
   }
-  if (listsAll) return
+  if (listsAll && values.remote !== undefined) return
   for (const option of Object.keys(REMOTE_LISTING) as (keyof typeof REMOTE_LISTING)[]) {
-    if (values[option] !== undefined) {
-      throw new UsageError(`--${option} is read only with --all: ${REMOTE_LISTING[option]}.`)
-    }
+    if (values[option] === undefined) continue
+    // `status --all` without --remote says what --state-branch needs in words of its own.
+    if (listsAll && option === 'state-branch') continue
+    const needs = option === 'remote' ? '--all' : '--all --remote'
+    throw new UsageError(`--${option} is read only with ${needs}: ${REMOTE_LISTING[option]}.`)
   }
 }

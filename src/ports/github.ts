@@ -74,8 +74,11 @@ export interface GitHubPort {
   getWorkflowRun(runId: string): Promise<{ status: string; conclusion: string | null }>
   /** Whether the issue is open or closed. */
   getIssueState(issueNumber: number): Promise<'open' | 'closed'>
-  /** What the number names in this repository: an issue, a pull request, or nothing (`none`: 404, or deleted). */
-  getIssueKind(issueNumber: number): Promise<'issue' | 'pull-request' | 'none'>
+  /**
+   * What the number names in this repository: an issue, a pull request, nothing (`none`: 404, or deleted),
+   * or an issue transferred to another repository (`moved`).
+   */
+  getIssueKind(issueNumber: number): Promise<'issue' | 'pull-request' | 'none' | 'moved'>
   /** The jobs of one attempt of a workflow run, every page (`actions: read`; decide holds `actions: write`). */
   listRunAttemptJobs(runId: string, attempt: number): Promise<RunJob[]>
 }

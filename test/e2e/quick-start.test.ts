@@ -1,7 +1,8 @@
 // End to end through the README's quick start, verbatim: the workflow under "### Quick start" (the same
 // block as docs/github.md's) with the starter config `loop-controller init` writes (agent: claude), npm
 // and Claude Code as offline stand-ins, and the key as a secret. A new user's first dispatch runs to
-// COMPLETE; a loop that stops BLOCKED waits through another `run` and goes on with `command: resume`.
+// COMPLETE; a loop that stops BLOCKED waits through another `run` and goes on with `command: resume`,
+// and a resume through a workflow that no longer installs the CLI is refused, the loop left BLOCKED.
 import { spawnSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -202,5 +203,48 @@ describe("the README's quick start, verbatim", () => {
       expectFaithful(scenario)
     },
     4 * MINUTE,
+  )
+
+  it(
+    'a BLOCKED loop resumed through a workflow that no longer installs the CLI: refused before the resume is applied, the loop still BLOCKED',
+    async () => {
+      const scenario = await start({ steps: 1, stuck: true })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'no-cli' })
+      let jobs = await sandbox.waitForIdle(3 * MINUTE)
+      expect(jobs.at(-1)!.outputs.status, describeJobs(jobs)).toBe('blocked')
+      const before = await savedState(scenario, 'no-cli')
+      const workRuns = scenario.workRuns().length
+
+      // The install line dropped from the workflow, and the CLI the first job installed gone from PATH.
+      const install = '      - run: npm install --global --no-audit --no-fund @anthropic-ai/claude-code@2.1.331\n'
+      expect(QUICK_START).toContain(install)
+      await sandbox.git.commit('main', { '.github/workflows/loop.yml': QUICK_START.replace(install, '') }, 'No CLI')
+      rmSync(join(scenario.bin, 'claude'))
+      const message =
+        "agent: claude in .github/loop.yml, but the workflow's 'agent' input is empty and 'claude' is not on PATH: set the reusable workflow's input agent: claude so that it installs the CLI (or install it in a step before the loop)."
+      // Twice: the first refusal leaves nothing behind that would make the second say something else.
+      for (const attempt of [1, 2]) {
+        await sandbox.dispatch({ 'loop-id': 'no-cli', command: 'resume' })
+        jobs = await sandbox.waitForIdle(MINUTE)
+        const refused = jobs.at(-1)!
+        const why = `attempt ${attempt}: ${describeJobs(jobs)}`
+        expect([refused.inputs.command, refused.conclusion], why).toEqual(['resume', 'failure'])
+        expect(
+          refused.annotations.filter((note) => note.level === 'error').map((note) => note.message),
+          why,
+        ).toEqual([message])
+        expect(refused.summary, why).toContain("did not run the loop `no-cli`: the agent's CLI is not installed")
+        const after = await savedState(scenario, 'no-cli')
+        expect([after.status, after.iteration, after.statusReason], why).toEqual([
+          'blocked',
+          before.iteration,
+          before.statusReason,
+        ])
+      }
+      expect(scenario.workRuns()).toHaveLength(workRuns)
+      expectFaithful(scenario)
+    },
+    5 * MINUTE,
   )
 })

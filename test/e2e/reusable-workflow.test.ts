@@ -153,6 +153,54 @@ describe('the reusable workflow, called by the example workflows', () => {
   )
 
   it(
+    'refuses a writer`s `loop` label through loop-from-issue.yml without its `agent` line, the config naming claude: the job red, the issue told, nothing saved',
+    async () => {
+      const project = projectFiles({ steps: 2 })
+      const config = project['.github/loop.yml']!.replace(
+        /^work:\n {2}run: .*\n {2}timeout: .*\n {2}pass-env: .*\n/m,
+        'agent: claude\nwork:\n  timeout: 30m\n',
+      )
+      expect(config).toMatch(/^agent: claude$/m)
+      // The caller's simple mode dropped (its agent and verify lines): the loop config is the loop.
+      const caller = example('loop-from-issue.yml')
+        .replace('      agent: claude\n', '')
+        .replace(/ {6}verify: \|\n( {8}.*\n)+/, '')
+      expect(caller).not.toMatch(/^ {6}(agent|verify):/m)
+      const files = { ...project, '.github/loop.yml': config, '.github/workflows/loop-from-issue.yml': caller }
+      const scenario = await startScenario({
+        steps: 2,
+        sandbox: { repoFiles: files, workflow: { file: 'loop-from-issue.yml' } },
+      })
+      const { sandbox } = scenario
+      const issue = await sandbox.openIssue('alice', 'Climb the staircase', 'Two steps, please.')
+      await sandbox.label('alice', issue.number, 'loop')
+      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
+      const why = describeJobs(jobs)
+      expect(
+        jobs.map((job) => [job.name, job.event, job.conclusion]),
+        why,
+      ).toEqual([['loop / loop iteration', 'issues', 'failure']])
+      const message =
+        "agent: claude in .github/loop.yml, but the workflow's 'agent' input is empty and 'claude' is not on PATH: set the reusable workflow's input agent: claude so that it installs the CLI (or install it in a step before the loop)."
+      expect(jobs[0]!.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
+        message,
+      ])
+      // The issue is told, as other refused starts are; nothing of the loop was saved or pushed.
+      const told = botComments(sandbox).filter((comment) => comment.issueNumber === issue.number)
+      expect(told.map((comment) => comment.body)).toEqual([
+        expect.stringContaining(`did not run the loop \`issue-${issue.number}\`: the agent's CLI is not installed`),
+      ])
+      expect(told[0]!.body).toContain("set the reusable workflow's input agent: claude")
+      expect(await savedStateIfAny(scenario, `issue-${issue.number}`)).toBeUndefined()
+      expect(sandbox.engine.resolveRef(`refs/heads/loop/issue-${issue.number}`)).toBeUndefined()
+      expect(scenario.workRuns()).toEqual([])
+      expect(sandbox.api.violations).toEqual([])
+      expect(sandbox.engine.problems).toEqual([])
+    },
+    3 * MINUTE,
+  )
+
+  it(
     'runs loop-from-issue.yml → .github/workflows/loop.yml when a writer labels an issue: the agent install step, then Claude (offline stand-ins) to COMPLETE, on the dashboard; an ordinary issue`s edit skips the job, the dashboard`s runs it',
     async () => {
       const bin = mkdtempSync(join(tmpdir(), 'loop-e2e-bin-'))

@@ -45,6 +45,20 @@ export function abortedStartRefusal(loopId: string, reason: string): Refusal {
   }
 }
 
+/**
+ * The single job cannot run the agent the loop config names (its CLI was not installed): refused before
+ * a person's command or start is applied, so the loop stays as it was. `problem`: what to set.
+ */
+export function agentCliRefusal(loopId: string, problem: string): Refusal {
+  return {
+    loopId,
+    title: `loop-controller did not run the loop \`${loopId}\`: the agent's CLI is not installed in this workflow's job.`,
+    reason: problem,
+    whatToDo:
+      'Once the workflow installs the CLI, ask again (remove and add the label, comment again, or run the workflow again): nothing this job was asked for was applied.',
+  }
+}
+
 /** The refusal as markdown; `redact` keeps secrets out of anything quoted. */
 export function renderRefusal(refusal: Refusal, redact: (text: string) => string = (text) => text): string {
   return [

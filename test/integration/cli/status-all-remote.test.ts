@@ -138,11 +138,20 @@ describe('status --all --remote', () => {
     expect(noAll.stderr).toContain(
       "--remote is read only with --all: 'status --all --remote NAME' lists the loops on that remote's state branch.",
     )
-    const limitAlone = await cli(repo, 'status', '--max-loops', '3')
-    expect([limitAlone.code, limitAlone.stderr]).toEqual([
-      2,
-      expect.stringContaining('--max-loops is read only with --all'),
-    ])
+    // --max-loops says the places in line of a remote's listing: --all alone ignored it.
+    const limitNeeds =
+      "--max-loops is read only with --all --remote: 'status --all --remote NAME --max-loops N' says the places in line under that limit."
+    for (const args of [
+      ['--max-loops', '3'],
+      ['--all', '--max-loops', '3'],
+    ]) {
+      const limitWithoutRemote = await cli(repo, 'status', ...args)
+      expect([limitWithoutRemote.code, limitWithoutRemote.stdout, limitWithoutRemote.stderr]).toEqual([
+        2,
+        '',
+        expect.stringContaining(limitNeeds),
+      ])
+    }
     const oneAndAll = await cli(repo, 'status', '--all', '--loop-id', 'issue-12')
     expect([oneAndAll.code, oneAndAll.stderr]).toEqual([
       2,

@@ -400,3 +400,33 @@ describe('permissionFor', () => {
     expect(permissionFor(method, path)).toBe(expected)
   })
 })
+
+describe('getIssueKind', () => {
+  const issue = (number: number, repository: string, extra: Record<string, unknown> = {}) => ({
+    number,
+    repository_url: `${baseUrl}/repos/${repository}`,
+    ...extra,
+  })
+
+  it('tells an issue, a pull request and a number that names nothing apart', async () => {
+    route('GET', /\/repos\/o\/r\/issues\/3$/, (_req, res) => json(res, 200, issue(3, 'o/r')))
+    route('GET', /\/repos\/o\/r\/issues\/7$/, (_req, res) => json(res, 200, issue(7, 'o/r', { pull_request: {} })))
+    const github = client()
+    expect([await github.getIssueKind(3), await github.getIssueKind(7), await github.getIssueKind(42)]).toEqual([
+      'issue',
+      'pull-request',
+      'none',
+    ])
+  })
+
+  it('says `moved` for an issue transferred to another repository (GitHub answers 301 to it)', async () => {
+    route('GET', /\/repos\/o\/r\/issues\/12$/, (_req, res) => {
+      res.writeHead(301, { location: `${baseUrl}/repositories/99/issues/4` })
+      res.end()
+    })
+    route('GET', /\/repositories\/99\/issues\/4$/, (_req, res) => json(res, 200, issue(4, 'o/elsewhere')))
+    expect(await client().getIssueKind(12)).toBe('moved')
+    // The client followed the redirect: what it judged is the other repository's issue.
+    expect(requests.map((req) => req.path)).toEqual(['/repos/o/r/issues/12', '/repositories/99/issues/4'])
+  })
+})

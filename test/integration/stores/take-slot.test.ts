@@ -100,3 +100,60 @@ describe('takeSlot: a new loop whose place in line could not be taken', () => {
     ])
   })
 })
+
+describe("takeSlot: the loop config's depends-on at a loop's first start", () => {
+  it('refuses a number that is no issue when no issue body was read (a dispatch), and saves nothing', async () => {
+    const dir = mkdtempSync(join(base, 'config-deps-'))
+    const bare = join(dir, 'remote.git')
+    const root = join(dir, 'work')
+    await run('git', ['init', '--bare', '--quiet', bare])
+    await run('git', ['init', '--quiet', root])
+    await run('git', ['-C', root, 'remote', 'add', 'origin', bare])
+    const store = new GitStore({ repoDir: dir, remote: bare, identity: COMMIT_IDENTITY, workDir: join(dir, 's') })
+    const context = buildRunContext({
+      env: {
+        GITHUB_REPOSITORY: 'acme/demo',
+        GITHUB_WORKFLOW_REF: 'acme/demo/.github/workflows/loop.yml@refs/heads/main',
+        RUNNER_TEMP: join(dir, 'temp'),
+      },
+      event: { eventName: 'workflow_dispatch', payload: {}, runId: 41 },
+      getInput: (name) => ({ 'github-token': 'tok', 'loop-id': 'nightly' })[name] ?? '',
+      cwd: root,
+    })
+    const asked: number[] = []
+    const refusals: Refusal[] = []
+    const deps = {
+      store,
+      github: {
+        dispatchWorkflow: async () => ({}),
+        getIssueState: async () => 'open' as const,
+        getIssueKind: async (issue: number) => {
+          asked.push(issue)
+          return issue === 42 ? ('none' as const) : ('issue' as const)
+        },
+        getWorkflowRun: async () => ({ status: 'in_progress', conclusion: null }),
+        upsertStickyComment: async () => ({ url: 'https://example.invalid/c/1', created: true, id: 1 }),
+      },
+      io: recordingIO(),
+      logger: recordingLogger(),
+      clock: fixedClock,
+      redact: (text: string) => text,
+      reportRefusal: async (refusal: Refusal) => {
+        refusals.push(refusal)
+      },
+      audit: { appendEvents: async () => {} },
+      restoreAudit: async () => {},
+    }
+    const config = validateLoopConfig(
+      { goal: 'Climb', work: { run: 'true' }, checks: [{ name: 'unit', run: 'true' }], 'depends-on': [3, 42] },
+      'loop.yml',
+    )
+
+    expect(await takeSlot(context, { loopId: 'nightly', config, root }, deps)).toBe(false)
+    expect(asked).toEqual([3, 42])
+    expect(refusals.map((refusal) => refusal.reason)).toEqual([
+      expect.stringContaining('#42: no such issue in acme/demo'),
+    ])
+    expect(await store.load('nightly')).toBeNull()
+  })
+})

@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest'
 import { dependencyTargetsProblem } from '../../../src/action/depends-on.js'
 import { recordingLogger } from './fakes.js'
 
-const kinds: Record<number, 'issue' | 'pull-request' | 'none'> = { 3: 'issue', 7: 'pull-request', 42: 'none' }
+const kinds: Record<number, 'issue' | 'pull-request' | 'none' | 'moved'> = {
+  3: 'issue',
+  7: 'pull-request',
+  42: 'none',
+  12: 'moved',
+}
 const github = {
   getIssueKind: async (issue: number) => {
     const kind = kinds[issue]
@@ -19,6 +24,14 @@ describe('dependencyTargetsProblem', () => {
     const problem = await dependencyTargetsProblem(['issue-42', 'issue-3', 'issue-7'], 'acme/demo', { github, logger })
     expect(problem).toBe('#42: no such issue in acme/demo; #7 is a pull request (depends-on names issues)')
     expect(logger.lines).toEqual([])
+  })
+
+  it('names a number whose issue was moved to another repository', async () => {
+    const problem = await dependencyTargetsProblem(['issue-12', 'issue-3'], 'acme/demo', {
+      github,
+      logger: recordingLogger(),
+    })
+    expect(problem).toBe("#12 was moved to another repository (depends-on names this one's issues)")
   })
 
   it('is null when each is an issue; an answer that does not come warns and refuses nothing', async () => {

@@ -144,4 +144,71 @@ describe('applyCommands', () => {
     expect(await applyCommands(runOf('pull_request_review', review), 'l1', deps)).toBe(false)
     expect(logger.lines.at(-1)).toBe('info: The review approves no pending gate.')
   })
+
+  describe('a job that could not run the loop (beforeRun throws) is refused before a command is saved', () => {
+    const cannotRun = () => {
+      let asked = 0
+      return {
+        asked: () => asked,
+        beforeRun: async () => {
+          asked++
+          throw new ConfigError('no agent CLI')
+        },
+      }
+    }
+    const blocked = () => loopState({ status: 'blocked', statusReason: 'stuck' })
+    const label = {
+      action: 'labeled',
+      label: { name: 'loop' },
+      issue: { number: 3 },
+      sender: { login: 'bob', type: 'User' },
+    }
+
+    it.each([
+      { title: 'the `command: resume` input', run: () => runOf('workflow_dispatch', {}, { command: 'resume' }) },
+      { title: 'a `/loop resume` comment', run: () => runOf('issue_comment', comment('/loop resume')) },
+      { title: 'the `loop` label', run: () => runOf('issues', label) },
+      { title: 'a plain dispatch', run: () => runOf('workflow_dispatch', {}) },
+    ])('$title: the BLOCKED loop stays BLOCKED, nothing saved', async ({ run }) => {
+      const { deps, store } = setup({ l1: blocked() })
+      const refusal = cannotRun()
+      await expect(applyCommands(run(), 'l1', { ...deps, beforeRun: refusal.beforeRun })).rejects.toThrow(
+        'no agent CLI',
+      )
+      expect(refusal.asked()).toBe(1)
+      expect(store.saved).toEqual([])
+      expect((await store.load('l1'))?.state.status).toBe('blocked')
+    })
+
+    it.each([
+      { title: 'the `command: abort` input', run: () => runOf('workflow_dispatch', {}, { command: 'abort' }) },
+      { title: 'a `/loop abort` comment', run: () => runOf('issue_comment', comment('/loop abort')) },
+    ])('$title is applied: an abort needs no agent', async ({ run }) => {
+      const { deps, store } = setup({ l1: blocked() })
+      const refusal = cannotRun()
+      expect(await applyCommands(run(), 'l1', { ...deps, beforeRun: refusal.beforeRun })).toBe(false)
+      expect(refusal.asked()).toBe(0)
+      expect(store.saved.at(-1)?.status).toBe('aborted')
+    })
+
+    it.each([
+      {
+        title: 'a comment with no command',
+        run: () => runOf('issue_comment', comment('nice work')),
+        permission: 'write',
+      },
+      {
+        title: "a reader's `/loop resume`",
+        run: () => runOf('issue_comment', comment('/loop resume')),
+        permission: 'read',
+      },
+      { title: "a reader's `loop` label", run: () => runOf('issues', label), permission: 'read' },
+    ])('$title leaves the loop alone and is not refused for the agent', async ({ run, permission }) => {
+      const { deps, store } = setup({ l1: blocked() }, permission)
+      const refusal = cannotRun()
+      expect(await applyCommands(run(), 'l1', { ...deps, beforeRun: refusal.beforeRun })).toBe(false)
+      expect(refusal.asked()).toBe(0)
+      expect(store.saved).toEqual([])
+    })
+  })
 })

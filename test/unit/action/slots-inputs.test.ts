@@ -1,8 +1,9 @@
 // The inputs of many loops at once: `max-loops` (the action's input) and `depends-on` (the loop
 // config's list, and the issue body's line, read as untrusted text).
 import { describe, expect, it } from 'vitest'
+import { DependsOnRefusedError, dependenciesOf } from '../../../src/action/depends-on.js'
 import { buildRunContext } from '../../../src/action/run-context.js'
-import { DependsOnRefusedError, dependenciesOf, takeSlot } from '../../../src/action/slots.js'
+import { takeSlot } from '../../../src/action/slots.js'
 import { ActionInputError, type EventContext, parseActionInputs } from '../../../src/config/action-inputs.js'
 import { ConfigError } from '../../../src/config/errors.js'
 import { validateLoopConfig } from '../../../src/config/load-config.js'

@@ -58,6 +58,14 @@ const events: Array<{ name: string; github: Record<string, unknown>; inputs?: Re
       loop: 'loop/demo',
     },
     {
+      name: 'a `loop` label on an ordinary pull request',
+      github: {
+        event_name: 'pull_request',
+        event: { action: 'labeled', pull_request: { number: 12, head: { ref: 'feature' } }, label: { name: 'loop' } },
+      },
+      loop: 'loop/pr-12',
+    },
+    {
       name: 'a label on an issue',
       github: { event_name: 'issues', event: { action: 'labeled', issue: { number: 7 }, label: { name: 'loop' } } },
       loop: 'loop/issue-7',

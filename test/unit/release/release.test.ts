@@ -120,15 +120,17 @@ describe('the release commit: the reusable workflow runs the action at the relea
     expect(pinned).not.toMatch(/loop-controller\/loop-controller@v1\s/)
   })
 
-  it('release.yml tags the release commit: the pin and its commit come before the tags', () => {
+  it('release.yml tags the release commit: the pin and its commit come before the tags, the major tag moves once the release is published', () => {
     const release = read('.github/workflows/release.yml')
     const order = [
       'npm test',
       'release-check.mjs "$VERSION" --pin-action .github/workflows/loop.yml',
       'git commit',
       'git tag -a "v$VERSION"',
-      'git tag -fa "$major"',
       'git push origin "refs/tags/v$VERSION"',
+      'gh release create "v$VERSION"',
+      'git tag -fa "$major"',
+      'git push --force origin "refs/tags/$major"',
     ].map((step) => [step, release.indexOf(step)] as const)
     for (const [step, at] of order) expect([step, at]).not.toEqual([step, -1])
     expect(order.map(([, at]) => at)).toEqual(order.map(([, at]) => at).sort((a, b) => a - b))
