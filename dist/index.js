@@ -32667,6 +32667,11 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
         failures: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(baselineFailureSchema).max(MAX_BASELINE_FAILURES).optional(),
     })
         .optional(),
+    /**
+     * Fan-out's baseline rounds that lost a leg (no verdict) while the loop had no baseline: the first is
+     * not recorded and the round runs again; a second records what its legs measured (bounded, never a loop).
+     */
+    baselineRoundsLost: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int().positive().optional(),
     lastVerification: zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej({ iteration: zod__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().int(), at: isoTime, results: zod__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(checkResultSchema) })
         .optional(),
     lastDecision: decisionRecordSchema.optional(),
@@ -32690,7 +32695,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(23467);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(40048);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32700,7 +32705,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 23467:
+/***/ 40048:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -35460,6 +35465,11 @@ class OctokitGitHub {
         const { owner, repo } = this;
         try {
             const { data } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issueNumber });
+            // A transferred issue answers 301 to its new repository, which the client follows: the issue it
+            // answers with is another repository's (its number there may differ), never this one's.
+            const here = `/repos/${owner}/${repo}`.toLowerCase();
+            if (data.number !== issueNumber || !data.repository_url.toLowerCase().endsWith(here))
+                return 'moved';
             return data.pull_request ? 'pull-request' : 'issue';
         }
         catch (error) {
@@ -39119,6 +39129,18 @@ function abortedStartRefusal(loopId, reason) {
         whatToDo: `To do the work, ${ANOTHER_LOOP}: a new loop starts from the default branch (this loop's commits, if any, stay on \`${loopBranch(loopId)}\`).`,
     };
 }
+/**
+ * The single job cannot run the agent the loop config names (its CLI was not installed): refused before
+ * a person's command or start is applied, so the loop stays as it was. `problem`: what to set.
+ */
+function agentCliRefusal(loopId, problem) {
+    return {
+        loopId,
+        title: `loop-controller did not run the loop \`${loopId}\`: the agent's CLI is not installed in this workflow's job.`,
+        reason: problem,
+        whatToDo: 'Once the workflow installs the CLI, ask again (remove and add the label, comment again, or run the workflow again): nothing this job was asked for was applied.',
+    };
+}
 /** The refusal as markdown; `redact` keeps secrets out of anything quoted. */
 function renderRefusal(refusal, redact = (text) => text) {
     return [
@@ -39200,20 +39222,29 @@ async function applyCommands(run, loopId, deps) {
             throw error;
         }
     };
+    const beforeRun = deps.beforeRun ?? (async () => { });
     if (run.settings.command !== 'run') {
         const command = commandFromInputs(run.settings);
+        if (command.kind !== 'abort')
+            await beforeRun();
         const state = await apply(command, run.actor ?? 'workflow');
         return state !== null && command.kind !== 'abort';
     }
     const intent = interpretEvent(run.event.name, run.event.payload);
-    if (intent.kind === 'run')
+    if (intent.kind === 'run') {
+        await beforeRun();
         return true;
+    }
     if (intent.kind === 'none') {
         logger.info(`Nothing for the loop in this ${run.event.name} event: ${intent.why}.`);
         return false;
     }
-    if (intent.kind === 'merged')
-        return mergeEndsShip(loopId, intent.number, deps);
+    if (intent.kind === 'merged') {
+        if (!(await mergeEndsShip(loopId, intent.number, deps)))
+            return false;
+        await beforeRun();
+        return true;
+    }
     // Asked only when a person's command needs authorizing, so a plain dispatch makes no extra call.
     const authorization = await authorizePerson(deps.github, intent.actor, intent.actorType);
     if (intent.kind === 'start') {
@@ -39230,6 +39261,7 @@ async function applyCommands(run, loopId, deps) {
             await deps.reportRefusal?.(abortedStartRefusal(loopId, aborted.statusReason));
             return false;
         }
+        await beforeRun();
         return true;
     }
     logger.info(`Command from @${intent.actor}: ${authorization.reason}`);
@@ -39246,10 +39278,13 @@ async function applyCommands(run, loopId, deps) {
             logger.info('The review approves no pending gate.');
             return false;
         }
+        await beforeRun();
         for (const [gate] of pending)
             await apply({ kind: 'approve', gate }, intent.actor);
         return true;
     }
+    if (intent.command.kind !== 'abort')
+        await beforeRun();
     const state = await apply(toPeopleCommand(intent.command), intent.actor);
     return state !== null && intent.command.kind !== 'abort';
 }
@@ -39632,17 +39667,21 @@ function cycleInLine(record, request, statuses) {
 }
 /**
  * The job that ended or stopped `loopId` gives its slot back and starts the loops admitted in its
- * place, under its `max-loops` or, without one, the record's. Returns them, the loops still in line with where each stands now (their comments are to say
- * so: a new place, or a dependency that ended short of COMPLETE), and where `loopId` itself stood in
- * line when it left it (null when it was not in line: it held a slot, or had no entry).
+ * place, under its `max-loops` or, without one, the record's. Returns them, the loops still in line with
+ * where each stands now (their comments are to say so: a new place, or a dependency that ended short of
+ * COMPLETE), and where `loopId` itself stood in line when it left it (null when it was not in line: it
+ * held a slot, or had no entry). The line is told only of a change: a slot or place given up, a loop
+ * started, or `endedNow` (this job saved the loop's end, which a dependent's wait may name though the
+ * loop had no entry); a job that found the loop ended long ago changes nothing of their waits.
  */
-async function giveBackSlot(loopId, limit, deps) {
+async function giveBackSlot(loopId, limit, deps, options = {}) {
     const at = deps.clock.now().toISOString();
     const outcome = await deps.slots.update([loopId], (record, statuses) => {
         const under = limitUnder(record, limit);
         const leftLine = queueWait(record, loopId, statuses, under);
         const changed = releaseSlot(record, loopId, statuses, under, at);
-        const inLine = changed.record.queued.flatMap((entry) => {
+        const told = changed.released || changed.started.length > 0 || leftLine !== null || options.endedNow === true;
+        const inLine = (told ? changed.record.queued : []).flatMap((entry) => {
             const wait = queueWait(changed.record, entry.loopId, statuses, under);
             return wait ? [{ loopId: entry.loopId, wait }] : [];
         });
@@ -49520,6 +49559,8 @@ async function dependencyTargetsProblem(dependsOn, repository, deps) {
             problems.push(`#${issue}: no such issue in ${repository}`);
         if (kind === 'pull-request')
             problems.push(`#${issue} is a pull request (depends-on names issues)`);
+        if (kind === 'moved')
+            problems.push(`#${issue} was moved to another repository (depends-on names this one's issues)`);
     }
     return problems.length === 0 ? null : problems.join('; ');
 }
@@ -50367,8 +50408,6 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
 
 
 
-// Read by fan-out's plan gate too.
-
 function slotStore(run, root) {
     return new GitSlotStore({ ...stateBranchOptions(run, root), by: `run ${run.runId ?? 'local'}` });
 }
@@ -50459,8 +50498,10 @@ deps) {
     // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
     if (loaded && hasEnded(loaded.state.status))
         return true;
-    // Asked at a start only: a dispatched job's loop was asked about when it started.
-    const targets = bodyRead ? await dependencyTargetsProblem(dependsOn, run.repository ?? 'this repository', deps) : null;
+    // Asked at a start (the issue body read, or the loop's first job, with the config's list): a later
+    // job's loop was asked about when it started.
+    const asks = bodyRead || !loaded;
+    const targets = asks ? await dependencyTargetsProblem(dependsOn, run.repository ?? 'this repository', deps) : null;
     if (targets !== null)
         return refuseDependsOn(input.loopId, new DependsOnRefusedError(targets, 'target'), deps);
     const target = parseWorkflowRef(run.workflowRef ?? '');
@@ -50542,7 +50583,9 @@ async function slots_releaseSlot(run, input, deps) {
         const abortedBeside = state.status === 'aborted' && !input.endedHere;
         if (abortedBeside && (await keptForRunningJob(run, input, state, { ...deps, slots: slots.slots })))
             return;
-        const released = await giveBackSlot(input.loopId, limit, slots);
+        // Its end was saved by this job (a state in hand, or a person's abort): the line may wait on it.
+        const endedNow = input.state !== undefined || asksAbort(run);
+        const released = await giveBackSlot(input.loopId, limit, slots, { endedNow });
         if (released.released)
             deps.logger.info(`Loop ${input.loopId} gave its slot back.`);
         // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
@@ -54737,7 +54780,7 @@ async function runMatrix(input) {
     const isFailure = (outcome) => outcome.verdict !== 'pass' && outcome.verdict !== 'skipped';
     const record = (outcome) => {
         outcomes.set(outcome.check.name, outcome);
-        if (isFailure(outcome) && outcome.check.required && !stopReason) {
+        if (isFailure(outcome) && outcome.check.required && !stopReason && !input.runAll) {
             if (outcome.check.pre)
                 stopReason = `pre-check ${outcome.check.name} failed`;
             else if (input.failFast)
@@ -54814,7 +54857,7 @@ async function runMatrix(input) {
                 }
                 const failedNeed = check.needs.find((need) => {
                     const outcome = outcomes.get(need);
-                    return outcome !== undefined && outcome.verdict !== 'pass';
+                    return !input.runAll && outcome !== undefined && outcome.verdict !== 'pass';
                 });
                 if (failedNeed) {
                     skip(check, `needs ${failedNeed}`);
@@ -54879,7 +54922,9 @@ function mergedRun(legs) {
 const EXCERPT_BYTES = 3000;
 const MISSING_TAIL_BYTES = 1500;
 /** Runs the verification matrix with streaming analysis of each failing check's output. */
-async function verify(input, deps, logDir, env, iteration, live, only) {
+async function verify(input, deps, logDir, env, iteration, live, only, 
+/** `runAll`: no check is skipped for an earlier failure (`MatrixInput.runAll`). */
+options = {}) {
     await deps.workspace.makeDir(logDir);
     const selected = only ? new Set(only) : undefined;
     await removeReports(input, deps, input.config.checks.filter((check) => !selected || selected.has(check.name)));
@@ -54903,6 +54948,7 @@ async function verify(input, deps, logDir, env, iteration, live, only) {
         },
         onOutput: (name, chunk, shard) => analyzers.get(analyzerKey(name, shard))?.push(chunk),
         ...(only ? { only } : {}),
+        ...(options.runAll ? { runAll: true } : {}),
     });
     return outcomes.map((outcome) => {
         const judged = outcome.legs
@@ -56647,6 +56693,26 @@ function candidateYaml(pattern) {
     return `# A candidate pattern proposed from similar failures with no confident match; review before use.\n${(0,dist/* stringify */.As)({ patterns: [pattern] })}`;
 }
 
+;// CONCATENATED MODULE: ./src/app/iteration/fixed-first.ts
+
+
+async function fixedFirst(run, record) {
+    if (!record.previousIsFresh || record.remediesRun.fixes.length === 0)
+        return record;
+    const autoFixed = [...record.autoFixed];
+    const events = [];
+    const checks = record.checks.map((live) => {
+        const name = live.check.name;
+        const wasFixedFirst = record.remediesRun.fixes.includes(name) && record.previous.some((failure) => failure.check === name);
+        if (step_support_isFailing(live.result) || !wasFixedFirst || autoFixed.includes(name))
+            return live;
+        autoFixed.push(name);
+        events.push(verifyNote(run, 'auto-fix', `${name}: fixed by its fix command before the work (no agent call)`));
+        return { ...live, result: { ...live.result, autoFixed: true } };
+    });
+    return withEvents({ ...record, checks, autoFixed }, ...events);
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/transition.ts
 /**
  * Transition: the engine applies what the iteration did to the state (the stage may advance, a failure
@@ -56886,15 +56952,8 @@ async function remedies(run, record) {
     const events = [];
     const checks = [];
     for (const live of record.checks) {
+        // A passing check is left as it is (one fixed before the work is marked so by `fixed-first.ts`).
         if (!step_support_isFailing(live.result)) {
-            // A check the controller fixed before the agent worked (a baseline failure with a declared fix).
-            const fixedFirst = record.previousIsFresh && record.remediesRun.fixes.includes(live.check.name);
-            if (fixedFirst && record.previous.some((failure) => failure.check === live.check.name)) {
-                checks.push({ ...live, result: { ...live.result, autoFixed: true } });
-                autoFixed.push(live.check.name);
-                events.push(verifyNote(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`));
-                continue;
-            }
             checks.push(live);
             continue;
         }
@@ -57023,8 +57082,8 @@ function passes(result) {
 /**
  * One controller iteration, shared by both front doors (the CLI and the action), as a pipeline of
  * named steps over an explicit record (`iteration/record.ts`):
- * restore → decide → begin → baseline → act → guard → tasks → verify → remedies → analyze → transition →
- * checkpoint → audit → conclude → persist → audit of the ending.
+ * restore → decide → begin → baseline → act → guard → tasks → verify → fixed first → remedies → analyze →
+ * transition → checkpoint → audit → conclude → persist → audit of the ending.
  * Effects go through ports; the decisions are the pure engine's.
  */
 
@@ -57042,8 +57101,19 @@ function passes(result) {
 
 
 
+
 /** The steps of a running iteration, in order, from the work tree as it was to the state it leaves. */
-const RUN_STEPS = [baseline, act, guard, stageTasks, verify_verify, remedies, analyze, transition];
+const RUN_STEPS = [
+    baseline,
+    act,
+    guard,
+    stageTasks,
+    verify_verify,
+    fixedFirst,
+    remedies,
+    analyze,
+    transition,
+];
 /** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
 async function runOneIteration(input, deps) {
     const policy = policyFromConfig(input.config);
@@ -57180,6 +57250,18 @@ function missingBaselineLine(missing) {
     const each = missing.map(({ check, legs }) => legs.length > 0 ? `${check} (no baseline from ${legs.map((leg) => `'${leg}'`).join(', ')})` : check);
     return `no baseline for ${each.join('; ')}: not judged for regressions as a check, as one the baseline lacks`;
 }
+/** The round's legs that gave no verdict, each with why (its `noVerdict` line), or '' when none was lost. */
+function lostLegsLine(legs, runs) {
+    return legs
+        .flatMap((leg) => {
+        const run = runs.get(legRunKey(leg.check, leg.shard));
+        if (run && !isNoVerdict(run))
+            return [];
+        const why = run?.spawnError?.slice(fan_out_noVerdictLine(leg.leg, '').length) || 'no run recorded';
+        return [`'${leg.leg}' (${why})`];
+    })
+        .join('; ');
+}
 
 ;// CONCATENATED MODULE: ./src/app/fan-out/decide-baseline.ts
 /**
@@ -57206,27 +57288,49 @@ async function recordBaselineRound(input, deps, loop, round, policy) {
     const now = deps.clock.now();
     const { config } = input;
     const logDir = (0,external_node_path_.join)(input.loopDir, 'runs', String(round.iteration), 'baseline');
-    const checks = await verify(input, deps, logDir, {}, round.iteration, false, everyIterationChecks(config.checks));
+    // Every leg ran its check: none is replayed as skipped by fail-fast, a `pre` check or a failed `needs`,
+    // so the briefing, the report and the baseline's verdicts are the same runs' verdicts.
+    const only = everyIterationChecks(config.checks);
+    const checks = await verify(input, deps, logDir, {}, round.iteration, false, only, { runAll: true });
     const merged = mergeLegBaselines(round.legs, config.checks, round.merged.runs, round.merged.tests, now.toISOString());
     const missing = new Set(merged.missing.map((m) => m.check));
+    const spentMs = fanOutTimeElsewhereMs(round.planWallMs, round.legDurationsMs) + (Date.now() - round.startedAt);
+    const spent = { ...loop.state.usage, wallMs: loop.state.usage.wallMs + Math.max(0, spentMs) };
+    const lost = lostLegsLine(round.legs, round.merged.runs);
+    // A leg lost to the runner (no verdict) says nothing of the project: the first such round is not kept,
+    // so that iteration 1 is not judged against a baseline with holes; a second keeps what it measured.
+    if (lost !== '' && !loop.state.baselineRoundsLost) {
+        const state = { ...loop.state, baselineRoundsLost: 1, usage: spent, updatedAt: now.toISOString() };
+        const line = `baseline round lost: no verdict from ${lost}; no baseline is recorded, and the round runs again (a second round that loses a leg records what its legs measured)`;
+        deps.logger.warning(`The baseline round: ${line}.`);
+        return settleRound(input, deps, policy, withEvents({ ...loop, state }, record_event(now, round.iteration, 'check', line)), {
+            iteration: round.iteration,
+            checks: checks.map((c) => c.result),
+        });
+    }
     if (missing.size > 0)
         deps.logger.warning(`The baseline: ${missingBaselineLine(merged.missing)}.`);
     // A check without a verdict at the base is no failure of the project's: the agent is not told of it.
     const measured = checks.filter((c) => !missing.has(c.check.name));
     const failures = keptBaselineFailures(measured.filter((c) => step_support_isFailing(c.result)).map(toAgentFailure));
-    const spentMs = fanOutTimeElsewhereMs(round.planWallMs, round.legDurationsMs) + (Date.now() - round.startedAt);
+    const { baselineRoundsLost: _lostBefore, ...kept } = loop.state;
     const state = {
-        ...loop.state,
+        ...kept,
         baseline: { ...merged.baseline, failures },
-        usage: { ...loop.state.usage, wallMs: loop.state.usage.wallMs + Math.max(0, spentMs) },
+        usage: spent,
         updatedAt: now.toISOString(),
     };
-    const line = `${baselineMessage(measured)}${missing.size > 0 ? ` · ${missingBaselineLine(merged.missing)}` : ''}`;
+    const verdicts = measured.length > 0 ? baselineMessage(measured) : 'baseline: no check measured at the base';
+    const line = `${verdicts}${missing.size > 0 ? ` · ${missingBaselineLine(merged.missing)}` : ''}`;
     const record = withEvents({ ...loop, state }, record_event(now, round.iteration, 'check', line));
     deps.logger.info(`The baseline round: ${line}; iteration ${round.iteration} is next.`);
+    return settleRound(input, deps, policy, record, { iteration: round.iteration, checks: measured.map((c) => c.result) });
+}
+/** The loop settled with the engine's next decision after the round (its iteration left as it is). */
+async function settleRound(input, deps, policy, record, baselineRound) {
+    const { state } = record;
     const next = decide(state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(state, deps) }, policy);
-    const settled = await iteration_settle(input, deps, record, next);
-    return { ...settled, baselineRound: { iteration: round.iteration, checks: measured.map((c) => c.result) } };
+    return { ...(await iteration_settle(input, deps, record, next)), baselineRound };
 }
 
 ;// CONCATENATED MODULE: ./src/app/fan-out/leg-flakes.ts
@@ -57366,12 +57470,14 @@ function sameCommand(a, b) {
 
 
 
+
 /**
- * The single job's steps from the guard on. In the remedies' place, the flake checks the legs made
- * (`leg-flakes.ts`); a fix or an install after verification would run project code here.
+ * The single job's steps from the guard on. A baseline failure the plan's declared fix ran on before the
+ * work is marked fixed first, as the single job marks it; in the remedies' place, the flake checks the
+ * legs made (`leg-flakes.ts`): a fix or an install after verification would run project code here.
  */
 function decideSteps(flakeChecks) {
-    return [guard, verify_verify, legFlakes(flakeChecks), analyze, transition];
+    return [guard, verify_verify, fixedFirst, legFlakes(flakeChecks), analyze, transition];
 }
 async function decideIteration(given, deps) {
     const startedAt = Date.now();
@@ -57521,6 +57627,8 @@ legDurationsMs, git) {
         tasksCompleted: report.tasksCompleted,
         tasksFailed: report.tasksFailed,
         briefing: report.briefing ?? null,
+        // The fixes the plan ran on the baseline's failures before the work: `fixedFirst` marks their checks.
+        remediesRun: { ...record.remediesRun, fixes: report.briefing?.fixedFirst ?? [] },
         // The guard judges what the candidate changed since the base, here, from the commits themselves.
         treeBeforeWork: baseTree,
         ignoredBeforeWork: null,
@@ -59056,10 +59164,16 @@ const WORKFLOW_INSTALLS = { claude: 'claude', codex: 'codex', gemini: 'gemini' }
  * input is empty (`inputAgent` undefined), and no such program is on `path`.
  */
 function refuseAgentWithoutCli(configAgent, inputAgent, configPath, path) {
+    const problem = agentCliProblem(configAgent, inputAgent, configPath, path);
+    if (problem !== null)
+        throw new ConfigError(problem);
+}
+/** What `refuseAgentWithoutCli` would throw, or null when the agent's CLI is there (or not the workflow's to install). */
+function agentCliProblem(configAgent, inputAgent, configPath, path) {
     const program = WORKFLOW_INSTALLS[configAgent];
     if (inputAgent !== undefined || program === undefined || onPath(program, path))
-        return;
-    throw new ConfigError(`agent: ${configAgent} in ${configPath}, but the workflow's 'agent' input is empty and '${program}' is not on PATH: set the reusable workflow's input agent: ${configAgent} so that it installs the CLI (or install it in a step before the loop).`);
+        return null;
+    return `agent: ${configAgent} in ${configPath}, but the workflow's 'agent' input is empty and '${program}' is not on PATH: set the reusable workflow's input agent: ${configAgent} so that it installs the CLI (or install it in a step before the loop).`;
 }
 function onPath(program, path) {
     return path
@@ -59886,6 +60000,7 @@ function actionsLogger(redact) {
 
 
 
+
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     const jobEnd = {};
@@ -59971,6 +60086,7 @@ async function runAction(unguardedIo, jobEnd) {
     io.setOutput(Outputs.StatePath, store.describe(loopId));
     refreshDashboardAtEnd(runContext, dashboard, { root, store, logger });
     const restoreAudit = auditRestorer(auditSource, loopId, loopDir, logger);
+    const refuse = (refusal) => reportRefusal(runContext, refusal, { github, io, redact });
     const commandDeps = {
         github,
         store,
@@ -59978,18 +60094,24 @@ async function runAction(unguardedIo, jobEnd) {
         logger,
         clock: systemClock,
         restoreAudit,
-        reportRefusal: (refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
+        reportRefusal: refuse,
+        // Before a person's command is saved (a resume would leave the loop running with no job) or a new loop
+        // is: a preset named in the config alone, whose CLI no step installed, is refused (the issue is told)
+        // and fails the job with what to set, as fan-out's plan does. An abort needs no agent.
+        beforeRun: async () => {
+            const problem = agentCliProblem(config.agent, settings.agent, settings.config, runContext.env.PATH ?? '');
+            if (problem === null)
+                return;
+            await refuse(agentCliRefusal(loopId, problem)).catch((error) => logger.warning(redact(`The refusal was not posted: ${messageOf(error)}`)));
+            throw new ConfigError(problem);
+        },
     };
-    const { reportRefusal: refuse } = commandDeps;
     const slotJob = { store, github, io, logger, clock: systemClock, redact, audit, restoreAudit, reportRefusal: refuse };
     if (!(await applyCommands(runContext, loopId, commandDeps))) {
         // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
         await slots_releaseSlot(runContext, { loopId, root }, slotJob);
         return;
     }
-    // Before anything of the loop is saved: a preset named in the config alone, whose CLI no step installed,
-    // fails the job with what to set (a fixed workflow starts the loop afresh), as fan-out's plan does.
-    refuseAgentWithoutCli(config.agent, settings.agent, settings.config, runContext.env.PATH ?? '');
     // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
     // Before a hand-over, so a resumed loop queues like a new one and is dispatched only with a slot.
     if (!(await takeSlot(runContext, { loopId, config, root }, slotJob)))

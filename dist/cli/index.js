@@ -28978,6 +28978,11 @@ const state_loopStateSchema = strictObject({
         failures: array(baselineFailureSchema).max(MAX_BASELINE_FAILURES).optional(),
     })
         .optional(),
+    /**
+     * Fan-out's baseline rounds that lost a leg (no verdict) while the loop had no baseline: the first is
+     * not recorded and the round runs again; a second records what its legs measured (bounded, never a loop).
+     */
+    baselineRoundsLost: schemas_number().int().positive().optional(),
     lastVerification: strictObject({ iteration: schemas_number().int(), at: isoTime, results: array(checkResultSchema) })
         .optional(),
     lastDecision: decisionRecordSchema.optional(),
@@ -33228,7 +33233,8 @@ const REMOTE_LISTING = {
 };
 /**
  * Refuses options `status` or `history` would otherwise ignore, naming the option and what it needs:
- * `--remote`, `--state-branch` and `--max-loops` belong to the listing of every loop (`status --all`);
+ * `--remote` belongs to the listing of every loop (`status --all`), `--state-branch` and `--max-loops`
+ * to the listing of a remote's loops (`status --all --remote`);
  * `--loop-id` names one loop, which `--all` does not show.
  */
 function checkShowOptions(command, values) {
@@ -33239,12 +33245,16 @@ function checkShowOptions(command, values) {
     if (listsAll && values['loop-id'] !== undefined) {
         throw new UsageError(`--loop-id names one loop, and --all lists every loop: give one of them ('status --loop-id ${values['loop-id']}' or 'status --all').`);
     }
-    if (listsAll)
+    if (listsAll && values.remote !== undefined)
         return;
     for (const option of Object.keys(REMOTE_LISTING)) {
-        if (values[option] !== undefined) {
-            throw new UsageError(`--${option} is read only with --all: ${REMOTE_LISTING[option]}.`);
-        }
+        if (values[option] === undefined)
+            continue;
+        // `status --all` without --remote says what --state-branch needs in words of its own.
+        if (listsAll && option === 'state-branch')
+            continue;
+        const needs = option === 'remote' ? '--all' : '--all --remote';
+        throw new UsageError(`--${option} is read only with ${needs}: ${REMOTE_LISTING[option]}.`);
     }
 }
 
@@ -34637,6 +34647,18 @@ function abortedStartRefusal(loopId, reason) {
         title: `loop-controller did not start the loop \`${loopId}\`: it was aborted, and an aborted loop does not run again.`,
         reason: `${markdownText(reason.trim().replace(/[.\s]+$/, '') || 'it was aborted', 300)}.`,
         whatToDo: `To do the work, ${ANOTHER_LOOP}: a new loop starts from the default branch (this loop's commits, if any, stay on \`${loopBranch(loopId)}\`).`,
+    };
+}
+/**
+ * The single job cannot run the agent the loop config names (its CLI was not installed): refused before
+ * a person's command or start is applied, so the loop stays as it was. `problem`: what to set.
+ */
+function agentCliRefusal(loopId, problem) {
+    return {
+        loopId,
+        title: `loop-controller did not run the loop \`${loopId}\`: the agent's CLI is not installed in this workflow's job.`,
+        reason: problem,
+        whatToDo: 'Once the workflow installs the CLI, ask again (remove and add the label, comment again, or run the workflow again): nothing this job was asked for was applied.',
     };
 }
 /** The refusal as markdown; `redact` keeps secrets out of anything quoted. */
@@ -37114,7 +37136,7 @@ async function runMatrix(input) {
     const isFailure = (outcome) => outcome.verdict !== 'pass' && outcome.verdict !== 'skipped';
     const record = (outcome) => {
         outcomes.set(outcome.check.name, outcome);
-        if (isFailure(outcome) && outcome.check.required && !stopReason) {
+        if (isFailure(outcome) && outcome.check.required && !stopReason && !input.runAll) {
             if (outcome.check.pre)
                 stopReason = `pre-check ${outcome.check.name} failed`;
             else if (input.failFast)
@@ -37191,7 +37213,7 @@ async function runMatrix(input) {
                 }
                 const failedNeed = check.needs.find((need) => {
                     const outcome = outcomes.get(need);
-                    return outcome !== undefined && outcome.verdict !== 'pass';
+                    return !input.runAll && outcome !== undefined && outcome.verdict !== 'pass';
                 });
                 if (failedNeed) {
                     skip(check, `needs ${failedNeed}`);
@@ -37256,7 +37278,9 @@ function mergedRun(legs) {
 const EXCERPT_BYTES = 3000;
 const MISSING_TAIL_BYTES = 1500;
 /** Runs the verification matrix with streaming analysis of each failing check's output. */
-async function verify(input, deps, logDir, env, iteration, live, only) {
+async function verify(input, deps, logDir, env, iteration, live, only, 
+/** `runAll`: no check is skipped for an earlier failure (`MatrixInput.runAll`). */
+options = {}) {
     await deps.workspace.makeDir(logDir);
     const selected = only ? new Set(only) : undefined;
     await removeReports(input, deps, input.config.checks.filter((check) => !selected || selected.has(check.name)));
@@ -37280,6 +37304,7 @@ async function verify(input, deps, logDir, env, iteration, live, only) {
         },
         onOutput: (name, chunk, shard) => analyzers.get(analyzerKey(name, shard))?.push(chunk),
         ...(only ? { only } : {}),
+        ...(options.runAll ? { runAll: true } : {}),
     });
     return outcomes.map((outcome) => {
         const judged = outcome.legs
@@ -38032,6 +38057,26 @@ function withRefusals(run, record, refused) {
     return withEvents({ ...record, state }, record_event(deps.clock.now(), iteration, 'guard', `not committed: ${lines.join('; ')}`, { refused }));
 }
 
+;// CONCATENATED MODULE: ./src/app/iteration/fixed-first.ts
+
+
+async function fixedFirst(run, record) {
+    if (!record.previousIsFresh || record.remediesRun.fixes.length === 0)
+        return record;
+    const autoFixed = [...record.autoFixed];
+    const events = [];
+    const checks = record.checks.map((live) => {
+        const name = live.check.name;
+        const wasFixedFirst = record.remediesRun.fixes.includes(name) && record.previous.some((failure) => failure.check === name);
+        if (step_support_isFailing(live.result) || !wasFixedFirst || autoFixed.includes(name))
+            return live;
+        autoFixed.push(name);
+        events.push(verifyNote(run, 'auto-fix', `${name}: fixed by its fix command before the work (no agent call)`));
+        return { ...live, result: { ...live.result, autoFixed: true } };
+    });
+    return withEvents({ ...record, checks, autoFixed }, ...events);
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/persist.ts
 
 
@@ -38277,15 +38322,8 @@ async function remedies(run, record) {
     const events = [];
     const checks = [];
     for (const live of record.checks) {
+        // A passing check is left as it is (one fixed before the work is marked so by `fixed-first.ts`).
         if (!step_support_isFailing(live.result)) {
-            // A check the controller fixed before the agent worked (a baseline failure with a declared fix).
-            const fixedFirst = record.previousIsFresh && record.remediesRun.fixes.includes(live.check.name);
-            if (fixedFirst && record.previous.some((failure) => failure.check === live.check.name)) {
-                checks.push({ ...live, result: { ...live.result, autoFixed: true } });
-                autoFixed.push(live.check.name);
-                events.push(verifyNote(run, 'auto-fix', `${live.check.name}: fixed by its fix command before the work (no agent call)`));
-                continue;
-            }
             checks.push(live);
             continue;
         }
@@ -38997,8 +39035,8 @@ async function verify_verify(run, record) {
 /**
  * One controller iteration, shared by both front doors (the CLI and the action), as a pipeline of
  * named steps over an explicit record (`iteration/record.ts`):
- * restore → decide → begin → baseline → act → guard → tasks → verify → remedies → analyze → transition →
- * checkpoint → audit → conclude → persist → audit of the ending.
+ * restore → decide → begin → baseline → act → guard → tasks → verify → fixed first → remedies → analyze →
+ * transition → checkpoint → audit → conclude → persist → audit of the ending.
  * Effects go through ports; the decisions are the pure engine's.
  */
 
@@ -39016,8 +39054,19 @@ async function verify_verify(run, record) {
 
 
 
+
 /** The steps of a running iteration, in order, from the work tree as it was to the state it leaves. */
-const RUN_STEPS = [baseline, act, guard, stageTasks, verify_verify, remedies, analyze, transition];
+const RUN_STEPS = [
+    baseline,
+    act,
+    guard,
+    stageTasks,
+    verify_verify,
+    fixedFirst,
+    remedies,
+    analyze,
+    transition,
+];
 /** Runs one controller iteration. Never throws for a failing check; throws for faults and bad state. */
 async function runOneIteration(input, deps) {
     const policy = policyFromConfig(input.config);
