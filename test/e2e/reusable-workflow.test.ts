@@ -44,6 +44,16 @@ esac
   chmodSync(join(bin, 'npm'), 0o755)
 }
 
+/** A loop config as `loop-controller init` writes it: the claude preset alone, no work command. */
+function withClaudePreset(config: string): string {
+  const preset = config.replace(
+    /^work:\n {2}run: .*\n {2}timeout: .*\n {2}pass-env: .*\n/m,
+    'agent: claude\nwork:\n  timeout: 30m\n',
+  )
+  expect(preset).toMatch(/^agent: claude$/m)
+  return preset
+}
+
 const example = (name: string) => readFileSync(join(ACTION_DIR, 'examples', 'workflows', name), 'utf8')
 
 describe('the reusable workflow, called by the example workflows', () => {
@@ -111,12 +121,7 @@ describe('the reusable workflow, called by the example workflows', () => {
     'refuses, through loop-from-dispatch.yml, a loop config`s agent: claude with no `agent` input and no claude on PATH: the job red, naming the input, nothing saved',
     async () => {
       const project = projectFiles({ steps: 2 })
-      // The starter config of `loop-controller init`: the preset alone, no work command.
-      const config = project['.github/loop.yml']!.replace(
-        /^work:\n {2}run: .*\n {2}timeout: .*\n {2}pass-env: .*\n/m,
-        'agent: claude\nwork:\n  timeout: 30m\n',
-      )
-      expect(config).toMatch(/^agent: claude$/m)
+      const config = withClaudePreset(project['.github/loop.yml']!)
       const files = {
         ...project,
         '.github/loop.yml': config,
@@ -156,11 +161,7 @@ describe('the reusable workflow, called by the example workflows', () => {
     'refuses a writer`s `loop` label through loop-from-issue.yml without its `agent` line, the config naming claude: the job red, the issue told, nothing saved',
     async () => {
       const project = projectFiles({ steps: 2 })
-      const config = project['.github/loop.yml']!.replace(
-        /^work:\n {2}run: .*\n {2}timeout: .*\n {2}pass-env: .*\n/m,
-        'agent: claude\nwork:\n  timeout: 30m\n',
-      )
-      expect(config).toMatch(/^agent: claude$/m)
+      const config = withClaudePreset(project['.github/loop.yml']!)
       // The caller's simple mode dropped (its agent and verify lines): the loop config is the loop.
       const caller = example('loop-from-issue.yml')
         .replace('      agent: claude\n', '')
