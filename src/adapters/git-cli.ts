@@ -8,7 +8,12 @@
 import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
-import { CONCURRENT_UPDATE_SIGNS, CONFLICT_SIGNS, NON_FAST_FORWARD_SIGNS } from '../domain/git-errors.js'
+import {
+  CONCURRENT_UPDATE_SIGNS,
+  CONFLICT_SIGNS,
+  isConcurrentCommit,
+  NON_FAST_FORWARD_SIGNS,
+} from '../domain/git-errors.js'
 import {
   ConcurrentCommitError,
   type FileChange,
@@ -146,7 +151,7 @@ export class GitCli implements Git {
       // Another process in the same work tree (a second controller) committed these changes between our
       // staging and our commit: nothing is left for us to commit.
       if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr)) return null
-      if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(result.stderr))) {
+      if (isConcurrentCommit(result.stderr, message)) {
         throw new ConcurrentCommitError(
           `another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`,
         )

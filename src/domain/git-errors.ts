@@ -17,6 +17,16 @@ export const CONFLICT_SIGNS: readonly RegExp[] = [/^CONFLICT \(/m, /could not ap
 /** Git's answer when another process moved HEAD between our read and our commit. */
 export const CONCURRENT_UPDATE_SIGNS: readonly RegExp[] = [/cannot lock ref '[^']+': is at \S+ but expected/]
 
+/**
+ * Whether `git commit -m message` failed because another process committed in the same work tree at
+ * the same time: HEAD moved under it, or the two commits shared `.git/COMMIT_EDITMSG` and git read the
+ * other's half-written file, so it aborts ours as empty though the message given was not.
+ */
+export function isConcurrentCommit(stderr: string, message: string): boolean {
+  if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(stderr))) return true
+  return message.trim() !== '' && /Aborting commit due to empty commit message/.test(stderr)
+}
+
 /** Signs that the remote refused the token itself (GitHub: 403, "Permission to ... denied"). */
 const PERMISSION_SIGNS: readonly RegExp[] = [/error: 403\b/, /Permission to \S+ denied/i, /permission denied/i]
 
