@@ -31928,6 +31928,7 @@ async function withActionsEnv(env, body, capture) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   EU: () => (/* binding */ CONFLICT_SIGNS),
+/* harmony export */   Hl: () => (/* binding */ isConcurrentCommit),
 /* harmony export */   T$: () => (/* binding */ CONCURRENT_UPDATE_SIGNS),
 /* harmony export */   d7: () => (/* binding */ pushPermissionHint),
 /* harmony export */   qA: () => (/* binding */ NON_FAST_FORWARD_SIGNS)
@@ -31947,6 +31948,16 @@ const NON_FAST_FORWARD_SIGNS = [
 const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
 /** Git's answer when another process moved HEAD between our read and our commit. */
 const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
+/**
+ * Whether `git commit -m message` failed because another process committed in the same work tree at
+ * the same time: HEAD moved under it, or the two commits shared `.git/COMMIT_EDITMSG` and git read the
+ * other's half-written file, so it aborts ours as empty though the message given was not.
+ */
+function isConcurrentCommit(stderr, message) {
+    if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(stderr)))
+        return true;
+    return message.trim() !== '' && /Aborting commit due to empty commit message/.test(stderr);
+}
 /** Signs that the remote refused the token itself (GitHub: 403, "Permission to ... denied"). */
 const PERMISSION_SIGNS = [/error: 403\b/, /Permission to \S+ denied/i, /permission denied/i];
 /**
@@ -51658,7 +51669,7 @@ class GitCli {
             // staging and our commit: nothing is left for us to commit.
             if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
                 return null;
-            if (git_errors/* CONCURRENT_UPDATE_SIGNS */.T$.some((sign) => sign.test(result.stderr))) {
+            if ((0,git_errors/* isConcurrentCommit */.Hl)(result.stderr, message)) {
                 throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
             }
             throw new GitCommandError(args, result);
