@@ -4,7 +4,7 @@
 // COMPLETE; a loop that stops BLOCKED waits through another `run` and goes on with `command: resume`,
 // and a resume through a workflow that no longer installs the CLI is refused, the loop left BLOCKED.
 import { spawnSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
@@ -20,6 +20,7 @@ import {
   type Scenario,
   startScenario,
 } from './fixtures.js'
+import { offlineNpmAndClaude } from './offline-agent-cli.js'
 import { savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
@@ -36,30 +37,6 @@ function yamlBlockUnder(path: string, heading: string): string {
 
 const QUICK_START = yamlBlockUnder('README.md', '### Quick start')
 
-/**
- * npm and Claude Code as the runner would have them, offline: `npm install --global` of the Claude
- * package puts a `claude` on PATH that climbs one step (tools/work.mjs) and answers as `claude -p
- * --output-format json` does.
- */
-function fakeNpmAndClaude(): string {
-  const bin = mkdtempSync(join(tmpdir(), 'loop-e2e-bin-'))
-  onTestFinished(() => rmSync(bin, { recursive: true, force: true }))
-  const claude = `#!/usr/bin/env bash
-cat > /dev/null
-node tools/work.mjs >&2
-echo '{"type":"result","subtype":"success","is_error":false,"result":"climbed","session_id":"s-1","num_turns":1,"total_cost_usd":0.01,"usage":{"input_tokens":10,"output_tokens":5}}'
-`
-  const npm = `#!/usr/bin/env bash
-echo "npm $*" >> "${bin}/npm.log"
-[[ "$1" == install && "$*" == *@anthropic-ai/claude-code@* ]] && cp "${bin}/claude.source" "${bin}/claude" && chmod +x "${bin}/claude"
-true
-`
-  writeFileSync(join(bin, 'claude.source'), claude)
-  writeFileSync(join(bin, 'npm'), npm)
-  chmodSync(join(bin, 'npm'), 0o755)
-  return bin
-}
-
 /** The staircase with the starter config's agent (`agent: claude`, no work command) and the quick start's workflow. */
 function repository(options: { steps: number; stuck?: boolean }): Record<string, string> {
   const project = projectFiles(options)
@@ -72,7 +49,7 @@ function repository(options: { steps: number; stuck?: boolean }): Record<string,
 }
 
 async function start(options: { steps: number; stuck?: boolean }): Promise<Scenario & { bin: string }> {
-  const bin = fakeNpmAndClaude()
+  const bin = offlineNpmAndClaude()
   const scenario = await startScenario({
     ...options,
     sandbox: {

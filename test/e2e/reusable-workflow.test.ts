@@ -2,8 +2,7 @@
 // calls .github/workflows/loop.yml (mapped from loop-controller/loop-controller/...@v1 to this
 // repository), whose job checks out, skips the setup and install steps it is not asked for, and runs
 // the built action; the action re-dispatches the calling workflow until the loop is COMPLETE.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
@@ -16,33 +15,10 @@ import {
   pullRequests,
   startScenario,
 } from './fixtures.js'
+import { offlineNpmAndClaude } from './offline-agent-cli.js'
 import { savedStateIfAny } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
-
-/**
- * npm and Claude Code as the runner would have them, offline: `npm install --global` of the Claude
- * package puts a `claude` on PATH that climbs one step (tools/work.mjs) and answers as `claude -p
- * --output-format json` does; `npm test` runs the last check; `npm ci`, `npm run build|lint` pass.
- */
-function fakeNpmAndClaude(bin: string): void {
-  const claude = `#!/usr/bin/env bash
-cat > /dev/null
-node tools/work.mjs >&2
-echo '{"type":"result","subtype":"success","is_error":false,"result":"climbed","session_id":"s-1","num_turns":1,"total_cost_usd":0.01,"usage":{"input_tokens":10,"output_tokens":5}}'
-`
-  const npm = `#!/usr/bin/env bash
-echo "npm $*" >> "${bin}/npm.log"
-case "$1" in
-  install) [[ "$*" == *@anthropic-ai/claude-code@* ]] && cp "${bin}/claude.source" "${bin}/claude" && chmod +x "${bin}/claude" ;;
-  test) node tools/check.mjs 2 ;;
-  *) true ;;
-esac
-`
-  writeFileSync(join(bin, 'claude.source'), claude)
-  writeFileSync(join(bin, 'npm'), npm)
-  chmodSync(join(bin, 'npm'), 0o755)
-}
 
 /** A loop config as `loop-controller init` writes it: the claude preset alone, no work command. */
 function withClaudePreset(config: string): string {
@@ -204,88 +180,81 @@ describe('the reusable workflow, called by the example workflows', () => {
   it(
     'runs loop-from-issue.yml → .github/workflows/loop.yml when a writer labels an issue: the agent install step, then Claude (offline stand-ins) to COMPLETE, on the dashboard; an ordinary issue`s edit skips the job, the dashboard`s runs it',
     async () => {
-      const bin = mkdtempSync(join(tmpdir(), 'loop-e2e-bin-'))
-      fakeNpmAndClaude(bin)
-      try {
-        // No loop config: the caller's simple mode (agent claude, its verify lines) is the loop.
-        const { '.github/loop.yml': _config, ...project } = projectFiles({ steps: 2 })
-        const files = { ...project, '.github/workflows/loop-from-issue.yml': example('loop-from-issue.yml') }
-        const scenario = await startScenario({
-          steps: 2,
-          sandbox: {
-            repoFiles: files,
-            workflow: { file: 'loop-from-issue.yml' },
-            secrets: { ANTHROPIC_API_KEY: 'sk-ant-offline-stand-in' },
-            extraEnv: { PATH: `${bin}:${process.env.PATH}` },
-          },
-        })
-        const { sandbox } = scenario
-        const issue = await sandbox.openIssue('alice', 'Climb the staircase', 'Two steps, please.')
-        await sandbox.label('alice', issue.number, 'loop')
-        const jobs = await sandbox.waitForIdle(2 * MINUTE)
-        const why = describeJobs(jobs)
-        const ran = jobs.filter((job) => job.conclusion !== 'skipped')
+      const bin = offlineNpmAndClaude()
+      // No loop config: the caller's simple mode (agent claude, its verify lines) is the loop.
+      const { '.github/loop.yml': _config, ...project } = projectFiles({ steps: 2 })
+      const files = { ...project, '.github/workflows/loop-from-issue.yml': example('loop-from-issue.yml') }
+      const scenario = await startScenario({
+        steps: 2,
+        sandbox: {
+          repoFiles: files,
+          workflow: { file: 'loop-from-issue.yml' },
+          secrets: { ANTHROPIC_API_KEY: 'sk-ant-offline-stand-in' },
+          extraEnv: { PATH: `${bin}:${process.env.PATH}` },
+        },
+      })
+      const { sandbox } = scenario
+      const issue = await sandbox.openIssue('alice', 'Climb the staircase', 'Two steps, please.')
+      await sandbox.label('alice', issue.number, 'loop')
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      const ran = jobs.filter((job) => job.conclusion !== 'skipped')
 
-        expect(
-          ran.map((job) => [job.name, job.event, job.conclusion]),
-          why,
-        ).toEqual([
-          ['loop / loop iteration', 'issues', 'success'],
-          ['loop / loop iteration', 'workflow_dispatch', 'success'],
-        ])
-        // checkout, setup-node (the no-op), the agent install, the action.
-        expect(ran[0]!.steps.map((step) => step.outcome)).toEqual(['success', 'success', 'success', 'success'])
-        expect(ran[0]!.stdout).toContain('actions/setup-node@v7 is a no-op here')
-        // The install step ran in each job; the verify commands the caller lists ran as the checks.
-        const npmLog = readFileSync(join(bin, 'npm.log'), 'utf8')
-        expect(npmLog).toContain('npm install --global --no-audit --no-fund @anthropic-ai/claude-code@latest')
-        expect(npmLog).toContain('npm test')
-        expect(ran.at(-1)!.outputs.status, why).toBe('complete')
-        expect(ran.at(-1)!.inputs).toMatchObject({ 'loop-id': `issue-${issue.number}` })
-        // Each run's title (`run-name`): the label's event and its issue, then the loop and its iteration.
-        const titles = [...sandbox.api.model.runs.values()].map((run) => run.displayTitle)
-        expect(titles.slice(0, 2)).toEqual([
-          `loop · issues labeled on #${issue.number}`,
-          `loop issue-${issue.number} · iteration 2`,
-        ])
+      expect(
+        ran.map((job) => [job.name, job.event, job.conclusion]),
+        why,
+      ).toEqual([
+        ['loop / loop iteration', 'issues', 'success'],
+        ['loop / loop iteration', 'workflow_dispatch', 'success'],
+      ])
+      // checkout, setup-node (the no-op), the agent install, the action.
+      expect(ran[0]!.steps.map((step) => step.outcome)).toEqual(['success', 'success', 'success', 'success'])
+      expect(ran[0]!.stdout).toContain('actions/setup-node@v7 is a no-op here')
+      // The install step ran in each job; the verify commands the caller lists ran as the checks.
+      const npmLog = readFileSync(join(bin, 'npm.log'), 'utf8')
+      expect(npmLog).toContain('npm install --global --no-audit --no-fund @anthropic-ai/claude-code@latest')
+      expect(npmLog).toContain('npm test')
+      expect(ran.at(-1)!.outputs.status, why).toBe('complete')
+      expect(ran.at(-1)!.inputs).toMatchObject({ 'loop-id': `issue-${issue.number}` })
+      // Each run's title (`run-name`): the label's event and its issue, then the loop and its iteration.
+      const titles = [...sandbox.api.model.runs.values()].map((run) => run.displayTitle)
+      expect(titles.slice(0, 2)).toEqual([
+        `loop · issues labeled on #${issue.number}`,
+        `loop issue-${issue.number} · iteration 2`,
+      ])
 
-        // The example keeps the dashboard: one pinned issue, the loop on it COMPLETE.
-        const [dashboard, ...more] = [...sandbox.api.model.issues.values()].filter((candidate) =>
-          candidate.labels.some((label) => label.name === 'loop/dashboard'),
-        )
-        expect(more, why).toEqual([])
-        expect(dashboard?.pinned, why).toBe(true)
-        const body = dashboard?.body ?? ''
-        expect(body).toMatch(
-          new RegExp(`^\\| \`issue-${issue.number}\` \\| COMPLETE \\| \\*\\*complete\\*\\* \\|`, 'm'),
-        )
-        // An edit of an ordinary issue: the caller's `if:` skips the job, so nothing runs and nothing is written.
-        const stateTip = sandbox.engine.resolveRef('refs/heads/loop-state')
-        const comments = botComments(sandbox).length
-        const edit = await sandbox.editIssue('alice', issue.number, 'Two steps, please. (Edited: typo.)')
-        await sandbox.waitForIdle(MINUTE)
-        const editJobs = sandbox.jobs.filter((job) => job.runId === edit?.runId)
-        expect(
-          editJobs.map((job) => [job.conclusion, job.steps.length]),
-          describeJobs(sandbox.jobs),
-        ).toEqual(editJobs.map(() => ['skipped', 0]))
-        // An edit of the dashboard runs the job (a tick is such an edit); one that ticks nothing changes nothing.
-        const note = await sandbox.editIssue('alice', dashboard!.number, `${body}\nA note of alice's.\n`)
-        const after = await sandbox.waitForIdle(MINUTE)
-        const called = after.find((job) => job.runId === note?.runId && job.conclusion !== 'skipped')
-        expect([note?.conclusion, called?.event, called?.conclusion], describeJobs(after)).toEqual([
-          'success',
-          'issues',
-          'success',
-        ])
-        expect(called?.stdout).toMatch(/The edit by alice ticks no box of the dashboard: nothing to do/)
-        expect(sandbox.engine.resolveRef('refs/heads/loop-state')).toBe(stateTip)
-        expect(botComments(sandbox)).toHaveLength(comments)
-        expect(sandbox.api.violations).toEqual([])
-        expect(sandbox.engine.problems).toEqual([])
-      } finally {
-        rmSync(bin, { recursive: true, force: true })
-      }
+      // The example keeps the dashboard: one pinned issue, the loop on it COMPLETE.
+      const [dashboard, ...more] = [...sandbox.api.model.issues.values()].filter((candidate) =>
+        candidate.labels.some((label) => label.name === 'loop/dashboard'),
+      )
+      expect(more, why).toEqual([])
+      expect(dashboard?.pinned, why).toBe(true)
+      const body = dashboard?.body ?? ''
+      expect(body).toMatch(new RegExp(`^\\| \`issue-${issue.number}\` \\| COMPLETE \\| \\*\\*complete\\*\\* \\|`, 'm'))
+      // An edit of an ordinary issue: the caller's `if:` skips the job, so nothing runs and nothing is written.
+      const stateTip = sandbox.engine.resolveRef('refs/heads/loop-state')
+      const comments = botComments(sandbox).length
+      const edit = await sandbox.editIssue('alice', issue.number, 'Two steps, please. (Edited: typo.)')
+      await sandbox.waitForIdle(MINUTE)
+      const editJobs = sandbox.jobs.filter((job) => job.runId === edit?.runId)
+      expect(
+        editJobs.map((job) => [job.conclusion, job.steps.length]),
+        describeJobs(sandbox.jobs),
+      ).toEqual(editJobs.map(() => ['skipped', 0]))
+      // An edit of the dashboard runs the job (a tick is such an edit); one that ticks nothing changes nothing.
+      const note = await sandbox.editIssue('alice', dashboard!.number, `${body}\nA note of alice's.\n`)
+      const after = await sandbox.waitForIdle(MINUTE)
+      const called = after.find((job) => job.runId === note?.runId && job.conclusion !== 'skipped')
+      expect([note?.conclusion, called?.event, called?.conclusion], describeJobs(after)).toEqual([
+        'success',
+        'issues',
+        'success',
+      ])
+      expect(called?.stdout).toMatch(/The edit by alice ticks no box of the dashboard: nothing to do/)
+      expect(sandbox.engine.resolveRef('refs/heads/loop-state')).toBe(stateTip)
+      expect(botComments(sandbox)).toHaveLength(comments)
+      expect(sandbox.api.violations).toEqual([])
+      expect(sandbox.engine.problems).toEqual([])
     },
     3 * MINUTE,
   )
