@@ -4,6 +4,8 @@
  * baseline measured in the same run, because the machines these run on are noisy.
  */
 import { execFileSync, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { type LoopConfigInput, loopConfigSchema } from '../src/config/loop-config.js'
 import { normaliseTokens } from '../src/domain/analysis/index.js'
 import { unanalyzedResult } from '../src/domain/check-result.js'
@@ -251,4 +253,14 @@ export function commitProject(dir: string, message: string): void {
   git('init', '-q', '-b', 'main')
   git('add', '-A')
   git('commit', '-qm', message)
+}
+
+/** The machine, as the committed results show it: CPU model, cores, node version. */
+export function machine(): string {
+  let cpu = 'unknown CPU'
+  try {
+    const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))
+    if (model?.[1]) cpu = model[1].trim()
+  } catch {}
+  return `${cpu}, ${availableParallelism()} cores, node ${process.version}, ${process.platform}`
 }
