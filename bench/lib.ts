@@ -4,6 +4,8 @@
  * baseline measured in the same run, because the machines these run on are noisy.
  */
 import { execFileSync, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { type LoopConfigInput, loopConfigSchema } from '../src/config/loop-config.js'
 import { normaliseTokens } from '../src/domain/analysis/index.js'
 import { unanalyzedResult } from '../src/domain/check-result.js'
@@ -18,6 +20,16 @@ import {
   policyFromConfig,
 } from '../src/domain/engine/index.js'
 import type { CheckResult, LoopState } from '../src/domain/state.js'
+
+/** The machine, as docs/performance.md and the reliability table show it: CPU model, cores, node version. */
+export function machine(): string {
+  let cpu = 'unknown CPU'
+  try {
+    const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))
+    if (model?.[1]) cpu = model[1].trim()
+  } catch {}
+  return `${cpu}, ${availableParallelism()} cores, node ${process.version}, ${process.platform}`
+}
 
 /** One line of the benchmark table. */
 export interface BenchRow {

@@ -6,7 +6,7 @@
  * (`npm run bench -- 1. 3.`) writes partial.md and partial.json instead, so the committed results stay
  * whole. A figure that throws is reported as not measured, with the reason, and the others still run.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import { join, resolve } from 'node:path'
 import { agentCalls } from './agent-calls.js'
@@ -16,7 +16,7 @@ import { fanOutShards } from './fan-out.js'
 import { flakeCheckTime } from './flake-check.js'
 import { heldOutAccuracy } from './heldout-accuracy.js'
 import { jobsPerLoop } from './jobs.js'
-import { type BenchRow, renderTable } from './lib.js'
+import { type BenchRow, machine, renderTable } from './lib.js'
 import { matrixParallelism } from './matrix.js'
 import { controllerOverhead } from './overhead.js'
 import { realProjects } from './real-projects.js'
@@ -39,16 +39,6 @@ const FIGURES: { name: string; run: () => Promise<BenchRow[]> }[] = [
   { name: '11. analysis accuracy on held-out output', run: heldOutAccuracy },
   { name: '12. fan-out with a sharded test check', run: fanOutShards },
 ]
-
-/** The machine, as docs/performance.md shows it: CPU model, cores, node version. */
-export function machine(): string {
-  let cpu = 'unknown CPU'
-  try {
-    const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))
-    if (model?.[1]) cpu = model[1].trim()
-  } catch {}
-  return `${cpu}, ${availableParallelism()} cores, node ${process.version}, ${process.platform}`
-}
 
 /** The 1-minute load average: these machines are shared, and absolute figures move with it. */
 function load(): number {
