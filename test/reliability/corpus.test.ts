@@ -121,6 +121,16 @@ describe('hostile input corpus', () => {
     expect(total).toBeGreaterThanOrEqual(50)
   })
 
+  it('has a case for every expectation (a case file left uncommitted would not run)', () => {
+    const orphans = CORPUS_CATEGORIES.flatMap((category) => {
+      const stems = new Set(cases(category).map((c) => c.name.replace(/\.[^.]+$/, '').replace(/\.gen$/, '')))
+      return readdirSync(join(CORPUS, category))
+        .filter((name) => name.endsWith('.expect.json') && !stems.has(name.replace(/\.expect\.json$/, '')))
+        .map((name) => `${category}/${name}`)
+    })
+    expect(orphans).toEqual([])
+  })
+
   describe('configs: `next --config FILE` stops with a clear error, exit 2', () => {
     for (const c of cases('config')) {
       corpusCase('config', c.name, async () => {
