@@ -40,7 +40,7 @@ interface Expectation {
 const findings: string[] = []
 
 /** Every case of a category: its file and its expectation. */
-function cases(category: string): { name: string; file: string; expect: Expectation }[] {
+function cases(category: string): { name: string; stem: string; file: string; expect: Expectation }[] {
   const dir = join(CORPUS, category)
   return readdirSync(dir)
     .filter((n) => !n.endsWith('.expect.json'))
@@ -49,6 +49,7 @@ function cases(category: string): { name: string; file: string; expect: Expectat
       const stem = name.replace(/\.[^.]+$/, '').replace(/\.gen$/, '')
       return {
         name,
+        stem,
         file: join(dir, name),
         expect: JSON.parse(readFileSync(join(dir, `${stem}.expect.json`), 'utf8')) as Expectation,
       }
@@ -107,7 +108,7 @@ function corpusCase(category: string, name: string, run: () => Promise<void> | v
 
 recordProof('corpus', () => ({
   categories: Object.fromEntries(CORPUS_CATEGORIES.map((c) => [c, { cases: cases(c).length, held: held[c] ?? 0 }])),
-  outputCases: cases('output').map((c) => c.name.replace(/\.[^.]+$/, '').replace(/\.gen$/, '')),
+  outputCases: cases('output').map((c) => c.stem),
   findings,
 }))
 
@@ -123,7 +124,7 @@ describe('hostile input corpus', () => {
 
   it('has a case for every expectation (a case file left uncommitted would not run)', () => {
     const orphans = CORPUS_CATEGORIES.flatMap((category) => {
-      const stems = new Set(cases(category).map((c) => c.name.replace(/\.[^.]+$/, '').replace(/\.gen$/, '')))
+      const stems = new Set(cases(category).map((c) => c.stem))
       return readdirSync(join(CORPUS, category))
         .filter((name) => name.endsWith('.expect.json') && !stems.has(name.replace(/\.expect\.json$/, '')))
         .map((name) => `${category}/${name}`)
