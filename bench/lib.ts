@@ -21,6 +21,16 @@ import {
 } from '../src/domain/engine/index.js'
 import type { CheckResult, LoopState } from '../src/domain/state.js'
 
+/** The machine, as docs/performance.md and the reliability table show it: CPU model, cores, node version. */
+export function machine(): string {
+  let cpu = 'unknown CPU'
+  try {
+    const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))
+    if (model?.[1]) cpu = model[1].trim()
+  } catch {}
+  return `${cpu}, ${availableParallelism()} cores, node ${process.version}, ${process.platform}`
+}
+
 /** One line of the benchmark table. */
 export interface BenchRow {
   figure: string

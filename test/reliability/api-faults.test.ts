@@ -6,6 +6,10 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OctokitGitHub } from '../../src/adapters/github.js'
 import { GitHubPermissionError } from '../../src/ports/github.js'
+import { recordProof } from './record-proof.js'
+
+const figures: Record<string, unknown> = {}
+recordProof('apiFaults', () => figures)
 
 const FAULTS = ['500', '502', '503', '504', '429', 'secondary', 'drop', 'lost-answer'] as const
 type Fault = (typeof FAULTS)[number] | 'none'
@@ -137,6 +141,13 @@ describe('API faults', () => {
     expect(posts).toBe(1)
     expect(comments.filter((c) => c.body.startsWith(marker))).toHaveLength(1)
     expect(failedCleanly).toBeLessThanOrEqual(operations / 4)
+    Object.assign(figures, {
+      operations,
+      injected,
+      succeeded: operations - failedCleanly,
+      gaveUpNamingTheStatus: failedCleanly,
+      commentsPosted: posts,
+    })
     console.log(
       `api: ${operations} operations under ${injected} injected faults (5xx, 429, secondary rate limits, dropped connections, lost answers), ` +
         `${operations - failedCleanly} succeeded after retries, ${failedCleanly} gave up with the status named, 1 comment posted (never twice)`,
@@ -153,5 +164,6 @@ describe('API faults', () => {
       )
     expect(error).toBeInstanceOf(GitHubPermissionError)
     expect(String(error)).toContain('issues: read')
+    figures.permissionNamed = 'issues: read'
   })
 })

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { interpretEvent } from '../../src/domain/action-event.js'
 import { authorizeActor, isUntrustedTrigger, parseCommentCommand } from '../../src/domain/commands.js'
 import { cliEnv, createQuickLoop, ensureCliBundle, runCliSync } from './harness.js'
+import { recordProof } from './record-proof.js'
 
 const CONTROLLER = 'github-actions[bot]'
 const ACTORS: { actor: string; actorType: string; permission: string; allowed: boolean; reason: RegExp }[] = [
@@ -41,12 +42,22 @@ const SHELL_TEXT = [
   '\n touch PWNED-newline',
 ]
 
+/** What the tests below proved, counted as each passes. */
+const proved = {
+  actors: { checked: 0, allowed: 0, refused: 0 },
+  triggers: { checked: 0, refused: 0 },
+  shellPayloads: { inComments: 0, throughTheCli: 0, markerFilesCreated: 0 },
+}
+recordProof('authorization', () => proved)
+
 describe('authorization', () => {
   it.each(ACTORS)('$actor ($actorType, $permission): allowed=$allowed with a logged reason', (row) => {
     const result = authorizeActor({ ...row, controllerLogin: CONTROLLER })
     expect(result.allowed).toBe(row.allowed)
     expect(result.reason).toMatch(row.reason)
     expect(result.reason).toContain(`@${row.actor}`)
+    proved.actors.checked++
+    proved.actors[row.allowed ? 'allowed' : 'refused']++
   })
 
   const fork = { repository: { full_name: 'o/r' }, pull_request: { head: { repo: { full_name: 'mallory/r' } } } }
@@ -66,6 +77,8 @@ describe('authorization', () => {
     expect(assessment.refuse).toBe(refused)
     if (refused) expect(assessment.reason).toMatch(/allow-untrusted/)
     expect(isUntrustedTrigger(event, payload as Record<string, unknown>, true).refuse).toBe(false)
+    proved.triggers.checked++
+    if (refused) proved.triggers.refused++
   })
 
   it.each(SHELL_TEXT)('a comment with shell text %j is a problem or plain data, never a command to run', (text) => {
@@ -81,6 +94,7 @@ describe('authorization', () => {
       })
       expect(intent.kind).not.toBe('run')
     }
+    proved.shellPayloads.inComments++
   })
 
   it('branch names, titles and comments with shell text never reach a shell: they arrive as data only', () => {
@@ -105,12 +119,10 @@ describe('authorization', () => {
     expect(recorded.argv.join(' ')).not.toContain('PWNED')
     // The loop id derived from the branch is sanitised.
     expect(recorded.env.LOOP_ID).toMatch(/^[A-Za-z0-9._-]+$/)
-    for (const marker of [
-      'PWNED-branch',
-      'PWNED-branch2',
-      ...SHELL_TEXT.map((t) => /PWNED-[a-z]+/.exec(t)?.[0] ?? ''),
-    ]) {
-      expect(existsSync(join(dir, marker)), marker).toBe(false)
-    }
+    const markers = ['PWNED-branch', 'PWNED-branch2', ...SHELL_TEXT.map((t) => /PWNED-[a-z]+/.exec(t)?.[0] ?? '')]
+    const created = markers.filter((marker) => existsSync(join(dir, marker)))
+    proved.shellPayloads.markerFilesCreated = created.length
+    expect(created).toEqual([])
+    proved.shellPayloads.throughTheCli = SHELL_TEXT.length
   }, 60_000)
 })

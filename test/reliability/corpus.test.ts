@@ -13,6 +13,7 @@ import { runCli } from '../../src/cli/main.js'
 import { ActionInputError, parseActionInputs } from '../../src/config/action-inputs.js'
 import { interpretEvent } from '../../src/domain/action-event.js'
 import { isUntrustedTrigger, parseCommentCommand } from '../../src/domain/commands.js'
+import { recordProof } from './record-proof.js'
 
 const CORPUS = resolve(import.meta.dirname, '..', 'corpus')
 
@@ -39,7 +40,7 @@ interface Expectation {
 const findings: string[] = []
 
 /** Every case of a category: its file and its expectation. */
-function cases(category: string): { name: string; file: string; expect: Expectation }[] {
+function cases(category: string): { name: string; stem: string; file: string; expect: Expectation }[] {
   const dir = join(CORPUS, category)
   return readdirSync(dir)
     .filter((n) => !n.endsWith('.expect.json'))
@@ -48,6 +49,7 @@ function cases(category: string): { name: string; file: string; expect: Expectat
       const stem = name.replace(/\.[^.]+$/, '').replace(/\.gen$/, '')
       return {
         name,
+        stem,
         file: join(dir, name),
         expect: JSON.parse(readFileSync(join(dir, `${stem}.expect.json`), 'utf8')) as Expectation,
       }
@@ -93,6 +95,23 @@ function expectClearError(result: { code: number; stderr: string }, expectation:
 
 const CORPUS_CATEGORIES = ['config', 'state', 'patterns', 'patterns-ok', 'output', 'inputs', 'events']
 
+/** Cases that held, per category: counted as each passes, for the recorded figures. */
+const held: Record<string, number> = Object.fromEntries(CORPUS_CATEGORIES.map((c) => [c, 0]))
+
+/** A corpus case: a test that counts itself as held when it passes. */
+function corpusCase(category: string, name: string, run: () => Promise<void> | void): void {
+  it(name, async () => {
+    await run()
+    held[category] = (held[category] ?? 0) + 1
+  })
+}
+
+recordProof('corpus', () => ({
+  categories: Object.fromEntries(CORPUS_CATEGORIES.map((c) => [c, { cases: cases(c).length, held: held[c] ?? 0 }])),
+  outputCases: cases('output').map((c) => c.stem),
+  findings,
+}))
+
 afterAll(() => {
   if (findings.length > 0) console.log(`corpus findings:\n  ${findings.join('\n  ')}`)
 })
@@ -103,9 +122,19 @@ describe('hostile input corpus', () => {
     expect(total).toBeGreaterThanOrEqual(50)
   })
 
+  it('has a case for every expectation (a case file left uncommitted would not run)', () => {
+    const orphans = CORPUS_CATEGORIES.flatMap((category) => {
+      const stems = new Set(cases(category).map((c) => c.stem))
+      return readdirSync(join(CORPUS, category))
+        .filter((name) => name.endsWith('.expect.json') && !stems.has(name.replace(/\.expect\.json$/, '')))
+        .map((name) => `${category}/${name}`)
+    })
+    expect(orphans).toEqual([])
+  })
+
   describe('configs: `next --config FILE` stops with a clear error, exit 2', () => {
     for (const c of cases('config')) {
-      it(c.name, async () => {
+      corpusCase('config', c.name, async () => {
         const dir = mkdtempSync(join(tmpdir(), 'corpus-config-'))
         copyFileSync(c.file, join(dir, 'bad-config.yml'))
         const result = await cli(['next', '--config', 'bad-config.yml', '--loop-id', 'corpus'], dir)
@@ -119,7 +148,7 @@ describe('hostile input corpus', () => {
 
   describe('states: `status` refuses with a clear error, exit 2, and the bad state is kept', () => {
     for (const c of cases('state')) {
-      it(c.name, async () => {
+      corpusCase('state', c.name, async () => {
         const dir = mkdtempSync(join(tmpdir(), 'corpus-state-'))
         const loopDir = join(dir, '.loop', 'corpus')
         mkdirSync(loopDir, { recursive: true })
@@ -147,7 +176,7 @@ describe('hostile input corpus', () => {
 
   describe('pattern files: named by the config, refused with a clear error, exit 2', () => {
     for (const c of cases('patterns')) {
-      it(c.name, async () => {
+      corpusCase('patterns', c.name, async () => {
         const dir = mkdtempSync(join(tmpdir(), 'corpus-patterns-'))
         copyFileSync(c.file, join(dir, 'patterns.yml'))
         writeFileSync(join(dir, 'loop.yml'), `${VALID_CONFIG}patterns: patterns.yml\n`)
@@ -161,7 +190,7 @@ describe('hostile input corpus', () => {
 
   describe('patterns that would backtrack catastrophically: accepted (RE2 is linear) and fast', () => {
     for (const c of cases('patterns-ok')) {
-      it(c.name, async () => {
+      corpusCase('patterns-ok', c.name, async () => {
         const dir = mkdtempSync(join(tmpdir(), 'corpus-patterns-ok-'))
         copyFileSync(c.file, join(dir, 'patterns.yml'))
         writeFileSync(join(dir, 'input.log'), c.expect.input ?? '')
@@ -175,7 +204,7 @@ describe('hostile input corpus', () => {
 
   describe('command output: `analyze` classifies it and never echoes a workflow command', () => {
     for (const c of cases('output')) {
-      it(c.name, async () => {
+      corpusCase('output', c.name, async () => {
         const dir = mkdtempSync(join(tmpdir(), 'corpus-output-'))
         let input = c.file
         if (c.name.endsWith('.gen.json')) {
@@ -202,7 +231,7 @@ describe('hostile input corpus', () => {
 
   describe('action inputs: parseActionInputs names the input, the bad value and what is expected', () => {
     for (const c of cases('inputs')) {
-      it(c.name, () => {
+      corpusCase('inputs', c.name, () => {
         const { inputs } = JSON.parse(readFileSync(c.file, 'utf8')) as { inputs: Record<string, string> }
         let thrown: unknown
         try {
@@ -218,7 +247,7 @@ describe('hostile input corpus', () => {
 
   describe('event payloads and comment bodies', () => {
     for (const c of cases('events')) {
-      it(c.name, () => {
+      corpusCase('events', c.name, () => {
         const spec = JSON.parse(readFileSync(c.file, 'utf8')) as {
           parse: 'comment' | 'event' | 'trigger'
           body?: string

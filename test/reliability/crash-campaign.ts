@@ -48,6 +48,8 @@ export interface CrashFigures {
   verdictMatches: number
   trials: number
   uninterruptedMs: number
+  /** How many iterations the uninterrupted run took to COMPLETE. */
+  uninterruptedIterations: number
   /** Resumes that stopped at a lock file left by a killed writer until a person deleted it. */
   manualUnlocks: { git: number; state: number }
   problems: string[]
@@ -231,6 +233,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     verdictMatches: 0,
     trials: 0,
     uninterruptedMs: reference.ms,
+    uninterruptedIterations: reference.iterations,
     manualUnlocks: { git: 0, state: 0 },
     problems: [],
   }

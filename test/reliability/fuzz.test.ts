@@ -14,9 +14,14 @@ import { migrateState } from '../../src/domain/migrations.js'
 import { policyFromConfig } from '../../src/domain/policy.js'
 import { loopStateSchema } from '../../src/domain/state.js'
 import { StateFromTheFutureError, StateQuarantinedError } from '../../src/ports/store.js'
+import { recordProof } from './record-proof.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300)
 const config = parseLoopConfig('goal: g\nwork:\n  run: w\nchecks:\n  - name: c\n    run: c\n', 'base.yml')
+/** How many generated inputs each property went through, set as it passes. */
+const runs: Record<string, number> = {}
+recordProof('fuzz', () => ({ runs }))
+
 const valid = initialState({ loopId: 'fuzz', goal: 'g', policy: policyFromConfig(config), now: new Date(0) })
 
 /**
@@ -55,12 +60,14 @@ const configLike = fc.record(
 describe('fuzz: config parser', () => {
   it('arbitrary text: a config or a ConfigError naming the file, never another error', () => {
     fc.assert(fc.property(fc.string({ maxLength: 400 }), parseConfigOrConfigError), { numRuns: RUNS })
+    runs.texts = RUNS
   })
   it('config-shaped YAML with random values: a config or a ConfigError', () => {
     fc.assert(
       fc.property(configLike, (value) => parseConfigOrConfigError(stringify(value))),
       { numRuns: RUNS },
     )
+    runs.configShaped = RUNS
   })
 })
 
@@ -83,6 +90,7 @@ describe('fuzz: state reader', () => {
       }),
       { numRuns: RUNS },
     )
+    runs.migrateState = RUNS
   })
 
   it('FileStore.load on arbitrary bytes: a valid state, null, or a refusal that keeps the bytes', async () => {
@@ -111,5 +119,6 @@ describe('fuzz: state reader', () => {
       ),
       { numRuns: Math.min(RUNS, 150) },
     )
+    runs.fileStoreLoad = Math.min(RUNS, 150)
   })
 })

@@ -4,8 +4,12 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { checkpointIterations, cliEnv, createQuickLoop, ensureCliBundle, runCliAsync } from './harness.js'
+import { recordProof } from './record-proof.js'
 
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 4)
+
+const figures: Record<string, number> = {}
+recordProof('races', () => figures)
 
 describe('races', () => {
   it(`two controllers at once, ${ROUNDS} rounds: one iteration each round, no double checkpoint`, async () => {
@@ -15,6 +19,7 @@ describe('races', () => {
     let conflicts = 0
     let rounds = 0
     let checkpoints = 0
+    let doubleCheckpointCommits = 0
     // Fresh loops until ROUNDS rounds ran: a loop ends early when both agents repair at once.
     for (let loop = 0; rounds < ROUNDS && loop < ROUNDS; loop++) {
       // Both agents repair a part each round, so the winner often sees the same failure again: allow it.
@@ -42,13 +47,16 @@ describe('races', () => {
         if (state.status !== 'running') break
       }
       const commits = checkpointIterations(dir)
-      expect(commits.filter((n, i) => commits.indexOf(n) !== i)).toEqual([])
+      const repeated = commits.filter((n, i) => commits.indexOf(n) !== i)
+      doubleCheckpointCommits += repeated.length
+      expect(repeated).toEqual([])
       checkpoints += commits.length
     }
     expect(rounds).toBe(ROUNDS)
     expect(superseded + conflicts).toBe(rounds)
+    Object.assign(figures, { rounds, superseded, conflicts, checkpointCommits: checkpoints, doubleCheckpointCommits })
     console.log(
-      `races: ${rounds} rounds of 2 controllers, ${rounds} iterations run once each (${checkpoints} checkpoint commits), ${superseded} superseded, ${conflicts} clear conflicts, 0 double checkpoint commits`,
+      `races: ${rounds} rounds of 2 controllers, ${rounds} iterations run once each (${checkpoints} checkpoint commits), ${superseded} superseded, ${conflicts} clear conflicts, ${doubleCheckpointCommits} double checkpoint commits`,
     )
   }, 120_000)
 })

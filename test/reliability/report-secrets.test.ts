@@ -8,6 +8,7 @@ import { policyFromConfig } from '../../src/domain/policy.js'
 import { createRedactor } from '../../src/domain/redact.js'
 import { buildReportModel, renderComment, renderSummary } from '../../src/domain/report/index.js'
 import type { CheckResult } from '../../src/domain/state.js'
+import { recordProof } from './record-proof.js'
 
 const repeat = (text: string, n: number) => text.repeat(Math.ceil(n / text.length)).slice(0, n)
 const KNOWN = 'zq-planted-input-token-55e1'
@@ -23,6 +24,9 @@ const PLANTED = [
 const PEM_BODY = repeat('MIIEowIBAAKCAQEA', 64)
 const PEM = `-----BEGIN PRIVATE KEY-----\n${PEM_BODY}\n-----END PRIVATE KEY-----`
 const text = `${PLANTED.join(' ')}\n${PEM}`
+
+const figures: Record<string, number> = {}
+recordProof('reportSecrets', () => figures)
 
 describe('report renderers with planted secrets', () => {
   it('the summary and the comment hold none of them', () => {
@@ -63,6 +67,7 @@ describe('report renderers with planted secrets', () => {
     // Not vacuous: without the redactor the same renderers do print them.
     expect(renderComment(model)).toContain(KNOWN)
     expect(leaks).toEqual([])
+    Object.assign(figures, { planted: PLANTED.length + 1, inSummaryOrComment: leaks.length })
     console.log(`report: ${PLANTED.length + 1} secrets planted in the report model, 0 in the summary or the comment`)
   })
 })

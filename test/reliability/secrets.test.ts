@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cliEnv, createQuickLoop, ensureCliBundle, runCliSync } from './harness.js'
+import { recordProof } from './record-proof.js'
 
 const KNOWN = 'zq-planted-deploy-secret-7f3a9c'
 // Built at run time so that no token-shaped literal sits in the repository.
@@ -28,6 +29,9 @@ function filesUnder(dir: string): string[] {
     return statSync(path).isDirectory() ? filesUnder(path) : [path]
   })
 }
+
+const figures: Record<string, unknown> = {}
+recordProof('secrets', () => figures)
 
 describe('secrets planted in command output', () => {
   it('are found nowhere in what the loop wrote or printed, outside the raw run logs', () => {
@@ -75,5 +79,6 @@ describe('secrets planted in command output', () => {
       .join('\n')
     expect(audit).toContain('[redacted:github-token]')
     expect(audit).toContain('[redacted:private-key]')
+    Object.assign(figures, { planted: Object.keys(PLANTED), foundNowhere: nowhere, rawLogFiles: rawFiles })
   }, 60_000)
 })
