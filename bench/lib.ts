@@ -21,7 +21,7 @@ import {
 } from '../src/domain/engine/index.js'
 import type { CheckResult, LoopState } from '../src/domain/state.js'
 
-/** The machine, as docs/performance.md and the reliability table show it: CPU model, cores, node version. */
+/** The machine, as the committed results (performance, requests, reliability) show it: CPU model, cores, node version. */
 export function machine(): string {
   let cpu = 'unknown CPU'
   try {
@@ -263,14 +263,4 @@ export function commitProject(dir: string, message: string): void {
   git('init', '-q', '-b', 'main')
   git('add', '-A')
   git('commit', '-qm', message)
-}
-
-/** The machine, as the committed results show it: CPU model, cores, node version. */
-export function machine(): string {
-  let cpu = 'unknown CPU'
-  try {
-    const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))
-    if (model?.[1]) cpu = model[1].trim()
-  } catch {}
-  return `${cpu}, ${availableParallelism()} cores, node ${process.version}, ${process.platform}`
 }
