@@ -5,6 +5,7 @@
  * transition → checkpoint → audit → conclude → persist → audit of the ending.
  * Effects go through ports; the decisions are the pure engine's.
  */
+import { strategyTaken } from '../domain/attempt-strategy.js'
 import { type Decision, decide } from '../domain/engine/index.js'
 import { policyFromConfig } from '../domain/policy.js'
 import type { LoopState } from '../domain/state.js'
@@ -16,13 +17,21 @@ import { checkpoint } from './iteration/checkpoint.js'
 import { fixedFirst } from './iteration/fixed-first.js'
 import { guard } from './iteration/guard.js'
 import { persist } from './iteration/persist.js'
-import { finish, type IterationStep, type LoopRecord, type RanIteration } from './iteration/record.js'
+import {
+  finish,
+  type IterationRecord,
+  type IterationRun,
+  type IterationStep,
+  type LoopRecord,
+  type RanIteration,
+} from './iteration/record.js'
 import { remedies } from './iteration/remedies.js'
 import { pullRequestMerged, restoreAndDecide } from './iteration/restore.js'
 import { stageTasks } from './iteration/tasks.js'
 import { conclude, transition } from './iteration/transition.js'
 import type { IterationDeps, IterationInput, IterationOutcomeKind, IterationResult } from './iteration/types.js'
 import { verify } from './iteration/verify.js'
+import { isFailing } from './step-support.js'
 
 export type {
   IterationDeps,
@@ -63,6 +72,7 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
 
   const checkpointed = await checkpoint(run, record)
   if (checkpointed.kind === 'superseded') {
+    tellAnalyses(run, record, null)
     return finish('superseded', checkpointed.record.state, decision, decision, { checks }, record.version)
   }
   record = checkpointed.record
@@ -72,8 +82,22 @@ export async function runOneIteration(input: IterationInput, deps: IterationDeps
     { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(record.state, deps) },
     policy,
   )
+  tellAnalyses(run, record, next)
   const recordPath = await writeIterationRecord(run, record, next)
   return settle(input, deps, record, next, { checks, commit: record.commit, record: recordPath, decision })
+}
+
+/**
+ * Tells the live view each failing check's analysis (after the regressions are known, so a regression
+ * is never called unclassified) with the strategy the loop takes for it, once the retry rules chose it:
+ * the pattern's own strategy is only their starting point.
+ */
+function tellAnalyses(run: IterationRun, record: IterationRecord, next: Decision | null): void {
+  const loop = { status: record.state.status, current: record.state.failures.current }
+  for (const live of record.checks) {
+    if (!isFailing(live.result) || !live.analysis) continue
+    run.deps.progress?.analysis?.(run.iteration, live.result, strategyTaken(live.result, loop, next))
+  }
 }
 
 /**

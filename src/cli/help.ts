@@ -35,7 +35,7 @@ Commands:
   analyze   classify one check's output: analyze [FILE|-] [--kind KIND] [--json]
   patterns  promote dead letters' candidate patterns: patterns promote [NAME|--all] [--from DEAD_LETTER]
 
-Common options:
+Options (a command refuses one it does not read, naming those it takes):
   --config FILE        the loop config (default: .github/loop.yml at the repository root)
   --work CMD           simple mode, no config file: the work command
   --agent NAME         the agent preset: claude, codex, gemini, aider or command (over the config's)

@@ -11,7 +11,16 @@ import { COMMANDS, type CommandName, HELP } from './help.js'
 import { init } from './init.js'
 import type { CliIo } from './io.js'
 import { loopPlace } from './loop-place.js'
-import { checkShowOptions, expectPositionals, OPTIONS, type Values } from './options.js'
+import {
+  checkCommandOptions,
+  checkEmptyValues,
+  checkShowOptions,
+  expectPositionals,
+  joinNegativeNumbers,
+  OPTIONS,
+  unknownOptionError,
+  type Values,
+} from './options.js'
 import { runPatternsCommand } from './patterns.js'
 import { runPeopleCommand } from './people.js'
 import { runIterations } from './run.js'
@@ -42,14 +51,26 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return runAnalyzeCommand(rest, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, cwd: io.cwd })
   }
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true, strict: true })
+    const { values, positionals } = parseOptions(command, rest)
     if (values.help) {
       io.stdout(`${HELP[command]}\n`)
       return EXIT.complete
     }
+    // The listing's options first: their refusals say what each needs, in words of their own.
+    if (command === 'status' || command === 'history') checkShowOptions(command, values)
+    checkCommandOptions(command, values)
+    checkEmptyValues(values)
     return await dispatch(command, values, positionals, io)
   } catch (error) {
     return reportError(error, io)
+  }
+}
+
+function parseOptions(command: Exclude<CommandName, 'analyze'>, args: string[]) {
+  try {
+    return parseArgs({ args: joinNegativeNumbers(args), options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (error) {
+    throw unknownOptionError(command, error)
   }
 }
 
@@ -63,7 +84,6 @@ async function dispatch(command: CommandName, values: Values, positionals: strin
     case 'status':
     case 'history':
       expectPositionals(command, positionals, 0, 'no arguments')
-      checkShowOptions(command, values)
       if (command === 'status' && values.all) return showAllLoops(place, values, io)
       return showLoop(command, place, values, io)
     case 'resume':

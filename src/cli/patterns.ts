@@ -165,6 +165,13 @@ interface PatternsTarget {
 
 /** The patterns the loop config names, as a YAML document to append to (comments kept). */
 async function patternsTarget(root: string, values: Values, io: CliIo): Promise<PatternsTarget> {
+  // Promoted patterns are read through a loop config; simple mode has none, so its advice would not help.
+  const configFile = resolve(io.cwd, values.config ?? join(root, '.github', 'loop.yml'))
+  if (!(await exists(configFile))) {
+    throw new UsageError(
+      `'patterns promote' adds the candidates to the patterns a loop config names, and there is no loop config at ${relative(io.cwd, configFile) || configFile}${values.config === undefined ? ` (a loop run in simple mode has none): write one with 'loop-controller init', or name yours with --config FILE` : ': expected the path of your loop config'}.`,
+    )
+  }
   const loaded = await loadCliConfig(root, { ...values, work: undefined, verify: undefined }, io)
   const configPath = loaded.configPath
   if (configPath === null) throw new UsageError('patterns promote writes to the loop config; none was found.')

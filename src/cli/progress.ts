@@ -8,7 +8,8 @@ export function plainProgress(io: CliIo): ProgressSink {
   return {
     phase: (iteration, stage, text) => io.stdout(`#${iteration}  ${stage.padEnd(9)}  ${text}\n`),
     checkFinished: (iteration, result) => io.stdout(`#${iteration}  VERIFY     ${checkCell(result)}\n`),
-    analysis: (iteration, result) => io.stdout(`#${iteration}             ${result.name}: ${analysisLine(result)}\n`),
+    analysis: (iteration, result, taken) =>
+      io.stdout(`#${iteration}             ${result.name}: ${analysisLine(result, taken)}\n`),
   }
 }
 
@@ -38,9 +39,9 @@ export function ttyProgress(io: CliIo): ProgressSink {
       cells.set(result.name, checkCell(result))
       draw(iteration)
     },
-    analysis: (iteration, result) => {
+    analysis: (iteration, result, taken) => {
       close()
-      io.stdout(`#${iteration}             ${result.name}: ${analysisLine(result)}\n`)
+      io.stdout(`#${iteration}             ${result.name}: ${analysisLine(result, taken)}\n`)
     },
   }
 }

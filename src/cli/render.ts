@@ -10,6 +10,7 @@ import {
   formatDuration,
   type ReportOutcome,
 } from '../domain/report/index.js'
+import type { Strategy } from '../domain/stages.js'
 import type { CheckResult, LoopState } from '../domain/state.js'
 
 const MARK: Record<CheckResult['verdict'], string> = {
@@ -30,11 +31,17 @@ export function checkCell(result: CheckResult): string {
   return `${result.name} ${mark}${result.verdict === 'skipped' ? '' : ` ${seconds(result.durationMs)}`}`
 }
 
-export function analysisLine(result: CheckResult): string {
+/**
+ * A failing check's analysis: its pattern, where, and the strategy the loop takes for it (`taken`, once
+ * the retry rules chose it; `a person` once BLOCKED), with the pattern's own strategy labelled when the
+ * rules took another. No arrow when the loop takes none for this check (another failure is retried).
+ */
+export function analysisLine(result: CheckResult, taken: Strategy | null): string {
   const where = result.locations[0]
     ? ` at ${result.locations[0].file}${result.locations[0].line ? `:${result.locations[0].line}` : ''}`
     : ''
-  const strategy = ` → ${result.strategy ?? 'analyze_then_fix'}`
+  const patterns = result.strategy && result.strategy !== taken ? ` (pattern's: ${result.strategy})` : ''
+  const strategy = taken ? ` → ${taken === 'escalate' ? 'a person' : taken}${patterns}` : ''
   const classified = `${result.pattern ?? 'unclassified'} (${(result.confidence ?? 0).toFixed(2)})`
   if (!result.regression) return `${classified}${where}${strategy}`
   // A regression is named as one first; a pattern of its own (not the controller's label) follows.

@@ -31,6 +31,8 @@ export async function runIterations(
   const { root, stateDir, loopId, store, audit, redact } = place
   // Loading checks the policy too, so a bad cap is a configuration error before anything runs.
   const { config, configPath, capGiven } = await loadCliConfig(root, values, io)
+  // Checked before anything is printed or written: a bad --isolation is refused on its own.
+  const isolation = cliIsolation(values)
   const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   await keepStateOutOfGit(root, stateDir)
   const git = (await isGitRepository(root)) ? new GitCli(root) : null
@@ -43,7 +45,6 @@ export async function runIterations(
   io.stdout(
     `loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${capGiven ?? header?.state.maxIterations ?? config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`,
   )
-  const isolation = cliIsolation(values)
   io.stdout(`${isolationLine(isolation.report)}\n`)
   // Run in a workflow step, the step's file commands are put back after each project command and at the end.
   const runnerFiles = new RunnerFileGuard(runnerFileCommandPaths(io.env), {

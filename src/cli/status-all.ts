@@ -1,8 +1,8 @@
 /**
  * `loop-controller status --all`: every loop kept in the state directory, one line each (stage,
  * status, iterations of the cap, what it spent, its last verdict, its issue, pull request and last run),
- * or `--json` (each loop's status, with the issue it started from and its last run, as the table links
- * them). The rows are the dashboard issue's (`domain/report/loops-table.ts`). With `--remote`, the loops
+ * or `--json` (each loop's status with the table's facts: when it last saved, its last verdict and every
+ * failing check, the issue it started from, its pull request and last run, as the table links them). The rows are the dashboard issue's (`domain/report/loops-table.ts`). With `--remote`, the loops
  * are those the action keeps on the `git` store's branch of that remote (`--state-branch`, default
  * `loop-state`), read without writing anything, with each queued loop's place in line as the dashboard
  * says it and, where the remote's URL names a GitHub repository, each last run's web address.
@@ -129,9 +129,14 @@ function printLoops(
     const json = rows.map((row) => {
       if (!row.state) return { loopId: row.loopId, problem: row.problem }
       const listed = byId.get(row.loopId)
+      // The table's facts, each as a script reads it: the save as its time, the verdict with every failing check.
       return {
         ...statusJson(row.state),
+        updatedAt: row.state.updatedAt,
+        lastVerdict: listed && listed.lastVerdict !== '-' ? listed.lastVerdict : null,
+        failingChecks: listed?.failingChecks ?? [],
         issue: listed?.issue?.number ?? null,
+        pullRequest: listed?.pullRequest ?? null,
         lastRun: listed?.lastRun ?? null,
         ...(queue ? { queue: listed?.queue ?? '-' } : {}),
       }

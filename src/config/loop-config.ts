@@ -7,6 +7,7 @@ import { AGENT_NAMES } from '../domain/agents/types.js'
 import type { PatternConfig } from '../domain/analysis/pattern-config.js'
 import { DEFAULT_MAX_FILE_BYTES } from '../domain/commit-policy.js'
 import type { CheckConfig, Command, LoopConfig } from '../domain/loop-config.js'
+import { MatrixPlanError, type PlannedCheck, planMatrix } from '../domain/matrix-plan.js'
 import { MAX_SHARDS } from '../domain/shards.js'
 import { CHECK_KINDS, STAGES, STRATEGIES } from '../domain/stages.js'
 
@@ -83,24 +84,55 @@ const stageSettingsSchema = z.strictObject({
   prompt: z.string().optional(),
 })
 
-export const pipelineSchema = z.union([
-  z.enum(['iterate', 'full']),
+/**
+ * A preset, or the stages in order. A list naming an unknown stage is refused at that entry
+ * (`pipeline[1]`, its line and value), not as the whole list failing both forms.
+ */
+export const pipelineSchema = z.preprocess(
+  (value, context) => {
+    if (!Array.isArray(value)) return value
+    value.forEach((stage, index) => {
+      if (typeof stage === 'string' && (STAGES as readonly string[]).includes(stage)) return
+      context.addIssue({ code: 'invalid_value', values: [...STAGES], input: stage, path: [index] })
+    })
+    return value
+  },
   z
-    .array(z.enum(STAGES))
-    .min(1)
-    .refine((stages) => new Set(stages).size === stages.length, 'each stage at most once')
-    .refine(
-      (stages) => stages.every((s, i) => i === 0 || STAGES.indexOf(stages[i - 1] as never) < STAGES.indexOf(s)),
-      'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE',
-    ),
-])
+    .union([
+      z.enum(['iterate', 'full']),
+      z
+        .array(z.enum(STAGES))
+        .min(1)
+        .refine((stages) => new Set(stages).size === stages.length, 'each stage at most once')
+        .refine(
+          (stages) => stages.every((s, i) => i === 0 || STAGES.indexOf(stages[i - 1] as never) < STAGES.indexOf(s)),
+          'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE',
+        ),
+    ])
+    // The default inside the check of its entries, so the JSON Schema keeps it.
+    .default('iterate'),
+)
+
+/**
+ * The checks' `needs` graph must plan (unique names, known needs, no cycle): said once, at the check
+ * and key at fault, so the message names its line (the loader reports a schema problem with its line).
+ */
+function checksPlanProblem(checks: readonly PlannedCheck[], context: z.RefinementCtx): void {
+  try {
+    planMatrix(checks)
+  } catch (error) {
+    if (!(error instanceof MatrixPlanError)) throw error
+    const { index, key } = error.at
+    context.addIssue({ code: 'custom', message: error.problem, path: [index, key], input: checks[index]?.[key] })
+  }
+}
 
 export const loopConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   version: z.literal(1).default(1),
   // Absent: the issue or pull request the loop starts from gives it, else DEFAULT_GOAL.
   goal: z.string().min(1).optional(),
-  pipeline: pipelineSchema.default('iterate'),
+  pipeline: pipelineSchema,
   'max-iterations': z.number().int().min(1).max(1000).default(10),
   'cap-reason': z.string().min(1).optional(),
   budget: z
@@ -125,7 +157,7 @@ export const loopConfigSchema = z.strictObject({
       secrets: z.array(envNameSchema).default([]),
     })
     .default({ timeout: 1800, env: {}, 'pass-env': [], secrets: [] }),
-  checks: z.array(checkSchema).min(1, 'at least one check'),
+  checks: z.array(checkSchema).min(1, 'at least one check').superRefine(checksPlanProblem),
   matrix: z
     .strictObject({
       'max-parallel': z.number().int().min(1).max(64).optional(),

@@ -3,7 +3,7 @@
  * adapter redacts and writes.
  */
 import type { Analysis } from './analysis/index.js'
-import { attemptStrategy, strategyLabel } from './attempt-strategy.js'
+import { attemptStrategy, strategyLabel, strategyTaken } from './attempt-strategy.js'
 import type { Decision } from './engine/index.js'
 import type { CheckResult, LoopState } from './state.js'
 import { type FailureForAgent, formatLocation } from './work-context.js'
@@ -58,12 +58,16 @@ export function renderIterationMarkdown(input: IterationRecordInput): string {
   lines.push(
     '## Checks',
     '',
-    '| check | kind | verdict | time | pattern | confidence | strategy |',
+    '| check | kind | verdict | time | pattern | confidence | strategy taken |',
     '| --- | --- | --- | --- | --- | --- | --- |',
   )
+  // The strategy the loop takes once the retry rules weighed the failure, not the pattern's proposal
+  // (which each check's section below names as such).
+  const loop = { status: state.status, current: state.failures.current }
   for (const { result } of input.checks) {
+    const taken = strategyTaken(result, loop, input.next)
     lines.push(
-      `| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`,
+      `| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${taken === 'escalate' ? 'escalate: a person' : (taken ?? '')} |`,
     )
   }
   lines.push('')

@@ -20,6 +20,17 @@ export interface MatrixPlan {
 /** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
 export class MatrixPlanError extends Error {
   override name = 'MatrixPlanError'
+  /**
+   * `problem`: what is wrong, without the key; `at`: the check (its index in the list) and the key at
+   * fault, so a config's loader can point at its line.
+   */
+  constructor(
+    readonly problem: string,
+    readonly at: { index: number; key: 'name' | 'needs' },
+    keyText: string,
+  ) {
+    super(`${keyText}: ${problem}`)
+  }
 }
 
 /**
@@ -28,25 +39,34 @@ export class MatrixPlanError extends Error {
  */
 export function planMatrix(checks: readonly PlannedCheck[]): MatrixPlan {
   const byName = new Map<string, PlannedCheck>()
-  for (const check of checks) {
+  for (const [index, check] of checks.entries()) {
     if (byName.has(check.name)) {
-      throw new MatrixPlanError(`checks: the name '${check.name}' is used twice; each check needs its own name`)
+      throw new MatrixPlanError(
+        `the name '${check.name}' is used twice; each check needs its own name`,
+        { index, key: 'name' },
+        'checks',
+      )
     }
     byName.set(check.name, check)
   }
-  for (const check of checks) {
+  for (const [index, check] of checks.entries()) {
+    const at = { index, key: 'needs' } as const
     for (const need of check.needs) {
       const needed = byName.get(need)
       if (!needed) {
         const known = [...byName.keys()].map((n) => `'${n}'`).join(', ')
         throw new MatrixPlanError(
-          `checks.${check.name}.needs: unknown check '${need}'; expected the name of another check (${known})`,
+          `unknown check '${need}'; expected the name of another check (${known})`,
+          at,
+          `checks.${check.name}.needs`,
         )
       }
       if (check.pre && !needed.pre) {
         throw new MatrixPlanError(
-          `checks.${check.name}.needs: the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
+          `the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
             `pre checks run first, so they may only need other pre checks`,
+          at,
+          `checks.${check.name}.needs`,
         )
       }
     }
@@ -54,7 +74,9 @@ export function planMatrix(checks: readonly PlannedCheck[]): MatrixPlan {
   const cycle = findCycle(checks, byName)
   if (cycle) {
     throw new MatrixPlanError(
-      `checks: the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`,
+      `the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`,
+      { index: checks.findIndex((check) => check.name === cycle[0]), key: 'needs' },
+      'checks',
     )
   }
 

@@ -29,7 +29,7 @@ const failingUnit = check({
   durationMs: 3_870,
   pattern: 'test-failure',
   confidence: 0.82,
-  strategy: 'context_expand',
+  strategy: 'analyze_then_fix',
   locations: [{ file: 'test/sum.test.js', line: 12, column: 10, message: 'sum([4, 5]) should be 9: 9 !== 8' }],
   excerpt: assertion,
 })
@@ -165,7 +165,17 @@ export function endStates(): EndState[] {
         }),
         {
           checks: [...passing.slice(0, 2), failingUnit],
-          next: null,
+          // The retry rules switched from the pattern's strategy after the same error came back.
+          next: {
+            kind: 'RETRY',
+            stage: 'IMPLEMENT',
+            capability: null,
+            strategy: 'context_expand',
+            attempt: 3,
+            maxAttempts: 3,
+            backoffMs: 0,
+            reason: "test-failure in 'unit' (0.82)",
+          },
           nextAction: 'retry IMPLEMENT with strategy context_expand (attempt 3 of 3)',
           outcome: 'continue',
           links: links(),

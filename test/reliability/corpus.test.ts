@@ -20,6 +20,9 @@ const CORPUS = resolve(import.meta.dirname, '..', 'corpus')
 interface Expectation {
   exit?: number
   contains?: string[]
+  /** Each said exactly once (a problem is not reported twice). */
+  once?: string[]
+  notContains?: string[]
   quarantined?: boolean
   pattern?: string | null
   forbidLinePrefix?: string
@@ -90,6 +93,8 @@ function expectClearError(result: { code: number; stderr: string }, expectation:
     return
   }
   for (const text of expectation.contains ?? []) expect(result.stderr).toContain(text)
+  for (const text of expectation.once ?? []) expect(result.stderr.split(text).length - 1, result.stderr).toBe(1)
+  for (const text of expectation.notContains ?? []) expect(result.stderr).not.toContain(text)
   expect(result.stderr).not.toContain('internal error')
 }
 

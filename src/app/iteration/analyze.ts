@@ -37,10 +37,8 @@ export async function analyze(run: IterationRun, record: IterationRecord): Promi
   const failures: FailureInput[] = [...record.guardFailures]
   const marked = checks.map((live) => markRegression(live, regressions.checks))
   for (const live of marked) {
-    if (!isFailing(live.result) || !live.analysis) continue
-    // Told here, once the regression is known, so the line never calls a regression unclassified.
-    deps.progress?.analysis?.(iteration, live.result)
-    if (!live.check.required) continue
+    // A failing check's analysis line is told once the retry rules chose what the loop takes (`tellAnalyses`).
+    if (!isFailing(live.result) || !live.analysis || !live.check.required) continue
     const regression = live.result.regression === true
     const analysis = live.analysis
     failures.push({

@@ -7,6 +7,7 @@ import type { PatternLibrary } from '../../domain/analysis/index.js'
 import type { Decision } from '../../domain/engine/index.js'
 import type { CheckConfig, LoopConfig } from '../../domain/loop-config.js'
 import type { LoopTask } from '../../domain/loop-task.js'
+import type { Strategy } from '../../domain/stages.js'
 import type { CheckResult, LoopState } from '../../domain/state.js'
 import type { AuditLog } from '../../ports/audit.js'
 import type { Clock } from '../../ports/clock.js'
@@ -22,7 +23,11 @@ export interface ProgressSink {
   phase?(iteration: number, stage: string, text: string): void
   checkStarted?(iteration: number, check: CheckConfig): void
   checkFinished?(iteration: number, result: CheckResult): void
-  analysis?(iteration: number, result: CheckResult): void
+  /**
+   * A failing check's analysis, told once the retry rules weighed it: `taken` is the strategy the loop
+   * takes for it (`escalate`: a person), null when it takes none for this check (see `strategyTaken`).
+   */
+  analysis?(iteration: number, result: CheckResult, taken: Strategy | null): void
 }
 
 export interface IterationDeps {

@@ -42,7 +42,7 @@ export function renderComment(model: ReportModel, options: RenderOptions = {}): 
   const limit = options.limit ?? COMMENT_MAX_CHARS
   const view = buildReportView(model)
   const render = (outputBudget: number): string => {
-    const table = checkTable(model.checks, redact)
+    const table = checkTable(model, redact)
     const parts = [
       stickyCommentMarker(model.loopId),
       `### ${headingText(model, view)}`,

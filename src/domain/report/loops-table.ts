@@ -27,6 +27,8 @@ export interface LoopsTableRow {
   iterations: string
   spent: string
   lastVerdict: string
+  /** Every check the last verdict failed (the verdict's text names the first few); empty when none. */
+  failingChecks: readonly string[]
   issue: { number: number; url: string | null } | null
   pullRequest: { number: number; url: string | null } | null
   /** The run that last ran an iteration; its URL where the repository's address is known. */
@@ -113,19 +115,26 @@ const NAMED_FAILURES = 3
 
 /** The last verification: `pass (all 4)`, `fail: unit, lint (2 of 3)`, or `-` before any. */
 export function lastVerdictText(state: LoopState): string {
+  const verdict = lastVerdict(state)
+  if (!verdict) return '-'
+  const text = verdictsText(verdict.failing, verdict.checks)
+  return verdict.baseline ? `baseline: ${text}` : text
+}
+
+/**
+ * The last verdict's facts: the checks it failed and how many it judged; the baseline's when no
+ * verification ran yet (fan-out's baseline round); null before either.
+ */
+export function lastVerdict(state: LoopState): { failing: string[]; checks: number; baseline: boolean } | null {
   const results = state.lastVerification?.results ?? []
   if (results.length > 0) {
     const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error')
-    return verdictsText(
-      failed.map((r) => r.name),
-      results.length,
-    )
+    return { failing: failed.map((r) => r.name), checks: results.length, baseline: false }
   }
-  // No verification yet, a baseline measured (fan-out's baseline round): its verdicts, said as the baseline's.
   const baseline = Object.entries(state.baseline?.checks ?? {})
-  if (baseline.length === 0) return '-'
+  if (baseline.length === 0) return null
   const failing = baseline.filter(([, verdict]) => verdict === 'fail').map(([name]) => name)
-  return `baseline: ${verdictsText(failing, baseline.length)}`
+  return { failing, checks: baseline.length, baseline: true }
 }
 
 function verdictsText(failed: readonly string[], total: number): string {
@@ -233,6 +242,7 @@ export function loopsTableRows(
           iterations: '-',
           spent: '-',
           lastVerdict: problem ?? '-',
+          failingChecks: [],
           issue: null,
           pullRequest: null,
           lastRun: null,
@@ -252,6 +262,7 @@ export function loopsTableRows(
           : `${state.iteration} of ${state.maxIterations}`,
         spent: spentText(state),
         lastVerdict: lastVerdictText(state),
+        failingChecks: lastVerdict(state)?.failing ?? [],
         issue:
           task?.source === 'issue'
             ? { number: task.number, url: repositoryUrl ? `${repositoryUrl}/issues/${task.number}` : null }

@@ -3,7 +3,9 @@
  * say a fact the same way: the heading, why and next, the BLOCKED handoff, the check table, the
  * iteration checklist, gates, refused paths, what was spent, links and when. Pure: returns Markdown.
  */
+import { strategyTaken } from '../attempt-strategy.js'
 import { loopBranch } from '../loop-names.js'
+import type { Strategy } from '../stages.js'
 import type { CheckResult } from '../state.js'
 import { code, codeBlock, escapeHtml, inlineText, link, markdownText } from './escape.js'
 import {
@@ -138,29 +140,42 @@ export function handoffSection(model: ReportModel, view: ReportView, redact: Red
   return blocks.join('\n\n')
 }
 
-/** What the classifier made of a failing check: `\`type-error\` 0.86 → \`context_expand\``; empty when nothing. */
-function analysisCell(check: CheckResult): string {
+/**
+ * What the classifier made of a failing check and what the loop takes for it:
+ * `\`type-error\` 0.86 → \`context_expand\``, the pattern's own strategy labelled when the retry rules
+ * took another (`→ a person (pattern's \`analyze_then_fix\`)`); empty when nothing.
+ */
+function analysisCell(check: CheckResult, taken: Strategy | null): string {
   const parts: string[] = []
   if (check.pattern)
     parts.push(
       check.confidence === null ? code(check.pattern) : `${code(check.pattern)} ${check.confidence.toFixed(2)}`,
     )
-  if (check.strategy) parts.push(`→ ${code(check.strategy)}`)
+  if (taken) {
+    const patterns = check.strategy && check.strategy !== taken ? ` (pattern's ${code(check.strategy)})` : ''
+    parts.push(`→ ${taken === 'escalate' ? 'a person' : code(taken)}${patterns}`)
+  }
   return parts.join(' ')
 }
 
 /** The iteration's checks: check, verdict, time and (when any check has one) the analysis. */
-export function checkTable(checks: readonly CheckResult[], redact: Redact): string {
+export function checkTable(
+  model: Pick<ReportModel, 'checks' | 'next' | 'status' | 'failures'>,
+  redact: Redact,
+): string {
+  const { checks } = model
   if (checks.length === 0) return '_No checks ran in this iteration._'
   const shown = checks.slice(0, REPORT_CAPS.tableRows)
-  const withAnalysis = shown.some((check) => analysisCell(check) !== '')
+  const loop = { status: model.status, current: model.failures.current }
+  const analysis = new Map(shown.map((check) => [check, analysisCell(check, strategyTaken(check, loop, model.next))]))
+  const withAnalysis = shown.some((check) => analysis.get(check) !== '')
   const rows = shown.map((check) => {
     const verdict =
       check.verdict === 'skipped' && check.skippedReason
         ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
         : checkVerdictLabel(check)
     const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : formatDuration(check.durationMs)]
-    if (withAnalysis) cells.push(analysisCell(check))
+    if (withAnalysis) cells.push(analysis.get(check) ?? '')
     return `| ${cells.join(' | ')} |`
   })
   const header = withAnalysis

@@ -90,7 +90,7 @@ export function renderSummary(model: ReportModel, options: RenderOptions = {}): 
         ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
         : ''
     }`,
-    checkTable(model.checks, redact),
+    checkTable(model, redact),
     gatesLine(model, redact),
     pullRequestWaitingSection(model),
     refusedSection(model, redact),

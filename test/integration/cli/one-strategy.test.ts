@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { cli, tempRepo } from './helpers.js'
 
 describe('one strategy per attempt', () => {
-  it('the prompt, LOOP_CONTEXT_FILE, the iteration markdown and history name the same strategy', async () => {
+  it('the prompt, LOOP_CONTEXT_FILE, the iteration markdown, history and the progress line name the same strategy', async () => {
     const repo = tempRepo({
       files: {
         'package.json': '{"type":"module","private":true}\n',
@@ -17,7 +17,25 @@ describe('one strategy per attempt', () => {
     const kept = mkdtempSync(join(tmpdir(), 'loop-strategy-'))
     // An agent that changes nothing: the same failure comes back and the retry rules climb their ladder.
     const work = `cp "$LOOP_PROMPT_FILE" "${kept}/prompt-$LOOP_ITERATION.md" && cp "$LOOP_CONTEXT_FILE" "${kept}/context-$LOOP_ITERATION.json" && echo "$LOOP_STRATEGY" > "${kept}/env-$LOOP_ITERATION.txt"`
-    await cli(repo, 'run', '--work', work, '--verify', 'node --test test/', '--max-iterations', '4', '--loop-id', 'one')
+    const run = await cli(
+      repo,
+      'run',
+      '--work',
+      work,
+      '--verify',
+      'node --test test/',
+      '--max-iterations',
+      '4',
+      '--loop-id',
+      'one',
+    )
+    // Each iteration's analysis line names what the loop takes next, as the retry rules chose it.
+    const taken = new Map(
+      [...run.stdout.matchAll(/^#(\d+) +\S+: .* → (\S+(?: person)?)(?: \(pattern's: (\w+)\))?$/gm)].map((m) => [
+        Number(m[1]),
+        { strategy: m[2], patterns: m[3] },
+      ]),
+    )
     const history = (await cli(repo, 'history', '--loop-id', 'one')).stdout
     const seen = new Set<string | null>()
     let iteration = 1
@@ -42,11 +60,18 @@ describe('one strategy per attempt', () => {
         expect(history).toMatch(new RegExp(`iteration ${iteration}: IMPLEMENT\\n`))
       }
       expect(env).toBe(strategy ?? '')
+      // The line of the iteration before announced this attempt's strategy (not the pattern's own).
+      if (strategy) expect(taken.get(iteration - 1)?.strategy).toBe(strategy)
       // The markdown names no other strategy for this attempt.
       const others = [...markdown.matchAll(/\*\*Strategy:\*\* `(\w+)`/g)].map((m) => m[1])
       expect(others.every((s) => s === strategy)).toBe(true)
     }
     expect(iteration).toBeGreaterThan(2)
+    // The last iteration's line: BLOCKED, the failure goes to a person, the pattern's strategy labelled.
+    expect(run.code).toBe(3)
+    expect(taken.get(iteration - 1)).toEqual({ strategy: 'a person', patterns: expect.any(String) })
+    // A switched strategy is shown with the pattern's own, labelled.
+    expect([...taken.values()].some((t) => t.patterns !== undefined && t.strategy !== 'a person')).toBe(true)
     // The ladder was climbed: a first attempt, then at least two different retry strategies.
     expect(seen.size).toBeGreaterThanOrEqual(3)
   }, 120_000)

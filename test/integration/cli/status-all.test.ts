@@ -42,15 +42,25 @@ describe('status --all', () => {
     const path = join(repo, '.loop', 'green', 'loop-state.json')
     const lastRun = { id: '77', url: 'https://github.com/acme/demo/actions/runs/77' }
     const task = { source: 'issue', number: 12, title: 'Make it', body: '', author: 'alice' }
-    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), task, lastRun }))
+    const pullRequest = { number: 57, url: 'https://github.com/acme/demo/pull/57', merged: false }
+    const saved = JSON.parse(readFileSync(path, 'utf8'))
+    writeFileSync(path, JSON.stringify({ ...saved, task, lastRun, pullRequest }))
     const json = JSON.parse((await cli(repo, 'status', '--all', '--json')).stdout) as Record<string, unknown>[]
     expect(json.map((loop) => [loop.loopId, loop.status, loop.issue, loop.lastRun])).toEqual([
       ['green', 'complete', 12, lastRun],
       ['red', expect.stringMatching(/^(blocked|capped)$/), null, null],
     ])
+    // What the table shows, each as a script reads it: the pull request, the last verdict with every
+    // failing check, and the last save as its time.
+    expect(json.map((loop) => [loop.pullRequest, loop.lastVerdict, loop.failingChecks])).toEqual([
+      [{ number: 57, url: pullRequest.url }, 'pass (all 1)', []],
+      [null, 'fail: made (1 of 1)', ['made']],
+    ])
+    expect(json[0]?.updatedAt).toBe(saved.updatedAt)
+    expect(Date.parse(String(json[1]?.updatedAt))).not.toBeNaN()
     // No remote to take the repository's address from: the run's own address as the state kept it.
     expect((await cli(repo, 'status', '--all')).stdout.split('\n')[1]).toMatch(
-      /^green\s.*\s#12\s+-\s+https:\/\/github\.com\/acme\/demo\/actions\/runs\/77\s+(just now|\d+m ago)$/,
+      /^green\s.*\s#12\s+#57\s+https:\/\/github\.com\/acme\/demo\/actions\/runs\/77\s+(just now|\d+m ago)$/,
     )
   }, 120_000)
 

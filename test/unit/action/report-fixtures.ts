@@ -96,7 +96,16 @@ export function model(overrides: Partial<ReportModel> = {}, stateOverrides: Part
   return {
     ...buildReportModel(state(stateOverrides), {
       checks,
-      next: null,
+      next: {
+        kind: 'RETRY',
+        stage: 'VERIFY',
+        capability: 'retry-on-timeout',
+        strategy: 'context_expand',
+        attempt: 2,
+        maxAttempts: 3,
+        backoffMs: 0,
+        reason: "type-error in 'types' (0.86)",
+      },
       nextAction: 'retry IMPLEMENT with strategy `context_expand` (attempt 2 of 3)',
       outcome: 'continue',
       links: {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { briefingLine, describeFailure } from '../../../src/domain/audit-markdown.js'
+import { briefingLine, describeFailure, renderIterationMarkdown } from '../../../src/domain/audit-markdown.js'
+import type { Decision } from '../../../src/domain/engine/index.js'
 import type { FailureForAgent } from '../../../src/domain/work-context.js'
+import { checks, state } from '../action/report-fixtures.js'
 
 const failure = (over: Partial<FailureForAgent>): FailureForAgent => ({
   check: 'unit',
@@ -43,5 +45,48 @@ describe('briefingLine', () => {
     [{ fixedFirst: [], toldAgent: [] }, 'The agent is told of: none'],
   ])('%# says who is to fix what', (input, expected) => {
     expect(briefingLine(input)).toBe(expected)
+  })
+})
+
+describe('renderIterationMarkdown: the strategy column', () => {
+  // `types` failed; its pattern proposes context_expand (the check result's strategy).
+  const retry = (strategy: 'analyze_then_fix' | 'context_expand'): Decision => ({
+    kind: 'RETRY',
+    stage: 'VERIFY',
+    capability: null,
+    strategy,
+    attempt: 3,
+    maxAttempts: 3,
+    backoffMs: 0,
+    reason: 'r',
+  })
+  const row = (status: 'running' | 'blocked', next: Decision) =>
+    renderIterationMarkdown({
+      state: state({ status }),
+      decision: retry('context_expand'),
+      next,
+      checks: checks.map((result) => ({ result, output: '', analysis: null })),
+      work: null,
+      diffStat: '',
+      commit: null,
+    })
+      .split('\n')
+      .filter((line) => line.startsWith('| types ') || line.startsWith('| format ') || line.startsWith('| check '))
+
+  it.each<[string, 'running' | 'blocked', Decision, string]>([
+    ['the strategy switched to', 'running', retry('analyze_then_fix'), 'analyze_then_fix'],
+    [
+      'a person once BLOCKED',
+      'blocked',
+      { kind: 'WAIT_FOR_HUMAN', reason: 'no untried strategy is left' },
+      'escalate: a person',
+    ],
+    ['none when the cap stops the loop', 'running', { kind: 'CAP_REACHED', limit: 'iterations', reason: 'r' }, ''],
+  ])('names what the loop takes, not the pattern’s proposal: %s', (_name, status, next, taken) => {
+    const [header, types, format] = row(status, next)
+    expect(header).toBe('| check | kind | verdict | time | pattern | confidence | strategy taken |')
+    expect(types).toBe(`| types | typecheck | fail | 8.4 s | type-error | 0.86 | ${taken} |`)
+    // Its fix command made it pass: the controller took auto_fix.
+    expect(format).toBe('| format | format | pass (auto-fixed) | 0.5 s | format-error |  | auto_fix |')
   })
 })

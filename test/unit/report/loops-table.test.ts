@@ -38,6 +38,7 @@ describe('loopsTableRows', () => {
         iterations: '3 of 8',
         spent: '3 of 60 min · 5,500 of 50,000 tokens · $0.06 of $5',
         lastVerdict: 'fail: check-1 (1 of 3)',
+        failingChecks: ['check-1'],
         issue: { number: 42, url: `${REPOSITORY_URL}/issues/42` },
         pullRequest: { number: 57, url: `${REPOSITORY_URL}/pull/57` },
         lastRun: { id: '9100000003', url: `${REPOSITORY_URL}/actions/runs/9100000003` },
@@ -50,10 +51,14 @@ describe('loopsTableRows', () => {
         iterations: '2 of 2',
         spent: '45 s',
         lastVerdict: 'fail: check-1, check-2 (2 of 2)',
+        failingChecks: ['check-1', 'check-2'],
         issue: null,
       },
     },
-    { id: 'gated', want: { status: 'waiting', lastVerdict: 'pass (all 2)', pullRequest: null, lastRun: null } },
+    {
+      id: 'gated',
+      want: { status: 'waiting', lastVerdict: 'pass (all 2)', failingChecks: [], pullRequest: null, lastRun: null },
+    },
     { id: 'climbing', want: { status: 'running', spent: '1 min · 1,200 tokens', lastVerdict: '-' } },
     {
       id: 'broken',
