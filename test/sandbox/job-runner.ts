@@ -45,15 +45,6 @@ const RUNNER_FILE_PREFIXES = {
   summary: 'step_summary',
 } as const
 
-/** GitHub's permissive default for a GITHUB_TOKEN when no `permissions:` is given. */
-export const DEFAULT_PERMISSIONS: Permissions = {
-  actions: 'write',
-  checks: 'write',
-  contents: 'write',
-  issues: 'write',
-  'pull-requests': 'write',
-}
-
 /** The engine-wide things a job runs with. */
 export interface RunnerDeps {
   api: RestApi
@@ -74,7 +65,8 @@ export interface JobPlan {
   job: JobSpec
   /** github, inputs, secrets, vars, needs, matrix, strategy. */
   context: ExpressionContext
-  permissions: Permissions | undefined
+  /** The token's: the job's, its workflow's, the calling job's or the repository's default (run-graph.ts). */
+  permissions: Permissions
   /** The `env:` of the workflow the job is in. */
   workflowEnv: Record<string, string>
   /** The run's workflow (the caller's, for a called workflow's job): GITHUB_WORKFLOW_REF names it. */
@@ -139,7 +131,7 @@ export class JobRunner {
     const grant: TokenGrant = {
       actor: 'github-actions[bot]',
       kind: 'installation',
-      permissions: plan.permissions ?? DEFAULT_PERMISSIONS,
+      permissions: plan.permissions,
     }
     deps.api.addToken(record.token, grant)
     record.permissions = grant.permissions

@@ -7,7 +7,6 @@
 import { type CallGroupHost, type CallHold, enterCallGroup } from './call-group.js'
 import { callsStatusFunction, type ExpressionContext, evaluateIf, evaluateValue, interpolate } from './expressions.js'
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
-import { DEFAULT_PERMISSIONS } from './job-runner.js'
 import { expandMatrix, legName } from './matrix.js'
 import type { JobSpec, Permissions, WorkflowCallSpec, WorkflowSpec } from './workflow-file.js'
 
@@ -23,7 +22,7 @@ export interface NodeOutcome {
 export interface ReadyJob {
   job: JobSpec
   context: ExpressionContext
-  permissions: Permissions | undefined
+  permissions: Permissions
   workflowEnv: Record<string, string>
   /** The groups the calls above the job hold (lower case): the job's own group must not be one of them. */
   heldAbove?: string[]
@@ -67,8 +66,11 @@ export interface GraphScope {
   base: ExpressionContext
   /** `loop / ` for the jobs of a workflow the job `loop` calls. */
   namePrefix: string
-  /** The calling job's permissions: a called workflow's jobs get no more. */
-  permissionCap: Permissions | undefined
+  /**
+   * What a job without `permissions` (nor its workflow) gets: the calling job's in a called workflow,
+   * the repository's default at the top. A called job asking for more refused the run before it started.
+   */
+  permissionCap: Permissions
   slots: Limiter
   depth: number
   /** The concurrency holds of the calls this graph runs inside, outermost first. */
@@ -233,19 +235,8 @@ export class RunGraph {
     return call instanceof RunGraph ? call.allRecords() : []
   }
 
-  private permissionsOf(job: JobSpec): Permissions | undefined {
-    const own = job.permissions ?? this.spec.workflowPermissions
-    const cap = this.scope.permissionCap
-    if (!cap) return own
-    // A called workflow's jobs can keep or lower the caller's permissions, never raise them.
-    const rank = { none: 0, read: 1, write: 2 } as const
-    const capped: Permissions = {}
-    for (const [scope, level] of Object.entries(own ?? cap) as [keyof Permissions, 'read' | 'write'][]) {
-      const limit = cap[scope] ?? 'none'
-      const chosen = rank[level] <= rank[limit] ? level : limit
-      if (chosen !== 'none') capped[scope] = chosen
-    }
-    return capped
+  private permissionsOf(job: JobSpec): Permissions {
+    return job.permissions ?? this.spec.workflowPermissions ?? this.scope.permissionCap
   }
 
   /** Ends `record` as the last attempt's job of its name ended, when that one succeeded or was skipped. */
@@ -389,7 +380,7 @@ export class RunGraph {
         throw new Error(`Secret ${name} is required, but not provided while calling.`)
     }
     called.scope.base = { ...this.scope.base, inputs, secrets }
-    called.scope.permissionCap = this.permissionsOf(job) ?? DEFAULT_PERMISSIONS
+    called.scope.permissionCap = this.permissionsOf(job)
     called.scope.rerunAll = anew
     const hold = called.scope.holds?.at(-1) ?? {}
     const entry = job.concurrency

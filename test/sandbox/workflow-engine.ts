@@ -24,6 +24,7 @@ import { type GraphHost, Limiter, type ReadyJob, RunGraph } from './run-graph.js
 import { runGroupMember } from './run-group.js'
 import { jobModelOf } from './run-jobs.js'
 import { readActionMetadata } from './steps.js'
+import { defaultPermissions, excessCalledPermissions } from './token-permissions.js'
 import { listeningWorkflows, WorkflowCatalog } from './workflow-catalog.js'
 import type { WorkflowSpec } from './workflow-file.js'
 
@@ -379,11 +380,21 @@ export class WorkflowEngine implements GraphHost {
     this.runs.set(runId, run)
     this.workflows.startRun(runId, spec)
     const base = this.baseContext(run, spec)
-    this.model.runs.set(runId, modelRunOf(run, spec, this.workflows.idOf(spec.file), this.model.now(), base))
+    const modelRun = modelRunOf(run, spec, this.workflows.idOf(spec.file), this.model.now(), base)
+    this.model.runs.set(runId, modelRun)
+    const defaults = defaultPermissions(this.options.defaultWorkflowPermissions ?? 'write')
+    const excess = excessCalledPermissions(spec, defaults, (uses) => this.readCalledWorkflow(uses, run))
+    if (excess) {
+      // GitHub refuses the whole run before any job starts.
+      this.problems.push(`run ${runId}: The workflow is not valid. .github/workflows/${spec.file}: ${excess}`)
+      Object.assign(modelRun, { status: 'completed', conclusion: 'startup_failure', updatedAt: this.model.now() })
+      this.notifyIfIdle()
+      return run
+    }
     const scope = {
       base,
       namePrefix: '',
-      permissionCap: undefined,
+      permissionCap: defaults,
       slots: new Limiter(this.options.maxParallelJobs ?? 4),
       depth: 0,
       ...(previous && keepSucceeded ? { previous: new Map(previous.records.map((r) => [r.name, r])) } : {}),

@@ -4,7 +4,8 @@
 // when the file is read, never ignored. Expressions live in expressions.ts.
 import { parse } from 'yaml'
 import type { Scope } from './rest-api.js'
-import { allPermissions, checkExpressions, checkWorkflowDocument } from './workflow-checks.js'
+import { allPermissions } from './token-permissions.js'
+import { checkExpressions, checkWorkflowDocument } from './workflow-checks.js'
 
 export { type ExpressionContext, evaluateCondition, evaluateExpression, interpolate } from './expressions.js'
 
@@ -117,7 +118,7 @@ export interface WorkflowSpec {
   concurrency?: string
   cancelInProgress?: boolean | string
   queue?: 'single' | 'max'
-  /** The action job's `permissions:`; absent means GitHub's permissive default (write). */
+  /** The action job's `permissions:`; absent means the repository's default (engine option `defaultWorkflowPermissions`). */
   permissions?: Permissions
   /** The action job's id (GITHUB_JOB), default `loop`. */
   job?: string
