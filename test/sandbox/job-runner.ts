@@ -228,7 +228,8 @@ export class JobRunner {
     for (const [index, step] of plan.job.steps.entries()) {
       const stepId = step.id ?? `__step${index + 1}`
       const label = step.name ?? step.id ?? step.uses ?? `Run ${String(step.run).split('\n')[0]}`
-      const status: StatusContext = { success: !failed, failure: failed, cancelled: this.cancelling.has(record) }
+      const cancelled = this.cancelling.has(record)
+      const status: StatusContext = { success: !failed && !cancelled, failure: failed, cancelled }
       const stepContext: ExpressionContext = {
         ...base,
         env: { ...envContext, ...record.exportedEnv },

@@ -5,7 +5,7 @@
 // a job that `uses:` a reusable workflow runs that workflow's jobs in this run, with its inputs,
 // secrets and outputs.
 import { type CallGroupHost, type CallHold, enterCallGroup } from './call-group.js'
-import { callsStatusFunction, type ExpressionContext, evaluateIf, evaluateValue, interpolate } from './expressions.js'
+import { type ExpressionContext, evaluateIf, evaluateValue, holdsWhenCancelled, interpolate } from './expressions.js'
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import { expandMatrix, legName } from './matrix.js'
 import type { JobSpec, Permissions, WorkflowCallSpec, WorkflowSpec } from './workflow-file.js'
@@ -176,13 +176,13 @@ export class RunGraph {
   ): Promise<NodeOutcome> {
     // "If you have a chain of dependent jobs, failure() returns true if any ancestor job fails" (GitHub's
     // docs); success() likewise wants every ancestor to have succeeded, so a job after an `always()` job
-    // whose own need failed is skipped (actions/runner#2205).
+    // whose own need failed is skipped (actions/runner#2205). In a cancelled run success() is false.
     const results = Object.values(ancestors).map((n) => n.result)
     const context: ExpressionContext = {
       ...this.scope.base,
       needs: needs,
       $status: {
-        success: results.every((r) => r === 'success'),
+        success: !this.run.cancelled && results.every((r) => r === 'success'),
         failure: results.includes('failure'),
         cancelled: this.run.cancelled,
       },
@@ -275,9 +275,8 @@ export class RunGraph {
         )
       : [this.records.get(job.id) as JobRecord]
     // In a cancelled run only a job whose `if:` asks for it (`always()`, `cancelled()`) still runs.
-    const runsWhenCancelled = job.if !== undefined && callsStatusFunction(job.if)
     const halted = this.halted()
-    if (this.host.isStopped() || (this.run.cancelled && !runsWhenCancelled) || halted) {
+    if (this.host.isStopped() || (this.run.cancelled && !holdsWhenCancelled(job.if, context)) || halted) {
       for (const record of records) this.host.finish(record, 'cancelled', halted ?? 'The run was cancelled')
       return { result: 'cancelled', outputs: {} }
     }
@@ -341,6 +340,9 @@ export class RunGraph {
     if (called instanceof Error || called === undefined) {
       const record = this.host.newRecord(this.run, job.id, `${this.scope.namePrefix}${job.name ?? job.id}`)
       throw Object.assign(new Error(`${called?.message ?? 'no workflow'}`), { record })
+    }
+    if (this.run.cancelled && !holdsWhenCancelled(job.if, context)) {
+      return this.cancelCall(called, 'The run was cancelled')
     }
     if (!evaluateIf(job.if, context)) {
       called.skipAll(skipReason)

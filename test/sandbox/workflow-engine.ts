@@ -6,7 +6,7 @@ import { runArtifactStore } from './artifact-store.js'
 import { deadlock } from './call-group.js'
 import { ConcurrencyGroups, type GroupMember, type GroupOptions, resolveConcurrency } from './concurrency.js'
 import type { WorkflowEngineOptions } from './engine-options.js'
-import { callsStatusFunction, type ExpressionContext, evaluateValue } from './expressions.js'
+import { type ExpressionContext, evaluateValue, holdsWhenCancelled } from './expressions.js'
 import type * as gh from './github-objects.js'
 import { type Conclusion, type JobRecord, newJobRecord, type RunState } from './job-record.js'
 import { JobRunner } from './job-runner.js'
@@ -192,7 +192,7 @@ export class WorkflowEngine implements GraphHost {
   runJob(record: JobRecord, ready: ReadyJob): Promise<Conclusion> {
     if (record.status === 'completed') return Promise.resolve(record.conclusion ?? 'cancelled')
     const run = this.runOf(record)
-    if (run.cancelled && !(ready.job.if !== undefined && callsStatusFunction(ready.job.if))) {
+    if (run.cancelled && !holdsWhenCancelled(ready.job.if, ready.context)) {
       this.finish(record, 'cancelled', 'The run was cancelled')
       return Promise.resolve('cancelled')
     }
