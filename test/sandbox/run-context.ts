@@ -10,35 +10,30 @@ import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import { ApiError } from './rest-api.js'
 import { type DispatchInput, parseWorkflow, type WorkflowSpec } from './workflow-file.js'
 
-/** The dispatch's inputs with defaults; refuses (422) what GitHub refuses. */
+/** The dispatch's inputs with defaults; refuses (422) what GitHub refuses, an input the file does not declare too. */
 export function checkDispatchInputs(
   declared: Record<string, DispatchInput> | undefined,
   given: Record<string, string>,
 ): Record<string, string> {
-  const request = { inputs: given }
   const inputs: Record<string, string> = {}
-  if (declared && Object.keys(declared).length > 0) {
-    const unexpected = Object.keys(request.inputs).filter((name) => !(name in declared))
-    if (unexpected.length > 0) throw new ApiError(422, `Unexpected inputs provided: ${JSON.stringify(unexpected)}`)
-    for (const [name, input] of Object.entries(declared)) {
-      const value = request.inputs[name] ?? input.default
-      if (value === undefined || value === '') {
-        if (input.required) throw new ApiError(422, `Required input '${name}' not provided`)
-        continue
-      }
-      if (input.type === 'choice' && input.options && !input.options.includes(value)) {
-        throw new ApiError(422, `Provided value '${value}' for input '${name}' not in the list of allowed values`)
-      }
-      if (input.type === 'boolean' && value !== 'true' && value !== 'false') {
-        throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a boolean`)
-      }
-      if (input.type === 'number' && !/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value.trim())) {
-        throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a valid number`)
-      }
-      inputs[name] = value
+  const unexpected = Object.keys(given).filter((name) => !(declared && name in declared))
+  if (unexpected.length > 0) throw new ApiError(422, `Unexpected inputs provided: ${JSON.stringify(unexpected)}`)
+  for (const [name, input] of Object.entries(declared ?? {})) {
+    const value = given[name] ?? input.default
+    if (value === undefined || value === '') {
+      if (input.required) throw new ApiError(422, `Required input '${name}' not provided`)
+      continue
     }
-  } else {
-    Object.assign(inputs, request.inputs)
+    if (input.type === 'choice' && input.options && !input.options.includes(value)) {
+      throw new ApiError(422, `Provided value '${value}' for input '${name}' not in the list of allowed values`)
+    }
+    if (input.type === 'boolean' && value !== 'true' && value !== 'false') {
+      throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a boolean`)
+    }
+    if (input.type === 'number' && !/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value.trim())) {
+      throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a valid number`)
+    }
+    inputs[name] = value
   }
   return inputs
 }

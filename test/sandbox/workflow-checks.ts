@@ -261,6 +261,8 @@ const DECLARATION_KEYS: Readonly<Record<string, readonly string[]>> = {
   'workflow_call.outputs': ['description', 'value'],
 }
 const DISPATCH_INPUT_TYPES = ['string', 'boolean', 'number', 'choice', 'environment']
+/** GitHub takes at most 25 inputs for a `workflow_dispatch`. */
+const MAX_DISPATCH_INPUTS = 25
 
 function refuseOtherKeys(where: string, value: Record<string, unknown>, kind: string, path = kind): void {
   const known = DECLARATION_KEYS[kind] ?? []
@@ -273,6 +275,12 @@ function checkDeclarations(where: string, event: 'workflow_dispatch' | 'workflow
   if (config === null || config === undefined) return
   if (!isRecord(config)) throw new Error(`${where} on.${event}: takes a mapping; got ${JSON.stringify(config)}`)
   refuseOtherKeys(where, config, event)
+  const inputCount = Object.keys(isRecord(config.inputs) ? config.inputs : {}).length
+  if (event === 'workflow_dispatch' && inputCount > MAX_DISPATCH_INPUTS) {
+    throw new Error(
+      `${where} on.workflow_dispatch.inputs: you may only define up to ${MAX_DISPATCH_INPUTS} \`inputs\` for a \`workflow_dispatch\` event (got ${inputCount})`,
+    )
+  }
   for (const part of DECLARATION_KEYS[event] ?? []) {
     for (const [name, declared] of Object.entries(isRecord(config[part]) ? config[part] : {})) {
       const at = `${where} on.${event}.${part}.${name}:`

@@ -100,7 +100,7 @@ export interface WorkflowSpec {
    * not on an edit); an event without `types` runs on every activity, as on GitHub.
    */
   activityTypes?: Record<string, string[]>
-  /** `on.workflow_dispatch.inputs`; when given, unknown inputs and missing required ones are refused (422). */
+  /** `on.workflow_dispatch.inputs`: a dispatch's undeclared inputs and missing required ones are refused (422). */
   inputs?: Record<string, DispatchInput>
   /** `on.workflow_call`, for a reusable workflow. */
   workflowCall?: WorkflowCallSpec
