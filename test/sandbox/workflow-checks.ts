@@ -2,6 +2,7 @@
 // would reject never runs in the sandbox: the contexts and functions each key's expressions may use
 // (GitHub's "Context availability" table), job and step ids, `runs-on`, `permissions`, `concurrency`,
 // and the versions of the actions the engine models. Every message names the file, the job and the key.
+import { checkEventFilters } from './event-filters.js'
 import { EXPRESSION_FUNCTIONS, expressionReferences } from './expressions.js'
 import { checkPermissions } from './token-permissions.js'
 
@@ -247,6 +248,7 @@ function checkTriggers(where: string, on: unknown): void {
         throw new Error(`${where} on.${event}.types: unknown activity type '${type}' (${known.join(', ')})`)
       }
     }
+    checkEventFilters(where, event, config)
     if (event === 'workflow_dispatch' || event === 'workflow_call') checkDeclarations(where, event, config)
   }
 }

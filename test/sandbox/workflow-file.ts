@@ -3,6 +3,7 @@
 // strategy, steps, or `uses:` of a reusable workflow). A key the engine does not honour is refused
 // when the file is read, never ignored. Expressions live in expressions.ts.
 import { parse } from 'yaml'
+import { type EventFilters, eventFiltersOf } from './event-filters.js'
 import type { Scope } from './rest-api.js'
 import { allPermissions } from './token-permissions.js'
 import { checkExpressions, checkWorkflowDocument } from './workflow-checks.js'
@@ -100,6 +101,8 @@ export interface WorkflowSpec {
    * not on an edit); an event without `types` runs on every activity, as on GitHub.
    */
   activityTypes?: Record<string, string[]>
+  /** `on.<event>.branches`, `paths`... (event-filters.ts): an event that does not pass them starts no run. */
+  eventFilters?: Record<string, EventFilters>
   /** `on.workflow_dispatch.inputs`: a dispatch's undeclared inputs and missing required ones are refused (422). */
   inputs?: Record<string, DispatchInput>
   /** `on.workflow_call`, for a reusable workflow. */
@@ -329,6 +332,8 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
     return [[event, list] as const]
   })
   if (activityTypes.length > 0) spec.activityTypes = Object.fromEntries(activityTypes)
+  const eventFilters = eventFiltersOf(rawOn)
+  if (eventFilters) spec.eventFilters = eventFilters
   if (on.includes('workflow_call')) spec.workflowCall = workflowCallOf(asRecord(rawOn).workflow_call)
   if (typeof doc.name === 'string') spec.name = doc.name
   if (doc['run-name'] !== undefined) spec.runName = String(doc['run-name'])
