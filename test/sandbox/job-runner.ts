@@ -390,20 +390,29 @@ export class JobRunner {
 
     const commands = parseWorkflowCommands(stdout)
     masks.push(...commands.masks)
-    const mask = (text: string) => masks.filter((m) => m.length > 0).reduce((acc, m) => acc.replaceAll(m, '***'), text)
+    const secretValues = masks.filter((m) => m.length > 0)
+    const outputsContext: ExpressionContext = { ...base, env: envContext, steps: stepsContext }
+    for (const [name, value] of Object.entries(plan.job.outputs)) {
+      try {
+        const evaluated = interpolate(value, outputsContext)
+        // The runner never sends on an output that holds a secret, the token or an `::add-mask::` value.
+        if (secretValues.some((secret) => evaluated.includes(secret))) {
+          const warning = `Skip output '${name}' since it may contain secret.`
+          commands.annotations.push({ level: 'warning', message: warning })
+          say(`Warning: ${warning}`)
+          continue
+        }
+        record.jobOutputs[name] = evaluated
+      } catch (error) {
+        deps.problems.push(`run ${record.runId} job '${record.name}' output '${name}': ${(error as Error).message}`)
+      }
+    }
+    const mask = (text: string) => secretValues.reduce((acc, m) => acc.replaceAll(m, '***'), text)
     record.annotations = commands.annotations
     record.unknownCommands = commands.unknown
     record.stdout = mask(stdout)
     record.stderr = mask(stderr)
     record.exitCode = failed ? lastExitCode : ending ? lastExitCode : 0
-    const outputsContext: ExpressionContext = { ...base, env: envContext, steps: stepsContext }
-    for (const [name, value] of Object.entries(plan.job.outputs)) {
-      try {
-        record.jobOutputs[name] = interpolate(value, outputsContext)
-      } catch (error) {
-        deps.problems.push(`run ${record.runId} job '${record.name}' output '${name}': ${(error as Error).message}`)
-      }
-    }
     if (ending) return ending
     return { conclusion: failed ? 'failure' : 'success' }
   }
