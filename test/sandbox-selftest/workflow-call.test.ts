@@ -221,10 +221,10 @@ jobs:
       )
 
     // mid's jobs take its top-level permissions; its call passes them on to leaf, which asks for more.
-    expect(excessCalledPermissions(caller('  issues: write\n  actions: write'), {}, read)).toBe(
+    expect(excessCalledPermissions(caller('  issues: write\n  actions: write'), {}, read, 9)).toBe(
       "Error calling workflow './.github/workflows/leaf.yml'. The nested job 'leaf' is requesting 'actions: write', but is only allowed 'actions: read'.",
     )
-    expect(excessCalledPermissions(caller('  issues: read\n  actions: read'), {}, read)).toBe(
+    expect(excessCalledPermissions(caller('  issues: read\n  actions: read'), {}, read, 9)).toBe(
       "Error calling workflow './.github/workflows/mid.yml'. The nested job 'fine' is requesting 'issues: write', but is only allowed 'issues: read'.",
     )
   })

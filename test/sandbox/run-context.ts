@@ -8,7 +8,9 @@ import { type ExpressionContext, interpolate } from './expressions.js'
 import * as gh from './github-objects.js'
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import { ApiError } from './rest-api.js'
-import { type DispatchInput, parseWorkflow, type WorkflowSpec } from './workflow-file.js'
+import { MAX_CALLED_LEVELS } from './run-graph.js'
+import { excessCalledPermissions } from './token-permissions.js'
+import { type DispatchInput, type Permissions, parseWorkflow, type WorkflowSpec } from './workflow-file.js'
 
 /** The dispatch's inputs with defaults; refuses (422) what GitHub refuses, an input the file does not declare too. */
 export function checkDispatchInputs(
@@ -168,6 +170,35 @@ export function modelRunOf(
     updatedAt: now,
     startedAt: null,
   }
+}
+
+/**
+ * GitHub's refusal of a run whose workflow is not valid, found before any job starts (a called job
+ * asking for more permissions than its caller grants): the run ends `startup_failure`, without jobs.
+ * The problem, or undefined when the run may start.
+ */
+export function startupProblem(
+  run: RunState,
+  spec: WorkflowSpec,
+  modelRun: gh.RunModel,
+  check: { granted: Permissions; read: (uses: string) => WorkflowSpec; now: string },
+): string | undefined {
+  const excess = excessCalledPermissions(spec, check.granted, check.read, MAX_CALLED_LEVELS)
+  if (!excess) return undefined
+  Object.assign(modelRun, { status: 'completed', conclusion: 'startup_failure', updatedAt: check.now })
+  return `run ${run.runId}: The workflow is not valid. .github/workflows/${spec.file}: ${excess}`
+}
+
+/** The run to re-run, when GitHub re-runs it: a finished one, re-run fewer than 50 times, with a failed job for `failed`. */
+export function rerunnable(previous: RunState | undefined, runId: number, jobs: 'all' | 'failed'): RunState {
+  if (!previous) throw new ApiError(404, `sandbox: no run ${runId} to re-run`)
+  if (previous.records.some((record) => record.status !== 'completed')) {
+    throw new ApiError(403, `sandbox: run ${runId} is still in progress; only a finished run is re-run`)
+  }
+  if (previous.runAttempt > 50) throw new ApiError(403, `sandbox: run ${runId} has been re-run 50 times`)
+  const failed = previous.records.some((record) => record.conclusion !== 'success' && record.conclusion !== 'skipped')
+  if (jobs === 'failed' && !failed) throw new ApiError(403, `sandbox: run ${runId} has no failed job to re-run`)
+  return previous
 }
 
 /** The run ended: completed, with the conclusion its jobs give it. */

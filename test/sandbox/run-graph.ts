@@ -94,7 +94,7 @@ const resultOf = (conclusion: Conclusion | null): NodeOutcome['result'] =>
   conclusion === 'timed_out' || conclusion === null ? 'failure' : conclusion
 
 /** GitHub connects at most ten levels of workflows: the caller and nine levels of reusable workflows. */
-const MAX_CALLED_LEVELS = 9
+export const MAX_CALLED_LEVELS = 9
 
 export class RunGraph {
   private readonly calls = new Map<string, RunGraph | Error>()

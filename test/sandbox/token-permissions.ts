@@ -79,20 +79,19 @@ const rankOf = (level: string): number => RANK[level] ?? 0
 const levelOf = (permissions: Permissions, scope: string): string =>
   (permissions as Record<string, string | undefined>)[scope] ?? 'none'
 
-/** GitHub connects at most ten levels of workflows; deeper calls fail their calling job (run-graph.ts). */
-const MAX_CALLED_LEVELS = 9
-
 /**
  * GitHub's refusal of a run whose called workflow asks for more than its caller grants: a job (or the
  * called file's top-level `permissions`, which its jobs take) with a scope above the calling job's
  * permissions. The caller's own jobs may ask for anything; a job without `permissions` gets its
  * workflow's, else the calling job's, else the repository's default. Undefined when the run is valid.
- * A called file the engine cannot read is left to the calling job to fail (run-graph.ts).
+ * A called file the engine cannot read, or one deeper than `maxLevels`, is left to the calling job to
+ * fail (run-graph.ts).
  */
 export function excessCalledPermissions(
   spec: WorkflowSpec,
   granted: Permissions,
   read: (uses: string) => WorkflowSpec,
+  maxLevels: number,
   called?: { uses: string; depth: number },
 ): string | undefined {
   for (const job of spec.jobs ?? []) {
@@ -106,14 +105,17 @@ export function excessCalledPermissions(
       }
     }
     const depth = called?.depth ?? 0
-    if (!job.call || depth >= MAX_CALLED_LEVELS) continue
+    if (!job.call || depth >= maxLevels) continue
     let nested: WorkflowSpec
     try {
       nested = read(job.call.uses)
     } catch {
       continue
     }
-    const found = excessCalledPermissions(nested, own ?? granted, read, { uses: job.call.uses, depth: depth + 1 })
+    const found = excessCalledPermissions(nested, own ?? granted, read, maxLevels, {
+      uses: job.call.uses,
+      depth: depth + 1,
+    })
     if (found) return found
   }
   return undefined

@@ -18,13 +18,15 @@ import {
   dispatchPayload,
   modelRunOf,
   readCalledWorkflow,
+  rerunnable,
   runContext,
+  startupProblem,
 } from './run-context.js'
 import { type GraphHost, Limiter, type ReadyJob, RunGraph } from './run-graph.js'
 import { runGroupMember } from './run-group.js'
 import { jobModelOf } from './run-jobs.js'
 import { readActionMetadata } from './steps.js'
-import { defaultPermissions, excessCalledPermissions } from './token-permissions.js'
+import { defaultPermissions } from './token-permissions.js'
 import { listeningWorkflows, WorkflowCatalog } from './workflow-catalog.js'
 import type { WorkflowSpec } from './workflow-file.js'
 
@@ -164,15 +166,7 @@ export class WorkflowEngine implements GraphHost {
    * anew; the others keep their result and outputs of the last attempt (run-graph.ts).
    */
   rerun(runId: number, jobs: 'all' | 'failed' = 'all'): RunState {
-    const previous = this.runs.get(runId)
-    if (!previous) throw new ApiError(404, `sandbox: no run ${runId} to re-run`)
-    if (previous.records.some((record) => record.status !== 'completed')) {
-      throw new ApiError(403, `sandbox: run ${runId} is still in progress; only a finished run is re-run`)
-    }
-    // GitHub re-runs a run at most 50 times.
-    if (previous.runAttempt > 50) throw new ApiError(403, `sandbox: run ${runId} has been re-run 50 times`)
-    const failed = previous.records.some((record) => record.conclusion !== 'success' && record.conclusion !== 'skipped')
-    if (jobs === 'failed' && !failed) throw new ApiError(403, `sandbox: run ${runId} has no failed job to re-run`)
+    const previous = rerunnable(this.runs.get(runId), runId, jobs)
     const { event, ref, sha, actor, inputs, payload } = previous
     const spec = this.workflows.ofRun(runId)
     return this.enqueue(spec, event, ref, sha, actor, inputs, payload, previous, jobs === 'failed')
@@ -379,15 +373,21 @@ export class WorkflowEngine implements GraphHost {
     }
     this.runs.set(runId, run)
     this.workflows.startRun(runId, spec)
-    const base = this.baseContext(run, spec)
+    const base = runContext(run, {
+      repo: this.model.repo,
+      workflow: spec,
+      serverUrl: this.serverUrl(),
+      apiUrl: this.options.api.url,
+      secrets: this.options.secrets ?? {},
+      vars: this.options.vars ?? {},
+    })
     const modelRun = modelRunOf(run, spec, this.workflows.idOf(spec.file), this.model.now(), base)
     this.model.runs.set(runId, modelRun)
     const defaults = defaultPermissions(this.options.defaultWorkflowPermissions ?? 'write')
-    const excess = excessCalledPermissions(spec, defaults, (uses) => this.readCalledWorkflow(uses, run))
-    if (excess) {
-      // GitHub refuses the whole run before any job starts.
-      this.problems.push(`run ${runId}: The workflow is not valid. .github/workflows/${spec.file}: ${excess}`)
-      Object.assign(modelRun, { status: 'completed', conclusion: 'startup_failure', updatedAt: this.model.now() })
+    const read = (uses: string) => this.readCalledWorkflow(uses, run)
+    const invalid = startupProblem(run, spec, modelRun, { granted: defaults, read, now: this.model.now() })
+    if (invalid) {
+      this.problems.push(invalid)
       this.notifyIfIdle()
       return run
     }
@@ -444,16 +444,5 @@ export class WorkflowEngine implements GraphHost {
     const modelRun = this.model.runs.get(run.runId)
     if (modelRun) completeModelRun(modelRun, run.records, this.model.now())
     this.notifyIfIdle()
-  }
-
-  private baseContext(run: RunState, workflow: WorkflowSpec): ExpressionContext {
-    return runContext(run, {
-      repo: this.model.repo,
-      workflow,
-      serverUrl: this.serverUrl(),
-      apiUrl: this.options.api.url,
-      secrets: this.options.secrets ?? {},
-      vars: this.options.vars ?? {},
-    })
   }
 }
