@@ -61,6 +61,11 @@ describe('event filters', () => {
       passesFilters({ branches: ['releases/**', '!releases/**-alpha'] }, { ...files(), branch: 'releases/10-alpha' }),
     ).toBe(false)
     expect(passesFilters({ 'branches-ignore': ['main'] }, files())).toBe(false)
+    // A push of a tag: tags filters; a workflow that filters on branches only does not run for it.
+    expect(passesFilters({ tags: ['v*', '!v*-rc'] }, { tag: 'v2', changedFiles: () => [] })).toBe(true)
+    expect(passesFilters({ tags: ['v*', '!v*-rc'] }, { tag: 'v2-rc', changedFiles: () => [] })).toBe(false)
+    expect(passesFilters({ branches: ['**'] }, { tag: 'v2', changedFiles: () => [] })).toBe(false)
+    expect(passesFilters({ tags: ['v*'] }, files())).toBe(false)
   })
 
   it("starts only the workflows whose filters pass a fork's pull request: its base branch and its files", async () => {

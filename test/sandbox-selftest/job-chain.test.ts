@@ -97,7 +97,7 @@ jobs:
     expect(a?.annotations.map((annotation) => [annotation.level, annotation.message])).toEqual(
       skipped.map((message) => ['warning', message]),
     )
-    expect(a?.stdout).toContain(skipped.map((message) => `Warning: ${message}\n`).join(''))
+    expect(a?.stdout).toContain(skipped.map((message) => `##[warning]${message}\n`).join(''))
     expect(b?.stdout).toBe("got '' '' '' 'ok'\n")
     expect(sandbox.engine.problems).toEqual([])
   })

@@ -399,7 +399,7 @@ export class JobRunner {
         if (secretValues.some((secret) => evaluated.includes(secret))) {
           const warning = `Skip output '${name}' since it may contain secret.`
           commands.annotations.push({ level: 'warning', message: warning })
-          say(`Warning: ${warning}`)
+          say(`##[warning]${warning}`)
           continue
         }
         record.jobOutputs[name] = evaluated
