@@ -94,6 +94,30 @@ describe('the reusable workflow, called by the example workflows', () => {
   )
 
   it(
+    'a calling job that grants less than loop.yml`s jobs ask for (no issues: write): GitHub refuses the run, no job starts',
+    async () => {
+      const caller = example('loop-from-dispatch.yml')
+      const granting = caller.replace(/^ {6}issues: write\n/m, '')
+      expect(granting).not.toBe(caller)
+      const files = { ...projectFiles({ steps: 2 }), '.github/workflows/loop-from-dispatch.yml': granting }
+      const scenario = await startScenario({
+        steps: 2,
+        sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
+      })
+      const { sandbox } = scenario
+      const { runId } = await sandbox.dispatch({ 'loop-id': 'less' })
+      expect(await sandbox.waitForIdle(MINUTE)).toEqual([])
+      expect(sandbox.api.model.runs.get(runId)?.conclusion).toBe('startup_failure')
+      expect(sandbox.engine.problems).toEqual([
+        `run ${runId}: The workflow is not valid. .github/workflows/loop-from-dispatch.yml: Error calling workflow 'loop-controller/loop-controller/.github/workflows/loop.yml@v1'. The nested job 'iteration' is requesting 'issues: write', but is only allowed 'issues: none'.`,
+      ])
+      expect(scenario.workRuns()).toEqual([])
+      expect(sandbox.api.violations).toEqual([])
+    },
+    2 * MINUTE,
+  )
+
+  it(
     'refuses, through loop-from-dispatch.yml, a loop config`s agent: claude with no `agent` input and no claude on PATH: the job red, naming the input, nothing saved',
     async () => {
       const project = projectFiles({ steps: 2 })

@@ -1,6 +1,7 @@
 // A chain of jobs as GitHub runs it: the status functions of a job's `if:` read every ancestor, not only
 // its direct needs ("If you have a chain of dependent jobs, failure() returns true if any ancestor job
 // fails"), so a failure two jobs up still skips a job without `if:` and still runs an `if: failure()` one.
+// A job's outputs go down the chain, except one that holds a secret, which the runner skips with a warning.
 import { describe, expect, it } from 'vitest'
 import { sandboxPerTest } from './fixtures.js'
 
@@ -58,5 +59,46 @@ describe('a chain of dependent jobs', () => {
     expect(byName.d?.reason).toBe('a job it needs did not succeed: a (failure, an ancestor through b)')
     expect(sandbox.engine.problems).toEqual([])
     expect(sandbox.api.violations).toEqual([])
+  })
+
+  it("skips a job output that holds a secret, an ::add-mask:: value or the token, with the runner's warning", async () => {
+    const sandbox = await sandboxes.start(
+      'outputs.yml',
+      `name: outputs
+on: workflow_dispatch
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    outputs:
+      leak: \${{ steps.x.outputs.secret }}
+      masked: \${{ steps.x.outputs.masked }}
+      token: token-\${{ github.token }}
+      plain: \${{ steps.x.outputs.plain }}
+    steps:
+      - id: x
+        run: |
+          echo "::add-mask::hidden-value"
+          echo "secret=\${{ secrets.A }}" >> "$GITHUB_OUTPUT"
+          echo "masked=hidden-value" >> "$GITHUB_OUTPUT"
+          echo "plain=ok" >> "$GITHUB_OUTPUT"
+  b:
+    needs: a
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo "got '\${{ needs.a.outputs.leak }}' '\${{ needs.a.outputs.masked }}' '\${{ needs.a.outputs.token }}' '\${{ needs.a.outputs.plain }}'"
+`,
+      { secrets: { A: 'topsecret' } },
+    )
+    await sandbox.dispatch({})
+    const [a, b] = await sandbox.waitForIdle(20_000)
+
+    expect(a?.jobOutputs).toEqual({ plain: 'ok' })
+    const skipped = ['leak', 'masked', 'token'].map((name) => `Skip output '${name}' since it may contain secret.`)
+    expect(a?.annotations.map((annotation) => [annotation.level, annotation.message])).toEqual(
+      skipped.map((message) => ['warning', message]),
+    )
+    expect(a?.stdout).toContain(skipped.map((message) => `##[warning]${message}\n`).join(''))
+    expect(b?.stdout).toBe("got '' '' '' 'ok'\n")
+    expect(sandbox.engine.problems).toEqual([])
   })
 })

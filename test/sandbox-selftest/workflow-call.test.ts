@@ -1,8 +1,11 @@
 // A job that `uses:` a reusable workflow: the called workflow's jobs run in the caller's run, with the
 // caller's event and `github` context, `with:` as typed `inputs`, the secrets passed (or inherited),
-// permissions no wider than the calling job's, and the workflow's `outputs` read back as needs outputs.
+// the calling job's permissions (a called job asking for more makes the run invalid), and the workflow's
+// `outputs` read back as needs outputs.
 import { describe, expect, it } from 'vitest'
+import { excessCalledPermissions } from '../sandbox/token-permissions.js'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { parseWorkflow } from '../sandbox/workflow-file.js'
 import { sandboxPerTest } from './fixtures.js'
 
 const sandboxes = sandboxPerTest()
@@ -29,9 +32,6 @@ on:
 jobs:
   speak:
     runs-on: ubuntu-latest
-    permissions:
-      contents: write
-      issues: write
     outputs:
       said: \${{ steps.say.outputs.said }}
     steps:
@@ -83,7 +83,7 @@ const start = (caller: string) =>
 const byName = (jobs: readonly JobRecord[]) => Object.fromEntries(jobs.map((job) => [job.name, job]))
 
 describe('workflow_call', () => {
-  it("runs the called workflow's jobs in the caller's run with typed inputs, secrets, capped permissions and outputs", async () => {
+  it("runs the called workflow's jobs in the caller's run with typed inputs, secrets, the caller's permissions and outputs", async () => {
     const sandbox = await start(CALLER)
     const { runId } = await sandbox.dispatch({})
     const jobs = await sandbox.waitForIdle(30_000)
@@ -101,12 +101,132 @@ describe('workflow_call', () => {
       said: `${first} x1 loud=true secret=0 on workflow_dispatch ${from}`,
     })
     expect(named.report?.stdout).toBe(`${first} x1 loud=true secret=0 on workflow_dispatch ${from} | success\n`)
-    // The called job asks for contents: write and issues: write; it gets no more than its caller has.
+    // The called job asks for no permissions: it gets its calling job's (the job's own, else its workflow's).
     expect(named['call / speak']?.permissions).toEqual({ contents: 'read', issues: 'write' })
-    expect(named['call-inherit / speak']?.permissions).toEqual({ contents: 'write' })
+    expect(named['call-inherit / speak']?.permissions).toEqual({ contents: 'write', actions: 'read' })
     expect(named['call / speak']?.env.GITHUB_JOB).toBe('speak')
     expect(sandbox.engine.problems).toEqual([])
     expect(sandbox.api.violations).toEqual([])
+  })
+
+  it('refuses the whole run, no job started, when a called job asks for more than its calling job grants', async () => {
+    const reusable = `on: workflow_call
+jobs:
+  w:
+    runs-on: ubuntu-latest
+    permissions:
+      contents: write
+      pull-requests: write
+      issues: none
+    steps:
+      - run: echo hi
+`
+    const caller = `name: caller
+on: workflow_dispatch
+permissions: {}
+jobs:
+  before:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo before
+  call:
+    permissions:
+      contents: read
+    uses: ./.github/workflows/r.yml
+`
+    const sandbox = await sandboxes.start('caller.yml', caller, { workflows: { 'r.yml': reusable } })
+    const { runId } = await sandbox.dispatch({})
+    const jobs = await sandbox.waitForIdle(30_000)
+
+    expect(jobs).toEqual([])
+    expect(sandbox.api.model.runs.get(runId)).toMatchObject({ status: 'completed', conclusion: 'startup_failure' })
+    expect(sandbox.engine.problems).toEqual([
+      `run ${runId}: The workflow is not valid. .github/workflows/caller.yml: Error calling workflow './.github/workflows/r.yml'. The nested job 'w' is requesting 'contents: write, pull-requests: write', but is only allowed 'contents: read, pull-requests: none'.`,
+    ])
+  })
+
+  it("gives a called job that asks for less its own permissions, and a job that asks for none the repository's default", async () => {
+    const reusable = `on: workflow_call
+jobs:
+  lower:
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read
+    steps:
+      - run: echo lower
+  same:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo same
+`
+    const caller = `name: caller
+on: workflow_dispatch
+jobs:
+  plain:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo plain
+  call:
+    uses: ./.github/workflows/r.yml
+`
+    const sandbox = await sandboxes.start('caller.yml', caller, {
+      workflows: { 'r.yml': reusable },
+      defaultWorkflowPermissions: 'read',
+    })
+    await sandbox.dispatch({})
+    const jobs = await sandbox.waitForIdle(30_000)
+
+    // The restricted default ("Read repository contents and packages permissions").
+    const restricted = { contents: 'read', packages: 'read' }
+    expect(jobs.map((job) => [job.name, job.conclusion, job.permissions])).toEqual([
+      ['plain', 'success', restricted],
+      ['call / lower', 'success', { contents: 'read' }],
+      ['call / same', 'success', restricted],
+    ])
+    expect(sandbox.engine.problems).toEqual([])
+  })
+
+  it("refuses a called workflow's top-level permissions above its caller's, at any depth", () => {
+    const files: Record<string, string> = {
+      'mid.yml': `on: workflow_call
+permissions:
+  issues: write
+  actions: read
+jobs:
+  fine:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo fine
+  deeper:
+    uses: ./.github/workflows/leaf.yml
+`,
+      'leaf.yml': `on: workflow_call
+permissions:
+  actions: write
+jobs:
+  leaf:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo leaf
+`,
+    }
+    const read = (uses: string) => {
+      const file = uses.replace('./.github/workflows/', '')
+      return parseWorkflow(file, files[file] ?? '')
+    }
+    const caller = (permissions: string) =>
+      parseWorkflow(
+        'caller.yml',
+        `on: workflow_dispatch\npermissions:\n${permissions}\njobs:\n  call:\n    uses: ./.github/workflows/mid.yml\n`,
+      )
+
+    // mid's jobs take its top-level permissions; its call passes them on to leaf, which asks for more.
+    expect(excessCalledPermissions(caller('  issues: write\n  actions: write'), {}, read, 9)).toBe(
+      "Error calling workflow './.github/workflows/leaf.yml'. The nested job 'leaf' is requesting 'actions: write', but is only allowed 'actions: read'.",
+    )
+    expect(excessCalledPermissions(caller('  issues: read\n  actions: read'), {}, read, 9)).toBe(
+      "Error calling workflow './.github/workflows/mid.yml'. The nested job 'fine' is requesting 'issues: write', but is only allowed 'issues: read'.",
+    )
   })
 
   it('fails a call GitHub would refuse, naming why: an undeclared input, a missing required one, a foreign workflow', async () => {
@@ -224,6 +344,14 @@ jobs:
     const jobs = await sandbox.waitForIdle(30_000)
 
     const eightCalls = Array(8).fill('next').join(' / ')
+    // No `permissions:` anywhere: GitHub's permissive default, every scope read and write but models
+    // (read) and id-token (none).
+    const write = ['actions', 'attestations', 'checks', 'contents', 'deployments', 'discussions', 'issues']
+    write.push('packages', 'pages', 'pull-requests', 'repository-projects', 'security-events', 'statuses')
+    expect(jobs[0]?.permissions).toEqual({
+      ...Object.fromEntries(write.map((scope) => [scope, 'write'])),
+      models: 'read',
+    })
     expect(jobs.map((job) => [job.name, job.conclusion, job.stdout])).toEqual([
       [`ok / ${eightCalls} / work`, 'success', 'deep\n'],
       [`too-deep / ${eightCalls} / next`, 'failure', ''],

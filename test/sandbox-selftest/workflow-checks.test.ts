@@ -12,6 +12,10 @@ ${options.top ?? ''}jobs:
 ${options.job ?? '    runs-on: ubuntu-latest\n'}    steps:
 ${options.steps ?? '      - run: echo hello\n'}`
 
+/** `count` dispatch inputs `i0`, `i1`, ... under `on.workflow_dispatch.inputs`. */
+const dispatchInputs = (count: number) =>
+  Array.from({ length: count }, (_, index) => `      i${index}:\n        type: string\n`).join('')
+
 const REFUSED: [string, string, string | RegExp][] = [
   [
     'matrix in a job-level if',
@@ -194,6 +198,11 @@ const REFUSED: [string, string, string | RegExp][] = [
     /on.workflow_dispatch.inputs.mode: the default 'c' is not one of its options/,
   ],
   [
+    'more than 25 dispatch inputs',
+    workflow().replace('on: workflow_dispatch', `on:\n  workflow_dispatch:\n    inputs:\n${dispatchInputs(26)}`),
+    'sandbox: w.yml: on.workflow_dispatch.inputs: you may only define up to 25 `inputs` for a `workflow_dispatch` event (got 26)',
+  ],
+  [
     'a misspelt key of a workflow_call secret',
     workflow().replace(
       'on: workflow_dispatch',
@@ -219,6 +228,14 @@ describe('a workflow file GitHub would reject', () => {
       group: 'g-${{ github.ref }}',
       cancelInProgress: '${{ inputs.cancel }}',
     })
+  })
+
+  it('reads 25 dispatch inputs, the most GitHub takes', () => {
+    const text = workflow().replace(
+      'on: workflow_dispatch',
+      `on:\n  workflow_dispatch:\n    inputs:\n${dispatchInputs(25)}`,
+    )
+    expect(Object.keys(parseWorkflow('w.yml', text).inputs ?? {})).toHaveLength(25)
   })
 
   it("holds a test's overrides to the same rules", () => {

@@ -146,6 +146,28 @@ jobs:
     expect(sandbox.api.violations).toEqual([])
   })
 
+  it('refuses (422) a dispatch input the workflow does not declare, also when it declares none', async () => {
+    const sandbox = await sandboxes.start(
+      'plain.yml',
+      `name: plain
+on: workflow_dispatch
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo '\${{ toJSON(github.event.inputs) }}'
+`,
+    )
+    await expect(sandbox.dispatch({ bogus: 'x' })).rejects.toThrow(
+      /answered 422: .*Unexpected inputs provided: \[\\"bogus\\"\]/,
+    )
+    expect(sandbox.jobs).toEqual([])
+    await sandbox.dispatch({})
+    const jobs = await sandbox.waitForIdle(20_000)
+    expect(jobs.map((job) => job.stdout)).toEqual(['{}\n'])
+    expect(sandbox.api.violations).toEqual([])
+  })
+
   it.each([
     ["'a' < 'b'", true],
     ["'B' > 'a'", true],

@@ -35,6 +35,12 @@ export interface WorkflowEngineOptions {
   extraEnv?: Record<string, string>
   /** The test's overrides of `workflow`, applied again each time a run reads its file at the run's commit. */
   workflowOverrides?: Partial<WorkflowSpec> & { file: string }
+  /**
+   * The repository's "Workflow permissions" (`default_workflow_permissions`): the token of a job whose
+   * workflow says no `permissions:` gets GitHub's permissive default (`write`, the default here) or the
+   * restricted one (`read`: contents and packages read). See token-permissions.ts.
+   */
+  defaultWorkflowPermissions?: 'write' | 'read'
   /** More files of `.github/workflows/` whose events the engine delivers beside `workflow`'s. */
   moreWorkflows?: readonly string[]
 }

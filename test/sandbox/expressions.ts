@@ -135,9 +135,30 @@ export interface StatusContext {
 
 const STATUS_FUNCTIONS = new Set(['success', 'failure', 'cancelled', 'always'])
 
-/** Whether a condition calls a status function (without one, GitHub reads it as `success() && (...)`). */
-export const callsStatusFunction = (condition: string): boolean =>
-  /\b(success|failure|cancelled|always)\s*\(/i.test(condition)
+/**
+ * Whether a condition calls a status function (without one, GitHub reads it as `success() && (...)`),
+ * read from its tokens: `'always()'` in a string is no call.
+ */
+export function callsStatusFunction(condition: string): boolean {
+  return expressionReferences(conditionExpression(condition)).functions.some((fn) => STATUS_FUNCTIONS.has(fn))
+}
+
+/** A condition's expression: `if:` takes one with or without `${{ }}`. */
+function conditionExpression(condition: string): string {
+  const trimmed = condition.trim()
+  return /^\$\{\{([\s\S]*)\}\}$/.exec(trimmed)?.[1] ?? trimmed
+}
+
+/**
+ * Whether a job's `if:` lets it run in a cancelled run: GitHub cancels a job without a condition or
+ * with one that reads no status function, and `success()` is false there; `always()`, `cancelled()`,
+ * or `failure()` after a failure hold.
+ */
+export function holdsWhenCancelled(condition: string | undefined, context: ExpressionContext): boolean {
+  if (condition === undefined || !callsStatusFunction(condition)) return false
+  const status = context.$status ?? { success: true, failure: false, cancelled: false }
+  return evaluateCondition(condition, { ...context, $status: { ...status, success: false, cancelled: true } })
+}
 
 /**
  * Evaluates one expression (the text inside `${{ }}`) as GitHub does: literals, context paths
@@ -300,9 +321,7 @@ export const EXPRESSION_FUNCTIONS: ReadonlySet<string> = new Set(Object.keys(FUN
 
 /** Evaluates a job's `if:` (with or without `${{ }}`) to a boolean, as GitHub does. */
 export function evaluateCondition(condition: string, context: ExpressionContext): boolean {
-  const trimmed = condition.trim()
-  const inner = /^\$\{\{([\s\S]*)\}\}$/.exec(trimmed)?.[1] ?? trimmed
-  return truthy(evaluateExpression(inner, context))
+  return truthy(evaluateExpression(conditionExpression(condition), context))
 }
 
 /** Replaces every `${{ expression }}` in `template`; null and undefined become empty strings, as on GitHub. */

@@ -107,7 +107,8 @@ export interface RunModel {
   headSha: string
   actor: UserModel
   status: 'queued' | 'in_progress' | 'completed'
-  conclusion: 'success' | 'failure' | 'cancelled' | 'timed_out' | 'skipped' | null
+  /** `startup_failure`: the workflow was not valid, and no job started. */
+  conclusion: 'success' | 'failure' | 'cancelled' | 'timed_out' | 'skipped' | 'startup_failure' | null
   createdAt: string
   updatedAt: string
   startedAt: string | null

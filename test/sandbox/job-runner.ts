@@ -45,15 +45,6 @@ const RUNNER_FILE_PREFIXES = {
   summary: 'step_summary',
 } as const
 
-/** GitHub's permissive default for a GITHUB_TOKEN when no `permissions:` is given. */
-export const DEFAULT_PERMISSIONS: Permissions = {
-  actions: 'write',
-  checks: 'write',
-  contents: 'write',
-  issues: 'write',
-  'pull-requests': 'write',
-}
-
 /** The engine-wide things a job runs with. */
 export interface RunnerDeps {
   api: RestApi
@@ -74,7 +65,8 @@ export interface JobPlan {
   job: JobSpec
   /** github, inputs, secrets, vars, needs, matrix, strategy. */
   context: ExpressionContext
-  permissions: Permissions | undefined
+  /** The token's: the job's, its workflow's, the calling job's or the repository's default (run-graph.ts). */
+  permissions: Permissions
   /** The `env:` of the workflow the job is in. */
   workflowEnv: Record<string, string>
   /** The run's workflow (the caller's, for a called workflow's job): GITHUB_WORKFLOW_REF names it. */
@@ -139,7 +131,7 @@ export class JobRunner {
     const grant: TokenGrant = {
       actor: 'github-actions[bot]',
       kind: 'installation',
-      permissions: plan.permissions ?? DEFAULT_PERMISSIONS,
+      permissions: plan.permissions,
     }
     deps.api.addToken(record.token, grant)
     record.permissions = grant.permissions
@@ -236,7 +228,8 @@ export class JobRunner {
     for (const [index, step] of plan.job.steps.entries()) {
       const stepId = step.id ?? `__step${index + 1}`
       const label = step.name ?? step.id ?? step.uses ?? `Run ${String(step.run).split('\n')[0]}`
-      const status: StatusContext = { success: !failed, failure: failed, cancelled: this.cancelling.has(record) }
+      const cancelled = this.cancelling.has(record)
+      const status: StatusContext = { success: !failed && !cancelled, failure: failed, cancelled }
       const stepContext: ExpressionContext = {
         ...base,
         env: { ...envContext, ...record.exportedEnv },
@@ -397,20 +390,29 @@ export class JobRunner {
 
     const commands = parseWorkflowCommands(stdout)
     masks.push(...commands.masks)
-    const mask = (text: string) => masks.filter((m) => m.length > 0).reduce((acc, m) => acc.replaceAll(m, '***'), text)
+    const secretValues = masks.filter((m) => m.length > 0)
+    const outputsContext: ExpressionContext = { ...base, env: envContext, steps: stepsContext }
+    for (const [name, value] of Object.entries(plan.job.outputs)) {
+      try {
+        const evaluated = interpolate(value, outputsContext)
+        // The runner never sends on an output that holds a secret, the token or an `::add-mask::` value.
+        if (secretValues.some((secret) => evaluated.includes(secret))) {
+          const warning = `Skip output '${name}' since it may contain secret.`
+          commands.annotations.push({ level: 'warning', message: warning })
+          say(`##[warning]${warning}`)
+          continue
+        }
+        record.jobOutputs[name] = evaluated
+      } catch (error) {
+        deps.problems.push(`run ${record.runId} job '${record.name}' output '${name}': ${(error as Error).message}`)
+      }
+    }
+    const mask = (text: string) => secretValues.reduce((acc, m) => acc.replaceAll(m, '***'), text)
     record.annotations = commands.annotations
     record.unknownCommands = commands.unknown
     record.stdout = mask(stdout)
     record.stderr = mask(stderr)
     record.exitCode = failed ? lastExitCode : ending ? lastExitCode : 0
-    const outputsContext: ExpressionContext = { ...base, env: envContext, steps: stepsContext }
-    for (const [name, value] of Object.entries(plan.job.outputs)) {
-      try {
-        record.jobOutputs[name] = interpolate(value, outputsContext)
-      } catch (error) {
-        deps.problems.push(`run ${record.runId} job '${record.name}' output '${name}': ${(error as Error).message}`)
-      }
-    }
     if (ending) return ending
     return { conclusion: failed ? 'failure' : 'success' }
   }

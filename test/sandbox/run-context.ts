@@ -8,37 +8,34 @@ import { type ExpressionContext, interpolate } from './expressions.js'
 import * as gh from './github-objects.js'
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
 import { ApiError } from './rest-api.js'
-import { type DispatchInput, parseWorkflow, type WorkflowSpec } from './workflow-file.js'
+import { MAX_CALLED_LEVELS } from './run-graph.js'
+import { excessCalledPermissions } from './token-permissions.js'
+import { type DispatchInput, type Permissions, parseWorkflow, type WorkflowSpec } from './workflow-file.js'
 
-/** The dispatch's inputs with defaults; refuses (422) what GitHub refuses. */
+/** The dispatch's inputs with defaults; refuses (422) what GitHub refuses, an input the file does not declare too. */
 export function checkDispatchInputs(
   declared: Record<string, DispatchInput> | undefined,
   given: Record<string, string>,
 ): Record<string, string> {
-  const request = { inputs: given }
   const inputs: Record<string, string> = {}
-  if (declared && Object.keys(declared).length > 0) {
-    const unexpected = Object.keys(request.inputs).filter((name) => !(name in declared))
-    if (unexpected.length > 0) throw new ApiError(422, `Unexpected inputs provided: ${JSON.stringify(unexpected)}`)
-    for (const [name, input] of Object.entries(declared)) {
-      const value = request.inputs[name] ?? input.default
-      if (value === undefined || value === '') {
-        if (input.required) throw new ApiError(422, `Required input '${name}' not provided`)
-        continue
-      }
-      if (input.type === 'choice' && input.options && !input.options.includes(value)) {
-        throw new ApiError(422, `Provided value '${value}' for input '${name}' not in the list of allowed values`)
-      }
-      if (input.type === 'boolean' && value !== 'true' && value !== 'false') {
-        throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a boolean`)
-      }
-      if (input.type === 'number' && !/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value.trim())) {
-        throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a valid number`)
-      }
-      inputs[name] = value
+  const unexpected = Object.keys(given).filter((name) => !(declared && name in declared))
+  if (unexpected.length > 0) throw new ApiError(422, `Unexpected inputs provided: ${JSON.stringify(unexpected)}`)
+  for (const [name, input] of Object.entries(declared ?? {})) {
+    const value = given[name] ?? input.default
+    if (value === undefined || value === '') {
+      if (input.required) throw new ApiError(422, `Required input '${name}' not provided`)
+      continue
     }
-  } else {
-    Object.assign(inputs, request.inputs)
+    if (input.type === 'choice' && input.options && !input.options.includes(value)) {
+      throw new ApiError(422, `Provided value '${value}' for input '${name}' not in the list of allowed values`)
+    }
+    if (input.type === 'boolean' && value !== 'true' && value !== 'false') {
+      throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a boolean`)
+    }
+    if (input.type === 'number' && !/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value.trim())) {
+      throw new ApiError(422, `Provided value '${value}' for input '${name}' is not a valid number`)
+    }
+    inputs[name] = value
   }
   return inputs
 }
@@ -173,6 +170,35 @@ export function modelRunOf(
     updatedAt: now,
     startedAt: null,
   }
+}
+
+/**
+ * GitHub's refusal of a run whose workflow is not valid, found before any job starts (a called job
+ * asking for more permissions than its caller grants): the run ends `startup_failure`, without jobs.
+ * The problem, or undefined when the run may start.
+ */
+export function startupProblem(
+  run: RunState,
+  spec: WorkflowSpec,
+  modelRun: gh.RunModel,
+  check: { granted: Permissions; read: (uses: string) => WorkflowSpec; now: string },
+): string | undefined {
+  const excess = excessCalledPermissions(spec, check.granted, check.read, MAX_CALLED_LEVELS)
+  if (!excess) return undefined
+  Object.assign(modelRun, { status: 'completed', conclusion: 'startup_failure', updatedAt: check.now })
+  return `run ${run.runId}: The workflow is not valid. .github/workflows/${spec.file}: ${excess}`
+}
+
+/** The run to re-run, when GitHub re-runs it: a finished one, re-run fewer than 50 times, with a failed job for `failed`. */
+export function rerunnable(previous: RunState | undefined, runId: number, jobs: 'all' | 'failed'): RunState {
+  if (!previous) throw new ApiError(404, `sandbox: no run ${runId} to re-run`)
+  if (previous.records.some((record) => record.status !== 'completed')) {
+    throw new ApiError(403, `sandbox: run ${runId} is still in progress; only a finished run is re-run`)
+  }
+  if (previous.runAttempt > 50) throw new ApiError(403, `sandbox: run ${runId} has been re-run 50 times`)
+  const failed = previous.records.some((record) => record.conclusion !== 'success' && record.conclusion !== 'skipped')
+  if (jobs === 'failed' && !failed) throw new ApiError(403, `sandbox: run ${runId} has no failed job to re-run`)
+  return previous
 }
 
 /** The run ended: completed, with the conclusion its jobs give it. */

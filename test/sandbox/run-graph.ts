@@ -5,9 +5,8 @@
 // a job that `uses:` a reusable workflow runs that workflow's jobs in this run, with its inputs,
 // secrets and outputs.
 import { type CallGroupHost, type CallHold, enterCallGroup } from './call-group.js'
-import { callsStatusFunction, type ExpressionContext, evaluateIf, evaluateValue, interpolate } from './expressions.js'
+import { type ExpressionContext, evaluateIf, evaluateValue, holdsWhenCancelled, interpolate } from './expressions.js'
 import type { Conclusion, JobRecord, RunState } from './job-record.js'
-import { DEFAULT_PERMISSIONS } from './job-runner.js'
 import { expandMatrix, legName } from './matrix.js'
 import type { JobSpec, Permissions, WorkflowCallSpec, WorkflowSpec } from './workflow-file.js'
 
@@ -23,7 +22,7 @@ export interface NodeOutcome {
 export interface ReadyJob {
   job: JobSpec
   context: ExpressionContext
-  permissions: Permissions | undefined
+  permissions: Permissions
   workflowEnv: Record<string, string>
   /** The groups the calls above the job hold (lower case): the job's own group must not be one of them. */
   heldAbove?: string[]
@@ -67,8 +66,11 @@ export interface GraphScope {
   base: ExpressionContext
   /** `loop / ` for the jobs of a workflow the job `loop` calls. */
   namePrefix: string
-  /** The calling job's permissions: a called workflow's jobs get no more. */
-  permissionCap: Permissions | undefined
+  /**
+   * What a job without `permissions` (nor its workflow) gets: the calling job's in a called workflow,
+   * the repository's default at the top. A called job asking for more refused the run before it started.
+   */
+  permissionCap: Permissions
   slots: Limiter
   depth: number
   /** The concurrency holds of the calls this graph runs inside, outermost first. */
@@ -92,7 +94,7 @@ const resultOf = (conclusion: Conclusion | null): NodeOutcome['result'] =>
   conclusion === 'timed_out' || conclusion === null ? 'failure' : conclusion
 
 /** GitHub connects at most ten levels of workflows: the caller and nine levels of reusable workflows. */
-const MAX_CALLED_LEVELS = 9
+export const MAX_CALLED_LEVELS = 9
 
 export class RunGraph {
   private readonly calls = new Map<string, RunGraph | Error>()
@@ -174,13 +176,13 @@ export class RunGraph {
   ): Promise<NodeOutcome> {
     // "If you have a chain of dependent jobs, failure() returns true if any ancestor job fails" (GitHub's
     // docs); success() likewise wants every ancestor to have succeeded, so a job after an `always()` job
-    // whose own need failed is skipped (actions/runner#2205).
+    // whose own need failed is skipped (actions/runner#2205). In a cancelled run success() is false.
     const results = Object.values(ancestors).map((n) => n.result)
     const context: ExpressionContext = {
       ...this.scope.base,
       needs: needs,
       $status: {
-        success: results.every((r) => r === 'success'),
+        success: !this.run.cancelled && results.every((r) => r === 'success'),
         failure: results.includes('failure'),
         cancelled: this.run.cancelled,
       },
@@ -233,19 +235,8 @@ export class RunGraph {
     return call instanceof RunGraph ? call.allRecords() : []
   }
 
-  private permissionsOf(job: JobSpec): Permissions | undefined {
-    const own = job.permissions ?? this.spec.workflowPermissions
-    const cap = this.scope.permissionCap
-    if (!cap) return own
-    // A called workflow's jobs can keep or lower the caller's permissions, never raise them.
-    const rank = { none: 0, read: 1, write: 2 } as const
-    const capped: Permissions = {}
-    for (const [scope, level] of Object.entries(own ?? cap) as [keyof Permissions, 'read' | 'write'][]) {
-      const limit = cap[scope] ?? 'none'
-      const chosen = rank[level] <= rank[limit] ? level : limit
-      if (chosen !== 'none') capped[scope] = chosen
-    }
-    return capped
+  private permissionsOf(job: JobSpec): Permissions {
+    return job.permissions ?? this.spec.workflowPermissions ?? this.scope.permissionCap
   }
 
   /** Ends `record` as the last attempt's job of its name ended, when that one succeeded or was skipped. */
@@ -284,9 +275,8 @@ export class RunGraph {
         )
       : [this.records.get(job.id) as JobRecord]
     // In a cancelled run only a job whose `if:` asks for it (`always()`, `cancelled()`) still runs.
-    const runsWhenCancelled = job.if !== undefined && callsStatusFunction(job.if)
     const halted = this.halted()
-    if (this.host.isStopped() || (this.run.cancelled && !runsWhenCancelled) || halted) {
+    if (this.host.isStopped() || (this.run.cancelled && !holdsWhenCancelled(job.if, context)) || halted) {
       for (const record of records) this.host.finish(record, 'cancelled', halted ?? 'The run was cancelled')
       return { result: 'cancelled', outputs: {} }
     }
@@ -351,6 +341,9 @@ export class RunGraph {
       const record = this.host.newRecord(this.run, job.id, `${this.scope.namePrefix}${job.name ?? job.id}`)
       throw Object.assign(new Error(`${called?.message ?? 'no workflow'}`), { record })
     }
+    if (this.run.cancelled && !holdsWhenCancelled(job.if, context)) {
+      return this.cancelCall(called, 'The run was cancelled')
+    }
     if (!evaluateIf(job.if, context)) {
       called.skipAll(skipReason)
       return { result: 'skipped', outputs: {} }
@@ -389,7 +382,7 @@ export class RunGraph {
         throw new Error(`Secret ${name} is required, but not provided while calling.`)
     }
     called.scope.base = { ...this.scope.base, inputs, secrets }
-    called.scope.permissionCap = this.permissionsOf(job) ?? DEFAULT_PERMISSIONS
+    called.scope.permissionCap = this.permissionsOf(job)
     called.scope.rerunAll = anew
     const hold = called.scope.holds?.at(-1) ?? {}
     const entry = job.concurrency

@@ -54,6 +54,8 @@ export interface SandboxOptions {
    * the job's GITHUB_TOKEN gets GitHub's 403 on opening a pull request. See `RestApiOptions`.
    */
   actionsCanCreatePullRequests?: boolean
+  /** The repository's default token permissions: `write` (permissive, the default) or `read` (restricted). */
+  defaultWorkflowPermissions?: 'write' | 'read'
   /** Play an older GitHub Enterprise Server, which answers a dispatch asking for run details 400. */
   refusesRunDetails?: boolean
   /** Keep the sandbox's folder after `stop()` (to look at workspaces and summaries). */
@@ -169,6 +171,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...(options.vars ? { vars: options.vars } : {}),
     ...(options.debug ? { debug: true } : {}),
     ...(options.extraEnv ? { extraEnv: options.extraEnv } : {}),
+    ...(options.defaultWorkflowPermissions ? { defaultWorkflowPermissions: options.defaultWorkflowPermissions } : {}),
   })
 
   return {

@@ -2,6 +2,7 @@
 // own id, its own dispatches and its own `on:`, and a run reads the file as it is at the run's commit
 // (a dispatch's ref, an event's commit), not as it was when the sandbox started.
 import { execFileSync } from 'node:child_process'
+import { type FilteredEvent, passesFilters, pullRequestFiles } from './event-filters.js'
 import { ApiError } from './rest-api.js'
 import { applyOverrides, parseWorkflow, type WorkflowSpec } from './workflow-file.js'
 
@@ -116,6 +117,23 @@ export class WorkflowCatalog {
     return spec
   }
 
+  /**
+   * What an event's filters read: a pull request's base branch and the files it changes (`base...head`),
+   * as GitHub filters `pull_request` and `pull_request_target`; the events the engine delivers with
+   * filters are only these (`checkEventFilters` refuses filters under the others).
+   */
+  filteredEvent(event: string, payload: Record<string, unknown>): FilteredEvent {
+    const pull = payload.pull_request as { base?: { ref?: string; sha?: string }; head?: { sha?: string } } | undefined
+    if (!event.startsWith('pull_request') || !pull?.base?.ref) {
+      throw new Error(`sandbox: the engine applies branch and path filters to pull request events; not to ${event}`)
+    }
+    const { base, head } = pull
+    return {
+      branch: base.ref,
+      changedFiles: () => pullRequestFiles(this.options.bareDir, base.sha ?? '', head?.sha ?? ''),
+    }
+  }
+
   /** The workflow a dispatch runs: the file at the dispatched commit, which must take `workflow_dispatch`. */
   forDispatch(file: string, sha: string): WorkflowSpec {
     let spec: WorkflowSpec | undefined
@@ -160,6 +178,8 @@ export function listeningWorkflows(
     if (!spec || !(spec.on ?? ['workflow_dispatch']).includes(event)) return []
     const types = spec.activityTypes?.[event]
     if (types && typeof payload.action === 'string' && !types.includes(payload.action)) return []
+    const filters = spec.eventFilters?.[event]
+    if (filters && !passesFilters(filters, catalog.filteredEvent(event, payload))) return []
     return [spec]
   })
 }

@@ -2,7 +2,9 @@
 // would reject never runs in the sandbox: the contexts and functions each key's expressions may use
 // (GitHub's "Context availability" table), job and step ids, `runs-on`, `permissions`, `concurrency`,
 // and the versions of the actions the engine models. Every message names the file, the job and the key.
+import { checkEventFilters } from './event-filters.js'
 import { EXPRESSION_FUNCTIONS, expressionReferences } from './expressions.js'
+import { checkPermissions } from './token-permissions.js'
 
 const IN_STEPS = ['github', 'needs', 'strategy', 'matrix', 'job', 'runner', 'env', 'vars', 'secrets', 'steps', 'inputs']
 
@@ -78,60 +80,6 @@ export function checkExpressions(where: string, key: string, value: unknown): vo
       const known = STATUS_FUNCTIONS.has(fn) ? CONDITION_KEYS.has(key) : EXPRESSION_FUNCTIONS.has(fn)
       if (fn === 'hashfiles') throw new Error(`${at}: the workflow engine does not evaluate hashFiles`)
       if (!known) throw new Error(`${at}: Unrecognized function: '${fn}' in '${expression.trim()}'`)
-    }
-  }
-}
-
-/** GitHub's GITHUB_TOKEN scopes and the levels each takes (`write` includes `read`). */
-const PERMISSION_LEVELS: Readonly<Record<string, readonly string[]>> = Object.fromEntries([
-  ...[
-    'actions',
-    'attestations',
-    'checks',
-    'contents',
-    'deployments',
-    'discussions',
-    'issues',
-    'packages',
-    'pages',
-    'pull-requests',
-    'repository-projects',
-    'security-events',
-    'statuses',
-  ].map((scope) => [scope, ['read', 'write', 'none']]),
-  ['id-token', ['write', 'none']],
-  ['models', ['read', 'none']],
-])
-
-/**
- * `permissions: read-all` or `write-all`: every scope GitHub lists at that level, or at the highest
- * level below it the scope takes (`models: read` in write-all; read-all has no `id-token`).
- */
-export function allPermissions(level: 'read' | 'write'): Record<string, 'read' | 'write'> {
-  const granted: Record<string, 'read' | 'write'> = {}
-  for (const [scope, levels] of Object.entries(PERMISSION_LEVELS)) {
-    if (levels.includes(level)) granted[scope] = level
-    else if (level === 'write' && levels.includes('read')) granted[scope] = 'read'
-  }
-  return granted
-}
-
-function checkPermissions(where: string, value: unknown): void {
-  if (value === undefined || value === 'read-all' || value === 'write-all') return
-  if (!isRecord(value)) {
-    throw new Error(
-      `${where} permissions: takes read-all, write-all or a mapping of scopes; got ${JSON.stringify(value)}`,
-    )
-  }
-  for (const [scope, level] of Object.entries(value)) {
-    const levels = PERMISSION_LEVELS[scope]
-    if (!levels) {
-      throw new Error(
-        `${where} permissions: unknown scope '${scope}' (GitHub's scopes: ${Object.keys(PERMISSION_LEVELS).join(', ')})`,
-      )
-    }
-    if (typeof level !== 'string' || !levels.includes(level)) {
-      throw new Error(`${where} permissions.${scope}: ${JSON.stringify(level)} is not one of ${levels.join(', ')}`)
     }
   }
 }
@@ -300,6 +248,7 @@ function checkTriggers(where: string, on: unknown): void {
         throw new Error(`${where} on.${event}.types: unknown activity type '${type}' (${known.join(', ')})`)
       }
     }
+    checkEventFilters(where, event, config)
     if (event === 'workflow_dispatch' || event === 'workflow_call') checkDeclarations(where, event, config)
   }
 }
@@ -314,6 +263,8 @@ const DECLARATION_KEYS: Readonly<Record<string, readonly string[]>> = {
   'workflow_call.outputs': ['description', 'value'],
 }
 const DISPATCH_INPUT_TYPES = ['string', 'boolean', 'number', 'choice', 'environment']
+/** GitHub takes at most 25 inputs for a `workflow_dispatch`. */
+const MAX_DISPATCH_INPUTS = 25
 
 function refuseOtherKeys(where: string, value: Record<string, unknown>, kind: string, path = kind): void {
   const known = DECLARATION_KEYS[kind] ?? []
@@ -326,6 +277,12 @@ function checkDeclarations(where: string, event: 'workflow_dispatch' | 'workflow
   if (config === null || config === undefined) return
   if (!isRecord(config)) throw new Error(`${where} on.${event}: takes a mapping; got ${JSON.stringify(config)}`)
   refuseOtherKeys(where, config, event)
+  const inputCount = Object.keys(isRecord(config.inputs) ? config.inputs : {}).length
+  if (event === 'workflow_dispatch' && inputCount > MAX_DISPATCH_INPUTS) {
+    throw new Error(
+      `${where} on.workflow_dispatch.inputs: you may only define up to ${MAX_DISPATCH_INPUTS} \`inputs\` for a \`workflow_dispatch\` event (got ${inputCount})`,
+    )
+  }
   for (const part of DECLARATION_KEYS[event] ?? []) {
     for (const [name, declared] of Object.entries(isRecord(config[part]) ? config[part] : {})) {
       const at = `${where} on.${event}.${part}.${name}:`

@@ -6,7 +6,7 @@ import { runArtifactStore } from './artifact-store.js'
 import { deadlock } from './call-group.js'
 import { ConcurrencyGroups, type GroupMember, type GroupOptions, resolveConcurrency } from './concurrency.js'
 import type { WorkflowEngineOptions } from './engine-options.js'
-import { callsStatusFunction, type ExpressionContext, evaluateValue } from './expressions.js'
+import { type ExpressionContext, evaluateValue, holdsWhenCancelled } from './expressions.js'
 import type * as gh from './github-objects.js'
 import { type Conclusion, type JobRecord, newJobRecord, type RunState } from './job-record.js'
 import { JobRunner } from './job-runner.js'
@@ -18,12 +18,15 @@ import {
   dispatchPayload,
   modelRunOf,
   readCalledWorkflow,
+  rerunnable,
   runContext,
+  startupProblem,
 } from './run-context.js'
 import { type GraphHost, Limiter, type ReadyJob, RunGraph } from './run-graph.js'
 import { runGroupMember } from './run-group.js'
 import { jobModelOf } from './run-jobs.js'
 import { readActionMetadata } from './steps.js'
+import { defaultPermissions } from './token-permissions.js'
 import { listeningWorkflows, WorkflowCatalog } from './workflow-catalog.js'
 import type { WorkflowSpec } from './workflow-file.js'
 
@@ -163,15 +166,7 @@ export class WorkflowEngine implements GraphHost {
    * anew; the others keep their result and outputs of the last attempt (run-graph.ts).
    */
   rerun(runId: number, jobs: 'all' | 'failed' = 'all'): RunState {
-    const previous = this.runs.get(runId)
-    if (!previous) throw new ApiError(404, `sandbox: no run ${runId} to re-run`)
-    if (previous.records.some((record) => record.status !== 'completed')) {
-      throw new ApiError(403, `sandbox: run ${runId} is still in progress; only a finished run is re-run`)
-    }
-    // GitHub re-runs a run at most 50 times.
-    if (previous.runAttempt > 50) throw new ApiError(403, `sandbox: run ${runId} has been re-run 50 times`)
-    const failed = previous.records.some((record) => record.conclusion !== 'success' && record.conclusion !== 'skipped')
-    if (jobs === 'failed' && !failed) throw new ApiError(403, `sandbox: run ${runId} has no failed job to re-run`)
+    const previous = rerunnable(this.runs.get(runId), runId, jobs)
     const { event, ref, sha, actor, inputs, payload } = previous
     const spec = this.workflows.ofRun(runId)
     return this.enqueue(spec, event, ref, sha, actor, inputs, payload, previous, jobs === 'failed')
@@ -191,7 +186,7 @@ export class WorkflowEngine implements GraphHost {
   runJob(record: JobRecord, ready: ReadyJob): Promise<Conclusion> {
     if (record.status === 'completed') return Promise.resolve(record.conclusion ?? 'cancelled')
     const run = this.runOf(record)
-    if (run.cancelled && !(ready.job.if !== undefined && callsStatusFunction(ready.job.if))) {
+    if (run.cancelled && !holdsWhenCancelled(ready.job.if, ready.context)) {
       this.finish(record, 'cancelled', 'The run was cancelled')
       return Promise.resolve('cancelled')
     }
@@ -378,12 +373,28 @@ export class WorkflowEngine implements GraphHost {
     }
     this.runs.set(runId, run)
     this.workflows.startRun(runId, spec)
-    const base = this.baseContext(run, spec)
-    this.model.runs.set(runId, modelRunOf(run, spec, this.workflows.idOf(spec.file), this.model.now(), base))
+    const base = runContext(run, {
+      repo: this.model.repo,
+      workflow: spec,
+      serverUrl: this.serverUrl(),
+      apiUrl: this.options.api.url,
+      secrets: this.options.secrets ?? {},
+      vars: this.options.vars ?? {},
+    })
+    const modelRun = modelRunOf(run, spec, this.workflows.idOf(spec.file), this.model.now(), base)
+    this.model.runs.set(runId, modelRun)
+    const defaults = defaultPermissions(this.options.defaultWorkflowPermissions ?? 'write')
+    const read = (uses: string) => this.readCalledWorkflow(uses, run)
+    const invalid = startupProblem(run, spec, modelRun, { granted: defaults, read, now: this.model.now() })
+    if (invalid) {
+      this.problems.push(invalid)
+      this.notifyIfIdle()
+      return run
+    }
     const scope = {
       base,
       namePrefix: '',
-      permissionCap: undefined,
+      permissionCap: defaults,
       slots: new Limiter(this.options.maxParallelJobs ?? 4),
       depth: 0,
       ...(previous && keepSucceeded ? { previous: new Map(previous.records.map((r) => [r.name, r])) } : {}),
@@ -433,16 +444,5 @@ export class WorkflowEngine implements GraphHost {
     const modelRun = this.model.runs.get(run.runId)
     if (modelRun) completeModelRun(modelRun, run.records, this.model.now())
     this.notifyIfIdle()
-  }
-
-  private baseContext(run: RunState, workflow: WorkflowSpec): ExpressionContext {
-    return runContext(run, {
-      repo: this.model.repo,
-      workflow,
-      serverUrl: this.serverUrl(),
-      apiUrl: this.options.api.url,
-      secrets: this.options.secrets ?? {},
-      vars: this.options.vars ?? {},
-    })
   }
 }

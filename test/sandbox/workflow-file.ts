@@ -3,8 +3,10 @@
 // strategy, steps, or `uses:` of a reusable workflow). A key the engine does not honour is refused
 // when the file is read, never ignored. Expressions live in expressions.ts.
 import { parse } from 'yaml'
+import { type EventFilters, eventFiltersOf } from './event-filters.js'
 import type { Scope } from './rest-api.js'
-import { allPermissions, checkExpressions, checkWorkflowDocument } from './workflow-checks.js'
+import { allPermissions } from './token-permissions.js'
+import { checkExpressions, checkWorkflowDocument } from './workflow-checks.js'
 
 export { type ExpressionContext, evaluateCondition, evaluateExpression, interpolate } from './expressions.js'
 
@@ -99,7 +101,9 @@ export interface WorkflowSpec {
    * not on an edit); an event without `types` runs on every activity, as on GitHub.
    */
   activityTypes?: Record<string, string[]>
-  /** `on.workflow_dispatch.inputs`; when given, unknown inputs and missing required ones are refused (422). */
+  /** `on.<event>.branches`, `paths`... (event-filters.ts): an event that does not pass them starts no run. */
+  eventFilters?: Record<string, EventFilters>
+  /** `on.workflow_dispatch.inputs`: a dispatch's undeclared inputs and missing required ones are refused (422). */
   inputs?: Record<string, DispatchInput>
   /** `on.workflow_call`, for a reusable workflow. */
   workflowCall?: WorkflowCallSpec
@@ -117,7 +121,7 @@ export interface WorkflowSpec {
   concurrency?: string
   cancelInProgress?: boolean | string
   queue?: 'single' | 'max'
-  /** The action job's `permissions:`; absent means GitHub's permissive default (write). */
+  /** The action job's `permissions:`; absent means the repository's default (engine option `defaultWorkflowPermissions`). */
   permissions?: Permissions
   /** The action job's id (GITHUB_JOB), default `loop`. */
   job?: string
@@ -328,6 +332,8 @@ export function parseWorkflow(file: string, text: string): WorkflowSpec {
     return [[event, list] as const]
   })
   if (activityTypes.length > 0) spec.activityTypes = Object.fromEntries(activityTypes)
+  const eventFilters = eventFiltersOf(rawOn)
+  if (eventFilters) spec.eventFilters = eventFilters
   if (on.includes('workflow_call')) spec.workflowCall = workflowCallOf(asRecord(rawOn).workflow_call)
   if (typeof doc.name === 'string') spec.name = doc.name
   if (doc['run-name'] !== undefined) spec.runName = String(doc['run-name'])
