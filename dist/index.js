@@ -34686,17 +34686,27 @@ function runUrl(lastRun, repositoryUrl) {
 const NAMED_FAILURES = 3;
 /** The last verification: `pass (all 4)`, `fail: unit, lint (2 of 3)`, or `-` before any. */
 function lastVerdictText(state) {
+    const verdict = lastVerdict(state);
+    if (!verdict)
+        return '-';
+    const text = verdictsText(verdict.failing, verdict.checks);
+    return verdict.baseline ? `baseline: ${text}` : text;
+}
+/**
+ * The last verdict's facts: the checks it failed and how many it judged; the baseline's when no
+ * verification ran yet (fan-out's baseline round); null before either.
+ */
+function lastVerdict(state) {
     const results = state.lastVerification?.results ?? [];
     if (results.length > 0) {
         const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error');
-        return verdictsText(failed.map((r) => r.name), results.length);
+        return { failing: failed.map((r) => r.name), checks: results.length, baseline: false };
     }
-    // No verification yet, a baseline measured (fan-out's baseline round): its verdicts, said as the baseline's.
     const baseline = Object.entries(state.baseline?.checks ?? {});
     if (baseline.length === 0)
-        return '-';
+        return null;
     const failing = baseline.filter(([, verdict]) => verdict === 'fail').map(([name]) => name);
-    return `baseline: ${verdictsText(failing, baseline.length)}`;
+    return { failing, checks: baseline.length, baseline: true };
 }
 function verdictsText(failed, total) {
     if (failed.length === 0)
@@ -34795,6 +34805,7 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
                 iterations: '-',
                 spent: '-',
                 lastVerdict: problem ?? '-',
+                failingChecks: [],
                 issue: null,
                 pullRequest: null,
                 lastRun: null,
@@ -34814,6 +34825,7 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
                 : `${state.iteration} of ${state.maxIterations}`,
             spent: spentText(state),
             lastVerdict: lastVerdictText(state),
+            failingChecks: lastVerdict(state)?.failing ?? [],
             issue: task?.source === 'issue'
                 ? { number: task.number, url: repositoryUrl ? `${repositoryUrl}/issues/${task.number}` : null }
                 : null,
@@ -48619,6 +48631,34 @@ function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = ''
     return { annotations: unique.slice(0, limit), overflow: unique.slice(limit) };
 }
 
+;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
+function attemptStrategy(decision) {
+    return decision.kind === 'RETRY' ? decision.strategy : null;
+}
+/** How a record names it. */
+function strategyLabel(strategy) {
+    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
+}
+/**
+ * What the loop takes for a failing check once the retry rules weighed it: the next attempt's strategy
+ * (the pattern's own, or the one switched to after the same error came back), `escalate` when the
+ * failure went to a person (BLOCKED), `auto_fix` when its fix command made it pass, or null when the loop takes none for this check: it did not fail,
+ * another failure is the one retried, or the loop stops for something else (a cap, a gate, an abort).
+ * This, not the classifier's `check.strategy` (the pattern's proposal), is what a person is shown.
+ */
+function strategyTaken(check, loop, next) {
+    // Its own fix command made it pass: the controller took auto_fix, whatever the pattern proposed.
+    if (check.autoFixed && check.verdict === 'pass')
+        return 'auto_fix';
+    if (check.verdict !== 'fail' && check.verdict !== 'timeout' && check.verdict !== 'error')
+        return null;
+    if (loop.current?.check !== check.name)
+        return null;
+    if (loop.status === 'blocked' || next?.kind === 'ESCALATE')
+        return 'escalate';
+    return next?.kind === 'RETRY' ? next.strategy : null;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
 /** The Mermaid stage diagram of the summary and the comment: where the loop stands. Pure. */
 
@@ -48695,6 +48735,7 @@ function renderStageDiagram(input) {
  * say a fact the same way: the heading, why and next, the BLOCKED handoff, the check table, the
  * iteration checklist, gates, refused paths, what was spent, links and when. Pure: returns Markdown.
  */
+
 
 
 
@@ -48812,28 +48853,37 @@ function handoffSection(model, view, redact, outputBudget) {
     }
     return blocks.join('\n\n');
 }
-/** What the classifier made of a failing check: `\`type-error\` 0.86 → \`context_expand\``; empty when nothing. */
-function analysisCell(check) {
+/**
+ * What the classifier made of a failing check and what the loop takes for it:
+ * `\`type-error\` 0.86 → \`context_expand\``, the pattern's own strategy labelled when the retry rules
+ * took another (`→ a person (pattern's \`analyze_then_fix\`)`); empty when nothing.
+ */
+function analysisCell(check, taken) {
     const parts = [];
     if (check.pattern)
         parts.push(check.confidence === null ? code(check.pattern) : `${code(check.pattern)} ${check.confidence.toFixed(2)}`);
-    if (check.strategy)
-        parts.push(`→ ${code(check.strategy)}`);
+    if (taken) {
+        const patterns = check.strategy && check.strategy !== taken ? ` (pattern's ${code(check.strategy)})` : '';
+        parts.push(`→ ${taken === 'escalate' ? 'a person' : code(taken)}${patterns}`);
+    }
     return parts.join(' ');
 }
 /** The iteration's checks: check, verdict, time and (when any check has one) the analysis. */
-function checkTable(checks, redact) {
+function checkTable(model, redact) {
+    const { checks } = model;
     if (checks.length === 0)
         return '_No checks ran in this iteration._';
     const shown = checks.slice(0, REPORT_CAPS.tableRows);
-    const withAnalysis = shown.some((check) => analysisCell(check) !== '');
+    const loop = { status: model.status, current: model.failures.current };
+    const analysis = new Map(shown.map((check) => [check, analysisCell(check, strategyTaken(check, loop, model.next))]));
+    const withAnalysis = shown.some((check) => analysis.get(check) !== '');
     const rows = shown.map((check) => {
         const verdict = check.verdict === 'skipped' && check.skippedReason
             ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
             : checkVerdictLabel(check);
         const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : formatDuration(check.durationMs)];
         if (withAnalysis)
-            cells.push(analysisCell(check));
+            cells.push(analysis.get(check) ?? '');
         return `| ${cells.join(' | ')} |`;
     });
     const header = withAnalysis
@@ -48953,7 +49003,7 @@ function renderComment(model, options = {}) {
     const limit = options.limit ?? COMMENT_MAX_CHARS;
     const view = buildReportView(model);
     const render = (outputBudget) => {
-        const table = checkTable(model.checks, redact);
+        const table = checkTable(model, redact);
         const parts = [
             stickyCommentMarker(model.loopId),
             `### ${headingText(model, view)}`,
@@ -49133,7 +49183,7 @@ function renderSummary(model, options = {}) {
         `${summary_verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
             ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
             : ''}`,
-        checkTable(model.checks, redact),
+        checkTable(model, redact),
         gatesLine(model, redact),
         pullRequestWaitingSection(model),
         refusedSection(model, redact),
@@ -53262,15 +53312,6 @@ function candidate_firstLine(text) {
     return text.trim().split('\n')[0] ?? '';
 }
 
-;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
-function attemptStrategy(decision) {
-    return decision.kind === 'RETRY' ? decision.strategy : null;
-}
-/** How a record names it. */
-function strategyLabel(strategy) {
-    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
-}
-
 ;// CONCATENATED MODULE: ./src/domain/code-context/render.ts
 function renderCodeSections(context, fence) {
     const lines = [];
@@ -53464,9 +53505,13 @@ function renderIterationMarkdown(input) {
     if (input.baseline && input.baseline.failures.length > 0)
         lines.push('', ...baselineSection(input.baseline));
     lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
-    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
+    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy taken |', '| --- | --- | --- | --- | --- | --- | --- |');
+    // The strategy the loop takes once the retry rules weighed the failure, not the pattern's proposal
+    // (which each check's section below names as such).
+    const loop = { status: state.status, current: state.failures.current };
     for (const { result } of input.checks) {
-        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
+        const taken = strategyTaken(result, loop, input.next);
+        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${taken === 'escalate' ? 'escalate: a person' : (taken ?? '')} |`);
     }
     lines.push('');
     for (const { result, output, analysis } of input.checks) {
@@ -54657,7 +54702,18 @@ function warnOnce(logger, key, message) {
 ;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
 /** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
 class MatrixPlanError extends Error {
+    problem;
+    at;
     name = 'MatrixPlanError';
+    /**
+     * `problem`: what is wrong, without the key; `at`: the check (its index in the list) and the key at
+     * fault, so a config's loader can point at its line.
+     */
+    constructor(problem, at, keyText) {
+        super(`${keyText}: ${problem}`);
+        this.problem = problem;
+        this.at = at;
+    }
 }
 /**
  * Plans the matrix. Throws `MatrixPlanError` for a duplicate name, an unknown `needs` name, a pre check
@@ -54665,28 +54721,29 @@ class MatrixPlanError extends Error {
  */
 function planMatrix(checks) {
     const byName = new Map();
-    for (const check of checks) {
+    for (const [index, check] of checks.entries()) {
         if (byName.has(check.name)) {
-            throw new MatrixPlanError(`checks: the name '${check.name}' is used twice; each check needs its own name`);
+            throw new MatrixPlanError(`the name '${check.name}' is used twice; each check needs its own name`, { index, key: 'name' }, 'checks');
         }
         byName.set(check.name, check);
     }
-    for (const check of checks) {
+    for (const [index, check] of checks.entries()) {
+        const at = { index, key: 'needs' };
         for (const need of check.needs) {
             const needed = byName.get(need);
             if (!needed) {
                 const known = [...byName.keys()].map((n) => `'${n}'`).join(', ');
-                throw new MatrixPlanError(`checks.${check.name}.needs: unknown check '${need}'; expected the name of another check (${known})`);
+                throw new MatrixPlanError(`unknown check '${need}'; expected the name of another check (${known})`, at, `checks.${check.name}.needs`);
             }
             if (check.pre && !needed.pre) {
-                throw new MatrixPlanError(`checks.${check.name}.needs: the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
-                    `pre checks run first, so they may only need other pre checks`);
+                throw new MatrixPlanError(`the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
+                    `pre checks run first, so they may only need other pre checks`, at, `checks.${check.name}.needs`);
             }
         }
     }
     const cycle = findCycle(checks, byName);
     if (cycle) {
-        throw new MatrixPlanError(`checks: the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`);
+        throw new MatrixPlanError(`the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`, { index: checks.findIndex((check) => check.name === cycle[0]), key: 'needs' }, 'checks');
     }
     const depth = new Map();
     const depthOf = (check) => {
@@ -56315,6 +56372,7 @@ var dist = __nccwpck_require__(38815);
 
 
 
+
 /** Seconds as a number, or a duration string such as `90s`, `5m`, `1h`. Parsed to seconds. */
 const durationSeconds = schemas/* union */.KCZ([schemas/* number */.aig().positive(), schemas/* string */.YjP().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30s, 5m or 1h')])
     .transform((value) => {
@@ -56376,19 +56434,49 @@ const stageSettingsSchema = schemas/* strictObject */.rej({
         .default([]),
     prompt: schemas/* string */.YjP().optional(),
 });
-const pipelineSchema = schemas/* union */.KCZ([
+/**
+ * A preset, or the stages in order. A list naming an unknown stage is refused at that entry
+ * (`pipeline[1]`, its line and value), not as the whole list failing both forms.
+ */
+const pipelineSchema = schemas/* preprocess */.vkY((value, context) => {
+    if (!Array.isArray(value))
+        return value;
+    value.forEach((stage, index) => {
+        if (typeof stage === 'string' && domain_stages/* STAGES */.an.includes(stage))
+            return;
+        context.addIssue({ code: 'invalid_value', values: [...domain_stages/* STAGES */.an], input: stage, path: [index] });
+    });
+    return value;
+}, schemas/* union */.KCZ([
     schemas/* enum */.k5n(['iterate', 'full']),
     schemas/* array */.YOg(schemas/* enum */.k5n(domain_stages/* STAGES */.an))
         .min(1)
         .refine((stages) => new Set(stages).size === stages.length, 'each stage at most once')
         .refine((stages) => stages.every((s, i) => i === 0 || domain_stages/* STAGES */.an.indexOf(stages[i - 1]) < domain_stages/* STAGES */.an.indexOf(s)), 'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE'),
-]);
+])
+    // The default inside the check of its entries, so the JSON Schema keeps it.
+    .default('iterate'));
+/**
+ * The checks' `needs` graph must plan (unique names, known needs, no cycle): said once, at the check
+ * and key at fault, so the message names its line (the loader reports a schema problem with its line).
+ */
+function checksPlanProblem(checks, context) {
+    try {
+        planMatrix(checks);
+    }
+    catch (error) {
+        if (!(error instanceof MatrixPlanError))
+            throw error;
+        const { index, key } = error.at;
+        context.addIssue({ code: 'custom', message: error.problem, path: [index, key], input: checks[index]?.[key] });
+    }
+}
 const loopConfigSchema = schemas/* strictObject */.rej({
     $schema: schemas/* string */.YjP().optional(),
     version: schemas/* literal */.euz(1).default(1),
     // Absent: the issue or pull request the loop starts from gives it, else DEFAULT_GOAL.
     goal: schemas/* string */.YjP().min(1).optional(),
-    pipeline: pipelineSchema.default('iterate'),
+    pipeline: pipelineSchema,
     'max-iterations': schemas/* number */.aig().int().min(1).max(1000).default(10),
     'cap-reason': schemas/* string */.YjP().min(1).optional(),
     budget: schemas/* strictObject */.rej({
@@ -56411,7 +56499,7 @@ const loopConfigSchema = schemas/* strictObject */.rej({
         secrets: schemas/* array */.YOg(envNameSchema).default([]),
     })
         .default({ timeout: 1800, env: {}, 'pass-env': [], secrets: [] }),
-    checks: schemas/* array */.YOg(checkSchema).min(1, 'at least one check'),
+    checks: schemas/* array */.YOg(checkSchema).min(1, 'at least one check').superRefine(checksPlanProblem),
     matrix: schemas/* strictObject */.rej({
         'max-parallel': schemas/* number */.aig().int().min(1).max(64).optional(),
         'fail-fast': schemas/* boolean */.zMY().default(false),
@@ -56593,11 +56681,8 @@ async function analyze(run, record) {
     const failures = [...record.guardFailures];
     const marked = checks.map((live) => markRegression(live, regressions.checks));
     for (const live of marked) {
-        if (!step_support_isFailing(live.result) || !live.analysis)
-            continue;
-        // Told here, once the regression is known, so the line never calls a regression unclassified.
-        deps.progress?.analysis?.(iteration, live.result);
-        if (!live.check.required)
+        // A failing check's analysis line is told once the retry rules chose what the loop takes (`tellAnalyses`).
+        if (!step_support_isFailing(live.result) || !live.analysis || !live.check.required)
             continue;
         const regression = live.result.regression === true;
         const analysis = live.analysis;
@@ -57113,6 +57198,8 @@ function passes(result) {
 
 
 
+
+
 /** The steps of a running iteration, in order, from the work tree as it was to the state it leaves. */
 const RUN_STEPS = [
     baseline,
@@ -57143,12 +57230,27 @@ async function runOneIteration(input, deps) {
     const checks = record.checks.map((c) => c.result);
     const checkpointed = await checkpoint(run, record);
     if (checkpointed.kind === 'superseded') {
+        tellAnalyses(run, record, null);
         return finish('superseded', checkpointed.record.state, decision, decision, { checks }, record.version);
     }
     record = checkpointed.record;
     const next = decide(record.state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(record.state, deps) }, policy);
+    tellAnalyses(run, record, next);
     const recordPath = await writeIterationRecord(run, record, next);
     return iteration_settle(input, deps, record, next, { checks, commit: record.commit, record: recordPath, decision });
+}
+/**
+ * Tells the live view each failing check's analysis (after the regressions are known, so a regression
+ * is never called unclassified) with the strategy the loop takes for it, once the retry rules chose it:
+ * the pattern's own strategy is only their starting point.
+ */
+function tellAnalyses(run, record, next) {
+    const loop = { status: record.state.status, current: record.state.failures.current };
+    for (const live of record.checks) {
+        if (!step_support_isFailing(live.result) || !live.analysis)
+            continue;
+        run.deps.progress?.analysis?.(run.iteration, live.result, strategyTaken(live.result, loop, next));
+    }
 }
 /**
  * Ends a run: the ending `final` names is recorded in the state, the state saved with its journey
@@ -77495,6 +77597,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   aig: () => (/* binding */ schemas_number),
   Ikc: () => (/* binding */ object),
   jgl: () => (/* binding */ partialRecord),
+  vkY: () => (/* binding */ preprocess),
   g1P: () => (/* binding */ record),
   rej: () => (/* binding */ strictObject),
   YjP: () => (/* binding */ schemas_string),
@@ -77503,7 +77606,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, pipe, prefault, preprocess, promise, readonly, refine, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, uint32, uint64, ulid, undefined, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, pipe, prefault, promise, readonly, refine, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, uint32, uint64, ulid, undefined, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(88532);
@@ -80926,9 +81029,9 @@ function handleCodecTxResult(left, value, nextSchema, ctx) {
     }
     return nextSchema._zod.run({ value, issues: left.issues }, ctx);
 }
-const $ZodPreprocess = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodPreprocess", (inst, def) => {
+const $ZodPreprocess = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodPreprocess", (inst, def) => {
     $ZodPipe.init(inst, def);
-})));
+});
 const $ZodReadonly = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodReadonly", (inst, def) => {
     $ZodType.init(inst, def);
     core_util/* defineLazyInternal */.v5(inst, "propValues", (zod) => zod.def.innerType._zod.propValues);
@@ -85557,10 +85660,10 @@ function invertCodec(codec) {
         reverseTransform: def.transform,
     });
 }
-const ZodPreprocess = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodPreprocess", (inst, def) => {
+const ZodPreprocess = /*@__PURE__*/ core_core/* $constructor */.xI("ZodPreprocess", (inst, def) => {
     ZodPipe.init(inst, def);
-    core.$ZodPreprocess.init(inst, def);
-})));
+    $ZodPreprocess.init(inst, def);
+});
 const ZodReadonly = /*@__PURE__*/ core_core/* $constructor */.xI("ZodReadonly", (inst, def) => {
     $ZodReadonly.init(inst, def);
     ZodType.init(inst, def);

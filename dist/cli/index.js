@@ -13089,9 +13089,9 @@ function handleCodecTxResult(left, value, nextSchema, ctx) {
     }
     return nextSchema._zod.run({ value, issues: left.issues }, ctx);
 }
-const $ZodPreprocess = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodPreprocess", (inst, def) => {
+const $ZodPreprocess = /*@__PURE__*/ $constructor("$ZodPreprocess", (inst, def) => {
     $ZodPipe.init(inst, def);
-})));
+});
 const $ZodReadonly = /*@__PURE__*/ $constructor("$ZodReadonly", (inst, def) => {
     $ZodType.init(inst, def);
     defineLazyInternal(inst, "propValues", (zod) => zod.def.innerType._zod.propValues);
@@ -18044,10 +18044,10 @@ function invertCodec(codec) {
         reverseTransform: def.transform,
     });
 }
-const ZodPreprocess = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodPreprocess", (inst, def) => {
+const ZodPreprocess = /*@__PURE__*/ $constructor("ZodPreprocess", (inst, def) => {
     ZodPipe.init(inst, def);
-    core.$ZodPreprocess.init(inst, def);
-})));
+    $ZodPreprocess.init(inst, def);
+});
 const ZodReadonly = /*@__PURE__*/ $constructor("ZodReadonly", (inst, def) => {
     $ZodReadonly.init(inst, def);
     ZodType.init(inst, def);
@@ -18668,6 +18668,106 @@ function describeRefusal(refused) {
     return `${refused.path} not committed: ${refused.reason}; ${refused.remedy}`;
 }
 
+;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
+/** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
+class MatrixPlanError extends Error {
+    problem;
+    at;
+    name = 'MatrixPlanError';
+    /**
+     * `problem`: what is wrong, without the key; `at`: the check (its index in the list) and the key at
+     * fault, so a config's loader can point at its line.
+     */
+    constructor(problem, at, keyText) {
+        super(`${keyText}: ${problem}`);
+        this.problem = problem;
+        this.at = at;
+    }
+}
+/**
+ * Plans the matrix. Throws `MatrixPlanError` for a duplicate name, an unknown `needs` name, a pre check
+ * that needs a non-pre one, or a cycle (named as `a -> b -> a`).
+ */
+function planMatrix(checks) {
+    const byName = new Map();
+    for (const [index, check] of checks.entries()) {
+        if (byName.has(check.name)) {
+            throw new MatrixPlanError(`the name '${check.name}' is used twice; each check needs its own name`, { index, key: 'name' }, 'checks');
+        }
+        byName.set(check.name, check);
+    }
+    for (const [index, check] of checks.entries()) {
+        const at = { index, key: 'needs' };
+        for (const need of check.needs) {
+            const needed = byName.get(need);
+            if (!needed) {
+                const known = [...byName.keys()].map((n) => `'${n}'`).join(', ');
+                throw new MatrixPlanError(`unknown check '${need}'; expected the name of another check (${known})`, at, `checks.${check.name}.needs`);
+            }
+            if (check.pre && !needed.pre) {
+                throw new MatrixPlanError(`the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
+                    `pre checks run first, so they may only need other pre checks`, at, `checks.${check.name}.needs`);
+            }
+        }
+    }
+    const cycle = findCycle(checks, byName);
+    if (cycle) {
+        throw new MatrixPlanError(`the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`, { index: checks.findIndex((check) => check.name === cycle[0]), key: 'needs' }, 'checks');
+    }
+    const depth = new Map();
+    const depthOf = (check) => {
+        const known = depth.get(check.name);
+        if (known !== undefined)
+            return known;
+        let value = 0;
+        for (const need of check.needs)
+            value = Math.max(value, depthOf(byName.get(need)) + 1);
+        depth.set(check.name, value);
+        return value;
+    };
+    const levels = [];
+    for (const group of [checks.filter((c) => c.pre), checks.filter((c) => !c.pre)]) {
+        const waves = [];
+        for (const check of group) {
+            const wave = depthOf(check);
+            while (waves.length <= wave)
+                waves.push([]);
+            waves[wave].push(check.name);
+        }
+        levels.push(...waves.filter((w) => w.length > 0));
+    }
+    return { order: levels.flat(), levels };
+}
+/** The first cycle found by a depth-first walk, as names with the first repeated at the end. */
+function findCycle(checks, byName) {
+    const done = new Set();
+    const path = [];
+    const onPath = new Set();
+    const visit = (name) => {
+        if (onPath.has(name))
+            return [...path.slice(path.indexOf(name)), name];
+        if (done.has(name))
+            return null;
+        onPath.add(name);
+        path.push(name);
+        for (const need of byName.get(name)?.needs ?? []) {
+            const cycle = visit(need);
+            if (cycle)
+                return cycle;
+        }
+        path.pop();
+        onPath.delete(name);
+        done.add(name);
+        return null;
+    };
+    for (const check of checks) {
+        const cycle = visit(check.name);
+        if (cycle)
+            return cycle;
+    }
+    return null;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/check-result.ts
 function check_result_unanalyzedResult(check, outcome) {
     return {
@@ -19017,6 +19117,7 @@ const DECISION_KINDS = [
 
 
 
+
 /** Seconds as a number, or a duration string such as `90s`, `5m`, `1h`. Parsed to seconds. */
 const durationSeconds = union([schemas_number().positive(), schemas_string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30s, 5m or 1h')])
     .transform((value) => {
@@ -19078,19 +19179,49 @@ const stageSettingsSchema = strictObject({
         .default([]),
     prompt: schemas_string().optional(),
 });
-const pipelineSchema = union([
+/**
+ * A preset, or the stages in order. A list naming an unknown stage is refused at that entry
+ * (`pipeline[1]`, its line and value), not as the whole list failing both forms.
+ */
+const pipelineSchema = preprocess((value, context) => {
+    if (!Array.isArray(value))
+        return value;
+    value.forEach((stage, index) => {
+        if (typeof stage === 'string' && stages_STAGES.includes(stage))
+            return;
+        context.addIssue({ code: 'invalid_value', values: [...stages_STAGES], input: stage, path: [index] });
+    });
+    return value;
+}, union([
     schemas_enum(['iterate', 'full']),
     array(schemas_enum(stages_STAGES))
         .min(1)
         .refine((stages) => new Set(stages).size === stages.length, 'each stage at most once')
         .refine((stages) => stages.every((s, i) => i === 0 || stages_STAGES.indexOf(stages[i - 1]) < stages_STAGES.indexOf(s)), 'stages in the order INIT, SCAFFOLD, IMPLEMENT, TEST, VERIFY, VALIDATE, DOCUMENT, REVIEW, SHIP, COMPLETE'),
-]);
+])
+    // The default inside the check of its entries, so the JSON Schema keeps it.
+    .default('iterate'));
+/**
+ * The checks' `needs` graph must plan (unique names, known needs, no cycle): said once, at the check
+ * and key at fault, so the message names its line (the loader reports a schema problem with its line).
+ */
+function checksPlanProblem(checks, context) {
+    try {
+        planMatrix(checks);
+    }
+    catch (error) {
+        if (!(error instanceof MatrixPlanError))
+            throw error;
+        const { index, key } = error.at;
+        context.addIssue({ code: 'custom', message: error.problem, path: [index, key], input: checks[index]?.[key] });
+    }
+}
 const loopConfigSchema = strictObject({
     $schema: schemas_string().optional(),
     version: literal(1).default(1),
     // Absent: the issue or pull request the loop starts from gives it, else DEFAULT_GOAL.
     goal: schemas_string().min(1).optional(),
-    pipeline: pipelineSchema.default('iterate'),
+    pipeline: pipelineSchema,
     'max-iterations': schemas_number().int().min(1).max(1000).default(10),
     'cap-reason': schemas_string().min(1).optional(),
     budget: strictObject({
@@ -19113,7 +19244,7 @@ const loopConfigSchema = strictObject({
         secrets: array(envNameSchema).default([]),
     })
         .default({ timeout: 1800, env: {}, 'pass-env': [], secrets: [] }),
-    checks: array(checkSchema).min(1, 'at least one check'),
+    checks: array(checkSchema).min(1, 'at least one check').superRefine(checksPlanProblem),
     matrix: strictObject({
         'max-parallel': schemas_number().int().min(1).max(64).optional(),
         'fail-fast': schemas_boolean().default(false),
@@ -30833,7 +30964,7 @@ Commands:
   analyze   classify one check's output: analyze [FILE|-] [--kind KIND] [--json]
   patterns  promote dead letters' candidate patterns: patterns promote [NAME|--all] [--from DEAD_LETTER]
 
-Common options:
+Options (a command refuses one it does not read, naming those it takes):
   --config FILE        the loop config (default: .github/loop.yml at the repository root)
   --work CMD           simple mode, no config file: the work command
   --agent NAME         the agent preset: claude, codex, gemini, aider or command (over the config's)
@@ -30904,94 +31035,6 @@ left out when the patterns already hold its id or its very signals.
 
 Exit 0 when added (or already there), 2 for an unknown NAME, a missing dead letter or an invalid pattern.`,
 };
-
-;// CONCATENATED MODULE: ./src/domain/matrix-plan.ts
-/** A matrix that cannot be planned; the message names the checks at fault and what is expected. */
-class MatrixPlanError extends Error {
-    name = 'MatrixPlanError';
-}
-/**
- * Plans the matrix. Throws `MatrixPlanError` for a duplicate name, an unknown `needs` name, a pre check
- * that needs a non-pre one, or a cycle (named as `a -> b -> a`).
- */
-function planMatrix(checks) {
-    const byName = new Map();
-    for (const check of checks) {
-        if (byName.has(check.name)) {
-            throw new MatrixPlanError(`checks: the name '${check.name}' is used twice; each check needs its own name`);
-        }
-        byName.set(check.name, check);
-    }
-    for (const check of checks) {
-        for (const need of check.needs) {
-            const needed = byName.get(need);
-            if (!needed) {
-                const known = [...byName.keys()].map((n) => `'${n}'`).join(', ');
-                throw new MatrixPlanError(`checks.${check.name}.needs: unknown check '${need}'; expected the name of another check (${known})`);
-            }
-            if (check.pre && !needed.pre) {
-                throw new MatrixPlanError(`checks.${check.name}.needs: the pre check '${check.name}' needs '${need}', which is not a pre check; ` +
-                    `pre checks run first, so they may only need other pre checks`);
-            }
-        }
-    }
-    const cycle = findCycle(checks, byName);
-    if (cycle) {
-        throw new MatrixPlanError(`checks: the needs form a cycle: ${cycle.join(' -> ')}; expected needs that lead back to no check`);
-    }
-    const depth = new Map();
-    const depthOf = (check) => {
-        const known = depth.get(check.name);
-        if (known !== undefined)
-            return known;
-        let value = 0;
-        for (const need of check.needs)
-            value = Math.max(value, depthOf(byName.get(need)) + 1);
-        depth.set(check.name, value);
-        return value;
-    };
-    const levels = [];
-    for (const group of [checks.filter((c) => c.pre), checks.filter((c) => !c.pre)]) {
-        const waves = [];
-        for (const check of group) {
-            const wave = depthOf(check);
-            while (waves.length <= wave)
-                waves.push([]);
-            waves[wave].push(check.name);
-        }
-        levels.push(...waves.filter((w) => w.length > 0));
-    }
-    return { order: levels.flat(), levels };
-}
-/** The first cycle found by a depth-first walk, as names with the first repeated at the end. */
-function findCycle(checks, byName) {
-    const done = new Set();
-    const path = [];
-    const onPath = new Set();
-    const visit = (name) => {
-        if (onPath.has(name))
-            return [...path.slice(path.indexOf(name)), name];
-        if (done.has(name))
-            return null;
-        onPath.add(name);
-        path.push(name);
-        for (const need of byName.get(name)?.needs ?? []) {
-            const cycle = visit(need);
-            if (cycle)
-                return cycle;
-        }
-        path.pop();
-        onPath.delete(name);
-        done.add(name);
-        return null;
-    };
-    for (const check of checks) {
-        const cycle = visit(check.name);
-        if (cycle)
-            return cycle;
-    }
-    return null;
-}
 
 ;// CONCATENATED MODULE: ./src/config/load-config.ts
 /**
@@ -33129,6 +33172,21 @@ function safeFileName(text) {
     return safe.slice(0, 180) || '_';
 }
 
+;// CONCATENATED MODULE: ./src/domain/isolation.ts
+/**
+ * How the project's commands (the agent, checks, fixes, install, tasks) are kept from the controller's
+ * own processes, whose environment holds the job's tokens: a command of the same user could otherwise
+ * read `/proc/<controller>/environ`. Pure: the names, and what a person is told.
+ */
+/** What a person may ask for: the strongest available (`auto`), a PID namespace or else refuse, or none. */
+const ISOLATION_MODES = ['auto', 'pid-namespace', 'none'];
+/** The line a summary or the CLI prints about it; loud when there is none. */
+function isolationLine(report) {
+    return report.level === 'pid-namespace'
+        ? `Isolation: the agent and the checks run in their own PID namespace with their own /proc and no capabilities (${report.how}); they cannot see the controller's processes or read its environment.`
+        : `⚠️ No isolation: the agent and the checks run as the controller's user and can read its environment (the job's tokens) through /proc (${report.how}). Use a runner with sudo or user namespaces, or run the agent in a job that holds no write token.`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/loop-names.ts
 /** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
 /** Labels people put on an issue or pull request. */
@@ -33179,6 +33237,8 @@ function isStateBranchName(value) {
 ;// CONCATENATED MODULE: ./src/cli/options.ts
 
 
+
+
 const OPTIONS = {
     config: { type: 'string' },
     work: { type: 'string' },
@@ -33194,15 +33254,107 @@ const OPTIONS = {
     json: { type: 'boolean' },
     force: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
-    kind: { type: 'string' },
-    patterns: { type: 'string' },
-    version: { type: 'boolean' },
     all: { type: 'boolean' },
     from: { type: 'string' },
     remote: { type: 'string' },
     'state-branch': { type: 'string' },
     'max-loops': { type: 'string' },
 };
+/** The options of `run` and `next`: where the loop's config comes from, the cap, isolation, commits. */
+const ITERATION_OPTIONS = [
+    'config',
+    'work',
+    'agent',
+    'isolation',
+    'verify',
+    'max-iterations',
+    'cap-reason',
+    'loop-id',
+    'state-dir',
+    'no-commit',
+];
+/** What a person's command on a loop reads: which loop, where its state is, its config (for the status shown). */
+const PEOPLE_OPTIONS = ['config', 'loop-id', 'state-dir'];
+/** The options each command reads (`--help` aside); any other one given is refused, not ignored. */
+const COMMAND_OPTIONS = {
+    init: ['work', 'agent', 'verify', 'force'],
+    run: ITERATION_OPTIONS,
+    next: ITERATION_OPTIONS,
+    status: ['config', 'loop-id', 'state-dir', 'json', 'all', 'remote', 'state-branch', 'max-loops'],
+    history: ['loop-id', 'state-dir', 'json'],
+    // A raised cap comes with resuming a loop that reached its cap.
+    resume: [...PEOPLE_OPTIONS, 'max-iterations', 'cap-reason'],
+    skip: [...PEOPLE_OPTIONS, 'reason'],
+    approve: PEOPLE_OPTIONS,
+    abort: [...PEOPLE_OPTIONS, 'reason'],
+    patterns: ['config', 'state-dir', 'all', 'from'],
+};
+function takenOptions(command) {
+    const taken = COMMAND_OPTIONS[command];
+    return taken.length > 0 ? taken.map((option) => `--${option}`).join(', ') : 'no options';
+}
+/** Refuses an option the command does not read (it would be silently ignored), naming both. */
+function checkCommandOptions(command, values) {
+    for (const [option, value] of Object.entries(values)) {
+        if (value === undefined || option === 'help')
+            continue;
+        if (COMMAND_OPTIONS[command].includes(option))
+            continue;
+        throw new UsageError(`'${command}' does not take --${option}; it takes ${takenOptions(command)} (see 'loop-controller ${command} --help').`);
+    }
+}
+/** An option no command has, said with the ones the command takes (not only Node's parser's words). */
+function unknownOptionError(command, error) {
+    if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+        return error;
+    const option = /Unknown option '([^']+)'/.exec(error.message)?.[1];
+    if (!option)
+        return error;
+    return new UsageError(`'${command}' has no option ${option}; it takes ${takenOptions(command)} (see 'loop-controller ${command} --help').`);
+}
+/** The options that take a number: a negative one is a bad value, not an option to Node's parser. */
+const NUMBER_OPTIONS = ['--max-iterations', '--max-loops'];
+/**
+ * `--max-iterations -3` as `--max-iterations=-3`: Node's parser reads `-3` as an option and says the
+ * argument is ambiguous; joined, the value reaches its check, whose message names the range.
+ */
+function joinNegativeNumbers(args) {
+    const joined = [];
+    for (let i = 0; i < args.length; i++) {
+        const arg = args[i];
+        const next = args[i + 1];
+        if (NUMBER_OPTIONS.includes(arg) && next !== undefined && /^-[\d.]/.test(next)) {
+            joined.push(`${arg}=${next}`);
+            i++;
+        }
+        else
+            joined.push(arg);
+    }
+    return joined;
+}
+/** What each option that takes text expects, said when it is given empty. */
+const NON_EMPTY = {
+    config: 'the loop config file (default .github/loop.yml)',
+    work: "the work command (e.g. --work 'npm run fix'), or --agent NAME for a preset",
+    verify: "a verify command (e.g. --verify 'npm test')",
+    agent: `one of ${AGENT_NAMES.join(', ')}`,
+    isolation: `one of ${ISOLATION_MODES.join(', ')}`,
+    'loop-id': "a loop's id (without --loop-id: from the current branch)",
+    'state-dir': 'a directory (without --state-dir: .loop at the repository root)',
+    reason: 'why, in words (it is recorded)',
+    'cap-reason': 'why the cap is that high, in words (it is recorded)',
+    from: "a dead letter's path or signature",
+};
+/** Refuses an option given empty (`--work ''`), which would otherwise read as not given at all. */
+function checkEmptyValues(values) {
+    for (const [option, expected] of Object.entries(NON_EMPTY)) {
+        const value = values[option];
+        const given = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+        if (given.some((text) => text.trim() === '')) {
+            throw new UsageError(`--${option} is empty; expected ${expected}.`);
+        }
+    }
+}
 function parseCap(value) {
     if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 1000) {
         throw new UsageError(`--max-iterations must be a whole number from 1 to 1000; got '${value}'.`);
@@ -33555,6 +33707,11 @@ function rawPatterns(text) {
 }
 /** The patterns the loop config names, as a YAML document to append to (comments kept). */
 async function patternsTarget(root, values, io) {
+    // Promoted patterns are read through a loop config; simple mode has none, so its advice would not help.
+    const configFile = (0,external_node_path_namespaceObject.resolve)(io.cwd, values.config ?? (0,external_node_path_namespaceObject.join)(root, '.github', 'loop.yml'));
+    if (!(await patterns_exists(configFile))) {
+        throw new UsageError(`'patterns promote' adds the candidates to the patterns a loop config names, and there is no loop config at ${(0,external_node_path_namespaceObject.relative)(io.cwd, configFile) || configFile}${values.config === undefined ? ` (a loop run in simple mode has none): write one with 'loop-controller init', or name yours with --config FILE` : ': expected the path of your loop config'}.`);
+    }
     const loaded = await loadCliConfig(root, { ...values, work: undefined, verify: undefined }, io);
     const configPath = loaded.configPath;
     if (configPath === null)
@@ -34278,6 +34435,7 @@ function view_formatTime(iso) {
 
 
 
+
 /** `🚫 BLOCKED: needs a person · \`stuck\` · iteration 3 of 8`; COMPLETE says how many iterations it took. */
 function sections_headingText(model, view) {
     const progress = view.state === 'complete' ? `after ${plural(model.iteration, 'iteration')}` : view.progress;
@@ -34389,28 +34547,37 @@ function sections_handoffSection(model, view, redact, outputBudget) {
     }
     return blocks.join('\n\n');
 }
-/** What the classifier made of a failing check: `\`type-error\` 0.86 → \`context_expand\``; empty when nothing. */
-function analysisCell(check) {
+/**
+ * What the classifier made of a failing check and what the loop takes for it:
+ * `\`type-error\` 0.86 → \`context_expand\``, the pattern's own strategy labelled when the retry rules
+ * took another (`→ a person (pattern's \`analyze_then_fix\`)`); empty when nothing.
+ */
+function analysisCell(check, taken) {
     const parts = [];
     if (check.pattern)
         parts.push(check.confidence === null ? code(check.pattern) : `${code(check.pattern)} ${check.confidence.toFixed(2)}`);
-    if (check.strategy)
-        parts.push(`→ ${code(check.strategy)}`);
+    if (taken) {
+        const patterns = check.strategy && check.strategy !== taken ? ` (pattern's ${code(check.strategy)})` : '';
+        parts.push(`→ ${taken === 'escalate' ? 'a person' : code(taken)}${patterns}`);
+    }
     return parts.join(' ');
 }
 /** The iteration's checks: check, verdict, time and (when any check has one) the analysis. */
-function sections_checkTable(checks, redact) {
+function sections_checkTable(model, redact) {
+    const { checks } = model;
     if (checks.length === 0)
         return '_No checks ran in this iteration._';
     const shown = checks.slice(0, REPORT_CAPS.tableRows);
-    const withAnalysis = shown.some((check) => analysisCell(check) !== '');
+    const loop = { status: model.status, current: model.failures.current };
+    const analysis = new Map(shown.map((check) => [check, analysisCell(check, strategyTaken(check, loop, model.next))]));
+    const withAnalysis = shown.some((check) => analysis.get(check) !== '');
     const rows = shown.map((check) => {
         const verdict = check.verdict === 'skipped' && check.skippedReason
             ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
             : checkVerdictLabel(check);
         const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : formatDuration(check.durationMs)];
         if (withAnalysis)
-            cells.push(analysisCell(check));
+            cells.push(analysis.get(check) ?? '');
         return `| ${cells.join(' | ')} |`;
     });
     const header = withAnalysis
@@ -34530,7 +34697,7 @@ function renderComment(model, options = {}) {
     const limit = options.limit ?? COMMENT_MAX_CHARS;
     const view = buildReportView(model);
     const render = (outputBudget) => {
-        const table = checkTable(model.checks, redact);
+        const table = checkTable(model, redact);
         const parts = [
             stickyCommentMarker(model.loopId),
             `### ${headingText(model, view)}`,
@@ -34742,7 +34909,7 @@ function renderSummary(model, options = {}) {
         `${summary_verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
             ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
             : ''}`,
-        checkTable(model.checks, redact),
+        checkTable(model, redact),
         gatesLine(model, redact),
         pullRequestWaitingSection(model),
         refusedSection(model, redact),
@@ -34819,11 +34986,17 @@ function checkCell(result) {
     const mark = result.autoFixed ? '✓ (auto-fixed)' : MARK[result.verdict];
     return `${result.name} ${mark}${result.verdict === 'skipped' ? '' : ` ${seconds(result.durationMs)}`}`;
 }
-function analysisLine(result) {
+/**
+ * A failing check's analysis: its pattern, where, and the strategy the loop takes for it (`taken`, once
+ * the retry rules chose it; `a person` once BLOCKED), with the pattern's own strategy labelled when the
+ * rules took another. No arrow when the loop takes none for this check (another failure is retried).
+ */
+function analysisLine(result, taken) {
     const where = result.locations[0]
         ? ` at ${result.locations[0].file}${result.locations[0].line ? `:${result.locations[0].line}` : ''}`
         : '';
-    const strategy = ` → ${result.strategy ?? 'analyze_then_fix'}`;
+    const patterns = result.strategy && result.strategy !== taken ? ` (pattern's: ${result.strategy})` : '';
+    const strategy = taken ? ` → ${taken === 'escalate' ? 'a person' : taken}${patterns}` : '';
     const classified = `${result.pattern ?? 'unclassified'} (${(result.confidence ?? 0).toFixed(2)})`;
     if (!result.regression)
         return `${classified}${where}${strategy}`;
@@ -35805,6 +35978,25 @@ function attemptStrategy(decision) {
 function strategyLabel(strategy) {
     return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
 }
+/**
+ * What the loop takes for a failing check once the retry rules weighed it: the next attempt's strategy
+ * (the pattern's own, or the one switched to after the same error came back), `escalate` when the
+ * failure went to a person (BLOCKED), `auto_fix` when its fix command made it pass, or null when the loop takes none for this check: it did not fail,
+ * another failure is the one retried, or the loop stops for something else (a cap, a gate, an abort).
+ * This, not the classifier's `check.strategy` (the pattern's proposal), is what a person is shown.
+ */
+function attempt_strategy_strategyTaken(check, loop, next) {
+    // Its own fix command made it pass: the controller took auto_fix, whatever the pattern proposed.
+    if (check.autoFixed && check.verdict === 'pass')
+        return 'auto_fix';
+    if (check.verdict !== 'fail' && check.verdict !== 'timeout' && check.verdict !== 'error')
+        return null;
+    if (loop.current?.check !== check.name)
+        return null;
+    if (loop.status === 'blocked' || next?.kind === 'ESCALATE')
+        return 'escalate';
+    return next?.kind === 'RETRY' ? next.strategy : null;
+}
 
 ;// CONCATENATED MODULE: ./src/domain/code-context/render.ts
 function renderCodeSections(context, fence) {
@@ -35999,9 +36191,13 @@ function renderIterationMarkdown(input) {
     if (input.baseline && input.baseline.failures.length > 0)
         lines.push('', ...baselineSection(input.baseline));
     lines.push('', '## Changes', '', '```text', input.diffStat.trim() || '(no changes)', '```', '');
-    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy |', '| --- | --- | --- | --- | --- | --- | --- |');
+    lines.push('## Checks', '', '| check | kind | verdict | time | pattern | confidence | strategy taken |', '| --- | --- | --- | --- | --- | --- | --- |');
+    // The strategy the loop takes once the retry rules weighed the failure, not the pattern's proposal
+    // (which each check's section below names as such).
+    const loop = { status: state.status, current: state.failures.current };
     for (const { result } of input.checks) {
-        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${audit_markdown_seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${result.strategy ?? ''} |`);
+        const taken = attempt_strategy_strategyTaken(result, loop, input.next);
+        lines.push(`| ${result.name} | ${result.kind} | ${result.verdict}${result.skippedReason ? ` (${result.skippedReason})` : ''}${result.autoFixed ? ' (auto-fixed)' : ''} | ${audit_markdown_seconds(result.durationMs)} | ${result.pattern ?? ''} | ${result.confidence ?? ''} | ${taken === 'escalate' ? 'escalate: a person' : (taken ?? '')} |`);
     }
     lines.push('');
     for (const { result, output, analysis } of input.checks) {
@@ -37498,11 +37694,8 @@ async function analyze(run, record) {
     const failures = [...record.guardFailures];
     const marked = checks.map((live) => markRegression(live, regressions.checks));
     for (const live of marked) {
-        if (!step_support_isFailing(live.result) || !live.analysis)
-            continue;
-        // Told here, once the regression is known, so the line never calls a regression unclassified.
-        deps.progress?.analysis?.(iteration, live.result);
-        if (!live.check.required)
+        // A failing check's analysis line is told once the retry rules chose what the loop takes (`tellAnalyses`).
+        if (!step_support_isFailing(live.result) || !live.analysis || !live.check.required)
             continue;
         const regression = live.result.regression === true;
         const analysis = live.analysis;
@@ -39065,6 +39258,8 @@ async function verify_verify(run, record) {
 
 
 
+
+
 /** The steps of a running iteration, in order, from the work tree as it was to the state it leaves. */
 const RUN_STEPS = [
     baseline,
@@ -39095,12 +39290,27 @@ async function runOneIteration(input, deps) {
     const checks = record.checks.map((c) => c.result);
     const checkpointed = await checkpoint(run, record);
     if (checkpointed.kind === 'superseded') {
+        tellAnalyses(run, record, null);
         return finish('superseded', checkpointed.record.state, decision, decision, { checks }, record.version);
     }
     record = checkpointed.record;
     const next = decide(record.state, { now: deps.clock.now(), stopRequested: false, pullRequestMerged: await pullRequestMerged(record.state, deps) }, policy);
+    tellAnalyses(run, record, next);
     const recordPath = await writeIterationRecord(run, record, next);
     return iteration_settle(input, deps, record, next, { checks, commit: record.commit, record: recordPath, decision });
+}
+/**
+ * Tells the live view each failing check's analysis (after the regressions are known, so a regression
+ * is never called unclassified) with the strategy the loop takes for it, once the retry rules chose it:
+ * the pattern's own strategy is only their starting point.
+ */
+function tellAnalyses(run, record, next) {
+    const loop = { status: record.state.status, current: record.state.failures.current };
+    for (const live of record.checks) {
+        if (!step_support_isFailing(live.result) || !live.analysis)
+            continue;
+        run.deps.progress?.analysis?.(run.iteration, live.result, attempt_strategy_strategyTaken(live.result, loop, next));
+    }
 }
 /**
  * Ends a run: the ending `final` names is recorded in the state, the state saved with its journey
@@ -39179,21 +39389,6 @@ async function loadUserPatterns(patterns, root) {
     return parsePatternFile(text, patterns);
 }
 
-;// CONCATENATED MODULE: ./src/domain/isolation.ts
-/**
- * How the project's commands (the agent, checks, fixes, install, tasks) are kept from the controller's
- * own processes, whose environment holds the job's tokens: a command of the same user could otherwise
- * read `/proc/<controller>/environ`. Pure: the names, and what a person is told.
- */
-/** What a person may ask for: the strongest available (`auto`), a PID namespace or else refuse, or none. */
-const ISOLATION_MODES = ['auto', 'pid-namespace', 'none'];
-/** The line a summary or the CLI prints about it; loud when there is none. */
-function isolationLine(report) {
-    return report.level === 'pid-namespace'
-        ? `Isolation: the agent and the checks run in their own PID namespace with their own /proc and no capabilities (${report.how}); they cannot see the controller's processes or read its environment.`
-        : `⚠️ No isolation: the agent and the checks run as the controller's user and can read its environment (the job's tokens) through /proc (${report.how}). Use a runner with sudo or user namespaces, or run the agent in a job that holds no write token.`;
-}
-
 ;// CONCATENATED MODULE: ./src/cli/io.ts
 /** The iteration's log lines go to stderr, so stdout stays the progress and the result. */
 function cliLogger(io) {
@@ -39216,7 +39411,7 @@ function progress_plainProgress(io) {
     return {
         phase: (iteration, stage, text) => io.stdout(`#${iteration}  ${stage.padEnd(9)}  ${text}\n`),
         checkFinished: (iteration, result) => io.stdout(`#${iteration}  VERIFY     ${checkCell(result)}\n`),
-        analysis: (iteration, result) => io.stdout(`#${iteration}             ${result.name}: ${analysisLine(result)}\n`),
+        analysis: (iteration, result, taken) => io.stdout(`#${iteration}             ${result.name}: ${analysisLine(result, taken)}\n`),
     };
 }
 /** On a terminal: one line per iteration phase, rewritten in place as checks start and finish. */
@@ -39246,9 +39441,9 @@ function ttyProgress(io) {
             cells.set(result.name, checkCell(result));
             draw(iteration);
         },
-        analysis: (iteration, result) => {
+        analysis: (iteration, result, taken) => {
             close();
-            io.stdout(`#${iteration}             ${result.name}: ${analysisLine(result)}\n`);
+            io.stdout(`#${iteration}             ${result.name}: ${analysisLine(result, taken)}\n`);
         },
     };
 }
@@ -39279,6 +39474,8 @@ async function runIterations(command, place, values, io) {
     const { root, stateDir, loopId, store, audit, redact } = place;
     // Loading checks the policy too, so a bad cap is a configuration error before anything runs.
     const { config, configPath, capGiven } = await loadCliConfig(root, values, io);
+    // Checked before anything is printed or written: a bad --isolation is refused on its own.
+    const isolation = cliIsolation(values);
     const library = buildLibrary(await loadUserPatterns(config.patterns, root));
     await keepStateOutOfGit(root, stateDir);
     const git = (await isGitRepository(root)) ? new GitCli(root) : null;
@@ -39289,7 +39486,6 @@ async function runIterations(command, place, values, io) {
     let last = null;
     const header = await store.load(loopId);
     io.stdout(`loop ${loopId} · ${typeof config.pipeline === 'string' ? config.pipeline : config.pipeline.join(' -> ')} · cap ${capGiven ?? header?.state.maxIterations ?? config['max-iterations']}${header ? ` · resuming at iteration ${header.state.iteration}` : ''}\n`);
-    const isolation = cliIsolation(values);
     io.stdout(`${isolationLine(isolation.report)}\n`);
     // Run in a workflow step, the step's file commands are put back after each project command and at the end.
     const runnerFiles = new RunnerFileGuard(runnerFileCommandPaths(io.env), {
@@ -40228,17 +40424,27 @@ function runUrl(lastRun, repositoryUrl) {
 const NAMED_FAILURES = 3;
 /** The last verification: `pass (all 4)`, `fail: unit, lint (2 of 3)`, or `-` before any. */
 function lastVerdictText(state) {
+    const verdict = lastVerdict(state);
+    if (!verdict)
+        return '-';
+    const text = verdictsText(verdict.failing, verdict.checks);
+    return verdict.baseline ? `baseline: ${text}` : text;
+}
+/**
+ * The last verdict's facts: the checks it failed and how many it judged; the baseline's when no
+ * verification ran yet (fan-out's baseline round); null before either.
+ */
+function lastVerdict(state) {
     const results = state.lastVerification?.results ?? [];
     if (results.length > 0) {
         const failed = results.filter((r) => r.verdict === 'fail' || r.verdict === 'timeout' || r.verdict === 'error');
-        return verdictsText(failed.map((r) => r.name), results.length);
+        return { failing: failed.map((r) => r.name), checks: results.length, baseline: false };
     }
-    // No verification yet, a baseline measured (fan-out's baseline round): its verdicts, said as the baseline's.
     const baseline = Object.entries(state.baseline?.checks ?? {});
     if (baseline.length === 0)
-        return '-';
+        return null;
     const failing = baseline.filter(([, verdict]) => verdict === 'fail').map(([name]) => name);
-    return `baseline: ${verdictsText(failing, baseline.length)}`;
+    return { failing, checks: baseline.length, baseline: true };
 }
 function verdictsText(failed, total) {
     if (failed.length === 0)
@@ -40337,6 +40543,7 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
                 iterations: '-',
                 spent: '-',
                 lastVerdict: problem ?? '-',
+                failingChecks: [],
                 issue: null,
                 pullRequest: null,
                 lastRun: null,
@@ -40356,6 +40563,7 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
                 : `${state.iteration} of ${state.maxIterations}`,
             spent: spentText(state),
             lastVerdict: lastVerdictText(state),
+            failingChecks: lastVerdict(state)?.failing ?? [],
             issue: task?.source === 'issue'
                 ? { number: task.number, url: repositoryUrl ? `${repositoryUrl}/issues/${task.number}` : null }
                 : null,
@@ -40428,8 +40636,8 @@ function renderLoopsMarkdown(rows) {
 /**
  * `loop-controller status --all`: every loop kept in the state directory, one line each (stage,
  * status, iterations of the cap, what it spent, its last verdict, its issue, pull request and last run),
- * or `--json` (each loop's status, with the issue it started from and its last run, as the table links
- * them). The rows are the dashboard issue's (`domain/report/loops-table.ts`). With `--remote`, the loops
+ * or `--json` (each loop's status with the table's facts: when it last saved, its last verdict and every
+ * failing check, the issue it started from, its pull request and last run, as the table links them). The rows are the dashboard issue's (`domain/report/loops-table.ts`). With `--remote`, the loops
  * are those the action keeps on the `git` store's branch of that remote (`--state-branch`, default
  * `loop-state`), read without writing anything, with each queued loop's place in line as the dashboard
  * says it and, where the remote's URL names a GitHub repository, each last run's web address.
@@ -40545,9 +40753,14 @@ function printLoops(rows, queue, repositoryUrl, values, io) {
             if (!row.state)
                 return { loopId: row.loopId, problem: row.problem };
             const listed = byId.get(row.loopId);
+            // The table's facts, each as a script reads it: the save as its time, the verdict with every failing check.
             return {
                 ...statusJson(row.state),
+                updatedAt: row.state.updatedAt,
+                lastVerdict: listed && listed.lastVerdict !== '-' ? listed.lastVerdict : null,
+                failingChecks: listed?.failingChecks ?? [],
                 issue: listed?.issue?.number ?? null,
+                pullRequest: listed?.pullRequest ?? null,
                 lastRun: listed?.lastRun ?? null,
                 ...(queue ? { queue: listed?.queue ?? '-' } : {}),
             };
@@ -40601,15 +40814,28 @@ async function runCli(argv, io) {
         return runAnalyzeCommand(rest, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, cwd: io.cwd });
     }
     try {
-        const { values, positionals } = (0,external_node_util_namespaceObject.parseArgs)({ args: rest, options: OPTIONS, allowPositionals: true, strict: true });
+        const { values, positionals } = parseOptions(command, rest);
         if (values.help) {
             io.stdout(`${HELP[command]}\n`);
             return EXIT.complete;
         }
+        // The listing's options first: their refusals say what each needs, in words of their own.
+        if (command === 'status' || command === 'history')
+            checkShowOptions(command, values);
+        checkCommandOptions(command, values);
+        checkEmptyValues(values);
         return await dispatch(command, values, positionals, io);
     }
     catch (error) {
         return reportError(error, io);
+    }
+}
+function parseOptions(command, args) {
+    try {
+        return (0,external_node_util_namespaceObject.parseArgs)({ args: joinNegativeNumbers(args), options: OPTIONS, allowPositionals: true, strict: true });
+    }
+    catch (error) {
+        throw unknownOptionError(command, error);
     }
 }
 /** Sets up where the loop lives, then hands the command to its module. */
@@ -40622,7 +40848,6 @@ async function dispatch(command, values, positionals, io) {
         case 'status':
         case 'history':
             expectPositionals(command, positionals, 0, 'no arguments');
-            checkShowOptions(command, values);
             if (command === 'status' && values.all)
                 return showAllLoops(place, values, io);
             return showLoop(command, place, values, io);
