@@ -200,6 +200,10 @@ function describeIssue(
       `${where}${key || '(top level)'}: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`,
     ]
   }
+  // A union whose value had the type of one branch (a list of patterns, not a path) failed inside that
+  // branch: say the inner problems, at their own keys, rather than "expected string or ...".
+  const inner = issue.code === 'invalid_union' ? matchedBranch(issue) : null
+  if (inner) return inner.flatMap((i) => describeIssue({ ...i, path: [...path, ...i.path] }, raw, source, lineOfPath))
   const value = valueAt(raw, path)
   const got = value === undefined ? 'nothing' : JSON.stringify(value)
   const shards = shardsKey(path, raw)
@@ -233,6 +237,12 @@ function expectation(issue: z.core.$ZodIssue): string {
     default:
       return issue.message
   }
+}
+
+/** The issues of the union's one branch whose type the value had (each issue deeper than the value), else null. */
+function matchedBranch(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue[] | null {
+  const deeper = issue.errors.filter((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0))
+  return deeper.length === 1 ? (deeper[0] ?? null) : null
 }
 
 function unionExpectation(issue: z.core.$ZodIssueInvalidUnion): string {

@@ -45,7 +45,10 @@ export function validatePatternList(list: readonly unknown[], source: string): P
     const id = entry !== null && typeof entry === 'object' && 'id' in entry ? String((entry as { id: unknown }).id) : ''
     if (!result.success) {
       const problems = result.error.issues
-        .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(pattern)'}: ${issue.message}`)
+        .map(
+          (issue) =>
+            `${issue.path.length > 0 ? issue.path.join('.') : '(pattern)'}: ${issue.message}${gotAt(entry, issue.path)}`,
+        )
         .join('; ')
       throw new PatternError(`Pattern #${index + 1}${id ? ` '${id}'` : ''} in ${source} is invalid: ${problems}.`)
     }
@@ -53,6 +56,14 @@ export function validatePatternList(list: readonly unknown[], source: string): P
     seen.add(result.data.id)
     return result.data
   })
+}
+
+/** `; got <value>` for the value at `path` in a pattern entry (`; got nothing` where there is none). */
+function gotAt(entry: unknown, path: readonly PropertyKey[]): string {
+  let value: unknown = entry
+  for (const part of path)
+    value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[part] : undefined
+  return `; got ${value === undefined ? 'nothing' : JSON.stringify(value)}`
 }
 
 function describe(value: unknown): string {
