@@ -150,11 +150,15 @@ function writtenBy(writer: QueuedWriter): string {
  * A new loop saved `queued` whose job could not take its place in line (queue.json was not changed):
  * no loop ending would start it, so the person who started it is told, with the error.
  */
-export function notInLineRefusal(loopId: string, error: string): Refusal {
+export function notInLineRefusal(loopId: string, error: string, asked: 'start' | 'resume' = 'start'): Refusal {
+  const again =
+    asked === 'start'
+      ? `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then.`
+      : 'It was resumed and is saved queued, asking for a slot. Resume it again once the cause is fixed (`/loop resume`): it asks for its slot then.'
   return {
     loopId,
     title: `loop-controller could not put the loop ${code(loopId)} in line: queue.json was not changed.`,
     reason: markdownText(error, 600),
-    whatToDo: `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then. Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
+    whatToDo: `${again} Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
   }
 }
