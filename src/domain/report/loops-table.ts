@@ -180,12 +180,11 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
     const unknown = queue.limit === 'unknown'
     const wait = queueWait(live, state.loopId, statuses, limit)
     if (wait) {
-      const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit
       const why =
         unknown && wait.slotOnly
           ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
-          : room
-            ? freeSlotText(wait.limit, queue)
+          : wait.slotOnly && wait.limit !== null && wait.running < wait.limit
+            ? freeSlotsText(wait.limit, wait.limit - wait.running, wait.ahead ?? 0, queue)
             : queuedReason(wait, shortName)
       return `${wait.position} of ${wait.queued} in line: ${why}`
     }
@@ -196,8 +195,19 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
   return state.statusReason || 'queued'
 }
 
-/** A free slot, as fact under the queue's own limit, or as a supposition under the reader's. */
-function freeSlotText(limit: Limit, queue: QueueView): string {
+/**
+ * Free slots for a loop that waits for a slot only, as fact under the queue's own limit, or as a
+ * supposition under the reader's: the next change of the queue serves the `ahead` ready loops before it
+ * (`settle`), so it starts then only when a slot is left for it.
+ */
+function freeSlotsText(limit: Limit, free: number, ahead: number, queue: QueueView): string {
+  if (ahead >= free) {
+    const loops = ahead === 1 ? 'the 1 ready loop' : `the ${ahead} ready loops`
+    if (queue.supposed) {
+      return `under max-loops ${limit}, ${free === 1 ? '1 slot would be' : `${free} slots would be`} free, for ${loops} ahead of it in line`
+    }
+    return `${free === 1 ? '1 slot is' : `${free} slots are`} free, for ${loops} ahead of it in line (max-loops: ${limit})`
+  }
   if (!queue.supposed) return 'a slot is free; it starts at the next change of the queue'
   const recorded = queue.record.limit
   const since =

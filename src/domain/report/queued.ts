@@ -29,10 +29,12 @@ export function queuedReason(wait: QueueWait, issueOf: (loopId: string) => strin
       noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : ''
     parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`)
   }
-  if (wait.slotOnly) {
-    const slots = wait.limit ?? wait.running
-    const inUse = slots === 1 ? 'its one slot is in use' : `all ${slots} slots are in use`
-    parts.push(`${inUse} (max-loops: ${wait.limit ?? 'none'})`)
+  if (wait.slotOnly && wait.limit === null) {
+    // No limit holds it and nothing it depends on is pending: only the queue's next change is awaited.
+    parts.push('its dependencies are COMPLETE; it starts at the next change of the queue')
+  } else if (wait.slotOnly) {
+    const inUse = wait.limit === 1 ? 'its one slot is in use' : `all ${wait.limit} slots are in use`
+    parts.push(`${inUse} (max-loops: ${wait.limit})`)
   }
   return parts.join('; ')
 }
