@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto'
 import type { LoopState } from '../state.js'
 import { code, inlineText, link, markdownText } from './escape.js'
 import { COMMENT_MAX_CHARS } from './limits.js'
+import { compareLoopIds, needsPerson } from './loop-order.js'
 import { type ListedLoop, loopsTableRows, type QueueView, renderLoopsMarkdown, utcMinute } from './loops-table.js'
 
 export const DASHBOARD_TITLE = 'Loop dashboard'
@@ -128,13 +129,13 @@ export function dashboardActions(state: LoopState): DashboardAction[] {
 }
 
 /**
- * The boxes of every readable loop, sorted by loop id; each line as the controller
+ * The boxes of every readable loop, sorted by loop id (`compareLoopIds`); each line as the controller
  * writes it, unticked. `queue`, when the slots record was read, labels a queued loop's abort from it.
  */
 export function dashboardBoxes(loops: readonly ListedLoop[], queue?: QueueView | null): DashboardBox[] {
   return [...loops]
     .filter((loop): loop is ListedLoop & { state: LoopState } => loop.state !== null)
-    .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+    .sort((a, b) => compareLoopIds(a.loopId, b.loopId))
     .flatMap(({ loopId, state }) =>
       dashboardActions(state).map((action) => {
         const marker = boxMarker(loopId, action)
@@ -208,10 +209,12 @@ export function renderDashboard(
   const maxChars = input.maxChars ?? COMMENT_MAX_CHARS
   const full = renderBody(input.loops, input, 0)
   if (full.length <= maxChars) return full
-  // Too many loops for one issue: the finished ones go first, then the last by id, said in the body.
+  // Too many loops for one issue: the finished ones go first, then the last by id (`compareLoopIds`) of
+  // those no person is waited for, said in the body; a loop that waits for a person keeps its row and
+  // boxes longest. The rows and boxes shown are sorted by id whatever the order they were kept in.
   let shown = [...input.loops]
     .filter((loop) => loop.state === null || !FINISHED.includes(loop.state.status))
-    .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+    .sort((a, b) => Number(needsPerson(b.state)) - Number(needsPerson(a.state)) || compareLoopIds(a.loopId, b.loopId))
   let body = renderBody(shown, input, input.loops.length - shown.length)
   while (body.length > maxChars && shown.length > 0) {
     const keep = Math.min(shown.length - 1, Math.floor((shown.length * maxChars) / body.length))

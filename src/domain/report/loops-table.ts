@@ -9,6 +9,7 @@ import { hasEnded, type Limit, queueWait, type SlotsRecord } from '../slots.js'
 import type { LoopState } from '../state.js'
 import { code, inlineText, link } from './escape.js'
 import { neverRan } from './format.js'
+import { compareLoopIds } from './loop-order.js'
 import { queuedReason } from './queued.js'
 
 /** A loop as a lister found it: its state, or why it could not be read. */
@@ -218,7 +219,7 @@ function freeSlotsText(limit: Limit, free: number, ahead: number, queue: QueueVi
 }
 
 /**
- * The rows of `loops`, sorted by loop id. `repositoryUrl` (`https://github.com/owner/repo`) links the
+ * The rows of `loops`, sorted by loop id (`compareLoopIds`: numbers by value). `repositoryUrl` (`https://github.com/owner/repo`) links the
  * issue a loop started from; without it (a local state directory) the issue is named, not linked.
  * `queue`, when the slots record was read, says where each queued loop stands, from the statuses of
  * `everyLoop` (default `loops`: a table that shows only some loops still knows their dependencies').
@@ -232,7 +233,7 @@ export function loopsTableRows(
   now?: Date,
 ): LoopsTableRow[] {
   return [...loops]
-    .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+    .sort((a, b) => compareLoopIds(a.loopId, b.loopId))
     .map(({ loopId, state, problem }) => {
       if (!state) {
         return {

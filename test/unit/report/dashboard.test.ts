@@ -215,6 +215,38 @@ describe('renderDashboard', () => {
     }
   })
 
+  it('cut to fit, it keeps the loops that wait for a person and every box of each loop it shows, in id order by number', () => {
+    const running = Array.from({ length: 60 }, (_, i) => `issue-${i + 1}`)
+    const loops = [
+      ...running.map((loopId) => ({ loopId, state: loopState(loopId, { statusReason: 'x'.repeat(80) }) })),
+      { loopId: 'issue-100', state: loopState('issue-100', { status: 'blocked', statusReason: 'stuck' }) },
+      { loopId: 'issue-99', state: loopState('issue-99', { status: 'waiting', gates: { verifier: pending } }) },
+      { loopId: 'issue-98', state: loopState('issue-98', { status: 'capped', statusReason: 'cap' }) },
+    ]
+    const bounded = renderDashboard({ loops, repositoryUrl: REPOSITORY_URL, maxChars: 6000 })
+    expect(bounded.length).toBeLessThanOrEqual(6000)
+    const shown = bounded.split('\n').flatMap((line) => /^\| `(issue-\d+)` \|/.exec(line)?.[1] ?? [])
+    const kept = shown.filter((loopId) => running.includes(loopId))
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.length).toBeLessThan(running.length)
+    // The running loops kept are the first by number (issue-10 does not come before issue-2), then the three a person waits for.
+    expect(shown).toEqual([...running.slice(0, kept.length), 'issue-98', 'issue-99', 'issue-100'])
+    expect(bounded).toContain(`${running.length - kept.length} more loop(s) are not listed`)
+    const boxes = bounded.split('\n').flatMap((line) => {
+      const box = parseMarker(line)
+      return box
+        ? [`${box.loopId}:${box.action.kind === 'approve' ? `approve=${box.action.gate}` : box.action.kind}`]
+        : []
+    })
+    expect(boxes).toEqual([
+      ...kept.map((loopId) => `${loopId}:abort`),
+      'issue-98:resume',
+      'issue-99:approve=verifier',
+      'issue-99:abort',
+      'issue-100:resume',
+    ])
+  })
+
   it.each<{ name: string; running: string[]; queued: string[]; want: string }>([
     { name: 'in line', running: [], queued: ['q'], want: 'queued: it gives up its place in line' },
     {
