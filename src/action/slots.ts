@@ -201,8 +201,11 @@ export async function takeSlot(
     if (current.state.status === 'queued') {
       await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`)
       const admitted = await saveStatus(input.loopId, 'running', '', deps)
-      // Its comment said queued: from now on it says which run runs the loop.
-      await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps)
+      // Its comment said queued: from now on it says which run runs the loop. A pull request comment's
+      // job hands the iteration to a dispatch instead, whose job reports it.
+      if (!(outsideLoopGroup(run) && loaded)) {
+        await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps)
+      }
     }
     return true
   }
