@@ -33,7 +33,7 @@ import { report } from './action/report.js'
 import { type RunContext, readRunContext, requireRepository } from './action/run-context.js'
 import { guardRunnerFiles } from './action/runner-files.js'
 import { readyForMerge } from './action/ship.js'
-import { releaseSlot, takeSlot } from './action/slots.js'
+import { releaseSlot, resumeAsksForSlot, takeSlot } from './action/slots.js'
 import { auditRestorer } from './action/stores.js'
 import { sweep } from './action/sweep.js'
 import { actionsLogger } from './adapters/actions-logger.js'
@@ -152,6 +152,7 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
     clock: systemClock,
     restoreAudit,
     reportRefusal: refuse,
+    resumeAsksForSlot: resumeAsksForSlot(runContext, { loopId, config }, store),
     // Before a person's command is saved (a resume would leave the loop running with no job) or a new loop
     // is: a preset named in the config alone, whose CLI no step installed, is refused (the issue is told)
     // and fails the job with what to set, as fan-out's plan does. An abort needs no agent.

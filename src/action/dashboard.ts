@@ -21,7 +21,7 @@ import type { ActionIO } from './actions-io.js'
 import { redispatch } from './dispatch.js'
 import { authorizePerson } from './people-commands.js'
 import type { RunContext } from './run-context.js'
-import { queueResumed, releaseSlot, slotsQueue } from './slots.js'
+import { dashboardResumeAsksForSlot, queueResumed, releaseSlot, slotsQueue } from './slots.js'
 import { createStore, defaultRunnerTemp } from './stores.js'
 
 function record(value: unknown): Record<string, unknown> {
@@ -167,7 +167,13 @@ export async function handleDashboardEdit(
           dir = join(runnerTemp, 'loop-controller', 'audit-unrestored', loopId)
         }
         const audit = new AuditTrail(dir, deps.redact)
-        const state = await applyPeopleCommand(command, { loopId, by }, { store, clock: deps.clock, audit })
+        // A resume that must ask for a slot is saved queued, asking, so a failed ask leaves no loop running with no job.
+        const resumeAsksForSlot = dashboardResumeAsksForSlot(run, store)
+        const state = await applyPeopleCommand(
+          command,
+          { loopId, by, resumeAsksForSlot },
+          { store, clock: deps.clock, audit },
+        )
         // An aborted loop gives its slot, or its place in line, to the next (as a `/loop abort` does).
         if (command.kind === 'abort') await releaseSlot(run, { loopId, state, root }, { ...deps, store })
         // A resumed loop gave its slot back when it ended: it asks for one like a new loop (queued: no dispatch).

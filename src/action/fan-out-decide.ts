@@ -56,7 +56,7 @@ import { publishIteration } from './publish.js'
 import { reportRefusal } from './refusal.js'
 import { report } from './report.js'
 import { readyForMerge } from './ship.js'
-import { releaseSlot, takeSlot } from './slots.js'
+import { releaseSlot, resumeAsksForSlot, takeSlot } from './slots.js'
 import type { StoreWarnings } from './store-warnings.js'
 import { auditRestorer } from './stores.js'
 
@@ -102,6 +102,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     clock: systemClock,
     restoreAudit,
     reportRefusal: (refusal: Refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
+    resumeAsksForSlot: resumeAsksForSlot(runContext, { loopId, config }, store),
   }
   const slotJob = { ...commandDeps, io, redact, reportRefusal: commandDeps.reportRefusal }
   if (!(await applyCommands(asRun, loopId, commandDeps))) {

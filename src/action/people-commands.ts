@@ -32,6 +32,11 @@ export interface PeopleCommandDeps {
    * run the loop; never asked for an abort, or for an event that leaves the loop alone.
    */
   beforeRun?: () => Promise<void>
+  /**
+   * A resume must ask for a slot before the loop runs (`max-loops` or `depends-on`): it is saved `queued`,
+   * asking for one, and the job's `takeSlot` asks (`resumeAsksForSlot` in ./slots.ts).
+   */
+  resumeAsksForSlot?: boolean
 }
 
 function toPeopleCommand(command: Exclude<LoopCommand, { kind: 'start' }>): PeopleCommand {
@@ -90,7 +95,7 @@ export async function applyCommands(
     try {
       return await applyPeopleCommand(
         command,
-        { loopId, by },
+        { loopId, by, ...(deps.resumeAsksForSlot ? { resumeAsksForSlot: true } : {}) },
         { store: deps.store, clock: deps.clock, audit: deps.audit },
       )
     } catch (error) {

@@ -178,8 +178,10 @@ export async function takeSlot(
     limit,
     slots,
   ).catch(async (error: unknown) => {
-    // A new loop saved queued but not in line: no loop ending would start it, so its issue is told.
-    if (!loaded) await tellNotInLine(input.loopId, error, deps)
+    // A new or resumed loop saved queued, asking, but not in line: no loop ending would start it, so its
+    // issue is told (and the job fails with the error).
+    const resumed = loaded?.state.status === 'queued' && loaded.state.statusReason === ASKING_FOR_SLOT
+    if (!loaded || resumed) await tellNotInLine(input.loopId, error, deps, resumed ? 'resume' : 'start')
     throw error
   })
   if (verdict.kind === 'cycle') {
@@ -199,8 +201,11 @@ export async function takeSlot(
     if (current.state.status === 'queued') {
       await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`)
       const admitted = await saveStatus(input.loopId, 'running', '', deps)
-      // Its comment said queued: from now on it says which run runs the loop.
-      await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps)
+      // Its comment said queued: from now on it says which run runs the loop. A pull request comment's
+      // job hands the iteration to a dispatch instead, whose job reports it.
+      if (!(outsideLoopGroup(run) && loaded)) {
+        await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps)
+      }
     }
     return true
   }
@@ -280,9 +285,14 @@ export async function releaseSlot(
   }
 }
 
-async function tellNotInLine(loopId: string, error: unknown, deps: SlotJobDeps): Promise<void> {
+async function tellNotInLine(
+  loopId: string,
+  error: unknown,
+  deps: SlotJobDeps,
+  asked: 'start' | 'resume',
+): Promise<void> {
   await deps
-    .reportRefusal(notInLineRefusal(loopId, deps.redact(messageOf(error))))
+    .reportRefusal(notInLineRefusal(loopId, deps.redact(messageOf(error)), asked))
     .catch((reportError: unknown) =>
       deps.logger.warning(
         deps.redact(`Loop ${loopId} is not in line, and its issue was not told (${messageOf(reportError)}).`),
@@ -303,9 +313,37 @@ async function refuseCycle(loopId: string, cycle: readonly string[], deps: SlotJ
 }
 
 /**
- * A dashboard tick resumed `loopId` (BLOCKED or capped, its slot given back when it ended): before its
- * next iteration is dispatched it asks for a slot like a new loop. Returns the state to go on with:
- * `running` (a slot is its; dispatch it) or `queued` (saved and told so; it starts when a slot frees).
+ * Whether a person's `/loop resume` (or `command: resume`) of the loop asks for a slot before it runs:
+ * where `takeSlot` would (the git store, a workflow to dispatch, and `max-loops` or `depends-on`), so the
+ * resume is saved `queued`, asking, and never `running` with no job should the asking fail.
+ */
+export function resumeAsksForSlot(
+  run: RunContext,
+  input: { loopId: string; config: LoopConfig },
+  store: Pick<Store, 'kind'>,
+): boolean {
+  if (store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? '')) return false
+  if (run.settings.maxLoops !== null) return true
+  try {
+    return readDependencies(run, input.config, input.loopId).loops.length > 0
+  } catch (error) {
+    // `takeSlot` refuses the line; the loop stays queued, asking, where the sweeper finds it.
+    if (error instanceof DependsOnRefusedError) return true
+    throw error
+  }
+}
+
+/** Whether a dashboard tick's resume asks for a slot (`queueResumed`): `max-loops` only, no `depends-on` read. */
+export function dashboardResumeAsksForSlot(run: RunContext, store: Pick<Store, 'kind'>): boolean {
+  return run.settings.maxLoops !== null && store.kind === 'git' && parseWorkflowRef(run.workflowRef ?? '') !== null
+}
+
+/**
+ * A dashboard tick resumed `loopId` (BLOCKED or capped, its slot given back when it ended), saved `queued`,
+ * asking for a slot (`dashboardResumeAsksForSlot`): it asks like a new loop before its next iteration is
+ * dispatched. Returns the state to go on with: `running` (a slot is its; dispatch it) or `queued` (saved
+ * and told so; it starts when a slot frees). Should the asking fail, the loop stays queued, asking, and
+ * the error says so: a sweeper marks it BLOCKED after `stale-after-minutes`, and a resume asks again.
  */
 export async function queueResumed(
   run: RunContext,
@@ -315,7 +353,8 @@ export async function queueResumed(
 ): Promise<LoopState> {
   const limit = run.settings.maxLoops
   const target = parseWorkflowRef(run.workflowRef ?? '')
-  if (limit === null || deps.store.kind !== 'git' || input.state.status !== 'running' || !target) return input.state
+  const asking = input.state.status === 'queued' && input.state.statusReason === ASKING_FOR_SLOT
+  if (limit === null || deps.store.kind !== 'git' || !asking || !target) return input.state
   const verdict = await askForSlot(
     {
       loopId: input.loopId,
@@ -326,9 +365,17 @@ export async function queueResumed(
     },
     limit,
     slotDeps(run, input.root, deps),
-  )
+  ).catch((error: unknown) => {
+    throw new Error(
+      `resumed, but its slot was not asked for (${messageOf(error)}); it stays queued, asking for a slot, until a sweeper marks it BLOCKED after stale-after-minutes (resume it again, here or with /loop resume, once the cause is fixed)`,
+    )
+  })
   // A resumed loop names no dependency here, so it cannot close a cycle.
-  if (verdict.kind === 'admitted' || verdict.kind === 'cycle') return input.state
+  if (verdict.kind === 'cycle') return input.state
+  if (verdict.kind === 'admitted') {
+    await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`)
+    return (await saveStatus(input.loopId, 'running', '', deps)).state
+  }
   const reason = queuedReason(verdict.wait, nameOfLoop)
   const { position, queued } = verdict.wait
   // Before the save, which carries the trail with it: the trail says why it waits, as a `/loop resume` that queues does.

@@ -80,7 +80,7 @@ export async function sweep(
     const rows = swept.map(row)
     const slotRows = slots.map(row)
     await deps.io.writeSummary(
-      `## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
+      `## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describeAll()}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
         (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : '') +
         (slotRows.length
           ? `\n### Slots (\`max-loops\`)\n\n| loop | slot | why |\n| --- | --- | --- |\n${slotRows.join('\n')}\n`

@@ -5,6 +5,7 @@
  */
 import { abort, approveGate, rejectGate, resume, skipTask } from '../domain/engine/index.js'
 import type { JourneyEvent } from '../domain/journey.js'
+import { askingForSlot } from '../domain/slot-sweep.js'
 import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
@@ -26,10 +27,12 @@ export class NoLoopError extends Error {
  * Applies a person's command to the stored loop; throws NoLoopError when there is none. An abort of a
  * loop never saved yet (its first iteration still running, or not started) records the loop as aborted
  * when `fresh` can start one, so the run that saves later, or a later run, stops instead of going on.
+ * `resumeAsksForSlot`: a resume that makes the loop run is saved `queued`, asking for a slot
+ * (`askingForSlot`); the caller then asks for one.
  */
 export async function applyPeopleCommand(
   command: PeopleCommand,
-  input: { loopId: string; by: string; fresh?: (now: Date) => LoopState },
+  input: { loopId: string; by: string; fresh?: (now: Date) => LoopState; resumeAsksForSlot?: boolean },
   deps: { store: Store; clock: Clock; audit: AuditLog },
 ): Promise<LoopState> {
   // A running iteration may save between this load and this save: the command is applied again to
@@ -47,7 +50,7 @@ const CONFLICT_ATTEMPTS = 5
 
 async function applyOnce(
   command: PeopleCommand,
-  input: { loopId: string; by: string; fresh?: (now: Date) => LoopState },
+  input: { loopId: string; by: string; fresh?: (now: Date) => LoopState; resumeAsksForSlot?: boolean },
   deps: { store: Store; clock: Clock; audit: AuditLog },
 ): Promise<LoopState> {
   const now = deps.clock.now()
@@ -56,9 +59,11 @@ async function applyOnce(
   if (!loaded) throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`)
   let applied: { state: LoopState; events: JourneyEvent[] }
   switch (command.kind) {
-    case 'resume':
-      applied = resume(loaded.state, input.by, now)
+    case 'resume': {
+      const resumed = resume(loaded.state, input.by, now)
+      applied = input.resumeAsksForSlot ? { ...resumed, state: askingForSlot(resumed.state) } : resumed
       break
+    }
     case 'abort':
       applied = abort(loaded.state, input.by, now, command.reason)
       break

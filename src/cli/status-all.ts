@@ -12,6 +12,7 @@ import { GitCli } from '../adapters/git-cli.js'
 import { RemoteFetchError, UnknownRemoteError } from '../adapters/stores/remote-branch.js'
 import { type BranchListing, readStateBranch } from '../adapters/stores/state-branch-reader.js'
 import { repositoryWebUrl } from '../domain/remote-url.js'
+import { compareLoopIds } from '../domain/report/loop-order.js'
 import { type ListedLoop, loopsTableRows, type QueueView, renderLoopsText } from '../domain/report/loops-table.js'
 import { EXIT, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
@@ -126,21 +127,24 @@ function printLoops(
   }
   if (values.json) {
     const byId = new Map(table.map((row) => [row.loopId, row]))
-    const json = rows.map((row) => {
-      if (!row.state) return { loopId: row.loopId, problem: row.problem }
-      const listed = byId.get(row.loopId)
-      // The table's facts, each as a script reads it: the save as its time, the verdict with every failing check.
-      return {
-        ...statusJson(row.state),
-        updatedAt: row.state.updatedAt,
-        lastVerdict: listed && listed.lastVerdict !== '-' ? listed.lastVerdict : null,
-        failingChecks: listed?.failingChecks ?? [],
-        issue: listed?.issue?.number ?? null,
-        pullRequest: listed?.pullRequest ?? null,
-        lastRun: listed?.lastRun ?? null,
-        ...(queue ? { queue: listed?.queue ?? '-' } : {}),
-      }
-    })
+    // In the table's order (`compareLoopIds`), not the store's listing's.
+    const json = [...rows]
+      .sort((a, b) => compareLoopIds(a.loopId, b.loopId))
+      .map((row) => {
+        if (!row.state) return { loopId: row.loopId, problem: row.problem }
+        const listed = byId.get(row.loopId)
+        // The table's facts, each as a script reads it: the save as its time, the verdict with every failing check.
+        return {
+          ...statusJson(row.state),
+          updatedAt: row.state.updatedAt,
+          lastVerdict: listed && listed.lastVerdict !== '-' ? listed.lastVerdict : null,
+          failingChecks: listed?.failingChecks ?? [],
+          issue: listed?.issue?.number ?? null,
+          pullRequest: listed?.pullRequest ?? null,
+          lastRun: listed?.lastRun ?? null,
+          ...(queue ? { queue: listed?.queue ?? '-' } : {}),
+        }
+      })
     io.stdout(`${JSON.stringify(json, null, 2)}\n`)
     return
   }

@@ -102,13 +102,25 @@ function tookDispatch(holder: SlotHolder, pending: DispatchRecord): boolean {
   return holder.run !== undefined && (pending.sweeps ?? 0) === 0 && pending.by !== `run ${holder.run}`
 }
 
-/** The reason a new loop's first job saves before it asks for its place in line: not in line yet. */
+/**
+ * The reason a job saves before it asks for the loop's place in line (a new loop's first job, a person's
+ * resume that must ask for a slot): not in line yet.
+ */
 export const ASKING_FOR_SLOT = 'asking for a slot'
 
 /**
- * A loop whose first job saved it `queued` (`ASKING_FOR_SLOT`) and then failed before queue.json named
- * it (a lease never won, a fetch or push refused): no change of the queue ever reaches it, and no job of
- * it runs again. Past `staleAfterMs` it is BLOCKED for a person (a resume queues it like a new loop);
+ * A resumed loop that must ask for a slot before it runs: saved `queued`, asking, in the resume's own save,
+ * so a job that fails or dies before it has its slot leaves a loop the sweeper sees (`judgeOutOfLine`) and
+ * a person may resume again, never one `running` with no job. Any other state is returned as it is.
+ */
+export function askingForSlot(state: LoopState): LoopState {
+  return state.status === 'running' ? { ...state, status: 'queued', statusReason: ASKING_FOR_SLOT } : state
+}
+
+/**
+ * A loop whose job saved it `queued` (`ASKING_FOR_SLOT`: a new loop's first job, or a person's resume)
+ * and then failed before queue.json named it (a lease never won, a fetch or push refused, queue.json
+ * unreadable): no change of the queue ever reaches it, and no job of it runs again. Past `staleAfterMs` it is BLOCKED for a person (a resume queues it like a new loop);
  * null leaves it (in line, named by the record, or its job may still be asking).
  */
 export function judgeOutOfLine(
@@ -122,7 +134,7 @@ export function judgeOutOfLine(
   if (waitedMs < staleAfterMs) return null
   return {
     kind: 'block',
-    reason: `its first job saved it queued ${minutes(waitedMs)} ago but failed before it took a place in line (queue.json never named it), so no loop ending would start it`,
+    reason: `a job saved it queued ${minutes(waitedMs)} ago (asking for a slot: its first job, or a resume) but failed before it took a place in line (queue.json never named it), so no loop ending would start it`,
   }
 }
 

@@ -53,6 +53,8 @@ export interface Store {
 /** A store that can name every loop it holds: the `git` store, one branch for all of a repository's loops. */
 export interface LoopLister {
   listLoops(): Promise<string[]>
+  /** Where every loop is kept, for people (a summary of all of them; `describe` names one loop's folder). */
+  describeAll(): string
 }
 
 /**

@@ -90,6 +90,14 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     ...PULL_REQUEST,
   ],
   'fan-out-flake.test.ts': [LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST, OWN_LOGIN],
+  'resume-not-in-line.test.ts': [
+    'actions/get-workflow-run',
+    ...STATUS_COMMENT,
+    ...PULL_REQUEST,
+    STOP_LABELS,
+    PERMISSION,
+    OWN_LOGIN,
+  ],
   'stranded-slots.test.ts': [
     DISPATCH,
     'actions/get-workflow-run',

@@ -70,6 +70,13 @@ describe('the action bundle in the sandbox: the sweeper', () => {
         ['success', 'swept'],
       ])
       expect(sweepers.map((job) => job.summary).join('\n'), why).toMatch(/`swept` \| dispatched/)
+      // It says where the loops are kept: the branch, no loop's folder (no placeholder for a loop id).
+      for (const job of sweepers) {
+        expect(job.summary, why).toMatch(
+          /^## loop-controller sweep\n\n\d+ loop\(s\) in git branch loop-state of [^,;\s]+; /,
+        )
+        expect(job.summary, why).not.toMatch(/folder|%E2%80%A6|…/)
+      }
       const dispatched = jobs.filter((job) => job.event === 'workflow_dispatch').slice(1)
       expect(
         dispatched.map((job) => [job.inputs.iteration, job.outputs.status]),

@@ -102,7 +102,11 @@ export class GitStore implements Store, LoopLister, LoopReader {
   }
 
   describe(loopId: string): string {
-    return `git branch ${this.branch} of ${this.remote}, folder ${this.folder(loopId)}/`
+    return `${this.describeAll()}, folder ${this.folder(loopId)}/`
+  }
+
+  describeAll(): string {
+    return `git branch ${this.branch} of ${this.remote}`
   }
 
   async load(loopId: string): Promise<Loaded | null> {

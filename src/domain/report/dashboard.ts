@@ -1,6 +1,6 @@
 /**
  * The dashboard issue's body: every loop's row (`loops-table.ts`), then one checkbox per thing a person
- * can do to a loop from here (resume a BLOCKED loop, approve each pending gate, abort a running,
+ * can do to a loop from here (resume a BLOCKED or capped loop, approve each pending gate, abort a running,
  * waiting or queued one), then notes on ticks that changed nothing. Each box carries a hidden marker naming its
  * loop and action, as Renovate's Dependency Dashboard does, so a tick is read back from the edited body
  * (`dashboard-ticks.ts`). Pure, and stable: the same loops give the same content (the digest the body
@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto'
 import type { LoopState } from '../state.js'
 import { code, inlineText, link, markdownText } from './escape.js'
 import { COMMENT_MAX_CHARS } from './limits.js'
+import { compareLoopIds, needsPerson } from './loop-order.js'
 import { type ListedLoop, loopsTableRows, type QueueView, renderLoopsMarkdown, utcMinute } from './loops-table.js'
 
 export const DASHBOARD_TITLE = 'Loop dashboard'
@@ -62,7 +63,7 @@ export function parseMarker(text: string): { loopId: string; action: DashboardAc
   return { loopId, action }
 }
 
-function label(loopId: string, action: DashboardAction, state: LoopState): string {
+function label(loopId: string, action: DashboardAction, state: LoopState, queue?: QueueView | null): string {
   switch (action.kind) {
     case 'resume':
       return `Resume ${code(loopId)} (${inlineText(state.status)}: ${inlineText(state.statusReason || 'no reason recorded', 160)})`
@@ -70,9 +71,20 @@ function label(loopId: string, action: DashboardAction, state: LoopState): strin
       return `Approve gate ${code(action.gate)} of ${code(loopId)}`
     case 'abort':
       return state.status === 'queued'
-        ? `Abort ${code(loopId)} (queued: it gives up its place in line)`
+        ? `Abort ${code(loopId)} (${queuedAbortText(loopId, state, queue)})`
         : `Abort ${code(loopId)} (${inlineText(state.status)})`
   }
+}
+
+/** What aborting a queued loop gives up, as the slots record has it (its row says the same). */
+function queuedAbortText(loopId: string, state: LoopState, queue?: QueueView | null): string {
+  if (!queue || queue.record.queued.some((entry) => entry.loopId === loopId)) {
+    return 'queued: it gives up its place in line'
+  }
+  if (queue.record.running.some((holder) => holder.loopId === loopId)) {
+    return 'admitted: its job is starting; it gives up its slot'
+  }
+  return `queued, not in line: ${inlineText(state.statusReason || 'no reason recorded', 160)}`
 }
 
 /**
@@ -88,7 +100,7 @@ export function noLongerOffered(loopId: string, action: DashboardAction, state: 
   const now = `now ${state.status}`
   switch (action.kind) {
     case 'resume':
-      return `\`${loopId}\` is no longer BLOCKED (${now}); nothing to resume`
+      return `\`${loopId}\` is no longer BLOCKED or capped (${now}); nothing to resume`
     case 'abort':
       return `\`${loopId}\` is no longer running, waiting or queued (${now}); nothing to abort`
     case 'approve': {
@@ -103,7 +115,8 @@ export function noLongerOffered(loopId: string, action: DashboardAction, state: 
 /** What a person can do to this loop from the dashboard, in a fixed order. */
 export function dashboardActions(state: LoopState): DashboardAction[] {
   const actions: DashboardAction[] = []
-  if (state.status === 'blocked') actions.push({ kind: 'resume' })
+  // A capped loop is resumed as `/loop resume` resumes it: its limits are checked again.
+  if (state.status === 'blocked' || state.status === 'capped') actions.push({ kind: 'resume' })
   const pending = Object.keys(state.gates)
     .filter((gate) => state.gates[gate]?.status === 'pending')
     .sort()
@@ -115,15 +128,18 @@ export function dashboardActions(state: LoopState): DashboardAction[] {
   return actions
 }
 
-/** The boxes of every readable loop, sorted by loop id; each line as the controller writes it, unticked. */
-export function dashboardBoxes(loops: readonly ListedLoop[]): DashboardBox[] {
+/**
+ * The boxes of every readable loop, sorted by loop id (`compareLoopIds`); each line as the controller
+ * writes it, unticked. `queue`, when the slots record was read, labels a queued loop's abort from it.
+ */
+export function dashboardBoxes(loops: readonly ListedLoop[], queue?: QueueView | null): DashboardBox[] {
   return [...loops]
     .filter((loop): loop is ListedLoop & { state: LoopState } => loop.state !== null)
-    .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+    .sort((a, b) => compareLoopIds(a.loopId, b.loopId))
     .flatMap(({ loopId, state }) =>
       dashboardActions(state).map((action) => {
         const marker = boxMarker(loopId, action)
-        return { loopId, action, marker, line: `- [ ] ${marker} ${label(loopId, action, state)}` }
+        return { loopId, action, marker, line: `- [ ] ${marker} ${label(loopId, action, state, queue)}` }
       }),
     )
 }
@@ -193,10 +209,12 @@ export function renderDashboard(
   const maxChars = input.maxChars ?? COMMENT_MAX_CHARS
   const full = renderBody(input.loops, input, 0)
   if (full.length <= maxChars) return full
-  // Too many loops for one issue: the finished ones go first, then the last by id, said in the body.
+  // Too many loops for one issue: the finished ones go first, then the last by id (`compareLoopIds`) of
+  // those no person is waited for, said in the body; a loop that waits for a person keeps its row and
+  // boxes longest. The rows and boxes shown are sorted by id whatever the order they were kept in.
   let shown = [...input.loops]
     .filter((loop) => loop.state === null || !FINISHED.includes(loop.state.status))
-    .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+    .sort((a, b) => Number(needsPerson(b.state)) - Number(needsPerson(a.state)) || compareLoopIds(a.loopId, b.loopId))
   let body = renderBody(shown, input, input.loops.length - shown.length)
   while (body.length > maxChars && shown.length > 0) {
     const keep = Math.min(shown.length - 1, Math.floor((shown.length * maxChars) / body.length))
@@ -220,7 +238,7 @@ function renderBody(loops: readonly ListedLoop[], input: BodyInput, hidden: numb
 
 function bodyParts(loops: readonly ListedLoop[], input: BodyInput, hidden: number): string[] {
   const rows = loopsTableRows(loops, input.repositoryUrl, input.queue, input.loops, input.rewrite?.at)
-  const boxes = dashboardBoxes(loops)
+  const boxes = dashboardBoxes(loops, input.queue)
   const notes = (input.notes ?? []).slice(-MAX_NOTES)
   const omitted =
     hidden > 0

@@ -9,6 +9,7 @@ import { hasEnded, type Limit, queueWait, type SlotsRecord } from '../slots.js'
 import type { LoopState } from '../state.js'
 import { code, inlineText, link } from './escape.js'
 import { neverRan } from './format.js'
+import { compareLoopIds } from './loop-order.js'
 import { queuedReason } from './queued.js'
 
 /** A loop as a lister found it: its state, or why it could not be read. */
@@ -189,12 +190,11 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
     const unknown = queue.limit === 'unknown'
     const wait = queueWait(live, state.loopId, statuses, limit)
     if (wait) {
-      const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit
       const why =
         unknown && wait.slotOnly
           ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
-          : room
-            ? freeSlotText(wait.limit, queue)
+          : wait.slotOnly && wait.limit !== null && wait.running < wait.limit
+            ? freeSlotsText(wait.limit, wait.limit - wait.running, wait.ahead ?? 0, queue)
             : queuedReason(wait, shortName)
       return `${wait.position} of ${wait.queued} in line: ${why}`
     }
@@ -205,8 +205,19 @@ export function queueText(state: LoopState, loops: readonly ListedLoop[], queue?
   return state.statusReason || 'queued'
 }
 
-/** A free slot, as fact under the queue's own limit, or as a supposition under the reader's. */
-function freeSlotText(limit: Limit, queue: QueueView): string {
+/**
+ * Free slots for a loop that waits for a slot only, as fact under the queue's own limit, or as a
+ * supposition under the reader's: the next change of the queue serves the `ahead` ready loops before it
+ * (`settle`), so it starts then only when a slot is left for it.
+ */
+function freeSlotsText(limit: Limit, free: number, ahead: number, queue: QueueView): string {
+  if (ahead >= free) {
+    const loops = ahead === 1 ? 'the 1 ready loop' : `the ${ahead} ready loops`
+    if (queue.supposed) {
+      return `under max-loops ${limit}, ${free === 1 ? '1 slot would be' : `${free} slots would be`} free, for ${loops} ahead of it in line`
+    }
+    return `${free === 1 ? '1 slot is' : `${free} slots are`} free, for ${loops} ahead of it in line (max-loops: ${limit})`
+  }
   if (!queue.supposed) return 'a slot is free; it starts at the next change of the queue'
   const recorded = queue.record.limit
   const since =
@@ -217,7 +228,7 @@ function freeSlotText(limit: Limit, queue: QueueView): string {
 }
 
 /**
- * The rows of `loops`, sorted by loop id. `repositoryUrl` (`https://github.com/owner/repo`) links the
+ * The rows of `loops`, sorted by loop id (`compareLoopIds`: numbers by value). `repositoryUrl` (`https://github.com/owner/repo`) links the
  * issue a loop started from; without it (a local state directory) the issue is named, not linked.
  * `queue`, when the slots record was read, says where each queued loop stands, from the statuses of
  * `everyLoop` (default `loops`: a table that shows only some loops still knows their dependencies').
@@ -231,7 +242,7 @@ export function loopsTableRows(
   now?: Date,
 ): LoopsTableRow[] {
   return [...loops]
-    .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+    .sort((a, b) => compareLoopIds(a.loopId, b.loopId))
     .map(({ loopId, state, problem }) => {
       if (!state) {
         return {

@@ -29,10 +29,12 @@ export function queuedReason(wait: QueueWait, issueOf: (loopId: string) => strin
       noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : ''
     parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`)
   }
-  if (wait.slotOnly) {
-    const slots = wait.limit ?? wait.running
-    const inUse = slots === 1 ? 'its one slot is in use' : `all ${slots} slots are in use`
-    parts.push(`${inUse} (max-loops: ${wait.limit ?? 'none'})`)
+  if (wait.slotOnly && wait.limit === null) {
+    // No limit holds it and nothing it depends on is pending: only the queue's next change is awaited.
+    parts.push('its dependencies are COMPLETE; it starts at the next change of the queue')
+  } else if (wait.slotOnly) {
+    const inUse = wait.limit === 1 ? 'its one slot is in use' : `all ${wait.limit} slots are in use`
+    parts.push(`${inUse} (max-loops: ${wait.limit})`)
   }
   return parts.join('; ')
 }
@@ -150,11 +152,15 @@ function writtenBy(writer: QueuedWriter): string {
  * A new loop saved `queued` whose job could not take its place in line (queue.json was not changed):
  * no loop ending would start it, so the person who started it is told, with the error.
  */
-export function notInLineRefusal(loopId: string, error: string): Refusal {
+export function notInLineRefusal(loopId: string, error: string, asked: 'start' | 'resume' = 'start'): Refusal {
+  const again =
+    asked === 'start'
+      ? `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then.`
+      : 'It was resumed and is saved queued, asking for a slot. Resume it again once the cause is fixed (`/loop resume`): it asks for its slot then.'
   return {
     loopId,
     title: `loop-controller could not put the loop ${code(loopId)} in line: queue.json was not changed.`,
     reason: markdownText(error, 600),
-    whatToDo: `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then. Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
+    whatToDo: `${again} Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
   }
 }

@@ -64,6 +64,28 @@ describe('status --all', () => {
     )
   }, 120_000)
 
+  it('lists the loops by id with their numbers by value, as the dashboard does, in the table and in --json', async () => {
+    const repo = tempRepo({ files: { '.github/loop.yml': config(true) } })
+    expect((await cli(repo, 'run', '--loop-id', 'green', '--no-commit')).code).toBe(0)
+    const green = JSON.parse(readFileSync(join(repo, '.loop', 'green', 'loop-state.json'), 'utf8'))
+    for (const loopId of ['issue-100', 'issue-2', 'issue-10']) {
+      mkdirSync(join(repo, '.loop', loopId), { recursive: true })
+      writeFileSync(join(repo, '.loop', loopId, 'loop-state.json'), JSON.stringify({ ...green, loopId }))
+    }
+    const want = ['green', 'issue-2', 'issue-10', 'issue-100']
+    const all = await cli(repo, 'status', '--all')
+    expect(
+      all.stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(/\s+/)[0]),
+      all.stderr,
+    ).toEqual(want)
+    const json = JSON.parse((await cli(repo, 'status', '--all', '--json')).stdout) as { loopId: string }[]
+    expect(json.map((loop) => loop.loopId)).toEqual(want)
+  }, 120_000)
+
   it('lists a loop whose state cannot be read on every run: nothing is moved aside by a listing', async () => {
     const repo = tempRepo({ files: { '.github/loop.yml': config(true) } })
     expect((await cli(repo, 'run', '--loop-id', 'green', '--no-commit')).code).toBe(0)

@@ -130,7 +130,10 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     expect(reads).toBe(3)
     const body = dashboardsIn()[0]?.body ?? ''
     expect(body).toMatch(/\| `b` \|.*\*\*queued\*\*.*\| admitted: its job is starting \| [^|]+ \|$/m)
-    expect(body).toContain('- [ ] <!-- loop-dashboard:abort:b --> Abort `b` (queued: it gives up its place in line)')
+    // Its box says what its row says: admitted, it gives up the slot.
+    expect(body).toContain(
+      '- [ ] <!-- loop-dashboard:abort:b --> Abort `b` (admitted: its job is starting; it gives up its slot)',
+    )
 
     // A record that cannot be read: the rows say what each loop saved, and the problem is named.
     logged.length = 0
@@ -330,7 +333,7 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     expect(applied).toEqual(['alice: abort busy'])
     const body = dashboardsIn()[0]?.body ?? ''
     expect(body).toContain(
-      '- alice ticked resume `stuck`: `stuck` is no longer BLOCKED (now running); nothing to resume',
+      '- alice ticked resume `stuck`: `stuck` is no longer BLOCKED or capped (now running); nothing to resume',
     )
     expect(body).toContain('- alice ticked abort `busy`: done')
     expect(body).not.toMatch(/- \[[xX]\]/)

@@ -1,10 +1,11 @@
-// A dashboard tick resumes a BLOCKED loop: it gave its slot back when it ended, so before its next
-// iteration is dispatched it asks for a slot like a new loop, on a real state branch (a bare repository
-// the job's checkout reaches as `origin`). With both slots held it is saved queued and its comment says
-// so, and its journey says why it waits (before the save that carries it); with a slot free it takes it
-// and goes on running.
+// A dashboard tick resumes a BLOCKED loop: it gave its slot back when it ended, so the resume is saved
+// queued, asking for a slot, and before its next iteration is dispatched it asks like a new loop, on a
+// real state branch (a bare repository the job's checkout reaches as `origin`). With both slots held it
+// is saved queued and its comment says so, and its journey says why it waits (before the save that
+// carries it); with a slot free it takes it and is saved running; with queue.json unreadable it stays
+// queued, asking (where the sweeper finds it), and the error says so.
 import { execFile } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +16,7 @@ import { buildRunContext } from '../../../src/action/run-context.js'
 import { queueResumed, slotStore } from '../../../src/action/slots.js'
 import { GitStore } from '../../../src/adapters/stores/git-store.js'
 import type { JourneyEvent } from '../../../src/domain/journey.js'
+import { ASKING_FOR_SLOT } from '../../../src/domain/slot-sweep.js'
 import type { SlotsRecord } from '../../../src/domain/slots.js'
 import { fixedClock, recordingIO, recordingLogger } from '../../unit/action/fakes.js'
 import { makeState } from './fixtures.js'
@@ -98,7 +100,8 @@ describe('queueResumed: a resumed loop asks for a slot like a new one', () => {
     const loaded = await store.load('z')
     const resumed = {
       ...loaded!.state,
-      status: 'running' as const,
+      status: 'queued' as const,
+      statusReason: ASKING_FOR_SLOT,
       task: { source: 'issue' as const, number: 9, title: 't', body: '', author: 'alice' },
     }
     await store.save('z', resumed, loaded!.version)
@@ -121,12 +124,49 @@ describe('queueResumed: a resumed loop asks for a slot like a new one', () => {
       { running: [{ loopId: 'a', since: AT }], queued: [] },
       { a: 'a', z: 'z' },
     )
-    const resumed = (await store.load('z'))!.state
+    const resumed = await asking(store, 'z')
     const state = await queueResumed(context, { loopId: 'z', state: resumed, root }, deps)
     expect(state.status).toBe('running')
+    expect((await store.load('z'))?.state).toMatchObject({ status: 'running', statusReason: '' })
     const record = await slotStore(context, root).current()
     expect(record.running.map((holder) => holder.loopId)).toEqual(['a', 'z'])
     expect(comments).toEqual([])
-    expect(journey).toEqual([])
+    expect(journey.map((event) => event.type)).toEqual(['admitted'])
+  })
+
+  it('with queue.json unreadable it stays queued, asking for a slot, and the error says what to do', async () => {
+    const { context, root, store, deps } = await job({ running: [], queued: [] }, { z: 'z' })
+    const resumed = await asking(store, 'z')
+    await spoilQueue(join(base, `remote-${jobs}.git`))
+    await expect(queueResumed(context, { loopId: 'z', state: resumed, root }, deps)).rejects.toThrow(
+      /its slot was not asked for \(.*queue\.json.*\); it stays queued, asking for a slot, until a sweeper marks it BLOCKED/,
+    )
+    expect((await store.load('z'))?.state).toMatchObject({ status: 'queued', statusReason: ASKING_FOR_SLOT })
+  })
+
+  it('a resume that made the loop wait for its gates asks for nothing', async () => {
+    const { context, root, store, deps } = await job({ running: [], queued: [] }, { z: 'z' })
+    const waiting = { ...(await store.load('z'))!.state, status: 'waiting' as const }
+    expect(await queueResumed(context, { loopId: 'z', state: waiting, root }, deps)).toBe(waiting)
+    expect((await slotStore(context, root).current()).running).toEqual([])
   })
 })
+
+/** The loop saved as a resume that must ask for a slot saves it (`askingForSlot`). */
+async function asking(store: GitStore, loopId: string) {
+  const loaded = (await store.load(loopId))!
+  const state = { ...loaded.state, status: 'queued' as const, statusReason: ASKING_FOR_SLOT }
+  await store.save(loopId, state, loaded.version)
+  return state
+}
+
+/** queue.json on the state branch made unreadable (a field it does not know), as a person's bad edit would. */
+async function spoilQueue(bare: string): Promise<void> {
+  const dir = join(base, `spoil-${jobs}`)
+  await run('git', ['clone', '--quiet', '--branch', 'loop-state', bare, dir])
+  writeFileSync(join(dir, 'queue.json'), '{"running":[],"queued":[],"extra":1}\n')
+  const who = ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid']
+  await run('git', ['-C', dir, 'add', 'queue.json'])
+  await run('git', ['-C', dir, ...who, 'commit', '--quiet', '-m', 'bad queue'])
+  await run('git', ['-C', dir, 'push', '--quiet', 'origin', 'loop-state'])
+}

@@ -127,7 +127,7 @@ describe('sweepSlots: the slots of max-loops cannot jam', () => {
     const stranded = (await planted.store.load('stranded'))?.state
     expect([stranded?.status, stranded?.statusReason]).toEqual([
       'blocked',
-      'its first job saved it queued 60 min ago but failed before it took a place in line (queue.json never named it), so no loop ending would start it. Resume it with `/loop resume` (it queues for a slot like a new loop).',
+      'a job saved it queued 60 min ago (asking for a slot: its first job, or a resume) but failed before it took a place in line (queue.json never named it), so no loop ending would start it. Resume it with `/loop resume` (it queues for a slot like a new loop).',
     ])
     // One whose job may still be asking is left alone, and so is one in line.
     expect((await planted.store.load('asking'))?.state.status).toBe('queued')

@@ -25,7 +25,7 @@ const unasked = async (runId: string): Promise<never> => {
 }
 
 function listing(states: Record<string, LoopState>): Store & LoopLister & { saved: LoopState[] } {
-  return Object.assign(memoryStore(states), { listLoops: async () => Object.keys(states) })
+  return Object.assign(memoryStore(states), { listLoops: async () => Object.keys(states), describeAll: () => 'memory' })
 }
 
 describe('sweepLoops', () => {

@@ -50,7 +50,7 @@ describe('readTicks', () => {
     {
       name: 'a forged line, added ticked by the edit',
       before: written,
-      after: `${written}\n- [x] <!-- loop-dashboard:resume:capped --> Resume \`capped\``,
+      after: `${written}\n- [x] <!-- loop-dashboard:resume:green --> Resume \`green\``,
       want: [],
       ignored: 1,
     },

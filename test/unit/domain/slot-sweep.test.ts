@@ -242,7 +242,7 @@ describe('judgeOutOfLine: a new loop saved queued whose job failed before queue.
     expect(verdict !== null).toBe(blocked)
     if (verdict) {
       expect(verdict.reason).toBe(
-        'its first job saved it queued 45 min ago but failed before it took a place in line (queue.json never named it), so no loop ending would start it',
+        'a job saved it queued 45 min ago (asking for a slot: its first job, or a resume) but failed before it took a place in line (queue.json never named it), so no loop ending would start it',
       )
     }
   })

@@ -36,7 +36,7 @@ describe('dashboardActions: what a person can do from the dashboard', () => {
       state: { status: 'running', gates: { verifier: { ...pending, status: 'approved' } } },
       want: ['abort'],
     },
-    { name: 'capped: nothing (the cap is raised by a run)', state: { status: 'capped' }, want: [] },
+    { name: 'capped: resume (its limits are checked again)', state: { status: 'capped' }, want: ['resume'] },
     { name: 'complete: nothing', state: { status: 'complete' }, want: [] },
     { name: 'aborted: nothing', state: { status: 'aborted' }, want: [] },
     { name: 'queued: abort (which gives up its place in line)', state: { status: 'queued' }, want: ['abort'] },
@@ -58,7 +58,7 @@ describe('noLongerOffered: why a ticked box the loop moved past did nothing', ()
       name: 'resume of a loop that runs again',
       action: { kind: 'resume' },
       state: loopState('x', { status: 'running' }),
-      want: '`x` is no longer BLOCKED (now running); nothing to resume',
+      want: '`x` is no longer BLOCKED or capped (now running); nothing to resume',
     },
     {
       name: 'abort of a loop that ended',
@@ -138,6 +138,7 @@ describe('renderDashboard', () => {
     expect(body.startsWith(`${DASHBOARD_MARKER}\n`)).toBe(true)
     const boxes = body.split('\n').filter((line) => line.startsWith('- ['))
     expect(boxes.map((line) => parseMarker(line))).toEqual([
+      { loopId: 'capped', action: { kind: 'resume' } },
       { loopId: 'climbing', action: { kind: 'abort' } },
       { loopId: 'gated', action: { kind: 'approve', gate: 'verifier' } },
       { loopId: 'gated', action: { kind: 'abort' } },
@@ -212,6 +213,59 @@ describe('renderDashboard', () => {
       expect(bounded).toContain(`${40 - listed.length} more loop(s) are not listed`)
       expect(bounded).toContain('<!-- loop-dashboard:resume:loop-01 -->')
     }
+  })
+
+  it('cut to fit, it keeps the loops that wait for a person and every box of each loop it shows, in id order by number', () => {
+    const running = Array.from({ length: 60 }, (_, i) => `issue-${i + 1}`)
+    const loops = [
+      ...running.map((loopId) => ({ loopId, state: loopState(loopId, { statusReason: 'x'.repeat(80) }) })),
+      { loopId: 'issue-100', state: loopState('issue-100', { status: 'blocked', statusReason: 'stuck' }) },
+      { loopId: 'issue-99', state: loopState('issue-99', { status: 'waiting', gates: { verifier: pending } }) },
+      { loopId: 'issue-98', state: loopState('issue-98', { status: 'capped', statusReason: 'cap' }) },
+    ]
+    const bounded = renderDashboard({ loops, repositoryUrl: REPOSITORY_URL, maxChars: 6000 })
+    expect(bounded.length).toBeLessThanOrEqual(6000)
+    const shown = bounded.split('\n').flatMap((line) => /^\| `(issue-\d+)` \|/.exec(line)?.[1] ?? [])
+    const kept = shown.filter((loopId) => running.includes(loopId))
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.length).toBeLessThan(running.length)
+    // The running loops kept are the first by number (issue-10 does not come before issue-2), then the three a person waits for.
+    expect(shown).toEqual([...running.slice(0, kept.length), 'issue-98', 'issue-99', 'issue-100'])
+    expect(bounded).toContain(`${running.length - kept.length} more loop(s) are not listed`)
+    const boxes = bounded.split('\n').flatMap((line) => {
+      const box = parseMarker(line)
+      return box
+        ? [`${box.loopId}:${box.action.kind === 'approve' ? `approve=${box.action.gate}` : box.action.kind}`]
+        : []
+    })
+    expect(boxes).toEqual([
+      ...kept.map((loopId) => `${loopId}:abort`),
+      'issue-98:resume',
+      'issue-99:approve=verifier',
+      'issue-99:abort',
+      'issue-100:resume',
+    ])
+  })
+
+  it.each<{ name: string; running: string[]; queued: string[]; want: string }>([
+    { name: 'in line', running: [], queued: ['q'], want: 'queued: it gives up its place in line' },
+    {
+      name: 'admitted, its job not started',
+      running: ['q'],
+      queued: [],
+      want: 'admitted: its job is starting; it gives up its slot',
+    },
+    { name: 'named by no record', running: [], queued: [], want: 'queued, not in line: asking for a slot' },
+  ])('a queued loop`s abort box says what it gives up, from the record: $name', ({ running, queued, want }) => {
+    const loops = [{ loopId: 'q', state: loopState('q', { status: 'queued', statusReason: 'asking for a slot' }) }]
+    const entry = (loopId: string) => ({ loopId, since: 't', dependsOn: [], workflow: 'loop.yml', ref: 'main' })
+    const queue = {
+      record: { running: running.map((loopId) => ({ loopId, since: 't' })), queued: queued.map(entry) },
+      limit: 2,
+    }
+    const body = renderDashboard({ loops, queue, repositoryUrl: REPOSITORY_URL })
+    expect(body).toContain(`- [ ] <!-- loop-dashboard:abort:q --> Abort \`q\` (${want})`)
+    if (running.includes('q')) expect(body).toContain('admitted: its job is starting |')
   })
 
   it('says where each queued loop stands, from the record and the statuses of the loops it waits for', () => {

@@ -187,6 +187,82 @@ describe('loopsTableRows', () => {
       want: '1 of 1 in line: a slot is free; it starts at the next change of the queue',
     },
     {
+      name: 'one slot free, first of two ready loops in line: it takes it at the next change',
+      loops: [queued({}), { loopId: 'p', state: loopState('p', { status: 'queued' }) }],
+      queue: { record: { running: [{ loopId: 'a', since: 't' }], queued: [entry('q'), entry('p')] }, limit: 2 },
+      want: '1 of 2 in line: a slot is free; it starts at the next change of the queue',
+    },
+    {
+      name: 'one slot free, second of two ready loops in line: the slot is the one ahead`s',
+      loops: [
+        queued({}),
+        { loopId: 'p', state: loopState('p', { status: 'queued' }) },
+        { loopId: 'dead', state: loopState('dead', { status: 'complete' }) },
+      ],
+      queue: {
+        record: {
+          running: [
+            { loopId: 'a', since: 't' },
+            { loopId: 'dead', since: 't' },
+          ],
+          queued: [entry('p'), entry('q')],
+        },
+        limit: 2,
+      },
+      want: '2 of 2 in line: 1 slot is free, for the 1 ready loop ahead of it in line (max-loops: 2)',
+    },
+    {
+      name: 'two slots free, second of two ready loops: one is left for it',
+      loops: [queued({}), { loopId: 'p', state: loopState('p', { status: 'queued' }) }],
+      queue: { record: { running: [{ loopId: 'a', since: 't' }], queued: [entry('p'), entry('q')] }, limit: 3 },
+      want: '2 of 2 in line: a slot is free; it starts at the next change of the queue',
+    },
+    {
+      name: 'one slot free, behind a loop that waits for its dependency (passed over): the slot is its',
+      loops: [
+        queued({}),
+        { loopId: 'p', state: loopState('p', { status: 'queued' }) },
+        { loopId: 'issue-4', state: loopState('issue-4', { status: 'running' }) },
+      ],
+      queue: {
+        record: { running: [{ loopId: 'issue-4', since: 't' }], queued: [entry('p', ['issue-4']), entry('q')] },
+        limit: 2,
+      },
+      want: '2 of 2 in line: a slot is free; it starts at the next change of the queue',
+    },
+    {
+      name: 'three slots free under the reader`s limit, three ready ahead: none left for it, said as a supposition',
+      loops: [
+        queued({}),
+        ...['p1', 'p2', 'p3'].map((loopId) => ({ loopId, state: loopState(loopId, { status: 'queued' as const }) })),
+      ],
+      queue: {
+        record: { running: [], queued: [entry('p1'), entry('p2'), entry('p3'), entry('q')], limit: 1 },
+        limit: 3,
+        supposed: true,
+      },
+      want: '4 of 4 in line: under max-loops 3, 3 slots would be free, for the 3 ready loops ahead of it in line',
+    },
+    {
+      name: 'no limit, its dependency COMPLETE, not admitted yet: no slot is said to be in use',
+      loops: [queued({}), { loopId: 'issue-4', state: loopState('issue-4', { status: 'complete' }) }],
+      queue: { record: { running: [], queued: [entry('q', ['issue-4'])] }, limit: null },
+      want: '1 of 1 in line: its dependencies are COMPLETE; it starts at the next change of the queue',
+    },
+    {
+      name: 'no limit, its dependency COMPLETE, another loop running',
+      loops: [
+        queued({}),
+        { loopId: 'issue-4', state: loopState('issue-4', { status: 'complete' }) },
+        { loopId: 'issue-3', state: loopState('issue-3', { status: 'running' }) },
+      ],
+      queue: {
+        record: { running: [{ loopId: 'issue-3', since: 't' }], queued: [entry('q', ['issue-4'])] },
+        limit: null,
+      },
+      want: '1 of 1 in line: its dependencies are COMPLETE; it starts at the next change of the queue',
+    },
+    {
       name: 'admitted, its job not started yet',
       loops: [queued({ statusReason: 'its one slot is in use (max-loops: 1)' })],
       queue: { record: { running: [{ loopId: 'q', since: 't' }], queued: [] }, limit: 1 },
