@@ -128,7 +128,11 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
   if (isOrdinaryIssueEdit(runContext)) return io.info('Nothing for the loop in this issues event: issues edited.')
 
   // The loop config comes from the ref that was checked out, before the loop's branch is.
-  const loaded = await loadActionConfig(settings, root, nodeWorkspace)
+  const loaded = await loadActionConfig(settings, root, nodeWorkspace, {
+    logger,
+    io,
+    hasStepSummary: runContext.hasStepSummary,
+  })
   const { config } = loaded
 
   const isolation = announcedIsolation(settings.isolation, { logger, io })

@@ -66,7 +66,11 @@ const MAX_VERDICTS = 256
 export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise<void> {
   const { runContext, root, loopId, github, logger, io, redact } = shared
   const { settings } = runContext
-  const loaded = await loadActionConfig(settings, root, nodeWorkspace)
+  const loaded = await loadActionConfig(settings, root, nodeWorkspace, {
+    logger,
+    io,
+    hasStepSummary: runContext.hasStepSummary,
+  })
   const { config } = loaded
   const { runnerTemp, loopDir, audit, store, auditSource, storeWarnings } = await openLoopStore(runContext, {
     root,
