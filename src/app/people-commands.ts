@@ -3,8 +3,9 @@
  * Shared by the CLI and the action: load, apply the engine's pure command, save with compare-and-swap,
  * record the events.
  */
-import { abort, approveGate, rejectGate, resume, skipTask } from '../domain/engine/index.js'
+import { abort, approveGate, changeCap, rejectGate, resume, skipTask } from '../domain/engine/index.js'
 import type { JourneyEvent } from '../domain/journey.js'
+import type { Policy } from '../domain/policy.js'
 import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
 import type { Clock } from '../ports/clock.js'
@@ -12,7 +13,11 @@ import { type Store, StoreConflictError } from '../ports/store.js'
 import { saveWithEvents } from './journaled-save.js'
 
 export type PeopleCommand =
-  | { kind: 'resume' }
+  /**
+   * `cap`: an iteration cap given with the resume (a flag, an input), applied first, so it can lift the
+   * cap that capped the loop; `budget`: the config's, which a capped loop's budgets are checked against.
+   */
+  | { kind: 'resume'; cap?: number | undefined; budget?: Policy['budget'] | undefined }
   | { kind: 'abort'; reason?: string }
   | { kind: 'approve'; gate: string }
   | { kind: 'reject'; gate: string }
@@ -56,9 +61,13 @@ async function applyOnce(
   if (!loaded) throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`)
   let applied: { state: LoopState; events: JourneyEvent[] }
   switch (command.kind) {
-    case 'resume':
-      applied = resume(loaded.state, input.by, now)
+    case 'resume': {
+      const capped =
+        command.cap !== undefined ? changeCap(loaded.state, command.cap, now) : { state: loaded.state, events: [] }
+      const resumed = resume(capped.state, input.by, now, command.budget)
+      applied = { state: resumed.state, events: [...capped.events, ...resumed.events] }
       break
+    }
     case 'abort':
       applied = abort(loaded.state, input.by, now, command.reason)
       break
