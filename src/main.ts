@@ -156,6 +156,7 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
     clock: systemClock,
     restoreAudit,
     reportRefusal: refuse,
+    resumeLimits: { cap: loaded.capGiven, budget: loaded.policy.budget },
     // Before a person's command is saved (a resume would leave the loop running with no job) or a new loop
     // is: a preset named in the config alone, whose CLI no step installed, is refused (the issue is told)
     // and fails the job with what to set, as fan-out's plan does. An abort needs no agent.

@@ -106,6 +106,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     clock: systemClock,
     restoreAudit,
     reportRefusal: (refusal: Refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
+    resumeLimits: { cap: loaded.capGiven, budget: loaded.policy.budget },
   }
   const slotJob = { ...commandDeps, io, redact, reportRefusal: commandDeps.reportRefusal }
   if (!(await applyCommands(asRun, loopId, commandDeps))) {

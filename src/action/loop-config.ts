@@ -8,6 +8,7 @@ import { loadLoopConfig } from '../config/load-config.js'
 import { shadowedConfigNotice } from '../config/simple-mode-inputs.js'
 import { AGENT_SECRET_NAMES } from '../domain/agents/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
+import type { Policy } from '../domain/policy.js'
 import { secretValuesInEnv } from '../domain/secret-names.js'
 import type { Logger } from '../ports/logger.js'
 import type { Workspace } from '../ports/workspace.js'
@@ -22,7 +23,7 @@ export async function loadActionConfig(
   root: string,
   workspace: Pick<Workspace, 'readText'>,
   say: { logger: Pick<Logger, 'warning'>; io: Pick<ActionIO, 'writeSummary'>; hasStepSummary: boolean },
-): Promise<{ config: LoopConfig; configPathRelative: string | null; capGiven: number | undefined }> {
+): Promise<{ config: LoopConfig; policy: Policy; configPathRelative: string | null; capGiven: number | undefined }> {
   // A bad config, cap or pipeline is the user's to fix, before anything runs.
   const loaded = await loadLoopConfig(actionConfigRequest(settings, root), (path) => workspace.readText(path))
   if (loaded.shadowedFile !== null) {
@@ -37,6 +38,7 @@ export async function loadActionConfig(
   }
   return {
     config: loaded.config,
+    policy: loaded.policy,
     configPathRelative: loaded.configPath && relative(root, loaded.configPath),
     capGiven: loaded.capGiven,
   }
