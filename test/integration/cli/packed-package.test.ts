@@ -32,12 +32,13 @@ describe('the packed package', () => {
     for (const script of ['prepare', 'preinstall', 'install', 'postinstall', 'prepack']) {
       expect(manifest.scripts?.[script], script).toBeUndefined()
     }
-    expect(manifest.bin['loop-controller']).toBe('bin/loop-controller.js')
+    const bin = manifest.bin['loop-controller']
+    expect(bin).toBe('bin/loop-controller.js')
     expect(existsSync(join(unpacked, 'node_modules'))).toBe(false)
 
     const repo = tempDir('loop-pack-repo-')
     execFileSync('git', ['init', '-q'], { cwd: repo })
-    const out = execFileSync('node', [join(unpacked, manifest.bin['loop-controller']), 'init'], {
+    const out = execFileSync('node', [join(unpacked, bin as string), 'init'], {
       cwd: repo,
       encoding: 'utf8',
       env: { ...process.env, NODE_PATH: '' },
