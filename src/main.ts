@@ -128,7 +128,11 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
   if (isOrdinaryIssueEdit(runContext)) return io.info('Nothing for the loop in this issues event: issues edited.')
 
   // The loop config comes from the ref that was checked out, before the loop's branch is.
-  const loaded = await loadActionConfig(settings, root, nodeWorkspace)
+  const loaded = await loadActionConfig(settings, root, nodeWorkspace, {
+    logger,
+    io,
+    hasStepSummary: runContext.hasStepSummary,
+  })
   const { config } = loaded
 
   const isolation = announcedIsolation(settings.isolation, { logger, io })
@@ -153,6 +157,7 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
     restoreAudit,
     reportRefusal: refuse,
     resumeAsksForSlot: resumeAsksForSlot(runContext, { loopId, config }, store),
+    resumeLimits: { cap: loaded.capGiven, budget: loaded.policy.budget },
     // Before a person's command is saved (a resume would leave the loop running with no job) or a new loop
     // is: a preset named in the config alone, whose CLI no step installed, is refused (the issue is told)
     // and fails the job with what to set, as fan-out's plan does. An abort needs no agent.

@@ -66,7 +66,11 @@ const MAX_VERDICTS = 256
 export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise<void> {
   const { runContext, root, loopId, github, logger, io, redact } = shared
   const { settings } = runContext
-  const loaded = await loadActionConfig(settings, root, nodeWorkspace)
+  const loaded = await loadActionConfig(settings, root, nodeWorkspace, {
+    logger,
+    io,
+    hasStepSummary: runContext.hasStepSummary,
+  })
   const { config } = loaded
   const { runnerTemp, loopDir, audit, store, auditSource, storeWarnings } = await openLoopStore(runContext, {
     root,
@@ -103,6 +107,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     restoreAudit,
     reportRefusal: (refusal: Refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
     resumeAsksForSlot: resumeAsksForSlot(runContext, { loopId, config }, store),
+    resumeLimits: { cap: loaded.capGiven, budget: loaded.policy.budget },
   }
   const slotJob = { ...commandDeps, io, redact, reportRefusal: commandDeps.reportRefusal }
   if (!(await applyCommands(asRun, loopId, commandDeps))) {

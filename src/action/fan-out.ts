@@ -136,7 +136,11 @@ interface ReadOnlyJob {
 async function readOnlyJob(shared: FanOutShared): Promise<ReadOnlyJob> {
   const { runContext, root, loopId, logger, io, redact } = shared
   const { settings } = runContext
-  const loaded = await loadActionConfig(settings, root, nodeWorkspace)
+  const loaded = await loadActionConfig(settings, root, nodeWorkspace, {
+    logger,
+    io,
+    hasStepSummary: runContext.hasStepSummary,
+  })
   const { config } = loaded
   const isolation = announcedIsolation(settings.isolation, { logger, io })
   const { runnerTemp, audit, store } = await openLoopStore(runContext, { root, loopId, logger, redact })

@@ -5,20 +5,40 @@
 import { relative } from 'node:path'
 import { type ActionSettings, actionConfigRequest, secretValues } from '../config/action-inputs.js'
 import { loadLoopConfig } from '../config/load-config.js'
+import { shadowedConfigNotice } from '../config/simple-mode-inputs.js'
 import { AGENT_SECRET_NAMES } from '../domain/agents/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
+import type { Policy } from '../domain/policy.js'
 import { secretValuesInEnv } from '../domain/secret-names.js'
+import type { Logger } from '../ports/logger.js'
 import type { Workspace } from '../ports/workspace.js'
+import type { ActionIO } from './actions-io.js'
 
+/**
+ * The loop config for this job. When simple mode's inputs passed over a default config file that
+ * exists, the log (a warning) and the job summary say so: its checks are not the ones that run.
+ */
 export async function loadActionConfig(
   settings: ActionSettings,
   root: string,
   workspace: Pick<Workspace, 'readText'>,
-): Promise<{ config: LoopConfig; configPathRelative: string | null; capGiven: number | undefined }> {
+  say: { logger: Pick<Logger, 'warning'>; io: Pick<ActionIO, 'writeSummary'>; hasStepSummary: boolean },
+): Promise<{ config: LoopConfig; policy: Policy; configPathRelative: string | null; capGiven: number | undefined }> {
   // A bad config, cap or pipeline is the user's to fix, before anything runs.
   const loaded = await loadLoopConfig(actionConfigRequest(settings, root), (path) => workspace.readText(path))
+  if (loaded.shadowedFile !== null) {
+    const inputs = settings.work !== undefined ? "the 'work' and 'verify' inputs" : "the 'verify' input"
+    const notice = shadowedConfigNotice(loaded.shadowedFile, inputs)
+    say.logger.warning(notice)
+    if (say.hasStepSummary)
+      await say.io.writeSummary(`> [!WARNING]
+> ${notice}
+
+`)
+  }
   return {
     config: loaded.config,
+    policy: loaded.policy,
     configPathRelative: loaded.configPath && relative(root, loaded.configPath),
     capGiven: loaded.capGiven,
   }

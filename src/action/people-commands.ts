@@ -9,7 +9,11 @@ import { ConfigError } from '../config/errors.js'
 import { GITHUB_ACTIONS_BOT_LOGIN } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
 import { type Authorization, authorizeActor, type LoopCommand } from '../domain/commands.js'
-import { abortedStartRefusal, type Refusal, startRefusal } from '../domain/report/refusal.js'
+import { CappedResumeError } from '../domain/engine/index.js'
+import { loopBranch } from '../domain/loop-names.js'
+import type { Policy } from '../domain/policy.js'
+import { cappedNextStep } from '../domain/report/capped-advice.js'
+import { abortedStartRefusal, cappedResumeRefusal, type Refusal, startRefusal } from '../domain/report/refusal.js'
 import type { LoopState } from '../domain/state.js'
 import type { Clock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
@@ -37,6 +41,11 @@ export interface PeopleCommandDeps {
    * asking for one, and the job's `takeSlot` asks (`resumeAsksForSlot` in ./slots.ts).
    */
   resumeAsksForSlot?: boolean
+  /**
+   * What a resume is checked against: the cap this job was given (the `max-iterations` input), applied
+   * first so it can lift the cap that capped the loop, and the config's budget.
+   */
+  resumeLimits?: { cap: number | undefined; budget: Policy['budget'] }
 }
 
 function toPeopleCommand(command: Exclude<LoopCommand, { kind: 'start' }>): PeopleCommand {
@@ -94,11 +103,19 @@ export async function applyCommands(
     await deps.restoreAudit()
     try {
       return await applyPeopleCommand(
-        command,
+        command.kind === 'resume' && deps.resumeLimits ? { ...command, ...deps.resumeLimits } : command,
         { loopId, by, ...(deps.resumeAsksForSlot ? { resumeAsksForSlot: true } : {}) },
         { store: deps.store, clock: deps.clock, audit: deps.audit },
       )
     } catch (error) {
+      if (error instanceof CappedResumeError) {
+        // Said where the person asked (summary, comment), and the job fails with it: nothing was applied.
+        const surface = run.event.subject.number === null ? 'dispatch-only' : 'thread'
+        const branch = `\`${loopBranch(loopId)}\``
+        const next = cappedNextStep(error.limit, error.iterationsRun, surface, branch)
+        await deps.reportRefusal?.(cappedResumeRefusal(loopId, error.message, upperFirst(next)))
+        throw new ConfigError(`${error.message} Next: ${next}`)
+      }
       if (error instanceof NoLoopError) {
         logger.warning(`'${command.kind}' for loop ${loopId}, which has not started: ${error.message}`)
         return null
@@ -172,6 +189,10 @@ export async function applyCommands(
   if (intent.command.kind !== 'abort') await beforeRun()
   const state = await apply(toPeopleCommand(intent.command), intent.actor)
   return state !== null && intent.command.kind !== 'abort'
+}
+
+function upperFirst(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`
 }
 
 /**

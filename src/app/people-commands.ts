@@ -3,8 +3,9 @@
  * Shared by the CLI and the action: load, apply the engine's pure command, save with compare-and-swap,
  * record the events.
  */
-import { abort, approveGate, rejectGate, resume, skipTask } from '../domain/engine/index.js'
+import { abort, approveGate, changeCap, rejectGate, resume, skipTask } from '../domain/engine/index.js'
 import type { JourneyEvent } from '../domain/journey.js'
+import type { Policy } from '../domain/policy.js'
 import { askingForSlot } from '../domain/slot-sweep.js'
 import type { LoopState } from '../domain/state.js'
 import type { AuditLog } from '../ports/audit.js'
@@ -13,7 +14,11 @@ import { type Store, StoreConflictError } from '../ports/store.js'
 import { saveWithEvents } from './journaled-save.js'
 
 export type PeopleCommand =
-  | { kind: 'resume' }
+  /**
+   * `cap`: an iteration cap given with the resume (a flag, an input), applied first, so it can lift the
+   * cap that capped the loop; `budget`: the config's, which a capped loop's budgets are checked against.
+   */
+  | { kind: 'resume'; cap?: number | undefined; budget?: Policy['budget'] | undefined }
   | { kind: 'abort'; reason?: string }
   | { kind: 'approve'; gate: string }
   | { kind: 'reject'; gate: string }
@@ -60,8 +65,11 @@ async function applyOnce(
   let applied: { state: LoopState; events: JourneyEvent[] }
   switch (command.kind) {
     case 'resume': {
-      const resumed = resume(loaded.state, input.by, now)
-      applied = input.resumeAsksForSlot ? { ...resumed, state: askingForSlot(resumed.state) } : resumed
+      const capped =
+        command.cap !== undefined ? changeCap(loaded.state, command.cap, now) : { state: loaded.state, events: [] }
+      const resumed = resume(capped.state, input.by, now, command.budget)
+      const merged = { state: resumed.state, events: [...capped.events, ...resumed.events] }
+      applied = input.resumeAsksForSlot ? { ...merged, state: askingForSlot(merged.state) } : merged
       break
     }
     case 'abort':

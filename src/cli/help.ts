@@ -28,7 +28,7 @@ Commands:
   next      run exactly one iteration
   status    show where the loop is
   history   list the iterations and what happened in each
-  resume    continue a BLOCKED or waiting loop after a person stepped in
+  resume    continue a BLOCKED, waiting or capped loop after a person stepped in
   skip      skip a required stage task:  skip TASK --reason "why"
   approve   approve a gate:              approve GATE
   abort     stop the loop for good
@@ -58,7 +58,7 @@ Writes a starter .github/loop.yml (from --work/--verify when given) and adds .lo
 
 Runs iterations until the loop is COMPLETE, BLOCKED, waits at a gate, or reaches a cap. Starts a loop when
 none exists. Prints a live progress line per check on a terminal, plain lines otherwise.`,
-  next: `loop-controller next [--config FILE | --work CMD | --agent NAME --verify CMD...] [--no-commit]
+  next: `loop-controller next [--config FILE | --work CMD | --agent NAME --verify CMD...] [--max-iterations N] [--no-commit]
 
 Runs exactly one iteration: decide, work, verify, analyze, persist.`,
   status: `loop-controller status [--loop-id ID | --all [--remote NAME|URL [--state-branch B] [--max-loops N]]] [--json]
@@ -75,9 +75,11 @@ while a loop is queued); scripts read --json, whose fields stay put.`,
   history: `loop-controller history [--loop-id ID] [--json]
 
 Lists each iteration: decision, checks, verdicts, patterns and strategies.`,
-  resume: `loop-controller resume [--loop-id ID]
+  resume: `loop-controller resume [--max-iterations N] [--loop-id ID]
 
-Clears BLOCKED (or a wait) after a person stepped in; the total failure count is kept.`,
+Clears BLOCKED (or a wait) after a person stepped in; the total failure count is kept. A loop capped by
+its iteration cap resumes with a higher cap (--max-iterations N above the iterations run; run and next
+take it too); one capped by a budget, once the budget in the loop config is raised.`,
   skip: `loop-controller skip TASK --reason "why" [--loop-id ID]
 
 Marks a required stage task as skipped, with the reason recorded.`,

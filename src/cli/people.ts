@@ -1,14 +1,14 @@
 /** The people's commands on this machine: `resume`, `abort`, `approve GATE`, `skip TASK --reason "why"`. */
 import { applyPeopleCommand, type PeopleCommand } from '../app/people-commands.js'
 import { simpleModeConfig } from '../config/load-config.js'
-import { initialState } from '../domain/engine/index.js'
+import { CappedResumeError, initialState } from '../domain/engine/index.js'
 import { policyFromConfig } from '../domain/policy.js'
 import { systemClock } from '../ports/clock.js'
 import { loadCliConfig } from './config.js'
 import { EXIT, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
 import type { LoopPlace } from './loop-place.js'
-import { expectPositionals, type Values } from './options.js'
+import { expectPositionals, parseCap, type Values } from './options.js'
 import { renderStatus } from './render.js'
 
 /** Applies the command to the loop's state, recorded as by the local user, and prints the new status. */
@@ -39,6 +39,11 @@ export async function runPeopleCommand(
   const { store, audit, loopId, root } = place
   const loaded = await loadCliConfig(root, values, io).catch(() => null)
   const policy = loaded?.policy ?? null
+  if (people.kind === 'resume') {
+    // A cap given with the resume is applied first, so it can lift the cap that capped the loop.
+    const cap = values['max-iterations'] !== undefined ? parseCap(values['max-iterations']) : undefined
+    people = { kind: 'resume', cap, budget: policy?.budget }
+  }
   // An abort may come before the loop's first save: it is recorded as a loop that starts aborted.
   const fresh = (now: Date) =>
     initialState({
@@ -48,7 +53,14 @@ export async function runPeopleCommand(
       policy: policy ?? policyFromConfig(simpleModeConfig({ work: 'true', verify: ['true'] })),
       now,
     })
-  const state = await applyPeopleCommand(people, { loopId, by, fresh }, { store, clock: systemClock, audit })
+  const state = await applyPeopleCommand(people, { loopId, by, fresh }, { store, clock: systemClock, audit }).catch(
+    (error: unknown) => {
+      if (error instanceof CappedResumeError && error.limit === 'iterations') {
+        throw new UsageError(`${error.message} Here: loop-controller resume --max-iterations N.`)
+      }
+      throw error
+    },
+  )
   io.stdout(renderStatus(state, policy))
   return EXIT.complete
 }

@@ -7,6 +7,7 @@ import { nodeWorkspace } from '../adapters/node-workspace.js'
 import { ChildProcessRunner } from '../adapters/process-runner.js'
 import { RunnerFileGuard, runnerFileCommandPaths } from '../adapters/runner-file-guard.js'
 import { type IterationResult, runOneIteration } from '../app/iteration.js'
+import { shadowedConfigNotice } from '../config/simple-mode-inputs.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { buildLibrary } from '../domain/analysis/index.js'
 import { ISOLATION_MODES, type IsolationMode, isolationLine } from '../domain/isolation.js'
@@ -30,9 +31,10 @@ export async function runIterations(
 ): Promise<number> {
   const { root, stateDir, loopId, store, audit, redact } = place
   // Loading checks the policy too, so a bad cap is a configuration error before anything runs.
-  const { config, configPath, capGiven } = await loadCliConfig(root, values, io)
+  const { config, configPath, capGiven, shadowedFile } = await loadCliConfig(root, values, io)
   // Checked before anything is printed or written: a bad --isolation is refused on its own.
   const isolation = cliIsolation(values)
+  if (shadowedFile !== null) io.stderr(`warning: ${shadowedConfigNotice(shadowedFile, '--work/--verify')}\n`)
   const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   await keepStateOutOfGit(root, stateDir)
   const git = (await isGitRepository(root)) ? new GitCli(root) : null

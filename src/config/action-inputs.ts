@@ -20,6 +20,7 @@ import { parseSecretLines, parseVerifyLines } from './input-lines.js'
 import { budgetBeyondJobTimeoutProblem, MAX_BUDGET_MINUTES } from './job-time-inputs.js'
 import type { LoopConfigRequest, SimpleModeOptions } from './load-config.js'
 import { deriveLoopId, LOOP_ID_MAX_LENGTH, sanitiseLoopId } from './loop-id.js'
+import { isDefaultConfigInput, simpleModeInputsProblem } from './simple-mode-inputs.js'
 
 export { deriveLoopId, LOOP_ID_MAX_LENGTH, parseSecretLines, parseVerifyLines, sanitiseLoopId }
 
@@ -64,7 +65,10 @@ export interface ActionSettings {
   goal: string | undefined
   /** Path of the loop config, relative to `workingDirectory`. */
   config: string
-  /** True when `config` was left at its default (a missing default file is fine in simple mode). */
+  /**
+   * True when `config` names the default file (empty, or the default GitHub fills in): simple mode wins
+   * over it, and a missing default file is fine in simple mode.
+   */
   configIsDefault: boolean
   loopId: string
   /** Where `loopId` came from, for the log. */
@@ -242,8 +246,11 @@ export function parseActionInputs(
   const agent = parse(Inputs.Agent, fields.agent)
   const verify = parseVerifyLines(getInput(Inputs.Verify))
   const goal = raw(Inputs.Goal) || undefined
-  const configInput = raw(Inputs.Config)
   const config = parse(Inputs.Config, fields.path, InputDefaults.config)
+  const configIsDefault = isDefaultConfigInput(raw(Inputs.Config))
+  const presetAgent = agent !== undefined && agent !== 'command'
+  const simpleProblem = simpleModeInputsProblem({ work, verify, presetAgent, config, configIsDefault })
+  if (simpleProblem) problems.push(simpleProblem)
   const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations)
   const capReason = raw(Inputs.CapReason) || undefined
   const capProblem = maxIterations === undefined ? undefined : capNeedsReason(maxIterations, capReason, INPUT_CAP_NAMES)
@@ -345,7 +352,7 @@ export function parseActionInputs(
     verify,
     goal,
     config,
-    configIsDefault: configInput === '',
+    configIsDefault,
     loopId,
     loopIdSource,
     maxIterations,
@@ -396,7 +403,7 @@ export function simpleModeOptions(settings: ActionSettings): SimpleModeOptions |
 
 /**
  * What `loadLoopConfig` loads for the action: the `config` file under `root`, or simple mode when
- * `work` and `verify` are given and `config` was left at its default; the cap inputs over the file's.
+ * `work` and `verify` are given (the parser refuses them with a named `config`); the cap inputs over the file's.
  */
 export function actionConfigRequest(settings: ActionSettings, root: string): LoopConfigRequest {
   return {

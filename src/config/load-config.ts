@@ -44,6 +44,11 @@ export interface LoadedConfig {
    * its state: only a given cap changes it later, so a re-dispatch that carries none changes nothing.
    */
   capGiven: number | undefined
+  /**
+   * The default config file's name when it exists but simple mode won over it (it was not read), for
+   * the front door to say so; else null.
+   */
+  shadowedFile: string | null
 }
 
 /**
@@ -55,8 +60,8 @@ export async function loadLoopConfig(
   request: LoopConfigRequest,
   readText: (path: string) => Promise<string | null>,
 ): Promise<LoadedConfig> {
-  const simpleWins = request.simple !== null && !request.fileNamed
-  return resolveLoopConfig(request, simpleWins ? null : await readText(request.file.path))
+  // Read even when simple mode wins: a default file it shadows is said, never silently passed over.
+  return resolveLoopConfig(request, await readText(request.file.path))
 }
 
 /** {@link loadLoopConfig} once the file's text (null: no such file) is at hand. Pure. */
@@ -90,7 +95,8 @@ export function resolveLoopConfig(request: LoopConfigRequest, fileText: string |
     const problem = capNeedsReason(config['max-iterations'], config['cap-reason'], names)
     if (problem) throw new ConfigError(problem)
   }
-  return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations }
+  const shadowedFile = simpleWins && fileText !== null ? request.file.name : null
+  return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations, shadowedFile }
 }
 
 /** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */

@@ -85,7 +85,7 @@ export function migrateState(
     throw new StateFromTheFutureError(
       `${source} has schemaVersion ${version}, but loop-controller ${packageVersion} reads schemaVersion ` +
         `${STATE_SCHEMA_VERSION} at most: it was written by a newer loop-controller. Run this loop with that ` +
-        `newer release (the action ref or the CLI version that wrote it, e.g. \`npx loop-controller@latest\`); ` +
+        `newer release (the action ref or the CLI version that wrote it, e.g. \`npx --yes github:loop-controller/loop-controller#v1\`); ` +
         `the state was left untouched.`,
     )
   }

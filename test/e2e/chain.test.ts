@@ -162,7 +162,10 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
       // (GitHub counts error annotations apart from warnings, such as the isolation's.)
       const errors = last.annotations.filter((annotation) => annotation.level === 'error')
       expect(errors[0]?.title).toBe('loop-controller: capped stopped at the iteration cap (iteration 2 of 2)')
-      expect(errors[0]?.message).toMatch(/Next: raise `max-iterations`/)
+      // The advice that works: a higher cap re-opens the loop (a resume alone is refused).
+      expect(errors[0]?.message).toMatch(
+        /Next: run the workflow again with the loop's `loop-id` and a `max-iterations` above 2/,
+      )
       expect(errors.length).toBeLessThanOrEqual(10)
       const comments = botComments(sandbox)
       expect(comments).toHaveLength(1)

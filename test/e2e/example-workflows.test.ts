@@ -61,23 +61,26 @@ esac
   return bin
 }
 
-/** The staircase without a loop config (loop-step.yml is simple mode: its agent and verify lines) and its workflows. */
-function repository(workflows: Record<string, string>): Record<string, string> {
-  const {
-    '.github/loop.yml': _config,
-    '.github/workflows/loop.yml': _template,
-    ...project
-  } = projectFiles({ steps: 2 })
+/**
+ * The staircase and its workflows; without its loop config (loop-step.yml is simple mode: its agent and
+ * verify lines) unless `keepConfig`, the .github/loop.yml a user's `init` wrote before.
+ */
+function repository(workflows: Record<string, string>, keepConfig = false): Record<string, string> {
+  const { '.github/loop.yml': config, '.github/workflows/loop.yml': _template, ...project } = projectFiles({ steps: 2 })
   const files = Object.entries(workflows).map(([name, text]) => [`.github/workflows/${name}`, text])
-  return { ...project, ...Object.fromEntries(files) }
+  return { ...project, ...(keepConfig && config ? { '.github/loop.yml': config } : {}), ...Object.fromEntries(files) }
 }
 
-async function start(workflows: Record<string, string>, more: string[] = []): Promise<Scenario & { bin: string }> {
+async function start(
+  workflows: Record<string, string>,
+  more: string[] = [],
+  keepConfig = false,
+): Promise<Scenario & { bin: string }> {
   const bin = fakeNpmCodexAndGo(2)
   const scenario = await startScenario({
     steps: 2,
     sandbox: {
-      repoFiles: repository(workflows),
+      repoFiles: repository(workflows, keepConfig),
       workflow: { file: 'loop-step.yml' },
       workflows: more,
       secrets: { OPENAI_API_KEY: 'sk-offline-stand-in' },
@@ -124,6 +127,36 @@ describe('the example workflows loop-step.yml and loop-sweeper.yml, verbatim', (
       expect(log('go.log')).toEqual(expect.arrayContaining(['go build ./...', 'go test ./...']))
       expect(scenario.workRuns(), why).toEqual(['work-1', 'work-2'])
       expect(botComments(sandbox).at(-1)?.body).toMatch(/COMPLETE · `stepped` · after 2 iterations/)
+      expectFaithful(scenario)
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    'loop-step.yml beside a .github/loop.yml: its verify lines are the checks that run, and the summary says the file was not read',
+    async () => {
+      const scenario = await start({ 'loop-step.yml': example('loop-step.yml') }, [], true)
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'shadowed' })
+      const jobs = await sandbox.waitForIdle(2 * MINUTE)
+      const why = describeJobs(jobs)
+      expect(
+        jobs.map((job) => [job.conclusion, job.outputs.status]),
+        why,
+      ).toEqual([
+        ['success', 'running'],
+        ['success', 'complete'],
+      ])
+      // The verify lines ran (go build, go test), not the file's checks (step-1, step-2).
+      const goLog = readFileSync(join(scenario.bin, 'go.log'), 'utf8').trim().split('\n')
+      expect(goLog).toEqual(expect.arrayContaining(['go build ./...', 'go test ./...']))
+      const notice =
+        "Simple mode: the 'verify' input set this loop's work and checks, so .github/loop.yml was not read (its checks do not run). To run .github/loop.yml instead, drop the 'verify' input."
+      for (const job of jobs) {
+        expect(job.summary, why).toContain(notice)
+        expect(job.summary).not.toMatch(/step-[12]/)
+        expect(job.stdout).toContain(`::warning::${notice}`)
+      }
       expectFaithful(scenario)
     },
     3 * MINUTE,

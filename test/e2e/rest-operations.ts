@@ -55,6 +55,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'many-loops.test.ts': [DISPATCH, STOP_LABELS, OWN_LOGIN, ...STATUS_COMMENT, ...DASHBOARD, PERMISSION],
   'sweeper.test.ts': [...ITERATING, 'actions/get-workflow-run'],
   'example-workflows.test.ts': ITERATING,
+  'capped-raise.test.ts': ITERATING,
   'quick-start.test.ts': [...ITERATING, 'pulls/get', PERMISSION],
   'workflow-push.test.ts': ITERATING,
   'lost-state.test.ts': [

@@ -9,6 +9,7 @@ import {
   forgetLostCheckpoint,
   initialState,
   markBlocked,
+  reopenIfCapRaised,
 } from '../../domain/engine/index.js'
 import { Labels } from '../../domain/loop-names.js'
 import { lostStateReason } from '../../domain/lost-state.js'
@@ -36,7 +37,9 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
     record = { state: loaded.state, events: [], loaded: true, version: loaded.version }
     if (input.capGiven !== undefined && input.capGiven !== loaded.state.maxIterations) {
       const changed = changeCap(loaded.state, input.capGiven, now)
-      record = withEvents({ ...record, state: changed.state }, ...changed.events)
+      // A cap given above the iterations run re-opens a loop its iteration cap capped.
+      const reopened = reopenIfCapRaised(changed.state, now)
+      record = withEvents({ ...record, state: reopened.state }, ...changed.events, ...reopened.events)
     }
   } else {
     const fresh = initialState({ loopId, goal: config.goal, task: input.task ?? null, policy, now })

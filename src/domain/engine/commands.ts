@@ -4,7 +4,9 @@
  * not fit the loop's state throws {@link EngineError} with a message that says why.
  */
 import type { JourneyEvent } from '../journey.js'
+import type { Policy } from '../policy.js'
 import type { LoopState } from '../state.js'
+import { cappedResumeError } from './capped.js'
 import type { Decision } from './decide.js'
 import { EngineError } from './errors.js'
 import { decisionRecord } from './iteration.js'
@@ -136,14 +138,17 @@ export function skipTask(
  * Resumes a blocked, waiting or capped loop. The open failure is closed (a person has acted on it), the
  * per-failure counters start over and the strategies tried are forgotten; the total failure count is
  * kept. Rejected gates are cleared, so they are raised again when their trigger fires. A capped loop
- * stays capped unless its limits were raised: `decide` checks them again.
+ * resumes only once the limit that capped it is lifted (a higher cap given first with `changeCap`, or
+ * `budget`, the config's, raised); else it throws {@link CappedResumeError} saying what to raise.
  */
-export function resume(state: LoopState, by: string, now: Date): CommandResult {
+export function resume(state: LoopState, by: string, now: Date, budget: Policy['budget'] = {}): CommandResult {
   refuseTerminal(state, 'resume')
   const who = requireText(by, 'who resumes the loop')
   if (state.status === 'running') {
     throw new EngineError(`loop '${state.loopId}' is already running; there is nothing to resume.`)
   }
+  const stillCapped = cappedResumeError(state, budget)
+  if (stillCapped) throw stillCapped
   const at = now.toISOString()
   const current = state.failures.current
   const gates = Object.fromEntries(Object.entries(state.gates).filter(([, g]) => g.status !== 'rejected'))
@@ -300,9 +305,10 @@ export function markWaiting(state: LoopState, gate: string, reason: string, now:
 }
 
 /**
- * A person gave this run an iteration cap that differs from the loop's (a flag, an input, the config):
- * it becomes the loop's cap. Raising it lets a capped loop go on once resumed; lowering it below the
- * iterations already run caps the loop at its next decision. The cap cannot go below 1.
+ * A person gave this run an iteration cap that differs from the loop's (a flag, an input): it becomes
+ * the loop's cap. Raising it above the iterations run lets a loop the cap capped go on (see
+ * `reopenIfCapRaised`, `resume`); lowering it below them caps the loop at its next decision. The cap
+ * cannot go below 1.
  */
 export function changeCap(state: LoopState, cap: number, now: Date): CommandResult {
   if (!Number.isInteger(cap) || cap < 1)

@@ -43,10 +43,11 @@ export type Decision =
  * 2. aborted, or a stop requested (observation or `stop: true` in the policy) -> ABORTED;
  * 3. BLOCKED -> WAIT_FOR_HUMAN;
  * 4. SHIP with its pull request merged -> COMPLETE (it costs no iteration, so it precedes gates and caps);
- * 5. a pending required gate -> WAIT_FOR_APPROVAL; SHIP done and waiting for the merge -> WAIT_FOR_HUMAN;
- * 6. the iteration cap or a budget -> CAP_REACHED (naming the limit);
- * 7. an open failure -> RETRY (within budget) or ESCALATE;
- * 8. otherwise EXECUTE_STAGE with the current stage and capability.
+ * 5. a capped loop -> CAP_REACHED: it stays capped until a person lifts its limit (see `capped.ts`);
+ * 6. a pending required gate -> WAIT_FOR_APPROVAL; SHIP done and waiting for the merge -> WAIT_FOR_HUMAN;
+ * 7. the iteration cap or a budget -> CAP_REACHED (naming the limit);
+ * 8. an open failure -> RETRY (within budget) or ESCALATE;
+ * 9. otherwise EXECUTE_STAGE with the current stage and capability.
  *
  * The minutes budget counts `usage.wallMs`, the time iterations actually spent (controller and
  * commands; a fan-out iteration's plan, slowest verify leg and decide, see `fan-out-time.ts`), not the
@@ -73,6 +74,16 @@ export function decide(state: LoopState, observations: Observations, policy: Pol
   if (state.stage === 'SHIP' && merged) {
     const pr = state.pullRequest ? ` #${state.pullRequest.number}` : ''
     return { kind: 'COMPLETE', reason: `the pull request${pr} is merged` }
+  }
+  if (state.status === 'capped') {
+    // Its limit raised since (a budget in the config) without a resume: the loop waits for the person.
+    return (
+      capReached(state, policy) ?? {
+        kind: 'CAP_REACHED',
+        limit: cappedBy(state) ?? 'iterations',
+        reason: `${state.statusReason || 'the loop is capped'}; that limit is raised since: resume the loop to go on`,
+      }
+    )
   }
   const pending = pendingRequiredGates(state, policy)
   const gate = pending[0]
@@ -142,7 +153,10 @@ export function decide(state: LoopState, observations: Observations, policy: Pol
  * across jobs (a run given another cap changes it first, see `changeCap`); budgets a run's policy sets
  * apply over the state's.
  */
-export function capReached(state: LoopState, policy: Policy): Extract<Decision, { kind: 'CAP_REACHED' }> | null {
+export function capReached(
+  state: LoopState,
+  policy: Pick<Policy, 'budget'>,
+): Extract<Decision, { kind: 'CAP_REACHED' }> | null {
   const { maxIterations } = state
   if (state.iteration >= maxIterations) {
     return {
@@ -175,6 +189,18 @@ export function capReached(state: LoopState, policy: Policy): Extract<Decision, 
     }
   }
   return null
+}
+
+const CAP_LIMITS: readonly string[] = ['iterations', 'minutes', 'tokens', 'cost'] satisfies CapLimit[]
+
+/**
+ * The limit that capped the loop, as its CAP_REACHED decision recorded it; null when it is not capped.
+ * A capped state without the record (older states) was capped by its iterations.
+ */
+export function cappedBy(state: LoopState): CapLimit | null {
+  if (state.status !== 'capped') return null
+  const limit = state.lastDecision?.kind === 'CAP_REACHED' ? state.lastDecision.limit : undefined
+  return limit !== undefined && CAP_LIMITS.includes(limit) ? (limit as CapLimit) : 'iterations'
 }
 
 /** `retry_with_backoff` waits backoff x 2^(n-1) before its n-th use on this failure; others do not wait. */

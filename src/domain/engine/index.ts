@@ -13,6 +13,7 @@ export {
   policyFromConfig,
   resolvePipeline,
 } from '../policy.js'
+export { CappedResumeError, cappedResumeError, iterationsRun, reopenIfCapRaised } from './capped.js'
 export {
   abort,
   approveGate,
@@ -28,7 +29,15 @@ export {
   skipTask,
 } from './commands.js'
 export { COMPACTION_LIMITS, compactState } from './compact.js'
-export { backoffMs, type CapLimit, capReached, type Decision, decide, type Observations } from './decide.js'
+export {
+  backoffMs,
+  type CapLimit,
+  cappedBy,
+  capReached,
+  type Decision,
+  decide,
+  type Observations,
+} from './decide.js'
 export { CapExceededError, EngineError } from './errors.js'
 export { initialState } from './initial.js'
 export { beginIteration, decisionRecord } from './iteration.js'

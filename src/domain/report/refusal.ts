@@ -75,3 +75,16 @@ export function renderRefusal(refusal: Refusal, redact: (text: string) => string
 export function renderRefusalComment(refusal: Refusal, redact?: (text: string) => string): string {
   return `${refusalCommentMarker(refusal.loopId)}\n${renderRefusal(refusal, redact)}`
 }
+
+/**
+ * A resume of a capped loop whose limit is still reached: it would only be capped again at once, so
+ * nothing was applied. `problem`: the engine's words (the limit and what to raise); `whatToDo`: how.
+ */
+export function cappedResumeRefusal(loopId: string, problem: string, whatToDo: string): Refusal {
+  return {
+    loopId,
+    title: `loop-controller did not resume the loop \`${loopId}\`: it is capped, and its limit is still reached.`,
+    reason: problem,
+    whatToDo,
+  }
+}

@@ -6,11 +6,11 @@
  * backticks); the renderers escape them with `markdownText`. Pure.
  */
 
-import { CAP_WITHOUT_REASON } from '../caps.js'
 import type { CapLimit } from '../engine/decide.js'
 import { Labels, loopBranch } from '../loop-names.js'
 import type { LoopStatus } from '../stages.js'
 import type { CheckResult, Location } from '../state.js'
+import { cappedNextStep } from './capped-advice.js'
 import { formatCount, formatUsd, isFailing, neverRan, overallVerdict, plural } from './format.js'
 import type { ReportModel } from './model.js'
 
@@ -189,7 +189,7 @@ function cliNextStepOf(model: ReportModel): string {
     case 'blocked':
       return 'fix the cause or clarify the goal, then run `loop-controller resume`; to give up, `loop-controller abort`.'
     case 'capped':
-      return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`
+      return cappedNextStep(capLimitOf(model), model.iteration, 'cli', '')
     case 'aborted':
       return 'nothing: the loop is over; its commits stay where they are.'
     case 'queued':
@@ -224,7 +224,7 @@ function nextStepOf(model: ReportModel): string {
     case 'blocked':
       return `push a fix to ${branch} or clarify the goal in the issue, then comment \`/loop resume\`; to give up, comment \`/loop abort\`.`
     case 'capped':
-      return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`
+      return cappedNextStep(capLimitOf(model), model.iteration, 'thread', branch)
     case 'aborted':
       // One aborted before its first iteration (a queued loop) left no work behind. A start of the same
       // loop id finds it aborted and is refused: only a new loop id begins again.
@@ -252,7 +252,7 @@ function dispatchOnlyNextStep(model: ReportModel, branch: string): string | null
     case 'blocked':
       return `push a fix to ${branch} or clarify the goal, then ${runAgain('resume')}; to give up, ${runAgain('abort')}.`
     case 'capped':
-      return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and ${runAgain('resume')}, or finish ${branch} by hand.`
+      return cappedNextStep(capLimitOf(model), model.iteration, 'dispatch-only', branch)
     case 'running':
       return `nothing: the loop goes on by itself; to stop it, ${runAgain('abort')}.`
     default:

@@ -73,6 +73,21 @@ describe('bad loop configs: a message naming the file, the key, the value and wh
     expect(run.stderr).toContain('--work CMD --verify CMD')
   })
 
+  it('runs simple mode over the default config file and says the file was not read', async () => {
+    const repo = tempRepo({ files: { '.github/loop.yml': GOOD.replace('"true"', 'echo from-the-file') } })
+    const run = await cli(repo, 'next', '--work', 'true', '--verify', 'echo from-the-flag', '--no-commit')
+    expect(run.code).toBe(0)
+    expect(run.stderr).toContain(
+      "warning: Simple mode: --work/--verify set this loop's work and checks, so .github/loop.yml was not read",
+    )
+    expect(run.stderr).toContain('To run .github/loop.yml instead, drop --work/--verify.')
+    const without = await cli(tempRepo(), 'next', '--work', 'true', '--verify', 'true', '--no-commit')
+    expect(without.stderr).not.toContain('was not read')
+    const named = await cli(repo, 'next', '--config', '.github/loop.yml', '--work', 'true', '--verify', 'true')
+    expect(named.code).toBe(2)
+    expect(named.stderr).toContain('Use either --config or --work/--verify (simple mode), not both.')
+  })
+
   it('refuses bad flags and unknown commands with exit 2', async () => {
     const repo = tempRepo()
     expect((await cli(repo, 'fly')).code).toBe(2)

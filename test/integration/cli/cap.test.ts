@@ -54,8 +54,11 @@ describe('the iteration cap across runs', () => {
     expect(again.stdout).toContain('cap 12')
     expect(stateOf(repo)).toMatchObject({ iteration: 12, maxIterations: 12 })
 
-    // A person raises it: resume, then a run given 14 goes two iterations further.
-    expect((await cli(repo, 'resume', '--loop-id', 'cap')).code).toBe(0)
+    // A resume alone would be capped again at once: refused (behaviour changed: it was applied, and only a
+    // later run's higher cap let the loop go on). A run given 14 re-opens it and goes two iterations further.
+    const resumed = await cli(repo, 'resume', '--loop-id', 'cap')
+    expect(resumed.code).toBe(2)
+    expect(resumed.stderr).toContain('resume it with a higher cap (max-iterations above 12)')
     const raised = await cli(
       repo,
       'run',
@@ -71,5 +74,6 @@ describe('the iteration cap across runs', () => {
     expect(stateOf(repo)).toMatchObject({ iteration: 14, maxIterations: 14, status: 'capped' })
     const journey = readFileSync(join(repo, '.loop', 'cap', 'journey-log.jsonl'), 'utf8')
     expect(journey).toContain('iteration cap 12 -> 14 (given to this run)')
+    expect(journey).toContain('re-opened: the iteration cap is now 14, above the 12 iterations run')
   }, 180_000)
 })

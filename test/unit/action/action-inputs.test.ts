@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
 import {
   ActionInputError,
   actionConfigRequest,
@@ -14,8 +17,17 @@ import { ConfigError } from '../../../src/config/errors.js'
 
 const noEvent: EventContext = { eventName: 'workflow_dispatch', payload: {}, runId: 777 }
 
+/** action.yml's defaults, as the runner fills them in (an INPUT_<NAME> variable for every input with one). */
+const actionYml = parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'action.yml'), 'utf8')) as {
+  inputs: Record<string, { default?: string | number | boolean }>
+}
+const RUNNER_DEFAULTS: Record<string, string> = Object.fromEntries(
+  Object.entries(actionYml.inputs).map(([name, input]) => [name, String(input.default ?? '')]),
+)
+
+/** The inputs as the runner hands them over: action.yml's defaults, `github.token` evaluated, then `values`. */
 function inputs(values: Record<string, string>) {
-  const all: Record<string, string> = { 'github-token': 'tok-1234', ...values }
+  const all: Record<string, string> = { ...RUNNER_DEFAULTS, 'github-token': 'tok-1234', ...values }
   return (name: string) => all[name] ?? ''
 }
 
@@ -60,7 +72,6 @@ describe('parseActionInputs', () => {
       inputs({
         work: 'claude -p "$(cat prompt.md)"',
         verify: 'npm run build\n\n# comment\n  npm test  \r\nnpx tsc --noEmit\n',
-        config: 'ci/loop.yml',
         'loop-id': 'my loop/42',
         'max-iterations': '40',
         'cap-reason': 'large migration',
@@ -83,8 +94,8 @@ describe('parseActionInputs', () => {
     expect(settings).toMatchObject({
       work: 'claude -p "$(cat prompt.md)"',
       verify: ['npm run build', 'npm test', 'npx tsc --noEmit'],
-      config: 'ci/loop.yml',
-      configIsDefault: false,
+      config: '.github/loop.yml',
+      configIsDefault: true,
       loopId: 'my-loop-42',
       loopIdSource: 'input',
       maxIterations: 40,
@@ -311,14 +322,79 @@ describe('secrets and simple mode', () => {
     })
   })
 
-  it('gives simple-mode options only when work and verify are both set', () => {
-    expect(simpleModeOptions(parseActionInputs(inputs({ work: 'agent' }), noEvent))).toBeNull()
+  it('gives simple-mode options when work (or a preset agent) and verify are set', () => {
+    expect(simpleModeOptions(parseActionInputs(inputs({}), noEvent))).toBeNull()
     expect(
       simpleModeOptions(
         parseActionInputs(inputs({ work: 'agent', verify: 'npm test', 'max-iterations': '5' }), noEvent),
       ),
     ).toEqual({ work: 'agent', verify: ['npm test'], maxIterations: 5 })
+    expect(simpleModeOptions(parseActionInputs(inputs({ agent: 'claude', verify: 'npm test' }), noEvent))).toEqual({
+      agent: 'claude',
+      verify: ['npm test'],
+    })
   })
+
+  // Behaviour changed: half of simple mode, or simple mode beside a named config, was passed over in
+  // silence (the file ran instead); it is refused now, as the CLI refuses it.
+  it.each<{ name: string; values: Record<string, string>; problem: string | null; configIsDefault: boolean }>([
+    { name: 'the default filled in', values: {}, problem: null, configIsDefault: true },
+    { name: 'config left empty', values: { config: '' }, problem: null, configIsDefault: true },
+    {
+      name: 'the default path spelled ./',
+      values: { config: './.github/loop.yml' },
+      problem: null,
+      configIsDefault: true,
+    },
+    { name: 'a named config', values: { config: 'ci/loop.yml' }, problem: null, configIsDefault: false },
+    {
+      name: 'simple mode over the default config',
+      values: { work: 'agent', verify: 'npm test' },
+      problem: null,
+      configIsDefault: true,
+    },
+    {
+      name: 'simple mode with a named config',
+      values: { work: 'agent', verify: 'npm test', config: 'ci/loop.yml' },
+      problem:
+        "Inputs 'work' and 'verify' (simple mode) and input 'config' ('ci/loop.yml') each name the loop's work and checks; use one. Leave 'work' and 'verify' empty to run ci/loop.yml, or leave 'config' at its default to run simple mode.",
+      configIsDefault: false,
+    },
+    {
+      name: 'verify alone with a named config',
+      values: { agent: 'codex', verify: 'go test ./...', config: 'ci/loop.yml' },
+      problem: "Inputs 'work' and 'verify' (simple mode) and input 'config' ('ci/loop.yml')",
+      configIsDefault: false,
+    },
+    {
+      name: 'work without verify',
+      values: { work: 'agent' },
+      problem: "Input 'work' is simple mode, which needs 'verify' (the check commands, one per line); got none.",
+      configIsDefault: true,
+    },
+    {
+      name: 'verify without work or a preset',
+      values: { verify: 'npm test' },
+      problem: "Input 'verify' is simple mode, which needs 'work' (the work command) or an agent preset in 'agent'",
+      configIsDefault: true,
+    },
+    {
+      name: "verify with agent 'command' and no work",
+      values: { verify: 'npm test', agent: 'command' },
+      problem: "Input 'verify' is simple mode, which needs 'work'",
+      configIsDefault: true,
+    },
+  ])('simple mode and the config: $name', ({ values, problem, configIsDefault }) => {
+    const problems = problemsOf(values)
+    if (problem === null) {
+      expect(problems).toEqual([])
+      expect(parseActionInputs(inputs(values), noEvent).configIsDefault).toBe(configIsDefault)
+    } else {
+      expect(problems).toHaveLength(1)
+      expect(problems[0]).toContain(problem)
+    }
+  })
+
   it.each<{ name: string; values: Record<string, string>; fileNamed: boolean; simple: boolean }>([
     { name: 'the default config path', values: {}, fileNamed: false, simple: false },
     { name: 'a named config path', values: { config: 'ci/loop.yml' }, fileNamed: true, simple: false },

@@ -127,7 +127,9 @@ describe('report', () => {
       expect(io.failed[0]).toMatch(
         new RegExp(`^loop-controller: l1 .* \\(iteration 3 of \\d+\\): Why: stopped as ${status}\\. Next: `),
       )
-      expect(io.outputs['next-action']).toMatch(/^(push a fix|raise `max-iterations`|nothing: the loop is over)/)
+      expect(io.outputs['next-action']).toMatch(
+        /^(push a fix|run the workflow again with the loop's `loop-id` and a `max-iterations` above 3|nothing: the loop is over)/,
+      )
     },
   )
 

@@ -23,12 +23,17 @@ describe('the secrets input', () => {
 
 describe('what the action masks', () => {
   it('its tokens and secrets inputs, and secret-named variables of the step env, but not other inputs', () => {
-    const all: Record<string, string> = { 'github-token': 'tok-12345678', work: 'npm run work-command' }
+    const all: Record<string, string> = {
+      'github-token': 'tok-12345678',
+      work: 'npm run work-command',
+      verify: 'npm test',
+    }
     const settings = parseActionInputs((name) => all[name] ?? '', noEvent)
     const env = {
       ANTHROPIC_API_KEY: 'key-from-step-env-123',
       'INPUT_GITHUB-TOKEN': 'tok-12345678',
       INPUT_WORK: 'npm run work-command',
+      INPUT_VERIFY: 'npm test',
       HOME: '/home/runner',
     }
     expect(actionSecretValues(settings, env).sort()).toEqual(['key-from-step-env-123', 'tok-12345678'])

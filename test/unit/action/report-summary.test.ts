@@ -23,7 +23,8 @@ describe('renderSummary', () => {
     },
     {
       status: 'capped' as const,
-      next: "Raise `max-iterations` (above 25 it needs a `cap-reason`) and run the workflow again with the loop's `loop-id` and `command: resume`, or finish `loop/issue-42` by hand.",
+      // A dispatch with a higher cap re-opens the loop; a resume without one was refused.
+      next: "Run the workflow again with the loop's `loop-id` and a `max-iterations` above 4 (above 25 it needs a `cap-reason`): the higher cap re-opens the loop; or finish `loop/issue-42` by hand.",
     },
     {
       status: 'running' as const,

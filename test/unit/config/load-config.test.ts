@@ -20,17 +20,36 @@ function request(overrides: Partial<LoopConfigRequest> = {}): LoopConfigRequest 
 
 describe('resolveLoopConfig: which source wins', () => {
   it.each([
-    { name: 'the file, when there is one', over: {}, text: FILE, source: 'file' },
-    { name: 'simple mode over the default file', over: { simple: SIMPLE }, text: FILE, source: 'simple' },
-    { name: 'a named file over simple mode', over: { simple: SIMPLE, fileNamed: true }, text: FILE, source: 'file' },
+    { name: 'the file, when there is one', over: {}, text: FILE, source: 'file', shadowed: null },
+    {
+      name: 'simple mode over the default file',
+      over: { simple: SIMPLE },
+      text: FILE,
+      source: 'simple',
+      shadowed: '.github/loop.yml',
+    },
+    {
+      name: 'a named file over simple mode',
+      over: { simple: SIMPLE, fileNamed: true },
+      text: FILE,
+      source: 'file',
+      shadowed: null,
+    },
     {
       name: 'simple mode when the named file is missing',
       over: { simple: SIMPLE, fileNamed: true },
       text: null,
       source: 'simple',
+      shadowed: null,
     },
-    { name: 'simple mode when there is no file', over: { simple: SIMPLE }, text: null, source: 'simple' },
-  ])('$name', ({ over, text, source }) => {
+    {
+      name: 'simple mode when there is no file',
+      over: { simple: SIMPLE },
+      text: null,
+      source: 'simple',
+      shadowed: null,
+    },
+  ])('$name', ({ over, text, source, shadowed }) => {
     const loaded = resolveLoopConfig(request(over), text)
     if (source === 'file') {
       expect(loaded.config.goal).toBe('from the file')
@@ -40,6 +59,7 @@ describe('resolveLoopConfig: which source wins', () => {
       expect(loaded.config.checks[0]?.kind).toBe('typecheck')
       expect(loaded.configPath).toBeNull()
     }
+    expect(loaded.shadowedFile).toBe(shadowed)
     expect(loaded.policy.maxIterations).toBe(loaded.config['max-iterations'])
   })
 
@@ -100,19 +120,21 @@ describe('resolveLoopConfig: a cap set outside the config', () => {
   })
 })
 
-describe('loadLoopConfig reads the file only when it can matter', () => {
+// Behaviour changed: simple mode reads the default file too, only to say it was passed over (it was
+// skipped unread, so a loop ran without the checks the file names and nobody was told).
+describe('loadLoopConfig reads the file, and names the default file simple mode passed over', () => {
   it.each([
-    { name: 'default file, no simple mode', over: {}, reads: 1 },
-    { name: 'default file, simple mode', over: { simple: SIMPLE }, reads: 0 },
-    { name: 'named file, simple mode', over: { simple: SIMPLE, fileNamed: true }, reads: 1 },
-  ])('$name', async ({ over, reads }) => {
+    { name: 'default file, no simple mode', over: {}, shadowed: null },
+    { name: 'default file, simple mode', over: { simple: SIMPLE }, shadowed: '.github/loop.yml' },
+    { name: 'named file, simple mode', over: { simple: SIMPLE, fileNamed: true }, shadowed: null },
+  ])('$name', async ({ over, shadowed }) => {
     const paths: string[] = []
-    await loadLoopConfig(request(over), async (path) => {
+    const loaded = await loadLoopConfig(request(over), async (path) => {
       paths.push(path)
       return FILE
     })
-    expect(paths).toHaveLength(reads)
-    if (reads) expect(paths[0]).toBe('/repo/.github/loop.yml')
+    expect(paths).toEqual(['/repo/.github/loop.yml'])
+    expect(loaded.shadowedFile).toBe(shadowed)
   })
 })
 

@@ -20,7 +20,8 @@ describe('status: why and the next step for a person', () => {
     {
       name: 'capped',
       state: { status: 'capped', statusReason: 'the iteration cap of 10 is reached' },
-      you: 'raise the cap (`--max-iterations`, above 25 with `--cap-reason`) and run `loop-controller resume`, or finish by hand.',
+      // `run --max-iterations N` re-opens the loop; a `resume` without a higher cap is refused.
+      you: 'give it a higher cap: `loop-controller run --max-iterations N` with N above 0 (above 25 with `--cap-reason`); or finish by hand.',
     },
     {
       name: 'waiting at a gate',
