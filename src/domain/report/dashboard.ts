@@ -1,6 +1,6 @@
 /**
  * The dashboard issue's body: every loop's row (`loops-table.ts`), then one checkbox per thing a person
- * can do to a loop from here (resume a BLOCKED or capped loop, approve each pending gate, abort a running,
+ * can do to a loop from here (resume a BLOCKED loop, approve each pending gate, abort a running,
  * waiting or queued one), then notes on ticks that changed nothing. Each box carries a hidden marker naming its
  * loop and action, as Renovate's Dependency Dashboard does, so a tick is read back from the edited body
  * (`dashboard-ticks.ts`). Pure, and stable: the same loops give the same content (the digest the body
@@ -100,7 +100,7 @@ export function noLongerOffered(loopId: string, action: DashboardAction, state: 
   const now = `now ${state.status}`
   switch (action.kind) {
     case 'resume':
-      return `\`${loopId}\` is no longer BLOCKED or capped (${now}); nothing to resume`
+      return `\`${loopId}\` is no longer BLOCKED (${now}); nothing to resume`
     case 'abort':
       return `\`${loopId}\` is no longer running, waiting or queued (${now}); nothing to abort`
     case 'approve': {
@@ -115,8 +115,9 @@ export function noLongerOffered(loopId: string, action: DashboardAction, state: 
 /** What a person can do to this loop from the dashboard, in a fixed order. */
 export function dashboardActions(state: LoopState): DashboardAction[] {
   const actions: DashboardAction[] = []
-  // A capped loop is resumed as `/loop resume` resumes it: its limits are checked again.
-  if (state.status === 'blocked' || state.status === 'capped') actions.push({ kind: 'resume' })
+  // No box for a capped loop: a resume alone is refused while its limit is reached, and a tick cannot
+  // carry the higher cap or budget that lifts it (its report says how: a dispatch with max-iterations).
+  if (state.status === 'blocked') actions.push({ kind: 'resume' })
   const pending = Object.keys(state.gates)
     .filter((gate) => state.gates[gate]?.status === 'pending')
     .sort()

@@ -333,7 +333,7 @@ describe('the dashboard issue on the REST and GraphQL stand-in', () => {
     expect(applied).toEqual(['alice: abort busy'])
     const body = dashboardsIn()[0]?.body ?? ''
     expect(body).toContain(
-      '- alice ticked resume `stuck`: `stuck` is no longer BLOCKED or capped (now running); nothing to resume',
+      '- alice ticked resume `stuck`: `stuck` is no longer BLOCKED (now running); nothing to resume',
     )
     expect(body).toContain('- alice ticked abort `busy`: done')
     expect(body).not.toMatch(/- \[[xX]\]/)

@@ -36,7 +36,11 @@ describe('dashboardActions: what a person can do from the dashboard', () => {
       state: { status: 'running', gates: { verifier: { ...pending, status: 'approved' } } },
       want: ['abort'],
     },
-    { name: 'capped: resume (its limits are checked again)', state: { status: 'capped' }, want: ['resume'] },
+    {
+      name: 'capped: nothing (a resume alone is refused; a higher cap re-opens it)',
+      state: { status: 'capped' },
+      want: [],
+    },
     { name: 'complete: nothing', state: { status: 'complete' }, want: [] },
     { name: 'aborted: nothing', state: { status: 'aborted' }, want: [] },
     { name: 'queued: abort (which gives up its place in line)', state: { status: 'queued' }, want: ['abort'] },
@@ -58,7 +62,7 @@ describe('noLongerOffered: why a ticked box the loop moved past did nothing', ()
       name: 'resume of a loop that runs again',
       action: { kind: 'resume' },
       state: loopState('x', { status: 'running' }),
-      want: '`x` is no longer BLOCKED or capped (now running); nothing to resume',
+      want: '`x` is no longer BLOCKED (now running); nothing to resume',
     },
     {
       name: 'abort of a loop that ended',
@@ -138,7 +142,6 @@ describe('renderDashboard', () => {
     expect(body.startsWith(`${DASHBOARD_MARKER}\n`)).toBe(true)
     const boxes = body.split('\n').filter((line) => line.startsWith('- ['))
     expect(boxes.map((line) => parseMarker(line))).toEqual([
-      { loopId: 'capped', action: { kind: 'resume' } },
       { loopId: 'climbing', action: { kind: 'abort' } },
       { loopId: 'gated', action: { kind: 'approve', gate: 'verifier' } },
       { loopId: 'gated', action: { kind: 'abort' } },
@@ -240,7 +243,6 @@ describe('renderDashboard', () => {
     })
     expect(boxes).toEqual([
       ...kept.map((loopId) => `${loopId}:abort`),
-      'issue-98:resume',
       'issue-99:approve=verifier',
       'issue-99:abort',
       'issue-100:resume',
