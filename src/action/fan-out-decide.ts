@@ -122,9 +122,10 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   })
   await removePersistedCredentials(git, logger)
   const branch = loopBranch(loopId)
+  // The patterns file, as the config, is the trusted ref's: read before the loop's branch is checked out.
+  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   await checkoutLoopBranch(git, branch)
   await restoreAudit()
-  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   // A verdict counts only as its leg's own job vouches for it (a forged artifact's job failed); a leg
   // without a verdict is charged its job's wall time. Only an iteration the plan ran has legs to judge.
   const trusted =

@@ -148,9 +148,10 @@ async function readOnlyJob(shared: FanOutShared): Promise<ReadOnlyJob> {
   }
   await removePersistedCredentials(git, logger)
   const branch = loopBranch(loopId)
+  // The patterns file, as the config, is the trusted ref's: read before the loop's branch is checked out.
+  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   const checkout = await checkoutLoopBranch(git, branch)
   io.info(`${checkout.created ? 'Started' : 'Continuing'} ${branch} at ${checkout.head ?? 'an empty history'}.`)
-  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   const input: IterationInput = {
     ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: true }),
     env: { ...runContext.env, ...settings.secrets },
