@@ -200,7 +200,9 @@ async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff)
       ? await noPlan(job, gate.reason)
       : await planIteration({ ...job.input, branch: job.branch, bundleFile: handOff.bundle }, deps)
   await nodeWorkspace.writeText(handOff.plan, `${JSON.stringify(planned.plan, null, 2)}\n`)
-  const verify = planned.nothing === null
+  // A plan with no leg (every check is verify-only, and the stage cannot reach VERIFY) runs no verify job:
+  // GitHub refuses an empty matrix. Decide judges the iteration with no check run.
+  const verify = planned.nothing === null && planned.plan.legs.length > 0
   io.setOutput(Outputs.Matrix, JSON.stringify(matrixOf(planned.plan.legs)))
   io.setOutput(Outputs.Verify, String(verify))
   if (planned.plan.iteration !== null) io.setOutput(Outputs.Iteration, String(planned.plan.iteration))
@@ -209,10 +211,13 @@ async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff)
     io.info(
       `Planned the baseline round before iteration ${iteration}: no work; ${legs.length} verify leg(s) measure the baseline at ${base?.slice(0, 12)}.`,
     )
-  } else if (verify) {
+  } else if (planned.nothing === null) {
     const { base, candidate, legs } = planned.plan
+    const legsSaid = verify
+      ? `${legs.length} verify leg(s)`
+      : 'no verify leg (no check runs in this stage: each is verify-only); decide judges it'
     io.info(
-      `Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legs.length} verify leg(s).`,
+      `Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legsSaid}.`,
     )
   } else io.info(`No iteration to verify: ${planned.nothing}. Decide settles the loop.`)
 }

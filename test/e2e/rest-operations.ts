@@ -72,6 +72,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'fan-out.test.ts': [...ITERATING, LEG_JOBS, ...FAN_OUT_HAND_OFF],
   'fan-out-legs.test.ts': [...ITERATING, LEG_JOBS],
   'fan-out-trusted-ref.test.ts': [...ITERATING, LEG_JOBS],
+  'fan-out-no-legs.test.ts': [...ITERATING, LEG_JOBS],
   'fan-out-caller-group.test.ts': ITERATING,
   'fan-out-example-dashboard.test.ts': [
     LEG_JOBS,
