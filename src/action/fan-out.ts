@@ -4,6 +4,7 @@
  * results on as files (the workflow carries them as artifacts); `decide` (`fan-out-decide.ts`) holds
  * the write token and runs no project code. See docs/security.md, "Single job or fan-out".
  */
+import { createHash } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { GitCli } from '../adapters/git-cli.js'
@@ -31,6 +32,7 @@ import {
   verdictArtifact,
 } from '../domain/fan-out.js'
 import type { LegErrorFile } from '../domain/fan-out-attempts.js'
+import { verdictDigestLine } from '../domain/fan-out-verdict-log.js'
 import { systemClock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
@@ -261,13 +263,17 @@ async function verifyJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOf
   // Emptied first: the leg's artifact holds its own verdict, nothing the check left in the folder.
   await nodeWorkspace.remove(handOff.verdictOut)
   await nodeWorkspace.makeDir(handOff.verdictOut)
-  await nodeWorkspace.writeText(join(handOff.verdictOut, `${leg.artifact}.json`), `${JSON.stringify(verdict)}\n`)
+  const text = `${JSON.stringify(verdict)}\n`
+  await nodeWorkspace.writeText(join(handOff.verdictOut, `${leg.artifact}.json`), text)
   const { run } = verdict
   const how = run.spawnError ?? (run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`)
   const where = plan.baseline
     ? `at the base ${plan.base.slice(0, 12)} (the baseline)`
     : `on ${plan.candidate.slice(0, 12)}`
   io.info(`Leg ${leg.leg}: ${leg.check} ${where}: ${how}.`)
+  // In this job's own log, which no other job can write, after the check's processes ended: decide takes
+  // the leg's verdict only if its file is the one named here last (another job's upload in its place is not).
+  io.info(verdictDigestLine(leg.leg, createHash('sha256').update(text, 'utf8').digest('hex')))
 }
 
 /** The plan's hand-off file, validated. */
