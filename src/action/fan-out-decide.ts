@@ -2,7 +2,10 @@
  * The decide job of a fan-out iteration: the only job with a write token, and it runs no code of the
  * project (no checks, no install, no hooks: every git of the controller runs with hooks off). It
  * applies people's commands, takes the plan and the legs' verdicts (each file validated, the bundle
- * checked), and carries the loop on through the single job's own publish, report and re-dispatch.
+ * checked, each verdict bound to its leg's own job log), and carries the loop on through the single
+ * job's own publish, report and re-dispatch. The plan and verify jobs are the agent's from their first
+ * project command on: what decide takes of the plan's report (tasks done or failed, the agent's usage)
+ * is the plan's word; the plan job's wall time it takes from GitHub's jobs listing where it can.
  */
 
 import type { AuditTrail } from '../adapters/audit-trail.js'
@@ -164,6 +167,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
       verdicts: trusted?.verdicts ?? read.verdicts,
       unreadableVerdicts: new Map([...read.unreadable, ...(trusted?.untrusted ?? [])]),
       legJobWallMs: trusted?.jobWallMs ?? new Map(),
+      planJobWallMs: trusted?.planJobWallMs,
       verifyResult: settings.verifyResult,
     },
     deps,

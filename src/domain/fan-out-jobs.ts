@@ -25,6 +25,9 @@ export interface RunJob {
 /** A run attempt's jobs as decide could read them: listed, or why not (a 403, a 404, the network). */
 export type AttemptJobs = { kind: 'listed'; jobs: readonly RunJob[] } | { kind: 'unavailable'; reason: string }
 
+/** The reusable workflow's plan job's name (`name: plan`). */
+const PLAN_JOB_NAME = 'plan'
+
 /** The name the reusable workflow's verify job renders for a leg (`name: verify (${{ matrix.leg }})`). */
 export function legJobName(leg: string): string {
   return `verify (${leg})`
@@ -78,6 +81,8 @@ export interface Trusted {
   untrusted: Map<string, string>
   /** The wall time of each leg's job (completed − started), under `legRunKey`, where the API gave it. */
   jobWallMs: Map<string, number>
+  /** The plan job's wall time in decide's attempt, where the API lists it once with both times. */
+  planJobWallMs: number | undefined
   /** What decide could not confirm, for a warning and the summary (empty when every job was listed). */
   warnings: string[]
 }
@@ -168,7 +173,7 @@ export function trustVerdicts(input: TrustInput): Trusted {
     if (refusal === null) verdicts.push(verdict)
     else untrusted.set(leg.artifact, refusal)
   }
-  return { verdicts, untrusted, jobWallMs: jobWallTimes(input), warnings }
+  return { verdicts, untrusted, jobWallMs: jobWallTimes(input), planJobWallMs: planJobWallMs(input), warnings }
 }
 
 /** Why a leg's verdict is not taken, or null when its own job and that job's log vouch for it. */
@@ -190,6 +195,26 @@ function logRefusal(verdict: VerdictFile, input: TrustInput, leg: Leg): string |
   return null
 }
 
+/**
+ * The plan job's wall time in decide's own attempt (`plan`, alone or after a caller's prefix), where it
+ * is listed once and has both times: GitHub keeps it, so the plan's report of its own time is not needed.
+ */
+function planJobWallMs(input: TrustInput): number | undefined {
+  const jobs = input.jobsByAttempt.get(input.attempt)
+  if (jobs?.kind !== 'listed') return undefined
+  const plans = jobs.jobs.filter((job) => job.name === PLAN_JOB_NAME || job.name.endsWith(` / ${PLAN_JOB_NAME}`))
+  return plans.length === 1 && plans[0] ? wallOf(plans[0]) : undefined
+}
+
+/** A completed job's wall time (completed − started), or undefined without both times. */
+function wallOf(job: RunJob): number | undefined {
+  const started = Date.parse(job.startedAt ?? '')
+  const completed = Date.parse(job.completedAt ?? '')
+  return Number.isFinite(started) && Number.isFinite(completed) && completed >= started
+    ? boundedMs(completed - started)
+    : undefined
+}
+
 /** Each leg's job's wall time in decide's own attempt, where the job is listed once and has both times. */
 function jobWallTimes(input: TrustInput): Map<string, number> {
   const wall = new Map<string, number>()
@@ -198,11 +223,8 @@ function jobWallTimes(input: TrustInput): Map<string, number> {
   for (const leg of input.legs) {
     const found = findLegJob(jobs.jobs, leg.leg)
     if (found.kind !== 'found') continue
-    const started = Date.parse(found.job.startedAt ?? '')
-    const completed = Date.parse(found.job.completedAt ?? '')
-    if (Number.isFinite(started) && Number.isFinite(completed) && completed >= started) {
-      wall.set(legRunKey(leg.check, leg.shard), boundedMs(completed - started))
-    }
+    const ms = wallOf(found.job)
+    if (ms !== undefined) wall.set(legRunKey(leg.check, leg.shard), ms)
   }
   return wall
 }

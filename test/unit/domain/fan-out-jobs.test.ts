@@ -260,6 +260,28 @@ describe('trustVerdicts', () => {
   })
 })
 
+describe("the plan job's wall time", () => {
+  it.each([
+    { name: 'listed once, completed: its time', jobs: listed(job('loop / plan', 'success', 420)), wall: 420_000 },
+    { name: 'named plan alone', jobs: listed(job('plan', 'success', 60)), wall: 60_000 },
+    { name: 'not listed', jobs: listed(job('loop / verify (unit)', 'success')), wall: undefined },
+    { name: 'two of that name', jobs: listed(job('a / plan', 'success'), job('b / plan', 'success')), wall: undefined },
+    { name: 'still running', jobs: listed(job('loop / plan', null)), wall: undefined },
+    { name: 'no list', jobs: unavailable, wall: undefined },
+  ])('$name', ({ jobs, wall }) => {
+    const trusted = trustVerdicts({
+      legs,
+      verdicts: [],
+      verdictAttempts: new Map(),
+      verdictDigests: new Map(),
+      jobsByAttempt: new Map([[1, jobs]]),
+      jobLogs: new Map(),
+      attempt: 1,
+    })
+    expect(trusted.planJobWallMs).toBe(wall)
+  })
+})
+
 function verdictKey(leg: string): string {
   return `loop-verdict-${leg}`
 }
