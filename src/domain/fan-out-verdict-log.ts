@@ -9,7 +9,8 @@
  * about itself, which it can already do by gaming its own check.
  */
 
-const LINE = /^loop-controller: verdict (\S+) sha256:([0-9a-f]{64})$/
+/** A leg's name may hold spaces (`test shard 1/4`): it is all between `verdict ` and the last ` sha256:`. */
+const LINE = /^loop-controller: verdict (.+) sha256:([0-9a-f]{64})$/
 /** GitHub's job logs begin each line with its time (`2026-11-27T11:38:10.1234567Z `); a file may start with a BOM. */
 const TIMESTAMP = /^\uFEFF?\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z /
 

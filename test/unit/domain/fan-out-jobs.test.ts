@@ -301,4 +301,11 @@ describe('lastVerdictDigest', () => {
   ])('$log → $digest', ({ log, digest }) => {
     expect(lastVerdictDigest(log, 'unit')).toBe(digest)
   })
+
+  it("reads a shard's leg, whose name holds spaces, and no other shard's", () => {
+    const log = `${verdictDigestLine('test shard 1/4', a)}\n${verdictDigestLine('test shard 2/4', b)}\n`
+    expect(lastVerdictDigest(log, 'test shard 1/4')).toBe(a)
+    expect(lastVerdictDigest(log, 'test shard 2/4')).toBe(b)
+    expect(lastVerdictDigest(log, 'test shard 3/4')).toBeNull()
+  })
 })
