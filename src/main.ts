@@ -193,6 +193,8 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
     networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.pushToken),
   })
   const branch = loopBranch(loopId)
+  // The patterns file, as the config, is the trusted ref's: read before the loop's branch is checked out.
+  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   const useGit = config.commit.enabled && (await git.isRepository())
   if (useGit) await removePersistedCredentials(git, logger)
   if (useGit) {
@@ -203,7 +205,6 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
   }
 
   await restoreAudit()
-  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   const iterate = iterationRunner({
     input: {
       ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: useGit }),

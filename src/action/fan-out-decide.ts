@@ -2,11 +2,12 @@
  * The decide job of a fan-out iteration: the only job with a write token, and it runs no code of the
  * project (no checks, no install, no hooks: every git of the controller runs with hooks off). It
  * applies people's commands, takes the plan and the legs' verdicts (each file validated, the bundle
- * checked), and carries the loop on through the single job's own publish, report and re-dispatch.
+ * checked, each verdict bound to its leg's own job log), and carries the loop on through the single
+ * job's own publish, report and re-dispatch. The plan and verify jobs are the agent's from their first
+ * project command on: what decide takes of the plan's report (tasks done or failed, the agent's usage)
+ * is the plan's word; the plan job's wall time it takes from GitHub's jobs listing where it can.
  */
 
-import { readdir } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { AuditTrail } from '../adapters/audit-trail.js'
 import { GitCli } from '../adapters/git-cli.js'
 import { OctokitGitHub } from '../adapters/github.js'
@@ -15,26 +16,11 @@ import { type Decided, decideIteration } from '../app/fan-out/decide.js'
 import { ProjectCodeRefusedError } from '../app/fan-out/replay-runner.js'
 import type { IterationResult } from '../app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from '../app/loop-branch.js'
-import { messageOf } from '../config/errors.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
-import {
-  FanOutError,
-  legsOf,
-  type PlanFile,
-  parseHandOff,
-  type VerdictFile,
-  verdictArtifact,
-  verdictFileSchema,
-} from '../domain/fan-out.js'
-import {
-  failedLegReason,
-  type LegErrorFile,
-  latestVerdictArtifacts,
-  legErrorFileSchema,
-} from '../domain/fan-out-attempts.js'
+import { FanOutError, type Leg, legsOf, type PlanFile } from '../domain/fan-out.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
 import { laterDispatchRecorded } from '../domain/stale-dispatch.js'
@@ -45,6 +31,7 @@ import { dashboardLink } from './dashboard-link.js'
 import { redispatch } from './dispatch.js'
 import { type FanOutShared, type HandOff, readPlan } from './fan-out.js'
 import { verdictsByLegJobs } from './fan-out-leg-jobs.js'
+import { readVerdicts } from './fan-out-verdicts.js'
 import { firstState, saveFirstState } from './first-state.js'
 import { runIterationInput } from './iteration-input.js'
 import { openLoopStore, refreshDashboardAtEnd, remoteHost } from './job-setup.js'
@@ -59,9 +46,6 @@ import { readyForMerge } from './ship.js'
 import { releaseSlot, resumeAsksForSlot, takeSlot } from './slots.js'
 import type { StoreWarnings } from './store-warnings.js'
 import { auditRestorer } from './stores.js'
-
-/** The most verdict files decide reads (GitHub's matrix limit). */
-const MAX_VERDICTS = 256
 
 export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise<void> {
   const { runContext, root, loopId, github, logger, io, redact } = shared
@@ -87,10 +71,16 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
   const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff)
   const attempt = Number(runContext.runAttempt)
-  const read = await readVerdicts(handOff.verdictsIn, attempt >= 1 ? attempt : undefined)
+  const legs = configLegs(config)
+  const read = await readVerdicts(handOff.verdictsIn, {
+    attempt: attempt >= 1 ? attempt : undefined,
+    artifacts: new Set(legs.map((leg) => leg.artifact)),
+  })
   const { foreign } = read
   if (foreign.length > 0) {
-    logger.warning(`Artifacts the workflow did not name so, not read as verdicts: ${foreign.slice(0, 10).join(', ')}`)
+    logger.warning(
+      `${foreign.length} artifact(s) the workflow did not name so, or of no leg of this config, not read as verdicts: ${foreign.slice(0, 10).join(', ')}${foreign.length > 10 ? ', ...' : ''}`,
+    )
   }
   const bundleFile = (await nodeWorkspace.readText(handOff.bundle, 1)) === null ? null : handOff.bundle
 
@@ -128,21 +118,23 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
   })
   await removePersistedCredentials(git, logger)
   const branch = loopBranch(loopId)
+  // The patterns file, as the config, is the trusted ref's: read before the loop's branch is checked out.
+  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   await checkoutLoopBranch(git, branch)
   await restoreAudit()
-  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
-  // A verdict counts only as its leg's own job vouches for it (a forged artifact's job failed); a leg
-  // without a verdict is charged its job's wall time. Only an iteration the plan ran has legs to judge.
+  // A verdict counts only as its leg's own job and that job's log vouch for it (the file's sha256 is the
+  // last its controller printed there); a leg without a verdict is charged its job's wall time. Only an
+  // iteration the plan ran has legs to judge.
   const trusted =
     admitted?.iteration != null
       ? await verdictsByLegJobs(
           {
-            legs: legsOf(config),
+            legs,
             verdicts: read.verdicts,
             verdictAttempts: read.attempts,
+            verdictDigests: read.digests,
             runId: runContext.runId,
             attempt,
-            verifyResult: settings.verifyResult,
           },
           { github, logger, io, hasStepSummary: runContext.hasStepSummary },
         )
@@ -181,6 +173,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
       verdicts: trusted?.verdicts ?? read.verdicts,
       unreadableVerdicts: new Map([...read.unreadable, ...(trusted?.untrusted ?? [])]),
       legJobWallMs: trusted?.jobWallMs ?? new Map(),
+      planJobWallMs: trusted?.planJobWallMs,
       verifyResult: settings.verifyResult,
     },
     deps,
@@ -347,64 +340,12 @@ async function carryOn(
   }
 }
 
-/**
- * Every leg's verdict, from its own artifact's folder (`<dir>/<name>/<artifact>.json`), validated, of the
- * leg's latest attempt. A verdict is taken only from the artifact of the leg it names, so no leg (nor the
- * plan) can speak for another. A file that is not valid, or the artifact of a leg whose controller failed
- * (`.failed`: whatever it holds is never a pass), is its leg's `no verdict` with the reason (keyed by the
- * leg's artifact), not the end of the job: a broken upload must not stall the loop.
- */
-async function readVerdicts(
-  dir: string,
-  /** This job's run attempt: no leg's artifact can come from a later one. */
-  attempt: number | undefined,
-): Promise<{
-  verdicts: VerdictFile[]
-  unreadable: Map<string, string>
-  foreign: string[]
-  /** The run attempt each verdict taken came from, by the leg's artifact name. */
-  attempts: Map<string, number>
-}> {
-  const verdicts: VerdictFile[] = []
-  const unreadable = new Map<string, string>()
-  const attempts = new Map<string, number>()
-  let names: string[]
+/** The config's legs, or none when it makes no matrix (plan refused it; decide judges no iteration of it). */
+function configLegs(config: LoopConfig): Leg[] {
   try {
-    names = (await readdir(dir)).filter((name) => name.startsWith('loop-verdict-')).sort()
-  } catch {
-    return { verdicts, unreadable, foreign: [], attempts }
-  }
-  const { latest, foreign } = latestVerdictArtifacts(names, attempt)
-  if (latest.length > MAX_VERDICTS) {
-    throw new Error(`${dir} holds ${latest.length} legs' verdict artifacts; at most ${MAX_VERDICTS} legs run`)
-  }
-  for (const { name, artifact, failed, attempt: from } of latest) {
-    const file = `${name}/${artifact}.json`
-    const text = (await nodeWorkspace.readText(join(dir, file), 4 * 1024 * 1024)) ?? ''
-    if (failed) {
-      unreadable.set(artifact, failedLegReason(legErrorOf(text, artifact)))
-      continue
-    }
-    try {
-      const verdict = parseHandOff(verdictFileSchema, text, `The verdict file ${file}`)
-      if (verdictArtifact(verdict.leg) !== artifact) {
-        throw new FanOutError(`The verdict file ${file} speaks for leg ${verdict.leg}, not for its own artifact's`)
-      }
-      verdicts.push(verdict)
-      attempts.set(artifact, from)
-    } catch (error) {
-      unreadable.set(artifact, `its verdict file is not valid (${messageOf(error)})`)
-    }
-  }
-  return { verdicts, unreadable, foreign, attempts }
-}
-
-/** The error a failed leg handed on, when it is a valid error file of that very leg. */
-function legErrorOf(text: string, artifact: string): LegErrorFile | null {
-  try {
-    const error = parseHandOff(legErrorFileSchema, text, 'The leg error file')
-    return verdictArtifact(error.leg) === artifact ? error : null
-  } catch {
-    return null
+    return legsOf(config)
+  } catch (error) {
+    if (error instanceof FanOutError) return []
+    throw error
   }
 }

@@ -4,6 +4,7 @@
  * results on as files (the workflow carries them as artifacts); `decide` (`fan-out-decide.ts`) holds
  * the write token and runs no project code. See docs/security.md, "Single job or fan-out".
  */
+import { createHash } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { GitCli } from '../adapters/git-cli.js'
@@ -31,6 +32,7 @@ import {
   verdictArtifact,
 } from '../domain/fan-out.js'
 import type { LegErrorFile } from '../domain/fan-out-attempts.js'
+import { verdictDigestLine } from '../domain/fan-out-verdict-log.js'
 import { systemClock } from '../ports/clock.js'
 import type { GitHubPort } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
@@ -152,9 +154,10 @@ async function readOnlyJob(shared: FanOutShared): Promise<ReadOnlyJob> {
   }
   await removePersistedCredentials(git, logger)
   const branch = loopBranch(loopId)
+  // The patterns file, as the config, is the trusted ref's: read before the loop's branch is checked out.
+  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   const checkout = await checkoutLoopBranch(git, branch)
   io.info(`${checkout.created ? 'Started' : 'Continuing'} ${branch} at ${checkout.head ?? 'an empty history'}.`)
-  const library = buildLibrary(await loadUserPatterns(config.patterns, root))
   const input: IterationInput = {
     ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: true }),
     env: { ...runContext.env, ...settings.secrets },
@@ -203,7 +206,9 @@ async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff)
       ? await noPlan(job, gate.reason)
       : await planIteration({ ...job.input, branch: job.branch, bundleFile: handOff.bundle }, deps)
   await nodeWorkspace.writeText(handOff.plan, `${JSON.stringify(planned.plan, null, 2)}\n`)
-  const verify = planned.nothing === null
+  // A plan with no leg (every check is verify-only, and the stage cannot reach VERIFY) runs no verify job:
+  // GitHub refuses an empty matrix. Decide judges the iteration with no check run.
+  const verify = planned.nothing === null && planned.plan.legs.length > 0
   io.setOutput(Outputs.Matrix, JSON.stringify(matrixOf(planned.plan.legs)))
   io.setOutput(Outputs.Verify, String(verify))
   if (planned.plan.iteration !== null) io.setOutput(Outputs.Iteration, String(planned.plan.iteration))
@@ -212,10 +217,13 @@ async function planJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOff)
     io.info(
       `Planned the baseline round before iteration ${iteration}: no work; ${legs.length} verify leg(s) measure the baseline at ${base?.slice(0, 12)}.`,
     )
-  } else if (verify) {
+  } else if (planned.nothing === null) {
     const { base, candidate, legs } = planned.plan
+    const legsSaid = verify
+      ? `${legs.length} verify leg(s)`
+      : 'no verify leg (no check runs in this stage: each is verify-only); decide judges it'
     io.info(
-      `Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legs.length} verify leg(s).`,
+      `Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legsSaid}.`,
     )
   } else io.info(`No iteration to verify: ${planned.nothing}. Decide settles the loop.`)
 }
@@ -259,13 +267,17 @@ async function verifyJob(shared: FanOutShared, job: ReadOnlyJob, handOff: HandOf
   // Emptied first: the leg's artifact holds its own verdict, nothing the check left in the folder.
   await nodeWorkspace.remove(handOff.verdictOut)
   await nodeWorkspace.makeDir(handOff.verdictOut)
-  await nodeWorkspace.writeText(join(handOff.verdictOut, `${leg.artifact}.json`), `${JSON.stringify(verdict)}\n`)
+  const text = `${JSON.stringify(verdict)}\n`
+  await nodeWorkspace.writeText(join(handOff.verdictOut, `${leg.artifact}.json`), text)
   const { run } = verdict
   const how = run.spawnError ?? (run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`)
   const where = plan.baseline
     ? `at the base ${plan.base.slice(0, 12)} (the baseline)`
     : `on ${plan.candidate.slice(0, 12)}`
   io.info(`Leg ${leg.leg}: ${leg.check} ${where}: ${how}.`)
+  // In this job's own log, which no other job can write, after the check's processes ended: decide takes
+  // the leg's verdict only if its file is the one named here last (another job's upload in its place is not).
+  io.info(verdictDigestLine(leg.leg, createHash('sha256').update(text, 'utf8').digest('hex')))
 }
 
 /** The plan's hand-off file, validated. */

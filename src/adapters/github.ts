@@ -18,7 +18,7 @@ import {
 } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { createOctokit, type GitHubClientOptions, type OctokitClient, resetTime } from './github-client.js'
-import { listRunAttemptJobs } from './github-jobs.js'
+import { downloadJobLog, listRunAttemptJobs } from './github-jobs.js'
 import { type RawPull, toPullRequest } from './github-pulls.js'
 
 interface RequestErrorLike {
@@ -402,6 +402,13 @@ export class OctokitGitHub implements GitHubPort {
     const { owner, repo } = this
     return this.call('GET', `${this.repoPath}/actions/runs/${runId}/attempts/${attempt}/jobs`, () =>
       listRunAttemptJobs(this.octokit, { owner, repo, runId: Number(runId), attempt }),
+    )
+  }
+
+  async jobLog(jobId: number): Promise<string> {
+    const { owner, repo } = this
+    return this.call('GET', `${this.repoPath}/actions/jobs/${jobId}/logs`, () =>
+      downloadJobLog(this.octokit, { owner, repo, jobId }),
     )
   }
 

@@ -81,6 +81,8 @@ export interface GitHubPort {
   getIssueKind(issueNumber: number): Promise<'issue' | 'pull-request' | 'none' | 'moved'>
   /** The jobs of one attempt of a workflow run, every page (`actions: read`; decide holds `actions: write`). */
   listRunAttemptJobs(runId: string, attempt: number): Promise<RunJob[]>
+  /** One job's log, as plain text (`actions: read`). */
+  jobLog(jobId: number): Promise<string>
 }
 
 /** The permission an endpoint needs, named so a 403 says exactly what to add to `permissions:`. */

@@ -9,7 +9,8 @@ import { githubDescription } from '../sandbox/openapi.js'
 const ACTION_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 const DISPATCH = 'actions/create-workflow-dispatch'
-const LEG_JOBS = 'actions/list-jobs-for-workflow-run-attempt'
+/** Fan-out's decide judges each leg's verdict by the leg's own job and that job's log. */
+const LEG_JOBS = ['actions/list-jobs-for-workflow-run-attempt', 'actions/download-job-logs-for-workflow-run'] as const
 const STOP_LABELS = 'issues/list-labels-on-issue'
 const PERMISSION = 'repos/get-collaborator-permission-level'
 const OWN_LOGIN = 'users/get-authenticated'
@@ -68,29 +69,31 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
     PERMISSION,
   ],
   'rate-limit.test.ts': [DISPATCH, STOP_LABELS, ...STATUS_COMMENT, ...PULL_REQUEST],
-  'fan-out-loops.test.ts': [...ITERATING, LEG_JOBS, 'issues/create', 'issues/list-for-repo', PERMISSION],
-  'fan-out-budget.test.ts': [LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST, OWN_LOGIN],
-  'fan-out.test.ts': [...ITERATING, LEG_JOBS, ...FAN_OUT_HAND_OFF],
-  'fan-out-legs.test.ts': [...ITERATING, LEG_JOBS],
+  'fan-out-loops.test.ts': [...ITERATING, ...LEG_JOBS, 'issues/create', 'issues/list-for-repo', PERMISSION],
+  'fan-out-budget.test.ts': [...LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST, OWN_LOGIN],
+  'fan-out.test.ts': [...ITERATING, ...LEG_JOBS, ...FAN_OUT_HAND_OFF],
+  'fan-out-legs.test.ts': [...ITERATING, ...LEG_JOBS],
+  'fan-out-trusted-ref.test.ts': [...ITERATING, ...LEG_JOBS],
+  'fan-out-no-legs.test.ts': [...ITERATING, ...LEG_JOBS],
   'fan-out-caller-group.test.ts': ITERATING,
   'fan-out-example-dashboard.test.ts': [
-    LEG_JOBS,
+    ...LEG_JOBS,
     'issues/create',
     'issues/list-for-repo',
     ...PULL_REQUEST,
     ...FAN_OUT_HAND_OFF,
   ],
-  'fan-out-rerun.test.ts': [DISPATCH, LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST],
-  'fan-out-leg-jobs.test.ts': [LEG_JOBS, 'issues/create-comment', 'issues/list-comments'],
+  'fan-out-rerun.test.ts': [DISPATCH, ...LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST],
+  'fan-out-leg-jobs.test.ts': [...LEG_JOBS, 'issues/create-comment', 'issues/list-comments'],
   'fan-out-rerun-failed.test.ts': [
     DISPATCH,
-    LEG_JOBS,
+    ...LEG_JOBS,
     ...FAN_OUT_HAND_OFF,
     'issues/create-comment',
     'issues/list-comments',
     ...PULL_REQUEST,
   ],
-  'fan-out-flake.test.ts': [LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST, OWN_LOGIN],
+  'fan-out-flake.test.ts': [...LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST, OWN_LOGIN],
   'resume-not-in-line.test.ts': [
     'actions/get-workflow-run',
     ...STATUS_COMMENT,
@@ -110,7 +113,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   ],
   'queued-abort.test.ts': [...ITERATING, PERMISSION],
   'depends-on.test.ts': ['issues/create-comment', 'issues/list-comments', 'issues/get'],
-  'runner-file-commands.test.ts': [...ITERATING, LEG_JOBS],
+  'runner-file-commands.test.ts': [...ITERATING, ...LEG_JOBS],
   'max-loops-workflows.test.ts': [DISPATCH, STOP_LABELS, OWN_LOGIN, ...STATUS_COMMENT, PERMISSION],
 }
 

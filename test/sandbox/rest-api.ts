@@ -91,6 +91,8 @@ export interface RestApiOptions {
    * on `POST /pulls`, while a person's token or another app's is unaffected.
    */
   actionsCanCreatePullRequests?: boolean
+  /** Stores a job's log where it can be downloaded and returns its signed URL (the 302 of a job's logs). */
+  jobLogUrl?: (jobId: number, log: string) => string
 }
 
 const API_VERSION = '2022-11-28'
@@ -164,6 +166,7 @@ export async function startRestApi(options: RestApiOptions): Promise<RestApi> {
     apiUrl: () => apiUrl,
     ctx,
     actionsCanCreatePullRequests: () => actionsCanCreatePullRequests,
+    jobLogUrl: options.jobLogUrl,
   })
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

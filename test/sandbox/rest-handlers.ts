@@ -38,6 +38,8 @@ export interface HandlerEnvironment {
   apiUrl(): string
   ctx(): gh.UrlContext
   actionsCanCreatePullRequests(): boolean
+  /** Where a job's log is served, as GitHub's 302 points at it: a signed URL of blob storage. */
+  jobLogUrl: ((jobId: number, log: string) => string) | undefined
 }
 
 /** The operations the stand-in implements; any other operation of GitHub's description is a violation. */
@@ -103,6 +105,13 @@ export function createHandlers(env: HandlerEnvironment): Record<string, (c: Hand
       const { page, headers } = paginate(jobs, c.url)
       const body = { total_count: jobs.length, jobs: page.map((job) => workflowJob(ctx(), model.repo, job)) }
       return { status: 200, headers, body }
+    },
+    'actions/download-job-logs-for-workflow-run': (c) => {
+      const job = model.jobs.find((j) => j.id === Number(c.params.job_id))
+      // A job still going has no log file yet.
+      if (!job?.log) throw new ApiError(404, 'Not Found')
+      if (!env.jobLogUrl) throw new Error('the stand-in was started without a place to serve job logs (jobLogUrl)')
+      return { status: 302, headers: { location: env.jobLogUrl(job.id, job.log) } }
     },
     'actions/get-actions-cache-list': (c) => {
       const key = c.query.get('key')

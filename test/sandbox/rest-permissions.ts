@@ -22,6 +22,7 @@ const REQUIRED_SCOPE: Record<string, [Scope, 'read' | 'write']> = {
   'actions/get-workflow-run': ['actions', 'read'],
   'actions/list-workflow-runs': ['actions', 'read'],
   'actions/list-jobs-for-workflow-run-attempt': ['actions', 'read'],
+  'actions/download-job-logs-for-workflow-run': ['actions', 'read'],
   'actions/get-actions-cache-list': ['actions', 'read'],
   'actions/delete-actions-cache-by-key': ['actions', 'write'],
   'actions/delete-actions-cache-by-id': ['actions', 'write'],

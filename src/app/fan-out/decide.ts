@@ -62,6 +62,11 @@ export interface DecideInput extends IterationInput {
   verifyResult: string
   /** Each leg's job's wall time (completed − started) as GitHub's Jobs API gave it, under `legRunKey`. */
   legJobWallMs?: ReadonlyMap<string, number>
+  /**
+   * The plan job's wall time from GitHub's Jobs API (completed − started), counted in the loop's minutes
+   * instead of the time the plan reports of itself; absent where the job was not listed.
+   */
+  planJobWallMs?: number | undefined
 }
 
 export type Decided =
@@ -146,8 +151,10 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
     )
   }
   const legDurationsMs = legDurationsOf(legs, input, plan, legTimesMs)
+  // GitHub's word on the plan job's time where it gave it; the plan's own report only where it did not.
+  const planWallMs = given.planJobWallMs ?? plan.report.wallMs
   if (plan.baseline) {
-    const round = { iteration: plan.iteration, legs, merged: { runs, tests }, planWallMs: plan.report.wallMs }
+    const round = { iteration: plan.iteration, legs, merged: { runs, tests }, planWallMs }
     const result = await recordBaselineRound(input, replaying, loop, { ...round, legDurationsMs, startedAt }, policy)
     return { kind: 'done', result }
   }
@@ -155,7 +162,7 @@ export async function decideIteration(given: DecideInput, deps: IterationDeps): 
   const begun = await beginRun(input, replaying, policy, decision, loop, restored.now)
   const { run } = begun
   await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config))
-  let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git)
+  let record = await withPlanReport(run, begun.record, plan, { planWallMs, legDurationsMs }, git)
   record = withEmptyBaseline(run, record)
   for (const step of decideSteps(flakeChecks)) record = await step(run, record)
   const checks = record.checks.map((c) => c.result)
@@ -230,8 +237,12 @@ async function withPlanReport(
   run: IterationRun,
   record: IterationRecord,
   plan: PlanFile,
-  /** Each leg's time on the candidate (`legTimeMs`). */
-  legDurationsMs: readonly number[],
+  times: {
+    /** The plan job's wall time (GitHub's, else the plan's report's). */
+    planWallMs: number
+    /** Each leg's time on the candidate (`legTimeMs`). */
+    legDurationsMs: readonly number[]
+  },
   git: Git,
 ): Promise<IterationRecord> {
   const report = plan.report
@@ -259,7 +270,7 @@ async function withPlanReport(
       treeBeforeWork: baseTree,
       ignoredBeforeWork: null,
       // The plan's time and the slowest leg's ran before this job: the loop's minutes count them too.
-      timeElsewhereMs: fanOutTimeElsewhereMs(report.wallMs, legDurationsMs),
+      timeElsewhereMs: fanOutTimeElsewhereMs(times.planWallMs, times.legDurationsMs),
     },
     ...report.events.map((e) => ({ ...e, iteration: run.iteration })),
   )

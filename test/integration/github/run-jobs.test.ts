@@ -1,19 +1,23 @@
-// A run, the jobs of one of its attempts and an issue's state through the GitHub adapter, against the
-// REST stand-in (which validates every request and response against GitHub's description): every page
-// read, the attempt's jobs only, a run still going, a closed issue, and a token without `actions`
-// refused with the permission named.
+// A run, the jobs of one of its attempts, a job's log and an issue's state through the GitHub adapter,
+// against the REST stand-in (which validates every request and response against GitHub's description):
+// every page read, the attempt's jobs only, a log through its 302 to blob storage, a run still going, a
+// closed issue, and a token without `actions` refused with the permission named.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OctokitGitHub } from '../../../src/adapters/github.js'
 import { GitHubPermissionError } from '../../../src/ports/github.js'
 import { type RestApi, startRestApi } from '../../sandbox/rest-api.js'
+import { ResultsServer } from '../../sandbox/results-server.js'
 import type { JobModel } from '../../sandbox/run-jobs.js'
 
 const BOT = 'github-actions[bot]'
 const RUN_ID = 4242
 let api: RestApi
+let results: ResultsServer
 
 beforeEach(async () => {
+  results = await ResultsServer.start()
   api = await startRestApi({
+    jobLogUrl: (jobId, log) => results.publishJobLog(jobId, log),
     owner: 'acme',
     repo: 'demo',
     tokens: {
@@ -41,12 +45,17 @@ beforeEach(async () => {
     ...{ createdAt: now, startedAt: now, completedAt: '2026-11-26T10:01:30Z' },
   })
   for (let index = 0; index < 130; index++) api.model.jobs.push(job(index, 1, index === 3 ? 'failure' : 'success'))
-  api.model.jobs.push(job(0, 2, 'cancelled'))
+  api.model.jobs.push({ ...job(0, 2, 'cancelled'), log: LOG })
+  api.model.jobs.push({ ...job(1, 2, null), status: 'in_progress', completedAt: null, log: null })
 })
 afterEach(async () => {
   expect(api.violations).toEqual([])
   await api.stop()
+  await results.close()
 })
+
+const LOG =
+  '2026-11-26T10:00:01.0000000Z Run the check\n2026-11-26T10:01:29.0000000Z loop-controller: verdict leg-0 sha256:ab\n'
 
 const github = (token: string) =>
   new OctokitGitHub({ token, owner: 'acme', repo: 'demo', baseUrl: api.url, retries: 0, throttle: false })
@@ -56,6 +65,7 @@ describe('listRunAttemptJobs', () => {
     const jobs = await github('decide').listRunAttemptJobs(String(RUN_ID), 1)
     expect(jobs).toHaveLength(130)
     expect(jobs[3]).toEqual({
+      id: 11_003,
       name: 'loop / verify (leg-3)',
       status: 'completed',
       conclusion: 'failure',
@@ -67,6 +77,7 @@ describe('listRunAttemptJobs', () => {
     expect(pages.map((e) => e.status)).toEqual([200, 200])
     expect((await github('decide').listRunAttemptJobs(String(RUN_ID), 2)).map((j) => j.conclusion)).toEqual([
       'cancelled',
+      null,
     ])
   })
 
@@ -76,6 +87,25 @@ describe('listRunAttemptJobs', () => {
 
   it("a token without 'actions' is refused, naming the permission", async () => {
     const refused = github('plan').listRunAttemptJobs(String(RUN_ID), 1)
+    await expect(refused).rejects.toBeInstanceOf(GitHubPermissionError)
+    await expect(refused).rejects.toThrow(/'actions: read'/)
+  })
+})
+
+describe('jobLog', () => {
+  it("reads a job's log through its 302, as plain text", async () => {
+    expect(await github('decide').jobLog(12_000)).toBe(LOG)
+    const asked = api.exchanges.filter((e) => e.operationId === 'actions/download-job-logs-for-workflow-run')
+    expect(asked.map((e) => [e.path, e.status])).toEqual([['/repos/acme/demo/actions/jobs/12000/logs', 302]])
+  })
+
+  it('a job still going (no log yet), or none, is a 404 error', async () => {
+    await expect(github('decide').jobLog(12_001)).rejects.toThrow(/\(404\)/)
+    await expect(github('decide').jobLog(1)).rejects.toThrow(/\(404\)/)
+  })
+
+  it("a token without 'actions' is refused, naming the permission", async () => {
+    const refused = github('plan').jobLog(12_000)
     await expect(refused).rejects.toBeInstanceOf(GitHubPermissionError)
     await expect(refused).rejects.toThrow(/'actions: read'/)
   })

@@ -114,6 +114,18 @@ describe('a fan-out iteration, plan → verify → decide', () => {
     expect((await s.loop.store.load('unit'))?.state.usage.wallMs).toBe(decided.result.state.usage.wallMs)
   })
 
+  it("counts the plan job's time as GitHub's jobs listing gave it, not the time the plan reports", async () => {
+    // The plan says it took no time; GitHub says its job ran 3 minutes: the 2 minutes are spent.
+    const claimsNoTime = { ...plan, report: { ...plan.report!, wallMs: 0 } }
+    const failingRun = { ...verdict.run, exitCode: 1, output: 'FAIL not yet\n', totalBytes: 13, durationMs: 1_000 }
+    const config = { ...s.input.config, budget: { minutes: 2 } }
+    const input = decideInput({ plan: claimsNoTime, verdicts: [{ ...verdict, run: failingRun }], config })
+    const decided = await decideIteration({ ...input, planJobWallMs: 180_000 }, s.decideDeps)
+    if (decided.kind !== 'done') throw new Error(`expected done, got ${decided.kind}`)
+    expect(decided.result.state.usage.wallMs).toBeGreaterThanOrEqual(180_000)
+    expect(decided.result.next).toMatchObject({ kind: 'CAP_REACHED', limit: 'minutes' })
+  })
+
   it('judges the checks of its own config, not the legs a plan names: a plan without legs is no pass', async () => {
     // A plan whose legs were taken out (the work rewrote plan.json after the plan wrote it), with the verify
     // legs it then left without a verdict: every check of the config is still judged, an error, not skipped.
