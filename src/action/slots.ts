@@ -339,7 +339,7 @@ export function dashboardResumeAsksForSlot(run: RunContext, store: Pick<Store, '
 }
 
 /**
- * A dashboard tick resumed `loopId` (BLOCKED or capped, its slot given back when it ended), saved `queued`,
+ * A dashboard tick resumed `loopId` (BLOCKED, its slot given back when it ended), saved `queued`,
  * asking for a slot (`dashboardResumeAsksForSlot`): it asks like a new loop before its next iteration is
  * dispatched. Returns the state to go on with: `running` (a slot is its; dispatch it) or `queued` (saved
  * and told so; it starts when a slot frees). Should the asking fail, the loop stays queued, asking, and

@@ -18,7 +18,7 @@ export type PeopleCommand =
    * `cap`: an iteration cap given with the resume (a flag, an input), applied first, so it can lift the
    * cap that capped the loop; `budget`: the config's, which a capped loop's budgets are checked against.
    */
-  | { kind: 'resume'; cap?: number | undefined; budget?: Policy['budget'] | undefined }
+  | { kind: 'resume'; cap?: number | undefined; capReason?: string | undefined; budget?: Policy['budget'] | undefined }
   | { kind: 'abort'; reason?: string }
   | { kind: 'approve'; gate: string }
   | { kind: 'reject'; gate: string }
@@ -66,7 +66,9 @@ async function applyOnce(
   switch (command.kind) {
     case 'resume': {
       const capped =
-        command.cap !== undefined ? changeCap(loaded.state, command.cap, now) : { state: loaded.state, events: [] }
+        command.cap !== undefined
+          ? changeCap(loaded.state, command.cap, now, command.capReason)
+          : { state: loaded.state, events: [] }
       const resumed = resume(capped.state, input.by, now, command.budget)
       const merged = { state: resumed.state, events: [...capped.events, ...resumed.events] }
       applied = input.resumeAsksForSlot ? { ...merged, state: askingForSlot(merged.state) } : merged

@@ -10,7 +10,7 @@ import type { CliIo } from './io.js'
 import { parseCap, type Values } from './options.js'
 
 /** How the CLI names the cap and its reason, in the message when a high cap lacks a reason. */
-const FLAG_CAP_NAMES: CapSettingNames = { cap: '--max-iterations', reason: '--cap-reason' }
+export const FLAG_CAP_NAMES: CapSettingNames = { cap: '--max-iterations', reason: '--cap-reason' }
 
 /** The loop config from `--config FILE` (default `.github/loop.yml`) or simple mode's `--work`/`--verify`. */
 export async function loadCliConfig(root: string, values: Values, io: CliIo): Promise<LoadedConfig> {

@@ -1,10 +1,11 @@
 /** The people's commands on this machine: `resume`, `abort`, `approve GATE`, `skip TASK --reason "why"`. */
 import { applyPeopleCommand, type PeopleCommand } from '../app/people-commands.js'
 import { simpleModeConfig } from '../config/load-config.js'
+import { capNeedsReason } from '../domain/caps.js'
 import { CappedResumeError, initialState } from '../domain/engine/index.js'
 import { policyFromConfig } from '../domain/policy.js'
 import { systemClock } from '../ports/clock.js'
-import { loadCliConfig } from './config.js'
+import { FLAG_CAP_NAMES, loadCliConfig } from './config.js'
 import { EXIT, UsageError } from './exit-codes.js'
 import type { CliIo } from './io.js'
 import type { LoopPlace } from './loop-place.js'
@@ -40,9 +41,13 @@ export async function runPeopleCommand(
   const loaded = await loadCliConfig(root, values, io).catch(() => null)
   const policy = loaded?.policy ?? null
   if (people.kind === 'resume') {
-    // A cap given with the resume is applied first, so it can lift the cap that capped the loop.
+    // A cap given with the resume is applied first, so it can lift the cap that capped the loop; above
+    // the limit it needs its reason, as on `run` (the config's problems, if any, do not excuse it).
     const cap = values['max-iterations'] !== undefined ? parseCap(values['max-iterations']) : undefined
-    people = { kind: 'resume', cap, budget: policy?.budget }
+    const capReason = values['cap-reason']?.trim() || undefined
+    const problem = cap === undefined ? undefined : capNeedsReason(cap, capReason, FLAG_CAP_NAMES)
+    if (problem) throw new UsageError(problem)
+    people = { kind: 'resume', cap, capReason, budget: policy?.budget }
   }
   // An abort may come before the loop's first save: it is recorded as a loop that starts aborted.
   const fresh = (now: Date) =>

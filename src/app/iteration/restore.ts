@@ -36,7 +36,8 @@ export async function restoreAndDecide(input: IterationInput, deps: IterationDep
   if (loaded) {
     record = { state: loaded.state, events: [], loaded: true, version: loaded.version }
     if (input.capGiven !== undefined && input.capGiven !== loaded.state.maxIterations) {
-      const changed = changeCap(loaded.state, input.capGiven, now)
+      // The reason the run was given with it (a cap above 25 was refused without one) is kept with it.
+      const changed = changeCap(loaded.state, input.capGiven, now, policy.capReason)
       // A cap given above the iterations run re-opens a loop its iteration cap capped.
       const reopened = reopenIfCapRaised(changed.state, now)
       record = withEvents({ ...record, state: reopened.state }, ...changed.events, ...reopened.events)

@@ -310,18 +310,24 @@ export function markWaiting(state: LoopState, gate: string, reason: string, now:
  * `reopenIfCapRaised`, `resume`); lowering it below them caps the loop at its next decision. The cap
  * cannot go below 1.
  */
-export function changeCap(state: LoopState, cap: number, now: Date): CommandResult {
+export function changeCap(state: LoopState, cap: number, now: Date, reason?: string): CommandResult {
   if (!Number.isInteger(cap) || cap < 1)
     throw new EngineError(`an iteration cap must be a whole number >= 1; got ${cap}.`)
-  if (cap === state.maxIterations) return { state, events: [] }
+  const why = reason?.trim()
+  // A cap above the limit without a reason is the caller's to refuse (capNeedsReason); a reason given
+  // with a new cap is kept with it, replacing the one the loop started with.
+  if (cap === state.maxIterations && (!why || why === state.capReason)) return { state, events: [] }
   const at = now.toISOString()
   return {
-    state: { ...state, maxIterations: cap, updatedAt: at },
+    state: { ...state, maxIterations: cap, ...(why ? { capReason: why } : {}), updatedAt: at },
     events: [
-      event(state, at, 'cap-changed', `iteration cap ${state.maxIterations} -> ${cap} (given to this run)`, {
-        from: state.maxIterations,
-        to: cap,
-      }),
+      event(
+        state,
+        at,
+        'cap-changed',
+        `iteration cap ${state.maxIterations} -> ${cap} (given to this run)${why ? `: ${why}` : ''}`,
+        { from: state.maxIterations, to: cap, ...(why ? { reason: why } : {}) },
+      ),
     ],
   }
 }

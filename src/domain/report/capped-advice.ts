@@ -29,7 +29,11 @@ export function cappedNextStep(limit: CapLimit, iterationsRun: number, surface: 
   if (surface === 'cli') {
     return `give it a higher cap: \`loop-controller run --max-iterations N\` with N ${above} (above ${CAP_WITHOUT_REASON} with \`--cap-reason\`); or ${byHand}.`
   }
-  const dispatch = `run the workflow again with the loop's \`loop-id\` and a \`max-iterations\` ${above} (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`): the higher cap re-opens the loop`
-  if (surface === 'dispatch-only') return `${dispatch}; or ${byHand}.`
-  return `${dispatch}, or raise the \`max-iterations\` the workflow passes and comment \`/loop resume\`; or ${byHand}.`
+  const reason = `above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\``
+  if (surface === 'dispatch-only') {
+    return `run the workflow again with the loop's \`loop-id\` and a \`max-iterations\` ${above} (${reason}): the higher cap re-opens the loop; or ${byHand}.`
+  }
+  // On a thread the comment's job carries the cap its workflow passes (the issue workflow's fixed
+  // `max-iterations`); a workflow with a `max-iterations` input takes it from a dispatch instead.
+  return `raise the \`max-iterations\` the workflow passes ${above} (${reason}) and comment \`/loop resume\`, or, where the workflow takes \`max-iterations\` as an input, run it again with the loop's \`loop-id\` and one ${above}: the higher cap re-opens the loop; or ${byHand}.`
 }

@@ -41,4 +41,29 @@ describe('a capped loop goes on with a higher cap', () => {
     expect(journey).toContain('re-opened: the iteration cap is now 4, above the 3 iterations run')
     expect(journey).toContain('re-opened: the iteration cap is now 5, above the 4 iterations run')
   })
+
+  it('a resume whose cap is above 25 needs --cap-reason, and keeps it with the cap', async () => {
+    const repo = tempRepo()
+    expect((await cli(repo, 'run', ...STUCK, '--max-iterations', '1')).code).toBe(5)
+
+    const refused = await cli(repo, 'resume', '--loop-id', 'capped', '--max-iterations', '50')
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--max-iterations is 50, above 25: set --cap-reason')
+    expect(state(repo)).toMatchObject({ status: 'capped', maxIterations: 1 })
+
+    const resumed = await cli(
+      repo,
+      'resume',
+      '--loop-id',
+      'capped',
+      '--max-iterations',
+      '50',
+      '--cap-reason',
+      'a long migration',
+    )
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(state(repo)).toMatchObject({ status: 'running', maxIterations: 50, capReason: 'a long migration' })
+    const journey = readFileSync(join(repo, '.loop', 'capped', 'journey-log.jsonl'), 'utf8')
+    expect(journey).toContain('iteration cap 1 -> 50 (given to this run): a long migration')
+  })
 })

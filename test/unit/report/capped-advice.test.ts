@@ -22,7 +22,10 @@ describe('what a person does to let a capped loop go on', () => {
     {
       limit: 'iterations',
       surface: 'thread',
-      says: ['a `max-iterations` above 6', 'raise the `max-iterations` the workflow passes and comment `/loop resume`'],
+      says: [
+        'raise the `max-iterations` the workflow passes above 6 (above 25 it needs a `cap-reason`) and comment `/loop resume`',
+        "where the workflow takes `max-iterations` as an input, run it again with the loop's `loop-id` and one above 6",
+      ],
       never: ['command: resume'],
     },
     {
