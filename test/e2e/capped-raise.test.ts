@@ -39,7 +39,7 @@ describe('a capped loop, through loop-from-dispatch.yml', () => {
         ['2', 'capped', 'failure'],
       ])
       expect(first[1]!.summary).toContain(
-        "Run the workflow again with the loop's `loop-id` and a `max-iterations` above 2",
+        "where the workflow takes `max-iterations` as an input, run it again with the loop's `loop-id` and one above 2",
       )
 
       await sandbox.dispatch({ 'loop-id': 'capped', command: 'resume' })

@@ -164,7 +164,7 @@ describe('the action bundle in the sandbox: a chain of jobs', () => {
       expect(errors[0]?.title).toBe('loop-controller: capped stopped at the iteration cap (iteration 2 of 2)')
       // The advice that works: a higher cap re-opens the loop (a resume alone is refused).
       expect(errors[0]?.message).toMatch(
-        /Next: run the workflow again with the loop's `loop-id` and a `max-iterations` above 2/,
+        /Next: raise the `max-iterations` the workflow passes above 2 .* and comment `\/loop resume`, or, where the workflow takes `max-iterations` as an input, run it again with the loop's `loop-id` and one above 2/,
       )
       expect(errors.length).toBeLessThanOrEqual(10)
       const comments = botComments(sandbox)
