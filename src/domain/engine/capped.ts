@@ -44,12 +44,21 @@ export function iterationsRun(state: LoopState): number {
 }
 
 /**
+ * Whether a cap given to a job re-opens the loop: its iteration cap capped it, and the cap lies above the
+ * iterations it ran. Asked before the cap is applied, by a job that must ask for a slot before the loop
+ * runs again (as a resume does).
+ */
+export function capReopens(state: LoopState, cap: number): boolean {
+  return cappedBy(state) === 'iterations' && cap > iterationsRun(state)
+}
+
+/**
  * After a cap was given (see `changeCap`): a loop its iteration cap capped runs again when the cap now
  * lies above the iterations it ran. A loop a budget capped stays capped: its budget needs raising.
  */
 export function reopenIfCapRaised(state: LoopState, now: Date): ReopenResult {
   const run = iterationsRun(state)
-  if (cappedBy(state) !== 'iterations' || state.maxIterations <= run) return { state, events: [] }
+  if (!capReopens(state, state.maxIterations)) return { state, events: [] }
   const at = now.toISOString()
   const message = `re-opened: the iteration cap is now ${state.maxIterations}, above the ${run} iterations run (was capped: ${state.statusReason || 'the iteration cap'})`
   return {

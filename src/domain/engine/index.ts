@@ -13,7 +13,7 @@ export {
   policyFromConfig,
   resolvePipeline,
 } from '../policy.js'
-export { CappedResumeError, cappedResumeError, iterationsRun, reopenIfCapRaised } from './capped.js'
+export { CappedResumeError, cappedResumeError, capReopens, iterationsRun, reopenIfCapRaised } from './capped.js'
 export {
   abort,
   approveGate,

@@ -4,6 +4,7 @@ import {
   type CapLimit,
   CappedResumeError,
   cappedBy,
+  capReopens,
   changeCap,
   decide,
   markCapped,
@@ -79,6 +80,8 @@ describe('a cap given to a run re-opens a loop its iteration cap capped', () => 
       next: 'CAP_REACHED',
     },
   ])('$name: $status, then $next', ({ state, given, status, next }) => {
+    // Asked before the cap is applied (a job that must ask for a slot first): the same answer.
+    expect(capReopens(state, given)).toBe(status === 'running')
     const changed = changeCap(state, given, at(2))
     const reopened = reopenIfCapRaised(changed.state, at(2))
     expect(reopened.state.status).toBe(status)
@@ -87,6 +90,12 @@ describe('a cap given to a run re-opens a loop its iteration cap capped', () => 
     expect(decision.kind).toBe(next)
     if (decision.kind === 'EXECUTE_STAGE') expect(beginIteration(reopened.state, decision, at(3)).iteration).toBe(3)
     expect(loopStateSchema.safeParse(reopened.state).success).toBe(true)
+  })
+
+  it('a loop that is not capped is not re-opened by a cap, however high', () => {
+    const running = { ...cappedLoop('iterations', 2, 2), status: 'running' as const, statusReason: '' }
+    expect(capReopens(running, 5)).toBe(false)
+    expect(capReopens({ ...running, status: 'blocked', statusReason: 'stuck' }, 5)).toBe(false)
   })
 
   it('says in the journey that the raised cap re-opened the loop', () => {
