@@ -31265,7 +31265,10 @@ class GitStore {
         });
     }
     describe(loopId) {
-        return `git branch ${this.branch} of ${this.remote}, folder ${this.folder(loopId)}/`;
+        return `${this.describeAll()}, folder ${this.folder(loopId)}/`;
+    }
+    describeAll() {
+        return `git branch ${this.branch} of ${this.remote}`;
     }
     async load(loopId) {
         (0,shared/* checkLoopId */.aK)(loopId);
@@ -32149,7 +32152,7 @@ function migrateState(raw, packageVersion, source = 'loop-state.json', migration
     if (version > _state_js__WEBPACK_IMPORTED_MODULE_1__/* .STATE_SCHEMA_VERSION */ .b8) {
         throw new StateFromTheFutureError(`${source} has schemaVersion ${version}, but loop-controller ${packageVersion} reads schemaVersion ` +
             `${_state_js__WEBPACK_IMPORTED_MODULE_1__/* .STATE_SCHEMA_VERSION */ .b8} at most: it was written by a newer loop-controller. Run this loop with that ` +
-            `newer release (the action ref or the CLI version that wrote it, e.g. \`npx loop-controller@latest\`); ` +
+            `newer release (the action ref or the CLI version that wrote it, e.g. \`npx --yes github:loop-controller/loop-controller#v1\`); ` +
             `the state was left untouched.`);
     }
     for (let from = version; from < _state_js__WEBPACK_IMPORTED_MODULE_1__/* .STATE_SCHEMA_VERSION */ .b8; from++) {
@@ -32706,7 +32709,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(40048);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(65562);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32716,7 +32719,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 40048:
+/***/ 65562:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33738,6 +33741,46 @@ function hardCut(text, measure, limit, where) {
     return head + note;
 }
 
+;// CONCATENATED MODULE: ./src/domain/report/loop-order.ts
+const CHUNK = /(\d+)/;
+/** Compares two loop ids chunk by chunk: digit runs by value, the rest as text; ties by the plain text. */
+function compareLoopIds(a, b) {
+    const left = a.split(CHUNK);
+    const right = b.split(CHUNK);
+    for (let i = 0; i < Math.min(left.length, right.length); i++) {
+        const x = left[i] ?? '';
+        const y = right[i] ?? '';
+        if (x === y)
+            continue;
+        // split() puts digit runs at odd indexes.
+        if (i % 2 === 1) {
+            const byValue = compareDigits(x, y);
+            if (byValue !== 0)
+                return byValue;
+        }
+        return x < y ? -1 : 1;
+    }
+    if (left.length !== right.length)
+        return left.length - right.length;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+/** Digit runs by value, exact at any length (no Number overflow): leading zeros aside, longer is larger. */
+function compareDigits(x, y) {
+    const a = x.replace(/^0+(?=\d)/, '');
+    const b = y.replace(/^0+(?=\d)/, '');
+    if (a.length !== b.length)
+        return a.length - b.length;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+/** A loop that waits for a person: BLOCKED, capped, or with a gate to approve. */
+function needsPerson(state) {
+    if (!state)
+        return false;
+    if (state.status === 'blocked' || state.status === 'capped' || state.status === 'waiting')
+        return true;
+    return Object.values(state.gates).some((gate) => gate?.status === 'pending');
+}
+
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 13 modules
 var schemas = __nccwpck_require__(55491);
 ;// CONCATENATED MODULE: ./src/domain/slots.ts
@@ -34183,6 +34226,43 @@ function capNeedsReason(maxIterations, capReason, names = CONFIG_CAP_NAMES) {
         `to ${CAP_WITHOUT_REASON} or less.`);
 }
 
+;// CONCATENATED MODULE: ./src/domain/report/capped-advice.ts
+/**
+ * What a person does to let a capped loop go on, by the limit that capped it and where the advice is
+ * read. A cap given above the iterations run re-opens a loop its iteration cap capped (the
+ * `max-iterations` input, `--max-iterations` on `run`, `next` and `resume`); a loop a budget capped goes
+ * on once the budget in the loop config is raised and it is resumed. Pure.
+ */
+
+const BUDGET_KEYS = {
+    minutes: 'budget.minutes',
+    tokens: 'budget.tokens',
+    cost: 'budget.cost-usd',
+};
+/** The next step for a capped loop; `iterationsRun`: the cap must lie above them; `branch` in backticks. */
+function cappedNextStep(limit, iterationsRun, surface, branch) {
+    const byHand = surface === 'cli' ? 'finish by hand' : `finish ${branch} by hand`;
+    if (limit !== 'iterations') {
+        const raise = `raise \`${BUDGET_KEYS[limit]}\` in the loop config`;
+        if (surface === 'cli')
+            return `${raise}, then run \`loop-controller resume\`; or ${byHand}.`;
+        if (surface === 'thread')
+            return `${raise}, then comment \`/loop resume\`; or ${byHand}.`;
+        return `${raise}, then run the workflow again with the loop's \`loop-id\` and \`command: resume\`; or ${byHand}.`;
+    }
+    const above = `above ${iterationsRun}`;
+    if (surface === 'cli') {
+        return `give it a higher cap: \`loop-controller run --max-iterations N\` with N ${above} (above ${CAP_WITHOUT_REASON} with \`--cap-reason\`); or ${byHand}.`;
+    }
+    const reason = `above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\``;
+    if (surface === 'dispatch-only') {
+        return `run the workflow again with the loop's \`loop-id\` and a \`max-iterations\` ${above} (${reason}): the higher cap re-opens the loop; or ${byHand}.`;
+    }
+    // On a thread the comment's job carries the cap its workflow passes (the issue workflow's fixed
+    // `max-iterations`); a workflow with a `max-iterations` input takes it from a dispatch instead.
+    return `raise the \`max-iterations\` the workflow passes ${above} (${reason}) and comment \`/loop resume\`, or, where the workflow takes \`max-iterations\` as an input, run it again with the loop's \`loop-id\` and one ${above}: the higher cap re-opens the loop; or ${byHand}.`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/report/view.ts
 /**
  * The facts a person reads about a loop, computed once from the report model: where it stands, why it
@@ -34300,7 +34380,7 @@ function cliNextStepOf(model) {
         case 'blocked':
             return 'fix the cause or clarify the goal, then run `loop-controller resume`; to give up, `loop-controller abort`.';
         case 'capped':
-            return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`;
+            return cappedNextStep(capLimitOf(model), model.iteration, 'cli', '');
         case 'aborted':
             return 'nothing: the loop is over; its commits stay where they are.';
         case 'queued':
@@ -34335,7 +34415,7 @@ function nextStepOf(model) {
         case 'blocked':
             return `push a fix to ${branch} or clarify the goal in the issue, then comment \`/loop resume\`; to give up, comment \`/loop abort\`.`;
         case 'capped':
-            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
+            return cappedNextStep(capLimitOf(model), model.iteration, 'thread', branch);
         case 'aborted':
             // One aborted before its first iteration (a queued loop) left no work behind. A start of the same
             // loop id finds it aborted and is refused: only a new loop id begins again.
@@ -34362,7 +34442,7 @@ function dispatchOnlyNextStep(model, branch) {
         case 'blocked':
             return `push a fix to ${branch} or clarify the goal, then ${runAgain('resume')}; to give up, ${runAgain('abort')}.`;
         case 'capped':
-            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and ${runAgain('resume')}, or finish ${branch} by hand.`;
+            return cappedNextStep(capLimitOf(model), model.iteration, 'dispatch-only', branch);
         case 'running':
             return `nothing: the loop goes on by itself; to stop it, ${runAgain('abort')}.`;
         default:
@@ -34508,10 +34588,13 @@ function queuedReason(wait, issueOf = (id) => id) {
         const none = noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : '';
         parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`);
     }
-    if (wait.slotOnly) {
-        const slots = wait.limit ?? wait.running;
-        const inUse = slots === 1 ? 'its one slot is in use' : `all ${slots} slots are in use`;
-        parts.push(`${inUse} (max-loops: ${wait.limit ?? 'none'})`);
+    if (wait.slotOnly && wait.limit === null) {
+        // No limit holds it and nothing it depends on is pending: only the queue's next change is awaited.
+        parts.push('its dependencies are COMPLETE; it starts at the next change of the queue');
+    }
+    else if (wait.slotOnly) {
+        const inUse = wait.limit === 1 ? 'its one slot is in use' : `all ${wait.limit} slots are in use`;
+        parts.push(`${inUse} (max-loops: ${wait.limit})`);
     }
     return parts.join('; ');
 }
@@ -34603,12 +34686,15 @@ function writtenBy(writer) {
  * A new loop saved `queued` whose job could not take its place in line (queue.json was not changed):
  * no loop ending would start it, so the person who started it is told, with the error.
  */
-function notInLineRefusal(loopId, error) {
+function notInLineRefusal(loopId, error, asked = 'start') {
+    const again = asked === 'start'
+        ? `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then.`
+        : 'It was resumed and is saved queued, asking for a slot. Resume it again once the cause is fixed (`/loop resume`): it asks for its slot then.';
     return {
         loopId,
         title: `loop-controller could not put the loop ${code(loopId)} in line: queue.json was not changed.`,
         reason: markdownText(error, 600),
-        whatToDo: `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then. Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
+        whatToDo: `${again} Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
     };
 }
 
@@ -34620,6 +34706,7 @@ function notInLineRefusal(loopId, error) {
  * the dashboard issue, so the two never differ. A status is shown as the state holds it: a new status
  * is one more value, not a new branch here.
  */
+
 
 
 
@@ -34761,11 +34848,10 @@ function queueText(state, loops, queue) {
         const unknown = queue.limit === 'unknown';
         const wait = queueWait(live, state.loopId, statuses, limit);
         if (wait) {
-            const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit;
             const why = unknown && wait.slotOnly
                 ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
-                : room
-                    ? freeSlotText(wait.limit, queue)
+                : wait.slotOnly && wait.limit !== null && wait.running < wait.limit
+                    ? freeSlotsText(wait.limit, wait.limit - wait.running, wait.ahead ?? 0, queue)
                     : queuedReason(wait, shortName);
             return `${wait.position} of ${wait.queued} in line: ${why}`;
         }
@@ -34775,8 +34861,19 @@ function queueText(state, loops, queue) {
     }
     return state.statusReason || 'queued';
 }
-/** A free slot, as fact under the queue's own limit, or as a supposition under the reader's. */
-function freeSlotText(limit, queue) {
+/**
+ * Free slots for a loop that waits for a slot only, as fact under the queue's own limit, or as a
+ * supposition under the reader's: the next change of the queue serves the `ahead` ready loops before it
+ * (`settle`), so it starts then only when a slot is left for it.
+ */
+function freeSlotsText(limit, free, ahead, queue) {
+    if (ahead >= free) {
+        const loops = ahead === 1 ? 'the 1 ready loop' : `the ${ahead} ready loops`;
+        if (queue.supposed) {
+            return `under max-loops ${limit}, ${free === 1 ? '1 slot would be' : `${free} slots would be`} free, for ${loops} ahead of it in line`;
+        }
+        return `${free === 1 ? '1 slot is' : `${free} slots are`} free, for ${loops} ahead of it in line (max-loops: ${limit})`;
+    }
     if (!queue.supposed)
         return 'a slot is free; it starts at the next change of the queue';
     const recorded = queue.record.limit;
@@ -34786,7 +34883,7 @@ function freeSlotText(limit, queue) {
     return `under max-loops ${limit} a slot would be free (${since})`;
 }
 /**
- * The rows of `loops`, sorted by loop id. `repositoryUrl` (`https://github.com/owner/repo`) links the
+ * The rows of `loops`, sorted by loop id (`compareLoopIds`: numbers by value). `repositoryUrl` (`https://github.com/owner/repo`) links the
  * issue a loop started from; without it (a local state directory) the issue is named, not linked.
  * `queue`, when the slots record was read, says where each queued loop stands, from the statuses of
  * `everyLoop` (default `loops`: a table that shows only some loops still knows their dependencies').
@@ -34794,7 +34891,7 @@ function freeSlotText(limit, queue) {
  */
 function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
     return [...loops]
-        .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+        .sort((a, b) => compareLoopIds(a.loopId, b.loopId))
         .map(({ loopId, state, problem }) => {
         if (!state) {
             return {
@@ -34907,6 +35004,7 @@ function renderLoopsMarkdown(rows) {
 
 
 
+
 const DASHBOARD_TITLE = 'Loop dashboard';
 /** The label that finds the dashboard among the issues the controller opened. */
 const DASHBOARD_LABEL = 'loop/dashboard';
@@ -34943,7 +35041,7 @@ function parseMarker(text) {
         : { kind: what };
     return { loopId, action };
 }
-function label(loopId, action, state) {
+function label(loopId, action, state, queue) {
     switch (action.kind) {
         case 'resume':
             return `Resume ${code(loopId)} (${inlineText(state.status)}: ${inlineText(state.statusReason || 'no reason recorded', 160)})`;
@@ -34951,9 +35049,19 @@ function label(loopId, action, state) {
             return `Approve gate ${code(action.gate)} of ${code(loopId)}`;
         case 'abort':
             return state.status === 'queued'
-                ? `Abort ${code(loopId)} (queued: it gives up its place in line)`
+                ? `Abort ${code(loopId)} (${queuedAbortText(loopId, state, queue)})`
                 : `Abort ${code(loopId)} (${inlineText(state.status)})`;
     }
+}
+/** What aborting a queued loop gives up, as the slots record has it (its row says the same). */
+function queuedAbortText(loopId, state, queue) {
+    if (!queue || queue.record.queued.some((entry) => entry.loopId === loopId)) {
+        return 'queued: it gives up its place in line';
+    }
+    if (queue.record.running.some((holder) => holder.loopId === loopId)) {
+        return 'admitted: its job is starting; it gives up its slot';
+    }
+    return `queued, not in line: ${inlineText(state.statusReason || 'no reason recorded', 160)}`;
 }
 /**
  * Why a box the body showed no longer stands for anything: the loop moved on between the rewrite and
@@ -34984,6 +35092,8 @@ function noLongerOffered(loopId, action, state) {
 /** What a person can do to this loop from the dashboard, in a fixed order. */
 function dashboardActions(state) {
     const actions = [];
+    // No box for a capped loop: a resume alone is refused while its limit is reached, and a tick cannot
+    // carry the higher cap or budget that lifts it (its report says how: a dispatch with max-iterations).
     if (state.status === 'blocked')
         actions.push({ kind: 'resume' });
     const pending = Object.keys(state.gates)
@@ -34997,14 +35107,17 @@ function dashboardActions(state) {
     }
     return actions;
 }
-/** The boxes of every readable loop, sorted by loop id; each line as the controller writes it, unticked. */
-function dashboardBoxes(loops) {
+/**
+ * The boxes of every readable loop, sorted by loop id (`compareLoopIds`); each line as the controller
+ * writes it, unticked. `queue`, when the slots record was read, labels a queued loop's abort from it.
+ */
+function dashboardBoxes(loops, queue) {
     return [...loops]
         .filter((loop) => loop.state !== null)
-        .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+        .sort((a, b) => compareLoopIds(a.loopId, b.loopId))
         .flatMap(({ loopId, state }) => dashboardActions(state).map((action) => {
         const marker = boxMarker(loopId, action);
-        return { loopId, action, marker, line: `- [ ] ${marker} ${label(loopId, action, state)}` };
+        return { loopId, action, marker, line: `- [ ] ${marker} ${label(loopId, action, state, queue)}` };
     }));
 }
 /** The notes under the table of a body the controller wrote (oldest first), to carry into the next one. */
@@ -35045,10 +35158,12 @@ function renderDashboard(input) {
     const full = renderBody(input.loops, input, 0);
     if (full.length <= maxChars)
         return full;
-    // Too many loops for one issue: the finished ones go first, then the last by id, said in the body.
+    // Too many loops for one issue: the finished ones go first, then the last by id (`compareLoopIds`) of
+    // those no person is waited for, said in the body; a loop that waits for a person keeps its row and
+    // boxes longest. The rows and boxes shown are sorted by id whatever the order they were kept in.
     let shown = [...input.loops]
         .filter((loop) => loop.state === null || !FINISHED.includes(loop.state.status))
-        .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
+        .sort((a, b) => Number(needsPerson(b.state)) - Number(needsPerson(a.state)) || compareLoopIds(a.loopId, b.loopId));
     let body = renderBody(shown, input, input.loops.length - shown.length);
     while (body.length > maxChars && shown.length > 0) {
         const keep = Math.min(shown.length - 1, Math.floor((shown.length * maxChars) / body.length));
@@ -35069,7 +35184,7 @@ function renderBody(loops, input, hidden) {
 }
 function bodyParts(loops, input, hidden) {
     const rows = loopsTableRows(loops, input.repositoryUrl, input.queue, input.loops, input.rewrite?.at);
-    const boxes = dashboardBoxes(loops);
+    const boxes = dashboardBoxes(loops, input.queue);
     const notes = (input.notes ?? []).slice(-MAX_NOTES);
     const omitted = hidden > 0
         ? `\n\n${hidden} more loop(s) are not listed (an issue holds ${COMMENT_MAX_CHARS} characters); ` +
@@ -35146,6 +35261,7 @@ async function listRunAttemptJobs(octokit, where) {
         per_page: PER_PAGE,
     });
     return jobs.map((job) => ({
+        id: job.id,
         name: job.name,
         status: job.status,
         conclusion: job.conclusion ?? null,
@@ -35153,6 +35269,19 @@ async function listRunAttemptJobs(octokit, where) {
         completedAt: job.completed_at ?? null,
         runAttempt: job.run_attempt ?? where.attempt,
     }));
+}
+/** A job's log, as plain text (the redirect followed). */
+async function downloadJobLog(octokit, where) {
+    const { data } = await octokit.rest.actions.downloadJobLogsForWorkflowRun({
+        owner: where.owner,
+        repo: where.repo,
+        job_id: where.jobId,
+    });
+    if (typeof data === 'string')
+        return data;
+    if (data instanceof ArrayBuffer)
+        return new TextDecoder().decode(data);
+    return String(data);
 }
 
 ;// CONCATENATED MODULE: ./src/adapters/github-pulls.ts
@@ -35505,6 +35634,10 @@ class OctokitGitHub {
     async listRunAttemptJobs(runId, attempt) {
         const { owner, repo } = this;
         return this.call('GET', `${this.repoPath}/actions/runs/${runId}/attempts/${attempt}/jobs`, () => listRunAttemptJobs(this.octokit, { owner, repo, runId: Number(runId), attempt }));
+    }
+    async jobLog(jobId) {
+        const { owner, repo } = this;
+        return this.call('GET', `${this.repoPath}/actions/jobs/${jobId}/logs`, () => downloadJobLog(this.octokit, { owner, repo, jobId }));
     }
     ownLogin() {
         this.login ??= this.octokit.rest.users.getAuthenticated().then((response) => response.data.login, (error) => {
@@ -36093,402 +36226,6 @@ function resolvePipeline(pipeline) {
     return stages;
 }
 
-;// CONCATENATED MODULE: ./src/domain/engine/errors.ts
-/** A request the engine refuses (a command that does not fit the loop's state). The message says why. */
-class EngineError extends Error {
-    name = 'EngineError';
-}
-/**
- * Thrown by `beginIteration` when the loop has already run its last allowed iteration. The cap is
- * structural: no decision, state edit or retry can run iteration `maxIterations + 1`.
- */
-class CapExceededError extends EngineError {
-    name = 'CapExceededError';
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/iteration.ts
-
-/**
- * Called when an iteration starts: the next iteration number (above both `iteration` and
- * `claimedIteration`, so a lost write can never hand out a number twice), `claimedIteration`, the
- * decision. Throws {@link CapExceededError} past the cap: the cap is structural.
- */
-function beginIteration(state, decision, now) {
-    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
-        throw new EngineError(`an iteration runs only on an EXECUTE_STAGE or RETRY decision; got ${decision.kind}.`);
-    }
-    if (state.status !== 'running' && state.status !== 'waiting') {
-        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot start an iteration.`);
-    }
-    if (decision.stage !== state.stage) {
-        throw new EngineError(`the decision is for stage ${decision.stage}, but loop '${state.loopId}' is at ${state.stage}.`);
-    }
-    const iteration = Math.max(state.iteration, state.claimedIteration) + 1;
-    if (iteration > state.maxIterations) {
-        throw new CapExceededError(`loop '${state.loopId}' has run ${Math.max(state.iteration, state.claimedIteration)} of ` +
-            `${state.maxIterations} iterations (max-iterations); iteration ${iteration} would pass the cap.`);
-    }
-    return {
-        ...state,
-        iteration,
-        claimedIteration: iteration,
-        status: 'running',
-        statusReason: '',
-        updatedAt: now.toISOString(),
-        lastDecision: decisionRecord(decision),
-    };
-}
-/** A decision as recorded in state. ABORTED is not a recorded kind; callers record it as a status. */
-function decisionRecord(decision) {
-    const kind = decision.kind === 'ABORTED' ? 'ESCALATE' : decision.kind;
-    const record = { kind, reason: decision.reason };
-    if (decision.kind === 'EXECUTE_STAGE' || decision.kind === 'RETRY') {
-        record.stage = decision.stage;
-        record.capability = decision.capability;
-    }
-    if (decision.kind === 'RETRY')
-        record.strategy = decision.strategy;
-    if (decision.kind === 'WAIT_FOR_APPROVAL')
-        record.gate = decision.gate;
-    if (decision.kind === 'CAP_REACHED')
-        record.limit = decision.limit;
-    return record;
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/commands.ts
-
-
-const TERMINAL = ['complete', 'aborted'];
-function commands_event(state, at, type, message, data) {
-    return { at, iteration: state.iteration, type, message, ...(data ? { data } : {}) };
-}
-function requireText(value, what) {
-    const trimmed = value.trim();
-    if (trimmed === '')
-        throw new EngineError(`${what} must not be empty.`);
-    return trimmed;
-}
-function refuseTerminal(state, action) {
-    if (TERMINAL.includes(state.status)) {
-        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot ${action}.`);
-    }
-}
-/** After a gate changes: a loop that waited only on gates runs again once none is pending. */
-function settleAfterGates(state) {
-    const pending = Object.entries(state.gates).filter(([, g]) => g.status === 'pending');
-    if (state.status !== 'waiting' || pending.length > 0)
-        return state;
-    // SHIP waits for its merge, not for a gate.
-    if (state.stage === 'SHIP' && state.statusReason.startsWith('waiting for the pull request'))
-        return state;
-    return { ...state, status: 'running', statusReason: '' };
-}
-/** Approves a pending (or rejected) gate. Call `advance` afterwards to move on without an iteration. */
-function approveGate(state, gate, by, now) {
-    refuseTerminal(state, `approve gate '${gate}'`);
-    const approver = requireText(by, 'the approver');
-    const current = state.gates[gate];
-    if (!current) {
-        const pending = Object.keys(state.gates).filter((g) => state.gates[g]?.status === 'pending');
-        throw new EngineError(`loop '${state.loopId}' has no gate '${gate}' to approve; pending gates: ${pending.length > 0 ? pending.join(', ') : 'none'}.`);
-    }
-    if (current.status === 'approved') {
-        throw new EngineError(`gate '${gate}' is already approved (by ${current.decidedBy ?? 'someone'}).`);
-    }
-    const at = now.toISOString();
-    const next = settleAfterGates({
-        ...state,
-        updatedAt: at,
-        gates: { ...state.gates, [gate]: { ...current, status: 'approved', decidedBy: approver, decidedAt: at } },
-    });
-    return {
-        state: next,
-        events: [commands_event(state, at, 'approval', `gate '${gate}' approved by ${approver}`, { gate, by: approver })],
-    };
-}
-/** Rejects a pending gate: the loop goes BLOCKED until a person resumes it. */
-function rejectGate(state, gate, by, now) {
-    refuseTerminal(state, `reject gate '${gate}'`);
-    const rejecter = requireText(by, 'the person rejecting');
-    const current = state.gates[gate];
-    if (current?.status !== 'pending') {
-        throw new EngineError(`gate '${gate}' is ${current ? current.status : 'not raised'} in loop '${state.loopId}'; only a pending gate can be rejected.`);
-    }
-    const at = now.toISOString();
-    const reason = `gate '${gate}' was rejected by ${rejecter}`;
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'blocked',
-            statusReason: reason,
-            gates: { ...state.gates, [gate]: { ...current, status: 'rejected', decidedBy: rejecter, decidedAt: at } },
-        },
-        events: [commands_event(state, at, 'approval', reason, { gate, by: rejecter, rejected: true })],
-    };
-}
-/**
- * Skips a required task with a recorded reason. `knownTasks`, when given (the policy's task names),
- * refuses a name that is no task of this loop.
- */
-function skipTask(state, task, reason, by, now, knownTasks) {
-    refuseTerminal(state, `skip task '${task}'`);
-    const name = requireText(task, 'the task name');
-    const why = requireText(reason, `the reason for skipping '${name}' (--reason)`);
-    const who = requireText(by, 'who skips the task');
-    if (knownTasks && !knownTasks.includes(name)) {
-        throw new EngineError(`'${name}' is not a task of this loop; tasks: ${knownTasks.length > 0 ? knownTasks.join(', ') : 'none'}.`);
-    }
-    if (state.tasks.completed.includes(name))
-        throw new EngineError(`task '${name}' is already completed.`);
-    const skipped = state.tasks.skipped.find((s) => s.task === name);
-    if (skipped)
-        throw new EngineError(`task '${name}' is already skipped (by ${skipped.by}: ${skipped.reason}).`);
-    const at = now.toISOString();
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            tasks: { ...state.tasks, skipped: [...state.tasks.skipped, { task: name, reason: why, by: who, at }] },
-        },
-        events: [commands_event(state, at, 'task-skipped', `task '${name}' skipped by ${who}: ${why}`, { task: name, by: who })],
-    };
-}
-/**
- * Resumes a blocked, waiting or capped loop. The open failure is closed (a person has acted on it), the
- * per-failure counters start over and the strategies tried are forgotten; the total failure count is
- * kept. Rejected gates are cleared, so they are raised again when their trigger fires. A capped loop
- * stays capped unless its limits were raised: `decide` checks them again.
- */
-function resume(state, by, now) {
-    refuseTerminal(state, 'resume');
-    const who = requireText(by, 'who resumes the loop');
-    if (state.status === 'running') {
-        throw new EngineError(`loop '${state.loopId}' is already running; there is nothing to resume.`);
-    }
-    const at = now.toISOString();
-    const current = state.failures.current;
-    const gates = Object.fromEntries(Object.entries(state.gates).filter(([, g]) => g.status !== 'rejected'));
-    const pendingGates = Object.keys(gates).filter((name) => gates[name]?.status === 'pending');
-    const waitingOnGates = pendingGates.length > 0;
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: waitingOnGates ? 'waiting' : 'running',
-            statusReason: waitingOnGates ? `waiting for approval: ${pendingGates.map((g) => `'${g}'`).join(', ')}` : '',
-            gates,
-            failures: {
-                ...state.failures,
-                current: null,
-                consecutive: 0,
-                sameError: 0,
-                tried: [],
-                history: current
-                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
-                        ? { ...r, resolution: 'escalated' }
-                        : r)
-                    : state.failures.history,
-            },
-        },
-        events: [
-            commands_event(state, at, 'resumed', `resumed by ${who} (was ${state.status}: ${state.statusReason || 'no reason recorded'})`, { by: who }),
-        ],
-    };
-}
-/** Aborts the loop for good; `reason`, when given, is recorded with who aborted it. */
-function abort(state, by, now, reason) {
-    refuseTerminal(state, 'be aborted');
-    const who = requireText(by, 'who aborts the loop');
-    const why = reason?.trim() ?? '';
-    const at = now.toISOString();
-    const message = `aborted by ${who}${why ? `: ${why}` : ''}`;
-    return {
-        state: { ...state, updatedAt: at, status: 'aborted', statusReason: message },
-        events: [commands_event(state, at, 'aborted', message, { by: who, ...(why ? { reason: why } : {}) })],
-    };
-}
-/** Records a CAP_REACHED decision: the loop stops as `capped`, naming the limit. */
-function markCapped(state, decision, now) {
-    if (decision.kind !== 'CAP_REACHED')
-        throw new EngineError(`markCapped needs a CAP_REACHED decision; got ${decision.kind}.`);
-    refuseTerminal(state, 'be capped');
-    const at = now.toISOString();
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'capped',
-            statusReason: decision.reason,
-            lastDecision: decisionRecord(decision),
-        },
-        events: [
-            commands_event(state, at, 'capped', `CAP_REACHED (${decision.limit}): ${decision.reason}`, { limit: decision.limit }),
-        ],
-    };
-}
-/** Records completion: SHIP's pull request merged, or a COMPLETE decision. */
-function markComplete(state, now) {
-    if (state.status === 'aborted')
-        throw new EngineError(`loop '${state.loopId}' is aborted; it cannot complete.`);
-    if (state.status === 'complete')
-        return { state, events: [] };
-    const at = now.toISOString();
-    const stages = { ...state.stages };
-    for (const stage of state.pipeline) {
-        const entry = stages[stage];
-        if (entry?.status !== 'skipped')
-            stages[stage] = { ...entry, status: 'done', completedAt: entry?.completedAt ?? at };
-    }
-    const reason = state.stage === 'SHIP' ? 'the pull request is merged' : 'every stage is done';
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            stage: 'COMPLETE',
-            stageEnteredAt: state.stage === 'COMPLETE' ? state.stageEnteredAt : at,
-            stages,
-            status: 'complete',
-            statusReason: reason,
-            pullRequest: state.pullRequest && state.stage === 'SHIP' ? { ...state.pullRequest, merged: true } : state.pullRequest,
-            lastDecision: { kind: 'COMPLETE', reason },
-        },
-        events: [commands_event(state, at, 'completed', `COMPLETE: ${reason}`)],
-    };
-}
-/** Records an escalation: the loop goes BLOCKED with the reason; the open failure is escalated. */
-function markBlocked(state, reason, now) {
-    refuseTerminal(state, 'be blocked');
-    const why = requireText(reason, 'the reason for blocking');
-    const at = now.toISOString();
-    const current = state.failures.current;
-    const escalated = current?.resolution === 'open' ? { ...current, resolution: 'escalated' } : current;
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'blocked',
-            statusReason: why,
-            lastDecision: { kind: 'ESCALATE', reason: why },
-            failures: {
-                ...state.failures,
-                current: escalated,
-                history: current && escalated !== current
-                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
-                        ? { ...r, resolution: 'escalated' }
-                        : r)
-                    : state.failures.history,
-            },
-        },
-        events: [commands_event(state, at, 'escalated', `BLOCKED: ${why}`, { reason: why })],
-    };
-}
-/** Raises (or keeps) a pending gate and makes the loop wait for it. */
-function markWaiting(state, gate, reason, now) {
-    refuseTerminal(state, `wait for gate '${gate}'`);
-    const name = requireText(gate, 'the gate name');
-    const at = now.toISOString();
-    const existing = state.gates[name];
-    const pending = existing?.status === 'pending' ? existing : { status: 'pending', reason: reason.trim(), requestedAt: at };
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'waiting',
-            statusReason: `waiting for approval: '${name}'${reason.trim() ? ` (${reason.trim()})` : ''}`,
-            gates: { ...state.gates, [name]: pending },
-            lastDecision: { kind: 'WAIT_FOR_APPROVAL', gate: name, reason: reason.trim() || `gate '${name}' needs approval` },
-        },
-        events: existing?.status === 'pending'
-            ? []
-            : [commands_event(state, at, 'gate', `gate '${name}' raised: ${reason.trim()}`, { gate: name })],
-    };
-}
-/**
- * A person gave this run an iteration cap that differs from the loop's (a flag, an input, the config):
- * it becomes the loop's cap. Raising it lets a capped loop go on once resumed; lowering it below the
- * iterations already run caps the loop at its next decision. The cap cannot go below 1.
- */
-function changeCap(state, cap, now) {
-    if (!Number.isInteger(cap) || cap < 1)
-        throw new EngineError(`an iteration cap must be a whole number >= 1; got ${cap}.`);
-    if (cap === state.maxIterations)
-        return { state, events: [] };
-    const at = now.toISOString();
-    return {
-        state: { ...state, maxIterations: cap, updatedAt: at },
-        events: [
-            commands_event(state, at, 'cap-changed', `iteration cap ${state.maxIterations} -> ${cap} (given to this run)`, {
-                from: state.maxIterations,
-                to: cap,
-            }),
-        ],
-    };
-}
-/**
- * The last iteration's commits never reached the loop's branch: the job that made them was lost after
- * the save and before its push. The state forgets them, so state and branch agree again; the iteration
- * still counts against the cap (its time was spent), and the next iteration redoes the work from the
- * branch as it is.
- */
-function forgetLostCheckpoint(state, branch, now) {
-    const last = state.checkpoints.at(-1);
-    if (!last)
-        return { state, events: [] };
-    const lost = state.checkpoints.filter((c) => c.iteration === last.iteration);
-    const at = now.toISOString();
-    return {
-        state: { ...state, checkpoints: state.checkpoints.filter((c) => c.iteration !== last.iteration), updatedAt: at },
-        events: [
-            commands_event(state, at, 'commit-lost', `iteration ${last.iteration}'s commit ${lost.map((c) => c.commit.slice(0, 12)).join(', ')} never reached ${branch} (its job was lost before the push): the next iteration redoes its work`, { iteration: last.iteration, commits: lost.map((c) => c.commit) }),
-        ],
-    };
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
-/** How many entries each list keeps. */
-const COMPACTION_LIMITS = {
-    usageLog: 100,
-    failureHistory: 50,
-    attempts: 100,
-    checkpoints: 100,
-    /** Tokens kept per failure record once it is closed (open ones keep all, for the same-error rule). */
-    closedFailureTokens: 40,
-};
-/** Returns a state with its lists trimmed to {@link COMPACTION_LIMITS}; the input is not changed. */
-function compactState(state) {
-    const { usageLog, failureHistory, attempts, checkpoints, closedFailureTokens } = COMPACTION_LIMITS;
-    const usageDropped = Math.max(0, state.usage.log.length - usageLog);
-    const historyDropped = Math.max(0, state.failures.history.length - failureHistory);
-    const needsWork = usageDropped > 0 ||
-        historyDropped > 0 ||
-        state.metrics.attempts.length > attempts ||
-        state.checkpoints.length > checkpoints ||
-        state.failures.history.some((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens);
-    if (!needsWork)
-        return state;
-    return {
-        ...state,
-        usage: {
-            ...state.usage,
-            log: state.usage.log.slice(usageDropped),
-            compacted: state.usage.compacted + usageDropped,
-        },
-        failures: {
-            ...state.failures,
-            // Keep the tail: circular-failure detection and the handoff read the most recent records.
-            history: state.failures.history
-                .slice(historyDropped)
-                .map((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens
-                ? { ...r, tokens: r.tokens.slice(0, closedFailureTokens) }
-                : r),
-            compacted: state.failures.compacted + historyDropped,
-        },
-        metrics: { ...state.metrics, attempts: state.metrics.attempts.slice(-attempts) },
-        checkpoints: state.checkpoints.slice(-checkpoints),
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/domain/check-result.ts
 function unanalyzedResult(check, outcome) {
     return {
@@ -36652,10 +36389,11 @@ function reachesVerification(stage, results, state, policy) {
  * 2. aborted, or a stop requested (observation or `stop: true` in the policy) -> ABORTED;
  * 3. BLOCKED -> WAIT_FOR_HUMAN;
  * 4. SHIP with its pull request merged -> COMPLETE (it costs no iteration, so it precedes gates and caps);
- * 5. a pending required gate -> WAIT_FOR_APPROVAL; SHIP done and waiting for the merge -> WAIT_FOR_HUMAN;
- * 6. the iteration cap or a budget -> CAP_REACHED (naming the limit);
- * 7. an open failure -> RETRY (within budget) or ESCALATE;
- * 8. otherwise EXECUTE_STAGE with the current stage and capability.
+ * 5. a capped loop -> CAP_REACHED: it stays capped until a person lifts its limit (see `capped.ts`);
+ * 6. a pending required gate -> WAIT_FOR_APPROVAL; SHIP done and waiting for the merge -> WAIT_FOR_HUMAN;
+ * 7. the iteration cap or a budget -> CAP_REACHED (naming the limit);
+ * 8. an open failure -> RETRY (within budget) or ESCALATE;
+ * 9. otherwise EXECUTE_STAGE with the current stage and capability.
  *
  * The minutes budget counts `usage.wallMs`, the time iterations actually spent (controller and
  * commands; a fan-out iteration's plan, slowest verify leg and decide, see `fan-out-time.ts`), not the
@@ -36682,6 +36420,14 @@ function decide(state, observations, policy) {
     if (state.stage === 'SHIP' && merged) {
         const pr = state.pullRequest ? ` #${state.pullRequest.number}` : '';
         return { kind: 'COMPLETE', reason: `the pull request${pr} is merged` };
+    }
+    if (state.status === 'capped') {
+        // Its limit raised since (a budget in the config) without a resume: the loop waits for the person.
+        return (capReached(state, policy) ?? {
+            kind: 'CAP_REACHED',
+            limit: cappedBy(state) ?? 'iterations',
+            reason: `${state.statusReason || 'the loop is capped'}; that limit is raised since: resume the loop to go on`,
+        });
     }
     const pending = pendingRequiredGates(state, policy);
     const gate = pending[0];
@@ -36785,6 +36531,17 @@ function capReached(state, policy) {
     }
     return null;
 }
+const CAP_LIMITS = ['iterations', 'minutes', 'tokens', 'cost'];
+/**
+ * The limit that capped the loop, as its CAP_REACHED decision recorded it; null when it is not capped.
+ * A capped state without the record (older states) was capped by its iterations.
+ */
+function cappedBy(state) {
+    if (state.status !== 'capped')
+        return null;
+    const limit = state.lastDecision?.kind === 'CAP_REACHED' ? state.lastDecision.limit : undefined;
+    return limit !== undefined && CAP_LIMITS.includes(limit) ? limit : 'iterations';
+}
 /** `retry_with_backoff` waits backoff x 2^(n-1) before its n-th use on this failure; others do not wait. */
 function backoffMs(strategy, state, policy) {
     if (strategy !== 'retry_with_backoff')
@@ -36797,6 +36554,476 @@ function round(value) {
 }
 function decide_plural(count, word, many = `${word}s`) {
     return `${count} ${count === 1 ? word : many}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/errors.ts
+/** A request the engine refuses (a command that does not fit the loop's state). The message says why. */
+class EngineError extends Error {
+    name = 'EngineError';
+}
+/**
+ * Thrown by `beginIteration` when the loop has already run its last allowed iteration. The cap is
+ * structural: no decision, state edit or retry can run iteration `maxIterations + 1`.
+ */
+class CapExceededError extends EngineError {
+    name = 'CapExceededError';
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/capped.ts
+
+
+/** A resume refused because the limit that capped the loop is still reached; the message says what to raise. */
+class CappedResumeError extends EngineError {
+    limit;
+    iterationsRun;
+    name = 'CappedResumeError';
+    constructor(message, limit, 
+    /** The iterations the loop ran: a cap must lie above them. */
+    iterationsRun) {
+        super(message);
+        this.limit = limit;
+        this.iterationsRun = iterationsRun;
+    }
+}
+/** Where each budget is set, for the message that says to raise it. */
+const BUDGET_SETTINGS = {
+    minutes: 'budget.minutes',
+    tokens: 'budget.tokens',
+    cost: 'budget.cost-usd',
+};
+/** The iterations a loop has run or claimed: a cap must lie above them for another to start. */
+function iterationsRun(state) {
+    return Math.max(state.iteration, state.claimedIteration);
+}
+/**
+ * Whether a cap given to a job re-opens the loop: its iteration cap capped it, and the cap lies above the
+ * iterations it ran. Asked before the cap is applied, by a job that must ask for a slot before the loop
+ * runs again (as a resume does).
+ */
+function capReopens(state, cap) {
+    return cappedBy(state) === 'iterations' && cap > iterationsRun(state);
+}
+/**
+ * After a cap was given (see `changeCap`): a loop its iteration cap capped runs again when the cap now
+ * lies above the iterations it ran. A loop a budget capped stays capped: its budget needs raising.
+ */
+function reopenIfCapRaised(state, now) {
+    const run = iterationsRun(state);
+    if (!capReopens(state, state.maxIterations))
+        return { state, events: [] };
+    const at = now.toISOString();
+    const message = `re-opened: the iteration cap is now ${state.maxIterations}, above the ${run} iterations run (was capped: ${state.statusReason || 'the iteration cap'})`;
+    return {
+        state: { ...state, status: 'running', statusReason: '', updatedAt: at },
+        events: [
+            { at, iteration: state.iteration, type: 'resumed', message, data: { reopened: true, cap: state.maxIterations } },
+        ],
+    };
+}
+/**
+ * Why a capped loop cannot be resumed as it is (a limit is still reached under the loop's cap and
+ * `budget`, the config's), or null: a resume would only cap it again at once.
+ */
+function cappedResumeError(state, budget) {
+    if (cappedBy(state) === null)
+        return null;
+    const reached = capReached(state, { budget });
+    if (reached === null)
+        return null;
+    const what = `loop '${state.loopId}' is capped: ${reached.reason}`;
+    if (reached.limit === 'iterations') {
+        return new CappedResumeError(`${what}. A resume alone would cap it again at once: resume it with a higher cap (max-iterations above ${iterationsRun(state)}).`, reached.limit, iterationsRun(state));
+    }
+    return new CappedResumeError(`${what}. A resume alone would cap it again at once: raise ${BUDGET_SETTINGS[reached.limit]} in the loop config, then resume it.`, reached.limit, iterationsRun(state));
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/iteration.ts
+
+/**
+ * Called when an iteration starts: the next iteration number (above both `iteration` and
+ * `claimedIteration`, so a lost write can never hand out a number twice), `claimedIteration`, the
+ * decision. Throws {@link CapExceededError} past the cap: the cap is structural.
+ */
+function beginIteration(state, decision, now) {
+    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
+        throw new EngineError(`an iteration runs only on an EXECUTE_STAGE or RETRY decision; got ${decision.kind}.`);
+    }
+    if (state.status !== 'running' && state.status !== 'waiting') {
+        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot start an iteration.`);
+    }
+    if (decision.stage !== state.stage) {
+        throw new EngineError(`the decision is for stage ${decision.stage}, but loop '${state.loopId}' is at ${state.stage}.`);
+    }
+    const iteration = Math.max(state.iteration, state.claimedIteration) + 1;
+    if (iteration > state.maxIterations) {
+        throw new CapExceededError(`loop '${state.loopId}' has run ${Math.max(state.iteration, state.claimedIteration)} of ` +
+            `${state.maxIterations} iterations (max-iterations); iteration ${iteration} would pass the cap.`);
+    }
+    return {
+        ...state,
+        iteration,
+        claimedIteration: iteration,
+        status: 'running',
+        statusReason: '',
+        updatedAt: now.toISOString(),
+        lastDecision: decisionRecord(decision),
+    };
+}
+/** A decision as recorded in state. ABORTED is not a recorded kind; callers record it as a status. */
+function decisionRecord(decision) {
+    const kind = decision.kind === 'ABORTED' ? 'ESCALATE' : decision.kind;
+    const record = { kind, reason: decision.reason };
+    if (decision.kind === 'EXECUTE_STAGE' || decision.kind === 'RETRY') {
+        record.stage = decision.stage;
+        record.capability = decision.capability;
+    }
+    if (decision.kind === 'RETRY')
+        record.strategy = decision.strategy;
+    if (decision.kind === 'WAIT_FOR_APPROVAL')
+        record.gate = decision.gate;
+    if (decision.kind === 'CAP_REACHED')
+        record.limit = decision.limit;
+    return record;
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/commands.ts
+
+
+
+const TERMINAL = ['complete', 'aborted'];
+function commands_event(state, at, type, message, data) {
+    return { at, iteration: state.iteration, type, message, ...(data ? { data } : {}) };
+}
+function requireText(value, what) {
+    const trimmed = value.trim();
+    if (trimmed === '')
+        throw new EngineError(`${what} must not be empty.`);
+    return trimmed;
+}
+function refuseTerminal(state, action) {
+    if (TERMINAL.includes(state.status)) {
+        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot ${action}.`);
+    }
+}
+/** After a gate changes: a loop that waited only on gates runs again once none is pending. */
+function settleAfterGates(state) {
+    const pending = Object.entries(state.gates).filter(([, g]) => g.status === 'pending');
+    if (state.status !== 'waiting' || pending.length > 0)
+        return state;
+    // SHIP waits for its merge, not for a gate.
+    if (state.stage === 'SHIP' && state.statusReason.startsWith('waiting for the pull request'))
+        return state;
+    return { ...state, status: 'running', statusReason: '' };
+}
+/** Approves a pending (or rejected) gate. Call `advance` afterwards to move on without an iteration. */
+function approveGate(state, gate, by, now) {
+    refuseTerminal(state, `approve gate '${gate}'`);
+    const approver = requireText(by, 'the approver');
+    const current = state.gates[gate];
+    if (!current) {
+        const pending = Object.keys(state.gates).filter((g) => state.gates[g]?.status === 'pending');
+        throw new EngineError(`loop '${state.loopId}' has no gate '${gate}' to approve; pending gates: ${pending.length > 0 ? pending.join(', ') : 'none'}.`);
+    }
+    if (current.status === 'approved') {
+        throw new EngineError(`gate '${gate}' is already approved (by ${current.decidedBy ?? 'someone'}).`);
+    }
+    const at = now.toISOString();
+    const next = settleAfterGates({
+        ...state,
+        updatedAt: at,
+        gates: { ...state.gates, [gate]: { ...current, status: 'approved', decidedBy: approver, decidedAt: at } },
+    });
+    return {
+        state: next,
+        events: [commands_event(state, at, 'approval', `gate '${gate}' approved by ${approver}`, { gate, by: approver })],
+    };
+}
+/** Rejects a pending gate: the loop goes BLOCKED until a person resumes it. */
+function rejectGate(state, gate, by, now) {
+    refuseTerminal(state, `reject gate '${gate}'`);
+    const rejecter = requireText(by, 'the person rejecting');
+    const current = state.gates[gate];
+    if (current?.status !== 'pending') {
+        throw new EngineError(`gate '${gate}' is ${current ? current.status : 'not raised'} in loop '${state.loopId}'; only a pending gate can be rejected.`);
+    }
+    const at = now.toISOString();
+    const reason = `gate '${gate}' was rejected by ${rejecter}`;
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'blocked',
+            statusReason: reason,
+            gates: { ...state.gates, [gate]: { ...current, status: 'rejected', decidedBy: rejecter, decidedAt: at } },
+        },
+        events: [commands_event(state, at, 'approval', reason, { gate, by: rejecter, rejected: true })],
+    };
+}
+/**
+ * Skips a required task with a recorded reason. `knownTasks`, when given (the policy's task names),
+ * refuses a name that is no task of this loop.
+ */
+function skipTask(state, task, reason, by, now, knownTasks) {
+    refuseTerminal(state, `skip task '${task}'`);
+    const name = requireText(task, 'the task name');
+    const why = requireText(reason, `the reason for skipping '${name}' (--reason)`);
+    const who = requireText(by, 'who skips the task');
+    if (knownTasks && !knownTasks.includes(name)) {
+        throw new EngineError(`'${name}' is not a task of this loop; tasks: ${knownTasks.length > 0 ? knownTasks.join(', ') : 'none'}.`);
+    }
+    if (state.tasks.completed.includes(name))
+        throw new EngineError(`task '${name}' is already completed.`);
+    const skipped = state.tasks.skipped.find((s) => s.task === name);
+    if (skipped)
+        throw new EngineError(`task '${name}' is already skipped (by ${skipped.by}: ${skipped.reason}).`);
+    const at = now.toISOString();
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            tasks: { ...state.tasks, skipped: [...state.tasks.skipped, { task: name, reason: why, by: who, at }] },
+        },
+        events: [commands_event(state, at, 'task-skipped', `task '${name}' skipped by ${who}: ${why}`, { task: name, by: who })],
+    };
+}
+/**
+ * Resumes a blocked, waiting or capped loop. The open failure is closed (a person has acted on it), the
+ * per-failure counters start over and the strategies tried are forgotten; the total failure count is
+ * kept. Rejected gates are cleared, so they are raised again when their trigger fires. A capped loop
+ * resumes only once the limit that capped it is lifted (a higher cap given first with `changeCap`, or
+ * `budget`, the config's, raised); else it throws {@link CappedResumeError} saying what to raise.
+ */
+function resume(state, by, now, budget = {}) {
+    refuseTerminal(state, 'resume');
+    const who = requireText(by, 'who resumes the loop');
+    if (state.status === 'running') {
+        throw new EngineError(`loop '${state.loopId}' is already running; there is nothing to resume.`);
+    }
+    const stillCapped = cappedResumeError(state, budget);
+    if (stillCapped)
+        throw stillCapped;
+    const at = now.toISOString();
+    const current = state.failures.current;
+    const gates = Object.fromEntries(Object.entries(state.gates).filter(([, g]) => g.status !== 'rejected'));
+    const pendingGates = Object.keys(gates).filter((name) => gates[name]?.status === 'pending');
+    const waitingOnGates = pendingGates.length > 0;
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: waitingOnGates ? 'waiting' : 'running',
+            statusReason: waitingOnGates ? `waiting for approval: ${pendingGates.map((g) => `'${g}'`).join(', ')}` : '',
+            gates,
+            failures: {
+                ...state.failures,
+                current: null,
+                consecutive: 0,
+                sameError: 0,
+                tried: [],
+                history: current
+                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
+                        ? { ...r, resolution: 'escalated' }
+                        : r)
+                    : state.failures.history,
+            },
+        },
+        events: [
+            commands_event(state, at, 'resumed', `resumed by ${who} (was ${state.status}: ${state.statusReason || 'no reason recorded'})`, { by: who }),
+        ],
+    };
+}
+/** Aborts the loop for good; `reason`, when given, is recorded with who aborted it. */
+function abort(state, by, now, reason) {
+    refuseTerminal(state, 'be aborted');
+    const who = requireText(by, 'who aborts the loop');
+    const why = reason?.trim() ?? '';
+    const at = now.toISOString();
+    const message = `aborted by ${who}${why ? `: ${why}` : ''}`;
+    return {
+        state: { ...state, updatedAt: at, status: 'aborted', statusReason: message },
+        events: [commands_event(state, at, 'aborted', message, { by: who, ...(why ? { reason: why } : {}) })],
+    };
+}
+/** Records a CAP_REACHED decision: the loop stops as `capped`, naming the limit. */
+function markCapped(state, decision, now) {
+    if (decision.kind !== 'CAP_REACHED')
+        throw new EngineError(`markCapped needs a CAP_REACHED decision; got ${decision.kind}.`);
+    refuseTerminal(state, 'be capped');
+    const at = now.toISOString();
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'capped',
+            statusReason: decision.reason,
+            lastDecision: decisionRecord(decision),
+        },
+        events: [
+            commands_event(state, at, 'capped', `CAP_REACHED (${decision.limit}): ${decision.reason}`, { limit: decision.limit }),
+        ],
+    };
+}
+/** Records completion: SHIP's pull request merged, or a COMPLETE decision. */
+function markComplete(state, now) {
+    if (state.status === 'aborted')
+        throw new EngineError(`loop '${state.loopId}' is aborted; it cannot complete.`);
+    if (state.status === 'complete')
+        return { state, events: [] };
+    const at = now.toISOString();
+    const stages = { ...state.stages };
+    for (const stage of state.pipeline) {
+        const entry = stages[stage];
+        if (entry?.status !== 'skipped')
+            stages[stage] = { ...entry, status: 'done', completedAt: entry?.completedAt ?? at };
+    }
+    const reason = state.stage === 'SHIP' ? 'the pull request is merged' : 'every stage is done';
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            stage: 'COMPLETE',
+            stageEnteredAt: state.stage === 'COMPLETE' ? state.stageEnteredAt : at,
+            stages,
+            status: 'complete',
+            statusReason: reason,
+            pullRequest: state.pullRequest && state.stage === 'SHIP' ? { ...state.pullRequest, merged: true } : state.pullRequest,
+            lastDecision: { kind: 'COMPLETE', reason },
+        },
+        events: [commands_event(state, at, 'completed', `COMPLETE: ${reason}`)],
+    };
+}
+/** Records an escalation: the loop goes BLOCKED with the reason; the open failure is escalated. */
+function markBlocked(state, reason, now) {
+    refuseTerminal(state, 'be blocked');
+    const why = requireText(reason, 'the reason for blocking');
+    const at = now.toISOString();
+    const current = state.failures.current;
+    const escalated = current?.resolution === 'open' ? { ...current, resolution: 'escalated' } : current;
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'blocked',
+            statusReason: why,
+            lastDecision: { kind: 'ESCALATE', reason: why },
+            failures: {
+                ...state.failures,
+                current: escalated,
+                history: current && escalated !== current
+                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
+                        ? { ...r, resolution: 'escalated' }
+                        : r)
+                    : state.failures.history,
+            },
+        },
+        events: [commands_event(state, at, 'escalated', `BLOCKED: ${why}`, { reason: why })],
+    };
+}
+/** Raises (or keeps) a pending gate and makes the loop wait for it. */
+function markWaiting(state, gate, reason, now) {
+    refuseTerminal(state, `wait for gate '${gate}'`);
+    const name = requireText(gate, 'the gate name');
+    const at = now.toISOString();
+    const existing = state.gates[name];
+    const pending = existing?.status === 'pending' ? existing : { status: 'pending', reason: reason.trim(), requestedAt: at };
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'waiting',
+            statusReason: `waiting for approval: '${name}'${reason.trim() ? ` (${reason.trim()})` : ''}`,
+            gates: { ...state.gates, [name]: pending },
+            lastDecision: { kind: 'WAIT_FOR_APPROVAL', gate: name, reason: reason.trim() || `gate '${name}' needs approval` },
+        },
+        events: existing?.status === 'pending'
+            ? []
+            : [commands_event(state, at, 'gate', `gate '${name}' raised: ${reason.trim()}`, { gate: name })],
+    };
+}
+/**
+ * A person gave this run an iteration cap that differs from the loop's (a flag, an input): it becomes
+ * the loop's cap. Raising it above the iterations run lets a loop the cap capped go on (see
+ * `reopenIfCapRaised`, `resume`); lowering it below them caps the loop at its next decision. The cap
+ * cannot go below 1.
+ */
+function changeCap(state, cap, now, reason) {
+    if (!Number.isInteger(cap) || cap < 1)
+        throw new EngineError(`an iteration cap must be a whole number >= 1; got ${cap}.`);
+    const why = reason?.trim();
+    // A cap above the limit without a reason is the caller's to refuse (capNeedsReason); a reason given
+    // with a new cap is kept with it, replacing the one the loop started with.
+    if (cap === state.maxIterations && (!why || why === state.capReason))
+        return { state, events: [] };
+    const at = now.toISOString();
+    return {
+        state: { ...state, maxIterations: cap, ...(why ? { capReason: why } : {}), updatedAt: at },
+        events: [
+            commands_event(state, at, 'cap-changed', `iteration cap ${state.maxIterations} -> ${cap} (given to this run)${why ? `: ${why}` : ''}`, { from: state.maxIterations, to: cap, ...(why ? { reason: why } : {}) }),
+        ],
+    };
+}
+/**
+ * The last iteration's commits never reached the loop's branch: the job that made them was lost after
+ * the save and before its push. The state forgets them, so state and branch agree again; the iteration
+ * still counts against the cap (its time was spent), and the next iteration redoes the work from the
+ * branch as it is.
+ */
+function forgetLostCheckpoint(state, branch, now) {
+    const last = state.checkpoints.at(-1);
+    if (!last)
+        return { state, events: [] };
+    const lost = state.checkpoints.filter((c) => c.iteration === last.iteration);
+    const at = now.toISOString();
+    return {
+        state: { ...state, checkpoints: state.checkpoints.filter((c) => c.iteration !== last.iteration), updatedAt: at },
+        events: [
+            commands_event(state, at, 'commit-lost', `iteration ${last.iteration}'s commit ${lost.map((c) => c.commit.slice(0, 12)).join(', ')} never reached ${branch} (its job was lost before the push): the next iteration redoes its work`, { iteration: last.iteration, commits: lost.map((c) => c.commit) }),
+        ],
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
+/** How many entries each list keeps. */
+const COMPACTION_LIMITS = {
+    usageLog: 100,
+    failureHistory: 50,
+    attempts: 100,
+    checkpoints: 100,
+    /** Tokens kept per failure record once it is closed (open ones keep all, for the same-error rule). */
+    closedFailureTokens: 40,
+};
+/** Returns a state with its lists trimmed to {@link COMPACTION_LIMITS}; the input is not changed. */
+function compactState(state) {
+    const { usageLog, failureHistory, attempts, checkpoints, closedFailureTokens } = COMPACTION_LIMITS;
+    const usageDropped = Math.max(0, state.usage.log.length - usageLog);
+    const historyDropped = Math.max(0, state.failures.history.length - failureHistory);
+    const needsWork = usageDropped > 0 ||
+        historyDropped > 0 ||
+        state.metrics.attempts.length > attempts ||
+        state.checkpoints.length > checkpoints ||
+        state.failures.history.some((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens);
+    if (!needsWork)
+        return state;
+    return {
+        ...state,
+        usage: {
+            ...state.usage,
+            log: state.usage.log.slice(usageDropped),
+            compacted: state.usage.compacted + usageDropped,
+        },
+        failures: {
+            ...state.failures,
+            // Keep the tail: circular-failure detection and the handoff read the most recent records.
+            history: state.failures.history
+                .slice(historyDropped)
+                .map((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens
+                ? { ...r, tokens: r.tokens.slice(0, closedFailureTokens) }
+                : r),
+            compacted: state.failures.compacted + historyDropped,
+        },
+        metrics: { ...state.metrics, attempts: state.metrics.attempts.slice(-attempts) },
+        checkpoints: state.checkpoints.slice(-checkpoints),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/domain/loop-config.ts
@@ -38224,6 +38451,121 @@ function summarizeNextAction(state, decision) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/domain/slot-sweep.ts
+/**
+ * Whether the sweeper frees, restarts or keeps `facts.holder`'s slot. A running loop whose next
+ * iteration is dispatched is the dispatch sweep's (`domain/sweep.ts`: re-dispatched when the dispatch
+ * failed or went stale), unless the run that took that dispatch is over without success: BLOCKED, as
+ * any job that died holding a slot; one at a gate keeps its slot by design. A run that ended `success` without
+ * dispatching the next iteration is a workflow with `dispatch: false`, not a death: kept.
+ */
+function judgeHolder(facts, now, staleAfterMs) {
+    const { holder, state, run } = facts;
+    const runName = holder.run ? `run ${holder.run}` : 'its run';
+    if (!state)
+        return { kind: 'free', reason: 'it has no state' };
+    if (state.status === 'complete' || state.status === 'blocked' || state.status === 'capped') {
+        return { kind: 'free', reason: `it is ${state.status}` };
+    }
+    if (state.status === 'aborted') {
+        if (holder.stopping && run?.kind === 'active') {
+            return { kind: 'keep', reason: `aborted; ${runName} still runs its iteration (${run.status})` };
+        }
+        return { kind: 'free', reason: 'it is aborted and no job of it runs' };
+    }
+    if (state.status === 'waiting')
+        return { kind: 'keep', reason: 'it waits for a person, holding its slot' };
+    if (state.status === 'queued') {
+        if (run === null) {
+            const waitedMs = now.getTime() - Date.parse(holder.since);
+            if (waitedMs < staleAfterMs) {
+                return { kind: 'keep', reason: `admitted ${minutes(waitedMs)} ago; its job may not have started yet` };
+            }
+            return { kind: 'restart', reason: `admitted ${minutes(waitedMs)} ago and never started (no run is recorded)` };
+        }
+        if (run.kind === 'over') {
+            return {
+                kind: 'restart',
+                reason: `admitted, but ${runName} ended (${run.conclusion}) before it started the loop`,
+            };
+        }
+        return { kind: 'keep', reason: run.kind === 'active' ? `${runName} is ${run.status}` : `${runName}: ${run.why}` };
+    }
+    // running
+    const pending = state.dispatch;
+    if (pending && pending.iteration === state.iteration + 1) {
+        // The run that took the dispatched iteration holds the slot and saves nothing until the iteration ends:
+        // over and not `success`, it died with it, and a dispatch again would die again (`timeout-minutes`).
+        if (run?.kind === 'over' && run.conclusion !== 'success' && tookDispatch(holder, pending)) {
+            return {
+                kind: 'block',
+                reason: `its job's ${runName} took iteration ${pending.iteration} and ended (${run.conclusion}) without saving it; the sweeper freed its slot`,
+            };
+        }
+        return { kind: 'keep', reason: `iteration ${pending.iteration} is dispatched (the dispatch sweep looks after it)` };
+    }
+    if (run === null)
+        return { kind: 'keep', reason: 'no run is recorded for its slot' };
+    if (run.kind === 'active')
+        return { kind: 'keep', reason: `${runName} is ${run.status}` };
+    if (run.kind === 'unknown')
+        return { kind: 'keep', reason: `${runName}: ${run.why}` };
+    if (run.conclusion === 'success') {
+        return { kind: 'keep', reason: `${runName} succeeded without dispatching the next iteration (dispatch: false)` };
+    }
+    return {
+        kind: 'block',
+        reason: `its job's ${runName} ended (${run.conclusion}) without saving iteration ${state.iteration + 1} or dispatching the next; the sweeper freed its slot`,
+    };
+}
+/**
+ * Whether the holder's run took `pending` rather than made it: a loop's job records its run with the slot
+ * when it asks, so a run other than the one that dispatched is the dispatched one. After the sweeper's
+ * own dispatch the holder may still be the run whose dispatch went stale: the dispatch sweep's bound
+ * (once) decides that case.
+ */
+function tookDispatch(holder, pending) {
+    return holder.run !== undefined && (pending.sweeps ?? 0) === 0 && pending.by !== `run ${holder.run}`;
+}
+/**
+ * The reason a job saves before it asks for the loop's place in line (a new loop's first job, a person's
+ * resume that must ask for a slot): not in line yet.
+ */
+const ASKING_FOR_SLOT = 'asking for a slot';
+/**
+ * A resumed loop that must ask for a slot before it runs: saved `queued`, asking, in the resume's own save,
+ * so a job that fails or dies before it has its slot leaves a loop the sweeper sees (`judgeOutOfLine`) and
+ * a person may resume again, never one `running` with no job. Any other state is returned as it is.
+ */
+function askingForSlot(state) {
+    return state.status === 'running' ? { ...state, status: 'queued', statusReason: ASKING_FOR_SLOT } : state;
+}
+/**
+ * A loop whose job saved it `queued` (`ASKING_FOR_SLOT`: a new loop's first job, or a person's resume)
+ * and then failed before queue.json named it (a lease never won, a fetch or push refused, queue.json
+ * unreadable): no change of the queue ever reaches it, and no job of it runs again. Past `staleAfterMs` it is BLOCKED for a person (a resume queues it like a new loop);
+ * null leaves it (in line, named by the record, or its job may still be asking).
+ */
+function judgeOutOfLine(state, named, now, staleAfterMs) {
+    if (named || state.status !== 'queued' || state.statusReason !== ASKING_FOR_SLOT)
+        return null;
+    const waitedMs = now.getTime() - Date.parse(state.updatedAt);
+    if (waitedMs < staleAfterMs)
+        return null;
+    return {
+        kind: 'block',
+        reason: `a job saved it queued ${minutes(waitedMs)} ago (asking for a slot: its first job, or a resume) but failed before it took a place in line (queue.json never named it), so no loop ending would start it`,
+    };
+}
+/** What a person reads as the BLOCKED loop's reason. */
+function strandedReason(verdict) {
+    return `${verdict.reason}. Resume it with \`/loop resume\` (it queues for a slot like a new loop).`;
+}
+function minutes(ms) {
+    return `${Math.max(0, Math.round(ms / 60_000))} min`;
+}
+
 ;// CONCATENATED MODULE: ./src/app/iteration/record.ts
 /**
  * The iteration record: what the steps of a running iteration produce, passed from step to step. Each
@@ -38309,6 +38651,7 @@ beforeSave = async () => { }) {
 
 
 
+
 class NoLoopError extends Error {
     name = 'NoLoopError';
 }
@@ -38316,6 +38659,8 @@ class NoLoopError extends Error {
  * Applies a person's command to the stored loop; throws NoLoopError when there is none. An abort of a
  * loop never saved yet (its first iteration still running, or not started) records the loop as aborted
  * when `fresh` can start one, so the run that saves later, or a later run, stops instead of going on.
+ * `resumeAsksForSlot`: a resume that makes the loop run is saved `queued`, asking for a slot
+ * (`askingForSlot`); the caller then asks for one.
  */
 async function applyPeopleCommand(command, input, deps) {
     // A running iteration may save between this load and this save: the command is applied again to
@@ -38339,9 +38684,15 @@ async function applyOnce(command, input, deps) {
         throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`);
     let applied;
     switch (command.kind) {
-        case 'resume':
-            applied = resume(loaded.state, input.by, now);
+        case 'resume': {
+            const capped = command.cap !== undefined
+                ? changeCap(loaded.state, command.cap, now, command.capReason)
+                : { state: loaded.state, events: [] };
+            const resumed = resume(capped.state, input.by, now, command.budget);
+            const merged = { state: resumed.state, events: [...capped.events, ...resumed.events] };
+            applied = input.resumeAsksForSlot ? { ...merged, state: askingForSlot(merged.state) } : merged;
             break;
+        }
         case 'abort':
             applied = abort(loaded.state, input.by, now, command.reason);
             break;
@@ -38425,14 +38776,14 @@ function sweepDecision(state, now, staleAfterMs, dispatchedRun = null) {
     if (waitedMs < staleAfterMs) {
         return {
             kind: 'skip',
-            reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago; stale after ${minutes(staleAfterMs)}`,
+            reason: `iteration ${record.iteration} was dispatched ${sweep_minutes(waitedMs)} ago; stale after ${sweep_minutes(staleAfterMs)}`,
         };
     }
     const runName = `run ${record.run ?? '?'}`;
     if (dispatchedRun?.kind === 'active') {
         return {
             kind: 'skip',
-            reason: `iteration ${record.iteration} was dispatched ${minutes(waitedMs)} ago and its ${runName} is ${dispatchedRun.status}; kept`,
+            reason: `iteration ${record.iteration} was dispatched ${sweep_minutes(waitedMs)} ago and its ${runName} is ${dispatchedRun.status}; kept`,
         };
     }
     if ((record.sweeps ?? 0) > 0) {
@@ -38447,13 +38798,13 @@ function sweepDecision(state, now, staleAfterMs, dispatchedRun = null) {
             : 'no job saved it either (its job died, or none started; GitHub named no run of it to ask about)';
         return {
             kind: 'block',
-            reason: `iteration ${record.iteration} was dispatched again by the sweeper ${minutes(waitedMs)} ago (${record.by}) and ${ended}; the sweeper dispatches an iteration again once`,
+            reason: `iteration ${record.iteration} was dispatched again by the sweeper ${sweep_minutes(waitedMs)} ago (${record.by}) and ${ended}; the sweeper dispatches an iteration again once`,
         };
     }
     return {
         kind: 'dispatch',
         record,
-        reason: `no job took iteration ${record.iteration}, dispatched ${minutes(waitedMs)} ago${dispatchedRun?.kind === 'over' ? ` (its ${runName} ended: ${dispatchedRun.conclusion})` : ''}`,
+        reason: `no job took iteration ${record.iteration}, dispatched ${sweep_minutes(waitedMs)} ago${dispatchedRun?.kind === 'over' ? ` (its ${runName} ended: ${dispatchedRun.conclusion})` : ''}`,
     };
 }
 /** The state with a sweeper's re-dispatch recorded (the failure, if any, cleared until the call says). */
@@ -38481,7 +38832,7 @@ function dispatchFailureNote(state) {
         'nothing is scheduled. A sweeper (`command: sweep` on a schedule) dispatches it again, or run the workflow ' +
         `with \`loop-id\` and \`iteration: ${record.iteration}\`.\n`);
 }
-function minutes(ms) {
+function sweep_minutes(ms) {
     const whole = Math.max(0, Math.round(ms / 60_000));
     return `${whole} min`;
 }
@@ -39179,8 +39530,23 @@ function renderRefusal(refusal, redact = (text) => text) {
 function renderRefusalComment(refusal, redact) {
     return `${refusalCommentMarker(refusal.loopId)}\n${renderRefusal(refusal, redact)}`;
 }
+/**
+ * A resume of a capped loop whose limit is still reached: it would only be capped again at once, so
+ * nothing was applied. `problem`: the engine's words (the limit and what to raise); `whatToDo`: how.
+ */
+function cappedResumeRefusal(loopId, problem, whatToDo) {
+    return {
+        loopId,
+        title: `loop-controller did not resume the loop \`${loopId}\`: it is capped, and its limit is still reached.`,
+        reason: problem,
+        whatToDo,
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/action/people-commands.ts
+
+
+
 
 
 
@@ -39231,9 +39597,17 @@ async function applyCommands(run, loopId, deps) {
     const apply = async (command, by) => {
         await deps.restoreAudit();
         try {
-            return await applyPeopleCommand(command, { loopId, by }, { store: deps.store, clock: deps.clock, audit: deps.audit });
+            return await applyPeopleCommand(command.kind === 'resume' && deps.resumeLimits ? { ...command, ...deps.resumeLimits } : command, { loopId, by, ...(deps.resumeAsksForSlot ? { resumeAsksForSlot: true } : {}) }, { store: deps.store, clock: deps.clock, audit: deps.audit });
         }
         catch (error) {
+            if (error instanceof CappedResumeError) {
+                // Said where the person asked (summary, comment), and the job fails with it: nothing was applied.
+                const surface = run.event.subject.number === null ? 'dispatch-only' : 'thread';
+                const branch = `\`${loopBranch(loopId)}\``;
+                const next = cappedNextStep(error.limit, error.iterationsRun, surface, branch);
+                await deps.reportRefusal?.(cappedResumeRefusal(loopId, error.message, upperFirst(next)));
+                throw new ConfigError(`${error.message} Next: ${next}`);
+            }
             if (error instanceof NoLoopError) {
                 logger.warning(`'${command.kind}' for loop ${loopId}, which has not started: ${error.message}`);
                 return null;
@@ -39310,6 +39684,9 @@ async function applyCommands(run, loopId, deps) {
         await beforeRun();
     const state = await apply(toPeopleCommand(intent.command), intent.actor);
     return state !== null && intent.command.kind !== 'abort';
+}
+function upperFirst(text) {
+    return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }
 /**
  * A merged pull request runs an iteration only for the loop that waits in SHIP for exactly this pull
@@ -39838,109 +40215,6 @@ function noneFirst(loops) {
     if (loops === 2)
         return 'neither could be COMPLETE first, so neither would ever start';
     return `none of these ${loops} loops could be COMPLETE first, so none would ever start`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/slot-sweep.ts
-/**
- * Whether the sweeper frees, restarts or keeps `facts.holder`'s slot. A running loop whose next
- * iteration is dispatched is the dispatch sweep's (`domain/sweep.ts`: re-dispatched when the dispatch
- * failed or went stale), unless the run that took that dispatch is over without success: BLOCKED, as
- * any job that died holding a slot; one at a gate keeps its slot by design. A run that ended `success` without
- * dispatching the next iteration is a workflow with `dispatch: false`, not a death: kept.
- */
-function judgeHolder(facts, now, staleAfterMs) {
-    const { holder, state, run } = facts;
-    const runName = holder.run ? `run ${holder.run}` : 'its run';
-    if (!state)
-        return { kind: 'free', reason: 'it has no state' };
-    if (state.status === 'complete' || state.status === 'blocked' || state.status === 'capped') {
-        return { kind: 'free', reason: `it is ${state.status}` };
-    }
-    if (state.status === 'aborted') {
-        if (holder.stopping && run?.kind === 'active') {
-            return { kind: 'keep', reason: `aborted; ${runName} still runs its iteration (${run.status})` };
-        }
-        return { kind: 'free', reason: 'it is aborted and no job of it runs' };
-    }
-    if (state.status === 'waiting')
-        return { kind: 'keep', reason: 'it waits for a person, holding its slot' };
-    if (state.status === 'queued') {
-        if (run === null) {
-            const waitedMs = now.getTime() - Date.parse(holder.since);
-            if (waitedMs < staleAfterMs) {
-                return { kind: 'keep', reason: `admitted ${slot_sweep_minutes(waitedMs)} ago; its job may not have started yet` };
-            }
-            return { kind: 'restart', reason: `admitted ${slot_sweep_minutes(waitedMs)} ago and never started (no run is recorded)` };
-        }
-        if (run.kind === 'over') {
-            return {
-                kind: 'restart',
-                reason: `admitted, but ${runName} ended (${run.conclusion}) before it started the loop`,
-            };
-        }
-        return { kind: 'keep', reason: run.kind === 'active' ? `${runName} is ${run.status}` : `${runName}: ${run.why}` };
-    }
-    // running
-    const pending = state.dispatch;
-    if (pending && pending.iteration === state.iteration + 1) {
-        // The run that took the dispatched iteration holds the slot and saves nothing until the iteration ends:
-        // over and not `success`, it died with it, and a dispatch again would die again (`timeout-minutes`).
-        if (run?.kind === 'over' && run.conclusion !== 'success' && tookDispatch(holder, pending)) {
-            return {
-                kind: 'block',
-                reason: `its job's ${runName} took iteration ${pending.iteration} and ended (${run.conclusion}) without saving it; the sweeper freed its slot`,
-            };
-        }
-        return { kind: 'keep', reason: `iteration ${pending.iteration} is dispatched (the dispatch sweep looks after it)` };
-    }
-    if (run === null)
-        return { kind: 'keep', reason: 'no run is recorded for its slot' };
-    if (run.kind === 'active')
-        return { kind: 'keep', reason: `${runName} is ${run.status}` };
-    if (run.kind === 'unknown')
-        return { kind: 'keep', reason: `${runName}: ${run.why}` };
-    if (run.conclusion === 'success') {
-        return { kind: 'keep', reason: `${runName} succeeded without dispatching the next iteration (dispatch: false)` };
-    }
-    return {
-        kind: 'block',
-        reason: `its job's ${runName} ended (${run.conclusion}) without saving iteration ${state.iteration + 1} or dispatching the next; the sweeper freed its slot`,
-    };
-}
-/**
- * Whether the holder's run took `pending` rather than made it: a loop's job records its run with the slot
- * when it asks, so a run other than the one that dispatched is the dispatched one. After the sweeper's
- * own dispatch the holder may still be the run whose dispatch went stale: the dispatch sweep's bound
- * (once) decides that case.
- */
-function tookDispatch(holder, pending) {
-    return holder.run !== undefined && (pending.sweeps ?? 0) === 0 && pending.by !== `run ${holder.run}`;
-}
-/** The reason a new loop's first job saves before it asks for its place in line: not in line yet. */
-const ASKING_FOR_SLOT = 'asking for a slot';
-/**
- * A loop whose first job saved it `queued` (`ASKING_FOR_SLOT`) and then failed before queue.json named
- * it (a lease never won, a fetch or push refused): no change of the queue ever reaches it, and no job of
- * it runs again. Past `staleAfterMs` it is BLOCKED for a person (a resume queues it like a new loop);
- * null leaves it (in line, named by the record, or its job may still be asking).
- */
-function judgeOutOfLine(state, named, now, staleAfterMs) {
-    if (named || state.status !== 'queued' || state.statusReason !== ASKING_FOR_SLOT)
-        return null;
-    const waitedMs = now.getTime() - Date.parse(state.updatedAt);
-    if (waitedMs < staleAfterMs)
-        return null;
-    return {
-        kind: 'block',
-        reason: `its first job saved it queued ${slot_sweep_minutes(waitedMs)} ago but failed before it took a place in line (queue.json never named it), so no loop ending would start it`,
-    };
-}
-/** What a person reads as the BLOCKED loop's reason. */
-function strandedReason(verdict) {
-    return `${verdict.reason}. Resume it with \`/loop resume\` (it queues for a slot like a new loop).`;
-}
-function slot_sweep_minutes(ms) {
-    return `${Math.max(0, Math.round(ms / 60_000))} min`;
 }
 
 ;// CONCATENATED MODULE: ./src/version.ts
@@ -49953,6 +50227,43 @@ function deriveLoopId(event) {
     return { loopId: `run-${event.runId}`, source: 'run' };
 }
 
+;// CONCATENATED MODULE: ./src/config/simple-mode-inputs.ts
+/**
+ * Simple mode's inputs (`work`, `verify`) against the loop config (`config`): one precedence for the
+ * action and the CLI. Simple mode wins over the default file (and the job says the file was not read);
+ * simple mode with a named config file is refused, as is half of simple mode.
+ */
+
+
+/**
+ * Whether the `config` input names the default file. GitHub fills in action.yml's default (and the
+ * reusable workflow passes its own, the same path), so the default path counts as not named.
+ */
+function isDefaultConfigInput(value) {
+    const trimmed = value.trim();
+    return trimmed === '' || external_node_path_.posix.normalize(trimmed) === InputDefaults.config;
+}
+/** What is wrong with the simple-mode inputs as given, or null. */
+function simpleModeInputsProblem(given) {
+    const { work, verify, presetAgent, config, configIsDefault } = given;
+    if (work === undefined && verify.length === 0)
+        return null;
+    if (!configIsDefault) {
+        return `Inputs 'work' and 'verify' (simple mode) and input 'config' ('${config}') each name the loop's work and checks; use one. Leave 'work' and 'verify' empty to run ${config}, or leave 'config' at its default to run simple mode.`;
+    }
+    if (verify.length === 0) {
+        return `Input 'work' is simple mode, which needs 'verify' (the check commands, one per line); got none. Give 'verify', or leave 'work' empty to run the loop config.`;
+    }
+    if (work === undefined && !presetAgent) {
+        return `Input 'verify' is simple mode, which needs 'work' (the work command) or an agent preset in 'agent' (claude, codex, gemini, aider); got neither. Give one, or leave 'verify' empty to run the loop config.`;
+    }
+    return null;
+}
+/** Said in the log and the job summary when simple mode passed over a default config file that exists. */
+function shadowedConfigNotice(file, simpleSettings) {
+    return `Simple mode: ${simpleSettings} set this loop's work and checks, so ${file} was not read (its checks do not run). To run ${file} instead, drop ${simpleSettings}.`;
+}
+
 ;// CONCATENATED MODULE: ./src/config/action-inputs.ts
 /**
  * The action's inputs, parsed once into one typed settings object before any side effect, so a bad
@@ -49961,6 +50272,7 @@ function deriveLoopId(event) {
  * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
  * parser is testable without `process.env`.
  */
+
 
 
 
@@ -50096,8 +50408,12 @@ function parseActionInputs(getInput, event, env = {}) {
     const agent = parse(Inputs.Agent, fields.agent);
     const verify = parseVerifyLines(getInput(Inputs.Verify));
     const goal = raw(Inputs.Goal) || undefined;
-    const configInput = raw(Inputs.Config);
     const config = parse(Inputs.Config, fields.path, InputDefaults.config);
+    const configIsDefault = isDefaultConfigInput(raw(Inputs.Config));
+    const presetAgent = agent !== undefined && agent !== 'command';
+    const simpleProblem = simpleModeInputsProblem({ work, verify, presetAgent, config, configIsDefault });
+    if (simpleProblem)
+        problems.push(simpleProblem);
     const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations);
     const capReason = raw(Inputs.CapReason) || undefined;
     const capProblem = maxIterations === undefined ? undefined : capNeedsReason(maxIterations, capReason, INPUT_CAP_NAMES);
@@ -50191,7 +50507,7 @@ function parseActionInputs(getInput, event, env = {}) {
         verify,
         goal,
         config,
-        configIsDefault: configInput === '',
+        configIsDefault,
         loopId,
         loopIdSource,
         maxIterations,
@@ -50241,7 +50557,7 @@ function simpleModeOptions(settings) {
 }
 /**
  * What `loadLoopConfig` loads for the action: the `config` file under `root`, or simple mode when
- * `work` and `verify` are given and `config` was left at its default; the cap inputs over the file's.
+ * `work` and `verify` are given (the parser refuses them with a named `config`); the cap inputs over the file's.
  */
 function actionConfigRequest(settings, root) {
     return {
@@ -50589,9 +50905,11 @@ deps) {
         // iteration to a dispatch instead of running it.
         ...(run.runId !== undefined && !(outsideLoopGroup(run) && loaded) ? { run: run.runId } : {}),
     }, limit, slots).catch(async (error) => {
-        // A new loop saved queued but not in line: no loop ending would start it, so its issue is told.
-        if (!loaded)
-            await tellNotInLine(input.loopId, error, deps);
+        // A new or resumed loop saved queued, asking, but not in line: no loop ending would start it, so its
+        // issue is told (and the job fails with the error).
+        const resumed = loaded?.state.status === 'queued' && loaded.state.statusReason === ASKING_FOR_SLOT;
+        if (!loaded || resumed)
+            await tellNotInLine(input.loopId, error, deps, resumed ? 'resume' : 'start');
         throw error;
     });
     if (verdict.kind === 'cycle') {
@@ -50606,8 +50924,11 @@ deps) {
         if (current.state.status === 'queued') {
             await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`);
             const admitted = await saveStatus(input.loopId, 'running', '', deps);
-            // Its comment said queued: from now on it says which run runs the loop.
-            await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps);
+            // Its comment said queued: from now on it says which run runs the loop. A pull request comment's
+            // job hands the iteration to a dispatch instead, whose job reports it.
+            if (!(outsideLoopGroup(run) && loaded)) {
+                await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps);
+            }
         }
         return true;
     }
@@ -50674,9 +50995,9 @@ async function slots_releaseSlot(run, input, deps) {
         deps.logger.warning(`The slot of loop ${input.loopId} was not given back now (${messageOf(error)}); the next change of the queue frees it.`);
     }
 }
-async function tellNotInLine(loopId, error, deps) {
+async function tellNotInLine(loopId, error, deps, asked) {
     await deps
-        .reportRefusal(notInLineRefusal(loopId, deps.redact(messageOf(error))))
+        .reportRefusal(notInLineRefusal(loopId, deps.redact(messageOf(error)), asked))
         .catch((reportError) => deps.logger.warning(deps.redact(`Loop ${loopId} is not in line, and its issue was not told (${messageOf(reportError)}).`)));
 }
 async function refuseDependsOn(loopId, error, deps) {
@@ -50690,16 +51011,43 @@ async function refuseCycle(loopId, cycle, deps) {
     return false;
 }
 /**
- * A dashboard tick resumed `loopId` (BLOCKED or capped, its slot given back when it ended): before its
- * next iteration is dispatched it asks for a slot like a new loop. Returns the state to go on with:
- * `running` (a slot is its; dispatch it) or `queued` (saved and told so; it starts when a slot frees).
+ * Whether a person's `/loop resume` (or `command: resume`) of the loop asks for a slot before it runs:
+ * where `takeSlot` would (the git store, a workflow to dispatch, and `max-loops` or `depends-on`), so the
+ * resume is saved `queued`, asking, and never `running` with no job should the asking fail.
+ */
+function resumeAsksForSlot(run, input, store) {
+    if (store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? ''))
+        return false;
+    if (run.settings.maxLoops !== null)
+        return true;
+    try {
+        return readDependencies(run, input.config, input.loopId).loops.length > 0;
+    }
+    catch (error) {
+        // `takeSlot` refuses the line; the loop stays queued, asking, where the sweeper finds it.
+        if (error instanceof DependsOnRefusedError)
+            return true;
+        throw error;
+    }
+}
+/** Whether a dashboard tick's resume asks for a slot (`queueResumed`): `max-loops` only, no `depends-on` read. */
+function dashboardResumeAsksForSlot(run, store) {
+    return run.settings.maxLoops !== null && store.kind === 'git' && parseWorkflowRef(run.workflowRef ?? '') !== null;
+}
+/**
+ * A dashboard tick resumed `loopId` (BLOCKED, its slot given back when it ended), saved `queued`,
+ * asking for a slot (`dashboardResumeAsksForSlot`): it asks like a new loop before its next iteration is
+ * dispatched. Returns the state to go on with: `running` (a slot is its; dispatch it) or `queued` (saved
+ * and told so; it starts when a slot frees). Should the asking fail, the loop stays queued, asking, and
+ * the error says so: a sweeper marks it BLOCKED after `stale-after-minutes`, and a resume asks again.
  */
 async function queueResumed(run, input, 
 /** `audit`: the loop's journey log, its trail already brought back by the caller. */
 deps) {
     const limit = run.settings.maxLoops;
     const target = parseWorkflowRef(run.workflowRef ?? '');
-    if (limit === null || deps.store.kind !== 'git' || input.state.status !== 'running' || !target)
+    const asking = input.state.status === 'queued' && input.state.statusReason === ASKING_FOR_SLOT;
+    if (limit === null || deps.store.kind !== 'git' || !asking || !target)
         return input.state;
     const verdict = await askForSlot({
         loopId: input.loopId,
@@ -50707,10 +51055,16 @@ deps) {
         workflow: target.file,
         ref: dispatchRef(target.ref, run.event.defaultBranch),
         started: false,
-    }, limit, slotDeps(run, input.root, deps));
+    }, limit, slotDeps(run, input.root, deps)).catch((error) => {
+        throw new Error(`resumed, but its slot was not asked for (${messageOf(error)}); it stays queued, asking for a slot, until a sweeper marks it BLOCKED after stale-after-minutes (resume it again, here or with /loop resume, once the cause is fixed)`);
+    });
     // A resumed loop names no dependency here, so it cannot close a cycle.
-    if (verdict.kind === 'admitted' || verdict.kind === 'cycle')
+    if (verdict.kind === 'cycle')
         return input.state;
+    if (verdict.kind === 'admitted') {
+        await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`);
+        return (await saveStatus(input.loopId, 'running', '', deps)).state;
+    }
     const reason = queuedReason(verdict.wait, nameOfLoop);
     const { position, queued } = verdict.wait;
     // Before the save, which carries the trail with it: the trail says why it waits, as a `/loop resume` that queues does.
@@ -50870,7 +51224,9 @@ async function handleDashboardEdit(run, root, deps) {
                 dir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit-unrestored', loopId);
             }
             const audit = new AuditTrail(dir, deps.redact);
-            const state = await applyPeopleCommand(command, { loopId, by }, { store, clock: deps.clock, audit });
+            // A resume that must ask for a slot is saved queued, asking, so a failed ask leaves no loop running with no job.
+            const resumeAsksForSlot = dashboardResumeAsksForSlot(run, store);
+            const state = await applyPeopleCommand(command, { loopId, by, resumeAsksForSlot }, { store, clock: deps.clock, audit });
             // An aborted loop gives its slot, or its place in line, to the next (as a `/loop abort` does).
             if (command.kind === 'abort')
                 await slots_releaseSlot(run, { loopId, state, root }, { ...deps, store });
@@ -55799,8 +56155,11 @@ async function restoreAndDecide(input, deps, policy) {
     if (loaded) {
         record = { state: loaded.state, events: [], loaded: true, version: loaded.version };
         if (input.capGiven !== undefined && input.capGiven !== loaded.state.maxIterations) {
-            const changed = changeCap(loaded.state, input.capGiven, now);
-            record = withEvents({ ...record, state: changed.state }, ...changed.events);
+            // The reason the run was given with it (a cap above 25 was refused without one) is kept with it.
+            const changed = changeCap(loaded.state, input.capGiven, now, policy.capReason);
+            // A cap given above the iterations run re-opens a loop its iteration cap capped.
+            const reopened = reopenIfCapRaised(changed.state, now);
+            record = withEvents({ ...record, state: reopened.state }, ...changed.events, ...reopened.events);
         }
     }
     else {
@@ -56602,7 +56961,7 @@ function validatePatternList(list, source) {
         const id = entry !== null && typeof entry === 'object' && 'id' in entry ? String(entry.id) : '';
         if (!result.success) {
             const problems = result.error.issues
-                .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(pattern)'}: ${issue.message}`)
+                .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(pattern)'}: ${issue.message}${gotAt(entry, issue.path)}`)
                 .join('; ');
             throw new PatternError(`Pattern #${index + 1}${id ? ` '${id}'` : ''} in ${source} is invalid: ${problems}.`);
         }
@@ -56611,6 +56970,13 @@ function validatePatternList(list, source) {
         seen.add(result.data.id);
         return result.data;
     });
+}
+/** `; got <value>` for the value at `path` in a pattern entry (`; got nothing` where there is none). */
+function gotAt(entry, path) {
+    let value = entry;
+    for (const part of path)
+        value = value !== null && typeof value === 'object' ? value[part] : undefined;
+    return `; got ${value === undefined ? 'nothing' : JSON.stringify(value)}`;
 }
 function pattern_library_describe(value) {
     if (value === null || value === undefined)
@@ -56644,6 +57010,36 @@ async function loadUserPatterns(patterns, root) {
         throw new ConfigError(`patterns: the file '${patterns}' named in the loop config cannot be read (looked at ${path}).`);
     }
     return parsePatternFile(text, patterns);
+}
+
+;// CONCATENATED MODULE: ./src/domain/fan-out-verdict-log.ts
+/**
+ * A verify leg's verdict, bound to the leg's own job through its log. Any job of the run that can reach
+ * the runner's runtime token (a check reads it from its controller's /proc where there is no isolation,
+ * or rewrites the upload step's files on disk) can delete another leg's verdict artifact and upload one
+ * of its own under that name. It cannot write into another job's log, which GitHub keeps per job: so the
+ * leg's controller prints the sha256 of the verdict file it hands on in its own log, after its check's
+ * processes have ended, and decide takes a verdict only when the file's sha256 is the last one that log
+ * names for that leg. A check can still print such a line in its own leg's log: that lets a leg lie only
+ * about itself, which it can already do by gaming its own check.
+ */
+/** A leg's name may hold spaces (`test shard 1/4`): it is all between `verdict ` and the last ` sha256:`. */
+const LINE = /^loop-controller: verdict (.+) sha256:([0-9a-f]{64})$/;
+/** GitHub's job logs begin each line with its time (`2026-11-27T11:38:10.1234567Z `); a file may start with a BOM. */
+const TIMESTAMP = /^\uFEFF?\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z /;
+/** The line a leg's controller prints for the verdict file it hands on (its sha256, hex). */
+function verdictDigestLine(leg, sha256) {
+    return `loop-controller: verdict ${leg} sha256:${sha256}`;
+}
+/** The sha256 of the last verdict line for `leg` in a job's log, or null when the log names none. */
+function lastVerdictDigest(log, leg) {
+    let digest = null;
+    for (const raw of log.split('\n')) {
+        const match = LINE.exec(raw.replace(/\r$/, '').replace(TIMESTAMP, ''));
+        if (match && match[1] === leg)
+            digest = match[2] ?? null;
+    }
+    return digest;
 }
 
 ;// CONCATENATED MODULE: ./src/app/iteration/analyze.ts
@@ -57656,15 +58052,17 @@ async function decideIteration(given, deps) {
             : 'The plan measures the baseline, and the loop has one (or no check to measure)');
     }
     const legDurationsMs = legDurationsOf(legs, input, plan, legTimesMs);
+    // GitHub's word on the plan job's time where it gave it; the plan's own report only where it did not.
+    const planWallMs = given.planJobWallMs ?? plan.report.wallMs;
     if (plan.baseline) {
-        const round = { iteration: plan.iteration, legs, merged: { runs, tests }, planWallMs: plan.report.wallMs };
+        const round = { iteration: plan.iteration, legs, merged: { runs, tests }, planWallMs };
         const result = await recordBaselineRound(input, replaying, loop, { ...round, legDurationsMs, startedAt }, policy);
         return { kind: 'done', result };
     }
     const begun = await beginRun(input, replaying, policy, decision, loop, restored.now);
     const { run } = begun;
     await takeCandidate(git, input.bundleFile, plan.base, plan.candidate, commitRules(input.config));
-    let record = await withPlanReport(run, begun.record, plan, legDurationsMs, git);
+    let record = await withPlanReport(run, begun.record, plan, { planWallMs, legDurationsMs }, git);
     record = withEmptyBaseline(run, record);
     for (const step of decideSteps(flakeChecks))
         record = await step(run, record);
@@ -57718,9 +58116,7 @@ function commitRules(config) {
     };
 }
 /** The plan's report of what ran in it, in the record the single job's steps carry on. */
-async function withPlanReport(run, record, plan, 
-/** Each leg's time on the candidate (`legTimeMs`). */
-legDurationsMs, git) {
+async function withPlanReport(run, record, plan, times, git) {
     const report = plan.report;
     if (!report || !plan.base)
         return record;
@@ -57746,7 +58142,7 @@ legDurationsMs, git) {
         treeBeforeWork: baseTree,
         ignoredBeforeWork: null,
         // The plan's time and the slowest leg's ran before this job: the loop's minutes count them too.
-        timeElsewhereMs: fanOutTimeElsewhereMs(report.wallMs, legDurationsMs),
+        timeElsewhereMs: fanOutTimeElsewhereMs(times.planWallMs, times.legDurationsMs),
     }, ...report.events.map((e) => ({ ...e, iteration: run.iteration })));
 }
 /**
@@ -57769,6 +58165,254 @@ async function checkpointOfCandidate(run, record, base, candidate, git) {
         checkpoints: [...record.state.checkpoints, ...made.map((m) => ({ iteration: run.iteration, ...m, at }))].slice(-50),
     };
     return withEvents({ ...record, state, commit: made.at(-1)?.commit ?? null }, record_event(run.deps.clock.now(), run.iteration, 'checkpoint', `took ${made.map((m) => m.commit.slice(0, 12)).join(', ')} from the plan`));
+}
+
+;// CONCATENATED MODULE: ./src/domain/stale-dispatch.ts
+function laterDispatchRecorded(state, run) {
+    const record = state.dispatch;
+    // A run no dispatch named (a person's, or the first) is for the iteration its plan ran: re-run with
+    // "Re-run failed jobs" after its decide carried the loop on, it must not dispatch the next one again.
+    const ranFor = run.dispatchedIteration ?? run.plannedIteration ?? undefined;
+    if (ranFor === undefined || !record || record.failed !== undefined)
+        return false;
+    if (record.iteration !== state.iteration + 1)
+        return false;
+    // A baseline round is no iteration: once the loop has its baseline, the dispatch of the very iteration
+    // the round measured for was made by the round's decide (or a later run), which carried the loop on.
+    return (record.iteration > ranFor ||
+        (run.baselineRound === true && state.baseline !== undefined && record.iteration === ranFor));
+}
+
+;// CONCATENATED MODULE: ./src/domain/fan-out-jobs.ts
+/**
+ * The verify legs' own jobs, as GitHub's Jobs API lists them for decide's run attempt, and each leg's job
+ * log: what decide takes of a leg's verdict depends on them. A verdict artifact is only a file in the run:
+ * any job that reaches the runner's runtime token (no process isolation, or the upload step's files
+ * rewritten on disk) can upload one under a leg's name, before the leg ran or in place of the leg's own.
+ * So a verdict counts only when its leg's job is listed once, its file's sha256 is the last one that job's
+ * own log names for the leg (`fan-out-verdict-log.ts`), and, for a passing verdict, the job concluded
+ * `success`. A leg without a verdict is counted at its job's wall time when the API gives it.
+ */
+
+
+
+/** The reusable workflow's plan job's name (`name: plan`). */
+const PLAN_JOB_NAME = 'plan';
+/** The name the reusable workflow's verify job renders for a leg (`name: verify (${{ matrix.leg }})`). */
+function legJobName(leg) {
+    return `verify (${leg})`;
+}
+/**
+ * A leg's job among a run attempt's: named `verify (<leg>)`, alone or after a caller's prefix
+ * (`<caller job> / verify (<leg>)`; decide cannot know the caller's job id). Two jobs that both match
+ * leave the leg unconfirmed: no guess is made between them.
+ */
+function findLegJob(jobs, leg) {
+    const name = legJobName(leg);
+    const matching = jobs.filter((job) => job.name === name || job.name.endsWith(` / ${name}`));
+    const job = matching[0];
+    if (matching.length > 1)
+        return { kind: 'ambiguous', count: matching.length };
+    return job ? { kind: 'found', job } : { kind: 'none' };
+}
+/** A verdict that could make its check pass: its run passed, or its failed run has a flake check to judge. */
+function passLike(verdict) {
+    const run = verdict.run;
+    const passed = run.exitCode === 0 && !run.timedOut && run.spawnError === undefined;
+    return passed || verdict.flakeCheck !== undefined;
+}
+/** The job that speaks for a verdict of a leg of the config, or why none can. */
+function verdictJob(verdict, input, leg) {
+    const attempt = input.verdictAttempts.get(leg.artifact);
+    const jobs = attempt === undefined ? undefined : input.jobsByAttempt.get(attempt);
+    if (!jobs || jobs.kind === 'unavailable') {
+        const why = jobs ? `the jobs could not be listed: ${jobs.reason}` : 'its run attempt is not known';
+        return {
+            kind: 'refused',
+            reason: `its verdict came from an artifact, and its verify job could not be confirmed (${why}): not trusted`,
+        };
+    }
+    const found = findLegJob(jobs.jobs, verdict.leg);
+    if (found.kind === 'ambiguous') {
+        return {
+            kind: 'refused',
+            reason: `its verdict came from an artifact, and ${found.count} jobs of the run are named ${legJobName(verdict.leg)}: not trusted`,
+        };
+    }
+    if (found.kind === 'none') {
+        return {
+            kind: 'refused',
+            reason: `its verdict came from an artifact, and no job of the run is named ${legJobName(verdict.leg)}: not trusted`,
+        };
+    }
+    const { job } = found;
+    if (passLike(verdict) && job.conclusion !== 'success') {
+        return {
+            kind: 'refused',
+            reason: `its verdict came from an artifact but its verify job concluded ${job.conclusion ?? `nothing (${job.status})`}: not trusted`,
+        };
+    }
+    return { kind: 'job', job };
+}
+/** The ids of the legs' jobs whose logs decide needs to take their verdicts (each job once). */
+function legJobsToRead(input) {
+    const legOf = new Map(input.legs.map((leg) => [leg.leg, leg]));
+    const ids = new Set();
+    for (const verdict of input.verdicts) {
+        const leg = legOf.get(verdict.leg);
+        const found = leg ? verdictJob(verdict, input, leg) : null;
+        if (found?.kind === 'job')
+            ids.add(found.job.id);
+    }
+    return [...ids];
+}
+/**
+ * The verdicts decide takes. A verdict of a leg of the config counts only when
+ * - its leg's job is listed, once, in the attempt the verdict came from (a leg whose job is not listed,
+ *   is named twice, or whose attempt's jobs cannot be listed has its verdict refused: no fallback on the
+ *   matrix's aggregate result, which a check that spends the run's token on the API could force);
+ * - a passing verdict's job concluded `success` (a forged pass uploaded before the leg ran made its own
+ *   upload fail);
+ * - the file's sha256 is the last one the job's own log names for the leg: a verdict another job put in
+ *   the leg's place, pass or fail, is refused.
+ * A refused verdict is its leg's `no verdict` error, never a pass.
+ */
+function trustVerdicts(input) {
+    const legOf = new Map(input.legs.map((leg) => [leg.leg, leg]));
+    const verdicts = [];
+    const untrusted = new Map();
+    const warnings = [];
+    for (const [attempt, jobs] of [...input.jobsByAttempt].sort(([a], [b]) => a - b)) {
+        if (jobs.kind === 'unavailable') {
+            warnings.push(`The jobs of run attempt ${attempt} could not be listed (${jobs.reason}): no verdict of that attempt can be tied to its leg's own job, and none is taken.`);
+        }
+    }
+    for (const verdict of input.verdicts) {
+        const leg = legOf.get(verdict.leg);
+        if (!leg) {
+            // No leg of the config: mergeVerdicts ignores it.
+            verdicts.push(verdict);
+            continue;
+        }
+        const refusal = logRefusal(verdict, input, leg);
+        if (refusal === null)
+            verdicts.push(verdict);
+        else
+            untrusted.set(leg.artifact, refusal);
+    }
+    return { verdicts, untrusted, jobWallMs: jobWallTimes(input), planJobWallMs: planJobWallMs(input), warnings };
+}
+/** Why a leg's verdict is not taken, or null when its own job and that job's log vouch for it. */
+function logRefusal(verdict, input, leg) {
+    const found = verdictJob(verdict, input, leg);
+    if (found.kind === 'refused')
+        return found.reason;
+    const log = input.jobLogs.get(found.job.id);
+    if (!log || log.kind === 'unavailable') {
+        const why = log ? log.reason : 'not read';
+        return `its verdict came from an artifact, and its verify job's log could not be read (${why}): not trusted`;
+    }
+    const logged = lastVerdictDigest(log.text, verdict.leg);
+    if (logged === null)
+        return `its verdict came from an artifact, and its verify job's log names no verdict of it: not trusted`;
+    const digest = input.verdictDigests.get(leg.artifact);
+    if (digest !== logged) {
+        return `its verdict came from an artifact, and is not the file its verify job handed on (its log names sha256 ${logged.slice(0, 12)}, the file's is ${digest?.slice(0, 12) ?? 'unknown'}): not trusted`;
+    }
+    return null;
+}
+/**
+ * The plan job's wall time in decide's own attempt (`plan`, alone or after a caller's prefix), where it
+ * is listed once and has both times: GitHub keeps it, so the plan's report of its own time is not needed.
+ */
+function planJobWallMs(input) {
+    const jobs = input.jobsByAttempt.get(input.attempt);
+    if (jobs?.kind !== 'listed')
+        return undefined;
+    const plans = jobs.jobs.filter((job) => job.name === PLAN_JOB_NAME || job.name.endsWith(` / ${PLAN_JOB_NAME}`));
+    return plans.length === 1 && plans[0] ? wallOf(plans[0]) : undefined;
+}
+/** A completed job's wall time (completed − started), or undefined without both times. */
+function wallOf(job) {
+    const started = Date.parse(job.startedAt ?? '');
+    const completed = Date.parse(job.completedAt ?? '');
+    return Number.isFinite(started) && Number.isFinite(completed) && completed >= started
+        ? boundedMs(completed - started)
+        : undefined;
+}
+/** Each leg's job's wall time in decide's own attempt, where the job is listed once and has both times. */
+function jobWallTimes(input) {
+    const wall = new Map();
+    const jobs = input.jobsByAttempt.get(input.attempt);
+    if (jobs?.kind !== 'listed')
+        return wall;
+    for (const leg of input.legs) {
+        const found = findLegJob(jobs.jobs, leg.leg);
+        if (found.kind !== 'found')
+            continue;
+        const ms = wallOf(found.job);
+        if (ms !== undefined)
+            wall.set(legRunKey(leg.check, leg.shard), ms);
+    }
+    return wall;
+}
+
+;// CONCATENATED MODULE: ./src/action/fan-out-leg-jobs.ts
+/**
+ * Decide's reading of the verify legs' own jobs (GitHub's Jobs API) and of their logs, and its judgement
+ * of the verdicts by them (`domain/fan-out-jobs.ts`). A list or a log that cannot be read is not the end
+ * of the job: the verdicts it would vouch for are not taken (their legs are `no verdict` errors), and
+ * decide says so in a warning and in the summary.
+ */
+
+
+/** The most job logs decide downloads at once. */
+const LOG_DOWNLOADS_AT_ONCE = 8;
+async function verdictsByLegJobs(input, deps) {
+    const attempts = new Set([input.attempt, ...input.verdictAttempts.values()]);
+    const jobsByAttempt = new Map();
+    for (const attempt of [...attempts].sort((a, b) => a - b)) {
+        jobsByAttempt.set(attempt, await attemptJobs(input.runId, attempt, deps.github));
+    }
+    const jobLogs = await readJobLogs(legJobsToRead({ ...input, jobsByAttempt }), deps.github);
+    const trusted = trustVerdicts({ ...input, jobsByAttempt, jobLogs });
+    const unread = [...jobLogs.values()].filter((log) => log.kind === 'unavailable');
+    const warnings = [...trusted.warnings];
+    if (unread[0]?.kind === 'unavailable') {
+        warnings.push(`${unread.length} verify job log(s) could not be read (${unread[0].reason}): their legs' verdicts are not taken.`);
+    }
+    for (const warning of warnings)
+        deps.logger.warning(warning);
+    if (warnings.length > 0 && deps.hasStepSummary) {
+        await deps.io.writeSummary(`${warnings.map((w) => `> [!WARNING]\n> ${w}`).join('\n\n')}\n\n`);
+    }
+    return { ...trusted, warnings };
+}
+async function attemptJobs(runId, attempt, github) {
+    if (!runId || !(attempt >= 1))
+        return { kind: 'unavailable', reason: 'the run id or attempt is not known' };
+    try {
+        return { kind: 'listed', jobs: await github.listRunAttemptJobs(runId, attempt) };
+    }
+    catch (error) {
+        return { kind: 'unavailable', reason: messageOf(error).split('\n')[0] ?? '' };
+    }
+}
+/** Each job's log, a few at a time; one that cannot be read says why. */
+async function readJobLogs(ids, github) {
+    const logs = new Map();
+    for (let start = 0; start < ids.length; start += LOG_DOWNLOADS_AT_ONCE) {
+        const batch = ids.slice(start, start + LOG_DOWNLOADS_AT_ONCE);
+        await Promise.all(batch.map(async (id) => {
+            try {
+                logs.set(id, { kind: 'read', text: await github.jobLog(id) });
+            }
+            catch (error) {
+                logs.set(id, { kind: 'unavailable', reason: messageOf(error).split('\n')[0] ?? '' });
+            }
+        }));
+    }
+    return logs;
 }
 
 ;// CONCATENATED MODULE: ./src/domain/fan-out-attempts.ts
@@ -57835,163 +58479,75 @@ function failedLegReason(error) {
         : 'its verify job failed and handed on no error (its verdict, if any, is not taken)';
 }
 
-;// CONCATENATED MODULE: ./src/domain/stale-dispatch.ts
-function laterDispatchRecorded(state, run) {
-    const record = state.dispatch;
-    // A run no dispatch named (a person's, or the first) is for the iteration its plan ran: re-run with
-    // "Re-run failed jobs" after its decide carried the loop on, it must not dispatch the next one again.
-    const ranFor = run.dispatchedIteration ?? run.plannedIteration ?? undefined;
-    if (ranFor === undefined || !record || record.failed !== undefined)
-        return false;
-    if (record.iteration !== state.iteration + 1)
-        return false;
-    // A baseline round is no iteration: once the loop has its baseline, the dispatch of the very iteration
-    // the round measured for was made by the round's decide (or a later run), which carried the loop on.
-    return (record.iteration > ranFor ||
-        (run.baselineRound === true && state.baseline !== undefined && record.iteration === ranFor));
-}
-
-;// CONCATENATED MODULE: ./src/domain/fan-out-jobs.ts
+;// CONCATENATED MODULE: ./src/action/fan-out-verdicts.ts
 /**
- * The verify legs' own jobs, as GitHub's Jobs API lists them for decide's run attempt: what decide takes
- * of a leg's verdict depends on them. A verdict artifact is only a file in the run: where the work of
- * plan could reach the runner's runtime token (no process isolation), it could upload a passing verdict
- * under a leg's name before the leg ran. The leg's own upload then fails (the name is taken) and its job
- * fails; so a passing verdict counts only when the leg's job concluded `success`. A leg without a verdict
- * is counted at its job's wall time when the API gives it.
+ * Decide's reading of the verify legs' verdict artifacts, as download-artifact left them in the hand-off
+ * folder: one folder per artifact, each leg's latest attempt, only the config's legs.
  */
 
 
-/** The name the reusable workflow's verify job renders for a leg (`name: verify (${{ matrix.leg }})`). */
-function legJobName(leg) {
-    return `verify (${leg})`;
-}
+
+
+
+
+
+/** The most verdict files decide reads (GitHub's matrix limit; legsOf refuses more legs). */
+const MAX_VERDICTS = 256;
 /**
- * A leg's job among a run attempt's: named `verify (<leg>)`, alone or after a caller's prefix
- * (`<caller job> / verify (<leg>)`; decide cannot know the caller's job id). Two jobs that both match
- * leave the leg unconfirmed: no guess is made between them.
+ * Every leg's verdict, from its own artifact's folder (`<dir>/<name>/<artifact>.json`), validated, of the
+ * leg's latest attempt, with the sha256 of its file (which the leg's own job log must name: see
+ * `verdictsByLegJobs`). A verdict is taken only from the artifact of the leg it names; an artifact of no
+ * leg of this config, whatever its number, is left unread (named in a warning), so junk uploads cannot
+ * stall decide. A file that is not valid, or the artifact of a leg whose controller failed (`.failed`:
+ * whatever it holds is never a pass), is its leg's `no verdict` with the reason (keyed by the leg's
+ * artifact), not the end of the job: a broken upload must not stall the loop.
  */
-function findLegJob(jobs, leg) {
-    const name = legJobName(leg);
-    const matching = jobs.filter((job) => job.name === name || job.name.endsWith(` / ${name}`));
-    const job = matching[0];
-    if (matching.length > 1)
-        return { kind: 'ambiguous', count: matching.length };
-    return job ? { kind: 'found', job } : { kind: 'none' };
-}
-/** A verdict that could make its check pass: its run passed, or its failed run has a flake check to judge. */
-function passLike(verdict) {
-    const run = verdict.run;
-    const passed = run.exitCode === 0 && !run.timedOut && run.spawnError === undefined;
-    return passed || verdict.flakeCheck !== undefined;
-}
-/**
- * The verdicts decide takes, judged against the legs' own jobs:
- * - a pass-like verdict whose leg's job is listed counts only when that job concluded `success`;
- * - a leg whose job is not listed, or named twice, has its pass-like verdict refused;
- * - where the attempt's jobs cannot be listed, the matrix's aggregate speaks: `success` means every
- *   leg's job succeeded, and the verdicts are taken; any other result means some leg's job did not,
- *   and no pass-like verdict can be tied to a job that did, so none is taken (an `error`, never a pass).
- * A failing verdict is taken as it is: it cannot complete the loop.
- */
-function trustVerdicts(input) {
-    const legOf = new Map(input.legs.map((leg) => [leg.leg, leg]));
+async function readVerdicts(dir, legs) {
     const verdicts = [];
-    const untrusted = new Map();
-    const warnings = [];
-    for (const [attempt, jobs] of [...input.jobsByAttempt].sort(([a], [b]) => a - b)) {
-        if (jobs.kind === 'unavailable') {
-            const rule = input.verifyResult === 'success'
-                ? `the verify jobs' result (success) vouches for every leg`
-                : `the verify jobs' result is '${input.verifyResult || 'unknown'}', so no passing verdict of that attempt is taken`;
-            warnings.push(`The jobs of run attempt ${attempt} could not be listed (${jobs.reason}): the legs' verdicts are not checked against their own jobs; ${rule}.`);
-        }
-    }
-    for (const verdict of input.verdicts) {
-        const leg = legOf.get(verdict.leg);
-        const attempt = leg ? input.verdictAttempts.get(leg.artifact) : undefined;
-        const jobs = attempt === undefined ? undefined : input.jobsByAttempt.get(attempt);
-        if (!leg || !passLike(verdict) || !jobs) {
-            // No leg of the config (mergeVerdicts ignores it), a failing verdict, or no attempt to check (none asked).
-            verdicts.push(verdict);
-            continue;
-        }
-        const refusal = refusalOf(verdict.leg, jobs, input.verifyResult);
-        if (refusal === null)
-            verdicts.push(verdict);
-        else
-            untrusted.set(leg.artifact, refusal);
-    }
-    return { verdicts, untrusted, jobWallMs: jobWallTimes(input), warnings };
-}
-/** Why a leg's pass-like verdict is not taken, or null when its job vouches for it. */
-function refusalOf(leg, jobs, verifyResult) {
-    if (jobs.kind === 'unavailable') {
-        if (verifyResult === 'success')
-            return null;
-        return `its verdict came from an artifact, and its verify job could not be confirmed (the jobs could not be listed: ${jobs.reason}; the verify jobs' result: ${verifyResult || 'unknown'}): not trusted`;
-    }
-    const found = findLegJob(jobs.jobs, leg);
-    if (found.kind === 'ambiguous') {
-        return `its verdict came from an artifact, and ${found.count} jobs of the run are named ${legJobName(leg)}: not trusted`;
-    }
-    if (found.kind === 'none') {
-        return `its verdict came from an artifact, and no job of the run is named ${legJobName(leg)}: not trusted`;
-    }
-    const { job } = found;
-    if (job.conclusion === 'success')
-        return null;
-    return `its verdict came from an artifact but its verify job concluded ${job.conclusion ?? `nothing (${job.status})`}: not trusted`;
-}
-/** Each leg's job's wall time in decide's own attempt, where the job is listed once and has both times. */
-function jobWallTimes(input) {
-    const wall = new Map();
-    const jobs = input.jobsByAttempt.get(input.attempt);
-    if (jobs?.kind !== 'listed')
-        return wall;
-    for (const leg of input.legs) {
-        const found = findLegJob(jobs.jobs, leg.leg);
-        if (found.kind !== 'found')
-            continue;
-        const started = Date.parse(found.job.startedAt ?? '');
-        const completed = Date.parse(found.job.completedAt ?? '');
-        if (Number.isFinite(started) && Number.isFinite(completed) && completed >= started) {
-            wall.set(legRunKey(leg.check, leg.shard), boundedMs(completed - started));
-        }
-    }
-    return wall;
-}
-
-;// CONCATENATED MODULE: ./src/action/fan-out-leg-jobs.ts
-/**
- * Decide's reading of the verify legs' own jobs (GitHub's Jobs API) and its judgement of the verdicts by
- * them (`domain/fan-out-jobs.ts`). A list that cannot be read is not the end of the job: decide falls back
- * on the matrix's aggregate result, and says so in a warning and in the summary.
- */
-
-
-async function verdictsByLegJobs(input, deps) {
-    const attempts = new Set([input.attempt, ...input.verdictAttempts.values()]);
-    const jobsByAttempt = new Map();
-    for (const attempt of [...attempts].sort((a, b) => a - b)) {
-        jobsByAttempt.set(attempt, await attemptJobs(input.runId, attempt, deps.github));
-    }
-    const trusted = trustVerdicts({ ...input, jobsByAttempt });
-    for (const warning of trusted.warnings)
-        deps.logger.warning(warning);
-    if (trusted.warnings.length > 0 && deps.hasStepSummary) {
-        await deps.io.writeSummary(`${trusted.warnings.map((w) => `> [!WARNING]\n> ${w}`).join('\n\n')}\n\n`);
-    }
-    return trusted;
-}
-async function attemptJobs(runId, attempt, github) {
-    if (!runId || !(attempt >= 1))
-        return { kind: 'unavailable', reason: 'the run id or attempt is not known' };
+    const unreadable = new Map();
+    const attempts = new Map();
+    const digests = new Map();
+    let names;
     try {
-        return { kind: 'listed', jobs: await github.listRunAttemptJobs(runId, attempt) };
+        names = (await (0,promises_.readdir)(dir)).filter((name) => name.startsWith('loop-verdict-')).sort();
     }
-    catch (error) {
-        return { kind: 'unavailable', reason: messageOf(error).split('\n')[0] ?? '' };
+    catch {
+        return { verdicts, unreadable, foreign: [], attempts, digests };
+    }
+    const parsed = latestVerdictArtifacts(names, legs.attempt);
+    const latest = parsed.latest.filter(({ artifact }) => legs.artifacts.has(artifact));
+    const ofNoLeg = parsed.latest.filter(({ artifact }) => !legs.artifacts.has(artifact)).map(({ name }) => name);
+    const foreign = [...parsed.foreign, ...ofNoLeg];
+    for (const { name, artifact, failed, attempt: from } of latest.slice(0, MAX_VERDICTS)) {
+        const file = `${name}/${artifact}.json`;
+        const text = (await nodeWorkspace.readText((0,external_node_path_.join)(dir, file), 4 * 1024 * 1024)) ?? '';
+        if (failed) {
+            unreadable.set(artifact, failedLegReason(legErrorOf(text, artifact)));
+            continue;
+        }
+        try {
+            const verdict = parseHandOff(verdictFileSchema, text, `The verdict file ${file}`);
+            if (verdictArtifact(verdict.leg) !== artifact) {
+                throw new FanOutError(`The verdict file ${file} speaks for leg ${verdict.leg}, not for its own artifact's`);
+            }
+            verdicts.push(verdict);
+            attempts.set(artifact, from);
+            digests.set(artifact, (0,external_node_crypto_.createHash)('sha256').update(text, 'utf8').digest('hex'));
+        }
+        catch (error) {
+            unreadable.set(artifact, `its verdict file is not valid (${messageOf(error)})`);
+        }
+    }
+    return { verdicts, unreadable, foreign, attempts, digests };
+}
+/** The error a failed leg handed on, when it is a valid error file of that very leg. */
+function legErrorOf(text, artifact) {
+    try {
+        const error = parseHandOff(legErrorFileSchema, text, 'The leg error file');
+        return verdictArtifact(error.leg) === artifact ? error : null;
+    }
+    catch {
+        return null;
     }
 }
 
@@ -58016,8 +58572,8 @@ async function attemptJobs(runId, attempt, github) {
  * Throws ConfigError or PolicyError with a message for the person.
  */
 async function loadLoopConfig(request, readText) {
-    const simpleWins = request.simple !== null && !request.fileNamed;
-    return resolveLoopConfig(request, simpleWins ? null : await readText(request.file.path));
+    // Read even when simple mode wins: a default file it shadows is said, never silently passed over.
+    return resolveLoopConfig(request, await readText(request.file.path));
 }
 /** {@link loadLoopConfig} once the file's text (null: no such file) is at hand. Pure. */
 function resolveLoopConfig(request, fileText) {
@@ -58055,7 +58611,8 @@ function resolveLoopConfig(request, fileText) {
         if (problem)
             throw new ConfigError(problem);
     }
-    return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations };
+    const shadowedFile = simpleWins && fileText !== null ? request.file.name : null;
+    return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations, shadowedFile };
 }
 /** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
 function parseLoopConfig(text, fileName) {
@@ -58157,6 +58714,11 @@ function describeIssue(issue, raw, source, lineOfPath) {
             `${where}${key || '(top level)'}: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`,
         ];
     }
+    // A union whose value had the type of one branch (a list of patterns, not a path) failed inside that
+    // branch: say the inner problems, at their own keys, rather than "expected string or ...".
+    const inner = issue.code === 'invalid_union' ? matchedBranch(issue) : null;
+    if (inner)
+        return inner.flatMap((i) => describeIssue({ ...i, path: [...path, ...i.path] }, raw, source, lineOfPath));
     const value = valueAt(raw, path);
     const got = value === undefined ? 'nothing' : JSON.stringify(value);
     const shards = shardsKey(path, raw);
@@ -58190,6 +58752,11 @@ function expectation(issue) {
         default:
             return issue.message;
     }
+}
+/** The issues of the union's one branch whose type the value had (each issue deeper than the value), else null. */
+function matchedBranch(issue) {
+    const deeper = issue.errors.filter((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0));
+    return deeper.length === 1 ? (deeper[0] ?? null) : null;
 }
 function unionExpectation(issue) {
     const messages = new Set();
@@ -58309,11 +58876,27 @@ function guessKind(command) {
 
 
 
-async function loadActionConfig(settings, root, workspace) {
+
+/**
+ * The loop config for this job. When simple mode's inputs passed over a default config file that
+ * exists, the log (a warning) and the job summary say so: its checks are not the ones that run.
+ */
+async function loadActionConfig(settings, root, workspace, say) {
     // A bad config, cap or pipeline is the user's to fix, before anything runs.
     const loaded = await loadLoopConfig(actionConfigRequest(settings, root), (path) => workspace.readText(path));
+    if (loaded.shadowedFile !== null) {
+        const inputs = settings.work !== undefined ? "the 'work' and 'verify' inputs" : "the 'verify' input";
+        const notice = shadowedConfigNotice(loaded.shadowedFile, inputs);
+        say.logger.warning(notice);
+        if (say.hasStepSummary)
+            await say.io.writeSummary(`> [!WARNING]
+> ${notice}
+
+`);
+    }
     return {
         config: loaded.config,
+        policy: loaded.policy,
         configPathRelative: loaded.configPath && (0,external_node_path_.relative)(root, loaded.configPath),
         capGiven: loaded.capGiven,
     };
@@ -58821,7 +59404,10 @@ async function readyForMerge(state, deps) {
  * The decide job of a fan-out iteration: the only job with a write token, and it runs no code of the
  * project (no checks, no install, no hooks: every git of the controller runs with hooks off). It
  * applies people's commands, takes the plan and the legs' verdicts (each file validated, the bundle
- * checked), and carries the loop on through the single job's own publish, report and re-dispatch.
+ * checked, each verdict bound to its leg's own job log), and carries the loop on through the single
+ * job's own publish, report and re-dispatch. The plan and verify jobs are the agent's from their first
+ * project command on: what decide takes of the plan's report (tasks done or failed, the agent's usage)
+ * is the plan's word; the plan job's wall time it takes from GitHub's jobs listing where it can.
  */
 
 
@@ -58854,15 +59440,14 @@ async function readyForMerge(state, deps) {
 
 
 
-
-
-
-/** The most verdict files decide reads (GitHub's matrix limit). */
-const MAX_VERDICTS = 256;
 async function decideJob(shared, handOff) {
     const { runContext, root, loopId, github, logger, io, redact } = shared;
     const { settings } = runContext;
-    const loaded = await loadActionConfig(settings, root, nodeWorkspace);
+    const loaded = await loadActionConfig(settings, root, nodeWorkspace, {
+        logger,
+        io,
+        hasStepSummary: runContext.hasStepSummary,
+    });
     const { config } = loaded;
     const { runnerTemp, loopDir, audit, store, auditSource, storeWarnings } = await openLoopStore(runContext, {
         root,
@@ -58878,10 +59463,14 @@ async function decideJob(shared, handOff) {
     // No plan file: this run's plan job made none (a person's event), and nothing of a plan is taken.
     const plan = (await nodeWorkspace.readText(handOff.plan, 1)) === null ? null : await readPlan(handOff);
     const attempt = Number(runContext.runAttempt);
-    const read = await readVerdicts(handOff.verdictsIn, attempt >= 1 ? attempt : undefined);
+    const legs = configLegs(config);
+    const read = await readVerdicts(handOff.verdictsIn, {
+        attempt: attempt >= 1 ? attempt : undefined,
+        artifacts: new Set(legs.map((leg) => leg.artifact)),
+    });
     const { foreign } = read;
     if (foreign.length > 0) {
-        logger.warning(`Artifacts the workflow did not name so, not read as verdicts: ${foreign.slice(0, 10).join(', ')}`);
+        logger.warning(`${foreign.length} artifact(s) the workflow did not name so, or of no leg of this config, not read as verdicts: ${foreign.slice(0, 10).join(', ')}${foreign.length > 10 ? ', ...' : ''}`);
     }
     const bundleFile = (await nodeWorkspace.readText(handOff.bundle, 1)) === null ? null : handOff.bundle;
     // People's commands: a comment's `/loop ...` is applied here, the one job that may save.
@@ -58896,6 +59485,8 @@ async function decideJob(shared, handOff) {
         clock: systemClock,
         restoreAudit,
         reportRefusal: (refusal) => reportRefusal(runContext, refusal, { github, io, redact }),
+        resumeAsksForSlot: resumeAsksForSlot(runContext, { loopId, config }, store),
+        resumeLimits: { cap: loaded.capGiven, budget: loaded.policy.budget },
     };
     const slotJob = { ...commandDeps, io, redact, reportRefusal: commandDeps.reportRefusal };
     if (!(await applyCommands(asRun, loopId, commandDeps))) {
@@ -58916,19 +59507,21 @@ async function decideJob(shared, handOff) {
     });
     await removePersistedCredentials(git, logger);
     const branch = loopBranch(loopId);
+    // The patterns file, as the config, is the trusted ref's: read before the loop's branch is checked out.
+    const library = buildLibrary(await loadUserPatterns(config.patterns, root));
     await checkoutLoopBranch(git, branch);
     await restoreAudit();
-    const library = buildLibrary(await loadUserPatterns(config.patterns, root));
-    // A verdict counts only as its leg's own job vouches for it (a forged artifact's job failed); a leg
-    // without a verdict is charged its job's wall time. Only an iteration the plan ran has legs to judge.
+    // A verdict counts only as its leg's own job and that job's log vouch for it (the file's sha256 is the
+    // last its controller printed there); a leg without a verdict is charged its job's wall time. Only an
+    // iteration the plan ran has legs to judge.
     const trusted = admitted?.iteration != null
         ? await verdictsByLegJobs({
-            legs: legsOf(config),
+            legs,
             verdicts: read.verdicts,
             verdictAttempts: read.attempts,
+            verdictDigests: read.digests,
             runId: runContext.runId,
             attempt,
-            verifyResult: settings.verifyResult,
         }, { github, logger, io, hasStepSummary: runContext.hasStepSummary })
         : null;
     const deps = {
@@ -58964,6 +59557,7 @@ async function decideJob(shared, handOff) {
         verdicts: trusted?.verdicts ?? read.verdicts,
         unreadableVerdicts: new Map([...read.unreadable, ...(trusted?.untrusted ?? [])]),
         legJobWallMs: trusted?.jobWallMs ?? new Map(),
+        planJobWallMs: trusted?.planJobWallMs,
         verifyResult: settings.verifyResult,
     }, deps);
     if (decided.kind === 'stale')
@@ -59103,59 +59697,15 @@ async function carryOn(shared, result, parts) {
         }
     }
 }
-/**
- * Every leg's verdict, from its own artifact's folder (`<dir>/<name>/<artifact>.json`), validated, of the
- * leg's latest attempt. A verdict is taken only from the artifact of the leg it names, so no leg (nor the
- * plan) can speak for another. A file that is not valid, or the artifact of a leg whose controller failed
- * (`.failed`: whatever it holds is never a pass), is its leg's `no verdict` with the reason (keyed by the
- * leg's artifact), not the end of the job: a broken upload must not stall the loop.
- */
-async function readVerdicts(dir, 
-/** This job's run attempt: no leg's artifact can come from a later one. */
-attempt) {
-    const verdicts = [];
-    const unreadable = new Map();
-    const attempts = new Map();
-    let names;
+/** The config's legs, or none when it makes no matrix (plan refused it; decide judges no iteration of it). */
+function configLegs(config) {
     try {
-        names = (await (0,promises_.readdir)(dir)).filter((name) => name.startsWith('loop-verdict-')).sort();
+        return legsOf(config);
     }
-    catch {
-        return { verdicts, unreadable, foreign: [], attempts };
-    }
-    const { latest, foreign } = latestVerdictArtifacts(names, attempt);
-    if (latest.length > MAX_VERDICTS) {
-        throw new Error(`${dir} holds ${latest.length} legs' verdict artifacts; at most ${MAX_VERDICTS} legs run`);
-    }
-    for (const { name, artifact, failed, attempt: from } of latest) {
-        const file = `${name}/${artifact}.json`;
-        const text = (await nodeWorkspace.readText((0,external_node_path_.join)(dir, file), 4 * 1024 * 1024)) ?? '';
-        if (failed) {
-            unreadable.set(artifact, failedLegReason(legErrorOf(text, artifact)));
-            continue;
-        }
-        try {
-            const verdict = parseHandOff(verdictFileSchema, text, `The verdict file ${file}`);
-            if (verdictArtifact(verdict.leg) !== artifact) {
-                throw new FanOutError(`The verdict file ${file} speaks for leg ${verdict.leg}, not for its own artifact's`);
-            }
-            verdicts.push(verdict);
-            attempts.set(artifact, from);
-        }
-        catch (error) {
-            unreadable.set(artifact, `its verdict file is not valid (${messageOf(error)})`);
-        }
-    }
-    return { verdicts, unreadable, foreign, attempts };
-}
-/** The error a failed leg handed on, when it is a valid error file of that very leg. */
-function legErrorOf(text, artifact) {
-    try {
-        const error = parseHandOff(legErrorFileSchema, text, 'The leg error file');
-        return verdictArtifact(error.leg) === artifact ? error : null;
-    }
-    catch {
-        return null;
+    catch (error) {
+        if (error instanceof FanOutError)
+            return [];
+        throw error;
     }
 }
 
@@ -59333,6 +59883,8 @@ function onPath(program, path) {
 
 
 
+
+
 function isFanOutCommand(command) {
     return command === 'plan' || command === 'verify' || command === 'decide';
 }
@@ -59380,7 +59932,11 @@ async function handOnLegError(shared, handOff, error) {
 async function readOnlyJob(shared) {
     const { runContext, root, loopId, logger, io, redact } = shared;
     const { settings } = runContext;
-    const loaded = await loadActionConfig(settings, root, nodeWorkspace);
+    const loaded = await loadActionConfig(settings, root, nodeWorkspace, {
+        logger,
+        io,
+        hasStepSummary: runContext.hasStepSummary,
+    });
     const { config } = loaded;
     const isolation = announcedIsolation(settings.isolation, { logger, io });
     const { runnerTemp, audit, store } = await openLoopStore(runContext, { root, loopId, logger, redact });
@@ -59392,9 +59948,10 @@ async function readOnlyJob(shared) {
     }
     await removePersistedCredentials(git, logger);
     const branch = loopBranch(loopId);
+    // The patterns file, as the config, is the trusted ref's: read before the loop's branch is checked out.
+    const library = buildLibrary(await loadUserPatterns(config.patterns, root));
     const checkout = await checkoutLoopBranch(git, branch);
     io.info(`${checkout.created ? 'Started' : 'Continuing'} ${branch} at ${checkout.head ?? 'an empty history'}.`);
-    const library = buildLibrary(await loadUserPatterns(config.patterns, root));
     const input = {
         ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: true }),
         env: { ...runContext.env, ...settings.secrets },
@@ -59438,7 +59995,9 @@ async function planJob(shared, job, handOff) {
         ? await noPlan(job, gate.reason)
         : await planIteration({ ...job.input, branch: job.branch, bundleFile: handOff.bundle }, deps);
     await nodeWorkspace.writeText(handOff.plan, `${JSON.stringify(planned.plan, null, 2)}\n`);
-    const verify = planned.nothing === null;
+    // A plan with no leg (every check is verify-only, and the stage cannot reach VERIFY) runs no verify job:
+    // GitHub refuses an empty matrix. Decide judges the iteration with no check run.
+    const verify = planned.nothing === null && planned.plan.legs.length > 0;
     io.setOutput(Outputs.Matrix, JSON.stringify(matrixOf(planned.plan.legs)));
     io.setOutput(Outputs.Verify, String(verify));
     if (planned.plan.iteration !== null)
@@ -59447,9 +60006,12 @@ async function planJob(shared, job, handOff) {
         const { base, legs, iteration } = planned.plan;
         io.info(`Planned the baseline round before iteration ${iteration}: no work; ${legs.length} verify leg(s) measure the baseline at ${base?.slice(0, 12)}.`);
     }
-    else if (verify) {
+    else if (planned.nothing === null) {
         const { base, candidate, legs } = planned.plan;
-        io.info(`Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legs.length} verify leg(s).`);
+        const legsSaid = verify
+            ? `${legs.length} verify leg(s)`
+            : 'no verify leg (no check runs in this stage: each is verify-only); decide judges it';
+        io.info(`Planned iteration ${planned.plan.iteration}: candidate ${candidate?.slice(0, 12)} on ${base?.slice(0, 12)}${planned.bundled ? '' : ' (the work changed nothing)'}; ${legsSaid}.`);
     }
     else
         io.info(`No iteration to verify: ${planned.nothing}. Decide settles the loop.`);
@@ -59483,13 +60045,17 @@ async function verifyJob(shared, job, handOff) {
     // Emptied first: the leg's artifact holds its own verdict, nothing the check left in the folder.
     await nodeWorkspace.remove(handOff.verdictOut);
     await nodeWorkspace.makeDir(handOff.verdictOut);
-    await nodeWorkspace.writeText((0,external_node_path_.join)(handOff.verdictOut, `${leg.artifact}.json`), `${JSON.stringify(verdict)}\n`);
+    const text = `${JSON.stringify(verdict)}\n`;
+    await nodeWorkspace.writeText((0,external_node_path_.join)(handOff.verdictOut, `${leg.artifact}.json`), text);
     const { run } = verdict;
     const how = run.spawnError ?? (run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`);
     const where = plan.baseline
         ? `at the base ${plan.base.slice(0, 12)} (the baseline)`
         : `on ${plan.candidate.slice(0, 12)}`;
     io.info(`Leg ${leg.leg}: ${leg.check} ${where}: ${how}.`);
+    // In this job's own log, which no other job can write, after the check's processes ended: decide takes
+    // the leg's verdict only if its file is the one named here last (another job's upload in its place is not).
+    io.info(verdictDigestLine(leg.leg, (0,external_node_crypto_.createHash)('sha256').update(text, 'utf8').digest('hex')));
 }
 /** The plan's hand-off file, validated. */
 async function readPlan(handOff) {
@@ -59992,7 +60558,7 @@ async function sweep(run, root, deps) {
     if (run.hasStepSummary) {
         const rows = swept.map(row);
         const slotRows = slots.map(row);
-        await deps.io.writeSummary(`## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describe('…')}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
+        await deps.io.writeSummary(`## loop-controller sweep\n\n${swept.length} loop(s) in ${store.describeAll()}; ${dispatched.length} re-dispatched, ${failed.length} failed.\n\n` +
             (rows.length ? `| loop | outcome | why |\n| --- | --- | --- |\n${rows.join('\n')}\n` : '') +
             (slotRows.length
                 ? `\n### Slots (\`max-loops\`)\n\n| loop | slot | why |\n| --- | --- | --- |\n${slotRows.join('\n')}\n`
@@ -60064,6 +60630,48 @@ function actionsLogger(redact) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/app/reopen-asking.ts
+/**
+ * A job given a higher cap re-opens a capped loop (a dispatch's `max-iterations`); where the loop must ask
+ * for a slot before it runs (`max-loops`, `depends-on`) it asks as a resume does. The raised cap and the
+ * loop `queued`, asking for a slot, are saved together, so the job that later admits it from the line
+ * (dispatched with no cap) runs it under the raised one, and a job that fails before the loop has its
+ * slot leaves it where the sweeper sees it, never `running` with no job.
+ */
+
+
+
+
+/**
+ * Saves the loop re-opened by `cap` and asking for a slot (compare-and-swap, with the cap's and the
+ * re-opening's journey events). Returns the saved state, or null where the cap re-opens nothing (no loop,
+ * one not capped by its iteration cap, or a cap not above the iterations run): saved as it was.
+ */
+async function reopenAskingForSlot(input, deps) {
+    // Another job may save between this load and this save: the cap is given again to what it saved.
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await reopenOnce(input, deps);
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= reopen_asking_CONFLICT_ATTEMPTS)
+                throw error;
+        }
+    }
+}
+const reopen_asking_CONFLICT_ATTEMPTS = 5;
+async function reopenOnce(input, deps) {
+    const loaded = await deps.store.load(input.loopId);
+    if (!loaded || !capReopens(loaded.state, input.cap))
+        return null;
+    const now = deps.clock.now();
+    const changed = changeCap(loaded.state, input.cap, now);
+    const reopened = reopenIfCapRaised(changed.state, now);
+    const state = askingForSlot(reopened.state);
+    await saveWithEvents(input.loopId, state, [...changed.events, ...reopened.events], loaded.version, deps);
+    return state;
+}
+
 ;// CONCATENATED MODULE: ./src/main.ts
 /**
  * Composition root for the action: one controller iteration per job, or several within its budget.
@@ -60072,6 +60680,7 @@ function actionsLogger(redact) {
  * annotations, sticky comment, outputs) → re-dispatch while the loop continues. The jobs themselves
  * live in `src/action/`; `run()` is the only entry and holds the one top-level catch.
  */
+
 
 
 
@@ -60187,7 +60796,11 @@ async function runAction(unguardedIo, jobEnd) {
     if (isOrdinaryIssueEdit(runContext))
         return io.info('Nothing for the loop in this issues event: issues edited.');
     // The loop config comes from the ref that was checked out, before the loop's branch is.
-    const loaded = await loadActionConfig(settings, root, nodeWorkspace);
+    const loaded = await loadActionConfig(settings, root, nodeWorkspace, {
+        logger,
+        io,
+        hasStepSummary: runContext.hasStepSummary,
+    });
     const { config } = loaded;
     const isolation = announcedIsolation(settings.isolation, { logger, io });
     const { runnerTemp, loopDir, audit, store, auditSource, storeWarnings } = await openLoopStore(runContext, {
@@ -60208,6 +60821,8 @@ async function runAction(unguardedIo, jobEnd) {
         clock: systemClock,
         restoreAudit,
         reportRefusal: refuse,
+        resumeAsksForSlot: resumeAsksForSlot(runContext, { loopId, config }, store),
+        resumeLimits: { cap: loaded.capGiven, budget: loaded.policy.budget },
         // Before a person's command is saved (a resume would leave the loop running with no job) or a new loop
         // is: a preset named in the config alone, whose CLI no step installed, is refused (the issue is told)
         // and fails the job with what to set, as fan-out's plan does. An abort needs no agent.
@@ -60224,6 +60839,14 @@ async function runAction(unguardedIo, jobEnd) {
         // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
         await slots_releaseSlot(runContext, { loopId, root }, slotJob);
         return;
+    }
+    // A higher cap re-opening a capped loop asks for a slot as a resume does: the raised cap is saved first,
+    // for the job that admits the loop from the line (dispatched with no cap).
+    if (loaded.capGiven !== undefined && commandDeps.resumeAsksForSlot) {
+        await restoreAudit();
+        const reopened = await reopenAskingForSlot({ loopId, cap: loaded.capGiven }, { store, clock: systemClock, audit });
+        if (reopened)
+            io.info(`Loop ${loopId} is re-opened by the cap ${reopened.maxIterations}: it asks for a slot.`);
     }
     // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
     // Before a hand-over, so a resumed loop queues like a new one and is dispatched only with a slot.
@@ -60243,6 +60866,8 @@ async function runAction(unguardedIo, jobEnd) {
         networkEnv: pushAuthEnv(await remoteHost(root, runContext.serverUrl), settings.pushToken),
     });
     const branch = loopBranch(loopId);
+    // The patterns file, as the config, is the trusted ref's: read before the loop's branch is checked out.
+    const library = buildLibrary(await loadUserPatterns(config.patterns, root));
     const useGit = config.commit.enabled && (await git.isRepository());
     if (useGit)
         await removePersistedCredentials(git, logger);
@@ -60253,7 +60878,6 @@ async function runAction(unguardedIo, jobEnd) {
         });
     }
     await restoreAudit();
-    const library = buildLibrary(await loadUserPatterns(config.patterns, root));
     const iterate = iterationRunner({
         input: {
             ...runIterationInput(runContext, loaded, { library, loopId, root, runnerTemp, commit: useGit }),

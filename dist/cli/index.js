@@ -19347,7 +19347,7 @@ function validatePatternList(list, source) {
         const id = entry !== null && typeof entry === 'object' && 'id' in entry ? String(entry.id) : '';
         if (!result.success) {
             const problems = result.error.issues
-                .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(pattern)'}: ${issue.message}`)
+                .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(pattern)'}: ${issue.message}${gotAt(entry, issue.path)}`)
                 .join('; ');
             throw new PatternError(`Pattern #${index + 1}${id ? ` '${id}'` : ''} in ${source} is invalid: ${problems}.`);
         }
@@ -19356,6 +19356,13 @@ function validatePatternList(list, source) {
         seen.add(result.data.id);
         return result.data;
     });
+}
+/** `; got <value>` for the value at `path` in a pattern entry (`; got nothing` where there is none). */
+function gotAt(entry, path) {
+    let value = entry;
+    for (const part of path)
+        value = value !== null && typeof value === 'object' ? value[part] : undefined;
+    return `; got ${value === undefined ? 'nothing' : JSON.stringify(value)}`;
 }
 function pattern_library_describe(value) {
     if (value === null || value === undefined)
@@ -28119,402 +28126,6 @@ function resolvePipeline(pipeline) {
     return stages;
 }
 
-;// CONCATENATED MODULE: ./src/domain/engine/errors.ts
-/** A request the engine refuses (a command that does not fit the loop's state). The message says why. */
-class EngineError extends Error {
-    name = 'EngineError';
-}
-/**
- * Thrown by `beginIteration` when the loop has already run its last allowed iteration. The cap is
- * structural: no decision, state edit or retry can run iteration `maxIterations + 1`.
- */
-class CapExceededError extends EngineError {
-    name = 'CapExceededError';
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/iteration.ts
-
-/**
- * Called when an iteration starts: the next iteration number (above both `iteration` and
- * `claimedIteration`, so a lost write can never hand out a number twice), `claimedIteration`, the
- * decision. Throws {@link CapExceededError} past the cap: the cap is structural.
- */
-function beginIteration(state, decision, now) {
-    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
-        throw new EngineError(`an iteration runs only on an EXECUTE_STAGE or RETRY decision; got ${decision.kind}.`);
-    }
-    if (state.status !== 'running' && state.status !== 'waiting') {
-        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot start an iteration.`);
-    }
-    if (decision.stage !== state.stage) {
-        throw new EngineError(`the decision is for stage ${decision.stage}, but loop '${state.loopId}' is at ${state.stage}.`);
-    }
-    const iteration = Math.max(state.iteration, state.claimedIteration) + 1;
-    if (iteration > state.maxIterations) {
-        throw new CapExceededError(`loop '${state.loopId}' has run ${Math.max(state.iteration, state.claimedIteration)} of ` +
-            `${state.maxIterations} iterations (max-iterations); iteration ${iteration} would pass the cap.`);
-    }
-    return {
-        ...state,
-        iteration,
-        claimedIteration: iteration,
-        status: 'running',
-        statusReason: '',
-        updatedAt: now.toISOString(),
-        lastDecision: decisionRecord(decision),
-    };
-}
-/** A decision as recorded in state. ABORTED is not a recorded kind; callers record it as a status. */
-function decisionRecord(decision) {
-    const kind = decision.kind === 'ABORTED' ? 'ESCALATE' : decision.kind;
-    const record = { kind, reason: decision.reason };
-    if (decision.kind === 'EXECUTE_STAGE' || decision.kind === 'RETRY') {
-        record.stage = decision.stage;
-        record.capability = decision.capability;
-    }
-    if (decision.kind === 'RETRY')
-        record.strategy = decision.strategy;
-    if (decision.kind === 'WAIT_FOR_APPROVAL')
-        record.gate = decision.gate;
-    if (decision.kind === 'CAP_REACHED')
-        record.limit = decision.limit;
-    return record;
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/commands.ts
-
-
-const TERMINAL = ['complete', 'aborted'];
-function commands_event(state, at, type, message, data) {
-    return { at, iteration: state.iteration, type, message, ...(data ? { data } : {}) };
-}
-function requireText(value, what) {
-    const trimmed = value.trim();
-    if (trimmed === '')
-        throw new EngineError(`${what} must not be empty.`);
-    return trimmed;
-}
-function refuseTerminal(state, action) {
-    if (TERMINAL.includes(state.status)) {
-        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot ${action}.`);
-    }
-}
-/** After a gate changes: a loop that waited only on gates runs again once none is pending. */
-function settleAfterGates(state) {
-    const pending = Object.entries(state.gates).filter(([, g]) => g.status === 'pending');
-    if (state.status !== 'waiting' || pending.length > 0)
-        return state;
-    // SHIP waits for its merge, not for a gate.
-    if (state.stage === 'SHIP' && state.statusReason.startsWith('waiting for the pull request'))
-        return state;
-    return { ...state, status: 'running', statusReason: '' };
-}
-/** Approves a pending (or rejected) gate. Call `advance` afterwards to move on without an iteration. */
-function approveGate(state, gate, by, now) {
-    refuseTerminal(state, `approve gate '${gate}'`);
-    const approver = requireText(by, 'the approver');
-    const current = state.gates[gate];
-    if (!current) {
-        const pending = Object.keys(state.gates).filter((g) => state.gates[g]?.status === 'pending');
-        throw new EngineError(`loop '${state.loopId}' has no gate '${gate}' to approve; pending gates: ${pending.length > 0 ? pending.join(', ') : 'none'}.`);
-    }
-    if (current.status === 'approved') {
-        throw new EngineError(`gate '${gate}' is already approved (by ${current.decidedBy ?? 'someone'}).`);
-    }
-    const at = now.toISOString();
-    const next = settleAfterGates({
-        ...state,
-        updatedAt: at,
-        gates: { ...state.gates, [gate]: { ...current, status: 'approved', decidedBy: approver, decidedAt: at } },
-    });
-    return {
-        state: next,
-        events: [commands_event(state, at, 'approval', `gate '${gate}' approved by ${approver}`, { gate, by: approver })],
-    };
-}
-/** Rejects a pending gate: the loop goes BLOCKED until a person resumes it. */
-function rejectGate(state, gate, by, now) {
-    refuseTerminal(state, `reject gate '${gate}'`);
-    const rejecter = requireText(by, 'the person rejecting');
-    const current = state.gates[gate];
-    if (current?.status !== 'pending') {
-        throw new EngineError(`gate '${gate}' is ${current ? current.status : 'not raised'} in loop '${state.loopId}'; only a pending gate can be rejected.`);
-    }
-    const at = now.toISOString();
-    const reason = `gate '${gate}' was rejected by ${rejecter}`;
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'blocked',
-            statusReason: reason,
-            gates: { ...state.gates, [gate]: { ...current, status: 'rejected', decidedBy: rejecter, decidedAt: at } },
-        },
-        events: [commands_event(state, at, 'approval', reason, { gate, by: rejecter, rejected: true })],
-    };
-}
-/**
- * Skips a required task with a recorded reason. `knownTasks`, when given (the policy's task names),
- * refuses a name that is no task of this loop.
- */
-function skipTask(state, task, reason, by, now, knownTasks) {
-    refuseTerminal(state, `skip task '${task}'`);
-    const name = requireText(task, 'the task name');
-    const why = requireText(reason, `the reason for skipping '${name}' (--reason)`);
-    const who = requireText(by, 'who skips the task');
-    if (knownTasks && !knownTasks.includes(name)) {
-        throw new EngineError(`'${name}' is not a task of this loop; tasks: ${knownTasks.length > 0 ? knownTasks.join(', ') : 'none'}.`);
-    }
-    if (state.tasks.completed.includes(name))
-        throw new EngineError(`task '${name}' is already completed.`);
-    const skipped = state.tasks.skipped.find((s) => s.task === name);
-    if (skipped)
-        throw new EngineError(`task '${name}' is already skipped (by ${skipped.by}: ${skipped.reason}).`);
-    const at = now.toISOString();
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            tasks: { ...state.tasks, skipped: [...state.tasks.skipped, { task: name, reason: why, by: who, at }] },
-        },
-        events: [commands_event(state, at, 'task-skipped', `task '${name}' skipped by ${who}: ${why}`, { task: name, by: who })],
-    };
-}
-/**
- * Resumes a blocked, waiting or capped loop. The open failure is closed (a person has acted on it), the
- * per-failure counters start over and the strategies tried are forgotten; the total failure count is
- * kept. Rejected gates are cleared, so they are raised again when their trigger fires. A capped loop
- * stays capped unless its limits were raised: `decide` checks them again.
- */
-function resume(state, by, now) {
-    refuseTerminal(state, 'resume');
-    const who = requireText(by, 'who resumes the loop');
-    if (state.status === 'running') {
-        throw new EngineError(`loop '${state.loopId}' is already running; there is nothing to resume.`);
-    }
-    const at = now.toISOString();
-    const current = state.failures.current;
-    const gates = Object.fromEntries(Object.entries(state.gates).filter(([, g]) => g.status !== 'rejected'));
-    const pendingGates = Object.keys(gates).filter((name) => gates[name]?.status === 'pending');
-    const waitingOnGates = pendingGates.length > 0;
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: waitingOnGates ? 'waiting' : 'running',
-            statusReason: waitingOnGates ? `waiting for approval: ${pendingGates.map((g) => `'${g}'`).join(', ')}` : '',
-            gates,
-            failures: {
-                ...state.failures,
-                current: null,
-                consecutive: 0,
-                sameError: 0,
-                tried: [],
-                history: current
-                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
-                        ? { ...r, resolution: 'escalated' }
-                        : r)
-                    : state.failures.history,
-            },
-        },
-        events: [
-            commands_event(state, at, 'resumed', `resumed by ${who} (was ${state.status}: ${state.statusReason || 'no reason recorded'})`, { by: who }),
-        ],
-    };
-}
-/** Aborts the loop for good; `reason`, when given, is recorded with who aborted it. */
-function abort(state, by, now, reason) {
-    refuseTerminal(state, 'be aborted');
-    const who = requireText(by, 'who aborts the loop');
-    const why = reason?.trim() ?? '';
-    const at = now.toISOString();
-    const message = `aborted by ${who}${why ? `: ${why}` : ''}`;
-    return {
-        state: { ...state, updatedAt: at, status: 'aborted', statusReason: message },
-        events: [commands_event(state, at, 'aborted', message, { by: who, ...(why ? { reason: why } : {}) })],
-    };
-}
-/** Records a CAP_REACHED decision: the loop stops as `capped`, naming the limit. */
-function markCapped(state, decision, now) {
-    if (decision.kind !== 'CAP_REACHED')
-        throw new EngineError(`markCapped needs a CAP_REACHED decision; got ${decision.kind}.`);
-    refuseTerminal(state, 'be capped');
-    const at = now.toISOString();
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'capped',
-            statusReason: decision.reason,
-            lastDecision: decisionRecord(decision),
-        },
-        events: [
-            commands_event(state, at, 'capped', `CAP_REACHED (${decision.limit}): ${decision.reason}`, { limit: decision.limit }),
-        ],
-    };
-}
-/** Records completion: SHIP's pull request merged, or a COMPLETE decision. */
-function markComplete(state, now) {
-    if (state.status === 'aborted')
-        throw new EngineError(`loop '${state.loopId}' is aborted; it cannot complete.`);
-    if (state.status === 'complete')
-        return { state, events: [] };
-    const at = now.toISOString();
-    const stages = { ...state.stages };
-    for (const stage of state.pipeline) {
-        const entry = stages[stage];
-        if (entry?.status !== 'skipped')
-            stages[stage] = { ...entry, status: 'done', completedAt: entry?.completedAt ?? at };
-    }
-    const reason = state.stage === 'SHIP' ? 'the pull request is merged' : 'every stage is done';
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            stage: 'COMPLETE',
-            stageEnteredAt: state.stage === 'COMPLETE' ? state.stageEnteredAt : at,
-            stages,
-            status: 'complete',
-            statusReason: reason,
-            pullRequest: state.pullRequest && state.stage === 'SHIP' ? { ...state.pullRequest, merged: true } : state.pullRequest,
-            lastDecision: { kind: 'COMPLETE', reason },
-        },
-        events: [commands_event(state, at, 'completed', `COMPLETE: ${reason}`)],
-    };
-}
-/** Records an escalation: the loop goes BLOCKED with the reason; the open failure is escalated. */
-function markBlocked(state, reason, now) {
-    refuseTerminal(state, 'be blocked');
-    const why = requireText(reason, 'the reason for blocking');
-    const at = now.toISOString();
-    const current = state.failures.current;
-    const escalated = current?.resolution === 'open' ? { ...current, resolution: 'escalated' } : current;
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'blocked',
-            statusReason: why,
-            lastDecision: { kind: 'ESCALATE', reason: why },
-            failures: {
-                ...state.failures,
-                current: escalated,
-                history: current && escalated !== current
-                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
-                        ? { ...r, resolution: 'escalated' }
-                        : r)
-                    : state.failures.history,
-            },
-        },
-        events: [commands_event(state, at, 'escalated', `BLOCKED: ${why}`, { reason: why })],
-    };
-}
-/** Raises (or keeps) a pending gate and makes the loop wait for it. */
-function markWaiting(state, gate, reason, now) {
-    refuseTerminal(state, `wait for gate '${gate}'`);
-    const name = requireText(gate, 'the gate name');
-    const at = now.toISOString();
-    const existing = state.gates[name];
-    const pending = existing?.status === 'pending' ? existing : { status: 'pending', reason: reason.trim(), requestedAt: at };
-    return {
-        state: {
-            ...state,
-            updatedAt: at,
-            status: 'waiting',
-            statusReason: `waiting for approval: '${name}'${reason.trim() ? ` (${reason.trim()})` : ''}`,
-            gates: { ...state.gates, [name]: pending },
-            lastDecision: { kind: 'WAIT_FOR_APPROVAL', gate: name, reason: reason.trim() || `gate '${name}' needs approval` },
-        },
-        events: existing?.status === 'pending'
-            ? []
-            : [commands_event(state, at, 'gate', `gate '${name}' raised: ${reason.trim()}`, { gate: name })],
-    };
-}
-/**
- * A person gave this run an iteration cap that differs from the loop's (a flag, an input, the config):
- * it becomes the loop's cap. Raising it lets a capped loop go on once resumed; lowering it below the
- * iterations already run caps the loop at its next decision. The cap cannot go below 1.
- */
-function changeCap(state, cap, now) {
-    if (!Number.isInteger(cap) || cap < 1)
-        throw new EngineError(`an iteration cap must be a whole number >= 1; got ${cap}.`);
-    if (cap === state.maxIterations)
-        return { state, events: [] };
-    const at = now.toISOString();
-    return {
-        state: { ...state, maxIterations: cap, updatedAt: at },
-        events: [
-            commands_event(state, at, 'cap-changed', `iteration cap ${state.maxIterations} -> ${cap} (given to this run)`, {
-                from: state.maxIterations,
-                to: cap,
-            }),
-        ],
-    };
-}
-/**
- * The last iteration's commits never reached the loop's branch: the job that made them was lost after
- * the save and before its push. The state forgets them, so state and branch agree again; the iteration
- * still counts against the cap (its time was spent), and the next iteration redoes the work from the
- * branch as it is.
- */
-function forgetLostCheckpoint(state, branch, now) {
-    const last = state.checkpoints.at(-1);
-    if (!last)
-        return { state, events: [] };
-    const lost = state.checkpoints.filter((c) => c.iteration === last.iteration);
-    const at = now.toISOString();
-    return {
-        state: { ...state, checkpoints: state.checkpoints.filter((c) => c.iteration !== last.iteration), updatedAt: at },
-        events: [
-            commands_event(state, at, 'commit-lost', `iteration ${last.iteration}'s commit ${lost.map((c) => c.commit.slice(0, 12)).join(', ')} never reached ${branch} (its job was lost before the push): the next iteration redoes its work`, { iteration: last.iteration, commits: lost.map((c) => c.commit) }),
-        ],
-    };
-}
-
-;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
-/** How many entries each list keeps. */
-const COMPACTION_LIMITS = {
-    usageLog: 100,
-    failureHistory: 50,
-    attempts: 100,
-    checkpoints: 100,
-    /** Tokens kept per failure record once it is closed (open ones keep all, for the same-error rule). */
-    closedFailureTokens: 40,
-};
-/** Returns a state with its lists trimmed to {@link COMPACTION_LIMITS}; the input is not changed. */
-function compactState(state) {
-    const { usageLog, failureHistory, attempts, checkpoints, closedFailureTokens } = COMPACTION_LIMITS;
-    const usageDropped = Math.max(0, state.usage.log.length - usageLog);
-    const historyDropped = Math.max(0, state.failures.history.length - failureHistory);
-    const needsWork = usageDropped > 0 ||
-        historyDropped > 0 ||
-        state.metrics.attempts.length > attempts ||
-        state.checkpoints.length > checkpoints ||
-        state.failures.history.some((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens);
-    if (!needsWork)
-        return state;
-    return {
-        ...state,
-        usage: {
-            ...state.usage,
-            log: state.usage.log.slice(usageDropped),
-            compacted: state.usage.compacted + usageDropped,
-        },
-        failures: {
-            ...state.failures,
-            // Keep the tail: circular-failure detection and the handoff read the most recent records.
-            history: state.failures.history
-                .slice(historyDropped)
-                .map((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens
-                ? { ...r, tokens: r.tokens.slice(0, closedFailureTokens) }
-                : r),
-            compacted: state.failures.compacted + historyDropped,
-        },
-        metrics: { ...state.metrics, attempts: state.metrics.attempts.slice(-attempts) },
-        checkpoints: state.checkpoints.slice(-checkpoints),
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/domain/engine/pipeline.ts
 /**
  * Where the loop goes next and what leaving a stage requires. Pure.
@@ -28659,10 +28270,11 @@ function reachesVerification(stage, results, state, policy) {
  * 2. aborted, or a stop requested (observation or `stop: true` in the policy) -> ABORTED;
  * 3. BLOCKED -> WAIT_FOR_HUMAN;
  * 4. SHIP with its pull request merged -> COMPLETE (it costs no iteration, so it precedes gates and caps);
- * 5. a pending required gate -> WAIT_FOR_APPROVAL; SHIP done and waiting for the merge -> WAIT_FOR_HUMAN;
- * 6. the iteration cap or a budget -> CAP_REACHED (naming the limit);
- * 7. an open failure -> RETRY (within budget) or ESCALATE;
- * 8. otherwise EXECUTE_STAGE with the current stage and capability.
+ * 5. a capped loop -> CAP_REACHED: it stays capped until a person lifts its limit (see `capped.ts`);
+ * 6. a pending required gate -> WAIT_FOR_APPROVAL; SHIP done and waiting for the merge -> WAIT_FOR_HUMAN;
+ * 7. the iteration cap or a budget -> CAP_REACHED (naming the limit);
+ * 8. an open failure -> RETRY (within budget) or ESCALATE;
+ * 9. otherwise EXECUTE_STAGE with the current stage and capability.
  *
  * The minutes budget counts `usage.wallMs`, the time iterations actually spent (controller and
  * commands; a fan-out iteration's plan, slowest verify leg and decide, see `fan-out-time.ts`), not the
@@ -28689,6 +28301,14 @@ function decide(state, observations, policy) {
     if (state.stage === 'SHIP' && merged) {
         const pr = state.pullRequest ? ` #${state.pullRequest.number}` : '';
         return { kind: 'COMPLETE', reason: `the pull request${pr} is merged` };
+    }
+    if (state.status === 'capped') {
+        // Its limit raised since (a budget in the config) without a resume: the loop waits for the person.
+        return (capReached(state, policy) ?? {
+            kind: 'CAP_REACHED',
+            limit: cappedBy(state) ?? 'iterations',
+            reason: `${state.statusReason || 'the loop is capped'}; that limit is raised since: resume the loop to go on`,
+        });
     }
     const pending = pendingRequiredGates(state, policy);
     const gate = pending[0];
@@ -28792,6 +28412,17 @@ function capReached(state, policy) {
     }
     return null;
 }
+const CAP_LIMITS = ['iterations', 'minutes', 'tokens', 'cost'];
+/**
+ * The limit that capped the loop, as its CAP_REACHED decision recorded it; null when it is not capped.
+ * A capped state without the record (older states) was capped by its iterations.
+ */
+function cappedBy(state) {
+    if (state.status !== 'capped')
+        return null;
+    const limit = state.lastDecision?.kind === 'CAP_REACHED' ? state.lastDecision.limit : undefined;
+    return limit !== undefined && CAP_LIMITS.includes(limit) ? limit : 'iterations';
+}
 /** `retry_with_backoff` waits backoff x 2^(n-1) before its n-th use on this failure; others do not wait. */
 function backoffMs(strategy, state, policy) {
     if (strategy !== 'retry_with_backoff')
@@ -28804,6 +28435,476 @@ function decide_round(value) {
 }
 function decide_plural(count, word, many = `${word}s`) {
     return `${count} ${count === 1 ? word : many}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/errors.ts
+/** A request the engine refuses (a command that does not fit the loop's state). The message says why. */
+class EngineError extends Error {
+    name = 'EngineError';
+}
+/**
+ * Thrown by `beginIteration` when the loop has already run its last allowed iteration. The cap is
+ * structural: no decision, state edit or retry can run iteration `maxIterations + 1`.
+ */
+class CapExceededError extends EngineError {
+    name = 'CapExceededError';
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/capped.ts
+
+
+/** A resume refused because the limit that capped the loop is still reached; the message says what to raise. */
+class CappedResumeError extends EngineError {
+    limit;
+    iterationsRun;
+    name = 'CappedResumeError';
+    constructor(message, limit, 
+    /** The iterations the loop ran: a cap must lie above them. */
+    iterationsRun) {
+        super(message);
+        this.limit = limit;
+        this.iterationsRun = iterationsRun;
+    }
+}
+/** Where each budget is set, for the message that says to raise it. */
+const BUDGET_SETTINGS = {
+    minutes: 'budget.minutes',
+    tokens: 'budget.tokens',
+    cost: 'budget.cost-usd',
+};
+/** The iterations a loop has run or claimed: a cap must lie above them for another to start. */
+function iterationsRun(state) {
+    return Math.max(state.iteration, state.claimedIteration);
+}
+/**
+ * Whether a cap given to a job re-opens the loop: its iteration cap capped it, and the cap lies above the
+ * iterations it ran. Asked before the cap is applied, by a job that must ask for a slot before the loop
+ * runs again (as a resume does).
+ */
+function capReopens(state, cap) {
+    return cappedBy(state) === 'iterations' && cap > iterationsRun(state);
+}
+/**
+ * After a cap was given (see `changeCap`): a loop its iteration cap capped runs again when the cap now
+ * lies above the iterations it ran. A loop a budget capped stays capped: its budget needs raising.
+ */
+function reopenIfCapRaised(state, now) {
+    const run = iterationsRun(state);
+    if (!capReopens(state, state.maxIterations))
+        return { state, events: [] };
+    const at = now.toISOString();
+    const message = `re-opened: the iteration cap is now ${state.maxIterations}, above the ${run} iterations run (was capped: ${state.statusReason || 'the iteration cap'})`;
+    return {
+        state: { ...state, status: 'running', statusReason: '', updatedAt: at },
+        events: [
+            { at, iteration: state.iteration, type: 'resumed', message, data: { reopened: true, cap: state.maxIterations } },
+        ],
+    };
+}
+/**
+ * Why a capped loop cannot be resumed as it is (a limit is still reached under the loop's cap and
+ * `budget`, the config's), or null: a resume would only cap it again at once.
+ */
+function cappedResumeError(state, budget) {
+    if (cappedBy(state) === null)
+        return null;
+    const reached = capReached(state, { budget });
+    if (reached === null)
+        return null;
+    const what = `loop '${state.loopId}' is capped: ${reached.reason}`;
+    if (reached.limit === 'iterations') {
+        return new CappedResumeError(`${what}. A resume alone would cap it again at once: resume it with a higher cap (max-iterations above ${iterationsRun(state)}).`, reached.limit, iterationsRun(state));
+    }
+    return new CappedResumeError(`${what}. A resume alone would cap it again at once: raise ${BUDGET_SETTINGS[reached.limit]} in the loop config, then resume it.`, reached.limit, iterationsRun(state));
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/iteration.ts
+
+/**
+ * Called when an iteration starts: the next iteration number (above both `iteration` and
+ * `claimedIteration`, so a lost write can never hand out a number twice), `claimedIteration`, the
+ * decision. Throws {@link CapExceededError} past the cap: the cap is structural.
+ */
+function beginIteration(state, decision, now) {
+    if (decision.kind !== 'EXECUTE_STAGE' && decision.kind !== 'RETRY') {
+        throw new EngineError(`an iteration runs only on an EXECUTE_STAGE or RETRY decision; got ${decision.kind}.`);
+    }
+    if (state.status !== 'running' && state.status !== 'waiting') {
+        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot start an iteration.`);
+    }
+    if (decision.stage !== state.stage) {
+        throw new EngineError(`the decision is for stage ${decision.stage}, but loop '${state.loopId}' is at ${state.stage}.`);
+    }
+    const iteration = Math.max(state.iteration, state.claimedIteration) + 1;
+    if (iteration > state.maxIterations) {
+        throw new CapExceededError(`loop '${state.loopId}' has run ${Math.max(state.iteration, state.claimedIteration)} of ` +
+            `${state.maxIterations} iterations (max-iterations); iteration ${iteration} would pass the cap.`);
+    }
+    return {
+        ...state,
+        iteration,
+        claimedIteration: iteration,
+        status: 'running',
+        statusReason: '',
+        updatedAt: now.toISOString(),
+        lastDecision: decisionRecord(decision),
+    };
+}
+/** A decision as recorded in state. ABORTED is not a recorded kind; callers record it as a status. */
+function decisionRecord(decision) {
+    const kind = decision.kind === 'ABORTED' ? 'ESCALATE' : decision.kind;
+    const record = { kind, reason: decision.reason };
+    if (decision.kind === 'EXECUTE_STAGE' || decision.kind === 'RETRY') {
+        record.stage = decision.stage;
+        record.capability = decision.capability;
+    }
+    if (decision.kind === 'RETRY')
+        record.strategy = decision.strategy;
+    if (decision.kind === 'WAIT_FOR_APPROVAL')
+        record.gate = decision.gate;
+    if (decision.kind === 'CAP_REACHED')
+        record.limit = decision.limit;
+    return record;
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/commands.ts
+
+
+
+const TERMINAL = ['complete', 'aborted'];
+function commands_event(state, at, type, message, data) {
+    return { at, iteration: state.iteration, type, message, ...(data ? { data } : {}) };
+}
+function requireText(value, what) {
+    const trimmed = value.trim();
+    if (trimmed === '')
+        throw new EngineError(`${what} must not be empty.`);
+    return trimmed;
+}
+function refuseTerminal(state, action) {
+    if (TERMINAL.includes(state.status)) {
+        throw new EngineError(`loop '${state.loopId}' is ${state.status}; it cannot ${action}.`);
+    }
+}
+/** After a gate changes: a loop that waited only on gates runs again once none is pending. */
+function settleAfterGates(state) {
+    const pending = Object.entries(state.gates).filter(([, g]) => g.status === 'pending');
+    if (state.status !== 'waiting' || pending.length > 0)
+        return state;
+    // SHIP waits for its merge, not for a gate.
+    if (state.stage === 'SHIP' && state.statusReason.startsWith('waiting for the pull request'))
+        return state;
+    return { ...state, status: 'running', statusReason: '' };
+}
+/** Approves a pending (or rejected) gate. Call `advance` afterwards to move on without an iteration. */
+function approveGate(state, gate, by, now) {
+    refuseTerminal(state, `approve gate '${gate}'`);
+    const approver = requireText(by, 'the approver');
+    const current = state.gates[gate];
+    if (!current) {
+        const pending = Object.keys(state.gates).filter((g) => state.gates[g]?.status === 'pending');
+        throw new EngineError(`loop '${state.loopId}' has no gate '${gate}' to approve; pending gates: ${pending.length > 0 ? pending.join(', ') : 'none'}.`);
+    }
+    if (current.status === 'approved') {
+        throw new EngineError(`gate '${gate}' is already approved (by ${current.decidedBy ?? 'someone'}).`);
+    }
+    const at = now.toISOString();
+    const next = settleAfterGates({
+        ...state,
+        updatedAt: at,
+        gates: { ...state.gates, [gate]: { ...current, status: 'approved', decidedBy: approver, decidedAt: at } },
+    });
+    return {
+        state: next,
+        events: [commands_event(state, at, 'approval', `gate '${gate}' approved by ${approver}`, { gate, by: approver })],
+    };
+}
+/** Rejects a pending gate: the loop goes BLOCKED until a person resumes it. */
+function rejectGate(state, gate, by, now) {
+    refuseTerminal(state, `reject gate '${gate}'`);
+    const rejecter = requireText(by, 'the person rejecting');
+    const current = state.gates[gate];
+    if (current?.status !== 'pending') {
+        throw new EngineError(`gate '${gate}' is ${current ? current.status : 'not raised'} in loop '${state.loopId}'; only a pending gate can be rejected.`);
+    }
+    const at = now.toISOString();
+    const reason = `gate '${gate}' was rejected by ${rejecter}`;
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'blocked',
+            statusReason: reason,
+            gates: { ...state.gates, [gate]: { ...current, status: 'rejected', decidedBy: rejecter, decidedAt: at } },
+        },
+        events: [commands_event(state, at, 'approval', reason, { gate, by: rejecter, rejected: true })],
+    };
+}
+/**
+ * Skips a required task with a recorded reason. `knownTasks`, when given (the policy's task names),
+ * refuses a name that is no task of this loop.
+ */
+function skipTask(state, task, reason, by, now, knownTasks) {
+    refuseTerminal(state, `skip task '${task}'`);
+    const name = requireText(task, 'the task name');
+    const why = requireText(reason, `the reason for skipping '${name}' (--reason)`);
+    const who = requireText(by, 'who skips the task');
+    if (knownTasks && !knownTasks.includes(name)) {
+        throw new EngineError(`'${name}' is not a task of this loop; tasks: ${knownTasks.length > 0 ? knownTasks.join(', ') : 'none'}.`);
+    }
+    if (state.tasks.completed.includes(name))
+        throw new EngineError(`task '${name}' is already completed.`);
+    const skipped = state.tasks.skipped.find((s) => s.task === name);
+    if (skipped)
+        throw new EngineError(`task '${name}' is already skipped (by ${skipped.by}: ${skipped.reason}).`);
+    const at = now.toISOString();
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            tasks: { ...state.tasks, skipped: [...state.tasks.skipped, { task: name, reason: why, by: who, at }] },
+        },
+        events: [commands_event(state, at, 'task-skipped', `task '${name}' skipped by ${who}: ${why}`, { task: name, by: who })],
+    };
+}
+/**
+ * Resumes a blocked, waiting or capped loop. The open failure is closed (a person has acted on it), the
+ * per-failure counters start over and the strategies tried are forgotten; the total failure count is
+ * kept. Rejected gates are cleared, so they are raised again when their trigger fires. A capped loop
+ * resumes only once the limit that capped it is lifted (a higher cap given first with `changeCap`, or
+ * `budget`, the config's, raised); else it throws {@link CappedResumeError} saying what to raise.
+ */
+function resume(state, by, now, budget = {}) {
+    refuseTerminal(state, 'resume');
+    const who = requireText(by, 'who resumes the loop');
+    if (state.status === 'running') {
+        throw new EngineError(`loop '${state.loopId}' is already running; there is nothing to resume.`);
+    }
+    const stillCapped = cappedResumeError(state, budget);
+    if (stillCapped)
+        throw stillCapped;
+    const at = now.toISOString();
+    const current = state.failures.current;
+    const gates = Object.fromEntries(Object.entries(state.gates).filter(([, g]) => g.status !== 'rejected'));
+    const pendingGates = Object.keys(gates).filter((name) => gates[name]?.status === 'pending');
+    const waitingOnGates = pendingGates.length > 0;
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: waitingOnGates ? 'waiting' : 'running',
+            statusReason: waitingOnGates ? `waiting for approval: ${pendingGates.map((g) => `'${g}'`).join(', ')}` : '',
+            gates,
+            failures: {
+                ...state.failures,
+                current: null,
+                consecutive: 0,
+                sameError: 0,
+                tried: [],
+                history: current
+                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
+                        ? { ...r, resolution: 'escalated' }
+                        : r)
+                    : state.failures.history,
+            },
+        },
+        events: [
+            commands_event(state, at, 'resumed', `resumed by ${who} (was ${state.status}: ${state.statusReason || 'no reason recorded'})`, { by: who }),
+        ],
+    };
+}
+/** Aborts the loop for good; `reason`, when given, is recorded with who aborted it. */
+function abort(state, by, now, reason) {
+    refuseTerminal(state, 'be aborted');
+    const who = requireText(by, 'who aborts the loop');
+    const why = reason?.trim() ?? '';
+    const at = now.toISOString();
+    const message = `aborted by ${who}${why ? `: ${why}` : ''}`;
+    return {
+        state: { ...state, updatedAt: at, status: 'aborted', statusReason: message },
+        events: [commands_event(state, at, 'aborted', message, { by: who, ...(why ? { reason: why } : {}) })],
+    };
+}
+/** Records a CAP_REACHED decision: the loop stops as `capped`, naming the limit. */
+function markCapped(state, decision, now) {
+    if (decision.kind !== 'CAP_REACHED')
+        throw new EngineError(`markCapped needs a CAP_REACHED decision; got ${decision.kind}.`);
+    refuseTerminal(state, 'be capped');
+    const at = now.toISOString();
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'capped',
+            statusReason: decision.reason,
+            lastDecision: decisionRecord(decision),
+        },
+        events: [
+            commands_event(state, at, 'capped', `CAP_REACHED (${decision.limit}): ${decision.reason}`, { limit: decision.limit }),
+        ],
+    };
+}
+/** Records completion: SHIP's pull request merged, or a COMPLETE decision. */
+function markComplete(state, now) {
+    if (state.status === 'aborted')
+        throw new EngineError(`loop '${state.loopId}' is aborted; it cannot complete.`);
+    if (state.status === 'complete')
+        return { state, events: [] };
+    const at = now.toISOString();
+    const stages = { ...state.stages };
+    for (const stage of state.pipeline) {
+        const entry = stages[stage];
+        if (entry?.status !== 'skipped')
+            stages[stage] = { ...entry, status: 'done', completedAt: entry?.completedAt ?? at };
+    }
+    const reason = state.stage === 'SHIP' ? 'the pull request is merged' : 'every stage is done';
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            stage: 'COMPLETE',
+            stageEnteredAt: state.stage === 'COMPLETE' ? state.stageEnteredAt : at,
+            stages,
+            status: 'complete',
+            statusReason: reason,
+            pullRequest: state.pullRequest && state.stage === 'SHIP' ? { ...state.pullRequest, merged: true } : state.pullRequest,
+            lastDecision: { kind: 'COMPLETE', reason },
+        },
+        events: [commands_event(state, at, 'completed', `COMPLETE: ${reason}`)],
+    };
+}
+/** Records an escalation: the loop goes BLOCKED with the reason; the open failure is escalated. */
+function markBlocked(state, reason, now) {
+    refuseTerminal(state, 'be blocked');
+    const why = requireText(reason, 'the reason for blocking');
+    const at = now.toISOString();
+    const current = state.failures.current;
+    const escalated = current?.resolution === 'open' ? { ...current, resolution: 'escalated' } : current;
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'blocked',
+            statusReason: why,
+            lastDecision: { kind: 'ESCALATE', reason: why },
+            failures: {
+                ...state.failures,
+                current: escalated,
+                history: current && escalated !== current
+                    ? state.failures.history.map((r) => r.resolution === 'open' && r.check === current.check && r.pattern === current.pattern
+                        ? { ...r, resolution: 'escalated' }
+                        : r)
+                    : state.failures.history,
+            },
+        },
+        events: [commands_event(state, at, 'escalated', `BLOCKED: ${why}`, { reason: why })],
+    };
+}
+/** Raises (or keeps) a pending gate and makes the loop wait for it. */
+function markWaiting(state, gate, reason, now) {
+    refuseTerminal(state, `wait for gate '${gate}'`);
+    const name = requireText(gate, 'the gate name');
+    const at = now.toISOString();
+    const existing = state.gates[name];
+    const pending = existing?.status === 'pending' ? existing : { status: 'pending', reason: reason.trim(), requestedAt: at };
+    return {
+        state: {
+            ...state,
+            updatedAt: at,
+            status: 'waiting',
+            statusReason: `waiting for approval: '${name}'${reason.trim() ? ` (${reason.trim()})` : ''}`,
+            gates: { ...state.gates, [name]: pending },
+            lastDecision: { kind: 'WAIT_FOR_APPROVAL', gate: name, reason: reason.trim() || `gate '${name}' needs approval` },
+        },
+        events: existing?.status === 'pending'
+            ? []
+            : [commands_event(state, at, 'gate', `gate '${name}' raised: ${reason.trim()}`, { gate: name })],
+    };
+}
+/**
+ * A person gave this run an iteration cap that differs from the loop's (a flag, an input): it becomes
+ * the loop's cap. Raising it above the iterations run lets a loop the cap capped go on (see
+ * `reopenIfCapRaised`, `resume`); lowering it below them caps the loop at its next decision. The cap
+ * cannot go below 1.
+ */
+function changeCap(state, cap, now, reason) {
+    if (!Number.isInteger(cap) || cap < 1)
+        throw new EngineError(`an iteration cap must be a whole number >= 1; got ${cap}.`);
+    const why = reason?.trim();
+    // A cap above the limit without a reason is the caller's to refuse (capNeedsReason); a reason given
+    // with a new cap is kept with it, replacing the one the loop started with.
+    if (cap === state.maxIterations && (!why || why === state.capReason))
+        return { state, events: [] };
+    const at = now.toISOString();
+    return {
+        state: { ...state, maxIterations: cap, ...(why ? { capReason: why } : {}), updatedAt: at },
+        events: [
+            commands_event(state, at, 'cap-changed', `iteration cap ${state.maxIterations} -> ${cap} (given to this run)${why ? `: ${why}` : ''}`, { from: state.maxIterations, to: cap, ...(why ? { reason: why } : {}) }),
+        ],
+    };
+}
+/**
+ * The last iteration's commits never reached the loop's branch: the job that made them was lost after
+ * the save and before its push. The state forgets them, so state and branch agree again; the iteration
+ * still counts against the cap (its time was spent), and the next iteration redoes the work from the
+ * branch as it is.
+ */
+function forgetLostCheckpoint(state, branch, now) {
+    const last = state.checkpoints.at(-1);
+    if (!last)
+        return { state, events: [] };
+    const lost = state.checkpoints.filter((c) => c.iteration === last.iteration);
+    const at = now.toISOString();
+    return {
+        state: { ...state, checkpoints: state.checkpoints.filter((c) => c.iteration !== last.iteration), updatedAt: at },
+        events: [
+            commands_event(state, at, 'commit-lost', `iteration ${last.iteration}'s commit ${lost.map((c) => c.commit.slice(0, 12)).join(', ')} never reached ${branch} (its job was lost before the push): the next iteration redoes its work`, { iteration: last.iteration, commits: lost.map((c) => c.commit) }),
+        ],
+    };
+}
+
+;// CONCATENATED MODULE: ./src/domain/engine/compact.ts
+/** How many entries each list keeps. */
+const COMPACTION_LIMITS = {
+    usageLog: 100,
+    failureHistory: 50,
+    attempts: 100,
+    checkpoints: 100,
+    /** Tokens kept per failure record once it is closed (open ones keep all, for the same-error rule). */
+    closedFailureTokens: 40,
+};
+/** Returns a state with its lists trimmed to {@link COMPACTION_LIMITS}; the input is not changed. */
+function compactState(state) {
+    const { usageLog, failureHistory, attempts, checkpoints, closedFailureTokens } = COMPACTION_LIMITS;
+    const usageDropped = Math.max(0, state.usage.log.length - usageLog);
+    const historyDropped = Math.max(0, state.failures.history.length - failureHistory);
+    const needsWork = usageDropped > 0 ||
+        historyDropped > 0 ||
+        state.metrics.attempts.length > attempts ||
+        state.checkpoints.length > checkpoints ||
+        state.failures.history.some((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens);
+    if (!needsWork)
+        return state;
+    return {
+        ...state,
+        usage: {
+            ...state.usage,
+            log: state.usage.log.slice(usageDropped),
+            compacted: state.usage.compacted + usageDropped,
+        },
+        failures: {
+            ...state.failures,
+            // Keep the tail: circular-failure detection and the handoff read the most recent records.
+            history: state.failures.history
+                .slice(historyDropped)
+                .map((r) => r.resolution !== 'open' && r.tokens.length > closedFailureTokens
+                ? { ...r, tokens: r.tokens.slice(0, closedFailureTokens) }
+                : r),
+            compacted: state.failures.compacted + historyDropped,
+        },
+        metrics: { ...state.metrics, attempts: state.metrics.attempts.slice(-attempts) },
+        checkpoints: state.checkpoints.slice(-checkpoints),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/domain/loop-config.ts
@@ -30456,6 +30557,121 @@ function summarizeNextAction(state, decision) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/domain/slot-sweep.ts
+/**
+ * Whether the sweeper frees, restarts or keeps `facts.holder`'s slot. A running loop whose next
+ * iteration is dispatched is the dispatch sweep's (`domain/sweep.ts`: re-dispatched when the dispatch
+ * failed or went stale), unless the run that took that dispatch is over without success: BLOCKED, as
+ * any job that died holding a slot; one at a gate keeps its slot by design. A run that ended `success` without
+ * dispatching the next iteration is a workflow with `dispatch: false`, not a death: kept.
+ */
+function judgeHolder(facts, now, staleAfterMs) {
+    const { holder, state, run } = facts;
+    const runName = holder.run ? `run ${holder.run}` : 'its run';
+    if (!state)
+        return { kind: 'free', reason: 'it has no state' };
+    if (state.status === 'complete' || state.status === 'blocked' || state.status === 'capped') {
+        return { kind: 'free', reason: `it is ${state.status}` };
+    }
+    if (state.status === 'aborted') {
+        if (holder.stopping && run?.kind === 'active') {
+            return { kind: 'keep', reason: `aborted; ${runName} still runs its iteration (${run.status})` };
+        }
+        return { kind: 'free', reason: 'it is aborted and no job of it runs' };
+    }
+    if (state.status === 'waiting')
+        return { kind: 'keep', reason: 'it waits for a person, holding its slot' };
+    if (state.status === 'queued') {
+        if (run === null) {
+            const waitedMs = now.getTime() - Date.parse(holder.since);
+            if (waitedMs < staleAfterMs) {
+                return { kind: 'keep', reason: `admitted ${minutes(waitedMs)} ago; its job may not have started yet` };
+            }
+            return { kind: 'restart', reason: `admitted ${minutes(waitedMs)} ago and never started (no run is recorded)` };
+        }
+        if (run.kind === 'over') {
+            return {
+                kind: 'restart',
+                reason: `admitted, but ${runName} ended (${run.conclusion}) before it started the loop`,
+            };
+        }
+        return { kind: 'keep', reason: run.kind === 'active' ? `${runName} is ${run.status}` : `${runName}: ${run.why}` };
+    }
+    // running
+    const pending = state.dispatch;
+    if (pending && pending.iteration === state.iteration + 1) {
+        // The run that took the dispatched iteration holds the slot and saves nothing until the iteration ends:
+        // over and not `success`, it died with it, and a dispatch again would die again (`timeout-minutes`).
+        if (run?.kind === 'over' && run.conclusion !== 'success' && tookDispatch(holder, pending)) {
+            return {
+                kind: 'block',
+                reason: `its job's ${runName} took iteration ${pending.iteration} and ended (${run.conclusion}) without saving it; the sweeper freed its slot`,
+            };
+        }
+        return { kind: 'keep', reason: `iteration ${pending.iteration} is dispatched (the dispatch sweep looks after it)` };
+    }
+    if (run === null)
+        return { kind: 'keep', reason: 'no run is recorded for its slot' };
+    if (run.kind === 'active')
+        return { kind: 'keep', reason: `${runName} is ${run.status}` };
+    if (run.kind === 'unknown')
+        return { kind: 'keep', reason: `${runName}: ${run.why}` };
+    if (run.conclusion === 'success') {
+        return { kind: 'keep', reason: `${runName} succeeded without dispatching the next iteration (dispatch: false)` };
+    }
+    return {
+        kind: 'block',
+        reason: `its job's ${runName} ended (${run.conclusion}) without saving iteration ${state.iteration + 1} or dispatching the next; the sweeper freed its slot`,
+    };
+}
+/**
+ * Whether the holder's run took `pending` rather than made it: a loop's job records its run with the slot
+ * when it asks, so a run other than the one that dispatched is the dispatched one. After the sweeper's
+ * own dispatch the holder may still be the run whose dispatch went stale: the dispatch sweep's bound
+ * (once) decides that case.
+ */
+function tookDispatch(holder, pending) {
+    return holder.run !== undefined && (pending.sweeps ?? 0) === 0 && pending.by !== `run ${holder.run}`;
+}
+/**
+ * The reason a job saves before it asks for the loop's place in line (a new loop's first job, a person's
+ * resume that must ask for a slot): not in line yet.
+ */
+const ASKING_FOR_SLOT = 'asking for a slot';
+/**
+ * A resumed loop that must ask for a slot before it runs: saved `queued`, asking, in the resume's own save,
+ * so a job that fails or dies before it has its slot leaves a loop the sweeper sees (`judgeOutOfLine`) and
+ * a person may resume again, never one `running` with no job. Any other state is returned as it is.
+ */
+function askingForSlot(state) {
+    return state.status === 'running' ? { ...state, status: 'queued', statusReason: ASKING_FOR_SLOT } : state;
+}
+/**
+ * A loop whose job saved it `queued` (`ASKING_FOR_SLOT`: a new loop's first job, or a person's resume)
+ * and then failed before queue.json named it (a lease never won, a fetch or push refused, queue.json
+ * unreadable): no change of the queue ever reaches it, and no job of it runs again. Past `staleAfterMs` it is BLOCKED for a person (a resume queues it like a new loop);
+ * null leaves it (in line, named by the record, or its job may still be asking).
+ */
+function judgeOutOfLine(state, named, now, staleAfterMs) {
+    if (named || state.status !== 'queued' || state.statusReason !== ASKING_FOR_SLOT)
+        return null;
+    const waitedMs = now.getTime() - Date.parse(state.updatedAt);
+    if (waitedMs < staleAfterMs)
+        return null;
+    return {
+        kind: 'block',
+        reason: `a job saved it queued ${minutes(waitedMs)} ago (asking for a slot: its first job, or a resume) but failed before it took a place in line (queue.json never named it), so no loop ending would start it`,
+    };
+}
+/** What a person reads as the BLOCKED loop's reason. */
+function strandedReason(verdict) {
+    return `${verdict.reason}. Resume it with \`/loop resume\` (it queues for a slot like a new loop).`;
+}
+function minutes(ms) {
+    return `${Math.max(0, Math.round(ms / 60_000))} min`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/migrations.ts
 /**
  * Reading `loop-state.json` written by any schema version: older versions are
@@ -30519,7 +30735,7 @@ function migrateState(raw, packageVersion, source = 'loop-state.json', migration
     if (version > STATE_SCHEMA_VERSION) {
         throw new StateFromTheFutureError(`${source} has schemaVersion ${version}, but loop-controller ${packageVersion} reads schemaVersion ` +
             `${STATE_SCHEMA_VERSION} at most: it was written by a newer loop-controller. Run this loop with that ` +
-            `newer release (the action ref or the CLI version that wrote it, e.g. \`npx loop-controller@latest\`); ` +
+            `newer release (the action ref or the CLI version that wrote it, e.g. \`npx --yes github:loop-controller/loop-controller#v1\`); ` +
             `the state was left untouched.`);
     }
     for (let from = version; from < STATE_SCHEMA_VERSION; from++) {
@@ -30799,6 +31015,7 @@ beforeSave = async () => { }) {
 
 
 
+
 class NoLoopError extends Error {
     name = 'NoLoopError';
 }
@@ -30806,6 +31023,8 @@ class NoLoopError extends Error {
  * Applies a person's command to the stored loop; throws NoLoopError when there is none. An abort of a
  * loop never saved yet (its first iteration still running, or not started) records the loop as aborted
  * when `fresh` can start one, so the run that saves later, or a later run, stops instead of going on.
+ * `resumeAsksForSlot`: a resume that makes the loop run is saved `queued`, asking for a slot
+ * (`askingForSlot`); the caller then asks for one.
  */
 async function applyPeopleCommand(command, input, deps) {
     // A running iteration may save between this load and this save: the command is applied again to
@@ -30829,9 +31048,15 @@ async function applyOnce(command, input, deps) {
         throw new NoLoopError(`There is no loop '${input.loopId}' in ${deps.store.describe(input.loopId)}.`);
     let applied;
     switch (command.kind) {
-        case 'resume':
-            applied = resume(loaded.state, input.by, now);
+        case 'resume': {
+            const capped = command.cap !== undefined
+                ? changeCap(loaded.state, command.cap, now, command.capReason)
+                : { state: loaded.state, events: [] };
+            const resumed = resume(capped.state, input.by, now, command.budget);
+            const merged = { state: resumed.state, events: [...capped.events, ...resumed.events] };
+            applied = input.resumeAsksForSlot ? { ...merged, state: askingForSlot(merged.state) } : merged;
             break;
+        }
         case 'abort':
             applied = abort(loaded.state, input.by, now, command.reason);
             break;
@@ -30957,7 +31182,7 @@ Commands:
   next      run exactly one iteration
   status    show where the loop is
   history   list the iterations and what happened in each
-  resume    continue a BLOCKED or waiting loop after a person stepped in
+  resume    continue a BLOCKED, waiting or capped loop after a person stepped in
   skip      skip a required stage task:  skip TASK --reason "why"
   approve   approve a gate:              approve GATE
   abort     stop the loop for good
@@ -30987,7 +31212,7 @@ Writes a starter .github/loop.yml (from --work/--verify when given) and adds .lo
 
 Runs iterations until the loop is COMPLETE, BLOCKED, waits at a gate, or reaches a cap. Starts a loop when
 none exists. Prints a live progress line per check on a terminal, plain lines otherwise.`,
-    next: `loop-controller next [--config FILE | --work CMD | --agent NAME --verify CMD...] [--no-commit]
+    next: `loop-controller next [--config FILE | --work CMD | --agent NAME --verify CMD...] [--max-iterations N] [--no-commit]
 
 Runs exactly one iteration: decide, work, verify, analyze, persist.`,
     status: `loop-controller status [--loop-id ID | --all [--remote NAME|URL [--state-branch B] [--max-loops N]]] [--json]
@@ -31004,9 +31229,11 @@ while a loop is queued); scripts read --json, whose fields stay put.`,
     history: `loop-controller history [--loop-id ID] [--json]
 
 Lists each iteration: decision, checks, verdicts, patterns and strategies.`,
-    resume: `loop-controller resume [--loop-id ID]
+    resume: `loop-controller resume [--max-iterations N] [--loop-id ID]
 
-Clears BLOCKED (or a wait) after a person stepped in; the total failure count is kept.`,
+Clears BLOCKED (or a wait) after a person stepped in; the total failure count is kept. A loop capped by
+its iteration cap resumes with a higher cap (--max-iterations N above the iterations run; run and next
+take it too); one capped by a budget, once the budget in the loop config is raised.`,
     skip: `loop-controller skip TASK --reason "why" [--loop-id ID]
 
 Marks a required stage task as skipped, with the reason recorded.`,
@@ -31057,8 +31284,8 @@ Exit 0 when added (or already there), 2 for an unknown NAME, a missing dead lett
  * Throws ConfigError or PolicyError with a message for the person.
  */
 async function loadLoopConfig(request, readText) {
-    const simpleWins = request.simple !== null && !request.fileNamed;
-    return resolveLoopConfig(request, simpleWins ? null : await readText(request.file.path));
+    // Read even when simple mode wins: a default file it shadows is said, never silently passed over.
+    return resolveLoopConfig(request, await readText(request.file.path));
 }
 /** {@link loadLoopConfig} once the file's text (null: no such file) is at hand. Pure. */
 function resolveLoopConfig(request, fileText) {
@@ -31096,7 +31323,8 @@ function resolveLoopConfig(request, fileText) {
         if (problem)
             throw new ConfigError(problem);
     }
-    return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations };
+    const shadowedFile = simpleWins && fileText !== null ? request.file.name : null;
+    return { config, policy: policyFromConfig(config), configPath, capGiven: maxIterations, shadowedFile };
 }
 /** Parses and validates a loop config from its YAML text. Throws ConfigError with every problem found. */
 function parseLoopConfig(text, fileName) {
@@ -31198,6 +31426,11 @@ function describeIssue(issue, raw, source, lineOfPath) {
             `${where}${key || '(top level)'}: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}${known ? `; expected one of ${known}` : ''}`,
         ];
     }
+    // A union whose value had the type of one branch (a list of patterns, not a path) failed inside that
+    // branch: say the inner problems, at their own keys, rather than "expected string or ...".
+    const inner = issue.code === 'invalid_union' ? matchedBranch(issue) : null;
+    if (inner)
+        return inner.flatMap((i) => describeIssue({ ...i, path: [...path, ...i.path] }, raw, source, lineOfPath));
     const value = valueAt(raw, path);
     const got = value === undefined ? 'nothing' : JSON.stringify(value);
     const shards = shardsKey(path, raw);
@@ -31231,6 +31464,11 @@ function expectation(issue) {
         default:
             return issue.message;
     }
+}
+/** The issues of the union's one branch whose type the value had (each issue deeper than the value), else null. */
+function matchedBranch(issue) {
+    const deeper = issue.errors.filter((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0));
+    return deeper.length === 1 ? (deeper[0] ?? null) : null;
 }
 function unionExpectation(issue) {
     const messages = new Set();
@@ -34124,6 +34362,43 @@ function mermaid_renderStageDiagram(input) {
     return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
 }
 
+;// CONCATENATED MODULE: ./src/domain/report/capped-advice.ts
+/**
+ * What a person does to let a capped loop go on, by the limit that capped it and where the advice is
+ * read. A cap given above the iterations run re-opens a loop its iteration cap capped (the
+ * `max-iterations` input, `--max-iterations` on `run`, `next` and `resume`); a loop a budget capped goes
+ * on once the budget in the loop config is raised and it is resumed. Pure.
+ */
+
+const BUDGET_KEYS = {
+    minutes: 'budget.minutes',
+    tokens: 'budget.tokens',
+    cost: 'budget.cost-usd',
+};
+/** The next step for a capped loop; `iterationsRun`: the cap must lie above them; `branch` in backticks. */
+function cappedNextStep(limit, iterationsRun, surface, branch) {
+    const byHand = surface === 'cli' ? 'finish by hand' : `finish ${branch} by hand`;
+    if (limit !== 'iterations') {
+        const raise = `raise \`${BUDGET_KEYS[limit]}\` in the loop config`;
+        if (surface === 'cli')
+            return `${raise}, then run \`loop-controller resume\`; or ${byHand}.`;
+        if (surface === 'thread')
+            return `${raise}, then comment \`/loop resume\`; or ${byHand}.`;
+        return `${raise}, then run the workflow again with the loop's \`loop-id\` and \`command: resume\`; or ${byHand}.`;
+    }
+    const above = `above ${iterationsRun}`;
+    if (surface === 'cli') {
+        return `give it a higher cap: \`loop-controller run --max-iterations N\` with N ${above} (above ${CAP_WITHOUT_REASON} with \`--cap-reason\`); or ${byHand}.`;
+    }
+    const reason = `above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\``;
+    if (surface === 'dispatch-only') {
+        return `run the workflow again with the loop's \`loop-id\` and a \`max-iterations\` ${above} (${reason}): the higher cap re-opens the loop; or ${byHand}.`;
+    }
+    // On a thread the comment's job carries the cap its workflow passes (the issue workflow's fixed
+    // `max-iterations`); a workflow with a `max-iterations` input takes it from a dispatch instead.
+    return `raise the \`max-iterations\` the workflow passes ${above} (${reason}) and comment \`/loop resume\`, or, where the workflow takes \`max-iterations\` as an input, run it again with the loop's \`loop-id\` and one ${above}: the higher cap re-opens the loop; or ${byHand}.`;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/report/view.ts
 /**
  * The facts a person reads about a loop, computed once from the report model: where it stands, why it
@@ -34241,7 +34516,7 @@ function cliNextStepOf(model) {
         case 'blocked':
             return 'fix the cause or clarify the goal, then run `loop-controller resume`; to give up, `loop-controller abort`.';
         case 'capped':
-            return `raise the cap (\`--max-iterations\`, above ${CAP_WITHOUT_REASON} with \`--cap-reason\`) and run \`loop-controller resume\`, or finish by hand.`;
+            return cappedNextStep(capLimitOf(model), model.iteration, 'cli', '');
         case 'aborted':
             return 'nothing: the loop is over; its commits stay where they are.';
         case 'queued':
@@ -34276,7 +34551,7 @@ function nextStepOf(model) {
         case 'blocked':
             return `push a fix to ${branch} or clarify the goal in the issue, then comment \`/loop resume\`; to give up, comment \`/loop abort\`.`;
         case 'capped':
-            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and comment \`/loop resume\`, or finish ${branch} by hand.`;
+            return cappedNextStep(capLimitOf(model), model.iteration, 'thread', branch);
         case 'aborted':
             // One aborted before its first iteration (a queued loop) left no work behind. A start of the same
             // loop id finds it aborted and is refused: only a new loop id begins again.
@@ -34303,7 +34578,7 @@ function dispatchOnlyNextStep(model, branch) {
         case 'blocked':
             return `push a fix to ${branch} or clarify the goal, then ${runAgain('resume')}; to give up, ${runAgain('abort')}.`;
         case 'capped':
-            return `raise \`max-iterations\` (above ${CAP_WITHOUT_REASON} it needs a \`cap-reason\`) and ${runAgain('resume')}, or finish ${branch} by hand.`;
+            return cappedNextStep(capLimitOf(model), model.iteration, 'dispatch-only', branch);
         case 'running':
             return `nothing: the loop goes on by itself; to stop it, ${runAgain('abort')}.`;
         default:
@@ -34853,6 +35128,18 @@ function renderRefusal(refusal, redact = (text) => text) {
 function renderRefusalComment(refusal, redact) {
     return `${refusalCommentMarker(refusal.loopId)}\n${renderRefusal(refusal, redact)}`;
 }
+/**
+ * A resume of a capped loop whose limit is still reached: it would only be capped again at once, so
+ * nothing was applied. `problem`: the engine's words (the limit and what to raise); `whatToDo`: how.
+ */
+function cappedResumeRefusal(loopId, problem, whatToDo) {
+    return {
+        loopId,
+        title: `loop-controller did not resume the loop \`${loopId}\`: it is capped, and its limit is still reached.`,
+        reason: problem,
+        whatToDo,
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/domain/report/summary.ts
 
@@ -35129,6 +35416,7 @@ function renderHistory(state, events) {
 
 
 
+
 /** Applies the command to the loop's state, recorded as by the local user, and prints the new status. */
 async function runPeopleCommand(command, positionals, place, values, io) {
     let people;
@@ -35154,6 +35442,16 @@ async function runPeopleCommand(command, positionals, place, values, io) {
     const { store, audit, loopId, root } = place;
     const loaded = await loadCliConfig(root, values, io).catch(() => null);
     const policy = loaded?.policy ?? null;
+    if (people.kind === 'resume') {
+        // A cap given with the resume is applied first, so it can lift the cap that capped the loop; above
+        // the limit it needs its reason, as on `run` (the config's problems, if any, do not excuse it).
+        const cap = values['max-iterations'] !== undefined ? parseCap(values['max-iterations']) : undefined;
+        const capReason = values['cap-reason']?.trim() || undefined;
+        const problem = cap === undefined ? undefined : capNeedsReason(cap, capReason, FLAG_CAP_NAMES);
+        if (problem)
+            throw new UsageError(problem);
+        people = { kind: 'resume', cap, capReason, budget: policy?.budget };
+    }
     // An abort may come before the loop's first save: it is recorded as a loop that starts aborted.
     const fresh = (now) => initialState({
         loopId,
@@ -35162,7 +35460,12 @@ async function runPeopleCommand(command, positionals, place, values, io) {
         policy: policy ?? policyFromConfig(simpleModeConfig({ work: 'true', verify: ['true'] })),
         now,
     });
-    const state = await applyPeopleCommand(people, { loopId, by, fresh }, { store, clock: systemClock, audit });
+    const state = await applyPeopleCommand(people, { loopId, by, fresh }, { store, clock: systemClock, audit }).catch((error) => {
+        if (error instanceof CappedResumeError && error.limit === 'iterations') {
+            throw new UsageError(`${error.message} Here: loop-controller resume --max-iterations N.`);
+        }
+        throw error;
+    });
     io.stdout(renderStatus(state, policy));
     return EXIT.complete;
 }
@@ -39019,8 +39322,11 @@ async function restoreAndDecide(input, deps, policy) {
     if (loaded) {
         record = { state: loaded.state, events: [], loaded: true, version: loaded.version };
         if (input.capGiven !== undefined && input.capGiven !== loaded.state.maxIterations) {
-            const changed = changeCap(loaded.state, input.capGiven, now);
-            record = withEvents({ ...record, state: changed.state }, ...changed.events);
+            // The reason the run was given with it (a cap above 25 was refused without one) is kept with it.
+            const changed = changeCap(loaded.state, input.capGiven, now, policy.capReason);
+            // A cap given above the iterations run re-opens a loop its iteration cap capped.
+            const reopened = reopenIfCapRaised(changed.state, now);
+            record = withEvents({ ...record, state: reopened.state }, ...changed.events, ...reopened.events);
         }
     }
     else {
@@ -39363,6 +39669,122 @@ async function restoreWinnersEnding(loopId, deps) {
     await writeEnding(loopId, deps, kind, winner, winner.lastDecision?.reason ?? winner.statusReason);
 }
 
+;// CONCATENATED MODULE: ./src/constants.ts
+/**
+ * Every input, output and saved-state name of the action, in one place (the loop's own names, its
+ * labels, branch and comment marker, live in `domain/loop-names.ts`).
+ * `action.yml` and `.github/workflows/loop.yml` must use exactly these names; a unit test checks that.
+ */
+/** Names of the action's inputs, as written in `action.yml`. */
+const Inputs = {
+    Work: 'work',
+    Agent: 'agent',
+    Verify: 'verify',
+    Goal: 'goal',
+    Config: 'config',
+    LoopId: 'loop-id',
+    MaxIterations: 'max-iterations',
+    CapReason: 'cap-reason',
+    Store: 'store',
+    StateBranch: 'state-branch',
+    GitHubToken: 'github-token',
+    PushToken: 'push-token',
+    Iteration: 'iteration',
+    Command: 'command',
+    Gate: 'gate',
+    Task: 'task',
+    Reason: 'reason',
+    Dispatch: 'dispatch',
+    BudgetMinutes: 'budget-minutes',
+    AllowUntrusted: 'allow-untrusted',
+    Isolation: 'isolation',
+    FailOn: 'fail-on',
+    Secrets: 'secrets',
+    WorkingDirectory: 'working-directory',
+    StaleAfterMinutes: 'stale-after-minutes',
+    Dashboard: 'dashboard',
+    MaxLoops: 'max-loops',
+    HandOff: 'hand-off',
+    Leg: 'leg',
+    VerifyResult: 'verify-result',
+    PersonCommand: 'person-command',
+    JobTimeoutMinutes: 'job-timeout-minutes',
+};
+/** Names of the action's outputs. */
+const Outputs = {
+    LoopId: 'loop-id',
+    Iteration: 'iteration',
+    Stage: 'stage',
+    Verdict: 'verdict',
+    Status: 'status',
+    Pattern: 'pattern',
+    NextAction: 'next-action',
+    PrNumber: 'pr-number',
+    StatePath: 'state-path',
+    Matrix: 'matrix',
+    Verify: 'verify',
+};
+/** Names saved with `core.saveState` for a later phase of the same job. */
+const SavedState = {
+    LoopId: 'loop-id',
+    Iteration: 'iteration',
+    StateVersion: 'state-version',
+};
+/** Defaults that `action.yml` documents; the parser applies the same ones when an input is empty. */
+const constants_InputDefaults = {
+    config: '.github/loop.yml',
+    store: 'git',
+    stateBranch: 'loop-state',
+    command: 'run',
+    dispatch: true,
+    allowUntrusted: false,
+    isolation: 'auto',
+    failOn: 'blocked,capped,aborted',
+    workingDirectory: '.',
+    staleAfterMinutes: 30,
+    dashboard: false,
+};
+
+/** The login GitHub gives the `GITHUB_TOKEN` when it writes comments. */
+const GITHUB_ACTIONS_BOT_LOGIN = 'github-actions[bot]';
+
+;// CONCATENATED MODULE: ./src/config/simple-mode-inputs.ts
+/**
+ * Simple mode's inputs (`work`, `verify`) against the loop config (`config`): one precedence for the
+ * action and the CLI. Simple mode wins over the default file (and the job says the file was not read);
+ * simple mode with a named config file is refused, as is half of simple mode.
+ */
+
+
+/**
+ * Whether the `config` input names the default file. GitHub fills in action.yml's default (and the
+ * reusable workflow passes its own, the same path), so the default path counts as not named.
+ */
+function isDefaultConfigInput(value) {
+    const trimmed = value.trim();
+    return trimmed === '' || posix.normalize(trimmed) === InputDefaults.config;
+}
+/** What is wrong with the simple-mode inputs as given, or null. */
+function simpleModeInputsProblem(given) {
+    const { work, verify, presetAgent, config, configIsDefault } = given;
+    if (work === undefined && verify.length === 0)
+        return null;
+    if (!configIsDefault) {
+        return `Inputs 'work' and 'verify' (simple mode) and input 'config' ('${config}') each name the loop's work and checks; use one. Leave 'work' and 'verify' empty to run ${config}, or leave 'config' at its default to run simple mode.`;
+    }
+    if (verify.length === 0) {
+        return `Input 'work' is simple mode, which needs 'verify' (the check commands, one per line); got none. Give 'verify', or leave 'work' empty to run the loop config.`;
+    }
+    if (work === undefined && !presetAgent) {
+        return `Input 'verify' is simple mode, which needs 'work' (the work command) or an agent preset in 'agent' (claude, codex, gemini, aider); got neither. Give one, or leave 'verify' empty to run the loop config.`;
+    }
+    return null;
+}
+/** Said in the log and the job summary when simple mode passed over a default config file that exists. */
+function shadowedConfigNotice(file, simpleSettings) {
+    return `Simple mode: ${simpleSettings} set this loop's work and checks, so ${file} was not read (its checks do not run). To run ${file} instead, drop ${simpleSettings}.`;
+}
+
 ;// CONCATENATED MODULE: ./src/config/user-patterns.ts
 /**
  * Users' failure patterns: the `patterns` key of the loop config is a YAML file path (a list, or
@@ -39469,13 +39891,16 @@ function ttyProgress(io) {
 
 
 
+
 /** Runs one iteration (`next`) or iterations until the loop stops (`run`); returns the exit code. */
 async function runIterations(command, place, values, io) {
     const { root, stateDir, loopId, store, audit, redact } = place;
     // Loading checks the policy too, so a bad cap is a configuration error before anything runs.
-    const { config, configPath, capGiven } = await loadCliConfig(root, values, io);
+    const { config, configPath, capGiven, shadowedFile } = await loadCliConfig(root, values, io);
     // Checked before anything is printed or written: a bad --isolation is refused on its own.
     const isolation = cliIsolation(values);
+    if (shadowedFile !== null)
+        io.stderr(`warning: ${shadowedConfigNotice(shadowedFile, '--work/--verify')}\n`);
     const library = buildLibrary(await loadUserPatterns(config.patterns, root));
     await keepStateOutOfGit(root, stateDir);
     const git = (await isGitRepository(root)) ? new GitCli(root) : null;
@@ -40220,6 +40645,46 @@ function repositoryWebUrl(remoteUrl) {
     return `${scheme || 'https'}://${host.toLowerCase()}/${owner}/${name}`;
 }
 
+;// CONCATENATED MODULE: ./src/domain/report/loop-order.ts
+const CHUNK = /(\d+)/;
+/** Compares two loop ids chunk by chunk: digit runs by value, the rest as text; ties by the plain text. */
+function compareLoopIds(a, b) {
+    const left = a.split(CHUNK);
+    const right = b.split(CHUNK);
+    for (let i = 0; i < Math.min(left.length, right.length); i++) {
+        const x = left[i] ?? '';
+        const y = right[i] ?? '';
+        if (x === y)
+            continue;
+        // split() puts digit runs at odd indexes.
+        if (i % 2 === 1) {
+            const byValue = compareDigits(x, y);
+            if (byValue !== 0)
+                return byValue;
+        }
+        return x < y ? -1 : 1;
+    }
+    if (left.length !== right.length)
+        return left.length - right.length;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+/** Digit runs by value, exact at any length (no Number overflow): leading zeros aside, longer is larger. */
+function compareDigits(x, y) {
+    const a = x.replace(/^0+(?=\d)/, '');
+    const b = y.replace(/^0+(?=\d)/, '');
+    if (a.length !== b.length)
+        return a.length - b.length;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+/** A loop that waits for a person: BLOCKED, capped, or with a gate to approve. */
+function needsPerson(state) {
+    if (!state)
+        return false;
+    if (state.status === 'blocked' || state.status === 'capped' || state.status === 'waiting')
+        return true;
+    return Object.values(state.gates).some((gate) => gate?.status === 'pending');
+}
+
 ;// CONCATENATED MODULE: ./src/domain/report/queued.ts
 /**
  * What a queued loop tells people (its sticky comment and the job summary): why it waits, its place in
@@ -40246,10 +40711,13 @@ function queuedReason(wait, issueOf = (id) => id) {
         const none = noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : '';
         parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`);
     }
-    if (wait.slotOnly) {
-        const slots = wait.limit ?? wait.running;
-        const inUse = slots === 1 ? 'its one slot is in use' : `all ${slots} slots are in use`;
-        parts.push(`${inUse} (max-loops: ${wait.limit ?? 'none'})`);
+    if (wait.slotOnly && wait.limit === null) {
+        // No limit holds it and nothing it depends on is pending: only the queue's next change is awaited.
+        parts.push('its dependencies are COMPLETE; it starts at the next change of the queue');
+    }
+    else if (wait.slotOnly) {
+        const inUse = wait.limit === 1 ? 'its one slot is in use' : `all ${wait.limit} slots are in use`;
+        parts.push(`${inUse} (max-loops: ${wait.limit})`);
     }
     return parts.join('; ');
 }
@@ -40341,12 +40809,15 @@ function writtenBy(writer) {
  * A new loop saved `queued` whose job could not take its place in line (queue.json was not changed):
  * no loop ending would start it, so the person who started it is told, with the error.
  */
-function notInLineRefusal(loopId, error) {
+function notInLineRefusal(loopId, error, asked = 'start') {
+    const again = asked === 'start'
+        ? `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then.`
+        : 'It was resumed and is saved queued, asking for a slot. Resume it again once the cause is fixed (`/loop resume`): it asks for its slot then.';
     return {
         loopId,
         title: `loop-controller could not put the loop ${code(loopId)} in line: queue.json was not changed.`,
         reason: markdownText(error, 600),
-        whatToDo: `Start it again once the cause is fixed (remove the \`${Labels.Start}\` label and add it back): it takes its place in line then. Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
+        whatToDo: `${again} Otherwise a scheduled sweeper (\`command: sweep\`) marks it BLOCKED after \`stale-after-minutes\`, and \`/loop resume\` queues it.`,
     };
 }
 
@@ -40358,6 +40829,7 @@ function notInLineRefusal(loopId, error) {
  * the dashboard issue, so the two never differ. A status is shown as the state holds it: a new status
  * is one more value, not a new branch here.
  */
+
 
 
 
@@ -40499,11 +40971,10 @@ function queueText(state, loops, queue) {
         const unknown = queue.limit === 'unknown';
         const wait = queueWait(live, state.loopId, statuses, limit);
         if (wait) {
-            const room = wait.slotOnly && wait.limit !== null && wait.running < wait.limit;
             const why = unknown && wait.slotOnly
                 ? `it waits for a slot: ${wait.running} running, limit unknown (give --max-loops)`
-                : room
-                    ? freeSlotText(wait.limit, queue)
+                : wait.slotOnly && wait.limit !== null && wait.running < wait.limit
+                    ? freeSlotsText(wait.limit, wait.limit - wait.running, wait.ahead ?? 0, queue)
                     : queuedReason(wait, shortName);
             return `${wait.position} of ${wait.queued} in line: ${why}`;
         }
@@ -40513,8 +40984,19 @@ function queueText(state, loops, queue) {
     }
     return state.statusReason || 'queued';
 }
-/** A free slot, as fact under the queue's own limit, or as a supposition under the reader's. */
-function freeSlotText(limit, queue) {
+/**
+ * Free slots for a loop that waits for a slot only, as fact under the queue's own limit, or as a
+ * supposition under the reader's: the next change of the queue serves the `ahead` ready loops before it
+ * (`settle`), so it starts then only when a slot is left for it.
+ */
+function freeSlotsText(limit, free, ahead, queue) {
+    if (ahead >= free) {
+        const loops = ahead === 1 ? 'the 1 ready loop' : `the ${ahead} ready loops`;
+        if (queue.supposed) {
+            return `under max-loops ${limit}, ${free === 1 ? '1 slot would be' : `${free} slots would be`} free, for ${loops} ahead of it in line`;
+        }
+        return `${free === 1 ? '1 slot is' : `${free} slots are`} free, for ${loops} ahead of it in line (max-loops: ${limit})`;
+    }
     if (!queue.supposed)
         return 'a slot is free; it starts at the next change of the queue';
     const recorded = queue.record.limit;
@@ -40524,7 +41006,7 @@ function freeSlotText(limit, queue) {
     return `under max-loops ${limit} a slot would be free (${since})`;
 }
 /**
- * The rows of `loops`, sorted by loop id. `repositoryUrl` (`https://github.com/owner/repo`) links the
+ * The rows of `loops`, sorted by loop id (`compareLoopIds`: numbers by value). `repositoryUrl` (`https://github.com/owner/repo`) links the
  * issue a loop started from; without it (a local state directory) the issue is named, not linked.
  * `queue`, when the slots record was read, says where each queued loop stands, from the statuses of
  * `everyLoop` (default `loops`: a table that shows only some loops still knows their dependencies').
@@ -40532,7 +41014,7 @@ function freeSlotText(limit, queue) {
  */
 function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
     return [...loops]
-        .sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0))
+        .sort((a, b) => compareLoopIds(a.loopId, b.loopId))
         .map(({ loopId, state, problem }) => {
         if (!state) {
             return {
@@ -40651,6 +41133,7 @@ function renderLoopsMarkdown(rows) {
 
 
 
+
 /**
  * Prints every loop; exit 0 (a listing, not one loop's state), also when a state cannot be read: that
  * loop is a row `unreadable` and the count is said on stderr.
@@ -40749,7 +41232,10 @@ function printLoops(rows, queue, repositoryUrl, values, io) {
     }
     if (values.json) {
         const byId = new Map(table.map((row) => [row.loopId, row]));
-        const json = rows.map((row) => {
+        // In the table's order (`compareLoopIds`), not the store's listing's.
+        const json = [...rows]
+            .sort((a, b) => compareLoopIds(a.loopId, b.loopId))
+            .map((row) => {
             if (!row.state)
                 return { loopId: row.loopId, problem: row.problem };
             const listed = byId.get(row.loopId);
