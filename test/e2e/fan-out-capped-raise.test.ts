@@ -2,7 +2,8 @@
 // dispatched again with `max-iterations: 5` while another loop holds the one slot asks for a slot as a
 // resume does. Its plan does no work (no agent call without a slot), its decide saves the raised cap with
 // the loop queued, and the job that ends the other loop dispatches it, which runs under the saved cap of 5
-// to COMPLETE. Never two loops hold a slot.
+// to COMPLETE. Never two loops hold a slot. With the slot free, decide takes it and dispatches the
+// iteration to plan again, with no cap: it runs under the saved one.
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -111,5 +112,55 @@ describe('a capped fan-out loop re-opened by a higher cap, under max-loops', () 
       expectFaithful(scenario)
     },
     12 * MINUTE,
+  )
+
+  it(
+    'max-loops 1, the slot free: the run of the raised cap plans nothing, its decide takes the slot and dispatches iteration 3, planned and run under the saved cap of 5 to COMPLETE',
+    async () => {
+      const workflow = FAN_OUT_EXAMPLE.replace("# max-loops: '2'", "max-loops: '1'")
+      const scenario = await startFanOutScenario(
+        { '.github/workflows/loop-fan-out.yml': workflow },
+        { steps: 3 },
+        { maxJobs: 60 },
+      )
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'a', 'max-iterations': '2' })
+      const first = await sandbox.waitForIdle(3 * MINUTE)
+      expect(jobsNamed(first, 'decide').at(-1)?.outputs.status, describeJobs(first)).toBe('capped')
+
+      const { runId } = await sandbox.dispatch({ 'loop-id': 'a', 'max-iterations': '5' })
+      const all = await sandbox.waitForIdle(3 * MINUTE)
+      const why = describeJobs(all)
+      const after = ran(all).filter((job) => job.runId >= runId)
+      // The raised cap's run: no work, the slot taken; then a dispatch of iteration 3 with no cap.
+      expect(
+        jobsNamed(after, 'decide').map((job) => [
+          job.inputs.iteration || 'by hand',
+          job.inputs['max-iterations'] || 'no cap',
+          job.outputs.status,
+        ]),
+        why,
+      ).toEqual([
+        ['by hand', '5', 'running'],
+        ['3', 'no cap', 'complete'],
+      ])
+      const [raisingPlan, admittedPlan] = jobsNamed(after, 'plan')
+      expect(raisingPlan?.outputs.verify, why).toBe('false')
+      expect(raisingPlan?.stdout, why).toContain('no work planned: the cap 5 re-opens the capped loop')
+      expect(jobsNamed(after, 'decide')[0]?.stdout, why).toContain(
+        'Loop a holds its slot now; its iteration is dispatched to plan with it.',
+      )
+      expect(admittedPlan?.stdout, why).toContain('Planned iteration 3')
+      expect(await savedState(scenario, 'a'), why).toMatchObject({ status: 'complete', iteration: 3, maxIterations: 5 })
+      const journey = (await journeyOf(scenario, 'a')).map((event) => event.type)
+      const reopenedAt = journey.indexOf('cap-changed')
+      expect(journey.slice(reopenedAt, reopenedAt + 3), journey.join(', ')).toEqual([
+        'cap-changed',
+        'resumed',
+        'admitted',
+      ])
+      expectFaithful(scenario)
+    },
+    8 * MINUTE,
   )
 })
