@@ -1,5 +1,6 @@
 import { interpretEvent, parseWorkflowRef } from '../domain/action-event.js'
 import { nameOfLoop } from '../domain/depends-on.js'
+import { capReopens } from '../domain/engine/index.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import { queuedReason } from '../domain/report/queued.js'
 import { hasEnded, holdsSlot, limitUnder, requestSlot } from '../domain/slots.js'
@@ -50,7 +51,8 @@ export async function planGate(
  * slot in the slots record as it is on the state branch. This token cannot write the record, so a loop
  * that could take a free slot is not planned either: decide takes the slot under compare-and-swap and
  * dispatches the iteration to plan again (one short run per start), so two loops started at once never
- * both spend an agent call. Nothing is written here (the record is handed back unchanged).
+ * both spend an agent call. A capped loop a higher cap re-opens is not planned either: it asks for a slot
+ * as a resume does, in decide. Nothing is written here (the record is handed back unchanged).
  */
 async function slotGate(
   run: RunContext,
@@ -74,7 +76,17 @@ async function slotGate(
   const loaded = await deps.store.load(input.loopId)
   const status = loaded?.state.status
   if (limit === null && dependsOn.length === 0 && status !== 'queued') return plan
-  if (hasEnded(status) || deps.store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? '')) return plan
+  if (deps.store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? '')) return plan
+  // A higher cap re-opening a capped loop asks for a slot as a resume does: decide saves the raised cap
+  // with the loop asking, and takes the slot or queues it, before an iteration is planned.
+  const cap = run.settings.maxIterations
+  if (loaded && cap !== undefined && capReopens(loaded.state, cap)) {
+    return {
+      kind: 'skip',
+      reason: `the cap ${cap} re-opens the capped loop, which asks for its slot first: decide asks for it (this job cannot write), then the iteration is planned with it`,
+    }
+  }
+  if (hasEnded(status)) return plan
   const slots = deps.slots ?? slotStore(run, input.root)
   const request = {
     loopId: input.loopId,

@@ -72,6 +72,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'fan-out-loops.test.ts': [...ITERATING, ...LEG_JOBS, 'issues/create', 'issues/list-for-repo', PERMISSION],
   'fan-out-budget.test.ts': [...LEG_JOBS, 'issues/create-comment', 'issues/list-comments', ...PULL_REQUEST, OWN_LOGIN],
   'fan-out.test.ts': [...ITERATING, ...LEG_JOBS, ...FAN_OUT_HAND_OFF],
+  'fan-out-capped-raise.test.ts': [...ITERATING, ...LEG_JOBS],
   'fan-out-legs.test.ts': [...ITERATING, ...LEG_JOBS],
   'fan-out-trusted-ref.test.ts': [...ITERATING, ...LEG_JOBS],
   'fan-out-no-legs.test.ts': [...ITERATING, ...LEG_JOBS],

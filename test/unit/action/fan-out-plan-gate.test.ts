@@ -1,6 +1,6 @@
 // Fan-out's plan gate: which events plan spends an agent call on, when a loop under `max-loops` or
-// `depends-on` may work (only while it holds its slot), and the store as plan reads it once its queued
-// loop is admitted. (The gate on queue.json runs end to end in test/e2e/fan-out-loops.test.ts and
+// `depends-on` may work (only while it holds its slot; a capped loop a higher cap re-opens asks decide for
+// one first), and the store as plan reads it once its queued loop is admitted. (The gate on queue.json runs end to end in test/e2e/fan-out-loops.test.ts and
 // test/e2e/fan-out-slots.test.ts.)
 import { describe, expect, it } from 'vitest'
 import { admittedView, planGate } from '../../../src/action/fan-out-plan-gate.js'
@@ -95,6 +95,19 @@ function slotsOf(record: SlotsRecord, states: Record<string, LoopState>): Pick<S
 const since = '2026-01-01T00:00:00.000Z'
 const waiting = (loopId: string) => ({ loopId, since, dependsOn: [], workflow: 'loop.yml', ref: 'refs/heads/main' })
 
+/** A loop its iteration cap of `cap` capped after as many iterations (its slot given back when it ended). */
+function cappedAt(cap: number): LoopState {
+  return loopState({
+    loopId: 'demo',
+    status: 'capped',
+    statusReason: 'the iterations limit is reached',
+    iteration: cap,
+    claimedIteration: cap,
+    maxIterations: cap,
+    lastDecision: { kind: 'CAP_REACHED', limit: 'iterations', reason: 'the iterations limit is reached' },
+  })
+}
+
 interface SlotCase {
   name: string
   inputs: Record<string, string>
@@ -156,6 +169,28 @@ describe('planGate under max-loops and depends-on: no work without a slot', () =
       record: { running: [{ loopId: 'other', since }], queued: [waiting('third')] },
       want: 'skip',
       says: 'the loop would be queued: its one slot is in use',
+    },
+    {
+      name: 'max-loops 1, a loop capped at 2 given max-iterations 5, a slot free: skips, decide asks for its slot first',
+      inputs: { 'max-loops': '1', 'max-iterations': '5' },
+      states: { demo: cappedAt(2) },
+      record: null,
+      want: 'skip',
+      says: 'the cap 5 re-opens the capped loop, which asks for its slot first: decide asks for it (this job cannot write)',
+    },
+    {
+      name: 'max-loops 1, a loop capped at 2 given max-iterations 2, which re-opens nothing: plans (the plan settles it)',
+      inputs: { 'max-loops': '1', 'max-iterations': '2' },
+      states: { demo: cappedAt(2) },
+      record: null,
+      want: 'plan',
+    },
+    {
+      name: 'no limit, no dependencies, a loop capped at 2 given max-iterations 5: plans, it needs no slot',
+      inputs: { 'max-iterations': '5' },
+      states: { demo: cappedAt(2) },
+      record: null,
+      want: 'plan',
     },
   ])('$name', async ({ inputs, states, record, want, says, admitted }) => {
     const store = { ...memoryStore(states), kind: 'git' as const }
