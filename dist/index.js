@@ -58167,6 +58167,48 @@ async function checkpointOfCandidate(run, record, base, candidate, git) {
     return withEvents({ ...record, state, commit: made.at(-1)?.commit ?? null }, record_event(run.deps.clock.now(), run.iteration, 'checkpoint', `took ${made.map((m) => m.commit.slice(0, 12)).join(', ')} from the plan`));
 }
 
+;// CONCATENATED MODULE: ./src/app/reopen-asking.ts
+/**
+ * A job given a higher cap re-opens a capped loop (a dispatch's `max-iterations`); where the loop must ask
+ * for a slot before it runs (`max-loops`, `depends-on`) it asks as a resume does. The raised cap and the
+ * loop `queued`, asking for a slot, are saved together, so the job that later admits it from the line
+ * (dispatched with no cap) runs it under the raised one, and a job that fails before the loop has its
+ * slot leaves it where the sweeper sees it, never `running` with no job.
+ */
+
+
+
+
+/**
+ * Saves the loop re-opened by `cap` and asking for a slot (compare-and-swap, with the cap's and the
+ * re-opening's journey events). Returns the saved state, or null where the cap re-opens nothing (no loop,
+ * one not capped by its iteration cap, or a cap not above the iterations run): saved as it was.
+ */
+async function reopenAskingForSlot(input, deps) {
+    // Another job may save between this load and this save: the cap is given again to what it saved.
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await reopenOnce(input, deps);
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= reopen_asking_CONFLICT_ATTEMPTS)
+                throw error;
+        }
+    }
+}
+const reopen_asking_CONFLICT_ATTEMPTS = 5;
+async function reopenOnce(input, deps) {
+    const loaded = await deps.store.load(input.loopId);
+    if (!loaded || !capReopens(loaded.state, input.cap))
+        return null;
+    const now = deps.clock.now();
+    const changed = changeCap(loaded.state, input.cap, now);
+    const reopened = reopenIfCapRaised(changed.state, now);
+    const state = askingForSlot(reopened.state);
+    await saveWithEvents(input.loopId, state, [...changed.events, ...reopened.events], loaded.version, deps);
+    return state;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/stale-dispatch.ts
 function laterDispatchRecorded(state, run) {
     const record = state.dispatch;
@@ -59440,6 +59482,7 @@ async function readyForMerge(state, deps) {
 
 
 
+
 async function decideJob(shared, handOff) {
     const { runContext, root, loopId, github, logger, io, redact } = shared;
     const { settings } = runContext;
@@ -59493,6 +59536,14 @@ async function decideJob(shared, handOff) {
         // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
         await slots_releaseSlot(runContext, { loopId, root }, slotJob);
         return;
+    }
+    // A higher cap re-opening a capped loop asks for a slot as a resume does (plan planned nothing for it):
+    // the raised cap is saved first, for the job that admits the loop from the line (dispatched with no cap).
+    if (loaded.capGiven !== undefined && commandDeps.resumeAsksForSlot) {
+        await restoreAudit();
+        const reopened = await reopenAskingForSlot({ loopId, cap: loaded.capGiven }, { store, clock: systemClock, audit });
+        if (reopened)
+            io.info(`Loop ${loopId} is re-opened by the cap ${reopened.maxIterations}: it asks for a slot.`);
     }
     // The slot is taken before an iteration is recorded, as in the single job; a queued loop's plan is dropped.
     const beforeSlot = plan?.iteration != null ? ((await store.load(loopId))?.version ?? null) : null;
@@ -59717,6 +59768,7 @@ function configLegs(config) {
 
 
 
+
 async function planGate(run, input, deps) {
     const intent = interpretEvent(run.event.name, run.event.payload);
     if (intent.kind !== 'run' && intent.kind !== 'start') {
@@ -59738,7 +59790,8 @@ async function planGate(run, input, deps) {
  * slot in the slots record as it is on the state branch. This token cannot write the record, so a loop
  * that could take a free slot is not planned either: decide takes the slot under compare-and-swap and
  * dispatches the iteration to plan again (one short run per start), so two loops started at once never
- * both spend an agent call. Nothing is written here (the record is handed back unchanged).
+ * both spend an agent call. A capped loop a higher cap re-opens is not planned either: it asks for a slot
+ * as a resume does, in decide. Nothing is written here (the record is handed back unchanged).
  */
 async function slotGate(run, input, deps) {
     let dependsOn;
@@ -59762,7 +59815,18 @@ async function slotGate(run, input, deps) {
     const status = loaded?.state.status;
     if (limit === null && dependsOn.length === 0 && status !== 'queued')
         return plan;
-    if (hasEnded(status) || deps.store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? ''))
+    if (deps.store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? ''))
+        return plan;
+    // A higher cap re-opening a capped loop asks for a slot as a resume does: decide saves the raised cap
+    // with the loop asking, and takes the slot or queues it, before an iteration is planned.
+    const cap = run.settings.maxIterations;
+    if (loaded && cap !== undefined && capReopens(loaded.state, cap)) {
+        return {
+            kind: 'skip',
+            reason: `the cap ${cap} re-opens the capped loop, which asks for its slot first: decide asks for it (this job cannot write), then the iteration is planned with it`,
+        };
+    }
+    if (hasEnded(status))
         return plan;
     const slots = deps.slots ?? slotStore(run, input.root);
     const request = {
@@ -60628,48 +60692,6 @@ function actionsLogger(redact) {
         error: (message, location) => core/* error */.z3(clean(message), annotation(location)),
         group: (name, body) => core/* group */.Os(clean(name), body),
     };
-}
-
-;// CONCATENATED MODULE: ./src/app/reopen-asking.ts
-/**
- * A job given a higher cap re-opens a capped loop (a dispatch's `max-iterations`); where the loop must ask
- * for a slot before it runs (`max-loops`, `depends-on`) it asks as a resume does. The raised cap and the
- * loop `queued`, asking for a slot, are saved together, so the job that later admits it from the line
- * (dispatched with no cap) runs it under the raised one, and a job that fails before the loop has its
- * slot leaves it where the sweeper sees it, never `running` with no job.
- */
-
-
-
-
-/**
- * Saves the loop re-opened by `cap` and asking for a slot (compare-and-swap, with the cap's and the
- * re-opening's journey events). Returns the saved state, or null where the cap re-opens nothing (no loop,
- * one not capped by its iteration cap, or a cap not above the iterations run): saved as it was.
- */
-async function reopenAskingForSlot(input, deps) {
-    // Another job may save between this load and this save: the cap is given again to what it saved.
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await reopenOnce(input, deps);
-        }
-        catch (error) {
-            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= reopen_asking_CONFLICT_ATTEMPTS)
-                throw error;
-        }
-    }
-}
-const reopen_asking_CONFLICT_ATTEMPTS = 5;
-async function reopenOnce(input, deps) {
-    const loaded = await deps.store.load(input.loopId);
-    if (!loaded || !capReopens(loaded.state, input.cap))
-        return null;
-    const now = deps.clock.now();
-    const changed = changeCap(loaded.state, input.cap, now);
-    const reopened = reopenIfCapRaised(changed.state, now);
-    const state = askingForSlot(reopened.state);
-    await saveWithEvents(input.loopId, state, [...changed.events, ...reopened.events], loaded.version, deps);
-    return state;
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
