@@ -25,6 +25,8 @@ export interface GitHubClientOptions {
   throttle?: boolean
   /** Milliseconds per second of a rate limit's `retry-after`. Default 1000 (tests shorten it). */
   rateLimitUnitMs?: number
+  /** Waits before asking again for a job's log GitHub answers 404 (just ended); default JOB_LOG_WAITS_MS. */
+  jobLogWaitsMs?: readonly number[]
 }
 
 /** The REST client the adapter uses (exported for the composition root's own calls). */

@@ -43,17 +43,37 @@ export async function listRunAttemptJobs(
   }))
 }
 
-/** A job's log, as plain text (the redirect followed). */
+/**
+ * How long to wait before asking again for a log GitHub answers 404: a job's log is stored as the job
+ * ends, and a job `decide` lists as completed a moment before can still lack it. 7 s in all, then the 404
+ * stands (the leg is then `no verdict`, never a pass).
+ */
+export const JOB_LOG_WAITS_MS: readonly number[] = [1000, 2000, 4000]
+
+/** A job's log, as plain text (the redirect followed); a 404 is asked again after each of `waitsMs`. */
 export async function downloadJobLog(
   octokit: OctokitClient,
   where: { owner: string; repo: string; jobId: number },
+  waitsMs: readonly number[] = JOB_LOG_WAITS_MS,
 ): Promise<string> {
-  const { data } = await octokit.rest.actions.downloadJobLogsForWorkflowRun({
-    owner: where.owner,
-    repo: where.repo,
-    job_id: where.jobId,
-  })
-  if (typeof data === 'string') return data
-  if (data instanceof ArrayBuffer) return new TextDecoder().decode(data)
-  return String(data)
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const { data } = await octokit.rest.actions.downloadJobLogsForWorkflowRun({
+        owner: where.owner,
+        repo: where.repo,
+        job_id: where.jobId,
+      })
+      if (typeof data === 'string') return data
+      if (data instanceof ArrayBuffer) return new TextDecoder().decode(data)
+      return String(data)
+    } catch (error) {
+      const wait = waitsMs[attempt]
+      if (!isNotFound(error) || wait === undefined) throw error
+      await new Promise((resolve) => setTimeout(resolve, wait))
+    }
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 404
 }

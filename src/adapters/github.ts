@@ -18,7 +18,7 @@ import {
 } from '../ports/github.js'
 import type { Logger } from '../ports/logger.js'
 import { createOctokit, type GitHubClientOptions, type OctokitClient, resetTime } from './github-client.js'
-import { downloadJobLog, listRunAttemptJobs } from './github-jobs.js'
+import { downloadJobLog, JOB_LOG_WAITS_MS, listRunAttemptJobs } from './github-jobs.js'
 import { type RawPull, toPullRequest } from './github-pulls.js'
 
 interface RequestErrorLike {
@@ -121,6 +121,7 @@ export class OctokitGitHub implements GitHubPort {
   readonly repo: string
   private readonly octokit: OctokitClient
   private readonly logger: Pick<Logger, 'warning' | 'debug'> | undefined
+  private readonly jobLogWaitsMs: readonly number[]
   /** The token's own login (null: an installation token, which may not ask), asked once. */
   private login: Promise<string | null> | undefined
 
@@ -129,6 +130,7 @@ export class OctokitGitHub implements GitHubPort {
     this.repo = options.repo
     this.octokit = octokit
     this.logger = options.logger
+    this.jobLogWaitsMs = options.jobLogWaitsMs ?? JOB_LOG_WAITS_MS
   }
 
   private get repoPath(): string {
@@ -408,7 +410,7 @@ export class OctokitGitHub implements GitHubPort {
   async jobLog(jobId: number): Promise<string> {
     const { owner, repo } = this
     return this.call('GET', `${this.repoPath}/actions/jobs/${jobId}/logs`, () =>
-      downloadJobLog(this.octokit, { owner, repo, jobId }),
+      downloadJobLog(this.octokit, { owner, repo, jobId }, this.jobLogWaitsMs),
     )
   }
 

@@ -57,8 +57,17 @@ afterEach(async () => {
 const LOG =
   '2026-11-26T10:00:01.0000000Z Run the check\n2026-11-26T10:01:29.0000000Z loop-controller: verdict leg-0 sha256:ab\n'
 
-const github = (token: string) =>
-  new OctokitGitHub({ token, owner: 'acme', repo: 'demo', baseUrl: api.url, retries: 0, throttle: false })
+const github = (token: string, jobLogWaitsMs: readonly number[] = []) =>
+  new OctokitGitHub({
+    token,
+    owner: 'acme',
+    repo: 'demo',
+    baseUrl: api.url,
+    retries: 0,
+    throttle: false,
+    jobLogWaitsMs,
+  })
+const logAsks = () => api.exchanges.filter((e) => e.operationId === 'actions/download-job-logs-for-workflow-run')
 
 describe('listRunAttemptJobs', () => {
   it("reads every page of one attempt's jobs, with their names, conclusions and times", async () => {
@@ -95,13 +104,26 @@ describe('listRunAttemptJobs', () => {
 describe('jobLog', () => {
   it("reads a job's log through its 302, as plain text", async () => {
     expect(await github('decide').jobLog(12_000)).toBe(LOG)
-    const asked = api.exchanges.filter((e) => e.operationId === 'actions/download-job-logs-for-workflow-run')
-    expect(asked.map((e) => [e.path, e.status])).toEqual([['/repos/acme/demo/actions/jobs/12000/logs', 302]])
+    expect(logAsks().map((e) => [e.path, e.status])).toEqual([['/repos/acme/demo/actions/jobs/12000/logs', 302]])
   })
 
-  it('a job still going (no log yet), or none, is a 404 error', async () => {
-    await expect(github('decide').jobLog(12_001)).rejects.toThrow(/\(404\)/)
+  it('a job still going (no log yet), or none, is a 404 error once every wait is spent', async () => {
+    await expect(github('decide', [1, 1]).jobLog(12_001)).rejects.toThrow(/\(404\)/)
+    expect(logAsks().map((e) => e.status)).toEqual([404, 404, 404])
     await expect(github('decide').jobLog(1)).rejects.toThrow(/\(404\)/)
+  })
+
+  it('a log GitHub has not stored yet when the job is listed as ended is asked for again, and read', async () => {
+    const ended = api.model.jobs.find((job) => job.id === 12_001)
+    if (!ended) throw new Error('no job 12001')
+    Object.assign(ended, { status: 'completed', conclusion: 'success', completedAt: '2026-11-26T10:01:30Z' })
+    // The log is stored only once the first ask was answered 404; the wait before the next ask is long
+    // enough that the order does not depend on timing.
+    const reading = github('decide', [2000]).jobLog(12_001)
+    while (logAsks().length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    ended.log = LOG
+    expect(await reading).toBe(LOG)
+    expect(logAsks().map((e) => e.status)).toEqual([404, 302])
   })
 
   it("a token without 'actions' is refused, naming the permission", async () => {
