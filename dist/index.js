@@ -35270,18 +35270,37 @@ async function listRunAttemptJobs(octokit, where) {
         runAttempt: job.run_attempt ?? where.attempt,
     }));
 }
-/** A job's log, as plain text (the redirect followed). */
-async function downloadJobLog(octokit, where) {
-    const { data } = await octokit.rest.actions.downloadJobLogsForWorkflowRun({
-        owner: where.owner,
-        repo: where.repo,
-        job_id: where.jobId,
-    });
-    if (typeof data === 'string')
-        return data;
-    if (data instanceof ArrayBuffer)
-        return new TextDecoder().decode(data);
-    return String(data);
+/**
+ * How long to wait before asking again for a log GitHub answers 404: a job's log is stored as the job
+ * ends, and a job `decide` lists as completed a moment before can still lack it. 7 s in all, then the 404
+ * stands (the leg is then `no verdict`, never a pass).
+ */
+const JOB_LOG_WAITS_MS = [1000, 2000, 4000];
+/** A job's log, as plain text (the redirect followed); a 404 is asked again after each of `waitsMs`. */
+async function downloadJobLog(octokit, where, waitsMs = JOB_LOG_WAITS_MS) {
+    for (let attempt = 0;; attempt++) {
+        try {
+            const { data } = await octokit.rest.actions.downloadJobLogsForWorkflowRun({
+                owner: where.owner,
+                repo: where.repo,
+                job_id: where.jobId,
+            });
+            if (typeof data === 'string')
+                return data;
+            if (data instanceof ArrayBuffer)
+                return new TextDecoder().decode(data);
+            return String(data);
+        }
+        catch (error) {
+            const wait = waitsMs[attempt];
+            if (!isNotFound(error) || wait === undefined)
+                throw error;
+            await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+    }
+}
+function isNotFound(error) {
+    return typeof error === 'object' && error !== null && error.status === 404;
 }
 
 ;// CONCATENATED MODULE: ./src/adapters/github-pulls.ts
@@ -35389,6 +35408,7 @@ class OctokitGitHub {
     repo;
     octokit;
     logger;
+    jobLogWaitsMs;
     /** The token's own login (null: an installation token, which may not ask), asked once. */
     login;
     constructor(options, octokit = (0,github_client/* createOctokit */.Qi)(options)) {
@@ -35396,6 +35416,7 @@ class OctokitGitHub {
         this.repo = options.repo;
         this.octokit = octokit;
         this.logger = options.logger;
+        this.jobLogWaitsMs = options.jobLogWaitsMs ?? JOB_LOG_WAITS_MS;
     }
     get repoPath() {
         return `/repos/${this.owner}/${this.repo}`;
@@ -35637,7 +35658,7 @@ class OctokitGitHub {
     }
     async jobLog(jobId) {
         const { owner, repo } = this;
-        return this.call('GET', `${this.repoPath}/actions/jobs/${jobId}/logs`, () => downloadJobLog(this.octokit, { owner, repo, jobId }));
+        return this.call('GET', `${this.repoPath}/actions/jobs/${jobId}/logs`, () => downloadJobLog(this.octokit, { owner, repo, jobId }, this.jobLogWaitsMs));
     }
     ownLogin() {
         this.login ??= this.octokit.rest.users.getAuthenticated().then((response) => response.data.login, (error) => {
