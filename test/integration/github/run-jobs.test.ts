@@ -121,7 +121,7 @@ describe('jobLog', () => {
     // enough that the order does not depend on timing.
     const reading = github('decide', [2000]).jobLog(12_001)
     while (logAsks().length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
-    ended.log = LOG
+    Object.assign(ended, { log: LOG })
     expect(await reading).toBe(LOG)
     expect(logAsks().map((e) => e.status)).toEqual([404, 302])
   })
