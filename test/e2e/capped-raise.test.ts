@@ -8,6 +8,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { expectReopenedInTurn, loopsOf } from './capped-fixtures.js'
 import {
   ACTION_DIR,
   checkOperationsExercised,
@@ -18,8 +19,7 @@ import {
   until,
   waitForWork,
 } from './fixtures.js'
-import { journeyOf } from './many-loops-fixtures.js'
-import { queueHistory, queueNow, savedState } from './state-fixtures.js'
+import { queueNow, savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
@@ -94,10 +94,6 @@ describe('a capped loop, through loop-from-dispatch.yml', () => {
         sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
       })
       const { sandbox, signals } = scenario
-      const loopsOf = (record: { running: { loopId: string }[]; queued: { loopId: string }[] }) => ({
-        running: record.running.map((holder) => holder.loopId),
-        queued: record.queued.map((waiting) => waiting.loopId),
-      })
 
       await sandbox.dispatch({ 'loop-id': 'a', 'max-iterations': '2' })
       const first = ran(await sandbox.waitForIdle(2 * MINUTE))
@@ -149,26 +145,7 @@ describe('a capped loop, through loop-from-dispatch.yml', () => {
         ]),
         after,
       ).toEqual([['workflow_dispatch', '3', 'no cap', 'complete']])
-      expect(await savedState(scenario, 'a'), after).toMatchObject({
-        status: 'complete',
-        iteration: 3,
-        maxIterations: 5,
-      })
-      expect(await savedState(scenario, 'b'), after).toMatchObject({ status: 'complete', iteration: 3 })
-      // Never two loops holding the slot; a was admitted only once b had given it back.
-      const history = await queueHistory(scenario)
-      expect(
-        history.filter(({ record }) => record.running.length > 1).map(({ record }) => loopsOf(record)),
-        after,
-      ).toEqual([])
-      const journey = (await journeyOf(scenario, 'a')).map((event) => event.type)
-      const reopenedAt = journey.indexOf('cap-changed')
-      expect(journey.slice(reopenedAt, reopenedAt + 4), journey.join(', ')).toEqual([
-        'cap-changed',
-        'resumed',
-        'queued',
-        'admitted',
-      ])
+      await expectReopenedInTurn(scenario, after)
 
       expect(sandbox.api.violations).toEqual([])
       expect(sandbox.engine.problems).toEqual([])

@@ -8,18 +8,15 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { JobRecord } from '../sandbox/workflow-engine.js'
+import { expectReopenedInTurn, loopsOf } from './capped-fixtures.js'
 import { FAN_OUT_EXAMPLE, jobsNamed, startFanOutScenario } from './fan-out-fixtures.js'
 import { checkOperationsExercised, describeJobs, expectFaithful, MINUTE, until, waitForWork } from './fixtures.js'
 import { journeyOf } from './many-loops-fixtures.js'
-import { queueHistory, queueNow, savedState } from './state-fixtures.js'
+import { queueNow, savedState } from './state-fixtures.js'
 
 checkOperationsExercised(import.meta.url)
 
 const ran = (jobs: readonly JobRecord[]) => jobs.filter((job) => job.conclusion !== 'skipped')
-const loopsOf = (record: { running: { loopId: string }[]; queued: { loopId: string }[] }) => ({
-  running: record.running.map((holder) => holder.loopId),
-  queued: record.queued.map((waiting) => waiting.loopId),
-})
 
 describe('a capped fan-out loop re-opened by a higher cap, under max-loops', () => {
   it(
@@ -89,26 +86,7 @@ describe('a capped fan-out loop re-opened by a higher cap, under max-loops', () 
         ]),
         after,
       ).toEqual([['workflow_dispatch', '3', 'no cap', 'complete']])
-      expect(await savedState(scenario, 'a'), after).toMatchObject({
-        status: 'complete',
-        iteration: 3,
-        maxIterations: 5,
-      })
-      expect(await savedState(scenario, 'b'), after).toMatchObject({ status: 'complete', iteration: 3 })
-      // Never two loops holding the slot; a was admitted only once b had given it back.
-      const history = await queueHistory(scenario)
-      expect(
-        history.filter(({ record }) => record.running.length > 1).map(({ record }) => loopsOf(record)),
-        after,
-      ).toEqual([])
-      const journey = (await journeyOf(scenario, 'a')).map((event) => event.type)
-      const reopenedAt = journey.indexOf('cap-changed')
-      expect(journey.slice(reopenedAt, reopenedAt + 4), journey.join(', ')).toEqual([
-        'cap-changed',
-        'resumed',
-        'queued',
-        'admitted',
-      ])
+      await expectReopenedInTurn(scenario, after)
       expectFaithful(scenario)
     },
     12 * MINUTE,
