@@ -33,7 +33,7 @@ import { report } from './action/report.js'
 import { type RunContext, readRunContext, requireRepository } from './action/run-context.js'
 import { guardRunnerFiles } from './action/runner-files.js'
 import { readyForMerge } from './action/ship.js'
-import { releaseSlot, resumeAsksForSlot, takeSlot } from './action/slots.js'
+import { releaseSlot, reopenForSlot, resumeAsksForSlot, takeSlot } from './action/slots.js'
 import { auditRestorer } from './action/stores.js'
 import { sweep } from './action/sweep.js'
 import { actionsLogger } from './adapters/actions-logger.js'
@@ -45,7 +45,6 @@ import { ChildProcessRunner } from './adapters/process-runner.js'
 import type { RunnerFileGuard } from './adapters/runner-file-guard.js'
 import { type IterationInput, type IterationResult, runOneIteration } from './app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from './app/loop-branch.js'
-import { reopenAskingForSlot } from './app/reopen-asking.js'
 import { sanitiseLoopId } from './config/action-inputs.js'
 import { ConfigError, messageOf } from './config/errors.js'
 import { loadUserPatterns } from './config/user-patterns.js'
@@ -177,13 +176,11 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
     await releaseSlot(runContext, { loopId, root }, slotJob)
     return
   }
-  // A higher cap re-opening a capped loop asks for a slot as a resume does: the raised cap is saved first,
-  // for the job that admits the loop from the line (dispatched with no cap).
-  if (loaded.capGiven !== undefined && commandDeps.resumeAsksForSlot) {
-    await restoreAudit()
-    const reopened = await reopenAskingForSlot({ loopId, cap: loaded.capGiven }, { store, clock: systemClock, audit })
-    if (reopened) io.info(`Loop ${loopId} is re-opened by the cap ${reopened.maxIterations}: it asks for a slot.`)
-  }
+  // A higher cap re-opening a capped loop asks for a slot as a resume does.
+  await reopenForSlot(
+    { loopId, capGiven: loaded.capGiven, asksForSlot: commandDeps.resumeAsksForSlot },
+    { store, clock: systemClock, audit, io, restoreAudit },
+  )
   // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
   // Before a hand-over, so a resumed loop queues like a new one and is dispatched only with a slot.
   if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) return

@@ -16,7 +16,6 @@ import { type Decided, decideIteration } from '../app/fan-out/decide.js'
 import { ProjectCodeRefusedError } from '../app/fan-out/replay-runner.js'
 import type { IterationResult } from '../app/iteration.js'
 import { checkoutLoopBranch, pushAuthEnv } from '../app/loop-branch.js'
-import { reopenAskingForSlot } from '../app/reopen-asking.js'
 import { loadUserPatterns } from '../config/user-patterns.js'
 import { loopBranch, Outputs } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
@@ -44,7 +43,7 @@ import { publishIteration } from './publish.js'
 import { reportRefusal } from './refusal.js'
 import { report } from './report.js'
 import { readyForMerge } from './ship.js'
-import { releaseSlot, resumeAsksForSlot, takeSlot } from './slots.js'
+import { releaseSlot, reopenForSlot, resumeAsksForSlot, takeSlot } from './slots.js'
 import type { StoreWarnings } from './store-warnings.js'
 import { auditRestorer } from './stores.js'
 
@@ -106,13 +105,11 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     await releaseSlot(runContext, { loopId, root }, slotJob)
     return
   }
-  // A higher cap re-opening a capped loop asks for a slot as a resume does (plan planned nothing for it):
-  // the raised cap is saved first, for the job that admits the loop from the line (dispatched with no cap).
-  if (loaded.capGiven !== undefined && commandDeps.resumeAsksForSlot) {
-    await restoreAudit()
-    const reopened = await reopenAskingForSlot({ loopId, cap: loaded.capGiven }, { store, clock: systemClock, audit })
-    if (reopened) io.info(`Loop ${loopId} is re-opened by the cap ${reopened.maxIterations}: it asks for a slot.`)
-  }
+  // A higher cap re-opening a capped loop asks for a slot as a resume does (plan planned nothing for it).
+  await reopenForSlot(
+    { loopId, capGiven: loaded.capGiven, asksForSlot: commandDeps.resumeAsksForSlot },
+    { store, clock: systemClock, audit, io, restoreAudit },
+  )
   // The slot is taken before an iteration is recorded, as in the single job; a queued loop's plan is dropped.
   const beforeSlot = plan?.iteration != null ? ((await store.load(loopId))?.version ?? null) : null
   if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) {

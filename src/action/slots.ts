@@ -1,5 +1,6 @@
 import { GitSlotStore } from '../adapters/stores/git-slot-store.js'
 import { GitStore } from '../adapters/stores/git-store.js'
+import { type ReopenAskingDeps, reopenAskingForSlot } from '../app/reopen-asking.js'
 import { askForSlot, cycleOf, giveBackSlot, type SlotDeps, stillInLine } from '../app/slots.js'
 import { ConfigError, messageOf } from '../config/errors.js'
 import { Outputs } from '../constants.js'
@@ -108,6 +109,22 @@ export function slotsQueue(run: RunContext, root: string, store: Pick<Store, 'ki
 
 /** What giving a slot back needs of the job: no audit trail (it saves other loops' states only). */
 export type ReleaseDeps = Pick<SlotJobDeps, 'store' | 'github' | 'io' | 'logger' | 'clock' | 'redact'>
+
+/**
+ * A cap given to this job that re-opens a capped loop asks for a slot as a resume does, where the loop
+ * must have one (`asksForSlot`): the raised cap is saved with the loop queued, asking, before `takeSlot`
+ * asks, for the job that admits the loop from the line (dispatched with no cap). Nothing without a cap.
+ */
+export async function reopenForSlot(
+  input: { loopId: string; capGiven: number | undefined; asksForSlot: boolean },
+  deps: ReopenAskingDeps & { io: Pick<ActionIO, 'info'>; restoreAudit: () => Promise<void> },
+): Promise<void> {
+  if (input.capGiven === undefined || !input.asksForSlot) return
+  await deps.restoreAudit()
+  const reopened = await reopenAskingForSlot({ loopId: input.loopId, cap: input.capGiven }, deps)
+  if (reopened)
+    deps.io.info(`Loop ${input.loopId} is re-opened by the cap ${reopened.maxIterations}: it asks for a slot.`)
+}
 
 /**
  * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
