@@ -39827,6 +39827,48 @@ class GitSlotStore {
 
 // EXTERNAL MODULE: ./src/adapters/stores/git-store.ts + 1 modules
 var git_store = __nccwpck_require__(36738);
+;// CONCATENATED MODULE: ./src/app/reopen-asking.ts
+/**
+ * A job given a higher cap re-opens a capped loop (a dispatch's `max-iterations`); where the loop must ask
+ * for a slot before it runs (`max-loops`, `depends-on`) it asks as a resume does. The raised cap and the
+ * loop `queued`, asking for a slot, are saved together, so the job that later admits it from the line
+ * (dispatched with no cap) runs it under the raised one, and a job that fails before the loop has its
+ * slot leaves it where the sweeper sees it, never `running` with no job.
+ */
+
+
+
+
+/**
+ * Saves the loop re-opened by `cap` and asking for a slot (compare-and-swap, with the cap's and the
+ * re-opening's journey events). Returns the saved state, or null where the cap re-opens nothing (no loop,
+ * one not capped by its iteration cap, or a cap not above the iterations run): saved as it was.
+ */
+async function reopenAskingForSlot(input, deps) {
+    // Another job may save between this load and this save: the cap is given again to what it saved.
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await reopenOnce(input, deps);
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= reopen_asking_CONFLICT_ATTEMPTS)
+                throw error;
+        }
+    }
+}
+const reopen_asking_CONFLICT_ATTEMPTS = 5;
+async function reopenOnce(input, deps) {
+    const loaded = await deps.store.load(input.loopId);
+    if (!loaded || !capReopens(loaded.state, input.cap))
+        return null;
+    const now = deps.clock.now();
+    const changed = changeCap(loaded.state, input.cap, now);
+    const reopened = reopenIfCapRaised(changed.state, now);
+    const state = askingForSlot(reopened.state);
+    await saveWithEvents(input.loopId, state, [...changed.events, ...reopened.events], loaded.version, deps);
+    return state;
+}
+
 ;// CONCATENATED MODULE: ./src/domain/depends-on.ts
 /**
  * `depends-on`: the issues whose loops must be COMPLETE before a loop starts, from the loop config
@@ -50806,6 +50848,7 @@ function auditRestorer(auditSource, loopId, loopDir, logger) {
 
 
 
+
 function slotStore(run, root) {
     return new GitSlotStore({ ...stateBranchOptions(run, root), by: `run ${run.runId ?? 'local'}` });
 }
@@ -50860,6 +50903,19 @@ function slotsQueue(run, root, store) {
         const record = await slotStore(run, root).current();
         return { record, limit: limitUnder(record, run.settings.maxLoops) };
     };
+}
+/**
+ * A cap given to this job that re-opens a capped loop asks for a slot as a resume does, where the loop
+ * must have one (`asksForSlot`): the raised cap is saved with the loop queued, asking, before `takeSlot`
+ * asks, for the job that admits the loop from the line (dispatched with no cap). Nothing without a cap.
+ */
+async function reopenForSlot(input, deps) {
+    if (input.capGiven === undefined || !input.asksForSlot)
+        return;
+    await deps.restoreAudit();
+    const reopened = await reopenAskingForSlot({ loopId: input.loopId, cap: input.capGiven }, deps);
+    if (reopened)
+        deps.io.info(`Loop ${input.loopId} is re-opened by the cap ${reopened.maxIterations}: it asks for a slot.`);
 }
 /**
  * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
@@ -58188,48 +58244,6 @@ async function checkpointOfCandidate(run, record, base, candidate, git) {
     return withEvents({ ...record, state, commit: made.at(-1)?.commit ?? null }, record_event(run.deps.clock.now(), run.iteration, 'checkpoint', `took ${made.map((m) => m.commit.slice(0, 12)).join(', ')} from the plan`));
 }
 
-;// CONCATENATED MODULE: ./src/app/reopen-asking.ts
-/**
- * A job given a higher cap re-opens a capped loop (a dispatch's `max-iterations`); where the loop must ask
- * for a slot before it runs (`max-loops`, `depends-on`) it asks as a resume does. The raised cap and the
- * loop `queued`, asking for a slot, are saved together, so the job that later admits it from the line
- * (dispatched with no cap) runs it under the raised one, and a job that fails before the loop has its
- * slot leaves it where the sweeper sees it, never `running` with no job.
- */
-
-
-
-
-/**
- * Saves the loop re-opened by `cap` and asking for a slot (compare-and-swap, with the cap's and the
- * re-opening's journey events). Returns the saved state, or null where the cap re-opens nothing (no loop,
- * one not capped by its iteration cap, or a cap not above the iterations run): saved as it was.
- */
-async function reopenAskingForSlot(input, deps) {
-    // Another job may save between this load and this save: the cap is given again to what it saved.
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await reopenOnce(input, deps);
-        }
-        catch (error) {
-            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= reopen_asking_CONFLICT_ATTEMPTS)
-                throw error;
-        }
-    }
-}
-const reopen_asking_CONFLICT_ATTEMPTS = 5;
-async function reopenOnce(input, deps) {
-    const loaded = await deps.store.load(input.loopId);
-    if (!loaded || !capReopens(loaded.state, input.cap))
-        return null;
-    const now = deps.clock.now();
-    const changed = changeCap(loaded.state, input.cap, now);
-    const reopened = reopenIfCapRaised(changed.state, now);
-    const state = askingForSlot(reopened.state);
-    await saveWithEvents(input.loopId, state, [...changed.events, ...reopened.events], loaded.version, deps);
-    return state;
-}
-
 ;// CONCATENATED MODULE: ./src/domain/stale-dispatch.ts
 function laterDispatchRecorded(state, run) {
     const record = state.dispatch;
@@ -59503,7 +59517,6 @@ async function readyForMerge(state, deps) {
 
 
 
-
 async function decideJob(shared, handOff) {
     const { runContext, root, loopId, github, logger, io, redact } = shared;
     const { settings } = runContext;
@@ -59558,14 +59571,8 @@ async function decideJob(shared, handOff) {
         await slots_releaseSlot(runContext, { loopId, root }, slotJob);
         return;
     }
-    // A higher cap re-opening a capped loop asks for a slot as a resume does (plan planned nothing for it):
-    // the raised cap is saved first, for the job that admits the loop from the line (dispatched with no cap).
-    if (loaded.capGiven !== undefined && commandDeps.resumeAsksForSlot) {
-        await restoreAudit();
-        const reopened = await reopenAskingForSlot({ loopId, cap: loaded.capGiven }, { store, clock: systemClock, audit });
-        if (reopened)
-            io.info(`Loop ${loopId} is re-opened by the cap ${reopened.maxIterations}: it asks for a slot.`);
-    }
+    // A higher cap re-opening a capped loop asks for a slot as a resume does (plan planned nothing for it).
+    await reopenForSlot({ loopId, capGiven: loaded.capGiven, asksForSlot: commandDeps.resumeAsksForSlot }, { store, clock: systemClock, audit, io, restoreAudit });
     // The slot is taken before an iteration is recorded, as in the single job; a queued loop's plan is dropped.
     const beforeSlot = plan?.iteration != null ? ((await store.load(loopId))?.version ?? null) : null;
     if (!(await takeSlot(runContext, { loopId, config, root }, slotJob))) {
@@ -60765,7 +60772,6 @@ function actionsLogger(redact) {
 
 
 
-
 /** Runs the action. Never throws: a failure fails the step with a message that says what to do. */
 async function run(io = actionsIO) {
     const jobEnd = {};
@@ -60883,14 +60889,8 @@ async function runAction(unguardedIo, jobEnd) {
         await slots_releaseSlot(runContext, { loopId, root }, slotJob);
         return;
     }
-    // A higher cap re-opening a capped loop asks for a slot as a resume does: the raised cap is saved first,
-    // for the job that admits the loop from the line (dispatched with no cap).
-    if (loaded.capGiven !== undefined && commandDeps.resumeAsksForSlot) {
-        await restoreAudit();
-        const reopened = await reopenAskingForSlot({ loopId, cap: loaded.capGiven }, { store, clock: systemClock, audit });
-        if (reopened)
-            io.info(`Loop ${loopId} is re-opened by the cap ${reopened.maxIterations}: it asks for a slot.`);
-    }
+    // A higher cap re-opening a capped loop asks for a slot as a resume does.
+    await reopenForSlot({ loopId, capGiven: loaded.capGiven, asksForSlot: commandDeps.resumeAsksForSlot }, { store, clock: systemClock, audit, io, restoreAudit });
     // Past `max-loops`, or waiting on `depends-on`: saved queued and reported; its job ends here, green.
     // Before a hand-over, so a resumed loop queues like a new one and is dispatched only with a slot.
     if (!(await takeSlot(runContext, { loopId, config, root }, slotJob)))
