@@ -11,6 +11,7 @@ import type { DashboardIssue, DashboardIssues } from '../ports/dashboard.js'
 import { GitHubPermissionError } from '../ports/github.js'
 import { rateLimited } from './github.js'
 import type { OctokitClient } from './github-client.js'
+import { statusOf } from './request-error.js'
 
 interface RawIssue {
   number: number
@@ -23,11 +24,6 @@ interface RawIssue {
 
 function toIssue(issue: RawIssue): DashboardIssue {
   return { number: issue.number, nodeId: issue.node_id, body: issue.body ?? '', url: issue.html_url }
-}
-
-function statusOf(error: unknown): number | undefined {
-  const status = (error as { status?: unknown } | null)?.status
-  return typeof status === 'number' ? status : undefined
 }
 
 /** GraphQL's errors (HTTP 200 with `errors`), each with its message and type. */

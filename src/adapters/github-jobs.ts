@@ -6,6 +6,7 @@
  */
 import type { RunJob } from '../domain/fan-out-jobs.js'
 import type { OctokitClient } from './github-client.js'
+import { statusOf } from './request-error.js'
 
 /** GitHub's most jobs per page; a matrix of 256 legs and its few other jobs take 3 pages. */
 const PER_PAGE = 100
@@ -68,12 +69,8 @@ export async function downloadJobLog(
       return String(data)
     } catch (error) {
       const wait = waitsMs[attempt]
-      if (!isNotFound(error) || wait === undefined) throw error
+      if (statusOf(error) !== 404 || wait === undefined) throw error
       await new Promise((resolve) => setTimeout(resolve, wait))
     }
   }
-}
-
-function isNotFound(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 404
 }

@@ -20,16 +20,7 @@ import type { Logger } from '../ports/logger.js'
 import { createOctokit, type GitHubClientOptions, type OctokitClient, resetTime } from './github-client.js'
 import { downloadJobLog, JOB_LOG_WAITS_MS, listRunAttemptJobs } from './github-jobs.js'
 import { type RawPull, toPullRequest } from './github-pulls.js'
-
-interface RequestErrorLike {
-  status: number
-  message: string
-  response?: { headers?: Record<string, string | number | undefined>; data?: unknown }
-}
-
-function isRequestError(error: unknown): error is RequestErrorLike {
-  return typeof error === 'object' && error !== null && typeof (error as { status?: unknown }).status === 'number'
-}
+import { isRequestError, type RequestErrorLike, statusOf } from './request-error.js'
 
 /** Which permission an endpoint needs (data, not an if-chain). First match wins. */
 const PERMISSION_BY_ROUTE: ReadonlyArray<{ pattern: RegExp; write: GitHubPermission; read: GitHubPermission }> = [
@@ -110,10 +101,6 @@ function dispatchedRun(data: unknown): DispatchedRun {
 
 /** GitHub's words when "Allow GitHub Actions to create and approve pull requests" is off. */
 const PULL_REQUESTS_NOT_ALLOWED = /not permitted to create or approve pull requests/i
-
-function statusOf(error: unknown): number | undefined {
-  return isRequestError(error) ? error.status : undefined
-}
 
 /** The GitHub port over Octokit. */
 export class OctokitGitHub implements GitHubPort {
