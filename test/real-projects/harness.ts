@@ -110,21 +110,37 @@ export function prepareToolchain(project: RealProject): { env: NodeJS.ProcessEnv
   }
   let nodeModules: string | undefined
   if (project.npm) {
-    const cache = join(process.env.REAL_PROJECTS_CACHE ?? join(homedir(), '.cache', 'loop-real-projects'), project.name)
-    const manifest = JSON.stringify({ name: `${project.name}-deps`, private: true, devDependencies: project.npm })
-    const stamp = join(cache, 'package.json')
-    if (!existsSync(join(cache, 'node_modules')) || readFileSync(stamp, 'utf8') !== manifest) {
-      if (!install) return 'npm dependencies not installed; REAL_PROJECTS_INSTALL=0'
-      mkdirSync(cache, { recursive: true })
-      writeFileSync(stamp, manifest)
-      const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
-        cwd: cache,
-        encoding: 'utf8',
-      })
-      if (result.status !== 0) return `npm install failed: ${result.stderr.slice(-300)}`
-    }
-    nodeModules = join(cache, 'node_modules')
+    nodeModules = npmTools(project.name, project.npm)
+    if (!nodeModules.startsWith('/')) return nodeModules
   }
+  const env = loopEnv(extraPath)
+  return nodeModules ? { env, nodeModules } : { env }
+}
+
+/**
+ * npm packages (pinned in `devDependencies`) installed into `~/.cache/loop-real-projects/<name>` (or
+ * `$REAL_PROJECTS_CACHE`), never into the project's own node_modules: the path of their node_modules,
+ * or the reason they cannot be had (REAL_PROJECTS_INSTALL=0, npm failing).
+ */
+export function npmTools(name: string, devDependencies: Record<string, string>): string {
+  const cache = join(process.env.REAL_PROJECTS_CACHE ?? join(homedir(), '.cache', 'loop-real-projects'), name)
+  const manifest = JSON.stringify({ name: `${name}-deps`, private: true, devDependencies })
+  const stamp = join(cache, 'package.json')
+  if (!existsSync(join(cache, 'node_modules')) || readIf(stamp) !== manifest) {
+    if (process.env.REAL_PROJECTS_INSTALL === '0') return 'npm dependencies not installed; REAL_PROJECTS_INSTALL=0'
+    mkdirSync(cache, { recursive: true })
+    writeFileSync(stamp, manifest)
+    const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: cache,
+      encoding: 'utf8',
+    })
+    if (result.status !== 0) return `npm install failed: ${result.stderr.slice(-300)}`
+  }
+  return join(cache, 'node_modules')
+}
+
+/** The environment the loops run in: plain output, no Go downloads, not marked as CI. */
+export function loopEnv(extraPath: string[] = []): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PATH: [...extraPath, process.env.PATH].join(':'),
@@ -134,14 +150,14 @@ export function prepareToolchain(project: RealProject): { env: NodeJS.ProcessEnv
     GOFLAGS: '-mod=mod',
   }
   delete env.CI
-  return nodeModules ? { env, nodeModules } : { env }
+  return env
 }
 
 function sh(command: string, cwd: string, env: NodeJS.ProcessEnv): void {
   execFileSync('sh', ['-c', command], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] })
 }
 
-function git(cwd: string, ...args: string[]): string {
+export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
@@ -165,6 +181,8 @@ export function prepareRepo(
   workDir: string,
   /** Rewrites the project's loop.yml before it is committed (a bench compares two declarations). */
   config: (yaml: string) => string = (yaml) => yaml,
+  /** Only the defects in these files (all of them when absent). */
+  defectFiles?: readonly string[],
 ): { repo: string; pristine: string } {
   const pristine = join(workDir, 'pristine')
   const repo = join(workDir, 'repo')
@@ -175,10 +193,12 @@ export function prepareRepo(
   for (const command of project.normalize) sh(command, pristine, env)
   cpSync(pristine, repo, { recursive: true, verbatimSymlinks: true })
   git(repo, 'init', '-q', '-b', 'main')
-  git(repo, 'apply', join(HERE, project.name, 'defects.patch'))
+  const only = (defectFiles ?? []).map((file) => `--include=${file}`)
+  git(repo, 'apply', ...only, join(HERE, project.name, 'defects.patch'))
   mkdirSync(join(repo, '.github'), { recursive: true })
   writeFileSync(join(repo, '.github', 'loop.yml'), config(readFileSync(join(HERE, project.name, 'loop.yml'), 'utf8')))
-  writeFileSync(join(repo, '.gitignore'), `${readIf(join(repo, '.gitignore'))}\nnode_modules\n`)
+  // The checks' JUnit reports (the shard recipes write reports/junit-<i>.xml) are never committed.
+  writeFileSync(join(repo, '.gitignore'), `${readIf(join(repo, '.gitignore'))}\nnode_modules\nreports/\n`)
   git(repo, 'add', '-A')
   git(repo, 'commit', '-q', '-m', `${project.name} at ${project.commit.slice(0, 7)} with four defects`)
   return { repo, pristine }
@@ -212,10 +232,16 @@ export async function runLoop(
   project: RealProject,
   controller: Controller,
   toolchain: { env: NodeJS.ProcessEnv; nodeModules?: string },
-  options: { log?: (line: string) => void; timeoutMs?: number; config?: (yaml: string) => string } = {},
+  options: {
+    log?: (line: string) => void
+    timeoutMs?: number
+    config?: (yaml: string) => string
+    /** Only the defects in these files (all four when absent). */
+    defectFiles?: readonly string[]
+  } = {},
 ): Promise<LoopOutcome> {
   const workDir = mkdtempSync(join(tmpdir(), `loop-real-${project.name}-`))
-  const { repo, pristine } = prepareRepo(project, toolchain, workDir, options.config)
+  const { repo, pristine } = prepareRepo(project, toolchain, workDir, options.config, options.defectFiles)
   const oracleLog = join(workDir, 'oracle.jsonl')
   // As `npx loop-controller run` would: the project's node_modules/.bin first on the PATH.
   const env: NodeJS.ProcessEnv = {
@@ -225,21 +251,8 @@ export async function runLoop(
     ORACLE_PRISTINE: pristine,
     ORACLE_LOG: oracleLog,
   }
-  const [command, ...args] = controller.argv as [string, ...string[]]
   const started = performance.now()
-  const exitCode = await new Promise<number | null>((resolveExit) => {
-    const child = spawn(command, [...args, 'run'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    const timer = setTimeout(() => child.kill('SIGTERM'), options.timeoutMs ?? 15 * 60_000)
-    const forward = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) options.log?.(line)
-    }
-    child.stdout.on('data', forward)
-    child.stderr.on('data', forward)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolveExit(code)
-    })
-  })
+  const exitCode = await runController(controller, repo, env, options)
   const wallMs = performance.now() - started
   const state = readState(repo)
   const usage: { iteration: number; what: string; durationMs: number }[] = state?.usage?.log ?? []
@@ -291,6 +304,29 @@ export async function runLoop(
   }
 }
 
+/** Runs `loop-controller run` in `repo` to its end (SIGTERM after `timeoutMs`); its exit code. */
+export function runController(
+  controller: Controller,
+  repo: string,
+  env: NodeJS.ProcessEnv,
+  options: { log?: (line: string) => void; timeoutMs?: number } = {},
+): Promise<number | null> {
+  const [command, ...args] = controller.argv as [string, ...string[]]
+  return new Promise<number | null>((resolveExit) => {
+    const child = spawn(command, [...args, 'run'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const timer = setTimeout(() => child.kill('SIGTERM'), options.timeoutMs ?? 15 * 60_000)
+    const forward = (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) options.log?.(line)
+    }
+    child.stdout.on('data', forward)
+    child.stderr.on('data', forward)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolveExit(code)
+    })
+  })
+}
+
 /**
  * A defect is fixed when its file is back to the pristine text or when the check that reports it passes
  * again (a formatter or `--fix` may write other, equally valid text). Logic and type defects count as fixed
@@ -311,7 +347,7 @@ function sameAsPristineOrPasses(
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the state file is read loosely, across controller versions.
-function readState(repo: string): any {
+export function readState(repo: string): any {
   const dir = join(repo, '.loop')
   if (!existsSync(dir)) return null
   for (const loop of readdirSync(dir)) {

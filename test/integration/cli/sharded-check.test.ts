@@ -1,11 +1,13 @@
-// A `test` check with `shards: 4`, run by the CLI on node:test's own sharding (`--test-shard`), with a
-// JUnit report per shard: the shards merge into one check, a failing test in one shard is a regression
-// named by its JUnit id, the flake check re-runs only the failing shard, and a shard killed before it
-// reports makes the check an `infrastructure` error, never a pass.
+// A `test` check with `shards: 4`, run by the CLI on node:test's own sharding (`--test-shard`) as the
+// README's node recipe runs it, with a JUnit report per shard: the shards merge into one check, a
+// failing test in one shard is a regression named by its JUnit id, the flake check re-runs only the
+// failing shard, and a shard killed before it reports makes the check an `infrastructure` error, never
+// a pass.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loopStateSchema } from '../../../src/domain/state.js'
+import { readmeShardRecipe } from '../../real-projects/readme-recipes.js'
 import { cli, tempRepo } from './helpers.js'
 
 /** Eight widget tests; node's `--test-shard=i/4` takes the sorted files whose index is i-1 modulo 4. */
@@ -25,9 +27,8 @@ function widgetTests(body: (i: number) => string): Record<string, string> {
   return files
 }
 
-const RUN =
-  'node --test --test-shard={shard}/{shards} --test-reporter=spec --test-reporter-destination=stdout ' +
-  '--test-reporter=junit --test-reporter-destination=junit-{shard}.xml'
+/** README.md's node recipe ("Sharded checks"), read from the README so the two cannot drift. */
+const NODE_RECIPE = readmeShardRecipe('node')
 
 function loopConfig(work: string): string {
   return [
@@ -39,8 +40,8 @@ function loopConfig(work: string): string {
     '  - name: test',
     '    kind: test',
     '    shards: 4',
-    `    run: ${JSON.stringify(RUN)}`,
-    '    junit: junit-{shard}.xml',
+    `    run: ${JSON.stringify(NODE_RECIPE.run)}`,
+    `    junit: ${JSON.stringify(NODE_RECIPE.junit)}`,
     '',
   ].join('\n')
 }
