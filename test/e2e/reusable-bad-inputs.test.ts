@@ -58,6 +58,42 @@ describe('a bad input of the reusable workflow', () => {
   )
 
   it(
+    'single job: a command the workflow does not take (plan, a fan-out job`s) fails the job at once, before the checkout',
+    async () => {
+      const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-from-dispatch.yml'), 'utf8')
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+      const caller = example.replace("      command: ${{ inputs.command || 'run' }}\n", '      command: plan\n')
+      expect(caller).not.toBe(example)
+      const files = { ...projectFiles({ steps: 2 }), '.github/workflows/loop-from-dispatch.yml': caller }
+      const scenario = await startScenario({
+        steps: 2,
+        sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'bad-plan' })
+      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
+      expect(
+        jobs.map((job) => [job.name, job.conclusion]),
+        describeJobs(jobs),
+      ).toEqual([['loop / loop iteration', 'failure']])
+      // The check failed; checkout, set-up, install and the action never ran.
+      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
+        'failure',
+        'skipped',
+        'skipped',
+        'skipped',
+        'skipped',
+      ])
+      expect(jobs[0]!.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
+        "Input 'command' of the reusable workflow must be one of run, resume, approve, abort, skip; got 'plan'.",
+      ])
+      await expectUntouched(scenario, 'bad-plan')
+      expectFaithful(scenario)
+    },
+    2 * MINUTE,
+  )
+
+  it(
     "fan-out: decide's fail-on fails the plan job, before the agent runs; the legs and decide never start",
     async () => {
       const caller = FAN_OUT_EXAMPLE.replace(
