@@ -12,6 +12,7 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8')
 type Permissions = Record<string, 'read' | 'write'>
 interface Step {
   if?: string
+  env?: Record<string, string>
   uses?: string
   with?: Record<string, string | boolean>
 }
@@ -51,6 +52,19 @@ describe('loop.yml in fan-out', () => {
     expect(missing).toEqual([])
     expect(actionStep('plan').if).toContain("inputs.command == 'run'")
   })
+})
+
+describe("loop.yml's secrets", () => {
+  const AGENT_KEYS = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY']
+  it.each(Object.keys(reusable.jobs))(
+    '%s passes secret-names on only where its step has the agent keys it names (else each is warned of as empty)',
+    (job) => {
+      const step = actionStep(job)
+      const named = String(step.with?.secrets ?? '').includes('inputs.secret-names')
+      const given = AGENT_KEYS.every((key) => step.env?.[key] === `\${{ secrets.${key} }}`)
+      expect({ named, given }).toEqual({ named: given, given })
+    },
+  )
 })
 
 const WRITES: Permissions = { contents: 'write', actions: 'write', 'pull-requests': 'write', issues: 'write' }
