@@ -336,14 +336,6 @@ describe('loop id', () => {
 })
 
 describe('secrets and simple mode', () => {
-  it('takes a name as given when another line gives its value (secret-names beside LOOP_SECRETS)', () => {
-    expect(parseSecretLines('NPM_TOKEN\n\nNPM_TOKEN=abc\nDB=x', {})).toEqual({
-      secrets: { NPM_TOKEN: 'abc', DB: 'x' },
-      missing: [],
-      problems: [],
-    })
-  })
-
   it('lists names with no value in the environment', () => {
     expect(parseSecretLines('A\nB=\n# note\nC', { A: 'x', C: '' })).toEqual({
       secrets: { A: 'x', B: '' },
