@@ -17,6 +17,7 @@ interface Step {
   with?: Record<string, string | boolean>
 }
 interface Job {
+  concurrency?: { group: string; 'cancel-in-progress'?: boolean; queue?: string }
   permissions?: Permissions
   steps?: Step[]
   uses?: string
@@ -110,5 +111,27 @@ describe("loop.yml's permissions", () => {
 
   it.each(callers)("$caller grants the widest of loop.yml's jobs, and no more", ({ granted }) => {
     expect(granted).toEqual(needed)
+  })
+})
+
+describe('concurrency, as docs/github.md says ("One job per loop at a time", "Limits it meets")', () => {
+  const example = (file: string) => parse(read(join('examples', 'workflows', file))) as { jobs: Record<string, Job> }
+  it("keeps every waiting job of a loop's group (queue: max), never cancelling the running one", () => {
+    const loopGroups = [
+      ...Object.values(reusable.jobs).filter((job) => job.concurrency),
+      example('loop-step.yml').jobs.loop!,
+      example('loop-fan-out.yml').jobs.loop!,
+    ]
+    expect(loopGroups).toHaveLength(5)
+    for (const job of loopGroups) {
+      expect(job.concurrency, job.concurrency?.group).toMatchObject({ 'cancel-in-progress': false, queue: 'max' })
+    }
+  })
+
+  it("keeps one waiting sweep: the sweeper's group has no queue: max", () => {
+    expect(example('loop-sweeper.yml').jobs.sweep?.concurrency).toEqual({
+      group: 'loop-controller-sweeper',
+      'cancel-in-progress': false,
+    })
   })
 })
