@@ -42,6 +42,9 @@ export type ActionCommand = (typeof ACTION_COMMANDS)[number]
 /** A person's command fan-out's decide applies (`person-command`); `run`: none. */
 export const PERSON_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'] as const
 
+/** What GitHub gives as `needs.<job>.result`: decide's `verify-result`. */
+const JOB_RESULTS = ['success', 'failure', 'cancelled', 'skipped'] as const
+
 export const MAX_ITERATIONS_LIMIT = 1000
 /** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
 const INPUT_CAP_NAMES: CapSettingNames = { cap: "Input 'max-iterations'", reason: "'cap-reason'" }
@@ -182,7 +185,12 @@ const fields = {
   },
   store: { schema: z.enum(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
   command: { schema: z.enum(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
-  personCommand: { schema: z.enum(PERSON_COMMANDS), expected: `one of ${PERSON_COMMANDS.join(', ')}` },
+  // The reusable workflow passes its own `command` here in fan-out: named, so the message leads to it.
+  personCommand: {
+    schema: z.enum(PERSON_COMMANDS),
+    expected: `one of ${PERSON_COMMANDS.join(', ')} (the reusable workflow's 'command', which decide applies)`,
+  },
+  verifyResult: { schema: z.enum(JOB_RESULTS), expected: `a job's result: ${JOB_RESULTS.join(', ')}` },
   agent: { schema: z.enum(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
   isolation: { schema: z.enum(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
   boolean: { schema: booleanString, expected: 'true or false' },
@@ -313,7 +321,7 @@ export function parseActionInputs(
   const leg = raw(Inputs.Leg) || undefined
   if (command === 'verify' && !leg)
     problems.push(`Input 'leg' is required when 'command' is 'verify' (\${{ matrix.leg }}).`)
-  const verifyResult = raw(Inputs.VerifyResult)
+  const verifyResult = parse(Inputs.VerifyResult, fields.verifyResult, '')
   const personCommand = parse(Inputs.PersonCommand, fields.personCommand, 'run')
   if (personCommand !== 'run') {
     if (command !== 'decide') {

@@ -44,5 +44,6 @@ export function parseSecretLines(
     if (value === undefined || value === '') missing.push(name)
     else secrets[name] = value
   })
-  return { secrets, missing, problems }
+  // A name another line gives a value (the reusable workflow's `secret-names` beside `LOOP_SECRETS`) has one.
+  return { secrets, missing: missing.filter((name) => !Object.hasOwn(secrets, name)), problems }
 }

@@ -52,6 +52,8 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'pull-request-events.test.ts': [DISPATCH, STOP_LABELS, ...STATUS_COMMENT, ...PULL_REQUEST, 'pulls/get', PERMISSION],
   'pull-request-setting.test.ts': [...ITERATING, PERMISSION],
   'reusable-workflow.test.ts': [...ITERATING, ...DASHBOARD],
+  // A bad input fails the job before it calls GitHub.
+  'reusable-bad-inputs.test.ts': [],
   'sharded-check.test.ts': ITERATING,
   'many-loops.test.ts': [DISPATCH, STOP_LABELS, OWN_LOGIN, ...STATUS_COMMENT, ...DASHBOARD, PERMISSION],
   'sweeper.test.ts': [...ITERATING, 'actions/get-workflow-run'],

@@ -60,8 +60,15 @@ describe('the reusable workflow, called by the example workflows', () => {
         ['loop / loop iteration', 'workflow_dispatch', 'success'],
         ['loop / loop iteration', 'workflow_dispatch', 'success'],
       ])
-      // The called job's steps: checkout ran; setup-node and the agent install were skipped (not asked for).
-      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual(['success', 'skipped', 'skipped', 'success'])
+      // The called job's steps: the command's check skipped (run is one it takes); checkout ran; setup-node
+      // and the agent install were skipped (not asked for).
+      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
+        'skipped',
+        'success',
+        'skipped',
+        'skipped',
+        'success',
+      ])
       expect(jobs.map((job) => job.outputs.status)).toEqual(['running', 'complete'])
       // The reusable workflow's job outputs, from the action step's.
       const pull = pullRequests(sandbox)[0]!
@@ -140,7 +147,13 @@ describe('the reusable workflow, called by the example workflows', () => {
         why,
       ).toEqual([['loop / loop iteration', 'failure']])
       // The install step was skipped (no `agent` input); the action failed with what to set.
-      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual(['success', 'skipped', 'skipped', 'failure'])
+      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
+        'skipped',
+        'success',
+        'skipped',
+        'skipped',
+        'failure',
+      ])
       const message =
         "agent: claude in .github/loop.yml, but the workflow's 'agent' input is empty and 'claude' is not on PATH: set the reusable workflow's input agent: claude so that it installs the CLI (or install it in a step before the loop)."
       expect(jobs[0]!.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
@@ -231,8 +244,8 @@ describe('the reusable workflow, called by the example workflows', () => {
         ['loop / loop iteration', 'issues', 'success'],
         ['loop / loop iteration', 'workflow_dispatch', 'success'],
       ])
-      // checkout, setup-node (the no-op), the agent install, the action.
-      expect(ran[0]!.steps.map((step) => step.outcome)).toEqual(['success', 'success', 'success', 'success'])
+      // The command's check (skipped), checkout, setup-node (the no-op), the agent install, the action.
+      expect(ran[0]!.steps.map((step) => step.outcome)).toEqual(['skipped', 'success', 'success', 'success', 'success'])
       expect(ran[0]!.stdout).toContain('actions/setup-node@v7 is a no-op here')
       // The install step ran in each job; the verify commands the caller lists ran as the checks.
       const npmLog = readFileSync(join(bin, 'npm.log'), 'utf8')

@@ -186,6 +186,21 @@ describe('parseActionInputs', () => {
     },
     { values: { 'fail-on': 'none,blocked' }, message: "Input 'fail-on' must be a comma-separated list" },
     { values: { 'fail-on': ',' }, message: "Input 'fail-on' must be a comma-separated list" },
+    { values: { 'fail-on': 'sometimes' }, message: "Input 'fail-on' must be a comma-separated list" },
+    { values: { 'max-iterations': '-1' }, message: "Input 'max-iterations' must be a whole number from 1 to 1000" },
+    { values: { 'budget-minutes': 'x' }, message: "Input 'budget-minutes' must be a number of minutes below 350" },
+    { values: { 'max-loops': '-1' }, message: "Input 'max-loops' must be a whole number from 1 to 1000" },
+    { values: { agent: 'Claude' }, message: "Input 'agent' must be one of claude, codex, gemini, aider, command" },
+    { values: { isolation: 'strict' }, message: "Input 'isolation' must be one of auto, pid-namespace, none" },
+    {
+      values: { command: 'decide', 'person-command': 'merge' },
+      message:
+        "Input 'person-command' must be one of run, resume, approve, abort, skip (the reusable workflow's 'command', which decide applies); got 'merge'.",
+    },
+    {
+      values: { command: 'decide', 'verify-result': 'passed' },
+      message: "Input 'verify-result' must be a job's result: success, failure, cancelled, skipped; got 'passed'.",
+    },
   ]
   it.each(bad)('names the bad value: $message', ({ values, message }) => {
     const problems = problemsOf(values)
@@ -204,6 +219,13 @@ describe('parseActionInputs', () => {
     expect(parseActionInputs(inputs({ 'budget-minutes': value }), noEvent).budgetMinutes).toBeUndefined()
     expect(problemsOf({ 'budget-minutes': value, command: 'plan' })).toEqual([])
   })
+
+  it.each(['', 'success', 'failure', 'cancelled', 'skipped'])(
+    'takes verify-result %j, a job result GitHub gives',
+    (value) => {
+      expect(problemsOf({ command: 'decide', 'verify-result': value })).toEqual([])
+    },
+  )
 
   it('reports every problem at once', () => {
     expect(problemsOf({ 'max-iterations': 'x', store: 'y', dispatch: 'z' })).toHaveLength(3)
