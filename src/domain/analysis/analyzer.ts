@@ -141,11 +141,12 @@ export class StreamingAnalyzer {
       groupEnd = firstNewline
       groupStates = this.carryStates
     }
+    // Hits after the last newline belong to the next line: kept apart until the lines before are emitted.
+    const trailingStates: number[] = []
     for (let h = 0; h < positions.length; h++) {
       const position = positions[h] as number
       if (position > lastNewline) {
-        this.carryCandidate = true
-        if (this.carryStates.length < 64) this.carryStates.push(states[h] as number)
+        if (trailingStates.length < 64) trailingStates.push(states[h] as number)
         continue
       }
       const end = bytes[position] === 10 ? position : bytes.indexOf(10, position)
@@ -158,11 +159,9 @@ export class StreamingAnalyzer {
       groupStates = [states[h] as number]
     }
     if (groupEnd !== -1) this.emitLine(bytes, groupEnd, groupStates)
-    const trailingHits = this.carryCandidate && positions.some((p) => p > lastNewline)
-    const trailingStates = trailingHits ? this.carryStates.slice() : []
     this.carry = Buffer.alloc(0)
     this.carryStates = trailingStates
-    this.carryCandidate = trailingHits
+    this.carryCandidate = positions.some((p) => p > lastNewline)
     this.appendCarry(bytes.subarray(lastNewline + 1))
   }
 

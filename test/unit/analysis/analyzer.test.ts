@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { analyzeText, buildLibrary, StreamingAnalyzer, tierOf } from '../../../src/domain/analysis/index.js'
+import {
+  analyzeText,
+  buildLibrary,
+  compilePattern,
+  libraryOf,
+  StreamingAnalyzer,
+  tierOf,
+} from '../../../src/domain/analysis/index.js'
 
 const library = buildLibrary()
 
@@ -36,6 +43,30 @@ describe('StreamingAnalyzer on bad input', () => {
     const analysis = analyzer.finish()
     expect(analysis.pattern).toBe('out-of-memory')
     expect(analysis.excerpt.length).toBeLessThanOrEqual(4000)
+  })
+})
+
+describe('StreamingAnalyzer over chunks', () => {
+  it('keeps a signal that ends in the chunk that also ends the line before it, whatever the chunk size', () => {
+    // The line before is a candidate (`.js:`); in some chunkings the chunk that ends it also holds `BOOM`.
+    const boom = libraryOf([
+      compilePattern({
+        id: 'boom',
+        signals: ['BOOM'],
+        anchors: [],
+        kinds: [],
+        strategy: 'escalate',
+        alternates: [],
+        retryable: false,
+        locations: [],
+      }),
+    ])
+    const text = Buffer.from('at x.js:1\nBOOM went the test\n')
+    for (let size = 1; size <= text.length; size++) {
+      const analyzer = new StreamingAnalyzer(boom)
+      for (let i = 0; i < text.length; i += size) analyzer.push(text.subarray(i, i + size))
+      expect({ size, excerpt: analyzer.finish().excerpt }).toEqual({ size, excerpt: 'BOOM went the test' })
+    }
   })
 })
 
