@@ -196,11 +196,15 @@ export class StreamingAnalyzer {
     if (trimmed.length === 0) return
     const { matchers } = this.table
     const linePatterns = new Set<number>()
+    // Whether a scored signal is on the line: an excerpt-only line does not make it an error line.
+    let signalLine = false
+    const hit = (matcher: Matcher) => {
+      linePatterns.add(matcher.pattern)
+      signalLine ||= matcher.scored
+    }
     for (const state of states) {
       for (const literal of this.table.scanner.outputs[state] ?? []) {
-        for (const matcher of this.table.literalMatchers[literal] ?? []) {
-          linePatterns.add((matchers[matcher] as Matcher).pattern)
-        }
+        for (const matcher of this.table.literalMatchers[literal] ?? []) hit(matchers[matcher] as Matcher)
       }
     }
     if (hadEscape) {
@@ -209,7 +213,7 @@ export class StreamingAnalyzer {
         const matcher = matchers[index] as Matcher
         if (text.includes(matcher.signal.literal as string)) {
           this.matched[index] = 1
-          linePatterns.add(matcher.pattern)
+          hit(matcher)
         }
       }
     }
@@ -225,7 +229,7 @@ export class StreamingAnalyzer {
       }
       if (regex?.test(text)) {
         this.matched[index] = 1
-        linePatterns.add(matcher.pattern)
+        hit(matcher)
       }
     }
     const clipped = trimmed.length > EXCERPT_LINE_CHARS ? `${trimmed.slice(0, EXCERPT_LINE_CHARS)}…` : trimmed
@@ -233,7 +237,7 @@ export class StreamingAnalyzer {
       const lines = this.excerptLines[pattern] as string[]
       if (lines.length < EXCERPT_LINES) lines.push(clipped)
     }
-    const looksLikeError = linePatterns.size > 0 || /\b(error|Error|ERROR|FAIL|fatal)\b/.test(text)
+    const looksLikeError = signalLine || /\b(error|Error|ERROR|FAIL|fatal)\b/.test(text)
     if (looksLikeError && this.genericLines.length < EXCERPT_LINES) this.genericLines.push(clipped)
     this.locations.collect(text, trimmed, this.lastPathLine, this.lastErrorLine)
     if (/^[^\s:()'"]+\.[A-Za-z0-9]+$/.test(trimmed) && trimmed.length < 512) this.lastPathLine = trimmed

@@ -70,6 +70,36 @@ describe('StreamingAnalyzer over chunks', () => {
   })
 })
 
+describe("a pattern's excerpt lines", () => {
+  const boom = (excerpt?: string[]) =>
+    libraryOf([
+      compilePattern({
+        id: 'boom',
+        signals: ['BOOM', 'BANG'],
+        anchors: [],
+        kinds: [],
+        strategy: 'escalate',
+        alternates: [],
+        retryable: false,
+        locations: [],
+        excerpt,
+      }),
+    ])
+
+  it('join the excerpt when the pattern wins and never change its score', () => {
+    const text = 'noise\nBOOM in test_adds\nReceived: 7\nmore noise\n'
+    const plain = analyzeText(text, boom())
+    const withLines = analyzeText(text, boom(['/^Received: /']))
+    expect(plain.excerpt).toBe('BOOM in test_adds')
+    expect(withLines.excerpt).toBe('BOOM in test_adds\nReceived: 7')
+    expect(withLines.confidence).toBe(plain.confidence)
+  })
+
+  it('alone are no match', () => {
+    expect(analyzeText('Received: 7\n', boom(['/^Received: /'])).pattern).toBeNull()
+  })
+})
+
 describe('controller facts', () => {
   it('timedOut wins with confidence 1', () => {
     const analysis = analyzeText('src/a.ts(1,2): error TS2322: x', library, { timedOut: true })
