@@ -64,6 +64,7 @@ export const patternSchema = z.strictObject({
   max_auto_retries: z.number().int().min(0).max(20).optional(),
   retryable: z.boolean().default(true),
   locations: z.array(z.string().min(1)).default([]),
+  excerpt: z.array(signalSchema).optional(),
   hint: z.string().optional(),
   outranks: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'pattern ids')).optional(),
 })

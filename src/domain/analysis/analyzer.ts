@@ -141,11 +141,12 @@ export class StreamingAnalyzer {
       groupEnd = firstNewline
       groupStates = this.carryStates
     }
+    // Hits after the last newline belong to the next line: kept apart until the lines before are emitted.
+    const trailingStates: number[] = []
     for (let h = 0; h < positions.length; h++) {
       const position = positions[h] as number
       if (position > lastNewline) {
-        this.carryCandidate = true
-        if (this.carryStates.length < 64) this.carryStates.push(states[h] as number)
+        if (trailingStates.length < 64) trailingStates.push(states[h] as number)
         continue
       }
       const end = bytes[position] === 10 ? position : bytes.indexOf(10, position)
@@ -158,11 +159,9 @@ export class StreamingAnalyzer {
       groupStates = [states[h] as number]
     }
     if (groupEnd !== -1) this.emitLine(bytes, groupEnd, groupStates)
-    const trailingHits = this.carryCandidate && positions.some((p) => p > lastNewline)
-    const trailingStates = trailingHits ? this.carryStates.slice() : []
     this.carry = Buffer.alloc(0)
     this.carryStates = trailingStates
-    this.carryCandidate = trailingHits
+    this.carryCandidate = positions.some((p) => p > lastNewline)
     this.appendCarry(bytes.subarray(lastNewline + 1))
   }
 
@@ -197,11 +196,15 @@ export class StreamingAnalyzer {
     if (trimmed.length === 0) return
     const { matchers } = this.table
     const linePatterns = new Set<number>()
+    // Whether a scored signal is on the line: an excerpt-only line does not make it an error line.
+    let signalLine = false
+    const hit = (matcher: Matcher) => {
+      linePatterns.add(matcher.pattern)
+      signalLine ||= matcher.scored
+    }
     for (const state of states) {
       for (const literal of this.table.scanner.outputs[state] ?? []) {
-        for (const matcher of this.table.literalMatchers[literal] ?? []) {
-          linePatterns.add((matchers[matcher] as Matcher).pattern)
-        }
+        for (const matcher of this.table.literalMatchers[literal] ?? []) hit(matchers[matcher] as Matcher)
       }
     }
     if (hadEscape) {
@@ -210,7 +213,7 @@ export class StreamingAnalyzer {
         const matcher = matchers[index] as Matcher
         if (text.includes(matcher.signal.literal as string)) {
           this.matched[index] = 1
-          linePatterns.add(matcher.pattern)
+          hit(matcher)
         }
       }
     }
@@ -226,7 +229,7 @@ export class StreamingAnalyzer {
       }
       if (regex?.test(text)) {
         this.matched[index] = 1
-        linePatterns.add(matcher.pattern)
+        hit(matcher)
       }
     }
     const clipped = trimmed.length > EXCERPT_LINE_CHARS ? `${trimmed.slice(0, EXCERPT_LINE_CHARS)}…` : trimmed
@@ -234,7 +237,7 @@ export class StreamingAnalyzer {
       const lines = this.excerptLines[pattern] as string[]
       if (lines.length < EXCERPT_LINES) lines.push(clipped)
     }
-    const looksLikeError = linePatterns.size > 0 || /\b(error|Error|ERROR|FAIL|fatal)\b/.test(text)
+    const looksLikeError = signalLine || /\b(error|Error|ERROR|FAIL|fatal)\b/.test(text)
     if (looksLikeError && this.genericLines.length < EXCERPT_LINES) this.genericLines.push(clipped)
     this.locations.collect(text, trimmed, this.lastPathLine, this.lastErrorLine)
     if (/^[^\s:()'"]+\.[A-Za-z0-9]+$/.test(trimmed) && trimmed.length < 512) this.lastPathLine = trimmed

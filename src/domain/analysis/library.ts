@@ -40,6 +40,8 @@ export interface CompiledPattern {
   signals: CompiledSignal[]
   anchors: CompiledSignal[]
   locations: CompiledLocation[]
+  /** Lines the excerpt keeps when this pattern wins; they never count towards its score. */
+  excerpt: CompiledSignal[]
   /** Ids of the patterns this one beats when one of its anchors matched. */
   outranks: string[]
   /** The validated configuration the pattern came from (for dead letters and `loop status`). */
@@ -85,6 +87,7 @@ export function compilePattern(config: PatternConfig): CompiledPattern {
     signals: config.signals.map((s) => compileSignal(config.id, 'signal', s)),
     anchors: config.anchors.map((s) => compileSignal(config.id, 'anchor', s)),
     locations: config.locations.map((s) => compileLocation(config.id, s)),
+    excerpt: (config.excerpt ?? []).map((s) => compileSignal(config.id, 'excerpt', s)),
     outranks: [...(config.outranks ?? [])],
     config,
   }
@@ -95,7 +98,11 @@ export function compilePattern(config: PatternConfig): CompiledPattern {
 }
 
 /** Compiles a signal: `/regex/flags` (flags i, m, s) or a literal string. */
-export function compileSignal(patternId: string, role: 'signal' | 'anchor', source: string): CompiledSignal {
+export function compileSignal(
+  patternId: string,
+  role: 'signal' | 'anchor' | 'excerpt',
+  source: string,
+): CompiledSignal {
   const regexForm = REGEX_SIGNAL.exec(source)
   if (!regexForm) return { source, literal: source, prefilterLowerCase: false }
   const body = regexForm[1] ?? ''

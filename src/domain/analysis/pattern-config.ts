@@ -19,6 +19,11 @@ export interface PatternConfig {
   retryable: boolean
   /** Location regexes with the named groups file, line, column, message. */
   locations: string[]
+  /**
+   * Lines the excerpt keeps when this pattern wins, beside its signals' lines, never scored (literal or
+   * `/regex/flags`): which test failed, what it received.
+   */
+  excerpt?: string[] | undefined
   hint?: string | undefined
   /**
    * Ids of broader patterns this one beats when one of its anchors matched: a test file that fails to

@@ -54,10 +54,12 @@ const TRIGGERS = [
   ].flatMap((ext) => [`.${ext}\n`, `.${ext}:`, `.${ext}(`]),
 ]
 
-/** A signal or anchor of one pattern, as the scanner and the line pass see it. */
+/** A signal, anchor or excerpt line of one pattern, as the scanner and the line pass see it. */
 export interface Matcher {
   pattern: number
   anchor: boolean
+  /** False for an excerpt line: it picks lines for the excerpt and never counts towards the score. */
+  scored: boolean
   signal: CompiledSignal
 }
 
@@ -83,8 +85,9 @@ export function scanTablesFor(library: PatternLibrary): ScanTables {
   if (cached) return cached
   const matchers: Matcher[] = []
   library.patterns.forEach((pattern, index) => {
-    for (const signal of pattern.signals) matchers.push({ pattern: index, anchor: false, signal })
-    for (const signal of pattern.anchors) matchers.push({ pattern: index, anchor: true, signal })
+    for (const signal of pattern.signals) matchers.push({ pattern: index, anchor: false, scored: true, signal })
+    for (const signal of pattern.anchors) matchers.push({ pattern: index, anchor: true, scored: true, signal })
+    for (const signal of pattern.excerpt) matchers.push({ pattern: index, anchor: false, scored: false, signal })
   })
   const literalIds = new Map<string, number>()
   const literalMatchers: number[][] = []

@@ -48,6 +48,7 @@ export function scorePatterns(
     (): PatternScore => ({ signals: 0, anchors: 0, total: 0, evidence: 0, confidence: 0, extra: 0 }),
   )
   matchers.forEach((matcher, index) => {
+    if (!matcher.scored) return
     const score = scores[matcher.pattern] as PatternScore
     if (!matcher.anchor) score.total++
     if (matched[index] !== 1) return

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { analyzeText, buildLibrary, StreamingAnalyzer, tierOf } from '../../../src/domain/analysis/index.js'
+import {
+  analyzeText,
+  buildLibrary,
+  compilePattern,
+  libraryOf,
+  StreamingAnalyzer,
+  tierOf,
+} from '../../../src/domain/analysis/index.js'
 
 const library = buildLibrary()
 
@@ -36,6 +43,60 @@ describe('StreamingAnalyzer on bad input', () => {
     const analysis = analyzer.finish()
     expect(analysis.pattern).toBe('out-of-memory')
     expect(analysis.excerpt.length).toBeLessThanOrEqual(4000)
+  })
+})
+
+describe('StreamingAnalyzer over chunks', () => {
+  it('keeps a signal that ends in the chunk that also ends the line before it, whatever the chunk size', () => {
+    // The line before is a candidate (`.js:`); in some chunkings the chunk that ends it also holds `BOOM`.
+    const boom = libraryOf([
+      compilePattern({
+        id: 'boom',
+        signals: ['BOOM'],
+        anchors: [],
+        kinds: [],
+        strategy: 'escalate',
+        alternates: [],
+        retryable: false,
+        locations: [],
+      }),
+    ])
+    const text = Buffer.from('at x.js:1\nBOOM went the test\n')
+    for (let size = 1; size <= text.length; size++) {
+      const analyzer = new StreamingAnalyzer(boom)
+      for (let i = 0; i < text.length; i += size) analyzer.push(text.subarray(i, i + size))
+      expect({ size, excerpt: analyzer.finish().excerpt }).toEqual({ size, excerpt: 'BOOM went the test' })
+    }
+  })
+})
+
+describe("a pattern's excerpt lines", () => {
+  const boom = (excerpt?: string[]) =>
+    libraryOf([
+      compilePattern({
+        id: 'boom',
+        signals: ['BOOM', 'BANG'],
+        anchors: [],
+        kinds: [],
+        strategy: 'escalate',
+        alternates: [],
+        retryable: false,
+        locations: [],
+        excerpt,
+      }),
+    ])
+
+  it('join the excerpt when the pattern wins and never change its score', () => {
+    const text = 'noise\nBOOM in test_adds\nReceived: 7\nmore noise\n'
+    const plain = analyzeText(text, boom())
+    const withLines = analyzeText(text, boom(['/^Received: /']))
+    expect(plain.excerpt).toBe('BOOM in test_adds')
+    expect(withLines.excerpt).toBe('BOOM in test_adds\nReceived: 7')
+    expect(withLines.confidence).toBe(plain.confidence)
+  })
+
+  it('alone are no match', () => {
+    expect(analyzeText('Received: 7\n', boom(['/^Received: /'])).pattern).toBeNull()
   })
 })
 

@@ -112,8 +112,17 @@ describe('user patterns', () => {
     ['- id: a\n  signals: [x]\n  strategy: hope', /strategy:/],
     ['- id: a\n  signals: [x]\n  strategy: auto_fix\n- id: a\n  signals: [y]\n  strategy: auto_fix', /appears twice/],
     ['[: bad yaml', /not valid YAML/],
+    ['- id: a\n  signals: [x]\n  strategy: auto_fix\n  excerpt: [""]', /excerpt\.0:/],
   ])('rejects the file %j', (text, message) => {
     expect(() => parsePatternFile(text, 'f.yml')).toThrow(message)
+  })
+
+  it("show a user pattern's excerpt lines in its excerpt, and name a bad excerpt regex", () => {
+    const mine = (line: string) =>
+      parsePatternFile(`- id: mine\n  signals: [BOOM]\n  strategy: escalate\n  excerpt: ['${line}']\n`, 'loop.yml')
+    const library = buildLibrary(mine('/^Got: \\d+/'))
+    expect(analyzeText('BOOM\nGot: 7\n', library).excerpt).toBe('BOOM\nGot: 7')
+    expect(() => buildLibrary(mine('/(?=a)b/'))).toThrow(/Pattern 'mine': excerpt regex/)
   })
 
   it('reads {patterns: [...]} and ignores x- keys', () => {
