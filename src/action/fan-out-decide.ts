@@ -27,7 +27,7 @@ import { laterDispatchRecorded } from '../domain/stale-dispatch.js'
 import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
 import type { Store } from '../ports/store.js'
-import { dashboardLink } from './dashboard-link.js'
+import { dashboardLink, dashboardLinkOnce } from './dashboard-link.js'
 import { redispatch } from './dispatch.js'
 import { type FanOutShared, type HandOff, readPlan } from './fan-out.js'
 import { verdictsByLegJobs } from './fan-out-leg-jobs.js'
@@ -99,7 +99,13 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     resumeAsksForSlot: resumeAsksForSlot(runContext, { loopId, config }, store),
     resumeLimits: { cap: loaded.capGiven, budget: loaded.policy.budget },
   }
-  const slotJob = { ...commandDeps, io, redact, reportRefusal: commandDeps.reportRefusal }
+  const slotJob = {
+    ...commandDeps,
+    io,
+    redact,
+    reportRefusal: commandDeps.reportRefusal,
+    dashboard: dashboardLinkOnce(shared.dashboard?.issues, logger),
+  }
   if (!(await applyCommands(asRun, loopId, commandDeps))) {
     // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
     await releaseSlot(runContext, { loopId, root }, slotJob)
