@@ -21,6 +21,7 @@ import { loopBranch, Outputs } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
 import { FanOutError, type Leg, legsOf, type PlanFile } from '../domain/fan-out.js'
+import { failedLegJobs } from '../domain/fan-out-jobs.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
 import { laterDispatchRecorded } from '../domain/stale-dispatch.js'
@@ -197,6 +198,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     storeWarnings,
     branch,
     releaseSlot: (state) => releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob),
+    failedLegs: trusted ? failedLegJobs(trusted.verdicts, trusted.legJobIds) : [],
   })
 }
 
@@ -311,6 +313,8 @@ async function carryOn(
     branch: string
     releaseSlot: (state: LoopState) => Promise<void>
     storeWarnings: StoreWarnings
+    /** The legs whose check failed, with their own jobs: the report links their logs. */
+    failedLegs: readonly { leg: string; jobId: number }[]
   },
 ): Promise<void> {
   const { runContext, root, loopId, github, logger, io, redact } = shared
@@ -336,6 +340,7 @@ async function carryOn(
     ...{ loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn },
     storeWarnings: parts.storeWarnings.messages,
     dashboard: await dashboardLink(shared.dashboard?.issues, logger),
+    failedLegs: parts.failedLegs,
   }
   await report(runContext, reportInput, { github, io, redact })
   await parts.releaseSlot(state)

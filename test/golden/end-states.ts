@@ -353,7 +353,11 @@ export function endStates(): EndState[] {
           },
           nextAction: 'retry IMPLEMENT with strategy analyze_then_fix (attempt 1 of 3)',
           outcome: 'continue',
-          links: { ...links('shards'), issue: undefined },
+          links: {
+            ...links('shards'),
+            issue: undefined,
+            failedLegs: [{ name: 'verify (test shard 3/4)', url: `${runUrl}/job/700003` }],
+          },
         },
       ),
     },
