@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { type ActionIO, actionsIO } from './action/actions-io.js'
 import { dashboardIssues, handleDashboardEdit, isDashboardEdit, isOrdinaryIssueEdit } from './action/dashboard.js'
-import { dashboardLink } from './action/dashboard-link.js'
+import { dashboardLink, dashboardLinkOnce } from './action/dashboard-link.js'
 import { redispatch } from './action/dispatch.js'
 import { isFanOutCommand, runFanOut } from './action/fan-out.js'
 import { handOverIteration, outsideLoopGroup } from './action/hand-over.js'
@@ -170,7 +170,10 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
       throw new ConfigError(problem)
     },
   }
-  const slotJob = { store, github, io, logger, clock: systemClock, redact, audit, restoreAudit, reportRefusal: refuse }
+  const slotJob = {
+    ...{ store, github, io, logger, clock: systemClock, redact, audit, restoreAudit, reportRefusal: refuse },
+    dashboard: dashboardLinkOnce(dashboard?.issues, logger),
+  }
   if (!(await applyCommands(runContext, loopId, commandDeps))) {
     // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
     await releaseSlot(runContext, { loopId, root }, slotJob)

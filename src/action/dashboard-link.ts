@@ -20,3 +20,15 @@ export async function dashboardLink(
     return undefined
   }
 }
+
+/** `dashboardLink` asked at most once, when first needed: a release tells up to ten queued loops, each linking it. */
+export function dashboardLinkOnce(
+  issues: DashboardIssues | undefined,
+  logger: Pick<Logger, 'info'>,
+): () => Promise<{ number: number; url: string } | undefined> {
+  let asked: Promise<{ number: number; url: string } | undefined> | undefined
+  return () => {
+    asked ??= dashboardLink(issues, logger)
+    return asked
+  }
+}

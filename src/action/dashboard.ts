@@ -11,6 +11,7 @@ import { applyDashboardTicks, refreshDashboard } from '../app/dashboard.js'
 import { applyPeopleCommand } from '../app/people-commands.js'
 import { messageOf } from '../config/errors.js'
 import { DASHBOARD_LABEL, noteText } from '../domain/report/dashboard.js'
+import { link } from '../domain/report/escape.js'
 import type { QueueView } from '../domain/report/loops-table.js'
 import { type Clock, systemClock } from '../ports/clock.js'
 import type { DashboardIssues } from '../ports/dashboard.js'
@@ -129,6 +130,8 @@ export async function handleDashboardEdit(
     return
   }
   const number = typeof issue.number === 'number' ? issue.number : 0
+  // The dashboard itself: the queued loops this job tells their new place link it, and so does the summary.
+  const here = { number, url: text(issue.html_url) ?? `${run.serverUrl}/${run.repository}/issues/${number}` }
   if (!(await deps.issues.list()).some((own) => own.number === number)) {
     logger.info(`Issue #${number} carries the label ${DASHBOARD_LABEL} but is not the controller's dashboard: ignored.`)
     return
@@ -175,7 +178,9 @@ export async function handleDashboardEdit(
           { store, clock: deps.clock, audit },
         )
         // An aborted loop gives its slot, or its place in line, to the next (as a `/loop abort` does).
-        if (command.kind === 'abort') await releaseSlot(run, { loopId, state, root }, { ...deps, store })
+        if (command.kind === 'abort') {
+          await releaseSlot(run, { loopId, state, root }, { ...deps, store, dashboard: async () => here })
+        }
         // A resumed loop gave its slot back when it ended: it asks for one like a new loop (queued: no dispatch).
         if (command.kind === 'resume') return queueResumed(run, { loopId, state, root }, { ...deps, store, audit })
         return state
@@ -188,6 +193,8 @@ export async function handleDashboardEdit(
   logger.info(`Dashboard edit by ${text(sender.login) ?? 'someone'}: ${outcomes.length} tick(s) read.`)
   if (run.hasStepSummary && outcomes.length > 0) {
     const lines = outcomes.map((outcome) => `- ${noteText(outcome.note)}`)
-    await deps.io.writeSummary(`## loop-controller dashboard\n\nTicks on #${number}:\n\n${lines.join('\n')}\n`)
+    await deps.io.writeSummary(
+      `## loop-controller dashboard\n\nTicks on ${link(`#${number}`, here.url)}:\n\n${lines.join('\n')}\n`,
+    )
   }
 }

@@ -21,13 +21,14 @@ import { loopBranch, Outputs } from '../constants.js'
 import { interpretEvent } from '../domain/action-event.js'
 import { buildLibrary } from '../domain/analysis/index.js'
 import { FanOutError, type Leg, legsOf, type PlanFile } from '../domain/fan-out.js'
+import { failedLegJobs } from '../domain/fan-out-jobs.js'
 import type { LoopConfig } from '../domain/loop-config.js'
 import type { PullRequestWaiting, Refusal } from '../domain/report/index.js'
 import { laterDispatchRecorded } from '../domain/stale-dispatch.js'
 import type { LoopState } from '../domain/state.js'
 import { systemClock } from '../ports/clock.js'
 import type { Store } from '../ports/store.js'
-import { dashboardLink } from './dashboard-link.js'
+import { dashboardLink, dashboardLinkOnce } from './dashboard-link.js'
 import { redispatch } from './dispatch.js'
 import { type FanOutShared, type HandOff, readPlan } from './fan-out.js'
 import { verdictsByLegJobs } from './fan-out-leg-jobs.js'
@@ -99,7 +100,13 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     resumeAsksForSlot: resumeAsksForSlot(runContext, { loopId, config }, store),
     resumeLimits: { cap: loaded.capGiven, budget: loaded.policy.budget },
   }
-  const slotJob = { ...commandDeps, io, redact, reportRefusal: commandDeps.reportRefusal }
+  const slotJob = {
+    ...commandDeps,
+    io,
+    redact,
+    reportRefusal: commandDeps.reportRefusal,
+    dashboard: dashboardLinkOnce(shared.dashboard?.issues, logger),
+  }
   if (!(await applyCommands(asRun, loopId, commandDeps))) {
     // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
     await releaseSlot(runContext, { loopId, root }, slotJob)
@@ -191,6 +198,7 @@ export async function decideJob(shared: FanOutShared, handOff: HandOff): Promise
     storeWarnings,
     branch,
     releaseSlot: (state) => releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob),
+    failedLegs: trusted ? failedLegJobs(trusted.verdicts, trusted.legJobIds) : [],
   })
 }
 
@@ -305,6 +313,8 @@ async function carryOn(
     branch: string
     releaseSlot: (state: LoopState) => Promise<void>
     storeWarnings: StoreWarnings
+    /** The legs whose check failed, with their own jobs: the report links their logs. */
+    failedLegs: readonly { leg: string; jobId: number }[]
   },
 ): Promise<void> {
   const { runContext, root, loopId, github, logger, io, redact } = shared
@@ -330,6 +340,7 @@ async function carryOn(
     ...{ loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn },
     storeWarnings: parts.storeWarnings.messages,
     dashboard: await dashboardLink(shared.dashboard?.issues, logger),
+    failedLegs: parts.failedLegs,
   }
   await report(runContext, reportInput, { github, io, redact })
   await parts.releaseSlot(state)

@@ -48,7 +48,10 @@ export async function reportQueued(
     at: deps.clock.now().toISOString(),
     ...(input.releasedBy !== undefined ? { releasedBy: input.releasedBy } : {}),
   }
-  const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, writer }, nameOfLoop))
+  const dashboard = await deps.dashboard?.()
+  const body = deps.redact(
+    renderQueued({ loopId: input.loopId, wait: input.wait, writer, ...(dashboard ? { dashboard } : {}) }, nameOfLoop),
+  )
   if (input.summary !== false && run.hasStepSummary) await deps.io.writeSummary(body)
   const subject = input.summary !== false ? run.event.subject.number : null
   await writeStatusComments(commentTargets(subject, input.state), input.loopId, body, deps, (issueNumber, error) =>

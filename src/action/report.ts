@@ -7,6 +7,7 @@ import type { IterationResult } from '../app/iteration.js'
 import { loopBranch, Outputs, stickyCommentMarker } from '../constants.js'
 import { failureAdvice } from '../domain/analysis/index.js'
 import { issueOfLoop } from '../domain/depends-on.js'
+import { legJobName } from '../domain/fan-out-jobs.js'
 import { type IsolationReport, isolationLine } from '../domain/isolation.js'
 import {
   buildReportModel,
@@ -51,6 +52,8 @@ export async function report(
     storeWarnings?: readonly string[]
     /** The dashboard issue, linked from the summary and the comment (`dashboard: true`, once it exists). */
     dashboard?: { number: number; url: string } | undefined
+    /** Fan-out's decide: the verify legs whose check failed, by leg, with the id of the leg's own job. */
+    failedLegs?: readonly { leg: string; jobId: number }[]
   },
   deps: {
     github: Pick<GitHubPort, 'upsertStickyComment'>
@@ -84,6 +87,14 @@ export async function report(
         ? { issue: { number: issue, url: `${run.serverUrl}/${run.repository}/issues/${issue}` } }
         : {}),
       ...(input.dashboard ? { dashboard: input.dashboard } : {}),
+      ...(input.failedLegs && input.failedLegs.length > 0
+        ? {
+            failedLegs: input.failedLegs.map(({ leg, jobId }) => ({
+              name: legJobName(leg),
+              url: `${runUrl}/job/${jobId}`,
+            })),
+          }
+        : {}),
     },
   })
   const view = buildReportView(model)

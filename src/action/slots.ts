@@ -44,6 +44,8 @@ export interface SlotJobDeps {
   /** This loop's journey log, brought back from the store first so the events join its trail. */
   audit: Pick<AuditLog, 'appendEvents'>
   restoreAudit: () => Promise<void>
+  /** The dashboard issue (`dashboard: true`), which a queued loop's comment links to: the line as it is now. */
+  dashboard?: () => Promise<{ number: number; url: string } | undefined>
 }
 
 export function slotStore(run: RunContext, root: string): GitSlotStore {
@@ -108,7 +110,7 @@ export function slotsQueue(run: RunContext, root: string, store: Pick<Store, 'ki
 }
 
 /** What giving a slot back needs of the job: no audit trail (it saves other loops' states only). */
-export type ReleaseDeps = Pick<SlotJobDeps, 'store' | 'github' | 'io' | 'logger' | 'clock' | 'redact'>
+export type ReleaseDeps = Pick<SlotJobDeps, 'store' | 'github' | 'io' | 'logger' | 'clock' | 'redact' | 'dashboard'>
 
 /**
  * A cap given to this job that re-opens a capped loop asks for a slot as a resume does, where the loop

@@ -7,7 +7,7 @@
  * own log names for the leg (`fan-out-verdict-log.ts`), and, for a passing verdict, the job concluded
  * `success`. A leg without a verdict is counted at its job's wall time when the API gives it.
  */
-import { type Leg, legRunKey, type VerdictFile } from './fan-out.js'
+import { type Leg, legRunFailed, legRunKey, type VerdictFile } from './fan-out.js'
 import { boundedMs } from './fan-out-time.js'
 import { lastVerdictDigest } from './fan-out-verdict-log.js'
 
@@ -85,6 +85,8 @@ export interface Trusted {
   planJobWallMs: number | undefined
   /** What decide could not confirm, for a warning and the summary (empty when every job was listed). */
   warnings: string[]
+  /** The id of each leg's own job, by leg name, where its verdict's attempt listed it once: where its log is. */
+  legJobIds: Map<string, number>
 }
 
 /** The job that speaks for a verdict of a leg of the config, or why none can. */
@@ -125,6 +127,20 @@ function verdictJob(
   return { kind: 'job', job }
 }
 
+/**
+ * The legs whose run of their check failed, each with its own job's id (where GitHub listed it once):
+ * the report links their logs, so a person reads the failing shard's whole log, not only its excerpt.
+ */
+export function failedLegJobs(
+  verdicts: readonly VerdictFile[],
+  legJobIds: ReadonlyMap<string, number>,
+): { leg: string; jobId: number }[] {
+  return verdicts.flatMap((verdict) => {
+    const jobId = legJobIds.get(verdict.leg)
+    return legRunFailed(verdict.run) && jobId !== undefined ? [{ leg: verdict.leg, jobId }] : []
+  })
+}
+
 /** The ids of the legs' jobs whose logs decide needs to take their verdicts (each job once). */
 export function legJobsToRead(
   input: Pick<TrustInput, 'legs' | 'verdicts' | 'verdictAttempts' | 'jobsByAttempt'>,
@@ -155,6 +171,7 @@ export function trustVerdicts(input: TrustInput): Trusted {
   const verdicts: VerdictFile[] = []
   const untrusted = new Map<string, string>()
   const warnings: string[] = []
+  const legJobIds = new Map<string, number>()
   for (const [attempt, jobs] of [...input.jobsByAttempt].sort(([a], [b]) => a - b)) {
     if (jobs.kind === 'unavailable') {
       warnings.push(
@@ -169,11 +186,20 @@ export function trustVerdicts(input: TrustInput): Trusted {
       verdicts.push(verdict)
       continue
     }
+    const own = verdictJob(verdict, input, leg)
+    if (own.kind === 'job') legJobIds.set(leg.leg, own.job.id)
     const refusal = logRefusal(verdict, input, leg)
     if (refusal === null) verdicts.push(verdict)
     else untrusted.set(leg.artifact, refusal)
   }
-  return { verdicts, untrusted, jobWallMs: jobWallTimes(input), planJobWallMs: planJobWallMs(input), warnings }
+  return {
+    verdicts,
+    untrusted,
+    jobWallMs: jobWallTimes(input),
+    planJobWallMs: planJobWallMs(input),
+    warnings,
+    legJobIds,
+  }
 }
 
 /** Why a leg's verdict is not taken, or null when its own job and that job's log vouch for it. */

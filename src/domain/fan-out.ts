@@ -283,13 +283,14 @@ export const verdictFileSchema = z
     /** How long the leg's `verify-setup` ran before its check, in ms (decide counts it in the leg's time). */
     setupMs: z.number().int().nonnegative().max(MAX_JOB_WALL_MS).optional(),
   })
-  .refine((verdict) => !verdict.flakeCheck || (failed(verdict.run) && !verdict.run.timedOut), {
+  .refine((verdict) => !verdict.flakeCheck || (legRunFailed(verdict.run) && !verdict.run.timedOut), {
     message: 'a flake check follows only a run that failed and did not time out',
     path: ['flakeCheck'],
   })
 export type VerdictFile = z.infer<typeof verdictFileSchema>
 
-function failed(run: RecordedRun): boolean {
+/** Whether a leg's (first) run of its check failed: a non-zero exit, a timeout or no process. */
+export function legRunFailed(run: RecordedRun): boolean {
   return run.exitCode !== 0 || run.timedOut || run.spawnError !== undefined
 }
 

@@ -111,7 +111,10 @@ describe('the action bundle in the sandbox: the dashboard', () => {
       // The loop's own report links the dashboard; the dashboard says which run rewrote it last.
       expect(resumed.summary, why).toContain(`dashboard: [\\#${dashboardNumber}](`)
       expect(body).toMatch(/^Rewritten \d{4}-\d\d-\d\d \d\d:\d\d UTC by \[run \d+\]\(/m)
-      expect(aliceJob?.summary).toMatch(/Ticks on #\d+:\n\n- alice ticked resume `stuck`: iteration \d+ dispatched/)
+      // The summary links the dashboard it read the ticks on.
+      expect(aliceJob?.summary).toMatch(
+        /Ticks on \[\\#(\d+)\]\(https:\/\/github\.com\/acme\/demo\/issues\/\1\):\n\n- alice ticked resume `stuck`: iteration \d+ dispatched/,
+      )
       const state = await savedState(scenario, 'stuck')
       expect(state.lastRun).toEqual({
         id: String(resumed.runId),

@@ -2,7 +2,7 @@
 // with "nothing to do". One loop config for every issue says `depends-on: [1]` (as the example
 // workflows use one config for all): the loop of issue 1 is refused on its issue (the config names it
 // itself) and the job stays green. Issue 2's body (`**Depends-On:** #3`, a bold key) queues it, its
-// comment saying #1 and #3 have no loop yet and what to do. Issue 3's body (`- depends-on: [acme/demo#2]`,
+// comment saying #1 and #3 had no loop when it was written and what to do. Issue 3's body (`- depends-on: [acme/demo#2]`,
 // a list item, brackets, this repository named) would close the cycle #3 → #2 → #3: it is refused on
 // its issue naming the cycle, keeps no state and takes no place in line. Once its body no longer names
 // #2, `/loop start` queues it like any other loop.
@@ -56,11 +56,11 @@ describe('the action bundle in the sandbox: depends-on that cannot be honoured',
       expect(statusOf(second).map((job) => job.outputs.status)).toEqual(['queued'])
       expect(await savedStateIfAny(scenario, 'issue-2'), why).toMatchObject({
         status: 'queued',
-        statusReason: 'it waits for #1, #3 to be COMPLETE (#1 and #3 have no loop yet)',
+        statusReason: 'it waits for #1, #3 to be COMPLETE (#1 and #3 had no loop when this was written)',
       })
       const waiting = commentsOn(scenario, second)
       expect(waiting).toContain(
-        '**Next:** #1 and #3 have no loop yet: label each `loop` (or start it) unless someone just did, and this loop starts after all are COMPLETE.',
+        '**Next:** #1 and #3 had no loop when this was written: if one still has none (no status comment of loop-controller on its issue), label it `loop` (or start it); this loop starts by itself after all are COMPLETE.',
       )
       expect(waiting).not.toContain('nothing to do')
 
@@ -86,9 +86,17 @@ describe('the action bundle in the sandbox: depends-on that cannot be honoured',
       why = describeJobs(jobs)
       expect(await savedStateIfAny(scenario, 'issue-3'), why).toMatchObject({
         status: 'queued',
-        statusReason: 'it waits for #1 to be COMPLETE (#1 has no loop yet)',
+        statusReason: 'it waits for #1 to be COMPLETE (#1 had no loop when this was written)',
       })
       expect((await queueNow(scenario)).queued.map((entry) => entry.loopId)).toEqual(['issue-2', 'issue-3'])
+      // #3 has a loop now, and nothing rewrote #2's comment (only a dependency's end does): what it says
+      // of #3 is still true, said of the moment it was written, with how to tell whether it has one since.
+      const earlier = commentsOn(scenario, second)
+      expect(earlier).not.toMatch(/ha(s|ve) no loop/)
+      expect(earlier).toContain(
+        '**Why:** it waits for #1, #3 to be COMPLETE (#1 and #3 had no loop when this was written).',
+      )
+      expect(earlier).toContain('if one still has none (no status comment of loop-controller on its issue)')
       expectFaithful(scenario)
     },
     3 * MINUTE,

@@ -153,6 +153,15 @@ describe('fan-out: a sharded check', () => {
       expect(legs.every((job) => job.conclusion === 'success')).toBe(true)
       const decides = jobsNamed(jobs, 'decide')
       expect(decides.map((job) => job.outputs.status)).toEqual(['running', 'running', 'complete'])
+      // Iteration 1's report links the log of each leg whose check failed: shard 3's job, and step-2's.
+      const logOf = (leg: string) => {
+        const runId = decides[1]?.runId
+        const own = sandbox.api.model.jobs.find((j) => j.runId === runId && j.name === `loop / verify (${leg})`)
+        return `[verify (${leg})](https://github.com/acme/demo/actions/runs/${runId}/job/${own?.id})`
+      }
+      expect(decides[1]?.summary, why).toContain('logs of the failed legs [verify (')
+      for (const leg of ['test shard 3/4', 'step-2']) expect(decides[1]?.summary, why).toContain(logOf(leg))
+      expect(decides[1]?.summary).not.toContain('[verify (test shard 1/4)]')
       const state = await savedState(scenario, 'shards')
       // One `test` failure, shard 3's under its heading; its test's regression seen from the legs' JUnit verdicts.
       const failures = state.failures.history.filter((f) => f.check === 'test')

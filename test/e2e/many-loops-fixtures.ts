@@ -134,15 +134,17 @@ export function commentPhase(body: string): 'none' | 'queued' | 'started' | 'com
 
 /**
  * Each issue's status comment as it changes, read every 50 ms and at each job's end: the phases it went
- * through, in order, each once (`stop` ends the polling).
+ * through, in order, each once, and the bodies it had (`stop` ends the polling).
  */
 export function watchComments(
   s: Scenario,
   issues: readonly number[],
-): { phases: Map<number, string[]>; started: Map<number, string>; stop(): void } {
+): { phases: Map<number, string[]>; started: Map<number, string>; bodies: Map<number, string[]>; stop(): void } {
   const phases = new Map<number, string[]>(issues.map((issue) => [issue, []]))
   /** The first comment each issue's loop said it started with. */
   const started = new Map<number, string>()
+  /** Every body each comment had, in order. */
+  const bodies = new Map<number, string[]>(issues.map((issue) => [issue, []]))
   const look = () => {
     for (const issue of issues) {
       const body = botComments(s.sandbox).find((comment) => comment.issueNumber === issue)?.body ?? ''
@@ -150,10 +152,12 @@ export function watchComments(
       const phase = commentPhase(body)
       if (seen.at(-1) !== phase) seen.push(phase)
       if (phase === 'started' && !started.has(issue)) started.set(issue, body)
+      const had = bodies.get(issue) ?? []
+      if (body !== '' && had.at(-1) !== body) had.push(body)
     }
   }
   look()
   s.sandbox.engine.onJobFinished(look)
   const timer = setInterval(look, 50)
-  return { phases, started, stop: () => clearInterval(timer) }
+  return { phases, started, bodies, stop: () => clearInterval(timer) }
 }

@@ -48,6 +48,8 @@ const QUEUE = 9
 const LATER: Record<string, string[]> = { queued: ['queued', 'running', 'complete'], complete: ['complete'] }
 /** A queued loop's row: its place in line and why, or admitted (its job starting). */
 const QUEUED_ROW = /^([1-3] of [1-3] in line: .+|admitted: its job is starting)$/
+/** The place a queued loop's comment says, e.g. `2nd` (`2 of 3 queued` as it once said). */
+const placeLine = (comment: string) => /\*\*Place in line:\*\* ([^,.;]+)/.exec(comment)?.[1]
 
 describe('the action bundle in the sandbox: many loops at once', () => {
   it(
@@ -79,15 +81,16 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         expect(comment).toContain(`\`issue-${issue}\` is queued`)
         // A loop behind the dependent (waiting for its dependency) is told its place among those that can start.
         expect(comment).toMatch(
-          /\*\*Place in line:\*\* [1-3] of [1-3] queued(, (first|2nd) of the loops that can start \(1 ahead waits for its dependencies\))?; slots: [0-2] of 2 in use\./,
+          /\*\*Place in line:\*\* (1st|2nd|3rd)(, (first|2nd) of the loops that can start \(1 ahead waits for its dependencies\))?\./,
         )
         // The dependent may have asked before its dependency's job saved a state: then it says so.
         const next =
-          issue === dependent ? `(It starts by itself|#${first} has no loop yet: label it)` : 'It starts by itself'
+          issue === dependent
+            ? `(It starts by itself|#${first} had no loop when this was written: if it still has none)`
+            : 'It starts by itself'
         expect(comment).toMatch(new RegExp(`\\*\\*Next:\\*\\* ${next}`))
         // A loop with no dependency waits for a slot: both were held when it asked.
-        if (issue !== dependent)
-          expect(comment).toMatch(/all 2 slots are in use \(max-loops: 2\).*slots: 2 of 2 in use/s)
+        if (issue !== dependent) expect(comment).toMatch(/all 2 slots are in use \(max-loops: 2\)/)
       }
       expect(commentsOn(scenario, dependent)).toContain(`it waits for #${first} to be COMPLETE`)
       // All five are labelled: the dashboard lists them, the three queued ones with their places 1 to 3.
@@ -101,6 +104,18 @@ describe('the action bundle in the sandbox: many loops at once', () => {
         '3 of 3 in li',
       ])
       expect(lined.get(`issue-${dependent}`)?.[QUEUE]).toContain(`it waits for \\#${first} to be COMPLETE`)
+      // Read together once the line has formed, each comment and the dashboard agree: loops joined behind
+      // and took slots after the first comments were written, and none of them says a count that changed.
+      const running = [...lined.values()].filter(
+        (row) => row[STATUS] === 'running' || row[QUEUE]?.startsWith('admitted'),
+      ).length
+      for (const issue of queuedIssues) {
+        const comment = commentsOn(scenario, issue)
+        const place = Number(lined.get(`issue-${issue}`)?.[QUEUE]?.split(' ')[0])
+        expect([issue, placeLine(comment)]).toEqual([issue, ['1st', '2nd', '3rd'][place - 1]])
+        const inUse = /slots: (\d+) of 2 in use/.exec(comment)?.[1]
+        if (inUse !== undefined) expect([issue, Number(inUse)]).toEqual([issue, running])
+      }
       // From here on every loop has a state: each job's dashboard must list all five.
       const allSaved = Date.now()
       const comments = watchComments(scenario, queuedIssues)
@@ -112,6 +127,9 @@ describe('the action bundle in the sandbox: many loops at once', () => {
       // the iteration's report. Comments have no compare-and-swap: a job telling the line its new places
       // may say queued once more between the admitting job's word and the loop's own job, which says it
       // started again as it begins; it ends started, then COMPLETE.
+      // At least one queued loop was told its new place when a loop ended (three waited for two slots).
+      const toldBodies = queuedIssues.flatMap((issue) => comments.bodies.get(issue) ?? [])
+      expect(toldBodies.filter((body) => body.includes('updated by [run')).length, why).toBeGreaterThan(0)
       for (const issue of queuedIssues) {
         const phases = comments.phases.get(issue) ?? []
         expect([issue, phases[0], phases.slice(-2)], why).toEqual([issue, 'queued', ['started', 'complete']])
@@ -120,6 +138,11 @@ describe('the action bundle in the sandbox: many loops at once', () => {
           1,
         ])
         const own = jobs.find((job) => job.event === 'workflow_dispatch' && job.inputs['loop-id'] === `issue-${issue}`)
+        // Told its new place by the job of a loop that ended, it links the dashboard (the line as it is now).
+        const dashboardLink = `[dashboard \\#${dashboards(sandbox)[0]?.number}](`
+        for (const told of (comments.bodies.get(issue) ?? []).filter((body) => body.includes('updated by [run'))) {
+          expect(told, why).toContain(dashboardLink)
+        }
         // It names the run dispatched to start it, linked.
         expect(comments.started.get(issue), why).toMatch(
           new RegExp(`iteration 1 starts in \\[run ${own?.runId}\\]\\(http[^)]+/actions/runs/${own?.runId}\\)`),

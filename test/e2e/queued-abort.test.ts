@@ -41,7 +41,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       const queuedTwo = () => sandbox.jobs.filter((job) => job.outputs.status === 'queued').length === 2
       await until('the third loop queued', queuedTwo, MINUTE)
       expect(statusCommentOn(scenario, waiting)).toContain(`\`issue-${waiting}\` is queued`)
-      expect(statusCommentOn(scenario, behind)).toContain('**Place in line:** 2 of 2 queued')
+      expect(statusCommentOn(scenario, behind)).toContain('**Place in line:** 2nd.')
       expect(statusCommentOn(scenario, behind)).toMatch(/As of .* UTC · \[this job\]\(/)
 
       const { job: abortJob } = await sandbox.comment('alice', '/loop abort', waiting)
@@ -54,7 +54,7 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       expect(comment).not.toContain('is queued')
       expect(abortJob?.summary).toContain('aborted by alice, while queued (1 of 2 in line)')
       // The line no longer has it, the loop behind it is told its new place; the running loop holds the slot.
-      expect(statusCommentOn(scenario, behind)).toContain('**Place in line:** 1 of 1 queued')
+      expect(statusCommentOn(scenario, behind)).toContain('**Place in line:** 1st.')
       // Told by the aborted loop's job, and said so: not "this job".
       expect(statusCommentOn(scenario, behind)).toMatch(
         new RegExp(`As of .* UTC · updated by \\[run ${abortJob?.runId}\\]\\(.*\\), when \`issue-${waiting}\` ended`),

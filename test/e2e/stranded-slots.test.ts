@@ -230,7 +230,7 @@ describe('the action bundle in the sandbox: slots that cannot jam', () => {
       expect((await savedState(scenario, `issue-${resumed}`)).status).toBe('queued')
       const told = statusCommentOn(scenario, resumed)
       expect(told, whyResume).toContain(`\`issue-${resumed}\` is queued`)
-      expect(told).toMatch(/slots: 2 of 2 in use/)
+      expect(told).toMatch(/all 2 slots are in use \(max-loops: 2\)/)
       expect((await queueNow(scenario)).queued.map((entry) => entry.loopId)).toEqual([`issue-${resumed}`])
 
       writeFileSync(join(signals, 'go-1'), '')

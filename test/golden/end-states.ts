@@ -34,6 +34,10 @@ const failingUnit = check({
   excerpt: assertion,
 })
 
+/** A sharded check's output as decide merges its legs': each failing shard's part under its heading. */
+const shardFailure =
+  '### test shard 3/4: fail\nAssertionError [ERR_ASSERTION]: step 1 breaks shard 3\n    at test/steps.test.js:3:5'
+
 type Usage = LoopState['usage']['log'][number]
 function work(iteration: number, strategy?: string, tokens?: number, costUsd?: number): Usage {
   const outputs: Record<string, unknown> = { exitCode: 0 }
@@ -309,6 +313,51 @@ export function endStates(): EndState[] {
           nextAction: 'none: aborted',
           outcome: 'aborted',
           links: links(),
+        },
+      ),
+    },
+    {
+      // Fan-out: decide merged the four verify legs of the sharded `test` check into one; shard 3 failed.
+      name: 'fan-out-shard-failed',
+      model: buildReportModel(
+        state({
+          loopId: 'shards',
+          iteration: 1,
+          maxIterations: 4,
+          usage: usageOf([work(1), verify(1, ['test'])], 0, 0),
+          metrics: { workCalls: 1 },
+        }),
+        {
+          checks: [
+            check({
+              name: 'test',
+              verdict: 'fail',
+              exitCode: 1,
+              durationMs: 242,
+              pattern: 'test-failure',
+              confidence: 0.64,
+              strategy: 'analyze_then_fix',
+              excerpt: shardFailure,
+            }),
+            check({ name: 'step-2', durationMs: 61 }),
+          ],
+          next: {
+            kind: 'RETRY',
+            stage: 'IMPLEMENT',
+            capability: null,
+            strategy: 'analyze_then_fix',
+            attempt: 1,
+            maxAttempts: 3,
+            backoffMs: 0,
+            reason: "test-failure in 'test' (0.64)",
+          },
+          nextAction: 'retry IMPLEMENT with strategy analyze_then_fix (attempt 1 of 3)',
+          outcome: 'continue',
+          links: {
+            ...links('shards'),
+            issue: undefined,
+            failedLegs: [{ name: 'verify (test shard 3/4)', url: `${runUrl}/job/700003` }],
+          },
         },
       ),
     },

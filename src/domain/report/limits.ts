@@ -9,7 +9,14 @@ export const SUMMARY_MAX_BYTES = 1024 * 1024
 export const COMMENT_MAX_CHARS = 65_536
 
 /** The most table rows, failing-output sections and listed locations a report shows. */
-export const REPORT_CAPS = { tableRows: 200, outputSections: 20, overflowLocations: 100, triedEntries: 20, gates: 50 }
+export const REPORT_CAPS = {
+  tableRows: 200,
+  outputSections: 20,
+  overflowLocations: 100,
+  triedEntries: 20,
+  gates: 50,
+  failedLegLinks: 10,
+}
 
 const encoder = new TextEncoder()
 

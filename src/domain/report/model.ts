@@ -22,6 +22,8 @@ export interface ReportLinks {
   issue?: { number: number; url: string }
   /** The repository's dashboard issue (`dashboard: true`), where every loop is listed. */
   dashboard?: { number: number; url: string }
+  /** Fan-out: the verify legs whose check failed, each named as GitHub names its job, with that job's log. */
+  failedLegs?: readonly { name: string; url: string }[]
 }
 
 /** The BLOCKED handoff's parts the engine cannot know from state alone. */

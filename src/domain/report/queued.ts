@@ -5,7 +5,7 @@
 
 import { Labels } from '../loop-names.js'
 import type { QueueWait } from '../slots.js'
-import { code, markdownText } from './escape.js'
+import { code, link, markdownText } from './escape.js'
 import type { Refusal } from './refusal.js'
 import { formatTime } from './view.js'
 
@@ -25,8 +25,8 @@ export function queuedReason(wait: QueueWait, issueOf: (loopId: string) => strin
   }
   if (dependencies.pending.length > 0) {
     const noLoop = dependencies.noLoop ?? []
-    const none =
-      noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : ''
+    // Said in the past: a dependency's start does not rewrite it (only its end does).
+    const none = noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} had no loop when this was written)` : ''
     parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`)
   }
   if (wait.slotOnly && wait.limit === null) {
@@ -58,8 +58,9 @@ export function queuedNext(wait: QueueWait, issueOf: (loopId: string) => string 
   if (noLoop.length > 0) {
     const names = listed(noLoop, issueOf)
     // No state may also be a loop whose first iteration runs now (its state is saved when it ends).
-    const [label, after] = noLoop.length === 1 ? ['it', 'it is'] : ['each', 'all are']
-    return `${names} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet: label ${label} \`${Labels.Start}\` (or start it) unless someone just did, and this loop starts after ${after} COMPLETE. Only an issue's loop counts, not a pull request's. To drop this loop, comment \`/loop abort\`.`
+    // Its start is not told here (only a dependency's end rewrites this), so the step says how to tell.
+    const [still, after] = noLoop.length === 1 ? ['it still has none', 'it is'] : ['one still has none', 'all are']
+    return `${names} had no loop when this was written: if ${still} (no status comment of loop-controller on its issue), label it \`${Labels.Start}\` (or start it); this loop starts by itself after ${after} COMPLETE. Only an issue's loop counts, not a pull request's. To drop this loop, comment \`/loop abort\`.`
   }
   if (dependencies.pending.length > 0) {
     return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.'
@@ -84,7 +85,9 @@ function waitingOnDependenciesAhead(wait: QueueWait): number {
 
 /** The place in line, said among the loops that can start where some ahead wait for their dependencies. */
 export function placeInLine(wait: QueueWait): string {
-  const place = `${wait.position} of ${wait.queued} queued`
+  // No count of the whole line, nor of slots in use: loops join behind and take free slots without
+  // rewriting this comment, and a count would go stale (the dashboard says them as they are).
+  const place = ordinal(wait.position)
   const waitingAhead = waitingOnDependenciesAhead(wait)
   if (waitingAhead === 0 || wait.ahead === undefined) return place
   const passed = `${waitingAhead} ahead ${waitingAhead === 1 ? 'waits' : 'wait'} for ${waitingAhead === 1 ? 'its' : 'their'} dependencies`
@@ -118,23 +121,21 @@ export interface QueuedWriter {
 
 /** The status comment and job summary of a queued loop. */
 export function renderQueued(
-  input: { loopId: string; wait: QueueWait; writer?: QueuedWriter },
+  input: { loopId: string; wait: QueueWait; writer?: QueuedWriter; dashboard?: { number: number; url: string } },
   issueOf: (loopId: string) => string = (id) => id,
 ): string {
-  const { loopId, wait, writer } = input
-  // Without a limit only dependencies queue a loop: there is no slot to count.
-  const slots = wait.limit === null ? '' : `; slots: ${wait.running} of ${wait.limit} in use`
+  const { loopId, wait, writer, dashboard } = input
   const lines = [
     `## ⏳ loop-controller: ${code(loopId)} is queued`,
     '',
     // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
     `**Why:** ${queuedReason(wait, issueOf)}.`,
     '',
-    `**Place in line:** ${placeInLine(wait)}${slots}.${
+    `**Place in line:** ${placeInLine(wait)}.${
       wait.position > TOLD_IN_LINE
         ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
         : ''
-    }`,
+    }${dashboard ? ` The line as it is now, with the slots in use: ${link(`dashboard #${dashboard.number}`, dashboard.url)}.` : ''}`,
     '',
     `**Next:** ${queuedNext(wait, issueOf)}`,
   ]

@@ -223,7 +223,7 @@ export function spentLine(model: ReportModel): string {
   return `**Spent:** ${parts.join(' · ')}`
 }
 
-/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch, the run and the dashboard. */
+/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch, the run, a fan-out's failed legs' logs and the dashboard. */
 export function linksLine(model: ReportModel, postedOn?: number): string {
   const { links } = model
   const parts: string[] = []
@@ -234,6 +234,14 @@ export function linksLine(model: ReportModel, postedOn?: number): string {
   if (links.issue && links.issue.number !== postedOn) parts.push(link(`issue #${links.issue.number}`, links.issue.url))
   if (links.branch) parts.push(links.branch.url ? link(links.branch.name, links.branch.url) : code(links.branch.name))
   if (links.run) parts.push(link('this run', links.run))
+  const legs = (links.failedLegs ?? []).slice(0, REPORT_CAPS.failedLegLinks)
+  if (legs.length > 0) {
+    const more = (links.failedLegs?.length ?? 0) - legs.length
+    const listed = legs.map((leg) => link(leg.name, leg.url)).join(', ')
+    parts.push(
+      `${legs.length === 1 && more === 0 ? 'log of the failed leg' : 'logs of the failed legs'} ${listed}${more > 0 ? ` and ${more} more in this run` : ''}`,
+    )
+  }
   if (links.dashboard) parts.push(`dashboard: ${link(`#${links.dashboard.number}`, links.dashboard.url)}`)
   return parts.join(' · ')
 }

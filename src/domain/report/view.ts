@@ -272,15 +272,25 @@ function failureView(model: ReportModel): FailureView | null {
     check: current?.check ?? failingCheck?.name ?? '',
     location,
     pattern: current?.pattern ?? failingCheck?.pattern ?? null,
-    firstLine:
-      message
-        .split('\n')
-        .find((line) => line.trim() !== '')
-        ?.trim() ?? '',
+    firstLine: firstLineOf(message),
     attempts: Math.max(model.failures.consecutive, model.failures.tried.length + (current ? 1 : 0)),
     attemptsLimit: model.failures.perFailureLimit,
     tried: model.failures.tried,
   }
+}
+
+/** The heading a sharded check's output gives each failing shard's part (`shards.ts`): `### test shard 3/4: fail`. */
+const SHARD_HEADING = /^#{3} .+ (shard \d+\/\d+): \S+$/
+
+/** The first line of an error a person reads; a failing shard's heading is not the error, so its shard prefixes the line after. */
+function firstLineOf(message: string): string {
+  const [first = '', second] = message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+  const shard = SHARD_HEADING.exec(first)?.[1]
+  if (shard === undefined) return first
+  return second === undefined || SHARD_HEADING.test(second) ? `${shard} failed` : `${shard}: ${second}`
 }
 
 /** At most this many iterations are listed; older ones are counted. */

@@ -113,7 +113,7 @@ describe('queueResumed: a resumed loop asks for a slot like a new one', () => {
     expect(record.running.map((holder) => holder.loopId)).toEqual(['a', 'b'])
     expect(record.queued.map((entry) => entry.loopId)).toEqual(['z'])
     expect(comments.map((comment) => comment.issueNumber)).toEqual([9])
-    expect(comments[0]?.body).toMatch(/`z` is queued[\s\S]*slots: 2 of 2 in use/)
+    expect(comments[0]?.body).toMatch(/`z` is queued[\s\S]*all 2 slots are in use \(max-loops: 2\)/)
     expect(journey.map((event) => [event.type, event.message])).toEqual([
       ['queued', 'loop z queued (1 of 1 in line): all 2 slots are in use (max-loops: 2)'],
     ])

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { legsOf, mergeVerdicts, type VerdictFile } from '../../../src/domain/fan-out.js'
 import {
   type AttemptJobs,
+  failedLegJobs,
   findLegJob,
   type JobLog,
   legJobsToRead,
@@ -279,6 +280,37 @@ describe("the plan job's wall time", () => {
       attempt: 1,
     })
     expect(trusted.planJobWallMs).toBe(wall)
+  })
+
+  it("names each leg's own job, so the report links the log of a leg whose check failed", () => {
+    const verdicts = [verdict('unit', 1), verdict('lint', 0)]
+    const jobs = listed(job('loop / verify (unit)', 'failure'), job('loop / verify (lint)', 'success'))
+    // Each job's log names its own leg's verdict, as its controller prints it.
+    const logs = new Map<number, JobLog>(
+      verdicts.map((v) => [
+        idOf(`loop / verify (${v.leg})`),
+        { kind: 'read', text: `2026-11-26T10:00:29.1234567Z ${verdictDigestLine(v.leg, digestOf(v))}\n` },
+      ]),
+    )
+    const trusted = trustVerdicts({
+      legs,
+      verdicts,
+      verdictAttempts: new Map(legs.map((leg) => [leg.artifact, 1])),
+      verdictDigests: new Map(verdicts.map((v) => [verdictKey(v.leg), digestOf(v)])),
+      jobsByAttempt: new Map([[1, jobs]]),
+      jobLogs: logs,
+      attempt: 1,
+    })
+    expect(trusted.verdicts).toHaveLength(2)
+    expect(Object.fromEntries(trusted.legJobIds)).toEqual({
+      unit: idOf('loop / verify (unit)'),
+      lint: idOf('loop / verify (lint)'),
+    })
+    expect(failedLegJobs(trusted.verdicts, trusted.legJobIds)).toEqual([
+      { leg: 'unit', jobId: idOf('loop / verify (unit)') },
+    ])
+    // A leg whose job was not listed has no log to link.
+    expect(failedLegJobs(trusted.verdicts, new Map())).toEqual([])
   })
 })
 

@@ -357,7 +357,9 @@ describe('where a queued loop stands, and what it is told', () => {
     expect(queuedReason(wait, nameOfLoop)).toMatch(row.reason)
     expect(queuedNext(wait, nameOfLoop)).toMatch(row.next)
     const rendered = renderQueued({ loopId: row.loopId, wait }, nameOfLoop)
-    expect(rendered).toContain(`**Place in line:** ${wait.position} of 2 queued; slots: 2 of 2 in use.`)
+    // No count of the line or of slots in use: loops join behind and take slots without rewriting it.
+    expect(rendered).toContain(`**Place in line:** ${['1st', '2nd'][wait.position - 1]}.\n`)
+    expect(rendered).not.toMatch(/of 2 queued|in use\./)
   })
 
   it('a loop far back in line is told when its comment will next say its place', () => {
@@ -366,14 +368,14 @@ describe('where a queued loop stands, and what it is told', () => {
     const at = (loopId: string) => renderQueued({ loopId, wait: queueWait(long, loopId, statuses(), 2)! })
     expect(at('l10')).not.toContain('This comment is updated once')
     expect(at('l11')).toContain(
-      '**Place in line:** 11 of 12 queued; slots: 2 of 2 in use. This comment is updated once it is among the first 10 in line',
+      '**Place in line:** 11th. This comment is updated once it is among the first 10 in line',
     )
   })
 
   it('without max-loops the place in line counts no slots (there are none)', () => {
     const wait = queueWait(record, 'issue-5', statuses({ 'issue-4': 'running' }), null)!
     const rendered = renderQueued({ loopId: 'issue-5', wait }, nameOfLoop)
-    expect(rendered).toContain('**Place in line:** 2 of 2 queued.\n')
+    expect(rendered).toContain('**Place in line:** 2nd.\n')
     expect(rendered).not.toContain('slots')
   })
 
