@@ -195,7 +195,11 @@ export function requiredLiteral(source: string): string | undefined {
     } else if (c === '(') {
       i = skipGroup(source, i)
       flush()
-    } else if ('.^$*+?{}|)'.includes(c)) {
+    } else if (c === '{') {
+      // A counted quantifier's digits are not text the line must contain: `_{10,}` needs no "10,".
+      i += countedQuantifierLength(source, i) - 1
+      flush()
+    } else if ('.^$*+?}|)'.includes(c)) {
       flush()
     } else if (optional) {
       flush()
@@ -206,6 +210,12 @@ export function requiredLiteral(source: string): string | undefined {
   }
   flush()
   return best.length >= MIN_PREFILTER ? best : undefined
+}
+
+/** The length of the counted quantifier (`{n}`, `{n,}`, `{n,m}`) at `start`, or 1 for a lone brace. */
+function countedQuantifierLength(source: string, start: number): number {
+  const quantifier = /^\{\d+(,\d*)?\}/.exec(source.slice(start, start + 24))
+  return quantifier ? quantifier[0].length : 1
 }
 
 function skipClass(source: string, start: number): number {
@@ -228,7 +238,8 @@ function skipGroup(source: string, start: number): number {
     else if (c === '(') depth++
     else if (c === ')' && --depth === 0) {
       const next = source[i + 1]
-      return next === '*' || next === '?' || next === '+' || next === '{' ? i + 1 : i
+      // A `{` is left to the caller, which skips a counted quantifier whole.
+      return next === '*' || next === '?' || next === '+' ? i + 1 : i
     }
   }
   return source.length

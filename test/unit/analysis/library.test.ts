@@ -125,6 +125,14 @@ describe('user patterns', () => {
     expect(() => buildLibrary(mine('/(?=a)b/'))).toThrow(/Pattern 'mine': excerpt regex/)
   })
 
+  it('matches a signal regex with a counted quantifier on real lines (its digits are no prefilter)', () => {
+    // The longest run outside the quantifier is `error`; `100,200` was taken for text the line must hold.
+    const library = buildLibrary(
+      parsePatternFile("- id: padded\n  signals: ['/^error {100,200}x$/']\n  strategy: escalate\n", 'loop.yml'),
+    )
+    expect(analyzeText(`error${' '.repeat(150)}x\n`, library).pattern).toBe('padded')
+  })
+
   it('reads {patterns: [...]} and ignores x- keys', () => {
     const list = parsePatternFile(
       "x-shared: &s ['boom']\npatterns:\n  - id: boom\n    signals: *s\n    strategy: escalate\n",
@@ -144,6 +152,13 @@ describe('requiredLiteral', () => {
     ['\\bspawn \\S+ ENOENT\\b', ' ENOENT'],
     ['x+yzw', 'yzw'],
     ['ab', undefined],
+    // A counted quantifier's digits are no literal, after a character, an escape, a class or a group.
+    ['^_{10,} test_x', ' test_x'],
+    ['^=\\s{100,200}$', undefined],
+    ['[0-9]{100,200}', undefined],
+    ['(ab){12,34}', undefined],
+    ['x{3}yzw', 'yzw'],
+    ['a{b}cde', 'cde'],
   ])('%s -> %s', (source, expected) => {
     expect(requiredLiteral(source)).toBe(expected)
   })
