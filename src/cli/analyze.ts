@@ -107,6 +107,7 @@ export function toJson(analysis: Analysis) {
     locations: analysis.locations,
     signature: analysis.signature,
     ...(analysis.hint ? { hint: analysis.hint } : {}),
+    excerpt: analysis.excerpt,
   }
 }
 
@@ -127,5 +128,7 @@ function formatForPeople(analysis: Analysis): string {
     }
     if (analysis.locations.length > 20) lines.push(`  … and ${analysis.locations.length - 20} more`)
   }
+  // What the agent's prompt, the summary and the comment show of this output.
+  if (analysis.excerpt) lines.push('excerpt:', ...analysis.excerpt.split('\n').map((line) => `  ${line}`))
   return `${lines.join('\n')}\n`
 }

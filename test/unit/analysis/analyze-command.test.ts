@@ -39,6 +39,15 @@ describe('loop-controller analyze', () => {
     expect(out).toMatch(/^pattern: +lint-error$/m)
     expect(out).toMatch(/app\.js:1:7 +'unused' is assigned/)
   })
+  it("prints the excerpt the loop shows of the output (the failing test's name and what it received)", async () => {
+    const { out } = await run(['test-failure/jest-cart.txt'])
+    const excerpt = out.slice(out.indexOf('\nexcerpt:\n'))
+    expect(excerpt).toMatch(/^ {2}● /m)
+    expect(excerpt).toMatch(/^ {2}\s*Received/m)
+    const json = JSON.parse((await run(['test-failure/jest-cart.txt', '--json'])).out)
+    expect(json.excerpt).toMatch(/● [^\n]+\n/)
+    expect(json.excerpt).toMatch(/Received/)
+  })
   it('uses a --patterns file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'analyze-'))
     writeFileSync(
