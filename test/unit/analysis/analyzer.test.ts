@@ -10,6 +10,22 @@ import {
 
 const library = buildLibrary()
 
+/** A library of one pattern, `boom`, signalled by BOOM or BANG, with the excerpt lines given. */
+const boom = (excerpt?: string[]) =>
+  libraryOf([
+    compilePattern({
+      id: 'boom',
+      signals: ['BOOM', 'BANG'],
+      anchors: [],
+      kinds: [],
+      strategy: 'escalate',
+      alternates: [],
+      retryable: false,
+      locations: [],
+      excerpt,
+    }),
+  ])
+
 describe('StreamingAnalyzer on bad input', () => {
   it('gives no match for empty input', () => {
     const analysis = new StreamingAnalyzer(library).finish()
@@ -49,21 +65,9 @@ describe('StreamingAnalyzer on bad input', () => {
 describe('StreamingAnalyzer over chunks', () => {
   it('keeps a signal that ends in the chunk that also ends the line before it, whatever the chunk size', () => {
     // The line before is a candidate (`.js:`); in some chunkings the chunk that ends it also holds `BOOM`.
-    const boom = libraryOf([
-      compilePattern({
-        id: 'boom',
-        signals: ['BOOM'],
-        anchors: [],
-        kinds: [],
-        strategy: 'escalate',
-        alternates: [],
-        retryable: false,
-        locations: [],
-      }),
-    ])
     const text = Buffer.from('at x.js:1\nBOOM went the test\n')
     for (let size = 1; size <= text.length; size++) {
-      const analyzer = new StreamingAnalyzer(boom)
+      const analyzer = new StreamingAnalyzer(boom())
       for (let i = 0; i < text.length; i += size) analyzer.push(text.subarray(i, i + size))
       expect({ size, excerpt: analyzer.finish().excerpt }).toEqual({ size, excerpt: 'BOOM went the test' })
     }
@@ -71,21 +75,6 @@ describe('StreamingAnalyzer over chunks', () => {
 })
 
 describe("a pattern's excerpt lines", () => {
-  const boom = (excerpt?: string[]) =>
-    libraryOf([
-      compilePattern({
-        id: 'boom',
-        signals: ['BOOM', 'BANG'],
-        anchors: [],
-        kinds: [],
-        strategy: 'escalate',
-        alternates: [],
-        retryable: false,
-        locations: [],
-        excerpt,
-      }),
-    ])
-
   it('join the excerpt when the pattern wins and never change its score', () => {
     const text = 'noise\nBOOM in test_adds\nReceived: 7\nmore noise\n'
     const plain = analyzeText(text, boom())
