@@ -171,7 +171,15 @@ async function runAction(unguardedIo: ActionIO, jobEnd: JobEnd): Promise<void> {
     },
   }
   const slotJob = {
-    ...{ store, github, io, logger, clock: systemClock, redact, audit, restoreAudit, reportRefusal: refuse },
+    store,
+    github,
+    io,
+    logger,
+    clock: systemClock,
+    redact,
+    audit,
+    restoreAudit,
+    reportRefusal: refuse,
     dashboard: dashboardLinkOnce(dashboard?.issues, logger),
   }
   if (!(await applyCommands(runContext, loopId, commandDeps))) {
