@@ -60,10 +60,11 @@ describe('the reusable workflow, called by the example workflows', () => {
         ['loop / loop iteration', 'workflow_dispatch', 'success'],
         ['loop / loop iteration', 'workflow_dispatch', 'success'],
       ])
-      // The called job's steps: the command's check skipped (run is one it takes); checkout ran; setup-node
-      // and the agent install were skipped (not asked for).
+      // The called job's steps: the command's check skipped (run is one it takes); the timeout's check and
+      // checkout ran; setup-node and the agent install were skipped (not asked for).
       expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
         'skipped',
+        'success',
         'success',
         'skipped',
         'skipped',
@@ -149,6 +150,7 @@ describe('the reusable workflow, called by the example workflows', () => {
       // The install step was skipped (no `agent` input); the action failed with what to set.
       expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
         'skipped',
+        'success',
         'success',
         'skipped',
         'skipped',
@@ -244,8 +246,15 @@ describe('the reusable workflow, called by the example workflows', () => {
         ['loop / loop iteration', 'issues', 'success'],
         ['loop / loop iteration', 'workflow_dispatch', 'success'],
       ])
-      // The command's check (skipped), checkout, setup-node (the no-op), the agent install, the action.
-      expect(ran[0]!.steps.map((step) => step.outcome)).toEqual(['skipped', 'success', 'success', 'success', 'success'])
+      // The command's check (skipped), the timeout's, checkout, setup-node (the no-op), the agent install, the action.
+      expect(ran[0]!.steps.map((step) => step.outcome)).toEqual([
+        'skipped',
+        'success',
+        'success',
+        'success',
+        'success',
+        'success',
+      ])
       expect(ran[0]!.stdout).toContain('actions/setup-node@v7 is a no-op here')
       // The install step ran in each job; the verify commands the caller lists ran as the checks.
       const npmLog = readFileSync(join(bin, 'npm.log'), 'utf8')
