@@ -304,4 +304,37 @@ describe('the reusable workflow, called by the example workflows', () => {
     },
     3 * MINUTE,
   )
+
+  it(
+    'takes agent: Claude as claude, as GitHub`s case-blind == in the install step`s if: does: the install of claude`s CLI, then the loop runs',
+    async () => {
+      const bin = offlineNpmAndClaude()
+      const { '.github/loop.yml': _config, ...project } = projectFiles({ steps: 1 })
+      const caller = example('loop-from-issue.yml').replace('      agent: claude\n', '      agent: Claude\n')
+      expect(caller).toMatch(/^ {6}agent: Claude$/m)
+      const files = { ...project, '.github/workflows/loop-from-issue.yml': caller }
+      const scenario = await startScenario({
+        steps: 1,
+        sandbox: {
+          repoFiles: files,
+          workflow: { file: 'loop-from-issue.yml' },
+          secrets: { ANTHROPIC_API_KEY: 'sk-ant-offline-stand-in' },
+          extraEnv: { PATH: `${bin}:${process.env.PATH}` },
+        },
+      })
+      const { sandbox } = scenario
+      const issue = await sandbox.openIssue('alice', 'Climb the staircase', 'One step, please.')
+      await sandbox.label('alice', issue.number, 'loop')
+      const ran = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
+      const why = describeJobs(ran)
+      expect(ran[0]?.conclusion, why).toBe('success')
+      expect(ran[0]!.annotations.filter((note) => note.level === 'error')).toEqual([])
+      const npmLog = readFileSync(join(bin, 'npm.log'), 'utf8')
+      expect(npmLog).toContain('npm install --global --no-audit --no-fund @anthropic-ai/claude-code@latest')
+      expect(ran.at(-1)!.outputs.status, why).toBe('complete')
+      expect(sandbox.api.violations).toEqual([])
+      expect(sandbox.engine.problems).toEqual([])
+    },
+    3 * MINUTE,
+  )
 })
