@@ -2,7 +2,7 @@
 import { join, relative, resolve } from 'node:path'
 import { nodeWorkspace } from '../adapters/node-workspace.js'
 import { type LoadedConfig, loadLoopConfig } from '../config/load-config.js'
-import { AGENT_NAMES, type AgentName } from '../domain/agents/types.js'
+import { AGENT_NAMES, type AgentName, agentNameKey } from '../domain/agents/types.js'
 import type { CapSettingNames } from '../domain/caps.js'
 import type { Policy } from '../domain/policy.js'
 import { UsageError } from './exit-codes.js'
@@ -47,8 +47,9 @@ export async function loadCliConfig(root: string, values: Values, io: CliIo): Pr
 
 function parseAgent(value: string): AgentName {
   const known: readonly string[] = AGENT_NAMES
-  if (known.includes(value)) return value as AgentName
-  throw new UsageError(`--agent: expected one of ${AGENT_NAMES.join(', ')}; got '${value}'.`)
+  const name = agentNameKey(value)
+  if (known.includes(name)) return name as AgentName
+  throw new UsageError(`--agent: expected one of ${AGENT_NAMES.join(', ')} (in any case); got '${value}'.`)
 }
 
 /** The loop's policy when its config (file or simple-mode flags) is at hand and valid; else null. */

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { parseLoopConfig, simpleModeConfig } from '../config/load-config.js'
+import { agentNameKey } from '../domain/agents/types.js'
 import { VERSION } from '../version.js'
 import { EXIT } from './exit-codes.js'
 import type { CliIo } from './io.js'
@@ -22,7 +23,7 @@ export async function init(root: string, values: Values, io: CliIo): Promise<num
     return EXIT.usage
   }
   // Without a work command the starter uses a preset: Claude Code unless --agent names another.
-  const agent = values.work !== undefined ? 'command' : (values.agent ?? 'claude')
+  const agent = values.work !== undefined ? 'command' : agentNameKey(values.agent ?? 'claude')
   const agentLines =
     agent === 'command'
       ? `work:\n  run: ${JSON.stringify(values.work ?? '')}\n  timeout: 30m`

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
 import { InputDefaults, Inputs } from '../constants.js'
-import { AGENT_NAMES, type AgentName } from '../domain/agents/types.js'
+import { AGENT_NAMES, type AgentName, agentNameKey } from '../domain/agents/types.js'
 import { type CapSettingNames, capNeedsReason } from '../domain/caps.js'
 import { ISOLATION_MODES, type IsolationMode } from '../domain/isolation.js'
 import { isStateBranchName, STATE_BRANCH_RULE } from '../domain/loop-names.js'
@@ -191,7 +191,10 @@ const fields = {
     expected: `one of ${PERSON_COMMANDS.join(', ')} (the reusable workflow's 'command', which decide applies)`,
   },
   verifyResult: { schema: z.enum(JOB_RESULTS), expected: `a job's result: ${JOB_RESULTS.join(', ')}` },
-  agent: { schema: z.enum(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
+  agent: {
+    schema: z.string().transform(agentNameKey).pipe(z.enum(AGENT_NAMES)),
+    expected: `one of ${AGENT_NAMES.join(', ')} (in any case)`,
+  },
   isolation: { schema: z.enum(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
   boolean: { schema: booleanString, expected: 'true or false' },
   failOn: {

@@ -3,7 +3,7 @@
  * `schema/loop-config.schema.json` is generated from this same schema (`npm run schema`).
  */
 import { z } from 'zod'
-import { AGENT_NAMES } from '../domain/agents/types.js'
+import { AGENT_NAMES, agentNameKey } from '../domain/agents/types.js'
 import type { PatternConfig } from '../domain/analysis/pattern-config.js'
 import { DEFAULT_MAX_FILE_BYTES } from '../domain/commit-policy.js'
 import type { CheckConfig, Command, LoopConfig } from '../domain/loop-config.js'
@@ -143,7 +143,13 @@ export const loopConfigSchema = z.strictObject({
       'cost-usd': z.number().positive().optional(),
     })
     .default({}),
-  agent: z.enum(AGENT_NAMES).default('command'),
+  // In any case, as the reusable workflow's `if:` reads its `agent`; the editors' schema lists the names as written.
+  agent: z
+    .string()
+    .meta({ enum: [...AGENT_NAMES] })
+    .transform(agentNameKey)
+    .pipe(z.enum(AGENT_NAMES))
+    .default('command'),
   'agent-args': z.array(z.string()).default([]),
   model: z.string().min(1).optional(),
   'max-turns': z.number().int().min(1).max(1000).optional(),

@@ -424,8 +424,10 @@ describe('fan-out: decide judges the candidate and hears people', () => {
       )
       expect(applied?.annotations.filter((a) => a.level === 'warning')).toEqual([])
       expect(applied?.stdout).not.toMatch(/made no plan/)
-      // Its plan step did not run; its decide applied the approval and dispatched the iteration to plan.
+      // Its plan step did not run (the timeout's check and checkout did); its decide applied the approval and
+      // dispatched the iteration to plan.
       expect(comment[0]?.steps.map((step) => step.outcome)).toEqual([
+        'success',
         'success',
         'skipped',
         'skipped',

@@ -53,6 +53,10 @@ describe('the action bundle in the sandbox: a queued loop aborted', () => {
       expect(comment).toContain('aborted by alice, while queued (1 of 2 in line); it never ran')
       expect(comment).not.toContain('is queued')
       expect(abortJob?.summary).toContain('aborted by alice, while queued (1 of 2 in line)')
+      // Said to have never started, with no verdict, check table or metrics of an iteration that never ran.
+      expect(abortJob?.summary).toContain('· never started')
+      expect(abortJob?.summary).toContain('**Aborted before it started:** no iteration ran')
+      expect(abortJob?.summary).not.toMatch(/Verdict|No checks ran|Metrics|Spent/)
       // The line no longer has it, the loop behind it is told its new place; the running loop holds the slot.
       expect(statusCommentOn(scenario, behind)).toContain('**Place in line:** 1st.')
       // Told by the aborted loop's job, and said so: not "this job".

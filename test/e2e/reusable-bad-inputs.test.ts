@@ -76,9 +76,10 @@ describe('a bad input of the reusable workflow', () => {
         jobs.map((job) => [job.name, job.conclusion]),
         describeJobs(jobs),
       ).toEqual([['loop / loop iteration', 'failure']])
-      // The check failed; checkout, set-up, install and the action never ran.
+      // The check failed; the timeout's check, checkout, set-up, install and the action never ran.
       expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
         'failure',
+        'skipped',
         'skipped',
         'skipped',
         'skipped',
@@ -145,6 +146,74 @@ describe('a bad input of the reusable workflow', () => {
         "Input 'person-command' must be one of run, resume, approve, abort, skip (the reusable workflow's 'command', which decide applies); got 'merge'.",
       ])
       await expectUntouched(scenario, 'bad-command')
+      expectFaithful(scenario)
+    },
+    2 * MINUTE,
+  )
+  it(
+    'single job: timeout-minutes 0 fails the job in its first steps, naming the workflow`s timeout-minutes, before the checkout',
+    async () => {
+      const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-from-dispatch.yml'), 'utf8')
+      const caller = example.replace(
+        '      config: .github/loop.yml\n',
+        '      config: .github/loop.yml\n      timeout-minutes: 0\n',
+      )
+      expect(caller).not.toBe(example)
+      const files = { ...projectFiles({ steps: 2 }), '.github/workflows/loop-from-dispatch.yml': caller }
+      const scenario = await startScenario({
+        steps: 2,
+        sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
+      })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'bad-timeout' })
+      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
+      expect(
+        jobs.map((job) => [job.name, job.conclusion]),
+        describeJobs(jobs),
+      ).toEqual([['loop / loop iteration', 'failure']])
+      // The command's check (skipped: run is good), the timeout's (failed); nothing after it ran.
+      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
+        'skipped',
+        'failure',
+        'skipped',
+        'skipped',
+        'skipped',
+        'skipped',
+      ])
+      expect(jobs[0]!.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
+        "Input 'timeout-minutes' of the reusable workflow must be a whole number of minutes from 1 to 7200 (each of its jobs' timeout-minutes); got '0'.",
+      ])
+      await expectUntouched(scenario, 'bad-timeout')
+      expectFaithful(scenario)
+    },
+    2 * MINUTE,
+  )
+
+  it(
+    'fan-out: timeout-minutes 0 fails the plan job before the agent runs, naming the workflow`s timeout-minutes; the legs and decide never start',
+    async () => {
+      const caller = FAN_OUT_EXAMPLE.replace(
+        '      config: .github/loop.yml\n',
+        '      config: .github/loop.yml\n      timeout-minutes: 0\n',
+      )
+      expect(caller).not.toBe(FAN_OUT_EXAMPLE)
+      const scenario = await startFanOutScenario({ '.github/workflows/loop-fan-out.yml': caller })
+      const { sandbox } = scenario
+      await sandbox.dispatch({ 'loop-id': 'bad-fan-out-timeout' })
+      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.name !== 'loop / loop iteration')
+      const why = describeJobs(jobs)
+      expect(jobs.map((job) => [job.name, job.conclusion]).sort(), why).toEqual([
+        ['loop / decide', 'skipped'],
+        ['loop / plan', 'failure'],
+        ['loop / verify', 'skipped'],
+      ])
+      const plan = jobs.find((job) => job.name === 'loop / plan')!
+      expect(plan.steps[0]!.outcome, why).toBe('failure')
+      expect(plan.steps.slice(1).map((step) => step.outcome)).not.toContain('success')
+      expect(plan.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
+        "Input 'timeout-minutes' of the reusable workflow must be a whole number of minutes from 1 to 7200 (each of its jobs' timeout-minutes); got '0'.",
+      ])
+      await expectUntouched(scenario, 'bad-fan-out-timeout')
       expectFaithful(scenario)
     },
     2 * MINUTE,

@@ -60,10 +60,11 @@ describe('the reusable workflow, called by the example workflows', () => {
         ['loop / loop iteration', 'workflow_dispatch', 'success'],
         ['loop / loop iteration', 'workflow_dispatch', 'success'],
       ])
-      // The called job's steps: the command's check skipped (run is one it takes); checkout ran; setup-node
-      // and the agent install were skipped (not asked for).
+      // The called job's steps: the command's check skipped (run is one it takes); the timeout's check and
+      // checkout ran; setup-node and the agent install were skipped (not asked for).
       expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
         'skipped',
+        'success',
         'success',
         'skipped',
         'skipped',
@@ -149,6 +150,7 @@ describe('the reusable workflow, called by the example workflows', () => {
       // The install step was skipped (no `agent` input); the action failed with what to set.
       expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
         'skipped',
+        'success',
         'success',
         'skipped',
         'skipped',
@@ -244,8 +246,15 @@ describe('the reusable workflow, called by the example workflows', () => {
         ['loop / loop iteration', 'issues', 'success'],
         ['loop / loop iteration', 'workflow_dispatch', 'success'],
       ])
-      // The command's check (skipped), checkout, setup-node (the no-op), the agent install, the action.
-      expect(ran[0]!.steps.map((step) => step.outcome)).toEqual(['skipped', 'success', 'success', 'success', 'success'])
+      // The command's check (skipped), the timeout's, checkout, setup-node (the no-op), the agent install, the action.
+      expect(ran[0]!.steps.map((step) => step.outcome)).toEqual([
+        'skipped',
+        'success',
+        'success',
+        'success',
+        'success',
+        'success',
+      ])
       expect(ran[0]!.stdout).toContain('actions/setup-node@v7 is a no-op here')
       // The install step ran in each job; the verify commands the caller lists ran as the checks.
       const npmLog = readFileSync(join(bin, 'npm.log'), 'utf8')
@@ -290,6 +299,39 @@ describe('the reusable workflow, called by the example workflows', () => {
       expect(called?.stdout).toMatch(/The edit by alice ticks no box of the dashboard: nothing to do/)
       expect(sandbox.engine.resolveRef('refs/heads/loop-state')).toBe(stateTip)
       expect(botComments(sandbox)).toHaveLength(comments)
+      expect(sandbox.api.violations).toEqual([])
+      expect(sandbox.engine.problems).toEqual([])
+    },
+    3 * MINUTE,
+  )
+
+  it(
+    'takes agent: Claude as claude, as GitHub`s case-blind == in the install step`s if: does: the install of claude`s CLI, then the loop runs',
+    async () => {
+      const bin = offlineNpmAndClaude()
+      const { '.github/loop.yml': _config, ...project } = projectFiles({ steps: 1 })
+      const caller = example('loop-from-issue.yml').replace('      agent: claude\n', '      agent: Claude\n')
+      expect(caller).toMatch(/^ {6}agent: Claude$/m)
+      const files = { ...project, '.github/workflows/loop-from-issue.yml': caller }
+      const scenario = await startScenario({
+        steps: 1,
+        sandbox: {
+          repoFiles: files,
+          workflow: { file: 'loop-from-issue.yml' },
+          secrets: { ANTHROPIC_API_KEY: 'sk-ant-offline-stand-in' },
+          extraEnv: { PATH: `${bin}:${process.env.PATH}` },
+        },
+      })
+      const { sandbox } = scenario
+      const issue = await sandbox.openIssue('alice', 'Climb the staircase', 'One step, please.')
+      await sandbox.label('alice', issue.number, 'loop')
+      const ran = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
+      const why = describeJobs(ran)
+      expect(ran[0]?.conclusion, why).toBe('success')
+      expect(ran[0]!.annotations.filter((note) => note.level === 'error')).toEqual([])
+      const npmLog = readFileSync(join(bin, 'npm.log'), 'utf8')
+      expect(npmLog).toContain('npm install --global --no-audit --no-fund @anthropic-ai/claude-code@latest')
+      expect(ran.at(-1)!.outputs.status, why).toBe('complete')
       expect(sandbox.api.violations).toEqual([])
       expect(sandbox.engine.problems).toEqual([])
     },

@@ -317,6 +317,33 @@ export function endStates(): EndState[] {
       ),
     },
     {
+      // Aborted while queued, before its first iteration: the job that applied the abort reports it.
+      name: 'aborted-queued',
+      model: buildReportModel(
+        state({
+          loopId: 'issue-44',
+          iteration: 0,
+          stage: 'IMPLEMENT',
+          status: 'aborted',
+          statusReason:
+            'aborted by @alice with /loop abort: not needed now, while queued (1 of 2 in line); it never ran',
+          usage: { log: [], wallMs: 0, tokens: 0, costUsd: 0 },
+          pullRequest: undefined,
+        }),
+        {
+          checks: [],
+          next: null,
+          nextAction: 'none: aborted',
+          outcome: 'aborted',
+          links: {
+            run: runUrl,
+            auditTrail: `${runUrl}#artifacts`,
+            issue: { number: 44, url: 'https://github.com/acme/demo/issues/44' },
+          },
+        },
+      ),
+    },
+    {
       // Fan-out: decide merged the four verify legs of the sharded `test` check into one; shard 3 failed.
       name: 'fan-out-shard-failed',
       model: buildReportModel(

@@ -6,6 +6,14 @@
 /** The agent presets; `command` is the escape hatch (any command line, under the work command contract). */
 export const AGENT_NAMES = ['claude', 'codex', 'gemini', 'aider', 'command'] as const
 export type AgentName = (typeof AGENT_NAMES)[number]
+
+/**
+ * An agent name as the loop reads it, in any case: GitHub's `==` ignores case, so the reusable workflow
+ * installs claude's CLI for `agent: Claude`, and the controller takes the same name as it does.
+ */
+export function agentNameKey(value: string): string {
+  return value.toLowerCase()
+}
 /** The presets that drive a known CLI. */
 export type PresetName = Exclude<AgentName, 'command'>
 

@@ -3,7 +3,7 @@
  * updated in place: a living progress report. Pure: returns Markdown.
  */
 import { stickyCommentMarker } from '../loop-names.js'
-import { isFailing, pullRequestWaitingSection, verdictLine } from './format.js'
+import { abortedBeforeStart, isFailing, pullRequestWaitingSection, verdictLine } from './format.js'
 import { COMMENT_MAX_CHARS, fitToLimit } from './limits.js'
 import type { ReportModel } from './model.js'
 import {
@@ -56,7 +56,10 @@ export function renderComment(model: ReportModel, options: RenderOptions = {}): 
         : '',
       gatesLine(model, redact),
       refusedSection(model, redact),
-      [spentLine(model), linksLine(model, options.postedOn)].filter(Boolean).join(' · '),
+      // Aborted while queued, nothing was spent: `0 ms` would only read as a measurement.
+      [abortedBeforeStart(model) ? '' : spentLine(model), linksLine(model, options.postedOn)]
+        .filter(Boolean)
+        .join(' · '),
       updatedLine(view),
     ]
     return `${parts.filter(Boolean).join('\n\n')}\n`

@@ -112,3 +112,8 @@ export function pullRequestWaitingSection(model: { pullRequestWaiting?: PullRequ
 export function neverRan(state: { status: LoopStatus; iteration: number }): boolean {
   return (state.status === 'queued' || state.status === 'aborted') && state.iteration === 0
 }
+
+/** A loop aborted before its first iteration (while queued): nothing ran, so nothing was spent or checked. */
+export function abortedBeforeStart(state: { status: LoopStatus; iteration: number }): boolean {
+  return state.status === 'aborted' && neverRan(state)
+}

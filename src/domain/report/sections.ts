@@ -14,7 +14,6 @@ import {
   formatDuration,
   formatLocation,
   formatUsd,
-  neverRan,
   plural,
   verdictLabel,
 } from './format.js'
@@ -50,7 +49,6 @@ export function auditTrailPointer(model: ReportModel): string {
 
 /** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
 export function stageLine(model: ReportModel): string {
-  if (model.status === 'aborted' && neverRan(model)) return 'none (aborted before its first iteration)'
   const { capabilities } = model
   if (capabilities.total === 0 || capabilities.current === null) return model.stage
   return `${model.stage} (capability ${Math.min(capabilities.completed + 1, capabilities.total)} of ${capabilities.total}: ${code(capabilities.current)})`

@@ -1,7 +1,14 @@
 /** The job summary of one iteration (every end state: test/golden/*-summary.md). Pure: returns Markdown. */
 import type { Annotation } from './annotations.js'
 import { code, codeBlock, escapeHtml, inlineText, markdownText } from './escape.js'
-import { formatLocation, isFailing, plural, pullRequestWaitingSection, verdictLine } from './format.js'
+import {
+  abortedBeforeStart,
+  formatLocation,
+  isFailing,
+  plural,
+  pullRequestWaitingSection,
+  verdictLine,
+} from './format.js'
 import { fitToLimit, REPORT_CAPS, SUMMARY_MAX_BYTES, trimOutput, utf8Length } from './limits.js'
 import type { ReportModel } from './model.js'
 import {
@@ -83,22 +90,26 @@ export function renderSummary(model: ReportModel, options: RenderOptions = {}): 
   const limit = options.limit ?? SUMMARY_MAX_BYTES
   const view = buildReportView(model)
   const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)]
-  const body = [
-    stageDiagram(model, view),
-    `${verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${
-      view.state === 'running' && model.nextAction
-        ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
-        : ''
-    }`,
-    checkTable(model, redact),
-    gatesLine(model, redact),
-    pullRequestWaitingSection(model),
-    refusedSection(model, redact),
-  ]
+  // Aborted while queued: no iteration ran, so no verdict, no checks and no metrics to show.
+  const notStarted = abortedBeforeStart(model)
+  const body = notStarted
+    ? [stageDiagram(model, view), NOT_STARTED_LINE, gatesLine(model, redact), refusedSection(model, redact)]
+    : [
+        stageDiagram(model, view),
+        `${verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${
+          view.state === 'running' && model.nextAction
+            ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
+            : ''
+        }`,
+        checkTable(model, redact),
+        gatesLine(model, redact),
+        pullRequestWaitingSection(model),
+        refusedSection(model, redact),
+      ]
   const footer = [
     renderOverflow(options.overflowLocations ?? [], redact),
-    metricsLine(model),
-    [spentLine(model), linksLine(model)].filter(Boolean).join(' · '),
+    notStarted ? '' : metricsLine(model),
+    [notStarted ? '' : spentLine(model), linksLine(model)].filter(Boolean).join(' · '),
     updatedLine(view),
   ]
   // The handoff's output is the failure outputs' own: the summary shows it once, there.
@@ -114,6 +125,9 @@ export function renderSummary(model: ReportModel, options: RenderOptions = {}): 
       .join('\n\n')}\n`
   return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model))
 }
+
+/** Said instead of the verdict, the check table and the metrics of a loop aborted before its first iteration. */
+const NOT_STARTED_LINE = '**Aborted before it started:** no iteration ran, so no check ran and no agent was called.'
 
 /** What the verdict is of: this iteration's checks, or (a baseline round) the checks before any work. */
 function verdictLabel(model: ReportModel): string {

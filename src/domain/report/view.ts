@@ -11,7 +11,7 @@ import { Labels, loopBranch } from '../loop-names.js'
 import type { LoopStatus } from '../stages.js'
 import type { CheckResult, Location } from '../state.js'
 import { cappedNextStep } from './capped-advice.js'
-import { formatCount, formatUsd, isFailing, neverRan, overallVerdict, plural } from './format.js'
+import { abortedBeforeStart, formatCount, formatUsd, isFailing, overallVerdict, plural } from './format.js'
 import type { ReportModel } from './model.js'
 
 /** The end states a person tells apart (a running loop is one too: it is where the report ends). */
@@ -110,7 +110,7 @@ export function buildReportView(model: ReportModel, surface: Surface = 'github')
           : TITLES[state],
     progress: model.baselineRound
       ? `the baseline round, before iteration ${model.baselineRound.iteration} of ${model.maxIterations}`
-      : model.status === 'aborted' && neverRan(model)
+      : abortedBeforeStart(model)
         ? 'never started'
         : `iteration ${model.iteration} of ${model.maxIterations}`,
     why,
@@ -159,7 +159,7 @@ export function isStopped(state: ViewState): state is StoppedState {
 }
 
 function plainProgress(model: ReportModel): string {
-  return `iteration ${model.iteration} of ${model.maxIterations}`
+  return abortedBeforeStart(model) ? 'never started' : `iteration ${model.iteration} of ${model.maxIterations}`
 }
 
 /** The gate a waiting loop waits on, if it waits on one. */

@@ -150,6 +150,13 @@ describe('bad state: kept aside, never overwritten, and the command says where i
 })
 
 describe("people's commands", () => {
+  it('init --agent takes a preset in any case and writes it as the loop reads it', async () => {
+    const repo = tempRepo()
+    const init = await cli(repo, 'init', '--agent', 'Codex')
+    expect(init.code).toBe(0)
+    expect(readFileSync(join(repo, '.github', 'loop.yml'), 'utf8')).toMatch(/^agent: codex$/m)
+  })
+
   it('init writes a config that run accepts, skip needs a reason, abort ends the loop with exit 6', async () => {
     const repo = tempRepo()
     const init = await cli(repo, 'init', '--work', 'touch x', '--verify', 'test -f never')

@@ -190,7 +190,10 @@ describe('parseActionInputs', () => {
     { values: { 'max-iterations': '-1' }, message: "Input 'max-iterations' must be a whole number from 1 to 1000" },
     { values: { 'budget-minutes': 'x' }, message: "Input 'budget-minutes' must be a number of minutes below 350" },
     { values: { 'max-loops': '-1' }, message: "Input 'max-loops' must be a whole number from 1 to 1000" },
-    { values: { agent: 'Claude' }, message: "Input 'agent' must be one of claude, codex, gemini, aider, command" },
+    {
+      values: { agent: 'Claudette' },
+      message: "Input 'agent' must be one of claude, codex, gemini, aider, command (in any case); got 'Claudette'.",
+    },
     { values: { isolation: 'strict' }, message: "Input 'isolation' must be one of auto, pid-namespace, none" },
     {
       values: { command: 'decide', 'person-command': 'merge' },
@@ -205,6 +208,11 @@ describe('parseActionInputs', () => {
   it.each(bad)('names the bad value: $message', ({ values, message }) => {
     const problems = problemsOf(values)
     expect(problems.some((problem) => problem.includes(message))).toBe(true)
+  })
+
+  // GitHub's == ignores case, so the reusable workflow installs claude's CLI for `Claude`: taken the same.
+  it.each(['Claude', 'CODEX', 'claude'])('reads agent %s in any case', (value) => {
+    expect(parseActionInputs(inputs({ agent: value }), noEvent).agent).toBe(value.toLowerCase())
   })
 
   it.each([

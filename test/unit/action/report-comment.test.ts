@@ -116,7 +116,8 @@ describe('renderComment', () => {
     expect(aborted).toContain('  [*] --> ABORTED')
     expect(aborted).toContain('state "Aborted before its first iteration" as ABORTED')
     expect(aborted).not.toMatch(/VERIFY --> ABORTED/)
-    expect(renderSummary(neverRan)).toContain('**Stage:** none (aborted before its first iteration)')
+    expect(renderSummary(neverRan)).toContain('**Aborted before it started:** no iteration ran')
+    expect(renderSummary(neverRan)).not.toMatch(/Verdict|Stage:|No checks ran|Metrics/)
   })
 
   it('stays under 65,536 characters with huge inputs', () => {

@@ -64,6 +64,18 @@ const cases: { fixture: string; name: string; received: string; location: string
     received: 'actual: 990,',
     location: 'price.test.js:6:10)',
   },
+  {
+    fixture: 'mocha.txt',
+    name: '1) adds',
+    received: '3 !== 4',
+    location: 'at Context.<anonymous> (test/math.cjs:4:12)',
+  },
+  {
+    fixture: 'cargo-test.txt',
+    name: '---- tests::adds stdout ----',
+    received: 'left: 3\nright: 4',
+    location: 'panicked at src/lib.rs:9:9',
+  },
 ]
 
 describe('a failing test run: the excerpt names the test and shows what it received', () => {

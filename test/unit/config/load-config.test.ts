@@ -147,6 +147,12 @@ describe('the agent: a preset or the work command', () => {
       agent: 'claude',
       run: undefined,
     },
+    {
+      name: 'a preset in any case (as the reusable workflow installs its CLI)',
+      text: `agent: Claude\nmax-turns: 20\n${CHECKS}`,
+      agent: 'claude',
+      run: undefined,
+    },
     { name: 'the work command alone is agent: command', text: FILE, agent: 'command', run: 'file-agent' },
     {
       name: 'an input chooses a preset over the file',
