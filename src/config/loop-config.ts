@@ -146,7 +146,7 @@ export const loopConfigSchema = z.strictObject({
   // In any case, as the reusable workflow's `if:` reads its `agent`; the editors' schema lists the names as written.
   agent: z
     .string()
-    .meta({ enum: [...AGENT_NAMES] })
+    .meta({ enum: [...AGENT_NAMES], default: 'command' })
     .transform(agentNameKey)
     .pipe(z.enum(AGENT_NAMES))
     .default('command'),
