@@ -20,8 +20,10 @@ const POLL_MS = 100
 /** Settles the index, HEAD and `branch` locks of `git`'s repository (see {@link settleLock}). */
 export async function clearStaleLocks(git: GitProcess, branch: string | null, waitMs: number): Promise<void> {
   const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])]
-  for (const name of names) {
-    const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim()
+  // One git for all of them: rev-parse prints one line per --git-path, in order.
+  const asked = await git.exec(['rev-parse', ...names.flatMap((name) => ['--git-path', name])])
+  const gitPaths = asked.stdout.split('\n').slice(0, names.length)
+  for (const gitPath of gitPaths) {
     await settleLock(isAbsolute(gitPath) ? gitPath : join(git.cwd, gitPath), [git.cwd], waitMs)
   }
 }

@@ -75,7 +75,8 @@ export interface Git {
   fileAt(ref: string, path: string): Promise<string | null>
   /**
    * Text files changed in the work tree since `ref` (untracked included), before and after; binary and
-   * oversized left out, unless `withUnreadable` (then kept, named in `unreadable`).
+   * oversized left out, unless `withUnreadable` (then kept, named in `unreadable`, so that the changes
+   * name every path `changedPaths(ref)` lists).
    */
   changesSince(ref: string, options?: { maxBytes?: number; withUnreadable?: boolean }): Promise<FileChange[]>
   /**
