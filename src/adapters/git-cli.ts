@@ -67,7 +67,10 @@ export interface GitCliOptions {
  */
 interface RepositoryPaths {
   top: string
+  /** This work tree's git folder (HEAD, the index). */
   gitDir: string
+  /** The folder of the refs every work tree of the repository shares. */
+  commonDir: string
   index: string
 }
 
@@ -129,9 +132,17 @@ export class GitCli implements Git {
 
   private async paths(): Promise<RepositoryPaths> {
     if (!this.repositoryPaths) {
-      const asked = await this.exec(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'index'])
-      const [top = '', gitDir = '', index = ''] = asked.stdout.split('\n')
-      this.repositoryPaths = { top, gitDir, index: isAbsolute(index) ? index : join(this.cwd, index) }
+      const asked = await this.exec([
+        'rev-parse',
+        '--show-toplevel',
+        '--absolute-git-dir',
+        '--git-common-dir',
+        '--git-path',
+        'index',
+      ])
+      const [top = '', gitDir = '', commonDir = '', index = ''] = asked.stdout.split('\n')
+      const absolute = (path: string) => (isAbsolute(path) ? path : join(this.cwd, path))
+      this.repositoryPaths = { top, gitDir, commonDir: absolute(commonDir), index: absolute(index) }
     }
     return this.repositoryPaths
   }
@@ -327,7 +338,13 @@ export class GitCli implements Git {
    */
   private async stageAllExcept(extra: readonly string[], env?: Record<string, string>): Promise<void> {
     const options = env ? { env } : undefined
-    if (!env) await clearStaleLocks(this.git, await this.currentBranch(), this.staleIndexLockMs)
+    if (!env) {
+      // The locks the commit takes: the index's, HEAD's and the branch's.
+      const [branch, { gitDir, commonDir, index }] = await Promise.all([this.currentBranch(), this.paths()])
+      const locks = [`${index}.lock`, join(gitDir, 'HEAD.lock')]
+      if (branch) locks.push(join(commonDir, 'refs', 'heads', `${branch}.lock`))
+      await clearStaleLocks(locks, this.cwd, this.staleIndexLockMs)
+    }
     await this.exec(['add', '-A', '--', ':/'], options)
     const excluded = [...new Set([...this.exclude, ...extra])].map((path) => `:(top)${path}`)
     if (excluded.length === 0) return

@@ -11,21 +11,14 @@
  */
 import { existsSync } from 'node:fs'
 import { readdir, readFile, readlink, rm, stat } from 'node:fs/promises'
-import { dirname, isAbsolute, join, sep } from 'node:path'
-import type { GitProcess } from './git-process.js'
+import { dirname, sep } from 'node:path'
 
 /** How often a held lock is looked at again. */
 const POLL_MS = 100
 
-/** Settles the index, HEAD and `branch` locks of `git`'s repository (see {@link settleLock}). */
-export async function clearStaleLocks(git: GitProcess, branch: string | null, waitMs: number): Promise<void> {
-  const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])]
-  // One git for all of them: rev-parse prints one line per --git-path, in order.
-  const asked = await git.exec(['rev-parse', ...names.flatMap((name) => ['--git-path', name])])
-  const gitPaths = asked.stdout.split('\n').slice(0, names.length)
-  for (const gitPath of gitPaths) {
-    await settleLock(isAbsolute(gitPath) ? gitPath : join(git.cwd, gitPath), [git.cwd], waitMs)
-  }
+/** Settles each of `lockPaths` (absolute) of the repository in `cwd` (see {@link settleLock}). */
+export async function clearStaleLocks(lockPaths: readonly string[], cwd: string, waitMs: number): Promise<void> {
+  for (const lockPath of lockPaths) await settleLock(lockPath, [cwd], waitMs)
 }
 
 /**
