@@ -156,8 +156,9 @@ export class GitCli implements Git {
     })
   }
 
-  async diffStat(since: string | null): Promise<string> {
+  async diffStat(since: string | null, tree?: string): Promise<string> {
     const base = await this.baseOf(since)
+    if (tree) return (await this.exec(['diff', '--stat', base, tree])).stdout
     return this.withWorkTreeIndex(
       async (env) => (await this.exec(['diff', '--cached', '--stat', base], { env })).stdout,
     )

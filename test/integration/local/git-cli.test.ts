@@ -146,6 +146,8 @@ describe('GitCli in a local repository', () => {
     const stat = await git.diffStat(base)
     expect(stat).toContain('new dir/new file.txt')
     expect(stat).toContain('3 files changed')
+    // From a snapshot of the work tree as it still is: the same stat, without staging the tree again.
+    expect(await git.diffStat(base, await git.snapshot())).toBe(stat)
     const diff = await git.diff(base, ['edit.txt'])
     expect(diff).toContain('-one\n+two')
     expect(diff).not.toContain('new file')
