@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs'
 import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, isAbsolute, join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 import {
   CONCURRENT_UPDATE_SIGNS,
   CONFLICT_SIGNS,
@@ -176,22 +176,22 @@ export class GitCli implements Git {
   async commitAll(message: string, identity: Identity, exclude: readonly string[] = []): Promise<string | null> {
     await this.stageAllExcept(exclude)
     // git commits a merge in progress even with nothing staged: there, ask first, as everywhere before.
-    const merging = existsSync(join(dirname((await this.paths()).index), 'MERGE_HEAD'))
+    const merging = existsSync(join((await this.paths()).gitDir, 'MERGE_HEAD'))
     if (merging && !(await this.hasStagedChanges())) return null
     // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
     const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message]
     const result = await this.exec(args, { allowFailure: true })
     if (result.exitCode !== 0) {
-      // Nothing staged (git refuses an empty commit; asked only now, which spares a git per checkpoint),
-      // or another process in the same work tree (a second controller) committed these changes between
-      // our staging and our commit: nothing is left for us to commit.
+      // Another process in the same work tree (a second controller) committed these changes between our
+      // staging and our commit: nothing is left for us to commit.
       if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr)) return null
-      if (!(await this.hasStagedChanges())) return null
       if (isConcurrentCommit(result.stderr, message)) {
         throw new ConcurrentCommitError(
           `another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`,
         )
       }
+      // Nothing staged: git refuses an empty commit. Asked only now, which spares a git per checkpoint.
+      if (!(await this.hasStagedChanges())) return null
       throw new GitCommandError(args, result)
     }
     return this.head()
@@ -341,7 +341,8 @@ export class GitCli implements Git {
     const options = env ? { env } : undefined
     if (!env) {
       // The locks the commit takes: the index's, HEAD's and the branch's.
-      const [branch, { gitDir, commonDir, index }] = await Promise.all([this.currentBranch(), this.paths()])
+      const { gitDir, commonDir, index } = await this.paths()
+      const branch = await this.currentBranch()
       const locks = [`${index}.lock`, join(gitDir, 'HEAD.lock')]
       if (branch) locks.push(join(commonDir, 'refs', 'heads', `${branch}.lock`))
       await clearStaleLocks(locks, this.cwd, this.staleIndexLockMs)
