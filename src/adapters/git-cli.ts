@@ -340,7 +340,8 @@ export class GitCli implements Git {
   private async stageAllExcept(extra: readonly string[], env?: Record<string, string>): Promise<void> {
     const options = env ? { env } : undefined
     if (!env) {
-      // The locks the commit takes: the index's, HEAD's and the branch's.
+      // The locks the commit takes: the index's, HEAD's and the branch's. Asking the branch runs git, which
+      // first checks that `.git` is still the sealed one: no lock is removed in a repository put in its place.
       const { gitDir, commonDir, index } = await this.paths()
       const branch = await this.currentBranch()
       const locks = [`${index}.lock`, join(gitDir, 'HEAD.lock')]
