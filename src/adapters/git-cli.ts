@@ -5,6 +5,7 @@
  * `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
  * `git-file-changes.ts`; this file is the operations the loop asks of a work tree.
  */
+import { existsSync } from 'node:fs'
 import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
@@ -59,6 +60,20 @@ export interface GitCliOptions {
   networkEnv?: Record<string, string>
 }
 
+/**
+ * Where the repository's parts are, asked once: they cannot move under a GitCli, because every command
+ * first checks that `.git` is still the folder it sealed (git-seal.ts) and runs with git's own
+ * variables (GIT_DIR, GIT_INDEX_FILE) dropped.
+ */
+interface RepositoryPaths {
+  top: string
+  /** This work tree's git folder (HEAD, the index). */
+  gitDir: string
+  /** The folder of the refs every work tree of the repository shares. */
+  commonDir: string
+  index: string
+}
+
 /** Git subcommands that reach a remote. */
 const NETWORK_COMMANDS = new Set(['fetch', 'push', 'ls-remote', 'pull', 'clone'])
 
@@ -67,6 +82,7 @@ export class GitCli implements Git {
   readonly exclude: readonly string[]
   private readonly git: GitProcess
   private emptyTree: string | undefined
+  private repositoryPaths: RepositoryPaths | undefined
   private readonly staleIndexLockMs: number
   private readonly networkEnv: Record<string, string> | undefined
 
@@ -111,7 +127,24 @@ export class GitCli implements Git {
 
   /** The repository's top folder (absolute). */
   async topLevel(): Promise<string> {
-    return (await this.exec(['rev-parse', '--show-toplevel'])).stdout.trim()
+    return (await this.paths()).top
+  }
+
+  private async paths(): Promise<RepositoryPaths> {
+    if (!this.repositoryPaths) {
+      const asked = await this.exec([
+        'rev-parse',
+        '--show-toplevel',
+        '--absolute-git-dir',
+        '--git-common-dir',
+        '--git-path',
+        'index',
+      ])
+      const [top = '', gitDir = '', commonDir = '', index = ''] = asked.stdout.split('\n')
+      const absolute = (path: string) => (isAbsolute(path) ? path : join(this.cwd, path))
+      this.repositoryPaths = { top, gitDir, commonDir: absolute(commonDir), index: absolute(index) }
+    }
+    return this.repositoryPaths
   }
 
   async changedPaths(since: string | null): Promise<string[]> {
@@ -123,8 +156,9 @@ export class GitCli implements Git {
     })
   }
 
-  async diffStat(since: string | null): Promise<string> {
+  async diffStat(since: string | null, tree?: string): Promise<string> {
     const base = await this.baseOf(since)
+    if (tree) return (await this.exec(['diff', '--stat', base, tree])).stdout
     return this.withWorkTreeIndex(
       async (env) => (await this.exec(['diff', '--cached', '--stat', base], { env })).stdout,
     )
@@ -141,9 +175,9 @@ export class GitCli implements Git {
 
   async commitAll(message: string, identity: Identity, exclude: readonly string[] = []): Promise<string | null> {
     await this.stageAllExcept(exclude)
-    const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true })
-    if (staged.exitCode === 0) return null
-    if (staged.exitCode !== 1) throw new GitCommandError(['diff', '--cached', '--quiet'], staged)
+    // git commits a merge in progress even with nothing staged: there, ask first, as everywhere before.
+    const merging = existsSync(join((await this.paths()).gitDir, 'MERGE_HEAD'))
+    if (merging && !(await this.hasStagedChanges())) return null
     // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
     const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message]
     const result = await this.exec(args, { allowFailure: true })
@@ -156,9 +190,18 @@ export class GitCli implements Git {
           `another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`,
         )
       }
+      // Nothing staged: git refuses an empty commit. Asked only now, which spares a git per checkpoint.
+      if (!(await this.hasStagedChanges())) return null
       throw new GitCommandError(args, result)
     }
     return this.head()
+  }
+
+  private async hasStagedChanges(): Promise<boolean> {
+    const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true })
+    if (staged.exitCode !== 0 && staged.exitCode !== 1)
+      throw new GitCommandError(['diff', '--cached', '--quiet'], staged)
+    return staged.exitCode === 1
   }
 
   /** Fetches `ref` from `remote` (no tags). Returns the result rather than throwing: the caller decides. */
@@ -274,7 +317,8 @@ export class GitCli implements Git {
   async commitCandidates(trees: readonly string[], ignoreRulesAt: string | null, maxBytes: number) {
     // HEAD's rules too: a .gitignore edit the work made earlier and left in the work tree does not count.
     const base = await this.baseOf(null)
-    return commitCandidates(this.git, base, trees, [base, ...(ignoreRulesAt ? [ignoreRulesAt] : [])], maxBytes)
+    const rules = [base, ...(ignoreRulesAt ? [ignoreRulesAt] : [])]
+    return commitCandidates(this.git, (await this.paths()).gitDir, base, trees, rules, maxBytes)
   }
 
   async treeWithPathsAsHead(tree: string, paths: readonly string[]): Promise<string> {
@@ -295,19 +339,26 @@ export class GitCli implements Git {
    */
   private async stageAllExcept(extra: readonly string[], env?: Record<string, string>): Promise<void> {
     const options = env ? { env } : undefined
-    if (!env) await clearStaleLocks(this.git, await this.currentBranch(), this.staleIndexLockMs)
+    if (!env) {
+      // The locks the commit takes: the index's, HEAD's and the branch's. Asking the branch runs git, which
+      // first checks that `.git` is still the sealed one: no lock is removed in a repository put in its place.
+      const { gitDir, commonDir, index } = await this.paths()
+      const branch = await this.currentBranch()
+      const locks = [`${index}.lock`, join(gitDir, 'HEAD.lock')]
+      if (branch) locks.push(join(commonDir, 'refs', 'heads', `${branch}.lock`))
+      await clearStaleLocks(locks, this.cwd, this.staleIndexLockMs)
+    }
     await this.exec(['add', '-A', '--', ':/'], options)
-    const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`)
+    const excluded = [...new Set([...this.exclude, ...extra])].map((path) => `:(top)${path}`)
     if (excluded.length === 0) return
+    // HEAD nearly always exists: try the reset, and ask whether HEAD exists only when it fails.
+    const reset = ['reset', '-q', 'HEAD', '--', ...excluded]
+    const resetResult = await this.exec(reset, { allowFailure: true, ...options })
+    if (resetResult.exitCode === 0) return
     const hasHead =
-      (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...(env ? { env } : {}) }))
-        .exitCode === 0
-    await this.exec(
-      hasHead
-        ? ['reset', '-q', 'HEAD', '--', ...excluded]
-        : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded],
-      options,
-    )
+      (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...options })).exitCode === 0
+    if (hasHead) throw new GitCommandError(reset, resetResult)
+    await this.exec(['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options)
   }
 
   /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
@@ -329,9 +380,8 @@ export class GitCli implements Git {
   ): Promise<T> {
     const folder = await mkdtemp(join(tmpdir(), 'loop-git-index-'))
     try {
-      const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim()
       const temporary = join(folder, 'index')
-      const source = isAbsolute(indexPath) ? indexPath : join(this.cwd, indexPath)
+      const source = (await this.paths()).index
       await copyFile(source, temporary).then(
         // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
         // older than the index, so a newer copy would hide a same-size edit made right after staging.

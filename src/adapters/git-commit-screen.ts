@@ -23,6 +23,7 @@ const READ_BYTES_PER_BATCH = 64 * 1024 * 1024
  */
 export async function commitCandidates(
   git: GitProcess,
+  gitDir: string,
   base: string,
   trees: readonly string[],
   ignoreRulesAt: readonly string[],
@@ -51,7 +52,7 @@ export async function commitCandidates(
   )
   const added = [...entries.values()].filter((e) => e.change === 'added').map((e) => e.path)
   const ignored = new Set<string>()
-  for (const rules of new Set(ignoreRulesAt)) for (const path of await ignoredAt(git, rules, added)) ignored.add(path)
+  for (const path of await ignoredByAny(git, gitDir, ignoreRulesAt, added)) ignored.add(path)
   return [...entries.values()].map(({ path, change, blob }) => ({
     path,
     change,
@@ -106,28 +107,56 @@ async function blobTexts(git: GitProcess, blobs: readonly string[], sizes: Map<s
 }
 
 /**
- * Of `paths`, those ignored by the `.gitignore` files in `tree` (with `.git/info/exclude` and
+ * Of `paths`, those ignored by the `.gitignore` files of any of `trees`. Trees with the same
+ * `.gitignore` files (the work seldom edits one) are asked once.
+ */
+async function ignoredByAny(
+  git: GitProcess,
+  gitDir: string,
+  trees: readonly string[],
+  paths: readonly string[],
+): Promise<Set<string>> {
+  const ignored = new Set<string>()
+  if (paths.length === 0) return ignored
+  const asked = new Set<string>()
+  for (const tree of new Set(trees)) {
+    const ruleFiles = await ignoreRuleFiles(git, tree)
+    const key = ruleFiles.map((file) => `${file.blob} ${file.path}`).join('\0')
+    if (asked.has(key)) continue
+    asked.add(key)
+    for (const path of await ignoredAt(git, gitDir, ruleFiles, paths)) ignored.add(path)
+  }
+  return ignored
+}
+
+/** The `.gitignore` files of `tree`, in git's order. */
+async function ignoreRuleFiles(git: GitProcess, tree: string): Promise<{ blob: string; path: string }[]> {
+  const listing = await git.raw(['ls-tree', '-r', '-z', '--full-tree', tree])
+  git.check(['ls-tree', '-r', tree], listing)
+  return splitZ(listing.stdout).flatMap((entry) => {
+    const match = /^100\d{3} blob ([0-9a-f]+)\t(.*)$/s.exec(entry)
+    return match && /(?:^|\/)\.gitignore$/.test(match[2] ?? '') ? [{ blob: match[1] ?? '', path: match[2] ?? '' }] : []
+  })
+}
+
+/**
+ * Of `paths`, those ignored by `ruleFiles` (a tree's `.gitignore` files, with `.git/info/exclude` and
  * `core.excludesFile`): git's own matcher, run over a scratch work tree that holds only those files, so
  * an edit the work made to a `.gitignore` does not count.
  */
-async function ignoredAt(git: GitProcess, tree: string, paths: readonly string[]): Promise<Set<string>> {
-  if (paths.length === 0) return new Set()
+async function ignoredAt(
+  git: GitProcess,
+  gitDir: string,
+  ruleFiles: readonly { blob: string; path: string }[],
+  paths: readonly string[],
+): Promise<Set<string>> {
   const scratch = await mkdtemp(join(tmpdir(), 'loop-ignore-rules-'))
   try {
-    const listing = await git.raw(['ls-tree', '-r', '-z', '--full-tree', tree])
-    git.check(['ls-tree', '-r', tree], listing)
-    const ruleFiles = splitZ(listing.stdout).flatMap((entry) => {
-      const match = /^100\d{3} blob ([0-9a-f]+)\t(.*)$/s.exec(entry)
-      return match && /(?:^|\/)\.gitignore$/.test(match[2] ?? '')
-        ? [{ blob: match[1] ?? '', path: match[2] ?? '' }]
-        : []
-    })
     const contents = await blobTexts(git, [...new Set(ruleFiles.map((f) => f.blob))], new Map())
     for (const file of ruleFiles) {
       await mkdir(dirname(join(scratch, file.path)), { recursive: true })
       await writeFile(join(scratch, file.path), contents.get(file.blob) ?? '')
     }
-    const gitDir = (await git.exec(['rev-parse', '--absolute-git-dir'])).stdout.trim()
     const result = await git.raw(['check-ignore', '--no-index', '--stdin', '-z'], {
       env: { GIT_DIR: gitDir, GIT_WORK_TREE: scratch },
       input: Buffer.from(paths.map((p) => `${p}\0`).join('')),

@@ -11,19 +11,14 @@
  */
 import { existsSync } from 'node:fs'
 import { readdir, readFile, readlink, rm, stat } from 'node:fs/promises'
-import { dirname, isAbsolute, join, sep } from 'node:path'
-import type { GitProcess } from './git-process.js'
+import { dirname, sep } from 'node:path'
 
 /** How often a held lock is looked at again. */
 const POLL_MS = 100
 
-/** Settles the index, HEAD and `branch` locks of `git`'s repository (see {@link settleLock}). */
-export async function clearStaleLocks(git: GitProcess, branch: string | null, waitMs: number): Promise<void> {
-  const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])]
-  for (const name of names) {
-    const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim()
-    await settleLock(isAbsolute(gitPath) ? gitPath : join(git.cwd, gitPath), [git.cwd], waitMs)
-  }
+/** Settles each of `lockPaths` (absolute) of the repository in `cwd` (see {@link settleLock}). */
+export async function clearStaleLocks(lockPaths: readonly string[], cwd: string, waitMs: number): Promise<void> {
+  for (const lockPath of lockPaths) await settleLock(lockPath, [cwd], waitMs)
 }
 
 /**

@@ -47,7 +47,11 @@ export interface Git {
   currentBranch(): Promise<string | null>
   /** Paths changed in the work tree since `ref` (committed or not), relative to the repository root. */
   changedPaths(since: string | null): Promise<string[]>
-  diffStat(since: string | null): Promise<string>
+  /**
+   * `git diff --stat` from `since` to the work tree, or to `tree` when given: a `snapshot` of the work
+   * tree as it still is, which spares staging it again.
+   */
+  diffStat(since: string | null, tree?: string): Promise<string>
   diff(since: string | null, paths?: readonly string[]): Promise<string>
   /**
    * The work tree now, as a tree object id, for `changesSince` (what one step changed) or `commitTree`;
@@ -75,7 +79,8 @@ export interface Git {
   fileAt(ref: string, path: string): Promise<string | null>
   /**
    * Text files changed in the work tree since `ref` (untracked included), before and after; binary and
-   * oversized left out, unless `withUnreadable` (then kept, named in `unreadable`).
+   * oversized left out, unless `withUnreadable` (then kept, named in `unreadable`, so that the changes
+   * name every path `changedPaths(ref)` lists).
    */
   changesSince(ref: string, options?: { maxBytes?: number; withUnreadable?: boolean }): Promise<FileChange[]>
   /**

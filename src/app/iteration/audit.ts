@@ -30,7 +30,7 @@ export async function writeIterationRecord(
       analysis: c.analysis,
     })),
     work: record.work,
-    diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
+    diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore, record.treeAtCheckpoint) : '',
     commit: record.commit,
     // The iteration that measured the baseline says what failed and who was to fix what.
     baseline: record.previousIsFresh

@@ -33,9 +33,9 @@ export async function checkpoint(run: IterationRun, record: IterationRecord): Pr
   const note = (commit: string | null, message: string) => {
     if (commit) made.push({ commit, message })
   }
-  const refused = await screen(run, record)
+  const { refused, tree: treeNow } = await screen(run, record)
   const refusedPaths = refused.map((r) => r.path)
-  const screened = withRefusals(run, record, refused)
+  const screened = { ...withRefusals(run, record, refused), treeAtCheckpoint: treeNow }
   try {
     for (const [i, fix] of record.fixSnapshots.entries()) {
       const message = messages[i] ?? ''
@@ -77,9 +77,12 @@ export async function checkpoint(run: IterationRun, record: IterationRecord): Pr
  * What the commits about to be made would hold that must not be committed: every tree (the fix
  * snapshots and the work tree now) judged against HEAD, new paths by the ignore rules before the work.
  */
-async function screen(run: IterationRun, record: IterationRecord): Promise<RefusedPath[]> {
+async function screen(
+  run: IterationRun,
+  record: IterationRecord,
+): Promise<{ refused: RefusedPath[]; tree: string | undefined }> {
   const { input, deps } = run
-  if (!deps.git) return []
+  if (!deps.git) return { refused: [], tree: undefined }
   const rules = {
     maxFileBytes: input.config.commit['max-file-bytes'],
     allowPaths: input.config.commit['allow-paths'],
@@ -89,7 +92,7 @@ async function screen(run: IterationRun, record: IterationRecord): Promise<Refus
   const trees = [...record.fixSnapshots.map((point) => point.tree), now]
   const candidates = await deps.git.commitCandidates(trees, record.treeBeforeWork, rules.maxFileBytes)
   const refused = refuseFromCommit(candidates, rules)
-  return refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i)
+  return { refused: refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i), tree: now }
 }
 
 /**

@@ -21,8 +21,9 @@ export async function guard(run: IterationRun, record: IterationRecord): Promise
     : []
   const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : [...DEFAULT_TEST_FILES]
   const findings = inspectProtectedChanges([...changes, ...ignored], { protectedGlobs: globs, testGlobs })
-  // Gates triggered by paths: raised when the work changed a path they watch, until approved.
-  const changedPaths = await deps.git.changedPaths(since)
+  // Gates triggered by paths: raised when the work changed a path they watch, until approved. With
+  // `withUnreadable`, the changes name every changed path, so git is not asked a second time.
+  const changedPaths = changes.map((change) => change.path)
   const gatesRaised = [...record.gatesRaised]
   for (const gate of config.gates) {
     if (gate.paths.length === 0 || record.state.gates[gate.name]?.status === 'approved') continue

@@ -87,6 +87,11 @@ export interface IterationRecord extends LoopRecord {
   briefing: { fixedFirst: string[]; toldAgent: string[] | null } | null
   /** The work tree just before each fix command the controller ran, so each is committed apart. */
   fixSnapshots: FixSnapshot[]
+  /**
+   * The work tree as the checkpoint judged it (refused paths included, the loop's own files left out),
+   * which nothing changes before the iteration's record is written.
+   */
+  treeAtCheckpoint?: string
   gatesRaised: { gate: string; reason: string }[]
   guardFailures: FailureInput[]
   checks: LiveCheck[]

@@ -78,6 +78,19 @@ describe('GitCli in a local repository', () => {
     expect(await git.commitAll('only excluded', bot, ['scratch'])).toBeNull()
   })
 
+  it('makes no commit while a merge is in progress with nothing staged (git would commit the merge)', async () => {
+    write(dir, 'a.txt', 'a\n')
+    const first = await git.commitAll('first', bot)
+    sh(dir, 'checkout', '-q', '-b', 'other')
+    write(dir, 'b.txt', 'b\n')
+    await git.commitAll('on other', bot)
+    sh(dir, 'checkout', '-q', 'main')
+    // `-s ours`: the merge keeps main's tree, so nothing is staged, yet MERGE_HEAD is there.
+    sh(dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'merge', '-q', '-s', 'ours', '--no-commit', 'other')
+    expect(await git.commitAll('during a merge', bot)).toBeNull()
+    expect(await git.head()).toBe(first)
+  })
+
   it('commits a snapshot on top of HEAD apart from what changed after it, leaving the work tree alone', async () => {
     write(dir, 'a.txt', 'a\n')
     await git.commitAll('first', bot)
@@ -133,6 +146,8 @@ describe('GitCli in a local repository', () => {
     const stat = await git.diffStat(base)
     expect(stat).toContain('new dir/new file.txt')
     expect(stat).toContain('3 files changed')
+    // From a snapshot of the work tree as it still is: the same stat, without staging the tree again.
+    expect(await git.diffStat(base, await git.snapshot())).toBe(stat)
     const diff = await git.diff(base, ['edit.txt'])
     expect(diff).toContain('-one\n+two')
     expect(diff).not.toContain('new file')
