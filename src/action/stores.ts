@@ -1,7 +1,9 @@
 /**
- * The state store the `store` input names, and the audit trail it carries. The stores' modules (the
- * cache and artifact clients and the Azure blob SDK under them are most of the bundle) are loaded only
- * here, when one is needed, so a job that stops early (a bad input, an ignored event) starts fast.
+ * The state store the `store` input names, and the audit trail it carries. The cache and artifact
+ * stores' modules (`@actions/cache`, `@actions/artifact` and the Azure blob SDKs under them are most of
+ * the bundle) are loaded only here, each only for the store that uses it, so a job of the `git` store
+ * loads neither and a `cache` job not the artifact client; `auto` loads the artifact client at its
+ * first upload or download (`artifact-snapshots.ts`).
  *
  * The default is the `git` store: one state branch per repository that every job fetches and pushes
  * under a lease, whatever its event and ref. The Actions cache is scoped by ref (a comment's job runs
@@ -10,6 +12,7 @@
  * abort can be lost (docs/architecture.md, "One source of truth").
  */
 import { join } from 'node:path'
+import { GitStore } from '../adapters/stores/git-store.js'
 import { messageOf } from '../config/errors.js'
 import type { Logger } from '../ports/logger.js'
 import type { Store } from '../ports/store.js'
@@ -61,15 +64,18 @@ export async function createStore(input: {
   const onNote = (input.warnings ?? new StoreWarnings()).sink(logger)
   const auditDirOf = (loopId: string) => (typeof input.loopDir === 'string' ? input.loopDir : input.loopDir(loopId))
   const { settings, env } = run
-  const { ArtifactStore, AutoStore, CacheStore, GitStore } = await import('../adapters/stores/index.js')
   // Recorded in each saved revision, to tell which job wrote it.
   const runIdentity = {
     ...(run.runId !== undefined ? { runId: run.runId } : {}),
     ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
   }
-  const cache = () => new CacheStore({ root: join(runnerTemp, 'loop-controller', 'state'), env, ...runIdentity })
-  const artifact = () =>
-    new ArtifactStore({
+  const cache = async () => {
+    const { CacheStore } = await import('../adapters/stores/cache-store.js')
+    return new CacheStore({ root: join(runnerTemp, 'loop-controller', 'state'), env, ...runIdentity })
+  }
+  const artifact = async () => {
+    const { ArtifactStore } = await import('../adapters/stores/artifact-store.js')
+    return new ArtifactStore({
       token: settings.githubToken,
       repository: requireRepository(run).fullName,
       runId: requireRunId(run),
@@ -79,12 +85,13 @@ export async function createStore(input: {
       env,
       onNote,
     })
+  }
   if (settings.store === 'cache' || settings.store === 'auto') warnOffDefaultBranch(run, logger)
   switch (settings.store) {
     case 'cache':
-      return { store: cache(), auditSource: null }
+      return { store: await cache(), auditSource: null }
     case 'artifact': {
-      const store = artifact()
+      const store = await artifact()
       return { store, auditSource: store }
     }
     case 'git': {
@@ -98,8 +105,9 @@ export async function createStore(input: {
       return { store, auditSource: store }
     }
     default: {
-      const mirror = artifact()
-      return { store: new AutoStore(cache(), mirror, { onNote }), auditSource: mirror }
+      const mirror = await artifact()
+      const { AutoStore } = await import('../adapters/stores/auto-store.js')
+      return { store: new AutoStore(await cache(), mirror, { onNote }), auditSource: mirror }
     }
   }
 }

@@ -118,6 +118,7 @@ export const OPERATIONS_EXERCISED: Readonly<Record<string, readonly string[]>> =
   'depends-on.test.ts': ['issues/create-comment', 'issues/list-comments', 'issues/get'],
   'runner-file-commands.test.ts': [...ITERATING, ...LEG_JOBS],
   'max-loops-workflows.test.ts': [DISPATCH, STOP_LABELS, OWN_LOGIN, ...STATUS_COMMENT, PERMISSION],
+  'store-chunks.test.ts': [DISPATCH, ...DASHBOARD],
 }
 
 /** Calls that libraries bundled into the action make on its behalf, and what in the source makes them. */

@@ -2,9 +2,13 @@
  * The artifact store's transport: list, download and delete a loop's snapshot artifacts across runs
  * through the REST API and the real `@actions/artifact` (v6). What a snapshot means is
  * `artifact-store.ts`'s business; this module only moves them.
+ *
+ * `@actions/artifact` (with its own Azure blob SDK and archiver, a large part of the bundle) is loaded at
+ * the first upload or download, not with this module: listing is the REST API, so a load that finds no
+ * snapshot, or an `auto` job that reads its state from the cache and saves none, never parses it.
  */
 import { mkdir, rm } from 'node:fs/promises'
-import { DefaultArtifactClient } from '@actions/artifact'
+import type { ArtifactClient } from '@actions/artifact'
 import { createOctokit, type OctokitClient } from '../github-client.js'
 import { type NoteSink, StoreUnavailableError, withActionsEnv } from './shared.js'
 
@@ -35,7 +39,7 @@ export interface SnapshotsOptions {
 /** The snapshots of a repository (see the module comment). */
 export class Snapshots {
   private readonly octokit: OctokitClient
-  readonly client = new DefaultArtifactClient()
+  private loadedClient: Promise<ArtifactClient> | undefined
 
   constructor(private readonly options: SnapshotsOptions) {
     // The same bounded retries (5xx, network) and rate-limit waits as every other call of the job.
@@ -48,9 +52,14 @@ export class Snapshots {
     })
   }
 
-  /** Runs a call of `@actions/artifact` with the job's settings applied. */
-  async actions<T>(body: () => Promise<T>): Promise<T> {
-    return withActionsEnv(this.options.env, body, { onLine: () => {}, echo: this.options.echoLog })
+  /**
+   * Runs a call of `@actions/artifact` with the job's settings applied. The module is loaded before
+   * the settings are, so it reads the environment at load as it did when it was imported at start-up.
+   */
+  async actions<T>(body: (client: ArtifactClient) => Promise<T>): Promise<T> {
+    this.loadedClient ??= import('@actions/artifact').then(({ DefaultArtifactClient }) => new DefaultArtifactClient())
+    const client = await this.loadedClient
+    return withActionsEnv(this.options.env, () => body(client), { onLine: () => {}, echo: this.options.echoLog })
   }
 
   /** Snapshots of `name` across runs, newest first; expired ones are left out (with a note). `firstPageOnly`: the newest 100, quietly. */
@@ -117,9 +126,9 @@ export class Snapshots {
   async download(snapshot: Snapshot, folder: string): Promise<void> {
     await rm(folder, { recursive: true, force: true })
     await mkdir(folder, { recursive: true })
-    const result = await this.actions(async () => {
+    const result = await this.actions(async (client) => {
       try {
-        return await this.client.downloadArtifact(snapshot.id, {
+        return await client.downloadArtifact(snapshot.id, {
           path: folder,
           ...(snapshot.digest ? { expectedHash: snapshot.digest } : {}),
           findBy: {

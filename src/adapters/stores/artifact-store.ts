@@ -298,9 +298,9 @@ export class ArtifactStore implements Store {
       await writeFile(join(folder, TRAIL_MANIFEST), storedTrailText(trail))
     }
     if (sameRun) await this.snapshots.delete(sameRun, 'replaced by a newer save of the same run')
-    const uploaded = await this.snapshots.actions(async () => {
+    const uploaded = await this.snapshots.actions(async (client) => {
       try {
-        return await this.snapshots.client.uploadArtifact(name, await listFiles(folder), folder, {
+        return await client.uploadArtifact(name, await listFiles(folder), folder, {
           ...(this.options.retentionDays ? { retentionDays: this.options.retentionDays } : {}),
         })
       } catch (error) {
@@ -426,7 +426,7 @@ export class ArtifactStore implements Store {
       const sameRun = (await this.snapshots.list(name)).find((s) => s.runId === this.options.runId)
       if (sameRun) await this.snapshots.delete(sameRun, 'replaced by a newer quarantine in the same run')
       await this.snapshots
-        .actions(async () => this.snapshots.client.uploadArtifact(name, await listFiles(keep), keep))
+        .actions(async (client) => client.uploadArtifact(name, await listFiles(keep), keep))
         .catch((error: unknown) =>
           this.note(`could not upload quarantine artifact ${name}: ${(error as Error).message}`, 'warning'),
         )
