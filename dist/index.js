@@ -30741,71 +30741,6 @@ module.exports = {
 
 /***/ }),
 
-/***/ 76194:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   UK: () => (/* binding */ controllerGitEnv),
-/* harmony export */   YV: () => (/* binding */ NEUTRALISED_CONFIG)
-/* harmony export */ });
-/* unused harmony exports scrubbedEnv, withoutGitVariables */
-/* harmony import */ var _domain_secret_names_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(16167);
-/**
- * How every git command of the controller runs, whatever repository it is in (the work tree, the `git`
- * store's private repository): settings over anything a repository's config says, and an environment
- * without the controller's secrets, without git's own variables, and without the system config.
- */
-
-/**
- * Settings every git command runs with, over anything in the repository's own config: the work command
- * (the agent) can write `.git/`, so a hook, an fsmonitor, a credential helper or an ssh command planted
- * there must never run inside the controller's git, which holds the job's tokens.
- */
-const NEUTRALISED_CONFIG = [
-    '-c',
-    'core.hooksPath=/dev/null',
-    '-c',
-    'core.fsmonitor=false',
-    '-c',
-    'credential.helper=',
-    '-c',
-    'core.sshCommand=ssh',
-];
-/** The controller's environment without its secrets: git gets credentials only as a command passes them. */
-function scrubbedEnv(env) {
-    const kept = {};
-    for (const [name, value] of Object.entries(env)) {
-        if (value !== undefined && !(0,_domain_secret_names_js__WEBPACK_IMPORTED_MODULE_0__/* .isSecretName */ .eh)(name))
-            kept[name] = value;
-    }
-    return kept;
-}
-/** The environment without git's own variables (GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND, GIT_DIR, ...). */
-function withoutGitVariables(env) {
-    const kept = {};
-    for (const [name, value] of Object.entries(env)) {
-        if (!name.startsWith('GIT_') && name !== 'SSH_ASKPASS')
-            kept[name] = value;
-    }
-    return kept;
-}
-/**
- * The environment of a controller git command: this process's, scrubbed of secrets and git variables,
- * reading no system config and `globalConfig` as the global one (none by default). A command's own
- * variables (the push token's header, an index file) are added over it by the caller.
- */
-function controllerGitEnv(globalConfig = '/dev/null') {
-    return {
-        ...withoutGitVariables(scrubbedEnv(process.env)),
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_SYSTEM: '/dev/null',
-        GIT_CONFIG_GLOBAL: globalConfig,
-    };
-}
-
-
-/***/ }),
-
 /***/ 49960:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -31118,628 +31053,6 @@ function createOctokit(options) {
 
 /***/ }),
 
-/***/ 36738:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  W: () => (/* binding */ GitStore)
-});
-
-// UNUSED EXPORTS: GitPushRejectedError
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(77598);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(51455);
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(48161);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(76760);
-// EXTERNAL MODULE: external "node:timers/promises"
-var external_node_timers_promises_ = __nccwpck_require__(58500);
-// EXTERNAL MODULE: ./src/ports/store.ts
-var store = __nccwpck_require__(93433);
-// EXTERNAL MODULE: ./src/adapters/stores/shared.ts
-var shared = __nccwpck_require__(56474);
-;// CONCATENATED MODULE: ./src/adapters/stores/branch-loops.ts
-
-/** The marker the store commits beside a quarantined state; `load` and `save` refuse while it is there. */
-const QUARANTINE_MARKER = 'QUARANTINED.json';
-/** The loops at `commit`, sorted by id. `branchName` names where a problem is (`loop-state:<folder>/...`). */
-async function loopsOnBranch(branch, commit, branchName, toolVersion) {
-    const loops = [];
-    for (const folder of await branch.topLevel(commit)) {
-        const marker = await branch.readFile(commit, `${folder}/${QUARANTINE_MARKER}`);
-        if (marker !== null) {
-            loops.push(quarantinedLoop(folder, marker, branchName));
-            continue;
-        }
-        const text = await branch.readFile(commit, `${folder}/${shared/* STATE_FILE */.bv}`);
-        if (text === null)
-            continue;
-        const loop = loopIn(folder, text, `${branchName}:${folder}/${shared/* STATE_FILE */.bv}`, toolVersion);
-        if (loop)
-            loops.push(loop);
-    }
-    return loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
-}
-/** The loop a folder holds; null for a folder that is no loop's (its valid state names another folder). */
-function loopIn(folder, text, where, toolVersion) {
-    const parsed = (0,shared/* parseStoredState */.Cm)(text, where, toolVersion);
-    if (parsed.kind === 'valid') {
-        return (0,shared/* loopFolder */.bI)(parsed.state.loopId) === folder ? { loopId: parsed.state.loopId, state: parsed.state } : null;
-    }
-    const problem = parsed.kind === 'future' ? parsed.error.message : parsed.reason;
-    return { loopId: (0,shared/* loopIdNamedIn */.s9)(text) ?? folderLoopId(folder), state: null, problem: firstLine(problem) };
-}
-/** A folder the store quarantined: its marker says the loop, why and where the bad state is kept. */
-function quarantinedLoop(folder, marker, branchName) {
-    let info = {};
-    try {
-        info = JSON.parse(marker);
-    }
-    catch {
-        // A damaged marker still means quarantined.
-    }
-    const loopId = typeof info.loopId === 'string' && (0,shared/* loopFolder */.bI)(info.loopId) === folder ? info.loopId : folderLoopId(folder);
-    const kept = typeof info.file === 'string' ? `${branchName}:${info.file}` : `${branchName}:${folder}/`;
-    const reason = typeof info.reason === 'string' ? firstLine(info.reason) : 'it failed validation';
-    return {
-        loopId,
-        state: null,
-        problem: `quarantined (${reason}); kept at ${kept}: fix or discard it, then reset the loop's state`,
-    };
-}
-/** The loop id a folder name encodes (`encodeLoopId`), or the name itself when it is no encoding. */
-function folderLoopId(folder) {
-    try {
-        return decodeURIComponent(folder);
-    }
-    catch {
-        return folder;
-    }
-}
-function firstLine(text) {
-    return text.split('\n')[0] ?? '';
-}
-
-// EXTERNAL MODULE: ./src/adapters/stores/remote-branch.ts
-var remote_branch = __nccwpck_require__(94178);
-;// CONCATENATED MODULE: ./src/adapters/stores/git-store.ts
-/**
- * The `git` store: state (and, when given, the audit trail) committed to a branch of a remote
- * (`loop-state` by default), one folder per loop: `<loop>/loop-state.json`, `<loop>/loop-state.meta.json`,
- * `<loop>/audit/...`.
- *
- * The user's repository and work tree are never touched: the branch is read and written through a
- * private bare repository (`workDir`) with plumbing and leased pushes (`remote-branch.ts`).
- *
- * Version: the last commit that changed the loop's folder. A save whose lease fails because the branch
- * moved is retried on the new tip when the loop's own folder is unchanged (another loop saved); when
- * the folder changed, it is a `StoreConflictError`. A push declined for another reason (a hook, branch
- * protection, permissions) is an error that names git's message; nothing is lost either way.
- *
- * Quarantine: a state that fails validation is moved to `<loop>/loop-state.invalid-<time>.json` in a
- * commit, with a marker `<loop>/QUARANTINED.json` that makes `load` and `save` refuse until `reset`
- * removes the marker (the invalid file stays in the branch).
- */
-
-
-
-
-
-
-
-
-
-
-const MARKER = QUARANTINE_MARKER;
-const ATTEMPTS = 15;
-/** The `git` store (see the module comment). */
-class GitStore {
-    options;
-    kind = 'git';
-    branch;
-    remote;
-    stateBranch;
-    runId;
-    runAttempt;
-    constructor(options) {
-        this.options = options;
-        this.branch = options.branch ?? 'loop-state';
-        this.runId = options.runId ?? 'local';
-        this.runAttempt = options.runAttempt ?? '1';
-        this.remote = options.remote ?? 'origin';
-        if (!/^[A-Za-z0-9._/-]+$/.test(this.branch) || this.branch.includes('..')) {
-            throw new Error(`GitStore: branch ${JSON.stringify(this.branch)} is invalid: expected a plain branch name`);
-        }
-        this.stateBranch = new remote_branch/* RemoteBranch */.tf({
-            repoDir: options.repoDir,
-            remote: this.remote,
-            branch: this.branch,
-            identity: options.identity,
-            token: options.token,
-            workDir: options.workDir ?? (0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-controller-git-store', (0,shared/* shortHash */.BC)(`${options.repoDir}\n${this.remote}`)),
-        });
-    }
-    describe(loopId) {
-        return `${this.describeAll()}, folder ${this.folder(loopId)}/`;
-    }
-    describeAll() {
-        return `git branch ${this.branch} of ${this.remote}`;
-    }
-    async load(loopId) {
-        (0,shared/* checkLoopId */.aK)(loopId);
-        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-            const tip = await this.stateBranch.fetch();
-            if (!tip.commit)
-                return null;
-            await this.refuseIfQuarantined(loopId, tip.commit);
-            const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${shared/* STATE_FILE */.bv}`);
-            if (text === null)
-                return null;
-            const parsed = (0,shared/* parseStoredState */.Cm)(text, `${this.branch}:${this.folder(loopId)}/${shared/* STATE_FILE */.bv}`, this.options.toolVersion);
-            if (parsed.kind === 'future')
-                throw parsed.error;
-            if (parsed.kind === 'valid')
-                return { state: parsed.state, version: await this.folderVersion(loopId, tip.commit) };
-            const outcome = await this.quarantine(loopId, tip.commit, text, parsed.reason);
-            if (outcome)
-                throw outcome;
-        }
-        throw new Error(`loop ${loopId}: the ${this.branch} branch kept moving while it was read; try again`);
-    }
-    async save(loopId, state, expectedVersion) {
-        (0,shared/* checkLoopId */.aK)(loopId);
-        const valid = (0,shared/* checkStateToSave */.yU)(loopId, state);
-        const folder = this.folder(loopId);
-        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-            const tip = await this.stateBranch.fetch();
-            let current = null;
-            if (tip.commit) {
-                await this.refuseIfQuarantined(loopId, tip.commit);
-                const text = await this.stateBranch.readFile(tip.commit, `${folder}/${shared/* STATE_FILE */.bv}`);
-                if (text !== null) {
-                    current = await this.folderVersion(loopId, tip.commit);
-                    if (expectedVersion === null) {
-                        const parsed = (0,shared/* parseStoredState */.Cm)(text, `${this.branch}:${folder}/${shared/* STATE_FILE */.bv}`, this.options.toolVersion);
-                        if (parsed.kind === 'future')
-                            throw parsed.error;
-                        if (parsed.kind === 'invalid') {
-                            const outcome = await this.quarantine(loopId, tip.commit, text, parsed.reason);
-                            if (outcome)
-                                throw outcome;
-                            continue;
-                        }
-                    }
-                }
-            }
-            if (current !== expectedVersion) {
-                throw new store/* StoreConflictError */.yn(`loop ${loopId}: expected version ${expectedVersion ?? 'none (a new loop)'} on ${this.branch}, found ${current ?? 'none'}; another writer saved first`);
-            }
-            const meta = {
-                loopId,
-                revision: 0,
-                runId: this.runId,
-                runAttempt: this.runAttempt,
-                savedAt: new Date().toISOString(),
-                tombstone: false,
-                iteration: valid.iteration,
-                nonce: (0,external_node_crypto_.randomUUID)(),
-            };
-            const files = new Map([
-                [`${folder}/${shared/* STATE_FILE */.bv}`, `${JSON.stringify(valid, null, 2)}\n`],
-                [`${folder}/${shared/* META_FILE */.fg}`, `${JSON.stringify(meta, null, 2)}\n`],
-            ]);
-            const audit = this.options.auditDir?.(loopId);
-            const auditFiles = audit && (await isDirectory(audit)) ? await listFiles(audit) : [];
-            for (const file of auditFiles)
-                files.set(`${folder}/audit/${(0,external_node_path_.relative)(audit, file)}`, await (0,promises_.readFile)(file));
-            const commit = await this.stateBranch.commit(tip.commit, files, auditFiles.length ? [`${folder}/audit/`] : [], `loop ${loopId}: iteration ${valid.iteration}, stage ${valid.stage}, ${valid.status}`);
-            if (await this.stateBranch.push(commit, tip.commit))
-                return commit;
-            // The branch moved: another loop (retry on the new tip) or this loop (conflict, found above). A
-            // short jittered pause keeps many loops saving at once (max-loops' queue) from colliding again.
-            await (0,external_node_timers_promises_.setTimeout)(Math.min(2000, 20 * 2 ** attempt) * (0.5 + Math.random()));
-        }
-        throw new store/* StoreConflictError */.yn(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`);
-    }
-    /** The ids of the loops whose state the branch holds (a quarantined loop has none until reset). */
-    async listLoops() {
-        const tip = await this.stateBranch.fetch();
-        if (!tip.commit)
-            return [];
-        const ids = [];
-        for (const folder of await this.stateBranch.topLevel(tip.commit)) {
-            const text = await this.stateBranch.readFile(tip.commit, `${folder}/${shared/* STATE_FILE */.bv}`);
-            if (text === null)
-                continue;
-            // Not JSON, or no loop id: loading it quarantines it, and it is no loop to sweep.
-            const loopId = (0,shared/* loopIdNamedIn */.s9)(text);
-            if (loopId !== null && this.folder(loopId) === folder)
-                ids.push(loopId);
-        }
-        return ids;
-    }
-    /** Every loop folder on the branch, read only: a damaged or quarantined state is a row with its problem. */
-    async readLoops() {
-        const tip = await this.stateBranch.fetch();
-        if (!tip.commit)
-            return [];
-        return loopsOnBranch(this.stateBranch, tip.commit, this.branch, this.options.toolVersion);
-    }
-    /**
-     * Copies the audit trail committed with the loop's state into `dir` when `dir` holds no file yet (a
-     * fresh runner): each save replaces `<loop>/audit/` with the local folder, so without this the trail
-     * would hold only the last job's part. Returns how many files were restored.
-     */
-    async restoreAudit(loopId, dir) {
-        (0,shared/* checkLoopId */.aK)(loopId);
-        if ((await isDirectory(dir)) && (await listFiles(dir)).length > 0)
-            return 0;
-        const tip = await this.stateBranch.fetch();
-        if (!tip.commit)
-            return 0;
-        const prefix = `${this.folder(loopId)}/audit/`;
-        const paths = await this.stateBranch.filesUnder(tip.commit, prefix);
-        for (const path of paths) {
-            const text = await this.stateBranch.readFile(tip.commit, path);
-            if (text === null)
-                continue;
-            const target = (0,external_node_path_.join)(dir, path.slice(prefix.length));
-            await (0,promises_.mkdir)((0,external_node_path_.join)(target, '..'), { recursive: true });
-            await (0,promises_.writeFile)(target, text);
-        }
-        return paths.length;
-    }
-    async reset(loopId) {
-        (0,shared/* checkLoopId */.aK)(loopId);
-        for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-            const tip = await this.stateBranch.fetch();
-            if (!tip.commit)
-                return;
-            const marker = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${MARKER}`);
-            if (marker === null) {
-                // An invalid state nobody loaded yet: quarantine it first, so the reset moves past it.
-                const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${shared/* STATE_FILE */.bv}`);
-                if (text === null)
-                    return;
-                const parsed = (0,shared/* parseStoredState */.Cm)(text, 'state', this.options.toolVersion);
-                if (parsed.kind !== 'invalid')
-                    return;
-                await this.quarantine(loopId, tip.commit, text, parsed.reason);
-                continue;
-            }
-            const commit = await this.stateBranch.commit(tip.commit, new Map(), [`${this.folder(loopId)}/${MARKER}`], `loop ${loopId}: reset after quarantine`);
-            if (await this.stateBranch.push(commit, tip.commit))
-                return;
-        }
-        throw new Error(`loop ${loopId}: the ${this.branch} branch kept moving during reset; try again`);
-    }
-    folder(loopId) {
-        return (0,shared/* loopFolder */.bI)(loopId);
-    }
-    /** The loop's version: the last commit that changed its folder. */
-    async folderVersion(loopId, commit) {
-        return this.stateBranch.lastChange(commit, `${this.folder(loopId)}/`);
-    }
-    async refuseIfQuarantined(loopId, commit) {
-        const marker = await this.stateBranch.readFile(commit, `${this.folder(loopId)}/${MARKER}`);
-        if (marker === null)
-            return;
-        let kept = `${this.branch}:${this.folder(loopId)}/`;
-        let reason = 'it failed validation';
-        try {
-            const info = JSON.parse(marker);
-            if (info.file)
-                kept = `${this.branch}:${info.file}`;
-            if (info.reason)
-                reason = info.reason;
-        }
-        catch {
-            // A damaged marker still means quarantined.
-        }
-        throw new store/* StateQuarantinedError */.MD(`loop ${loopId}: the state is quarantined (${reason}); it is kept at ${kept}. Fix or discard it, then reset the loop's state before saving`, kept);
-    }
-    /** Moves the bad state aside in a commit; returns the error to throw, or null when the branch moved. */
-    async quarantine(loopId, tip, text, reason) {
-        const folder = this.folder(loopId);
-        const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-        const kept = `${folder}/loop-state.invalid-${stamp}.json`;
-        const commit = await this.stateBranch.commit(tip, new Map([
-            [kept, text],
-            [
-                `${folder}/${MARKER}`,
-                `${JSON.stringify({ loopId, file: kept, reason, at: new Date().toISOString() }, null, 2)}\n`,
-            ],
-        ]), [`${folder}/${shared/* STATE_FILE */.bv}`], `loop ${loopId}: quarantine an invalid state`);
-        if (!(await this.stateBranch.push(commit, tip)))
-            return null;
-        return new store/* StateQuarantinedError */.MD(`loop ${loopId}: ${reason}. It was moved to ${this.branch}:${kept} (kept, never overwritten); fix or discard it, then reset the loop's state before saving`, `${this.branch}:${kept}`);
-    }
-}
-async function isDirectory(path) {
-    return (0,promises_.stat)(path).then((info) => info.isDirectory(), () => false);
-}
-async function listFiles(folder) {
-    const entries = await (0,promises_.readdir)(folder, { recursive: true, withFileTypes: true });
-    return entries.filter((entry) => entry.isFile()).map((entry) => (0,external_node_path_.join)(entry.parentPath, entry.name));
-}
-
-
-/***/ }),
-
-/***/ 94178:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   tf: () => (/* binding */ RemoteBranch)
-/* harmony export */ });
-/* unused harmony exports GitPushRejectedError, UnknownRemoteError, RemoteFetchError */
-/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(31421);
-/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_child_process__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(77598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_3__);
-/* harmony import */ var _domain_git_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(80818);
-/* harmony import */ var _git_env_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(76194);
-/**
- * The git plumbing under the `git` store: one branch of a remote, read and written through a private
- * bare repository so the user's repository and work tree are never touched. Commits are built with
- * `hash-object`, a temporary index, `write-tree` and `commit-tree`, and pushed with
- * `--force-with-lease=refs/heads/<branch>:<tip it read>`, so a branch that moved meanwhile is reported,
- * never overwritten.
- */
-
-
-
-
-
-
-/** Where the fetched branch tip is kept in the private repository. */
-const TIP_REF = 'refs/loop-controller/tip';
-/** Thrown for a push the remote declined for a reason other than a stale lease. */
-class GitPushRejectedError extends Error {
-    name = 'GitPushRejectedError';
-}
-/** `remote` is a name the user's repository has no remote by. */
-class UnknownRemoteError extends Error {
-    remote;
-    name = 'UnknownRemoteError';
-    constructor(message, remote) {
-        super(message);
-        this.remote = remote;
-    }
-}
-/** A fetch git could not make (no such repository, a host not reached, access refused); not a missing branch. */
-class RemoteFetchError extends Error {
-    url;
-    reason;
-    name = 'RemoteFetchError';
-    constructor(message, 
-    /** The remote's URL, without credentials. */
-    url, 
-    /** What git said, first line, without its `fatal: `. */
-    reason) {
-        super(message);
-        this.url = url;
-        this.reason = reason;
-    }
-}
-/** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
-const STORE_REPOSITORY_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n';
-/** One branch of a remote, through a private bare repository (see the module comment). */
-class RemoteBranch {
-    options;
-    ready = null;
-    initialised = false;
-    constructor(options) {
-        this.options = options;
-    }
-    get name() {
-        return this.options.branch;
-    }
-    /** Fetches the branch; its tip, or null when the remote has no such branch. */
-    async fetch() {
-        const { url } = await this.prepare();
-        const result = await this.git(['fetch', '--quiet', '--no-tags', url, `+refs/heads/${this.name}:${TIP_REF}`]);
-        if (result.code !== 0) {
-            if (/couldn't find remote ref|could not find remote ref/i.test(result.stderr)) {
-                await this.git(['update-ref', '-d', TIP_REF]);
-                return { commit: null };
-            }
-            const lines = result.stderr.trim().split('\n');
-            const said = lines.find((line) => line.startsWith('fatal: ')) ?? lines[0] ?? '';
-            const reason = redact(said).replace(/^fatal: /, '');
-            throw new RemoteFetchError(`git fetch of ${this.name} from ${redact(url)} failed: ${redact(result.stderr.trim())}`, redact(url), reason);
-        }
-        return { commit: (await this.must(['rev-parse', TIP_REF])).trim() };
-    }
-    /** The remote's URL (a remote name resolved in the user's repository), without credentials. */
-    async remoteUrl() {
-        return redact((await this.prepare()).url);
-    }
-    /** The text of `path` at `commit`, or null when it is not there. */
-    async readFile(commit, path) {
-        const result = await this.git(['cat-file', 'blob', `${commit}:${path}`]);
-        return result.code === 0 ? result.stdout : null;
-    }
-    /** The files under the folder `prefix` (ending in /) at `commit`. */
-    async filesUnder(commit, prefix) {
-        const listing = await this.must(['ls-tree', '-r', '--name-only', commit, '--', prefix]);
-        return listing.split('\n').filter((path) => path.startsWith(prefix));
-    }
-    /** The names at the top of `commit`'s tree. */
-    async topLevel(commit) {
-        return (await this.must(['ls-tree', '--name-only', commit])).split('\n').filter(Boolean);
-    }
-    /** The last commit up to `commit` that changed something under the folder `prefix` (ending in /). */
-    async lastChange(commit, prefix) {
-        return (await this.must(['log', '-1', '--format=%H', commit, '--', prefix])).trim();
-    }
-    /** A commit on top of `parent` with `files` written and `remove` (paths, or folders ending in /) gone. */
-    async commit(parent, files, remove, message) {
-        const index = (0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(this.options.workDir, `index-${(0,node_crypto__WEBPACK_IMPORTED_MODULE_1__.randomUUID)()}`);
-        const env = { GIT_INDEX_FILE: index };
-        try {
-            if (parent)
-                await this.must(['read-tree', parent], { env });
-            else
-                await this.must(['read-tree', '--empty'], { env });
-            // `update-index --index-info` works without a work tree (the store's repository is bare): mode 0
-            // removes an entry.
-            const entries = [];
-            for (const path of remove) {
-                const listed = (await this.must(['ls-files', '-z', '--', path], { env })).split('\0').filter(Boolean);
-                for (const file of listed)
-                    entries.push(`0 ${'0'.repeat(40)}\t${file}`);
-            }
-            const blobs = await this.writeBlobs([...files.values()]);
-            for (const [index, path] of [...files.keys()].entries())
-                entries.push(`100644 ${blobs[index]}\t${path}`);
-            if (entries.length > 0) {
-                await this.must(['update-index', '-z', '--index-info'], { env, input: `${entries.join('\0')}\0` });
-            }
-            const tree = (await this.must(['write-tree'], { env })).trim();
-            const { name, email } = this.options.identity;
-            return (await this.must(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], {
-                env: {
-                    GIT_AUTHOR_NAME: name,
-                    GIT_AUTHOR_EMAIL: email,
-                    GIT_COMMITTER_NAME: name,
-                    GIT_COMMITTER_EMAIL: email,
-                },
-            })).trim();
-        }
-        finally {
-            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.rm)(index, { force: true });
-        }
-    }
-    /**
-     * The blob ids of `contents`, written into the repository when it lacks them. A save passes the whole
-     * audit trail, most of it unchanged since the last save: its ids are computed here and checked in one
-     * `cat-file --batch-check`, so only new content costs a `hash-object` (one process per trail file on
-     * every save would make a save's time grow with the loop's iterations).
-     */
-    async writeBlobs(contents) {
-        const ids = contents.map((content) => {
-            const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-            return (0,node_crypto__WEBPACK_IMPORTED_MODULE_1__.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-        });
-        const present = new Set();
-        if (ids.length > 0) {
-            const answer = await this.must(['cat-file', '--batch-check'], { input: `${ids.join('\n')}\n` });
-            for (const line of answer.split('\n')) {
-                const [id, kind] = line.split(' ');
-                if (id && kind === 'blob')
-                    present.add(id);
-            }
-        }
-        // A repository of another hash format names no blob by these ids: each is then written, by its real id.
-        const blobs = [];
-        for (const [index, content] of contents.entries()) {
-            const id = ids[index];
-            blobs.push(present.has(id) ? id : (await this.must(['hash-object', '-w', '--stdin'], { input: content })).trim());
-        }
-        return blobs;
-    }
-    /** Pushes `commit` to the branch if it still points at `expected`; false when the lease failed. */
-    async push(commit, expected) {
-        const { url } = await this.prepare();
-        const ref = `refs/heads/${this.name}`;
-        const result = await this.git([
-            'push',
-            '--porcelain',
-            `--force-with-lease=${ref}:${expected ?? ''}`,
-            url,
-            `${commit}:${ref}`,
-        ]);
-        if (result.code === 0)
-            return true;
-        const said = `${result.stdout}\n${result.stderr}`;
-        // A lease the client saw fail (`stale info`), or one the remote refused while updating the ref
-        // because another push moved it in between (`failed to update ref`, `cannot lock ref`).
-        if (/stale info|fetch first|non-fast-forward|failed to update ref|cannot lock ref|incorrect old value|already exists/i.test(said)) {
-            return false;
-        }
-        throw new GitPushRejectedError(`git push to ${this.name} of ${redact(url)} was declined; nothing was saved: ${result.stderr.trim() || result.stdout.trim()}.${(0,_domain_git_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .pushPermissionHint */ .d7)(said)}`);
-    }
-    async git(args, options = {}) {
-        const auth = this.options.token
-            ? {
-                GIT_CONFIG_COUNT: '1',
-                GIT_CONFIG_KEY_0: 'http.extraHeader',
-                GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${this.options.token}`).toString('base64')}`,
-            }
-            : {};
-        // The private repository lives where the agent (same user) could write: its config is the store's
-        // own, written before each command, and hooks, global and system config never apply.
-        if (this.initialised)
-            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.writeFile)((0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(this.options.workDir, 'config'), STORE_REPOSITORY_CONFIG);
-        return new Promise((resolve, reject) => {
-            const child = (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.execFile)('git', [..._git_env_js__WEBPACK_IMPORTED_MODULE_5__/* .NEUTRALISED_CONFIG */ .YV, '--git-dir', this.options.workDir, ...args], {
-                env: { ...(0,_git_env_js__WEBPACK_IMPORTED_MODULE_5__/* .controllerGitEnv */ .UK)(), GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
-                maxBuffer: 64 * 1024 * 1024,
-                encoding: 'utf8',
-            }, (error, stdout, stderr) => {
-                if (error && typeof error.code !== 'number')
-                    reject(error);
-                else
-                    resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-            });
-            if (options.input !== undefined)
-                child.stdin?.end(options.input);
-            else
-                child.stdin?.end();
-        });
-    }
-    async must(args, options = {}) {
-        const result = await this.git(args, options);
-        if (result.code !== 0) {
-            throw new Error(`git ${args[0]} failed (exit ${result.code}): ${result.stderr.trim() || result.stdout.trim()}`);
-        }
-        return result.stdout;
-    }
-    /** Creates the private repository once and resolves the remote's URL; a failure is retried next time. */
-    async prepare() {
-        const { workDir, remote, repoDir } = this.options;
-        this.ready ??= (async () => {
-            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.mkdir)(workDir, { recursive: true });
-            const initialised = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.stat)((0,node_path__WEBPACK_IMPORTED_MODULE_3__.join)(workDir, 'HEAD')).then(() => true, () => false);
-            if (!initialised)
-                await this.must(['init', '--bare', '--quiet']);
-            this.initialised = true;
-            let url = remote;
-            if (!/[/:\\]/.test(remote)) {
-                const resolved = await new Promise((resolve, reject) => (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.execFile)('git', ['-C', repoDir, 'remote', 'get-url', remote], (error, stdout, stderr) => error
-                    ? reject(new UnknownRemoteError(`GitStore: remote ${remote} of ${repoDir} is unknown: ${stderr.trim()}`, remote))
-                    : resolve(stdout.trim())));
-                url = resolved;
-            }
-            return { url };
-        })();
-        try {
-            return await this.ready;
-        }
-        catch (error) {
-            this.ready = null;
-            throw error;
-        }
-    }
-}
-/** A URL without the credentials it may carry, for messages. */
-function redact(url) {
-    return url.replace(/\/\/[^@/]*@/, '//***@');
-}
-
-
-/***/ }),
-
 /***/ 56474:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -31921,56 +31234,6 @@ async function withActionsEnv(env, body, capture) {
         }
         release();
     }
-}
-
-
-/***/ }),
-
-/***/ 80818:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   EU: () => (/* binding */ CONFLICT_SIGNS),
-/* harmony export */   Hl: () => (/* binding */ isConcurrentCommit),
-/* harmony export */   T$: () => (/* binding */ CONCURRENT_UPDATE_SIGNS),
-/* harmony export */   d7: () => (/* binding */ pushPermissionHint),
-/* harmony export */   qA: () => (/* binding */ NON_FAST_FORWARD_SIGNS)
-/* harmony export */ });
-/**
- * What git's output says happened, as data: shared by the git adapter (which runs git) and the loop
- * branch logic in app/ (which decides what to do next). Pure.
- */
-/** Signs in git's output that a push was refused because the remote moved on. */
-const NON_FAST_FORWARD_SIGNS = [
-    /\(non-fast-forward\)/,
-    /\(fetch first\)/,
-    /\(stale info\)/,
-    /Updates were rejected because the (tip|remote)/,
-];
-/** Signs of a rebase stopped by conflicting changes. */
-const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
-/** Git's answer when another process moved HEAD between our read and our commit. */
-const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
-/**
- * Whether `git commit -m message` failed because another process committed in the same work tree at
- * the same time: HEAD moved under it, or the two commits shared `.git/COMMIT_EDITMSG` and git read the
- * other's half-written file, so it aborts ours as empty though the message given was not.
- */
-function isConcurrentCommit(stderr, message) {
-    if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(stderr)))
-        return true;
-    return message.trim() !== '' && /Aborting commit due to empty commit message/.test(stderr);
-}
-/** Signs that the remote refused the token itself (GitHub: 403, "Permission to ... denied"). */
-const PERMISSION_SIGNS = [/error: 403\b/, /Permission to \S+ denied/i, /permission denied/i];
-/**
- * What to add to a failed push's message when the remote refused the token, naming the permission and
- * where to grant it; '' otherwise.
- */
-function pushPermissionHint(gitOutput) {
-    if (!PERMISSION_SIGNS.some((sign) => sign.test(gitOutput)))
-        return '';
-    return " The token needs 'contents: write' to push: add it under 'permissions:' of the job that runs loop-controller (or give push-token a token that has it).";
 }
 
 
@@ -32331,52 +31594,6 @@ function migrateV0ToV1(raw) {
 
 /***/ }),
 
-/***/ 16167:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Rz: () => (/* binding */ secretValuesInEnv),
-/* harmony export */   eh: () => (/* binding */ isSecretName)
-/* harmony export */ });
-/* unused harmony exports SECRET_NAMES, SECRET_NAME_PATTERNS */
-/**
- * Which environment variables hold the controller's secrets, judged by name alone. One rule for both
- * front doors: such variables are left out of every command's environment (unless the config passes
- * them by name), and the CLI masks their values in everything it writes. Pure.
- */
-/** The runner's own credentials and endpoints, by exact name (compared in upper case). */
-const SECRET_NAMES = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'ACTIONS_RUNTIME_TOKEN',
-    'ACTIONS_RESULTS_URL',
-    'ACTIONS_CACHE_URL',
-    'ACTIONS_RUNTIME_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
-];
-/** Names that look like a secret by their shape, whatever their case. */
-const SECRET_NAME_PATTERNS = [
-    // The action's inputs (`INPUT_GITHUB-TOKEN` and friends): the token arrives this way.
-    /^INPUT_/i,
-    // The OIDC request pair lets a job mint cloud credentials.
-    /^ACTIONS_ID_TOKEN_REQUEST_/i,
-    /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|PRIVATE/i,
-];
-/** True when the variable `name` holds a secret (see the module comment). */
-function isSecretName(name) {
-    return SECRET_NAMES.includes(name.toUpperCase()) || SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name));
-}
-/** The non-empty values of the secret-named variables in `env`: what a redactor should mask. */
-function secretValuesInEnv(env) {
-    return Object.entries(env)
-        .filter(([name, value]) => value && isSecretName(name))
-        .map(([, value]) => value);
-}
-
-
-/***/ }),
-
 /***/ 75757:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -32709,7 +31926,7 @@ const loopStateSchema = zod__WEBPACK_IMPORTED_MODULE_2__/* .strictObject */ .rej
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(65562);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1449);
 // The action's entry point: nothing but `run()`, so importing the action's modules (in tests) runs nothing.
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
@@ -32719,7 +31936,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 65562:
+/***/ 1449:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33646,7 +32863,14 @@ const SUMMARY_MAX_BYTES = 1024 * 1024;
 /** An issue or pull request comment may hold 65,536 characters. */
 const COMMENT_MAX_CHARS = 65_536;
 /** The most table rows, failing-output sections and listed locations a report shows. */
-const REPORT_CAPS = { tableRows: 200, outputSections: 20, overflowLocations: 100, triedEntries: 20, gates: 50 };
+const REPORT_CAPS = {
+    tableRows: 200,
+    outputSections: 20,
+    overflowLocations: 100,
+    triedEntries: 20,
+    gates: 50,
+    failedLegLinks: 10,
+};
 const encoder = new TextEncoder();
 /** Bytes of `text` in UTF-8 (what the summary limit counts). */
 function utf8Length(text) {
@@ -34156,6 +33380,10 @@ function pullRequestWaitingSection(model) {
 function neverRan(state) {
     return (state.status === 'queued' || state.status === 'aborted') && state.iteration === 0;
 }
+/** A loop aborted before its first iteration (while queued): nothing ran, so nothing was spent or checked. */
+function abortedBeforeStart(state) {
+    return state.status === 'aborted' && neverRan(state);
+}
 
 ;// CONCATENATED MODULE: ./src/domain/loop-names.ts
 /** The names a loop is known by on GitHub: its labels, its branch and its sticky comment's marker. */
@@ -34310,7 +33538,7 @@ function buildReportView(model, surface = 'github') {
                 : TITLES[state],
         progress: model.baselineRound
             ? `the baseline round, before iteration ${model.baselineRound.iteration} of ${model.maxIterations}`
-            : model.status === 'aborted' && neverRan(model)
+            : abortedBeforeStart(model)
                 ? 'never started'
                 : `iteration ${model.iteration} of ${model.maxIterations}`,
         why,
@@ -34353,7 +33581,7 @@ function isStopped(state) {
     return STOPPED_STATES.includes(state);
 }
 function plainProgress(model) {
-    return `iteration ${model.iteration} of ${model.maxIterations}`;
+    return abortedBeforeStart(model) ? 'never started' : `iteration ${model.iteration} of ${model.maxIterations}`;
 }
 /** The gate a waiting loop waits on, if it waits on one. */
 function pendingGate(model) {
@@ -34462,14 +33690,24 @@ function failureView(model) {
         check: current?.check ?? failingCheck?.name ?? '',
         location,
         pattern: current?.pattern ?? failingCheck?.pattern ?? null,
-        firstLine: message
-            .split('\n')
-            .find((line) => line.trim() !== '')
-            ?.trim() ?? '',
+        firstLine: firstLineOf(message),
         attempts: Math.max(model.failures.consecutive, model.failures.tried.length + (current ? 1 : 0)),
         attemptsLimit: model.failures.perFailureLimit,
         tried: model.failures.tried,
     };
+}
+/** The heading a sharded check's output gives each failing shard's part (`shards.ts`): `### test shard 3/4: fail`. */
+const SHARD_HEADING = /^#{3} .+ (shard \d+\/\d+): \S+$/;
+/** The first line of an error a person reads; a failing shard's heading is not the error, so its shard prefixes the line after. */
+function firstLineOf(message) {
+    const [first = '', second] = message
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+    const shard = SHARD_HEADING.exec(first)?.[1];
+    if (shard === undefined)
+        return first;
+    return second === undefined || SHARD_HEADING.test(second) ? `${shard} failed` : `${shard}: ${second}`;
 }
 /** At most this many iterations are listed; older ones are counted. */
 const MAX_LISTED_ITERATIONS = 30;
@@ -34585,7 +33823,8 @@ function queuedReason(wait, issueOf = (id) => id) {
     }
     if (dependencies.pending.length > 0) {
         const noLoop = dependencies.noLoop ?? [];
-        const none = noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : '';
+        // Said in the past: a dependency's start does not rewrite it (only its end does).
+        const none = noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} had no loop when this was written)` : '';
         parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`);
     }
     if (wait.slotOnly && wait.limit === null) {
@@ -34614,8 +33853,9 @@ function queuedNext(wait, issueOf = (id) => id) {
     if (noLoop.length > 0) {
         const names = listed(noLoop, issueOf);
         // No state may also be a loop whose first iteration runs now (its state is saved when it ends).
-        const [label, after] = noLoop.length === 1 ? ['it', 'it is'] : ['each', 'all are'];
-        return `${names} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet: label ${label} \`${Labels.Start}\` (or start it) unless someone just did, and this loop starts after ${after} COMPLETE. Only an issue's loop counts, not a pull request's. To drop this loop, comment \`/loop abort\`.`;
+        // Its start is not told here (only a dependency's end rewrites this), so the step says how to tell.
+        const [still, after] = noLoop.length === 1 ? ['it still has none', 'it is'] : ['one still has none', 'all are'];
+        return `${names} had no loop when this was written: if ${still} (no status comment of loop-controller on its issue), label it \`${Labels.Start}\` (or start it); this loop starts by itself after ${after} COMPLETE. Only an issue's loop counts, not a pull request's. To drop this loop, comment \`/loop abort\`.`;
     }
     if (dependencies.pending.length > 0) {
         return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.';
@@ -34637,7 +33877,9 @@ function waitingOnDependenciesAhead(wait) {
 }
 /** The place in line, said among the loops that can start where some ahead wait for their dependencies. */
 function placeInLine(wait) {
-    const place = `${wait.position} of ${wait.queued} queued`;
+    // No count of the whole line, nor of slots in use: loops join behind and take free slots without
+    // rewriting this comment, and a count would go stale (the dashboard says them as they are).
+    const place = ordinal(wait.position);
     const waitingAhead = waitingOnDependenciesAhead(wait);
     if (waitingAhead === 0 || wait.ahead === undefined)
         return place;
@@ -34657,18 +33899,16 @@ function listed(loopIds, issueOf) {
 }
 /** The status comment and job summary of a queued loop. */
 function renderQueued(input, issueOf = (id) => id) {
-    const { loopId, wait, writer } = input;
-    // Without a limit only dependencies queue a loop: there is no slot to count.
-    const slots = wait.limit === null ? '' : `; slots: ${wait.running} of ${wait.limit} in use`;
+    const { loopId, wait, writer, dashboard } = input;
     const lines = [
         `## ⏳ loop-controller: ${code(loopId)} is queued`,
         '',
         // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
         `**Why:** ${queuedReason(wait, issueOf)}.`,
         '',
-        `**Place in line:** ${placeInLine(wait)}${slots}.${wait.position > TOLD_IN_LINE
+        `**Place in line:** ${placeInLine(wait)}.${wait.position > TOLD_IN_LINE
             ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
-            : ''}`,
+            : ''}${dashboard ? ` The line as it is now, with the slots in use: ${escape_link(`dashboard #${dashboard.number}`, dashboard.url)}.` : ''}`,
         '',
         `**Next:** ${queuedNext(wait, issueOf)}`,
     ];
@@ -35249,7 +34489,17 @@ class PullRequestsNotAllowedError extends Error {
 
 // EXTERNAL MODULE: ./src/adapters/github-client.ts + 1 modules
 var github_client = __nccwpck_require__(49960);
+;// CONCATENATED MODULE: ./src/adapters/request-error.ts
+function isRequestError(error) {
+    return typeof error === 'object' && error !== null && typeof error.status === 'number';
+}
+/** The HTTP status of a failed request, or undefined when the error carries none (a network error). */
+function statusOf(error) {
+    return isRequestError(error) ? error.status : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/github-jobs.ts
+
 /** GitHub's most jobs per page; a matrix of 256 legs and its few other jobs take 3 pages. */
 const PER_PAGE = 100;
 async function listRunAttemptJobs(octokit, where) {
@@ -35293,14 +34543,11 @@ async function downloadJobLog(octokit, where, waitsMs = JOB_LOG_WAITS_MS) {
         }
         catch (error) {
             const wait = waitsMs[attempt];
-            if (!isNotFound(error) || wait === undefined)
+            if (statusOf(error) !== 404 || wait === undefined)
                 throw error;
             await new Promise((resolve) => setTimeout(resolve, wait));
         }
     }
-}
-function isNotFound(error) {
-    return typeof error === 'object' && error !== null && error.status === 404;
 }
 
 ;// CONCATENATED MODULE: ./src/adapters/github-pulls.ts
@@ -35328,9 +34575,7 @@ function toPullRequest(pull) {
 
 
 
-function isRequestError(error) {
-    return typeof error === 'object' && error !== null && typeof error.status === 'number';
-}
+
 /** Which permission an endpoint needs (data, not an if-chain). First match wins. */
 const PERMISSION_BY_ROUTE = [
     { pattern: /\/actions\//, write: 'actions: write', read: 'actions: read' },
@@ -35399,9 +34644,6 @@ function dispatchedRun(data) {
 }
 /** GitHub's words when "Allow GitHub Actions to create and approve pull requests" is off. */
 const PULL_REQUESTS_NOT_ALLOWED = /not permitted to create or approve pull requests/i;
-function statusOf(error) {
-    return isRequestError(error) ? error.status : undefined;
-}
 /** The GitHub port over Octokit. */
 class OctokitGitHub {
     owner;
@@ -35684,12 +34926,9 @@ class OctokitGitHub {
 
 
 
+
 function toIssue(issue) {
     return { number: issue.number, nodeId: issue.node_id, body: issue.body ?? '', url: issue.html_url };
-}
-function dashboard_issue_statusOf(error) {
-    const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
 }
 /** GraphQL's errors (HTTP 200 with `errors`), each with its message and type. */
 function graphqlErrors(error) {
@@ -35708,7 +34947,7 @@ function explained(error, what) {
     const message = fromGraphql.length
         ? fromGraphql.map((e) => e.message).join('; ')
         : (error.message.split('\n')[0] ?? '');
-    if (dashboard_issue_statusOf(error) === 403 || fromGraphql.some((e) => e.type === 'FORBIDDEN')) {
+    if (statusOf(error) === 403 || fromGraphql.some((e) => e.type === 'FORBIDDEN')) {
         return new GitHubPermissionError(`GitHub refused to ${what} (403: ${message}). The token needs 'issues: write': add it under 'permissions:' of the job that runs loop-controller.`, 'issues: write', 403);
     }
     return new Error(`GitHub refused to ${what}: ${message}`, { cause: error });
@@ -35801,7 +35040,7 @@ class OctokitDashboardIssues {
     ownLogin() {
         this.login ??= this.octokit.rest.users.getAuthenticated().then((response) => response.data.login, (error) => {
             // An installation token (GITHUB_TOKEN) may not ask who it is; it opens issues as the app's bot.
-            const status = dashboard_issue_statusOf(error);
+            const status = statusOf(error);
             if (status === 401 || status === 403 || status === 404)
                 return null;
             this.login = undefined;
@@ -39727,16 +38966,394 @@ async function mergeEndsShip(loopId, number, deps) {
     return false;
 }
 
-// EXTERNAL MODULE: external "node:timers/promises"
-var external_node_timers_promises_ = __nccwpck_require__(58500);
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/ports/slots.ts
 /** Thrown when the record kept moving through every retry: nothing was changed. */
 class SlotStoreBusyError extends Error {
     name = 'SlotStoreBusyError';
 }
 
-// EXTERNAL MODULE: ./src/adapters/stores/remote-branch.ts
-var remote_branch = __nccwpck_require__(94178);
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/domain/git-errors.ts
+/**
+ * What git's output says happened, as data: shared by the git adapter (which runs git) and the loop
+ * branch logic in app/ (which decides what to do next). Pure.
+ */
+/** Signs in git's output that a push was refused because the remote moved on. */
+const NON_FAST_FORWARD_SIGNS = [
+    /\(non-fast-forward\)/,
+    /\(fetch first\)/,
+    /\(stale info\)/,
+    /Updates were rejected because the (tip|remote)/,
+];
+/** Signs of a rebase stopped by conflicting changes. */
+const CONFLICT_SIGNS = [/^CONFLICT \(/m, /could not apply/];
+/** Git's answer when another process moved HEAD between our read and our commit. */
+const CONCURRENT_UPDATE_SIGNS = [/cannot lock ref '[^']+': is at \S+ but expected/];
+/**
+ * Whether `git commit -m message` failed because another process committed in the same work tree at
+ * the same time: HEAD moved under it, or the two commits shared `.git/COMMIT_EDITMSG` and git read the
+ * other's half-written file, so it aborts ours as empty though the message given was not.
+ */
+function isConcurrentCommit(stderr, message) {
+    if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(stderr)))
+        return true;
+    return message.trim() !== '' && /Aborting commit due to empty commit message/.test(stderr);
+}
+/** Signs that the remote refused the token itself (GitHub: 403, "Permission to ... denied"). */
+const PERMISSION_SIGNS = [/error: 403\b/, /Permission to \S+ denied/i, /permission denied/i];
+/**
+ * What to add to a failed push's message when the remote refused the token, naming the permission and
+ * where to grant it; '' otherwise.
+ */
+function pushPermissionHint(gitOutput) {
+    if (!PERMISSION_SIGNS.some((sign) => sign.test(gitOutput)))
+        return '';
+    return " The token needs 'contents: write' to push: add it under 'permissions:' of the job that runs loop-controller (or give push-token a token that has it).";
+}
+
+;// CONCATENATED MODULE: ./src/domain/secret-names.ts
+/**
+ * Which environment variables hold the controller's secrets, judged by name alone. One rule for both
+ * front doors: such variables are left out of every command's environment (unless the config passes
+ * them by name), and the CLI masks their values in everything it writes. Pure.
+ */
+/** The runner's own credentials and endpoints, by exact name (compared in upper case). */
+const SECRET_NAMES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+];
+/** Names that look like a secret by their shape, whatever their case. */
+const SECRET_NAME_PATTERNS = [
+    // The action's inputs (`INPUT_GITHUB-TOKEN` and friends): the token arrives this way.
+    /^INPUT_/i,
+    // The OIDC request pair lets a job mint cloud credentials.
+    /^ACTIONS_ID_TOKEN_REQUEST_/i,
+    /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|PRIVATE/i,
+];
+/** True when the variable `name` holds a secret (see the module comment). */
+function isSecretName(name) {
+    return SECRET_NAMES.includes(name.toUpperCase()) || SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name));
+}
+/** The non-empty values of the secret-named variables in `env`: what a redactor should mask. */
+function secretValuesInEnv(env) {
+    return Object.entries(env)
+        .filter(([name, value]) => value && isSecretName(name))
+        .map(([, value]) => value);
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-env.ts
+/**
+ * How every git command of the controller runs, whatever repository it is in (the work tree, the `git`
+ * store's private repository): settings over anything a repository's config says, and an environment
+ * without the controller's secrets, without git's own variables, and without the system config.
+ */
+
+/**
+ * Settings every git command runs with, over anything in the repository's own config: the work command
+ * (the agent) can write `.git/`, so a hook, an fsmonitor, a credential helper or an ssh command planted
+ * there must never run inside the controller's git, which holds the job's tokens.
+ */
+const NEUTRALISED_CONFIG = [
+    '-c',
+    'core.hooksPath=/dev/null',
+    '-c',
+    'core.fsmonitor=false',
+    '-c',
+    'credential.helper=',
+    '-c',
+    'core.sshCommand=ssh',
+];
+/** The controller's environment without its secrets: git gets credentials only as a command passes them. */
+function scrubbedEnv(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value !== undefined && !isSecretName(name))
+            kept[name] = value;
+    }
+    return kept;
+}
+/** The environment without git's own variables (GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND, GIT_DIR, ...). */
+function withoutGitVariables(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (!name.startsWith('GIT_') && name !== 'SSH_ASKPASS')
+            kept[name] = value;
+    }
+    return kept;
+}
+/**
+ * The environment of a controller git command: this process's, scrubbed of secrets and git variables,
+ * reading no system config and `globalConfig` as the global one (none by default). A command's own
+ * variables (the push token's header, an index file) are added over it by the caller.
+ */
+function controllerGitEnv(globalConfig = '/dev/null') {
+    return {
+        ...withoutGitVariables(scrubbedEnv(process.env)),
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_SYSTEM: '/dev/null',
+        GIT_CONFIG_GLOBAL: globalConfig,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/adapters/stores/remote-branch.ts
+/**
+ * The git plumbing under the `git` store: one branch of a remote, read and written through a private
+ * bare repository so the user's repository and work tree are never touched. Commits are built with
+ * `hash-object`, a temporary index, `write-tree` and `commit-tree`, and pushed with
+ * `--force-with-lease=refs/heads/<branch>:<tip it read>`, so a branch that moved meanwhile is reported,
+ * never overwritten.
+ */
+
+
+
+
+
+
+/** Where the fetched branch tip is kept in the private repository. */
+const TIP_REF = 'refs/loop-controller/tip';
+/** Thrown for a push the remote declined for a reason other than a stale lease. */
+class GitPushRejectedError extends Error {
+    name = 'GitPushRejectedError';
+}
+/** `remote` is a name the user's repository has no remote by. */
+class UnknownRemoteError extends Error {
+    remote;
+    name = 'UnknownRemoteError';
+    constructor(message, remote) {
+        super(message);
+        this.remote = remote;
+    }
+}
+/** A fetch git could not make (no such repository, a host not reached, access refused); not a missing branch. */
+class RemoteFetchError extends Error {
+    url;
+    reason;
+    name = 'RemoteFetchError';
+    constructor(message, 
+    /** The remote's URL, without credentials. */
+    url, 
+    /** What git said, first line, without its `fatal: `. */
+    reason) {
+        super(message);
+        this.url = url;
+        this.reason = reason;
+    }
+}
+/** The private repository's whole config: bare, and no automatic gc in the middle of a save. */
+const STORE_REPOSITORY_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n\tauto = 0\n';
+/** One branch of a remote, through a private bare repository (see the module comment). */
+class RemoteBranch {
+    options;
+    ready = null;
+    initialised = false;
+    constructor(options) {
+        this.options = options;
+    }
+    get name() {
+        return this.options.branch;
+    }
+    /** Fetches the branch; its tip, or null when the remote has no such branch. */
+    async fetch() {
+        const { url } = await this.prepare();
+        const result = await this.git(['fetch', '--quiet', '--no-tags', url, `+refs/heads/${this.name}:${TIP_REF}`]);
+        if (result.code !== 0) {
+            if (/couldn't find remote ref|could not find remote ref/i.test(result.stderr)) {
+                await this.git(['update-ref', '-d', TIP_REF]);
+                return { commit: null };
+            }
+            const lines = result.stderr.trim().split('\n');
+            const said = lines.find((line) => line.startsWith('fatal: ')) ?? lines[0] ?? '';
+            const reason = redact(said).replace(/^fatal: /, '');
+            throw new RemoteFetchError(`git fetch of ${this.name} from ${redact(url)} failed: ${redact(result.stderr.trim())}`, redact(url), reason);
+        }
+        return { commit: (await this.must(['rev-parse', TIP_REF])).trim() };
+    }
+    /** The remote's URL (a remote name resolved in the user's repository), without credentials. */
+    async remoteUrl() {
+        return redact((await this.prepare()).url);
+    }
+    /** The text of `path` at `commit`, or null when it is not there. */
+    async readFile(commit, path) {
+        const result = await this.git(['cat-file', 'blob', `${commit}:${path}`]);
+        return result.code === 0 ? result.stdout : null;
+    }
+    /** The files under the folder `prefix` (ending in /) at `commit`. */
+    async filesUnder(commit, prefix) {
+        const listing = await this.must(['ls-tree', '-r', '--name-only', commit, '--', prefix]);
+        return listing.split('\n').filter((path) => path.startsWith(prefix));
+    }
+    /** The names at the top of `commit`'s tree. */
+    async topLevel(commit) {
+        return (await this.must(['ls-tree', '--name-only', commit])).split('\n').filter(Boolean);
+    }
+    /** The last commit up to `commit` that changed something under the folder `prefix` (ending in /). */
+    async lastChange(commit, prefix) {
+        return (await this.must(['log', '-1', '--format=%H', commit, '--', prefix])).trim();
+    }
+    /** A commit on top of `parent` with `files` written and `remove` (paths, or folders ending in /) gone. */
+    async commit(parent, files, remove, message) {
+        const index = (0,external_node_path_.join)(this.options.workDir, `index-${(0,external_node_crypto_.randomUUID)()}`);
+        const env = { GIT_INDEX_FILE: index };
+        try {
+            if (parent)
+                await this.must(['read-tree', parent], { env });
+            else
+                await this.must(['read-tree', '--empty'], { env });
+            // `update-index --index-info` works without a work tree (the store's repository is bare): mode 0
+            // removes an entry.
+            const entries = [];
+            for (const path of remove) {
+                const listed = (await this.must(['ls-files', '-z', '--', path], { env })).split('\0').filter(Boolean);
+                for (const file of listed)
+                    entries.push(`0 ${'0'.repeat(40)}\t${file}`);
+            }
+            const blobs = await this.writeBlobs([...files.values()]);
+            for (const [index, path] of [...files.keys()].entries())
+                entries.push(`100644 ${blobs[index]}\t${path}`);
+            if (entries.length > 0) {
+                await this.must(['update-index', '-z', '--index-info'], { env, input: `${entries.join('\0')}\0` });
+            }
+            const tree = (await this.must(['write-tree'], { env })).trim();
+            const { name, email } = this.options.identity;
+            return (await this.must(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], {
+                env: {
+                    GIT_AUTHOR_NAME: name,
+                    GIT_AUTHOR_EMAIL: email,
+                    GIT_COMMITTER_NAME: name,
+                    GIT_COMMITTER_EMAIL: email,
+                },
+            })).trim();
+        }
+        finally {
+            await (0,promises_.rm)(index, { force: true });
+        }
+    }
+    /**
+     * The blob ids of `contents`, written into the repository when it lacks them. A save passes the whole
+     * audit trail, most of it unchanged since the last save: its ids are computed here and checked in one
+     * `cat-file --batch-check`, so only new content costs a `hash-object` (one process per trail file on
+     * every save would make a save's time grow with the loop's iterations).
+     */
+    async writeBlobs(contents) {
+        const ids = contents.map((content) => {
+            const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+            return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+        });
+        const present = new Set();
+        if (ids.length > 0) {
+            const answer = await this.must(['cat-file', '--batch-check'], { input: `${ids.join('\n')}\n` });
+            for (const line of answer.split('\n')) {
+                const [id, kind] = line.split(' ');
+                if (id && kind === 'blob')
+                    present.add(id);
+            }
+        }
+        // A repository of another hash format names no blob by these ids: each is then written, by its real id.
+        const blobs = [];
+        for (const [index, content] of contents.entries()) {
+            const id = ids[index];
+            blobs.push(present.has(id) ? id : (await this.must(['hash-object', '-w', '--stdin'], { input: content })).trim());
+        }
+        return blobs;
+    }
+    /** Pushes `commit` to the branch if it still points at `expected`; false when the lease failed. */
+    async push(commit, expected) {
+        const { url } = await this.prepare();
+        const ref = `refs/heads/${this.name}`;
+        const result = await this.git([
+            'push',
+            '--porcelain',
+            `--force-with-lease=${ref}:${expected ?? ''}`,
+            url,
+            `${commit}:${ref}`,
+        ]);
+        if (result.code === 0)
+            return true;
+        const said = `${result.stdout}\n${result.stderr}`;
+        // A lease the client saw fail (`stale info`), or one the remote refused while updating the ref
+        // because another push moved it in between (`failed to update ref`, `cannot lock ref`).
+        if (/stale info|fetch first|non-fast-forward|failed to update ref|cannot lock ref|incorrect old value|already exists/i.test(said)) {
+            return false;
+        }
+        throw new GitPushRejectedError(`git push to ${this.name} of ${redact(url)} was declined; nothing was saved: ${result.stderr.trim() || result.stdout.trim()}.${pushPermissionHint(said)}`);
+    }
+    async git(args, options = {}) {
+        const auth = this.options.token
+            ? {
+                GIT_CONFIG_COUNT: '1',
+                GIT_CONFIG_KEY_0: 'http.extraHeader',
+                GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${this.options.token}`).toString('base64')}`,
+            }
+            : {};
+        // The private repository lives where the agent (same user) could write: its config is the store's
+        // own, written before each command, and hooks, global and system config never apply.
+        if (this.initialised)
+            await (0,promises_.writeFile)((0,external_node_path_.join)(this.options.workDir, 'config'), STORE_REPOSITORY_CONFIG);
+        return new Promise((resolve, reject) => {
+            const child = (0,external_node_child_process_namespaceObject.execFile)('git', [...NEUTRALISED_CONFIG, '--git-dir', this.options.workDir, ...args], {
+                env: { ...controllerGitEnv(), GIT_TERMINAL_PROMPT: '0', ...auth, ...options.env },
+                maxBuffer: 64 * 1024 * 1024,
+                encoding: 'utf8',
+            }, (error, stdout, stderr) => {
+                if (error && typeof error.code !== 'number')
+                    reject(error);
+                else
+                    resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+            });
+            if (options.input !== undefined)
+                child.stdin?.end(options.input);
+            else
+                child.stdin?.end();
+        });
+    }
+    async must(args, options = {}) {
+        const result = await this.git(args, options);
+        if (result.code !== 0) {
+            throw new Error(`git ${args[0]} failed (exit ${result.code}): ${result.stderr.trim() || result.stdout.trim()}`);
+        }
+        return result.stdout;
+    }
+    /** Creates the private repository once and resolves the remote's URL; a failure is retried next time. */
+    async prepare() {
+        const { workDir, remote, repoDir } = this.options;
+        this.ready ??= (async () => {
+            await (0,promises_.mkdir)(workDir, { recursive: true });
+            const initialised = await (0,promises_.stat)((0,external_node_path_.join)(workDir, 'HEAD')).then(() => true, () => false);
+            if (!initialised)
+                await this.must(['init', '--bare', '--quiet']);
+            this.initialised = true;
+            let url = remote;
+            if (!/[/:\\]/.test(remote)) {
+                const resolved = await new Promise((resolve, reject) => (0,external_node_child_process_namespaceObject.execFile)('git', ['-C', repoDir, 'remote', 'get-url', remote], (error, stdout, stderr) => error
+                    ? reject(new UnknownRemoteError(`GitStore: remote ${remote} of ${repoDir} is unknown: ${stderr.trim()}`, remote))
+                    : resolve(stdout.trim())));
+                url = resolved;
+            }
+            return { url };
+        })();
+        try {
+            return await this.ready;
+        }
+        catch (error) {
+            this.ready = null;
+            throw error;
+        }
+    }
+}
+/** A URL without the credentials it may carry, for messages. */
+function redact(url) {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
 // EXTERNAL MODULE: ./src/adapters/stores/shared.ts
 var shared = __nccwpck_require__(56474);
 ;// CONCATENATED MODULE: ./src/adapters/stores/git-slot-store.ts
@@ -39762,7 +39379,7 @@ class GitSlotStore {
     constructor(options) {
         this.options = options;
         this.remote = options.remote ?? 'origin';
-        this.branch = new remote_branch/* RemoteBranch */.tf({
+        this.branch = new RemoteBranch({
             repoDir: options.repoDir,
             remote: this.remote,
             branch: options.branch ?? 'loop-state',
@@ -39791,7 +39408,7 @@ class GitSlotStore {
             if (await this.branch.push(commit, tip.commit))
                 return changed.result;
             // Another job moved the branch: a short, growing, jittered pause keeps racing jobs from colliding again.
-            await (0,external_node_timers_promises_.setTimeout)(Math.min(2000, 25 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+            await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(2000, 25 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
         }
         throw new SlotStoreBusyError(`${SLOTS_FILE} on ${this.branch.name}: the branch kept moving through ${ATTEMPTS} attempts; nothing was changed`);
     }
@@ -39825,8 +39442,329 @@ class GitSlotStore {
     }
 }
 
-// EXTERNAL MODULE: ./src/adapters/stores/git-store.ts + 1 modules
-var git_store = __nccwpck_require__(36738);
+;// CONCATENATED MODULE: ./src/adapters/stores/branch-loops.ts
+
+/** The marker the store commits beside a quarantined state; `load` and `save` refuse while it is there. */
+const branch_loops_QUARANTINE_MARKER = 'QUARANTINED.json';
+/** The loops at `commit`, sorted by id. `branchName` names where a problem is (`loop-state:<folder>/...`). */
+async function loopsOnBranch(branch, commit, branchName, toolVersion) {
+    const loops = [];
+    for (const folder of await branch.topLevel(commit)) {
+        const marker = await branch.readFile(commit, `${folder}/${branch_loops_QUARANTINE_MARKER}`);
+        if (marker !== null) {
+            loops.push(quarantinedLoop(folder, marker, branchName));
+            continue;
+        }
+        const text = await branch.readFile(commit, `${folder}/${shared/* STATE_FILE */.bv}`);
+        if (text === null)
+            continue;
+        const loop = loopIn(folder, text, `${branchName}:${folder}/${shared/* STATE_FILE */.bv}`, toolVersion);
+        if (loop)
+            loops.push(loop);
+    }
+    return loops.sort((a, b) => (a.loopId < b.loopId ? -1 : a.loopId > b.loopId ? 1 : 0));
+}
+/** The loop a folder holds; null for a folder that is no loop's (its valid state names another folder). */
+function loopIn(folder, text, where, toolVersion) {
+    const parsed = (0,shared/* parseStoredState */.Cm)(text, where, toolVersion);
+    if (parsed.kind === 'valid') {
+        return (0,shared/* loopFolder */.bI)(parsed.state.loopId) === folder ? { loopId: parsed.state.loopId, state: parsed.state } : null;
+    }
+    const problem = parsed.kind === 'future' ? parsed.error.message : parsed.reason;
+    return { loopId: (0,shared/* loopIdNamedIn */.s9)(text) ?? folderLoopId(folder), state: null, problem: branch_loops_firstLine(problem) };
+}
+/** A folder the store quarantined: its marker says the loop, why and where the bad state is kept. */
+function quarantinedLoop(folder, marker, branchName) {
+    let info = {};
+    try {
+        info = JSON.parse(marker);
+    }
+    catch {
+        // A damaged marker still means quarantined.
+    }
+    const loopId = typeof info.loopId === 'string' && (0,shared/* loopFolder */.bI)(info.loopId) === folder ? info.loopId : folderLoopId(folder);
+    const kept = typeof info.file === 'string' ? `${branchName}:${info.file}` : `${branchName}:${folder}/`;
+    const reason = typeof info.reason === 'string' ? branch_loops_firstLine(info.reason) : 'it failed validation';
+    return {
+        loopId,
+        state: null,
+        problem: `quarantined (${reason}); kept at ${kept}: fix or discard it, then reset the loop's state`,
+    };
+}
+/** The loop id a folder name encodes (`encodeLoopId`), or the name itself when it is no encoding. */
+function folderLoopId(folder) {
+    try {
+        return decodeURIComponent(folder);
+    }
+    catch {
+        return folder;
+    }
+}
+function branch_loops_firstLine(text) {
+    return text.split('\n')[0] ?? '';
+}
+
+;// CONCATENATED MODULE: ./src/adapters/stores/git-store.ts
+/**
+ * The `git` store: state (and, when given, the audit trail) committed to a branch of a remote
+ * (`loop-state` by default), one folder per loop: `<loop>/loop-state.json`, `<loop>/loop-state.meta.json`,
+ * `<loop>/audit/...`.
+ *
+ * The user's repository and work tree are never touched: the branch is read and written through a
+ * private bare repository (`workDir`) with plumbing and leased pushes (`remote-branch.ts`).
+ *
+ * Version: the last commit that changed the loop's folder. A save whose lease fails because the branch
+ * moved is retried on the new tip when the loop's own folder is unchanged (another loop saved); when
+ * the folder changed, it is a `StoreConflictError`. A push declined for another reason (a hook, branch
+ * protection, permissions) is an error that names git's message; nothing is lost either way.
+ *
+ * Quarantine: a state that fails validation is moved to `<loop>/loop-state.invalid-<time>.json` in a
+ * commit, with a marker `<loop>/QUARANTINED.json` that makes `load` and `save` refuse until `reset`
+ * removes the marker (the invalid file stays in the branch).
+ */
+
+
+
+
+
+
+
+
+
+
+const MARKER = branch_loops_QUARANTINE_MARKER;
+const git_store_ATTEMPTS = 15;
+/** The `git` store (see the module comment). */
+class GitStore {
+    options;
+    kind = 'git';
+    branch;
+    remote;
+    stateBranch;
+    runId;
+    runAttempt;
+    constructor(options) {
+        this.options = options;
+        this.branch = options.branch ?? 'loop-state';
+        this.runId = options.runId ?? 'local';
+        this.runAttempt = options.runAttempt ?? '1';
+        this.remote = options.remote ?? 'origin';
+        if (!/^[A-Za-z0-9._/-]+$/.test(this.branch) || this.branch.includes('..')) {
+            throw new Error(`GitStore: branch ${JSON.stringify(this.branch)} is invalid: expected a plain branch name`);
+        }
+        this.stateBranch = new RemoteBranch({
+            repoDir: options.repoDir,
+            remote: this.remote,
+            branch: this.branch,
+            identity: options.identity,
+            token: options.token,
+            workDir: options.workDir ?? (0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-controller-git-store', (0,shared/* shortHash */.BC)(`${options.repoDir}\n${this.remote}`)),
+        });
+    }
+    describe(loopId) {
+        return `${this.describeAll()}, folder ${this.folder(loopId)}/`;
+    }
+    describeAll() {
+        return `git branch ${this.branch} of ${this.remote}`;
+    }
+    async load(loopId) {
+        (0,shared/* checkLoopId */.aK)(loopId);
+        for (let attempt = 0; attempt < git_store_ATTEMPTS; attempt++) {
+            const tip = await this.stateBranch.fetch();
+            if (!tip.commit)
+                return null;
+            await this.refuseIfQuarantined(loopId, tip.commit);
+            const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${shared/* STATE_FILE */.bv}`);
+            if (text === null)
+                return null;
+            const parsed = (0,shared/* parseStoredState */.Cm)(text, `${this.branch}:${this.folder(loopId)}/${shared/* STATE_FILE */.bv}`, this.options.toolVersion);
+            if (parsed.kind === 'future')
+                throw parsed.error;
+            if (parsed.kind === 'valid')
+                return { state: parsed.state, version: await this.folderVersion(loopId, tip.commit) };
+            const outcome = await this.quarantine(loopId, tip.commit, text, parsed.reason);
+            if (outcome)
+                throw outcome;
+        }
+        throw new Error(`loop ${loopId}: the ${this.branch} branch kept moving while it was read; try again`);
+    }
+    async save(loopId, state, expectedVersion) {
+        (0,shared/* checkLoopId */.aK)(loopId);
+        const valid = (0,shared/* checkStateToSave */.yU)(loopId, state);
+        const folder = this.folder(loopId);
+        for (let attempt = 0; attempt < git_store_ATTEMPTS; attempt++) {
+            const tip = await this.stateBranch.fetch();
+            let current = null;
+            if (tip.commit) {
+                await this.refuseIfQuarantined(loopId, tip.commit);
+                const text = await this.stateBranch.readFile(tip.commit, `${folder}/${shared/* STATE_FILE */.bv}`);
+                if (text !== null) {
+                    current = await this.folderVersion(loopId, tip.commit);
+                    if (expectedVersion === null) {
+                        const parsed = (0,shared/* parseStoredState */.Cm)(text, `${this.branch}:${folder}/${shared/* STATE_FILE */.bv}`, this.options.toolVersion);
+                        if (parsed.kind === 'future')
+                            throw parsed.error;
+                        if (parsed.kind === 'invalid') {
+                            const outcome = await this.quarantine(loopId, tip.commit, text, parsed.reason);
+                            if (outcome)
+                                throw outcome;
+                            continue;
+                        }
+                    }
+                }
+            }
+            if (current !== expectedVersion) {
+                throw new ports_store/* StoreConflictError */.yn(`loop ${loopId}: expected version ${expectedVersion ?? 'none (a new loop)'} on ${this.branch}, found ${current ?? 'none'}; another writer saved first`);
+            }
+            const meta = {
+                loopId,
+                revision: 0,
+                runId: this.runId,
+                runAttempt: this.runAttempt,
+                savedAt: new Date().toISOString(),
+                tombstone: false,
+                iteration: valid.iteration,
+                nonce: (0,external_node_crypto_.randomUUID)(),
+            };
+            const files = new Map([
+                [`${folder}/${shared/* STATE_FILE */.bv}`, `${JSON.stringify(valid, null, 2)}\n`],
+                [`${folder}/${shared/* META_FILE */.fg}`, `${JSON.stringify(meta, null, 2)}\n`],
+            ]);
+            const audit = this.options.auditDir?.(loopId);
+            const auditFiles = audit && (await isDirectory(audit)) ? await listFiles(audit) : [];
+            for (const file of auditFiles)
+                files.set(`${folder}/audit/${(0,external_node_path_.relative)(audit, file)}`, await (0,promises_.readFile)(file));
+            const commit = await this.stateBranch.commit(tip.commit, files, auditFiles.length ? [`${folder}/audit/`] : [], `loop ${loopId}: iteration ${valid.iteration}, stage ${valid.stage}, ${valid.status}`);
+            if (await this.stateBranch.push(commit, tip.commit))
+                return commit;
+            // The branch moved: another loop (retry on the new tip) or this loop (conflict, found above). A
+            // short jittered pause keeps many loops saving at once (max-loops' queue) from colliding again.
+            await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(2000, 20 * 2 ** attempt) * (0.5 + Math.random()));
+        }
+        throw new ports_store/* StoreConflictError */.yn(`loop ${loopId}: the ${this.branch} branch kept moving; load again and retry`);
+    }
+    /** The ids of the loops whose state the branch holds (a quarantined loop has none until reset). */
+    async listLoops() {
+        const tip = await this.stateBranch.fetch();
+        if (!tip.commit)
+            return [];
+        const ids = [];
+        for (const folder of await this.stateBranch.topLevel(tip.commit)) {
+            const text = await this.stateBranch.readFile(tip.commit, `${folder}/${shared/* STATE_FILE */.bv}`);
+            if (text === null)
+                continue;
+            // Not JSON, or no loop id: loading it quarantines it, and it is no loop to sweep.
+            const loopId = (0,shared/* loopIdNamedIn */.s9)(text);
+            if (loopId !== null && this.folder(loopId) === folder)
+                ids.push(loopId);
+        }
+        return ids;
+    }
+    /** Every loop folder on the branch, read only: a damaged or quarantined state is a row with its problem. */
+    async readLoops() {
+        const tip = await this.stateBranch.fetch();
+        if (!tip.commit)
+            return [];
+        return loopsOnBranch(this.stateBranch, tip.commit, this.branch, this.options.toolVersion);
+    }
+    /**
+     * Copies the audit trail committed with the loop's state into `dir` when `dir` holds no file yet (a
+     * fresh runner): each save replaces `<loop>/audit/` with the local folder, so without this the trail
+     * would hold only the last job's part. Returns how many files were restored.
+     */
+    async restoreAudit(loopId, dir) {
+        (0,shared/* checkLoopId */.aK)(loopId);
+        if ((await isDirectory(dir)) && (await listFiles(dir)).length > 0)
+            return 0;
+        const tip = await this.stateBranch.fetch();
+        if (!tip.commit)
+            return 0;
+        const prefix = `${this.folder(loopId)}/audit/`;
+        const paths = await this.stateBranch.filesUnder(tip.commit, prefix);
+        for (const path of paths) {
+            const text = await this.stateBranch.readFile(tip.commit, path);
+            if (text === null)
+                continue;
+            const target = (0,external_node_path_.join)(dir, path.slice(prefix.length));
+            await (0,promises_.mkdir)((0,external_node_path_.join)(target, '..'), { recursive: true });
+            await (0,promises_.writeFile)(target, text);
+        }
+        return paths.length;
+    }
+    async reset(loopId) {
+        (0,shared/* checkLoopId */.aK)(loopId);
+        for (let attempt = 0; attempt < git_store_ATTEMPTS; attempt++) {
+            const tip = await this.stateBranch.fetch();
+            if (!tip.commit)
+                return;
+            const marker = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${MARKER}`);
+            if (marker === null) {
+                // An invalid state nobody loaded yet: quarantine it first, so the reset moves past it.
+                const text = await this.stateBranch.readFile(tip.commit, `${this.folder(loopId)}/${shared/* STATE_FILE */.bv}`);
+                if (text === null)
+                    return;
+                const parsed = (0,shared/* parseStoredState */.Cm)(text, 'state', this.options.toolVersion);
+                if (parsed.kind !== 'invalid')
+                    return;
+                await this.quarantine(loopId, tip.commit, text, parsed.reason);
+                continue;
+            }
+            const commit = await this.stateBranch.commit(tip.commit, new Map(), [`${this.folder(loopId)}/${MARKER}`], `loop ${loopId}: reset after quarantine`);
+            if (await this.stateBranch.push(commit, tip.commit))
+                return;
+        }
+        throw new Error(`loop ${loopId}: the ${this.branch} branch kept moving during reset; try again`);
+    }
+    folder(loopId) {
+        return (0,shared/* loopFolder */.bI)(loopId);
+    }
+    /** The loop's version: the last commit that changed its folder. */
+    async folderVersion(loopId, commit) {
+        return this.stateBranch.lastChange(commit, `${this.folder(loopId)}/`);
+    }
+    async refuseIfQuarantined(loopId, commit) {
+        const marker = await this.stateBranch.readFile(commit, `${this.folder(loopId)}/${MARKER}`);
+        if (marker === null)
+            return;
+        let kept = `${this.branch}:${this.folder(loopId)}/`;
+        let reason = 'it failed validation';
+        try {
+            const info = JSON.parse(marker);
+            if (info.file)
+                kept = `${this.branch}:${info.file}`;
+            if (info.reason)
+                reason = info.reason;
+        }
+        catch {
+            // A damaged marker still means quarantined.
+        }
+        throw new ports_store/* StateQuarantinedError */.MD(`loop ${loopId}: the state is quarantined (${reason}); it is kept at ${kept}. Fix or discard it, then reset the loop's state before saving`, kept);
+    }
+    /** Moves the bad state aside in a commit; returns the error to throw, or null when the branch moved. */
+    async quarantine(loopId, tip, text, reason) {
+        const folder = this.folder(loopId);
+        const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+        const kept = `${folder}/loop-state.invalid-${stamp}.json`;
+        const commit = await this.stateBranch.commit(tip, new Map([
+            [kept, text],
+            [
+                `${folder}/${MARKER}`,
+                `${JSON.stringify({ loopId, file: kept, reason, at: new Date().toISOString() }, null, 2)}\n`,
+            ],
+        ]), [`${folder}/${shared/* STATE_FILE */.bv}`], `loop ${loopId}: quarantine an invalid state`);
+        if (!(await this.stateBranch.push(commit, tip)))
+            return null;
+        return new ports_store/* StateQuarantinedError */.MD(`loop ${loopId}: ${reason}. It was moved to ${this.branch}:${kept} (kept, never overwritten); fix or discard it, then reset the loop's state before saving`, `${this.branch}:${kept}`);
+    }
+}
+async function isDirectory(path) {
+    return (0,promises_.stat)(path).then((info) => info.isDirectory(), () => false);
+}
+async function listFiles(folder) {
+    const entries = await (0,promises_.readdir)(folder, { recursive: true, withFileTypes: true });
+    return entries.filter((entry) => entry.isFile()).map((entry) => (0,external_node_path_.join)(entry.parentPath, entry.name));
+}
+
 ;// CONCATENATED MODULE: ./src/app/reopen-asking.ts
 /**
  * A job given a higher cap re-opens a capped loop (a dispatch's `max-iterations`); where the loop must ask
@@ -40683,9 +40621,11 @@ function scanTablesFor(library) {
     const matchers = [];
     library.patterns.forEach((pattern, index) => {
         for (const signal of pattern.signals)
-            matchers.push({ pattern: index, anchor: false, signal });
+            matchers.push({ pattern: index, anchor: false, scored: true, signal });
         for (const signal of pattern.anchors)
-            matchers.push({ pattern: index, anchor: true, signal });
+            matchers.push({ pattern: index, anchor: true, scored: true, signal });
+        for (const signal of pattern.excerpt)
+            matchers.push({ pattern: index, anchor: false, scored: false, signal });
     });
     const literalIds = new Map();
     const literalMatchers = [];
@@ -40751,6 +40691,8 @@ const EVIDENCE_BASE = 0.6;
 function scorePatterns(patterns, matchers, matched, kind, extra) {
     const scores = patterns.map(() => ({ signals: 0, anchors: 0, total: 0, evidence: 0, confidence: 0, extra: 0 }));
     matchers.forEach((matcher, index) => {
+        if (!matcher.scored)
+            return;
         const score = scores[matcher.pattern];
         if (!matcher.anchor)
             score.total++;
@@ -40965,12 +40907,13 @@ class StreamingAnalyzer {
             groupEnd = firstNewline;
             groupStates = this.carryStates;
         }
+        // Hits after the last newline belong to the next line: kept apart until the lines before are emitted.
+        const trailingStates = [];
         for (let h = 0; h < positions.length; h++) {
             const position = positions[h];
             if (position > lastNewline) {
-                this.carryCandidate = true;
-                if (this.carryStates.length < 64)
-                    this.carryStates.push(states[h]);
+                if (trailingStates.length < 64)
+                    trailingStates.push(states[h]);
                 continue;
             }
             const end = bytes[position] === 10 ? position : bytes.indexOf(10, position);
@@ -40986,11 +40929,9 @@ class StreamingAnalyzer {
         }
         if (groupEnd !== -1)
             this.emitLine(bytes, groupEnd, groupStates);
-        const trailingHits = this.carryCandidate && positions.some((p) => p > lastNewline);
-        const trailingStates = trailingHits ? this.carryStates.slice() : [];
         this.carry = Buffer.alloc(0);
         this.carryStates = trailingStates;
-        this.carryCandidate = trailingHits;
+        this.carryCandidate = positions.some((p) => p > lastNewline);
         this.appendCarry(bytes.subarray(lastNewline + 1));
     }
     emitLine(bytes, end, states) {
@@ -41027,11 +40968,16 @@ class StreamingAnalyzer {
             return;
         const { matchers } = this.table;
         const linePatterns = new Set();
+        // Whether a scored signal is on the line: an excerpt-only line does not make it an error line.
+        let signalLine = false;
+        const hit = (matcher) => {
+            linePatterns.add(matcher.pattern);
+            signalLine ||= matcher.scored;
+        };
         for (const state of states) {
             for (const literal of this.table.scanner.outputs[state] ?? []) {
-                for (const matcher of this.table.literalMatchers[literal] ?? []) {
-                    linePatterns.add(matchers[matcher].pattern);
-                }
+                for (const matcher of this.table.literalMatchers[literal] ?? [])
+                    hit(matchers[matcher]);
             }
         }
         if (hadEscape) {
@@ -41040,7 +40986,7 @@ class StreamingAnalyzer {
                 const matcher = matchers[index];
                 if (text.includes(matcher.signal.literal)) {
                     this.matched[index] = 1;
-                    linePatterns.add(matcher.pattern);
+                    hit(matcher);
                 }
             }
         }
@@ -41059,7 +41005,7 @@ class StreamingAnalyzer {
             }
             if (regex?.test(text)) {
                 this.matched[index] = 1;
-                linePatterns.add(matcher.pattern);
+                hit(matcher);
             }
         }
         const clipped = trimmed.length > EXCERPT_LINE_CHARS ? `${trimmed.slice(0, EXCERPT_LINE_CHARS)}…` : trimmed;
@@ -41068,7 +41014,7 @@ class StreamingAnalyzer {
             if (lines.length < EXCERPT_LINES)
                 lines.push(clipped);
         }
-        const looksLikeError = linePatterns.size > 0 || /\b(error|Error|ERROR|FAIL|fatal)\b/.test(text);
+        const looksLikeError = signalLine || /\b(error|Error|ERROR|FAIL|fatal)\b/.test(text);
         if (looksLikeError && this.genericLines.length < EXCERPT_LINES)
             this.genericLines.push(clipped);
         this.locations.collect(text, trimmed, this.lastPathLine, this.lastErrorLine);
@@ -48609,7 +48555,7 @@ const DEFAULT_PATTERNS = [
     { "id": "type-error", "description": "The type checker rejects the code.", "signals": ["error TS", "is not assignable to type", "does not exist on type", "Incompatible types", "incompatible type", "mismatched types", "cannot use", "incompatible types", "error: Argument", "reportGeneralTypeIssues"], "anchors": ["/error TS2\\d{3}:/", "/error\\[E0308\\]/", "/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/", "/^\\S+:\\d+:\\d+: cannot use .* as .* value/", "/error: incompatible types: /", "/ - error: .* is not assignable to/"], "kinds": ["typecheck", "build", "test"], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the types around the location; widen the context before changing signatures.", "outranks": ["test-failure", "build-error"] },
     { "id": "lint-error", "description": "A linter reports rule violations.", "signals": [" problems (", " problem (", "lint/", "clippy::", "/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/", "/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/\\bSC\\d{4}\\b/", "/^[A-Z]{1,4}\\d{3,4} /", "fixable with the `--fix` option", " [*] ", "Found 1 error", "shellcheck", "************* Module", ", Error - ", "[Error/", "\"ruleId\":", "\"errorCount\":", "/^\\S+\\.go:\\d+:\\d+: /"], "anchors": ["/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/", "/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/", "/\\bSC\\d{4}\\b/", "/^\\S+:\\d+:\\d+: [EFW]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/", "/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/", "/^\\[\\*\\] \\d+ fixable with the `--fix` option/", "/^\\S.*: line \\d+, col \\d+, (Error|Warning) - .*\\([\\w@/-]+\\)$/", "/:\\d+:\\d+: .* \\[Error\\/[\\w@/-]+\\]$/", "/:\\d+:\\d+: .* \\[Warning\\/[\\w@/-]+\\]$/", "/\"ruleId\":\"[^\"]+\",\"severity\":[12]/", "/^\\S+\\.go:\\d+:\\d+: (.*\\b(format %|formatting directive|call has arguments but no formatting|call needs \\d+ args? but has|reads arg #)|self-assignment of |unreachable code$|.*(passes|copies) lock|.*composite literal uses unkeyed fields|the cancel function|loop variable \\S+ captured by func literal|struct field tag |struct field \\S+ repeats |result of \\S+ call not used|redundant (and|or): |suspect (and|or): |comparison of function \\S+ (==|!=) nil|\\S+ \\(\\d+ bits\\) too small for shift|method \\S+ should have signature|.* has malformed name|possible misuse of |impossible type assertion|conversion from \\S+ to string yields|call to \\(\\*\\S+\\)\\.\\S+ from a non-test goroutine|direct assignment to atomic value|misuse of unbuffered os.Signal channel|avoid using reflect.DeepEqual with errors|call of \\S+ passes non-pointer|second argument to errors.As|using \\S+ before checking for errors|\\S+ should be 2006-01-02|call to time.Since is not deferred|.*should be a string or a slog.Attr)/"], "kinds": ["lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix", "context_expand"], "retryable": true, "locations": ["^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^In (?P<file>\\S+) line (?P<line>\\d+):", "^(?P<file>[^\\s:][^:]*): line (?P<line>\\d+), col (?P<column>\\d+), (?:Error|Warning) - (?P<message>.*)$", "\"filePath\":\"(?P<file>[^\"]+)\",\"messages\":\\[\\{\"ruleId\":(?:null|\"[^\"]*\"),(?:\"fatal\":true,)?\"severity\":\\d,\"message\":\"(?P<message>(?:[^\"\\\\]|\\\\.)*)\",\"line\":(?P<line>\\d+),\"column\":(?P<column>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Run the check's fix command first; fix the rest by hand.", "outranks": ["build-error"] },
     { "id": "format-error", "description": "A formatter would change files.", "signals": ["Code style issues", "Run Prettier with --write", "[warn] ", "would reformat", "would be reformatted", "Formatter would have printed", "Diff in ", "--- ", "+++ ", ".orig"], "anchors": ["Code style issues found", "would reformat", "Formatter would have printed", "/^Diff in \\S+:\\d+:/", "/^diff \\S+\\.orig \\S+$/", "/^\\S+ format ━/", "/^[^\\s:]+\\.go$/"], "kinds": ["format", "lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix"], "max_auto_retries": 1, "retryable": true, "locations": ["^\\[warn\\] (?P<file>\\S+\\.[A-Za-z0-9]+)$", "^would reformat (?P<file>\\S+)$", "^Diff in (?P<file>\\S+?):(?P<line>\\d+):", "^diff \\S+\\.orig (?P<file>\\S+)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+) format ━", "^(?P<file>[^\\s:]+\\.go)$"], "hint": "Run the formatter (the check's fix command); never hand-format.", "outranks": ["build-error"] },
-    { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S+(\\s+[\\d.]+m?s|\\s+>\\s.*)?$/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/", "/Interrupted: \\d+ errors? during collection/", "There were failing tests", "/^\\S+ > .+ FAILED$/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s+(?P<file>/\\S+\\.go):(?P<line>\\d+)(?: \\+0x[0-9a-f]+)?$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass.", "outranks": ["build-error"] },
+    { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S+(\\s+[\\d.]+m?s|\\s+>\\s.*)?$/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/", "/Interrupted: \\d+ errors? during collection/", "There were failing tests", "/^\\S+ > .+ FAILED$/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s+(?P<file>/\\S+\\.go):(?P<line>\\d+)(?: \\+0x[0-9a-f]+)?$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "excerpt": ["● ", "/^\\s*✖ \\S.* \\([\\d.]+m?s\\)$/", "/^___+ \\S.* ___+$/", "/^\\s*Received\\b/", "/^\\s+actual:/", "/^\\s*-   \\S/", "/^\\s*\\+   \\S/", "/^\\s+[\\w.-]+\\.go:\\d+: /", "/^panic: /", "/^\\s*(E\\s+)?[A-Z]\\w*Error( \\[\\w+\\])?: \\S/", "/^\\s*❯ (\\S+ )?[^\\s:]+:\\d+:\\d+$/", "/^\\s+at .*\\((file:\\/\\/)?[\\w./-]+:\\d+:\\d+\\)$/", "/^\\s+location: '/", "/^\\s*1\\) \\S/", "/^\\s*2\\) \\S/", "/^\\s*3\\) \\S/", "/^\\s*\\S+ !== \\S+$/", "/^---- \\S+ stdout ----$/", "/^\\s*left: /", "/^\\s*right: /"], "hint": "Read the failing assertion and the code under test; do not change the test to pass.", "outranks": ["build-error"] },
     { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated", "make: *** ", "[build failed]", "Compilation failed; see the compiler error output", "FAILURE: Build failed with an exception", "main module", "* What went wrong:", "Build file '", "Execution failed for task", "The build could not read", "problems were encountered while processing the POMs"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]", "/^make(\\[\\d+\\])?: \\*\\*\\* \\[\\S+:\\d+: .+\\] Error [1-9]\\d*$/", "/^make(\\[\\d+\\])?: \\*\\*\\* No rule to make target/", "/^(vet: )?\\S+\\.go:\\d+:\\d+: (.+ declared (but|and) not used|.*imported and not used|missing return|too many arguments in call|not enough arguments in call|invalid operation: |.+ redeclared in this block|(too many|not enough) return values|(too many|not enough) arguments to return|assignment mismatch: |\\S+ undefined \\(type .* has no (field or method|method) |cannot assign to |no new variables on left side of :=|non-name .* on left side of :=|invalid recursive type|missing function body|non-boolean condition in |cannot range over |\\S+ is not a type|\\S+ \\(.*\\) is not used|invalid argument: |cannot call non-function |duplicate case |label \\S+ defined and not used|(break|continue) is not in a loop|first argument to append must be )/", "/^go: (go\\.mod file not found|cannot find main module)/", "/directory prefix \\S+ does not contain main module/", "Compilation failed; see the compiler error output", "Non-parseable POM", "Non-readable POM", "there is no POM in this directory", "MissingProjectException", "/A problem occurred (evaluating|configuring) (root )?project/"], "kinds": ["build", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^make(?:\\[\\d+\\])?: \\*\\*\\* (?P<message>\\[(?P<file>[^\\s:\\]]+):(?P<line>\\d+): .*)$", "^Build file '(?P<file>[^']+)' line: (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
     { "id": "regression-detected", "description": "A check (or a single test) that passed in the baseline fails now. Set by the controller.", "signals": ["regression-detected"], "anchors": ["/^regression-detected: /"], "kinds": [], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": [], "hint": "Something that worked before the loop's changes broke; diff against the baseline." },
     { "id": "infrastructure", "description": "A check's run gave no verdict: a shard of a sharded check, or a fan-out verify leg of any check (killed by a signal, cancelled, its job failed, timed out or never reported). Set by the controller, whose line the check's excerpt carries; never a pass.", "signals": ["loop-controller: no verdict from"], "anchors": ["/^loop-controller: no verdict from \\S+( shard \\d+\\/\\d+)?: /"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "The runner lost a shard, not the code; run the checks again, and hand it to a person if it keeps happening.", "outranks": ["test-failure", "build-error", "timeout"] },
@@ -48674,6 +48620,7 @@ function compilePattern(config) {
         signals: config.signals.map((s) => compileSignal(config.id, 'signal', s)),
         anchors: config.anchors.map((s) => compileSignal(config.id, 'anchor', s)),
         locations: config.locations.map((s) => compileLocation(config.id, s)),
+        excerpt: (config.excerpt ?? []).map((s) => compileSignal(config.id, 'excerpt', s)),
         outranks: [...(config.outranks ?? [])],
         config,
     };
@@ -48790,7 +48737,12 @@ function requiredLiteral(source) {
             i = skipGroup(source, i);
             flush();
         }
-        else if ('.^$*+?{}|)'.includes(c)) {
+        else if (c === '{') {
+            // A counted quantifier's digits are not text the line must contain: `_{10,}` needs no "10,".
+            i += countedQuantifierLength(source, i) - 1;
+            flush();
+        }
+        else if ('.^$*+?}|)'.includes(c)) {
             flush();
         }
         else if (optional) {
@@ -48804,6 +48756,11 @@ function requiredLiteral(source) {
     }
     flush();
     return best.length >= MIN_PREFILTER ? best : undefined;
+}
+/** The length of the counted quantifier (`{n}`, `{n,}`, `{n,m}`) at `start`, or 1 for a lone brace. */
+function countedQuantifierLength(source, start) {
+    const quantifier = /^\{\d+(,\d*)?\}/.exec(source.slice(start, start + 24));
+    return quantifier ? quantifier[0].length : 1;
 }
 function skipClass(source, start) {
     let i = start + 1;
@@ -48831,7 +48788,8 @@ function skipGroup(source, start) {
             depth++;
         else if (c === ')' && --depth === 0) {
             const next = source[i + 1];
-            return next === '*' || next === '?' || next === '+' || next === '{' ? i + 1 : i;
+            // A `{` is left to the caller, which skips a counted quantifier whole.
+            return next === '*' || next === '?' || next === '+' ? i + 1 : i;
         }
     }
     return source.length;
@@ -48888,3900 +48846,6 @@ function tallyRegressions(tally, now) {
 
 
 
-
-;// CONCATENATED MODULE: ./src/domain/isolation.ts
-/**
- * How the project's commands (the agent, checks, fixes, install, tasks) are kept from the controller's
- * own processes, whose environment holds the job's tokens: a command of the same user could otherwise
- * read `/proc/<controller>/environ`. Pure: the names, and what a person is told.
- */
-/** What a person may ask for: the strongest available (`auto`), a PID namespace or else refuse, or none. */
-const ISOLATION_MODES = ['auto', 'pid-namespace', 'none'];
-/** The line a summary or the CLI prints about it; loud when there is none. */
-function isolationLine(report) {
-    return report.level === 'pid-namespace'
-        ? `Isolation: the agent and the checks run in their own PID namespace with their own /proc and no capabilities (${report.how}); they cannot see the controller's processes or read its environment.`
-        : `⚠️ No isolation: the agent and the checks run as the controller's user and can read its environment (the job's tokens) through /proc (${report.how}). Use a runner with sudo or user namespaces, or run the agent in a job that holds no write token.`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/annotations.ts
-/** GitHub's limit of error annotations shown per step. */
-const MAX_ANNOTATIONS = 10;
-// A location message shorter than this (`expected: 9`) says too little alone.
-const TERSE_MESSAGE = 40;
-/** The locations of the failing checks, in matrix order. */
-function locationsOf(checks) {
-    return checks.flatMap((check) => check.verdict === 'pass' || check.verdict === 'skipped' || check.verdict === 'flaky'
-        ? []
-        : check.locations.map((location) => {
-            // The first line that says something (not a fence or a rule).
-            const context = check.excerpt
-                .split('\n')
-                .find((line) => /[A-Za-z0-9]/.test(line))
-                ?.trim();
-            return { check: check.name, pattern: check.pattern, location, ...(context ? { context } : {}) };
-        }));
-}
-/**
- * A file path as GitHub wants it for an annotation: relative to the workspace, forward slashes, no
- * leading `./`. Paths outside the workspace are kept as they are (GitHub then shows them unlinked).
- */
-function annotationPath(file, workspaceRoot) {
-    let path = file.replace(/\\/g, '/');
-    const root = workspaceRoot.replace(/\\/g, '/').replace(/\/+$/, '');
-    if (root !== '' && path.startsWith(`${root}/`))
-        path = path.slice(root.length + 1);
-    return path.replace(/^(\.\/)+/, '');
-}
-/**
- * Picks at most `max` annotations (duplicates of the same place and message removed, first come
- * first served) and returns the rest as overflow for the summary.
- */
-function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = '') {
-    const seen = new Set();
-    const unique = [];
-    for (const { check, pattern, location, context } of candidates) {
-        const file = annotationPath(location.file, workspaceRoot);
-        if (file === '')
-            continue;
-        const own = (location.message ?? '').trim();
-        const message = own === ''
-            ? context
-                ? `${check} failed here: ${context}`
-                : `${check} failed here`
-            : own.length < TERSE_MESSAGE && context && !context.includes(own)
-                ? `${context}\n${own}`
-                : own;
-        const key = `${file}\0${location.line ?? ''}\0${location.column ?? ''}\0${message}`;
-        if (seen.has(key))
-            continue;
-        seen.add(key);
-        unique.push({
-            file,
-            ...(location.line !== undefined ? { line: location.line } : {}),
-            ...(location.line !== undefined && location.column !== undefined ? { column: location.column } : {}),
-            title: pattern ? `${check}: ${pattern}` : check,
-            message: message.length > 1000 ? `${message.slice(0, 999)}…` : message,
-        });
-    }
-    const limit = Math.max(0, max);
-    return { annotations: unique.slice(0, limit), overflow: unique.slice(limit) };
-}
-
-;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
-function attemptStrategy(decision) {
-    return decision.kind === 'RETRY' ? decision.strategy : null;
-}
-/** How a record names it. */
-function strategyLabel(strategy) {
-    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
-}
-/**
- * What the loop takes for a failing check once the retry rules weighed it: the next attempt's strategy
- * (the pattern's own, or the one switched to after the same error came back), `escalate` when the
- * failure went to a person (BLOCKED), `auto_fix` when its fix command made it pass, or null when the loop takes none for this check: it did not fail,
- * another failure is the one retried, or the loop stops for something else (a cap, a gate, an abort).
- * This, not the classifier's `check.strategy` (the pattern's proposal), is what a person is shown.
- */
-function strategyTaken(check, loop, next) {
-    // Its own fix command made it pass: the controller took auto_fix, whatever the pattern proposed.
-    if (check.autoFixed && check.verdict === 'pass')
-        return 'auto_fix';
-    if (check.verdict !== 'fail' && check.verdict !== 'timeout' && check.verdict !== 'error')
-        return null;
-    if (loop.current?.check !== check.name)
-        return null;
-    if (loop.status === 'blocked' || next?.kind === 'ESCALATE')
-        return 'escalate';
-    return next?.kind === 'RETRY' ? next.strategy : null;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
-/** The Mermaid stage diagram of the summary and the comment: where the loop stands. Pure. */
-
-// The states besides the pipeline's stages, shown only when the loop is in them.
-const END_NODES = {
-    blocked: { id: 'BLOCKED', label: (d) => `BLOCKED at iteration ${d.iteration} of ${d.maxIterations}` },
-    capped: { id: 'CAPPED', label: (d) => `Cap reached: ${d.iteration} of ${d.maxIterations} iterations` },
-    aborted: {
-        id: 'ABORTED',
-        label: (d) => d.iteration === 0
-            ? 'Aborted before its first iteration'
-            : `Aborted at iteration ${d.iteration} of ${d.maxIterations}`,
-    },
-    waiting: { id: 'WAITING', label: (d) => (d.gate ? `Waiting for gate ${d.gate}` : 'Waiting') },
-};
-/**
- * A `stateDiagram-v2` of the pipeline (one transition per line: chains are not stateDiagram syntax)
- * that shows where the loop stands: finished stages green, the current one amber, the stage whose
- * checks failed red-outlined, and, when the loop stopped or waits, a state of its own (BLOCKED, the
- * cap, aborted, the gate) filled red or amber. The iteration count is on the retry edge and the end
- * state; COMPLETE says how many iterations it took.
- */
-function renderStageDiagram(input) {
-    const { pipeline, stage, status, iteration, maxIterations } = input;
-    const ordered = domain_stages/* STAGES */.an.filter((s) => pipeline.includes(s));
-    const lines = ['stateDiagram-v2', '  direction LR'];
-    const complete = status === 'complete' || stage === 'COMPLETE';
-    // Aborted before its first iteration (while queued): it left from the start, not from a stage.
-    const neverRan = status === 'aborted' && iteration === 0;
-    if (complete && ordered.includes('COMPLETE')) {
-        lines.push(`  state "COMPLETE in ${iteration} iteration${iteration === 1 ? '' : 's'}" as COMPLETE`);
-    }
-    if (ordered[0])
-        lines.push(`  [*] --> ${ordered[0]}`);
-    for (let i = 1; i < ordered.length; i++)
-        lines.push(`  ${ordered[i - 1]} --> ${ordered[i]}`);
-    const loopStart = domain_stages/* CAPABILITY_LOOP */.y3[0];
-    const loopEnd = domain_stages/* CAPABILITY_LOOP */.y3[domain_stages/* CAPABILITY_LOOP */.y3.length - 1];
-    const loops = ordered.includes(loopStart) && ordered.includes(loopEnd);
-    if (loops) {
-        lines.push(`  ${loopEnd} --> ${loopStart}: ${complete || neverRan ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`);
-    }
-    // The stage whose checks ran this iteration: VERIFY where the pipeline has it, else where the loop is.
-    const verifiedAt = loops && !complete ? loopEnd : stage;
-    const end = complete ? undefined : END_NODES[status];
-    if (end) {
-        lines.push(`  state "${end.label(input)}" as ${end.id}`);
-        const from = neverRan ? '[*]' : ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage);
-        lines.push(`  ${from} --> ${end.id}`);
-    }
-    lines.push('  classDef done fill:#dafbe1,stroke:#1a7f37,color:#1f2328');
-    lines.push('  classDef current fill:#fff8c5,stroke:#9a6700,color:#1f2328,stroke-width:2px');
-    lines.push('  classDef failed fill:#ffebe9,stroke:#cf222e,color:#1f2328,stroke-width:2px');
-    lines.push('  classDef stopped fill:#cf222e,stroke:#82071e,color:#ffffff');
-    lines.push('  classDef waiting fill:#bf8700,stroke:#7d4e00,color:#ffffff');
-    const currentIndex = domain_stages/* STAGES */.an.indexOf(stage);
-    const failedStage = !complete && input.verdict === 'fail' && ordered.includes(verifiedAt) ? verifiedAt : null;
-    const done = complete ? ordered : ordered.filter((s) => domain_stages/* STAGES */.an.indexOf(s) < currentIndex && s !== failedStage);
-    if (done.length > 0)
-        lines.push(`  class ${done.join(',')} done`);
-    if (failedStage)
-        lines.push(`  class ${failedStage} failed`);
-    const stopped = status === 'blocked' || status === 'capped' || status === 'aborted';
-    if (!complete && !stopped && ordered.includes(stage) && stage !== failedStage)
-        lines.push(`  class ${stage} current`);
-    if (end)
-        lines.push(`  class ${end.id} ${status === 'waiting' ? 'waiting' : 'stopped'}`);
-    return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/sections.ts
-/**
- * The parts the job summary and the sticky comment share, each rendered from the report view so both
- * say a fact the same way: the heading, why and next, the BLOCKED handoff, the check table, the
- * iteration checklist, gates, refused paths, what was spent, links and when. Pure: returns Markdown.
- */
-
-
-
-
-
-
-
-/** `🚫 BLOCKED: needs a person · \`stuck\` · iteration 3 of 8`; COMPLETE says how many iterations it took. */
-function headingText(model, view) {
-    const progress = view.state === 'complete' ? `after ${plural(model.iteration, 'iteration')}` : view.progress;
-    return `${view.icon} ${markdownText(view.title)} · ${code(model.loopId)} · ${progress}`;
-}
-/** **Why** (when stopped or waiting) and **Next** (always): each said once. */
-function whyAndNext(view, redact) {
-    const lines = [];
-    if (view.why)
-        lines.push(`**Why:** ${markdownText(redact(view.why), 1000)}.`);
-    lines.push(`**Next:** ${markdownText(capitalise(redact(view.nextStep)), 1000)}`);
-    return lines.join('  \n');
-}
-function capitalise(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-/** Where a reader finds what a report leaves out. */
-function auditTrailPointer(model) {
-    return model.links.auditTrail ? `the [audit trail](${model.links.auditTrail})` : 'the audit trail artifact';
-}
-/** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
-function stageLine(model) {
-    if (model.status === 'aborted' && neverRan(model))
-        return 'none (aborted before its first iteration)';
-    const { capabilities } = model;
-    if (capabilities.total === 0 || capabilities.current === null)
-        return model.stage;
-    return `${model.stage} (capability ${Math.min(capabilities.completed + 1, capabilities.total)} of ${capabilities.total}: ${code(capabilities.current)})`;
-}
-/** The diagram of where the loop stands. */
-function stageDiagram(model, view) {
-    return renderStageDiagram({
-        pipeline: model.pipeline,
-        stage: model.stage,
-        status: model.status,
-        iteration: model.iteration,
-        maxIterations: model.maxIterations,
-        verdict: view.iterations.find((i) => i.iteration === model.iteration)?.verdict ?? 'none',
-        gate: view.state === 'waiting' ? pendingGate(model) : null,
-    });
-}
-/** The default ask of a person when the handoff names none, by the failure's pattern. */
-function defaultHumanAction(model) {
-    const pattern = model.failures.current?.pattern;
-    if (pattern === 'merge-conflict')
-        return `resolve the merge conflict on \`${loopBranch(model.loopId)}\`.`;
-    if (pattern === 'permission-error')
-        return 'grant the missing permission named in the failure.';
-    if (pattern === 'security-finding')
-        return 'review the security finding and decide whether the change may proceed.';
-    if (pattern === 'dependency-conflict')
-        return 'settle the dependency versions the loop could not reconcile.';
-    return 'read the failure and what was tried, then fix the cause or clarify the goal.';
-}
-/** `\`types\` · \`src/retry.ts:41:7\` · \`type-error\` · Type 'string' is not assignable…` */
-function failureLine(view, redact) {
-    const failure = view.failure;
-    if (!failure)
-        return null;
-    const parts = [code(failure.check)];
-    if (failure.location)
-        parts.push(code(redact(formatLocation(failure.location))));
-    if (failure.pattern)
-        parts.push(code(failure.pattern));
-    if (failure.firstLine)
-        parts.push(inlineText(redact(failure.firstLine), 300));
-    return parts.join(' · ');
-}
-/**
- * The BLOCKED handoff: the ask of a person, the failure once, its attempts (one count, with the fixes
- * that followed the first attempt listed under it), where to look, and (when `outputBudget` > 0) the
- * failing check's output.
- */
-function handoffSection(model, view, redact, outputBudget) {
-    const ask = model.handoff?.humanAction || defaultHumanAction(model);
-    const head = [`**Human action needed:** ${markdownText(redact(ask), 600)}`];
-    const failing = failureLine(view, redact);
-    if (failing)
-        head.push(`**Failing:** ${failing}`);
-    const blocks = [head.join('  \n')];
-    const failure = view.failure;
-    if (failure) {
-        const { failures } = model;
-        const fixes = failure.tried.length;
-        const after = fixes > 0 ? `: the first, then ${plural(fixes, 'fix', 'fixes')}` : '';
-        const tried = [
-            `**What was tried** · ${failure.attempts} of ${failure.attemptsLimit} attempts on this failure${after} · ${failures.total} of ${failures.totalLimit} failures allowed in the loop`,
-        ];
-        const shown = failure.tried.slice(-REPORT_CAPS.triedEntries);
-        if (shown.length < failure.tried.length) {
-            const earlier = failure.tried.length - shown.length;
-            tried.push(`_(${plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
-        }
-        blocks.push(tried.join('  \n'));
-        if (shown.length > 0) {
-            blocks.push(shown
-                .map((entry, index) => `${index + 1}. iteration ${entry.iteration} · ${code(entry.strategy)} · ${inlineText(redact(entry.outcome), 300)}`)
-                .join('\n'));
-        }
-    }
-    if (model.handoff?.suggestion)
-        blocks.push(`**Where to look:** ${markdownText(redact(model.handoff.suggestion), 800)}`);
-    const check = failure && outputBudget > 0 ? model.checks.find((c) => c.name === failure.check) : undefined;
-    if (check) {
-        const output = trimOutput(redact(model.outputs[check.name] ?? check.excerpt), outputBudget);
-        if (output.trim() !== '') {
-            blocks.push(`<details><summary>Output of ${escapeHtml(redact(check.name))}</summary>\n\n${codeBlock(output)}\n\n</details>`);
-        }
-    }
-    return blocks.join('\n\n');
-}
-/**
- * What the classifier made of a failing check and what the loop takes for it:
- * `\`type-error\` 0.86 → \`context_expand\``, the pattern's own strategy labelled when the retry rules
- * took another (`→ a person (pattern's \`analyze_then_fix\`)`); empty when nothing.
- */
-function analysisCell(check, taken) {
-    const parts = [];
-    if (check.pattern)
-        parts.push(check.confidence === null ? code(check.pattern) : `${code(check.pattern)} ${check.confidence.toFixed(2)}`);
-    if (taken) {
-        const patterns = check.strategy && check.strategy !== taken ? ` (pattern's ${code(check.strategy)})` : '';
-        parts.push(`→ ${taken === 'escalate' ? 'a person' : code(taken)}${patterns}`);
-    }
-    return parts.join(' ');
-}
-/** The iteration's checks: check, verdict, time and (when any check has one) the analysis. */
-function checkTable(model, redact) {
-    const { checks } = model;
-    if (checks.length === 0)
-        return '_No checks ran in this iteration._';
-    const shown = checks.slice(0, REPORT_CAPS.tableRows);
-    const loop = { status: model.status, current: model.failures.current };
-    const analysis = new Map(shown.map((check) => [check, analysisCell(check, strategyTaken(check, loop, model.next))]));
-    const withAnalysis = shown.some((check) => analysis.get(check) !== '');
-    const rows = shown.map((check) => {
-        const verdict = check.verdict === 'skipped' && check.skippedReason
-            ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
-            : checkVerdictLabel(check);
-        const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : formatDuration(check.durationMs)];
-        if (withAnalysis)
-            cells.push(analysis.get(check) ?? '');
-        return `| ${cells.join(' | ')} |`;
-    });
-    const header = withAnalysis
-        ? '| check | verdict | time | analysis |\n| --- | --- | --- | --- |'
-        : '| check | verdict | time |\n| --- | --- | --- |';
-    const more = checks.length > shown.length
-        ? `\n\n_… and ${plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
-        : '';
-    return `${header}\n${rows.join('\n')}${more}`;
-}
-/** The progress checklist: one ticked line per iteration run, and the next one open while the loop runs. */
-function iterationChecklist(model, view, redact) {
-    if (view.iterations.length === 0)
-        return '';
-    const lines = ['**Iterations**'];
-    if (view.earlierIterations > 0)
-        lines.push(`_(${plural(view.earlierIterations, 'earlier iteration')} in the audit trail)_`);
-    for (const iteration of view.iterations)
-        lines.push(`- [x] ${markdownText(iterationLine(iteration), 600)}`);
-    if (view.state === 'running') {
-        lines.push(`- [ ] iteration ${model.iteration + 1}: ${markdownText(redact(model.nextAction), 300)}`);
-    }
-    return lines.join('\n');
-}
-/** What the loop spent: time, cost and tokens, each of its limit where one is set (iterations are in the heading). */
-function spentLine(model) {
-    const { budget } = model;
-    const time = formatDuration(budget.minutesUsed * 60_000) || '0 s';
-    const parts = [budget.minutesLimit !== undefined ? `${time} of ${budget.minutesLimit} min` : time];
-    if (budget.costUsd > 0 || budget.costLimit !== undefined) {
-        parts.push(budget.costLimit !== undefined
-            ? `${formatUsd(budget.costUsd)} of ${formatUsd(budget.costLimit)}`
-            : formatUsd(budget.costUsd));
-    }
-    if (budget.tokens > 0 || budget.tokensLimit !== undefined) {
-        parts.push(budget.tokensLimit !== undefined
-            ? `${formatCount(budget.tokens)} of ${formatCount(budget.tokensLimit)} tokens`
-            : `${formatCount(budget.tokens)} token${budget.tokens === 1 ? '' : 's'}`);
-    }
-    return `**Spent:** ${parts.join(' · ')}`;
-}
-/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch, the run and the dashboard. */
-function linksLine(model, postedOn) {
-    const { links } = model;
-    const parts = [];
-    if (links.auditTrail)
-        parts.push(escape_link('audit trail', links.auditTrail));
-    if (links.pullRequest && links.pullRequest.number !== postedOn) {
-        parts.push(escape_link(`pull request #${links.pullRequest.number}`, links.pullRequest.url));
-    }
-    if (links.issue && links.issue.number !== postedOn)
-        parts.push(escape_link(`issue #${links.issue.number}`, links.issue.url));
-    if (links.branch)
-        parts.push(links.branch.url ? escape_link(links.branch.name, links.branch.url) : code(links.branch.name));
-    if (links.run)
-        parts.push(escape_link('this run', links.run));
-    if (links.dashboard)
-        parts.push(`dashboard: ${escape_link(`#${links.dashboard.number}`, links.dashboard.url)}`);
-    return parts.join(' · ');
-}
-/** `<sub>Updated 2026-01-01 00:00 UTC</sub>`. */
-function updatedLine(view) {
-    return view.updatedAt ? `<sub>Updated ${view.updatedAt}</sub>` : '';
-}
-/** The paths the last checkpoint did not commit, each with why and what to do. */
-function refusedSection(model, redact) {
-    const refused = model.refusedFromCommit;
-    if (refused.length === 0)
-        return '';
-    const shown = refused
-        .slice(0, 10)
-        .map((r) => `- ${code(redact(r.path))}: ${inlineText(redact(r.reason), 200)}; ${inlineText(redact(r.remedy), 200)}`);
-    if (refused.length > shown.length)
-        shown.push(`- … and ${refused.length - shown.length} more (see the audit trail)`);
-    return [`**Not committed** (still in the work tree, never pushed):`, ...shown].join('\n');
-}
-/** Gates and their states, e.g. `security ✅ approved by @alice · deploy ⏳ pending`. */
-function gatesLine(model, redact) {
-    const entries = Object.entries(model.gates).slice(0, REPORT_CAPS.gates);
-    if (entries.length === 0)
-        return '';
-    const gates = entries
-        .map(([name, gate]) => {
-        const icon = gate.status === 'approved' ? '✅' : gate.status === 'rejected' ? '⛔' : '⏳';
-        const by = gate.decidedBy ? ` by ${inlineText(redact(gate.decidedBy), 60)}` : '';
-        return `${code(name)} ${icon} ${gate.status}${by}`;
-    })
-        .join(' · ');
-    return `**Gates:** ${gates}`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/comment.ts
-/**
- * The sticky comment of a loop on its issue or pull request, found again by its hidden marker and
- * updated in place: a living progress report. Pure: returns Markdown.
- */
-
-
-
-
-
-/** Outside BLOCKED (whose handoff says it), the failure of this iteration in one line, if it failed. */
-function failingNow(model, view, redact) {
-    if (!model.checks.some(isFailing))
-        return '';
-    const line = failureLine(view, redact);
-    return line ? `**Failing:** ${line}` : '';
-}
-/**
- * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, the heading, why
- * and the next step for a person in one line, the handoff when BLOCKED, the stage diagram with where
- * the loop stands, the checklist of iterations, this iteration's checks (folded), gates, what was
- * spent, links and when it was updated. Always under `options.limit` characters (65,536).
- */
-function renderComment(model, options = {}) {
-    const redact = options.redact ?? ((text) => text);
-    const limit = options.limit ?? COMMENT_MAX_CHARS;
-    const view = buildReportView(model);
-    const render = (outputBudget) => {
-        const table = checkTable(model, redact);
-        const parts = [
-            stickyCommentMarker(model.loopId),
-            `### ${headingText(model, view)}`,
-            whyAndNext(view, redact),
-            view.state === 'blocked' ? handoffSection(model, view, redact, outputBudget) : failingNow(model, view, redact),
-            pullRequestWaitingSection(model),
-            stageDiagram(model, view),
-            iterationChecklist(model, view, redact),
-            model.checks.length > 0
-                ? `<details><summary>${checksHeading(model)}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
-                : '',
-            gatesLine(model, redact),
-            refusedSection(model, redact),
-            [spentLine(model), linksLine(model, options.postedOn)].filter(Boolean).join(' · '),
-            updatedLine(view),
-        ];
-        return `${parts.filter(Boolean).join('\n\n')}\n`;
-    };
-    return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
-}
-/** Whose checks the comment folds away: this iteration's, or a baseline round's (before any work). */
-function checksHeading(model) {
-    return model.baselineRound
-        ? `Checks at the baseline, before iteration ${model.baselineRound.iteration}`
-        : `Checks of iteration ${model.iteration}`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/analysis/metrics.ts
-/** Aggregates from `metrics.byPattern` (which survives compaction of the attempt list). */
-function aggregateMetrics(metrics) {
-    const successRateByPattern = {};
-    const averageAttemptsByPattern = {};
-    let attempts = 0;
-    let escalated = 0;
-    let episodes = 0;
-    for (const [pattern, counts] of Object.entries(metrics.byPattern).sort(([a], [b]) => a.localeCompare(b))) {
-        if (counts.attempts <= 0)
-            continue;
-        attempts += counts.attempts;
-        escalated += counts.escalated;
-        const ended = counts.resolved + counts.escalated;
-        episodes += ended;
-        successRateByPattern[pattern] = metrics_round(counts.resolved / counts.attempts);
-        averageAttemptsByPattern[pattern] = metrics_round(counts.attempts / Math.max(1, ended));
-    }
-    return {
-        successRateByPattern,
-        averageAttemptsByPattern,
-        escalationRate: attempts === 0 ? 0 : metrics_round(escalated / attempts),
-        deadLetterRate: episodes === 0 ? 0 : metrics_round(Math.min(1, metrics.deadLetters / episodes)),
-    };
-}
-function metrics_round(value) {
-    return Math.round(value * 1000) / 1000;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/model.ts
-/**
- * What the job summary and the sticky comment show, in one plain object built from the loop's state,
- * the iteration's checks and the latest decision. Pure data; the renderers take nothing else.
- */
-
-/** Builds the report model from the loop's state plus what the iteration returned. */
-function buildReportModel(state, extras) {
-    const earlier = extras.checks.length === 0 ? checksOfThisIteration(state) : [];
-    return {
-        loopId: state.loopId,
-        iteration: state.iteration,
-        updatedAt: state.updatedAt,
-        usageLog: state.usage.log,
-        maxIterations: state.maxIterations,
-        pipeline: state.pipeline,
-        stage: state.stage,
-        status: state.status,
-        statusReason: state.statusReason,
-        outcome: extras.outcome,
-        capabilities: {
-            total: state.capabilities.total,
-            completed: state.capabilities.completed.length,
-            current: state.capabilities.current,
-        },
-        checks: earlier.length > 0 ? earlier : extras.checks,
-        checksRanEarlier: earlier.length > 0,
-        ...(extras.baselineRound ? { baselineRound: extras.baselineRound } : {}),
-        outputs: extras.outputs ?? {},
-        next: extras.next,
-        nextAction: extras.nextAction,
-        failures: {
-            total: state.failures.total,
-            totalLimit: state.failures.limits.total,
-            consecutive: state.failures.consecutive,
-            perFailureLimit: state.failures.limits.perFailure,
-            current: state.failures.current,
-            tried: state.failures.tried,
-        },
-        gates: state.gates,
-        refusedFromCommit: state.refusedFromCommit ?? [],
-        budget: {
-            minutesUsed: state.usage.wallMs / 60_000,
-            ...(state.budget.minutes !== undefined ? { minutesLimit: state.budget.minutes } : {}),
-            costUsd: state.usage.costUsd,
-            ...(state.budget.costUsd !== undefined ? { costLimit: state.budget.costUsd } : {}),
-            tokens: state.usage.tokens,
-            ...(state.budget.tokens !== undefined ? { tokensLimit: state.budget.tokens } : {}),
-        },
-        ...(extras.handoff ? { handoff: extras.handoff } : {}),
-        ...(extras.pullRequestWaiting ? { pullRequestWaiting: extras.pullRequestWaiting } : {}),
-        links: extras.links ?? {},
-        metrics: {
-            workCalls: state.metrics.workCalls,
-            autoFixes: state.metrics.autoFixes,
-            flakes: state.metrics.flakes,
-            regressions: state.metrics.regressions,
-            deadLetters: state.metrics.deadLetters,
-            aggregate: aggregateMetrics(state.metrics),
-        },
-    };
-}
-/** The checks the loop's current iteration ran, as its state recorded them; none when it ran none. */
-function checksOfThisIteration(state) {
-    const verification = state.lastVerification;
-    return verification && verification.iteration === state.iteration ? verification.results : [];
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/summary.ts
-
-
-
-
-
-/** One collapsible section per failing check with its trimmed output. */
-function renderFailureOutputs(model, outputBudget, redact) {
-    const failing = model.checks.filter(isFailing);
-    if (failing.length === 0)
-        return '';
-    const where = auditTrailPointer(model);
-    const shown = failing.slice(0, REPORT_CAPS.outputSections);
-    const sections = shown.map((check) => {
-        const locations = check.locations.slice(0, 3).map((l) => formatLocation(l));
-        const more = check.locations.length > 3 ? `, +${check.locations.length - 3} more` : '';
-        const regression = check.regression ? ', a regression (passed at the baseline)' : '';
-        const summary = `${check.name}: ${check.verdict}${regression}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`;
-        const raw = model.outputs[check.name] ?? check.excerpt;
-        const body = outputBudget === 0
-            ? `_Output left out to fit the size limit; it is in ${where}._`
-            : codeBlock(trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
-        return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
-    });
-    if (failing.length > shown.length) {
-        const rest = failing.length - shown.length;
-        sections.push(`_… and ${plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
-    }
-    return sections.join('\n\n');
-}
-function renderOverflow(overflow, redact) {
-    if (overflow.length === 0)
-        return '';
-    const shown = overflow.slice(0, REPORT_CAPS.overflowLocations);
-    const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
-    if (overflow.length > shown.length)
-        items.push(`- … and ${overflow.length - shown.length} more`);
-    return `<details><summary>${plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
-}
-/**
- * The job summary: the heading (state, loop id, iteration N of M), why and next, the BLOCKED handoff,
- * the stage diagram, the verdict and stage, the check table, a collapsible trimmed output per failing
- * check, locations past the annotation limit, metrics, what was spent, links and when. Always under
- * `options.limit` bytes (1 MiB).
- */
-function renderSummary(model, options = {}) {
-    const redact = options.redact ?? ((text) => text);
-    const limit = options.limit ?? SUMMARY_MAX_BYTES;
-    const view = buildReportView(model);
-    const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
-    const body = [
-        stageDiagram(model, view),
-        `${summary_verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
-            ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
-            : ''}`,
-        checkTable(model, redact),
-        gatesLine(model, redact),
-        pullRequestWaitingSection(model),
-        refusedSection(model, redact),
-    ];
-    const footer = [
-        renderOverflow(options.overflowLocations ?? [], redact),
-        metricsLine(model),
-        [spentLine(model), linksLine(model)].filter(Boolean).join(' · '),
-        updatedLine(view),
-    ];
-    // The handoff's output is the failure outputs' own: the summary shows it once, there.
-    const render = (outputBudget) => `${[
-        ...head,
-        view.state === 'blocked' ? handoffSection(model, view, redact, 0) : '',
-        ...body,
-        renderFailureOutputs(model, outputBudget, redact),
-        ...footer,
-    ]
-        .filter(Boolean)
-        .join('\n\n')}\n`;
-    return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
-}
-/** What the verdict is of: this iteration's checks, or (a baseline round) the checks before any work. */
-function summary_verdictLabel(model) {
-    return model.baselineRound ? '**Baseline** (the checks at the base, before any work):' : '**Verdict:**';
-}
-/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
-function metricsLine(model) {
-    const m = model.metrics;
-    if (!m)
-        return '';
-    const counts = [
-        plural(m.workCalls, 'agent call'),
-        plural(m.autoFixes, 'auto-fix', 'auto-fixes'),
-        plural(m.flakes, 'flake'),
-        plural(m.regressions, 'regression'),
-        `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
-    ];
-    const patterns = Object.entries(m.aggregate.successRateByPattern)
-        .slice(0, 8)
-        .map(([id, rate]) => `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`);
-    return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`;
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/index.ts
-/** Pure renderers of what people see on GitHub: the job summary, the sticky comment, annotations. */
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/action/store-warnings.ts
-/** The warnings of one job's store, each once, in the order they came. */
-class StoreWarnings {
-    seen = new Set();
-    get messages() {
-        return [...this.seen];
-    }
-    /** Where the store's notes go: warnings to the log's annotations and this list, the rest to the log. */
-    sink(logger) {
-        return (message, level) => {
-            if (level === 'info')
-                return logger.info(message);
-            if (this.seen.has(message))
-                return;
-            this.seen.add(message);
-            logger.warning(`State store: ${message}`);
-        };
-    }
-}
-/**
- * The block the summary and the status comment carry while the store warned in this job, or '' when
- * it did not. `redact` is the report's own (a message may quote an API's answer).
- */
-function storeWarningsNote(messages, redact) {
-    if (messages.length === 0)
-        return '';
-    const lines = messages.map((message) => `> - ${redact(message).replace(/\s+/g, ' ')}`);
-    return `> [!WARNING]\n> The state store lost, rolled back or did not mirror data in this job:\n${lines.join('\n')}\n`;
-}
-
-;// CONCATENATED MODULE: ./src/action/report.ts
-
-
-
-
-
-
-
-
-async function report(run, input, deps) {
-    const { loopId, state, outcome, result } = input;
-    const { github, io, redact } = deps;
-    const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
-    const branch = loopBranch(loopId);
-    const issue = loopIssue(state);
-    const model = buildReportModel(state, {
-        // A baseline round ran no iteration: its report shows the checks at the base, said as such.
-        checks: result.baselineRound?.checks ?? result.checks,
-        ...(result.baselineRound ? { baselineRound: { iteration: result.baselineRound.iteration } } : {}),
-        next: result.next,
-        nextAction: result.nextAction,
-        outcome,
-        ...(outcome === 'blocked' ? { handoff: handoffOf(state) } : {}),
-        ...(input.pullRequestWaiting && !state.pullRequest ? { pullRequestWaiting: input.pullRequestWaiting } : {}),
-        links: {
-            run: runUrl,
-            auditTrail: `${runUrl}#artifacts`,
-            // A loop that never ran an iteration (one aborted while queued) has no branch to link.
-            ...(state.iteration > 0
-                ? { branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` } }
-                : {}),
-            ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
-            ...(issue !== null
-                ? { issue: { number: issue, url: `${run.serverUrl}/${run.repository}/issues/${issue}` } }
-                : {}),
-            ...(input.dashboard ? { dashboard: input.dashboard } : {}),
-        },
-    });
-    const view = buildReportView(model);
-    // Nothing scheduled the next iteration: said wherever people look.
-    const dispatchNote = redact(dispatchFailureNote(state));
-    const storeNote = storeWarningsNote(input.storeWarnings ?? [], redact);
-    // The end state's annotation comes first and counts against GitHub's 10 per step, so it is never
-    // the one dropped.
-    const failsJob = view.endState !== null && isStopped(view.state) && (input.failOn ?? []).includes(view.state);
-    if (failsJob && view.endState && !input.afterFailedDispatch) {
-        io.setFailed(redact(view.endState.message), redact(view.endState.title));
-    }
-    const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS - (failsJob ? 1 : 0), input.root);
-    if (!input.afterFailedDispatch)
-        for (const a of annotations)
-            io.annotateError(redact(a.message), a);
-    if (!run.hasStepSummary)
-        io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.');
-    else if (input.afterFailedDispatch)
-        await io.writeSummary(`\n${dispatchNote}`);
-    else {
-        const summary = renderSummary(model, { redact, overflowLocations: overflow });
-        const withStore = storeNote ? `${summary}\n${storeNote}` : summary;
-        await io.writeSummary(input.isolation ? `${withStore}\n${isolationLine(input.isolation)}\n` : withStore);
-    }
-    for (const issueNumber of commentTargets(run.event.subject.number, state)) {
-        const rendered = renderComment(model, { redact, postedOn: issueNumber });
-        const body = [rendered, storeNote, dispatchNote].filter(Boolean).join('\n');
-        try {
-            const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body });
-            io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
-        }
-        catch (error) {
-            // The summary says it all too: the loop goes on without its comment rather than stop here
-            // (and, past the rate limit, on to its re-dispatch, which records a failure the sweeper reads).
-            if (!(error instanceof GitHubPermissionError) && !(error instanceof GitHubRateLimitedError))
-                throw error;
-            io.warning(redact(`${error.message} Until then the loop goes on without its status comment on #${issueNumber}.`));
-        }
-    }
-    io.setOutput(Outputs.Iteration, state.iteration);
-    io.setOutput(Outputs.Stage, state.stage);
-    io.setOutput(Outputs.Verdict, overallVerdict(result.checks));
-    io.setOutput(Outputs.Status, state.status);
-    io.setOutput(Outputs.Pattern, result.checks.find((check) => check.pattern)?.pattern ?? '');
-    // A running loop's next action is the loop's own; a stopped, waiting or finished one's is a person's.
-    io.setOutput(Outputs.NextAction, redact(view.state === 'running' ? result.nextAction : view.nextStep));
-    io.setOutput(Outputs.PrNumber, state.pullRequest?.number ?? '');
-}
-/**
- * Where the sticky comment is kept current: the event's issue or pull request, the loop's pull request,
- * and the issue the loop started from, so a person watching the issue reads the same truth as the
- * pull request's reviewers (a dispatched job's event names neither).
- */
-function commentTargets(subject, state) {
-    const targets = [subject, state.pullRequest?.number, loopIssue(state) ?? undefined];
-    return [...new Set(targets.filter((n) => typeof n === 'number'))];
-}
-/**
- * The issue the loop started from: its task's, or, for a state without a task (one started afresh
- * after the store lost the loop's state), the issue its loop id names (`issue-N`, the id a loop started
- * from issue N gets). Any other loop id names no issue, and none is guessed.
- */
-function loopIssue(state) {
-    if (state.task)
-        return state.task.source === 'issue' ? state.task.number : null;
-    return issueOfLoop(state.loopId);
-}
-/**
- * The BLOCKED handoff's ask of a person, from the failure pattern's advice (likely root cause, where
- * to look, an alternative approach) when a failure is open; otherwise the report's default for the
- * reason. Counts and the error's text are not repeated here: the report says them once.
- */
-function handoffOf(state) {
-    const failure = state.failures.current;
-    if (!failure)
-        return undefined;
-    const advice = failureAdvice(failure.pattern);
-    const cause = advice.rootCause.replace(/\.$/, '');
-    return {
-        reason: state.statusReason,
-        humanAction: `find and fix the likely cause (${cause.charAt(0).toLowerCase()}${cause.slice(1)}), or clarify the goal.`,
-        suggestion: `${advice.whereToLook} ${advice.alternative}`.trim(),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/action/aborted-in-line.ts
-/**
- * A queued loop that a person aborted (`/loop abort`, the stop label, a dashboard tick): no job of it
- * runs again, so its status comment would go on saying it is queued. The job that applied the abort
- * reports it instead, with the report a running loop's own job gives its abort (aborted by whom), and
- * says where it stood in line.
- */
-
-
-/** Why the loop stopped, as its report says it: the person's abort, and the place in line it gave up. */
-function abortedInLineReason(state, wait) {
-    const reason = state.statusReason.replace(/[.\s]+$/, '') || 'aborted';
-    return `${reason}, while queued (${wait.position} of ${wait.queued} in line); it never ran`;
-}
-/**
- * The aborted loop's report: its status comment (the loop's issue and pull request), and, when this
- * job's event is about the loop (a `/loop abort` on its issue, a dispatch naming it), the job summary
- * and the step's outputs too. A dashboard tick's job is about the dashboard: only the loop's comment.
- * The job stays green whatever `fail-on` says: it did what the person asked.
- */
-async function reportAbortedInLine(run, input, deps) {
-    const { state } = input;
-    const subject = run.event.subject.number ?? null;
-    const aboutThisLoop = subject === null ||
-        (state.task?.source === 'issue' && state.task.number === subject) ||
-        state.pullRequest?.number === subject;
-    const told = { ...state, statusReason: abortedInLineReason(state, input.wait) };
-    const ended = { kind: 'ABORTED', reason: told.statusReason };
-    const result = finish('aborted', told, ended, ended, {}, null);
-    const ownRun = aboutThisLoop
-        ? run
-        : { ...run, hasStepSummary: false, event: { ...run.event, subject: { ...run.event.subject, number: null } } };
-    const io = {
-        info: (message) => deps.io.info(message),
-        writeSummary: (markdown) => deps.io.writeSummary(markdown),
-        setOutput: (name, value) => {
-            if (aboutThisLoop)
-                deps.io.setOutput(name, value);
-        },
-        warning: (message) => deps.logger.warning(message),
-        // No check ran and `fail-on` is empty here: neither is reached, and neither would be lost if it were.
-        annotateError: (message) => deps.logger.warning(message),
-        setFailed: (message) => deps.logger.warning(message),
-    };
-    await report(ownRun, { loopId: input.loopId, state: told, outcome: 'aborted', result, root: input.root, failOn: [] }, {
-        github: deps.github,
-        io,
-        redact: deps.redact,
-    });
-}
-
-;// CONCATENATED MODULE: ./src/action/save-on-latest.ts
-
-const SAVE_ATTEMPTS = 3;
-/**
- * Saves `change` of the loop's latest state under compare-and-swap. `change` returns null to leave the
- * state as it is (a loop that moved on meanwhile). Returns what is stored now and whether this call
- * saved it; null when the loop has no state.
- */
-async function saveOnLatest(store, loopId, change) {
-    for (let attempt = 1;; attempt++) {
-        const loaded = await store.load(loopId);
-        if (!loaded)
-            return null;
-        const state = change(loaded.state);
-        if (state === null)
-            return { ...loaded, saved: false };
-        try {
-            return { state, version: await store.save(loopId, state, loaded.version), saved: true };
-        }
-        catch (error) {
-            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= SAVE_ATTEMPTS)
-                throw error;
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/action/closed-in-line.ts
-/**
- * A queued loop whose issue was closed while it waited: nothing reacts to `issues: closed`, so the job
- * that is about to start it asks GitHub first. Such a loop is not started: it leaves the line BLOCKED
- * (reopen the issue and `/loop resume` to run it after all), and its status comment says why.
- */
-
-
-
-
-
-/**
- * The loop's issue when GitHub says it is closed; null for an open one, a loop not from an issue, or
- * an answer that did not come (then it starts: a token without `issues: read` must not strand it).
- */
-async function closedIssueOf(state, deps) {
-    if (state.task?.source !== 'issue')
-        return null;
-    try {
-        return (await deps.github.getIssueState(state.task.number)) === 'closed' ? state.task.number : null;
-    }
-    catch (error) {
-        deps.logger.warning(`Whether issue #${state.task.number} is still open is unknown (${messageOf(error)}); its loop starts.`);
-        return null;
-    }
-}
-/** Why a closed issue's loop was not started, as its state and comment say it. */
-function closedIssueReason(issue) {
-    return `issue #${issue} was closed while the loop waited for a slot, so it was not started; reopen the issue and \`/loop resume\` to run it after all`;
-}
-/**
- * Saves the loop BLOCKED (under compare-and-swap; a loop that moved meanwhile is left as it is) and
- * rewrites its status comment. Only the loop's comment: this job's summary and outputs are its own loop's.
- */
-async function blockClosed(input, deps) {
-    const reason = closedIssueReason(input.issue);
-    const stored = await saveOnLatest(deps.store, input.loopId, (latest) => latest.status === 'queued' || latest.status === 'running'
-        ? markBlocked(latest, reason, deps.clock.now()).state
-        : null);
-    if (!stored?.saved)
-        return;
-    const { state } = stored;
-    deps.logger.info(`Loop ${input.loopId} was not started: ${reason}.`);
-    await reportBlockedElsewhere(input, state, deps);
-}
-/**
- * The status comment of a loop another job saved BLOCKED (a closed issue's, or one whose job died,
- * found by the sweeper): only the loop's comment, as this job's summary and outputs are not its.
- * A failure only warns.
- */
-async function reportBlockedElsewhere(input, state, deps) {
-    const ended = { kind: 'ESCALATE', reason: state.statusReason };
-    const result = finish('blocked', state, ended, ended, {}, null);
-    const otherLoop = {
-        ...input.run,
-        hasStepSummary: false,
-        event: { ...input.run.event, subject: { ...input.run.event.subject, number: null } },
-    };
-    const io = {
-        info: (message) => deps.io.info(message),
-        writeSummary: async () => { },
-        setOutput: () => { },
-        warning: (message) => deps.logger.warning(message),
-        // `fail-on` is empty: this job is not the loop's, and stays as its own work makes it.
-        annotateError: (message) => deps.logger.warning(message),
-        setFailed: (message) => deps.logger.warning(message),
-    };
-    await report(otherLoop, { loopId: input.loopId, state, outcome: 'blocked', result, root: input.root, failOn: [] }, { github: deps.github, io, redact: deps.redact }).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId}'s status comment does not say it is BLOCKED (${messageOf(error)}).`)));
-}
-
-;// CONCATENATED MODULE: ./src/action/depends-on.ts
-/**
- * A loop's `depends-on`, read at its start: the loop config's list and the issue body's line (untrusted
- * text), checked; and the numbers asked about, since one may name no issue of this repository (a typo)
- * or a pull request: no loop of it would ever be COMPLETE, so the loop would wait forever. Such a number
- * refuses the start, naming it, so the person fixes the line and starts again. An answer that does not
- * come only warns: the loop waits as before.
- */
-
-
-
-/**
- * A `depends-on` the start is refused for: the issue body's line could not be read (`issue`), the loop
- * config's list names the loop's own issue (`config`), or a number is no issue (`target`). The person
- * who started the loop is told why.
- */
-class DependsOnRefusedError extends ConfigError {
-    source;
-    name = 'DependsOnRefusedError';
-    constructor(message, source = 'issue') {
-        super(message);
-        this.source = source;
-    }
-}
-/**
- * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
- * event is about (untrusted text: issue numbers of this repository only). A bad line, or a config list
- * that names the loop's own issue (a config shared by every issue's loop), is the user's to fix.
- */
-function dependenciesOf(run, config, loopId) {
-    return readDependencies(run, config, loopId).loops;
-}
-/**
- * `dependenciesOf`, and whether the issue body was read (a start from the issue: its label, `/loop
- * start`): then the list replaces the one a queued loop has, so an edit of the line counts at the next start.
- */
-function readDependencies(run, config, loopId) {
-    const issue = depends_on_record(run.event.payload.issue);
-    const issueNumber = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null;
-    // A queued loop's dispatched job carries no issue: its loop id still names its issue.
-    const ownIssue = issueNumber ?? (loopId === undefined ? null : issueOfLoop(loopId));
-    let fromBody = [];
-    // Read when the issue starts the loop (its label, `/loop start`); an edit counts at the next start.
-    const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start';
-    const body = starts && issueNumber !== null && typeof issue?.body === 'string' ? issue.body : null;
-    if (body !== null && issueNumber !== null) {
-        const line = parseDependsOnLine(body, issueNumber, run.repository ?? null);
-        if (line.kind === 'refused')
-            throw new DependsOnRefusedError(`${line.message}.`);
-        if (line.kind === 'issues')
-            fromBody = line.issues;
-    }
-    const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')));
-    if (ownIssue !== null && fromConfig.includes(ownIssue)) {
-        throw new DependsOnRefusedError(`the loop config's 'depends-on' names issue #${ownIssue}, the issue of this loop itself; a loop cannot wait for itself. A 'depends-on' in the loop config applies to every loop that uses that config.`, 'config');
-    }
-    const checked = checkDependencies([...fromConfig, ...fromBody], ownIssue, "'depends-on' (the loop config and the issue body)");
-    if (checked.kind === 'refused')
-        throw new DependsOnRefusedError(`${checked.message}.`);
-    return { loops: checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : [], bodyRead: body !== null };
-}
-/** What is wrong with the loops `dependsOn` names (each `issue-N`), or null when each is an issue. */
-async function dependencyTargetsProblem(dependsOn, repository, deps) {
-    const problems = [];
-    for (const loopId of dependsOn) {
-        const issue = issueOfLoop(loopId);
-        if (issue === null)
-            continue;
-        let kind;
-        try {
-            kind = await deps.github.getIssueKind(issue);
-        }
-        catch (error) {
-            deps.logger.warning(`Whether #${issue} (named by depends-on) is an issue is unknown (${messageOf(error)}).`);
-            continue;
-        }
-        if (kind === 'none')
-            problems.push(`#${issue}: no such issue in ${repository}`);
-        if (kind === 'pull-request')
-            problems.push(`#${issue} is a pull request (depends-on names issues)`);
-        if (kind === 'moved')
-            problems.push(`#${issue} was moved to another repository (depends-on names this one's issues)`);
-    }
-    return problems.length === 0 ? null : problems.join('; ');
-}
-function depends_on_record(value) {
-    return typeof value === 'object' && value !== null ? value : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/action/first-state.ts
-/**
- * The first state of a loop the event starts, saved by whichever job gets there first: a loop queued
- * for its slot (`slots.ts`) and fan-out's decide recording a start (`fan-out-decide.ts`) both save one,
- * and a job that loses the race goes on with the state the other saved.
- */
-
-
-
-
-/** The loop's first state: the config's goal and policy, the event's issue (or comment) as its task. */
-function firstState(event, input, now) {
-    return initialState({
-        loopId: input.loopId,
-        goal: input.config.goal,
-        task: taskOfEvent(event.name, event.payload),
-        policy: policyFromConfig(input.config),
-        now,
-    });
-}
-/**
- * Saves `state` as the loop's first; when another job saved one first, that one is the loop's. Null
- * only when that one is gone again by the time it is read.
- */
-async function saveFirstState(store, loopId, state) {
-    try {
-        return { state, version: await store.save(loopId, state, null) };
-    }
-    catch (error) {
-        if (!(error instanceof ports_store/* StoreConflictError */.yn))
-            throw error;
-        return store.load(loopId);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/action/hand-over.ts
-
-/** Whether this job runs outside its loop's concurrency group and must not iterate itself. */
-function outsideLoopGroup(run) {
-    return run.settings.dispatch && run.event.name === 'issue_comment' && run.event.subject.isPullRequest;
-}
-/**
- * Dispatches the loop's next iteration instead of running it here. Returns the state it dispatched for
- * (and why the dispatch failed, if it did), or null when there is no loop yet (a `/loop start` on a pull
- * request: nothing else of it can run, so its first iteration runs in this job).
- */
-async function handOverIteration(run, loopId, deps) {
-    const state = (await deps.store.load(loopId))?.state;
-    if (!state)
-        return null;
-    if (state.status !== 'running')
-        return { state, failed: null };
-    deps.logger.info(`A comment on a pull request runs outside loop ${loopId}'s concurrency group: its iteration is dispatched to run there.`);
-    const failed = await redispatch(run, { loopId, state }, deps);
-    return { state: failed?.state ?? state, failed: failed?.message ?? null };
-}
-
-;// CONCATENATED MODULE: ./src/domain/report/admitted.ts
-/**
- * What a loop admitted from the line says once its job starts (its sticky comment): it no longer waits,
- * and which run runs its iteration, until that iteration's report replaces it. Pure.
- */
-
-function renderAdmitted(input) {
-    const runName = input.runId ? `run ${input.runId}` : 'this job';
-    return [
-        `## ▶️ loop-controller: ${code(input.loopId)} started`,
-        '',
-        '**Out of the line:** it is admitted and no longer waits; its slot is its own until it ends.',
-        '',
-        `**Now:** iteration ${input.iteration} starts in ${escape_link(runName, input.runUrl)}. This comment says how it went when the iteration ends.`,
-        '',
-    ].join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/action/queued-status.ts
-/**
- * A queued loop's status, said: saved under compare-and-swap (a loop that ended meanwhile is left as it
- * is) and told in its status comment and the job summary.
- */
-
-
-
-
-
-
-
-
-/** Saves the loop's status on its latest state (`saveOnLatest`). */
-async function saveStatus(loopId, status, statusReason, deps, fromRunning = false) {
-    const stored = await saveOnLatest(deps.store, loopId, (latest) => {
-        // A queued loop, one in `status` already, or a resumed (`running`) one that queues changes; one that
-        // ended meanwhile is left as it is.
-        const from = latest.status;
-        if (from !== 'queued' && from !== status && !(fromRunning && from === 'running'))
-            return null;
-        return { ...latest, status, statusReason, updatedAt: deps.clock.now().toISOString() };
-    });
-    if (!stored)
-        throw new Error(`loop ${loopId} has no state to mark ${status}`);
-    return stored;
-}
-async function reportQueued(run, 
-/** `releasedBy`: the loop whose job tells this one its new place (it ended). */
-input, deps) {
-    const runId = String(run.runId ?? 'local');
-    const writer = {
-        runId,
-        runUrl: `${run.serverUrl}/${run.repository}/actions/runs/${runId}`,
-        at: deps.clock.now().toISOString(),
-        ...(input.releasedBy !== undefined ? { releasedBy: input.releasedBy } : {}),
-    };
-    const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, writer }, nameOfLoop));
-    if (input.summary !== false && run.hasStepSummary)
-        await deps.io.writeSummary(body);
-    const subject = input.summary !== false ? run.event.subject.number : null;
-    await writeStatusComments(commentTargets(subject, input.state), input.loopId, body, deps, (issueNumber, error) => error instanceof GitHubPermissionError
-        ? `${error.message} The queued loop has no status comment on #${issueNumber}.`
-        : undefined);
-}
-/**
- * A loop admitted from the line, when the job that admitted it dispatched its run and again at the start
- * of its own job: its comment, which said queued, says which run starts its iteration (the iteration's
- * report replaces it). A comment that cannot be written only warns.
- */
-async function reportAdmitted(run, 
-/** `runId`: the run dispatched to start it, when another job admitted it (default: this job's run). */
-input, deps) {
-    const runId = input.runId ?? (run.runId === undefined ? undefined : String(run.runId));
-    const runUrl = runId === undefined ? undefined : `${run.serverUrl}/${run.repository}/actions/runs/${runId}`;
-    const iteration = input.state.iteration + 1;
-    const body = deps.redact(renderAdmitted({ loopId: input.loopId, iteration, ...(runId ? { runId } : {}), ...(runUrl ? { runUrl } : {}) }));
-    // Another loop's job (its event about that loop) tells only the admitted loop's own issues.
-    const subject = input.runId === undefined ? run.event.subject.number : null;
-    await writeStatusComments(commentTargets(subject, input.state), input.loopId, body, deps, (issueNumber, error) => `The status comment of loop ${input.loopId} on #${issueNumber} still says queued (${messageOf(error)}).`);
-}
-/**
- * Writes the loop's sticky comment on each of `issueNumbers`. A comment that cannot be written is warned
- * about in the words `warningOf` gives, or, where it gives none, fails the job.
- */
-async function writeStatusComments(issueNumbers, loopId, body, deps, warningOf) {
-    for (const issueNumber of issueNumbers) {
-        try {
-            const comment = await deps.github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body });
-            deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
-        }
-        catch (error) {
-            const warning = warningOf(issueNumber, error);
-            if (warning === undefined)
-                throw error;
-            deps.logger.warning(deps.redact(warning));
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/action/commit-identity.ts
-/** The identity of the loop's commits (passed per command, never written to git config). */
-const COMMIT_IDENTITY = {
-    name: 'github-actions[bot]',
-    email: '41898282+github-actions[bot]@users.noreply.github.com',
-};
-
-// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
-var github = __nccwpck_require__(61351);
-;// CONCATENATED MODULE: ./src/domain/agents/types.ts
-/**
- * What the loop knows of an agent CLI it drives: how to call it without a person at the keyboard, and
- * what its output says about usage, its session and whether it failed. Pure.
- */
-/** The agent presets; `command` is the escape hatch (any command line, under the work command contract). */
-const AGENT_NAMES = ['claude', 'codex', 'gemini', 'aider', 'command'];
-
-;// CONCATENATED MODULE: ./src/config/fan-out-inputs.ts
-/**
- * Inputs that mean nothing in fan-out mode (`command: plan | verify | decide`) and are refused there,
- * rather than ignored, so a workflow that sets them learns what to use instead.
- */
-/** The commands of fan-out mode's three jobs. */
-const FAN_OUT_COMMANDS = ['plan', 'verify', 'decide'];
-/**
- * `budget-minutes` lets one job run further iterations; in fan-out one iteration is three jobs, so
- * there is no such job. The loop's own time budget is the config's `budget.minutes`.
- */
-function budgetMinutesInFanOutProblem(command, budgetMinutes) {
-    if (budgetMinutes === undefined || !FAN_OUT_COMMANDS.includes(command))
-        return null;
-    return (`Input 'budget-minutes' is for the single job (one job that may run several iterations); got 'budget-minutes: ${budgetMinutes}' with 'command: ${command}' (fan-out), where one iteration is three jobs (plan, verify, decide) and no job runs a second one. ` +
-        `Leave 'budget-minutes' empty (do not pass it with the reusable workflow's 'fan-out: true'); to bound the loop's total time, set 'budget: { minutes: N }' in the loop config.`);
-}
-/**
- * Fan-out's `plan` and `verify` run the project's code beside the runner's runtime token, which can
- * write the Actions cache and upload artifacts whatever the job's `permissions` (a command reads it from
- * the controller's `/proc` where there is no isolation). The `cache`, `auto` and `artifact` stores keep
- * the state there, so a forged state could reach `decide`; the `git` store's branch takes only a push,
- * which their read-only token cannot make.
- */
-function storeInFanOutProblem(command, store) {
-    if (store === 'git' || !FAN_OUT_COMMANDS.includes(command))
-        return null;
-    return (`Input 'store' must be 'git' with 'command: ${command}' (fan-out); got 'store: ${store}'. ` +
-        `Fan-out's plan and verify jobs run the project's code beside the runner's runtime token, which can write the Actions cache and upload artifacts, ` +
-        `so a state kept there could be forged before decide reads it; the git store's branch takes only decide's push. Use the default store, 'git'.`);
-}
-
-;// CONCATENATED MODULE: ./src/config/input-lines.ts
-/**
- * The action's inputs that hold one item per line: verify commands and the secrets passed to commands.
- * A line that may hold a secret is never quoted back in a message.
- */
-/** One command per line; blank lines and `#` comment lines are ignored. */
-function parseVerifyLines(text) {
-    return text
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter((line) => line !== '' && !line.startsWith('#'));
-}
-const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/**
- * `secrets` lines: `NAME=VALUE` passes VALUE as NAME; a bare `NAME` passes the variable of that name
- * from the controller's environment (e.g. set with `env:` from `${{ secrets.NAME }}`).
- */
-function parseSecretLines(text, env) {
-    const secrets = {};
-    const missing = [];
-    const problems = [];
-    text.split(/\r?\n/).forEach((line, index) => {
-        const trimmed = line.trim();
-        if (trimmed === '' || trimmed.startsWith('#'))
-            return;
-        const eq = trimmed.indexOf('=');
-        const name = (eq === -1 ? trimmed : trimmed.slice(0, eq)).trim();
-        if (!envName.test(name)) {
-            // The line may hold a secret value: never quote it back.
-            problems.push(`Input 'secrets' line ${index + 1} must be NAME or NAME=VALUE with NAME an environment variable name (letters, digits, underscore); the line is not shown because it may hold a secret.`);
-            return;
-        }
-        if (eq !== -1) {
-            secrets[name] = line.slice(line.indexOf('=') + 1);
-            return;
-        }
-        const value = env[name];
-        if (value === undefined || value === '')
-            missing.push(name);
-        else
-            secrets[name] = value;
-    });
-    return { secrets, missing, problems };
-}
-
-;// CONCATENATED MODULE: ./src/config/job-time-inputs.ts
-/**
- * `budget-minutes` against the time a job has: GitHub ends a job on a GitHub-hosted runner after 6
- * hours, and the workflow's `timeout-minutes` (the reusable workflow's default is 60) cancels it
- * sooner. A budget past either lets a job start an iteration it cannot finish, killed with no report
- * and no re-dispatch, so such a budget is refused before anything runs.
- */
-/** GitHub's 6-hour job limit on its hosted runners (360 minutes), less 10 for set-up and the report. */
-const MAX_BUDGET_MINUTES = 350;
-/**
- * What a job needs besides its iterations (checkout, restoring the trail, the report, the re-dispatch):
- * a budget must leave this much of the job's timeout.
- */
-const JOB_TIMEOUT_MARGIN_MINUTES = 5;
-/** The problem with `budget-minutes` for a job that times out after `jobTimeoutMinutes`, or null. */
-function budgetBeyondJobTimeoutProblem(budgetMinutes, jobTimeoutMinutes) {
-    if (budgetMinutes === undefined || jobTimeoutMinutes === undefined)
-        return null;
-    if (budgetMinutes + JOB_TIMEOUT_MARGIN_MINUTES <= jobTimeoutMinutes)
-        return null;
-    return (`Input 'budget-minutes' must leave ${JOB_TIMEOUT_MARGIN_MINUTES} minutes of the job's timeout for set-up and the report; ` +
-        `got 'budget-minutes: ${budgetMinutes}' with 'job-timeout-minutes: ${jobTimeoutMinutes}' (the job's timeout-minutes). ` +
-        `Lower 'budget-minutes' to ${Math.max(0, jobTimeoutMinutes - JOB_TIMEOUT_MARGIN_MINUTES)} or less, or raise the job's timeout-minutes.`);
-}
-
-;// CONCATENATED MODULE: ./src/config/loop-id.ts
-/**
- * The loop's id: the default one an event names (issue, pull request, or the run), and the one rule
- * that makes any text a safe id (it becomes a branch name and a folder).
- */
-
-/** The longest loop id (it names a branch and a folder). */
-const LOOP_ID_MAX_LENGTH = 100;
-/** Keeps [A-Za-z0-9._-], turns anything else into '-', and trims to 100 characters. Never `.` or `..`. */
-function sanitiseLoopId(value) {
-    return value
-        .replace(/[^A-Za-z0-9._-]+/g, '-')
-        .replace(/-{2,}/g, '-')
-        .replace(/^[.-]+/, '')
-        .slice(0, LOOP_ID_MAX_LENGTH)
-        .replace(/[.-]+$/, '');
-}
-function loop_id_record(value) {
-    return typeof value === 'object' && value !== null ? value : undefined;
-}
-function fullNameOf(repository) {
-    const name = loop_id_record(repository)?.full_name;
-    return typeof name === 'string' ? name : null;
-}
-/**
- * The default loop id: `issue-<n>` or `pr-<n>` from the event; a pull request on a loop's own branch
- * (`loop/<id>` in this repository, not a fork's) belongs to that loop; otherwise `run-<runId>`.
- */
-function deriveLoopId(event) {
-    const payload = event.payload;
-    const pull = loop_id_record(payload.pull_request);
-    if (pull && typeof pull.number === 'number') {
-        const head = loop_id_record(pull.head);
-        const headLoop = typeof head?.ref === 'string'
-            ? loopOfPullRequestHead({ ref: head.ref, repository: fullNameOf(head.repo) }, fullNameOf(payload.repository))
-            : null;
-        const fromBranch = headLoop === null ? '' : sanitiseLoopId(headLoop);
-        if (fromBranch !== '')
-            return { loopId: fromBranch, source: 'pull-request' };
-        return { loopId: `pr-${pull.number}`, source: 'pull-request' };
-    }
-    const issue = loop_id_record(payload.issue);
-    if (issue && typeof issue.number === 'number') {
-        if (loop_id_record(issue.pull_request))
-            return { loopId: `pr-${issue.number}`, source: 'pull-request' };
-        return { loopId: `issue-${issue.number}`, source: 'issue' };
-    }
-    return { loopId: `run-${event.runId}`, source: 'run' };
-}
-
-;// CONCATENATED MODULE: ./src/config/simple-mode-inputs.ts
-/**
- * Simple mode's inputs (`work`, `verify`) against the loop config (`config`): one precedence for the
- * action and the CLI. Simple mode wins over the default file (and the job says the file was not read);
- * simple mode with a named config file is refused, as is half of simple mode.
- */
-
-
-/**
- * Whether the `config` input names the default file. GitHub fills in action.yml's default (and the
- * reusable workflow passes its own, the same path), so the default path counts as not named.
- */
-function isDefaultConfigInput(value) {
-    const trimmed = value.trim();
-    return trimmed === '' || external_node_path_.posix.normalize(trimmed) === InputDefaults.config;
-}
-/** What is wrong with the simple-mode inputs as given, or null. */
-function simpleModeInputsProblem(given) {
-    const { work, verify, presetAgent, config, configIsDefault } = given;
-    if (work === undefined && verify.length === 0)
-        return null;
-    if (!configIsDefault) {
-        return `Inputs 'work' and 'verify' (simple mode) and input 'config' ('${config}') each name the loop's work and checks; use one. Leave 'work' and 'verify' empty to run ${config}, or leave 'config' at its default to run simple mode.`;
-    }
-    if (verify.length === 0) {
-        return `Input 'work' is simple mode, which needs 'verify' (the check commands, one per line); got none. Give 'verify', or leave 'work' empty to run the loop config.`;
-    }
-    if (work === undefined && !presetAgent) {
-        return `Input 'verify' is simple mode, which needs 'work' (the work command) or an agent preset in 'agent' (claude, codex, gemini, aider); got neither. Give one, or leave 'verify' empty to run the loop config.`;
-    }
-    return null;
-}
-/** Said in the log and the job summary when simple mode passed over a default config file that exists. */
-function shadowedConfigNotice(file, simpleSettings) {
-    return `Simple mode: ${simpleSettings} set this loop's work and checks, so ${file} was not read (its checks do not run). To run ${file} instead, drop ${simpleSettings}.`;
-}
-
-;// CONCATENATED MODULE: ./src/config/action-inputs.ts
-/**
- * The action's inputs, parsed once into one typed settings object before any side effect, so a bad
- * value fails the job before it touches anything. Every bad value is named with the input, the value
- * and what is expected.
- * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
- * parser is testable without `process.env`.
- */
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
-const ACTION_COMMANDS = [
-    'run',
-    'resume',
-    'approve',
-    'abort',
-    'skip',
-    'sweep',
-    'plan',
-    'verify',
-    'decide',
-];
-/** A person's command fan-out's decide applies (`person-command`); `run`: none. */
-const PERSON_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'];
-const MAX_ITERATIONS_LIMIT = 1000;
-/** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
-const INPUT_CAP_NAMES = { cap: "Input 'max-iterations'", reason: "'cap-reason'" };
-/** A user's mistake in the workflow file: said plainly, never an internal fault. */
-class ActionInputError extends ConfigError {
-    problems;
-    name = 'ActionInputError';
-    constructor(problems) {
-        super(problems.join('\n'));
-        this.problems = problems;
-    }
-}
-const MAX_QUOTED = 120;
-function action_inputs_quote(value) {
-    const shown = value.length > MAX_QUOTED ? `${value.slice(0, MAX_QUOTED)}…` : value;
-    return `'${shown.replace(/\r?\n/g, '\\n')}'`;
-}
-const wholeNumber = (min, max) => schemas/* string */.YjP().regex(/^\d+$/).transform(Number).pipe(schemas/* number */.aig().int().min(min).max(max));
-const trueValues = ['true', 'True', 'TRUE'];
-const falseValues = ['false', 'False', 'FALSE'];
-const booleanString = schemas/* enum */.k5n([...trueValues, ...falseValues]).transform((value) => trueValues.includes(value));
-const gateName = /^[a-z0-9][a-z0-9-]*$/;
-const taskName = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
-const fields = {
-    maxIterations: {
-        schema: wholeNumber(1, MAX_ITERATIONS_LIMIT),
-        expected: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
-    },
-    staleAfterMinutes: {
-        schema: wholeNumber(1, 60 * 24 * 7),
-        expected: 'a whole number of minutes from 1 to 10080 (a week)',
-    },
-    maxLoops: {
-        schema: wholeNumber(0, MAX_LOOPS_LIMIT),
-        expected: `a whole number from 1 to ${MAX_LOOPS_LIMIT} (empty or 0: no limit)`,
-    },
-    iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
-    budgetMinutes: {
-        schema: schemas/* string */.YjP()
-            .regex(/^\d+(\.\d+)?$/)
-            .transform(Number)
-            .pipe(schemas/* number */.aig().min(0).lt(MAX_BUDGET_MINUTES))
-            // 0 is what the input's description offers for one iteration per job, as empty is.
-            .transform((minutes) => (minutes === 0 ? undefined : minutes)),
-        expected: `a number of minutes below ${MAX_BUDGET_MINUTES} (GitHub ends a job on its runners after 6 hours; empty or 0: one iteration per job)`,
-    },
-    // Up to the 5 days a job may run on a self-hosted runner.
-    jobTimeoutMinutes: {
-        schema: wholeNumber(1, 60 * 24 * 5),
-        expected: "a whole number of minutes from 1 to 7200 (the job's timeout-minutes)",
-    },
-    store: { schema: schemas/* enum */.k5n(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
-    command: { schema: schemas/* enum */.k5n(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
-    personCommand: { schema: schemas/* enum */.k5n(PERSON_COMMANDS), expected: `one of ${PERSON_COMMANDS.join(', ')}` },
-    agent: { schema: schemas/* enum */.k5n(AGENT_NAMES), expected: `one of ${AGENT_NAMES.join(', ')}` },
-    isolation: { schema: schemas/* enum */.k5n(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
-    boolean: { schema: booleanString, expected: 'true or false' },
-    failOn: {
-        schema: schemas/* string */.YjP()
-            .transform((value) => value.split(',').map((part) => part.trim().toLowerCase()))
-            .pipe(schemas/* union */.KCZ([schemas/* tuple */.PVZ([schemas/* literal */.euz('none')]), schemas/* array */.YOg(schemas/* enum */.k5n(STOPPED_STATES)).min(1)]))
-            .transform((states) => (states[0] === 'none' ? [] : [...new Set(states)])),
-        expected: `a comma-separated list of ${STOPPED_STATES.join(', ')}, or none`,
-    },
-    gate: { schema: schemas/* string */.YjP().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
-    task: {
-        schema: schemas/* string */.YjP().regex(taskName).max(200),
-        expected: 'a task name (letters, digits, dot, dash, underscore, colon, slash)',
-    },
-    stateBranch: {
-        schema: schemas/* string */.YjP().refine(isStateBranchName),
-        expected: `a branch name (${STATE_BRANCH_RULE})`,
-    },
-    path: {
-        schema: schemas/* string */.YjP()
-            .min(1)
-            .refine((value) => !value.includes('\0')),
-        expected: 'a path',
-    },
-    token: { schema: schemas/* string */.YjP().min(1), expected: 'a non-empty token', secret: true },
-};
-/**
- * Parses every input at once and reports every problem at once.
- *
- * @param getInput returns the raw input value ('' when unset), like `core.getInput`.
- * @param event the triggering event, for the default loop id.
- * @param env the environment, for `secrets` lines that name a variable without a value.
- * @throws ActionInputError listing every bad input.
- */
-function parseActionInputs(getInput, event, env = {}) {
-    const problems = [];
-    const raw = (name) => getInput(name).trim();
-    function parse(name, field, fallback) {
-        const value = raw(name);
-        if (value === '')
-            return fallback;
-        const result = field.schema.safeParse(value);
-        if (result.success)
-            return result.data;
-        problems.push(`Input '${name}' must be ${field.expected}; got ${field.secret ? 'a value that is not' : action_inputs_quote(value)}.`);
-        return fallback;
-    }
-    const work = raw(Inputs.Work) || undefined;
-    const agent = parse(Inputs.Agent, fields.agent);
-    const verify = parseVerifyLines(getInput(Inputs.Verify));
-    const goal = raw(Inputs.Goal) || undefined;
-    const config = parse(Inputs.Config, fields.path, InputDefaults.config);
-    const configIsDefault = isDefaultConfigInput(raw(Inputs.Config));
-    const presetAgent = agent !== undefined && agent !== 'command';
-    const simpleProblem = simpleModeInputsProblem({ work, verify, presetAgent, config, configIsDefault });
-    if (simpleProblem)
-        problems.push(simpleProblem);
-    const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations);
-    const capReason = raw(Inputs.CapReason) || undefined;
-    const capProblem = maxIterations === undefined ? undefined : capNeedsReason(maxIterations, capReason, INPUT_CAP_NAMES);
-    if (capProblem)
-        problems.push(capProblem);
-    const store = parse(Inputs.Store, fields.store, InputDefaults.store);
-    const stateBranch = parse(Inputs.StateBranch, fields.stateBranch, InputDefaults.stateBranch);
-    const githubToken = parse(Inputs.GitHubToken, fields.token, '');
-    if (githubToken === '' && raw(Inputs.GitHubToken) === '') {
-        problems.push(`Input 'github-token' must be a token; got ''. The default is \${{ github.token }}.`);
-    }
-    const pushToken = raw(Inputs.PushToken) || githubToken;
-    const iteration = parse(Inputs.Iteration, fields.iteration);
-    const command = parse(Inputs.Command, fields.command, InputDefaults.command);
-    const gate = parse(Inputs.Gate, fields.gate);
-    const task = parse(Inputs.Task, fields.task);
-    const reason = raw(Inputs.Reason) || undefined;
-    if (command === 'approve' && gate === undefined && raw(Inputs.Gate) === '') {
-        problems.push(`Input 'gate' is required when 'command' is 'approve'; name the gate to approve, e.g. 'security'.`);
-    }
-    if (command === 'skip') {
-        if (task === undefined && raw(Inputs.Task) === '')
-            problems.push(`Input 'task' is required when 'command' is 'skip'.`);
-        if (!reason)
-            problems.push(`Input 'reason' is required when 'command' is 'skip'; a skipped task needs a recorded reason.`);
-    }
-    const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch);
-    const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes);
-    const fanOutBudget = budgetMinutesInFanOutProblem(command, budgetMinutes);
-    if (fanOutBudget)
-        problems.push(fanOutBudget);
-    const fanOutStore = storeInFanOutProblem(command, store);
-    if (fanOutStore)
-        problems.push(fanOutStore);
-    const jobTimeoutMinutes = parse(Inputs.JobTimeoutMinutes, fields.jobTimeoutMinutes);
-    const beyondTimeout = budgetBeyondJobTimeoutProblem(budgetMinutes, jobTimeoutMinutes);
-    if (beyondTimeout)
-        problems.push(beyondTimeout);
-    const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
-    const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation);
-    const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES]);
-    const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory);
-    const staleAfterMinutes = parse(Inputs.StaleAfterMinutes, fields.staleAfterMinutes, InputDefaults.staleAfterMinutes);
-    if (command === 'sweep' && store !== 'git') {
-        problems.push(`Input 'store' must be 'git' when 'command' is 'sweep' (only the git store lists every loop); got ${action_inputs_quote(store)}.`);
-    }
-    const dashboard = parse(Inputs.Dashboard, fields.boolean, InputDefaults.dashboard);
-    if (dashboard && store !== 'git') {
-        problems.push(`Input 'dashboard' needs 'store: git' (only the git store lists every loop); got 'dashboard: true' with store ${action_inputs_quote(store)}.`);
-    }
-    const maxLoops = parse(Inputs.MaxLoops, fields.maxLoops, 0) || null;
-    if (maxLoops !== null && store !== 'git') {
-        problems.push(`Input 'max-loops' needs 'store: git' (the queue of loops lives on the git store's branch, changed under compare-and-swap); got 'store: ${store}' with 'max-loops: ${maxLoops}'. Use the default store, 'git', or leave 'max-loops' empty.`);
-    }
-    const handOff = parse(Inputs.HandOff, fields.path);
-    const leg = raw(Inputs.Leg) || undefined;
-    if (command === 'verify' && !leg)
-        problems.push(`Input 'leg' is required when 'command' is 'verify' (\${{ matrix.leg }}).`);
-    const verifyResult = raw(Inputs.VerifyResult);
-    const personCommand = parse(Inputs.PersonCommand, fields.personCommand, 'run');
-    if (personCommand !== 'run') {
-        if (command !== 'decide') {
-            problems.push(`Input 'person-command' is for 'command: decide' (fan-out); got 'person-command: ${personCommand}' with 'command: ${command}'. Give the command as 'command' instead.`);
-        }
-        if (personCommand === 'approve' && !raw(Inputs.Gate))
-            problems.push(`Input 'gate' is required when 'person-command' is 'approve'; name the gate to approve.`);
-        if (personCommand === 'skip' && (!raw(Inputs.Task) || !reason))
-            problems.push(`Inputs 'task' and 'reason' are required when 'person-command' is 'skip'.`);
-    }
-    const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env);
-    problems.push(...secretsResult.problems);
-    let loopId = '';
-    let loopIdSource = 'input';
-    const loopIdInput = raw(Inputs.LoopId);
-    if (loopIdInput !== '') {
-        loopId = sanitiseLoopId(loopIdInput);
-        if (loopId === '') {
-            problems.push(`Input 'loop-id' must contain letters or digits (it is used in branch names and paths); got ${action_inputs_quote(loopIdInput)}.`);
-        }
-    }
-    else {
-        const derived = deriveLoopId(event);
-        loopId = derived.loopId;
-        loopIdSource = derived.source;
-    }
-    if (problems.length > 0)
-        throw new ActionInputError(problems);
-    return {
-        work,
-        agent,
-        verify,
-        goal,
-        config,
-        configIsDefault,
-        loopId,
-        loopIdSource,
-        maxIterations,
-        capReason,
-        store,
-        stateBranch,
-        githubToken,
-        pushToken,
-        iteration,
-        command,
-        gate,
-        task,
-        reason,
-        dispatch,
-        budgetMinutes,
-        allowUntrusted,
-        isolation,
-        failOn,
-        secrets: secretsResult.secrets,
-        missingSecrets: secretsResult.missing,
-        workingDirectory,
-        staleAfterMinutes,
-        dashboard,
-        maxLoops,
-        handOff,
-        leg,
-        verifyResult,
-        personCommand,
-        jobTimeoutMinutes,
-    };
-}
-/**
- * The options for `simpleModeConfig` (in `load-config.ts`) when `work` and `verify` describe simple
- * mode, or null when they do not. The action's `budget-minutes` and `secrets` are applied by the caller.
- */
-function simpleModeOptions(settings) {
-    const presetAgent = settings.agent !== undefined && settings.agent !== 'command';
-    if ((settings.work === undefined && !presetAgent) || settings.verify.length === 0)
-        return null;
-    return {
-        ...(settings.work !== undefined ? { work: settings.work } : {}),
-        ...(settings.agent !== undefined ? { agent: settings.agent } : {}),
-        verify: settings.verify,
-        ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
-        ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
-    };
-}
-/**
- * What `loadLoopConfig` loads for the action: the `config` file under `root`, or simple mode when
- * `work` and `verify` are given (the parser refuses them with a named `config`); the cap inputs over the file's.
- */
-function actionConfigRequest(settings, root) {
-    return {
-        file: { path: (0,external_node_path_.resolve)(root, settings.config), name: settings.config },
-        fileNamed: !settings.configIsDefault,
-        simple: simpleModeOptions(settings),
-        cap: { maxIterations: settings.maxIterations, capReason: settings.capReason, names: INPUT_CAP_NAMES },
-        ...(settings.agent !== undefined ? { agent: { name: settings.agent, setting: `input '${Inputs.Agent}'` } } : {}),
-        ...(settings.goal !== undefined ? { goal: settings.goal } : {}),
-        missing: `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
-    };
-}
-/** Values that must be redacted from everything the action posts. */
-function secretValues(settings) {
-    return [settings.githubToken, settings.pushToken, ...Object.values(settings.secrets)].filter((value) => value !== '');
-}
-
-;// CONCATENATED MODULE: ./src/action/run-context.ts
-/**
- * What this run is, read once at the edge: the triggering event, the runner's variables and the
- * action's inputs, in one typed object. Nothing else in the action reads `process.env` or
- * `@actions/github`'s `context`; the other modules take a `RunContext`, so tests hand them a plain one.
- */
-
-
-
-
-function run_context_record(value) {
-    return typeof value === 'object' && value !== null ? value : undefined;
-}
-/**
- * Builds the run context from its sources. Throws `ActionInputError` naming every bad input, before
- * anything else happens.
- */
-function buildRunContext(source) {
-    const { env, event } = source;
-    const settings = parseActionInputs(source.getInput, event, env);
-    const payload = event.payload;
-    const issue = run_context_record(payload.issue);
-    return {
-        settings,
-        event: {
-            name: event.eventName,
-            payload,
-            subject: subjectOf(payload),
-            defaultBranch: String(run_context_record(payload.repository)?.default_branch ?? 'main'),
-            issueToClose: typeof issue?.number === 'number' && issue.number && !issue.pull_request ? issue.number : null,
-        },
-        env,
-        repository: env.GITHUB_REPOSITORY,
-        runId: env.GITHUB_RUN_ID,
-        runAttempt: env.GITHUB_RUN_ATTEMPT,
-        serverUrl: env.GITHUB_SERVER_URL || 'https://github.com',
-        apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
-        workspace: env.GITHUB_WORKSPACE || source.cwd,
-        runnerTemp: env.RUNNER_TEMP || undefined,
-        actor: env.GITHUB_ACTOR,
-        workflowRef: env.GITHUB_WORKFLOW_REF,
-        hasStepSummary: Boolean(env.GITHUB_STEP_SUMMARY),
-    };
-}
-/** The run context of this process: the one place the action reads `process.env` and the event. */
-function readRunContext(getInput) {
-    return buildRunContext({
-        env: process.env,
-        event: { eventName: github/* context */._.eventName, payload: github/* context */._.payload, runId: github/* context */._.runId },
-        getInput,
-        cwd: process.cwd(),
-    });
-}
-function required(value, name) {
-    if (!value)
-        throw new ConfigError(`${name} is not set; loop-controller runs inside a GitHub Actions job.`);
-    return value;
-}
-/** The repository the run belongs to; every runner sets it, so its absence means this is no job. */
-function requireRepository(run) {
-    const fullName = required(run.repository, 'GITHUB_REPOSITORY');
-    const [owner = '', repo = ''] = fullName.split('/');
-    return { fullName, owner, repo };
-}
-/** The workflow run's numeric id, which the artifact store files its snapshots under. */
-function requireRunId(run) {
-    return Number(required(run.runId, 'GITHUB_RUN_ID'));
-}
-
-;// CONCATENATED MODULE: ./src/action/stores.ts
-/**
- * The state store the `store` input names, and the audit trail it carries. The stores' modules (the
- * cache and artifact clients and the Azure blob SDK under them are most of the bundle) are loaded only
- * here, when one is needed, so a job that stops early (a bad input, an ignored event) starts fast.
- *
- * The default is the `git` store: one state branch per repository that every job fetches and pushes
- * under a lease, whatever its event and ref. The Actions cache is scoped by ref (a comment's job runs
- * on the default branch, a pull request's on refs/pull/N/merge, a dispatch on the ref it names), so
- * with `cache` or `auto` two jobs of one loop can each see a different "latest" state and a person's
- * abort can be lost (docs/architecture.md, "One source of truth").
- */
-
-
-
-
-
-
-/**
- * Where the git store's state branch lives and who writes it, for every reader and writer of it (the
- * loop's store, the queue, other loops' states): the job's token, never a push-token PAT, so a state
- * save starts none of the repository's push workflows; one private clone per job, fetched once for all.
- */
-function stateBranchOptions(run, root, runnerTemp = defaultRunnerTemp(run, root)) {
-    return {
-        repoDir: root,
-        remote: 'origin',
-        branch: run.settings.stateBranch,
-        identity: COMMIT_IDENTITY,
-        token: run.settings.githubToken,
-        workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'git-state'),
-    };
-}
-/** The runner's temporary folder, or one beside the workspace outside a runner. */
-function defaultRunnerTemp(run, root) {
-    return run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
-}
-async function createStore(input) {
-    const { run, runnerTemp, root, logger } = input;
-    const onNote = (input.warnings ?? new StoreWarnings()).sink(logger);
-    const auditDirOf = (loopId) => (typeof input.loopDir === 'string' ? input.loopDir : input.loopDir(loopId));
-    const { settings, env } = run;
-    const { ArtifactStore, AutoStore, CacheStore, GitStore } = await Promise.all(/* import() */[__nccwpck_require__.e(664), __nccwpck_require__.e(699)]).then(__nccwpck_require__.bind(__nccwpck_require__, 31699));
-    // Recorded in each saved revision, to tell which job wrote it.
-    const runIdentity = {
-        ...(run.runId !== undefined ? { runId: run.runId } : {}),
-        ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
-    };
-    const cache = () => new CacheStore({ root: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'state'), env, ...runIdentity });
-    const artifact = () => new ArtifactStore({
-        token: settings.githubToken,
-        repository: requireRepository(run).fullName,
-        runId: requireRunId(run),
-        apiUrl: run.apiUrl,
-        workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'artifacts'),
-        auditDir: auditDirOf,
-        env,
-        onNote,
-    });
-    if (settings.store === 'cache' || settings.store === 'auto')
-        warnOffDefaultBranch(run, logger);
-    switch (settings.store) {
-        case 'cache':
-            return { store: cache(), auditSource: null };
-        case 'artifact': {
-            const store = artifact();
-            return { store, auditSource: store };
-        }
-        case 'git': {
-            // The states (and the audit trail, committed with each save) on a branch of the checkout's remote.
-            const store = new GitStore({
-                ...stateBranchOptions(run, root, runnerTemp),
-                auditDir: auditDirOf,
-                toolVersion: VERSION,
-                ...runIdentity,
-            });
-            return { store, auditSource: store };
-        }
-        default: {
-            const mirror = artifact();
-            return { store: new AutoStore(cache(), mirror, { onNote }), auditSource: mirror };
-        }
-    }
-}
-/** The cache this job writes is one only jobs on its own ref read: say so where that splits the loop's state. */
-function warnOffDefaultBranch(run, logger) {
-    const ref = run.env.GITHUB_REF;
-    const defaultRef = `refs/heads/${run.event.defaultBranch}`;
-    if (ref === undefined || ref === defaultRef)
-        return;
-    logger.warning(`store '${run.settings.store}': this job runs on ${ref}, and the Actions cache it saves to is read only by jobs on that ref; ` +
-        `people's commands from comments run on ${defaultRef} and may not see this state. Use the default store, 'git'.`);
-}
-/**
- * Brings back the audit trail the newest snapshot carries: the runner starts empty, so the trail
- * accumulates across jobs and the last snapshot holds all of it. Done once, lazily (the returned
- * function may be called many times): a job with nothing for the loop downloads nothing. A failure
- * only warns; the trail then starts afresh here.
- */
-function auditRestorer(auditSource, loopId, loopDir, logger) {
-    let restored = null;
-    return () => {
-        restored ??= (async () => {
-            if (!auditSource)
-                return;
-            try {
-                const count = await auditSource.restoreAudit(loopId, loopDir);
-                if (count > 0)
-                    logger.info(`Audit trail: ${count} file(s) restored from the newest snapshot.`);
-            }
-            catch (error) {
-                logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${messageOf(error)}`);
-            }
-        })();
-        return restored;
-    };
-}
-
-;// CONCATENATED MODULE: ./src/action/slots.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-function slotStore(run, root) {
-    return new GitSlotStore({ ...stateBranchOptions(run, root), by: `run ${run.runId ?? 'local'}` });
-}
-/**
- * The git store for other loops' states (a queued loop's status, read or saved by the job of another
- * loop): it carries no audit trail, where this job's store would commit its own loop's trail there.
- */
-function otherLoopsStore(run, root) {
-    return new git_store/* GitStore */.W({
-        ...stateBranchOptions(run, root),
-        toolVersion: VERSION,
-        ...(run.runId !== undefined ? { runId: run.runId } : {}),
-        ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
-    });
-}
-function slotDeps(run, root, deps) {
-    return {
-        slots: slotStore(run, root),
-        clock: deps.clock,
-        logger: deps.logger,
-        start: async (entry) => {
-            const store = otherLoopsStore(run, root);
-            const state = (await store.load(entry.loopId))?.state;
-            // A loop whose issue was closed while it waited is not started (nothing reacts to `issues: closed`).
-            const closed = state ? await closedIssueOf(state, deps) : null;
-            if (state && closed !== null) {
-                await blockClosed({ run, root, loopId: entry.loopId, issue: closed }, { ...deps, store });
-                return { dropped: `its issue #${closed} is closed` };
-            }
-            const iteration = (state?.iteration ?? 0) + 1;
-            const dispatched = await deps.github.dispatchWorkflow({
-                workflow: entry.workflow,
-                ref: entry.ref,
-                inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
-            });
-            const runId = dispatched.runId !== undefined ? String(dispatched.runId) : undefined;
-            // Its comment said queued: from its admission on it names the run that starts it.
-            if (state && runId !== undefined)
-                await reportAdmitted(run, { loopId: entry.loopId, state, runId }, deps);
-            return runId;
-        },
-    };
-}
-/**
- * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`
- * (without one, the record's); null where the store keeps none (a store other than git).
- */
-function slotsQueue(run, root, store) {
-    return async () => {
-        if (store.kind !== 'git')
-            return null;
-        const record = await slotStore(run, root).current();
-        return { record, limit: limitUnder(record, run.settings.maxLoops) };
-    };
-}
-/**
- * A cap given to this job that re-opens a capped loop asks for a slot as a resume does, where the loop
- * must have one (`asksForSlot`): the raised cap is saved with the loop queued, asking, before `takeSlot`
- * asks, for the job that admits the loop from the line (dispatched with no cap). Nothing without a cap.
- */
-async function reopenForSlot(input, deps) {
-    if (input.capGiven === undefined || !input.asksForSlot)
-        return;
-    await deps.restoreAudit();
-    const reopened = await reopenAskingForSlot({ loopId: input.loopId, cap: input.capGiven }, deps);
-    if (reopened)
-        deps.io.info(`Loop ${input.loopId} is re-opened by the cap ${reopened.maxIterations}: it asks for a slot.`);
-}
-/**
- * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
- * `queued`, reported) or refused for its `depends-on` (an unreadable line, the config naming the loop's
- * own issue, a cycle: told on the issue), and the job ends here, green.
- */
-async function takeSlot(run, input, 
-/** `getIssueKind`: a start asks whether each dependency is an issue. */
-deps) {
-    const limit = run.settings.maxLoops;
-    let dependsOn;
-    let bodyRead;
-    try {
-        ;
-        ({ loops: dependsOn, bodyRead } = readDependencies(run, input.config, input.loopId));
-    }
-    catch (error) {
-        if (!(error instanceof DependsOnRefusedError))
-            throw error;
-        return refuseDependsOn(input.loopId, error, deps);
-    }
-    // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
-    // A start from its issue may find it queued too (its `depends-on:` line since edited): it asks again.
-    // Only the git store keeps a queue, so only there may a loop be queued.
-    const mayBeQueued = run.settings.iteration === 1 || (bodyRead && deps.store.kind === 'git');
-    if (limit === null && dependsOn.length === 0 && !mayBeQueued)
-        return true;
-    const loaded = await deps.store.load(input.loopId);
-    if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued')
-        return true;
-    if (deps.store.kind !== 'git') {
-        throw new ConfigError(`'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}' with 'depends-on: ${dependsOn.map(nameOfLoop).join(', ')}'. Use the default store, 'git', or remove 'depends-on'.`);
-    }
-    // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
-    if (loaded && hasEnded(loaded.state.status))
-        return true;
-    // Asked at a start (the issue body read, or the loop's first job, with the config's list): a later
-    // job's loop was asked about when it started.
-    const asks = bodyRead || !loaded;
-    const targets = asks ? await dependencyTargetsProblem(dependsOn, run.repository ?? 'this repository', deps) : null;
-    if (targets !== null)
-        return refuseDependsOn(input.loopId, new DependsOnRefusedError(targets, 'target'), deps);
-    const target = parseWorkflowRef(run.workflowRef ?? '');
-    if (!target) {
-        deps.logger.warning(`max-loops and depends-on need GITHUB_WORKFLOW_REF to dispatch queued loops; got '${run.workflowRef}'. The loop runs unqueued.`);
-        return true;
-    }
-    const slots = slotDeps(run, input.root, deps);
-    // A new loop that would wait in a cycle is refused before it has a state, so a start after the fix is fresh.
-    const cycle = loaded || dependsOn.length === 0 ? null : await cycleOf({ loopId: input.loopId, dependsOn }, slots.slots);
-    if (cycle)
-        return refuseCycle(input.loopId, cycle, deps);
-    // The state exists before the loop is in line: a job that admits it later finds its task there.
-    let current = loaded ?? (await saveNew(run, input, deps));
-    const verdict = await askForSlot({
-        loopId: input.loopId,
-        dependsOn,
-        workflow: target.file,
-        ref: dispatchRef(target.ref, run.event.defaultBranch),
-        // A person's resume runs a loop that gave its slot back when it ended: it queues like a new one.
-        started: current.state.status !== 'queued' && current.state.iteration > 0 && !asksResume(run),
-        replacesDependencies: bodyRead,
-        // The run that has the loop: not a pull request comment's job, which hands an existing loop's
-        // iteration to a dispatch instead of running it.
-        ...(run.runId !== undefined && !(outsideLoopGroup(run) && loaded) ? { run: run.runId } : {}),
-    }, limit, slots).catch(async (error) => {
-        // A new or resumed loop saved queued, asking, but not in line: no loop ending would start it, so its
-        // issue is told (and the job fails with the error).
-        const resumed = loaded?.state.status === 'queued' && loaded.state.statusReason === ASKING_FOR_SLOT;
-        if (!loaded || resumed)
-            await tellNotInLine(input.loopId, error, deps, resumed ? 'resume' : 'start');
-        throw error;
-    });
-    if (verdict.kind === 'cycle') {
-        // Out of line (a place it had is given up); its state says why, and a start after the fix asks again.
-        if (current.state.status === 'queued') {
-            await saveStatus(input.loopId, 'queued', `refused: its depends-on would close a cycle, ${nameOfCycle(verdict.cycle)}`, deps);
-        }
-        return refuseCycle(input.loopId, verdict.cycle, deps);
-    }
-    if (verdict.kind === 'admitted') {
-        deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`);
-        if (current.state.status === 'queued') {
-            await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`);
-            const admitted = await saveStatus(input.loopId, 'running', '', deps);
-            // Its comment said queued: from now on it says which run runs the loop. A pull request comment's
-            // job hands the iteration to a dispatch instead, whose job reports it.
-            if (!(outsideLoopGroup(run) && loaded)) {
-                await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps);
-            }
-        }
-        return true;
-    }
-    const reason = queuedReason(verdict.wait, nameOfLoop);
-    const { position, queued } = verdict.wait;
-    // Before the save, which carries the trail with it.
-    await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
-        position,
-        dependsOn,
-    });
-    // A resumed loop is `running` until here; it waits in line `queued` like any other.
-    current = await saveStatus(input.loopId, 'queued', reason, deps, asksResume(run));
-    await reportQueued(run, { loopId: input.loopId, state: current.state, wait: verdict.wait }, deps);
-    deps.io.setOutput(Outputs.Status, 'queued');
-    return false;
-}
-/**
- * The job that ended or stopped the loop gives its slot back, starts the loops admitted in its place,
- * and tells the queued loops whose dependency ended short of COMPLETE. Does nothing when neither
- * `max-loops` nor a queue is in use; a failure only warns (the next change frees the slot).
- */
-async function slots_releaseSlot(run, input, deps) {
-    const limit = run.settings.maxLoops;
-    // Without a state in hand (a person's command), it is read where this workflow uses the queue, or for
-    // an abort: a loop queued by `depends-on` alone is to leave the line and be told so.
-    if (deps.store.kind !== 'git' || (input.state === undefined && limit === null && !asksAbort(run)))
-        return;
-    const state = input.state ?? (await deps.store.load(input.loopId))?.state;
-    if (!state || !hasEnded(state.status))
-        return;
-    const slots = slotDeps(run, input.root, deps);
-    try {
-        // An iteration that runs on in another job keeps the slot until that job ends (it gives it back).
-        const abortedBeside = state.status === 'aborted' && !input.endedHere;
-        if (abortedBeside && (await keptForRunningJob(run, input, state, { ...deps, slots: slots.slots })))
-            return;
-        // Its end was saved by this job (a state in hand, or a person's abort): the line may wait on it.
-        const endedNow = input.state !== undefined || asksAbort(run);
-        const released = await giveBackSlot(input.loopId, limit, slots, { endedNow });
-        if (released.released)
-            deps.logger.info(`Loop ${input.loopId} gave its slot back.`);
-        // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
-        if (released.leftLine && state.status === 'aborted') {
-            const aborted = { loopId: input.loopId, state, wait: released.leftLine, root: input.root };
-            await reportAbortedInLine(run, aborted, deps).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${messageOf(error)}).`)));
-        }
-        for (const entry of released.started)
-            deps.io.info(`Loop ${entry.loopId} starts in its place.`);
-        // Those still in line learn their new place, or that a dependency ended short (the first few:
-        // each costs a state read and a comment update).
-        const others = { store: otherLoopsStore(run, input.root), clock: deps.clock };
-        for (const { loopId, wait } of released.inLine.slice(0, TOLD_IN_LINE)) {
-            const loaded = await others.store.load(loopId);
-            if (loaded?.state.status !== 'queued')
-                continue;
-            const reason = queuedReason(wait, nameOfLoop);
-            const state = loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state;
-            if (!(await stillInLine(loopId, slots)))
-                continue;
-            await reportQueued(run, { loopId, state, wait, summary: false, releasedBy: input.loopId }, deps);
-        }
-    }
-    catch (error) {
-        deps.logger.warning(`The slot of loop ${input.loopId} was not given back now (${messageOf(error)}); the next change of the queue frees it.`);
-    }
-}
-async function tellNotInLine(loopId, error, deps, asked) {
-    await deps
-        .reportRefusal(notInLineRefusal(loopId, deps.redact(messageOf(error)), asked))
-        .catch((reportError) => deps.logger.warning(deps.redact(`Loop ${loopId} is not in line, and its issue was not told (${messageOf(reportError)}).`)));
-}
-async function refuseDependsOn(loopId, error, deps) {
-    await deps.reportRefusal(dependsOnRefusal(loopId, error.message, error.source));
-    deps.io.setOutput(Outputs.Status, 'refused');
-    return false;
-}
-async function refuseCycle(loopId, cycle, deps) {
-    await deps.reportRefusal(cycleRefusal(loopId, cycle));
-    deps.io.setOutput(Outputs.Status, 'refused');
-    return false;
-}
-/**
- * Whether a person's `/loop resume` (or `command: resume`) of the loop asks for a slot before it runs:
- * where `takeSlot` would (the git store, a workflow to dispatch, and `max-loops` or `depends-on`), so the
- * resume is saved `queued`, asking, and never `running` with no job should the asking fail.
- */
-function resumeAsksForSlot(run, input, store) {
-    if (store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? ''))
-        return false;
-    if (run.settings.maxLoops !== null)
-        return true;
-    try {
-        return readDependencies(run, input.config, input.loopId).loops.length > 0;
-    }
-    catch (error) {
-        // `takeSlot` refuses the line; the loop stays queued, asking, where the sweeper finds it.
-        if (error instanceof DependsOnRefusedError)
-            return true;
-        throw error;
-    }
-}
-/** Whether a dashboard tick's resume asks for a slot (`queueResumed`): `max-loops` only, no `depends-on` read. */
-function dashboardResumeAsksForSlot(run, store) {
-    return run.settings.maxLoops !== null && store.kind === 'git' && parseWorkflowRef(run.workflowRef ?? '') !== null;
-}
-/**
- * A dashboard tick resumed `loopId` (BLOCKED, its slot given back when it ended), saved `queued`,
- * asking for a slot (`dashboardResumeAsksForSlot`): it asks like a new loop before its next iteration is
- * dispatched. Returns the state to go on with: `running` (a slot is its; dispatch it) or `queued` (saved
- * and told so; it starts when a slot frees). Should the asking fail, the loop stays queued, asking, and
- * the error says so: a sweeper marks it BLOCKED after `stale-after-minutes`, and a resume asks again.
- */
-async function queueResumed(run, input, 
-/** `audit`: the loop's journey log, its trail already brought back by the caller. */
-deps) {
-    const limit = run.settings.maxLoops;
-    const target = parseWorkflowRef(run.workflowRef ?? '');
-    const asking = input.state.status === 'queued' && input.state.statusReason === ASKING_FOR_SLOT;
-    if (limit === null || deps.store.kind !== 'git' || !asking || !target)
-        return input.state;
-    const verdict = await askForSlot({
-        loopId: input.loopId,
-        dependsOn: [],
-        workflow: target.file,
-        ref: dispatchRef(target.ref, run.event.defaultBranch),
-        started: false,
-    }, limit, slotDeps(run, input.root, deps)).catch((error) => {
-        throw new Error(`resumed, but its slot was not asked for (${messageOf(error)}); it stays queued, asking for a slot, until a sweeper marks it BLOCKED after stale-after-minutes (resume it again, here or with /loop resume, once the cause is fixed)`);
-    });
-    // A resumed loop names no dependency here, so it cannot close a cycle.
-    if (verdict.kind === 'cycle')
-        return input.state;
-    if (verdict.kind === 'admitted') {
-        await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`);
-        return (await saveStatus(input.loopId, 'running', '', deps)).state;
-    }
-    const reason = queuedReason(verdict.wait, nameOfLoop);
-    const { position, queued } = verdict.wait;
-    // Before the save, which carries the trail with it: the trail says why it waits, as a `/loop resume` that queues does.
-    await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
-        position,
-        dependsOn: [],
-    });
-    const saved = await saveStatus(input.loopId, 'queued', reason, deps, true);
-    await reportQueued(run, { loopId: input.loopId, state: saved.state, wait: verdict.wait, summary: false }, deps);
-    return saved.state;
-}
-async function journey(deps, type, message, data) {
-    await deps.restoreAudit?.();
-    const at = deps.clock.now().toISOString();
-    await deps.audit.appendEvents([{ at, iteration: 0, type, message, ...(data ? { data } : {}) }]);
-}
-async function saveNew(run, input, deps) {
-    const fresh = firstState(run.event, input, deps.clock.now());
-    const state = { ...fresh, status: 'queued', statusReason: ASKING_FOR_SLOT };
-    const saved = await saveFirstState(deps.store, input.loopId, state);
-    if (!saved)
-        throw new ports_store/* StoreConflictError */.yn(`loop ${input.loopId}: another job saved its first state, which is gone again`);
-    return saved;
-}
-/** This job's event is a person's abort: the `command` input, fan-out's `person-command`, or a comment or label. */
-function asksAbort(run) {
-    return asksCommand(run, 'abort');
-}
-/** This job's event is a person's resume (of a loop that ended BLOCKED or capped, or waits). */
-function asksResume(run) {
-    return asksCommand(run, 'resume');
-}
-function asksCommand(run, kind) {
-    if (run.settings.command === kind || run.settings.personCommand === kind)
-        return true;
-    const intent = interpretEvent(run.event.name, run.event.payload);
-    return intent.kind === 'command' && intent.command.kind === kind;
-}
-
-;// CONCATENATED MODULE: ./src/action/dashboard.ts
-/**
- * The `dashboard` input: the pinned `Loop dashboard` issue, rewritten at the end of every loop job
- * (a failure only warns: the loop's own work is done), and the ticks people make on it, read from
- * the `issues` `edited` event of that issue and applied as people's commands (`app/dashboard.ts`).
- */
-
-
-
-
-
-
-
-
-
-
-
-
-
-function dashboard_record(value) {
-    return typeof value === 'object' && value !== null ? value : {};
-}
-function dashboard_text(value) {
-    return typeof value === 'string' ? value : null;
-}
-/** The dashboard issue through the job's token. */
-function dashboardIssues(run, owner, repo, logger) {
-    const octokit = (0,github_client/* createOctokit */.Qi)({ token: run.settings.githubToken, owner, repo, baseUrl: run.apiUrl, logger });
-    return new OctokitDashboardIssues(octokit, owner, repo);
-}
-function repositoryUrl(run) {
-    return `${run.serverUrl}/${run.repository}`;
-}
-/** This job's run, which the dashboard names as its last writer (off a runner: none). */
-function thisRun(run) {
-    return run.runId ? { run: { id: run.runId, url: `${repositoryUrl(run)}/actions/runs/${run.runId}` } } : {};
-}
-function isLister(store) {
-    return typeof store.readLoops === 'function';
-}
-/** Rewrites the dashboard from the loops' states; never fails the job. */
-async function updateDashboard(run, store, deps) {
-    try {
-        if (!isLister(store))
-            throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`);
-        const { issue, writes } = await refreshDashboard({ repositoryUrl: repositoryUrl(run), ...thisRun(run) }, { clock: systemClock, ...deps, store });
-        deps.logger.info(`Dashboard #${issue.number}: ${writes === 0 ? 'already current' : `rewritten (${writes})`}.`);
-    }
-    catch (error) {
-        deps.logger.warning(`The dashboard issue was not updated (the loop is not affected): ${messageOf(error)}`);
-    }
-}
-/** Whether this job is an edit of an issue that carries the dashboard's label (the controller's is checked later). */
-function isDashboardEdit(run) {
-    return (run.settings.dashboard &&
-        run.event.name === 'issues' &&
-        dashboard_text(run.event.payload.action) === 'edited' &&
-        !run.event.subject.isPullRequest &&
-        run.event.subject.labels.includes(DASHBOARD_LABEL));
-}
-/**
- * An `issues` `edited` event of any other issue: a workflow that runs on edits for the dashboard's ticks
- * gets one for every edit in the repository, and none of them is for a loop (a `depends-on:` line is
- * read only when the loop starts). The job ends before it reads a config or a state, writing nothing.
- */
-function isOrdinaryIssueEdit(run) {
-    return run.event.name === 'issues' && dashboard_text(run.event.payload.action) === 'edited' && !isDashboardEdit(run);
-}
-/**
- * An edit of the dashboard issue: the ticks it made (the body before, `changes.body.from`, against the
- * body now) are authorized like people's comments and applied; a loop a tick makes run again gets its
- * next iteration dispatched. The dashboard is then rewritten, saying any tick that was refused.
- */
-async function handleDashboardEdit(run, root, deps) {
-    const { logger } = deps;
-    const payload = run.event.payload;
-    const issue = dashboard_record(payload.issue);
-    const before = dashboard_text(dashboard_record(dashboard_record(payload.changes).body).from);
-    const after = dashboard_text(issue.body) ?? '';
-    if (before === null) {
-        logger.info('The edit of the dashboard changed no body (its title, perhaps): no tick to read.');
-        return;
-    }
-    const number = typeof issue.number === 'number' ? issue.number : 0;
-    if (!(await deps.issues.list()).some((own) => own.number === number)) {
-        logger.info(`Issue #${number} carries the label ${DASHBOARD_LABEL} but is not the controller's dashboard: ignored.`);
-        return;
-    }
-    const runnerTemp = defaultRunnerTemp(run, root);
-    const auditDir = (loopId) => (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
-    // Each ticked loop's save carries its own audit trail, brought back first (the git store's folders).
-    const { store, auditSource } = await createStore({ run, runnerTemp, root, loopDir: auditDir, logger });
-    if (!isLister(store))
-        throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`);
-    const sender = dashboard_record(payload.sender);
-    const outcomes = await applyDashboardTicks({
-        before,
-        after,
-        actor: dashboard_text(sender.login) ?? '',
-        actorType: dashboard_text(sender.type) ?? 'User',
-        repositoryUrl: repositoryUrl(run),
-        ...thisRun(run),
-    }, {
-        store,
-        issues: deps.issues,
-        logger,
-        clock: deps.clock,
-        queue: slotsQueue(run, root, store),
-        authorize: (actor, actorType) => authorizePerson(deps.github, actor, actorType),
-        apply: async (loopId, command, by) => {
-            let dir = auditDir(loopId);
-            try {
-                await auditSource?.restoreAudit(loopId, dir);
-            }
-            catch (error) {
-                // The store saves the folder as the loop's whole trail: a trail not brought back must not be replaced.
-                logger.warning(`Audit trail of ${loopId} not restored (${messageOf(error)}): the command's event stays out of it.`);
-                dir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit-unrestored', loopId);
-            }
-            const audit = new AuditTrail(dir, deps.redact);
-            // A resume that must ask for a slot is saved queued, asking, so a failed ask leaves no loop running with no job.
-            const resumeAsksForSlot = dashboardResumeAsksForSlot(run, store);
-            const state = await applyPeopleCommand(command, { loopId, by, resumeAsksForSlot }, { store, clock: deps.clock, audit });
-            // An aborted loop gives its slot, or its place in line, to the next (as a `/loop abort` does).
-            if (command.kind === 'abort')
-                await slots_releaseSlot(run, { loopId, state, root }, { ...deps, store });
-            // A resumed loop gave its slot back when it ended: it asks for one like a new loop (queued: no dispatch).
-            if (command.kind === 'resume')
-                return queueResumed(run, { loopId, state, root }, { ...deps, store, audit });
-            return state;
-        },
-        dispatch: async (loopId, state) => (await redispatch(run, { loopId, state }, { github: deps.github, logger, store, clock: deps.clock }))
-            ?.message ?? null,
-    });
-    logger.info(`Dashboard edit by ${dashboard_text(sender.login) ?? 'someone'}: ${outcomes.length} tick(s) read.`);
-    if (run.hasStepSummary && outcomes.length > 0) {
-        const lines = outcomes.map((outcome) => `- ${noteText(outcome.note)}`);
-        await deps.io.writeSummary(`## loop-controller dashboard\n\nTicks on #${number}:\n\n${lines.join('\n')}\n`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/action/dashboard-link.ts
-/**
- * The dashboard issue a loop's summary and status comment link to (`dashboard: true`): the one the
- * controller keeps, found as the end-of-job rewrite finds it. None before the first rewrite opened it,
- * and none when GitHub cannot list it: a link is not worth failing the report for.
- */
-
-async function dashboardLink(issues, logger) {
-    if (!issues)
-        return undefined;
-    try {
-        const [kept] = await issues.list();
-        return kept ? { number: kept.number, url: kept.url } : undefined;
-    }
-    catch (error) {
-        logger.info(`The report does not link the dashboard: ${messageOf(error)}`);
-        return undefined;
-    }
-}
-
-// EXTERNAL MODULE: ./src/domain/git-errors.ts
-var git_errors = __nccwpck_require__(80818);
-;// CONCATENATED MODULE: ./src/ports/git.ts
-/** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
-class ConcurrentCommitError extends Error {
-    name = 'ConcurrentCommitError';
-}
-
-// EXTERNAL MODULE: external "node:child_process"
-var external_node_child_process_ = __nccwpck_require__(31421);
-// EXTERNAL MODULE: ./src/adapters/git-env.ts
-var git_env = __nccwpck_require__(76194);
-;// CONCATENATED MODULE: ./src/adapters/git-locks.ts
-/**
- * Git's lock files: `index.lock`, `HEAD.lock` or a branch's ref lock. A live git holds one briefly; a
- * git killed mid-write (a runner that died, a SIGKILL) leaves it behind, and every later git command
- * that writes it refuses to run.
- *
- * A lock is removed only when no git process works in the repository: on Linux, /proc says which
- * processes are git and where they run (the controller's own, the agent's, another controller's on the
- * same working tree). While one does, the lock is its to release, however old it is: the controller
- * waits for it (bounded) and then leaves it to git's own message. Only where /proc cannot tell (not
- * Linux) is a lock that stays unchanged for a while taken to be left by a dead process.
- */
-
-
-
-/** How often a held lock is looked at again. */
-const POLL_MS = 100;
-/** Settles the index, HEAD and `branch` locks of `git`'s repository (see {@link settleLock}). */
-async function clearStaleLocks(git, branch, waitMs) {
-    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
-    for (const name of names) {
-        const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim();
-        await settleLock((0,external_node_path_.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_.join)(git.cwd, gitPath), [git.cwd], waitMs);
-    }
-}
-/**
- * Returns once `lockPath` is gone: released by the git that holds it, or removed (with a warning)
- * because no git process works in `roots` or the lock's repository. Returns with the lock still there
- * when a git kept working there for `waitMs`. Where /proc cannot tell, a lock unchanged for `waitMs` is
- * removed.
- */
-async function settleLock(lockPath, roots, waitMs) {
-    const where = [...roots, repositoryOf(lockPath)];
-    const deadline = Date.now() + waitMs;
-    let seen = await identityOf(lockPath);
-    let unchangedSince = Date.now();
-    while (seen !== null) {
-        const live = await liveGitIn(where);
-        // A git that started while /proc was read made a new lock (another inode): look again.
-        const stale = live === false || (live === null && Date.now() - unchangedSince >= waitMs);
-        if (stale && (await identityOf(lockPath)) === seen) {
-            await (0,promises_.rm)(lockPath, { force: true });
-            process.emitWarning(`loop-controller removed ${lockPath}, left by a git process that is no longer running`);
-            return;
-        }
-        if (live === true && Date.now() >= deadline)
-            return;
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-        const now = await identityOf(lockPath);
-        if (now !== seen)
-            unchangedSince = Date.now();
-        seen = now;
-    }
-}
-/**
- * Whether a live git process (`git`, `git-*`) runs with its current directory in one of `roots`, from
- * /proc; null where /proc does not tell.
- */
-async function liveGitIn(roots) {
-    if (!(0,external_node_fs_.existsSync)('/proc/self/cwd'))
-        return null;
-    let pids;
-    try {
-        pids = (await (0,promises_.readdir)('/proc')).filter((name) => /^\d+$/.test(name));
-    }
-    catch {
-        return null;
-    }
-    const inside = (path) => roots.some((root) => path === root || path.startsWith(root.endsWith(external_node_path_.sep) ? root : `${root}${external_node_path_.sep}`));
-    for (const pid of pids) {
-        try {
-            const comm = (await (0,promises_.readFile)(`/proc/${pid}/comm`, 'utf8')).trim();
-            if (comm !== 'git' && !comm.startsWith('git-'))
-                continue;
-            if (inside(await (0,promises_.readlink)(`/proc/${pid}/cwd`)))
-                return true;
-        }
-        catch {
-            // Gone meanwhile, or another user's: not a git of this job.
-        }
-    }
-    return false;
-}
-/** The repository a lock belongs to: the folder holding `.git` when the lock is under one, else the git dir. */
-function repositoryOf(lockPath) {
-    const marker = `${external_node_path_.sep}.git${external_node_path_.sep}`;
-    const at = lockPath.indexOf(marker);
-    return at >= 0 ? lockPath.slice(0, at) : (0,external_node_path_.dirname)(lockPath);
-}
-/** The file's inode and modification time, which change when the lock is released and taken again. */
-async function identityOf(path) {
-    try {
-        const info = await (0,promises_.stat)(path);
-        return `${info.ino}:${info.mtimeMs}`;
-    }
-    catch {
-        return null;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/adapters/git-seal.ts
-/**
- * The controller's git reads only the configuration the controller trusts. The work command (the
- * agent) can write `.git/config`, a file it includes, `$HOME/.gitconfig`, `$XDG_CONFIG_HOME/git/config`
- * and `/etc/gitconfig`, and replace `.git` itself; any of them could name a program (a filter, a diff or
- * merge driver, a signing program, an askpass, an ssh command, an `ext::` remote) or move the remote the
- * push token goes to. So:
- *
- * - the repository's config is sealed: read once, before the work can have touched it, and put back
- *   before every command of the controller's; what the controller itself writes (a branch's upstream, a
- *   `git config` of its own) is taken into the seal after its command;
- * - `.git` must still be the folder (or gitdir file) it was when sealed: a replaced one is refused;
- * - the person's global config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`) is read once, when the
- *   seal is made, into a private copy that is put back before every command too; the system config is
- *   not read; git variables the controller inherited are dropped.
- */
-
-
-
-
-
-/** Raised instead of running git when `.git` is no longer the repository the controller sealed. */
-class GitSealBrokenError extends Error {
-    name = 'GitSealBrokenError';
-}
-/** The global config as git would read it now: `$GIT_CONFIG_GLOBAL`, else the XDG file, then `~/.gitconfig`. */
-function globalConfigText(env) {
-    if (env.GIT_CONFIG_GLOBAL !== undefined)
-        return readOrNull(env.GIT_CONFIG_GLOBAL) ?? '';
-    const home = env.HOME ?? (0,external_node_os_.homedir)();
-    const xdg = env.XDG_CONFIG_HOME || (0,external_node_path_.join)(home, '.config');
-    return [readOrNull((0,external_node_path_.join)(xdg, 'git', 'config')), readOrNull((0,external_node_path_.join)(home, '.gitconfig'))]
-        .filter((text) => text !== null)
-        .join('\n');
-}
-/** One private copy per distinct global config for the whole process (many adapters share one). */
-const globalCopies = new Map();
-function globalCopyOf(text) {
-    if (text.trim() === '')
-        return '/dev/null';
-    let path = globalCopies.get(text);
-    if (!path) {
-        path = (0,external_node_path_.join)((0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-git-global-')), 'config');
-        (0,external_node_fs_.writeFileSync)(path, text, { mode: 0o600 });
-        globalCopies.set(text, path);
-    }
-    return path;
-}
-class GitConfigSeal {
-    cwd;
-    gitPath;
-    configPath = null;
-    dotGit = null;
-    trusted = null;
-    globalText;
-    globalPath;
-    constructor(cwd, gitPath) {
-        this.cwd = cwd;
-        this.gitPath = gitPath;
-        this.globalText = globalConfigText(process.env);
-        this.globalPath = globalCopyOf(this.globalText);
-        this.trySeal();
-    }
-    /** The private copy of the person's global config that git reads as its global one. */
-    get globalConfig() {
-        return this.globalPath;
-    }
-    /** Whether the repository's config is held (false until a repository exists in the folder). */
-    get sealed() {
-        return this.configPath !== null;
-    }
-    /** Before a command: `.git` is the sealed one and its config is the trusted text again. */
-    before() {
-        if (this.globalPath !== '/dev/null')
-            putBack(this.globalPath, this.globalText);
-        if (!this.sealed)
-            return;
-        this.checkDotGit();
-        if (this.trusted !== null)
-            putBack(this.configPath, this.trusted);
-    }
-    /** After a command: what the controller's own command wrote is trusted from now on. */
-    after() {
-        if (!this.sealed) {
-            this.trySeal();
-            return;
-        }
-        this.trusted = readOrNull(this.configPath);
-    }
-    trySeal() {
-        const asked = (0,external_node_child_process_.spawnSync)(this.gitPath, ['rev-parse', '--show-toplevel', '--git-common-dir'], {
-            cwd: this.cwd,
-            env: { ...(0,git_env/* controllerGitEnv */.UK)(this.globalPath), LC_ALL: 'C' },
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-        });
-        if (asked.status !== 0 || typeof asked.stdout !== 'string')
-            return;
-        const [top, common] = asked.stdout.trim().split('\n');
-        if (!top || !common)
-            return;
-        const dotGitPath = (0,external_node_path_.join)(top, '.git');
-        const stats = statOrNull(dotGitPath);
-        if (!stats)
-            return;
-        this.dotGit = {
-            path: dotGitPath,
-            dev: stats.dev,
-            ino: stats.ino,
-            isDirectory: stats.isDirectory(),
-            text: stats.isFile() ? readOrNull(dotGitPath) : null,
-        };
-        this.configPath = (0,external_node_path_.join)((0,external_node_path_.isAbsolute)(common) ? common : (0,external_node_path_.join)(this.cwd, common), 'config');
-        this.trusted = readOrNull(this.configPath);
-    }
-    checkDotGit() {
-        const sealed = this.dotGit;
-        const stats = statOrNull(sealed.path);
-        const same = stats !== null &&
-            stats.isDirectory() === sealed.isDirectory &&
-            (sealed.isDirectory
-                ? stats.dev === sealed.dev && stats.ino === sealed.ino
-                : stats.isFile() && readOrNull(sealed.path) === sealed.text);
-        if (!same) {
-            throw new GitSealBrokenError(`${sealed.path} is no longer the repository the controller started with (the work replaced or removed it); ` +
-                'the controller runs no git command in it. Restore .git, or start the loop again from a fresh checkout.');
-        }
-    }
-}
-/** Writes `text` to `path` (atomically) unless it already holds exactly that. */
-function putBack(path, text) {
-    if (readOrNull(path) === text)
-        return;
-    const temporary = `${path}.loop-controller-seal`;
-    (0,external_node_fs_.writeFileSync)(temporary, text, { mode: 0o600 });
-    (0,external_node_fs_.renameSync)(temporary, path);
-}
-function readOrNull(path) {
-    try {
-        return (0,external_node_fs_.readFileSync)(path, 'utf8');
-    }
-    catch {
-        return null;
-    }
-}
-function statOrNull(path) {
-    try {
-        return (0,external_node_fs_.lstatSync)(path);
-    }
-    catch {
-        return null;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/adapters/git-process.ts
-/**
- * Running one git command: non-interactive, in stable English (so the message signs in `git-cli.ts`
- * match), with a cap on output so a runaway command fails instead of exhausting memory.
- */
-
-
-
-
-/** A git command that failed; the message quotes the command, its exit code and git's own words. */
-class GitCommandError extends Error {
-    args;
-    result;
-    name = 'GitCommandError';
-    constructor(args, result) {
-        super(`git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
-        this.args = args;
-        this.result = result;
-    }
-}
-/** git's refusal when a lock file it needs exists. */
-const LOCK_EXISTS = /Unable to create '([^']+\.lock)': File exists/;
-/** Runs of one command while locks are settled. */
-const LOCK_ATTEMPTS = 4;
-/** Commands of several steps: a lock refused in a later step leaves the first done, so none runs again. */
-const MULTI_STEP = new Set(['stash', 'rebase', 'merge', 'cherry-pick', 'revert', 'am', 'pull']);
-/** Output beyond this from one git command is an error rather than a memory blow-up. */
-const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
-/** Runs git commands in one folder with one git executable. */
-class GitProcess {
-    cwd;
-    gitPath;
-    lockWaitMs;
-    seal;
-    constructor(cwd, gitPath, 
-    /** How long a lock another live git holds is waited for before git's refusal stands. */
-    lockWaitMs = 10_000) {
-        this.cwd = cwd;
-        this.gitPath = gitPath;
-        this.lockWaitMs = lockWaitMs;
-        // Made before the work command runs: what is in .git/config now is what the controller trusts.
-        this.seal = new GitConfigSeal(cwd, gitPath);
-    }
-    /**
-     * Runs git and returns whatever it said; throws only when git could not be started or said too much.
-     * A command refused because a lock file exists runs again once the lock is settled (released by the
-     * live git that holds it, or removed when no git works in the repository: `git-locks.ts`), unless it
-     * runs in several steps that a refusal could leave half done.
-     */
-    async raw(args, options = {}) {
-        for (let attempt = 1;; attempt++) {
-            const result = await this.rawOnce(args, options);
-            const lock = result.exitCode === 0 ? undefined : LOCK_EXISTS.exec(result.stderr)?.[1];
-            if (!lock || attempt >= LOCK_ATTEMPTS || MULTI_STEP.has(args[0] ?? ''))
-                return result;
-            await settleLock(lock, [this.cwd], this.lockWaitMs);
-        }
-    }
-    rawOnce(args, options) {
-        return new Promise((resolve, reject) => {
-            this.seal.before();
-            const child = (0,external_node_child_process_.spawn)(this.gitPath, [...git_env/* NEUTRALISED_CONFIG */.YV, ...args], {
-                cwd: this.cwd,
-                env: {
-                    ...(0,git_env/* controllerGitEnv */.UK)(this.seal.globalConfig),
-                    ...options.env,
-                    GIT_TERMINAL_PROMPT: '0',
-                    GCM_INTERACTIVE: 'never',
-                    // Stable English messages, so the benign and conflict signs match.
-                    LC_ALL: 'C',
-                },
-                stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-            });
-            const out = [];
-            let outBytes = 0;
-            const err = [];
-            child.stdout?.on('data', (chunk) => {
-                outBytes += chunk.length;
-                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-                    child.kill('SIGKILL');
-                    return;
-                }
-                out.push(chunk);
-            });
-            child.stderr?.on('data', (chunk) => err.push(chunk));
-            child.once('error', reject);
-            child.once('close', (code, signal) => {
-                this.seal.after();
-                const stderr = Buffer.concat(err).toString('utf8');
-                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
-                    reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`));
-                    return;
-                }
-                resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr });
-            });
-            if (options.input) {
-                child.stdin?.on('error', () => { });
-                child.stdin?.end(options.input);
-            }
-        });
-    }
-    /** Runs git with text output; a failure throws `GitCommandError` unless `allowFailure`. */
-    async exec(args, options = {}) {
-        const raw = await this.raw(args, options.env ? { env: options.env } : {});
-        const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr };
-        if (result.exitCode !== 0 && !options.allowFailure)
-            throw new GitCommandError(args, result);
-        return result;
-    }
-    /** Throws `GitCommandError` (quoting `args`) when a raw run failed. */
-    check(args, result) {
-        if (result.exitCode !== 0) {
-            throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr });
-        }
-    }
-}
-/** The parts of git's NUL-separated output (`-z`). */
-function splitZ(buffer) {
-    return buffer
-        .toString('utf8')
-        .split('\0')
-        .filter((part) => part.length > 0);
-}
-
-;// CONCATENATED MODULE: ./src/adapters/git-commit-screen.ts
-/**
- * The git side of screening what a checkpoint commits (`domain/commit-policy.ts` decides): the paths
- * each tree about to be committed adds, changes or deletes against HEAD with their contents; which new
- * paths the ignore rules of an earlier tree ignore; a tree with some paths put back as HEAD has them;
- * and the ignored files on given paths, fingerprinted, for the verifier-gaming guard.
- */
-
-
-
-
-
-
-const BATCH = 500;
-/** Contents read per `cat-file --batch`, well under what git-process accepts as output. */
-const READ_BYTES_PER_BATCH = 64 * 1024 * 1024;
-/**
- * What committing each of `trees` on top of `base` would add, change or delete, with the content of
- * each blob up to `maxBytes`. An added path is `ignoredBefore` when the `.gitignore` files of any of
- * `ignoreRulesAt` ignore it.
- */
-async function commitCandidates(git, base, trees, ignoreRulesAt, maxBytes) {
-    const entries = new Map();
-    for (const tree of new Set(trees)) {
-        const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', base, tree];
-        const listed = await git.raw(args);
-        git.check(args, listed);
-        const parts = splitZ(listed.stdout);
-        for (let i = 0; i + 1 < parts.length; i += 2) {
-            const [, , newMode = '', , newBlob = '', status = ''] = (parts[i] ?? '').split(/[: ]+/);
-            const path = parts[i + 1] ?? '';
-            const change = status === 'D' ? 'deleted' : status === 'A' ? 'added' : 'modified';
-            const blob = change === 'deleted' || newMode === '160000' ? null : newBlob;
-            entries.set(`${path}\0${blob ?? change}`, { path, change, blob });
-        }
-    }
-    const blobs = [...new Set([...entries.values()].flatMap((e) => (e.blob ? [e.blob] : [])))];
-    const sizes = await blobSizes(git, blobs);
-    const texts = await blobTexts(git, blobs.filter((blob) => (sizes.get(blob) ?? 0) <= maxBytes), sizes);
-    const added = [...entries.values()].filter((e) => e.change === 'added').map((e) => e.path);
-    const ignored = new Set();
-    for (const rules of new Set(ignoreRulesAt))
-        for (const path of await ignoredAt(git, rules, added))
-            ignored.add(path);
-    return [...entries.values()].map(({ path, change, blob }) => ({
-        path,
-        change,
-        bytes: blob ? (sizes.get(blob) ?? 0) : 0,
-        text: blob ? (texts.get(blob) ?? null) : null,
-        ignoredBefore: change === 'added' && ignored.has(path),
-    }));
-}
-async function blobSizes(git, blobs) {
-    const sizes = new Map();
-    if (blobs.length === 0)
-        return sizes;
-    const result = await git.raw(['cat-file', '--batch-check'], {
-        input: Buffer.from(blobs.map((b) => `${b}\n`).join('')),
-    });
-    git.check(['cat-file', '--batch-check'], result);
-    for (const line of result.stdout.toString('utf8').split('\n')) {
-        const [object = '', , size] = line.split(' ');
-        if (size !== undefined)
-            sizes.set(object, Number(size));
-    }
-    return sizes;
-}
-async function blobTexts(git, blobs, sizes) {
-    const texts = new Map();
-    let batch = [];
-    let batchBytes = 0;
-    const flush = async () => {
-        if (batch.length === 0)
-            return;
-        const result = await git.raw(['cat-file', '--batch'], { input: Buffer.from(batch.map((b) => `${b}\n`).join('')) });
-        git.check(['cat-file', '--batch'], result);
-        const out = result.stdout;
-        let offset = 0;
-        while (offset < out.length) {
-            const headerEnd = out.indexOf(10, offset);
-            const [object = '', , size = '0'] = out.subarray(offset, headerEnd).toString('utf8').split(' ');
-            const length = Number(size);
-            texts.set(object, out.subarray(headerEnd + 1, headerEnd + 1 + length).toString('utf8'));
-            offset = headerEnd + 1 + length + 1;
-        }
-        batch = [];
-        batchBytes = 0;
-    };
-    for (const blob of blobs) {
-        const size = sizes.get(blob) ?? 0;
-        if (batch.length > 0 && batchBytes + size > READ_BYTES_PER_BATCH)
-            await flush();
-        batch.push(blob);
-        batchBytes += size;
-    }
-    await flush();
-    return texts;
-}
-/**
- * Of `paths`, those ignored by the `.gitignore` files in `tree` (with `.git/info/exclude` and
- * `core.excludesFile`): git's own matcher, run over a scratch work tree that holds only those files, so
- * an edit the work made to a `.gitignore` does not count.
- */
-async function ignoredAt(git, tree, paths) {
-    if (paths.length === 0)
-        return new Set();
-    const scratch = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-ignore-rules-'));
-    try {
-        const listing = await git.raw(['ls-tree', '-r', '-z', '--full-tree', tree]);
-        git.check(['ls-tree', '-r', tree], listing);
-        const ruleFiles = splitZ(listing.stdout).flatMap((entry) => {
-            const match = /^100\d{3} blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
-            return match && /(?:^|\/)\.gitignore$/.test(match[2] ?? '')
-                ? [{ blob: match[1] ?? '', path: match[2] ?? '' }]
-                : [];
-        });
-        const contents = await blobTexts(git, [...new Set(ruleFiles.map((f) => f.blob))], new Map());
-        for (const file of ruleFiles) {
-            await (0,promises_.mkdir)((0,external_node_path_.dirname)((0,external_node_path_.join)(scratch, file.path)), { recursive: true });
-            await (0,promises_.writeFile)((0,external_node_path_.join)(scratch, file.path), contents.get(file.blob) ?? '');
-        }
-        const gitDir = (await git.exec(['rev-parse', '--absolute-git-dir'])).stdout.trim();
-        const result = await git.raw(['check-ignore', '--no-index', '--stdin', '-z'], {
-            env: { GIT_DIR: gitDir, GIT_WORK_TREE: scratch },
-            input: Buffer.from(paths.map((p) => `${p}\0`).join('')),
-        });
-        // 1: none of them is ignored.
-        if (result.exitCode !== 0 && result.exitCode !== 1)
-            git.check(['check-ignore', '--no-index'], result);
-        return new Set(splitZ(result.stdout));
-    }
-    finally {
-        await (0,promises_.rm)(scratch, { recursive: true, force: true });
-    }
-}
-/** `tree` with each of `paths` as `base` has it (absent where `base` lacks it), as a new tree id. */
-async function treeWithPathsFrom(git, tree, base, paths) {
-    if (paths.length === 0)
-        return tree;
-    const scratch = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-git-index-'));
-    const env = { GIT_INDEX_FILE: (0,external_node_path_.join)(scratch, 'index') };
-    try {
-        await git.exec(['read-tree', tree], { env });
-        for (let start = 0; start < paths.length; start += BATCH) {
-            const batch = paths.slice(start, start + BATCH);
-            await git.exec(['--literal-pathspecs', 'rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...batch], { env });
-            const listed = await git.raw(['--literal-pathspecs', 'ls-tree', '-r', '-z', '--full-tree', base, '--', ...batch]);
-            git.check(['ls-tree', base], listed);
-            const entries = splitZ(listed.stdout);
-            if (entries.length === 0)
-                continue;
-            const info = await git.raw(['update-index', '-z', '--index-info'], {
-                env,
-                input: Buffer.from(entries.map((e) => `${e}\0`).join('')),
-            });
-            git.check(['update-index', '--index-info'], info);
-        }
-        return (await git.exec(['write-tree'], { env })).stdout.trim();
-    }
-    finally {
-        await (0,promises_.rm)(scratch, { recursive: true, force: true });
-    }
-}
-/**
- * The files the ignore rules hide (untracked) under `pathspecs`, each with a fingerprint of its
- * content, so two listings tell what was created, changed or deleted.
- */
-async function ignoredFiles(git, top, pathspecs) {
-    if (pathspecs.length === 0)
-        return {};
-    const args = ['ls-files', '-z', '-o', '-i', '--exclude-standard', '--', ...pathspecs.map((p) => `:(glob)${p}`)];
-    const listed = await git.raw(args);
-    git.check(args, listed);
-    const fingerprints = {};
-    for (const path of splitZ(listed.stdout)) {
-        const fingerprint = await fingerprintOf((0,external_node_path_.join)(top, path));
-        if (fingerprint !== null)
-            fingerprints[path] = fingerprint;
-    }
-    return fingerprints;
-}
-async function fingerprintOf(path) {
-    try {
-        const stat = await (0,promises_.lstat)(path);
-        if (stat.isSymbolicLink())
-            return `link:${await (0,promises_.readlink)(path)}`;
-        if (!stat.isFile())
-            return null;
-        const hash = (0,external_node_crypto_.createHash)('sha256');
-        for await (const chunk of (0,external_node_fs_.createReadStream)(path))
-            hash.update(chunk);
-        return hash.digest('hex');
-    }
-    catch {
-        return null;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/adapters/git-file-changes.ts
-/**
- * The contents behind `GitCli.changesSince`: a file's text at a ref and in the work tree, leaving out
- * binary files and files too big to compare.
- */
-
-
-
-/** Files larger than this are left out of `changesSince` (and so are binary files). */
-const DEFAULT_CHANGE_MAX_BYTES = 1024 * 1024;
-/**
- * Text changes of `paths` between `ref` and the work tree under `top`, in the order of `paths`. A path
- * binary or over `maxBytes` on either side is left out, unless `withUnreadable`: then it is kept with
- * that side '' and named in `unreadable` (the guard must see a binary or large protected file change).
- */
-async function textChanges(git, ref, paths, top, maxBytes, withUnreadable = false) {
-    const before = await blobsAt(git, ref, paths, maxBytes);
-    const changes = [];
-    for (const path of paths) {
-        const old = before.get(path);
-        const now = await readWorkTreeFile((0,external_node_path_.join)(top, path), maxBytes);
-        const oldUnreadable = unreadableAs(old);
-        const nowUnreadable = unreadableAs(now);
-        if (oldUnreadable || nowUnreadable) {
-            if (!withUnreadable)
-                continue;
-            const unreadable = {
-                ...(oldUnreadable ? { before: oldUnreadable } : {}),
-                ...(nowUnreadable ? { after: nowUnreadable } : {}),
-            };
-            changes.push({ path, before: textOf(old), after: textOf(now), unreadable });
-            continue;
-        }
-        changes.push({ path, before: textOf(old), after: textOf(now) });
-    }
-    return changes;
-}
-function unreadableAs(content) {
-    if (content === 'omitted')
-        return 'large';
-    return content && isBinary(content) ? 'binary' : null;
-}
-/** The text of one side; '' for a side present but not read as text. */
-function textOf(content) {
-    if (content === null || content === undefined)
-        return null;
-    return content === 'omitted' || isBinary(content) ? '' : content.toString('utf8');
-}
-/** Blobs of `paths` at `ref`: a Buffer, `omitted` when over `maxBytes` or not a file, absent when missing. */
-async function blobsAt(git, ref, paths, maxBytes) {
-    const blobs = new Map();
-    const wanted = new Map();
-    for (let start = 0; start < paths.length; start += 500) {
-        const batch = paths.slice(start, start + 500);
-        const listing = await git.raw([
-            '--literal-pathspecs',
-            'ls-tree',
-            '--full-tree',
-            '-r',
-            '-z',
-            '-l',
-            ref,
-            '--',
-            ...batch,
-        ]);
-        git.check(['ls-tree', '-r', '-z', '-l', ref], listing);
-        for (const entry of splitZ(listing.stdout)) {
-            const match = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(entry);
-            if (!match)
-                continue;
-            const [, mode, type, object, size, path] = match;
-            if (type !== 'blob' || size === '-' || Number(size) > maxBytes || mode === '160000')
-                blobs.set(path, 'omitted');
-            else
-                wanted.set(object, path);
-        }
-    }
-    if (wanted.size === 0)
-        return blobs;
-    const objects = [...wanted.keys()];
-    const result = await git.raw(['cat-file', '--batch'], {
-        input: Buffer.from(objects.map((o) => `${o}\n`).join('')),
-    });
-    git.check(['cat-file', '--batch'], result);
-    let offset = 0;
-    const out = result.stdout;
-    while (offset < out.length) {
-        const headerEnd = out.indexOf(10, offset);
-        const [object = '', , size = '0'] = out.subarray(offset, headerEnd).toString('utf8').split(' ');
-        const length = Number(size);
-        const content = out.subarray(headerEnd + 1, headerEnd + 1 + length);
-        const path = wanted.get(object);
-        if (path !== undefined)
-            blobs.set(path, content);
-        offset = headerEnd + 1 + length + 1;
-    }
-    return blobs;
-}
-/** Git's own test: a NUL byte in the first 8000 bytes means binary. */
-function isBinary(content) {
-    return content.subarray(0, 8000).includes(0);
-}
-/** A work-tree file's bytes (a symlink's target, as git stores it), null when gone, `omitted` when too big. */
-async function readWorkTreeFile(path, maxBytes) {
-    try {
-        const stat = await (0,promises_.lstat)(path);
-        if (stat.isSymbolicLink())
-            return Buffer.from(await (0,promises_.readlink)(path));
-        if (!stat.isFile() || stat.size > maxBytes)
-            return 'omitted';
-        return await (0,promises_.readFile)(path);
-    }
-    catch (error) {
-        if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
-            return null;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
-/**
- * The one git wrapper: the git command line, non-interactive, with identity passed per command
- * (`-c user.name=...`) so the user's config is never changed. Failing commands throw `GitCommandError`
- * unless asked not to; only the named, known-benign messages below are tolerated. Running a command is
- * `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
- * `git-file-changes.ts`; this file is the operations the loop asks of a work tree.
- */
-
-
-
-
-
-
-
-
-
-
-/** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
-const BENIGN_GIT_MESSAGES = {
-    nothingToCommit: /nothing to commit|no changes added to commit/,
-    everythingUpToDate: /Everything up-to-date/,
-    currentBranchUpToDate: /Current branch \S+ is up to date/,
-    alreadyOnBranch: /Already on '[^']+'/,
-    switchedToNewBranch: /Switched to (a new )?branch/,
-    resetBranch: /Switched to and reset branch/,
-};
-/** Git subcommands that reach a remote. */
-const NETWORK_COMMANDS = new Set(['fetch', 'push', 'ls-remote', 'pull', 'clone']);
-/** The `Git` port over the git command line. */
-class GitCli {
-    cwd;
-    exclude;
-    git;
-    emptyTree;
-    staleIndexLockMs;
-    networkEnv;
-    constructor(cwd, options = {}) {
-        this.cwd = cwd;
-        this.exclude = options.exclude ?? ['.loop'];
-        this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
-        this.git = new GitProcess(cwd, options.gitPath ?? 'git', this.staleIndexLockMs);
-        this.networkEnv = options.networkEnv;
-    }
-    exec(args, options = {}) {
-        if (this.networkEnv && NETWORK_COMMANDS.has(args[0] ?? '')) {
-            return this.git.exec(args, { ...options, env: { ...this.networkEnv, ...options.env } });
-        }
-        return this.git.exec(args, options);
-    }
-    async isRepository() {
-        try {
-            const result = await this.exec(['rev-parse', '--is-inside-work-tree'], { allowFailure: true });
-            return result.exitCode === 0 && result.stdout.trim() === 'true';
-        }
-        catch {
-            return false;
-        }
-    }
-    async head() {
-        const result = await this.exec(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allowFailure: true });
-        return result.exitCode === 0 ? result.stdout.trim() : null;
-    }
-    async currentBranch() {
-        const result = await this.exec(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true });
-        return result.exitCode === 0 ? result.stdout.trim() : null;
-    }
-    /** The repository's top folder (absolute). */
-    async topLevel() {
-        return (await this.exec(['rev-parse', '--show-toplevel'])).stdout.trim();
-    }
-    async changedPaths(since) {
-        const base = await this.baseOf(since);
-        return this.withWorkTreeIndex(async (env) => {
-            const result = await this.git.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', base], { env });
-            this.git.check(['diff', '--cached', '--name-only', base], result);
-            return splitZ(result.stdout);
-        });
-    }
-    async diffStat(since) {
-        const base = await this.baseOf(since);
-        return this.withWorkTreeIndex(async (env) => (await this.exec(['diff', '--cached', '--stat', base], { env })).stdout);
-    }
-    async diff(since, paths = []) {
-        const base = await this.baseOf(since);
-        const pathArgs = paths.length > 0 ? ['--', ...paths] : [];
-        return this.withWorkTreeIndex(async (env) => (await this.exec(['--literal-pathspecs', 'diff', '--cached', '--no-color', base, ...pathArgs], { env })).stdout);
-    }
-    async commitAll(message, identity, exclude = []) {
-        await this.stageAllExcept(exclude);
-        const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true });
-        if (staged.exitCode === 0)
-            return null;
-        if (staged.exitCode !== 1)
-            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
-        // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
-        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
-        const result = await this.exec(args, { allowFailure: true });
-        if (result.exitCode !== 0) {
-            // Another process in the same work tree (a second controller) committed these changes between our
-            // staging and our commit: nothing is left for us to commit.
-            if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
-                return null;
-            if ((0,git_errors/* isConcurrentCommit */.Hl)(result.stderr, message)) {
-                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
-            }
-            throw new GitCommandError(args, result);
-        }
-        return this.head();
-    }
-    /** Fetches `ref` from `remote` (no tags). Returns the result rather than throwing: the caller decides. */
-    async fetch(remote, ref) {
-        const result = await this.exec(['fetch', '--no-tags', remote, ref], { allowFailure: true });
-        return { ...result, ok: result.exitCode === 0 };
-    }
-    /**
-     * Pushes `refspec`; with `forceWithLease` (the commit the remote ref is expected at, or '' for "must
-     * not exist yet") only when the remote is still there. Never a plain force push.
-     */
-    async push(remote, refspec, options = {}) {
-        const args = ['push', '--porcelain', remote, refspec];
-        if (options.forceWithLease !== undefined) {
-            // A `+` on the refspec would force past the lease (git documents this), so the lease alone decides.
-            const spec = refspec.replace(/^\+/, '');
-            const destination = spec.includes(':') ? spec.slice(spec.indexOf(':') + 1) : spec;
-            args.splice(2, 2, `--force-with-lease=${destination}:${options.forceWithLease}`, remote, spec);
-        }
-        const result = await this.exec(args, { allowFailure: true });
-        const text = `${result.stdout}\n${result.stderr}`;
-        const nonFastForward = result.exitCode !== 0 && git_errors/* NON_FAST_FORWARD_SIGNS */.qA.some((sign) => sign.test(text));
-        // Porcelain puts the per-ref reason (`!  ... [rejected] (stale info)`) on stdout; keep it with stderr.
-        const rejections = result.stdout.split('\n').filter((line) => line.startsWith('!'));
-        return { ok: result.exitCode === 0, nonFastForward, stderr: [...rejections, result.stderr].join('\n').trim() };
-    }
-    /**
-     * Rebases the current branch onto `onto`. A conflict aborts the rebase (the branch is left as it was)
-     * and reports the conflicting paths. Identity is needed because rebased commits get a new committer.
-     * `--autostash`: a change the checkpoint left out of its commit (a refused path) stays in the work
-     * tree, and a dirty tree would otherwise stop the rebase before it starts.
-     */
-    async rebase(onto, identity) {
-        const result = await this.exec([...(identity ? identityArgs(identity) : []), 'rebase', '--autostash', onto], {
-            allowFailure: true,
-        });
-        if (result.exitCode === 0)
-            return { ok: true, conflict: false, conflictPaths: [], stderr: result.stderr };
-        const unmerged = await this.git.raw(['diff', '--name-only', '--diff-filter=U', '-z']);
-        const conflictPaths = unmerged.exitCode === 0 ? splitZ(unmerged.stdout) : [];
-        const text = `${result.stdout}\n${result.stderr}`;
-        const conflict = conflictPaths.length > 0 || git_errors/* CONFLICT_SIGNS */.EU.some((sign) => sign.test(text));
-        const inProgress = await this.exec(['rev-parse', '--verify', '-q', 'REBASE_HEAD'], { allowFailure: true });
-        if (inProgress.exitCode === 0 || conflict)
-            await this.exec(['rebase', '--abort'], { allowFailure: true });
-        return { ok: false, conflict, conflictPaths, stderr: result.stderr };
-    }
-    /** Creates (or resets) branch `name` at `startPoint` and checks it out. */
-    async checkoutBranch(name, startPoint) {
-        await this.exec(['checkout', '-q', '-B', name, startPoint]);
-    }
-    /** The value of a config key, or null when it is not set. */
-    async tryGetConfig(key) {
-        const result = await this.exec(['config', '--get', key], { allowFailure: true });
-        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : null;
-    }
-    /**
-     * The work tree as it is now (untracked files included, excluded paths left out), written as a git
-     * tree object. Compare against it later with `changesSince(tree)` to see what one step changed,
-     * whatever was already uncommitted before it.
-     */
-    async snapshot(exclude = []) {
-        return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim(), exclude);
-    }
-    /**
-     * Commits a tree made by `snapshot` on top of HEAD (no hooks, no signing, as `commitAll`), then moves
-     * the branch with HEAD's old value as the expected one, so a concurrent commit is detected, not lost.
-     */
-    async commitTree(tree, message, identity) {
-        const head = await this.head();
-        const headTree = head ? (await this.exec(['rev-parse', `${head}^{tree}`])).stdout.trim() : await this.baseOf(null);
-        if (headTree === tree)
-            return null;
-        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit-tree', tree, '-m', message];
-        const commit = (await this.exec(head ? [...args, '-p', head] : args)).stdout.trim();
-        const update = ['update-ref', '-m', 'loop: checkpoint', 'HEAD', commit, head ?? ''];
-        const moved = await this.exec(update, { allowFailure: true });
-        if (moved.exitCode !== 0) {
-            if (git_errors/* CONCURRENT_UPDATE_SIGNS */.T$.some((sign) => sign.test(moved.stderr))) {
-                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${moved.stderr.trim()}`);
-            }
-            throw new GitCommandError(update, moved);
-        }
-        return commit;
-    }
-    /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
-    async fileAt(ref, path) {
-        const result = await this.git.raw(['cat-file', 'blob', `${ref}:${path}`]);
-        return result.exitCode === 0 ? result.stdout.toString('utf8') : null;
-    }
-    /**
-     * Text files changed in the work tree since `ref` (committed or not, untracked included), with their
-     * contents before and after. Binary files and files over `maxBytes` on either side are left out:
-     * `changedPaths` lists every changed path.
-     */
-    async changesSince(ref, options = {}) {
-        const maxBytes = options.maxBytes ?? DEFAULT_CHANGE_MAX_BYTES;
-        const paths = await this.changedPaths(ref);
-        if (paths.length === 0)
-            return [];
-        return textChanges(this.git, ref, paths, await this.topLevel(), maxBytes, options.withUnreadable);
-    }
-    async commitCandidates(trees, ignoreRulesAt, maxBytes) {
-        // HEAD's rules too: a .gitignore edit the work made earlier and left in the work tree does not count.
-        const base = await this.baseOf(null);
-        return commitCandidates(this.git, base, trees, [base, ...(ignoreRulesAt ? [ignoreRulesAt] : [])], maxBytes);
-    }
-    async treeWithPathsAsHead(tree, paths) {
-        return treeWithPathsFrom(this.git, tree, await this.baseOf(null), paths);
-    }
-    async ignoredFiles(globs) {
-        const files = await ignoredFiles(this.git, await this.topLevel(), globs);
-        const excluded = (path) => this.exclude.some((e) => path === e || path.startsWith(`${e}/`));
-        return Object.fromEntries(Object.entries(files).filter(([path]) => !excluded(path)));
-    }
-    /**
-     * Stages every change but the excluded paths. Excluding with `:(exclude)` pathspecs is not enough:
-     * git refuses (exit 1) when such a pathspec names a path that is also ignored, which is exactly the
-     * case for `.loop/` once it is in `.git/info/exclude`. So stage everything, then put the excluded
-     * paths back as they are in HEAD (or drop them from a first commit's index).
-     */
-    async stageAllExcept(extra, env) {
-        const options = env ? { env } : undefined;
-        if (!env)
-            await clearStaleLocks(this.git, await this.currentBranch(), this.staleIndexLockMs);
-        await this.exec(['add', '-A', '--', ':/'], options);
-        const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`);
-        if (excluded.length === 0)
-            return;
-        const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...(env ? { env } : {}) }))
-            .exitCode === 0;
-        await this.exec(hasHead
-            ? ['reset', '-q', 'HEAD', '--', ...excluded]
-            : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options);
-    }
-    /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
-    async baseOf(since) {
-        if (since)
-            return since;
-        const head = await this.head();
-        if (head)
-            return head;
-        this.emptyTree ??= (await this.exec(['hash-object', '-t', 'tree', '/dev/null'])).stdout.trim();
-        return this.emptyTree;
-    }
-    /**
-     * Runs `body` with a throw-away copy of the index that has every work-tree change staged, so diffs
-     * include untracked files without touching the user's real index.
-     */
-    async withWorkTreeIndex(body, exclude = []) {
-        const folder = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-git-index-'));
-        try {
-            const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim();
-            const temporary = (0,external_node_path_.join)(folder, 'index');
-            const source = (0,external_node_path_.isAbsolute)(indexPath) ? indexPath : (0,external_node_path_.join)(this.cwd, indexPath);
-            await (0,promises_.copyFile)(source, temporary).then(
-            // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
-            // older than the index, so a newer copy would hide a same-size edit made right after staging.
-            async () => {
-                const { atime, mtime } = await (0,promises_.stat)(source);
-                await (0,promises_.utimes)(temporary, atime, mtime);
-            }, () => { });
-            const env = { GIT_INDEX_FILE: temporary };
-            await this.stageAllExcept(exclude, env);
-            return await body(env);
-        }
-        finally {
-            await (0,promises_.rm)(folder, { recursive: true, force: true });
-        }
-    }
-}
-function identityArgs(identity) {
-    return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
-}
-
-;// CONCATENATED MODULE: ./src/adapters/node-workspace.ts
-
-
-/** The `Workspace` port on the local file system. */
-const nodeWorkspace = {
-    async readText(path, maxBytes = 1024 * 1024) {
-        try {
-            const info = await (0,promises_.stat)(path);
-            if (!info.isFile())
-                return null;
-            const handle = await (0,promises_.open)(path, 'r');
-            try {
-                const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
-                const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-                return buffer.subarray(0, bytesRead).toString('utf8');
-            }
-            finally {
-                await handle.close();
-            }
-        }
-        catch {
-            return null;
-        }
-    },
-    async writeText(path, text) {
-        await (0,promises_.mkdir)((0,external_node_path_.dirname)(path), { recursive: true });
-        await (0,promises_.writeFile)(path, text);
-    },
-    async makeDir(path) {
-        await (0,promises_.mkdir)(path, { recursive: true });
-    },
-    async remove(path) {
-        await (0,promises_.rm)(path, { recursive: true, force: true });
-    },
-    async removeFile(path) {
-        const info = await (0,promises_.lstat)(path).catch(() => null);
-        if (!info)
-            return 'absent';
-        if (!info.isFile() && !info.isSymbolicLink())
-            return 'not-a-file';
-        try {
-            await (0,promises_.unlink)(path);
-        }
-        catch (error) {
-            if (error.code === 'ENOENT')
-                return 'absent';
-            throw error;
-        }
-        return 'removed';
-    },
-    async realPath(path) {
-        return (0,promises_.realpath)(path).catch(() => null);
-    },
-};
-
-;// CONCATENATED MODULE: ./src/adapters/redacting-lines.ts
-/**
- * Redacting a child's output as it streams: a secret split across two chunks would slip past a
- * chunk-by-chunk redactor, so output is cut into lines (or long runs) before it is masked.
- */
-/** A run without a line break is masked and passed on at this size, so memory stays bounded. */
-const MAX_PENDING_BYTES = 64 * 1024;
-class RedactingLines {
-    redact;
-    emit;
-    pending = '';
-    constructor(redact, emit) {
-        this.redact = redact;
-        this.emit = emit;
-    }
-    push(chunk) {
-        this.pending += chunk.toString('utf8');
-        const cut = Math.max(this.pending.lastIndexOf('\n'), this.pending.lastIndexOf('\r'));
-        if (cut >= 0) {
-            this.send(this.pending.slice(0, cut + 1));
-            this.pending = this.pending.slice(cut + 1);
-        }
-        if (this.pending.length >= MAX_PENDING_BYTES)
-            this.flush();
-    }
-    flush() {
-        if (this.pending === '')
-            return;
-        this.send(this.pending);
-        this.pending = '';
-    }
-    send(text) {
-        this.emit(Buffer.from(this.redact(text), 'utf8'));
-    }
-}
-
-;// CONCATENATED MODULE: ./src/adapters/process-runner.ts
-/**
- * The process runner: every command is a real child process in its own process group, so that a timeout
- * (or an abort) stops the whole tree, grandchildren included. Output is captured bounded: head and tail in
- * memory, the full stream on disk up to a cap.
- */
-
-
-
-
-
-/** Bytes of head and of tail kept in memory by default. */
-const DEFAULT_KEEP_BYTES = 64 * 1024;
-/** The log file stops growing here; a check that prints gigabytes must not fill the disk. */
-const DEFAULT_MAX_LOG_BYTES = 256 * 1024 * 1024;
-/** Time between SIGTERM and SIGKILL for a process group that overran its time. */
-const DEFAULT_KILL_GRACE_MS = 3000;
-/**
- * After the main child exits, how long its pipes may stay open (a grandchild still holding them) before
- * the group is killed and the run resolves.
- */
-const DEFAULT_PIPE_GRACE_MS = 500;
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/**
- * Node hands a child's stdout and stderr over as sockets, and opening `/dev/stdout` or `/dev/stderr` on a
- * socket fails with ENXIO ("No such device or address"), so a CI idiom such as `gofmt -l . | tee
- * /dev/stderr` would break only inside the loop. The shell therefore first points both at one real pipe
- * (read by a `cat` in the same process group). Kept on the command's first line so bash's own messages
- * ("line 1: ...") keep their line numbers.
- */
-const REAL_PIPE_PREFIX = 'exec > >(exec cat) 2>&1; ';
-/**
- * Keeps the first `keep` bytes and the last `keep` bytes of a stream; memory stays under about
- * `2 * keep` plus one chunk whatever the stream's size.
- */
-class HeadTailBuffer {
-    keep;
-    head = [];
-    headBytes = 0;
-    tail = [];
-    tailBytes = 0;
-    total = 0;
-    constructor(keep) {
-        this.keep = keep;
-    }
-    push(chunk) {
-        this.total += chunk.length;
-        let rest = chunk;
-        if (this.headBytes < this.keep) {
-            const take = Math.min(this.keep - this.headBytes, rest.length);
-            this.head.push(rest.subarray(0, take));
-            this.headBytes += take;
-            rest = rest.subarray(take);
-        }
-        if (rest.length === 0)
-            return;
-        // Copy: the tail may outlive the chunk's backing buffer, and a subarray would pin all of it.
-        this.tail.push(Buffer.from(rest));
-        this.tailBytes += rest.length;
-        while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= this.keep) {
-            this.tailBytes -= this.tail.shift()?.length ?? 0;
-        }
-    }
-    get truncated() {
-        return this.total > this.headBytes + Math.min(this.tailBytes, this.keep);
-    }
-    /** Head and tail as UTF-8 (invalid bytes replaced), with a marker where the middle was dropped. */
-    text() {
-        const head = Buffer.concat(this.head);
-        let tail = Buffer.concat(this.tail);
-        if (tail.length > this.keep)
-            tail = tail.subarray(tail.length - this.keep);
-        const omitted = this.total - head.length - tail.length;
-        if (omitted <= 0)
-            return Buffer.concat([head, tail]).toString('utf8');
-        return (head.subarray(0, utf8End(head)).toString('utf8') +
-            `\n… [${omitted} bytes omitted] …\n` +
-            tail.subarray(utf8Start(tail)).toString('utf8'));
-    }
-}
-/** Index after the last complete UTF-8 sequence (drops a character cut in half at the end). */
-function utf8End(buffer) {
-    for (let back = 1; back <= Math.min(3, buffer.length); back++) {
-        const byte = buffer[buffer.length - back] ?? 0;
-        if ((byte & 0xc0) === 0x80)
-            continue;
-        if (byte < 0x80)
-            return buffer.length;
-        const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
-        return length > back ? buffer.length - back : buffer.length;
-    }
-    return buffer.length;
-}
-/** Index of the first byte that starts a UTF-8 sequence (skips a character cut in half at the start). */
-function utf8Start(buffer) {
-    let index = 0;
-    while (index < 3 && index < buffer.length && ((buffer[index] ?? 0) & 0xc0) === 0x80)
-        index++;
-    return index;
-}
-/** A log file that stops at `maxBytes` with a note, and pauses the producer while the disk catches up. */
-class CappedLog {
-    maxBytes;
-    written = 0;
-    capped = false;
-    stream;
-    failed;
-    constructor(path, maxBytes) {
-        this.maxBytes = maxBytes;
-        this.stream = (0,external_node_fs_.createWriteStream)(path);
-        this.stream.on('drain', () => this.wake());
-        this.stream.on('error', (error) => {
-            this.failed = error.message;
-            // A failed log must not leave the producer paused for ever.
-            this.wake();
-        });
-    }
-    waiters = [];
-    wake() {
-        const waiters = this.waiters;
-        this.waiters = [];
-        for (const waiter of waiters)
-            waiter();
-    }
-    /** Returns false when the caller should wait for `drain`. */
-    write(chunk) {
-        if (this.capped || this.failed)
-            return true;
-        const room = this.maxBytes - this.written;
-        if (chunk.length <= room) {
-            this.written += chunk.length;
-            return this.stream.write(chunk);
-        }
-        this.capped = true;
-        this.written = this.maxBytes;
-        this.stream.write(chunk.subarray(0, room));
-        return this.stream.write(`\n… [log truncated at ${this.maxBytes} bytes; later output was not written] …\n`);
-    }
-    onDrain(listener) {
-        if (this.failed)
-            listener();
-        else
-            this.waiters.push(listener);
-    }
-    close() {
-        return new Promise((resolve) => {
-            if (this.failed)
-                return resolve(this.failed);
-            this.stream.end(() => resolve(this.failed));
-        });
-    }
-}
-/** Sends `signal` to every process in the group led by `pid`; a group that is gone already is fine. */
-function killGroup(pid, signal) {
-    try {
-        process.kill(-pid, signal);
-    }
-    catch {
-        // ESRCH: nothing left in the group.
-    }
-}
-/** Real child processes (see the module comment). */
-class ChildProcessRunner {
-    killGraceMs;
-    pipeGraceMs;
-    maxLogBytes;
-    redact;
-    isolationPrefix;
-    constructor(options = {}) {
-        this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-        this.pipeGraceMs = options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS;
-        this.maxLogBytes = options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
-        this.redact = options.redact;
-        this.isolationPrefix = options.isolationPrefix ?? [];
-    }
-    async run(request) {
-        const started = performance.now();
-        const capture = new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES);
-        const stdoutCapture = request.captureStdout ? new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES) : null;
-        const failEarly = (spawnError) => ({
-            exitCode: null,
-            signal: null,
-            timedOut: false,
-            durationMs: performance.now() - started,
-            output: '',
-            totalBytes: 0,
-            truncated: false,
-            spawnError,
-            ...(request.logFile ? { logFile: request.logFile } : {}),
-        });
-        const command = typeof request.command === 'string' ? ['bash', '-c', REAL_PIPE_PREFIX + request.command] : [...request.command];
-        if (command.length === 0)
-            return failEarly('the command is empty: expected a shell line or a non-empty argv array');
-        // Through the isolation the command is found on its own PATH (sudo would reset PATH to its secure_path).
-        const path = Object.entries(request.env).find(([name]) => name.toUpperCase() === 'PATH')?.[1];
-        const argv = this.isolationPrefix.length === 0
-            ? command
-            : [...this.isolationPrefix, 'env', ...(path !== undefined ? [`PATH=${path}`] : []), ...command];
-        const [file, ...args] = argv;
-        try {
-            if (!(0,external_node_fs_.statSync)(request.cwd).isDirectory())
-                return failEarly(`working directory '${request.cwd}' is not a folder`);
-        }
-        catch {
-            return failEarly(`working directory '${request.cwd}' does not exist`);
-        }
-        if (request.signal?.aborted)
-            return failEarly('aborted before it started');
-        let log;
-        if (request.logFile) {
-            try {
-                await (0,promises_.mkdir)((0,external_node_path_.dirname)(request.logFile), { recursive: true });
-            }
-            catch (error) {
-                return failEarly(`could not create the folder of log file '${request.logFile}': ${error.message}`);
-            }
-            log = new CappedLog(request.logFile, request.maxLogBytes ?? this.maxLogBytes);
-        }
-        return new Promise((resolve) => {
-            let child;
-            try {
-                child = (0,external_node_child_process_.spawn)(file, args, {
-                    cwd: request.cwd,
-                    env: request.env,
-                    detached: true,
-                    stdio: [request.stdinFile ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-                });
-            }
-            catch (error) {
-                void log?.close();
-                resolve(failEarly(error instanceof Error ? error.message : String(error)));
-                return;
-            }
-            if (request.stdinFile && child.stdin) {
-                // A command that exits without reading all of its input closes the pipe: not a failure.
-                child.stdin.on('error', () => { });
-                const input = (0,external_node_fs_.createReadStream)(request.stdinFile);
-                input.on('error', () => child.stdin?.end());
-                input.pipe(child.stdin);
-            }
-            let timedOut = false;
-            let settled = false;
-            let exitCode = null;
-            let exitSignal = null;
-            let exited = false;
-            let openPipes = 2;
-            let spawnError;
-            const timers = [];
-            const pid = child.pid;
-            const stop = () => {
-                if (pid === undefined)
-                    return;
-                killGroup(pid, 'SIGTERM');
-                timers.push(setTimeout(() => killGroup(pid, 'SIGKILL'), this.killGraceMs));
-            };
-            const finish = async () => {
-                if (settled)
-                    return;
-                settled = true;
-                for (const timer of timers)
-                    clearTimeout(timer);
-                request.signal?.removeEventListener('abort', onAbort);
-                // Whatever is left of the tree (background jobs, a grandchild holding the pipes) goes with it.
-                if (pid !== undefined)
-                    killGroup(pid, 'SIGKILL');
-                child.stdout?.destroy();
-                child.stderr?.destroy();
-                for (const lines of redactors)
-                    lines.flush();
-                const logError = await log?.close();
-                let output = capture.text();
-                if (logError)
-                    output += `\n… [could not write the log file: ${logError}] …\n`;
-                resolve({
-                    exitCode,
-                    signal: exitSignal,
-                    timedOut,
-                    durationMs: performance.now() - started,
-                    output,
-                    totalBytes: capture.total,
-                    truncated: capture.truncated,
-                    ...(request.logFile ? { logFile: request.logFile } : {}),
-                    ...(spawnError ? { spawnError } : {}),
-                    ...(stdoutCapture ? { stdout: stdoutCapture.text() } : {}),
-                });
-            };
-            const onAbort = () => stop();
-            request.signal?.addEventListener('abort', onAbort, { once: true });
-            // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
-            if (Number.isFinite(request.timeoutMs) && request.timeoutMs <= MAX_TIMER_MS) {
-                timers.push(setTimeout(() => {
-                    timedOut = true;
-                    stop();
-                }, Math.max(0, request.timeoutMs)));
-            }
-            const onChunk = (chunk, fromStdout) => {
-                capture.push(chunk);
-                if (fromStdout)
-                    stdoutCapture?.push(chunk);
-                request.onOutput?.(chunk);
-                if (log && !log.write(chunk)) {
-                    // Back-pressure: stop reading until the disk catches up, so memory stays bounded.
-                    child.stdout?.pause();
-                    child.stderr?.pause();
-                    log.onDrain(() => {
-                        child.stdout?.resume();
-                        child.stderr?.resume();
-                    });
-                }
-            };
-            const onPipeClosed = () => {
-                openPipes--;
-                if (openPipes === 0 && exited)
-                    void finish();
-            };
-            const redact = this.redact;
-            const redactors = [];
-            for (const [pipe, fromStdout] of [
-                [child.stdout, true],
-                [child.stderr, false],
-            ]) {
-                if (redact) {
-                    const lines = new RedactingLines(redact, (chunk) => onChunk(chunk, fromStdout));
-                    redactors.push(lines);
-                    pipe?.on('data', (chunk) => lines.push(chunk));
-                }
-                else {
-                    pipe?.on('data', (chunk) => onChunk(chunk, fromStdout));
-                }
-                pipe?.once('close', onPipeClosed);
-                pipe?.once('error', onPipeClosed);
-            }
-            child.once('error', (error) => {
-                // Only a failure to start lands here with no pid; a failed kill of a running child is not fatal.
-                if (pid !== undefined)
-                    return;
-                spawnError = error.message;
-                exited = true;
-                void finish();
-            });
-            child.once('exit', (code, signal) => {
-                exited = true;
-                exitCode = code;
-                exitSignal = signal;
-                if (openPipes === 0) {
-                    void finish();
-                    return;
-                }
-                // A grandchild may hold the pipes open forever: give them a moment, then kill the group (which
-                // closes them) and give the last bytes a moment to arrive; a process that left the group is cut off.
-                timers.push(setTimeout(() => {
-                    if (pid !== undefined)
-                        killGroup(pid, 'SIGKILL');
-                    timers.push(setTimeout(() => void finish(), this.pipeGraceMs));
-                }, this.pipeGraceMs));
-            });
-        });
-    }
-}
 
 ;// CONCATENATED MODULE: ./src/domain/fan-out-time.ts
 /**
@@ -53566,11 +49630,12 @@ const verdictFileSchema = schemas/* strictObject */.rej({
     /** How long the leg's `verify-setup` ran before its check, in ms (decide counts it in the leg's time). */
     setupMs: schemas/* number */.aig().int().nonnegative().max(MAX_JOB_WALL_MS).optional(),
 })
-    .refine((verdict) => !verdict.flakeCheck || (failed(verdict.run) && !verdict.run.timedOut), {
+    .refine((verdict) => !verdict.flakeCheck || (legRunFailed(verdict.run) && !verdict.run.timedOut), {
     message: 'a flake check follows only a run that failed and did not time out',
     path: ['flakeCheck'],
 });
-function failed(run) {
+/** Whether a leg's (first) run of its check failed: a non-zero exit, a timeout or no process. */
+function legRunFailed(run) {
     return run.exitCode !== 0 || run.timedOut || run.spawnError !== undefined;
 }
 /** Parses a hand-off file's text; a bad one is named with what is wrong in it. */
@@ -53675,6 +49740,4235 @@ unreadable = new Map()) {
     // A verdict's tests are its own check's: a leg cannot speak for another check's tests.
     const tests = unionTests(judged.map(({ leg, verdict }) => Object.fromEntries(Object.entries(verdict?.tests ?? {}).filter(([id]) => id.startsWith(`${leg.check}:`)))));
     return { runs, tests, flakeChecks, legTimesMs };
+}
+
+;// CONCATENATED MODULE: ./src/domain/fan-out-verdict-log.ts
+/**
+ * A verify leg's verdict, bound to the leg's own job through its log. Any job of the run that can reach
+ * the runner's runtime token (a check reads it from its controller's /proc where there is no isolation,
+ * or rewrites the upload step's files on disk) can delete another leg's verdict artifact and upload one
+ * of its own under that name. It cannot write into another job's log, which GitHub keeps per job: so the
+ * leg's controller prints the sha256 of the verdict file it hands on in its own log, after its check's
+ * processes have ended, and decide takes a verdict only when the file's sha256 is the last one that log
+ * names for that leg. A check can still print such a line in its own leg's log: that lets a leg lie only
+ * about itself, which it can already do by gaming its own check.
+ */
+/** A leg's name may hold spaces (`test shard 1/4`): it is all between `verdict ` and the last ` sha256:`. */
+const LINE = /^loop-controller: verdict (.+) sha256:([0-9a-f]{64})$/;
+/** GitHub's job logs begin each line with its time (`2026-11-27T11:38:10.1234567Z `); a file may start with a BOM. */
+const TIMESTAMP = /^\uFEFF?\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z /;
+/** The line a leg's controller prints for the verdict file it hands on (its sha256, hex). */
+function verdictDigestLine(leg, sha256) {
+    return `loop-controller: verdict ${leg} sha256:${sha256}`;
+}
+/** The sha256 of the last verdict line for `leg` in a job's log, or null when the log names none. */
+function lastVerdictDigest(log, leg) {
+    let digest = null;
+    for (const raw of log.split('\n')) {
+        const match = LINE.exec(raw.replace(/\r$/, '').replace(TIMESTAMP, ''));
+        if (match && match[1] === leg)
+            digest = match[2] ?? null;
+    }
+    return digest;
+}
+
+;// CONCATENATED MODULE: ./src/domain/fan-out-jobs.ts
+/**
+ * The verify legs' own jobs, as GitHub's Jobs API lists them for decide's run attempt, and each leg's job
+ * log: what decide takes of a leg's verdict depends on them. A verdict artifact is only a file in the run:
+ * any job that reaches the runner's runtime token (no process isolation, or the upload step's files
+ * rewritten on disk) can upload one under a leg's name, before the leg ran or in place of the leg's own.
+ * So a verdict counts only when its leg's job is listed once, its file's sha256 is the last one that job's
+ * own log names for the leg (`fan-out-verdict-log.ts`), and, for a passing verdict, the job concluded
+ * `success`. A leg without a verdict is counted at its job's wall time when the API gives it.
+ */
+
+
+
+/** The reusable workflow's plan job's name (`name: plan`). */
+const PLAN_JOB_NAME = 'plan';
+/** The name the reusable workflow's verify job renders for a leg (`name: verify (${{ matrix.leg }})`). */
+function legJobName(leg) {
+    return `verify (${leg})`;
+}
+/**
+ * A leg's job among a run attempt's: named `verify (<leg>)`, alone or after a caller's prefix
+ * (`<caller job> / verify (<leg>)`; decide cannot know the caller's job id). Two jobs that both match
+ * leave the leg unconfirmed: no guess is made between them.
+ */
+function findLegJob(jobs, leg) {
+    const name = legJobName(leg);
+    const matching = jobs.filter((job) => job.name === name || job.name.endsWith(` / ${name}`));
+    const job = matching[0];
+    if (matching.length > 1)
+        return { kind: 'ambiguous', count: matching.length };
+    return job ? { kind: 'found', job } : { kind: 'none' };
+}
+/** A verdict that could make its check pass: its run passed, or its failed run has a flake check to judge. */
+function passLike(verdict) {
+    const run = verdict.run;
+    const passed = run.exitCode === 0 && !run.timedOut && run.spawnError === undefined;
+    return passed || verdict.flakeCheck !== undefined;
+}
+/** The job that speaks for a verdict of a leg of the config, or why none can. */
+function verdictJob(verdict, input, leg) {
+    const attempt = input.verdictAttempts.get(leg.artifact);
+    const jobs = attempt === undefined ? undefined : input.jobsByAttempt.get(attempt);
+    if (!jobs || jobs.kind === 'unavailable') {
+        const why = jobs ? `the jobs could not be listed: ${jobs.reason}` : 'its run attempt is not known';
+        return {
+            kind: 'refused',
+            reason: `its verdict came from an artifact, and its verify job could not be confirmed (${why}): not trusted`,
+        };
+    }
+    const found = findLegJob(jobs.jobs, verdict.leg);
+    if (found.kind === 'ambiguous') {
+        return {
+            kind: 'refused',
+            reason: `its verdict came from an artifact, and ${found.count} jobs of the run are named ${legJobName(verdict.leg)}: not trusted`,
+        };
+    }
+    if (found.kind === 'none') {
+        return {
+            kind: 'refused',
+            reason: `its verdict came from an artifact, and no job of the run is named ${legJobName(verdict.leg)}: not trusted`,
+        };
+    }
+    const { job } = found;
+    if (passLike(verdict) && job.conclusion !== 'success') {
+        return {
+            kind: 'refused',
+            reason: `its verdict came from an artifact but its verify job concluded ${job.conclusion ?? `nothing (${job.status})`}: not trusted`,
+        };
+    }
+    return { kind: 'job', job };
+}
+/**
+ * The legs whose run of their check failed, each with its own job's id (where GitHub listed it once):
+ * the report links their logs, so a person reads the failing shard's whole log, not only its excerpt.
+ */
+function failedLegJobs(verdicts, legJobIds) {
+    return verdicts.flatMap((verdict) => {
+        const jobId = legJobIds.get(verdict.leg);
+        return legRunFailed(verdict.run) && jobId !== undefined ? [{ leg: verdict.leg, jobId }] : [];
+    });
+}
+/** The ids of the legs' jobs whose logs decide needs to take their verdicts (each job once). */
+function legJobsToRead(input) {
+    const legOf = new Map(input.legs.map((leg) => [leg.leg, leg]));
+    const ids = new Set();
+    for (const verdict of input.verdicts) {
+        const leg = legOf.get(verdict.leg);
+        const found = leg ? verdictJob(verdict, input, leg) : null;
+        if (found?.kind === 'job')
+            ids.add(found.job.id);
+    }
+    return [...ids];
+}
+/**
+ * The verdicts decide takes. A verdict of a leg of the config counts only when
+ * - its leg's job is listed, once, in the attempt the verdict came from (a leg whose job is not listed,
+ *   is named twice, or whose attempt's jobs cannot be listed has its verdict refused: no fallback on the
+ *   matrix's aggregate result, which a check that spends the run's token on the API could force);
+ * - a passing verdict's job concluded `success` (a forged pass uploaded before the leg ran made its own
+ *   upload fail);
+ * - the file's sha256 is the last one the job's own log names for the leg: a verdict another job put in
+ *   the leg's place, pass or fail, is refused.
+ * A refused verdict is its leg's `no verdict` error, never a pass.
+ */
+function trustVerdicts(input) {
+    const legOf = new Map(input.legs.map((leg) => [leg.leg, leg]));
+    const verdicts = [];
+    const untrusted = new Map();
+    const warnings = [];
+    const legJobIds = new Map();
+    for (const [attempt, jobs] of [...input.jobsByAttempt].sort(([a], [b]) => a - b)) {
+        if (jobs.kind === 'unavailable') {
+            warnings.push(`The jobs of run attempt ${attempt} could not be listed (${jobs.reason}): no verdict of that attempt can be tied to its leg's own job, and none is taken.`);
+        }
+    }
+    for (const verdict of input.verdicts) {
+        const leg = legOf.get(verdict.leg);
+        if (!leg) {
+            // No leg of the config: mergeVerdicts ignores it.
+            verdicts.push(verdict);
+            continue;
+        }
+        const own = verdictJob(verdict, input, leg);
+        if (own.kind === 'job')
+            legJobIds.set(leg.leg, own.job.id);
+        const refusal = logRefusal(verdict, input, leg);
+        if (refusal === null)
+            verdicts.push(verdict);
+        else
+            untrusted.set(leg.artifact, refusal);
+    }
+    return {
+        verdicts,
+        untrusted,
+        jobWallMs: jobWallTimes(input),
+        planJobWallMs: planJobWallMs(input),
+        warnings,
+        legJobIds,
+    };
+}
+/** Why a leg's verdict is not taken, or null when its own job and that job's log vouch for it. */
+function logRefusal(verdict, input, leg) {
+    const found = verdictJob(verdict, input, leg);
+    if (found.kind === 'refused')
+        return found.reason;
+    const log = input.jobLogs.get(found.job.id);
+    if (!log || log.kind === 'unavailable') {
+        const why = log ? log.reason : 'not read';
+        return `its verdict came from an artifact, and its verify job's log could not be read (${why}): not trusted`;
+    }
+    const logged = lastVerdictDigest(log.text, verdict.leg);
+    if (logged === null)
+        return `its verdict came from an artifact, and its verify job's log names no verdict of it: not trusted`;
+    const digest = input.verdictDigests.get(leg.artifact);
+    if (digest !== logged) {
+        return `its verdict came from an artifact, and is not the file its verify job handed on (its log names sha256 ${logged.slice(0, 12)}, the file's is ${digest?.slice(0, 12) ?? 'unknown'}): not trusted`;
+    }
+    return null;
+}
+/**
+ * The plan job's wall time in decide's own attempt (`plan`, alone or after a caller's prefix), where it
+ * is listed once and has both times: GitHub keeps it, so the plan's report of its own time is not needed.
+ */
+function planJobWallMs(input) {
+    const jobs = input.jobsByAttempt.get(input.attempt);
+    if (jobs?.kind !== 'listed')
+        return undefined;
+    const plans = jobs.jobs.filter((job) => job.name === PLAN_JOB_NAME || job.name.endsWith(` / ${PLAN_JOB_NAME}`));
+    return plans.length === 1 && plans[0] ? wallOf(plans[0]) : undefined;
+}
+/** A completed job's wall time (completed − started), or undefined without both times. */
+function wallOf(job) {
+    const started = Date.parse(job.startedAt ?? '');
+    const completed = Date.parse(job.completedAt ?? '');
+    return Number.isFinite(started) && Number.isFinite(completed) && completed >= started
+        ? boundedMs(completed - started)
+        : undefined;
+}
+/** Each leg's job's wall time in decide's own attempt, where the job is listed once and has both times. */
+function jobWallTimes(input) {
+    const wall = new Map();
+    const jobs = input.jobsByAttempt.get(input.attempt);
+    if (jobs?.kind !== 'listed')
+        return wall;
+    for (const leg of input.legs) {
+        const found = findLegJob(jobs.jobs, leg.leg);
+        if (found.kind !== 'found')
+            continue;
+        const ms = wallOf(found.job);
+        if (ms !== undefined)
+            wall.set(legRunKey(leg.check, leg.shard), ms);
+    }
+    return wall;
+}
+
+;// CONCATENATED MODULE: ./src/domain/isolation.ts
+/**
+ * How the project's commands (the agent, checks, fixes, install, tasks) are kept from the controller's
+ * own processes, whose environment holds the job's tokens: a command of the same user could otherwise
+ * read `/proc/<controller>/environ`. Pure: the names, and what a person is told.
+ */
+/** What a person may ask for: the strongest available (`auto`), a PID namespace or else refuse, or none. */
+const ISOLATION_MODES = ['auto', 'pid-namespace', 'none'];
+/** The line a summary or the CLI prints about it; loud when there is none. */
+function isolationLine(report) {
+    return report.level === 'pid-namespace'
+        ? `Isolation: the agent and the checks run in their own PID namespace with their own /proc and no capabilities (${report.how}); they cannot see the controller's processes or read its environment.`
+        : `⚠️ No isolation: the agent and the checks run as the controller's user and can read its environment (the job's tokens) through /proc (${report.how}). Use a runner with sudo or user namespaces, or run the agent in a job that holds no write token.`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/annotations.ts
+/** GitHub's limit of error annotations shown per step. */
+const MAX_ANNOTATIONS = 10;
+// A location message shorter than this (`expected: 9`) says too little alone.
+const TERSE_MESSAGE = 40;
+/** The locations of the failing checks, in matrix order. */
+function locationsOf(checks) {
+    return checks.flatMap((check) => check.verdict === 'pass' || check.verdict === 'skipped' || check.verdict === 'flaky'
+        ? []
+        : check.locations.map((location) => {
+            // The first line that says something (not a fence or a rule).
+            const context = check.excerpt
+                .split('\n')
+                .find((line) => /[A-Za-z0-9]/.test(line))
+                ?.trim();
+            return { check: check.name, pattern: check.pattern, location, ...(context ? { context } : {}) };
+        }));
+}
+/**
+ * A file path as GitHub wants it for an annotation: relative to the workspace, forward slashes, no
+ * leading `./`. Paths outside the workspace are kept as they are (GitHub then shows them unlinked).
+ */
+function annotationPath(file, workspaceRoot) {
+    let path = file.replace(/\\/g, '/');
+    const root = workspaceRoot.replace(/\\/g, '/').replace(/\/+$/, '');
+    if (root !== '' && path.startsWith(`${root}/`))
+        path = path.slice(root.length + 1);
+    return path.replace(/^(\.\/)+/, '');
+}
+/**
+ * Picks at most `max` annotations (duplicates of the same place and message removed, first come
+ * first served) and returns the rest as overflow for the summary.
+ */
+function selectAnnotations(candidates, max = MAX_ANNOTATIONS, workspaceRoot = '') {
+    const seen = new Set();
+    const unique = [];
+    for (const { check, pattern, location, context } of candidates) {
+        const file = annotationPath(location.file, workspaceRoot);
+        if (file === '')
+            continue;
+        const own = (location.message ?? '').trim();
+        const message = own === ''
+            ? context
+                ? `${check} failed here: ${context}`
+                : `${check} failed here`
+            : own.length < TERSE_MESSAGE && context && !context.includes(own)
+                ? `${context}\n${own}`
+                : own;
+        const key = `${file}\0${location.line ?? ''}\0${location.column ?? ''}\0${message}`;
+        if (seen.has(key))
+            continue;
+        seen.add(key);
+        unique.push({
+            file,
+            ...(location.line !== undefined ? { line: location.line } : {}),
+            ...(location.line !== undefined && location.column !== undefined ? { column: location.column } : {}),
+            title: pattern ? `${check}: ${pattern}` : check,
+            message: message.length > 1000 ? `${message.slice(0, 999)}…` : message,
+        });
+    }
+    const limit = Math.max(0, max);
+    return { annotations: unique.slice(0, limit), overflow: unique.slice(limit) };
+}
+
+;// CONCATENATED MODULE: ./src/domain/attempt-strategy.ts
+function attemptStrategy(decision) {
+    return decision.kind === 'RETRY' ? decision.strategy : null;
+}
+/** How a record names it. */
+function strategyLabel(strategy) {
+    return strategy ? `\`${strategy}\`` : 'none (a first attempt at the stage)';
+}
+/**
+ * What the loop takes for a failing check once the retry rules weighed it: the next attempt's strategy
+ * (the pattern's own, or the one switched to after the same error came back), `escalate` when the
+ * failure went to a person (BLOCKED), `auto_fix` when its fix command made it pass, or null when the loop takes none for this check: it did not fail,
+ * another failure is the one retried, or the loop stops for something else (a cap, a gate, an abort).
+ * This, not the classifier's `check.strategy` (the pattern's proposal), is what a person is shown.
+ */
+function strategyTaken(check, loop, next) {
+    // Its own fix command made it pass: the controller took auto_fix, whatever the pattern proposed.
+    if (check.autoFixed && check.verdict === 'pass')
+        return 'auto_fix';
+    if (check.verdict !== 'fail' && check.verdict !== 'timeout' && check.verdict !== 'error')
+        return null;
+    if (loop.current?.check !== check.name)
+        return null;
+    if (loop.status === 'blocked' || next?.kind === 'ESCALATE')
+        return 'escalate';
+    return next?.kind === 'RETRY' ? next.strategy : null;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/mermaid.ts
+/** The Mermaid stage diagram of the summary and the comment: where the loop stands. Pure. */
+
+// The states besides the pipeline's stages, shown only when the loop is in them.
+const END_NODES = {
+    blocked: { id: 'BLOCKED', label: (d) => `BLOCKED at iteration ${d.iteration} of ${d.maxIterations}` },
+    capped: { id: 'CAPPED', label: (d) => `Cap reached: ${d.iteration} of ${d.maxIterations} iterations` },
+    aborted: {
+        id: 'ABORTED',
+        label: (d) => d.iteration === 0
+            ? 'Aborted before its first iteration'
+            : `Aborted at iteration ${d.iteration} of ${d.maxIterations}`,
+    },
+    waiting: { id: 'WAITING', label: (d) => (d.gate ? `Waiting for gate ${d.gate}` : 'Waiting') },
+};
+/**
+ * A `stateDiagram-v2` of the pipeline (one transition per line: chains are not stateDiagram syntax)
+ * that shows where the loop stands: finished stages green, the current one amber, the stage whose
+ * checks failed red-outlined, and, when the loop stopped or waits, a state of its own (BLOCKED, the
+ * cap, aborted, the gate) filled red or amber. The iteration count is on the retry edge and the end
+ * state; COMPLETE says how many iterations it took.
+ */
+function renderStageDiagram(input) {
+    const { pipeline, stage, status, iteration, maxIterations } = input;
+    const ordered = domain_stages/* STAGES */.an.filter((s) => pipeline.includes(s));
+    const lines = ['stateDiagram-v2', '  direction LR'];
+    const complete = status === 'complete' || stage === 'COMPLETE';
+    // Aborted before its first iteration (while queued): it left from the start, not from a stage.
+    const neverRan = status === 'aborted' && iteration === 0;
+    if (complete && ordered.includes('COMPLETE')) {
+        lines.push(`  state "COMPLETE in ${iteration} iteration${iteration === 1 ? '' : 's'}" as COMPLETE`);
+    }
+    if (ordered[0])
+        lines.push(`  [*] --> ${ordered[0]}`);
+    for (let i = 1; i < ordered.length; i++)
+        lines.push(`  ${ordered[i - 1]} --> ${ordered[i]}`);
+    const loopStart = domain_stages/* CAPABILITY_LOOP */.y3[0];
+    const loopEnd = domain_stages/* CAPABILITY_LOOP */.y3[domain_stages/* CAPABILITY_LOOP */.y3.length - 1];
+    const loops = ordered.includes(loopStart) && ordered.includes(loopEnd);
+    if (loops) {
+        lines.push(`  ${loopEnd} --> ${loopStart}: ${complete || neverRan ? 'retry' : `retry · iteration ${iteration} of ${maxIterations}`}`);
+    }
+    // The stage whose checks ran this iteration: VERIFY where the pipeline has it, else where the loop is.
+    const verifiedAt = loops && !complete ? loopEnd : stage;
+    const end = complete ? undefined : END_NODES[status];
+    if (end) {
+        lines.push(`  state "${end.label(input)}" as ${end.id}`);
+        const from = neverRan ? '[*]' : ordered.includes(verifiedAt) ? verifiedAt : (ordered[0] ?? stage);
+        lines.push(`  ${from} --> ${end.id}`);
+    }
+    lines.push('  classDef done fill:#dafbe1,stroke:#1a7f37,color:#1f2328');
+    lines.push('  classDef current fill:#fff8c5,stroke:#9a6700,color:#1f2328,stroke-width:2px');
+    lines.push('  classDef failed fill:#ffebe9,stroke:#cf222e,color:#1f2328,stroke-width:2px');
+    lines.push('  classDef stopped fill:#cf222e,stroke:#82071e,color:#ffffff');
+    lines.push('  classDef waiting fill:#bf8700,stroke:#7d4e00,color:#ffffff');
+    const currentIndex = domain_stages/* STAGES */.an.indexOf(stage);
+    const failedStage = !complete && input.verdict === 'fail' && ordered.includes(verifiedAt) ? verifiedAt : null;
+    const done = complete ? ordered : ordered.filter((s) => domain_stages/* STAGES */.an.indexOf(s) < currentIndex && s !== failedStage);
+    if (done.length > 0)
+        lines.push(`  class ${done.join(',')} done`);
+    if (failedStage)
+        lines.push(`  class ${failedStage} failed`);
+    const stopped = status === 'blocked' || status === 'capped' || status === 'aborted';
+    if (!complete && !stopped && ordered.includes(stage) && stage !== failedStage)
+        lines.push(`  class ${stage} current`);
+    if (end)
+        lines.push(`  class ${end.id} ${status === 'waiting' ? 'waiting' : 'stopped'}`);
+    return `\`\`\`mermaid\n${lines.join('\n')}\n\`\`\``;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/sections.ts
+/**
+ * The parts the job summary and the sticky comment share, each rendered from the report view so both
+ * say a fact the same way: the heading, why and next, the BLOCKED handoff, the check table, the
+ * iteration checklist, gates, refused paths, what was spent, links and when. Pure: returns Markdown.
+ */
+
+
+
+
+
+
+
+/** `🚫 BLOCKED: needs a person · \`stuck\` · iteration 3 of 8`; COMPLETE says how many iterations it took. */
+function headingText(model, view) {
+    const progress = view.state === 'complete' ? `after ${plural(model.iteration, 'iteration')}` : view.progress;
+    return `${view.icon} ${markdownText(view.title)} · ${code(model.loopId)} · ${progress}`;
+}
+/** **Why** (when stopped or waiting) and **Next** (always): each said once. */
+function whyAndNext(view, redact) {
+    const lines = [];
+    if (view.why)
+        lines.push(`**Why:** ${markdownText(redact(view.why), 1000)}.`);
+    lines.push(`**Next:** ${markdownText(capitalise(redact(view.nextStep)), 1000)}`);
+    return lines.join('  \n');
+}
+function capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+/** Where a reader finds what a report leaves out. */
+function auditTrailPointer(model) {
+    return model.links.auditTrail ? `the [audit trail](${model.links.auditTrail})` : 'the audit trail artifact';
+}
+/** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
+function stageLine(model) {
+    const { capabilities } = model;
+    if (capabilities.total === 0 || capabilities.current === null)
+        return model.stage;
+    return `${model.stage} (capability ${Math.min(capabilities.completed + 1, capabilities.total)} of ${capabilities.total}: ${code(capabilities.current)})`;
+}
+/** The diagram of where the loop stands. */
+function stageDiagram(model, view) {
+    return renderStageDiagram({
+        pipeline: model.pipeline,
+        stage: model.stage,
+        status: model.status,
+        iteration: model.iteration,
+        maxIterations: model.maxIterations,
+        verdict: view.iterations.find((i) => i.iteration === model.iteration)?.verdict ?? 'none',
+        gate: view.state === 'waiting' ? pendingGate(model) : null,
+    });
+}
+/** The default ask of a person when the handoff names none, by the failure's pattern. */
+function defaultHumanAction(model) {
+    const pattern = model.failures.current?.pattern;
+    if (pattern === 'merge-conflict')
+        return `resolve the merge conflict on \`${loopBranch(model.loopId)}\`.`;
+    if (pattern === 'permission-error')
+        return 'grant the missing permission named in the failure.';
+    if (pattern === 'security-finding')
+        return 'review the security finding and decide whether the change may proceed.';
+    if (pattern === 'dependency-conflict')
+        return 'settle the dependency versions the loop could not reconcile.';
+    return 'read the failure and what was tried, then fix the cause or clarify the goal.';
+}
+/** `\`types\` · \`src/retry.ts:41:7\` · \`type-error\` · Type 'string' is not assignable…` */
+function failureLine(view, redact) {
+    const failure = view.failure;
+    if (!failure)
+        return null;
+    const parts = [code(failure.check)];
+    if (failure.location)
+        parts.push(code(redact(formatLocation(failure.location))));
+    if (failure.pattern)
+        parts.push(code(failure.pattern));
+    if (failure.firstLine)
+        parts.push(inlineText(redact(failure.firstLine), 300));
+    return parts.join(' · ');
+}
+/**
+ * The BLOCKED handoff: the ask of a person, the failure once, its attempts (one count, with the fixes
+ * that followed the first attempt listed under it), where to look, and (when `outputBudget` > 0) the
+ * failing check's output.
+ */
+function handoffSection(model, view, redact, outputBudget) {
+    const ask = model.handoff?.humanAction || defaultHumanAction(model);
+    const head = [`**Human action needed:** ${markdownText(redact(ask), 600)}`];
+    const failing = failureLine(view, redact);
+    if (failing)
+        head.push(`**Failing:** ${failing}`);
+    const blocks = [head.join('  \n')];
+    const failure = view.failure;
+    if (failure) {
+        const { failures } = model;
+        const fixes = failure.tried.length;
+        const after = fixes > 0 ? `: the first, then ${plural(fixes, 'fix', 'fixes')}` : '';
+        const tried = [
+            `**What was tried** · ${failure.attempts} of ${failure.attemptsLimit} attempts on this failure${after} · ${failures.total} of ${failures.totalLimit} failures allowed in the loop`,
+        ];
+        const shown = failure.tried.slice(-REPORT_CAPS.triedEntries);
+        if (shown.length < failure.tried.length) {
+            const earlier = failure.tried.length - shown.length;
+            tried.push(`_(${plural(earlier, 'earlier attempt')} ${earlier === 1 ? 'is' : 'are'} in the audit trail)_`);
+        }
+        blocks.push(tried.join('  \n'));
+        if (shown.length > 0) {
+            blocks.push(shown
+                .map((entry, index) => `${index + 1}. iteration ${entry.iteration} · ${code(entry.strategy)} · ${inlineText(redact(entry.outcome), 300)}`)
+                .join('\n'));
+        }
+    }
+    if (model.handoff?.suggestion)
+        blocks.push(`**Where to look:** ${markdownText(redact(model.handoff.suggestion), 800)}`);
+    const check = failure && outputBudget > 0 ? model.checks.find((c) => c.name === failure.check) : undefined;
+    if (check) {
+        const output = trimOutput(redact(model.outputs[check.name] ?? check.excerpt), outputBudget);
+        if (output.trim() !== '') {
+            blocks.push(`<details><summary>Output of ${escapeHtml(redact(check.name))}</summary>\n\n${codeBlock(output)}\n\n</details>`);
+        }
+    }
+    return blocks.join('\n\n');
+}
+/**
+ * What the classifier made of a failing check and what the loop takes for it:
+ * `\`type-error\` 0.86 → \`context_expand\``, the pattern's own strategy labelled when the retry rules
+ * took another (`→ a person (pattern's \`analyze_then_fix\`)`); empty when nothing.
+ */
+function analysisCell(check, taken) {
+    const parts = [];
+    if (check.pattern)
+        parts.push(check.confidence === null ? code(check.pattern) : `${code(check.pattern)} ${check.confidence.toFixed(2)}`);
+    if (taken) {
+        const patterns = check.strategy && check.strategy !== taken ? ` (pattern's ${code(check.strategy)})` : '';
+        parts.push(`→ ${taken === 'escalate' ? 'a person' : code(taken)}${patterns}`);
+    }
+    return parts.join(' ');
+}
+/** The iteration's checks: check, verdict, time and (when any check has one) the analysis. */
+function checkTable(model, redact) {
+    const { checks } = model;
+    if (checks.length === 0)
+        return '_No checks ran in this iteration._';
+    const shown = checks.slice(0, REPORT_CAPS.tableRows);
+    const loop = { status: model.status, current: model.failures.current };
+    const analysis = new Map(shown.map((check) => [check, analysisCell(check, strategyTaken(check, loop, model.next))]));
+    const withAnalysis = shown.some((check) => analysis.get(check) !== '');
+    const rows = shown.map((check) => {
+        const verdict = check.verdict === 'skipped' && check.skippedReason
+            ? `${verdictLabel(check.verdict)} (${inlineText(redact(check.skippedReason), 120)})`
+            : checkVerdictLabel(check);
+        const cells = [code(check.name), verdict, check.verdict === 'skipped' ? '' : formatDuration(check.durationMs)];
+        if (withAnalysis)
+            cells.push(analysis.get(check) ?? '');
+        return `| ${cells.join(' | ')} |`;
+    });
+    const header = withAnalysis
+        ? '| check | verdict | time | analysis |\n| --- | --- | --- | --- |'
+        : '| check | verdict | time |\n| --- | --- | --- |';
+    const more = checks.length > shown.length
+        ? `\n\n_… and ${plural(checks.length - shown.length, 'more check')}; every one is in the audit trail._`
+        : '';
+    return `${header}\n${rows.join('\n')}${more}`;
+}
+/** The progress checklist: one ticked line per iteration run, and the next one open while the loop runs. */
+function iterationChecklist(model, view, redact) {
+    if (view.iterations.length === 0)
+        return '';
+    const lines = ['**Iterations**'];
+    if (view.earlierIterations > 0)
+        lines.push(`_(${plural(view.earlierIterations, 'earlier iteration')} in the audit trail)_`);
+    for (const iteration of view.iterations)
+        lines.push(`- [x] ${markdownText(iterationLine(iteration), 600)}`);
+    if (view.state === 'running') {
+        lines.push(`- [ ] iteration ${model.iteration + 1}: ${markdownText(redact(model.nextAction), 300)}`);
+    }
+    return lines.join('\n');
+}
+/** What the loop spent: time, cost and tokens, each of its limit where one is set (iterations are in the heading). */
+function spentLine(model) {
+    const { budget } = model;
+    const time = formatDuration(budget.minutesUsed * 60_000) || '0 s';
+    const parts = [budget.minutesLimit !== undefined ? `${time} of ${budget.minutesLimit} min` : time];
+    if (budget.costUsd > 0 || budget.costLimit !== undefined) {
+        parts.push(budget.costLimit !== undefined
+            ? `${formatUsd(budget.costUsd)} of ${formatUsd(budget.costLimit)}`
+            : formatUsd(budget.costUsd));
+    }
+    if (budget.tokens > 0 || budget.tokensLimit !== undefined) {
+        parts.push(budget.tokensLimit !== undefined
+            ? `${formatCount(budget.tokens)} of ${formatCount(budget.tokensLimit)} tokens`
+            : `${formatCount(budget.tokens)} token${budget.tokens === 1 ? '' : 's'}`);
+    }
+    return `**Spent:** ${parts.join(' · ')}`;
+}
+/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch, the run, a fan-out's failed legs' logs and the dashboard. */
+function linksLine(model, postedOn) {
+    const { links } = model;
+    const parts = [];
+    if (links.auditTrail)
+        parts.push(escape_link('audit trail', links.auditTrail));
+    if (links.pullRequest && links.pullRequest.number !== postedOn) {
+        parts.push(escape_link(`pull request #${links.pullRequest.number}`, links.pullRequest.url));
+    }
+    if (links.issue && links.issue.number !== postedOn)
+        parts.push(escape_link(`issue #${links.issue.number}`, links.issue.url));
+    if (links.branch)
+        parts.push(links.branch.url ? escape_link(links.branch.name, links.branch.url) : code(links.branch.name));
+    if (links.run)
+        parts.push(escape_link('this run', links.run));
+    const legs = (links.failedLegs ?? []).slice(0, REPORT_CAPS.failedLegLinks);
+    if (legs.length > 0) {
+        const more = (links.failedLegs?.length ?? 0) - legs.length;
+        const listed = legs.map((leg) => escape_link(leg.name, leg.url)).join(', ');
+        parts.push(`${legs.length === 1 && more === 0 ? 'log of the failed leg' : 'logs of the failed legs'} ${listed}${more > 0 ? ` and ${more} more in this run` : ''}`);
+    }
+    if (links.dashboard)
+        parts.push(`dashboard: ${escape_link(`#${links.dashboard.number}`, links.dashboard.url)}`);
+    return parts.join(' · ');
+}
+/** `<sub>Updated 2026-01-01 00:00 UTC</sub>`. */
+function updatedLine(view) {
+    return view.updatedAt ? `<sub>Updated ${view.updatedAt}</sub>` : '';
+}
+/** The paths the last checkpoint did not commit, each with why and what to do. */
+function refusedSection(model, redact) {
+    const refused = model.refusedFromCommit;
+    if (refused.length === 0)
+        return '';
+    const shown = refused
+        .slice(0, 10)
+        .map((r) => `- ${code(redact(r.path))}: ${inlineText(redact(r.reason), 200)}; ${inlineText(redact(r.remedy), 200)}`);
+    if (refused.length > shown.length)
+        shown.push(`- … and ${refused.length - shown.length} more (see the audit trail)`);
+    return [`**Not committed** (still in the work tree, never pushed):`, ...shown].join('\n');
+}
+/** Gates and their states, e.g. `security ✅ approved by @alice · deploy ⏳ pending`. */
+function gatesLine(model, redact) {
+    const entries = Object.entries(model.gates).slice(0, REPORT_CAPS.gates);
+    if (entries.length === 0)
+        return '';
+    const gates = entries
+        .map(([name, gate]) => {
+        const icon = gate.status === 'approved' ? '✅' : gate.status === 'rejected' ? '⛔' : '⏳';
+        const by = gate.decidedBy ? ` by ${inlineText(redact(gate.decidedBy), 60)}` : '';
+        return `${code(name)} ${icon} ${gate.status}${by}`;
+    })
+        .join(' · ');
+    return `**Gates:** ${gates}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/comment.ts
+/**
+ * The sticky comment of a loop on its issue or pull request, found again by its hidden marker and
+ * updated in place: a living progress report. Pure: returns Markdown.
+ */
+
+
+
+
+
+/** Outside BLOCKED (whose handoff says it), the failure of this iteration in one line, if it failed. */
+function failingNow(model, view, redact) {
+    if (!model.checks.some(isFailing))
+        return '';
+    const line = failureLine(view, redact);
+    return line ? `**Failing:** ${line}` : '';
+}
+/**
+ * The sticky comment: the hidden marker `<!-- loop-controller:<loopId> -->` first, the heading, why
+ * and the next step for a person in one line, the handoff when BLOCKED, the stage diagram with where
+ * the loop stands, the checklist of iterations, this iteration's checks (folded), gates, what was
+ * spent, links and when it was updated. Always under `options.limit` characters (65,536).
+ */
+function renderComment(model, options = {}) {
+    const redact = options.redact ?? ((text) => text);
+    const limit = options.limit ?? COMMENT_MAX_CHARS;
+    const view = buildReportView(model);
+    const render = (outputBudget) => {
+        const table = checkTable(model, redact);
+        const parts = [
+            stickyCommentMarker(model.loopId),
+            `### ${headingText(model, view)}`,
+            whyAndNext(view, redact),
+            view.state === 'blocked' ? handoffSection(model, view, redact, outputBudget) : failingNow(model, view, redact),
+            pullRequestWaitingSection(model),
+            stageDiagram(model, view),
+            iterationChecklist(model, view, redact),
+            model.checks.length > 0
+                ? `<details><summary>${checksHeading(model)}: ${verdictLine(model.checks)}</summary>\n\n${table}\n\n</details>`
+                : '',
+            gatesLine(model, redact),
+            refusedSection(model, redact),
+            // Aborted while queued, nothing was spent: `0 ms` would only read as a measurement.
+            [abortedBeforeStart(model) ? '' : spentLine(model), linksLine(model, options.postedOn)]
+                .filter(Boolean)
+                .join(' · '),
+            updatedLine(view),
+        ];
+        return `${parts.filter(Boolean).join('\n\n')}\n`;
+    };
+    return fitToLimit(render, (text) => text.length, limit, 6_000, auditTrailPointer(model));
+}
+/** Whose checks the comment folds away: this iteration's, or a baseline round's (before any work). */
+function checksHeading(model) {
+    return model.baselineRound
+        ? `Checks at the baseline, before iteration ${model.baselineRound.iteration}`
+        : `Checks of iteration ${model.iteration}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/analysis/metrics.ts
+/** Aggregates from `metrics.byPattern` (which survives compaction of the attempt list). */
+function aggregateMetrics(metrics) {
+    const successRateByPattern = {};
+    const averageAttemptsByPattern = {};
+    let attempts = 0;
+    let escalated = 0;
+    let episodes = 0;
+    for (const [pattern, counts] of Object.entries(metrics.byPattern).sort(([a], [b]) => a.localeCompare(b))) {
+        if (counts.attempts <= 0)
+            continue;
+        attempts += counts.attempts;
+        escalated += counts.escalated;
+        const ended = counts.resolved + counts.escalated;
+        episodes += ended;
+        successRateByPattern[pattern] = metrics_round(counts.resolved / counts.attempts);
+        averageAttemptsByPattern[pattern] = metrics_round(counts.attempts / Math.max(1, ended));
+    }
+    return {
+        successRateByPattern,
+        averageAttemptsByPattern,
+        escalationRate: attempts === 0 ? 0 : metrics_round(escalated / attempts),
+        deadLetterRate: episodes === 0 ? 0 : metrics_round(Math.min(1, metrics.deadLetters / episodes)),
+    };
+}
+function metrics_round(value) {
+    return Math.round(value * 1000) / 1000;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/model.ts
+/**
+ * What the job summary and the sticky comment show, in one plain object built from the loop's state,
+ * the iteration's checks and the latest decision. Pure data; the renderers take nothing else.
+ */
+
+/** Builds the report model from the loop's state plus what the iteration returned. */
+function buildReportModel(state, extras) {
+    const earlier = extras.checks.length === 0 ? checksOfThisIteration(state) : [];
+    return {
+        loopId: state.loopId,
+        iteration: state.iteration,
+        updatedAt: state.updatedAt,
+        usageLog: state.usage.log,
+        maxIterations: state.maxIterations,
+        pipeline: state.pipeline,
+        stage: state.stage,
+        status: state.status,
+        statusReason: state.statusReason,
+        outcome: extras.outcome,
+        capabilities: {
+            total: state.capabilities.total,
+            completed: state.capabilities.completed.length,
+            current: state.capabilities.current,
+        },
+        checks: earlier.length > 0 ? earlier : extras.checks,
+        checksRanEarlier: earlier.length > 0,
+        ...(extras.baselineRound ? { baselineRound: extras.baselineRound } : {}),
+        outputs: extras.outputs ?? {},
+        next: extras.next,
+        nextAction: extras.nextAction,
+        failures: {
+            total: state.failures.total,
+            totalLimit: state.failures.limits.total,
+            consecutive: state.failures.consecutive,
+            perFailureLimit: state.failures.limits.perFailure,
+            current: state.failures.current,
+            tried: state.failures.tried,
+        },
+        gates: state.gates,
+        refusedFromCommit: state.refusedFromCommit ?? [],
+        budget: {
+            minutesUsed: state.usage.wallMs / 60_000,
+            ...(state.budget.minutes !== undefined ? { minutesLimit: state.budget.minutes } : {}),
+            costUsd: state.usage.costUsd,
+            ...(state.budget.costUsd !== undefined ? { costLimit: state.budget.costUsd } : {}),
+            tokens: state.usage.tokens,
+            ...(state.budget.tokens !== undefined ? { tokensLimit: state.budget.tokens } : {}),
+        },
+        ...(extras.handoff ? { handoff: extras.handoff } : {}),
+        ...(extras.pullRequestWaiting ? { pullRequestWaiting: extras.pullRequestWaiting } : {}),
+        links: extras.links ?? {},
+        metrics: {
+            workCalls: state.metrics.workCalls,
+            autoFixes: state.metrics.autoFixes,
+            flakes: state.metrics.flakes,
+            regressions: state.metrics.regressions,
+            deadLetters: state.metrics.deadLetters,
+            aggregate: aggregateMetrics(state.metrics),
+        },
+    };
+}
+/** The checks the loop's current iteration ran, as its state recorded them; none when it ran none. */
+function checksOfThisIteration(state) {
+    const verification = state.lastVerification;
+    return verification && verification.iteration === state.iteration ? verification.results : [];
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/summary.ts
+
+
+
+
+
+/** One collapsible section per failing check with its trimmed output. */
+function renderFailureOutputs(model, outputBudget, redact) {
+    const failing = model.checks.filter(isFailing);
+    if (failing.length === 0)
+        return '';
+    const where = auditTrailPointer(model);
+    const shown = failing.slice(0, REPORT_CAPS.outputSections);
+    const sections = shown.map((check) => {
+        const locations = check.locations.slice(0, 3).map((l) => formatLocation(l));
+        const more = check.locations.length > 3 ? `, +${check.locations.length - 3} more` : '';
+        const regression = check.regression ? ', a regression (passed at the baseline)' : '';
+        const summary = `${check.name}: ${check.verdict}${regression}${locations.length > 0 ? ` (${locations.join(', ')}${more})` : ''}`;
+        const raw = model.outputs[check.name] ?? check.excerpt;
+        const body = outputBudget === 0
+            ? `_Output left out to fit the size limit; it is in ${where}._`
+            : codeBlock(trimOutput(redact(raw), outputBudget, 'the audit trail') || '(no output)');
+        return `<details><summary>${escapeHtml(redact(summary).slice(0, 500))}</summary>\n\n${body}\n\n</details>`;
+    });
+    if (failing.length > shown.length) {
+        const rest = failing.length - shown.length;
+        sections.push(`_… and ${plural(rest, 'more failing check')}; ${rest === 1 ? 'its' : 'their'} output is in ${where}._`);
+    }
+    return sections.join('\n\n');
+}
+function renderOverflow(overflow, redact) {
+    if (overflow.length === 0)
+        return '';
+    const shown = overflow.slice(0, REPORT_CAPS.overflowLocations);
+    const items = shown.map((a) => `- ${code(formatLocation(a))} ${inlineText(redact(a.title), 80)}: ${inlineText(redact(a.message), 200)}`);
+    if (overflow.length > shown.length)
+        items.push(`- … and ${overflow.length - shown.length} more`);
+    return `<details><summary>${plural(overflow.length, 'more location')} (GitHub shows 10 annotations per step)</summary>\n\n${items.join('\n')}\n\n</details>`;
+}
+/**
+ * The job summary: the heading (state, loop id, iteration N of M), why and next, the BLOCKED handoff,
+ * the stage diagram, the verdict and stage, the check table, a collapsible trimmed output per failing
+ * check, locations past the annotation limit, metrics, what was spent, links and when. Always under
+ * `options.limit` bytes (1 MiB).
+ */
+function renderSummary(model, options = {}) {
+    const redact = options.redact ?? ((text) => text);
+    const limit = options.limit ?? SUMMARY_MAX_BYTES;
+    const view = buildReportView(model);
+    const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
+    // Aborted while queued: no iteration ran, so no verdict, no checks and no metrics to show.
+    const notStarted = abortedBeforeStart(model);
+    const body = notStarted
+        ? [stageDiagram(model, view), NOT_STARTED_LINE, gatesLine(model, redact), refusedSection(model, redact)]
+        : [
+            stageDiagram(model, view),
+            `${summary_verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+                ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
+                : ''}`,
+            checkTable(model, redact),
+            gatesLine(model, redact),
+            pullRequestWaitingSection(model),
+            refusedSection(model, redact),
+        ];
+    const footer = [
+        renderOverflow(options.overflowLocations ?? [], redact),
+        notStarted ? '' : metricsLine(model),
+        [notStarted ? '' : spentLine(model), linksLine(model)].filter(Boolean).join(' · '),
+        updatedLine(view),
+    ];
+    // The handoff's output is the failure outputs' own: the summary shows it once, there.
+    const render = (outputBudget) => `${[
+        ...head,
+        view.state === 'blocked' ? handoffSection(model, view, redact, 0) : '',
+        ...body,
+        renderFailureOutputs(model, outputBudget, redact),
+        ...footer,
+    ]
+        .filter(Boolean)
+        .join('\n\n')}\n`;
+    return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
+}
+/** Said instead of the verdict, the check table and the metrics of a loop aborted before its first iteration. */
+const NOT_STARTED_LINE = '**Aborted before it started:** no iteration ran, so no check ran and no agent was called.';
+/** What the verdict is of: this iteration's checks, or (a baseline round) the checks before any work. */
+function summary_verdictLabel(model) {
+    return model.baselineRound ? '**Baseline** (the checks at the base, before any work):' : '**Verdict:**';
+}
+/** Metrics: what the loop spent and spared, and how each pattern's attempts went. */
+function metricsLine(model) {
+    const m = model.metrics;
+    if (!m)
+        return '';
+    const counts = [
+        plural(m.workCalls, 'agent call'),
+        plural(m.autoFixes, 'auto-fix', 'auto-fixes'),
+        plural(m.flakes, 'flake'),
+        plural(m.regressions, 'regression'),
+        `escalation rate ${Math.round(m.aggregate.escalationRate * 100)}%`,
+    ];
+    const patterns = Object.entries(m.aggregate.successRateByPattern)
+        .slice(0, 8)
+        .map(([id, rate]) => `${code(id)} ${Math.round(rate * 100)}% in ${(m.aggregate.averageAttemptsByPattern[id] ?? 0).toFixed(1)} attempts`);
+    return `**Metrics:** ${counts.join(' · ')}${patterns.length > 0 ? ` · success by pattern: ${patterns.join(', ')}` : ''}`;
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/index.ts
+/** Pure renderers of what people see on GitHub: the job summary, the sticky comment, annotations. */
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/action/store-warnings.ts
+/** The warnings of one job's store, each once, in the order they came. */
+class StoreWarnings {
+    seen = new Set();
+    get messages() {
+        return [...this.seen];
+    }
+    /** Where the store's notes go: warnings to the log's annotations and this list, the rest to the log. */
+    sink(logger) {
+        return (message, level) => {
+            if (level === 'info')
+                return logger.info(message);
+            if (this.seen.has(message))
+                return;
+            this.seen.add(message);
+            logger.warning(`State store: ${message}`);
+        };
+    }
+}
+/**
+ * The block the summary and the status comment carry while the store warned in this job, or '' when
+ * it did not. `redact` is the report's own (a message may quote an API's answer).
+ */
+function storeWarningsNote(messages, redact) {
+    if (messages.length === 0)
+        return '';
+    const lines = messages.map((message) => `> - ${redact(message).replace(/\s+/g, ' ')}`);
+    return `> [!WARNING]\n> The state store lost, rolled back or did not mirror data in this job:\n${lines.join('\n')}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/action/report.ts
+
+
+
+
+
+
+
+
+
+async function report(run, input, deps) {
+    const { loopId, state, outcome, result } = input;
+    const { github, io, redact } = deps;
+    const runUrl = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`;
+    const branch = loopBranch(loopId);
+    const issue = loopIssue(state);
+    const model = buildReportModel(state, {
+        // A baseline round ran no iteration: its report shows the checks at the base, said as such.
+        checks: result.baselineRound?.checks ?? result.checks,
+        ...(result.baselineRound ? { baselineRound: { iteration: result.baselineRound.iteration } } : {}),
+        next: result.next,
+        nextAction: result.nextAction,
+        outcome,
+        ...(outcome === 'blocked' ? { handoff: handoffOf(state) } : {}),
+        ...(input.pullRequestWaiting && !state.pullRequest ? { pullRequestWaiting: input.pullRequestWaiting } : {}),
+        links: {
+            run: runUrl,
+            auditTrail: `${runUrl}#artifacts`,
+            // A loop that never ran an iteration (one aborted while queued) has no branch to link.
+            ...(state.iteration > 0
+                ? { branch: { name: branch, url: `${run.serverUrl}/${run.repository}/tree/${branch}` } }
+                : {}),
+            ...(state.pullRequest ? { pullRequest: { number: state.pullRequest.number, url: state.pullRequest.url } } : {}),
+            ...(issue !== null
+                ? { issue: { number: issue, url: `${run.serverUrl}/${run.repository}/issues/${issue}` } }
+                : {}),
+            ...(input.dashboard ? { dashboard: input.dashboard } : {}),
+            ...(input.failedLegs && input.failedLegs.length > 0
+                ? {
+                    failedLegs: input.failedLegs.map(({ leg, jobId }) => ({
+                        name: legJobName(leg),
+                        url: `${runUrl}/job/${jobId}`,
+                    })),
+                }
+                : {}),
+        },
+    });
+    const view = buildReportView(model);
+    // Nothing scheduled the next iteration: said wherever people look.
+    const dispatchNote = redact(dispatchFailureNote(state));
+    const storeNote = storeWarningsNote(input.storeWarnings ?? [], redact);
+    // The end state's annotation comes first and counts against GitHub's 10 per step, so it is never
+    // the one dropped.
+    const failsJob = view.endState !== null && isStopped(view.state) && (input.failOn ?? []).includes(view.state);
+    if (failsJob && view.endState && !input.afterFailedDispatch) {
+        io.setFailed(redact(view.endState.message), redact(view.endState.title));
+    }
+    const { annotations, overflow } = selectAnnotations(locationsOf(result.checks), MAX_ANNOTATIONS - (failsJob ? 1 : 0), input.root);
+    if (!input.afterFailedDispatch)
+        for (const a of annotations)
+            io.annotateError(redact(a.message), a);
+    if (!run.hasStepSummary)
+        io.info('GITHUB_STEP_SUMMARY is not set (not on a runner): no job summary written.');
+    else if (input.afterFailedDispatch)
+        await io.writeSummary(`\n${dispatchNote}`);
+    else {
+        const summary = renderSummary(model, { redact, overflowLocations: overflow });
+        const withStore = storeNote ? `${summary}\n${storeNote}` : summary;
+        await io.writeSummary(input.isolation ? `${withStore}\n${isolationLine(input.isolation)}\n` : withStore);
+    }
+    for (const issueNumber of commentTargets(run.event.subject.number, state)) {
+        const rendered = renderComment(model, { redact, postedOn: issueNumber });
+        const body = [rendered, storeNote, dispatchNote].filter(Boolean).join('\n');
+        try {
+            const comment = await github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body });
+            io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+        }
+        catch (error) {
+            // The summary says it all too: the loop goes on without its comment rather than stop here
+            // (and, past the rate limit, on to its re-dispatch, which records a failure the sweeper reads).
+            if (!(error instanceof GitHubPermissionError) && !(error instanceof GitHubRateLimitedError))
+                throw error;
+            io.warning(redact(`${error.message} Until then the loop goes on without its status comment on #${issueNumber}.`));
+        }
+    }
+    io.setOutput(Outputs.Iteration, state.iteration);
+    io.setOutput(Outputs.Stage, state.stage);
+    io.setOutput(Outputs.Verdict, overallVerdict(result.checks));
+    io.setOutput(Outputs.Status, state.status);
+    io.setOutput(Outputs.Pattern, result.checks.find((check) => check.pattern)?.pattern ?? '');
+    // A running loop's next action is the loop's own; a stopped, waiting or finished one's is a person's.
+    io.setOutput(Outputs.NextAction, redact(view.state === 'running' ? result.nextAction : view.nextStep));
+    io.setOutput(Outputs.PrNumber, state.pullRequest?.number ?? '');
+}
+/**
+ * Where the sticky comment is kept current: the event's issue or pull request, the loop's pull request,
+ * and the issue the loop started from, so a person watching the issue reads the same truth as the
+ * pull request's reviewers (a dispatched job's event names neither).
+ */
+function commentTargets(subject, state) {
+    const targets = [subject, state.pullRequest?.number, loopIssue(state) ?? undefined];
+    return [...new Set(targets.filter((n) => typeof n === 'number'))];
+}
+/**
+ * The issue the loop started from: its task's, or, for a state without a task (one started afresh
+ * after the store lost the loop's state), the issue its loop id names (`issue-N`, the id a loop started
+ * from issue N gets). Any other loop id names no issue, and none is guessed.
+ */
+function loopIssue(state) {
+    if (state.task)
+        return state.task.source === 'issue' ? state.task.number : null;
+    return issueOfLoop(state.loopId);
+}
+/**
+ * The BLOCKED handoff's ask of a person, from the failure pattern's advice (likely root cause, where
+ * to look, an alternative approach) when a failure is open; otherwise the report's default for the
+ * reason. Counts and the error's text are not repeated here: the report says them once.
+ */
+function handoffOf(state) {
+    const failure = state.failures.current;
+    if (!failure)
+        return undefined;
+    const advice = failureAdvice(failure.pattern);
+    const cause = advice.rootCause.replace(/\.$/, '');
+    return {
+        reason: state.statusReason,
+        humanAction: `find and fix the likely cause (${cause.charAt(0).toLowerCase()}${cause.slice(1)}), or clarify the goal.`,
+        suggestion: `${advice.whereToLook} ${advice.alternative}`.trim(),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/aborted-in-line.ts
+/**
+ * A queued loop that a person aborted (`/loop abort`, the stop label, a dashboard tick): no job of it
+ * runs again, so its status comment would go on saying it is queued. The job that applied the abort
+ * reports it instead, with the report a running loop's own job gives its abort (aborted by whom), and
+ * says where it stood in line.
+ */
+
+
+/** Why the loop stopped, as its report says it: the person's abort, and the place in line it gave up. */
+function abortedInLineReason(state, wait) {
+    const reason = state.statusReason.replace(/[.\s]+$/, '') || 'aborted';
+    return `${reason}, while queued (${wait.position} of ${wait.queued} in line); it never ran`;
+}
+/**
+ * The aborted loop's report: its status comment (the loop's issue and pull request), and, when this
+ * job's event is about the loop (a `/loop abort` on its issue, a dispatch naming it), the job summary
+ * and the step's outputs too. A dashboard tick's job is about the dashboard: only the loop's comment.
+ * The job stays green whatever `fail-on` says: it did what the person asked.
+ */
+async function reportAbortedInLine(run, input, deps) {
+    const { state } = input;
+    const subject = run.event.subject.number ?? null;
+    const aboutThisLoop = subject === null ||
+        (state.task?.source === 'issue' && state.task.number === subject) ||
+        state.pullRequest?.number === subject;
+    const told = { ...state, statusReason: abortedInLineReason(state, input.wait) };
+    const ended = { kind: 'ABORTED', reason: told.statusReason };
+    const result = finish('aborted', told, ended, ended, {}, null);
+    const ownRun = aboutThisLoop
+        ? run
+        : { ...run, hasStepSummary: false, event: { ...run.event, subject: { ...run.event.subject, number: null } } };
+    const io = {
+        info: (message) => deps.io.info(message),
+        writeSummary: (markdown) => deps.io.writeSummary(markdown),
+        setOutput: (name, value) => {
+            if (aboutThisLoop)
+                deps.io.setOutput(name, value);
+        },
+        warning: (message) => deps.logger.warning(message),
+        // No check ran and `fail-on` is empty here: neither is reached, and neither would be lost if it were.
+        annotateError: (message) => deps.logger.warning(message),
+        setFailed: (message) => deps.logger.warning(message),
+    };
+    await report(ownRun, { loopId: input.loopId, state: told, outcome: 'aborted', result, root: input.root, failOn: [] }, {
+        github: deps.github,
+        io,
+        redact: deps.redact,
+    });
+}
+
+;// CONCATENATED MODULE: ./src/action/save-on-latest.ts
+
+const SAVE_ATTEMPTS = 3;
+/**
+ * Saves `change` of the loop's latest state under compare-and-swap. `change` returns null to leave the
+ * state as it is (a loop that moved on meanwhile). Returns what is stored now and whether this call
+ * saved it; null when the loop has no state.
+ */
+async function saveOnLatest(store, loopId, change) {
+    for (let attempt = 1;; attempt++) {
+        const loaded = await store.load(loopId);
+        if (!loaded)
+            return null;
+        const state = change(loaded.state);
+        if (state === null)
+            return { ...loaded, saved: false };
+        try {
+            return { state, version: await store.save(loopId, state, loaded.version), saved: true };
+        }
+        catch (error) {
+            if (!(error instanceof ports_store/* StoreConflictError */.yn) || attempt >= SAVE_ATTEMPTS)
+                throw error;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/closed-in-line.ts
+/**
+ * A queued loop whose issue was closed while it waited: nothing reacts to `issues: closed`, so the job
+ * that is about to start it asks GitHub first. Such a loop is not started: it leaves the line BLOCKED
+ * (reopen the issue and `/loop resume` to run it after all), and its status comment says why.
+ */
+
+
+
+
+
+/**
+ * The loop's issue when GitHub says it is closed; null for an open one, a loop not from an issue, or
+ * an answer that did not come (then it starts: a token without `issues: read` must not strand it).
+ */
+async function closedIssueOf(state, deps) {
+    if (state.task?.source !== 'issue')
+        return null;
+    try {
+        return (await deps.github.getIssueState(state.task.number)) === 'closed' ? state.task.number : null;
+    }
+    catch (error) {
+        deps.logger.warning(`Whether issue #${state.task.number} is still open is unknown (${messageOf(error)}); its loop starts.`);
+        return null;
+    }
+}
+/** Why a closed issue's loop was not started, as its state and comment say it. */
+function closedIssueReason(issue) {
+    return `issue #${issue} was closed while the loop waited for a slot, so it was not started; reopen the issue and \`/loop resume\` to run it after all`;
+}
+/**
+ * Saves the loop BLOCKED (under compare-and-swap; a loop that moved meanwhile is left as it is) and
+ * rewrites its status comment. Only the loop's comment: this job's summary and outputs are its own loop's.
+ */
+async function blockClosed(input, deps) {
+    const reason = closedIssueReason(input.issue);
+    const stored = await saveOnLatest(deps.store, input.loopId, (latest) => latest.status === 'queued' || latest.status === 'running'
+        ? markBlocked(latest, reason, deps.clock.now()).state
+        : null);
+    if (!stored?.saved)
+        return;
+    const { state } = stored;
+    deps.logger.info(`Loop ${input.loopId} was not started: ${reason}.`);
+    await reportBlockedElsewhere(input, state, deps);
+}
+/**
+ * The status comment of a loop another job saved BLOCKED (a closed issue's, or one whose job died,
+ * found by the sweeper): only the loop's comment, as this job's summary and outputs are not its.
+ * A failure only warns.
+ */
+async function reportBlockedElsewhere(input, state, deps) {
+    const ended = { kind: 'ESCALATE', reason: state.statusReason };
+    const result = finish('blocked', state, ended, ended, {}, null);
+    const otherLoop = {
+        ...input.run,
+        hasStepSummary: false,
+        event: { ...input.run.event, subject: { ...input.run.event.subject, number: null } },
+    };
+    const io = {
+        info: (message) => deps.io.info(message),
+        writeSummary: async () => { },
+        setOutput: () => { },
+        warning: (message) => deps.logger.warning(message),
+        // `fail-on` is empty: this job is not the loop's, and stays as its own work makes it.
+        annotateError: (message) => deps.logger.warning(message),
+        setFailed: (message) => deps.logger.warning(message),
+    };
+    await report(otherLoop, { loopId: input.loopId, state, outcome: 'blocked', result, root: input.root, failOn: [] }, { github: deps.github, io, redact: deps.redact }).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId}'s status comment does not say it is BLOCKED (${messageOf(error)}).`)));
+}
+
+;// CONCATENATED MODULE: ./src/action/depends-on.ts
+/**
+ * A loop's `depends-on`, read at its start: the loop config's list and the issue body's line (untrusted
+ * text), checked; and the numbers asked about, since one may name no issue of this repository (a typo)
+ * or a pull request: no loop of it would ever be COMPLETE, so the loop would wait forever. Such a number
+ * refuses the start, naming it, so the person fixes the line and starts again. An answer that does not
+ * come only warns: the loop waits as before.
+ */
+
+
+
+/**
+ * A `depends-on` the start is refused for: the issue body's line could not be read (`issue`), the loop
+ * config's list names the loop's own issue (`config`), or a number is no issue (`target`). The person
+ * who started the loop is told why.
+ */
+class DependsOnRefusedError extends ConfigError {
+    source;
+    name = 'DependsOnRefusedError';
+    constructor(message, source = 'issue') {
+        super(message);
+        this.source = source;
+    }
+}
+/**
+ * The loops this one waits for: the config's `depends-on` and the `depends-on:` line of the issue the
+ * event is about (untrusted text: issue numbers of this repository only). A bad line, or a config list
+ * that names the loop's own issue (a config shared by every issue's loop), is the user's to fix.
+ */
+function dependenciesOf(run, config, loopId) {
+    return readDependencies(run, config, loopId).loops;
+}
+/**
+ * `dependenciesOf`, and whether the issue body was read (a start from the issue: its label, `/loop
+ * start`): then the list replaces the one a queued loop has, so an edit of the line counts at the next start.
+ */
+function readDependencies(run, config, loopId) {
+    const issue = depends_on_record(run.event.payload.issue);
+    const issueNumber = typeof issue?.number === 'number' && !issue.pull_request ? issue.number : null;
+    // A queued loop's dispatched job carries no issue: its loop id still names its issue.
+    const ownIssue = issueNumber ?? (loopId === undefined ? null : issueOfLoop(loopId));
+    let fromBody = [];
+    // Read when the issue starts the loop (its label, `/loop start`); an edit counts at the next start.
+    const starts = interpretEvent(run.event.name, run.event.payload).kind === 'start';
+    const body = starts && issueNumber !== null && typeof issue?.body === 'string' ? issue.body : null;
+    if (body !== null && issueNumber !== null) {
+        const line = parseDependsOnLine(body, issueNumber, run.repository ?? null);
+        if (line.kind === 'refused')
+            throw new DependsOnRefusedError(`${line.message}.`);
+        if (line.kind === 'issues')
+            fromBody = line.issues;
+    }
+    const fromConfig = (config['depends-on'] ?? []).map((value) => Number(String(value).replace('#', '')));
+    if (ownIssue !== null && fromConfig.includes(ownIssue)) {
+        throw new DependsOnRefusedError(`the loop config's 'depends-on' names issue #${ownIssue}, the issue of this loop itself; a loop cannot wait for itself. A 'depends-on' in the loop config applies to every loop that uses that config.`, 'config');
+    }
+    const checked = checkDependencies([...fromConfig, ...fromBody], ownIssue, "'depends-on' (the loop config and the issue body)");
+    if (checked.kind === 'refused')
+        throw new DependsOnRefusedError(`${checked.message}.`);
+    return { loops: checked.kind === 'issues' ? checked.issues.map(loopOfIssue) : [], bodyRead: body !== null };
+}
+/** What is wrong with the loops `dependsOn` names (each `issue-N`), or null when each is an issue. */
+async function dependencyTargetsProblem(dependsOn, repository, deps) {
+    const problems = [];
+    for (const loopId of dependsOn) {
+        const issue = issueOfLoop(loopId);
+        if (issue === null)
+            continue;
+        let kind;
+        try {
+            kind = await deps.github.getIssueKind(issue);
+        }
+        catch (error) {
+            deps.logger.warning(`Whether #${issue} (named by depends-on) is an issue is unknown (${messageOf(error)}).`);
+            continue;
+        }
+        if (kind === 'none')
+            problems.push(`#${issue}: no such issue in ${repository}`);
+        if (kind === 'pull-request')
+            problems.push(`#${issue} is a pull request (depends-on names issues)`);
+        if (kind === 'moved')
+            problems.push(`#${issue} was moved to another repository (depends-on names this one's issues)`);
+    }
+    return problems.length === 0 ? null : problems.join('; ');
+}
+function depends_on_record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/action/first-state.ts
+/**
+ * The first state of a loop the event starts, saved by whichever job gets there first: a loop queued
+ * for its slot (`slots.ts`) and fan-out's decide recording a start (`fan-out-decide.ts`) both save one,
+ * and a job that loses the race goes on with the state the other saved.
+ */
+
+
+
+
+/** The loop's first state: the config's goal and policy, the event's issue (or comment) as its task. */
+function firstState(event, input, now) {
+    return initialState({
+        loopId: input.loopId,
+        goal: input.config.goal,
+        task: taskOfEvent(event.name, event.payload),
+        policy: policyFromConfig(input.config),
+        now,
+    });
+}
+/**
+ * Saves `state` as the loop's first; when another job saved one first, that one is the loop's. Null
+ * only when that one is gone again by the time it is read.
+ */
+async function saveFirstState(store, loopId, state) {
+    try {
+        return { state, version: await store.save(loopId, state, null) };
+    }
+    catch (error) {
+        if (!(error instanceof ports_store/* StoreConflictError */.yn))
+            throw error;
+        return store.load(loopId);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/hand-over.ts
+
+/** Whether this job runs outside its loop's concurrency group and must not iterate itself. */
+function outsideLoopGroup(run) {
+    return run.settings.dispatch && run.event.name === 'issue_comment' && run.event.subject.isPullRequest;
+}
+/**
+ * Dispatches the loop's next iteration instead of running it here. Returns the state it dispatched for
+ * (and why the dispatch failed, if it did), or null when there is no loop yet (a `/loop start` on a pull
+ * request: nothing else of it can run, so its first iteration runs in this job).
+ */
+async function handOverIteration(run, loopId, deps) {
+    const state = (await deps.store.load(loopId))?.state;
+    if (!state)
+        return null;
+    if (state.status !== 'running')
+        return { state, failed: null };
+    deps.logger.info(`A comment on a pull request runs outside loop ${loopId}'s concurrency group: its iteration is dispatched to run there.`);
+    const failed = await redispatch(run, { loopId, state }, deps);
+    return { state: failed?.state ?? state, failed: failed?.message ?? null };
+}
+
+;// CONCATENATED MODULE: ./src/domain/report/admitted.ts
+/**
+ * What a loop admitted from the line says once its job starts (its sticky comment): it no longer waits,
+ * and which run runs its iteration, until that iteration's report replaces it. Pure.
+ */
+
+function renderAdmitted(input) {
+    const runName = input.runId ? `run ${input.runId}` : 'this job';
+    return [
+        `## ▶️ loop-controller: ${code(input.loopId)} started`,
+        '',
+        '**Out of the line:** it is admitted and no longer waits; its slot is its own until it ends.',
+        '',
+        `**Now:** iteration ${input.iteration} starts in ${escape_link(runName, input.runUrl)}. This comment says how it went when the iteration ends.`,
+        '',
+    ].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/action/queued-status.ts
+/**
+ * A queued loop's status, said: saved under compare-and-swap (a loop that ended meanwhile is left as it
+ * is) and told in its status comment and the job summary.
+ */
+
+
+
+
+
+
+
+
+/** Saves the loop's status on its latest state (`saveOnLatest`). */
+async function saveStatus(loopId, status, statusReason, deps, fromRunning = false) {
+    const stored = await saveOnLatest(deps.store, loopId, (latest) => {
+        // A queued loop, one in `status` already, or a resumed (`running`) one that queues changes; one that
+        // ended meanwhile is left as it is.
+        const from = latest.status;
+        if (from !== 'queued' && from !== status && !(fromRunning && from === 'running'))
+            return null;
+        return { ...latest, status, statusReason, updatedAt: deps.clock.now().toISOString() };
+    });
+    if (!stored)
+        throw new Error(`loop ${loopId} has no state to mark ${status}`);
+    return stored;
+}
+async function reportQueued(run, 
+/** `releasedBy`: the loop whose job tells this one its new place (it ended). */
+input, deps) {
+    const runId = String(run.runId ?? 'local');
+    const writer = {
+        runId,
+        runUrl: `${run.serverUrl}/${run.repository}/actions/runs/${runId}`,
+        at: deps.clock.now().toISOString(),
+        ...(input.releasedBy !== undefined ? { releasedBy: input.releasedBy } : {}),
+    };
+    const dashboard = await deps.dashboard?.();
+    const body = deps.redact(renderQueued({ loopId: input.loopId, wait: input.wait, writer, ...(dashboard ? { dashboard } : {}) }, nameOfLoop));
+    if (input.summary !== false && run.hasStepSummary)
+        await deps.io.writeSummary(body);
+    const subject = input.summary !== false ? run.event.subject.number : null;
+    await writeStatusComments(commentTargets(subject, input.state), input.loopId, body, deps, (issueNumber, error) => error instanceof GitHubPermissionError
+        ? `${error.message} The queued loop has no status comment on #${issueNumber}.`
+        : undefined);
+}
+/**
+ * A loop admitted from the line, when the job that admitted it dispatched its run and again at the start
+ * of its own job: its comment, which said queued, says which run starts its iteration (the iteration's
+ * report replaces it). A comment that cannot be written only warns.
+ */
+async function reportAdmitted(run, 
+/** `runId`: the run dispatched to start it, when another job admitted it (default: this job's run). */
+input, deps) {
+    const runId = input.runId ?? (run.runId === undefined ? undefined : String(run.runId));
+    const runUrl = runId === undefined ? undefined : `${run.serverUrl}/${run.repository}/actions/runs/${runId}`;
+    const iteration = input.state.iteration + 1;
+    const body = deps.redact(renderAdmitted({ loopId: input.loopId, iteration, ...(runId ? { runId } : {}), ...(runUrl ? { runUrl } : {}) }));
+    // Another loop's job (its event about that loop) tells only the admitted loop's own issues.
+    const subject = input.runId === undefined ? run.event.subject.number : null;
+    await writeStatusComments(commentTargets(subject, input.state), input.loopId, body, deps, (issueNumber, error) => `The status comment of loop ${input.loopId} on #${issueNumber} still says queued (${messageOf(error)}).`);
+}
+/**
+ * Writes the loop's sticky comment on each of `issueNumbers`. A comment that cannot be written is warned
+ * about in the words `warningOf` gives, or, where it gives none, fails the job.
+ */
+async function writeStatusComments(issueNumbers, loopId, body, deps, warningOf) {
+    for (const issueNumber of issueNumbers) {
+        try {
+            const comment = await deps.github.upsertStickyComment({ issueNumber, marker: stickyCommentMarker(loopId), body });
+            deps.io.info(`Status comment ${comment.created ? 'posted' : 'updated'}: ${comment.url}`);
+        }
+        catch (error) {
+            const warning = warningOf(issueNumber, error);
+            if (warning === undefined)
+                throw error;
+            deps.logger.warning(deps.redact(warning));
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/commit-identity.ts
+/** The identity of the loop's commits (passed per command, never written to git config). */
+const COMMIT_IDENTITY = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com',
+};
+
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
+var github = __nccwpck_require__(61351);
+;// CONCATENATED MODULE: ./src/domain/agents/types.ts
+/**
+ * What the loop knows of an agent CLI it drives: how to call it without a person at the keyboard, and
+ * what its output says about usage, its session and whether it failed. Pure.
+ */
+/** The agent presets; `command` is the escape hatch (any command line, under the work command contract). */
+const AGENT_NAMES = ['claude', 'codex', 'gemini', 'aider', 'command'];
+/**
+ * An agent name as the loop reads it, in any case: GitHub's `==` ignores case, so the reusable workflow
+ * installs claude's CLI for `agent: Claude`, and the controller takes the same name as it does.
+ */
+function agentNameKey(value) {
+    return value.toLowerCase();
+}
+
+;// CONCATENATED MODULE: ./src/config/fan-out-inputs.ts
+/**
+ * Inputs that mean nothing in fan-out mode (`command: plan | verify | decide`) and are refused there,
+ * rather than ignored, so a workflow that sets them learns what to use instead.
+ */
+/** The commands of fan-out mode's three jobs. */
+const FAN_OUT_COMMANDS = ['plan', 'verify', 'decide'];
+/**
+ * `budget-minutes` lets one job run further iterations; in fan-out one iteration is three jobs, so
+ * there is no such job. The loop's own time budget is the config's `budget.minutes`.
+ */
+function budgetMinutesInFanOutProblem(command, budgetMinutes) {
+    if (budgetMinutes === undefined || !FAN_OUT_COMMANDS.includes(command))
+        return null;
+    return (`Input 'budget-minutes' is for the single job (one job that may run several iterations); got 'budget-minutes: ${budgetMinutes}' with 'command: ${command}' (fan-out), where one iteration is three jobs (plan, verify, decide) and no job runs a second one. ` +
+        `Leave 'budget-minutes' empty (do not pass it with the reusable workflow's 'fan-out: true'); to bound the loop's total time, set 'budget: { minutes: N }' in the loop config.`);
+}
+/**
+ * Fan-out's `plan` and `verify` run the project's code beside the runner's runtime token, which can
+ * write the Actions cache and upload artifacts whatever the job's `permissions` (a command reads it from
+ * the controller's `/proc` where there is no isolation). The `cache`, `auto` and `artifact` stores keep
+ * the state there, so a forged state could reach `decide`; the `git` store's branch takes only a push,
+ * which their read-only token cannot make.
+ */
+function storeInFanOutProblem(command, store) {
+    if (store === 'git' || !FAN_OUT_COMMANDS.includes(command))
+        return null;
+    return (`Input 'store' must be 'git' with 'command: ${command}' (fan-out); got 'store: ${store}'. ` +
+        `Fan-out's plan and verify jobs run the project's code beside the runner's runtime token, which can write the Actions cache and upload artifacts, ` +
+        `so a state kept there could be forged before decide reads it; the git store's branch takes only decide's push. Use the default store, 'git'.`);
+}
+
+;// CONCATENATED MODULE: ./src/config/input-lines.ts
+/**
+ * The action's inputs that hold one item per line: verify commands and the secrets passed to commands.
+ * A line that may hold a secret is never quoted back in a message.
+ */
+/** One command per line; blank lines and `#` comment lines are ignored. */
+function parseVerifyLines(text) {
+    return text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter((line) => line !== '' && !line.startsWith('#'));
+}
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/**
+ * `secrets` lines: `NAME=VALUE` passes VALUE as NAME; a bare `NAME` passes the variable of that name
+ * from the controller's environment (e.g. set with `env:` from `${{ secrets.NAME }}`).
+ */
+function parseSecretLines(text, env) {
+    const secrets = {};
+    const missing = [];
+    const problems = [];
+    text.split(/\r?\n/).forEach((line, index) => {
+        const trimmed = line.trim();
+        if (trimmed === '' || trimmed.startsWith('#'))
+            return;
+        const eq = trimmed.indexOf('=');
+        const name = (eq === -1 ? trimmed : trimmed.slice(0, eq)).trim();
+        if (!envName.test(name)) {
+            // The line may hold a secret value: never quote it back.
+            problems.push(`Input 'secrets' line ${index + 1} must be NAME or NAME=VALUE with NAME an environment variable name (letters, digits, underscore); the line is not shown because it may hold a secret.`);
+            return;
+        }
+        if (eq !== -1) {
+            secrets[name] = line.slice(line.indexOf('=') + 1);
+            return;
+        }
+        const value = env[name];
+        if (value === undefined || value === '')
+            missing.push(name);
+        else
+            secrets[name] = value;
+    });
+    // A name another line gives a value (the reusable workflow's `secret-names` beside `LOOP_SECRETS`) has one.
+    return { secrets, missing: missing.filter((name) => !Object.hasOwn(secrets, name)), problems };
+}
+
+;// CONCATENATED MODULE: ./src/config/job-time-inputs.ts
+/**
+ * `budget-minutes` against the time a job has: GitHub ends a job on a GitHub-hosted runner after 6
+ * hours, and the workflow's `timeout-minutes` (the reusable workflow's default is 60) cancels it
+ * sooner. A budget past either lets a job start an iteration it cannot finish, killed with no report
+ * and no re-dispatch, so such a budget is refused before anything runs.
+ */
+/** GitHub's 6-hour job limit on its hosted runners (360 minutes), less 10 for set-up and the report. */
+const MAX_BUDGET_MINUTES = 350;
+/**
+ * What a job needs besides its iterations (checkout, restoring the trail, the report, the re-dispatch):
+ * a budget must leave this much of the job's timeout.
+ */
+const JOB_TIMEOUT_MARGIN_MINUTES = 5;
+/** The problem with `budget-minutes` for a job that times out after `jobTimeoutMinutes`, or null. */
+function budgetBeyondJobTimeoutProblem(budgetMinutes, jobTimeoutMinutes) {
+    if (budgetMinutes === undefined || jobTimeoutMinutes === undefined)
+        return null;
+    if (budgetMinutes + JOB_TIMEOUT_MARGIN_MINUTES <= jobTimeoutMinutes)
+        return null;
+    return (`Input 'budget-minutes' must leave ${JOB_TIMEOUT_MARGIN_MINUTES} minutes of the job's timeout for set-up and the report; ` +
+        `got 'budget-minutes: ${budgetMinutes}' with 'job-timeout-minutes: ${jobTimeoutMinutes}' (the job's timeout-minutes). ` +
+        `Lower 'budget-minutes' to ${Math.max(0, jobTimeoutMinutes - JOB_TIMEOUT_MARGIN_MINUTES)} or less, or raise the job's timeout-minutes.`);
+}
+
+;// CONCATENATED MODULE: ./src/config/loop-id.ts
+/**
+ * The loop's id: the default one an event names (issue, pull request, or the run), and the one rule
+ * that makes any text a safe id (it becomes a branch name and a folder).
+ */
+
+/** The longest loop id (it names a branch and a folder). */
+const LOOP_ID_MAX_LENGTH = 100;
+/** Keeps [A-Za-z0-9._-], turns anything else into '-', and trims to 100 characters. Never `.` or `..`. */
+function sanitiseLoopId(value) {
+    return value
+        .replace(/[^A-Za-z0-9._-]+/g, '-')
+        .replace(/-{2,}/g, '-')
+        .replace(/^[.-]+/, '')
+        .slice(0, LOOP_ID_MAX_LENGTH)
+        .replace(/[.-]+$/, '');
+}
+function loop_id_record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
+}
+function fullNameOf(repository) {
+    const name = loop_id_record(repository)?.full_name;
+    return typeof name === 'string' ? name : null;
+}
+/**
+ * The default loop id: `issue-<n>` or `pr-<n>` from the event; a pull request on a loop's own branch
+ * (`loop/<id>` in this repository, not a fork's) belongs to that loop; otherwise `run-<runId>`.
+ */
+function deriveLoopId(event) {
+    const payload = event.payload;
+    const pull = loop_id_record(payload.pull_request);
+    if (pull && typeof pull.number === 'number') {
+        const head = loop_id_record(pull.head);
+        const headLoop = typeof head?.ref === 'string'
+            ? loopOfPullRequestHead({ ref: head.ref, repository: fullNameOf(head.repo) }, fullNameOf(payload.repository))
+            : null;
+        const fromBranch = headLoop === null ? '' : sanitiseLoopId(headLoop);
+        if (fromBranch !== '')
+            return { loopId: fromBranch, source: 'pull-request' };
+        return { loopId: `pr-${pull.number}`, source: 'pull-request' };
+    }
+    const issue = loop_id_record(payload.issue);
+    if (issue && typeof issue.number === 'number') {
+        if (loop_id_record(issue.pull_request))
+            return { loopId: `pr-${issue.number}`, source: 'pull-request' };
+        return { loopId: `issue-${issue.number}`, source: 'issue' };
+    }
+    return { loopId: `run-${event.runId}`, source: 'run' };
+}
+
+;// CONCATENATED MODULE: ./src/config/simple-mode-inputs.ts
+/**
+ * Simple mode's inputs (`work`, `verify`) against the loop config (`config`): one precedence for the
+ * action and the CLI. Simple mode wins over the default file (and the job says the file was not read);
+ * simple mode with a named config file is refused, as is half of simple mode.
+ */
+
+
+/**
+ * Whether the `config` input names the default file. GitHub fills in action.yml's default (and the
+ * reusable workflow passes its own, the same path), so the default path counts as not named.
+ */
+function isDefaultConfigInput(value) {
+    const trimmed = value.trim();
+    return trimmed === '' || external_node_path_.posix.normalize(trimmed) === InputDefaults.config;
+}
+/** What is wrong with the simple-mode inputs as given, or null. */
+function simpleModeInputsProblem(given) {
+    const { work, verify, presetAgent, config, configIsDefault } = given;
+    if (work === undefined && verify.length === 0)
+        return null;
+    if (!configIsDefault) {
+        return `Inputs 'work' and 'verify' (simple mode) and input 'config' ('${config}') each name the loop's work and checks; use one. Leave 'work' and 'verify' empty to run ${config}, or leave 'config' at its default to run simple mode.`;
+    }
+    if (verify.length === 0) {
+        return `Input 'work' is simple mode, which needs 'verify' (the check commands, one per line); got none. Give 'verify', or leave 'work' empty to run the loop config.`;
+    }
+    if (work === undefined && !presetAgent) {
+        return `Input 'verify' is simple mode, which needs 'work' (the work command) or an agent preset in 'agent' (claude, codex, gemini, aider); got neither. Give one, or leave 'verify' empty to run the loop config.`;
+    }
+    return null;
+}
+/** Said in the log and the job summary when simple mode passed over a default config file that exists. */
+function shadowedConfigNotice(file, simpleSettings) {
+    return `Simple mode: ${simpleSettings} set this loop's work and checks, so ${file} was not read (its checks do not run). To run ${file} instead, drop ${simpleSettings}.`;
+}
+
+;// CONCATENATED MODULE: ./src/config/action-inputs.ts
+/**
+ * The action's inputs, parsed once into one typed settings object before any side effect, so a bad
+ * value fails the job before it touches anything. Every bad value is named with the input, the value
+ * and what is expected.
+ * Reads nothing from the environment itself: the caller passes `getInput` (and the event), so the
+ * parser is testable without `process.env`.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const STORE_KINDS = ['auto', 'cache', 'artifact', 'git'];
+const ACTION_COMMANDS = [
+    'run',
+    'resume',
+    'approve',
+    'abort',
+    'skip',
+    'sweep',
+    'plan',
+    'verify',
+    'decide',
+];
+/** A person's command fan-out's decide applies (`person-command`); `run`: none. */
+const PERSON_COMMANDS = ['run', 'resume', 'approve', 'abort', 'skip'];
+/** What GitHub gives as `needs.<job>.result`: decide's `verify-result`. */
+const JOB_RESULTS = ['success', 'failure', 'cancelled', 'skipped'];
+const MAX_ITERATIONS_LIMIT = 1000;
+/** How the action's inputs name the cap and its reason, in the message when a high cap lacks a reason. */
+const INPUT_CAP_NAMES = { cap: "Input 'max-iterations'", reason: "'cap-reason'" };
+/** A user's mistake in the workflow file: said plainly, never an internal fault. */
+class ActionInputError extends ConfigError {
+    problems;
+    name = 'ActionInputError';
+    constructor(problems) {
+        super(problems.join('\n'));
+        this.problems = problems;
+    }
+}
+const MAX_QUOTED = 120;
+function action_inputs_quote(value) {
+    const shown = value.length > MAX_QUOTED ? `${value.slice(0, MAX_QUOTED)}…` : value;
+    return `'${shown.replace(/\r?\n/g, '\\n')}'`;
+}
+const wholeNumber = (min, max) => schemas/* string */.YjP().regex(/^\d+$/).transform(Number).pipe(schemas/* number */.aig().int().min(min).max(max));
+const trueValues = ['true', 'True', 'TRUE'];
+const falseValues = ['false', 'False', 'FALSE'];
+const booleanString = schemas/* enum */.k5n([...trueValues, ...falseValues]).transform((value) => trueValues.includes(value));
+const gateName = /^[a-z0-9][a-z0-9-]*$/;
+const taskName = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
+const fields = {
+    maxIterations: {
+        schema: wholeNumber(1, MAX_ITERATIONS_LIMIT),
+        expected: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
+    },
+    staleAfterMinutes: {
+        schema: wholeNumber(1, 60 * 24 * 7),
+        expected: 'a whole number of minutes from 1 to 10080 (a week)',
+    },
+    maxLoops: {
+        schema: wholeNumber(0, MAX_LOOPS_LIMIT),
+        expected: `a whole number from 1 to ${MAX_LOOPS_LIMIT} (empty or 0: no limit)`,
+    },
+    iteration: { schema: wholeNumber(0, 1_000_000), expected: 'a whole number (the iteration a re-dispatch runs)' },
+    budgetMinutes: {
+        schema: schemas/* string */.YjP()
+            .regex(/^\d+(\.\d+)?$/)
+            .transform(Number)
+            .pipe(schemas/* number */.aig().min(0).lt(MAX_BUDGET_MINUTES))
+            // 0 is what the input's description offers for one iteration per job, as empty is.
+            .transform((minutes) => (minutes === 0 ? undefined : minutes)),
+        expected: `a number of minutes below ${MAX_BUDGET_MINUTES} (GitHub ends a job on its runners after 6 hours; empty or 0: one iteration per job)`,
+    },
+    // Up to the 5 days a job may run on a self-hosted runner.
+    jobTimeoutMinutes: {
+        schema: wholeNumber(1, 60 * 24 * 5),
+        expected: "a whole number of minutes from 1 to 7200 (the job's timeout-minutes)",
+    },
+    store: { schema: schemas/* enum */.k5n(STORE_KINDS), expected: `one of ${STORE_KINDS.join(', ')}` },
+    command: { schema: schemas/* enum */.k5n(ACTION_COMMANDS), expected: `one of ${ACTION_COMMANDS.join(', ')}` },
+    // The reusable workflow passes its own `command` here in fan-out: named, so the message leads to it.
+    personCommand: {
+        schema: schemas/* enum */.k5n(PERSON_COMMANDS),
+        expected: `one of ${PERSON_COMMANDS.join(', ')} (the reusable workflow's 'command', which decide applies)`,
+    },
+    verifyResult: { schema: schemas/* enum */.k5n(JOB_RESULTS), expected: `a job's result: ${JOB_RESULTS.join(', ')}` },
+    agent: {
+        schema: schemas/* string */.YjP().transform(agentNameKey).pipe(schemas/* enum */.k5n(AGENT_NAMES)),
+        expected: `one of ${AGENT_NAMES.join(', ')} (in any case)`,
+    },
+    isolation: { schema: schemas/* enum */.k5n(ISOLATION_MODES), expected: `one of ${ISOLATION_MODES.join(', ')}` },
+    boolean: { schema: booleanString, expected: 'true or false' },
+    failOn: {
+        schema: schemas/* string */.YjP()
+            .transform((value) => value.split(',').map((part) => part.trim().toLowerCase()))
+            .pipe(schemas/* union */.KCZ([schemas/* tuple */.PVZ([schemas/* literal */.euz('none')]), schemas/* array */.YOg(schemas/* enum */.k5n(STOPPED_STATES)).min(1)]))
+            .transform((states) => (states[0] === 'none' ? [] : [...new Set(states)])),
+        expected: `a comma-separated list of ${STOPPED_STATES.join(', ')}, or none`,
+    },
+    gate: { schema: schemas/* string */.YjP().regex(gateName), expected: 'a gate name (lower-case letters, digits and dashes)' },
+    task: {
+        schema: schemas/* string */.YjP().regex(taskName).max(200),
+        expected: 'a task name (letters, digits, dot, dash, underscore, colon, slash)',
+    },
+    stateBranch: {
+        schema: schemas/* string */.YjP().refine(isStateBranchName),
+        expected: `a branch name (${STATE_BRANCH_RULE})`,
+    },
+    path: {
+        schema: schemas/* string */.YjP()
+            .min(1)
+            .refine((value) => !value.includes('\0')),
+        expected: 'a path',
+    },
+    token: { schema: schemas/* string */.YjP().min(1), expected: 'a non-empty token', secret: true },
+};
+/**
+ * Parses every input at once and reports every problem at once.
+ *
+ * @param getInput returns the raw input value ('' when unset), like `core.getInput`.
+ * @param event the triggering event, for the default loop id.
+ * @param env the environment, for `secrets` lines that name a variable without a value.
+ * @throws ActionInputError listing every bad input.
+ */
+function parseActionInputs(getInput, event, env = {}) {
+    const problems = [];
+    const raw = (name) => getInput(name).trim();
+    function parse(name, field, fallback) {
+        const value = raw(name);
+        if (value === '')
+            return fallback;
+        const result = field.schema.safeParse(value);
+        if (result.success)
+            return result.data;
+        problems.push(`Input '${name}' must be ${field.expected}; got ${field.secret ? 'a value that is not' : action_inputs_quote(value)}.`);
+        return fallback;
+    }
+    const work = raw(Inputs.Work) || undefined;
+    const agent = parse(Inputs.Agent, fields.agent);
+    const verify = parseVerifyLines(getInput(Inputs.Verify));
+    const goal = raw(Inputs.Goal) || undefined;
+    const config = parse(Inputs.Config, fields.path, InputDefaults.config);
+    const configIsDefault = isDefaultConfigInput(raw(Inputs.Config));
+    const presetAgent = agent !== undefined && agent !== 'command';
+    const simpleProblem = simpleModeInputsProblem({ work, verify, presetAgent, config, configIsDefault });
+    if (simpleProblem)
+        problems.push(simpleProblem);
+    const maxIterations = parse(Inputs.MaxIterations, fields.maxIterations);
+    const capReason = raw(Inputs.CapReason) || undefined;
+    const capProblem = maxIterations === undefined ? undefined : capNeedsReason(maxIterations, capReason, INPUT_CAP_NAMES);
+    if (capProblem)
+        problems.push(capProblem);
+    const store = parse(Inputs.Store, fields.store, InputDefaults.store);
+    const stateBranch = parse(Inputs.StateBranch, fields.stateBranch, InputDefaults.stateBranch);
+    const githubToken = parse(Inputs.GitHubToken, fields.token, '');
+    if (githubToken === '' && raw(Inputs.GitHubToken) === '') {
+        problems.push(`Input 'github-token' must be a token; got ''. The default is \${{ github.token }}.`);
+    }
+    const pushToken = raw(Inputs.PushToken) || githubToken;
+    const iteration = parse(Inputs.Iteration, fields.iteration);
+    const command = parse(Inputs.Command, fields.command, InputDefaults.command);
+    const gate = parse(Inputs.Gate, fields.gate);
+    const task = parse(Inputs.Task, fields.task);
+    const reason = raw(Inputs.Reason) || undefined;
+    if (command === 'approve' && gate === undefined && raw(Inputs.Gate) === '') {
+        problems.push(`Input 'gate' is required when 'command' is 'approve'; name the gate to approve, e.g. 'security'.`);
+    }
+    if (command === 'skip') {
+        if (task === undefined && raw(Inputs.Task) === '')
+            problems.push(`Input 'task' is required when 'command' is 'skip'.`);
+        if (!reason)
+            problems.push(`Input 'reason' is required when 'command' is 'skip'; a skipped task needs a recorded reason.`);
+    }
+    const dispatch = parse(Inputs.Dispatch, fields.boolean, InputDefaults.dispatch);
+    const budgetMinutes = parse(Inputs.BudgetMinutes, fields.budgetMinutes);
+    const fanOutBudget = budgetMinutesInFanOutProblem(command, budgetMinutes);
+    if (fanOutBudget)
+        problems.push(fanOutBudget);
+    const fanOutStore = storeInFanOutProblem(command, store);
+    if (fanOutStore)
+        problems.push(fanOutStore);
+    const jobTimeoutMinutes = parse(Inputs.JobTimeoutMinutes, fields.jobTimeoutMinutes);
+    const beyondTimeout = budgetBeyondJobTimeoutProblem(budgetMinutes, jobTimeoutMinutes);
+    if (beyondTimeout)
+        problems.push(beyondTimeout);
+    const allowUntrusted = parse(Inputs.AllowUntrusted, fields.boolean, InputDefaults.allowUntrusted);
+    const isolation = parse(Inputs.Isolation, fields.isolation, InputDefaults.isolation);
+    const failOn = parse(Inputs.FailOn, fields.failOn, [...STOPPED_STATES]);
+    const workingDirectory = parse(Inputs.WorkingDirectory, fields.path, InputDefaults.workingDirectory);
+    const staleAfterMinutes = parse(Inputs.StaleAfterMinutes, fields.staleAfterMinutes, InputDefaults.staleAfterMinutes);
+    if (command === 'sweep' && store !== 'git') {
+        problems.push(`Input 'store' must be 'git' when 'command' is 'sweep' (only the git store lists every loop); got ${action_inputs_quote(store)}.`);
+    }
+    const dashboard = parse(Inputs.Dashboard, fields.boolean, InputDefaults.dashboard);
+    if (dashboard && store !== 'git') {
+        problems.push(`Input 'dashboard' needs 'store: git' (only the git store lists every loop); got 'dashboard: true' with store ${action_inputs_quote(store)}.`);
+    }
+    const maxLoops = parse(Inputs.MaxLoops, fields.maxLoops, 0) || null;
+    if (maxLoops !== null && store !== 'git') {
+        problems.push(`Input 'max-loops' needs 'store: git' (the queue of loops lives on the git store's branch, changed under compare-and-swap); got 'store: ${store}' with 'max-loops: ${maxLoops}'. Use the default store, 'git', or leave 'max-loops' empty.`);
+    }
+    const handOff = parse(Inputs.HandOff, fields.path);
+    const leg = raw(Inputs.Leg) || undefined;
+    if (command === 'verify' && !leg)
+        problems.push(`Input 'leg' is required when 'command' is 'verify' (\${{ matrix.leg }}).`);
+    const verifyResult = parse(Inputs.VerifyResult, fields.verifyResult, '');
+    const personCommand = parse(Inputs.PersonCommand, fields.personCommand, 'run');
+    if (personCommand !== 'run') {
+        if (command !== 'decide') {
+            problems.push(`Input 'person-command' is for 'command: decide' (fan-out); got 'person-command: ${personCommand}' with 'command: ${command}'. Give the command as 'command' instead.`);
+        }
+        if (personCommand === 'approve' && !raw(Inputs.Gate))
+            problems.push(`Input 'gate' is required when 'person-command' is 'approve'; name the gate to approve.`);
+        if (personCommand === 'skip' && (!raw(Inputs.Task) || !reason))
+            problems.push(`Inputs 'task' and 'reason' are required when 'person-command' is 'skip'.`);
+    }
+    const secretsResult = parseSecretLines(getInput(Inputs.Secrets), env);
+    problems.push(...secretsResult.problems);
+    let loopId = '';
+    let loopIdSource = 'input';
+    const loopIdInput = raw(Inputs.LoopId);
+    if (loopIdInput !== '') {
+        loopId = sanitiseLoopId(loopIdInput);
+        if (loopId === '') {
+            problems.push(`Input 'loop-id' must contain letters or digits (it is used in branch names and paths); got ${action_inputs_quote(loopIdInput)}.`);
+        }
+    }
+    else {
+        const derived = deriveLoopId(event);
+        loopId = derived.loopId;
+        loopIdSource = derived.source;
+    }
+    if (problems.length > 0)
+        throw new ActionInputError(problems);
+    return {
+        work,
+        agent,
+        verify,
+        goal,
+        config,
+        configIsDefault,
+        loopId,
+        loopIdSource,
+        maxIterations,
+        capReason,
+        store,
+        stateBranch,
+        githubToken,
+        pushToken,
+        iteration,
+        command,
+        gate,
+        task,
+        reason,
+        dispatch,
+        budgetMinutes,
+        allowUntrusted,
+        isolation,
+        failOn,
+        secrets: secretsResult.secrets,
+        missingSecrets: secretsResult.missing,
+        workingDirectory,
+        staleAfterMinutes,
+        dashboard,
+        maxLoops,
+        handOff,
+        leg,
+        verifyResult,
+        personCommand,
+        jobTimeoutMinutes,
+    };
+}
+/**
+ * The options for `simpleModeConfig` (in `load-config.ts`) when `work` and `verify` describe simple
+ * mode, or null when they do not. The action's `budget-minutes` and `secrets` are applied by the caller.
+ */
+function simpleModeOptions(settings) {
+    const presetAgent = settings.agent !== undefined && settings.agent !== 'command';
+    if ((settings.work === undefined && !presetAgent) || settings.verify.length === 0)
+        return null;
+    return {
+        ...(settings.work !== undefined ? { work: settings.work } : {}),
+        ...(settings.agent !== undefined ? { agent: settings.agent } : {}),
+        verify: settings.verify,
+        ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
+        ...(settings.capReason !== undefined ? { capReason: settings.capReason } : {}),
+    };
+}
+/**
+ * What `loadLoopConfig` loads for the action: the `config` file under `root`, or simple mode when
+ * `work` and `verify` are given (the parser refuses them with a named `config`); the cap inputs over the file's.
+ */
+function actionConfigRequest(settings, root) {
+    return {
+        file: { path: (0,external_node_path_.resolve)(root, settings.config), name: settings.config },
+        fileNamed: !settings.configIsDefault,
+        simple: simpleModeOptions(settings),
+        cap: { maxIterations: settings.maxIterations, capReason: settings.capReason, names: INPUT_CAP_NAMES },
+        ...(settings.agent !== undefined ? { agent: { name: settings.agent, setting: `input '${Inputs.Agent}'` } } : {}),
+        ...(settings.goal !== undefined ? { goal: settings.goal } : {}),
+        missing: `No loop config at '${settings.config}'. Add one (see 'loop-controller init'), or use simple mode with the 'work' and 'verify' inputs.`,
+    };
+}
+/** Values that must be redacted from everything the action posts. */
+function secretValues(settings) {
+    return [settings.githubToken, settings.pushToken, ...Object.values(settings.secrets)].filter((value) => value !== '');
+}
+
+;// CONCATENATED MODULE: ./src/action/run-context.ts
+/**
+ * What this run is, read once at the edge: the triggering event, the runner's variables and the
+ * action's inputs, in one typed object. Nothing else in the action reads `process.env` or
+ * `@actions/github`'s `context`; the other modules take a `RunContext`, so tests hand them a plain one.
+ */
+
+
+
+
+function run_context_record(value) {
+    return typeof value === 'object' && value !== null ? value : undefined;
+}
+/**
+ * Builds the run context from its sources. Throws `ActionInputError` naming every bad input, before
+ * anything else happens.
+ */
+function buildRunContext(source) {
+    const { env, event } = source;
+    const settings = parseActionInputs(source.getInput, event, env);
+    const payload = event.payload;
+    const issue = run_context_record(payload.issue);
+    return {
+        settings,
+        event: {
+            name: event.eventName,
+            payload,
+            subject: subjectOf(payload),
+            defaultBranch: String(run_context_record(payload.repository)?.default_branch ?? 'main'),
+            issueToClose: typeof issue?.number === 'number' && issue.number && !issue.pull_request ? issue.number : null,
+        },
+        env,
+        repository: env.GITHUB_REPOSITORY,
+        runId: env.GITHUB_RUN_ID,
+        runAttempt: env.GITHUB_RUN_ATTEMPT,
+        serverUrl: env.GITHUB_SERVER_URL || 'https://github.com',
+        apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
+        workspace: env.GITHUB_WORKSPACE || source.cwd,
+        runnerTemp: env.RUNNER_TEMP || undefined,
+        actor: env.GITHUB_ACTOR,
+        workflowRef: env.GITHUB_WORKFLOW_REF,
+        hasStepSummary: Boolean(env.GITHUB_STEP_SUMMARY),
+    };
+}
+/** The run context of this process: the one place the action reads `process.env` and the event. */
+function readRunContext(getInput) {
+    return buildRunContext({
+        env: process.env,
+        event: { eventName: github/* context */._.eventName, payload: github/* context */._.payload, runId: github/* context */._.runId },
+        getInput,
+        cwd: process.cwd(),
+    });
+}
+function required(value, name) {
+    if (!value)
+        throw new ConfigError(`${name} is not set; loop-controller runs inside a GitHub Actions job.`);
+    return value;
+}
+/** The repository the run belongs to; every runner sets it, so its absence means this is no job. */
+function requireRepository(run) {
+    const fullName = required(run.repository, 'GITHUB_REPOSITORY');
+    const [owner = '', repo = ''] = fullName.split('/');
+    return { fullName, owner, repo };
+}
+/** The workflow run's numeric id, which the artifact store files its snapshots under. */
+function requireRunId(run) {
+    return Number(required(run.runId, 'GITHUB_RUN_ID'));
+}
+
+;// CONCATENATED MODULE: ./src/action/stores.ts
+/**
+ * The state store the `store` input names, and the audit trail it carries. The cache and artifact
+ * stores' modules (`@actions/cache`, `@actions/artifact` and the Azure blob SDKs under them are most of
+ * the bundle) are loaded only here, each only for the store that uses it, so a job of the `git` store
+ * loads neither and a `cache` job not the artifact client; `auto` loads the artifact client at its
+ * first upload or download (`artifact-snapshots.ts`).
+ *
+ * The default is the `git` store: one state branch per repository that every job fetches and pushes
+ * under a lease, whatever its event and ref. The Actions cache is scoped by ref (a comment's job runs
+ * on the default branch, a pull request's on refs/pull/N/merge, a dispatch on the ref it names), so
+ * with `cache` or `auto` two jobs of one loop can each see a different "latest" state and a person's
+ * abort can be lost (docs/architecture.md, "One source of truth").
+ */
+
+
+
+
+
+
+
+/**
+ * Where the git store's state branch lives and who writes it, for every reader and writer of it (the
+ * loop's store, the queue, other loops' states): the job's token, never a push-token PAT, so a state
+ * save starts none of the repository's push workflows; one private clone per job, fetched once for all.
+ */
+function stateBranchOptions(run, root, runnerTemp = defaultRunnerTemp(run, root)) {
+    return {
+        repoDir: root,
+        remote: 'origin',
+        branch: run.settings.stateBranch,
+        identity: COMMIT_IDENTITY,
+        token: run.settings.githubToken,
+        workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'git-state'),
+    };
+}
+/** The runner's temporary folder, or one beside the workspace outside a runner. */
+function defaultRunnerTemp(run, root) {
+    return run.runnerTemp ?? (0,external_node_path_.join)(root, '..', '_loop-temp');
+}
+async function createStore(input) {
+    const { run, runnerTemp, root, logger } = input;
+    const onNote = (input.warnings ?? new StoreWarnings()).sink(logger);
+    const auditDirOf = (loopId) => (typeof input.loopDir === 'string' ? input.loopDir : input.loopDir(loopId));
+    const { settings, env } = run;
+    // Recorded in each saved revision, to tell which job wrote it.
+    const runIdentity = {
+        ...(run.runId !== undefined ? { runId: run.runId } : {}),
+        ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
+    };
+    const cache = async () => {
+        const { CacheStore } = await Promise.all(/* import() */[__nccwpck_require__.e(147), __nccwpck_require__.e(91), __nccwpck_require__.e(765)]).then(__nccwpck_require__.bind(__nccwpck_require__, 46765));
+        return new CacheStore({ root: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'state'), env, ...runIdentity });
+    };
+    const artifact = async () => {
+        const { ArtifactStore } = await __nccwpck_require__.e(/* import() */ 171).then(__nccwpck_require__.bind(__nccwpck_require__, 66171));
+        return new ArtifactStore({
+            token: settings.githubToken,
+            repository: requireRepository(run).fullName,
+            runId: requireRunId(run),
+            apiUrl: run.apiUrl,
+            workDir: (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'artifacts'),
+            auditDir: auditDirOf,
+            env,
+            onNote,
+        });
+    };
+    if (settings.store === 'cache' || settings.store === 'auto')
+        warnOffDefaultBranch(run, logger);
+    switch (settings.store) {
+        case 'cache':
+            return { store: await cache(), auditSource: null };
+        case 'artifact': {
+            const store = await artifact();
+            return { store, auditSource: store };
+        }
+        case 'git': {
+            // The states (and the audit trail, committed with each save) on a branch of the checkout's remote.
+            const store = new GitStore({
+                ...stateBranchOptions(run, root, runnerTemp),
+                auditDir: auditDirOf,
+                toolVersion: VERSION,
+                ...runIdentity,
+            });
+            return { store, auditSource: store };
+        }
+        default: {
+            const mirror = await artifact();
+            const { AutoStore } = await __nccwpck_require__.e(/* import() */ 468).then(__nccwpck_require__.bind(__nccwpck_require__, 27468));
+            return { store: new AutoStore(await cache(), mirror, { onNote }), auditSource: mirror };
+        }
+    }
+}
+/** The cache this job writes is one only jobs on its own ref read: say so where that splits the loop's state. */
+function warnOffDefaultBranch(run, logger) {
+    const ref = run.env.GITHUB_REF;
+    const defaultRef = `refs/heads/${run.event.defaultBranch}`;
+    if (ref === undefined || ref === defaultRef)
+        return;
+    logger.warning(`store '${run.settings.store}': this job runs on ${ref}, and the Actions cache it saves to is read only by jobs on that ref; ` +
+        `people's commands from comments run on ${defaultRef} and may not see this state. Use the default store, 'git'.`);
+}
+/**
+ * Brings back the audit trail the newest snapshot carries: the runner starts empty, so the trail
+ * accumulates across jobs and the last snapshot holds all of it. Done once, lazily (the returned
+ * function may be called many times): a job with nothing for the loop downloads nothing. A failure
+ * only warns; the trail then starts afresh here.
+ */
+function auditRestorer(auditSource, loopId, loopDir, logger) {
+    let restored = null;
+    return () => {
+        restored ??= (async () => {
+            if (!auditSource)
+                return;
+            try {
+                const count = await auditSource.restoreAudit(loopId, loopDir);
+                if (count > 0)
+                    logger.info(`Audit trail: ${count} file(s) restored from the newest snapshot.`);
+            }
+            catch (error) {
+                logger.warning(`Audit trail not restored from the newest snapshot (it starts afresh here): ${messageOf(error)}`);
+            }
+        })();
+        return restored;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/slots.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+function slotStore(run, root) {
+    return new GitSlotStore({ ...stateBranchOptions(run, root), by: `run ${run.runId ?? 'local'}` });
+}
+/**
+ * The git store for other loops' states (a queued loop's status, read or saved by the job of another
+ * loop): it carries no audit trail, where this job's store would commit its own loop's trail there.
+ */
+function otherLoopsStore(run, root) {
+    return new GitStore({
+        ...stateBranchOptions(run, root),
+        toolVersion: VERSION,
+        ...(run.runId !== undefined ? { runId: run.runId } : {}),
+        ...(run.runAttempt !== undefined ? { runAttempt: run.runAttempt } : {}),
+    });
+}
+function slotDeps(run, root, deps) {
+    return {
+        slots: slotStore(run, root),
+        clock: deps.clock,
+        logger: deps.logger,
+        start: async (entry) => {
+            const store = otherLoopsStore(run, root);
+            const state = (await store.load(entry.loopId))?.state;
+            // A loop whose issue was closed while it waited is not started (nothing reacts to `issues: closed`).
+            const closed = state ? await closedIssueOf(state, deps) : null;
+            if (state && closed !== null) {
+                await blockClosed({ run, root, loopId: entry.loopId, issue: closed }, { ...deps, store });
+                return { dropped: `its issue #${closed} is closed` };
+            }
+            const iteration = (state?.iteration ?? 0) + 1;
+            const dispatched = await deps.github.dispatchWorkflow({
+                workflow: entry.workflow,
+                ref: entry.ref,
+                inputs: { 'loop-id': entry.loopId, iteration: String(iteration) },
+            });
+            const runId = dispatched.runId !== undefined ? String(dispatched.runId) : undefined;
+            // Its comment said queued: from its admission on it names the run that starts it.
+            if (state && runId !== undefined)
+                await reportAdmitted(run, { loopId: entry.loopId, state, runId }, deps);
+            return runId;
+        },
+    };
+}
+/**
+ * How the dashboard reads the slots record (once per listing of the loops), with the job's `max-loops`
+ * (without one, the record's); null where the store keeps none (a store other than git).
+ */
+function slotsQueue(run, root, store) {
+    return async () => {
+        if (store.kind !== 'git')
+            return null;
+        const record = await slotStore(run, root).current();
+        return { record, limit: limitUnder(record, run.settings.maxLoops) };
+    };
+}
+/**
+ * A cap given to this job that re-opens a capped loop asks for a slot as a resume does, where the loop
+ * must have one (`asksForSlot`): the raised cap is saved with the loop queued, asking, before `takeSlot`
+ * asks, for the job that admits the loop from the line (dispatched with no cap). Nothing without a cap.
+ */
+async function reopenForSlot(input, deps) {
+    if (input.capGiven === undefined || !input.asksForSlot)
+        return;
+    await deps.restoreAudit();
+    const reopened = await reopenAskingForSlot({ loopId: input.loopId, cap: input.capGiven }, deps);
+    if (reopened)
+        deps.io.info(`Loop ${input.loopId} is re-opened by the cap ${reopened.maxIterations}: it asks for a slot.`);
+}
+/**
+ * Asks for the loop's slot. Returns true when the loop runs now; false when it is queued (saved
+ * `queued`, reported) or refused for its `depends-on` (an unreadable line, the config naming the loop's
+ * own issue, a cycle: told on the issue), and the job ends here, green.
+ */
+async function takeSlot(run, input, 
+/** `getIssueKind`: a start asks whether each dependency is an issue. */
+deps) {
+    const limit = run.settings.maxLoops;
+    let dependsOn;
+    let bodyRead;
+    try {
+        ;
+        ({ loops: dependsOn, bodyRead } = readDependencies(run, input.config, input.loopId));
+    }
+    catch (error) {
+        if (!(error instanceof DependsOnRefusedError))
+            throw error;
+        return refuseDependsOn(input.loopId, error, deps);
+    }
+    // A queued loop's job is dispatched for iteration 1; it is admitted whatever this workflow's inputs say.
+    // A start from its issue may find it queued too (its `depends-on:` line since edited): it asks again.
+    // Only the git store keeps a queue, so only there may a loop be queued.
+    const mayBeQueued = run.settings.iteration === 1 || (bodyRead && deps.store.kind === 'git');
+    if (limit === null && dependsOn.length === 0 && !mayBeQueued)
+        return true;
+    const loaded = await deps.store.load(input.loopId);
+    if (limit === null && dependsOn.length === 0 && loaded?.state.status !== 'queued')
+        return true;
+    if (deps.store.kind !== 'git') {
+        throw new ConfigError(`'depends-on' needs 'store: git' (the queue of loops lives on the git store's branch); got 'store: ${deps.store.kind}' with 'depends-on: ${dependsOn.map(nameOfLoop).join(', ')}'. Use the default store, 'git', or remove 'depends-on'.`);
+    }
+    // A loop that ended is reported as it is; a person's resume (which runs it again) is not queued.
+    if (loaded && hasEnded(loaded.state.status))
+        return true;
+    // Asked at a start (the issue body read, or the loop's first job, with the config's list): a later
+    // job's loop was asked about when it started.
+    const asks = bodyRead || !loaded;
+    const targets = asks ? await dependencyTargetsProblem(dependsOn, run.repository ?? 'this repository', deps) : null;
+    if (targets !== null)
+        return refuseDependsOn(input.loopId, new DependsOnRefusedError(targets, 'target'), deps);
+    const target = parseWorkflowRef(run.workflowRef ?? '');
+    if (!target) {
+        deps.logger.warning(`max-loops and depends-on need GITHUB_WORKFLOW_REF to dispatch queued loops; got '${run.workflowRef}'. The loop runs unqueued.`);
+        return true;
+    }
+    const slots = slotDeps(run, input.root, deps);
+    // A new loop that would wait in a cycle is refused before it has a state, so a start after the fix is fresh.
+    const cycle = loaded || dependsOn.length === 0 ? null : await cycleOf({ loopId: input.loopId, dependsOn }, slots.slots);
+    if (cycle)
+        return refuseCycle(input.loopId, cycle, deps);
+    // The state exists before the loop is in line: a job that admits it later finds its task there.
+    let current = loaded ?? (await saveNew(run, input, deps));
+    const verdict = await askForSlot({
+        loopId: input.loopId,
+        dependsOn,
+        workflow: target.file,
+        ref: dispatchRef(target.ref, run.event.defaultBranch),
+        // A person's resume runs a loop that gave its slot back when it ended: it queues like a new one.
+        started: current.state.status !== 'queued' && current.state.iteration > 0 && !asksResume(run),
+        replacesDependencies: bodyRead,
+        // The run that has the loop: not a pull request comment's job, which hands an existing loop's
+        // iteration to a dispatch instead of running it.
+        ...(run.runId !== undefined && !(outsideLoopGroup(run) && loaded) ? { run: run.runId } : {}),
+    }, limit, slots).catch(async (error) => {
+        // A new or resumed loop saved queued, asking, but not in line: no loop ending would start it, so its
+        // issue is told (and the job fails with the error).
+        const resumed = loaded?.state.status === 'queued' && loaded.state.statusReason === ASKING_FOR_SLOT;
+        if (!loaded || resumed)
+            await tellNotInLine(input.loopId, error, deps, resumed ? 'resume' : 'start');
+        throw error;
+    });
+    if (verdict.kind === 'cycle') {
+        // Out of line (a place it had is given up); its state says why, and a start after the fix asks again.
+        if (current.state.status === 'queued') {
+            await saveStatus(input.loopId, 'queued', `refused: its depends-on would close a cycle, ${nameOfCycle(verdict.cycle)}`, deps);
+        }
+        return refuseCycle(input.loopId, verdict.cycle, deps);
+    }
+    if (verdict.kind === 'admitted') {
+        deps.logger.info(`Loop ${input.loopId} is admitted: ${verdict.reason}.`);
+        if (current.state.status === 'queued') {
+            await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`);
+            const admitted = await saveStatus(input.loopId, 'running', '', deps);
+            // Its comment said queued: from now on it says which run runs the loop. A pull request comment's
+            // job hands the iteration to a dispatch instead, whose job reports it.
+            if (!(outsideLoopGroup(run) && loaded)) {
+                await reportAdmitted(run, { loopId: input.loopId, state: admitted.state }, deps);
+            }
+        }
+        return true;
+    }
+    const reason = queuedReason(verdict.wait, nameOfLoop);
+    const { position, queued } = verdict.wait;
+    // Before the save, which carries the trail with it.
+    await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
+        position,
+        dependsOn,
+    });
+    // A resumed loop is `running` until here; it waits in line `queued` like any other.
+    current = await saveStatus(input.loopId, 'queued', reason, deps, asksResume(run));
+    await reportQueued(run, { loopId: input.loopId, state: current.state, wait: verdict.wait }, deps);
+    deps.io.setOutput(Outputs.Status, 'queued');
+    return false;
+}
+/**
+ * The job that ended or stopped the loop gives its slot back, starts the loops admitted in its place,
+ * and tells the queued loops whose dependency ended short of COMPLETE. Does nothing when neither
+ * `max-loops` nor a queue is in use; a failure only warns (the next change frees the slot).
+ */
+async function slots_releaseSlot(run, input, deps) {
+    const limit = run.settings.maxLoops;
+    // Without a state in hand (a person's command), it is read where this workflow uses the queue, or for
+    // an abort: a loop queued by `depends-on` alone is to leave the line and be told so.
+    if (deps.store.kind !== 'git' || (input.state === undefined && limit === null && !asksAbort(run)))
+        return;
+    const state = input.state ?? (await deps.store.load(input.loopId))?.state;
+    if (!state || !hasEnded(state.status))
+        return;
+    const slots = slotDeps(run, input.root, deps);
+    try {
+        // An iteration that runs on in another job keeps the slot until that job ends (it gives it back).
+        const abortedBeside = state.status === 'aborted' && !input.endedHere;
+        if (abortedBeside && (await keptForRunningJob(run, input, state, { ...deps, slots: slots.slots })))
+            return;
+        // Its end was saved by this job (a state in hand, or a person's abort): the line may wait on it.
+        const endedNow = input.state !== undefined || asksAbort(run);
+        const released = await giveBackSlot(input.loopId, limit, slots, { endedNow });
+        if (released.released)
+            deps.logger.info(`Loop ${input.loopId} gave its slot back.`);
+        // A queued loop aborted: no job of it runs again to say so, so this one does (its comment said queued).
+        if (released.leftLine && state.status === 'aborted') {
+            const aborted = { loopId: input.loopId, state, wait: released.leftLine, root: input.root };
+            await reportAbortedInLine(run, aborted, deps).catch((error) => deps.logger.warning(deps.redact(`Loop ${input.loopId} left the line, but its status comment does not say it was aborted (${messageOf(error)}).`)));
+        }
+        for (const entry of released.started)
+            deps.io.info(`Loop ${entry.loopId} starts in its place.`);
+        // Those still in line learn their new place, or that a dependency ended short (the first few:
+        // each costs a state read and a comment update).
+        const others = { store: otherLoopsStore(run, input.root), clock: deps.clock };
+        for (const { loopId, wait } of released.inLine.slice(0, TOLD_IN_LINE)) {
+            const loaded = await others.store.load(loopId);
+            if (loaded?.state.status !== 'queued')
+                continue;
+            const reason = queuedReason(wait, nameOfLoop);
+            const state = loaded.state.statusReason === reason ? loaded.state : (await saveStatus(loopId, 'queued', reason, others)).state;
+            if (!(await stillInLine(loopId, slots)))
+                continue;
+            await reportQueued(run, { loopId, state, wait, summary: false, releasedBy: input.loopId }, deps);
+        }
+    }
+    catch (error) {
+        deps.logger.warning(`The slot of loop ${input.loopId} was not given back now (${messageOf(error)}); the next change of the queue frees it.`);
+    }
+}
+async function tellNotInLine(loopId, error, deps, asked) {
+    await deps
+        .reportRefusal(notInLineRefusal(loopId, deps.redact(messageOf(error)), asked))
+        .catch((reportError) => deps.logger.warning(deps.redact(`Loop ${loopId} is not in line, and its issue was not told (${messageOf(reportError)}).`)));
+}
+async function refuseDependsOn(loopId, error, deps) {
+    await deps.reportRefusal(dependsOnRefusal(loopId, error.message, error.source));
+    deps.io.setOutput(Outputs.Status, 'refused');
+    return false;
+}
+async function refuseCycle(loopId, cycle, deps) {
+    await deps.reportRefusal(cycleRefusal(loopId, cycle));
+    deps.io.setOutput(Outputs.Status, 'refused');
+    return false;
+}
+/**
+ * Whether a person's `/loop resume` (or `command: resume`) of the loop asks for a slot before it runs:
+ * where `takeSlot` would (the git store, a workflow to dispatch, and `max-loops` or `depends-on`), so the
+ * resume is saved `queued`, asking, and never `running` with no job should the asking fail.
+ */
+function resumeAsksForSlot(run, input, store) {
+    if (store.kind !== 'git' || !parseWorkflowRef(run.workflowRef ?? ''))
+        return false;
+    if (run.settings.maxLoops !== null)
+        return true;
+    try {
+        return readDependencies(run, input.config, input.loopId).loops.length > 0;
+    }
+    catch (error) {
+        // `takeSlot` refuses the line; the loop stays queued, asking, where the sweeper finds it.
+        if (error instanceof DependsOnRefusedError)
+            return true;
+        throw error;
+    }
+}
+/** Whether a dashboard tick's resume asks for a slot (`queueResumed`): `max-loops` only, no `depends-on` read. */
+function dashboardResumeAsksForSlot(run, store) {
+    return run.settings.maxLoops !== null && store.kind === 'git' && parseWorkflowRef(run.workflowRef ?? '') !== null;
+}
+/**
+ * A dashboard tick resumed `loopId` (BLOCKED, its slot given back when it ended), saved `queued`,
+ * asking for a slot (`dashboardResumeAsksForSlot`): it asks like a new loop before its next iteration is
+ * dispatched. Returns the state to go on with: `running` (a slot is its; dispatch it) or `queued` (saved
+ * and told so; it starts when a slot frees). Should the asking fail, the loop stays queued, asking, and
+ * the error says so: a sweeper marks it BLOCKED after `stale-after-minutes`, and a resume asks again.
+ */
+async function queueResumed(run, input, 
+/** `audit`: the loop's journey log, its trail already brought back by the caller. */
+deps) {
+    const limit = run.settings.maxLoops;
+    const target = parseWorkflowRef(run.workflowRef ?? '');
+    const asking = input.state.status === 'queued' && input.state.statusReason === ASKING_FOR_SLOT;
+    if (limit === null || deps.store.kind !== 'git' || !asking || !target)
+        return input.state;
+    const verdict = await askForSlot({
+        loopId: input.loopId,
+        dependsOn: [],
+        workflow: target.file,
+        ref: dispatchRef(target.ref, run.event.defaultBranch),
+        started: false,
+    }, limit, slotDeps(run, input.root, deps)).catch((error) => {
+        throw new Error(`resumed, but its slot was not asked for (${messageOf(error)}); it stays queued, asking for a slot, until a sweeper marks it BLOCKED after stale-after-minutes (resume it again, here or with /loop resume, once the cause is fixed)`);
+    });
+    // A resumed loop names no dependency here, so it cannot close a cycle.
+    if (verdict.kind === 'cycle')
+        return input.state;
+    if (verdict.kind === 'admitted') {
+        await journey(deps, 'admitted', `loop ${input.loopId} admitted: ${verdict.reason}`);
+        return (await saveStatus(input.loopId, 'running', '', deps)).state;
+    }
+    const reason = queuedReason(verdict.wait, nameOfLoop);
+    const { position, queued } = verdict.wait;
+    // Before the save, which carries the trail with it: the trail says why it waits, as a `/loop resume` that queues does.
+    await journey(deps, 'queued', `loop ${input.loopId} queued (${position} of ${queued} in line): ${reason}`, {
+        position,
+        dependsOn: [],
+    });
+    const saved = await saveStatus(input.loopId, 'queued', reason, deps, true);
+    await reportQueued(run, { loopId: input.loopId, state: saved.state, wait: verdict.wait, summary: false }, deps);
+    return saved.state;
+}
+async function journey(deps, type, message, data) {
+    await deps.restoreAudit?.();
+    const at = deps.clock.now().toISOString();
+    await deps.audit.appendEvents([{ at, iteration: 0, type, message, ...(data ? { data } : {}) }]);
+}
+async function saveNew(run, input, deps) {
+    const fresh = firstState(run.event, input, deps.clock.now());
+    const state = { ...fresh, status: 'queued', statusReason: ASKING_FOR_SLOT };
+    const saved = await saveFirstState(deps.store, input.loopId, state);
+    if (!saved)
+        throw new ports_store/* StoreConflictError */.yn(`loop ${input.loopId}: another job saved its first state, which is gone again`);
+    return saved;
+}
+/** This job's event is a person's abort: the `command` input, fan-out's `person-command`, or a comment or label. */
+function asksAbort(run) {
+    return asksCommand(run, 'abort');
+}
+/** This job's event is a person's resume (of a loop that ended BLOCKED or capped, or waits). */
+function asksResume(run) {
+    return asksCommand(run, 'resume');
+}
+function asksCommand(run, kind) {
+    if (run.settings.command === kind || run.settings.personCommand === kind)
+        return true;
+    const intent = interpretEvent(run.event.name, run.event.payload);
+    return intent.kind === 'command' && intent.command.kind === kind;
+}
+
+;// CONCATENATED MODULE: ./src/action/dashboard.ts
+/**
+ * The `dashboard` input: the pinned `Loop dashboard` issue, rewritten at the end of every loop job
+ * (a failure only warns: the loop's own work is done), and the ticks people make on it, read from
+ * the `issues` `edited` event of that issue and applied as people's commands (`app/dashboard.ts`).
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+function dashboard_record(value) {
+    return typeof value === 'object' && value !== null ? value : {};
+}
+function dashboard_text(value) {
+    return typeof value === 'string' ? value : null;
+}
+/** The dashboard issue through the job's token. */
+function dashboardIssues(run, owner, repo, logger) {
+    const octokit = (0,github_client/* createOctokit */.Qi)({ token: run.settings.githubToken, owner, repo, baseUrl: run.apiUrl, logger });
+    return new OctokitDashboardIssues(octokit, owner, repo);
+}
+function repositoryUrl(run) {
+    return `${run.serverUrl}/${run.repository}`;
+}
+/** This job's run, which the dashboard names as its last writer (off a runner: none). */
+function thisRun(run) {
+    return run.runId ? { run: { id: run.runId, url: `${repositoryUrl(run)}/actions/runs/${run.runId}` } } : {};
+}
+function isLister(store) {
+    return typeof store.readLoops === 'function';
+}
+/** Rewrites the dashboard from the loops' states; never fails the job. */
+async function updateDashboard(run, store, deps) {
+    try {
+        if (!isLister(store))
+            throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`);
+        const { issue, writes } = await refreshDashboard({ repositoryUrl: repositoryUrl(run), ...thisRun(run) }, { clock: systemClock, ...deps, store });
+        deps.logger.info(`Dashboard #${issue.number}: ${writes === 0 ? 'already current' : `rewritten (${writes})`}.`);
+    }
+    catch (error) {
+        deps.logger.warning(`The dashboard issue was not updated (the loop is not affected): ${messageOf(error)}`);
+    }
+}
+/** Whether this job is an edit of an issue that carries the dashboard's label (the controller's is checked later). */
+function isDashboardEdit(run) {
+    return (run.settings.dashboard &&
+        run.event.name === 'issues' &&
+        dashboard_text(run.event.payload.action) === 'edited' &&
+        !run.event.subject.isPullRequest &&
+        run.event.subject.labels.includes(DASHBOARD_LABEL));
+}
+/**
+ * An `issues` `edited` event of any other issue: a workflow that runs on edits for the dashboard's ticks
+ * gets one for every edit in the repository, and none of them is for a loop (a `depends-on:` line is
+ * read only when the loop starts). The job ends before it reads a config or a state, writing nothing.
+ */
+function isOrdinaryIssueEdit(run) {
+    return run.event.name === 'issues' && dashboard_text(run.event.payload.action) === 'edited' && !isDashboardEdit(run);
+}
+/**
+ * An edit of the dashboard issue: the ticks it made (the body before, `changes.body.from`, against the
+ * body now) are authorized like people's comments and applied; a loop a tick makes run again gets its
+ * next iteration dispatched. The dashboard is then rewritten, saying any tick that was refused.
+ */
+async function handleDashboardEdit(run, root, deps) {
+    const { logger } = deps;
+    const payload = run.event.payload;
+    const issue = dashboard_record(payload.issue);
+    const before = dashboard_text(dashboard_record(dashboard_record(payload.changes).body).from);
+    const after = dashboard_text(issue.body) ?? '';
+    if (before === null) {
+        logger.info('The edit of the dashboard changed no body (its title, perhaps): no tick to read.');
+        return;
+    }
+    const number = typeof issue.number === 'number' ? issue.number : 0;
+    // The dashboard itself: the queued loops this job tells their new place link it, and so does the summary.
+    const here = { number, url: dashboard_text(issue.html_url) ?? `${run.serverUrl}/${run.repository}/issues/${number}` };
+    if (!(await deps.issues.list()).some((own) => own.number === number)) {
+        logger.info(`Issue #${number} carries the label ${DASHBOARD_LABEL} but is not the controller's dashboard: ignored.`);
+        return;
+    }
+    const runnerTemp = defaultRunnerTemp(run, root);
+    const auditDir = (loopId) => (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit', loopId);
+    // Each ticked loop's save carries its own audit trail, brought back first (the git store's folders).
+    const { store, auditSource } = await createStore({ run, runnerTemp, root, loopDir: auditDir, logger });
+    if (!isLister(store))
+        throw new Error(`store '${store.kind}' cannot list its loops; the dashboard needs 'git'`);
+    const sender = dashboard_record(payload.sender);
+    const outcomes = await applyDashboardTicks({
+        before,
+        after,
+        actor: dashboard_text(sender.login) ?? '',
+        actorType: dashboard_text(sender.type) ?? 'User',
+        repositoryUrl: repositoryUrl(run),
+        ...thisRun(run),
+    }, {
+        store,
+        issues: deps.issues,
+        logger,
+        clock: deps.clock,
+        queue: slotsQueue(run, root, store),
+        authorize: (actor, actorType) => authorizePerson(deps.github, actor, actorType),
+        apply: async (loopId, command, by) => {
+            let dir = auditDir(loopId);
+            try {
+                await auditSource?.restoreAudit(loopId, dir);
+            }
+            catch (error) {
+                // The store saves the folder as the loop's whole trail: a trail not brought back must not be replaced.
+                logger.warning(`Audit trail of ${loopId} not restored (${messageOf(error)}): the command's event stays out of it.`);
+                dir = (0,external_node_path_.join)(runnerTemp, 'loop-controller', 'audit-unrestored', loopId);
+            }
+            const audit = new AuditTrail(dir, deps.redact);
+            // A resume that must ask for a slot is saved queued, asking, so a failed ask leaves no loop running with no job.
+            const resumeAsksForSlot = dashboardResumeAsksForSlot(run, store);
+            const state = await applyPeopleCommand(command, { loopId, by, resumeAsksForSlot }, { store, clock: deps.clock, audit });
+            // An aborted loop gives its slot, or its place in line, to the next (as a `/loop abort` does).
+            if (command.kind === 'abort') {
+                await slots_releaseSlot(run, { loopId, state, root }, { ...deps, store, dashboard: async () => here });
+            }
+            // A resumed loop gave its slot back when it ended: it asks for one like a new loop (queued: no dispatch).
+            if (command.kind === 'resume')
+                return queueResumed(run, { loopId, state, root }, { ...deps, store, audit });
+            return state;
+        },
+        dispatch: async (loopId, state) => (await redispatch(run, { loopId, state }, { github: deps.github, logger, store, clock: deps.clock }))
+            ?.message ?? null,
+    });
+    logger.info(`Dashboard edit by ${dashboard_text(sender.login) ?? 'someone'}: ${outcomes.length} tick(s) read.`);
+    if (run.hasStepSummary && outcomes.length > 0) {
+        const lines = outcomes.map((outcome) => `- ${noteText(outcome.note)}`);
+        await deps.io.writeSummary(`## loop-controller dashboard\n\nTicks on ${escape_link(`#${number}`, here.url)}:\n\n${lines.join('\n')}\n`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/dashboard-link.ts
+/**
+ * The dashboard issue a loop's summary and status comment link to (`dashboard: true`): the one the
+ * controller keeps, found as the end-of-job rewrite finds it. None before the first rewrite opened it,
+ * and none when GitHub cannot list it: a link is not worth failing the report for.
+ */
+
+async function dashboardLink(issues, logger) {
+    if (!issues)
+        return undefined;
+    try {
+        const [kept] = await issues.list();
+        return kept ? { number: kept.number, url: kept.url } : undefined;
+    }
+    catch (error) {
+        logger.info(`The report does not link the dashboard: ${messageOf(error)}`);
+        return undefined;
+    }
+}
+/** `dashboardLink` asked at most once, when first needed: a release tells up to ten queued loops, each linking it. */
+function dashboardLinkOnce(issues, logger) {
+    let asked;
+    return () => {
+        asked ??= dashboardLink(issues, logger);
+        return asked;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/ports/git.ts
+/** Thrown by `commitAll` when another process committed in the same work tree at the same time. */
+class ConcurrentCommitError extends Error {
+    name = 'ConcurrentCommitError';
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-locks.ts
+/**
+ * Git's lock files: `index.lock`, `HEAD.lock` or a branch's ref lock. A live git holds one briefly; a
+ * git killed mid-write (a runner that died, a SIGKILL) leaves it behind, and every later git command
+ * that writes it refuses to run.
+ *
+ * A lock is removed only when no git process works in the repository: on Linux, /proc says which
+ * processes are git and where they run (the controller's own, the agent's, another controller's on the
+ * same working tree). While one does, the lock is its to release, however old it is: the controller
+ * waits for it (bounded) and then leaves it to git's own message. Only where /proc cannot tell (not
+ * Linux) is a lock that stays unchanged for a while taken to be left by a dead process.
+ */
+
+
+
+/** How often a held lock is looked at again. */
+const POLL_MS = 100;
+/** Settles each of `lockPaths` (absolute) of the repository in `cwd` (see {@link settleLock}). */
+async function clearStaleLocks(lockPaths, cwd, waitMs) {
+    for (const lockPath of lockPaths)
+        await settleLock(lockPath, [cwd], waitMs);
+}
+/**
+ * Returns once `lockPath` is gone: released by the git that holds it, or removed (with a warning)
+ * because no git process works in `roots` or the lock's repository. Returns with the lock still there
+ * when a git kept working there for `waitMs`. Where /proc cannot tell, a lock unchanged for `waitMs` is
+ * removed.
+ */
+async function settleLock(lockPath, roots, waitMs) {
+    const where = [...roots, repositoryOf(lockPath)];
+    const deadline = Date.now() + waitMs;
+    let seen = await identityOf(lockPath);
+    let unchangedSince = Date.now();
+    while (seen !== null) {
+        const live = await liveGitIn(where);
+        // A git that started while /proc was read made a new lock (another inode): look again.
+        const stale = live === false || (live === null && Date.now() - unchangedSince >= waitMs);
+        if (stale && (await identityOf(lockPath)) === seen) {
+            await (0,promises_.rm)(lockPath, { force: true });
+            process.emitWarning(`loop-controller removed ${lockPath}, left by a git process that is no longer running`);
+            return;
+        }
+        if (live === true && Date.now() >= deadline)
+            return;
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        const now = await identityOf(lockPath);
+        if (now !== seen)
+            unchangedSince = Date.now();
+        seen = now;
+    }
+}
+/**
+ * Whether a live git process (`git`, `git-*`) runs with its current directory in one of `roots`, from
+ * /proc; null where /proc does not tell.
+ */
+async function liveGitIn(roots) {
+    if (!(0,external_node_fs_.existsSync)('/proc/self/cwd'))
+        return null;
+    let pids;
+    try {
+        pids = (await (0,promises_.readdir)('/proc')).filter((name) => /^\d+$/.test(name));
+    }
+    catch {
+        return null;
+    }
+    const inside = (path) => roots.some((root) => path === root || path.startsWith(root.endsWith(external_node_path_.sep) ? root : `${root}${external_node_path_.sep}`));
+    for (const pid of pids) {
+        try {
+            const comm = (await (0,promises_.readFile)(`/proc/${pid}/comm`, 'utf8')).trim();
+            if (comm !== 'git' && !comm.startsWith('git-'))
+                continue;
+            if (inside(await (0,promises_.readlink)(`/proc/${pid}/cwd`)))
+                return true;
+        }
+        catch {
+            // Gone meanwhile, or another user's: not a git of this job.
+        }
+    }
+    return false;
+}
+/** The repository a lock belongs to: the folder holding `.git` when the lock is under one, else the git dir. */
+function repositoryOf(lockPath) {
+    const marker = `${external_node_path_.sep}.git${external_node_path_.sep}`;
+    const at = lockPath.indexOf(marker);
+    return at >= 0 ? lockPath.slice(0, at) : (0,external_node_path_.dirname)(lockPath);
+}
+/** The file's inode and modification time, which change when the lock is released and taken again. */
+async function identityOf(path) {
+    try {
+        const info = await (0,promises_.stat)(path);
+        return `${info.ino}:${info.mtimeMs}`;
+    }
+    catch {
+        return null;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-seal.ts
+/**
+ * The controller's git reads only the configuration the controller trusts. The work command (the
+ * agent) can write `.git/config`, a file it includes, `$HOME/.gitconfig`, `$XDG_CONFIG_HOME/git/config`
+ * and `/etc/gitconfig`, and replace `.git` itself; any of them could name a program (a filter, a diff or
+ * merge driver, a signing program, an askpass, an ssh command, an `ext::` remote) or move the remote the
+ * push token goes to. So:
+ *
+ * - the repository's config is sealed: read once, before the work can have touched it, and put back
+ *   before every command of the controller's; what the controller itself writes (a branch's upstream, a
+ *   `git config` of its own) is taken into the seal after its command;
+ * - `.git` must still be the folder (or gitdir file) it was when sealed: a replaced one is refused;
+ * - the person's global config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`) is read once, when the
+ *   seal is made, into a private copy that is put back before every command too; the system config is
+ *   not read; git variables the controller inherited are dropped.
+ */
+
+
+
+
+
+/** Raised instead of running git when `.git` is no longer the repository the controller sealed. */
+class GitSealBrokenError extends Error {
+    name = 'GitSealBrokenError';
+}
+/** The global config as git would read it now: `$GIT_CONFIG_GLOBAL`, else the XDG file, then `~/.gitconfig`. */
+function globalConfigText(env) {
+    if (env.GIT_CONFIG_GLOBAL !== undefined)
+        return readOrNull(env.GIT_CONFIG_GLOBAL) ?? '';
+    const home = env.HOME ?? (0,external_node_os_.homedir)();
+    const xdg = env.XDG_CONFIG_HOME || (0,external_node_path_.join)(home, '.config');
+    return [readOrNull((0,external_node_path_.join)(xdg, 'git', 'config')), readOrNull((0,external_node_path_.join)(home, '.gitconfig'))]
+        .filter((text) => text !== null)
+        .join('\n');
+}
+/** One private copy per distinct global config for the whole process (many adapters share one). */
+const globalCopies = new Map();
+function globalCopyOf(text) {
+    if (text.trim() === '')
+        return '/dev/null';
+    let path = globalCopies.get(text);
+    if (!path) {
+        path = (0,external_node_path_.join)((0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-git-global-')), 'config');
+        (0,external_node_fs_.writeFileSync)(path, text, { mode: 0o600 });
+        globalCopies.set(text, path);
+    }
+    return path;
+}
+class GitConfigSeal {
+    cwd;
+    gitPath;
+    configPath = null;
+    dotGit = null;
+    trusted = null;
+    globalText;
+    globalPath;
+    constructor(cwd, gitPath) {
+        this.cwd = cwd;
+        this.gitPath = gitPath;
+        this.globalText = globalConfigText(process.env);
+        this.globalPath = globalCopyOf(this.globalText);
+        this.trySeal();
+    }
+    /** The private copy of the person's global config that git reads as its global one. */
+    get globalConfig() {
+        return this.globalPath;
+    }
+    /** Whether the repository's config is held (false until a repository exists in the folder). */
+    get sealed() {
+        return this.configPath !== null;
+    }
+    /** Before a command: `.git` is the sealed one and its config is the trusted text again. */
+    before() {
+        if (this.globalPath !== '/dev/null')
+            putBack(this.globalPath, this.globalText);
+        if (!this.sealed)
+            return;
+        this.checkDotGit();
+        if (this.trusted !== null)
+            putBack(this.configPath, this.trusted);
+    }
+    /** After a command: what the controller's own command wrote is trusted from now on. */
+    after() {
+        if (!this.sealed) {
+            this.trySeal();
+            return;
+        }
+        this.trusted = readOrNull(this.configPath);
+    }
+    trySeal() {
+        const asked = (0,external_node_child_process_namespaceObject.spawnSync)(this.gitPath, ['rev-parse', '--show-toplevel', '--git-common-dir'], {
+            cwd: this.cwd,
+            env: { ...controllerGitEnv(this.globalPath), LC_ALL: 'C' },
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+        });
+        if (asked.status !== 0 || typeof asked.stdout !== 'string')
+            return;
+        const [top, common] = asked.stdout.trim().split('\n');
+        if (!top || !common)
+            return;
+        const dotGitPath = (0,external_node_path_.join)(top, '.git');
+        const stats = statOrNull(dotGitPath);
+        if (!stats)
+            return;
+        this.dotGit = {
+            path: dotGitPath,
+            dev: stats.dev,
+            ino: stats.ino,
+            isDirectory: stats.isDirectory(),
+            text: stats.isFile() ? readOrNull(dotGitPath) : null,
+        };
+        this.configPath = (0,external_node_path_.join)((0,external_node_path_.isAbsolute)(common) ? common : (0,external_node_path_.join)(this.cwd, common), 'config');
+        this.trusted = readOrNull(this.configPath);
+    }
+    checkDotGit() {
+        const sealed = this.dotGit;
+        const stats = statOrNull(sealed.path);
+        const same = stats !== null &&
+            stats.isDirectory() === sealed.isDirectory &&
+            (sealed.isDirectory
+                ? stats.dev === sealed.dev && stats.ino === sealed.ino
+                : stats.isFile() && readOrNull(sealed.path) === sealed.text);
+        if (!same) {
+            throw new GitSealBrokenError(`${sealed.path} is no longer the repository the controller started with (the work replaced or removed it); ` +
+                'the controller runs no git command in it. Restore .git, or start the loop again from a fresh checkout.');
+        }
+    }
+}
+/** Writes `text` to `path` (atomically) unless it already holds exactly that. */
+function putBack(path, text) {
+    if (readOrNull(path) === text)
+        return;
+    const temporary = `${path}.loop-controller-seal`;
+    (0,external_node_fs_.writeFileSync)(temporary, text, { mode: 0o600 });
+    (0,external_node_fs_.renameSync)(temporary, path);
+}
+function readOrNull(path) {
+    try {
+        return (0,external_node_fs_.readFileSync)(path, 'utf8');
+    }
+    catch {
+        return null;
+    }
+}
+function statOrNull(path) {
+    try {
+        return (0,external_node_fs_.lstatSync)(path);
+    }
+    catch {
+        return null;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-process.ts
+/**
+ * Running one git command: non-interactive, in stable English (so the message signs in `git-cli.ts`
+ * match), with a cap on output so a runaway command fails instead of exhausting memory.
+ */
+
+
+
+
+/** A git command that failed; the message quotes the command, its exit code and git's own words. */
+class GitCommandError extends Error {
+    args;
+    result;
+    name = 'GitCommandError';
+    constructor(args, result) {
+        super(`git ${args.join(' ')} failed with exit code ${result.exitCode}: ${result.stderr.trim() || result.stdout.trim()}`);
+        this.args = args;
+        this.result = result;
+    }
+}
+/** git's refusal when a lock file it needs exists. */
+const LOCK_EXISTS = /Unable to create '([^']+\.lock)': File exists/;
+/** Runs of one command while locks are settled. */
+const LOCK_ATTEMPTS = 4;
+/** Commands of several steps: a lock refused in a later step leaves the first done, so none runs again. */
+const MULTI_STEP = new Set(['stash', 'rebase', 'merge', 'cherry-pick', 'revert', 'am', 'pull']);
+/** Output beyond this from one git command is an error rather than a memory blow-up. */
+const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
+/** Runs git commands in one folder with one git executable. */
+class GitProcess {
+    cwd;
+    gitPath;
+    lockWaitMs;
+    seal;
+    constructor(cwd, gitPath, 
+    /** How long a lock another live git holds is waited for before git's refusal stands. */
+    lockWaitMs = 10_000) {
+        this.cwd = cwd;
+        this.gitPath = gitPath;
+        this.lockWaitMs = lockWaitMs;
+        // Made before the work command runs: what is in .git/config now is what the controller trusts.
+        this.seal = new GitConfigSeal(cwd, gitPath);
+    }
+    /**
+     * Runs git and returns whatever it said; throws only when git could not be started or said too much.
+     * A command refused because a lock file exists runs again once the lock is settled (released by the
+     * live git that holds it, or removed when no git works in the repository: `git-locks.ts`), unless it
+     * runs in several steps that a refusal could leave half done.
+     */
+    async raw(args, options = {}) {
+        for (let attempt = 1;; attempt++) {
+            const result = await this.rawOnce(args, options);
+            const lock = result.exitCode === 0 ? undefined : LOCK_EXISTS.exec(result.stderr)?.[1];
+            if (!lock || attempt >= LOCK_ATTEMPTS || MULTI_STEP.has(args[0] ?? ''))
+                return result;
+            await settleLock(lock, [this.cwd], this.lockWaitMs);
+        }
+    }
+    rawOnce(args, options) {
+        return new Promise((resolve, reject) => {
+            this.seal.before();
+            const child = (0,external_node_child_process_namespaceObject.spawn)(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {
+                cwd: this.cwd,
+                env: {
+                    ...controllerGitEnv(this.seal.globalConfig),
+                    ...options.env,
+                    GIT_TERMINAL_PROMPT: '0',
+                    GCM_INTERACTIVE: 'never',
+                    // Stable English messages, so the benign and conflict signs match.
+                    LC_ALL: 'C',
+                },
+                stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+            });
+            const out = [];
+            let outBytes = 0;
+            const err = [];
+            child.stdout?.on('data', (chunk) => {
+                outBytes += chunk.length;
+                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+                    child.kill('SIGKILL');
+                    return;
+                }
+                out.push(chunk);
+            });
+            child.stderr?.on('data', (chunk) => err.push(chunk));
+            child.once('error', reject);
+            child.once('close', (code, signal) => {
+                this.seal.after();
+                const stderr = Buffer.concat(err).toString('utf8');
+                if (outBytes > MAX_GIT_OUTPUT_BYTES) {
+                    reject(new Error(`git ${args.join(' ')} printed more than ${MAX_GIT_OUTPUT_BYTES} bytes; stopped`));
+                    return;
+                }
+                resolve({ exitCode: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr });
+            });
+            if (options.input) {
+                child.stdin?.on('error', () => { });
+                child.stdin?.end(options.input);
+            }
+        });
+    }
+    /** Runs git with text output; a failure throws `GitCommandError` unless `allowFailure`. */
+    async exec(args, options = {}) {
+        const raw = await this.raw(args, options.env ? { env: options.env } : {});
+        const result = { exitCode: raw.exitCode, stdout: raw.stdout.toString('utf8'), stderr: raw.stderr };
+        if (result.exitCode !== 0 && !options.allowFailure)
+            throw new GitCommandError(args, result);
+        return result;
+    }
+    /** Throws `GitCommandError` (quoting `args`) when a raw run failed. */
+    check(args, result) {
+        if (result.exitCode !== 0) {
+            throw new GitCommandError(args, { exitCode: result.exitCode, stdout: '', stderr: result.stderr });
+        }
+    }
+}
+/** The parts of git's NUL-separated output (`-z`). */
+function splitZ(buffer) {
+    return buffer
+        .toString('utf8')
+        .split('\0')
+        .filter((part) => part.length > 0);
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-commit-screen.ts
+/**
+ * The git side of screening what a checkpoint commits (`domain/commit-policy.ts` decides): the paths
+ * each tree about to be committed adds, changes or deletes against HEAD with their contents; which new
+ * paths the ignore rules of an earlier tree ignore; a tree with some paths put back as HEAD has them;
+ * and the ignored files on given paths, fingerprinted, for the verifier-gaming guard.
+ */
+
+
+
+
+
+
+const BATCH = 500;
+/** Contents read per `cat-file --batch`, well under what git-process accepts as output. */
+const READ_BYTES_PER_BATCH = 64 * 1024 * 1024;
+/**
+ * What committing each of `trees` on top of `base` would add, change or delete, with the content of
+ * each blob up to `maxBytes`. An added path is `ignoredBefore` when the `.gitignore` files of any of
+ * `ignoreRulesAt` ignore it.
+ */
+async function commitCandidates(git, gitDir, base, trees, ignoreRulesAt, maxBytes) {
+    const entries = new Map();
+    for (const tree of new Set(trees)) {
+        const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', base, tree];
+        const listed = await git.raw(args);
+        git.check(args, listed);
+        const parts = splitZ(listed.stdout);
+        for (let i = 0; i + 1 < parts.length; i += 2) {
+            const [, , newMode = '', , newBlob = '', status = ''] = (parts[i] ?? '').split(/[: ]+/);
+            const path = parts[i + 1] ?? '';
+            const change = status === 'D' ? 'deleted' : status === 'A' ? 'added' : 'modified';
+            const blob = change === 'deleted' || newMode === '160000' ? null : newBlob;
+            entries.set(`${path}\0${blob ?? change}`, { path, change, blob });
+        }
+    }
+    const blobs = [...new Set([...entries.values()].flatMap((e) => (e.blob ? [e.blob] : [])))];
+    const sizes = await blobSizes(git, blobs);
+    const texts = await blobTexts(git, blobs.filter((blob) => (sizes.get(blob) ?? 0) <= maxBytes), sizes);
+    const added = [...entries.values()].filter((e) => e.change === 'added').map((e) => e.path);
+    const ignored = new Set();
+    for (const path of await ignoredByAny(git, gitDir, ignoreRulesAt, added))
+        ignored.add(path);
+    return [...entries.values()].map(({ path, change, blob }) => ({
+        path,
+        change,
+        bytes: blob ? (sizes.get(blob) ?? 0) : 0,
+        text: blob ? (texts.get(blob) ?? null) : null,
+        ignoredBefore: change === 'added' && ignored.has(path),
+    }));
+}
+async function blobSizes(git, blobs) {
+    const sizes = new Map();
+    if (blobs.length === 0)
+        return sizes;
+    const result = await git.raw(['cat-file', '--batch-check'], {
+        input: Buffer.from(blobs.map((b) => `${b}\n`).join('')),
+    });
+    git.check(['cat-file', '--batch-check'], result);
+    for (const line of result.stdout.toString('utf8').split('\n')) {
+        const [object = '', , size] = line.split(' ');
+        if (size !== undefined)
+            sizes.set(object, Number(size));
+    }
+    return sizes;
+}
+async function blobTexts(git, blobs, sizes) {
+    const texts = new Map();
+    let batch = [];
+    let batchBytes = 0;
+    const flush = async () => {
+        if (batch.length === 0)
+            return;
+        const result = await git.raw(['cat-file', '--batch'], { input: Buffer.from(batch.map((b) => `${b}\n`).join('')) });
+        git.check(['cat-file', '--batch'], result);
+        const out = result.stdout;
+        let offset = 0;
+        while (offset < out.length) {
+            const headerEnd = out.indexOf(10, offset);
+            const [object = '', , size = '0'] = out.subarray(offset, headerEnd).toString('utf8').split(' ');
+            const length = Number(size);
+            texts.set(object, out.subarray(headerEnd + 1, headerEnd + 1 + length).toString('utf8'));
+            offset = headerEnd + 1 + length + 1;
+        }
+        batch = [];
+        batchBytes = 0;
+    };
+    for (const blob of blobs) {
+        const size = sizes.get(blob) ?? 0;
+        if (batch.length > 0 && batchBytes + size > READ_BYTES_PER_BATCH)
+            await flush();
+        batch.push(blob);
+        batchBytes += size;
+    }
+    await flush();
+    return texts;
+}
+/**
+ * Of `paths`, those ignored by the `.gitignore` files of any of `trees`. Trees with the same
+ * `.gitignore` files (the work seldom edits one) are asked once.
+ */
+async function ignoredByAny(git, gitDir, trees, paths) {
+    const ignored = new Set();
+    if (paths.length === 0)
+        return ignored;
+    const asked = new Set();
+    for (const tree of new Set(trees)) {
+        const ruleFiles = await ignoreRuleFiles(git, tree);
+        const key = ruleFiles.map((file) => `${file.blob} ${file.path}`).join('\0');
+        if (asked.has(key))
+            continue;
+        asked.add(key);
+        for (const path of await ignoredAt(git, gitDir, ruleFiles, paths))
+            ignored.add(path);
+    }
+    return ignored;
+}
+/** The `.gitignore` files of `tree`, in git's order. */
+async function ignoreRuleFiles(git, tree) {
+    const listing = await git.raw(['ls-tree', '-r', '-z', '--full-tree', tree]);
+    git.check(['ls-tree', '-r', tree], listing);
+    return splitZ(listing.stdout).flatMap((entry) => {
+        const match = /^100\d{3} blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+        return match && /(?:^|\/)\.gitignore$/.test(match[2] ?? '') ? [{ blob: match[1] ?? '', path: match[2] ?? '' }] : [];
+    });
+}
+/**
+ * Of `paths`, those ignored by `ruleFiles` (a tree's `.gitignore` files, with `.git/info/exclude` and
+ * `core.excludesFile`): git's own matcher, run over a scratch work tree that holds only those files, so
+ * an edit the work made to a `.gitignore` does not count.
+ */
+async function ignoredAt(git, gitDir, ruleFiles, paths) {
+    const scratch = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-ignore-rules-'));
+    try {
+        const contents = await blobTexts(git, [...new Set(ruleFiles.map((f) => f.blob))], new Map());
+        for (const file of ruleFiles) {
+            await (0,promises_.mkdir)((0,external_node_path_.dirname)((0,external_node_path_.join)(scratch, file.path)), { recursive: true });
+            await (0,promises_.writeFile)((0,external_node_path_.join)(scratch, file.path), contents.get(file.blob) ?? '');
+        }
+        const result = await git.raw(['check-ignore', '--no-index', '--stdin', '-z'], {
+            env: { GIT_DIR: gitDir, GIT_WORK_TREE: scratch },
+            input: Buffer.from(paths.map((p) => `${p}\0`).join('')),
+        });
+        // 1: none of them is ignored.
+        if (result.exitCode !== 0 && result.exitCode !== 1)
+            git.check(['check-ignore', '--no-index'], result);
+        return new Set(splitZ(result.stdout));
+    }
+    finally {
+        await (0,promises_.rm)(scratch, { recursive: true, force: true });
+    }
+}
+/** `tree` with each of `paths` as `base` has it (absent where `base` lacks it), as a new tree id. */
+async function treeWithPathsFrom(git, tree, base, paths) {
+    if (paths.length === 0)
+        return tree;
+    const scratch = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-git-index-'));
+    const env = { GIT_INDEX_FILE: (0,external_node_path_.join)(scratch, 'index') };
+    try {
+        await git.exec(['read-tree', tree], { env });
+        for (let start = 0; start < paths.length; start += BATCH) {
+            const batch = paths.slice(start, start + BATCH);
+            await git.exec(['--literal-pathspecs', 'rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...batch], { env });
+            const listed = await git.raw(['--literal-pathspecs', 'ls-tree', '-r', '-z', '--full-tree', base, '--', ...batch]);
+            git.check(['ls-tree', base], listed);
+            const entries = splitZ(listed.stdout);
+            if (entries.length === 0)
+                continue;
+            const info = await git.raw(['update-index', '-z', '--index-info'], {
+                env,
+                input: Buffer.from(entries.map((e) => `${e}\0`).join('')),
+            });
+            git.check(['update-index', '--index-info'], info);
+        }
+        return (await git.exec(['write-tree'], { env })).stdout.trim();
+    }
+    finally {
+        await (0,promises_.rm)(scratch, { recursive: true, force: true });
+    }
+}
+/**
+ * The files the ignore rules hide (untracked) under `pathspecs`, each with a fingerprint of its
+ * content, so two listings tell what was created, changed or deleted.
+ */
+async function ignoredFiles(git, top, pathspecs) {
+    if (pathspecs.length === 0)
+        return {};
+    const args = ['ls-files', '-z', '-o', '-i', '--exclude-standard', '--', ...pathspecs.map((p) => `:(glob)${p}`)];
+    const listed = await git.raw(args);
+    git.check(args, listed);
+    const fingerprints = {};
+    for (const path of splitZ(listed.stdout)) {
+        const fingerprint = await fingerprintOf((0,external_node_path_.join)(top, path));
+        if (fingerprint !== null)
+            fingerprints[path] = fingerprint;
+    }
+    return fingerprints;
+}
+async function fingerprintOf(path) {
+    try {
+        const stat = await (0,promises_.lstat)(path);
+        if (stat.isSymbolicLink())
+            return `link:${await (0,promises_.readlink)(path)}`;
+        if (!stat.isFile())
+            return null;
+        const hash = (0,external_node_crypto_.createHash)('sha256');
+        for await (const chunk of (0,external_node_fs_.createReadStream)(path))
+            hash.update(chunk);
+        return hash.digest('hex');
+    }
+    catch {
+        return null;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-file-changes.ts
+/**
+ * The contents behind `GitCli.changesSince`: a file's text at a ref and in the work tree, leaving out
+ * binary files and files too big to compare.
+ */
+
+
+
+/** Files larger than this are left out of `changesSince` (and so are binary files). */
+const DEFAULT_CHANGE_MAX_BYTES = 1024 * 1024;
+/**
+ * Text changes of `paths` between `ref` and the work tree under `top`, in the order of `paths`. A path
+ * binary or over `maxBytes` on either side is left out, unless `withUnreadable`: then it is kept with
+ * that side '' and named in `unreadable` (the guard must see a binary or large protected file change).
+ */
+async function textChanges(git, ref, paths, top, maxBytes, withUnreadable = false) {
+    const before = await blobsAt(git, ref, paths, maxBytes);
+    const changes = [];
+    for (const path of paths) {
+        const old = before.get(path);
+        const now = await readWorkTreeFile((0,external_node_path_.join)(top, path), maxBytes);
+        const oldUnreadable = unreadableAs(old);
+        const nowUnreadable = unreadableAs(now);
+        if (oldUnreadable || nowUnreadable) {
+            if (!withUnreadable)
+                continue;
+            const unreadable = {
+                ...(oldUnreadable ? { before: oldUnreadable } : {}),
+                ...(nowUnreadable ? { after: nowUnreadable } : {}),
+            };
+            changes.push({ path, before: textOf(old), after: textOf(now), unreadable });
+            continue;
+        }
+        changes.push({ path, before: textOf(old), after: textOf(now) });
+    }
+    return changes;
+}
+function unreadableAs(content) {
+    if (content === 'omitted')
+        return 'large';
+    return content && isBinary(content) ? 'binary' : null;
+}
+/** The text of one side; '' for a side present but not read as text. */
+function textOf(content) {
+    if (content === null || content === undefined)
+        return null;
+    return content === 'omitted' || isBinary(content) ? '' : content.toString('utf8');
+}
+/** Blobs of `paths` at `ref`: a Buffer, `omitted` when over `maxBytes` or not a file, absent when missing. */
+async function blobsAt(git, ref, paths, maxBytes) {
+    const blobs = new Map();
+    const wanted = new Map();
+    for (let start = 0; start < paths.length; start += 500) {
+        const batch = paths.slice(start, start + 500);
+        const listing = await git.raw([
+            '--literal-pathspecs',
+            'ls-tree',
+            '--full-tree',
+            '-r',
+            '-z',
+            '-l',
+            ref,
+            '--',
+            ...batch,
+        ]);
+        git.check(['ls-tree', '-r', '-z', '-l', ref], listing);
+        for (const entry of splitZ(listing.stdout)) {
+            const match = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(entry);
+            if (!match)
+                continue;
+            const [, mode, type, object, size, path] = match;
+            if (type !== 'blob' || size === '-' || Number(size) > maxBytes || mode === '160000')
+                blobs.set(path, 'omitted');
+            else
+                wanted.set(object, path);
+        }
+    }
+    if (wanted.size === 0)
+        return blobs;
+    const objects = [...wanted.keys()];
+    const result = await git.raw(['cat-file', '--batch'], {
+        input: Buffer.from(objects.map((o) => `${o}\n`).join('')),
+    });
+    git.check(['cat-file', '--batch'], result);
+    let offset = 0;
+    const out = result.stdout;
+    while (offset < out.length) {
+        const headerEnd = out.indexOf(10, offset);
+        const [object = '', , size = '0'] = out.subarray(offset, headerEnd).toString('utf8').split(' ');
+        const length = Number(size);
+        const content = out.subarray(headerEnd + 1, headerEnd + 1 + length);
+        const path = wanted.get(object);
+        if (path !== undefined)
+            blobs.set(path, content);
+        offset = headerEnd + 1 + length + 1;
+    }
+    return blobs;
+}
+/** Git's own test: a NUL byte in the first 8000 bytes means binary. */
+function isBinary(content) {
+    return content.subarray(0, 8000).includes(0);
+}
+/** A work-tree file's bytes (a symlink's target, as git stores it), null when gone, `omitted` when too big. */
+async function readWorkTreeFile(path, maxBytes) {
+    try {
+        const stat = await (0,promises_.lstat)(path);
+        if (stat.isSymbolicLink())
+            return Buffer.from(await (0,promises_.readlink)(path));
+        if (!stat.isFile() || stat.size > maxBytes)
+            return 'omitted';
+        return await (0,promises_.readFile)(path);
+    }
+    catch (error) {
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
+            return null;
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/git-cli.ts
+/**
+ * The one git wrapper: the git command line, non-interactive, with identity passed per command
+ * (`-c user.name=...`) so the user's config is never changed. Failing commands throw `GitCommandError`
+ * unless asked not to; only the named, known-benign messages below are tolerated. Running a command is
+ * `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
+ * `git-file-changes.ts`; this file is the operations the loop asks of a work tree.
+ */
+
+
+
+
+
+
+
+
+
+
+
+/** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
+const BENIGN_GIT_MESSAGES = {
+    nothingToCommit: /nothing to commit|no changes added to commit/,
+    everythingUpToDate: /Everything up-to-date/,
+    currentBranchUpToDate: /Current branch \S+ is up to date/,
+    alreadyOnBranch: /Already on '[^']+'/,
+    switchedToNewBranch: /Switched to (a new )?branch/,
+    resetBranch: /Switched to and reset branch/,
+};
+/** Git subcommands that reach a remote. */
+const NETWORK_COMMANDS = new Set(['fetch', 'push', 'ls-remote', 'pull', 'clone']);
+/** The `Git` port over the git command line. */
+class GitCli {
+    cwd;
+    exclude;
+    git;
+    emptyTree;
+    repositoryPaths;
+    staleIndexLockMs;
+    networkEnv;
+    constructor(cwd, options = {}) {
+        this.cwd = cwd;
+        this.exclude = options.exclude ?? ['.loop'];
+        this.staleIndexLockMs = options.staleIndexLockMs ?? 10_000;
+        this.git = new GitProcess(cwd, options.gitPath ?? 'git', this.staleIndexLockMs);
+        this.networkEnv = options.networkEnv;
+    }
+    exec(args, options = {}) {
+        if (this.networkEnv && NETWORK_COMMANDS.has(args[0] ?? '')) {
+            return this.git.exec(args, { ...options, env: { ...this.networkEnv, ...options.env } });
+        }
+        return this.git.exec(args, options);
+    }
+    async isRepository() {
+        try {
+            const result = await this.exec(['rev-parse', '--is-inside-work-tree'], { allowFailure: true });
+            return result.exitCode === 0 && result.stdout.trim() === 'true';
+        }
+        catch {
+            return false;
+        }
+    }
+    async head() {
+        const result = await this.exec(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allowFailure: true });
+        return result.exitCode === 0 ? result.stdout.trim() : null;
+    }
+    async currentBranch() {
+        const result = await this.exec(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true });
+        return result.exitCode === 0 ? result.stdout.trim() : null;
+    }
+    /** The repository's top folder (absolute). */
+    async topLevel() {
+        return (await this.paths()).top;
+    }
+    async paths() {
+        if (!this.repositoryPaths) {
+            const asked = await this.exec([
+                'rev-parse',
+                '--show-toplevel',
+                '--absolute-git-dir',
+                '--git-common-dir',
+                '--git-path',
+                'index',
+            ]);
+            const [top = '', gitDir = '', commonDir = '', index = ''] = asked.stdout.split('\n');
+            const absolute = (path) => ((0,external_node_path_.isAbsolute)(path) ? path : (0,external_node_path_.join)(this.cwd, path));
+            this.repositoryPaths = { top, gitDir, commonDir: absolute(commonDir), index: absolute(index) };
+        }
+        return this.repositoryPaths;
+    }
+    async changedPaths(since) {
+        const base = await this.baseOf(since);
+        return this.withWorkTreeIndex(async (env) => {
+            const result = await this.git.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', base], { env });
+            this.git.check(['diff', '--cached', '--name-only', base], result);
+            return splitZ(result.stdout);
+        });
+    }
+    async diffStat(since, tree) {
+        const base = await this.baseOf(since);
+        if (tree)
+            return (await this.exec(['diff', '--stat', base, tree])).stdout;
+        return this.withWorkTreeIndex(async (env) => (await this.exec(['diff', '--cached', '--stat', base], { env })).stdout);
+    }
+    async diff(since, paths = []) {
+        const base = await this.baseOf(since);
+        const pathArgs = paths.length > 0 ? ['--', ...paths] : [];
+        return this.withWorkTreeIndex(async (env) => (await this.exec(['--literal-pathspecs', 'diff', '--cached', '--no-color', base, ...pathArgs], { env })).stdout);
+    }
+    async commitAll(message, identity, exclude = []) {
+        await this.stageAllExcept(exclude);
+        // git commits a merge in progress even with nothing staged: there, ask first, as everywhere before.
+        const merging = (0,external_node_fs_.existsSync)((0,external_node_path_.join)((await this.paths()).gitDir, 'MERGE_HEAD'));
+        if (merging && !(await this.hasStagedChanges()))
+            return null;
+        // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
+        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
+        const result = await this.exec(args, { allowFailure: true });
+        if (result.exitCode !== 0) {
+            // Another process in the same work tree (a second controller) committed these changes between our
+            // staging and our commit: nothing is left for us to commit.
+            if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
+                return null;
+            if (isConcurrentCommit(result.stderr, message)) {
+                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
+            }
+            // Nothing staged: git refuses an empty commit. Asked only now, which spares a git per checkpoint.
+            if (!(await this.hasStagedChanges()))
+                return null;
+            throw new GitCommandError(args, result);
+        }
+        return this.head();
+    }
+    async hasStagedChanges() {
+        const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true });
+        if (staged.exitCode !== 0 && staged.exitCode !== 1)
+            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
+        return staged.exitCode === 1;
+    }
+    /** Fetches `ref` from `remote` (no tags). Returns the result rather than throwing: the caller decides. */
+    async fetch(remote, ref) {
+        const result = await this.exec(['fetch', '--no-tags', remote, ref], { allowFailure: true });
+        return { ...result, ok: result.exitCode === 0 };
+    }
+    /**
+     * Pushes `refspec`; with `forceWithLease` (the commit the remote ref is expected at, or '' for "must
+     * not exist yet") only when the remote is still there. Never a plain force push.
+     */
+    async push(remote, refspec, options = {}) {
+        const args = ['push', '--porcelain', remote, refspec];
+        if (options.forceWithLease !== undefined) {
+            // A `+` on the refspec would force past the lease (git documents this), so the lease alone decides.
+            const spec = refspec.replace(/^\+/, '');
+            const destination = spec.includes(':') ? spec.slice(spec.indexOf(':') + 1) : spec;
+            args.splice(2, 2, `--force-with-lease=${destination}:${options.forceWithLease}`, remote, spec);
+        }
+        const result = await this.exec(args, { allowFailure: true });
+        const text = `${result.stdout}\n${result.stderr}`;
+        const nonFastForward = result.exitCode !== 0 && NON_FAST_FORWARD_SIGNS.some((sign) => sign.test(text));
+        // Porcelain puts the per-ref reason (`!  ... [rejected] (stale info)`) on stdout; keep it with stderr.
+        const rejections = result.stdout.split('\n').filter((line) => line.startsWith('!'));
+        return { ok: result.exitCode === 0, nonFastForward, stderr: [...rejections, result.stderr].join('\n').trim() };
+    }
+    /**
+     * Rebases the current branch onto `onto`. A conflict aborts the rebase (the branch is left as it was)
+     * and reports the conflicting paths. Identity is needed because rebased commits get a new committer.
+     * `--autostash`: a change the checkpoint left out of its commit (a refused path) stays in the work
+     * tree, and a dirty tree would otherwise stop the rebase before it starts.
+     */
+    async rebase(onto, identity) {
+        const result = await this.exec([...(identity ? identityArgs(identity) : []), 'rebase', '--autostash', onto], {
+            allowFailure: true,
+        });
+        if (result.exitCode === 0)
+            return { ok: true, conflict: false, conflictPaths: [], stderr: result.stderr };
+        const unmerged = await this.git.raw(['diff', '--name-only', '--diff-filter=U', '-z']);
+        const conflictPaths = unmerged.exitCode === 0 ? splitZ(unmerged.stdout) : [];
+        const text = `${result.stdout}\n${result.stderr}`;
+        const conflict = conflictPaths.length > 0 || CONFLICT_SIGNS.some((sign) => sign.test(text));
+        const inProgress = await this.exec(['rev-parse', '--verify', '-q', 'REBASE_HEAD'], { allowFailure: true });
+        if (inProgress.exitCode === 0 || conflict)
+            await this.exec(['rebase', '--abort'], { allowFailure: true });
+        return { ok: false, conflict, conflictPaths, stderr: result.stderr };
+    }
+    /** Creates (or resets) branch `name` at `startPoint` and checks it out. */
+    async checkoutBranch(name, startPoint) {
+        await this.exec(['checkout', '-q', '-B', name, startPoint]);
+    }
+    /** The value of a config key, or null when it is not set. */
+    async tryGetConfig(key) {
+        const result = await this.exec(['config', '--get', key], { allowFailure: true });
+        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : null;
+    }
+    /**
+     * The work tree as it is now (untracked files included, excluded paths left out), written as a git
+     * tree object. Compare against it later with `changesSince(tree)` to see what one step changed,
+     * whatever was already uncommitted before it.
+     */
+    async snapshot(exclude = []) {
+        return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim(), exclude);
+    }
+    /**
+     * Commits a tree made by `snapshot` on top of HEAD (no hooks, no signing, as `commitAll`), then moves
+     * the branch with HEAD's old value as the expected one, so a concurrent commit is detected, not lost.
+     */
+    async commitTree(tree, message, identity) {
+        const head = await this.head();
+        const headTree = head ? (await this.exec(['rev-parse', `${head}^{tree}`])).stdout.trim() : await this.baseOf(null);
+        if (headTree === tree)
+            return null;
+        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit-tree', tree, '-m', message];
+        const commit = (await this.exec(head ? [...args, '-p', head] : args)).stdout.trim();
+        const update = ['update-ref', '-m', 'loop: checkpoint', 'HEAD', commit, head ?? ''];
+        const moved = await this.exec(update, { allowFailure: true });
+        if (moved.exitCode !== 0) {
+            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(moved.stderr))) {
+                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${moved.stderr.trim()}`);
+            }
+            throw new GitCommandError(update, moved);
+        }
+        return commit;
+    }
+    /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
+    async fileAt(ref, path) {
+        const result = await this.git.raw(['cat-file', 'blob', `${ref}:${path}`]);
+        return result.exitCode === 0 ? result.stdout.toString('utf8') : null;
+    }
+    /**
+     * Text files changed in the work tree since `ref` (committed or not, untracked included), with their
+     * contents before and after. Binary files and files over `maxBytes` on either side are left out:
+     * `changedPaths` lists every changed path.
+     */
+    async changesSince(ref, options = {}) {
+        const maxBytes = options.maxBytes ?? DEFAULT_CHANGE_MAX_BYTES;
+        const paths = await this.changedPaths(ref);
+        if (paths.length === 0)
+            return [];
+        return textChanges(this.git, ref, paths, await this.topLevel(), maxBytes, options.withUnreadable);
+    }
+    async commitCandidates(trees, ignoreRulesAt, maxBytes) {
+        // HEAD's rules too: a .gitignore edit the work made earlier and left in the work tree does not count.
+        const base = await this.baseOf(null);
+        const rules = [base, ...(ignoreRulesAt ? [ignoreRulesAt] : [])];
+        return commitCandidates(this.git, (await this.paths()).gitDir, base, trees, rules, maxBytes);
+    }
+    async treeWithPathsAsHead(tree, paths) {
+        return treeWithPathsFrom(this.git, tree, await this.baseOf(null), paths);
+    }
+    async ignoredFiles(globs) {
+        const files = await ignoredFiles(this.git, await this.topLevel(), globs);
+        const excluded = (path) => this.exclude.some((e) => path === e || path.startsWith(`${e}/`));
+        return Object.fromEntries(Object.entries(files).filter(([path]) => !excluded(path)));
+    }
+    /**
+     * Stages every change but the excluded paths. Excluding with `:(exclude)` pathspecs is not enough:
+     * git refuses (exit 1) when such a pathspec names a path that is also ignored, which is exactly the
+     * case for `.loop/` once it is in `.git/info/exclude`. So stage everything, then put the excluded
+     * paths back as they are in HEAD (or drop them from a first commit's index).
+     */
+    async stageAllExcept(extra, env) {
+        const options = env ? { env } : undefined;
+        if (!env) {
+            // The locks the commit takes: the index's, HEAD's and the branch's. Asking the branch runs git, which
+            // first checks that `.git` is still the sealed one: no lock is removed in a repository put in its place.
+            const { gitDir, commonDir, index } = await this.paths();
+            const branch = await this.currentBranch();
+            const locks = [`${index}.lock`, (0,external_node_path_.join)(gitDir, 'HEAD.lock')];
+            if (branch)
+                locks.push((0,external_node_path_.join)(commonDir, 'refs', 'heads', `${branch}.lock`));
+            await clearStaleLocks(locks, this.cwd, this.staleIndexLockMs);
+        }
+        await this.exec(['add', '-A', '--', ':/'], options);
+        const excluded = [...new Set([...this.exclude, ...extra])].map((path) => `:(top)${path}`);
+        if (excluded.length === 0)
+            return;
+        // HEAD nearly always exists: try the reset, and ask whether HEAD exists only when it fails.
+        const reset = ['reset', '-q', 'HEAD', '--', ...excluded];
+        const resetResult = await this.exec(reset, { allowFailure: true, ...options });
+        if (resetResult.exitCode === 0)
+            return;
+        const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...options })).exitCode === 0;
+        if (hasHead)
+            throw new GitCommandError(reset, resetResult);
+        await this.exec(['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options);
+    }
+    /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
+    async baseOf(since) {
+        if (since)
+            return since;
+        const head = await this.head();
+        if (head)
+            return head;
+        this.emptyTree ??= (await this.exec(['hash-object', '-t', 'tree', '/dev/null'])).stdout.trim();
+        return this.emptyTree;
+    }
+    /**
+     * Runs `body` with a throw-away copy of the index that has every work-tree change staged, so diffs
+     * include untracked files without touching the user's real index.
+     */
+    async withWorkTreeIndex(body, exclude = []) {
+        const folder = await (0,promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'loop-git-index-'));
+        try {
+            const temporary = (0,external_node_path_.join)(folder, 'index');
+            const source = (await this.paths()).index;
+            await (0,promises_.copyFile)(source, temporary).then(
+            // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
+            // older than the index, so a newer copy would hide a same-size edit made right after staging.
+            async () => {
+                const { atime, mtime } = await (0,promises_.stat)(source);
+                await (0,promises_.utimes)(temporary, atime, mtime);
+            }, () => { });
+            const env = { GIT_INDEX_FILE: temporary };
+            await this.stageAllExcept(exclude, env);
+            return await body(env);
+        }
+        finally {
+            await (0,promises_.rm)(folder, { recursive: true, force: true });
+        }
+    }
+}
+function identityArgs(identity) {
+    return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
+}
+
+;// CONCATENATED MODULE: ./src/adapters/node-workspace.ts
+
+
+/** The `Workspace` port on the local file system. */
+const nodeWorkspace = {
+    async readText(path, maxBytes = 1024 * 1024) {
+        try {
+            const info = await (0,promises_.stat)(path);
+            if (!info.isFile())
+                return null;
+            const handle = await (0,promises_.open)(path, 'r');
+            try {
+                const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
+                const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+                return buffer.subarray(0, bytesRead).toString('utf8');
+            }
+            finally {
+                await handle.close();
+            }
+        }
+        catch {
+            return null;
+        }
+    },
+    async writeText(path, text) {
+        await (0,promises_.mkdir)((0,external_node_path_.dirname)(path), { recursive: true });
+        await (0,promises_.writeFile)(path, text);
+    },
+    async makeDir(path) {
+        await (0,promises_.mkdir)(path, { recursive: true });
+    },
+    async remove(path) {
+        await (0,promises_.rm)(path, { recursive: true, force: true });
+    },
+    async removeFile(path) {
+        const info = await (0,promises_.lstat)(path).catch(() => null);
+        if (!info)
+            return 'absent';
+        if (!info.isFile() && !info.isSymbolicLink())
+            return 'not-a-file';
+        try {
+            await (0,promises_.unlink)(path);
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return 'absent';
+            throw error;
+        }
+        return 'removed';
+    },
+    async realPath(path) {
+        return (0,promises_.realpath)(path).catch(() => null);
+    },
+};
+
+;// CONCATENATED MODULE: ./src/adapters/redacting-lines.ts
+/**
+ * Redacting a child's output as it streams: a secret split across two chunks would slip past a
+ * chunk-by-chunk redactor, so output is cut into lines (or long runs) before it is masked.
+ */
+/** A run without a line break is masked and passed on at this size, so memory stays bounded. */
+const MAX_PENDING_BYTES = 64 * 1024;
+class RedactingLines {
+    redact;
+    emit;
+    pending = '';
+    constructor(redact, emit) {
+        this.redact = redact;
+        this.emit = emit;
+    }
+    push(chunk) {
+        this.pending += chunk.toString('utf8');
+        const cut = Math.max(this.pending.lastIndexOf('\n'), this.pending.lastIndexOf('\r'));
+        if (cut >= 0) {
+            this.send(this.pending.slice(0, cut + 1));
+            this.pending = this.pending.slice(cut + 1);
+        }
+        if (this.pending.length >= MAX_PENDING_BYTES)
+            this.flush();
+    }
+    flush() {
+        if (this.pending === '')
+            return;
+        this.send(this.pending);
+        this.pending = '';
+    }
+    send(text) {
+        this.emit(Buffer.from(this.redact(text), 'utf8'));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/adapters/process-runner.ts
+/**
+ * The process runner: every command is a real child process in its own process group, so that a timeout
+ * (or an abort) stops the whole tree, grandchildren included. Output is captured bounded: head and tail in
+ * memory, the full stream on disk up to a cap.
+ */
+
+
+
+
+
+/** Bytes of head and of tail kept in memory by default. */
+const DEFAULT_KEEP_BYTES = 64 * 1024;
+/** The log file stops growing here; a check that prints gigabytes must not fill the disk. */
+const DEFAULT_MAX_LOG_BYTES = 256 * 1024 * 1024;
+/** Time between SIGTERM and SIGKILL for a process group that overran its time. */
+const DEFAULT_KILL_GRACE_MS = 3000;
+/**
+ * After the main child exits, how long its pipes may stay open (a grandchild still holding them) before
+ * the group is killed and the run resolves.
+ */
+const DEFAULT_PIPE_GRACE_MS = 500;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * Node hands a child's stdout and stderr over as sockets, and opening `/dev/stdout` or `/dev/stderr` on a
+ * socket fails with ENXIO ("No such device or address"), so a CI idiom such as `gofmt -l . | tee
+ * /dev/stderr` would break only inside the loop. The shell therefore first points both at one real pipe
+ * (read by a `cat` in the same process group). Kept on the command's first line so bash's own messages
+ * ("line 1: ...") keep their line numbers.
+ */
+const REAL_PIPE_PREFIX = 'exec > >(exec cat) 2>&1; ';
+/**
+ * Keeps the first `keep` bytes and the last `keep` bytes of a stream; memory stays under about
+ * `2 * keep` plus one chunk whatever the stream's size.
+ */
+class HeadTailBuffer {
+    keep;
+    head = [];
+    headBytes = 0;
+    tail = [];
+    tailBytes = 0;
+    total = 0;
+    constructor(keep) {
+        this.keep = keep;
+    }
+    push(chunk) {
+        this.total += chunk.length;
+        let rest = chunk;
+        if (this.headBytes < this.keep) {
+            const take = Math.min(this.keep - this.headBytes, rest.length);
+            this.head.push(rest.subarray(0, take));
+            this.headBytes += take;
+            rest = rest.subarray(take);
+        }
+        if (rest.length === 0)
+            return;
+        // Copy: the tail may outlive the chunk's backing buffer, and a subarray would pin all of it.
+        this.tail.push(Buffer.from(rest));
+        this.tailBytes += rest.length;
+        while (this.tail.length > 1 && this.tailBytes - (this.tail[0]?.length ?? 0) >= this.keep) {
+            this.tailBytes -= this.tail.shift()?.length ?? 0;
+        }
+    }
+    get truncated() {
+        return this.total > this.headBytes + Math.min(this.tailBytes, this.keep);
+    }
+    /** Head and tail as UTF-8 (invalid bytes replaced), with a marker where the middle was dropped. */
+    text() {
+        const head = Buffer.concat(this.head);
+        let tail = Buffer.concat(this.tail);
+        if (tail.length > this.keep)
+            tail = tail.subarray(tail.length - this.keep);
+        const omitted = this.total - head.length - tail.length;
+        if (omitted <= 0)
+            return Buffer.concat([head, tail]).toString('utf8');
+        return (head.subarray(0, utf8End(head)).toString('utf8') +
+            `\n… [${omitted} bytes omitted] …\n` +
+            tail.subarray(utf8Start(tail)).toString('utf8'));
+    }
+}
+/** Index after the last complete UTF-8 sequence (drops a character cut in half at the end). */
+function utf8End(buffer) {
+    for (let back = 1; back <= Math.min(3, buffer.length); back++) {
+        const byte = buffer[buffer.length - back] ?? 0;
+        if ((byte & 0xc0) === 0x80)
+            continue;
+        if (byte < 0x80)
+            return buffer.length;
+        const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+        return length > back ? buffer.length - back : buffer.length;
+    }
+    return buffer.length;
+}
+/** Index of the first byte that starts a UTF-8 sequence (skips a character cut in half at the start). */
+function utf8Start(buffer) {
+    let index = 0;
+    while (index < 3 && index < buffer.length && ((buffer[index] ?? 0) & 0xc0) === 0x80)
+        index++;
+    return index;
+}
+/** A log file that stops at `maxBytes` with a note, and pauses the producer while the disk catches up. */
+class CappedLog {
+    maxBytes;
+    written = 0;
+    capped = false;
+    stream;
+    failed;
+    constructor(path, maxBytes) {
+        this.maxBytes = maxBytes;
+        this.stream = (0,external_node_fs_.createWriteStream)(path);
+        this.stream.on('drain', () => this.wake());
+        this.stream.on('error', (error) => {
+            this.failed = error.message;
+            // A failed log must not leave the producer paused for ever.
+            this.wake();
+        });
+    }
+    waiters = [];
+    wake() {
+        const waiters = this.waiters;
+        this.waiters = [];
+        for (const waiter of waiters)
+            waiter();
+    }
+    /** Returns false when the caller should wait for `drain`. */
+    write(chunk) {
+        if (this.capped || this.failed)
+            return true;
+        const room = this.maxBytes - this.written;
+        if (chunk.length <= room) {
+            this.written += chunk.length;
+            return this.stream.write(chunk);
+        }
+        this.capped = true;
+        this.written = this.maxBytes;
+        this.stream.write(chunk.subarray(0, room));
+        return this.stream.write(`\n… [log truncated at ${this.maxBytes} bytes; later output was not written] …\n`);
+    }
+    onDrain(listener) {
+        if (this.failed)
+            listener();
+        else
+            this.waiters.push(listener);
+    }
+    close() {
+        return new Promise((resolve) => {
+            if (this.failed)
+                return resolve(this.failed);
+            this.stream.end(() => resolve(this.failed));
+        });
+    }
+}
+/** Sends `signal` to every process in the group led by `pid`; a group that is gone already is fine. */
+function killGroup(pid, signal) {
+    try {
+        process.kill(-pid, signal);
+    }
+    catch {
+        // ESRCH: nothing left in the group.
+    }
+}
+/** Real child processes (see the module comment). */
+class ChildProcessRunner {
+    killGraceMs;
+    pipeGraceMs;
+    maxLogBytes;
+    redact;
+    isolationPrefix;
+    constructor(options = {}) {
+        this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+        this.pipeGraceMs = options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS;
+        this.maxLogBytes = options.maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
+        this.redact = options.redact;
+        this.isolationPrefix = options.isolationPrefix ?? [];
+    }
+    async run(request) {
+        const started = performance.now();
+        const capture = new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES);
+        const stdoutCapture = request.captureStdout ? new HeadTailBuffer(request.keepBytes ?? DEFAULT_KEEP_BYTES) : null;
+        const failEarly = (spawnError) => ({
+            exitCode: null,
+            signal: null,
+            timedOut: false,
+            durationMs: performance.now() - started,
+            output: '',
+            totalBytes: 0,
+            truncated: false,
+            spawnError,
+            ...(request.logFile ? { logFile: request.logFile } : {}),
+        });
+        const command = typeof request.command === 'string' ? ['bash', '-c', REAL_PIPE_PREFIX + request.command] : [...request.command];
+        if (command.length === 0)
+            return failEarly('the command is empty: expected a shell line or a non-empty argv array');
+        // Through the isolation the command is found on its own PATH (sudo would reset PATH to its secure_path).
+        const path = Object.entries(request.env).find(([name]) => name.toUpperCase() === 'PATH')?.[1];
+        const argv = this.isolationPrefix.length === 0
+            ? command
+            : [...this.isolationPrefix, 'env', ...(path !== undefined ? [`PATH=${path}`] : []), ...command];
+        const [file, ...args] = argv;
+        try {
+            if (!(0,external_node_fs_.statSync)(request.cwd).isDirectory())
+                return failEarly(`working directory '${request.cwd}' is not a folder`);
+        }
+        catch {
+            return failEarly(`working directory '${request.cwd}' does not exist`);
+        }
+        if (request.signal?.aborted)
+            return failEarly('aborted before it started');
+        let log;
+        if (request.logFile) {
+            try {
+                await (0,promises_.mkdir)((0,external_node_path_.dirname)(request.logFile), { recursive: true });
+            }
+            catch (error) {
+                return failEarly(`could not create the folder of log file '${request.logFile}': ${error.message}`);
+            }
+            log = new CappedLog(request.logFile, request.maxLogBytes ?? this.maxLogBytes);
+        }
+        return new Promise((resolve) => {
+            let child;
+            try {
+                child = (0,external_node_child_process_namespaceObject.spawn)(file, args, {
+                    cwd: request.cwd,
+                    env: request.env,
+                    detached: true,
+                    stdio: [request.stdinFile ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+                });
+            }
+            catch (error) {
+                void log?.close();
+                resolve(failEarly(error instanceof Error ? error.message : String(error)));
+                return;
+            }
+            if (request.stdinFile && child.stdin) {
+                // A command that exits without reading all of its input closes the pipe: not a failure.
+                child.stdin.on('error', () => { });
+                const input = (0,external_node_fs_.createReadStream)(request.stdinFile);
+                input.on('error', () => child.stdin?.end());
+                input.pipe(child.stdin);
+            }
+            let timedOut = false;
+            let settled = false;
+            let exitCode = null;
+            let exitSignal = null;
+            let exited = false;
+            let openPipes = 2;
+            let spawnError;
+            const timers = [];
+            const pid = child.pid;
+            const stop = () => {
+                if (pid === undefined)
+                    return;
+                killGroup(pid, 'SIGTERM');
+                timers.push(setTimeout(() => killGroup(pid, 'SIGKILL'), this.killGraceMs));
+            };
+            const finish = async () => {
+                if (settled)
+                    return;
+                settled = true;
+                for (const timer of timers)
+                    clearTimeout(timer);
+                request.signal?.removeEventListener('abort', onAbort);
+                // Whatever is left of the tree (background jobs, a grandchild holding the pipes) goes with it.
+                if (pid !== undefined)
+                    killGroup(pid, 'SIGKILL');
+                child.stdout?.destroy();
+                child.stderr?.destroy();
+                for (const lines of redactors)
+                    lines.flush();
+                const logError = await log?.close();
+                let output = capture.text();
+                if (logError)
+                    output += `\n… [could not write the log file: ${logError}] …\n`;
+                resolve({
+                    exitCode,
+                    signal: exitSignal,
+                    timedOut,
+                    durationMs: performance.now() - started,
+                    output,
+                    totalBytes: capture.total,
+                    truncated: capture.truncated,
+                    ...(request.logFile ? { logFile: request.logFile } : {}),
+                    ...(spawnError ? { spawnError } : {}),
+                    ...(stdoutCapture ? { stdout: stdoutCapture.text() } : {}),
+                });
+            };
+            const onAbort = () => stop();
+            request.signal?.addEventListener('abort', onAbort, { once: true });
+            // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
+            if (Number.isFinite(request.timeoutMs) && request.timeoutMs <= MAX_TIMER_MS) {
+                timers.push(setTimeout(() => {
+                    timedOut = true;
+                    stop();
+                }, Math.max(0, request.timeoutMs)));
+            }
+            const onChunk = (chunk, fromStdout) => {
+                capture.push(chunk);
+                if (fromStdout)
+                    stdoutCapture?.push(chunk);
+                request.onOutput?.(chunk);
+                if (log && !log.write(chunk)) {
+                    // Back-pressure: stop reading until the disk catches up, so memory stays bounded.
+                    child.stdout?.pause();
+                    child.stderr?.pause();
+                    log.onDrain(() => {
+                        child.stdout?.resume();
+                        child.stderr?.resume();
+                    });
+                }
+            };
+            const onPipeClosed = () => {
+                openPipes--;
+                if (openPipes === 0 && exited)
+                    void finish();
+            };
+            const redact = this.redact;
+            const redactors = [];
+            for (const [pipe, fromStdout] of [
+                [child.stdout, true],
+                [child.stderr, false],
+            ]) {
+                if (redact) {
+                    const lines = new RedactingLines(redact, (chunk) => onChunk(chunk, fromStdout));
+                    redactors.push(lines);
+                    pipe?.on('data', (chunk) => lines.push(chunk));
+                }
+                else {
+                    pipe?.on('data', (chunk) => onChunk(chunk, fromStdout));
+                }
+                pipe?.once('close', onPipeClosed);
+                pipe?.once('error', onPipeClosed);
+            }
+            child.once('error', (error) => {
+                // Only a failure to start lands here with no pid; a failed kill of a running child is not fatal.
+                if (pid !== undefined)
+                    return;
+                spawnError = error.message;
+                exited = true;
+                void finish();
+            });
+            child.once('exit', (code, signal) => {
+                exited = true;
+                exitCode = code;
+                exitSignal = signal;
+                if (openPipes === 0) {
+                    void finish();
+                    return;
+                }
+                // A grandchild may hold the pipes open forever: give them a moment, then kill the group (which
+                // closes them) and give the last bytes a moment to arrive; a process that left the group is cut off.
+                timers.push(setTimeout(() => {
+                    if (pid !== undefined)
+                        killGroup(pid, 'SIGKILL');
+                    timers.push(setTimeout(() => void finish(), this.pipeGraceMs));
+                }, this.pipeGraceMs));
+            });
+        });
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/app/fan-out/candidate.ts
@@ -55021,8 +55315,6 @@ function tamperingWarning(file, writers, tampering) {
         `A project command must not write the runner's file commands; hand results on as files in the work tree.`);
 }
 
-// EXTERNAL MODULE: ./src/domain/secret-names.ts
-var secret_names = __nccwpck_require__(16167);
 ;// CONCATENATED MODULE: ./src/domain/command-env.ts
 /**
  * The environment handed to work commands and checks: the controller's own environment minus its
@@ -55042,7 +55334,7 @@ function buildCommandEnv(base, options) {
     for (const [name, value] of Object.entries(base)) {
         if (value === undefined)
             continue;
-        if (passed.has(name) || !(0,secret_names/* isSecretName */.eh)(name))
+        if (passed.has(name) || !isSecretName(name))
             env[name] = value;
     }
     const merged = withoutRunnerFileCommands({ ...env, ...options.extra });
@@ -55620,8 +55912,9 @@ async function guard(run, record) {
         : [];
     const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : [...DEFAULT_TEST_FILES];
     const findings = inspectProtectedChanges([...changes, ...ignored], { protectedGlobs: globs, testGlobs });
-    // Gates triggered by paths: raised when the work changed a path they watch, until approved.
-    const changedPaths = await deps.git.changedPaths(since);
+    // Gates triggered by paths: raised when the work changed a path they watch, until approved. With
+    // `withUnreadable`, the changes name every changed path, so git is not asked a second time.
+    const changedPaths = changes.map((change) => change.path);
     const gatesRaised = [...record.gatesRaised];
     for (const gate of config.gates) {
         if (gate.paths.length === 0 || record.state.gates[gate.name]?.status === 'approved')
@@ -56068,9 +56361,9 @@ async function checkpoint(run, record) {
         if (commit)
             made.push({ commit, message });
     };
-    const refused = await screen(run, record);
+    const { refused, tree: treeNow } = await screen(run, record);
     const refusedPaths = refused.map((r) => r.path);
-    const screened = withRefusals(run, record, refused);
+    const screened = { ...withRefusals(run, record, refused), treeAtCheckpoint: treeNow };
     try {
         for (const [i, fix] of record.fixSnapshots.entries()) {
             const message = messages[i] ?? '';
@@ -56109,7 +56402,7 @@ async function checkpoint(run, record) {
 async function screen(run, record) {
     const { input, deps } = run;
     if (!deps.git)
-        return [];
+        return { refused: [], tree: undefined };
     const rules = {
         maxFileBytes: input.config.commit['max-file-bytes'],
         allowPaths: input.config.commit['allow-paths'],
@@ -56119,7 +56412,7 @@ async function screen(run, record) {
     const trees = [...record.fixSnapshots.map((point) => point.tree), now];
     const candidates = await deps.git.commitCandidates(trees, record.treeBeforeWork, rules.maxFileBytes);
     const refused = refuseFromCommit(candidates, rules);
-    return refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i);
+    return { refused: refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i), tree: now };
 }
 /**
  * The refusals where a person reads them: the journey (history, audit trail), the live progress line,
@@ -56750,7 +57043,7 @@ async function pushLoopBranch(git, options) {
             return { kind: 'pushed', attempts: attempt, head: await git.head() };
         const text = `${result.stdout}\n${result.stderr}`;
         lastMessage = text.trim();
-        if (!git_errors/* NON_FAST_FORWARD_SIGNS */.qA.some((sign) => sign.test(text))) {
+        if (!NON_FAST_FORWARD_SIGNS.some((sign) => sign.test(text))) {
             return { kind: 'failed', attempts: attempt, message: lastMessage };
         }
         const fetched = await git.fetch(remote, `+refs/heads/${options.branch}:${remoteRef(remote, options.branch)}`);
@@ -56758,7 +57051,7 @@ async function pushLoopBranch(git, options) {
             return { kind: 'failed', attempts: attempt, message: fetched.stderr.trim() || lastMessage };
         const rebased = await git.rebase(remoteRef(remote, options.branch), options.identity);
         if (!rebased.ok) {
-            if (rebased.conflict || git_errors/* CONFLICT_SIGNS */.EU.some((sign) => sign.test(rebased.stderr))) {
+            if (rebased.conflict || CONFLICT_SIGNS.some((sign) => sign.test(rebased.stderr))) {
                 const paths = rebased.conflictPaths;
                 const lines = paths.map((path) => `CONFLICT (content): Merge conflict in ${path}`);
                 return {
@@ -56854,6 +57147,7 @@ const patternSchema = schemas/* strictObject */.rej({
     max_auto_retries: schemas/* number */.aig().int().min(0).max(20).optional(),
     retryable: schemas/* boolean */.zMY().default(true),
     locations: schemas/* array */.YOg(schemas/* string */.YjP().min(1)).default([]),
+    excerpt: schemas/* array */.YOg(signalSchema).optional(),
     hint: schemas/* string */.YjP().optional(),
     outranks: schemas/* array */.YOg(schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9-]*$/, 'pattern ids')).optional(),
 });
@@ -56921,7 +57215,12 @@ const loopConfigSchema = schemas/* strictObject */.rej({
         'cost-usd': schemas/* number */.aig().positive().optional(),
     })
         .default({}),
-    agent: schemas/* enum */.k5n(AGENT_NAMES).default('command'),
+    // In any case, as the reusable workflow's `if:` reads its `agent`; the editors' schema lists the names as written.
+    agent: schemas/* string */.YjP()
+        .meta({ enum: [...AGENT_NAMES], default: 'command' })
+        .transform(agentNameKey)
+        .pipe(schemas/* enum */.k5n(AGENT_NAMES))
+        .default('command'),
     'agent-args': schemas/* array */.YOg(schemas/* string */.YjP()).default([]),
     model: schemas/* string */.YjP().min(1).optional(),
     'max-turns': schemas/* number */.aig().int().min(1).max(1000).optional(),
@@ -57089,36 +57388,6 @@ async function loadUserPatterns(patterns, root) {
     return parsePatternFile(text, patterns);
 }
 
-;// CONCATENATED MODULE: ./src/domain/fan-out-verdict-log.ts
-/**
- * A verify leg's verdict, bound to the leg's own job through its log. Any job of the run that can reach
- * the runner's runtime token (a check reads it from its controller's /proc where there is no isolation,
- * or rewrites the upload step's files on disk) can delete another leg's verdict artifact and upload one
- * of its own under that name. It cannot write into another job's log, which GitHub keeps per job: so the
- * leg's controller prints the sha256 of the verdict file it hands on in its own log, after its check's
- * processes have ended, and decide takes a verdict only when the file's sha256 is the last one that log
- * names for that leg. A check can still print such a line in its own leg's log: that lets a leg lie only
- * about itself, which it can already do by gaming its own check.
- */
-/** A leg's name may hold spaces (`test shard 1/4`): it is all between `verdict ` and the last ` sha256:`. */
-const LINE = /^loop-controller: verdict (.+) sha256:([0-9a-f]{64})$/;
-/** GitHub's job logs begin each line with its time (`2026-11-27T11:38:10.1234567Z `); a file may start with a BOM. */
-const TIMESTAMP = /^\uFEFF?\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z /;
-/** The line a leg's controller prints for the verdict file it hands on (its sha256, hex). */
-function verdictDigestLine(leg, sha256) {
-    return `loop-controller: verdict ${leg} sha256:${sha256}`;
-}
-/** The sha256 of the last verdict line for `leg` in a job's log, or null when the log names none. */
-function lastVerdictDigest(log, leg) {
-    let digest = null;
-    for (const raw of log.split('\n')) {
-        const match = LINE.exec(raw.replace(/\r$/, '').replace(TIMESTAMP, ''));
-        if (match && match[1] === leg)
-            digest = match[2] ?? null;
-    }
-    return digest;
-}
-
 ;// CONCATENATED MODULE: ./src/app/iteration/analyze.ts
 /**
  * Analyze: regressions against the baseline, then each failing required check as a failure the retry
@@ -57223,7 +57492,7 @@ async function writeIterationRecord(run, record, next) {
             analysis: c.analysis,
         })),
         work: record.work,
-        diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
+        diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore, record.treeAtCheckpoint) : '',
         commit: record.commit,
         // The iteration that measured the baseline says what failed and who was to fix what.
         baseline: record.previousIsFresh
@@ -58260,180 +58529,6 @@ function laterDispatchRecorded(state, run) {
         (run.baselineRound === true && state.baseline !== undefined && record.iteration === ranFor));
 }
 
-;// CONCATENATED MODULE: ./src/domain/fan-out-jobs.ts
-/**
- * The verify legs' own jobs, as GitHub's Jobs API lists them for decide's run attempt, and each leg's job
- * log: what decide takes of a leg's verdict depends on them. A verdict artifact is only a file in the run:
- * any job that reaches the runner's runtime token (no process isolation, or the upload step's files
- * rewritten on disk) can upload one under a leg's name, before the leg ran or in place of the leg's own.
- * So a verdict counts only when its leg's job is listed once, its file's sha256 is the last one that job's
- * own log names for the leg (`fan-out-verdict-log.ts`), and, for a passing verdict, the job concluded
- * `success`. A leg without a verdict is counted at its job's wall time when the API gives it.
- */
-
-
-
-/** The reusable workflow's plan job's name (`name: plan`). */
-const PLAN_JOB_NAME = 'plan';
-/** The name the reusable workflow's verify job renders for a leg (`name: verify (${{ matrix.leg }})`). */
-function legJobName(leg) {
-    return `verify (${leg})`;
-}
-/**
- * A leg's job among a run attempt's: named `verify (<leg>)`, alone or after a caller's prefix
- * (`<caller job> / verify (<leg>)`; decide cannot know the caller's job id). Two jobs that both match
- * leave the leg unconfirmed: no guess is made between them.
- */
-function findLegJob(jobs, leg) {
-    const name = legJobName(leg);
-    const matching = jobs.filter((job) => job.name === name || job.name.endsWith(` / ${name}`));
-    const job = matching[0];
-    if (matching.length > 1)
-        return { kind: 'ambiguous', count: matching.length };
-    return job ? { kind: 'found', job } : { kind: 'none' };
-}
-/** A verdict that could make its check pass: its run passed, or its failed run has a flake check to judge. */
-function passLike(verdict) {
-    const run = verdict.run;
-    const passed = run.exitCode === 0 && !run.timedOut && run.spawnError === undefined;
-    return passed || verdict.flakeCheck !== undefined;
-}
-/** The job that speaks for a verdict of a leg of the config, or why none can. */
-function verdictJob(verdict, input, leg) {
-    const attempt = input.verdictAttempts.get(leg.artifact);
-    const jobs = attempt === undefined ? undefined : input.jobsByAttempt.get(attempt);
-    if (!jobs || jobs.kind === 'unavailable') {
-        const why = jobs ? `the jobs could not be listed: ${jobs.reason}` : 'its run attempt is not known';
-        return {
-            kind: 'refused',
-            reason: `its verdict came from an artifact, and its verify job could not be confirmed (${why}): not trusted`,
-        };
-    }
-    const found = findLegJob(jobs.jobs, verdict.leg);
-    if (found.kind === 'ambiguous') {
-        return {
-            kind: 'refused',
-            reason: `its verdict came from an artifact, and ${found.count} jobs of the run are named ${legJobName(verdict.leg)}: not trusted`,
-        };
-    }
-    if (found.kind === 'none') {
-        return {
-            kind: 'refused',
-            reason: `its verdict came from an artifact, and no job of the run is named ${legJobName(verdict.leg)}: not trusted`,
-        };
-    }
-    const { job } = found;
-    if (passLike(verdict) && job.conclusion !== 'success') {
-        return {
-            kind: 'refused',
-            reason: `its verdict came from an artifact but its verify job concluded ${job.conclusion ?? `nothing (${job.status})`}: not trusted`,
-        };
-    }
-    return { kind: 'job', job };
-}
-/** The ids of the legs' jobs whose logs decide needs to take their verdicts (each job once). */
-function legJobsToRead(input) {
-    const legOf = new Map(input.legs.map((leg) => [leg.leg, leg]));
-    const ids = new Set();
-    for (const verdict of input.verdicts) {
-        const leg = legOf.get(verdict.leg);
-        const found = leg ? verdictJob(verdict, input, leg) : null;
-        if (found?.kind === 'job')
-            ids.add(found.job.id);
-    }
-    return [...ids];
-}
-/**
- * The verdicts decide takes. A verdict of a leg of the config counts only when
- * - its leg's job is listed, once, in the attempt the verdict came from (a leg whose job is not listed,
- *   is named twice, or whose attempt's jobs cannot be listed has its verdict refused: no fallback on the
- *   matrix's aggregate result, which a check that spends the run's token on the API could force);
- * - a passing verdict's job concluded `success` (a forged pass uploaded before the leg ran made its own
- *   upload fail);
- * - the file's sha256 is the last one the job's own log names for the leg: a verdict another job put in
- *   the leg's place, pass or fail, is refused.
- * A refused verdict is its leg's `no verdict` error, never a pass.
- */
-function trustVerdicts(input) {
-    const legOf = new Map(input.legs.map((leg) => [leg.leg, leg]));
-    const verdicts = [];
-    const untrusted = new Map();
-    const warnings = [];
-    for (const [attempt, jobs] of [...input.jobsByAttempt].sort(([a], [b]) => a - b)) {
-        if (jobs.kind === 'unavailable') {
-            warnings.push(`The jobs of run attempt ${attempt} could not be listed (${jobs.reason}): no verdict of that attempt can be tied to its leg's own job, and none is taken.`);
-        }
-    }
-    for (const verdict of input.verdicts) {
-        const leg = legOf.get(verdict.leg);
-        if (!leg) {
-            // No leg of the config: mergeVerdicts ignores it.
-            verdicts.push(verdict);
-            continue;
-        }
-        const refusal = logRefusal(verdict, input, leg);
-        if (refusal === null)
-            verdicts.push(verdict);
-        else
-            untrusted.set(leg.artifact, refusal);
-    }
-    return { verdicts, untrusted, jobWallMs: jobWallTimes(input), planJobWallMs: planJobWallMs(input), warnings };
-}
-/** Why a leg's verdict is not taken, or null when its own job and that job's log vouch for it. */
-function logRefusal(verdict, input, leg) {
-    const found = verdictJob(verdict, input, leg);
-    if (found.kind === 'refused')
-        return found.reason;
-    const log = input.jobLogs.get(found.job.id);
-    if (!log || log.kind === 'unavailable') {
-        const why = log ? log.reason : 'not read';
-        return `its verdict came from an artifact, and its verify job's log could not be read (${why}): not trusted`;
-    }
-    const logged = lastVerdictDigest(log.text, verdict.leg);
-    if (logged === null)
-        return `its verdict came from an artifact, and its verify job's log names no verdict of it: not trusted`;
-    const digest = input.verdictDigests.get(leg.artifact);
-    if (digest !== logged) {
-        return `its verdict came from an artifact, and is not the file its verify job handed on (its log names sha256 ${logged.slice(0, 12)}, the file's is ${digest?.slice(0, 12) ?? 'unknown'}): not trusted`;
-    }
-    return null;
-}
-/**
- * The plan job's wall time in decide's own attempt (`plan`, alone or after a caller's prefix), where it
- * is listed once and has both times: GitHub keeps it, so the plan's report of its own time is not needed.
- */
-function planJobWallMs(input) {
-    const jobs = input.jobsByAttempt.get(input.attempt);
-    if (jobs?.kind !== 'listed')
-        return undefined;
-    const plans = jobs.jobs.filter((job) => job.name === PLAN_JOB_NAME || job.name.endsWith(` / ${PLAN_JOB_NAME}`));
-    return plans.length === 1 && plans[0] ? wallOf(plans[0]) : undefined;
-}
-/** A completed job's wall time (completed − started), or undefined without both times. */
-function wallOf(job) {
-    const started = Date.parse(job.startedAt ?? '');
-    const completed = Date.parse(job.completedAt ?? '');
-    return Number.isFinite(started) && Number.isFinite(completed) && completed >= started
-        ? boundedMs(completed - started)
-        : undefined;
-}
-/** Each leg's job's wall time in decide's own attempt, where the job is listed once and has both times. */
-function jobWallTimes(input) {
-    const wall = new Map();
-    const jobs = input.jobsByAttempt.get(input.attempt);
-    if (jobs?.kind !== 'listed')
-        return wall;
-    for (const leg of input.legs) {
-        const found = findLegJob(jobs.jobs, leg.leg);
-        if (found.kind !== 'found')
-            continue;
-        const ms = wallOf(found.job);
-        if (ms !== undefined)
-            wall.set(legRunKey(leg.check, leg.shard), ms);
-    }
-    return wall;
-}
-
 ;// CONCATENATED MODULE: ./src/action/fan-out-leg-jobs.ts
 /**
  * Decide's reading of the verify legs' own jobs (GitHub's Jobs API) and of their logs, and its judgement
@@ -59003,7 +59098,7 @@ function withSecretsPassed(config, secrets) {
  */
 function actionSecretValues(settings, env) {
     const stepEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !/^INPUT_/i.test(name)));
-    return [...new Set([...secretValues(settings), ...(0,secret_names/* secretValuesInEnv */.Rz)(stepEnv)])];
+    return [...new Set([...secretValues(settings), ...secretValuesInEnv(stepEnv)])];
 }
 
 ;// CONCATENATED MODULE: ./src/action/iteration-input.ts
@@ -59121,7 +59216,7 @@ function proves(prefix, controllerPid) {
     const [file, ...args] = prefix;
     if (!file)
         return false;
-    const probe = (0,external_node_child_process_.spawnSync)(file, [...args, 'sh', '-c', `test -e /proc/1 && test ! -e /proc/${controllerPid} && echo isolated`], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const probe = (0,external_node_child_process_namespaceObject.spawnSync)(file, [...args, 'sh', '-c', `test -e /proc/1 && test ! -e /proc/${controllerPid} && echo isolated`], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
     return probe.status === 0 && probe.stdout.trim() === 'isolated';
 }
 /** Unsupported here: every path tried, with the reason the summary gives. */
@@ -59163,7 +59258,7 @@ function nests(prefix) {
     const [file, ...args] = [...prefix, 'unshare', '--user', '--map-current-user', 'true'];
     if (!file)
         return false;
-    const probe = (0,external_node_child_process_.spawnSync)(file, args, { timeout: 10_000, stdio: 'ignore' });
+    const probe = (0,external_node_child_process_namespaceObject.spawnSync)(file, args, { timeout: 10_000, stdio: 'ignore' });
     return probe.status === 0;
 }
 
@@ -59373,7 +59468,7 @@ async function publish(run, input, deps) {
     if (pushed.kind !== 'pushed') {
         const reason = pushed.kind === 'conflict'
             ? `merge-conflict: ${branch} changed on the remote and conflicts in ${pushed.paths.join(', ')}`
-            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}${(0,git_errors/* pushPermissionHint */.d7)(pushed.message)}`;
+            : `git-error: pushing ${branch} failed: ${pushed.message.split('\n')[0]}${pushPermissionHint(pushed.message)}`;
         logger.error(pushed.message);
         const blocked = markBlocked(state, reason, deps.clock.now());
         // The handoff goes into the trail before the save that carries it (a snapshotting store uploads both).
@@ -59517,6 +59612,7 @@ async function readyForMerge(state, deps) {
 
 
 
+
 async function decideJob(shared, handOff) {
     const { runContext, root, loopId, github, logger, io, redact } = shared;
     const { settings } = runContext;
@@ -59565,7 +59661,13 @@ async function decideJob(shared, handOff) {
         resumeAsksForSlot: resumeAsksForSlot(runContext, { loopId, config }, store),
         resumeLimits: { cap: loaded.capGiven, budget: loaded.policy.budget },
     };
-    const slotJob = { ...commandDeps, io, redact, reportRefusal: commandDeps.reportRefusal };
+    const slotJob = {
+        ...commandDeps,
+        io,
+        redact,
+        reportRefusal: commandDeps.reportRefusal,
+        dashboard: dashboardLinkOnce(shared.dashboard?.issues, logger),
+    };
     if (!(await applyCommands(asRun, loopId, commandDeps))) {
         // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
         await slots_releaseSlot(runContext, { loopId, root }, slotJob);
@@ -59648,6 +59750,7 @@ async function decideJob(shared, handOff) {
         storeWarnings,
         branch,
         releaseSlot: (state) => slots_releaseSlot(runContext, { loopId, state, root, endedHere: true }, slotJob),
+        failedLegs: trusted ? failedLegJobs(trusted.verdicts, trusted.legJobIds) : [],
     });
 }
 /**
@@ -59762,6 +59865,7 @@ async function carryOn(shared, result, parts) {
         ...{ loopId, state, outcome, result, root, pullRequestWaiting, failOn: settings.failOn },
         storeWarnings: parts.storeWarnings.messages,
         dashboard: await dashboardLink(shared.dashboard?.issues, logger),
+        failedLegs: parts.failedLegs,
     };
     await report(runContext, reportInput, { github, io, redact });
     await parts.releaseSlot(state);
@@ -60883,7 +60987,18 @@ async function runAction(unguardedIo, jobEnd) {
             throw new ConfigError(problem);
         },
     };
-    const slotJob = { store, github, io, logger, clock: systemClock, redact, audit, restoreAudit, reportRefusal: refuse };
+    const slotJob = {
+        store,
+        github,
+        io,
+        logger,
+        clock: systemClock,
+        redact,
+        audit,
+        restoreAudit,
+        reportRefusal: refuse,
+        dashboard: dashboardLinkOnce(dashboard?.issues, logger),
+    };
     if (!(await applyCommands(runContext, loopId, commandDeps))) {
         // An abort of a loop that held a slot (or waited for one) gives it to the next in line.
         await slots_releaseSlot(runContext, { loopId, root }, slotJob);
@@ -61164,13 +61279,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer"
 
 /***/ }),
 
-/***/ 31421:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-
-/***/ }),
-
 /***/ 37540:
 /***/ ((module) => {
 
@@ -61294,13 +61402,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream"
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
-
-/***/ }),
-
-/***/ 58500:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 
 /***/ }),
 

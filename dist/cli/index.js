@@ -18196,6 +18196,13 @@ function preprocess(fn, schema) {
  */
 /** The agent presets; `command` is the escape hatch (any command line, under the work command contract). */
 const AGENT_NAMES = ['claude', 'codex', 'gemini', 'aider', 'command'];
+/**
+ * An agent name as the loop reads it, in any case: GitHub's `==` ignores case, so the reusable workflow
+ * installs claude's CLI for `agent: Claude`, and the controller takes the same name as it does.
+ */
+function agentNameKey(value) {
+    return value.toLowerCase();
+}
 
 ;// CONCATENATED MODULE: ./src/domain/analysis/package-scripts.ts
 /**
@@ -19163,6 +19170,7 @@ const patternSchema = strictObject({
     max_auto_retries: schemas_number().int().min(0).max(20).optional(),
     retryable: schemas_boolean().default(true),
     locations: array(schemas_string().min(1)).default([]),
+    excerpt: array(signalSchema).optional(),
     hint: schemas_string().optional(),
     outranks: array(schemas_string().regex(/^[a-z0-9][a-z0-9-]*$/, 'pattern ids')).optional(),
 });
@@ -19230,7 +19238,12 @@ const loopConfigSchema = strictObject({
         'cost-usd': schemas_number().positive().optional(),
     })
         .default({}),
-    agent: schemas_enum(AGENT_NAMES).default('command'),
+    // In any case, as the reusable workflow's `if:` reads its `agent`; the editors' schema lists the names as written.
+    agent: schemas_string()
+        .meta({ enum: [...AGENT_NAMES], default: 'command' })
+        .transform(agentNameKey)
+        .pipe(schemas_enum(AGENT_NAMES))
+        .default('command'),
     'agent-args': array(schemas_string()).default([]),
     model: schemas_string().min(1).optional(),
     'max-turns': schemas_number().int().min(1).max(1000).optional(),
@@ -19755,9 +19768,11 @@ function scanTablesFor(library) {
     const matchers = [];
     library.patterns.forEach((pattern, index) => {
         for (const signal of pattern.signals)
-            matchers.push({ pattern: index, anchor: false, signal });
+            matchers.push({ pattern: index, anchor: false, scored: true, signal });
         for (const signal of pattern.anchors)
-            matchers.push({ pattern: index, anchor: true, signal });
+            matchers.push({ pattern: index, anchor: true, scored: true, signal });
+        for (const signal of pattern.excerpt)
+            matchers.push({ pattern: index, anchor: false, scored: false, signal });
     });
     const literalIds = new Map();
     const literalMatchers = [];
@@ -19823,6 +19838,8 @@ const EVIDENCE_BASE = 0.6;
 function scorePatterns(patterns, matchers, matched, kind, extra) {
     const scores = patterns.map(() => ({ signals: 0, anchors: 0, total: 0, evidence: 0, confidence: 0, extra: 0 }));
     matchers.forEach((matcher, index) => {
+        if (!matcher.scored)
+            return;
         const score = scores[matcher.pattern];
         if (!matcher.anchor)
             score.total++;
@@ -20105,12 +20122,13 @@ class StreamingAnalyzer {
             groupEnd = firstNewline;
             groupStates = this.carryStates;
         }
+        // Hits after the last newline belong to the next line: kept apart until the lines before are emitted.
+        const trailingStates = [];
         for (let h = 0; h < positions.length; h++) {
             const position = positions[h];
             if (position > lastNewline) {
-                this.carryCandidate = true;
-                if (this.carryStates.length < 64)
-                    this.carryStates.push(states[h]);
+                if (trailingStates.length < 64)
+                    trailingStates.push(states[h]);
                 continue;
             }
             const end = bytes[position] === 10 ? position : bytes.indexOf(10, position);
@@ -20126,11 +20144,9 @@ class StreamingAnalyzer {
         }
         if (groupEnd !== -1)
             this.emitLine(bytes, groupEnd, groupStates);
-        const trailingHits = this.carryCandidate && positions.some((p) => p > lastNewline);
-        const trailingStates = trailingHits ? this.carryStates.slice() : [];
         this.carry = Buffer.alloc(0);
         this.carryStates = trailingStates;
-        this.carryCandidate = trailingHits;
+        this.carryCandidate = positions.some((p) => p > lastNewline);
         this.appendCarry(bytes.subarray(lastNewline + 1));
     }
     emitLine(bytes, end, states) {
@@ -20167,11 +20183,16 @@ class StreamingAnalyzer {
             return;
         const { matchers } = this.table;
         const linePatterns = new Set();
+        // Whether a scored signal is on the line: an excerpt-only line does not make it an error line.
+        let signalLine = false;
+        const hit = (matcher) => {
+            linePatterns.add(matcher.pattern);
+            signalLine ||= matcher.scored;
+        };
         for (const state of states) {
             for (const literal of this.table.scanner.outputs[state] ?? []) {
-                for (const matcher of this.table.literalMatchers[literal] ?? []) {
-                    linePatterns.add(matchers[matcher].pattern);
-                }
+                for (const matcher of this.table.literalMatchers[literal] ?? [])
+                    hit(matchers[matcher]);
             }
         }
         if (hadEscape) {
@@ -20180,7 +20201,7 @@ class StreamingAnalyzer {
                 const matcher = matchers[index];
                 if (text.includes(matcher.signal.literal)) {
                     this.matched[index] = 1;
-                    linePatterns.add(matcher.pattern);
+                    hit(matcher);
                 }
             }
         }
@@ -20199,7 +20220,7 @@ class StreamingAnalyzer {
             }
             if (regex?.test(text)) {
                 this.matched[index] = 1;
-                linePatterns.add(matcher.pattern);
+                hit(matcher);
             }
         }
         const clipped = trimmed.length > EXCERPT_LINE_CHARS ? `${trimmed.slice(0, EXCERPT_LINE_CHARS)}…` : trimmed;
@@ -20208,7 +20229,7 @@ class StreamingAnalyzer {
             if (lines.length < EXCERPT_LINES)
                 lines.push(clipped);
         }
-        const looksLikeError = linePatterns.size > 0 || /\b(error|Error|ERROR|FAIL|fatal)\b/.test(text);
+        const looksLikeError = signalLine || /\b(error|Error|ERROR|FAIL|fatal)\b/.test(text);
         if (looksLikeError && this.genericLines.length < EXCERPT_LINES)
             this.genericLines.push(clipped);
         this.locations.collect(text, trimmed, this.lastPathLine, this.lastErrorLine);
@@ -27514,7 +27535,7 @@ const DEFAULT_PATTERNS = [
     { "id": "type-error", "description": "The type checker rejects the code.", "signals": ["error TS", "is not assignable to type", "does not exist on type", "Incompatible types", "incompatible type", "mismatched types", "cannot use", "incompatible types", "error: Argument", "reportGeneralTypeIssues"], "anchors": ["/error TS2\\d{3}:/", "/error\\[E0308\\]/", "/: error: .*\\[(assignment|arg-type|return-value|attr-defined|union-attr|call-arg|index|operator|type-var|misc|var-annotated)\\]$/", "/^\\S+:\\d+:\\d+: cannot use .* as .* value/", "/error: incompatible types: /", "/ - error: .* is not assignable to/"], "kinds": ["typecheck", "build", "test"], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": ["^(?P<file>[^\\s()]+\\.[A-Za-z0-9]+)\\((?P<line>\\d+),(?P<column>\\d+)\\): (?P<message>.*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) - (?P<message>.*)$", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the types around the location; widen the context before changing signatures.", "outranks": ["test-failure", "build-error"] },
     { "id": "lint-error", "description": "A linter reports rule violations.", "signals": [" problems (", " problem (", "lint/", "clippy::", "/^\\s+\\d+:\\d+\\s+(error|warning)\\s+\\S/", "/^\\S+:\\d+:\\d+: [EFWC]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/\\bSC\\d{4}\\b/", "/^[A-Z]{1,4}\\d{3,4} /", "fixable with the `--fix` option", " [*] ", "Found 1 error", "shellcheck", "************* Module", ", Error - ", "[Error/", "\"ruleId\":", "\"errorCount\":", "/^\\S+\\.go:\\d+:\\d+: /"], "anchors": ["/^\\S+:\\d+:\\d+ lint\\/[a-z]+\\/[A-Za-z]+/", "/`?-D clippy::|#\\[deny\\(clippy::|clippy::[a-z_]+/", "/\\bSC\\d{4}\\b/", "/^\\S+:\\d+:\\d+: [EFW]\\d{3} /", "/^\\S+:\\d+:\\d+: [CRWEF]\\d{4}: /", "/^\\s+\\d+:\\d+\\s+error\\s+.+\\s{2,}[a-z@][\\w/@-]*$/", "/^[A-Z]{1,4}\\d{3,4} (\\[\\*\\] )?\\S/", "/^\\[\\*\\] \\d+ fixable with the `--fix` option/", "/^\\S.*: line \\d+, col \\d+, (Error|Warning) - .*\\([\\w@/-]+\\)$/", "/:\\d+:\\d+: .* \\[Error\\/[\\w@/-]+\\]$/", "/:\\d+:\\d+: .* \\[Warning\\/[\\w@/-]+\\]$/", "/\"ruleId\":\"[^\"]+\",\"severity\":[12]/", "/^\\S+\\.go:\\d+:\\d+: (.*\\b(format %|formatting directive|call has arguments but no formatting|call needs \\d+ args? but has|reads arg #)|self-assignment of |unreachable code$|.*(passes|copies) lock|.*composite literal uses unkeyed fields|the cancel function|loop variable \\S+ captured by func literal|struct field tag |struct field \\S+ repeats |result of \\S+ call not used|redundant (and|or): |suspect (and|or): |comparison of function \\S+ (==|!=) nil|\\S+ \\(\\d+ bits\\) too small for shift|method \\S+ should have signature|.* has malformed name|possible misuse of |impossible type assertion|conversion from \\S+ to string yields|call to \\(\\*\\S+\\)\\.\\S+ from a non-test goroutine|direct assignment to atomic value|misuse of unbuffered os.Signal channel|avoid using reflect.DeepEqual with errors|call of \\S+ passes non-pointer|second argument to errors.As|using \\S+ before checking for errors|\\S+ should be 2006-01-02|call to time.Since is not deferred|.*should be a string or a slog.Attr)/"], "kinds": ["lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix", "context_expand"], "retryable": true, "locations": ["^\\s+(?P<line>\\d+):(?P<column>\\d+)\\s+(?:error|warning)\\s+(?P<message>.+?)(?:\\s{2,}\\S+)?$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):(?P<line>\\d+):(?P<column>\\d+) (?P<message>\\S+)", "^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^In (?P<file>\\S+) line (?P<line>\\d+):", "^(?P<file>[^\\s:][^:]*): line (?P<line>\\d+), col (?P<column>\\d+), (?:Error|Warning) - (?P<message>.*)$", "\"filePath\":\"(?P<file>[^\"]+)\",\"messages\":\\[\\{\"ruleId\":(?:null|\"[^\"]*\"),(?:\"fatal\":true,)?\"severity\":\\d,\"message\":\"(?P<message>(?:[^\"\\\\]|\\\\.)*)\",\"line\":(?P<line>\\d+),\"column\":(?P<column>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Run the check's fix command first; fix the rest by hand.", "outranks": ["build-error"] },
     { "id": "format-error", "description": "A formatter would change files.", "signals": ["Code style issues", "Run Prettier with --write", "[warn] ", "would reformat", "would be reformatted", "Formatter would have printed", "Diff in ", "--- ", "+++ ", ".orig"], "anchors": ["Code style issues found", "would reformat", "Formatter would have printed", "/^Diff in \\S+:\\d+:/", "/^diff \\S+\\.orig \\S+$/", "/^\\S+ format ━/", "/^[^\\s:]+\\.go$/"], "kinds": ["format", "lint"], "strategy": "auto_fix", "alternates": ["analyze_then_fix"], "max_auto_retries": 1, "retryable": true, "locations": ["^\\[warn\\] (?P<file>\\S+\\.[A-Za-z0-9]+)$", "^would reformat (?P<file>\\S+)$", "^Diff in (?P<file>\\S+?):(?P<line>\\d+):", "^diff \\S+\\.orig (?P<file>\\S+)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+) format ━", "^(?P<file>[^\\s:]+\\.go)$"], "hint": "Run the formatter (the check's fix command); never hand-format.", "outranks": ["build-error"] },
-    { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S+(\\s+[\\d.]+m?s|\\s+>\\s.*)?$/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/", "/Interrupted: \\d+ errors? during collection/", "There were failing tests", "/^\\S+ > .+ FAILED$/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s+(?P<file>/\\S+\\.go):(?P<line>\\d+)(?: \\+0x[0-9a-f]+)?$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "hint": "Read the failing assertion and the code under test; do not change the test to pass.", "outranks": ["build-error"] },
+    { "id": "test-failure", "description": "Tests ran and some failed.", "signals": ["FAIL", "failed", "failing", "AssertionError", "assert", "Expected", "expected", "Tests:", "Test Files", "not ok ", "# fail ", "--- FAIL:", "test result: FAILED", "panicked at", "short test summary info", "Tests run:"], "anchors": ["/^\\s*FAIL\\s+\\S+(\\s+[\\d.]+m?s|\\s+>\\s.*)?$/", "/^Tests:\\s+\\d+ failed/", "/Test Files\\s+\\d+ failed/", "/^\\s*\\d+ failing$/", "/^not ok \\d+ /", "/^# fail [1-9]/", "/^--- FAIL: /", "test result: FAILED", "/^FAILED \\S+::/", "/^=+ .*\\d+ failed/", "/Tests run: \\d+, Failures: [1-9]/", "/Interrupted: \\d+ errors? during collection/", "There were failing tests", "/^\\S+ > .+ FAILED$/"], "kinds": ["test"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s+(?P<file>/\\S+\\.go):(?P<line>\\d+)(?: \\+0x[0-9a-f]+)?$", "^\\s*❯ (?:[^\\s:]+ )?(?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\s*location: '(?P<file>[^']+):(?P<line>\\d+):(?P<column>\\d+)'", "panicked at (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^FAILED (?P<file>[^\\s:]+)::(?P<message>.*)$", "\\((?:file://)?(?P<file>[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)\\)$", "^\\s+(?:at )?(?:file://)?(?P<file>/[^():\\s]+\\.[cm]?[jt]sx?):(?P<line>\\d+):(?P<column>\\d+)$", "^(?:E)?\\s*File \"(?P<file>[^\"<]+)\", line (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$"], "excerpt": ["● ", "/^\\s*✖ \\S.* \\([\\d.]+m?s\\)$/", "/^___+ \\S.* ___+$/", "/^\\s*Received\\b/", "/^\\s+actual:/", "/^\\s*-   \\S/", "/^\\s*\\+   \\S/", "/^\\s+[\\w.-]+\\.go:\\d+: /", "/^panic: /", "/^\\s*(E\\s+)?[A-Z]\\w*Error( \\[\\w+\\])?: \\S/", "/^\\s*❯ (\\S+ )?[^\\s:]+:\\d+:\\d+$/", "/^\\s+at .*\\((file:\\/\\/)?[\\w./-]+:\\d+:\\d+\\)$/", "/^\\s+location: '/", "/^\\s*1\\) \\S/", "/^\\s*2\\) \\S/", "/^\\s*3\\) \\S/", "/^\\s*\\S+ !== \\S+$/", "/^---- \\S+ stdout ----$/", "/^\\s*left: /", "/^\\s*right: /"], "hint": "Read the failing assertion and the code under test; do not change the test to pass.", "outranks": ["build-error"] },
     { "id": "build-error", "description": "The build failed for a reason that is none of the above (linker, bundler, compiler).", "signals": ["undefined reference to", "ld returned", "linker command failed", "cannot find symbol", "undefined: ", "could not compile", "BUILD FAILURE", "Build failed", "Module build failed", "ERROR in ", "✘ [ERROR]", "error: ", "error[", "compilation terminated", "make: *** ", "[build failed]", "Compilation failed; see the compiler error output", "FAILURE: Build failed with an exception", "main module", "* What went wrong:", "Build file '", "Execution failed for task", "The build could not read", "problems were encountered while processing the POMs"], "anchors": ["undefined reference to", "/collect2: error: ld returned|linker command failed/", "/error: cannot find symbol/", "/^\\S+:\\d+:\\d+: undefined: /", "/error\\[E0(425|433|599)\\]/", "BUILD FAILURE", "Module build failed", "✘ [ERROR]", "/^make(\\[\\d+\\])?: \\*\\*\\* \\[\\S+:\\d+: .+\\] Error [1-9]\\d*$/", "/^make(\\[\\d+\\])?: \\*\\*\\* No rule to make target/", "/^(vet: )?\\S+\\.go:\\d+:\\d+: (.+ declared (but|and) not used|.*imported and not used|missing return|too many arguments in call|not enough arguments in call|invalid operation: |.+ redeclared in this block|(too many|not enough) return values|(too many|not enough) arguments to return|assignment mismatch: |\\S+ undefined \\(type .* has no (field or method|method) |cannot assign to |no new variables on left side of :=|non-name .* on left side of :=|invalid recursive type|missing function body|non-boolean condition in |cannot range over |\\S+ is not a type|\\S+ \\(.*\\) is not used|invalid argument: |cannot call non-function |duplicate case |label \\S+ defined and not used|(break|continue) is not in a loop|first argument to append must be )/", "/^go: (go\\.mod file not found|cannot find main module)/", "/directory prefix \\S+ does not contain main module/", "Compilation failed; see the compiler error output", "Non-parseable POM", "Non-readable POM", "there is no POM in this directory", "MissingProjectException", "/A problem occurred (evaluating|configuring) (root )?project/"], "kinds": ["build", "test", "lint"], "strategy": "analyze_then_fix", "alternates": ["context_expand"], "retryable": true, "locations": ["^\\s*--> (?P<file>[^\\s:]+):(?P<line>\\d+):(?P<column>\\d+)", "^\\[ERROR\\] (?P<file>\\S+\\.java):\\[(?P<line>\\d+),(?P<column>\\d+)\\] (?P<message>.*)$", "^make(?:\\[\\d+\\])?: \\*\\*\\* (?P<message>\\[(?P<file>[^\\s:\\]]+):(?P<line>\\d+): .*)$", "^Build file '(?P<file>[^']+)' line: (?P<line>\\d+)", "^\\s*(?:vet: )?(?:\\./)?(?P<file>[^\\s:()\\[\\]'\"]+\\.[A-Za-z0-9]+):(?P<line>\\d+)(?::(?P<column>\\d+))?(?:\\s+\\+0x[0-9a-f]+|:?\\s+(?P<message>\\S.*)|:?\\s*)$", "^(?P<file>[^\\s:]+\\.[A-Za-z0-9]+):\\(\\.text\\+0x[0-9a-f]+\\): (?P<message>.*)$"], "hint": "Read the first error; later ones often follow from it." },
     { "id": "regression-detected", "description": "A check (or a single test) that passed in the baseline fails now. Set by the controller.", "signals": ["regression-detected"], "anchors": ["/^regression-detected: /"], "kinds": [], "strategy": "context_expand", "alternates": ["analyze_then_fix"], "retryable": true, "locations": [], "hint": "Something that worked before the loop's changes broke; diff against the baseline." },
     { "id": "infrastructure", "description": "A check's run gave no verdict: a shard of a sharded check, or a fan-out verify leg of any check (killed by a signal, cancelled, its job failed, timed out or never reported). Set by the controller, whose line the check's excerpt carries; never a pass.", "signals": ["loop-controller: no verdict from"], "anchors": ["/^loop-controller: no verdict from \\S+( shard \\d+\\/\\d+)?: /"], "kinds": [], "strategy": "retry_with_backoff", "alternates": ["escalate"], "max_auto_retries": 2, "retryable": true, "locations": [], "hint": "The runner lost a shard, not the code; run the checks again, and hand it to a person if it keeps happening.", "outranks": ["test-failure", "build-error", "timeout"] },
@@ -27560,6 +27581,7 @@ function compilePattern(config) {
         signals: config.signals.map((s) => compileSignal(config.id, 'signal', s)),
         anchors: config.anchors.map((s) => compileSignal(config.id, 'anchor', s)),
         locations: config.locations.map((s) => compileLocation(config.id, s)),
+        excerpt: (config.excerpt ?? []).map((s) => compileSignal(config.id, 'excerpt', s)),
         outranks: [...(config.outranks ?? [])],
         config,
     };
@@ -27676,7 +27698,12 @@ function requiredLiteral(source) {
             i = skipGroup(source, i);
             flush();
         }
-        else if ('.^$*+?{}|)'.includes(c)) {
+        else if (c === '{') {
+            // A counted quantifier's digits are not text the line must contain: `_{10,}` needs no "10,".
+            i += countedQuantifierLength(source, i) - 1;
+            flush();
+        }
+        else if ('.^$*+?}|)'.includes(c)) {
             flush();
         }
         else if (optional) {
@@ -27690,6 +27717,11 @@ function requiredLiteral(source) {
     }
     flush();
     return best.length >= MIN_PREFILTER ? best : undefined;
+}
+/** The length of the counted quantifier (`{n}`, `{n,}`, `{n,m}`) at `start`, or 1 for a lone brace. */
+function countedQuantifierLength(source, start) {
+    const quantifier = /^\{\d+(,\d*)?\}/.exec(source.slice(start, start + 24));
+    return quantifier ? quantifier[0].length : 1;
 }
 function skipClass(source, start) {
     let i = start + 1;
@@ -27717,7 +27749,8 @@ function skipGroup(source, start) {
             depth++;
         else if (c === ')' && --depth === 0) {
             const next = source[i + 1];
-            return next === '*' || next === '?' || next === '+' || next === '{' ? i + 1 : i;
+            // A `{` is left to the caller, which skips a counted quantifier whole.
+            return next === '*' || next === '?' || next === '+' ? i + 1 : i;
         }
     }
     return source.length;
@@ -27903,6 +27936,7 @@ function toJson(analysis) {
         locations: analysis.locations,
         signature: analysis.signature,
         ...(analysis.hint ? { hint: analysis.hint } : {}),
+        excerpt: analysis.excerpt,
     };
 }
 function formatForPeople(analysis) {
@@ -27924,6 +27958,9 @@ function formatForPeople(analysis) {
         if (analysis.locations.length > 20)
             lines.push(`  … and ${analysis.locations.length - 20} more`);
     }
+    // What the agent's prompt, the summary and the comment show of this output.
+    if (analysis.excerpt)
+        lines.push('excerpt:', ...analysis.excerpt.split('\n').map((line) => `  ${line}`));
     return `${lines.join('\n')}\n`;
 }
 
@@ -31733,13 +31770,10 @@ function controllerGitEnv(globalConfig = '/dev/null') {
 
 /** How often a held lock is looked at again. */
 const POLL_MS = 100;
-/** Settles the index, HEAD and `branch` locks of `git`'s repository (see {@link settleLock}). */
-async function clearStaleLocks(git, branch, waitMs) {
-    const names = ['index.lock', 'HEAD.lock', ...(branch ? [`refs/heads/${branch}.lock`] : [])];
-    for (const name of names) {
-        const gitPath = (await git.exec(['rev-parse', '--git-path', name])).stdout.trim();
-        await settleLock((0,external_node_path_namespaceObject.isAbsolute)(gitPath) ? gitPath : (0,external_node_path_namespaceObject.join)(git.cwd, gitPath), [git.cwd], waitMs);
-    }
+/** Settles each of `lockPaths` (absolute) of the repository in `cwd` (see {@link settleLock}). */
+async function clearStaleLocks(lockPaths, cwd, waitMs) {
+    for (const lockPath of lockPaths)
+        await settleLock(lockPath, [cwd], waitMs);
 }
 /**
  * Returns once `lockPath` is gone: released by the git that holds it, or removed (with a warning)
@@ -32115,7 +32149,7 @@ const READ_BYTES_PER_BATCH = 64 * 1024 * 1024;
  * each blob up to `maxBytes`. An added path is `ignoredBefore` when the `.gitignore` files of any of
  * `ignoreRulesAt` ignore it.
  */
-async function commitCandidates(git, base, trees, ignoreRulesAt, maxBytes) {
+async function commitCandidates(git, gitDir, base, trees, ignoreRulesAt, maxBytes) {
     const entries = new Map();
     for (const tree of new Set(trees)) {
         const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', base, tree];
@@ -32135,9 +32169,8 @@ async function commitCandidates(git, base, trees, ignoreRulesAt, maxBytes) {
     const texts = await blobTexts(git, blobs.filter((blob) => (sizes.get(blob) ?? 0) <= maxBytes), sizes);
     const added = [...entries.values()].filter((e) => e.change === 'added').map((e) => e.path);
     const ignored = new Set();
-    for (const rules of new Set(ignoreRulesAt))
-        for (const path of await ignoredAt(git, rules, added))
-            ignored.add(path);
+    for (const path of await ignoredByAny(git, gitDir, ignoreRulesAt, added))
+        ignored.add(path);
     return [...entries.values()].map(({ path, change, blob }) => ({
         path,
         change,
@@ -32193,29 +32226,47 @@ async function blobTexts(git, blobs, sizes) {
     return texts;
 }
 /**
- * Of `paths`, those ignored by the `.gitignore` files in `tree` (with `.git/info/exclude` and
+ * Of `paths`, those ignored by the `.gitignore` files of any of `trees`. Trees with the same
+ * `.gitignore` files (the work seldom edits one) are asked once.
+ */
+async function ignoredByAny(git, gitDir, trees, paths) {
+    const ignored = new Set();
+    if (paths.length === 0)
+        return ignored;
+    const asked = new Set();
+    for (const tree of new Set(trees)) {
+        const ruleFiles = await ignoreRuleFiles(git, tree);
+        const key = ruleFiles.map((file) => `${file.blob} ${file.path}`).join('\0');
+        if (asked.has(key))
+            continue;
+        asked.add(key);
+        for (const path of await ignoredAt(git, gitDir, ruleFiles, paths))
+            ignored.add(path);
+    }
+    return ignored;
+}
+/** The `.gitignore` files of `tree`, in git's order. */
+async function ignoreRuleFiles(git, tree) {
+    const listing = await git.raw(['ls-tree', '-r', '-z', '--full-tree', tree]);
+    git.check(['ls-tree', '-r', tree], listing);
+    return splitZ(listing.stdout).flatMap((entry) => {
+        const match = /^100\d{3} blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+        return match && /(?:^|\/)\.gitignore$/.test(match[2] ?? '') ? [{ blob: match[1] ?? '', path: match[2] ?? '' }] : [];
+    });
+}
+/**
+ * Of `paths`, those ignored by `ruleFiles` (a tree's `.gitignore` files, with `.git/info/exclude` and
  * `core.excludesFile`): git's own matcher, run over a scratch work tree that holds only those files, so
  * an edit the work made to a `.gitignore` does not count.
  */
-async function ignoredAt(git, tree, paths) {
-    if (paths.length === 0)
-        return new Set();
+async function ignoredAt(git, gitDir, ruleFiles, paths) {
     const scratch = await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'loop-ignore-rules-'));
     try {
-        const listing = await git.raw(['ls-tree', '-r', '-z', '--full-tree', tree]);
-        git.check(['ls-tree', '-r', tree], listing);
-        const ruleFiles = splitZ(listing.stdout).flatMap((entry) => {
-            const match = /^100\d{3} blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
-            return match && /(?:^|\/)\.gitignore$/.test(match[2] ?? '')
-                ? [{ blob: match[1] ?? '', path: match[2] ?? '' }]
-                : [];
-        });
         const contents = await blobTexts(git, [...new Set(ruleFiles.map((f) => f.blob))], new Map());
         for (const file of ruleFiles) {
             await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.join)(scratch, file.path)), { recursive: true });
             await (0,promises_namespaceObject.writeFile)((0,external_node_path_namespaceObject.join)(scratch, file.path), contents.get(file.blob) ?? '');
         }
-        const gitDir = (await git.exec(['rev-parse', '--absolute-git-dir'])).stdout.trim();
         const result = await git.raw(['check-ignore', '--no-index', '--stdin', '-z'], {
             env: { GIT_DIR: gitDir, GIT_WORK_TREE: scratch },
             input: Buffer.from(paths.map((p) => `${p}\0`).join('')),
@@ -32429,6 +32480,7 @@ async function readWorkTreeFile(path, maxBytes) {
 
 
 
+
 /** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
 const BENIGN_GIT_MESSAGES = {
     nothingToCommit: /nothing to commit|no changes added to commit/,
@@ -32446,6 +32498,7 @@ class GitCli {
     exclude;
     git;
     emptyTree;
+    repositoryPaths;
     staleIndexLockMs;
     networkEnv;
     constructor(cwd, options = {}) {
@@ -32480,7 +32533,23 @@ class GitCli {
     }
     /** The repository's top folder (absolute). */
     async topLevel() {
-        return (await this.exec(['rev-parse', '--show-toplevel'])).stdout.trim();
+        return (await this.paths()).top;
+    }
+    async paths() {
+        if (!this.repositoryPaths) {
+            const asked = await this.exec([
+                'rev-parse',
+                '--show-toplevel',
+                '--absolute-git-dir',
+                '--git-common-dir',
+                '--git-path',
+                'index',
+            ]);
+            const [top = '', gitDir = '', commonDir = '', index = ''] = asked.stdout.split('\n');
+            const absolute = (path) => ((0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.join)(this.cwd, path));
+            this.repositoryPaths = { top, gitDir, commonDir: absolute(commonDir), index: absolute(index) };
+        }
+        return this.repositoryPaths;
     }
     async changedPaths(since) {
         const base = await this.baseOf(since);
@@ -32490,8 +32559,10 @@ class GitCli {
             return splitZ(result.stdout);
         });
     }
-    async diffStat(since) {
+    async diffStat(since, tree) {
         const base = await this.baseOf(since);
+        if (tree)
+            return (await this.exec(['diff', '--stat', base, tree])).stdout;
         return this.withWorkTreeIndex(async (env) => (await this.exec(['diff', '--cached', '--stat', base], { env })).stdout);
     }
     async diff(since, paths = []) {
@@ -32501,11 +32572,10 @@ class GitCli {
     }
     async commitAll(message, identity, exclude = []) {
         await this.stageAllExcept(exclude);
-        const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true });
-        if (staged.exitCode === 0)
+        // git commits a merge in progress even with nothing staged: there, ask first, as everywhere before.
+        const merging = (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)((await this.paths()).gitDir, 'MERGE_HEAD'));
+        if (merging && !(await this.hasStagedChanges()))
             return null;
-        if (staged.exitCode !== 1)
-            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
         // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
         const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
         const result = await this.exec(args, { allowFailure: true });
@@ -32517,9 +32587,18 @@ class GitCli {
             if (isConcurrentCommit(result.stderr, message)) {
                 throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
             }
+            // Nothing staged: git refuses an empty commit. Asked only now, which spares a git per checkpoint.
+            if (!(await this.hasStagedChanges()))
+                return null;
             throw new GitCommandError(args, result);
         }
         return this.head();
+    }
+    async hasStagedChanges() {
+        const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true });
+        if (staged.exitCode !== 0 && staged.exitCode !== 1)
+            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
+        return staged.exitCode === 1;
     }
     /** Fetches `ref` from `remote` (no tags). Returns the result rather than throwing: the caller decides. */
     async fetch(remote, ref) {
@@ -32624,7 +32703,8 @@ class GitCli {
     async commitCandidates(trees, ignoreRulesAt, maxBytes) {
         // HEAD's rules too: a .gitignore edit the work made earlier and left in the work tree does not count.
         const base = await this.baseOf(null);
-        return commitCandidates(this.git, base, trees, [base, ...(ignoreRulesAt ? [ignoreRulesAt] : [])], maxBytes);
+        const rules = [base, ...(ignoreRulesAt ? [ignoreRulesAt] : [])];
+        return commitCandidates(this.git, (await this.paths()).gitDir, base, trees, rules, maxBytes);
     }
     async treeWithPathsAsHead(tree, paths) {
         return treeWithPathsFrom(this.git, tree, await this.baseOf(null), paths);
@@ -32642,17 +32722,29 @@ class GitCli {
      */
     async stageAllExcept(extra, env) {
         const options = env ? { env } : undefined;
-        if (!env)
-            await clearStaleLocks(this.git, await this.currentBranch(), this.staleIndexLockMs);
+        if (!env) {
+            // The locks the commit takes: the index's, HEAD's and the branch's. Asking the branch runs git, which
+            // first checks that `.git` is still the sealed one: no lock is removed in a repository put in its place.
+            const { gitDir, commonDir, index } = await this.paths();
+            const branch = await this.currentBranch();
+            const locks = [`${index}.lock`, (0,external_node_path_namespaceObject.join)(gitDir, 'HEAD.lock')];
+            if (branch)
+                locks.push((0,external_node_path_namespaceObject.join)(commonDir, 'refs', 'heads', `${branch}.lock`));
+            await clearStaleLocks(locks, this.cwd, this.staleIndexLockMs);
+        }
         await this.exec(['add', '-A', '--', ':/'], options);
-        const excluded = [...this.exclude, ...extra].map((path) => `:(top)${path}`);
+        const excluded = [...new Set([...this.exclude, ...extra])].map((path) => `:(top)${path}`);
         if (excluded.length === 0)
             return;
-        const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...(env ? { env } : {}) }))
-            .exitCode === 0;
-        await this.exec(hasHead
-            ? ['reset', '-q', 'HEAD', '--', ...excluded]
-            : ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options);
+        // HEAD nearly always exists: try the reset, and ask whether HEAD exists only when it fails.
+        const reset = ['reset', '-q', 'HEAD', '--', ...excluded];
+        const resetResult = await this.exec(reset, { allowFailure: true, ...options });
+        if (resetResult.exitCode === 0)
+            return;
+        const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...options })).exitCode === 0;
+        if (hasHead)
+            throw new GitCommandError(reset, resetResult);
+        await this.exec(['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options);
     }
     /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
     async baseOf(since) {
@@ -32671,9 +32763,8 @@ class GitCli {
     async withWorkTreeIndex(body, exclude = []) {
         const folder = await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'loop-git-index-'));
         try {
-            const indexPath = (await this.exec(['rev-parse', '--git-path', 'index'])).stdout.trim();
             const temporary = (0,external_node_path_namespaceObject.join)(folder, 'index');
-            const source = (0,external_node_path_namespaceObject.isAbsolute)(indexPath) ? indexPath : (0,external_node_path_namespaceObject.join)(this.cwd, indexPath);
+            const source = (await this.paths()).index;
             await (0,promises_namespaceObject.copyFile)(source, temporary).then(
             // The copy keeps the index's own time: git trusts an entry's stat data only when the file is
             // older than the index, so a newer copy would hide a same-size edit made right after staging.
@@ -32740,6 +32831,7 @@ async function keepStateOutOfGit(root, stateDir) {
 
 
 
+
 /** Where a release's loop config schema is served: the file at the release's own tag. */
 function schemaUrl(version) {
     return `https://raw.githubusercontent.com/loop-controller/loop-controller/v${version}/schema/loop-config.schema.json`;
@@ -32752,7 +32844,7 @@ async function init(root, values, io) {
         return EXIT.usage;
     }
     // Without a work command the starter uses a preset: Claude Code unless --agent names another.
-    const agent = values.work !== undefined ? 'command' : (values.agent ?? 'claude');
+    const agent = values.work !== undefined ? 'command' : agentNameKey(values.agent ?? 'claude');
     const agentLines = agent === 'command'
         ? `work:\n  run: ${JSON.stringify(values.work ?? '')}\n  timeout: 30m`
         : `agent: ${agent}\nwork:\n  timeout: 30m`;
@@ -33808,9 +33900,10 @@ async function loadCliConfig(root, values, io) {
 }
 function parseAgent(value) {
     const known = AGENT_NAMES;
-    if (known.includes(value))
-        return value;
-    throw new UsageError(`--agent: expected one of ${AGENT_NAMES.join(', ')}; got '${value}'.`);
+    const name = agentNameKey(value);
+    if (known.includes(name))
+        return name;
+    throw new UsageError(`--agent: expected one of ${AGENT_NAMES.join(', ')} (in any case); got '${value}'.`);
 }
 /** The loop's policy when its config (file or simple-mode flags) is at hand and valid; else null. */
 async function policyIfConfigured(root, values, io) {
@@ -34097,8 +34190,12 @@ function format_pullRequestWaitingSection(model) {
     ].join(' ');
 }
 /** A loop that has run no iteration and will not by itself: queued, or aborted before its first one. */
-function format_neverRan(state) {
+function neverRan(state) {
     return (state.status === 'queued' || state.status === 'aborted') && state.iteration === 0;
+}
+/** A loop aborted before its first iteration (while queued): nothing ran, so nothing was spent or checked. */
+function format_abortedBeforeStart(state) {
+    return state.status === 'aborted' && neverRan(state);
 }
 
 ;// CONCATENATED MODULE: ./src/domain/report/limits.ts
@@ -34111,7 +34208,14 @@ const limits_SUMMARY_MAX_BYTES = (/* unused pure expression or super */ null && 
 /** An issue or pull request comment may hold 65,536 characters. */
 const limits_COMMENT_MAX_CHARS = 65_536;
 /** The most table rows, failing-output sections and listed locations a report shows. */
-const limits_REPORT_CAPS = { tableRows: 200, outputSections: 20, overflowLocations: 100, triedEntries: 20, gates: 50 };
+const limits_REPORT_CAPS = {
+    tableRows: 200,
+    outputSections: 20,
+    overflowLocations: 100,
+    triedEntries: 20,
+    gates: 50,
+    failedLegLinks: 10,
+};
 const limits_encoder = new TextEncoder();
 /** Bytes of `text` in UTF-8 (what the summary limit counts). */
 function limits_utf8Length(text) {
@@ -34446,7 +34550,7 @@ function view_buildReportView(model, surface = 'github') {
                 : TITLES[state],
         progress: model.baselineRound
             ? `the baseline round, before iteration ${model.baselineRound.iteration} of ${model.maxIterations}`
-            : model.status === 'aborted' && format_neverRan(model)
+            : format_abortedBeforeStart(model)
                 ? 'never started'
                 : `iteration ${model.iteration} of ${model.maxIterations}`,
         why,
@@ -34489,7 +34593,7 @@ function isStopped(state) {
     return STOPPED_STATES.includes(state);
 }
 function plainProgress(model) {
-    return `iteration ${model.iteration} of ${model.maxIterations}`;
+    return format_abortedBeforeStart(model) ? 'never started' : `iteration ${model.iteration} of ${model.maxIterations}`;
 }
 /** The gate a waiting loop waits on, if it waits on one. */
 function view_pendingGate(model) {
@@ -34598,14 +34702,24 @@ function failureView(model) {
         check: current?.check ?? failingCheck?.name ?? '',
         location,
         pattern: current?.pattern ?? failingCheck?.pattern ?? null,
-        firstLine: message
-            .split('\n')
-            .find((line) => line.trim() !== '')
-            ?.trim() ?? '',
+        firstLine: firstLineOf(message),
         attempts: Math.max(model.failures.consecutive, model.failures.tried.length + (current ? 1 : 0)),
         attemptsLimit: model.failures.perFailureLimit,
         tried: model.failures.tried,
     };
+}
+/** The heading a sharded check's output gives each failing shard's part (`shards.ts`): `### test shard 3/4: fail`. */
+const SHARD_HEADING = /^#{3} .+ (shard \d+\/\d+): \S+$/;
+/** The first line of an error a person reads; a failing shard's heading is not the error, so its shard prefixes the line after. */
+function firstLineOf(message) {
+    const [first = '', second] = message
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+    const shard = SHARD_HEADING.exec(first)?.[1];
+    if (shard === undefined)
+        return first;
+    return second === undefined || SHARD_HEADING.test(second) ? `${shard} failed` : `${shard}: ${second}`;
 }
 /** At most this many iterations are listed; older ones are counted. */
 const MAX_LISTED_ITERATIONS = 30;
@@ -34733,8 +34847,6 @@ function sections_auditTrailPointer(model) {
 }
 /** The stage with the capability it works on, e.g. `VERIFY (capability 2 of 3: \`retry\`)`. */
 function sections_stageLine(model) {
-    if (model.status === 'aborted' && neverRan(model))
-        return 'none (aborted before its first iteration)';
     const { capabilities } = model;
     if (capabilities.total === 0 || capabilities.current === null)
         return model.stage;
@@ -34894,7 +35006,7 @@ function sections_spentLine(model) {
     }
     return `**Spent:** ${parts.join(' · ')}`;
 }
-/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch, the run and the dashboard. */
+/** Links to the audit trail, the pull request (not on the pull request itself), the issue, the branch, the run, a fan-out's failed legs' logs and the dashboard. */
 function sections_linksLine(model, postedOn) {
     const { links } = model;
     const parts = [];
@@ -34909,6 +35021,12 @@ function sections_linksLine(model, postedOn) {
         parts.push(links.branch.url ? link(links.branch.name, links.branch.url) : code(links.branch.name));
     if (links.run)
         parts.push(link('this run', links.run));
+    const legs = (links.failedLegs ?? []).slice(0, REPORT_CAPS.failedLegLinks);
+    if (legs.length > 0) {
+        const more = (links.failedLegs?.length ?? 0) - legs.length;
+        const listed = legs.map((leg) => link(leg.name, leg.url)).join(', ');
+        parts.push(`${legs.length === 1 && more === 0 ? 'log of the failed leg' : 'logs of the failed legs'} ${listed}${more > 0 ? ` and ${more} more in this run` : ''}`);
+    }
     if (links.dashboard)
         parts.push(`dashboard: ${link(`#${links.dashboard.number}`, links.dashboard.url)}`);
     return parts.join(' · ');
@@ -34986,7 +35104,10 @@ function renderComment(model, options = {}) {
                 : '',
             gatesLine(model, redact),
             refusedSection(model, redact),
-            [spentLine(model), linksLine(model, options.postedOn)].filter(Boolean).join(' · '),
+            // Aborted while queued, nothing was spent: `0 ms` would only read as a measurement.
+            [abortedBeforeStart(model) ? '' : spentLine(model), linksLine(model, options.postedOn)]
+                .filter(Boolean)
+                .join(' · '),
             updatedLine(view),
         ];
         return `${parts.filter(Boolean).join('\n\n')}\n`;
@@ -35191,20 +35312,24 @@ function renderSummary(model, options = {}) {
     const limit = options.limit ?? SUMMARY_MAX_BYTES;
     const view = buildReportView(model);
     const head = [`## ${headingText(model, view)}`, whyAndNext(view, redact)];
-    const body = [
-        stageDiagram(model, view),
-        `${summary_verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
-            ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
-            : ''}`,
-        checkTable(model, redact),
-        gatesLine(model, redact),
-        pullRequestWaitingSection(model),
-        refusedSection(model, redact),
-    ];
+    // Aborted while queued: no iteration ran, so no verdict, no checks and no metrics to show.
+    const notStarted = abortedBeforeStart(model);
+    const body = notStarted
+        ? [stageDiagram(model, view), NOT_STARTED_LINE, gatesLine(model, redact), refusedSection(model, redact)]
+        : [
+            stageDiagram(model, view),
+            `${summary_verdictLabel(model)} ${verdictLine(model.checks)}${model.checksRanEarlier ? ' (in an earlier job of this iteration)' : ''} · **Stage:** ${stageLine(model)}${view.state === 'running' && model.nextAction
+                ? ` · **The loop next:** ${markdownText(redact(model.nextAction), 600)}`
+                : ''}`,
+            checkTable(model, redact),
+            gatesLine(model, redact),
+            pullRequestWaitingSection(model),
+            refusedSection(model, redact),
+        ];
     const footer = [
         renderOverflow(options.overflowLocations ?? [], redact),
-        metricsLine(model),
-        [spentLine(model), linksLine(model)].filter(Boolean).join(' · '),
+        notStarted ? '' : metricsLine(model),
+        [notStarted ? '' : spentLine(model), linksLine(model)].filter(Boolean).join(' · '),
         updatedLine(view),
     ];
     // The handoff's output is the failure outputs' own: the summary shows it once, there.
@@ -35219,6 +35344,8 @@ function renderSummary(model, options = {}) {
         .join('\n\n')}\n`;
     return fitToLimit(render, utf8Length, limit, 60_000, auditTrailPointer(model));
 }
+/** Said instead of the verdict, the check table and the metrics of a loop aborted before its first iteration. */
+const NOT_STARTED_LINE = '**Aborted before it started:** no iteration ran, so no check ran and no agent was called.';
 /** What the verdict is of: this iteration's checks, or (a baseline round) the checks before any work. */
 function summary_verdictLabel(model) {
     return model.baselineRound ? '**Baseline** (the checks at the base, before any work):' : '**Verdict:**';
@@ -38066,7 +38193,7 @@ async function writeIterationRecord(run, record, next) {
             analysis: c.analysis,
         })),
         work: record.work,
-        diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore) : '',
+        diffStat: deps.git && run.headBefore ? await deps.git.diffStat(run.headBefore, record.treeAtCheckpoint) : '',
         commit: record.commit,
         // The iteration that measured the baseline says what failed and who was to fix what.
         baseline: record.previousIsFresh
@@ -38163,8 +38290,9 @@ async function guard(run, record) {
         : [];
     const testGlobs = config.protect['test-files'].length > 0 ? config.protect['test-files'] : [...DEFAULT_TEST_FILES];
     const findings = inspectProtectedChanges([...changes, ...ignored], { protectedGlobs: globs, testGlobs });
-    // Gates triggered by paths: raised when the work changed a path they watch, until approved.
-    const changedPaths = await deps.git.changedPaths(since);
+    // Gates triggered by paths: raised when the work changed a path they watch, until approved. With
+    // `withUnreadable`, the changes name every changed path, so git is not asked a second time.
+    const changedPaths = changes.map((change) => change.path);
     const gatesRaised = [...record.gatesRaised];
     for (const gate of config.gates) {
         if (gate.paths.length === 0 || record.state.gates[gate.name]?.status === 'approved')
@@ -38493,9 +38621,9 @@ async function checkpoint(run, record) {
         if (commit)
             made.push({ commit, message });
     };
-    const refused = await screen(run, record);
+    const { refused, tree: treeNow } = await screen(run, record);
     const refusedPaths = refused.map((r) => r.path);
-    const screened = withRefusals(run, record, refused);
+    const screened = { ...withRefusals(run, record, refused), treeAtCheckpoint: treeNow };
     try {
         for (const [i, fix] of record.fixSnapshots.entries()) {
             const message = messages[i] ?? '';
@@ -38534,7 +38662,7 @@ async function checkpoint(run, record) {
 async function screen(run, record) {
     const { input, deps } = run;
     if (!deps.git)
-        return [];
+        return { refused: [], tree: undefined };
     const rules = {
         maxFileBytes: input.config.commit['max-file-bytes'],
         allowPaths: input.config.commit['allow-paths'],
@@ -38544,7 +38672,7 @@ async function screen(run, record) {
     const trees = [...record.fixSnapshots.map((point) => point.tree), now];
     const candidates = await deps.git.commitCandidates(trees, record.treeBeforeWork, rules.maxFileBytes);
     const refused = refuseFromCommit(candidates, rules);
-    return refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i);
+    return { refused: refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i), tree: now };
 }
 /**
  * The refusals where a person reads them: the journey (history, audit trail), the live progress line,
@@ -40708,7 +40836,8 @@ function queuedReason(wait, issueOf = (id) => id) {
     }
     if (dependencies.pending.length > 0) {
         const noLoop = dependencies.noLoop ?? [];
-        const none = noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet)` : '';
+        // Said in the past: a dependency's start does not rewrite it (only its end does).
+        const none = noLoop.length > 0 ? ` (${listed(noLoop, issueOf)} had no loop when this was written)` : '';
         parts.push(`it waits for ${dependencies.pending.map(issueOf).join(', ')} to be COMPLETE${none}`);
     }
     if (wait.slotOnly && wait.limit === null) {
@@ -40737,8 +40866,9 @@ function queuedNext(wait, issueOf = (id) => id) {
     if (noLoop.length > 0) {
         const names = listed(noLoop, issueOf);
         // No state may also be a loop whose first iteration runs now (its state is saved when it ends).
-        const [label, after] = noLoop.length === 1 ? ['it', 'it is'] : ['each', 'all are'];
-        return `${names} ${noLoop.length === 1 ? 'has' : 'have'} no loop yet: label ${label} \`${Labels.Start}\` (or start it) unless someone just did, and this loop starts after ${after} COMPLETE. Only an issue's loop counts, not a pull request's. To drop this loop, comment \`/loop abort\`.`;
+        // Its start is not told here (only a dependency's end rewrites this), so the step says how to tell.
+        const [still, after] = noLoop.length === 1 ? ['it still has none', 'it is'] : ['one still has none', 'all are'];
+        return `${names} had no loop when this was written: if ${still} (no status comment of loop-controller on its issue), label it \`${Labels.Start}\` (or start it); this loop starts by itself after ${after} COMPLETE. Only an issue's loop counts, not a pull request's. To drop this loop, comment \`/loop abort\`.`;
     }
     if (dependencies.pending.length > 0) {
         return 'It starts by itself once every dependency is COMPLETE and a slot is free; nothing to do. To drop it, comment `/loop abort`.';
@@ -40760,7 +40890,9 @@ function waitingOnDependenciesAhead(wait) {
 }
 /** The place in line, said among the loops that can start where some ahead wait for their dependencies. */
 function placeInLine(wait) {
-    const place = `${wait.position} of ${wait.queued} queued`;
+    // No count of the whole line, nor of slots in use: loops join behind and take free slots without
+    // rewriting this comment, and a count would go stale (the dashboard says them as they are).
+    const place = ordinal(wait.position);
     const waitingAhead = waitingOnDependenciesAhead(wait);
     if (waitingAhead === 0 || wait.ahead === undefined)
         return place;
@@ -40780,18 +40912,16 @@ function listed(loopIds, issueOf) {
 }
 /** The status comment and job summary of a queued loop. */
 function renderQueued(input, issueOf = (id) => id) {
-    const { loopId, wait, writer } = input;
-    // Without a limit only dependencies queue a loop: there is no slot to count.
-    const slots = wait.limit === null ? '' : `; slots: ${wait.running} of ${wait.limit} in use`;
+    const { loopId, wait, writer, dashboard } = input;
     const lines = [
         `## ⏳ loop-controller: ${code(loopId)} is queued`,
         '',
         // Built from issue numbers and sanitised loop ids only: no untrusted text to escape, and `#12` stays a link.
         `**Why:** ${queuedReason(wait, issueOf)}.`,
         '',
-        `**Place in line:** ${placeInLine(wait)}${slots}.${wait.position > TOLD_IN_LINE
+        `**Place in line:** ${placeInLine(wait)}.${wait.position > TOLD_IN_LINE
             ? ` This comment is updated once it is among the first ${TOLD_IN_LINE} in line; the loops ahead leave the line as they start.`
-            : ''}`,
+            : ''}${dashboard ? ` The line as it is now, with the slots in use: ${link(`dashboard #${dashboard.number}`, dashboard.url)}.` : ''}`,
         '',
         `**Next:** ${queuedNext(wait, issueOf)}`,
     ];
@@ -41034,7 +41164,7 @@ function loopsTableRows(loops, repositoryUrl, queue, everyLoop = loops, now) {
         }
         const task = state.task;
         // A loop waiting in line before its first iteration, or aborted there, is in no stage.
-        const notStarted = format_neverRan(state);
+        const notStarted = neverRan(state);
         return {
             loopId,
             stage: notStarted ? '-' : state.stage,
