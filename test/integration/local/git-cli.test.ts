@@ -168,6 +168,26 @@ describe('GitCli in a local repository', () => {
     expect(sh(dir, 'diff', '--cached', '--name-only')).toBe('')
   })
 
+  it('screens each new content by its size and reads the text of those up to the limit, large ones between small', async () => {
+    write(dir, 'a.txt', 'a\n')
+    await git.commitAll('first', bot)
+    const large = 'x'.repeat(300)
+    write(dir, 'a.txt', 'changed\n')
+    write(dir, 'b-large.txt', large)
+    write(dir, 'c.txt', 'c\n')
+    write(dir, 'd-large.txt', `${large}y`)
+    write(dir, 'e.txt', 'e\n')
+    const staged = await git.stageForCommit()
+    const candidates = await git.commitCandidates([staged.tree], null, 100, staged.head?.commit)
+    expect(candidates.map(({ path, change, bytes, text }) => ({ path, change, bytes, text }))).toEqual([
+      { path: 'a.txt', change: 'modified', bytes: 8, text: 'changed\n' },
+      { path: 'b-large.txt', change: 'added', bytes: 300, text: null },
+      { path: 'c.txt', change: 'added', bytes: 2, text: 'c\n' },
+      { path: 'd-large.txt', change: 'added', bytes: 301, text: null },
+      { path: 'e.txt', change: 'added', bytes: 2, text: 'e\n' },
+    ])
+  })
+
   it('reports a commit made between the staging and the commit, and commits nothing over it', async () => {
     write(dir, 'a.txt', 'a\n')
     await git.commitAll('first', bot)
