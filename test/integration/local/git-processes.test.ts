@@ -110,8 +110,8 @@ const ITERATION = [
   'cat-file',
   'ls-files',
   // The commit screen: HEAD and its tree, the work tree now staged in the real index (once: the commit is
-  // made of that tree) against HEAD, the new paths' sizes and contents (one cat-file), the ignore rules of HEAD and of the tree
-  // before the work (the same .gitignore files: one check-ignore).
+  // made of that tree) against HEAD, the new paths' sizes and contents (one cat-file), the ignore rules
+  // of HEAD and of the tree before the work (the same .gitignore files: one check-ignore).
   'rev-parse',
   'add',
   'reset',
