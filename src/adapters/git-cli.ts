@@ -1,9 +1,10 @@
 /**
  * The one git wrapper: the git command line, non-interactive, with identity passed per command
  * (`-c user.name=...`) so the user's config is never changed. Failing commands throw `GitCommandError`
- * unless asked not to; only the named, known-benign messages below are tolerated. Running a command is
- * `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
- * `git-file-changes.ts`; this file is the operations the loop asks of a work tree.
+ * unless asked not to; only the named, known-benign messages (`git-commit.ts`) are tolerated. Running a
+ * command is `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
+ * `git-file-changes.ts`, making a commit `git-commit.ts`; this file is the operations the loop asks of a
+ * work tree.
  */
 import { existsSync } from 'node:fs'
 import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises'
