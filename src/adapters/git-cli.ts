@@ -1,46 +1,34 @@
 /**
  * The one git wrapper: the git command line, non-interactive, with identity passed per command
  * (`-c user.name=...`) so the user's config is never changed. Failing commands throw `GitCommandError`
- * unless asked not to; only the named, known-benign messages below are tolerated. Running a command is
- * `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
- * `git-file-changes.ts`; this file is the operations the loop asks of a work tree.
+ * unless asked not to; only the named, known-benign messages (`git-commit.ts`) are tolerated. Running a
+ * command is `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
+ * `git-file-changes.ts`, making a commit `git-commit.ts`; this file is the operations the loop asks of a
+ * work tree.
  */
 import { existsSync } from 'node:fs'
 import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
-import {
-  CONCURRENT_UPDATE_SIGNS,
-  CONFLICT_SIGNS,
-  isConcurrentCommit,
-  NON_FAST_FORWARD_SIGNS,
-} from '../domain/git-errors.js'
-import {
-  ConcurrentCommitError,
-  type FileChange,
-  type Git,
-  type GitResult,
-  type Identity,
-  type PushResult,
-  type RebaseResult,
+import { CONFLICT_SIGNS, NON_FAST_FORWARD_SIGNS } from '../domain/git-errors.js'
+import type {
+  CommitAndTree,
+  FileChange,
+  Git,
+  GitResult,
+  Identity,
+  PushResult,
+  RebaseResult,
+  StagedWorkTree,
 } from '../ports/git.js'
+import { BENIGN_GIT_MESSAGES, commitIndex, commitTreeOnto, FINISHED_BY_GIT_COMMIT, identityArgs } from './git-commit.js'
 import { commitCandidates, ignoredFiles, treeWithPathsFrom } from './git-commit-screen.js'
 import { DEFAULT_CHANGE_MAX_BYTES, textChanges } from './git-file-changes.js'
 import { clearStaleLocks } from './git-locks.js'
 import { GitCommandError, GitProcess, splitZ } from './git-process.js'
 
 export type { FileChange, PushResult, RebaseResult }
-export { DEFAULT_CHANGE_MAX_BYTES, GitCommandError }
-
-/** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
-export const BENIGN_GIT_MESSAGES = {
-  nothingToCommit: /nothing to commit|no changes added to commit/,
-  everythingUpToDate: /Everything up-to-date/,
-  currentBranchUpToDate: /Current branch \S+ is up to date/,
-  alreadyOnBranch: /Already on '[^']+'/,
-  switchedToNewBranch: /Switched to (a new )?branch/,
-  resetBranch: /Switched to and reset branch/,
-} as const
+export { BENIGN_GIT_MESSAGES, DEFAULT_CHANGE_MAX_BYTES, GitCommandError }
 
 export interface GitCliOptions {
   /** Paths never committed nor counted as changes (the state folder). Default `['.loop']`. */
@@ -73,6 +61,9 @@ interface RepositoryPaths {
   commonDir: string
   index: string
 }
+
+/** Paths given to one git command, well under the system's limit on a command line. */
+const PATHS_PER_COMMAND = 500
 
 /** Git subcommands that reach a remote. */
 const NETWORK_COMMANDS = new Set(['fetch', 'push', 'ls-remote', 'pull', 'clone'])
@@ -174,34 +165,47 @@ export class GitCli implements Git {
   }
 
   async commitAll(message: string, identity: Identity, exclude: readonly string[] = []): Promise<string | null> {
+    await this.clearCommitLocks()
     await this.stageAllExcept(exclude)
-    // git commits a merge in progress even with nothing staged: there, ask first, as everywhere before.
     const merging = existsSync(join((await this.paths()).gitDir, 'MERGE_HEAD'))
-    if (merging && !(await this.hasStagedChanges())) return null
-    // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
-    const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message]
-    const result = await this.exec(args, { allowFailure: true })
-    if (result.exitCode !== 0) {
-      // Another process in the same work tree (a second controller) committed these changes between our
-      // staging and our commit: nothing is left for us to commit.
-      if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr)) return null
-      if (isConcurrentCommit(result.stderr, message)) {
-        throw new ConcurrentCommitError(
-          `another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`,
-        )
-      }
-      // Nothing staged: git refuses an empty commit. Asked only now, which spares a git per checkpoint.
-      if (!(await this.hasStagedChanges())) return null
-      throw new GitCommandError(args, result)
-    }
-    return this.head()
+    return commitIndex(this.git, message, identity, merging)
   }
 
-  private async hasStagedChanges(): Promise<boolean> {
-    const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true })
-    if (staged.exitCode !== 0 && staged.exitCode !== 1)
-      throw new GitCommandError(['diff', '--cached', '--quiet'], staged)
-    return staged.exitCode === 1
+  async stageForCommit(exclude: readonly string[] = []): Promise<StagedWorkTree> {
+    const head = await this.headAndTree()
+    await this.stageAllExcept(exclude, undefined, head?.commit ?? null)
+    return { tree: (await this.exec(['write-tree'])).stdout.trim(), head }
+  }
+
+  async commitStaged(
+    staged: StagedWorkTree,
+    message: string,
+    identity: Identity,
+    { leaveOut, parent }: { leaveOut: readonly string[]; parent: CommitAndTree | null },
+  ): Promise<string | null> {
+    const { gitDir } = await this.paths()
+    if (FINISHED_BY_GIT_COMMIT.some((name) => existsSync(join(gitDir, name)))) {
+      if (leaveOut.length > 0) await this.resetPaths(staged.head?.commit ?? null, leaveOut)
+      return commitIndex(this.git, message, identity, existsSync(join(gitDir, 'MERGE_HEAD')))
+    }
+    const base = staged.head?.commit ?? (await this.emptyTreeId())
+    const tree = await treeWithPathsFrom(this.git, staged.tree, base, leaveOut)
+    const commit = await this.commitTree(tree, message, identity, parent)
+    // The index holds the tree staged: the paths left out go back to what HEAD has now.
+    if (leaveOut.length > 0) await this.resetPaths(commit ?? parent?.commit ?? null, leaveOut)
+    return commit
+  }
+
+  /** The index entries of `paths` as `commit` has them (removed where it lacks them, or with no commit). */
+  private async resetPaths(commit: string | null, paths: readonly string[]): Promise<void> {
+    for (let start = 0; start < paths.length; start += PATHS_PER_COMMAND) {
+      const batch = paths.slice(start, start + PATHS_PER_COMMAND)
+      await this.exec(
+        commit
+          ? ['--literal-pathspecs', 'reset', '-q', commit, '--', ...batch]
+          : ['--literal-pathspecs', 'rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...batch],
+      )
+    }
   }
 
   /** Fetches `ref` from `remote` (no tags). Returns the result rather than throwing: the caller decides. */
@@ -271,26 +275,19 @@ export class GitCli implements Git {
   }
 
   /**
-   * Commits a tree made by `snapshot` on top of HEAD (no hooks, no signing, as `commitAll`), then moves
-   * the branch with HEAD's old value as the expected one, so a concurrent commit is detected, not lost.
+   * Commits a tree made by `snapshot` on top of `parent` (HEAD when not given; no hooks, no signing, as
+   * `commitAll`), then moves the branch with the parent as the expected old value, so a concurrent
+   * commit is detected, not lost. The message is recorded as `git commit -m` records it.
    */
-  async commitTree(tree: string, message: string, identity: Identity): Promise<string | null> {
-    const head = await this.head()
-    const headTree = head ? (await this.exec(['rev-parse', `${head}^{tree}`])).stdout.trim() : await this.baseOf(null)
-    if (headTree === tree) return null
-    const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit-tree', tree, '-m', message]
-    const commit = (await this.exec(head ? [...args, '-p', head] : args)).stdout.trim()
-    const update = ['update-ref', '-m', 'loop: checkpoint', 'HEAD', commit, head ?? '']
-    const moved = await this.exec(update, { allowFailure: true })
-    if (moved.exitCode !== 0) {
-      if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(moved.stderr))) {
-        throw new ConcurrentCommitError(
-          `another process committed in ${this.cwd} at the same time: ${moved.stderr.trim()}`,
-        )
-      }
-      throw new GitCommandError(update, moved)
-    }
-    return commit
+  async commitTree(
+    tree: string,
+    message: string,
+    identity: Identity,
+    parent?: CommitAndTree | null,
+  ): Promise<string | null> {
+    const head = parent === undefined ? await this.headAndTree() : parent
+    if ((head?.tree ?? (await this.emptyTreeId())) === tree) return null
+    return commitTreeOnto(this.git, tree, message, identity, head)
   }
 
   /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
@@ -314,9 +311,9 @@ export class GitCli implements Git {
     return textChanges(this.git, ref, paths, await this.topLevel(), maxBytes, options.withUnreadable)
   }
 
-  async commitCandidates(trees: readonly string[], ignoreRulesAt: string | null, maxBytes: number) {
+  async commitCandidates(trees: readonly string[], ignoreRulesAt: string | null, maxBytes: number, head?: string) {
     // HEAD's rules too: a .gitignore edit the work made earlier and left in the work tree does not count.
-    const base = await this.baseOf(null)
+    const base = head ?? (await this.baseOf(null))
     const rules = [base, ...(ignoreRulesAt ? [ignoreRulesAt] : [])]
     return commitCandidates(this.git, (await this.paths()).gitDir, base, trees, rules, maxBytes)
   }
@@ -337,37 +334,60 @@ export class GitCli implements Git {
    * case for `.loop/` once it is in `.git/info/exclude`. So stage everything, then put the excluded
    * paths back as they are in HEAD (or drop them from a first commit's index).
    */
-  private async stageAllExcept(extra: readonly string[], env?: Record<string, string>): Promise<void> {
+  private async stageAllExcept(
+    extra: readonly string[],
+    env?: Record<string, string>,
+    /** HEAD's commit when the caller has just read it, null when there is none. */
+    head?: string | null,
+  ): Promise<void> {
     const options = env ? { env } : undefined
-    if (!env) {
-      // The locks the commit takes: the index's, HEAD's and the branch's. Asking the branch runs git, which
-      // first checks that `.git` is still the sealed one: no lock is removed in a repository put in its place.
-      const { gitDir, commonDir, index } = await this.paths()
-      const branch = await this.currentBranch()
-      const locks = [`${index}.lock`, join(gitDir, 'HEAD.lock')]
-      if (branch) locks.push(join(commonDir, 'refs', 'heads', `${branch}.lock`))
-      await clearStaleLocks(locks, this.cwd, this.staleIndexLockMs)
-    }
     await this.exec(['add', '-A', '--', ':/'], options)
     const excluded = [...new Set([...this.exclude, ...extra])].map((path) => `:(top)${path}`)
     if (excluded.length === 0) return
+    const remove = ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded]
+    if (head === null) {
+      await this.exec(remove, options)
+      return
+    }
     // HEAD nearly always exists: try the reset, and ask whether HEAD exists only when it fails.
-    const reset = ['reset', '-q', 'HEAD', '--', ...excluded]
+    const reset = ['reset', '-q', head ?? 'HEAD', '--', ...excluded]
     const resetResult = await this.exec(reset, { allowFailure: true, ...options })
     if (resetResult.exitCode === 0) return
     const hasHead =
       (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...options })).exitCode === 0
     if (hasHead) throw new GitCommandError(reset, resetResult)
-    await this.exec(['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options)
+    await this.exec(remove, options)
+  }
+
+  /**
+   * Settles the locks `git commit` takes: the index's, HEAD's and the branch's. Asking the branch runs
+   * git, which first checks that `.git` is still the sealed one: no lock is removed in a repository put
+   * in its place.
+   */
+  private async clearCommitLocks(): Promise<void> {
+    const { gitDir, commonDir, index } = await this.paths()
+    const branch = await this.currentBranch()
+    const locks = [`${index}.lock`, join(gitDir, 'HEAD.lock')]
+    if (branch) locks.push(join(commonDir, 'refs', 'heads', `${branch}.lock`))
+    await clearStaleLocks(locks, this.cwd, this.staleIndexLockMs)
+  }
+
+  /** HEAD's commit and tree, in one git; null before a first commit. */
+  private async headAndTree(): Promise<CommitAndTree | null> {
+    const asked = await this.exec(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}', '--'], { allowFailure: true })
+    const [commit = '', tree = ''] = asked.stdout.split('\n')
+    return asked.exitCode === 0 && commit && tree ? { commit, tree } : null
+  }
+
+  private async emptyTreeId(): Promise<string> {
+    this.emptyTree ??= (await this.exec(['hash-object', '-t', 'tree', '/dev/null'])).stdout.trim()
+    return this.emptyTree
   }
 
   /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
   private async baseOf(since: string | null): Promise<string> {
     if (since) return since
-    const head = await this.head()
-    if (head) return head
-    this.emptyTree ??= (await this.exec(['hash-object', '-t', 'tree', '/dev/null'])).stdout.trim()
-    return this.emptyTree
+    return (await this.head()) ?? (await this.emptyTreeId())
   }
 
   /**
@@ -398,8 +418,4 @@ export class GitCli implements Git {
       await rm(folder, { recursive: true, force: true })
     }
   }
-}
-
-function identityArgs(identity: Identity): string[] {
-  return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`]
 }

@@ -44,12 +44,7 @@ export async function commitCandidates(
     }
   }
   const blobs = [...new Set([...entries.values()].flatMap((e) => (e.blob ? [e.blob] : [])))]
-  const sizes = await blobSizes(git, blobs)
-  const texts = await blobTexts(
-    git,
-    blobs.filter((blob) => (sizes.get(blob) ?? 0) <= maxBytes),
-    sizes,
-  )
+  const { sizes, texts } = await blobContents(git, blobs, maxBytes)
   const added = [...entries.values()].filter((e) => e.change === 'added').map((e) => e.path)
   const ignored = new Set<string>()
   for (const path of await ignoredByAny(git, gitDir, ignoreRulesAt, added)) ignored.add(path)
@@ -60,6 +55,84 @@ export async function commitCandidates(
     text: blob ? (texts.get(blob) ?? null) : null,
     ignoredBefore: change === 'added' && ignored.has(path),
   }))
+}
+
+/**
+ * The size of each of `blobs` and the text of those up to `maxBytes`, read in one `cat-file --batch`
+ * (another past READ_BYTES_PER_BATCH). git is stopped at the first blob over `maxBytes`, whose content
+ * is never read: from there on each blob's size is asked first, then the texts of the small ones.
+ */
+async function blobContents(git: GitProcess, blobs: readonly string[], maxBytes: number) {
+  const sizes = new Map<string, number>()
+  const texts = new Map<string, string>()
+  let rest = blobs
+  while (rest.length > 0) {
+    const reader = new BatchReader(maxBytes, sizes, texts)
+    const input = Buffer.from(rest.map((b) => `${b}\n`).join(''))
+    const result = await git.raw(['cat-file', '--batch'], { input, onStdout: (chunk) => reader.read(chunk) })
+    if (!reader.stopped) git.check(['cat-file', '--batch'], result)
+    if (reader.answered === 0 && !reader.stopped)
+      throw new Error('git cat-file --batch answered none of the blobs asked')
+    rest = rest.slice(reader.answered)
+    if (reader.overMaxBytes) {
+      const sized = await blobSizes(git, rest)
+      for (const [blob, size] of sized) sizes.set(blob, size)
+      const small = rest.filter((blob) => (sized.get(blob) ?? 0) <= maxBytes)
+      for (const [blob, text] of await blobTexts(git, small, sized)) texts.set(blob, text)
+      break
+    }
+  }
+  return { sizes, texts }
+}
+
+/** Reads `cat-file --batch` output as it comes: a header (`<id> <type> <size>` or `<id> missing`), then the content. */
+class BatchReader {
+  /** Blobs answered, in the order asked. */
+  answered = 0
+  /** Whether the reader asked git to stop: at a blob over `maxBytes`, or with a batch's worth read. */
+  stopped = false
+  overMaxBytes = false
+  private pending: Buffer = Buffer.alloc(0)
+  private readBytes = 0
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly sizes: Map<string, number>,
+    private readonly texts: Map<string, string>,
+  ) {}
+
+  /** Takes a chunk of output; true when git should stop. */
+  read(chunk: Buffer): boolean {
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk])
+    for (;;) {
+      const headerEnd = this.pending.indexOf(10)
+      if (headerEnd < 0) return false
+      const [object = '', type = '', size] = this.pending.subarray(0, headerEnd).toString('utf8').split(' ')
+      if (type === 'missing' || size === undefined) {
+        this.answered++
+        this.pending = this.pending.subarray(headerEnd + 1)
+        continue
+      }
+      const length = Number(size)
+      if (length > this.maxBytes) {
+        this.sizes.set(object, length)
+        this.answered++
+        this.overMaxBytes = true
+        this.stopped = true
+        return true
+      }
+      if (this.pending.length < headerEnd + 1 + length + 1) return false
+      this.sizes.set(object, length)
+      this.texts.set(object, this.pending.subarray(headerEnd + 1, headerEnd + 1 + length).toString('utf8'))
+      this.answered++
+      this.readBytes += length
+      this.pending = this.pending.subarray(headerEnd + 1 + length + 1)
+      if (this.readBytes > READ_BYTES_PER_BATCH) {
+        this.stopped = true
+        return true
+      }
+    }
+  }
 }
 
 async function blobSizes(git: GitProcess, blobs: readonly string[]): Promise<Map<string, number>> {

@@ -15,6 +15,13 @@ export interface RawResult {
   stderr: string
 }
 
+export interface RawOptions {
+  env?: Record<string, string>
+  input?: Buffer
+  /** Takes the output as it comes (none is collected); returning true stops git. */
+  onStdout?: (chunk: Buffer) => boolean
+}
+
 /** A git command that failed; the message quotes the command, its exit code and git's own words. */
 export class GitCommandError extends Error {
   override name = 'GitCommandError'
@@ -56,12 +63,10 @@ export class GitProcess {
    * Runs git and returns whatever it said; throws only when git could not be started or said too much.
    * A command refused because a lock file exists runs again once the lock is settled (released by the
    * live git that holds it, or removed when no git works in the repository: `git-locks.ts`), unless it
-   * runs in several steps that a refusal could leave half done.
+   * runs in several steps that a refusal could leave half done. With `onStdout`, the output is handed to
+   * it as it comes instead of collected; when it returns true, git is stopped (its exit code is then 128).
    */
-  async raw(
-    args: readonly string[],
-    options: { env?: Record<string, string>; input?: Buffer } = {},
-  ): Promise<RawResult> {
+  async raw(args: readonly string[], options: RawOptions = {}): Promise<RawResult> {
     for (let attempt = 1; ; attempt++) {
       const result = await this.rawOnce(args, options)
       const lock = result.exitCode === 0 ? undefined : LOCK_EXISTS.exec(result.stderr)?.[1]
@@ -70,10 +75,7 @@ export class GitProcess {
     }
   }
 
-  private rawOnce(
-    args: readonly string[],
-    options: { env?: Record<string, string>; input?: Buffer },
-  ): Promise<RawResult> {
+  private rawOnce(args: readonly string[], options: RawOptions): Promise<RawResult> {
     return new Promise<RawResult>((resolve, reject) => {
       this.seal.before()
       const child = spawn(this.gitPath, [...NEUTRALISED_CONFIG, ...args], {
@@ -91,7 +93,14 @@ export class GitProcess {
       const out: Buffer[] = []
       let outBytes = 0
       const err: Buffer[] = []
+      let stopped = false
       child.stdout?.on('data', (chunk: Buffer) => {
+        if (stopped) return
+        if (options.onStdout) {
+          stopped = options.onStdout(chunk)
+          if (stopped) child.kill('SIGKILL')
+          return
+        }
         outBytes += chunk.length
         if (outBytes > MAX_GIT_OUTPUT_BYTES) {
           child.kill('SIGKILL')

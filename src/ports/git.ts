@@ -39,6 +39,18 @@ export interface FileChange {
   unreadable?: { before?: 'binary' | 'large'; after?: 'binary' | 'large' }
 }
 
+/** A commit and its tree. */
+export interface CommitAndTree {
+  commit: string
+  tree: string
+}
+
+/** The work tree as `stageForCommit` staged it in the index: its tree, and HEAD then (null before a first commit). */
+export interface StagedWorkTree {
+  tree: string
+  head: CommitAndTree | null
+}
+
 export interface Git {
   readonly cwd: string
   exec(args: readonly string[], options?: { allowFailure?: boolean; env?: Record<string, string> }): Promise<GitResult>
@@ -61,10 +73,29 @@ export interface Git {
   /** Stages everything but `exclude` and commits; returns the new commit or null when nothing changed. */
   commitAll(message: string, identity: Identity, exclude?: readonly string[]): Promise<string | null>
   /**
-   * Commits `tree` (a `snapshot`) on top of HEAD and moves the branch there, leaving the work tree as
-   * it is; null when the tree is HEAD's. Throws `ConcurrentCommitError` when HEAD moved meanwhile.
+   * Stages the work tree in the index for a commit, everything but `exclude` (as `commitAll` stages it),
+   * and returns its tree with HEAD as it was: what a commit screen judges and `commitStaged` commits.
    */
-  commitTree(tree: string, message: string, identity: Identity): Promise<string | null>
+  stageForCommit(exclude?: readonly string[]): Promise<StagedWorkTree>
+  /**
+   * Commits the tree `staged` holds, with the `leaveOut` paths as its HEAD has them, on top of `parent`
+   * (its HEAD, or a commit made on it since), and moves the branch from `parent`: throws
+   * `ConcurrentCommitError` when HEAD moved meanwhile. The index ends as the commit (or, with nothing to
+   * commit, HEAD) has it. Null when the tree is `parent`'s. A merge, cherry-pick or revert in progress is
+   * committed by git's own commit, from the index, so that it keeps its second parent.
+   */
+  commitStaged(
+    staged: StagedWorkTree,
+    message: string,
+    identity: Identity,
+    options: { leaveOut: readonly string[]; parent: CommitAndTree | null },
+  ): Promise<string | null>
+  /**
+   * Commits `tree` (a `snapshot`) on top of `parent` (HEAD when not given) and moves the branch there,
+   * leaving the work tree as it is; null when the tree is the parent's. Throws `ConcurrentCommitError`
+   * when HEAD moved meanwhile.
+   */
+  commitTree(tree: string, message: string, identity: Identity, parent?: CommitAndTree | null): Promise<string | null>
   /** Fetches `ref` from `remote` (no tags); never throws for a failed fetch. */
   fetch(remote: string, ref: string): Promise<GitResult & { ok: boolean }>
   /** Pushes `refspec`; with `forceWithLease` (the expected remote commit, '' for "must not exist") only if still there. */
@@ -86,9 +117,14 @@ export interface Git {
   /**
    * What committing each of `trees` (snapshots) on top of HEAD would add, change or delete, with the
    * contents up to `maxBytes`; an added path is ignored when the `.gitignore` files of HEAD or of
-   * `ignoreRulesAt` (the work tree before the work) ignore it.
+   * `ignoreRulesAt` (the work tree before the work) ignore it. `head`: HEAD when the caller has read it.
    */
-  commitCandidates(trees: readonly string[], ignoreRulesAt: string | null, maxBytes: number): Promise<CommitCandidate[]>
+  commitCandidates(
+    trees: readonly string[],
+    ignoreRulesAt: string | null,
+    maxBytes: number,
+    head?: string,
+  ): Promise<CommitCandidate[]>
   /** `tree` with each of `paths` put back as HEAD has it (removed where HEAD lacks it). */
   treeWithPathsAsHead(tree: string, paths: readonly string[]): Promise<string>
   /** The untracked files the ignore rules hide under the `globs`, each with a fingerprint of its content. */

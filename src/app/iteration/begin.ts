@@ -63,8 +63,10 @@ export async function beginRun(
   const projectEnv = withPathFirst(checkEnv, [join(input.cwd, 'node_modules', '.bin')], delimiter)
   // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
   // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
-  if (input.commit && deps.git) await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger)
-  const headBefore = deps.git ? await deps.git.head() : null
+  // The check reads HEAD as it goes: what it leaves HEAD at is asked again only when it could not tell.
+  const checked =
+    input.commit && deps.git ? await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger) : undefined
+  const headBefore = deps.git ? (checked ?? (await deps.git.head())) : null
   // A baseline measured in a round of its own (fan-out) whose failures no iteration has met yet: they are
   // this iteration's to brief, and no fix has run on them, as in the single job's iteration that measures it.
   const baselineFresh = (state.baseline?.failures?.length ?? 0) > 0 && !state.lastVerification
@@ -159,28 +161,43 @@ export async function noteTreeBeforeWork(run: IterationRun, record: IterationRec
  * between its commits and the state save), soft-resets it, so that the changes stay staged and the rerun
  * commits the iteration once. An iteration may have made several commits (the agent's work, then each
  * fix apart): all are folded back. Left alone when a commit was pushed: history others may have is never
- * rewritten.
+ * rewritten. Returns HEAD as it leaves it, read with the last commit it looked at (undefined when it did
+ * not look, or could not read HEAD's commit).
  */
-async function undoUnsavedCheckpoint(git: Git, state: LoopState, iteration: number, logger: Logger): Promise<void> {
-  if (state.checkpoints.some((c) => c.iteration === iteration)) return
+async function undoUnsavedCheckpoint(
+  git: Git,
+  state: LoopState,
+  iteration: number,
+  logger: Logger,
+): Promise<string | undefined> {
+  if (state.checkpoints.some((c) => c.iteration === iteration)) return undefined
   const loopIdLine = new RegExp(`^Loop-Id: ${state.loopId.replace(/[.]/g, '\\.')}$`, 'm')
   const iterationLine = new RegExp(`^Loop-Iteration: ${iteration}$`, 'm')
   let undone = 0
+  let head: string | undefined
   // Bounded: an iteration commits its work and at most one fix per check.
   for (let attempt = 0; attempt < 100; attempt++) {
-    const body = await git.exec(['log', '-1', '--format=%B'], { allowFailure: true })
-    if (body.exitCode !== 0 || !loopIdLine.test(body.stdout) || !iterationLine.test(body.stdout)) break
+    head = undefined
+    // HEAD's id on the first line, then its message: one git for both.
+    const read = await git.exec(['log', '-1', '--no-show-signature', '--format=%H%n%B'], { allowFailure: true })
+    const [id = '', ...message] = read.stdout.split('\n')
+    if (read.exitCode !== 0 || !/^[0-9a-f]{40,64}$/.test(id)) break
+    head = id
+    const body = message.join('\n')
+    if (!loopIdLine.test(body) || !iterationLine.test(body)) break
     const pushed = await git.exec(['branch', '-r', '--contains', 'HEAD'], { allowFailure: true })
     if (pushed.exitCode !== 0 || pushed.stdout.trim() !== '') break
     const parent = await git.exec(['rev-parse', '--verify', '-q', 'HEAD~1'], { allowFailure: true })
     if (parent.exitCode !== 0) break
     await git.exec(['reset', '-q', '--soft', 'HEAD~1'])
+    head = undefined
     undone++
   }
-  if (undone === 0) return
+  if (undone === 0) return head
   logger.info(
     `iteration ${iteration}: ${undone > 1 ? `its ${undone} checkpoint commits were` : 'its checkpoint commit was'} made but the state was never saved (a crash); undone (soft), and the iteration runs again`,
   )
+  return head
 }
 
 /** The baseline's verdicts, then each failing check's pattern and first location. */

@@ -7,7 +7,7 @@
 import { messageOf } from '../../config/errors.js'
 import { fixCommitMessage, iterationCommitMessage } from '../../domain/checkpoint-message.js'
 import { describeRefusal, type RefusedPath, refuseFromCommit } from '../../domain/commit-policy.js'
-import { ConcurrentCommitError } from '../../ports/git.js'
+import { ConcurrentCommitError, type StagedWorkTree } from '../../ports/git.js'
 import { event, type IterationRecord, type IterationRun, summarizeVerdicts, withEvents } from './record.js'
 
 export type Checkpointed =
@@ -33,17 +33,24 @@ export async function checkpoint(run: IterationRun, record: IterationRecord): Pr
   const note = (commit: string | null, message: string) => {
     if (commit) made.push({ commit, message })
   }
-  const { refused, tree: treeNow } = await screen(run, record)
+  // The work tree is staged once: the screen judges that tree, and the last commit is made of it.
+  const staged = await git.stageForCommit(input.excludeFromCommits)
+  const refused = await screen(run, record, staged)
   const refusedPaths = refused.map((r) => r.path)
-  const screened = { ...withRefusals(run, record, refused), treeAtCheckpoint: treeNow }
+  const screened = { ...withRefusals(run, record, refused), treeAtCheckpoint: staged.tree }
   try {
+    // Each commit goes on the one before, the first on HEAD as the screen saw it: HEAD moved by another
+    // process meanwhile is a concurrent commit.
+    let parent = staged.head
     for (const [i, fix] of record.fixSnapshots.entries()) {
       const message = messages[i] ?? ''
       const tree = await git.treeWithPathsAsHead(fix.tree, refusedPaths)
-      note(await git.commitTree(tree, message, input.identity), message)
+      const commit = await git.commitTree(tree, message, input.identity, parent)
+      note(commit, message)
+      if (commit) parent = { commit, tree }
     }
     const last = messages[messages.length - 1] ?? ''
-    note(await git.commitAll(last, input.identity, [...input.excludeFromCommits, ...refusedPaths]), last)
+    note(await git.commitStaged(staged, last, input.identity, { leaveOut: refusedPaths, parent }), last)
   } catch (error) {
     if (!(error instanceof ConcurrentCommitError)) throw error
     await deps.audit.appendEvents([event(deps.clock.now(), iteration, 'superseded', messageOf(error))])
@@ -75,24 +82,22 @@ export async function checkpoint(run: IterationRun, record: IterationRecord): Pr
 
 /**
  * What the commits about to be made would hold that must not be committed: every tree (the fix
- * snapshots and the work tree now) judged against HEAD, new paths by the ignore rules before the work.
+ * snapshots and the work tree now, `staged`) judged against HEAD, new paths by the ignore rules before
+ * the work.
  */
-async function screen(
-  run: IterationRun,
-  record: IterationRecord,
-): Promise<{ refused: RefusedPath[]; tree: string | undefined }> {
+async function screen(run: IterationRun, record: IterationRecord, staged: StagedWorkTree): Promise<RefusedPath[]> {
   const { input, deps } = run
-  if (!deps.git) return { refused: [], tree: undefined }
+  if (!deps.git) return []
   const rules = {
     maxFileBytes: input.config.commit['max-file-bytes'],
     allowPaths: input.config.commit['allow-paths'],
     allowWorkflows: input.config.commit['allow-workflows'],
   }
-  const now = await deps.git.snapshot(input.excludeFromCommits)
-  const trees = [...record.fixSnapshots.map((point) => point.tree), now]
-  const candidates = await deps.git.commitCandidates(trees, record.treeBeforeWork, rules.maxFileBytes)
+  const trees = [...record.fixSnapshots.map((point) => point.tree), staged.tree]
+  const head = staged.head?.commit
+  const candidates = await deps.git.commitCandidates(trees, record.treeBeforeWork, rules.maxFileBytes, head)
   const refused = refuseFromCommit(candidates, rules)
-  return { refused: refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i), tree: now }
+  return refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i)
 }
 
 /**

@@ -123,13 +123,97 @@ describe('GitCli in a local repository', () => {
     await git.commitAll('first', bot)
     write(dir, 'a.txt', 'b\n')
     const tree = await git.snapshot()
-    const realHead = git.head.bind(git)
-    const stale = await realHead()
+    // HEAD as the caller read it, before another process committed.
+    const stale = { commit: sh(dir, 'rev-parse', 'HEAD'), tree: sh(dir, 'rev-parse', 'HEAD^{tree}') }
     sh(dir, '-c', 'user.name=x', '-c', 'user.email=x@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'other')
-    git.head = async () => stale
-    await expect(git.commitTree(tree, 'late', bot)).rejects.toThrow(/another process committed/)
-    git.head = realHead
+    await expect(git.commitTree(tree, 'late', bot, stale)).rejects.toThrow(/another process committed/)
     expect(sh(dir, 'log', '-1', '--format=%s')).toBe('other')
+  })
+
+  it('commits the tree it staged, less the paths left out, and leaves the index as the commit', async () => {
+    write(dir, 'a.txt', 'a\n')
+    write(dir, 'secret.txt', 'old\n')
+    await git.commitAll('first', bot)
+    write(dir, 'a.txt', 'agent\n')
+    write(dir, 'secret.txt', 'token\n')
+    write(dir, 'new-secret.txt', 'token\n')
+    write(dir, 'scratch/tmp.txt', 'x')
+    const staged = await git.stageForCommit(['scratch'])
+    expect(staged.head?.commit).toBe(sh(dir, 'rev-parse', 'HEAD'))
+    // Made after the staging: not in the commit.
+    write(dir, 'late.txt', 'late\n')
+    const leaveOut = ['secret.txt', 'new-secret.txt']
+    const message = 'loop: work  \n\n\nLoop-Id: demo\n'
+    const commit = await git.commitStaged(staged, message, bot, { leaveOut, parent: staged.head })
+    expect(await git.head()).toBe(commit)
+    expect(sh(dir, 'ls-tree', '-r', '--name-only', 'HEAD')).toBe('a.txt\nsecret.txt')
+    expect(sh(dir, 'show', 'HEAD:secret.txt')).toBe('old')
+    // Recorded as `git commit -m` records a message (its whitespace cleanup is `git stripspace`).
+    const recorded = execFileSync('git', ['cat-file', 'commit', 'HEAD'], { cwd: dir, encoding: 'utf8' })
+    const cleaned = execFileSync('git', ['stripspace'], { input: message, encoding: 'utf8' })
+    expect(recorded.slice(recorded.indexOf('\n\n') + 2)).toBe(cleaned)
+    expect(cleaned).toBe('loop: work\n\nLoop-Id: demo\n')
+    // The index is the commit's: what was left out or came later is unstaged, as after git's own commit.
+    expect(sh(dir, 'diff', '--cached', '--name-only')).toBe('')
+    expect(
+      sh(dir, 'status', '--porcelain', '--untracked-files=normal')
+        .split('\n')
+        .map((line) => line.trim())
+        .sort(),
+    ).toEqual(['?? late.txt', '?? new-secret.txt', '?? scratch/', 'M secret.txt'])
+    // Nothing new to commit: none is made, and the paths left out are unstaged again.
+    const again = await git.stageForCommit(['scratch', 'late.txt'])
+    const parent = { commit: commit as string, tree: sh(dir, 'rev-parse', 'HEAD^{tree}') }
+    expect(await git.commitStaged(again, 'again', bot, { leaveOut, parent })).toBeNull()
+    expect(sh(dir, 'diff', '--cached', '--name-only')).toBe('')
+  })
+
+  it('screens each new content by its size and reads the text of those up to the limit, large ones between small', async () => {
+    write(dir, 'a.txt', 'a\n')
+    await git.commitAll('first', bot)
+    const large = 'x'.repeat(300)
+    write(dir, 'a.txt', 'changed\n')
+    write(dir, 'b-large.txt', large)
+    write(dir, 'c.txt', 'c\n')
+    write(dir, 'd-large.txt', `${large}y`)
+    write(dir, 'e.txt', 'e\n')
+    const staged = await git.stageForCommit()
+    const candidates = await git.commitCandidates([staged.tree], null, 100, staged.head?.commit)
+    expect(candidates.map(({ path, change, bytes, text }) => ({ path, change, bytes, text }))).toEqual([
+      { path: 'a.txt', change: 'modified', bytes: 8, text: 'changed\n' },
+      { path: 'b-large.txt', change: 'added', bytes: 300, text: null },
+      { path: 'c.txt', change: 'added', bytes: 2, text: 'c\n' },
+      { path: 'd-large.txt', change: 'added', bytes: 301, text: null },
+      { path: 'e.txt', change: 'added', bytes: 2, text: 'e\n' },
+    ])
+  })
+
+  it('reports a commit made between the staging and the commit, and commits nothing over it', async () => {
+    write(dir, 'a.txt', 'a\n')
+    await git.commitAll('first', bot)
+    write(dir, 'a.txt', 'agent\n')
+    const staged = await git.stageForCommit()
+    sh(dir, '-c', 'user.name=x', '-c', 'user.email=x@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'other')
+    await expect(git.commitStaged(staged, 'late', bot, { leaveOut: [], parent: staged.head })).rejects.toThrow(
+      /another process committed/,
+    )
+    expect(sh(dir, 'log', '-1', '--format=%s')).toBe('other')
+  })
+
+  it('finishes a merge in progress with git’s own commit, which keeps its second parent', async () => {
+    write(dir, 'a.txt', 'a\n')
+    await git.commitAll('first', bot)
+    sh(dir, 'checkout', '-q', '-b', 'other')
+    write(dir, 'b.txt', 'b\n')
+    await git.commitAll('on other', bot)
+    sh(dir, 'checkout', '-q', 'main')
+    sh(dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'merge', '-q', '--no-ff', '--no-commit', 'other')
+    write(dir, 'c.txt', 'c\n')
+    const staged = await git.stageForCommit()
+    const merge = await git.commitStaged(staged, 'merged', bot, { leaveOut: [], parent: staged.head })
+    expect(sh(dir, 'rev-list', '--parents', '-n', '1', 'HEAD').split(' ')).toHaveLength(3)
+    expect(await git.head()).toBe(merge)
+    expect(sh(dir, 'ls-tree', '-r', '--name-only', 'HEAD')).toBe('a.txt\nb.txt\nc.txt')
   })
 
   it('lists changes since a ref, untracked included, without touching the real index', async () => {
@@ -322,6 +406,29 @@ describe('a git killed mid-write', () => {
     expect(commit).toMatch(/^[0-9a-f]{40}$/)
     expect(existsSync(join(dir, '.git', 'index.lock'))).toBe(false)
     expect(existsSync(join(dir, '.git', 'HEAD.lock'))).toBe(false)
+  })
+
+  it('leaves index.lock, HEAD.lock and the branch lock behind; a checkpoint commit of a staged tree settles them', async () => {
+    const { mkdtempSync, writeFileSync, existsSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { execFileSync } = await import('node:child_process')
+    const { GitCli } = await import('../../../src/adapters/git-cli.js')
+    const dir = mkdtempSync(join(tmpdir(), 'git-lock-'))
+    const locks = ['index.lock', 'HEAD.lock', 'refs/heads/main.lock'].map((name) => join(dir, '.git', name))
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir })
+    writeFileSync(join(dir, 'a.txt'), 'a\n')
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'start'], {
+      cwd: dir,
+    })
+    for (const lock of locks) writeFileSync(lock, '')
+    const git = new GitCli(dir, { staleIndexLockMs: 300 })
+    const staged = await git.stageForCommit()
+    const identity = { name: 't', email: 't@example.invalid' }
+    const commit = await git.commitStaged(staged, 'second', identity, { leaveOut: [], parent: staged.head })
+    expect(commit).toMatch(/^[0-9a-f]{40}$/)
+    expect(await git.head()).toBe(commit)
+    for (const lock of locks) expect(existsSync(lock)).toBe(false)
   })
 })
 
