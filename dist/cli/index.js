@@ -32051,7 +32051,8 @@ class GitProcess {
      * Runs git and returns whatever it said; throws only when git could not be started or said too much.
      * A command refused because a lock file exists runs again once the lock is settled (released by the
      * live git that holds it, or removed when no git works in the repository: `git-locks.ts`), unless it
-     * runs in several steps that a refusal could leave half done.
+     * runs in several steps that a refusal could leave half done. With `onStdout`, the output is handed to
+     * it as it comes instead of collected; when it returns true, git is stopped (its exit code is then 128).
      */
     async raw(args, options = {}) {
         for (let attempt = 1;; attempt++) {
@@ -32080,7 +32081,16 @@ class GitProcess {
             const out = [];
             let outBytes = 0;
             const err = [];
+            let stopped = false;
             child.stdout?.on('data', (chunk) => {
+                if (stopped)
+                    return;
+                if (options.onStdout) {
+                    stopped = options.onStdout(chunk);
+                    if (stopped)
+                        child.kill('SIGKILL');
+                    return;
+                }
                 outBytes += chunk.length;
                 if (outBytes > MAX_GIT_OUTPUT_BYTES) {
                     child.kill('SIGKILL');
@@ -32128,6 +32138,92 @@ function splitZ(buffer) {
         .filter((part) => part.length > 0);
 }
 
+;// CONCATENATED MODULE: ./src/adapters/git-commit.ts
+/**
+ * Making a commit, for `GitCli`: git's own `commit` of the index (no hooks, no signing), or a given tree
+ * committed with `commit-tree` and the branch moved with `update-ref` from the parent the caller expects,
+ * so that a commit another process made meanwhile is reported rather than lost.
+ */
+
+
+
+/** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
+const BENIGN_GIT_MESSAGES = {
+    nothingToCommit: /nothing to commit|no changes added to commit/,
+    everythingUpToDate: /Everything up-to-date/,
+    currentBranchUpToDate: /Current branch \S+ is up to date/,
+    alreadyOnBranch: /Already on '[^']+'/,
+    switchedToNewBranch: /Switched to (a new )?branch/,
+    resetBranch: /Switched to and reset branch/,
+};
+/** Files of an operation that git's own commit finishes (a merge's second parent, a pick's author). */
+const FINISHED_BY_GIT_COMMIT = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
+/**
+ * Commits the index as it is, without hooks or signing; the new commit, or null when nothing is staged.
+ * `merging`: a merge is in progress, which git would commit even with nothing staged.
+ */
+async function commitIndex(git, message, identity, merging) {
+    if (merging && !(await hasStagedChanges(git)))
+        return null;
+    // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
+    const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
+    const result = await git.exec(args, { allowFailure: true });
+    if (result.exitCode !== 0) {
+        // Another process in the same work tree (a second controller) committed these changes between our
+        // staging and our commit: nothing is left for us to commit.
+        if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
+            return null;
+        if (isConcurrentCommit(result.stderr, message)) {
+            throw new ConcurrentCommitError(`another process committed in ${git.cwd} at the same time: ${result.stderr.trim()}`);
+        }
+        // Nothing staged: git refuses an empty commit. Asked only now, which spares a git per checkpoint.
+        if (!(await hasStagedChanges(git)))
+            return null;
+        throw new GitCommandError(args, result);
+    }
+    return (await git.exec(['rev-parse', '--verify', '-q', 'HEAD^{commit}'])).stdout.trim();
+}
+/**
+ * Commits `tree` on top of `parent` (none: a first commit) and moves HEAD from `parent` to it. A lock a
+ * killed git left on HEAD or the branch is settled by the command's own retry (git-process.ts).
+ */
+async function commitTreeOnto(git, tree, message, identity, parent) {
+    const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit-tree', tree, '-m'];
+    const made = [...args, cleanedMessage(message), ...(parent ? ['-p', parent.commit] : [])];
+    const commit = (await git.exec(made)).stdout.trim();
+    const update = ['update-ref', '-m', 'loop: checkpoint', 'HEAD', commit, parent?.commit ?? ''];
+    const moved = await git.exec(update, { allowFailure: true });
+    if (moved.exitCode !== 0) {
+        if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(moved.stderr))) {
+            throw new ConcurrentCommitError(`another process committed in ${git.cwd} at the same time: ${moved.stderr.trim()}`);
+        }
+        throw new GitCommandError(update, moved);
+    }
+    return commit;
+}
+async function hasStagedChanges(git) {
+    const staged = await git.exec(['diff', '--cached', '--quiet'], { allowFailure: true });
+    if (staged.exitCode !== 0 && staged.exitCode !== 1)
+        throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
+    return staged.exitCode === 1;
+}
+/**
+ * The message as `git commit -m` records it (`commit-tree` takes it as given): each line without its
+ * trailing spaces, blank lines in a row made one, none at the start or the end.
+ */
+function cleanedMessage(message) {
+    const lines = message.split('\n').map((line) => line.replace(/[ \t\v\f\r]+$/, ''));
+    const kept = lines.filter((line, i) => line !== '' || (i > 0 && lines[i - 1] !== ''));
+    while (kept[0] === '')
+        kept.shift();
+    while (kept[kept.length - 1] === '')
+        kept.pop();
+    return kept.join('\n');
+}
+function identityArgs(identity) {
+    return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
+}
+
 ;// CONCATENATED MODULE: ./src/adapters/git-commit-screen.ts
 /**
  * The git side of screening what a checkpoint commits (`domain/commit-policy.ts` decides): the paths
@@ -32165,8 +32261,7 @@ async function commitCandidates(git, gitDir, base, trees, ignoreRulesAt, maxByte
         }
     }
     const blobs = [...new Set([...entries.values()].flatMap((e) => (e.blob ? [e.blob] : [])))];
-    const sizes = await blobSizes(git, blobs);
-    const texts = await blobTexts(git, blobs.filter((blob) => (sizes.get(blob) ?? 0) <= maxBytes), sizes);
+    const { sizes, texts } = await blobContents(git, blobs, maxBytes);
     const added = [...entries.values()].filter((e) => e.change === 'added').map((e) => e.path);
     const ignored = new Set();
     for (const path of await ignoredByAny(git, gitDir, ignoreRulesAt, added))
@@ -32178,6 +32273,88 @@ async function commitCandidates(git, gitDir, base, trees, ignoreRulesAt, maxByte
         text: blob ? (texts.get(blob) ?? null) : null,
         ignoredBefore: change === 'added' && ignored.has(path),
     }));
+}
+/**
+ * The size of each of `blobs` and the text of those up to `maxBytes`, read in one `cat-file --batch`
+ * (another past READ_BYTES_PER_BATCH). git is stopped at the first blob over `maxBytes`, whose content
+ * is never read: from there on each blob's size is asked first, then the texts of the small ones.
+ */
+async function blobContents(git, blobs, maxBytes) {
+    const sizes = new Map();
+    const texts = new Map();
+    let rest = blobs;
+    while (rest.length > 0) {
+        const reader = new BatchReader(maxBytes, sizes, texts);
+        const input = Buffer.from(rest.map((b) => `${b}\n`).join(''));
+        const result = await git.raw(['cat-file', '--batch'], { input, onStdout: (chunk) => reader.read(chunk) });
+        if (!reader.stopped)
+            git.check(['cat-file', '--batch'], result);
+        if (reader.answered === 0 && !reader.stopped)
+            throw new Error('git cat-file --batch answered none of the blobs asked');
+        rest = rest.slice(reader.answered);
+        if (reader.overMaxBytes) {
+            const sized = await blobSizes(git, rest);
+            for (const [blob, size] of sized)
+                sizes.set(blob, size);
+            const small = rest.filter((blob) => (sized.get(blob) ?? 0) <= maxBytes);
+            for (const [blob, text] of await blobTexts(git, small, sized))
+                texts.set(blob, text);
+            break;
+        }
+    }
+    return { sizes, texts };
+}
+/** Reads `cat-file --batch` output as it comes: a header (`<id> <type> <size>` or `<id> missing`), then the content. */
+class BatchReader {
+    maxBytes;
+    sizes;
+    texts;
+    /** Blobs answered, in the order asked. */
+    answered = 0;
+    /** Whether the reader asked git to stop: at a blob over `maxBytes`, or with a batch's worth read. */
+    stopped = false;
+    overMaxBytes = false;
+    pending = Buffer.alloc(0);
+    readBytes = 0;
+    constructor(maxBytes, sizes, texts) {
+        this.maxBytes = maxBytes;
+        this.sizes = sizes;
+        this.texts = texts;
+    }
+    /** Takes a chunk of output; true when git should stop. */
+    read(chunk) {
+        this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+        for (;;) {
+            const headerEnd = this.pending.indexOf(10);
+            if (headerEnd < 0)
+                return false;
+            const [object = '', type = '', size] = this.pending.subarray(0, headerEnd).toString('utf8').split(' ');
+            if (type === 'missing' || size === undefined) {
+                this.answered++;
+                this.pending = this.pending.subarray(headerEnd + 1);
+                continue;
+            }
+            const length = Number(size);
+            if (length > this.maxBytes) {
+                this.sizes.set(object, length);
+                this.answered++;
+                this.overMaxBytes = true;
+                this.stopped = true;
+                return true;
+            }
+            if (this.pending.length < headerEnd + 1 + length + 1)
+                return false;
+            this.sizes.set(object, length);
+            this.texts.set(object, this.pending.subarray(headerEnd + 1, headerEnd + 1 + length).toString('utf8'));
+            this.answered++;
+            this.readBytes += length;
+            this.pending = this.pending.subarray(headerEnd + 1 + length + 1);
+            if (this.readBytes > READ_BYTES_PER_BATCH) {
+                this.stopped = true;
+                return true;
+            }
+        }
+    }
 }
 async function blobSizes(git, blobs) {
     const sizes = new Map();
@@ -32466,9 +32643,10 @@ async function readWorkTreeFile(path, maxBytes) {
 /**
  * The one git wrapper: the git command line, non-interactive, with identity passed per command
  * (`-c user.name=...`) so the user's config is never changed. Failing commands throw `GitCommandError`
- * unless asked not to; only the named, known-benign messages below are tolerated. Running a command is
- * `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
- * `git-file-changes.ts`; this file is the operations the loop asks of a work tree.
+ * unless asked not to; only the named, known-benign messages (`git-commit.ts`) are tolerated. Running a
+ * command is `git-process.ts`, recovering from a killed git is `git-locks.ts`, reading changed files is
+ * `git-file-changes.ts`, making a commit `git-commit.ts`; this file is the operations the loop asks of a
+ * work tree.
  */
 
 
@@ -32481,15 +32659,8 @@ async function readWorkTreeFile(path, maxBytes) {
 
 
 
-/** Git messages that look like trouble but are not, with what they mean. Matched on `LC_ALL=C` output. */
-const BENIGN_GIT_MESSAGES = {
-    nothingToCommit: /nothing to commit|no changes added to commit/,
-    everythingUpToDate: /Everything up-to-date/,
-    currentBranchUpToDate: /Current branch \S+ is up to date/,
-    alreadyOnBranch: /Already on '[^']+'/,
-    switchedToNewBranch: /Switched to (a new )?branch/,
-    resetBranch: /Switched to and reset branch/,
-};
+/** Paths given to one git command, well under the system's limit on a command line. */
+const PATHS_PER_COMMAND = 500;
 /** Git subcommands that reach a remote. */
 const NETWORK_COMMANDS = new Set(['fetch', 'push', 'ls-remote', 'pull', 'clone']);
 /** The `Git` port over the git command line. */
@@ -32571,34 +32742,39 @@ class GitCli {
         return this.withWorkTreeIndex(async (env) => (await this.exec(['--literal-pathspecs', 'diff', '--cached', '--no-color', base, ...pathArgs], { env })).stdout);
     }
     async commitAll(message, identity, exclude = []) {
+        await this.clearCommitLocks();
         await this.stageAllExcept(exclude);
-        // git commits a merge in progress even with nothing staged: there, ask first, as everywhere before.
         const merging = (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)((await this.paths()).gitDir, 'MERGE_HEAD'));
-        if (merging && !(await this.hasStagedChanges()))
-            return null;
-        // The loop's checkpoints must not be vetoed or prompted by local hooks or signing: the matrix is the judge.
-        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit', '--no-verify', '-q', '-m', message];
-        const result = await this.exec(args, { allowFailure: true });
-        if (result.exitCode !== 0) {
-            // Another process in the same work tree (a second controller) committed these changes between our
-            // staging and our commit: nothing is left for us to commit.
-            if (BENIGN_GIT_MESSAGES.nothingToCommit.test(result.stdout + result.stderr))
-                return null;
-            if (isConcurrentCommit(result.stderr, message)) {
-                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${result.stderr.trim()}`);
-            }
-            // Nothing staged: git refuses an empty commit. Asked only now, which spares a git per checkpoint.
-            if (!(await this.hasStagedChanges()))
-                return null;
-            throw new GitCommandError(args, result);
-        }
-        return this.head();
+        return commitIndex(this.git, message, identity, merging);
     }
-    async hasStagedChanges() {
-        const staged = await this.exec(['diff', '--cached', '--quiet'], { allowFailure: true });
-        if (staged.exitCode !== 0 && staged.exitCode !== 1)
-            throw new GitCommandError(['diff', '--cached', '--quiet'], staged);
-        return staged.exitCode === 1;
+    async stageForCommit(exclude = []) {
+        const head = await this.headAndTree();
+        await this.stageAllExcept(exclude, undefined, head?.commit ?? null);
+        return { tree: (await this.exec(['write-tree'])).stdout.trim(), head };
+    }
+    async commitStaged(staged, message, identity, { leaveOut, parent }) {
+        const { gitDir } = await this.paths();
+        if (FINISHED_BY_GIT_COMMIT.some((name) => (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(gitDir, name)))) {
+            if (leaveOut.length > 0)
+                await this.resetPaths(staged.head?.commit ?? null, leaveOut);
+            return commitIndex(this.git, message, identity, (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(gitDir, 'MERGE_HEAD')));
+        }
+        const base = staged.head?.commit ?? (await this.emptyTreeId());
+        const tree = await treeWithPathsFrom(this.git, staged.tree, base, leaveOut);
+        const commit = await this.commitTree(tree, message, identity, parent);
+        // The index holds the tree staged: the paths left out go back to what HEAD has now.
+        if (leaveOut.length > 0)
+            await this.resetPaths(commit ?? parent?.commit ?? null, leaveOut);
+        return commit;
+    }
+    /** The index entries of `paths` as `commit` has them (removed where it lacks them, or with no commit). */
+    async resetPaths(commit, paths) {
+        for (let start = 0; start < paths.length; start += PATHS_PER_COMMAND) {
+            const batch = paths.slice(start, start + PATHS_PER_COMMAND);
+            await this.exec(commit
+                ? ['--literal-pathspecs', 'reset', '-q', commit, '--', ...batch]
+                : ['--literal-pathspecs', 'rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...batch]);
+        }
     }
     /** Fetches `ref` from `remote` (no tags). Returns the result rather than throwing: the caller decides. */
     async fetch(remote, ref) {
@@ -32663,25 +32839,15 @@ class GitCli {
         return this.withWorkTreeIndex(async (env) => (await this.exec(['write-tree'], { env })).stdout.trim(), exclude);
     }
     /**
-     * Commits a tree made by `snapshot` on top of HEAD (no hooks, no signing, as `commitAll`), then moves
-     * the branch with HEAD's old value as the expected one, so a concurrent commit is detected, not lost.
+     * Commits a tree made by `snapshot` on top of `parent` (HEAD when not given; no hooks, no signing, as
+     * `commitAll`), then moves the branch with the parent as the expected old value, so a concurrent
+     * commit is detected, not lost. The message is recorded as `git commit -m` records it.
      */
-    async commitTree(tree, message, identity) {
-        const head = await this.head();
-        const headTree = head ? (await this.exec(['rev-parse', `${head}^{tree}`])).stdout.trim() : await this.baseOf(null);
-        if (headTree === tree)
+    async commitTree(tree, message, identity, parent) {
+        const head = parent === undefined ? await this.headAndTree() : parent;
+        if ((head?.tree ?? (await this.emptyTreeId())) === tree)
             return null;
-        const args = [...identityArgs(identity), '-c', 'commit.gpgsign=false', 'commit-tree', tree, '-m', message];
-        const commit = (await this.exec(head ? [...args, '-p', head] : args)).stdout.trim();
-        const update = ['update-ref', '-m', 'loop: checkpoint', 'HEAD', commit, head ?? ''];
-        const moved = await this.exec(update, { allowFailure: true });
-        if (moved.exitCode !== 0) {
-            if (CONCURRENT_UPDATE_SIGNS.some((sign) => sign.test(moved.stderr))) {
-                throw new ConcurrentCommitError(`another process committed in ${this.cwd} at the same time: ${moved.stderr.trim()}`);
-            }
-            throw new GitCommandError(update, moved);
-        }
-        return commit;
+        return commitTreeOnto(this.git, tree, message, identity, head);
     }
     /** The text of `path` (relative to the repository root) at `ref`, or null when it does not exist there. */
     async fileAt(ref, path) {
@@ -32700,9 +32866,9 @@ class GitCli {
             return [];
         return textChanges(this.git, ref, paths, await this.topLevel(), maxBytes, options.withUnreadable);
     }
-    async commitCandidates(trees, ignoreRulesAt, maxBytes) {
+    async commitCandidates(trees, ignoreRulesAt, maxBytes, head) {
         // HEAD's rules too: a .gitignore edit the work made earlier and left in the work tree does not count.
-        const base = await this.baseOf(null);
+        const base = head ?? (await this.baseOf(null));
         const rules = [base, ...(ignoreRulesAt ? [ignoreRulesAt] : [])];
         return commitCandidates(this.git, (await this.paths()).gitDir, base, trees, rules, maxBytes);
     }
@@ -32720,41 +32886,57 @@ class GitCli {
      * case for `.loop/` once it is in `.git/info/exclude`. So stage everything, then put the excluded
      * paths back as they are in HEAD (or drop them from a first commit's index).
      */
-    async stageAllExcept(extra, env) {
+    async stageAllExcept(extra, env, 
+    /** HEAD's commit when the caller has just read it, null when there is none. */
+    head) {
         const options = env ? { env } : undefined;
-        if (!env) {
-            // The locks the commit takes: the index's, HEAD's and the branch's. Asking the branch runs git, which
-            // first checks that `.git` is still the sealed one: no lock is removed in a repository put in its place.
-            const { gitDir, commonDir, index } = await this.paths();
-            const branch = await this.currentBranch();
-            const locks = [`${index}.lock`, (0,external_node_path_namespaceObject.join)(gitDir, 'HEAD.lock')];
-            if (branch)
-                locks.push((0,external_node_path_namespaceObject.join)(commonDir, 'refs', 'heads', `${branch}.lock`));
-            await clearStaleLocks(locks, this.cwd, this.staleIndexLockMs);
-        }
         await this.exec(['add', '-A', '--', ':/'], options);
         const excluded = [...new Set([...this.exclude, ...extra])].map((path) => `:(top)${path}`);
         if (excluded.length === 0)
             return;
+        const remove = ['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded];
+        if (head === null) {
+            await this.exec(remove, options);
+            return;
+        }
         // HEAD nearly always exists: try the reset, and ask whether HEAD exists only when it fails.
-        const reset = ['reset', '-q', 'HEAD', '--', ...excluded];
+        const reset = ['reset', '-q', head ?? 'HEAD', '--', ...excluded];
         const resetResult = await this.exec(reset, { allowFailure: true, ...options });
         if (resetResult.exitCode === 0)
             return;
         const hasHead = (await this.exec(['rev-parse', '--verify', '-q', 'HEAD'], { allowFailure: true, ...options })).exitCode === 0;
         if (hasHead)
             throw new GitCommandError(reset, resetResult);
-        await this.exec(['rm', '-r', '-q', '--cached', '--ignore-unmatch', '--', ...excluded], options);
+        await this.exec(remove, options);
+    }
+    /**
+     * Settles the locks `git commit` takes: the index's, HEAD's and the branch's. Asking the branch runs
+     * git, which first checks that `.git` is still the sealed one: no lock is removed in a repository put
+     * in its place.
+     */
+    async clearCommitLocks() {
+        const { gitDir, commonDir, index } = await this.paths();
+        const branch = await this.currentBranch();
+        const locks = [`${index}.lock`, (0,external_node_path_namespaceObject.join)(gitDir, 'HEAD.lock')];
+        if (branch)
+            locks.push((0,external_node_path_namespaceObject.join)(commonDir, 'refs', 'heads', `${branch}.lock`));
+        await clearStaleLocks(locks, this.cwd, this.staleIndexLockMs);
+    }
+    /** HEAD's commit and tree, in one git; null before a first commit. */
+    async headAndTree() {
+        const asked = await this.exec(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}', '--'], { allowFailure: true });
+        const [commit = '', tree = ''] = asked.stdout.split('\n');
+        return asked.exitCode === 0 && commit && tree ? { commit, tree } : null;
+    }
+    async emptyTreeId() {
+        this.emptyTree ??= (await this.exec(['hash-object', '-t', 'tree', '/dev/null'])).stdout.trim();
+        return this.emptyTree;
     }
     /** `since`, else HEAD, else the empty tree (a repository with no commit yet). */
     async baseOf(since) {
         if (since)
             return since;
-        const head = await this.head();
-        if (head)
-            return head;
-        this.emptyTree ??= (await this.exec(['hash-object', '-t', 'tree', '/dev/null'])).stdout.trim();
-        return this.emptyTree;
+        return (await this.head()) ?? (await this.emptyTreeId());
     }
     /**
      * Runs `body` with a throw-away copy of the index that has every work-tree change staged, so diffs
@@ -32780,9 +32962,6 @@ class GitCli {
             await (0,promises_namespaceObject.rm)(folder, { recursive: true, force: true });
         }
     }
-}
-function identityArgs(identity) {
-    return ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`];
 }
 
 ;// CONCATENATED MODULE: ./src/cli/repository.ts
@@ -38388,9 +38567,9 @@ async function beginRun(input, deps, policy, decision, loop, now) {
     const projectEnv = withPathFirst(checkEnv, [(0,external_node_path_namespaceObject.join)(input.cwd, 'node_modules', '.bin')], external_node_path_namespaceObject.delimiter);
     // A controller killed after its checkpoint commit but before saving the state leaves a commit for this
     // very iteration, which now runs again: fold it back (found by test/reliability/crash.ts).
-    if (input.commit && deps.git)
-        await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger);
-    const headBefore = deps.git ? await deps.git.head() : null;
+    // The check reads HEAD as it goes: what it leaves HEAD at is asked again only when it could not tell.
+    const checked = input.commit && deps.git ? await undoUnsavedCheckpoint(deps.git, state, iteration, deps.logger) : undefined;
+    const headBefore = deps.git ? (checked ?? (await deps.git.head())) : null;
     // A baseline measured in a round of its own (fan-out) whose failures no iteration has met yet: they are
     // this iteration's to brief, and no fix has run on them, as in the single job's iteration that measures it.
     const baselineFresh = (state.baseline?.failures?.length ?? 0) > 0 && !state.lastVerification;
@@ -38479,18 +38658,27 @@ async function noteTreeBeforeWork(run, record) {
  * between its commits and the state save), soft-resets it, so that the changes stay staged and the rerun
  * commits the iteration once. An iteration may have made several commits (the agent's work, then each
  * fix apart): all are folded back. Left alone when a commit was pushed: history others may have is never
- * rewritten.
+ * rewritten. Returns HEAD as it leaves it, read with the last commit it looked at (undefined when it did
+ * not look, or could not read HEAD's commit).
  */
 async function undoUnsavedCheckpoint(git, state, iteration, logger) {
     if (state.checkpoints.some((c) => c.iteration === iteration))
-        return;
+        return undefined;
     const loopIdLine = new RegExp(`^Loop-Id: ${state.loopId.replace(/[.]/g, '\\.')}$`, 'm');
     const iterationLine = new RegExp(`^Loop-Iteration: ${iteration}$`, 'm');
     let undone = 0;
+    let head;
     // Bounded: an iteration commits its work and at most one fix per check.
     for (let attempt = 0; attempt < 100; attempt++) {
-        const body = await git.exec(['log', '-1', '--format=%B'], { allowFailure: true });
-        if (body.exitCode !== 0 || !loopIdLine.test(body.stdout) || !iterationLine.test(body.stdout))
+        head = undefined;
+        // HEAD's id on the first line, then its message: one git for both.
+        const read = await git.exec(['log', '-1', '--no-show-signature', '--format=%H%n%B'], { allowFailure: true });
+        const [id = '', ...message] = read.stdout.split('\n');
+        if (read.exitCode !== 0 || !/^[0-9a-f]{40,64}$/.test(id))
+            break;
+        head = id;
+        const body = message.join('\n');
+        if (!loopIdLine.test(body) || !iterationLine.test(body))
             break;
         const pushed = await git.exec(['branch', '-r', '--contains', 'HEAD'], { allowFailure: true });
         if (pushed.exitCode !== 0 || pushed.stdout.trim() !== '')
@@ -38499,11 +38687,13 @@ async function undoUnsavedCheckpoint(git, state, iteration, logger) {
         if (parent.exitCode !== 0)
             break;
         await git.exec(['reset', '-q', '--soft', 'HEAD~1']);
+        head = undefined;
         undone++;
     }
     if (undone === 0)
-        return;
+        return head;
     logger.info(`iteration ${iteration}: ${undone > 1 ? `its ${undone} checkpoint commits were` : 'its checkpoint commit was'} made but the state was never saved (a crash); undone (soft), and the iteration runs again`);
+    return head;
 }
 /** The baseline's verdicts, then each failing check's pattern and first location. */
 function baselineMessage(checks) {
@@ -38621,17 +38811,25 @@ async function checkpoint(run, record) {
         if (commit)
             made.push({ commit, message });
     };
-    const { refused, tree: treeNow } = await screen(run, record);
+    // The work tree is staged once: the screen judges that tree, and the last commit is made of it.
+    const staged = await git.stageForCommit(input.excludeFromCommits);
+    const refused = await screen(run, record, staged);
     const refusedPaths = refused.map((r) => r.path);
-    const screened = { ...withRefusals(run, record, refused), treeAtCheckpoint: treeNow };
+    const screened = { ...withRefusals(run, record, refused), treeAtCheckpoint: staged.tree };
     try {
+        // Each commit goes on the one before, the first on HEAD as the screen saw it: HEAD moved by another
+        // process meanwhile is a concurrent commit.
+        let parent = staged.head;
         for (const [i, fix] of record.fixSnapshots.entries()) {
             const message = messages[i] ?? '';
             const tree = await git.treeWithPathsAsHead(fix.tree, refusedPaths);
-            note(await git.commitTree(tree, message, input.identity), message);
+            const commit = await git.commitTree(tree, message, input.identity, parent);
+            note(commit, message);
+            if (commit)
+                parent = { commit, tree };
         }
         const last = messages[messages.length - 1] ?? '';
-        note(await git.commitAll(last, input.identity, [...input.excludeFromCommits, ...refusedPaths]), last);
+        note(await git.commitStaged(staged, last, input.identity, { leaveOut: refusedPaths, parent }), last);
     }
     catch (error) {
         if (!(error instanceof ConcurrentCommitError))
@@ -38657,22 +38855,23 @@ async function checkpoint(run, record) {
 }
 /**
  * What the commits about to be made would hold that must not be committed: every tree (the fix
- * snapshots and the work tree now) judged against HEAD, new paths by the ignore rules before the work.
+ * snapshots and the work tree now, `staged`) judged against HEAD, new paths by the ignore rules before
+ * the work.
  */
-async function screen(run, record) {
+async function screen(run, record, staged) {
     const { input, deps } = run;
     if (!deps.git)
-        return { refused: [], tree: undefined };
+        return [];
     const rules = {
         maxFileBytes: input.config.commit['max-file-bytes'],
         allowPaths: input.config.commit['allow-paths'],
         allowWorkflows: input.config.commit['allow-workflows'],
     };
-    const now = await deps.git.snapshot(input.excludeFromCommits);
-    const trees = [...record.fixSnapshots.map((point) => point.tree), now];
-    const candidates = await deps.git.commitCandidates(trees, record.treeBeforeWork, rules.maxFileBytes);
+    const trees = [...record.fixSnapshots.map((point) => point.tree), staged.tree];
+    const head = staged.head?.commit;
+    const candidates = await deps.git.commitCandidates(trees, record.treeBeforeWork, rules.maxFileBytes, head);
     const refused = refuseFromCommit(candidates, rules);
-    return { refused: refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i), tree: now };
+    return refused.filter((r, i) => refused.findIndex((other) => other.path === r.path) === i);
 }
 /**
  * The refusals where a person reads them: the journey (history, audit trail), the live progress line,
