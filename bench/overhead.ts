@@ -117,7 +117,7 @@ interface GitTimes {
   snapshot: number
   changesSince: number
   changedPaths: number
-  commitAll: number
+  checkpoint: number
   diffStat: number
 }
 
@@ -180,9 +180,14 @@ async function stepByStep(
     await gitCall('changesSince', () => git.changesSince(treeBeforeWork))
     await gitCall('changedPaths', () => git.changedPaths(treeBeforeWork))
     const message = `loop(bench): iteration ${loaded.state.iteration + 1}`
-    const commit = await gitCall('commitAll', () => git.commitAll(message, IDENTITY, ['.loop']))
+    // As the iteration's checkpoint: the work tree staged once, and exactly that tree committed.
+    const { commit, tree } = await gitCall('checkpoint', async () => {
+      const staged = await git.stageForCommit(['.loop'])
+      const made = await git.commitStaged(staged, message, IDENTITY, { leaveOut: [], parent: staged.head })
+      return { commit: made, tree: staged.tree }
+    })
     if (!commit) throw new Error('the benchmark edit made no checkpoint commit')
-    const diffStat = await gitCall('diffStat', () => git.diffStat(headBefore))
+    const diffStat = await gitCall('diffStat', () => git.diffStat(headBefore, tree))
     lap('git')
     const error = analysis.excerpt || 'type error'
     const failure: FailureInput = {
@@ -274,7 +279,7 @@ async function stepByStep(
     snapshot: pickGit('snapshot'),
     changesSince: pickGit('changesSince'),
     changedPaths: pickGit('changedPaths'),
-    commitAll: pickGit('commitAll'),
+    checkpoint: pickGit('checkpoint'),
     diffStat: pickGit('diffStat'),
   }
   const steps: StepTimes = {
