@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import type { JobRecord } from '../sandbox/workflow-engine.js'
 import { FAN_OUT_EXAMPLE, startFanOutScenario } from './fan-out-fixtures.js'
 import {
   ACTION_DIR,
@@ -28,24 +29,64 @@ async function expectUntouched(scenario: Scenario, loopId: string): Promise<void
   expect(scenario.workRuns()).toEqual([])
 }
 
+/** `text` with `from` replaced by `to`, which must be in it (the example changed: the test must too). */
+function edited(text: string, [from, to]: readonly [string, string]): string {
+  const changed = text.replace(from, to)
+  expect(changed).not.toBe(text)
+  return changed
+}
+
+const errorsOf = (job: JobRecord) => job.annotations.filter((note) => note.level === 'error').map((n) => n.message)
+
+const CONFIG_LINE = '      config: .github/loop.yml\n'
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+const COMMAND_LINE = "      command: ${{ inputs.command || 'run' }}\n"
+
+/**
+ * loop-from-dispatch.yml, with one line edited, dispatched for `loopId`: its one job that ran, which
+ * failed, and the scenario.
+ */
+async function singleJob(
+  loopId: string,
+  edit: readonly [string, string] | null,
+  inputs: Record<string, string> = {},
+): Promise<{ scenario: Scenario; job: JobRecord }> {
+  const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-from-dispatch.yml'), 'utf8')
+  const caller = edit ? edited(example, edit) : example
+  const files = { ...projectFiles({ steps: 2 }), '.github/workflows/loop-from-dispatch.yml': caller }
+  const scenario = await startScenario({
+    steps: 2,
+    sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
+  })
+  await scenario.sandbox.dispatch({ 'loop-id': loopId, ...inputs })
+  const jobs = (await scenario.sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
+  expect(
+    jobs.map((job) => [job.name, job.conclusion]),
+    describeJobs(jobs),
+  ).toEqual([['loop / loop iteration', 'failure']])
+  return { scenario, job: jobs[0]! }
+}
+
+/** The fan-out example, with one line edited, dispatched for `loopId`: its jobs by name, and the scenario. */
+async function fanOut(loopId: string, edit: readonly [string, string]) {
+  const caller = edited(FAN_OUT_EXAMPLE, edit)
+  const scenario = await startFanOutScenario({ '.github/workflows/loop-fan-out.yml': caller })
+  await scenario.sandbox.dispatch({ 'loop-id': loopId })
+  const jobs = (await scenario.sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.name !== 'loop / loop iteration')
+  const why = describeJobs(jobs)
+  const named = (name: string) => jobs.find((job) => job.name === `loop / ${name}`)!
+  return { scenario, why, conclusions: jobs.map((job) => [job.name, job.conclusion]).sort(), named }
+}
+
+const TIMEOUT_REFUSED =
+  "Input 'timeout-minutes' of the reusable workflow must be a whole number of minutes from 1 to 7200 (each of its jobs' timeout-minutes); got '0'."
+
 describe('a bad input of the reusable workflow', () => {
   it(
     'single job: a dispatch with iteration abc and max-iterations -1 fails the job with one annotation naming both',
     async () => {
-      const caller = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-from-dispatch.yml'), 'utf8')
-      const files = { ...projectFiles({ steps: 2 }), '.github/workflows/loop-from-dispatch.yml': caller }
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
-      })
-      const { sandbox } = scenario
-      await sandbox.dispatch({ 'loop-id': 'bad-numbers', iteration: 'abc', 'max-iterations': '-1' })
-      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
-      expect(
-        jobs.map((job) => [job.name, job.conclusion]),
-        describeJobs(jobs),
-      ).toEqual([['loop / loop iteration', 'failure']])
-      expect(jobs[0]!.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
+      const { scenario, job } = await singleJob('bad-numbers', null, { iteration: 'abc', 'max-iterations': '-1' })
+      expect(errorsOf(job)).toEqual([
         [
           "Input 'max-iterations' must be a whole number from 1 to 1000; got '-1'.",
           "Input 'iteration' must be a whole number (the iteration a re-dispatch runs); got 'abc'.",
@@ -60,24 +101,9 @@ describe('a bad input of the reusable workflow', () => {
   it(
     'single job: a command the workflow does not take (plan, a fan-out job`s) fails the job at once, before the checkout',
     async () => {
-      const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-from-dispatch.yml'), 'utf8')
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
-      const caller = example.replace("      command: ${{ inputs.command || 'run' }}\n", '      command: plan\n')
-      expect(caller).not.toBe(example)
-      const files = { ...projectFiles({ steps: 2 }), '.github/workflows/loop-from-dispatch.yml': caller }
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
-      })
-      const { sandbox } = scenario
-      await sandbox.dispatch({ 'loop-id': 'bad-plan' })
-      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
-      expect(
-        jobs.map((job) => [job.name, job.conclusion]),
-        describeJobs(jobs),
-      ).toEqual([['loop / loop iteration', 'failure']])
+      const { scenario, job } = await singleJob('bad-plan', [COMMAND_LINE, '      command: plan\n'])
       // The check failed; the timeout's check, checkout, set-up, install and the action never ran.
-      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
+      expect(job.steps.map((step) => step.outcome)).toEqual([
         'failure',
         'skipped',
         'skipped',
@@ -85,7 +111,7 @@ describe('a bad input of the reusable workflow', () => {
         'skipped',
         'skipped',
       ])
-      expect(jobs[0]!.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
+      expect(errorsOf(job)).toEqual([
         "Input 'command' of the reusable workflow must be one of run, resume, approve, abort, skip; got 'plan'.",
       ])
       await expectUntouched(scenario, 'bad-plan')
@@ -97,27 +123,17 @@ describe('a bad input of the reusable workflow', () => {
   it(
     "fan-out: decide's fail-on fails the plan job, before the agent runs; the legs and decide never start",
     async () => {
-      const caller = FAN_OUT_EXAMPLE.replace(
-        '      config: .github/loop.yml\n',
-        '      config: .github/loop.yml\n      fail-on: sometimes\n',
-      )
-      expect(caller).not.toBe(FAN_OUT_EXAMPLE)
-      const scenario = await startFanOutScenario({ '.github/workflows/loop-fan-out.yml': caller })
-      const { sandbox } = scenario
-      await sandbox.dispatch({ 'loop-id': 'bad-fail-on' })
-      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.name !== 'loop / loop iteration')
-      const why = describeJobs(jobs)
-      expect(jobs.map((job) => [job.name, job.conclusion]).sort(), why).toEqual([
+      const run = await fanOut('bad-fail-on', [CONFIG_LINE, `${CONFIG_LINE}      fail-on: sometimes\n`])
+      expect(run.conclusions, run.why).toEqual([
         ['loop / decide', 'skipped'],
         ['loop / plan', 'failure'],
         ['loop / verify', 'skipped'],
       ])
-      const plan = jobs.find((job) => job.name === 'loop / plan')!
-      expect(plan.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
+      expect(errorsOf(run.named('plan'))).toEqual([
         "Input 'fail-on' must be a comma-separated list of blocked, capped, aborted, or none; got 'sometimes'.",
       ])
-      await expectUntouched(scenario, 'bad-fail-on')
-      expectFaithful(scenario)
+      await expectUntouched(run.scenario, 'bad-fail-on')
+      expectFaithful(run.scenario)
     },
     2 * MINUTE,
   )
@@ -125,54 +141,30 @@ describe('a bad input of the reusable workflow', () => {
   it(
     "fan-out: an unknown command reaches decide alone (plan works only for run), which names the workflow's 'command'",
     async () => {
-      const caller = FAN_OUT_EXAMPLE.replace(
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
-        "      command: ${{ inputs.command || 'run' }}\n",
-        '      command: merge\n',
-      )
-      expect(caller).not.toBe(FAN_OUT_EXAMPLE)
-      const scenario = await startFanOutScenario({ '.github/workflows/loop-fan-out.yml': caller })
-      const { sandbox } = scenario
-      await sandbox.dispatch({ 'loop-id': 'bad-command' })
-      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.name !== 'loop / loop iteration')
-      const why = describeJobs(jobs)
-      expect(jobs.map((job) => [job.name, job.conclusion]).sort(), why).toEqual([
+      const run = await fanOut('bad-command', [COMMAND_LINE, '      command: merge\n'])
+      expect(run.conclusions, run.why).toEqual([
         ['loop / decide', 'failure'],
         ['loop / plan', 'success'],
         ['loop / verify', 'skipped'],
       ])
-      const decide = jobs.find((job) => job.name === 'loop / decide')!
-      expect(decide.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
+      expect(errorsOf(run.named('decide'))).toEqual([
         "Input 'person-command' must be one of run, resume, approve, abort, skip (the reusable workflow's 'command', which decide applies); got 'merge'.",
       ])
-      await expectUntouched(scenario, 'bad-command')
-      expectFaithful(scenario)
+      await expectUntouched(run.scenario, 'bad-command')
+      expectFaithful(run.scenario)
     },
     2 * MINUTE,
   )
+
   it(
     'single job: timeout-minutes 0 fails the job in its first steps, naming the workflow`s timeout-minutes, before the checkout',
     async () => {
-      const example = readFileSync(join(ACTION_DIR, 'examples', 'workflows', 'loop-from-dispatch.yml'), 'utf8')
-      const caller = example.replace(
-        '      config: .github/loop.yml\n',
-        '      config: .github/loop.yml\n      timeout-minutes: 0\n',
-      )
-      expect(caller).not.toBe(example)
-      const files = { ...projectFiles({ steps: 2 }), '.github/workflows/loop-from-dispatch.yml': caller }
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: { repoFiles: files, workflow: { file: 'loop-from-dispatch.yml' } },
-      })
-      const { sandbox } = scenario
-      await sandbox.dispatch({ 'loop-id': 'bad-timeout' })
-      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.conclusion !== 'skipped')
-      expect(
-        jobs.map((job) => [job.name, job.conclusion]),
-        describeJobs(jobs),
-      ).toEqual([['loop / loop iteration', 'failure']])
+      const { scenario, job } = await singleJob('bad-timeout', [
+        CONFIG_LINE,
+        `${CONFIG_LINE}      timeout-minutes: 0\n`,
+      ])
       // The command's check (skipped: run is good), the timeout's (failed); nothing after it ran.
-      expect(jobs[0]!.steps.map((step) => step.outcome)).toEqual([
+      expect(job.steps.map((step) => step.outcome)).toEqual([
         'skipped',
         'failure',
         'skipped',
@@ -180,9 +172,7 @@ describe('a bad input of the reusable workflow', () => {
         'skipped',
         'skipped',
       ])
-      expect(jobs[0]!.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
-        "Input 'timeout-minutes' of the reusable workflow must be a whole number of minutes from 1 to 7200 (each of its jobs' timeout-minutes); got '0'.",
-      ])
+      expect(errorsOf(job)).toEqual([TIMEOUT_REFUSED])
       await expectUntouched(scenario, 'bad-timeout')
       expectFaithful(scenario)
     },
@@ -192,29 +182,18 @@ describe('a bad input of the reusable workflow', () => {
   it(
     'fan-out: timeout-minutes 0 fails the plan job before the agent runs, naming the workflow`s timeout-minutes; the legs and decide never start',
     async () => {
-      const caller = FAN_OUT_EXAMPLE.replace(
-        '      config: .github/loop.yml\n',
-        '      config: .github/loop.yml\n      timeout-minutes: 0\n',
-      )
-      expect(caller).not.toBe(FAN_OUT_EXAMPLE)
-      const scenario = await startFanOutScenario({ '.github/workflows/loop-fan-out.yml': caller })
-      const { sandbox } = scenario
-      await sandbox.dispatch({ 'loop-id': 'bad-fan-out-timeout' })
-      const jobs = (await sandbox.waitForIdle(2 * MINUTE)).filter((job) => job.name !== 'loop / loop iteration')
-      const why = describeJobs(jobs)
-      expect(jobs.map((job) => [job.name, job.conclusion]).sort(), why).toEqual([
+      const run = await fanOut('bad-fan-out-timeout', [CONFIG_LINE, `${CONFIG_LINE}      timeout-minutes: 0\n`])
+      expect(run.conclusions, run.why).toEqual([
         ['loop / decide', 'skipped'],
         ['loop / plan', 'failure'],
         ['loop / verify', 'skipped'],
       ])
-      const plan = jobs.find((job) => job.name === 'loop / plan')!
-      expect(plan.steps[0]!.outcome, why).toBe('failure')
+      const plan = run.named('plan')
+      expect(plan.steps[0]!.outcome, run.why).toBe('failure')
       expect(plan.steps.slice(1).map((step) => step.outcome)).not.toContain('success')
-      expect(plan.annotations.filter((note) => note.level === 'error').map((note) => note.message)).toEqual([
-        "Input 'timeout-minutes' of the reusable workflow must be a whole number of minutes from 1 to 7200 (each of its jobs' timeout-minutes); got '0'.",
-      ])
-      await expectUntouched(scenario, 'bad-fan-out-timeout')
-      expectFaithful(scenario)
+      expect(errorsOf(plan)).toEqual([TIMEOUT_REFUSED])
+      await expectUntouched(run.scenario, 'bad-fan-out-timeout')
+      expectFaithful(run.scenario)
     },
     2 * MINUTE,
   )
