@@ -63,32 +63,35 @@ const CACHE_CLIENT = 'node_modules/@actions/cache/'
 const ARTIFACT_CLIENT = 'node_modules/@actions/artifact/'
 const BLOB_SDK = 'node_modules/@azure/'
 
+/** A two-iteration loop run with `workflowWith` while the hook logs what each job loads: its jobs and that log. */
+async function loopLoggingChunks(loopId: string, workflowWith: Record<string, string>) {
+  const hook = loadLog()
+  const scenario = await startScenario({
+    steps: 2,
+    workflowWith,
+    sandbox: { extraEnv: { NODE_OPTIONS: hook.nodeOptions } },
+  })
+  await scenario.sandbox.dispatch({ 'loop-id': loopId })
+  const jobs = await scenario.sandbox.waitForIdle(2 * MINUTE)
+  expect(
+    jobs.map((job) => job.outputs.status),
+    describeJobs(jobs),
+  ).toEqual(['running', 'complete'])
+  expectFaithful(scenario)
+  return { jobs, loaded: hook.loaded() }
+}
+
 describe('the action bundle in the sandbox: the chunks a job loads, by its store', () => {
   it(
     'a loop on the git store, with the dashboard, never loads the cache or artifact clients or the Azure SDKs',
     async () => {
       const heavy = [...new Set([...chunksWith(CACHE_CLIENT), ...chunksWith(ARTIFACT_CLIENT), ...chunksWith(BLOB_SDK)])]
       expect(heavy.length, 'the bundle has the clients in chunks of their own').toBeGreaterThan(0)
-      const hook = loadLog()
-      const scenario = await startScenario({
-        steps: 2,
-        workflowWith: { dashboard: 'true' },
-        sandbox: { extraEnv: { NODE_OPTIONS: hook.nodeOptions } },
-      })
-      const { sandbox } = scenario
-      await sandbox.dispatch({ 'loop-id': 'on-git' })
-      const jobs = await sandbox.waitForIdle(2 * MINUTE)
-      const why = describeJobs(jobs)
-      expect(
-        jobs.map((job) => job.outputs.status),
-        why,
-      ).toEqual(['running', 'complete'])
+      const { jobs, loaded } = await loopLoggingChunks('on-git', { dashboard: 'true' })
       expect(jobs[0]!.outputs['state-path']).toMatch(/^git branch /)
-      const loaded = hook.loaded()
       // The hook saw every job's action start: a log it never wrote would prove nothing.
       expect(loaded.filter((file) => file === 'index.js').length).toBeGreaterThanOrEqual(jobs.length)
       expect(loaded.filter((file) => heavy.includes(file))).toEqual([])
-      expectFaithful(scenario)
     },
     3 * MINUTE,
   )
@@ -100,25 +103,10 @@ describe('the action bundle in the sandbox: the chunks a job loads, by its store
       const artifact = [...new Set([...chunksWith(ARTIFACT_CLIENT), ...chunksWith('src/adapters/stores/artifact-')])]
       expect(cacheClient.length).toBeGreaterThan(0)
       expect(artifact.length).toBeGreaterThan(0)
-      const hook = loadLog()
-      const scenario = await startScenario({
-        steps: 2,
-        workflowWith: { store: 'cache' },
-        sandbox: { extraEnv: { NODE_OPTIONS: hook.nodeOptions } },
-      })
-      const { sandbox } = scenario
-      await sandbox.dispatch({ 'loop-id': 'on-cache' })
-      const jobs = await sandbox.waitForIdle(2 * MINUTE)
-      const why = describeJobs(jobs)
-      expect(
-        jobs.map((job) => job.outputs.status),
-        why,
-      ).toEqual(['running', 'complete'])
+      const { jobs, loaded } = await loopLoggingChunks('on-cache', { store: 'cache' })
       expect(jobs[0]!.outputs['state-path']).toMatch(/^actions cache keys /)
-      const loaded = hook.loaded()
       expect(loaded.filter((file) => cacheClient.includes(file)).length).toBeGreaterThanOrEqual(jobs.length)
       expect(loaded.filter((file) => artifact.includes(file))).toEqual([])
-      expectFaithful(scenario)
     },
     3 * MINUTE,
   )
