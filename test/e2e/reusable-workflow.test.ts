@@ -32,6 +32,25 @@ function withClaudePreset(config: string): string {
 
 const example = (name: string) => readFileSync(join(ACTION_DIR, 'examples', 'workflows', name), 'utf8')
 
+/**
+ * A scenario whose only workflow is `caller` as loop-from-issue.yml, in simple mode (no loop config), with
+ * the offline npm and Claude stand-ins on PATH (their folder, `bin`, keeps npm's log) and the agent's key as a secret.
+ */
+async function startFromIssue(caller: string, steps: number) {
+  const bin = offlineNpmAndClaude()
+  const { '.github/loop.yml': _config, ...project } = projectFiles({ steps })
+  const scenario = await startScenario({
+    steps,
+    sandbox: {
+      repoFiles: { ...project, '.github/workflows/loop-from-issue.yml': caller },
+      workflow: { file: 'loop-from-issue.yml' },
+      secrets: { ANTHROPIC_API_KEY: 'sk-ant-offline-stand-in' },
+      extraEnv: { PATH: `${bin}:${process.env.PATH}` },
+    },
+  })
+  return { scenario, bin }
+}
+
 describe('the reusable workflow, called by the example workflows', () => {
   it(
     'runs loop-from-dispatch.yml → .github/workflows/loop.yml to COMPLETE, one called job per iteration',
@@ -219,19 +238,8 @@ describe('the reusable workflow, called by the example workflows', () => {
   it(
     'runs loop-from-issue.yml → .github/workflows/loop.yml when a writer labels an issue: the agent install step, then Claude (offline stand-ins) to COMPLETE, on the dashboard; an ordinary issue`s edit skips the job, the dashboard`s runs it',
     async () => {
-      const bin = offlineNpmAndClaude()
       // No loop config: the caller's simple mode (agent claude, its verify lines) is the loop.
-      const { '.github/loop.yml': _config, ...project } = projectFiles({ steps: 2 })
-      const files = { ...project, '.github/workflows/loop-from-issue.yml': example('loop-from-issue.yml') }
-      const scenario = await startScenario({
-        steps: 2,
-        sandbox: {
-          repoFiles: files,
-          workflow: { file: 'loop-from-issue.yml' },
-          secrets: { ANTHROPIC_API_KEY: 'sk-ant-offline-stand-in' },
-          extraEnv: { PATH: `${bin}:${process.env.PATH}` },
-        },
-      })
+      const { scenario, bin } = await startFromIssue(example('loop-from-issue.yml'), 2)
       const { sandbox } = scenario
       const issue = await sandbox.openIssue('alice', 'Climb the staircase', 'Two steps, please.')
       await sandbox.label('alice', issue.number, 'loop')
@@ -308,20 +316,9 @@ describe('the reusable workflow, called by the example workflows', () => {
   it(
     'takes agent: Claude as claude, as GitHub`s case-blind == in the install step`s if: does: the install of claude`s CLI, then the loop runs',
     async () => {
-      const bin = offlineNpmAndClaude()
-      const { '.github/loop.yml': _config, ...project } = projectFiles({ steps: 1 })
       const caller = example('loop-from-issue.yml').replace('      agent: claude\n', '      agent: Claude\n')
       expect(caller).toMatch(/^ {6}agent: Claude$/m)
-      const files = { ...project, '.github/workflows/loop-from-issue.yml': caller }
-      const scenario = await startScenario({
-        steps: 1,
-        sandbox: {
-          repoFiles: files,
-          workflow: { file: 'loop-from-issue.yml' },
-          secrets: { ANTHROPIC_API_KEY: 'sk-ant-offline-stand-in' },
-          extraEnv: { PATH: `${bin}:${process.env.PATH}` },
-        },
-      })
+      const { scenario, bin } = await startFromIssue(caller, 1)
       const { sandbox } = scenario
       const issue = await sandbox.openIssue('alice', 'Climb the staircase', 'One step, please.')
       await sandbox.label('alice', issue.number, 'loop')
